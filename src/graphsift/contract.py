@@ -1,0 +1,61 @@
+"""Strict request models and the one function that validates raw tool input.
+
+Both adapters (MCP and CLI) call :func:`parse_request`, so an unknown field, a
+wrong type or a bad value fails the same way everywhere, with a message that
+names the valid fields.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from graphsift.errors import InvalidInput
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class Request(BaseModel):
+    """Base for every tool input: unknown fields are an error, never dropped."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=False)
+
+
+class Response(BaseModel):
+    """Base for every tool output."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+def describe_fields(model: type[BaseModel]) -> str:
+    parts = []
+    for name, field in model.model_fields.items():
+        parts.append(name if field.is_required() else f"{name}?")
+    return ", ".join(parts)
+
+
+def format_validation_error(model: type[BaseModel], exc: ValidationError) -> str:
+    """One line per problem, then the valid fields, so an agent can retry right."""
+    lines = []
+    for err in exc.errors():
+        loc = ".".join(str(p) for p in err["loc"]) or "(input)"
+        if err["type"] == "extra_forbidden":
+            lines.append(f"unknown field '{loc}'")
+        elif err["type"] == "missing":
+            lines.append(f"missing required field '{loc}'")
+        else:
+            got = err.get("input")
+            shown = repr(got) if not isinstance(got, dict | list) or len(repr(got)) < 80 else type(got).__name__
+            lines.append(f"field '{loc}': {err['msg']} (got {shown})")
+    return "; ".join(lines) + f". Valid fields: {describe_fields(model)} (? = optional)."
+
+
+def parse_request(model: type[M], data: Any) -> M:
+    """Validate raw input against ``model`` or raise :class:`InvalidInput`."""
+    if not isinstance(data, dict):
+        raise InvalidInput(f"expected an object with fields {describe_fields(model)}, got {type(data).__name__}")
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise InvalidInput(format_validation_error(model, exc)) from exc

@@ -1,0 +1,493 @@
+"""The embedded default backend: one SQLite file per namespace.
+
+WAL mode and a busy timeout let several processes (every MCP client starts its
+own server) share one file. BM25 comes from FTS5 over two columns (name, text);
+vectors are float32 BLOBs, one row per passage, searched exactly with numpy
+over a per-process matrix cache. The cache is rebuilt when this connection
+writes or when ``PRAGMA data_version`` shows another connection committed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from graphsift.errors import IndexCorrupted, InvalidInput
+from graphsift.store.base import Edge, Hit, Node, Where
+
+#: Numbered, append-only schema migrations; ``PRAGMA user_version`` is the applied count.
+MIGRATIONS: list[str] = [
+    """
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE nodes (
+        rowid INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        kind TEXT NOT NULL,
+        name TEXT NOT NULL DEFAULT '',
+        text TEXT NOT NULL DEFAULT '',
+        props TEXT NOT NULL DEFAULT '{}',
+        text_hash TEXT NOT NULL DEFAULT '',
+        created_at REAL NOT NULL,
+        updated_at REAL NOT NULL
+    );
+    CREATE INDEX nodes_kind ON nodes(kind);
+    CREATE TABLE node_vectors (
+        node_rowid INTEGER NOT NULL REFERENCES nodes(rowid) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        vector BLOB NOT NULL,
+        PRIMARY KEY (node_rowid, seq)
+    ) WITHOUT ROWID;
+    CREATE VIRTUAL TABLE nodes_fts USING fts5(
+        name, text, content='nodes', content_rowid='rowid', tokenize='porter unicode61 remove_diacritics 2'
+    );
+    CREATE TRIGGER nodes_ai AFTER INSERT ON nodes BEGIN
+        INSERT INTO nodes_fts(rowid, name, text) VALUES (new.rowid, new.name, new.text);
+    END;
+    CREATE TRIGGER nodes_ad AFTER DELETE ON nodes BEGIN
+        INSERT INTO nodes_fts(nodes_fts, rowid, name, text) VALUES ('delete', old.rowid, old.name, old.text);
+    END;
+    CREATE TRIGGER nodes_au AFTER UPDATE OF name, text ON nodes BEGIN
+        INSERT INTO nodes_fts(nodes_fts, rowid, name, text) VALUES ('delete', old.rowid, old.name, old.text);
+        INSERT INTO nodes_fts(rowid, name, text) VALUES (new.rowid, new.name, new.text);
+    END;
+    CREATE TABLE edges (
+        rowid INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        src TEXT NOT NULL,
+        dst TEXT NOT NULL,
+        type TEXT NOT NULL,
+        props TEXT NOT NULL DEFAULT '{}',
+        text TEXT NOT NULL DEFAULT '',
+        vector BLOB,
+        date TEXT
+    );
+    CREATE INDEX edges_src ON edges(src);
+    CREATE INDEX edges_dst ON edges(dst);
+    CREATE INDEX edges_date ON edges(date);
+    """,
+]
+
+# Words that match nearly every document: they cost time in an OR query and add no signal.
+STOPWORDS = frozenset(
+    "a an and are as at be but by for from has have in into is it its of on or that the this to was were "
+    "will with not no can do does did how what when where which who why".split()
+)
+_TOKEN = re.compile(r"\w+", re.UNICODE)
+
+
+def fts_query(text: str) -> str:
+    """Free text to an FTS5 OR query of quoted terms; stop words dropped unless nothing else is left."""
+    tokens = [t.lower() for t in _TOKEN.findall(text)]
+    kept = [t for t in tokens if t not in STOPWORDS] or tokens
+    unique = list(dict.fromkeys(kept))
+    return " OR ".join(f'"{t}"' for t in unique)
+
+
+def _where_sql(where: Where | None, alias: str = "n") -> tuple[str, list[Any]]:
+    """SQL for prop filters: a scalar is equality, a list or tuple is "one of"."""
+    if not where:
+        return "", []
+    clauses, params = [], []
+    for key, value in where.items():
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
+            raise InvalidInput(f"filter key {key!r} is not a valid property name")
+        expr = f"json_extract({alias}.props, '$.{key}')"
+        values = list(value) if isinstance(value, list | tuple | set | frozenset) else [value]
+        if not values:
+            clauses.append("0")
+            continue
+        values = [int(v) if isinstance(v, bool) else v for v in values]
+        clauses.append(f"{expr} IN ({','.join('?' * len(values))})")
+        params.extend(values)
+    return " AND ".join(clauses), params
+
+
+class _VectorCache:
+    """All passage vectors of the namespace as one matrix, plus per-node columns for filters."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        nodes = conn.execute("SELECT rowid, id, kind, props FROM nodes ORDER BY rowid").fetchall()
+        self.node_ids = np.array([r[1] for r in nodes], dtype=object)
+        self.kinds = np.array([r[2] for r in nodes], dtype=object)
+        self._props_raw = [r[3] for r in nodes]
+        self._props: list[dict] | None = None
+        self._columns: dict[str, np.ndarray] = {}
+        position = {r[0]: i for i, r in enumerate(nodes)}
+        rows = conn.execute("SELECT node_rowid, vector FROM node_vectors ORDER BY node_rowid, seq").fetchall()
+        if rows:
+            self.matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
+            owner = np.fromiter((position[r[0]] for r in rows), dtype=np.int64, count=len(rows))
+        else:
+            self.matrix = np.empty((0, 0), dtype=np.float32)
+            owner = np.empty(0, dtype=np.int64)
+        # Rows are grouped by node (ordered by rowid), so each node's passages form one run.
+        self._starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]]) if owner.size else owner
+        self._owners = owner[self._starts] if owner.size else owner
+
+    def best_per_node(self, row_scores: np.ndarray) -> np.ndarray:
+        """Each node's best passage score; -inf for nodes without vectors."""
+        best = np.full(len(self.node_ids), -np.inf, dtype=np.float32)
+        if row_scores.size:
+            best[self._owners] = np.maximum.reduceat(row_scores, self._starts)
+        return best
+
+    def column(self, key: str) -> np.ndarray:
+        if key not in self._columns:
+            if self._props is None:
+                self._props = [json.loads(p) for p in self._props_raw]
+            values = [p.get(key) for p in self._props]
+            self._columns[key] = np.array([int(v) if isinstance(v, bool) else v for v in values], dtype=object)
+        return self._columns[key]
+
+    def node_mask(self, kind: str | None, where: Where | None) -> np.ndarray | None:
+        mask = None
+        if kind is not None:
+            mask = self.kinds == kind
+        for key, value in (where or {}).items():
+            values = list(value) if isinstance(value, list | tuple | set | frozenset) else [value]
+            values = [int(v) if isinstance(v, bool) else v for v in values]
+            column = self.column(key)
+            hit = np.zeros(len(column), dtype=bool)
+            for v in values:
+                hit |= column == v
+            mask = hit if mask is None else mask & hit
+        return mask
+
+
+class SQLiteStore:
+    """A :class:`graphsift.store.base.Store` on one SQLite file."""
+
+    def __init__(self, path: str | Path, namespace: str = "default", busy_timeout_ms: int = 30_000) -> None:
+        self.path = Path(path)
+        self.namespace = namespace
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.RLock()
+        self._depth = 0
+        self._cache: _VectorCache | None = None
+        self._cache_version: int | None = None
+        try:
+            self._conn = sqlite3.connect(
+                str(self.path), isolation_level=None, check_same_thread=False, timeout=busy_timeout_ms / 1000
+            )
+            self._conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+            self._conn.execute("PRAGMA journal_mode = WAL")
+            self._conn.execute("PRAGMA synchronous = NORMAL")
+            self._conn.execute("PRAGMA foreign_keys = ON")
+            self._migrate()
+        except sqlite3.DatabaseError as exc:
+            if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+                raise
+            raise IndexCorrupted(f"{self.path} is not a readable graphsift store ({exc})") from exc
+
+    # -- transactions and schema -------------------------------------------------
+
+    @contextmanager
+    def atomic(self) -> Iterator[None]:
+        """One transaction; nested calls become savepoints. BEGIN IMMEDIATE avoids upgrade deadlocks."""
+        with self._lock:
+            outer = self._depth == 0
+            self._conn.execute("BEGIN IMMEDIATE" if outer else f"SAVEPOINT sp{self._depth}")
+            self._depth += 1
+            try:
+                yield
+            except BaseException:
+                self._depth -= 1
+                if outer:
+                    self._conn.execute("ROLLBACK")
+                else:
+                    self._conn.execute(f"ROLLBACK TO sp{self._depth}")
+                    self._conn.execute(f"RELEASE sp{self._depth}")
+                raise
+            else:
+                self._depth -= 1
+                self._conn.execute("COMMIT" if outer else f"RELEASE sp{self._depth}")
+            finally:
+                self._cache = None
+
+    def _migrate(self) -> None:
+        with self.atomic():
+            applied = self._conn.execute("PRAGMA user_version").fetchone()[0]
+            if applied > len(MIGRATIONS):
+                raise IndexCorrupted(
+                    f"{self.path} has schema version {applied}, newer than this graphsift ({len(MIGRATIONS)}); "
+                    "upgrade graphsift"
+                )
+            for number in range(applied, len(MIGRATIONS)):
+                for statement in _statements(MIGRATIONS[number]):
+                    self._conn.execute(statement)
+                self._conn.execute(f"PRAGMA user_version = {number + 1}")
+            if self.get_meta("namespace") is None:
+                self.set_meta("namespace", self.namespace)
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    # -- metadata ------------------------------------------------------------------
+
+    def get_meta(self, key: str) -> Any:
+        with self._lock:
+            row = self._conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else json.loads(row[0])
+
+    def set_meta(self, key: str, value: Any) -> None:
+        with self.atomic():
+            self._conn.execute(
+                "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                (key, json.dumps(value)),
+            )
+
+    # -- nodes ---------------------------------------------------------------------
+
+    def upsert_nodes(self, nodes: Sequence[Node]) -> None:
+        """Insert or replace nodes by id. ``vectors=None`` leaves stored vectors as they are."""
+        now = time.time()
+        with self.atomic():
+            for node in nodes:
+                props = json.dumps(node.props, sort_keys=True)
+                row = self._conn.execute(
+                    """INSERT INTO nodes(id, kind, name, text, props, text_hash, created_at, updated_at)
+                       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                       ON CONFLICT(id) DO UPDATE SET kind = excluded.kind, name = excluded.name,
+                         text = excluded.text, props = excluded.props, text_hash = excluded.text_hash,
+                         updated_at = excluded.updated_at
+                       RETURNING rowid""",
+                    (node.id, node.kind, node.name, node.text, props, node.text_hash,
+                     node.created_at or now, node.updated_at or now),
+                ).fetchone()
+                if node.vectors is not None:
+                    self._write_vectors(row[0], node.vectors)
+
+    def _write_vectors(self, rowid: int, vectors: np.ndarray) -> None:
+        matrix = np.asarray(vectors, dtype=np.float32)
+        if matrix.ndim == 1:
+            matrix = matrix[None, :]
+        dim = self.get_meta("vector_dim")
+        if dim is None:
+            self.set_meta("vector_dim", int(matrix.shape[1]))
+        elif dim != matrix.shape[1]:
+            raise InvalidInput(f"vector dimension {matrix.shape[1]} does not match this store's {dim}")
+        self._conn.execute("DELETE FROM node_vectors WHERE node_rowid = ?", (rowid,))
+        self._conn.executemany(
+            "INSERT INTO node_vectors(node_rowid, seq, vector) VALUES (?, ?, ?)",
+            [(rowid, seq, row.tobytes()) for seq, row in enumerate(matrix)],
+        )
+
+    def delete_nodes(self, ids: Sequence[str]) -> int:
+        """Delete nodes, their vectors, and every edge that touches them."""
+        deleted = 0
+        with self.atomic():
+            for chunk in _chunks(list(ids)):
+                marks = ",".join("?" * len(chunk))
+                self._conn.execute(f"DELETE FROM edges WHERE src IN ({marks}) OR dst IN ({marks})", chunk + chunk)
+                deleted += self._conn.execute(f"DELETE FROM nodes WHERE id IN ({marks})", chunk).rowcount
+        return deleted
+
+    def get_nodes(self, ids: Sequence[str], *, with_vectors: bool = False) -> list[Node]:
+        """Nodes in the order of ``ids``; unknown ids are left out (callers compare lengths)."""
+        found: dict[str, Node] = {}
+        with self._lock:
+            for chunk in _chunks(list(ids)):
+                marks = ",".join("?" * len(chunk))
+                for row in self._conn.execute(f"SELECT {_NODE_COLUMNS} FROM nodes WHERE id IN ({marks})", chunk):
+                    found[row[0]] = _node(row)
+            if with_vectors and found:
+                vectors = self.node_vectors(list(found))
+                for node_id, node in found.items():
+                    node.vectors = vectors.get(node_id)
+        return [found[i] for i in ids if i in found]
+
+    def iter_nodes(self, kind: str | None = None, where: Where | None = None) -> Iterator[Node]:
+        sql, params = self._filter_sql(kind, where)
+        with self._lock:
+            rows = self._conn.execute(f"SELECT {_NODE_COLUMNS} FROM nodes n {sql} ORDER BY n.rowid", params).fetchall()
+        return (_node(r) for r in rows)
+
+    def node_hashes(self, kind: str | None = None) -> dict[str, str]:
+        sql, params = self._filter_sql(kind, None)
+        with self._lock:
+            return dict(self._conn.execute(f"SELECT n.id, n.text_hash FROM nodes n {sql}", params).fetchall())
+
+    def count_nodes(self, kind: str | None = None, where: Where | None = None) -> int:
+        sql, params = self._filter_sql(kind, where)
+        with self._lock:
+            return self._conn.execute(f"SELECT count(*) FROM nodes n {sql}", params).fetchone()[0]
+
+    def node_vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """Passage vectors ``(k, dim)`` per node id (nodes without vectors are left out)."""
+        out: dict[str, list[bytes]] = {}
+        with self._lock:
+            for chunk in _chunks(list(ids)):
+                marks = ",".join("?" * len(chunk))
+                for node_id, blob in self._conn.execute(
+                    f"""SELECT n.id, v.vector FROM node_vectors v JOIN nodes n ON n.rowid = v.node_rowid
+                        WHERE n.id IN ({marks}) ORDER BY v.node_rowid, v.seq""",
+                    chunk,
+                ):
+                    out.setdefault(node_id, []).append(blob)
+        return {k: np.frombuffer(b"".join(v), dtype=np.float32).reshape(len(v), -1) for k, v in out.items()}
+
+    # -- ranking -------------------------------------------------------------------
+
+    def keyword_search_sql(
+        self, query: str, kind: str | None, where: Where | None, limit: int, weights: tuple[float, float]
+    ) -> tuple[str, list[Any]] | None:
+        """The BM25 query and its parameters, or None when the text has no searchable term."""
+        match = fts_query(query)
+        if not match:
+            return None
+        filters, params = self._filter_sql(kind, where, prefix="AND")
+        sql = (
+            f"SELECT n.id, -bm25(nodes_fts, ?, ?) AS score FROM nodes_fts JOIN nodes n ON n.rowid = nodes_fts.rowid "
+            f"WHERE nodes_fts MATCH ? {filters} ORDER BY score DESC LIMIT ?"
+        )
+        return sql, [float(weights[0]), float(weights[1]), match, *params, int(limit)]
+
+    def keyword_search(
+        self,
+        query: str,
+        *,
+        kind: str | None = None,
+        where: Where | None = None,
+        limit: int = 100,
+        weights: tuple[float, float] = (1.0, 1.0),
+    ) -> list[Hit]:
+        built = self.keyword_search_sql(query, kind, where, limit, weights)
+        if built is None:
+            return []
+        with self._lock:
+            try:
+                rows = self._conn.execute(*built).fetchall()
+            except sqlite3.DatabaseError as exc:
+                if isinstance(exc, sqlite3.OperationalError):
+                    raise
+                raise IndexCorrupted(f"{self.path}: full-text index unreadable ({exc})") from exc
+        return [Hit(r[0], float(r[1])) for r in rows]
+
+    def vector_search(
+        self,
+        vector: np.ndarray,
+        *,
+        kind: str | None = None,
+        where: Where | None = None,
+        limit: int = 100,
+    ) -> list[Hit]:
+        """Exact cosine over every passage of the filtered nodes; a node scores its best passage."""
+        cache = self._vector_cache()
+        if cache.matrix.shape[0] == 0:
+            return []
+        query = np.asarray(vector, dtype=np.float32).reshape(-1)
+        if query.shape[0] != cache.matrix.shape[1]:
+            raise InvalidInput(f"query vector has dimension {query.shape[0]}, the store holds {cache.matrix.shape[1]}")
+        # Scoring every row and masking after is cheaper than copying the filtered rows.
+        best = cache.best_per_node(cache.matrix @ query)
+        mask = cache.node_mask(kind, where)
+        if mask is not None:
+            best[~mask] = -np.inf
+        candidates = np.flatnonzero(best > -np.inf)
+        if limit < candidates.size:
+            top = candidates[np.argpartition(-best[candidates], limit - 1)[:limit]]
+        else:
+            top = candidates
+        top = top[np.argsort(-best[top], kind="stable")]
+        return [Hit(cache.node_ids[i], float(best[i])) for i in top]
+
+    def _vector_cache(self) -> _VectorCache:
+        with self._lock:
+            version = self._conn.execute("PRAGMA data_version").fetchone()[0]
+            if self._cache is None or version != self._cache_version:
+                self._cache = _VectorCache(self._conn)
+                self._cache_version = version
+            return self._cache
+
+    # -- edges ---------------------------------------------------------------------
+
+    def upsert_edges(self, edges: Sequence[Edge]) -> None:
+        with self.atomic():
+            self._conn.executemany(
+                """INSERT INTO edges(id, src, dst, type, props, text, vector, date) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                   ON CONFLICT(id) DO UPDATE SET src = excluded.src, dst = excluded.dst, type = excluded.type,
+                     props = excluded.props, text = excluded.text, vector = excluded.vector, date = excluded.date""",
+                [
+                    (e.id, e.src, e.dst, e.type, json.dumps(e.props, sort_keys=True), e.text,
+                     None if e.vector is None else np.asarray(e.vector, dtype=np.float32).tobytes(), e.date)
+                    for e in edges
+                ],
+            )
+
+    def delete_edges(self, ids: Sequence[str]) -> int:
+        deleted = 0
+        with self.atomic():
+            for chunk in _chunks(list(ids)):
+                marks = ",".join("?" * len(chunk))
+                deleted += self._conn.execute(f"DELETE FROM edges WHERE id IN ({marks})", chunk).rowcount
+        return deleted
+
+    def edges_of(self, node_ids: Sequence[str], *, direction: str = "any") -> list[Edge]:
+        if direction not in ("out", "in", "any"):
+            raise InvalidInput(f"direction must be 'out', 'in' or 'any', got {direction!r}")
+        out: list[Edge] = []
+        with self._lock:
+            for chunk in _chunks(list(node_ids)):
+                marks = ",".join("?" * len(chunk))
+                cond = {"out": f"src IN ({marks})", "in": f"dst IN ({marks})",
+                        "any": f"src IN ({marks}) OR dst IN ({marks})"}[direction]
+                params = chunk + chunk if direction == "any" else chunk
+                for r in self._conn.execute(
+                    f"SELECT id, src, dst, type, props, text, vector, date FROM edges WHERE {cond} ORDER BY rowid",
+                    params,
+                ):
+                    vector = None if r[6] is None else np.frombuffer(r[6], dtype=np.float32)
+                    out.append(Edge(r[0], r[1], r[2], r[3], json.loads(r[4]), r[5], vector, r[7]))
+        return out
+
+    # -- helpers -------------------------------------------------------------------
+
+    def _filter_sql(self, kind: str | None, where: Where | None, prefix: str = "WHERE") -> tuple[str, list[Any]]:
+        clauses, params = [], []
+        if kind is not None:
+            clauses.append("n.kind = ?")
+            params.append(kind)
+        where_sql, where_params = _where_sql(where)
+        if where_sql:
+            clauses.append(where_sql)
+            params.extend(where_params)
+        if not clauses:
+            return "", []
+        return f"{prefix} " + " AND ".join(clauses), params
+
+
+_NODE_COLUMNS = "n.id, n.kind, n.name, n.text, n.props, n.text_hash, n.created_at, n.updated_at".replace("n.", "")
+
+
+def _node(row: tuple) -> Node:
+    return Node(
+        id=row[0], kind=row[1], name=row[2], text=row[3], props=json.loads(row[4]),
+        text_hash=row[5], created_at=row[6], updated_at=row[7],
+    )
+
+
+def _statements(script: str) -> Iterator[str]:
+    """Split a migration into statements; trigger bodies hold semicolons, so ask SQLite where each ends."""
+    buffer = ""
+    for line in script.splitlines(keepends=True):
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            yield buffer.strip()
+            buffer = ""
+    if buffer.strip():
+        raise ValueError(f"incomplete statement in migration: {buffer.strip()[:80]}")
+
+
+def _chunks(items: list[str], size: int = 400) -> Iterator[list[str]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]

@@ -1,0 +1,60 @@
+"""What a toolset exposes to the adapters: tool specs over one shared runtime.
+
+Both adapters (``server.py`` for MCP, ``cli.py`` for people) take a
+:class:`Toolset` and call each :class:`ToolSpec` with a validated request, so
+the two surfaces cannot drift.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from graphsift.config import Settings
+from graphsift.contract import Request, Response
+from graphsift.embedding import Embedder, build_embedder
+
+
+class Runtime:
+    """Settings plus what is expensive to build: the embedder loads on first use, once."""
+
+    def __init__(self, settings: Settings, embedder: Embedder | None = None) -> None:
+        self.settings = settings
+        self._embedder = embedder
+        self._lock = threading.Lock()
+        #: per-toolset state (open stores, caches), keyed by the toolset's name
+        self.state: dict[str, Any] = {}
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            with self._lock:
+                if self._embedder is None:
+                    self._embedder = build_embedder(self.settings)
+        return self._embedder
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    description: str
+    request: type[Request]
+    response: type[Response]
+    run: Callable[[Runtime, Any], Response]
+    #: True for tools that only read (an MCP hint for clients)
+    read_only: bool = True
+
+
+@dataclass(frozen=True)
+class Toolset:
+    name: str
+    instructions: str
+    tools: list[ToolSpec] = field(default_factory=list)
+
+    def tool(self, name: str) -> ToolSpec:
+        for spec in self.tools:
+            if spec.name == name:
+                return spec
+        raise KeyError(name)

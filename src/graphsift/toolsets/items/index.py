@@ -1,0 +1,232 @@
+"""One project's index: where it lives, whether it is fresh, and how it is brought up to date.
+
+Storage is isolated per project: ``{home}/items/{sha256(real path)[:12]}/index.db``.
+The store's metadata keeps the project path, the last index time, every
+indexed file's mtime, the scan warnings and the embedder (name, dimension).
+Only items whose indexed text changed are embedded again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+
+from graphsift.errors import EmbedderMismatch, IndexCorrupted
+from graphsift.store import Node, SQLiteStore
+from graphsift.toolset import Runtime
+from graphsift.toolsets.items.models import IndexResponse
+from graphsift.toolsets.items.scan import ScannedItem, check_layout, list_item_files, scan_project
+
+KIND = "item"
+INDEX_FILE = "index.db"
+Progress = Callable[[int, int], None]
+
+
+def index_location(home: Path, project_root: Path) -> Path:
+    return home / "items" / hashlib.sha256(str(project_root).encode()).hexdigest()[:12]
+
+
+def _now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _force_hint(root: Path) -> str:
+    return f"run the index tool with force=true (CLI: graphsift items index --force {root})"
+
+
+class ItemIndex:
+    """The index of one feature-management folder, opened through a shared :class:`Runtime`."""
+
+    def __init__(self, runtime: Runtime, project_path: str | Path) -> None:
+        self.runtime = runtime
+        self.root = check_layout(project_path)
+        self.location = index_location(runtime.settings.home, self.root)
+        self.db_path = self.location / INDEX_FILE
+
+    # -- opening -------------------------------------------------------------------
+
+    def exists(self) -> bool:
+        return self.db_path.is_file()
+
+    def store(self) -> SQLiteStore:
+        """The open store, shared per process; reopened if the file was replaced by a rebuild."""
+        stores: dict[Path, tuple[int, SQLiteStore]] = self.runtime.state.setdefault("items.stores", {})
+        inode = self.db_path.stat().st_ino if self.db_path.exists() else -1
+        cached = stores.get(self.db_path)
+        if cached is not None and cached[0] == inode:
+            return cached[1]
+        if cached is not None:
+            cached[1].close()
+        try:
+            store = SQLiteStore(self.db_path, namespace=f"items:{self.root}")
+        except IndexCorrupted as exc:
+            raise IndexCorrupted(f"the index of {self.root} is corrupted ({exc.message}); {_force_hint(self.root)}") from exc
+        stores[self.db_path] = (self.db_path.stat().st_ino, store)
+        return store
+
+    def _check_embedder(self, store: SQLiteStore) -> None:
+        stored = store.get_meta("embedder")
+        embedder = self.runtime.embedder
+        if stored is None:
+            return
+        if stored["name"] != embedder.name or (embedder.dim and stored["dim"] != embedder.dim):
+            raise EmbedderMismatch(
+                f"the index of {self.root} was built with embedder {stored['name']} ({stored['dim']} dims) but "
+                f"the configured embedder is {embedder.name}; re-index: {_force_hint(self.root)}"
+            )
+
+    def _drop_files(self) -> None:
+        stores = self.runtime.state.get("items.stores", {})
+        cached = stores.pop(self.db_path, None)
+        if cached is not None:
+            cached[1].close()
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{self.db_path}{suffix}").unlink(missing_ok=True)
+
+    # -- freshness -----------------------------------------------------------------
+
+    def stale_files(self, store: SQLiteStore | None = None) -> list[str]:
+        """Relative paths added, changed (mtime) or removed since the last index."""
+        if not self.exists():
+            return sorted(list_item_files(self.root))
+        store = store or self.store()
+        indexed: dict[str, float] = store.get_meta("files") or {}
+        current = list_item_files(self.root)
+        changed = [p for p, m in current.items() if indexed.get(p) != m]
+        removed = [p for p in indexed if p not in current]
+        return sorted(changed + removed)
+
+    def ensure_fresh(self) -> SQLiteStore:
+        """Build a missing index, update a stale one, check the embedder; return the store."""
+        if not self.exists() or self.store().get_meta("last_indexed") is None:
+            self.sync()
+        else:
+            store = self.store()
+            self._check_embedder(store)
+            if self.stale_files(store):
+                self.sync()
+        return self.store()
+
+    # -- indexing ------------------------------------------------------------------
+
+    def sync(self, force: bool = False, progress: Progress | None = None) -> IndexResponse:
+        """Bring the index up to date in one transaction; embed only new or changed text."""
+        started = time.perf_counter()
+        existed = self.exists()
+        if force:
+            self._drop_files()
+        try:
+            store = self.store()
+            if not force:
+                self._check_embedder(store)
+            indexed_files: dict[str, float] = store.get_meta("files") or {}
+            if store.get_meta("last_indexed") is None:
+                existed = existed and not force
+        except IndexCorrupted:
+            if not force:
+                raise
+            self._drop_files()
+            store, indexed_files = self.store(), {}
+
+        current_files = list_item_files(self.root)
+        if not force and existed and current_files == indexed_files and store.get_meta("last_indexed"):
+            return self._response("unchanged", store, 0, 0, started, store.get_meta("warnings") or [])
+
+        scan = scan_project(self.root)
+        known = store.node_hashes(KIND)
+        current = {item.item_id: item for item in scan.items}
+        to_embed = [item for item in scan.items if known.get(item.item_id) != item.content_hash]
+        removed = [item_id for item_id in known if item_id not in current]
+        vectors = self._embed(to_embed, progress)
+
+        embedder = self.runtime.embedder
+        # Rewrite only what changed: new text, or files whose mtime moved (props change).
+        touched = [
+            item for item in scan.items
+            if item.item_id in vectors or any(indexed_files.get(p) != m for p, m in item.files.items())
+        ]
+        with store.atomic():
+            store.upsert_nodes([_node(item, vectors.get(item.item_id)) for item in touched])
+            store.delete_nodes(removed)
+            store.set_meta("project_path", str(self.root))
+            store.set_meta("files", current_files)
+            store.set_meta("warnings", scan.warnings)
+            store.set_meta("last_indexed", _now_iso())
+            if to_embed or store.get_meta("embedder") is None:
+                store.set_meta("embedder", {"name": embedder.name, "dim": embedder.dim})
+        status = "rebuilt" if force else ("updated" if existed else "created")
+        return self._response(status, store, len(to_embed), len(removed), started, scan.warnings)
+
+    def _embed(self, items: list[ScannedItem], progress: Progress | None) -> dict[str, np.ndarray]:
+        """Passage vectors per item id, embedded in batches with progress after each."""
+        if not items:
+            return {}
+        embedder = self.runtime.embedder
+        pieces: list[str] = []
+        owners: list[str] = []
+        for item in items:
+            for passage in embedder.passages(item.text):
+                pieces.append(passage)
+                owners.append(item.item_id)
+        step = max(64, getattr(embedder, "batch_size", 32) * 4)
+        chunks = []
+        for start in range(0, len(pieces), step):
+            chunks.append(embedder.embed(pieces[start : start + step]))
+            if progress:
+                progress(min(start + step, len(pieces)), len(pieces))
+        matrix = np.vstack(chunks)
+        grouped: dict[str, list[np.ndarray]] = {}
+        for owner, row in zip(owners, matrix, strict=True):
+            grouped.setdefault(owner, []).append(row)
+        return {k: np.vstack(v) for k, v in grouped.items()}
+
+    def _response(
+        self, status: str, store: SQLiteStore, updated: int, removed: int, started: float, warnings: list[str]
+    ) -> IndexResponse:
+        return IndexResponse(
+            status=status,
+            project_path=str(self.root),
+            items_indexed=store.count_nodes(KIND),
+            items_updated=updated,
+            items_removed=removed,
+            duration_ms=int((time.perf_counter() - started) * 1000),
+            index_location=str(self.location),
+            warnings=warnings,
+        )
+
+    def size_bytes(self) -> int:
+        total = 0
+        for suffix in ("", "-wal", "-shm"):
+            try:
+                total += os.stat(f"{self.db_path}{suffix}").st_size
+            except FileNotFoundError:
+                pass
+        return total
+
+
+def _node(item: ScannedItem, vectors: np.ndarray | None) -> Node:
+    return Node(
+        id=item.item_id,
+        kind=KIND,
+        name=item.title,
+        text=item.text,
+        text_hash=item.content_hash,
+        vectors=vectors,
+        props={
+            "item_id": item.item_id,
+            "item_type": item.item_type,
+            "title": item.title,
+            "description": item.description,
+            "status": item.status,
+            "priority": item.priority,
+            "path": item.path,
+            "mtime": item.mtime,
+            "completed": item.completed,
+        },
+    )

@@ -1,0 +1,204 @@
+"""The five items tools. Each takes the runtime and a validated request and returns a response model.
+
+Ranking is hybrid (BM25 over title and text fused with vector search); the
+reported ``similarity_score`` is the cosine similarity between the query's
+embedding and the item's best-matching passage, clipped to [0, 1], so a
+threshold means the same thing whatever else is in the index.
+"""
+
+from __future__ import annotations
+
+import difflib
+
+import numpy as np
+
+from graphsift import retrieval
+from graphsift.errors import NotFound
+from graphsift.store import Hit, SQLiteStore, Where
+from graphsift.toolset import Runtime
+from graphsift.toolsets.items.index import KIND, ItemIndex
+from graphsift.toolsets.items.models import (
+    CheckDuplicatesRequest,
+    CheckDuplicatesResponse,
+    DuplicateCandidate,
+    GetIndexStatusRequest,
+    GetIndexStatusResponse,
+    GetSimilarRequest,
+    GetSimilarResponse,
+    IndexRequest,
+    IndexResponse,
+    IndexStatusSummary,
+    SearchRequest,
+    SearchResponse,
+    SearchResult,
+    SimilarItem,
+    SourceItem,
+)
+from graphsift.toolsets.items.scan import load_project_config
+
+#: Candidates taken from each ranking before fusion.
+CANDIDATES = 100
+#: Below the LIKELY_DUPLICATE threshold by at most this much: POSSIBLY_RELATED.
+RELATED_BAND = 0.15
+#: check_duplicates lists at most this many candidates.
+MAX_DUPLICATES = 10
+#: BM25 weights for the (title, text) columns.
+FIELD_WEIGHTS = (2.0, 1.0)
+
+
+def _hybrid(store: SQLiteStore, query_text: str, query_vectors: np.ndarray, where: Where, limit: int) -> list[Hit]:
+    """Fused ranking whose scores are each item's cosine; kw-only hits get their cosine computed here."""
+    vector_hits = _best_vector_hits(store, query_vectors, where, CANDIDATES)
+    keyword_hits = store.keyword_search(query_text, kind=KIND, where=where, limit=CANDIDATES, weights=FIELD_WEIGHTS)
+    cosine = {h.id: h.score for h in vector_hits}
+    missing = [h.id for h in keyword_hits if h.id not in cosine]
+    for node_id, vectors in store.node_vectors(missing).items():
+        cosine[node_id] = float(np.max(vectors @ query_vectors.T))
+    fused = retrieval.fuse(keyword_hits, vector_hits)
+    return [Hit(h.id, retrieval.cosine_to_unit(cosine.get(h.id, 0.0))) for h in fused[:limit]]
+
+
+def _best_vector_hits(store: SQLiteStore, query_vectors: np.ndarray, where: Where, limit: int) -> list[Hit]:
+    """Vector hits for one or more query vectors; an item keeps its best score over all of them."""
+    best: dict[str, float] = {}
+    for vector in query_vectors:
+        for hit in store.vector_search(vector, kind=KIND, where=where, limit=limit):
+            if hit.score > best.get(hit.id, -2.0):
+                best[hit.id] = hit.score
+    ranked = sorted(best.items(), key=lambda kv: -kv[1])[:limit]
+    return [Hit(k, v) for k, v in ranked]
+
+
+def _summary(store: SQLiteStore) -> IndexStatusSummary:
+    """Status after :meth:`ItemIndex.ensure_fresh`, which has just brought the index up to date."""
+    return IndexStatusSummary(
+        last_indexed=store.get_meta("last_indexed"), is_stale=False, items_indexed=store.count_nodes(KIND)
+    )
+
+
+def search(runtime: Runtime, request: SearchRequest) -> SearchResponse:
+    index = ItemIndex(runtime, request.project_path)
+    store = index.ensure_fresh()
+    where: dict = {}
+    if request.item_types:
+        where["item_type"] = request.item_types
+    if request.status:
+        where["status"] = [s.lower() for s in request.status]
+    if not request.include_completed:
+        where["completed"] = False
+    query_vector = runtime.embedder.embed([request.query])
+    ranked = _hybrid(store, request.query, query_vector, where, CANDIDATES)
+    kept = [h for h in ranked if h.score >= request.threshold][: request.limit]
+    nodes = {n.id: n for n in store.get_nodes([h.id for h in kept])}
+    results = [
+        SearchResult(
+            item_id=h.id,
+            title=nodes[h.id].props["title"],
+            description=nodes[h.id].props["description"],
+            similarity_score=h.score,
+            item_type=nodes[h.id].props["item_type"],
+            status=nodes[h.id].props["status"],
+            priority=nodes[h.id].props["priority"],
+            path=nodes[h.id].props["path"],
+        )
+        for h in kept
+    ]
+    return SearchResponse(
+        results=results, query=request.query, total_results=len(results), index_status=_summary(store)
+    )
+
+
+def index(runtime: Runtime, request: IndexRequest, progress=None) -> IndexResponse:
+    return ItemIndex(runtime, request.project_path).sync(force=request.force, progress=progress)
+
+
+def _relationship(score: float, threshold: float) -> str:
+    if score >= threshold:
+        return "LIKELY_DUPLICATE"
+    if score >= threshold - RELATED_BAND:
+        return "POSSIBLY_RELATED"
+    return "SIMILAR"
+
+
+def check_duplicates(runtime: Runtime, request: CheckDuplicatesRequest) -> CheckDuplicatesResponse:
+    index = ItemIndex(runtime, request.project_path)
+    threshold = (
+        request.threshold
+        if request.threshold is not None
+        else load_project_config(index.root).duplicate_similarity_threshold
+    )
+    store = index.ensure_fresh()
+    where = {"item_type": request.item_type} if request.item_type else {}
+    text = f"TITLE: {request.title}\n\nDESCRIPTION: {request.description}"
+    ranked = _hybrid(store, text, runtime.embedder.embed([text]), where, CANDIDATES)
+    kept = [h for h in ranked if h.score >= threshold - RELATED_BAND][:MAX_DUPLICATES]
+    nodes = {n.id: n for n in store.get_nodes([h.id for h in kept])}
+    candidates = [
+        DuplicateCandidate(
+            item_id=h.id,
+            title=nodes[h.id].props["title"],
+            similarity_score=h.score,
+            status=nodes[h.id].props["status"],
+            recommendation=_relationship(h.score, threshold),
+        )
+        for h in kept
+    ]
+    return CheckDuplicatesResponse(
+        potential_duplicates=candidates,
+        has_likely_duplicates=any(c.recommendation == "LIKELY_DUPLICATE" for c in candidates),
+        threshold_used=threshold,
+    )
+
+
+def get_similar(runtime: Runtime, request: GetSimilarRequest) -> GetSimilarResponse:
+    index = ItemIndex(runtime, request.project_path)
+    store = index.ensure_fresh()
+    found = store.get_nodes([request.item_id], with_vectors=True)
+    if not found:
+        known = list(store.node_hashes(KIND))
+        close = difflib.get_close_matches(request.item_id.upper(), [k.upper() for k in known], n=5, cutoff=0.5)
+        by_upper = {k.upper(): k for k in known}
+        hint = f"close ids: {', '.join(by_upper[c] for c in close)}" if close else "use search to find item ids"
+        raise NotFound(f"no item {request.item_id!r} in the index of {index.root}; {hint}")
+    source = found[0]
+    threshold = load_project_config(index.root).duplicate_similarity_threshold
+    where = {} if request.include_completed else {"completed": False}
+    query_text = f"{source.props['title']}\n{source.props['description']}"
+    ranked = _hybrid(store, query_text, source.vectors, where, CANDIDATES + 1)
+    kept = [h for h in ranked if h.id != source.id][: request.limit]
+    nodes = {n.id: n for n in store.get_nodes([h.id for h in kept])}
+    return GetSimilarResponse(
+        source_item=SourceItem(item_id=source.id, title=source.props["title"]),
+        similar_items=[
+            SimilarItem(
+                item_id=h.id,
+                title=nodes[h.id].props["title"],
+                similarity_score=h.score,
+                status=nodes[h.id].props["status"],
+                relationship=_relationship(h.score, threshold),
+            )
+            for h in kept
+        ],
+    )
+
+
+def get_index_status(runtime: Runtime, request: GetIndexStatusRequest) -> GetIndexStatusResponse:
+    index = ItemIndex(runtime, request.project_path)
+    if not index.exists():
+        stale = index.stale_files()
+        return GetIndexStatusResponse(
+            exists=False, project_path=str(index.root), index_location=str(index.location), last_indexed=None,
+            is_stale=True, stale_files=stale, items_indexed=0, index_size_bytes=0,
+        )
+    store = index.store()
+    stale = index.stale_files(store)
+    return GetIndexStatusResponse(
+        exists=True,
+        project_path=str(index.root),
+        index_location=str(index.location),
+        last_indexed=store.get_meta("last_indexed"),
+        is_stale=bool(stale),
+        stale_files=stale,
+        items_indexed=store.count_nodes(KIND),
+        index_size_bytes=index.size_bytes(),
+    )
