@@ -1,0 +1,88 @@
+"""Settings, the strict request contract and the bundled embedder."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from pydantic import Field
+
+from graphsift.config import Settings
+from graphsift.contract import Request, parse_request
+from graphsift.embedding import ONNX_MODEL_NAME, OnnxEmbedder, OpenAICompatibleEmbedder, build_embedder
+from graphsift.errors import ConfigError, InvalidInput
+
+
+class Example(Request):
+    name: str
+    limit: int = Field(10, ge=1)
+
+
+def test_parse_request_rejects_unknown_fields_and_names_valid_ones():
+    with pytest.raises(InvalidInput) as exc:
+        parse_request(Example, {"name": "x", "lmit": 3})
+    assert "unknown field 'lmit'" in exc.value.message
+    assert "Valid fields: name, limit?" in exc.value.message
+
+
+def test_parse_request_reports_wrong_type_missing_field_and_non_object():
+    with pytest.raises(InvalidInput, match="field 'limit'"):
+        parse_request(Example, {"name": "x", "limit": "many"})
+    with pytest.raises(InvalidInput, match="missing required field 'name'"):
+        parse_request(Example, {})
+    with pytest.raises(InvalidInput, match="expected an object"):
+        parse_request(Example, ["name"])
+    assert parse_request(Example, {"name": "x"}).limit == 10
+
+
+def test_settings_from_env_and_toml(tmp_path):
+    home = tmp_path / "h"
+    home.mkdir()
+    (home / "config.toml").write_text('embed_threads = 2\nllm_model = "m"\n')
+    s = Settings.load(env={"GRAPHSIFT_HOME": str(home), "GRAPHSIFT_EMBED_BATCH_SIZE": "8"})
+    assert (s.home, s.embed_threads, s.embed_batch_size, s.llm_model) == (home, 2, 8, "m")
+
+
+def test_settings_errors_name_the_fix(tmp_path):
+    home = tmp_path / "h"
+    home.mkdir()
+    (home / "config.toml").write_text("colour = 1\n")
+    with pytest.raises(ConfigError, match="unknown settings \\['colour'\\]"):
+        Settings.load(env={"GRAPHSIFT_HOME": str(home)})
+    with pytest.raises(ConfigError, match="GRAPHSIFT_EMBEDDER"):
+        Settings.load(env={"GRAPHSIFT_HOME": str(tmp_path), "GRAPHSIFT_EMBEDDER": "word2vec"})
+    with pytest.raises(ConfigError, match="EMBEDDER_URL"):
+        Settings.load(env={"GRAPHSIFT_HOME": str(tmp_path), "GRAPHSIFT_EMBEDDER": "openai"})
+    with pytest.raises(ConfigError, match="integer"):
+        Settings.load(env={"GRAPHSIFT_HOME": str(tmp_path), "GRAPHSIFT_EMBED_THREADS": "two"})
+
+
+def test_build_embedder_is_lazy_and_picks_the_configured_kind(tmp_path):
+    onnx = build_embedder(Settings(home=tmp_path))
+    assert isinstance(onnx, OnnxEmbedder) and onnx._session is None  # nothing loaded yet
+    remote = build_embedder(Settings(home=tmp_path, embedder="openai", embedder_url="http://127.0.0.1:9/v1",
+                                     embedder_model="m"))
+    assert isinstance(remote, OpenAICompatibleEmbedder) and remote.name == "openai:m"
+
+
+def test_onnx_embedder_gives_normalised_vectors_that_rank_by_meaning(embedder):
+    texts = ["The datanode crashed with a disk failure", "A disk failure made the datanode crash",
+             "Add dark mode to the settings page"]
+    v = embedder.embed(texts)
+    assert v.shape == (3, 384) and v.dtype == np.float32
+    assert np.allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-5)
+    assert v[0] @ v[1] > 0.8 > v[0] @ v[2]
+    assert embedder.name == ONNX_MODEL_NAME
+    # Batching and ordering do not change a text's vector.
+    again = embedder.embed(list(reversed(texts)))
+    assert np.allclose(again[::-1], v, atol=1e-5)
+    assert embedder.embed([]).shape == (0, 384)
+
+
+def test_passages_cover_long_text_in_model_sized_windows(embedder):
+    short = "one short sentence"
+    assert embedder.passages(short) == [short]
+    long = " ".join(f"word{i}" for i in range(600))
+    pieces = embedder.passages(long)
+    assert len(pieces) > 1
+    assert all(embedder.token_count(p) <= 254 for p in pieces)
+    assert pieces[0].startswith("word0") and pieces[-1].endswith("word599")
