@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from graphsift.toolset import ToolSpec, Toolset
+from graphsift.toolset import Toolset, ToolSpec
 from graphsift.toolsets.items import models, tools
 
 INSTRUCTIONS = """\

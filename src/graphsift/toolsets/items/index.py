@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from graphsift.embedding import Embedder
 from graphsift.errors import EmbedderMismatch, IndexCorrupted
 from graphsift.store import Node, SQLiteStore
 from graphsift.toolset import Runtime
@@ -25,6 +26,8 @@ from graphsift.toolsets.items.scan import ScannedItem, check_layout, list_item_f
 
 KIND = "item"
 INDEX_FILE = "index.db"
+#: How item text becomes passages (see :func:`item_passages`); a change needs a rebuild.
+PASSAGE_LAYOUT = 1
 Progress = Callable[[int, int], None]
 
 
@@ -79,6 +82,11 @@ class ItemIndex:
             raise EmbedderMismatch(
                 f"the index of {self.root} was built with embedder {stored['name']} ({stored['dim']} dims) but "
                 f"the configured embedder is {embedder.name}; re-index: {_force_hint(self.root)}"
+            )
+        if stored.get("layout") != PASSAGE_LAYOUT:
+            raise EmbedderMismatch(
+                f"the index of {self.root} was built by another graphsift version (passage layout "
+                f"{stored.get('layout')}, now {PASSAGE_LAYOUT}); re-index: {_force_hint(self.root)}"
             )
 
     def _drop_files(self) -> None:
@@ -159,7 +167,7 @@ class ItemIndex:
             store.set_meta("warnings", scan.warnings)
             store.set_meta("last_indexed", _now_iso())
             if to_embed or store.get_meta("embedder") is None:
-                store.set_meta("embedder", {"name": embedder.name, "dim": embedder.dim})
+                store.set_meta("embedder", {"name": embedder.name, "dim": embedder.dim, "layout": PASSAGE_LAYOUT})
         status = "rebuilt" if force else ("updated" if existed else "created")
         return self._response(status, store, len(to_embed), len(removed), started, scan.warnings)
 
@@ -171,7 +179,7 @@ class ItemIndex:
         pieces: list[str] = []
         owners: list[str] = []
         for item in items:
-            for passage in embedder.passages(item.text):
+            for passage in item_passages(item, embedder):
                 pieces.append(passage)
                 owners.append(item.item_id)
         step = max(64, getattr(embedder, "batch_size", 32) * 4)
@@ -208,6 +216,25 @@ class ItemIndex:
             except FileNotFoundError:
                 pass
         return total
+
+
+def summary_text(title: str, description: str) -> str:
+    """The problem statement alone: what check_duplicates embeds for a new item, too."""
+    return f"TITLE: {title}\n\nDESCRIPTION: {description}"
+
+
+def item_passages(item: ScannedItem, embedder: Embedder) -> list[str]:
+    """The indexed text cut at the IMPLEMENTATION section, then into model-sized windows.
+
+    The first passage is the title and description alone, so a duplicate check
+    (which has only those) compares like with like; the implementation text
+    follows in windows that carry the title for context. Total tokens stay about
+    those of the text itself, so this costs about the same to embed.
+    """
+    passages = embedder.passages(summary_text(item.title, item.description))
+    if item.body.strip():
+        passages += embedder.passages(f"TITLE: {item.title}\n\nIMPLEMENTATION:\n{item.body}")
+    return passages
 
 
 def _node(item: ScannedItem, vectors: np.ndarray | None) -> Node:

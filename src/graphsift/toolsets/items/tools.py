@@ -16,7 +16,7 @@ from graphsift import retrieval
 from graphsift.errors import NotFound
 from graphsift.store import Hit, SQLiteStore, Where
 from graphsift.toolset import Runtime
-from graphsift.toolsets.items.index import KIND, ItemIndex
+from graphsift.toolsets.items.index import KIND, ItemIndex, summary_text
 from graphsift.toolsets.items.models import (
     CheckDuplicatesRequest,
     CheckDuplicatesResponse,
@@ -129,7 +129,7 @@ def check_duplicates(runtime: Runtime, request: CheckDuplicatesRequest) -> Check
     )
     store = index.ensure_fresh()
     where = {"item_type": request.item_type} if request.item_type else {}
-    text = f"TITLE: {request.title}\n\nDESCRIPTION: {request.description}"
+    text = summary_text(request.title, request.description)
     ranked = _hybrid(store, text, runtime.embedder.embed([text]), where, CANDIDATES)
     kept = [h for h in ranked if h.score >= threshold - RELATED_BAND][:MAX_DUPLICATES]
     nodes = {n.id: n for n in store.get_nodes([h.id for h in kept])}
@@ -163,8 +163,9 @@ def get_similar(runtime: Runtime, request: GetSimilarRequest) -> GetSimilarRespo
     source = found[0]
     threshold = load_project_config(index.root).duplicate_similarity_threshold
     where = {} if request.include_completed else {"completed": False}
+    # The source's problem statement (its first passage) against every passage of the others.
     query_text = f"{source.props['title']}\n{source.props['description']}"
-    ranked = _hybrid(store, query_text, source.vectors, where, CANDIDATES + 1)
+    ranked = _hybrid(store, query_text, source.vectors[:1], where, CANDIDATES + 1)
     kept = [h for h in ranked if h.id != source.id][: request.limit]
     nodes = {n.id: n for n in store.get_nodes([h.id for h in kept])}
     return GetSimilarResponse(
