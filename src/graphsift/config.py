@@ -36,6 +36,7 @@ class Settings:
     database_url: str = ""
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "home", Path(self.home).expanduser())
         if self.embedder not in EMBEDDER_KINDS:
             raise ConfigError(
                 f"embedder must be one of {', '.join(EMBEDDER_KINDS)}, got {self.embedder!r} "
