@@ -53,8 +53,8 @@ def _table(rows: list[dict[str, Any]], columns: list[str], widths: dict[str, int
 
     cells = [[cell(r[c], c) for c in columns] for r in rows]
     sizes = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(columns)]
-    line = "  ".join(c.ljust(sizes[i]) for i, c in enumerate(columns))
-    body = ["  ".join(v.ljust(sizes[i]) for i, v in enumerate(row)) for row in cells]
+    line = "  ".join(c.ljust(sizes[i]) for i, c in enumerate(columns)).rstrip()
+    body = ["  ".join(v.ljust(sizes[i]) for i, v in enumerate(row)).rstrip() for row in cells]
     return "\n".join([line, "  ".join("-" * s for s in sizes), *body])
 
 
@@ -216,7 +216,8 @@ def items_status(project_path):
 
 @main.command()
 @click.argument("toolset", type=click.Choice(sorted(TOOLSETS)))
-@click.option("--transport", type=click.Choice(["stdio", "http"]), default="stdio", show_default=True)
+@click.option("--transport", type=click.Choice(["stdio", "http"]), default="stdio", show_default=True,
+              help="stdio for clients that start the server; http for streamable HTTP at /mcp.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="HTTP bind address (loopback by default).")
 @click.option("--port", default=8765, show_default=True, type=int, help="HTTP port.")
 def serve(toolset: str, transport: str, host: str, port: int) -> None:
