@@ -225,7 +225,7 @@ def serve(toolset: str, transport: str, host: str, port: int) -> None:
     from graphsift.server import serve as run_server
 
     try:
-        runtime = _runtime()
+        runtime = Runtime(Settings.load(), watch_files=True)
     except GraphsiftError as exc:
         _fail(exc)
         return

@@ -20,9 +20,11 @@ from graphsift.embedding import Embedder, build_embedder
 class Runtime:
     """Settings plus what is expensive to build: the embedder loads on first use, once."""
 
-    def __init__(self, settings: Settings, embedder: Embedder | None = None) -> None:
+    def __init__(self, settings: Settings, embedder: Embedder | None = None, watch_files: bool = False) -> None:
         self.settings = settings
         self._embedder = embedder
+        #: long-running processes (the MCP server) watch folders instead of re-reading every mtime per call
+        self.watch_files = watch_files
         self._lock = threading.Lock()
         #: per-toolset state (open stores, caches), keyed by the toolset's name
         self.state: dict[str, Any] = {}

@@ -9,6 +9,7 @@ writes or when ``PRAGMA data_version`` shows another connection committed.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import sqlite3
@@ -365,12 +366,7 @@ class SQLiteStore:
         if built is None:
             return []
         with self._lock:
-            try:
-                rows = self._conn.execute(*built).fetchall()
-            except sqlite3.DatabaseError as exc:
-                if isinstance(exc, sqlite3.OperationalError):
-                    raise
-                raise IndexCorrupted(f"{self.path}: full-text index unreadable ({exc})") from exc
+            rows = self._conn.execute(*built).fetchall()
         return [Hit(r[0], float(r[1])) for r in rows]
 
     def vector_search(
@@ -474,6 +470,28 @@ def _node(row: tuple) -> Node:
         id=row[0], kind=row[1], name=row[2], text=row[3], props=json.loads(row[4]),
         text_hash=row[5], created_at=row[6], updated_at=row[7],
     )
+
+
+def _translate_errors(method):
+    """A damaged file surfaces as IndexCorrupted; locks, constraints and SQL errors stay what they are."""
+
+    @functools.wraps(method)
+    def wrapper(self: SQLiteStore, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.DatabaseError as exc:
+            if isinstance(exc, sqlite3.OperationalError | sqlite3.IntegrityError | sqlite3.ProgrammingError):
+                raise
+            raise IndexCorrupted(f"{self.path} is damaged ({exc})") from exc
+
+    return wrapper
+
+
+for _name in (
+    "get_meta", "set_meta", "upsert_nodes", "delete_nodes", "get_nodes", "iter_nodes", "node_hashes", "count_nodes",
+    "node_vectors", "keyword_search", "vector_search", "upsert_edges", "delete_edges", "edges_of",
+):
+    setattr(SQLiteStore, _name, _translate_errors(getattr(SQLiteStore, _name)))
 
 
 def _statements(script: str) -> Iterator[str]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -23,6 +24,7 @@ from graphsift.store import Node, SQLiteStore
 from graphsift.toolset import Runtime
 from graphsift.toolsets.items.models import IndexResponse
 from graphsift.toolsets.items.scan import ScannedItem, check_layout, list_item_files, scan_project
+from graphsift.watch import ChangeFeed
 
 KIND = "item"
 INDEX_FILE = "index.db"
@@ -99,26 +101,52 @@ class ItemIndex:
 
     # -- freshness -----------------------------------------------------------------
 
-    def stale_files(self, store: SQLiteStore | None = None) -> list[str]:
+    def stale_files(self, store: SQLiteStore) -> list[str]:
         """Relative paths added, changed (mtime) or removed since the last index."""
-        if not self.exists():
-            return sorted(list_item_files(self.root))
-        store = store or self.store()
         indexed: dict[str, float] = store.get_meta("files") or {}
         current = list_item_files(self.root)
         changed = [p for p, m in current.items() if indexed.get(p) != m]
         removed = [p for p in indexed if p not in current]
         return sorted(changed + removed)
 
+    def _change_feed(self) -> ChangeFeed | None:
+        if not self.runtime.watch_files:
+            return None
+        feeds: dict[Path, ChangeFeed] = self.runtime.state.setdefault("items.feeds", {})
+        if self.root not in feeds:
+            feeds[self.root] = ChangeFeed(self.root, skip=frozenset({"agent_runs"}))
+        return feeds[self.root]
+
     def ensure_fresh(self) -> SQLiteStore:
-        """Build a missing index, update a stale one, check the embedder; return the store."""
-        if not self.exists() or self.store().get_meta("last_indexed") is None:
-            self.sync()
-        else:
+        """Build a missing index, update a stale one, check the embedder; return the store.
+
+        In a long-running process a file-system change feed says whether anything
+        moved since the last call; only then are all mtimes compared.
+        """
+        locks: dict[Path, threading.Lock] = self.runtime.state.setdefault("items.fresh_locks", {})
+        # One check at a time per project: a call that arrives while another updates waits for it.
+        with locks.setdefault(self.root, threading.Lock()):
+            return self._ensure_fresh()
+
+    def _ensure_fresh(self) -> SQLiteStore:
+        feed = self._change_feed()
+        if feed is not None and not feed.changed() and self.exists():
             store = self.store()
-            self._check_embedder(store)
-            if self.stale_files(store):
+            if store.get_meta("last_indexed") is not None:
+                self._check_embedder(store)
+                return store
+        try:
+            if not self.exists() or self.store().get_meta("last_indexed") is None:
                 self.sync()
+            else:
+                store = self.store()
+                self._check_embedder(store)
+                if self.stale_files(store):
+                    self.sync()
+        except BaseException:
+            if feed is not None:
+                feed.invalidate()  # the changes it reported are not in the index yet
+            raise
         return self.store()
 
     # -- indexing ------------------------------------------------------------------
@@ -126,24 +154,16 @@ class ItemIndex:
     def sync(self, force: bool = False, progress: Progress | None = None) -> IndexResponse:
         """Bring the index up to date in one transaction; embed only new or changed text."""
         started = time.perf_counter()
-        existed = self.exists()
         if force:
-            self._drop_files()
-        try:
-            store = self.store()
-            if not force:
-                self._check_embedder(store)
-            indexed_files: dict[str, float] = store.get_meta("files") or {}
-            if store.get_meta("last_indexed") is None:
-                existed = existed and not force
-        except IndexCorrupted:
-            if not force:
-                raise
-            self._drop_files()
-            store, indexed_files = self.store(), {}
+            self._drop_files()  # also what repairs a corrupted file
+        store = self.store()
+        existed = store.get_meta("last_indexed") is not None
+        if existed:
+            self._check_embedder(store)
+        indexed_files: dict[str, float] = store.get_meta("files") or {}
 
         current_files = list_item_files(self.root)
-        if not force and existed and current_files == indexed_files and store.get_meta("last_indexed"):
+        if existed and current_files == indexed_files:
             return self._response("unchanged", store, 0, 0, started, store.get_meta("warnings") or [])
 
         scan = scan_project(self.root)
@@ -160,6 +180,12 @@ class ItemIndex:
             if item.item_id in vectors or any(indexed_files.get(p) != m for p, m in item.files.items())
         ]
         with store.atomic():
+            # Another process may have removed or changed an item since `known` was read:
+            # an item written without vectors must still hold the text its vectors were made from.
+            known_now = store.node_hashes(KIND)
+            late = [i for i in touched if i.item_id not in vectors and known_now.get(i.item_id) != i.content_hash]
+            if late:
+                vectors.update(self._embed(late, None))
             store.upsert_nodes([_node(item, vectors.get(item.item_id)) for item in touched])
             store.delete_nodes(removed)
             store.set_meta("project_path", str(self.root))

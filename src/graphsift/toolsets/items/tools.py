@@ -9,11 +9,12 @@ threshold means the same thing whatever else is in the index.
 from __future__ import annotations
 
 import difflib
+import functools
 
 import numpy as np
 
 from graphsift import retrieval
-from graphsift.errors import NotFound
+from graphsift.errors import IndexCorrupted, NotFound
 from graphsift.store import Hit, SQLiteStore, Where
 from graphsift.toolset import Runtime
 from graphsift.toolsets.items.index import KIND, ItemIndex, summary_text
@@ -34,7 +35,7 @@ from graphsift.toolsets.items.models import (
     SimilarItem,
     SourceItem,
 )
-from graphsift.toolsets.items.scan import load_project_config
+from graphsift.toolsets.items.scan import list_item_files, load_project_config
 
 #: Candidates taken from each ranking before fusion.
 CANDIDATES = 100
@@ -44,6 +45,24 @@ RELATED_BAND = 0.15
 MAX_DUPLICATES = 10
 #: BM25 weights for the (title, text) columns.
 FIELD_WEIGHTS = (2.0, 1.0)
+
+
+def _with_repair_hint(tool):
+    """Damage found after opening (a bad page deep in the file) still tells the agent how to repair it."""
+
+    @functools.wraps(tool)
+    def wrapper(runtime: Runtime, request, *args, **kwargs):
+        try:
+            return tool(runtime, request, *args, **kwargs)
+        except IndexCorrupted as exc:
+            if "force=true" in exc.message:
+                raise
+            raise IndexCorrupted(
+                f"the index of {request.project_path} is corrupted ({exc.message}); run the index tool with "
+                f"force=true (CLI: graphsift items index --force -p {request.project_path})"
+            ) from exc
+
+    return wrapper
 
 
 def _hybrid(store: SQLiteStore, query_text: str, query_vectors: np.ndarray, where: Where, limit: int) -> list[Hit]:
@@ -76,6 +95,7 @@ def _summary(store: SQLiteStore) -> IndexStatusSummary:
     )
 
 
+@_with_repair_hint
 def search(runtime: Runtime, request: SearchRequest) -> SearchResponse:
     index = ItemIndex(runtime, request.project_path)
     store = index.ensure_fresh()
@@ -108,6 +128,7 @@ def search(runtime: Runtime, request: SearchRequest) -> SearchResponse:
     )
 
 
+@_with_repair_hint
 def index(runtime: Runtime, request: IndexRequest, progress=None) -> IndexResponse:
     return ItemIndex(runtime, request.project_path).sync(force=request.force, progress=progress)
 
@@ -120,6 +141,7 @@ def _relationship(score: float, threshold: float) -> str:
     return "SIMILAR"
 
 
+@_with_repair_hint
 def check_duplicates(runtime: Runtime, request: CheckDuplicatesRequest) -> CheckDuplicatesResponse:
     index = ItemIndex(runtime, request.project_path)
     threshold = (
@@ -131,7 +153,9 @@ def check_duplicates(runtime: Runtime, request: CheckDuplicatesRequest) -> Check
     where = {"item_type": request.item_type} if request.item_type else {}
     text = summary_text(request.title, request.description)
     ranked = _hybrid(store, text, runtime.embedder.embed([text]), where, CANDIDATES)
-    kept = [h for h in ranked if h.score >= threshold - RELATED_BAND][:MAX_DUPLICATES]
+    # Most similar first: the cap must never drop a likely duplicate for weaker matches.
+    in_band = [h for h in ranked if h.score >= threshold - RELATED_BAND]
+    kept = sorted(in_band, key=lambda h: (-h.score, h.id))[:MAX_DUPLICATES]
     nodes = {n.id: n for n in store.get_nodes([h.id for h in kept])}
     candidates = [
         DuplicateCandidate(
@@ -150,6 +174,7 @@ def check_duplicates(runtime: Runtime, request: CheckDuplicatesRequest) -> Check
     )
 
 
+@_with_repair_hint
 def get_similar(runtime: Runtime, request: GetSimilarRequest) -> GetSimilarResponse:
     index = ItemIndex(runtime, request.project_path)
     store = index.ensure_fresh()
@@ -183,15 +208,17 @@ def get_similar(runtime: Runtime, request: GetSimilarRequest) -> GetSimilarRespo
     )
 
 
+@_with_repair_hint
 def get_index_status(runtime: Runtime, request: GetIndexStatusRequest) -> GetIndexStatusResponse:
     index = ItemIndex(runtime, request.project_path)
-    if not index.exists():
-        stale = index.stale_files()
+    store = index.store() if index.exists() else None
+    if store is None or store.get_meta("last_indexed") is None:
+        # No index, or a first build that never finished: nothing usable yet.
         return GetIndexStatusResponse(
             exists=False, project_path=str(index.root), index_location=str(index.location), last_indexed=None,
-            is_stale=True, stale_files=stale, items_indexed=0, index_size_bytes=0,
+            is_stale=True, stale_files=sorted(list_item_files(index.root)), items_indexed=0,
+            index_size_bytes=index.size_bytes(),
         )
-    store = index.store()
     stale = index.stale_files(store)
     return GetIndexStatusResponse(
         exists=True,
