@@ -47,7 +47,7 @@ TOOLSET = Toolset(
                 "Before creating an item, check whether it already exists. Compares title + description with "
                 "every indexed item (completed ones included). LIKELY_DUPLICATE: similarity_score >= threshold "
                 "(default duplicate_similarity_threshold from .agent-config.json, else 0.75); POSSIBLY_RELATED: "
-                "within 0.15 below it; weaker matches are left out (at most 10 candidates)."
+                "within 0.15 below it; weaker matches are left out (at most 10 candidates, most similar first)."
             ),
             request=models.CheckDuplicatesRequest,
             response=models.CheckDuplicatesResponse,
