@@ -9,7 +9,12 @@ stderr as ``error: [code] message`` with exit status 2.
 from __future__ import annotations
 
 import functools
+import os
 import sys
+
+# One BLAS thread: a 10k x 384 matrix-vector product takes ~0.4 ms on one core, while
+# OpenBLAS's thread pool stalls for several ms when the CPU is shared (set before numpy loads).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 from collections.abc import Callable
 from typing import Any
 

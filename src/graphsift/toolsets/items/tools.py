@@ -37,14 +37,12 @@ from graphsift.toolsets.items.models import (
 )
 from graphsift.toolsets.items.scan import list_item_files, load_project_config
 
-#: Candidates taken from each ranking before fusion.
-CANDIDATES = 100
+CANDIDATES = retrieval.CANDIDATES
 #: Below the LIKELY_DUPLICATE threshold by at most this much: POSSIBLY_RELATED.
 RELATED_BAND = 0.15
 #: check_duplicates lists at most this many candidates.
 MAX_DUPLICATES = 10
-#: BM25 weights for the (title, text) columns.
-FIELD_WEIGHTS = (2.0, 1.0)
+FIELD_WEIGHTS = retrieval.TITLE_FIELD_WEIGHTS
 
 
 def _with_repair_hint(tool):
