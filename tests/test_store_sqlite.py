@@ -151,3 +151,10 @@ def test_schema_is_versioned_with_user_version(store):
     conn = sqlite3.connect(store.path)
     assert conn.execute("PRAGMA user_version").fetchone()[0] == 1
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_vector_scores_are_best_passage_cosines_for_the_asked_ids(store):
+    store.upsert_nodes([Node("a", "item", vectors=unit([1, 0, 0], [0, 1, 0])), Node("b", "item", vectors=unit([1, 1, 0])),
+                        Node("c", "item")])
+    scores = store.vector_scores(np.array([0, 1.0, 0]), ["a", "b", "c", "missing"])
+    assert scores == pytest.approx({"a": 1.0, "b": 2 ** -0.5}, abs=1e-6)

@@ -133,6 +133,9 @@ class _VectorCache:
         # Rows are grouped by node (ordered by rowid), so each node's passages form one run.
         self._starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]]) if owner.size else owner
         self._owners = owner[self._starts] if owner.size else owner
+        ends = np.r_[self._starts[1:], owner.size] if owner.size else owner
+        #: node id -> (first row, end row) of its passages in ``matrix``
+        self.rows = {self.node_ids[o]: (int(s), int(e)) for o, s, e in zip(self._owners, self._starts, ends, strict=True)}
 
     def best_per_node(self, row_scores: np.ndarray) -> np.ndarray:
         """Each node's best passage score; -inf for nodes without vectors."""
@@ -397,6 +400,17 @@ class SQLiteStore:
         top = top[np.argsort(-best[top], kind="stable")]
         return [Hit(cache.node_ids[i], float(best[i])) for i in top]
 
+    def vector_scores(self, vector: np.ndarray, ids: Sequence[str]) -> dict[str, float]:
+        """Best-passage cosine of ``vector`` for each of ``ids`` that has vectors (from the cached matrix)."""
+        cache = self._vector_cache()
+        query = np.asarray(vector, dtype=np.float32).reshape(-1)
+        out: dict[str, float] = {}
+        for node_id in ids:
+            span = cache.rows.get(node_id)
+            if span is not None:
+                out[node_id] = float(np.max(cache.matrix[span[0] : span[1]] @ query))
+        return out
+
     def _vector_cache(self) -> _VectorCache:
         with self._lock:
             version = self._conn.execute("PRAGMA data_version").fetchone()[0]
@@ -489,7 +503,7 @@ def _translate_errors(method):
 
 for _name in (
     "get_meta", "set_meta", "upsert_nodes", "delete_nodes", "get_nodes", "iter_nodes", "node_hashes", "count_nodes",
-    "node_vectors", "keyword_search", "vector_search", "upsert_edges", "delete_edges", "edges_of",
+    "node_vectors", "keyword_search", "vector_search", "vector_scores", "upsert_edges", "delete_edges", "edges_of",
 ):
     setattr(SQLiteStore, _name, _translate_errors(getattr(SQLiteStore, _name)))
 

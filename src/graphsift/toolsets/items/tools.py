@@ -69,8 +69,9 @@ def _hybrid(store: SQLiteStore, query_text: str, query_vectors: np.ndarray, wher
     keyword_hits = store.keyword_search(query_text, kind=KIND, where=where, limit=CANDIDATES, weights=FIELD_WEIGHTS)
     cosine = {h.id: h.score for h in vector_hits}
     missing = [h.id for h in keyword_hits if h.id not in cosine]
-    for node_id, vectors in store.node_vectors(missing).items():
-        cosine[node_id] = float(np.max(vectors @ query_vectors.T))
+    for vector in query_vectors:
+        for node_id, score in store.vector_scores(vector, missing).items():
+            cosine[node_id] = max(score, cosine.get(node_id, -1.0))
     fused = retrieval.fuse(keyword_hits, vector_hits)
     return [Hit(h.id, retrieval.cosine_to_unit(cosine.get(h.id, 0.0))) for h in fused[:limit]]
 
