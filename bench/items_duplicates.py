@@ -18,8 +18,9 @@ computed. A second pass calls the tool as shipped (default threshold, 10 candida
 whether the two agree.
 
 ``--variants`` re-runs the get_similar / check_duplicates recall with ranking parameters varied in
-process (BM25 field weights, candidate depth, fusion settings exposed by ``graphsift.retrieval``) to
-see what would move Recall@10; ``src/`` is not changed.
+process (BM25 field weights, candidate depth, fusion method and weights of ``graphsift.retrieval.fuse``),
+and ranks with ``tools._hybrid`` directly under other BM25 query texts (title only, title + the start
+of the description), to see what would move Recall@10; ``src/`` is not changed.
 
 Run: ``python bench/items_duplicates.py [--variants] [--keep DIR]``
 """
@@ -29,6 +30,7 @@ from __future__ import annotations
 import argparse
 import csv
 import functools
+import itertools
 import json
 import random
 import re
@@ -46,6 +48,7 @@ import numpy as np
 from graphsift.config import Settings
 from graphsift.toolset import Runtime
 from graphsift.toolsets.items import tools
+from graphsift.toolsets.items.index import ItemIndex
 from graphsift.toolsets.items.models import CheckDuplicatesRequest, GetSimilarRequest, IndexRequest
 
 REPO = Path(__file__).resolve().parents[1]
@@ -369,6 +372,35 @@ def run_variants(bench: Bench, ranked_keys: list[str]) -> None:
         fuse = functools.partial(original, **options)
         measure(f"fuse {label}", lambda f=fuse: patched(retrieval, fuse=f))
 
+    # Query text: rank with tools._hybrid directly, the source's stored first passage as the query vector
+    # (what both tools use: check_duplicates embeds the same title + description), in fused order.
+    store = ItemIndex(bench.runtime, bench.project).ensure_fresh()
+    sources = {n.id: n for n in store.get_nodes([f"BUG-{q}" for q in ranked_keys], with_vectors=True)}
+    print("query-text variants (tools._hybrid, fused order, source's first passage vector, own item dropped):")
+    texts = {
+        "title + description (what get_similar sends)": lambda n: f"{n.props['title']}\n{n.props['description']}",
+        "title only": lambda n: n.props["title"],
+        "title + first 30 words of description":
+            lambda n: n.props["title"] + "\n" + " ".join(n.props["description"].split()[:30]),
+    }
+    for (label, text), (fuse_label, options) in itertools.product(texts.items(), QUERY_TEXT_FUSIONS):
+        fuse = functools.partial(original, **options)
+        lists = {}
+        with patched(retrieval, fuse=fuse):
+            for q in ranked_keys:
+                node = sources[f"BUG-{q}"]
+                hits = tools._hybrid(store, text(node), node.vectors[:1], {}, tools.CANDIDATES + 1)
+                lists[q] = [h.id for h in hits if h.id != node.id]
+        r = recall([lists[a] for a, _ in bench.queries], targets)
+        print(f"  {label:<46} {fuse_label:<20} {fmt_recall(r)}")
+
+
+#: Fusions combined with each query text in ``--variants``.
+QUERY_TEXT_FUSIONS = (
+    ("anchored (0.3, 0.7)", {"method": "anchored", "weights": (0.3, 0.7)}),
+    ("anchored (0.5, 0.5)", {"method": "anchored", "weights": (0.5, 0.5)}),
+    ("convex (0.5, 0.5)", {"method": "convex", "weights": (0.5, 0.5)}),
+)
 
 #: Fusion settings tried by ``--variants`` (weights are (keyword, vector)).
 FUSIONS = (

@@ -39,6 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
+from graphsift import retrieval
 from graphsift.config import Settings
 from graphsift.embedding import OnnxEmbedder
 from graphsift.store import SQLiteStore
@@ -269,10 +270,29 @@ def run_size(size: int, work: Path, summaries: list[str], sentences: list[str], 
     t_vec = times(lambda v: store.vector_search(v, kind=KIND, where=where, limit=tools.CANDIDATES), list(qvecs))
     t_kw = times(lambda q: store.keyword_search(q, kind=KIND, where=where, limit=tools.CANDIDATES,
                                                 weights=tools.FIELD_WEIGHTS), queries)
+    # The hybrid ranking's steps, timed one by one with the same calls tools._hybrid makes.
+    t_vhits, t_khits, t_missing, t_fuse = [], [], [], []
+    for q, v in pairs:
+        t0 = time.perf_counter()
+        vh = tools._best_vector_hits(store, v[None, :], where, tools.CANDIDATES)
+        t1 = time.perf_counter()
+        kh = store.keyword_search(q, kind=KIND, where=where, limit=tools.CANDIDATES, weights=tools.FIELD_WEIGHTS)
+        t2 = time.perf_counter()
+        seen = {h.id for h in vh}
+        store.node_vectors([h.id for h in kh if h.id not in seen])
+        t3 = time.perf_counter()
+        retrieval.fuse(kh, vh)
+        t4 = time.perf_counter()
+        t_vhits.append(t1 - t0)
+        t_khits.append(t2 - t1)
+        t_missing.append(t3 - t2)
+        t_fuse.append(t4 - t3)
     print(f"search tool in process ({len(queries)} queries): {lat(t_search)}")
     print(f"  query embedding only:                    {lat(t_embed)}")
     print(f"  freshness check (ensure_fresh, fresh):   {lat(t_fresh)}")
     print(f"  hybrid ranking, query vector given:      {lat(t_rank)}")
+    print(f"    its steps: vector hits {lat(t_vhits)}; BM25 hits {lat(t_khits)}")
+    print(f"               vectors of BM25-only hits {lat(t_missing)}; fuse {lat(t_fuse)}")
     print(f"  vector search, top {tools.CANDIDATES}, completed filter: {lat(t_vec)}")
     print(f"  vector search, top 10, no filter:        {lat(t_vec10)}")
     print(f"  BM25 (FTS5), top {tools.CANDIDATES}, completed filter:  {lat(t_kw)}", flush=True)
