@@ -15,7 +15,7 @@ import re
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -182,15 +182,31 @@ class SQLiteStore:
             self._conn = sqlite3.connect(
                 str(self.path), isolation_level=None, check_same_thread=False, timeout=busy_timeout_ms / 1000
             )
-            self._conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
-            self._conn.execute("PRAGMA journal_mode = WAL")
-            self._conn.execute("PRAGMA synchronous = NORMAL")
-            self._conn.execute("PRAGMA foreign_keys = ON")
-            self._migrate()
+            self._retry_locked(self._prepare, busy_timeout_ms / 1000)
         except sqlite3.DatabaseError as exc:
             if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
                 raise
             raise IndexCorrupted(f"{self.path} is not a readable graphsift store ({exc})") from exc
+
+    def _prepare(self) -> None:
+        self._conn.execute("PRAGMA journal_mode = WAL")
+        self._conn.execute("PRAGMA synchronous = NORMAL")
+        self._conn.execute("PRAGMA foreign_keys = ON")
+        self._migrate()
+
+    @staticmethod
+    def _retry_locked(step: Callable[[], None], timeout_s: float) -> None:
+        """Run ``step`` until it stops failing with "locked". SQLite skips the busy handler in a few
+        places (the switch to WAL, WAL recovery while another process closes the file), so processes
+        that open a new store at the same moment would otherwise fail at once."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                return step()
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.02)
 
     # -- transactions and schema -------------------------------------------------
 
