@@ -233,6 +233,8 @@ def main() -> None:
                         help="also run check_duplicates for every bug (precision over all items as queries)")
     parser.add_argument("--sample", type=int,
                         help="quick run: only the bugs in duplicate pairs plus this many others (default: all)")
+    parser.add_argument("--show-false", type=int, default=0, metavar="N",
+                        help="print the N best-scoring LIKELY_DUPLICATE candidates the labels call false")
     parser.add_argument("--keep", type=Path, help="build the tree and home here and keep them (default: temp dir)")
     args = parser.parse_args()
     if not DATA.is_dir():
@@ -339,11 +341,28 @@ def main() -> None:
                 cells.append(f">={t:.2f}: dup {np.mean(np.array(pos) >= t):.2f} / non-dup {np.mean(np.array(neg) >= t):.2f}")
             print(f"  {name} share of queries at or above: " + "; ".join(cells))
 
+        if args.show_false:
+            show_false(bench, pair_queries, ranked, default, args.show_false)
         if args.variants:
             run_variants(bench, ranked_keys=pair_queries)
     finally:
         if args.keep is None:
             shutil.rmtree(work, ignore_errors=True)
+
+
+def show_false(bench: Bench, queries: list[str], ranked: dict, threshold: float, n: int) -> None:
+    """The highest-scoring false LIKELY_DUPLICATE pairs, titles side by side, to judge label noise by eye."""
+    seen: set[frozenset] = set()
+    flagged = []
+    for q in queries:
+        for item_id, score, rec in band_at(ranked[q], threshold, q):
+            pair = frozenset((f"BUG-{q}", item_id))
+            if rec == "LIKELY_DUPLICATE" and not bench.is_dup(f"BUG-{q}", item_id) and pair not in seen:
+                seen.add(pair)
+                flagged.append((score, q, item_id.removeprefix("BUG-")))
+    print(f"\nhighest-scoring LIKELY_DUPLICATE candidates labelled not duplicate (threshold {threshold}):")
+    for score, q, other in sorted(flagged, reverse=True)[:n]:
+        print(f"  {score:.3f}  {q}: {bench.bugs[q].title[:70]!r}\n         {other}: {bench.bugs[other].title[:70]!r}")
 
 
 def run_variants(bench: Bench, ranked_keys: list[str]) -> None:

@@ -279,7 +279,7 @@ def run_size(size: int, work: Path, summaries: list[str], sentences: list[str], 
         kh = store.keyword_search(q, kind=KIND, where=where, limit=tools.CANDIDATES, weights=tools.FIELD_WEIGHTS)
         t2 = time.perf_counter()
         seen = {h.id for h in vh}
-        store.node_vectors([h.id for h in kh if h.id not in seen])
+        store.vector_scores(v, [h.id for h in kh if h.id not in seen])
         t3 = time.perf_counter()
         retrieval.fuse(kh, vh)
         t4 = time.perf_counter()
@@ -292,7 +292,7 @@ def run_size(size: int, work: Path, summaries: list[str], sentences: list[str], 
     print(f"  freshness check (ensure_fresh, fresh):   {lat(t_fresh)}")
     print(f"  hybrid ranking, query vector given:      {lat(t_rank)}")
     print(f"    its steps: vector hits {lat(t_vhits)}; BM25 hits {lat(t_khits)}")
-    print(f"               vectors of BM25-only hits {lat(t_missing)}; fuse {lat(t_fuse)}")
+    print(f"               cosines of BM25-only hits {lat(t_missing)}; fuse {lat(t_fuse)}")
     print(f"  vector search, top {tools.CANDIDATES}, completed filter: {lat(t_vec)}")
     print(f"  vector search, top 10, no filter:        {lat(t_vec10)}")
     print(f"  BM25 (FTS5), top {tools.CANDIDATES}, completed filter:  {lat(t_kw)}", flush=True)
