@@ -9,7 +9,7 @@ import pytest
 
 from graphsift.errors import IndexCorrupted, InvalidInput
 from graphsift.store import Edge, Node, SQLiteStore
-from graphsift.store.sqlite import fts_query
+from graphsift.store.sqlite import MIGRATIONS, fts_query
 
 
 def unit(*rows: list[float]) -> np.ndarray:
@@ -149,7 +149,7 @@ def test_a_file_that_is_not_a_database_is_reported_as_corrupted(tmp_path):
 
 def test_schema_is_versioned_with_user_version(store):
     conn = sqlite3.connect(store.path)
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == 1
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 

@@ -1,9 +1,9 @@
 """Storage: the :class:`Store` protocol and the factory that opens a backend."""
 
-from graphsift.store.base import Edge, Hit, Node, Store, Where
+from graphsift.store.base import Edge, EdgeRef, EdgeSelection, Hit, Node, Store, Where
 from graphsift.store.sqlite import SQLiteStore
 
-__all__ = ["Edge", "Hit", "Node", "SQLiteStore", "Store", "Where", "open_store"]
+__all__ = ["Edge", "EdgeRef", "EdgeSelection", "Hit", "Node", "SQLiteStore", "Store", "Where", "open_store"]
 
 
 def open_store(path, namespace: str = "default") -> Store:

@@ -49,6 +49,29 @@ class Edge:
 
 
 @dataclass(frozen=True)
+class EdgeRef:
+    """An edge as a structural filter sees it: endpoints and date, and its vector when asked for."""
+
+    id: str
+    src: str
+    dst: str
+    date: str | None
+    vector: np.ndarray | None = None
+
+
+@dataclass
+class EdgeSelection:
+    """Edges around or between a node set: the whole filtered set summarised, its newest first."""
+
+    #: edges that pass the filters (before ``limit``)
+    total: int
+    #: newest first (date descending, undated last, then latest written first), at most ``limit``
+    edges: list[EdgeRef]
+    first_date: str | None = None
+    last_date: str | None = None
+
+
+@dataclass(frozen=True)
 class Hit:
     """One ranked node: ``score`` is BM25 (higher is better) or cosine in [-1, 1]."""
 
@@ -98,5 +121,32 @@ class Store(Protocol):
     def upsert_edges(self, edges: Sequence[Edge]) -> None: ...
     def delete_edges(self, ids: Sequence[str]) -> int: ...
     def edges_of(self, node_ids: Sequence[str], *, direction: str = "any") -> list[Edge]: ...
+
+    # lookup keys, batched vector search, edge neighbourhoods (schema 2)
+    def set_node_keys(self, keys: Mapping[str, Sequence[str]]) -> None: ...
+    def nodes_by_keys(self, keys: Sequence[str], *, kind: str | None = None) -> dict[str, list[str]]: ...
+    def node_ids_with_prefix(self, prefix: str) -> list[str]: ...
+    def list_node_ids(
+        self, kind: str, *, order_by: str | None = None, descending: bool = False, limit: int | None = None
+    ) -> list[str]: ...
+    def vector_search_many(
+        self, vectors: np.ndarray, *, kinds: str | Sequence[str | None] | None = None, limit: int = 100
+    ) -> list[list[Hit]]: ...
+    def select_edges(
+        self,
+        node_ids: Sequence[str],
+        *,
+        mode: str = "around",
+        type: str | None = None,
+        date_from: str | None = None,
+        date_to: str | None = None,
+        limit: int | None = None,
+        with_vectors: bool = False,
+    ) -> EdgeSelection: ...
+    def get_edges(self, ids: Sequence[str]) -> list[Edge]: ...
+    def edge_ids_with_prefix(self, prefix: str) -> list[str]: ...
+    def count_edges(self, type: str | None = None) -> int: ...
+    def neighbour_counts(self, node_id: str, *, type: str | None = None, limit: int = 10) -> list[tuple[str, int]]: ...
+    def most_connected(self, kind: str, *, type: str | None = None, limit: int = 50) -> list[tuple[str, int]]: ...
 
     def close(self) -> None: ...

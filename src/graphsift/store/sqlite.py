@@ -15,7 +15,7 @@ import re
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from graphsift.errors import IndexCorrupted, InvalidInput
-from graphsift.store.base import Edge, Hit, Node, Where
+from graphsift.store.base import Edge, EdgeRef, EdgeSelection, Hit, Node, Where
 
 #: Numbered, append-only schema migrations; ``PRAGMA user_version`` is the applied count.
 MIGRATIONS: list[str] = [
@@ -75,7 +75,25 @@ MIGRATIONS: list[str] = [
     CREATE INDEX edges_dst ON edges(dst);
     CREATE INDEX edges_date ON edges(date);
     """,
+    # 2: exact lookup keys per node (normalised names, aliases); edge indexes that answer "edges around or
+    # between these nodes, of this type, in this date range" from the index alone (they replace src / dst).
+    """
+    CREATE TABLE node_keys (
+        key TEXT NOT NULL,
+        node_rowid INTEGER NOT NULL REFERENCES nodes(rowid) ON DELETE CASCADE,
+        PRIMARY KEY (key, node_rowid)
+    ) WITHOUT ROWID;
+    CREATE INDEX node_keys_node ON node_keys(node_rowid);
+    CREATE INDEX edges_src_type_date ON edges(src, type, date, dst);
+    CREATE INDEX edges_dst_type_date ON edges(dst, type, date, src);
+    DROP INDEX edges_src;
+    DROP INDEX edges_dst;
+    """,
 ]
+
+#: Rows scored per block by ``_VectorCache.search_many``: small enough to stay in the CPU cache while
+#: every query of the pass reads it (3 queries over 100k x 384 rows: ~18 ms blocked vs ~31 ms one by one).
+_SCAN_BLOCK = 2048
 
 # Words that match nearly every document: they cost time in an OR query and add no signal.
 STOPWORDS = frozenset(
@@ -127,6 +145,7 @@ class _VectorCache:
         if rows:
             self.matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
             owner = np.fromiter((position[r[0]] for r in rows), dtype=np.int64, count=len(rows))
+            self.matrix, owner = self._group_by_kind(self.matrix, owner)
         else:
             self.matrix = np.empty((0, 0), dtype=np.float32)
             owner = np.empty(0, dtype=np.int64)
@@ -136,6 +155,50 @@ class _VectorCache:
         ends = np.r_[self._starts[1:], owner.size] if owner.size else owner
         #: node id -> (first row, end row) of its passages in ``matrix``
         self.rows = {self.node_ids[o]: (int(s), int(e)) for o, s, e in zip(self._owners, self._starts, ends, strict=True)}
+
+    def _group_by_kind(self, matrix: np.ndarray, owner: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Rows of one kind made contiguous (stable, so a node's passages stay together and in order):
+        a search restricted to one kind then scans a slice instead of every row."""
+        codes = {k: i for i, k in enumerate(sorted(set(self.kinds.tolist())))}
+        row_kind = np.fromiter((codes[k] for k in self.kinds.tolist()), dtype=np.int64, count=len(self.kinds))[owner]
+        order = np.argsort(row_kind, kind="stable")
+        bounds = np.searchsorted(row_kind[order], np.arange(len(codes) + 1))
+        #: kind -> (first row, end row) in ``matrix``
+        self.kind_rows = {k: (int(bounds[i]), int(bounds[i + 1])) for k, i in codes.items()}
+        return np.ascontiguousarray(matrix[order]), owner[order]
+
+    def search_many(self, queries: np.ndarray, kinds: Sequence[str | None], limit: int) -> list[list[tuple[int, float]]]:
+        """Top ``limit`` (node position, best-passage cosine) per query row, each within its kind's rows.
+
+        Queries of one kind share one pass over that kind's rows, block by block, so a block
+        read from memory serves every query before the next is loaded.
+        """
+        out: list[list[tuple[int, float]]] = [[] for _ in range(len(queries))]
+        if self.matrix.shape[0] == 0:
+            return out
+        by_kind: dict[str | None, list[int]] = {}
+        for i, kind in enumerate(kinds):
+            by_kind.setdefault(kind, []).append(i)
+        for kind, members in by_kind.items():
+            start, end = (0, self.matrix.shape[0]) if kind is None else self.kind_rows.get(kind, (0, 0))
+            if end <= start:
+                continue
+            block = self.matrix[start:end]
+            scores = np.empty((end - start, len(members)), dtype=np.float32)
+            for b in range(0, end - start, _SCAN_BLOCK):
+                rows = block[b : b + _SCAN_BLOCK]
+                for j, q in enumerate(members):
+                    scores[b : b + _SCAN_BLOCK, j] = rows @ queries[q]
+            # Each node's passages are one run inside the slice: its score is the run's maximum.
+            lo, hi = np.searchsorted(self._starts, [start, end])
+            starts, owners = self._starts[lo:hi] - start, self._owners[lo:hi]
+            for j, q in enumerate(members):
+                best = np.maximum.reduceat(scores[:, j], starts)
+                k = min(limit, best.size)
+                top = np.argpartition(-best, k - 1)[:k] if k < best.size else np.arange(best.size)
+                top = top[np.lexsort((owners[top], -best[top]))]
+                out[q] = [(int(owners[t]), float(best[t])) for t in top]
+        return out
 
     def best_per_node(self, row_scores: np.ndarray) -> np.ndarray:
         """Each node's best passage score; -inf for nodes without vectors."""
@@ -476,6 +539,194 @@ class SQLiteStore:
                     out.append(Edge(r[0], r[1], r[2], r[3], json.loads(r[4]), r[5], vector, r[7]))
         return out
 
+    # -- lookup keys (schema 2) -------------------------------------------------------
+
+    def set_node_keys(self, keys: Mapping[str, Sequence[str]]) -> None:
+        """Replace the exact-lookup keys (normalised names, aliases...) of each given node id."""
+        with self.atomic():
+            for node_id, node_keys in keys.items():
+                row = self._conn.execute("SELECT rowid FROM nodes WHERE id = ?", (node_id,)).fetchone()
+                if row is None:
+                    raise InvalidInput(f"cannot set lookup keys of unknown node {node_id!r}")
+                self._conn.execute("DELETE FROM node_keys WHERE node_rowid = ?", (row[0],))
+                self._conn.executemany(
+                    "INSERT OR IGNORE INTO node_keys(key, node_rowid) VALUES (?, ?)",
+                    [(k, row[0]) for k in dict.fromkeys(node_keys)],
+                )
+
+    def nodes_by_keys(self, keys: Sequence[str], *, kind: str | None = None) -> dict[str, list[str]]:
+        """Node ids per key (keys without a node are left out), ids in insertion order."""
+        out: dict[str, list[str]] = {}
+        kind_sql = "AND n.kind = ?" if kind is not None else ""
+        with self._lock:
+            for chunk in _chunks(list(dict.fromkeys(keys))):
+                marks = ",".join("?" * len(chunk))
+                params = [*chunk, kind] if kind is not None else chunk
+                for key, node_id in self._conn.execute(
+                    f"""SELECT k.key, n.id FROM node_keys k JOIN nodes n ON n.rowid = k.node_rowid
+                        WHERE k.key IN ({marks}) {kind_sql} ORDER BY n.rowid""",
+                    params,
+                ):
+                    out.setdefault(key, []).append(node_id)
+        return out
+
+    def node_ids_with_prefix(self, prefix: str) -> list[str]:
+        """Ids starting with ``prefix`` (a range scan of the id index), in id order."""
+        with self._lock:
+            return [r[0] for r in self._conn.execute(
+                "SELECT id FROM nodes WHERE id >= ? AND id < ? ORDER BY id", (prefix, _prefix_end(prefix)))]
+
+    def list_node_ids(
+        self, kind: str, *, order_by: str | None = None, descending: bool = False, limit: int | None = None
+    ) -> list[str]:
+        """Ids of one kind ordered by ``name``, a prop key, or insertion (None); ties by id."""
+        if order_by is None:
+            expr = "rowid"
+        elif order_by == "name":
+            expr = "name COLLATE NOCASE"
+        elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", order_by):
+            expr = f"json_extract(props, '$.{order_by}')"
+        else:
+            raise InvalidInput(f"order_by {order_by!r} is not a valid property name")
+        direction = "DESC" if descending else "ASC"
+        sql = f"SELECT id FROM nodes WHERE kind = ? ORDER BY {expr} {direction}, id LIMIT ?"
+        with self._lock:
+            return [r[0] for r in self._conn.execute(sql, (kind, -1 if limit is None else int(limit)))]
+
+    # -- batched vector search (schema 2) ----------------------------------------------
+
+    def vector_search_many(
+        self, vectors: np.ndarray, *, kinds: str | Sequence[str | None] | None = None, limit: int = 100
+    ) -> list[list[Hit]]:
+        """Exact cosine top ``limit`` per query row, each restricted to its kind (one kind for all, or one per
+        row); queries of one kind share one pass over that kind's vectors."""
+        queries = np.asarray(vectors, dtype=np.float32)
+        if queries.ndim == 1:
+            queries = queries[None, :]
+        per_row = [kinds] * len(queries) if kinds is None or isinstance(kinds, str) else list(kinds)
+        if len(per_row) != len(queries):
+            raise InvalidInput(f"{len(per_row)} kinds for {len(queries)} query vectors")
+        cache = self._vector_cache()
+        if cache.matrix.shape[0] and queries.shape[1] != cache.matrix.shape[1]:
+            raise InvalidInput(f"query vector has dimension {queries.shape[1]}, the store holds {cache.matrix.shape[1]}")
+        found = cache.search_many(np.ascontiguousarray(queries), per_row, max(1, int(limit)))
+        return [[Hit(cache.node_ids[pos], score) for pos, score in hits] for hits in found]
+
+    # -- edge neighbourhoods (schema 2) ------------------------------------------------
+
+    def select_edges_sql(
+        self,
+        node_ids: Sequence[str],
+        mode: str,
+        type: str | None,
+        date_from: str | None,
+        date_to: str | None,
+    ) -> tuple[str, list[Any]]:
+        """The index-only query for (rowid, date) of edges around (either end in ``node_ids``) or between
+        (both ends in it) the nodes, of ``type``, dated within [date_from, date_to] (inclusive)."""
+        if mode not in ("around", "between"):
+            raise InvalidInput(f"mode must be 'around' or 'between', got {mode!r}")
+        marks = ",".join("?" * len(node_ids))
+        cond, extra = "", []
+        if type is not None:
+            cond += " AND type = ?"
+            extra.append(type)
+        if date_from is not None:
+            cond += " AND date >= ?"
+            extra.append(date_from)
+        if date_to is not None:
+            cond += " AND date <= ?"
+            extra.append(date_to)
+        ids = list(node_ids)
+        if mode == "between":
+            sql = f"SELECT rowid, date FROM edges WHERE src IN ({marks}) AND dst IN ({marks}){cond}"
+            return sql, [*ids, *ids, *extra]
+        sql = (f"SELECT rowid, date FROM edges WHERE src IN ({marks}){cond} "
+               f"UNION SELECT rowid, date FROM edges WHERE dst IN ({marks}){cond}")
+        return sql, [*ids, *extra, *ids, *extra]
+
+    def select_edges(
+        self,
+        node_ids: Sequence[str],
+        *,
+        mode: str = "around",
+        type: str | None = None,
+        date_from: str | None = None,
+        date_to: str | None = None,
+        limit: int | None = None,
+        with_vectors: bool = False,
+    ) -> EdgeSelection:
+        """Every edge that passes the filters is counted and ordered before ``limit`` cuts (newest first)."""
+        ids = list(dict.fromkeys(node_ids))
+        if not ids:
+            return EdgeSelection(0, [])
+        if len(ids) > 400:
+            raise InvalidInput(f"select_edges takes at most 400 node ids, got {len(ids)}")
+        sql, params = self.select_edges_sql(ids, mode, type, date_from, date_to)
+        with self._lock:
+            rows = self._conn.execute(sql, params).fetchall()
+            dated = [r[1] for r in rows if r[1] is not None]
+            # Newest first; undated last; equal dates: the latest written first.
+            rows.sort(key=lambda r: (r[1] is not None, r[1] or "", r[0]), reverse=True)
+            kept = rows if limit is None else rows[: max(0, int(limit))]
+            columns = "rowid, id, src, dst, date" + (", vector" if with_vectors else "")
+            by_rowid: dict[int, EdgeRef] = {}
+            for chunk in _chunks([r[0] for r in kept]):
+                marks = ",".join("?" * len(chunk))
+                for r in self._conn.execute(f"SELECT {columns} FROM edges WHERE rowid IN ({marks})", chunk):
+                    vector = np.frombuffer(r[5], dtype=np.float32) if with_vectors and r[5] is not None else None
+                    by_rowid[r[0]] = EdgeRef(r[1], r[2], r[3], r[4], vector)
+        return EdgeSelection(
+            total=len(rows),
+            edges=[by_rowid[r[0]] for r in kept if r[0] in by_rowid],
+            first_date=min(dated) if dated else None,
+            last_date=max(dated) if dated else None,
+        )
+
+    def get_edges(self, ids: Sequence[str]) -> list[Edge]:
+        """Edges in the order of ``ids`` (unknown ids left out), vectors included."""
+        found: dict[str, Edge] = {}
+        with self._lock:
+            for chunk in _chunks(list(ids)):
+                marks = ",".join("?" * len(chunk))
+                for r in self._conn.execute(
+                    f"SELECT id, src, dst, type, props, text, vector, date FROM edges WHERE id IN ({marks})", chunk
+                ):
+                    found[r[0]] = _edge(r)
+        return [found[i] for i in ids if i in found]
+
+    def edge_ids_with_prefix(self, prefix: str) -> list[str]:
+        """Edge ids starting with ``prefix`` (a range scan of the id index), in id order."""
+        with self._lock:
+            return [r[0] for r in self._conn.execute(
+                "SELECT id FROM edges WHERE id >= ? AND id < ? ORDER BY id", (prefix, _prefix_end(prefix)))]
+
+    def count_edges(self, type: str | None = None) -> int:
+        with self._lock:
+            if type is None:
+                return self._conn.execute("SELECT count(*) FROM edges").fetchone()[0]
+            return self._conn.execute("SELECT count(*) FROM edges WHERE type = ?", (type,)).fetchone()[0]
+
+    def neighbour_counts(self, node_id: str, *, type: str | None = None, limit: int = 10) -> list[tuple[str, int]]:
+        """The nodes sharing most edges with ``node_id`` (either direction), most first, ties by id."""
+        cond = " AND type = ?" if type is not None else ""
+        extra = [type] if type is not None else []
+        sql = (f"SELECT other, count(*) AS c FROM (SELECT dst AS other FROM edges WHERE src = ?{cond} "
+               f"UNION ALL SELECT src FROM edges WHERE dst = ?{cond}) WHERE other != ? "
+               "GROUP BY other ORDER BY c DESC, other LIMIT ?")
+        with self._lock:
+            return [(r[0], r[1]) for r in self._conn.execute(sql, [node_id, *extra, node_id, *extra, node_id, limit])]
+
+    def most_connected(self, kind: str, *, type: str | None = None, limit: int = 50) -> list[tuple[str, int]]:
+        """Nodes of ``kind`` with their edge count (either direction), most first, ties by id."""
+        cond = " AND e.type = ?" if type is not None else ""
+        extra = [type] if type is not None else []
+        sql = (f"SELECT n.id, (SELECT count(*) FROM edges e WHERE e.src = n.id{cond}) + "
+               f"(SELECT count(*) FROM edges e WHERE e.dst = n.id AND e.src != n.id{cond}) AS c "
+               "FROM nodes n WHERE n.kind = ? ORDER BY c DESC, n.id LIMIT ?")
+        with self._lock:
+            return [(r[0], r[1]) for r in self._conn.execute(sql, [*extra, *extra, kind, limit])]
+
     # -- helpers -------------------------------------------------------------------
 
     def _filter_sql(self, kind: str | None, where: Where | None, prefix: str = "WHERE") -> tuple[str, list[Any]]:
@@ -502,6 +753,16 @@ def _node(row: tuple) -> Node:
     )
 
 
+def _edge(r: tuple) -> Edge:
+    vector = None if r[6] is None else np.frombuffer(r[6], dtype=np.float32)
+    return Edge(r[0], r[1], r[2], r[3], json.loads(r[4]), r[5], vector, r[7])
+
+
+def _prefix_end(prefix: str) -> str:
+    """The smallest string above every string that starts with ``prefix``."""
+    return prefix + "\U0010ffff"
+
+
 def _translate_errors(method):
     """A damaged file surfaces as IndexCorrupted; locks, constraints and SQL errors stay what they are."""
 
@@ -520,6 +781,8 @@ def _translate_errors(method):
 for _name in (
     "get_meta", "set_meta", "upsert_nodes", "delete_nodes", "get_nodes", "iter_nodes", "node_hashes", "count_nodes",
     "node_vectors", "keyword_search", "vector_search", "vector_scores", "upsert_edges", "delete_edges", "edges_of",
+    "set_node_keys", "nodes_by_keys", "node_ids_with_prefix", "list_node_ids", "vector_search_many", "select_edges",
+    "get_edges", "edge_ids_with_prefix", "count_edges", "neighbour_counts", "most_connected",
 ):
     setattr(SQLiteStore, _name, _translate_errors(getattr(SQLiteStore, _name)))
 
