@@ -15,6 +15,7 @@ from typing import Any
 from graphsift.config import Settings
 from graphsift.contract import Request, Response
 from graphsift.embedding import Embedder, build_embedder
+from graphsift.llm import LLM, build_llm
 
 
 class Runtime:
@@ -28,6 +29,18 @@ class Runtime:
         self._lock = threading.Lock()
         #: per-toolset state (open stores, caches), keyed by the toolset's name
         self.state: dict[str, Any] = {}
+        self._llm: LLM | None = None
+        self._llm_built = False
+
+    @property
+    def llm(self) -> LLM | None:
+        """The configured LLM endpoint (None when none is configured); built on first use."""
+        if not self._llm_built:
+            with self._lock:
+                if not self._llm_built:
+                    self._llm = build_llm(self.settings)
+                    self._llm_built = True
+        return self._llm
 
     @property
     def embedder(self) -> Embedder:
@@ -39,14 +52,30 @@ class Runtime:
 
 
 @dataclass(frozen=True)
+class CallContext:
+    """Who is calling: what a tool that keeps per-session state, or asks the caller's model, needs."""
+
+    #: stable key of the caller's session; None when the transport has no session (MCP 2026-07-28 over HTTP)
+    session: str | None
+    #: True (CLI): session state must outlive this process, so it is kept in the data folder
+    durable: bool = False
+    #: the MCP client's model (sampling), when the client offers one
+    llm: LLM | None = None
+
+
+@dataclass(frozen=True)
 class ToolSpec:
     name: str
     description: str
     request: type[Request]
     response: type[Response]
-    run: Callable[[Runtime, Any], Response]
+    run: Callable[..., Response]
     #: True for tools that only read (an MCP hint for clients)
     read_only: bool = True
+    #: True: ``run`` also receives ``context=CallContext(...)`` from the adapter
+    context: bool = False
+    #: the text people and agents read; over MCP it is the text block next to the structured content
+    render: Callable[[Any], str] | None = None
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,155 @@
+"""The few steps that need a language model, behind one small protocol.
+
+``OpenAICompatibleLLM`` calls any ``POST {base_url}/chat/completions`` endpoint
+(OpenAI, Gemini's OpenAI layer, Ollama, vLLM, llama.cpp...). ``SamplingLLM``
+asks the MCP client's own model. On a connection that carries server requests
+(MCP up to 2025-11-25) it asks directly; on MCP 2026-07-28, where a server may
+not send requests, every question past the answers recorded so far raises
+:class:`SamplingRequired`: the adapter hands the question to the client as an
+input request, and the tool runs again from the start with one more recorded
+answer. A tool that uses an LLM must therefore ask its questions before it
+writes anything, and ask the same questions given the same answers.
+
+No LLM configured and no sampling client: tools that need one fail with a
+:class:`~graphsift.errors.ConfigError` that names the structured-input path.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+from graphsift.config import ENV_PREFIX, Settings
+from graphsift.errors import ConfigError, ProviderError
+
+
+@dataclass(frozen=True)
+class LLMRequest:
+    system: str
+    prompt: str
+    max_tokens: int = 4096
+
+    def key(self) -> str:
+        """Identifies the question, so a recorded answer is only ever replayed for the same question."""
+        raw = json.dumps([self.system, self.prompt, self.max_tokens]).encode()
+        return hashlib.sha256(raw).hexdigest()[:24]
+
+
+@runtime_checkable
+class LLM(Protocol):
+    name: str
+
+    def complete(self, request: LLMRequest) -> str:
+        """The model's text answer (temperature 0 where the provider allows it)."""
+        ...
+
+
+class OpenAICompatibleLLM:
+    """Any ``/v1/chat/completions`` endpoint."""
+
+    def __init__(self, base_url: str, model: str, api_key: str = "", timeout: float = 120.0) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.model = model
+        self.api_key = api_key
+        self.timeout = timeout
+        self.name = f"openai:{model}"
+        self._client = None
+
+    def complete(self, request: LLMRequest) -> str:
+        import httpx
+
+        if self._client is None:
+            headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+            self._client = httpx.Client(timeout=self.timeout, headers=headers)
+        url = f"{self.base_url}/chat/completions"
+        body = {
+            "model": self.model,
+            "messages": [{"role": "system", "content": request.system}, {"role": "user", "content": request.prompt}],
+            "temperature": 0,
+            "max_tokens": request.max_tokens,
+        }
+        try:
+            response = self._client.post(url, json=body)
+            response.raise_for_status()
+            content = response.json()["choices"][0]["message"]["content"]
+        except httpx.HTTPStatusError as exc:
+            raise ProviderError(
+                f"LLM endpoint {url} answered {exc.response.status_code}: {exc.response.text[:200]}"
+            ) from exc
+        except httpx.HTTPError as exc:
+            raise ProviderError(f"LLM endpoint {url} failed: {exc}") from exc
+        except (KeyError, IndexError, TypeError, ValueError) as exc:
+            raise ProviderError(f"LLM endpoint {url} returned an unexpected body: {exc}") from exc
+        if not isinstance(content, str):
+            raise ProviderError(f"LLM endpoint {url} returned no text content")
+        return content
+
+
+class SamplingRequired(Exception):  # noqa: N818 - a control-flow signal for the adapter, not an error
+    """The client's model must answer ``request`` before the tool can go on (MCP 2026-07-28)."""
+
+    def __init__(self, request: LLMRequest, answered: list[tuple[str, str]]) -> None:
+        super().__init__(request.key())
+        self.request = request
+        #: (question key, answer) of every question already answered in this call
+        self.answered = answered
+
+
+class SamplingLLM:
+    """The MCP client's model: asked directly through ``send``, or one question per round trip."""
+
+    name = "mcp-sampling"
+
+    def __init__(self, send: Callable[[LLMRequest], str] | None, answered: Sequence[tuple[str, str]] = ()) -> None:
+        self._send = send
+        self._answered = list(answered)
+        self._next = 0
+
+    def complete(self, request: LLMRequest) -> str:
+        if self._next < len(self._answered):
+            key, answer = self._answered[self._next]
+            if key != request.key():
+                raise ProviderError(
+                    "the questions for the client's model changed between rounds (the graph changed meanwhile); "
+                    "call the tool again"
+                )
+            self._next += 1
+            return answer
+        if self._send is None:
+            raise SamplingRequired(request, list(self._answered))
+        answer = self._send(request)
+        self._answered.append((request.key(), answer))
+        self._next += 1
+        return answer
+
+
+def build_llm(settings: Settings) -> LLM | None:
+    """The configured endpoint, or None when no LLM is configured."""
+    if not settings.llm_url and not settings.llm_model:
+        return None
+    if not (settings.llm_url and settings.llm_model):
+        raise ConfigError(
+            f"an LLM needs both {ENV_PREFIX}LLM_URL (e.g. http://127.0.0.1:11434/v1) and {ENV_PREFIX}LLM_MODEL"
+        )
+    return OpenAICompatibleLLM(settings.llm_url, settings.llm_model, settings.llm_api_key)
+
+
+_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
+
+
+def parse_json_reply(text: str, source: str) -> Any:
+    """The JSON object in a model's reply (bare, fenced, or surrounded by prose)."""
+    candidates = [m.group(1) for m in _FENCE.finditer(text)] + [text]
+    for candidate in candidates:
+        start, end = candidate.find("{"), candidate.rfind("}")
+        if start == -1 or end <= start:
+            continue
+        try:
+            return json.loads(candidate[start : end + 1])
+        except json.JSONDecodeError:
+            continue
+    raise ProviderError(f"{source} did not answer with a JSON object; it answered: {text[:300]!r}")
