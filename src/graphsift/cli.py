@@ -25,9 +25,14 @@ from graphsift.config import Settings
 from graphsift.contract import parse_request
 from graphsift.errors import GraphsiftError
 from graphsift.toolset import Runtime, Toolset
+from graphsift.toolsets.facts import TOOLSET as FACTS
 from graphsift.toolsets.items import TOOLSET as ITEMS
 
-TOOLSETS: dict[str, Toolset] = {"items": ITEMS}
+TOOLSETS: dict[str, Toolset] = {"items": ITEMS, "facts": FACTS}
+
+if __name__ == "__main__":
+    # `python -m graphsift.cli`: one module object, so command modules register on this `main`.
+    sys.modules.setdefault("graphsift.cli", sys.modules[__name__])
 
 
 def _runtime() -> Runtime:
@@ -236,6 +241,9 @@ def serve(toolset: str, transport: str, host: str, port: int) -> None:
         return
     run_server(TOOLSETS[toolset], runtime, transport=transport, host=host, port=port)
 
+
+# The facts commands live in their own module; it registers its group on `main` when imported.
+from graphsift import cli_facts  # noqa: E402, F401
 
 if __name__ == "__main__":  # pragma: no cover
     main()

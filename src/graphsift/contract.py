@@ -31,6 +31,7 @@ class Response(BaseModel):
 def describe_fields(model: type[BaseModel]) -> str:
     parts = []
     for name, field in model.model_fields.items():
+        name = field.alias or name  # what callers send (e.g. "from" for a Python field "from_")
         parts.append(name if field.is_required() else f"{name}?")
     return ", ".join(parts)
 

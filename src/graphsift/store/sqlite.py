@@ -554,6 +554,17 @@ class SQLiteStore:
                     [(k, row[0]) for k in dict.fromkeys(node_keys)],
                 )
 
+    def add_node_keys(self, keys: Mapping[str, Sequence[str]]) -> None:
+        """Add lookup keys to each given node id (keys it already has are kept once)."""
+        with self.atomic():
+            for node_id, node_keys in keys.items():
+                row = self._conn.execute("SELECT rowid FROM nodes WHERE id = ?", (node_id,)).fetchone()
+                if row is None:
+                    raise InvalidInput(f"cannot add lookup keys to unknown node {node_id!r}")
+                self._conn.executemany(
+                    "INSERT OR IGNORE INTO node_keys(key, node_rowid) VALUES (?, ?)", [(k, row[0]) for k in node_keys]
+                )
+
     def nodes_by_keys(self, keys: Sequence[str], *, kind: str | None = None) -> dict[str, list[str]]:
         """Node ids per key (keys without a node are left out), ids in insertion order."""
         out: dict[str, list[str]] = {}
@@ -781,7 +792,7 @@ def _translate_errors(method):
 for _name in (
     "get_meta", "set_meta", "upsert_nodes", "delete_nodes", "get_nodes", "iter_nodes", "node_hashes", "count_nodes",
     "node_vectors", "keyword_search", "vector_search", "vector_scores", "upsert_edges", "delete_edges", "edges_of",
-    "set_node_keys", "nodes_by_keys", "node_ids_with_prefix", "list_node_ids", "vector_search_many", "select_edges",
+    "set_node_keys", "add_node_keys", "nodes_by_keys", "node_ids_with_prefix", "list_node_ids", "vector_search_many", "select_edges",
     "get_edges", "edge_ids_with_prefix", "count_edges", "neighbour_counts", "most_connected",
 ):
     setattr(SQLiteStore, _name, _translate_errors(getattr(SQLiteStore, _name)))

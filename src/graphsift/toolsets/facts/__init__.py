@@ -1,0 +1,96 @@
+"""The facts toolset: a dated knowledge graph of entities, topics, documents and facts."""
+
+from __future__ import annotations
+
+from graphsift.toolset import Toolset, ToolSpec
+from graphsift.toolsets.facts import models, render, tools
+
+INSTRUCTIONS = """\
+A dated knowledge graph of what documents say: entities (companies, people, places...), topics,
+documents and facts (subject ──[relationship]──▶ object, with the sentence and the document date).
+Typical flow: find (name + definition -> node ids), then search around or between those nodes
+(optionally with a query and dates), then cat N to read a result's chunk. info NAME summarises a
+node; ls and stats list and count. Write with add_document (you extract) or extract_document (an
+LLM extracts). Every tool takes graph (default "default")."""
+
+TOOLSET = Toolset(
+    name="facts",
+    instructions=INSTRUCTIONS,
+    tools=[
+        ToolSpec(
+            name="find",
+            description=(
+                "Resolve what you mean to canonical nodes before searching. Each selector is an object "
+                '{"name": ..., "definition": ..., "id"?: ...}; entity selectors are searched among entities, '
+                "topic selectors among topics, by the cosine of '{name}: {definition}' (top 5 each, score 0..1). "
+                "No facts are retrieved. Names-only strings and 'name: definition' strings are rejected."
+            ),
+            request=models.FindRequest, response=models.FindResponse, run=tools.find, render=render.find,
+        ),
+        ToolSpec(
+            name="search",
+            description=(
+                "Facts around (subject or object selected; default) or between (both selected) the given "
+                "entities and topics, named by canonical name, alias or node id (an unknown name is an error "
+                "listing the nearest nodes). from / to_date filter on the document date (inclusive). Without "
+                "query: newest first; with query: the whole filtered set ranked by relevance of each fact's "
+                "sentence, then cut to limit (default 20). Results are numbered; cat N expands them."
+            ),
+            request=models.SearchRequest, response=models.SearchResponse, run=tools.search, render=render.search,
+            context=True,
+        ),
+        ToolSpec(
+            name="cat",
+            description=(
+                "Expand numbered results of this session's latest search (or of search_id): the fact, its "
+                "chunk text, document name and date, and a one-line summary of both ends. No prior search, or "
+                "a number out of range, is an error."
+            ),
+            request=models.CatRequest, response=models.CatResponse, run=tools.cat, render=render.cat, context=True,
+        ),
+        ToolSpec(
+            name="info",
+            description=(
+                "Summarise one entity or topic (canonical name, alias or id): type, definition, aliases, fact "
+                "count, first and last fact dates, most connected neighbours, latest facts, possible duplicates."
+            ),
+            request=models.InfoRequest, response=models.InfoResponse, run=tools.info, render=render.info,
+        ),
+        ToolSpec(
+            name="ls",
+            description=(
+                "List entities or topics (most facts first) or documents (newest first) with counts; "
+                "limit rows (default 50)."
+            ),
+            request=models.LsRequest, response=models.LsResponse, run=tools.ls, render=render.ls,
+        ),
+        ToolSpec(
+            name="stats",
+            description="Totals of the graph: entities, topics, documents, chunks, facts, possible duplicates, dates.",
+            request=models.StatsRequest, response=models.StatsResponse, run=tools.stats, render=render.stats,
+        ),
+        ToolSpec(
+            name="add_document",
+            description=(
+                "Add one document you have extracted yourself: name, date (YYYY-MM-DD), source, chunks, "
+                "entities (name, type, definition, aliases), topics (name, definition, aliases) and facts "
+                "(subject, relationship, object, sentence, date_context, chunk index), subject/object naming "
+                "entities or topics of the same record. Each entity and topic is resolved against the graph: "
+                "the answer says what was created, what was merged into which node and why. One transaction; "
+                "the same document again changes nothing."
+            ),
+            request=models.AddDocumentRequest, response=models.AddDocumentResponse, run=tools.add_document,
+            render=render.add_document, read_only=False,
+        ),
+        ToolSpec(
+            name="extract_document",
+            description=(
+                "Have an LLM extract a document's entities, topics, then facts, and add it like add_document. "
+                "Uses the configured OpenAI-compatible endpoint, else this client's model (sampling). Without "
+                "either it fails and points to add_document."
+            ),
+            request=models.ExtractDocumentRequest, response=models.ExtractDocumentResponse,
+            run=tools.extract_document, render=render.add_document, read_only=False, context=True,
+        ),
+    ],
+)

@@ -1,0 +1,451 @@
+"""Request and response models of the facts tools, and the one schema every document record follows.
+
+The MCP adapter and the CLI validate through these (``extra="forbid"``), and
+``skills/facts/SKILL.md`` is checked against them. The same
+:class:`DocumentRecord` is a line of ``graphsift facts ingest FILE.jsonl``, the
+body of ``add_document``, and what ``extract_document`` builds from the model's
+answers.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, Field, field_validator, model_validator
+
+from graphsift.contract import Request, Response
+from graphsift.toolsets.facts.names import normalize
+
+GRAPH_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
+DEFAULT_GRAPH = "default"
+MAX_SELECTORS = 20
+
+
+def _iso_date(value: str) -> str:
+    try:
+        dt.date.fromisoformat(value)
+    except ValueError as exc:
+        raise ValueError(f"{value!r} is not a date: use YYYY-MM-DD, e.g. 2025-10-15") from exc
+    if len(value) != 10:
+        raise ValueError(f"{value!r} is not a date: use YYYY-MM-DD, e.g. 2025-10-15")
+    return value
+
+
+Text = Annotated[str, Field(min_length=1, pattern=r"\S")]
+IsoDate = Annotated[str, Field(min_length=1), AfterValidator(_iso_date)]
+Graph = Annotated[
+    str,
+    Field(pattern=GRAPH_PATTERN, description="Graph name (lower-case letters, digits, - and _); each graph is its own store."),
+]
+Kind = Literal["entity", "topic"]
+Score = Annotated[float, Field(ge=0.0, le=1.0)]
+
+FIND_FORM = (
+    'entity=[{"name": "Apple Inc", "definition": "American technology company"}] '
+    '(CLI: --entity \'{"name": "Apple Inc", "definition": "American technology company"}\', repeatable; '
+    "topics the same with topic / --topic)"
+)
+SEARCH_FORM = 'entity=["Apple Inc", "Microsoft Corp"] (CLI: -entity "Apple Inc, Microsoft Corp")'
+
+
+# -- the document record --------------------------------------------------------------------------
+
+
+class EntityIn(Request):
+    name: Text = Field(description="The name used in this document, e.g. Apple Inc.")
+    type: Text = Field(description="Company, Person, Organization, Location, Product, Event, ... (free text).")
+    definition: Text = Field(description="One sentence saying what it is; resolution compares definitions.")
+    aliases: list[Text] = Field(default_factory=list, description="Other names used for it in this document.")
+
+
+class TopicIn(Request):
+    name: Text = Field(description="The topic, e.g. Inflation.")
+    definition: Text = Field(description="One sentence saying what the topic covers.")
+    aliases: list[Text] = Field(default_factory=list, description="Other names used for it in this document.")
+
+
+class FactIn(Request):
+    subject: Text = Field(description="Name or alias of an entity or topic of this record.")
+    relationship: Text = Field(description="What the subject does to the object, e.g. acquired.")
+    object: Text = Field(description="Name or alias of an entity or topic of this record.")
+    sentence: Text = Field(description="A self-contained sentence stating the fact.")
+    date_context: Text | None = Field(None, description="When it happened, as the text says; default: the document date.")
+    chunk: int = Field(ge=0, description="Index (from 0) of the chunk the fact comes from.")
+
+
+class DocumentRecord(Request):
+    name: Text = Field(description="Document name; with source it identifies the document.")
+    date: IsoDate = Field(description="Document date, YYYY-MM-DD; every fact of the document carries it.")
+    source: str = Field("", description="Where the document comes from (URL, path); part of its identity.")
+    chunks: list[Text] = Field(min_length=1, description="The document's text, split into chunks.")
+    entities: list[EntityIn] = Field(default_factory=list)
+    topics: list[TopicIn] = Field(default_factory=list)
+    facts: list[FactIn] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _references_resolve(self) -> DocumentRecord:
+        """Names unique per kind; every fact's ends name exactly one entity or topic; chunks exist."""
+        names: dict[str, tuple[str, str]] = {}
+        for kind, items in (("entity", self.entities), ("topic", self.topics)):
+            seen: dict[str, str] = {}
+            for item in items:
+                key = normalize(item.name) or item.name.strip().casefold()
+                if key in seen:
+                    raise ValueError(f"{kind} names must be unique in a record: {seen[key]!r} and {item.name!r} "
+                                     "are the same name; give one entry with aliases")
+                seen[key] = item.name
+            for item in items:
+                for label in (item.name, *item.aliases):
+                    key = normalize(label) or label.strip().casefold()
+                    other = names.get(key)
+                    if other is not None and other != (kind, item.name):
+                        raise ValueError(f"{label!r} names both {other[0]} {other[1]!r} and {kind} {item.name!r}; "
+                                         "names and aliases must point at one entity or topic")
+                    names[key] = (kind, item.name)
+        valid = ", ".join(sorted({v[1] for v in names.values()})) or "(none)"
+        for i, fact in enumerate(self.facts):
+            for end in ("subject", "object"):
+                label = getattr(fact, end)
+                if (normalize(label) or label.strip().casefold()) not in names:
+                    raise ValueError(f"facts[{i}].{end} {label!r} is not the name or alias of an entity or topic of "
+                                     f"this record; names: {valid}")
+            if fact.chunk >= len(self.chunks):
+                raise ValueError(f"facts[{i}].chunk is {fact.chunk} but the record has {len(self.chunks)} chunk(s) "
+                                 f"(indexes 0 to {len(self.chunks) - 1})")
+        return self
+
+    def node_for(self, label: str) -> tuple[str, str]:
+        """(kind, name) of the entity or topic a fact end names."""
+        key = normalize(label) or label.strip().casefold()
+        for kind, items in (("entity", self.entities), ("topic", self.topics)):
+            for item in items:
+                if key in {normalize(n) or n.strip().casefold() for n in (item.name, *item.aliases)}:
+                    return kind, item.name
+        raise KeyError(label)
+
+
+class AddDocumentRequest(DocumentRecord):
+    graph: Graph = DEFAULT_GRAPH
+
+
+class IngestRequest(Request):
+    """``graphsift facts ingest`` (CLI only: over MCP the agent sends records with add_document)."""
+
+    file: Text = Field(description="A JSONL file: one DocumentRecord per line.")
+    graph: Graph = DEFAULT_GRAPH
+
+
+class ExtractDocumentRequest(Request):
+    name: Text = Field(description="Document name (CLI: the file name).")
+    date: IsoDate = Field(description="Document date, YYYY-MM-DD (CLI: --date, default the file's modification date).")
+    text: Text = Field(description="The document's full text (CLI: the file's contents).")
+    source: str = Field("", description="Where it comes from (CLI: --source, default the file's path).")
+    graph: Graph = DEFAULT_GRAPH
+
+
+# -- query requests --------------------------------------------------------------------------------
+
+
+class Selector(Request):
+    name: Text = Field(description="The name you are looking for.")
+    definition: Text = Field(description="What you mean by it; the query text is '{name}: {definition}'.")
+    id: Text | None = Field(None, description="Your own label for this selector, echoed back.")
+
+
+def _strict_selectors(value: Any, field: str) -> Any:
+    if isinstance(value, str) or (isinstance(value, list) and any(isinstance(v, str) for v in value)):
+        raise ValueError(f"{field} takes selector objects, not names or 'name: definition' strings; use {FIND_FORM}")
+    return value
+
+
+#: Flags and fields of older interfaces, and the form that replaced each.
+LEGACY_FIELDS = {
+    "entity_name": FIND_FORM, "entity_def": FIND_FORM, "topic_name": FIND_FORM, "topic_def": FIND_FORM,
+    "to": "to_date=YYYY-MM-DD (CLI: --to-date YYYY-MM-DD)",
+}
+
+
+def _reject_legacy(data: Any) -> Any:
+    if isinstance(data, dict):
+        for key, form in LEGACY_FIELDS.items():
+            if key in data:
+                raise ValueError(f"'{key}' is an old form and is not accepted; use {form}")
+    return data
+
+
+class FindRequest(Request):
+    entity: list[Selector] = Field(default_factory=list, max_length=MAX_SELECTORS,
+                                   description="Entity selectors, each searched among entities.")
+    topic: list[Selector] = Field(default_factory=list, max_length=MAX_SELECTORS,
+                                  description="Topic selectors, each searched among topics.")
+    graph: Graph = DEFAULT_GRAPH
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy(cls, data: Any) -> Any:
+        return _reject_legacy(data)
+
+    @field_validator("entity", "topic", mode="before")
+    @classmethod
+    def _objects_only(cls, value: Any, info) -> Any:
+        return _strict_selectors(value, info.field_name)
+
+    @model_validator(mode="after")
+    def _at_least_one(self) -> FindRequest:
+        if not self.entity and not self.topic:
+            raise ValueError(f"give at least one selector: {FIND_FORM}")
+        return self
+
+
+class SearchRequest(Request):
+    entity: list[Text] = Field(default_factory=list, max_length=50,
+                               description="Entities by canonical name, alias or node id.")
+    topic: list[Text] = Field(default_factory=list, max_length=50,
+                              description="Topics by canonical name, alias or node id.")
+    mode: Literal["around", "between"] = Field(
+        "around", description="around: facts with subject or object selected; between: both selected.")
+    query: Text | None = Field(None, description="Rank the filtered facts by relevance to this text.")
+    from_: IsoDate | None = Field(None, alias="from", description="Only facts whose document date is on or after.")
+    to_date: IsoDate | None = Field(None, description="Only facts whose document date is on or before.")
+    limit: int = Field(20, ge=1, le=200, description="Most facts listed.")
+    graph: Graph = DEFAULT_GRAPH
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy(cls, data: Any) -> Any:
+        return _reject_legacy(data)
+
+    @field_validator("entity", "topic", mode="before")
+    @classmethod
+    def _list_of_names(cls, value: Any, info) -> Any:
+        if isinstance(value, str):
+            raise ValueError(f"{info.field_name} takes a list of names, e.g. {SEARCH_FORM}")
+        if isinstance(value, list) and any(isinstance(v, dict) for v in value):
+            raise ValueError(f"{info.field_name} takes names or ids, not selector objects (those are for find); "
+                             f"e.g. {SEARCH_FORM}")
+        return value
+
+    @model_validator(mode="after")
+    def _check(self) -> SearchRequest:
+        if not self.entity and not self.topic:
+            raise ValueError(f"give at least one entity or topic: {SEARCH_FORM}")
+        if self.from_ and self.to_date and self.from_ > self.to_date:
+            raise ValueError(f"from ({self.from_}) is after to_date ({self.to_date})")
+        return self
+
+
+class CatRequest(Request):
+    numbers: list[Annotated[int, Field(ge=1)]] = Field(min_length=1, max_length=50,
+                                                       description="Result numbers of the latest search.")
+    search_id: Text | None = Field(None, description="Expand this search instead of the session's latest.")
+    graph: Graph = DEFAULT_GRAPH
+
+
+class InfoRequest(Request):
+    name: Text = Field(description="An entity or topic: canonical name, alias or node id.")
+    graph: Graph = DEFAULT_GRAPH
+
+
+class LsRequest(Request):
+    what: Literal["entities", "topics", "documents"]
+    limit: int = Field(50, ge=1, le=1000, description="Most rows listed.")
+    graph: Graph = DEFAULT_GRAPH
+
+
+class StatsRequest(Request):
+    graph: Graph = DEFAULT_GRAPH
+
+
+# -- responses ---------------------------------------------------------------------------------------
+
+
+class NodeRef(Response):
+    id: str
+    name: str
+    kind: Kind
+
+
+class DocumentRef(Response):
+    id: str
+    name: str
+    date: str
+    source: str
+
+
+class FactOut(Response):
+    number: int = Field(description="Position in the result list (1-based); 0 outside a search.")
+    id: str
+    date: str = Field(description="document_date of the fact's document.")
+    subject: NodeRef
+    relationship: str
+    object: NodeRef
+    sentence: str
+    date_context: str
+    document: DocumentRef
+    score: Score | None = Field(None, description="Cosine of query and sentence (search with query only).")
+
+
+class Candidate(Response):
+    id: str
+    name: str
+    type: str | None = Field(description="Entity type; null for topics.")
+    score: Score
+
+
+class SelectorMatches(Response):
+    name: str
+    id: str | None
+    candidates: list[Candidate]
+
+
+class FindResponse(Response):
+    graph: str
+    entities: list[SelectorMatches]
+    topics: list[SelectorMatches]
+
+
+class ResolvedName(Response):
+    given: str
+    id: str
+    name: str
+    kind: Kind
+    matched: Literal["id", "name", "alias"]
+
+
+class SearchResponse(Response):
+    graph: str
+    search_id: str
+    mode: Literal["around", "between"]
+    selected: list[ResolvedName]
+    query: str | None
+    from_: str | None = Field(alias="from")
+    to_date: str | None
+    limit: int
+    total: int = Field(description="Facts that pass the selectors and date filters.")
+    results: list[FactOut]
+
+
+class NodeSummary(Response):
+    id: str
+    name: str
+    kind: Kind
+    type: str | None
+    definition: str
+    facts: int
+
+
+class CatItem(Response):
+    fact: FactOut
+    chunk: str
+    subject: NodeSummary
+    object: NodeSummary
+
+
+class CatResponse(Response):
+    graph: str
+    search_id: str
+    items: list[CatItem]
+
+
+class Neighbour(Response):
+    id: str
+    name: str
+    kind: Kind
+    facts: int = Field(description="Facts shared with the node.")
+
+
+class DuplicateLink(Response):
+    id: str
+    name: str
+    score: Score
+    reason: str
+
+
+class InfoResponse(Response):
+    graph: str
+    id: str
+    kind: Kind
+    name: str
+    type: str | None
+    definition: str
+    aliases: list[str]
+    fact_count: int
+    first_date: str | None
+    last_date: str | None
+    neighbours: list[Neighbour]
+    latest_facts: list[FactOut]
+    possible_duplicates: list[DuplicateLink]
+
+
+class LsRow(Response):
+    id: str
+    name: str
+    type: str | None = Field(description="Entity type; null for topics and documents.")
+    date: str | None = Field(description="Document date; null for entities and topics.")
+    facts: int
+    chunks: int | None = Field(description="Chunks of a document; null for entities and topics.")
+
+
+class LsResponse(Response):
+    graph: str
+    what: Literal["entities", "topics", "documents"]
+    total: int
+    rows: list[LsRow]
+
+
+class StatsResponse(Response):
+    graph: str
+    location: str
+    entities: int
+    topics: int
+    documents: int
+    chunks: int
+    facts: int
+    possible_duplicates: int
+    first_date: str | None
+    last_date: str | None
+    embedder: str | None
+
+
+class Resolution(Response):
+    kind: Kind
+    name: str = Field(description="The name as given in the document.")
+    id: str = Field(description="The node it now belongs to.")
+    canonical_name: str
+    action: Literal["created", "merged", "matched"]
+    reason: str
+    possible_duplicates: list[DuplicateLink]
+
+
+class AddDocumentResponse(Response):
+    graph: str
+    status: Literal["created", "updated", "unchanged"]
+    document: DocumentRef
+    chunks: int
+    facts: int = Field(description="Facts of the document after this call.")
+    facts_added: int
+    facts_removed: int
+    resolutions: list[Resolution]
+
+
+class ExtractDocumentResponse(AddDocumentResponse):
+    llm: str
+    skipped: list[str] = Field(description="Items the model proposed that did not fit the schema, and why.")
+
+
+class IngestResponse(Response):
+    graph: str
+    file: str
+    documents: int
+    created: int
+    updated: int
+    unchanged: int
+    facts_added: int
+    facts_removed: int
+    entities_created: int
+    topics_created: int
+    merged: int
+    embedded_texts: int
+    duration_ms: int
+    outcomes: list[AddDocumentResponse]

@@ -1,0 +1,157 @@
+"""The text people and agents read: the CLI prints it, and over MCP it is the text block of each answer.
+
+A fact is one line ``[1] 2025-10-15  Apple Inc ──[acquired]──▶ Beats  (doc name)``
+followed by its sentence, indented.
+"""
+
+from __future__ import annotations
+
+from graphsift.toolsets.facts.models import (
+    AddDocumentResponse,
+    CatResponse,
+    FactOut,
+    FindResponse,
+    InfoResponse,
+    IngestResponse,
+    LsResponse,
+    NodeSummary,
+    SearchResponse,
+    StatsResponse,
+)
+
+ARROW = "──[{rel}]──▶"
+
+
+def fact_line(f: FactOut, number: int | None = None) -> str:
+    head = f"[{number}] " if number else ""
+    return (f"{head}{f.date}  {f.subject.name} {ARROW.format(rel=f.relationship)} {f.object.name}  "
+            f"({f.document.name})")
+
+
+def fact_block(f: FactOut, number: int | None = None) -> list[str]:
+    lines = [fact_line(f, number), f"    {f.sentence}"]
+    if f.score is not None:
+        lines.append(f"    relevance {f.score:.3f}")
+    return lines
+
+
+def find(r: FindResponse) -> str:
+    lines = []
+    for title, groups in (("ENTITIES:", r.entities), ("TOPICS:", r.topics)):
+        lines.append(title)
+        if not groups:
+            lines.append("  (no selectors)")
+        for g in groups:
+            lines.append(f"  {g.name}" + (f"  (id={g.id})" if g.id else ""))
+            if not g.candidates:
+                lines.append("    (no candidates: the graph has none of this kind)")
+            for c in g.candidates:
+                kind = f"  [{c.type}]" if c.type else ""
+                lines.append(f"    {c.name}{kind}  {c.id}  {c.score:.3f}")
+    return "\n".join(lines)
+
+
+def search(r: SearchResponse) -> str:
+    chosen = {"entity": [], "topic": []}
+    for s in r.selected:
+        chosen[s.kind].append(f"{s.name} [{s.id}]")
+    parts = [f"mode={r.mode}"]
+    parts += [f"{k}: {', '.join(v)}" for k, v in chosen.items() if v]
+    if r.from_ or r.to_date:
+        parts.append(f"dates {r.from_ or '…'} to {r.to_date or '…'}")
+    if r.query:
+        parts.append(f"query={r.query!r}")
+    order = "most relevant to the query first" if r.query else "newest first"
+    lines = ["SEARCH " + "  ".join(parts),
+             f"{len(r.results)} of {r.total} facts, {order}; search_id {r.search_id} (cat N expands result N)"]
+    if not r.results:
+        lines.append("(no facts match)")
+    for f in r.results:
+        lines += [""] + fact_block(f, f.number)
+    return "\n".join(lines)
+
+
+def _node_line(label: str, n: NodeSummary) -> str:
+    kind = f"{n.type}, " if n.type else ""
+    return f"  {label}: {n.name} ({kind}{n.kind} {n.id}, {n.facts} facts): {n.definition}"
+
+
+def cat(r: CatResponse) -> str:
+    blocks = []
+    for item in r.items:
+        f = item.fact
+        blocks.append("\n".join([
+            *fact_block(f, f.number),
+            f"  when: {f.date_context}",
+            f"  document: {f.document.name} ({f.document.date}{', ' + f.document.source if f.document.source else ''})",
+            _node_line("subject", item.subject),
+            _node_line("object", item.object),
+            "  chunk:",
+            *("    " + line for line in item.chunk.splitlines()),
+        ]))
+    return f"search {r.search_id}\n\n" + "\n\n".join(blocks)
+
+
+def info(r: InfoResponse) -> str:
+    kind = f"{r.type} " if r.type else ""
+    lines = [
+        f"{r.name}  ({kind}{r.kind} {r.id})",
+        f"definition: {r.definition}",
+        f"aliases: {', '.join(r.aliases) if r.aliases else '(none)'}",
+        f"facts: {r.fact_count}" + (f", {r.first_date} to {r.last_date}" if r.first_date else ""),
+        "most connected:",
+        *([f"  {n.name} ({n.id}): {n.facts} facts" for n in r.neighbours] or ["  (none)"]),
+        "latest facts:",
+    ]
+    for f in r.latest_facts or []:
+        lines += ["  " + line for line in fact_block(f)]
+    if not r.latest_facts:
+        lines.append("  (none)")
+    if r.possible_duplicates:
+        lines.append("possible duplicates:")
+        lines += [f"  {d.name} ({d.id}) {d.score:.2f}: {d.reason}" for d in r.possible_duplicates]
+    return "\n".join(lines)
+
+
+def ls(r: LsResponse) -> str:
+    lines = [f"{r.what}: {len(r.rows)} of {r.total}" + (" (most facts first)" if r.what != "documents" else
+                                                        " (newest first)")]
+    for row in r.rows:
+        if r.what == "documents":
+            lines.append(f"  {row.date}  {row.name}  ({row.id}; {row.chunks} chunks, {row.facts} facts)")
+        else:
+            kind = f" [{row.type}]" if row.type else ""
+            lines.append(f"  {row.name}{kind}  ({row.id}; {row.facts} facts)")
+    return "\n".join(lines)
+
+
+def stats(r: StatsResponse) -> str:
+    dates = f"{r.first_date} to {r.last_date}" if r.first_date else "(no documents)"
+    return "\n".join([
+        f"graph {r.graph}: {r.location}",
+        f"entities {r.entities}, topics {r.topics}, documents {r.documents}, chunks {r.chunks}, facts {r.facts}, "
+        f"possible duplicates {r.possible_duplicates}",
+        f"document dates: {dates}; embedder: {r.embedder or '(none yet)'}",
+    ])
+
+
+def add_document(r: AddDocumentResponse) -> str:
+    lines = [f"{r.status}: {r.document.name} ({r.document.id}, {r.document.date}): {r.chunks} chunks, {r.facts} facts "
+             f"(+{r.facts_added} -{r.facts_removed})"]
+    for res in r.resolutions:
+        into = f" -> {res.canonical_name} ({res.id})"
+        lines.append(f"  {res.kind} {res.name!r}: {res.action}{into}: {res.reason}")
+    skipped = getattr(r, "skipped", [])
+    if skipped:
+        lines.append(f"skipped {len(skipped)} item(s) the LLM proposed:")
+        lines += [f"  {s}" for s in skipped]
+    return "\n".join(lines)
+
+
+def ingest(r: IngestResponse) -> str:
+    return "\n".join([
+        f"{r.file} -> graph {r.graph}: {r.documents} documents ({r.created} created, {r.updated} updated, "
+        f"{r.unchanged} unchanged) in {r.duration_ms} ms",
+        f"facts +{r.facts_added} -{r.facts_removed}; new entities {r.entities_created}, new topics {r.topics_created}, "
+        f"merged mentions {r.merged}; texts embedded {r.embedded_texts}",
+    ])
