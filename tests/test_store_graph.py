@@ -61,10 +61,13 @@ def test_node_keys_replace_per_node_filter_by_kind_and_go_with_the_node(store):
     assert store.nodes_by_keys(["i:nyc"], kind="topic") == {"i:nyc": ["T:nyc"]}
     store.set_node_keys({"E:nyc": ["n:big apple"]})
     assert store.nodes_by_keys(["i:nyc", "n:big apple"], kind="entity") == {"n:big apple": ["E:nyc"]}
+    store.add_node_keys({"E:nyc": ["n:big apple", "n:gotham"]})
+    assert store.nodes_by_keys(["n:gotham", "n:big apple"]) == {"n:gotham": ["E:nyc"], "n:big apple": ["E:nyc"]}
     store.delete_nodes(["E:nyc"])
-    assert store.nodes_by_keys(["n:big apple"]) == {}
-    with pytest.raises(InvalidInput, match="unknown node"):
-        store.set_node_keys({"E:missing": ["x"]})
+    assert store.nodes_by_keys(["n:big apple", "n:gotham"]) == {}
+    for method in (store.set_node_keys, store.add_node_keys):
+        with pytest.raises(InvalidInput, match="unknown node"):
+            method({"E:missing": ["x"]})
 
 
 def test_id_prefix_listing_is_a_range_and_not_a_pattern(store):

@@ -19,7 +19,7 @@ from graphsift.contract import format_validation_error
 from graphsift.errors import ProviderError
 from graphsift.llm import LLM, LLMRequest, parse_json_reply
 from graphsift.toolsets.facts.models import DocumentRecord, EntityIn, ExtractDocumentRequest, FactIn, TopicIn
-from graphsift.toolsets.facts.names import normalize
+from graphsift.toolsets.facts.names import exact_key
 
 #: Chunks hold whole paragraphs up to about this many characters (a longer paragraph is cut at sentences).
 CHUNK_CHARS = 1200
@@ -113,7 +113,7 @@ def extract_record(llm: LLM, request: ExtractDocumentRequest) -> tuple[DocumentR
             except ValidationError as exc:
                 skipped.append(f"{kind[:-1]} {json.dumps(raw)[:120]}: {_problem(model, exc)}")
                 continue
-            names = {normalize(n) for n in (item.name, *item.aliases)}
+            names = {exact_key(n) for n in (item.name, *item.aliases)}
             if names & used:
                 skipped.append(f"{kind[:-1]} {item.name!r}: repeats a name already listed")
                 continue
@@ -133,7 +133,7 @@ def extract_record(llm: LLM, request: ExtractDocumentRequest) -> tuple[DocumentR
             except ValidationError as exc:
                 skipped.append(f"fact {json.dumps(raw)[:120]}: {_problem(FactIn, exc)}")
                 continue
-            ends = [e for e in (fact.subject, fact.object) if normalize(e) not in used]
+            ends = [e for e in (fact.subject, fact.object) if exact_key(e) not in used]
             if ends:
                 skipped.append(f"fact {fact.sentence[:80]!r}: {', '.join(map(repr, ends))} is not in the step 1 list")
             elif fact.chunk >= len(chunks):

@@ -100,8 +100,11 @@ class FactsGraph:
                     found.update(dict.fromkeys(ids))
             if len(found) == 1:
                 [node] = store.get_nodes(list(found))
-                matched = "name" if normalize(node.name) == normalize(given) else "alias"
-                return node, matched
+                if exact_key(node.name) == exact_key(given):
+                    return node, "name"
+                if any(exact_key(a) == exact_key(given) for a in node.props.get("aliases", [])):
+                    return node, "alias"
+                return node, "normalised"
             if len(found) > 1:
                 nodes = store.get_nodes(list(found))
                 listed = "; ".join(f"{n.id} ({n.name}: {n.props.get('definition', '')[:80]})" for n in nodes[:10])

@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, Field, field_validator, model_validator
 
 from graphsift.contract import Request, Response
-from graphsift.toolsets.facts.names import normalize
+from graphsift.toolsets.facts.names import exact_key
 
 GRAPH_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
 DEFAULT_GRAPH = "default"
@@ -85,19 +85,20 @@ class DocumentRecord(Request):
 
     @model_validator(mode="after")
     def _references_resolve(self) -> DocumentRecord:
-        """Names unique per kind; every fact's ends name exactly one entity or topic; chunks exist."""
+        """Names unique per kind; every fact's ends name exactly one entity or topic (a name or alias of
+        this record, compared case-insensitively); chunks exist."""
         names: dict[str, tuple[str, str]] = {}
         for kind, items in (("entity", self.entities), ("topic", self.topics)):
             seen: dict[str, str] = {}
             for item in items:
-                key = normalize(item.name) or item.name.strip().casefold()
+                key = exact_key(item.name)
                 if key in seen:
                     raise ValueError(f"{kind} names must be unique in a record: {seen[key]!r} and {item.name!r} "
-                                     "are the same name; give one entry with aliases")
+                                     "are the same name; give one entry (with aliases)")
                 seen[key] = item.name
             for item in items:
                 for label in (item.name, *item.aliases):
-                    key = normalize(label) or label.strip().casefold()
+                    key = exact_key(label)
                     other = names.get(key)
                     if other is not None and other != (kind, item.name):
                         raise ValueError(f"{label!r} names both {other[0]} {other[1]!r} and {kind} {item.name!r}; "
@@ -107,7 +108,7 @@ class DocumentRecord(Request):
         for i, fact in enumerate(self.facts):
             for end in ("subject", "object"):
                 label = getattr(fact, end)
-                if (normalize(label) or label.strip().casefold()) not in names:
+                if exact_key(label) not in names:
                     raise ValueError(f"facts[{i}].{end} {label!r} is not the name or alias of an entity or topic of "
                                      f"this record; names: {valid}")
             if fact.chunk >= len(self.chunks):
@@ -117,10 +118,10 @@ class DocumentRecord(Request):
 
     def node_for(self, label: str) -> tuple[str, str]:
         """(kind, name) of the entity or topic a fact end names."""
-        key = normalize(label) or label.strip().casefold()
+        key = exact_key(label)
         for kind, items in (("entity", self.entities), ("topic", self.topics)):
             for item in items:
-                if key in {normalize(n) or n.strip().casefold() for n in (item.name, *item.aliases)}:
+                if key in {exact_key(n) for n in (item.name, *item.aliases)}:
                     return kind, item.name
         raise KeyError(label)
 
@@ -159,16 +160,20 @@ def _strict_selectors(value: Any, field: str) -> Any:
     return value
 
 
-#: Flags and fields of older interfaces, and the form that replaced each.
-LEGACY_FIELDS = {
+#: Fields of older interfaces, and the form that replaced each, per tool.
+FIND_LEGACY_FIELDS = {
     "entity_name": FIND_FORM, "entity_def": FIND_FORM, "topic_name": FIND_FORM, "topic_def": FIND_FORM,
+    "to": f"find has no date filter (dates belong to search: to_date=YYYY-MM-DD); find takes {FIND_FORM}",
+}
+SEARCH_LEGACY_FIELDS = {
+    "entity_name": SEARCH_FORM, "topic_name": SEARCH_FORM,
     "to": "to_date=YYYY-MM-DD (CLI: --to-date YYYY-MM-DD)",
 }
 
 
-def _reject_legacy(data: Any) -> Any:
+def _reject_legacy(data: Any, legacy: dict[str, str]) -> Any:
     if isinstance(data, dict):
-        for key, form in LEGACY_FIELDS.items():
+        for key, form in legacy.items():
             if key in data:
                 raise ValueError(f"'{key}' is an old form and is not accepted; use {form}")
     return data
@@ -184,7 +189,7 @@ class FindRequest(Request):
     @model_validator(mode="before")
     @classmethod
     def _legacy(cls, data: Any) -> Any:
-        return _reject_legacy(data)
+        return _reject_legacy(data, FIND_LEGACY_FIELDS)
 
     @field_validator("entity", "topic", mode="before")
     @classmethod
@@ -214,7 +219,7 @@ class SearchRequest(Request):
     @model_validator(mode="before")
     @classmethod
     def _legacy(cls, data: Any) -> Any:
-        return _reject_legacy(data)
+        return _reject_legacy(data, SEARCH_LEGACY_FIELDS)
 
     @field_validator("entity", "topic", mode="before")
     @classmethod
@@ -310,7 +315,9 @@ class ResolvedName(Response):
     id: str
     name: str
     kind: Kind
-    matched: Literal["id", "name", "alias"]
+    matched: Literal["id", "name", "alias", "normalised"] = Field(
+        description="How the name was found: node id, canonical name or alias (case-insensitive), or equal after "
+                    "normalisation (accents, punctuation, legal suffixes such as Inc dropped).")
 
 
 class SearchResponse(Response):

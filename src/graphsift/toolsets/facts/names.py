@@ -97,9 +97,9 @@ def probe_keys(name: str) -> list[str]:
     return keys
 
 
-def mention_key(kind: str, name: str, definition: str) -> str:
-    """The same name and definition seen again resolve to the same node without embedding anything."""
-    raw = f"{kind}\0{normalize(name)}\0{' '.join(definition.split())}".encode()
+def mention_key(kind: str, name: str, definition: str, type: str | None = None) -> str:
+    """The same name, type and definition seen again resolve to the same node without embedding anything."""
+    raw = f"{kind}\0{normalize(name)}\0{(type or '').casefold()}\0{' '.join(definition.split())}".encode()
     return "m:" + hashlib.sha1(raw).hexdigest()[:20]
 
 
@@ -122,6 +122,9 @@ def name_evidence(a: Iterable[str], b: Iterable[str]) -> tuple[str, str]:
         for y in b:
             cx, cy = core_words(x), core_words(y)
             if not cx or not cy:
+                continue
+            nx, ny = {w for w in cx if w.isdigit()}, {w for w in cy if w.isdigit()}
+            if nx and ny and nx != ny:
                 continue
             if cx == cy or "".join(cx) == "".join(cy):
                 found = (4, "same", f"same normalised name {' '.join(cx)!r}")

@@ -110,7 +110,7 @@ class Mention:
 
     @property
     def key(self) -> str:
-        return mention_key(self.kind, self.name, self.definition)
+        return mention_key(self.kind, self.name, self.definition, self.type)
 
     @property
     def names(self) -> list[str]:
