@@ -79,7 +79,7 @@ def output_options(fn: Callable) -> Callable:
         except GraphsiftError as exc:
             _fail(exc)
             return
-        click.echo(result.model_dump_json(indent=2) if as_json else render(result))
+        click.echo(result.model_dump_json(indent=2, by_alias=True) if as_json else render(result))
 
     return wrapper
 

@@ -16,7 +16,8 @@ from typing import Any
 import click
 from pydantic import RootModel
 
-from graphsift.cli import _fail, _runtime, main, output_options, run_tool
+from graphsift import cli as _cli
+from graphsift.cli import _fail, main, output_options, run_tool
 from graphsift.contract import parse_request
 from graphsift.errors import InvalidInput
 from graphsift.toolset import CallContext
@@ -36,7 +37,7 @@ FIND_LEGACY = {
     "--entity-def": f"selectors are one JSON object each: {FIND_FORM}",
     "--topic-name": f"selectors are one JSON object each: {FIND_FORM}",
     "--topic-def": f"selectors are one JSON object each: {FIND_FORM}",
-    "-to": "find has no date filter; dates belong to search: --to-date YYYY-MM-DD",
+    "-to": f"find has no date filter (dates belong to search: --to-date YYYY-MM-DD); find takes {FIND_FORM}",
 }
 SEARCH_LEGACY = {
     "-to": "the end date is --to-date YYYY-MM-DD",
@@ -185,7 +186,7 @@ def facts_ingest(file, graph):
         bar.update(done - bar.pos)
 
     try:
-        result = ingest_file(FactsGraph(_runtime(), request.graph), request.file, progress)
+        result = ingest_file(FactsGraph(_cli._runtime(), request.graph), request.file, progress)
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)
@@ -204,7 +205,7 @@ class ExtractBatch(RootModel[list[ExtractDocumentResponse]]):
 @output_options
 def facts_extract(docs, date, source, graph):
     """Extract text files with the configured LLM and add them (name: the file name)."""
-    runtime = _runtime()
+    runtime = _cli._runtime()
     results = []
     for doc in docs:
         path = Path(doc)

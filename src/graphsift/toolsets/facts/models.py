@@ -155,7 +155,7 @@ class Selector(Request):
 
 
 def _strict_selectors(value: Any, field: str) -> Any:
-    if isinstance(value, str) or (isinstance(value, list) and any(isinstance(v, str) for v in value)):
+    if isinstance(value, str) or (isinstance(value, list) and any(not isinstance(v, dict) for v in value)):
         raise ValueError(f"{field} takes selector objects, not names or 'name: definition' strings; use {FIND_FORM}")
     return value
 
