@@ -26,8 +26,12 @@ from graphsift.toolsets.facts import TOOLSET
 SPECS = {spec.name: spec for spec in TOOLSET.tools}
 SERVE = [sys.executable, "-m", "graphsift.cli", "serve", "facts"]
 
-DOCUMENT = ("Apple Inc acquired Beats Electronics for three billion dollars in May 2014.\n\n"
-            "Beats Electronics makes headphones. Tim Cook said the deal helps Apple in music streaming.")
+DOCUMENT = ("Apple Inc acquired Beats Electronics for three billion dollars in May 2014, its largest purchase so far "
+            "and a clear bet on audio. The deal brings the headphone maker and its founders into the company, and analysts expect the "
+            "brand to keep its own name and stores while the engineering teams move to Cupertino over the year.\n\n"
+            "Beats Electronics makes headphones and speakers and runs a subscription service. Tim Cook said the deal "
+            "helps Apple in music streaming, where it competes with services that grew quickly in the last two "
+            "years, and that the Beats team would help Apple build a better streaming offer for its customers.")
 STEP1 = {"entities": [
     {"name": "Apple Inc", "type": "Company", "definition": "American technology company that makes the iPhone",
      "aliases": ["Apple"]},
@@ -47,7 +51,10 @@ STEP2 = {"facts": [
 
 
 def fake_model_answer(prompt: str) -> str:
-    """What the fake hosted model says: step 1 in a code fence with prose around it, step 2 bare."""
+    """What the fake hosted model says: step 1 in a code fence with prose around it, step 2 bare; asked whether
+    two descriptions name the same thing, yes for Beats, no otherwise."""
+    if "SAME THING?" in prompt:
+        return json.dumps({"same": prompt.count("Beats") >= 2})
     if "STEP 1 of 2" in prompt:
         assert "[chunk 0]" in prompt and "[chunk 1]" in prompt
         return "Here you go:\n```json\n" + json.dumps(STEP1) + "\n```\nDone."

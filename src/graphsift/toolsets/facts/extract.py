@@ -20,9 +20,12 @@ from graphsift.errors import ProviderError
 from graphsift.llm import LLM, LLMRequest, parse_json_reply
 from graphsift.toolsets.facts.models import DocumentRecord, EntityIn, ExtractDocumentRequest, FactIn, TopicIn
 from graphsift.toolsets.facts.names import exact_key
+from graphsift.toolsets.facts.resolve import Judge, Mention, NodeState
 
-#: Chunks hold whole paragraphs up to about this many characters (a longer paragraph is cut at sentences).
+#: A chunk is a paragraph; paragraphs shorter than SMALL_CHUNK are joined with the next, up to CHUNK_CHARS,
+#: and a paragraph longer than CHUNK_CHARS is cut at sentence ends.
 CHUNK_CHARS = 1200
+SMALL_CHUNK = 300
 ENTITY_TYPES = "Company, Person, Organization, Location, Product, Event, Other"
 
 SYSTEM = (
@@ -55,8 +58,37 @@ Answer with JSON of this shape:
   "chunk": <number of the chunk it comes from>}}]}}"""
 
 
+SAME = """SAME THING? Do these two descriptions name the same real-world {kind}?
+
+A: {a_name} ({a_type}): {a_definition}
+B: {b_name} ({b_type}): {b_definition}{b_aliases}
+
+Answer with JSON: {{"same": true}} or {{"same": false}}."""
+#: Questions the judge may ask per write; past that, possible duplicates stay linked, not merged.
+MAX_JUDGEMENTS = 10
+
+
+def llm_judge(llm: LLM) -> Judge:
+    """Possible duplicates decided by the model: merged when it says they are the same thing."""
+    asked = 0
+
+    def judge(mention: Mention, node: NodeState) -> bool:
+        nonlocal asked
+        if asked >= MAX_JUDGEMENTS:
+            return False
+        asked += 1
+        aliases = f" (also called {', '.join(node.aliases)})" if node.aliases else ""
+        reply = parse_json_reply(llm.complete(LLMRequest(SYSTEM, SAME.format(
+            kind=mention.kind, a_name=mention.name, a_type=mention.type or mention.kind,
+            a_definition=mention.definition, b_name=node.name, b_type=node.type or node.kind,
+            b_definition=node.definition, b_aliases=aliases), max_tokens=50)), f"the LLM ({llm.name})")
+        return reply.get("same") is True
+
+    return judge
+
+
 def chunk_text(text: str, limit: int = CHUNK_CHARS) -> list[str]:
-    """Paragraphs joined up to ``limit`` characters; an over-long paragraph is cut at sentence ends."""
+    """One chunk per paragraph (short ones joined, over-long ones cut at sentence ends)."""
     pieces: list[str] = []
     for paragraph in (p.strip() for p in re.split(r"\n\s*\n", text)):
         if not paragraph:
@@ -75,7 +107,7 @@ def chunk_text(text: str, limit: int = CHUNK_CHARS) -> list[str]:
             pieces.append(current)
     chunks: list[str] = []
     for piece in pieces:
-        if chunks and len(chunks[-1]) + 2 + len(piece) <= limit:
+        if chunks and len(chunks[-1]) < SMALL_CHUNK and len(chunks[-1]) + 2 + len(piece) <= limit:
             chunks[-1] += "\n\n" + piece
         else:
             chunks.append(piece)

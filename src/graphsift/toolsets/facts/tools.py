@@ -253,5 +253,5 @@ def extract_document(runtime: Runtime, request: ExtractDocumentRequest, context:
         raise ConfigError(NO_LLM)
     graph = FactsGraph(runtime, request.graph)
     record, skipped = extract.extract_record(llm, request)
-    [out] = Writer(graph).write([record])
+    [out] = Writer(graph, judge=extract.llm_judge(llm)).write([record])
     return ExtractDocumentResponse(**out.model_dump(), llm=llm.name, skipped=skipped)
