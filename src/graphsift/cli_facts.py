@@ -130,7 +130,7 @@ def facts_search(entity, topic, mode, query, from_, to_date, limit, graph):
 
 
 @facts.command("cat")
-@click.argument("numbers", nargs=-1, type=int, required=True)
+@click.argument("numbers", nargs=-1, type=int, required=True, metavar="N...")
 @click.option("--search-id", metavar="ID", help="Expand this search instead of the latest.")
 @GRAPH
 @output_options

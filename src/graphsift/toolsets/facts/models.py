@@ -33,7 +33,7 @@ def _iso_date(value: str) -> str:
 
 
 Text = Annotated[str, Field(min_length=1, pattern=r"\S")]
-IsoDate = Annotated[str, Field(min_length=1), AfterValidator(_iso_date)]
+IsoDate = Annotated[str, Field(min_length=1, json_schema_extra={"format": "date"}), AfterValidator(_iso_date)]
 Graph = Annotated[
     str,
     Field(pattern=GRAPH_PATTERN, description="Graph name (lower-case letters, digits, - and _); each graph is its own store."),
