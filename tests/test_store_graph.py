@@ -42,7 +42,7 @@ def test_a_version_1_file_is_migrated_in_place_keeping_its_rows(tmp_path):
     conn.close()
     store = SQLiteStore(path)
     indexes = {r[0] for r in store._conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
-    assert {"edges_src_type_date", "edges_dst_type_date", "node_keys_node"} <= indexes
+    assert {"edges_src_type_date", "edges_dst_type_date", "edges_type", "node_keys_node"} <= indexes
     assert not {"edges_src", "edges_dst"} & indexes  # replaced by the wider indexes
     assert store._conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) == 2
     assert [n.id for n in store.iter_nodes()] == ["a"]
@@ -192,6 +192,8 @@ def test_structural_queries_are_answered_from_the_indexes(graph):
 
 def test_counts_and_neighbours(graph):
     assert graph.count_edges() == 7 and graph.count_edges("fact") == 6
+    plan = " ".join(r[3] for r in graph._conn.execute("EXPLAIN QUERY PLAN SELECT count(*) FROM edges WHERE type = 'fact'"))
+    assert "COVERING INDEX edges_type" in plan
     assert graph.neighbour_counts("apple", type="fact") == [("microsoft", 2), ("beats", 1), ("inflation", 1)]
     assert graph.neighbour_counts("apple", limit=1) == [("microsoft", 2)]
     graph.upsert_nodes([Node(n, "entity", n) for n in ("apple", "microsoft", "beats", "dre", "lonely")])

@@ -76,7 +76,8 @@ MIGRATIONS: list[str] = [
     CREATE INDEX edges_date ON edges(date);
     """,
     # 2: exact lookup keys per node (normalised names, aliases); edge indexes that answer "edges around or
-    # between these nodes, of this type, in this date range" from the index alone (they replace src / dst).
+    # between these nodes, of this type, in this date range" from the index alone (they replace src / dst),
+    # and counts per type without reading rows (edge rows hold vectors, so a table scan is slow).
     """
     CREATE TABLE node_keys (
         key TEXT NOT NULL,
@@ -86,6 +87,7 @@ MIGRATIONS: list[str] = [
     CREATE INDEX node_keys_node ON node_keys(node_rowid);
     CREATE INDEX edges_src_type_date ON edges(src, type, date, dst);
     CREATE INDEX edges_dst_type_date ON edges(dst, type, date, src);
+    CREATE INDEX edges_type ON edges(type);
     DROP INDEX edges_src;
     DROP INDEX edges_dst;
     """,

@@ -45,8 +45,7 @@ class _Memory:
 
 
 def _memory(runtime: Runtime) -> _Memory:
-    with runtime._lock:
-        return runtime.state.setdefault("facts.searches", _Memory())
+    return runtime.state.setdefault("facts.searches", _Memory())  # setdefault is atomic
 
 
 def _read_file(path: Path) -> dict:

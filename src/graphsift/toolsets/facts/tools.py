@@ -73,7 +73,7 @@ def _facts_out(store: SQLiteStore, edges: list[Edge], scores: dict[str, float] |
             date_context=e.props.get("date_context", ""),
             document=DocumentRef(id=e.props["document"], name=doc.name if doc else "", date=e.date or "",
                                  source=doc.props.get("source", "") if doc else ""),
-            score=None if scores is None else _unit(scores[e.id]),
+            score=None if scores is None else _unit(scores.get(e.id, 0.0)),
         ))
     return out
 
