@@ -184,6 +184,8 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=100, help="documents per write transaction (100)")
     parser.add_argument("--variant-share", type=float, default=0.05, help="later mentions that use a variant (0.05)")
     parser.add_argument("--queries", type=int, default=200, help="calls per measured variant (200)")
+    parser.add_argument("--find-scale", type=int, default=0, metavar="N",
+                        help="also time find over N nodes with random unit vectors (scan cost without ingesting)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--keep", type=Path, help="keep the data folder here (default: a temp dir, removed)")
     args = parser.parse_args()
@@ -303,8 +305,48 @@ def main() -> None:
                              f"{'1 year' if dated else 'all':6}")
                     print(f"  {label}: {ms(times)}  matched mean {statistics.mean(matched):8.1f} "
                           f"max {max(matched)}", flush=True)
+    if args.find_scale:
+        find_scale(runtime, args)
     if args.keep is None:
         shutil.rmtree(base, ignore_errors=True)
+
+
+def find_scale(runtime: Runtime, args: argparse.Namespace) -> None:
+    """find's cost at N nodes without embedding N texts: random unit vectors (the scan does not depend on
+    the values), the selectors' embedding still included."""
+    from graphsift.store import Node
+
+    n = args.find_scale
+    rng = np.random.default_rng(args.seed)
+    graph = FactsGraph(runtime, "findscale")
+    store = graph.store(create=True)
+    topics = int(n * args.topic_share)
+    began = time.perf_counter()
+    for start in range(0, n, 10_000):
+        rows = rng.normal(size=(min(10_000, n - start), runtime.embedder.dim)).astype(np.float32)
+        rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+        store.upsert_nodes([Node(f"{'T' if start + j < topics else 'E'}:n{start + j}",
+                                 "topic" if start + j < topics else "entity", f"n{start + j}", "", {}, row[None, :])
+                            for j, row in enumerate(rows)])
+    store.set_meta("embedder", {"name": runtime.embedder.name, "dim": runtime.embedder.dim})
+    ctx = CallContext(session="bench")
+    selector = {"name": "Korvani Systems", "definition": "maker of solar equipment in Kenya"}
+    began = time.perf_counter()
+    call(runtime, "find", {"entity": [selector], "graph": "findscale"}, ctx)
+    first = time.perf_counter() - began
+    times, embed_times = [], []
+    words = list(WORDS_A)
+    for i in range(args.queries):
+        sel = [{"name": f"{words[i % len(words)]} {k}", "definition": f"{words[(i + k) % len(words)]} company"}
+               for k in range(3)]
+        began = time.perf_counter()
+        call(runtime, "find", {"entity": sel[:2], "topic": sel[2:], "graph": "findscale"}, ctx)
+        times.append(time.perf_counter() - began)
+        began = time.perf_counter()
+        runtime.embedder.embed([f"{x['name']}: {x['definition']}" for x in sel])
+        embed_times.append(time.perf_counter() - began)
+    print(f"find over {n} random-vector nodes ({topics} topics): first call {first * 1000:.0f} ms (cache load); "
+          f"3 selectors {ms(times)}; of which embedding the 3 selector texts {ms(embed_times)}")
 
 
 if __name__ == "__main__":

@@ -186,16 +186,17 @@ class _VectorCache:
             if end <= start:
                 continue
             block = self.matrix[start:end]
-            scores = np.empty((end - start, len(members)), dtype=np.float32)
+            scores = np.empty((len(members), end - start), dtype=np.float32)
             for b in range(0, end - start, _SCAN_BLOCK):
                 rows = block[b : b + _SCAN_BLOCK]
                 for j, q in enumerate(members):
-                    scores[b : b + _SCAN_BLOCK, j] = rows @ queries[q]
+                    np.dot(rows, queries[q], out=scores[j, b : b + _SCAN_BLOCK])
             # Each node's passages are one run inside the slice: its score is the run's maximum.
             lo, hi = np.searchsorted(self._starts, [start, end])
             starts, owners = self._starts[lo:hi] - start, self._owners[lo:hi]
+            one_row_each = starts.size == end - start
             for j, q in enumerate(members):
-                best = np.maximum.reduceat(scores[:, j], starts)
+                best = scores[j] if one_row_each else np.maximum.reduceat(scores[j], starts)
                 k = min(limit, best.size)
                 top = np.argpartition(-best, k - 1)[:k] if k < best.size else np.arange(best.size)
                 top = top[np.lexsort((owners[top], -best[top]))]
