@@ -69,6 +69,7 @@ PAIRS = [
     ("Google", "search engine company", "Google Cloud", "cloud computing division of Google", False),
     ("New York", "US state in the northeast", "New York City", "most populous city in the United States", False),
     ("iPhone 14", "Apple smartphone released in September 2022", "iPhone 15", "Apple smartphone released in September 2023", False),
+    ("Alpha Holdings A", "investment company number 0 of the Alpha group", "Alpha Holdings B", "investment company number 1 of the Alpha group", False),
 ]
 
 

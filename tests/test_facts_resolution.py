@@ -310,6 +310,8 @@ def test_name_normalisation_and_evidence():
     assert N.name_evidence(["Tim Cook"], ["Timothy Cook"])[0] == "similar"
     assert N.name_evidence(["AWS"], ["Amazon"])[0] == "none"
     assert N.name_evidence(["iPhone 14"], ["iPhone 15"])[0] == "none"
+    assert N.name_evidence(["Alpha Holdings A"], ["Alpha Holdings B"])[0] == "none"
+    assert N.name_evidence(["Inflation"], ["Deflation"])[0] == "similar"
     assert N.name_evidence(["Windows 10"], ["Windows 10 Pro"])[0] == "prefix"
     assert set(N.probe_keys("NYC")) & set(N.name_keys("New York City"))
     assert set(N.probe_keys("Beats Electronics")) & set(N.name_keys("Beats"))

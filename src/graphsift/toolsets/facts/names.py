@@ -108,6 +108,21 @@ def slug(name: str, limit: int = 48) -> str:
     return text or "node"
 
 
+def _same_words_spelled_alike(cx: list[str], cy: list[str]) -> bool:
+    """Word by word, each pair is equal, one starts the other ("tim", "timothy") or is spelled alike;
+    a short word (one or two letters) must be equal: "Fund A" and "Fund B" are not similar names."""
+    if len(cx) != len(cy):
+        return False
+    for u, v in zip(cx, cy, strict=True):
+        if u == v:
+            continue
+        if min(len(u), len(v)) <= 2:
+            return False
+        if not (u.startswith(v) or v.startswith(u) or difflib.SequenceMatcher(None, u, v).ratio() >= 0.5):
+            return False
+    return True
+
+
 def name_evidence(a: Iterable[str], b: Iterable[str]) -> tuple[str, str]:
     """How two sets of names (canonical name and aliases) relate: (level, reason).
 
@@ -134,7 +149,7 @@ def name_evidence(a: Iterable[str], b: Iterable[str]) -> tuple[str, str]:
                 found = (2, "prefix", f"{x!r} and {y!r} start with the same words")
             else:
                 ratio = difflib.SequenceMatcher(None, " ".join(cx), " ".join(cy)).ratio()
-                if ratio < SIMILAR_NAME_RATIO:
+                if ratio < SIMILAR_NAME_RATIO or not _same_words_spelled_alike(cx, cy):
                     continue
                 found = (1, "similar", f"similar names {x!r} and {y!r} ({ratio:.2f})")
             if found[0] > best[0]:
