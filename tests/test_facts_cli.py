@@ -200,7 +200,7 @@ def test_the_real_entry_point_keeps_cat_numbers_between_processes(env):
     environ = {**os.environ, "GRAPHSIFT_HOME": str(home)}
     first = subprocess.run([*base, "search", "-entity", "Mercury", "--graph", "default"], env=environ,
                            capture_output=True, text=True, timeout=120)
-    assert first.returncode == 2 and "names 2 entitys" in first.stderr and "E:mercury-2" in first.stderr
+    assert first.returncode == 2 and "names 2 entities" in first.stderr and "E:mercury-2" in first.stderr
     searched = subprocess.run([*base, "search", "-entity", "E:mercury-2"], env=environ, capture_output=True,
                               text=True, timeout=120)
     assert searched.returncode == 0 and "[1] 2025-11-02  Mercury ──[was used in]──▶ Thermometer" in searched.stdout

@@ -110,7 +110,7 @@ def test_mercury_the_planet_and_the_element_stay_apart(graph):
     assert r.action == "created" and r.id == "E:mercury-2"
     store = graph.store()
     assert store.count_nodes("entity") == 2
-    with pytest.raises(InvalidInput, match="names 2 entitys.*E:mercury .*E:mercury-2"):
+    with pytest.raises(InvalidInput, match="names 2 entities.*E:mercury .*E:mercury-2"):
         graph.resolve(store, "Mercury", "entity")
 
 

@@ -108,7 +108,8 @@ class FactsGraph:
             if len(found) > 1:
                 nodes = store.get_nodes(list(found))
                 listed = "; ".join(f"{n.id} ({n.name}: {n.props.get('definition', '')[:80]})" for n in nodes[:10])
-                raise InvalidInput(f"{given!r} names {len(nodes)} {kind or 'node'}s: {listed}; pass the id instead")
+                plural = {"entity": "entities", "topic": "topics"}.get(kind or "", "entities or topics")
+                raise InvalidInput(f"{given!r} names {len(nodes)} {plural}: {listed}; pass the id instead")
         nearest = self.nearest(store, given, kinds)
         hint = "; ".join(f"{n.id} ({n.name})" for n in nearest) or "none: the graph has no such nodes yet"
         what = kind or "entity or topic"
@@ -123,8 +124,3 @@ class FactsGraph:
         best = sorted((h for row in hits for h in row), key=lambda h: -h.score)[:n]
         return store.get_nodes([h.id for h in best])
 
-
-def kind_of(node: Node) -> str:
-    if node.kind not in KINDS:
-        raise InvalidInput(f"{node.id} is a {node.kind}, not an entity or topic")
-    return node.kind
