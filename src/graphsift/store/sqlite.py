@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from graphsift import parallel
 from graphsift.errors import IndexCorrupted, InvalidInput
 from graphsift.store.base import Edge, Hit, Node, Where
 from graphsift.store.keywords import KeywordIndex, TermVector
@@ -122,6 +123,7 @@ class _NodeCache:
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self._keywords: KeywordIndex | None = None
+        self._masks: dict[str, np.ndarray | None] = {}
         nodes = conn.execute("SELECT rowid, id, kind, props FROM nodes ORDER BY rowid").fetchall()
         self.node_ids = np.array([r[1] for r in nodes], dtype=object)
         self.kinds = np.array([r[2] for r in nodes], dtype=object)
@@ -142,6 +144,10 @@ class _NodeCache:
         ends = np.r_[self._starts[1:], owner.size] if owner.size else owner
         #: node id -> (first row, end row) of its passages in ``matrix``
         self.rows = {self.node_ids[o]: (int(s), int(e)) for o, s, e in zip(self._owners, self._starts, ends, strict=True)}
+
+    @property
+    def has_keywords(self) -> bool:
+        return self._keywords is not None
 
     def keywords(self, conn: sqlite3.Connection) -> KeywordIndex:
         """The BM25 postings; ``conn`` must read the snapshot this cache was built from."""
@@ -170,6 +176,16 @@ class _NodeCache:
         return self._columns[key]
 
     def node_mask(self, kind: str | None, where: Where | None) -> np.ndarray | None:
+        """Which nodes pass the filters (None: all); read-only, memoised per filter (searches repeat them)."""
+        key = repr((kind, sorted((where or {}).items())))
+        if key not in self._masks:
+            mask = self._compute_mask(kind, where)
+            if mask is not None:
+                mask.flags.writeable = False
+            self._masks[key] = mask
+        return self._masks[key]
+
+    def _compute_mask(self, kind: str | None, where: Where | None) -> np.ndarray | None:
         mask = None
         if kind is not None:
             mask = self.kinds == kind
@@ -394,7 +410,8 @@ class SQLiteStore:
     ) -> list[Hit]:
         """BM25 (FTS5's formula, see :mod:`graphsift.store.keywords`) over the filtered nodes that
         contain at least one query term; ``weights`` scale the name and text columns."""
-        with self._ranking_cache(keywords=True) as cache:
+        with self._lock:
+            cache = self._ranking_cache(keywords=True)
             scores, matched = cache.keywords(self._conn).scores(query, weights)
             mask = cache.node_mask(kind, where)
             if mask is not None:
@@ -410,7 +427,8 @@ class SQLiteStore:
         limit: int = 100,
     ) -> list[Hit]:
         """Exact cosine over every passage of the filtered nodes; a node scores its best passage."""
-        with self._ranking_cache() as cache:
+        with self._lock:
+            cache = self._ranking_cache()
             if cache.matrix.shape[0] == 0:
                 return []
             query = np.asarray(vector, dtype=np.float32).reshape(-1)
@@ -419,7 +437,7 @@ class SQLiteStore:
                     f"query vector has dimension {query.shape[0]}, the store holds {cache.matrix.shape[1]}"
                 )
             # Scoring every row and masking after is cheaper than copying the filtered rows.
-            best = cache.best_per_node(cache.matrix @ query)
+            best = cache.best_per_node(parallel.matvec(cache.matrix, query))
             keep = best > -np.inf
             mask = cache.node_mask(kind, where)
             if mask is not None:
@@ -429,33 +447,42 @@ class SQLiteStore:
     def vector_scores(self, vector: np.ndarray, ids: Sequence[str]) -> dict[str, float]:
         """Best-passage cosine of ``vector`` for each of ``ids`` that has vectors (from the cached matrix)."""
         query = np.asarray(vector, dtype=np.float32).reshape(-1)
-        out: dict[str, float] = {}
-        with self._ranking_cache() as cache:
-            for node_id in ids:
-                span = cache.rows.get(node_id)
-                if span is not None:
-                    out[node_id] = float(np.max(cache.matrix[span[0] : span[1]] @ query))
-        return out
-
-    @contextmanager
-    def _ranking_cache(self, keywords: bool = False) -> Iterator[_NodeCache]:
-        """The node cache for the current data version, read in one snapshot (the lock is held while
-        the caller uses it, so a keyword index built on demand matches the nodes it was built with)."""
         with self._lock:
-            outer = self._depth == 0
+            cache = self._ranking_cache()
+            spans = [(node_id, cache.rows[node_id]) for node_id in dict.fromkeys(ids) if node_id in cache.rows]
+            if not spans:
+                return {}
+            rows = np.concatenate([np.arange(start, end) for _, (start, end) in spans])
+            scores = cache.matrix[rows] @ query
+        starts = np.cumsum([0] + [end - start for _, (start, end) in spans[:-1]])
+        best = np.maximum.reduceat(scores, starts)
+        return {node_id: float(score) for (node_id, _), score in zip(spans, best, strict=True)}
+
+    def _ranking_cache(self, keywords: bool = False) -> _NodeCache:
+        """The node cache for the current data version (call with ``self._lock`` held).
+
+        Checking the version is one statement; a rebuild reads every row in one snapshot. A cache
+        is tagged with the version read before its rows, so a commit in between only causes one
+        more rebuild, and a keyword index built later under the same version matches its nodes.
+        """
+        version = self._conn.execute("PRAGMA data_version").fetchone()[0]
+        cache = self._cache
+        if cache is not None and version == self._cache_version and (cache.has_keywords or not keywords):
+            return cache
+        outer = self._depth == 0
+        if outer:
+            self._conn.execute("BEGIN")
+        try:
+            version = self._conn.execute("PRAGMA data_version").fetchone()[0]
+            if self._cache is None or version != self._cache_version:
+                self._cache = _NodeCache(self._conn)
+                self._cache_version = version
+            if keywords:
+                self._cache.keywords(self._conn)
+        finally:
             if outer:
-                self._conn.execute("BEGIN")  # one read snapshot for the version and every row read
-            try:
-                version = self._conn.execute("PRAGMA data_version").fetchone()[0]
-                if self._cache is None or version != self._cache_version:
-                    self._cache = _NodeCache(self._conn)
-                    self._cache_version = version
-                if keywords:
-                    self._cache.keywords(self._conn)
-                yield self._cache
-            finally:
-                if outer:
-                    self._conn.execute("COMMIT")
+                self._conn.execute("COMMIT")
+        return self._cache
 
     # -- edges ---------------------------------------------------------------------
 
