@@ -397,8 +397,8 @@ def run_variants(bench: Bench, ranked_keys: list[str]) -> None:
     sources = {n.id: n for n in store.get_nodes([f"BUG-{q}" for q in ranked_keys], with_vectors=True)}
     print("query-text variants (tools._hybrid, fused order, source's first passage vector, own item dropped):")
     texts = {
-        "title + description (what get_similar sends)": lambda n: f"{n.props['title']}\n{n.props['description']}",
-        "title only": lambda n: n.props["title"],
+        "title + description": lambda n: f"{n.props['title']}\n{n.props['description']}",
+        "title only (what get_similar sends)": lambda n: tools.item_keyword_query(n.props["title"], n.props["description"]),
         "title + first 30 words of description":
             lambda n: n.props["title"] + "\n" + " ".join(n.props["description"].split()[:30]),
     }
