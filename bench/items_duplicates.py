@@ -211,7 +211,8 @@ def patched(obj, **values) -> Iterator[None]:
 
 def band_at(ranked: list[tuple[str, float]], threshold: float, issue_id: str) -> list[tuple[str, float, str]]:
     """What check_duplicates lists at ``threshold`` given its full list, own item dropped after the cut."""
-    kept = [(i, s) for i, s in ranked if s >= threshold - BAND][:SHOWN]
+    in_band = [(i, s) for i, s in ranked if s >= threshold - BAND]
+    kept = sorted(in_band, key=lambda c: c[1] < threshold)[:SHOWN]  # likely duplicates first, as the tool
     rec = [(i, s, "LIKELY_DUPLICATE" if s >= threshold else "POSSIBLY_RELATED") for i, s in kept]
     return without(rec, issue_id)
 
