@@ -211,7 +211,8 @@ def patched(obj, **values) -> Iterator[None]:
 
 def band_at(ranked: list[tuple[str, float]], threshold: float, issue_id: str) -> list[tuple[str, float, str]]:
     """What check_duplicates lists at ``threshold`` given its full list, own item dropped after the cut."""
-    kept = [(i, s) for i, s in ranked if s >= threshold - BAND][:SHOWN]
+    in_band = [(i, s) for i, s in ranked if s >= threshold - BAND]
+    kept = sorted(in_band, key=lambda c: c[1] < threshold)[:SHOWN]  # likely duplicates first, as the tool
     rec = [(i, s, "LIKELY_DUPLICATE" if s >= threshold else "POSSIBLY_RELATED") for i, s in kept]
     return without(rec, issue_id)
 
@@ -397,8 +398,8 @@ def run_variants(bench: Bench, ranked_keys: list[str]) -> None:
     sources = {n.id: n for n in store.get_nodes([f"BUG-{q}" for q in ranked_keys], with_vectors=True)}
     print("query-text variants (tools._hybrid, fused order, source's first passage vector, own item dropped):")
     texts = {
-        "title + description (what get_similar sends)": lambda n: f"{n.props['title']}\n{n.props['description']}",
-        "title only": lambda n: n.props["title"],
+        "title + description": lambda n: f"{n.props['title']}\n{n.props['description']}",
+        "title only (what get_similar sends)": lambda n: tools.item_keyword_query(n.props["title"], n.props["description"]),
         "title + first 30 words of description":
             lambda n: n.props["title"] + "\n" + " ".join(n.props["description"].split()[:30]),
     }

@@ -295,7 +295,7 @@ def run_size(size: int, work: Path, summaries: list[str], sentences: list[str], 
     print(f"               cosines of BM25-only hits {lat(t_missing)}; fuse {lat(t_fuse)}")
     print(f"  vector search, top {tools.CANDIDATES}, completed filter: {lat(t_vec)}")
     print(f"  vector search, top 10, no filter:        {lat(t_vec10)}")
-    print(f"  BM25 (FTS5), top {tools.CANDIDATES}, completed filter:  {lat(t_kw)}", flush=True)
+    print(f"  BM25 (numpy), top {tools.CANDIDATES}, completed filter:  {lat(t_kw)}", flush=True)
 
     # MCP stdio.
     import anyio

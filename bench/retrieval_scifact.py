@@ -297,7 +297,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         store.vector_search(query_matrix[0], limit=1)
         cache_seconds = time.perf_counter() - t0
         print(
-            f"index (SQLiteStore: nodes + FTS5 + {len(flat)} vectors, one transaction): {write_seconds:.2f} s; "
+            f"index (SQLiteStore: nodes + term counts + {len(flat)} vectors, one transaction): {write_seconds:.2f} s; "
             f"first vector search (matrix cache load): {cache_seconds * 1000:.0f} ms"
         )
 
@@ -322,7 +322,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
         rows = [
             (
-                f"BM25 (FTS5, title x{args.title_weight:g})",
+                f"BM25 (title x{args.title_weight:g})",
                 {q: [h.id for h in keyword_hits[q]] for q in qids},
                 lat["keyword"],
             ),

@@ -1,4 +1,4 @@
-"""Schema 2 of the SQLite store: lookup keys, batched vector search by kind, edge neighbourhoods."""
+"""Schema 3 of the SQLite store (after the keyword terms of schema 2): lookup keys, batched vector search by kind, edge neighbourhoods."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def test_a_version_1_file_is_migrated_in_place_keeping_its_rows(tmp_path):
     indexes = {r[0] for r in store._conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
     assert {"edges_src_type_date", "edges_dst_type_date", "edges_type", "node_keys_node"} <= indexes
     assert not {"edges_src", "edges_dst"} & indexes  # replaced by the wider indexes
-    assert store._conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) == 2
+    assert store._conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) == 3
     assert [n.id for n in store.iter_nodes()] == ["a"]
     assert store.select_edges(["a"]).total == 1
 

@@ -9,7 +9,7 @@ import pytest
 
 from graphsift.errors import IndexCorrupted, InvalidInput
 from graphsift.store import Edge, Node, SQLiteStore
-from graphsift.store.sqlite import MIGRATIONS, fts_query
+from graphsift.store.sqlite import MIGRATIONS
 
 
 def unit(*rows: list[float]) -> np.ndarray:
@@ -83,13 +83,7 @@ def test_keyword_search_ranks_by_bm25_with_field_weights(store):
     assert store.keyword_search("!!! ???") == []
 
 
-def test_fts_query_quotes_terms_and_drops_stopwords():
-    assert fts_query('the "NullPointer" in DataNode') == '"nullpointer" OR "datanode"'
-    assert fts_query("the") == '"the"'
-    assert fts_query("") == ""
-
-
-def test_delete_removes_vectors_fts_rows_and_edges(store):
+def test_delete_removes_vectors_term_rows_and_edges(store):
     store.upsert_nodes([Node("a", "item", "alpha", "zebra", vectors=unit([1, 0])),
                         Node("b", "item", "beta", "yak", vectors=unit([0, 1]))])
     store.upsert_edges([Edge("e1", "a", "b", "rel", text="a to b", date="2024-01-01")])
@@ -97,6 +91,7 @@ def test_delete_removes_vectors_fts_rows_and_edges(store):
     assert store.keyword_search("zebra") == []
     assert [h.id for h in store.vector_search(np.array([1.0, 0]), limit=5)] == ["b"]
     assert store.edges_of(["b"]) == []
+    assert sqlite3.connect(store.path).execute("SELECT count(*) FROM node_terms").fetchone()[0] == 1
 
 
 def test_atomic_rolls_back_everything_on_error(store):
@@ -158,3 +153,18 @@ def test_vector_scores_are_best_passage_cosines_for_the_asked_ids(store):
                         Node("c", "item")])
     scores = store.vector_scores(np.array([0, 1.0, 0]), ["a", "b", "c", "missing"])
     assert scores == pytest.approx({"a": 1.0, "b": 2 ** -0.5}, abs=1e-6)
+
+
+def test_a_version_1_store_gets_its_term_counts_from_the_migration(tmp_path):
+    """Stores written before BM25 moved off FTS5 keep working: migration 2 tokenises their nodes."""
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path)
+    conn.executescript(MIGRATIONS[0] + "PRAGMA user_version = 1;")
+    conn.execute("INSERT INTO nodes(id, kind, name, text, created_at, updated_at) "
+                 "VALUES ('a', 'item', 'Replication lag', 'replicas fall behind', 0, 0)")
+    conn.commit()
+    conn.close()
+    store = SQLiteStore(path)
+    assert [h.id for h in store.keyword_search("replica lagging")] == ["a"]
+    tables = {r[0] for r in sqlite3.connect(path).execute("SELECT name FROM sqlite_master")}
+    assert "nodes_fts" not in tables and "node_terms" in tables

@@ -7,7 +7,7 @@ result never depends on the order in which equal-scored hits arrived.
 
 Defaults (``FUSION_VERSION = 1``), measured with ``bench/retrieval_scifact.py`` on
 SciFact train (809 queries; all-MiniLM-L6-v2 int8, one vector per passage window
-with a document scored by its best passage; FTS5 BM25 with the title weighted 3),
+with a document scored by its best passage; BM25 (FTS5 formula) with the title weighted 3),
 nDCG@10: BM25 0.709, vector 0.675, RRF (k=60) 0.720, min-max convex (0.5) 0.740,
 z-score (0.5) 0.741, ``anchored`` (0.3, 0.7) 0.747. ``anchored`` keyword weights
 0.25-0.3 were best on every random half of the queries (the other half then

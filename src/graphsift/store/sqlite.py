@@ -1,10 +1,11 @@
 """The embedded default backend: one SQLite file per namespace.
 
 WAL mode and a busy timeout let several processes (every MCP client starts its
-own server) share one file. BM25 comes from FTS5 over two columns (name, text);
-vectors are float32 BLOBs, one row per passage, searched exactly with numpy
-over a per-process matrix cache. The cache is rebuilt when this connection
-writes or when ``PRAGMA data_version`` shows another connection committed.
+own server) share one file. Each node stores its term counts over two columns
+(name, text) for BM25 (see :mod:`graphsift.store.keywords`) and float32 vectors,
+one row per passage; both are searched with numpy over a per-process cache
+that is rebuilt when ``PRAGMA data_version`` shows a commit (from this
+connection or another).
 """
 
 from __future__ import annotations
@@ -22,11 +23,30 @@ from typing import Any
 
 import numpy as np
 
+from graphsift import parallel
 from graphsift.errors import IndexCorrupted, InvalidInput
 from graphsift.store.base import Edge, EdgeRef, EdgeSelection, Hit, Node, Where
+from graphsift.store.keywords import KeywordIndex, TermVector
 
-#: Numbered, append-only schema migrations; ``PRAGMA user_version`` is the applied count.
-MIGRATIONS: list[str] = [
+
+def _keyword_terms(conn: sqlite3.Connection) -> None:
+    """Migration 2: BM25 from stored term counts (numpy) instead of FTS5, whose per-row bm25() is slow."""
+    conn.execute(
+        """CREATE TABLE node_terms (
+               node_rowid INTEGER PRIMARY KEY REFERENCES nodes(rowid) ON DELETE CASCADE,
+               keys BLOB NOT NULL, name_tf BLOB NOT NULL, text_tf BLOB NOT NULL, length INTEGER NOT NULL
+           )"""
+    )
+    for rowid, name, text in conn.execute("SELECT rowid, name, text FROM nodes").fetchall():
+        conn.execute("INSERT INTO node_terms VALUES (?, ?, ?, ?, ?)", (rowid, *TermVector.of(name, text).to_row()))
+    for trigger in ("nodes_ai", "nodes_ad", "nodes_au"):
+        conn.execute(f"DROP TRIGGER {trigger}")
+    conn.execute("DROP TABLE nodes_fts")
+
+
+#: Numbered, append-only schema migrations (SQL scripts, or functions for what SQL cannot do);
+#: ``PRAGMA user_version`` is the applied count.
+MIGRATIONS: list[str | Callable[[sqlite3.Connection], None]] = [
     """
     CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     CREATE TABLE nodes (
@@ -75,7 +95,8 @@ MIGRATIONS: list[str] = [
     CREATE INDEX edges_dst ON edges(dst);
     CREATE INDEX edges_date ON edges(date);
     """,
-    # 2: exact lookup keys per node (normalised names, aliases); edge indexes that answer "edges around or
+    _keyword_terms,
+    # 3: exact lookup keys per node (normalised names, aliases); edge indexes that answer "edges around or
     # between these nodes, of this type, in this date range" from the index alone (they replace src / dst),
     # and counts per type without reading rows (edge rows hold vectors, so a table scan is slow).
     """
@@ -97,22 +118,6 @@ MIGRATIONS: list[str] = [
 #: every query of the pass reads it (3 queries over 100k x 384 rows: ~18 ms blocked vs ~31 ms one by one).
 _SCAN_BLOCK = 2048
 
-# Words that match nearly every document: they cost time in an OR query and add no signal.
-STOPWORDS = frozenset(
-    "a an and are as at be but by for from has have in into is it its of on or that the this to was were "
-    "will with not no can do does did how what when where which who why".split()
-)
-_TOKEN = re.compile(r"\w+", re.UNICODE)
-
-
-def fts_query(text: str) -> str:
-    """Free text to an FTS5 OR query of quoted terms; stop words dropped unless nothing else is left."""
-    tokens = [t.lower() for t in _TOKEN.findall(text)]
-    kept = [t for t in tokens if t not in STOPWORDS] or tokens
-    unique = list(dict.fromkeys(kept))
-    return " OR ".join(f'"{t}"' for t in unique)
-
-
 def _where_sql(where: Where | None, alias: str = "n") -> tuple[str, list[Any]]:
     """SQL for prop filters: a scalar is equality, a list or tuple is "one of"."""
     if not where:
@@ -132,17 +137,20 @@ def _where_sql(where: Where | None, alias: str = "n") -> tuple[str, list[Any]]:
     return " AND ".join(clauses), params
 
 
-class _VectorCache:
-    """All passage vectors of the namespace as one matrix, plus per-node columns for filters."""
+class _NodeCache:
+    """What ranking needs in memory: every passage vector as one matrix, per-node columns for
+    filters, and (built on first keyword search) the BM25 postings. Valid for one data version."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
+        self._keywords: KeywordIndex | None = None
+        self._masks: dict[str, np.ndarray | None] = {}
         nodes = conn.execute("SELECT rowid, id, kind, props FROM nodes ORDER BY rowid").fetchall()
         self.node_ids = np.array([r[1] for r in nodes], dtype=object)
         self.kinds = np.array([r[2] for r in nodes], dtype=object)
         self._props_raw = [r[3] for r in nodes]
         self._props: list[dict] | None = None
         self._columns: dict[str, np.ndarray] = {}
-        position = {r[0]: i for i, r in enumerate(nodes)}
+        self._position = position = {r[0]: i for i, r in enumerate(nodes)}
         rows = conn.execute("SELECT node_rowid, vector FROM node_vectors ORDER BY node_rowid, seq").fetchall()
         if rows:
             self.matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
@@ -203,6 +211,21 @@ class _VectorCache:
                 out[q] = [(int(owners[t]), float(best[t])) for t in top]
         return out
 
+    @property
+    def has_keywords(self) -> bool:
+        return self._keywords is not None
+
+    def keywords(self, conn: sqlite3.Connection) -> KeywordIndex:
+        """The BM25 postings; ``conn`` must read the snapshot this cache was built from."""
+        if self._keywords is None:
+            rows = conn.execute("SELECT node_rowid, keys, name_tf, text_tf, length FROM node_terms").fetchall()
+            self._keywords = KeywordIndex(
+                len(self.node_ids),
+                [self._position[r[0]] for r in rows],
+                [TermVector.from_row(*r[1:]) for r in rows],
+            )
+        return self._keywords
+
     def best_per_node(self, row_scores: np.ndarray) -> np.ndarray:
         """Each node's best passage score; -inf for nodes without vectors."""
         best = np.full(len(self.node_ids), -np.inf, dtype=np.float32)
@@ -219,6 +242,16 @@ class _VectorCache:
         return self._columns[key]
 
     def node_mask(self, kind: str | None, where: Where | None) -> np.ndarray | None:
+        """Which nodes pass the filters (None: all); read-only, memoised per filter (searches repeat them)."""
+        key = repr((kind, sorted((where or {}).items())))
+        if key not in self._masks:
+            mask = self._compute_mask(kind, where)
+            if mask is not None:
+                mask.flags.writeable = False
+            self._masks[key] = mask
+        return self._masks[key]
+
+    def _compute_mask(self, kind: str | None, where: Where | None) -> np.ndarray | None:
         mask = None
         if kind is not None:
             mask = self.kinds == kind
@@ -242,7 +275,7 @@ class SQLiteStore:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.RLock()
         self._depth = 0
-        self._cache: _VectorCache | None = None
+        self._cache: _NodeCache | None = None
         self._cache_version: int | None = None
         try:
             self._conn = sqlite3.connect(
@@ -308,8 +341,12 @@ class SQLiteStore:
                     "upgrade graphsift"
                 )
             for number in range(applied, len(MIGRATIONS)):
-                for statement in _statements(MIGRATIONS[number]):
-                    self._conn.execute(statement)
+                migration = MIGRATIONS[number]
+                if callable(migration):
+                    migration(self._conn)
+                else:
+                    for statement in _statements(migration):
+                        self._conn.execute(statement)
                 self._conn.execute(f"PRAGMA user_version = {number + 1}")
             if self.get_meta("namespace") is None:
                 self.set_meta("namespace", self.namespace)
@@ -350,6 +387,10 @@ class SQLiteStore:
                     (node.id, node.kind, node.name, node.text, props, node.text_hash,
                      node.created_at or now, node.updated_at or now),
                 ).fetchone()
+                self._conn.execute(
+                    "INSERT OR REPLACE INTO node_terms VALUES (?, ?, ?, ?, ?)",
+                    (row[0], *TermVector.of(node.name, node.text).to_row()),
+                )
                 if node.vectors is not None:
                     self._write_vectors(row[0], node.vectors)
 
@@ -424,20 +465,6 @@ class SQLiteStore:
 
     # -- ranking -------------------------------------------------------------------
 
-    def keyword_search_sql(
-        self, query: str, kind: str | None, where: Where | None, limit: int, weights: tuple[float, float]
-    ) -> tuple[str, list[Any]] | None:
-        """The BM25 query and its parameters, or None when the text has no searchable term."""
-        match = fts_query(query)
-        if not match:
-            return None
-        filters, params = self._filter_sql(kind, where, prefix="AND")
-        sql = (
-            f"SELECT n.id, -bm25(nodes_fts, ?, ?) AS score FROM nodes_fts JOIN nodes n ON n.rowid = nodes_fts.rowid "
-            f"WHERE nodes_fts MATCH ? {filters} ORDER BY score DESC LIMIT ?"
-        )
-        return sql, [float(weights[0]), float(weights[1]), match, *params, int(limit)]
-
     def keyword_search(
         self,
         query: str,
@@ -447,12 +474,15 @@ class SQLiteStore:
         limit: int = 100,
         weights: tuple[float, float] = (1.0, 1.0),
     ) -> list[Hit]:
-        built = self.keyword_search_sql(query, kind, where, limit, weights)
-        if built is None:
-            return []
+        """BM25 (FTS5's formula, see :mod:`graphsift.store.keywords`) over the filtered nodes that
+        contain at least one query term; ``weights`` scale the name and text columns."""
         with self._lock:
-            rows = self._conn.execute(*built).fetchall()
-        return [Hit(r[0], float(r[1])) for r in rows]
+            cache = self._ranking_cache(keywords=True)
+            scores, matched = cache.keywords(self._conn).scores(query, weights)
+            mask = cache.node_mask(kind, where)
+            if mask is not None:
+                matched &= mask
+            return [Hit(cache.node_ids[i], float(scores[i])) for i in _top(scores, matched, limit)]
 
     def vector_search(
         self,
@@ -463,43 +493,62 @@ class SQLiteStore:
         limit: int = 100,
     ) -> list[Hit]:
         """Exact cosine over every passage of the filtered nodes; a node scores its best passage."""
-        cache = self._vector_cache()
-        if cache.matrix.shape[0] == 0:
-            return []
-        query = np.asarray(vector, dtype=np.float32).reshape(-1)
-        if query.shape[0] != cache.matrix.shape[1]:
-            raise InvalidInput(f"query vector has dimension {query.shape[0]}, the store holds {cache.matrix.shape[1]}")
-        # Scoring every row and masking after is cheaper than copying the filtered rows.
-        best = cache.best_per_node(cache.matrix @ query)
-        mask = cache.node_mask(kind, where)
-        if mask is not None:
-            best[~mask] = -np.inf
-        candidates = np.flatnonzero(best > -np.inf)
-        if limit < candidates.size:
-            top = candidates[np.argpartition(-best[candidates], limit - 1)[:limit]]
-        else:
-            top = candidates
-        top = top[np.argsort(-best[top], kind="stable")]
-        return [Hit(cache.node_ids[i], float(best[i])) for i in top]
+        with self._lock:
+            cache = self._ranking_cache()
+            if cache.matrix.shape[0] == 0:
+                return []
+            query = np.asarray(vector, dtype=np.float32).reshape(-1)
+            if query.shape[0] != cache.matrix.shape[1]:
+                raise InvalidInput(
+                    f"query vector has dimension {query.shape[0]}, the store holds {cache.matrix.shape[1]}"
+                )
+            # Scoring every row and masking after is cheaper than copying the filtered rows.
+            best = cache.best_per_node(parallel.matvec(cache.matrix, query))
+            keep = best > -np.inf
+            mask = cache.node_mask(kind, where)
+            if mask is not None:
+                keep &= mask
+            return [Hit(cache.node_ids[i], float(best[i])) for i in _top(best, keep, limit)]
 
     def vector_scores(self, vector: np.ndarray, ids: Sequence[str]) -> dict[str, float]:
         """Best-passage cosine of ``vector`` for each of ``ids`` that has vectors (from the cached matrix)."""
-        cache = self._vector_cache()
         query = np.asarray(vector, dtype=np.float32).reshape(-1)
-        out: dict[str, float] = {}
-        for node_id in ids:
-            span = cache.rows.get(node_id)
-            if span is not None:
-                out[node_id] = float(np.max(cache.matrix[span[0] : span[1]] @ query))
-        return out
-
-    def _vector_cache(self) -> _VectorCache:
         with self._lock:
+            cache = self._ranking_cache()
+            spans = [(node_id, cache.rows[node_id]) for node_id in dict.fromkeys(ids) if node_id in cache.rows]
+            if not spans:
+                return {}
+            rows = np.concatenate([np.arange(start, end) for _, (start, end) in spans])
+            scores = cache.matrix[rows] @ query
+        starts = np.cumsum([0] + [end - start for _, (start, end) in spans[:-1]])
+        best = np.maximum.reduceat(scores, starts)
+        return {node_id: float(score) for (node_id, _), score in zip(spans, best, strict=True)}
+
+    def _ranking_cache(self, keywords: bool = False) -> _NodeCache:
+        """The node cache for the current data version (call with ``self._lock`` held).
+
+        Checking the version is one statement; a rebuild reads every row in one snapshot. A cache
+        is tagged with the version read before its rows, so a commit in between only causes one
+        more rebuild, and a keyword index built later under the same version matches its nodes.
+        """
+        version = self._conn.execute("PRAGMA data_version").fetchone()[0]
+        cache = self._cache
+        if cache is not None and version == self._cache_version and (cache.has_keywords or not keywords):
+            return cache
+        outer = self._depth == 0
+        if outer:
+            self._conn.execute("BEGIN")
+        try:
             version = self._conn.execute("PRAGMA data_version").fetchone()[0]
             if self._cache is None or version != self._cache_version:
-                self._cache = _VectorCache(self._conn)
+                self._cache = _NodeCache(self._conn)
                 self._cache_version = version
-            return self._cache
+            if keywords:
+                self._cache.keywords(self._conn)
+        finally:
+            if outer:
+                self._conn.execute("COMMIT")
+        return self._cache
 
     # -- edges ---------------------------------------------------------------------
 
@@ -542,7 +591,7 @@ class SQLiteStore:
                     out.append(Edge(r[0], r[1], r[2], r[3], json.loads(r[4]), r[5], vector, r[7]))
         return out
 
-    # -- lookup keys (schema 2) -------------------------------------------------------
+    # -- lookup keys (schema 3) -------------------------------------------------------
 
     def set_node_keys(self, keys: Mapping[str, Sequence[str]]) -> None:
         """Replace the exact-lookup keys (normalised names, aliases...) of each given node id."""
@@ -607,7 +656,7 @@ class SQLiteStore:
         with self._lock:
             return [r[0] for r in self._conn.execute(sql, (kind, -1 if limit is None else int(limit)))]
 
-    # -- batched vector search (schema 2) ----------------------------------------------
+    # -- batched vector search ----------------------------------------------
 
     def vector_search_many(
         self, vectors: np.ndarray, *, kinds: str | Sequence[str | None] | None = None, limit: int = 100
@@ -620,13 +669,14 @@ class SQLiteStore:
         per_row = [kinds] * len(queries) if kinds is None or isinstance(kinds, str) else list(kinds)
         if len(per_row) != len(queries):
             raise InvalidInput(f"{len(per_row)} kinds for {len(queries)} query vectors")
-        cache = self._vector_cache()
+        with self._lock:
+            cache = self._ranking_cache()
         if cache.matrix.shape[0] and queries.shape[1] != cache.matrix.shape[1]:
             raise InvalidInput(f"query vector has dimension {queries.shape[1]}, the store holds {cache.matrix.shape[1]}")
         found = cache.search_many(np.ascontiguousarray(queries), per_row, max(1, int(limit)))
         return [[Hit(cache.node_ids[pos], score) for pos, score in hits] for hits in found]
 
-    # -- edge neighbourhoods (schema 2) ------------------------------------------------
+    # -- edge neighbourhoods (schema 3) ------------------------------------------------
 
     def select_edges_sql(
         self,
@@ -758,6 +808,16 @@ class SQLiteStore:
 
 
 _NODE_COLUMNS = "n.id, n.kind, n.name, n.text, n.props, n.text_hash, n.created_at, n.updated_at".replace("n.", "")
+
+
+def _top(scores: np.ndarray, keep: np.ndarray, limit: int) -> np.ndarray:
+    """Positions of the ``limit`` best scores among ``keep``, best first (ties in position order)."""
+    candidates = np.flatnonzero(keep)
+    if limit <= 0:
+        return candidates[:0]
+    if limit < candidates.size:
+        candidates = candidates[np.argpartition(-scores[candidates], limit - 1)[:limit]]
+    return candidates[np.argsort(-scores[candidates], kind="stable")]
 
 
 def _node(row: tuple) -> Node:

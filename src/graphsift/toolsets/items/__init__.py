@@ -47,7 +47,8 @@ TOOLSET = Toolset(
                 "Before creating an item, check whether it already exists. Compares title + description with "
                 "every indexed item (completed ones included). LIKELY_DUPLICATE: similarity_score >= threshold "
                 "(default duplicate_similarity_threshold from .agent-config.json, else 0.75); POSSIBLY_RELATED: "
-                "within 0.15 below it; weaker matches are left out (at most 10 candidates, most similar first)."
+                "within 0.15 below it; weaker matches are left out. At most 10 candidates: likely duplicates "
+                "first, each group best match first."
             ),
             request=models.CheckDuplicatesRequest,
             response=models.CheckDuplicatesResponse,

@@ -208,13 +208,18 @@ class ItemIndex:
             for passage in item_passages(item, embedder):
                 pieces.append(passage)
                 owners.append(item.item_id)
+        # Chunks (for progress) follow one global length order, as the embedder's own batching does:
+        # chunking in item order mixes short summaries with long windows and wastes compute on padding.
+        order = sorted(range(len(pieces)), key=lambda i: len(pieces[i]))
         step = max(64, getattr(embedder, "batch_size", 32) * 4)
-        chunks = []
-        for start in range(0, len(pieces), step):
-            chunks.append(embedder.embed(pieces[start : start + step]))
+        blocks = []
+        for start in range(0, len(order), step):
+            blocks.append(embedder.embed([pieces[i] for i in order[start : start + step]]))
             if progress:
                 progress(min(start + step, len(pieces)), len(pieces))
-        matrix = np.vstack(chunks)
+        sorted_rows = np.vstack(blocks)
+        matrix = np.empty_like(sorted_rows)
+        matrix[order] = sorted_rows
         grouped: dict[str, list[np.ndarray]] = {}
         for owner, row in zip(owners, matrix, strict=True):
             grouped.setdefault(owner, []).append(row)

@@ -1,0 +1,51 @@
+"""One small thread pool for work that overlaps inside a single request.
+
+numpy (BLAS), SQLite and onnxruntime release the GIL, so a query's keyword
+ranking can run while its embedding is computed, and an exact vector search
+over a large matrix can use every core without BLAS's own threads (which spin
+after each call and slow the embedder that runs next).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import TypeVar
+
+import numpy as np
+
+T = TypeVar("T")
+
+WORKERS = max(1, min(4, os.cpu_count() or 1))
+#: Below this many rows a matrix-vector product is cheaper than handing it to threads.
+SPLIT_ROWS = 16_384
+
+_pool: ThreadPoolExecutor | None = None
+
+
+def _executor() -> ThreadPoolExecutor:
+    global _pool
+    if _pool is None:
+        _pool = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="graphsift")
+    return _pool
+
+
+def submit(fn: Callable[..., T], *args, **kwargs) -> Future[T]:
+    return _executor().submit(fn, *args, **kwargs)
+
+
+def matvec(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
+    """``matrix @ vector``, split over the pool's threads when the matrix is large."""
+    rows = matrix.shape[0]
+    if WORKERS == 1 or rows < SPLIT_ROWS:
+        return matrix @ vector
+    out = np.empty(rows, dtype=np.result_type(matrix, vector))
+    bounds = np.linspace(0, rows, WORKERS + 1).astype(int)
+    parts = [
+        submit(np.dot, matrix[start:end], vector, out[start:end])
+        for start, end in zip(bounds[:-1], bounds[1:], strict=True)
+    ]
+    for part in parts:
+        part.result()
+    return out
