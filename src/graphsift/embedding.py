@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib.resources
-import json
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from graphsift.config import Settings
+from graphsift.endpoint import JsonEndpoint
 from graphsift.errors import ConfigError, ProviderError
 
 ONNX_MODEL_NAME = "all-MiniLM-L6-v2-onnx-int8"
@@ -181,34 +181,19 @@ class OpenAICompatibleEmbedder(BaseEmbedder):
     """Any ``POST {base_url}/embeddings`` endpoint (OpenAI, vLLM, Ollama, llama.cpp...)."""
 
     def __init__(self, base_url: str, model: str, api_key: str = "", batch_size: int = 64, timeout: float = 60.0):
-        self.base_url = base_url.rstrip("/")
+        self.endpoint = JsonEndpoint(base_url, api_key, timeout, "embedding endpoint")
         self.model = model
-        self.api_key = api_key
         self.batch_size = batch_size
-        self.timeout = timeout
         self.name = f"openai:{model}"
         self.dim = 0  # learnt from the first answer
-        self._client = None
 
     def _post(self, texts: list[str]) -> np.ndarray:
-        import httpx
-
-        if self._client is None:
-            headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
-            self._client = httpx.Client(timeout=self.timeout, headers=headers)
-        url = f"{self.base_url}/embeddings"
+        answer = self.endpoint.post("embeddings", {"model": self.model, "input": texts})
+        url = self.endpoint.url("embeddings")
         try:
-            response = self._client.post(url, json={"model": self.model, "input": texts})
-            response.raise_for_status()
-            data = response.json()["data"]
+            data = answer["data"]
             rows = [np.asarray(item["embedding"], dtype=np.float32) for item in sorted(data, key=lambda d: d["index"])]
-        except httpx.HTTPStatusError as exc:
-            raise ProviderError(
-                f"embedding endpoint {url} answered {exc.response.status_code}: {exc.response.text[:200]}"
-            ) from exc
-        except httpx.HTTPError as exc:
-            raise ProviderError(f"embedding endpoint {url} failed: {exc}") from exc
-        except (KeyError, TypeError, ValueError, json.JSONDecodeError) as exc:
+        except (KeyError, TypeError, ValueError) as exc:
             raise ProviderError(f"embedding endpoint {url} returned an unexpected body: {exc}") from exc
         if len(rows) != len(texts):
             raise ProviderError(f"embedding endpoint {url} returned {len(rows)} vectors for {len(texts)} texts")

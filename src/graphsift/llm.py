@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from graphsift.config import ENV_PREFIX, Settings
+from graphsift.endpoint import JsonEndpoint
 from graphsift.errors import ConfigError, ProviderError
 
 
@@ -52,37 +53,22 @@ class OpenAICompatibleLLM:
     """Any ``/v1/chat/completions`` endpoint."""
 
     def __init__(self, base_url: str, model: str, api_key: str = "", timeout: float = 120.0) -> None:
-        self.base_url = base_url.rstrip("/")
+        self.endpoint = JsonEndpoint(base_url, api_key, timeout, "LLM endpoint")
         self.model = model
-        self.api_key = api_key
-        self.timeout = timeout
         self.name = f"openai:{model}"
-        self._client = None
 
     def complete(self, request: LLMRequest) -> str:
-        import httpx
-
-        if self._client is None:
-            headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
-            self._client = httpx.Client(timeout=self.timeout, headers=headers)
-        url = f"{self.base_url}/chat/completions"
         body = {
             "model": self.model,
             "messages": [{"role": "system", "content": request.system}, {"role": "user", "content": request.prompt}],
             "temperature": 0,
             "max_tokens": request.max_tokens,
         }
+        answer = self.endpoint.post("chat/completions", body)
+        url = self.endpoint.url("chat/completions")
         try:
-            response = self._client.post(url, json=body)
-            response.raise_for_status()
-            content = response.json()["choices"][0]["message"]["content"]
-        except httpx.HTTPStatusError as exc:
-            raise ProviderError(
-                f"LLM endpoint {url} answered {exc.response.status_code}: {exc.response.text[:200]}"
-            ) from exc
-        except httpx.HTTPError as exc:
-            raise ProviderError(f"LLM endpoint {url} failed: {exc}") from exc
-        except (KeyError, IndexError, TypeError, ValueError) as exc:
+            content = answer["choices"][0]["message"]["content"]
+        except (KeyError, IndexError, TypeError) as exc:
             raise ProviderError(f"LLM endpoint {url} returned an unexpected body: {exc}") from exc
         if not isinstance(content, str):
             raise ProviderError(f"LLM endpoint {url} returned no text content")
