@@ -2,6 +2,8 @@
 
     python bench/facts_scale.py                                  # 100k entities/topics, 1M facts, 10 years
     python bench/facts_scale.py --entities 2000 --facts 20000    # a quick check
+    python bench/facts_scale.py --keep /tmp/f1m                  # keep the graph ...
+    python bench/facts_scale.py --keep /tmp/f1m --reuse          # ... and time find/search on it again
 
 Generates a graph with ``--entities`` nodes (``--topic-share`` of them topics), ``--facts`` facts in
 documents of ``--facts-per-doc`` facts dated uniformly over ``--years`` years. Node popularity follows
@@ -188,7 +190,12 @@ def main() -> None:
                         help="also time find over N nodes with random unit vectors (scan cost without ingesting)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--keep", type=Path, help="keep the data folder here (default: a temp dir, removed)")
+    parser.add_argument("--reuse", action="store_true",
+                        help="with --keep: skip ingest and time find/search on the graph kept there by an "
+                             "earlier run with the same sizes and seed")
     args = parser.parse_args()
+    if args.reuse and args.keep is None:
+        parser.error("--reuse needs --keep DIR")
 
     base = args.keep or Path(tempfile.mkdtemp(prefix="facts-bench-"))
     base.mkdir(parents=True, exist_ok=True)
@@ -203,7 +210,25 @@ def main() -> None:
     print(f"machine: {os.cpu_count()} CPUs; python {sys.version.split()[0]}; OPENBLAS_NUM_THREADS="
           f"{os.environ.get('OPENBLAS_NUM_THREADS')}")
 
-    # -- ingest ------------------------------------------------------------------------------------
+    if args.reuse:
+        if not graph.exists():
+            sys.exit(f"--reuse: no graph in {base}; run once with --keep {base} first")
+        print(f"ingest: skipped (--reuse), graph kept in {graph.location}")
+    else:
+        ingest(graph, gen, args, docs)
+    store = graph.store()
+    size = sum(p.stat().st_size for p in graph.location.glob("graph.db*"))
+    print(f"store: {store.count_nodes('entity')} entities, {store.count_nodes('topic')} topics, "
+          f"{store.count_nodes('document')} documents, {store.count_edges('fact')} facts, "
+          f"{store.count_edges('possible_duplicate')} possible-duplicate links; {size / 1e6:.0f} MB on disk")
+    measure(runtime, store, gen, args)
+    if args.find_scale:
+        find_scale(runtime, args)
+    if args.keep is None:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def ingest(graph: FactsGraph, gen: Generator, args: argparse.Namespace, docs: int) -> None:
     written = embedded = 0
     spent = 0.0
     outcomes = {"created": 0, "merged": 0, "matched": 0}
@@ -224,15 +249,12 @@ def main() -> None:
                 outcomes[res.action] += 1
         if b % report_every == 0:
             print(f"  ... {written} facts in {spent:.0f} s ({written / spent:.0f} facts/s)", flush=True)
-    store = graph.store()
-    size = sum(p.stat().st_size for p in graph.location.glob("graph.db*"))
     print(f"ingest: {written} facts in {spent:.1f} s = {written / spent:.0f} facts/s (embedding included); "
           f"texts embedded {embedded}; mentions created {outcomes['created']}, merged {outcomes['merged']}, "
           f"matched {outcomes['matched']}")
-    print(f"store: {store.count_nodes('entity')} entities, {store.count_nodes('topic')} topics, "
-          f"{store.count_nodes('document')} documents, {store.count_edges('fact')} facts, "
-          f"{store.count_edges('possible_duplicate')} possible-duplicate links; {size / 1e6:.0f} MB on disk")
 
+
+def measure(runtime: Runtime, store, gen: Generator, args: argparse.Namespace) -> None:
     # -- find --------------------------------------------------------------------------------------
     rng = random.Random(args.seed + 1)
     ctx = CallContext(session="bench")
@@ -305,10 +327,6 @@ def main() -> None:
                              f"{'1 year' if dated else 'all':6}")
                     print(f"  {label}: {ms(times)}  matched mean {statistics.mean(matched):8.1f} "
                           f"max {max(matched)}", flush=True)
-    if args.find_scale:
-        find_scale(runtime, args)
-    if args.keep is None:
-        shutil.rmtree(base, ignore_errors=True)
 
 
 def find_scale(runtime: Runtime, args: argparse.Namespace) -> None:
