@@ -28,6 +28,7 @@ from graphsift.errors import (
     NotFound,
 )
 from graphsift.toolset import Runtime
+from graphsift.toolsets.items import scan as scan_module
 from graphsift.toolsets.items import tools
 from graphsift.toolsets.items.index import ItemIndex, item_passages
 from graphsift.toolsets.items.models import (
@@ -405,6 +406,49 @@ def test_malformed_json_is_a_warning_naming_the_file(runtime, tree):
     shutil.copy(EXAMPLE_TREE / rel, broken)
     bump_mtime(broken)
     assert index(runtime, tree).warnings == []
+
+
+def test_an_update_reads_only_changed_folders_and_keeps_other_warnings(runtime, tree, monkeypatch):
+    broken = folder(tree, "BUG-002") / "bug_report.json"
+    broken.write_text("{not json")
+    first = index(runtime, tree)
+    read: list[str] = []
+    real_scan_item = scan_module._scan_item
+    monkeypatch.setattr(scan_module, "_scan_item", lambda root, f: read.append(f.rel) or real_scan_item(root, f))
+    changed = folder(tree, "FEAT-002") / "PROMPT.md"
+    changed.write_text(changed.read_text() + "Also cover the archive view.\n")
+    bump_mtime(changed)
+    result = index(runtime, tree)
+    assert read == [folder(tree, "FEAT-002").relative_to(tree).as_posix()]
+    assert result.status == "updated" and result.items_updated == 1
+    assert result.warnings == first.warnings  # BUG-002's JSON problem was not read again, nor forgotten
+    # What the index holds for every item equals a full read of the tree.
+    monkeypatch.undo()
+    store = ItemIndex(runtime, tree).store()
+    stored = {n.id: (n.text, n.text_hash, n.props) for n in store.iter_nodes("item")}
+    fresh = {i.item_id: (i.text, i.content_hash, i.path, i.mtime, list(i.warnings)) for i in scan_project(tree).items}
+    assert {k: (t, h, p["path"], p["mtime"], p["warnings"]) for k, (t, h, p) in stored.items()} == fresh
+
+
+def test_an_index_from_before_per_item_warnings_is_read_whole_once(runtime, tree, settings, monkeypatch):
+    index(runtime, tree)
+    db = ItemIndex(runtime, tree).db_path
+    conn = sqlite3.connect(db)  # as a previous version wrote the nodes
+    conn.execute("UPDATE nodes SET props = json_remove(props, '$.warnings')")
+    conn.commit()
+    conn.close()
+    read: list[str] = []
+    real_scan_item = scan_module._scan_item
+    monkeypatch.setattr(scan_module, "_scan_item", lambda root, f: read.append(f.rel) or real_scan_item(root, f))
+    changed = folder(tree, "FEAT-002") / "PROMPT.md"
+    bump_mtime(changed)
+    fresh = Runtime(settings, embedder=runtime.embedder)  # a new process: no open store
+    assert index(fresh, tree).items_updated == 0
+    assert len(read) == 13
+    read.clear()
+    bump_mtime(changed)
+    index(fresh, tree)
+    assert read == [folder(tree, "FEAT-002").relative_to(tree).as_posix()]
 
 
 def test_status_change_updates_filters_without_embedding(crt, counting, tree):

@@ -23,7 +23,7 @@ from graphsift.errors import EmbedderMismatch, IndexCorrupted
 from graphsift.store import Node, SQLiteStore
 from graphsift.toolset import Runtime
 from graphsift.toolsets.items.models import IndexResponse
-from graphsift.toolsets.items.scan import ScannedItem, check_layout, list_item_files, scan_project
+from graphsift.toolsets.items.scan import ScannedItem, check_layout, index_text, list_item_files, scan_project
 from graphsift.watch import ChangeFeed
 
 KIND = "item"
@@ -166,7 +166,8 @@ class ItemIndex:
         if existed and current_files == indexed_files:
             return self._response("unchanged", store, 0, 0, started, store.get_meta("warnings") or [])
 
-        scan = scan_project(self.root)
+        unchanged = _unchanged_items(store, indexed_files, current_files) if existed else {}
+        scan = scan_project(self.root, unchanged)
         known = store.node_hashes(KIND)
         current = {item.item_id: item for item in scan.items}
         to_embed = [item for item in scan.items if known.get(item.item_id) != item.content_hash]
@@ -174,11 +175,9 @@ class ItemIndex:
         vectors = self._embed(to_embed, progress)
 
         embedder = self.runtime.embedder
-        # Rewrite only what changed: new text, or files whose mtime moved (props change).
-        touched = [
-            item for item in scan.items
-            if item.item_id in vectors or any(indexed_files.get(p) != m for p, m in item.files.items())
-        ]
+        # Rewrite only what was read again: new text, files whose mtime moved (props change), or a node
+        # stored before it kept its scan warnings.
+        touched = [item for item in scan.items if item.item_id in vectors or unchanged.get(item.path) is not item]
         with store.atomic():
             # Another process may have removed or changed an item since `known` was read:
             # an item written without vectors must still hold the text its vectors were made from.
@@ -249,6 +248,35 @@ class ItemIndex:
         return total
 
 
+def _unchanged_items(store: SQLiteStore, indexed: dict[str, float], current: dict[str, float]) -> dict[str, ScannedItem]:
+    """Items whose files are exactly as when they were indexed (same names, same mtimes), by folder path,
+    rebuilt from their nodes, so that an update reads only the folders that changed."""
+
+    def by_folder(files: dict[str, float]) -> dict[str, dict[str, float]]:
+        out: dict[str, dict[str, float]] = {}
+        for rel, mtime in files.items():
+            out.setdefault(rel.rpartition("/")[0], {})[rel] = mtime
+        return out
+
+    before, now = by_folder(indexed), by_folder(current)
+    items = {}
+    for node in store.iter_nodes(KIND):
+        props = node.props
+        files = now.get(props["path"])
+        if not files or files != before.get(props["path"]) or "warnings" not in props:
+            continue
+        prefix = index_text(props["title"], props["description"], "")
+        if not node.text.startswith(prefix):
+            continue
+        items[props["path"]] = ScannedItem(
+            item_id=props["item_id"].partition("@")[0], item_type=props["item_type"], title=props["title"],
+            description=props["description"], body=node.text[len(prefix):], status=props["status"],
+            priority=props["priority"], path=props["path"], completed=props["completed"], mtime=props["mtime"],
+            files=files, content_hash=node.text_hash, warnings=tuple(props["warnings"]),
+        )
+    return items
+
+
 def summary_text(title: str, description: str) -> str:
     """The problem statement alone: what check_duplicates embeds for a new item, too."""
     return f"TITLE: {title}\n\nDESCRIPTION: {description}"
@@ -286,5 +314,6 @@ def _node(item: ScannedItem, vectors: np.ndarray | None) -> Node:
             "path": item.path,
             "mtime": item.mtime,
             "completed": item.completed,
+            "warnings": list(item.warnings),
         },
     )

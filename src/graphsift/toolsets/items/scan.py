@@ -16,6 +16,7 @@ import json
 import os
 import re
 from collections import namedtuple
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -62,6 +63,8 @@ class ScannedItem:
     mtime: float
     files: dict[str, float] = field(hash=False)
     content_hash: str
+    #: What reading this item's own files reported (also part of :attr:`ScanResult.warnings`).
+    warnings: tuple[str, ...] = ()
 
     @property
     def text(self) -> str:
@@ -219,7 +222,8 @@ def _fallback_title(body: str, folder: _Folder) -> str:
     return slug[:1].upper() + slug[1:] if slug else folder.folder_id
 
 
-def _scan_item(root: Path, folder: _Folder, warnings: list[str]) -> ScannedItem:
+def _scan_item(root: Path, folder: _Folder) -> ScannedItem:
+    warnings: list[str] = []
     json_name, md_name = ITEM_FILES[folder.item_type]
     files: dict[str, float] = {}
     json_rel, md_rel = f"{folder.rel}/{json_name}", f"{folder.rel}/{md_name}"
@@ -243,6 +247,7 @@ def _scan_item(root: Path, folder: _Folder, warnings: list[str]) -> ScannedItem:
         item_id=folder.folder_id, item_type=folder.item_type, title=title, description=description, body=body,
         status=status, priority=_field(meta, "priority"), path=folder.rel, completed=folder.completed,
         mtime=mtime, files=files, content_hash=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+        warnings=tuple(warnings),
     )
 
 
@@ -263,11 +268,19 @@ def _dedupe_ids(items: list[ScannedItem], warnings: list[str]) -> list[ScannedIt
     return [replace(i, item_id=renamed[i.path]) if i.path in renamed else i for i in items]
 
 
-def scan_project(project_path: str | Path) -> ScanResult:
-    """Read every item; problems become warnings, never exceptions (bad layout still raises)."""
+def scan_project(project_path: str | Path, known: Mapping[str, ScannedItem] | None = None) -> ScanResult:
+    """Read every item; problems become warnings, never exceptions (bad layout still raises).
+
+    ``known`` maps folder paths (``bugs/BUG-001-x``) to items read earlier whose files have not
+    changed since: those are taken as they are instead of being read again.
+    """
     root = check_layout(project_path)
     warnings: list[str] = []
-    items = [_scan_item(root, folder, warnings) for folder in _item_folders(root, warnings)]
+    items = []
+    for folder in _item_folders(root, warnings):
+        item = (known or {}).get(folder.rel) or _scan_item(root, folder)
+        warnings += item.warnings
+        items.append(item)
     return ScanResult(items=_dedupe_ids(items, warnings), warnings=warnings)
 
 
