@@ -144,10 +144,14 @@ def convex(
     normalised = [fn(scores) for fn, scores in zip(normalisers, score_lists, strict=True)]
     floors = [min(n.values()) if n else 0.0 for n in normalised]
     ids = set().union(*normalised) if normalised else set()
-    fused = {
-        item: sum(w * n.get(item, floor) for n, w, floor in zip(normalised, weights, floors, strict=True))
-        for item in ids
-    }
+    # One pass per list rather than a generator per id (this runs on every search); the terms are
+    # added in list order, as ``sum`` over the lists would.
+    fused = dict.fromkeys(ids, 0.0)
+    for n, w, floor in zip(normalised, weights, floors, strict=True):
+        missing = w * floor
+        for item in fused:
+            value = n.get(item)
+            fused[item] += missing if value is None else w * value
     return ranked(fused)
 
 

@@ -123,6 +123,9 @@ def _summary(store: SQLiteStore) -> IndexStatusSummary:
 @_with_repair_hint
 def search(runtime: Runtime, request: SearchRequest) -> SearchResponse:
     index = ItemIndex(runtime, request.project_path)
+    # The model runs while the index is checked, BM25 ranks and the status is read: only the
+    # vector side waits for the query vector.
+    query_vector = parallel.submit(runtime.embedder.embed, [request.query])
     store = index.ensure_fresh()
     where: dict = {}
     if request.item_types:
@@ -131,9 +134,9 @@ def search(runtime: Runtime, request: SearchRequest) -> SearchResponse:
         where["status"] = [s.lower() for s in request.status]
     if not request.include_completed:
         where["completed"] = False
-    keyword_hits = parallel.submit(_keyword_hits, store, request.query, where)  # overlaps the embedding
-    query_vector = runtime.embedder.embed([request.query])
-    ranked = _hybrid(store, request.query, query_vector, where, CANDIDATES, keyword_hits.result())
+    keyword_hits = _keyword_hits(store, request.query, where)
+    index_status = _summary(store)
+    ranked = _hybrid(store, request.query, query_vector.result(), where, CANDIDATES, keyword_hits)
     kept = [h for h in ranked if h.score >= request.threshold][: request.limit]
     nodes = {n.id: n for n in store.get_nodes([h.id for h in kept])}
     results = [
@@ -149,9 +152,7 @@ def search(runtime: Runtime, request: SearchRequest) -> SearchResponse:
         )
         for h in kept
     ]
-    return SearchResponse(
-        results=results, query=request.query, total_results=len(results), index_status=_summary(store)
-    )
+    return SearchResponse(results=results, query=request.query, total_results=len(results), index_status=index_status)
 
 
 @_with_repair_hint
@@ -175,12 +176,12 @@ def check_duplicates(runtime: Runtime, request: CheckDuplicatesRequest) -> Check
         if request.threshold is not None
         else load_project_config(index.root).duplicate_similarity_threshold
     )
+    query_vector = parallel.submit(runtime.embedder.embed, [summary_text(request.title, request.description)])
     store = index.ensure_fresh()
     where = {"item_type": request.item_type} if request.item_type else {}
-    text = summary_text(request.title, request.description)
     keyword_text = item_keyword_query(request.title, request.description)
-    keyword_hits = parallel.submit(_keyword_hits, store, keyword_text, where)
-    ranked = _hybrid(store, keyword_text, runtime.embedder.embed([text]), where, CANDIDATES, keyword_hits.result())
+    keyword_hits = _keyword_hits(store, keyword_text, where)
+    ranked = _hybrid(store, keyword_text, query_vector.result(), where, CANDIDATES, keyword_hits)
     # Likely duplicates first, so the cap never drops one for a weaker match; each band in ranking
     # order, which finds more true duplicates than the cosine alone (bench/items_duplicates.py).
     in_band = [h for h in ranked if h.score >= threshold - RELATED_BAND]
