@@ -153,6 +153,13 @@ def test_vector_scores_are_best_passage_cosines_for_the_asked_ids(store):
                         Node("c", "item")])
     scores = store.vector_scores(np.array([0, 1.0, 0]), ["a", "b", "c", "missing"])
     assert scores == pytest.approx({"a": 1.0, "b": 2 ** -0.5}, abs=1e-6)
+    # Right after a vector_search with the same query they come from its scores, with the same answer;
+    # another query, or a write in between, computes them again.
+    store.vector_search(np.array([0, 1.0, 0], dtype=np.float32), limit=1)
+    assert store.vector_scores(np.array([0, 1.0, 0]), ["a", "b", "c", "missing"]) == scores
+    assert store.vector_scores(np.array([1.0, 0, 0]), ["b"]) == pytest.approx({"b": 2 ** -0.5}, abs=1e-6)
+    store.upsert_nodes([Node("b", "item", vectors=unit([0, 0, 1]))])
+    assert store.vector_scores(np.array([0, 1.0, 0]), ["b"]) == pytest.approx({"b": 0.0}, abs=1e-6)
 
 
 def test_a_version_1_store_gets_its_term_counts_from_the_migration(tmp_path):

@@ -144,6 +144,9 @@ class _NodeCache:
     def __init__(self, conn: sqlite3.Connection) -> None:
         self._keywords: KeywordIndex | None = None
         self._masks: dict[str, np.ndarray | None] = {}
+        self._positions: dict[str, int] | None = None
+        #: (query vector bytes, best score per node) of the latest vector_search
+        self.last_scores: tuple[bytes, np.ndarray] | None = None
         nodes = conn.execute("SELECT rowid, id, kind, props FROM nodes ORDER BY rowid").fetchall()
         self.node_ids = np.array([r[1] for r in nodes], dtype=object)
         self.kinds = np.array([r[2] for r in nodes], dtype=object)
@@ -210,6 +213,12 @@ class _NodeCache:
                 top = top[np.lexsort((owners[top], -best[top]))]
                 out[q] = [(int(owners[t]), float(best[t])) for t in top]
         return out
+
+    def positions(self) -> dict[str, int]:
+        """node id -> its index in ``node_ids`` (built on first use)."""
+        if self._positions is None:
+            self._positions = {node_id: i for i, node_id in enumerate(self.node_ids.tolist())}
+        return self._positions
 
     @property
     def has_keywords(self) -> bool:
@@ -504,6 +513,7 @@ class SQLiteStore:
                 )
             # Scoring every row and masking after is cheaper than copying the filtered rows.
             best = cache.best_per_node(parallel.matvec(cache.matrix, query))
+            cache.last_scores = (query.tobytes(), best)  # vector_scores for the same query reads these
             keep = best > -np.inf
             mask = cache.node_mask(kind, where)
             if mask is not None:
@@ -515,6 +525,10 @@ class SQLiteStore:
         query = np.asarray(vector, dtype=np.float32).reshape(-1)
         with self._lock:
             cache = self._ranking_cache()
+            if cache.last_scores is not None and cache.last_scores[0] == query.tobytes():
+                best, positions = cache.last_scores[1], cache.positions()
+                found = [(node_id, best[positions[node_id]]) for node_id in ids if node_id in positions]
+                return {node_id: float(score) for node_id, score in found if score > -np.inf}
             spans = [(node_id, cache.rows[node_id]) for node_id in dict.fromkeys(ids) if node_id in cache.rows]
             if not spans:
                 return {}
