@@ -7,7 +7,8 @@
 
 Generates a graph with ``--entities`` nodes (``--topic-share`` of them topics), ``--facts`` facts in
 documents of ``--facts-per-doc`` facts dated uniformly over ``--years`` years. Node popularity follows
-a Zipf-like law (weight 1 / (rank + 10) ** 0.9), so some nodes are hubs. Names are made of generated
+a Zipf-like law (weight 1 / (rank + 10) ** 0.9), so some nodes are hubs; each document also introduces its
+share of the nodes not mentioned yet, so every node is in the graph. Names are made of generated
 syllables (unique, no digits); definitions and sentences are recombined from word lists, so vectors
 differ. The first mention of a node carries its definition; ``--variant-share`` of later mentions use
 a variant (an alias such as "Korvani Inc" and a reworded definition) so resolution does real work;
@@ -119,6 +120,12 @@ class Generator:
         self.weights = weights / weights.sum()
         self.cumulative = np.cumsum(self.weights)
         self.seen: set[int] = set()
+        # Every node is mentioned at least once: each document introduces its share of the nodes not
+        # mentioned yet (in a random order), and draws the rest by popularity.
+        self.introduce = order[:]
+        self.rng.shuffle(self.introduce)
+        self.next_new = 0
+        self.documents = -(-args.facts // args.facts_per_doc)
         self.end = dt.date(2025, 12, 31)
         self.start = self.end - dt.timedelta(days=365 * args.years)
 
@@ -140,8 +147,21 @@ class Generator:
             out["type"] = node["type"]
         return out
 
+    def unseen(self, d: int) -> list[int]:
+        """This document's share of the nodes never mentioned so far."""
+        quota = -(-(len(self.nodes) - len(self.seen)) // max(1, self.documents - d))
+        out: list[int] = []
+        while len(out) < quota and self.next_new < len(self.introduce):
+            i = self.introduce[self.next_new]
+            self.next_new += 1
+            if i not in self.seen:
+                out.append(i)
+        return out
+
     def document(self, d: int, n_facts: int) -> dict:
-        chosen = self.pick(max(2, min(12, n_facts // 3 + 2)))
+        size = max(2, min(12, n_facts // 3 + 2))
+        fresh = self.unseen(d)
+        chosen = list(dict.fromkeys(fresh + self.pick(size)))[: max(size, len(fresh))]
         mentions = {i: self.mention(i) for i in chosen}
         days = (self.end - self.start).days
         date = (self.start + dt.timedelta(days=self.rng.randrange(days + 1))).isoformat()
