@@ -939,6 +939,17 @@ def test_embedder_mismatch_says_how_to_reindex_and_force_rebuilds(settings, runt
         search(Runtime(settings, embedder=memo), tree, "sync")
 
 
+def test_an_index_with_an_older_passage_layout_says_to_rebuild_and_force_does(runtime, tree):
+    index(runtime, tree)
+    store = ItemIndex(runtime, tree).store()
+    store.set_meta("embedder", {**store.get_meta("embedder"), "layout": 1})  # as the previous version wrote it
+    with pytest.raises(EmbedderMismatch) as err:
+        search(runtime, tree, "sync")
+    assert "passage layout 1, now 2" in err.value.message and "force=true" in err.value.message
+    assert index(runtime, tree, force=True).status == "rebuilt"
+    assert search(runtime, tree, "search does not find notes with accented letters").results[0].item_id == "BUG-002"
+
+
 def _snapshot(runtime: Runtime, tree: Path) -> tuple:
     st = status(runtime, tree)
     return st.last_indexed, st.items_indexed, st.stale_files

@@ -29,7 +29,8 @@ from graphsift.watch import ChangeFeed
 KIND = "item"
 INDEX_FILE = "index.db"
 #: How item text becomes passages (see :func:`item_passages`); a change needs a rebuild.
-PASSAGE_LAYOUT = 1
+#: 1: the implementation windows repeated the title; 2: they do not.
+PASSAGE_LAYOUT = 2
 Progress = Callable[[int, int], None]
 
 
@@ -287,12 +288,15 @@ def item_passages(item: ScannedItem, embedder: Embedder) -> list[str]:
 
     The first passage is the title and description alone, so a duplicate check
     (which has only those) compares like with like; the implementation text
-    follows in windows that carry the title for context. Total tokens stay about
-    those of the text itself, so this costs about the same to embed.
+    follows in its own windows. Together they hold the word pieces of the indexed
+    text plus a few markers, so indexing costs about what embedding the text once
+    does. Repeating the title in the implementation windows (layout 1) cost ~10%
+    more word pieces for +0.001 nDCG@10 of the hybrid ranking on SciFact, where
+    the same was tried for a document's later windows (vector ranking alone: +0.011).
     """
     passages = embedder.passages(summary_text(item.title, item.description))
     if item.body.strip():
-        passages += embedder.passages(f"TITLE: {item.title}\n\nIMPLEMENTATION:\n{item.body}")
+        passages += embedder.passages(f"IMPLEMENTATION:\n{item.body}")
     return passages
 
 
