@@ -13,7 +13,7 @@ import functools
 
 import numpy as np
 
-from graphsift import parallel, retrieval
+from graphsift import retrieval
 from graphsift.errors import IndexCorrupted, NotFound
 from graphsift.store import Hit, SQLiteStore, Where
 from graphsift.toolset import Runtime
@@ -74,25 +74,14 @@ def item_keyword_query(title: str, description: str) -> str:
     return title if title.strip() else description
 
 
-def _keyword_hits(store: SQLiteStore, query_text: str, where: Where) -> list[Hit]:
-    return store.keyword_search(query_text, kind=KIND, where=where, limit=CANDIDATES, weights=FIELD_WEIGHTS)
-
-
-def _hybrid(
-    store: SQLiteStore,
-    query_text: str,
-    query_vectors: np.ndarray,
-    where: Where,
-    limit: int,
-    keyword_hits: list[Hit] | None = None,
-) -> list[Hit]:
+def _hybrid(store: SQLiteStore, query_text: str, query_vectors: np.ndarray, where: Where, limit: int) -> list[Hit]:
     """Fused ranking whose scores are each item's cosine; kw-only hits get their cosine computed here.
 
-    ``keyword_hits`` may be passed in when they were ranked already (while the query was embedded).
+    Step by step in one thread: on two cores, ranking BM25 on another thread while the query was
+    embedded (onnxruntime already runs on both) measured slower than this (bench/README.md).
     """
     vector_hits = _best_vector_hits(store, query_vectors, where, CANDIDATES)
-    if keyword_hits is None:
-        keyword_hits = _keyword_hits(store, query_text, where)
+    keyword_hits = store.keyword_search(query_text, kind=KIND, where=where, limit=CANDIDATES, weights=FIELD_WEIGHTS)
     cosine = {h.id: h.score for h in vector_hits}
     missing = [h.id for h in keyword_hits if h.id not in cosine]
     for vector in query_vectors:
@@ -123,9 +112,6 @@ def _summary(store: SQLiteStore) -> IndexStatusSummary:
 @_with_repair_hint
 def search(runtime: Runtime, request: SearchRequest) -> SearchResponse:
     index = ItemIndex(runtime, request.project_path)
-    # The model runs while the index is checked, BM25 ranks and the status is read: only the
-    # vector side waits for the query vector.
-    query_vector = parallel.submit(runtime.embedder.embed, [request.query])
     store = index.ensure_fresh()
     where: dict = {}
     if request.item_types:
@@ -134,9 +120,7 @@ def search(runtime: Runtime, request: SearchRequest) -> SearchResponse:
         where["status"] = [s.lower() for s in request.status]
     if not request.include_completed:
         where["completed"] = False
-    keyword_hits = _keyword_hits(store, request.query, where)
-    index_status = _summary(store)
-    ranked = _hybrid(store, request.query, query_vector.result(), where, CANDIDATES, keyword_hits)
+    ranked = _hybrid(store, request.query, runtime.embedder.embed([request.query]), where, CANDIDATES)
     kept = [h for h in ranked if h.score >= request.threshold][: request.limit]
     nodes = {n.id: n for n in store.get_nodes([h.id for h in kept])}
     results = [
@@ -152,7 +136,9 @@ def search(runtime: Runtime, request: SearchRequest) -> SearchResponse:
         )
         for h in kept
     ]
-    return SearchResponse(results=results, query=request.query, total_results=len(results), index_status=index_status)
+    return SearchResponse(
+        results=results, query=request.query, total_results=len(results), index_status=_summary(store)
+    )
 
 
 @_with_repair_hint
@@ -176,12 +162,11 @@ def check_duplicates(runtime: Runtime, request: CheckDuplicatesRequest) -> Check
         if request.threshold is not None
         else load_project_config(index.root).duplicate_similarity_threshold
     )
-    query_vector = parallel.submit(runtime.embedder.embed, [summary_text(request.title, request.description)])
     store = index.ensure_fresh()
     where = {"item_type": request.item_type} if request.item_type else {}
     keyword_text = item_keyword_query(request.title, request.description)
-    keyword_hits = _keyword_hits(store, keyword_text, where)
-    ranked = _hybrid(store, keyword_text, query_vector.result(), where, CANDIDATES, keyword_hits)
+    query_vector = runtime.embedder.embed([summary_text(request.title, request.description)])
+    ranked = _hybrid(store, keyword_text, query_vector, where, CANDIDATES)
     # Likely duplicates first, so the cap never drops one for a weaker match; each band in ranking
     # order, which finds more true duplicates than the cosine alone (bench/items_duplicates.py).
     in_band = [h for h in ranked if h.score >= threshold - RELATED_BAND]
