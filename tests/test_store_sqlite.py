@@ -175,3 +175,21 @@ def test_a_version_1_store_gets_its_term_counts_from_the_migration(tmp_path):
     assert [h.id for h in store.keyword_search("replica lagging")] == ["a"]
     tables = {r[0] for r in sqlite3.connect(path).execute("SELECT name FROM sqlite_master")}
     assert "nodes_fts" not in tables and "node_terms" in tables
+
+
+def test_node_counts_stay_exact_around_the_search_cache(store, tmp_path):
+    """Counts come from the search cache when one is current; writes by this or another connection,
+    and writes inside an open transaction, are counted all the same."""
+    store.upsert_nodes([Node("a", "item", vectors=unit([1, 0])), Node("t", "topic", vectors=unit([0, 1]))])
+    store.vector_search(np.array([1.0, 0], dtype=np.float32), limit=1)  # builds the cache
+    assert (store.count_nodes("item"), store.count_nodes("topic"), store.count_nodes()) == (1, 1, 2)
+    with store.atomic():
+        store.upsert_nodes([Node("b", "item", vectors=unit([1, 1]))])
+        assert store.count_nodes("item") == 2
+    store.vector_search(np.array([1.0, 0], dtype=np.float32), limit=1)
+    other = SQLiteStore(tmp_path / "graph.db", "test")
+    other.upsert_nodes([Node("c", "item", vectors=unit([0, 1]))])
+    other.close()
+    assert store.count_nodes("item") == 3
+    store.vector_search(np.array([1.0, 0], dtype=np.float32), limit=1)
+    assert store.count_nodes("item") == 3 and store.count_nodes("item", where={"x": 1}) == 0

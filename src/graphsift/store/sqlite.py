@@ -145,6 +145,7 @@ class _NodeCache:
         self._keywords: KeywordIndex | None = None
         self._masks: dict[str, np.ndarray | None] = {}
         self._positions: dict[str, int] | None = None
+        self._counts: dict[str | None, int] = {}
         #: (query vector bytes, best score per node) of the latest vector_search
         self.last_scores: tuple[bytes, np.ndarray] | None = None
         nodes = conn.execute("SELECT rowid, id, kind, props FROM nodes ORDER BY rowid").fetchall()
@@ -213,6 +214,12 @@ class _NodeCache:
                 top = top[np.lexsort((owners[top], -best[top]))]
                 out[q] = [(int(owners[t]), float(best[t])) for t in top]
         return out
+
+    def count(self, kind: str | None) -> int:
+        """Nodes of ``kind`` (all when None), memoised."""
+        if kind not in self._counts:
+            self._counts[kind] = len(self.kinds) if kind is None else int(np.count_nonzero(self.kinds == kind))
+        return self._counts[kind]
 
     def positions(self) -> dict[str, int]:
         """node id -> its index in ``node_ids`` (built on first use)."""
@@ -456,6 +463,11 @@ class SQLiteStore:
     def count_nodes(self, kind: str | None = None, where: Where | None = None) -> int:
         sql, params = self._filter_sql(kind, where)
         with self._lock:
+            cache = self._cache
+            # A search just ran and nothing was committed since (not even inside a transaction of ours):
+            # count from its cache instead of scanning the table.
+            if where is None and cache is not None and self._depth == 0 and self._version() == self._cache_version:
+                return cache.count(kind)
             return self._conn.execute(f"SELECT count(*) FROM nodes n {sql}", params).fetchone()[0]
 
     def node_vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
@@ -538,6 +550,10 @@ class SQLiteStore:
         best = np.maximum.reduceat(scores, starts)
         return {node_id: float(score) for (node_id, _), score in zip(spans, best, strict=True)}
 
+    def _version(self) -> int:
+        """Changes when any connection commits (``PRAGMA data_version``); call with ``self._lock`` held."""
+        return self._conn.execute("PRAGMA data_version").fetchone()[0]
+
     def _ranking_cache(self, keywords: bool = False) -> _NodeCache:
         """The node cache for the current data version (call with ``self._lock`` held).
 
@@ -545,7 +561,7 @@ class SQLiteStore:
         is tagged with the version read before its rows, so a commit in between only causes one
         more rebuild, and a keyword index built later under the same version matches its nodes.
         """
-        version = self._conn.execute("PRAGMA data_version").fetchone()[0]
+        version = self._version()
         cache = self._cache
         if cache is not None and version == self._cache_version and (cache.has_keywords or not keywords):
             return cache
