@@ -275,10 +275,11 @@ def scan_project(project_path: str | Path, known: Mapping[str, ScannedItem] | No
     changed since: those are taken as they are instead of being read again.
     """
     root = check_layout(project_path)
+    known = known or {}
     warnings: list[str] = []
     items = []
     for folder in _item_folders(root, warnings):
-        item = (known or {}).get(folder.rel) or _scan_item(root, folder)
+        item = known.get(folder.rel) or _scan_item(root, folder)
         warnings += item.warnings
         items.append(item)
     return ScanResult(items=_dedupe_ids(items, warnings), warnings=warnings)

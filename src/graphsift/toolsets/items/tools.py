@@ -77,8 +77,8 @@ def item_keyword_query(title: str, description: str) -> str:
 def _hybrid(store: SQLiteStore, query_text: str, query_vectors: np.ndarray, where: Where, limit: int) -> list[Hit]:
     """Fused ranking whose scores are each item's cosine; kw-only hits get their cosine computed here.
 
-    Step by step in one thread: on two cores, ranking BM25 on another thread while the query was
-    embedded (onnxruntime already runs on both) measured slower than this (bench/README.md).
+    Runs in the caller's thread: overlapping BM25 with the query embedding measured slower on two
+    cores (see :mod:`graphsift.parallel`).
     """
     vector_hits = _best_vector_hits(store, query_vectors, where, CANDIDATES)
     keyword_hits = store.keyword_search(query_text, kind=KIND, where=where, limit=CANDIDATES, weights=FIELD_WEIGHTS)
