@@ -309,10 +309,12 @@ def test_name_normalisation_and_evidence():
     assert N.name_evidence(["Beats"], ["Beats Electronics"])[0] == "prefix"
     assert N.name_evidence(["Tim Cook"], ["Timothy Cook"])[0] == "similar"
     assert N.name_evidence(["AWS"], ["Amazon"])[0] == "none"
-    assert N.name_evidence(["iPhone 14"], ["iPhone 15"])[0] == "none"
-    assert N.name_evidence(["Alpha Holdings A"], ["Alpha Holdings B"])[0] == "none"
-    assert N.name_evidence(["Inflation"], ["Deflation"])[0] == "similar"
-    assert N.name_evidence(["Windows 10"], ["Windows 10 Pro"])[0] == "prefix"
+    assert N.name_evidence(["iPhone 14"], ["iPhone 15"])[0] == "conflict"  # equal but for their codes
+    assert N.name_evidence(["Alpha Holdings A"], ["Alpha Holdings B"])[0] == "conflict"  # series letters differ
+    assert N.name_evidence(["Inflation"], ["Deflation"])[0] == "none"  # "inflation" ~ "deflation" 0.78 < 0.8
+    assert N.name_evidence(["Tim Cok"], ["Tim Cook"])[0] == "similar"
+    assert N.name_evidence(["Windows 10"], ["Windows 10 Pro"])[0] == "conflict"  # an edition word in one only
+    assert N.name_evidence(["Windows 10"], ["Windows 10"])[0] == "same"
     assert set(N.probe_keys("NYC")) & set(N.name_keys("New York City"))
     assert set(N.probe_keys("Beats Electronics")) & set(N.name_keys("Beats"))
     assert set(N.probe_keys("Samsung")) & set(N.name_keys("Samsung Electronics"))

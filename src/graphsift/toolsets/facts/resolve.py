@@ -50,8 +50,16 @@ import numpy as np
 
 from graphsift.embedding import Embedder
 from graphsift.store import Edge, Node, SQLiteStore
+from graphsift.toolsets.facts.codes import numbers_disagree
 from graphsift.toolsets.facts.graph import DUPLICATE, PREFIX, node_text
-from graphsift.toolsets.facts.names import mention_key, name_evidence, name_keys, probe_keys, slug
+from graphsift.toolsets.facts.names import (
+    mention_key,
+    name_evidence,
+    name_keys,
+    probe_keys,
+    slug,
+    unexplained_words,
+)
 
 #: Bump when a threshold below changes, so stored links can say which rules made them.
 RESOLUTION_VERSION = 1
@@ -65,11 +73,19 @@ PREFIX_DUPLICATE_DEFINITION = 0.30
 SIMILAR_MERGE_TEXT = 0.85
 SIMILAR_DUPLICATE_TEXT = 0.70
 UNRELATED_DUPLICATE_TEXT = 0.80
+#: Levels whose longer name must not add words the other side does not explain (see names.unexplained_words).
+ADDED_WORDS_LEVELS = ("prefix", "contained")
+#: A shared strong code: the definitions must not be about different things.
+CODE_MERGE_DEFINITION = 0.30
+#: Names that differ only by codes, editions or platforms are linked above this text cosine.
+CONFLICT_DUPLICATE_TEXT = 0.70
 #: Vector-search candidates per mention, and the possible-duplicate links kept per new node.
 VECTOR_CANDIDATES = 10
 MAX_DUPLICATE_LINKS = 3
-#: Mentions created earlier in the same write are candidates above this text cosine (or by key).
+#: Mentions earlier in the same write are candidates above this text cosine (or by key) ...
 PENDING_TEXT_FLOOR = 0.60
+#: ... found by a matrix product over blocks of this many mentions.
+NEIGHBOUR_BLOCK = 512
 
 
 class TextVectors:
@@ -179,18 +195,31 @@ class Decision:
     reason: str
 
 
-def decide(mention: Mention, node: NodeState, text_cos: float, definition_cos: Callable[[], float]) -> Decision:
-    """Merge, link as a possible duplicate, or keep apart (see the module docstring for the table)."""
-    level, why = name_evidence(mention.names, node.names)
-    if level in ("same", "acronym", "prefix"):
+def decide(mention: Mention, node: NodeState, text_cos: float, definition_cos: Callable[[], float],
+           rare: Callable[[str], bool] | None = None) -> Decision:
+    """Merge, link as a possible duplicate, or keep apart (see the module docstring for the table);
+    ``rare(code)``: whether one node only holds the code (see :func:`names.name_evidence`)."""
+    level, why, pair = name_evidence(mention.names, node.names, rare)
+    if level == "code":
+        d = definition_cos()
+        cosines = f"definition cosine {d:.2f}, text cosine {text_cos:.2f}"
+        if d >= CODE_MERGE_DEFINITION:
+            decision = Decision("merge", d, f"{why} ({cosines})")
+        else:
+            decision = Decision("duplicate", d, f"{why} but definitions differ ({cosines})")
+    elif level in ("same", "acronym", "prefix", "contained"):
         d = definition_cos()
         total = d + text_cos
-        if level == "prefix":
+        if level in ("prefix", "contained"):
             merge, merge_sum, dup, dup_sum = PREFIX_MERGE_DEFINITION, PREFIX_MERGE_SUM, PREFIX_DUPLICATE_DEFINITION, float("inf")
         else:
             merge, merge_sum, dup, dup_sum = MERGE_DEFINITION, MERGE_SUM, DUPLICATE_DEFINITION, DUPLICATE_SUM
         cosines = f"definition cosine {d:.2f}, text cosine {text_cos:.2f}"
-        if d >= merge and total >= merge_sum:
+        added = unexplained_words(pair, (" ".join([mention.definition, *mention.names]),
+                                         " ".join([node.definition, *node.names]))) if level in ADDED_WORDS_LEVELS else []
+        if added and (d >= dup or total >= dup_sum):
+            decision = Decision("duplicate", d, f"{why}, but the longer name adds {', '.join(added)} ({cosines})")
+        elif d >= merge and total >= merge_sum and not added:
             decision = Decision("merge", d, f"{why} and matching definitions ({cosines})")
         elif d >= dup or total >= dup_sum:
             decision = Decision("duplicate", d, f"{why} but definitions differ ({cosines})")
@@ -203,10 +232,17 @@ def decide(mention: Mention, node: NodeState, text_cos: float, definition_cos: C
             decision = Decision("duplicate", text_cos, f"{why}, texts close (cosine {text_cos:.2f})")
         else:
             return Decision("separate", text_cos, why)
+    elif level == "conflict":
+        if text_cos < CONFLICT_DUPLICATE_TEXT:
+            return Decision("separate", text_cos, why)
+        decision = Decision("duplicate", text_cos, f"{why}, texts close (cosine {text_cos:.2f})")
     elif text_cos >= UNRELATED_DUPLICATE_TEXT:
         decision = Decision("duplicate", text_cos, f"different names, close texts (cosine {text_cos:.2f})")
     else:
         return Decision("separate", text_cos, why)
+    disagree = numbers_disagree(mention.definition, node.definition) if decision.action == "merge" else None
+    if disagree is not None:
+        return Decision("duplicate", decision.score, f"{decision.reason}, but {disagree}")
     if (decision.action == "merge" and mention.type and node.type
             and mention.type.casefold() != node.type.casefold()):
         return Decision("duplicate", decision.score, f"{decision.reason}, but types differ ({mention.type} vs {node.type})")
@@ -241,6 +277,9 @@ class Resolver:
         self.states: dict[str, NodeState] = {}
         self.created: list[NodeState] = []
         self._pending_keys: dict[str, list[NodeState]] = {}
+        self._code_holders: dict[str, set[str]] = {}  # "c:" key -> store node ids that hold it
+        self._seen: dict[str, NodeState] = {}  # mention key -> the node it resolved to, in this write
+        self._earlier: dict[str, list[str]] = {}  # mention key -> keys of its nearest earlier mentions
 
     # -- reads -----------------------------------------------------------------------------
 
@@ -256,10 +295,11 @@ class Resolver:
             if m.key not in known:
                 fresh.setdefault(m.key, m)
         candidates = self._candidates(list(fresh.values()))
+        self._earlier = self._earlier_neighbours(list(fresh.values()))
         self._load([*known.values(), *(i for ids in candidates.values() for i in ids)])
         self._prepare_definitions(list(fresh.values()), candidates)
         outcomes: list[Outcome] = []
-        seen: dict[str, NodeState] = {}
+        seen = self._seen
         for m in mentions:
             if m.key in seen:
                 node = seen[m.key]
@@ -281,6 +321,7 @@ class Resolver:
             return out
         probes = {m.key: [k for name in m.names for k in probe_keys(name)] for m in mentions}
         hits = self.store.nodes_by_keys([k for keys in probes.values() for k in keys])
+        self._code_holders.update({k: set(ids) for k, ids in hits.items() if k.startswith("c:")})
         for m in mentions:
             out[m.key] += [i for k in probes[m.key] for i in hits.get(k, []) if i.startswith(PREFIX[m.kind])]
         self.vectors.need([m.text for m in mentions])
@@ -296,7 +337,7 @@ class Resolver:
         for m in mentions:
             for node_id in candidates.get(m.key, []):
                 node = self.states.get(node_id)
-                if node is not None and name_evidence(m.names, node.names)[0] != "none":
+                if node is not None and name_evidence(m.names, node.names)[0] not in ("none", "conflict"):
                     texts.append(node.definition)
         self.vectors.need(texts)
 
@@ -309,22 +350,52 @@ class Resolver:
             vector = self.vectors[node.text]
         return float(self.vectors[m.text] @ vector)
 
+    def _earlier_neighbours(self, mentions: list[Mention]) -> dict[str, list[str]]:
+        """Per mention, the VECTOR_CANDIDATES earlier mentions of its kind in this write whose texts are
+        closest (cosine >= PENDING_TEXT_FLOOR): one blocked matrix product for the whole write, so each
+        mention's cost does not grow with its position in the write."""
+        out: dict[str, list[str]] = {}
+        if len(mentions) < 2:
+            return out
+        matrix = np.vstack([self.vectors[m.text] for m in mentions])
+        entity = np.array([m.kind == "entity" for m in mentions])
+        for start in range(1, len(mentions), NEIGHBOUR_BLOCK):
+            stop = min(len(mentions), start + NEIGHBOUR_BLOCK)
+            scores = matrix[start:stop] @ matrix[:stop].T
+            rows = np.arange(start, stop)[:, None]
+            scores[(np.arange(stop)[None, :] >= rows) | (entity[start:stop, None] != entity[None, :stop])] = -np.inf
+            k = min(VECTOR_CANDIDATES, stop)
+            top = np.argpartition(-scores, k - 1, axis=1)[:, :k]
+            for r, columns in enumerate(top):
+                near = [j for j in columns if scores[r, j] >= PENDING_TEXT_FLOOR]
+                out[mentions[start + r].key] = [mentions[j].key for j in near]
+        return out
+
     def _pending_candidates(self, m: Mention) -> list[NodeState]:
+        """Nodes of this write that may name what ``m`` names: by lookup key, and the nodes its nearest
+        earlier mentions resolved to."""
         found = {id(n): n for k in (k for name in m.names for k in probe_keys(name))
                  for n in self._pending_keys.get(k, []) if n.kind == m.kind}
-        same_kind = [n for n in self.created if n.kind == m.kind and id(n) not in found]
-        if same_kind:
-            matrix = np.vstack([self.vectors[n.text] for n in same_kind])
-            cosines = matrix @ self.vectors[m.text]
-            found.update({id(n): n for n, c in zip(same_kind, cosines, strict=True) if c >= PENDING_TEXT_FLOOR})
+        for key in self._earlier.get(m.key, []):
+            node = self._seen.get(key)
+            if node is not None:
+                found.setdefault(id(node), node)
         return list(found.values())
+
+    def _holders(self, code: str, kind: str) -> int:
+        """How many nodes of ``kind`` (stored or created by this write) have a name with ``code``."""
+        key = "c:" + code
+        ids = {i for i in self._code_holders.get(key, ()) if i.startswith(PREFIX[kind])}
+        ids.update(n.id for n in self._pending_keys.get(key, []) if n.kind == kind)
+        return len(ids)
 
     def _decide(self, m: Mention, store_ids: list[str]) -> Outcome:
         nodes = [self.states[i] for i in store_ids if i in self.states] + self._pending_candidates(m)
         judged: list[tuple[NodeState, Decision]] = []
         for node in {id(n): n for n in nodes}.values():
             decision = decide(m, node, self._text_cos(m, node),
-                              lambda node=node: float(self.vectors[m.definition] @ self.vectors[node.definition]))
+                              lambda node=node: float(self.vectors[m.definition] @ self.vectors[node.definition]),
+                              lambda code: self._holders(code, m.kind) <= 1)
             if decision.action == "duplicate" and self.judge is not None and self.judge(m, node):
                 decision = Decision("merge", decision.score, f"{decision.reason}; the LLM judged them the same")
             if decision.action != "separate":
