@@ -57,7 +57,7 @@ import numpy as np  # noqa: E402
 from graphsift.config import Settings  # noqa: E402
 from graphsift.embedding import OnnxEmbedder  # noqa: E402
 from graphsift.toolset import Runtime  # noqa: E402
-from graphsift.toolsets.facts import resolve, tools  # noqa: E402
+from graphsift.toolsets.facts import lookup, resolve, tools  # noqa: E402
 from graphsift.toolsets.facts.graph import DUPLICATE, FactsGraph  # noqa: E402
 from graphsift.toolsets.facts.models import DocumentRecord, FindRequest  # noqa: E402
 from graphsift.toolsets.facts.names import exact_key, name_evidence  # noqa: E402
@@ -351,7 +351,7 @@ def fmt_times(t: dict) -> str:
     return f"write {t['wall']:.1f} s (embedding {t['embed']:.1f} s, Resolver.resolve {t['resolve']:.2f} s)"
 
 
-def run_er(er: ErSet, embedder: CachedEmbedder, base: Path, show: int) -> dict:
+def run_er(er: ErSet, embedder: CachedEmbedder, base: Path, show: int, find_variants: list[str]) -> dict:
     folder = ER_DATA / er.name
     left, right = read_table(folder / er.left), read_table(folder / er.right)
     gold_rows = read_table(folder / er.gold)
@@ -361,6 +361,7 @@ def run_er(er: ErSet, embedder: CachedEmbedder, base: Path, show: int) -> dict:
         r["id"] = tag("left", r["id"])
     for r in right:
         r["id"] = tag("right", r["id"])
+    shipped = (lookup.FIND_METHOD, lookup.CODES_FIRST)
     clusters = Clusters(pairs)
     tracker = Tracker(clusters)
     runtime = Runtime(Settings(home=base / er.name), embedder=embedder)
@@ -385,21 +386,29 @@ def run_er(er: ErSet, embedder: CachedEmbedder, base: Path, show: int) -> dict:
     for a, b in pairs:
         truth.setdefault(b, set()).add(a)
     queries = [q for q in by_id if q in truth]
-    top1 = top5 = 0
-    began = time.perf_counter()
-    for i in range(0, len(queries), 20):
-        chunk = queries[i:i + 20]
-        request = FindRequest(graph="er", entity=[{"name": by_id[q][er.right_name].strip(),
-                                                   "definition": er.definition(by_id[q])} for q in chunk])
-        out = tools.find(runtime, request)
-        for q, sel in zip(chunk, out.entities, strict=True):
-            wanted = {tracker.node_of[a] for a in truth[q]}
-            ranked = [c.id for c in sel.candidates]
-            top1 += bool(ranked) and ranked[0] in wanted
-            top5 += bool(wanted & set(ranked[:5]))
-    elapsed = time.perf_counter() - began
-    print(f"find: {len(queries)} right records with a true match: top-1 {top1 / len(queries):.3f}, "
-          f"top-5 {top5 / len(queries):.3f} ({elapsed:.1f} s)", flush=True)
+    found_by: dict[str, tuple[float, float]] = {}
+    for variant in find_variants:
+        method, _, codes = variant.partition("-")
+        lookup.FIND_METHOD, lookup.CODES_FIRST = method, codes != "nocodes"
+        top1 = top5 = 0
+        began = time.perf_counter()
+        for i in range(0, len(queries), 20):
+            chunk = queries[i:i + 20]
+            request = FindRequest(graph="er", entity=[{"name": by_id[q][er.right_name].strip(),
+                                                       "definition": er.definition(by_id[q])} for q in chunk])
+            out = tools.find(runtime, request)
+            for q, sel in zip(chunk, out.entities, strict=True):
+                wanted = {tracker.node_of[a] for a in truth[q]}
+                ranked = [c.id for c in sel.candidates]
+                top1 += bool(ranked) and ranked[0] in wanted
+                top5 += bool(wanted & set(ranked[:5]))
+        elapsed = time.perf_counter() - began
+        found_by[variant] = (top1 / len(queries), top5 / len(queries))
+        print(f"find [{variant}]: {len(queries)} right records with a true match: top-1 {top1 / len(queries):.3f}, "
+              f"top-5 {top5 / len(queries):.3f} ({elapsed:.1f} s, {1000 * elapsed / len(queries):.1f} ms per selector "
+              f"in calls of 20)", flush=True)
+    lookup.FIND_METHOD, lookup.CODES_FIRST = shipped
+    top1, top5 = found_by[find_variants[0]]
 
     # 3. the right table
     records, ids = documents(er, "right", right, er.right_name)
@@ -426,7 +435,7 @@ def run_er(er: ErSet, embedder: CachedEmbedder, base: Path, show: int) -> dict:
         others = [names[o] for o in tracker.members[node] if o != rec][:2]
         print(f"  WRONG {'across' if across else 'within'} {names[rec]!r} -> {others} :: {reason}  "
               f"[{er.definition(records_by_id[rec])[:80]}]")
-    return {"set": er.name, "top1": top1 / len(queries), "top5": top5 / len(queries), "precision": precision,
+    return {"set": er.name, "top1": top1, "top5": top5, "precision": precision,
             "recall": found / len(pairs), "merges": len(merged), "resolve_right": t_right["resolve"],
             "judged": sum(judged) / max(1, len(judged))}
 
@@ -438,6 +447,10 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "graphsift-bench-embeddings",
                         help="embedding cache folder (outside the repo)")
     parser.add_argument("--no-cache", action="store_true", help="embed every text (no cache read or written)")
+    parser.add_argument("--find-variants", default="anchored,vector-nocodes", metavar="LIST",
+                        help="find rankings to measure, the first in the summary: a graphsift.retrieval.fuse "
+                             "method (anchored, convex, zscore, rrf, keyword, vector), '-nocodes' to leave code "
+                             "matches unboosted (default: anchored = shipped, vector-nocodes = find before issue 9)")
     parser.add_argument("--show", type=int, default=0, metavar="N", help="print the first N wrong merges per set")
     parser.add_argument("--patch", action="append", default=[], metavar="MODULE.NAME=VALUE",
                         help="set a constant of graphsift.toolsets.facts.MODULE in process, e.g. "
@@ -462,7 +475,8 @@ def main() -> None:
     embedder = CachedEmbedder(OnnxEmbedder(), None if args.no_cache else args.cache)
     base = Path(tempfile.mkdtemp(prefix="facts-er-"))
     try:
-        results = [run_er(SETS[s], embedder, base, args.show) for s in args.sets.split(",")]
+        variants = [v for v in args.find_variants.split(",") if v]
+        results = [run_er(SETS[s], embedder, base, args.show, variants) for s in args.sets.split(",")]
     finally:
         shutil.rmtree(base, ignore_errors=True)
     print("\nset            find top-1  top-5  merge precision (both labelled)  recall  merges  resolve (right write)")

@@ -160,6 +160,15 @@ def test_topics_and_entities_never_merge_with_each_other(graph):
 
 
 def test_the_decision_table_is_what_the_docstring_says():
+    code = NodeState("E:x", "entity", "Panasonic KX-TCA86 Headset", "Product", "headset", [])
+    shared = Mention("entity", "KXTCA86 Comfort-Fit", "Product", "ear hook", [])
+    assert decide(shared, code, 0.5, lambda: 0.51).action == "merge"  # a shared rare code
+    assert decide(shared, code, 0.5, lambda: 0.49).action == "duplicate"
+    assert decide(shared, code, 0.5, lambda: 0.51, rare=lambda c: False).action == "separate"
+    other = Mention("entity", "Panasonic KX-TCA92 Headset", "Product", "headset", [])
+    assert decide(other, code, 0.99, lambda: 1.0).action == "duplicate"  # codes differ: linked at most
+    assert decide(other, code, 0.69, lambda: 1.0).action == "separate"
+
     node = NodeState("E:x", "entity", "Mercury", "Planet", "planet", [])
     mention = Mention("entity", "Mercury", "Planet", "metal", [])
     assert decide(mention, node, 0.78, lambda: 0.35).action == "duplicate"  # names equal, definitions apart
@@ -169,6 +178,106 @@ def test_the_decision_table_is_what_the_docstring_says():
     other = Mention("entity", "Quicksilver", "Planet", "planet", [])
     assert decide(other, node, 0.95, lambda: 1.0).action == "duplicate"  # no name evidence: never a merge
     assert decide(other, node, 0.79, lambda: 1.0).action == "separate"
+
+
+# -- identifiers ---------------------------------------------------------------------------------------
+
+HEADSET = "cordless phone headset by Panasonic with a comfort-fit ear hook, for Panasonic KX-TG phones"
+
+
+def test_model_codes_that_differ_never_merge_but_are_linked(graph):
+    write(graph, doc("a", "2024-01-01", [ent("Panasonic KX-TCA86 Headset", "Product", HEADSET)]))
+    [out] = write(graph, doc("b", "2024-01-02", [ent("Panasonic KX-TCA92 Headset", "Product", HEADSET)]))
+    r = resolution(out, "Panasonic KX-TCA92 Headset")
+    assert r.action == "created" and [d.id for d in r.possible_duplicates] == ["E:panasonic-kx-tca86-headset"]
+    assert "different codes (kxtca92 vs kxtca86)" in r.possible_duplicates[0].reason
+
+
+@pytest.mark.parametrize("base,variant", [
+    ("Adobe Audition 2.0", "Adobe Audition 2.0 upgrade"),
+    ("World of Warcraft", "World of Warcraft 60 day pre-paid time card"),
+    ("Vitamin D3 tablets", "Vitamin D3 tablets, pack of 3"),
+])
+def test_editions_and_packagings_never_merge_with_the_base_product(graph, base, variant):
+    definition = f"the {base} product sold in stores, as described by its maker"
+    write(graph, doc("a", "2024-01-01", [ent(base, "Product", definition)]))
+    [out] = write(graph, doc("b", "2024-01-02", [ent(variant, "Product", definition)]))
+    assert resolution(out, variant).action == "created"
+    assert "different editions" in resolution(out, variant).possible_duplicates[0].reason
+
+
+def test_a_shared_rare_code_merges_names_that_differ(graph):
+    write(graph, doc("a", "2024-01-01", [ent("Panasonic KX-TCA86 Headset", "Product", HEADSET)]))
+    [out] = write(graph, doc("b", "2024-01-02", [ent("KXTCA86 Comfort-Fit", "Product",
+                                                      "Panasonic headset with an ear hook for cordless phones")]))
+    r = resolution(out, "KXTCA86 Comfort-Fit")
+    assert r.action == "merged" and "share the code kxtca86" in r.reason
+    [node] = graph.store().get_nodes([r.id])
+    assert node.props["aliases"] == ["KXTCA86 Comfort-Fit"] and "kxtca86" in node.text.split()
+
+
+def test_a_code_two_nodes_share_is_no_evidence(graph):
+    write(graph, doc("a", "2024-01-01", [ent("Panasonic KX-TCA86 Headset", "Product", HEADSET)]))
+    [out] = write(graph, doc("b", "2024-01-02", [ent("KX-TCA86 Wall Bracket", "Product",
+                                                      "steel bracket that holds a telephone handset on a kitchen wall")]))
+    assert resolution(out, "KX-TCA86 Wall Bracket").action == "created"  # the definitions differ: linked
+    [out] = write(graph, doc("c", "2024-01-03", [ent("KXTCA86 Comfort-Fit", "Product",
+                                                      "Panasonic headset with an ear hook for cordless phones")]))
+    r = resolution(out, "KXTCA86 Comfort-Fit")
+    assert r.action == "created" and graph.store().count_nodes("entity") == 3
+
+
+def test_definitions_stating_different_numbers_never_merge(graph):
+    write(graph, doc("a", "2024-01-01", [ent("Editor's Notes", "Publication", "column by Jennifer Widom in SIGMOD Record, 1996")]))
+    [out] = write(graph, doc("b", "2024-01-02", [ent("Editor's Notes", "Publication",
+                                                      "column by Jennifer Widom in SIGMOD Record, 1997")]))
+    r = resolution(out, "Editor's Notes")
+    assert r.action == "created" and "different numbers (1997 vs 1996)" in r.possible_duplicates[0].reason
+
+
+def test_a_longer_name_whose_added_words_the_other_side_does_not_explain_is_linked(graph):
+    write(graph, doc("a", "2024-01-01", [ent("Stars", "Restaurant", "American restaurant in San Francisco")]))
+    [out] = write(graph, doc("b", "2024-01-02", [ent("Stars Cafe", "Restaurant", "American restaurant in San Francisco")]))
+    r = resolution(out, "Stars Cafe")
+    assert r.action == "created" and "adds cafe" in r.possible_duplicates[0].reason
+
+
+def test_mentions_late_in_a_large_write_still_find_earlier_ones(graph):
+    fillers = [ent(f"Filler Company {chr(65 + i % 26)}{chr(65 + i // 26)}x", "Company", f"company number {i} of the filler group")
+               for i in range(60)]
+    records = [doc(f"d{i}", "2024-01-01", fillers[10 * i:10 * i + 10]) for i in range(6)]
+    records.insert(0, doc("first", "2024-01-01", [ent("New York City", "Location", "the most populous city in the United States")]))
+    records.append(doc("last", "2024-01-01", [ent("NYC", "Location", "largest city in the United States, on the Hudson River")]))
+    out = write(graph, *records)
+    assert resolution(out[-1], "NYC").action == "merged" and resolution(out[-1], "NYC").id == "E:new-york-city"
+
+
+def test_find_ranks_an_exact_code_match_first(runtime):
+    from graphsift.toolsets.facts import tools
+    from graphsift.toolsets.facts.models import FindRequest
+
+    graph = FactsGraph(runtime, "tvs")
+    tv = "Samsung 32 inch LCD HDTV, 720p, black, with two HDMI inputs"
+    Writer(graph).write([doc("tvs", "2024-01-01", [ent(f"Samsung {m} 32\" LCD TV", "Product", tv)
+                                                   for m in ("LN32A650", "LN32A550", "LN32A450")])])
+    out = tools.find(runtime, FindRequest(graph="tvs", entity=[{"name": "Samsung LN-32A450", "definition": tv}]))
+    [selector] = out.entities
+    assert selector.candidates[0].name == 'Samsung LN32A450 32" LCD TV'
+    assert all(0.0 <= c.score <= 1.0 for c in selector.candidates)
+
+
+def test_find_reads_aliases_as_keywords(runtime):
+    from graphsift.toolsets.facts import tools
+    from graphsift.toolsets.facts.models import FindRequest
+
+    graph = FactsGraph(runtime, "aliases")
+    Writer(graph).write([doc("a", "2024-01-01", [
+        ent("International Business Machines", "Company", "American technology company", ["Big Blue"]),
+        ent("Blue Origin", "Company", "American space company"),
+        ent("Microsoft", "Company", "American technology company"),
+    ])])
+    out = tools.find(runtime, FindRequest(graph="aliases", entity=[{"name": "Big Blue", "definition": "computer maker"}]))
+    assert out.entities[0].candidates[0].name == "International Business Machines"
 
 
 # -- idempotency and text hashes -------------------------------------------------------------------

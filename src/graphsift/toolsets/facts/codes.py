@@ -18,7 +18,7 @@ resolution reads a name's identifiers apart, as tokens (pure functions, no store
 :func:`conflict` says why two names cannot be the same thing (their codes or
 editions differ, or they state different platforms); :func:`shared_strong_codes`
 finds the identifiers two names share that are specific enough to count as
-evidence on their own ("kxtca86", "460001"; not "2", "2007" or "cs3").
+evidence on their own ("kxtca86", "460001"; not "2", "2007", "cs3" or "tsql2").
 :func:`numbers_disagree` compares the numbers two *definitions* state (years,
 street and phone numbers): definitions that both state some and share too few
 describe different things however alike their words read ("Editor's Notes" of
@@ -70,8 +70,9 @@ _VERSION = re.compile(r"v?\d+(?:\.\d+)+|v\.?\d+")
 _ORDINAL = re.compile(r"(\d+)(?:st|nd|rd|th)")
 _WORD = re.compile(r"[a-z0-9]+")
 
-#: A code counts as evidence on its own when it mixes letters and digits and is at least this long ...
-STRONG_MIXED_LENGTH = 4
+#: A code counts as evidence on its own when it mixes letters and at least two digits and is at least
+#: this long ("kxtca86", "ln32a450"; not "tsql2", "mp3", "cs3", "r11.5") ...
+STRONG_MIXED_LENGTH = 5
 #: ... or is a number of at least this many digits (years and model numbers like "15" are too common).
 STRONG_DIGITS_LENGTH = 5
 #: Two definitions that both state numbers must share at least this share of the smaller set of them.
@@ -108,7 +109,7 @@ def fold(text: str) -> str:
 def is_strong(code: str) -> bool:
     if code.isdigit():
         return len(code) >= STRONG_DIGITS_LENGTH
-    return len(code) >= STRONG_MIXED_LENGTH and _mixed(code)
+    return len(code) >= STRONG_MIXED_LENGTH and _mixed(code) and sum(c.isdigit() for c in code) >= 2
 
 
 def _mixed(text: str) -> bool:

@@ -50,8 +50,10 @@ import numpy as np
 
 from graphsift.embedding import Embedder
 from graphsift.store import Edge, Node, SQLiteStore
+from graphsift.toolsets.facts import lookup
 from graphsift.toolsets.facts.codes import numbers_disagree
 from graphsift.toolsets.facts.graph import DUPLICATE, PREFIX, node_text
+from graphsift.toolsets.facts.lookup import keyword_text
 from graphsift.toolsets.facts.names import (
     mention_key,
     name_evidence,
@@ -76,11 +78,13 @@ UNRELATED_DUPLICATE_TEXT = 0.80
 #: Levels whose longer name must not add words the other side does not explain (see names.unexplained_words).
 ADDED_WORDS_LEVELS = ("prefix", "contained")
 #: A shared strong code: the definitions must not be about different things.
-CODE_MERGE_DEFINITION = 0.30
+CODE_MERGE_DEFINITION = 0.50
 #: Names that differ only by codes, editions or platforms are linked above this text cosine.
 CONFLICT_DUPLICATE_TEXT = 0.70
-#: Vector-search candidates per mention, and the possible-duplicate links kept per new node.
+#: Vector-search and BM25 candidates per mention (the same rankings find fuses), and the
+#: possible-duplicate links kept per new node.
 VECTOR_CANDIDATES = 10
+KEYWORD_CANDIDATES = 10
 MAX_DUPLICATE_LINKS = 3
 #: Mentions earlier in the same write are candidates above this text cosine (or by key) ...
 PENDING_TEXT_FLOOR = 0.60
@@ -328,7 +332,9 @@ class Resolver:
         matrix = np.vstack([self.vectors[m.text] for m in mentions])
         found = self.store.vector_search_many(matrix, kinds=[m.kind for m in mentions], limit=VECTOR_CANDIDATES)
         for m, row in zip(mentions, found, strict=True):
-            out[m.key] = list(dict.fromkeys([*out[m.key], *(h.id for h in row)]))
+            keyword = self.store.keyword_search(lookup.keyword_query(m.name, m.definition), kind=m.kind,
+                                                limit=KEYWORD_CANDIDATES, weights=lookup.FIND_FIELD_WEIGHTS)
+            out[m.key] = list(dict.fromkeys([*out[m.key], *(h.id for h in row), *(h.id for h in keyword)]))
         return out
 
     def _prepare_definitions(self, mentions: list[Mention], candidates: dict[str, list[str]]) -> None:
@@ -445,7 +451,7 @@ class Resolver:
         changed = [s for s in self.states.values() if s.changed()]
         self.vectors.need([s.text for s in changed if s.text_hash != s.stored_hash])
         return [
-            Node(s.id, s.kind, s.name, s.text, s.props(),
+            Node(s.id, s.kind, s.name, keyword_text(s.name, s.definition, s.aliases), s.props(),
                  self.vectors[s.text][None, :] if s.text_hash != s.stored_hash else None, s.text_hash)
             for s in changed
         ]

@@ -1,8 +1,9 @@
 """The facts tools. Each takes the runtime and a validated request and returns a response model.
 
 Scores are cosine similarities clipped to [0, 1]: in ``find`` between
-``"{name}: {definition}"`` of the selector and of the node, in ``search --query``
-between the query and the fact's sentence.
+``"{name}: {definition}"`` of the selector and of the node (the list itself is in
+the fused keyword + vector order of :mod:`lookup`), in ``search --query`` between
+the query and the fact's sentence.
 """
 
 from __future__ import annotations
@@ -10,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from graphsift.errors import ConfigError, InvalidInput, NotFound
-from graphsift.store import Edge, Node, SQLiteStore
+from graphsift.store import Edge, Hit, Node, SQLiteStore
 from graphsift.toolset import CallContext, Runtime
-from graphsift.toolsets.facts import extract, sessions
+from graphsift.toolsets.facts import extract, lookup, sessions
 from graphsift.toolsets.facts.graph import DUPLICATE, FACT, FactsGraph, node_text
 from graphsift.toolsets.facts.models import (
     AddDocumentRequest,
@@ -44,6 +45,7 @@ from graphsift.toolsets.facts.models import (
     StatsRequest,
     StatsResponse,
 )
+from graphsift.toolsets.facts.names import code_keys
 from graphsift.toolsets.facts.write import Writer, record_fields
 
 #: Candidates per find selector; neighbours and latest facts shown by info.
@@ -86,15 +88,31 @@ def find(runtime: Runtime, request: FindRequest) -> FindResponse:
     store = graph.store()
     selectors = [("entity", s) for s in request.entity] + [("topic", s) for s in request.topic]
     vectors = runtime.embedder.embed([node_text(s.name.strip(), s.definition.strip()) for _, s in selectors])
-    hits = store.vector_search_many(vectors, kinds=[k for k, _ in selectors], limit=FIND_CANDIDATES)
-    nodes = {n.id: n for n in store.get_nodes(list({h.id for row in hits for h in row}))}
+    hits = store.vector_search_many(vectors, kinds=[k for k, _ in selectors], limit=lookup.FIND_DEPTH)
+    ranked = [_hybrid(store, kind, selector, vector, row)[:FIND_CANDIDATES]
+              for (kind, selector), vector, row in zip(selectors, vectors, hits, strict=True)]
+    nodes = {n.id: n for n in store.get_nodes(list({h.id for row in ranked for h in row}))}
     out: dict[str, list[SelectorMatches]] = {"entity": [], "topic": []}
-    for (kind, selector), row in zip(selectors, hits, strict=True):
+    for (kind, selector), row in zip(selectors, ranked, strict=True):
         out[kind].append(SelectorMatches(name=selector.name, id=selector.id, candidates=[
-            Candidate(id=h.id, name=nodes[h.id].name, type=nodes[h.id].props.get("type"), score=_unit(h.score))
+            Candidate(id=h.id, name=nodes[h.id].name, type=nodes[h.id].props.get("type"), score=h.score)
             for h in row if h.id in nodes
         ]))
     return FindResponse(graph=graph.name, entities=out["entity"], topics=out["topic"])
+
+
+def _hybrid(store: SQLiteStore, kind: str, selector, vector: np.ndarray, vector_hits: list[Hit]) -> list[Hit]:
+    """BM25 over name, aliases, definition and codes fused with the cosine ranking (see :mod:`lookup`);
+    nodes whose names carry a strong code of the selector's name first. Scores are cosines.
+
+    Kept small on purpose: it moves onto the platform's shared hybrid search when that lands.
+    """
+    query = lookup.keyword_query(selector.name.strip(), selector.definition.strip())
+    keyword_hits = store.keyword_search(query, kind=kind, limit=lookup.FIND_DEPTH, weights=lookup.FIND_FIELD_WEIGHTS)
+    coded = [i for ids in store.nodes_by_keys(code_keys(selector.name), kind=kind).values() for i in ids]
+    cosine = {h.id: h.score for h in vector_hits}
+    cosine.update(store.vector_scores(vector, [i for i in [*(h.id for h in keyword_hits), *coded] if i not in cosine]))
+    return lookup.rank(keyword_hits, vector_hits, cosine, coded)
 
 
 # -- search and cat -------------------------------------------------------------------------------
