@@ -170,7 +170,7 @@ def test_errors_and_constants_are_documented():
     assert codes <= documented
     for value in (R.MERGE_DEFINITION, R.MERGE_SUM, R.DUPLICATE_DEFINITION, R.DUPLICATE_SUM, R.PREFIX_MERGE_DEFINITION,
                   R.PREFIX_MERGE_SUM, R.PREFIX_DUPLICATE_DEFINITION, R.SIMILAR_MERGE_TEXT, R.SIMILAR_DUPLICATE_TEXT,
-                  R.UNRELATED_DUPLICATE_TEXT):
+                  R.UNRELATED_DUPLICATE_TEXT, R.CODE_MERGE_DEFINITION, R.CONFLICT_DUPLICATE_TEXT):
         assert f"{value:g}" in flat, f"threshold {value} is not in SKILL.md"
     assert f"top {tools.FIND_CANDIDATES} per selector" in flat and f"the {tools.INFO_NEIGHBOURS} nodes" in flat
     assert f"its {tools.INFO_LATEST} newest facts" in flat and f"the last {sessions.FILE_SEARCHES})" in flat

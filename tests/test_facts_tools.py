@@ -10,6 +10,7 @@ from graphsift.contract import parse_request
 from graphsift.errors import ConfigError, InvalidInput, NotFound
 from graphsift.toolset import CallContext, Runtime
 from graphsift.toolsets.facts import TOOLSET, render
+from graphsift.toolsets.facts.graph import FactsGraph
 
 SPECS = {s.name: s for s in TOOLSET.tools}
 SESSION = CallContext(session="one")
@@ -43,8 +44,11 @@ def test_find_with_an_entity_selector(rt):
     assert out.topics == [] and sel.name == "Apple" and sel.id is None
     assert sel.candidates[0].id == "E:apple-inc" and sel.candidates[0].type == "Company"
     assert 0 < len(sel.candidates) <= 5 and all(c.id.startswith("E:") for c in sel.candidates)
-    scores = [c.score for c in sel.candidates]
-    assert scores == sorted(scores, reverse=True) and all(0 <= s <= 1 for s in scores)
+    # Listed in the fused keyword + vector order; each score is the cosine of the two "{name}: {definition}" texts.
+    query = rt.embedder.embed(["Apple: company that makes the iPhone"])[0]
+    cosines = FactsGraph(rt, "default").store().vector_scores(query, [c.id for c in sel.candidates])
+    assert [c.score for c in sel.candidates] == [pytest.approx(max(0.0, min(1.0, cosines[c.id])), abs=1e-6)
+                                                 for c in sel.candidates]
 
 
 def test_find_with_a_topic_selector_searches_topics_by_meaning(rt):

@@ -1,36 +1,66 @@
 """Entity resolution on every write: does a mention name a node the graph already has?
 
 Candidates for a mention come from lookup keys (its normalised names, word
-prefixes, acronyms, see :mod:`names`) and from vector search over the vectors of
-``"{name}: {definition}"`` of its kind. Each candidate is judged by how the names
-relate (:func:`names.name_evidence`) and by cosines:
+prefixes, acronyms and strong codes, see :mod:`names`), from vector search over
+the vectors of ``"{name}: {definition}"`` of its kind (and, when
+KEYWORD_CANDIDATES is set, from BM25 as ``find`` ranks, see :mod:`lookup`); mentions
+earlier in the same write are candidates by key and by their nearest texts (one
+blocked matrix product per write, so a write's cost grows linearly with its
+mentions). Each candidate is judged by how the names relate
+(:func:`names.name_evidence`, which reads the names' identifiers with
+:mod:`codes`) and by cosines:
 
-==============  ========================================  ===========================
-names           merge when                                possible duplicate when
-==============  ========================================  ===========================
-same, acronym   definition cosine >= 0.40 and definition  definition cosine >= 0.25
-                + text cosine >= 1.10                     or the sum >= 0.95
-prefix          definition cosine >= 0.50 and the sum     definition cosine >= 0.30
-                >= 1.20
-similar         text cosine >= 0.85 and definition        text cosine >= 0.70
-                cosine >= 0.40
-none            never                                     text cosine >= 0.80
-==============  ========================================  ===========================
+==================  ========================================  ===========================
+names               merge when                                possible duplicate when
+==================  ========================================  ===========================
+same, acronym       definition cosine >= 0.40 and definition  definition cosine >= 0.25
+                    + text cosine >= 1.10                     or the sum >= 0.95
+code (a shared      definition cosine >= 0.50                 always (below 0.50)
+rare strong code)
+prefix, contained   definition cosine >= 0.50 and the sum     definition cosine >= 0.30
+                    >= 1.20, and every word the longer name   (also when the longer name
+                    adds is in the other side's definition    adds unexplained words)
+                    or names
+similar             text cosine >= 0.85 and definition        text cosine >= 0.70
+                    cosine >= 0.40
+conflict (codes,    never                                     text cosine >= 0.70
+editions or
+platforms differ)
+none                never                                     text cosine >= 0.80
+==================  ========================================  ===========================
+
+and, over every row: two definitions that both state numbers and share fewer
+than half of the smaller set of them (years, street and phone numbers: see
+:func:`codes.numbers_disagree`) are never merged, nor are entities whose types
+differ (both at most linked).
 
 "Definition cosine" compares the two definitions alone; "text cosine" the two
 ``"{name}: {definition}"`` vectors. With equal names the text vectors share the
 name, which inflates their cosine (Mercury the planet vs the element: text
 0.75-0.78 with one- or two-word definitions, definitions alone 0.32-0.35), so the
-definitions must agree on their own as well. Entities whose types differ are
-never merged (at most linked). Calibrated with all-MiniLM-L6-v2 int8 on labelled
-pairs (``bench/facts_resolution.py`` prints each pair's cosines and verdict):
-same-name pairs that are different things scored definition cosines of -0.04 to
-0.42 and sums up to 1.14 (the highest: one-word definitions, and "Washington"
-the state vs the capital at 0.416 / 1.088); true matches with sentence-long
-definitions 0.41 to 0.87 and sums 1.03 to 1.75. The few true matches below the
-merge line become possible duplicates, which is the safe side: a wrong merge
-loses information, a link does not. Without name evidence nothing merges ("AWS"
-vs "Amazon": text 0.75; "Meta" vs "Facebook": 0.79).
+definitions must agree on their own as well. Calibrated with all-MiniLM-L6-v2
+int8 on labelled pairs (``bench/facts_resolution.py`` prints each pair's cosines
+and verdict): same-name pairs that are different things scored definition
+cosines of -0.04 to 0.42 and sums up to 1.14 (the highest: one-word definitions,
+and "Washington" the state vs the capital at 0.416 / 1.088); true matches with
+sentence-long definitions 0.41 to 0.87 and sums 1.03 to 1.75. Without name
+evidence nothing merges ("AWS" vs "Amazon": text 0.75; "Meta" vs "Facebook": 0.79).
+
+Identifiers, calibrated on three public entity-resolution sets
+(``bench/facts_resolution.py --er``, figures in ``bench/README.md``): embeddings
+put product names that differ by one model number at text cosines above 0.9
+("Panasonic KX-TCA86" / "KX-TCA92"), and catalogue or bibliography records that
+share a template at definition cosines of 0.5-0.98 when they are different
+things ("Editor's Notes" of 1997 and of 1998; two restaurants named "Remi" in
+two cities). So codes, editions, platforms and the numbers a definition states
+decide before cosines can merge; a strong code (letters and at least two digits,
+"kxtca86", or five digits and more) that one node only holds is evidence on its
+own, checked against the definitions at the prefix level (an accessory "for
+KX-TCA86" reads 0.3-0.45 against the headset); and a longer name adds nothing its
+other side does not explain ("Stars Cafe" vs "Stars", "Editor's Notes and
+Erratum"), which links rather than merges "Samsung" / "Samsung Electronics". The
+true matches below the merge line become possible duplicates, which is the safe
+side: a wrong merge loses information, a link does not.
 
 A merge keeps every surface form as an alias and the node's lookup keys grow
 with them; the canonical name is the longest surface form and the definition the
@@ -64,7 +94,7 @@ from graphsift.toolsets.facts.names import (
 )
 
 #: Bump when a threshold below changes, so stored links can say which rules made them.
-RESOLUTION_VERSION = 1
+RESOLUTION_VERSION = 2
 MERGE_DEFINITION = 0.40
 MERGE_SUM = 1.10
 DUPLICATE_DEFINITION = 0.25
@@ -81,10 +111,13 @@ ADDED_WORDS_LEVELS = ("prefix", "contained")
 CODE_MERGE_DEFINITION = 0.50
 #: Names that differ only by codes, editions or platforms are linked above this text cosine.
 CONFLICT_DUPLICATE_TEXT = 0.70
-#: Vector-search and BM25 candidates per mention (the same rankings find fuses), and the
-#: possible-duplicate links kept per new node.
+#: Vector-search candidates per mention, and the possible-duplicate links kept per new node.
 VECTOR_CANDIDATES = 10
-KEYWORD_CANDIDATES = 10
+#: BM25 candidates per mention (find's keyword side). Off: on the three ER sets 10 of them changed no
+#: decision (names, codes and vectors already found every candidate that merged), and the SQLite store
+#: rebuilds its BM25 postings after every write (~26 s at 300k nodes with chunks), more than the 10%
+#: of ingest time a write may add at the 1M-fact scale. Turn on once postings are kept incrementally.
+KEYWORD_CANDIDATES = 0
 MAX_DUPLICATE_LINKS = 3
 #: Mentions earlier in the same write are candidates above this text cosine (or by key) ...
 PENDING_TEXT_FLOOR = 0.60
@@ -333,7 +366,8 @@ class Resolver:
         found = self.store.vector_search_many(matrix, kinds=[m.kind for m in mentions], limit=VECTOR_CANDIDATES)
         for m, row in zip(mentions, found, strict=True):
             keyword = self.store.keyword_search(lookup.keyword_query(m.name, m.definition), kind=m.kind,
-                                                limit=KEYWORD_CANDIDATES, weights=lookup.FIND_FIELD_WEIGHTS)
+                                                limit=KEYWORD_CANDIDATES, weights=lookup.FIND_FIELD_WEIGHTS
+                                                ) if KEYWORD_CANDIDATES else []
             out[m.key] = list(dict.fromkeys([*out[m.key], *(h.id for h in row), *(h.id for h in keyword)]))
         return out
 
