@@ -193,6 +193,23 @@ def test_model_codes_that_differ_never_merge_but_are_linked(graph):
     assert "different codes (kxtca92 vs kxtca86)" in r.possible_duplicates[0].reason
 
 
+def test_a_judge_never_merges_what_identifiers_keep_apart(graph):
+    asked = []
+
+    def judge(mention, node):
+        asked.append((mention.name, node.name))
+        return True
+
+    write(graph, doc("a", "2024-01-01", [ent("Panasonic KX-TCA86 Headset", "Product", HEADSET),
+                                         ent("Beats", "Company", "headphone maker founded by Dr. Dre")]))
+    [out] = Writer(graph, judge=judge).write([doc("b", "2024-01-02", [
+        ent("Panasonic KX-TCA92 Headset", "Product", HEADSET),
+        ent("Beats Electronics", "Company", "audio company that makes headphones")])])
+    assert resolution(out, "Panasonic KX-TCA92 Headset").action == "created"  # codes differ: not asked
+    assert resolution(out, "Beats Electronics").action == "merged"  # a case the rules leave open
+    assert asked == [("Beats Electronics", "Beats")]
+
+
 @pytest.mark.parametrize("base,variant", [
     ("Adobe Audition 2.0", "Adobe Audition 2.0 upgrade"),
     ("World of Warcraft", "World of Warcraft 60 day pre-paid time card"),

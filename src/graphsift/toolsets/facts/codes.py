@@ -77,8 +77,10 @@ STRONG_MIXED_LENGTH = 5
 STRONG_DIGITS_LENGTH = 5
 #: Two definitions that both state numbers must share at least this share of the smaller set of them.
 DEFINITION_NUMBER_OVERLAP = 0.5
-
-
+#: Whether a platform that one name only states is a conflict. Off: on Amazon-Google (where one shop
+#: marks "[mac]" and the other leaves the platform out, for the same product and for another one alike)
+#: turning it on lowered both merge precision (0.532 -> 0.519) and recall (0.117 -> 0.093).
+ONE_SIDED_PLATFORM = False
 #: Words left out of a name's content words.
 STOP_WORDS = frozenset("a an and by for from in of on or the to with edition version".split())
 
@@ -192,10 +194,6 @@ def _listed(values: frozenset[str]) -> str:
     return ", ".join(sorted(values)) or "none"
 
 
-#: Experiment switches (the bench patches them): a platform named by one name only is a conflict.
-ONE_SIDED_PLATFORM = False
-
-
 def conflict(a: str, b: str, editions: bool = True) -> str | None:
     """Why names ``a`` and ``b`` cannot name the same thing, or None.
 
@@ -219,7 +217,8 @@ def conflict(a: str, b: str, editions: bool = True) -> str | None:
         return None
     if x.editions != y.editions:
         return f"different editions ({_listed(x.editions - y.editions)} vs {_listed(y.editions - x.editions)})"
-    if (x.platforms or y.platforms) and x.platforms != y.platforms and (ONE_SIDED_PLATFORM or (x.platforms and y.platforms)):
+    stated = (x.platforms and y.platforms) or (ONE_SIDED_PLATFORM and (x.platforms or y.platforms))
+    if stated and x.platforms != y.platforms:
         return f"different platforms ({_listed(x.platforms)} vs {_listed(y.platforms)})"
     return None
 

@@ -1,8 +1,9 @@
 """Names as entity resolution compares them: normalised forms, lookup keys, and how two names relate.
 
 Pure functions. A name is folded (accents, case, punctuation), a leading "the" and
-trailing legal suffixes ("Inc", "Corp", "Ltd"...) are dropped, so "Apple Inc." and
-"Apple" share the normalised form ``apple``. Each node is stored under lookup keys
+trailing legal suffixes ("Inc", "Corp", "Ltd", "Group"...) are dropped, so "Apple Inc." and
+"Apple" share the normalised form ``apple``; its identifiers (codes, editions,
+platforms) come from :mod:`codes`. Each node is stored under lookup keys
 derived from its canonical name and aliases; :func:`name_evidence` says how
 strongly two sets of names point at the same thing.
 """
@@ -183,10 +184,14 @@ def name_evidence(a: Iterable[str], b: Iterable[str], rare: Callable[[str], bool
     Levels, strongest first: ``same`` (equal normalised names, e.g. "Apple Inc." and "Apple"),
     ``code`` (a shared strong code, "Panasonic KX-TCA86 Headset" and "KXTCA86 Comfort-Fit"),
     ``acronym`` ("NYC" and "New York City"), ``prefix`` (one name's words start the other's,
-    "Beats" and "Beats Electronics"), ``similar`` (difflib ratio >= SIMILAR_NAME_RATIO,
+    "Beats" and "Beats Electronics"), ``contained`` (the content words of one, at least
+    CONTAINED_MIN_WORDS, are among the other's: "Marine Aquarium 2.0 (Mac)" and "Encore Marine
+    Aquarium 2.0"), ``similar`` (difflib ratio >= SIMILAR_NAME_RATIO and each word alike,
     "Tim Cook" and "Timothy Cook"), ``conflict`` (the names would relate but their codes,
     editions or platforms differ, see :func:`codes.conflict`: "iPhone 14" and "iPhone 15",
-    "Windows 10" and "Windows 10 Pro"), ``none``. ``rare(code)`` says whether a strong code
+    "Windows 10" and "Windows 10 Pro"; a conflict outranks any other level of that pair), ``none``.
+    ``same`` also covers equal content words and identifiers ("The Printshop v22 Deluxe" and "The
+    Print Shop 22 Deluxe"). ``rare(code)`` says whether a strong code
     is held by one node only (default: every code is); a code several nodes share is no evidence.
     """
     a, b = list(dict.fromkeys(a)), list(dict.fromkeys(b))

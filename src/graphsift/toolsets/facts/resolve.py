@@ -230,6 +230,9 @@ class Decision:
     action: str  # "merge", "duplicate", "separate"
     score: float
     reason: str
+    #: identifiers decided it (codes, editions or platforms, or the numbers the definitions state):
+    #: a judge may not turn this possible duplicate into a merge
+    settled: bool = False
 
 
 def decide(mention: Mention, node: NodeState, text_cos: float, definition_cos: Callable[[], float],
@@ -272,14 +275,14 @@ def decide(mention: Mention, node: NodeState, text_cos: float, definition_cos: C
     elif level == "conflict":
         if text_cos < CONFLICT_DUPLICATE_TEXT:
             return Decision("separate", text_cos, why)
-        decision = Decision("duplicate", text_cos, f"{why}, texts close (cosine {text_cos:.2f})")
+        decision = Decision("duplicate", text_cos, f"{why}, texts close (cosine {text_cos:.2f})", settled=True)
     elif text_cos >= UNRELATED_DUPLICATE_TEXT:
         decision = Decision("duplicate", text_cos, f"different names, close texts (cosine {text_cos:.2f})")
     else:
         return Decision("separate", text_cos, why)
-    disagree = numbers_disagree(mention.definition, node.definition) if decision.action == "merge" else None
+    disagree = numbers_disagree(mention.definition, node.definition) if decision.action != "separate" else None
     if disagree is not None:
-        return Decision("duplicate", decision.score, f"{decision.reason}, but {disagree}")
+        return Decision("duplicate", decision.score, f"{decision.reason}, but {disagree}", settled=True)
     if (decision.action == "merge" and mention.type and node.type
             and mention.type.casefold() != node.type.casefold()):
         return Decision("duplicate", decision.score, f"{decision.reason}, but types differ ({mention.type} vs {node.type})")
@@ -436,7 +439,7 @@ class Resolver:
             decision = decide(m, node, self._text_cos(m, node),
                               lambda node=node: float(self.vectors[m.definition] @ self.vectors[node.definition]),
                               lambda code: self._holders(code, m.kind) <= 1)
-            if decision.action == "duplicate" and self.judge is not None and self.judge(m, node):
+            if decision.action == "duplicate" and not decision.settled and self.judge is not None and self.judge(m, node):
                 decision = Decision("merge", decision.score, f"{decision.reason}; the LLM judged them the same")
             if decision.action != "separate":
                 judged.append((node, decision))
