@@ -259,14 +259,20 @@ def test_a_longer_name_whose_added_words_the_other_side_does_not_explain_is_link
     assert r.action == "created" and "adds cafe" in r.possible_duplicates[0].reason
 
 
-def test_mentions_late_in_a_large_write_still_find_earlier_ones(graph):
+@pytest.mark.parametrize("block", [512, 5])  # one block, and many blocks of the in-write matrix product
+def test_mentions_late_in_a_large_write_still_find_earlier_ones(graph, monkeypatch, block):
+    from graphsift.toolsets.facts import resolve
+
+    monkeypatch.setattr(resolve, "NEIGHBOUR_BLOCK", block)
     fillers = [ent(f"Filler Company {chr(65 + i % 26)}{chr(65 + i // 26)}x", "Company", f"company number {i} of the filler group")
                for i in range(60)]
     records = [doc(f"d{i}", "2024-01-01", fillers[10 * i:10 * i + 10]) for i in range(6)]
-    records.insert(0, doc("first", "2024-01-01", [ent("New York City", "Location", "the most populous city in the United States")]))
-    records.append(doc("last", "2024-01-01", [ent("NYC", "Location", "largest city in the United States, on the Hudson River")]))
+    # No lookup key joins these two names: only the nearest-text candidates of the write can.
+    records.insert(0, doc("first", "2024-01-01", [ent("Timothy Cook", "Person", "CEO of Apple Inc.")]))
+    records.append(doc("last", "2024-01-01", [ent("Tim Cook", "Person", "chief executive officer of Apple")]))
+    assert not set(N.probe_keys("Tim Cook")) & set(N.name_keys("Timothy Cook"))
     out = write(graph, *records)
-    assert resolution(out[-1], "NYC").action == "merged" and resolution(out[-1], "NYC").id == "E:new-york-city"
+    assert resolution(out[-1], "Tim Cook").action == "merged" and resolution(out[-1], "Tim Cook").id == "E:timothy-cook"
 
 
 def test_find_ranks_an_exact_code_match_first(runtime):
