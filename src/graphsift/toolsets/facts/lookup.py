@@ -66,19 +66,16 @@ def keyword_query(name: str, definition: str) -> str:
     return " ".join(parts)
 
 
-def rank(keyword_hits: Sequence[Hit], vector_hits: Sequence[Hit], cosine: dict[str, float],
-         coded: Sequence[str] = (), method: str | None = None) -> list[Hit]:
-    """Fused ranking whose scores are each node's cosine (``cosine`` must hold every hit's).
-
-    ``coded``: nodes whose names carry a strong code of the query's name; they come first, in
-    fused order. Ties are broken by id (see :mod:`graphsift.retrieval`).
+def rank(keyword_hits: Sequence[Hit], vector_hits: Sequence[Hit], coded: Sequence[str] = (),
+         method: str | None = None, limit: int | None = None) -> list[str]:
+    """Node ids in fused order, at most ``limit``: BM25 and cosine fused by ``method`` (default
+    FIND_METHOD), then the nodes of ``coded`` (whose names carry a strong code of the query's name)
+    moved first, in fused order among themselves. Ties are broken by id (see :mod:`graphsift.retrieval`).
     """
-    fused = retrieval.fuse(keyword_hits, vector_hits, method or FIND_METHOD)
-    order = [h.id for h in fused]
-    seen = set(order)
-    if not CODES_FIRST:
-        coded = ()
-    order += [i for i in sorted(coded) if i not in seen]
-    first = set(coded)
-    order.sort(key=lambda i: i not in first)  # stable: fused order within each group
-    return [Hit(i, retrieval.cosine_to_unit(cosine.get(i, 0.0))) for i in order]
+    order = [h.id for h in retrieval.fuse(keyword_hits, vector_hits, method or FIND_METHOD)]
+    if CODES_FIRST and coded:
+        seen = set(order)
+        order += [i for i in sorted(set(coded)) if i not in seen]
+        first = set(coded)
+        order.sort(key=lambda i: i not in first)  # stable: fused order within each group
+    return order[:limit]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from graphsift import retrieval
 from graphsift.errors import ConfigError, InvalidInput, NotFound
 from graphsift.store import Edge, Hit, Node, SQLiteStore
 from graphsift.toolset import CallContext, Runtime
@@ -89,7 +90,7 @@ def find(runtime: Runtime, request: FindRequest) -> FindResponse:
     selectors = [("entity", s) for s in request.entity] + [("topic", s) for s in request.topic]
     vectors = runtime.embedder.embed([node_text(s.name.strip(), s.definition.strip()) for _, s in selectors])
     hits = store.vector_search_many(vectors, kinds=[k for k, _ in selectors], limit=lookup.FIND_DEPTH)
-    ranked = [_hybrid(store, kind, selector, vector, row)[:FIND_CANDIDATES]
+    ranked = [_hybrid(store, kind, selector, vector, row)
               for (kind, selector), vector, row in zip(selectors, vectors, hits, strict=True)]
     nodes = {n.id: n for n in store.get_nodes(list({h.id for row in ranked for h in row}))}
     out: dict[str, list[SelectorMatches]] = {"entity": [], "topic": []}
@@ -110,9 +111,10 @@ def _hybrid(store: SQLiteStore, kind: str, selector, vector: np.ndarray, vector_
     query = lookup.keyword_query(selector.name.strip(), selector.definition.strip())
     keyword_hits = store.keyword_search(query, kind=kind, limit=lookup.FIND_DEPTH, weights=lookup.FIND_FIELD_WEIGHTS)
     coded = [i for ids in store.nodes_by_keys(code_keys(selector.name), kind=kind).values() for i in ids]
+    ids = lookup.rank(keyword_hits, vector_hits, coded, limit=FIND_CANDIDATES)
     cosine = {h.id: h.score for h in vector_hits}
-    cosine.update(store.vector_scores(vector, [i for i in [*(h.id for h in keyword_hits), *coded] if i not in cosine]))
-    return lookup.rank(keyword_hits, vector_hits, cosine, coded)
+    cosine.update(store.vector_scores(vector, [i for i in ids if i not in cosine]))  # keyword-only hits
+    return [Hit(i, retrieval.cosine_to_unit(cosine.get(i, 0.0))) for i in ids]
 
 
 # -- search and cat -------------------------------------------------------------------------------
