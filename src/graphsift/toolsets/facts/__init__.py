@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from graphsift.toolset import Toolset, ToolSpec
-from graphsift.toolsets.facts import models, render, tools
+from graphsift.tools import Arg, Cli, Toolset, ToolSpec
+from graphsift.toolsets.facts import cli, models, render, tools, write
 
 INSTRUCTIONS = """\
 A dated knowledge graph of what documents say: entities (companies, people, places...), topics,
@@ -15,7 +15,9 @@ LLM extracts). Every tool takes graph (default "default")."""
 
 TOOLSET = Toolset(
     name="facts",
+    summary="A dated knowledge graph of entities, topics, documents and facts.",
     instructions=INSTRUCTIONS,
+    commands=cli.commands,
     tools=[
         ToolSpec(
             name="find",
@@ -26,6 +28,9 @@ TOOLSET = Toolset(
                 "No facts are retrieved. Names-only strings and 'name: definition' strings are rejected."
             ),
             request=models.FindRequest, response=models.FindResponse, run=tools.find, render=render.find,
+            cli=Cli(help="Resolve selectors to canonical entities and topics (top 5 each).",
+                    args={"entity": cli.SELECTOR, "topic": cli.SELECTOR, "graph": cli.GRAPH},
+                    refused=cli.FIND_REFUSED),
         ),
         ToolSpec(
             name="search",
@@ -38,6 +43,11 @@ TOOLSET = Toolset(
             ),
             request=models.SearchRequest, response=models.SearchResponse, run=tools.search, render=render.search,
             context=True,
+            cli=Cli(help="Facts around or between entities and topics, newest first or by relevance to --query.",
+                    args={"entity": cli.names("-entity", "Entities"), "topic": cli.names("-topic", "Topics"),
+                          "from": Arg(metavar="YYYY-MM-DD"), "to_date": Arg(metavar="YYYY-MM-DD"),
+                          "query": Arg(metavar="TEXT"), "limit": Arg(metavar="N"), "graph": cli.GRAPH},
+                    refused=cli.SEARCH_REFUSED),
         ),
         ToolSpec(
             name="cat",
@@ -47,6 +57,9 @@ TOOLSET = Toolset(
                 "a number out of range, is an error."
             ),
             request=models.CatRequest, response=models.CatResponse, run=tools.cat, render=render.cat, context=True,
+            cli=Cli(help="Expand results N... of the latest search: fact, chunk, document, both ends.",
+                    args={"numbers": Arg(positional=True, metavar="N..."), "search_id": Arg(metavar="ID"),
+                          "graph": cli.GRAPH}),
         ),
         ToolSpec(
             name="info",
@@ -55,6 +68,8 @@ TOOLSET = Toolset(
                 "count, first and last fact dates, most connected neighbours, latest facts, possible duplicates."
             ),
             request=models.InfoRequest, response=models.InfoResponse, run=tools.info, render=render.info,
+            cli=Cli(help="Summarise an entity or topic (canonical name, alias or id).",
+                    args={"name": Arg(positional=True), "graph": cli.GRAPH}),
         ),
         ToolSpec(
             name="ls",
@@ -63,11 +78,14 @@ TOOLSET = Toolset(
                 "limit rows (default 50)."
             ),
             request=models.LsRequest, response=models.LsResponse, run=tools.ls, render=render.ls,
+            cli=Cli(help="List entities, topics or documents with counts.",
+                    args={"what": Arg(positional=True), "limit": Arg(metavar="N"), "graph": cli.GRAPH}),
         ),
         ToolSpec(
             name="stats",
             description="Totals of the graph: entities, topics, documents, chunks, facts, possible duplicates, dates.",
             request=models.StatsRequest, response=models.StatsResponse, run=tools.stats, render=render.stats,
+            cli=Cli(help="Totals of the graph.", args={"graph": cli.GRAPH}),
         ),
         ToolSpec(
             name="add_document",
@@ -80,7 +98,19 @@ TOOLSET = Toolset(
                 "the same document again changes nothing."
             ),
             request=models.AddDocumentRequest, response=models.AddDocumentResponse, run=tools.add_document,
-            render=render.add_document, read_only=False,
+            render=render.add_document, read_only=False, surfaces=frozenset({"mcp"}),
+        ),
+        ToolSpec(
+            name="ingest",
+            description=(
+                "Add the document records of a JSONL file (one add_document record per line), validated in full "
+                "before anything is written, then written in transactions of at most "
+                f"{write.INGEST_BATCH_DOCUMENTS} documents."
+            ),
+            request=models.IngestRequest, response=models.IngestResponse, run=tools.ingest, render=render.ingest,
+            read_only=False, progress=True, surfaces=frozenset({"cli"}),
+            cli=Cli(help="Add the document records of a JSONL file (validated in full before anything is written).",
+                    args={"file": Arg(positional=True), "graph": cli.GRAPH}),
         ),
         ToolSpec(
             name="extract_document",
@@ -90,7 +120,8 @@ TOOLSET = Toolset(
                 "either it fails and points to add_document."
             ),
             request=models.ExtractDocumentRequest, response=models.ExtractDocumentResponse,
-            run=tools.extract_document, render=render.add_document, read_only=False, context=True,
+            run=tools.extract_document, render=render.add_document, read_only=False, idempotent=False,
+            context=True, surfaces=frozenset({"mcp"}),
         ),
     ],
 )

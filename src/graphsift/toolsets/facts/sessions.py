@@ -20,7 +20,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from graphsift.errors import InvalidInput, NotFound
-from graphsift.toolset import CallContext, Runtime
+from graphsift.runtime import Runtime
+from graphsift.tools import CallContext
 
 #: Searches kept in memory per server process, and in the CLI's file per graph.
 MEMORY_SEARCHES = 10_000
@@ -37,15 +38,13 @@ class SavedSearch:
     created: float
 
 
-class _Memory:
+class Searches:
+    """Per-process state: every session's latest search (bounded)."""
+
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.searches: OrderedDict[str, SavedSearch] = OrderedDict()
         self.latest: dict[tuple[str, str], str] = {}
-
-
-def _memory(runtime: Runtime) -> _Memory:
-    return runtime.state.setdefault("facts.searches", _Memory())  # setdefault is atomic
 
 
 def _read_file(path: Path) -> dict:
@@ -69,7 +68,7 @@ def remember(runtime: Runtime, folder: Path, graph: str, context: CallContext, f
         tmp.write_text(json.dumps(data), encoding="utf-8")
         tmp.replace(path)  # atomic: a concurrent reader sees the old or the new file
         return saved.search_id
-    memory = _memory(runtime)
+    memory = runtime.state(Searches)
     with memory.lock:
         memory.searches[saved.search_id] = saved
         while len(memory.searches) > MEMORY_SEARCHES:
@@ -91,7 +90,7 @@ def recall(runtime: Runtime, folder: Path, graph: str, context: CallContext, sea
             raise NotFound(f"no search {wanted!r} on graph {graph!r} (the CLI keeps the last {FILE_SEARCHES}); "
                            "search again")
         return SavedSearch(**found)
-    memory = _memory(runtime)
+    memory = runtime.state(Searches)
     with memory.lock:
         if search_id is None:
             if context.session is None:

@@ -10,8 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from graphsift.errors import ConfigError, InvalidInput, NotFound
-from graphsift.store import Edge, Node, SQLiteStore
-from graphsift.toolset import CallContext, Runtime
+from graphsift.runtime import Runtime
+from graphsift.store import Edge, Node, Store
+from graphsift.tools import CallContext, Progress
 from graphsift.toolsets.facts import extract, sessions
 from graphsift.toolsets.facts.graph import DUPLICATE, FACT, FactsGraph, node_text
 from graphsift.toolsets.facts.models import (
@@ -31,6 +32,8 @@ from graphsift.toolsets.facts.models import (
     FindResponse,
     InfoRequest,
     InfoResponse,
+    IngestRequest,
+    IngestResponse,
     LsRequest,
     LsResponse,
     LsRow,
@@ -44,7 +47,7 @@ from graphsift.toolsets.facts.models import (
     StatsRequest,
     StatsResponse,
 )
-from graphsift.toolsets.facts.write import Writer, record_fields
+from graphsift.toolsets.facts.write import Writer, ingest_file, record_fields
 
 #: Candidates per find selector; neighbours and latest facts shown by info.
 FIND_CANDIDATES = 5
@@ -56,7 +59,7 @@ def _unit(score: float) -> float:
     return max(0.0, min(1.0, float(score)))
 
 
-def _facts_out(store: SQLiteStore, edges: list[Edge], scores: dict[str, float] | None = None,
+def _facts_out(store: Store, edges: list[Edge], scores: dict[str, float] | None = None,
                numbered: bool = True) -> list[FactOut]:
     nodes = {n.id: n for n in store.get_nodes(list({i for e in edges for i in (e.src, e.dst, e.props["document"])}))}
 
@@ -134,7 +137,7 @@ def search(runtime: Runtime, request: SearchRequest, context: CallContext) -> Se
     )
 
 
-def _summary(store: SQLiteStore, node: Node | None, node_id: str) -> NodeSummary:
+def _summary(store: Store, node: Node | None, node_id: str) -> NodeSummary:
     if node is None:
         return NodeSummary(id=node_id, name=node_id, kind="entity", type=None, definition="(no longer in the graph)",
                            facts=0)
@@ -237,6 +240,11 @@ def add_document(runtime: Runtime, request: AddDocumentRequest) -> AddDocumentRe
     record = DocumentRecord.model_validate(record_fields(request))
     [out] = Writer(FactsGraph(runtime, request.graph)).write([record])
     return out
+
+
+def ingest(runtime: Runtime, request: IngestRequest, progress: Progress | None = None) -> IngestResponse:
+    """Add the document records of a JSONL file: validated in full before anything is written."""
+    return ingest_file(FactsGraph(runtime, request.graph), request.file, progress)
 
 
 NO_LLM = (
