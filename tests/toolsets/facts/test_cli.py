@@ -120,7 +120,7 @@ def test_search_flags_and_output(env):
     out = run(env, "search", "-entity", "Apple, Microsoft", "--mode", "between").output
     assert out.splitlines()[0] == ("SEARCH mode=between  entity: Apple Inc. [E:apple-inc], "
                                    "Microsoft Corp [E:microsoft-corp]")
-    assert ("[1] 2024-09-10  Microsoft Corp ──[settled a patent dispute with]──▶ Apple Inc.  "
+    assert ("[1] 2024-09-10 (September 2024)  Microsoft Corp ──[settled a patent dispute with]──▶ Apple Inc.  "
             "(Microsoft and Apple settle)") in out
     assert "    Microsoft and Apple settled a long-running patent dispute over touchscreens." in out
     data = json.loads(run(env, "search", "-entity", "NYC", "-topic", "Inflation", "--from", "2022-06-15",
