@@ -1,7 +1,7 @@
 """Where `find` should stop presenting candidates as matches: score distributions of true and false candidates.
 
-    python bench/facts_find_floor.py                       # labelled pairs + restaurants + amazon_google
-    python bench/facts_find_floor.py --datasets pairs,restaurants,amazon_google,dblp_acm
+    python bench/facts_find_floor.py                       # pairs, absent, restaurants, amazon_google
+    python bench/facts_find_floor.py --datasets pairs,absent,restaurants,amazon_google,dblp_acm
 
 `find` scores a candidate by the cosine of the selector's "{name}: {definition}" and the node's
 "{name}: {definition}" (clipped to [0, 1]). This prints, for several sources of (query, true node)
@@ -14,6 +14,9 @@ Sources:
 - ``pairs``: the labelled (name, definition) pairs of bench/facts_resolution.py, short agent-style
   definitions of the same thing (true) or of different things sharing or resembling a name (false):
   the cosine of the two texts, as find would score one against the other.
+- ``absent``: the graph of examples/facts/news.jsonl queried with agent-style selectors of things
+  it does not hold (other companies, people, central banks, topics; and topics asked for as
+  entities): the best candidate's score is what a non-match scores when definitions are free text.
 - ``restaurants``, ``amazon_google``, ``dblp_acm`` (../shared/data/er/): side B is written into a real
   facts graph through the Writer (resolution included), side A queries it through ``tools.find``
   (top 5), name + a definition built from the record's other fields. A queries without a gold match
@@ -95,6 +98,20 @@ def dblp_acm() -> tuple[list, list, dict]:
     return a, b, gold
 
 
+NEWS = Path(__file__).resolve().parents[1] / "examples" / "facts" / "news.jsonl"
+#: Things examples/facts/news.jsonl does not hold, as an agent would ask for them (kind, name, definition).
+ABSENT = [
+    ("entity", "Tesla", "electric car maker"), ("entity", "Bitcoin", "decentralised digital currency"),
+    ("entity", "Netflix", "video streaming service"), ("entity", "Google", "internet search company"),
+    ("entity", "Samsung", "South Korean electronics maker"), ("entity", "Satya Nadella", "CEO of Microsoft"),
+    ("entity", "European Central Bank", "central bank of the euro area"), ("entity", "London", "capital of England"),
+    ("entity", "Venus", "second planet from the Sun"), ("entity", "Barometer", "instrument that measures air pressure"),
+    ("entity", "Inflation", "general price increases"), ("entity", "Cloud computing", "computing over the internet"),
+    ("topic", "Climate change", "long-term shifts in temperatures and weather"),
+    ("topic", "Housing market", "buying and selling homes"), ("topic", "Unemployment", "people without jobs"),
+    ("topic", "Cryptocurrency", "digital money on blockchains"), ("topic", "Apple", "technology company"),
+    ("topic", "Tim Cook", "chief executive of Apple"),
+]
 DATASETS = {"restaurants": (restaurants, "Restaurant"), "amazon_google": (amazon_google, "Product"),
             "dblp_acm": (dblp_acm, "Paper")}
 
@@ -128,6 +145,28 @@ def pairs(embedder: OnnxEmbedder) -> None:
     false = [s for s, same in scores if not same]
     report(f"labelled pairs ({len(true)} same thing, {len(false)} different things; cosine of the two texts)",
            true, false, scores)
+
+
+def absent(embedder: OnnxEmbedder, home: Path) -> None:
+    import json
+
+    runtime = Runtime(Settings(home=home), embedder=embedder)
+    graph = FactsGraph(runtime, "news")
+    records = [DocumentRecord.model_validate(json.loads(line)) for line in NEWS.read_text().splitlines() if line.strip()]
+    Writer(graph).write(records)
+    request = parse_request(FindRequest, {
+        kind: [{"name": n, "definition": d} for k, n, d in ABSENT if k == kind] for kind in ("entity", "topic")
+    } | {"graph": "news"})
+    out = tools.find(runtime, request)
+    tops = []
+    print(f"\n== absent: {len(ABSENT)} selectors for things examples/facts/news.jsonl does not hold")
+    for sel in [*out.entities, *out.topics]:
+        best = sel.candidates[0] if sel.candidates else None
+        tops.append(best.score if best else 0.0)
+        print(f"  {sel.name:24} best {best.name if best else '-':28} {best.score if best else 0:.3f}")
+    print(f"best candidate: p50 {pct(tops, 50)}  p90 {pct(tops, 90)}  max {max(tops):.3f}")
+    for floor in FLOORS:
+        print(f"{floor:6.2f}  shown as a match: {np.mean([t >= floor for t in tops]):.3f}")
 
 
 def dataset(name: str, embedder: OnnxEmbedder, home: Path, limit: int | None) -> None:
@@ -190,7 +229,7 @@ def dataset(name: str, embedder: OnnxEmbedder, home: Path, limit: int | None) ->
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--datasets", default="pairs,restaurants,amazon_google")
+    parser.add_argument("--datasets", default="pairs,absent,restaurants,amazon_google")
     parser.add_argument("--limit", type=int, default=None, help="at most this many queries per dataset (quick run)")
     parser.add_argument("--keep", type=Path, default=None, help="keep the graphs in this folder")
     args = parser.parse_args()
@@ -199,6 +238,8 @@ def main() -> None:
     for name in args.datasets.split(","):
         if name == "pairs":
             pairs(embedder)
+        elif name == "absent":
+            absent(embedder, home)
         elif not ER.is_dir():
             print(f"skipping {name}: {ER} is absent")
         else:

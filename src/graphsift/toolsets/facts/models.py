@@ -529,3 +529,21 @@ class IngestResponse(Response):
     embedded_texts: int
     duration_ms: int
     outcomes: list[AddDocumentResponse]
+
+
+# -- kg_execute: the original server's command language ----------------------------------------------
+
+CommandName = Literal["find", "search", "cat", "info", "ls", "stats", "help"]
+
+
+class ExecuteRequest(Request):
+    command: Text = Field(description=(
+        "One command line of the original facts server: find --entity {\"name\": \"Apple\", \"definition\": "
+        "\"US technology company\"} | search -entity \"Apple Inc, Microsoft Corp\" [--mode between] [-q TEXT] "
+        "[--from DATE] [--to-date DATE] | cat 1 2 | info Apple Inc | ls entities [-type company] | stats | help."))
+
+
+class ExecuteResponse(Response):
+    command: CommandName = Field(description="The command that ran.")
+    text: str = Field(description="The typed tool's text rendering (help: the commands and the workflow).")
+    result: dict[str, Any] | None = Field(description="The typed tool's structured output; null for help.")
