@@ -41,7 +41,7 @@ import numpy as np  # noqa: E402
 from graphsift.config import Settings  # noqa: E402
 from graphsift.contract import parse_request  # noqa: E402
 from graphsift.embedding import OnnxEmbedder  # noqa: E402
-from graphsift.toolset import Runtime  # noqa: E402
+from graphsift.runtime import Runtime  # noqa: E402
 from graphsift.toolsets.facts import tools  # noqa: E402
 from graphsift.toolsets.facts.graph import FactsGraph  # noqa: E402
 from graphsift.toolsets.facts.models import DocumentRecord, FindRequest  # noqa: E402

@@ -25,7 +25,8 @@ from facts_upstream import (
 from graphsift.config import Settings
 from graphsift.contract import parse_request
 from graphsift.errors import GraphsiftError, InvalidInput, NotFound
-from graphsift.toolset import CallContext, Runtime
+from graphsift.runtime import Runtime
+from graphsift.tools import CallContext
 from graphsift.toolsets.facts import TOOLSET, command, render, tools
 from graphsift.toolsets.facts.models import ExecuteResponse
 
@@ -160,7 +161,7 @@ def test_a_failed_search_ends_the_latest_search(rt, via):
     first = both(rt, via, 'search -entity "Apple Inc" --query acquired', "search",
                  {"entity": ["Apple Inc"], "query": "acquired"}, ctx)
     search_id = first.splitlines()[1].split("search_id ")[1].split()[0]
-    for line, args in ((f'search -entity "Apple Computers" -q "interest rates"',
+    for line, args in (('search -entity "Apple Computers" -q "interest rates"',
                         {"entity": ["Apple Computers"], "query": "interest rates"}),
                        ('search -topic "Apple Inc"', {"topic": ["Apple Inc"]})):
         fails(rt, via, line, "search", args, ctx)
