@@ -530,3 +530,35 @@ def test_find_marks_candidates_below_the_floor_as_weak(rt):
     text = render.find(out)
     assert text.count("(no good match: every candidate scores below the floor") == 2
     assert "weak (below the floor; probably not what you mean):" in text.split("TOPICS:")[1]
+
+
+def test_an_unsplittable_search_also_ends_the_latest_search(rt):
+    ctx = fresh()
+    kg(rt, 'search -entity "Apple Inc"', ctx)
+    with pytest.raises(InvalidInput, match="close every quote"):
+        kg(rt, 'search -entity "Apple Inc -q rates', ctx)
+    with pytest.raises(InvalidInput, match="the latest search on this graph failed.*close every quote"):
+        kg(rt, "cat 1", ctx)
+
+
+def test_a_typed_cat_expands_a_kg_execute_search_and_the_reverse(rt):
+    ctx = fresh()
+    kg(rt, 'search -entity "Apple Inc" --limit 2', ctx)
+    assert len(typed(rt, "cat", {"numbers": [1, 2]}, ctx).items) == 2
+    typed(rt, "search", {"entity": ["Shazam"]}, ctx)
+    assert "──▶ Shazam" in kg(rt, "cat 1", ctx).text
+
+
+def test_the_server_instructions_name_both_ways_in():
+    from graphsift.toolsets.facts import INSTRUCTIONS
+
+    flat = " ".join(INSTRUCTIONS.split())
+    assert "kg_execute(command=" in flat and 'kg_execute(command="help")' in flat
+    for tool in ("find", "search", "cat", "info", "ls", "stats", "add_document", "extract_document"):
+        assert tool in flat
+    for line in command.help_text().splitlines():  # help names the typed tools too
+        if line.startswith("The same tools"):
+            assert all(t in line for t in ("find", "search", "cat", "info", "ls", "stats"))
+            break
+    else:
+        raise AssertionError("help does not name the typed tools")

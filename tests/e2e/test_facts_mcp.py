@@ -105,6 +105,17 @@ def test_info_ls_stats(mcp):
     assert stats.documents == len(records()) and stats.facts == len(YEARLY) + 6
 
 
+def test_kg_execute_shares_the_session_and_answers_with_the_typed_text(mcp):
+    out, text = mcp.ok("kg_execute", {"command": 'search -entity "Apple Inc, Microsoft" --mode between'})
+    assert out.command == "search" and text == out.text and text.startswith("SEARCH mode=between")
+    assert out.result["results"][0]["relationship"] == "licensed software from"
+    expanded, _ = mcp.ok("cat", {"numbers": [1], "search_id": out.result["search_id"]})
+    assert expanded.items[0].fact.id == out.result["results"][0]["id"]
+    assert "Workflow: find → search → cat → info" in mcp.ok("kg_execute", {"command": "help"})[1]
+    error = mcp.error("kg_execute", {"command": "search -entity Inflation"})
+    assert "[invalid_input] 'Inflation' is a topic (T:inflation): use -topic" in error
+
+
 def test_add_document_again_is_unchanged(mcp):
     out, text = mcp.ok("add_document", records()[0])
     assert out.status == "unchanged" and out.facts_added == 0 and text.startswith("unchanged:")
