@@ -1,4 +1,4 @@
-"""Read a feature-management folder into items: the items toolset's only reader of the tree.
+"""Read a feature-management folder into items: the items toolset's only reader of item folders (config.py reads .agent-config.json).
 
 Layout: one folder per item under ``bugs/``, ``features/``, ``human-actions/``, ``inquiries/`` (files
 in ``ITEM_FILES``) and ``completed/``, which holds archived item folders directly (as real trees do)
