@@ -10,11 +10,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers.paths import SHARED_DATA
 
 from graphsift.errors import ConfigError
 from graphsift.toolsets.items.config import CONFIG_FILE, load_project_config, strip_jsonc, top_level_values
 
-REAL_TREE = Path(__file__).resolve().parents[2] / "shared" / "data" / "featmgmt" / "feature-management"
+REAL_TREE = SHARED_DATA / "featmgmt" / "feature-management"
 
 #: As the featmgmt docs show the file: // comments (and a trailing comma).
 COMMENTED = """{
