@@ -11,8 +11,11 @@ Three parts:
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import pytest
-from facts_upstream import (
+from anyio.from_thread import start_blocking_portal
+from helpers.facts_upstream import (
     EXAMPLES_MD,
     MEANT,
     SERVER_DOC,
@@ -21,7 +24,9 @@ from facts_upstream import (
     TROUBLESHOOTING_MD,
     records,
 )
+from mcp import Client
 
+from graphsift.adapters.mcp import build_server
 from graphsift.config import Settings
 from graphsift.contract import parse_request
 from graphsift.errors import GraphsiftError, InvalidInput, NotFound
@@ -53,9 +58,16 @@ def kg(rt: Runtime, line: str, context: CallContext | None = None) -> ExecuteRes
 
 
 def typed(rt: Runtime, tool: str, args: dict, context: CallContext | None = None):
-    spec = SPECS[tool]
-    request = parse_request(spec.request, args)
-    return spec.run(rt, request, context=context or fresh()) if spec.context else spec.run(rt, request)
+    """The typed tool as the adapters call it: validated by its model, and its on_failure told of a failure
+    (tests/adapters and the MCP / CLI tests below check that the adapters really do)."""
+    spec, context = SPECS[tool], context or fresh()
+    try:
+        request = parse_request(spec.request, args)
+        return spec.run(rt, request, context=context) if spec.context else spec.run(rt, request)
+    except GraphsiftError as exc:
+        if spec.context:
+            spec.failed(rt, args, context, exc)
+        raise
 
 
 def both(rt: Runtime, via: str, line: str, tool: str, args: dict, context: CallContext | None = None) -> str:
@@ -179,17 +191,6 @@ def test_a_search_refused_by_validation_also_ends_it(rt):
         kg(rt, 'search -entity "Apple Inc" --from 2024-13', ctx)
     with pytest.raises(InvalidInput, match="the latest search on this graph failed.*is not a date"):
         kg(rt, "cat 1", ctx)
-
-
-def test_the_typed_search_fails_the_same_way_when_an_adapter_reports_its_validation_error(rt):
-    """What the MCP adapter must do when a search request fails validation (see the report to the lead)."""
-    ctx = fresh()
-    typed(rt, "search", {"entity": ["Apple Inc"]}, ctx)
-    with pytest.raises(InvalidInput) as exc:
-        parse_request(SPECS["search"].request, {"entity": ["Apple Inc"], "to": "2024-01-01"})
-    tools.search_failed(rt, "default", ctx, exc.value)
-    with pytest.raises(InvalidInput, match="'to' is an old form"):
-        typed(rt, "cat", {"numbers": [1]}, ctx)
 
 
 @VIA
@@ -562,3 +563,47 @@ def test_the_server_instructions_name_both_ways_in():
             break
     else:
         raise AssertionError("help does not name the typed tools")
+
+
+# -- through the MCP adapter (the SDK's in-memory client) ---------------------------------------------------
+
+
+@contextmanager
+def mcp_session(rt: Runtime):
+    """One MCP connection (one session) to a facts server built on ``rt``; yields ``call(name, arguments)``."""
+    with start_blocking_portal() as portal:
+        client = Client(build_server(TOOLSET, rt))
+        with portal.wrap_async_context_manager(client):
+            yield lambda name, arguments: portal.call(lambda: client.call_tool(name, arguments))
+
+
+def mcp_text(result) -> str:
+    return " ".join(getattr(block, "text", "") for block in result.content)
+
+
+@pytest.mark.parametrize("bad", [
+    {"entity": ["Apple Inc"], "from": "2024-13"},  # a value the model refuses
+    {"entity": ["Apple Inc"], "to": "2024-01-01"},  # an old field
+    {"entity": "Apple Inc"},  # a string where a list belongs
+    {"entity": ["Apple Computers"]},  # valid, but the tool fails
+])
+def test_over_mcp_a_typed_search_that_fails_validation_ends_the_latest_search(rt, bad):
+    with mcp_session(rt) as call:
+        first = call("search", {"entity": ["Apple Inc"]})
+        failed = call("search", bad)
+        refused = [call("cat", {"numbers": [1]}), call("kg_execute", {"command": "cat 1"})]
+        again = call("cat", {"numbers": [1], "search_id": first.structured_content["search_id"]})
+    assert not first.is_error and failed.is_error
+    reason = mcp_text(failed).split("[", 1)[1]  # "[code] message", without the SDK's "Error executing tool" prefix
+    for result in refused:
+        assert result.is_error and "the latest search on this graph failed" in mcp_text(result)
+        assert reason in mcp_text(result)  # the failure's own message, repeated
+    assert not again.is_error  # the earlier search is still there by its id
+
+
+def test_over_mcp_a_kg_execute_search_that_fails_ends_the_latest_search_of_typed_cat(rt):
+    with mcp_session(rt) as call:
+        call("kg_execute", {"command": 'search -entity "Apple Inc"'})
+        failed = call("kg_execute", {"command": 'search -entity "Apple Inc" -to 2024'})
+        cat = call("cat", {"numbers": [1]})
+    assert "'-to' is an old form" in mcp_text(failed) and "'-to' is an old form" in mcp_text(cat)

@@ -23,6 +23,8 @@ TOOLSET = Toolset(
     summary="A dated knowledge graph of entities, topics, documents and facts.",
     instructions=INSTRUCTIONS,
     commands=cli.commands,
+    unknown_tool_hint='the original facts server\'s command strings go through kg_execute(command="..."); '
+                      'kg_execute(command="help") lists its commands',
     tools=[
         ToolSpec(
             name="find",
@@ -35,7 +37,7 @@ TOOLSET = Toolset(
             request=models.FindRequest, response=models.FindResponse, run=tools.find, render=render.find,
             cli=Cli(help="Resolve selectors to canonical entities and topics (top 5 each).",
                     args={"entity": cli.SELECTOR, "topic": cli.SELECTOR, "graph": cli.GRAPH},
-                    refused=cli.FIND_REFUSED),
+                    refused=command.FIND_LEGACY),
         ),
         ToolSpec(
             name="search",
@@ -47,12 +49,12 @@ TOOLSET = Toolset(
                 "sentence, then cut to limit (default 20). Results are numbered; cat N expands them."
             ),
             request=models.SearchRequest, response=models.SearchResponse, run=tools.search, render=render.search,
-            context=True,
+            context=True, on_failure=tools.search_failed,
             cli=Cli(help="Facts around or between entities and topics, newest first or by relevance to --query.",
                     args={"entity": cli.names("-entity", "Entities"), "topic": cli.names("-topic", "Topics"),
-                          "from": Arg(metavar="YYYY-MM-DD"), "to_date": Arg(metavar="YYYY-MM-DD"),
-                          "query": Arg(metavar="TEXT"), "limit": Arg(metavar="N"), "graph": cli.GRAPH},
-                    refused=cli.SEARCH_REFUSED),
+                          "from": Arg(metavar="DATE"), "to_date": Arg(metavar="DATE"),
+                          "query": Arg(short="-q", metavar="TEXT"), "limit": Arg(metavar="N"), "graph": cli.GRAPH},
+                    refused=command.SEARCH_LEGACY),
         ),
         ToolSpec(
             name="cat",
@@ -84,7 +86,8 @@ TOOLSET = Toolset(
             ),
             request=models.LsRequest, response=models.LsResponse, run=tools.ls, render=render.ls,
             cli=Cli(help="List entities, topics or documents with counts.",
-                    args={"what": Arg(positional=True), "limit": Arg(metavar="N"), "graph": cli.GRAPH}),
+                    args={"what": Arg(positional=True), "type": Arg(metavar="TYPE"), "limit": Arg(metavar="N"),
+                          "graph": cli.GRAPH}),
         ),
         ToolSpec(
             name="stats",
@@ -104,7 +107,9 @@ TOOLSET = Toolset(
                 "find -> search -> cat -> info. Shares the session of search and cat."
             ),
             request=models.ExecuteRequest, response=models.ExecuteResponse, run=command.execute,
-            render=lambda r: r.text, context=True, surfaces=frozenset({"mcp"}),
+            render=lambda r: r.text, context=True,
+            cli=Cli(command="exec", help="Run one command string of the original facts server (`exec help` lists the commands).",
+                    args={"command": Arg(positional=True, metavar="COMMAND")}),
         ),
         ToolSpec(
             name="add_document",

@@ -32,7 +32,6 @@ from graphsift.tools import CallContext
 from graphsift.toolsets.facts import render, tools
 from graphsift.toolsets.facts.models import (
     FIND_FORM,
-    GRAPH_PATTERN,
     SEARCH_FORM,
     CatRequest,
     ExecuteRequest,
@@ -70,8 +69,8 @@ def tokenise(command: str) -> tuple[str, list[str]]:
         return name, _find_words(rest)
     try:
         return name, shlex.split(rest)
-    except ValueError as exc:  # "No closing quotation", "No escaped character"
-        raise CommandError(name, [], f"cannot split {command!r} into words ({exc}): close every quote") from exc
+    except ValueError as exc:  # "No closing quotation", "No escaped character"; the words roughly, for --graph
+        raise CommandError(name, rest.split(), f"cannot split {command!r} into words ({exc}): close every quote") from exc
 
 
 def _find_words(text: str) -> list[str]:
@@ -355,27 +354,35 @@ def parse(line: str) -> tuple[Command | None, Request | None, list[str]]:
 
 
 def execute(runtime: Runtime, request: ExecuteRequest, context: CallContext) -> ExecuteResponse:
-    """Run one command line: the typed tool's answer, or its error (a refused search also ends the latest)."""
+    """Run one command line: the typed tool's answer, or its error. A failed ``search`` (refused or failing)
+    ends the session's latest search, as the adapters make the typed ``search`` do (its ``on_failure``)."""
     try:
         command, typed, words = parse(request.command)
     except CommandError as exc:
-        graph = _graph_word(exc.words) if exc.command == "search" else None
-        if graph is not None:
-            tools.search_failed(runtime, graph, context, exc)
+        _failed(runtime, exc.command, exc.words, context, exc)
         raise
     if command is None:
         return ExecuteResponse(command="help", text=help_text(words), result=None)
-    response = command.run(runtime, typed, context=context) if command.context else command.run(runtime, typed)
+    try:
+        response = command.run(runtime, typed, context=context) if command.context else command.run(runtime, typed)
+    except Exception as exc:
+        _failed(runtime, command.name, words, context, exc)
+        raise
     return ExecuteResponse(command=command.name, text=command.render(response),
                            result=response.model_dump(mode="json", by_alias=True))
 
 
-def _graph_word(words: list[str]) -> str | None:
-    """The graph a (possibly malformed) command names, if it is a valid graph name."""
+def _failed(runtime: Runtime, name: str, words: list[str], context: CallContext, error: BaseException) -> None:
+    if name == "search":
+        tools.search_failed(runtime, {"graph": _graph_word(words)}, context, error)
+
+
+def _graph_word(words: list[str]) -> str:
+    """The graph a (possibly malformed) command names (``search_failed`` ignores one that is not a valid name)."""
     graph = "default"
     for i, word in enumerate(words):
         if word == "--graph" and i + 1 < len(words):
             graph = words[i + 1]
         elif word.startswith("--graph="):
             graph = word.partition("=")[2]
-    return graph if re.fullmatch(GRAPH_PATTERN, graph) else None
+    return graph

@@ -24,15 +24,21 @@ products) and flags most absent things.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
+from typing import Any
+
 import numpy as np
 
-from graphsift.errors import ConfigError, GraphsiftError, InvalidInput, NotFound
+from graphsift.errors import ConfigError, InvalidInput, NotFound
 from graphsift.runtime import Runtime
 from graphsift.store import Edge, Node, Store
 from graphsift.tools import CallContext, Progress
 from graphsift.toolsets.facts import extract, sessions
 from graphsift.toolsets.facts.graph import DUPLICATE, FACT, FactsGraph, node_text
 from graphsift.toolsets.facts.models import (
+    DEFAULT_GRAPH,
+    GRAPH_PATTERN,
     AddDocumentRequest,
     AddDocumentResponse,
     Candidate,
@@ -125,22 +131,20 @@ def find(runtime: Runtime, request: FindRequest) -> FindResponse:
 
 
 def search(runtime: Runtime, request: SearchRequest, context: CallContext) -> SearchResponse:
-    """Facts around or between the selected nodes; a failure also ends the session's latest search."""
-    graph = FactsGraph(runtime, request.graph)
-    try:
-        return _search(runtime, graph, request, context)
-    except GraphsiftError as exc:
-        search_failed(runtime, request.graph, context, exc)
-        raise
+    """Facts around or between the selected nodes (a failure ends the session's latest: :func:`search_failed`)."""
+    return _search(runtime, FactsGraph(runtime, request.graph), request, context)
 
 
-def search_failed(runtime: Runtime, graph: str, context: CallContext | None, error: GraphsiftError) -> None:
-    """Record that this session's latest search on ``graph`` failed, so ``cat`` does not expand the one before.
+def search_failed(runtime: Runtime, arguments: Mapping[str, Any], context: CallContext, error: BaseException) -> None:
+    """A search failed (its validation included): it becomes the session's latest search on its graph, so
+    ``cat`` refuses with the reason instead of expanding the search before, which answered another question.
 
-    The search tool calls it for failures after validation; whatever validates a search request
-    (an adapter, ``kg_execute``) calls it when validation fails.
+    The search tool's ``on_failure``: both adapters call it, and ``kg_execute`` for its ``search`` command.
+    ``arguments`` are the raw ones; only ``graph`` is read (default ``default``), and a graph that is not
+    a valid name has no latest search to end.
     """
-    if context is not None:
+    graph = arguments.get("graph", DEFAULT_GRAPH)
+    if isinstance(graph, str) and re.fullmatch(GRAPH_PATTERN, graph):
         sessions.forget(runtime, FactsGraph(runtime, graph).location, graph, context, str(error))
 
 
