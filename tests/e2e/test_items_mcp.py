@@ -79,7 +79,9 @@ class Session:
 
 
 def _stdio(portal, project: Path, home: Path, log) -> Iterator[Session]:
-    params = StdioServerParameters(command=SERVE[0], args=SERVE[1:], env={"GRAPHSIFT_HOME": str(home)})
+    # the server imports graphsift from this checkout (PYTHONPATH), as the facts harness does
+    params = StdioServerParameters(command=SERVE[0], args=SERVE[1:], env={
+        "GRAPHSIFT_HOME": str(home), "PYTHONPATH": os.environ.get("PYTHONPATH", "")})
     client = Client(params, read_timeout_seconds=60)
     with portal.wrap_async_context_manager(client):
         yield Session("stdio", portal, client, stdio_server_pid(), project, home)
