@@ -343,20 +343,16 @@ def test_list_item_files_never_reads_contents(tree: Path, monkeypatch: pytest.Mo
     assert list_item_files(tree) == expected
 
 
-def test_list_item_files_is_fast_at_10k_items(tmp_path: Path) -> None:
+def test_list_item_files_lists_every_file_of_10k_items(tmp_path: Path) -> None:
+    """Its speed is measured by bench/items_scale.py (no-op re-index), not asserted here."""
     root = tmp_path / "big"
     for n in range(10_000):
         folder = root / "bugs" / f"BUG-{n:05d}-item"
         folder.mkdir(parents=True)
         (folder / "bug_report.json").write_bytes(b"{}")
         (folder / "PROMPT.md").write_bytes(b"x")
-    list_item_files(root)  # warm the dentry cache like a second search would
-    started = time.perf_counter()
     files = list_item_files(root)
-    elapsed = time.perf_counter() - started
-    print(f"list_item_files: 10k items, {len(files)} files in {elapsed * 1000:.0f} ms")
-    assert len(files) == 20_000
-    assert elapsed < 1.0, f"stat-only walk took {elapsed:.2f} s for 10k items"
+    assert len(files) == 20_000 and all(mtime > 0 for mtime in files.values())
 
 
 # --- shipped example and the real tree -------------------------------------------------------------
