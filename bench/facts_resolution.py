@@ -56,7 +56,11 @@ import numpy as np  # noqa: E402
 
 from graphsift.config import Settings  # noqa: E402
 from graphsift.embedding import OnnxEmbedder  # noqa: E402
-from graphsift.toolset import Runtime  # noqa: E402
+
+try:  # the platform's Runtime (issue 7); older trees had it in graphsift.toolset
+    from graphsift.runtime import Runtime  # noqa: E402
+except ImportError:  # pragma: no cover
+    from graphsift.toolset import Runtime  # noqa: E402
 from graphsift.toolsets.facts import resolve, tools  # noqa: E402
 
 try:  # absent before issue 9: the bench then measures find as shipped there
@@ -455,7 +459,7 @@ def main() -> None:
                         help="embedding cache folder (outside the repo)")
     parser.add_argument("--no-cache", action="store_true", help="embed every text (no cache read or written)")
     parser.add_argument("--find-variants", default="anchored,vector-nocodes", metavar="LIST",
-                        help="find rankings to measure, the first in the summary: a graphsift.retrieval.fuse "
+                        help="find rankings to measure, the first in the summary: a graphsift.search.fusion.fuse "
                              "method (anchored, convex, zscore, rrf, keyword, vector), '-nocodes' to leave code "
                              "matches unboosted (default: anchored = shipped, vector-nocodes = find before issue 9)")
     parser.add_argument("--show", type=int, default=0, metavar="N", help="print the first N wrong merges per set")

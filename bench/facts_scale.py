@@ -52,7 +52,8 @@ import numpy as np  # noqa: E402
 from graphsift.config import Settings  # noqa: E402
 from graphsift.contract import parse_request  # noqa: E402
 from graphsift.embedding import OnnxEmbedder  # noqa: E402
-from graphsift.toolset import CallContext, Runtime  # noqa: E402
+from graphsift.runtime import Runtime  # noqa: E402
+from graphsift.tools import CallContext  # noqa: E402
 from graphsift.toolsets.facts import TOOLSET  # noqa: E402
 from graphsift.toolsets.facts.graph import FactsGraph  # noqa: E402
 from graphsift.toolsets.facts.models import DocumentRecord  # noqa: E402
@@ -371,7 +372,7 @@ def measure(runtime: Runtime, store, gen: Generator, args: argparse.Namespace) -
 def find_scale(runtime: Runtime, args: argparse.Namespace) -> None:
     """find's cost at N nodes without embedding N texts: random unit vectors (the scan does not depend on
     the values), the selectors' embedding still included."""
-    from graphsift.store import Node
+    from graphsift.store import Node, record_embedder
 
     n = args.find_scale
     rng = np.random.default_rng(args.seed)
@@ -385,7 +386,7 @@ def find_scale(runtime: Runtime, args: argparse.Namespace) -> None:
         store.upsert_nodes([Node(f"{'T' if start + j < topics else 'E'}:n{start + j}",
                                  "topic" if start + j < topics else "entity", f"n{start + j}", "", {}, row[None, :])
                             for j, row in enumerate(rows)])
-    store.set_meta("embedder", {"name": runtime.embedder.name, "dim": runtime.embedder.dim})
+    record_embedder(store, runtime.embedder)
     ctx = CallContext(session="bench")
     selector = {"name": "Korvani Systems", "definition": "maker of solar equipment in Kenya"}
     began = time.perf_counter()

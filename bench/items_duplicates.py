@@ -18,8 +18,9 @@ computed. A second pass calls the tool as shipped (default threshold, 10 candida
 whether the two agree.
 
 ``--variants`` re-runs the get_similar / check_duplicates recall with ranking parameters varied in
-process (BM25 field weights, candidate depth, fusion method and weights of ``graphsift.retrieval.fuse``),
-and ranks with ``tools._hybrid`` directly under other BM25 query texts (title only, title + the start
+process (BM25 field weights, candidate depth, fusion method and weights: the items tools' one
+``tools.RANKING`` :class:`~graphsift.search.HybridParams` swapped for a variant), and ranks with
+``graphsift.search.hybrid_search`` directly under other BM25 query texts (title only, title + the start
 of the description), to see what would move Recall@10; ``src/`` is not changed.
 
 Run: ``python bench/items_duplicates.py [--variants] [--keep DIR]``
@@ -29,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import functools
 import itertools
 import json
 import random
@@ -38,17 +38,18 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 
 from graphsift.config import Settings
-from graphsift.toolset import Runtime
+from graphsift.runtime import Runtime
+from graphsift.search import HybridParams, hybrid_search
 from graphsift.toolsets.items import tools
-from graphsift.toolsets.items.index import ItemIndex
+from graphsift.toolsets.items.index import KIND, ItemIndex
 from graphsift.toolsets.items.models import CheckDuplicatesRequest, GetSimilarRequest, IndexRequest
 
 REPO = Path(__file__).resolve().parents[1]
@@ -367,16 +368,13 @@ def show_false(bench: Bench, queries: list[str], ranked: dict, threshold: float,
 
 
 def run_variants(bench: Bench, ranked_keys: list[str]) -> None:
-    """Recall@k under varied ranking parameters (patched in process; the index is reused)."""
-    from graphsift import retrieval
-
-    print(f"\nvariants (get_similar / check_duplicates recall, own item dropped); shipped: fuse "
-          f"{retrieval.DEFAULT_METHOD} {retrieval.METHOD_WEIGHTS.get(retrieval.DEFAULT_METHOD)}, "
-          f"FIELD_WEIGHTS={tools.FIELD_WEIGHTS}, CANDIDATES={tools.CANDIDATES}")
+    """Recall@k under varied ranking parameters (the tools' ``RANKING`` swapped in process; the index is reused)."""
+    shipped = tools.RANKING
+    print(f"\nvariants (get_similar / check_duplicates recall, own item dropped); shipped: {shipped}")
     targets = [f"BUG-{b}" for _, b in bench.queries]
 
-    def measure(label: str, setup: Callable[[], contextmanager]) -> None:
-        with setup():
+    def measure(label: str, params: HybridParams) -> None:
+        with patched(tools, RANKING=params):
             r_sim, _, _ = run_similar(bench, 10)
             with patched(tools, MAX_DUPLICATES=100):
                 lists = {q: [c[0] for c in without(bench.duplicates(q, threshold=BAND)[0], q)] for q in ranked_keys}
@@ -384,19 +382,17 @@ def run_variants(bench: Bench, ranked_keys: list[str]) -> None:
         print(f"  {label:<44} similar {fmt_recall(r_sim)} | dups {fmt_recall(r_dup)}")
 
     for weights in ((1.0, 1.0), (2.0, 1.0), (6.0, 1.0)):
-        measure(f"FIELD_WEIGHTS={weights}", lambda w=weights: patched(tools, FIELD_WEIGHTS=w))
+        measure(f"field_weights={weights}", replace(shipped, field_weights=weights))
     for depth in (50, 200):
-        measure(f"CANDIDATES={depth}", lambda d=depth: patched(tools, CANDIDATES=d))
-    original = retrieval.fuse
+        measure(f"candidates={depth}", replace(shipped, candidates=depth))
     for label, options in FUSIONS:
-        fuse = functools.partial(original, **options)
-        measure(f"fuse {label}", lambda f=fuse: patched(retrieval, fuse=f))
+        measure(f"fuse {label}", replace(shipped, **options))
 
-    # Query text: rank with tools._hybrid directly, the source's stored first passage as the query vector
+    # Query text: rank with hybrid_search directly, the source's stored first passage as the query vector
     # (what both tools use: check_duplicates embeds the same title + description), in fused order.
     store = ItemIndex(bench.runtime, bench.project).ensure_fresh()
     sources = {n.id: n for n in store.get_nodes([f"BUG-{q}" for q in ranked_keys], with_vectors=True)}
-    print("query-text variants (tools._hybrid, fused order, source's first passage vector, own item dropped):")
+    print("query-text variants (hybrid_search, fused order, source's first passage vector, own item dropped):")
     texts = {
         "title + description": lambda n: f"{n.props['title']}\n{n.props['description']}",
         "title only (what get_similar sends)": lambda n: tools.item_keyword_query(n.props["title"], n.props["description"]),
@@ -404,13 +400,13 @@ def run_variants(bench: Bench, ranked_keys: list[str]) -> None:
             lambda n: n.props["title"] + "\n" + " ".join(n.props["description"].split()[:30]),
     }
     for (label, text), (fuse_label, options) in itertools.product(texts.items(), QUERY_TEXT_FUSIONS):
-        fuse = functools.partial(original, **options)
+        params = replace(shipped, **options)
         lists = {}
-        with patched(retrieval, fuse=fuse):
-            for q in ranked_keys:
-                node = sources[f"BUG-{q}"]
-                hits = tools._hybrid(store, text(node), node.vectors[:1], {}, tools.CANDIDATES + 1)
-                lists[q] = [h.id for h in hits if h.id != node.id]
+        for q in ranked_keys:
+            node = sources[f"BUG-{q}"]
+            hits = hybrid_search(store, text(node), node.vectors[:1], kind=KIND, limit=params.candidates + 1,
+                                 params=params)
+            lists[q] = [h.id for h in hits if h.id != node.id]
         r = recall([lists[a] for a, _ in bench.queries], targets)
         print(f"  {label:<46} {fuse_label:<20} {fmt_recall(r)}")
 

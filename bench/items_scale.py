@@ -39,11 +39,12 @@ from pathlib import Path
 
 import numpy as np
 
-from graphsift import retrieval
 from graphsift.config import Settings
 from graphsift.embedding import OnnxEmbedder
-from graphsift.store import SQLiteStore
-from graphsift.toolset import Runtime
+from graphsift.runtime import Runtime
+from graphsift.search import fuse, hybrid_search
+from graphsift.search.hybrid import best_vector_hits
+from graphsift.store.sqlite import SQLiteStore
 from graphsift.toolsets.items import tools
 from graphsift.toolsets.items.index import KIND, ItemIndex, item_passages
 from graphsift.toolsets.items.models import IndexRequest, SearchRequest
@@ -265,23 +266,25 @@ def run_size(size: int, work: Path, summaries: list[str], sentences: list[str], 
     qvecs = embedder.embed(queries)
     where = {"completed": False}
     pairs = list(zip(queries, qvecs, strict=True))
-    t_rank = times(lambda qv: tools._hybrid(store, qv[0], qv[1][None, :], where, tools.CANDIDATES), pairs)
+    ranking = tools.RANKING
+    t_rank = times(lambda qv: hybrid_search(store, qv[0], qv[1][None, :], kind=KIND, where=where,
+                                            limit=ranking.candidates, params=ranking), pairs)
     t_vec10 = times(lambda v: store.vector_search(v, kind=KIND, limit=10), list(qvecs))
-    t_vec = times(lambda v: store.vector_search(v, kind=KIND, where=where, limit=tools.CANDIDATES), list(qvecs))
-    t_kw = times(lambda q: store.keyword_search(q, kind=KIND, where=where, limit=tools.CANDIDATES,
-                                                weights=tools.FIELD_WEIGHTS), queries)
-    # The hybrid ranking's steps, timed one by one with the same calls tools._hybrid makes.
+    t_vec = times(lambda v: store.vector_search(v, kind=KIND, where=where, limit=ranking.candidates), list(qvecs))
+    t_kw = times(lambda q: store.keyword_search(q, kind=KIND, where=where, limit=ranking.candidates,
+                                                weights=ranking.field_weights), queries)
+    # The hybrid ranking's steps, timed one by one with the same calls hybrid_search makes.
     t_vhits, t_khits, t_missing, t_fuse = [], [], [], []
     for q, v in pairs:
         t0 = time.perf_counter()
-        vh = tools._best_vector_hits(store, v[None, :], where, tools.CANDIDATES)
+        vh = best_vector_hits(store, v[None, :], kind=KIND, where=where, limit=ranking.candidates)
         t1 = time.perf_counter()
-        kh = store.keyword_search(q, kind=KIND, where=where, limit=tools.CANDIDATES, weights=tools.FIELD_WEIGHTS)
+        kh = store.keyword_search(q, kind=KIND, where=where, limit=ranking.candidates, weights=ranking.field_weights)
         t2 = time.perf_counter()
         seen = {h.id for h in vh}
         store.vector_scores(v, [h.id for h in kh if h.id not in seen])
         t3 = time.perf_counter()
-        retrieval.fuse(kh, vh)
+        fuse(kh, vh, ranking.method, weights=ranking.weights)
         t4 = time.perf_counter()
         t_vhits.append(t1 - t0)
         t_khits.append(t2 - t1)
@@ -293,9 +296,9 @@ def run_size(size: int, work: Path, summaries: list[str], sentences: list[str], 
     print(f"  hybrid ranking, query vector given:      {lat(t_rank)}")
     print(f"    its steps: vector hits {lat(t_vhits)}; BM25 hits {lat(t_khits)}")
     print(f"               cosines of BM25-only hits {lat(t_missing)}; fuse {lat(t_fuse)}")
-    print(f"  vector search, top {tools.CANDIDATES}, completed filter: {lat(t_vec)}")
+    print(f"  vector search, top {ranking.candidates}, completed filter: {lat(t_vec)}")
     print(f"  vector search, top 10, no filter:        {lat(t_vec10)}")
-    print(f"  BM25 (numpy), top {tools.CANDIDATES}, completed filter:  {lat(t_kw)}", flush=True)
+    print(f"  BM25 (numpy), top {ranking.candidates}, completed filter:  {lat(t_kw)}", flush=True)
 
     # MCP stdio.
     import anyio
@@ -317,7 +320,7 @@ def run_size(size: int, work: Path, summaries: list[str], sentences: list[str], 
     matrix = np.vstack(rows)
     for node in nodes:
         node.vectors = vectors[node.id]
-    fresh = SQLiteStore(work / "store-copy.db", namespace="bench")
+    fresh = SQLiteStore(work / "store-copy.db", namespace="bench/copy")
 
     def write() -> None:
         with fresh.atomic():

@@ -6,7 +6,7 @@ dir, with the real :class:`graphsift.embedding.OnnxEmbedder` vectors: one vector
 per passage window of ``"{title}\\n{abstract}"`` (``embedder.passages``), so a
 long abstract is not cut at 256 tokens; the store scores a document by its best
 passage. Then runs the train queries (``qrels/train.tsv``) and prints nDCG@10 and
-Recall@100 for keyword only, vector only, our hybrid (``graphsift.retrieval.fuse``
+Recall@100 for keyword only, vector only, our hybrid (``graphsift.search.fusion.fuse``, as ``graphsift.search.hybrid_search`` ranks
 defaults), and LanceDB's hybrid query (its default RRF reranker, its own FTS
 index, each document's first-window vector: LanceDB holds one vector per row).
 
@@ -37,8 +37,8 @@ from pathlib import Path
 
 import numpy as np
 
-from graphsift import retrieval
 from graphsift.embedding import OnnxEmbedder
+from graphsift.search import fusion
 from graphsift.store.base import Hit, Node
 from graphsift.store.sqlite import SQLiteStore
 
@@ -146,7 +146,7 @@ def p50_ms(seconds: Sequence[float]) -> float:
 
 
 def build_store(path: Path, docs: Sequence[dict], passage_vectors: Sequence[np.ndarray]) -> SQLiteStore:
-    store = SQLiteStore(path, namespace="scifact")
+    store = SQLiteStore(path, namespace="bench/scifact")
     store.upsert_nodes(
         [
             Node(id=d["_id"], kind="doc", name=d["title"], text=d["text"], vectors=vectors)
@@ -205,21 +205,21 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--split", default="train", help="qrels split to evaluate (default: %(default)s)")
     parser.add_argument("--limit-queries", type=int, default=0, help="run only the first N queries (0 = all)")
     parser.add_argument("--threads", type=int, default=0, help="embedder threads (0 = onnxruntime default)")
-    parser.add_argument("--depth", type=int, default=retrieval.CANDIDATES, help="hits asked of each side")
+    parser.add_argument("--depth", type=int, default=fusion.CANDIDATES, help="hits asked of each side")
     parser.add_argument(
         "--title-weight",
         type=float,
-        default=retrieval.TITLE_FIELD_WEIGHTS[0],
+        default=fusion.TITLE_FIELD_WEIGHTS[0],
         help="BM25 weight of the title column (the abstract column weighs 1; default: %(default)s)",
     )
-    parser.add_argument("--method", default=retrieval.DEFAULT_METHOD, choices=retrieval.FUSION_METHODS)
+    parser.add_argument("--method", default=fusion.DEFAULT_METHOD, choices=fusion.FUSION_METHODS)
     parser.add_argument(
         "--weights",
         type=float,
         nargs=2,
         default=None,
         metavar=("KEYWORD", "VECTOR"),
-        help="fusion weights (default: retrieval.METHOD_WEIGHTS[method])",
+        help="fusion weights (default: fusion.METHOD_WEIGHTS[method])",
     )
     parser.add_argument(
         "--truncate",
@@ -250,8 +250,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     cache = VectorCache(embedder.name, args.cache_dir)
     print(f"SciFact {args.split}: {len(docs)} documents, {len(qids)} queries; embedder {embedder.name}")
     print(
-        f"fusion v{retrieval.FUSION_VERSION}: method={args.method} "
-        f"weights={tuple(args.weights or retrieval.METHOD_WEIGHTS.get(args.method, (1.0, 1.0)))} "
+        f"fusion: method={args.method} "
+        f"weights={tuple(args.weights or fusion.METHOD_WEIGHTS.get(args.method, (1.0, 1.0)))} "
         f"title weight={args.title_weight} depth={args.depth}"
     )
 
@@ -311,7 +311,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             t1 = time.perf_counter()
             vec = store.vector_search(vector, limit=args.depth)
             t2 = time.perf_counter()
-            fused = retrieval.fuse(kw, vec, method=args.method, weights=fuse_weights)
+            fused = fusion.fuse(kw, vec, method=args.method, weights=fuse_weights)
             t3 = time.perf_counter()
             lat["keyword"].append(t1 - t0)
             lat["vector"].append(t2 - t1)
@@ -369,15 +369,15 @@ def print_sweep(
 ) -> None:
     """nDCG@10 over title weights x fusion settings: how sensitive the default is."""
     fusions: list[tuple[str, Callable[[list[Hit], list[Hit]], list[Hit]]]] = [
-        ("rrf k=60", lambda k, v: retrieval.fuse(k, v, method="rrf")),
-        ("convex .5", lambda k, v: retrieval.fuse(k, v, method="convex", weights=(0.5, 0.5))),
-        ("zscore .5", lambda k, v: retrieval.fuse(k, v, method="zscore", weights=(0.5, 0.5))),
+        ("rrf k=60", lambda k, v: fusion.fuse(k, v, method="rrf")),
+        ("convex .5", lambda k, v: fusion.fuse(k, v, method="convex", weights=(0.5, 0.5))),
+        ("zscore .5", lambda k, v: fusion.fuse(k, v, method="zscore", weights=(0.5, 0.5))),
     ]
     for alpha in (0.2, 0.25, 0.3, 0.35, 0.4):
         fusions.append(
             (
                 f"anchored {alpha:g}",
-                lambda k, v, a=alpha: retrieval.fuse(k, v, method="anchored", weights=(a, 1 - a)),
+                lambda k, v, a=alpha: fusion.fuse(k, v, method="anchored", weights=(a, 1 - a)),
             )
         )
     title_weights = (1.0, 2.0, 3.0, 5.0)

@@ -5,14 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers.paths import EXAMPLE_TREE, REPO, SHARED_DATA  # noqa: F401 - re-exported for older imports
 
 from graphsift.config import Settings
 from graphsift.embedding import OnnxEmbedder
-from graphsift.toolset import Runtime
-
-REPO = Path(__file__).resolve().parents[1]
-SHARED_DATA = REPO.parent / "shared" / "data"
-EXAMPLE_TREE = REPO / "examples" / "feature-management"
+from graphsift.runtime import Runtime
 
 
 @pytest.fixture(scope="session")
@@ -35,3 +32,11 @@ def settings(tmp_path: Path) -> Settings:
 @pytest.fixture
 def runtime(settings: Settings, embedder: OnnxEmbedder) -> Runtime:
     return Runtime(settings, embedder=embedder)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Everything under tests/e2e/ (real processes, real data at full size) is ``slow``."""
+    e2e = Path(__file__).parent / "e2e"
+    for item in items:
+        if Path(str(item.fspath)).is_relative_to(e2e):
+            item.add_marker(pytest.mark.slow)

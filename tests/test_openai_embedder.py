@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
 import numpy as np
 import pytest
+from helpers.fake_endpoint import json_endpoint
 
 from graphsift.embedding import OpenAICompatibleEmbedder
 from graphsift.errors import ProviderError
@@ -15,34 +12,16 @@ from graphsift.errors import ProviderError
 
 @pytest.fixture
 def endpoint(embedder):
-    seen: list[dict] = []
+    """A /v1/embeddings endpoint served by the local model (unnormalised, out of order on purpose)."""
 
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self):  # noqa: N802 - http.server's naming
-            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            seen.append({"path": self.path, "auth": self.headers.get("Authorization"), "body": body})
-            if body["model"] == "broken":
-                self.send_response(500)
-                self.end_headers()
-                self.wfile.write(b"model exploded")
-                return
-            vectors = embedder.embed(body["input"]) * 3.0  # unnormalised on purpose
-            data = [{"index": i, "embedding": v.tolist()} for i, v in enumerate(vectors)][::-1]
-            payload = json.dumps({"data": data}).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
+    def answer(path: str, body: dict):
+        if body["model"] == "broken":
+            return 500, b"model exploded"
+        vectors = embedder.embed(body["input"]) * 3.0
+        return 200, {"data": [{"index": i, "embedding": v.tolist()} for i, v in enumerate(vectors)][::-1]}
 
-        def log_message(self, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1", seen
-    server.shutdown()
+    with json_endpoint(answer) as found:
+        yield found
 
 
 def test_vectors_match_the_local_model_in_order_and_normalised(endpoint, embedder):

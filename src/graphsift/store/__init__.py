@@ -1,11 +1,17 @@
-"""Storage: the :class:`Store` protocol and the factory that opens a backend."""
+"""Storage: the :class:`Store` protocol toolsets are written against, and the factory that opens a backend."""
 
 from graphsift.store.base import Edge, EdgeRef, EdgeSelection, Hit, Node, Store, Where
-from graphsift.store.sqlite import SQLiteStore
+from graphsift.store.factory import (
+    check_embedder,
+    drop_store,
+    open_store,
+    record_embedder,
+    store_exists,
+    store_location,
+    store_size,
+)
 
-__all__ = ["Edge", "EdgeRef", "EdgeSelection", "Hit", "Node", "SQLiteStore", "Store", "Where", "open_store"]
-
-
-def open_store(path, namespace: str = "default") -> Store:
-    """Open the embedded SQLite store at ``path`` (one file per namespace)."""
-    return SQLiteStore(path, namespace)
+__all__ = [
+    "Edge", "EdgeRef", "EdgeSelection", "Hit", "Node", "Store", "Where", "check_embedder", "drop_store",
+    "open_store", "record_embedder", "store_exists", "store_location", "store_size",
+]

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from graphsift.toolset import Toolset, ToolSpec
-from graphsift.toolsets.facts import models, render, tools
+from graphsift.tools import Arg, Cli, Toolset, ToolSpec
+from graphsift.toolsets.facts import cli, command, models, render, tools, write
 
 INSTRUCTIONS = """\
 A dated knowledge graph of what documents say: entities (companies, people, places...), topics,
@@ -11,11 +11,20 @@ documents and facts (subject ──[relationship]──▶ object, with the sent
 Typical flow: find (name + definition -> node ids), then search around or between those nodes
 (optionally with a query and dates), then cat N to read a result's chunk. info NAME summarises a
 node; ls and stats list and count. Write with add_document (you extract) or extract_document (an
-LLM extracts). Every tool takes graph (default "default")."""
+LLM extracts). Every tool takes graph (default "default").
+Two ways in, same rules and answers: the typed tools find, search, cat, info, ls, stats (plus
+add_document, extract_document), or one tool kg_execute(command) taking the command strings of
+the original facts server, e.g. kg_execute(command='find --entity {"name":"Apple","definition":"US
+technology company"}'), kg_execute(command='search -entity "Apple Inc" -q acquired --from 2024-10'),
+kg_execute(command="cat 1"); kg_execute(command="help") lists the commands."""
 
 TOOLSET = Toolset(
     name="facts",
+    summary="A dated knowledge graph of entities, topics, documents and facts.",
     instructions=INSTRUCTIONS,
+    commands=cli.commands,
+    unknown_tool_hint='the original facts server\'s command strings go through kg_execute(command="..."); '
+                      'kg_execute(command="help") lists its commands',
     tools=[
         ToolSpec(
             name="find",
@@ -26,6 +35,9 @@ TOOLSET = Toolset(
                 "No facts are retrieved. Names-only strings and 'name: definition' strings are rejected."
             ),
             request=models.FindRequest, response=models.FindResponse, run=tools.find, render=render.find,
+            cli=Cli(help="Resolve selectors to canonical entities and topics (top 5 each).",
+                    args={"entity": cli.SELECTOR, "topic": cli.SELECTOR, "graph": cli.GRAPH},
+                    refused=command.FIND_LEGACY),
         ),
         ToolSpec(
             name="search",
@@ -37,7 +49,12 @@ TOOLSET = Toolset(
                 "sentence, then cut to limit (default 20). Results are numbered; cat N expands them."
             ),
             request=models.SearchRequest, response=models.SearchResponse, run=tools.search, render=render.search,
-            context=True,
+            context=True, on_failure=tools.search_failed,
+            cli=Cli(help="Facts around or between entities and topics, newest first or by relevance to --query.",
+                    args={"entity": cli.names("-entity", "Entities"), "topic": cli.names("-topic", "Topics"),
+                          "from": Arg(metavar="DATE"), "to_date": Arg(metavar="DATE"),
+                          "query": Arg(short="-q", metavar="TEXT"), "limit": Arg(metavar="N"), "graph": cli.GRAPH},
+                    refused=command.SEARCH_LEGACY),
         ),
         ToolSpec(
             name="cat",
@@ -47,6 +64,9 @@ TOOLSET = Toolset(
                 "a number out of range, is an error."
             ),
             request=models.CatRequest, response=models.CatResponse, run=tools.cat, render=render.cat, context=True,
+            cli=Cli(help="Expand results N... of the latest search: fact, chunk, document, both ends.",
+                    args={"numbers": Arg(positional=True, metavar="N..."), "search_id": Arg(metavar="ID"),
+                          "graph": cli.GRAPH}),
         ),
         ToolSpec(
             name="info",
@@ -55,6 +75,8 @@ TOOLSET = Toolset(
                 "count, first and last fact dates, most connected neighbours, latest facts, possible duplicates."
             ),
             request=models.InfoRequest, response=models.InfoResponse, run=tools.info, render=render.info,
+            cli=Cli(help="Summarise an entity or topic (canonical name, alias or id).",
+                    args={"name": Arg(positional=True), "graph": cli.GRAPH}),
         ),
         ToolSpec(
             name="ls",
@@ -63,11 +85,31 @@ TOOLSET = Toolset(
                 "limit rows (default 50)."
             ),
             request=models.LsRequest, response=models.LsResponse, run=tools.ls, render=render.ls,
+            cli=Cli(help="List entities, topics or documents with counts.",
+                    args={"what": Arg(positional=True), "type": Arg(metavar="TYPE"), "limit": Arg(metavar="N"),
+                          "graph": cli.GRAPH}),
         ),
         ToolSpec(
             name="stats",
             description="Totals of the graph: entities, topics, documents, chunks, facts, possible duplicates, dates.",
             request=models.StatsRequest, response=models.StatsResponse, run=tools.stats, render=render.stats,
+            cli=Cli(help="Totals of the graph.", args={"graph": cli.GRAPH}),
+        ),
+        ToolSpec(
+            name="kg_execute",
+            description=(
+                "Run one command string of the original facts server: find, search, cat, info, ls, stats or help "
+                '(e.g. find --entity {"name":"Apple","definition":"US technology company"}; search -entity '
+                '"Apple Inc, Microsoft Corp" --mode between -q acquired --from 2024-10; cat 1 2; info Apple Inc; '
+                "ls entities -type company). The string is split as that server did (find takes raw JSON), then "
+                "validated by the same models as the typed tools of the same names, so the same rules and errors "
+                "apply; the answer is that tool's text. help lists the commands and the workflow "
+                "find -> search -> cat -> info. Shares the session of search and cat."
+            ),
+            request=models.ExecuteRequest, response=models.ExecuteResponse, run=command.execute,
+            render=lambda r: r.text, context=True,
+            cli=Cli(command="exec", help="Run one command string of the original facts server (`exec help` lists the commands).",
+                    args={"command": Arg(positional=True, metavar="COMMAND")}),
         ),
         ToolSpec(
             name="add_document",
@@ -80,7 +122,19 @@ TOOLSET = Toolset(
                 "the same document again changes nothing."
             ),
             request=models.AddDocumentRequest, response=models.AddDocumentResponse, run=tools.add_document,
-            render=render.add_document, read_only=False,
+            render=render.add_document, read_only=False, surfaces=frozenset({"mcp"}),
+        ),
+        ToolSpec(
+            name="ingest",
+            description=(
+                "Add the document records of a JSONL file (one add_document record per line), validated in full "
+                "before anything is written, then written in transactions of at most "
+                f"{write.INGEST_BATCH_DOCUMENTS} documents."
+            ),
+            request=models.IngestRequest, response=models.IngestResponse, run=tools.ingest, render=render.ingest,
+            read_only=False, progress=True, surfaces=frozenset({"cli"}),
+            cli=Cli(help="Add the document records of a JSONL file (validated in full before anything is written).",
+                    args={"file": Arg(positional=True), "graph": cli.GRAPH}),
         ),
         ToolSpec(
             name="extract_document",
@@ -90,7 +144,8 @@ TOOLSET = Toolset(
                 "either it fails and points to add_document."
             ),
             request=models.ExtractDocumentRequest, response=models.ExtractDocumentResponse,
-            run=tools.extract_document, render=render.add_document, read_only=False, context=True,
+            run=tools.extract_document, render=render.add_document, read_only=False, idempotent=False,
+            context=True, surfaces=frozenset({"mcp"}),
         ),
     ],
 )

@@ -1,7 +1,8 @@
 """One facts graph: where its store lives, how its rows look, and how a name finds its node.
 
-A graph named ``g`` lives in ``{home}/facts/{g}/graph.db`` (``--graph`` /
-``graph``, default ``default``). Rows:
+A graph named ``g`` is the store namespace ``facts/{g}`` (``--graph`` / ``graph``,
+default ``default``); its folder ``{home}/facts/{g}/`` also keeps the CLI's
+numbered searches. Rows:
 
 - entity / topic nodes: id ``E:slug`` / ``T:slug``, name = canonical name, one vector
   of ``"{name}: {definition}"`` (its hash is ``text_hash``), text = the keyword text
@@ -19,19 +20,16 @@ A graph named ``g`` lives in ``{home}/facts/{g}/graph.db`` (``--graph`` /
 
 from __future__ import annotations
 
-import threading
-from pathlib import Path
-
-from graphsift.errors import EmbedderMismatch, IndexCorrupted, InvalidInput, NotFound
-from graphsift.store import Node, SQLiteStore
-from graphsift.toolset import Runtime
+from graphsift.errors import InvalidInput, NotFound
+from graphsift.runtime import Runtime
+from graphsift.store import Node, Store, check_embedder, store_location
 from graphsift.toolsets.facts.names import exact_key, normalize, spaceless
 
-GRAPH_FILE = "graph.db"
 FACT = "fact"
 DUPLICATE = "possible_duplicate"
 PREFIX = {"entity": "E:", "topic": "T:", "document": "D:"}
 KINDS = ("entity", "topic")
+ARTICLE = {"entity": "an entity", "topic": "a topic"}
 
 
 def node_text(name: str, definition: str) -> str:
@@ -40,58 +38,71 @@ def node_text(name: str, definition: str) -> str:
 
 
 class FactsGraph:
-    """A named graph opened through a shared :class:`Runtime` (one open store per file and process)."""
+    """A named graph, opened through a shared :class:`Runtime` (one open store per graph and process)."""
 
     def __init__(self, runtime: Runtime, name: str) -> None:
         self.runtime = runtime
         self.name = name
+        self.namespace = f"facts/{name}"
+        #: the graph's folder (the CLI keeps its numbered searches there)
         self.location = runtime.settings.home / "facts" / name
-        self.path = self.location / GRAPH_FILE
+
+    @property
+    def path(self) -> str:
+        return store_location(self.runtime.settings, self.namespace)
 
     def exists(self) -> bool:
-        return self.path.is_file()
+        return self.runtime.store_exists(self.namespace)
 
-    def store(self, create: bool = False) -> SQLiteStore:
-        stores: dict[Path, SQLiteStore] = self.runtime.state.setdefault("facts.stores", {})
-        lock = self.runtime.state.setdefault("facts.lock", threading.Lock())
-        with lock:
-            store = stores.get(self.path)
-            if store is None:
-                if not create and not self.exists():
-                    raise NotFound(
-                        f"graph {self.name!r} has no data yet ({self.path} does not exist); add documents first: "
-                        f"add_document (MCP) or graphsift facts ingest FILE.jsonl --graph {self.name}"
-                    )
-                try:
-                    store = SQLiteStore(self.path, namespace=f"facts:{self.name}")
-                except IndexCorrupted as exc:
-                    raise IndexCorrupted(
-                        f"graph {self.name!r} is damaged ({exc.message}); delete {self.location} and ingest again"
-                    ) from exc
-                stores[self.path] = store
-        self.check_embedder(store)
-        return store
-
-    def check_embedder(self, store: SQLiteStore) -> None:
-        stored = store.get_meta("embedder")
-        if stored is None:
-            return
-        embedder = self.runtime.embedder
-        if stored["name"] != embedder.name or (embedder.dim and stored["dim"] != embedder.dim):
-            raise EmbedderMismatch(
-                f"graph {self.name!r} was built with embedder {stored['name']} ({stored['dim']} dims) but the "
-                f"configured embedder is {embedder.name}; use that embedder, or ingest into a new graph"
+    def store(self, create: bool = False) -> Store:
+        if not create and not self.exists():
+            raise NotFound(
+                f"graph {self.name!r} has no data yet; add documents first: add_document (MCP) or "
+                f"graphsift facts ingest FILE.jsonl --graph {self.name}"
             )
+        store = self.runtime.open_store(
+            self.namespace, create=create,
+            repair=f"the graph cannot be repaired in place: move {self.location} away and ingest its documents again",
+        )
+        check_embedder(store, self.runtime.embedder, what=f"graph {self.name!r}",
+                       repair="use that embedder, or ingest into a new graph (--graph NAME)")
+        return store
 
     # -- names to nodes ----------------------------------------------------------------------
 
-    def resolve(self, store: SQLiteStore, given: str, kind: str | None) -> tuple[Node, str]:
+    def resolve(self, store: Store, given: str, kind: str | None) -> tuple[Node, str]:
         """The one node ``given`` names (node id, then exact name or alias, then normalised name or alias).
 
-        Nothing found: an error listing the nearest nodes and pointing to ``find``;
-        several: an error listing them with their ids.
+        Nothing found: an error listing the nearest nodes and pointing to ``find``; a name of the
+        other kind (a topic given as an entity): an error saying which field to use; several: an
+        error listing them with their ids.
         """
         kinds = [kind] if kind else list(KINDS)
+        found = self._lookup(store, given, kinds, kind)
+        if found is not None:
+            return found
+        if kind is not None:
+            other = "topic" if kind == "entity" else "entity"
+            try:
+                mixed = self._lookup(store, given, [other], other)
+            except InvalidInput as exc:  # several nodes of the other kind: still the wrong field
+                raise InvalidInput(f"{given!r} is not {ARTICLE[kind]}: {exc.message}; give it under -{other} "
+                                   f"(field {other})") from exc
+            if mixed is not None:
+                node = mixed[0]
+                raise InvalidInput(f"{given!r} is {ARTICLE[other]} ({node.id}): use -{other} (field {other}), "
+                                   f"not -{kind}")
+        nearest = self.nearest(store, given, kinds)
+        hint = "; ".join(f"{n.id} ({n.name})" for n in nearest) or "none: the graph has no such nodes yet"
+        what = kind or "entity or topic"
+        raise NotFound(
+            f"no {what} named {given!r} (by id, name or alias). Nearest: {hint}. Use find with a name and a "
+            "definition to look nodes up, then pass a canonical name or id"
+        )
+
+    @staticmethod
+    def _lookup(store: Store, given: str, kinds: list[str], kind: str | None) -> tuple[Node, str] | None:
+        """The node ``given`` names among ``kinds`` and how it matched; None when none; several: an error."""
         by_id = [n for n in store.get_nodes([given.strip()]) if n.kind in kinds]
         if by_id:
             return by_id[0], "id"
@@ -112,15 +123,9 @@ class FactsGraph:
                 listed = "; ".join(f"{n.id} ({n.name}: {n.props.get('definition', '')[:80]})" for n in nodes[:10])
                 plural = {"entity": "entities", "topic": "topics"}.get(kind or "", "entities or topics")
                 raise InvalidInput(f"{given!r} names {len(nodes)} {plural}: {listed}; pass the id instead")
-        nearest = self.nearest(store, given, kinds)
-        hint = "; ".join(f"{n.id} ({n.name})" for n in nearest) or "none: the graph has no such nodes yet"
-        what = kind or "entity or topic"
-        raise NotFound(
-            f"no {what} named {given!r} (by id, name or alias). Nearest: {hint}. Use find with a name and a "
-            "definition to look nodes up, then pass a canonical name or id"
-        )
+        return None
 
-    def nearest(self, store: SQLiteStore, text: str, kinds: list[str], n: int = 5) -> list[Node]:
+    def nearest(self, store: Store, text: str, kinds: list[str], n: int = 5) -> list[Node]:
         vector = self.runtime.embedder.embed([text])[0]
         hits = store.vector_search_many(vector[None, :].repeat(len(kinds), 0), kinds=kinds, limit=n)
         best = sorted((h for row in hits for h in row), key=lambda h: -h.score)[:n]

@@ -7,7 +7,7 @@ its codes written as whole tokens: the store's tokeniser splits "KX-TCA86" into
 added. The vector side embeds ``"{name}: {definition}"`` (:func:`graph.node_text`).
 
 :func:`rank` fuses BM25 and cosine as items search does
-(:func:`graphsift.retrieval.fuse`, ``anchored``), then puts the nodes whose names
+(:func:`graphsift.search.fusion.fuse`, ``anchored``), then puts the nodes whose names
 carry a strong code of the query's name first: a model number names one product,
 however alike the neighbours read ("LN32A450" before "LN32A650").
 
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from graphsift import retrieval
+from graphsift.search import fusion as retrieval
 from graphsift.store import Hit
 from graphsift.toolsets.facts.codes import identifiers
 
@@ -70,7 +70,7 @@ def rank(keyword_hits: Sequence[Hit], vector_hits: Sequence[Hit], coded: Sequenc
          method: str | None = None, limit: int | None = None) -> list[str]:
     """Node ids in fused order, at most ``limit``: BM25 and cosine fused by ``method`` (default
     FIND_METHOD), then the nodes of ``coded`` (whose names carry a strong code of the query's name)
-    moved first, in fused order among themselves. Ties are broken by id (see :mod:`graphsift.retrieval`).
+    moved first, in fused order among themselves. Ties are broken by id (see :mod:`graphsift.search.fusion`).
     """
     order = [h.id for h in retrieval.fuse(keyword_hits, vector_hits, method or FIND_METHOD)]
     if CODES_FIRST and coded:

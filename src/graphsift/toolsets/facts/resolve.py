@@ -79,7 +79,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from graphsift.embedding import Embedder
-from graphsift.store import Edge, Node, SQLiteStore
+from graphsift.store import Edge, Node, Store
 from graphsift.toolsets.facts import lookup
 from graphsift.toolsets.facts.codes import numbers_disagree
 from graphsift.toolsets.facts.graph import DUPLICATE, PREFIX, node_text
@@ -310,7 +310,7 @@ class Resolver:
     mention order over in-memory state.
     """
 
-    def __init__(self, store: SQLiteStore, vectors: TextVectors, judge: Judge | None = None) -> None:
+    def __init__(self, store: Store, vectors: TextVectors, judge: Judge | None = None) -> None:
         self.store = store
         self.vectors = vectors
         self.judge = judge
@@ -479,9 +479,6 @@ class Resolver:
         return candidate
 
     # -- what to write ---------------------------------------------------------------------------
-
-    def changed_nodes(self) -> list[NodeState]:
-        return [s for s in self.states.values() if s.changed() or s.new_keys]
 
     def nodes_to_write(self) -> list[Node]:
         """Changed entities and topics; a node is embedded again only when its text changed."""

@@ -4,19 +4,43 @@ Scores are cosine similarities clipped to [0, 1]: in ``find`` between
 ``"{name}: {definition}"`` of the selector and of the node (the list itself is in
 the fused keyword + vector order of :mod:`lookup`), in ``search --query`` between
 the query and the fact's sentence.
+
+``find`` marks candidates below :data:`FIND_WEAK_FLOOR` as weak. Measured with
+``python bench/facts_find_floor.py`` (scores, not timings: they do not depend on the machine):
+
+- labelled (name, definition) pairs of ``bench/facts_resolution.py``: every description of the
+  same thing scores >= 0.578 against another (24 pairs); things that only share a name score
+  0.29-0.47 (Apple the fruit, Jaguar the cat, Paris Hilton) up to 0.94 (Alpha Holdings A/B).
+- things a graph does not hold (18 agent-style selectors against examples/facts/news.jsonl): the
+  best candidate scores p50 0.343, max 0.630; 14 of 18 fall below 0.5 (not: another central bank,
+  another instrument, another planet, a topic asked for as an entity at 0.501).
+- ER records with generated definitions (../shared/data/er): restaurants, the true node scores
+  >= 0.5 for all 112 queries (p5 0.845); Amazon-Google products, of the 1113 queries whose true
+  node is in the graph 92.1% find it in the top 5 and 91.7% at >= 0.5. There every node shares a
+  template, so nodes that are not the one meant also score > 0.5 (p50 0.78): weak says little.
+
+0.5 keeps every true match of the pairs and of the restaurants (99.6% of those found on the
+products) and flags most absent things.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
+from typing import Any
+
 import numpy as np
 
-from graphsift import retrieval
 from graphsift.errors import ConfigError, InvalidInput, NotFound
-from graphsift.store import Edge, Hit, Node, SQLiteStore
-from graphsift.toolset import CallContext, Runtime
+from graphsift.runtime import Runtime
+from graphsift.search.fusion import cosine_to_unit
+from graphsift.store import Edge, Hit, Node, Store
+from graphsift.tools import CallContext, Progress
 from graphsift.toolsets.facts import extract, lookup, sessions
 from graphsift.toolsets.facts.graph import DUPLICATE, FACT, FactsGraph, node_text
 from graphsift.toolsets.facts.models import (
+    DEFAULT_GRAPH,
+    GRAPH_PATTERN,
     AddDocumentRequest,
     AddDocumentResponse,
     Candidate,
@@ -33,6 +57,8 @@ from graphsift.toolsets.facts.models import (
     FindResponse,
     InfoRequest,
     InfoResponse,
+    IngestRequest,
+    IngestResponse,
     LsRequest,
     LsResponse,
     LsRow,
@@ -42,15 +68,18 @@ from graphsift.toolsets.facts.models import (
     ResolvedName,
     SearchRequest,
     SearchResponse,
+    SearchSummary,
     SelectorMatches,
     StatsRequest,
     StatsResponse,
 )
 from graphsift.toolsets.facts.names import code_keys
-from graphsift.toolsets.facts.write import Writer, record_fields
+from graphsift.toolsets.facts.write import Writer, ingest_file, record_fields
 
 #: Candidates per find selector; neighbours and latest facts shown by info.
 FIND_CANDIDATES = 5
+#: A find candidate scoring below this is marked weak (see the module docstring for the measurement).
+FIND_WEAK_FLOOR = 0.5
 INFO_NEIGHBOURS = 5
 INFO_LATEST = 5
 
@@ -59,7 +88,7 @@ def _unit(score: float) -> float:
     return max(0.0, min(1.0, float(score)))
 
 
-def _facts_out(store: SQLiteStore, edges: list[Edge], scores: dict[str, float] | None = None,
+def _facts_out(store: Store, edges: list[Edge], scores: dict[str, float] | None = None,
                numbered: bool = True) -> list[FactOut]:
     nodes = {n.id: n for n in store.get_nodes(list({i for e in edges for i in (e.src, e.dst, e.props["document"])}))}
 
@@ -96,13 +125,14 @@ def find(runtime: Runtime, request: FindRequest) -> FindResponse:
     out: dict[str, list[SelectorMatches]] = {"entity": [], "topic": []}
     for (kind, selector), row in zip(selectors, ranked, strict=True):
         out[kind].append(SelectorMatches(name=selector.name, id=selector.id, candidates=[
-            Candidate(id=h.id, name=nodes[h.id].name, type=nodes[h.id].props.get("type"), score=h.score)
+            Candidate(id=h.id, name=nodes[h.id].name, type=nodes[h.id].props.get("type"), score=h.score,
+                      weak=h.score < FIND_WEAK_FLOOR)
             for h in row if h.id in nodes
         ]))
     return FindResponse(graph=graph.name, entities=out["entity"], topics=out["topic"])
 
 
-def _hybrid(store: SQLiteStore, kind: str, selector, vector: np.ndarray, vector_hits: list[Hit]) -> list[Hit]:
+def _hybrid(store: Store, kind: str, selector, vector: np.ndarray, vector_hits: list[Hit]) -> list[Hit]:
     """BM25 over name, aliases, definition and codes fused with the cosine ranking (see :mod:`lookup`);
     nodes whose names carry a strong code of the selector's name first. Scores are cosines.
 
@@ -114,14 +144,31 @@ def _hybrid(store: SQLiteStore, kind: str, selector, vector: np.ndarray, vector_
     ids = lookup.rank(keyword_hits, vector_hits, coded, limit=FIND_CANDIDATES)
     cosine = {h.id: h.score for h in vector_hits}
     cosine.update(store.vector_scores(vector, [i for i in ids if i not in cosine]))  # keyword-only hits
-    return [Hit(i, retrieval.cosine_to_unit(cosine.get(i, 0.0))) for i in ids]
+    return [Hit(i, cosine_to_unit(cosine.get(i, 0.0))) for i in ids]
 
 
 # -- search and cat -------------------------------------------------------------------------------
 
 
 def search(runtime: Runtime, request: SearchRequest, context: CallContext) -> SearchResponse:
-    graph = FactsGraph(runtime, request.graph)
+    """Facts around or between the selected nodes (a failure ends the session's latest: :func:`search_failed`)."""
+    return _search(runtime, FactsGraph(runtime, request.graph), request, context)
+
+
+def search_failed(runtime: Runtime, arguments: Mapping[str, Any], context: CallContext, error: BaseException) -> None:
+    """A search failed (its validation included): it becomes the session's latest search on its graph, so
+    ``cat`` refuses with the reason instead of expanding the search before, which answered another question.
+
+    The search tool's ``on_failure``: both adapters call it, and ``kg_execute`` for its ``search`` command.
+    ``arguments`` are the raw ones; only ``graph`` is read (default ``default``), and a graph that is not
+    a valid name has no latest search to end.
+    """
+    graph = arguments.get("graph", DEFAULT_GRAPH)
+    if isinstance(graph, str) and re.fullmatch(GRAPH_PATTERN, graph):
+        sessions.forget(runtime, FactsGraph(runtime, graph).location, graph, context, str(error))
+
+
+def _search(runtime: Runtime, graph: FactsGraph, request: SearchRequest, context: CallContext) -> SearchResponse:
     store = graph.store()
     selected: list[ResolvedName] = []
     for kind, names in (("entity", request.entity), ("topic", request.topic)):
@@ -132,7 +179,7 @@ def search(runtime: Runtime, request: SearchRequest, context: CallContext) -> Se
     ids = [s.id for s in selected]
     # The whole filtered set is ranked before the cut: by relevance with a query, else newest first.
     selection = store.select_edges(
-        ids, mode=request.mode, type=FACT, date_from=request.from_, date_to=request.to_date,
+        ids, mode=request.mode, type=FACT, date_from=request.date_from, date_to=request.date_to,
         limit=None if request.query else request.limit, with_vectors=bool(request.query),
     )
     scores = None
@@ -146,15 +193,18 @@ def search(runtime: Runtime, request: SearchRequest, context: CallContext) -> Se
         refs = [refs[i] for i in order[: request.limit]]
     edges = store.get_edges([r.id for r in refs])
     results = _facts_out(store, edges, scores)
-    search_id = sessions.remember(runtime, graph.location, graph.name, context, [e.id for e in edges])
+    summary = SearchSummary(mode=request.mode, selected=selected, query=request.query,
+                            **{"from": request.date_from}, to_date=request.date_to, total=selection.total)
+    search_id = sessions.remember(runtime, graph.location, graph.name, context, [e.id for e in edges],
+                                  summary.model_dump(mode="json", by_alias=True))
     return SearchResponse(
         graph=graph.name, search_id=search_id, mode=request.mode, selected=selected, query=request.query,
-        **{"from": request.from_}, to_date=request.to_date, limit=request.limit, total=selection.total,
+        **{"from": request.date_from}, to_date=request.date_to, limit=request.limit, total=selection.total,
         results=results,
     )
 
 
-def _summary(store: SQLiteStore, node: Node | None, node_id: str) -> NodeSummary:
+def _summary(store: Store, node: Node | None, node_id: str) -> NodeSummary:
     if node is None:
         return NodeSummary(id=node_id, name=node_id, kind="entity", type=None, definition="(no longer in the graph)",
                            facts=0)
@@ -187,7 +237,8 @@ def cat(runtime: Runtime, request: CatRequest, context: CallContext) -> CatRespo
         items.append(CatItem(fact=fact, chunk=chunk[0].text if chunk else "",
                              subject=_summary(store, ends.get(edge.src), edge.src),
                              object=_summary(store, ends.get(edge.dst), edge.dst)))
-    return CatResponse(graph=graph.name, search_id=saved.search_id, items=items)
+    summary = SearchSummary.model_validate(saved.summary) if saved.summary else None
+    return CatResponse(graph=graph.name, search_id=saved.search_id, search=summary, items=items)
 
 
 # -- info, ls, stats ----------------------------------------------------------------------------------
@@ -227,12 +278,39 @@ def ls(runtime: Runtime, request: LsRequest) -> LsResponse:
         nodes = store.get_nodes(store.list_node_ids("document", order_by="date", descending=True, limit=request.limit))
         rows = [LsRow(id=n.id, name=n.name, type=None, date=n.props["date"], facts=n.props["facts"],
                       chunks=n.props["chunks"]) for n in nodes]
-    else:
-        counted = store.most_connected(kind, type=FACT, limit=request.limit)
-        nodes = {n.id: n for n in store.get_nodes([i for i, _ in counted])}
-        rows = [LsRow(id=i, name=nodes[i].name, type=nodes[i].props.get("type"), date=None, facts=c, chunks=None)
-                for i, c in counted if i in nodes]
-    return LsResponse(graph=graph.name, what=request.what, total=store.count_nodes(kind), rows=rows)
+        return LsResponse(graph=graph.name, what=request.what, type=None, total=store.count_nodes(kind), rows=rows)
+    total = store.count_nodes(kind)
+    wanted: set[str] | None = None
+    if request.type is not None:
+        wanted = _entities_of_type(graph, store, request.type)
+        total = len(wanted)
+    # most_connected ranks every node of the kind (its SQL counts them all); the type filter is
+    # applied to that ranking before the cut, so limit never hides an entity of the type.
+    counted = store.most_connected(kind, type=FACT, limit=request.limit if wanted is None else store.count_nodes(kind))
+    if wanted is not None:
+        counted = [(i, c) for i, c in counted if i in wanted]
+    counted = counted[: request.limit]
+    nodes = {n.id: n for n in store.get_nodes([i for i, _ in counted])}
+    rows = [LsRow(id=i, name=nodes[i].name, type=nodes[i].props.get("type"), date=None, facts=c, chunks=None)
+            for i, c in counted if i in nodes]
+    return LsResponse(graph=graph.name, what=request.what, type=request.type, total=total, rows=rows)
+
+
+def _entities_of_type(graph: FactsGraph, store: Store, wanted: str) -> set[str]:
+    """Ids of the entities whose type equals ``wanted`` case-insensitively; none: an error listing the types."""
+    key = wanted.strip().casefold()
+    ids: set[str] = set()
+    types: dict[str, int] = {}
+    for node in store.iter_nodes("entity"):
+        spelled = node.props.get("type") or ""
+        types[spelled] = types.get(spelled, 0) + 1
+        if spelled.casefold() == key:
+            ids.add(node.id)
+    if not ids:
+        listed = ", ".join(f"{t} ({n})" for t, n in sorted(types.items(), key=lambda kv: (-kv[1], kv[0])))
+        raise NotFound(f"no entity of type {wanted!r} in graph {graph.name!r}; types (entities): "
+                       f"{listed or 'none: the graph has no entities'}")
+    return ids
 
 
 def stats(runtime: Runtime, request: StatsRequest) -> StatsResponse:
@@ -257,6 +335,11 @@ def add_document(runtime: Runtime, request: AddDocumentRequest) -> AddDocumentRe
     record = DocumentRecord.model_validate(record_fields(request))
     [out] = Writer(FactsGraph(runtime, request.graph)).write([record])
     return out
+
+
+def ingest(runtime: Runtime, request: IngestRequest, progress: Progress | None = None) -> IngestResponse:
+    """Add the document records of a JSONL file: validated in full before anything is written."""
+    return ingest_file(FactsGraph(runtime, request.graph), request.file, progress)
 
 
 NO_LLM = (

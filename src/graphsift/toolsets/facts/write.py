@@ -12,14 +12,16 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 from pydantic import ValidationError
 
 from graphsift.contract import format_validation_error
 from graphsift.errors import InvalidInput
-from graphsift.store import Edge, Node, SQLiteStore
+from graphsift.store import Edge, Node, Store, record_embedder
+from graphsift.store.factory import EMBEDDER_META
+from graphsift.tools import Progress
 from graphsift.toolsets.facts.graph import FACT, PREFIX, FactsGraph
 from graphsift.toolsets.facts.models import (
     AddDocumentResponse,
@@ -35,7 +37,6 @@ from graphsift.toolsets.facts.resolve import Judge, Mention, Outcome, Resolver, 
 #: A file is written in transactions of at most this many documents / facts (each batch all-or-nothing).
 INGEST_BATCH_DOCUMENTS = 500
 INGEST_BATCH_FACTS = 5000
-Progress = Callable[[int, int], None]
 
 
 def record_fields(record: DocumentRecord) -> dict:
@@ -94,19 +95,18 @@ class Writer:
             for i in changed:
                 responses[i] = self._write_document(store, records[i], keys[i], existing.get(keys[i]),
                                                     per_record.get(i, []), taken)
-            if store.get_meta("embedder") is None:
-                embedder = self.graph.runtime.embedder
-                store.set_meta("embedder", {"name": embedder.name, "dim": embedder.dim})
+            if store.get_meta(EMBEDDER_META) is None:
+                record_embedder(store, self.graph.runtime.embedder)
         return [responses.get(i) or self._unchanged(store, records[i], existing[keys[i]]) for i in range(len(records))]
 
     # -- before the transaction ------------------------------------------------------------
 
-    def _existing(self, store: SQLiteStore, keys: list[str]) -> dict[str, Node]:
+    def _existing(self, store: Store, keys: list[str]) -> dict[str, Node]:
         found = store.nodes_by_keys(keys, kind="document")
         nodes = {n.id: n for n in store.get_nodes([ids[0] for ids in found.values()])}
         return {k: nodes[ids[0]] for k, ids in found.items() if ids[0] in nodes}
 
-    def _embed_ahead(self, store: SQLiteStore, records: list[DocumentRecord], keys: list[str]) -> None:
+    def _embed_ahead(self, store: Store, records: list[DocumentRecord], keys: list[str]) -> None:
         """Embed, in one batch and outside the write lock, what only depends on the input."""
         existing = self._existing(store, keys)
         texts: list[str] = []
@@ -127,7 +127,7 @@ class Writer:
 
     # -- inside the transaction -------------------------------------------------------------
 
-    def _write_document(self, store: SQLiteStore, record: DocumentRecord, key: str, old: Node | None,
+    def _write_document(self, store: Store, record: DocumentRecord, key: str, old: Node | None,
                         outcomes: list[Outcome], taken: set[str]) -> AddDocumentResponse:
         doc_id = old.id if old is not None else self._document_id(store, record, taken)
         node_of = {(o.mention.kind, o.mention.name): o.node.id for o in outcomes}
@@ -176,7 +176,7 @@ class Writer:
                                  for n, d in o.links],
         )
 
-    def _document_id(self, store: SQLiteStore, record: DocumentRecord, taken: set[str]) -> str:
+    def _document_id(self, store: Store, record: DocumentRecord, taken: set[str]) -> str:
         base = PREFIX["document"] + slug(record.name)
         candidate, n = base, 1
         while candidate in taken or store.get_nodes([candidate]):
@@ -185,7 +185,7 @@ class Writer:
         taken.add(candidate)
         return candidate
 
-    def _unchanged(self, store: SQLiteStore, record: DocumentRecord, doc: Node) -> AddDocumentResponse:
+    def _unchanged(self, store: Store, record: DocumentRecord, doc: Node) -> AddDocumentResponse:
         mentioned = doc.props.get("mentions", [])
         names = {n.id: n.name for n in store.get_nodes([m["id"] for m in mentioned])}
         return AddDocumentResponse(

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from graphsift.toolset import Toolset, ToolSpec
-from graphsift.toolsets.items import models, tools
+from graphsift.tools import Arg, Cli, Toolset, ToolSpec
+from graphsift.toolsets.items import models, render, tools
 
 INSTRUCTIONS = """\
 Search and de-duplicate the work items of a feature-management folder (bugs/, features/,
@@ -11,8 +11,14 @@ human-actions/, inquiries/, completed/). Every tool takes project_path, the fold
 The index is built or refreshed automatically; similarity_score is a cosine similarity in [0, 1].
 Before creating a bug or feature, call check_duplicates."""
 
+#: The folder flag every command takes; on the CLI it defaults to the current folder.
+PROJECT = Arg(short="-p", default=".", metavar="PATH",
+              help="The feature-management folder (holds bugs/, features/, ...).")
+TYPES = Arg(short="-t")
+
 TOOLSET = Toolset(
     name="items",
+    summary="Semantic search and duplicate detection over a feature-management folder.",
     instructions=INSTRUCTIONS,
     tools=[
         ToolSpec(
@@ -27,6 +33,13 @@ TOOLSET = Toolset(
             request=models.SearchRequest,
             response=models.SearchResponse,
             run=tools.search,
+            render=render.search,
+            read_only=False,  # builds or refreshes the index first
+            mcp_text="json",
+            cli=Cli(help="Find items by meaning and keywords.", args={
+                "query": Arg(positional=True), "project_path": PROJECT, "item_types": TYPES,
+                "status": Arg(short="-s"), "limit": Arg(short="-n"),
+            }),
         ),
         ToolSpec(
             name="index",
@@ -39,7 +52,12 @@ TOOLSET = Toolset(
             request=models.IndexRequest,
             response=models.IndexResponse,
             run=tools.index,
+            render=render.index,
             read_only=False,
+            progress=True,
+            mcp_text="json",
+            cli=Cli(help="Build or update the index (only changed items are embedded).",
+                    args={"project_path": PROJECT}),
         ),
         ToolSpec(
             name="check_duplicates",
@@ -53,6 +71,11 @@ TOOLSET = Toolset(
             request=models.CheckDuplicatesRequest,
             response=models.CheckDuplicatesResponse,
             run=tools.check_duplicates,
+            render=render.check_duplicates,
+            read_only=False,
+            mcp_text="json",
+            cli=Cli(help="Check whether an item already exists before creating it.",
+                    args={"project_path": PROJECT, "item_type": TYPES}),
         ),
         ToolSpec(
             name="get_similar",
@@ -64,6 +87,13 @@ TOOLSET = Toolset(
             request=models.GetSimilarRequest,
             response=models.GetSimilarResponse,
             run=tools.get_similar,
+            render=render.get_similar,
+            read_only=False,
+            mcp_text="json",
+            cli=Cli(command="similar", help="List the items most similar to ITEM_ID.", args={
+                "item_id": Arg(positional=True), "project_path": PROJECT, "limit": Arg(short="-n"),
+                "include_completed": Arg(flags=("--include-completed/--exclude-completed",)),
+            }),
         ),
         ToolSpec(
             name="get_index_status",
@@ -74,6 +104,10 @@ TOOLSET = Toolset(
             request=models.GetIndexStatusRequest,
             response=models.GetIndexStatusResponse,
             run=tools.get_index_status,
+            render=render.get_index_status,
+            mcp_text="json",
+            cli=Cli(command="status", help="Show whether the index exists and is up to date.",
+                    args={"project_path": PROJECT}),
         ),
     ],
 )

@@ -1,169 +1,66 @@
-"""One project's index: where it lives, whether it is fresh, and how it is brought up to date.
+"""One project's index: how a feature-management folder becomes nodes, and how an update runs.
 
-Storage is isolated per project: ``{home}/items/{sha256(real path)[:12]}/index.db``.
-The store's metadata keeps the project path, the last index time, every
-indexed file's mtime, the scan warnings and the embedder (name, dimension).
-Only items whose indexed text changed are embedded again.
+Where the index lives, its freshness check and its locks are :class:`FolderIndex`'s
+(namespace ``items/{sha256(real path)[:12]}``). The store's metadata also keeps the
+project path, the scan warnings and the embedder (name, dimension, passage layout).
+Only items whose indexed text changed are embedded again, and an update reads only
+the item folders whose files changed (the rest are rebuilt from their nodes).
 """
 
 from __future__ import annotations
 
-import hashlib
-import os
-import threading
+import shlex
 import time
-from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
 
 from graphsift.embedding import Embedder
-from graphsift.errors import EmbedderMismatch, IndexCorrupted
-from graphsift.store import Node, SQLiteStore
-from graphsift.toolset import Runtime
+from graphsift.runtime import Runtime
+from graphsift.store import Node, Store, record_embedder
+from graphsift.tools import Progress
+from graphsift.toolsets.folder_index import FolderIndex, now_iso
 from graphsift.toolsets.items.models import IndexResponse
-from graphsift.toolsets.items.scan import ScannedItem, check_layout, index_text, list_item_files, scan_project
-from graphsift.watch import ChangeFeed
+from graphsift.toolsets.items.scan import (
+    NEVER_INDEXED,
+    ScannedItem,
+    check_layout,
+    index_text,
+    list_item_files,
+    scan_project,
+)
 
 KIND = "item"
-INDEX_FILE = "index.db"
 #: How item text becomes passages (see :func:`item_passages`); a change needs a rebuild.
 #: 1: the implementation windows repeated the title; 2: they do not.
 PASSAGE_LAYOUT = 2
-Progress = Callable[[int, int], None]
 
 
-def index_location(home: Path, project_root: Path) -> Path:
-    return home / "items" / hashlib.sha256(str(project_root).encode()).hexdigest()[:12]
+class ItemIndex(FolderIndex):
+    """The index of one feature-management folder."""
 
-
-def _now_iso() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
-
-
-def _force_hint(root: Path) -> str:
-    return f"run the index tool with force=true (CLI: graphsift items index --force {root})"
-
-
-class ItemIndex:
-    """The index of one feature-management folder, opened through a shared :class:`Runtime`."""
+    toolset = "items"
+    skip = NEVER_INDEXED
+    layout = PASSAGE_LAYOUT
 
     def __init__(self, runtime: Runtime, project_path: str | Path) -> None:
-        self.runtime = runtime
-        self.root = check_layout(project_path)
-        self.location = index_location(runtime.settings.home, self.root)
-        self.db_path = self.location / INDEX_FILE
+        super().__init__(runtime, check_layout(project_path))
 
-    # -- opening -------------------------------------------------------------------
+    def repair_hint(self) -> str:
+        return (f"run the index tool with force=true (CLI: graphsift items index --force -p "
+                f"{shlex.quote(str(self.root))})")
 
-    def exists(self) -> bool:
-        return self.db_path.is_file()
+    def list_files(self) -> dict[str, float]:
+        return list_item_files(self.root)
 
-    def store(self) -> SQLiteStore:
-        """The open store, shared per process; reopened if the file was replaced by a rebuild."""
-        stores: dict[Path, tuple[int, SQLiteStore]] = self.runtime.state.setdefault("items.stores", {})
-        inode = self.db_path.stat().st_ino if self.db_path.exists() else -1
-        cached = stores.get(self.db_path)
-        if cached is not None and cached[0] == inode:
-            return cached[1]
-        if cached is not None:
-            cached[1].close()
-        try:
-            store = SQLiteStore(self.db_path, namespace=f"items:{self.root}")
-        except IndexCorrupted as exc:
-            raise IndexCorrupted(f"the index of {self.root} is corrupted ({exc.message}); {_force_hint(self.root)}") from exc
-        stores[self.db_path] = (self.db_path.stat().st_ino, store)
-        return store
-
-    def _check_embedder(self, store: SQLiteStore) -> None:
-        stored = store.get_meta("embedder")
-        embedder = self.runtime.embedder
-        if stored is None:
-            return
-        if stored["name"] != embedder.name or (embedder.dim and stored["dim"] != embedder.dim):
-            raise EmbedderMismatch(
-                f"the index of {self.root} was built with embedder {stored['name']} ({stored['dim']} dims) but "
-                f"the configured embedder is {embedder.name}; re-index: {_force_hint(self.root)}"
-            )
-        if stored.get("layout") != PASSAGE_LAYOUT:
-            raise EmbedderMismatch(
-                f"the index of {self.root} was built by another graphsift version (passage layout "
-                f"{stored.get('layout')}, now {PASSAGE_LAYOUT}); re-index: {_force_hint(self.root)}"
-            )
-
-    def _drop_files(self) -> None:
-        stores = self.runtime.state.get("items.stores", {})
-        cached = stores.pop(self.db_path, None)
-        if cached is not None:
-            cached[1].close()
-        for suffix in ("", "-wal", "-shm"):
-            Path(f"{self.db_path}{suffix}").unlink(missing_ok=True)
-
-    # -- freshness -----------------------------------------------------------------
-
-    def stale_files(self, store: SQLiteStore) -> list[str]:
-        """Relative paths added, changed (mtime) or removed since the last index."""
-        indexed: dict[str, float] = store.get_meta("files") or {}
-        current = list_item_files(self.root)
-        changed = [p for p, m in current.items() if indexed.get(p) != m]
-        removed = [p for p in indexed if p not in current]
-        return sorted(changed + removed)
-
-    def _change_feed(self) -> ChangeFeed | None:
-        if not self.runtime.watch_files:
-            return None
-        feeds: dict[Path, ChangeFeed] = self.runtime.state.setdefault("items.feeds", {})
-        if self.root not in feeds:
-            feeds[self.root] = ChangeFeed(self.root, skip=frozenset({"agent_runs"}))
-        return feeds[self.root]
-
-    def ensure_fresh(self) -> SQLiteStore:
-        """Build a missing index, update a stale one, check the embedder; return the store.
-
-        In a long-running process a file-system change feed says whether anything
-        moved since the last call; only then are all mtimes compared.
-        """
-        locks: dict[Path, threading.Lock] = self.runtime.state.setdefault("items.fresh_locks", {})
-        # One check at a time per project: a call that arrives while another updates waits for it.
-        with locks.setdefault(self.root, threading.Lock()):
-            return self._ensure_fresh()
-
-    def _ensure_fresh(self) -> SQLiteStore:
-        feed = self._change_feed()
-        if feed is not None and not feed.changed() and self.exists():
-            store = self.store()
-            if store.get_meta("last_indexed") is not None:
-                self._check_embedder(store)
-                return store
-        try:
-            if not self.exists() or self.store().get_meta("last_indexed") is None:
-                self.sync()
-            else:
-                store = self.store()
-                self._check_embedder(store)
-                if self.stale_files(store):
-                    self.sync()
-        except BaseException:
-            if feed is not None:
-                feed.invalidate()  # the changes it reported are not in the index yet
-            raise
-        return self.store()
-
-    # -- indexing ------------------------------------------------------------------
-
-    def sync(self, force: bool = False, progress: Progress | None = None) -> IndexResponse:
+    def update(self, store: Store, force: bool, progress: Progress | None) -> IndexResponse:
         """Bring the index up to date in one transaction; embed only new or changed text."""
         started = time.perf_counter()
-        if force:
-            self._drop_files()  # also what repairs a corrupted file
-        store = self.store()
         existed = store.get_meta("last_indexed") is not None
         if existed:
-            self._check_embedder(store)
+            self.check_embedder(store)
         indexed_files: dict[str, float] = store.get_meta("files") or {}
-
-        current_files = list_item_files(self.root)
+        current_files = self.list_files()
         if existed and current_files == indexed_files:
             return self._response("unchanged", store, 0, 0, started, store.get_meta("warnings") or [])
 
@@ -175,58 +72,29 @@ class ItemIndex:
         removed = [item_id for item_id in known if item_id not in current]
         vectors = self._embed(to_embed, progress)
 
-        embedder = self.runtime.embedder
         # Rewrite only what was read again: new text, files whose mtime moved (props change), or a node
         # stored before it kept its scan warnings.
         touched = [item for item in scan.items if item.item_id in vectors or unchanged.get(item.path) is not item]
+        # No other update of this project runs meanwhile (FolderIndex.sync holds the index lock), so the
+        # hashes read above still hold: a node written without vectors keeps the ones its text made.
         with store.atomic():
-            # Another process may have removed or changed an item since `known` was read:
-            # an item written without vectors must still hold the text its vectors were made from.
-            known_now = store.node_hashes(KIND)
-            late = [i for i in touched if i.item_id not in vectors and known_now.get(i.item_id) != i.content_hash]
-            if late:
-                vectors.update(self._embed(late, None))
             store.upsert_nodes([_node(item, vectors.get(item.item_id)) for item in touched])
             store.delete_nodes(removed)
             store.set_meta("project_path", str(self.root))
             store.set_meta("files", current_files)
             store.set_meta("warnings", scan.warnings)
-            store.set_meta("last_indexed", _now_iso())
+            store.set_meta("last_indexed", now_iso())
             if to_embed or store.get_meta("embedder") is None:
-                store.set_meta("embedder", {"name": embedder.name, "dim": embedder.dim, "layout": PASSAGE_LAYOUT})
+                record_embedder(store, self.runtime.embedder, {"layout": PASSAGE_LAYOUT})
         status = "rebuilt" if force else ("updated" if existed else "created")
         return self._response(status, store, len(to_embed), len(removed), started, scan.warnings)
 
     def _embed(self, items: list[ScannedItem], progress: Progress | None) -> dict[str, np.ndarray]:
-        """Passage vectors per item id, embedded in batches with progress after each."""
-        if not items:
-            return {}
         embedder = self.runtime.embedder
-        pieces: list[str] = []
-        owners: list[str] = []
-        for item in items:
-            for passage in item_passages(item, embedder):
-                pieces.append(passage)
-                owners.append(item.item_id)
-        # Chunks (for progress) follow one global length order, as the embedder's own batching does:
-        # chunking in item order mixes short summaries with long windows and wastes compute on padding.
-        order = sorted(range(len(pieces)), key=lambda i: len(pieces[i]))
-        step = max(64, getattr(embedder, "batch_size", 32) * 4)
-        blocks = []
-        for start in range(0, len(order), step):
-            blocks.append(embedder.embed([pieces[i] for i in order[start : start + step]]))
-            if progress:
-                progress(min(start + step, len(pieces)), len(pieces))
-        sorted_rows = np.vstack(blocks)
-        matrix = np.empty_like(sorted_rows)
-        matrix[order] = sorted_rows
-        grouped: dict[str, list[np.ndarray]] = {}
-        for owner, row in zip(owners, matrix, strict=True):
-            grouped.setdefault(owner, []).append(row)
-        return {k: np.vstack(v) for k, v in grouped.items()}
+        return self.embed_passages([(item.item_id, item_passages(item, embedder)) for item in items], progress)
 
     def _response(
-        self, status: str, store: SQLiteStore, updated: int, removed: int, started: float, warnings: list[str]
+        self, status: str, store: Store, updated: int, removed: int, started: float, warnings: list[str]
     ) -> IndexResponse:
         return IndexResponse(
             status=status,
@@ -235,21 +103,12 @@ class ItemIndex:
             items_updated=updated,
             items_removed=removed,
             duration_ms=int((time.perf_counter() - started) * 1000),
-            index_location=str(self.location),
+            index_location=self.location,
             warnings=warnings,
         )
 
-    def size_bytes(self) -> int:
-        total = 0
-        for suffix in ("", "-wal", "-shm"):
-            try:
-                total += os.stat(f"{self.db_path}{suffix}").st_size
-            except FileNotFoundError:
-                pass
-        return total
 
-
-def _unchanged_items(store: SQLiteStore, indexed: dict[str, float], current: dict[str, float]) -> dict[str, ScannedItem]:
+def _unchanged_items(store: Store, indexed: dict[str, float], current: dict[str, float]) -> dict[str, ScannedItem]:
     """Items whose files are exactly as when they were indexed (same names, same mtimes), by folder path,
     rebuilt from their nodes, so that an update reads only the folders that changed."""
 

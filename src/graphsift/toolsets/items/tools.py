@@ -9,14 +9,13 @@ threshold means the same thing whatever else is in the index.
 from __future__ import annotations
 
 import difflib
-import functools
 
-import numpy as np
-
-from graphsift import retrieval
-from graphsift.errors import IndexCorrupted, NotFound
-from graphsift.store import Hit, SQLiteStore, Where
-from graphsift.toolset import Runtime
+from graphsift.errors import ConfigError, NotFound
+from graphsift.runtime import Runtime
+from graphsift.search import HybridParams, hybrid_search
+from graphsift.search.fusion import CANDIDATES, TITLE_FIELD_WEIGHTS
+from graphsift.store import Store
+from graphsift.toolsets.items.config import load_project_config
 from graphsift.toolsets.items.index import KIND, ItemIndex, summary_text
 from graphsift.toolsets.items.models import (
     CheckDuplicatesRequest,
@@ -35,32 +34,14 @@ from graphsift.toolsets.items.models import (
     SimilarItem,
     SourceItem,
 )
-from graphsift.toolsets.items.scan import list_item_files, load_project_config
+from graphsift.toolsets.items.scan import list_item_files
 
-CANDIDATES = retrieval.CANDIDATES
 #: Below the LIKELY_DUPLICATE threshold by at most this much: POSSIBLY_RELATED.
 RELATED_BAND = 0.15
 #: check_duplicates lists at most this many candidates.
 MAX_DUPLICATES = 10
-FIELD_WEIGHTS = retrieval.TITLE_FIELD_WEIGHTS
-
-
-def _with_repair_hint(tool):
-    """Damage found after opening (a bad page deep in the file) still tells the agent how to repair it."""
-
-    @functools.wraps(tool)
-    def wrapper(runtime: Runtime, request, *args, **kwargs):
-        try:
-            return tool(runtime, request, *args, **kwargs)
-        except IndexCorrupted as exc:
-            if "force=true" in exc.message:
-                raise
-            raise IndexCorrupted(
-                f"the index of {request.project_path} is corrupted ({exc.message}); run the index tool with "
-                f"force=true (CLI: graphsift items index --force -p {request.project_path})"
-            ) from exc
-
-    return wrapper
+#: How items are ranked: BM25 with the title weighted over the body, fused with vector search.
+RANKING = HybridParams(candidates=CANDIDATES, field_weights=TITLE_FIELD_WEIGHTS)
 
 
 def item_keyword_query(title: str, description: str) -> str:
@@ -74,42 +55,13 @@ def item_keyword_query(title: str, description: str) -> str:
     return title if title.strip() else description
 
 
-def _hybrid(store: SQLiteStore, query_text: str, query_vectors: np.ndarray, where: Where, limit: int) -> list[Hit]:
-    """Fused ranking whose scores are each item's cosine; kw-only hits get their cosine computed here.
-
-    Runs in the caller's thread: overlapping BM25 with the query embedding measured slower on two
-    cores (see :mod:`graphsift.parallel`).
-    """
-    vector_hits = _best_vector_hits(store, query_vectors, where, CANDIDATES)
-    keyword_hits = store.keyword_search(query_text, kind=KIND, where=where, limit=CANDIDATES, weights=FIELD_WEIGHTS)
-    cosine = {h.id: h.score for h in vector_hits}
-    missing = [h.id for h in keyword_hits if h.id not in cosine]
-    for vector in query_vectors:
-        for node_id, score in store.vector_scores(vector, missing).items():
-            cosine[node_id] = max(score, cosine.get(node_id, -1.0))
-    fused = retrieval.fuse(keyword_hits, vector_hits)
-    return [Hit(h.id, retrieval.cosine_to_unit(cosine.get(h.id, 0.0))) for h in fused[:limit]]
-
-
-def _best_vector_hits(store: SQLiteStore, query_vectors: np.ndarray, where: Where, limit: int) -> list[Hit]:
-    """Vector hits for one or more query vectors; an item keeps its best score over all of them."""
-    best: dict[str, float] = {}
-    for vector in query_vectors:
-        for hit in store.vector_search(vector, kind=KIND, where=where, limit=limit):
-            if hit.score > best.get(hit.id, -2.0):
-                best[hit.id] = hit.score
-    ranked = sorted(best.items(), key=lambda kv: -kv[1])[:limit]
-    return [Hit(k, v) for k, v in ranked]
-
-
-def _summary(store: SQLiteStore) -> IndexStatusSummary:
+def _summary(store: Store) -> IndexStatusSummary:
     """Status after :meth:`ItemIndex.ensure_fresh`, which has just brought the index up to date."""
     return IndexStatusSummary(
         last_indexed=store.get_meta("last_indexed"), is_stale=False, items_indexed=store.count_nodes(KIND)
     )
 
 
-@_with_repair_hint
 def search(runtime: Runtime, request: SearchRequest) -> SearchResponse:
     index = ItemIndex(runtime, request.project_path)
     store = index.ensure_fresh()
@@ -120,7 +72,8 @@ def search(runtime: Runtime, request: SearchRequest) -> SearchResponse:
         where["status"] = [s.lower() for s in request.status]
     if not request.include_completed:
         where["completed"] = False
-    ranked = _hybrid(store, request.query, runtime.embedder.embed([request.query]), where, CANDIDATES)
+    ranked = hybrid_search(store, request.query, runtime.embedder.embed([request.query]), kind=KIND, where=where,
+                           limit=CANDIDATES, params=RANKING)
     kept = [h for h in ranked if h.score >= request.threshold][: request.limit]
     nodes = {n.id: n for n in store.get_nodes([h.id for h in kept])}
     results = [
@@ -141,7 +94,6 @@ def search(runtime: Runtime, request: SearchRequest) -> SearchResponse:
     )
 
 
-@_with_repair_hint
 def index(runtime: Runtime, request: IndexRequest, progress=None) -> IndexResponse:
     return ItemIndex(runtime, request.project_path).sync(force=request.force, progress=progress)
 
@@ -154,19 +106,16 @@ def _relationship(score: float, threshold: float) -> str:
     return "SIMILAR"
 
 
-@_with_repair_hint
 def check_duplicates(runtime: Runtime, request: CheckDuplicatesRequest) -> CheckDuplicatesResponse:
     index = ItemIndex(runtime, request.project_path)
-    threshold = (
-        request.threshold
-        if request.threshold is not None
-        else load_project_config(index.root).duplicate_similarity_threshold
-    )
+    config = load_project_config(index.root) if request.threshold is None else None
+    threshold = request.threshold if config is None else config.duplicate_similarity_threshold
     store = index.ensure_fresh()
     where = {"item_type": request.item_type} if request.item_type else {}
     keyword_text = item_keyword_query(request.title, request.description)
     query_vector = runtime.embedder.embed([summary_text(request.title, request.description)])
-    ranked = _hybrid(store, keyword_text, query_vector, where, CANDIDATES)
+    ranked = hybrid_search(store, keyword_text, query_vector, kind=KIND, where=where, limit=CANDIDATES,
+                           params=RANKING)
     # Likely duplicates first, so the cap never drops one for a weaker match; each band in ranking
     # order, which finds more true duplicates than the cosine alone (bench/items_duplicates.py).
     in_band = [h for h in ranked if h.score >= threshold - RELATED_BAND]
@@ -186,10 +135,10 @@ def check_duplicates(runtime: Runtime, request: CheckDuplicatesRequest) -> Check
         potential_duplicates=candidates,
         has_likely_duplicates=any(c.recommendation == "LIKELY_DUPLICATE" for c in candidates),
         threshold_used=threshold,
+        warnings=list(config.warnings) if config else [],
     )
 
 
-@_with_repair_hint
 def get_similar(runtime: Runtime, request: GetSimilarRequest) -> GetSimilarResponse:
     index = ItemIndex(runtime, request.project_path)
     store = index.ensure_fresh()
@@ -201,12 +150,14 @@ def get_similar(runtime: Runtime, request: GetSimilarRequest) -> GetSimilarRespo
         hint = f"close ids: {', '.join(by_upper[c] for c in close)}" if close else "use search to find item ids"
         raise NotFound(f"no item {request.item_id!r} in the index of {index.root}; {hint}")
     source = found[0]
-    threshold = load_project_config(index.root).duplicate_similarity_threshold
+    config = load_project_config(index.root)
+    threshold = config.duplicate_similarity_threshold
     where = {} if request.include_completed else {"completed": False}
     # The source's problem statement (its first passage) against every passage of the others;
     # its title alone for BM25 (see item_keyword_query).
     query_text = item_keyword_query(source.props["title"], source.props["description"])
-    ranked = _hybrid(store, query_text, source.vectors[:1], where, CANDIDATES + 1)
+    ranked = hybrid_search(store, query_text, source.vectors[:1], kind=KIND, where=where, limit=CANDIDATES + 1,
+                           params=RANKING)
     kept = [h for h in ranked if h.id != source.id][: request.limit]
     nodes = {n.id: n for n in store.get_nodes([h.id for h in kept])}
     return GetSimilarResponse(
@@ -221,28 +172,38 @@ def get_similar(runtime: Runtime, request: GetSimilarRequest) -> GetSimilarRespo
             )
             for h in kept
         ],
+        warnings=list(config.warnings),
     )
 
 
-@_with_repair_hint
 def get_index_status(runtime: Runtime, request: GetIndexStatusRequest) -> GetIndexStatusResponse:
     index = ItemIndex(runtime, request.project_path)
+    warnings = _config_warnings(index.root)
     store = index.store() if index.exists() else None
     if store is None or store.get_meta("last_indexed") is None:
         # No index, or a first build that never finished: nothing usable yet.
         return GetIndexStatusResponse(
-            exists=False, project_path=str(index.root), index_location=str(index.location), last_indexed=None,
+            exists=False, project_path=str(index.root), index_location=index.location, last_indexed=None,
             is_stale=True, stale_files=sorted(list_item_files(index.root)), items_indexed=0,
-            index_size_bytes=index.size_bytes(),
+            index_size_bytes=index.size_bytes(), warnings=warnings,
         )
     stale = index.stale_files(store)
     return GetIndexStatusResponse(
         exists=True,
         project_path=str(index.root),
-        index_location=str(index.location),
+        index_location=index.location,
         last_indexed=store.get_meta("last_indexed"),
         is_stale=bool(stale),
         stale_files=stale,
         items_indexed=store.count_nodes(KIND),
         index_size_bytes=index.size_bytes(),
+        warnings=warnings,
     )
+
+
+def _config_warnings(root) -> list[str]:
+    """What reading .agent-config.json reported; a status report names an invalid threshold instead of failing."""
+    try:
+        return list(load_project_config(root).warnings)
+    except ConfigError as exc:
+        return [f"{exc.message} (check_duplicates and get_similar refuse to run until it is fixed)"]

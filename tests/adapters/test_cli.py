@@ -1,0 +1,140 @@
+"""The generic CLI: every command is built from a ToolSpec, every failure is one `error: [code] message`
+line with exit status 2, and a new toolset is one package plus one registry entry."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from graphsift.adapters.cli import build_cli
+from graphsift.toolsets import TOOLSETS
+
+REGISTRY = {**TOOLSETS, "toy": "helpers.toy_toolset"}
+
+
+@pytest.fixture
+def app():
+    return build_cli(REGISTRY)
+
+
+def invoke(app, *args, env=None):
+    return CliRunner(env=env or {}).invoke(app, list(args), catch_exceptions=False)
+
+
+def test_a_toy_toolset_is_one_package_and_one_registry_entry(app):
+    assert "toy" in app.commands and "toy" in app.commands["serve"].params[0].type.choices
+    out = invoke(app, "toy", "echo", "hello", "-n", "2", "--shout", "--tags", "a", "--tags", "b", "--mood", "happy",
+                 "--json")
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.stdout) == {"said": ["HELLO", "HELLO"], "tags": ["a", "b"], "mood": "happy"}
+    assert invoke(app, "toy", "echo", "hello").stdout == "hello\n"  # the declared rendering
+
+
+def test_toolsets_are_imported_only_when_used(tmp_path):
+    code = ("import sys; from graphsift.adapters.cli import main; "
+            "print(sorted(m for m in sys.modules if m.startswith('graphsift.toolsets.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("args, code, shown", [
+    (["toy", "echo"], "invalid_input", "Missing argument 'TEXT'"),
+    (["toy", "echo", "x", "-n", "nine"], "invalid_input", "'nine' is not a valid integer"),
+    (["toy", "echo", "x", "-n", "9"], "invalid_input", "field 'times'"),
+    (["toy", "echo", "x", "--mood", "sad"], "invalid_input", "'sad' is not one of 'calm', 'happy'"),
+    (["toy", "echo", "x", "--bogus"], "invalid_input", "No such option '--bogus'"),
+    (["toy", "echo", "x", "-mood", "calm"], "invalid_input", "'-mood' is not an option of graphsift toy echo "
+                                                             "(long options take two dashes); did you mean '--mood'?"),
+    (["toy", "nothing"], "invalid_input", "No such command 'nothing'"),
+    (["toy", "fail", "--kind", "not_found"], "not_found", "no such thing; look it up with echo first"),
+    (["toy", "fail", "--kind", "bug"], "internal_error", "unexpected ZeroDivisionError: a bug in a tool; this is a bug"),
+    (["serve", "toy", "--port", "99999"], "invalid_input", "99999 is not in the range 1<=x<=65535"),
+])
+def test_every_failure_is_one_error_line_and_exit_2(app, args, code, shown):
+    out = invoke(app, *args)
+    assert out.exit_code == 2 and out.stdout == ""
+    assert out.stderr.startswith(f"error: [{code}] ") and shown in out.stderr, out.stderr
+    assert "Traceback" not in out.stderr and len(out.stderr.splitlines()) == 1
+
+
+def test_a_failed_call_is_reported_to_the_tools_on_failure_parsing_included(app, tmp_path):
+    """``fail`` declares on_failure: the CLI reports every failed call with the durable CLI session and what
+    was given, whether click refused the line, the adapter refused a flag, or the tool failed."""
+    env = {"GRAPHSIFT_HOME": str(tmp_path)}
+    for args in (["--kind", "sad"], ["-kind", "bug"], ["--kind=not_found"], ["--kind", "bug"]):
+        assert invoke(app, "toy", "fail", *args, env=env).exit_code == 2
+    assert invoke(app, "toy", "echo", "x", "-n", "9", env=env).exit_code == 2  # echo has no on_failure
+    seen = [json.loads(line) for line in (tmp_path / "toy-failures.jsonl").read_text().splitlines()]
+    assert [f["arguments"] for f in seen] == [{"kind": "sad"}, {}, {"kind": "not_found"}, {"kind": "bug"}]
+    assert {(f["session"], f["durable"]) for f in seen} == {("cli", True)}
+    assert "'sad' is not one of 'not_found', 'bug'" in seen[0]["error"]
+    assert "'-kind' is not an option of graphsift toy fail" in seen[1]["error"]
+    assert seen[2]["error"].startswith("[not_found] ") and seen[3]["error"] == "a bug in a tool"
+
+
+def test_a_single_dash_word_of_a_one_value_argument_says_to_quote_it(app):
+    out = invoke(app, "toy", "echo", "say", "-louder")
+    assert out.exit_code == 2 and out.stderr.rstrip().endswith(
+        "if '-louder' is part of TEXT, quote TEXT as one argument")
+
+
+def test_a_value_that_starts_with_a_dash_is_still_a_value(app):
+    assert invoke(app, "toy", "echo", "-n", "1", "--", "-5").stdout == "-5\n"
+    out = invoke(app, "toy", "echo", "x", "--tags", "-not-a-flag", "--json")
+    assert out.exit_code == 0 and json.loads(out.stdout)["tags"] == ["-not-a-flag"]
+
+
+def test_a_bug_shows_its_traceback_only_when_asked(app):
+    out = invoke(app, "toy", "fail", "--kind", "bug", env={"GRAPHSIFT_DEBUG": "1"})
+    assert out.exit_code == 2 and "Traceback" in out.stderr and "ZeroDivisionError" in out.stderr
+
+
+def test_a_bad_setting_is_a_config_error(app, tmp_path):
+    out = invoke(app, "toy", "echo", "x", env={"GRAPHSIFT_HOME": str(tmp_path), "GRAPHSIFT_EMBEDDER": "nope"})
+    assert out.exit_code == 2 and out.stderr.startswith("error: [config_error] embedder must be one of")
+
+
+def test_the_console_script_and_python_m_agree(tmp_path):
+    env = {**os.environ, "GRAPHSIFT_HOME": str(tmp_path / "home")}
+    for command in (["graphsift"], [sys.executable, "-m", "graphsift"]):
+        out = subprocess.run([*command, "items", "status", "--bogus"], capture_output=True, text=True, env=env,
+                             timeout=60)
+        assert out.returncode == 2 and out.stderr.startswith("error: [invalid_input] No such option '--bogus'")
+        assert "Traceback" not in out.stderr
+
+
+# -- help: every command and option of every toolset -----------------------------------------------------
+
+
+def all_commands() -> list[tuple[list[str], click.Command]]:
+    root = build_cli(REGISTRY)
+    found = [([], root)]
+    for name in root.list_commands(None):
+        command = root.get_command(None, name)
+        found.append(([name], command))
+        if isinstance(command, click.Group):
+            for sub in command.list_commands(None):
+                found.append(([name, sub], command.get_command(None, sub)))
+    return found
+
+
+COMMANDS = all_commands()
+
+
+@pytest.mark.parametrize("path, command", COMMANDS, ids=[" ".join(["graphsift", *p]) for p, _ in COMMANDS])
+def test_every_command_has_help(path, command):
+    result = CliRunner().invoke(build_cli(REGISTRY), [*path, "--help"])
+    assert result.exit_code == 0 and result.stdout.startswith("Usage: ")
+    shown = " ".join(result.stdout.split())
+    assert command.help and " ".join(command.help.split("\n")[0].split()) in shown
+    for param in command.params:
+        if isinstance(param, click.Option):
+            assert param.help, f"graphsift {' '.join(path)} {param.opts[0]} has no help text"
+            for opt in param.opts:
+                assert opt in result.stdout

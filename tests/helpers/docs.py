@@ -1,0 +1,81 @@
+"""Reading a toolset's ``skills/<toolset>/SKILL.md`` the way the docs tests compare it with the code.
+
+SKILL.md documents each tool under a ``### `name` `` heading with a parameter table (parameter, type,
+default, meaning) and an output table (field, type, meaning); nested fields are ``parent.child`` or
+``parent[].child``. The tests read those tables and compare them with the pydantic models.
+"""
+
+from __future__ import annotations
+
+import re
+import typing
+from pathlib import Path
+
+from pydantic import BaseModel
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def skill_path(toolset: str) -> Path:
+    return REPO / "skills" / toolset / "SKILL.md"
+
+
+def front_matter(text: str) -> dict[str, str]:
+    match = re.match(r"\A---\n(.*?)\n---\n", text, re.DOTALL)
+    assert match, "SKILL.md must open with YAML front matter between --- lines"
+    return dict(line.split(": ", 1) for line in match.group(1).splitlines() if line.strip())
+
+
+def tool_sections(text: str) -> dict[str, str]:
+    """Each ``### `tool` `` section's text, up to the next heading of level 1-3."""
+    parts = re.split(r"^### `([a-z_]+)`\s*$", text, flags=re.MULTILINE)
+    sections = dict(zip(parts[1::2], parts[2::2], strict=True))
+    return {name: re.split(r"^#{1,3} ", body, maxsplit=1, flags=re.MULTILINE)[0] for name, body in sections.items()}
+
+
+def table(section: str, first_header: str) -> dict[str, list[str]]:
+    """Rows of the markdown table whose first header cell is ``first_header``, keyed by the backticked name."""
+    lines = section.splitlines()
+    for start, line in enumerate(lines):
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("|") and cells[0] == first_header:
+            rows = {}
+            for row in lines[start + 2:]:
+                if not row.startswith("|"):
+                    break
+                cells = [c.strip() for c in row.strip().strip("|").split("|")]
+                name = re.fullmatch(r"`([^`]+)`", cells[0])
+                assert name, f"first cell of {row!r} is not a backticked name"
+                rows[name.group(1)] = cells[1:]
+            return rows
+    raise AssertionError(f"no table with a {first_header!r} column in:\n{section[:300]}")
+
+
+def inner_model(annotation) -> type[BaseModel] | None:
+    """The model inside ``list[Model]`` / ``Model | None`` / ``Model``, else None."""
+    if typing.get_origin(annotation) is list:
+        (annotation,) = typing.get_args(annotation)
+    if typing.get_origin(annotation) in (typing.Union, type(int | None)):
+        args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        annotation = args[0] if len(args) == 1 else annotation
+    return annotation if isinstance(annotation, type) and issubclass(annotation, BaseModel) else None
+
+
+def fields(model: type[BaseModel], prefix: str = "", stop: frozenset = frozenset()) -> dict[str, object]:
+    """Every field by its wire name, nested ones as ``parent.child`` / ``parent[].child``; models in
+    ``stop`` (documented once elsewhere) are not expanded."""
+    out = {}
+    for name, field in model.model_fields.items():
+        key = prefix + (field.alias or name)
+        out[key] = field
+        sub = inner_model(field.annotation)
+        if sub is not None and sub not in stop:
+            sep = "[]." if typing.get_origin(field.annotation) is list else "."
+            out |= fields(sub, key + sep, stop)
+    return out
+
+
+def usage_lines(text: str, toolset: str, command: str) -> list[str]:
+    """Lines that show the CLI usage of ``graphsift <toolset> <command>``."""
+    return [line for line in text.splitlines()
+            if f"`graphsift {toolset} {command} " in line or f"`graphsift {toolset} {command}`" in line]

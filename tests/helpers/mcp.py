@@ -1,0 +1,143 @@
+"""Real MCP clients against real ``graphsift serve <toolset>`` processes (stdio and streamable HTTP).
+
+The SDK client lives in a background event loop (an anyio blocking portal), so tests stay plain
+functions: ``with start_blocking_portal() as portal, connect(portal, target, "facts") as s: s.ok(...)``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from mcp import Client, StdioServerParameters
+
+from graphsift.toolsets import load_toolset
+
+ONNX_LIB = "onnxruntime_pybind11_state"
+
+
+def serve_command(toolset: str) -> list[str]:
+    return [sys.executable, "-m", "graphsift", "serve", toolset]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for_port(port: int, proc: subprocess.Popen, log: Path, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise AssertionError(f"HTTP server exited with {proc.returncode}: {log.read_text()}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise AssertionError(f"HTTP server did not listen on port {port} within {timeout} s: {log.read_text()}")
+
+
+def stop(proc: subprocess.Popen) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+@contextmanager
+def http_server(toolset: str, home: Path, log: Path, env: dict[str, str] | None = None):
+    """A ``serve <toolset> --transport http`` process on a free loopback port; yields (url, process)."""
+    port = free_port()
+    environ = {**os.environ, "GRAPHSIFT_HOME": str(home), **(env or {})}
+    with log.open("wb") as err:
+        proc = subprocess.Popen([*serve_command(toolset), "--transport", "http", "--port", str(port)], env=environ,
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
+    try:
+        wait_for_port(port, proc, log)
+        yield f"http://127.0.0.1:{port}/mcp", proc
+    finally:
+        stop(proc)
+
+
+def stdio_params(toolset: str, home: Path, env: dict[str, str] | None = None) -> StdioServerParameters:
+    command = serve_command(toolset)
+    return StdioServerParameters(command=command[0], args=command[1:],
+                                 env={"GRAPHSIFT_HOME": str(home), "PYTHONPATH": os.environ.get("PYTHONPATH", ""),
+                                      **(env or {})})
+
+
+def loaded_libraries(pid: int) -> str:
+    """The memory map of a running process: a shared library shows up here once it is imported."""
+    return Path(f"/proc/{pid}/maps").read_text()
+
+
+def stdio_server_pid() -> int:
+    """The ``serve`` child that a stdio client spawned from this test process."""
+    me = os.getpid()
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            ppid = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            cmdline = (proc / "cmdline").read_bytes().split(b"\0")
+        except (OSError, IndexError, ValueError):
+            continue
+        if ppid == me and b"serve" in cmdline and b"--transport" not in cmdline:
+            return int(proc.name)
+    raise AssertionError("no stdio server child process found")
+
+
+def error_text(result) -> str:
+    return " ".join(getattr(block, "text", "") for block in result.content)
+
+
+class Session:
+    """A connected SDK client, called from plain test functions through the portal."""
+
+    def __init__(self, portal, client: Client, toolset: str):
+        self.portal, self.client = portal, client
+        self.specs = {spec.name: spec for spec in load_toolset(toolset).tools}
+
+    def list_tools(self) -> dict[str, Any]:
+        return {t.name: t for t in self.portal.call(self.client.list_tools).tools}
+
+    def call(self, name: str, arguments: Any):
+        return self.portal.call(lambda: self.client.call_tool(name, arguments))
+
+    def ok(self, name: str, arguments: dict[str, Any]):
+        """Call a tool that must succeed; return (response model, text block). The text block is the
+        spec's rendering, or the structured content as JSON for tools that answer in JSON."""
+        result = self.call(name, arguments)
+        assert not result.is_error, f"{name} failed: {error_text(result)}"
+        assert result.structured_content is not None
+        spec = self.specs[name]
+        response = spec.response.model_validate(result.structured_content)
+        text = result.content[0].text
+        if spec.mcp_text == "json":
+            assert json.loads(text) == result.structured_content
+        else:
+            assert text == spec.render(response)
+        return response, text
+
+    def error(self, name: str, arguments: Any) -> str:
+        result = self.call(name, arguments)
+        assert result.is_error, f"{name} should have failed: {result.structured_content}"
+        return error_text(result)
+
+
+@contextmanager
+def connect(portal, target, toolset: str, **client_options):
+    client = Client(target, read_timeout_seconds=120, **client_options)
+    with portal.wrap_async_context_manager(client):
+        yield Session(portal, client, toolset)

@@ -1,0 +1,141 @@
+"""SQLite internals behind the protocol: schema versions and migrations, WAL, query plans, and how
+driver errors are translated (busy, unavailable, damaged)."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import numpy as np
+import pytest
+from helpers.vectors import unit
+
+from graphsift.config import Settings
+from graphsift.errors import IndexCorrupted, StoreBusy, StoreUnavailable
+from graphsift.store import Edge, Node, open_store
+from graphsift.store.factory import sqlite_path
+from graphsift.store.sqlite import SQLiteStore
+from graphsift.store.sqlite import sql as builders
+from graphsift.store.sqlite.migrations import MIGRATIONS
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = SQLiteStore(tmp_path / "store.db", "test/one")
+    yield s
+    s.close()
+
+
+def test_schema_is_versioned_with_user_version_in_wal_mode(store):
+    conn = sqlite3.connect(store.path)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) == 3
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_a_version_1_store_gets_its_term_counts_from_the_migration(tmp_path):
+    """Stores written before BM25 moved off FTS5 keep working: migration 2 tokenises their nodes."""
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path)
+    conn.executescript(MIGRATIONS[0] + "PRAGMA user_version = 1;")
+    conn.execute("INSERT INTO nodes(id, kind, name, text, created_at, updated_at) "
+                 "VALUES ('a', 'item', 'Replication lag', 'replicas fall behind', 0, 0)")
+    conn.execute("INSERT INTO edges(id, src, dst, type, date) VALUES ('e', 'a', 'b', 'fact', '2024-01-01')")
+    conn.commit()
+    conn.close()
+    store = SQLiteStore(path)
+    assert [h.id for h in store.keyword_search("replica lagging")] == ["a"]
+    tables = {r[0] for r in sqlite3.connect(path).execute("SELECT name FROM sqlite_master")}
+    assert "nodes_fts" not in tables and "node_terms" in tables
+    indexes = {r[0] for r in sqlite3.connect(path).execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    assert {"edges_src_type_date", "edges_dst_type_date", "edges_type", "node_keys_node"} <= indexes
+    assert not {"edges_src", "edges_dst"} & indexes  # replaced by the wider indexes
+    assert store.select_edges(["a"]).total == 1
+
+
+def test_a_store_from_a_newer_graphsift_is_refused(tmp_path):
+    path = tmp_path / "new.db"
+    SQLiteStore(path).close()
+    conn = sqlite3.connect(path)
+    conn.execute(f"PRAGMA user_version = {len(MIGRATIONS) + 1}")
+    conn.close()
+    with pytest.raises(IndexCorrupted, match="newer than this graphsift"):
+        SQLiteStore(path)
+
+
+def test_deleting_a_node_removes_its_term_row(store):
+    store.upsert_nodes([Node("a", "item", "alpha", "zebra", vectors=unit([1, 0])), Node("b", "item", "beta", "yak")])
+    store.delete_nodes(["a"])
+    assert sqlite3.connect(store.path).execute("SELECT count(*) FROM node_terms").fetchone()[0] == 1
+
+
+def test_a_file_that_is_not_a_database_is_reported_as_corrupted_with_the_repair(tmp_path):
+    settings = Settings(home=tmp_path)
+    path = sqlite_path(settings, "test/bad")
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"this is not sqlite" * 100)
+    with pytest.raises(IndexCorrupted, match="not a readable graphsift store.*; rebuild it") as caught:
+        open_store(settings, "test/bad", repair="rebuild it")
+    assert str(path) in caught.value.message
+
+
+def test_damage_found_after_opening_names_the_repair(tmp_path):
+    path = tmp_path / "store.db"
+    store = SQLiteStore(path, "test/one", repair="run index --force")
+    store.upsert_nodes([Node(f"n{i}", "item", text="x" * 2000) for i in range(200)])
+    store.close()
+    data = bytearray(path.read_bytes())
+    page = 4096
+    data[page * 3: page * 6] = b"\xff" * (page * 3)  # damage pages inside the nodes table
+    path.write_bytes(bytes(data))
+    store = SQLiteStore(path, "test/one", repair="run index --force")
+    with pytest.raises(IndexCorrupted, match="damaged.*; run index --force"):
+        list(store.iter_nodes())
+
+
+def test_a_write_lock_held_past_the_busy_timeout_is_store_busy(tmp_path):
+    path = tmp_path / "store.db"
+    SQLiteStore(path).close()
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    store = SQLiteStore(path, busy_timeout_ms=100)
+    try:
+        with pytest.raises(StoreBusy, match="another process held its write lock"):
+            store.upsert_nodes([Node("a", "item")])
+        with pytest.raises(StoreBusy):
+            with store.atomic():
+                pass
+    finally:
+        holder.execute("ROLLBACK")
+    store.upsert_nodes([Node("a", "item")])  # once released, writes go through
+    assert store.count_nodes() == 1
+
+
+def test_a_folder_that_cannot_be_made_is_store_unavailable(tmp_path):
+    (tmp_path / "file").write_text("not a folder")
+    with pytest.raises(StoreUnavailable, match="cannot create"):
+        open_store(Settings(home=tmp_path / "file"), "test/one", create=True)
+
+
+def test_structural_queries_are_answered_from_the_indexes(store):
+    store.upsert_edges([Edge("f1", "apple", "beats", "fact", date="2014-05-28")])
+    for mode in ("around", "between"):
+        query, params = builders.select_edges_sql(["apple", "microsoft"], mode, "fact", "2020-01-01", "2024-01-01")
+        plan = " ".join(r[3] for r in store._conn.execute(f"EXPLAIN QUERY PLAN {query}", params))
+        if mode == "around":
+            assert "COVERING INDEX edges_src_type_date" in plan and "COVERING INDEX edges_dst_type_date" in plan, plan
+        else:  # either end's index holds the other end, so either answers alone
+            assert "COVERING INDEX edges_" in plan and "SCAN" not in plan, plan
+    plan = " ".join(r[3] for r in store._conn.execute("EXPLAIN QUERY PLAN SELECT count(*) FROM edges WHERE type = 'fact'"))
+    assert "COVERING INDEX edges_type" in plan
+
+
+def test_the_ranking_snapshot_is_dropped_by_every_write_of_this_connection(store):
+    """``PRAGMA data_version`` only moves for other connections' commits, so our own writes (committed,
+    or rolled back after a search inside the transaction) must drop the snapshot themselves."""
+    store.upsert_nodes([Node("a", "item", vectors=unit([1, 0]))])
+    assert [h.id for h in store.vector_search(np.array([1.0, 0]), limit=5)] == ["a"]
+    with pytest.raises(RuntimeError):
+        with store.atomic():
+            store.upsert_nodes([Node("b", "item", vectors=unit([1, 0.1]))])
+            assert [h.id for h in store.vector_search(np.array([1.0, 0]), limit=5)] == ["a", "b"]
+            raise RuntimeError("roll back")
+    assert [h.id for h in store.vector_search(np.array([1.0, 0]), limit=5)] == ["a"]

@@ -1,0 +1,292 @@
+"""The Store protocol, on every backend: round trips, filters before ranking, one ``where`` semantics
+for every method, transactions, concurrency, the factory's namespace rules and the error contract."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+import pytest
+from helpers.vectors import unit
+
+from graphsift.errors import IndexCorrupted, InvalidInput, NotFound
+from graphsift.store import Edge, Node, drop_store, open_store, store_exists, store_size
+from graphsift.store.factory import namespace_lock
+
+# -- nodes ------------------------------------------------------------------------------------------------
+
+
+def test_round_trip_keeps_text_props_and_passage_vectors(store):
+    store.upsert_nodes([Node("a", "item", "Alpha", "first text", {"status": "open", "n": 1},
+                             unit([1, 0, 0], [0, 1, 0]), "h1")])
+    [node] = store.get_nodes(["a"], with_vectors=True)
+    assert (node.name, node.text, node.props, node.text_hash) == ("Alpha", "first text", {"status": "open", "n": 1}, "h1")
+    assert node.vectors.shape == (2, 3)
+    assert store.get_nodes(["missing", "a"]) and [n.id for n in store.get_nodes(["missing", "a"])] == ["a"]
+
+
+def test_upsert_without_vectors_keeps_stored_vectors(store):
+    store.upsert_nodes([Node("a", "item", "A", "t", vectors=unit([1, 0, 0]))])
+    store.upsert_nodes([Node("a", "item", "A2", "t2", {"x": 1})])
+    [node] = store.get_nodes(["a"], with_vectors=True)
+    assert node.name == "A2" and node.vectors is not None
+
+
+def test_dimension_mismatch_is_rejected_and_changes_nothing(store):
+    store.upsert_nodes([Node("a", "item", vectors=unit([1, 0, 0]))])
+    with pytest.raises(InvalidInput, match="dimension"):
+        store.upsert_nodes([Node("b", "item"), Node("c", "item", vectors=unit([1, 0]))])
+    assert store.count_nodes() == 1
+    with pytest.raises(InvalidInput, match="dimension"):
+        store.vector_search(np.array([1.0, 0]), limit=1)
+
+
+def test_delete_removes_vectors_terms_keys_and_edges(store):
+    store.upsert_nodes([Node("a", "item", "alpha", "zebra", vectors=unit([1, 0])),
+                        Node("b", "item", "beta", "yak", vectors=unit([0, 1]))])
+    store.set_node_keys({"a": ["k:a"]})
+    store.upsert_edges([Edge("e1", "a", "b", "rel", text="a to b", date="2024-01-01")])
+    assert store.delete_nodes(["a", "missing"]) == 1
+    assert store.keyword_search("zebra") == []
+    assert [h.id for h in store.vector_search(np.array([1.0, 0]), limit=5)] == ["b"]
+    assert store.select_edges(["b"]).total == 0 and store.get_edges(["e1"]) == []
+    assert store.nodes_by_keys(["k:a"]) == {}
+
+
+def test_node_hashes_and_vectors_by_id(store):
+    store.upsert_nodes([Node("a", "item", text_hash="h1", vectors=unit([1, 0], [0, 1])), Node("b", "topic", text_hash="h2")])
+    assert store.node_hashes() == {"a": "h1", "b": "h2"} and store.node_hashes("topic") == {"b": "h2"}
+    vectors = store.node_vectors(["a", "b", "missing"])
+    assert list(vectors) == ["a"] and vectors["a"].shape == (2, 2)
+
+
+def test_metadata_holds_json_values(store):
+    assert store.get_meta("missing") is None
+    store.set_meta("files", {"a/b.json": 1.5})
+    store.set_meta("files", {"c": [1, 2]})
+    assert store.get_meta("files") == {"c": [1, 2]}
+
+
+# -- ranking --------------------------------------------------------------------------------------------
+
+
+def test_vector_search_scores_best_passage_and_filters_before_ranking(store):
+    store.upsert_nodes([
+        Node("near", "item", vectors=unit([1, 0, 0], [0, 0, 1]), props={"status": "done"}),
+        Node("mid", "item", vectors=unit([1, 1, 0]), props={"status": "open"}),
+        Node("far", "item", vectors=unit([0, 1, 0]), props={"status": "open"}),
+        Node("other", "topic", vectors=unit([1, 0, 0])),
+    ])
+    hits = store.vector_search(np.array([0, 0, 1.0]), kind="item", limit=3)
+    assert hits[0].id == "near" and hits[0].score == pytest.approx(1.0, abs=1e-6)
+    # The best match is filtered out before ranking, not after a top-k cut.
+    open_hits = store.vector_search(np.array([1.0, 0, 0]), kind="item", where={"status": "open"}, limit=1)
+    assert [h.id for h in open_hits] == ["mid"]
+    assert {h.id for h in store.vector_search(np.array([1.0, 0, 0]), limit=10)} == {"near", "mid", "far", "other"}
+
+
+def test_keyword_search_ranks_by_bm25_with_field_weights(store):
+    store.upsert_nodes([
+        Node("title-hit", "item", name="replication lag", text="something else entirely"),
+        Node("body-hit", "item", name="other", text="replication lag seen on replicas replication"),
+        Node("none", "item", name="unrelated", text="nothing here"),
+    ])
+    hits = store.keyword_search("replication lag", kind="item", weights=(10.0, 1.0))
+    assert [h.id for h in hits] == ["title-hit", "body-hit"]
+    assert hits[0].score > hits[1].score > 0
+    assert store.keyword_search("the of and") == []  # only stop words: nothing to match
+    assert store.keyword_search("!!! ???") == []
+
+
+def test_vector_scores_are_best_passage_cosines_for_the_asked_ids(store):
+    store.upsert_nodes([Node("a", "item", vectors=unit([1, 0, 0], [0, 1, 0])), Node("b", "item", vectors=unit([1, 1, 0])),
+                        Node("c", "item")])
+    scores = store.vector_scores(np.array([0, 1.0, 0]), ["a", "b", "c", "missing"])
+    assert scores == pytest.approx({"a": 1.0, "b": 2 ** -0.5}, abs=1e-6)
+    store.vector_search(np.array([1.0, 0, 0], dtype=np.float32), limit=1)  # another query in between
+    assert store.vector_scores(np.array([0, 1.0, 0]), ["b", "a"]) == pytest.approx(scores, abs=1e-6)
+    store.upsert_nodes([Node("b", "item", vectors=unit([0, 0, 1]))])
+    assert store.vector_scores(np.array([0, 1.0, 0]), ["b"]) == pytest.approx({"b": 0.0}, abs=1e-6)
+
+
+def test_a_second_store_on_the_namespace_sees_every_write(open_namespace):
+    first, second = open_namespace(), open_namespace()
+    first.upsert_nodes([Node("a", "item", vectors=unit([1, 0]))])
+    assert [h.id for h in second.vector_search(np.array([1.0, 0]), limit=5)] == ["a"]
+    first.upsert_nodes([Node("b", "item", vectors=unit([0.9, 0.1]))])
+    assert [h.id for h in second.vector_search(np.array([1.0, 0]), limit=5)] == ["a", "b"]
+    assert second.count_nodes("item") == 2
+    first.delete_nodes(["a"])
+    assert [h.id for h in second.vector_search(np.array([1.0, 0]), limit=5)] == ["b"]
+    assert second.count_nodes("item") == 1
+
+
+# -- where: one meaning on every method --------------------------------------------------------------------
+
+WHERE_NODES = {
+    "str": {"v": "open"}, "other-str": {"v": "Open"}, "true": {"v": True}, "false": {"v": False},
+    "one": {"v": 1}, "one-float": {"v": 1.0}, "two": {"v": 2}, "null": {"v": None}, "missing": {},
+    "array": {"v": ["open", 2, True]}, "empty-array": {"v": []},
+}
+WHERE_CASES = [
+    ({"v": "open"}, {"str", "array"}),
+    ({"v": None}, {"null", "missing"}),
+    ({"v": True}, {"true", "array"}),
+    ({"v": False}, {"false"}),
+    ({"v": 1}, {"one", "one-float"}),
+    ({"v": 1.0}, {"one", "one-float"}),
+    ({"v": 2}, {"two", "array"}),
+    ({"v": ["open", None]}, {"str", "array", "null", "missing"}),
+    ({"v": []}, set()),
+    ({"v": "open", "w": None}, {"str", "array"}),
+    ({"v": [1, False]}, {"one", "one-float", "false"}),
+]
+
+
+@pytest.fixture
+def filtered(store):
+    store.upsert_nodes([Node(node_id, "item", name="common word", text="shared text", props=props,
+                             vectors=unit([1.0, i + 1.0])) for i, (node_id, props) in enumerate(WHERE_NODES.items())])
+    store.upsert_nodes([Node("topic", "topic", name="common word", props={"v": "open"}, vectors=unit([1, 1]))])
+    return store
+
+
+@pytest.mark.parametrize("where,expected", WHERE_CASES, ids=[repr(w) for w, _ in WHERE_CASES])
+def test_where_means_the_same_on_every_method(filtered, where, expected):
+    assert {n.id for n in filtered.iter_nodes("item", where)} == expected
+    assert filtered.count_nodes("item", where) == len(expected)
+    assert {h.id for h in filtered.keyword_search("common", kind="item", where=where, limit=100)} == expected
+    assert {h.id for h in filtered.vector_search(np.array([1.0, 1.0]), kind="item", where=where, limit=100)} == expected
+
+
+def test_where_without_a_kind_spans_kinds(filtered):
+    assert {n.id for n in filtered.iter_nodes(where={"v": "open"})} == {"str", "array", "topic"}
+    assert filtered.count_nodes(where={"v": "open"}) == 3
+
+
+@pytest.mark.parametrize("where", [{"bad key!": 1}, {"v": {"nested": 1}}, {"v": [[1]]}, {"v": b"bytes"}])
+def test_bad_filters_are_refused(store, where):
+    with pytest.raises(InvalidInput):
+        store.count_nodes("item", where)
+    with pytest.raises(InvalidInput):
+        store.vector_search(np.array([1.0, 0]), where=where)
+
+
+# -- transactions and concurrency ------------------------------------------------------------------------
+
+
+def test_atomic_rolls_back_everything_on_error(store):
+    store.upsert_nodes([Node("keep", "item", text="kept")])
+    with pytest.raises(RuntimeError):
+        with store.atomic():
+            store.upsert_nodes([Node("new", "item", text="new")])
+            store.delete_nodes(["keep"])
+            store.set_meta("k", 1)
+            raise RuntimeError("boom")
+    assert [n.id for n in store.iter_nodes()] == ["keep"]
+    assert store.get_meta("k") is None
+
+
+def test_nested_atomic_blocks_are_savepoints(store):
+    with store.atomic():
+        store.upsert_nodes([Node("outer", "item")])
+        with pytest.raises(RuntimeError):
+            with store.atomic():
+                store.upsert_nodes([Node("inner", "item")])
+                raise RuntimeError("undo the inner block only")
+    assert [n.id for n in store.iter_nodes()] == ["outer"]
+
+
+def test_atomic_is_exclusive_across_connections(open_namespace):
+    """Read-then-write inside atomic() never interleaves with another writer's atomic() block."""
+    stores = [open_namespace(), open_namespace()]
+    stores[0].set_meta("counter", 0)
+
+    def bump(store, times):
+        for _ in range(times):
+            with store.atomic():
+                value = store.get_meta("counter")
+                time.sleep(0.002)
+                store.set_meta("counter", value + 1)
+
+    threads = [threading.Thread(target=bump, args=(s, 25)) for s in stores]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert stores[0].get_meta("counter") == 50
+
+
+def test_namespace_lock_is_exclusive_and_needs_no_store(store_settings):
+    inside, overlaps = [], []
+
+    def hold():
+        with namespace_lock(store_settings, "test/locked", "index"):
+            inside.append(1)
+            overlaps.append(len(inside))
+            time.sleep(0.05)
+            inside.pop()
+
+    threads = [threading.Thread(target=hold) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert overlaps == [1, 1, 1, 1]
+    assert not store_exists(store_settings, "test/locked")
+    with pytest.raises(InvalidInput):
+        with namespace_lock(store_settings, "test/locked", "Bad Key"):
+            pass
+
+
+# -- namespaces through the factory ----------------------------------------------------------------------
+
+
+def test_namespaces_exist_drop_and_size(store_settings, open_namespace):
+    assert not store_exists(store_settings, "test/a")
+    with pytest.raises(NotFound):
+        open_store(store_settings, "test/a")
+    store = open_namespace("test/a")
+    store.upsert_nodes([Node("x", "item", text="hello")])
+    assert store_exists(store_settings, "test/a") and store_size(store_settings, "test/a") > 0
+    other = open_namespace("test/b")
+    assert other.count_nodes() == 0  # namespaces never see each other
+    store.close()
+    drop_store(store_settings, "test/a")
+    assert not store_exists(store_settings, "test/a")
+    assert open_namespace("test/a").count_nodes() == 0
+
+
+@pytest.mark.parametrize("namespace", ["", "Items/x", "a/../b", "a//b", "a/b/c/d", "x" * 65, "a b"])
+def test_namespace_names_are_checked(store_settings, namespace):
+    with pytest.raises(InvalidInput, match="namespace"):
+        open_store(store_settings, namespace, create=True)
+
+
+def test_an_empty_store_file_is_reported_not_recreated_by_a_read(store_settings, open_namespace):
+    store = open_namespace("test/empty")
+    store.close()
+    drop_store(store_settings, "test/empty")
+    from graphsift.store.factory import sqlite_path  # the one backend where a crash can leave an empty file
+
+    path = sqlite_path(store_settings, "test/empty")
+    path.write_bytes(b"")
+    with pytest.raises(IndexCorrupted, match="is empty.*; re-index"):
+        open_store(store_settings, "test/empty", repair="re-index")
+    assert path.stat().st_size == 0
+
+
+# -- edges ------------------------------------------------------------------------------------------------
+
+
+def test_edges_round_trip_by_id(store):
+    store.upsert_edges([Edge("e1", "a", "b", "acquired", {"w": 1}, "A acquired B", unit([1, 0])[0], "2025-10-15"),
+                        Edge("e2", "c", "a", "sued")])
+    [e1, e2] = store.get_edges(["e1", "e2", "missing"])
+    assert (e1.src, e1.dst, e1.type, e1.props, e1.text, e1.date) == ("a", "b", "acquired", {"w": 1}, "A acquired B",
+                                                                      "2025-10-15")
+    assert e1.vector.shape == (2,) and e2.vector is None and e2.date is None
+    store.upsert_edges([Edge("e1", "a", "b", "acquired", {"w": 2})])
+    assert store.get_edges(["e1"])[0].props == {"w": 2}
+    assert store.delete_edges(["e1", "missing"]) == 1 and store.count_edges() == 1
