@@ -110,3 +110,10 @@ def test_keyword_text_holds_aliases_and_whole_codes():
     text = lookup.keyword_text("Panasonic KX-TCA86", "a headset", ["Comfort-Fit Headset"])
     assert text.splitlines() == ["Panasonic KX-TCA86: a headset", "Comfort-Fit Headset", "kxtca86"]
     assert lookup.keyword_query("KXTCA86", "headset") == "KXTCA86 kxtca86"
+
+
+def test_coded_nodes_go_first_in_fused_order_then_the_unlisted_ones(monkeypatch):
+    assert lookup.codes_first(["a", "b", "c", "d"], ["d", "b", "z"]) == ["b", "d", "z", "a", "c"]
+    assert lookup.codes_first(["a", "b"], []) == ["a", "b"]
+    monkeypatch.setattr(lookup, "CODES_FIRST", False)
+    assert lookup.codes_first(["a", "b", "c"], ["c"]) == ["a", "b", "c"]

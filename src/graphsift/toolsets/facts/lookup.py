@@ -1,30 +1,33 @@
-"""Finding an entity or topic by name and definition: the texts BM25 sees, and one fused ranking.
+"""Finding an entity or topic by name and definition: the texts BM25 sees, and codes first.
 
-Pure functions (no store, no model): :mod:`tools` and :mod:`resolve` pass in what the
-store returned. A node's keyword text holds its name, definition and aliases, plus
-its codes written as whole tokens: the store's tokeniser splits "KX-TCA86" into
-"kx" and "tca86", which a query for "KXTCA86" would not match, so "kxtca86" is
-added. The vector side embeds ``"{name}: {definition}"`` (:func:`graph.node_text`).
+A node's keyword text holds its name, definition and aliases, plus its codes
+written as whole tokens: the store's tokeniser splits "KX-TCA86" into "kx" and
+"tca86", which a query for "KXTCA86" would not match, so "kxtca86" is added. The
+vector side embeds ``"{name}: {definition}"`` (:func:`graph.node_text`).
 
-:func:`rank` fuses BM25 and cosine as items search does
-(:func:`graphsift.search.fusion.fuse`, ``anchored``), then puts the nodes whose names
-carry a strong code of the query's name first: a model number names one product,
-however alike the neighbours read ("LN32A450" before "LN32A650").
+``find`` ranks with the platform's :func:`graphsift.search.hybrid_search` (BM25 and
+exact cosine over the nodes of the selector's kind, fused ``anchored`` as items
+search does, scores the clipped cosine) with :func:`params`, then
+:func:`codes_first` puts the nodes whose names carry a strong code of the query's
+name first: a model number names one product, however alike the neighbours read
+("LN32A450" before "LN32A650"). That re-sort stays here rather than in
+``hybrid_search``: what counts as a code, and that it outranks every text signal,
+is the facts toolset's rule, not a property of ranking in general.
 
 Measured with ``bench/facts_resolution.py --er`` (find over the left table of each
-set, one selector per right record that has a true match), top-1 / top-5:
-see :data:`FIND_METHOD` and the bench's ``find`` lines.
+set, one selector per right record that has a true match), top-1 / top-5 per
+variant: see the bench's ``find`` lines and ``bench/README.md``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from graphsift.search import HybridParams
 from graphsift.search import fusion as retrieval
-from graphsift.store import Hit
 from graphsift.toolsets.facts.codes import identifiers
 
-#: How find fuses its keyword and vector rankings (a :func:`retrieval.fuse` method).
+#: How find fuses its keyword and vector rankings (a :data:`graphsift.search.fusion.FUSION_METHODS` name).
 FIND_METHOD = "anchored"
 #: BM25 column weights (node name, keyword text): a match in the name says more.
 FIND_FIELD_WEIGHTS = retrieval.TITLE_FIELD_WEIGHTS
@@ -34,6 +37,11 @@ FIND_DEPTH = retrieval.CANDIDATES
 FIND_QUERY = "name"
 #: Nodes whose names carry a strong code of the query's name rank first.
 CODES_FIRST = True
+
+
+def params() -> HybridParams:
+    """find's :class:`HybridParams`, read from the constants above at call time (the bench varies them)."""
+    return HybridParams(candidates=FIND_DEPTH, field_weights=FIND_FIELD_WEIGHTS, method=FIND_METHOD)
 
 
 def code_tokens(names: Iterable[str]) -> list[str]:
@@ -66,16 +74,13 @@ def keyword_query(name: str, definition: str) -> str:
     return " ".join(parts)
 
 
-def rank(keyword_hits: Sequence[Hit], vector_hits: Sequence[Hit], coded: Sequence[str] = (),
-         method: str | None = None, limit: int | None = None) -> list[str]:
-    """Node ids in fused order, at most ``limit``: BM25 and cosine fused by ``method`` (default
-    FIND_METHOD), then the nodes of ``coded`` (whose names carry a strong code of the query's name)
-    moved first, in fused order among themselves. Ties are broken by id (see :mod:`graphsift.search.fusion`).
-    """
-    order = [h.id for h in retrieval.fuse(keyword_hits, vector_hits, method or FIND_METHOD)]
-    if CODES_FIRST and coded:
-        seen = set(order)
-        order += [i for i in sorted(set(coded)) if i not in seen]
-        first = set(coded)
-        order.sort(key=lambda i: i not in first)  # stable: fused order within each group
-    return order[:limit]
+def codes_first(order: Sequence[str], coded: Sequence[str]) -> list[str]:
+    """``order`` (fused, best first) with the nodes of ``coded`` (whose names carry a strong code of the
+    query's name) moved first, in fused order among themselves; coded nodes the fusion did not list
+    follow them in id order. Unchanged when CODES_FIRST is off or nothing is coded."""
+    if not CODES_FIRST or not coded:
+        return list(order)
+    listed = set(order)
+    first = set(coded)
+    out = [i for i in order if i in first] + [i for i in sorted(first) if i not in listed]
+    return out + [i for i in order if i not in first]

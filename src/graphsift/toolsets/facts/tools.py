@@ -2,8 +2,9 @@
 
 Scores are cosine similarities clipped to [0, 1]: in ``find`` between
 ``"{name}: {definition}"`` of the selector and of the node (the list itself is in
-the fused keyword + vector order of :mod:`lookup`), in ``search --query`` between
-the query and the fact's sentence.
+the fused keyword + vector order of :func:`graphsift.search.hybrid_search`, nodes
+carrying a code of the selector's name first: see :mod:`lookup`), in ``search
+--query`` between the query and the fact's sentence.
 
 ``find`` marks candidates below :data:`FIND_WEAK_FLOOR` as weak. Measured with
 ``python bench/facts_find_floor.py`` (scores, not timings: they do not depend on the machine):
@@ -33,7 +34,7 @@ import numpy as np
 
 from graphsift.errors import ConfigError, InvalidInput, NotFound
 from graphsift.runtime import Runtime
-from graphsift.search.fusion import cosine_to_unit
+from graphsift.search import cosine_to_unit, hybrid_search
 from graphsift.store import Edge, Hit, Node, Store
 from graphsift.tools import CallContext, Progress
 from graphsift.toolsets.facts import extract, lookup, sessions
@@ -69,6 +70,7 @@ from graphsift.toolsets.facts.models import (
     SearchRequest,
     SearchResponse,
     SearchSummary,
+    Selector,
     SelectorMatches,
     StatsRequest,
     StatsResponse,
@@ -118,9 +120,8 @@ def find(runtime: Runtime, request: FindRequest) -> FindResponse:
     store = graph.store()
     selectors = [("entity", s) for s in request.entity] + [("topic", s) for s in request.topic]
     vectors = runtime.embedder.embed([node_text(s.name.strip(), s.definition.strip()) for _, s in selectors])
-    hits = store.vector_search_many(vectors, kinds=[k for k, _ in selectors], limit=lookup.FIND_DEPTH)
-    ranked = [_hybrid(store, kind, selector, vector, row)
-              for (kind, selector), vector, row in zip(selectors, vectors, hits, strict=True)]
+    ranked = [_ranked(store, kind, selector, vector)
+              for (kind, selector), vector in zip(selectors, vectors, strict=True)]
     nodes = {n.id: n for n in store.get_nodes(list({h.id for row in ranked for h in row}))}
     out: dict[str, list[SelectorMatches]] = {"entity": [], "topic": []}
     for (kind, selector), row in zip(selectors, ranked, strict=True):
@@ -132,19 +133,19 @@ def find(runtime: Runtime, request: FindRequest) -> FindResponse:
     return FindResponse(graph=graph.name, entities=out["entity"], topics=out["topic"])
 
 
-def _hybrid(store: Store, kind: str, selector, vector: np.ndarray, vector_hits: list[Hit]) -> list[Hit]:
-    """BM25 over name, aliases, definition and codes fused with the cosine ranking (see :mod:`lookup`);
-    nodes whose names carry a strong code of the selector's name first. Scores are cosines.
-
-    Kept small on purpose: it moves onto the platform's shared hybrid search when that lands.
-    """
-    query = lookup.keyword_query(selector.name.strip(), selector.definition.strip())
-    keyword_hits = store.keyword_search(query, kind=kind, limit=lookup.FIND_DEPTH, weights=lookup.FIND_FIELD_WEIGHTS)
-    coded = [i for ids in store.nodes_by_keys(code_keys(selector.name), kind=kind).values() for i in ids]
-    ids = lookup.rank(keyword_hits, vector_hits, coded, limit=FIND_CANDIDATES)
-    cosine = {h.id: h.score for h in vector_hits}
-    cosine.update(store.vector_scores(vector, [i for i in ids if i not in cosine]))  # keyword-only hits
-    return [Hit(i, cosine_to_unit(cosine.get(i, 0.0))) for i in ids]
+def _ranked(store: Store, kind: str, selector: Selector, vector: np.ndarray) -> list[Hit]:
+    """The FIND_CANDIDATES best nodes of ``kind`` for one selector: :func:`hybrid_search` (BM25 over name,
+    aliases, definition and codes, fused with the cosine ranking; see :mod:`lookup`), then the nodes whose
+    names carry a strong code of the selector's name first. Scores are the clipped cosines."""
+    name, definition = selector.name.strip(), selector.definition.strip()
+    fused = hybrid_search(store, lookup.keyword_query(name, definition), vector, kind=kind,
+                          limit=lookup.FIND_DEPTH, params=lookup.params())
+    coded = [i for ids in store.nodes_by_keys(code_keys(name), kind=kind).values() for i in ids]
+    order = lookup.codes_first([h.id for h in fused], coded)[:FIND_CANDIDATES]
+    score = {h.id: h.score for h in fused}
+    missing = [i for i in order if i not in score]  # coded nodes the fusion did not reach
+    score.update({i: cosine_to_unit(c) for i, c in store.vector_scores(vector, missing).items()} if missing else {})
+    return [Hit(i, score.get(i, 0.0)) for i in order]
 
 
 # -- search and cat -------------------------------------------------------------------------------
