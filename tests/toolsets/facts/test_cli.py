@@ -205,7 +205,11 @@ def test_ls_filters_entities_by_type(env):
     companies = [r["id"] for r in every if r["type"].lower() == "company"]
     out = run(env, "ls", "entities", "--type", "company", "--limit", "2").output.splitlines()
     assert out[0] == f"entities of type 'company': 2 of {len(companies)} (most facts first)" and len(companies) > 2
-    assert [line.split("(")[1].split(";")[0] for line in out[1:]] == companies[:2]  # filtered, then cut
+    assert [line.split("(")[1].split(";")[0] for line in out[1:3]] == companies[:2]  # filtered, then cut
+    assert out[3:] == ["more rows: ask again with offset 2 (--offset 2)"]
+    page = run(env, "ls", "entities", "--type", "company", "--limit", "2", "--offset", "2").output.splitlines()
+    assert page[0] == f"entities of type 'company': 3-4 of {len(companies)} (most facts first)"
+    assert [line.split("(")[1].split(";")[0] for line in page[1:3]] == companies[2:4]
     err = run(env, "ls", "entities", "-type", "company", code=2).stderr
     assert "'-type' is not an option of graphsift facts ls (long options take two dashes); did you mean " \
            "'--type'?" in err

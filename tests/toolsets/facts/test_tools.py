@@ -288,6 +288,28 @@ def test_ls_lists_with_counts(rt):
         call(rt, "ls", {"what": "facts"})
 
 
+@pytest.mark.parametrize("what,type", [("entities", None), ("documents", None), ("entities", "company")])
+def test_ls_pages_through_everything_with_offset(rt, what, type):
+    """Pages of 2 walk the whole listing: each row once, in the order of one long page; has_more until the end."""
+    args = {"what": what, **({"type": type} if type else {})}
+    whole = call(rt, "ls", {**args, "limit": 1000})
+    assert not whole.has_more and len(whole.rows) == whole.total > 2
+    seen, offset = [], 0
+    while True:
+        page = call(rt, "ls", {**args, "limit": 2, "offset": offset})
+        assert (page.total, page.offset) == (whole.total, offset)
+        seen += [r.id for r in page.rows]
+        offset += len(page.rows)
+        assert page.has_more == (offset < whole.total)
+        if not page.has_more:
+            break
+    assert seen == [r.id for r in whole.rows]
+    past = call(rt, "ls", {**args, "offset": whole.total + 5})
+    assert (past.rows, past.has_more, past.total) == ([], False, whole.total)
+    with pytest.raises(InvalidInput, match="offset"):
+        call(rt, "ls", {**args, "offset": -1})
+
+
 def test_stats_gives_totals(rt):
     out = call(rt, "stats", {})
     assert (out.entities, out.topics, out.documents, out.chunks) == (3 + len(YEARLY), 2, len(records()), len(records()))

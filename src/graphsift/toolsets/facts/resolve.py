@@ -80,7 +80,7 @@ import numpy as np
 
 from graphsift.embedding import Embedder
 from graphsift.store import Edge, Node, Store
-from graphsift.toolsets.facts import lookup
+from graphsift.toolsets.facts import lookup, mentions
 from graphsift.toolsets.facts.codes import numbers_disagree
 from graphsift.toolsets.facts.graph import DUPLICATE, PREFIX, node_text
 from graphsift.toolsets.facts.lookup import keyword_text
@@ -88,6 +88,7 @@ from graphsift.toolsets.facts.names import (
     mention_key,
     name_evidence,
     name_keys,
+    normalize,
     probe_keys,
     slug,
     unexplained_words,
@@ -156,6 +157,9 @@ class Mention:
     type: str | None
     definition: str
     aliases: list[str]
+    #: the document that says it (its node id) and that document's date: where its record points
+    document: str = ""
+    date: str | None = None
 
     @property
     def text(self) -> str:
@@ -184,12 +188,21 @@ class NodeState:
     stored_vector: np.ndarray | None = None
     stored_props: dict = field(default_factory=dict)
     new_keys: set[str] = field(default_factory=set)
+    #: the number of the node's latest mention record (None: written before records, see :mod:`mentions`)
+    mention_seq: int | None = 0
+    #: nodes a split kept apart from this one: id -> their normalised names (see :func:`kept_apart_from`)
+    kept_apart: dict[str, list[str]] = field(default_factory=dict)
+    #: records made by this write: (props, document, date)
+    records: list[tuple[dict, str, str | None]] = field(default_factory=list)
+    #: names that mentions matched by key added to a record stored before this write: key -> names
+    record_names: dict[str, list[str]] = field(default_factory=dict)
 
     @classmethod
     def from_node(cls, node: Node) -> NodeState:
         vector = node.vectors[0] if node.vectors is not None and len(node.vectors) else None
         return cls(node.id, node.kind, node.name, node.props.get("type"), node.props.get("definition", ""),
-                   list(node.props.get("aliases", [])), node.text_hash, vector, dict(node.props))
+                   list(node.props.get("aliases", [])), node.text_hash, vector, dict(node.props),
+                   mention_seq=node.props.get("mention_seq"), kept_apart=dict(node.props.get("kept_apart", {})))
 
     @property
     def names(self) -> list[str]:
@@ -204,25 +217,47 @@ class NodeState:
         return hashlib.sha256(self.text.encode()).hexdigest()[:32]
 
     def props(self) -> dict:
-        props = {"definition": self.definition, "aliases": self.aliases}
+        props: dict = {"definition": self.definition, "aliases": self.aliases}
         if self.kind == "entity":
             props["type"] = self.type
+        if self.mention_seq is not None:
+            props["mention_seq"] = self.mention_seq
+        if self.kept_apart:
+            props["kept_apart"] = self.kept_apart
         return props
 
     def changed(self) -> bool:
         return not self.stored_hash or self.text_hash != self.stored_hash or self.props() != self.stored_props
 
-    def absorb(self, mention: Mention) -> None:
-        """Merge a mention in: every surface form kept, canonical name and definition chosen by length."""
-        names = list(dict.fromkeys([*self.names, *mention.names]))
-        self.name = sorted(names, key=lambda n: (-len(n), n))[0]
-        self.aliases = sorted({n for n in names if n != self.name})
-        self.definition = sorted({self.definition, mention.definition}, key=lambda d: (-len(d), d))[0]
+    def absorb(self, mention: Mention, action: str, reason: str) -> None:
+        """Take a mention in: every surface form kept, canonical name and definition chosen by length
+        (:func:`mentions.fold` of the records gives the same node). ``created`` and ``merged`` mentions
+        (a key the node did not hold) become a record; a ``matched`` one adds its new names, if any, to
+        the record of its key."""
+        added = [n for n in mention.names if n not in self.names]
+        if action != "matched" and self.mention_seq is None:  # written before records: keep what it was
+            self.records.append((mentions.record("", self.names, self.type, self.definition, mentions.LEGACY,
+                                                 "what the node was before graphsift kept mention records",
+                                                 RESOLUTION_VERSION, 0), "", None))
+            self.mention_seq = 1
+        self.name, self.aliases = mentions.canonical([*self.names, *mention.names])
+        self.definition = mentions.longest_definition([self.definition, mention.definition])
         if not self.type and mention.type:
             self.type = mention.type
         for name in mention.names:
             self.new_keys.update(name_keys(name))
         self.new_keys.add(mention.key)
+        if action != "matched":
+            self.mention_seq = (self.mention_seq or 0) + 1
+            self.records.append((mentions.record(mention.key, mention.names, mention.type, mention.definition,
+                                                 action, reason, RESOLUTION_VERSION, self.mention_seq),
+                                 mention.document, mention.date))
+        elif added:
+            made = [props for props, _, _ in self.records if props["key"] == mention.key]
+            if made:
+                made[0]["names"] = list(dict.fromkeys([*made[0]["names"], *added]))
+            else:
+                self.record_names.setdefault(mention.key, []).extend(added)
 
 
 @dataclass(frozen=True)
@@ -286,7 +321,21 @@ def decide(mention: Mention, node: NodeState, text_cos: float, definition_cos: C
     if (decision.action == "merge" and mention.type and node.type
             and mention.type.casefold() != node.type.casefold()):
         return Decision("duplicate", decision.score, f"{decision.reason}, but types differ ({mention.type} vs {node.type})")
+    apart = kept_apart_from(mention, node) if decision.action == "merge" else None
+    if apart is not None:
+        return Decision("duplicate", decision.score, f"{decision.reason}, but a split kept {mention.name!r} apart "
+                                                     f"from this node ({apart} holds it)", settled=True)
     return decision
+
+
+def kept_apart_from(mention: Mention, node: NodeState) -> str | None:
+    """The node a split kept ``mention``'s names apart from ``node`` in, if any: a name the split left on
+    the other side (and not on both) never merges into this one again."""
+    names = {normalize(n) for n in mention.names}
+    for other, kept in sorted(node.kept_apart.items()):
+        if names & set(kept):
+            return other
+    return None
 
 
 @dataclass
@@ -343,11 +392,11 @@ class Resolver:
         for m in mentions:
             if m.key in seen:
                 node = seen[m.key]
-                node.absorb(m)
+                node.absorb(m, "matched", "")
                 outcomes.append(Outcome(m, node, "matched", "same name and definition as another mention here"))
             elif m.key in known and known[m.key] in self.states:
                 node = self.states[known[m.key]]
-                node.absorb(m)
+                node.absorb(m, "matched", "")
                 outcomes.append(Outcome(m, node, "matched", "same name and definition as an earlier mention"))
             else:
                 outcomes.append(self._decide(m, candidates.get(m.key, [])))
@@ -446,18 +495,18 @@ class Resolver:
         merges = sorted((j for j in judged if j[1].action == "merge"), key=lambda j: (-j[1].score, j[0].id))
         if merges:
             node, decision = merges[0]
-            node.absorb(m)
+            node.absorb(m, "merged", decision.reason)
             if any(node is c for c in self.created):
                 self._register(node)
             return Outcome(m, node, "merged", decision.reason)
-        node = self._create(m)
         links = sorted(judged, key=lambda j: (-j[1].score, j[0].id))[:MAX_DUPLICATE_LINKS]
         reason = f"new {m.kind}" + (f"; possible duplicate of {links[0][0].name} ({links[0][1].reason})" if links else "")
+        node = self._create(m, reason)
         return Outcome(m, node, "created", reason, links)
 
-    def _create(self, m: Mention) -> NodeState:
+    def _create(self, m: Mention, reason: str) -> NodeState:
         node = NodeState(self._allocate_id(m), m.kind, m.name, m.type, m.definition, [])
-        node.absorb(m)
+        node.absorb(m, "created", reason)
         self.states[node.id] = node
         self.created.append(node)
         self._register(node)
@@ -492,6 +541,26 @@ class Resolver:
 
     def keys_to_add(self) -> dict[str, list[str]]:
         return {s.id: sorted(s.new_keys) for s in self.states.values() if s.new_keys}
+
+    def mention_edges(self) -> list[Edge]:
+        """The mention records this write made, and the stored ones whose key a mention matched with new
+        names (read here, inside the write's transaction)."""
+        out = [mentions.edge(s.id, props, document, date)
+               for s in self.states.values() for props, document, date in s.records]
+        extra = {mentions.edge_id(k): (s, names) for s in self.states.values() for k, names in s.record_names.items()}
+        if extra:
+            stored = {e.id: e for e in self.store.get_edges(list(extra))}
+            for edge_id, (state, names) in extra.items():
+                edge = stored.get(edge_id)
+                if edge is None:  # a key of the node's merges before records: the legacy record holds it
+                    edge = next((e for e in out if e.src == state.id and e.props["action"] == mentions.LEGACY), None)
+                    edge = edge or next(iter(self.store.get_edges([mentions.legacy_edge_id(state.id)])), None)
+                    if edge is None:
+                        continue
+                edge.props["names"] = list(dict.fromkeys([*edge.props["names"], *names]))
+                if not any(e is edge for e in out):
+                    out.append(edge)
+        return out
 
 
 def duplicate_edges(outcomes: list[Outcome]) -> list[Edge]:
