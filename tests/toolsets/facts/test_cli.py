@@ -253,6 +253,19 @@ def test_info_ls_stats(env):
     assert "field 'graph'" in run(env, "stats", "--graph", "Bad Name", code=2).stderr
 
 
+def test_split_from_the_command_line(env):
+    """On a graph of its own (the module's graph stays as ingested): info lists the mentions, split takes one."""
+    run(env, "ingest", str(EXAMPLE), "--graph", "splitting")
+    info = json.loads(run(env, "info", "NYC", "--graph", "splitting", "--json").output)
+    [nyc] = [m for m in info["mentions"] if m["name"] == "NYC"]
+    assert nyc["action"] == "merged" and nyc["document"]["name"] == "Apple opens NYC office"
+    out = run(env, "split", "New York City", "--mention", nyc["id"], "--graph", "splitting").output
+    assert out.splitlines()[0] == "split New York City (E:new-york-city): 1 mention(s) left for a new node; 2 facts moved"
+    assert "new: NYC [Location] (E:nyc; 2 facts" in out
+    err = run(env, "split", "New York City", "--mention", "Gotham", "--graph", "splitting", code=2).stderr
+    assert "no mention of New York City (E:new-york-city) has that id or name" in err
+
+
 def test_extract_without_an_llm_fails_with_the_alternatives(env, tmp_path):
     doc = tmp_path / "note.txt"
     doc.write_text("Apple bought Beats in 2014.")
