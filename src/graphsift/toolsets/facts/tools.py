@@ -2,7 +2,7 @@
 
 Scores are cosine similarities clipped to [0, 1]: in ``find`` between
 ``"{name}: {definition}"`` of the selector and of the node (the list itself is in
-the fused keyword + vector order of :func:`graphsift.search.hybrid_search`, nodes
+the fused keyword + vector order of :func:`graphsift.search.hybrid_search_many`, nodes
 carrying a code of the selector's name first: see :mod:`lookup`), in ``search
 --query`` between the query and the fact's sentence.
 
@@ -34,7 +34,7 @@ import numpy as np
 
 from graphsift.errors import ConfigError, InvalidInput, NotFound
 from graphsift.runtime import Runtime
-from graphsift.search import cosine_to_unit, hybrid_search
+from graphsift.search import cosine_to_unit, hybrid_search_many
 from graphsift.store import Edge, Hit, Node, Store
 from graphsift.tools import CallContext, Progress
 from graphsift.toolsets.facts import extract, lookup, mentions, sessions
@@ -124,8 +124,7 @@ def find(runtime: Runtime, request: FindRequest) -> FindResponse:
     store = graph.store()
     selectors = [("entity", s) for s in request.entity] + [("topic", s) for s in request.topic]
     vectors = runtime.embedder.embed([node_text(s.name.strip(), s.definition.strip()) for _, s in selectors])
-    ranked = [_ranked(store, kind, selector, vector)
-              for (kind, selector), vector in zip(selectors, vectors, strict=True)]
+    ranked = _ranked(store, selectors, vectors)
     nodes = {n.id: n for n in store.get_nodes(list({h.id for row in ranked for h in row}))}
     out: dict[str, list[SelectorMatches]] = {"entity": [], "topic": []}
     for (kind, selector), row in zip(selectors, ranked, strict=True):
@@ -137,19 +136,24 @@ def find(runtime: Runtime, request: FindRequest) -> FindResponse:
     return FindResponse(graph=graph.name, entities=out["entity"], topics=out["topic"])
 
 
-def _ranked(store: Store, kind: str, selector: Selector, vector: np.ndarray) -> list[Hit]:
-    """The FIND_CANDIDATES best nodes of ``kind`` for one selector: :func:`hybrid_search` (BM25 over name,
-    aliases, definition and codes, fused with the cosine ranking; see :mod:`lookup`), then the nodes whose
-    names carry a strong code of the selector's name first. Scores are the clipped cosines."""
-    name, definition = selector.name.strip(), selector.definition.strip()
-    fused = hybrid_search(store, lookup.keyword_query(name, definition), vector, kind=kind,
-                          limit=lookup.FIND_DEPTH, params=lookup.params())
-    coded = [i for ids in store.nodes_by_keys(code_keys(name), kind=kind).values() for i in ids]
-    order = lookup.codes_first([h.id for h in fused], coded)[:FIND_CANDIDATES]
-    score = {h.id: h.score for h in fused}
-    missing = [i for i in order if i not in score]  # coded nodes the fusion did not reach
-    score.update({i: cosine_to_unit(c) for i, c in store.vector_scores(vector, missing).items()} if missing else {})
-    return [Hit(i, score.get(i, 0.0)) for i in order]
+def _ranked(store: Store, selectors: list[tuple[str, Selector]], vectors: np.ndarray) -> list[list[Hit]]:
+    """The FIND_CANDIDATES best nodes of each selector's kind: :func:`hybrid_search_many` (BM25 over name,
+    aliases, definition and codes, fused with the cosine ranking, all selectors' vectors scanned in one
+    pass; see :mod:`lookup`), then the nodes whose names carry a strong code of the selector's name first.
+    Scores are the clipped cosines."""
+    texts = [lookup.keyword_query(s.name.strip(), s.definition.strip()) for _, s in selectors]
+    fused_rows = hybrid_search_many(store, texts, vectors, kinds=[k for k, _ in selectors], limit=lookup.FIND_DEPTH,
+                                    params=lookup.params())
+    out = []
+    for (kind, selector), vector, fused in zip(selectors, vectors, fused_rows, strict=True):
+        coded = [i for ids in store.nodes_by_keys(code_keys(selector.name.strip()), kind=kind).values() for i in ids]
+        order = lookup.codes_first([h.id for h in fused], coded)[:FIND_CANDIDATES]
+        score = {h.id: h.score for h in fused}
+        missing = [i for i in order if i not in score]  # coded nodes the fusion did not reach
+        if missing:
+            score.update({i: cosine_to_unit(c) for i, c in store.vector_scores(vector, missing).items()})
+        out.append([Hit(i, score.get(i, 0.0)) for i in order])
+    return out
 
 
 # -- search and cat -------------------------------------------------------------------------------
