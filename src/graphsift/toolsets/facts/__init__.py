@@ -106,8 +106,7 @@ TOOLSET = Toolset(
             request=models.SplitRequest, response=models.SplitResponse, run=split.split, render=render.split,
             read_only=False, idempotent=False,
             cli=Cli(help="Undo a merge: mentions (ids or names from info) leave a node for a new one.",
-                    args={"name": Arg(positional=True), "mentions": Arg(flags=("--mention",), metavar="ID_OR_NAME"),
-                          "graph": cli.GRAPH}),
+                    args={"name": Arg(positional=True), "mentions": Arg(metavar="ID_OR_NAME"), "graph": cli.GRAPH}),
         ),
         ToolSpec(
             name="kg_execute",

@@ -136,7 +136,7 @@ def info(r: InfoResponse) -> str:
     if r.kept_apart:
         lines.append("kept apart (by split) from: " + ", ".join(f"{n.name} ({n.id})" for n in r.kept_apart))
     shown = f", newest {len(r.mentions)}" if len(r.mentions) < r.mention_count else ""
-    lines.append(f"mentions ({r.mention_count}{shown}; split NAME --mention ID undoes a merge):" if r.mention_count
+    lines.append(f"mentions ({r.mention_count}{shown}; split NAME --mentions ID undoes a merge):" if r.mention_count
                  else "mentions: none recorded (written before graphsift kept mention records)")
     for m in r.mentions:
         said = f"{m.document.name}, {m.document.date}" if m.document else "before mention records"
