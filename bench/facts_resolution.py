@@ -443,9 +443,14 @@ def run_er(er: ErSet, embedder: CachedEmbedder, base: Path, show: int, find_vari
     records_by_id = {r["id"]: r for r in [*left, *right]}
     names = {**{r["id"]: r[er.left_name] for r in left}, **{r["id"]: r[er.right_name] for r in right}}
     for rec, node, reason, across in sorted(tracker.wrong, key=lambda w: not w[3])[:show]:
-        others = [names[o] for o in tracker.members[node] if o != rec][:2]
-        print(f"  WRONG {'across' if across else 'within'} {names[rec]!r} -> {others} :: {reason}  "
-              f"[{er.definition(records_by_id[rec])[:80]}]")
+        members = [o for o in tracker.members[node] if o != rec][:2]
+        labelled = "both in gold pairs" if rec in clusters.labelled and any(
+            o in clusters.labelled for o in members) else "not both in gold pairs"
+        print(f"  WRONG {'across' if across else 'within'} ({labelled}) {names[rec]!r} -> "
+              f"{[names[o] for o in members]} :: {reason}")
+        print(f"      this: {er.definition(records_by_id[rec])[:110]}")
+        for o in members:
+            print(f"      node: {er.definition(records_by_id[o])[:110]}")
     return {"set": er.name, "top1": top1, "top5": top5, "precision": precision,
             "recall": found / len(pairs), "merges": len(merged), "resolve_right": t_right["resolve"],
             "judged": sum(judged) / max(1, len(judged))}
