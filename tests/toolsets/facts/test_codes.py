@@ -117,3 +117,16 @@ def test_coded_nodes_go_first_in_fused_order_then_the_unlisted_ones(monkeypatch)
     assert lookup.codes_first(["a", "b"], []) == ["a", "b"]
     monkeypatch.setattr(lookup, "CODES_FIRST", False)
     assert lookup.codes_first(["a", "b", "c"], ["c"]) == ["a", "b", "c"]
+
+
+def test_definitions_naming_different_people_disagree():
+    a = "paper by Jun Rao, Kenneth A. Ross, Johannes Gehrke in SIGMOD Record, 2003"
+    b = "paper by Jeffrey F. Naughton, Minos N. Garofalakis, Kenneth A. Ross in SIGMOD Record, 2003"
+    assert C.definition_names(a) == {"jun", "rao", "kenneth", "ross", "johannes", "gehrke", "sigmod", "record"}
+    assert "name different people or places" in C.names_disagree(a, b)
+    # the same paper, its venue spelled another way: most names shared
+    same = "paper by Jun Rao, Kenneth Ross, Johannes Gehrke in ACM SIGMOD Record, 2003"
+    assert C.names_disagree(a, same) is None
+    # short definitions name too few things to judge by (an LLM's one-sentence description)
+    assert C.names_disagree("CEO of Microsoft since 2014, succeeded Steve Ballmer",
+                            "Indian-American business executive, chairman and CEO of Microsoft") is None

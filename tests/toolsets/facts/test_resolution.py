@@ -179,6 +179,24 @@ def test_the_decision_table_is_what_the_docstring_says():
     assert decide(other, node, 0.95, lambda: 1.0).action == "duplicate"  # no name evidence: never a merge
     assert decide(other, node, 0.79, lambda: 1.0).action == "separate"
 
+    # an equal name of five words or more identifies on its own: the definitions only must not disagree
+    title = NodeState("E:t", "entity", "Global Optimization of Query Histograms", "Paper", "paper in VLDB, 2001", [])
+    long = Mention("entity", "Global optimization of query histograms", "Paper", "paper in Very Large Data Bases, 2001", [])
+    assert decide(long, title, 0.70, lambda: 0.31).action == "merge"
+    assert decide(long, title, 0.70, lambda: 0.29).action == "duplicate"
+    assert decide(Mention("entity", "Global optimization of query histograms", "Paper", "paper in VLDB, 1999", []),
+                  title, 0.95, lambda: 0.9).action == "duplicate"  # years differ: never merged
+    short = NodeState("E:s", "entity", "Query Histograms", "Paper", "paper in VLDB, 2001", [])
+    assert decide(Mention("entity", "Query histograms", "Paper", "paper in VLDB, 2001", []), short, 0.70,
+                  lambda: 0.31).action == "duplicate"  # four words: the usual rule
+    # definitions that name mostly different people describe different things, however alike they read
+    column = NodeState("E:c", "entity", "Reminiscences on Influential Papers", "Paper",
+                       "paper by Jun Rao, Kenneth A. Ross, Johannes Gehrke in SIGMOD Record, 2003", [])
+    again = Mention("entity", "Reminiscences on Influential Papers", "Paper",
+                    "paper by Jeffrey F. Naughton, Minos N. Garofalakis, Kenneth A. Ross in SIGMOD Record, 2003", [])
+    verdict = decide(again, column, 0.93, lambda: 0.81)
+    assert verdict.action == "duplicate" and verdict.settled and "name different people" in verdict.reason
+
 
 # -- identifiers ---------------------------------------------------------------------------------------
 

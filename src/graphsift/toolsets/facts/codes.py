@@ -247,3 +247,33 @@ def numbers_disagree(a: str, b: str) -> str | None:
     if shared >= DEFINITION_NUMBER_OVERLAP * min(len(x), len(y)):
         return None
     return f"the definitions state different numbers ({_listed(x - y)} vs {_listed(y - x)})"
+
+
+#: Two definitions that each state at least DEFINITION_NAMES_MIN proper names (people, places, venues) and
+#: share at most DEFINITION_NAMES_OVERLAP of the smaller set describe different things (see names_disagree).
+DEFINITION_NAMES_MIN = 5
+DEFINITION_NAMES_OVERLAP = 0.5
+_PROPER = re.compile(r"(?<![\w'])[A-Z][\w'.-]*\w")
+_COMMON = frozenset("a an and the of in on at for by to with from its his her their this that".split())
+
+
+def definition_names(text: str) -> frozenset[str]:
+    """The capitalised words of a definition (people, places, venues), folded; initials and common words dropped."""
+    return frozenset(w for w in (fold(m.group()) for m in _PROPER.finditer(text)) if len(w) > 1 and w not in _COMMON)
+
+
+def names_disagree(a: str, b: str) -> str | None:
+    """Why two definitions describe different things by the proper names they state, or None.
+
+    Both must state at least DEFINITION_NAMES_MIN capitalised words; they disagree when they share
+    at most DEFINITION_NAMES_OVERLAP of the smaller set: "paper by Jun Rao, Kenneth A. Ross, Johannes
+    Gehrke in SIGMOD Record, 2003" and "paper by Jeffrey F. Naughton, Minos N. Garofalakis, Kenneth A.
+    Ross in SIGMOD Record, 2003" (the same column title, two papers) share 4 of 8. Short definitions,
+    which name few things (an entity an LLM describes in one sentence), are left to the cosines.
+    """
+    x, y = definition_names(a), definition_names(b)
+    if min(len(x), len(y)) < DEFINITION_NAMES_MIN:
+        return None
+    if len(x & y) > DEFINITION_NAMES_OVERLAP * min(len(x), len(y)):
+        return None
+    return f"the definitions name different people or places ({_listed(x - y)} vs {_listed(y - x)})"
