@@ -52,8 +52,12 @@ import numpy as np  # noqa: E402
 from graphsift.config import Settings  # noqa: E402
 from graphsift.contract import parse_request  # noqa: E402
 from graphsift.embedding import OnnxEmbedder  # noqa: E402
-from graphsift.runtime import Runtime  # noqa: E402
-from graphsift.tools import CallContext  # noqa: E402
+
+try:  # the platform (issue 7); older trees (``PYTHONPATH=<older tree>/src``, the "before" figures) had both
+    from graphsift.runtime import Runtime  # noqa: E402
+    from graphsift.tools import CallContext  # noqa: E402
+except ImportError:  # pragma: no cover
+    from graphsift.toolset import CallContext, Runtime  # noqa: E402
 from graphsift.toolsets.facts import TOOLSET  # noqa: E402
 from graphsift.toolsets.facts.graph import FactsGraph  # noqa: E402
 from graphsift.toolsets.facts.models import DocumentRecord  # noqa: E402
