@@ -3,6 +3,7 @@
     python bench/facts_resolution.py                 # labelled pairs: cosines and verdicts (~10 s)
     python bench/facts_resolution.py --er            # restaurants, DBLP-ACM, Amazon-GoogleProducts
     python bench/facts_resolution.py --er --sets restaurants --show 20 --no-cache
+    python bench/facts_resolution.py --write-sizes 400,800,1600,3226 --sets amazon_google  # one write growing
 
 **Pairs.** Each pair is (name A, definition A, name B, definition B, same thing?). Types are left
 equal, so only names and definitions decide (a differing type would block a merge on its own).
@@ -44,6 +45,7 @@ import ast  # noqa: E402
 import csv  # noqa: E402
 import hashlib  # noqa: E402
 import importlib  # noqa: E402
+import random  # noqa: E402
 import shutil  # noqa: E402
 import sqlite3  # noqa: E402
 import tempfile  # noqa: E402
@@ -456,6 +458,27 @@ def run_er(er: ErSet, embedder: CachedEmbedder, base: Path, show: int, find_vari
             "judged": sum(judged) / max(1, len(judged))}
 
 
+def run_write_sizes(er: ErSet, embedder: CachedEmbedder, base: Path, sizes: list[int]) -> None:
+    """Resolution time of one write as the write grows: on a fresh graph holding the left table, one write of
+    N right records (the first N of a seeded shuffle, so every N is a sample of the same table)."""
+    folder = ER_DATA / er.name
+    left, right = read_table(folder / er.left), read_table(folder / er.right)
+    random.Random(0).shuffle(right)
+    print(f"\n== {er.name}: left {len(left)} records, then one write of N of the {len(right)} right records", flush=True)
+    for n in sizes:
+        if n > len(right):
+            print(f"N={n}: skipped (the right table has {len(right)} records)")
+            continue
+        runtime = Runtime(Settings(home=base / f"{er.name}-{n}"), embedder=embedder)
+        graph = FactsGraph(runtime, "er")
+        timed_write(graph, documents(er, "left", left, er.left_name)[0], embedder)
+        nodes = graph.store().count_nodes("entity")
+        records = documents(er, "right", right[:n], er.right_name)[0]
+        _, t = timed_write(graph, records, embedder)
+        print(f"N={n:5d} ({len(records)} documents) into {nodes} nodes: Resolver.resolve {t['resolve']:.2f} s = "
+              f"{1000 * t['resolve'] / n:.2f} ms per record; {fmt_times(t)}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--er", action="store_true", help="run the ER sets instead of the labelled pairs")
@@ -468,6 +491,10 @@ def main() -> None:
                              "method (anchored, convex, zscore, rrf, keyword, vector), '-nocodes' to leave code "
                              "matches unboosted (default: anchored = shipped, vector-nocodes = find before issue 9)")
     parser.add_argument("--show", type=int, default=0, metavar="N", help="print the first N wrong merges per set")
+    parser.add_argument("--write-sizes", default="", metavar="LIST",
+                        help="instead of the ER measurement: for each N (comma-separated), the left table, then N "
+                             "right records (a seeded random sample) in one write; prints Resolver.resolve time per "
+                             "record (does resolution in one write stay linear?)")
     parser.add_argument("--patch", action="append", default=[], metavar="MODULE.NAME=VALUE",
                         help="set a constant of graphsift.toolsets.facts.MODULE in process, e.g. "
                              "resolve.CODE_MERGE_DEFINITION=0.4 (repeatable; src/ is not changed)")
@@ -480,7 +507,7 @@ def main() -> None:
             parser.error(f"graphsift.toolsets.facts.{module} has no {name}")
         setattr(owner, name, ast.literal_eval(value))
         print(f"patched {target} = {getattr(owner, name)!r}")
-    if not args.er:
+    if not args.er and not args.write_sizes:
         run_pairs(OnnxEmbedder())
         return
     unknown = [s for s in args.sets.split(",") if s not in SETS]
@@ -491,6 +518,11 @@ def main() -> None:
     embedder = CachedEmbedder(OnnxEmbedder(), None if args.no_cache else args.cache)
     base = Path(tempfile.mkdtemp(prefix="facts-er-"))
     try:
+        if args.write_sizes:
+            sizes = [int(n) for n in args.write_sizes.split(",") if n]
+            for s in args.sets.split(","):
+                run_write_sizes(SETS[s], embedder, base, sizes)
+            return
         variants = [v for v in args.find_variants.split(",") if v]
         results = [run_er(SETS[s], embedder, base, args.show, variants) for s in args.sets.split(",")]
     finally:
