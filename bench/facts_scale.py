@@ -242,7 +242,7 @@ def main() -> None:
     else:
         ingest(graph, gen, args, docs)
     store = graph.store()
-    size = sum(p.stat().st_size for p in graph.location.glob("graph.db*"))
+    size = sum(p.stat().st_size for p in graph.location.glob("*.db*"))
     print(f"store: {store.count_nodes('entity')} entities, {store.count_nodes('topic')} topics, "
           f"{store.count_nodes('document')} documents, {store.count_edges('fact')} facts, "
           f"{store.count_edges('possible_duplicate')} possible-duplicate links; {size / 1e6:.0f} MB on disk")
