@@ -69,6 +69,7 @@ UNRESOLVED_REASONS = (
     "unknown_receiver",     # the receiver's type is unknown and no unique name-only candidate exists
     "not_found",            # the receiver type is known and in the project but declares no such member
     "undefined_name",       # an unqualified name defined nowhere in scope
+    "dynamic",              # the callee is a parameter or variable: its value is known only at run time
 )
 
 
