@@ -375,6 +375,8 @@ class _Extractor:
         owners = innermost_owner(self.spans, [n.start_byte for n in nodes])
         calls = self.facts.calls
         for node, owner in zip(nodes, owners, strict=True):
+            if node.parent is not None and node.parent.type == "decorator":
+                continue   # a decorator's arguments are read as annotation arguments, not as calls
             fn = node.child_by_field_name("function")
             if fn is None:
                 continue
