@@ -214,8 +214,8 @@ class CodeGraph:
             bounds = files_by_module.get(path, [])
             service = module.microservice if module is not None else (
                 bounds[0].ctx.microservice if bounds else "")
-            if module is None and not bounds:
-                continue
+            if not bounds and (module is None or service_id(service) not in nodes):
+                continue   # e.g. an aggregator's own build with no sources: its members carry the services
             mid = module_id(path)
             name = module.name if module is not None else self.root.name
             props = {"path": path, "name": name, "microservice": service,

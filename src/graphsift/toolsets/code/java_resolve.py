@@ -395,6 +395,10 @@ class JavaResolver:
             if not arg or i >= len(params):
                 continue
             param = params[i]
+            if arg == "null":
+                if param in PRIMITIVES:
+                    return False
+                continue
             if param in ("Object",) or param in type_params or len(param) == 1:
                 continue
             if arg == param or _BOXES.get(arg) == param or _BOXES.get(param) == arg:
@@ -406,7 +410,7 @@ class JavaResolver:
 
     def _exact(self, ref: Ref, known: list[str]) -> bool:
         params = self._params_simple(ref)
-        return all(not a or (i < len(params) and a == params[i]) for i, a in enumerate(known))
+        return all(not a or a == "null" or (i < len(params) and a == params[i]) for i, a in enumerate(known))
 
     # ---- receivers ----------------------------------------------------------------------------
     def local_type(self, bound: Bound, owner: str, name: str, line: int) -> str:
@@ -717,13 +721,14 @@ class JavaResolver:
             if sym.kind in TYPE_KINDS:
                 role = self.type_role((bound.path, index))
                 type_roles[sym.key] = role
-                if role == "CLIENT" and sym.kind == "interface":
-                    caps[sid].add("HTTP_CLIENT")
             else:
                 type_index = self.enclosing_type(bound, sym.parent)
                 role = type_roles.get(bound.sym(type_index).key, "OTHER") if type_index is not None else "OTHER"
-                if role == "CLIENT" and sym.kind == "method" and "HTTP_CLIENT" in caps.get(
-                        bound.ids[type_index], set()):
+            if role == "CLIENT" and "HTTP_CLIENT" in caps[sid] | caps.get(
+                    bound.ids[self.enclosing_type(bound, sym.key) or 0], set()):
+                # a Feign / @HttpExchange interface: its mappings describe outgoing calls, not endpoints
+                caps[sid].discard("HTTP_ENDPOINT")
+                if sym.kind in ("interface", "method"):
                     caps[sid].add("HTTP_CLIENT")
             props = {"role": role, "capabilities": sorted(caps[sid])}
             props.update(extra_props.get(sid, {}))

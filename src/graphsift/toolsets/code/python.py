@@ -167,6 +167,8 @@ class _Extractor:
                 for child in stmt.named_children:
                     if child.type == "assignment":
                         self.assignment(child, scope, scope_kind, self_name, class_key)
+            elif t == "block":
+                self.block(stmt, scope, scope_kind, self_name, class_key)
             elif t in _COMPOUND:
                 if scope_kind == "module" and t == "if_statement" and re.match(
                         r"__name__\s*==\s*['\"]__main__['\"]", text(stmt.child_by_field_name("condition"))):
@@ -305,6 +307,9 @@ class _Extractor:
             self.field(scope, text(left), type_, node, right)
         elif scope_kind == "function" and self_name and class_key and left is not None and left.type == "attribute":
             obj = left.child_by_field_name("object")
+            if not type_ and right is not None and right.type == "identifier" and scope in self.by_key:
+                # self.repo = repo, where repo is an annotated parameter: the field has its type
+                type_ = dict(self.by_key[scope].params).get(text(right), "")
             if obj is not None and obj.type == "identifier" and text(obj) == self_name:
                 self.field(class_key, text(left.child_by_field_name("attribute")), type_, node, right)
 

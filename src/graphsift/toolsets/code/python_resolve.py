@@ -302,6 +302,14 @@ class PythonResolver:
                            lambda: self._eval_type(bound, scope, type_, globals_ok))
 
     def _eval_type(self, bound: Bound, scope: str | None, type_: str, globals_ok: bool) -> Value:
+        self_name, class_index = self.self_name(bound, scope)
+        if self_name and class_index is not None and type_.startswith(f"~{self_name}.") and type_.endswith("()"):
+            # what a call on self (or self.field) returns: fields and members only, never locals
+            parts = type_[1:-2].split(".")
+            receiver: list = ["name", self_name]
+            for part in parts[1:-1]:
+                receiver = ["field", receiver, part]
+            return self.type_of(["call", receiver, parts[-1], 0], bound, scope or "", 0)
         if type_.startswith("~") and type_.endswith("()"):
             callee = self.resolve_dotted(bound, scope, type_[1:-2], globals_ok)
             if callee[0] == "class":
@@ -522,7 +530,7 @@ class PythonResolver:
         imports_external: list[str] = []
         for imp in facts.imports:
             target = absolute(bound, imp.target)
-            for imported, alias in imp.names:
+            for imported, _alias in imp.names:
                 if imported == "*":
                     value = ("module", (self.module(target).path, -1)) if self.module(target) else ("external", target)
                 elif imp.target == imported or (not imp.target.startswith(".") and imported == imp.target):

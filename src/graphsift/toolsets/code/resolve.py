@@ -291,7 +291,9 @@ def symbol_node(bound: Bound, index: int, props: dict[str, Any]) -> GraphNode:
         "line_end": sym.line_end,
         "signature": sym.signature,
         "modifiers": list(sym.modifiers),
-        "annotations": sorted({a.name.rsplit(".", 1)[-1] for a in sym.annotations}),
+        # Java: simple names (``RestController``); Python and TS decorators as written (``app.get``)
+        "annotations": sorted({a.name.rsplit(".", 1)[-1] if bound.facts.language == "java" else a.name
+                               for a in sym.annotations}),
         "docstring": sym.docstring,
         "generated": sym.generated,
     }

@@ -293,6 +293,13 @@ class TsResolver:
                            lambda: self._eval_type(bound, scope, type_, globals_ok))
 
     def _eval_type(self, bound: Bound, scope: str | None, type_: str, globals_ok: bool) -> Any:
+        if type_.startswith("this.") and type_.endswith("()") or type_.startswith("~this.") and type_.endswith("()"):
+            # what a call on this (or this.field) returns: fields and members only, never locals
+            parts = type_.lstrip("~")[:-2].split(".")
+            receiver: list = ["this"]
+            for part in parts[1:-1]:
+                receiver = ["field", receiver, part]
+            return self.type_of(["call", receiver, parts[-1], 0], bound, scope or "", 0)
         if type_.startswith("~") and type_.endswith("()"):
             callee = self._dotted(bound, scope, type_[1:-2], globals_ok)
             if callee[0] == "class":
@@ -338,6 +345,10 @@ class TsResolver:
             if name in params:
                 return params[name] or "?"
             key = bound.sym(index).parent
+        module_level = bound.facts.locals.get("", {}).get(name)
+        if module_level:
+            typed = [type_ for decl_line, type_ in module_level if type_ != "?" and decl_line <= line]
+            return typed[-1] if typed else "?"
         return ""
 
     def type_of(self, receiver: Any, bound: Bound, owner: str, line: int) -> Any:
@@ -348,7 +359,7 @@ class TsResolver:
                 "unknown", "this outside a class")
         if kind == "name":
             name = receiver[1]
-            local = self.local_type(bound, owner, name, line) if owner else ""
+            local = self.local_type(bound, owner, name, line)
             if local == "?":
                 return ("unknown", "untyped local")
             if local:
@@ -411,7 +422,7 @@ class TsResolver:
                     return None, "", {"reason": "external_base", "detail": value[1]}
             return None, "", {"reason": "undefined_name", "detail": "no base class"}
         if receiver is None:
-            local = self.local_type(bound, owner, name, line) if owner else ""
+            local = self.local_type(bound, owner, name, line)
             if local:
                 return None, "", {"reason": "dynamic", "detail": f"{name} is a parameter or local variable"}
             value = self.resolve_name(bound, owner or None, name)

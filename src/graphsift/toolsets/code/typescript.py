@@ -22,7 +22,16 @@ import re
 from tree_sitter import Node, QueryCursor
 
 from .model import AnnotationFact, CallFact, FileFacts, ImportFact, SymbolFact
-from .parsing import clean_block_comment, content_hash, count_lines, innermost_owner, parser, query, squash, text
+from .parsing import (
+    clean_block_comment,
+    content_hash,
+    count_lines,
+    innermost_owner,
+    parser,
+    query,
+    squash,
+    text,
+)
 
 _CLASSES = ("class_declaration", "abstract_class_declaration", "class")
 _FUNCTIONS = ("function_declaration", "generator_function_declaration", "function_expression",
@@ -205,6 +214,8 @@ class _Extractor:
             for declarator in stmt.named_children:
                 if declarator.type == "variable_declarator":
                     self.declarator(declarator, scope, exported, doc_node, stmt)
+        elif t == "statement_block" and scope is None:
+            self.statements(stmt, None)   # a top-level block scoping a browser script's names
         elif t == "expression_statement" and scope is None and stmt.named_children:
             body = _iife_body(stmt.named_children[0])
             if body is not None:
@@ -594,6 +605,10 @@ class _Extractor:
         items = []
         for _, captured in matches:
             name = captured["name"][0]
+            declared = name.parent.child_by_field_name("value") if name.parent is not None else None
+            if declared is not None and declared.type == "call_expression" and \
+                    dotted(declared.child_by_field_name("function")) == "require":
+                continue   # a require() binding is an import, not a local
             if "type" in captured:
                 items.append((name, type_text(captured["type"][0])))
             elif "new" in captured:
@@ -614,7 +629,8 @@ class _Extractor:
         kinds = {s.key: s.kind for s in self.symbols}
         table = self.facts.locals
         for (name_node, type_), owner in zip(items, owners, strict=True):
-            if owner is None or not type_ or kinds.get(owner) in ("class", "interface", "enum", "field"):
+            owner = owner or ""   # "" = module level and anonymous callbacks (describe(() => ...))
+            if not type_ or kinds.get(owner) in ("class", "interface", "enum", "field"):
                 continue
             table.setdefault(owner, {}).setdefault(text(name_node), []).append((name_node.start_point[0] + 1, type_))
 

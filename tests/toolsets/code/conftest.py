@@ -1,0 +1,75 @@
+"""Helpers for the code toolset's tests: render a graph as sorted, readable lines to compare exactly."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from graphsift.toolsets.code.graph import CodeGraph
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "code"
+EXPECTED = Path(__file__).resolve().parent / "expected"
+
+
+def render(graph: CodeGraph) -> list[str]:
+    """Every node, edge and unresolved call site as one line each (ids replaced by fqns), sorted."""
+    nodes, edges = graph.snapshot()
+
+    fqn_counts: dict[str, int] = {}
+    for node in nodes.values():
+        if node.kind == "symbol":
+            fqn_counts[node.props["fqn"]] = fqn_counts.get(node.props["fqn"], 0) + 1
+
+    def label(node_id: str) -> str:
+        node = nodes.get(node_id)
+        if node is None:
+            return f"<missing {node_id}>"
+        if node.kind == "microservice":
+            return f"service:{node.name}"
+        if node.kind == "module":
+            return f"module:{node.props['path']}"
+        fqn = node.props["fqn"]
+        return f"{fqn}@{node.props['line_start']}" if fqn_counts[fqn] > 1 else fqn
+
+    lines = []
+    for node in nodes.values():
+        p = node.props
+        if node.kind == "microservice":
+            declared = ",".join(f"{k}={v}" for k, v in sorted(p["declared_names"].items()))
+            lines.append(f"S {node.name} root={p['root']} deployable={p['deployable']} declared={declared}")
+        elif node.kind == "module":
+            lines.append(f"M {p['path']} name={node.name} service={p['microservice']}")
+        else:
+            flag = " generated" if p["generated"] else ""
+            lines.append(f"N {p['symbol_kind']} {label(node.id)} role={p['role']} caps={','.join(p['capabilities'])} "
+                         f"service={p['microservice']} module={p['module']}{flag}")
+            for site in p.get("unresolved_calls", []):
+                lines.append(f"U {label(node.id)} calls {site['receiver'] + '.' if site['receiver'] else ''}{site['name']} "
+                             f"line={site['line']} reason={site['reason']}")
+    for edge in edges.values():
+        extra = ""
+        if edge.type == "CALLS":
+            extra = f" [{edge.props['resolution']}]"
+        elif edge.type == "INJECTS":
+            extra = f" [{','.join(edge.props['via'])}:{','.join(edge.props['members'])}]"
+        lines.append(f"E {edge.type} {label(edge.src)} -> {label(edge.dst)}{extra}")
+    return sorted(lines)
+
+
+def expected_lines(name: str) -> list[str]:
+    text = (EXPECTED / name).read_text(encoding="utf-8")
+    return sorted(line for line in text.splitlines() if line.strip() and not line.startswith("#"))
+
+
+@pytest.fixture
+def fixture_copy(tmp_path: Path):
+    """Copy a fixture repo to a temporary folder (tests edit it)."""
+
+    def copy(name: str) -> Path:
+        target = tmp_path / name
+        shutil.copytree(FIXTURES / name, target)
+        return target
+
+    return copy
