@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import FIXTURES, expected_lines, render
+from code_helpers import FIXTURES, expected_lines, render
 
 from graphsift.toolsets.code.graph import CodeGraph
 from graphsift.toolsets.code.model import EDGE_TYPES, ROLES, SYMBOL_KINDS, UNRESOLVED_REASONS

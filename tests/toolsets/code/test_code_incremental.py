@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, render
+from code_helpers import FIXTURES, render
 
 from graphsift.toolsets.code.graph import CodeGraph
 

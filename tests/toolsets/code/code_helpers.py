@@ -1,11 +1,11 @@
-"""Helpers for the code toolset's tests: render a graph as sorted, readable lines to compare exactly."""
+"""Helpers for the code toolset's tests: render a graph as sorted, readable lines to compare exactly.
+
+(A plain module, not a conftest: its name must not clash with tests/conftest.py.)
+"""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
-
-import pytest
 
 from graphsift.toolsets.code.graph import CodeGraph
 
@@ -61,15 +61,3 @@ def render(graph: CodeGraph) -> list[str]:
 def expected_lines(name: str) -> list[str]:
     text = (EXPECTED / name).read_text(encoding="utf-8")
     return sorted(line for line in text.splitlines() if line.strip() and not line.startswith("#"))
-
-
-@pytest.fixture
-def fixture_copy(tmp_path: Path):
-    """Copy a fixture repo to a temporary folder (tests edit it)."""
-
-    def copy(name: str) -> Path:
-        target = tmp_path / name
-        shutil.copytree(FIXTURES / name, target)
-        return target
-
-    return copy
