@@ -4,6 +4,7 @@ build-file change, the updated graph is compared with a fresh build of the same 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -116,7 +117,15 @@ def test_incremental_equals_full_after_a_series_of_changes(tree):
     assert ("E CALLS com.shop.orders.service.OrderServiceImpl#place(Order,int) -> com.shop.common.Texts#clean(String) "
             "[static_import]") in lines
 
-    # 10. a supertype changes: the subclass (unchanged) loses its inherited call target
+    # 10. a method another file calls through a typed receiver disappears (Python and TS)
+    edit(tree, "py-shop/pyshop/models.py", "    def plus(self,", "    def plus_renamed(self,")
+    edit(tree, "ts-shop/packages/core/src/models.ts", "  plus(other: Money)", "  plusRenamed(other: Money)")
+    graph.update()
+    lines = assert_same_as_full(graph, tree)
+    assert not any(line.endswith("pyshop.models.Money.plus [inferred_type]") for line in lines)
+    assert not any("#Money.plus [" in line for line in lines)
+
+    # 11. a supertype changes: the subclass (unchanged) loses its inherited call target
     edit(tree, "py-shop/pyshop/repo.py", "    def _load(self, key):\n        return None\n", "")
     graph.update()
     lines = assert_same_as_full(graph, tree)
@@ -148,7 +157,15 @@ SNIPPETS = {
 }
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
+MEMBER_RENAMES = {
+    ".java": (r"(public \w+ )(\w+)\(", r"\1\2R("),
+    ".py": (r"def (\w+)\(self", r"def \1_r(self"),
+    ".ts": (r"^(\s+)(\w+)\((\w+): ", r"\1\2R(\3: "),
+    ".js": (r"function (\w+)\(", r"function \1R("),
+}
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5])
 def test_incremental_equals_full_after_random_changes(tree, seed):
     """Seeded random deletions, restorations, renames, additions and package-folder changes."""
     import random
@@ -158,7 +175,7 @@ def test_incremental_equals_full_after_random_changes(tree, seed):
     deleted: dict[Path, bytes] = {}
     for step in range(24):
         sources = sorted(p for p in tree.rglob("*") if p.suffix in SNIPPETS and p.is_file())
-        action = rng.choice(["delete", "restore", "append", "append", "rename", "package"])
+        action = rng.choice(["delete", "restore", "append", "append", "rename", "package", "member", "member"])
         if action == "delete" and sources:
             path = rng.choice(sources)
             deleted[path] = path.read_bytes()
@@ -177,6 +194,13 @@ def test_incremental_equals_full_after_random_changes(tree, seed):
             else:
                 text += snippet
             path.write_text(text, encoding="utf-8")
+            bump(path)
+        elif action == "member" and sources:
+            # rename one declared method: callers in other (unchanged) files must follow
+            path = rng.choice(sources)
+            pattern, repl = MEMBER_RENAMES[path.suffix]
+            text = path.read_text(encoding="utf-8")
+            path.write_text(re.sub(pattern, repl, text, count=1, flags=re.M), encoding="utf-8")
             bump(path)
         elif action == "rename" and sources:
             path = rng.choice(sources)

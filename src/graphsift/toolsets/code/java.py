@@ -458,7 +458,7 @@ class _Extractor:
     def local_types(self, root: Node) -> None:
         """Local classes (declared inside a method body): symbols under their enclosing type."""
         q = query("java", "(block (class_declaration) @local) (constructor_body (class_declaration) @local)")
-        nodes = QueryCursor(q).captures(root).get("local", [])
+        nodes = sorted(QueryCursor(q).captures(root).get("local", []), key=lambda n: n.start_byte)
         if not nodes:
             return
         owners = innermost_owner(self.spans, [n.start_byte for n in nodes])
@@ -478,6 +478,8 @@ class _Extractor:
             found += [(n, tag) for n in nodes]
         if not found:
             return
+        # tree-sitter's capture order is not guaranteed for nested nodes: sort by position
+        found.sort(key=lambda item: (item[0].start_byte, item[0].end_byte))
         owners = innermost_owner(self.spans, [n.start_byte for n, _ in found])
         calls = self.facts.calls
         for (node, tag), owner in zip(found, owners, strict=True):
@@ -516,7 +518,8 @@ class _Extractor:
         matches = QueryCursor(query("java", _LOCALS)).matches(root)
         if not matches:
             return
-        pairs = [(m["type"][0], m["name"][0]) for _, m in matches]
+        pairs = sorted(((m["type"][0], m["name"][0]) for _, m in matches),
+                       key=lambda pair: (pair[1].start_byte, pair[0].start_byte))
         owners = innermost_owner(self.spans, [name.start_byte for _, name in pairs])
         table = self.facts.locals
         for (type_node, name_node), owner in zip(pairs, owners, strict=True):

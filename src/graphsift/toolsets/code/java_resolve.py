@@ -211,6 +211,7 @@ class JavaResolver:
             if found is None:
                 return None
             ref = found
+            self.t.add("t:" + self.table.fqn_of(ref))   # its members are read through its own key
         return ref
 
     def supers(self, ref: Ref) -> list[tuple[str, TypeRes]]:

@@ -374,7 +374,9 @@ class _Extractor:
         return self.facts
 
     def calls(self, root: Node) -> None:
-        nodes = QueryCursor(query("python", _CALLS)).captures(root).get("call", [])
+        # tree-sitter's capture order is not guaranteed for nested nodes: sort by position
+        nodes = sorted(QueryCursor(query("python", _CALLS)).captures(root).get("call", []),
+                       key=lambda n: (n.start_byte, n.end_byte))
         if not nodes:
             return
         owners = innermost_owner(self.spans, [n.start_byte for n in nodes])
@@ -414,6 +416,7 @@ class _Extractor:
                 if value.parent is not None and value.parent.child_by_field_name("type") is not None:
                     continue
                 items.append((name, _value_type(value)))
+        items.sort(key=lambda item: (item[0].start_byte, item[1]))
         owners = innermost_owner(self.spans, [n.start_byte for n, _ in items])
         table = self.facts.locals
         for (name_node, type_), owner in zip(items, owners, strict=True):

@@ -179,11 +179,17 @@ class PythonResolver:
             return ("builtin", name)
         return ("unknown", "undefined")
 
+    def touch(self, ref: Ref) -> None:
+        """Record that this resolution read a class's members or bases (its ``t:`` dependency key)."""
+        if ref[1] >= 0:
+            self.t.add("t:" + self.table.fqn_of(ref))
+
     # ---- classes ------------------------------------------------------------------------------
     def bases(self, ref: Ref) -> list[Value]:
         def compute() -> list[Value]:
             bound = self.table.files[ref[0]]
             sym = bound.sym(ref[1])
+            self.touch(ref)
             out = []
             for _relation, written in sym.supers:
                 value = self.resolve_dotted(bound, sym.parent, written)
@@ -215,6 +221,7 @@ class PythonResolver:
     def class_member(self, ref: Ref, name: str) -> tuple[Ref | None, bool, list[str]]:
         """(member, inherited, external bases) for ``name`` in a class and its project bases."""
         def own(class_ref: Ref) -> Ref | None:
+            self.touch(class_ref)
             bound = self.table.files[class_ref[0]]
             key = bound.sym(class_ref[1]).key
             for index in bound.members(key):
@@ -631,6 +638,7 @@ class PythonResolver:
                     if base[0] != "class" or base[1] in seen:
                         continue
                     seen.add(base[1])
+                    self.touch(base[1])
                     bound = self.table.files[base[1][0]]
                     key = bound.sym(base[1][1]).key
                     match = next(((bound.path, i) for i in bound.members(key)

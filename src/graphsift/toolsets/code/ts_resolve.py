@@ -199,11 +199,17 @@ class TsResolver:
             value = self.attr(value, part)
         return value
 
+    def touch(self, ref: Ref) -> None:
+        """Record that this resolution read a class's members or bases (its ``t:`` dependency key)."""
+        if ref[1] >= 0:
+            self.t.add("t:" + self.table.fqn_of(ref))
+
     # ---- classes ------------------------------------------------------------------------------
     def bases(self, ref: Ref) -> list[tuple[str, Any]]:
         def compute():
             bound = self.table.files[ref[0]]
             sym = bound.sym(ref[1])
+            self.touch(ref)
             out = []
             for relation, written in sym.supers:
                 value = self.resolve_dotted(bound, sym.parent, written)
@@ -234,6 +240,7 @@ class TsResolver:
 
     def class_member(self, ref: Ref, name: str) -> tuple[Ref | None, bool, list[str]]:
         def own(class_ref: Ref) -> Ref | None:
+            self.touch(class_ref)
             bound = self.table.files[class_ref[0]]
             key = bound.sym(class_ref[1]).key
             for index in bound.members(key):
@@ -633,6 +640,7 @@ class TsResolver:
                     if value[0] != "class" or value[1] in seen:
                         continue
                     seen.add(value[1])
+                    self.touch(value[1])
                     bound = self.table.files[value[1][0]]
                     key = bound.sym(value[1][1]).key
                     match = next(((bound.path, i) for i in bound.members(key)

@@ -566,6 +566,8 @@ class _Extractor:
         found = [(n, "call") for n in captures.get("call", [])] + [(n, "new") for n in captures.get("new", [])]
         if not found:
             return
+        # tree-sitter's capture order is not guaranteed for nested nodes: sort by position
+        found.sort(key=lambda item: (item[0].start_byte, item[0].end_byte))
         owners = innermost_owner(self.spans, [n.start_byte for n, _ in found])
         calls = self.facts.calls
         for (node, tag), owner in zip(found, owners, strict=True):
@@ -625,6 +627,7 @@ class _Extractor:
                 items.append((name, "?"))
         if not items:
             return
+        items.sort(key=lambda item: (item[0].start_byte, item[1]))
         owners = innermost_owner(self.spans, [n.start_byte for n, _ in items])
         kinds = {s.key: s.kind for s in self.symbols}
         table = self.facts.locals
