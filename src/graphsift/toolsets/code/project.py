@@ -99,10 +99,11 @@ def scan(root: str | Path) -> Scan:
     """Walk ``root`` once (no symlinked folders) and collect sources and layout files."""
     root = Path(root).resolve()
     result = Scan(root=root)
+    base = str(root)
     stack = [""]
     while stack:
         rel = stack.pop()
-        folder = root / rel if rel else root
+        folder = os.path.join(base, rel) if rel else base
         try:
             entries = list(os.scandir(folder))
         except OSError:
