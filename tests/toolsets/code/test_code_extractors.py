@@ -164,3 +164,17 @@ def test_bad_input_gives_partial_facts_never_an_exception():
     tsx = typescript.extract("c.tsx", b"export const C = () => <div onClick={() => go()}>hi</div>;\n")
     assert [(s.kind, s.key) for s in tsx.symbols] == [("function", "C")]
     assert [c.name for c in tsx.calls] == ["go"]
+
+
+def test_call_arguments_and_constants_are_kept_as_written_for_part_two():
+    java_facts = java.extract("C.java", b'class C { static final String BASE = "/api" + "/v1";\n'
+                                        b'  void go() { rest.getForObject(BASE + "/users/{id}", User.class, id); } }')
+    assert [c.args for c in java_facts.calls] == [('BASE + "/users/{id}"', "User.class", "id")]
+    assert {s.key: s.extra.get("value") for s in java_facts.symbols}["C#BASE"] == '"/api" + "/v1"'
+    py = python.extract("m.py", b'PREFIX = "/orders"\nrouter = APIRouter(prefix=PREFIX)\n'
+                                b'httpx.get(f"{BASE}/items/{key}", timeout=3)\n')
+    assert py.extra["values"] == {"PREFIX": '"/orders"'}
+    assert [c.args for c in py.calls] == [("prefix=PREFIX",), ('f"{BASE}/items/{key}"', "timeout=3")]
+    ts = typescript.extract("a.ts", b"const API = `/api/${version}`;\nfetch(API + '/x', { method: 'POST' });\n")
+    assert ts.extra["values"] == {"API": "`/api/${version}`"}
+    assert [c.args for c in ts.calls] == [("API + '/x'", "{ method: 'POST' }")]

@@ -22,6 +22,7 @@ from tree_sitter import Node, QueryCursor
 
 from .model import AnnotationFact, CallFact, FileFacts, ImportFact, SymbolFact
 from .parsing import (
+    arg_texts,
     clean_block_comment,
     content_hash,
     count_lines,
@@ -491,12 +492,12 @@ class _Extractor:
                 args = node.child_by_field_name("arguments")
                 calls.append(CallFact(owner, text(node.child_by_field_name("name")),
                                       receiver(obj) if obj is not None else None, _argc(args), line,
-                                      "call", _arg_types(args)))
+                                      "call", _arg_types(args), arg_texts(args)))
             elif tag == "new":
                 args = node.child_by_field_name("arguments")
                 type_name = erase(node.child_by_field_name("type"))
                 calls.append(CallFact(owner, simple(type_name), ["type", type_name], _argc(args), line, "new",
-                                      _arg_types(args)))
+                                      _arg_types(args), arg_texts(args)))
             elif tag == "ctor":
                 which = node.child_by_field_name("constructor")
                 args = node.child_by_field_name("arguments")

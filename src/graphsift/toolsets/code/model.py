@@ -169,6 +169,9 @@ class CallFact:
     kind: str = "call"
     #: best-effort static types of the arguments (Java literals and typed locals), "" when unknown
     arg_types: tuple[str, ...] = ()
+    #: the first arguments as written (at most 3, each cut at 200 characters): what part 2 folds into
+    #: paths, topics and URLs (``restTemplate.getForObject(BASE + "/x")``, ``fetch(`/api/${id}`)``)
+    args: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)

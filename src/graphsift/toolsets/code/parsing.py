@@ -112,3 +112,18 @@ def innermost_owner(spans: list[tuple[int, int, str]], positions: list[int]) -> 
             stack.pop()
         result[index] = stack[-1][2] if stack else None
     return result
+
+
+def arg_texts(args: Node | None, limit: int = 3, width: int = 200) -> tuple[str, ...]:
+    """The first ``limit`` arguments of a call as written (whitespace squashed, cut at ``width``)."""
+    if args is None:
+        return ()
+    out = []
+    for arg in args.named_children:
+        if arg.type in ("comment", "line_comment", "block_comment"):
+            continue
+        out.append(squash(text(arg))[:width])
+        if len(out) == limit:
+            break
+    return tuple(out)
+

@@ -21,7 +21,7 @@ import re
 from tree_sitter import Node, QueryCursor
 
 from .model import AnnotationFact, CallFact, FileFacts, ImportFact, SymbolFact
-from .parsing import content_hash, count_lines, innermost_owner, parser, query, squash, text
+from .parsing import arg_texts, content_hash, count_lines, innermost_owner, parser, query, squash, text
 
 _COMPOUND = frozenset({"if_statement", "try_statement", "with_statement", "for_statement", "while_statement",
                        "elif_clause", "else_clause", "except_clause", "finally_clause", "match_statement",
@@ -299,6 +299,10 @@ class _Extractor:
                     self.facts.extra["all"] = [text(s).strip("'\"") for s in right.named_children if s.type == "string"]
                 if name not in self.globals or type_:
                     self.globals[name] = type_
+                if right is not None and right.type in ("string", "concatenated_string", "binary_operator") and \
+                        right.end_byte - right.start_byte <= 300:
+                    # constants as written, for part 2's path and topic folding
+                    self.facts.extra.setdefault("values", {})[name] = squash(text(right))
             elif left.type in ("pattern_list", "tuple_pattern"):
                 for item in left.named_children:
                     if item.type == "identifier":
@@ -397,7 +401,7 @@ class _Extractor:
                 recv = receiver(fn.child_by_field_name("object"))
             else:
                 continue
-            calls.append(CallFact(owner or "", name, recv, _argc(args), node.start_point[0] + 1))
+            calls.append(CallFact(owner or "", name, recv, _argc(args), node.start_point[0] + 1, args=arg_texts(args)))
         calls.sort(key=lambda c: (c.line, c.owner, c.name))
 
     def locals(self, root: Node) -> None:

@@ -23,6 +23,7 @@ from tree_sitter import Node, QueryCursor
 
 from .model import AnnotationFact, CallFact, FileFacts, ImportFact, SymbolFact
 from .parsing import (
+    arg_texts,
     clean_block_comment,
     content_hash,
     count_lines,
@@ -508,6 +509,10 @@ class _Extractor:
         elif scope is None and name_node.type == "identifier":
             self.facts.extra.setdefault("globals", {})[text(name_node)] = (
                 type_text(node.child_by_field_name("type")) or self.value_type(value))
+            if value.type in ("string", "template_string", "binary_expression") and \
+                    value.end_byte - value.start_byte <= 300:
+                # constants as written, for part 2's path and topic folding
+                self.facts.extra.setdefault("values", {})[text(name_node)] = squash(text(value))
 
     def interface(self, node: Node, scope: str | None, exported: bool, doc_node: Node) -> None:
         name = text(node.child_by_field_name("name"))
@@ -579,7 +584,7 @@ class _Extractor:
                 ctor = dotted(node.child_by_field_name("constructor"))
                 if ctor:
                     calls.append(CallFact(owner or "", ctor.rsplit(".", 1)[-1], ["type", ctor], _argc(args), line,
-                                          "new"))
+                                          "new", args=arg_texts(args)))
                 continue
             fn = node.child_by_field_name("function")
             if fn is None:
@@ -588,10 +593,11 @@ class _Extractor:
                 name = text(fn)
                 if name == "require":
                     continue
-                calls.append(CallFact(owner or "", name, None, _argc(args), line))
+                calls.append(CallFact(owner or "", name, None, _argc(args), line, args=arg_texts(args)))
             elif fn.type == "member_expression":
                 calls.append(CallFact(owner or "", text(fn.child_by_field_name("property")),
-                                      receiver(fn.child_by_field_name("object")), _argc(args), line))
+                                      receiver(fn.child_by_field_name("object")), _argc(args), line,
+                                      args=arg_texts(args)))
             elif fn.type == "super":
                 calls.append(CallFact(owner or "", "super", None, _argc(args), line, "super"))
         calls.sort(key=lambda c: (c.line, c.owner, c.name))
