@@ -22,6 +22,7 @@ from pathlib import Path
 from . import java, python, typescript
 from .java_resolve import JavaResolver
 from .model import FileFacts, GraphEdge, GraphNode, make_edge, module_id, node_text, package_id, service_id
+from .parsing import content_hash
 from .project import FileContext, Layout, Scan, detect_layout, scan
 from .python_resolve import PythonResolver
 from .resolve import Bound, FileResult, Table, Tracker, digests
@@ -155,8 +156,6 @@ class CodeGraph:
             stats.read += 1
             self.stamps[path] = stamp
             if old is not None and old.language == source.language:
-                from .parsing import content_hash
-
                 if content_hash(data) == old.content_hash:
                     continue
             changed[path] = extract(path, source.language, data)
