@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from code_helpers import FIXTURES, expected_lines, render
+from helpers.code_graph import FIXTURES, expected_lines, render
 
 from graphsift.toolsets.code.graph import CodeGraph
 from graphsift.toolsets.code.model import EDGE_TYPES, ROLES, SYMBOL_KINDS, UNRESOLVED_REASONS

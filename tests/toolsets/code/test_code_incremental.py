@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from code_helpers import FIXTURES, render
+from helpers.code_graph import FIXTURES, render
 
 from graphsift.toolsets.code.graph import CodeGraph
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from graphsift.toolsets.code.graph import CodeGraph
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "code"
-EXPECTED = Path(__file__).resolve().parent / "expected"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "code"
+EXPECTED = Path(__file__).resolve().parents[1] / "toolsets" / "code" / "expected"
 
 
 def render(graph: CodeGraph) -> list[str]:
