@@ -18,6 +18,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from . import java, python, typescript
 from .java_resolve import JavaResolver
@@ -37,6 +38,16 @@ EXTRACTORS = {
 RESOLVERS = {"java": JavaResolver, "python": PythonResolver, "typescript": TsResolver, "javascript": TsResolver}
 
 
+class FileState(Protocol):
+    """What `CodeGraph.restore` needs per file (`persist.FileRecord` has it)."""
+
+    stamp: tuple[int, int]
+    ctx: FileContext
+    facts: FileFacts
+    digests: dict[str, str]
+    deps: frozenset[str]
+
+
 @dataclass(slots=True)
 class UpdateStats:
     """What one build or update did (counts and seconds per phase)."""
@@ -49,6 +60,12 @@ class UpdateStats:
     resolved: int = 0
     layout_changed: bool = False
     seconds: dict[str, float] = field(default_factory=dict)
+    #: files whose facts changed (parsed again, new or moved to another module)
+    changed_paths: list[str] = field(default_factory=list)
+    #: files resolved again (their nodes and edges may differ): changed ones and their dependants
+    resolved_paths: list[str] = field(default_factory=list)
+    #: files that are gone (their nodes and edges are gone too)
+    removed_paths: list[str] = field(default_factory=list)
 
 
 def extract(path: str, language: str, data: bytes) -> FileFacts:
@@ -70,11 +87,34 @@ class CodeGraph:
         self._layout_key: tuple | None = None
         self.layout_nodes: list[GraphNode] = []
         self.layout_edges: list[GraphEdge] = []
+        #: restored without resolving (see `restore`): results of files not resolved since hold no records
+        self.partial = False
 
     @classmethod
     def build(cls, root: str | Path) -> CodeGraph:
         graph = cls(root)
         graph.update()
+        return graph
+
+    @classmethod
+    def restore(cls, root: str | Path, files: dict[str, FileState]) -> CodeGraph:
+        """A graph that resumes from what an earlier build persisted (see `persist.FileRecord`): every
+        file's facts, stamp, layout context, digests and dependency keys, without parsing or resolving.
+
+        Its `results` hold the dependency keys only (the nodes and edges are in the store), so
+        `snapshot` is not available; `update` resolves exactly what a warm graph would, and the layout
+        is recomputed on the first update (files whose context changed are bound again).
+        """
+        graph = cls(root)
+        graph.partial = True
+        for path, state in files.items():
+            graph.facts[path] = state.facts
+            graph.stamps[path] = state.stamp
+            graph.table.add(Bound(state.facts, state.ctx))
+            graph.digests[path] = dict(state.digests)
+            graph.results[path] = FileResult(deps=state.deps)
+            for key in state.deps:
+                graph.dependents.setdefault(key, set()).add(path)
         return graph
 
     # ---- update -------------------------------------------------------------------------------
@@ -108,6 +148,7 @@ class CodeGraph:
             del self.facts[path]
             self.stamps.pop(path, None)
         stats.removed = len(removed)
+        stats.removed_paths = sorted(removed)
         for path, facts in changed.items():
             self.facts[path] = facts
         rebind = set(changed)
@@ -133,6 +174,8 @@ class CodeGraph:
         clock = time.perf_counter()
         self._resolve(sorted(dirty))
         stats.resolved = len(dirty)
+        stats.resolved_paths = sorted(dirty)
+        stats.changed_paths = sorted(rebind)
         stats.seconds["resolve"] = time.perf_counter() - clock
 
         clock = time.perf_counter()
@@ -255,6 +298,8 @@ class CodeGraph:
     # ---- reading ------------------------------------------------------------------------------
     def snapshot(self) -> tuple[dict[str, GraphNode], dict[str, GraphEdge]]:
         """Every node and edge by id (the layout's and every file's)."""
+        if self.partial:
+            raise RuntimeError("a restored graph holds the records of the files it resolved since, not all")
         nodes = {n.id: n for n in self.layout_nodes}
         edges = {e.id: e for e in self.layout_edges}
         for path in sorted(self.results):
