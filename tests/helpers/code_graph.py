@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from graphsift.toolsets.code.graph import CodeGraph
@@ -61,3 +62,18 @@ def render(graph: CodeGraph) -> list[str]:
 def expected_lines(name: str) -> list[str]:
     text = (EXPECTED / name).read_text(encoding="utf-8")
     return sorted(line for line in text.splitlines() if line.strip() and not line.startswith("#"))
+
+
+def edit(root: Path, rel: str, old: str, new: str) -> None:
+    """Replace ``old`` by ``new`` once in a file of the tree and move its mtime forward."""
+    path = root / rel
+    text = path.read_text(encoding="utf-8")
+    assert old in text, f"{old!r} not in {rel}"
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    bump(path)
+
+
+def bump(path: Path) -> None:
+    """Move a file's mtime forward (a write inside the same clock tick would not)."""
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))

@@ -3,28 +3,14 @@ build-file change, the updated graph is compared with a fresh build of the same 
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 from pathlib import Path
 
 import pytest
-from helpers.code_graph import FIXTURES, render
+from helpers.code_graph import FIXTURES, bump, edit, render
 
 from graphsift.toolsets.code.graph import CodeGraph
-
-
-def edit(root: Path, rel: str, old: str, new: str) -> None:
-    path = root / rel
-    text = path.read_text(encoding="utf-8")
-    assert old in text, f"{old!r} not in {rel}"
-    path.write_text(text.replace(old, new, 1), encoding="utf-8")
-    bump(path)
-
-
-def bump(path: Path) -> None:
-    stat = path.stat()
-    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))
 
 
 @pytest.fixture

@@ -66,6 +66,8 @@ class UpdateStats:
     resolved_paths: list[str] = field(default_factory=list)
     #: files that are gone (their nodes and edges are gone too)
     removed_paths: list[str] = field(default_factory=list)
+    #: files read again (size or mtime moved), whether or not their content changed
+    stamped_paths: list[str] = field(default_factory=list)
 
 
 def extract(path: str, language: str, data: bytes) -> FileFacts:
@@ -118,10 +120,11 @@ class CodeGraph:
         return graph
 
     # ---- update -------------------------------------------------------------------------------
-    def update(self) -> UpdateStats:
+    def update(self, found: Scan | None = None) -> UpdateStats:
+        """Bring the graph up to date with the tree (``found``: a walk of it just made, to reuse)."""
         stats = UpdateStats()
         clock = time.perf_counter()
-        found = scan(self.root)
+        found = scan(self.root) if found is None else found
         stats.seconds["scan"] = time.perf_counter() - clock
 
         clock = time.perf_counter()
@@ -198,6 +201,7 @@ class CodeGraph:
                 continue
             stats.read += 1
             self.stamps[path] = stamp
+            stats.stamped_paths.append(path)
             if old is not None and old.language == source.language:
                 if content_hash(data) == old.content_hash:
                     continue

@@ -1,0 +1,186 @@
+"""How the code graph's records become store rows: node text, lookup keys and the hashes that skip rewrites.
+
+**Text.** BM25 reads a node's ``name`` and ``text``: for a symbol its name, the words of its name and fqn
+split at case changes (``getAccountByName`` -> ``get account by name``; BM25 alone would see one word),
+its fqn, signature and docstring. The embedding reads `embedding_text` (kind, name, fqn, signature and
+the start of the docstring); ``Node.text_hash`` is that text's hash, so a symbol is embedded again only
+when it changes.
+
+**Lookup keys** (exact, indexed; `Store.nodes_by_keys` / `Store.nodes_with_keys`):
+
+* ``f:<field>=<value>`` for every filter field of `find` (see `filters.py`): one key per value, so a
+  filter is an AND of ORs over keys and never reads props. ``fqn_prefix`` keys are every prefix of the
+  fqn that ends at a segment boundary (``.``, ``#``, ``/``), the fqn included; ``file_prefix`` keys
+  every folder of the file's path and the path itself.
+* what `resolve` looks up, one tier per prefix: ``fqn:`` (exact), ``np:`` (a Java fqn without its
+  parameter list), ``fqnl:`` (lower case), ``sfx:`` (the fqn without a package prefix: every tail of at
+  least two segments, ``#`` read as ``.``), ``name:`` / ``namel:`` (the simple name; constructors
+  have none, so a class name means the class), ``path:`` (a file's path and every tail
+  of it at a ``/``), ``id:`` is not needed (ids are looked up directly).
+
+Props keep every attribute of the record; two hidden ones (leading ``_``, left out of `describe`) hold the
+fqn and file prefixes so that `search` can apply the same prefix filters through ``where``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from typing import Any
+
+from graphsift.store import Edge, Node
+
+from .model import GraphEdge, GraphNode
+
+#: node kinds that carry vectors (everything an agent searches for; services and modules are few and named)
+EMBEDDED_KINDS = frozenset({"symbol", "route", "client", "producer"})
+#: docstring characters that go into the embedding text
+DOCSTRING_CHARS = 600
+
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z]|[0-9]|\b|_)|[A-Z]?[a-z]+|[0-9]+")
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_SEGMENT = re.compile(r"[.#/]")
+
+
+def digest(value: Any) -> str:
+    return hashlib.blake2b(json.dumps(value, sort_keys=True, separators=(",", ":")).encode(), digest_size=10).hexdigest()
+
+
+def split_words(*texts: str) -> str:
+    """The case-change words of every identifier in ``texts`` that has more than one, once each."""
+    seen: dict[str, None] = {}
+    for text in texts:
+        for ident in _IDENT.findall(text):
+            parts = _CAMEL.findall(ident)
+            if len(parts) > 1:
+                for part in parts:
+                    seen.setdefault(part.lower())
+    return " ".join(seen)
+
+
+def segment_prefixes(value: str) -> list[str]:
+    """Every prefix of ``value`` that ends just before a ``.``, ``#`` or ``/``, and ``value`` itself."""
+    out = [value[: m.start()] for m in _SEGMENT.finditer(value) if m.start() > 0]
+    out.append(value)
+    return list(dict.fromkeys(out))
+
+
+def path_prefixes(path: str) -> list[str]:
+    """Every folder of ``path`` and the path itself (``a/b/c.py`` -> ``a``, ``a/b``, ``a/b/c.py``)."""
+    parts = path.split("/")
+    return ["/".join(parts[: i + 1]) for i in range(len(parts))] if path else []
+
+
+def _without_params(fqn: str) -> str:
+    return fqn.split("(", 1)[0] if "(" in fqn else fqn
+
+
+def normalise_fqn(text: str) -> str:
+    """An fqn or a typed identifier the way `resolve` compares tails: ``#`` read as ``.``."""
+    return text.replace("#", ".")
+
+
+def fqn_tails(fqn: str) -> list[str]:
+    """The fqn without a package prefix, normalised (`normalise_fqn`): every tail of two or more
+    segments, with and without a Java parameter list (``a.b.C#m(int)`` -> ``b.C.m(int)``, ``b.C.m``,
+    ``C.m(int)``, ``C.m``)."""
+    head, sep, params = normalise_fqn(fqn).partition("(")
+    cuts = [m.end() for m in _SEGMENT.finditer(head)]
+    out = []
+    for cut in cuts[:-1]:
+        tail = head[cut:]
+        out.append(tail + sep + params)
+        if sep:
+            out.append(tail)
+    return list(dict.fromkeys(out))
+
+
+def embedding_text(node: GraphNode | Node) -> str:
+    """What a node's vector is made of: its kind, name, fqn, signature and the start of its docstring
+    (other kinds: their text). Reads a graph record or the store's node alike."""
+    p = node.props
+    if node.kind == "symbol":
+        head = f"{p['symbol_kind']} {node.name}: {p['fqn']}"
+        parts = [head, p.get("signature", ""), (p.get("docstring") or "")[:DOCSTRING_CHARS]]
+    else:
+        parts = [node.text]
+    return "\n".join(part for part in parts if part)
+
+
+def bm25_text(node: GraphNode) -> str:
+    if node.kind != "symbol":
+        return node.text
+    words = split_words(node.name, node.props["fqn"])
+    return f"{node.text}\n{words}" if words else node.text
+
+
+def facet_keys(node: GraphNode) -> list[str]:
+    """``f:<field>=<value>`` for every filter field of the node's kind (see `filters.FIELDS`)."""
+    p = node.props
+    keys: list[str] = []
+
+    def add(field: str, value: Any) -> None:
+        if isinstance(value, bool):
+            value = "true" if value else "false"
+        keys.append(f"f:{field}={value}")
+
+    if node.kind == "symbol":
+        for field in ("microservice", "module", "language", "role", "symbol_kind"):
+            add(field, p[field])
+        add("generated", bool(p.get("generated")))
+        for value in p.get("annotations", []):
+            add("annotation", value)
+        for value in p.get("capabilities", []):
+            add("capability", value)
+        for value in segment_prefixes(p["fqn"]):
+            add("fqn_prefix", value)
+        for value in path_prefixes(p.get("file", "")):
+            add("file_prefix", value)
+    elif node.kind == "microservice":
+        add("name", node.name)
+        add("deployable", bool(p["deployable"]))
+    elif node.kind == "module":
+        add("microservice", p["microservice"])
+        add("name", node.name)
+    return keys
+
+
+def lookup_keys(node: GraphNode) -> list[str]:
+    """The keys `resolve` reads (see the module docstring)."""
+    p = node.props
+    keys = []
+    if not (node.kind == "symbol" and p["symbol_kind"] == "constructor"):  # "Money" means the class
+        keys += [f"name:{node.name}", f"namel:{node.name.lower()}"]
+    if node.kind == "symbol":
+        fqn = p["fqn"]
+        keys += [f"fqn:{fqn}", f"fqnl:{fqn.lower()}"]
+        if _without_params(fqn) != fqn:
+            keys.append(f"np:{_without_params(fqn)}")
+        keys += [f"sfx:{tail}" for tail in fqn_tails(fqn)]
+        if p["symbol_kind"] in ("file", "module") and p.get("file"):
+            path = p["file"]
+            parts = path.split("/")
+            keys += [f"path:{'/'.join(parts[i:])}" for i in range(len(parts))]
+    elif node.kind == "module":
+        keys.append(f"path:{p['path']}")
+    return keys
+
+
+def store_node(node: GraphNode) -> tuple[Node, list[str], str, str]:
+    """(the store's node, its lookup keys, the hash of what is written, its embedding text hash or "")."""
+    props = dict(node.props)
+    if node.kind == "symbol":
+        props["_fqn_prefixes"] = segment_prefixes(props["fqn"])
+        props["_file_prefixes"] = path_prefixes(props.get("file", ""))
+    text = bm25_text(node)
+    text_hash = digest(embedding_text(node)) if node.kind in EMBEDDED_KINDS else ""
+    keys = facet_keys(node) + lookup_keys(node)
+    written = digest([node.kind, node.name, text, props, sorted(set(keys))])
+    return Node(node.id, node.kind, node.name, text, props, text_hash=text_hash), keys, written, text_hash
+
+
+def store_edge(edge: GraphEdge) -> tuple[Edge, str]:
+    """(the store's edge, the hash of what is written)."""
+    return Edge(edge.id, edge.src, edge.dst, edge.type, dict(edge.props)), digest(
+        [edge.src, edge.dst, edge.type, edge.props])
