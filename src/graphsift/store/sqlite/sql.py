@@ -144,6 +144,8 @@ def edges_of_sql(node_ids: Sequence[str], direction: str, types: Sequence[str] |
     else:
         clauses, params = [f"(src IN {members} OR dst IN {members})"], [ids, ids]
     if types is not None:
-        clauses.append(f"type IN {members}")
+        # "+type": never drive the query from the type index (one type can hold most edges); the node ids
+        # select few rows through edges_src_type_date / edges_dst_type_date, and the type filters those
+        clauses.append(f"+type IN {members}")
         params.append(json.dumps(list(dict.fromkeys(types))))
     return "WHERE " + " AND ".join(clauses), params

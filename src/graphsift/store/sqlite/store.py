@@ -337,11 +337,22 @@ class SQLiteStore:
     def set_node_keys(self, keys: Mapping[str, Sequence[str]]) -> None:
         """Replace the exact-lookup keys (normalised names, aliases...) of each given node id."""
         with self.atomic():
-            for node_id, node_keys in keys.items():
-                rowid = self._rowid(node_id, "set lookup keys of")
-                self._conn.execute("DELETE FROM node_keys WHERE node_rowid = ?", (rowid,))
-                self._conn.executemany("INSERT OR IGNORE INTO node_keys(key, node_rowid) VALUES (?, ?)",
-                                       [(k, rowid) for k in dict.fromkeys(node_keys)])
+            rowids = self._rowids(list(keys), "set lookup keys of")
+            self._conn.executemany("DELETE FROM node_keys WHERE node_rowid = ?", [(r,) for r in rowids.values()])
+            self._conn.executemany("INSERT OR IGNORE INTO node_keys(key, node_rowid) VALUES (?, ?)",
+                                   [(k, rowids[node_id]) for node_id, node_keys in keys.items()
+                                    for k in dict.fromkeys(node_keys)])
+
+    def _rowids(self, ids: list[str], action: str) -> dict[str, int]:
+        """Row ids of ``ids`` (all of them, or :class:`InvalidInput` naming the first unknown one)."""
+        found: dict[str, int] = {}
+        for chunk in _chunks(ids):
+            marks = ",".join("?" * len(chunk))
+            found.update(self._conn.execute(f"SELECT id, rowid FROM nodes WHERE id IN ({marks})", chunk).fetchall())
+        missing = [i for i in ids if i not in found]
+        if missing:
+            raise InvalidInput(f"cannot {action} unknown node {missing[0]!r}")
+        return found
 
     def add_node_keys(self, keys: Mapping[str, Sequence[str]]) -> None:
         """Add lookup keys to each given node id (keys it already has are kept once)."""

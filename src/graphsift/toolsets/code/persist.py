@@ -78,7 +78,7 @@ def decode_facts(data: list) -> FileFacts:
 def pack(value: Any) -> str:
     """JSON, compressed, as text (what a metadata value can hold on every backend)."""
     raw = json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-    return base64.b64encode(zlib.compress(raw, 6)).decode("ascii")
+    return base64.b64encode(zlib.compress(raw, 1)).decode("ascii")
 
 
 def unpack(text: str) -> Any:

@@ -25,7 +25,6 @@ fqn and file prefixes so that `search` can apply the same prefix filters through
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from typing import Any
 
@@ -44,7 +43,9 @@ _SEGMENT = re.compile(r"[.#/]")
 
 
 def digest(value: Any) -> str:
-    return hashlib.blake2b(json.dumps(value, sort_keys=True, separators=(",", ":")).encode(), digest_size=10).hexdigest()
+    """A short hash of a JSON-able value as this code builds it: its ``repr`` (dict order is the code's,
+    so two writes of the same `persist.FORMAT` agree; ``repr`` costs half of ``json.dumps``)."""
+    return hashlib.blake2b(repr(value).encode(), digest_size=10).hexdigest()
 
 
 def split_words(*texts: str) -> str:
@@ -81,14 +82,18 @@ def normalise_fqn(text: str) -> str:
     return text.replace("#", ".")
 
 
+#: the longest fqn tail `resolve` matches without a package prefix, in segments
+TAIL_SEGMENTS = 3
+
+
 def fqn_tails(fqn: str) -> list[str]:
-    """The fqn without a package prefix, normalised (`normalise_fqn`): every tail of two or more
-    segments, with and without a Java parameter list (``a.b.C#m(int)`` -> ``b.C.m(int)``, ``b.C.m``,
-    ``C.m(int)``, ``C.m``)."""
+    """The fqn without a package prefix, normalised (`normalise_fqn`): its last two and three segments,
+    with and without a Java parameter list (``a.b.C#m(int)`` -> ``b.C.m(int)``, ``b.C.m``, ``C.m(int)``,
+    ``C.m``)."""
     head, sep, params = normalise_fqn(fqn).partition("(")
     cuts = [m.end() for m in _SEGMENT.finditer(head)]
     out = []
-    for cut in cuts[:-1]:
+    for cut in cuts[-TAIL_SEGMENTS:-1]:
         tail = head[cut:]
         out.append(tail + sep + params)
         if sep:
@@ -151,10 +156,14 @@ def lookup_keys(node: GraphNode) -> list[str]:
     p = node.props
     keys = []
     if not (node.kind == "symbol" and p["symbol_kind"] == "constructor"):  # "Money" means the class
-        keys += [f"name:{node.name}", f"namel:{node.name.lower()}"]
+        keys.append(f"name:{node.name}")
+        if node.name.lower() != node.name:
+            keys.append(f"namel:{node.name.lower()}")
     if node.kind == "symbol":
         fqn = p["fqn"]
-        keys += [f"fqn:{fqn}", f"fqnl:{fqn.lower()}"]
+        keys.append(f"fqn:{fqn}")
+        if fqn.lower() != fqn:
+            keys.append(f"fqnl:{fqn.lower()}")
         if _without_params(fqn) != fqn:
             keys.append(f"np:{_without_params(fqn)}")
         keys += [f"sfx:{tail}" for tail in fqn_tails(fqn)]

@@ -178,14 +178,16 @@ READ_CANDIDATES = 2000
 _PATTERN = set("*?[]{}|^$\\")
 
 
-def _tier_key(prefix: str, identifier: str) -> str:
+def _tier_keys(prefix: str, identifier: str) -> list[str]:
+    """The keys of one kind of match. A node has a lower-case key only when lower case differs from its
+    name, so "any case" also reads the plain key of the lower-cased identifier."""
     if prefix in ("fqnl:", "namel:"):
-        return prefix + identifier.lower()
+        return [prefix + identifier.lower(), prefix[:-2] + ":" + identifier.lower()]
     if prefix == "sfx:":
-        return prefix + normalise_fqn(identifier)
+        return [prefix + normalise_fqn(identifier)]
     if prefix == "path:":
-        return prefix + identifier.strip("/")
-    return prefix + identifier
+        return [prefix + identifier.strip("/")]
+    return [prefix + identifier]
 
 
 def resolve(runtime: Runtime, request: ResolveRequest) -> ResolveResponse:
@@ -207,12 +209,12 @@ def resolve(runtime: Runtime, request: ResolveRequest) -> ResolveResponse:
     direct = [n for n in store.get_nodes([identifier]) if fits(n)]
     if direct:
         return ResolveResponse(status="one", node=node_ref(direct[0]), reason="id", **base)
-    keys = {reason: _tier_key(prefix, identifier) for reason, prefix, _ in TIERS}
-    found = store.nodes_by_keys(list(keys.values()), kind=kind)
-    tiers: list[tuple[str, float, list]] = []
+    keys = {reason: _tier_keys(prefix, identifier) for reason, prefix, _ in TIERS}
+    found = store.nodes_by_keys([k for ks in keys.values() for k in ks], kind=kind)
+    tiers: list[tuple[str, float, list, int]] = []
     seen: set[str] = set()
     for reason, _, score in TIERS:
-        ids = [i for i in found.get(keys[reason], []) if i not in seen]
+        ids = list(dict.fromkeys(i for k in keys[reason] for i in found.get(k, []) if i not in seen))
         seen.update(ids)
         nodes = [n for n in store.get_nodes(ids[:READ_CANDIDATES]) if fits(n)]
         if nodes:
