@@ -162,8 +162,9 @@ class NeighborsResponse(Response):
     has_more: bool
     counts: dict[str, int] = Field(description="Edges per key asked for, before limit and offset.")
     neighbors: list[Neighbor]
-    unresolved: list[UnresolvedCall] | None = Field(None, description="With include_unresolved: call sites.")
-    unresolved_total: int | None = None
+    unresolved: list[UnresolvedCall] = Field(
+        default_factory=list, description="With include_unresolved: call sites that resolve to nothing.")
+    unresolved_total: int = Field(0, description="With include_unresolved: how many in all.")
     note: str | None = None
     index_status: IndexStatus
 

@@ -70,7 +70,7 @@ def neighbors(r: NeighborsResponse) -> str:
     parts = [head, table(rows, columns, {"label": 80, "via": 60, "detail": 50})]
     if r.has_more:
         parts.append(f"more: offset {r.offset + len(r.neighbors)} of {r.total}")
-    if r.unresolved is not None:
+    if r.unresolved_total:
         parts.append(f"unresolved call sites: {r.unresolved_total}")
         parts += [f"  line {u.line}: {u.receiver + '.' if u.receiver else ''}{u.name}  [{u.reason}]"
                   f"{' ' + u.detail if u.detail else ''}" for u in r.unresolved]
