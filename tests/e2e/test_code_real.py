@@ -93,3 +93,52 @@ def test_django_facts(django_graph):
         in triples
     assert by_fqn["django.db.models"].props["symbol_kind"] == "package"
     assert ("django.db.models", "DECLARES", "django.db.models.base") in triples
+
+
+# -- the same through the tools and the store ------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def django_tools(tmp_path_factory, embedder):
+    """(runtime, root): django's source indexed through the index tool (structure only)."""
+    spec = importlib.util.find_spec("django")
+    if spec is None or not spec.submodule_search_locations:
+        pytest.skip("needs django installed from PyPI (python -m pip install django)")
+    from graphsift.config import Settings
+    from graphsift.runtime import Runtime
+
+    root = Path(next(iter(spec.submodule_search_locations)))
+    runtime = Runtime(Settings(home=tmp_path_factory.mktemp("django") / "home"), embedder=embedder, watch_files=True)
+    run(runtime, "index", project_path=str(root), embed=False)
+    yield runtime, root
+    runtime.close()
+
+
+def run(runtime, tool, **fields):
+    from graphsift.contract import parse_request
+    from graphsift.toolsets.code import models, tools
+
+    return getattr(tools, tool)(runtime, parse_request(getattr(models, f"{tool.capitalize()}Request"), fields))
+
+
+def test_django_through_the_tools(django_tools):
+    runtime, root = django_tools
+    p = str(root)
+    model = run(runtime, "resolve", project_path=p, identifier="django.db.models.base.Model")
+    assert (model.status, model.reason) == ("one", "exact_fqn")
+    save = run(runtime, "resolve", project_path=p, identifier="Model.save")
+    assert save.status == "one" and save.node.label == "django.db.models.base.Model.save"
+    overriders = run(runtime, "neighbors", project_path=p, id=save.node.id, edge_types=["OVERRIDDEN_BY"], limit=500)
+    assert "django.contrib.auth.base_user.AbstractBaseUser.save" in {n.node.label for n in overriders.neighbors}
+    subclasses = run(runtime, "neighbors", project_path=p, id=model.node.id, edge_types=["EXTENDED_BY"], limit=500)
+    assert "django.contrib.auth.models.Permission" in {n.node.label for n in subclasses.neighbors}
+    views = run(runtime, "find", project_path=p, kind="symbol",
+                filter={"role": "CONTROLLER", "symbol_kind": "class", "fqn_prefix": "django.views.generic"}, limit=500)
+    assert "django.views.generic.base.TemplateView" in {r.label for r in views.results}
+    described = run(runtime, "describe", project_path=p, fqn="django.db.models.query.QuerySet")
+    assert described.members > 50 and described.edge_summary["CALLS out (via members)"] > 100
+    many = run(runtime, "resolve", project_path=p, identifier="save")
+    assert many.status == "many" and many.total_candidates > 10 and len(many.candidates) == 10
+    words = run(runtime, "search", project_path=p, query="QuerySet filter", kind="symbol",
+                filter={"symbol_kind": "method"})
+    assert words.ranking == "bm25" and "django.db.models.query.QuerySet.filter" in [h.node.label for h in words.results]
