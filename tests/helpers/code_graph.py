@@ -31,6 +31,8 @@ def render(graph: CodeGraph) -> list[str]:
             return f"service:{node.name}"
         if node.kind == "module":
             return f"module:{node.props['path']}"
+        if node.kind in ("route", "client", "producer"):
+            return f"{node.kind}:{node.props['label']}"
         fqn = node.props["fqn"]
         return f"{fqn}@{node.props['line_start']}" if fqn_counts[fqn] > 1 else fqn
 
@@ -42,6 +44,15 @@ def render(graph: CodeGraph) -> list[str]:
             lines.append(f"S {node.name} root={p['root']} deployable={p['deployable']} declared={declared}")
         elif node.kind == "module":
             lines.append(f"M {p['path']} name={node.name} service={p['microservice']}")
+        elif node.kind == "route":
+            lines.append(f"R {p['label']} framework={p['framework']} handler={nodes[p['handler']].props['fqn']} "
+                         f"service={p['microservice']} resolved={p['resolved']}")
+        elif node.kind == "client":
+            lines.append(f"C {p['label']} kind={p['client_kind']} from={p['declaring_fqn']} match={p['match']}"
+                         + (f" why={p['match_detail']}" if p["match"] == "unresolved" else ""))
+        elif node.kind == "producer":
+            lines.append(f"P {p['label']} kind={p['producer_kind']} from={p['declaring_fqn']} match={p['match']}"
+                         + (f" why={p['match_detail']}" if p["match"] == "unresolved" else ""))
         else:
             flag = " generated" if p["generated"] else ""
             lines.append(f"N {p['symbol_kind']} {label(node.id)} role={p['role']} caps={','.join(p['capabilities'])} "
@@ -55,6 +66,8 @@ def render(graph: CodeGraph) -> list[str]:
             extra = f" [{edge.props['resolution']}]"
         elif edge.type == "INJECTS":
             extra = f" [{','.join(edge.props['via'])}:{','.join(edge.props['members'])}]"
+        elif edge.type in ("HTTP_CALLS", "ASYNC_CALLS"):
+            extra = f" [{edge.props['match']}]"
         lines.append(f"E {edge.type} {label(edge.src)} -> {label(edge.dst)}{extra}")
     return sorted(lines)
 

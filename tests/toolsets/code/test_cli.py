@@ -76,8 +76,8 @@ def test_errors_are_one_line_and_exit_2(env):
     result = invoke(env, "find", "symbol", "-p", project, "-f", '{"kind": "symbol"}')
     assert result.exit_code == 2 and result.stdout == ""
     assert result.stderr.startswith("error: [invalid_input] 'kind' goes beside the filter")
-    result = invoke(env, "find", "route", "-p", project)
-    assert result.exit_code == 2 and "'route' is not one of 'symbol', 'microservice', 'module'" in result.stderr
+    result = invoke(env, "find", "widget", "-p", project)
+    assert result.exit_code == 2 and "'widget' is not one of 'symbol', 'microservice', 'module', 'route'" in result.stderr
     result = invoke(env, "resolve", "Order*", "-p", project)
     assert result.exit_code == 2 and "not a pattern" in result.stderr
     result = invoke(env, "neighbors", "sym_nope", "-p", project)

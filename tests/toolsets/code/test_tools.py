@@ -19,7 +19,7 @@ from graphsift.toolsets.code import models, tools
 from graphsift.toolsets.code.edge_keys import EDGE_KEYS
 from graphsift.toolsets.code.filters import FIELDS
 from graphsift.toolsets.code.graph import CodeGraph
-from graphsift.toolsets.code.model import ROLES
+from graphsift.toolsets.code.model import EDGE_TYPES, ROLES
 
 
 @pytest.fixture(scope="module")
@@ -168,8 +168,10 @@ def test_strict_filter_errors_teach_the_contract():
     assert "non-empty string" in find_error({"microservice": 3})
     with pytest.raises(InvalidInput, match="Valid fields"):
         parse_request(models.FindRequest, {"project_path": ".", "kind": "symbol", "filters": {}})
-    with pytest.raises(InvalidInput, match="'symbol', 'microservice' or 'module'"):
-        parse_request(models.FindRequest, {"project_path": ".", "kind": "client"})
+    with pytest.raises(InvalidInput, match="'symbol', 'microservice', 'module', 'route', 'client' or 'producer'"):
+        parse_request(models.FindRequest, {"project_path": ".", "kind": "widget"})
+    message = find_error({"path_prefix": "/api"})
+    assert "'path_prefix' is a filter field of kind route, not of kind symbol" in message
 
 
 def test_a_bad_request_changes_nothing(tmp_path, embedder):
@@ -260,7 +262,7 @@ def test_neighbors_follow_stored_reversed_and_member_keys(system):
     both = call(system, "neighbors", id=impl.id, direction="both", limit=500)
     expected = {e.id for e in edges.values() if impl.id in (e.src, e.dst)}
     assert both.total == len(expected) and len(both.neighbors) == len(expected)
-    assert set(both.counts) == {"DECLARES", "EXTENDS", "IMPLEMENTS", "OVERRIDES", "INJECTS", "IMPORTS", "CALLS"}
+    assert set(both.counts) == set(EDGE_TYPES)
 
 
 def test_neighbors_paginate_across_keys_and_list_unresolved_calls(system):

@@ -117,6 +117,14 @@ TOOLSET = Toolset(
               models.ResolveRequest, models.ResolveResponse, tools.resolve, render.resolve,
               Cli(help="Turn a name into a node id (one, many or none).", args={
                   "identifier": Arg(positional=True), "hint_kind": Arg(short="-k"), "project_path": PROJECT})),
+        _spec("service_map",
+              "A picture of the system: the microservices and the links between them (HTTP with method and "
+              "path, async with topic; ambiguous and unresolved ones dashed and labelled) as Mermaid text to paste "
+              "into markdown, or Graphviz DOT. Optionally around one microservice, to a depth.",
+              models.ServiceMapRequest, models.ServiceMapResponse, tools.service_map, render.service_map,
+              Cli(command="map", help="Draw the services and their links (Mermaid or DOT).", args={
+                  "microservice": Arg(flags=("--service",), metavar="NAME"), "format": Arg(short="-f"),
+                  "project_path": PROJECT})),
         ToolSpec(name="status",
                  description="Whether the tree is indexed, how fresh the index is (files changed since, git commit), "
                              "node and edge counts, the microservices found, and the index size. Never modifies the "

@@ -5,7 +5,8 @@
   (``neighbors(m, ["OVERRIDDEN_BY"])`` lists the methods that override ``m``); ``direction`` flips too.
 * **Member views** (``DECLARES.<key>``): the key's edges of every symbol the node declares, at any depth
   (a class's methods, a package's classes and their members, a service's modules and everything in
-  them), so ``DECLARES.CALLS`` out of a class is every call its methods make.
+  them), so ``DECLARES.CALLS`` out of a class is every call its methods make and ``DECLARES.EXPOSES``
+  out of a microservice every route it serves (keys whose edges never start at a symbol are left out).
 
 Each key reads as one (node set, stored type, direction) selection; `selection` says which.
 """
@@ -32,7 +33,10 @@ REVERSED: dict[str, str] = {
     "ASYNC_CALLED_BY": "ASYNC_CALLS",
 }
 REVERSED = {key: stored for key, stored in REVERSED.items() if stored in EDGE_TYPES}
-_MEMBER_BASES = [t for t in EDGE_TYPES if t != "DECLARES"] + [k for k in REVERSED if k != "DECLARED_BY"]
+#: edges whose symbol end is never a member (they start or end at routes, clients and producers only)
+_NOT_FROM_SYMBOLS = {"DECLARES", "HTTP_CALLS", "ASYNC_CALLS", "DECLARED_BY", "EXPOSED_BY", "CLIENT_DECLARED_BY",
+                     "PRODUCER_DECLARED_BY", "HTTP_CALLED_BY", "ASYNC_CALLED_BY"}
+_MEMBER_BASES = [k for k in (*EDGE_TYPES, *REVERSED) if k not in _NOT_FROM_SYMBOLS]
 #: every key neighbors accepts, in the order they are documented
 EDGE_KEYS: tuple[str, ...] = (*EDGE_TYPES, *REVERSED, *(f"DECLARES.{k}" for k in _MEMBER_BASES))
 FLIP = {"out": "in", "in": "out", "both": "both"}

@@ -9,7 +9,9 @@ send that); it is decoded, then held to the same rules.
 
 Prefix fields match whole segments: ``fqn_prefix`` ``com.shop`` matches ``com.shop`` and
 ``com.shop.orders.Order#place(Order)``, not ``com.shopping``; ``file_prefix`` ``src/main`` matches
-files under that folder (or that file), not ``src/mainframe``.
+files under that folder (or that file), not ``src/mainframe``; ``path_prefix`` ``/api`` matches
+``/api/orders/{id}``, not ``/apis``; ``topic_prefix`` ``orders`` matches ``orders.created`` and
+``orders-dlq`` (it cuts at ``.``, ``/``, ``:``, ``_`` and ``-``).
 """
 
 from __future__ import annotations
@@ -20,7 +22,17 @@ from typing import Any
 
 from graphsift.errors import InvalidInput
 
+from .endpoints import ANY, HTTP_METHODS
 from .model import CAPABILITIES, LANGUAGES, ROLES, SYMBOL_KINDS
+
+#: what declares a route
+FRAMEWORKS = ("spring_web", "jaxrs", "spring_kafka", "spring_rabbit", "spring_jms", "spring_cloud_stream",
+              "fastapi", "flask", "express", "nestjs")
+#: what makes an HTTP call
+CLIENT_KINDS = ("feign", "rest_template", "web_client", "rest_client", "http_exchange", "requests", "httpx",
+                "aiohttp", "fetch", "axios")
+#: what sends a message
+PRODUCER_KINDS = ("kafka_template", "stream_bridge", "rabbit_template", "jms_template", "send_to")
 
 
 @dataclass(frozen=True)
@@ -69,6 +81,29 @@ FIELDS: dict[str, dict[str, FilterField]] = {
     "module": {f.name: f for f in (
         _f("microservice", "microservice", "the microservice the module belongs to"),
         _f("name", "name", "the module's build name"),
+    )},
+    "route": {f.name: f for f in (
+        _f("microservice", "microservice", "the microservice that serves the route"),
+        _f("module", "module", "the module of the handler"),
+        _f("http_method", "http_method", "the HTTP method (ANY: a mapping without one)", values=(*HTTP_METHODS, ANY)),
+        _f("path_prefix", "_path_prefixes", "the path template starts with these whole segments"),
+        _f("framework", "framework", "what declares it", values=FRAMEWORKS),
+        _f("topic_prefix", "_topic_prefixes", "a listener's topic (queue, destination) starts with this"),
+    )},
+    "client": {f.name: f for f in (
+        _f("microservice", "microservice", "the microservice the client is in"),
+        _f("module", "module", "the module of the declaring symbol"),
+        _f("client_kind", "client_kind", "what makes the call", values=CLIENT_KINDS),
+        _f("target_service", "target_service", "the service it calls, as named (a project microservice, or not)"),
+        _f("target_path_prefix", "_target_path_prefixes", "the path it calls starts with these whole segments"),
+        _f("http_method", "http_method", "the HTTP method", values=HTTP_METHODS),
+        _f("resolved", "resolved", "every value of its target folded (no unknown part)", boolean=True),
+    )},
+    "producer": {f.name: f for f in (
+        _f("microservice", "microservice", "the microservice the producer is in"),
+        _f("module", "module", "the module of the declaring symbol"),
+        _f("producer_kind", "producer_kind", "what sends", values=PRODUCER_KINDS),
+        _f("topic_prefix", "_topic_prefixes", "the topic (queue, destination) starts with this"),
     )},
 }
 KINDS = tuple(FIELDS)

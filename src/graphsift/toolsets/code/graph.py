@@ -27,6 +27,7 @@ from .parsing import content_hash
 from .project import FileContext, Layout, Scan, detect_layout, scan
 from .python_resolve import PythonResolver
 from .resolve import Bound, FileResult, Table, Tracker, digests
+from .services import service_records, settings_of
 from .ts_resolve import TsResolver
 
 EXTRACTORS = {
@@ -91,6 +92,10 @@ class CodeGraph:
         self.layout_edges: list[GraphEdge] = []
         #: restored without resolving (see `restore`): results of files not resolved since hold no records
         self.partial = False
+        #: part 2's records (routes, clients, producers and their links), recomputed after every update
+        self.service_nodes: list[GraphNode] = []
+        self.service_edges: list[GraphEdge] = []
+        self._settings: dict | None = None
 
     @classmethod
     def build(cls, root: str | Path) -> CodeGraph:
@@ -184,6 +189,12 @@ class CodeGraph:
         clock = time.perf_counter()
         self._layout_records(layout)
         stats.seconds["layout_records"] = time.perf_counter() - clock
+
+        clock = time.perf_counter()
+        if stats.layout_changed or self._settings is None:
+            self._settings = settings_of(self)
+        self.service_nodes, self.service_edges = service_records(self, self._settings)
+        stats.seconds["services"] = time.perf_counter() - clock
         stats.files = len(self.facts)
         stats.loc = sum(f.loc for f in self.facts.values())
         return stats
@@ -304,8 +315,8 @@ class CodeGraph:
         """Every node and edge by id (the layout's and every file's)."""
         if self.partial:
             raise RuntimeError("a restored graph holds the records of the files it resolved since, not all")
-        nodes = {n.id: n for n in self.layout_nodes}
-        edges = {e.id: e for e in self.layout_edges}
+        nodes = {n.id: n for n in [*self.layout_nodes, *self.service_nodes]}
+        edges = {e.id: e for e in [*self.layout_edges, *self.service_edges]}
         for path in sorted(self.results):
             result = self.results[path]
             for node in result.nodes:

@@ -50,6 +50,8 @@ from .records import embedding_text, store_edge, store_node
 
 #: the pseudo-path that owns the layout's records (services, modules, Java packages)
 LAYOUT = ":layout"
+#: the pseudo-path that owns part 2's records (routes, clients, producers and their links)
+SERVICES = ":services"
 #: a structural update of a fully embedded index embeds at most this many changed nodes itself
 INLINE_EMBED_LIMIT = 2000
 #: nodes per embedding transaction
@@ -207,7 +209,8 @@ class CodeIndex(FolderIndex):
 
     def _write(self, store: Store, graph: CodeGraph, stats: UpdateStats, current: dict[str, int],
                report: UpdateReport) -> None:
-        owners: dict[str, tuple[list[GraphNode], list[GraphEdge]]] = {LAYOUT: (graph.layout_nodes, graph.layout_edges)}
+        owners: dict[str, tuple[list[GraphNode], list[GraphEdge]]] = {
+            LAYOUT: (graph.layout_nodes, graph.layout_edges), SERVICES: (graph.service_nodes, graph.service_edges)}
         for path in stats.resolved_paths:
             result = graph.results[path]
             owners[path] = (result.nodes, result.edges)
@@ -223,7 +226,7 @@ class CodeIndex(FolderIndex):
         to_embed: list[tuple[str, Node]] = []
         for owner, (nodes, edges) in owners.items():
             old = olds[owner]
-            new = Outputs(deps=sorted(graph.results[owner].deps) if owner != LAYOUT else [])
+            new = Outputs(deps=sorted(graph.results[owner].deps) if owner not in (LAYOUT, SERVICES) else [])
             for node in nodes:
                 row, keys, written, text_hash = store_node(node)
                 new.nodes[node.id] = [written, text_hash]
@@ -311,7 +314,7 @@ class CodeIndex(FolderIndex):
     def pending(self, store: Store) -> list[tuple[str, str, str]]:
         """(owner, node id, text hash) of every node whose vectors are missing or made from other text."""
         out = []
-        for owner in [LAYOUT, *(store.get_meta("sources") or [])]:
+        for owner in [LAYOUT, SERVICES, *(store.get_meta("sources") or [])]:
             outputs = Outputs.load(store, owner)
             for node_id, (_, text_hash) in outputs.nodes.items():
                 if text_hash and outputs.embedded.get(node_id) != text_hash:

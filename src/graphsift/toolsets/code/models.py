@@ -53,9 +53,10 @@ class NodeRef(Response):
     """One node in a list: enough to recognise it and to ask for more (describe / neighbors by id)."""
 
     id: str
-    kind: str = Field(description="symbol, microservice or module.")
+    kind: str = Field(description="symbol, microservice, module, route, client or producer.")
     name: str
-    label: str = Field(description="The fqn of a symbol, a module's path, a microservice's name.")
+    label: str = Field(description="The fqn of a symbol, a module's path, a microservice's name, a route's "
+                                   "'METHOD /path' or 'broker topic', a client's 'METHOD service /path'.")
     symbol_kind: str | None = None
     role: str | None = None
     microservice: str | None = None
@@ -235,6 +236,34 @@ class ResolveResponse(Response):
         description="Matches of weaker kinds (at most 10), so that nothing is hidden by the choice.")
     why: str | None = Field(None, description="status none: what was tried.")
     closest: list[str] = Field(description="status none: the closest names (by BM25 over names and fqns).")
+    index_status: IndexStatus
+
+
+# -- service map ---------------------------------------------------------------------------------------
+
+
+class ServiceMapRequest(Request):
+    project_path: ProjectPath
+    microservice: str | None = Field(None, min_length=1, description="Focus on this microservice (null: all).")
+    depth: int = Field(1, ge=1, le=5, description="With a focus: services within this many links of it.")
+    format: Literal["mermaid", "dot"] = Field("mermaid", description="Mermaid flowchart text or Graphviz DOT.")
+
+
+class ServiceLink(Response):
+    source: str = Field(description="The calling microservice.")
+    target: str = Field(description="The called microservice, 'NAME (outside)', or '?'.")
+    kind: Literal["http", "async"]
+    match: str = Field(description="cross_service, intra_service, ambiguous or unresolved.")
+    labels: list[str] = Field(description="Routes called ('METHOD /path'), topics ('broker topic'), or what an "
+                                          "unresolved caller asks for.")
+
+
+class ServiceMapResponse(Response):
+    format: str
+    microservice: str | None
+    services: list[str] = Field(description="The microservices drawn.")
+    links: list[ServiceLink]
+    diagram: str = Field(description="The picture: Mermaid flowchart text or Graphviz DOT.")
     index_status: IndexStatus
 
 

@@ -62,8 +62,17 @@ _CONFIG_RE = re.compile(r"^(bootstrap|application)(-[\w.-]+)?\.(ya?ml|properties
 LAYOUT_FILES = frozenset(BUILD_FILES) | {"Dockerfile", "pnpm-workspace.yaml"}
 
 
-def is_layout_file(name: str) -> bool:
-    return name in LAYOUT_FILES or bool(_CONFIG_RE.match(name))
+#: settings files read for part 2's values (``${...}`` placeholders, Spring Cloud Config shared files)
+SETTINGS_SUFFIXES = (".yml", ".yaml", ".properties")
+
+
+def is_layout_file(name: str, folder: str = "") -> bool:
+    """A file whose change can move the layout or the configuration: build files, Dockerfiles,
+    ``application*``/``bootstrap*`` files, and any settings file under a ``resources`` folder (config
+    servers keep their shared files there)."""
+    if name in LAYOUT_FILES or _CONFIG_RE.match(name):
+        return True
+    return name.endswith(SETTINGS_SUFFIXES) and "resources" in folder.split("/")
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +133,7 @@ def scan(root: str | Path) -> Scan:
                 stat = entry.stat(follow_symlinks=False)
             except OSError:
                 continue
-            if is_layout_file(name):
+            if is_layout_file(name, rel):
                 result.layout_files.setdefault(rel, []).append(name)
                 result.layout_stamp[child] = (stat.st_size, stat.st_mtime_ns)
             language = SOURCE_LANGUAGES.get(os.path.splitext(name)[1])

@@ -148,7 +148,60 @@ def facet_keys(node: GraphNode) -> list[str]:
     elif node.kind == "module":
         add("microservice", p["microservice"])
         add("name", node.name)
+    elif node.kind in ("route", "client", "producer"):
+        add("microservice", p["microservice"])
+        add("module", p["module"])
+        for field, prop in PART2_SCALARS[node.kind]:
+            if p.get(prop) is not None:
+                add(field, p[prop])
+        for prop, values in prefix_props(node).items():
+            for value in values:
+                add(PREFIX_FIELDS[prop], value)
     return keys
+
+
+#: per part 2 kind: (filter field, prop) of the scalar filters
+PART2_SCALARS = {
+    "route": (("http_method", "http_method"), ("framework", "framework")),
+    "client": (("client_kind", "client_kind"), ("target_service", "target_service"), ("http_method", "http_method"),
+               ("resolved", "resolved")),
+    "producer": (("producer_kind", "producer_kind"),),
+}
+#: hidden prefix prop -> the filter field that reads it
+PREFIX_FIELDS = {"_path_prefixes": "path_prefix", "_target_path_prefixes": "target_path_prefix",
+                 "_topic_prefixes": "topic_prefix"}
+_TOPIC_CUT = re.compile(r"[./:_-]")
+
+
+def topic_prefixes(topic: str) -> list[str]:
+    """Every prefix of a topic that ends just before a ``.``, ``/``, ``:``, ``_`` or ``-``, and the topic."""
+    out = [topic[: m.start()] for m in _TOPIC_CUT.finditer(topic) if m.start() > 0]
+    out.append(topic)
+    return list(dict.fromkeys(out))
+
+
+def url_path_prefixes(template: str) -> list[str]:
+    """``/a/b/{id}`` -> ``/``, ``/a``, ``/a/b``, ``/a/b/{id}``."""
+    parts = [part for part in template.split("/") if part]
+    return ["/"] + ["/" + "/".join(parts[: i + 1]) for i in range(len(parts))]
+
+
+def prefix_props(node: GraphNode) -> dict[str, list[str]]:
+    """The hidden prefix props of part 2's nodes (``_path_prefixes`` ...): what prefix filters read."""
+    p = node.props
+    out: dict[str, list[str]] = {}
+    if node.kind == "route" and p.get("path_template"):
+        out["_path_prefixes"] = url_path_prefixes(p["path_template"])
+    if node.kind == "client" and p.get("target_path_template"):
+        out["_target_path_prefixes"] = url_path_prefixes(p["target_path_template"])
+    if node.kind in ("route", "producer") and p.get("topic"):
+        out["_topic_prefixes"] = topic_prefixes(p["topic"])
+    return out
+
+
+def path_key(template: str) -> str:
+    """A path template with its variables' names dropped (``/a/{id}`` -> ``/a/{}``): what `resolve` compares."""
+    return re.sub(r"\{[^{}?]+\}", "{}", template)
 
 
 def lookup_keys(node: GraphNode) -> list[str]:
@@ -173,6 +226,13 @@ def lookup_keys(node: GraphNode) -> list[str]:
             keys += [f"path:{'/'.join(parts[i:])}" for i in range(len(parts))]
     elif node.kind == "module":
         keys.append(f"path:{p['path']}")
+    elif node.kind == "route":
+        if p.get("path_template"):
+            keys.append(f"tpl:{path_key(p['path_template'])}")
+            if p.get("http_method"):
+                keys.append(f"tpl:{p['http_method']} {path_key(p['path_template'])}")
+        if p.get("topic"):
+            keys.append(f"name:{p['topic']}")
     return keys
 
 
@@ -182,6 +242,7 @@ def store_node(node: GraphNode) -> tuple[Node, list[str], str, str]:
     if node.kind == "symbol":
         props["_fqn_prefixes"] = segment_prefixes(props["fqn"])
         props["_file_prefixes"] = path_prefixes(props.get("file", ""))
+    props.update(prefix_props(node))
     text = bm25_text(node)
     text_hash = digest(embedding_text(node)) if node.kind in EMBEDDED_KINDS else ""
     keys = facet_keys(node) + lookup_keys(node)

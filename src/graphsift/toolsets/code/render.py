@@ -17,6 +17,7 @@ from .models import (
     NodeRef,
     ResolveResponse,
     SearchResponse,
+    ServiceMapResponse,
     StatusResponse,
 )
 
@@ -107,6 +108,11 @@ def resolve(r: ResolveResponse) -> str:
     if r.weaker_matches:
         lines.append("weaker matches: " + ", ".join(f"{c.node.label} ({c.reason})" for c in r.weaker_matches))
     return "\n".join(lines + [status_line(r.index_status)])
+
+
+def service_map(r: ServiceMapResponse) -> str:
+    comment = "%%" if r.format == "mermaid" else "//"
+    return f"{r.diagram}\n{comment} {status_line(r.index_status)}"
 
 
 def status(r: StatusResponse) -> str:

@@ -15,6 +15,8 @@ from graphsift.search import hybrid_search
 from graphsift.store import Store
 
 from . import filters, traverse
+from . import service_map as maps
+from .endpoints import HTTP_METHODS, normalise_path
 from .index import CodeIndex
 from .model import SYMBOL_KINDS
 from .models import (
@@ -33,10 +35,21 @@ from .models import (
     SearchRequest,
     SearchResponse,
     ServiceInfo,
+    ServiceLink,
+    ServiceMapRequest,
+    ServiceMapResponse,
     StatusRequest,
     StatusResponse,
 )
-from .records import normalise_fqn, path_prefixes, segment_prefixes, split_words
+from .records import (
+    normalise_fqn,
+    path_key,
+    path_prefixes,
+    segment_prefixes,
+    split_words,
+    topic_prefixes,
+    url_path_prefixes,
+)
 from .views import attributes, index_status, node_ref, open_fresh, refs
 
 # -- find ------------------------------------------------------------------------------------------------
@@ -54,6 +67,11 @@ def find(runtime: Runtime, request: FindRequest) -> FindResponse:
     return FindResponse(kind=request.kind, filter=request.filter, total=total, offset=request.offset,
                         limit=request.limit, has_more=request.offset + len(results) < total, results=results,
                         note=note, index_status=status)
+
+
+#: prefix filter -> how a value is cut into the prefixes a near miss can be looked for under
+PREFIX_CUTS = {"fqn_prefix": segment_prefixes, "file_prefix": path_prefixes, "path_prefix": url_path_prefixes,
+               "target_path_prefix": url_path_prefixes, "topic_prefix": topic_prefixes}
 
 
 def _names(store: Store, kind: str, prop: str, most: int = 30) -> str:
@@ -78,8 +96,8 @@ def why_empty(store: Store, kind: str, conditions: list[filters.Condition], tota
             return f"no {kind} in microservice {shown}; microservices are: {_names(store, 'microservice', 'name')}"
         if name == "module":
             return f"no {kind} in module {shown}; modules are: {_names(store, 'module', 'path')}"
-        if name in ("fqn_prefix", "file_prefix"):
-            cut = segment_prefixes if name == "fqn_prefix" else path_prefixes
+        if name in PREFIX_CUTS:
+            cut = PREFIX_CUTS[name]
             hints = []
             for value in values:
                 for prefix in reversed(cut(value)[:-1]):
@@ -169,13 +187,14 @@ TIERS = (
     ("case_insensitive_fqn", "fqnl:", 0.9),
     ("without_package_prefix", "sfx:", 0.8),
     ("file_path", "path:", 0.8),
+    ("path_template", "tpl:", 0.8),
     ("simple_name", "name:", 0.7),
     ("case_insensitive_name", "namel:", 0.6),
 )
 MAX_CANDIDATES = 10
 #: candidates read per kind of match (enough to sort and filter; the count is exact either way)
 READ_CANDIDATES = 2000
-_PATTERN = set("*?[]{}|^$\\")
+_PATTERN = set("*?[]|^$\\")
 
 
 def _tier_keys(prefix: str, identifier: str) -> list[str]:
@@ -187,12 +206,17 @@ def _tier_keys(prefix: str, identifier: str) -> list[str]:
         return [prefix + normalise_fqn(identifier)]
     if prefix == "path:":
         return [prefix + identifier.strip("/")]
+    if prefix == "tpl:":
+        method, _, path = identifier.partition(" ")
+        if method.upper() in HTTP_METHODS and path.strip().startswith("/"):
+            return [f"{prefix}{method.upper()} {path_key(normalise_path(path.strip()))}"]
+        return [prefix + path_key(normalise_path(identifier))] if identifier.startswith("/") else []
     return [prefix + identifier]
 
 
 def resolve(runtime: Runtime, request: ResolveRequest) -> ResolveResponse:
     identifier = request.identifier.strip()
-    if _PATTERN & set(identifier) or identifier.endswith(".*"):
+    if _PATTERN & set(identifier.replace("{?}", "")) or identifier.endswith(".*"):
         raise InvalidInput(f"resolve takes one identifier, not a pattern ({identifier!r}); to list symbols "
                            "under a package use find(kind='symbol', filter={'fqn_prefix': 'com.example'}), to look "
                            "for something by words use search(query=...)")
@@ -250,6 +274,23 @@ def closest_labels(store: Store, identifier: str, kind: str | None) -> list[str]
             if by_name[name] not in labels:
                 labels.append(by_name[name])
     return labels[:MAX_CANDIDATES]
+
+
+# -- service map ---------------------------------------------------------------------------------------
+
+
+def service_map(runtime: Runtime, request: ServiceMapRequest) -> ServiceMapResponse:
+    index, store, status = open_fresh(runtime, request.project_path)
+    services, found = maps.arrows(store)
+    if request.microservice is not None:
+        if request.microservice not in services:
+            raise NotFound(f"no microservice {request.microservice!r}; microservices are: {', '.join(services)}")
+        services, found = maps.focus(services, found, request.microservice, request.depth)
+    diagram = maps.mermaid(services, found) if request.format == "mermaid" else maps.dot(services, found)
+    return ServiceMapResponse(
+        format=request.format, microservice=request.microservice, services=services,
+        links=[ServiceLink(source=a.source, target=a.target, kind=a.kind, match=a.match, labels=a.labels)
+               for a in found], diagram=diagram, index_status=status)
 
 
 # -- status and index ------------------------------------------------------------------------------------

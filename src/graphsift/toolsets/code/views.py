@@ -51,7 +51,7 @@ def node_ref(node: Node) -> NodeRef:
     if node.kind == "module":
         return NodeRef(id=node.id, kind=node.kind, name=node.name, label=p["path"], microservice=p.get("microservice"))
     return NodeRef(id=node.id, kind=node.kind, name=node.name, label=p.get("label", node.name),
-                   microservice=p.get("microservice"), file=p.get("file"), line=p.get("line"))
+                   microservice=p.get("microservice"), file=p.get("file") or None, line=p.get("line"))
 
 
 def refs(store: Store, ids: list[str]) -> dict[str, NodeRef]:
