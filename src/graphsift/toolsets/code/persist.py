@@ -28,7 +28,8 @@ from .model import AnnotationFact, CallFact, FileFacts, ImportFact, SymbolFact
 from .project import FileContext
 
 #: The format of persisted records and of the nodes they describe; an index of another format is rebuilt.
-FORMAT = 1
+#: 2: part 2's records (routes, clients, producers) and Python ``with X() as y`` locals.
+FORMAT = 2
 
 
 def _pairs(values: Any) -> tuple[tuple[str, str], ...]:

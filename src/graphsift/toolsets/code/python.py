@@ -33,6 +33,7 @@ _LOCALS = """
 (as_pattern alias: (as_pattern_target (identifier) @name)) @any
 (assignment left: (identifier) @name type: (type) @type)
 (assignment left: (identifier) @name right: (call) @value)
+(as_pattern (call) @value alias: (as_pattern_target (identifier) @name))
 (typed_parameter (identifier) @name type: (type) @type)
 (typed_default_parameter name: (identifier) @name type: (type) @type)
 """

@@ -12,9 +12,11 @@ from typing import TYPE_CHECKING
 
 from .appconfig import Values, module_values
 from .endpoints import Item
+from .jsweb import ScriptProject, read_script
 from .links import link
 from .model import GraphEdge, GraphNode
-from .spring import JavaFile, annotations, attr, read_java
+from .pyweb import PythonProject, read_python
+from .spring import JavaFile, annotations, attr, file_bases, read_java
 from .values import JavaConstants
 
 if TYPE_CHECKING:
@@ -56,14 +58,29 @@ def service_records(graph: CodeGraph, values: dict[str, Values]) -> tuple[list[G
     application_paths = _application_paths(graph, constants)
     items: list[Item] = []
     empty = Values()
-    for path in sorted(graph.table.files):
-        bound = graph.table.files[path]
-        if bound.ctx.is_test:
-            continue
-        module_settings = values.get(bound.ctx.module, empty)
-        if bound.facts.language == "java":
-            items += read_java(JavaFile(bound, constants, module_settings, controllers,
-                                        application_paths.get(bound.ctx.module, "")))
+    java = [JavaFile(bound, constants, values.get(bound.ctx.module, empty), controllers,
+                     application_paths.get(bound.ctx.module, ""))
+            for path, bound in sorted(graph.table.files.items())
+            if bound.facts.language == "java" and not bound.ctx.is_test]
+    bases: dict[str, dict] = {}
+    for jf in java:
+        module = bases.setdefault(jf.bound.ctx.module, {})
+        for (owner, flavor), found in file_bases(jf).items():
+            module.setdefault((f"{jf.bound.path}:{owner}", flavor), []).extend(found)
+    for jf in java:
+        jf.module_bases = bases.get(jf.bound.ctx.module, {})
+        items += read_java(jf)
+    sources = [b for _, b in sorted(graph.table.files.items()) if not b.ctx.is_test]
+    python = [b for b in sources if b.facts.language == "python"]
+    if python:
+        py_project = PythonProject(python)
+        for bound in python:
+            items += read_python(py_project, bound)
+    scripts = [b for b in sources if b.facts.language in ("typescript", "javascript")]
+    if scripts:
+        js_project = ScriptProject(scripts)
+        for bound in scripts:
+            items += read_script(js_project, bound)
     assert graph.layout is not None
     return link(items, graph.layout)
 

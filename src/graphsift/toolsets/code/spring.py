@@ -23,7 +23,7 @@ binding of a configured ``Function`` bean. Test code is not read.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .appconfig import Values
 from .endpoints import ANY, Item, join_paths
@@ -79,6 +79,8 @@ class JavaFile:
     values: Values
     controller_annotations: set[str]
     application_path: str
+    #: the WebClient/RestClient base URLs set anywhere in the module (see `file_bases`)
+    module_bases: dict[tuple[str, str | None], list[Folded]] = field(default_factory=dict)
 
     @property
     def facts(self) -> FileFacts:
@@ -314,8 +316,9 @@ def _exchange(jf: JavaFile, index: int, anns, members: list[int]) -> Iterator[It
 # -- calls ----------------------------------------------------------------------------------------------------
 
 
-def receiver_type(facts: FileFacts, by_key: dict[str, int], call: CallFact) -> str | None:
-    """The declared type (simple name) of a call's receiver: a local, a parameter or a field of the class."""
+def receiver_type(facts: FileFacts, by_key: dict[str, int], call: CallFact, full: bool = False) -> str | None:
+    """The declared type (simple name; ``full``: as written) of a call's receiver: a local, a parameter or a
+    field of the class."""
     receiver = call.receiver
     if not receiver:
         return None
@@ -328,12 +331,13 @@ def receiver_type(facts: FileFacts, by_key: dict[str, int], call: CallFact) -> s
     if not fields_only:
         seen = [(line, type_) for line, type_ in facts.locals.get(call.owner, {}).get(var, []) if line <= call.line]
         if seen:
-            return max(seen)[1].rsplit(".", 1)[-1]
+            return max(seen)[1] if full else max(seen)[1].rsplit(".", 1)[-1]
     class_key = call.owner.split("#", 1)[0]
     while class_key:
         index = by_key.get(f"{class_key}#{var}")
         if index is not None and facts.symbols[index].kind == "field":
-            return facts.symbols[index].type.rsplit(".", 1)[-1]
+            type_ = facts.symbols[index].type
+            return type_ if full else type_.rsplit(".", 1)[-1]
         class_key = class_key.rpartition(".")[0]
     return None
 
@@ -348,13 +352,7 @@ def _bottom(receiver) -> list:
 def _calls(jf: JavaFile, by_key: dict[str, int]) -> Iterator[Item]:
     facts = jf.facts
     lines: dict[tuple[str, int, str], CallFact] = {(c.owner, c.line, c.name): c for c in facts.calls}
-    bases: dict[str, list[Folded]] = {}
-    for call in facts.calls:
-        bottom = _bottom(call.receiver)
-        creates = call.name == "create" and bottom and bottom[0] == "name" and bottom[1] in FLUENT
-        if call.args and (call.name == "baseUrl" or creates):
-            class_key = call.owner.split("#", 1)[0]
-            bases.setdefault(class_key, []).append(jf.fold(call.args[0], class_key))
+    bases = file_bases(jf)
     for call in facts.calls:
         owner_index = by_key.get(call.owner)
         if owner_index is None:
@@ -383,14 +381,18 @@ def _calls(jf: JavaFile, by_key: dict[str, int]) -> Iterator[Item]:
                 continue
             item = _item(jf, owner_index, "client", FLUENT[bottom_type], line=call.line, http_method=method,
                          path=jf.fold(call.args[0], class_key), written=call.args[0])
-            own = _distinct(bases.get(class_key, []))
-            module_bases = _distinct([b for bs in bases.values() for b in bs])
+            own = bases_for(bases, FLUENT[bottom_type], class_key)
+            module_bases = bases_for(jf.module_bases, FLUENT[bottom_type], None)
             if len(own) == 1:
                 item.base_url, item.target_source = own[0].text, "base URL set in the class"
             elif len(own) > 1:
                 item.problems.append(f"the class sets {len(own)} different base URLs")
             elif len(module_bases) == 1:
-                item.base_url, item.target_source = module_bases[0].text, "the file's only base URL"
+                item.base_url, item.target_source = module_bases[0].text, "the module's only base URL"
+            elif module_bases:
+                item.problems.append(f"the class sets no base URL and its module sets {len(module_bases)}")
+            else:
+                item.problems.append("no base URL is set for it in the class or its module")
             yield item
         elif kind in PRODUCERS and call.name in PRODUCERS[kind][2] and call.args:
             producer_kind, broker, _ = PRODUCERS[kind]
@@ -407,6 +409,37 @@ def _calls(jf: JavaFile, by_key: dict[str, int]) -> Iterator[Item]:
                 item = _item(jf, owner_index, "producer", producer_kind, line=call.line, broker=broker,
                              topic=jf.fold(call.args[0], class_key), written=call.args[0])
             yield item
+
+
+def file_bases(jf: JavaFile) -> dict[tuple[str, str | None], list[Folded]]:
+    """Base URLs a file sets (``baseUrl(...)``, ``WebClient.create(...)``), by (class, client kind): the kind
+    is ``web_client`` or ``rest_client`` when the builder's type or the bean method's return type says
+    which, else None (it may serve either)."""
+    facts = jf.facts
+    by_key = {sym.key: index for index, sym in enumerate(facts.symbols)}
+    bases: dict[tuple[str, str | None], list[Folded]] = {}
+    for call in facts.calls:
+        bottom = _bottom(call.receiver)
+        creates = call.name == "create" and bottom and bottom[0] == "name" and bottom[1] in FLUENT
+        if not call.args or not (call.name == "baseUrl" or creates):
+            continue
+        class_key = call.owner.split("#", 1)[0]
+        hints = []
+        if bottom and bottom[0] == "name" and bottom[1] in FLUENT:
+            hints.append(bottom[1])
+        hints.append(receiver_type(facts, by_key, CallFact(call.owner, "", bottom, 0, call.line), full=True) or "")
+        owner = by_key.get(call.owner)
+        hints.append(facts.symbols[owner].type if owner is not None else "")
+        kinds = {kind for name, kind in FLUENT.items() if any(name in hint for hint in hints)}
+        flavor = next(iter(kinds)) if len(kinds) == 1 else None
+        bases.setdefault((class_key, flavor), []).append(jf.fold(call.args[0], class_key))
+    return bases
+
+
+def bases_for(bases: dict[tuple[str, str | None], list[Folded]], flavor: str, class_key: str | None) -> list[Folded]:
+    """The distinct base URLs that may serve a client of ``flavor`` (in ``class_key``; None: anywhere)."""
+    return _distinct([value for (owner, kind), values in bases.items()
+                      if (class_key is None or owner == class_key) and kind in (flavor, None) for value in values])
 
 
 def _distinct(values: list[Folded]) -> list[Folded]:

@@ -234,6 +234,8 @@ class JavaConstants:
 
     def __init__(self, table: Table) -> None:
         self.constants: dict[str, tuple[str, FileFacts, str]] = {}
+        #: fields injected with ``@Value("${...}")``: their value is that placeholder
+        self.injected: dict[str, tuple[str, FileFacts, str]] = {}
         self.types: set[str] = set()
         for bound in table.files.values():
             if bound.facts.language != "java":
@@ -244,6 +246,11 @@ class JavaConstants:
                     self.types.add(fqn)
                 elif sym.kind == "field" and "value" in sym.extra and {"static", "final"} <= set(sym.modifiers):
                     self.constants[fqn] = (sym.extra["value"], bound.facts, sym.parent or "")
+                elif sym.kind == "field":
+                    injected = next((dict(a.args).get("") or dict(a.args).get("value") for a in sym.annotations
+                                     if a.name.rsplit(".", 1)[-1] == "Value"), None)
+                    if injected:
+                        self.injected[fqn] = (injected, bound.facts, sym.parent or "")
 
 
 class JavaFolder(Folder):
@@ -294,7 +301,7 @@ class JavaFolder(Folder):
         return None
 
     def constant(self, fqn: str) -> Folded | None:
-        found = self.constants.constants.get(fqn)
+        found = self.constants.constants.get(fqn) or self.constants.injected.get(fqn)
         if found is None:
             return None
         expr, facts, class_key = found
@@ -305,6 +312,7 @@ class JavaFolder(Folder):
         return self
 
     def name(self, name: str) -> Folded:
+        name = name.removeprefix("this.")
         if "." in name:
             owner, _, field = name.rpartition(".")
             type_fqn = self.type_fqn(owner)
