@@ -37,7 +37,7 @@ def server(request, tmp_path_factory) -> Iterator[tuple[Session, Path]]:
 def test_tools_list_has_strict_schemas(server):
     mcp, _ = server
     tools = mcp.list_tools()
-    assert set(tools) == {"find", "describe", "neighbors", "search", "resolve", "status", "index"}
+    assert set(tools) == {"find", "describe", "neighbors", "search", "resolve", "status", "index", "service_map"}
     for name, tool in tools.items():
         spec = SPECS[name]
         assert tool.input_schema == spec.request.model_json_schema()
@@ -61,7 +61,8 @@ def test_every_tool_answers(server):
     assert indexed.embedded_now == indexed.index_status.embeddable > 0 and progress and progress[-1][0] == progress[-1][1]
 
     status, _ = mcp.ok("status", {"project_path": p})
-    assert status.exists and status.nodes["symbol"] == indexed.index_status.embeddable
+    assert status.exists and sum(status.nodes[k] for k in ("symbol", "route", "client", "producer")) == \
+        indexed.index_status.embeddable
     found, text = mcp.ok("find", {"project_path": p, "kind": "symbol", "filter": {"role": "CONTROLLER"}})
     assert found.total >= 2 and all(r.role == "CONTROLLER" for r in found.results) and found.results[0].id in text
     one, _ = mcp.ok("resolve", {"project_path": p, "identifier": "OrderServiceImpl"})
@@ -75,6 +76,13 @@ def test_every_tool_answers(server):
                                 "filter": '{"symbol_kind": ["method"]}'})
     assert hits.ranking == "hybrid" and hits.results and 0 <= hits.results[0].score <= 1
     assert hits.filter == {"symbol_kind": ["method"]}
+    routes, _ = mcp.ok("find", {"project_path": p, "kind": "route", "filter": {"http_method": "POST"}})
+    assert [r.label for r in routes.results] == ["POST /invoices"]
+    callers, _ = mcp.ok("neighbors", {"project_path": p, "id": routes.results[0].id, "edge_types": ["HTTP_CALLED_BY"]})
+    assert [n.props["match"] for n in callers.neighbors] == ["cross_service"]
+    picture, text = mcp.ok("service_map", {"project_path": p})
+    assert picture.diagram.startswith("flowchart LR") and text.startswith(picture.diagram)
+    assert [(link.source, link.target) for link in picture.links] == [("orders", "billing-svc")]
 
 
 def test_strict_rules_are_errors_that_teach(server):

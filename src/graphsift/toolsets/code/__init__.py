@@ -60,7 +60,9 @@ project_path, the tree's root; the index is built on first use and refreshed whe
 answer carries index_status). Typical flow: resolve a half-remembered name (or search by words) to an
 id, then describe it and follow neighbors (CALLS, CALLED_BY, OVERRIDDEN_BY, DECLARES.CALLS...). find
 lists nodes of a kind with a strict filter (unknown fields and bad values are errors that list the
-valid ones). Nothing is guessed: unresolved calls and ambiguous names are reported as such."""
+valid ones). Cross-service: routes, clients and producers are nodes too; HTTP_CALLS / ASYNC_CALLS link
+them across services (HTTP_CALLED_BY: who calls a route); service_map draws the system. Nothing is
+guessed: unresolved calls, links and ambiguous names are reported as such."""
 
 PROJECT = Arg(short="-p", default=".", metavar="PATH", help="The source tree's root (default: the current folder).")
 
@@ -76,7 +78,8 @@ TOOLSET = Toolset(
     instructions=INSTRUCTIONS,
     tools=[
         _spec("find",
-              "List nodes of one kind (symbol, microservice, module) that match a strict filter, paginated "
+              "List nodes of one kind (symbol, microservice, module, route, client, producer) that match a strict "
+              "filter, paginated "
               "(total, has_more). The filter's fields depend on the kind; a list means OR; an unknown field, a "
               "field of another kind, 'kind' inside the filter or a bad value is an error naming the valid "
               "ones. An empty result says why when it can.",
