@@ -328,6 +328,13 @@ def test_resolve_one_many_none_and_refuses_patterns(system):
     assert klass.status == "many"  # a Java record and a Python class
     java = call(system, "resolve", identifier="Money", hint_kind="record")
     assert (java.status, java.node.label) == ("one", "com.shop.common.Money")
+    as_module = call(system, "resolve", identifier="pyshop.models", hint_kind="module")
+    assert (as_module.status, as_module.node.kind, as_module.node.symbol_kind) == ("one", "symbol", "module")
+    build_module = call(system, "resolve", identifier="java-shop/orders", hint_kind="module")
+    assert (build_module.status, build_module.node.kind) == ("one", "module")
+    lower = call(system, "resolve", identifier="GETCUSTOMER")
+    assert (lower.status, lower.reason, lower.node.label) == (
+        "one", "case_insensitive_name", "com.shop.orders.domain.Order#getCustomer()")
     service = call(system, "resolve", identifier="billing-svc", hint_kind="microservice")
     assert (service.status, service.node.kind) == ("one", "microservice")
     none = call(system, "resolve", identifier="OrdrServce")

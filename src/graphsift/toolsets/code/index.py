@@ -170,7 +170,8 @@ class CodeIndex(FolderIndex):
         if existed and store.get_meta("code_format") != FORMAT:
             raise IndexCorrupted(f"the index of {self.root} was built by another graphsift version; "
                                  f"{self.repair_hint()}")
-        found = scan(self.root)
+        # the walk `list_files` just made for the freshness check (same call, under these locks), else a new one
+        found, self._scan = (self._scan or scan(self.root)), None
         current = files_of(found)
         if existed and not force and current == store.get_meta("files"):
             return UpdateReport("unchanged", files=len(store.get_meta("sources") or []))

@@ -222,10 +222,13 @@ def resolve(runtime: Runtime, request: ResolveRequest) -> ResolveResponse:
                            "for something by words use search(query=...)")
     index, store, status = open_fresh(runtime, request.project_path)
     hint = request.hint_kind
-    kind = "symbol" if hint in SYMBOL_KINDS else hint
-    symbol_kind = hint if hint in SYMBOL_KINDS else None
+    # "module" is both a node kind (a build module) and a symbol kind (a Python or TS/JS file): it means either
+    kind = None if hint == "module" else ("symbol" if hint in SYMBOL_KINDS else hint)
+    symbol_kind = hint if hint in SYMBOL_KINDS and hint != "module" else None
 
     def fits(node) -> bool:
+        if hint == "module":
+            return node.kind == "module" or node.props.get("symbol_kind") == "module"
         return (kind is None or node.kind == kind) and (symbol_kind is None or node.props.get("symbol_kind") == symbol_kind)
 
     base = dict(identifier=request.identifier, candidates=[], total_candidates=0, weaker_matches=[], closest=[],
