@@ -81,10 +81,10 @@ def _id(prefix: str, item: Item, seen: Counter) -> str:
     return prefix + short_hash("\x00".join(map(str, (*key, seen[key]))))
 
 
-def _base(item: Item, item_id: str, label: str, prefix: str) -> dict:
+def _base(item: Item, label: str, prefix: str) -> dict:
     why = item.why()
     return {"label": label, "microservice": item.microservice, "module": item.module, "file": item.file,
-            "line": item.line, f"{prefix}": item.owner, f"{prefix}_fqn": item.owner_fqn,
+            "line": item.line, prefix: item.owner, f"{prefix}_fqn": item.owner_fqn,
             "resolved": item.resolved, "unresolved_reason": "; ".join(why) if why and not item.resolved else None}
 
 
@@ -100,7 +100,7 @@ def link(items: Iterable[Item], layout: Layout) -> tuple[list[GraphNode], list[G
     for item in items:
         if item.kind == "route":
             node_id = _id("rt_", item, seen)
-            props = _base(item, node_id, _label(item), "handler")
+            props = _base(item, _label(item), "handler")
             props.update(framework=item.flavor, path=item.written, http_method=item.http_method,
                          path_template=item.path.text if item.path is not None else None, broker=item.broker,
                          topic=item.topic.text if item.topic is not None else None)
@@ -112,7 +112,7 @@ def link(items: Iterable[Item], layout: Layout) -> tuple[list[GraphNode], list[G
         elif item.kind == "client":
             prepare_client(item)
             node_id = _id("cl_", item, seen)
-            props = _base(item, node_id, "", "declaring")
+            props = _base(item, "", "declaring")
             props.update(client_kind=item.flavor, http_method=item.http_method, target_path=item.written,
                          target_path_template=item.path.text if item.path is not None else None,
                          base_url=item.base_url, target_service=None, target_service_source=item.target_source or None)
@@ -120,7 +120,7 @@ def link(items: Iterable[Item], layout: Layout) -> tuple[list[GraphNode], list[G
             clients.append((node, item))
         else:
             node_id = _id("pr_", item, seen)
-            props = _base(item, node_id, _label(item), "declaring")
+            props = _base(item, _label(item), "declaring")
             props.update(producer_kind=item.flavor, broker=item.broker, topic_written=item.written,
                          topic=item.topic.text if item.topic is not None else None)
             node = GraphNode(node_id, "producer", props["label"],

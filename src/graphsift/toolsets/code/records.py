@@ -12,14 +12,19 @@ when it changes.
   filter is an AND of ORs over keys and never reads props. ``fqn_prefix`` keys are every prefix of the
   fqn that ends at a segment boundary (``.``, ``#``, ``/``), the fqn included; ``file_prefix`` keys
   every folder of the file's path and the path itself.
+* part 2's nodes: ``f:`` keys of their filter fields (``http_method``, ``framework``, ``client_kind``,
+  ``target_service``, ``resolved``, ``producer_kind``; ``path_prefix``, ``target_path_prefix`` and
+  ``topic_prefix`` for every prefix, see `url_path_prefixes` / `topic_prefixes`); a route's template
+  under ``tpl:`` (variable names dropped: ``tpl:GET /users/{}``), a listener's topic under ``name:``.
 * what `resolve` looks up, one tier per prefix: ``fqn:`` (exact), ``np:`` (a Java fqn without its
   parameter list), ``fqnl:`` (lower case), ``sfx:`` (the fqn without a package prefix: every tail of at
   least two segments, ``#`` read as ``.``), ``name:`` / ``namel:`` (the simple name; constructors
   have none, so a class name means the class), ``path:`` (a file's path and every tail
   of it at a ``/``), ``id:`` is not needed (ids are looked up directly).
 
-Props keep every attribute of the record; two hidden ones (leading ``_``, left out of `describe`) hold the
-fqn and file prefixes so that `search` can apply the same prefix filters through ``where``.
+Props keep every attribute of the record; hidden ones (leading ``_``, left out of `describe`) hold the
+prefixes (fqn, file, path, target path, topic) so that `search` can apply the same prefix filters
+through ``where``.
 """
 
 from __future__ import annotations

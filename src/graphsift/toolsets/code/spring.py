@@ -134,8 +134,8 @@ def read_java(jf: JavaFile) -> Iterator[Item]:
         members = [i for i in jf.bound.members(sym.key) if facts.symbols[i].kind == "method"]
         if "FeignClient" in anns:
             yield from _feign(jf, index, anns, members)
-        elif "HttpExchange" in anns or any(set(annotations(facts.symbols[i])) & set(EXCHANGES) for i in members) \
-                and sym.kind == "interface":
+        elif sym.kind == "interface" and ("HttpExchange" in anns or any(
+                set(annotations(facts.symbols[i])) & set(EXCHANGES) for i in members)):
             yield from _exchange(jf, index, anns, members)
         elif anns.keys() & (CONTROLLERS | jf.controller_annotations) or (
                 "RequestMapping" in anns and sym.kind == "class"):

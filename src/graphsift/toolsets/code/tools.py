@@ -18,7 +18,7 @@ from . import filters, traverse
 from . import service_map as maps
 from .endpoints import HTTP_METHODS, normalise_path
 from .index import CodeIndex
-from .model import SYMBOL_KINDS
+from .model import EDGE_TYPES, SYMBOL_KINDS
 from .models import (
     Candidate,
     DescribeRequest,
@@ -313,8 +313,6 @@ def status(runtime: Runtime, request: StatusRequest) -> StatusResponse:
         count = store.nodes_with_keys("symbol", [[f"f:symbol_kind={symbol_kind}"]], limit=0)[0]
         if count:
             nodes[f"symbol:{symbol_kind}"] = count
-    from .model import EDGE_TYPES
-
     edges = {t: c for t in EDGE_TYPES if (c := store.count_edges(t))}
     services = [ServiceInfo(name=n.name, root=n.props["root"], deployable=n.props["deployable"],
                             declared_names=n.props["declared_names"], modules=n.props["modules"], files=n.props["files"])

@@ -180,7 +180,7 @@ class Folder:
         args: list[list[tuple[str, str]]] = [[]]
         depth = 0
         for index, tok in enumerate(toks):
-            if tok == ("op", "(") :
+            if tok == ("op", "("):
                 depth += 1
             elif tok == ("op", ")"):
                 if depth == 0:
