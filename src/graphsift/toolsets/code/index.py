@@ -273,6 +273,7 @@ class CodeIndex(FolderIndex):
             total += after[1] - before[1]
 
         generation = (store.get_meta("generation") or 0) + 1
+        commit = git_commit(self.root)  # a subprocess: not while holding the store's write lock
         with store.atomic():
             store.delete_edges(dead_edges)
             store.delete_nodes(dead_nodes)
@@ -296,7 +297,7 @@ class CodeIndex(FolderIndex):
             store.set_meta("files", current)
             store.set_meta("project_path", str(self.root))
             store.set_meta("code_format", FORMAT)
-            store.set_meta("git_commit", git_commit(self.root))
+            store.set_meta("git_commit", commit)
             store.set_meta("embedding", {"done": done, "total": total})
             store.set_meta("generation", generation)
             store.set_meta("last_indexed", now_iso())

@@ -30,6 +30,7 @@ CLIENT_MODULES = {"requests": "requests", "httpx": "httpx"}
 CLIENT_TYPES = {"httpx.Client": "httpx", "httpx.AsyncClient": "httpx", "requests.Session": "requests",
                 "requests.session": "requests", "aiohttp.ClientSession": "aiohttp"}
 CLIENT_CALLS = ROUTE_VERBS | {"request"}
+CLIENT_LIBRARIES = frozenset({"requests", "httpx", "aiohttp"})
 
 
 def kwarg(args: tuple[str, ...], name: str) -> str | None:
@@ -179,13 +180,35 @@ def read_python(project: PythonProject, bound: Bound) -> Iterator[Item]:
     yield from _clients(project, bound, folder)
 
 
+def _client_names(facts: FileFacts) -> set[str]:
+    """Names in this file that may be an HTTP client: the client libraries as imported, and variables whose
+    value is one of their clients. A file that imports none of them is skipped (a cheap first look)."""
+    names = {alias for imp in facts.imports for imported, alias in imp.names
+             if imported.split(".")[0] in CLIENT_LIBRARIES or imp.target.split(".")[0] in CLIENT_LIBRARIES}
+    if not names:
+        return names
+    for var, type_ in facts.extra.get("globals", {}).items():
+        if _callee(type_):
+            names.add(var)
+    for owner_locals in facts.locals.values():
+        for var, seen in owner_locals.items():
+            if any(_callee(t) for _, t in seen):
+                names.add(var)
+    return names
+
+
 def _clients(project: PythonProject, bound: Bound, folder: PythonFolder) -> Iterator[Item]:
     facts, module = bound.facts, bound.ctx.module_name
+    candidates = _client_names(facts)
+    if not candidates:
+        return
     by_key = {sym.key: index for index, sym in enumerate(facts.symbols)}
     for call in facts.calls:
         if call.name not in CLIENT_CALLS or not call.receiver or call.receiver[0] != "name":
             continue
         var = call.receiver[1]
+        if var not in candidates:
+            continue
         kind, base = None, None
         library = CLIENT_MODULES.get(project.imported(facts, module, var))
         if library is not None:
