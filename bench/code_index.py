@@ -200,7 +200,7 @@ def store_updates(root: Path, home: Path, work: Path) -> None:
               f"(graph {report.seconds['graph'] * 1000:.0f} ms incl. walk, write {report.seconds['write'] * 1000:.0f} ms)")
     runtime.close()
     text = query.read_text(encoding="utf-8")
-    query.write_text(text.replace("        self._bench_flag = True\n", "        self._bench_flag = False\n", 1),
+    query.write_text(text.replace("        self._bench_flag = 1\n", "        self._bench_flag = 2\n", 1),
                      encoding="utf-8")
     bump(query)
     runtime = Runtime(Settings(home=home), watch_files=True)
