@@ -4,9 +4,11 @@ Each assertion is a fact checked by hand in the source."""
 from __future__ import annotations
 
 import importlib.util
+import shutil
 from pathlib import Path
 
 import pytest
+from helpers.code_graph import edit, render
 
 from graphsift.toolsets.code.graph import CodeGraph
 
@@ -142,3 +144,23 @@ def test_django_through_the_tools(django_tools):
     words = run(runtime, "search", project_path=p, query="QuerySet filter", kind="symbol",
                 filter={"symbol_kind": "method"})
     assert words.ranking == "bm25" and "django.db.models.query.QuerySet.filter" in [h.node.label for h in words.results]
+
+
+# -- incremental == full on real code ---------------------------------------------------------------------
+
+
+def test_incremental_equals_full_on_piggymetrics(shared_data, tmp_path):
+    source = shared_data / "code" / "piggymetrics"
+    root = tmp_path / "piggymetrics"
+    shutil.copytree(source, root)
+    for path in root.rglob("*"):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    graph = CodeGraph.build(root)
+    base = "account-service/src/main/java/com/piggymetrics/account"
+    edit(root, f"{base}/service/AccountService.java", "Account findByName(String accountName);",
+         "Account findByName(String accountName);\n\n\tAccount findByEmail(String email);")
+    (root / f"{base}/domain/Saving.java").unlink()
+    (root / f"{base}/client/AuthServiceClient.java").rename(root / f"{base}/client/AuthClient.java")
+    edit(root, "statistics-service/src/main/resources/bootstrap.yml", "name: statistics-service", "name: stats")
+    graph.update()
+    assert render(graph) == render(CodeGraph.build(root))
