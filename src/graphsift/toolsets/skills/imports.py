@@ -13,7 +13,8 @@ One skill per subflow, ``source = "abcd:<flow>/<subflow>"`` with the keys spelle
 as in the file. Rules, in order:
 
 - every action becomes one step, headed by its button (``N/A``: by the start of its
-  text). Each line of its text and subtext is sorted into Do, Check or Say by
+  text; "(optional)" when the guideline marks it so). Cells that only label an
+  action ("Option 2", "Communication", "x") are dropped. Each line of its text and subtext is sorted into Do, Check or Say by
   :func:`line_role`: lines that speak to the customer (tell, explain, apologise,
   ask the customer...) are Say, lines that verify (check, confirm, make sure,
   ``If ...`` branches, and the lines of a ``kb query``) are Check, the rest Do;
@@ -68,7 +69,7 @@ SkillFields = dict[str, Any]
 _SAY = re.compile(
     r"\b(tell|let (?:the customer|them) know|let them|explain|instruct|apologi[sz]e|assure|inform|convince|"
     r"share|say|message the customer|ask (?:the customer|them|for|how|if|what)|asking (?:the customer|for|if)|"
-    r"provide (?:it|a link)|offer (?:them|a|to))\b",
+    r"provide (?:it|a link)|offer (?:them|a|to)|have the customer)\b",
     re.IGNORECASE,
 )
 _CHECK = re.compile(
@@ -81,6 +82,8 @@ _IMPERATIVE = re.compile(
     re.IGNORECASE,
 )
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+#: Guideline cells that only label an action ("Option 2", "Communication", "Optional Step"), not content.
+_LABEL = re.compile(r"^(?:option \d+|communication|optional step|x)$", re.IGNORECASE)
 _IF_SENTENCE = re.compile(r"^If (?P<condition>.+?)(?:, (?:then )?| (?=it is likely ))(?P<action>.+)$")
 
 
@@ -163,15 +166,18 @@ def _abcd_steps(
     steps = []
     for action in actions:
         kind, button = action["type"], _clean(action["button"])
-        lines = [_clean(action["text"]), *(_clean(s) for s in action["subtext"])]
-        lines = [line for line in lines if len(line) > 1]  # "x" marks an empty guideline cell
+        cells = [_clean(action["text"]), *(_clean(s) for s in action["subtext"])]
+        lines = [line for line in cells if line and not _LABEL.match(line)]  # "x" marks an empty cell
+        optional = " (optional)" if any(line.lower() == "optional step" for line in cells) else ""
         default = {"communication": "Say", "kb query": "Check"}.get(kind, "Do")
+        # One role per line, not per sentence: a subtext line is one list item, and splitting it would
+        # scatter its parts ("Gift card - ... ask for their address. Enter it in the next step.").
         roles = [(line_role(line, default), line) for line in lines]
         if button in ("N/A", ""):
             heading = _heading(lines[0]) if lines else "Talk to the customer"
-            steps.append(_step(heading, roles))
+            steps.append(_step(heading + optional, roles))
         else:
-            steps.append(_step(button, roles, lead=_action_note(button, allowed, slots)))
+            steps.append(_step(button + optional, roles, lead=_action_note(button, allowed, slots)))
     return steps
 
 
