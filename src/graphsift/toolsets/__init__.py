@@ -16,6 +16,7 @@ from graphsift.tools import Toolset
 TOOLSETS: dict[str, str] = {
     "items": "graphsift.toolsets.items",
     "facts": "graphsift.toolsets.facts",
+    "skills": "graphsift.toolsets.skills",
 }
 
 

@@ -258,6 +258,15 @@ class CreateSkillRequest(Request):
             )
         if len(self.metadata) > MAX_METADATA_KEYS:
             raise ValueError(too_large("metadata", len(self.metadata), MAX_METADATA_KEYS, "keys"))
+        if self.metadata and self.skill is not None:
+            raise ValueError("metadata goes with conversation (hints for the LLM); with skill=..., put "
+                             "product_area and issue_type in the skill")
+        area, kind = self.metadata.get("product_area"), self.metadata.get("issue_type")
+        if "product_area" in self.metadata and not (isinstance(area, str) and area.strip()
+                                                    and len(area) <= MAX_TITLE):
+            raise ValueError(f"metadata.product_area must be a non-empty string of at most {MAX_TITLE} characters")
+        if "issue_type" in self.metadata and kind not in ISSUE_TYPES:
+            raise ValueError(f"metadata.issue_type {kind!r} is not one of {', '.join(ISSUE_TYPES)}")
         return self
 
 
@@ -386,7 +395,8 @@ class ImportSkillsResponse(Response):
         ge=0, description="Skills of the same source whose imported fields changed (new version)."
     )
     unchanged: int = Field(ge=0, description="Importing the same file again changes nothing.")
-    skill_ids: list[str]
+    embedded_texts: int = Field(ge=0, description="Passages embedded (unchanged ones never are).")
+    skill_ids: list[str] = Field(description="The file's skills, in the order of their source.")
 
 
 class ListSkillsRequest(Request):
@@ -426,3 +436,14 @@ class SkillVersion(Response):
 class SkillHistoryResponse(Response):
     skill_id: str
     versions: list[SkillVersion]
+
+
+class ReindexSkillsRequest(Request):
+    library: Library = DEFAULT_LIBRARY
+
+
+class ReindexSkillsResponse(Response):
+    library: str
+    skills: int = Field(ge=0)
+    embedded_texts: int = Field(ge=0)
+    embedder: str
