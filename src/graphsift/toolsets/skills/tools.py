@@ -19,7 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from pydantic import ValidationError
 
+from graphsift.contract import format_validation_error
 from graphsift.errors import ConfigError, InvalidInput, NotFound
 from graphsift.runtime import Runtime
 from graphsift.search.fusion import TITLE_FIELD_WEIGHTS
@@ -294,8 +296,9 @@ def _load(request: ImportSkillsRequest) -> list[dict[str, Any]]:
     for skill in skills:
         try:
             checked = SkillInput.model_validate({k: skill[k] for k in CONTENT})
-        except ValueError as exc:
-            raise InvalidInput(f"{skill['source']}: {exc}; nothing was imported") from exc
+        except ValidationError as exc:
+            problem = format_validation_error(SkillInput, exc).split(". Valid fields:")[0]
+            raise InvalidInput(f"{skill['source']}: {problem}; nothing was imported") from exc
         out.append({**canonical(checked.model_dump()), "source": skill["source"]})
     return out
 
