@@ -100,6 +100,20 @@ def _llm(runtime: Runtime, context: CallContext | None, form: str):
 # -- search_skills ---------------------------------------------------------------------------------
 
 
+def candidates(library: SkillLibrary, store, query: str, vector: np.ndarray, limit: int = judge.CANDIDATES,
+               params: HybridParams = RANKING) -> list[Stored]:
+    """The hybrid search's top skills for ``query`` (with its ``vector``), best first, with their vectors."""
+    hits = hybrid_search(store, query, vector, kind=KIND, limit=limit, params=params)
+    stored = library.read(store, [h.id for h in hits], with_vectors=True)
+    return [stored[h.id] for h in hits if h.id in stored]
+
+
+def calibrated(found: list[Stored], vector: np.ndarray, **judge_args: float) -> judge.Verdict:
+    """The calibrated judge's verdict on ``found`` (``judge_args``: the bench varies the constants)."""
+    return judge.judge([judge.Candidate(s.skill_id, s.node.vectors @ vector, s.node.props["centroid_norm"])
+                        for s in found], **judge_args)
+
+
 @_store_errors
 def search_skills(runtime: Runtime, request: SearchSkillsRequest, context: CallContext | None = None
                   ) -> SearchSkillsResponse:
@@ -111,9 +125,7 @@ def search_skills(runtime: Runtime, request: SearchSkillsRequest, context: CallC
     vector = None
     if store is not None:
         vector = runtime.embedder.embed([query])[0]
-        hits = hybrid_search(store, query, vector, kind=KIND, limit=judge.CANDIDATES, params=RANKING)
-        stored = library.read(store, [h.id for h in hits], with_vectors=True)
-        found = [stored[h.id] for h in hits if h.id in stored]
+        found = candidates(library, store, query, vector)
     llm = runtime.llm or (context.llm if context is not None else None)
     picked: str | None = None
     decided_by = "calibrated"
@@ -122,8 +134,7 @@ def search_skills(runtime: Runtime, request: SearchSkillsRequest, context: CallC
         if verdict.decided:
             picked, decided_by = verdict.choice, "llm"
     if found and decided_by == "calibrated":
-        picked = judge.judge([judge.Candidate(s.skill_id, s.node.vectors @ vector, s.node.props["centroid_norm"])
-                              for s in found]).skill_id
+        picked = calibrated(found, vector).skill_id
     match = None
     if picked is not None:
         chosen = next(s for s in found if s.skill_id == picked)
@@ -309,9 +320,15 @@ def import_skills(runtime: Runtime, request: ImportSkillsRequest, progress: Prog
     """Create or update one skill per source of the file (one transaction); the same file again changes
     nothing (compared by the hash of what the file gave, so later edits by agents are not undone)."""
     skills = _load(request)
-    library = SkillLibrary(runtime, request.library)
+    out = write_imports(SkillLibrary(runtime, request.library), skills, progress)
+    return ImportSkillsResponse(format=request.format, path=request.path, **out)
+
+
+def write_imports(library: SkillLibrary, skills: list[dict[str, Any]], progress: Progress | None = None
+                  ) -> dict[str, Any]:
+    """Write checked skill fields with a ``source`` each: new sources are created, changed ones get a new
+    version; one transaction. Returns the counts, the texts embedded and the skill ids in input order."""
     created = updated = unchanged = 0
-    ids: list[str] = []
     with library.writing() as store:
         existing_ids = library.by_source(store, [s["source"] for s in skills])
         existing = library.read(store, list(existing_ids.values()))
@@ -335,7 +352,7 @@ def import_skills(runtime: Runtime, request: ImportSkillsRequest, progress: Prog
             changes = diff.changes(old.fields, fields)
             props = {**{k: v for k, v in old.node.props.items() if k not in CONTENT}, "import_hash": content_hash(skill)}
             if changes.empty:  # the file changed back to what the skill holds: record the hash only
-                writes.append(library.rows(old.skill_id, fields, props, e, previous=None))
+                writes.append(library.rows(old.skill_id, fields, props, e))
                 unchanged += 1
                 continue
             props |= {"version": old.version + 1, "updated_at": stamp, "changes": changes.model_dump(mode="json")}
@@ -343,13 +360,11 @@ def import_skills(runtime: Runtime, request: ImportSkillsRequest, progress: Prog
             updated += 1
         with store.atomic():
             library.commit(store, writes)
-        written = {w.node.props["source"]: w.node.id for w in writes}
-        ids = [written.get(s["source"]) or existing_ids[s["source"]] for s in skills]
-    unchanged += len(skills) - len(todo)
-    texts = sum(len(routing.skill_passages(skills[i])) for i, e in zip(todo, embedded, strict=True)
-                if e.vectors is not None)
-    return ImportSkillsResponse(format=request.format, path=request.path, created=created, updated=updated,
-                                unchanged=unchanged, embedded_texts=texts, skill_ids=ids)
+    written = {w.node.props["source"]: w.node.id for w in writes}
+    texts = sum(len(e.vectors) for e in embedded if e.vectors is not None)
+    return {"created": created, "updated": updated, "unchanged": unchanged + len(skills) - len(todo),
+            "embedded_texts": texts, "skill_ids": [written.get(s["source"]) or existing_ids[s["source"]]
+                                                   for s in skills]}
 
 
 @_store_errors
