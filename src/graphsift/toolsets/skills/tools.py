@@ -303,6 +303,11 @@ def _load(request: ImportSkillsRequest) -> list[dict[str, Any]]:
     except (KeyError, TypeError, AttributeError) as exc:
         raise InvalidInput(f"{path} is not ABCD's guidelines.json (flows -> subflows -> actions and "
                            f"instructions): missing {exc}") from exc
+    return checked_imports(skills)
+
+
+def checked_imports(skills: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Skill fields with a ``source``, each checked like a structured create_skill (playbook canonical)."""
     out = []
     for skill in skills:
         try:
