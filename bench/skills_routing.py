@@ -288,6 +288,38 @@ def report(name: str, runtime: Runtime, library: str, questions: Labelled) -> tu
 # -- variants -----------------------------------------------------------------------------------
 
 
+def scored(pipeline: Pipeline, found: list, tau: float = J.TAU, k: float = J.PROTOTYPE_K) -> list[list[tuple]]:
+    """Per question, each candidate's (source, soft score, rank score, BM25 over the candidates' best)."""
+    out = []
+    for text, vector, cands in found:
+        bm25 = {h.id: h.score for h in pipeline.store.keyword_search(text, kind=KIND, limit=100,
+                                                                     weights=TITLE_FIELD_WEIGHTS)}
+        top = max([bm25.get(s.skill_id, 0.0) for s in cands] + [1e-9])
+        rows = []
+        for s in cands:
+            cos = (s.node.vectors @ vector).astype(np.float64)
+            rows.append((pipeline.source_of[s.skill_id], J.soft_match(cos, tau),
+                         J.rank_score(cos, s.node.props["centroid_norm"], tau, k), bm25.get(s.skill_id, 0.0) / top))
+        out.append(rows)
+    return out
+
+
+def decide(rows: list[list[tuple]], questions: Labelled, gate: str = "soft", bm25: float = 0.0,
+           margin: float = 0.0) -> list[Record]:
+    """Records of a rule: the best by rank score (+ ``bm25`` x BM25), gated by its soft or rank score; a
+    winner within ``margin`` (in gate score) of the runner-up abstains."""
+    out = []
+    for cands, (_, want) in zip(rows, questions, strict=True):
+        if not cands:
+            out.append((None, -1.0, want))
+            continue
+        order = sorted(cands, key=lambda c: (-(c[2] + bm25 * c[3]), c[0]))
+        column = 1 if gate == "soft" else 2
+        gap = order[0][column] - order[1][column] if len(order) > 1 else 1.0
+        out.append((order[0][0], order[0][column] if gap >= margin else -1.0, want))
+    return out
+
+
 def variants(name: str, pipeline: Pipeline, found: list, questions: Labelled,
              clinc_fits: dict[str, float] | None) -> dict[str, float]:
     """The alternatives behind the judge's constants; with ``clinc_fits`` (floors fitted on CLINC val), ABCD
@@ -295,48 +327,30 @@ def variants(name: str, pipeline: Pipeline, found: list, questions: Labelled,
     print(f"{name} variants: in-scope top-1 at the best floor with null >= {NULL_TARGET}"
           + (" | at the floor fitted on CLINC val" if clinc_fits else ""))
     rules = {
-        "nearest passage (tau->0, k=0)": dict(tau=1e-4, k=0.0),
-        "soft match only (k=0)": dict(k=0.0),
-        "shipped: rank score, floor on soft": {},
+        "nearest passage (tau->0, k=0)": (dict(tau=1e-4, k=0.0), "soft"),
+        "soft match only (k=0)": (dict(k=0.0), "soft"),
+        "prototype only, floor on it": (dict(k=1e-9), "rank"),
+        "rank score, floor on rank score": ({}, "rank"),
+        "shipped: rank score, floor on soft": ({}, "soft"),
     }
     fits: dict[str, float] = {}
-    for label, args in rules.items():
-        recs = pipeline.records(found, questions, **args)
+    shipped: list = []
+    for label, (args, gate) in rules.items():
+        rows = scored(pipeline, found, **args)
+        recs = decide(rows, questions, gate)
         accuracy, floor = best_at_null(recs, NULL_TARGET)
         fits[label] = fit_floor(recs)
         line = f"  {label:38s} {accuracy:.3f} (floor {floor:.3f})"
         if clinc_fits:
             a, n = at_floor(recs, clinc_fits[label])
-            line += f" | CLINC floor {clinc_fits[label]:.3f}: {a:.3f} / null {n:.3f}"
+            line += f" | CLINC floor {clinc_fits[label]:.4f}: {a:.3f} / null {n:.3f}"
         print(line)
-    # Offline rules on the shipped scores: a margin over the runner-up, BM25 in the rank.
-    rows = []
-    for (text, vector, cands), (_, want) in zip(found, questions, strict=True):
-        bm25 = {h.id: h.score for h in pipeline.store.keyword_search(text, kind=KIND, limit=100,
-                                                                     weights=TITLE_FIELD_WEIGHTS)}
-        top = max([bm25.get(s.skill_id, 0.0) for s in cands] + [1e-9])
-        scored = []
-        for s in cands:
-            cos = s.node.vectors @ vector
-            scored.append((pipeline.source_of[s.skill_id], J.soft_match(cos), J.rank_score(cos, s.node.props[
-                "centroid_norm"]), bm25.get(s.skill_id, 0.0) / top))
-        rows.append((scored, want))
-    best = (0.0, float("nan"), float("nan"))
-    for margin in (0.0, 0.005, 0.01, 0.02, 0.03, 0.05):
-        recs = []
-        for scored, want in rows:
-            order = sorted(scored, key=lambda c: -c[2])
-            gap = order[0][1] - order[1][1] if len(order) > 1 else 1.0
-            recs.append((order[0][0] if gap >= margin else None, order[0][1] if gap >= margin else -1.0, want))
-        accuracy, floor = best_at_null(recs, NULL_TARGET)
-        if accuracy > best[0]:
-            best = (accuracy, floor, margin)
+        shipped = rows
+    best = max((best_at_null(decide(shipped, questions, margin=m), NULL_TARGET) + (m,)
+                for m in (0.0, 0.005, 0.01, 0.02, 0.03, 0.05)), key=lambda r: r[0])
     print(f"  {'shipped + margin over the runner-up':38s} {best[0]:.3f} (floor {best[1]:.3f}, best margin {best[2]})")
     for weight in (0.1, 0.3):
-        recs = []
-        for scored, want in rows:
-            order = sorted(scored, key=lambda c: -(c[2] + weight * c[3]))
-            recs.append((order[0][0], order[0][1], want))
+        recs = decide(shipped, questions, bm25=weight)
         top1 = sum(b == w for b, _, w in recs if w) / sum(1 for *_, w in recs if w)
         print(f"  {f'shipped + BM25 x {weight} in the rank':38s} {best_at_null(recs, NULL_TARGET)[0]:.3f}; "
               f"top-1 without abstaining {top1:.3f}")

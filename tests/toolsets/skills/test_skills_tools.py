@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -16,7 +17,7 @@ from graphsift.errors import ConfigError, EmbedderMismatch, InvalidInput, NotFou
 from graphsift.runtime import Runtime
 from graphsift.store.factory import EMBEDDER_META
 from graphsift.tools import CallContext
-from graphsift.toolsets.skills import TOOLSET, library, routing
+from graphsift.toolsets.skills import TOOLSET, judge, library, routing
 from graphsift.toolsets.skills.library import KIND, PROTOTYPE, VERSION_EDGE, SkillLibrary
 
 SPECS = {s.name: s for s in TOOLSET.tools}
@@ -55,7 +56,7 @@ def test_create_stores_one_skill_with_its_passages_and_renders_the_header_from_t
     assert node.vectors.shape == (len(routing.skill_passages(RESET)), 384) == (4, 384)
     assert "**Confidence:**" not in node.props["resolution_md"]  # the header is never stored
     assert store.count_nodes(PROTOTYPE) == 1
-    assert store.get_meta("skills") == {"routing": routing.ROUTING_VERSION, "judge": 1}
+    assert store.get_meta("skills") == {"routing": routing.ROUTING_VERSION, "judge": judge.JUDGE_VERSION}
     assert store.get_meta(EMBEDDER_META)["name"] == runtime.embedder.name
 
 
@@ -338,6 +339,18 @@ def test_a_library_of_another_routing_version_is_re_embedded_when_opened(runtime
     assert store.get_meta("skills")["routing"] == routing.ROUTING_VERSION
     assert after.text_hash != before.text_hash and after.props == before.props
     assert run(runtime, "search_skills", query="I forgot my password").skill.skill_id == skill_id
+
+
+def test_a_writer_re_embeds_a_stale_library_under_its_own_lock(runtime, monkeypatch):
+    first = create(runtime).skill_id
+    monkeypatch.setattr(library.routing, "ROUTING_VERSION", routing.ROUTING_VERSION + 1)
+    done: list = []
+    worker = threading.Thread(target=lambda: done.append(create(runtime, REFUND)), daemon=True)
+    worker.start()
+    worker.join(timeout=120)
+    assert not worker.is_alive(), "create_skill waited for the write lock it held itself"
+    assert done[0].created and store_of(runtime).get_meta("skills")["routing"] == routing.ROUTING_VERSION
+    assert run(runtime, "search_skills", query="I forgot my password").skill.skill_id == first
 
 
 def test_another_embedder_is_refused_until_reindexed(runtime, settings, embedder):

@@ -201,9 +201,10 @@ class SkillLibrary:
         return (f"move {self.runtime.settings.home / 'skills' / self.name} away and import or create its skills "
                 "again")
 
-    def store(self, create: bool = False, check: bool = True) -> Store | None:
+    def store(self, create: bool = False, check: bool = True, locked: bool = False) -> Store | None:
         """The library's store (None when it does not exist and ``create`` is False), current: vectors of
-        another routing version are rebuilt first. ``check=False`` skips both checks (for ``reindex``)."""
+        another routing version are rebuilt first (under the write lock; ``locked``: the caller holds it).
+        ``check=False`` skips both checks (for ``reindex``)."""
         if not create and not self.exists():
             return None
         store = self.runtime.open_store(self.namespace, create=create, repair=self._repair())
@@ -212,12 +213,19 @@ class SkillLibrary:
         check_embedder(store, self.runtime.embedder, what=f"skill library {self.name!r}",
                        repair=f"use that embedder, or re-embed the library: graphsift skills reindex --library "
                               f"{self.name}")
-        meta = store.get_meta(META)
-        if meta is not None and meta.get("routing") != routing.ROUTING_VERSION:
-            with self.runtime.lock(self.namespace, "write"):
-                if (store.get_meta(META) or {}).get("routing") != routing.ROUTING_VERSION:
-                    self.reindex(store)
+        if self._stale(store):
+            if locked:
+                self.reindex(store)
+            else:
+                with self.runtime.lock(self.namespace, "write"):
+                    if self._stale(store):
+                        self.reindex(store)
         return store
+
+    @staticmethod
+    def _stale(store: Store) -> bool:
+        meta = store.get_meta(META)
+        return meta is not None and meta.get("routing") != routing.ROUTING_VERSION
 
     def require(self, skill_id: str) -> tuple[Store, Stored]:
         """The store and the current version of ``skill_id``, or the specification's not-found error."""
@@ -290,7 +298,7 @@ class SkillLibrary:
     def writing(self) -> Iterator[Store]:
         """The library's store, created if needed, under its cross-process write lock."""
         with self.runtime.lock(self.namespace, "write"):
-            yield self.store(create=True)
+            yield self.store(create=True, locked=True)
 
     def rows(self, skill_id: str, fields: Mapping[str, Any], props: Mapping[str, Any], embedded: Embedded,
              previous: Stored | None = None) -> Write:
