@@ -1,14 +1,16 @@
-"""Request and response models of the skills tools (a draft until the platform's ToolSpec lands).
+"""Request and response models of the skills tools (declared as ToolSpecs in the package's ``__init__``).
 
 Names are the issue's: ``search_skills``, ``create_skill``, ``update_skill``,
 ``record_outcome``, ``get_skill``, ``import_skills`` (plus ``list_skills`` and
-``skill_history`` behind the CLI's ``ls`` and ``history``). Every request takes
+``skill_history`` behind the CLI's ``ls`` and ``history``, and the CLI-only
+``reindex_skills``). Every request takes
 ``library`` (default ``default``): one skill library per namespace
 (``skills/<library>``). Requests forbid unknown fields (:class:`Request`).
 
 Two rules sit outside pydantic because their wording is fixed by the
 specification: an empty query is refused with exactly :data:`QUERY_REQUIRED`
-(:func:`check_query`), and an unknown id with :func:`skill_not_found`. Oversized
+(:func:`check_query`), and an unknown id with :func:`skill_not_found` (the other
+fixed texts are :func:`database_failed`, :func:`llm_failed`, :func:`no_llm`). Oversized
 text is refused with the limit and the size (:func:`check_size`, also used by
 the field validators here).
 """
