@@ -306,8 +306,8 @@ def scored(pipeline: Pipeline, found: list, tau: float = J.TAU, k: float = J.PRO
 
 def decide(rows: list[list[tuple]], questions: Labelled, gate: str = "soft", bm25: float = 0.0,
            margin: float = 0.0) -> list[Record]:
-    """Records of a rule: the best by rank score (+ ``bm25`` x BM25), gated by its soft or rank score; a
-    winner within ``margin`` (in gate score) of the runner-up abstains."""
+    """Records of a rule: the best by rank score (+ ``bm25`` x BM25), gated by its soft or rank score; with
+    ``margin`` > 0, a winner less than ``margin`` (in gate score) above the runner-up abstains."""
     out = []
     for cands, (_, want) in zip(rows, questions, strict=True):
         if not cands:
@@ -316,7 +316,7 @@ def decide(rows: list[list[tuple]], questions: Labelled, gate: str = "soft", bm2
         order = sorted(cands, key=lambda c: (-(c[2] + bm25 * c[3]), c[0]))
         column = 1 if gate == "soft" else 2
         gap = order[0][column] - order[1][column] if len(order) > 1 else 1.0
-        out.append((order[0][0], order[0][column] if gap >= margin else -1.0, want))
+        out.append((order[0][0], order[0][column] if margin <= 0 or gap >= margin else -1.0, want))
     return out
 
 
