@@ -181,8 +181,9 @@ class Pipeline:
         self.source_of = {n.id: n.props.get("source") for n in self.store.iter_nodes(KIND)}
 
     def found(self, questions: Labelled, source: str = "hybrid") -> list[tuple[str, np.ndarray, list]]:
-        """(question, its vector, its candidates) per question: ``hybrid`` (as the tool), ``vector`` (the
-        best-passage top 5 only) or ``all`` (every skill)."""
+        """(question, its vector, its candidates as (skill_id, passage cosines, centroid norm)) per question:
+        ``hybrid`` (``tools.candidates``, as the tool), ``vector`` (the best-passage top 5 only) or ``all``
+        (every skill). Cosines, not vectors, are kept: 5 candidates of 100 passages per question add up."""
         vectors = self.runtime.embedder.embed([q for q, _ in questions])
         everything = None
         out = []
@@ -198,13 +199,15 @@ class Pipeline:
                     ids = self.store.list_node_ids(KIND)
                     everything = list(self.library.read(self.store, ids, with_vectors=True).values())
                 found = everything
-            out.append((text, vector, found))
+            out.append((text, vector, [(s.skill_id, s.node.vectors @ vector, s.node.props["centroid_norm"])
+                                       for s in found]))
         return out
 
     def records(self, found: list, questions: Labelled, **judge_args: float) -> list[Record]:
+        """What ``tools.calibrated`` decides (the same ``judge.judge`` call), with the floor removed."""
         out = []
-        for (_, vector, cands), (_, want) in zip(found, questions, strict=True):
-            v = tools.calibrated(cands, vector, floor=-np.inf, **judge_args)
+        for (_, _, cands), (_, want) in zip(found, questions, strict=True):
+            v = J.judge([J.Candidate(i, cos, norm) for i, cos, norm in cands], floor=-np.inf, **judge_args)
             out.append((self.source_of.get(v.best), v.soft, want))
         return out
 
@@ -278,7 +281,7 @@ def report(name: str, runtime: Runtime, library: str, questions: Labelled) -> tu
     print(f"  search_skills (calibrated judge: floor {J.FLOOR}, tau {J.TAU}, prototype k {J.PROTOTYPE_K:g}): "
           f"in-scope top-1 {accuracy:.3f}, out-of-scope null {null:.3f}")
     ranked = sum(best == want for best, _, want in recs if want is not None) / n_in
-    recall = sum(want in {pipeline.source_of[s.skill_id] for s in cands}
+    recall = sum(want in {pipeline.source_of[c[0]] for c in cands}
                  for (_, _, cands), (_, want) in zip(found, questions, strict=True) if want is not None) / n_in
     print(f"  top-1 without abstaining {ranked:.3f}; right skill among the {J.CANDIDATES} hybrid candidates "
           f"{recall:.3f}; the pipeline replay differs from the tool on {differ} question(s)")
@@ -291,15 +294,15 @@ def report(name: str, runtime: Runtime, library: str, questions: Labelled) -> tu
 def scored(pipeline: Pipeline, found: list, tau: float = J.TAU, k: float = J.PROTOTYPE_K) -> list[list[tuple]]:
     """Per question, each candidate's (source, soft score, rank score, BM25 over the candidates' best)."""
     out = []
-    for text, vector, cands in found:
+    for text, _, cands in found:
         bm25 = {h.id: h.score for h in pipeline.store.keyword_search(text, kind=KIND, limit=100,
                                                                      weights=TITLE_FIELD_WEIGHTS)}
-        top = max([bm25.get(s.skill_id, 0.0) for s in cands] + [1e-9])
+        top = max([bm25.get(i, 0.0) for i, _, _ in cands] + [1e-9])
         rows = []
-        for s in cands:
-            cos = (s.node.vectors @ vector).astype(np.float64)
-            rows.append((pipeline.source_of[s.skill_id], J.soft_match(cos, tau),
-                         J.rank_score(cos, s.node.props["centroid_norm"], tau, k), bm25.get(s.skill_id, 0.0) / top))
+        for skill_id, cos, norm in cands:
+            cos = np.asarray(cos, dtype=np.float64)
+            rows.append((pipeline.source_of[skill_id], J.soft_match(cos, tau), J.rank_score(cos, norm, tau, k),
+                         bm25.get(skill_id, 0.0) / top))
         out.append(rows)
     return out
 
@@ -474,6 +477,7 @@ def latency(home: Path, cache: CachedEmbedder, clinc_file: Path, scale: int, rep
     call(build, "import_skills", format="intents", path=str(clinc_file), library="scale")
     extra = synthetic(scale - 150)
     checked = tools.checked_imports(extra)
+    cache.embed([t for skill in checked for t in skill_passages(skill)])  # fill the cache in big batches
     began = time.perf_counter()
     tools.write_imports(SkillLibrary(build, "scale"), checked)
     print(f"10k library: 150 CLINC intents + {len(checked)} skills from GitBugs, SciFact and product listings "
