@@ -37,7 +37,7 @@ Every library is built with the real tools on a real SQLite store in a temporary
 Vectors for building libraries are cached under ``--cache-dir`` (model name +
 sha256 of each text; the cached embedder returns exactly what the model returned).
 
-    python bench/skills_routing.py [--variants] [--halves 200] [--scale 10000] [--latency 300]
+    python bench/skills_routing.py [--variants] [--halves 200] [--scale 10000] [--latency 300] [--latency-only]
 """
 
 from __future__ import annotations
@@ -525,6 +525,7 @@ def main() -> None:
     parser.add_argument("--scale", type=int, default=10_000, help="skills in the latency library (0: skip)")
     parser.add_argument("--latency", type=int, default=300, help="questions timed one by one")
     parser.add_argument("--keep", type=Path, help="keep the data folder here instead of a temporary one")
+    parser.add_argument("--latency-only", action="store_true", help="only the 10k library and its latency")
     args = parser.parse_args()
     if not DATA.is_dir():
         sys.exit(f"needs the shared evaluation data at {DATA}")
@@ -534,6 +535,9 @@ def main() -> None:
         runtime = Runtime(Settings(home=home), embedder=cache)
         clinc_file = Path(tmp) / "clinc_train.jsonl"
         clinc_file.write_text("".join(json.dumps({"text": t, "intent": i}) + "\n" for t, i in clinc("train")))
+        if args.latency_only:
+            latency(home, cache, clinc_file, args.scale, args.latency)
+            return
         out = call(runtime, "import_skills", format="intents", path=str(clinc_file), library="clinc")
         print(f"import_skills CLINC150 train: {out.created} skills, {out.embedded_texts} texts embedded")
         val: Labelled = [(t, f"intent:{i}") for t, i in clinc("val")] + [(t, None) for t, _ in clinc("oos_val")]

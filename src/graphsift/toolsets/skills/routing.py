@@ -7,13 +7,17 @@ passage is enough and several close ones count more. Measured with
 ``bench/skills_routing.py`` (all-MiniLM-L6-v2 int8; figures in :mod:`judge`):
 
 - one vector per passage beat one vector of the texts joined (ABCD top-1 0.79 vs
-  0.84-0.87) and beat the condition examples alone (ABCD 0.81);
-- the playbook's steps are NOT embedded: as extra passages (one per step, or all
-  steps as one) they lowered routing on ABCD, whose steps are real procedures
-  (the bench prints the comparison). Steps say what to do, not when a skill
-  applies, and ABCD's subflows share most of their steps;
-- keywords are not embedded either (no measurable change); they go to BM25 with
-  the title, problem and conditions (:func:`keyword_document`).
+  0.84-0.87) and beat the condition examples alone (ABCD 0.81) in the first
+  helper's in-memory exploration (not re-run by the current bench);
+- the playbook's steps are NOT embedded. The bench builds an ABCD library per
+  layout through the import writer (ABCD's steps are real procedures) and routes
+  the 151 questions: top-1 without abstaining | in-scope / null at the shipped
+  floor: title + problem + conditions 0.873 | 0.855 / 0.902; plus one passage per
+  step 0.836 | 0.773 / 1.000; plus all steps as one passage 0.873 | 0.827 / 0.951.
+  Steps say what to do, not when a skill applies, and ABCD's subflows share most
+  of their steps;
+- keywords are not embedded either (as one more passage: 0.864 | 0.845 / 0.927);
+  they go to BM25 with the title, problem and conditions (:func:`keyword_document`).
 
 BM25 only helps gather candidates: added to the judge's scores it did not help
 (see :mod:`judge`).
