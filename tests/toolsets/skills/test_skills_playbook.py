@@ -220,13 +220,13 @@ headers = st.none() | st.builds(
 )
 
 
-@settings(max_examples=300)
+@settings(max_examples=150)
 @given(playbooks, headers)
 def test_parse_of_render_is_the_playbook(playbook, header):
     assert parse(render(playbook, header)) == playbook
 
 
-@settings(max_examples=300)
+@settings(max_examples=150)
 @given(playbooks, headers)
 def test_render_of_parse_is_the_rendered_text(playbook, header):
     text = render(playbook, header)

@@ -184,6 +184,15 @@ def test_a_playbook_whose_heading_is_not_the_title_is_refused(runtime):
     assert run(runtime, "get_skill", skill_id=skill_id).version == 1
 
 
+@pytest.mark.parametrize("title", [" Padded", "Two\nlines"])
+def test_a_title_that_cannot_be_a_heading_is_refused(runtime, title):
+    skill_id = create(runtime).skill_id
+    with pytest.raises(InvalidInput, match="the title is one line without surrounding spaces"):
+        run(runtime, "update_skill", skill_id=skill_id, skill={"title": title})
+    with pytest.raises(InvalidInput, match="the title is one line without surrounding spaces"):
+        create(runtime, {**RESET, "title": title})
+
+
 def test_history_keeps_the_counters_each_version_had(runtime):
     skill_id = create(runtime).skill_id
     run(runtime, "record_outcome", skill_id=skill_id, outcome="confirmed")

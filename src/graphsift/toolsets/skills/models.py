@@ -123,7 +123,13 @@ Library = Annotated[
         description="Skill library (lower-case letters, digits, - and _); each library is its own store.",
     ),
 ]
-Title = Annotated[Text, _limit("title", MAX_TITLE)]
+def _one_line(value: str) -> str:
+    if value != value.strip() or len(value.splitlines()) != 1:
+        raise ValueError("the title is one line without surrounding spaces (it is the playbook's '# <Title>')")
+    return value
+
+
+Title = Annotated[Text, _limit("title", MAX_TITLE), AfterValidator(_one_line)]
 Problem = Annotated[Text, _limit("problem", MAX_PROBLEM)]
 Item = Annotated[Text, _limit("a condition or keyword", MAX_ITEM)]
 Conditions = Annotated[list[Item], _items("conditions", MAX_CONDITIONS)]

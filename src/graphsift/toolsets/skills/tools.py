@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 from pydantic import ValidationError
 
-from graphsift.contract import format_validation_error
+from graphsift.contract import format_validation_error, parse_request
 from graphsift.errors import ConfigError, InvalidInput, NotFound
 from graphsift.runtime import Runtime
 from graphsift.search.fusion import TITLE_FIELD_WEIGHTS
@@ -197,7 +197,7 @@ def _structured(current: dict[str, Any], request: UpdateSkillRequest) -> dict[st
     elif "resolution_md" in given and heading != merged["title"]:
         raise InvalidInput(f"the playbook's heading '# {heading}' differs from the title {merged['title']!r}; "
                            "send title too to rename the skill, or keep the heading")
-    return canonical(SkillInput.model_validate(merged).model_dump())
+    return canonical(parse_request(SkillInput, merged).model_dump())
 
 
 @_store_errors
