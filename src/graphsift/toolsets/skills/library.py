@@ -55,7 +55,7 @@ import numpy as np
 
 from graphsift.errors import NotFound, StoreBusy, StoreUnavailable
 from graphsift.runtime import Runtime
-from graphsift.store import Edge, Node, Store, check_embedder, record_embedder, store_location
+from graphsift.store import Edge, Node, Store, check_embedder, record_embedder
 from graphsift.store.factory import EMBEDDER_META
 from graphsift.toolsets.skills import judge, routing
 from graphsift.toolsets.skills.models import Skill, SkillChanges, database_failed, skill_not_found
@@ -189,10 +189,6 @@ class SkillLibrary:
         self.layout = layout
         self.namespace = f"skills/{name}"
         self.usage_namespace = f"skills/{name}/usage"
-
-    @property
-    def location(self) -> str:
-        return store_location(self.runtime.settings, self.namespace)
 
     def exists(self) -> bool:
         return self.runtime.store_exists(self.namespace)
