@@ -512,7 +512,8 @@ def latency(home: Path, cache: CachedEmbedder, clinc_file: Path, scale: int, rep
     print(f"latency: search_skills in process over {skills} skills, {len(picked)} CLINC val/oos "
           f"questions one by one (real ONNX model, calibrated judge, use counted): p50 {np.median(w):.1f} ms, "
           f"p95 {np.percentile(w, 95):.1f} ms (search_time_ms p50 {np.median(r):.1f}); the query embedding alone "
-          f"p50 {np.median(e):.1f} ms, p95 {np.percentile(e, 95):.1f} ms")
+          f"p50 {np.median(e):.1f} ms, p95 {np.percentile(e, 95):.1f} ms (machine load average "
+          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
     runtime.close()
 
 
