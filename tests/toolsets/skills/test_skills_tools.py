@@ -18,6 +18,7 @@ from graphsift.runtime import Runtime
 from graphsift.store.factory import EMBEDDER_META
 from graphsift.tools import CallContext
 from graphsift.toolsets.skills import TOOLSET, judge, library, routing
+from graphsift.toolsets.skills.cache import PassageCache
 from graphsift.toolsets.skills.library import KIND, PROTOTYPE, VERSION_EDGE, SkillLibrary
 
 SPECS = {s.name: s for s in TOOLSET.tools}
@@ -436,3 +437,37 @@ def test_a_usage_store_that_cannot_be_made_is_database_connection_failed(runtime
         run(runtime, "record_outcome", skill_id=skill_id, outcome="confirmed")
     assert str(error.value).startswith("[store_unavailable] Database connection failed: cannot read ")
     assert run(runtime, "get_skill", skill_id=skill_id).confidence == 0.5
+
+
+# -- the passage cache -------------------------------------------------------------------------------------
+
+
+def test_the_passage_cache_serves_a_skill_until_its_passages_change(runtime, monkeypatch):
+    skill_id = create(runtime).skill_id
+    store = store_of(runtime)
+    cache = runtime.state(PassageCache)
+    reads: list[list[str]] = []
+    real = store.node_vectors
+    monkeypatch.setattr(store, "node_vectors", lambda ids: reads.append(list(ids)) or real(ids))
+    [first] = SkillLibrary(runtime, "default").read(store, [skill_id], with_vectors=True).values()
+    [again] = SkillLibrary(runtime, "default").read(store, [skill_id], with_vectors=True).values()
+    assert reads == [[skill_id]] and np.array_equal(first.node.vectors, again.node.vectors) and len(cache) == 1
+    run(runtime, "update_skill", skill_id=skill_id, skill={"conditions": ["my password expired"]})
+    [changed] = SkillLibrary(runtime, "default").read(store, [skill_id], with_vectors=True).values()
+    assert reads == [[skill_id], [skill_id]] and changed.node.vectors.shape[0] == 3
+    assert np.allclose(changed.node.vectors[2], runtime.embedder.embed(["my password expired"])[0], atol=1e-6)
+    out = run(runtime, "search_skills", query="my password expired")
+    assert out.skill.conditions == ["my password expired"]
+
+
+def test_the_passage_cache_keeps_nothing_read_across_a_write_and_is_bounded(runtime):
+    ids = [create(runtime).skill_id, create(runtime, REFUND).skill_id]
+    store = store_of(runtime)
+    small = PassageCache(max_skills=1)
+    nodes = store.get_nodes(ids)
+    nodes[0].text_hash = "not-what-the-store-holds"  # as if a write landed between the two reads
+    small.fill(store, nodes)
+    assert all(n.vectors is not None for n in nodes) and [key[1] for key in small._rows] == [ids[1]]
+    bounded = PassageCache(max_skills=1)
+    bounded.fill(store, store.get_nodes(ids))
+    assert [key[1] for key in bounded._rows] == [ids[1]]  # the least recently used went first

@@ -58,6 +58,7 @@ from graphsift.runtime import Runtime
 from graphsift.store import Edge, Node, Store, check_embedder, record_embedder
 from graphsift.store.factory import EMBEDDER_META
 from graphsift.toolsets.skills import judge, routing
+from graphsift.toolsets.skills.cache import PassageCache
 from graphsift.toolsets.skills.models import Skill, SkillChanges, database_failed, skill_not_found
 from graphsift.toolsets.skills.outcomes import Counters
 from graphsift.toolsets.skills.playbook import Header, parse, render
@@ -247,7 +248,10 @@ class SkillLibrary:
         return {n.id: counters_of(rows[n.id].props if n.id in rows else n.props["initial"]) for n in nodes}
 
     def read(self, store: Store, ids: Sequence[str], with_vectors: bool = False) -> dict[str, Stored]:
-        nodes = [n for n in store.get_nodes(list(ids), with_vectors=with_vectors) if n.kind == KIND]
+        """The skills among ``ids`` with their counters (and their passage vectors, through the cache)."""
+        nodes = [n for n in store.get_nodes(list(ids)) if n.kind == KIND]
+        if with_vectors:
+            self.runtime.state(PassageCache).fill(store, nodes)
         counters = self.counters(nodes)
         return {n.id: Stored(n, counters[n.id]) for n in nodes}
 
