@@ -491,30 +491,33 @@ def latency(home: Path, cache: CachedEmbedder, clinc_file: Path, scale: int, rep
           f"top-1 {accuracy:.3f}, out-of-scope null {null:.3f} (an out-of-scope question may rightly find one of "
           "the 9,850 other skills: they are not labelled)")
     build.close()
-    runtime = Runtime(Settings(home=home), embedder=OnnxEmbedder())  # real model, no cache
     questions = [q for q, _ in val]
     rng = np.random.default_rng(1)
     picked = [questions[i] for i in rng.permutation(len(questions))[:repeat]]
-    for question in questions[-5:]:  # warm up: load the model and the library's in-memory snapshot
-        call(runtime, "search_skills", query=question, library="scale")
-    wall, reported = [], []
-    for question in picked:
-        began = time.perf_counter()
-        out = call(runtime, "search_skills", query=question, library="scale")
-        wall.append((time.perf_counter() - began) * 1000)
-        reported.append(out.search_time_ms)
-    embed = []
-    for question in picked:
-        began = time.perf_counter()
-        runtime.embedder.embed([question])
-        embed.append((time.perf_counter() - began) * 1000)
-    w, r, e = np.array(wall), np.array(reported), np.array(embed)
-    print(f"latency: search_skills in process over {skills} skills, {len(picked)} CLINC val/oos "
-          f"questions one by one (real ONNX model, calibrated judge, use counted): p50 {np.median(w):.1f} ms, "
-          f"p95 {np.percentile(w, 95):.1f} ms (search_time_ms p50 {np.median(r):.1f}); the query embedding alone "
-          f"p50 {np.median(e):.1f} ms, p95 {np.percentile(e, 95):.1f} ms (machine load average "
-          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
-    runtime.close()
+    print(f"latency: search_skills in process over {skills} skills, {len(picked)} CLINC val/oos questions one by one "
+          "(real ONNX model, no cache; calibrated judge; the use counted)")
+    for threads, label in ((0, "onnxruntime's default threads"), (1, "one embedding thread")):
+        runtime = Runtime(Settings(home=home), embedder=OnnxEmbedder(threads=threads))
+        for question in questions[-5:]:  # warm up: load the model and the library's in-memory snapshot
+            call(runtime, "search_skills", query=question, library="scale")
+        wall, cpu, embed_wall, embed_cpu = [], [], [], []
+        for question in picked:
+            began, began_cpu = time.perf_counter(), time.process_time()
+            call(runtime, "search_skills", query=question, library="scale")
+            wall.append((time.perf_counter() - began) * 1000)
+            cpu.append((time.process_time() - began_cpu) * 1000)
+        for question in picked:
+            began, began_cpu = time.perf_counter(), time.process_time()
+            runtime.embedder.embed([question])
+            embed_wall.append((time.perf_counter() - began) * 1000)
+            embed_cpu.append((time.process_time() - began_cpu) * 1000)
+        w, c, ew, ec = map(np.array, (wall, cpu, embed_wall, embed_cpu))
+        print(f"  {label}: wall p50 {np.median(w):.1f} ms, p95 {np.percentile(w, 95):.1f} ms; CPU time p50 "
+              f"{np.median(c):.1f} ms; the query embedding alone: wall p50 {np.median(ew):.1f} ms, CPU p50 "
+              f"{np.median(ec):.1f} ms (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
+        runtime.close()
+    print("  (CPU time counts every thread of the process: with one embedding thread and one BLAS thread it is\n"
+          "   what a call takes on an idle core; wall time on a loaded machine adds the wait for a core)")
 
 
 # -- main ---------------------------------------------------------------------------------------
