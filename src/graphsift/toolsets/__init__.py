@@ -17,6 +17,7 @@ TOOLSETS: dict[str, str] = {
     "items": "graphsift.toolsets.items",
     "facts": "graphsift.toolsets.facts",
     "code": "graphsift.toolsets.code",
+    "skills": "graphsift.toolsets.skills",
 }
 
 
