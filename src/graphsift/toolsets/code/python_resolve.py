@@ -24,7 +24,7 @@ from typing import Any
 from . import roles
 from .model import CALLABLE_KINDS, RESOLUTIONS, symbol_id
 from .resolve import Bound, EdgeSink, FileResult, Ref, Table, Tracker, file_node, receiver_text, symbol_node
-from .resolver_base import NameResolver, scope_chain
+from .resolver_base import NameResolver, nearest_typed, scope_chain
 
 BUILTIN_NAMES = frozenset(dir(builtins))
 #: method names some builtin type has: never matched by name alone
@@ -244,13 +244,7 @@ class PythonResolver(NameResolver):
         while key:
             table = bound.facts.locals.get(key)
             if table and name in table:
-                # the typed declaration nearest before the line; "?" marks an untyped local
-                typed = [(decl_line, type_) for decl_line, type_ in table[name] if type_ != "?"]
-                best = ""
-                for decl_line, type_ in typed:
-                    if decl_line <= line or not best:
-                        best = type_
-                return best or "?"
+                return nearest_typed(table[name], line)
             index = bound.by_key.get(key)
             if index is None or bound.sym(index).kind == "class":
                 return ""

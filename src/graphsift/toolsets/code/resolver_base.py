@@ -30,6 +30,16 @@ def scope_chain(bound: Bound, key: str | None) -> Iterator[tuple[int, SymbolFact
         key = sym.parent
 
 
+def nearest_typed(declarations: list[tuple[int, str]], line: int) -> str:
+    """The type of a local's typed declaration nearest before ``line`` (else its first typed one); ``"?"``
+    marks an untyped local, and is the answer when no declaration has a type."""
+    best = ""
+    for decl_line, type_ in declarations:
+        if type_ != "?" and (decl_line <= line or not best):
+            best = type_
+    return best or "?"
+
+
 class ResolverBase:
     """The table and dependency tracker of one language's resolver, and the walks every language needs."""
 

@@ -21,7 +21,7 @@ from typing import Any
 from . import roles
 from .model import CALLABLE_KINDS, RESOLUTIONS, TYPE_KINDS
 from .resolve import Bound, EdgeSink, FileResult, Ref, Table, Tracker, file_node, receiver_text, symbol_node
-from .resolver_base import NameResolver
+from .resolver_base import NameResolver, nearest_typed
 
 EXTENSIONS = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
 JS_GLOBALS = frozenset("""
@@ -232,12 +232,7 @@ class TsResolver(NameResolver):
         while key:
             table = bound.facts.locals.get(key)
             if table and name in table:
-                typed = [(decl_line, type_) for decl_line, type_ in table[name] if type_ != "?"]
-                best = ""
-                for decl_line, type_ in typed:
-                    if decl_line <= line or not best:
-                        best = type_
-                return best or "?"
+                return nearest_typed(table[name], line)
             index = bound.by_key.get(key)
             if index is None or bound.sym(index).kind in TYPE_KINDS:
                 return ""
