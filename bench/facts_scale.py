@@ -58,6 +58,10 @@ try:  # the platform (issue 7); older trees (``PYTHONPATH=<older tree>/src``, th
     from graphsift.tools import CallContext  # noqa: E402
 except ImportError:  # pragma: no cover
     from graphsift.toolset import CallContext, Runtime  # noqa: E402
+try:  # the store's file name through the factory; older trees wrote graph.db
+    from graphsift.store import store_size  # noqa: E402
+except ImportError:  # pragma: no cover
+    store_size = None
 from graphsift.toolsets.facts import TOOLSET, resolve  # noqa: E402
 from graphsift.toolsets.facts.graph import FactsGraph  # noqa: E402
 from graphsift.toolsets.facts.models import DocumentRecord  # noqa: E402
@@ -242,7 +246,8 @@ def main() -> None:
     else:
         ingest(graph, gen, args, docs)
     store = graph.store()
-    size = sum(p.stat().st_size for p in graph.location.glob("*.db*"))
+    size = (store_size(runtime.settings, graph.namespace) if store_size is not None
+            else sum(p.stat().st_size for p in graph.location.glob("graph.db*")))
     print(f"store: {store.count_nodes('entity')} entities, {store.count_nodes('topic')} topics, "
           f"{store.count_nodes('document')} documents, {store.count_edges('fact')} facts, "
           f"{store.count_edges('possible_duplicate')} possible-duplicate links; {size / 1e6:.0f} MB on disk")
