@@ -1,20 +1,33 @@
 """The store contract suite runs on every backend: ``store`` and ``open_namespace`` touch only the
-protocol and the factory. Backend internals (PRAGMAs, query plans, files) live in ``store/<backend>/``."""
+protocol and the factory. Backend internals (PRAGMAs, query plans, files, schemas) live in
+``store/<backend>/``. The PostgreSQL run uses a real server (see :mod:`helpers.backend`); its
+tests share one database whose namespaces are dropped after each test."""
 
 from __future__ import annotations
 
 import pytest
+from helpers import backend
 
 from graphsift.config import Settings
 from graphsift.store import open_store
 
-#: The PostgreSQL backend joins this list when it lands.
-BACKENDS = ["sqlite"]
+BACKENDS = ["sqlite", "postgres"]
 
 
 @pytest.fixture(params=BACKENDS)
 def store_settings(request, tmp_path) -> Settings:
-    return Settings(home=tmp_path / "home")
+    if request.param == "sqlite":
+        yield Settings(home=tmp_path / "home")
+        return
+    try:
+        url = backend.database_url("gs_contract")
+    except backend.Unavailable as exc:
+        pytest.skip(str(exc))
+    yield Settings(home=tmp_path / "home", database_url=url)
+    from graphsift.store.postgres import connection
+
+    connection.close_all()
+    backend.drop_namespaces(url)
 
 
 @pytest.fixture
