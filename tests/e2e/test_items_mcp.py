@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from anyio.from_thread import start_blocking_portal
 from helpers import paths as PATHS
+from helpers.backend import env_for
 from helpers.mcp import (
     ONNX_LIB,
     error_text,
@@ -79,7 +80,7 @@ class Session:
 
 
 def _stdio(portal, project: Path, home: Path, log) -> Iterator[Session]:
-    params = StdioServerParameters(command=SERVE[0], args=SERVE[1:], env={"GRAPHSIFT_HOME": str(home)})
+    params = StdioServerParameters(command=SERVE[0], args=SERVE[1:], env=env_for(home))
     client = Client(params, read_timeout_seconds=60)
     with portal.wrap_async_context_manager(client):
         yield Session("stdio", portal, client, stdio_server_pid(), project, home)
@@ -87,7 +88,7 @@ def _stdio(portal, project: Path, home: Path, log) -> Iterator[Session]:
 
 def _http(portal, project: Path, home: Path, log: Path) -> Iterator[Session]:
     port = free_port()
-    env = {**os.environ, "GRAPHSIFT_HOME": str(home)}
+    env = {**os.environ, **env_for(home)}
     with log.open("wb") as err:
         proc = subprocess.Popen([*SERVE, "--transport", "http", "--port", str(port)], env=env,
                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)

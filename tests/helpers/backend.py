@@ -128,3 +128,11 @@ def drop_databases() -> None:
         for name in sorted(_made):
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
     _made.clear()
+
+
+def sqlite_only(settings: Settings, why: str) -> None:
+    """Skip a test about the embedded store's files when the run is on PostgreSQL."""
+    if settings.database_url:
+        import pytest
+
+        pytest.skip(f"SQLite only: {why}")

@@ -19,6 +19,7 @@ from typing import Any
 from mcp import Client, StdioServerParameters
 
 from graphsift.toolsets import load_toolset
+from helpers.backend import env_for
 
 ONNX_LIB = "onnxruntime_pybind11_state"
 
@@ -59,7 +60,7 @@ def stop(proc: subprocess.Popen) -> None:
 def http_server(toolset: str, home: Path, log: Path, env: dict[str, str] | None = None):
     """A ``serve <toolset> --transport http`` process on a free loopback port; yields (url, process)."""
     port = free_port()
-    environ = {**os.environ, "GRAPHSIFT_HOME": str(home), **(env or {})}
+    environ = {**os.environ, **env_for(home), **(env or {})}
     with log.open("wb") as err:
         proc = subprocess.Popen([*serve_command(toolset), "--transport", "http", "--port", str(port)], env=environ,
                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
@@ -73,7 +74,7 @@ def http_server(toolset: str, home: Path, log: Path, env: dict[str, str] | None 
 def stdio_params(toolset: str, home: Path, env: dict[str, str] | None = None) -> StdioServerParameters:
     command = serve_command(toolset)
     return StdioServerParameters(command=command[0], args=command[1:],
-                                 env={"GRAPHSIFT_HOME": str(home), "PYTHONPATH": os.environ.get("PYTHONPATH", ""),
+                                 env={**env_for(home), "PYTHONPATH": os.environ.get("PYTHONPATH", ""),
                                       **(env or {})})
 
 

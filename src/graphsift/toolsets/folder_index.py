@@ -94,7 +94,9 @@ class FolderIndex:
 
     @property
     def location(self) -> str:
-        return str(Path(store_location(self.runtime.settings, self.namespace)).parent)
+        """The index's folder (embedded store), or the database URL and namespace (PostgreSQL)."""
+        location = store_location(self.runtime.settings, self.namespace)
+        return location if self.runtime.settings.database_url else str(Path(location).parent)
 
     def exists(self) -> bool:
         return self.runtime.store_exists(self.namespace)

@@ -35,7 +35,6 @@ Vector ranking
 from __future__ import annotations
 
 import functools
-import json
 import math
 import threading
 import time
@@ -93,8 +92,9 @@ def term_counts(name: str, text: str) -> tuple[dict[str, int], int]:
     """Per-lexeme counts packed as ``name * 65536 + text`` (each capped at 65535), and the length in
     tokens over both columns: what BM25 reads (the same tokens as the SQLite backend's)."""
     name_counts, text_counts = Counter(terms(name)), Counter(terms(text))
+    # A word of combining marks alone folds to "": it counts in the length but is no lexeme.
     packed = {t: (min(name_counts.get(t, 0), _CAP) << 16) | min(text_counts.get(t, 0), _CAP)
-              for t in name_counts.keys() | text_counts.keys()}
+              for t in name_counts.keys() | text_counts.keys() if t}
     return packed, sum(name_counts.values()) + sum(text_counts.values())
 
 
@@ -483,7 +483,7 @@ class PostgresStore:
     ) -> list[Hit]:
         """BM25 (the SQLite backend's formula and tokens; see the module docstring) over the filtered
         nodes that hold at least one query term; ``weights`` scale the name and text columns."""
-        wanted = query_terms(query)
+        wanted = [t for t in query_terms(query) if t]
         if not wanted or limit <= 0:
             return []
         sql.where_sql(where)  # refuse a bad filter before any query runs
@@ -684,5 +684,3 @@ def _edge(r: tuple) -> Edge:
     vector = None if r[6] is None else np.frombuffer(r[6], dtype=np.float32)
     return Edge(r[0], r[1], r[2], r[3], _sorted_json(r[4]), r[5], vector, r[7])
 
-
-__all__ = ["PostgresStore", "atomic_key", "json"]
