@@ -8,8 +8,8 @@ console entry point in a subprocess.
 from __future__ import annotations
 
 import json
-import re
 import os
+import re
 import shutil
 import subprocess
 import sys
