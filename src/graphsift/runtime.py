@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import threading
 from contextlib import AbstractContextManager
+from pathlib import Path
 from typing import Any, TypeVar
 
 from graphsift.config import Settings
 from graphsift.embedding import Embedder, build_embedder
 from graphsift.llm import LLM, build_llm
+from graphsift.roots import confine, parse_roots
 from graphsift.store import Store, factory
 
 T = TypeVar("T")
@@ -32,6 +34,7 @@ class Runtime:
         self._llm_built = False
         self._stores: dict[str, tuple[Any, Store]] = {}
         self._states: dict[type, Any] = {}
+        self._roots: tuple[Path, ...] | None = None
 
     # -- what is built on first use --------------------------------------------------------------
 
@@ -52,6 +55,13 @@ class Runtime:
                     self._llm = build_llm(self.settings)
                     self._llm_built = True
         return self._llm
+
+    def confine(self, path: str | Path, what: str = "project_path") -> Path:
+        """The real path of a folder a request names, refused when outside the allowed roots
+        (:mod:`graphsift.roots`)."""
+        if self._roots is None:
+            self._roots = parse_roots(self.settings.allowed_roots)
+        return confine(path, self._roots, what)
 
     def state(self, cls: type[T]) -> T:
         """This process's one instance of a toolset's state class (made with ``cls()`` on first use)."""

@@ -57,13 +57,15 @@ def stop(proc: subprocess.Popen) -> None:
 
 
 @contextmanager
-def http_server(toolset: str, home: Path, log: Path, env: dict[str, str] | None = None):
-    """A ``serve <toolset> --transport http`` process on a free loopback port; yields (url, process)."""
+def http_server(toolset: str, home: Path, log: Path, env: dict[str, str] | None = None, args: tuple[str, ...] = (),
+                cwd: Path | None = None):
+    """A ``serve <toolset> --transport http`` process on a free port (loopback unless ``args`` give
+    ``--host``; it is reached at 127.0.0.1 either way); yields (url, process)."""
     port = free_port()
     environ = {**os.environ, **env_for(home), **(env or {})}
     with log.open("wb") as err:
-        proc = subprocess.Popen([*serve_command(toolset), "--transport", "http", "--port", str(port)], env=environ,
-                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
+        proc = subprocess.Popen([*serve_command(toolset), "--transport", "http", "--port", str(port), *args],
+                                env=environ, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err, cwd=cwd)
     try:
         wait_for_port(port, proc, log)
         yield f"http://127.0.0.1:{port}/mcp", proc
@@ -138,7 +140,14 @@ class Session:
 
 
 @contextmanager
-def connect(portal, target, toolset: str, **client_options):
+def connect(portal, target, toolset: str, token: str | None = None, **client_options):
+    """A connected session; ``token`` sends ``Authorization: Bearer <token>`` with every HTTP request."""
+    if token is not None:
+        from mcp.client.streamable_http import streamable_http_client
+        from mcp.shared._httpx_utils import create_mcp_http_client
+
+        target = streamable_http_client(
+            target, http_client=create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}))
     client = Client(target, read_timeout_seconds=120, **client_options)
     with portal.wrap_async_context_manager(client):
         yield Session(portal, client, toolset)

@@ -355,13 +355,20 @@ def build_cli(
     @click.argument("toolset", type=click.Choice(sorted(registry)))
     @click.option("--transport", type=click.Choice(["stdio", "http"]), default="stdio", show_default=True,
                   help="stdio for clients that start the server; http for streamable HTTP at /mcp.")
-    @click.option("--host", default="127.0.0.1", show_default=True, help="HTTP bind address (loopback by default).")
+    @click.option("--host", default="127.0.0.1", show_default=True,
+                  help="HTTP bind address (loopback by default; any other needs GRAPHSIFT_AUTH_TOKEN).")
     @click.option("--port", default=8765, show_default=True, type=click.IntRange(1, 65535), help="HTTP port.")
     def serve(toolset: str, transport: str, host: str, port: int) -> None:
         """Run the MCP server for TOOLSET over stdio (default) or streamable HTTP at /mcp."""
         from graphsift.adapters.mcp import serve as run_server
 
-        runtime = Runtime(Settings.load(), watch_files=True)
+        settings = Settings.load()
+        if transport == "http":
+            from graphsift.adapters.http import check_bind, http_settings
+
+            check_bind(host, settings.auth_token)
+            settings = http_settings(settings)  # over HTTP folders are always confined
+        runtime = Runtime(settings, watch_files=True)
         run_server(load_toolset(toolset, registry), runtime, transport=transport, host=host, port=port)
 
     return root

@@ -73,7 +73,7 @@ class FolderIndex:
 
     def __init__(self, runtime: Runtime, root: Path) -> None:
         self.runtime = runtime
-        self.root = root
+        self.root = runtime.confine(root, "folder")  # also for toolsets that resolve the path themselves
         self.namespace = f"{self.toolset}/{hashlib.sha256(str(root).encode()).hexdigest()[:12]}"
 
     # -- what a subclass provides -------------------------------------------------------------------

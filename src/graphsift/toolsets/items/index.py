@@ -44,6 +44,8 @@ class ItemIndex(FolderIndex):
     layout = PASSAGE_LAYOUT
 
     def __init__(self, runtime: Runtime, project_path: str | Path) -> None:
+        if str(project_path).strip():  # an empty path gets check_layout's explanation
+            runtime.confine(project_path)
         super().__init__(runtime, check_layout(project_path))
 
     def repair_hint(self) -> str:
