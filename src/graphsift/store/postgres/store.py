@@ -25,8 +25,8 @@ Keyword ranking
 Vector ranking
     Passage vectors live in ``passages.vector`` (``vector(dim)``, fixed by the first
     vectors written) with an HNSW cosine index. When the filtered candidate set is
-    small (at most :data:`EXACT_SCAN` passages, or nodes when a ``where`` filter
-    applies), every candidate is scored exactly; otherwise the HNSW index orders the
+    small (at most :data:`EXACT_SCAN` nodes), every candidate passage is scored
+    exactly; otherwise the HNSW index orders the
     passages, scanning on past the ones the filter drops (pgvector 0.8 iterative
     scans), and if it still comes back short the exact scan answers. A node scores
     its best passage: passages come nearest first, so a node's first one is its best.
@@ -55,7 +55,7 @@ from graphsift.store.postgres.connection import Database, Vec, advisory_key, tra
 from graphsift.store.postgres.migrations import fix_dimension, schema_name
 from graphsift.store.sqlite.bm25 import MIN_IDF, query_terms, terms
 
-#: Candidate passages (nodes, under a ``where`` filter) up to which a vector search scans exactly.
+#: Candidate nodes (those of the kind that pass the filter) up to which a vector search scans exactly.
 EXACT_SCAN = 10_000
 #: Limit of ``select_edges`` node ids (as the SQLite backend).
 MAX_EDGE_NODES = 400
@@ -501,16 +501,16 @@ class PostgresStore:
             query_sql, params = sql.bm25_sql(self._s, kind, where, present, idfs, weights, avgdl, limit)
             return [Hit(r[0], float(r[1])) for r in conn.execute(query_sql, params)]
 
-    def _candidates(self, conn: psycopg.Connection, kind: str | None, where: Where | None) -> int:
-        """How many passages (nodes, under a ``where`` filter) a vector search would rank, counted up to
-        just past :data:`EXACT_SCAN` (enough to choose between an exact scan and the index)."""
+    def _candidates(self, conn: psycopg.Connection, kind: str | None, where: Where | None, enough: int) -> int:
+        """How many nodes pass the filters: exact without ``where`` (the per-kind counts), else counted up to
+        ``enough + 1`` (enough to choose between an exact scan and the index)."""
         if not where:
             condition, params = ("WHERE kind = %s", [kind]) if kind is not None else ("", [])
-            return int(conn.execute(f"SELECT coalesce(sum(passages), 0) FROM {self._s}.counts {condition}",
+            return int(conn.execute(f"SELECT coalesce(sum(nodes), 0) FROM {self._s}.counts {condition}",
                                     params).fetchone()[0])
         condition, params = sql.node_filter_sql(kind, where)
         return conn.execute(f"SELECT count(*) FROM (SELECT 1 FROM {self._s}.nodes n {condition} LIMIT %s) c",
-                            [*params, EXACT_SCAN + 1]).fetchone()[0]
+                            [*params, enough + 1]).fetchone()[0]
 
     def vector_search(
         self, vector: np.ndarray, *, kind: str | None = None, where: Where | None = None, limit: int = 100,
@@ -528,9 +528,10 @@ class PostgresStore:
                 raise InvalidInput(f"query vector has dimension {query.shape[0]}, the store holds {dim}")
             if limit <= 0:
                 return []
-            exact = self._candidates(conn, kind, where) <= EXACT_SCAN
+            candidates = self._candidates(conn, kind, where, max(EXACT_SCAN, limit))
+            exact = candidates <= EXACT_SCAN
             hits = self._nearest(conn, query, kind, where, limit, exact)
-            if not exact and len(hits) < limit:
+            if not exact and len(hits) < min(limit, candidates):
                 hits = self._nearest(conn, query, kind, where, limit, exact=True)  # the index gave up early
             return hits
 

