@@ -371,6 +371,31 @@ def build_cli(
         runtime = Runtime(settings, watch_files=True)
         run_server(load_toolset(toolset, registry), runtime, transport=transport, host=host, port=port)
 
+    @root.command()
+    @click.option("--from", "source", type=click.Choice(["sqlite"]), required=True,
+                  help="The backend to copy from: the embedded stores under GRAPHSIFT_HOME.")
+    @click.option("--to", "target", default=None, metavar="URL",
+                  help="The PostgreSQL database to copy into (default: GRAPHSIFT_DATABASE_URL).")
+    @click.option("--namespace", "namespaces", multiple=True, metavar="NS",
+                  help="Copy only this namespace (repeatable), e.g. items/3f2a9c01b7de or facts/default.")
+    @click.option("--replace", is_flag=True, help="Copy over namespaces that already exist in the target.")
+    def migrate(source: str, target: str | None, namespaces: tuple[str, ...], replace: bool) -> None:
+        """Copy embedded stores into PostgreSQL, vectors included (nothing is embedded again)."""
+        from graphsift.store.transfer import copy_namespaces
+
+        settings = Settings.load()
+        url = target or settings.database_url
+        if not url:
+            raise InvalidInput("say where to copy: --to postgresql://... (or set GRAPHSIFT_DATABASE_URL)")
+
+        def report(copied: Any) -> None:
+            click.echo(f"{copied.namespace}: {copied.nodes} nodes, {copied.passages} passage vectors, {copied.keys} "
+                       f"keys, {copied.edges} edges, {copied.meta} metadata values ({copied.seconds:.1f} s)")
+
+        done = copy_namespaces(settings, url, namespaces, replace_existing=replace, report=report)
+        if not done:
+            click.echo(f"no embedded stores under {settings.home}")
+
     return root
 
 
