@@ -34,6 +34,7 @@ from graphsift.errors import (
     GraphsiftError,
     IndexCorrupted,
     InternalError,
+    InvalidInput,
     StoreBusy,
     StoreUnavailable,
 )
@@ -104,6 +105,8 @@ def translated(exc: BaseException, location: str, repair: str = "") -> Graphsift
     if isinstance(exc, pg_errors.InsufficientPrivilege | pg_errors.DiskFull | pg_errors.OutOfMemory
                   | pg_errors.TooManyConnections | pg_errors.ReadOnlySqlTransaction):
         return StoreUnavailable(f"{location} cannot be used: {_reason(exc)}")
+    if isinstance(exc, psycopg.DataError):  # e.g. a NUL character, which PostgreSQL text cannot hold
+        return InvalidInput(f"{location} cannot store this value: {_reason(exc)[:300]}")
     if isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError):
         return connection_failed(exc)
     state = getattr(exc, "sqlstate", None)
