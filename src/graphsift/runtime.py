@@ -77,8 +77,10 @@ class Runtime:
 
     def open_store(self, namespace: str, *, create: bool = False, repair: str = "") -> Store:
         """The namespace's store, shared by every call in this process (see :func:`factory.open_store`)."""
-        identity = factory.store_identity(self.settings, namespace)
         with self._lock:
+            # Read under the lock: a thread that read it before another thread created the namespace
+            # would take the new store for a stale one and close it under that thread's feet.
+            identity = factory.store_identity(self.settings, namespace)
             cached = self._stores.get(namespace)
             if cached is not None and cached[0] == identity and identity is not None:
                 return cached[1]
