@@ -24,6 +24,7 @@ _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 #: BM25 constants: the SQLite backend's (FTS5's formula), so both rank alike.
 K1 = 1.2
 B = 0.75
+MIN_IDF = 1e-6
 
 
 def where_sql(where: Where | None, alias: str = "n") -> tuple[str, list[Any]]:
@@ -84,25 +85,31 @@ def tsquery(lexemes: Sequence[str]) -> str:
 
 
 def bm25_sql(
-    s: str, kind: str | None, where: Where | None, lexemes: Sequence[str], idfs: Sequence[float],
-    weights: tuple[float, float], avgdl: float, limit: int,
+    s: str, kind: str | None, where: Where | None, lexemes: Sequence[str], weights: tuple[float, float], limit: int,
 ) -> tuple[str, list[Any]]:
-    """BM25 of the filtered nodes holding a query lexeme: the GIN index on ``lexemes`` finds them, each
-    node's stored term counts (``tf``: lexeme -> name count * 65536 + text count) score them."""
+    """BM25 of the filtered nodes holding a query lexeme, in one statement (one snapshot): the collection
+    statistics from ``counts`` and ``terms``, the matching nodes from the GIN index on ``lexemes``, and
+    each node's stored term counts (``tf``: lexeme -> name count * 65536 + text count)."""
     condition, params = node_filter_sql(kind, where)
     match = ("WHERE " if not condition else condition + " AND ") + "n.lexemes @@ %s::tsquery"
     sql = f"""
-        SELECT n.id, sum(q.idf * f.f * {K1 + 1} / (f.f + {K1} * ({1 - B} + {B} * n.length / %s))) AS score
-        FROM (SELECT n.seq, n.id, n.length, n.tf FROM {s}.nodes n {match}) n
-        CROSS JOIN unnest(%s::text[], %s::float8[]) AS q(lexeme, idf)
-        CROSS JOIN LATERAL (SELECT (n.tf ->> q.lexeme)::int AS packed) t
+        WITH stats AS (
+            SELECT coalesce(sum(nodes), 0)::float8 AS docs, coalesce(sum(length), 0)::float8 AS total
+            FROM {s}.counts),
+        q AS (
+            SELECT t.lexeme, greatest(ln((stats.docs - t.df + 0.5) / (t.df + 0.5)), {MIN_IDF}) AS idf
+            FROM {s}.terms t CROSS JOIN stats WHERE t.lexeme = ANY(%s) AND t.df > 0),
+        m AS (SELECT n.seq, n.id, n.length, n.tf FROM {s}.nodes n {match})
+        SELECT m.id, sum(q.idf * f.f * {K1 + 1} / (f.f + {K1} * ({1 - B} + {B} * m.length
+                   / greatest(CASE WHEN stats.docs > 0 THEN stats.total / stats.docs ELSE 1 END, 1e-9)))) AS score
+        FROM m CROSS JOIN stats CROSS JOIN q
+        CROSS JOIN LATERAL (SELECT (m.tf ->> q.lexeme)::bigint AS packed) t
         CROSS JOIN LATERAL (SELECT %s * (t.packed >> 16) + %s * (t.packed & 65535) AS f) f
         WHERE t.packed IS NOT NULL
-        GROUP BY n.seq, n.id
-        ORDER BY score DESC, n.seq
+        GROUP BY m.seq, m.id
+        ORDER BY score DESC, m.seq
         LIMIT %s"""
-    return sql, [float(max(avgdl, 1e-9)), *params, tsquery(lexemes), list(lexemes), [float(x) for x in idfs],
-                 float(weights[0]), float(weights[1]), int(limit)]
+    return sql, [list(lexemes), *params, tsquery(lexemes), float(weights[0]), float(weights[1]), int(limit)]
 
 
 def vector_sql(

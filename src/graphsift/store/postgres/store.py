@@ -35,7 +35,6 @@ Vector ranking
 from __future__ import annotations
 
 import functools
-import math
 import threading
 import time
 from collections import Counter
@@ -53,7 +52,7 @@ from graphsift.store.base import Edge, EdgeRef, EdgeSelection, Hit, Node, Where
 from graphsift.store.postgres import sql
 from graphsift.store.postgres.connection import Database, Vec, advisory_key, translated
 from graphsift.store.postgres.migrations import fix_dimension, schema_name
-from graphsift.store.sqlite.bm25 import MIN_IDF, query_terms, terms
+from graphsift.store.sqlite.bm25 import query_terms, terms
 
 #: Candidate nodes (those of the kind that pass the filter) up to which a vector search scans exactly.
 EXACT_SCAN = 10_000
@@ -365,7 +364,7 @@ class PostgresStore:
         ids = list(ids)
         if not ids:
             return []
-        with self._snapshot() as conn:
+        with self._snapshot() if with_vectors else self._connection() as conn:
             found = {r[0]: _node(r) for r in conn.execute(
                 f"SELECT {_NODE_COLUMNS} FROM {self._s}.nodes WHERE id = ANY(%s)", (ids,))}
             if with_vectors and found:
@@ -486,19 +485,8 @@ class PostgresStore:
         wanted = [t for t in query_terms(query) if t]
         if not wanted or limit <= 0:
             return []
-        sql.where_sql(where)  # refuse a bad filter before any query runs
-        with self._snapshot() as conn:
-            documents, total = conn.execute(
-                f"SELECT coalesce(sum(nodes), 0), coalesce(sum(length), 0) FROM {self._s}.counts").fetchone()
-            df = dict(conn.execute(f"SELECT lexeme, df FROM {self._s}.terms WHERE lexeme = ANY(%s)",
-                                   (wanted,)).fetchall())
-            present = [t for t in wanted if df.get(t, 0) > 0]
-            if not present:
-                return []
-            documents = int(documents)
-            idfs = [max(math.log((documents - df[t] + 0.5) / (df[t] + 0.5)), MIN_IDF) for t in present]
-            avgdl = int(total) / documents if documents else 1.0
-            query_sql, params = sql.bm25_sql(self._s, kind, where, present, idfs, weights, avgdl, limit)
+        query_sql, params = sql.bm25_sql(self._s, kind, where, wanted, weights, limit)
+        with self._connection() as conn:
             return [Hit(r[0], float(r[1])) for r in conn.execute(query_sql, params)]
 
     def _candidates(self, conn: psycopg.Connection, kind: str | None, where: Where | None, enough: int) -> int:
