@@ -77,6 +77,7 @@ def test_a_port_in_use_is_one_error_line(tmp_path):
     assert proc.stderr.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_the_start_line_names_the_url_the_toolset_and_the_store(secured):
     url, log = secured
     port = url.rsplit(":", 1)[1].split("/")[0]
@@ -88,6 +89,7 @@ def test_the_start_line_names_the_url_the_toolset_and_the_store(secured):
 # -- the token --------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_with_the_token_a_real_client_searches(secured, roots):
     url, _ = secured
     with start_blocking_portal() as portal, connect(portal, url, "items", token=TOKEN) as session:
@@ -96,6 +98,7 @@ def test_with_the_token_a_real_client_searches(secured, roots):
         assert response.total_results > 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("headers", [
     {}, {"Authorization": "Bearer wrong"}, {"Authorization": f"Bearer {TOKEN}x"}, {"Authorization": f"Basic {TOKEN}"},
     {"Authorization": TOKEN}, {"Authorization": f"bearer  {TOKEN}"},
@@ -106,6 +109,7 @@ def test_a_missing_or_wrong_token_gets_401(secured, headers):
     assert response.json()["error"] == "unauthorized"
 
 
+@pytest.mark.slow
 def test_401_comes_before_any_tool_runs(secured, roots, tmp_path):
     url, _ = secured
     project = roots[0] / "fresh"
@@ -118,6 +122,7 @@ def test_401_comes_before_any_tool_runs(secured, roots, tmp_path):
     assert status.exists is False  # the refused call indexed nothing
 
 
+@pytest.mark.slow
 def test_a_client_without_the_token_cannot_connect(secured):
     with start_blocking_portal() as portal, pytest.raises(Exception):  # noqa: B017 - the SDK's own error type
         with connect(portal, secured[0], "items"):
@@ -127,6 +132,7 @@ def test_a_client_without_the_token_cannot_connect(secured):
 # -- folders ----------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_folders_outside_the_allowed_roots_are_refused(secured, roots):
     allowed, outside = roots
     attempts = [str(outside / "fm"), f"{allowed}/../outside/fm", str(allowed / "escape" / "fm"), "/etc", "~",
@@ -153,6 +159,7 @@ def loopback(tmp_path_factory):
         yield url, base
 
 
+@pytest.mark.slow
 def test_a_rebound_host_or_a_foreign_origin_is_refused_on_loopback(loopback):
     url, _ = loopback
     port = url.rsplit(":", 1)[1].split("/")[0]
@@ -162,6 +169,7 @@ def test_a_rebound_host_or_a_foreign_origin_is_refused_on_loopback(loopback):
     assert post(url, {}).status_code == 200
 
 
+@pytest.mark.slow
 def test_over_http_the_working_directory_is_the_default_root(loopback):
     url, base = loopback
     with start_blocking_portal() as portal, connect(portal, url, "items") as session:

@@ -13,7 +13,7 @@ from graphsift.store import open_store
 
 #: ``postgres-hnsw``: PostgreSQL with every vector search sent through the HNSW index (no exact scan for
 #: small candidate sets), so the whole suite also pins the index path.
-BACKENDS = ["sqlite", "postgres", "postgres-hnsw"]
+BACKENDS = ["sqlite", "postgres", pytest.param("postgres-hnsw", marks=pytest.mark.slow)]
 
 
 @pytest.fixture(params=BACKENDS)

@@ -18,6 +18,9 @@ from graphsift.store import open_store
 from graphsift.tools import CallContext
 from graphsift.toolsets import load_toolset
 
+#: A real PostgreSQL and several processes: part of the full run, not the everyday one.
+pytestmark = pytest.mark.slow
+
 
 class Counting:
     """The session's embedder, counting the texts it is asked to embed."""

@@ -24,6 +24,9 @@ from graphsift.store.postgres import connection
 from graphsift.store.postgres import store as pg_store
 from graphsift.store.postgres.migrations import DATABASE, NAMESPACE
 
+#: A real PostgreSQL and several processes: part of the full run, not the everyday one.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 def url(tmp_path):
