@@ -88,7 +88,10 @@ def _reason(exc: BaseException) -> str:
 
 
 def connection_failed(exc: BaseException) -> StoreUnavailable:
-    return StoreUnavailable(f"Database connection failed: {_reason(exc)}")
+    reason = _reason(exc)
+    for prefix in ("connection failed: ", "connection is bad: "):
+        reason = reason.removeprefix(prefix)
+    return StoreUnavailable(f"Database connection failed: {reason}")
 
 
 def translated(exc: BaseException, location: str, repair: str = "") -> GraphsiftError:
