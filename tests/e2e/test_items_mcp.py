@@ -80,7 +80,8 @@ class Session:
 
 
 def _stdio(portal, project: Path, home: Path, log) -> Iterator[Session]:
-    params = StdioServerParameters(command=SERVE[0], args=SERVE[1:], env=env_for(home))
+    params = StdioServerParameters(command=SERVE[0], args=SERVE[1:],
+                                   env={**env_for(home), "PYTHONPATH": os.environ.get("PYTHONPATH", "")})
     client = Client(params, read_timeout_seconds=60)
     with portal.wrap_async_context_manager(client):
         yield Session("stdio", portal, client, stdio_server_pid(), project, home)
@@ -88,7 +89,8 @@ def _stdio(portal, project: Path, home: Path, log) -> Iterator[Session]:
 
 def _http(portal, project: Path, home: Path, log: Path) -> Iterator[Session]:
     port = free_port()
-    env = {**os.environ, **env_for(home)}
+    # Over HTTP the server reads only under its allowed roots: here every test's temporary folder.
+    env = {**os.environ, **env_for(home), "GRAPHSIFT_ALLOWED_ROOTS": str(project.parents[1])}
     with log.open("wb") as err:
         proc = subprocess.Popen([*SERVE, "--transport", "http", "--port", str(port)], env=env,
                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
