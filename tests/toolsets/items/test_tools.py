@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import shutil
 import sqlite3
 import threading
@@ -21,6 +20,7 @@ import numpy as np
 import pytest
 from helpers import paths as PATHS
 from helpers.backend import sqlite_only
+from helpers.items import ids, index, item_folders, search, status
 
 from graphsift.errors import (
     ConfigError,
@@ -37,22 +37,17 @@ from graphsift.toolsets.items import tools
 from graphsift.toolsets.items.index import ItemIndex, item_passages
 from graphsift.toolsets.items.models import (
     CheckDuplicatesRequest,
-    GetIndexStatusRequest,
     GetSimilarRequest,
-    IndexRequest,
-    SearchRequest,
 )
 from graphsift.toolsets.items.scan import scan_project
 
 EXAMPLE_TREE = PATHS.EXAMPLE_TREE
-TYPE_DIRS = ("bugs", "features", "human-actions", "inquiries")
 FILES = {  # folder prefix -> (JSON file, markdown file)
     "BUG": ("bug_report.json", "PROMPT.md"),
     "FEAT": ("feature_request.json", "PROMPT.md"),
     "ACTION": ("action_report.json", "INSTRUCTIONS.md"),
     "INQ": ("inquiry_report.json", "QUESTION.md"),
 }
-ITEM_DIR = re.compile(r"^(BUG|FEAT|ACTION|INQ)-\d+")
 
 
 # -- helpers --------------------------------------------------------------------------
@@ -129,13 +124,6 @@ def folder(root: Path, item_id: str) -> Path:
     return found[0]
 
 
-def item_folders(root: Path) -> list[Path]:
-    """Every item folder, found independently of the scanner (agent_runs/ is not a place for items)."""
-    dirs = [p for d in (*TYPE_DIRS, "completed") for p in (root / d).glob("*") if p.is_dir()]
-    dirs += [p for d in TYPE_DIRS for p in (root / "completed" / d).glob("*") if p.is_dir()]
-    return [p for p in dirs if ITEM_DIR.match(p.name)]
-
-
 def item_summary(path: Path) -> str:
     """Title and description of a well-formed example item, rebuilt from its JSON as the contract states."""
     data = json.loads((path / FILES[path.name.split("-")[0]][0]).read_text())
@@ -173,22 +161,6 @@ def add_item(root: Path, rel_dir: str, name: str, meta: dict, body: str) -> Path
     (path / json_name).write_text(json.dumps(meta, indent=2))
     (path / md_name).write_text(body)
     return path
-
-
-def index(runtime: Runtime, root: Path, force: bool = False):
-    return tools.index(runtime, IndexRequest(project_path=str(root), force=force))
-
-
-def status(runtime: Runtime, root: Path):
-    return tools.get_index_status(runtime, GetIndexStatusRequest(project_path=str(root)))
-
-
-def search(runtime: Runtime, root: Path, query: str, **kw):
-    return tools.search(runtime, SearchRequest(query=query, project_path=str(root), **kw))
-
-
-def ids(results) -> list[str]:
-    return [r.item_id for r in results]
 
 
 def rel_files(root: Path, item: Path) -> list[str]:
@@ -775,13 +747,12 @@ def test_check_duplicates_threshold_comes_from_agent_config(runtime, tree):
 @pytest.mark.parametrize(
     "content",
     [
-        '{"duplicate_similarity_threshold": 0.8',
         '{"duplicate_similarity_threshold": 1.5}',
+        '{"duplicate_similarity_threshold": 7, "tags": [1 2]}',
         '{"duplicate_similarity_threshold": "0.8"}',
-        "[0.8]",
     ],
 )
-def test_bad_agent_config_is_a_config_error(runtime, tree, content):
+def test_an_invalid_threshold_in_agent_config_is_a_config_error(runtime, tree, content):
     (tree / ".agent-config.json").write_text(content)
     with pytest.raises(ConfigError) as err:
         tools.check_duplicates(
@@ -790,6 +761,40 @@ def test_bad_agent_config_is_a_config_error(runtime, tree, content):
     assert ".agent-config.json" in err.value.message and "duplicate_similarity_threshold" in err.value.message
     with pytest.raises(ConfigError):
         tools.get_similar(runtime, GetSimilarRequest(item_id="BUG-001", project_path=str(tree)))
+    reported = status(runtime, tree).warnings  # the status report names it instead of failing
+    assert len(reported) == 1 and "duplicate_similarity_threshold" in reported[0] and "refuse" in reported[0]
+    # an explicit threshold does not read the file at all
+    given = tools.check_duplicates(
+        runtime, CheckDuplicatesRequest(title="x", description="", project_path=str(tree), threshold=0.9)
+    )
+    assert given.threshold_used == 0.9 and given.warnings == []
+
+
+@pytest.mark.parametrize(
+    "content,threshold,warned",
+    [
+        ('{"duplicate_similarity_threshold": 0.8', 0.8, "read duplicate_similarity_threshold = 0.8"),
+        ('{\n  // ours\n  "duplicate_similarity_threshold": 0.7,\n}', 0.7, None),
+        ("[0.8]", 0.75, "expected a JSON object, got list"),
+        ('{"available_tags": ["a" "b"]}', 0.75, "no top-level duplicate_similarity_threshold"),
+    ],
+)
+def test_a_broken_agent_config_never_blocks_the_duplicate_tools(runtime, tree, content, threshold, warned):
+    (tree / ".agent-config.json").write_text(content)
+    request = CheckDuplicatesRequest(title="Conflict copies for notes edited offline", description="",
+                                     project_path=str(tree))
+    checked = tools.check_duplicates(runtime, request)
+    similar = tools.get_similar(runtime, GetSimilarRequest(item_id="BUG-001", project_path=str(tree)))
+    reported = status(runtime, tree).warnings
+    assert checked.threshold_used == threshold and checked.potential_duplicates and similar.similar_items
+    for warnings in (checked.warnings, similar.warnings, reported):
+        if warned is None:
+            assert warnings == []
+        else:
+            assert len(warnings) == 1 and warned in warnings[0] and ".agent-config.json" in warnings[0]
+    expected = {h.item_id: h.relationship for h in similar.similar_items}
+    assert all((r == "LIKELY_DUPLICATE") == (h.similarity_score >= threshold)
+               for h in similar.similar_items for r in [expected[h.item_id]])
 
 
 # -- get_similar --------------------------------------------------------------------
