@@ -110,8 +110,13 @@ def copy_namespaces(
             factory.drop_store(target_settings, namespace)
         source = factory.open_store(source_settings, namespace)
         target = factory.open_store(target_settings, namespace, create=True)
+        bulk = getattr(target, "deferred_index", None)  # PostgreSQL: build the vector index once, at the end
         try:
-            counts = copy_namespace(source, target)
+            if bulk is not None:
+                with bulk():
+                    counts = copy_namespace(source, target)
+            else:
+                counts = copy_namespace(source, target)
         finally:
             source.close()
             target.close()

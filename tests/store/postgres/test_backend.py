@@ -283,3 +283,23 @@ def test_writes_keep_the_keyword_statistics_exact(settings, url):
         counts = conn.execute(f"SELECT kind, nodes, length FROM {store._s}.counts WHERE nodes <> 0").fetchall()
     assert terms == {"alpha": 1, "delta": 1} and counts == [("topic", 1, 2)]
 
+
+
+def test_a_bulk_load_builds_the_vector_index_once_at_the_end(settings):
+    rng = np.random.default_rng(5)
+    vectors = unit(*rng.normal(size=(400, 8)))
+    store = open_store(settings, "test/bulk", create=True)
+
+    def has_index() -> bool:
+        with store._connection() as conn:
+            return conn.execute("SELECT to_regclass(%s) IS NOT NULL", (f"{store._s}.passages_hnsw",)).fetchone()[0]
+
+    with store.deferred_index():
+        store.upsert_nodes([Node(f"n{i:03d}", "doc", vectors=vectors[i]) for i in range(200)])
+        assert not has_index()
+        assert store.vector_search(vectors[7], limit=1)[0].id == "n007"  # exact meanwhile
+        store.upsert_nodes([Node(f"n{i:03d}", "doc", vectors=vectors[i]) for i in range(200, 400)])
+    assert has_index() and store.vector_search(vectors[300], limit=1)[0].id == "n300"
+    with store.deferred_index():
+        assert not has_index()
+    assert has_index()

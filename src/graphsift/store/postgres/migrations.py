@@ -132,10 +132,16 @@ def migrate_namespace(conn, schema: str, applied: int, location: str) -> int:
     return len(NAMESPACE)
 
 
-def fix_dimension(conn, schema: str, dim: int) -> None:
-    """Give the passage vectors their dimension and build the HNSW cosine index (first vectors only)."""
+def fix_dimension(conn, schema: str, dim: int, *, index: bool = True) -> None:
+    """Give the passage vectors their dimension and (unless a bulk load defers it) build the HNSW index."""
     conn.execute(f"ALTER TABLE {schema}.passages ALTER COLUMN vector TYPE vector({int(dim)})")
+    if index:
+        create_index(conn, schema)
+
+
+def create_index(conn, schema: str) -> None:
+    """The HNSW cosine index over the passage vectors (no-op when it exists)."""
     conn.execute(
-        f"CREATE INDEX passages_hnsw ON {schema}.passages USING hnsw (vector vector_cosine_ops) "
+        f"CREATE INDEX IF NOT EXISTS passages_hnsw ON {schema}.passages USING hnsw (vector vector_cosine_ops) "
         f"WITH (m = {HNSW_M}, ef_construction = {HNSW_EF_CONSTRUCTION})"
     )
