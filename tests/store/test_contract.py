@@ -279,6 +279,23 @@ def test_an_empty_store_file_is_reported_not_recreated_by_a_read(store_settings,
     assert path.stat().st_size == 0
 
 
+def test_a_read_waits_for_a_store_another_process_is_creating(store_settings):
+    """The file exists, empty, until its creator writes the header: a read in that moment waits for it."""
+    from graphsift.store.factory import sqlite_path
+
+    path = sqlite_path(store_settings, "test/racing")
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"")
+    creator = threading.Timer(0.3, lambda: open_store(store_settings, "test/racing", create=True).close())
+    creator.start()
+    try:
+        store = open_store(store_settings, "test/racing")
+        assert store.count_nodes() == 0
+        store.close()
+    finally:
+        creator.join()
+
+
 # -- edges ------------------------------------------------------------------------------------------------
 
 

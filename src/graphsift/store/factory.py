@@ -16,6 +16,7 @@ from __future__ import annotations
 import fcntl
 import os
 import re
+import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -41,6 +42,8 @@ LEGACY_FILES = ("index.db", "graph.db")
 _PART = re.compile(r"[a-z0-9][a-z0-9_.-]{0,63}")
 _LOCK_KEY = re.compile(r"[a-z0-9_-]{1,64}")
 EMBEDDER_META = "embedder"
+#: How long a read waits for an empty store file to get its header (another process creating it).
+EMPTY_GRACE_S = 2.0
 
 
 def check_namespace(namespace: str) -> str:
@@ -155,16 +158,24 @@ def open_store(settings: Settings, namespace: str, *, create: bool = False, repa
 
     path = sqlite_path(settings, namespace)
     if not create:
-        try:
-            size = path.stat().st_size
-        except FileNotFoundError:
-            raise NotFound(f"no store {namespace!r} at {path}") from None
-        except OSError as exc:
-            raise StoreUnavailable(f"cannot read {path}: {exc.strerror or exc}") from exc
-        if size == 0:
-            raise IndexCorrupted(f"{path} is empty (a write was interrupted before it began)"
-                                 + (f"; {repair}" if repair else ""))
+        deadline = time.monotonic() + EMPTY_GRACE_S
+        while _size(path) == 0:
+            # Another process may be creating the store right now (the file exists, empty, until SQLite
+            # writes its header); only a file that stays empty was left by an interrupted write.
+            if time.monotonic() > deadline:
+                raise IndexCorrupted(f"{path} is empty (a write was interrupted before it began)"
+                                     + (f"; {repair}" if repair else ""))
+            time.sleep(0.02)
     return SQLiteStore(path, namespace, repair=repair)
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except FileNotFoundError:
+        raise NotFound(f"no store at {path}") from None
+    except OSError as exc:
+        raise StoreUnavailable(f"cannot read {path}: {exc.strerror or exc}") from exc
 
 
 @contextmanager
