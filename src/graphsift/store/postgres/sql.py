@@ -168,3 +168,41 @@ def select_edges_sql(
     sql = (f"SELECT seq, date FROM {s}.edges WHERE src = ANY(%s){cond} "
            f"UNION SELECT seq, date FROM {s}.edges WHERE dst = ANY(%s){cond}")
     return sql, [ids, *extra, ids, *extra]
+
+
+def nodes_with_keys_sql(s: str, kind: str | None, groups: Sequence[Sequence[str]]) -> tuple[str, list[Any]]:
+    """``WHERE ...`` over ``{s}.nodes n``: of ``kind`` and, per group, holding one of its keys ('' when
+    neither); each group is one array parameter (any length), answered by the ``node_keys`` primary key."""
+    clauses, params = [], []
+    if kind is not None:
+        clauses.append("n.kind = %s")
+        params.append(kind)
+    for group in groups:
+        keys = list(dict.fromkeys(group))
+        if not keys:
+            clauses.append("FALSE")
+            continue
+        clauses.append(f"EXISTS (SELECT 1 FROM {s}.node_keys k WHERE k.node_seq = n.seq AND k.key = ANY(%s))")
+        params.append(keys)
+    return ("WHERE " + " AND ".join(clauses), params) if clauses else ("", [])
+
+
+EDGE_DIRECTIONS = ("out", "in", "both")
+
+
+def edges_of_sql(node_ids: Sequence[str], direction: str, types: Sequence[str] | None) -> tuple[str, list[Any]]:
+    """``WHERE ...`` over ``edges``: src (out), dst (in) or either end (both) among ``node_ids``, of
+    ``types``; ids and types are one array parameter each (any length)."""
+    if direction not in EDGE_DIRECTIONS:
+        raise InvalidInput(f"direction must be one of {', '.join(EDGE_DIRECTIONS)}, got {direction!r}")
+    ids = list(dict.fromkeys(node_ids))
+    if direction == "out":
+        clauses, params = ["src = ANY(%s)"], [ids]
+    elif direction == "in":
+        clauses, params = ["dst = ANY(%s)"], [ids]
+    else:
+        clauses, params = ["(src = ANY(%s) OR dst = ANY(%s))"], [ids, ids]
+    if types is not None:
+        clauses.append("type = ANY(%s)")
+        params.append(list(dict.fromkeys(types)))
+    return "WHERE " + " AND ".join(clauses), params

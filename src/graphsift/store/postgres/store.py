@@ -49,7 +49,7 @@ import psycopg_pool
 from psycopg.types.json import Json, Jsonb
 
 from graphsift.errors import InvalidInput
-from graphsift.store.base import Edge, EdgeRef, EdgeSelection, Hit, Node, Where
+from graphsift.store.base import Edge, EdgePage, EdgeRef, EdgeSelection, Hit, Node, Where
 from graphsift.store.postgres import sql
 from graphsift.store.postgres.connection import Database, Vec, advisory_key, translated
 from graphsift.store.postgres.migrations import create_index, fix_dimension, schema_name
@@ -448,6 +448,20 @@ class PostgresStore:
                 f"SELECT id FROM {self._s}.nodes WHERE id >= %s AND id < %s ORDER BY id",
                 (prefix, prefix + "\U0010ffff"))]
 
+    def nodes_with_keys(
+        self, kind: str | None, groups: Sequence[Sequence[str]], *, limit: int | None = None, offset: int = 0,
+    ) -> tuple[int, list[str]]:
+        """(how many match, the page's ids in insertion order): see the protocol. Keys are indexed, so this
+        never reads a node's props; the count and the page come from one snapshot."""
+        condition, params = sql.nodes_with_keys_sql(self._s, kind, groups)
+        page = None if limit is None else max(0, int(limit))
+        with self._snapshot() as conn:
+            total = conn.execute(f"SELECT count(*) FROM {self._s}.nodes n {condition}", params).fetchone()[0]
+            ids = [r[0] for r in conn.execute(
+                f"SELECT n.id FROM {self._s}.nodes n {condition} ORDER BY n.seq LIMIT %s OFFSET %s",
+                [*params, page, max(0, int(offset))])] if page != 0 else []
+        return total, ids
+
     # -- lookup keys --------------------------------------------------------------------------------
 
     def _seqs(self, conn: psycopg.Connection, ids: Sequence[str], action: str) -> dict[str, int]:
@@ -645,6 +659,24 @@ class PostgresStore:
             first_date=min(dated) if dated else None,
             last_date=max(dated) if dated else None,
         )
+
+    def edges_of(
+        self, node_ids: Sequence[str], *, direction: str = "out", types: Sequence[str] | None = None,
+        limit: int | None = None, offset: int = 0,
+    ) -> EdgePage:
+        """Edges of a node set in one direction, counted per type, one page read (one snapshot): see the
+        protocol. Vectors are not read."""
+        condition, params = sql.edges_of_sql(node_ids, direction, types)
+        page = None if limit is None else max(0, int(limit))
+        with self._snapshot() as conn:
+            counts = dict(conn.execute(
+                f"SELECT type, count(*) FROM {self._s}.edges {condition} GROUP BY type ORDER BY type",
+                params).fetchall())
+            edges = [_edge((*r[:6], None, r[6])) for r in conn.execute(
+                f"SELECT id, src, dst, type, props, text, date FROM {self._s}.edges {condition} "
+                "ORDER BY type, src, dst, id LIMIT %s OFFSET %s", [*params, page, max(0, int(offset))])
+            ] if page != 0 else []
+        return EdgePage(total=sum(counts.values()), counts=counts, edges=edges)
 
     def edge_ids_with_prefix(self, prefix: str) -> list[str]:
         """Edge ids starting with ``prefix`` (a range scan of the id index), in id order."""
