@@ -8,6 +8,12 @@ whether or not the folder exists, so it tells a caller nothing about what lies
 outside. No roots configured means no confinement (the CLI and stdio servers,
 which run as the user who starts them); over HTTP the server always has roots
 (default: its working directory).
+
+Confining the folder is not enough: a file inside an allowed project may be a
+symlink (or sit in a symlinked folder) that leads elsewhere. So every file a
+toolset reads from such a folder is checked too (:func:`escapes`); one whose real
+path leaves the roots is not read, and the toolset warns, naming the file by its
+path inside the project (never its target).
 """
 
 from __future__ import annotations
@@ -42,3 +48,19 @@ def confine(path: str | Path, roots: tuple[Path, ...], what: str = "project_path
     allowed = ", ".join(str(r) for r in roots)
     raise InvalidInput(f"{what} {str(path)!r} is outside the folders this server may read ({allowed}); "
                        "the server's GRAPHSIFT_ALLOWED_ROOTS sets them")
+
+
+#: How a toolset's warning ends for a file :func:`escapes` refused (after the file's path in the project).
+ESCAPES = "leads outside the folders this server may read (a symlink); not read"
+
+
+def escapes(path: str | Path, roots: tuple[Path, ...]) -> bool:
+    """Whether reading ``path`` would leave the allowed roots: its real path (every symlink followed)
+    lies outside all of them. Never when no roots are configured (nothing is confined then)."""
+    if not roots:
+        return False
+    try:
+        real = Path(os.path.realpath(path))
+    except (ValueError, OSError):
+        return True
+    return not any(real == root or real.is_relative_to(root) for root in roots)

@@ -56,12 +56,17 @@ class Runtime:
                     self._llm_built = True
         return self._llm
 
+    @property
+    def roots(self) -> tuple[Path, ...]:
+        """The folders this process may read (:mod:`graphsift.roots`; empty: no confinement)."""
+        if self._roots is None:
+            self._roots = parse_roots(self.settings.allowed_roots)
+        return self._roots
+
     def confine(self, path: str | Path, what: str = "project_path") -> Path:
         """The real path of a folder a request names, refused when outside the allowed roots
         (:mod:`graphsift.roots`)."""
-        if self._roots is None:
-            self._roots = parse_roots(self.settings.allowed_roots)
-        return confine(path, self._roots, what)
+        return confine(path, self.roots, what)
 
     def state(self, cls: type[T]) -> T:
         """This process's one instance of a toolset's state class (made with ``cls()`` on first use)."""
