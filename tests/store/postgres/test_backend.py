@@ -273,6 +273,52 @@ def test_bm25_equals_the_sqlite_backends(settings, tmp_path):
     lite.close()
 
 
+def test_bm25_pruning_gives_the_full_scorings_top_and_prunes(settings, tmp_path, monkeypatch):
+    """Common words scored only where rarer ones matched give the same top as scoring every node (the
+    same SQL with every lexeme matched: same ids, same order, same scores) and SQLite's scores: queries
+    mixing rare and common words, limits, column weights, filters."""
+    from graphsift.store.postgres import pruning
+    from graphsift.store.postgres import sql as pg_sql
+
+    steps: list[tuple[int, int]] = []  # (lexemes matched, lexemes known) of each step found exact
+    real_exact = pruning.exact
+
+    def recording(idf, matched, theta, weights):
+        ok = real_exact(idf, matched, theta, weights)
+        steps.append((len(matched), len(idf))) if ok else None
+        return ok
+
+    monkeypatch.setattr(pruning, "exact", recording)
+    rng = np.random.default_rng(3)
+    common, rare = [f"common{i}" for i in range(4)], [f"rare{i}" for i in range(60)]
+    nodes = []
+    for i in range(600):
+        words = [w for j, w in enumerate(common) if rng.random() < 0.45 - 0.1 * j] + list(rng.choice(rare, size=2))
+        title = " ".join(rng.choice(words, size=int(rng.integers(1, 4))))
+        text = " ".join(rng.choice(words, size=int(rng.integers(3, 30))))
+        nodes.append(Node(f"n{i:03d}", "doc", title, text, {"g": i % 5}))
+    lite = open_store(Settings(home=tmp_path / "lite"), "test/prune", create=True)
+    pg = open_store(settings, "test/prune", create=True)
+    for store in (lite, pg):
+        store.upsert_nodes(nodes)
+    queries = [f"{rare[i]} {common[i % 4]}" for i in range(20)] + [" ".join(common), f"{rare[5]} {' '.join(common)}"]
+    calls = [(q, limit, weights, where) for q in queries
+             for limit, weights, where in [(10, (3.0, 1.0), None), (100, (1.0, 1.0), None), (10, (1.0, 1.0), {"g": 2})]]
+
+    def run(store):
+        return [store.keyword_search(q, kind="doc", where=w, limit=n, weights=wt) for q, n, wt, w in calls]
+
+    monkeypatch.setattr(pg_sql, "MATCH_BUDGET", 40)  # a small corpus: the rarest words alone fit the budget
+    pruned = run(pg)
+    monkeypatch.setattr(pg_sql, "MATCH_BUDGET", 10**9)  # every lexeme matched: plain BM25 over every node
+    full = run(pg)
+    for a, b, c in zip(pruned, full, run(lite), strict=True):
+        assert [(h.id, h.score) for h in a] == [(h.id, h.score) for h in b] and a
+        assert [h.score for h in a] == pytest.approx([h.score for h in c], rel=1e-9)
+    assert any(matched < known for matched, known in steps)  # some searches left common words unmatched
+    lite.close()
+
+
 def test_writes_keep_the_keyword_statistics_exact(settings, url):
     store = open_store(settings, "test/stats", create=True)
     store.upsert_nodes([Node("a", "item", "alpha beta", "beta gamma"), Node("b", "topic", "beta")])

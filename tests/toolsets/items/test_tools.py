@@ -392,7 +392,7 @@ def test_an_update_reads_only_changed_folders_and_keeps_other_warnings(runtime, 
     first = index(runtime, tree)
     read: list[str] = []
     real_scan_item = scan_module._scan_item
-    monkeypatch.setattr(scan_module, "_scan_item", lambda root, f: read.append(f.rel) or real_scan_item(root, f))
+    monkeypatch.setattr(scan_module, "_scan_item", lambda root, f, *rest: read.append(f.rel) or real_scan_item(root, f, *rest))
     changed = folder(tree, "FEAT-002") / "PROMPT.md"
     changed.write_text(changed.read_text() + "Also cover the archive view.\n")
     bump_mtime(changed)
@@ -418,7 +418,7 @@ def test_an_index_from_before_per_item_warnings_is_read_whole_once(runtime, tree
     conn.close()
     read: list[str] = []
     real_scan_item = scan_module._scan_item
-    monkeypatch.setattr(scan_module, "_scan_item", lambda root, f: read.append(f.rel) or real_scan_item(root, f))
+    monkeypatch.setattr(scan_module, "_scan_item", lambda root, f, *rest: read.append(f.rel) or real_scan_item(root, f, *rest))
     changed = folder(tree, "FEAT-002") / "PROMPT.md"
     bump_mtime(changed)
     fresh = Runtime(settings, embedder=runtime.embedder)  # a new process: no open store

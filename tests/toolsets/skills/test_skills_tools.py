@@ -429,6 +429,8 @@ def test_oversized_input_names_the_limit_and_the_size(runtime):
 
 def test_a_store_that_cannot_be_written_is_database_connection_failed(tmp_path, embedder):
     home = tmp_path / "home"
+    backend.sqlite_only(backend.settings_for(home), "a file where the store's folder should be "
+                        "(tests/store/postgres covers an unreachable database)")
     home.mkdir()
     (home / "skills").write_text("a file where the skills folder should be")
     runtime = Runtime(backend.settings_for(home), embedder=embedder)
@@ -438,6 +440,8 @@ def test_a_store_that_cannot_be_written_is_database_connection_failed(tmp_path, 
 
 
 def test_a_usage_store_that_cannot_be_made_is_database_connection_failed(runtime, settings):
+    backend.sqlite_only(settings, "a file where the usage store's folder should be (tests/store/postgres covers "
+                        "an unreachable database)")
     skill_id = create(runtime).skill_id
     (settings.home / "skills" / "default" / "usage").write_text("a file where the usage folder should be")
     with pytest.raises(StoreUnavailable) as error:

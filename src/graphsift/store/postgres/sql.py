@@ -84,32 +84,59 @@ def tsquery(lexemes: Sequence[str]) -> str:
     return " | ".join("'" + lex.replace("\\", "\\\\").replace("'", "''") + "'" for lex in lexemes)
 
 
+#: Documents (the sum of the match lexemes' document frequencies) the first BM25 step may match: the
+#: rarest query lexemes are matched up to it (at least one); see :mod:`graphsift.store.postgres.pruning`.
+MATCH_BUDGET = 5_000
+
+#: A lexeme column as one quoted ``tsquery`` operand (quote and backslash escaped; chr(39) is ', chr(92) \).
+_QUOTED = "chr(39) || replace(replace(lexeme, chr(92), chr(92) || chr(92)), chr(39), chr(39) || chr(39)) || chr(39)"
+
+
 def bm25_sql(
-    s: str, kind: str | None, where: Where | None, lexemes: Sequence[str], weights: tuple[float, float], limit: int,
+    s: str, kind: str | None, where: Where | None, lexemes: Sequence[str], forced: Sequence[str],
+    weights: tuple[float, float], limit: int,
 ) -> tuple[str, list[Any]]:
-    """BM25 of the filtered nodes holding a query lexeme, in one statement (one snapshot): the collection
-    statistics from ``counts`` and ``terms``, the matching nodes from the GIN index on ``lexemes``, and
-    each node's stored term counts (``tf``: lexeme -> name count * 65536 + text count)."""
+    """One BM25 step, in one statement (one snapshot). It reads the collection statistics (``counts``)
+    and the query lexemes' document frequencies (``terms``); chooses the lexemes to match: the rarest
+    ones up to :data:`MATCH_BUDGET` documents (at least one) and ``forced``; finds the filtered nodes
+    holding one of those through the GIN index on ``lexemes``; and scores them over every query lexeme
+    from their stored term counts (``tf``: lexeme -> name count * 65536 + text count).
+
+    One row: the query lexemes some node holds and their idf (two arrays), the lexemes matched, and
+    the top ``limit`` ids and scores (best first, ties by insertion order), so that the caller can
+    check that the lexemes left unmatched could not have changed that top
+    (:mod:`graphsift.store.postgres.pruning`)."""
     condition, params = node_filter_sql(kind, where)
-    match = ("WHERE " if not condition else condition + " AND ") + "n.lexemes @@ %s::tsquery"
+    found = ("WHERE " if not condition else condition + " AND ") + "n.lexemes @@ (SELECT tsq FROM e)"
     sql = f"""
-        WITH stats AS (
-            SELECT coalesce(sum(nodes), 0)::float8 AS docs, coalesce(sum(length), 0)::float8 AS total
+        WITH stats AS MATERIALIZED (
+            SELECT coalesce(sum(nodes), 0)::float8 AS docs,
+                   greatest(CASE WHEN sum(nodes) > 0 THEN sum(length)::float8 / sum(nodes) ELSE 1 END, 1e-9)
+                   AS avgdl
             FROM {s}.counts),
-        q AS (
-            SELECT t.lexeme, greatest(ln((stats.docs - t.df + 0.5) / (t.df + 0.5)), {MIN_IDF}) AS idf
+        q AS MATERIALIZED (
+            SELECT t.lexeme, t.df, greatest(ln((stats.docs - t.df + 0.5) / (t.df + 0.5)), {MIN_IDF}) AS idf
             FROM {s}.terms t CROSS JOIN stats WHERE t.lexeme = ANY(%s) AND t.df > 0),
-        m AS (SELECT n.seq, n.id, n.length, n.tf FROM {s}.nodes n {match})
-        SELECT m.id, sum(q.idf * f.f * {K1 + 1} / (f.f + {K1} * ({1 - B} + {B} * m.length
-                   / greatest(CASE WHEN stats.docs > 0 THEN stats.total / stats.docs ELSE 1 END, 1e-9)))) AS score
-        FROM m CROSS JOIN stats CROSS JOIN q
-        CROSS JOIN LATERAL (SELECT (m.tf ->> q.lexeme)::bigint AS packed) t
-        CROSS JOIN LATERAL (SELECT %s * (t.packed >> 16) + %s * (t.packed & 65535) AS f) f
-        WHERE t.packed IS NOT NULL
-        GROUP BY m.seq, m.id
-        ORDER BY score DESC, m.seq
-        LIMIT %s"""
-    return sql, [list(lexemes), *params, tsquery(lexemes), float(weights[0]), float(weights[1]), int(limit)]
+        e AS MATERIALIZED (
+            SELECT array_agg(lexeme) AS lexemes, string_agg({_QUOTED}, ' | ')::tsquery AS tsq
+            FROM (SELECT lexeme, row_number() OVER w AS r, sum(df) OVER w AS running FROM q
+                  WINDOW w AS (ORDER BY df, lexeme)) x
+            WHERE r = 1 OR running <= {MATCH_BUDGET} OR lexeme = ANY(%s)),
+        m AS (SELECT n.seq, n.id, n.length, n.tf FROM {s}.nodes n {found}),
+        top AS (
+            SELECT m.id, m.seq,
+                   sum(q.idf * f.f * {K1 + 1} / (f.f + {K1} * ({1 - B} + {B} * m.length / stats.avgdl))) AS score
+            FROM m CROSS JOIN stats CROSS JOIN q
+            CROSS JOIN LATERAL (SELECT (m.tf ->> q.lexeme)::bigint AS packed) t
+            CROSS JOIN LATERAL (SELECT %s * (t.packed >> 16) + %s * (t.packed & 65535) AS f) f
+            WHERE t.packed IS NOT NULL
+            GROUP BY m.seq, m.id
+            ORDER BY score DESC, m.seq
+            LIMIT %s)
+        SELECT (SELECT array_agg(lexeme) FROM q), (SELECT array_agg(idf) FROM q), (SELECT lexemes FROM e),
+               (SELECT array_agg(id ORDER BY score DESC, seq) FROM top),
+               (SELECT array_agg(score ORDER BY score DESC, seq) FROM top)"""
+    return sql, [list(lexemes), list(forced), *params, float(weights[0]), float(weights[1]), int(limit)]
 
 
 def vector_sql(
@@ -134,10 +161,11 @@ def vector_sql(
         params += condition_params
     filters = ("WHERE " + " AND ".join(clauses)) if clauses else ""
     distance = "(p.vector <=> %s) + 0" if exact else "p.vector <=> %s"
+    ties = ", p.node_seq" if exact else ""  # the exact scan keeps ties in insertion order at the cut too
     sql = f"""
         WITH near AS MATERIALIZED (
             SELECT p.node_seq, {distance} AS d FROM {s}.passages p {join} {filters}
-            ORDER BY d LIMIT %s)
+            ORDER BY d{ties} LIMIT %s)
         SELECT n.id, 1 - near.d AS score, near.node_seq FROM near JOIN {s}.nodes n ON n.seq = near.node_seq
         ORDER BY near.d, near.node_seq"""
     return sql, [query, *params, int(passages)]

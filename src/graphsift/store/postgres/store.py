@@ -20,7 +20,10 @@ Keyword ranking
     SQLite backend's BM25 (FTS5's formula, k1 = 1.2, b = 0.75, column weights on the
     term frequencies) computed in SQL, not ``ts_rank``: ``ts_rank`` has no inverse
     document frequency and saturates term counts another way, and on SciFact it
-    ranks clearly worse (bench/backends.py measures both).
+    ranks clearly worse (bench/backends.py measures both). Scoring costs time per
+    node scored, so a search matches the rarest query lexemes first and scores a
+    common one only where those matched, when a bound proves the top cannot change
+    (:mod:`graphsift.store.postgres.pruning`); the answer is the full computation's.
 
 Vector ranking
     Passage vectors live in ``passages.vector`` (``vector(dim)``, fixed by the first
@@ -50,7 +53,7 @@ from psycopg.types.json import Json, Jsonb
 
 from graphsift.errors import InvalidInput
 from graphsift.store.base import Edge, EdgePage, EdgeRef, EdgeSelection, Hit, Node, Where
-from graphsift.store.postgres import sql
+from graphsift.store.postgres import pruning, sql
 from graphsift.store.postgres.connection import Database, Vec, advisory_key, translated
 from graphsift.store.postgres.migrations import create_index, fix_dimension, schema_name
 from graphsift.store.sqlite.bm25 import query_terms, terms
@@ -513,13 +516,26 @@ class PostgresStore:
         weights: tuple[float, float] = (1.0, 1.0),
     ) -> list[Hit]:
         """BM25 (the SQLite backend's formula and tokens; see the module docstring) over the filtered
-        nodes that hold at least one query term; ``weights`` scale the name and text columns."""
+        nodes that hold at least one query term; ``weights`` scale the name and text columns. Common
+        terms are scored only where rarer ones matched, when that provably gives the same top
+        (:mod:`graphsift.store.postgres.pruning`)."""
+        sql.node_filter_sql(kind, where)  # a bad filter is an error even when no term is known
         wanted = [t for t in query_terms(query) if t]
         if not wanted or limit <= 0:
             return []
-        query_sql, params = sql.bm25_sql(self._s, kind, where, wanted, weights, limit)
+        forced: list[str] = []
         with self._connection() as conn:
-            return [Hit(r[0], float(r[1])) for r in conn.execute(query_sql, params)]
+            while True:
+                query_sql, params = sql.bm25_sql(self._s, kind, where, wanted, forced, weights, limit)
+                lexemes, idfs, matched, ids, scores = conn.execute(query_sql, params).fetchone()
+                if not lexemes:
+                    return []
+                idf = dict(zip(lexemes, idfs, strict=True))
+                ids, scores = ids or [], scores or []
+                theta = float(scores[-1]) if len(scores) >= limit else None
+                if pruning.exact(idf, matched or [], theta, weights):
+                    return [Hit(i, float(v)) for i, v in zip(ids, scores, strict=True)]
+                forced = sorted(set(pruning.needed(idf, theta, weights)) | set(matched or []))
 
     def _candidates(self, conn: psycopg.Connection, kind: str | None, where: Where | None, enough: int) -> int:
         """How many nodes pass the filters: exact without ``where`` (the per-kind counts), else counted up to
