@@ -62,6 +62,8 @@ DIM = 384
 TOPICS = 2000
 VOCAB = 30_000
 BATCH = 1000
+#: Recall@10 also counts a hit whose exact cosine is within this of the 10th best (near-ties)
+NEAR = 0.005
 
 
 def load_avg() -> str:
@@ -157,9 +159,6 @@ class Generated:
             nodes.append(Node(f"n{i:07d}", "doc", title, body, {"g": i % 100}, vectors[j:j + 1], f"h{i}"))
         return nodes, vectors
 
-    def vectors(self) -> np.ndarray:
-        return np.vstack([self.batch(s, min(s + BATCH, self.n))[1] for s in range(0, self.n, BATCH)])
-
     def queries(self, count: int, seed: int = 99) -> list[tuple[str, np.ndarray]]:
         rng = np.random.default_rng(seed)
         out = []
@@ -212,13 +211,20 @@ def fill(store, data: Generated, maintained: int) -> None:
     store.set_meta("bench_n", data.n)
 
 
-def exact_top(vectors: np.ndarray, queries: np.ndarray, k: int = 10) -> list[list[int]]:
-    out = []
-    for q in queries:
-        scores = vectors @ q
-        top = np.argpartition(-scores, k)[:k]
-        out.append(top[np.argsort(-scores[top])].tolist())
-    return out
+def exact_top(data: Generated, queries: np.ndarray, k: int = 50) -> tuple[np.ndarray, np.ndarray]:
+    """The exact top ``k`` (node numbers, cosines) of each query, best first, over every generated vector
+    (read block by block, so 1M vectors never sit in memory at once)."""
+    best_ids = np.zeros((len(queries), 0), dtype=np.int64)
+    best = np.zeros((len(queries), 0), dtype=np.float32)
+    for start in range(0, data.n, 50 * BATCH):
+        stop = min(start + 50 * BATCH, data.n)
+        block = np.vstack([data.batch(b, min(b + BATCH, stop))[1] for b in range(start, stop, BATCH)])
+        scores = np.hstack([best, queries @ block.T])
+        ids = np.hstack([best_ids, np.broadcast_to(np.arange(start, stop), (len(queries), stop - start))])
+        top = np.argpartition(-scores, k, axis=1)[:, :k]
+        best, best_ids = np.take_along_axis(scores, top, 1), np.take_along_axis(ids, top, 1)
+    order = np.argsort(-best, axis=1)
+    return np.take_along_axis(best_ids, order, 1), np.take_along_axis(best, order, 1)
 
 
 def run_generated(args: argparse.Namespace) -> None:
@@ -226,9 +232,9 @@ def run_generated(args: argparse.Namespace) -> None:
         data = Generated(n)
         queries = data.queries(args.queries)
         exact = None
-        if not args.no_recall:
+        if not args.no_recall and not args.no_search:
             t0 = time.perf_counter()
-            exact = exact_top(data.vectors(), np.vstack([q[1] for q in queries]))
+            exact = exact_top(data, np.vstack([q[1] for q in queries]))
             print(f"\n== {n:,} nodes: exact top-10 of {len(queries)} queries by numpy in {time.perf_counter() - t0:.0f} s")
         for backend in args.backends:
             print(f"\n== {n:,} nodes on {backend} ({load_avg()})", flush=True)
@@ -245,23 +251,31 @@ def run_generated(args: argparse.Namespace) -> None:
                 fill(store, data, args.maintained)
             else:
                 print("insert: reused the namespace (--reuse)")
-            measure_search(store, queries, exact)
+            if not args.no_search:
+                measure_search(store, queries, exact, backend == "postgres")
             store.close()
             if args.http_seconds:
                 measure_http(backend, settings, namespace, queries, args)
 
 
-def measure_search(store, queries, exact) -> None:
+def measure_search(store, queries, exact, postgres: bool) -> None:
+    """Hybrid p50/p95 (and CPU per search: this process, and PostgreSQL's processes), the keyword and
+    vector sides alone, and Recall@10 of ``vector_search`` against the exact top 10."""
     t0 = time.perf_counter()
     hybrid_search(store, queries[0][0], queries[0][1], kind="doc", limit=10, params=RANKING)
     print(f"first search (cold; SQLite loads its snapshot): {(time.perf_counter() - t0) * 1000:.0f} ms")
+    pg = postgres_pids() if postgres else []
     for label, where in (("hybrid", None), ("hybrid, where g=7 (1%)", {"g": 7})):
         times = []
+        cpu, server = time.process_time(), cpu_seconds(pg)
         for text, vector in queries:
             t0 = time.perf_counter()
             hybrid_search(store, text, vector, kind="doc", where=where, limit=10, params=RANKING)
             times.append(time.perf_counter() - t0)
-        print(f"{label}: {percentiles(times)} (query vector given)")
+        cpu = (time.process_time() - cpu) / len(queries) * 1000
+        server = (cpu_seconds(pg) - server) / len(queries) * 1000
+        print(f"{label}: {percentiles(times)} (query vector given); CPU per search: this process {cpu:.1f} ms"
+              + (f", PostgreSQL {server:.1f} ms" if pg else "") + f" ({load_avg()})", flush=True)
     kw, vec = [], []
     for text, vector in queries:
         t0 = time.perf_counter()
@@ -272,18 +286,26 @@ def measure_search(store, queries, exact) -> None:
         kw.append(t1 - t0)
     print(f"  of which keyword_search(100): {percentiles(kw)}; vector_search(100): {percentiles(vec)}")
     if exact is not None:
-        recall = []
-        for (_, vector), truth in zip(queries, exact, strict=True):
-            got = {h.id for h in store.vector_search(vector, kind="doc", limit=10)}
-            recall.append(len(got & {f"n{i:07d}" for i in truth}) / 10)
-        print(f"vector_search Recall@10 against exact: {np.mean(recall):.4f} (min {np.min(recall):.1f})")
+        ids, scores = exact
+        strict, near = [], []
+        for (_, vector), truth, best in zip(queries, ids, scores, strict=True):
+            hits = store.vector_search(vector, kind="doc", limit=10)
+            strict.append(len({h.id for h in hits} & {f"n{i:07d}" for i in truth[:10]}) / 10)
+            near.append(sum(h.score >= best[9] - NEAR for h in hits) / 10)
+        gaps = scores[:, 9] - scores[:, 10]
+        print(f"vector_search Recall@10 against exact: {np.mean(strict):.4f} (min {np.min(strict):.1f}); counting a "
+              f"hit within {NEAR} of the 10th exact cosine as found: {np.mean(near):.4f}. Exact cosines: 10th - 11th "
+              f"median {np.median(gaps):.4f} (min {np.min(gaps):.2g}; exact ties: {int((gaps == 0).sum())}); nodes "
+              f"within {NEAR} of the 10th: median {np.median((scores >= scores[:, 9:10] - NEAR).sum(1)):.0f}")
 
 
 # -- HTTP ----------------------------------------------------------------------------------------------
 
 
 def bench_toolset(namespace: str):
-    """One MCP tool: embed the query, rank the bench namespace as the items tools do."""
+    """MCP tools over the bench namespace: ``search`` embeds the query and ranks as the items tools do;
+    ``search_vector`` ranks with a query vector the client sends (no embedding in the server);
+    ``embed`` embeds only; ``ping`` does nothing (what the MCP round trip alone costs)."""
     from pydantic import Field
 
     from graphsift.contract import Request, Response
@@ -292,6 +314,14 @@ def bench_toolset(namespace: str):
     class SearchRequest(Request):
         query: str = Field(min_length=1)
         limit: int = Field(10, ge=1, le=100)
+
+    class VectorRequest(Request):
+        query: str = Field(min_length=1)
+        vector: list[float] = Field(min_length=1)
+        limit: int = Field(10, ge=1, le=100)
+
+    class PingRequest(Request):
+        query: str = ""
 
     class SearchResponse(Response):
         ids: list[str]
@@ -302,9 +332,26 @@ def bench_toolset(namespace: str):
                              limit=request.limit, params=RANKING)
         return SearchResponse(ids=[h.id for h in hits])
 
-    spec = ToolSpec(name="search", description="Search the bench corpus.", request=SearchRequest,
-                    response=SearchResponse, run=search, render=lambda r: "\n".join(r.ids), mcp_text="json")
-    return Toolset(name="bench", summary="bench", instructions="bench", tools=[spec])
+    def search_vector(runtime, request: VectorRequest) -> SearchResponse:
+        store = runtime.open_store(namespace)
+        hits = hybrid_search(store, request.query, np.asarray(request.vector, dtype=np.float32), kind="doc",
+                             limit=request.limit, params=RANKING)
+        return SearchResponse(ids=[h.id for h in hits])
+
+    def embed(runtime, request: SearchRequest) -> SearchResponse:
+        runtime.embedder.embed([request.query])
+        return SearchResponse(ids=[])
+
+    def ping(runtime, request: PingRequest) -> SearchResponse:
+        return SearchResponse(ids=[])
+
+    def spec(name, request, run):
+        return ToolSpec(name=name, description=f"bench: {name}", request=request, response=SearchResponse, run=run,
+                        render=lambda r: "\n".join(r.ids), mcp_text="json")
+
+    return Toolset(name="bench", summary="bench", instructions="bench", tools=[
+        spec("search", SearchRequest, search), spec("search_vector", VectorRequest, search_vector),
+        spec("embed", SearchRequest, embed), spec("ping", PingRequest, ping)])
 
 
 def serve(args: argparse.Namespace) -> None:
@@ -334,10 +381,10 @@ class RawClient:
                         "mcp-protocol-version": "2025-06-18"}
         self.http.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=self.headers)
 
-    def search(self, query: str) -> list[str]:
+    def call(self, tool: str, arguments: dict) -> list[str]:
         self.n += 1
         body = {"jsonrpc": "2.0", "id": self.n, "method": "tools/call",
-                "params": {"name": "search", "arguments": {"query": query}}}
+                "params": {"name": tool, "arguments": arguments}}
         reply = self.http.post(self.url, json=body, headers=self.headers)
         reply.raise_for_status()
         text = reply.text
@@ -365,15 +412,53 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def cpu_seconds(pids: Sequence[int]) -> float:
+    """User + system CPU seconds the processes have used so far (0 for one that is gone)."""
+    total = 0.0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
+def postgres_pids() -> list[int]:
+    """The bench server's PostgreSQL processes (its postmaster's children: backends, workers)."""
+    pidfile = OUT / "pgdata" / "postmaster.pid"
+    if not pidfile.is_file():
+        return []
+    parent = pidfile.read_text().split()[0]
+    out = []
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            if f"\nPPid:\t{parent}\n" in status.read_text():
+                out.append(int(status.parent.name))
+        except OSError:
+            continue
+    return out
+
+
+HTTP_MODES = {  # mode -> (tool, what it measures)
+    "search": ("search", "embed the query + hybrid search (what a client of the items tools gets)"),
+    "search_vector": ("search_vector", "hybrid search with the client's query vector (no embedding in the server)"),
+    "embed": ("embed", "embed the query only"),
+    "ping": ("ping", "a tool that does nothing (the MCP/HTTP round trip)"),
+}
+
+
 def measure_http(backend: str, settings: Settings, namespace: str, queries, args) -> None:
-    """``--servers`` server processes, ``--clients`` client threads spread over them, for ``--http-seconds``."""
+    """``--servers`` server processes, ``--clients`` client threads spread over them, for ``--http-seconds``
+    per mode (``--http-modes``); CPU per call of the clients (this process), the servers and PostgreSQL."""
+    import resource
     import socket
 
     procs, urls = [], []
     for _ in range(args.servers):
         port = _free_port()
         command = [sys.executable, __file__, "serve", "--namespace", namespace, "--port", str(port),
-                   "--serve-database-url", settings.database_url]
+                   "--serve-database-url", settings.database_url, "--ef-search", str(args.ef_search)]
         procs.append(subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                       stderr=subprocess.PIPE, env={**os.environ, "OPENBLAS_NUM_THREADS": "1"}))
         urls.append(f"http://127.0.0.1:{port}/mcp")
@@ -391,34 +476,48 @@ def measure_http(backend: str, settings: Settings, namespace: str, queries, args
                     time.sleep(0.2)
         clients = [RawClient(urls[i % len(urls)]) for i in range(args.clients)]
         for c in clients:  # warm up: load the model and (SQLite) the snapshot in every server
-            c.search(queries[0][0])
+            c.call("search", {"query": queries[0][0]})
         rss_before = [memory(p.pid) for p in procs]
-        done, errors, latencies = [0] * len(clients), [], []
-        stop_at = time.monotonic() + args.http_seconds
+        for mode in args.http_modes:
+            tool = HTTP_MODES[mode][0]
+            arguments = [{"query": text} if tool != "search_vector" else {"query": text, "vector": vector.tolist()}
+                         for text, vector in queries]
+            done, errors, latencies = [0] * len(clients), [], []
+            stop_at = time.monotonic() + args.http_seconds
 
-        def work(k: int) -> None:
-            i = k
-            while time.monotonic() < stop_at:
-                t0 = time.perf_counter()
-                try:
-                    clients[k].search(queries[i % len(queries)][0])
-                except Exception as exc:  # noqa: BLE001 - counted and shown
-                    errors.append(repr(exc))
-                    return
-                latencies.append(time.perf_counter() - t0)
-                done[k] += 1
-                i += len(clients)
+            def work(k: int, tool=tool, arguments=arguments, done=done, errors=errors, latencies=latencies,
+                     stop_at=stop_at) -> None:
+                i = k
+                while time.monotonic() < stop_at:
+                    t0 = time.perf_counter()
+                    try:
+                        clients[k].call(tool, arguments[i % len(arguments)])
+                    except Exception as exc:  # noqa: BLE001 - counted and shown
+                        errors.append(repr(exc))
+                        return
+                    latencies.append(time.perf_counter() - t0)
+                    done[k] += 1
+                    i += len(clients)
 
-        started = time.monotonic()
-        threads = [threading.Thread(target=work, args=(k,)) for k in range(len(clients))]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        elapsed = time.monotonic() - started
-        print(f"HTTP: {args.clients} clients over {args.servers} server process(es), {elapsed:.0f} s: "
-              f"{sum(done) / elapsed:.0f} searches/s, latency {percentiles(latencies)}, errors {len(errors)} "
-              f"{errors[:1]} ({load_avg()})")
+            pg = postgres_pids() if backend == "postgres" else []
+            cpu0 = (resource.getrusage(resource.RUSAGE_SELF), cpu_seconds([p.pid for p in procs]), cpu_seconds(pg))
+            started = time.monotonic()
+            threads = [threading.Thread(target=work, args=(k,)) for k in range(len(clients))]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            elapsed = time.monotonic() - started
+            me = resource.getrusage(resource.RUSAGE_SELF)
+            calls = max(sum(done), 1)
+            client_cpu = (me.ru_utime + me.ru_stime - cpu0[0].ru_utime - cpu0[0].ru_stime) / calls * 1000
+            server_cpu = (cpu_seconds([p.pid for p in procs]) - cpu0[1]) / calls * 1000
+            pg_cpu = (cpu_seconds(pg) - cpu0[2]) / calls * 1000
+            print(f"HTTP {mode} ({HTTP_MODES[mode][1]}): {args.clients} clients over {args.servers} server "
+                  f"process(es), {elapsed:.0f} s: {sum(done) / elapsed:.0f} calls/s, latency {percentiles(latencies)}, "
+                  f"errors {len(errors)} {errors[:1]}; CPU per call: clients {client_cpu:.1f} ms, servers "
+                  f"{server_cpu:.1f} ms" + (f", PostgreSQL {pg_cpu:.1f} ms" if pg else "") + f" ({load_avg()})",
+                  flush=True)
         for proc, before in zip(procs, rss_before, strict=True):
             print(f"  server {proc.pid}: after warm-up {before}; after the run {memory(proc.pid)}")
     finally:
@@ -538,11 +637,20 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--http-seconds", type=float, default=20, help="0 skips the HTTP part")
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--servers", type=int, default=1)
+    parser.add_argument("--http-modes", nargs="+", default=["search"], choices=list(HTTP_MODES),
+                        help="what each HTTP call does (see HTTP_MODES); one measurement per mode")
     parser.add_argument("--database-url", default="")
+    parser.add_argument("--ef-search", type=int, default=0,
+                        help="PostgreSQL hnsw.ef_search for this run and its servers (0: the store's default)")
+    parser.add_argument("--no-search", action="store_true", help="generated: only the HTTP part")
     parser.add_argument("--namespace", default="", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--serve-database-url", default="", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.ef_search:
+        from graphsift.store.postgres import connection
+
+        connection.EF_SEARCH = args.ef_search
     if args.part == "serve":
         serve(args)
     elif args.part == "stop-server":
