@@ -34,16 +34,19 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def wait_for_port(port: int, proc: subprocess.Popen, log: Path, timeout: float = 30.0) -> None:
+def wait_for_port(port: int, proc: subprocess.Popen, log: Path, timeout: float = 90.0) -> None:
+    """Until the server accepts connections and has printed its start line to ``log`` (its stderr)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise AssertionError(f"HTTP server exited with {proc.returncode}: {log.read_text()}")
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
+                if "graphsift serve " in log.read_text():
+                    return
         except OSError:
-            time.sleep(0.1)
+            pass
+        time.sleep(0.1)
     raise AssertionError(f"HTTP server did not listen on port {port} within {timeout} s: {log.read_text()}")
 
 

@@ -117,11 +117,11 @@ def store_description(settings: Settings) -> str:
     return f"SQLite under {settings.home}"
 
 
-def announce(toolset: str, host: str, port: int, settings: Settings, token: bool) -> None:
+def start_line(toolset: str, host: str, port: int, settings: Settings, token: bool) -> str:
+    """What the server prints once it listens: where, which toolset and store, auth, allowed roots."""
     shown = f"[{host}]" if ":" in host else host
-    print(f"graphsift serve {toolset}: http://{shown}:{port}/mcp | store: {store_description(settings)} | "
-          f"auth: {'bearer token' if token else 'none (loopback only)'} | allowed roots: {settings.allowed_roots}",
-          file=sys.stderr, flush=True)
+    return (f"graphsift serve {toolset}: http://{shown}:{port}/mcp | store: {store_description(settings)} | "
+            f"auth: {'bearer token' if token else 'none (loopback only)'} | allowed roots: {settings.allowed_roots}")
 
 
 def app_for(server: Any, host: str, token: str) -> Any:
@@ -136,13 +136,14 @@ def app_for(server: Any, host: str, token: str) -> Any:
 
 
 def run(server: Any, toolset: str, settings: Settings, host: str, port: int, token: str) -> None:
-    """Listen (or fail in one line), announce, serve until stopped."""
+    """Listen (or fail in one line), announce, serve until stopped. Everything slow (the app, the start
+    line's imports) comes before the socket listens, so a client that can connect finds the line printed."""
     import anyio
     import uvicorn
 
     check_bind(host, token)
-    sock = listen(host, port)
     app = app_for(server, host, token)
     config = uvicorn.Config(app, log_level="warning", lifespan="on")
-    announce(toolset, host, port, settings, bool(token))
+    sock = listen(host, port)
+    print(start_line(toolset, host, sock.getsockname()[1], settings, bool(token)), file=sys.stderr, flush=True)
     anyio.run(lambda: uvicorn.Server(config).serve(sockets=[sock]))
