@@ -211,7 +211,25 @@ def fill(store, data: Generated, maintained: int) -> None:
     store.set_meta("bench_n", data.n)
 
 
-def exact_top(data: Generated, queries: np.ndarray, k: int = 50) -> tuple[np.ndarray, np.ndarray]:
+def ensure_index(store) -> None:
+    """A reused PostgreSQL namespace whose bulk load was interrupted has no HNSW index (``deferred_index``
+    builds it at the end): build it now, timed, so searches measure the index and not a sequential scan."""
+    if not hasattr(store, "deferred_index"):
+        return
+    from graphsift.store.postgres.migrations import create_index
+
+    with store._connection() as conn:
+        present = conn.execute("SELECT to_regclass(%s) IS NOT NULL", (f"{store._s}.passages_hnsw",)).fetchone()[0]
+    if present:
+        return
+    t0 = time.perf_counter()
+    with store.atomic():
+        create_index(store._write(), store._s)
+    print(f"HNSW index was missing (an interrupted bulk load): built in {time.perf_counter() - t0:.0f} s "
+          f"({load_avg()})", flush=True)
+
+
+def exact_top(data: Generated, queries: np.ndarray, k: int = 110) -> tuple[np.ndarray, np.ndarray]:
     """The exact top ``k`` (node numbers, cosines) of each query, best first, over every generated vector
     (read block by block, so 1M vectors never sit in memory at once)."""
     best_ids = np.zeros((len(queries), 0), dtype=np.int64)
@@ -251,14 +269,15 @@ def run_generated(args: argparse.Namespace) -> None:
                 fill(store, data, args.maintained)
             else:
                 print("insert: reused the namespace (--reuse)")
+                ensure_index(store)
             if not args.no_search:
-                measure_search(store, queries, exact, backend == "postgres")
+                measure_search(store, queries, exact, backend == "postgres", args.recall_sweep)
             store.close()
             if args.http_seconds:
                 measure_http(backend, settings, namespace, queries, args)
 
 
-def measure_search(store, queries, exact, postgres: bool) -> None:
+def measure_search(store, queries, exact, postgres: bool, sweep: Sequence[int] = ()) -> None:
     """Hybrid p50/p95 (and CPU per search: this process, and PostgreSQL's processes), the keyword and
     vector sides alone, and Recall@10 of ``vector_search`` against the exact top 10."""
     t0 = time.perf_counter()
@@ -287,16 +306,62 @@ def measure_search(store, queries, exact, postgres: bool) -> None:
     print(f"  of which keyword_search(100): {percentiles(kw)}; vector_search(100): {percentiles(vec)}")
     if exact is not None:
         ids, scores = exact
-        strict, near = [], []
-        for (_, vector), truth, best in zip(queries, ids, scores, strict=True):
-            hits = store.vector_search(vector, kind="doc", limit=10)
-            strict.append(len({h.id for h in hits} & {f"n{i:07d}" for i in truth[:10]}) / 10)
-            near.append(sum(h.score >= best[9] - NEAR for h in hits) / 10)
+        strict, near, top1, _ = recall(store, queries, exact)
         gaps = scores[:, 9] - scores[:, 10]
         print(f"vector_search Recall@10 against exact: {np.mean(strict):.4f} (min {np.min(strict):.1f}); counting a "
-              f"hit within {NEAR} of the 10th exact cosine as found: {np.mean(near):.4f}. Exact cosines: 10th - 11th "
-              f"median {np.median(gaps):.4f} (min {np.min(gaps):.2g}; exact ties: {int((gaps == 0).sum())}); nodes "
-              f"within {NEAR} of the 10th: median {np.median((scores >= scores[:, 9:10] - NEAR).sum(1)):.0f}")
+              f"hit within {NEAR} of the 10th exact cosine as found: {np.mean(near):.4f}; exact top-1 found: "
+              f"{np.mean(top1):.4f}. Exact cosines: 1st median {np.median(scores[:, 0]):.3f}, 2nd {np.median(scores[:, 1]):.3f}, "
+              f"10th {np.median(scores[:, 9]):.3f}; 10th - 11th median {np.median(gaps):.4f} (min {np.min(gaps):.2g}; "
+              f"exact ties: {int((gaps == 0).sum())}); nodes within {NEAR} of the 10th: median "
+              f"{np.median((scores >= scores[:, 9:10] - NEAR).sum(1)):.0f}")
+        if postgres and sweep:
+            recall_sweep(store, queries, exact, sweep)
+
+
+def recall(store, queries, exact, limit: int = 10) -> tuple[list[float], list[float], list[float], list[float]]:
+    """Per query: Recall@limit of ``vector_search`` against the exact top, the same counting a hit within
+    ``NEAR`` of the exact limit-th cosine as found (near-ties), whether the exact top-1 came back, and the
+    seconds it took."""
+    ids, scores = exact
+    strict, near, top1, times = [], [], [], []
+    for (_, vector), truth, best in zip(queries, ids, scores, strict=True):
+        t0 = time.perf_counter()
+        hits = store.vector_search(vector, kind="doc", limit=limit)
+        times.append(time.perf_counter() - t0)
+        got = {h.id for h in hits}
+        strict.append(len(got & {f"n{i:07d}" for i in truth[:limit]}) / limit)
+        near.append(min(sum(h.score >= best[limit - 1] - NEAR for h in hits), limit) / limit)
+        top1.append(float(f"n{truth[0]:07d}" in got))
+    return strict, near, top1, times
+
+
+def recall_sweep(store, queries, exact, floors: Sequence[int]) -> None:
+    """Recall@10 and @100 of the HNSW path per ``hnsw.ef_search`` floor and ``hnsw.iterative_scan`` mode
+    (the store sets ef_search = max(floor, passages asked for) per search), with latency and PostgreSQL
+    CPU per search."""
+    from graphsift.store.postgres import connection
+
+    saved = connection.EF_SEARCH, connection.ITERATIVE_SCAN
+    pg = postgres_pids()
+    print(f"HNSW recall sweep over {len(queries)} queries ({load_avg()}); ef = max(floor, 2 x limit):")
+    print(f"{'floor':>6} {'iterative':>14} {'limit':>6} {'ef':>5} {'Recall':>8} {'near-tie':>9} {'top-1':>7} "
+          f"{'min':>5} {'p50 ms':>8} {'p95 ms':>8} {'PG CPU ms':>10}")
+    try:
+        for floor in floors:
+            for mode in ("off", "relaxed_order"):  # strict_order: the same rows as relaxed, re-sorted
+                connection.EF_SEARCH, connection.ITERATIVE_SCAN = floor, mode
+                for limit in (10, 100):
+                    server = cpu_seconds(pg)
+                    strict, near, top1, times = recall(store, queries, exact, limit)
+                    server = (cpu_seconds(pg) - server) / len(queries) * 1000
+                    ms = np.asarray(times) * 1000
+                    ef = min(max(floor, 2 * limit), connection.EF_SEARCH_MAX)
+                    print(f"{floor:>6} {mode:>14} {limit:>6} {ef:>5} {np.mean(strict):>8.4f} {np.mean(near):>9.4f} "
+                          f"{np.mean(top1):>7.3f} {np.min(strict):>5.2f} {np.percentile(ms, 50):>8.2f} "
+                          f"{np.percentile(ms, 95):>8.2f} {server:>10.2f}", flush=True)
+    finally:
+        connection.EF_SEARCH, connection.ITERATIVE_SCAN = saved
+    print(f"  ({load_avg()})")
 
 
 # -- HTTP ----------------------------------------------------------------------------------------------
@@ -641,7 +706,10 @@ def main(argv: Sequence[str] | None = None) -> None:
                         help="what each HTTP call does (see HTTP_MODES); one measurement per mode")
     parser.add_argument("--database-url", default="")
     parser.add_argument("--ef-search", type=int, default=0,
-                        help="PostgreSQL hnsw.ef_search for this run and its servers (0: the store's default)")
+                        help="PostgreSQL: the floor of hnsw.ef_search (each search uses max(floor, passages asked for))"
+                             " for this run and its servers (0: the store's default)")
+    parser.add_argument("--recall-sweep", nargs="*", type=int, default=[], metavar="FLOOR",
+                        help="generated, PostgreSQL: Recall@10/@100 per hnsw.ef_search floor and iterative_scan mode")
     parser.add_argument("--no-search", action="store_true", help="generated: only the HTTP part")
     parser.add_argument("--namespace", default="", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)

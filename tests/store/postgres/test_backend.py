@@ -247,6 +247,40 @@ def test_the_hnsw_path_finds_what_an_exact_scan_finds_even_under_a_filter(many, 
     assert found / wanted >= 0.95  # HNSW is approximate; at this size it misses almost nothing
 
 
+def test_an_index_search_sets_its_candidate_list_for_its_own_transaction(settings, monkeypatch):
+    """ef_search = max(floor, passages asked for): with iterative scans off, 300 nodes come from one index
+    scan (a list of 40 would return 40 rows and force the exact fallback), and the pooled connection keeps
+    the server's settings afterwards."""
+    configure = connection._configure
+
+    def index_scans(conn):  # 3,000 rows: the planner would rather sort them all than walk the index
+        configure(conn)
+        conn.execute("SET enable_seqscan = off")
+
+    monkeypatch.setattr(connection, "_configure", index_scans)
+    monkeypatch.setattr(connection, "EF_SEARCH", 40)
+    monkeypatch.setattr(connection, "ITERATIVE_SCAN", "off")
+    monkeypatch.setattr(pg_store, "EXACT_SCAN", -1)
+    rng = np.random.default_rng(5)
+    vectors = unit(*rng.normal(size=(3000, 24)))
+    store = open_store(settings, "test/ef", create=True)
+    store.upsert_nodes([Node(f"n{i:04d}", "doc", vectors=vectors[i]) for i in range(3000)])
+    assert pg_store.hnsw_settings(20) == ("40", "off") and pg_store.hnsw_settings(600) == ("600", "off")
+    assert pg_store.hnsw_settings(5000) == ("1000", "off")  # pgvector's maximum
+    calls = []
+    real = store._nearest
+    monkeypatch.setattr(store, "_nearest", lambda *a, **k: calls.append(a[-1]) or real(*a, **k))
+    query = unit(rng.normal(size=24))[0]
+    hits = store.vector_search(query, kind="doc", limit=300)
+    assert calls == [False] and len({h.id for h in hits}) == 300
+    exact = {f"n{i:04d}" for i in np.argsort(-(vectors @ query), kind="stable")[:300]}
+    assert len({h.id for h in hits} & exact) >= 0.9 * 300
+    with store._connection() as conn:
+        assert conn.execute("SHOW hnsw.ef_search").fetchone()[0] == "40"  # pgvector's default, untouched
+        assert conn.execute("SHOW hnsw.iterative_scan").fetchone()[0] == "off"
+    store.close()
+
+
 # -- keywords ------------------------------------------------------------------------------------------
 
 

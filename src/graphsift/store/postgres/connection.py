@@ -59,9 +59,15 @@ CONNECT_TIMEOUT_S = 5
 BUSY_TIMEOUT_S = 30
 #: Connections per process and database: a server's worker threads search in parallel.
 POOL_MAX = 12
-#: How many results each HNSW index scan keeps in its candidate list (pgvector's default is 40; the
-#: hybrid search asks for 100 per side). ``iterative_scan`` lets a filtered scan go on past it.
-EF_SEARCH = 120
+#: The floor of ``hnsw.ef_search``, the candidate list an HNSW index scan keeps (pgvector's default is 40).
+#: Each index search sets it for its own transaction to ``max(EF_SEARCH, passages asked for)``, at most
+#: pgvector's limit of 1000 (bench/backends.py ``--recall-sweep`` measures recall against it).
+EF_SEARCH = 100
+#: ``hnsw.iterative_scan`` for index searches (pgvector 0.8): a scan whose filter drops rows goes on past
+#: ``ef_search`` until it has as many as asked for (``relaxed_order``: the outer ORDER BY re-sorts them).
+ITERATIVE_SCAN = "relaxed_order"
+#: pgvector's upper bound on ``hnsw.ef_search``.
+EF_SEARCH_MAX = 1000
 
 
 def redact(url: str) -> str:
@@ -162,12 +168,10 @@ def _register_vector(conn: psycopg.Connection) -> None:
 
 def _configure(conn: psycopg.Connection) -> None:
     """Every pooled connection: autocommit (transactions are explicit), the busy timeout for lock waits,
-    no JIT (short queries), HNSW scans that continue past a filter, and the vector type."""
+    no JIT (short queries) and the vector type (HNSW settings are per search: PostgresStore._nearest)."""
     conn.autocommit = True
     conn.execute(f"SET lock_timeout = '{BUSY_TIMEOUT_S}s'")
     conn.execute("SET jit = off")
-    conn.execute(f"SET hnsw.ef_search = {EF_SEARCH}")
-    conn.execute("SET hnsw.iterative_scan = relaxed_order")
     _register_vector(conn)
 
 

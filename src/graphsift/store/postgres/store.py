@@ -31,8 +31,10 @@ Vector ranking
     small (at most :data:`EXACT_SCAN` nodes), every candidate passage is scored
     exactly; otherwise the HNSW index orders the
     passages, scanning on past the ones the filter drops (pgvector 0.8 iterative
-    scans), and if it still comes back short the exact scan answers. A node scores
-    its best passage: passages come nearest first, so a node's first one is its best.
+    scans), and if it still comes back short the exact scan answers. Each index
+    search sets ``hnsw.ef_search`` for its own transaction to the passages it asks
+    for, with a floor (:func:`hnsw_settings`). A node scores its best passage:
+    passages come nearest first, so a node's first one is its best.
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ from psycopg.types.json import Json, Jsonb
 
 from graphsift.errors import InvalidInput
 from graphsift.store.base import Edge, EdgePage, EdgeRef, EdgeSelection, Hit, Node, Where
-from graphsift.store.postgres import pruning, sql
+from graphsift.store.postgres import connection, pruning, sql
 from graphsift.store.postgres.connection import Database, Vec, advisory_key, translated
 from graphsift.store.postgres.migrations import create_index, fix_dimension, schema_name
 from graphsift.store.sqlite.bm25 import query_terms, terms
@@ -89,6 +91,20 @@ def _guard_public_methods(cls: type) -> type:
 def atomic_key(namespace: str) -> int:
     """The advisory lock every ``atomic()`` block (and creating or dropping the namespace) takes."""
     return advisory_key("atomic", namespace)
+
+
+#: Sets ``hnsw_settings`` for the rest of the transaction (``SET LOCAL`` as one statement).
+HNSW_SETTINGS = "SELECT set_config('hnsw.ef_search', %s, true), set_config('hnsw.iterative_scan', %s, true)"
+
+
+def hnsw_settings(passages: int) -> tuple[str, str]:
+    """The HNSW scan settings of one index search for ``passages`` rows, for its own transaction: a
+    candidate list of at least the rows asked for (below that pgvector returns fewer than asked and
+    recall falls with it), and at least :data:`connection.EF_SEARCH`, below which the scan, entering a
+    dense cluster of near-equal cosines, misses too many of the true top (bench/backends.py
+    ``--recall-sweep``)."""
+    ef = min(max(connection.EF_SEARCH, int(passages)), connection.EF_SEARCH_MAX)
+    return (str(ef), connection.ITERATIVE_SCAN)
 
 
 def term_counts(name: str, text: str) -> tuple[dict[str, int], int]:
@@ -578,7 +594,9 @@ class PostgresStore:
         fetch = limit * 2
         while True:
             query_sql, params = sql.vector_sql(self._s, kind, where, Vec(query), fetch, exact)
-            with conn.cursor(binary=True) as cur:
+            with conn.transaction(), conn.cursor(binary=True) as cur:
+                if not exact:
+                    conn.execute(HNSW_SETTINGS, hnsw_settings(fetch))
                 rows = cur.execute(query_sql, params).fetchall()
             best: dict[str, float] = {}
             for node_id, score, _ in rows:
