@@ -252,8 +252,15 @@ def run_generated(args: argparse.Namespace) -> None:
         exact = None
         if not args.no_recall and not args.no_search:
             t0 = time.perf_counter()
-            exact = exact_top(data, np.vstack([q[1] for q in queries]))
-            print(f"\n== {n:,} nodes: exact top-10 of {len(queries)} queries by numpy in {time.perf_counter() - t0:.0f} s")
+            cached = OUT / f"exact-{n}-{len(queries)}.npz"  # the corpus and queries are deterministic
+            if cached.is_file():
+                with np.load(cached) as saved:
+                    exact = saved["ids"], saved["scores"]
+            else:
+                exact = exact_top(data, np.vstack([q[1] for q in queries]))
+                np.savez(cached, ids=exact[0], scores=exact[1])
+            print(f"\n== {n:,} nodes: exact top-110 of {len(queries)} queries by numpy in {time.perf_counter() - t0:.0f} s"
+                  f" ({cached.name})")
         for backend in args.backends:
             print(f"\n== {n:,} nodes on {backend} ({load_avg()})", flush=True)
             settings = settings_for(backend, args)
@@ -271,20 +278,20 @@ def run_generated(args: argparse.Namespace) -> None:
                 print("insert: reused the namespace (--reuse)")
                 ensure_index(store)
             if not args.no_search:
-                measure_search(store, queries, exact, backend == "postgres", args.recall_sweep)
+                measure_search(store, queries, exact, backend == "postgres", args.recall_sweep, args.recall_only)
             store.close()
             if args.http_seconds:
                 measure_http(backend, settings, namespace, queries, args)
 
 
-def measure_search(store, queries, exact, postgres: bool, sweep: Sequence[int] = ()) -> None:
+def measure_search(store, queries, exact, postgres: bool, sweep: Sequence[int] = (), recall_only: bool = False) -> None:
     """Hybrid p50/p95 (and CPU per search: this process, and PostgreSQL's processes), the keyword and
     vector sides alone, and Recall@10 of ``vector_search`` against the exact top 10."""
     t0 = time.perf_counter()
     hybrid_search(store, queries[0][0], queries[0][1], kind="doc", limit=10, params=RANKING)
     print(f"first search (cold; SQLite loads its snapshot): {(time.perf_counter() - t0) * 1000:.0f} ms")
     pg = postgres_pids() if postgres else []
-    for label, where in (("hybrid", None), ("hybrid, where g=7 (1%)", {"g": 7})):
+    for label, where in () if recall_only else (("hybrid", None), ("hybrid, where g=7 (1%)", {"g": 7})):
         times = []
         cpu, server = time.process_time(), cpu_seconds(pg)
         for text, vector in queries:
@@ -296,14 +303,15 @@ def measure_search(store, queries, exact, postgres: bool, sweep: Sequence[int] =
         print(f"{label}: {percentiles(times)} (query vector given); CPU per search: this process {cpu:.1f} ms"
               + (f", PostgreSQL {server:.1f} ms" if pg else "") + f" ({load_avg()})", flush=True)
     kw, vec = [], []
-    for text, vector in queries:
+    for text, vector in [] if recall_only else queries:
         t0 = time.perf_counter()
         store.keyword_search(text, kind="doc", limit=100, weights=TITLE_FIELD_WEIGHTS)
         t1 = time.perf_counter()
         store.vector_search(vector, kind="doc", limit=100)
         vec.append(time.perf_counter() - t1)
         kw.append(t1 - t0)
-    print(f"  of which keyword_search(100): {percentiles(kw)}; vector_search(100): {percentiles(vec)}")
+    if not recall_only:
+        print(f"  of which keyword_search(100): {percentiles(kw)}; vector_search(100): {percentiles(vec)}")
     if exact is not None:
         ids, scores = exact
         strict, near, top1, _ = recall(store, queries, exact)
@@ -711,6 +719,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--recall-sweep", nargs="*", type=int, default=[], metavar="FLOOR",
                         help="generated, PostgreSQL: Recall@10/@100 per hnsw.ef_search floor and iterative_scan mode")
     parser.add_argument("--no-search", action="store_true", help="generated: only the HTTP part")
+    parser.add_argument("--recall-only", action="store_true", help="generated: only Recall@10 (and --recall-sweep)")
     parser.add_argument("--namespace", default="", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--serve-database-url", default="", help=argparse.SUPPRESS)

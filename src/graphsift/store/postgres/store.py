@@ -100,9 +100,8 @@ HNSW_SETTINGS = "SELECT set_config('hnsw.ef_search', %s, true), set_config('hnsw
 def hnsw_settings(passages: int) -> tuple[str, str]:
     """The HNSW scan settings of one index search for ``passages`` rows, for its own transaction: a
     candidate list of at least the rows asked for (below that pgvector returns fewer than asked and
-    recall falls with it), and at least :data:`connection.EF_SEARCH`, below which the scan, entering a
-    dense cluster of near-equal cosines, misses too many of the true top (bench/backends.py
-    ``--recall-sweep``)."""
+    recall falls with it), and at least :data:`connection.EF_SEARCH`, below which a greedy walk through
+    tightly clustered vectors too often ends in the wrong cluster (bench/backends.py ``--recall-sweep``)."""
     ef = min(max(connection.EF_SEARCH, int(passages)), connection.EF_SEARCH_MAX)
     return (str(ef), connection.ITERATIVE_SCAN)
 
