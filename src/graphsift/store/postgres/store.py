@@ -45,7 +45,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import Any
 
 import numpy as np
@@ -593,8 +593,8 @@ class PostgresStore:
         fetch = limit * 2
         while True:
             query_sql, params = sql.vector_sql(self._s, kind, where, Vec(query), fetch, exact)
-            with conn.transaction(), conn.cursor(binary=True) as cur:
-                if not exact:
+            with conn.transaction() if not exact else nullcontext(), conn.cursor(binary=True) as cur:
+                if not exact:  # the settings last until this transaction ends
                     conn.execute(HNSW_SETTINGS, hnsw_settings(fetch))
                 rows = cur.execute(query_sql, params).fetchall()
             best: dict[str, float] = {}
