@@ -24,6 +24,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from graphsift.errors import ConfigError
+from graphsift.roots import ESCAPES, escapes
 
 CONFIG_FILE = ".agent-config.json"
 THRESHOLD_KEY = "duplicate_similarity_threshold"
@@ -53,10 +54,13 @@ class ConfigReading:
         return self.config.duplicate_similarity_threshold
 
 
-def load_project_config(project_path: str | Path) -> ConfigReading:
-    """The project's settings: defaults when the file is missing or unusable (with a warning why)."""
+def load_project_config(project_path: str | Path, roots: tuple[Path, ...] = ()) -> ConfigReading:
+    """The project's settings: defaults when the file is missing or unusable (with a warning why), or
+    when it is a symlink that leads outside ``roots`` (the folders the process may read)."""
     path = Path(os.path.expanduser(str(project_path))) / CONFIG_FILE
     default = f"using the default {THRESHOLD_KEY} {DEFAULT.duplicate_similarity_threshold:g}"
+    if roots and escapes(path, roots):
+        return ConfigReading(DEFAULT, (f"{CONFIG_FILE}: {ESCAPES}; {default}",))
     try:
         text = path.read_bytes().decode("utf-8-sig")
     except FileNotFoundError:

@@ -44,6 +44,8 @@ class ItemIndex(FolderIndex):
     layout = PASSAGE_LAYOUT
 
     def __init__(self, runtime: Runtime, project_path: str | Path) -> None:
+        if str(project_path).strip():  # an empty path gets check_layout's explanation
+            runtime.confine(project_path)
         super().__init__(runtime, check_layout(project_path))
 
     def repair_hint(self) -> str:
@@ -51,7 +53,7 @@ class ItemIndex(FolderIndex):
                 f"{shlex.quote(str(self.root))})")
 
     def list_files(self) -> dict[str, float]:
-        return list_item_files(self.root)
+        return list_item_files(self.root, self.runtime.roots)
 
     def update(self, store: Store, force: bool, progress: Progress | None) -> IndexResponse:
         """Bring the index up to date in one transaction; embed only new or changed text."""
@@ -65,7 +67,7 @@ class ItemIndex(FolderIndex):
             return self._response("unchanged", store, 0, 0, started, store.get_meta("warnings") or [])
 
         unchanged = _unchanged_items(store, indexed_files, current_files) if existed else {}
-        scan = scan_project(self.root, unchanged)
+        scan = scan_project(self.root, unchanged, self.runtime.roots)
         known = store.node_hashes(KIND)
         current = {item.item_id: item for item in scan.items}
         to_embed = [item for item in scan.items if known.get(item.item_id) != item.content_hash]
