@@ -41,14 +41,25 @@ def write(runtime, graph, *records):
     return Writer(FactsGraph(runtime, graph)).write(list(records))
 
 
+def lookup_keys(store, node_id):
+    """A node's lookup keys, sorted (the protocol looks nodes up by key, not keys by node: read each backend)."""
+    if hasattr(store, "_conn"):  # SQLite
+        rows = store._conn.execute(
+            "SELECT key FROM node_keys JOIN nodes ON nodes.rowid = node_rowid WHERE nodes.id = ?", (node_id,))
+    else:  # PostgreSQL
+        with store._connection() as conn:
+            rows = conn.execute(f"SELECT k.key FROM {store._s}.node_keys k JOIN {store._s}.nodes n "
+                                "ON n.seq = k.node_seq WHERE n.id = %s", (node_id,)).fetchall()
+    return sorted(k for (k,) in rows)
+
+
 def state(runtime, graph):
     """Entities as (name, definition, aliases, type, keyword text, text hash, vector, lookup keys), and fact ends."""
     store = FactsGraph(runtime, graph).store()
     nodes = {}
     for node in store.iter_nodes("entity"):
         [vector] = store.node_vectors([node.id]).values()
-        keys = sorted(k for (k,) in store._conn.execute(
-            "SELECT key FROM node_keys JOIN nodes ON nodes.rowid = node_rowid WHERE nodes.id = ?", (node.id,)))
+        keys = lookup_keys(store, node.id)
         nodes[node.id] = (node.name, node.props["definition"], node.props["aliases"], node.props["type"], node.text,
                           node.text_hash, vector, keys)
     facts = {e.id: (e.src, e.dst) for e in store.get_edges([r.id for r in store.select_edges(
