@@ -98,7 +98,8 @@ NAMESPACE: list[str] = [
     CREATE INDEX edges_type ON {s}.edges (type);
     """,
     # 2: document frequencies per kind, so that BM25 scores with the searched kind's statistics (as the
-    # SQLite backend does); a search over every kind sums them. Filled from the nodes' own lexemes.
+    # SQLite backend does); a search over every kind sums them. Filled from the nodes' own lexemes, and
+    # analysed at once: until autovacuum gets to the new table the planner misjudges the BM25 statement.
     """
     DROP TABLE {s}.terms;
     CREATE TABLE {s}.terms (
@@ -110,6 +111,7 @@ NAMESPACE: list[str] = [
     INSERT INTO {s}.terms (lexeme, kind, df)
         SELECT l.lexeme, n.kind, count(*) FROM {s}.nodes n CROSS JOIN unnest(tsvector_to_array(n.lexemes)) AS l(lexeme)
         GROUP BY l.lexeme, n.kind;
+    ANALYZE {s}.terms;
     """,
 ]
 
