@@ -57,7 +57,8 @@ def mcp(server) -> Iterator[Session]:
 
 def test_tools_list_has_strict_schemas(mcp):
     tools = {t.name: t for t in mcp.portal.call(mcp.client.list_tools).tools}
-    assert set(tools) == {"find", "search", "cat", "info", "ls", "stats", "kg_execute", "add_document", "extract_document"}
+    assert set(tools) == {"find", "search", "cat", "info", "ls", "stats", "kg_execute", "add_document", "extract_document",
+                          "split"}
     for name, tool in tools.items():
         spec = SPECS[name]
         assert tool.input_schema == spec.request.model_json_schema()
@@ -199,3 +200,24 @@ def test_http_without_a_session_needs_the_search_id(server):
         assert "has no session" in c.error("cat", {"numbers": [1]})
         expanded, _ = c.ok("cat", {"numbers": [1], "search_id": out.search_id})
         assert expanded.items[0].fact.id == out.results[0].id
+
+
+def test_split_undoes_a_merge_over_mcp(mcp):
+    """On a graph of its own: NYC merges into New York City, info shows both mentions, split moves NYC back out."""
+    for name, entity in (("a", ["New York City", "the most populous city in the United States"]),
+                         ("b", ["NYC", "largest city in the United States, on the Hudson River"])):
+        mcp.ok("add_document", {
+            "name": name, "date": "2024-01-01", "chunks": [f"{entity[0]} and Apple"], "graph": "split",
+            "entities": [{"name": entity[0], "type": "Location", "definition": entity[1]},
+                         {"name": "Apple Inc", "type": "Company", "definition": "technology company"}],
+            "facts": [{"subject": "Apple Inc", "relationship": "has an office in", "object": entity[0],
+                       "sentence": f"Apple has an office in {entity[0]}.", "chunk": 0},
+                      {"subject": entity[0], "relationship": "taxes", "object": "Apple Inc",
+                       "sentence": f"{entity[0]} taxes Apple.", "chunk": 0}]})
+    info, text = mcp.ok("info", {"name": "NYC", "graph": "split"})
+    assert info.name == "New York City" and info.mention_count == 2 and "merged   NYC" in text
+    out, text = mcp.ok("split", {"name": "New York City", "mentions": [info.mentions[0].id], "graph": "split"})
+    assert (out.split_off.name, out.facts_moved) == ("NYC", 2) and text.startswith("split New York City")
+    assert "no mention of New York City" in mcp.error("split", {"name": "New York City", "mentions": ["Gotham"],
+                                                                "graph": "split"})
+    assert "unknown field 'bogus'" in mcp.error("split", {"name": "New York City", "mentions": ["NYC"], "bogus": 1})

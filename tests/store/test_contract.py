@@ -99,6 +99,54 @@ def test_keyword_search_ranks_by_bm25_with_field_weights(store):
     assert store.keyword_search("!!! ???") == []
 
 
+def test_a_keyword_search_right_after_a_write_sees_it(store):
+    """Inserts, rewrites and deletes show in the next keyword search, inside a transaction too, for the
+    searched kind and for every kind; a rolled-back write leaves no trace."""
+    store.upsert_nodes([Node("a", "entity", "Korvani", "maker of solar panels"), Node("c", "chunk", "c", "solar farm")])
+    assert [h.id for h in store.keyword_search("solar", kind="entity")] == ["a"]
+    assert {h.id for h in store.keyword_search("solar")} == {"a", "c"}
+    store.upsert_nodes([Node("b", "entity", "Tavmar", "solar battery maker")])
+    assert {h.id for h in store.keyword_search("solar", kind="entity")} == {"a", "b"}
+    store.upsert_nodes([Node("a", "entity", "Korvani", "maker of wind turbines")])
+    assert [h.id for h in store.keyword_search("solar", kind="entity")] == ["b"]
+    assert [h.id for h in store.keyword_search("turbines", kind="entity")] == ["a"]
+    store.delete_nodes(["b"])
+    assert store.keyword_search("solar", kind="entity") == []
+    assert [h.id for h in store.keyword_search("solar")] == ["c"]
+    with store.atomic():
+        store.upsert_nodes([Node("d", "entity", "Lumen", "solar lamps")])
+        assert [h.id for h in store.keyword_search("solar", kind="entity")] == ["d"]
+    with pytest.raises(RuntimeError), store.atomic():
+        store.upsert_nodes([Node("e", "entity", "Gone", "solar roof tiles")])
+        assert {h.id for h in store.keyword_search("solar", kind="entity")} == {"d", "e"}
+        raise RuntimeError("roll back")
+    assert [h.id for h in store.keyword_search("solar", kind="entity")] == ["d"]
+    store.upsert_nodes([Node("d", "topic", "Lumen", "solar lamps")])  # a node that changes kind
+    assert store.keyword_search("solar", kind="entity") == []
+    assert [h.id for h in store.keyword_search("solar", kind="topic")] == ["d"]
+
+
+def test_keyword_scores_count_the_searched_kind_only(store):
+    """BM25's document counts and lengths are those of the searched kind: words of other kinds (chunks)
+    change no entity's score."""
+    entities = [Node("a", "entity", "Korvani", "solar maker"), Node("b", "entity", "Tavmar", "battery maker")]
+    store.upsert_nodes(entities)
+    before = [(h.id, h.score) for h in store.keyword_search("solar maker", kind="entity")]
+    store.upsert_nodes([Node(f"c{i}", "chunk", "", "solar solar solar maker of things") for i in range(20)])
+    after = [(h.id, h.score) for h in store.keyword_search("solar maker", kind="entity")]
+    assert [i for i, _ in after] == [i for i, _ in before] == ["a", "b"]
+    assert [x for _, x in after] == pytest.approx([x for _, x in before], rel=1e-12)
+
+
+def test_a_second_store_sees_keyword_changes_of_the_first(open_namespace):
+    first, second = open_namespace(), open_namespace()
+    first.upsert_nodes([Node("a", "entity", "Korvani", "solar")])
+    assert [h.id for h in second.keyword_search("solar", kind="entity")] == ["a"]
+    first.upsert_nodes([Node("a", "entity", "Korvani", "wind"), Node("b", "entity", "Tavmar", "solar")])
+    assert [h.id for h in second.keyword_search("solar", kind="entity")] == ["b"]
+    second.delete_nodes(["b"])
+    assert first.keyword_search("solar", kind="entity") == []
+
 def test_ranking_ties_keep_insertion_order_across_the_cut(store, request):
     """Equal scores rank in insertion order, also when the limit falls among them (a partial sort may
     pick any of the tied nodes)."""

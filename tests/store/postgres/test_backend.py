@@ -130,6 +130,53 @@ def test_migrations_are_versioned_and_applying_them_again_changes_nothing(settin
         open_store(settings, "test/one")
 
 
+def test_a_store_of_the_previous_version_upgrades_to_per_kind_statistics(settings, url, tmp_path, monkeypatch):
+    """A namespace made at schema version 1 (one document frequency per lexeme over every kind) is upgraded
+    on open, in its one migration transaction, to per-kind frequencies equal to a fresh store's, and then
+    scores and keeps its statistics exactly as a fresh store does."""
+    from graphsift.store.postgres import migrations, namespaces
+
+    nodes = [Node("a", "item", "Replication lag", "replicas fall behind the primary"),
+             Node("b", "item", "Offline sync", "conflicts merged by last write wins"),
+             Node("c", "topic", "lag", "replication replication"), Node("d", "chunk", "", "lag lag write"),
+             Node("e", "item", "Lag in the UI", "the interface lags")]
+    fresh = open_store(settings, "test/fresh", create=True)
+    fresh.upsert_nodes(nodes)
+    fresh.upsert_nodes([Node("e", "topic", "Lag in the UI", "the interface lags")])  # a kind change
+    fresh.delete_nodes(["b"])
+    with monkeypatch.context() as patch:  # this process as graphsift at schema version 1
+        patch.setattr(migrations, "NAMESPACE", NAMESPACE[:1])
+        patch.setattr(namespaces, "NAMESPACE", NAMESPACE[:1])
+        old = open_store(settings, "test/old", create=True)
+    o, f = old._s, fresh._s
+    with psycopg.connect(url, autocommit=True) as conn:
+        assert conn.execute("SELECT version FROM graphsift.namespaces WHERE name = 'test/old'").fetchone() == (1,)
+        # What version 1 kept for these nodes: the same rows, and each lexeme's frequency over every kind.
+        conn.execute(f"INSERT INTO {o}.nodes SELECT * FROM {f}.nodes")
+        conn.execute(f"SELECT setval(pg_get_serial_sequence('{o}.nodes', 'seq'), (SELECT max(seq) FROM {o}.nodes))")
+        conn.execute(f"INSERT INTO {o}.counts SELECT * FROM {f}.counts")
+        conn.execute(f"INSERT INTO {o}.terms SELECT lexeme, sum(df) FROM {f}.terms GROUP BY lexeme")
+        assert conn.execute(f"SELECT df FROM {o}.terms WHERE lexeme = 'lag'").fetchone() == (4,)
+    connection.close_all()
+    upgraded = open_store(settings, "test/old")  # a new graphsift opens it: the migration runs
+    with psycopg.connect(url, autocommit=True) as conn:
+        assert conn.execute("SELECT version FROM graphsift.namespaces WHERE name = 'test/old'").fetchone() == (
+            len(NAMESPACE),)
+        terms = [conn.execute(f"SELECT lexeme, kind, df FROM {s}.terms ORDER BY lexeme, kind").fetchall()
+                 for s in (o, f)]
+    assert terms[0] == terms[1] and ("lag", "chunk", 1) in terms[0]
+    fresh = open_store(settings, "test/fresh")
+
+    def scores(store):
+        return [[(h.id, h.score) for h in store.keyword_search(q, kind=k)]
+                for q in ("replication lag", "lag write", "interface") for k in (None, "item", "topic", "chunk")]
+
+    assert scores(upgraded) == scores(fresh) and any(scores(fresh))
+    for store in (upgraded, fresh):  # and writes after the upgrade keep both alike
+        store.upsert_nodes([Node("a", "chunk", "Replication lag", "lag again"), Node("f", "item", "lag")])
+    assert scores(upgraded) == scores(fresh)
+
+
 def test_processes_creating_one_namespace_at_once_make_one(settings, url):
     errors = []
 
@@ -354,14 +401,18 @@ def test_bm25_pruning_gives_the_full_scorings_top_and_prunes(settings, tmp_path,
 
 
 def test_writes_keep_the_keyword_statistics_exact(settings, url):
+    """Document frequencies are kept per kind: a node that changes kind moves its lexemes to the new one."""
     store = open_store(settings, "test/stats", create=True)
-    store.upsert_nodes([Node("a", "item", "alpha beta", "beta gamma"), Node("b", "topic", "beta")])
+    store.upsert_nodes([Node("a", "item", "alpha beta", "beta gamma"), Node("b", "topic", "beta"),
+                        Node("c", "item", "beta")])
     store.upsert_nodes([Node("a", "topic", "alpha", "delta")])  # replaced: new text, new kind
     store.delete_nodes(["b"])
     with store._connection() as conn:
-        terms = dict(conn.execute(f"SELECT lexeme, df FROM {store._s}.terms").fetchall())
-        counts = conn.execute(f"SELECT kind, nodes, length FROM {store._s}.counts WHERE nodes <> 0").fetchall()
-    assert terms == {"alpha": 1, "delta": 1} and counts == [("topic", 1, 2)]
+        terms = {(k, t): d for t, k, d in conn.execute(f"SELECT lexeme, kind, df FROM {store._s}.terms")}
+        counts = conn.execute(
+            f"SELECT kind, nodes, length FROM {store._s}.counts WHERE nodes <> 0 ORDER BY kind").fetchall()
+    assert terms == {("item", "beta"): 1, ("topic", "alpha"): 1, ("topic", "delta"): 1}
+    assert counts == [("item", 1, 1), ("topic", 1, 2)]
 
 
 

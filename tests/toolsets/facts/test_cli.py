@@ -206,7 +206,11 @@ def test_ls_filters_entities_by_type(env):
     companies = [r["id"] for r in every if r["type"].lower() == "company"]
     out = run(env, "ls", "entities", "--type", "company", "--limit", "2").output.splitlines()
     assert out[0] == f"entities of type 'company': 2 of {len(companies)} (most facts first)" and len(companies) > 2
-    assert [line.split("(")[1].split(";")[0] for line in out[1:]] == companies[:2]  # filtered, then cut
+    assert [line.split("(")[1].split(";")[0] for line in out[1:3]] == companies[:2]  # filtered, then cut
+    assert out[3:] == ["more rows: ask again with offset 2 (--offset 2)"]
+    page = run(env, "ls", "entities", "--type", "company", "--limit", "2", "--offset", "2").output.splitlines()
+    assert page[0] == f"entities of type 'company': 3-4 of {len(companies)} (most facts first)"
+    assert [line.split("(")[1].split(";")[0] for line in page[1:3]] == companies[2:4]
     err = run(env, "ls", "entities", "-type", "company", code=2).stderr
     assert "'-type' is not an option of graphsift facts ls (long options take two dashes); did you mean " \
            "'--type'?" in err
@@ -248,6 +252,19 @@ def test_info_ls_stats(env):
     assert "facts" in run(env, "stats").output
     assert "field 'limit'" in run(env, "ls", "topics", "--limit", "0", code=2).stderr
     assert "field 'graph'" in run(env, "stats", "--graph", "Bad Name", code=2).stderr
+
+
+def test_split_from_the_command_line(env):
+    """On a graph of its own (the module's graph stays as ingested): info lists the mentions, split takes one."""
+    run(env, "ingest", str(EXAMPLE), "--graph", "splitting")
+    info = json.loads(run(env, "info", "NYC", "--graph", "splitting", "--json").output)
+    [nyc] = [m for m in info["mentions"] if m["name"] == "NYC"]
+    assert nyc["action"] == "merged" and nyc["document"]["name"] == "Apple opens NYC office"
+    out = run(env, "split", "New York City", "--mentions", nyc["id"], "--graph", "splitting").output
+    assert out.splitlines()[0] == "split New York City (E:new-york-city): 1 mention(s) left for a new node; 2 facts moved"
+    assert "new: NYC [Location] (E:nyc; 2 facts" in out
+    err = run(env, "split", "New York City", "--mentions", "Gotham", "--graph", "splitting", code=2).stderr
+    assert "no mention of New York City (E:new-york-city) has that id or name" in err
 
 
 def test_extract_without_an_llm_fails_with_the_alternatives(env, tmp_path):

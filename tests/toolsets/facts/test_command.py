@@ -491,7 +491,8 @@ def test_ls_type_filters_before_the_limit(rt, via):
                                                                           "limit": 2})
     assert text.splitlines() == ["entities of type 'company': 2 of 7 (most facts first)",
                                  "  Apple Inc [Company]  (E:apple-inc; 6 facts)",
-                                 "  Microsoft Corp [Company]  (E:microsoft-corp; 3 facts)"]
+                                 "  Microsoft Corp [Company]  (E:microsoft-corp; 3 facts)",
+                                 "more rows: ask again with offset 2 (--offset 2)"]
     unfiltered = typed(rt, "ls", {"what": "entities", "limit": 2})
     assert unfiltered.rows[0].type == "Organization"  # the Fed has the most facts: a cut before the filter loses it
 

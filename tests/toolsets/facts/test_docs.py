@@ -26,6 +26,7 @@ from graphsift.adapters.cli import build_cli
 from graphsift.contract import parse_request
 from graphsift.errors import GraphsiftError, InvalidInput
 from graphsift.toolsets.facts import TOOLSET, extract, sessions, tools, write
+from graphsift.toolsets.facts import codes as C
 from graphsift.toolsets.facts import command as kg
 from graphsift.toolsets.facts import models as M
 from graphsift.toolsets.facts import resolve as R
@@ -151,7 +152,7 @@ def test_errors_and_constants_are_documented():
     assert codes <= documented
     for value in (R.MERGE_DEFINITION, R.MERGE_SUM, R.DUPLICATE_DEFINITION, R.DUPLICATE_SUM, R.PREFIX_MERGE_DEFINITION,
                   R.PREFIX_MERGE_SUM, R.PREFIX_DUPLICATE_DEFINITION, R.SIMILAR_MERGE_TEXT, R.SIMILAR_DUPLICATE_TEXT,
-                  R.UNRELATED_DUPLICATE_TEXT):
+                  R.UNRELATED_DUPLICATE_TEXT, R.CODE_MERGE_DEFINITION, R.CONFLICT_DUPLICATE_TEXT, R.LONG_NAME_DEFINITION):
         assert f"{value:g}" in flat, f"threshold {value} is not in SKILL.md"
     assert f"top {tools.FIND_CANDIDATES} per selector" in flat and f"the {tools.INFO_NEIGHBOURS} nodes" in flat
     assert f"below {tools.FIND_WEAK_FLOOR:g} is marked `weak`" in flat
@@ -160,6 +161,8 @@ def test_errors_and_constants_are_documented():
     assert f"shorter than {extract.SMALL_CHUNK} characters" in flat and f"longer than {extract.CHUNK_CHARS}" in flat
     assert f"at most {extract.MAX_JUDGEMENTS} questions" in flat and f"at most {R.MAX_DUPLICATE_LINKS} links" in flat
     assert '"{name}: {definition}"' in flat and "clipped to [0, 1]" in flat
+    assert f"equal, {R.LONG_NAME_WORDS} words or more" in flat
+    assert f"both name {C.DEFINITION_NAMES_MIN} or more people or places" in flat
 
 
 # -- CLI ------------------------------------------------------------------------------------------------

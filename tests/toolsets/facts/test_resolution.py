@@ -160,6 +160,15 @@ def test_topics_and_entities_never_merge_with_each_other(graph):
 
 
 def test_the_decision_table_is_what_the_docstring_says():
+    code = NodeState("E:x", "entity", "Panasonic KX-TCA86 Headset", "Product", "headset", [])
+    shared = Mention("entity", "KXTCA86 Comfort-Fit", "Product", "ear hook", [])
+    assert decide(shared, code, 0.5, lambda: 0.51).action == "merge"  # a shared rare code
+    assert decide(shared, code, 0.5, lambda: 0.49).action == "duplicate"
+    assert decide(shared, code, 0.5, lambda: 0.51, rare=lambda c: False).action == "separate"
+    other = Mention("entity", "Panasonic KX-TCA92 Headset", "Product", "headset", [])
+    assert decide(other, code, 0.99, lambda: 1.0).action == "duplicate"  # codes differ: linked at most
+    assert decide(other, code, 0.69, lambda: 1.0).action == "separate"
+
     node = NodeState("E:x", "entity", "Mercury", "Planet", "planet", [])
     mention = Mention("entity", "Mercury", "Planet", "metal", [])
     assert decide(mention, node, 0.78, lambda: 0.35).action == "duplicate"  # names equal, definitions apart
@@ -169,6 +178,147 @@ def test_the_decision_table_is_what_the_docstring_says():
     other = Mention("entity", "Quicksilver", "Planet", "planet", [])
     assert decide(other, node, 0.95, lambda: 1.0).action == "duplicate"  # no name evidence: never a merge
     assert decide(other, node, 0.79, lambda: 1.0).action == "separate"
+
+    # an equal name of five words or more identifies on its own: the definitions only must not disagree
+    title = NodeState("E:t", "entity", "Global Optimization of Query Histograms", "Paper", "paper in VLDB, 2001", [])
+    long = Mention("entity", "Global optimization of query histograms", "Paper", "paper in Very Large Data Bases, 2001", [])
+    assert decide(long, title, 0.70, lambda: 0.31).action == "merge"
+    assert decide(long, title, 0.70, lambda: 0.29).action == "duplicate"
+    assert decide(Mention("entity", "Global optimization of query histograms", "Paper", "paper in VLDB, 1999", []),
+                  title, 0.95, lambda: 0.9).action == "duplicate"  # years differ: never merged
+    short = NodeState("E:s", "entity", "Query Histograms", "Paper", "paper in VLDB, 2001", [])
+    assert decide(Mention("entity", "Query histograms", "Paper", "paper in VLDB, 2001", []), short, 0.70,
+                  lambda: 0.31).action == "duplicate"  # four words: the usual rule
+    # definitions that name mostly different people describe different things, however alike they read
+    column = NodeState("E:c", "entity", "Reminiscences on Influential Papers", "Paper",
+                       "paper by Jun Rao, Kenneth A. Ross, Johannes Gehrke in SIGMOD Record, 2003", [])
+    again = Mention("entity", "Reminiscences on Influential Papers", "Paper",
+                    "paper by Jeffrey F. Naughton, Minos N. Garofalakis, Kenneth A. Ross in SIGMOD Record, 2003", [])
+    verdict = decide(again, column, 0.93, lambda: 0.81)
+    assert verdict.action == "duplicate" and verdict.settled and "name different people" in verdict.reason
+
+
+# -- identifiers ---------------------------------------------------------------------------------------
+
+HEADSET = "cordless phone headset by Panasonic with a comfort-fit ear hook, for Panasonic KX-TG phones"
+
+
+def test_model_codes_that_differ_never_merge_but_are_linked(graph):
+    write(graph, doc("a", "2024-01-01", [ent("Panasonic KX-TCA86 Headset", "Product", HEADSET)]))
+    [out] = write(graph, doc("b", "2024-01-02", [ent("Panasonic KX-TCA92 Headset", "Product", HEADSET)]))
+    r = resolution(out, "Panasonic KX-TCA92 Headset")
+    assert r.action == "created" and [d.id for d in r.possible_duplicates] == ["E:panasonic-kx-tca86-headset"]
+    assert "different codes (kxtca92 vs kxtca86)" in r.possible_duplicates[0].reason
+
+
+def test_a_judge_never_merges_what_identifiers_keep_apart(graph):
+    asked = []
+
+    def judge(mention, node):
+        asked.append((mention.name, node.name))
+        return True
+
+    write(graph, doc("a", "2024-01-01", [ent("Panasonic KX-TCA86 Headset", "Product", HEADSET),
+                                         ent("Beats", "Company", "headphone maker founded by Dr. Dre")]))
+    [out] = Writer(graph, judge=judge).write([doc("b", "2024-01-02", [
+        ent("Panasonic KX-TCA92 Headset", "Product", HEADSET),
+        ent("Beats Electronics", "Company", "audio company that makes headphones")])])
+    assert resolution(out, "Panasonic KX-TCA92 Headset").action == "created"  # codes differ: not asked
+    assert resolution(out, "Beats Electronics").action == "merged"  # a case the rules leave open
+    assert asked == [("Beats Electronics", "Beats")]
+
+
+@pytest.mark.parametrize("base,variant", [
+    ("Adobe Audition 2.0", "Adobe Audition 2.0 upgrade"),
+    ("World of Warcraft", "World of Warcraft 60 day pre-paid time card"),
+    ("Vitamin D3 tablets", "Vitamin D3 tablets, pack of 3"),
+])
+def test_editions_and_packagings_never_merge_with_the_base_product(graph, base, variant):
+    definition = f"the {base} product sold in stores, as described by its maker"
+    write(graph, doc("a", "2024-01-01", [ent(base, "Product", definition)]))
+    [out] = write(graph, doc("b", "2024-01-02", [ent(variant, "Product", definition)]))
+    assert resolution(out, variant).action == "created"
+    assert "different editions" in resolution(out, variant).possible_duplicates[0].reason
+
+
+def test_a_shared_rare_code_merges_names_that_differ(graph):
+    write(graph, doc("a", "2024-01-01", [ent("Panasonic KX-TCA86 Headset", "Product", HEADSET)]))
+    [out] = write(graph, doc("b", "2024-01-02", [ent("KXTCA86 Comfort-Fit", "Product",
+                                                      "Panasonic headset with an ear hook for cordless phones")]))
+    r = resolution(out, "KXTCA86 Comfort-Fit")
+    assert r.action == "merged" and "share the code kxtca86" in r.reason
+    [node] = graph.store().get_nodes([r.id])
+    assert node.props["aliases"] == ["KXTCA86 Comfort-Fit"] and "kxtca86" in node.text.split()
+
+
+def test_a_code_two_nodes_share_is_no_evidence(graph):
+    write(graph, doc("a", "2024-01-01", [ent("Panasonic KX-TCA86 Headset", "Product", HEADSET)]))
+    [out] = write(graph, doc("b", "2024-01-02", [ent("KX-TCA86 Wall Bracket", "Product",
+                                                      "steel bracket that holds a telephone handset on a kitchen wall")]))
+    assert resolution(out, "KX-TCA86 Wall Bracket").action == "created"  # the definitions differ: linked
+    [out] = write(graph, doc("c", "2024-01-03", [ent("KXTCA86 Comfort-Fit", "Product",
+                                                      "Panasonic headset with an ear hook for cordless phones")]))
+    r = resolution(out, "KXTCA86 Comfort-Fit")
+    assert r.action == "created" and graph.store().count_nodes("entity") == 3
+
+
+def test_definitions_stating_different_numbers_never_merge(graph):
+    write(graph, doc("a", "2024-01-01", [ent("Editor's Notes", "Publication", "column by Jennifer Widom in SIGMOD Record, 1996")]))
+    [out] = write(graph, doc("b", "2024-01-02", [ent("Editor's Notes", "Publication",
+                                                      "column by Jennifer Widom in SIGMOD Record, 1997")]))
+    r = resolution(out, "Editor's Notes")
+    assert r.action == "created" and "different numbers (1997 vs 1996)" in r.possible_duplicates[0].reason
+
+
+def test_a_longer_name_whose_added_words_the_other_side_does_not_explain_is_linked(graph):
+    write(graph, doc("a", "2024-01-01", [ent("Stars", "Restaurant", "American restaurant in San Francisco")]))
+    [out] = write(graph, doc("b", "2024-01-02", [ent("Stars Cafe", "Restaurant", "American restaurant in San Francisco")]))
+    r = resolution(out, "Stars Cafe")
+    assert r.action == "created" and "adds cafe" in r.possible_duplicates[0].reason
+
+
+@pytest.mark.parametrize("block", [512, 5])  # one block, and many blocks of the in-write matrix product
+def test_mentions_late_in_a_large_write_still_find_earlier_ones(graph, monkeypatch, block):
+    from graphsift.toolsets.facts import resolve
+
+    monkeypatch.setattr(resolve, "NEIGHBOUR_BLOCK", block)
+    fillers = [ent(f"Filler Company {chr(65 + i % 26)}{chr(65 + i // 26)}x", "Company", f"company number {i} of the filler group")
+               for i in range(60)]
+    records = [doc(f"d{i}", "2024-01-01", fillers[10 * i:10 * i + 10]) for i in range(6)]
+    # No lookup key joins these two names: only the nearest-text candidates of the write can.
+    records.insert(0, doc("first", "2024-01-01", [ent("Timothy Cook", "Person", "CEO of Apple Inc.")]))
+    records.append(doc("last", "2024-01-01", [ent("Tim Cook", "Person", "chief executive officer of Apple")]))
+    assert not set(N.probe_keys("Tim Cook")) & set(N.name_keys("Timothy Cook"))
+    out = write(graph, *records)
+    assert resolution(out[-1], "Tim Cook").action == "merged" and resolution(out[-1], "Tim Cook").id == "E:timothy-cook"
+
+
+def test_find_ranks_an_exact_code_match_first(runtime):
+    from graphsift.toolsets.facts import tools
+    from graphsift.toolsets.facts.models import FindRequest
+
+    graph = FactsGraph(runtime, "tvs")
+    tv = "Samsung 32 inch LCD HDTV, 720p, black, with two HDMI inputs"
+    Writer(graph).write([doc("tvs", "2024-01-01", [ent(f"Samsung {m} 32\" LCD TV", "Product", tv)
+                                                   for m in ("LN32A650", "LN32A550", "LN32A450")])])
+    out = tools.find(runtime, FindRequest(graph="tvs", entity=[{"name": "Samsung LN-32A450", "definition": tv}]))
+    [selector] = out.entities
+    assert selector.candidates[0].name == 'Samsung LN32A450 32" LCD TV'
+    assert all(0.0 <= c.score <= 1.0 for c in selector.candidates)
+
+
+def test_find_reads_aliases_as_keywords(runtime):
+    from graphsift.toolsets.facts import tools
+    from graphsift.toolsets.facts.models import FindRequest
+
+    graph = FactsGraph(runtime, "aliases")
+    Writer(graph).write([doc("a", "2024-01-01", [
+        ent("International Business Machines", "Company", "American technology company", ["Big Blue"]),
+        ent("Blue Origin", "Company", "American space company"),
+        ent("Microsoft", "Company", "American technology company"),
+    ])])
+    out = tools.find(runtime, FindRequest(graph="aliases", entity=[{"name": "Big Blue", "definition": "computer maker"}]))
+    assert out.entities[0].candidates[0].name == "International Business Machines"
 
 
 # -- idempotency and text hashes -------------------------------------------------------------------
@@ -327,10 +477,12 @@ def test_name_normalisation_and_evidence():
     assert N.name_evidence(["Beats"], ["Beats Electronics"])[0] == "prefix"
     assert N.name_evidence(["Tim Cook"], ["Timothy Cook"])[0] == "similar"
     assert N.name_evidence(["AWS"], ["Amazon"])[0] == "none"
-    assert N.name_evidence(["iPhone 14"], ["iPhone 15"])[0] == "none"
-    assert N.name_evidence(["Alpha Holdings A"], ["Alpha Holdings B"])[0] == "none"
-    assert N.name_evidence(["Inflation"], ["Deflation"])[0] == "similar"
-    assert N.name_evidence(["Windows 10"], ["Windows 10 Pro"])[0] == "prefix"
+    assert N.name_evidence(["iPhone 14"], ["iPhone 15"])[0] == "conflict"  # equal but for their codes
+    assert N.name_evidence(["Alpha Holdings A"], ["Alpha Holdings B"])[0] == "conflict"  # series letters differ
+    assert N.name_evidence(["Inflation"], ["Deflation"])[0] == "none"  # "inflation" ~ "deflation" 0.78 < 0.8
+    assert N.name_evidence(["Tim Cok"], ["Tim Cook"])[0] == "similar"
+    assert N.name_evidence(["Windows 10"], ["Windows 10 Pro"])[0] == "conflict"  # an edition word in one only
+    assert N.name_evidence(["Windows 10"], ["Windows 10"])[0] == "same"
     assert set(N.probe_keys("NYC")) & set(N.name_keys("New York City"))
     assert set(N.probe_keys("Beats Electronics")) & set(N.name_keys("Beats"))
     assert set(N.probe_keys("Samsung")) & set(N.name_keys("Samsung Electronics"))

@@ -11,6 +11,7 @@ from graphsift.errors import ConfigError, InvalidInput, NotFound
 from graphsift.runtime import Runtime
 from graphsift.tools import CallContext
 from graphsift.toolsets.facts import TOOLSET, render
+from graphsift.toolsets.facts.graph import FactsGraph
 
 SPECS = {s.name: s for s in TOOLSET.tools}
 SESSION = CallContext(session="one")
@@ -44,8 +45,11 @@ def test_find_with_an_entity_selector(rt):
     assert out.topics == [] and sel.name == "Apple" and sel.id is None
     assert sel.candidates[0].id == "E:apple-inc" and sel.candidates[0].type == "Company"
     assert 0 < len(sel.candidates) <= 5 and all(c.id.startswith("E:") for c in sel.candidates)
-    scores = [c.score for c in sel.candidates]
-    assert scores == sorted(scores, reverse=True) and all(0 <= s <= 1 for s in scores)
+    # Listed in the fused keyword + vector order; each score is the cosine of the two "{name}: {definition}" texts.
+    query = rt.embedder.embed(["Apple: company that makes the iPhone"])[0]
+    cosines = FactsGraph(rt, "default").store().vector_scores(query, [c.id for c in sel.candidates])
+    assert [c.score for c in sel.candidates] == [pytest.approx(max(0.0, min(1.0, cosines[c.id])), abs=1e-6)
+                                                 for c in sel.candidates]
 
 
 def test_find_with_a_topic_selector_searches_topics_by_meaning(rt):
@@ -282,6 +286,28 @@ def test_ls_lists_with_counts(rt):
     assert [(r.name, r.facts) for r in topics.rows] == [("Inflation", 2), ("Artificial intelligence", 1)]
     with pytest.raises(InvalidInput, match="field 'what'"):
         call(rt, "ls", {"what": "facts"})
+
+
+@pytest.mark.parametrize("what,type", [("entities", None), ("documents", None), ("entities", "company")])
+def test_ls_pages_through_everything_with_offset(rt, what, type):
+    """Pages of 2 walk the whole listing: each row once, in the order of one long page; has_more until the end."""
+    args = {"what": what, **({"type": type} if type else {})}
+    whole = call(rt, "ls", {**args, "limit": 1000})
+    assert not whole.has_more and len(whole.rows) == whole.total > 2
+    seen, offset = [], 0
+    while True:
+        page = call(rt, "ls", {**args, "limit": 2, "offset": offset})
+        assert (page.total, page.offset) == (whole.total, offset)
+        seen += [r.id for r in page.rows]
+        offset += len(page.rows)
+        assert page.has_more == (offset < whole.total)
+        if not page.has_more:
+            break
+    assert seen == [r.id for r in whole.rows]
+    past = call(rt, "ls", {**args, "offset": whole.total + 5})
+    assert (past.rows, past.has_more, past.total) == ([], False, whole.total)
+    with pytest.raises(InvalidInput, match="offset"):
+        call(rt, "ls", {**args, "offset": -1})
 
 
 def test_stats_gives_totals(rt):

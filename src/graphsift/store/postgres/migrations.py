@@ -10,7 +10,8 @@ a step that fails leaves nothing half-made; applying twice changes nothing):
   one row of ``graphsift.version``.
 - **each namespace** (:data:`NAMESPACE`): its own schema ``gs_<id>`` with
   nodes, passage vectors, lookup keys, edges, metadata and the keyword
-  statistics. A schema per namespace keeps each namespace's HNSW index and
+  statistics (document frequencies per kind and lexeme in ``terms``; node
+  count, passages and total length per kind in ``counts``). A schema per namespace keeps each namespace's HNSW index and
   statistics its own (a filter on a shared table would walk other namespaces'
   vectors), and makes dropping one a single ``DROP SCHEMA``. Its version is
   in the registry row.
@@ -95,6 +96,22 @@ NAMESPACE: list[str] = [
     CREATE INDEX edges_src_type_date ON {s}.edges (src, type, date, dst);
     CREATE INDEX edges_dst_type_date ON {s}.edges (dst, type, date, src);
     CREATE INDEX edges_type ON {s}.edges (type);
+    """,
+    # 2: document frequencies per kind, so that BM25 scores with the searched kind's statistics (as the
+    # SQLite backend does); a search over every kind sums them. Filled from the nodes' own lexemes, and
+    # analysed at once: until autovacuum gets to the new table the planner misjudges the BM25 statement.
+    """
+    DROP TABLE {s}.terms;
+    CREATE TABLE {s}.terms (
+        lexeme text COLLATE "C" NOT NULL,
+        kind text COLLATE "C" NOT NULL,
+        df int NOT NULL,
+        PRIMARY KEY (lexeme, kind)
+    );
+    INSERT INTO {s}.terms (lexeme, kind, df)
+        SELECT l.lexeme, n.kind, count(*) FROM {s}.nodes n CROSS JOIN unnest(tsvector_to_array(n.lexemes)) AS l(lexeme)
+        GROUP BY l.lexeme, n.kind;
+    ANALYZE {s}.terms;
     """,
 ]
 

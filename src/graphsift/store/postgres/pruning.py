@@ -5,7 +5,8 @@ share of them (in the 1M-node benchmark one word is in 330k nodes). So a keyword
 some of the query's lexemes, the rarest ones first, scores what they find over *every* query lexeme,
 and then proves that the lexemes it did not match could not have changed its top ``limit``:
 
-- One lexeme adds ``idf * f * (k1 + 1) / (f + k1 * (1 - b + b * len / avgdl))`` to a node's score,
+- One lexeme adds ``idf * f * (k1 + 1) / (f + k1 * (1 - b + b * len / avgdl))`` to a node's score
+  (``idf`` and ``avgdl`` those of the searched kind, which every node scored belongs to),
   ``f`` its weighted count in the node. With weights >= 0, ``f >= 0`` and ``1 - b > 0``, so the
   fraction is below 1 and the lexeme adds less than its *bound* ``idf * (k1 + 1)``, whatever the node.
 - A node left out holds none of the matched lexemes, so its score is a sum over the unmatched ones

@@ -97,7 +97,8 @@ def bm25_sql(
     weights: tuple[float, float], limit: int,
 ) -> tuple[str, list[Any]]:
     """One BM25 step, in one statement (one snapshot). It reads the collection statistics (``counts``)
-    and the query lexemes' document frequencies (``terms``); chooses the lexemes to match: the rarest
+    and the query lexemes' document frequencies (``terms``) of the searched kind (``kind=None``: summed
+    over every kind), as the SQLite backend scores, so that nodes of other kinds change no score; chooses the lexemes to match: the rarest
     ones up to :data:`MATCH_BUDGET` documents (at least one) and ``forced``; finds the filtered nodes
     holding one of those through the GIN index on ``lexemes``; and scores them over every query lexeme
     from their stored term counts (``tf``: lexeme -> name count * 65536 + text count).
@@ -108,15 +109,18 @@ def bm25_sql(
     (:mod:`graphsift.store.postgres.pruning`)."""
     condition, params = node_filter_sql(kind, where)
     found = ("WHERE " if not condition else condition + " AND ") + "n.lexemes @@ (SELECT tsq FROM e)"
+    of_kind, kind_params = ("WHERE kind = %s", [kind]) if kind is not None else ("", [])
+    and_kind = "AND kind = %s" if kind is not None else ""
     sql = f"""
         WITH stats AS MATERIALIZED (
             SELECT coalesce(sum(nodes), 0)::float8 AS docs,
                    greatest(CASE WHEN sum(nodes) > 0 THEN sum(length)::float8 / sum(nodes) ELSE 1 END, 1e-9)
                    AS avgdl
-            FROM {s}.counts),
+            FROM {s}.counts {of_kind}),
         q AS MATERIALIZED (
             SELECT t.lexeme, t.df, greatest(ln((stats.docs - t.df + 0.5) / (t.df + 0.5)), {MIN_IDF}) AS idf
-            FROM {s}.terms t CROSS JOIN stats WHERE t.lexeme = ANY(%s) AND t.df > 0),
+            FROM (SELECT lexeme, sum(df) AS df FROM {s}.terms WHERE lexeme = ANY(%s) {and_kind} GROUP BY lexeme) t
+            CROSS JOIN stats WHERE t.df > 0),
         e AS MATERIALIZED (
             SELECT array_agg(lexeme) AS lexemes, string_agg({_QUOTED}, ' | ')::tsquery AS tsq
             FROM (SELECT lexeme, row_number() OVER w AS r, sum(df) OVER w AS running FROM q
@@ -136,7 +140,8 @@ def bm25_sql(
         SELECT (SELECT array_agg(lexeme) FROM q), (SELECT array_agg(idf) FROM q), (SELECT lexemes FROM e),
                (SELECT array_agg(id ORDER BY score DESC, seq) FROM top),
                (SELECT array_agg(score ORDER BY score DESC, seq) FROM top)"""
-    return sql, [list(lexemes), list(forced), *params, float(weights[0]), float(weights[1]), int(limit)]
+    return sql, [*kind_params, list(lexemes), *kind_params, list(forced), *params, float(weights[0]),
+                 float(weights[1]), int(limit)]
 
 
 def vector_sql(

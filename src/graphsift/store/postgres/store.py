@@ -15,12 +15,16 @@ Keyword ranking
     accents removed, Porter-stemmed; :func:`graphsift.store.sqlite.bm25.terms`). Each
     node keeps its lexemes as a ``tsvector`` (GIN-indexed: which nodes hold a query
     term) and its per-column term counts as ``tf`` jsonb; ``terms`` holds each
-    lexeme's document frequency and ``counts`` the node count and total length, kept
-    up to date by every write (under the namespace lock). The score is then the
-    SQLite backend's BM25 (FTS5's formula, k1 = 1.2, b = 0.75, column weights on the
-    term frequencies) computed in SQL, not ``ts_rank``: ``ts_rank`` has no inverse
-    document frequency and saturates term counts another way, and on SciFact it
-    ranks clearly worse (bench/backends.py measures both). Scoring costs time per
+    lexeme's document frequency per kind and ``counts`` each kind's node count and
+    total length, kept up to date by every write (under the namespace lock; a node
+    that changes kind moves its lexemes). The score is then the SQLite backend's BM25
+    (FTS5's formula, k1 = 1.2, b = 0.75, column weights on the term frequencies) with
+    the searched kind's statistics (document count, average length, document
+    frequencies; a search over every kind sums them over the kinds), so that writing
+    nodes of one kind (chunks) changes no score of another (entities). It is
+    computed in SQL, not by ``ts_rank``: ``ts_rank`` has no inverse document
+    frequency and saturates term counts another way, and on SciFact it ranks
+    clearly worse (bench/backends.py measures both). Scoring costs time per
     node scored, so a search matches the rarest query lexemes first and scores a
     common one only where those matched, when a bound proves the top cannot change
     (:mod:`graphsift.store.postgres.pruning`); the answer is the full computation's.
@@ -328,8 +332,9 @@ class PostgresStore:
 
     def _count(self, conn: psycopg.Connection, nodes: list[Node], counted: list[tuple[dict[str, int], int]],
                old: dict[str, tuple], matrices: dict[str, np.ndarray]) -> None:
-        """Keep the keyword statistics (document frequencies, lengths) and the per-kind counts current."""
-        df: Counter[str] = Counter()
+        """Keep the keyword statistics (document frequencies, lengths) and the per-kind counts current: a
+        replaced node's lexemes leave its old kind's frequencies and join its new kind's."""
+        df: Counter[tuple[str, str]] = Counter()
         per_kind: dict[str, list[int]] = {}
 
         def bump(kind: str, nodes_: int, passages: int, length: int) -> None:
@@ -343,23 +348,30 @@ class PostgresStore:
             passages = len(matrices[node.id]) if node.id in matrices else (before[4] if before else 0)
             if before is not None:
                 _, kind, old_length, old_lexemes, old_passages = before
-                df.subtract(old_lexemes)
+                df.subtract((kind, t) for t in old_lexemes)
                 bump(kind, -1, -old_passages, -old_length)
-            df.update(tf.keys())
+            df.update((node.kind, t) for t in tf)
             bump(node.kind, 1, passages, length)
         self._apply_counts(conn, df, per_kind)
 
-    def _apply_counts(self, conn: psycopg.Connection, df: Counter[str], per_kind: dict[str, list[int]]) -> None:
-        changed = {t: d for t, d in df.items() if d}
+    def _apply_counts(self, conn: psycopg.Connection, df: Counter[tuple[str, str]],
+                      per_kind: dict[str, list[int]]) -> None:
+        """Add the changes of the document frequencies (per (kind, lexeme)) and of the per-kind counts."""
+        changed = {key: d for key, d in df.items() if d}
         if changed:
             conn.execute(
-                f"""INSERT INTO {self._s}.terms AS t (lexeme, df) SELECT * FROM unnest(%s::text[], %s::int[])
-                    ON CONFLICT (lexeme) DO UPDATE SET df = t.df + excluded.df""",
-                (list(changed), list(changed.values())),
+                f"""INSERT INTO {self._s}.terms AS t (lexeme, kind, df)
+                    SELECT * FROM unnest(%s::text[], %s::text[], %s::int[])
+                    ON CONFLICT (lexeme, kind) DO UPDATE SET df = t.df + excluded.df""",
+                ([t for _, t in changed], [k for k, _ in changed], list(changed.values())),
             )
-            gone = [t for t, d in changed.items() if d < 0]
+            gone = [key for key, d in changed.items() if d < 0]
             if gone:
-                conn.execute(f"DELETE FROM {self._s}.terms WHERE lexeme = ANY(%s) AND df <= 0", (gone,))
+                conn.execute(
+                    f"""DELETE FROM {self._s}.terms t USING unnest(%s::text[], %s::text[]) AS g(lexeme, kind)
+                        WHERE t.lexeme = g.lexeme AND t.kind = g.kind AND t.df <= 0""",
+                    ([t for _, t in gone], [k for k, _ in gone]),
+                )
         if per_kind:
             conn.execute(
                 f"""INSERT INTO {self._s}.counts AS c (kind, nodes, passages, length)
@@ -384,10 +396,10 @@ class PostgresStore:
             if not rows:
                 return 0
             conn.execute(f"DELETE FROM {self._s}.nodes WHERE seq = ANY(%s)", ([r[0] for r in rows],))
-            df: Counter[str] = Counter()
+            df: Counter[tuple[str, str]] = Counter()
             per_kind: dict[str, list[int]] = {}
             for _, kind, length, lexemes, passages in rows:
-                df.subtract(lexemes)
+                df.subtract((kind, t) for t in lexemes)
                 entry = per_kind.setdefault(kind, [0, 0, 0])
                 entry[0] -= 1
                 entry[1] -= passages

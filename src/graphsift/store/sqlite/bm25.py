@@ -112,10 +112,14 @@ class KeywordIndex:
 
     def __init__(self, n_nodes: int, positions: Sequence[int], vectors: Sequence[TermVector]) -> None:
         self.n_nodes = n_nodes
-        lengths = np.zeros(n_nodes, dtype=np.float64)
+        self.lengths = np.zeros(n_nodes, dtype=np.float64)
+        #: positions that hold a row (a node with a term vector, even an empty one): FTS5's documents
+        self.has_row = np.zeros(n_nodes, dtype=bool)
         sizes = np.array([v.keys.size for v in vectors], dtype=np.int64)
         if vectors:
-            lengths[np.asarray(positions, dtype=np.int64)] = [v.length for v in vectors]
+            at = np.asarray(positions, dtype=np.int64)
+            self.lengths[at] = [v.length for v in vectors]
+            self.has_row[at] = True
             keys = np.concatenate([v.keys for v in vectors])
             name_tf = np.concatenate([v.name_tf for v in vectors]).astype(np.float32)
             text_tf = np.concatenate([v.text_tf for v in vectors]).astype(np.float32)
@@ -129,27 +133,54 @@ class KeywordIndex:
         self.post_node = owner[order]
         self.post_name_tf = name_tf[order]
         self.post_text_tf = text_tf[order]
-        df = np.bincount(term_of, minlength=self.terms.size)
-        self.starts = np.r_[0, np.cumsum(df)]
-        documents = len(vectors)  # FTS5 counts rows that have text, over the whole table
-        self.idf = np.maximum(np.log((documents - df + 0.5) / (df + 0.5)), MIN_IDF) if documents else df * 0.0
-        avgdl = lengths.sum() / documents if documents else 1.0
-        self.length_norm = K1 * (1 - B + B * lengths / max(avgdl, 1e-9))
+        self.starts = np.r_[0, np.cumsum(np.bincount(term_of, minlength=self.terms.size))]
+
+    def spans(self, keys: np.ndarray) -> list[slice | None]:
+        """The postings of each query term id (None: no node here has it)."""
+        if not self.terms.size:
+            return [None] * len(keys)
+        at = np.minimum(np.searchsorted(self.terms, keys), self.terms.size - 1)
+        return [slice(int(self.starts[a]), int(self.starts[a + 1])) if self.terms[a] == k else None
+                for a, k in zip(at.tolist(), keys.tolist(), strict=True)]
 
     def scores(self, query: str, weights: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
         """(BM25 per node position, which positions matched any query term)."""
-        score = np.zeros(self.n_nodes, dtype=np.float64)
-        matched = np.zeros(self.n_nodes, dtype=bool)
-        keys = query_keys(query)
-        if not keys.size or not self.terms.size:
-            return score, matched
-        at = np.searchsorted(self.terms, keys)
-        inside = at < self.terms.size
-        at = at[inside][self.terms[at[inside]] == keys[inside]]
-        for term in at:
-            span = slice(self.starts[term], self.starts[term + 1])
-            nodes = self.post_node[span]
-            freq = weights[0] * self.post_name_tf[span] + weights[1] * self.post_text_tf[span]
-            score[nodes] += self.idf[term] * freq * (K1 + 1) / (freq + self.length_norm[nodes])
+        [out] = overlay_scores([(self, None)], query, weights)
+        return out
+
+
+def overlay_scores(
+    parts: Sequence[tuple[KeywordIndex, np.ndarray | None]], query: str, weights: tuple[float, float],
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """BM25 of ``query`` over the live positions of several indexes, exactly as one index holding only
+    those rows would score them: documents, average length and each term's document frequency are
+    counted over the live rows of every part. A part's mask (None: all) says which positions are live,
+    so an index stays usable when some of its rows were rewritten or deleted since it was built (the
+    store scores them from a second, small index). Returns (scores, matched) per part.
+    """
+    live = [index.has_row if alive is None else index.has_row & alive for index, alive in parts]
+    out = [(np.zeros(index.n_nodes, dtype=np.float64), np.zeros(index.n_nodes, dtype=bool)) for index, _ in parts]
+    documents = sum(int(mask.sum()) for mask in live)  # FTS5 counts rows that have text, over the whole table
+    keys = query_keys(query)
+    if not keys.size or not documents:
+        return out
+    avgdl = sum(float(index.lengths[mask].sum()) for (index, _), mask in zip(parts, live, strict=True)) / documents
+    spans = [index.spans(keys) for index, _ in parts]
+    for t in range(keys.size):
+        hits = []  # (part, posting span, which of its postings are live)
+        for p, ((index, _), mask) in enumerate(zip(parts, live, strict=True)):
+            span = spans[p][t]
+            if span is not None:
+                hits.append((p, span, mask[index.post_node[span]]))
+        df = sum(int(keep.sum()) for _, _, keep in hits)
+        if not df:
+            continue
+        idf = np.float64(max(np.log((documents - df + 0.5) / (df + 0.5)), MIN_IDF))  # float64: tf is float32
+        for p, span, keep in hits:
+            index, (score, matched) = parts[p][0], out[p]
+            nodes = index.post_node[span][keep]
+            freq = weights[0] * index.post_name_tf[span][keep] + weights[1] * index.post_text_tf[span][keep]
+            norm = K1 * (1 - B + B * index.lengths[nodes] / max(avgdl, 1e-9))
+            score[nodes] += idf * freq * (K1 + 1) / (freq + norm)
             matched[nodes] = True
-        return score, matched
+    return out

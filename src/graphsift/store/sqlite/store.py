@@ -4,10 +4,14 @@ WAL mode, ``synchronous=NORMAL`` and a busy timeout let several processes (every
 MCP client starts its own server) share one file; ``atomic()`` starts with
 ``BEGIN IMMEDIATE``, which takes the file's write lock, so at most one
 ``atomic()`` block per namespace runs at a time across processes (the protocol's
-guarantee). Rows and keys live in SQL; ranking runs in numpy over a
-:class:`~graphsift.store.sqlite.engine.Snapshot` of the namespace, the one cache
-this store keeps: it is valid for one ``PRAGMA data_version`` and rebuilt when a
-commit (from this connection or another process) moves it.
+guarantee). Rows and keys live in SQL; ranking runs in numpy. The store keeps two
+caches, both owned by :mod:`graphsift.store.sqlite.engine`: a
+:class:`~graphsift.store.sqlite.engine.Snapshot` of the vectors, valid for one
+``PRAGMA data_version`` and dropped after any write, and BM25 postings per searched
+kind (:class:`~graphsift.store.sqlite.engine.KindPostings`), dropped when another
+process commits (the data version moves) or a write rolls back, and otherwise kept
+current by re-reading the nodes this store wrote since (every write method records
+the rowids it touched).
 
 Every public method translates ``sqlite3`` errors (see :func:`_translated`): a
 held write lock past the busy timeout is :class:`StoreBusy`, a file that cannot be
@@ -34,7 +38,7 @@ from graphsift.store.base import Edge, EdgePage, EdgeRef, EdgeSelection, Hit, No
 from graphsift.store.migrate import pending
 from graphsift.store.sqlite import migrations, sql
 from graphsift.store.sqlite.bm25 import TermVector
-from graphsift.store.sqlite.engine import Snapshot
+from graphsift.store.sqlite.engine import KindPostings, Snapshot
 
 _NODE_COLUMNS = "id, kind, name, text, props, text_hash, created_at, updated_at"
 _EDGE_COLUMNS = "id, src, dst, type, props, text, vector, date"
@@ -98,6 +102,9 @@ class SQLiteStore:
         self._lock = threading.RLock()
         self._depth = 0
         self._snapshot: Snapshot | None = None
+        #: BM25 postings per searched kind, for the data version in ``_postings_version``
+        self._postings: dict[str | None, KindPostings] = {}
+        self._postings_version: int | None = None
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -151,6 +158,7 @@ class SQLiteStore:
     def close(self) -> None:
         with self._lock:
             self._snapshot = None
+            self._postings.clear()
             self._conn.close()
 
     # -- transactions and locks ---------------------------------------------------------------------
@@ -167,6 +175,7 @@ class SQLiteStore:
                 yield
             except BaseException:
                 self._depth -= 1
+                self._postings.clear()  # they may have read rows this rollback undoes
                 if outer:
                     self._conn.execute("ROLLBACK")
                 else:
@@ -178,7 +187,8 @@ class SQLiteStore:
                 self._execute_translated("COMMIT" if outer else f"RELEASE sp{self._depth}")
             finally:
                 # Our own writes (committed or rolled back) do not move ``PRAGMA data_version``, which only
-                # counts other connections' commits: the snapshot is dropped after every write block.
+                # counts other connections' commits: the snapshot is dropped after every write block (the
+                # keyword postings know which rows were written: see _touch).
                 self._snapshot = None
 
     def _execute_translated(self, statement: str) -> None:
@@ -211,6 +221,7 @@ class SQLiteStore:
         now = time.time()
         with self.atomic():
             dim = self.get_meta("vector_dim")
+            written: list[int] = []
             for node in nodes:
                 row = self._conn.execute(
                     """INSERT INTO nodes(id, kind, name, text, props, text_hash, created_at, updated_at)
@@ -226,8 +237,10 @@ class SQLiteStore:
                     "INSERT OR REPLACE INTO node_terms VALUES (?, ?, ?, ?, ?)",
                     (row[0], *TermVector.of(node.name, node.text).to_row()),
                 )
+                written.append(row[0])
                 if node.vectors is not None:
                     dim = self._write_vectors(row[0], node.vectors, dim)
+            self._touch(written)
 
     def _write_vectors(self, rowid: int, vectors: np.ndarray, dim: int | None) -> int:
         matrix = np.asarray(vectors, dtype=np.float32)
@@ -252,8 +265,16 @@ class SQLiteStore:
             for chunk in _chunks(ids):
                 marks = ",".join("?" * len(chunk))
                 self._conn.execute(f"DELETE FROM edges WHERE src IN ({marks}) OR dst IN ({marks})", chunk + chunk)
-                deleted += self._conn.execute(f"DELETE FROM nodes WHERE id IN ({marks})", chunk).rowcount
+                rowids = [r[0] for r in self._conn.execute(f"DELETE FROM nodes WHERE id IN ({marks}) RETURNING rowid",
+                                                            chunk).fetchall()]
+                self._touch(rowids)
+                deleted += len(rowids)
         return deleted
+
+    def _touch(self, rowids: Sequence[int]) -> None:
+        """Nodes this store wrote or deleted: the keyword postings read them again before the next search."""
+        for postings in self._postings.values():
+            postings.touch(rowids)
 
     def get_nodes(self, ids: Sequence[str], *, with_vectors: bool = False) -> list[Node]:
         """Nodes in the order of ``ids``; unknown ids are left out (callers compare lengths)."""
@@ -386,22 +407,20 @@ class SQLiteStore:
 
     # -- ranking ------------------------------------------------------------------------------------
 
-    def _current(self, keywords: bool = False) -> Snapshot:
-        """The snapshot for the current data version (call with ``self._lock`` held).
+    def _current(self) -> Snapshot:
+        """The vector snapshot for the current data version (call with ``self._lock`` held).
 
         Checking the version is one statement; a rebuild reads every row inside one read transaction
-        (so rows and version agree), and the BM25 postings are read in the same snapshot.
+        (so rows and version agree).
         """
         version = self._conn.execute("PRAGMA data_version").fetchone()[0]
         snapshot = self._snapshot
-        if snapshot is not None and snapshot.version == version and (snapshot.has_keywords or not keywords):
+        if snapshot is not None and snapshot.version == version:
             return snapshot
         with self._read_transaction():
             version = self._conn.execute("PRAGMA data_version").fetchone()[0]
             if self._snapshot is None or self._snapshot.version != version:
                 self._snapshot = Snapshot(self._conn, version)
-            if keywords:
-                self._snapshot.keywords(self._conn)
         return self._snapshot
 
     @contextmanager
@@ -432,28 +451,38 @@ class SQLiteStore:
 
         return snapshot.mask(kind, repr(sorted(where.items(), key=lambda kv: kv[0])), rowids)
 
-    def _ranked(self, rank: Callable[[Snapshot], list[Hit]], keywords: bool = False) -> list[Hit]:
+    def _ranked(self, rank: Callable[[Snapshot], list[Hit]]) -> list[Hit]:
         with self._lock:
             for _ in range(5):
                 try:
-                    return rank(self._current(keywords))
+                    return rank(self._current())
                 except _Stale:
                     continue
-            return rank(self._current(keywords))
+            return rank(self._current())
 
     def keyword_search(
         self, query: str, *, kind: str | None = None, where: Where | None = None, limit: int = 100,
         weights: tuple[float, float] = (1.0, 1.0),
     ) -> list[Hit]:
         """BM25 (FTS5's formula, see :mod:`graphsift.store.sqlite.bm25`) over the filtered nodes that
-        contain at least one query term; ``weights`` scale the name and text columns."""
-
-        def rank(snapshot: Snapshot) -> list[Hit]:
-            mask = self._mask(snapshot, kind, where)
-            found = snapshot.keyword_top(self._conn, query, weights, mask, limit)
-            return [Hit(snapshot.node_ids[pos], score) for pos, score in found]
-
-        return self._ranked(rank, keywords=True)
+        contain at least one query term; ``weights`` scale the name and text columns. Document counts,
+        lengths and term frequencies are those of the nodes of ``kind`` (every node when None): a
+        search among entities is not skewed by the words of chunks, and never reads their postings."""
+        with self._lock, self._read_transaction():
+            version = self._conn.execute("PRAGMA data_version").fetchone()[0]
+            if version != self._postings_version:
+                self._postings.clear()
+                self._postings_version = version
+            postings = self._postings.get(kind)
+            postings = KindPostings(self._conn, kind) if postings is None else postings.refresh(self._conn)
+            self._postings[kind] = postings
+            allowed = None
+            if where:
+                condition, params = sql.node_filter_sql(kind, where)
+                allowed = np.fromiter((r[0] for r in self._conn.execute(f"SELECT n.rowid FROM nodes n {condition}",
+                                                                        params)), dtype=np.int64)
+            found = postings.top(query, weights, allowed, int(limit))
+        return [Hit(node_id, score) for node_id, score in found]
 
     def vector_search(
         self, vector: np.ndarray, *, kind: str | None = None, where: Where | None = None, limit: int = 100,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from graphsift.tools import Arg, Cli, Toolset, ToolSpec
-from graphsift.toolsets.facts import cli, command, models, render, tools, write
+from graphsift.toolsets.facts import cli, command, models, render, split, tools, write
 
 INSTRUCTIONS = """\
 A dated knowledge graph of what documents say: entities (companies, people, places...), topics,
@@ -81,19 +81,32 @@ TOOLSET = Toolset(
         ToolSpec(
             name="ls",
             description=(
-                "List entities or topics (most facts first) or documents (newest first) with counts; "
-                "limit rows (default 50)."
+                "List entities or topics (most facts first) or documents (newest first) with counts, one page at "
+                "a time: limit rows (default 50) after offset (default 0); total and has_more say what is left."
             ),
             request=models.LsRequest, response=models.LsResponse, run=tools.ls, render=render.ls,
-            cli=Cli(help="List entities, topics or documents with counts.",
+            cli=Cli(help="List entities, topics or documents with counts (a page: --limit, --offset).",
                     args={"what": Arg(positional=True), "type": Arg(metavar="TYPE"), "limit": Arg(metavar="N"),
-                          "graph": cli.GRAPH}),
+                          "offset": Arg(metavar="N"), "graph": cli.GRAPH}),
         ),
         ToolSpec(
             name="stats",
             description="Totals of the graph: entities, topics, documents, chunks, facts, possible duplicates, dates.",
             request=models.StatsRequest, response=models.StatsResponse, run=tools.stats, render=render.stats,
             cli=Cli(help="Totals of the graph.", args={"graph": cli.GRAPH}),
+        ),
+        ToolSpec(
+            name="split",
+            description=(
+                "Undo a merge: the given mentions of an entity or topic (mention ids or names, as info lists them) "
+                "leave it for a new node. Both nodes are rebuilt from their own mentions (names, aliases, "
+                "definition, type), the facts those mentions brought move to the new node, and a mention with a "
+                "name only the other side holds never merges into either again."
+            ),
+            request=models.SplitRequest, response=models.SplitResponse, run=split.split, render=render.split,
+            read_only=False, idempotent=False,
+            cli=Cli(help="Undo a merge: mentions (ids or names from info) leave a node for a new one.",
+                    args={"name": Arg(positional=True), "mentions": Arg(metavar="ID_OR_NAME"), "graph": cli.GRAPH}),
         ),
         ToolSpec(
             name="kg_execute",

@@ -291,9 +291,11 @@ COMMANDS = {c.name: c for c in (
     ),
     Command(
         "ls", LsRequest, tools.ls, render.ls,
-        usage="ls entities|topics|documents [-type/--type TYPE] [--limit N] [--graph NAME]",
-        summary="list entities or topics (most facts first) or documents (newest first); --type: entities of a type",
-        flags=(Flag("type", ("-type", "--type"), "TYPE"), Flag("limit", ("--limit",), "N")),
+        usage="ls entities|topics|documents [-type/--type TYPE] [--limit N] [--offset N] [--graph NAME]",
+        summary="list entities or topics (most facts first) or documents (newest first), a page at a time "
+                "(--limit, --offset); --type: entities of a type",
+        flags=(Flag("type", ("-type", "--type"), "TYPE"), Flag("limit", ("--limit",), "N"),
+               Flag("offset", ("--offset",), "N")),
         positional=("what", "one"),
     ),
     Command(

@@ -4,10 +4,12 @@ A graph named ``g`` is the store namespace ``facts/{g}`` (``--graph`` / ``graph`
 default ``default``); its folder ``{home}/facts/{g}/`` also keeps the CLI's
 numbered searches. Rows:
 
-- entity / topic nodes: id ``E:slug`` / ``T:slug``, name = canonical name, text =
-  ``"{name}: {definition}"`` (embedded), props ``type`` (entities), ``definition``,
-  ``aliases``; lookup keys from :mod:`names` for the name, every alias and every
-  (name, definition) mention merged into it.
+- entity / topic nodes: id ``E:slug`` / ``T:slug``, name = canonical name, one vector
+  of ``"{name}: {definition}"`` (its hash is ``text_hash``), text = the keyword text
+  BM25 reads (that line, the aliases and the name's codes as whole tokens, see
+  :func:`lookup.keyword_text`), props ``type`` (entities), ``definition``,
+  ``aliases``; lookup keys from :mod:`names` for the name, every alias (their strong
+  codes included) and every (name, definition) mention merged into it.
 - document nodes ``D:slug`` (props ``date``, ``source``, ``content_hash``, counts and
   the resolutions of its mentions) and chunk nodes ``D:slug#i`` (text = chunk).
 - fact edges ``D:slug/hash``: subject -> object, type ``fact``, text = sentence

@@ -304,8 +304,9 @@ class InfoRequest(Request):
 class LsRequest(Request):
     what: Literal["entities", "topics", "documents"]
     type: Text | None = Field(None, description="Only entities of this type (compared case-insensitively), filtered "
-                                                "before limit; entities only.")
-    limit: int = Field(50, ge=1, le=1000, description="Most rows listed.")
+                                                "before offset and limit; entities only.")
+    limit: int = Field(50, ge=1, le=1000, description="Most rows in this page.")
+    offset: int = Field(0, ge=0, description="Rows to skip first (the next page starts at offset + limit).")
     graph: Graph = DEFAULT_GRAPH
 
     @model_validator(mode="after")
@@ -317,6 +318,15 @@ class LsRequest(Request):
 
 
 class StatsRequest(Request):
+    graph: Graph = DEFAULT_GRAPH
+
+
+class SplitRequest(Request):
+    name: Text = Field(description="The entity or topic to split: canonical name, alias or node id.")
+    mentions: list[Text] = Field(
+        min_length=1, max_length=100,
+        description="The mentions that leave it for a new node: mention ids as info lists them (8 characters, or "
+                    "legacy), or names as a mention gave them (every mention with that name).")
     graph: Graph = DEFAULT_GRAPH
 
 
@@ -441,6 +451,21 @@ class DuplicateLink(Response):
     reason: str
 
 
+class MentionOut(Response):
+    """One distinct mention (name, type, definition) that created or joined a node: its record."""
+
+    id: str = Field(description="Mention id: what split takes (8 characters of its key, or legacy).")
+    name: str = Field(description="The name the mention gave.")
+    aliases: list[str] = Field(description="Other names the mention gave.")
+    type: str | None
+    definition: str = Field(description="The definition the mention gave.")
+    action: Literal["created", "merged", "legacy"] = Field(
+        description="created the node, merged into it, or legacy: what the node was when it was first written "
+                    "before graphsift kept mention records.")
+    reason: str = Field(description="Why resolution put it here.")
+    document: DocumentRef | None = Field(description="The first document that said it; null for legacy.")
+
+
 class InfoResponse(Response):
     graph: str
     id: str
@@ -455,6 +480,11 @@ class InfoResponse(Response):
     neighbours: list[Neighbour]
     latest_facts: list[FactOut]
     possible_duplicates: list[DuplicateLink]
+    mention_count: int = Field(description="Mention records of the node (0: written before records were kept).")
+    mentions: list[MentionOut] = Field(description="Its mention records, newest first (at most 20): which document "
+                                                   "said what. split takes their ids.")
+    kept_apart: list[NodeRef] = Field(description="Nodes a split kept apart from this one: their names never "
+                                                  "merge into it again.")
 
 
 class LsRow(Response):
@@ -471,7 +501,26 @@ class LsResponse(Response):
     what: Literal["entities", "topics", "documents"]
     type: str | None = Field(description="The type filter as given; null without one.")
     total: int = Field(description="How many there are (of the type, with a type filter).")
+    offset: int = Field(description="Rows skipped before this page.")
+    has_more: bool = Field(description="Rows follow this page: ask again with offset + len(rows).")
     rows: list[LsRow]
+
+
+class SplitNode(Response):
+    id: str
+    name: str
+    type: str | None
+    definition: str
+    aliases: list[str]
+    mentions: list[str] = Field(description="Ids of its mention records.")
+    facts: int = Field(description="Facts it is an end of.")
+
+
+class SplitResponse(Response):
+    graph: str
+    kept: SplitNode = Field(description="The node that was split, rebuilt from the mentions it kept (same id).")
+    split_off: SplitNode = Field(description="The new node, rebuilt from the mentions that left.")
+    facts_moved: int = Field(description="Facts whose subject or object came from a mention that left.")
 
 
 class StatsResponse(Response):

@@ -21,6 +21,7 @@ from graphsift.toolsets.facts.models import (
     NodeSummary,
     SearchResponse,
     SearchSummary,
+    SplitResponse,
     StatsResponse,
 )
 
@@ -132,19 +133,42 @@ def info(r: InfoResponse) -> str:
     if r.possible_duplicates:
         lines.append("possible duplicates:")
         lines += [f"  {d.name} ({d.id}) {d.score:.2f}: {d.reason}" for d in r.possible_duplicates]
+    if r.kept_apart:
+        lines.append("kept apart (by split) from: " + ", ".join(f"{n.name} ({n.id})" for n in r.kept_apart))
+    shown = f", newest {len(r.mentions)}" if len(r.mentions) < r.mention_count else ""
+    lines.append(f"mentions ({r.mention_count}{shown}; split NAME --mentions ID undoes a merge):" if r.mention_count
+                 else "mentions: none recorded (written before graphsift kept mention records)")
+    for m in r.mentions:
+        said = f"{m.document.name}, {m.document.date}" if m.document else "before mention records"
+        also = f" (also {', '.join(m.aliases)})" if m.aliases else ""
+        lines.append(f"  {m.id}  {m.action:7}  {m.name}{also}: {m.definition}  [{said}]")
     return "\n".join(lines)
 
 
 def ls(r: LsResponse) -> str:
     of_type = f" of type {r.type!r}" if r.type else ""
-    lines = [f"{r.what}{of_type}: {len(r.rows)} of {r.total}" + (" (most facts first)" if r.what != "documents" else
-                                                                 " (newest first)")]
+    span = str(len(r.rows)) if not r.offset else f"{r.offset + 1}-{r.offset + len(r.rows)}" if r.rows else "none"
+    lines = [f"{r.what}{of_type}: {span} of {r.total}" + (" (most facts first)" if r.what != "documents" else
+                                                          " (newest first)")]
     for row in r.rows:
         if r.what == "documents":
             lines.append(f"  {row.date}  {row.name}  ({row.id}; {row.chunks} chunks, {row.facts} facts)")
         else:
             kind = f" [{row.type}]" if row.type else ""
             lines.append(f"  {row.name}{kind}  ({row.id}; {row.facts} facts)")
+    if r.has_more:
+        lines.append(f"more rows: ask again with offset {r.offset + len(r.rows)} (--offset {r.offset + len(r.rows)})")
+    return "\n".join(lines)
+
+
+def split(r: SplitResponse) -> str:
+    lines = [f"split {r.kept.name} ({r.kept.id}): {len(r.split_off.mentions)} mention(s) left for a new node; "
+             f"{r.facts_moved} facts moved"]
+    for label, n in (("kept", r.kept), ("new", r.split_off)):
+        kind = f" [{n.type}]" if n.type else ""
+        aliases = f"; aliases {', '.join(n.aliases)}" if n.aliases else ""
+        lines.append(f"  {label}: {n.name}{kind} ({n.id}; {n.facts} facts; mentions {', '.join(n.mentions)}{aliases})")
+        lines.append(f"    {n.definition}")
     return "\n".join(lines)
 
 

@@ -1,8 +1,10 @@
 """The facts tools. Each takes the runtime and a validated request and returns a response model.
 
 Scores are cosine similarities clipped to [0, 1]: in ``find`` between
-``"{name}: {definition}"`` of the selector and of the node, in ``search --query``
-between the query and the fact's sentence.
+``"{name}: {definition}"`` of the selector and of the node (the list itself is in
+the fused keyword + vector order of :func:`graphsift.search.hybrid_search_many`, nodes
+carrying a code of the selector's name first: see :mod:`lookup`), in ``search
+--query`` between the query and the fact's sentence.
 
 ``find`` marks candidates below :data:`FIND_WEAK_FLOOR` as weak. Measured with
 ``python bench/facts_find_floor.py`` (scores, not timings: they do not depend on the machine):
@@ -32,9 +34,10 @@ import numpy as np
 
 from graphsift.errors import ConfigError, InvalidInput, NotFound
 from graphsift.runtime import Runtime
-from graphsift.store import Edge, Node, Store
+from graphsift.search import cosine_to_unit, hybrid_search_many
+from graphsift.store import Edge, Hit, Node, Store
 from graphsift.tools import CallContext, Progress
-from graphsift.toolsets.facts import extract, sessions
+from graphsift.toolsets.facts import extract, lookup, mentions, sessions
 from graphsift.toolsets.facts.graph import DUPLICATE, FACT, FactsGraph, node_text
 from graphsift.toolsets.facts.models import (
     DEFAULT_GRAPH,
@@ -60,6 +63,7 @@ from graphsift.toolsets.facts.models import (
     LsRequest,
     LsResponse,
     LsRow,
+    MentionOut,
     Neighbour,
     NodeRef,
     NodeSummary,
@@ -67,10 +71,13 @@ from graphsift.toolsets.facts.models import (
     SearchRequest,
     SearchResponse,
     SearchSummary,
+    Selector,
     SelectorMatches,
     StatsRequest,
     StatsResponse,
 )
+from graphsift.toolsets.facts.names import code_keys
+from graphsift.toolsets.facts.split import node_records
 from graphsift.toolsets.facts.write import Writer, ingest_file, record_fields
 
 #: Candidates per find selector; neighbours and latest facts shown by info.
@@ -79,6 +86,8 @@ FIND_CANDIDATES = 5
 FIND_WEAK_FLOOR = 0.5
 INFO_NEIGHBOURS = 5
 INFO_LATEST = 5
+#: Mention records info lists (newest first).
+INFO_MENTIONS = 20
 
 
 def _unit(score: float) -> float:
@@ -115,16 +124,36 @@ def find(runtime: Runtime, request: FindRequest) -> FindResponse:
     store = graph.store()
     selectors = [("entity", s) for s in request.entity] + [("topic", s) for s in request.topic]
     vectors = runtime.embedder.embed([node_text(s.name.strip(), s.definition.strip()) for _, s in selectors])
-    hits = store.vector_search_many(vectors, kinds=[k for k, _ in selectors], limit=FIND_CANDIDATES)
-    nodes = {n.id: n for n in store.get_nodes(list({h.id for row in hits for h in row}))}
+    ranked = _ranked(store, selectors, vectors)
+    nodes = {n.id: n for n in store.get_nodes(list({h.id for row in ranked for h in row}))}
     out: dict[str, list[SelectorMatches]] = {"entity": [], "topic": []}
-    for (kind, selector), row in zip(selectors, hits, strict=True):
+    for (kind, selector), row in zip(selectors, ranked, strict=True):
         out[kind].append(SelectorMatches(name=selector.name, id=selector.id, candidates=[
-            Candidate(id=h.id, name=nodes[h.id].name, type=nodes[h.id].props.get("type"), score=_unit(h.score),
-                      weak=_unit(h.score) < FIND_WEAK_FLOOR)
+            Candidate(id=h.id, name=nodes[h.id].name, type=nodes[h.id].props.get("type"), score=h.score,
+                      weak=h.score < FIND_WEAK_FLOOR)
             for h in row if h.id in nodes
         ]))
     return FindResponse(graph=graph.name, entities=out["entity"], topics=out["topic"])
+
+
+def _ranked(store: Store, selectors: list[tuple[str, Selector]], vectors: np.ndarray) -> list[list[Hit]]:
+    """The FIND_CANDIDATES best nodes of each selector's kind: :func:`hybrid_search_many` (BM25 over name,
+    aliases, definition and codes, fused with the cosine ranking, all selectors' vectors scanned in one
+    pass; see :mod:`lookup`), then the nodes whose names carry a strong code of the selector's name first.
+    Scores are the clipped cosines."""
+    texts = [lookup.keyword_query(s.name.strip(), s.definition.strip()) for _, s in selectors]
+    fused_rows = hybrid_search_many(store, texts, vectors, kinds=[k for k, _ in selectors], limit=lookup.FIND_DEPTH,
+                                    params=lookup.params())
+    out = []
+    for (kind, selector), vector, fused in zip(selectors, vectors, fused_rows, strict=True):
+        coded = [i for ids in store.nodes_by_keys(code_keys(selector.name.strip()), kind=kind).values() for i in ids]
+        order = lookup.codes_first([h.id for h in fused], coded)[:FIND_CANDIDATES]
+        score = {h.id: h.score for h in fused}
+        missing = [i for i in order if i not in score]  # coded nodes the fusion did not reach
+        if missing:
+            score.update({i: cosine_to_unit(c) for i, c in store.vector_scores(vector, missing).items()})
+        out.append([Hit(i, score.get(i, 0.0)) for i in order])
+    return out
 
 
 # -- search and cat -------------------------------------------------------------------------------
@@ -240,6 +269,8 @@ def info(runtime: Runtime, request: InfoRequest) -> InfoResponse:
         if other is not None:
             links.append(DuplicateLink(id=other.id, name=other.name, score=_unit(e.props.get("score", 0.0)),
                                        reason=e.props.get("reason", "")))
+    records = node_records(store, node.id)
+    apart = {n.id: n for n in store.get_nodes(list(node.props.get("kept_apart", {})))}
     return InfoResponse(
         graph=graph.name, id=node.id, kind=node.kind, name=node.name, type=node.props.get("type"),
         definition=node.props.get("definition", ""), aliases=node.props.get("aliases", []),
@@ -247,33 +278,56 @@ def info(runtime: Runtime, request: InfoRequest) -> InfoResponse:
         neighbours=[Neighbour(id=i, name=others[i].name, kind=others[i].kind, facts=c) for i, c in counts if i in others],
         latest_facts=_facts_out(store, store.get_edges([e.id for e in selection.edges]), numbered=False),
         possible_duplicates=sorted(links, key=lambda d: (-d.score, d.id)),
+        mention_count=len(records), mentions=_mentions_out(store, records[::-1][:INFO_MENTIONS]),
+        kept_apart=[NodeRef(id=n.id, name=n.name, kind=n.kind) for n in apart.values()],
     )
 
 
+def _mentions_out(store: Store, records: list[Edge]) -> list[MentionOut]:
+    docs = {n.id: n for n in store.get_nodes(list({r.dst for r in records if r.dst}))}
+    out = []
+    for r in records:
+        doc = docs.get(r.dst)
+        names = r.props["names"]
+        out.append(MentionOut(
+            id=mentions.short_id(r.props), name=names[0], aliases=names[1:], type=r.props.get("type"),
+            definition=r.props["definition"], action=r.props["action"], reason=r.props.get("reason", ""),
+            document=DocumentRef(id=doc.id, name=doc.name, date=doc.props.get("date", ""),
+                                 source=doc.props.get("source", "")) if doc is not None else None,
+        ))
+    return out
+
+
 def ls(runtime: Runtime, request: LsRequest) -> LsResponse:
+    """One page of entities or topics (most facts first) or documents (newest first): ``offset`` rows
+    skipped, at most ``limit`` listed, ``has_more`` when rows follow."""
     graph = FactsGraph(runtime, request.graph)
     store = graph.store()
     kind = {"entities": "entity", "topics": "topic", "documents": "document"}[request.what]
+    page = {"what": request.what, "offset": request.offset}
     if kind == "document":
-        nodes = store.get_nodes(store.list_node_ids("document", order_by="date", descending=True, limit=request.limit))
+        total = store.count_nodes(kind)
+        nodes = store.get_nodes(store.list_node_ids("document", order_by="date", descending=True, limit=request.limit,
+                                                    offset=request.offset))
         rows = [LsRow(id=n.id, name=n.name, type=None, date=n.props["date"], facts=n.props["facts"],
                       chunks=n.props["chunks"]) for n in nodes]
-        return LsResponse(graph=graph.name, what=request.what, type=None, total=store.count_nodes(kind), rows=rows)
-    total = store.count_nodes(kind)
-    wanted: set[str] | None = None
-    if request.type is not None:
+        return LsResponse(graph=graph.name, type=None, total=total, rows=rows,
+                          has_more=request.offset + len(rows) < total, **page)
+    if request.type is None:
+        total = store.count_nodes(kind)
+        counted = store.most_connected(kind, type=FACT, limit=request.limit, offset=request.offset)
+    else:
+        # most_connected ranks every node of the kind (its SQL counts them all); the type filter is applied to
+        # that ranking before offset and limit, so a page never hides an entity of the type.
         wanted = _entities_of_type(graph, store, request.type)
         total = len(wanted)
-    # most_connected ranks every node of the kind (its SQL counts them all); the type filter is
-    # applied to that ranking before the cut, so limit never hides an entity of the type.
-    counted = store.most_connected(kind, type=FACT, limit=request.limit if wanted is None else store.count_nodes(kind))
-    if wanted is not None:
-        counted = [(i, c) for i, c in counted if i in wanted]
-    counted = counted[: request.limit]
+        counted = [(i, c) for i, c in store.most_connected(kind, type=FACT, limit=store.count_nodes(kind))
+                   if i in wanted][request.offset: request.offset + request.limit]
     nodes = {n.id: n for n in store.get_nodes([i for i, _ in counted])}
     rows = [LsRow(id=i, name=nodes[i].name, type=nodes[i].props.get("type"), date=None, facts=c, chunks=None)
             for i, c in counted if i in nodes]
-    return LsResponse(graph=graph.name, what=request.what, type=request.type, total=total, rows=rows)
+    return LsResponse(graph=graph.name, type=request.type, total=total, rows=rows,
+                      has_more=request.offset + len(rows) < total, **page)
 
 
 def _entities_of_type(graph: FactsGraph, store: Store, wanted: str) -> set[str]:

@@ -57,9 +57,12 @@ def fact_id(doc_id: str, record: DocumentRecord, index: int) -> str:
     return f"{doc_id}/{hashlib.sha1(raw.encode()).hexdigest()[:16]}"
 
 
-def mentions(record: DocumentRecord) -> list[Mention]:
-    out = [Mention("entity", e.name, e.type, e.definition, list(e.aliases)) for e in record.entities]
-    return out + [Mention("topic", t.name, None, t.definition, list(t.aliases)) for t in record.topics]
+def mentions(record: DocumentRecord, document: str = "") -> list[Mention]:
+    """The record's entities and topics as mentions said by ``document`` (its node id)."""
+    out = [Mention("entity", e.name, e.type, e.definition, list(e.aliases), document, record.date)
+           for e in record.entities]
+    return out + [Mention("topic", t.name, None, t.definition, list(t.aliases), document, record.date)
+                  for t in record.topics]
 
 
 class Writer:
@@ -80,8 +83,11 @@ class Writer:
             existing = self._existing(store, keys)
             changed = [i for i, r in enumerate(records)
                        if existing.get(keys[i]) is None or existing[keys[i]].props.get("content_hash") != content_hash(r)]
+            taken: set[str] = set()
+            doc_ids = {i: existing[keys[i]].id if existing.get(keys[i]) is not None
+                       else self._document_id(store, records[i], taken) for i in changed}
             resolver = Resolver(store, self.vectors, self.judge)
-            all_mentions = [(i, m) for i in changed for m in mentions(records[i])]
+            all_mentions = [(i, m) for i in changed for m in mentions(records[i], doc_ids[i])]
             outcomes = resolver.resolve([m for _, m in all_mentions])
             per_record: dict[int, list[Outcome]] = {}
             for (i, _), outcome in zip(all_mentions, outcomes, strict=True):
@@ -89,12 +95,11 @@ class Writer:
             store.upsert_nodes(resolver.nodes_to_write())
             if resolver.keys_to_add():
                 store.add_node_keys(resolver.keys_to_add())
-            store.upsert_edges(duplicate_edges(outcomes))
+            store.upsert_edges(duplicate_edges(outcomes) + resolver.mention_edges())
             responses: dict[int, AddDocumentResponse] = {}
-            taken: set[str] = set()
             for i in changed:
-                responses[i] = self._write_document(store, records[i], keys[i], existing.get(keys[i]),
-                                                    per_record.get(i, []), taken)
+                responses[i] = self._write_document(store, records[i], keys[i], doc_ids[i], existing.get(keys[i]),
+                                                    per_record.get(i, []))
             if store.get_meta(EMBEDDER_META) is None:
                 record_embedder(store, self.graph.runtime.embedder)
         return [responses.get(i) or self._unchanged(store, records[i], existing[keys[i]]) for i in range(len(records))]
@@ -127,20 +132,22 @@ class Writer:
 
     # -- inside the transaction -------------------------------------------------------------
 
-    def _write_document(self, store: Store, record: DocumentRecord, key: str, old: Node | None,
-                        outcomes: list[Outcome], taken: set[str]) -> AddDocumentResponse:
-        doc_id = old.id if old is not None else self._document_id(store, record, taken)
+    def _write_document(self, store: Store, record: DocumentRecord, key: str, doc_id: str, old: Node | None,
+                        outcomes: list[Outcome]) -> AddDocumentResponse:
         node_of = {(o.mention.kind, o.mention.name): o.node.id for o in outcomes}
+        key_of = {(o.mention.kind, o.mention.name): o.mention.key for o in outcomes}
         old_chunks = set(store.node_ids_with_prefix(doc_id + "#")) if old is not None else set()
         old_facts = set(store.edge_ids_with_prefix(doc_id + "/")) if old is not None else set()
         chunk_ids = [f"{doc_id}#{i}" for i in range(len(record.chunks))]
         facts: dict[str, Edge] = {}
         for n, f in enumerate(record.facts):
             fid = fact_id(doc_id, record, n)
-            subject, obj = node_of[record.node_for(f.subject)], node_of[record.node_for(f.object)]
-            facts[fid] = Edge(fid, subject, obj, FACT, {
+            ends = record.node_for(f.subject), record.node_for(f.object)
+            facts[fid] = Edge(fid, node_of[ends[0]], node_of[ends[1]], FACT, {
                 "relationship": f.relationship, "date_context": f.date_context or record.date,
                 "chunk": chunk_ids[f.chunk], "document": doc_id,
+                # which mention each end came from: a split moves the fact with it (see mentions.py)
+                "subject_key": key_of[ends[0]], "object_key": key_of[ends[1]],
             }, f.sentence, None, record.date)
         kept = {e.id: e.vector for e in store.get_edges([i for i in facts if i in old_facts])}
         for fid, edge in facts.items():
@@ -151,7 +158,8 @@ class Writer:
         doc = Node(doc_id, "document", record.name, "", {
             "date": record.date, "source": record.source, "content_hash": content_hash(record),
             "chunks": len(chunk_ids), "facts": len(facts),
-            "mentions": [{"kind": r.kind, "name": r.name, "id": r.id, "action": r.action} for r in resolutions],
+            "mentions": [{"kind": r.kind, "name": r.name, "id": r.id, "action": r.action, "key": o.mention.key}
+                         for r, o in zip(resolutions, outcomes, strict=True)],
         })
         chunks = [Node(cid, "chunk", f"{record.name} #{i}", text, {"document": doc_id, "index": i})
                   for i, (cid, text) in enumerate(zip(chunk_ids, record.chunks, strict=True))]
@@ -187,15 +195,19 @@ class Writer:
 
     def _unchanged(self, store: Store, record: DocumentRecord, doc: Node) -> AddDocumentResponse:
         mentioned = doc.props.get("mentions", [])
-        names = {n.id: n.name for n in store.get_nodes([m["id"] for m in mentioned])}
+        # The node a mention key names now (a split may have moved it); older documents stored ids only.
+        by_key = store.nodes_by_keys([m["key"] for m in mentioned if m.get("key")])
+        ids = [next((i for i in by_key.get(m.get("key") or "", []) if i.startswith(PREFIX[m["kind"]])), m["id"])
+               for m in mentioned]
+        names = {n.id: n.name for n in store.get_nodes(ids)}
         return AddDocumentResponse(
             graph=self.graph.name, status="unchanged",
             document=DocumentRef(id=doc.id, name=record.name, date=record.date, source=record.source),
             chunks=doc.props["chunks"], facts=doc.props["facts"], facts_added=0, facts_removed=0,
-            resolutions=[Resolution(kind=m["kind"], name=m["name"], id=m["id"], canonical_name=names.get(m["id"], m["name"]),
+            resolutions=[Resolution(kind=m["kind"], name=m["name"], id=i, canonical_name=names.get(i, m["name"]),
                                     action="matched", reason="document already ingested with the same content",
                                     possible_duplicates=[])
-                         for m in mentioned],
+                         for m, i in zip(mentioned, ids, strict=True)],
         )
 
 
