@@ -17,8 +17,9 @@ counters live in a second namespace, ``skills/{lib}/usage`` (see below). Rows:
   near-duplicate check of ``create_skill`` is one exact vector search;
 - every earlier version, an edge ``{skill_id}@{version}`` of type ``skill_version``
   from the skill to itself, whose props hold the whole skill as it was (and its
-  counters when it was replaced). Edges, not nodes: a node would enter the BM25
-  statistics of the library (every node counts in its document frequencies).
+  counters when it was replaced). Edges, not nodes: old versions are never
+  searched, and as nodes they would enter the BM25 statistics of any search
+  across kinds and every node listing of the library.
 
 **Why the counters live apart.** ``search_skills`` bumps ``times_used`` of the
 skill it returns. The embedded store keeps its vectors and BM25 postings in
