@@ -100,7 +100,7 @@ def test_an_unknown_tool_name_gets_the_tools_and_the_toolsets_hint(runtime):
         with portal.wrap_async_context_manager(client):
             result = portal.call(lambda: client.call_tool("kg_query", {"command": "help"}))
     assert result.is_error and text(result).startswith("[invalid_input] no tool 'kg_query' on this server; ")
-    assert "its tools: find, search, cat, info, ls, stats, kg_execute, add_document, extract_document" in text(result)
+    assert "its tools: find, search, cat, info, ls, stats, split, kg_execute, add_document, extract_document" in text(result)
     assert 'kg_execute(command="help") lists its commands' in text(result)
 
 
