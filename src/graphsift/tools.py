@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 from graphsift.contract import Request, Response
@@ -119,6 +120,11 @@ class Toolset:
     #: extra CLI commands: ``commands(kit)`` returns click commands built with the CLI adapter's kit
     #: (:class:`graphsift.adapters.cli.Kit`), so a toolset never imports an adapter
     commands: Callable[[Any], Sequence[Any]] | None = None
+    #: a small valid state to call the tools against (tests, the reliability suite, trying a toolset out):
+    #: ``examples(runtime, folder)`` makes it under the empty ``folder`` (files to point at; stores filled
+    #: through ``runtime``) and returns, per tool name, argument objects valid against that state. Tools
+    #: it leaves out are exercised from their request schemas alone.
+    examples: Callable[[Any, Path], Mapping[str, Sequence[Mapping[str, Any]]]] | None = None
 
     def tool(self, name: str) -> ToolSpec:
         for spec in self.tools:

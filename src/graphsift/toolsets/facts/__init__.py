@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from graphsift.tools import Arg, Cli, Toolset, ToolSpec
-from graphsift.toolsets.facts import cli, models, render, tools, write
+from graphsift.toolsets.facts import cli, examples, models, render, tools, write
 
 INSTRUCTIONS = """\
 A dated knowledge graph of what documents say: entities (companies, people, places...), topics,
@@ -18,6 +18,7 @@ TOOLSET = Toolset(
     summary="A dated knowledge graph of entities, topics, documents and facts.",
     instructions=INSTRUCTIONS,
     commands=cli.commands,
+    examples=examples.examples,
     tools=[
         ToolSpec(
             name="find",
