@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import shutil
 import sqlite3
 import threading
@@ -20,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from helpers import paths as PATHS
+from helpers.items import ids, index, item_folders, search, status
 
 from graphsift.errors import (
     ConfigError,
@@ -36,22 +36,17 @@ from graphsift.toolsets.items import tools
 from graphsift.toolsets.items.index import ItemIndex, item_passages
 from graphsift.toolsets.items.models import (
     CheckDuplicatesRequest,
-    GetIndexStatusRequest,
     GetSimilarRequest,
-    IndexRequest,
-    SearchRequest,
 )
 from graphsift.toolsets.items.scan import scan_project
 
 EXAMPLE_TREE = PATHS.EXAMPLE_TREE
-TYPE_DIRS = ("bugs", "features", "human-actions", "inquiries")
 FILES = {  # folder prefix -> (JSON file, markdown file)
     "BUG": ("bug_report.json", "PROMPT.md"),
     "FEAT": ("feature_request.json", "PROMPT.md"),
     "ACTION": ("action_report.json", "INSTRUCTIONS.md"),
     "INQ": ("inquiry_report.json", "QUESTION.md"),
 }
-ITEM_DIR = re.compile(r"^(BUG|FEAT|ACTION|INQ)-\d+")
 
 
 # -- helpers --------------------------------------------------------------------------
@@ -128,13 +123,6 @@ def folder(root: Path, item_id: str) -> Path:
     return found[0]
 
 
-def item_folders(root: Path) -> list[Path]:
-    """Every item folder, found independently of the scanner (agent_runs/ is not a place for items)."""
-    dirs = [p for d in (*TYPE_DIRS, "completed") for p in (root / d).glob("*") if p.is_dir()]
-    dirs += [p for d in TYPE_DIRS for p in (root / "completed" / d).glob("*") if p.is_dir()]
-    return [p for p in dirs if ITEM_DIR.match(p.name)]
-
-
 def item_summary(path: Path) -> str:
     """Title and description of a well-formed example item, rebuilt from its JSON as the contract states."""
     data = json.loads((path / FILES[path.name.split("-")[0]][0]).read_text())
@@ -172,22 +160,6 @@ def add_item(root: Path, rel_dir: str, name: str, meta: dict, body: str) -> Path
     (path / json_name).write_text(json.dumps(meta, indent=2))
     (path / md_name).write_text(body)
     return path
-
-
-def index(runtime: Runtime, root: Path, force: bool = False):
-    return tools.index(runtime, IndexRequest(project_path=str(root), force=force))
-
-
-def status(runtime: Runtime, root: Path):
-    return tools.get_index_status(runtime, GetIndexStatusRequest(project_path=str(root)))
-
-
-def search(runtime: Runtime, root: Path, query: str, **kw):
-    return tools.search(runtime, SearchRequest(query=query, project_path=str(root), **kw))
-
-
-def ids(results) -> list[str]:
-    return [r.item_id for r in results]
 
 
 def rel_files(root: Path, item: Path) -> list[str]:

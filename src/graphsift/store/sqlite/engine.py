@@ -37,7 +37,6 @@ class Snapshot:
         self.kinds = np.array([r[2] for r in nodes], dtype=object)
         #: rowid -> position in ``node_ids``
         self.position = {r[0]: i for i, r in enumerate(nodes)}
-        self._by_id: dict[str, int] | None = None
         rows = conn.execute("SELECT node_rowid, vector FROM node_vectors ORDER BY node_rowid, seq").fetchall()
         self.kind_rows: dict[str, tuple[int, int]] = {}
         if rows:

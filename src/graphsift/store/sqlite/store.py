@@ -318,9 +318,12 @@ class SQLiteStore:
 
     def node_ids_with_prefix(self, prefix: str) -> list[str]:
         """Ids starting with ``prefix`` (a range scan of the id index), in id order."""
+        return self._ids_with_prefix("nodes", prefix)
+
+    def _ids_with_prefix(self, table: str, prefix: str) -> list[str]:
         with self._lock:
             return [r[0] for r in self._conn.execute(
-                "SELECT id FROM nodes WHERE id >= ? AND id < ? ORDER BY id", (prefix, _prefix_end(prefix)))]
+                f"SELECT id FROM {table} WHERE id >= ? AND id < ? ORDER BY id", (prefix, prefix + "\U0010ffff"))]
 
     # -- lookup keys --------------------------------------------------------------------------------
 
@@ -545,9 +548,7 @@ class SQLiteStore:
 
     def edge_ids_with_prefix(self, prefix: str) -> list[str]:
         """Edge ids starting with ``prefix`` (a range scan of the id index), in id order."""
-        with self._lock:
-            return [r[0] for r in self._conn.execute(
-                "SELECT id FROM edges WHERE id >= ? AND id < ? ORDER BY id", (prefix, _prefix_end(prefix)))]
+        return self._ids_with_prefix("edges", prefix)
 
     def count_edges(self, type: str | None = None) -> int:
         with self._lock:
@@ -597,11 +598,6 @@ def _node(row: tuple) -> Node:
 def _edge(r: tuple) -> Edge:
     vector = None if r[6] is None else np.frombuffer(r[6], dtype=np.float32)
     return Edge(r[0], r[1], r[2], r[3], json.loads(r[4]), r[5], vector, r[7])
-
-
-def _prefix_end(prefix: str) -> str:
-    """The smallest string above every string that starts with ``prefix``."""
-    return prefix + "\U0010ffff"
 
 
 def _chunks(items: Sequence[str]) -> Iterator[list[str]]:
