@@ -116,3 +116,12 @@ def test_os_errors_become_errors_that_name_the_file(tmp_path):
     assert isinstance(full, StoreUnavailable) and "No space left" in str(full)
     inside = from_os_error(OSError(errno.EACCES, "Permission denied", str(tmp_path / "facts" / "x")), tmp_path)
     assert isinstance(inside, StoreUnavailable)
+
+
+def test_errors_about_input_with_lone_surrogates_can_be_sent():
+    """Found by the fuzzer: a field name holding surrogates made the error itself unsendable."""
+    with pytest.raises(InvalidInput) as caught:
+        parse_request(F.InfoRequest, {"\ud898\udf03x": {"K\udbda": {"\uda0dzr": 5}}})
+    assert "\\ud898\\udf03x" in str(caught.value)
+    str(caught.value).encode("utf-8")  # raises if a surrogate slipped through
+    assert str(InvalidInput("bad \udcff")).encode("utf-8") == b"[invalid_input] bad \\udcff"

@@ -62,6 +62,10 @@ class Response(BaseModel):
 
 def quote(value: Any, limit: int = QUOTE_CHARS) -> str:
     """A short, printable prefix of ``value`` for an error message, with its size when it was cut."""
+    return _quote(value, limit).encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _quote(value: Any, limit: int) -> str:
     if isinstance(value, str):
         if len(value) <= limit:
             return repr(value)

@@ -18,7 +18,7 @@ translated where they arise (the store backend, the embedder, the endpoint) and
 re-raised ``from exc``. An operating-system error that reaches an adapter untranslated
 is turned into one by :func:`from_os_error` (it names the file and the reason);
 anything else becomes an :class:`InternalError`, so no traceback ever reaches an
-agent. A message is cut at :data:`MAX_MESSAGE` characters.
+agent. A message is cut at :data:`MAX_MESSAGE` characters and is always valid UTF-8.
 """
 
 from __future__ import annotations
@@ -36,7 +36,9 @@ class GraphsiftError(Exception):
     code = "error"
 
     def __str__(self) -> str:
-        message = self.args[0] if self.args else ""
+        message = str(self.args[0]) if self.args else ""
+        # Always sendable: a lone surrogate quoted from the input is shown as its escape (\ud800).
+        message = message.encode("utf-8", "backslashreplace").decode("utf-8")
         if len(message) > MAX_MESSAGE:
             message = f"{message[:MAX_MESSAGE]}... (message cut at {MAX_MESSAGE} characters)"
         return f"[{self.code}] {message}"
