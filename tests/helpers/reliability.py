@@ -18,6 +18,7 @@ fuzzed without editing this file; with an ``examples`` hook its calls also get p
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -141,41 +142,26 @@ def cases(toolsets: Sequence[Toolset], examples: Mapping[str, Mapping[str, Seque
         for spec in toolset.on(surface):
             valid = list(examples.get(toolset.name, {}).get(spec.name, [])) or [{}]
             wire = [f.alias or n for n, f in spec.request.model_fields.items()]
-            base = st.sampled_from(valid)
-
-            def mutate_somewhere(example: dict) -> st.SearchStrategy[dict]:
+            unknown_names = st.one_of(st.sampled_from(["extra", "project", "Query", "force ", "__proto__", "limit2",
+                                                       "from_", "entity_name", "x" * 5000, ""]),
+                                      st.text(max_size=12)).filter(lambda name, wire=wire: name not in wire)
+            # Built once per tool (hypothesis draws from fixed strategies much faster than from flatmap).
+            variants: list[st.SearchStrategy[dict]] = [st.sampled_from(valid)]
+            for example in valid:
                 places = _paths(example)[1:] or [()]
-                return st.sampled_from(places).flatmap(
-                    lambda place: _replacement(_get(example, place), extra_values, surrogates).map(
-                        lambda new, place=place: _set(example, place, new)))
-
-            def unknown_field(example: dict, wire=wire) -> st.SearchStrategy[dict]:
-                names = st.one_of(st.sampled_from(["extra", "project", "Query", "force ", "__proto__", "limit2",
-                                                   "from_", "entity_name", "x" * 5000, ""]), st.text(max_size=12))
-                return st.tuples(names.filter(lambda name: name not in wire), _json_values(surrogates)).map(
-                    lambda kv: {**example, kv[0]: kv[1]})
-
-            def drop_field(example: dict) -> st.SearchStrategy[dict]:
-                if not example:
-                    return st.just(example)
-                return st.sampled_from(sorted(example)).map(lambda k: {n: v for n, v in example.items() if n != k})
-
-            def schema_fields(_: dict, wire=wire) -> st.SearchStrategy[dict]:
-                return st.dictionaries(st.sampled_from(wire) if wire else st.text(max_size=5),
-                                       st.one_of(_json_values(surrogates), st.sampled_from(WRONG_TYPES + NUMBERS)),
-                                       max_size=len(wire) + 1)
-
-            strategy = st.one_of(
-                base,
-                base.flatmap(mutate_somewhere),
-                base.flatmap(mutate_somewhere),
-                base.flatmap(mutate_somewhere),
-                base.flatmap(unknown_field),
-                base.flatmap(drop_field),
-                base.flatmap(schema_fields),
-                st.dictionaries(st.text(max_size=10), _json_values(surrogates), max_size=4),
-            )
-            per_tool.append(strategy.map(lambda args, t=toolset.name, n=spec.name: (t, n, args)))
+                variants.append(st.one_of([
+                    _replacement(_get(example, place), extra_values, surrogates).map(
+                        functools.partial(_set, example, place)) for place in places]))
+                variants.append(st.tuples(unknown_names, _json_values(surrogates)).map(
+                    lambda kv, example=example: {**example, kv[0]: kv[1]}))
+                if example:
+                    variants.append(st.sampled_from(
+                        [{n: v for n, v in example.items() if n != k} for k in sorted(example)]))
+            variants.append(st.dictionaries(st.sampled_from(wire) if wire else st.text(max_size=5),
+                                            st.one_of(_json_values(surrogates), st.sampled_from(WRONG_TYPES + NUMBERS)),
+                                            max_size=len(wire) + 1))
+            variants.append(st.dictionaries(st.text(max_size=10), _json_values(surrogates), max_size=4))
+            per_tool.append(st.one_of(variants).map(lambda args, t=toolset.name, n=spec.name: (t, n, args)))
     return st.one_of(per_tool)
 
 

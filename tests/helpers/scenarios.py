@@ -1,0 +1,209 @@
+"""Per-toolset scenarios for the reliability suite's process parts (``bench/reliability.py``, tests/e2e/).
+
+- **Many processes, one store** (:class:`Workload`): several real ``graphsift serve`` processes share
+  one data folder; on each, a writer and a reader run at once. Every write the client saw acknowledged
+  is recorded, and :meth:`Workload.verify` checks afterwards that each is present exactly once.
+- **Crashes** (:class:`CrashWork`): a long write is interrupted by ``kill -9`` of its server; after each
+  kill :meth:`CrashWork.check` opens the store (integrity check, nothing half-written), and at the end
+  :meth:`CrashWork.finish` completes the work and :meth:`CrashWork.snapshot` is compared with the one
+  of an uninterrupted run.
+
+A toolset's scenarios are listed in :data:`WORKLOADS` and :data:`CRASHES`; a toolset without one is
+reported as not covered by these parts (the fuzzing covers every toolset from its declarations).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from graphsift.contract import parse_request
+from graphsift.runtime import Runtime
+from graphsift.store.factory import sqlite_path
+from graphsift.toolsets.facts.graph import FACT, FactsGraph
+from graphsift.toolsets.facts.models import DocumentRecord
+from graphsift.toolsets.facts.write import Writer, document_key
+from helpers.stores import integrity
+
+
+def text_of(result: Any) -> str:
+    return " ".join(getattr(block, "text", "") for block in result.content)
+
+
+@dataclass
+class Ack:
+    """One acknowledged write: what was sent and what the server answered."""
+
+    key: str
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
+# -- facts ----------------------------------------------------------------------------------------------
+
+
+SHARED = {"name": "Apple Inc", "type": "Company", "definition": "American technology company that makes the iPhone",
+          "aliases": ["Apple"]}
+
+
+def facts_record(tag: str, n: int) -> dict[str, Any]:
+    """A small document of its own (unique name) that mentions one shared entity and one of its own."""
+    own = {"name": f"Supplier {tag} {n}", "type": "Company", "definition": f"a parts supplier numbered {tag}-{n}"}
+    sentence = f"Apple Inc bought parts from Supplier {tag} {n}."
+    return {"name": f"Report {tag}-{n}", "date": f"20{10 + n % 15:02d}-0{1 + n % 9}-1{n % 10}",
+            "source": f"bench://{tag}/{n}", "chunks": [sentence], "entities": [SHARED, own],
+            "facts": [{"subject": "Apple Inc", "relationship": "bought parts from", "object": own["name"],
+                       "sentence": sentence, "chunk": 0}]}
+
+
+def facts_problems(runtime: Runtime, graph: str, records: list[dict]) -> list[str]:
+    """Each record is in the graph exactly once and whole (document, chunks, facts, both ends)."""
+    fg = FactsGraph(runtime, graph)
+    store = fg.store()
+    problems = []
+    for raw in records:
+        record = parse_request(DocumentRecord, raw)
+        found = store.nodes_by_keys([document_key(record)], kind="document").get(document_key(record), [])
+        if len(found) != 1:
+            problems.append(f"document {record.name!r} is in the graph {len(found)} times")
+            continue
+        [doc] = store.get_nodes(found)
+        chunks = store.node_ids_with_prefix(doc.id + "#")
+        facts = store.get_edges(store.edge_ids_with_prefix(doc.id + "/"))
+        if len(chunks) != doc.props["chunks"] or len(facts) != doc.props["facts"] or len(facts) != len(record.facts):
+            problems.append(f"document {record.name!r} is half-written: {len(chunks)} chunks and {len(facts)} facts "
+                            f"for {doc.props['chunks']} / {doc.props['facts']} recorded, {len(record.facts)} sent")
+        ends = {i for e in facts for i in (e.src, e.dst)}
+        if len(store.get_nodes(list(ends))) != len(ends) or any(e.vector is None for e in facts):
+            problems.append(f"document {record.name!r}: a fact lost an end or its vector")
+    names = [n.name for n in store.iter_nodes("document")]
+    if len(names) != len(set(names)):
+        problems.append(f"{len(names) - len(set(names))} documents are in the graph twice")
+    return problems
+
+
+def store_integrity(runtime: Runtime, namespace: str) -> list[str]:
+    path = sqlite_path(runtime.settings, namespace)
+    if not path.exists():
+        return []
+    result = integrity(path)
+    return [] if result == ["ok"] else [f"{path}: integrity check says {result[:3]}"]
+
+
+class FactsWorkload:
+    """Writers add documents of their own (now and then the same one again: it must stay once); readers
+    search around the shared entity and count."""
+
+    toolset = "facts"
+    graph = "default"
+
+    def prepare(self, root: Path, runtime: Runtime) -> None:
+        Writer(FactsGraph(runtime, self.graph)).write([parse_request(DocumentRecord, facts_record("seed", 0))])
+
+    async def warmup(self, client: Any) -> None:
+        """Load the server's model (a find embeds its selector)."""
+        await client.call_tool("find", {"entity": [{"name": "Apple", "definition": "a company"}]})
+
+    async def write(self, client: Any, worker: int, n: int) -> Ack | None:
+        again = n > 3 and n % 4 == 0
+        record = facts_record(f"w{worker}", n - 1 if again else n)
+        result = await client.call_tool("add_document", record)
+        if result.is_error:
+            raise RuntimeError(text_of(result))
+        status = result.structured_content["status"]
+        if again and status != "unchanged":
+            raise RuntimeError(f"the same document again answered {status!r}")
+        return Ack(record["name"], {"record": record})
+
+    async def read(self, client: Any, worker: int, n: int) -> None:
+        call = [("search", {"entity": ["Apple Inc"], "limit": 5}), ("stats", {}),
+                ("ls", {"what": "documents", "limit": 3}), ("info", {"name": "Apple"})][n % 4]
+        result = await client.call_tool(*call)
+        if result.is_error:
+            raise RuntimeError(text_of(result))
+
+    def verify(self, runtime: Runtime, acks: list[Ack]) -> list[str]:
+        records = {a.key: a.detail["record"] for a in acks}
+        problems = store_integrity(runtime, f"facts/{self.graph}")
+        problems += facts_problems(runtime, self.graph, [facts_record("seed", 0), *records.values()])
+        total = FactsGraph(runtime, self.graph).store().count_nodes("document")
+        if total != len(records) + 1:
+            problems.append(f"{total} documents in the graph for {len(records) + 1} acknowledged")
+        return problems
+
+
+class FactsCrash:
+    """A stream of add_document calls (each one transaction) interrupted by kill -9, then re-sent whole."""
+
+    toolset = "facts"
+    graph = "default"
+
+    def __init__(self, documents: int = 150) -> None:
+        self.records = [facts_record("c", n) for n in range(documents)]
+
+    def prepare(self, root: Path) -> None:
+        pass
+
+    async def work(self, client: Any, acked: list[str]) -> None:
+        for record in self.records:
+            result = await client.call_tool("add_document", record)
+            if result.is_error:
+                raise RuntimeError(text_of(result))
+            acked.append(record["name"])
+
+    def check(self, runtime: Runtime, acked: list[str]) -> list[str]:
+        problems = store_integrity(runtime, f"facts/{self.graph}")
+        if problems or not runtime.store_exists(f"facts/{self.graph}"):
+            return problems
+        store = FactsGraph(runtime, self.graph).store()
+        present = {n.name for n in store.iter_nodes("document")}
+        missing = [name for name in acked if name not in present]
+        if missing:
+            problems.append(f"{len(missing)} acknowledged documents are missing, e.g. {missing[0]!r}")
+        written = [r for r in self.records if r["name"] in present]
+        return problems + facts_problems(runtime, self.graph, written)
+
+    def finish(self, runtime: Runtime) -> None:
+        writer = Writer(FactsGraph(runtime, self.graph))
+        for raw in self.records:
+            writer.write([parse_request(DocumentRecord, raw)])
+
+    def snapshot(self, runtime: Runtime) -> dict[str, Any]:
+        store = FactsGraph(runtime, self.graph).store()
+        nodes = {n.id: (n.kind, n.name, n.text_hash) for kind in ("entity", "topic", "document", "chunk")
+                 for n in store.iter_nodes(kind)}
+        ends = [i for i, (kind, _, _) in nodes.items() if kind in ("entity", "topic")]
+        edge_ids: set[str] = set()
+        for start in range(0, len(ends), 400):
+            edge_ids |= {e.id for e in store.select_edges(ends[start:start + 400], type=FACT).edges}
+        facts = store.get_edges(sorted(edge_ids))
+        vectors = {e.id: e.vector for e in facts} | {i: v for i, v in store.node_vectors(ends).items()}
+        return {"nodes": nodes, "facts": sorted((e.id, e.src, e.dst, e.text) for e in facts), "vectors": vectors}
+
+
+def compare(reference: dict[str, Any], got: dict[str, Any]) -> list[str]:
+    """Where an interrupted-then-finished run differs from the uninterrupted one (vectors to 1e-4)."""
+    problems = []
+    for key in reference:
+        if key == "vectors":
+            ref, new = reference[key], got[key]
+            if set(ref) != set(new):
+                problems.append(f"vectors of {len(set(ref) ^ set(new))} rows differ in presence")
+            bad = [k for k in set(ref) & set(new)
+                   if not np.allclose(np.asarray(ref[k]), np.asarray(new[k]), atol=1e-4)]
+            if bad:
+                problems.append(f"{len(bad)} rows have other vectors, e.g. {bad[0]}")
+        elif reference[key] != got[key]:
+            a, b = reference[key], got[key]
+            if isinstance(a, dict):
+                diff = sorted(set(a.items()) ^ set(b.items()))[:3]
+            else:
+                diff = sorted(set(a) ^ set(b))[:3]
+            problems.append(f"{key} differ from the uninterrupted run: {diff}")
+    return problems
+
+
+WORKLOADS: dict[str, Any] = {"facts": FactsWorkload}
+CRASHES: dict[str, Any] = {"facts": FactsCrash}
