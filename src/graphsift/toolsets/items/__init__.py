@@ -35,6 +35,7 @@ TOOLSET = Toolset(
             run=tools.search,
             render=render.search,
             read_only=False,  # builds or refreshes the index first
+            progress=True,
             mcp_text="json",
             cli=Cli(help="Find items by meaning and keywords.", args={
                 "query": Arg(positional=True), "project_path": PROJECT, "item_types": TYPES,
@@ -72,7 +73,8 @@ TOOLSET = Toolset(
             response=models.CheckDuplicatesResponse,
             run=tools.check_duplicates,
             render=render.check_duplicates,
-            read_only=False,
+            read_only=False,  # builds or refreshes the index first
+            progress=True,
             mcp_text="json",
             cli=Cli(help="Check whether an item already exists before creating it.",
                     args={"project_path": PROJECT, "item_type": TYPES}),
@@ -88,7 +90,8 @@ TOOLSET = Toolset(
             response=models.GetSimilarResponse,
             run=tools.get_similar,
             render=render.get_similar,
-            read_only=False,
+            read_only=False,  # builds or refreshes the index first
+            progress=True,
             mcp_text="json",
             cli=Cli(command="similar", help="List the items most similar to ITEM_ID.", args={
                 "item_id": Arg(positional=True), "project_path": PROJECT, "limit": Arg(short="-n"),
