@@ -75,6 +75,7 @@ def test_every_tool_answers_every_input_with_a_result_or_a_structured_error(name
                 oracle.judge(*case)
 
             run()
+    print(tally.summary())
     assert not tally.failures, f"{tally.summary()}\n" + "\n".join(tally.failures[:15])
     assert tally.cases >= CASES // 2 and tally.refused, tally.summary()
     if toolset.examples:  # its valid calls get past validation and answer

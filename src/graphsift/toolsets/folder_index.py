@@ -230,11 +230,12 @@ class FolderIndex:
 
     def embed_in_steps(
         self, owners: Sequence[tuple[str, list[str]]], progress: Progress | None,
-        commit: Callable[[dict[str, np.ndarray]], None], step: int = STEP_PASSAGES,
+        commit: Callable[[dict[str, np.ndarray]], None], step: int | None = None,
     ) -> int:
         """Embed ``owners``' passages in steps of at most ``step`` passages (an owner is never split) and
         call ``commit`` with each step's vectors, so finished steps survive an interruption. Progress
         counts passages over the whole update. Returns the number of passages embedded."""
+        step = step or STEP_PASSAGES
         total = sum(len(passages) for _, passages in owners)
         done = 0
         group: list[tuple[str, list[str]]] = []

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from graphsift.tools import Arg, Cli, Toolset, ToolSpec
-from graphsift.toolsets.items import models, render, tools
+from graphsift.toolsets.items import examples, models, render, tools
 
 INSTRUCTIONS = """\
 Search and de-duplicate the work items of a feature-management folder (bugs/, features/,
@@ -20,6 +20,7 @@ TOOLSET = Toolset(
     name="items",
     summary="Semantic search and duplicate detection over a feature-management folder.",
     instructions=INSTRUCTIONS,
+    examples=examples.examples,
     tools=[
         ToolSpec(
             name="search",

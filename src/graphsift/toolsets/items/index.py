@@ -57,8 +57,8 @@ class ItemIndex(FolderIndex):
         super().__init__(runtime, check_layout(project_path))
 
     def repair_hint(self) -> str:
-        return (f"run the index tool with force=true (CLI: graphsift items index --force -p "
-                f"{shlex.quote(str(self.root))})")
+        return (f"run the index tool with force=true (CLI: `graphsift items index --force -p "
+                f"{shlex.quote(str(self.root))}`)")
 
     def list_files(self) -> dict[str, float]:
         return list_item_files(self.root)
