@@ -91,6 +91,17 @@ def _where(loc: tuple | list) -> str:
     return ".".join(quote(p, 40).strip("'") if isinstance(p, str) else str(p) for p in loc) or "(input)"
 
 
+def _is_empty_text(err: dict) -> bool:
+    """A non-empty text field (``min_length=1, pattern=r"\\S"``) got "" or only whitespace.
+
+    pydantic reports these as "String should have at least 1 character" and "String should match
+    pattern '\\S'"; the second reads like a regex puzzle, so both become "must not be empty".
+    """
+    ctx = err.get("ctx") or {}
+    return ((err["type"] == "string_too_short" and ctx.get("min_length") == 1)
+            or (err["type"] == "string_pattern_mismatch" and ctx.get("pattern") == r"\S"))
+
+
 def format_validation_error(model: type[BaseModel], exc: ValidationError) -> str:
     """One line per problem (at most :data:`MAX_PROBLEMS`), then the valid fields, so an agent can retry right."""
     lines = []
@@ -101,6 +112,9 @@ def format_validation_error(model: type[BaseModel], exc: ValidationError) -> str
             lines.append(f"unknown field '{loc}'")
         elif err["type"] == "missing":
             lines.append(f"missing required field '{loc}'")
+        elif _is_empty_text(err):
+            blank = "only whitespace" if err.get("input") else "empty"
+            lines.append(f"field '{loc}' must not be empty (got {blank}: {quote(err.get('input'))}); give some text")
         else:
             message = err["msg"] if len(err["msg"]) <= 300 else err["msg"][:300] + "..."
             lines.append(f"field '{loc}': {message} (got {quote(err.get('input'))})")

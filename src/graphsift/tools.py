@@ -8,20 +8,32 @@ the docs tests all read the same declaration, so the surfaces cannot drift.
 The function is ``run(runtime, request)`` and may ask for keyword arguments:
 ``context`` (a :class:`CallContext`, when ``context=True``) and ``progress`` (a
 ``(done, total)`` callback, when ``progress=True``).
+
+A tool that keeps per-session state may also declare ``on_failure``: both
+adapters call it (through :meth:`ToolSpec.failed`) when a call fails for any
+reason, the request's validation and the command line's parsing included, so the
+state can say so (e.g. a failed ``search`` ends the session's latest search, and
+``cat`` does not expand the search before it as if it answered the new question).
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from graphsift.contract import Request, Response
 from graphsift.llm import LLM
 
+if TYPE_CHECKING:
+    from graphsift.runtime import Runtime
+
 #: ``progress(done, total)``: work done so far, out of ``total`` units.
 Progress = Callable[[int, int], None]
+
+logger = logging.getLogger("graphsift")
 
 
 @dataclass(frozen=True)
@@ -103,10 +115,28 @@ class ToolSpec:
     surfaces: frozenset[Literal["mcp", "cli"]] = frozenset({"mcp", "cli"})
     #: the MCP text block: the rendering (for agents that read text) or the response as JSON
     mcp_text: Literal["render", "json"] = "render"
+    #: ``on_failure(runtime, arguments, context, error)``: called when a call fails (validation included);
+    #: ``arguments`` are the raw arguments as far as they were read (see :meth:`failed`). Needs ``context=True``.
+    on_failure: Callable[[Runtime, Mapping[str, Any], CallContext, BaseException], None] | None = None
+
+    def __post_init__(self) -> None:
+        if self.on_failure is not None and not self.context:
+            raise TypeError(f"{self.name}: on_failure is for tools with per-session state (context=True)")
 
     @property
     def command(self) -> str:
         return self.cli.command or self.name.replace("_", "-")
+
+    def failed(self, runtime: Runtime, arguments: Mapping[str, Any], context: CallContext, error: BaseException) -> None:
+        """Tell the tool its call failed (what the adapters call). ``arguments``: the MCP arguments as sent, or
+        the CLI's fields by their wire names (for a command line that did not parse, the ``--flag VALUE`` pairs
+        read from it, as strings). The hook's own failure is logged and never replaces ``error``."""
+        if self.on_failure is None:
+            return
+        try:
+            self.on_failure(runtime, arguments, context, error)
+        except Exception:  # noqa: BLE001 - the caller must see the call's error, not the hook's
+            logger.exception("%s: on_failure failed while reporting %r", self.name, error)
 
 
 @dataclass(frozen=True)
@@ -125,6 +155,8 @@ class Toolset:
     #: through ``runtime``) and returns, per tool name, argument objects valid against that state. Tools
     #: it leaves out are exercised from their request schemas alone.
     examples: Callable[[Any, Path], Mapping[str, Sequence[Mapping[str, Any]]]] | None = None
+    #: appended to the MCP answer to an unknown tool name (which lists the tools), e.g. another way in
+    unknown_tool_hint: str = ""
 
     def tool(self, name: str) -> ToolSpec:
         for spec in self.tools:

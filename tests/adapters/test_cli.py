@@ -63,6 +63,27 @@ def test_every_failure_is_one_error_line_and_exit_2(app, args, code, shown):
     assert "Traceback" not in out.stderr and len(out.stderr.splitlines()) == 1
 
 
+def test_a_failed_call_is_reported_to_the_tools_on_failure_parsing_included(app, tmp_path):
+    """``fail`` declares on_failure: the CLI reports every failed call with the durable CLI session and what
+    was given, whether click refused the line, the adapter refused a flag, or the tool failed."""
+    env = {"GRAPHSIFT_HOME": str(tmp_path)}
+    for args in (["--kind", "sad"], ["-kind", "bug"], ["--kind=not_found"], ["--kind", "bug"]):
+        assert invoke(app, "toy", "fail", *args, env=env).exit_code == 2
+    assert invoke(app, "toy", "echo", "x", "-n", "9", env=env).exit_code == 2  # echo has no on_failure
+    seen = [json.loads(line) for line in (tmp_path / "toy-failures.jsonl").read_text().splitlines()]
+    assert [f["arguments"] for f in seen] == [{"kind": "sad"}, {}, {"kind": "not_found"}, {"kind": "bug"}]
+    assert {(f["session"], f["durable"]) for f in seen} == {("cli", True)}
+    assert "'sad' is not one of 'not_found', 'bug'" in seen[0]["error"]
+    assert "'-kind' is not an option of graphsift toy fail" in seen[1]["error"]
+    assert seen[2]["error"].startswith("[not_found] ") and seen[3]["error"] == "a bug in a tool"
+
+
+def test_a_single_dash_word_of_a_one_value_argument_says_to_quote_it(app):
+    out = invoke(app, "toy", "echo", "say", "-louder")
+    assert out.exit_code == 2 and out.stderr.rstrip().endswith(
+        "if '-louder' is part of TEXT, quote TEXT as one argument")
+
+
 def test_a_value_that_starts_with_a_dash_is_still_a_value(app):
     assert invoke(app, "toy", "echo", "-n", "1", "--", "-5").stdout == "-5\n"
     out = invoke(app, "toy", "echo", "x", "--tags", "-not-a-flag", "--json")

@@ -69,6 +69,41 @@ def test_tool_errors_and_bugs_reach_the_client_as_code_and_message(runtime):
     assert "Traceback" not in text(result)
 
 
+def failures(runtime) -> list[dict]:
+    path = runtime.settings.home / "toy-failures.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def test_a_failed_call_is_reported_to_the_tools_on_failure_validation_included(runtime):
+    """``fail`` declares on_failure: every failed call reaches it with the raw arguments and the session
+    (validation failures, tool errors, bugs); a tool without one (echo) is not reported."""
+    call(runtime, "fail", {"kind": "sad"})
+    call(runtime, "fail", {"kind": "not_found", "extra": 1})
+    call(runtime, "fail", {"kind": "not_found"})
+    call(runtime, "fail", {"kind": "bug"})
+    call(runtime, "echo", {"text": "hi", "times": 9})
+    seen = failures(runtime)
+    assert [f["arguments"] for f in seen] == [{"kind": "sad"}, {"kind": "not_found", "extra": 1}, {"kind": "not_found"},
+                                              {"kind": "bug"}]
+    assert {(f["session"], f["durable"]) for f in seen} == {("stdio", False)}  # in-process: the stdio session
+    assert "[invalid_input] field 'kind'" in seen[0]["error"] and "unknown field 'extra'" in seen[1]["error"]
+    assert seen[2]["error"].startswith("[not_found] ") and seen[3]["error"].startswith("[internal_error] ")
+
+
+def test_an_unknown_tool_name_gets_the_tools_and_the_toolsets_hint(runtime):
+    _, result = call(runtime, "ech", {"text": "hi"})
+    assert result.is_error
+    assert text(result) == "[invalid_input] no tool 'ech' on this server; did you mean 'echo'? its tools: echo, fail"
+    facts = build_server(load_toolset("facts"), runtime)
+    with start_blocking_portal() as portal:
+        client = Client(facts)
+        with portal.wrap_async_context_manager(client):
+            result = portal.call(lambda: client.call_tool("kg_query", {"command": "help"}))
+    assert result.is_error and text(result).startswith("[invalid_input] no tool 'kg_query' on this server; ")
+    assert "its tools: find, search, cat, info, ls, stats, kg_execute, add_document, extract_document" in text(result)
+    assert 'kg_execute(command="help") lists its commands' in text(result)
+
+
 def test_progress_reaches_a_client_that_asks_for_it(runtime):
     server = build_server(load_toolset("toy", REGISTRY), runtime)
     seen: list[tuple[float, float | None]] = []

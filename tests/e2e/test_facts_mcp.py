@@ -57,7 +57,7 @@ def mcp(server) -> Iterator[Session]:
 
 def test_tools_list_has_strict_schemas(mcp):
     tools = {t.name: t for t in mcp.portal.call(mcp.client.list_tools).tools}
-    assert set(tools) == {"find", "search", "cat", "info", "ls", "stats", "add_document", "extract_document"}
+    assert set(tools) == {"find", "search", "cat", "info", "ls", "stats", "kg_execute", "add_document", "extract_document"}
     for name, tool in tools.items():
         spec = SPECS[name]
         assert tool.input_schema == spec.request.model_json_schema()
@@ -103,6 +103,38 @@ def test_info_ls_stats(mcp):
     assert ls.rows[0].id == "E:apple-inc" and ls.total == 3 + len(YEARLY)
     stats, _ = mcp.ok("stats", {})
     assert stats.documents == len(records()) and stats.facts == len(YEARLY) + 6
+
+
+def test_kg_execute_shares_the_session_and_answers_with_the_typed_text(mcp):
+    out, text = mcp.ok("kg_execute", {"command": 'search -entity "Apple Inc, Microsoft" --mode between'})
+    assert out.command == "search" and text == out.text and text.startswith("SEARCH mode=between")
+    assert out.result["results"][0]["relationship"] == "licensed software from"
+    expanded, _ = mcp.ok("cat", {"numbers": [1], "search_id": out.result["search_id"]})
+    assert expanded.items[0].fact.id == out.result["results"][0]["id"]
+    assert "Workflow: find → search → cat → info" in mcp.ok("kg_execute", {"command": "help"})[1]
+    error = mcp.error("kg_execute", {"command": "search -entity Inflation"})
+    assert "[invalid_input] 'Inflation' is a topic (T:inflation): use -topic" in error
+
+
+def test_a_typed_search_refused_by_validation_ends_this_sessions_latest_search(server):
+    """Over a real transport (stdio: the process; HTTP: the Mcp-Session-Id) a typed search the request model
+    refuses ends the session's latest search; another session's latest search is untouched."""
+    transport, target, _, portal = server
+    mode = "legacy" if transport == "http" else "auto"  # over HTTP, a session needs the handshake era
+    with connect(portal, target, "facts", mode=mode) as a, connect(portal, target, "facts", mode=mode) as b:
+        first, _ = a.ok("search", {"entity": ["Beats"]})
+        b.ok("search", {"entity": ["Beats"]})
+        assert "is not a date" in a.error("search", {"entity": ["Beats"], "to_date": "2024-13"})
+        refused = a.error("cat", {"numbers": [1]})
+        assert "the latest search on this graph failed" in refused and "is not a date" in refused
+        assert a.ok("cat", {"numbers": [1], "search_id": first.search_id})[0].items  # still there by id
+        assert b.ok("cat", {"numbers": [1]})[0].items[0].fact.object.name == "Beats Electronics"
+
+
+def test_an_unknown_tool_name_lists_the_tools_and_both_ways_in(mcp):
+    text = mcp.error("kg_search", {"command": "help"})
+    assert "[invalid_input] no tool 'kg_search' on this server" in text and "its tools: find, search," in text
+    assert 'kg_execute(command="help")' in text
 
 
 def test_add_document_again_is_unchanged(mcp):

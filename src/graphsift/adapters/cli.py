@@ -10,7 +10,9 @@ shows a progress bar on a terminal and a progress line every few seconds otherwi
 Every failure prints one line ``error: [code] message`` on stderr and exits 2:
 tool errors, bad flags and values (click's usage errors included), operating-system
 errors no tool translated (:func:`graphsift.errors.from_os_error`: the file and the
-reason) and bugs (``[internal_error]``; ``GRAPHSIFT_DEBUG=1`` adds the traceback).
+reason) and bugs (``[internal_error]``; ``GRAPHSIFT_DEBUG=1`` adds the traceback). A tool that
+declares ``on_failure`` hears of every failed call, a command line that did not
+parse included (see :meth:`graphsift.tools.ToolSpec.failed`).
 
 Toolsets are listed in :data:`graphsift.toolsets.TOOLSETS` and imported only when
 one of their commands runs (``graphsift --help`` lists them).
@@ -97,13 +99,30 @@ class Kit:
     def run(self, name: str, fields: Mapping[str, Any], runtime: Runtime, progress: Progress | None = None) -> Response:
         """Validate ``fields`` (unset ones left out, so the model's defaults apply) and call the tool."""
         spec = self.toolset.tool(name)
-        request = parse_request(spec.request, {k: v for k, v in fields.items() if v is not None})
         extra: dict[str, Any] = {}
         if spec.context:
             extra["context"] = CLI_CONTEXT
         if spec.progress and progress is not None:
             extra["progress"] = progress
-        return spec.run(runtime, request, **extra)
+        try:
+            request = parse_request(spec.request, {k: v for k, v in fields.items() if v is not None})
+            return spec.run(runtime, request, **extra)
+        except Exception as exc:
+            spec.failed(runtime, fields, CLI_CONTEXT, exc)
+            raise
+
+    def report_failure(self, spec: ToolSpec, arguments: Mapping[str, Any], error: BaseException) -> None:
+        """A call that failed before :meth:`run` (its command line did not parse): tell the tool."""
+        if spec.on_failure is None:
+            return
+        try:
+            runtime = self.runtime()
+        except GraphsiftError:  # a bad setting: there is no state to tell (the command fails on the same)
+            return
+        try:
+            spec.failed(runtime, arguments, CLI_CONTEXT, error)
+        finally:
+            runtime.close()
 
     @staticmethod
     def output(fn: Callable[..., tuple[Response, Callable[[Any], str]]]) -> Callable[..., None]:
@@ -209,13 +228,35 @@ def _value(param: click.Parameter, arg: Arg, element: Any, raw: Any) -> Any:
 
 
 class ToolCommand(click.Command):
-    """A generated command: refuses declared old forms and single-dash long flags before click parses."""
+    """A generated command: refuses declared old forms and single-dash long flags before click parses;
+    a command line that does not parse is reported to ``failed`` (with the ``--flag VALUE`` pairs it has)."""
 
-    def __init__(self, *args: Any, refused: Mapping[str, str], **kwargs: Any) -> None:
+    def __init__(self, *args: Any, refused: Mapping[str, str],
+                 failed: Callable[[Mapping[str, Any], BaseException], None], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.refused = refused
+        self.failed = failed
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        given = list(args)  # click's parser consumes the list it is given
+        try:
+            return self._parse_args(ctx, args)
+        except (GraphsiftError, click.UsageError) as exc:
+            self.failed(self._given(given), exc)
+            raise
+
+    def _given(self, args: list[str]) -> dict[str, str]:
+        """The values of ``--flag VALUE`` / ``--flag=VALUE`` in a command line that did not parse, by field."""
+        field_of = {opt: p.name for p in self.params if isinstance(p, click.Option) and not p.is_flag
+                    for opt in p.opts}
+        given: dict[str, str] = {}
+        for i, arg in enumerate(args):
+            flag, eq, value = arg.partition("=")
+            if flag in field_of and (eq or i + 1 < len(args)):
+                given[field_of[flag]] = value if eq else args[i + 1]
+        return given
+
+    def _parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         options = [p for p in self.params if isinstance(p, click.Option)]
         known = {opt for p in options for opt in (*p.opts, *p.secondary_opts)}
         takes_value = {opt for p in options if not p.is_flag for opt in p.opts}
@@ -235,6 +276,9 @@ class ToolCommand(click.Command):
                 # Not a short option with its value attached (-n10): a long option typed with one dash.
                 hint = f"did you mean '-{token}'?" if f"-{token}" in known else \
                     f"options: {', '.join(sorted(known - {'--help'}))}"
+                single = [p.make_metavar(ctx) for p in self.params if isinstance(p, click.Argument) and p.nargs == 1]
+                if single and f"-{token}" not in known:  # e.g. exec search -entity X: the command unquoted
+                    hint += f"; if '{token}' is part of {' or '.join(single)}, quote {single[0]} as one argument"
                 raise InvalidInput(f"'{token}' is not an option of {ctx.command_path} (long options take two "
                                    f"dashes); {hint}")
         return super().parse_args(ctx, args)
@@ -256,13 +300,20 @@ def tool_command(kit: Kit, spec: ToolSpec) -> click.Command:
     if unknown:
         raise TypeError(f"{spec.name}: CLI hints for fields the request does not have: {sorted(unknown)}")
 
+    def failed(arguments: Mapping[str, Any], error: BaseException) -> None:
+        kit.report_failure(spec, arguments, error)
+
     def callback(as_json: bool, **values: Any) -> None:
         request: dict[str, Any] = {}
-        for param, (name, field) in zip(field_params, fields.items(), strict=True):
-            raw = values.get(field.alias or name)
-            if raw is None or raw == ():
-                continue
-            request[field.alias or name] = _value(param, hints[name], _unwrap(field.annotation)[0], raw)
+        try:
+            for param, (name, field) in zip(field_params, fields.items(), strict=True):
+                raw = values.get(field.alias or name)
+                if raw is None or raw == ():
+                    continue
+                request[field.alias or name] = _value(param, hints[name], _unwrap(field.annotation)[0], raw)
+        except GraphsiftError as exc:
+            failed({k: v for k, v in values.items() if v is not None and v != ()}, exc)
+            raise
         runtime = kit.runtime()
         progress = ProgressReport(spec.command) if spec.progress else None
         try:
@@ -277,7 +328,7 @@ def tool_command(kit: Kit, spec: ToolSpec) -> click.Command:
     params = [*field_params, click.Option(["--json", "as_json"], is_flag=True,
                                           help="Print the exact tool output as JSON.")]
     return ToolCommand(spec.command, params=params, callback=callback, help=help_text, short_help=help_text,
-                       refused=spec.cli.refused)
+                       refused=spec.cli.refused, failed=failed)
 
 
 # -- groups ---------------------------------------------------------------------------------------------

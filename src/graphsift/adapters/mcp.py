@@ -12,8 +12,11 @@ schema is the response model's.
 An ``OSError`` no tool translated becomes an error naming the file and the reason
 (:func:`graphsift.errors.from_os_error`). Any other exception is a bug: it is logged with its traceback on stderr and the
 client gets ``[internal_error]`` with the exception's type and message, never the
-SDK's opaque "Error executing tool X". The server's lifespan closes the
-:class:`Runtime` (its stores and watches) when the server stops.
+SDK's opaque "Error executing tool X". A failed call of a tool that declares
+``on_failure`` is reported to it (validation failures included). An unknown tool
+name is answered with the server's tools (and the toolset's hint), not only the
+SDK's "Unknown tool". The server's lifespan closes the :class:`Runtime` (its
+stores and watches) when the server stops.
 
 Tools that ask for it (``ToolSpec.context``) get a :class:`CallContext`: a
 session key (stdio: the process, which serves one client; HTTP: the
@@ -25,6 +28,7 @@ the client calls again with the answer (see :mod:`graphsift.llm`).
 
 from __future__ import annotations
 
+import difflib
 import functools
 import json
 import logging
@@ -46,7 +50,7 @@ from mcp_types import ToolAnnotations
 
 from graphsift import __version__
 from graphsift.contract import parse_request
-from graphsift.errors import GraphsiftError, InternalError, ProviderError, from_os_error
+from graphsift.errors import GraphsiftError, InternalError, InvalidInput, ProviderError, from_os_error
 from graphsift.llm import LLMRequest, SamplingLLM, SamplingRequired
 from graphsift.runtime import Runtime
 from graphsift.tools import CallContext, Progress, Toolset, ToolSpec
@@ -155,12 +159,18 @@ def internal_error(exc: BaseException, where: str) -> InternalError:
 
 
 def _tool(spec: ToolSpec, runtime: Runtime) -> Tool:
+    async def failed(arguments: dict[str, Any], ctx: Context, context: CallContext | None, exc: Exception) -> None:
+        if spec.on_failure is not None:
+            context = context or CallContext(session=_session_key(ctx))
+            await anyio.to_thread.run_sync(functools.partial(spec.failed, runtime, arguments, context, exc))
+
     async def call(arguments: dict[str, Any], ctx: Context) -> Any:
+        context: CallContext | None = None
         try:
             request = parse_request(spec.request, arguments)
             extra: dict[str, Any] = {}
             if spec.context:
-                extra["context"] = CallContext(session=_session_key(ctx), llm=_client_llm(ctx))
+                context = extra["context"] = CallContext(session=_session_key(ctx), llm=_client_llm(ctx))
             if spec.progress:
                 extra["progress"] = _progress(ctx)
             response = await anyio.to_thread.run_sync(functools.partial(spec.run, runtime, request, **extra))
@@ -168,12 +178,15 @@ def _tool(spec: ToolSpec, runtime: Runtime) -> Tool:
         except SamplingRequired as need:
             return _input_required(need)
         except GraphsiftError as exc:
+            await failed(arguments, ctx, context, exc)
             raise ToolError(str(exc)) from exc
         except OSError as exc:  # a condition of the file system no tool translated: not a bug
             logger.info("tool %s: %s", spec.name, exc)
             raise ToolError(str(from_os_error(exc, runtime.settings.home))) from exc
         except Exception as exc:  # noqa: BLE001 - the boundary: no traceback reaches the client
-            raise ToolError(str(internal_error(exc, f"tool {spec.name}"))) from exc
+            error = internal_error(exc, f"tool {spec.name}")
+            await failed(arguments, ctx, context, error)
+            raise ToolError(str(error)) from exc
         structured = response.model_dump(mode="json", by_alias=True)
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=text if text is not None else json.dumps(structured))],
@@ -195,6 +208,28 @@ def _tool(spec: ToolSpec, runtime: Runtime) -> Tool:
     )
 
 
+class ToolsetServer(MCPServer):
+    """The SDK's server, answering an unknown tool name with the tools there are (the SDK says only
+    "Unknown tool: X") and the toolset's hint (another way in, e.g. facts' ``kg_execute``)."""
+
+    def __init__(self, *args: Any, toolset: Toolset, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._tool_names = [spec.name for spec in toolset.on("mcp")]
+        self._unknown_tool_hint = toolset.unknown_tool_hint
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Context | None = None) -> Any:
+        if name not in self._tool_names:
+            raise ToolError(str(unknown_tool(name, self._tool_names, self._unknown_tool_hint)))
+        return await super().call_tool(name, arguments, context)
+
+
+def unknown_tool(name: str, tools: list[str], hint: str = "") -> InvalidInput:
+    close = difflib.get_close_matches(name, tools, n=2, cutoff=0.6)
+    guess = f"did you mean {' or '.join(repr(c) for c in close)}? " if close else ""
+    return InvalidInput(f"no tool {name!r} on this server; {guess}its tools: {', '.join(tools)}"
+                        + (f"; {hint}" if hint else ""))
+
+
 def build_server(toolset: Toolset, runtime: Runtime) -> MCPServer:
     """An MCP server exposing ``toolset``; nothing heavy loads until the first tool call. Its lifespan
     closes ``runtime`` when the server stops."""
@@ -206,7 +241,8 @@ def build_server(toolset: Toolset, runtime: Runtime) -> MCPServer:
         finally:
             runtime.close()
 
-    return MCPServer(
+    return ToolsetServer(
+        toolset=toolset,
         name=f"graphsift-{toolset.name}",
         instructions=toolset.instructions,
         version=__version__,

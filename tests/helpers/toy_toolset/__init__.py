@@ -2,19 +2,22 @@
 
 The adapter tests register it with one registry entry and check that it becomes an MCP tool and a
 CLI command with ``--json``, without touching any other file. Its tools also let those tests make
-the adapters meet a slow tool, a failing one and a buggy one.
+the adapters meet a slow tool, a failing one and a buggy one; ``fail`` keeps per-session state, so
+it declares ``on_failure``, which writes each failure it hears of to ``{home}/toy-failures.jsonl``.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+import json
+from collections.abc import Mapping
+from typing import Any, Literal
 
 from pydantic import Field
 
 from graphsift.contract import Request, Response
 from graphsift.errors import NotFound
 from graphsift.runtime import Runtime
-from graphsift.tools import Arg, Cli, Progress, Toolset, ToolSpec
+from graphsift.tools import Arg, CallContext, Cli, Progress, Toolset, ToolSpec
 
 
 class EchoRequest(Request):
@@ -44,10 +47,20 @@ class FailRequest(Request):
     kind: Literal["not_found", "bug"] = Field(description="How to fail.")
 
 
-def fail(runtime: Runtime, request: FailRequest) -> EchoResponse:
+def fail(runtime: Runtime, request: FailRequest, context: CallContext) -> EchoResponse:
     if request.kind == "not_found":
         raise NotFound("no such thing; look it up with echo first")
     raise ZeroDivisionError("a bug in a tool")
+
+
+FAILURES = "toy-failures.jsonl"
+
+
+def failed(runtime: Runtime, arguments: Mapping[str, Any], context: CallContext, error: BaseException) -> None:
+    runtime.settings.home.mkdir(parents=True, exist_ok=True)
+    line = {"session": context.session, "durable": context.durable, "arguments": dict(arguments), "error": str(error)}
+    with (runtime.settings.home / FAILURES).open("a", encoding="utf-8") as out:
+        out.write(json.dumps(line, default=list) + "\n")
 
 
 TOOLSET = Toolset(
@@ -59,6 +72,7 @@ TOOLSET = Toolset(
                  request=EchoRequest, response=EchoResponse, run=echo, progress=True,
                  render=lambda r: "\n".join(r.said), cli=Cli(args={"text": Arg(positional=True), "times": Arg(short="-n")})),
         ToolSpec(name="fail", description="Fail on purpose: with a tool error, or with a bug.",
-                 request=FailRequest, response=EchoResponse, run=fail, render=lambda r: ""),
+                 request=FailRequest, response=EchoResponse, run=fail, render=lambda r: "", context=True,
+                 on_failure=failed),
     ],
 )

@@ -120,7 +120,7 @@ def test_search_flags_and_output(env):
     out = run(env, "search", "-entity", "Apple, Microsoft", "--mode", "between").output
     assert out.splitlines()[0] == ("SEARCH mode=between  entity: Apple Inc. [E:apple-inc], "
                                    "Microsoft Corp [E:microsoft-corp]")
-    assert ("[1] 2024-09-10  Microsoft Corp ──[settled a patent dispute with]──▶ Apple Inc.  "
+    assert ("[1] 2024-09-10 (September 2024)  Microsoft Corp ──[settled a patent dispute with]──▶ Apple Inc.  "
             "(Microsoft and Apple settle)") in out
     assert "    Microsoft and Apple settled a long-running patent dispute over touchscreens." in out
     data = json.loads(run(env, "search", "-entity", "NYC", "-topic", "Inflation", "--from", "2022-06-15",
@@ -166,6 +166,68 @@ def test_cat_expands_the_latest_cli_search_across_invocations(env):
     assert (Path(env[1]) / "facts" / "default" / "cli-searches.json").is_file()
     assert "no result 3 in search" in run(env, "cat", "3", code=2).stderr
     assert "no search 'sdeadbeef'" in run(env, "cat", "1", "--search-id", "sdeadbeef", code=2).stderr
+
+
+def test_q_is_the_short_form_of_query(env):
+    short = json.loads(run(env, "search", "-entity", "Apple", "-q", "headphones", "--limit", "1", "--json").output)
+    long = json.loads(run(env, "search", "-entity", "Apple", "--query", "headphones", "--limit", "1", "--json").output)
+    assert short["query"] == "headphones" and short["results"] == long["results"]
+
+
+@pytest.mark.parametrize("args, shown", [
+    (["-entity", "Apple", "--from", "2024-13"], "'2024-13' is not a date"),  # the request model refuses it
+    (["-entity", "Apple", "-to", "2024"], "'-to' is an old form"),  # the adapter refuses it before click
+    (["-entity", "Apple", "--mode", "beside"], "'beside' is not one of 'around', 'between'"),  # click refuses it
+    (["-entity", "Apple,,Microsoft"], "has an empty name"),  # a value the adapter cannot convert
+    (["-entity", "Apple Computers"], "no entity named 'Apple Computers'"),  # the tool itself
+])
+def test_a_failed_search_ends_the_latest_cli_search(env, args, shown):
+    """However a typed search fails on the CLI, ``cat`` then refuses with the reason instead of expanding the
+    search before it; that search stays reachable by its id."""
+    first = json.loads(run(env, "search", "-entity", "Federal Reserve", "--json").output)
+    assert "Federal Reserve" in run(env, "cat", "1").output
+    assert shown in run(env, "search", *args, code=2).stderr
+    err = run(env, "cat", "1", code=2).stderr
+    assert "the latest search on this graph failed" in err and shown in err
+    assert "Federal Reserve" in run(env, "cat", "1", "--search-id", first["search_id"]).output
+
+
+def test_a_failed_search_on_another_graph_leaves_this_graphs_latest_search(env):
+    run(env, "search", "-entity", "Federal Reserve")
+    run(env, "search", "-entity", "Apple", "--from", "2024-13", "--graph", "elsewhere", code=2)
+    run(env, "search", "-entity", "Apple", "--mode", "beside", "--graph=elsewhere", code=2)
+    assert "Federal Reserve" in run(env, "cat", "1").output
+    assert not (Path(env[1]) / "facts" / "elsewhere").exists()  # a graph without data gets no search file
+
+
+def test_ls_filters_entities_by_type(env):
+    every = json.loads(run(env, "ls", "entities", "--limit", "1000", "--json").output)["rows"]
+    companies = [r["id"] for r in every if r["type"].lower() == "company"]
+    out = run(env, "ls", "entities", "--type", "company", "--limit", "2").output.splitlines()
+    assert out[0] == f"entities of type 'company': 2 of {len(companies)} (most facts first)" and len(companies) > 2
+    assert [line.split("(")[1].split(";")[0] for line in out[1:]] == companies[:2]  # filtered, then cut
+    err = run(env, "ls", "entities", "-type", "company", code=2).stderr
+    assert "'-type' is not an option of graphsift facts ls (long options take two dashes); did you mean " \
+           "'--type'?" in err
+    assert "type filters entities only" in run(env, "ls", "topics", "--type", "company", code=2).stderr
+
+
+def test_exec_runs_a_command_string_in_the_cli_session(env):
+    """``exec`` is kg_execute: the original's strings, answered with the typed text, sharing the CLI's latest
+    search with ``search`` / ``cat`` (across invocations, as the CLI's session is durable)."""
+    out = run(env, "exec", 'search -entity "Apple, Microsoft" --mode between -q settled --from 2024').output
+    assert out.startswith("SEARCH mode=between") and "dates 2024-01-01 to …" in out and "query='settled'" in out
+    assert "settled a patent dispute" in run(env, "cat", "1").output
+    run(env, "search", "-entity", "Federal Reserve")
+    assert "Federal Reserve" in run(env, "exec", "cat 1").output.split("\n\n")[1]
+    data = json.loads(run(env, "exec", "ls entities -type company", "--json").output)
+    assert data["command"] == "ls" and data["result"]["type"] == "company"
+    assert "Workflow: find → search → cat → info" in run(env, "exec", "help").output
+    assert "'Inflation' is a topic (T:inflation): use -topic" in run(env, "exec", "search -entity Inflation",
+                                                                      code=2).stderr
+    assert "the latest search on this graph failed" in run(env, "exec", "cat 1", code=2).stderr
+    err = run(env, "exec", "search", "-entity", "Apple", code=2).stderr
+    assert "if '-entity' is part of COMMAND, quote COMMAND as one argument" in err
 
 
 def test_cat_before_any_search_says_to_search(env):

@@ -3,7 +3,8 @@
 SKILL.md documents each tool under ``### `name` `` with a parameter table (nested fields as
 ``parent[].child``) and an output table; facts inside outputs are documented once, under "The fact
 object". The CLI table has one usage line per tool listing exactly the command's flags.
-references/examples.md: every MCP call validates against the request models and every CLI line parses.
+references/examples.md: every MCP call validates against the request models (a kg_execute call: its command
+line against the typed tool's model) and every CLI line parses.
 references/troubleshooting.md: every refused form is listed, and each example of one is refused.
 """
 
@@ -24,7 +25,7 @@ from graphsift.adapters.cli import build_cli
 from graphsift.contract import parse_request
 from graphsift.errors import GraphsiftError, InvalidInput
 from graphsift.toolsets.facts import TOOLSET, extract, sessions, tools, write
-from graphsift.toolsets.facts import cli as facts_cli
+from graphsift.toolsets.facts import command as kg
 from graphsift.toolsets.facts import models as M
 from graphsift.toolsets.facts import resolve as R
 
@@ -38,6 +39,13 @@ COMMAND_TOOL = {spec.command: spec.name for spec in TOOLSET.on("cli")}
 DOCUMENTED_AS = {"ingest": "add_document", "extract": "extract_document"}
 GROUP = build_cli().commands["facts"]
 SHARED = frozenset({M.FactOut})
+
+
+def validate_call(tool: str, arguments: dict) -> None:
+    """Validate an MCP call as the tool would; for kg_execute, also its command line against the typed model."""
+    request = parse_request(SPECS[tool].request, arguments)
+    if tool == "kg_execute":
+        kg.parse(request.command)
 
 
 def text(path=SKILL) -> str:
@@ -112,6 +120,8 @@ def test_parameter_types_ranges_and_choices_match_the_schema(tool):
                 assert "non-empty" in cell, f"{tool}.{name} must not be empty"
             if option.get("format") == "date":
                 assert "YYYY-MM-DD" in cell, f"{tool}.{name} is a date"
+            if option.get("pattern") == M.PERIOD_PATTERN:
+                assert all(f"`{form}`" in cell for form in ("YYYY-MM-DD", "YYYY-MM", "YYYY")), f"{tool}.{name} period"
             if option.get("type") == "integer":
                 assert "integer" in cell
 
@@ -152,6 +162,7 @@ def test_errors_and_constants_are_documented():
                   R.UNRELATED_DUPLICATE_TEXT):
         assert f"{value:g}" in flat, f"threshold {value} is not in SKILL.md"
     assert f"top {tools.FIND_CANDIDATES} per selector" in flat and f"the {tools.INFO_NEIGHBOURS} nodes" in flat
+    assert f"below {tools.FIND_WEAK_FLOOR:g} is marked `weak`" in flat
     assert f"its {tools.INFO_LATEST} newest facts" in flat and f"the last {sessions.FILE_SEARCHES})" in flat
     assert f"at most {write.INGEST_BATCH_DOCUMENTS} documents / {write.INGEST_BATCH_FACTS} facts" in flat
     assert f"shorter than {extract.SMALL_CHUNK} characters" in flat and f"longer than {extract.CHUNK_CHARS}" in flat
@@ -227,7 +238,18 @@ def test_every_mcp_example_validates():
     calls = [json.loads(line) for line in lines_of(EXAMPLES, "json")]
     assert {c["tool"] for c in calls} == set(SPECS), "every tool has an MCP example"
     for call in calls:
-        parse_request(SPECS[call["tool"]].request, call["arguments"])
+        validate_call(call["tool"], call["arguments"])
+    commands = {kg.tokenise(c["arguments"]["command"])[0] for c in calls if c["tool"] == "kg_execute"}
+    assert commands == {*kg.COMMANDS, "help"}, "every kg_execute command has an example"
+
+
+def test_every_kg_execute_string_in_skill_md_fits_its_command():
+    strings = re.findall(r"`((?:find|search|cat|info|ls|stats|help)\b[^`]*)`", text().split("### `kg_execute`")[1]
+                         .split("\n### ")[0])
+    concrete = [s for s in strings if " " in s and not re.search(r"\[|JSON|NAME|DATE|TEXT|\bN\b|ID|TYPE|COMMAND|\\\|", s)]
+    assert len(concrete) >= 3
+    for line in concrete:
+        kg.parse(line)
 
 
 def test_every_cli_example_parses_and_its_json_selectors_validate():
@@ -240,11 +262,15 @@ def test_every_cli_example_parses_and_its_json_selectors_validate():
             if args[0] == "find":
                 for value in ctx.params[kind]:
                     parse_request(M.Selector, json.loads(value))
+        if args[0] == "exec":
+            kg.parse(ctx.params["command"])  # the string fits its command
 
 
 def test_every_refused_form_is_listed():
     listed = text(TROUBLE)
-    for token in [*facts_cli.FIND_REFUSED, *facts_cli.SEARCH_REFUSED, *M.FIND_LEGACY_FIELDS, *M.SEARCH_LEGACY_FIELDS]:
+    refused = {token for spec in TOOLSET.tools for token in spec.cli.refused}
+    assert refused == {*kg.FIND_LEGACY, *kg.SEARCH_LEGACY}, "the CLI refuses what kg_execute refuses (one table)"
+    for token in [*refused, *M.FIND_LEGACY_FIELDS, *M.SEARCH_LEGACY_FIELDS]:
         assert f"`{token}" in listed or f"{token}`" in listed, f"{token} is refused but not listed"
 
 
@@ -260,10 +286,10 @@ def test_every_refused_cli_example_is_refused(tmp_path):
 
 def test_every_refused_mcp_example_is_refused():
     calls = [json.loads(line) for line in lines_of(TROUBLE, "json")]
-    assert len(calls) >= 7
+    assert len(calls) >= 7 and sum(c["tool"] == "kg_execute" for c in calls) >= 6
     for call in calls:
         with pytest.raises(InvalidInput):
-            parse_request(SPECS[call["tool"]].request, call["arguments"])
+            validate_call(call["tool"], call["arguments"])
 
 
 def test_readme_has_a_facts_section():

@@ -95,7 +95,7 @@ def test_names_in_other_scripts_get_readable_ids(runtime):
 # -- damaged stores -----------------------------------------------------------------------------------
 
 
-READS = ["find", "search", "cat", "info", "ls", "stats"]
+READS = ["find", "search", "cat", "info", "ls", "stats", "kg_execute"]
 
 
 @pytest.mark.parametrize("damage", ["empty", "header"])

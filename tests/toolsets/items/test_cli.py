@@ -175,6 +175,34 @@ def test_other_tables_are_readable(env):
     assert "recommendation" in dup and "threshold 0.75; likely duplicates: " in dup
 
 
+def test_the_tables_end_with_the_config_warnings(env):
+    """A .agent-config.json read leniently (a broken key elsewhere, as featmgmt's init script writes it) is
+    named on the command line too: one ``warning:`` line at the end of check-duplicates, similar and status."""
+    project = env[1]
+    config = project / ".agent-config.json"
+    original = config.read_bytes()
+    config.write_text('{"duplicate_similarity_threshold": 0.7,\n "component_detection_keywords": {\n n  "a": [],\\n}\n}\n',
+                      encoding="utf-8")
+    try:
+        outputs = {
+            "check-duplicates": invoke(env, "items", "check-duplicates", "--title", "Dark mode", "--description",
+                                       "A dark theme.", "-p", str(project)),
+            "similar": invoke(env, "items", "similar", "BUG-001", "-p", str(project)),
+            "status": invoke(env, "items", "status", "-p", str(project)),
+        }
+        warning = direct(env, "get_index_status", {"project_path": str(project)})["warnings"]
+    finally:
+        config.write_bytes(original)
+    assert len(warning) == 1 and "read duplicate_similarity_threshold = 0.7 from it" in warning[0]
+    for command, result in outputs.items():
+        assert result.exit_code == 0 and result.stderr == "", (command, result.output)
+        assert result.stdout.rstrip("\n").splitlines()[-1] == f"warning: {warning[0]}", command
+    assert "threshold 0.70; likely duplicates: " in outputs["check-duplicates"].stdout
+    clean = invoke(env, "items", "status", "-p", str(project)).stdout
+    assert "warning:" not in clean  # the file as it was: nothing to say
+
+
+
 # -- errors -------------------------------------------------------------------------------------
 
 ARGS = {

@@ -20,7 +20,7 @@ from graphsift.adapters.cli import build_cli
 from graphsift.errors import GraphsiftError
 from graphsift.toolsets.items import TOOLSET
 from graphsift.toolsets.items import tools as item_tools
-from graphsift.toolsets.items.scan import ProjectConfig
+from graphsift.toolsets.items.config import ProjectConfig
 
 SKILL = skill_path("items")
 README = PATHS.REPO / "README.md"

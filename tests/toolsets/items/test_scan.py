@@ -13,14 +13,13 @@ from pathlib import Path
 import pytest
 from helpers import paths as PATHS
 
-from graphsift.errors import ConfigError, InvalidInput
+from graphsift.errors import InvalidInput
+from graphsift.toolsets.items.config import load_project_config
 from graphsift.toolsets.items.scan import (
     ITEM_TYPES,
-    ProjectConfig,
     ScannedItem,
     check_layout,
     list_item_files,
-    load_project_config,
     scan_project,
 )
 
@@ -317,35 +316,6 @@ def test_check_layout_returns_the_real_path(tree: Path, tmp_path: Path) -> None:
     assert scan_project(link).items[0].path == scan_project(tree).items[0].path
 
 
-# --- project config --------------------------------------------------------------------------------
-
-def test_config_defaults_and_unknown_keys(tmp_path: Path) -> None:
-    assert load_project_config(tmp_path).duplicate_similarity_threshold == 0.75
-    write(tmp_path, ".agent-config.json", {"duplicate_similarity_threshold": 0.6, "available_tags": ["sync"]})
-    assert load_project_config(tmp_path) == ProjectConfig(duplicate_similarity_threshold=0.6)
-    write(tmp_path, ".agent-config.json", {"duplicate_similarity_threshold": 1})
-    assert load_project_config(tmp_path).duplicate_similarity_threshold == 1.0
-
-
-@pytest.mark.parametrize("content, expected", [
-    ('{"duplicate_similarity_threshold": 0.7,,}', "not valid JSON (Expecting property name"),
-    ("[0.7]", "expected a JSON object, got list"),
-    ('{"duplicate_similarity_threshold": 1.5}', "less than or equal to 1"),
-    ('{"duplicate_similarity_threshold": -0.1}', "greater than or equal to 0"),
-    ('{"duplicate_similarity_threshold": "0.8"}', "valid number"),
-    ('{"duplicate_similarity_threshold": true}', "valid number"),
-    ('{"duplicate_similarity_threshold": null}', "valid number"),
-    (b"\xff\xfe\x00garbage", "not valid JSON"),
-])
-def test_bad_config_is_a_clear_error(tmp_path: Path, content: object, expected: str) -> None:
-    write(tmp_path, ".agent-config.json", content)
-    with pytest.raises(ConfigError) as exc:
-        load_project_config(tmp_path)
-    assert str(tmp_path / ".agent-config.json") in exc.value.message
-    assert expected in exc.value.message
-    assert "remove it to use the defaults" in exc.value.message
-
-
 # --- list_item_files ---------------------------------------------------------------------------------
 
 def test_list_item_files_matches_what_scan_reads(tree: Path) -> None:
@@ -373,20 +343,16 @@ def test_list_item_files_never_reads_contents(tree: Path, monkeypatch: pytest.Mo
     assert list_item_files(tree) == expected
 
 
-def test_list_item_files_is_fast_at_10k_items(tmp_path: Path) -> None:
+def test_list_item_files_lists_every_file_of_10k_items(tmp_path: Path) -> None:
+    """Its speed is measured by bench/items_scale.py (no-op re-index), not asserted here."""
     root = tmp_path / "big"
     for n in range(10_000):
         folder = root / "bugs" / f"BUG-{n:05d}-item"
         folder.mkdir(parents=True)
         (folder / "bug_report.json").write_bytes(b"{}")
         (folder / "PROMPT.md").write_bytes(b"x")
-    list_item_files(root)  # warm the dentry cache like a second search would
-    started = time.perf_counter()
     files = list_item_files(root)
-    elapsed = time.perf_counter() - started
-    print(f"list_item_files: 10k items, {len(files)} files in {elapsed * 1000:.0f} ms")
-    assert len(files) == 20_000
-    assert elapsed < 1.0, f"stat-only walk took {elapsed:.2f} s for 10k items"
+    assert len(files) == 20_000 and all(mtime > 0 for mtime in files.values())
 
 
 # --- shipped example and the real tree -------------------------------------------------------------
@@ -429,15 +395,3 @@ def test_real_tree_every_item_folder_yields_an_item() -> None:
         if not (REAL_TREE / item.path / json_name).exists():
             assert f"{item.path}/{json_name}: missing; the item is indexed without it" in result.warnings
     assert list_item_files(REAL_TREE) == {p: m for i in result.items for p, m in i.files.items()}
-
-
-@pytest.mark.skipif(not REAL_TREE.is_dir(), reason=f"real feature-management tree not found at {REAL_TREE}")
-def test_real_tree_config_is_loaded_or_rejected_by_name() -> None:
-    raw = (REAL_TREE / ".agent-config.json").read_text(encoding="utf-8")
-    try:
-        expected = json.loads(raw).get("duplicate_similarity_threshold", 0.75)
-    except ValueError:
-        with pytest.raises(ConfigError, match=r"\.agent-config\.json: not valid JSON"):
-            load_project_config(REAL_TREE)
-    else:
-        assert load_project_config(REAL_TREE).duplicate_similarity_threshold == expected

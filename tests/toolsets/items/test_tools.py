@@ -743,13 +743,12 @@ def test_check_duplicates_threshold_comes_from_agent_config(runtime, tree):
 @pytest.mark.parametrize(
     "content",
     [
-        '{"duplicate_similarity_threshold": 0.8',
         '{"duplicate_similarity_threshold": 1.5}',
+        '{"duplicate_similarity_threshold": 7, "tags": [1 2]}',
         '{"duplicate_similarity_threshold": "0.8"}',
-        "[0.8]",
     ],
 )
-def test_bad_agent_config_is_a_config_error(runtime, tree, content):
+def test_an_invalid_threshold_in_agent_config_is_a_config_error(runtime, tree, content):
     (tree / ".agent-config.json").write_text(content)
     with pytest.raises(ConfigError) as err:
         tools.check_duplicates(
@@ -758,6 +757,40 @@ def test_bad_agent_config_is_a_config_error(runtime, tree, content):
     assert ".agent-config.json" in err.value.message and "duplicate_similarity_threshold" in err.value.message
     with pytest.raises(ConfigError):
         tools.get_similar(runtime, GetSimilarRequest(item_id="BUG-001", project_path=str(tree)))
+    reported = status(runtime, tree).warnings  # the status report names it instead of failing
+    assert len(reported) == 1 and "duplicate_similarity_threshold" in reported[0] and "refuse" in reported[0]
+    # an explicit threshold does not read the file at all
+    given = tools.check_duplicates(
+        runtime, CheckDuplicatesRequest(title="x", description="", project_path=str(tree), threshold=0.9)
+    )
+    assert given.threshold_used == 0.9 and given.warnings == []
+
+
+@pytest.mark.parametrize(
+    "content,threshold,warned",
+    [
+        ('{"duplicate_similarity_threshold": 0.8', 0.8, "read duplicate_similarity_threshold = 0.8"),
+        ('{\n  // ours\n  "duplicate_similarity_threshold": 0.7,\n}', 0.7, None),
+        ("[0.8]", 0.75, "expected a JSON object, got list"),
+        ('{"available_tags": ["a" "b"]}', 0.75, "no top-level duplicate_similarity_threshold"),
+    ],
+)
+def test_a_broken_agent_config_never_blocks_the_duplicate_tools(runtime, tree, content, threshold, warned):
+    (tree / ".agent-config.json").write_text(content)
+    request = CheckDuplicatesRequest(title="Conflict copies for notes edited offline", description="",
+                                     project_path=str(tree))
+    checked = tools.check_duplicates(runtime, request)
+    similar = tools.get_similar(runtime, GetSimilarRequest(item_id="BUG-001", project_path=str(tree)))
+    reported = status(runtime, tree).warnings
+    assert checked.threshold_used == threshold and checked.potential_duplicates and similar.similar_items
+    for warnings in (checked.warnings, similar.warnings, reported):
+        if warned is None:
+            assert warnings == []
+        else:
+            assert len(warnings) == 1 and warned in warnings[0] and ".agent-config.json" in warnings[0]
+    expected = {h.item_id: h.relationship for h in similar.similar_items}
+    assert all((r == "LIKELY_DUPLICATE") == (h.similarity_score >= threshold)
+               for h in similar.similar_items for r in [expected[h.item_id]])
 
 
 # -- get_similar --------------------------------------------------------------------

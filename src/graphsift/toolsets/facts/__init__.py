@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from graphsift.tools import Arg, Cli, Toolset, ToolSpec
-from graphsift.toolsets.facts import cli, examples, models, render, tools, write
+from graphsift.toolsets.facts import cli, command, examples, models, render, tools, write
 
 INSTRUCTIONS = """\
 A dated knowledge graph of what documents say: entities (companies, people, places...), topics,
@@ -11,7 +11,12 @@ documents and facts (subject ──[relationship]──▶ object, with the sent
 Typical flow: find (name + definition -> node ids), then search around or between those nodes
 (optionally with a query and dates), then cat N to read a result's chunk. info NAME summarises a
 node; ls and stats list and count. Write with add_document (you extract) or extract_document (an
-LLM extracts). Every tool takes graph (default "default")."""
+LLM extracts). Every tool takes graph (default "default").
+Two ways in, same rules and answers: the typed tools find, search, cat, info, ls, stats (plus
+add_document, extract_document), or one tool kg_execute(command) taking the command strings of
+the original facts server, e.g. kg_execute(command='find --entity {"name":"Apple","definition":"US
+technology company"}'), kg_execute(command='search -entity "Apple Inc" -q acquired --from 2024-10'),
+kg_execute(command="cat 1"); kg_execute(command="help") lists the commands."""
 
 TOOLSET = Toolset(
     name="facts",
@@ -19,6 +24,8 @@ TOOLSET = Toolset(
     instructions=INSTRUCTIONS,
     commands=cli.commands,
     examples=examples.examples,
+    unknown_tool_hint='the original facts server\'s command strings go through kg_execute(command="..."); '
+                      'kg_execute(command="help") lists its commands',
     tools=[
         ToolSpec(
             name="find",
@@ -31,7 +38,7 @@ TOOLSET = Toolset(
             request=models.FindRequest, response=models.FindResponse, run=tools.find, render=render.find,
             cli=Cli(help="Resolve selectors to canonical entities and topics (top 5 each).",
                     args={"entity": cli.SELECTOR, "topic": cli.SELECTOR, "graph": cli.GRAPH},
-                    refused=cli.FIND_REFUSED),
+                    refused=command.FIND_LEGACY),
         ),
         ToolSpec(
             name="search",
@@ -43,12 +50,12 @@ TOOLSET = Toolset(
                 "sentence, then cut to limit (default 20). Results are numbered; cat N expands them."
             ),
             request=models.SearchRequest, response=models.SearchResponse, run=tools.search, render=render.search,
-            context=True,
+            context=True, on_failure=tools.search_failed,
             cli=Cli(help="Facts around or between entities and topics, newest first or by relevance to --query.",
                     args={"entity": cli.names("-entity", "Entities"), "topic": cli.names("-topic", "Topics"),
-                          "from": Arg(metavar="YYYY-MM-DD"), "to_date": Arg(metavar="YYYY-MM-DD"),
-                          "query": Arg(metavar="TEXT"), "limit": Arg(metavar="N"), "graph": cli.GRAPH},
-                    refused=cli.SEARCH_REFUSED),
+                          "from": Arg(metavar="DATE"), "to_date": Arg(metavar="DATE"),
+                          "query": Arg(short="-q", metavar="TEXT"), "limit": Arg(metavar="N"), "graph": cli.GRAPH},
+                    refused=command.SEARCH_LEGACY),
         ),
         ToolSpec(
             name="cat",
@@ -80,13 +87,30 @@ TOOLSET = Toolset(
             ),
             request=models.LsRequest, response=models.LsResponse, run=tools.ls, render=render.ls,
             cli=Cli(help="List entities, topics or documents with counts.",
-                    args={"what": Arg(positional=True), "limit": Arg(metavar="N"), "graph": cli.GRAPH}),
+                    args={"what": Arg(positional=True), "type": Arg(metavar="TYPE"), "limit": Arg(metavar="N"),
+                          "graph": cli.GRAPH}),
         ),
         ToolSpec(
             name="stats",
             description="Totals of the graph: entities, topics, documents, chunks, facts, possible duplicates, dates.",
             request=models.StatsRequest, response=models.StatsResponse, run=tools.stats, render=render.stats,
             cli=Cli(help="Totals of the graph.", args={"graph": cli.GRAPH}),
+        ),
+        ToolSpec(
+            name="kg_execute",
+            description=(
+                "Run one command string of the original facts server: find, search, cat, info, ls, stats or help "
+                '(e.g. find --entity {"name":"Apple","definition":"US technology company"}; search -entity '
+                '"Apple Inc, Microsoft Corp" --mode between -q acquired --from 2024-10; cat 1 2; info Apple Inc; '
+                "ls entities -type company). The string is split as that server did (find takes raw JSON), then "
+                "validated by the same models as the typed tools of the same names, so the same rules and errors "
+                "apply; the answer is that tool's text. help lists the commands and the workflow "
+                "find -> search -> cat -> info. Shares the session of search and cat."
+            ),
+            request=models.ExecuteRequest, response=models.ExecuteResponse, run=command.execute,
+            render=lambda r: r.text, context=True,
+            cli=Cli(command="exec", help="Run one command string of the original facts server (`exec help` lists the commands).",
+                    args={"command": Arg(positional=True, metavar="COMMAND")}),
         ),
         ToolSpec(
             name="add_document",

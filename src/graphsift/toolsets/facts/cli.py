@@ -3,8 +3,9 @@
 The flags keep the facts contract's spellings: ``find --entity JSON`` (one JSON
 selector per use) and ``search -entity "A, B"`` (names, comma-separated). Forms of
 older interfaces (``-entity`` on find, ``-to``, ``--entity-name``...) are refused
-with the form that replaced them. ``extract`` is a command of its own: it reads
-text files and calls ``extract_document`` once per file.
+with the form that replaced them, from the tables ``kg_execute`` refuses them with
+(:data:`command.FIND_LEGACY`, :data:`command.SEARCH_LEGACY`). ``extract`` is a
+command of its own: it reads text files and calls ``extract_document`` once per file.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pydantic import RootModel
 from graphsift.errors import InvalidInput
 from graphsift.tools import Arg
 from graphsift.toolsets.facts import render
-from graphsift.toolsets.facts.models import FIND_FORM, SEARCH_FORM, ExtractDocumentResponse
+from graphsift.toolsets.facts.models import ExtractDocumentResponse
 
 GRAPH = Arg(metavar="NAME", help="Graph name (default: default); each graph is its own store.")
 SELECTOR = Arg(json=True, metavar="JSON", example='\'{"name": "Apple Inc", "definition": "American technology company"}\'',
@@ -29,23 +30,6 @@ SELECTOR = Arg(json=True, metavar="JSON", example='\'{"name": "Apple Inc", "defi
 def names(flag: str, what: str) -> Arg:
     return Arg(flags=(flag,), split=",", metavar="NAMES",
                help=f"{what} by canonical name, alias or id, comma-separated (repeatable).")
-
-
-FIND_REFUSED = {
-    "-entity": f"find takes JSON selectors, not names: {FIND_FORM}",
-    "-topic": f"find takes JSON selectors, not names: {FIND_FORM}",
-    "--entity-name": f"selectors are one JSON object each: {FIND_FORM}",
-    "--entity-def": f"selectors are one JSON object each: {FIND_FORM}",
-    "--topic-name": f"selectors are one JSON object each: {FIND_FORM}",
-    "--topic-def": f"selectors are one JSON object each: {FIND_FORM}",
-    "-to": f"find has no date filter (dates belong to search: --to-date YYYY-MM-DD); find takes {FIND_FORM}",
-}
-SEARCH_REFUSED = {
-    "-to": "the end date is --to-date YYYY-MM-DD",
-    "--to": "the end date is --to-date YYYY-MM-DD",
-    "--entity": f"search takes names, aliases or ids: {SEARCH_FORM} (JSON selectors are for find)",
-    "--topic": "search takes names, aliases or ids: -topic \"Inflation\" (JSON selectors are for find)",
-}
 
 
 class ExtractBatch(RootModel[list[ExtractDocumentResponse]]):

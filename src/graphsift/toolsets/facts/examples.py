@@ -53,5 +53,7 @@ def examples(runtime: Runtime, folder: Path) -> dict[str, list[dict[str, Any]]]:
         "stats": [{}],
         "add_document": [RECORDS[0], {**RECORDS[1], "graph": "other"}],
         "ingest": [{"file": str(jsonl)}],
+        "kg_execute": [{"command": "stats"}, {"command": 'search -entity "Apple Inc" --limit 3'},
+                       {"command": "help search"}],
         "extract_document": [{"name": "Note", "date": "2024-01-01", "text": "Apple opened a store in Tokyo."}],
     }

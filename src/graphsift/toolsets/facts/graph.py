@@ -30,6 +30,7 @@ FACT = "fact"
 DUPLICATE = "possible_duplicate"
 PREFIX = {"entity": "E:", "topic": "T:", "document": "D:"}
 KINDS = ("entity", "topic")
+ARTICLE = {"entity": "an entity", "topic": "a topic"}
 
 
 def node_text(name: str, definition: str) -> str:
@@ -82,10 +83,36 @@ class FactsGraph:
     def resolve(self, store: Store, given: str, kind: str | None) -> tuple[Node, str]:
         """The one node ``given`` names (node id, then exact name or alias, then normalised name or alias).
 
-        Nothing found: an error listing the nearest nodes and pointing to ``find``;
-        several: an error listing them with their ids.
+        Nothing found: an error listing the nearest nodes and pointing to ``find``; a name of the
+        other kind (a topic given as an entity): an error saying which field to use; several: an
+        error listing them with their ids.
         """
         kinds = [kind] if kind else list(KINDS)
+        found = self._lookup(store, given, kinds, kind)
+        if found is not None:
+            return found
+        if kind is not None:
+            other = "topic" if kind == "entity" else "entity"
+            try:
+                mixed = self._lookup(store, given, [other], other)
+            except InvalidInput as exc:  # several nodes of the other kind: still the wrong field
+                raise InvalidInput(f"{quote(given)} is not {ARTICLE[kind]}: {exc.message}; give it under -{other} "
+                                   f"(field {other})") from exc
+            if mixed is not None:
+                node = mixed[0]
+                raise InvalidInput(f"{quote(given)} is {ARTICLE[other]} ({node.id}): use -{other} (field {other}), "
+                                   f"not -{kind}")
+        nearest = self.nearest(store, given, kinds)
+        hint = "; ".join(f"{n.id} ({n.name})" for n in nearest) or "none: the graph has no such nodes yet"
+        what = kind or "entity or topic"
+        raise NotFound(
+            f"no {what} named {quote(given)} (by id, name or alias). Nearest: {hint}. Use find with a name and a "
+            "definition to look nodes up, then pass a canonical name or id"
+        )
+
+    @staticmethod
+    def _lookup(store: Store, given: str, kinds: list[str], kind: str | None) -> tuple[Node, str] | None:
+        """The node ``given`` names among ``kinds`` and how it matched; None when none; several: an error."""
         by_id = [n for n in store.get_nodes([given.strip()]) if n.kind in kinds]
         if by_id:
             return by_id[0], "id"
@@ -106,13 +133,7 @@ class FactsGraph:
                 listed = "; ".join(f"{n.id} ({n.name}: {n.props.get('definition', '')[:80]})" for n in nodes[:10])
                 plural = {"entity": "entities", "topic": "topics"}.get(kind or "", "entities or topics")
                 raise InvalidInput(f"{quote(given)} names {len(nodes)} {plural}: {listed}; pass the id instead")
-        nearest = self.nearest(store, given, kinds)
-        hint = "; ".join(f"{n.id} ({n.name})" for n in nearest) or "none: the graph has no such nodes yet"
-        what = kind or "entity or topic"
-        raise NotFound(
-            f"no {what} named {quote(given)} (by id, name or alias). Nearest: {hint}. Use find with a name and a "
-            "definition to look nodes up, then pass a canonical name or id"
-        )
+        return None
 
     def nearest(self, store: Store, text: str, kinds: list[str], n: int = 5) -> list[Node]:
         vector = self.runtime.embedder.embed([text])[0]

@@ -9,7 +9,9 @@ answers.
 
 from __future__ import annotations
 
+import calendar
 import datetime as dt
+import re
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, field_validator, model_validator
@@ -38,6 +40,8 @@ MAX_TEXT = 200_000
 MAX_QUERY = 1000
 MAX_SOURCE = 2000
 MAX_PATH = 4096
+#: characters of a kg_execute command line
+MAX_COMMAND = 10_000
 
 
 def _iso_date(value: str) -> str:
@@ -50,10 +54,41 @@ def _iso_date(value: str) -> str:
     return value
 
 
+PERIOD_PATTERN = r"^\d{4}(-\d{2}(-\d{2})?)?$"
+PERIOD_FORM = "use YYYY-MM-DD (a day), YYYY-MM (a month) or YYYY (a year), e.g. 2025-10-15, 2025-10 or 2025"
+
+
+def _period(value: str) -> str:
+    """A day, a month or a year; ``period_bounds`` turns it into its first and last day."""
+    if not re.fullmatch(PERIOD_PATTERN, value):
+        raise ValueError(f"{quote(value)} is not a date: {PERIOD_FORM}")
+    try:
+        period_bounds(value)
+    except ValueError as exc:
+        raise ValueError(f"{quote(value)} is not a date ({exc}): {PERIOD_FORM}") from exc
+    return value
+
+
+def period_bounds(value: str) -> tuple[str, str]:
+    """First and last day of a period: ``2024`` -> 2024-01-01..2024-12-31, ``2024-02`` -> ..2024-02-29."""
+    parts = [int(p) for p in value.split("-")]
+    if len(parts) == 3:
+        day = dt.date(*parts)
+        return day.isoformat(), day.isoformat()
+    if len(parts) == 2:
+        year, month = parts
+        first = dt.date(year, month, 1)
+        return first.isoformat(), dt.date(year, month, calendar.monthrange(year, month)[1]).isoformat()
+    first = dt.date(parts[0], 1, 1)
+    return first.isoformat(), dt.date(parts[0], 12, 31).isoformat()
+
+
 Name = Annotated[str, Field(min_length=1, max_length=MAX_NAME, pattern=r"\S")]
 Definition = Annotated[str, Field(min_length=1, max_length=MAX_DEFINITION, pattern=r"\S")]
 IsoDate = Annotated[str, Field(min_length=1, max_length=10, json_schema_extra={"format": "date"}),
                     AfterValidator(_iso_date)]
+Period = Annotated[str, Field(min_length=1, max_length=10, json_schema_extra={"pattern": PERIOD_PATTERN}),
+                   AfterValidator(_period)]
 Graph = Annotated[
     str,
     Field(pattern=GRAPH_PATTERN, description="Graph name (lower-case letters, digits, - and _); each graph is its own store."),
@@ -240,8 +275,13 @@ class SearchRequest(Request):
         "around", description="around: facts with subject or object selected; between: both selected.")
     query: Annotated[str, Field(min_length=1, max_length=MAX_QUERY, pattern=r"\S")] | None = Field(
         None, description="Rank the filtered facts by relevance to this text.")
-    from_: IsoDate | None = Field(None, alias="from", description="Only facts whose document date is on or after.")
-    to_date: IsoDate | None = Field(None, description="Only facts whose document date is on or before.")
+    from_: Period | None = Field(
+        None, alias="from",
+        description="Only facts whose document date is on or after this day, or the first day of this month or year "
+                    "(YYYY-MM-DD, YYYY-MM or YYYY).")
+    to_date: Period | None = Field(
+        None, description="Only facts whose document date is on or before this day, or the last day of this month or "
+                          "year (YYYY-MM-DD, YYYY-MM or YYYY: 2024-10 means through 2024-10-31).")
     limit: int = Field(20, ge=1, le=200, description="Most facts listed.")
     graph: Graph = DEFAULT_GRAPH
 
@@ -264,9 +304,21 @@ class SearchRequest(Request):
     def _check(self) -> SearchRequest:
         if not self.entity and not self.topic:
             raise ValueError(f"give at least one entity or topic: {SEARCH_FORM}")
-        if self.from_ and self.to_date and self.from_ > self.to_date:
-            raise ValueError(f"from ({self.from_}) is after to_date ({self.to_date})")
+        if self.date_from and self.date_to and self.date_from > self.date_to:
+            given = f"from ({self.from_}{'' if self.from_ == self.date_from else ' = ' + self.date_from})"
+            end = f"to_date ({self.to_date}{'' if self.to_date == self.date_to else ' = ' + self.date_to})"
+            raise ValueError(f"{given} is after {end}")
         return self
+
+    @property
+    def date_from(self) -> str | None:
+        """The first day ``from`` stands for (a month or a year starts on its first day)."""
+        return period_bounds(self.from_)[0] if self.from_ else None
+
+    @property
+    def date_to(self) -> str | None:
+        """The last day ``to_date`` stands for (a month or a year ends on its last day)."""
+        return period_bounds(self.to_date)[1] if self.to_date else None
 
 
 class CatRequest(Request):
@@ -284,8 +336,17 @@ class InfoRequest(Request):
 
 class LsRequest(Request):
     what: Literal["entities", "topics", "documents"]
+    type: Name | None = Field(None, description="Only entities of this type (compared case-insensitively), filtered "
+                                                "before limit; entities only.")
     limit: int = Field(50, ge=1, le=1000, description="Most rows listed.")
     graph: Graph = DEFAULT_GRAPH
+
+    @model_validator(mode="after")
+    def _type_is_for_entities(self) -> LsRequest:
+        if self.type is not None and self.what != "entities":
+            raise ValueError(f"type filters entities only (only entities have a type); "
+                             f"use what='entities' with type, or leave type out to list {self.what}")
+        return self
 
 
 class StatsRequest(Request):
@@ -326,6 +387,7 @@ class Candidate(Response):
     name: str
     type: str | None = Field(description="Entity type; null for topics.")
     score: Score
+    weak: bool = Field(description="score is below find's floor: probably not what the selector means.")
 
 
 class SelectorMatches(Response):
@@ -356,8 +418,8 @@ class SearchResponse(Response):
     mode: Literal["around", "between"]
     selected: list[ResolvedName]
     query: str | None
-    from_: str | None = Field(alias="from")
-    to_date: str | None
+    from_: str | None = Field(alias="from", description="The first day searched (YYYY-MM-DD), or null.")
+    to_date: str | None = Field(description="The last day searched (YYYY-MM-DD), or null.")
     limit: int
     total: int = Field(description="Facts that pass the selectors and date filters.")
     results: list[FactOut]
@@ -379,9 +441,22 @@ class CatItem(Response):
     object: NodeSummary
 
 
+class SearchSummary(Response):
+    """What a numbered result list answered: cat repeats it so its results are never read out of context."""
+
+    mode: Literal["around", "between"]
+    selected: list[ResolvedName]
+    query: str | None
+    from_: str | None = Field(alias="from")
+    to_date: str | None
+    total: int
+
+
 class CatResponse(Response):
     graph: str
     search_id: str
+    search: SearchSummary | None = Field(
+        description="The search the numbers belong to; null only for a CLI search saved by an older graphsift.")
     items: list[CatItem]
 
 
@@ -427,7 +502,8 @@ class LsRow(Response):
 class LsResponse(Response):
     graph: str
     what: Literal["entities", "topics", "documents"]
-    total: int
+    type: str | None = Field(description="The type filter as given; null without one.")
+    total: int = Field(description="How many there are (of the type, with a type filter).")
     rows: list[LsRow]
 
 
@@ -486,3 +562,21 @@ class IngestResponse(Response):
     embedded_texts: int
     duration_ms: int
     outcomes: list[AddDocumentResponse]
+
+
+# -- kg_execute: the original server's command language ----------------------------------------------
+
+CommandName = Literal["find", "search", "cat", "info", "ls", "stats", "help"]
+
+
+class ExecuteRequest(Request):
+    command: Annotated[str, Field(min_length=1, max_length=MAX_COMMAND, pattern=r"\S")] = Field(description=(
+        "One command line of the original facts server: find --entity {\"name\": \"Apple\", \"definition\": "
+        "\"US technology company\"} | search -entity \"Apple Inc, Microsoft Corp\" [--mode between] [-q TEXT] "
+        "[--from DATE] [--to-date DATE] | cat 1 2 | info Apple Inc | ls entities [-type company] | stats | help."))
+
+
+class ExecuteResponse(Response):
+    command: CommandName = Field(description="The command that ran.")
+    text: str = Field(description="The typed tool's text rendering (help: the commands and the workflow).")
+    result: dict[str, Any] | None = Field(description="The typed tool's structured output; null for help.")

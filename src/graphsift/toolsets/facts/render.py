@@ -1,13 +1,17 @@
 """The text people and agents read: the CLI prints it, and over MCP it is the text block of each answer.
 
 A fact is one line ``[1] 2025-10-15  Apple Inc ──[acquired]──▶ Beats  (doc name)``
-followed by its sentence, indented.
+followed by its sentence, indented. The date is the document date (what ``from`` /
+``to_date`` filter on); when the fact's ``date_context`` says something else it follows
+in parentheses (``[1] 2025-01-15 (Q4 2024)  ...``), so the column is never read as when
+the fact happened.
 """
 
 from __future__ import annotations
 
 from graphsift.toolsets.facts.models import (
     AddDocumentResponse,
+    Candidate,
     CatResponse,
     FactOut,
     FindResponse,
@@ -16,6 +20,7 @@ from graphsift.toolsets.facts.models import (
     LsResponse,
     NodeSummary,
     SearchResponse,
+    SearchSummary,
     StatsResponse,
 )
 
@@ -24,7 +29,8 @@ ARROW = "──[{rel}]──▶"
 
 def fact_line(f: FactOut, number: int | None = None) -> str:
     head = f"[{number}] " if number else ""
-    return (f"{head}{f.date}  {f.subject.name} {ARROW.format(rel=f.relationship)} {f.object.name}  "
+    when = f" ({f.date_context})" if f.date_context and f.date_context != f.date else ""
+    return (f"{head}{f.date}{when}  {f.subject.name} {ARROW.format(rel=f.relationship)} {f.object.name}  "
             f"({f.document.name})")
 
 
@@ -45,14 +51,24 @@ def find(r: FindResponse) -> str:
             lines.append(f"  {g.name}" + (f"  (id={g.id})" if g.id else ""))
             if not g.candidates:
                 lines.append("    (no candidates: the graph has none of this kind)")
-            for c in g.candidates:
-                kind = f"  [{c.type}]" if c.type else ""
-                lines.append(f"    {c.name}{kind}  {c.id}  {c.score:.3f}")
+            strong = [c for c in g.candidates if not c.weak]
+            weak = [c for c in g.candidates if c.weak]
+            lines += [_candidate(c) for c in strong]
+            if weak:
+                lines.append("    (no good match: every candidate scores below the floor; probably not in the graph)"
+                             if not strong else "    weak (below the floor; probably not what you mean):")
+                lines += [_candidate(c) for c in weak]
     return "\n".join(lines)
 
 
-def search(r: SearchResponse) -> str:
-    chosen = {"entity": [], "topic": []}
+def _candidate(c: Candidate) -> str:
+    kind = f"  [{c.type}]" if c.type else ""
+    return f"    {c.name}{kind}  {c.id}  {c.score:.3f}" + ("  weak" if c.weak else "")
+
+
+def _searched(r: SearchResponse | SearchSummary) -> str:
+    """``mode=around  entity: Apple Inc [E:apple-inc]  dates 2024-10-01 to 2024-10-31  query='acquired'``."""
+    chosen: dict[str, list[str]] = {"entity": [], "topic": []}
     for s in r.selected:
         chosen[s.kind].append(f"{s.name} [{s.id}]")
     parts = [f"mode={r.mode}"]
@@ -61,8 +77,12 @@ def search(r: SearchResponse) -> str:
         parts.append(f"dates {r.from_ or '…'} to {r.to_date or '…'}")
     if r.query:
         parts.append(f"query={r.query!r}")
+    return "  ".join(parts)
+
+
+def search(r: SearchResponse) -> str:
     order = "most relevant to the query first" if r.query else "newest first"
-    lines = ["SEARCH " + "  ".join(parts),
+    lines = ["SEARCH " + _searched(r),
              f"{len(r.results)} of {r.total} facts, {order}; search_id {r.search_id} (cat N expands result N)"]
     if not r.results:
         lines.append("(no facts match)")
@@ -89,7 +109,9 @@ def cat(r: CatResponse) -> str:
             "  chunk:",
             *("    " + line for line in item.chunk.splitlines()),
         ]))
-    return f"search {r.search_id}\n\n" + "\n\n".join(blocks)
+    searched = (f"{_searched(r.search)}; {r.search.total} facts" if r.search is not None
+                else "(what it searched was not recorded)")
+    return f"search {r.search_id}: {searched}\n\n" + "\n\n".join(blocks)
 
 
 def info(r: InfoResponse) -> str:
@@ -114,8 +136,9 @@ def info(r: InfoResponse) -> str:
 
 
 def ls(r: LsResponse) -> str:
-    lines = [f"{r.what}: {len(r.rows)} of {r.total}" + (" (most facts first)" if r.what != "documents" else
-                                                        " (newest first)")]
+    of_type = f" of type {r.type!r}" if r.type else ""
+    lines = [f"{r.what}{of_type}: {len(r.rows)} of {r.total}" + (" (most facts first)" if r.what != "documents" else
+                                                                 " (newest first)")]
     for row in r.rows:
         if r.what == "documents":
             lines.append(f"  {row.date}  {row.name}  ({row.id}; {row.chunks} chunks, {row.facts} facts)")

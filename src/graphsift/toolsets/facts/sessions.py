@@ -6,6 +6,11 @@ Over MCP each session keeps its own latest search, in the server's memory
 command expands the latest ``graphsift facts search``. Every search also has a
 ``search_id``; ``cat`` may name it, which is the only way on MCP connections that
 have no session (2026-07-28 over HTTP).
+
+A search that fails replaces the latest search with the failure (:func:`forget`):
+``cat N`` right after it refuses with the failure's reason instead of expanding the
+search before, whose results answer another question. Each saved search keeps what
+it searched (selectors, dates, query), which ``cat`` repeats.
 """
 
 from __future__ import annotations
@@ -16,8 +21,9 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 from graphsift.contract import quote
 from graphsift.errors import InvalidInput, NotFound
@@ -37,6 +43,15 @@ class SavedSearch:
     session: str | None
     facts: list[str]  # fact ids, result 1 first
     created: float
+    #: what was searched (a SearchSummary as JSON); None for CLI searches saved by an older graphsift
+    summary: dict[str, Any] | None = field(default=None)
+
+
+@dataclass(frozen=True)
+class FailedSearch:
+    """The latest search of a session failed: ``cat`` without ``search_id`` refuses with this reason."""
+
+    reason: str
 
 
 class Searches:
@@ -45,7 +60,7 @@ class Searches:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.searches: OrderedDict[str, SavedSearch] = OrderedDict()
-        self.latest: dict[tuple[str, str], str] = {}
+        self.latest: dict[tuple[str, str], str | FailedSearch] = {}
 
 
 def _read_file(path: Path) -> dict:
@@ -55,8 +70,9 @@ def _read_file(path: Path) -> dict:
         return {"latest": None, "searches": {}}
 
 
-def remember(runtime: Runtime, folder: Path, graph: str, context: CallContext, facts: list[str]) -> str:
-    saved = SavedSearch("s" + secrets.token_hex(4), graph, context.session, facts, time.time())
+def remember(runtime: Runtime, folder: Path, graph: str, context: CallContext, facts: list[str],
+             summary: dict[str, Any] | None = None) -> str:
+    saved = SavedSearch("s" + secrets.token_hex(4), graph, context.session, facts, time.time(), summary)
     if context.durable:
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / CLI_FILE
@@ -65,9 +81,8 @@ def remember(runtime: Runtime, folder: Path, graph: str, context: CallContext, f
         for old in sorted(data["searches"], key=lambda k: data["searches"][k]["created"])[:-FILE_SEARCHES]:
             del data["searches"][old]
         data["latest"] = saved.search_id
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(data), encoding="utf-8")
-        tmp.replace(path)  # atomic: a concurrent reader sees the old or the new file
+        data.pop("failed", None)
+        _write_file(path, data)
         return saved.search_id
     memory = runtime.state(Searches)
     with memory.lock:
@@ -79,11 +94,47 @@ def remember(runtime: Runtime, folder: Path, graph: str, context: CallContext, f
     return saved.search_id
 
 
+def _write_file(path: Path, data: dict) -> None:
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(data), encoding="utf-8")
+    tmp.replace(path)  # atomic: a concurrent reader sees the old or the new file
+
+
+def forget(runtime: Runtime, folder: Path, graph: str, context: CallContext, reason: str) -> None:
+    """A search failed: it becomes the session's latest, so ``cat`` cannot expand the one before it.
+
+    Earlier searches stay expandable by ``search_id``. Nothing is created when there is nothing to
+    forget (a failed search on a graph without data leaves no file behind).
+    """
+    if context.durable:
+        path = folder / CLI_FILE
+        if path.is_file():
+            data = _read_file(path)
+            data["latest"] = None
+            data["failed"] = reason
+            _write_file(path, data)
+        return
+    if context.session is None:
+        return
+    memory = runtime.state(Searches)
+    with memory.lock:
+        memory.latest[(graph, context.session)] = FailedSearch(reason)
+
+
+def _refuse_failed(reason: str) -> InvalidInput:
+    return InvalidInput(
+        f"the latest search on this graph failed, so there are no results to expand ({reason}); run the search "
+        "again with the problem fixed, then cat N (an earlier search can still be expanded with its search_id)"
+    )
+
+
 def recall(runtime: Runtime, folder: Path, graph: str, context: CallContext, search_id: str | None) -> SavedSearch:
     """The search to expand: the named one (if it belongs to this caller) or this session's latest."""
     if context.durable:
         data = _read_file(folder / CLI_FILE)
         wanted = search_id or data.get("latest")
+        if wanted is None and data.get("failed"):
+            raise _refuse_failed(data["failed"])
         if wanted is None:
             raise InvalidInput(f"no search yet on graph {graph!r}: run graphsift facts search first, then cat N")
         found = data["searches"].get(wanted)
@@ -99,9 +150,12 @@ def recall(runtime: Runtime, folder: Path, graph: str, context: CallContext, sea
                     "this MCP connection has no session (protocol 2026-07-28 over HTTP), so there is no latest "
                     "search: pass search_id from the search answer"
                 )
-            search_id = memory.latest.get((graph, context.session))
-            if search_id is None:
+            latest = memory.latest.get((graph, context.session))
+            if isinstance(latest, FailedSearch):
+                raise _refuse_failed(latest.reason)
+            if latest is None:
                 raise InvalidInput(f"no search yet in this session on graph {graph!r}: call search first, then cat")
+            search_id = latest
         found = memory.searches.get(search_id)
     if found is None or found.graph != graph or found.session != context.session:
         raise NotFound(f"no search {quote(search_id)} in this session on graph {graph!r}; search again")

@@ -3,9 +3,30 @@
 Scores are cosine similarities clipped to [0, 1]: in ``find`` between
 ``"{name}: {definition}"`` of the selector and of the node, in ``search --query``
 between the query and the fact's sentence.
+
+``find`` marks candidates below :data:`FIND_WEAK_FLOOR` as weak. Measured with
+``python bench/facts_find_floor.py`` (scores, not timings: they do not depend on the machine):
+
+- labelled (name, definition) pairs of ``bench/facts_resolution.py``: every description of the
+  same thing scores >= 0.578 against another (24 pairs); things that only share a name score
+  0.29-0.47 (Apple the fruit, Jaguar the cat, Paris Hilton) up to 0.94 (Alpha Holdings A/B).
+- things a graph does not hold (18 agent-style selectors against examples/facts/news.jsonl): the
+  best candidate scores p50 0.343, max 0.630; 14 of 18 fall below 0.5 (not: another central bank,
+  another instrument, another planet, a topic asked for as an entity at 0.501).
+- ER records with generated definitions (../shared/data/er): restaurants, the true node scores
+  >= 0.5 for all 112 queries (p5 0.845); Amazon-Google products, of the 1113 queries whose true
+  node is in the graph 92.1% find it in the top 5 and 91.7% at >= 0.5. There every node shares a
+  template, so nodes that are not the one meant also score > 0.5 (p50 0.78): weak says little.
+
+0.5 keeps every true match of the pairs and of the restaurants (99.6% of those found on the
+products) and flags most absent things.
 """
 
 from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
@@ -16,6 +37,8 @@ from graphsift.tools import CallContext, Progress
 from graphsift.toolsets.facts import extract, sessions
 from graphsift.toolsets.facts.graph import DUPLICATE, FACT, FactsGraph, node_text
 from graphsift.toolsets.facts.models import (
+    DEFAULT_GRAPH,
+    GRAPH_PATTERN,
     AddDocumentRequest,
     AddDocumentResponse,
     Candidate,
@@ -43,6 +66,7 @@ from graphsift.toolsets.facts.models import (
     ResolvedName,
     SearchRequest,
     SearchResponse,
+    SearchSummary,
     SelectorMatches,
     StatsRequest,
     StatsResponse,
@@ -51,6 +75,8 @@ from graphsift.toolsets.facts.write import Writer, ingest_file, record_fields
 
 #: Candidates per find selector; neighbours and latest facts shown by info.
 FIND_CANDIDATES = 5
+#: A find candidate scoring below this is marked weak (see the module docstring for the measurement).
+FIND_WEAK_FLOOR = 0.5
 INFO_NEIGHBOURS = 5
 INFO_LATEST = 5
 
@@ -94,7 +120,8 @@ def find(runtime: Runtime, request: FindRequest) -> FindResponse:
     out: dict[str, list[SelectorMatches]] = {"entity": [], "topic": []}
     for (kind, selector), row in zip(selectors, hits, strict=True):
         out[kind].append(SelectorMatches(name=selector.name, id=selector.id, candidates=[
-            Candidate(id=h.id, name=nodes[h.id].name, type=nodes[h.id].props.get("type"), score=_unit(h.score))
+            Candidate(id=h.id, name=nodes[h.id].name, type=nodes[h.id].props.get("type"), score=_unit(h.score),
+                      weak=_unit(h.score) < FIND_WEAK_FLOOR)
             for h in row if h.id in nodes
         ]))
     return FindResponse(graph=graph.name, entities=out["entity"], topics=out["topic"])
@@ -104,7 +131,24 @@ def find(runtime: Runtime, request: FindRequest) -> FindResponse:
 
 
 def search(runtime: Runtime, request: SearchRequest, context: CallContext) -> SearchResponse:
-    graph = FactsGraph(runtime, request.graph)
+    """Facts around or between the selected nodes (a failure ends the session's latest: :func:`search_failed`)."""
+    return _search(runtime, FactsGraph(runtime, request.graph), request, context)
+
+
+def search_failed(runtime: Runtime, arguments: Mapping[str, Any], context: CallContext, error: BaseException) -> None:
+    """A search failed (its validation included): it becomes the session's latest search on its graph, so
+    ``cat`` refuses with the reason instead of expanding the search before, which answered another question.
+
+    The search tool's ``on_failure``: both adapters call it, and ``kg_execute`` for its ``search`` command.
+    ``arguments`` are the raw ones; only ``graph`` is read (default ``default``), and a graph that is not
+    a valid name has no latest search to end.
+    """
+    graph = arguments.get("graph", DEFAULT_GRAPH)
+    if isinstance(graph, str) and re.fullmatch(GRAPH_PATTERN, graph):
+        sessions.forget(runtime, FactsGraph(runtime, graph).location, graph, context, str(error))
+
+
+def _search(runtime: Runtime, graph: FactsGraph, request: SearchRequest, context: CallContext) -> SearchResponse:
     store = graph.store()
     selected: list[ResolvedName] = []
     for kind, names in (("entity", request.entity), ("topic", request.topic)):
@@ -115,7 +159,7 @@ def search(runtime: Runtime, request: SearchRequest, context: CallContext) -> Se
     ids = [s.id for s in selected]
     # The whole filtered set is ranked before the cut: by relevance with a query, else newest first.
     selection = store.select_edges(
-        ids, mode=request.mode, type=FACT, date_from=request.from_, date_to=request.to_date,
+        ids, mode=request.mode, type=FACT, date_from=request.date_from, date_to=request.date_to,
         limit=None if request.query else request.limit, with_vectors=bool(request.query),
     )
     scores = None
@@ -129,10 +173,13 @@ def search(runtime: Runtime, request: SearchRequest, context: CallContext) -> Se
         refs = [refs[i] for i in order[: request.limit]]
     edges = store.get_edges([r.id for r in refs])
     results = _facts_out(store, edges, scores)
-    search_id = sessions.remember(runtime, graph.location, graph.name, context, [e.id for e in edges])
+    summary = SearchSummary(mode=request.mode, selected=selected, query=request.query,
+                            **{"from": request.date_from}, to_date=request.date_to, total=selection.total)
+    search_id = sessions.remember(runtime, graph.location, graph.name, context, [e.id for e in edges],
+                                  summary.model_dump(mode="json", by_alias=True))
     return SearchResponse(
         graph=graph.name, search_id=search_id, mode=request.mode, selected=selected, query=request.query,
-        **{"from": request.from_}, to_date=request.to_date, limit=request.limit, total=selection.total,
+        **{"from": request.date_from}, to_date=request.date_to, limit=request.limit, total=selection.total,
         results=results,
     )
 
@@ -170,7 +217,8 @@ def cat(runtime: Runtime, request: CatRequest, context: CallContext) -> CatRespo
         items.append(CatItem(fact=fact, chunk=chunk[0].text if chunk else "",
                              subject=_summary(store, ends.get(edge.src), edge.src),
                              object=_summary(store, ends.get(edge.dst), edge.dst)))
-    return CatResponse(graph=graph.name, search_id=saved.search_id, items=items)
+    summary = SearchSummary.model_validate(saved.summary) if saved.summary else None
+    return CatResponse(graph=graph.name, search_id=saved.search_id, search=summary, items=items)
 
 
 # -- info, ls, stats ----------------------------------------------------------------------------------
@@ -210,12 +258,39 @@ def ls(runtime: Runtime, request: LsRequest) -> LsResponse:
         nodes = store.get_nodes(store.list_node_ids("document", order_by="date", descending=True, limit=request.limit))
         rows = [LsRow(id=n.id, name=n.name, type=None, date=n.props["date"], facts=n.props["facts"],
                       chunks=n.props["chunks"]) for n in nodes]
-    else:
-        counted = store.most_connected(kind, type=FACT, limit=request.limit)
-        nodes = {n.id: n for n in store.get_nodes([i for i, _ in counted])}
-        rows = [LsRow(id=i, name=nodes[i].name, type=nodes[i].props.get("type"), date=None, facts=c, chunks=None)
-                for i, c in counted if i in nodes]
-    return LsResponse(graph=graph.name, what=request.what, total=store.count_nodes(kind), rows=rows)
+        return LsResponse(graph=graph.name, what=request.what, type=None, total=store.count_nodes(kind), rows=rows)
+    total = store.count_nodes(kind)
+    wanted: set[str] | None = None
+    if request.type is not None:
+        wanted = _entities_of_type(graph, store, request.type)
+        total = len(wanted)
+    # most_connected ranks every node of the kind (its SQL counts them all); the type filter is
+    # applied to that ranking before the cut, so limit never hides an entity of the type.
+    counted = store.most_connected(kind, type=FACT, limit=request.limit if wanted is None else store.count_nodes(kind))
+    if wanted is not None:
+        counted = [(i, c) for i, c in counted if i in wanted]
+    counted = counted[: request.limit]
+    nodes = {n.id: n for n in store.get_nodes([i for i, _ in counted])}
+    rows = [LsRow(id=i, name=nodes[i].name, type=nodes[i].props.get("type"), date=None, facts=c, chunks=None)
+            for i, c in counted if i in nodes]
+    return LsResponse(graph=graph.name, what=request.what, type=request.type, total=total, rows=rows)
+
+
+def _entities_of_type(graph: FactsGraph, store: Store, wanted: str) -> set[str]:
+    """Ids of the entities whose type equals ``wanted`` case-insensitively; none: an error listing the types."""
+    key = wanted.strip().casefold()
+    ids: set[str] = set()
+    types: dict[str, int] = {}
+    for node in store.iter_nodes("entity"):
+        spelled = node.props.get("type") or ""
+        types[spelled] = types.get(spelled, 0) + 1
+        if spelled.casefold() == key:
+            ids.add(node.id)
+    if not ids:
+        listed = ", ".join(f"{t} ({n})" for t, n in sorted(types.items(), key=lambda kv: (-kv[1], kv[0])))
+        raise NotFound(f"no entity of type {wanted!r} in graph {graph.name!r}; types (entities): "
+                       f"{listed or 'none: the graph has no entities'}")
+    return ids
 
 
 def stats(runtime: Runtime, request: StatsRequest) -> StatsResponse:

@@ -125,6 +125,7 @@ class CheckDuplicatesResponse(Response):
     potential_duplicates: list[DuplicateCandidate]
     has_likely_duplicates: bool
     threshold_used: Score
+    warnings: list[str] = Field(description="How .agent-config.json was read when it is not plain JSON, or why the default threshold is used.")
 
 
 class SourceItem(Response):
@@ -143,6 +144,7 @@ class SimilarItem(Response):
 class GetSimilarResponse(Response):
     source_item: SourceItem
     similar_items: list[SimilarItem]
+    warnings: list[str] = Field(description="How .agent-config.json was read when it is not plain JSON, or why the default threshold is used.")
 
 
 class GetIndexStatusResponse(Response):
@@ -154,3 +156,5 @@ class GetIndexStatusResponse(Response):
     stale_files: list[str] = Field(description="Files added, changed or removed since the last index (relative paths).")
     items_indexed: int
     index_size_bytes: int
+    warnings: list[str] = Field(description="Problems reading .agent-config.json: how it was read, why the default "
+                                            "threshold is used, or an invalid threshold the duplicate tools refuse.")

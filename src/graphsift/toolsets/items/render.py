@@ -1,4 +1,8 @@
-"""What people read: the CLI prints these (over MCP the items tools answer with their JSON)."""
+"""What people read: the CLI prints these (over MCP the items tools answer with their JSON).
+
+Every ``warnings`` field ends the text, one ``warning: ...`` line each, so a config file read
+leniently (or not at all) is never silent on the command line either.
+"""
 
 from __future__ import annotations
 
@@ -27,21 +31,26 @@ def index(r: IndexResponse) -> str:
         f"in {r.duration_ms} ms",
         f"index: {r.index_location}",
     ]
-    return "\n".join(lines + [f"warning: {w}" for w in r.warnings])
+    return "\n".join(lines) + _warnings(r.warnings)
+
+
+def _warnings(warnings: list[str]) -> str:
+    return "".join(f"\nwarning: {w}" for w in warnings)
 
 
 def check_duplicates(r: CheckDuplicatesResponse) -> str:
     return table(
         [x.model_dump() for x in r.potential_duplicates],
         ["item_id", "similarity_score", "recommendation", "status", "title"], {"title": 60},
-    ) + f"\n\nthreshold {r.threshold_used:.2f}; likely duplicates: {'yes' if r.has_likely_duplicates else 'no'}"
+    ) + (f"\n\nthreshold {r.threshold_used:.2f}; likely duplicates: {'yes' if r.has_likely_duplicates else 'no'}"
+         + _warnings(r.warnings))
 
 
 def get_similar(r: GetSimilarResponse) -> str:
     return f"{r.source_item.item_id}: {r.source_item.title}\n\n" + table(
         [x.model_dump() for x in r.similar_items],
         ["item_id", "similarity_score", "relationship", "status", "title"], {"title": 60},
-    )
+    ) + ("\n" if r.warnings else "") + _warnings(r.warnings)
 
 
 def get_index_status(r: GetIndexStatusResponse) -> str:
@@ -54,4 +63,4 @@ def get_index_status(r: GetIndexStatusResponse) -> str:
     lines += [f"  {p}" for p in r.stale_files[:20]]
     if len(r.stale_files) > 20:
         lines.append(f"  ... and {len(r.stale_files) - 20} more")
-    return "\n".join(lines)
+    return "\n".join(lines) + _warnings(r.warnings)

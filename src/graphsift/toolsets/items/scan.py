@@ -1,4 +1,4 @@
-"""Read a feature-management folder into items: the items toolset's only reader of the tree.
+"""Read a feature-management folder into items: the items toolset's only reader of item folders (config.py reads .agent-config.json).
 
 Layout: one folder per item under ``bugs/``, ``features/``, ``human-actions/``, ``inquiries/`` (files
 in ``ITEM_FILES``) and ``completed/``, which holds archived item folders directly (as real trees do)
@@ -21,10 +21,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
-
 from graphsift.contract import quote
-from graphsift.errors import ConfigError, InvalidInput
+from graphsift.errors import InvalidInput
 from graphsift.toolsets.folder_index import read_file
 
 ITEM_TYPES = ("bug", "feature", "action", "inquiry")
@@ -350,43 +348,3 @@ def scan_project(project_path: str | Path, known: Mapping[str, ScannedItem] | No
         warnings += item.warnings
         items.append(item)
     return ScanResult(items=_dedupe_ids(items, warnings), warnings=warnings)
-
-
-CONFIG_FILE = ".agent-config.json"
-
-
-class ProjectConfig(BaseModel):
-    """Settings read from ``{project}/.agent-config.json``.
-
-    That file is shared with other feature-management tools (tags, severity keywords, ...), so keys
-    this model does not name are ignored rather than rejected; the keys it does name are checked.
-    """
-
-    model_config = ConfigDict(extra="ignore", frozen=True)
-
-    duplicate_similarity_threshold: float = Field(default=0.75, ge=0.0, le=1.0, strict=True)
-
-
-def load_project_config(project_path: str | Path) -> ProjectConfig:
-    """Missing file -> defaults; unreadable, unparseable or invalid -> :class:`ConfigError`."""
-    path = Path(os.path.expanduser(str(project_path))) / CONFIG_FILE
-    fix = "fix it or remove it to use the defaults (duplicate_similarity_threshold=0.75)"
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        return ProjectConfig()
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot be read ({exc.strerror or exc}); {fix}") from exc
-    try:
-        data = json.loads(raw)
-    except ValueError as exc:
-        raise ConfigError(f"{path}: {_json_problem(exc)}; {fix}") from exc
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: expected a JSON object, got {type(data).__name__}; {fix}")
-    try:
-        return ProjectConfig.model_validate(data)
-    except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc']))} {e['msg'].lower()} (got {e.get('input')!r})"
-                             for e in exc.errors())
-        raise ConfigError(f"{path}: {problems}; duplicate_similarity_threshold must be a number "
-                          f"between 0 and 1; {fix}") from exc

@@ -11,12 +11,13 @@ from __future__ import annotations
 import difflib
 
 from graphsift.contract import quote
-from graphsift.errors import NotFound
+from graphsift.errors import ConfigError, NotFound
 from graphsift.runtime import Runtime
 from graphsift.search import HybridParams, hybrid_search
 from graphsift.search.fusion import CANDIDATES, TITLE_FIELD_WEIGHTS
 from graphsift.store import Store
 from graphsift.tools import Progress
+from graphsift.toolsets.items.config import load_project_config
 from graphsift.toolsets.items.index import KIND, ItemIndex, summary_text
 from graphsift.toolsets.items.models import (
     CheckDuplicatesRequest,
@@ -35,7 +36,7 @@ from graphsift.toolsets.items.models import (
     SimilarItem,
     SourceItem,
 )
-from graphsift.toolsets.items.scan import list_item_files, load_project_config
+from graphsift.toolsets.items.scan import list_item_files
 
 #: Below the LIKELY_DUPLICATE threshold by at most this much: POSSIBLY_RELATED.
 RELATED_BAND = 0.15
@@ -110,11 +111,8 @@ def _relationship(score: float, threshold: float) -> str:
 def check_duplicates(runtime: Runtime, request: CheckDuplicatesRequest,
                      progress: Progress | None = None) -> CheckDuplicatesResponse:
     index = ItemIndex(runtime, request.project_path)
-    threshold = (
-        request.threshold
-        if request.threshold is not None
-        else load_project_config(index.root).duplicate_similarity_threshold
-    )
+    config = load_project_config(index.root) if request.threshold is None else None
+    threshold = request.threshold if config is None else config.duplicate_similarity_threshold
     store = index.ensure_fresh(progress)
     where = {"item_type": request.item_type} if request.item_type else {}
     keyword_text = item_keyword_query(request.title, request.description)
@@ -140,6 +138,7 @@ def check_duplicates(runtime: Runtime, request: CheckDuplicatesRequest,
         potential_duplicates=candidates,
         has_likely_duplicates=any(c.recommendation == "LIKELY_DUPLICATE" for c in candidates),
         threshold_used=threshold,
+        warnings=list(config.warnings) if config else [],
     )
 
 
@@ -154,7 +153,8 @@ def get_similar(runtime: Runtime, request: GetSimilarRequest, progress: Progress
         hint = f"close ids: {', '.join(by_upper[c] for c in close)}" if close else "use search to find item ids"
         raise NotFound(f"no item {quote(request.item_id)} in the index of {index.root}; {hint}")
     source = found[0]
-    threshold = load_project_config(index.root).duplicate_similarity_threshold
+    config = load_project_config(index.root)
+    threshold = config.duplicate_similarity_threshold
     where = {} if request.include_completed else {"completed": False}
     # The source's problem statement (its first passage) against every passage of the others;
     # its title alone for BM25 (see item_keyword_query).
@@ -175,18 +175,20 @@ def get_similar(runtime: Runtime, request: GetSimilarRequest, progress: Progress
             )
             for h in kept
         ],
+        warnings=list(config.warnings),
     )
 
 
 def get_index_status(runtime: Runtime, request: GetIndexStatusRequest) -> GetIndexStatusResponse:
     index = ItemIndex(runtime, request.project_path)
+    warnings = _config_warnings(index.root)
     store = index.store() if index.exists() else None
     if store is None or store.get_meta("last_indexed") is None:
         # No index, or a first build that never finished: nothing usable yet.
         return GetIndexStatusResponse(
             exists=False, project_path=str(index.root), index_location=index.location, last_indexed=None,
             is_stale=True, stale_files=sorted(list_item_files(index.root)), items_indexed=0,
-            index_size_bytes=index.size_bytes(),
+            index_size_bytes=index.size_bytes(), warnings=warnings,
         )
     stale = index.stale_files(store)
     return GetIndexStatusResponse(
@@ -198,4 +200,13 @@ def get_index_status(runtime: Runtime, request: GetIndexStatusRequest) -> GetInd
         stale_files=stale,
         items_indexed=store.count_nodes(KIND),
         index_size_bytes=index.size_bytes(),
+        warnings=warnings,
     )
+
+
+def _config_warnings(root) -> list[str]:
+    """What reading .agent-config.json reported; a status report names an invalid threshold instead of failing."""
+    try:
+        return list(load_project_config(root).warnings)
+    except ConfigError as exc:
+        return [f"{exc.message} (check_duplicates and get_similar refuse to run until it is fixed)"]
