@@ -282,6 +282,7 @@ def crash_rounds(work: Path, embedder: OnnxEmbedder, name: str, kills: int, rng:
     reference_runtime.close()
     home = root / "home"
     problems: list[str] = []
+    kept: list[int] = []
     mid_work = 0
     for round_no in range(kills):
         acked: list[str] = []
@@ -293,6 +294,7 @@ def crash_rounds(work: Path, embedder: OnnxEmbedder, name: str, kills: int, rng:
                 mid_work += 1
         check = Runtime(Settings(home=home), embedder=embedder)
         problems += [f"after kill {round_no + 1}: {p}" for p in crash.check(check, acked)]
+        kept.append(crash.kept(check))
         check.close()
     final = Runtime(Settings(home=home), embedder=embedder)
     crash.finish(final)
@@ -300,6 +302,7 @@ def crash_rounds(work: Path, embedder: OnnxEmbedder, name: str, kills: int, rng:
     final.close()
     say(f"  {name}: {kills} kills ({mid_work} mid-work; uninterrupted run {duration:.1f} s); problems after the "
         f"kills: {len(problems)}; differences from the uninterrupted run after finishing: {len(differences)}")
+    say(f"    kept after each kill: {kept}")
     for line in (problems + differences)[:10]:
         say(f"    {line}")
     return {"problems": len(problems), "differences": len(differences), "mid_work": mid_work}
@@ -330,6 +333,20 @@ def run_child(argv: list[str], env: dict[str, str], timeout_s: float) -> tuple[i
                 time.monotonic() - started, usage.ru_maxrss // 1024)
 
 
+async def _ask_server(url: str, project: str) -> list[str]:
+    calls = [("search", {"query": "offline edits lost", "project_path": project}),
+             ("check_duplicates", {"title": "Huge", "description": "", "project_path": project}),
+             ("get_similar", {"item_id": "BUG-107", "project_path": project}),
+             ("get_index_status", {"project_path": project})]
+    out = []
+    async with Client(url, read_timeout_seconds=600) as client:
+        for name, arguments in calls:
+            result = await client.call_tool(name, arguments)
+            text = " ".join(getattr(b, "text", "") for b in result.content)
+            out.append(("ERROR " if result.is_error else "") + f"{name}: {text[:200]}")
+    return out
+
+
 def files(work: Path, timeout_s: float) -> dict[str, Any]:
     from helpers.hostile import facts_hostile_files, hostile_project
 
@@ -350,7 +367,17 @@ def files(work: Path, timeout_s: float) -> dict[str, Any]:
         results[f"items {attempt}"] = {"status": status, "missing": len(missing), "tracebacks": err.count("Traceback")}
     status, out, err, seconds, rss = run_child(
         [sys.executable, "-m", "graphsift", "items", "search", "bug", "-p", str(project), "--json"], env, timeout_s)
-    say(f"  items search on it: exit {status} in {seconds:.1f} s")
+    say(f"  items search on it (CLI): exit {status} in {seconds:.1f} s")
+    results["items search"] = {"status": status}
+    log = work / "files-server.log"
+    with http_server("items", work / "files-home", log, SERVER_ENV) as (url, _proc):
+        answers = anyio.run(_ask_server, url, str(project))
+    bad = [a for a in answers if a.startswith("ERROR")]
+    say(f"  items through a server (search, check_duplicates, get_similar, status): {len(answers) - len(bad)} "
+        f"answered, {len(bad)} errors; server log tracebacks: {tracebacks(log)}")
+    for line in bad:
+        say(f"    {line[:300]}")
+    results["items server"] = {"errors": len(bad), "tracebacks": tracebacks(log)}
     for label, path in facts_hostile_files(work / "hostile-facts"):
         status, out, err, seconds, rss = run_child(
             [sys.executable, "-m", "graphsift", "facts", "ingest", str(path)], env, timeout_s)

@@ -14,6 +14,10 @@ reported as not covered by these parts (the fuzzing covers every toolset from it
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
+import random
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,6 +30,8 @@ from graphsift.store.factory import sqlite_path
 from graphsift.toolsets.facts.graph import FACT, FactsGraph
 from graphsift.toolsets.facts.models import DocumentRecord
 from graphsift.toolsets.facts.write import Writer, document_key
+from graphsift.toolsets.items.examples import write_project
+from graphsift.toolsets.items.index import ItemIndex
 from helpers.stores import integrity
 
 
@@ -165,6 +171,11 @@ class FactsCrash:
         written = [r for r in self.records if r["name"] in present]
         return problems + facts_problems(runtime, self.graph, written)
 
+    def kept(self, runtime: Runtime) -> int:
+        """Documents the graph holds now."""
+        graph = FactsGraph(runtime, self.graph)
+        return graph.store().count_nodes("document") if graph.exists() else 0
+
     def finish(self, runtime: Runtime) -> None:
         writer = Writer(FactsGraph(runtime, self.graph))
         for raw in self.records:
@@ -205,5 +216,146 @@ def compare(reference: dict[str, Any], got: dict[str, Any]) -> list[str]:
     return problems
 
 
-WORKLOADS: dict[str, Any] = {"facts": FactsWorkload}
-CRASHES: dict[str, Any] = {"facts": FactsCrash}
+# -- items ----------------------------------------------------------------------------------------------
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """As editors save: a whole new file renamed over the old one (a reader never sees half a file)."""
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text(text, encoding="utf-8")
+    os.replace(temporary, path)
+
+
+class ItemsWorkload:
+    """Each writer owns one item: it rewrites its description (a token per round), adds a new item now and
+    then, and indexes; then it searches its token and must find its own write (read-your-writes across
+    processes). Readers search, check duplicates, list similar items and ask for the status."""
+
+    toolset = "items"
+
+    def prepare(self, root: Path, runtime: Runtime) -> None:
+        self.project = write_project(root)
+        ItemIndex(runtime, self.project).sync()
+
+    def args(self, **extra: Any) -> dict[str, Any]:
+        return {"project_path": str(self.project), **extra}
+
+    async def warmup(self, client: Any) -> None:
+        await client.call_tool("search", self.args(query="accents"))
+
+    def owned(self, worker: int) -> Path:
+        return self.project / "bugs" / f"BUG-{500 + worker}-worker-{worker}"
+
+    async def write(self, client: Any, worker: int, n: int) -> Ack | None:
+        folder = self.owned(worker)
+        folder.mkdir(exist_ok=True)
+        token = f"w{worker}x{n}round"
+        description = f"Worker {worker} wrote round {n}: {token}"
+        write_atomically(folder / "bug_report.json", json.dumps({"title": f"Worker {worker} item", "description":
+                                                                 description}))
+        created = None
+        if n % 5 == 0:
+            created = self.project / "features" / f"FEAT-{1000 * (worker + 1) + n}-new"
+            created.mkdir()
+            write_atomically(created / "feature_request.json", json.dumps({"title": f"New item {worker} {n}"}))
+        result = await client.call_tool("index", self.args())
+        if result.is_error:
+            raise RuntimeError(text_of(result))
+        found = await client.call_tool("search", self.args(query=token, threshold=0.0, limit=100))
+        if found.is_error:
+            raise RuntimeError(text_of(found))
+        mine = [r for r in found.structured_content["results"] if r["item_id"] == f"BUG-{500 + worker}"]
+        if len(mine) != 1 or mine[0]["description"] != description:
+            raise RuntimeError(f"after an acknowledged index, search shows {mine} instead of {description!r}")
+        return Ack(f"{worker}:{n}", {"worker": worker, "description": description,
+                                     "created": created.name.split("-new")[0] if created else None})
+
+    async def read(self, client: Any, worker: int, n: int) -> None:
+        call = [("search", self.args(query="crash when saving")), ("get_index_status", self.args()),
+                ("check_duplicates", self.args(title="Dark theme", description="")),
+                ("get_similar", self.args(item_id="BUG-001"))][n % 4]
+        result = await client.call_tool(*call)
+        if result.is_error:
+            raise RuntimeError(text_of(result))
+
+    def verify(self, runtime: Runtime, acks: list[Ack]) -> list[str]:
+        problems = store_integrity(runtime, ItemIndex(runtime, self.project).namespace)
+        ItemIndex(runtime, self.project).sync()
+        store = ItemIndex(runtime, self.project).store()
+        ids = store.node_hashes("item")
+        folders = [p for d in ("bugs", "features", "human-actions", "completed") for p in (self.project / d).iterdir()
+                   if p.is_dir()]
+        if len(ids) != len(folders):
+            problems.append(f"{len(ids)} items in the index for {len(folders)} item folders")
+        last: dict[int, str] = {}
+        for ack in acks:
+            last[ack.detail["worker"]] = ack.detail["description"]
+            created = ack.detail["created"]
+            if created and created not in ids:
+                problems.append(f"acknowledged new item {created} is not in the index")
+        for worker, description in last.items():
+            [node] = store.get_nodes([f"BUG-{500 + worker}"]) or [None]
+            if node is None or node.props["description"] != description:
+                problems.append(f"worker {worker}'s last acknowledged write is not what the index holds")
+        return problems
+
+
+class ItemsCrash:
+    """One ``index`` of a few hundred items, interrupted by kill -9; finished in process afterwards."""
+
+    toolset = "items"
+
+    def __init__(self, items: int = 100) -> None:
+        self.items = items
+
+    def prepare(self, root: Path) -> None:
+        self.project = write_project(root)
+        rng = random.Random(3)
+        words = ("sync offline device crash title note search accent index editor theme export import "
+                 "folder server token limit memory cache").split()
+        for n in range(self.items):
+            folder = self.project / "bugs" / f"BUG-{2000 + n}-generated"
+            folder.mkdir()
+            (folder / "bug_report.json").write_text(json.dumps(
+                {"title": f"Generated problem {n}: " + " ".join(rng.choices(words, k=6)),
+                 "description": " ".join(rng.choices(words, k=40))}), encoding="utf-8")
+            (folder / "PROMPT.md").write_text(" ".join(rng.choices(words, k=300)), encoding="utf-8")
+
+    async def work(self, client: Any, acked: list[str]) -> None:
+        result = await client.call_tool("index", {"project_path": str(self.project)})
+        if result.is_error:
+            raise RuntimeError(text_of(result))
+        acked.append("index")
+
+    def check(self, runtime: Runtime, acked: list[str]) -> list[str]:
+        index = ItemIndex(runtime, self.project)
+        problems = store_integrity(runtime, index.namespace)
+        if problems or not index.exists():
+            return problems
+        store = index.store()
+        nodes = store.get_nodes(list(store.node_hashes("item")))
+        vectors = store.node_vectors([n.id for n in nodes])
+        for node in nodes:
+            if hashlib.sha256(node.text.encode()).hexdigest() != node.text_hash or node.id not in vectors:
+                problems.append(f"item {node.id} is half-written (text, hash and vectors disagree)")
+        if acked and store.get_meta("last_indexed") is None:
+            problems.append("an acknowledged index left no finished index")
+        return problems
+
+    def kept(self, runtime: Runtime) -> int:
+        """Items the store holds now (what an interrupted run kept)."""
+        index = ItemIndex(runtime, self.project)
+        return len(index.store().node_hashes("item")) if index.exists() else 0
+
+    def finish(self, runtime: Runtime) -> None:
+        ItemIndex(runtime, self.project).sync()
+
+    def snapshot(self, runtime: Runtime) -> dict[str, Any]:
+        store = ItemIndex(runtime, self.project).store()
+        hashes = store.node_hashes("item")
+        return {"nodes": hashes, "files": sorted(store.get_meta("files")),
+                "vectors": store.node_vectors(list(hashes))}
+
+
+WORKLOADS: dict[str, Any] = {"facts": FactsWorkload, "items": ItemsWorkload}
+CRASHES: dict[str, Any] = {"facts": FactsCrash, "items": ItemsCrash}
