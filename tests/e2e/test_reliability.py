@@ -33,8 +33,11 @@ def bench():
 
 def run_together(commands: list[list[str]], env: dict[str, str]) -> list[subprocess.CompletedProcess]:
     procs = [subprocess.Popen(c, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for c in commands]
-    return [subprocess.CompletedProcess(c, p.returncode, *p.communicate(timeout=600)) for c, p in zip(commands, procs,
-                                                                                                      strict=True)]
+    done = []
+    for command, proc in zip(commands, procs, strict=True):
+        out, err = proc.communicate(timeout=600)
+        done.append(subprocess.CompletedProcess(command, proc.returncode, out, err))
+    return done
 
 
 def test_two_index_runs_on_one_project_do_the_work_once(tmp_path):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import tempfile
 from pathlib import Path
 
 from graphsift.toolsets.items.examples import write_project
@@ -75,9 +76,12 @@ def hostile_project(folder: Path, many: int = 10_000) -> tuple[Path, list[str]]:
     (device / "PROMPT.md").symlink_to("/dev/zero")
     expected.append("bugs/BUG-110-device/PROMPT.md")
     sock_item = item("BUG-111-socket", {"title": "Markdown that is a socket"})
+    short = Path(tempfile.mkdtemp(prefix="gs"))  # a socket's path must be short; it is moved into place after
     sock = socket.socket(socket.AF_UNIX)
-    sock.bind(str(sock_item / "PROMPT.md"))
+    sock.bind(str(short / "s"))
     sock.close()
+    os.replace(short / "s", sock_item / "PROMPT.md")
+    short.rmdir()
     expected.append("bugs/BUG-111-socket/PROMPT.md")
     return project, expected
 
