@@ -125,3 +125,24 @@ def test_errors_about_input_with_lone_surrogates_can_be_sent():
     assert "\\ud898\\udf03x" in str(caught.value)
     str(caught.value).encode("utf-8")  # raises if a surrogate slipped through
     assert str(InvalidInput("bad \udcff")).encode("utf-8") == b"[invalid_input] bad \\udcff"
+
+
+def _all_fields(model, prefix=""):
+    from helpers.docs import inner_model
+
+    for name, field in model.model_fields.items():
+        key = prefix + (field.alias or name)
+        yield key, field
+        sub = inner_model(field.annotation)
+        if sub is not None:
+            yield from _all_fields(sub, key + ".")
+
+
+@pytest.mark.parametrize("model", ALL_REQUESTS, ids=lambda m: m.__qualname__)
+def test_every_string_and_list_of_every_request_declares_its_limit(model):
+    """Documented limits (maxLength / maxItems in the schema, "at most N" in SKILL.md) on every field of
+    every toolset; the contract's global limits are only the backstop."""
+    from helpers.docs import unlimited
+
+    missing = {key: why for key, field in _all_fields(model) if (why := unlimited(field))}
+    assert not missing, f"{model.__qualname__}: give these fields a max_length: {missing}"
