@@ -122,7 +122,7 @@ def fuzz_toolset(work: Path, embedder: OnnxEmbedder, name: str, total_cases: int
     examples = toolset.examples(setup, folder) if toolset.examples else {}
     setup.close()
     tools = toolset.on("mcp")
-    budget = total_cases * len(tools) // tools_in_all
+    budget = -(-total_cases * len(tools) // tools_in_all)  # rounded up: the run makes at least total_cases
     log = work / f"fuzz-{name}.log"
     tally = Tally()
     started = time.monotonic()
@@ -143,13 +143,15 @@ def fuzz_toolset(work: Path, embedder: OnnxEmbedder, name: str, total_cases: int
             specs = {(name, spec.name): spec for spec in toolset.tools}
             oracle = Oracle(specs, home, timeout_s, call, tally)
 
-            @settings(max_examples=budget, deadline=None, database=None, phases=[Phase.generate],
-                      suppress_health_check=list(HealthCheck))
-            @given(cases([toolset], {name: examples}, extra))
-            def run(case: tuple[str, str, dict]) -> None:
-                oracle.judge(*case)
+            strategy = cases([toolset], {name: examples}, extra)
+            while tally.cases < budget:  # cases the client could not send are not counted: draw until enough
+                @settings(max_examples=budget - tally.cases, deadline=None, database=None, phases=[Phase.generate],
+                          suppress_health_check=list(HealthCheck))
+                @given(strategy)
+                def run(case: tuple[str, str, dict]) -> None:
+                    oracle.judge(*case)
 
-            run()
+                run()
     elapsed = time.monotonic() - started
     found = tracebacks(log)
     say(f"  {name}: {tally.summary()}; {tally.cases / elapsed:.0f} cases/s; examples for "
@@ -235,20 +237,24 @@ def workload(work: Path, embedder: OnnxEmbedder, name: str, servers: int, second
 # -- 3. crashes --------------------------------------------------------------------------------------------
 
 
-async def _until_killed(crash: Any, url: str, proc: subprocess.Popen, delay: float, acked: list[str]) -> bool:
-    """Start the work, kill -9 the server after ``delay`` s; True when the work was still running."""
+async def _until_killed(crash: Any, url: str, proc: subprocess.Popen, acked: list[str], rng: random.Random) -> bool:
+    """Start the work (the server's model already loaded); when the work says so (a random point of it),
+    wait a random fraction of a second more and ``kill -9`` the server. True when the work was still running."""
     async with Client(url, read_timeout_seconds=600) as client:
-        done = anyio.Event()
+        await crash.warmup(client)
+        trigger, done = anyio.Event(), anyio.Event()
 
         async def go() -> None:
             try:
-                await crash.work(client, acked)
+                await crash.work(client, acked, trigger, rng)
             finally:
                 done.set()
 
         async with anyio.create_task_group() as group:
             group.start_soon(go)
-            with anyio.move_on_after(delay):
+            while not (trigger.is_set() or done.is_set()):
+                await anyio.sleep(0.01)
+            with anyio.move_on_after(rng.uniform(0.0, 0.3)):
                 await done.wait()
             interrupted = not done.is_set()
             os.kill(proc.pid, signal.SIGKILL)
@@ -268,41 +274,48 @@ def crashes(work: Path, embedder: OnnxEmbedder, kills: int, seed: int) -> dict[s
     return results
 
 
-def crash_rounds(work: Path, embedder: OnnxEmbedder, name: str, kills: int, rng: random.Random) -> dict[str, int]:
-    crash = CRASHES[name]()
+def crash_rounds(work: Path, embedder: OnnxEmbedder, name: str, kills: int, rng: random.Random,
+                 **size: int) -> dict[str, int]:
+    """``kills`` rounds of new work, each killed mid-way; then the work is finished in process and compared
+    with an uninterrupted run over the same final input. ``size``: the crash work's own size options."""
+    crash = CRASHES[name](rounds=kills, **size)
     root = work / f"crash-{name}"
     root.mkdir(parents=True)
-    crash.prepare(root)
-    # The uninterrupted run, for comparison (and to know how long the work takes).
-    started = time.monotonic()
-    reference_runtime = Runtime(Settings(home=root / "reference"), embedder=embedder)
-    crash.finish(reference_runtime)
-    duration = time.monotonic() - started
-    reference = crash.snapshot(reference_runtime)
-    reference_runtime.close()
     home = root / "home"
+    setup = Runtime(Settings(home=home), embedder=embedder)
+    crash.prepare(root, setup)
+    setup.close()
     problems: list[str] = []
     kept: list[int] = []
     mid_work = 0
+    started = time.monotonic()
     for round_no in range(kills):
+        crash.start_round(round_no)
         acked: list[str] = []
         with http_server(name, home, root / f"server-{round_no}.log", SERVER_ENV) as (url, proc):
-            delay = 0.2 + rng.random() * (duration + 2.0)  # the server loads its model first (~1-2 s)
             try:
-                mid_work += int(anyio.run(_until_killed, crash, url, proc, delay, acked))
+                mid_work += int(anyio.run(_until_killed, crash, url, proc, acked, rng))
             except Exception:  # noqa: BLE001 - the killed server breaks the client's stream mid-call
                 mid_work += 1
         check = Runtime(Settings(home=home), embedder=embedder)
         problems += [f"after kill {round_no + 1}: {p}" for p in crash.check(check, acked)]
         kept.append(crash.kept(check))
         check.close()
+    rounds_s = time.monotonic() - started
+    reference_runtime = Runtime(Settings(home=root / "reference"), embedder=embedder)
+    started = time.monotonic()
+    crash.finish(reference_runtime)
+    duration = time.monotonic() - started
+    reference = crash.snapshot(reference_runtime)
+    reference_runtime.close()
     final = Runtime(Settings(home=home), embedder=embedder)
     crash.finish(final)
     differences = compare(reference, crash.snapshot(final))
     final.close()
-    say(f"  {name}: {kills} kills ({mid_work} mid-work; uninterrupted run {duration:.1f} s); problems after the "
-        f"kills: {len(problems)}; differences from the uninterrupted run after finishing: {len(differences)}")
-    say(f"    kept after each kill: {kept}")
+    say(f"  {name}: {kills} kills ({mid_work} mid-work; rounds took {rounds_s:.0f} s); problems after the kills: "
+        f"{len(problems)}; differences from an uninterrupted run ({duration:.1f} s) after finishing: "
+        f"{len(differences)}")
+    say(f"    this round's work kept after each kill: {kept}")
     for line in (problems + differences)[:10]:
         say(f"    {line}")
     return {"problems": len(problems), "differences": len(differences), "mid_work": mid_work}

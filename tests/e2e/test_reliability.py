@@ -84,7 +84,7 @@ def test_servers_sharing_a_store_lose_and_duplicate_nothing(suite, name, tmp_pat
 def test_killed_servers_leave_a_sound_store_that_converges(suite, name, tmp_path, embedder):
     if name not in suite.CRASHES:
         pytest.skip(f"{name} declares no crash work in helpers.scenarios.CRASHES")
-    result = suite.crash_rounds(tmp_path, embedder, name, kills=3, rng=random.Random(11))
+    result = suite.crash_rounds(tmp_path, embedder, name, kills=3, rng=random.Random(11), per_round=8)
     assert result["problems"] == 0 and result["differences"] == 0
 
 

@@ -141,19 +141,36 @@ class FactsWorkload:
 
 
 class FactsCrash:
-    """A stream of add_document calls (each one transaction) interrupted by kill -9, then re-sent whole."""
+    """Rounds of add_document calls (each one transaction); each round's server is killed after a random
+    number of them, a random fraction of a second later (so some kills land inside a call)."""
 
     toolset = "facts"
     graph = "default"
+    per_round = 30
 
-    def __init__(self, documents: int = 150) -> None:
-        self.records = [facts_record("c", n) for n in range(documents)]
+    def __init__(self, rounds: int = 20, per_round: int = 30) -> None:
+        self.per_round = per_round
+        self.records = [facts_record("c", n) for n in range(per_round * rounds)]
+        self.round = 0
 
-    def prepare(self, root: Path) -> None:
-        pass
+    def prepare(self, root: Path, runtime: Runtime) -> None:
+        Writer(FactsGraph(runtime, "warmup")).write([parse_request(DocumentRecord, facts_record("warm", 0))])
 
-    async def work(self, client: Any, acked: list[str]) -> None:
-        for record in self.records:
+    def start_round(self, number: int) -> None:
+        self.round = number
+
+    def current(self) -> list[dict[str, Any]]:
+        return self.records[self.round * self.per_round:(self.round + 1) * self.per_round]
+
+    async def warmup(self, client: Any) -> None:
+        await client.call_tool("find", {"entity": [{"name": "Apple", "definition": "a company"}], "graph": "warmup"})
+
+    async def work(self, client: Any, acked: list[str], trigger: Any, rng: random.Random) -> None:
+        records = self.current()
+        kill_after = rng.randrange(len(records))
+        for i, record in enumerate(records):
+            if i == kill_after:
+                trigger.set()
             result = await client.call_tool("add_document", record)
             if result.is_error:
                 raise RuntimeError(text_of(result))
@@ -172,9 +189,12 @@ class FactsCrash:
         return problems + facts_problems(runtime, self.graph, written)
 
     def kept(self, runtime: Runtime) -> int:
-        """Documents the graph holds now."""
+        """Documents of this round the graph holds (what the killed run kept)."""
         graph = FactsGraph(runtime, self.graph)
-        return graph.store().count_nodes("document") if graph.exists() else 0
+        if not graph.exists():
+            return 0
+        present = {n.name for n in graph.store().iter_nodes("document")}
+        return sum(r["name"] in present for r in self.current())
 
     def finish(self, runtime: Runtime) -> None:
         writer = Writer(FactsGraph(runtime, self.graph))
@@ -301,28 +321,55 @@ class ItemsWorkload:
 
 
 class ItemsCrash:
-    """One ``index`` of a few hundred items, interrupted by kill -9; finished in process afterwards."""
+    """Rounds of edits to a project (a new long text for 30 of its items each round), each indexed by a
+    server that is killed when the index reports a random fraction of its work done."""
 
     toolset = "items"
+    per_round = 30
+    WORDS = ("sync offline device crash title note search accent index editor theme export import folder server "
+             "token limit memory cache").split()
 
-    def __init__(self, items: int = 100) -> None:
+    def __init__(self, rounds: int = 20, per_round: int = 30, items: int = 120) -> None:
         self.items = items
+        self.per_round = per_round
+        self.round = 0
 
-    def prepare(self, root: Path) -> None:
+    def folder(self, n: int) -> Path:
+        return self.project / "bugs" / f"BUG-{2000 + n}-generated"
+
+    def write_item(self, n: int, words: int, tag: str) -> None:
+        rng = random.Random(f"{n}-{tag}")
+        folder = self.folder(n)
+        folder.mkdir(exist_ok=True)
+        write_atomically(folder / "bug_report.json", json.dumps(
+            {"title": f"Generated problem {n}: " + " ".join(rng.choices(self.WORDS, k=6)),
+             "description": f"{tag}: " + " ".join(rng.choices(self.WORDS, k=30))}))
+        write_atomically(folder / "PROMPT.md", " ".join(rng.choices(self.WORDS, k=words)))
+
+    def prepare(self, root: Path, runtime: Runtime) -> None:
         self.project = write_project(root)
-        rng = random.Random(3)
-        words = ("sync offline device crash title note search accent index editor theme export import "
-                 "folder server token limit memory cache").split()
         for n in range(self.items):
-            folder = self.project / "bugs" / f"BUG-{2000 + n}-generated"
-            folder.mkdir()
-            (folder / "bug_report.json").write_text(json.dumps(
-                {"title": f"Generated problem {n}: " + " ".join(rng.choices(words, k=6)),
-                 "description": " ".join(rng.choices(words, k=40))}), encoding="utf-8")
-            (folder / "PROMPT.md").write_text(" ".join(rng.choices(words, k=300)), encoding="utf-8")
+            self.write_item(n, 200, "start")
+        self.warm = write_project(root / "warmup")
+        ItemIndex(runtime, self.warm).sync()
 
-    async def work(self, client: Any, acked: list[str]) -> None:
-        result = await client.call_tool("index", {"project_path": str(self.project)})
+    def start_round(self, number: int) -> None:
+        self.round = number
+        first = number * self.per_round % self.items
+        for n in range(first, first + self.per_round):
+            self.write_item(n % self.items, 1400, f"round {number}")  # about ten passages each
+
+    async def warmup(self, client: Any) -> None:
+        await client.call_tool("search", {"query": "dark mode", "project_path": str(self.warm)})
+
+    async def work(self, client: Any, acked: list[str], trigger: Any, rng: random.Random) -> None:
+        fraction = rng.uniform(0.05, 0.95)
+
+        async def progress(done: float, total: float | None, _message: str | None) -> None:
+            if total and done / total >= fraction:
+                trigger.set()
+
+        result = await client.call_tool("index", {"project_path": str(self.project)}, progress_callback=progress)
         if result.is_error:
             raise RuntimeError(text_of(result))
         acked.append("index")
@@ -338,14 +385,16 @@ class ItemsCrash:
         for node in nodes:
             if hashlib.sha256(node.text.encode()).hexdigest() != node.text_hash or node.id not in vectors:
                 problems.append(f"item {node.id} is half-written (text, hash and vectors disagree)")
-        if acked and store.get_meta("last_indexed") is None:
-            problems.append("an acknowledged index left no finished index")
+        if acked and (store.get_meta("last_indexed") is None or index.stale_files(store)):
+            problems.append("an acknowledged index left the index behind the files")
         return problems
 
     def kept(self, runtime: Runtime) -> int:
-        """Items the store holds now (what an interrupted run kept)."""
+        """Items holding this round's text (what the killed run kept of its work)."""
         index = ItemIndex(runtime, self.project)
-        return len(index.store().node_hashes("item")) if index.exists() else 0
+        if not index.exists():
+            return 0
+        return sum(f"round {self.round}:" in n.props["description"] for n in index.store().iter_nodes("item"))
 
     def finish(self, runtime: Runtime) -> None:
         ItemIndex(runtime, self.project).sync()

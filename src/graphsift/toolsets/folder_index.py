@@ -43,7 +43,7 @@ from graphsift.watch import ChangeFeed
 
 INDEX_LOCK = "index"
 #: An update commits its embeddings in steps of at most this many passages (see :meth:`FolderIndex.embed_in_steps`).
-STEP_PASSAGES = 1024
+STEP_PASSAGES = 256
 
 _KINDS = {stat.S_IFIFO: "a named pipe", stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device",
           stat.S_IFSOCK: "a socket", stat.S_IFDIR: "a folder"}
