@@ -29,7 +29,7 @@ failures, zero tracebacks, zero hangs.
    with an uninterrupted run.
 4. **files**: a feature-management folder whose item files fight back (symlink loops, unreadable and
    binary files, lone surrogates, FIFOs, 50 MB files, a 10,000-file folder) indexed by the CLI and
-   through a server; and the facts ``ingest`` of such files. Prints time, peak memory (max RSS) and
+   through a server; and the facts ``ingest`` of such files. Prints time, peak memory (VmHWM) and
    whether every bad file was reported.
 """
 
@@ -324,26 +324,40 @@ def crash_rounds(work: Path, embedder: OnnxEmbedder, name: str, kills: int, rng:
 # -- 4. files that fight back ------------------------------------------------------------------------------
 
 
+def _peak_mb(pid: int) -> int | None:
+    """The process's peak resident memory since its exec (VmHWM), in MB; None once it is gone."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) // 1024
+    except OSError:
+        return None
+    return None
+
+
 def run_child(argv: list[str], env: dict[str, str], timeout_s: float) -> tuple[int | None, str, str, float, int]:
-    """(exit status or None on a hang, stdout, stderr, seconds, max RSS in MB) of a child process."""
+    """(exit status or None on a hang, stdout, stderr, seconds, peak RSS in MB) of a child process.
+
+    The peak is read from ``/proc`` while the child runs (``VmHWM`` starts at its exec; the rusage of a
+    forked child would count the parent's pages it started with)."""
     started = time.monotonic()
+    peak = 0
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         proc = subprocess.Popen(argv, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
-        deadline = started + timeout_s
-        status, usage = None, None
-        while time.monotonic() < deadline:
-            pid, raw, usage = os.wait4(proc.pid, os.WNOHANG)
-            if pid:
-                status = os.waitstatus_to_exitcode(raw)
+        status = None
+        while time.monotonic() < started + timeout_s:
+            peak = max(peak, _peak_mb(proc.pid) or 0)
+            status = proc.poll()
+            if status is not None:
                 break
-            time.sleep(0.05)
+            time.sleep(0.02)
         if status is None:
             proc.kill()
-            _, _, usage = os.wait4(proc.pid, 0)
+            proc.wait()
         out.seek(0)
         err.seek(0)
         return (status, out.read().decode(errors="replace"), err.read().decode(errors="replace"),
-                time.monotonic() - started, usage.ru_maxrss // 1024)
+                time.monotonic() - started, peak)
 
 
 async def _ask_server(url: str, project: str) -> list[str]:
@@ -361,17 +375,31 @@ async def _ask_server(url: str, project: str) -> list[str]:
 
 
 def files(work: Path, timeout_s: float) -> dict[str, Any]:
-    from helpers.hostile import facts_hostile_files, hostile_project
+    from helpers.hostile import _big_text, facts_hostile_files, hostile_project
+
+    from graphsift.toolsets.items.examples import write_project
 
     results = {}
     env = {**os.environ, "GRAPHSIFT_HOME": str(work / "files-home"), **SERVER_ENV}
+    sizes = []
+    for megabytes in (0, 1, 5, 50):  # one item's PROMPT.md grows; memory and time must not
+        project = write_project(work / f"size-{megabytes}")
+        if megabytes:
+            item = project / "bugs" / "BUG-900-big"
+            item.mkdir()
+            (item / "bug_report.json").write_text('{"title": "Big"}')
+            _big_text(item / "PROMPT.md", megabytes << 20, "Offline edits are lost when two devices sync. ")
+        status, _, _, seconds, rss = run_child(
+            [sys.executable, "-m", "graphsift", "items", "index", "-p", str(project)], env, timeout_s)
+        sizes.append(f"{megabytes} MB: {seconds:.1f} s, {rss} MB" + ("" if status == 0 else f" (exit {status})"))
+    say("  index of a project with one PROMPT.md of (size: time, peak RSS): " + "; ".join(sizes))
     project, expected = hostile_project(work / "hostile-project")
     for attempt in ("first index", "second index (nothing changed)"):
         status, out, err, seconds, rss = run_child(
             [sys.executable, "-m", "graphsift", "items", "index", "-p", str(project), "--json"], env, timeout_s)
         missing = [p for p in expected if p not in out]
         say(f"  items {attempt}: exit {status if status is not None else 'HANG (killed)'} in {seconds:.1f} s, "
-            f"max RSS {rss} MB; bad files not reported: {len(missing)} of {len(expected)}; tracebacks: "
+            f"peak RSS {rss} MB; bad files not reported: {len(missing)} of {len(expected)}; tracebacks: "
             f"{err.count('Traceback')}")
         for path in missing[:10]:
             say(f"    not reported: {path}")
@@ -396,8 +424,8 @@ def files(work: Path, timeout_s: float) -> dict[str, Any]:
             [sys.executable, "-m", "graphsift", "facts", "ingest", str(path)], env, timeout_s)
         line = (err.strip().splitlines() or [""])[-1][:160]
         ok = status == 2 and line.startswith("error: [") and "internal_error" not in line
-        say(f"  facts ingest of {label}: exit {status if status is not None else 'HANG'} in {seconds:.1f} s, max RSS "
-            f"{rss} MB: {'structured error' if ok else 'NOT a structured error'}: {line}")
+        say(f"  facts ingest of {label}: exit {status if status is not None else 'HANG'} in {seconds:.1f} s, "
+            f"peak RSS {rss} MB: {'structured error' if ok else 'NOT a structured error'}: {line}")
         results[f"facts {label}"] = {"status": status, "ok": ok}
     return results
 
