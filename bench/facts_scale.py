@@ -53,6 +53,7 @@ from graphsift.config import Settings  # noqa: E402
 from graphsift.contract import parse_request  # noqa: E402
 from graphsift.embedding import OnnxEmbedder  # noqa: E402
 from graphsift.runtime import Runtime  # noqa: E402
+from graphsift.store import store_size  # noqa: E402
 from graphsift.tools import CallContext  # noqa: E402
 from graphsift.toolsets.facts import TOOLSET  # noqa: E402
 from graphsift.toolsets.facts.graph import FactsGraph  # noqa: E402
@@ -238,7 +239,7 @@ def main() -> None:
     else:
         ingest(graph, gen, args, docs)
     store = graph.store()
-    size = sum(p.stat().st_size for p in graph.location.glob("graph.db*"))
+    size = store_size(runtime.settings, graph.namespace)
     print(f"store: {store.count_nodes('entity')} entities, {store.count_nodes('topic')} topics, "
           f"{store.count_nodes('document')} documents, {store.count_edges('fact')} facts, "
           f"{store.count_edges('possible_duplicate')} possible-duplicate links; {size / 1e6:.0f} MB on disk")

@@ -11,6 +11,9 @@ from graphsift.config import Settings
 from graphsift.embedding import OnnxEmbedder
 from graphsift.runtime import Runtime
 
+#: source trees the code toolset indexes (their own test files are data, not tests of graphsift)
+collect_ignore = ["fixtures"]
+
 
 @pytest.fixture(scope="session")
 def shared_data() -> Path:

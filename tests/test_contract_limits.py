@@ -127,22 +127,51 @@ def test_errors_about_input_with_lone_surrogates_can_be_sent():
     assert str(InvalidInput("bad \udcff")).encode("utf-8") == b"[invalid_input] bad \\udcff"
 
 
-def _all_fields(model, prefix=""):
-    from helpers.docs import inner_model
+def _bounded_pattern(pattern: str) -> bool:
+    """A regex that can only match a bounded length: anchored, without * or + (e.g. ^[a-z0-9]{0,63}$)."""
+    return pattern.startswith("^") and pattern.endswith("$") and "*" not in pattern and "+" not in pattern
 
-    for name, field in model.model_fields.items():
-        key = prefix + (field.alias or name)
-        yield key, field
-        sub = inner_model(field.annotation)
-        if sub is not None:
-            yield from _all_fields(sub, key + ".")
+
+def unbounded(schema: dict) -> list[str]:
+    """Places in a JSON schema where a string, array or free-form object has no declared size limit."""
+    defs = schema.get("$defs", {})
+    out: list[str] = []
+    seen: set[str] = set()
+
+    def walk(node: dict, where: str) -> None:
+        if "$ref" in node:
+            name = node["$ref"].rsplit("/", 1)[-1]
+            if name not in seen:
+                seen.add(name)
+                walk(defs[name], where)
+            return
+        for option in node.get("anyOf", []) + node.get("allOf", []) + node.get("oneOf", []):
+            walk(option, where)
+        kind = node.get("type")
+        if kind == "string" and "maxLength" not in node and "enum" not in node and "const" not in node \
+                and not _bounded_pattern(node.get("pattern", "")):
+            out.append(f"{where} (a string without maxLength)")
+        if kind == "array":
+            if "maxItems" not in node:
+                out.append(f"{where} (an array without maxItems)")
+            walk(node.get("items", {}), where + "[]")
+        if kind == "object":
+            for name, inner in node.get("properties", {}).items():
+                walk(inner, f"{where}.{name}" if where else name)
+            extra = node.get("additionalProperties")
+            if isinstance(extra, dict) or (extra is True and not node.get("properties")):
+                if "maxProperties" not in node:
+                    out.append(f"{where} (an object without maxProperties)")
+                if isinstance(extra, dict):
+                    walk(extra, where + "{}")
+
+    walk(schema, "")
+    return out
 
 
 @pytest.mark.parametrize("model", ALL_REQUESTS, ids=lambda m: m.__qualname__)
-def test_every_string_and_list_of_every_request_declares_its_limit(model):
-    """Documented limits (maxLength / maxItems in the schema, "at most N" in SKILL.md) on every field of
-    every toolset; the contract's global limits are only the backstop."""
-    from helpers.docs import unlimited
-
-    missing = {key: why for key, field in _all_fields(model) if (why := unlimited(field))}
-    assert not missing, f"{model.__qualname__}: give these fields a max_length: {missing}"
+def test_every_string_list_and_object_of_every_request_declares_its_limit(model):
+    """Every toolset's requests state their limits in the schema clients see (maxLength, maxItems,
+    maxProperties, or a bounded pattern); the contract's global limits are only the backstop."""
+    missing = unbounded(model.model_json_schema(by_alias=True))
+    assert not missing, f"{model.__qualname__}: declare a limit for {missing}"

@@ -117,18 +117,3 @@ def limit_phrases(field) -> list[str]:
         return ([f"at most {most}"] if most else []) + (
             [f"each at most {each} characters"] if inner is str and each else [])
     return [f"at most {most} characters"] if base is str and most else []
-
-
-def unlimited(field) -> str | None:
-    """Why a request field has no declared size limit (None when it has one or needs none)."""
-    base, constraints = _unwrapped(field.annotation)
-    if base is str and not _max_length([*field.metadata, *constraints]) and not any(
-            getattr(c, "pattern", None) for c in [*field.metadata, *constraints]):
-        return "a string without max_length"
-    if typing.get_origin(base) is list:
-        if not _max_length([*field.metadata, *constraints]):
-            return "a list without max_length"
-        inner, inner_constraints = _unwrapped(typing.get_args(base)[0])
-        if inner is str and not _max_length(inner_constraints):
-            return "a list of strings without a max_length per string"
-    return None

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from helpers.vectors import unit
 
+from graphsift.config import Settings
 from graphsift.errors import IndexCorrupted, InvalidInput, NotFound
 from graphsift.store import Edge, Node, drop_store, open_store, store_exists, store_size
 from graphsift.store.factory import namespace_lock
@@ -275,6 +276,32 @@ def test_an_empty_store_file_is_reported_not_recreated_by_a_read(store_settings,
     with pytest.raises(IndexCorrupted, match="is empty.*; re-index"):
         open_store(store_settings, "test/empty", repair="re-index")
     assert path.stat().st_size == 0
+
+
+def test_a_read_waits_for_a_store_another_process_is_creating(store_settings, tmp_path):
+    """graphsift makes a store whole before it appears; a process of an older version left the file empty
+    until it wrote the header. A read in that moment waits for it (only a file that stays empty is damage)."""
+    from graphsift.store.factory import sqlite_path
+
+    path = sqlite_path(store_settings, "test/racing")
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"")
+    made = open_store(Settings(home=tmp_path / "elsewhere"), "test/racing", create=True)
+    made.close()
+    whole = sqlite_path(Settings(home=tmp_path / "elsewhere"), "test/racing")
+
+    def older_creator_finishes() -> None:
+        with path.open("r+b") as fh:  # the same file, filled in place as SQLite would
+            fh.write(whole.read_bytes())
+
+    creator = threading.Timer(0.3, older_creator_finishes)
+    creator.start()
+    try:
+        store = open_store(store_settings, "test/racing")
+        assert store.count_nodes() == 0
+        store.close()
+    finally:
+        creator.join()
 
 
 # -- edges ------------------------------------------------------------------------------------------------

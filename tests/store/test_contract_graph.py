@@ -154,3 +154,63 @@ def test_counts_and_neighbours(graph):
     assert graph.most_connected("entity", type="fact", limit=3) == [("apple", 4), ("microsoft", 3), ("beats", 2)]
     assert graph.most_connected("entity", type="fact")[-1] == ("lonely", 0)
     assert graph.most_connected("entity", type="fact", limit=2, offset=1) == [("microsoft", 3), ("beats", 2)]
+
+
+# -- edges_of: one direction, several types, counted, paged ------------------------------------------------
+
+
+def test_edges_of_follows_the_direction_and_orders_by_type_src_dst(graph):
+    out = graph.edges_of(["apple"])
+    assert (out.total, out.counts) == (4, {"fact": 3, "possible_duplicate": 1})
+    assert [e.id for e in out.edges] == ["f1", "f3", "f6", "dup"]  # fact before possible_duplicate, then by dst
+    assert out.edges[0].props == {"n": "f1"} and out.edges[0].date == "2014-05-28" and out.edges[0].vector is None
+    into = graph.edges_of(["apple"], direction="in")
+    assert [e.id for e in into.edges] == ["f2"] and into.counts == {"fact": 1}
+    both = graph.edges_of(["apple", "microsoft"], direction="both", types=["fact"])
+    assert [e.id for e in both.edges] == ["f1", "f3", "f6", "f2", "f4"]  # f2 and f6 touch both ends: once each
+    assert both.total == 5
+
+
+def test_edges_of_counts_before_the_page_and_filters_types(graph):
+    page = graph.edges_of(["apple", "microsoft"], types=["fact"], limit=2, offset=1)
+    assert page.total == 5 and [e.id for e in page.edges] == ["f3", "f6"]
+    counts_only = graph.edges_of(["apple"], limit=0)
+    assert counts_only.total == 4 and counts_only.edges == []
+    assert graph.edges_of(["apple"], types=[]).total == 0
+    assert graph.edges_of(["apple"], types=["possible_duplicate", "nothing"]).counts == {"possible_duplicate": 1}
+    assert graph.edges_of([]).total == 0 and graph.edges_of(["missing"], direction="both").edges == []
+    with pytest.raises(InvalidInput, match="direction"):
+        graph.edges_of(["apple"], direction="around")
+
+
+def test_edges_of_takes_any_number_of_node_ids(store):
+    hub = [Edge(f"e{i:04d}", f"n{i:04d}", "hub", "calls") for i in range(1200)]
+    store.upsert_edges(hub)
+    page = store.edges_of([f"n{i:04d}" for i in range(1200)] + ["n0000"], limit=3)
+    assert page.total == 1200 and [e.src for e in page.edges] == ["n0000", "n0001", "n0002"]
+    assert store.edges_of(["hub"], direction="in", limit=1, offset=1199).edges[0].id == "e1199"
+
+
+# -- nodes_with_keys: AND of ORs over lookup keys, counted, paged in insertion order -------------------------
+
+
+def test_nodes_with_keys_is_an_and_of_ors_in_insertion_order(store):
+    store.upsert_nodes([Node(n, "symbol" if n != "s" else "service", n) for n in ("c", "a", "b", "d", "s")])
+    store.set_node_keys({"c": ["role=x", "lang=java"], "a": ["role=y", "lang=java"], "b": ["role=x", "lang=py"],
+                         "d": ["lang=java"], "s": ["role=x", "lang=java"]})
+    assert store.nodes_with_keys("symbol", [["role=x", "role=y"], ["lang=java"]]) == (2, ["c", "a"])
+    assert store.nodes_with_keys(None, [["role=x"], ["lang=java"]]) == (2, ["c", "s"])
+    assert store.nodes_with_keys("symbol", []) == (4, ["c", "a", "b", "d"])
+    assert store.nodes_with_keys("symbol", [["lang=java"]], limit=1, offset=1) == (3, ["a"])
+    assert store.nodes_with_keys("symbol", [["lang=java"]], limit=0) == (3, [])
+    assert store.nodes_with_keys("symbol", [[]]) == (0, [])
+    assert store.nodes_with_keys("symbol", [["nothing"]]) == (0, [])
+    store.upsert_nodes([Node("a", "symbol", "a again")])  # an update keeps a node's place
+    store.delete_nodes(["c"])
+    assert store.nodes_with_keys("symbol", [["lang=java"]]) == (2, ["a", "d"])
+
+
+def test_nodes_with_keys_takes_groups_of_any_size(store):
+    store.upsert_nodes([Node(f"n{i}", "symbol") for i in range(3)])
+    store.set_node_keys({"n1": ["k1"]})
+    assert store.nodes_with_keys("symbol", [[f"k{i}" for i in range(40_000)]]) == (1, ["n1"])

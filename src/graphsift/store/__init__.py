@@ -1,6 +1,6 @@
 """Storage: the :class:`Store` protocol toolsets are written against, and the factory that opens a backend."""
 
-from graphsift.store.base import Edge, EdgeRef, EdgeSelection, Hit, Node, Store, Where
+from graphsift.store.base import Edge, EdgePage, EdgeRef, EdgeSelection, Hit, Node, Store, Where
 from graphsift.store.factory import (
     check_embedder,
     drop_store,
@@ -12,6 +12,6 @@ from graphsift.store.factory import (
 )
 
 __all__ = [
-    "Edge", "EdgeRef", "EdgeSelection", "Hit", "Node", "Store", "Where", "check_embedder", "drop_store",
+    "Edge", "EdgePage", "EdgeRef", "EdgeSelection", "Hit", "Node", "Store", "Where", "check_embedder", "drop_store",
     "open_store", "record_embedder", "store_exists", "store_location", "store_size",
 ]

@@ -114,6 +114,19 @@ class EdgeSelection:
     last_date: str | None = None
 
 
+@dataclass
+class EdgePage:
+    """Edges of a node set in one direction (see :meth:`Store.edges_of`): the whole selection counted,
+    one page of it returned."""
+
+    #: edges that pass the filters (before ``offset`` / ``limit``)
+    total: int
+    #: the same count per edge type (types without edges left out)
+    counts: dict[str, int]
+    #: the page, ordered by (type, src, dst, id); vectors are not read (``vector`` is None)
+    edges: list[Edge]
+
+
 @dataclass(frozen=True)
 class Hit:
     """One ranked node: ``score`` is BM25 (higher is better) or a cosine in [-1, 1]."""
@@ -168,6 +181,14 @@ class Store(Protocol):
         offset: int = 0,
     ) -> list[str]: ...
     def node_ids_with_prefix(self, prefix: str) -> list[str]: ...
+    def nodes_with_keys(
+        self, kind: str | None, groups: Sequence[Sequence[str]], *, limit: int | None = None, offset: int = 0,
+    ) -> tuple[int, list[str]]:
+        """Nodes of ``kind`` (None: any kind) that hold, for every group, at least one of the group's lookup
+        keys (AND of ORs; no groups: every node of the kind; an empty group: none). Returns how many match
+        in all and the ids of the page ``offset`` .. ``offset + limit`` (``limit`` None: to the end), in
+        insertion order (the order ``iter_nodes`` lists)."""
+        ...
 
     # exact lookup keys per node (normalised names, aliases, document keys...)
     def set_node_keys(self, keys: Mapping[str, Sequence[str]]) -> None: ...
@@ -196,6 +217,16 @@ class Store(Protocol):
         date_from: str | None = None, date_to: str | None = None, limit: int | None = None,
         with_vectors: bool = False,
     ) -> EdgeSelection: ...
+    def edges_of(
+        self, node_ids: Sequence[str], *, direction: str = "out", types: Sequence[str] | None = None,
+        limit: int | None = None, offset: int = 0,
+    ) -> EdgePage:
+        """Edges leaving (``"out"``: src in ``node_ids``), entering (``"in"``: dst in them) or touching
+        (``"both"``: either end in them, each edge once) the nodes, of ``types`` (None: every type; an empty
+        list: none). Any number of node ids. ``total`` and ``counts`` cover the whole selection; ``edges``
+        is the page ``offset`` .. ``offset + limit`` (``limit`` None: to the end; 0: counts only), ordered
+        by (type, src, dst, id). A bad ``direction`` is :class:`~graphsift.errors.InvalidInput`."""
+        ...
     def edge_ids_with_prefix(self, prefix: str) -> list[str]: ...
     def count_edges(self, type: str | None = None) -> int: ...
     def neighbour_counts(self, node_id: str, *, type: str | None = None, limit: int = 10) -> list[tuple[str, int]]: ...

@@ -17,6 +17,7 @@ import fcntl
 import os
 import re
 import threading
+import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -42,6 +43,8 @@ LEGACY_FILES = ("index.db", "graph.db")
 _PART = re.compile(r"[a-z0-9][a-z0-9_.-]{0,63}")
 _LOCK_KEY = re.compile(r"[a-z0-9_-]{1,64}")
 EMBEDDER_META = "embedder"
+#: How long a read waits for an empty store file to get its header (another process creating it).
+EMPTY_GRACE_S = 2.0
 
 
 def check_namespace(namespace: str) -> str:
@@ -145,18 +148,24 @@ def open_store(settings: Settings, namespace: str, *, create: bool = False, repa
 
     path = sqlite_path(settings, namespace)
     try:
-        size: int | None = path.stat().st_size
-    except (FileNotFoundError, NotADirectoryError):
+        size: int | None = _size(path)
+    except NotFound:
         size = None
-    except OSError as exc:
-        raise StoreUnavailable(f"cannot read {path}: {exc.strerror or exc}") from exc
     if size is None:
         if not create:
             raise NotFound(f"no store {namespace!r} at {path}")
         _create_sqlite(path, namespace)
-    elif size == 0:
-        raise IndexCorrupted(f"{path} is empty (a write was interrupted, or the file was emptied)"
-                             + (f"; {repair}" if repair else ""))
+    else:
+        deadline = time.monotonic() + EMPTY_GRACE_S
+        while size == 0:
+            # graphsift makes a store whole before it appears (below), but a process of an older version
+            # may be creating this one right now (the file is empty until SQLite writes its header): only
+            # a file that stays empty was left by an interrupted write.
+            if time.monotonic() > deadline:
+                raise IndexCorrupted(f"{path} is empty (a write was interrupted, or the file was emptied)"
+                                     + (f"; {repair}" if repair else ""))
+            time.sleep(0.02)
+            size = _size(path)
     return SQLiteStore(path, namespace, repair=repair, create=False)
 
 
@@ -180,6 +189,15 @@ def _create_sqlite(path: Path, namespace: str) -> None:
                 Path(f"{temporary}{suffix}").unlink(missing_ok=True)
             except OSError:
                 pass
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except (FileNotFoundError, NotADirectoryError):
+        raise NotFound(f"no store at {path}") from None
+    except OSError as exc:
+        raise StoreUnavailable(f"cannot read {path}: {exc.strerror or exc}") from exc
 
 
 @contextmanager

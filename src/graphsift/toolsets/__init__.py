@@ -16,6 +16,8 @@ from graphsift.tools import Toolset
 TOOLSETS: dict[str, str] = {
     "items": "graphsift.toolsets.items",
     "facts": "graphsift.toolsets.facts",
+    "code": "graphsift.toolsets.code",
+    "skills": "graphsift.toolsets.skills",
 }
 
 

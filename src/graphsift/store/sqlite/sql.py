@@ -4,6 +4,7 @@ read and tested on its own (:mod:`graphsift.store.sqlite.store` runs them).
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -106,3 +107,45 @@ def select_edges_sql(
     sql = (f"SELECT rowid, date FROM edges WHERE src IN ({marks}){cond} "
            f"UNION SELECT rowid, date FROM edges WHERE dst IN ({marks}){cond}")
     return sql, [*ids, *extra, *ids, *extra]
+
+
+def nodes_with_keys_sql(kind: str | None, groups: Sequence[Sequence[str]]) -> tuple[str, list[Any]]:
+    """``WHERE ...`` over ``nodes n``: of ``kind`` and, per group, holding one of its keys ('' when neither).
+    Each group's keys go in as one JSON array, so a group may hold any number of keys."""
+    clauses, params = [], []
+    if kind is not None:
+        clauses.append("n.kind = ?")
+        params.append(kind)
+    for group in groups:
+        keys = list(dict.fromkeys(group))
+        if not keys:
+            clauses.append("0")
+            continue
+        clauses.append("n.rowid IN (SELECT k.node_rowid FROM node_keys k WHERE k.key IN "
+                       "(SELECT value FROM json_each(?)))")
+        params.append(json.dumps(keys))
+    return ("WHERE " + " AND ".join(clauses), params) if clauses else ("", [])
+
+
+EDGE_DIRECTIONS = ("out", "in", "both")
+
+
+def edges_of_sql(node_ids: Sequence[str], direction: str, types: Sequence[str] | None) -> tuple[str, list[Any]]:
+    """``WHERE ...`` over ``edges``: src (out), dst (in) or either end (both) among ``node_ids``, of ``types``.
+    Ids and types go in as JSON arrays (one parameter each, any length)."""
+    if direction not in EDGE_DIRECTIONS:
+        raise InvalidInput(f"direction must be one of {', '.join(EDGE_DIRECTIONS)}, got {direction!r}")
+    ids = json.dumps(list(dict.fromkeys(node_ids)))
+    members = "(SELECT value FROM json_each(?))"
+    if direction == "out":
+        clauses, params = [f"src IN {members}"], [ids]
+    elif direction == "in":
+        clauses, params = [f"dst IN {members}"], [ids]
+    else:
+        clauses, params = [f"(src IN {members} OR dst IN {members})"], [ids, ids]
+    if types is not None:
+        # "+type": never drive the query from the type index (one type can hold most edges); the node ids
+        # select few rows through edges_src_type_date / edges_dst_type_date, and the type filters those
+        clauses.append(f"+type IN {members}")
+        params.append(json.dumps(list(dict.fromkeys(types))))
+    return "WHERE " + " AND ".join(clauses), params

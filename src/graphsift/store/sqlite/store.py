@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from graphsift.errors import IndexCorrupted, InvalidInput, StoreBusy, StoreUnavailable
-from graphsift.store.base import Edge, EdgeRef, EdgeSelection, Hit, Node, Where
+from graphsift.store.base import Edge, EdgePage, EdgeRef, EdgeSelection, Hit, Node, Where
 from graphsift.store.migrate import pending
 from graphsift.store.sqlite import migrations, sql
 from graphsift.store.sqlite.bm25 import TermVector
@@ -325,16 +325,41 @@ class SQLiteStore:
             return [r[0] for r in self._conn.execute(
                 f"SELECT id FROM {table} WHERE id >= ? AND id < ? ORDER BY id", (prefix, prefix + "\U0010ffff"))]
 
+    def nodes_with_keys(
+        self, kind: str | None, groups: Sequence[Sequence[str]], *, limit: int | None = None, offset: int = 0,
+    ) -> tuple[int, list[str]]:
+        """(how many match, the page's ids in insertion order): see the protocol. Keys are indexed, so this
+        never reads a node's props."""
+        condition, params = sql.nodes_with_keys_sql(kind, groups)
+        page = -1 if limit is None else max(0, int(limit))
+        with self._lock, self._read_transaction():
+            total = self._conn.execute(f"SELECT count(*) FROM nodes n {condition}", params).fetchone()[0]
+            ids = [r[0] for r in self._conn.execute(
+                f"SELECT n.id FROM nodes n {condition} ORDER BY n.rowid LIMIT ? OFFSET ?",
+                [*params, page, max(0, int(offset))])] if page else []
+        return total, ids
+
     # -- lookup keys --------------------------------------------------------------------------------
 
     def set_node_keys(self, keys: Mapping[str, Sequence[str]]) -> None:
         """Replace the exact-lookup keys (normalised names, aliases...) of each given node id."""
         with self.atomic():
-            for node_id, node_keys in keys.items():
-                rowid = self._rowid(node_id, "set lookup keys of")
-                self._conn.execute("DELETE FROM node_keys WHERE node_rowid = ?", (rowid,))
-                self._conn.executemany("INSERT OR IGNORE INTO node_keys(key, node_rowid) VALUES (?, ?)",
-                                       [(k, rowid) for k in dict.fromkeys(node_keys)])
+            rowids = self._rowids(list(keys), "set lookup keys of")
+            self._conn.executemany("DELETE FROM node_keys WHERE node_rowid = ?", [(r,) for r in rowids.values()])
+            self._conn.executemany("INSERT OR IGNORE INTO node_keys(key, node_rowid) VALUES (?, ?)",
+                                   [(k, rowids[node_id]) for node_id, node_keys in keys.items()
+                                    for k in dict.fromkeys(node_keys)])
+
+    def _rowids(self, ids: list[str], action: str) -> dict[str, int]:
+        """Row ids of ``ids`` (all of them, or :class:`InvalidInput` naming the first unknown one)."""
+        found: dict[str, int] = {}
+        for chunk in _chunks(ids):
+            marks = ",".join("?" * len(chunk))
+            found.update(self._conn.execute(f"SELECT id, rowid FROM nodes WHERE id IN ({marks})", chunk).fetchall())
+        missing = [i for i in ids if i not in found]
+        if missing:
+            raise InvalidInput(f"cannot {action} unknown node {missing[0]!r}")
+        return found
 
     def add_node_keys(self, keys: Mapping[str, Sequence[str]]) -> None:
         """Add lookup keys to each given node id (keys it already has are kept once)."""
@@ -545,6 +570,21 @@ class SQLiteStore:
             first_date=min(dated) if dated else None,
             last_date=max(dated) if dated else None,
         )
+
+    def edges_of(
+        self, node_ids: Sequence[str], *, direction: str = "out", types: Sequence[str] | None = None,
+        limit: int | None = None, offset: int = 0,
+    ) -> EdgePage:
+        """Edges of a node set in one direction, counted per type, one page read: see the protocol."""
+        condition, params = sql.edges_of_sql(node_ids, direction, types)
+        page = -1 if limit is None else max(0, int(limit))
+        with self._lock, self._read_transaction():
+            counts = dict(self._conn.execute(
+                f"SELECT type, count(*) FROM edges {condition} GROUP BY type ORDER BY type", params).fetchall())
+            edges = [_edge((*r[:6], None, r[6])) for r in self._conn.execute(
+                f"SELECT id, src, dst, type, props, text, date FROM edges {condition} "
+                "ORDER BY type, src, dst, id LIMIT ? OFFSET ?", [*params, page, max(0, int(offset))])] if page else []
+        return EdgePage(total=sum(counts.values()), counts=counts, edges=edges)
 
     def edge_ids_with_prefix(self, prefix: str) -> list[str]:
         """Edge ids starting with ``prefix`` (a range scan of the id index), in id order."""

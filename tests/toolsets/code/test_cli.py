@@ -1,0 +1,92 @@
+"""`graphsift code ...`: the same answers as the tools (--json), readable text, one error line and exit 2."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from click.testing import CliRunner
+from helpers.code_graph import FIXTURES
+
+from graphsift.adapters.cli import build_cli
+from graphsift.config import Settings
+from graphsift.contract import parse_request
+from graphsift.runtime import Runtime
+from graphsift.toolsets.code import TOOLSET
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory, embedder):
+    base = tmp_path_factory.mktemp("code-cli")
+    project = base / "java-shop"
+    shutil.copytree(FIXTURES / "java-shop", project)
+    home = base / "home"
+    app = build_cli(make_runtime=lambda: Runtime(Settings.load(), embedder=embedder))
+    runner = CliRunner(env={"GRAPHSIFT_HOME": str(home)})
+    result = runner.invoke(app, ["code", "index", str(project), "--no-embed"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return runner, app, project, home, embedder
+
+
+def invoke(env, *args: str):
+    runner, app = env[0], env[1]
+    return runner.invoke(app, ["code", *args], catch_exceptions=False)
+
+
+def direct(env, tool: str, fields: dict) -> dict:
+    _, _, project, home, embedder = env
+    spec = TOOLSET.tool(tool)
+    runtime = Runtime(Settings(home=home), embedder=embedder)
+    try:
+        answer = spec.run(runtime, parse_request(spec.request, {"project_path": str(project), **fields}))
+    finally:
+        runtime.close()
+    return answer.model_dump(mode="json")
+
+
+def as_json(result) -> dict:
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_find_json_is_the_tools_answer_and_text_has_ids(env):
+    project = str(env[2])
+    out = as_json(invoke(env, "find", "symbol", "-p", project, "-f", '{"role": "SERVICE"}', "-n", "3", "--json"))
+    assert out == direct(env, "find", {"kind": "symbol", "filter": {"role": "SERVICE"}, "limit": 3})
+    assert out["total"] > 3 and out["has_more"]
+    text = invoke(env, "find", "symbol", "-p", project, "-f", '{"role": "SERVICE"}', "-n", "3").stdout
+    assert out["results"][0]["id"] in text and "[index:" in text
+
+
+def test_neighbors_takes_repeated_edge_keys_and_describe_an_fqn(env):
+    project = str(env[2])
+    impl = "com.shop.orders.service.OrderServiceImpl"
+    described = as_json(invoke(env, "describe", "--fqn", impl, "-p", project, "--json"))
+    node_id = described["node"]["id"]
+    out = as_json(invoke(env, "neighbors", node_id, "-p", project, "-e", "DECLARES.CALLS", "-e", "INJECTS",
+                         "--include-unresolved", "--json"))
+    assert set(out["counts"]) == {"DECLARES.CALLS", "INJECTS"} and out["unresolved_total"] > 0
+    assert out == direct(env, "neighbors", {"id": node_id, "edge_types": ["DECLARES.CALLS", "INJECTS"],
+                                            "include_unresolved": True})
+
+
+def test_errors_are_one_line_and_exit_2(env):
+    project = str(env[2])
+    result = invoke(env, "find", "symbol", "-p", project, "-f", '{"kind": "symbol"}')
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.startswith("error: [invalid_input] 'kind' goes beside the filter")
+    result = invoke(env, "find", "widget", "-p", project)
+    assert result.exit_code == 2 and "'widget' is not one of 'symbol', 'microservice', 'module', 'route'" in result.stderr
+    result = invoke(env, "resolve", "Order*", "-p", project)
+    assert result.exit_code == 2 and "not a pattern" in result.stderr
+    result = invoke(env, "neighbors", "sym_nope", "-p", project)
+    assert result.exit_code == 2 and result.stderr.startswith("error: [not_found]")
+
+
+def test_status_and_unchanged_index(env):
+    project = str(env[2])
+    status = as_json(invoke(env, "status", "-p", project, "--json"))
+    assert status["exists"] and {s["name"] for s in status["microservices"]} == {"orders", "billing-svc", "shop-common"}
+    again = as_json(invoke(env, "index", project, "--no-embed", "--json"))
+    assert again["status"] == "unchanged" and again["nodes_written"] == 0

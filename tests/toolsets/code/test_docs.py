@@ -1,0 +1,186 @@
+"""skills/code/SKILL.md matches the code: every parameter, output field, filter field, edge key, role,
+capability, resolve reason and CLI flag that exists is documented, and nothing else is."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import click
+import pytest
+from helpers.docs import fields, front_matter, skill_path, table, tool_sections, usage_lines
+
+from graphsift.adapters.cli import build_cli
+from graphsift.errors import GraphsiftError
+from graphsift.toolsets.code import TOOLSET, models, tools
+from graphsift.toolsets.code.edge_keys import EDGE_KEYS, REVERSED
+from graphsift.toolsets.code.filters import FIELDS
+from graphsift.toolsets.code.model import (
+    CAPABILITIES,
+    EDGE_TYPES,
+    LANGUAGES,
+    RESOLUTIONS,
+    ROLES,
+    SYMBOL_KINDS,
+    UNRESOLVED_REASONS,
+)
+
+SKILL = skill_path("code")
+SPECS = {spec.name: spec for spec in TOOLSET.on("mcp")}
+COMMAND_TOOL = {spec.command: spec.name for spec in TOOLSET.on("cli")}
+GROUP = build_cli().commands["code"]
+#: documented once, in their own tables
+SHARED = frozenset({models.IndexStatus, models.NodeRef})
+#: enums too long for a type cell are documented in a section the cell points to
+LONG_ENUMS = {("neighbors", "edge_types"): "Edge keys"}
+
+
+def text() -> str:
+    return SKILL.read_text(encoding="utf-8")
+
+
+def section(title: str) -> str:
+    """The text under the ``##`` / ``###`` heading that starts with ``title``, up to the next such heading."""
+    match = re.search(rf"^#{{2,3}} {re.escape(title)}\b.*$", text(), flags=re.MULTILINE)
+    assert match, f"no section {title!r}"
+    return re.split(r"^#{2,3} ", text()[match.end():], maxsplit=1, flags=re.MULTILINE)[0]
+
+
+def schema_facts(prop: dict) -> tuple[set[str], list, dict]:
+    types: set[str] = set()
+    enums: list = []
+    limits: dict = {}
+    for option in prop.get("anyOf", [prop]):
+        types.add(option.get("type", "?"))
+        enums += option.get("enum", [])
+        enums += option.get("items", {}).get("enum", [])
+        limits.update({k: option[k] for k in ("minimum", "maximum", "minLength", "minItems") if k in option})
+    limits.update({k: prop[k] for k in ("minimum", "maximum", "minLength", "minItems") if k in prop})
+    return types, enums, limits
+
+
+def test_front_matter_and_one_section_per_tool():
+    meta = front_matter(text())
+    assert meta["name"] == "code" and 50 <= len(meta["description"]) <= 1024
+    assert "graphsift serve code" in meta["description"]
+    assert set(tool_sections(text())) == set(SPECS)
+
+
+@pytest.mark.parametrize("tool", sorted(SPECS))
+def test_every_parameter_is_documented_with_type_and_default(tool):
+    request = SPECS[tool].request
+    rows = table(tool_sections(text())[tool], "parameter")
+    assert set(rows) == set(request.model_fields)
+    schema = request.model_json_schema()["properties"]
+    for name, field in request.model_fields.items():
+        type_cell, default_cell, meaning = rows[name]
+        assert meaning, f"{tool}.{name} has no meaning"
+        if field.is_required():
+            assert default_cell == "required", f"{tool}.{name} is required"
+        else:
+            shown = re.match(r"`([^`]+)`", default_cell)
+            default = field.get_default(call_default_factory=True)
+            assert shown and json.loads(shown.group(1)) == default, f"{tool}.{name} default is {default!r}"
+        types, enums, limits = schema_facts(schema[name])
+        for json_type in types - {"null"} - ({"string"} if enums else set()):
+            assert json_type in type_cell, f"{tool}.{name} is a {json_type}"
+        assert ("null" in types) == ("null" in type_cell), f"{tool}.{name}: nullability"
+        if (tool, name) in LONG_ENUMS:
+            assert LONG_ENUMS[(tool, name)] in type_cell + meaning
+            listed = section(LONG_ENUMS[(tool, name)])
+            assert all(f"`{value}`" in listed for value in enums)
+        else:
+            for value in enums:
+                assert f"`{value}`" in type_cell, f"{tool}.{name} accepts {value!r}"
+        if "minimum" in limits and "maximum" in limits:
+            assert f"{limits['minimum']:g} to {limits['maximum']:g}" in type_cell, f"{tool}.{name} range"
+        elif "minimum" in limits:
+            assert f"{limits['minimum']:g} or more" in type_cell, f"{tool}.{name} minimum"
+        if limits.get("minLength") == 1:
+            assert "non-empty" in type_cell, f"{tool}.{name} must not be empty"
+        if limits.get("minItems") == 1:
+            assert "at least one" in type_cell, f"{tool}.{name} needs at least one element"
+
+
+@pytest.mark.parametrize("tool", sorted(SPECS))
+def test_every_response_field_is_documented(tool):
+    rows = table(tool_sections(text())[tool], "field")
+    assert set(rows) == set(fields(SPECS[tool].response, stop=SHARED))
+
+
+def test_shared_objects_are_documented_once():
+    assert set(table(text(), "field")) >= set(models.IndexStatus.model_fields)  # the first field table
+    assert set(table(section("Shared objects"), "field")) == set(models.NodeRef.model_fields)
+
+
+def test_filters_table_is_exactly_the_filter_fields():
+    rows = table(section("Filters"), "kind")
+    documented = {}
+    for line in section("Filters").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("| `") and len(cells) == 4:
+            documented[(cells[0].strip("`"), cells[1].strip("`"))] = cells[2]
+    assert rows and set(documented) == {(kind, name) for kind, fs in FIELDS.items() for name in fs}
+    for (kind, name), values in documented.items():
+        field = FIELDS[kind][name]
+        if field.boolean:
+            assert values == "boolean"
+        elif field.values is None:
+            assert values == "string"
+        elif not field.exclude:
+            assert re.findall(r"`([^`]+)`", values) == list(field.values), (kind, name)
+
+
+def test_vocabularies_are_documented():
+    graph = section("The graph")
+    for value in (*ROLES, *CAPABILITIES, *LANGUAGES, *SYMBOL_KINDS, *EDGE_TYPES, *UNRESOLVED_REASONS):
+        assert f"`{value}`" in graph, value
+    for resolution, confidence in RESOLUTIONS.items():
+        assert re.search(rf"^\| `{resolution}`.*\| {confidence:g} \|$", graph, flags=re.MULTILINE), resolution
+    keys = section("Edge keys")
+    assert set(re.findall(r"`([A-Z_.]+)`", keys)) == set(EDGE_KEYS) and set(REVERSED) <= set(EDGE_KEYS)
+
+
+def test_resolve_reasons_and_scores_are_documented():
+    resolve = tool_sections(text())["resolve"]
+    assert "`id`" in resolve
+    rows = table(resolve, "reason")
+    assert list(rows) == ["id", *(reason for reason, _, _ in tools.TIERS)]
+    for reason, _, score in tools.TIERS:
+        assert rows[reason][1] == f"{score:g}", reason
+    assert f"at most {tools.MAX_CANDIDATES}" in resolve
+
+
+def test_errors_are_documented():
+    codes = {cls.code for cls in GraphsiftError.__subclasses__()}
+    assert codes <= set(re.findall(r"^\| `([a-z_]+)` \|", section("Errors"), flags=re.MULTILINE))
+
+
+def cli_line(command: str) -> str:
+    lines = usage_lines(text(), "code", command)
+    assert len(lines) == 1, f"SKILL.md needs exactly one usage line for `graphsift code {command}`"
+    return lines[0]
+
+
+@pytest.mark.parametrize("command", sorted(COMMAND_TOOL))
+def test_cli_usage_line_lists_exactly_the_commands_options(command):
+    line = cli_line(command)
+    assert line.startswith(f"| `{COMMAND_TOOL[command]}` |")
+    click_command = GROUP.get_command(None, command)
+    opts = {o for p in click_command.params if isinstance(p, click.Option) for o in (*p.opts, *p.secondary_opts)}
+    usage = line.split("`graphsift code", 1)[1]
+    assert set(re.findall(r"(?<![\w-])(--?[a-z][a-z-]*)", usage)) == opts
+    for param in click_command.params:
+        if isinstance(param, click.Argument):
+            assert (param.metavar or param.name.upper()) in usage
+
+
+def test_every_command_is_documented_and_serve_options_too():
+    assert set(GROUP.list_commands(None)) == set(COMMAND_TOOL)
+    for param in build_cli().commands["serve"].params:
+        if isinstance(param, click.Option):
+            assert all(opt in text() for opt in param.opts)
+            if param.default is not None:
+                assert f"`{param.default}`" in text()
+            for choice in getattr(param.type, "choices", []):
+                assert f"`{choice}`" in text()

@@ -1,0 +1,85 @@
+"""The embedding phase: resumable by batch, never keeping a vector made from text a node no longer has,
+BM25 until every node is embedded (and saying so), hybrid after, with small updates embedded inline."""
+
+from __future__ import annotations
+
+import shutil
+
+import numpy as np
+import pytest
+from helpers.code_graph import FIXTURES, edit
+
+from graphsift.config import Settings
+from graphsift.contract import parse_request
+from graphsift.runtime import Runtime
+from graphsift.toolsets.code import index as index_module
+from graphsift.toolsets.code import models, tools
+from graphsift.toolsets.code.index import CodeIndex
+from graphsift.toolsets.code.records import embedding_text
+
+
+class Stop(Exception):
+    pass
+
+
+def run(runtime, tool, progress=None, **fields):
+    request = parse_request(getattr(models, f"{tool.capitalize()}Request"), fields)
+    extra = {"progress": progress} if progress else {}
+    return getattr(tools, tool)(runtime, request, **extra)
+
+
+def vectors_match_text(store, embedder) -> None:
+    """Every node with vectors has exactly the embedding of its current text."""
+    nodes = [n for n in store.iter_nodes() if n.text_hash]
+    stored = store.node_vectors([n.id for n in nodes])
+    ids = [n.id for n in nodes if n.id in stored]
+    fresh = embedder.embed([embedding_text(n) for n in nodes if n.id in stored])
+    for node_id, vector in zip(ids, fresh, strict=True):
+        assert float(stored[node_id][0] @ vector) > 0.999, node_id
+
+
+def test_embedding_resumes_and_search_says_how_it_ranks(tmp_path, embedder, monkeypatch):
+    tree = tmp_path / "py"
+    shutil.copytree(FIXTURES / "py-shop", tree)
+    runtime = Runtime(Settings(home=tmp_path / "home"), embedder=embedder)
+    out = run(runtime, "index", project_path=str(tree), embed=False)
+    total = out.index_status.embeddable
+    assert out.index_status.embedded == 0 and total > 20 and out.index_status.search_mode == "bm25"
+
+    monkeypatch.setattr(index_module, "EMBED_BATCH", 10)
+    seen = []
+
+    def stop_after_two(done, of):
+        seen.append((done, of))
+        if len(seen) == 2:
+            raise Stop
+
+    with pytest.raises(Stop):
+        run(runtime, "index", progress=stop_after_two, project_path=str(tree))
+    search = run(runtime, "search", project_path=str(tree), query="order total")
+    assert search.ranking == "bm25" and f"done for 20 of {total}" in search.note
+    store = CodeIndex(runtime, tree).store()
+    vectors_match_text(store, embedder)
+
+    # a structural change between batches: the changed node's vector is no longer counted, nor used
+    edit(tree, "pyshop/models.py", "class Money:\n", 'class Money:\n    """Cash in one currency."""\n')
+    refreshed = run(runtime, "find", project_path=str(tree), kind="symbol", filter={"fqn_prefix": "pyshop.models"})
+    assert refreshed.index_status.refreshed and refreshed.index_status.embeddable == total
+    assert refreshed.index_status.embedded <= 20
+
+    seen.clear()
+    done = run(runtime, "index", progress=lambda d, t: seen.append((d, t)), project_path=str(tree))
+    assert done.index_status.embedded == done.index_status.embeddable == total
+    assert seen[-1][0] == seen[-1][1] == total - refreshed.index_status.embedded
+    store = CodeIndex(runtime, tree).store()
+    vectors_match_text(store, embedder)
+    assert len(store.node_vectors([n.id for n in store.iter_nodes() if n.text_hash])) == total
+
+    # once complete, an update embeds what it changes itself: search stays hybrid
+    edit(tree, "pyshop/models.py", '"""Cash in one currency."""', '"""Money kept as integer cents."""')
+    hybrid = run(runtime, "search", project_path=str(tree), query="integer cents")
+    assert hybrid.ranking == "hybrid" and hybrid.note is None
+    assert hybrid.results[0].node.label == "pyshop.models.Money" and 0 < hybrid.results[0].score <= 1
+    vectors_match_text(CodeIndex(runtime, tree).store(), embedder)
+    assert np.isfinite([r.score for r in hybrid.results]).all()
+    runtime.close()

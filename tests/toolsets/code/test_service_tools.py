@@ -1,0 +1,135 @@
+"""Part 2 through the tools: find with the route/client/producer filters (checked against the records),
+neighbors across services, resolve of a route, describe roll-ups, and the service map."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from helpers.code_graph import FIXTURES
+
+from graphsift.config import Settings
+from graphsift.contract import parse_request
+from graphsift.errors import InvalidInput, NotFound
+from graphsift.runtime import Runtime
+from graphsift.toolsets.code import models, tools
+from graphsift.toolsets.code.graph import CodeGraph
+
+
+@pytest.fixture(scope="module")
+def system(tmp_path_factory, embedder):
+    base = tmp_path_factory.mktemp("code-services")
+    tree = base / "spring-system"
+    shutil.copytree(FIXTURES / "spring-system", tree)
+    runtime = Runtime(Settings(home=base / "home"), embedder=embedder)
+    call_tool(runtime, tree, "index", embed=False)
+    nodes, edges = CodeGraph.build(tree).snapshot()
+    yield runtime, tree, nodes, edges
+    runtime.close()
+
+
+def call_tool(runtime, tree, tool, **fields):
+    name = "ServiceMap" if tool == "service_map" else tool.capitalize()
+    return getattr(tools, tool)(runtime, parse_request(getattr(models, f"{name}Request"),
+                                                       {"project_path": str(tree), **fields}))
+
+
+def call(system, tool, **fields):
+    return call_tool(system[0], system[1], tool, **fields)
+
+
+def labels(system, kind, filter_):
+    out = call(system, "find", kind=kind, filter=filter_, limit=500)
+    assert out.total == len(out.results)
+    return {r.label for r in out.results}
+
+
+def records(system, kind, test) -> set[str]:
+    return {n.props["label"] for n in system[2].values() if n.kind == kind and test(n.props)}
+
+
+CASES = [
+    ("route", {"microservice": "orders-service"}, lambda p: p["microservice"] == "orders-service"),
+    ("route", {"http_method": ["GET", "DELETE"]}, lambda p: p["http_method"] in ("GET", "DELETE")),
+    ("route", {"path_prefix": "/api/orders"}, lambda p: (p["path_template"] or "").startswith("/api/orders")),
+    ("route", {"path_prefix": "/api/ord"}, lambda p: False),
+    ("route", {"framework": ["jaxrs", "spring_kafka"]}, lambda p: p["framework"] in ("jaxrs", "spring_kafka")),
+    ("route", {"topic_prefix": "acme"}, lambda p: (p["topic"] or "").startswith("acme")),
+    ("client", {"client_kind": "rest_template"}, lambda p: p["client_kind"] == "rest_template"),
+    ("client", {"target_service": "billing-service"}, lambda p: p["target_service"] == "billing-service"),
+    ("client", {"resolved": False}, lambda p: not p["resolved"]),
+    ("client", {"target_path_prefix": "/shipments", "http_method": "POST"},
+     lambda p: (p["target_path_template"] or "").startswith("/shipments") and p["http_method"] == "POST"),
+    ("producer", {"producer_kind": "stream_bridge"}, lambda p: p["producer_kind"] == "stream_bridge"),
+    ("producer", {"topic_prefix": "acme.orders"}, lambda p: p["topic"].startswith("acme.orders.")),
+]
+
+
+@pytest.mark.parametrize("kind,filter_,test", CASES, ids=[f"{k}-{f}" for k, f, _ in CASES])
+def test_find_part_two_kinds_with_their_strict_filters(system, kind, filter_, test):
+    assert labels(system, kind, filter_) == records(system, kind, test)
+
+
+def test_part_two_filters_are_strict_per_kind():
+    def error(kind, filter_):
+        with pytest.raises(InvalidInput) as caught:
+            parse_request(models.FindRequest, {"project_path": ".", "kind": kind, "filter": filter_})
+        return caught.value.message
+
+    assert "'client_kind' is a filter field of kind client, not of kind route" in error("route", {"client_kind": "feign"})
+    assert "route filter fields: microservice, module, http_method, path_prefix, framework, topic_prefix" in \
+        error("route", {"symbol_kind": "class"})
+    assert "valid values: feign, rest_template" in error("client", {"client_kind": "okhttp"})
+    assert "true or false" in error("client", {"resolved": "yes"})
+    assert "valid values: GET, POST, PUT, DELETE, PATCH, HEAD, OPTIONS" in error("client", {"http_method": "ANY"})
+
+
+def test_empty_route_listing_says_why(system):
+    out = call(system, "find", kind="route", filter={"path_prefix": "/api/ordrs/{id}"})
+    assert out.total == 0 and "the longest prefix of '/api/ordrs/{id}' that matches is '/api'" in out.note
+
+
+def test_who_calls_a_route_and_what_a_service_exposes(system):
+    found = call(system, "resolve", identifier="GET /billing/api/invoices/{id}")
+    assert (found.status, found.reason, found.node.kind) == ("one", "path_template", "route")
+    callers = call(system, "neighbors", id=found.node.id, edge_types=["HTTP_CALLED_BY"])
+    assert {n.node.label for n in callers.neighbors} == {"GET billing-service /billing/api/invoices/{orderId}"}
+    assert {n.props["match"] for n in callers.neighbors} == {"cross_service"} and callers.total == 2
+    handler = call(system, "neighbors", id=found.node.id, edge_types=["EXPOSED_BY"])
+    assert [n.node.label for n in handler.neighbors] == ["com.acme.billing.InvoiceController#invoice(String)"]
+    orders = call(system, "resolve", identifier="orders-service", hint_kind="microservice").node
+    exposed = call(system, "neighbors", id=orders.id, edge_types=["DECLARES.EXPOSES"], limit=100)
+    assert {n.node.label for n in exposed.neighbors} == records(
+        system, "route", lambda p: p["microservice"] == "orders-service")
+    described = call(system, "describe", id=orders.id)
+    assert described.edge_summary["EXPOSES out (via members)"] == exposed.total
+    assert described.edge_summary["DECLARES_CLIENT out (via members)"] == 2
+
+
+def test_ambiguous_links_list_every_candidate(system):
+    [client] = [n for n in system[2].values() if n.kind == "client" and n.props["match"] == "ambiguous"]
+    out = call(system, "neighbors", id=client.id, edge_types=["HTTP_CALLS"])
+    assert {n.node.label for n in out.neighbors} == {"GET /api/orders/{id}", "GET /api/orders/recent"}
+    assert {n.props["match"] for n in out.neighbors} == {"ambiguous"}
+    described = call(system, "describe", id=client.id)
+    assert described.attributes["match_detail"] == "2 routes of orders-service fit equally"
+    assert described.attributes["resolved"] is False and "which is not a constant" in \
+        described.attributes["unresolved_reason"]
+
+
+def test_service_map_draws_links_and_dashes_the_doubtful_ones(system):
+    out = call(system, "service_map")
+    assert out.format == "mermaid" and out.diagram.startswith("flowchart LR")
+    by_pair = {(link.source, link.target, link.match): link for link in out.links}
+    assert by_pair[("storefront", "orders-service", "cross_service")].labels == ["GET /api/orders/{id}"]
+    assert set(by_pair[("storefront", "orders-service", "ambiguous")].labels) == {"GET /api/orders/{id}",
+                                                                                   "GET /api/orders/recent"}
+    assert by_pair[("orders-service", "billing-service", "cross_service")].kind == "http"
+    assert by_pair[("shipping-service", "orders-service", "cross_service")].labels == ["stream acme.shipped"]
+    assert ("orders-service", "loyalty-service (outside)", "unresolved") in by_pair
+    assert '-.->|"(ambiguous)<br/>' in out.diagram and "==>" in out.diagram
+    focused = call(system, "service_map", microservice="inventory", format="dot")
+    assert focused.services == ["inventory", "storefront"] and focused.diagram.startswith("digraph services {")
+    assert '"storefront" -> "inventory" [label="GET /rest/stock/{sku}"];' in focused.diagram
+    with pytest.raises(NotFound, match="microservices are: acme-common, billing-service"):
+        call(system, "service_map", microservice="nope")

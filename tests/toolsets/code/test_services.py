@@ -1,0 +1,105 @@
+"""Part 2: routes, clients, producers and links on the fixture systems (exact expected sets), on piggymetrics
+(an expected set written by hand from grep), and incremental updates that keep them equal to a full build."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from helpers.code_graph import FIXTURES, edit, expected_lines, render
+
+from graphsift.toolsets.code.graph import CodeGraph
+
+PART2_EDGES = ("EXPOSES", "HTTP_CALLS", "ASYNC_CALLS", "DECLARES_CLIENT", "DECLARES_PRODUCER")
+
+
+def part2(graph: CodeGraph, services: bool = True) -> list[str]:
+    return [line for line in render(graph) if line[0] in "RCP" or (services and line[0] == "S")
+            or (line.startswith("E ") and line.split()[1] in PART2_EDGES)]
+
+
+@pytest.mark.parametrize("system", ["spring-system", "py-system", "ts-system"])
+def test_system_routes_clients_producers_and_links_are_exactly_the_expected_ones(system):
+    expected = expected_lines(f"{system.replace('-', '_')}_services.txt")
+    services = any(line.startswith("S ") for line in expected)
+    assert part2(CodeGraph.build(FIXTURES / system), services) == expected
+
+
+def test_every_match_kind_occurs_and_no_link_is_false():
+    lines = [line for system in ("spring-system", "py-system", "ts-system")
+             for line in expected_lines(f"{system.replace('-', '_')}_services.txt")]
+    matches = {line.rsplit("match=", 1)[1].split()[0] for line in lines if line.startswith(("C ", "P "))}
+    assert matches == {"cross_service", "ambiguous", "unresolved"}
+    graph = CodeGraph.build(FIXTURES / "spring-system")
+    nodes, edges = graph.snapshot()
+    for edge in edges.values():
+        if edge.type == "HTTP_CALLS":
+            client, route = nodes[edge.src].props, nodes[edge.dst].props
+            assert route["microservice"] == client["target_service"]
+            assert edge.props["evidence"]["route_template"] == route["path_template"]
+            assert route["http_method"] in (client["http_method"], "ANY")
+
+
+def test_piggymetrics_matches_the_hand_written_set(shared_data):
+    root = shared_data / "code" / "piggymetrics"
+    if not root.is_dir():
+        pytest.skip(f"needs {root}")
+    got = part2(CodeGraph.build(root), services=False)
+    expected = expected_lines("piggymetrics_services.txt")
+    routes = sorted(line for line in got if line.startswith("R "))
+    assert routes == sorted(line for line in expected if line.startswith("R "))
+    links = sorted(line for line in got if line.startswith("E HTTP_CALLS") or line.startswith("E ASYNC_CALLS"))
+    assert links == sorted(line for line in expected if line.startswith("E "))  # every Feign link, no false one
+    for line in expected:
+        if line.startswith("C "):
+            assert line in got
+    assert not any(line.startswith(("P ", "E ASYNC_CALLS")) for line in got)
+
+
+@pytest.fixture
+def spring(tmp_path: Path) -> Path:
+    root = tmp_path / "spring-system"
+    shutil.copytree(FIXTURES / "spring-system", root)
+    return root
+
+
+def test_incremental_updates_keep_part_two_equal_to_a_full_build(spring):
+    graph = CodeGraph.build(spring)
+    common = "common/src/main/java/com/acme/common"
+
+    def same() -> list[str]:
+        lines = part2(graph)
+        assert lines == part2(CodeGraph.build(spring))
+        return lines
+
+    # a constant in another module moves the orders routes and the clients that call them
+    edit(spring, f"{common}/ApiPaths.java", 'ORDERS = API + "/orders"', 'ORDERS = API + "/v2/orders"')
+    graph.update()
+    lines = same()
+    assert "R GET /api/v2/orders/{id} framework=spring_web handler=com.acme.orders.OrderController#get(String) " \
+           "service=orders-service resolved=True" in lines
+    assert any(line.startswith("C GET orders-service /api/v2/orders/{id} kind=web_client") and
+               "match=cross_service" in line for line in lines)
+
+    # the config server's shared file moves billing's context path: the Feign client no longer fits
+    edit(spring, "config-server/src/main/resources/shared/billing-service.yml", "/billing", "/invoicing")
+    graph.update()
+    lines = same()
+    assert "R GET /invoicing/api/invoices/{orderId} framework=spring_web handler=com.acme.billing.InvoiceController" \
+           "#invoice(String) service=billing-service resolved=True" in lines
+    feign = next(line for line in lines if line.startswith("C ") and "BillingClient" in line)
+    assert "match=unresolved" in feign and "no route of billing-service fits GET /billing/api/invoices/{orderId}" in feign
+
+    # a listener's topic constant changes: the producer loses its listener
+    edit(spring, f"{common}/Topics.java", 'ORDER_EVENTS = PREFIX + "orders.events"', 'ORDER_EVENTS = "orders"')
+    graph.update()
+    lines = same()
+    assert "P kafka orders kind=kafka_template from=com.acme.orders.OrderEvents#placed(String) match=cross_service" \
+        in lines
+
+    # a controller is deleted: its routes go, and the client that called one becomes unresolved
+    (spring / "inventory/src/main/java/com/acme/inventory/StockResource.java").unlink()
+    graph.update()
+    lines = same()
+    assert not any("/rest/stock" in line and line.startswith("R ") for line in lines)

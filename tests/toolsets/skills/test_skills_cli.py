@@ -1,0 +1,78 @@
+"""`graphsift skills ...`: every command runs its tool, in process through click's CliRunner (each command
+builds its own runtime, as separate processes would, sharing only the session's embedder)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+from helpers.skills_data import PLAYBOOK, RESET
+
+from graphsift.adapters.cli import build_cli
+from graphsift.config import Settings
+from graphsift.runtime import Runtime
+
+
+@pytest.fixture
+def env(tmp_path, embedder):
+    app = build_cli(make_runtime=lambda: Runtime(Settings.load(), embedder=embedder))
+    return CliRunner(env={"GRAPHSIFT_HOME": str(tmp_path / "home")}), app
+
+
+def cli(env, *args: str, code: int = 0):
+    runner, app = env
+    result = runner.invoke(app, ["skills", *args], catch_exceptions=False)
+    assert result.exit_code == code, result.output
+    return result
+
+
+def as_json(env, *args: str) -> dict:
+    return json.loads(cli(env, *args, "--json").output)
+
+
+def test_create_search_outcome_show_history_ls(env):
+    created = as_json(env, "create", "--skill", json.dumps(RESET), "--resolution-confirmed")
+    skill_id = created["skill_id"]
+    assert created["created"] and created["skill"]["times_confirmed"] == 1
+    text = cli(env, "search", "I forgot my password").output
+    assert text.startswith(f"SKILL {skill_id} (judge: calibrated, ") and "# Reset a password" in text
+    assert "**Confidence:** 0.60 (2 uses, 1 confirmed)" in text
+    assert cli(env, "outcome", skill_id, "failed").output.strip() == (
+        f"{skill_id}: failed, confidence 0.60 -> 0.50 (2 uses, 1 confirmed)")
+    new_md = PLAYBOOK.replace("### 1. Verify the account", "### 1. Find the account")
+    updated = cli(env, "update", skill_id, "--skill", json.dumps({"resolution_md": new_md})).output
+    assert updated.startswith(f"updated: Reset a password ({skill_id}) is now version 2")
+    assert "steps edited: 1->1. Find the account (action)" in updated
+    history = cli(env, "history", skill_id).output
+    assert "version 1" in history and "(first version)" in history and "version 2" in history
+    assert "### 1. Verify the account" in cli(env, "show", skill_id, "--version", "1").output
+    assert "### 1. Find the account" in cli(env, "show", skill_id).output
+    listing = cli(env, "ls").output
+    assert skill_id in listing and "1 of 1 skill(s)" in listing
+    assert as_json(env, "search", "how do I bake bread")["skill"] is None
+
+
+@pytest.mark.slow  # embeds ABCD's 172 passages once more (the tools tests import it too)
+def test_the_imports_under_the_issues_names(env, tmp_path, shared_data):
+    out = cli(env, "import-abcd", str(shared_data / "abcd" / "guidelines.json"), "--library", "abcd").output
+    assert out.splitlines()[-1].startswith("imported ") and "(abcd): 55 created, 0 updated, 0 unchanged" in out
+    again = as_json(env, "import", "--format", "abcd", str(shared_data / "abcd" / "guidelines.json"), "-l", "abcd")
+    assert (again["created"], again["unchanged"]) == (0, 55)
+    rows = tmp_path / "intents.jsonl"
+    rows.write_text('{"text": "what is my balance", "intent": "balance"}\n'
+                    '{"text": "book me a flight", "intent": "book_flight"}\n')
+    assert "(intents): 2 created" in cli(env, "import-intents", str(rows)).output
+    assert as_json(env, "ls")["total"] == 2 and as_json(env, "ls", "-l", "abcd")["total"] == 55
+
+
+def test_errors_are_one_line_with_exit_status_2(env):
+    result = cli(env, "search", "  ", code=2)
+    assert result.output.strip() == "error: [invalid_input] query is required"
+    result = cli(env, "show", "nope", code=2)
+    assert result.output.strip() == (
+        "error: [not_found] Skill nope not found. Use search_skills to find the correct ID.")
+    assert "error: [config_error] this call needs an LLM" in cli(env, "create", "--conversation", "hi", code=2).output
+    assert "is not JSON" in cli(env, "create", "--skill", "{title", code=2).output
+    assert "invalid_input" in cli(env, "outcome", "x", "great", code=2).output
+    assert "does not exist" in cli(env, "reindex", "-l", "nothing", code=2).output

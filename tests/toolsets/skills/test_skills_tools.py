@@ -1,0 +1,473 @@
+"""The skills tools in process, on a real SQLite store with the real embedder: the rules of the issue
+(duplicates, versions, history, outcomes, counters, imports) and every error text."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+from helpers.skills_data import PLAYBOOK, REFUND, RESET
+
+from graphsift.config import Settings
+from graphsift.contract import parse_request
+from graphsift.errors import ConfigError, EmbedderMismatch, InvalidInput, NotFound, StoreUnavailable
+from graphsift.runtime import Runtime
+from graphsift.store.factory import EMBEDDER_META
+from graphsift.tools import CallContext
+from graphsift.toolsets.skills import TOOLSET, judge, library, routing
+from graphsift.toolsets.skills.cache import PassageCache
+from graphsift.toolsets.skills.library import KIND, PROTOTYPE, VERSION_EDGE, SkillLibrary
+
+SPECS = {s.name: s for s in TOOLSET.tools}
+
+
+def run(runtime: Runtime, tool: str, **fields):
+    spec = SPECS[tool]
+    extra = {"context": CallContext(session="t")} if spec.context else {}
+    return spec.run(runtime, parse_request(spec.request, fields), **extra)
+
+
+def create(runtime: Runtime, skill=RESET, **fields):
+    return run(runtime, "create_skill", skill=skill, **fields)
+
+
+def store_of(runtime: Runtime, name: str = "default"):
+    return SkillLibrary(runtime, name).store()
+
+
+# -- create_skill ------------------------------------------------------------------------------------
+
+
+def test_create_stores_one_skill_with_its_passages_and_renders_the_header_from_the_counters(runtime):
+    out = create(runtime)
+    assert out.created and out.title == "Reset a password" and out.skill_id == out.skill.skill_id
+    skill = out.skill
+    assert len(skill.skill_id) == 36 and skill.version == 1 and skill.source is None
+    assert (skill.confidence, skill.times_used, skill.times_confirmed) == (0.5, 0, 0)
+    assert skill.created_at == skill.updated_at and skill.created_at.endswith("Z")
+    assert skill.resolution_md.startswith(
+        "# Reset a password\n\n**Confidence:** 0.50 (0 uses, 0 confirmed)\n**Product Area:** accounts\n"
+        "**Issue Type:** how-to\n\n## Goal\n")
+    store = store_of(runtime)
+    [node] = store.get_nodes([skill.skill_id], with_vectors=True)
+    assert node.kind == KIND and node.name == "Reset a password"
+    assert node.vectors.shape == (len(routing.skill_passages(RESET)), 384) == (4, 384)
+    assert "**Confidence:**" not in node.props["resolution_md"]  # the header is never stored
+    assert store.count_nodes(PROTOTYPE) == 1
+    assert store.get_meta("skills") == {"routing": routing.ROUTING_VERSION, "judge": judge.JUDGE_VERSION}
+    assert store.get_meta(EMBEDDER_META)["name"] == runtime.embedder.name
+
+
+def test_header_lines_in_the_input_are_never_trusted(runtime):
+    lying = RESET["resolution_md"].replace(
+        "# Reset a password\n", "# Reset a password\n\n**Confidence:** 0.99 (500 uses, 480 confirmed)\n")
+    out = create(runtime, {**RESET, "resolution_md": lying})
+    assert "**Confidence:** 0.50 (0 uses, 0 confirmed)" in out.skill.resolution_md
+
+
+def test_a_confirmed_resolution_starts_with_one_confirmed_use(runtime):
+    out = create(runtime, resolution_confirmed=True)
+    assert (out.skill.confidence, out.skill.times_used, out.skill.times_confirmed) == (0.6, 1, 1)
+    assert "**Confidence:** 0.60 (1 use, 1 confirmed)" in out.skill.resolution_md
+
+
+def test_a_near_duplicate_returns_the_existing_skill_and_writes_nothing(runtime):
+    first = create(runtime)
+    reworded = {**RESET, "conditions": ["I forgot my password", "I cannot log in to my account"]}
+    again = create(runtime, reworded)
+    assert not again.created and again.skill_id == first.skill_id and again.skill == first.skill
+    assert store_of(runtime).count_nodes(KIND) == 1
+    other = create(runtime, REFUND)
+    assert other.created and store_of(runtime).count_nodes(KIND) == 2
+
+
+def test_the_duplicate_threshold_is_on_the_prototype_cosine(runtime):
+    first = create(runtime)
+    store = store_of(runtime)
+    [proto] = store.get_nodes([f"{first.skill_id}#prototype"], with_vectors=True)
+    vectors = runtime.embedder.embed(routing.skill_passages(RESET))
+    assert np.allclose(proto.vectors[0], routing.prototype(vectors), atol=1e-5)
+    assert routing.DUPLICATE_THRESHOLD == 0.95
+
+
+# -- search_skills -----------------------------------------------------------------------------------
+
+
+def test_search_returns_the_skill_and_counts_the_use(runtime):
+    reset = create(runtime).skill_id
+    create(runtime, REFUND)
+    out = run(runtime, "search_skills", query="I can't remember my password")
+    assert out.judge == "calibrated" and out.query == "I can't remember my password" and out.search_time_ms > 0
+    assert out.skill.skill_id == reset and out.skill.title == "Reset a password"
+    assert out.skill.conditions == RESET["conditions"] and out.skill.confidence == 0.5
+    assert "**Confidence:** 0.50 (1 use, 0 confirmed)" in out.skill.resolution_md
+    run(runtime, "search_skills", query="forgot my password, how do I log in")
+    assert run(runtime, "get_skill", skill_id=reset).times_used == 2
+
+
+def test_search_abstains_on_an_unrelated_question_and_counts_nothing(runtime):
+    reset = create(runtime).skill_id
+    out = run(runtime, "search_skills", query="what is the capital of France")
+    assert out.skill is None and out.judge == "calibrated"
+    assert run(runtime, "get_skill", skill_id=reset).times_used == 0
+
+
+def test_search_of_a_library_that_does_not_exist_finds_nothing_and_creates_nothing(runtime):
+    out = run(runtime, "search_skills", query="reset my password", library="nowhere")
+    assert out.skill is None and not SkillLibrary(runtime, "nowhere").exists()
+
+
+def test_libraries_are_apart(runtime):
+    create(runtime, library="team-a")
+    assert run(runtime, "search_skills", query="I forgot my password", library="team-b").skill is None
+    assert run(runtime, "search_skills", query="I forgot my password", library="team-a").skill is not None
+    assert run(runtime, "list_skills", library="default").total == 0
+
+
+# -- update_skill, versions, history -----------------------------------------------------------------------
+
+
+def test_a_structured_update_makes_a_new_version_and_keeps_the_old(runtime):
+    first = create(runtime).skill
+    new_md = PLAYBOOK.replace("### 2. Send the reset link", "### 2. Email the reset link").replace(
+        "## Edge Cases", "### 3. Confirm the login\n**Check:** The customer can log in.\n\n## Edge Cases")
+    out = run(runtime, "update_skill", skill_id=first.skill_id,
+              skill={"resolution_md": new_md, "conditions": ["I forgot my password", "password reset please"],
+                     "keywords": ["password"]})
+    assert out.version == 2 and out.title == "Reset a password"
+    c = out.changes
+    assert [(s.number, s.action) for s in c.steps_added] == [(3, "Confirm the login")]
+    assert [(e.old_number, e.new_number, e.action, e.fields) for e in c.steps_edited] == [
+        (2, 2, "Email the reset link", ["action"])]
+    assert c.conditions_added == ["password reset please"] and c.conditions_removed == ["I can't log in to my account"]
+    assert c.keywords_removed == ["login"] and c.steps_removed == [] and c.title is None
+    now = run(runtime, "get_skill", skill_id=first.skill_id)
+    old = run(runtime, "get_skill", skill_id=first.skill_id, version=1)
+    assert now.version == 2 and "### 3. Confirm the login" in now.resolution_md
+    assert old == first  # every earlier version reads back exactly as it was
+    history = run(runtime, "skill_history", skill_id=first.skill_id)
+    assert [v.version for v in history.versions] == [1, 2]
+    assert history.versions[0].changes is None and history.versions[1].changes == c
+
+
+def test_a_new_title_renames_the_playbook_and_only_changed_passages_are_embedded(runtime, monkeypatch):
+    skill_id = create(runtime).skill_id
+    store = store_of(runtime)
+    [before] = store.get_nodes([skill_id], with_vectors=True)
+    embedded: list[str] = []
+    real = runtime.embedder.embed
+    monkeypatch.setattr(runtime.embedder, "embed", lambda texts: embedded.extend(texts) or real(texts))
+    out = run(runtime, "update_skill", skill_id=skill_id, skill={"product_area": "security"})
+    assert out.version == 2 and out.changes.fields_changed == ["product_area"] and embedded == []
+    [same] = store.get_nodes([skill_id], with_vectors=True)
+    assert np.array_equal(same.vectors, before.vectors) and same.text_hash == before.text_hash
+    out = run(runtime, "update_skill", skill_id=skill_id, skill={"title": "Reset a forgotten password"})
+    assert out.changes.title.old == "Reset a password" and out.changes.title.new == "Reset a forgotten password"
+    assert run(runtime, "get_skill", skill_id=skill_id).resolution_md.startswith("# Reset a forgotten password\n")
+    assert embedded[0] == "Reset a forgotten password"  # the title is a passage: embedded again
+
+
+def test_an_update_that_changes_nothing_keeps_the_version(runtime):
+    skill_id = create(runtime).skill_id
+    out = run(runtime, "update_skill", skill_id=skill_id, skill={"problem": RESET["problem"]})
+    assert out.version == 1 and out.changes.empty
+    assert run(runtime, "skill_history", skill_id=skill_id).versions[-1].version == 1
+
+
+def test_a_playbook_whose_heading_is_not_the_title_is_refused(runtime):
+    skill_id = create(runtime).skill_id
+    other = PLAYBOOK.replace("# Reset a password", "# Something else")
+    with pytest.raises(InvalidInput, match="heading '# Something else' differs from the title"):
+        run(runtime, "update_skill", skill_id=skill_id, skill={"resolution_md": other})
+    assert run(runtime, "get_skill", skill_id=skill_id).version == 1
+
+
+@pytest.mark.parametrize("title", [" Padded", "Two\nlines"])
+def test_a_title_that_cannot_be_a_heading_is_refused(runtime, title):
+    skill_id = create(runtime).skill_id
+    with pytest.raises(InvalidInput, match="the title is one line without surrounding spaces"):
+        run(runtime, "update_skill", skill_id=skill_id, skill={"title": title})
+    with pytest.raises(InvalidInput, match="the title is one line without surrounding spaces"):
+        create(runtime, {**RESET, "title": title})
+
+
+def test_history_keeps_the_counters_each_version_had(runtime):
+    skill_id = create(runtime).skill_id
+    run(runtime, "record_outcome", skill_id=skill_id, outcome="confirmed")
+    run(runtime, "update_skill", skill_id=skill_id, skill={"problem": "Forgotten password."})
+    run(runtime, "record_outcome", skill_id=skill_id, outcome="failed")
+    old = run(runtime, "get_skill", skill_id=skill_id, version=1)
+    assert (old.confidence, old.times_confirmed) == (0.6, 1) and old.problem == RESET["problem"]
+    now = run(runtime, "get_skill", skill_id=skill_id)
+    assert now.confidence == 0.5 and now.problem == "Forgotten password."
+    store = store_of(runtime)
+    edges = store.get_edges(store.edge_ids_with_prefix(f"{skill_id}@"))
+    assert [(e.id, e.type) for e in edges] == [(f"{skill_id}@1", VERSION_EDGE)]
+
+
+# -- record_outcome ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("outcome,confidence,confirmed", [
+    ("confirmed", 0.6, 1), ("likely_resolved", 0.53, 0), ("likely_failed", 0.45, 0), ("failed", 0.4, 0),
+    ("no_feedback", 0.51, 0),
+])
+def test_each_outcome_moves_confidence_by_its_delta(runtime, outcome, confidence, confirmed):
+    skill_id = create(runtime).skill_id
+    out = run(runtime, "record_outcome", skill_id=skill_id, outcome=outcome)
+    assert (out.previous_confidence, out.confidence, out.times_confirmed, out.times_used) == (0.5, confidence,
+                                                                                             confirmed, 0)
+    assert run(runtime, "get_skill", skill_id=skill_id).confidence == confidence
+
+
+def test_confidence_is_clamped_to_zero_and_one(runtime):
+    skill_id = create(runtime).skill_id
+    for _ in range(6):
+        out = run(runtime, "record_outcome", skill_id=skill_id, outcome="failed")
+    assert out.confidence == 0.0 and out.previous_confidence == 0.0
+    for _ in range(11):
+        out = run(runtime, "record_outcome", skill_id=skill_id, outcome="confirmed")
+    assert out.confidence == 1.0 and out.times_confirmed == 11
+    assert "**Confidence:** 1.00 (0 uses, 11 confirmed)" in run(runtime, "get_skill", skill_id=skill_id).resolution_md
+
+
+def test_counters_live_in_the_usage_store_so_a_use_does_not_touch_the_library(runtime):
+    skill_id = create(runtime).skill_id
+    store = store_of(runtime)
+    version = store._conn.execute("PRAGMA data_version").fetchone()[0]
+    assert run(runtime, "search_skills", query="I forgot my password").skill.skill_id == skill_id
+    run(runtime, "record_outcome", skill_id=skill_id, outcome="confirmed")
+    assert store._conn.execute("PRAGMA data_version").fetchone()[0] == version
+    usage = SkillLibrary(runtime, "default").usage_store()
+    [row] = usage.get_nodes([skill_id])
+    assert row.props == {"confidence": 0.6, "times_used": 1, "times_confirmed": 1}
+
+
+# -- list_skills ------------------------------------------------------------------------------------------
+
+
+def test_list_is_by_title_with_counters(runtime):
+    reset, refund = create(runtime).skill_id, create(runtime, REFUND).skill_id
+    run(runtime, "record_outcome", skill_id=refund, outcome="likely_resolved")
+    out = run(runtime, "list_skills")
+    assert out.total == 2 and [s.skill_id for s in out.skills] == [refund, reset]
+    assert out.skills[0].confidence == 0.53 and out.skills[0].source is None
+    assert [s.skill_id for s in run(runtime, "list_skills", limit=1, offset=1).skills] == [reset]
+
+
+# -- import_skills ----------------------------------------------------------------------------------------
+
+
+def intents_file(tmp_path: Path, rows: list[tuple[str, str]], name: str = "intents.jsonl") -> Path:
+    path = tmp_path / name
+    path.write_text("".join(json.dumps({"text": t, "intent": i}) + "\n" for t, i in rows))
+    return path
+
+
+ROWS = [("what's my balance", "balance"), ("how much money do I have", "balance"),
+        ("book a flight to Paris", "book_flight"), ("I need a plane ticket to Rome", "book_flight")]
+
+
+def test_an_intents_import_is_idempotent_and_a_changed_file_makes_new_versions(runtime, tmp_path):
+    path = intents_file(tmp_path, ROWS)
+    out = run(runtime, "import_skills", format="intents", path=str(path))
+    assert (out.created, out.updated, out.unchanged, out.embedded_texts) == (2, 0, 0, 8)
+    skills = {run(runtime, "get_skill", skill_id=i).source: run(runtime, "get_skill", skill_id=i)
+              for i in out.skill_ids}
+    assert set(skills) == {"intent:balance", "intent:book_flight"}
+    assert skills["intent:balance"].conditions == ["what's my balance", "how much money do I have"]
+    again = run(runtime, "import_skills", format="intents", path=str(path))
+    assert (again.created, again.updated, again.unchanged, again.embedded_texts) == (0, 0, 2, 0)
+    assert again.skill_ids == out.skill_ids
+    path = intents_file(tmp_path, [*ROWS, ("show me my balance", "balance")])
+    changed = run(runtime, "import_skills", format="intents", path=str(path))
+    assert (changed.created, changed.updated, changed.unchanged, changed.embedded_texts) == (0, 1, 1, 5)
+    balance = run(runtime, "get_skill", skill_id=out.skill_ids[0])
+    assert balance.version == 2 and balance.conditions[-1] == "show me my balance"
+    assert run(runtime, "skill_history", skill_id=balance.skill_id).versions[1].changes.conditions_added == [
+        "show me my balance"]
+
+
+def test_a_reimport_does_not_undo_what_agents_changed(runtime, tmp_path):
+    path = intents_file(tmp_path, ROWS)
+    first = run(runtime, "import_skills", format="intents", path=str(path))
+    run(runtime, "update_skill", skill_id=first.skill_ids[0], skill={"problem": "Balance questions."})
+    again = run(runtime, "import_skills", format="intents", path=str(path))
+    assert again.unchanged == 2
+    assert run(runtime, "get_skill", skill_id=first.skill_ids[0]).problem == "Balance questions."
+
+
+def test_the_abcd_import_makes_55_valid_skills_once(runtime, shared_data):
+    path = shared_data / "abcd" / "guidelines.json"
+    out = run(runtime, "import_skills", format="abcd", path=str(path), library="abcd")
+    assert (out.created, out.updated, out.unchanged) == (55, 0, 0) and len(set(out.skill_ids)) == 55
+    again = run(runtime, "import_skills", format="abcd", path=str(path), library="abcd")
+    assert (again.created, again.unchanged, again.embedded_texts) == (0, 55, 0) and again.skill_ids == out.skill_ids
+    sources = {run(runtime, "get_skill", skill_id=i, library="abcd").source for i in out.skill_ids}
+    assert "abcd:Product Defect/Initiate Refund" in sources
+    found = run(runtime, "search_skills", query="The item I received is defective, I want a refund", library="abcd")
+    assert run(runtime, "get_skill", skill_id=found.skill.skill_id, library="abcd").source.startswith(
+        "abcd:Product Defect/")
+
+
+def test_a_bad_import_file_writes_nothing(runtime, tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"text": "hello", "intent": "greet"}\n{"text": "", "intent": "greet"}\n')
+    with pytest.raises(InvalidInput, match="line 2: 'text' must be a non-empty string"):
+        run(runtime, "import_skills", format="intents", path=str(bad))
+    assert not SkillLibrary(runtime, "default").exists()
+    with pytest.raises(InvalidInput, match="is not a file; give the path of ABCD's guidelines.json"):
+        run(runtime, "import_skills", format="abcd", path=str(tmp_path / "missing.json"))
+    too_many = intents_file(tmp_path, [(f"example {i}", "greet") for i in range(501)])
+    with pytest.raises(InvalidInput, match=r"intent:greet: .*conditions is 501 items; the limit is 500 items"):
+        run(runtime, "import_skills", format="intents", path=str(too_many))
+    notjson = tmp_path / "guidelines.json"
+    notjson.write_text("{not json")
+    (tmp_path / "kb.json").write_text("{}")
+    (tmp_path / "ontology.json").write_text("{}")
+    with pytest.raises(InvalidInput, match="cannot read"):
+        run(runtime, "import_skills", format="abcd", path=str(notjson))
+    notjson.write_text('{"Flow": {"subflows": {}}}')
+    with pytest.raises(InvalidInput, match="is not ABCD's guidelines.json"):
+        run(runtime, "import_skills", format="abcd", path=str(notjson))
+
+
+# -- stale vectors, embedders ----------------------------------------------------------------------------
+
+
+def test_a_library_of_another_routing_version_is_re_embedded_when_opened(runtime, monkeypatch):
+    skill_id = create(runtime).skill_id
+    store = store_of(runtime)
+    [before] = store.get_nodes([skill_id])
+    monkeypatch.setattr(routing, "ROUTING_VERSION", routing.ROUTING_VERSION + 1)
+    monkeypatch.setattr(library.routing, "ROUTING_VERSION", routing.ROUTING_VERSION)
+    store = store_of(runtime)
+    [after] = store.get_nodes([skill_id])
+    assert store.get_meta("skills")["routing"] == routing.ROUTING_VERSION
+    assert after.text_hash != before.text_hash and after.props == before.props
+    assert run(runtime, "search_skills", query="I forgot my password").skill.skill_id == skill_id
+
+
+def test_a_writer_re_embeds_a_stale_library_under_its_own_lock(runtime, monkeypatch):
+    first = create(runtime).skill_id
+    monkeypatch.setattr(library.routing, "ROUTING_VERSION", routing.ROUTING_VERSION + 1)
+    done: list = []
+    worker = threading.Thread(target=lambda: done.append(create(runtime, REFUND)), daemon=True)
+    worker.start()
+    worker.join(timeout=120)
+    assert not worker.is_alive(), "create_skill waited for the write lock it held itself"
+    assert done[0].created and store_of(runtime).get_meta("skills")["routing"] == routing.ROUTING_VERSION
+    assert run(runtime, "search_skills", query="I forgot my password").skill.skill_id == first
+
+
+def test_another_embedder_is_refused_until_reindexed(runtime, settings, embedder):
+    create(runtime)
+    store_of(runtime).set_meta(EMBEDDER_META, {"name": "other-model", "dim": 384})
+    with pytest.raises(EmbedderMismatch, match="graphsift skills reindex --library default"):
+        run(runtime, "search_skills", query="I forgot my password")
+    out = run(runtime, "reindex_skills")
+    assert (out.skills, out.embedded_texts, out.embedder) == (1, 4, embedder.name)
+    assert run(runtime, "search_skills", query="I forgot my password").skill is not None
+
+
+# -- errors ------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("query", ["", "   "])
+def test_an_empty_query_is_exactly_query_is_required(runtime, query):
+    with pytest.raises(InvalidInput) as error:
+        run(runtime, "search_skills", query=query)
+    assert error.value.message == "query is required"
+
+
+@pytest.mark.parametrize("tool,fields", [
+    ("get_skill", {}), ("skill_history", {}), ("record_outcome", {"outcome": "confirmed"}),
+    ("update_skill", {"skill": {"problem": "x"}}),
+])
+def test_an_unknown_id_is_the_exact_text(runtime, tool, fields):
+    create(runtime)
+    for library_name in ("default", "empty"):
+        with pytest.raises(NotFound) as error:
+            run(runtime, tool, skill_id="nope-123", library=library_name, **fields)
+        assert error.value.message == "Skill nope-123 not found. Use search_skills to find the correct ID."
+
+
+def test_an_unknown_version_names_the_versions(runtime):
+    skill_id = create(runtime).skill_id
+    with pytest.raises(NotFound, match="has no version 3; its versions are 1 to 1"):
+        run(runtime, "get_skill", skill_id=skill_id, version=3)
+
+
+def test_conversation_calls_without_an_llm_name_both_ways_and_the_structured_form(runtime):
+    with pytest.raises(ConfigError) as error:
+        run(runtime, "create_skill", conversation="Customer: hi")
+    text = error.value.message
+    assert "sampling" in text and "GRAPHSIFT_LLM_URL" in text and "GRAPHSIFT_LLM_MODEL" in text
+    assert 'skill={"title": ...' in text
+    skill_id = create(runtime).skill_id
+    with pytest.raises(ConfigError, match=r"sampling.*GRAPHSIFT_LLM_URL.*skill=\{\"title\"\?"):
+        run(runtime, "update_skill", skill_id=skill_id, conversation="Customer: hi")
+    assert not SkillLibrary(runtime, "other").exists()
+
+
+def test_oversized_input_names_the_limit_and_the_size(runtime):
+    with pytest.raises(InvalidInput, match="query is 2,001 characters; the limit is 2,000 characters"):
+        run(runtime, "search_skills", query="x" * 2001)
+    with pytest.raises(InvalidInput, match="conversation is 200,001 characters; the limit is 200,000"):
+        run(runtime, "create_skill", conversation="x" * 200_001)
+
+
+def test_a_store_that_cannot_be_written_is_database_connection_failed(tmp_path, embedder):
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "skills").write_text("a file where the skills folder should be")
+    runtime = Runtime(Settings(home=home), embedder=embedder)
+    with pytest.raises(StoreUnavailable) as error:
+        create(runtime)
+    assert error.value.message.startswith("Database connection failed: cannot create ")
+
+
+def test_a_usage_store_that_cannot_be_made_is_database_connection_failed(runtime, settings):
+    skill_id = create(runtime).skill_id
+    (settings.home / "skills" / "default" / "usage").write_text("a file where the usage folder should be")
+    with pytest.raises(StoreUnavailable) as error:
+        run(runtime, "record_outcome", skill_id=skill_id, outcome="confirmed")
+    assert str(error.value).startswith("[store_unavailable] Database connection failed: cannot read ")
+    assert run(runtime, "get_skill", skill_id=skill_id).confidence == 0.5
+
+
+# -- the passage cache -------------------------------------------------------------------------------------
+
+
+def test_the_passage_cache_serves_a_skill_until_its_passages_change(runtime, monkeypatch):
+    skill_id = create(runtime).skill_id
+    store = store_of(runtime)
+    cache = runtime.state(PassageCache)
+    reads: list[list[str]] = []
+    real = store.node_vectors
+    monkeypatch.setattr(store, "node_vectors", lambda ids: reads.append(list(ids)) or real(ids))
+    [first] = SkillLibrary(runtime, "default").read(store, [skill_id], with_vectors=True).values()
+    [again] = SkillLibrary(runtime, "default").read(store, [skill_id], with_vectors=True).values()
+    assert reads == [[skill_id]] and np.array_equal(first.node.vectors, again.node.vectors) and len(cache) == 1
+    run(runtime, "update_skill", skill_id=skill_id, skill={"conditions": ["my password expired"]})
+    [changed] = SkillLibrary(runtime, "default").read(store, [skill_id], with_vectors=True).values()
+    assert reads == [[skill_id], [skill_id]] and changed.node.vectors.shape[0] == 3
+    assert np.allclose(changed.node.vectors[2], runtime.embedder.embed(["my password expired"])[0], atol=1e-6)
+    out = run(runtime, "search_skills", query="my password expired")
+    assert out.skill.conditions == ["my password expired"]
+
+
+def test_the_passage_cache_keeps_nothing_read_across_a_write_and_is_bounded(runtime):
+    ids = [create(runtime).skill_id, create(runtime, REFUND).skill_id]
+    store = store_of(runtime)
+    small = PassageCache(max_skills=1)
+    nodes = store.get_nodes(ids)
+    nodes[0].text_hash = "not-what-the-store-holds"  # as if a write landed between the two reads
+    small.fill(store, nodes)
+    assert all(n.vectors is not None for n in nodes) and [key[1] for key in small._rows] == [ids[1]]
+    bounded = PassageCache(max_skills=1)
+    bounded.fill(store, store.get_nodes(ids))
+    assert [key[1] for key in bounded._rows] == [ids[1]]  # the least recently used went first
