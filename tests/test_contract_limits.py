@@ -92,6 +92,16 @@ def test_errors_quote_a_short_prefix_of_what_they_refuse():
     assert len(str(caught.value)) < 400
 
 
+def test_a_refused_choice_lists_every_valid_option():
+    """Long lists of options (the code toolset's edge keys) are not cut like other messages."""
+    from graphsift.toolsets.code import models as C
+    from graphsift.toolsets.code.edge_keys import EDGE_KEYS
+
+    with pytest.raises(InvalidInput) as caught:
+        parse_request(C.NeighborsRequest, {"project_path": "/p", "id": "x", "edge_types": ["CALLERS"]})
+    assert all(f"'{key}'" in caught.value.message for key in EDGE_KEYS)
+
+
 def test_at_most_a_few_problems_are_listed():
     with pytest.raises(InvalidInput) as caught:
         parse_request(F.StatsRequest, {f"unknown{i}": i for i in range(50)})

@@ -116,7 +116,9 @@ def format_validation_error(model: type[BaseModel], exc: ValidationError) -> str
             blank = "only whitespace" if err.get("input") else "empty"
             lines.append(f"field '{loc}' must not be empty (got {blank}: {quote(err.get('input'))}); give some text")
         else:
-            message = err["msg"] if len(err["msg"]) <= 300 else err["msg"][:300] + "..."
+            # a literal's message lists the valid options (our declaration, never input): kept whole
+            whole = err["type"] in ("literal_error", "enum")
+            message = err["msg"] if whole or len(err["msg"]) <= 300 else err["msg"][:300] + "..."
             lines.append(f"field '{loc}': {message} (got {quote(err.get('input'))})")
     if len(errors) > MAX_PROBLEMS:
         lines.append(f"and {len(errors) - MAX_PROBLEMS} more problems")
