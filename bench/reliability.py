@@ -128,6 +128,8 @@ def fuzz_toolset(work: Path, embedder: OnnxEmbedder, name: str, total_cases: int
     started = time.monotonic()
     params = stdio_params(name, home, SERVER_ENV)
     params.env = {**os.environ, **params.env}
+    params.cwd = work / f"fuzz-{name}" / "cwd" / "here"  # what "." and ".." resolve against: not the repository
+    params.cwd.mkdir(parents=True)
     with log.open("w") as errlog, start_blocking_portal() as portal:
         client = Client(stdio_client(params, errlog=errlog), read_timeout_seconds=timeout_s + 30)
         with portal.wrap_async_context_manager(client):

@@ -40,8 +40,12 @@ def hostile_paths(folder) -> list[str]:
 
 
 @pytest.mark.parametrize("name", sorted(TOOLSETS))
-def test_every_tool_answers_every_input_with_a_result_or_a_structured_error(name, tmp_path, embedder):
+def test_every_tool_answers_every_input_with_a_result_or_a_structured_error(name, tmp_path, embedder, monkeypatch):
     toolset = load_toolset(name)
+    # the server's working directory, which relative paths (".", "..") resolve against: not the repository
+    cwd = tmp_path / "cwd" / "here"
+    cwd.mkdir(parents=True)
+    monkeypatch.chdir(cwd)
     home = tmp_path / "home"
     folder = tmp_path / "examples"
     folder.mkdir()
