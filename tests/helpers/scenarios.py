@@ -27,11 +27,18 @@ import numpy as np
 from graphsift.contract import parse_request
 from graphsift.runtime import Runtime
 from graphsift.store.factory import sqlite_path
+from graphsift.toolsets.code.examples import write_tree
+from graphsift.toolsets.code.index import CodeIndex
 from graphsift.toolsets.facts.graph import FACT, FactsGraph
 from graphsift.toolsets.facts.models import DocumentRecord
 from graphsift.toolsets.facts.write import Writer, document_key
 from graphsift.toolsets.items.examples import write_project
 from graphsift.toolsets.items.index import ItemIndex
+from graphsift.toolsets.skills.examples import SKILLS
+from graphsift.toolsets.skills.library import KIND as SKILL_KIND
+from graphsift.toolsets.skills.library import SkillLibrary
+from graphsift.toolsets.skills.models import CreateSkillRequest
+from graphsift.toolsets.skills.tools import create_skill
 from helpers.stores import integrity
 
 
@@ -406,5 +413,178 @@ class ItemsCrash:
                 "vectors": store.node_vectors(list(hashes))}
 
 
-WORKLOADS: dict[str, Any] = {"facts": FactsWorkload, "items": ItemsWorkload}
-CRASHES: dict[str, Any] = {"facts": FactsCrash, "items": ItemsCrash}
+# -- skills ---------------------------------------------------------------------------------------------
+
+
+SKILL_WORDS = ("account invoice parcel refund password login printer router battery screen subscription coupon "
+               "warranty delivery address payment card bank transfer receipt order cancel upgrade downgrade "
+               "plan trial license device app update crash sync backup restore storage email phone number "
+               "verification code locked banned review rating seller buyer shipping customs tax discount "
+               "gift voucher loyalty points membership renewal contract").split()
+
+
+def skill_fields(worker: int, n: int) -> dict[str, Any]:
+    """A skill of its own (words drawn per worker and round, so no two are near-duplicates)."""
+    rng = random.Random(f"skill-{worker}-{n}")
+    words = rng.sample(SKILL_WORDS, 12)
+    title = f"Handle {words[0]} {words[1]} {words[2]} case {worker}-{n}"
+    playbook = (f"# {title}\n\n## Goal\nSort out the {words[3]} {words[4]} problem.\n\n## Steps\n\n"
+                f"### 1. Look at the {words[5]}\n**Do:** Open the {words[6]} {words[7]} record.\n"
+                f"**Say:** I am checking your {words[8]} now.\n")
+    return {"title": title, "problem": f"The customer has a {words[3]} {words[4]} problem with {words[9]}.",
+            "conditions": [f"my {words[9]} {words[10]} does not work", f"{words[11]} {words[3]} issue"],
+            "keywords": words[:3], "resolution_md": playbook, "product_area": words[5]}
+
+
+class SkillsWorkload:
+    """Writers alternate: create a new skill of their own (each acknowledged one must be in the library once,
+    under the id the server gave), and update their own seeded skill's keywords (the version must count
+    exactly the acknowledged updates, the keywords be the last ones sent). Readers search, list, get a
+    skill and its history."""
+
+    toolset = "skills"
+    library = "default"
+
+    def prepare(self, root: Path, runtime: Runtime) -> None:
+        self.seeds = [create_skill(runtime, CreateSkillRequest(skill=skill)).skill_id for skill in SKILLS]
+        self.own: dict[int, str] = {}
+        self.runtime = runtime
+
+    def owned(self, worker: int) -> str:
+        """The worker's own skill to update, made before the clock starts (in :meth:`warmup`'s process)."""
+        return self.own[worker]
+
+    async def warmup(self, client: Any) -> None:
+        worker = len(self.own)
+        result = await client.call_tool("create_skill", {"skill": skill_fields(worker, 0)})
+        if result.is_error or not result.structured_content["created"]:
+            raise RuntimeError(f"worker {worker}'s own skill was not created: {text_of(result)[:300]}")
+        self.own[worker] = result.structured_content["skill_id"]
+
+    async def write(self, client: Any, worker: int, n: int) -> Ack | None:
+        if n % 2:
+            fields = skill_fields(worker, n)
+            result = await client.call_tool("create_skill", {"skill": fields})
+            if result.is_error:
+                raise RuntimeError(text_of(result))
+            answer = result.structured_content
+            if not answer["created"]:
+                raise RuntimeError(f"a new skill {fields['title']!r} was taken for {answer['title']!r}")
+            return Ack(f"create:{worker}:{n}", {"skill_id": answer["skill_id"], "title": fields["title"]})
+        keywords = ["update", f"w{worker}", f"n{n}"]
+        result = await client.call_tool("update_skill", {"skill_id": self.owned(worker), "skill": {"keywords": keywords}})
+        if result.is_error:
+            raise RuntimeError(text_of(result))
+        return Ack(f"update:{worker}:{n}", {"worker": worker, "keywords": keywords,
+                                            "version": result.structured_content["version"]})
+
+    async def read(self, client: Any, worker: int, n: int) -> None:
+        call = [("search_skills", {"query": "I forgot my password"}), ("list_skills", {"limit": 20}),
+                ("get_skill", {"skill_id": self.seeds[n % 2]}), ("skill_history", {"skill_id": self.owned(worker)})
+                ][n % 4]
+        result = await client.call_tool(*call)
+        if result.is_error:
+            raise RuntimeError(text_of(result))
+
+    def verify(self, runtime: Runtime, acks: list[Ack]) -> list[str]:
+        library = SkillLibrary(runtime, self.library)
+        problems = store_integrity(runtime, library.namespace)
+        store = library.store()
+        skills = {s.skill_id: s for s in library.read(store, [n.id for n in store.iter_nodes(SKILL_KIND)]).values()}
+        titles = [s.fields["title"] for s in skills.values()]
+        created = [a for a in acks if a.key.startswith("create:")]
+        for ack in created:
+            skill = skills.get(ack.detail["skill_id"])
+            if skill is None or skill.fields["title"] != ack.detail["title"]:
+                problems.append(f"acknowledged skill {ack.detail['title']!r} is missing")
+            elif titles.count(ack.detail["title"]) != 1:
+                problems.append(f"skill {ack.detail['title']!r} is in the library {titles.count(ack.detail['title'])} "
+                                "times")
+        expected = len(self.seeds) + len(self.own) + len(created)
+        if len(skills) != expected:
+            problems.append(f"{len(skills)} skills in the library for {expected} acknowledged")
+        for worker, skill_id in self.own.items():
+            updates = [a for a in acks if a.key.startswith(f"update:{worker}:")]
+            skill = skills.get(skill_id)
+            if skill is None:
+                problems.append(f"worker {worker}'s own skill is missing")
+            elif skill.version != 1 + len(updates) or (updates and sorted(skill.fields["keywords"])
+                                                         != sorted(updates[-1].detail["keywords"])):
+                problems.append(f"worker {worker}'s skill is at version {skill.version} with keywords "
+                                f"{skill.fields['keywords']} after {len(updates)} acknowledged updates")
+        return problems
+
+
+# -- code -----------------------------------------------------------------------------------------------
+
+
+class CodeCrash(ItemsCrash):
+    """Rounds of edits to a Python source tree (30 of its modules rewritten each round), each indexed by a
+    server killed when the index reports a random fraction of its work done (structure, then embeddings)."""
+
+    toolset = "code"
+
+    def __init__(self, rounds: int = 20, per_round: int = 30, items: int = 40) -> None:
+        super().__init__(rounds, per_round, items)
+
+    def write_item(self, n: int, words: int, tag: str) -> None:
+        rng = random.Random(f"{n}-{tag}")
+        path = self.project / "app" / "app" / f"mod{n}.py"
+        functions = "".join(f'\n\ndef {rng.choice(self.WORDS)}_{k}(x):\n    """{tag}: '
+                            f'{" ".join(rng.choices(self.WORDS, k=words // 100))}."""\n    return helper(x)\n'
+                            for k in range(10))
+        write_atomically(path, f'"""Module {n}, {tag}."""\nfrom app.base import helper\n{functions}')
+
+    def prepare(self, root: Path, runtime: Runtime) -> None:
+        self.project = root / "tree"
+        (self.project / "app" / "app").mkdir(parents=True)
+        (self.project / "app" / "pyproject.toml").write_text('[project]\nname = "app"\n')
+        (self.project / "app" / "app" / "__init__.py").write_text("")
+        (self.project / "app" / "app" / "base.py").write_text("def helper(x):\n    return x\n")
+        for n in range(self.items):
+            self.write_item(n, 200, "start")
+        self.warm = write_tree(root / "warmup")
+        CodeIndex(runtime, self.warm).sync()
+
+    async def warmup(self, client: Any) -> None:
+        await client.call_tool("search", {"query": "order total", "project_path": str(self.warm)})
+
+    def check(self, runtime: Runtime, acked: list[str]) -> list[str]:
+        index = CodeIndex(runtime, self.project)
+        problems = store_integrity(runtime, index.namespace)
+        if problems or not index.exists():
+            return problems
+        store = index.store()
+        nodes = set(store.node_hashes())
+        dangling = [e.id for e in store.get_edges(store.edge_ids_with_prefix("")) if not {e.src, e.dst} <= nodes]
+        if dangling:
+            problems.append(f"{len(dangling)} edges lost an end (half-written structure), e.g. {dangling[0]}")
+        if acked and (store.get_meta("last_indexed") is None or index.stale_files(store) or index.pending(store)):
+            problems.append("an acknowledged index left the index behind the files or without embeddings")
+        return problems
+
+    def kept(self, runtime: Runtime) -> int:
+        """Symbols of this round's text that are embedded (what the killed run kept of its work)."""
+        index = CodeIndex(runtime, self.project)
+        if not index.exists():
+            return 0
+        store = index.store()
+        pending = {node_id for _, node_id, _ in index.pending(store)}
+        return sum(f"round {self.round}:" in str(n.props.get("docstring")) and n.id not in pending
+                   for n in store.iter_nodes("symbol"))
+
+    def finish(self, runtime: Runtime) -> None:
+        index = CodeIndex(runtime, self.project)
+        index.sync()
+        index.embed()
+
+    def snapshot(self, runtime: Runtime) -> dict[str, Any]:
+        store = CodeIndex(runtime, self.project).store()
+        hashes = store.node_hashes()
+        edges = store.get_edges(store.edge_ids_with_prefix(""))
+        return {"nodes": hashes, "edges": sorted((e.id, e.src, e.dst, e.type) for e in edges),
+                "vectors": store.node_vectors(list(hashes))}
+
+
+WORKLOADS: dict[str, Any] = {"facts": FactsWorkload, "items": ItemsWorkload, "skills": SkillsWorkload}
+CRASHES: dict[str, Any] = {"code": CodeCrash, "facts": FactsCrash, "items": ItemsCrash}
