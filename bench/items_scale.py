@@ -27,6 +27,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as the CLI and server set 
 
 import argparse  # noqa: E402
 import csv
+import importlib.util
 import json
 import random
 import re
@@ -159,9 +160,10 @@ async def mcp_search(home: Path, project: Path, queries: list[str]) -> tuple[flo
     """(time to connect, first search incl. model load, per-call latencies) over stdio."""
     from mcp import Client, StdioServerParameters
 
-    params = StdioServerParameters(
-        command=sys.executable, args=["-m", "graphsift.cli", "serve", "items"], env={"GRAPHSIFT_HOME": str(home)}
-    )
+    env = {"GRAPHSIFT_HOME": str(home)}
+    if os.environ.get("PYTHONPATH"):  # the tree under test, when the bench runs one that is not installed
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    params = StdioServerParameters(command=sys.executable, args=["-m", "graphsift", "serve", "items"], env=env)
     t0 = time.perf_counter()
     async with Client(params, read_timeout_seconds=600) as client:
         connect = time.perf_counter() - t0
@@ -330,6 +332,10 @@ def run_size(size: int, work: Path, summaries: list[str], sentences: list[str], 
     fresh.vector_search(qvecs[0], kind=KIND, limit=10)
     t_copy_vec = times(lambda v: fresh.vector_search(v, kind=KIND, limit=10), list(qvecs))
     fresh.close()
+    if importlib.util.find_spec("chromadb") is None:
+        print("ChromaDB comparison skipped: chromadb is not installed (python -m pip install -e '.[bench]')",
+              flush=True)
+        return
     t_add, t_cq = chroma_side(work / "chroma", ids, matrix, metas, docs, qvecs)
     print(f"ChromaDB PersistentClient add ({len(ids)} vectors): {t_add:.2f} s; "
           f"graphsift store write (nodes + FTS + vectors, one transaction): {t_store:.2f} s; "

@@ -1,10 +1,13 @@
-"""Shared fixtures: the real embedder (loaded once per test session) and the shared data folder."""
+"""Shared fixtures: the real embedder (loaded once per test session), the shared data folder, and the
+store backend of the run (``GRAPHSIFT_TEST_BACKEND``: sqlite, the default, or postgres; see
+:mod:`helpers.backend`)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from helpers import backend
 from helpers.paths import EXAMPLE_TREE, REPO, SHARED_DATA  # noqa: F401 - re-exported for older imports
 
 from graphsift.config import Settings
@@ -29,7 +32,23 @@ def embedder() -> OnnxEmbedder:
 
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
-    return Settings(home=tmp_path / "home")
+    """A fresh data home on the run's backend (on PostgreSQL: a database of its own)."""
+    return backend.settings_for(tmp_path / "home")
+
+
+@pytest.fixture(autouse=True)
+def _close_database_pools():
+    """On PostgreSQL, each test's pools are closed after it (every home is a database of its own, and
+    the server's connections are few); stores that outlive a test open a new pool when next used."""
+    yield
+    if backend.BACKEND == "postgres":
+        from graphsift.store.postgres import connection
+
+        connection.close_all()
+
+
+def pytest_sessionfinish(session, exitstatus):
+    backend.drop_databases()
 
 
 @pytest.fixture

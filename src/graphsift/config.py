@@ -32,8 +32,13 @@ class Settings:
     llm_url: str = ""
     llm_model: str = ""
     llm_api_key: str = ""
-    #: empty: the embedded SQLite store under ``home``
+    #: empty: the embedded SQLite store under ``home``; ``postgresql://...``: PostgreSQL with pgvector
     database_url: str = ""
+    #: HTTP server: every request must carry ``Authorization: Bearer <auth_token>``; required off loopback
+    auth_token: str = field(default="", repr=False)
+    #: folders the items and code toolsets may read, joined by ``os.pathsep`` (empty: any; over HTTP the
+    #: server's working directory)
+    allowed_roots: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "home", Path(self.home).expanduser())

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import threading
 from contextlib import AbstractContextManager
+from pathlib import Path
 from typing import Any, TypeVar
 
 from graphsift.config import Settings
 from graphsift.embedding import Embedder, build_embedder
 from graphsift.llm import LLM, build_llm
+from graphsift.roots import confine, parse_roots
 from graphsift.store import Store, factory
 
 T = TypeVar("T")
@@ -32,6 +34,7 @@ class Runtime:
         self._llm_built = False
         self._stores: dict[str, tuple[Any, Store]] = {}
         self._states: dict[type, Any] = {}
+        self._roots: tuple[Path, ...] | None = None
 
     # -- what is built on first use --------------------------------------------------------------
 
@@ -53,6 +56,18 @@ class Runtime:
                     self._llm_built = True
         return self._llm
 
+    @property
+    def roots(self) -> tuple[Path, ...]:
+        """The folders this process may read (:mod:`graphsift.roots`; empty: no confinement)."""
+        if self._roots is None:
+            self._roots = parse_roots(self.settings.allowed_roots)
+        return self._roots
+
+    def confine(self, path: str | Path, what: str = "project_path") -> Path:
+        """The real path of a folder a request names, refused when outside the allowed roots
+        (:mod:`graphsift.roots`)."""
+        return confine(path, self.roots, what)
+
     def state(self, cls: type[T]) -> T:
         """This process's one instance of a toolset's state class (made with ``cls()`` on first use)."""
         with self._lock:
@@ -67,8 +82,10 @@ class Runtime:
 
     def open_store(self, namespace: str, *, create: bool = False, repair: str = "") -> Store:
         """The namespace's store, shared by every call in this process (see :func:`factory.open_store`)."""
-        identity = factory.store_identity(self.settings, namespace)
         with self._lock:
+            # Read under the lock: a thread that read it before another thread created the namespace
+            # would take the new store for a stale one and close it under that thread's feet.
+            identity = factory.store_identity(self.settings, namespace)
             cached = self._stores.get(namespace)
             if cached is not None and cached[0] == identity and identity is not None:
                 return cached[1]

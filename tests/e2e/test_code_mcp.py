@@ -30,7 +30,9 @@ def server(request, tmp_path_factory) -> Iterator[tuple[Session, Path]]:
             with connect(portal, stdio_params("code", home), "code") as session:
                 yield session, project
         else:
-            with http_server("code", home, base / "server.log") as (url, _), connect(portal, url, "code") as session:
+            env = {"GRAPHSIFT_ALLOWED_ROOTS": str(base)}  # over HTTP the server reads only under its roots
+            with http_server("code", home, base / "server.log", env=env) as (url, _), \
+                    connect(portal, url, "code") as session:
                 yield session, project
 
 

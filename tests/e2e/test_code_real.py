@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from helpers import backend
 from helpers.code_graph import edit, render
 
 from graphsift.toolsets.code.graph import CodeGraph
@@ -106,11 +107,10 @@ def django_tools(tmp_path_factory, embedder):
     spec = importlib.util.find_spec("django")
     if spec is None or not spec.submodule_search_locations:
         pytest.skip("needs django installed from PyPI (python -m pip install django)")
-    from graphsift.config import Settings
     from graphsift.runtime import Runtime
 
     root = Path(next(iter(spec.submodule_search_locations)))
-    runtime = Runtime(Settings(home=tmp_path_factory.mktemp("django") / "home"), embedder=embedder, watch_files=True)
+    runtime = Runtime(backend.settings_for(tmp_path_factory.mktemp("django") / "home"), embedder=embedder, watch_files=True)
     run(runtime, "index", project_path=str(root), embed=False)
     yield runtime, root
     runtime.close()

@@ -8,7 +8,8 @@ import os
 import subprocess
 import sys
 
-from graphsift.config import Settings
+from helpers.backend import env_for, settings_for
+
 from graphsift.runtime import Runtime
 from graphsift.toolsets.facts.graph import FACT, FactsGraph
 
@@ -36,7 +37,7 @@ def jsonl(path, prefix: str, n: int) -> None:
 
 def test_two_processes_ingest_into_one_graph(tmp_path, embedder):
     home = tmp_path / "home"
-    env = {**os.environ, "GRAPHSIFT_HOME": str(home)}
+    env = {**os.environ, **env_for(home)}
     files = []
     for prefix in ("Alpha", "Beta"):
         path = tmp_path / f"{prefix}.jsonl"
@@ -48,7 +49,7 @@ def test_two_processes_ingest_into_one_graph(tmp_path, embedder):
         out, err = proc.communicate(timeout=300)
         assert proc.returncode == 0, err
         assert "6 documents (6 created" in out
-    graph = FactsGraph(Runtime(Settings(home=home), embedder=embedder), "default")
+    graph = FactsGraph(Runtime(settings_for(home), embedder=embedder), "default")
     store = graph.store()
     names = sorted(n.name for n in store.iter_nodes("entity"))
     assert names.count("Apple Inc") == 1 and names.count("Federal Reserve") == 1

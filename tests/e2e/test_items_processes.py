@@ -15,8 +15,8 @@ import textwrap
 from pathlib import Path
 
 from helpers import paths as PATHS
+from helpers.backend import env_for, settings_for
 
-from graphsift.config import Settings
 from graphsift.runtime import Runtime
 from graphsift.toolsets.items import tools
 from graphsift.toolsets.items.index import ItemIndex
@@ -67,7 +67,7 @@ def copy_tree(tmp_path: Path) -> Path:
 
 
 def _env(home: Path) -> dict[str, str]:
-    return {**os.environ, "GRAPHSIFT_HOME": str(home), "GRAPHSIFT_EMBED_THREADS": "1"}
+    return {**os.environ, **env_for(home), "GRAPHSIFT_EMBED_THREADS": "1"}
 
 
 def _run_together(commands: list[list[str]], env: dict[str, str]) -> list[subprocess.CompletedProcess]:
@@ -102,7 +102,7 @@ def test_two_processes_index_and_search_one_project(tmp_path, embedder):
     assert all(any(r["description"].startswith(o) for o in originals) for r in read)
 
     # Afterwards the index agrees with the tree: either it says it is stale, or it holds the last write.
-    runtime = Runtime(Settings(home=home), embedder=embedder)
+    runtime = Runtime(settings_for(home), embedder=embedder)
     final = tools.get_index_status(runtime, GetIndexStatusRequest(project_path=str(tree)))
     assert final.items_indexed == 13
     last = f"Round {ROUNDS - 1}: accented characters are still missed by search."

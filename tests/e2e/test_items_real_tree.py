@@ -12,9 +12,9 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers.backend import settings_for
 from helpers.items import ids, index, item_folders, search, status
 
-from graphsift.config import Settings
 from graphsift.runtime import Runtime
 from graphsift.toolsets.items import tools
 from graphsift.toolsets.items.config import CONFIG_FILE
@@ -25,7 +25,7 @@ from graphsift.toolsets.items.models import CheckDuplicatesRequest, GetSimilarRe
 def real(shared_data, embedder, tmp_path_factory):
     """(runtime, tree, status before the index, the index answer): the tree indexed once."""
     root = shared_data / "featmgmt" / "feature-management"
-    runtime = Runtime(Settings(home=tmp_path_factory.mktemp("home")), embedder=embedder)
+    runtime = Runtime(settings_for(tmp_path_factory.mktemp("home")), embedder=embedder)
     before = status(runtime, root)
     result = index(runtime, root)
     return runtime, root, before, result

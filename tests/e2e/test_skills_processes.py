@@ -8,9 +8,9 @@ import os
 import subprocess
 import sys
 
+from helpers import backend
 from helpers.skills_data import RESET
 
-from graphsift.config import Settings
 from graphsift.runtime import Runtime
 from graphsift.toolsets.skills.library import KIND, SkillLibrary
 
@@ -43,7 +43,7 @@ def finish(procs: list[subprocess.Popen]) -> list[str]:
 
 def test_two_processes_create_the_same_skill_once_and_count_every_outcome(tmp_path, embedder):
     home = tmp_path / "home"
-    env = {**os.environ, "GRAPHSIFT_HOME": str(home)}
+    env = {**os.environ, **backend.env_for(home)}
     creators = [start(env, "create", "--skill", json.dumps(RESET), "--json") for _ in range(2)]
     created = [json.loads(out) for out in finish(creators)]
     assert sorted(c["created"] for c in created) == [False, True]
@@ -52,7 +52,7 @@ def test_two_processes_create_the_same_skill_once_and_count_every_outcome(tmp_pa
     workers = [start(env, "outcome", skill_id, "no_feedback", times=10) for _ in range(2)]
     workers.append(start(env, "search", "I forgot my password", times=10))
     finish(workers)
-    library = SkillLibrary(Runtime(Settings(home=home), embedder=embedder), "default")
+    library = SkillLibrary(Runtime(backend.settings_for(home), embedder=embedder), "default")
     store = library.store()
     assert store.count_nodes(KIND) == 1
     [stored] = library.read(store, [skill_id]).values()

@@ -19,6 +19,7 @@ from typing import Any
 from mcp import Client, StdioServerParameters
 
 from graphsift.toolsets import load_toolset
+from helpers.backend import env_for
 
 ONNX_LIB = "onnxruntime_pybind11_state"
 
@@ -33,16 +34,19 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def wait_for_port(port: int, proc: subprocess.Popen, log: Path, timeout: float = 30.0) -> None:
+def wait_for_port(port: int, proc: subprocess.Popen, log: Path, timeout: float = 90.0) -> None:
+    """Until the server accepts connections and has printed its start line to ``log`` (its stderr)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise AssertionError(f"HTTP server exited with {proc.returncode}: {log.read_text()}")
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
+                if "graphsift serve " in log.read_text():
+                    return
         except OSError:
-            time.sleep(0.1)
+            pass
+        time.sleep(0.1)
     raise AssertionError(f"HTTP server did not listen on port {port} within {timeout} s: {log.read_text()}")
 
 
@@ -56,13 +60,15 @@ def stop(proc: subprocess.Popen) -> None:
 
 
 @contextmanager
-def http_server(toolset: str, home: Path, log: Path, env: dict[str, str] | None = None):
-    """A ``serve <toolset> --transport http`` process on a free loopback port; yields (url, process)."""
+def http_server(toolset: str, home: Path, log: Path, env: dict[str, str] | None = None, args: tuple[str, ...] = (),
+                cwd: Path | None = None):
+    """A ``serve <toolset> --transport http`` process on a free port (loopback unless ``args`` give
+    ``--host``; it is reached at 127.0.0.1 either way); yields (url, process)."""
     port = free_port()
-    environ = {**os.environ, "GRAPHSIFT_HOME": str(home), **(env or {})}
+    environ = {**os.environ, **env_for(home), **(env or {})}
     with log.open("wb") as err:
-        proc = subprocess.Popen([*serve_command(toolset), "--transport", "http", "--port", str(port)], env=environ,
-                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
+        proc = subprocess.Popen([*serve_command(toolset), "--transport", "http", "--port", str(port), *args],
+                                env=environ, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err, cwd=cwd)
     try:
         wait_for_port(port, proc, log)
         yield f"http://127.0.0.1:{port}/mcp", proc
@@ -73,7 +79,7 @@ def http_server(toolset: str, home: Path, log: Path, env: dict[str, str] | None 
 def stdio_params(toolset: str, home: Path, env: dict[str, str] | None = None) -> StdioServerParameters:
     command = serve_command(toolset)
     return StdioServerParameters(command=command[0], args=command[1:],
-                                 env={"GRAPHSIFT_HOME": str(home), "PYTHONPATH": os.environ.get("PYTHONPATH", ""),
+                                 env={**env_for(home), "PYTHONPATH": os.environ.get("PYTHONPATH", ""),
                                       **(env or {})})
 
 
@@ -137,7 +143,14 @@ class Session:
 
 
 @contextmanager
-def connect(portal, target, toolset: str, **client_options):
+def connect(portal, target, toolset: str, token: str | None = None, **client_options):
+    """A connected session; ``token`` sends ``Authorization: Bearer <token>`` with every HTTP request."""
+    if token is not None:
+        from mcp.client.streamable_http import streamable_http_client
+        from mcp.shared._httpx_utils import create_mcp_http_client
+
+        target = streamable_http_client(
+            target, http_client=create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}))
     client = Client(target, read_timeout_seconds=120, **client_options)
     with portal.wrap_async_context_manager(client):
         yield Session(portal, client, toolset)

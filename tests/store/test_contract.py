@@ -100,6 +100,19 @@ def test_keyword_search_ranks_by_bm25_with_field_weights(store):
     assert store.keyword_search("!!! ???") == []
 
 
+def test_ranking_ties_keep_insertion_order_across_the_cut(store, request):
+    """Equal scores rank in insertion order, also when the limit falls among them (a partial sort may
+    pick any of the tied nodes)."""
+    same = unit([1.0, 0.0, 0.0])[0]
+    store.upsert_nodes([Node(f"n{i:03d}", "doc", "same words", "same words here", vectors=same) for i in range(300)]
+                       + [Node("best", "doc", "same same", "same same same", vectors=unit([1.0, 0.1, 0.0])[0])])
+    hits = store.keyword_search("same", kind="doc", limit=4)
+    assert [h.id for h in hits] == ["best", "n000", "n001", "n002"]
+    if "postgres-hnsw" not in request.node.name:  # the HNSW index returns equal vectors in no set order
+        hits = store.vector_search(same, kind="doc", limit=4)
+        assert [h.id for h in hits] == ["n000", "n001", "n002", "n003"]
+
+
 def test_vector_scores_are_best_passage_cosines_for_the_asked_ids(store):
     store.upsert_nodes([Node("a", "item", vectors=unit([1, 0, 0], [0, 1, 0])), Node("b", "item", vectors=unit([1, 1, 0])),
                         Node("c", "item")])
@@ -266,6 +279,8 @@ def test_namespace_names_are_checked(store_settings, namespace):
 
 
 def test_an_empty_store_file_is_reported_not_recreated_by_a_read(store_settings, open_namespace):
+    if store_settings.database_url:
+        pytest.skip("an empty file left by a crash is a SQLite matter (PostgreSQL creates a namespace in one transaction)")
     store = open_namespace("test/empty")
     store.close()
     drop_store(store_settings, "test/empty")
@@ -281,6 +296,9 @@ def test_an_empty_store_file_is_reported_not_recreated_by_a_read(store_settings,
 def test_a_read_waits_for_a_store_another_process_is_creating(store_settings, tmp_path):
     """graphsift makes a store whole before it appears; a process of an older version left the file empty
     until it wrote the header. A read in that moment waits for it (only a file that stays empty is damage)."""
+    if store_settings.database_url:
+        pytest.skip("a store file another process is creating is a SQLite matter (PostgreSQL creates a "
+                    "namespace in one transaction: a read sees it whole or not at all)")
     from graphsift.store.factory import sqlite_path
 
     path = sqlite_path(store_settings, "test/racing")

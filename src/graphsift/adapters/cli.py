@@ -407,14 +407,46 @@ def build_cli(
     @click.argument("toolset", type=click.Choice(sorted(registry)))
     @click.option("--transport", type=click.Choice(["stdio", "http"]), default="stdio", show_default=True,
                   help="stdio for clients that start the server; http for streamable HTTP at /mcp.")
-    @click.option("--host", default="127.0.0.1", show_default=True, help="HTTP bind address (loopback by default).")
+    @click.option("--host", default="127.0.0.1", show_default=True,
+                  help="HTTP bind address (loopback by default; any other needs GRAPHSIFT_AUTH_TOKEN).")
     @click.option("--port", default=8765, show_default=True, type=click.IntRange(1, 65535), help="HTTP port.")
     def serve(toolset: str, transport: str, host: str, port: int) -> None:
         """Run the MCP server for TOOLSET over stdio (default) or streamable HTTP at /mcp."""
         from graphsift.adapters.mcp import serve as run_server
 
-        runtime = Runtime(Settings.load(), watch_files=True)
+        settings = Settings.load()
+        if transport == "http":
+            from graphsift.adapters.http import check_bind, http_settings
+
+            check_bind(host, settings.auth_token)
+            settings = http_settings(settings)  # over HTTP folders are always confined
+        runtime = Runtime(settings, watch_files=True)
         run_server(load_toolset(toolset, registry), runtime, transport=transport, host=host, port=port)
+
+    @root.command()
+    @click.option("--from", "source", type=click.Choice(["sqlite"]), required=True,
+                  help="The backend to copy from: the embedded stores under GRAPHSIFT_HOME.")
+    @click.option("--to", "target", default=None, metavar="URL",
+                  help="The PostgreSQL database to copy into (default: GRAPHSIFT_DATABASE_URL).")
+    @click.option("--namespace", "namespaces", multiple=True, metavar="NS",
+                  help="Copy only this namespace (repeatable), e.g. items/3f2a9c01b7de or facts/default.")
+    @click.option("--replace", is_flag=True, help="Copy over namespaces that already exist in the target.")
+    def migrate(source: str, target: str | None, namespaces: tuple[str, ...], replace: bool) -> None:
+        """Copy embedded stores into PostgreSQL, vectors included (nothing is embedded again)."""
+        from graphsift.store.transfer import copy_namespaces
+
+        settings = Settings.load()
+        url = target or settings.database_url
+        if not url:
+            raise InvalidInput("say where to copy: --to postgresql://... (or set GRAPHSIFT_DATABASE_URL)")
+
+        def report(copied: Any) -> None:
+            click.echo(f"{copied.namespace}: {copied.nodes} nodes, {copied.passages} passage vectors, {copied.keys} "
+                       f"keys, {copied.edges} edges, {copied.meta} metadata values ({copied.seconds:.1f} s)")
+
+        done = copy_namespaces(settings, url, namespaces, replace_existing=replace, report=report)
+        if not done:
+            click.echo(f"no embedded stores under {settings.home}")
 
     return root
 

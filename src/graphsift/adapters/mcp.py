@@ -253,12 +253,16 @@ def build_server(toolset: Toolset, runtime: Runtime) -> MCPServer:
 
 
 def serve(toolset: Toolset, runtime: Runtime, transport: str = "stdio", host: str = "127.0.0.1", port: int = 8765) -> None:
-    """Run until the client disconnects (stdio) or the process is stopped (HTTP). Logs go to stderr."""
+    """Run until the client disconnects (stdio) or the process is stopped (HTTP: see
+    :mod:`graphsift.adapters.http` for the bind rules, the token and the start line). Logs go to stderr."""
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
-    server = build_server(toolset, runtime)
-    if transport == "stdio":
-        server.run("stdio")
-    elif transport == "http":
-        server.run("streamable-http", host=host, port=port)
-    else:
+    if transport not in ("stdio", "http"):
         raise ValueError(f"transport must be 'stdio' or 'http', got {transport!r}")
+    if transport == "http":
+        from graphsift.adapters import http
+
+        http.check_bind(host, runtime.settings.auth_token)  # refuse before building anything
+        http.run(build_server(toolset, runtime), toolset.name, runtime.settings, host, port,
+                 runtime.settings.auth_token)
+    else:
+        build_server(toolset, runtime).run("stdio")

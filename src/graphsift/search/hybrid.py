@@ -64,11 +64,12 @@ def hybrid_search(
     vector_hits = best_vector_hits(store, queries, kind=kind, where=where, limit=params.candidates)
     keyword_hits = store.keyword_search(text, kind=kind, where=where, limit=params.candidates,
                                         weights=params.field_weights)
+    fused = fuse(keyword_hits, vector_hits, params.method, weights=params.weights)[:limit]
     cosine = {h.id: h.score for h in vector_hits}
-    missing = [h.id for h in keyword_hits if h.id not in cosine]
+    # Only the nodes returned need a cosine: those BM25 alone found get theirs now.
+    missing = [h.id for h in fused if h.id not in cosine]
     if missing:
         for query in queries:
             for node_id, score in store.vector_scores(query, missing).items():
                 cosine[node_id] = max(score, cosine.get(node_id, -1.0))
-    fused = fuse(keyword_hits, vector_hits, params.method, weights=params.weights)
-    return [Hit(h.id, cosine_to_unit(cosine.get(h.id, 0.0))) for h in fused[:limit]]
+    return [Hit(h.id, cosine_to_unit(cosine.get(h.id, 0.0))) for h in fused]

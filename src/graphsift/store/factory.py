@@ -63,11 +63,11 @@ def _backend(settings: Settings) -> str:
     raise ConfigError(f"database_url must be empty (embedded SQLite) or a postgresql:// URL, got {url[:40]!r}")
 
 
-def _postgres_unavailable() -> ConfigError:
-    return ConfigError(
-        "GRAPHSIFT_DATABASE_URL names a PostgreSQL database, but this graphsift has no PostgreSQL backend yet; "
-        "unset it to use the embedded SQLite store"
-    )
+def _postgres(settings: Settings) -> Any:
+    """The PostgreSQL database of ``settings`` (its pool made, reached and migrated on first use)."""
+    from graphsift.store.postgres import database
+
+    return database(settings.database_url)
 
 
 def sqlite_path(settings: Settings, namespace: str) -> Path:
@@ -81,13 +81,15 @@ def sqlite_path(settings: Settings, namespace: str) -> Path:
 def store_location(settings: Settings, namespace: str) -> str:
     """Where the namespace lives, for people (a file path, or the database URL without its password)."""
     if _backend(settings) == "postgres":
-        raise _postgres_unavailable()
+        return f"{_postgres(settings).location} (namespace {check_namespace(namespace)})"
     return str(sqlite_path(settings, namespace))
 
 
 def store_exists(settings: Settings, namespace: str) -> bool:
     if _backend(settings) == "postgres":
-        raise _postgres_unavailable()
+        from graphsift.store.postgres import namespaces
+
+        return namespaces.exists(_postgres(settings), check_namespace(namespace))
     try:
         return sqlite_path(settings, namespace).is_file()
     except OSError as exc:
@@ -97,7 +99,9 @@ def store_exists(settings: Settings, namespace: str) -> bool:
 def store_identity(settings: Settings, namespace: str) -> Any:
     """Changes when the namespace is dropped and made again, so a process holding it open reopens it."""
     if _backend(settings) == "postgres":
-        raise _postgres_unavailable()
+        from graphsift.store.postgres import namespaces
+
+        return namespaces.namespace_id(_postgres(settings), check_namespace(namespace))
     try:
         stat = sqlite_path(settings, namespace).stat()
     except FileNotFoundError:
@@ -108,9 +112,12 @@ def store_identity(settings: Settings, namespace: str) -> Any:
 
 
 def store_size(settings: Settings, namespace: str) -> int:
-    """Bytes the namespace takes (for SQLite the file with its WAL and shared-memory files)."""
+    """Bytes the namespace takes (for SQLite the file with its WAL and shared-memory files; for PostgreSQL
+    its tables with their indexes)."""
     if _backend(settings) == "postgres":
-        raise _postgres_unavailable()
+        from graphsift.store.postgres import namespaces
+
+        return namespaces.size(_postgres(settings), check_namespace(namespace))
     path = sqlite_path(settings, namespace)
     total = 0
     for suffix in ("", "-wal", "-shm"):
@@ -124,7 +131,10 @@ def store_size(settings: Settings, namespace: str) -> int:
 def drop_store(settings: Settings, namespace: str) -> None:
     """Delete the namespace and everything in it (also what repairs a damaged file)."""
     if _backend(settings) == "postgres":
-        raise _postgres_unavailable()
+        from graphsift.store.postgres import namespaces
+
+        namespaces.drop(_postgres(settings), check_namespace(namespace))
+        return
     path = sqlite_path(settings, namespace)
     for suffix in ("", "-wal", "-shm"):
         try:
@@ -143,7 +153,10 @@ def open_store(settings: Settings, namespace: str, *, create: bool = False, repa
     is :class:`NotFound`.
     """
     if _backend(settings) == "postgres":
-        raise _postgres_unavailable()
+        from graphsift.store.postgres import namespaces
+
+        return namespaces.open_namespace(_postgres(settings), check_namespace(namespace), create=create,
+                                         repair=repair)
     from graphsift.store.sqlite import SQLiteStore
 
     path = sqlite_path(settings, namespace)
@@ -206,12 +219,16 @@ def namespace_lock(settings: Settings, namespace: str, key: str) -> Iterator[Non
     longer than one transaction (an index update that embeds before it writes). It does not need the
     store to exist or be readable, so a rebuild can take it before dropping a damaged store.
 
-    SQLite: ``flock`` on ``{home}/{namespace}/{key}.lock``.
+    SQLite: ``flock`` on ``{home}/{namespace}/{key}.lock``. PostgreSQL: a session advisory lock.
     """
-    if _backend(settings) == "postgres":
-        raise _postgres_unavailable()
     if not _LOCK_KEY.fullmatch(key):
         raise InvalidInput(f"lock key {key!r} must be 1-64 of a-z, 0-9, _ and -")
+    if _backend(settings) == "postgres":
+        from graphsift.store.postgres import namespaces
+
+        with namespaces.lock(_postgres(settings), check_namespace(namespace), key):
+            yield
+        return
     folder = settings.home / check_namespace(namespace)
     try:
         folder.mkdir(parents=True, exist_ok=True)

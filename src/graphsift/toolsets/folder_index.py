@@ -145,7 +145,7 @@ class FolderIndex:
 
     def __init__(self, runtime: Runtime, root: Path) -> None:
         self.runtime = runtime
-        self.root = root
+        self.root = runtime.confine(root, "folder")  # also for toolsets that resolve the path themselves
         self.namespace = f"{self.toolset}/{hashlib.sha256(str(root).encode()).hexdigest()[:12]}"
 
     # -- what a subclass provides -------------------------------------------------------------------
@@ -166,7 +166,9 @@ class FolderIndex:
 
     @property
     def location(self) -> str:
-        return str(Path(store_location(self.runtime.settings, self.namespace)).parent)
+        """The index's folder (embedded store), or the database URL and namespace (PostgreSQL)."""
+        location = store_location(self.runtime.settings, self.namespace)
+        return location if self.runtime.settings.database_url else str(Path(location).parent)
 
     def exists(self) -> bool:
         return self.runtime.store_exists(self.namespace)

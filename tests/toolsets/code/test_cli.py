@@ -7,6 +7,7 @@ import shutil
 
 import pytest
 from click.testing import CliRunner
+from helpers import backend
 from helpers.code_graph import FIXTURES
 
 from graphsift.adapters.cli import build_cli
@@ -23,7 +24,7 @@ def env(tmp_path_factory, embedder):
     shutil.copytree(FIXTURES / "java-shop", project)
     home = base / "home"
     app = build_cli(make_runtime=lambda: Runtime(Settings.load(), embedder=embedder))
-    runner = CliRunner(env={"GRAPHSIFT_HOME": str(home)})
+    runner = CliRunner(env=backend.env_for(home))
     result = runner.invoke(app, ["code", "index", str(project), "--no-embed"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     return runner, app, project, home, embedder
@@ -37,7 +38,7 @@ def invoke(env, *args: str):
 def direct(env, tool: str, fields: dict) -> dict:
     _, _, project, home, embedder = env
     spec = TOOLSET.tool(tool)
-    runtime = Runtime(Settings(home=home), embedder=embedder)
+    runtime = Runtime(backend.settings_for(home), embedder=embedder)
     try:
         answer = spec.run(runtime, parse_request(spec.request, {"project_path": str(project), **fields}))
     finally:

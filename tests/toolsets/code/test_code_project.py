@@ -161,3 +161,20 @@ def test_python_module_names_follow_package_folders(tmp_path):
     test = layout.context("tests/test_x.py", "python")
     assert test.module_name == "test_x" and test.is_test
     assert not layout.context("src/pkg/sub/mod.py", "python").is_test
+
+
+def test_the_walk_reads_no_symlinked_file_or_folder(tmp_path):
+    """A symlink inside a project (file or folder, leading out or not) is never followed, so nothing outside
+    the project's real folder is read."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.py").write_text("def leaked():\n    pass\n")
+    (outside / "pom.xml").write_text("<project><artifactId>leaked</artifactId></project>")
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "app.py").write_text("def real():\n    pass\n")
+    (root / "secret.py").symlink_to(outside / "secret.py")
+    (root / "pom.xml").symlink_to(outside / "pom.xml")
+    (root / "vendor").symlink_to(outside)
+    found = scan(root)
+    assert sorted(found.sources) == ["app.py"] and found.layout_files == {}

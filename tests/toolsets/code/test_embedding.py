@@ -7,9 +7,9 @@ import shutil
 
 import numpy as np
 import pytest
+from helpers import backend
 from helpers.code_graph import FIXTURES, edit
 
-from graphsift.config import Settings
 from graphsift.contract import parse_request
 from graphsift.runtime import Runtime
 from graphsift.toolsets.code import index as index_module
@@ -41,7 +41,7 @@ def vectors_match_text(store, embedder) -> None:
 def test_embedding_resumes_and_search_says_how_it_ranks(tmp_path, embedder, monkeypatch):
     tree = tmp_path / "py"
     shutil.copytree(FIXTURES / "py-shop", tree)
-    runtime = Runtime(Settings(home=tmp_path / "home"), embedder=embedder)
+    runtime = Runtime(backend.settings_for(tmp_path / "home"), embedder=embedder)
     out = run(runtime, "index", project_path=str(tree), embed=False)
     total = out.index_status.embeddable
     assert out.index_status.embedded == 0 and total > 20 and out.index_status.search_mode == "bm25"

@@ -7,9 +7,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+from helpers import backend
 from helpers.code_graph import FIXTURES, bump, edit
 
-from graphsift.config import Settings
 from graphsift.runtime import Runtime
 from graphsift.toolsets.code.graph import CodeGraph
 from graphsift.toolsets.code.index import CodeIndex
@@ -30,7 +30,7 @@ def keys_of(store, ids) -> dict:
 
 
 def fresh_dump(tree: Path, home: Path, embedder) -> tuple[dict, dict]:
-    runtime = Runtime(Settings(home=home), embedder=embedder)
+    runtime = Runtime(backend.settings_for(home), embedder=embedder)
     try:
         index = CodeIndex(runtime, tree)
         index.sync()
@@ -94,13 +94,13 @@ def test_incremental_index_equals_a_full_index(embedder, tmp_path, tree, restart
                      "invoicing-svc"),
         lambda: bump(tree / "ts-shop/packages/core/src/models.ts"),
     ]
-    runtime = Runtime(Settings(home=home), embedder=embedder)
+    runtime = Runtime(backend.settings_for(home), embedder=embedder)
     CodeIndex(runtime, tree).sync()
     for number, change in enumerate(changes):
         change()
         if restart:
             runtime.close()
-            runtime = Runtime(Settings(home=home), embedder=embedder)
+            runtime = Runtime(backend.settings_for(home), embedder=embedder)
         index = CodeIndex(runtime, tree)
         report = index.sync()
         assert report.restored is restart and report.status == "updated"
@@ -122,7 +122,7 @@ def test_project_paths_that_cannot_be_one_source_tree_are_refused_before_any_wal
     from graphsift.errors import InvalidInput
 
     home = tmp_path / "home"
-    runtime = Runtime(Settings(home=home))
+    runtime = Runtime(backend.settings_for(home))
     try:
         with pytest.raises(InvalidInput, match=why):
             CodeIndex(runtime, path)

@@ -6,9 +6,9 @@ from __future__ import annotations
 import shutil
 
 import pytest
+from helpers import backend
 from helpers.code_graph import FIXTURES
 
-from graphsift.config import Settings
 from graphsift.contract import parse_request
 from graphsift.errors import InvalidInput, NotFound
 from graphsift.runtime import Runtime
@@ -21,7 +21,7 @@ def system(tmp_path_factory, embedder):
     base = tmp_path_factory.mktemp("code-services")
     tree = base / "spring-system"
     shutil.copytree(FIXTURES / "spring-system", tree)
-    runtime = Runtime(Settings(home=base / "home"), embedder=embedder)
+    runtime = Runtime(backend.settings_for(base / "home"), embedder=embedder)
     call_tool(runtime, tree, "index", embed=False)
     nodes, edges = CodeGraph.build(tree).snapshot()
     yield runtime, tree, nodes, edges

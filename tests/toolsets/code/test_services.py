@@ -103,3 +103,26 @@ def test_incremental_updates_keep_part_two_equal_to_a_full_build(spring):
     graph.update()
     lines = same()
     assert not any("/rest/stock" in line and line.startswith("R ") for line in lines)
+
+
+@pytest.mark.parametrize("location", ["file:../../outside-config", "file:escape"])
+def test_a_config_server_location_out_of_the_project_is_not_read(tmp_path, location):
+    """``..`` or a symlink in a config server's search-locations never leads the code index out of the project."""
+    from graphsift.toolsets.code.services import settings_of
+
+    root = tmp_path / "system"
+    shutil.copytree(FIXTURES / "spring-system", root)
+    outside = tmp_path / "outside-config"
+    outside.mkdir()
+    (outside / "billing-service.yml").write_text("server:\n  servlet:\n    context-path: /leaked\n")
+    (root / "config-server" / "escape").symlink_to(outside)
+    config = root / "config-server" / "src/main/resources/application.yml"
+    config.write_text(config.read_text().replace("classpath:/shared", location))
+    values = settings_of(CodeGraph.build(root))
+    assert not any(v.get("server.servlet.context-path") == "/leaked" for v in values.values())
+    assert not any("billing-service.yml" in f for v in values.values() for f in v.files)
+    # the same file inside the project is read (the location rule, not the file, kept it out)
+    shutil.copytree(outside, root / "config-server" / "inside")
+    config.write_text(config.read_text().replace(location, "file:inside"))
+    values = settings_of(CodeGraph.build(root))
+    assert any(v.get("server.servlet.context-path") == "/leaked" for v in values.values())

@@ -9,9 +9,9 @@ import random
 import shutil
 
 import pytest
+from helpers import backend
 from helpers.code_graph import FIXTURES, edit
 
-from graphsift.config import Settings
 from graphsift.contract import parse_request
 from graphsift.errors import InvalidInput, NotFound
 from graphsift.runtime import Runtime
@@ -30,7 +30,7 @@ def system(tmp_path_factory, embedder):
     tree.mkdir()
     for name in ("java-shop", "py-shop", "ts-shop"):
         shutil.copytree(FIXTURES / name, tree / name)
-    runtime = Runtime(Settings(home=base / "home"), embedder=embedder)
+    runtime = Runtime(backend.settings_for(base / "home"), embedder=embedder)
     run(runtime, "index", project_path=str(tree), embed=False)
     nodes, edges = CodeGraph.build(tree).snapshot()
     yield runtime, tree, nodes, edges
@@ -175,7 +175,7 @@ def test_strict_filter_errors_teach_the_contract():
 
 
 def test_a_bad_request_changes_nothing(tmp_path, embedder):
-    runtime = Runtime(Settings(home=tmp_path / "home"), embedder=embedder)
+    runtime = Runtime(backend.settings_for(tmp_path / "home"), embedder=embedder)
     with pytest.raises(InvalidInput):
         run(runtime, "find", project_path=str(FIXTURES / "py-shop"), kind="symbol", filter={"x": 1})
     assert not (tmp_path / "home").exists()
@@ -359,7 +359,7 @@ def test_resolve_one_lists_weaker_matches_instead_of_hiding_them(system):
 def test_every_answer_says_how_fresh_the_index_is(tmp_path, embedder):
     tree = tmp_path / "py"
     shutil.copytree(FIXTURES / "py-shop", tree)
-    runtime = Runtime(Settings(home=tmp_path / "home"), embedder=embedder)
+    runtime = Runtime(backend.settings_for(tmp_path / "home"), embedder=embedder)
     status = run(runtime, "status", project_path=str(tree))
     assert status.exists is False and status.index_status.files_changed == len(status.stale_files) > 0
     first = run(runtime, "find", project_path=str(tree), kind="symbol", filter={"symbol_kind": "class"})

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from helpers.backend import env_for
 from helpers.paths import FACTS_EXAMPLE
 
 from graphsift.adapters.cli import build_cli
@@ -28,7 +29,7 @@ CORRECT_FIND = '--entity \'{"name": "Apple Inc", "definition": "American technol
 def env(tmp_path_factory, embedder):
     home = tmp_path_factory.mktemp("facts-cli") / "home"
     app = build_cli(make_runtime=lambda: Runtime(Settings.load(), embedder=embedder))
-    runner = CliRunner(env={"GRAPHSIFT_HOME": str(home)})
+    runner = CliRunner(env=env_for(home))
     result = runner.invoke(app, ["facts", "ingest", str(EXAMPLE)], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     yield runner, home, app
@@ -259,7 +260,7 @@ def test_extract_without_an_llm_fails_with_the_alternatives(env, tmp_path):
 def test_the_real_entry_point_keeps_cat_numbers_between_processes(env):
     home = env[1]
     base = [sys.executable, "-m", "graphsift", "facts"]
-    environ = {**os.environ, "GRAPHSIFT_HOME": str(home)}
+    environ = {**os.environ, **env_for(home)}
     first = subprocess.run([*base, "search", "-entity", "Mercury", "--graph", "default"], env=environ,
                            capture_output=True, text=True, timeout=120)
     assert first.returncode == 2 and "names 2 entities" in first.stderr and "E:mercury-2" in first.stderr

@@ -15,6 +15,7 @@ from contextlib import contextmanager
 
 import pytest
 from anyio.from_thread import start_blocking_portal
+from helpers.backend import settings_for
 from helpers.facts_upstream import (
     EXAMPLES_MD,
     MEANT,
@@ -27,7 +28,6 @@ from helpers.facts_upstream import (
 from mcp import Client
 
 from graphsift.adapters.mcp import build_server
-from graphsift.config import Settings
 from graphsift.contract import parse_request
 from graphsift.errors import GraphsiftError, InvalidInput, NotFound
 from graphsift.runtime import Runtime
@@ -46,7 +46,7 @@ def fresh() -> CallContext:
 
 @pytest.fixture(scope="module")
 def rt(tmp_path_factory, embedder) -> Runtime:
-    runtime = Runtime(Settings(home=tmp_path_factory.mktemp("home")), embedder=embedder)
+    runtime = Runtime(settings_for(tmp_path_factory.mktemp("home")), embedder=embedder)
     for rec in records():
         assert SPECS["add_document"].run(runtime, parse_request(SPECS["add_document"].request, rec)).status == "created"
     return runtime

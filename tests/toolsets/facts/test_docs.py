@@ -18,6 +18,7 @@ from pathlib import Path
 import click
 import pytest
 from click.testing import CliRunner
+from helpers.backend import env_for
 from helpers.docs import fields as model_fields
 from helpers.docs import inner_model, limit_phrases, skill_path, table, tool_sections
 
@@ -275,7 +276,7 @@ def test_every_refused_form_is_listed():
 
 
 def test_every_refused_cli_example_is_refused(tmp_path):
-    runner = CliRunner(env={"GRAPHSIFT_HOME": str(tmp_path)})
+    runner = CliRunner(env=env_for(tmp_path))
     commands = [line for line in lines_of(TROUBLE, "bash") if line.startswith("graphsift facts ")]
     assert len(commands) >= 8
     for line in commands:

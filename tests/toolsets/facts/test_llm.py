@@ -4,10 +4,12 @@ model through sampling, asked directly (handshake-era sessions) or round by roun
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 from anyio.from_thread import start_blocking_portal
 from click.testing import CliRunner
+from helpers.backend import env_for
 from helpers.facts_data import DOCUMENT, fake_model_answer, sampling_callback
 from helpers.fake_endpoint import chat_endpoint
 from helpers.mcp import connect, http_server, stdio_params
@@ -58,7 +60,7 @@ def check_extracted(out, llm_name: str):
 
 def test_extract_through_an_openai_compatible_endpoint(endpoint, settings, embedder):
     url, seen = endpoint
-    runtime = Runtime(Settings(home=settings.home, llm_url=url, llm_model="fake", llm_api_key="k"), embedder=embedder)
+    runtime = Runtime(replace(settings, llm_url=url, llm_model="fake", llm_api_key="k"), embedder=embedder)
     out = extract(runtime)
     check_extracted(out, "openai:fake")
     assert [c["path"] for c in seen] == ["/v1/chat/completions"] * 2 and seen[0]["auth"] == "Bearer k"
@@ -74,7 +76,7 @@ def test_extract_through_an_openai_compatible_endpoint(endpoint, settings, embed
 
 def test_a_possible_duplicate_is_decided_by_the_llm(endpoint, settings, embedder):
     url, seen = endpoint
-    runtime = Runtime(Settings(home=settings.home, llm_url=url, llm_model="fake"), embedder=embedder)
+    runtime = Runtime(replace(settings, llm_url=url, llm_model="fake"), embedder=embedder)
     spec = SPECS["add_document"]
     spec.run(runtime, parse_request(spec.request, {
         "name": "earlier", "date": "2014-01-01", "chunks": ["Beats sells audio gear."],
@@ -90,7 +92,7 @@ def test_extract_from_the_cli_with_the_configured_endpoint(endpoint, tmp_path, e
     doc = tmp_path / "beats.txt"
     doc.write_text(DOCUMENT)
     app = build_cli(make_runtime=lambda: Runtime(Settings.load(), embedder=embedder))
-    runner = CliRunner(env={"GRAPHSIFT_HOME": str(tmp_path / "home"), "GRAPHSIFT_LLM_URL": url,
+    runner = CliRunner(env={**env_for(tmp_path / "home"), "GRAPHSIFT_LLM_URL": url,
                             "GRAPHSIFT_LLM_MODEL": "fake"})
     result = runner.invoke(app, ["facts", "extract", str(doc), "--date", "2014-05-28", "--json"],
                            catch_exceptions=False)
@@ -104,7 +106,7 @@ def test_extract_from_the_cli_with_the_configured_endpoint(endpoint, tmp_path, e
 
 def test_endpoint_failures_and_partial_settings(endpoint, settings, embedder):
     url, _ = endpoint
-    runtime = Runtime(Settings(home=settings.home, llm_url=url, llm_model="broken"), embedder=embedder)
+    runtime = Runtime(replace(settings, llm_url=url, llm_model="broken"), embedder=embedder)
     with pytest.raises(ProviderError, match="answered 503: overloaded"):
         extract(runtime)
     with pytest.raises(ProviderError, match="failed"):

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from helpers.backend import settings_for
 from helpers.facts_data import INFLATION, MICROSOFT, YEARLY, records
 
-from graphsift.config import Settings
 from graphsift.contract import parse_request
 from graphsift.errors import ConfigError, InvalidInput, NotFound
 from graphsift.runtime import Runtime
@@ -24,7 +24,7 @@ def call(runtime: Runtime, tool: str, args: dict, context: CallContext | None = 
 
 @pytest.fixture(scope="module")
 def rt(tmp_path_factory, embedder) -> Runtime:
-    runtime = Runtime(Settings(home=tmp_path_factory.mktemp("home")), embedder=embedder)
+    runtime = Runtime(settings_for(tmp_path_factory.mktemp("home")), embedder=embedder)
     for record in records():
         out = call(runtime, "add_document", record)
         assert out.status == "created"
@@ -288,7 +288,8 @@ def test_stats_gives_totals(rt):
     out = call(rt, "stats", {})
     assert (out.entities, out.topics, out.documents, out.chunks) == (3 + len(YEARLY), 2, len(records()), len(records()))
     assert out.facts == len(YEARLY) + 6 and out.first_date == "2012-05-28" and out.last_date == "2025-06-01"
-    assert out.embedder == "all-MiniLM-L6-v2-onnx-int8" and out.location.endswith("facts/default/store.db")
+    assert out.embedder == "all-MiniLM-L6-v2-onnx-int8" and out.location.endswith(
+        "(namespace facts/default)" if rt.settings.database_url else "facts/default/store.db")
 
 
 def test_graphs_are_separate_and_an_empty_graph_says_how_to_fill_it(rt):

@@ -17,6 +17,7 @@ import sys
 import pytest
 from click.testing import CliRunner
 from helpers import paths as PATHS
+from helpers.backend import env_for, settings_for
 
 from graphsift.adapters.cli import build_cli
 from graphsift.config import Settings
@@ -38,7 +39,7 @@ def env(tmp_path_factory, embedder):
     shutil.copytree(EXAMPLE_TREE, project)
     home = base / "home"
     app = build_cli(make_runtime=lambda: Runtime(Settings.load(), embedder=embedder))
-    runner = CliRunner(env={"GRAPHSIFT_HOME": str(home)})
+    runner = CliRunner(env=env_for(home))
     yield runner, project, home, embedder, app
 
 
@@ -51,7 +52,7 @@ def direct(env, tool: str, fields: dict):
     """The tool's own answer for the same request, without the CLI."""
     _, _, home, embedder, _ = env
     spec = SPECS[tool]
-    return spec.run(Runtime(Settings(home=home), embedder=embedder), parse_request(spec.request, fields)).model_dump(
+    return spec.run(Runtime(settings_for(home), embedder=embedder), parse_request(spec.request, fields)).model_dump(
         mode="json"
     )
 
@@ -271,7 +272,7 @@ def test_console_entry_point_reports_errors_on_stderr(tmp_path):
     """The real process: no traceback, the error line on stderr, exit status 2."""
     proc = subprocess.run(
         [sys.executable, "-m", "graphsift", "items", "status", "-p", str(tmp_path / "nope")],
-        capture_output=True, text=True, env={**os.environ, "GRAPHSIFT_HOME": str(tmp_path / "home")}, timeout=60,
+        capture_output=True, text=True, env={**os.environ, **env_for(tmp_path / "home")}, timeout=60,
     )
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.startswith("error: [invalid_input] ") and "Traceback" not in proc.stderr

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from helpers import paths as PATHS
+from helpers.backend import sqlite_only
 from helpers.items import ids, index, item_folders, search, status
 
 from graphsift.errors import (
@@ -30,7 +31,7 @@ from graphsift.errors import (
     NotFound,
 )
 from graphsift.runtime import Runtime
-from graphsift.store.factory import sqlite_path
+from graphsift.store.factory import sqlite_path, store_location
 from graphsift.toolsets.items import scan as scan_module
 from graphsift.toolsets.items import tools
 from graphsift.toolsets.items.index import ItemIndex, item_passages
@@ -205,11 +206,13 @@ def test_index_creates_then_is_unchanged_and_embeds_nothing(crt, counting, setti
     first = index(crt, link)  # a symlinked path is the same project as its real path
 
     real = os.path.realpath(tree)
-    location = settings.home / "items" / hashlib.sha256(real.encode()).hexdigest()[:12]
+    namespace = "items/" + hashlib.sha256(real.encode()).hexdigest()[:12]
     assert first.status == "created"
     assert first.project_path == real
-    assert first.index_location == str(location)
-    assert (location / "store.db").is_file()
+    location = store_location(settings, namespace) if settings.database_url else str(settings.home / namespace)
+    assert first.index_location == location
+    if not settings.database_url:
+        assert (settings.home / namespace / "store.db").is_file()
     assert first.items_indexed == len(expected_items) == 13
     assert first.items_updated == len(expected_items)
     assert first.items_removed == 0
@@ -221,14 +224,14 @@ def test_index_creates_then_is_unchanged_and_embeds_nothing(crt, counting, setti
     second = index(crt, tree)
     assert second.status == "unchanged"
     assert (second.items_indexed, second.items_updated, second.items_removed) == (13, 0, 0)
-    assert second.index_location == str(location)
+    assert second.index_location == location
     assert counting.texts == []
 
     st = status(crt, tree)
     assert st.exists and not st.is_stale and st.stale_files == []
     assert st.items_indexed == 13 and st.index_size_bytes > 0
     assert "BUG-900" not in ids(search(crt, tree, "Session log", threshold=0.0, limit=100).results)
-    assert st.last_indexed is not None and st.index_location == str(location)
+    assert st.last_indexed is not None and st.index_location == location
 
 
 def test_status_before_any_index_lists_every_item_file(runtime, tree):
@@ -389,7 +392,7 @@ def test_an_update_reads_only_changed_folders_and_keeps_other_warnings(runtime, 
     first = index(runtime, tree)
     read: list[str] = []
     real_scan_item = scan_module._scan_item
-    monkeypatch.setattr(scan_module, "_scan_item", lambda root, f: read.append(f.rel) or real_scan_item(root, f))
+    monkeypatch.setattr(scan_module, "_scan_item", lambda root, f, *rest: read.append(f.rel) or real_scan_item(root, f, *rest))
     changed = folder(tree, "FEAT-002") / "PROMPT.md"
     changed.write_text(changed.read_text() + "Also cover the archive view.\n")
     bump_mtime(changed)
@@ -406,6 +409,7 @@ def test_an_update_reads_only_changed_folders_and_keeps_other_warnings(runtime, 
 
 
 def test_an_index_from_before_per_item_warnings_is_read_whole_once(runtime, tree, settings, monkeypatch):
+    sqlite_only(settings, "the nodes are rewritten as an earlier version wrote them, in the file")
     index(runtime, tree)
     db = sqlite_path(runtime.settings, ItemIndex(runtime, tree).namespace)
     conn = sqlite3.connect(db)  # as a previous version wrote the nodes
@@ -414,7 +418,7 @@ def test_an_index_from_before_per_item_warnings_is_read_whole_once(runtime, tree
     conn.close()
     read: list[str] = []
     real_scan_item = scan_module._scan_item
-    monkeypatch.setattr(scan_module, "_scan_item", lambda root, f: read.append(f.rel) or real_scan_item(root, f))
+    monkeypatch.setattr(scan_module, "_scan_item", lambda root, f, *rest: read.append(f.rel) or real_scan_item(root, f, *rest))
     changed = folder(tree, "FEAT-002") / "PROMPT.md"
     bump_mtime(changed)
     fresh = Runtime(settings, embedder=runtime.embedder)  # a new process: no open store
@@ -873,6 +877,7 @@ def _corrupt(location: str) -> None:
 
 
 def test_corrupted_index_says_force_and_force_repairs(settings, memo, tree):
+    sqlite_only(settings, "a damaged file (tests/store/postgres covers dropped tables)")
     location = index(Runtime(settings, embedder=memo), tree).index_location
     _corrupt(location)
     fresh = Runtime(settings, embedder=memo)  # another process opening the damaged file
@@ -895,6 +900,7 @@ def test_corrupted_index_says_force_and_force_repairs(settings, memo, tree):
 
 
 def test_a_damaged_page_inside_the_index_is_index_corrupted(settings, memo, tree):
+    sqlite_only(settings, "a damaged page of the file")
     db = Path(index(Runtime(settings, embedder=memo), tree).index_location) / "store.db"
     con = sqlite3.connect(db)
     con.execute("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -7,6 +7,7 @@ import json
 
 import pytest
 from click.testing import CliRunner
+from helpers import backend
 from helpers.skills_data import PLAYBOOK, RESET
 
 from graphsift.adapters.cli import build_cli
@@ -17,7 +18,7 @@ from graphsift.runtime import Runtime
 @pytest.fixture
 def env(tmp_path, embedder):
     app = build_cli(make_runtime=lambda: Runtime(Settings.load(), embedder=embedder))
-    return CliRunner(env={"GRAPHSIFT_HOME": str(tmp_path / "home")}), app
+    return CliRunner(env=backend.env_for(tmp_path / "home")), app
 
 
 def cli(env, *args: str, code: int = 0):

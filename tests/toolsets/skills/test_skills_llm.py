@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 from anyio.from_thread import start_blocking_portal
+from helpers import backend
 from helpers.fake_endpoint import chat_endpoint
 from helpers.mcp import connect, http_server, stdio_params
 from helpers.skills_data import CONVERSATION, EXTRACTED, REFUND, RESET, fake_model_answer, sampling_callback
 
-from graphsift.config import Settings
 from graphsift.contract import parse_request
 from graphsift.errors import ProviderError
 from graphsift.llm import SamplingLLM, SamplingRequired
@@ -38,7 +38,7 @@ def endpoint():
 @pytest.fixture
 def llm_runtime(endpoint, settings, embedder) -> Runtime:
     url, _ = endpoint
-    return Runtime(Settings(home=settings.home, llm_url=url, llm_model="fake"), embedder=embedder)
+    return Runtime(backend.settings_for(settings.home, llm_url=url, llm_model="fake"), embedder=embedder)
 
 
 def prompts(seen: list[dict]) -> list[str]:
@@ -89,7 +89,7 @@ def test_a_playbook_invalid_twice_is_an_llm_error_and_writes_nothing(llm_runtime
 
 def test_an_endpoint_failure_is_an_llm_error(endpoint, settings, embedder):
     url, _ = endpoint
-    runtime = Runtime(Settings(home=settings.home, llm_url=url, llm_model="broken"), embedder=embedder)
+    runtime = Runtime(backend.settings_for(settings.home, llm_url=url, llm_model="broken"), embedder=embedder)
     with pytest.raises(ProviderError) as error:
         run(runtime, "create_skill", conversation=CONVERSATION)
     assert error.value.message.startswith("LLM error: LLM endpoint ")

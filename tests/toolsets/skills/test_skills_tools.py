@@ -9,9 +9,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import backend
 from helpers.skills_data import PLAYBOOK, REFUND, RESET
 
-from graphsift.config import Settings
 from graphsift.contract import parse_request
 from graphsift.errors import ConfigError, EmbedderMismatch, InvalidInput, NotFound, StoreUnavailable
 from graphsift.runtime import Runtime
@@ -237,10 +237,17 @@ def test_confidence_is_clamped_to_zero_and_one(runtime):
 def test_counters_live_in_the_usage_store_so_a_use_does_not_touch_the_library(runtime):
     skill_id = create(runtime).skill_id
     store = store_of(runtime)
-    version = store._conn.execute("PRAGMA data_version").fetchone()[0]
+
+    def library_state():  # every node as stored (updated_at moves on any rewrite), and on SQLite the file's version
+        nodes = [(n.id, n.kind, n.name, n.text, n.props, n.text_hash, n.updated_at) for n in store.iter_nodes()]
+        if runtime.settings.database_url:
+            return nodes
+        return nodes, store._conn.execute("PRAGMA data_version").fetchone()[0]
+
+    before = library_state()
     assert run(runtime, "search_skills", query="I forgot my password").skill.skill_id == skill_id
     run(runtime, "record_outcome", skill_id=skill_id, outcome="confirmed")
-    assert store._conn.execute("PRAGMA data_version").fetchone()[0] == version
+    assert library_state() == before
     usage = SkillLibrary(runtime, "default").usage_store()
     [row] = usage.get_nodes([skill_id])
     assert row.props == {"confidence": 0.6, "times_used": 1, "times_confirmed": 1}
@@ -422,15 +429,19 @@ def test_oversized_input_names_the_limit_and_the_size(runtime):
 
 def test_a_store_that_cannot_be_written_is_database_connection_failed(tmp_path, embedder):
     home = tmp_path / "home"
+    backend.sqlite_only(backend.settings_for(home), "a file where the store's folder should be "
+                        "(tests/store/postgres covers an unreachable database)")
     home.mkdir()
     (home / "skills").write_text("a file where the skills folder should be")
-    runtime = Runtime(Settings(home=home), embedder=embedder)
+    runtime = Runtime(backend.settings_for(home), embedder=embedder)
     with pytest.raises(StoreUnavailable) as error:
         create(runtime)
     assert error.value.message.startswith("Database connection failed: cannot create ")
 
 
 def test_a_usage_store_that_cannot_be_made_is_database_connection_failed(runtime, settings):
+    backend.sqlite_only(settings, "a file where the usage store's folder should be (tests/store/postgres covers "
+                        "an unreachable database)")
     skill_id = create(runtime).skill_id
     (settings.home / "skills" / "default" / "usage").write_text("a file where the usage folder should be")
     with pytest.raises(StoreUnavailable) as error:

@@ -59,11 +59,17 @@ def terms(text: str) -> list[str]:
     return [_normalise(w) for w in words(text)]
 
 
-def query_keys(text: str) -> np.ndarray:
-    """Unique term ids of a free-text query; stop words dropped unless nothing else is left."""
+def query_terms(text: str) -> list[str]:
+    """Unique normalised terms of a free-text query; stop words dropped unless nothing else is left
+    (the PostgreSQL backend ranks these same terms)."""
     raw = words(text)
     kept = [w for w in raw if w.casefold() not in STOPWORDS] or raw
-    return np.array(list(dict.fromkeys(_key(_normalise(w)) for w in kept)), dtype=np.int64)
+    return list(dict.fromkeys(_normalise(w) for w in kept))
+
+
+def query_keys(text: str) -> np.ndarray:
+    """Unique term ids of a free-text query (:func:`query_terms`)."""
+    return np.array([_key(t) for t in query_terms(text)], dtype=np.int64)
 
 
 @dataclass(frozen=True)

@@ -124,8 +124,7 @@ class Snapshot:
                 k = min(limit, candidates.size)
                 if k == 0:
                     continue
-                if k < candidates.size:
-                    candidates = candidates[np.argpartition(-best[candidates], k - 1)[:k]]
+                candidates = best_k(candidates, best, k, owners)
                 top = candidates[np.lexsort((owners[candidates], -best[candidates]))]
                 out[q] = [(int(owners[t]), float(best[t])) for t in top]
         return out
@@ -174,6 +173,18 @@ def top_positions(scores: np.ndarray, keep: np.ndarray, limit: int) -> np.ndarra
     candidates = np.flatnonzero(keep)
     if limit <= 0:
         return candidates[:0]
-    if limit < candidates.size:
-        candidates = candidates[np.argpartition(-scores[candidates], limit - 1)[:limit]]
+    candidates = best_k(candidates, scores, limit, None)
     return candidates[np.lexsort((candidates, -scores[candidates]))]
+
+
+def best_k(candidates: np.ndarray, scores: np.ndarray, k: int, order: np.ndarray | None) -> np.ndarray:
+    """The ``k`` candidates of highest score (unordered); among equal scores at the cut, those first in
+    ``order`` (insertion positions; None: the candidates themselves), so ties keep insertion order even
+    across the cut (``argpartition`` alone picks any of them)."""
+    if k >= candidates.size:
+        return candidates
+    values = scores[candidates]
+    kth = np.partition(values, values.size - k)[values.size - k]
+    above, at = candidates[values > kth], candidates[values == kth]
+    at = at[np.argsort(at if order is None else order[at], kind="stable")][: k - above.size]
+    return np.concatenate([above, at])

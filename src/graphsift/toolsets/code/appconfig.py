@@ -10,7 +10,9 @@ the code), YAML flattened to dotted keys (``server.servlet.context-path``; list 
 the files there: ``application.*`` to every service and ``{name}.*`` to the service whose
 ``spring.application.name`` is ``name``. A service's values are, later ones winning: its own bootstrap
 files, its own application files, the server's shared ``application.*``, then the server's ``{name}.*``
-(values from the config server override local ones, as Spring Cloud Config does by default).
+(values from the config server override local ones, as Spring Cloud Config does by default). Only
+locations inside the project are read: one that leads out of it (``file:../elsewhere``, or a symlink) is
+skipped, as the project walk never follows a symlink out either.
 
 **Placeholders.** ``${key}`` and ``${key:default}`` are looked up with Spring's relaxed names (case,
 ``-`` and ``_`` ignored: ``rates.base-url`` finds ``rates.baseUrl``), nested values resolved in turn; a
@@ -19,6 +21,7 @@ key that is nowhere and has no default stays unknown.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -140,6 +143,12 @@ def _locations(module_path: str, raw: str) -> list[str]:
     return [o.rstrip("/").removesuffix("/.") for o in out]
 
 
+def _inside(path: Path, root: Path) -> bool:
+    """Whether ``path``'s real path (``..`` collapsed, symlinks followed) is inside the project ``root``."""
+    real, base = Path(os.path.realpath(path)), Path(os.path.realpath(root))
+    return real == base or real.is_relative_to(base)
+
+
 def module_values(layout: Layout, root: Path) -> dict[str, Values]:
     """Each module's values (see the module docstring), by module path."""
     local: dict[str, list[tuple[str, dict[str, str]]]] = {}
@@ -155,7 +164,7 @@ def module_values(layout: Layout, root: Path) -> dict[str, Values]:
             "spring.cloud.config.server.native.searchLocations")
         if raw:
             servers += _locations(path, raw)
-    shared = [folder for folder in servers if (root / folder).is_dir()]
+    shared = [folder for folder in servers if (root / folder).is_dir() and _inside(root / folder, root)]
     out: dict[str, Values] = {}
     for path, module in layout.modules.items():
         values = Values()
@@ -170,7 +179,7 @@ def module_values(layout: Layout, root: Path) -> dict[str, Values]:
                     continue
                 for suffix in _SETTINGS:
                     candidate = root / folder / f"{stem}{suffix}"
-                    if candidate.is_file():
+                    if candidate.is_file() and _inside(candidate, root):
                         values.add(read_settings(candidate), f"{folder}/{stem}{suffix}")
         out[path] = values
     return out

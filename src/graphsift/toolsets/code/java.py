@@ -32,6 +32,7 @@ from .parsing import (
     squash,
     text,
 )
+from .symbol_keys import SymbolCollector
 
 _TYPE_DECLS = {
     "class_declaration": "class",
@@ -176,33 +177,14 @@ def _cap(name: str) -> str:
     return name[:1].upper() + name[1:]
 
 
-class _Extractor:
+class _Extractor(SymbolCollector):
     def __init__(self, path: str, src: bytes):
+        super().__init__()
         self.path = path
         self.src = src
         self.facts: FileFacts | None = None
-        self.symbols: list[SymbolFact] = []
-        self.spans: list[tuple[int, int, str]] = []
-        self.keys: set[str] = set()
 
     # -- symbols --------------------------------------------------------------------------------
-    def unique(self, key: str) -> str:
-        if key not in self.keys:
-            self.keys.add(key)
-            return key
-        n = 2
-        while f"{key}~{n}" in self.keys:
-            n += 1
-        self.keys.add(f"{key}~{n}")
-        return f"{key}~{n}"
-
-    def add(self, sym: SymbolFact, span: tuple[int, int] | None = None) -> SymbolFact:
-        sym.key = self.unique(sym.key)
-        self.symbols.append(sym)
-        if span is not None:
-            self.spans.append((span[0], span[1], sym.key))
-        return sym
-
     def type_decl(self, node: Node, parent: str | None, local: bool = False) -> None:
         kind = _TYPE_DECLS[node.type]
         name = text(node.child_by_field_name("name"))

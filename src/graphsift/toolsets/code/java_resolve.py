@@ -23,6 +23,7 @@ from . import roles
 from .java import simple
 from .model import CALLABLE_KINDS, RESOLUTIONS, TYPE_KINDS, SymbolFact, package_id
 from .resolve import Bound, EdgeSink, FileResult, Ref, Table, Tracker, file_node, receiver_text, symbol_node
+from .resolver_base import ResolverBase, scope_chain
 
 JAVA_LANG = frozenset({
     "Object", "String", "Integer", "Long", "Short", "Byte", "Double", "Float", "Boolean", "Character", "Number",
@@ -75,10 +76,13 @@ class JavaFileContext:
                 self.single.setdefault(imp.target.rsplit(".", 1)[-1], imp.target)
 
 
-class JavaResolver:
+class JavaResolver(ResolverBase):
+    CLASS_KINDS = TYPE_KINDS
+    PROJECT = "project"
+    EXTERNAL_KINDS = frozenset({"external", "unknown"})
+
     def __init__(self, table: Table, tracker: Tracker):
-        self.table = table
-        self.t = tracker
+        super().__init__(table, tracker)
         self._contexts = table.cache("java.ctx")
         self._types = table.cache("java.types")
         self._supers = table.cache("java.supers")
@@ -138,29 +142,16 @@ class JavaResolver:
                     return ("project", found) if found is not None else ("unknown", name)
             return ("external", name)
         # type parameters of the enclosing symbols
-        key = scope
-        while key:
-            index = bound.by_key.get(key)
-            if index is None:
-                break
-            sym = bound.sym(index)
-            if name in sym.type_params:
-                return ("typevar", name)
-            key = sym.parent
+        if any(name in sym.type_params for _index, sym in scope_chain(bound, scope)):
+            return ("typevar", name)
         # nested types of the enclosing types (and their project supertypes)
-        key = scope
-        while key:
-            index = bound.by_key.get(key)
-            if index is None:
-                break
-            sym = bound.sym(index)
+        for index, sym in scope_chain(bound, scope):
             if sym.kind in TYPE_KINDS:
                 if sym.name == name and sym.parent is None:
                     return ("project", (bound.path, index))
                 found = self.nested((bound.path, index), [name], inherited=True)
                 if found is not None:
                     return ("project", found)
-            key = sym.parent
         ctx = self.ctx(bound.path)
         imported = ctx.single.get(name)
         if imported is not None:
@@ -228,33 +219,8 @@ class JavaResolver:
             return out
         return self.t.memo(self._supers, ref, compute)
 
-    def ancestors(self, ref: Ref) -> tuple[list[Ref], list[str]]:
-        """Project supertypes (breadth first, nearest first) and the external ones met on the way."""
-        seen = {ref}
-        queue = [ref]
-        project: list[Ref] = []
-        external: list[str] = []
-        while queue:
-            current = queue.pop(0)
-            for _relation, res in self.supers(current):
-                if res[0] == "project":
-                    if res[1] not in seen:
-                        seen.add(res[1])
-                        project.append(res[1])
-                        queue.append(res[1])
-                elif res[0] in ("external", "unknown") and res[1] not in external:
-                    external.append(res[1])
-        return project, external
-
-    def enclosing_type(self, bound: Bound, key: str | None) -> int | None:
-        while key:
-            index = bound.by_key.get(key)
-            if index is None:
-                return None
-            if bound.sym(index).kind in TYPE_KINDS:
-                return index
-            key = bound.sym(index).parent
-        return None
+    def supertypes(self, ref: Ref) -> list[tuple]:
+        return [res for _relation, res in self.supers(ref)]
 
     # ---- roles and capabilities ----------------------------------------------------------------
     def annotation_fqn(self, bound: Bound, sym: SymbolFact, name: str) -> TypeRes:
@@ -346,15 +312,7 @@ class JavaResolver:
     def find_members(self, ref: Ref, name: str, kinds: frozenset[str]) -> tuple[list[Ref], bool, list[str]]:
         """Members named ``name`` in ``ref`` or, if none, the nearest project supertype declaring some.
         Returns (members, inherited, external supertypes met)."""
-        found = self.own_members(ref, name, kinds)
-        if found:
-            return found, False, []
-        project, external = self.ancestors(ref)
-        for ancestor in project:
-            found = self.own_members(ancestor, name, kinds)
-            if found:
-                return found, True, external
-        return [], False, external
+        return self.first_declaring(ref, lambda type_ref: self.own_members(type_ref, name, kinds))
 
     def choose_overload(self, candidates: list[Ref], argc: int, arg_types: tuple[str, ...], bound: Bound,
                         owner: str) -> tuple[Ref | None, list[Ref]]:
@@ -432,20 +390,20 @@ class JavaResolver:
 
     def field_type(self, bound: Bound, owner: str, name: str) -> tuple[Bound, str, str] | None:
         """(declaring file, type as written, declaring type key) of a field visible from ``owner``."""
-        type_index = self.enclosing_type(bound, owner)
+        type_index = self.enclosing_class(bound, owner)
         while type_index is not None:
             found, _inherited, _external = self.find_members((bound.path, type_index), name, frozenset({"field"}))
             if found:
                 field_bound = self.table.files[found[0][0]]
                 field_sym = field_bound.sym(found[0][1])
                 return field_bound, field_sym.type, field_sym.parent or ""
-            type_index = self.enclosing_type(bound, bound.sym(type_index).parent)
+            type_index = self.enclosing_class(bound, bound.sym(type_index).parent)
         return None
 
     def type_of(self, receiver: Any, bound: Bound, owner: str, line: int) -> tuple[TypeRes, str]:
         """(type, how) of a receiver expression; how is a key of `RESOLUTIONS`."""
         kind = receiver[0]
-        type_index = self.enclosing_type(bound, owner)
+        type_index = self.enclosing_class(bound, owner)
         if kind == "this":
             if type_index is None:
                 return ("unknown", "this"), "receiver_type"
@@ -537,7 +495,7 @@ class JavaResolver:
         return None, "", {"reason": "external_base", "detail": ", ".join(dict.fromkeys(external))}
 
     def _call_target(self, receiver, name, argc, arg_types, kind, bound, owner, line):
-        type_index = self.enclosing_type(bound, owner)
+        type_index = self.enclosing_class(bound, owner)
         here = (bound.path, type_index) if type_index is not None else None
         if kind in ("new", "this", "super"):
             if kind == "new":
@@ -566,13 +524,13 @@ class JavaResolver:
             target, how, why = self._method_in(here, name, argc, arg_types, bound, owner, "same_class", "inherited")
             if target is not None or why.get("reason") == "ambiguous" or receiver is not None:
                 return target, how, why
-            outer = self.enclosing_type(bound, bound.sym(here[1]).parent)
+            outer = self.enclosing_class(bound, bound.sym(here[1]).parent)
             while outer is not None:
                 target, how, outer_why = self._method_in((bound.path, outer), name, argc, arg_types, bound, owner,
                                                          "enclosing_class", "enclosing_class")
                 if target is not None or outer_why.get("reason") == "ambiguous":
                     return target, how, outer_why
-                outer = self.enclosing_type(bound, bound.sym(outer).parent)
+                outer = self.enclosing_class(bound, bound.sym(outer).parent)
             ctx = self.ctx(bound.path)
             owners = list(ctx.static_single.get(name, [])) + list(ctx.static_wildcards)
             external_owner = None
@@ -617,17 +575,11 @@ class JavaResolver:
     def _name_only(self, name: str, argc: int, bound: Bound) -> tuple[Ref | None, str, dict]:
         if name in OBJECT_METHODS:
             return None, "", {"reason": "unknown_receiver", "detail": f"{name} is declared by every object"}
-        refs = [r for r in self.table.by_name(name, self.t)
-                if self.table.files[r[0]].facts.language == "java" and self.table.sym(r).kind == "method"]
+        refs = self.project_methods(name, ("java",))
         if argc >= 0:
             refs = [r for r in refs if len(self.table.sym(r).params) == argc
                     or (self.table.sym(r).params and self.table.sym(r).params[-1][1].endswith("..."))]
-        if len(refs) == 1:
-            return refs[0], "name_only", {}
-        if refs:
-            return None, "", {"reason": "ambiguous", "candidates": [self.table.id_of(r) for r in refs[:10]],
-                              "detail": f"receiver type unknown; {len(refs)} project methods named {name}"}
-        return None, "", {"reason": "unknown_receiver"}
+        return self.only_candidate(name, refs)
 
     # ---- one file -----------------------------------------------------------------------------
     def resolve_file(self, bound: Bound) -> FileResult:
@@ -675,7 +627,7 @@ class JavaResolver:
                 props["extends"] = ext
                 props["implements"] = impl
             elif sym.kind == "method" and "static" not in sym.modifiers and "private" not in sym.modifiers:
-                type_index = self.enclosing_type(bound, sym.parent)
+                type_index = self.enclosing_class(bound, sym.parent)
                 if type_index is not None:
                     for target in self.overridden((bound.path, type_index), sym, bound):
                         sink.add(sid, "OVERRIDES", self.table.id_of(target))
@@ -723,10 +675,10 @@ class JavaResolver:
                 role = self.type_role((bound.path, index))
                 type_roles[sym.key] = role
             else:
-                type_index = self.enclosing_type(bound, sym.parent)
+                type_index = self.enclosing_class(bound, sym.parent)
                 role = type_roles.get(bound.sym(type_index).key, "OTHER") if type_index is not None else "OTHER"
             if role == "CLIENT" and "HTTP_CLIENT" in caps[sid] | caps.get(
-                    bound.ids[self.enclosing_type(bound, sym.key) or 0], set()):
+                    bound.ids[self.enclosing_class(bound, sym.key) or 0], set()):
                 # a Feign / @HttpExchange interface: its mappings describe outgoing calls, not endpoints
                 caps[sid].discard("HTTP_ENDPOINT")
                 if sym.kind in ("interface", "method"):
@@ -751,37 +703,23 @@ class JavaResolver:
 
     def overridden(self, type_ref: Ref, method: SymbolFact, bound: Bound) -> list[Ref]:
         """Nearest project methods that ``method`` overrides, along every supertype path."""
-        out: list[Ref] = []
         own = [simple(_base(t)) + ("..." if t.endswith("...") else "") for _, t in method.params]
-        seen = {type_ref}
-        frontier = [type_ref]
-        while frontier:
-            next_frontier = []
-            for current in frontier:
-                for _relation, res in self.supers(current):
-                    if res[0] != "project" or res[1] in seen:
-                        continue
-                    seen.add(res[1])
-                    match = None
-                    super_sym = self.table.sym(res[1])
-                    for candidate in self.own_members(res[1], method.name, frozenset({"method"})):
-                        cand = self.table.sym(candidate)
-                        if "static" in cand.modifiers or "private" in cand.modifiers:
-                            continue
-                        if len(cand.params) != len(own):
-                            continue
-                        type_vars = set(cand.type_params) | set(super_sym.type_params)
-                        theirs = [simple(_base(t)) + ("..." if t.endswith("...") else "") for _, t in cand.params]
-                        if all(a == b or b.rstrip(".") in type_vars or _base(b) in type_vars
-                               for a, b in zip(own, theirs, strict=True)):
-                            match = candidate
-                            break
-                    if match is not None:
-                        out.append(match)
-                    else:
-                        next_frontier.append(res[1])
-            frontier = next_frontier
-        return sorted(set(out))
+
+        def same_signature(super_ref: Ref) -> Ref | None:
+            super_sym = self.table.sym(super_ref)
+            for candidate in self.own_members(super_ref, method.name, frozenset({"method"})):
+                cand = self.table.sym(candidate)
+                if "static" in cand.modifiers or "private" in cand.modifiers:
+                    continue
+                if len(cand.params) != len(own):
+                    continue
+                type_vars = set(cand.type_params) | set(super_sym.type_params)
+                theirs = [simple(_base(t)) + ("..." if t.endswith("...") else "") for _, t in cand.params]
+                if all(a == b or b.rstrip(".") in type_vars or _base(b) in type_vars
+                       for a, b in zip(own, theirs, strict=True)):
+                    return candidate
+            return None
+        return self.nearest_overridden(type_ref, same_signature)
 
     def injection(self, bound: Bound, index: int, sink: EdgeSink, props: dict, caps: dict[str, set[str]]) -> None:
         sym = bound.sym(index)

@@ -22,6 +22,7 @@ from tree_sitter import Node, QueryCursor
 
 from .model import AnnotationFact, CallFact, FileFacts, ImportFact, SymbolFact
 from .parsing import arg_texts, content_hash, count_lines, innermost_owner, parser, query, squash, text
+from .symbol_keys import SymbolCollector
 
 _COMPOUND = frozenset({"if_statement", "try_statement", "with_statement", "for_statement", "while_statement",
                        "elif_clause", "else_clause", "except_clause", "finally_clause", "match_statement",
@@ -122,34 +123,20 @@ def _argc(args: Node | None) -> int:
     return sum(1 for c in args.named_children if c.type != "comment")
 
 
-class _Extractor:
+class _Extractor(SymbolCollector):
     def __init__(self, path: str, src: bytes):
+        super().__init__()
         self.path = path
         self.src = src
-        self.symbols: list[SymbolFact] = []
-        self.spans: list[tuple[int, int, str]] = []
-        self.keys: set[str] = set()
         self.by_key: dict[str, SymbolFact] = {}
         self.facts = FileFacts(path=path, language="python", content_hash=content_hash(src), loc=count_lines(src),
                                symbols=self.symbols)
         self.globals: dict[str, str] = {}
 
-    def unique(self, key: str) -> str:
-        if key not in self.keys:
-            self.keys.add(key)
-            return key
-        n = 2
-        while f"{key}~{n}" in self.keys:
-            n += 1
-        self.keys.add(f"{key}~{n}")
-        return f"{key}~{n}"
-
     def add(self, sym: SymbolFact, span: tuple[int, int] | None) -> SymbolFact:
-        sym.key = self.unique(sym.key)
-        self.symbols.append(sym)
+        """Also indexed by key: assignments and call sites look up their enclosing symbol."""
+        super().add(sym, span)
         self.by_key[sym.key] = sym
-        if span is not None:
-            self.spans.append((span[0], span[1], sym.key))
         return sym
 
     # scope: (key or None, kind: module | class | function, class key for methods, self name)

@@ -24,6 +24,7 @@ from typing import Any
 from . import roles
 from .model import CALLABLE_KINDS, RESOLUTIONS, symbol_id
 from .resolve import Bound, EdgeSink, FileResult, Ref, Table, Tracker, file_node, receiver_text, symbol_node
+from .resolver_base import NameResolver, nearest_typed, scope_chain
 
 BUILTIN_NAMES = frozenset(dir(builtins))
 #: method names some builtin type has: never matched by name alone
@@ -60,13 +61,15 @@ def absolute(bound: Bound, target: str) -> str:
     return f"{base}.{rest}" if base and rest else (base or rest)
 
 
-class PythonResolver:
+class PythonResolver(NameResolver):
+    IGNORED_BASES = frozenset({"object", "builtins.object"})
+    GLOBAL_NAMES = BUILTIN_NAMES
+
     def __init__(self, table: Table, tracker: Tracker):
-        self.table = table
-        self.t = tracker
+        super().__init__(table, tracker)
         self._imports = table.cache("py.imports")
         self._members = table.cache("py.members")
-        self._ancestors = table.cache("py.ancestors")
+        self._bases = table.cache("py.ancestors")
         self._types = table.cache("py.types")
         self._roles = table.cache("py.roles")
 
@@ -112,7 +115,7 @@ class PythonResolver:
         for index in bound.members(""):
             sym = bound.sym(index)
             if sym.name == name:
-                return self._value_of((bound.path, index))
+                return self.value_of((bound.path, index))
         names, stars = self.bindings(bound)
         binding = names.get(name)
         if binding is not None:
@@ -151,125 +154,20 @@ class PythonResolver:
             return ("unknown", f"{module_name} has no {name}")
         return value
 
-    def _value_of(self, ref: Ref) -> Value:
-        sym = self.table.sym(ref)
-        if sym.kind == "class":
-            return ("class", ref)
-        if sym.kind in CALLABLE_KINDS:
-            return ("function", ref)
-        return ("unknown", "field")
-
-    def resolve_name(self, bound: Bound, scope: str | None, name: str) -> Value:
-        key = scope
-        while key:
-            index = bound.by_key.get(key)
-            if index is None:
-                break
-            sym = bound.sym(index)
-            if sym.kind != "class":
-                for child in bound.members(key):
-                    child_sym = bound.sym(child)
-                    if child_sym.name == name and child_sym.kind in ("function", "class"):
-                        return self._value_of((bound.path, child))
-            key = sym.parent
-        value = self.member(bound, name)
-        if value[0] != "unknown":
-            return value
-        if name in BUILTIN_NAMES:
-            return ("builtin", name)
-        return ("unknown", "undefined")
-
-    def touch(self, ref: Ref) -> None:
-        """Record that this resolution read a class's members or bases (its ``t:`` dependency key)."""
-        if ref[1] >= 0:
-            self.t.add("t:" + self.table.fqn_of(ref))
+    def module_value(self, bound: Bound, name: str) -> Value:
+        return self.member(bound, name)
 
     # ---- classes ------------------------------------------------------------------------------
-    def bases(self, ref: Ref) -> list[Value]:
-        def compute() -> list[Value]:
-            bound = self.table.files[ref[0]]
-            sym = bound.sym(ref[1])
-            self.touch(ref)
-            out = []
-            for _relation, written in sym.supers:
-                value = self.resolve_dotted(bound, sym.parent, written)
-                if value[0] == "class" and value[1] == ref:
-                    continue
-                out.append(value if value[0] in ("class", "external") else ("external", written))
-            return out
-        return self.t.memo(self._ancestors, ("bases", ref), compute)
-
-    def ancestors(self, ref: Ref) -> tuple[list[Ref], list[str]]:
-        def compute():
-            seen = {ref}
-            queue = [ref]
-            project: list[Ref] = []
-            external: list[str] = []
-            while queue:
-                current = queue.pop(0)
-                for value in self.bases(current):
-                    if value[0] == "class":
-                        if value[1] not in seen:
-                            seen.add(value[1])
-                            project.append(value[1])
-                            queue.append(value[1])
-                    elif value[1] not in external and value[1] not in ("object", "builtins.object"):
-                        external.append(value[1])
-            return project, external
-        return self.t.memo(self._ancestors, ("all", ref), compute)
-
-    def class_member(self, ref: Ref, name: str) -> tuple[Ref | None, bool, list[str]]:
-        """(member, inherited, external bases) for ``name`` in a class and its project bases."""
-        def own(class_ref: Ref) -> Ref | None:
-            self.touch(class_ref)
-            bound = self.table.files[class_ref[0]]
-            key = bound.sym(class_ref[1]).key
-            for index in bound.members(key):
-                if bound.sym(index).name == name:
-                    return (bound.path, index)
-            return None
-        found = own(ref)
-        if found is not None:
-            return found, False, []
-        project, external = self.ancestors(ref)
-        for ancestor in project:
-            found = own(ancestor)
-            if found is not None:
-                return found, True, external
-        return None, False, external
-
-    def enclosing_class(self, bound: Bound, key: str | None) -> int | None:
-        while key:
-            index = bound.by_key.get(key)
-            if index is None:
-                return None
-            if bound.sym(index).kind == "class":
-                return index
-            key = bound.sym(index).parent
-        return None
-
     def self_name(self, bound: Bound, key: str | None) -> tuple[str | None, int | None]:
         """The ``self``/``cls`` name visible at ``key`` and its class (closures see the method's)."""
-        while key:
-            index = bound.by_key.get(key)
-            if index is None:
-                return None, None
-            sym = bound.sym(index)
+        for _index, sym in scope_chain(bound, key):
             if sym.kind in ("method", "constructor"):
                 return sym.extra.get("self"), self.enclosing_class(bound, sym.parent)
             if sym.kind == "class":
                 return None, None
-            key = sym.parent
         return None, None
 
     # ---- values and types ---------------------------------------------------------------------
-    def resolve_dotted(self, bound: Bound, scope: str | None, dotted: str, globals_ok: bool = True) -> Value:
-        parts = dotted.split(".")
-        value = self.resolve_name(bound, scope, parts[0])
-        for part in parts[1:]:
-            value = self.attr(value, part, globals_ok)
-        return value
-
     def attr(self, value: Value, name: str, globals_ok: bool = True) -> Value:
         kind = value[0]
         if kind == "module":
@@ -293,13 +191,6 @@ class PythonResolver:
         if kind == "global" and globals_ok:
             return self.attr(self.global_value(value), name, globals_ok)
         return ("unknown", "attribute of unknown")
-
-    def global_value(self, value: Value) -> Value:
-        """A module-level variable's value; its own type text may not go through another variable (so a
-        chain such as ``x = x.copy()`` ends, and the answer never depends on evaluation order)."""
-        bound = self.table.files[value[1][0]]
-        type_ = bound.facts.extra.get("globals", {}).get(value[2], "")
-        return self.eval_type(bound, None, type_, globals_ok=False) if type_ else ("unknown", "untyped variable")
 
     def eval_type(self, bound: Bound, scope: str | None, type_: str, globals_ok: bool = True) -> Value:
         """The value a type text describes: an annotation, or ``~Callee()`` (what calling it gives)."""
@@ -353,13 +244,7 @@ class PythonResolver:
         while key:
             table = bound.facts.locals.get(key)
             if table and name in table:
-                # the typed declaration nearest before the line; "?" marks an untyped local
-                typed = [(decl_line, type_) for decl_line, type_ in table[name] if type_ != "?"]
-                best = ""
-                for decl_line, type_ in typed:
-                    if decl_line <= line or not best:
-                        best = type_
-                return best or "?"
+                return nearest_typed(table[name], line)
             index = bound.by_key.get(key)
             if index is None or bound.sym(index).kind == "class":
                 return ""
@@ -443,16 +328,7 @@ class PythonResolver:
             _self, class_index = self.self_name(bound, owner)
             if class_index is None:
                 return None, "", {"reason": "undefined_name", "detail": "super() outside a method"}
-            external: list[str] = []
-            for base in self.bases((bound.path, class_index)):
-                if base[0] == "class":
-                    member, _inh, ext = self.class_member(base[1], name)
-                    external += ext
-                    if member is not None:
-                        return member, "super", {}
-                else:
-                    external.append(base[1])
-            return None, "", {"reason": "external_base", "detail": ", ".join(dict.fromkeys(external)) or "object"}
+            return self.super_call((bound.path, class_index), name, "object")
         value = self.type_of(receiver, bound, owner, line)
         kind = value[0]
         if kind in ("instance", "class"):
@@ -490,14 +366,7 @@ class PythonResolver:
     def _name_only(self, name: str) -> tuple[Ref | None, str, dict]:
         if name in BUILTIN_METHODS or (name.startswith("__") and name.endswith("__")):
             return None, "", {"reason": "unknown_receiver", "detail": f"builtin types also have {name}"}
-        refs = [r for r in self.table.by_name(name, self.t)
-                if self.table.files[r[0]].facts.language == "python" and self.table.sym(r).kind in ("method",)]
-        if len(refs) == 1:
-            return refs[0], "name_only", {}
-        if refs:
-            return None, "", {"reason": "ambiguous", "candidates": [self.table.id_of(r) for r in refs[:10]],
-                              "detail": f"receiver type unknown; {len(refs)} project methods named {name}"}
-        return None, "", {"reason": "unknown_receiver"}
+        return self.only_candidate(name, self.project_methods(name, ("python",)))
 
     # ---- roles --------------------------------------------------------------------------------
     def class_role(self, ref: Ref) -> str:
@@ -563,7 +432,7 @@ class PythonResolver:
                     caps[sid].add(cap)
             if sym.kind == "class":
                 ext = []
-                for value in self.bases((bound.path, index)):
+                for value in self.supertypes((bound.path, index)):
                     if value[0] == "class":
                         sink.add(sid, "EXTENDS", self.table.id_of(value[1]))
                         ext.append(self.table.fqn_of(value[1]))
@@ -626,26 +495,3 @@ class PythonResolver:
                 props["unresolved_calls"] = unresolved[sid]
             nodes.append(symbol_node(bound, index, props))
         return FileResult(nodes=nodes, edges=sink.values())
-
-    def overridden(self, class_ref: Ref, name: str) -> list[Ref]:
-        out: list[Ref] = []
-        seen = {class_ref}
-        frontier = [class_ref]
-        while frontier:
-            next_frontier = []
-            for current in frontier:
-                for base in self.bases(current):
-                    if base[0] != "class" or base[1] in seen:
-                        continue
-                    seen.add(base[1])
-                    self.touch(base[1])
-                    bound = self.table.files[base[1][0]]
-                    key = bound.sym(base[1][1]).key
-                    match = next(((bound.path, i) for i in bound.members(key)
-                                  if bound.sym(i).name == name and bound.sym(i).kind == "method"), None)
-                    if match is not None:
-                        out.append(match)
-                    else:
-                        next_frontier.append(base[1])
-            frontier = next_frontier
-        return sorted(set(out))

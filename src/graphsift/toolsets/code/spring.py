@@ -161,7 +161,11 @@ def _mapping(anns: dict[str, AnnotationFact], table: dict[str, str | None]) -> t
     return None
 
 
-def _spring_routes(jf: JavaFile, index: int, anns, members: list[int], context: Folded) -> Iterator[Item]:
+def _request_mappings(jf: JavaFile, index: int, anns, members: list[int]
+                      ) -> Iterator[tuple[int, list[str], str, Folded, str, Folded]]:
+    """(member, HTTP methods, class path as written, class path, method path as written, method path) for each
+    pair of the class's ``@RequestMapping`` paths and a mapped method's paths: what a Spring controller
+    serves and what a Feign client calls are declared the same way."""
     sym = jf.facts.symbols[index]
     prefixes = jf.folds(attr(anns.get("RequestMapping"), "value", "path"), sym.key)
     for member in members:
@@ -171,10 +175,15 @@ def _spring_routes(jf: JavaFile, index: int, anns, members: list[int], context: 
         annotation, methods = found
         for written_prefix, prefix in prefixes:
             for written, path in jf.folds(attr(annotation, "value", "path"), sym.key):
-                for method in methods:
-                    full = join_paths([context, prefix, path])
-                    yield _item(jf, member, "route", "spring_web", http_method=method, path=full,
-                                written=" + ".join(w for w in (written_prefix, written) if w) or '""')
+                yield member, methods, written_prefix, prefix, written, path
+
+
+def _spring_routes(jf: JavaFile, index: int, anns, members: list[int], context: Folded) -> Iterator[Item]:
+    for member, methods, written_prefix, prefix, written, path in _request_mappings(jf, index, anns, members):
+        for method in methods:
+            full = join_paths([context, prefix, path])
+            yield _item(jf, member, "route", "spring_web", http_method=method, path=full,
+                        written=" + ".join(w for w in (written_prefix, written) if w) or '""')
 
 
 def _jaxrs(jf: JavaFile, index: int, anns, members: list[int]) -> Iterator[Item]:
@@ -269,26 +278,19 @@ def _feign(jf: JavaFile, index: int, anns, members: list[int]) -> Iterator[Item]
     url = jf.fold(url_expr, sym.key) if url_expr else None
     name = jf.fold(name_expr, sym.key) if name_expr else None
     base = jf.fold(attr(feign, "path"), sym.key)
-    prefixes = jf.folds(attr(anns.get("RequestMapping"), "value", "path"), sym.key)
-    for member in members:
-        found = _mapping(annotations(jf.facts.symbols[member]), MAPPINGS)
-        if found is None:
-            continue
-        annotation, methods = found
-        for written_prefix, prefix in prefixes:
-            for written, path in jf.folds(attr(annotation, "value", "path"), sym.key):
-                full = join_paths([base, prefix, path])
-                for method in methods:
-                    item = _item(jf, member, "client", "feign", http_method=method, path=full,
-                                 written=" + ".join(w for w in (attr(feign, "path"), written_prefix, written) if w))
-                    if url is not None and url.text:
-                        item.base_url = url.text
-                        item.target, item.target_source = url, "feign url"
-                    elif name is not None:
-                        item.target, item.target_source = name, "feign name"
-                    else:
-                        item.problems.append("the Feign client names no service (name, value or url)")
-                    yield item
+    for member, methods, written_prefix, prefix, written, path in _request_mappings(jf, index, anns, members):
+        full = join_paths([base, prefix, path])
+        for method in methods:
+            item = _item(jf, member, "client", "feign", http_method=method, path=full,
+                         written=" + ".join(w for w in (attr(feign, "path"), written_prefix, written) if w))
+            if url is not None and url.text:
+                item.base_url = url.text
+                item.target, item.target_source = url, "feign url"
+            elif name is not None:
+                item.target, item.target_source = name, "feign name"
+            else:
+                item.problems.append("the Feign client names no service (name, value or url)")
+            yield item
 
 
 def _exchange(jf: JavaFile, index: int, anns, members: list[int]) -> Iterator[Item]:

@@ -21,6 +21,7 @@ from typing import Any
 from . import roles
 from .model import CALLABLE_KINDS, RESOLUTIONS, TYPE_KINDS
 from .resolve import Bound, EdgeSink, FileResult, Ref, Table, Tracker, file_node, receiver_text, symbol_node
+from .resolver_base import NameResolver, nearest_typed
 
 EXTENSIONS = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
 JS_GLOBALS = frozenset("""
@@ -50,10 +51,13 @@ json text blob append remove toggle item
 """.split())
 
 
-class TsResolver:
+class TsResolver(NameResolver):
+    CLASS_KINDS = frozenset({"class", "interface"})
+    TYPE_VALUE_KINDS = TYPE_KINDS
+    GLOBAL_NAMES = JS_GLOBALS
+
     def __init__(self, table: Table, tracker: Tracker):
-        self.table = table
-        self.t = tracker
+        super().__init__(table, tracker)
         self._modules = table.cache("ts.modules")
         self._exports = table.cache("ts.exports")
         self._bases = table.cache("ts.bases")
@@ -156,7 +160,7 @@ class TsResolver:
         for index in bound.members(""):
             sym = bound.sym(index)
             if sym.name == name:
-                return self._value_of((bound.path, index))
+                return self.value_of((bound.path, index))
         binding = self.bindings(bound).get(name)
         if binding is not None:
             return self.binding_value(bound, binding, seen)
@@ -164,109 +168,10 @@ class TsResolver:
             return ("global", (bound.path, -1), name)
         return ("unknown", "missing")
 
-    def _value_of(self, ref: Ref) -> Any:
-        sym = self.table.sym(ref)
-        if sym.kind in TYPE_KINDS:
-            return ("class", ref)
-        if sym.kind in CALLABLE_KINDS:
-            return ("function", ref)
-        return ("unknown", "field")
-
-    def resolve_name(self, bound: Bound, scope: str | None, name: str) -> Any:
-        key = scope
-        while key:
-            index = bound.by_key.get(key)
-            if index is None:
-                break
-            sym = bound.sym(index)
-            if sym.kind not in TYPE_KINDS:
-                for child in bound.members(key):
-                    child_sym = bound.sym(child)
-                    if child_sym.name == name and child_sym.kind in ("function", "class"):
-                        return self._value_of((bound.path, child))
-            key = sym.parent
-        value = self.local_value(bound, name)
-        if value[0] != "unknown":
-            return value
-        if name in JS_GLOBALS:
-            return ("builtin", name)
-        return ("unknown", "undefined")
-
-    def resolve_dotted(self, bound: Bound, scope: str | None, dotted: str) -> Any:
-        parts = dotted.split(".")
-        value = self.resolve_name(bound, scope, parts[0])
-        for part in parts[1:]:
-            value = self.attr(value, part)
-        return value
-
-    def touch(self, ref: Ref) -> None:
-        """Record that this resolution read a class's members or bases (its ``t:`` dependency key)."""
-        if ref[1] >= 0:
-            self.t.add("t:" + self.table.fqn_of(ref))
+    def module_value(self, bound: Bound, name: str) -> Any:
+        return self.local_value(bound, name)
 
     # ---- classes ------------------------------------------------------------------------------
-    def bases(self, ref: Ref) -> list[tuple[str, Any]]:
-        def compute():
-            bound = self.table.files[ref[0]]
-            sym = bound.sym(ref[1])
-            self.touch(ref)
-            out = []
-            for relation, written in sym.supers:
-                value = self.resolve_dotted(bound, sym.parent, written)
-                if value[0] == "class" and value[1] == ref:
-                    continue
-                out.append((relation, value if value[0] in ("class", "external") else ("external", written)))
-            return out
-        return self.t.memo(self._bases, ("bases", ref), compute)
-
-    def ancestors(self, ref: Ref) -> tuple[list[Ref], list[str]]:
-        def compute():
-            seen = {ref}
-            queue = [ref]
-            project: list[Ref] = []
-            external: list[str] = []
-            while queue:
-                current = queue.pop(0)
-                for _relation, value in self.bases(current):
-                    if value[0] == "class":
-                        if value[1] not in seen:
-                            seen.add(value[1])
-                            project.append(value[1])
-                            queue.append(value[1])
-                    elif value[1] not in external:
-                        external.append(value[1])
-            return project, external
-        return self.t.memo(self._bases, ("all", ref), compute)
-
-    def class_member(self, ref: Ref, name: str) -> tuple[Ref | None, bool, list[str]]:
-        def own(class_ref: Ref) -> Ref | None:
-            self.touch(class_ref)
-            bound = self.table.files[class_ref[0]]
-            key = bound.sym(class_ref[1]).key
-            for index in bound.members(key):
-                if bound.sym(index).name == name:
-                    return (bound.path, index)
-            return None
-        found = own(ref)
-        if found is not None:
-            return found, False, []
-        project, external = self.ancestors(ref)
-        for ancestor in project:
-            found = own(ancestor)
-            if found is not None:
-                return found, True, external
-        return None, False, external
-
-    def enclosing_class(self, bound: Bound, key: str | None) -> int | None:
-        while key:
-            index = bound.by_key.get(key)
-            if index is None:
-                return None
-            if bound.sym(index).kind in ("class", "interface"):
-                return index
-            key = bound.sym(index).parent
-        return None
-
     # ---- values -------------------------------------------------------------------------------
     def attr(self, value: Any, name: str, globals_ok: bool = True) -> Any:
         kind = value[0]
@@ -288,11 +193,6 @@ class TsResolver:
             return self.attr(self.global_value(value), name, False)
         return ("unknown", "attribute of unknown")
 
-    def global_value(self, value: Any) -> Any:
-        bound = self.table.files[value[1][0]]
-        type_ = bound.facts.extra.get("globals", {}).get(value[2], "")
-        return self.eval_type(bound, None, type_, globals_ok=False) if type_ else ("unknown", "untyped variable")
-
     def eval_type(self, bound: Bound, scope: str | None, type_: str, globals_ok: bool = True) -> Any:
         if not type_ or type_ == "?":
             return ("unknown", "untyped")
@@ -308,7 +208,7 @@ class TsResolver:
                 receiver = ["field", receiver, part]
             return self.type_of(["call", receiver, parts[-1], 0], bound, scope or "", 0)
         if type_.startswith("~") and type_.endswith("()"):
-            callee = self._dotted(bound, scope, type_[1:-2], globals_ok)
+            callee = self.resolve_dotted(bound, scope, type_[1:-2], globals_ok)
             if callee[0] == "class":
                 return ("instance", callee[1], "inferred_type")
             if callee[0] in ("function", "method"):
@@ -320,31 +220,19 @@ class TsResolver:
             return ("unknown", "call result")
         if not type_.replace(".", "").replace("_", "").replace("$", "").isalnum():
             return ("unknown", "complex type")
-        value = self._dotted(bound, scope, type_, globals_ok)
+        value = self.resolve_dotted(bound, scope, type_, globals_ok)
         if value[0] == "class":
             return ("instance", value[1], "receiver_type")
         if value[0] in ("external", "builtin"):
             return ("external", value[1])
         return ("unknown", "type")
 
-    def _dotted(self, bound: Bound, scope: str | None, dotted: str, globals_ok: bool) -> Any:
-        parts = dotted.split(".")
-        value = self.resolve_name(bound, scope, parts[0])
-        for part in parts[1:]:
-            value = self.attr(value, part, globals_ok)
-        return value
-
     def local_type(self, bound: Bound, owner: str, name: str, line: int) -> str:
         key: str | None = owner
         while key:
             table = bound.facts.locals.get(key)
             if table and name in table:
-                typed = [(decl_line, type_) for decl_line, type_ in table[name] if type_ != "?"]
-                best = ""
-                for decl_line, type_ in typed:
-                    if decl_line <= line or not best:
-                        best = type_
-                return best or "?"
+                return nearest_typed(table[name], line)
             index = bound.by_key.get(key)
             if index is None or bound.sym(index).kind in TYPE_KINDS:
                 return ""
@@ -448,16 +336,7 @@ class TsResolver:
             class_index = self.enclosing_class(bound, owner)
             if class_index is None:
                 return None, "", {"reason": "undefined_name", "detail": "super outside a class"}
-            external: list[str] = []
-            for _relation, value in self.bases((bound.path, class_index)):
-                if value[0] == "class":
-                    member, _inh, ext = self.class_member(value[1], name)
-                    external += ext
-                    if member is not None:
-                        return member, "super", {}
-                else:
-                    external.append(value[1])
-            return None, "", {"reason": "external_base", "detail": ", ".join(dict.fromkeys(external)) or "Object"}
+            return self.super_call((bound.path, class_index), name, "Object")
         value = self.type_of(receiver, bound, owner, line)
         if value[0] in ("instance", "class"):
             member, inherited, external = self.class_member(value[1], name)
@@ -492,15 +371,7 @@ class TsResolver:
     def _name_only(self, name: str) -> tuple[Ref | None, str, dict]:
         if name in BUILTIN_METHODS:
             return None, "", {"reason": "unknown_receiver", "detail": f"builtin types also have {name}"}
-        refs = [r for r in self.table.by_name(name, self.t)
-                if self.table.files[r[0]].facts.language in ("typescript", "javascript")
-                and self.table.sym(r).kind == "method"]
-        if len(refs) == 1:
-            return refs[0], "name_only", {}
-        if refs:
-            return None, "", {"reason": "ambiguous", "candidates": [self.table.id_of(r) for r in refs[:10]],
-                              "detail": f"receiver type unknown; {len(refs)} project methods named {name}"}
-        return None, "", {"reason": "unknown_receiver"}
+        return self.only_candidate(name, self.project_methods(name, ("typescript", "javascript")))
 
     # ---- roles --------------------------------------------------------------------------------
     def class_role(self, ref: Ref) -> str:
@@ -628,26 +499,3 @@ class TsResolver:
                 value = self.resolve_dotted(bound, member.key, type_)
                 if value[0] == "class":
                     sink.inject(bound.ids[index], self.table.id_of(value[1]), "constructor", name)
-
-    def overridden(self, class_ref: Ref, name: str) -> list[Ref]:
-        out: list[Ref] = []
-        seen = {class_ref}
-        frontier = [class_ref]
-        while frontier:
-            next_frontier = []
-            for current in frontier:
-                for _relation, value in self.bases(current):
-                    if value[0] != "class" or value[1] in seen:
-                        continue
-                    seen.add(value[1])
-                    self.touch(value[1])
-                    bound = self.table.files[value[1][0]]
-                    key = bound.sym(value[1][1]).key
-                    match = next(((bound.path, i) for i in bound.members(key)
-                                  if bound.sym(i).name == name and bound.sym(i).kind == "method"), None)
-                    if match is not None:
-                        out.append(match)
-                    else:
-                        next_frontier.append(value[1])
-            frontier = next_frontier
-        return sorted(set(out))

@@ -33,6 +33,7 @@ from .parsing import (
     squash,
     text,
 )
+from .symbol_keys import SymbolCollector
 
 _CLASSES = ("class_declaration", "abstract_class_declaration", "class")
 _FUNCTIONS = ("function_declaration", "generator_function_declaration", "function_expression",
@@ -156,35 +157,16 @@ def _argc(args: Node | None) -> int:
     return sum(1 for c in args.named_children if c.type != "comment")
 
 
-class _Extractor:
+class _Extractor(SymbolCollector):
     def __init__(self, path: str, src: bytes):
+        super().__init__()
         self.path = path
         self.src = src
         self.language = "javascript" if grammar_for(path) == "javascript" else "typescript"
-        self.symbols: list[SymbolFact] = []
-        self.spans: list[tuple[int, int, str]] = []
-        self.keys: set[str] = set()
         self.facts = FileFacts(path=path, language=self.language, content_hash=content_hash(src),
                                loc=count_lines(src), symbols=self.symbols)
         self.exports: dict[str, str] = {}
         self.default: str | None = None
-
-    def unique(self, key: str) -> str:
-        if key not in self.keys:
-            self.keys.add(key)
-            return key
-        n = 2
-        while f"{key}~{n}" in self.keys:
-            n += 1
-        self.keys.add(f"{key}~{n}")
-        return f"{key}~{n}"
-
-    def add(self, sym: SymbolFact, span: tuple[int, int] | None) -> SymbolFact:
-        sym.key = self.unique(sym.key)
-        self.symbols.append(sym)
-        if span is not None:
-            self.spans.append((span[0], span[1], sym.key))
-        return sym
 
     def head(self, node: Node, body: Node | None) -> str:
         end = body.start_byte if body is not None else node.end_byte

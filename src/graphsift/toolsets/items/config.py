@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from graphsift.contract import quote
 from graphsift.errors import ConfigError
+from graphsift.roots import ESCAPES, escapes
 from graphsift.toolsets.folder_index import read_file
 
 CONFIG_FILE = ".agent-config.json"
@@ -57,10 +58,13 @@ class ConfigReading:
         return self.config.duplicate_similarity_threshold
 
 
-def load_project_config(project_path: str | Path) -> ConfigReading:
-    """The project's settings: defaults when the file is missing or unusable (with a warning why)."""
+def load_project_config(project_path: str | Path, roots: tuple[Path, ...] = ()) -> ConfigReading:
+    """The project's settings: defaults when the file is missing or unusable (with a warning why), or
+    when it is a symlink that leads outside ``roots`` (the folders the process may read)."""
     path = Path(os.path.expanduser(str(project_path))) / CONFIG_FILE
     default = f"using the default {THRESHOLD_KEY} {DEFAULT.duplicate_similarity_threshold:g}"
+    if roots and escapes(path, roots):
+        return ConfigReading(DEFAULT, (f"{CONFIG_FILE}: {ESCAPES}; {default}",))
     found = read_file(path, MAX_CONFIG_BYTES)  # a regular file only: a named pipe here must not stall a tool
     if found.problem == "missing":
         return ConfigReading(DEFAULT)

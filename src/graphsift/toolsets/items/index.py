@@ -54,6 +54,8 @@ class ItemIndex(FolderIndex):
     layout = PASSAGE_LAYOUT
 
     def __init__(self, runtime: Runtime, project_path: str | Path) -> None:
+        if str(project_path).strip():  # an empty path gets check_layout's explanation
+            runtime.confine(project_path)
         super().__init__(runtime, check_layout(project_path))
 
     def repair_hint(self) -> str:
@@ -61,7 +63,7 @@ class ItemIndex(FolderIndex):
                 f"{shlex.quote(str(self.root))}`)")
 
     def list_files(self) -> dict[str, float]:
-        return list_item_files(self.root)
+        return list_item_files(self.root, self.runtime.roots)
 
     def update(self, store: Store, force: bool, progress: Progress | None) -> IndexResponse:
         """Bring the index up to date; embed only new or changed text, committing embeddings in steps."""
@@ -74,7 +76,7 @@ class ItemIndex(FolderIndex):
             return self._response("unchanged", store, 0, 0, started, store.get_meta("warnings") or [])
 
         unchanged = _unchanged_items(store, indexed_files, current_files) if existed else {}
-        scan = scan_project(self.root, unchanged)
+        scan = scan_project(self.root, unchanged, self.runtime.roots)
         known = store.node_hashes(KIND)
         # Read again (new text, files whose mtime moved, or a node stored before it kept its warnings):
         # these nodes are rewritten; their passages are cut to MAX_PASSAGES (with a warning on the item).

@@ -23,6 +23,7 @@ from typing import Any
 
 from graphsift.contract import quote
 from graphsift.errors import InvalidInput
+from graphsift.roots import ESCAPES, escapes
 from graphsift.toolsets.folder_index import read_file
 
 ITEM_TYPES = ("bug", "feature", "action", "inquiry")
@@ -171,26 +172,33 @@ def _stat_mtime(path: str | Path) -> float | None:
         return None
 
 
-def list_item_files(project_path: str | Path) -> dict[str, float]:
-    """Relative path -> mtime for every file :func:`scan_project` would read; never reads contents."""
+def list_item_files(project_path: str | Path, roots: tuple[Path, ...] = ()) -> dict[str, float]:
+    """Relative path -> mtime for every file :func:`scan_project` would read; never reads contents.
+    A file whose real path leaves ``roots`` (see :func:`graphsift.roots.escapes`) is not listed."""
     root = check_layout(project_path)
     base, out = str(root), {}
     for folder in _item_folders(root, []):
         for name in ITEM_FILES[folder.item_type]:
             rel = f"{folder.rel}/{name}"
+            if roots and escapes(f"{base}/{rel}", roots):
+                continue
             mtime = _stat_mtime(f"{base}/{rel}")  # plain strings: Path objects cost more than the stat
             if mtime is not None:
                 out[rel] = mtime
     return out
 
 
-def _read(root: Path, rel: str, files: dict[str, float], warnings: list[str]) -> str | None:
-    """Text of one item file (recording its mtime), or None with a warning when it is unusable.
+def _read(root: Path, rel: str, files: dict[str, float], warnings: list[str], roots: tuple[Path, ...]) -> str | None:
+    """Text of one item file (recording its mtime), or None with a warning when it is unusable or its real
+    path leaves ``roots`` (then it is not even looked at: its size or mtime say nothing to the caller).
 
     Only regular files are opened (a named pipe or a device named like an item file is skipped), and
     at most :data:`MAX_FILE_BYTES` of a file are read: a longer markdown file is indexed from its
     beginning, a longer JSON file is not read (see the warnings).
     """
+    if roots and escapes(root / rel, roots):
+        warnings.append(f"{rel}: {ESCAPES}; the item is indexed without it")
+        return None
     found = read_file(root / rel, MAX_FILE_BYTES)
     if found.mtime is not None:
         files[rel] = found.mtime
@@ -287,13 +295,13 @@ def _fallback_title(body: str, folder: _Folder) -> str:
     return slug[:1].upper() + slug[1:] if slug else folder.folder_id
 
 
-def _scan_item(root: Path, folder: _Folder) -> ScannedItem:
+def _scan_item(root: Path, folder: _Folder, roots: tuple[Path, ...] = ()) -> ScannedItem:
     warnings: list[str] = []
     json_name, md_name = ITEM_FILES[folder.item_type]
     files: dict[str, float] = {}
     json_rel, md_rel = f"{folder.rel}/{json_name}", f"{folder.rel}/{md_name}"
-    data = _load_json(_read(root, json_rel, files, warnings), json_rel, warnings)
-    body = _read(root, md_rel, files, warnings) or ""
+    data = _load_json(_read(root, json_rel, files, warnings, roots), json_rel, warnings)
+    body = _read(root, md_rel, files, warnings, roots) or ""
     meta = data or {}
     declared = _field(meta, _ID_KEYS[folder.item_type], "id")
     if declared and declared.upper() != folder.folder_id:
@@ -333,18 +341,21 @@ def _dedupe_ids(items: list[ScannedItem], warnings: list[str]) -> list[ScannedIt
     return [replace(i, item_id=renamed[i.path]) if i.path in renamed else i for i in items]
 
 
-def scan_project(project_path: str | Path, known: Mapping[str, ScannedItem] | None = None) -> ScanResult:
+def scan_project(
+    project_path: str | Path, known: Mapping[str, ScannedItem] | None = None, roots: tuple[Path, ...] = (),
+) -> ScanResult:
     """Read every item; problems become warnings, never exceptions (bad layout still raises).
 
     ``known`` maps folder paths (``bugs/BUG-001-x``) to items read earlier whose files have not
-    changed since: those are taken as they are instead of being read again.
+    changed since: those are taken as they are instead of being read again. ``roots``: the folders the
+    process may read; a file whose real path leaves them is not read (a warning names it).
     """
     root = check_layout(project_path)
     known = known or {}
     warnings: list[str] = []
     items = []
     for folder in _item_folders(root, warnings):
-        item = known.get(folder.rel) or _scan_item(root, folder)
+        item = known.get(folder.rel) or _scan_item(root, folder, roots)
         warnings += item.warnings
         items.append(item)
     return ScanResult(items=_dedupe_ids(items, warnings), warnings=warnings)

@@ -36,7 +36,6 @@ from graphsift.toolsets.items.models import (
     SimilarItem,
     SourceItem,
 )
-from graphsift.toolsets.items.scan import list_item_files
 
 #: Below the LIKELY_DUPLICATE threshold by at most this much: POSSIBLY_RELATED.
 RELATED_BAND = 0.15
@@ -111,7 +110,7 @@ def _relationship(score: float, threshold: float) -> str:
 def check_duplicates(runtime: Runtime, request: CheckDuplicatesRequest,
                      progress: Progress | None = None) -> CheckDuplicatesResponse:
     index = ItemIndex(runtime, request.project_path)
-    config = load_project_config(index.root) if request.threshold is None else None
+    config = load_project_config(index.root, runtime.roots) if request.threshold is None else None
     threshold = request.threshold if config is None else config.duplicate_similarity_threshold
     store = index.ensure_fresh(progress)
     where = {"item_type": request.item_type} if request.item_type else {}
@@ -153,7 +152,7 @@ def get_similar(runtime: Runtime, request: GetSimilarRequest, progress: Progress
         hint = f"close ids: {', '.join(by_upper[c] for c in close)}" if close else "use search to find item ids"
         raise NotFound(f"no item {quote(request.item_id)} in the index of {index.root}; {hint}")
     source = found[0]
-    config = load_project_config(index.root)
+    config = load_project_config(index.root, runtime.roots)
     threshold = config.duplicate_similarity_threshold
     where = {} if request.include_completed else {"completed": False}
     # The source's problem statement (its first passage) against every passage of the others;
@@ -181,13 +180,13 @@ def get_similar(runtime: Runtime, request: GetSimilarRequest, progress: Progress
 
 def get_index_status(runtime: Runtime, request: GetIndexStatusRequest) -> GetIndexStatusResponse:
     index = ItemIndex(runtime, request.project_path)
-    warnings = _config_warnings(index.root)
+    warnings = _config_warnings(index.root, runtime.roots)
     store = index.store() if index.exists() else None
     if store is None or store.get_meta("last_indexed") is None:
         # No index, or a first build that never finished: nothing usable yet.
         return GetIndexStatusResponse(
             exists=False, project_path=str(index.root), index_location=index.location, last_indexed=None,
-            is_stale=True, stale_files=sorted(list_item_files(index.root)), items_indexed=0,
+            is_stale=True, stale_files=sorted(index.list_files()), items_indexed=0,
             index_size_bytes=index.size_bytes(), warnings=warnings,
         )
     stale = index.stale_files(store)
@@ -204,9 +203,9 @@ def get_index_status(runtime: Runtime, request: GetIndexStatusRequest) -> GetInd
     )
 
 
-def _config_warnings(root) -> list[str]:
+def _config_warnings(root, roots) -> list[str]:
     """What reading .agent-config.json reported; a status report names an invalid threshold instead of failing."""
     try:
-        return list(load_project_config(root).warnings)
+        return list(load_project_config(root, roots).warnings)
     except ConfigError as exc:
         return [f"{exc.message} (check_duplicates and get_similar refuse to run until it is fixed)"]

@@ -1,0 +1,385 @@
+"""PostgreSQL internals behind the protocol: a database that cannot be reached, versioned migrations,
+namespaces made and dropped by other processes, lock waits, driver errors translated, the HNSW index
+and the exact scan, and BM25 equal to the SQLite backend's."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import threading
+
+import numpy as np
+import psycopg
+import pytest
+from helpers import backend
+from helpers.vectors import unit
+
+from graphsift.config import Settings
+from graphsift.errors import IndexCorrupted, InvalidInput, StoreBusy, StoreUnavailable
+from graphsift.runtime import Runtime
+from graphsift.store import Node, drop_store, open_store, store_exists
+from graphsift.store.postgres import connection
+from graphsift.store.postgres import store as pg_store
+from graphsift.store.postgres.migrations import DATABASE, NAMESPACE
+
+#: A real PostgreSQL and several processes: part of the full run, not the everyday one.
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def url(tmp_path):
+    try:
+        url = backend.database_for(tmp_path / "pg")
+    except backend.Unavailable as exc:
+        pytest.skip(str(exc))
+    yield url
+    connection.close_all()
+
+
+@pytest.fixture
+def settings(url, tmp_path) -> Settings:
+    return Settings(home=tmp_path / "home", database_url=url)
+
+
+def in_thread(fn, bound: float = 60.0):
+    """Run ``fn`` in a thread and return what it raised or returned (a hang fails the test at ``bound``)."""
+    out: list = []
+
+    def run():
+        try:
+            out.append(fn())
+        except BaseException as exc:  # noqa: BLE001 - handed to the test
+            out.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(bound)
+    assert out, f"still waiting after {bound} s"
+    return out[0]
+
+
+# -- a database that cannot be used ----------------------------------------------------------------
+
+
+def test_a_refusing_server_is_one_line_with_the_reason(tmp_path):
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    settings = Settings(home=tmp_path, database_url=f"postgresql://graphsift:secret@127.0.0.1:{port}/db")
+    error = in_thread(lambda: open_store(settings, "test/one", create=True))
+    assert isinstance(error, StoreUnavailable)
+    assert error.message.startswith("Database connection failed: ") and "refused" in error.message
+    assert "secret" not in error.message and "\n" not in error.message
+
+
+def test_a_server_that_never_answers_fails_at_the_connect_timeout(tmp_path):
+    """It accepts the connection and says nothing: libpq waits for the connect timeout, not forever."""
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        port = silent.getsockname()[1]
+        settings = Settings(home=tmp_path, database_url=f"postgresql://u@127.0.0.1:{port}/db?connect_timeout=2")
+        error = in_thread(lambda: store_exists(settings, "test/one"), bound=30)
+    assert isinstance(error, StoreUnavailable) and error.message.startswith("Database connection failed: ")
+    assert "timeout" in error.message
+
+
+def test_the_cli_prints_one_error_line_for_an_unreachable_database(tmp_path):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {**os.environ, "GRAPHSIFT_HOME": str(tmp_path), "GRAPHSIFT_DATABASE_URL": f"postgresql://u@127.0.0.1:{port}/db"}
+    proc = subprocess.run([sys.executable, "-m", "graphsift", "facts", "stats"], capture_output=True, text=True,
+                          env=env, timeout=60)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("error: [store_unavailable] Database connection failed: ")
+    assert proc.stderr.count("\n") == 1
+
+
+def test_a_store_whose_server_went_away_says_so(settings, url):
+    store = open_store(settings, "test/one", create=True)
+    store.upsert_nodes([Node("a", "item", "alpha")])
+    with psycopg.connect(backend.server_url(), autocommit=True) as admin:
+        admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s AND pid <> "
+                      "pg_backend_pid()", (url.rsplit("/", 1)[1].split("?")[0],))
+    error = in_thread(lambda: store.count_nodes())
+    # The pool hands out a connection the server closed: the call fails in one line, the next one works.
+    if isinstance(error, Exception):
+        assert isinstance(error, StoreUnavailable) and error.message.startswith("Database connection failed: ")
+    assert in_thread(lambda: store.count_nodes()) == 1
+
+
+# -- migrations and namespaces -------------------------------------------------------------------------
+
+
+def test_migrations_are_versioned_and_applying_them_again_changes_nothing(settings, url):
+    open_store(settings, "test/one", create=True)
+    with psycopg.connect(url, autocommit=True) as conn:
+        assert conn.execute("SELECT version FROM graphsift.version").fetchone()[0] == len(DATABASE)
+        assert conn.execute("SELECT name, version FROM graphsift.namespaces").fetchall() == [
+            ("test/one", len(NAMESPACE))]
+        tables = conn.execute("SELECT count(*) FROM pg_tables WHERE schemaname LIKE 'gs_%'").fetchone()[0]
+    connection.close_all()
+    open_store(settings, "test/one", create=True)  # a new process: migrations run on start, and find nothing
+    with psycopg.connect(url, autocommit=True) as conn:
+        assert conn.execute("SELECT count(*) FROM pg_tables WHERE schemaname LIKE 'gs_%'").fetchone()[0] == tables
+        conn.execute("UPDATE graphsift.namespaces SET version = version + 1")
+    with pytest.raises(IndexCorrupted, match="newer than this graphsift"):
+        open_store(settings, "test/one")
+
+
+def test_processes_creating_one_namespace_at_once_make_one(settings, url):
+    errors = []
+
+    def make():
+        try:
+            open_store(settings, "test/race", create=True).upsert_nodes([Node(f"n{threading.get_ident()}", "x")])
+        except Exception as exc:  # noqa: BLE001
+            errors.append(exc)
+
+    threads = [threading.Thread(target=make) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert open_store(settings, "test/race").count_nodes() == 6
+    with psycopg.connect(url, autocommit=True) as conn:
+        assert conn.execute("SELECT count(*) FROM graphsift.namespaces WHERE name = 'test/race'").fetchone()[0] == 1
+
+
+def test_a_namespace_dropped_by_another_process_is_reported_then_reopened(settings, embedder):
+    runtime = Runtime(settings, embedder=embedder)
+    store = runtime.open_store("test/dropped", create=True)
+    store.upsert_nodes([Node("a", "item", "alpha")])
+    drop_store(settings, "test/dropped")  # as another process would
+    store.repair = "rebuild it"  # what the opener would have said
+    with pytest.raises(IndexCorrupted, match="missing its tables.*; rebuild it"):
+        store.count_nodes()  # the handle this process still holds
+    fresh = runtime.open_store("test/dropped", create=True)  # the runtime sees a new identity and reopens
+    assert fresh is not store and fresh.count_nodes() == 0
+
+
+# -- transactions and errors ------------------------------------------------------------------------
+
+
+def test_an_atomic_block_held_past_the_busy_timeout_is_store_busy(settings, monkeypatch):
+    monkeypatch.setattr(connection, "BUSY_TIMEOUT_S", 1)
+    holder, waiter = open_store(settings, "test/one", create=True), open_store(settings, "test/one")
+    inside, release = threading.Event(), threading.Event()
+
+    def hold():
+        with holder.atomic():
+            holder.set_meta("k", 1)
+            inside.set()
+            release.wait(30)
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    inside.wait(30)
+    error = in_thread(lambda: waiter.set_meta("k", 2))
+    release.set()
+    thread.join()
+    assert isinstance(error, StoreBusy) and "busy" in error.message
+    assert waiter.get_meta("k") == 1
+
+
+def test_text_postgresql_cannot_hold_is_refused_and_changes_nothing(settings):
+    store = open_store(settings, "test/one", create=True)
+    with pytest.raises(InvalidInput, match="cannot store"):
+        store.upsert_nodes([Node("a", "item", "fine"), Node("b", "item", "bad \x00 byte")])
+    with pytest.raises(InvalidInput, match="cannot store"):
+        store.set_meta("k", {"v": "nul \x00"})
+    assert store.count_nodes() == 0 and store.get_meta("k") is None
+
+
+# -- vectors: the index and the exact scan ---------------------------------------------------------
+
+
+@pytest.fixture
+def many(settings):
+    rng = np.random.default_rng(3)
+    vectors = unit(*rng.normal(size=(3000, 24)))
+    store = open_store(settings, "test/many", create=True)
+    store.upsert_nodes([Node(f"n{i:04d}", "doc", props={"g": i % 50}, vectors=vectors[i]) for i in range(3000)])
+    return store, vectors, rng
+
+
+def plan(store, query, kind, where, exact):
+    from graphsift.store.postgres import sql
+
+    statement, params = sql.vector_sql(store._s, kind, where, connection.Vec(query), 20, exact)
+    with store._connection() as conn, conn.transaction():
+        conn.execute("SET LOCAL enable_seqscan = off")  # 3,000 rows: the planner would rather sort them all
+        return "\n".join(r[0] for r in conn.execute("EXPLAIN " + statement, params))
+
+
+def test_the_index_path_can_use_hnsw_and_the_exact_path_never_does(many, monkeypatch):
+    store, vectors, rng = many
+    query = unit(rng.normal(size=24))[0]
+    assert "passages_hnsw" in plan(store, query, "doc", None, exact=False)
+    assert "passages_hnsw" not in plan(store, query, "doc", None, exact=True)
+    monkeypatch.setattr(pg_store, "EXACT_SCAN", 100)
+    calls = []
+    real = store._nearest
+    monkeypatch.setattr(store, "_nearest", lambda *a, **k: calls.append(a[-1] if len(a) > 5 else k.get("exact"))
+                        or real(*a, **k))
+    store.vector_search(query, kind="doc", limit=10)  # 3000 candidates: the index
+    store.vector_search(query, kind="doc", where={"g": 7}, limit=10)  # 60 candidates: exact
+    assert calls == [False, True]
+
+
+def test_the_hnsw_path_finds_what_an_exact_scan_finds_even_under_a_filter(many, monkeypatch):
+    store, vectors, rng = many
+    monkeypatch.setattr(pg_store, "EXACT_SCAN", 10)
+    found, wanted = 0, 0
+    for _ in range(10):
+        query = unit(rng.normal(size=24))[0]
+        for where in (None, {"g": [1, 2, 3]}):  # 3000 nodes; 180 nodes (6%) that the index must scan past
+            allowed = [i for i in range(3000) if where is None or i % 50 in where["g"]]
+            exact = sorted(allowed, key=lambda i: -float(vectors[i] @ query))[:10]
+            hits = store.vector_search(query, kind="doc", where=where, limit=10)
+            assert len(hits) == 10 and all(where is None or int(h.id[1:]) % 50 in where["g"] for h in hits)
+            found += len({h.id for h in hits} & {f"n{i:04d}" for i in exact})
+            wanted += 10
+    assert found / wanted >= 0.95  # HNSW is approximate; at this size it misses almost nothing
+
+
+def test_an_index_search_sets_its_candidate_list_for_its_own_transaction(settings, monkeypatch):
+    """ef_search = max(floor, passages asked for): with iterative scans off, 300 nodes come from one index
+    scan (a list of 40 would return 40 rows and force the exact fallback), and the pooled connection keeps
+    the server's settings afterwards."""
+    configure = connection._configure
+
+    def index_scans(conn):  # 3,000 rows: the planner would rather sort them all than walk the index
+        configure(conn)
+        conn.execute("SET enable_seqscan = off")
+
+    monkeypatch.setattr(connection, "_configure", index_scans)
+    monkeypatch.setattr(connection, "EF_SEARCH", 40)
+    monkeypatch.setattr(connection, "ITERATIVE_SCAN", "off")
+    monkeypatch.setattr(pg_store, "EXACT_SCAN", -1)
+    rng = np.random.default_rng(5)
+    vectors = unit(*rng.normal(size=(3000, 24)))
+    store = open_store(settings, "test/ef", create=True)
+    store.upsert_nodes([Node(f"n{i:04d}", "doc", vectors=vectors[i]) for i in range(3000)])
+    assert pg_store.hnsw_settings(20) == ("40", "off") and pg_store.hnsw_settings(600) == ("600", "off")
+    assert pg_store.hnsw_settings(5000) == ("1000", "off")  # pgvector's maximum
+    calls = []
+    real = store._nearest
+    monkeypatch.setattr(store, "_nearest", lambda *a, **k: calls.append(a[-1]) or real(*a, **k))
+    query = unit(rng.normal(size=24))[0]
+    hits = store.vector_search(query, kind="doc", limit=300)
+    assert calls == [False] and len({h.id for h in hits}) == 300
+    exact = {f"n{i:04d}" for i in np.argsort(-(vectors @ query), kind="stable")[:300]}
+    assert len({h.id for h in hits} & exact) >= 0.9 * 300
+    with store._connection() as conn:
+        assert conn.execute("SHOW hnsw.ef_search").fetchone()[0] == "40"  # pgvector's default, untouched
+        assert conn.execute("SHOW hnsw.iterative_scan").fetchone()[0] == "off"
+    store.close()
+
+
+# -- keywords ------------------------------------------------------------------------------------------
+
+
+def test_bm25_equals_the_sqlite_backends(settings, tmp_path):
+    texts = [("Replication lag", "replicas fall behind the primary under write load"),
+             ("Offline sync", "conflicts after working offline are merged by last write wins"),
+             ("Search misses accents", "notes with accented characters like café are not found"),
+             ("Lag in the UI", "the interface lags when the list is long; replication is not involved"),
+             ("Writes", "write write write amplification on replicas")]
+    nodes = [Node(f"n{i}", "item", name, text) for i, (name, text) in enumerate(texts)] + [Node("t", "topic", "lag")]
+    lite = open_store(Settings(home=tmp_path / "lite"), "test/bm25", create=True)
+    pg = open_store(settings, "test/bm25", create=True)
+    for store in (lite, pg):
+        store.upsert_nodes(nodes)
+        store.delete_nodes(["n4"])
+        store.upsert_nodes([Node("n3", "item", "Lag in the UI", "the interface lags when lists are long")])
+    for query, kind, weights in [("replication lag", None, (1.0, 1.0)), ("replication lag", "item", (3.0, 1.0)),
+                                 ("cafe accents", None, (1.0, 1.0)), ("write", "item", (1.0, 2.0)),
+                                 ("the of", None, (1.0, 1.0))]:
+        a = lite.keyword_search(query, kind=kind, weights=weights)
+        b = pg.keyword_search(query, kind=kind, weights=weights)
+        assert [h.id for h in b] == [h.id for h in a] and a
+        assert [h.score for h in b] == pytest.approx([h.score for h in a], rel=1e-9)
+    lite.close()
+
+
+def test_bm25_pruning_gives_the_full_scorings_top_and_prunes(settings, tmp_path, monkeypatch):
+    """Common words scored only where rarer ones matched give the same top as scoring every node (the
+    same SQL with every lexeme matched: same ids, same order, same scores) and SQLite's scores: queries
+    mixing rare and common words, limits, column weights, filters."""
+    from graphsift.store.postgres import pruning
+    from graphsift.store.postgres import sql as pg_sql
+
+    steps: list[tuple[int, int]] = []  # (lexemes matched, lexemes known) of each step found exact
+    real_exact = pruning.exact
+
+    def recording(idf, matched, theta, weights):
+        ok = real_exact(idf, matched, theta, weights)
+        steps.append((len(matched), len(idf))) if ok else None
+        return ok
+
+    monkeypatch.setattr(pruning, "exact", recording)
+    rng = np.random.default_rng(3)
+    common, rare = [f"common{i}" for i in range(4)], [f"rare{i}" for i in range(60)]
+    nodes = []
+    for i in range(600):
+        words = [w for j, w in enumerate(common) if rng.random() < 0.45 - 0.1 * j] + list(rng.choice(rare, size=2))
+        title = " ".join(rng.choice(words, size=int(rng.integers(1, 4))))
+        text = " ".join(rng.choice(words, size=int(rng.integers(3, 30))))
+        nodes.append(Node(f"n{i:03d}", "doc", title, text, {"g": i % 5}))
+    lite = open_store(Settings(home=tmp_path / "lite"), "test/prune", create=True)
+    pg = open_store(settings, "test/prune", create=True)
+    for store in (lite, pg):
+        store.upsert_nodes(nodes)
+    queries = [f"{rare[i]} {common[i % 4]}" for i in range(20)] + [" ".join(common), f"{rare[5]} {' '.join(common)}"]
+    calls = [(q, limit, weights, where) for q in queries
+             for limit, weights, where in [(10, (3.0, 1.0), None), (100, (1.0, 1.0), None), (10, (1.0, 1.0), {"g": 2})]]
+
+    def run(store):
+        return [store.keyword_search(q, kind="doc", where=w, limit=n, weights=wt) for q, n, wt, w in calls]
+
+    monkeypatch.setattr(pg_sql, "MATCH_BUDGET", 40)  # a small corpus: the rarest words alone fit the budget
+    pruned = run(pg)
+    monkeypatch.setattr(pg_sql, "MATCH_BUDGET", 10**9)  # every lexeme matched: plain BM25 over every node
+    full = run(pg)
+    for a, b, c in zip(pruned, full, run(lite), strict=True):
+        assert [(h.id, h.score) for h in a] == [(h.id, h.score) for h in b] and a
+        assert [h.score for h in a] == pytest.approx([h.score for h in c], rel=1e-9)
+    assert any(matched < known for matched, known in steps)  # some searches left common words unmatched
+    lite.close()
+
+
+def test_writes_keep_the_keyword_statistics_exact(settings, url):
+    store = open_store(settings, "test/stats", create=True)
+    store.upsert_nodes([Node("a", "item", "alpha beta", "beta gamma"), Node("b", "topic", "beta")])
+    store.upsert_nodes([Node("a", "topic", "alpha", "delta")])  # replaced: new text, new kind
+    store.delete_nodes(["b"])
+    with store._connection() as conn:
+        terms = dict(conn.execute(f"SELECT lexeme, df FROM {store._s}.terms").fetchall())
+        counts = conn.execute(f"SELECT kind, nodes, length FROM {store._s}.counts WHERE nodes <> 0").fetchall()
+    assert terms == {"alpha": 1, "delta": 1} and counts == [("topic", 1, 2)]
+
+
+
+def test_a_bulk_load_builds_the_vector_index_once_at_the_end(settings):
+    rng = np.random.default_rng(5)
+    vectors = unit(*rng.normal(size=(400, 8)))
+    store = open_store(settings, "test/bulk", create=True)
+
+    def has_index() -> bool:
+        with store._connection() as conn:
+            return conn.execute("SELECT to_regclass(%s) IS NOT NULL", (f"{store._s}.passages_hnsw",)).fetchone()[0]
+
+    with store.deferred_index():
+        store.upsert_nodes([Node(f"n{i:03d}", "doc", vectors=vectors[i]) for i in range(200)])
+        assert not has_index()
+        assert store.vector_search(vectors[7], limit=1)[0].id == "n007"  # exact meanwhile
+        store.upsert_nodes([Node(f"n{i:03d}", "doc", vectors=vectors[i]) for i in range(200, 400)])
+    assert has_index() and store.vector_search(vectors[300], limit=1)[0].id == "n300"
+    with store.deferred_index():
+        assert not has_index()
+    assert has_index()
