@@ -221,7 +221,8 @@ def workload(work: Path, embedder: OnnxEmbedder, name: str, servers: int, second
     counts = {"write": 0, "read": 0}
     logs = [root / f"server-{i}.log" for i in range(servers)]
     with ExitStack() as stack:
-        urls = [stack.enter_context(http_server(name, home, log, SERVER_ENV))[0] for log in logs]
+        env = {**SERVER_ENV, "GRAPHSIFT_ALLOWED_ROOTS": str(root)}  # an HTTP server reads only under its roots
+        urls = [stack.enter_context(http_server(name, home, log, env))[0] for log in logs]
         elapsed = anyio.run(_workload, urls, scenario, seconds, acks, counts, errors)
     check = Runtime(Settings(home=home), embedder=embedder)
     problems = scenario.verify(check, acks)
@@ -294,7 +295,8 @@ def crash_rounds(work: Path, embedder: OnnxEmbedder, name: str, kills: int, rng:
     for round_no in range(kills):
         crash.start_round(round_no)
         acked: list[str] = []
-        with http_server(name, home, root / f"server-{round_no}.log", SERVER_ENV) as (url, proc):
+        env = {**SERVER_ENV, "GRAPHSIFT_ALLOWED_ROOTS": str(root)}
+        with http_server(name, home, root / f"server-{round_no}.log", env) as (url, proc):
             try:
                 mid_work += int(anyio.run(_until_killed, crash, url, proc, acked, rng))
             except Exception:  # noqa: BLE001 - the killed server breaks the client's stream mid-call
@@ -413,7 +415,8 @@ def files(work: Path, timeout_s: float) -> dict[str, Any]:
     say(f"  items search on it (CLI): exit {status} in {seconds:.1f} s")
     results["items search"] = {"status": status}
     log = work / "files-server.log"
-    with http_server("items", work / "files-home", log, SERVER_ENV) as (url, _proc):
+    with http_server("items", work / "files-home", log, {**SERVER_ENV, "GRAPHSIFT_ALLOWED_ROOTS": str(work)}) \
+            as (url, _proc):
         answers = anyio.run(_ask_server, url, str(project))
     bad = [a for a in answers if a.startswith("ERROR")]
     say(f"  items through a server (search, check_duplicates, get_similar, status): {len(answers) - len(bad)} "
