@@ -15,11 +15,19 @@
 The MCP adapter turns each into an ``isError`` result carrying ``[code] message``;
 the CLI prints the same line to stderr and exits 2. Third-party errors are
 translated where they arise (the store backend, the embedder, the endpoint) and
-re-raised ``from exc``; anything else that reaches an adapter becomes an
-:class:`InternalError`, so no traceback ever reaches an agent.
+re-raised ``from exc``. An operating-system error that reaches an adapter untranslated
+is turned into one by :func:`from_os_error` (it names the file and the reason);
+anything else becomes an :class:`InternalError`, so no traceback ever reaches an
+agent. A message is cut at :data:`MAX_MESSAGE` characters and is always valid UTF-8.
 """
 
 from __future__ import annotations
+
+import errno
+from pathlib import Path
+
+#: The longest message a caller sees; a longer one is cut (messages quote input by a short prefix anyway).
+MAX_MESSAGE = 2000
 
 
 class GraphsiftError(Exception):
@@ -28,7 +36,12 @@ class GraphsiftError(Exception):
     code = "error"
 
     def __str__(self) -> str:
-        return f"[{self.code}] {self.args[0] if self.args else ''}"
+        message = str(self.args[0]) if self.args else ""
+        # Always sendable: a lone surrogate quoted from the input is shown as its escape (\ud800).
+        message = message.encode("utf-8", "backslashreplace").decode("utf-8")
+        if len(message) > MAX_MESSAGE:
+            message = f"{message[:MAX_MESSAGE]}... (message cut at {MAX_MESSAGE} characters)"
+        return f"[{self.code}] {message}"
 
     @property
     def message(self) -> str:
@@ -69,3 +82,27 @@ class StoreUnavailable(GraphsiftError):
 
 class InternalError(GraphsiftError):
     code = "internal_error"
+
+
+#: Conditions of the disk or file system rather than of a path someone gave.
+_DISK = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO, errno.EMFILE, errno.ENFILE}
+
+
+def from_os_error(exc: OSError, home: Path | None = None) -> GraphsiftError:
+    """The error for an ``OSError`` no tool translated: :class:`StoreUnavailable` for a full, read-only or
+    failing disk and for paths inside the data folder ``home``; :class:`InvalidInput` for any other path
+    (one the caller gave). The message names the file and the operating system's reason."""
+    reason = exc.strerror or str(exc)
+    name = exc.filename if isinstance(exc.filename, str | bytes) else None
+    shown = (repr(name[:200] + ("..." if len(name) > 200 else "")) if name is not None else "a file")
+    inside_home = False
+    if name is not None and home is not None:
+        try:
+            inside_home = Path(str(name)).is_relative_to(home)
+        except (TypeError, ValueError):
+            inside_home = False
+    if exc.errno in _DISK or inside_home:
+        return StoreUnavailable(f"cannot use {shown}: {reason}; fix the disk or the data folder and retry")
+    if exc.errno == errno.ENAMETOOLONG:
+        return InvalidInput(f"the path {shown} is too long for the file system ({reason}); give a shorter path")
+    return InvalidInput(f"cannot use {shown}: {reason}; check the path you gave")

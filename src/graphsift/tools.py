@@ -21,6 +21,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from graphsift.contract import Request, Response
@@ -149,6 +150,11 @@ class Toolset:
     #: extra CLI commands: ``commands(kit)`` returns click commands built with the CLI adapter's kit
     #: (:class:`graphsift.adapters.cli.Kit`), so a toolset never imports an adapter
     commands: Callable[[Any], Sequence[Any]] | None = None
+    #: a small valid state to call the tools against (tests, the reliability suite, trying a toolset out):
+    #: ``examples(runtime, folder)`` makes it under the empty ``folder`` (files to point at; stores filled
+    #: through ``runtime``) and returns, per tool name, argument objects valid against that state. Tools
+    #: it leaves out are exercised from their request schemas alone.
+    examples: Callable[[Any, Path], Mapping[str, Sequence[Mapping[str, Any]]]] | None = None
     #: appended to the MCP answer to an unknown tool name (which lists the tools), e.g. another way in
     unknown_tool_hint: str = ""
 

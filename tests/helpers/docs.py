@@ -79,3 +79,41 @@ def usage_lines(text: str, toolset: str, command: str) -> list[str]:
     """Lines that show the CLI usage of ``graphsift <toolset> <command>``."""
     return [line for line in text.splitlines()
             if f"`graphsift {toolset} {command} " in line or f"`graphsift {toolset} {command}`" in line]
+
+
+def _unwrapped(annotation) -> tuple[object, list]:
+    """The annotation without ``Annotated`` and ``| None``, and the constraints found on the way."""
+    import annotated_types  # noqa: F401 - pydantic's constraint objects
+    from pydantic.fields import FieldInfo
+
+    found: list = []
+    while True:
+        if typing.get_origin(annotation) is typing.Annotated:
+            annotation, *extra = typing.get_args(annotation)
+            for item in extra:
+                found += item.metadata if isinstance(item, FieldInfo) else [item]
+            continue
+        args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        if typing.get_origin(annotation) in (typing.Union, type(int | None)) and len(args) == 1:
+            annotation = args[0]
+            continue
+        return annotation, found
+
+
+def _max_length(constraints: list) -> int | None:
+    import annotated_types
+
+    return next((c.max_length for c in constraints if isinstance(c, annotated_types.MaxLen)), None)
+
+
+def limit_phrases(field) -> list[str]:
+    """What a type cell must say about a field's size limits: ``at most N characters`` for a string,
+    ``at most N`` entries for a list, ``each at most N characters`` for a list of strings."""
+    base, constraints = _unwrapped(field.annotation)
+    most = _max_length([*field.metadata, *constraints])
+    if typing.get_origin(base) is list:
+        inner, inner_constraints = _unwrapped(typing.get_args(base)[0])
+        each = _max_length(inner_constraints)
+        return ([f"at most {most}"] if most else []) + (
+            [f"each at most {each} characters"] if inner is str and each else [])
+    return [f"at most {most} characters"] if base is str and most else []

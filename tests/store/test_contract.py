@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from helpers.vectors import unit
 
+from graphsift.config import Settings
 from graphsift.errors import IndexCorrupted, InvalidInput, NotFound
 from graphsift.store import Edge, Node, drop_store, open_store, store_exists, store_size
 from graphsift.store.factory import namespace_lock
@@ -340,8 +341,9 @@ def test_an_empty_store_file_is_reported_not_recreated_by_a_read(store_settings,
     assert path.stat().st_size == 0
 
 
-def test_a_read_waits_for_a_store_another_process_is_creating(store_settings):
-    """The file exists, empty, until its creator writes the header: a read in that moment waits for it."""
+def test_a_read_waits_for_a_store_another_process_is_creating(store_settings, tmp_path):
+    """graphsift makes a store whole before it appears; a process of an older version left the file empty
+    until it wrote the header. A read in that moment waits for it (only a file that stays empty is damage)."""
     if store_settings.database_url:
         pytest.skip("a store file another process is creating is a SQLite matter (PostgreSQL creates a "
                     "namespace in one transaction: a read sees it whole or not at all)")
@@ -350,7 +352,15 @@ def test_a_read_waits_for_a_store_another_process_is_creating(store_settings):
     path = sqlite_path(store_settings, "test/racing")
     path.parent.mkdir(parents=True)
     path.write_bytes(b"")
-    creator = threading.Timer(0.3, lambda: open_store(store_settings, "test/racing", create=True).close())
+    made = open_store(Settings(home=tmp_path / "elsewhere"), "test/racing", create=True)
+    made.close()
+    whole = sqlite_path(Settings(home=tmp_path / "elsewhere"), "test/racing")
+
+    def older_creator_finishes() -> None:
+        with path.open("r+b") as fh:  # the same file, filled in place as SQLite would
+            fh.write(whole.read_bytes())
+
+    creator = threading.Timer(0.3, older_creator_finishes)
     creator.start()
     try:
         store = open_store(store_settings, "test/racing")

@@ -8,8 +8,9 @@ table or text for people) or, with ``--json``, as the exact response. Long work
 shows a progress bar on a terminal and a progress line every few seconds otherwise.
 
 Every failure prints one line ``error: [code] message`` on stderr and exits 2:
-tool errors, bad flags and values (click's usage errors included) and bugs
-(``[internal_error]``; ``GRAPHSIFT_DEBUG=1`` adds the traceback). A tool that
+tool errors, bad flags and values (click's usage errors included), operating-system
+errors no tool translated (:func:`graphsift.errors.from_os_error`: the file and the
+reason) and bugs (``[internal_error]``; ``GRAPHSIFT_DEBUG=1`` adds the traceback). A tool that
 declares ``on_failure`` hears of every failed call, a command line that did not
 parse included (see :meth:`graphsift.tools.ToolSpec.failed`).
 
@@ -39,7 +40,7 @@ from pydantic.fields import FieldInfo  # noqa: E402
 from graphsift import __version__  # noqa: E402
 from graphsift.config import Settings  # noqa: E402
 from graphsift.contract import Response, parse_request  # noqa: E402
-from graphsift.errors import GraphsiftError, InternalError, InvalidInput  # noqa: E402
+from graphsift.errors import GraphsiftError, InternalError, InvalidInput, from_os_error  # noqa: E402
 from graphsift.runtime import Runtime  # noqa: E402
 from graphsift.tools import UNSET, Arg, CallContext, Progress, Toolset, ToolSpec  # noqa: E402
 from graphsift.toolsets import TOOLSETS, load_toolset  # noqa: E402
@@ -455,6 +456,13 @@ def _fail(error: GraphsiftError) -> int:
     return 2
 
 
+def _home() -> Any:
+    try:
+        return Settings.load().home
+    except GraphsiftError:
+        return None
+
+
 def run(invoke: Callable[[], Any]) -> int:
     """Call ``invoke`` (a non-standalone click ``main``) and turn every failure into one line; the exit status."""
     try:
@@ -471,6 +479,8 @@ def run(invoke: Callable[[], Any]) -> int:
         return _fail(InvalidInput(f"{exc.format_message()}{hint}"))
     except click.ClickException as exc:
         return _fail(InvalidInput(exc.format_message()))
+    except OSError as exc:  # a condition of the file system no tool translated: not a bug
+        return _fail(from_os_error(exc, _home()))
     except Exception as exc:  # noqa: BLE001 - the boundary: a bug becomes one line, not a traceback
         if os.environ.get("GRAPHSIFT_DEBUG"):
             traceback.print_exc()

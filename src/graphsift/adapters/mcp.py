@@ -9,7 +9,8 @@ validates them against the tool's request model (``extra="forbid"``) and every
 The input schema clients see is the request model's JSON schema; the output
 schema is the response model's.
 
-Any other exception is a bug: it is logged with its traceback on stderr and the
+An ``OSError`` no tool translated becomes an error naming the file and the reason
+(:func:`graphsift.errors.from_os_error`). Any other exception is a bug: it is logged with its traceback on stderr and the
 client gets ``[internal_error]`` with the exception's type and message, never the
 SDK's opaque "Error executing tool X". A failed call of a tool that declares
 ``on_failure`` is reported to it (validation failures included). An unknown tool
@@ -49,7 +50,7 @@ from mcp_types import ToolAnnotations
 
 from graphsift import __version__
 from graphsift.contract import parse_request
-from graphsift.errors import GraphsiftError, InternalError, InvalidInput, ProviderError
+from graphsift.errors import GraphsiftError, InternalError, InvalidInput, ProviderError, from_os_error
 from graphsift.llm import LLMRequest, SamplingLLM, SamplingRequired
 from graphsift.runtime import Runtime
 from graphsift.tools import CallContext, Progress, Toolset, ToolSpec
@@ -179,6 +180,9 @@ def _tool(spec: ToolSpec, runtime: Runtime) -> Tool:
         except GraphsiftError as exc:
             await failed(arguments, ctx, context, exc)
             raise ToolError(str(exc)) from exc
+        except OSError as exc:  # a condition of the file system no tool translated: not a bug
+            logger.info("tool %s: %s", spec.name, exc)
+            raise ToolError(str(from_os_error(exc, runtime.settings.home))) from exc
         except Exception as exc:  # noqa: BLE001 - the boundary: no traceback reaches the client
             error = internal_error(exc, f"tool {spec.name}")
             await failed(arguments, ctx, context, error)

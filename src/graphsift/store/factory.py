@@ -16,6 +16,7 @@ from __future__ import annotations
 import fcntl
 import os
 import re
+import threading
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -146,8 +147,10 @@ def open_store(settings: Settings, namespace: str, *, create: bool = False, repa
     """Open a namespace; ``create`` makes it when missing. ``repair`` is what a user is told to do if the
     store turns out to be damaged (it ends every :class:`IndexCorrupted` the store raises).
 
-    Without ``create`` nothing is ever made or initialised: a missing namespace is :class:`NotFound`, and
-    an existing but empty file (left by a crash) is :class:`IndexCorrupted`, never silently recreated.
+    A store is made whole or not at all (SQLite: initialised in a temporary file, then linked into
+    place), so an existing file that is empty or has no schema is damage: :class:`IndexCorrupted`, for
+    writers too, never silently recreated. Without ``create`` nothing is ever made: a missing namespace
+    is :class:`NotFound`.
     """
     if _backend(settings) == "postgres":
         from graphsift.store.postgres import namespaces
@@ -157,22 +160,54 @@ def open_store(settings: Settings, namespace: str, *, create: bool = False, repa
     from graphsift.store.sqlite import SQLiteStore
 
     path = sqlite_path(settings, namespace)
-    if not create:
+    try:
+        size: int | None = _size(path)
+    except NotFound:
+        size = None
+    if size is None:
+        if not create:
+            raise NotFound(f"no store {namespace!r} at {path}")
+        _create_sqlite(path, namespace)
+    else:
         deadline = time.monotonic() + EMPTY_GRACE_S
-        while _size(path) == 0:
-            # Another process may be creating the store right now (the file exists, empty, until SQLite
-            # writes its header); only a file that stays empty was left by an interrupted write.
+        while size == 0:
+            # graphsift makes a store whole before it appears (below), but a process of an older version
+            # may be creating this one right now (the file is empty until SQLite writes its header): only
+            # a file that stays empty was left by an interrupted write.
             if time.monotonic() > deadline:
-                raise IndexCorrupted(f"{path} is empty (a write was interrupted before it began)"
+                raise IndexCorrupted(f"{path} is empty (a write was interrupted, or the file was emptied)"
                                      + (f"; {repair}" if repair else ""))
             time.sleep(0.02)
-    return SQLiteStore(path, namespace, repair=repair)
+            size = _size(path)
+    return SQLiteStore(path, namespace, repair=repair, create=False)
+
+
+def _create_sqlite(path: Path, namespace: str) -> None:
+    """Make a new store file whole: initialise it under a temporary name, then link it into place (when
+    another process made it first, theirs is kept). A crash leaves at most the temporary file."""
+    from graphsift.store.sqlite import SQLiteStore
+
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.new")
+    try:
+        SQLiteStore(temporary, namespace).close()  # closing the last connection folds the WAL into the file
+        try:
+            os.link(temporary, path)
+        except FileExistsError:
+            pass
+        except OSError as exc:
+            raise StoreUnavailable(f"cannot create {path}: {exc.strerror or exc}") from exc
+    finally:
+        for suffix in ("", "-wal", "-shm"):
+            try:
+                Path(f"{temporary}{suffix}").unlink(missing_ok=True)
+            except OSError:
+                pass
 
 
 def _size(path: Path) -> int:
     try:
         return path.stat().st_size
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         raise NotFound(f"no store at {path}") from None
     except OSError as exc:
         raise StoreUnavailable(f"cannot read {path}: {exc.strerror or exc}") from exc

@@ -11,6 +11,12 @@
 - **Embed only what changed**: :meth:`FolderIndex.embed_passages` embeds the passages it is given, in
   one global length order (batches of similar lengths waste less on padding), reporting progress; the
   subclass passes only nodes whose text hash changed.
+- **Keep what was done**: :meth:`FolderIndex.embed_in_steps` embeds in steps of at most
+  :data:`STEP_PASSAGES` passages and hands each step's vectors to the subclass to commit, so an update
+  that is interrupted (a crash, ``kill -9``) keeps its finished steps and the next one resumes there.
+- **Only regular files are read** (:func:`read_file`): a named pipe, a device or a socket named like
+  a file the index reads is never opened (it could block forever), a file is read up to a cap (memory
+  stays flat whatever its size), and every problem comes back as a warning that names the file.
 
 A subclass says which files count (:meth:`list_files`) and how to bring the store up to date
 (:meth:`update`), and gives the repair hint users see when the index is damaged.
@@ -18,9 +24,13 @@ A subclass says which files count (:meth:`list_files`) and how to bring the stor
 
 from __future__ import annotations
 
+import errno
 import hashlib
+import os
+import stat
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -32,6 +42,68 @@ from graphsift.tools import Progress
 from graphsift.watch import ChangeFeed
 
 INDEX_LOCK = "index"
+#: An update commits its embeddings in steps of at most this many passages (see :meth:`FolderIndex.embed_in_steps`).
+STEP_PASSAGES = 256
+
+_KINDS = {stat.S_IFIFO: "a named pipe", stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device",
+          stat.S_IFSOCK: "a socket", stat.S_IFDIR: "a folder"}
+
+
+@dataclass(frozen=True)
+class FileRead:
+    """What :func:`read_file` found: the bytes (None when unusable), the file's size and mtime, and a
+    problem to report (None when the file was read whole)."""
+
+    data: bytes | None
+    size: int
+    mtime: float | None
+    problem: str | None
+
+
+def read_file(path: str | Path, max_bytes: int) -> FileRead:
+    """Read a regular file, at most ``max_bytes`` of it, never opening anything else.
+
+    The file is opened non-blocking and checked with ``fstat`` on the open descriptor, so a named pipe
+    put in place between a listing and the read cannot stall the caller either. Problems: missing,
+    not a regular file (which kind), unreadable (the OS reason), or longer than ``max_bytes`` (the
+    data then holds the first ``max_bytes``).
+    """
+    try:
+        before = os.stat(path)
+    except FileNotFoundError:
+        return FileRead(None, 0, None, "missing")
+    except OSError as exc:
+        reason = "a symbolic link loop" if exc.errno == errno.ELOOP else exc.strerror or str(exc)
+        return FileRead(None, 0, None, f"cannot be read ({reason})")
+    if not stat.S_ISREG(before.st_mode):
+        kind = _KINDS.get(stat.S_IFMT(before.st_mode), "not a regular file")
+        return FileRead(None, 0, before.st_mtime, f"is {kind}, not a regular file; skipped")
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        return FileRead(None, 0, before.st_mtime, f"cannot be read ({exc.strerror or exc})")
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            kind = _KINDS.get(stat.S_IFMT(info.st_mode), "not a regular file")
+            return FileRead(None, 0, info.st_mtime, f"is {kind}, not a regular file; skipped")
+        chunks, left = [], max_bytes + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        data = b"".join(chunks)
+    except OSError as exc:
+        return FileRead(None, 0, before.st_mtime, f"cannot be read ({exc.strerror or exc})")
+    finally:
+        os.close(fd)
+    if len(data) > max_bytes:
+        size = max(info.st_size, len(data))
+        return FileRead(data[:max_bytes], size, info.st_mtime,
+                        f"is {size:,} bytes; only the first {max_bytes:,} are read")
+    return FileRead(data, len(data), info.st_mtime, None)
 
 
 def now_iso() -> str:
@@ -128,8 +200,9 @@ class FolderIndex:
         store = self.store()
         return store if store.get_meta("last_indexed") is not None else None
 
-    def ensure_fresh(self) -> Store:
-        """Build a missing index, update a stale one, check the embedder; return the store."""
+    def ensure_fresh(self, progress: Progress | None = None) -> Store:
+        """Build a missing index, update a stale one (reporting ``progress``), check the embedder; return
+        the store."""
         feed = self.runtime.state(FolderWatches).feed(self.root, self.skip) if self.runtime.watch_files else None
         if feed is not None and not feed.changed():
             store = self._ready()
@@ -139,7 +212,7 @@ class FolderIndex:
         try:
             store = self._ready()
             if store is None or self.stale_files(store):
-                self.sync()
+                self.sync(progress=progress)
             else:
                 self.check_embedder(store)
         except BaseException:
@@ -156,6 +229,38 @@ class FolderIndex:
             return self.update(self.store(create=True), force, progress)
 
     # -- embedding -----------------------------------------------------------------------------------
+
+    def embed_in_steps(
+        self, owners: Sequence[tuple[str, list[str]]], progress: Progress | None,
+        commit: Callable[[dict[str, np.ndarray]], None], step: int | None = None,
+    ) -> int:
+        """Embed ``owners``' passages in steps of at most ``step`` passages (an owner is never split) and
+        call ``commit`` with each step's vectors, so finished steps survive an interruption. Progress
+        counts passages over the whole update. Returns the number of passages embedded."""
+        step = step or STEP_PASSAGES
+        total = sum(len(passages) for _, passages in owners)
+        done = 0
+        group: list[tuple[str, list[str]]] = []
+        size = 0
+
+        def flush() -> None:
+            nonlocal done, size
+            if not group:
+                return
+            offset = done
+            report = (lambda d, _t: progress(offset + d, total)) if progress else None
+            commit(self.embed_passages(group, report))
+            done += size
+            group.clear()
+            size = 0
+
+        for owner, passages in owners:
+            if group and size + len(passages) > step:
+                flush()
+            group.append((owner, passages))
+            size += len(passages)
+        flush()
+        return total
 
     def embed_passages(self, owners: Sequence[tuple[str, list[str]]], progress: Progress | None) -> dict[str, np.ndarray]:
         """Passage vectors per owner id, embedded in one global length order with progress after each block."""

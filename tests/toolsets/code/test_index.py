@@ -106,3 +106,26 @@ def test_incremental_index_equals_a_full_index(embedder, tmp_path, tree, restart
         assert report.restored is restart and report.status == "updated"
         assert dump(index.store()) == fresh_dump(tree, tmp_path / f"full{number}", embedder), f"after change {number}"
     runtime.close()
+
+
+@pytest.mark.parametrize("path, why", [
+    ("/", "is the filesystem root, not one source tree"),
+    ("~", "is your home folder, not one source tree"),
+    ("/tmp/a\x00b", "is not a usable path"),
+    ("/tmp/" + "a" * 300, "is not a usable path"),
+    ("/dev/null", "is not a folder"),
+])
+def test_project_paths_that_cannot_be_one_source_tree_are_refused_before_any_walk(path, why, tmp_path):
+    """Found by the fuzzer: project_path "/" (or "~", or ".." from a server started in a big folder) made a
+    query tool walk and parse everything under it inside one call; a NUL byte or a too long name escaped
+    as an OS error."""
+    from graphsift.errors import InvalidInput
+
+    home = tmp_path / "home"
+    runtime = Runtime(backend.settings_for(home))
+    try:
+        with pytest.raises(InvalidInput, match=why):
+            CodeIndex(runtime, path)
+    finally:
+        runtime.close()
+    assert not (home / "code").exists()

@@ -145,7 +145,7 @@ def test_a_stray_word_is_an_error_not_ignored(rt):
 
 def test_flags_take_values_once_and_in_both_spellings(rt):
     assert command.COMMANDS["search"].fields(["-q", "x", "--limit=3", "--to-date", "2024"]) == {
-        "query": "x", "limit": "3", "to_date": "2024"}
+        "query": "x", "limit": 3, "to_date": "2024"}  # text to the declared type, as the CLI does
     with pytest.raises(InvalidInput, match="--mode is given twice"):
         kg(rt, "search -entity Apple --mode around --mode between")
     with pytest.raises(InvalidInput, match="-q needs a value"):

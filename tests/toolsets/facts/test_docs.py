@@ -20,7 +20,7 @@ import pytest
 from click.testing import CliRunner
 from helpers.backend import env_for
 from helpers.docs import fields as model_fields
-from helpers.docs import inner_model, skill_path, table, tool_sections
+from helpers.docs import inner_model, limit_phrases, skill_path, table, tool_sections
 
 from graphsift.adapters.cli import build_cli
 from graphsift.contract import parse_request
@@ -126,6 +126,15 @@ def test_parameter_types_ranges_and_choices_match_the_schema(tool):
                 assert all(f"`{form}`" in cell for form in ("YYYY-MM-DD", "YYYY-MM", "YYYY")), f"{tool}.{name} period"
             if option.get("type") == "integer":
                 assert "integer" in cell
+
+
+@pytest.mark.parametrize("tool", sorted(SPECS))
+def test_size_limits_are_documented(tool):
+    """Every string and list limit of the request (nested fields too) is in its type cell."""
+    rows = table(sections()[tool], "parameter")
+    for key, field in fields(SPECS[tool].request).items():
+        for phrase in limit_phrases(field):
+            assert phrase in rows[key][0], f"{tool}.{key}: the type cell must say {phrase!r}"
 
 
 # -- outputs -------------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ threshold that is present but invalid is still an error. The shared featmgmt tre
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -82,9 +83,15 @@ def test_unusable_files_fall_back_to_the_default_and_say_so(tmp_path, content, s
 
 
 def test_an_unreadable_file_falls_back(tmp_path):
-    (tmp_path / CONFIG_FILE).mkdir()  # a folder where the file should be: reading it fails
+    (tmp_path / CONFIG_FILE).mkdir()  # a folder where the file should be: never opened
     [warning] = load_project_config(tmp_path).warnings
-    assert "cannot be read" in warning and "using the default" in warning
+    assert "is a folder, not a regular file" in warning and "using the default" in warning
+
+
+def test_a_named_pipe_is_never_opened(tmp_path):
+    os.mkfifo(tmp_path / CONFIG_FILE)  # opening it would wait for a writer forever
+    [warning] = load_project_config(tmp_path).warnings
+    assert "is a named pipe, not a regular file" in warning and "using the default" in warning
 
 
 @pytest.mark.parametrize("content,said", [

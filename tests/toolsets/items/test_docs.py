@@ -14,7 +14,7 @@ import re
 import click
 import pytest
 from helpers import paths as PATHS
-from helpers.docs import fields, front_matter, skill_path, table, tool_sections, usage_lines
+from helpers.docs import fields, front_matter, limit_phrases, skill_path, table, tool_sections, usage_lines
 
 from graphsift.adapters.cli import build_cli
 from graphsift.errors import GraphsiftError
@@ -91,6 +91,15 @@ def test_every_parameter_is_documented_with_type_and_default(tool):
             assert "non-empty" in type_cell, f"{tool}.{name} must not be empty"
         if limits.get("minItems") == 1:
             assert "at least one" in type_cell, f"{tool}.{name} needs at least one element"
+
+
+@pytest.mark.parametrize("tool", sorted(SPECS))
+def test_size_limits_are_documented(tool):
+    """Every string and list limit of the request is in its type cell."""
+    rows = table(tool_sections(skill_text())[tool], "parameter")
+    for name, field in SPECS[tool].request.model_fields.items():
+        for phrase in limit_phrases(field):
+            assert phrase in rows[name][0], f"{tool}.{name}: the type cell must say {phrase!r}"
 
 
 # -- SKILL.md: outputs --------------------------------------------------------------------------

@@ -91,7 +91,8 @@ class SQLiteStore:
     """A :class:`graphsift.store.base.Store` on one SQLite file."""
 
     def __init__(
-        self, path: str | Path, namespace: str = "default", *, repair: str = "", busy_timeout_ms: int = 30_000
+        self, path: str | Path, namespace: str = "default", *, repair: str = "", busy_timeout_ms: int = 30_000,
+        create: bool = True,
     ) -> None:
         self.path = Path(path)
         self.namespace = namespace
@@ -99,6 +100,8 @@ class SQLiteStore:
         #: what to tell a user whose file is damaged (the opener knows: e.g. "run index with force=true")
         self.repair = repair
         self.busy_timeout_s = busy_timeout_ms / 1000
+        #: False: the file must already hold a graphsift schema (the factory makes new files whole)
+        self._create = create
         self._lock = threading.RLock()
         self._depth = 0
         self._snapshot: Snapshot | None = None
@@ -131,7 +134,11 @@ class SQLiteStore:
         self._conn.execute("PRAGMA journal_mode = WAL")
         self._conn.execute("PRAGMA synchronous = NORMAL")
         self._conn.execute("PRAGMA foreign_keys = ON")
-        current = self._conn.execute("PRAGMA user_version").fetchone()[0] == len(migrations.MIGRATIONS)
+        version = self._conn.execute("PRAGMA user_version").fetchone()[0]
+        if version == 0 and not self._create:
+            raise IndexCorrupted(f"{self.path} is not a graphsift store (it has no schema)"
+                                 + (f"; {self.repair}" if self.repair else ""))
+        current = version == len(migrations.MIGRATIONS)
         if current and self.get_meta("namespace") is not None:
             return  # nothing to write: opening never waits for another process's write lock
         with self.atomic():

@@ -52,7 +52,7 @@ from __future__ import annotations
 
 from graphsift.tools import Arg, Cli, Toolset, ToolSpec
 
-from . import models, render, tools
+from . import examples, models, render, tools
 
 INSTRUCTIONS = """\
 A code graph of a (multi-service) source tree: Java, Python, TypeScript/JavaScript. Every tool takes
@@ -76,6 +76,7 @@ TOOLSET = Toolset(
     name="code",
     summary="A code graph of a multi-service source tree, with strict queries.",
     instructions=INSTRUCTIONS,
+    examples=examples.examples,
     tools=[
         _spec("find",
               "List nodes of one kind (symbol, microservice, module, route, client, producer) that match a strict "

@@ -24,6 +24,7 @@ batches. Once the index is fully embedded, a structural update embeds the few no
 
 from __future__ import annotations
 
+import os
 import shlex
 import subprocess
 import threading
@@ -36,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from graphsift.contract import quote
 from graphsift.errors import IndexCorrupted, InvalidInput
 from graphsift.runtime import Runtime
 from graphsift.store import Node, Store, record_embedder
@@ -133,6 +135,28 @@ class UpdateReport:
     seconds: dict[str, float] = field(default_factory=dict)
 
 
+TREE_HELP = "give the root of the source tree to index (a repository or a service folder)"
+
+
+def source_root(project_path: str | Path) -> Path:
+    """``project_path`` resolved, refused unless it is a folder that can be one source tree: never the
+    filesystem root or the home folder (indexing either would walk and parse everything under them)."""
+    given = quote(str(project_path))
+    try:
+        root = Path(os.path.realpath(os.path.expanduser(str(project_path))))
+        is_dir = root.is_dir()
+        home = Path(os.path.realpath(os.path.expanduser("~")))
+    except (ValueError, OSError) as exc:  # a NUL byte, a name too long for the file system, a loop...
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise InvalidInput(f"project_path {given} is not a usable path ({reason}); {TREE_HELP}") from exc
+    if not is_dir:
+        raise InvalidInput(f"project_path {given} is not a folder; {TREE_HELP}")
+    if root == Path(root.anchor) or root == home:
+        what = "the filesystem root" if root == Path(root.anchor) else "your home folder"
+        raise InvalidInput(f"project_path {given} is {what}, not one source tree; {TREE_HELP}")
+    return root
+
+
 class CodeIndex(FolderIndex):
     """The code index of one project folder."""
 
@@ -141,11 +165,7 @@ class CodeIndex(FolderIndex):
     layout = FORMAT
 
     def __init__(self, runtime: Runtime, project_path: str | Path) -> None:
-        root = Path(project_path).expanduser()
-        if not root.is_dir():
-            raise InvalidInput(f"project_path {str(project_path)!r} is not a folder; give the root of the source "
-                               "tree to index (a repository or a service folder)")
-        super().__init__(runtime, root.resolve())
+        super().__init__(runtime, source_root(project_path))
         self._scan: Scan | None = None
 
     def repair_hint(self) -> str:

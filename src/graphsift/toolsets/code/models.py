@@ -17,12 +17,22 @@ from . import filters
 from .edge_keys import EDGE_KEYS
 from .model import SYMBOL_KINDS
 
-ProjectPath = Annotated[str, Field(min_length=1, description="The source tree's root folder (the indexed folder).")]
+# Limits of one request (declared in the JSON schema clients see).
+MAX_PATH = 4096
+MAX_ID = 2000  # a node id, an fqn or an identifier
+MAX_QUERY = 2000
+MAX_NAME = 200
+MAX_FILTER_FIELDS = 20
+MAX_FILTER_TEXT = 10_000
+
+ProjectPath = Annotated[str, Field(min_length=1, max_length=MAX_PATH,
+                                   description="The source tree's root folder (the indexed folder).")]
 NodeKind = Literal[filters.KINDS]  # type: ignore[valid-type]
 EdgeKey = Literal[EDGE_KEYS]  # type: ignore[valid-type]
 HintKind = Literal[(*filters.KINDS, *SYMBOL_KINDS)]  # type: ignore[valid-type]
 Direction = Literal["out", "in", "both"]
-FilterInput = dict[str, Any] | str
+FilterInput = (Annotated[dict[str, Any], Field(max_length=MAX_FILTER_FIELDS)]
+               | Annotated[str, Field(max_length=MAX_FILTER_TEXT)])
 
 
 def _filter_description() -> str:
@@ -97,8 +107,10 @@ class FindResponse(Response):
 
 class DescribeRequest(Request):
     project_path: ProjectPath
-    id: str | None = Field(None, min_length=1, description="A node id (from find, search, resolve or neighbors).")
-    fqn: str | None = Field(None, min_length=1, description="A symbol's exact fqn (an alias of its id; never fuzzy).")
+    id: str | None = Field(None, min_length=1, max_length=MAX_ID,
+                           description="A node id (from find, search, resolve or neighbors).")
+    fqn: str | None = Field(None, min_length=1, max_length=MAX_ID,
+                            description="A symbol's exact fqn (an alias of its id; never fuzzy).")
 
     @model_validator(mode="after")
     def _one_of(self) -> DescribeRequest:
@@ -122,9 +134,9 @@ class DescribeResponse(Response):
 
 class NeighborsRequest(Request):
     project_path: ProjectPath
-    id: str = Field(min_length=1, description="The node whose edges to follow.")
+    id: str = Field(min_length=1, max_length=MAX_ID, description="The node whose edges to follow.")
     edge_types: list[EdgeKey] | None = Field(  # type: ignore[valid-type]
-        None, min_length=1,
+        None, min_length=1, max_length=len(EDGE_KEYS),
         description="Edge keys: stored types, reversed keys (OVERRIDDEN_BY, CALLED_BY...) and member views "
                     "(DECLARES.CALLS...). Null: every stored type.")
     direction: Direction = Field("out", description="out: edges leaving the node; in: entering it; both.")
@@ -175,7 +187,8 @@ class NeighborsResponse(Response):
 
 class SearchRequest(Request):
     project_path: ProjectPath
-    query: str = Field(min_length=1, description="Words, a name or a description of what you look for.")
+    query: str = Field(min_length=1, max_length=MAX_QUERY,
+                       description="Words, a name or a description of what you look for.")
     kind: NodeKind | None = Field(None, description="Only nodes of this kind (null: every kind).")
     filter: FilterInput = Field(default_factory=dict, description=_filter_description() + " Needs kind.")
     limit: int = Field(10, ge=1, le=100, description="Most results returned.")
@@ -213,7 +226,8 @@ class SearchResponse(Response):
 
 class ResolveRequest(Request):
     project_path: ProjectPath
-    identifier: str = Field(min_length=1, description="An fqn, a qualified or simple name, a file path or an id.")
+    identifier: str = Field(min_length=1, max_length=MAX_ID,
+                            description="An fqn, a qualified or simple name, a file path or an id.")
     hint_kind: HintKind | None = Field(  # type: ignore[valid-type]
         None, description="Only nodes of this kind, or symbols of this symbol_kind.")
 
@@ -244,7 +258,8 @@ class ResolveResponse(Response):
 
 class ServiceMapRequest(Request):
     project_path: ProjectPath
-    microservice: str | None = Field(None, min_length=1, description="Focus on this microservice (null: all).")
+    microservice: str | None = Field(None, min_length=1, max_length=MAX_NAME,
+                                     description="Focus on this microservice (null: all).")
     depth: int = Field(1, ge=1, le=5, description="With a focus: services within this many links of it.")
     format: Literal["mermaid", "dot"] = Field("mermaid", description="Mermaid flowchart text or Graphviz DOT.")
 

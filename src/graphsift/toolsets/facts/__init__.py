@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from graphsift.tools import Arg, Cli, Toolset, ToolSpec
-from graphsift.toolsets.facts import cli, command, models, render, split, tools, write
+from graphsift.toolsets.facts import cli, command, examples, models, render, split, tools, write
 
 INSTRUCTIONS = """\
 A dated knowledge graph of what documents say: entities (companies, people, places...), topics,
@@ -23,6 +23,7 @@ TOOLSET = Toolset(
     summary="A dated knowledge graph of entities, topics, documents and facts.",
     instructions=INSTRUCTIONS,
     commands=cli.commands,
+    examples=examples.examples,
     unknown_tool_hint='the original facts server\'s command strings go through kg_execute(command="..."); '
                       'kg_execute(command="help") lists its commands',
     tools=[

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -200,7 +201,7 @@ class Command:
         if flag.kind == "one":
             if flag.field in fields:
                 raise InvalidInput(f"{name} is given twice; give it once")
-            fields[flag.field] = value
+            fields[flag.field] = self._typed(flag.field, value)
         elif flag.kind == "append":
             fields.setdefault(flag.field, []).append(_json_value(name, len(fields.get(flag.field, [])) + 1, value))
         else:
@@ -208,6 +209,21 @@ class Command:
             if not all(names):
                 raise InvalidInput(f"{name} {value!r} has an empty name; separate names with commas: {name} \"A, B\"")
             fields.setdefault(flag.field, []).extend(names)
+
+    def _typed(self, wire: str, value: str) -> Any:
+        """A command line is text: a number field gets the number its text spells (as the CLI's types do),
+        before the strict request model sees it; anything else stays text, for the model to judge."""
+        info = next((f for n, f in self.request.model_fields.items() if (f.alias or n) == wire), None)
+        kinds = {a for a in typing.get_args(info.annotation) if a is not type(None)} if info is not None else set()
+        kinds |= {info.annotation} if info is not None else set()
+        if int in kinds and re.fullmatch(r"[+-]?\d+", value):
+            return int(value)
+        if float in kinds:
+            try:
+                return float(value)
+            except ValueError:
+                return value
+        return value
 
     def _set_positional(self, fields: dict[str, Any], bare: list[str]) -> None:
         target, kind = self.positional

@@ -141,7 +141,7 @@ def extract_record(llm: LLM, request: ExtractDocumentRequest) -> tuple[DocumentR
     for kind, model, target in (("entities", EntityIn, entities), ("topics", TopicIn, topics)):
         for raw in _items(step1, kind, source):
             try:
-                item = model.model_validate(raw)
+                item = model.model_validate(raw, strict=False)  # a model's answer: "0" for 0 is fine
             except ValidationError as exc:
                 skipped.append(f"{kind[:-1]} {json.dumps(raw)[:120]}: {_problem(model, exc)}")
                 continue
@@ -161,7 +161,7 @@ def extract_record(llm: LLM, request: ExtractDocumentRequest) -> tuple[DocumentR
             if isinstance(raw, dict) and not raw.get("date_context"):
                 raw = {**raw, "date_context": request.date}
             try:
-                fact = FactIn.model_validate(raw)
+                fact = FactIn.model_validate(raw, strict=False)
             except ValidationError as exc:
                 skipped.append(f"fact {json.dumps(raw)[:120]}: {_problem(FactIn, exc)}")
                 continue

@@ -20,6 +20,9 @@ numbered searches. Rows:
 
 from __future__ import annotations
 
+import shlex
+
+from graphsift.contract import quote
 from graphsift.errors import InvalidInput, NotFound
 from graphsift.runtime import Runtime
 from graphsift.store import Node, Store, check_embedder, store_location
@@ -54,18 +57,27 @@ class FactsGraph:
     def exists(self) -> bool:
         return self.runtime.store_exists(self.namespace)
 
+    def ingest_command(self, graph: str | None = None) -> str:
+        """The CLI command that adds documents to this graph (or to ``graph``), as printed in hints."""
+        return f"graphsift facts ingest FILE.jsonl --graph {graph or self.name}"
+
+    def repair_hint(self) -> str:
+        """What a damaged graph needs: the exact commands (its folder moved aside, the documents added again)."""
+        folder = shlex.quote(str(self.location))
+        damaged = shlex.quote(f"{self.location}.damaged")
+        return (f"the graph cannot be repaired in place: move it aside and add its documents again: "
+                f"`mv {folder} {damaged} && {self.ingest_command()}`")
+
     def store(self, create: bool = False) -> Store:
         if not create and not self.exists():
             raise NotFound(
                 f"graph {self.name!r} has no data yet; add documents first: add_document (MCP) or "
-                f"graphsift facts ingest FILE.jsonl --graph {self.name}"
+                f"`{self.ingest_command()}` (CLI)"
             )
-        store = self.runtime.open_store(
-            self.namespace, create=create,
-            repair=f"the graph cannot be repaired in place: move {self.location} away and ingest its documents again",
-        )
+        store = self.runtime.open_store(self.namespace, create=create, repair=self.repair_hint())
         check_embedder(store, self.runtime.embedder, what=f"graph {self.name!r}",
-                       repair="use that embedder, or ingest into a new graph (--graph NAME)")
+                       repair="configure the embedder that made it (GRAPHSIFT_EMBEDDER and its settings), or add "
+                              f"the documents to a new graph: `{self.ingest_command('NEW')}`")
         return store
 
     # -- names to nodes ----------------------------------------------------------------------
@@ -86,17 +98,17 @@ class FactsGraph:
             try:
                 mixed = self._lookup(store, given, [other], other)
             except InvalidInput as exc:  # several nodes of the other kind: still the wrong field
-                raise InvalidInput(f"{given!r} is not {ARTICLE[kind]}: {exc.message}; give it under -{other} "
+                raise InvalidInput(f"{quote(given)} is not {ARTICLE[kind]}: {exc.message}; give it under -{other} "
                                    f"(field {other})") from exc
             if mixed is not None:
                 node = mixed[0]
-                raise InvalidInput(f"{given!r} is {ARTICLE[other]} ({node.id}): use -{other} (field {other}), "
+                raise InvalidInput(f"{quote(given)} is {ARTICLE[other]} ({node.id}): use -{other} (field {other}), "
                                    f"not -{kind}")
         nearest = self.nearest(store, given, kinds)
         hint = "; ".join(f"{n.id} ({n.name})" for n in nearest) or "none: the graph has no such nodes yet"
         what = kind or "entity or topic"
         raise NotFound(
-            f"no {what} named {given!r} (by id, name or alias). Nearest: {hint}. Use find with a name and a "
+            f"no {what} named {quote(given)} (by id, name or alias). Nearest: {hint}. Use find with a name and a "
             "definition to look nodes up, then pass a canonical name or id"
         )
 
@@ -122,7 +134,7 @@ class FactsGraph:
                 nodes = store.get_nodes(list(found))
                 listed = "; ".join(f"{n.id} ({n.name}: {n.props.get('definition', '')[:80]})" for n in nodes[:10])
                 plural = {"entity": "entities", "topic": "topics"}.get(kind or "", "entities or topics")
-                raise InvalidInput(f"{given!r} names {len(nodes)} {plural}: {listed}; pass the id instead")
+                raise InvalidInput(f"{quote(given)} names {len(nodes)} {plural}: {listed}; pass the id instead")
         return None
 
     def nearest(self, store: Store, text: str, kinds: list[str], n: int = 5) -> list[Node]:

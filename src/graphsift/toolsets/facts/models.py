@@ -16,21 +16,41 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, field_validator, model_validator
 
-from graphsift.contract import Request, Response
+from graphsift.contract import Request, Response, quote
 from graphsift.toolsets.facts.names import exact_key
 
 GRAPH_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
 DEFAULT_GRAPH = "default"
 MAX_SELECTORS = 20
 
+# Limits of one request (documented in SKILL.md; the JSON schema shows them as maxLength / maxItems).
+#: characters of a name, alias, type or relationship; of a definition or sentence; of one chunk
+MAX_NAME = 500
+MAX_DEFINITION = 2000
+MAX_CHUNK = 20_000
+#: entries of one document record
+MAX_CHUNKS = 1000
+MAX_ENTITIES = 500
+MAX_TOPICS = 500
+MAX_FACTS = 2000
+MAX_ALIASES = 50
+#: characters of a document extract_document reads
+MAX_TEXT = 200_000
+#: characters of a search query, a source and a file path
+MAX_QUERY = 1000
+MAX_SOURCE = 2000
+MAX_PATH = 4096
+#: characters of a kg_execute command line
+MAX_COMMAND = 10_000
+
 
 def _iso_date(value: str) -> str:
     try:
         dt.date.fromisoformat(value)
     except ValueError as exc:
-        raise ValueError(f"{value!r} is not a date: use YYYY-MM-DD, e.g. 2025-10-15") from exc
+        raise ValueError(f"{quote(value)} is not a date: use YYYY-MM-DD, e.g. 2025-10-15") from exc
     if len(value) != 10:
-        raise ValueError(f"{value!r} is not a date: use YYYY-MM-DD, e.g. 2025-10-15")
+        raise ValueError(f"{quote(value)} is not a date: use YYYY-MM-DD, e.g. 2025-10-15")
     return value
 
 
@@ -41,11 +61,11 @@ PERIOD_FORM = "use YYYY-MM-DD (a day), YYYY-MM (a month) or YYYY (a year), e.g. 
 def _period(value: str) -> str:
     """A day, a month or a year; ``period_bounds`` turns it into its first and last day."""
     if not re.fullmatch(PERIOD_PATTERN, value):
-        raise ValueError(f"{value!r} is not a date: {PERIOD_FORM}")
+        raise ValueError(f"{quote(value)} is not a date: {PERIOD_FORM}")
     try:
         period_bounds(value)
     except ValueError as exc:
-        raise ValueError(f"{value!r} is not a date ({exc}): {PERIOD_FORM}") from exc
+        raise ValueError(f"{quote(value)} is not a date ({exc}): {PERIOD_FORM}") from exc
     return value
 
 
@@ -63,9 +83,12 @@ def period_bounds(value: str) -> tuple[str, str]:
     return first.isoformat(), dt.date(parts[0], 12, 31).isoformat()
 
 
-Text = Annotated[str, Field(min_length=1, pattern=r"\S")]
-IsoDate = Annotated[str, Field(min_length=1, json_schema_extra={"format": "date"}), AfterValidator(_iso_date)]
-Period = Annotated[str, Field(min_length=1, json_schema_extra={"pattern": PERIOD_PATTERN}), AfterValidator(_period)]
+Name = Annotated[str, Field(min_length=1, max_length=MAX_NAME, pattern=r"\S")]
+Definition = Annotated[str, Field(min_length=1, max_length=MAX_DEFINITION, pattern=r"\S")]
+IsoDate = Annotated[str, Field(min_length=1, max_length=10, json_schema_extra={"format": "date"}),
+                    AfterValidator(_iso_date)]
+Period = Annotated[str, Field(min_length=1, max_length=10, json_schema_extra={"pattern": PERIOD_PATTERN}),
+                   AfterValidator(_period)]
 Graph = Annotated[
     str,
     Field(pattern=GRAPH_PATTERN, description="Graph name (lower-case letters, digits, - and _); each graph is its own store."),
@@ -85,35 +108,39 @@ SEARCH_FORM = 'entity=["Apple Inc", "Microsoft Corp"] (CLI: -entity "Apple Inc, 
 
 
 class EntityIn(Request):
-    name: Text = Field(description="The name used in this document, e.g. Apple Inc.")
-    type: Text = Field(description="Company, Person, Organization, Location, Product, Event, ... (free text).")
-    definition: Text = Field(description="One sentence saying what it is; resolution compares definitions.")
-    aliases: list[Text] = Field(default_factory=list, description="Other names used for it in this document.")
+    name: Name = Field(description="The name used in this document, e.g. Apple Inc.")
+    type: Name = Field(description="Company, Person, Organization, Location, Product, Event, ... (free text).")
+    definition: Definition = Field(description="One sentence saying what it is; resolution compares definitions.")
+    aliases: list[Name] = Field(default_factory=list, max_length=MAX_ALIASES,
+                                description="Other names used for it in this document.")
 
 
 class TopicIn(Request):
-    name: Text = Field(description="The topic, e.g. Inflation.")
-    definition: Text = Field(description="One sentence saying what the topic covers.")
-    aliases: list[Text] = Field(default_factory=list, description="Other names used for it in this document.")
+    name: Name = Field(description="The topic, e.g. Inflation.")
+    definition: Definition = Field(description="One sentence saying what the topic covers.")
+    aliases: list[Name] = Field(default_factory=list, max_length=MAX_ALIASES,
+                                description="Other names used for it in this document.")
 
 
 class FactIn(Request):
-    subject: Text = Field(description="Name or alias of an entity or topic of this record.")
-    relationship: Text = Field(description="What the subject does to the object, e.g. acquired.")
-    object: Text = Field(description="Name or alias of an entity or topic of this record.")
-    sentence: Text = Field(description="A self-contained sentence stating the fact.")
-    date_context: Text | None = Field(None, description="When it happened, as the text says; default: the document date.")
+    subject: Name = Field(description="Name or alias of an entity or topic of this record.")
+    relationship: Name = Field(description="What the subject does to the object, e.g. acquired.")
+    object: Name = Field(description="Name or alias of an entity or topic of this record.")
+    sentence: Definition = Field(description="A self-contained sentence stating the fact.")
+    date_context: Name | None = Field(None, description="When it happened, as the text says; default: the document date.")
     chunk: int = Field(ge=0, description="Index (from 0) of the chunk the fact comes from.")
 
 
 class DocumentRecord(Request):
-    name: Text = Field(description="Document name; with source it identifies the document.")
+    name: Name = Field(description="Document name; with source it identifies the document.")
     date: IsoDate = Field(description="Document date, YYYY-MM-DD; every fact of the document carries it.")
-    source: str = Field("", description="Where the document comes from (URL, path); part of its identity.")
-    chunks: list[Text] = Field(min_length=1, description="The document's text, split into chunks.")
-    entities: list[EntityIn] = Field(default_factory=list)
-    topics: list[TopicIn] = Field(default_factory=list)
-    facts: list[FactIn] = Field(default_factory=list)
+    source: str = Field("", max_length=MAX_SOURCE,
+                        description="Where the document comes from (URL, path); part of its identity.")
+    chunks: list[Annotated[str, Field(min_length=1, max_length=MAX_CHUNK, pattern=r"\S")]] = Field(
+        min_length=1, max_length=MAX_CHUNKS, description="The document's text, split into chunks.")
+    entities: list[EntityIn] = Field(default_factory=list, max_length=MAX_ENTITIES)
+    topics: list[TopicIn] = Field(default_factory=list, max_length=MAX_TOPICS)
+    facts: list[FactIn] = Field(default_factory=list, max_length=MAX_FACTS)
 
     @model_validator(mode="after")
     def _references_resolve(self) -> DocumentRecord:
@@ -125,7 +152,7 @@ class DocumentRecord(Request):
             for item in items:
                 key = exact_key(item.name)
                 if key in seen:
-                    raise ValueError(f"{kind} names must be unique in a record: {seen[key]!r} and {item.name!r} "
+                    raise ValueError(f"{kind} names must be unique in a record: {quote(seen[key])} and {quote(item.name)} "
                                      "are the same name; give one entry (with aliases)")
                 seen[key] = item.name
             for item in items:
@@ -133,15 +160,17 @@ class DocumentRecord(Request):
                     key = exact_key(label)
                     other = names.get(key)
                     if other is not None and other != (kind, item.name):
-                        raise ValueError(f"{label!r} names both {other[0]} {other[1]!r} and {kind} {item.name!r}; "
+                        raise ValueError(f"{quote(label)} names both {other[0]} {quote(other[1])} and {kind} {quote(item.name)}; "
                                          "names and aliases must point at one entity or topic")
                     names[key] = (kind, item.name)
-        valid = ", ".join(sorted({v[1] for v in names.values()})) or "(none)"
+        every = sorted({v[1] for v in names.values()})
+        valid = ", ".join(quote(n, 40) for n in every[:20]) + (f" and {len(every) - 20} more" if len(every) > 20 else "")
+        valid = valid or "(none)"
         for i, fact in enumerate(self.facts):
             for end in ("subject", "object"):
                 label = getattr(fact, end)
                 if exact_key(label) not in names:
-                    raise ValueError(f"facts[{i}].{end} {label!r} is not the name or alias of an entity or topic of "
+                    raise ValueError(f"facts[{i}].{end} {quote(label)} is not the name or alias of an entity or topic of "
                                      f"this record; names: {valid}")
             if fact.chunk >= len(self.chunks):
                 raise ValueError(f"facts[{i}].chunk is {fact.chunk} but the record has {len(self.chunks)} chunk(s) "
@@ -165,15 +194,17 @@ class AddDocumentRequest(DocumentRecord):
 class IngestRequest(Request):
     """``graphsift facts ingest`` (CLI only: over MCP the agent sends records with add_document)."""
 
-    file: Text = Field(description="A JSONL file: one DocumentRecord per line.")
+    file: Annotated[str, Field(min_length=1, max_length=MAX_PATH, pattern=r"\S")] = Field(
+        description="A JSONL file: one DocumentRecord per line.")
     graph: Graph = DEFAULT_GRAPH
 
 
 class ExtractDocumentRequest(Request):
-    name: Text = Field(description="Document name (CLI: the file name).")
+    name: Name = Field(description="Document name (CLI: the file name).")
     date: IsoDate = Field(description="Document date, YYYY-MM-DD (CLI: --date, default the file's modification date).")
-    text: Text = Field(description="The document's full text (CLI: the file's contents).")
-    source: str = Field("", description="Where it comes from (CLI: --source, default the file's path).")
+    text: Annotated[str, Field(min_length=1, max_length=MAX_TEXT, pattern=r"\S")] = Field(
+        description="The document's full text (CLI: the file's contents).")
+    source: str = Field("", max_length=MAX_SOURCE, description="Where it comes from (CLI: --source, default the file's path).")
     graph: Graph = DEFAULT_GRAPH
 
 
@@ -181,9 +212,9 @@ class ExtractDocumentRequest(Request):
 
 
 class Selector(Request):
-    name: Text = Field(description="The name you are looking for.")
-    definition: Text = Field(description="What you mean by it; the query text is '{name}: {definition}'.")
-    id: Text | None = Field(None, description="Your own label for this selector, echoed back.")
+    name: Name = Field(description="The name you are looking for.")
+    definition: Definition = Field(description="What you mean by it; the query text is '{name}: {definition}'.")
+    id: Name | None = Field(None, description="Your own label for this selector, echoed back.")
 
 
 def _strict_selectors(value: Any, field: str) -> Any:
@@ -236,13 +267,14 @@ class FindRequest(Request):
 
 
 class SearchRequest(Request):
-    entity: list[Text] = Field(default_factory=list, max_length=50,
+    entity: list[Name] = Field(default_factory=list, max_length=50,
                                description="Entities by canonical name, alias or node id.")
-    topic: list[Text] = Field(default_factory=list, max_length=50,
+    topic: list[Name] = Field(default_factory=list, max_length=50,
                               description="Topics by canonical name, alias or node id.")
     mode: Literal["around", "between"] = Field(
         "around", description="around: facts with subject or object selected; between: both selected.")
-    query: Text | None = Field(None, description="Rank the filtered facts by relevance to this text.")
+    query: Annotated[str, Field(min_length=1, max_length=MAX_QUERY, pattern=r"\S")] | None = Field(
+        None, description="Rank the filtered facts by relevance to this text.")
     from_: Period | None = Field(
         None, alias="from",
         description="Only facts whose document date is on or after this day, or the first day of this month or year "
@@ -292,18 +324,19 @@ class SearchRequest(Request):
 class CatRequest(Request):
     numbers: list[Annotated[int, Field(ge=1)]] = Field(min_length=1, max_length=50,
                                                        description="Result numbers of the latest search.")
-    search_id: Text | None = Field(None, description="Expand this search instead of the session's latest.")
+    search_id: Annotated[str, Field(min_length=1, max_length=64, pattern=r"\S")] | None = Field(
+        None, description="Expand this search instead of the session's latest.")
     graph: Graph = DEFAULT_GRAPH
 
 
 class InfoRequest(Request):
-    name: Text = Field(description="An entity or topic: canonical name, alias or node id.")
+    name: Name = Field(description="An entity or topic: canonical name, alias or node id.")
     graph: Graph = DEFAULT_GRAPH
 
 
 class LsRequest(Request):
     what: Literal["entities", "topics", "documents"]
-    type: Text | None = Field(None, description="Only entities of this type (compared case-insensitively), filtered "
+    type: Name | None = Field(None, description="Only entities of this type (compared case-insensitively), filtered "
                                                 "before offset and limit; entities only.")
     limit: int = Field(50, ge=1, le=1000, description="Most rows in this page.")
     offset: int = Field(0, ge=0, description="Rows to skip first (the next page starts at offset + limit).")
@@ -322,8 +355,8 @@ class StatsRequest(Request):
 
 
 class SplitRequest(Request):
-    name: Text = Field(description="The entity or topic to split: canonical name, alias or node id.")
-    mentions: list[Text] = Field(
+    name: Name = Field(description="The entity or topic to split: canonical name, alias or node id.")
+    mentions: list[Name] = Field(
         min_length=1, max_length=100,
         description="The mentions that leave it for a new node: mention ids as info lists them (8 characters, or "
                     "legacy), or names as a mention gave them (every mention with that name).")
@@ -586,7 +619,7 @@ CommandName = Literal["find", "search", "cat", "info", "ls", "stats", "help"]
 
 
 class ExecuteRequest(Request):
-    command: Text = Field(description=(
+    command: Annotated[str, Field(min_length=1, max_length=MAX_COMMAND, pattern=r"\S")] = Field(description=(
         "One command line of the original facts server: find --entity {\"name\": \"Apple\", \"definition\": "
         "\"US technology company\"} | search -entity \"Apple Inc, Microsoft Corp\" [--mode between] [-q TEXT] "
         "[--from DATE] [--to-date DATE] | cat 1 2 | info Apple Inc | ls entities [-type company] | stats | help."))

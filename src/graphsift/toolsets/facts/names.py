@@ -129,8 +129,26 @@ def mention_key(kind: str, name: str, definition: str, type: str | None = None) 
     return "m:" + hashlib.sha1(raw).hexdigest()[:20]
 
 
+def _fold_latin(name: str) -> str:
+    """Accents dropped from Latin letters ("Café" -> "cafe"); other scripts kept as written ("Αθήνα",
+    "東京", "दिल्ली"), case-folded."""
+    kept: list[str] = []
+    after_ascii = False
+    for char in unicodedata.normalize("NFKD", name):
+        if unicodedata.combining(char) and after_ascii:
+            continue
+        kept.append(char)
+        after_ascii = char.isascii()
+    return unicodedata.normalize("NFC", "".join(kept)).casefold()
+
+
 def slug(name: str, limit: int = 48) -> str:
-    text = "-".join(words(name))[:limit].strip("-")
+    """The readable part of a node id: the name's words joined by "-", Latin letters without accents and
+    other scripts kept ("Apple Inc." -> "apple-inc", "東京都" -> "東京都", "Москва" -> "москва")."""
+    folded = _fold_latin(name).replace("&", " and ")
+    # letters, digits and the marks that belong to them (Devanagari vowel signs are marks)
+    kept = "".join(c if c.isalnum() or unicodedata.category(c)[0] == "M" else " " for c in folded)
+    text = "-".join(kept.split())[:limit].strip("-")
     return text or "node"
 
 

@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from graphsift.contract import quote
 from graphsift.errors import InvalidInput, NotFound
 from graphsift.runtime import Runtime
 from graphsift.tools import CallContext
@@ -138,7 +139,7 @@ def recall(runtime: Runtime, folder: Path, graph: str, context: CallContext, sea
             raise InvalidInput(f"no search yet on graph {graph!r}: run graphsift facts search first, then cat N")
         found = data["searches"].get(wanted)
         if found is None:
-            raise NotFound(f"no search {wanted!r} on graph {graph!r} (the CLI keeps the last {FILE_SEARCHES}); "
+            raise NotFound(f"no search {quote(wanted)} on graph {graph!r} (the CLI keeps the last {FILE_SEARCHES}); "
                            "search again")
         return SavedSearch(**found)
     memory = runtime.state(Searches)
@@ -157,5 +158,5 @@ def recall(runtime: Runtime, folder: Path, graph: str, context: CallContext, sea
             search_id = latest
         found = memory.searches.get(search_id)
     if found is None or found.graph != graph or found.session != context.session:
-        raise NotFound(f"no search {search_id!r} in this session on graph {graph!r}; search again")
+        raise NotFound(f"no search {quote(search_id)} in this session on graph {graph!r}; search again")
     return found

@@ -15,9 +15,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from pydantic import ValidationError
-
-from graphsift.contract import format_validation_error
+from graphsift.contract import parse_request, quote
 from graphsift.errors import InvalidInput
 from graphsift.store import Edge, Node, Store, record_embedder
 from graphsift.store.factory import EMBEDDER_META
@@ -215,7 +213,8 @@ class Writer:
 
 
 def _records(path: Path) -> Iterator[tuple[int, DocumentRecord]]:
-    with path.open(encoding="utf-8") as fh:
+    """Each line's record, held to the same contract as add_document (strict types, limits)."""
+    with path.open(encoding="utf-8", errors="surrogateescape") as fh:
         for lineno, line in enumerate(fh, 1):
             if not line.strip():
                 continue
@@ -226,20 +225,30 @@ def _records(path: Path) -> Iterator[tuple[int, DocumentRecord]]:
             if not isinstance(data, dict):
                 raise InvalidInput(f"{path}:{lineno} is not a JSON object; nothing was written")
             try:
-                yield lineno, DocumentRecord.model_validate(data)
-            except ValidationError as exc:
-                raise InvalidInput(
-                    f"{path}:{lineno}: {format_validation_error(DocumentRecord, exc)} Nothing was written"
-                ) from exc
+                yield lineno, parse_request(DocumentRecord, data)
+            except InvalidInput as exc:
+                raise InvalidInput(f"{path}:{lineno}: {exc.message} Nothing was written") from exc
 
 
 def ingest_file(graph: FactsGraph, path: str | Path, progress: Progress | None = None) -> IngestResponse:
-    """Validate the whole file first (a bad line writes nothing), then write it batch by batch."""
+    """Validate the whole file first (a bad line writes nothing), then write it batch by batch.
+
+    Two ingests of one file into one graph (two terminals, a retried job) write one after the other:
+    the second waits for the first, then finds every document unchanged and embeds nothing.
+    """
     started = time.perf_counter()
     path = Path(path)
     if not path.is_file():
-        raise InvalidInput(f"{path} is not a file; give a JSONL file with one document record per line")
+        raise InvalidInput(f"{quote(str(path))} is not a file; give a JSONL file with one document record per line")
     total = sum(1 for _ in _records(path))
+    if not total:
+        raise InvalidInput(f"{path} holds no document records (one JSON object per line)")
+    key = "ingest-" + hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:16]
+    with graph.runtime.lock(graph.namespace, key):
+        return _write_file(graph, path, total, progress, started)
+
+
+def _write_file(graph: FactsGraph, path: Path, total: int, progress: Progress | None, started: float) -> IngestResponse:
     writer = Writer(graph)
     outcomes: list[AddDocumentResponse] = []
     batch: list[DocumentRecord] = []

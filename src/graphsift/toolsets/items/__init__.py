@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from graphsift.tools import Arg, Cli, Toolset, ToolSpec
-from graphsift.toolsets.items import models, render, tools
+from graphsift.toolsets.items import examples, models, render, tools
 
 INSTRUCTIONS = """\
 Search and de-duplicate the work items of a feature-management folder (bugs/, features/,
@@ -20,6 +20,7 @@ TOOLSET = Toolset(
     name="items",
     summary="Semantic search and duplicate detection over a feature-management folder.",
     instructions=INSTRUCTIONS,
+    examples=examples.examples,
     tools=[
         ToolSpec(
             name="search",
@@ -35,6 +36,7 @@ TOOLSET = Toolset(
             run=tools.search,
             render=render.search,
             read_only=False,  # builds or refreshes the index first
+            progress=True,
             mcp_text="json",
             cli=Cli(help="Find items by meaning and keywords.", args={
                 "query": Arg(positional=True), "project_path": PROJECT, "item_types": TYPES,
@@ -72,7 +74,8 @@ TOOLSET = Toolset(
             response=models.CheckDuplicatesResponse,
             run=tools.check_duplicates,
             render=render.check_duplicates,
-            read_only=False,
+            read_only=False,  # builds or refreshes the index first
+            progress=True,
             mcp_text="json",
             cli=Cli(help="Check whether an item already exists before creating it.",
                     args={"project_path": PROJECT, "item_type": TYPES}),
@@ -88,7 +91,8 @@ TOOLSET = Toolset(
             response=models.GetSimilarResponse,
             run=tools.get_similar,
             render=render.get_similar,
-            read_only=False,
+            read_only=False,  # builds or refreshes the index first
+            progress=True,
             mcp_text="json",
             cli=Cli(command="similar", help="List the items most similar to ITEM_ID.", args={
                 "item_id": Arg(positional=True), "project_path": PROJECT, "limit": Arg(short="-n"),

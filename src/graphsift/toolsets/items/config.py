@@ -23,11 +23,15 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from graphsift.contract import quote
 from graphsift.errors import ConfigError
 from graphsift.roots import ESCAPES, escapes
+from graphsift.toolsets.folder_index import read_file
 
 CONFIG_FILE = ".agent-config.json"
 THRESHOLD_KEY = "duplicate_similarity_threshold"
+#: A config file is read up to this size (a longer one is reported and the defaults are used).
+MAX_CONFIG_BYTES = 1_048_576
 
 
 class ProjectConfig(BaseModel):
@@ -61,20 +65,23 @@ def load_project_config(project_path: str | Path, roots: tuple[Path, ...] = ()) 
     default = f"using the default {THRESHOLD_KEY} {DEFAULT.duplicate_similarity_threshold:g}"
     if roots and escapes(path, roots):
         return ConfigReading(DEFAULT, (f"{CONFIG_FILE}: {ESCAPES}; {default}",))
-    try:
-        text = path.read_bytes().decode("utf-8-sig")
-    except FileNotFoundError:
+    found = read_file(path, MAX_CONFIG_BYTES)  # a regular file only: a named pipe here must not stall a tool
+    if found.problem == "missing":
         return ConfigReading(DEFAULT)
-    except OSError as exc:
-        return ConfigReading(DEFAULT, (f"{path}: cannot be read ({exc.strerror or exc}); {default}",))
+    if found.problem is not None:
+        return ConfigReading(DEFAULT, (f"{path}: {found.problem}; {default}",))
+    try:
+        text = found.data.decode("utf-8-sig")
     except UnicodeDecodeError:
         return ConfigReading(DEFAULT, (f"{path}: not UTF-8 text; {default}",))
     try:
         data = json.loads(text)
+    except RecursionError:
+        return ConfigReading(DEFAULT, (f"{path}: not usable JSON (nested too deeply); {default}",))
     except json.JSONDecodeError as strict:
         try:
             data = json.loads(strip_jsonc(text))
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             return _scan(path, text, strict, default)
     if not isinstance(data, dict):
         return ConfigReading(DEFAULT, (f"{path}: expected a JSON object, got {type(data).__name__}; {default}",))
@@ -101,7 +108,7 @@ def _validate(path: Path, data: dict) -> ProjectConfig:
     try:
         return ProjectConfig.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc']))} {e['msg'].lower()} (got {e.get('input')!r})"
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))} {e['msg'].lower()} (got {quote(e.get('input'))})"
                              for e in exc.errors())
         raise ConfigError(f"{path}: {problems}; {THRESHOLD_KEY} must be a number between 0 and 1; fix it, or remove "
                           f"the key to use the default {DEFAULT.duplicate_similarity_threshold:g}") from exc
@@ -195,10 +202,10 @@ def top_level_values(text: str, key: str) -> list[object]:
                     try:
                         value, end = decoder.raw_decode(text, start)
                     except json.JSONDecodeError as exc:
-                        raise _Unreadable(f"{key} is present but its value {line!r} is not a JSON value "
+                        raise _Unreadable(f"{key} is present but its value {quote(line)} is not a JSON value "
                                           f"({exc.msg})") from exc
                     if _next_significant(text, end) not in (",", "}", '"', ""):  # "0.7x": not just a value
-                        raise _Unreadable(f"{key} is present but its value {line!r} is not a JSON value")
+                        raise _Unreadable(f"{key} is present but its value {quote(line)} is not a JSON value")
                     values.append(value)
             i = end
             continue

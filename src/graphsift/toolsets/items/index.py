@@ -5,12 +5,19 @@ Where the index lives, its freshness check and its locks are :class:`FolderIndex
 project path, the scan warnings and the embedder (name, dimension, passage layout).
 Only items whose indexed text changed are embedded again, and an update reads only
 the item folders whose files changed (the rest are rebuilt from their nodes).
+
+Bounded work per item: at most :data:`MAX_PASSAGES` passages of an item are embedded
+(its beginning: the title and description first, then the implementation text); the
+rest of its text is still found by keywords, and the item carries a warning saying so.
+Embeddings are committed in steps as they are made, so an interrupted update keeps
+them and the next one carries on from there.
 """
 
 from __future__ import annotations
 
 import shlex
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -34,6 +41,9 @@ KIND = "item"
 #: How item text becomes passages (see :func:`item_passages`); a change needs a rebuild.
 #: 1: the implementation windows repeated the title; 2: they do not.
 PASSAGE_LAYOUT = 2
+#: At most this many passages of one item are embedded (about 6,000 word pieces; the longest item of the
+#: real featmgmt tree in the shared data has 24, so real items are embedded whole).
+MAX_PASSAGES = 32
 
 
 class ItemIndex(FolderIndex):
@@ -49,18 +59,17 @@ class ItemIndex(FolderIndex):
         super().__init__(runtime, check_layout(project_path))
 
     def repair_hint(self) -> str:
-        return (f"run the index tool with force=true (CLI: graphsift items index --force -p "
-                f"{shlex.quote(str(self.root))})")
+        return (f"run the index tool with force=true (CLI: `graphsift items index --force -p "
+                f"{shlex.quote(str(self.root))}`)")
 
     def list_files(self) -> dict[str, float]:
         return list_item_files(self.root, self.runtime.roots)
 
     def update(self, store: Store, force: bool, progress: Progress | None) -> IndexResponse:
-        """Bring the index up to date in one transaction; embed only new or changed text."""
+        """Bring the index up to date; embed only new or changed text, committing embeddings in steps."""
         started = time.perf_counter()
         existed = store.get_meta("last_indexed") is not None
-        if existed:
-            self.check_embedder(store)
+        self.check_embedder(store)  # also a first build that was interrupted: its vectors must match
         indexed_files: dict[str, float] = store.get_meta("files") or {}
         current_files = self.list_files()
         if existed and current_files == indexed_files:
@@ -69,31 +78,46 @@ class ItemIndex(FolderIndex):
         unchanged = _unchanged_items(store, indexed_files, current_files) if existed else {}
         scan = scan_project(self.root, unchanged, self.runtime.roots)
         known = store.node_hashes(KIND)
-        current = {item.item_id: item for item in scan.items}
-        to_embed = [item for item in scan.items if known.get(item.item_id) != item.content_hash]
+        # Read again (new text, files whose mtime moved, or a node stored before it kept its warnings):
+        # these nodes are rewritten; their passages are cut to MAX_PASSAGES (with a warning on the item).
+        embedder = self.runtime.embedder
+        touched, passages = [], {}
+        for item in scan.items:
+            if unchanged.get(item.path) is item and known.get(item.item_id) == item.content_hash:
+                continue
+            cut, warning = capped_passages(item, embedder)
+            if warning:
+                item = replace(item, warnings=(*item.warnings, warning))
+                scan.warnings.append(warning)
+            touched.append(item)
+            passages[item.item_id] = cut
+        to_embed = [item for item in touched if known.get(item.item_id) != item.content_hash]
+        current = {item.item_id for item in scan.items}
         removed = [item_id for item_id in known if item_id not in current]
-        vectors = self._embed(to_embed, progress)
+        by_id = {item.item_id: item for item in to_embed}
+        committed: set[str] = set()
 
-        # Rewrite only what was read again: new text, files whose mtime moved (props change), or a node
-        # stored before it kept its scan warnings.
-        touched = [item for item in scan.items if item.item_id in vectors or unchanged.get(item.path) is not item]
+        def commit(vectors: dict[str, np.ndarray]) -> None:
+            with store.atomic():
+                store.upsert_nodes([_node(by_id[i], v) for i, v in vectors.items()])
+                if store.get_meta("embedder") is None:
+                    record_embedder(store, embedder, {"layout": PASSAGE_LAYOUT})
+            committed.update(vectors)
+
         # No other update of this project runs meanwhile (FolderIndex.sync holds the index lock), so the
         # hashes read above still hold: a node written without vectors keeps the ones its text made.
+        self.embed_in_steps([(item.item_id, passages[item.item_id]) for item in to_embed], progress, commit)
         with store.atomic():
-            store.upsert_nodes([_node(item, vectors.get(item.item_id)) for item in touched])
+            store.upsert_nodes([_node(item, None) for item in touched if item.item_id not in committed])
             store.delete_nodes(removed)
             store.set_meta("project_path", str(self.root))
             store.set_meta("files", current_files)
             store.set_meta("warnings", scan.warnings)
             store.set_meta("last_indexed", now_iso())
-            if to_embed or store.get_meta("embedder") is None:
-                record_embedder(store, self.runtime.embedder, {"layout": PASSAGE_LAYOUT})
+            if store.get_meta("embedder") is None:
+                record_embedder(store, embedder, {"layout": PASSAGE_LAYOUT})
         status = "rebuilt" if force else ("updated" if existed else "created")
         return self._response(status, store, len(to_embed), len(removed), started, scan.warnings)
-
-    def _embed(self, items: list[ScannedItem], progress: Progress | None) -> dict[str, np.ndarray]:
-        embedder = self.runtime.embedder
-        return self.embed_passages([(item.item_id, item_passages(item, embedder)) for item in items], progress)
 
     def _response(
         self, status: str, store: Store, updated: int, removed: int, started: float, warnings: list[str]
@@ -159,6 +183,17 @@ def item_passages(item: ScannedItem, embedder: Embedder) -> list[str]:
     if item.body.strip():
         passages += embedder.passages(f"IMPLEMENTATION:\n{item.body}")
     return passages
+
+
+def capped_passages(item: ScannedItem, embedder: Embedder) -> tuple[list[str], str | None]:
+    """The passages of ``item`` that are embedded (at most :data:`MAX_PASSAGES`) and a warning when some
+    were left out."""
+    passages = item_passages(item, embedder)
+    if len(passages) <= MAX_PASSAGES:
+        return passages, None
+    return passages[:MAX_PASSAGES], (
+        f"{item.path}: long text ({len(passages)} passages); only the first {MAX_PASSAGES} are embedded, the rest "
+        "is found by keywords only")
 
 
 def _node(item: ScannedItem, vectors: np.ndarray | None) -> Node:

@@ -16,10 +16,19 @@ ItemType = Literal["bug", "feature", "action", "inquiry"]
 Recommendation = Literal["LIKELY_DUPLICATE", "POSSIBLY_RELATED"]
 Relationship = Literal["LIKELY_DUPLICATE", "POSSIBLY_RELATED", "SIMILAR"]
 
-NonEmpty = Annotated[str, Field(min_length=1, pattern=r"\S")]
+# Limits of one request (documented in SKILL.md; the JSON schema shows them as maxLength / maxItems).
+#: characters of a query, a title, a description (what check_duplicates compares), a path, a status or id
+MAX_QUERY = 10_000
+MAX_TITLE = 1000
+MAX_DESCRIPTION = 100_000
+MAX_PATH = 4096
+MAX_NAME = 200
+
+NonEmpty = Annotated[str, Field(min_length=1, max_length=MAX_NAME, pattern=r"\S")]
 ProjectPath = Annotated[
     str,
-    Field(min_length=1, pattern=r"\S", description="Path of the feature-management folder (holds bugs/, features/, ...)."),
+    Field(min_length=1, max_length=MAX_PATH, pattern=r"\S",
+          description="Path of the feature-management folder (holds bugs/, features/, ...)."),
 ]
 Score = Annotated[float, Field(ge=0.0, le=1.0)]
 
@@ -28,10 +37,12 @@ Score = Annotated[float, Field(ge=0.0, le=1.0)]
 
 
 class SearchRequest(Request):
-    query: NonEmpty = Field(description="Free-text question or description; matched by meaning and keywords.")
+    query: Annotated[str, Field(min_length=1, max_length=MAX_QUERY, pattern=r"\S")] = Field(
+        description="Free-text question or description; matched by meaning and keywords.")
     project_path: ProjectPath
-    item_types: list[ItemType] | None = Field(None, min_length=1, description="Only these item types.")
-    status: list[NonEmpty] | None = Field(None, min_length=1, description="Only items whose status is one of these.")
+    item_types: list[ItemType] | None = Field(None, min_length=1, max_length=4, description="Only these item types.")
+    status: list[NonEmpty] | None = Field(None, min_length=1, max_length=20,
+                                          description="Only items whose status is one of these.")
     include_completed: bool = Field(False, description="Also search items archived under completed/.")
     limit: int = Field(10, ge=1, le=100, description="Most results to return.")
     threshold: Score = Field(0.5, description="Minimum similarity_score (cosine, 0..1) a result must reach.")
@@ -43,8 +54,9 @@ class IndexRequest(Request):
 
 
 class CheckDuplicatesRequest(Request):
-    title: NonEmpty = Field(description="Title of the item you are about to create.")
-    description: str = Field(description="Its description (may be empty).")
+    title: Annotated[str, Field(min_length=1, max_length=MAX_TITLE, pattern=r"\S")] = Field(
+        description="Title of the item you are about to create.")
+    description: str = Field(max_length=MAX_DESCRIPTION, description="Its description (may be empty).")
     project_path: ProjectPath
     threshold: Score | None = Field(
         None, description="LIKELY_DUPLICATE cut; default: duplicate_similarity_threshold in .agent-config.json (0.75)."

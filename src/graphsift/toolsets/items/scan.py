@@ -21,8 +21,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from graphsift.contract import quote
 from graphsift.errors import InvalidInput
 from graphsift.roots import ESCAPES, escapes
+from graphsift.toolsets.folder_index import read_file
 
 ITEM_TYPES = ("bug", "feature", "action", "inquiry")
 TYPE_DIRS = {"bugs": "bug", "features": "feature", "human-actions": "action", "inquiries": "inquiry"}
@@ -39,6 +41,9 @@ _ID_KEYS = {"bug": "bug_id", "feature": "feature_id", "action": "action_id", "in
 _FOLDER_RE = re.compile(r"^(BUG|FEAT|ACTION|INQ)-(\d+)(?:-(.*))?$", re.IGNORECASE)
 _HEADING_RE = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 _ID_PREFIX_RE = re.compile(r"^(?:BUG|FEAT|ACTION|INQ)-\d+\s*[:\-\u2013\u2014]\s*", re.IGNORECASE)
+#: At most this much of an item file is read (memory stays flat whatever the file's size): a longer
+#: markdown file is indexed from its beginning, a longer JSON file is not read; both with a warning.
+MAX_FILE_BYTES = 1_048_576
 LAYOUT_HELP = (
     "expected a feature-management folder holding at least one of bugs/, features/, human-actions/, "
     "inquiries/ or completed/, with one folder per item such as bugs/BUG-001-short-title/ "
@@ -86,24 +91,30 @@ def index_text(title: str, description: str, body: str) -> str:
 
 def check_layout(project_path: str | Path) -> Path:
     """Resolve ``project_path`` and make sure it looks like a feature-management folder."""
+    given = quote(str(project_path))
     if not str(project_path).strip():
         raise InvalidInput(f"project_path is empty; {LAYOUT_HELP}")
     try:
         root = Path(os.path.realpath(os.path.expanduser(str(project_path))))
-    except (ValueError, OSError) as exc:  # e.g. an embedded NUL byte
-        raise InvalidInput(f"project_path {str(project_path)!r} is not a usable path ({exc}); {LAYOUT_HELP}") from exc
-    if not root.exists():
-        raise InvalidInput(f"project_path {str(project_path)!r} does not exist; {LAYOUT_HELP}")
-    if not root.is_dir():
-        raise InvalidInput(f"project_path {str(project_path)!r} is a file, not a folder; {LAYOUT_HELP}")
-    if not any((root / name).is_dir() for name in (*TYPE_DIRS, COMPLETED_DIR)):
+        exists, is_dir = root.exists(), root.is_dir()
+        layout = is_dir and any((root / name).is_dir() for name in (*TYPE_DIRS, COMPLETED_DIR))
         inner = root / "feature-management"
-        hint = f"; did you mean {str(inner)!r}?" if inner.is_dir() else ""
-        raise InvalidInput(f"{str(root)!r} is not a feature-management folder: {LAYOUT_HELP}{hint}")
+        nested = not layout and is_dir and inner.is_dir()
+    except (ValueError, OSError) as exc:  # a NUL byte, a name too long for the file system, a loop...
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise InvalidInput(f"project_path {given} is not a usable path ({reason}); {LAYOUT_HELP}") from exc
+    if not exists:
+        raise InvalidInput(f"project_path {given} does not exist; {LAYOUT_HELP}")
+    if not is_dir:
+        raise InvalidInput(f"project_path {given} is a file, not a folder; {LAYOUT_HELP}")
+    if not layout:
+        hint = f"; did you mean {quote(str(inner), 200)}?" if nested else ""
+        raise InvalidInput(f"{quote(str(root), 200)} is not a feature-management folder: {LAYOUT_HELP}{hint}")
     return root
 
 
 def _subdirs(root: Path, rel_dir: str, warnings: list[str]) -> list[os.DirEntry[str]]:
+    """Sub-folders of ``rel_dir``; an entry named like an item that is not a folder is reported."""
     try:
         with os.scandir(root / rel_dir) as it:
             entries = [e for e in it if not e.name.startswith(".") and e.name not in NEVER_INDEXED]
@@ -112,7 +123,18 @@ def _subdirs(root: Path, rel_dir: str, warnings: list[str]) -> list[os.DirEntry[
     except OSError as exc:
         warnings.append(f"{rel_dir}/: cannot list folder ({exc.strerror or exc}); its items were skipped")
         return []
-    return sorted((e for e in entries if e.is_dir()), key=lambda e: e.name)
+    folders = []
+    for entry in entries:
+        try:
+            is_dir = entry.is_dir()
+        except OSError:
+            is_dir = False
+        if is_dir:
+            folders.append(entry)
+        elif _FOLDER_RE.match(entry.name) or entry.name in TYPE_DIRS:
+            what = "a symbolic link that leads to no folder" if entry.is_symlink() else "not a folder"
+            warnings.append(f"{rel_dir}/{entry.name}: {what}; skipped")
+    return sorted(folders, key=lambda e: e.name)
 
 
 def _as_item(rel_dir: str, name: str, completed: bool, expected: str | None, warnings: list[str]) -> _Folder | None:
@@ -168,23 +190,36 @@ def list_item_files(project_path: str | Path, roots: tuple[Path, ...] = ()) -> d
 
 def _read(root: Path, rel: str, files: dict[str, float], warnings: list[str], roots: tuple[Path, ...]) -> str | None:
     """Text of one item file (recording its mtime), or None with a warning when it is unusable or its real
-    path leaves ``roots`` (then it is not even looked at: its size or mtime say nothing to the caller)."""
+    path leaves ``roots`` (then it is not even looked at: its size or mtime say nothing to the caller).
+
+    Only regular files are opened (a named pipe or a device named like an item file is skipped), and
+    at most :data:`MAX_FILE_BYTES` of a file are read: a longer markdown file is indexed from its
+    beginning, a longer JSON file is not read (see the warnings).
+    """
     if roots and escapes(root / rel, roots):
         warnings.append(f"{rel}: {ESCAPES}; the item is indexed without it")
         return None
-    mtime = _stat_mtime(root / rel)
-    if mtime is None:
+    found = read_file(root / rel, MAX_FILE_BYTES)
+    if found.mtime is not None:
+        files[rel] = found.mtime
+    if found.problem == "missing":
         warnings.append(f"{rel}: missing; the item is indexed without it")
         return None
-    files[rel] = mtime
-    try:
-        raw = (root / rel).read_bytes()
-    except OSError as exc:
-        warnings.append(f"{rel}: cannot be read ({exc.strerror or exc}); the item is indexed without it")
+    if found.data is None:
+        warnings.append(f"{rel}: {found.problem}; the item is indexed without it")
         return None
+    raw = found.data
+    if found.problem is not None:
+        if rel.endswith(".json"):
+            warnings.append(f"{rel}: is {found.size:,} bytes, more than the {MAX_FILE_BYTES:,} a metadata file may "
+                            "have; not read")
+            return None
+        warnings.append(f"{rel}: {found.problem} (the rest is not indexed)")
     try:
         return raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
+    except UnicodeDecodeError as exc:
+        if found.problem is not None and exc.start >= len(raw) - 3:
+            return raw[:exc.start].decode("utf-8-sig")  # the cut fell inside a character
         warnings.append(f"{rel}: not valid UTF-8; undecodable bytes were replaced")
         return raw.decode("utf-8-sig", errors="replace")
 
@@ -201,10 +236,42 @@ def _load_json(text: str | None, rel: str, warnings: list[str]) -> dict[str, Any
     except ValueError as exc:
         warnings.append(f"{rel}: {_json_problem(exc)}; title and metadata taken from the folder name and markdown")
         return None
+    except RecursionError:
+        warnings.append(f"{rel}: not usable JSON (nested too deeply); title and metadata taken from the folder "
+                        "name and markdown")
+        return None
     if text is not None and not isinstance(data, dict):
         warnings.append(f"{rel}: expected a JSON object, got {type(data).__name__}; metadata ignored")
         return None
+    if data is not None:
+        data, replaced = _valid_text(data)
+        if replaced:
+            warnings.append(f"{rel}: holds {replaced} escape(s) that are not characters (lone surrogates such as "
+                            "\\ud800); each was replaced with U+FFFD")
     return data
+
+
+def _valid_text(value: Any) -> tuple[Any, int]:
+    """``value`` with every lone surrogate in its strings (keys too) replaced by U+FFFD, and how many
+    strings had one. JSON allows the escape, but such a string cannot be stored or sent as UTF-8."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in value), 1
+        return value, 0
+    if isinstance(value, list):
+        pairs = [_valid_text(v) for v in value]
+        return [v for v, _ in pairs], sum(n for _, n in pairs)
+    if isinstance(value, dict):
+        out, count = {}, 0
+        for key, inner in value.items():
+            key, k = _valid_text(key)
+            inner, n = _valid_text(inner)
+            out[key] = inner
+            count += k + n
+        return out, count
+    return value, 0
 
 
 def _field(data: dict[str, Any], *keys: str) -> str:

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import difflib
 
+from graphsift.contract import quote
 from graphsift.errors import ConfigError, NotFound
 from graphsift.runtime import Runtime
 from graphsift.search import HybridParams, hybrid_search
 from graphsift.search.fusion import CANDIDATES, TITLE_FIELD_WEIGHTS
 from graphsift.store import Store
+from graphsift.tools import Progress
 from graphsift.toolsets.items.config import load_project_config
 from graphsift.toolsets.items.index import KIND, ItemIndex, summary_text
 from graphsift.toolsets.items.models import (
@@ -61,9 +63,9 @@ def _summary(store: Store) -> IndexStatusSummary:
     )
 
 
-def search(runtime: Runtime, request: SearchRequest) -> SearchResponse:
+def search(runtime: Runtime, request: SearchRequest, progress: Progress | None = None) -> SearchResponse:
     index = ItemIndex(runtime, request.project_path)
-    store = index.ensure_fresh()
+    store = index.ensure_fresh(progress)
     where: dict = {}
     if request.item_types:
         where["item_type"] = request.item_types
@@ -93,7 +95,7 @@ def search(runtime: Runtime, request: SearchRequest) -> SearchResponse:
     )
 
 
-def index(runtime: Runtime, request: IndexRequest, progress=None) -> IndexResponse:
+def index(runtime: Runtime, request: IndexRequest, progress: Progress | None = None) -> IndexResponse:
     return ItemIndex(runtime, request.project_path).sync(force=request.force, progress=progress)
 
 
@@ -105,11 +107,12 @@ def _relationship(score: float, threshold: float) -> str:
     return "SIMILAR"
 
 
-def check_duplicates(runtime: Runtime, request: CheckDuplicatesRequest) -> CheckDuplicatesResponse:
+def check_duplicates(runtime: Runtime, request: CheckDuplicatesRequest,
+                     progress: Progress | None = None) -> CheckDuplicatesResponse:
     index = ItemIndex(runtime, request.project_path)
     config = load_project_config(index.root, runtime.roots) if request.threshold is None else None
     threshold = request.threshold if config is None else config.duplicate_similarity_threshold
-    store = index.ensure_fresh()
+    store = index.ensure_fresh(progress)
     where = {"item_type": request.item_type} if request.item_type else {}
     keyword_text = item_keyword_query(request.title, request.description)
     query_vector = runtime.embedder.embed([summary_text(request.title, request.description)])
@@ -138,16 +141,16 @@ def check_duplicates(runtime: Runtime, request: CheckDuplicatesRequest) -> Check
     )
 
 
-def get_similar(runtime: Runtime, request: GetSimilarRequest) -> GetSimilarResponse:
+def get_similar(runtime: Runtime, request: GetSimilarRequest, progress: Progress | None = None) -> GetSimilarResponse:
     index = ItemIndex(runtime, request.project_path)
-    store = index.ensure_fresh()
+    store = index.ensure_fresh(progress)
     found = store.get_nodes([request.item_id], with_vectors=True)
     if not found:
         known = list(store.node_hashes(KIND))
         close = difflib.get_close_matches(request.item_id.upper(), [k.upper() for k in known], n=5, cutoff=0.5)
         by_upper = {k.upper(): k for k in known}
         hint = f"close ids: {', '.join(by_upper[c] for c in close)}" if close else "use search to find item ids"
-        raise NotFound(f"no item {request.item_id!r} in the index of {index.root}; {hint}")
+        raise NotFound(f"no item {quote(request.item_id)} in the index of {index.root}; {hint}")
     source = found[0]
     config = load_project_config(index.root, runtime.roots)
     threshold = config.duplicate_similarity_threshold

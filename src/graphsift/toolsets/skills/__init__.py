@@ -10,7 +10,7 @@ rows in the store), ``tools``, ``render`` and ``cli``.
 from __future__ import annotations
 
 from graphsift.tools import Arg, Cli, Toolset, ToolSpec
-from graphsift.toolsets.skills import cli, models, render, tools
+from graphsift.toolsets.skills import cli, examples, models, render, tools
 from graphsift.toolsets.skills.judge import CANDIDATES
 from graphsift.toolsets.skills.routing import DUPLICATE_THRESHOLD
 
@@ -28,6 +28,7 @@ TOOLSET = Toolset(
     summary="Support playbooks (Do/Check/Say) that agents search, create, refine and learn from.",
     instructions=INSTRUCTIONS,
     commands=cli.commands,
+    examples=examples.examples,
     tools=[
         ToolSpec(
             name="search_skills",

@@ -17,9 +17,11 @@ the field validators here).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, model_validator
+from pydantic_core import core_schema
 
 from graphsift.contract import Request, Response
 from graphsift.errors import InvalidInput
@@ -89,22 +91,35 @@ def check_query(query: str) -> str:
     return check_size("query", query, MAX_QUERY)
 
 
-def _limit(what: str, limit: int):
-    def check(value: str) -> str:
-        if len(value) > limit:
-            raise ValueError(too_large(what, len(value), limit))
-        return value
+@dataclass(frozen=True)
+class _Limit:
+    """A size limit refused with :func:`too_large`'s message and declared in the JSON schema clients see
+    (``maxLength`` for text, ``maxItems`` for lists)."""
 
-    return AfterValidator(check)
+    what: str
+    limit: int
+    unit: str = "characters"
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: Any) -> Any:
+        def check(value: Any) -> Any:
+            if len(value) > self.limit:
+                raise ValueError(too_large(self.what, len(value), self.limit, self.unit))
+            return value
+
+        return core_schema.no_info_after_validator_function(check, handler(source))
+
+    def __get_pydantic_json_schema__(self, schema: Any, handler: Any) -> Any:
+        out = handler(schema)
+        out["maxLength" if self.unit == "characters" else "maxItems"] = self.limit
+        return out
 
 
-def _items(what: str, limit: int):
-    def check(values: list[str]) -> list[str]:
-        if len(values) > limit:
-            raise ValueError(too_large(what, len(values), limit, "items"))
-        return values
+def _limit(what: str, limit: int) -> _Limit:
+    return _Limit(what, limit)
 
-    return AfterValidator(check)
+
+def _items(what: str, limit: int) -> _Limit:
+    return _Limit(what, limit, "items")
 
 
 def _valid_playbook(markdown: str) -> str:
@@ -221,7 +236,8 @@ class SkillUpdate(Request):
 
 
 class SearchSkillsRequest(Request):
-    query: str = Field(description="The customer's problem, in their words or yours.")
+    query: str = Field(description="The customer's problem, in their words or yours.",
+                       json_schema_extra={"maxLength": MAX_QUERY})  # refused by check_query with its message
     library: Library = DEFAULT_LIBRARY
 
 
@@ -254,7 +270,8 @@ class CreateSkillRequest(Request):
     skill: SkillInput | None = Field(None, description="Or the playbook itself (no LLM needed).")
     resolution_confirmed: bool = Field(False, description="The customer confirmed the resolution worked.")
     metadata: dict[str, Any] = Field(
-        default_factory=dict, description="Hints for the extraction (e.g. product_area, issue_type)."
+        default_factory=dict, description="Hints for the extraction (e.g. product_area, issue_type).",
+        json_schema_extra={"maxProperties": MAX_METADATA_KEYS},  # refused below with the limit and the size
     )
     library: Library = DEFAULT_LIBRARY
 
@@ -391,7 +408,7 @@ class ImportSkillsRequest(Request):
         description="abcd: ABCD's guidelines.json (kb.json and ontology.json next to it); intents: JSON lines "
         '{"text": ..., "intent": ...} (.jsonl) or a CSV with text,intent columns (.csv).'
     )
-    path: Text = Field(description="The file to import, on the server's machine.")
+    path: Text = Field(max_length=4096, description="The file to import, on the server's machine.")
     library: Library = DEFAULT_LIBRARY
 
 

@@ -1,0 +1,86 @@
+"""The fast part of the reliability suite (the long part: ``bench/reliability.py`` and tests/e2e/).
+
+Every tool of every registered toolset is called through a real MCP client (the SDK's, in memory)
+with inputs from :func:`helpers.reliability.cases`: valid calls from the toolset's ``examples`` hook,
+and the same calls broken in every way the strategy knows. Each call must come back within the time
+limit as a result or a ``[code] message`` error, never a traceback or an internal error, and a refused
+(or read-only) call must leave the data folder exactly as it was.
+"""
+
+from __future__ import annotations
+
+import os
+
+import anyio
+import pytest
+from anyio.from_thread import start_blocking_portal
+from helpers.reliability import Oracle, Tally, Unsendable, cases
+from hypothesis import HealthCheck, Phase, given, settings
+from mcp import Client
+
+from graphsift.adapters.mcp import build_server
+from graphsift.config import Settings
+from graphsift.runtime import Runtime
+from graphsift.toolsets import TOOLSETS, load_toolset
+
+#: Cases per toolset in the everyday run (bench/reliability.py runs 10,000+ over stdio).
+CASES = int(os.environ.get("GRAPHSIFT_FUZZ_CASES", "150"))
+TIMEOUT_S = 60.0
+
+
+def hostile_paths(folder) -> list[str]:
+    """Paths worth trying anywhere: a named pipe, a symlink loop, a dangling link, a directory."""
+    fifo = folder / "pipe"
+    os.mkfifo(fifo)
+    loop = folder / "loop"
+    loop.symlink_to(loop)
+    dangling = folder / "dangling"
+    dangling.symlink_to(folder / "missing")
+    return [str(fifo), str(loop), str(dangling), str(folder)]
+
+
+@pytest.mark.parametrize("name", sorted(TOOLSETS))
+def test_every_tool_answers_every_input_with_a_result_or_a_structured_error(name, tmp_path, embedder, monkeypatch):
+    toolset = load_toolset(name)
+    # the server's working directory, which relative paths (".", "..") resolve against: not the repository
+    cwd = tmp_path / "cwd" / "here"
+    cwd.mkdir(parents=True)
+    monkeypatch.chdir(cwd)
+    home = tmp_path / "home"
+    folder = tmp_path / "examples"
+    folder.mkdir()
+    setup = Runtime(Settings(home=home), embedder=embedder)
+    examples = toolset.examples(setup, folder) if toolset.examples else {}
+    setup.close()
+    extra = hostile_paths(tmp_path)
+    server = build_server(toolset, Runtime(Settings(home=home), embedder=embedder))
+    tally = Tally()
+    with start_blocking_portal() as portal:
+        client = Client(server)
+        with portal.wrap_async_context_manager(client):
+
+            def call(_toolset: str, tool: str, arguments: dict):
+                async def timed():
+                    with anyio.fail_after(TIMEOUT_S):
+                        return await client.call_tool(tool, arguments)
+
+                try:
+                    return portal.call(timed)
+                except UnicodeEncodeError as exc:  # the client cannot encode a key with a lone surrogate
+                    raise Unsendable from exc
+
+            specs = {(name, spec.name): spec for spec in toolset.tools}
+            oracle = Oracle(specs, home, TIMEOUT_S, call, tally)
+
+            @settings(max_examples=CASES, deadline=None, database=None, phases=[Phase.generate],
+                      suppress_health_check=list(HealthCheck))
+            @given(cases([toolset], {name: examples}, extra, surrogates=True))
+            def run(case):
+                oracle.judge(*case)
+
+            run()
+    print(tally.summary())
+    assert not tally.failures, f"{tally.summary()}\n" + "\n".join(tally.failures[:15])
+    assert tally.cases >= CASES // 2 and tally.refused, tally.summary()
+    if toolset.examples:  # its valid calls get past validation and answer
+        assert tally.ok, tally.summary()
