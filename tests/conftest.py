@@ -56,6 +56,13 @@ def runtime(settings: Settings, embedder: OnnxEmbedder) -> Runtime:
     return Runtime(settings, embedder=embedder)
 
 
+@pytest.fixture
+def short_empty_grace(monkeypatch):
+    """An empty store file is reported as damage once the grace left for a creator in another process
+    has passed (2 s); tests of that verdict, not of the wait, give it 0.05 s (the wait has its own test)."""
+    monkeypatch.setattr("graphsift.store.factory.EMPTY_GRACE_S", 0.05)
+
+
 def pytest_collection_modifyitems(config, items):
     """Everything under tests/e2e/ (real processes, real data at full size) is ``slow``."""
     e2e = Path(__file__).parent / "e2e"

@@ -326,7 +326,7 @@ def test_namespace_names_are_checked(store_settings, namespace):
         open_store(store_settings, namespace, create=True)
 
 
-def test_an_empty_store_file_is_reported_not_recreated_by_a_read(store_settings, open_namespace):
+def test_an_empty_store_file_is_reported_not_recreated_by_a_read(store_settings, open_namespace, short_empty_grace):
     if store_settings.database_url:
         pytest.skip("an empty file left by a crash is a SQLite matter (PostgreSQL creates a namespace in one transaction)")
     store = open_namespace("test/empty")

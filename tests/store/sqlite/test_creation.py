@@ -23,7 +23,7 @@ def settings(tmp_path) -> Settings:
 
 
 @pytest.mark.parametrize("create", [False, True])
-def test_an_empty_file_is_damage_for_readers_and_writers(settings, create):
+def test_an_empty_file_is_damage_for_readers_and_writers(settings, create, short_empty_grace):
     path = sqlite_path(settings, "test/empty")
     path.parent.mkdir(parents=True)
     path.write_bytes(b"")

@@ -99,7 +99,7 @@ READS = ["find", "search", "cat", "info", "ls", "stats", "kg_execute"]
 
 
 @pytest.mark.parametrize("damage", ["empty", "header"])
-def test_a_damaged_graph_is_reported_by_every_tool_and_left_as_it_is(runtime, graph, damage):
+def test_a_damaged_graph_is_reported_by_every_tool_and_left_as_it_is(runtime, graph, damage, short_empty_grace):
     path = sqlite_path(runtime.settings, "facts/default")
     runtime.close()
     if damage == "empty":
@@ -116,7 +116,7 @@ def test_a_damaged_graph_is_reported_by_every_tool_and_left_as_it_is(runtime, gr
     assert path.read_bytes() == before
 
 
-def test_the_repair_hint_of_a_damaged_graph_runs(runtime, graph, tmp_path):
+def test_the_repair_hint_of_a_damaged_graph_runs(runtime, graph, tmp_path, short_empty_grace):
     path = sqlite_path(runtime.settings, "facts/default")
     runtime.close()
     path.write_bytes(b"")

@@ -213,7 +213,8 @@ def test_a_path_too_long_for_the_file_system_is_an_error_over_mcp(settings, embe
 
 
 @pytest.mark.parametrize("damage", ["empty", "header"])
-def test_a_damaged_index_is_reported_by_every_tool_and_the_printed_repair_runs(settings, embedder, project, damage):
+def test_a_damaged_index_is_reported_by_every_tool_and_the_printed_repair_runs(settings, embedder, project, damage,
+                                                                               short_empty_grace):
     runtime = Runtime(settings, embedder=embedder)
     index(runtime, project)
     path = sqlite_path(settings, ItemIndex(runtime, project).namespace)
