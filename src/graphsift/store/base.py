@@ -114,6 +114,16 @@ class EdgeSelection:
     last_date: str | None = None
 
 
+def newest_first(rows: list[tuple], limit: int | None) -> tuple[list[tuple], str | None, str | None]:
+    """Order ``(write order, date, ...)`` rows of a selection as :class:`EdgeSelection` lists them (newest
+    first, undated last, equal dates latest written first) and cut them at ``limit``; also the first and
+    last date of all of them. One rule for every backend."""
+    dated = [r[1] for r in rows if r[1] is not None]
+    rows.sort(key=lambda r: (r[1] is not None, r[1] or "", r[0]), reverse=True)
+    kept = rows if limit is None else rows[: max(0, int(limit))]
+    return kept, (min(dated) if dated else None), (max(dated) if dated else None)
+
+
 @dataclass
 class EdgePage:
     """Edges of a node set in one direction (see :meth:`Store.edges_of`): the whole selection counted,

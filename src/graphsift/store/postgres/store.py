@@ -58,7 +58,7 @@ import psycopg_pool
 from psycopg.types.json import Json, Jsonb
 
 from graphsift.errors import InvalidInput
-from graphsift.store.base import Edge, EdgePage, EdgeRef, EdgeSelection, Hit, Node, Where
+from graphsift.store.base import Edge, EdgePage, EdgeRef, EdgeSelection, Hit, Node, Where, newest_first
 from graphsift.store.postgres import connection, pruning, sql
 from graphsift.store.postgres.connection import Database, Vec, advisory_key, translated
 from graphsift.store.postgres.migrations import create_index, fix_dimension, schema_name
@@ -687,10 +687,7 @@ class PostgresStore:
         query, params = sql.select_edges_sql(self._s, ids, mode, type, date_from, date_to)
         with self._snapshot() as conn:
             rows = conn.execute(query, params).fetchall()
-            dated = [r[1] for r in rows if r[1] is not None]
-            # Newest first; undated last; equal dates: the latest written first.
-            rows.sort(key=lambda r: (r[1] is not None, r[1] or "", r[0]), reverse=True)
-            kept = rows if limit is None else rows[: max(0, int(limit))]
+            kept, first_date, last_date = newest_first(rows, limit)
             columns = "seq, id, src, dst, date" + (", vector" if with_vectors else "")
             by_seq: dict[int, EdgeRef] = {}
             if kept:
@@ -701,8 +698,8 @@ class PostgresStore:
         return EdgeSelection(
             total=len(rows),
             edges=[by_seq[r[0]] for r in kept if r[0] in by_seq],
-            first_date=min(dated) if dated else None,
-            last_date=max(dated) if dated else None,
+            first_date=first_date,
+            last_date=last_date,
         )
 
     def edges_of(

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from graphsift.errors import IndexCorrupted, InvalidInput, StoreBusy, StoreUnavailable
-from graphsift.store.base import Edge, EdgePage, EdgeRef, EdgeSelection, Hit, Node, Where
+from graphsift.store.base import Edge, EdgePage, EdgeRef, EdgeSelection, Hit, Node, Where, newest_first
 from graphsift.store.migrate import pending
 from graphsift.store.sqlite import migrations, sql
 from graphsift.store.sqlite.bm25 import TermVector
@@ -582,10 +582,7 @@ class SQLiteStore:
         query, params = sql.select_edges_sql(ids, mode, type, date_from, date_to)
         with self._lock, self._read_transaction():
             rows = self._conn.execute(query, params).fetchall()
-            dated = [r[1] for r in rows if r[1] is not None]
-            # Newest first; undated last; equal dates: the latest written first.
-            rows.sort(key=lambda r: (r[1] is not None, r[1] or "", r[0]), reverse=True)
-            kept = rows if limit is None else rows[: max(0, int(limit))]
+            kept, first_date, last_date = newest_first(rows, limit)
             columns = "rowid, id, src, dst, date" + (", vector" if with_vectors else "")
             by_rowid: dict[int, EdgeRef] = {}
             for chunk in _chunks([r[0] for r in kept]):
@@ -596,8 +593,8 @@ class SQLiteStore:
         return EdgeSelection(
             total=len(rows),
             edges=[by_rowid[r[0]] for r in kept if r[0] in by_rowid],
-            first_date=min(dated) if dated else None,
-            last_date=max(dated) if dated else None,
+            first_date=first_date,
+            last_date=last_date,
         )
 
     def edges_of(
