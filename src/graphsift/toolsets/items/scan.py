@@ -216,12 +216,17 @@ def _read(root: Path, rel: str, files: dict[str, float], warnings: list[str], ro
             return None
         warnings.append(f"{rel}: {found.problem} (the rest is not indexed)")
     try:
-        return raw.decode("utf-8-sig")
+        text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         if found.problem is not None and exc.start >= len(raw) - 3:
-            return raw[:exc.start].decode("utf-8-sig")  # the cut fell inside a character
-        warnings.append(f"{rel}: not valid UTF-8; undecodable bytes were replaced")
-        return raw.decode("utf-8-sig", errors="replace")
+            text = raw[:exc.start].decode("utf-8-sig")  # the cut fell inside a character
+        else:
+            warnings.append(f"{rel}: not valid UTF-8; undecodable bytes were replaced")
+            text = raw.decode("utf-8-sig", errors="replace")
+    if "\x00" in text:  # binary data: no store text holds NUL (PostgreSQL's cannot)
+        warnings.append(f"{rel}: holds NUL characters (binary data?); each was replaced with U+FFFD")
+        text = text.replace("\x00", "\ufffd")
+    return text
 
 
 def _json_problem(exc: ValueError) -> str:
@@ -247,18 +252,22 @@ def _load_json(text: str | None, rel: str, warnings: list[str]) -> dict[str, Any
         data, replaced = _valid_text(data)
         if replaced:
             warnings.append(f"{rel}: holds {replaced} escape(s) that are not characters (lone surrogates such as "
-                            "\\ud800); each was replaced with U+FFFD")
+                            "\\ud800, or NUL \\u0000); each was replaced with U+FFFD")
     return data
 
 
 def _valid_text(value: Any) -> tuple[Any, int]:
-    """``value`` with every lone surrogate in its strings (keys too) replaced by U+FFFD, and how many
-    strings had one. JSON allows the escape, but such a string cannot be stored or sent as UTF-8."""
+    """``value`` with every lone surrogate and NUL in its strings (keys too) replaced by U+FFFD, and how
+    many strings had one. JSON allows both escapes, but a lone surrogate cannot be stored or sent as
+    UTF-8, and no store text holds NUL (PostgreSQL's cannot)."""
     if isinstance(value, str):
         try:
             value.encode("utf-8")
         except UnicodeEncodeError:
-            return "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in value), 1
+            value = "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in value)
+            return value.replace("\x00", "\ufffd"), 1
+        if "\x00" in value:
+            return value.replace("\x00", "\ufffd"), 1
         return value, 0
     if isinstance(value, list):
         pairs = [_valid_text(v) for v in value]
