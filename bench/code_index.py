@@ -176,8 +176,9 @@ def store_updates(root: Path, home: Path, work: Path) -> None:
     runtime = Runtime(Settings(home=home), watch_files=True)
     index = CodeIndex(runtime, root)
     index.sync()
-    print("\n== django: one-file updates through the index (warm: the graph kept in memory; the first update after "
-          "the initial build also pays SQLite's checkpoint of that build's WAL)")
+    print("\n== django: one-file updates through the index (warm: the graph kept in memory; this runtime opened an "
+          "index built by another one, so its first update also restores the graph from the stored per-file records, "
+          "as the first update of every new process does)")
     query = root / "db" / "models" / "query.py"
     edits = [
         ("body", query, "        return self._filter_or_exclude(False, args, kwargs)\n",
