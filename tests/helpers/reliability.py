@@ -273,11 +273,12 @@ class Oracle:
     @staticmethod
     def _built_an_index_first(spec: ToolSpec, code: str | bool, before: Mapping[str, Any],
                               changed: list[str]) -> bool:
-        """A valid query of a tool that indexes its folder on first use (declared as writing) that then
-        found nothing (``not_found``) may leave that folder's NEW index behind: the index mirrors the
-        folder, not the request, and throwing it away would redo minutes of work on the next call. It may
-        not touch anything that existed before the call."""
-        return code == "not_found" and not spec.read_only and all(key not in before for key in changed)
+        """A valid query of a tool that indexes its folder on first use (declared as writing, and taking the
+        folder as ``project_path``) that then found nothing (``not_found``) may leave that folder's NEW index
+        behind: the index mirrors the folder, not the request, and throwing it away would redo minutes of
+        work on the next call. It may not touch anything that existed before the call."""
+        return (code == "not_found" and not spec.read_only and "project_path" in spec.request.model_fields
+                and all(key not in before for key in changed))
 
 
 class Unsendable(Exception):  # noqa: N818 - a case the client library cannot encode (not the server's fault)
