@@ -12,6 +12,7 @@ from helpers.vectors import unit
 
 from graphsift.config import Settings
 from graphsift.errors import IndexCorrupted, InvalidInput, NotFound
+from graphsift.search import hybrid_search
 from graphsift.store import Edge, Node, drop_store, open_store, store_exists, store_size
 from graphsift.store.factory import namespace_lock
 
@@ -248,6 +249,25 @@ def test_atomic_rolls_back_everything_on_error(store):
             raise RuntimeError("boom")
     assert [n.id for n in store.iter_nodes()] == ["keep"]
     assert store.get_meta("k") is None
+
+
+def test_hybrid_search_inside_atomic_sees_its_own_uncommitted_writes(store):
+    """A store whose reads may run in parallel (PostgreSQL) must not do so inside ``atomic()``: a pooled
+    connection would not see the block's own writes (resolve-then-write reads what it just wrote)."""
+    store.upsert_nodes([Node("old", "item", "yak", "kept", vectors=unit([0, 1]))])
+    with store.atomic():
+        store.upsert_nodes([Node("new", "item", "zebra", "written in this block, found by its words only")])
+        assert store.parallel_reads() is False
+        assert [h.id for h in hybrid_search(store, "zebra", unit([1, 0])[0], kind="item", limit=5)] == ["new", "old"]
+
+
+def test_hybrid_search_ranks_alike_whether_its_sides_run_in_parallel_or_not(store, monkeypatch):
+    store.upsert_nodes([Node(f"n{i}", "item", f"word{i % 3} shared", f"text {i} word{i % 5}",
+                             vectors=unit([1.0, i / 10.0, (i % 4) / 3.0])) for i in range(30)])
+    query = unit([1.0, 0.4, 0.2])[0]
+    first = hybrid_search(store, "word1 shared", query, kind="item", limit=10)
+    monkeypatch.setattr(store, "parallel_reads", lambda: False)
+    assert hybrid_search(store, "word1 shared", query, kind="item", limit=10) == first
 
 
 def test_nested_atomic_blocks_are_savepoints(store):

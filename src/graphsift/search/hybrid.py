@@ -5,18 +5,26 @@ through, before any top-k cut. The fused order decides the ranking; the score
 each hit carries is the node's cosine similarity to the query (its best passage,
 best over the query vectors), clipped to [0, 1], so a threshold on it means the
 same thing whatever else is in the store. A node found only by BM25 still gets
-its cosine computed.
+its cosine computed. On a store whose reads can run in parallel (a database
+server; :meth:`~graphsift.store.base.Store.parallel_reads`) the two sides run at
+once, so a search takes about as long as the slower side.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
 import numpy as np
 
 from graphsift.search.fusion import CANDIDATES, DEFAULT_METHOD, cosine_to_unit, fuse
 from graphsift.store.base import Hit, Store, Where
+
+#: Keyword searches running at once beside their vector sides, per process (a server's worker threads
+#: search concurrently; more than the database has connections to spare would only queue).
+SIDE_THREADS = 8
 
 
 @dataclass(frozen=True)
@@ -61,8 +69,18 @@ def hybrid_search(
     ``text`` feeds BM25; ``vectors`` (one query vector or several) the vector side.
     """
     queries = np.atleast_2d(np.asarray(vectors, dtype=np.float32))
-    vector_hits = best_vector_hits(store, queries, kind=kind, where=where, limit=params.candidates)
-    return _fused(store, text, queries, vector_hits, kind=kind, where=where, limit=limit, params=params)
+    if not store.parallel_reads():
+        vector_hits = best_vector_hits(store, queries, kind=kind, where=where, limit=params.candidates)
+        return _fused(store, text, queries, vector_hits, kind=kind, where=where, limit=limit, params=params)
+    # A database server can run both sides at once: the search then takes about as long as the slower one.
+    keyword = _side_threads().submit(_keyword_hits, store, text, kind=kind, where=where, params=params)
+    try:
+        vector_hits = best_vector_hits(store, queries, kind=kind, where=where, limit=params.candidates)
+    finally:
+        wait([keyword])  # a failed vector side raises only once the keyword side is done with the store
+    keyword_hits = keyword.result()
+    return _fused(store, text, queries, vector_hits, kind=kind, where=where, limit=limit, params=params,
+                  keyword_hits=keyword_hits)
 
 
 def hybrid_search_many(
@@ -87,13 +105,24 @@ def hybrid_search_many(
             for text, query, hits, kind in zip(texts, queries, found, kinds, strict=True)]
 
 
+@functools.cache
+def _side_threads() -> ThreadPoolExecutor:
+    """Threads for the keyword side of searches on stores with :meth:`Store.parallel_reads` (made on first use)."""
+    return ThreadPoolExecutor(max_workers=SIDE_THREADS, thread_name_prefix="graphsift-keyword")
+
+
+def _keyword_hits(store: Store, text: str, *, kind: str | None, where: Where | None, params: HybridParams) -> list[Hit]:
+    return store.keyword_search(text, kind=kind, where=where, limit=params.candidates, weights=params.field_weights)
+
+
 def _fused(
     store: Store, text: str, queries: np.ndarray, vector_hits: list[Hit], *, kind: str | None, where: Where | None,
-    limit: int, params: HybridParams,
+    limit: int, params: HybridParams, keyword_hits: list[Hit] | None = None,
 ) -> list[Hit]:
-    """BM25 for ``text`` fused with ``vector_hits``; every listed node scored by its best cosine to ``queries``."""
-    keyword_hits = store.keyword_search(text, kind=kind, where=where, limit=params.candidates,
-                                        weights=params.field_weights)
+    """BM25 for ``text`` (unless ``keyword_hits`` gives it) fused with ``vector_hits``; every listed node
+    scored by its best cosine to ``queries``."""
+    if keyword_hits is None:
+        keyword_hits = _keyword_hits(store, text, kind=kind, where=where, params=params)
     fused = fuse(keyword_hits, vector_hits, params.method, weights=params.weights)[:limit]
     cosine = {h.id: h.score for h in vector_hits}
     # Only the nodes returned need a cosine: those BM25 alone found get theirs now.

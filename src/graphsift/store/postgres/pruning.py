@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from graphsift.store.postgres.sql import K1
+from graphsift.store.terms import K1
 
 #: Relative slack on the bounds' sum against float rounding of the scores summed in SQL.
 SLACK = 1e-9

@@ -12,7 +12,7 @@ Transactions and processes
 
 Keyword ranking
     Text is tokenised by the same code as the SQLite backend (words, case-folded,
-    accents removed, Porter-stemmed; :func:`graphsift.store.sqlite.bm25.terms`). Each
+    accents removed, Porter-stemmed; :func:`graphsift.store.terms.terms`). Each
     node keeps its lexemes as a ``tsvector`` (GIN-indexed: which nodes hold a query
     term) and its per-column term counts as ``tf`` jsonb; ``terms`` holds each
     lexeme's document frequency per kind and ``counts`` each kind's node count and
@@ -62,7 +62,7 @@ from graphsift.store.base import Edge, EdgePage, EdgeRef, EdgeSelection, Hit, No
 from graphsift.store.postgres import connection, pruning, sql
 from graphsift.store.postgres.connection import Database, Vec, advisory_key, translated
 from graphsift.store.postgres.migrations import create_index, fix_dimension, schema_name
-from graphsift.store.sqlite.bm25 import query_terms, terms
+from graphsift.store.terms import query_terms, terms
 
 #: Candidate nodes (those of the kind that pass the filter) up to which a vector search scans exactly.
 EXACT_SCAN = 10_000
@@ -167,6 +167,10 @@ class PostgresStore:
     def close(self) -> None:
         """Connections belong to the process's pool; a closed store refuses further use."""
         self._closed = True
+
+    def parallel_reads(self) -> bool:
+        """Outside this thread's ``atomic()`` block: each search then takes its own pooled connection."""
+        return getattr(self._local, "conn", None) is None
 
     # -- connections and transactions ---------------------------------------------------------------
 

@@ -7,64 +7,27 @@ blob written with the node, loads them once into postings arrays, and scores a
 query with a few vector operations. The formula is FTS5's: k1 = 1.2, b = 0.75,
 column weights applied to term frequencies, document length over all columns,
 ``idf = log((N - n + 0.5) / (n + 0.5))`` floored at 1e-6, over every node of the
-store. Text is tokenised as FTS5's ``porter unicode61 remove_diacritics 2``
-does: runs of letters and digits, case-folded, accents removed, Porter-stemmed.
+store. The terms (FTS5's tokenising) and the constants are :mod:`graphsift.store.terms`,
+which the PostgreSQL backend shares.
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
-import re
-import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import Stemmer
 
-K1 = 1.2
-B = 0.75
-MIN_IDF = 1e-6
-
-# Words that match nearly every document: they cost time in an OR query and add no signal.
-STOPWORDS = frozenset(
-    "a an and are as at be but by for from has have in into is it its of on or that the this to was were "
-    "will with not no can do does did how what when where which who why".split()
-)
-_WORD = re.compile(r"[^\W_]+")
-_STEMMER = Stemmer.Stemmer("porter")
-
-
-@functools.lru_cache(maxsize=500_000)
-def _normalise(word: str) -> str:
-    folded = unicodedata.normalize("NFKD", word.casefold())
-    plain = "".join(c for c in folded if not unicodedata.combining(c))
-    return _STEMMER.stemWord(plain)
+from graphsift.store.terms import K1, MIN_IDF, B, query_terms, terms
 
 
 @functools.lru_cache(maxsize=500_000)
 def _key(term: str) -> int:
     """A stable 64-bit id per term: processes agree on it without a shared vocabulary table."""
     return int.from_bytes(hashlib.blake2b(term.encode(), digest_size=8).digest(), "little", signed=True)
-
-
-def words(text: str) -> list[str]:
-    """The raw words of ``text`` (before folding and stemming)."""
-    return _WORD.findall(text)
-
-
-def terms(text: str) -> list[str]:
-    return [_normalise(w) for w in words(text)]
-
-
-def query_terms(text: str) -> list[str]:
-    """Unique normalised terms of a free-text query; stop words dropped unless nothing else is left
-    (the PostgreSQL backend ranks these same terms)."""
-    raw = words(text)
-    kept = [w for w in raw if w.casefold() not in STOPWORDS] or raw
-    return list(dict.fromkeys(_normalise(w) for w in kept))
 
 
 def query_keys(text: str) -> np.ndarray:

@@ -168,6 +168,10 @@ class SQLiteStore:
             self._postings.clear()
             self._conn.close()
 
+    def parallel_reads(self) -> bool:
+        """Never: searches run in this process on one connection (and mostly hold the GIL)."""
+        return False
+
     # -- transactions and locks ---------------------------------------------------------------------
 
     @contextmanager
