@@ -7,6 +7,7 @@ default, meaning) and an output table (field, type, meaning); nested fields are 
 
 from __future__ import annotations
 
+import json
 import re
 import typing
 from pathlib import Path
@@ -117,3 +118,46 @@ def limit_phrases(field) -> list[str]:
         return ([f"at most {most}"] if most else []) + (
             [f"each at most {each} characters"] if inner is str and each else [])
     return [f"at most {most} characters"] if base is str and most else []
+
+
+def schema_facts(prop: dict) -> tuple[set[str], list, dict]:
+    """JSON types, enum values and constraints of one property, through anyOf and array items."""
+    types: set[str] = set()
+    enums: list = []
+    limits: dict = {}
+    for option in prop.get("anyOf", [prop]):
+        types.add(option.get("type", "?"))
+        enums += option.get("enum", [])
+        enums += option.get("items", {}).get("enum", [])
+        limits.update({k: option[k] for k in ("minimum", "maximum", "minLength", "minItems") if k in option})
+    limits.update({k: prop[k] for k in ("minimum", "maximum", "minLength", "minItems") if k in prop})
+    return types, enums, limits
+
+
+def check_parameter_row(tool: str, name: str, field, prop: dict, row: list[str], enum_listing: str = "") -> None:
+    """One row of a parameter table (type, default, meaning) says what the request model's field and its
+    JSON schema ``prop`` say: a meaning; ``required`` or the default; every JSON type, nullability, enum
+    value and range or length limit. ``enum_listing``: for an enum too long for a type cell, the text
+    of the section that lists its values (the cell or the meaning names that section instead)."""
+    type_cell, default_cell, meaning = row
+    assert meaning, f"{tool}.{name} has no meaning"
+    if field.is_required():
+        assert default_cell == "required", f"{tool}.{name} is required"
+    else:
+        shown = re.match(r"`([^`]+)`", default_cell)
+        default = field.get_default(call_default_factory=True)
+        assert shown and json.loads(shown.group(1)) == default, f"{tool}.{name} default is {default!r}"
+    types, enums, limits = schema_facts(prop)
+    for json_type in types - {"null"} - ({"string"} if enums else set()):  # enum values stand for "string"
+        assert json_type in type_cell, f"{tool}.{name} is a {json_type}"
+    assert ("null" in types) == ("null" in type_cell), f"{tool}.{name}: nullability"
+    for value in enums:
+        assert f"`{value}`" in (enum_listing or type_cell), f"{tool}.{name} accepts {value!r}"
+    if "minimum" in limits and "maximum" in limits:
+        assert f"{limits['minimum']:g} to {limits['maximum']:g}" in type_cell, f"{tool}.{name} range"
+    elif "minimum" in limits:
+        assert f"{limits['minimum']:g} or more" in type_cell, f"{tool}.{name} minimum"
+    if limits.get("minLength") == 1:
+        assert "non-empty" in type_cell, f"{tool}.{name} must not be empty"
+    if limits.get("minItems") == 1:
+        assert "at least one" in type_cell, f"{tool}.{name} needs at least one element"

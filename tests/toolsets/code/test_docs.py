@@ -3,12 +3,19 @@ capability, resolve reason and CLI flag that exists is documented, and nothing e
 
 from __future__ import annotations
 
-import json
 import re
 
 import click
 import pytest
-from helpers.docs import fields, front_matter, skill_path, table, tool_sections, usage_lines
+from helpers.docs import (
+    check_parameter_row,
+    fields,
+    front_matter,
+    skill_path,
+    table,
+    tool_sections,
+    usage_lines,
+)
 
 from graphsift.adapters.cli import build_cli
 from graphsift.errors import GraphsiftError
@@ -46,19 +53,6 @@ def section(title: str) -> str:
     return re.split(r"^#{2,3} ", text()[match.end():], maxsplit=1, flags=re.MULTILINE)[0]
 
 
-def schema_facts(prop: dict) -> tuple[set[str], list, dict]:
-    types: set[str] = set()
-    enums: list = []
-    limits: dict = {}
-    for option in prop.get("anyOf", [prop]):
-        types.add(option.get("type", "?"))
-        enums += option.get("enum", [])
-        enums += option.get("items", {}).get("enum", [])
-        limits.update({k: option[k] for k in ("minimum", "maximum", "minLength", "minItems") if k in option})
-    limits.update({k: prop[k] for k in ("minimum", "maximum", "minLength", "minItems") if k in prop})
-    return types, enums, limits
-
-
 def test_front_matter_and_one_section_per_tool():
     meta = front_matter(text())
     assert meta["name"] == "code" and 50 <= len(meta["description"]) <= 1024
@@ -73,33 +67,10 @@ def test_every_parameter_is_documented_with_type_and_default(tool):
     assert set(rows) == set(request.model_fields)
     schema = request.model_json_schema()["properties"]
     for name, field in request.model_fields.items():
-        type_cell, default_cell, meaning = rows[name]
-        assert meaning, f"{tool}.{name} has no meaning"
-        if field.is_required():
-            assert default_cell == "required", f"{tool}.{name} is required"
-        else:
-            shown = re.match(r"`([^`]+)`", default_cell)
-            default = field.get_default(call_default_factory=True)
-            assert shown and json.loads(shown.group(1)) == default, f"{tool}.{name} default is {default!r}"
-        types, enums, limits = schema_facts(schema[name])
-        for json_type in types - {"null"} - ({"string"} if enums else set()):
-            assert json_type in type_cell, f"{tool}.{name} is a {json_type}"
-        assert ("null" in types) == ("null" in type_cell), f"{tool}.{name}: nullability"
-        if (tool, name) in LONG_ENUMS:
-            assert LONG_ENUMS[(tool, name)] in type_cell + meaning
-            listed = section(LONG_ENUMS[(tool, name)])
-            assert all(f"`{value}`" in listed for value in enums)
-        else:
-            for value in enums:
-                assert f"`{value}`" in type_cell, f"{tool}.{name} accepts {value!r}"
-        if "minimum" in limits and "maximum" in limits:
-            assert f"{limits['minimum']:g} to {limits['maximum']:g}" in type_cell, f"{tool}.{name} range"
-        elif "minimum" in limits:
-            assert f"{limits['minimum']:g} or more" in type_cell, f"{tool}.{name} minimum"
-        if limits.get("minLength") == 1:
-            assert "non-empty" in type_cell, f"{tool}.{name} must not be empty"
-        if limits.get("minItems") == 1:
-            assert "at least one" in type_cell, f"{tool}.{name} needs at least one element"
+        long_enum = LONG_ENUMS.get((tool, name))
+        if long_enum:
+            assert long_enum in rows[name][0] + rows[name][2], f"{tool}.{name} must point at {long_enum!r}"
+        check_parameter_row(tool, name, field, schema[name], rows[name], section(long_enum) if long_enum else "")
 
 
 @pytest.mark.parametrize("tool", sorted(SPECS))

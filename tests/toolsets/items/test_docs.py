@@ -8,13 +8,21 @@ fails here until the doc says so.
 
 from __future__ import annotations
 
-import json
 import re
 
 import click
 import pytest
 from helpers import paths as PATHS
-from helpers.docs import fields, front_matter, limit_phrases, skill_path, table, tool_sections, usage_lines
+from helpers.docs import (
+    check_parameter_row,
+    fields,
+    front_matter,
+    limit_phrases,
+    skill_path,
+    table,
+    tool_sections,
+    usage_lines,
+)
 
 from graphsift.adapters.cli import build_cli
 from graphsift.errors import GraphsiftError
@@ -32,19 +40,6 @@ GROUP = build_cli().commands["items"]
 
 def skill_text() -> str:
     return SKILL.read_text(encoding="utf-8")
-
-
-def schema_facts(prop: dict) -> tuple[set[str], list, dict]:
-    """JSON types, enum values and constraints of one property, through anyOf and array items."""
-    types: set[str] = set()
-    enums: list = []
-    limits: dict = {}
-    for option in prop.get("anyOf", [prop]):
-        types.add(option.get("type", "?"))
-        enums += option.get("enum", [])
-        enums += option.get("items", {}).get("enum", [])
-        limits.update({k: option[k] for k in ("minimum", "maximum", "minLength", "minItems") if k in option})
-    return types, enums, limits
 
 
 # -- SKILL.md: format ---------------------------------------------------------------------------
@@ -72,25 +67,7 @@ def test_every_parameter_is_documented_with_type_and_default(tool):
     assert set(rows) == set(request.model_fields), "documented parameters differ from the request model"
     schema = request.model_json_schema()["properties"]
     for name, field in request.model_fields.items():
-        type_cell, default_cell, meaning = rows[name]
-        assert meaning, f"{tool}.{name} has no meaning"
-        if field.is_required():
-            assert default_cell == "required", f"{tool}.{name} is required"
-        else:
-            shown = re.match(r"`([^`]+)`", default_cell)
-            assert shown and json.loads(shown.group(1)) == field.default, f"{tool}.{name} default is {field.default!r}"
-        types, enums, limits = schema_facts(schema[name])
-        for json_type in types - {"null"} - ({"string"} if enums else set()):  # enum values stand for "string"
-            assert json_type in type_cell, f"{tool}.{name} is a {json_type}"
-        assert ("null" in types) == ("null" in type_cell), f"{tool}.{name}: nullability"
-        for value in enums:
-            assert f"`{value}`" in type_cell, f"{tool}.{name} accepts {value!r}"
-        if "minimum" in limits and "maximum" in limits:
-            assert f"{limits['minimum']:g} to {limits['maximum']:g}" in type_cell, f"{tool}.{name} range"
-        if limits.get("minLength") == 1:
-            assert "non-empty" in type_cell, f"{tool}.{name} must not be empty"
-        if limits.get("minItems") == 1:
-            assert "at least one" in type_cell, f"{tool}.{name} needs at least one element"
+        check_parameter_row(tool, name, field, schema[name], rows[name])
 
 
 @pytest.mark.parametrize("tool", sorted(SPECS))
