@@ -595,7 +595,9 @@ def measure_http(backend: str, settings: Settings, namespace: str, queries, args
             calls = max(sum(done), 1)
             client_cpu = (me.ru_utime + me.ru_stime - cpu0[0].ru_utime - cpu0[0].ru_stime) / calls * 1000
             server_cpu = (cpu_seconds([p.pid for p in procs]) - cpu0[1]) / calls * 1000
-            pg_cpu = (cpu_seconds(pg) - cpu0[2]) / calls * 1000
+            # a server's pool opens connections as load grows: backends born during the run count whole
+            born = sorted(set(postgres_pids()) - set(pg)) if pg else []
+            pg_cpu = (cpu_seconds(pg) - cpu0[2] + cpu_seconds(born)) / calls * 1000
             print(f"HTTP {mode} ({HTTP_MODES[mode][1]}): {args.clients} clients over {args.servers} server "
                   f"process(es), {elapsed:.0f} s: {sum(done) / elapsed:.0f} calls/s, latency {percentiles(latencies)}, "
                   f"errors {len(errors)} {errors[:1]}; CPU per call: clients {client_cpu:.1f} ms, servers "
