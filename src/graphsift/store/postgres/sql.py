@@ -23,7 +23,6 @@ from graphsift.store.terms import K1, MIN_IDF, B
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-
 def where_sql(where: Where | None, alias: str = "n") -> tuple[str, list[Any]]:
     """The ``where`` filter as one SQL condition over ``{alias}.props`` ('' when there is none)."""
     clauses, params = [], []
