@@ -299,19 +299,18 @@ def measure_search(store, queries, exact, postgres: bool, sweep: Sequence[int] =
             hybrid_search(store, text, vector, kind="doc", limit=10, params=RANKING)
             times.append(time.perf_counter() - t0)
         print(f"hybrid, first pass over the queries (warm-up, caches filling): {percentiles(times)}")
-    pg = postgres_pids() if postgres else []
     for label, where in () if recall_only else (("hybrid", None), ("hybrid, where g=7 (1%)", {"g": 7})):
         times = []
-        cpu, server = time.process_time(), cpu_seconds(pg)
+        cpu, server = time.process_time(), postgres_cpu()
         for text, vector in queries:
             t0 = time.perf_counter()
             hybrid_search(store, text, vector, kind="doc", where=where, limit=10, params=RANKING)
             times.append(time.perf_counter() - t0)
         cpu = (time.process_time() - cpu) / len(queries) * 1000
-        server = (cpu_seconds(pg) - server) / len(queries) * 1000
+        server = (postgres_cpu() - server) / len(queries) * 1000
         sides = " (its two sides at once)" if store.parallel_reads() else ""
         print(f"{label}: {percentiles(times)} (query vector given{sides}); CPU per search: this process {cpu:.1f} ms"
-              + (f", PostgreSQL {server:.1f} ms" if pg else "") + f" ({load_avg()})", flush=True)
+              + (f", PostgreSQL {server:.1f} ms" if postgres else "") + f" ({load_avg()})", flush=True)
     kw, vec = [], []
     for text, vector in [] if recall_only else queries:
         t0 = time.perf_counter()
@@ -360,7 +359,6 @@ def recall_sweep(store, queries, exact, floors: Sequence[int]) -> None:
     from graphsift.store.postgres import connection
 
     saved = connection.EF_SEARCH, connection.ITERATIVE_SCAN
-    pg = postgres_pids()
     print(f"HNSW recall sweep over {len(queries)} queries ({load_avg()}); ef = max(floor, 2 x limit):")
     print(f"{'floor':>6} {'iterative':>14} {'limit':>6} {'ef':>5} {'Recall':>8} {'near-tie':>9} {'top-1':>7} "
           f"{'min':>5} {'p50 ms':>8} {'p95 ms':>8} {'PG CPU ms':>10}")
@@ -369,9 +367,9 @@ def recall_sweep(store, queries, exact, floors: Sequence[int]) -> None:
             for mode in ("off", "relaxed_order"):  # strict_order: the same rows as relaxed, re-sorted
                 connection.EF_SEARCH, connection.ITERATIVE_SCAN = floor, mode
                 for limit in (10, 100):
-                    server = cpu_seconds(pg)
+                    server = postgres_cpu()
                     strict, near, top1, times = recall(store, queries, exact, limit)
-                    server = (cpu_seconds(pg) - server) / len(queries) * 1000
+                    server = (postgres_cpu() - server) / len(queries) * 1000
                     ms = np.asarray(times) * 1000
                     ef = min(max(floor, 2 * limit), connection.EF_SEARCH_MAX)
                     print(f"{floor:>6} {mode:>14} {limit:>6} {ef:>5} {np.mean(strict):>8.4f} {np.mean(near):>9.4f} "
@@ -507,20 +505,29 @@ def cpu_seconds(pids: Sequence[int]) -> float:
     return total
 
 
-def postgres_pids() -> list[int]:
-    """The bench server's PostgreSQL processes (its postmaster's children: backends, workers)."""
+def postgres_cpu() -> float:
+    """CPU seconds the bench server's PostgreSQL has used so far, all of it: the postmaster, its live
+    children (backends, background workers) and, through the postmaster's ``cutime``/``cstime``, the
+    children that have exited (parallel query workers live for one statement; a pool opens backends as
+    load grows). The difference of two readings is what was used in between. 0 without the bench server."""
     pidfile = OUT / "pgdata" / "postmaster.pid"
     if not pidfile.is_file():
-        return []
+        return 0.0
     parent = pidfile.read_text().split()[0]
-    out = []
+    tick = os.sysconf("SC_CLK_TCK")
+    try:
+        fields = Path(f"/proc/{parent}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    total = sum(int(f) for f in fields[11:15]) / tick  # utime, stime, cutime, cstime
+    children = []
     for status in Path("/proc").glob("[0-9]*/status"):
         try:
             if f"\nPPid:\t{parent}\n" in status.read_text():
-                out.append(int(status.parent.name))
+                children.append(int(status.parent.name))
         except OSError:
             continue
-    return out
+    return total + cpu_seconds(children)
 
 
 HTTP_MODES = {  # mode -> (tool, what it measures)
@@ -582,8 +589,8 @@ def measure_http(backend: str, settings: Settings, namespace: str, queries, args
                     done[k] += 1
                     i += len(clients)
 
-            pg = postgres_pids() if backend == "postgres" else []
-            cpu0 = (resource.getrusage(resource.RUSAGE_SELF), cpu_seconds([p.pid for p in procs]), cpu_seconds(pg))
+            pg = backend == "postgres"
+            cpu0 = (resource.getrusage(resource.RUSAGE_SELF), cpu_seconds([p.pid for p in procs]), postgres_cpu())
             started = time.monotonic()
             threads = [threading.Thread(target=work, args=(k,)) for k in range(len(clients))]
             for t in threads:
@@ -595,9 +602,7 @@ def measure_http(backend: str, settings: Settings, namespace: str, queries, args
             calls = max(sum(done), 1)
             client_cpu = (me.ru_utime + me.ru_stime - cpu0[0].ru_utime - cpu0[0].ru_stime) / calls * 1000
             server_cpu = (cpu_seconds([p.pid for p in procs]) - cpu0[1]) / calls * 1000
-            # a server's pool opens connections as load grows: backends born during the run count whole
-            born = sorted(set(postgres_pids()) - set(pg)) if pg else []
-            pg_cpu = (cpu_seconds(pg) - cpu0[2] + cpu_seconds(born)) / calls * 1000
+            pg_cpu = (postgres_cpu() - cpu0[2]) / calls * 1000
             print(f"HTTP {mode} ({HTTP_MODES[mode][1]}): {args.clients} clients over {args.servers} server "
                   f"process(es), {elapsed:.0f} s: {sum(done) / elapsed:.0f} calls/s, latency {percentiles(latencies)}, "
                   f"errors {len(errors)} {errors[:1]}; CPU per call: clients {client_cpu:.1f} ms, servers "
