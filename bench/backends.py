@@ -307,10 +307,11 @@ def measure_search(store, queries, exact, postgres: bool, sweep: Sequence[int] =
             hybrid_search(store, text, vector, kind="doc", where=where, limit=10, params=RANKING)
             times.append(time.perf_counter() - t0)
         cpu = (time.process_time() - cpu) / len(queries) * 1000
-        server = (postgres_cpu() - server) / len(queries) * 1000
+        server = None if server is None else (postgres_cpu() - server) / len(queries) * 1000
         sides = " (its two sides at once)" if store.parallel_reads() else ""
         print(f"{label}: {percentiles(times)} (query vector given{sides}); CPU per search: this process {cpu:.1f} ms"
-              + (f", PostgreSQL {server:.1f} ms" if postgres else "") + f" ({load_avg()})", flush=True)
+              + (f", PostgreSQL {server:.1f} ms" if postgres and server is not None else "") + f" ({load_avg()})",
+              flush=True)
     kw, vec = [], []
     for text, vector in [] if recall_only else queries:
         t0 = time.perf_counter()
@@ -369,7 +370,7 @@ def recall_sweep(store, queries, exact, floors: Sequence[int]) -> None:
                 for limit in (10, 100):
                     server = postgres_cpu()
                     strict, near, top1, times = recall(store, queries, exact, limit)
-                    server = (postgres_cpu() - server) / len(queries) * 1000
+                    server = float("nan") if server is None else (postgres_cpu() - server) / len(queries) * 1000
                     ms = np.asarray(times) * 1000
                     ef = min(max(floor, 2 * limit), connection.EF_SEARCH_MAX)
                     print(f"{floor:>6} {mode:>14} {limit:>6} {ef:>5} {np.mean(strict):>8.4f} {np.mean(near):>9.4f} "
@@ -505,20 +506,21 @@ def cpu_seconds(pids: Sequence[int]) -> float:
     return total
 
 
-def postgres_cpu() -> float:
+def postgres_cpu() -> float | None:
     """CPU seconds the bench server's PostgreSQL has used so far, all of it: the postmaster, its live
     children (backends, background workers) and, through the postmaster's ``cutime``/``cstime``, the
     children that have exited (parallel query workers live for one statement; a pool opens backends as
-    load grows). The difference of two readings is what was used in between. 0 without the bench server."""
+    load grows). The difference of two readings is what was used in between. None without the bench's own
+    server (``--database-url``: its processes are not this machine's to read)."""
     pidfile = OUT / "pgdata" / "postmaster.pid"
     if not pidfile.is_file():
-        return 0.0
+        return None
     parent = pidfile.read_text().split()[0]
     tick = os.sysconf("SC_CLK_TCK")
     try:
         fields = Path(f"/proc/{parent}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
-        return 0.0
+        return None
     total = sum(int(f) for f in fields[11:15]) / tick  # utime, stime, cutime, cstime
     children = []
     for status in Path("/proc").glob("[0-9]*/status"):
@@ -589,7 +591,7 @@ def measure_http(backend: str, settings: Settings, namespace: str, queries, args
                     done[k] += 1
                     i += len(clients)
 
-            pg = backend == "postgres"
+            pg = backend == "postgres" and postgres_cpu() is not None
             cpu0 = (resource.getrusage(resource.RUSAGE_SELF), cpu_seconds([p.pid for p in procs]), postgres_cpu())
             started = time.monotonic()
             threads = [threading.Thread(target=work, args=(k,)) for k in range(len(clients))]
@@ -602,7 +604,7 @@ def measure_http(backend: str, settings: Settings, namespace: str, queries, args
             calls = max(sum(done), 1)
             client_cpu = (me.ru_utime + me.ru_stime - cpu0[0].ru_utime - cpu0[0].ru_stime) / calls * 1000
             server_cpu = (cpu_seconds([p.pid for p in procs]) - cpu0[1]) / calls * 1000
-            pg_cpu = (postgres_cpu() - cpu0[2]) / calls * 1000
+            pg_cpu = (postgres_cpu() - cpu0[2]) / calls * 1000 if pg else 0.0
             print(f"HTTP {mode} ({HTTP_MODES[mode][1]}): {args.clients} clients over {args.servers} server "
                   f"process(es), {elapsed:.0f} s: {sum(done) / elapsed:.0f} calls/s, latency {percentiles(latencies)}, "
                   f"errors {len(errors)} {errors[:1]}; CPU per call: clients {client_cpu:.1f} ms, servers "
