@@ -43,18 +43,16 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import ast  # noqa: E402
 import csv  # noqa: E402
-import hashlib  # noqa: E402
 import importlib  # noqa: E402
 import random  # noqa: E402
 import shutil  # noqa: E402
-import sqlite3  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
-from collections.abc import Callable, Sequence  # noqa: E402
+from collections.abc import Callable  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-import numpy as np  # noqa: E402
+from embedding_cache import CachedEmbedder  # noqa: E402
 
 from graphsift.config import Settings  # noqa: E402
 from graphsift.embedding import OnnxEmbedder  # noqa: E402
@@ -212,49 +210,6 @@ SETS = {
     "amazon_google": ErSet("amazon_google", "Amazon.csv", "title", "GoogleProducts.csv", "name",
                            "Amzon_GoogleProducts_perfectMapping.csv", "Product", product_definition),
 }
-
-
-class CachedEmbedder:
-    """The real embedder behind a cache of vectors by text hash (a SQLite file outside the repo)."""
-
-    def __init__(self, inner: OnnxEmbedder, folder: Path | None) -> None:
-        self.inner, self.name, self.dim = inner, inner.name, inner.dim
-        self.seconds = 0.0  # spent in the real embedder
-        self.computed = 0
-        self._db = None
-        if folder is not None:
-            folder.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(folder / f"{inner.name}.sqlite")
-            self._db.execute("CREATE TABLE IF NOT EXISTS v (h TEXT PRIMARY KEY, b BLOB)")
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        texts = list(texts)
-        out = np.empty((len(texts), self.dim), dtype=np.float32)
-        keys = [hashlib.sha1(t.encode()).hexdigest() for t in texts]
-        found: dict[str, bytes] = {}
-        if self._db is not None:
-            for i in range(0, len(keys), 500):
-                chunk = keys[i:i + 500]
-                found.update(self._db.execute(f"SELECT h, b FROM v WHERE h IN ({','.join('?' * len(chunk))})", chunk))
-        missing = [i for i, k in enumerate(keys) if k not in found]
-        if missing:
-            began = time.perf_counter()
-            vectors = self.inner.embed([texts[i] for i in missing])
-            self.seconds += time.perf_counter() - began
-            self.computed += len(missing)
-            for i, row in zip(missing, vectors, strict=True):
-                out[i] = row
-                found[keys[i]] = row.tobytes()
-            if self._db is not None:
-                self._db.executemany("INSERT OR REPLACE INTO v VALUES (?, ?)",
-                                     [(keys[i], found[keys[i]]) for i in missing])
-                self._db.commit()
-        for i, k in enumerate(keys):
-            out[i] = np.frombuffer(found[k], dtype=np.float32)
-        return out
-
-    def passages(self, text: str) -> list[str]:
-        return [text]
 
 
 def read_table(path: Path) -> list[dict]:

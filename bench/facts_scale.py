@@ -48,6 +48,7 @@ import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
+from embedding_cache import CachedEmbedder  # noqa: E402
 
 from graphsift.config import Settings  # noqa: E402
 from graphsift.contract import parse_request  # noqa: E402
@@ -219,6 +220,10 @@ def main() -> None:
                         help="also time find over N nodes with random unit vectors (scan cost without ingesting)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--keep", type=Path, help="keep the data folder here (default: a temp dir, removed)")
+    parser.add_argument("--cache", type=Path, metavar="DIR",
+                        help="embedding cache folder outside the repo (bench/embedding_cache.py): a second run, or "
+                             "another tree's, reads the vectors instead of embedding, so it times the write path "
+                             "alone; without it every text is embedded")
     parser.add_argument("--reuse", action="store_true",
                         help="with --keep: skip ingest and time find/search on the graph kept there by an "
                              "earlier run with the same sizes and seed")
@@ -228,7 +233,7 @@ def main() -> None:
 
     base = args.keep or Path(tempfile.mkdtemp(prefix="facts-bench-"))
     base.mkdir(parents=True, exist_ok=True)
-    embedder = TimedEmbedder(OnnxEmbedder())
+    embedder = CachedEmbedder(OnnxEmbedder(), args.cache) if args.cache else TimedEmbedder(OnnxEmbedder())
     runtime = Runtime(Settings(home=base / "home"), embedder=embedder)
     graph = FactsGraph(runtime, "default")
     gen = Generator(args)
@@ -279,6 +284,7 @@ def ingest(graph: FactsGraph, gen: Generator, args: argparse.Namespace, docs: in
     written = embedded = 0
     spent = 0.0
     embedding_before = graph.runtime.embedder.seconds
+    computed_before = getattr(graph.runtime.embedder, "computed", 0)
     resolving = [0.0]  # Resolver.resolve, its own embedding calls subtracted
     original = resolve.Resolver.resolve
 
@@ -310,8 +316,10 @@ def ingest(graph: FactsGraph, gen: Generator, args: argparse.Namespace, docs: in
             print(f"  ... {written} facts in {spent:.0f} s ({written / spent:.0f} facts/s)", flush=True)
     resolve.Resolver.resolve = original
     embedding = graph.runtime.embedder.seconds - embedding_before
+    computed = getattr(graph.runtime.embedder, "computed", None)
+    source = "" if computed is None else f" ({computed - computed_before} of them computed, the rest read from --cache)"
     print(f"ingest: {written} facts in {spent:.1f} s = {written / spent:.0f} facts/s (embedding included); "
-          f"texts embedded {embedded} in {embedding:.1f} s; the rest of the write path {spent - embedding:.1f} s "
+          f"texts embedded {embedded}{source} in {embedding:.1f} s; the rest of the write path {spent - embedding:.1f} s "
           f"(Resolver.resolve without embedding {resolving[0]:.1f} s); "
           f"mentions created {outcomes['created']}, merged {outcomes['merged']}, matched {outcomes['matched']}")
 
