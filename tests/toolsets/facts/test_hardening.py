@@ -166,6 +166,18 @@ def test_read_only_tools_change_nothing(runtime, graph):
     assert home_state(home) == before
 
 
+def test_the_split_example_undoes_the_merge_the_examples_make(runtime, graph):
+    """The fuzzer starts ``split`` from this call: it must answer, and then only once (the mention has left)."""
+    [arguments] = graph["split"]
+    merged = call(runtime, "info", {"name": "NYC", "graph": "merged"})
+    assert merged.name == "New York City" and "NYC" in merged.aliases
+    result = call(runtime, "split", arguments)
+    assert (result.kept.name, result.split_off.name, result.facts_moved) == ("New York City", "NYC", 1)
+    assert call(runtime, "info", {"name": "NYC", "graph": "merged"}).id == result.split_off.id
+    with pytest.raises(InvalidInput, match="no mention of New York City"):
+        call(runtime, "split", arguments)
+
+
 # -- one file ingested twice at once ------------------------------------------------------------------
 
 

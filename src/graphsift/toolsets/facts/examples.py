@@ -36,10 +36,25 @@ RECORDS = [
                 "sentence": "Apple raised iPhone prices in Tokyo.", "date_context": "March 2023", "chunk": 1}]},
 ]
 
+#: Two mentions resolution joins (an acronym, definitions that agree), in graph ``merged``: what ``split`` undoes.
+NEW_YORK = {"name": "New York City", "type": "Location", "definition": "the most populous city in the United States"}
+NYC = {"name": "NYC", "type": "Location", "definition": "largest city in the United States, on the Hudson River"}
+MERGED = [
+    {"name": "City census", "date": "2020-04-01", "source": "https://example.com/census",
+     "chunks": ["New York City counted its people."], "entities": [NEW_YORK], "topics": [], "facts": []},
+    {"name": "Store opening", "date": "2024-06-01", "source": "https://example.com/store",
+     "chunks": ["Apple opened a store in NYC."], "entities": [APPLE, NYC], "topics": [],
+     "facts": [{"subject": "Apple Inc", "relationship": "opened a store in", "object": "NYC",
+                "sentence": "Apple opened a store in NYC.", "chunk": 0}]},
+]
+
 
 def examples(runtime: Runtime, folder: Path) -> dict[str, list[dict[str, Any]]]:
-    """Write :data:`RECORDS` into graph ``default`` and a JSONL copy under ``folder``; a valid call per tool."""
+    """Write :data:`RECORDS` into graph ``default`` (and :data:`MERGED`, one write each, into ``merged``) and a
+    JSONL copy under ``folder``; a valid call per tool."""
     Writer(FactsGraph(runtime, "default")).write([DocumentRecord.model_validate(r) for r in RECORDS])
+    for record in MERGED:
+        Writer(FactsGraph(runtime, "merged")).write([DocumentRecord.model_validate(record)])
     jsonl = folder / "records.jsonl"
     jsonl.write_text("".join(json.dumps(r) + "\n" for r in RECORDS), encoding="utf-8")
     selector = {"name": "Apple", "definition": "the company that makes the iPhone"}
@@ -55,5 +70,6 @@ def examples(runtime: Runtime, folder: Path) -> dict[str, list[dict[str, Any]]]:
         "ingest": [{"file": str(jsonl)}],
         "kg_execute": [{"command": "stats"}, {"command": 'search -entity "Apple Inc" --limit 3'},
                        {"command": "help search"}],
+        "split": [{"name": "New York City", "mentions": ["NYC"], "graph": "merged"}],
         "extract_document": [{"name": "Note", "date": "2024-01-01", "text": "Apple opened a store in Tokyo."}],
     }
