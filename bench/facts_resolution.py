@@ -69,7 +69,7 @@ except ImportError:  # pragma: no cover
     lookup = None
 from graphsift.toolsets.facts.graph import DUPLICATE, FactsGraph  # noqa: E402
 from graphsift.toolsets.facts.models import DocumentRecord, FindRequest  # noqa: E402
-from graphsift.toolsets.facts.names import exact_key, name_evidence  # noqa: E402
+from graphsift.toolsets.facts.names import exact_key, name_evidence, normalize  # noqa: E402
 from graphsift.toolsets.facts.resolve import Mention, NodeState, decide  # noqa: E402
 from graphsift.toolsets.facts.write import Writer  # noqa: E402
 
@@ -317,6 +317,28 @@ def fmt_times(t: dict) -> str:
     return f"write {t['wall']:.1f} s (embedding {t['embed']:.1f} s, Resolver.resolve {t['resolve']:.2f} s)"
 
 
+#: Characters of two definitions that must agree for ``audit_gold`` to call a pair with equal names twins.
+TWIN_PREFIX = 60
+
+
+def audit_gold(er: ErSet, left: list[dict], right: list[dict], clusters: Clusters) -> None:
+    """How far the gold labels the pairs any rule would merge first: equal normalised names across the tables,
+    and of them the twins: pairs whose definitions (the texts the bench writes) also start with the same
+    TWIN_PREFIX characters, case and spacing aside. Reads only the tables."""
+    by_name: dict[str, list[dict]] = {}
+    for r in right:
+        by_name.setdefault(normalize(r[er.right_name]), []).append(r)
+    equal = [(a, b) for a in left for b in by_name.get(normalize(a[er.left_name]), [])]
+    start = lambda r: " ".join(er.definition(r).casefold().split())[:TWIN_PREFIX]  # noqa: E731
+    twins = [(a, b) for a, b in equal if start(a) == start(b)]
+    gold = [clusters.same(a["id"], b["id"]) for a, b in equal]
+    unpaired = sum(1 for (a, _), ok in zip(equal, gold, strict=True) if not ok and a["id"] not in clusters.labelled)
+    print(f"gold audit: {len(equal)} left/right pairs with equal normalised names, {sum(gold)} of them gold pairs; "
+          f"of the {len(gold) - sum(gold)} others, {unpaired} have a left record the gold pairs with nothing; "
+          f"{len(twins)} are twins (definitions that start with the same {TWIN_PREFIX} characters), {sum(clusters.same(a['id'], b['id']) for a, b in twins)} "
+          f"of them gold", flush=True)
+
+
 def run_er(er: ErSet, embedder: CachedEmbedder, base: Path, show: int, find_variants: list[str]) -> dict:
     folder = ER_DATA / er.name
     left, right = read_table(folder / er.left), read_table(folder / er.right)
@@ -334,6 +356,7 @@ def run_er(er: ErSet, embedder: CachedEmbedder, base: Path, show: int, find_vari
     graph = FactsGraph(runtime, "er")
     print(f"\n== {er.name}: left {er.left} {len(left)} records, right {er.right} {len(right)}, "
           f"{len(pairs)} gold pairs", flush=True)
+    audit_gold(er, left, right, clusters)
 
     # 1. the left table
     records, ids = documents(er, "left", left, er.left_name)
