@@ -24,6 +24,7 @@ class CachedEmbedder:
     def __init__(self, inner: OnnxEmbedder, folder: Path | None) -> None:
         self.inner, self.name, self.dim = inner, inner.name, inner.dim
         self.seconds = 0.0  # spent in the real embedder
+        self.cache_seconds = 0.0  # spent reading and writing the cache
         self.computed = 0
         self._db = None
         if folder is not None:
@@ -32,7 +33,13 @@ class CachedEmbedder:
             self._db.execute("CREATE TABLE IF NOT EXISTS v (h TEXT PRIMARY KEY, b BLOB)")
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        texts = list(texts)
+        began, embedding = time.perf_counter(), self.seconds
+        try:
+            return self._embed(list(texts))
+        finally:
+            self.cache_seconds += time.perf_counter() - began - (self.seconds - embedding)
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
         out = np.empty((len(texts), self.dim), dtype=np.float32)
         keys = [hashlib.sha1(t.encode()).hexdigest() for t in texts]
         found: dict[str, bytes] = {}

@@ -285,6 +285,7 @@ def ingest(graph: FactsGraph, gen: Generator, args: argparse.Namespace, docs: in
     spent = 0.0
     embedding_before = graph.runtime.embedder.seconds
     computed_before = getattr(graph.runtime.embedder, "computed", 0)
+    cache_before = getattr(graph.runtime.embedder, "cache_seconds", 0.0)
     resolving = [0.0]  # Resolver.resolve, its own embedding calls subtracted
     original = resolve.Resolver.resolve
 
@@ -317,7 +318,9 @@ def ingest(graph: FactsGraph, gen: Generator, args: argparse.Namespace, docs: in
     resolve.Resolver.resolve = original
     embedding = graph.runtime.embedder.seconds - embedding_before
     computed = getattr(graph.runtime.embedder, "computed", None)
-    source = "" if computed is None else f" ({computed - computed_before} of them computed, the rest read from --cache)"
+    source = "" if computed is None else (
+        f" ({computed - computed_before} of them computed, the rest read from --cache in "
+        f"{graph.runtime.embedder.cache_seconds - cache_before:.1f} s, counted in the write path below)")
     print(f"ingest: {written} facts in {spent:.1f} s = {written / spent:.0f} facts/s (embedding included); "
           f"texts embedded {embedded}{source} in {embedding:.1f} s; the rest of the write path {spent - embedding:.1f} s "
           f"(Resolver.resolve without embedding {resolving[0]:.1f} s); "
