@@ -3,6 +3,7 @@
     python bench/facts_resolution.py                 # labelled pairs: cosines and verdicts (~10 s)
     python bench/facts_resolution.py --er            # restaurants, DBLP-ACM, Amazon-GoogleProducts
     python bench/facts_resolution.py --er --sets restaurants --show 20 --no-cache
+    python bench/facts_resolution.py --gold-audit   # how far each gold labels equal-name pairs (~1 s)
     python bench/facts_resolution.py --write-sizes 400,800,1600,3226 --sets amazon_google  # one write growing
 
 **Pairs.** Each pair is (name A, definition A, name B, definition B, same thing?). Types are left
@@ -339,7 +340,8 @@ def audit_gold(er: ErSet, left: list[dict], right: list[dict], clusters: Cluster
           f"of them gold", flush=True)
 
 
-def run_er(er: ErSet, embedder: CachedEmbedder, base: Path, show: int, find_variants: list[str]) -> dict:
+def load_set(er: ErSet) -> tuple[list[dict], list[dict], list[tuple[str, str]]]:
+    """The left and right records (ids tagged with their side) and the gold pairs."""
     folder = ER_DATA / er.name
     left, right = read_table(folder / er.left), read_table(folder / er.right)
     gold_rows = read_table(folder / er.gold)
@@ -349,6 +351,11 @@ def run_er(er: ErSet, embedder: CachedEmbedder, base: Path, show: int, find_vari
         r["id"] = tag("left", r["id"])
     for r in right:
         r["id"] = tag("right", r["id"])
+    return left, right, pairs
+
+
+def run_er(er: ErSet, embedder: CachedEmbedder, base: Path, show: int, find_variants: list[str]) -> dict:
+    left, right, pairs = load_set(er)
     shipped = (lookup.FIND_METHOD, lookup.CODES_FIRST) if lookup is not None else None
     clusters = Clusters(pairs)
     tracker = Tracker(clusters)
@@ -474,6 +481,8 @@ def main() -> None:
                         help="find rankings to measure, the first in the summary: a graphsift.search.fusion.fuse "
                              "method (anchored, convex, zscore, rrf, keyword, vector), '-nocodes' to leave code "
                              "matches unboosted (default: anchored = shipped, vector-nocodes = find before issue 9)")
+    parser.add_argument("--gold-audit", action="store_true",
+                        help="instead of the ER measurement: only the gold audit of each set (read from the tables; nothing is written)")
     parser.add_argument("--show", type=int, default=0, metavar="N", help="print the first N wrong merges per set")
     parser.add_argument("--write-sizes", default="", metavar="LIST",
                         help="instead of the ER measurement: for each N (comma-separated), the left table, then N "
@@ -491,7 +500,7 @@ def main() -> None:
             parser.error(f"graphsift.toolsets.facts.{module} has no {name}")
         setattr(owner, name, ast.literal_eval(value))
         print(f"patched {target} = {getattr(owner, name)!r}")
-    if not args.er and not args.write_sizes:
+    if not args.er and not args.write_sizes and not args.gold_audit:
         run_pairs(OnnxEmbedder())
         return
     unknown = [s for s in args.sets.split(",") if s not in SETS]
@@ -499,6 +508,12 @@ def main() -> None:
         parser.error(f"unknown set(s) {', '.join(unknown)}; use {', '.join(SETS)}")
     if not ER_DATA.is_dir():
         raise SystemExit(f"needs the shared ER data at {ER_DATA}")
+    if args.gold_audit:
+        for name in args.sets.split(","):
+            left, right, pairs = load_set(SETS[name])
+            print(f"{name}: ", end="")
+            audit_gold(SETS[name], left, right, Clusters(pairs))
+        return
     embedder = CachedEmbedder(OnnxEmbedder(), None if args.no_cache else args.cache)
     base = Path(tempfile.mkdtemp(prefix="facts-er-"))
     try:
