@@ -29,7 +29,7 @@ class CachedEmbedder:
         self._db = None
         if folder is not None:
             folder.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(folder / f"{inner.name}.sqlite")
+            self._db = sqlite3.connect(folder / f"{inner.name}.sqlite", timeout=60)  # another bench may be writing
             self._db.execute("CREATE TABLE IF NOT EXISTS v (h TEXT PRIMARY KEY, b BLOB)")
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
