@@ -330,7 +330,9 @@ def audit_gold(er: ErSet, left: list[dict], right: list[dict], clusters: Cluster
     for r in right:
         by_name.setdefault(normalize(r[er.right_name]), []).append(r)
     equal = [(a, b) for a in left for b in by_name.get(normalize(a[er.left_name]), [])]
-    start = lambda r: " ".join(er.definition(r).casefold().split())[:TWIN_PREFIX]  # noqa: E731
+    def start(record: dict) -> str:
+        return " ".join(er.definition(record).casefold().split())[:TWIN_PREFIX]
+
     twins = [(a, b) for a, b in equal if start(a) == start(b)]
     gold = [clusters.same(a["id"], b["id"]) for a, b in equal]
     unpaired = sum(1 for (a, _), ok in zip(equal, gold, strict=True) if not ok and a["id"] not in clusters.labelled)

@@ -233,7 +233,7 @@ def main() -> None:
 
     base = args.keep or Path(tempfile.mkdtemp(prefix="facts-bench-"))
     base.mkdir(parents=True, exist_ok=True)
-    embedder = CachedEmbedder(OnnxEmbedder(), args.cache) if args.cache else TimedEmbedder(OnnxEmbedder())
+    embedder = CachedEmbedder(OnnxEmbedder(), args.cache)  # without --cache: embeds every text, timed
     runtime = Runtime(Settings(home=base / "home"), embedder=embedder)
     graph = FactsGraph(runtime, "default")
     gen = Generator(args)
@@ -263,29 +263,11 @@ def main() -> None:
         shutil.rmtree(base, ignore_errors=True)
 
 
-class TimedEmbedder:
-    """The real embedder, timing its calls: ingest time without embedding is the write path's own cost."""
-
-    def __init__(self, inner: OnnxEmbedder) -> None:
-        self.inner, self.name, self.dim, self.seconds = inner, inner.name, inner.dim, 0.0
-
-    def embed(self, texts):
-        began = time.perf_counter()
-        try:
-            return self.inner.embed(texts)
-        finally:
-            self.seconds += time.perf_counter() - began
-
-    def passages(self, text: str) -> list[str]:
-        return self.inner.passages(text)
-
-
 def ingest(graph: FactsGraph, gen: Generator, args: argparse.Namespace, docs: int) -> None:
     written = embedded = 0
     spent = 0.0
     embedding_before = graph.runtime.embedder.seconds
-    computed_before = getattr(graph.runtime.embedder, "computed", 0)
-    cache_before = getattr(graph.runtime.embedder, "cache_seconds", 0.0)
+    computed_before, cache_before = graph.runtime.embedder.computed, graph.runtime.embedder.cache_seconds
     resolving = [0.0]  # Resolver.resolve, its own embedding calls subtracted
     original = resolve.Resolver.resolve
 
@@ -317,8 +299,8 @@ def ingest(graph: FactsGraph, gen: Generator, args: argparse.Namespace, docs: in
             print(f"  ... {written} facts in {spent:.0f} s ({written / spent:.0f} facts/s)", flush=True)
     resolve.Resolver.resolve = original
     embedding = graph.runtime.embedder.seconds - embedding_before
-    computed = getattr(graph.runtime.embedder, "computed", None)
-    source = "" if computed is None else (
+    computed = graph.runtime.embedder.computed
+    source = "" if args.cache is None else (
         f" ({computed - computed_before} of them computed, the rest read from --cache in "
         f"{graph.runtime.embedder.cache_seconds - cache_before:.1f} s, counted in the write path below)")
     print(f"ingest: {written} facts in {spent:.1f} s = {written / spent:.0f} facts/s (embedding included); "
