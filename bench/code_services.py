@@ -14,7 +14,7 @@ found when the same client links to the same route with the same match. For pigg
 links is also given over every HTTP call its services make at run time, counting the two OAuth
 user-info calls whose URL comes from a constructor argument (no static reader can know it).
 
-Then the full index of piggymetrics through the store (structure only, as ``graphsift code index
+Then the full index of piggymetrics through the store (structure only, as ``graphlore code index
 --no-embed``), best and median of ``--repeat`` runs, with the part-2 pass's own time.
 
 Run: ``python bench/code_services.py [--repeat 5]``. Wall-clock on a shared 2-core machine: noisy.
@@ -35,10 +35,10 @@ sys.path.insert(0, str(REPO / "tests"))
 
 from helpers.code_graph import FIXTURES, expected_lines, render  # noqa: E402
 
-from graphsift.config import Settings  # noqa: E402
-from graphsift.runtime import Runtime  # noqa: E402
-from graphsift.toolsets.code.graph import CodeGraph  # noqa: E402
-from graphsift.toolsets.code.index import CodeIndex  # noqa: E402
+from graphlore.config import Settings  # noqa: E402
+from graphlore.runtime import Runtime  # noqa: E402
+from graphlore.toolsets.code.graph import CodeGraph  # noqa: E402
+from graphlore.toolsets.code.index import CodeIndex  # noqa: E402
 
 PIGGYMETRICS = REPO.parent / "shared" / "data" / "code" / "piggymetrics"
 LINKS = ("E HTTP_CALLS", "E ASYNC_CALLS")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from graphsift.embedding import OnnxEmbedder
+from graphlore.embedding import OnnxEmbedder
 
 
 class CachedEmbedder:

@@ -38,14 +38,14 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
 
-from graphsift.config import Settings  # noqa: E402
-from graphsift.contract import parse_request  # noqa: E402
-from graphsift.embedding import OnnxEmbedder  # noqa: E402
-from graphsift.runtime import Runtime  # noqa: E402
-from graphsift.toolsets.facts import tools  # noqa: E402
-from graphsift.toolsets.facts.graph import FactsGraph  # noqa: E402
-from graphsift.toolsets.facts.models import DocumentRecord, FindRequest  # noqa: E402
-from graphsift.toolsets.facts.write import Writer  # noqa: E402
+from graphlore.config import Settings  # noqa: E402
+from graphlore.contract import parse_request  # noqa: E402
+from graphlore.embedding import OnnxEmbedder  # noqa: E402
+from graphlore.runtime import Runtime  # noqa: E402
+from graphlore.toolsets.facts import tools  # noqa: E402
+from graphlore.toolsets.facts.graph import FactsGraph  # noqa: E402
+from graphlore.toolsets.facts.models import DocumentRecord, FindRequest  # noqa: E402
+from graphlore.toolsets.facts.write import Writer  # noqa: E402
 
 ER = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "er"
 FLOORS = [round(0.30 + 0.05 * i, 2) for i in range(12)]

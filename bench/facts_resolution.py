@@ -30,7 +30,7 @@ false one.
    subtracted). ``matched`` mentions (same name, type and definition as an earlier one: no decision)
    are counted apart from merges.
 
-Embeddings are cached by text in ``--cache`` (default ``$TMPDIR/graphsift-bench-embeddings``, outside
+Embeddings are cached by text in ``--cache`` (default ``$TMPDIR/graphlore-bench-embeddings``, outside
 the repo; ``--no-cache`` embeds everything, ~300 short texts/s on 2 cores). Nothing is hard-coded but
 the pairs and their labels, and the gold files.
 """
@@ -55,24 +55,24 @@ from pathlib import Path  # noqa: E402
 
 from embedding_cache import CachedEmbedder  # noqa: E402
 
-from graphsift.config import Settings  # noqa: E402
-from graphsift.embedding import OnnxEmbedder  # noqa: E402
+from graphlore.config import Settings  # noqa: E402
+from graphlore.embedding import OnnxEmbedder  # noqa: E402
 
-try:  # the platform's Runtime (issue 7); older trees had it in graphsift.toolset
-    from graphsift.runtime import Runtime  # noqa: E402
+try:  # the platform's Runtime (issue 7); older trees had it in graphlore.toolset
+    from graphlore.runtime import Runtime  # noqa: E402
 except ImportError:  # pragma: no cover
-    from graphsift.toolset import Runtime  # noqa: E402
-from graphsift.toolsets.facts import resolve, tools  # noqa: E402
+    from graphlore.toolset import Runtime  # noqa: E402
+from graphlore.toolsets.facts import resolve, tools  # noqa: E402
 
 try:  # absent before issue 9: the bench then measures find as shipped there
-    from graphsift.toolsets.facts import lookup  # noqa: E402
+    from graphlore.toolsets.facts import lookup  # noqa: E402
 except ImportError:  # pragma: no cover
     lookup = None
-from graphsift.toolsets.facts.graph import DUPLICATE, FactsGraph  # noqa: E402
-from graphsift.toolsets.facts.models import DocumentRecord, FindRequest  # noqa: E402
-from graphsift.toolsets.facts.names import exact_key, name_evidence, normalize  # noqa: E402
-from graphsift.toolsets.facts.resolve import Mention, NodeState, decide  # noqa: E402
-from graphsift.toolsets.facts.write import Writer  # noqa: E402
+from graphlore.toolsets.facts.graph import DUPLICATE, FactsGraph  # noqa: E402
+from graphlore.toolsets.facts.models import DocumentRecord, FindRequest  # noqa: E402
+from graphlore.toolsets.facts.names import exact_key, name_evidence, normalize  # noqa: E402
+from graphlore.toolsets.facts.resolve import Mention, NodeState, decide  # noqa: E402
+from graphlore.toolsets.facts.write import Writer  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 ER_DATA = REPO.parent / "shared" / "data" / "er"
@@ -476,11 +476,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--er", action="store_true", help="run the ER sets instead of the labelled pairs")
     parser.add_argument("--sets", default=",".join(SETS), help=f"comma-separated, of {', '.join(SETS)}")
-    parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "graphsift-bench-embeddings",
+    parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "graphlore-bench-embeddings",
                         help="embedding cache folder (outside the repo)")
     parser.add_argument("--no-cache", action="store_true", help="embed every text (no cache read or written)")
     parser.add_argument("--find-variants", default="anchored,vector-nocodes", metavar="LIST",
-                        help="find rankings to measure, the first in the summary: a graphsift.search.fusion.fuse "
+                        help="find rankings to measure, the first in the summary: a graphlore.search.fusion.fuse "
                              "method (anchored, convex, zscore, rrf, keyword, vector), '-nocodes' to leave code "
                              "matches unboosted (default: anchored = shipped, vector-nocodes = find before issue 9)")
     parser.add_argument("--gold-audit", action="store_true",
@@ -491,15 +491,15 @@ def main() -> None:
                              "right records (a seeded random sample) in one write; prints Resolver.resolve time per "
                              "record (does resolution in one write stay linear?)")
     parser.add_argument("--patch", action="append", default=[], metavar="MODULE.NAME=VALUE",
-                        help="set a constant of graphsift.toolsets.facts.MODULE in process, e.g. "
+                        help="set a constant of graphlore.toolsets.facts.MODULE in process, e.g. "
                              "resolve.CODE_MERGE_DEFINITION=0.4 (repeatable; src/ is not changed)")
     args = parser.parse_args()
     for patch in args.patch:
         target, value = patch.split("=", 1)
         module, name = target.rsplit(".", 1)
-        owner = importlib.import_module(f"graphsift.toolsets.facts.{module}")
+        owner = importlib.import_module(f"graphlore.toolsets.facts.{module}")
         if not hasattr(owner, name):
-            parser.error(f"graphsift.toolsets.facts.{module} has no {name}")
+            parser.error(f"graphlore.toolsets.facts.{module} has no {name}")
         setattr(owner, name, ast.literal_eval(value))
         print(f"patched {target} = {getattr(owner, name)!r}")
     if not args.er and not args.write_sizes and not args.gold_audit:

@@ -50,23 +50,23 @@ from pathlib import Path  # noqa: E402
 import numpy as np  # noqa: E402
 from embedding_cache import CachedEmbedder  # noqa: E402
 
-from graphsift.config import Settings  # noqa: E402
-from graphsift.contract import parse_request  # noqa: E402
-from graphsift.embedding import OnnxEmbedder  # noqa: E402
+from graphlore.config import Settings  # noqa: E402
+from graphlore.contract import parse_request  # noqa: E402
+from graphlore.embedding import OnnxEmbedder  # noqa: E402
 
 try:  # the platform (issue 7); older trees (``PYTHONPATH=<older tree>/src``, the "before" figures) had both
-    from graphsift.runtime import Runtime  # noqa: E402
-    from graphsift.tools import CallContext  # noqa: E402
+    from graphlore.runtime import Runtime  # noqa: E402
+    from graphlore.tools import CallContext  # noqa: E402
 except ImportError:  # pragma: no cover
-    from graphsift.toolset import CallContext, Runtime  # noqa: E402
+    from graphlore.toolset import CallContext, Runtime  # noqa: E402
 try:  # the store's file name through the factory; older trees wrote graph.db
-    from graphsift.store import store_size  # noqa: E402
+    from graphlore.store import store_size  # noqa: E402
 except ImportError:  # pragma: no cover
     store_size = None
-from graphsift.toolsets.facts import TOOLSET, resolve  # noqa: E402
-from graphsift.toolsets.facts.graph import FactsGraph  # noqa: E402
-from graphsift.toolsets.facts.models import DocumentRecord  # noqa: E402
-from graphsift.toolsets.facts.write import Writer  # noqa: E402
+from graphlore.toolsets.facts import TOOLSET, resolve  # noqa: E402
+from graphlore.toolsets.facts.graph import FactsGraph  # noqa: E402
+from graphlore.toolsets.facts.models import DocumentRecord  # noqa: E402
+from graphlore.toolsets.facts.write import Writer  # noqa: E402
 
 SPECS = {s.name: s for s in TOOLSET.tools}
 SYLLABLES = ("ka ri to ven mar lo sa nel dor pi qua zen tur bel ko ra mi sol dan vex ar lu fen gor "
@@ -387,7 +387,7 @@ def measure(runtime: Runtime, store, gen: Generator, args: argparse.Namespace) -
 def find_scale(runtime: Runtime, args: argparse.Namespace) -> None:
     """find's cost at N nodes without embedding N texts: random unit vectors (the scan does not depend on
     the values), the selectors' embedding still included."""
-    from graphsift.store import Node, record_embedder
+    from graphlore.store import Node, record_embedder
 
     n = args.find_scale
     rng = np.random.default_rng(args.seed)

@@ -1,7 +1,7 @@
 """GitBugs Hadoop duplicates through the items tools: recall, LIKELY_DUPLICATE precision, score bands.
 
 The Hadoop bug reports become a feature-management tree (``bugs/BUG-<issue id>-slug/``) in a temp dir,
-indexed with the ``index`` tool under a temp GRAPHSIFT home. Every duplicate pair whose two sides are
+indexed with the ``index`` tool under a temp GRAPHLORE home. Every duplicate pair whose two sides are
 both in the CSV is queried in both directions (A->B and B->A: a new report can arrive on either side):
 
 * ``get_similar(item_id=A, limit=10)``: Recall@1/5/10 of B;
@@ -19,8 +19,8 @@ whether the two agree.
 
 ``--variants`` re-runs the get_similar / check_duplicates recall with ranking parameters varied in
 process (BM25 field weights, candidate depth, fusion method and weights: the items tools' one
-``tools.RANKING`` :class:`~graphsift.search.HybridParams` swapped for a variant), and ranks with
-``graphsift.search.hybrid_search`` directly under other BM25 query texts (title only, title + the start
+``tools.RANKING`` :class:`~graphlore.search.HybridParams` swapped for a variant), and ranks with
+``graphlore.search.hybrid_search`` directly under other BM25 query texts (title only, title + the start
 of the description), to see what would move Recall@10; ``src/`` is not changed.
 
 Run: ``python bench/items_duplicates.py [--variants] [--keep DIR]``
@@ -45,12 +45,12 @@ from pathlib import Path
 
 import numpy as np
 
-from graphsift.config import Settings
-from graphsift.runtime import Runtime
-from graphsift.search import HybridParams, hybrid_search
-from graphsift.toolsets.items import tools
-from graphsift.toolsets.items.index import KIND, ItemIndex
-from graphsift.toolsets.items.models import CheckDuplicatesRequest, GetSimilarRequest, IndexRequest
+from graphlore.config import Settings
+from graphlore.runtime import Runtime
+from graphlore.search import HybridParams, hybrid_search
+from graphlore.toolsets.items import tools
+from graphlore.toolsets.items.index import KIND, ItemIndex
+from graphlore.toolsets.items.models import CheckDuplicatesRequest, GetSimilarRequest, IndexRequest
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "data" / "gitbugs" / "hadoop"
@@ -249,7 +249,7 @@ def main() -> None:
         others = sorted(set(bugs) - in_pairs)
         keep = in_pairs | set(random.Random(0).sample(others, min(args.sample, len(others))))
         bugs = {k: v for k, v in bugs.items() if k in keep}
-    work = args.keep or Path(tempfile.mkdtemp(prefix="graphsift-dups-"))
+    work = args.keep or Path(tempfile.mkdtemp(prefix="graphlore-dups-"))
     project, home = work / "feature-management", work / "home"
     try:
         if not project.exists():

@@ -3,7 +3,7 @@
 For each size a synthetic feature-management tree is written to a temp dir: bugs, features and
 completed items whose titles are GitBugs Hadoop summaries and whose description / PROMPT.md are
 sentences recombined from GitBugs descriptions, 100-250 word pieces of indexed text per item, so BM25
-sees real vocabulary and the embedder real lengths. Then, under a temp GRAPHSIFT home:
+sees real vocabulary and the embedder real lengths. Then, under a temp GRAPHLORE home:
 
 * full index with the ``index`` tool (model already loaded) vs ``OnnxEmbedder.embed`` on the very texts
   the index embeds (a second embedder instance, same settings, also warm): items/s and the ratio;
@@ -11,9 +11,9 @@ sees real vocabulary and the embedder real lengths. Then, under a temp GRAPHSIFT
 * ``search`` tool latency in process (includes the per-call freshness check and query embedding), and
   its parts: query embedding, freshness check (``ItemIndex.ensure_fresh`` on a fresh index), hybrid
   ranking with a precomputed query vector, vector-only and BM25-only store queries;
-* ``search`` through MCP stdio: the official SDK client against a ``graphsift serve items`` child;
+* ``search`` through MCP stdio: the official SDK client against a ``graphlore serve items`` child;
 * ChromaDB ``PersistentClient`` (no embedding function) given the same vectors: add time vs writing
-  the same nodes + vectors into a fresh graphsift SQLite store, and query latency with the same query
+  the same nodes + vectors into a fresh graphlore SQLite store, and query latency with the same query
   vectors vs the store's vector search and the full hybrid ranking.
 
 Run: ``python bench/items_scale.py [--sizes 1000,10000] [--queries 200] [--mcp-queries 100]``
@@ -40,16 +40,16 @@ from pathlib import Path
 
 import numpy as np
 
-from graphsift.config import Settings
-from graphsift.embedding import OnnxEmbedder
-from graphsift.runtime import Runtime
-from graphsift.search import fuse, hybrid_search
-from graphsift.search.hybrid import best_vector_hits
-from graphsift.store.sqlite import SQLiteStore
-from graphsift.toolsets.items import tools
-from graphsift.toolsets.items.index import KIND, ItemIndex, item_passages
-from graphsift.toolsets.items.models import IndexRequest, SearchRequest
-from graphsift.toolsets.items.scan import scan_project
+from graphlore.config import Settings
+from graphlore.embedding import OnnxEmbedder
+from graphlore.runtime import Runtime
+from graphlore.search import fuse, hybrid_search
+from graphlore.search.hybrid import best_vector_hits
+from graphlore.store.sqlite import SQLiteStore
+from graphlore.toolsets.items import tools
+from graphlore.toolsets.items.index import KIND, ItemIndex, item_passages
+from graphlore.toolsets.items.models import IndexRequest, SearchRequest
+from graphlore.toolsets.items.scan import scan_project
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "data" / "gitbugs" / "hadoop"
@@ -160,10 +160,10 @@ async def mcp_search(home: Path, project: Path, queries: list[str]) -> tuple[flo
     """(time to connect, first search incl. model load, per-call latencies) over stdio."""
     from mcp import Client, StdioServerParameters
 
-    env = {"GRAPHSIFT_HOME": str(home)}
+    env = {"GRAPHLORE_HOME": str(home)}
     if os.environ.get("PYTHONPATH"):  # the tree under test, when the bench runs one that is not installed
         env["PYTHONPATH"] = os.environ["PYTHONPATH"]
-    params = StdioServerParameters(command=sys.executable, args=["-m", "graphsift", "serve", "items"], env=env)
+    params = StdioServerParameters(command=sys.executable, args=["-m", "graphlore", "serve", "items"], env=env)
     t0 = time.perf_counter()
     async with Client(params, read_timeout_seconds=600) as client:
         connect = time.perf_counter() - t0
@@ -207,7 +207,7 @@ def chroma_side(path: Path, ids: list[str], vectors: np.ndarray, metas: list[dic
 def run_size(size: int, work: Path, summaries: list[str], sentences: list[str], args) -> None:
     print(f"\n=== {size} items ===", flush=True)
     settings = Settings.load(env={}, home=work / "home")
-    # As `graphsift serve` runs it: a change feed instead of an mtime walk on every call.
+    # As `graphlore serve` runs it: a change feed instead of an mtime walk on every call.
     runtime = Runtime(settings, watch_files=True)
     embedder = runtime.embedder
     load = timed(lambda: embedder.embed(["warm up"]))
@@ -309,7 +309,7 @@ def run_size(size: int, work: Path, summaries: list[str], sentences: list[str], 
     print(f"search via MCP stdio ({len(t_mcp)} calls): {lat(t_mcp)}  "
           f"(connect {connect:.2f} s, first call incl. model load {first_call:.2f} s)", flush=True)
 
-    # ChromaDB vs the graphsift store, same vectors.
+    # ChromaDB vs the graphlore store, same vectors.
     nodes = list(store.iter_nodes(KIND))
     vectors = store.node_vectors([n.id for n in nodes])
     ids, rows, metas, docs = [], [], [], []
@@ -338,14 +338,14 @@ def run_size(size: int, work: Path, summaries: list[str], sentences: list[str], 
         return
     t_add, t_cq = chroma_side(work / "chroma", ids, matrix, metas, docs, qvecs)
     print(f"ChromaDB PersistentClient add ({len(ids)} vectors): {t_add:.2f} s; "
-          f"graphsift store write (nodes + FTS + vectors, one transaction): {t_store:.2f} s; "
-          f"ratio graphsift/chroma {t_store / t_add:.2f}; full graphsift index (with embedding) / chroma add "
+          f"graphlore store write (nodes + FTS + vectors, one transaction): {t_store:.2f} s; "
+          f"ratio graphlore/chroma {t_store / t_add:.2f}; full graphlore index (with embedding) / chroma add "
           f"{t_index / t_add:.1f}")
     print(f"ChromaDB query top 10 ({len(t_cq)} queries): {lat(t_cq)}")
-    print(f"  ratio graphsift vector search top 10 / chroma: {p(t_vec10, 50) / p(t_cq, 50):.2f} (p50), "
+    print(f"  ratio graphlore vector search top 10 / chroma: {p(t_vec10, 50) / p(t_cq, 50):.2f} (p50), "
           f"{p(t_vec10, 95) / p(t_cq, 95):.2f} (p95); same on a store just written: "
           f"{p(t_copy_vec, 50) / p(t_cq, 50):.2f} (p50)")
-    print(f"  ratio graphsift hybrid ranking / chroma: {p(t_rank, 50) / p(t_cq, 50):.2f} (p50), "
+    print(f"  ratio graphlore hybrid ranking / chroma: {p(t_rank, 50) / p(t_cq, 50):.2f} (p50), "
           f"{p(t_rank, 95) / p(t_cq, 95):.2f} (p95)")
     print(f"  ratio search tool (embedding + freshness + hybrid) / (chroma query + query embedding): "
           f"{p(t_search, 50) / (p(t_cq, 50) + p(t_embed, 50)):.2f} (p50)", flush=True)
@@ -367,7 +367,7 @@ def main() -> None:
     summaries, sentences = load_gitbugs()
     print(f"corpus: {len(summaries)} GitBugs summaries, {len(sentences)} prose sentences")
     for size in (int(s) for s in args.sizes.split(",")):
-        work = (args.keep / str(size)) if args.keep else Path(tempfile.mkdtemp(prefix=f"graphsift-scale-{size}-"))
+        work = (args.keep / str(size)) if args.keep else Path(tempfile.mkdtemp(prefix=f"graphlore-scale-{size}-"))
         if work.exists() and args.keep:
             shutil.rmtree(work)
         work.mkdir(parents=True, exist_ok=True)

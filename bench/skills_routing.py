@@ -1,7 +1,7 @@
 """Skills routing without an LLM, through the real ``search_skills`` tool: CLINC150, ABCD, 10k-skill latency.
 
 Every library is built with the real tools on a real SQLite store in a temporary
-``GRAPHSIFT_HOME`` (``import_skills``), and every headline figure comes from
+``GRAPHLORE_HOME`` (``import_skills``), and every headline figure comes from
 ``search_skills`` calls (the calibrated judge: no LLM is configured). What it prints:
 
 - **CLINC150** (``clinc150/data_train_val.json``): ``import_skills`` of ``train`` as
@@ -60,18 +60,18 @@ from typing import Any  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from graphsift.config import Settings  # noqa: E402
-from graphsift.contract import parse_request  # noqa: E402
-from graphsift.embedding import OnnxEmbedder  # noqa: E402
-from graphsift.runtime import Runtime  # noqa: E402
-from graphsift.search.fusion import TITLE_FIELD_WEIGHTS  # noqa: E402
-from graphsift.tools import CallContext  # noqa: E402
-from graphsift.toolsets.skills import TOOLSET, tools  # noqa: E402
-from graphsift.toolsets.skills import judge as J  # noqa: E402
-from graphsift.toolsets.skills.imports import load_abcd  # noqa: E402
-from graphsift.toolsets.skills.library import KIND, SkillLibrary  # noqa: E402
-from graphsift.toolsets.skills.playbook import Playbook, Step, render  # noqa: E402
-from graphsift.toolsets.skills.routing import LAYOUTS, skill_passages  # noqa: E402
+from graphlore.config import Settings  # noqa: E402
+from graphlore.contract import parse_request  # noqa: E402
+from graphlore.embedding import OnnxEmbedder  # noqa: E402
+from graphlore.runtime import Runtime  # noqa: E402
+from graphlore.search.fusion import TITLE_FIELD_WEIGHTS  # noqa: E402
+from graphlore.tools import CallContext  # noqa: E402
+from graphlore.toolsets.skills import TOOLSET, tools  # noqa: E402
+from graphlore.toolsets.skills import judge as J  # noqa: E402
+from graphlore.toolsets.skills.imports import load_abcd  # noqa: E402
+from graphlore.toolsets.skills.library import KIND, SkillLibrary  # noqa: E402
+from graphlore.toolsets.skills.playbook import Playbook, Step, render  # noqa: E402
+from graphlore.toolsets.skills.routing import LAYOUTS, skill_passages  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "data"
@@ -525,7 +525,7 @@ def latency(home: Path, cache: CachedEmbedder, clinc_file: Path, scale: int, rep
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--cache-dir", type=Path, default=Path("/tmp/graphsift-bench-skills"))
+    parser.add_argument("--cache-dir", type=Path, default=Path("/tmp/graphlore-bench-skills"))
     parser.add_argument("--variants", action="store_true", help="also the measurements behind the constants")
     parser.add_argument("--halves", type=int, default=200, help="random halves of val to refit the floor on")
     parser.add_argument("--scale", type=int, default=10_000, help="skills in the latency library (0: skip)")
@@ -536,7 +536,7 @@ def main() -> None:
     if not DATA.is_dir():
         sys.exit(f"needs the shared evaluation data at {DATA}")
     cache = CachedEmbedder(OnnxEmbedder(), args.cache_dir)
-    with tempfile.TemporaryDirectory(prefix="graphsift-bench-skills-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="graphlore-bench-skills-") as tmp:
         home = args.keep or Path(tmp) / "home"
         runtime = Runtime(Settings(home=home), embedder=cache)
         clinc_file = Path(tmp) / "clinc_train.jsonl"

@@ -1,5 +1,5 @@
 """Shared fixtures: the real embedder (loaded once per test session), the shared data folder, and the
-store backend of the run (``GRAPHSIFT_TEST_BACKEND``: sqlite, the default, or postgres; see
+store backend of the run (``GRAPHLORE_TEST_BACKEND``: sqlite, the default, or postgres; see
 :mod:`helpers.backend`)."""
 
 from __future__ import annotations
@@ -10,11 +10,11 @@ import pytest
 from helpers import backend
 from helpers.paths import EXAMPLE_TREE, REPO, SHARED_DATA  # noqa: F401 - re-exported for older imports
 
-from graphsift.config import Settings
-from graphsift.embedding import OnnxEmbedder
-from graphsift.runtime import Runtime
+from graphlore.config import Settings
+from graphlore.embedding import OnnxEmbedder
+from graphlore.runtime import Runtime
 
-#: source trees the code toolset indexes (their own test files are data, not tests of graphsift)
+#: source trees the code toolset indexes (their own test files are data, not tests of graphlore)
 collect_ignore = ["fixtures"]
 
 
@@ -42,7 +42,7 @@ def _close_database_pools():
     the server's connections are few); stores that outlive a test open a new pool when next used."""
     yield
     if backend.BACKEND == "postgres":
-        from graphsift.store.postgres import connection
+        from graphlore.store.postgres import connection
 
         connection.close_all()
 
@@ -60,7 +60,7 @@ def runtime(settings: Settings, embedder: OnnxEmbedder) -> Runtime:
 def short_empty_grace(monkeypatch):
     """An empty store file is reported as damage once the grace left for a creator in another process
     has passed (2 s); tests of that verdict, not of the wait, give it 0.05 s (the wait has its own test)."""
-    monkeypatch.setattr("graphsift.store.factory.EMPTY_GRACE_S", 0.05)
+    monkeypatch.setattr("graphlore.store.factory.EMPTY_GRACE_S", 0.05)
 
 
 def pytest_collection_modifyitems(config, items):

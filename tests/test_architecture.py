@@ -3,8 +3,8 @@
 - A toolset imports the core only: never another toolset, never an adapter.
 - The store and search never import a toolset or an adapter; the store never imports the embedder
   (it takes vectors; an embedder appears only in type hints).
-- Adapters reach toolsets through the registry (``graphsift.toolsets``), never a toolset package.
-- ``graphsift.__all__`` is exactly what the package exports.
+- Adapters reach toolsets through the registry (``graphlore.toolsets``), never a toolset package.
+- ``graphlore.__all__`` is exactly what the package exports.
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import graphsift
-from graphsift.toolsets import TOOLSETS
+import graphlore
+from graphlore.toolsets import TOOLSETS
 
-SRC = Path(graphsift.__file__).parent
+SRC = Path(graphlore.__file__).parent
 
 
 def module_name(path: Path) -> str:
@@ -44,7 +44,7 @@ def runtime_imports(path: Path) -> set[str]:
             visit(child)
 
     visit(tree)
-    return {name for name in found if name.startswith("graphsift")}
+    return {name for name in found if name.startswith("graphlore")}
 
 
 MODULES = {module_name(p): runtime_imports(p) for p in SRC.rglob("*.py")}
@@ -56,7 +56,7 @@ def offenders(importer_prefix: str, forbidden: callable) -> list[str]:
 
 
 def test_the_source_tree_was_read():
-    assert len(MODULES) > 30 and "graphsift.store.sqlite.store" in MODULES
+    assert len(MODULES) > 30 and "graphlore.store.sqlite.store" in MODULES
 
 
 def test_toolsets_never_import_each_other_or_an_adapter():
@@ -66,38 +66,38 @@ def test_toolsets_never_import_each_other_or_an_adapter():
 
     def forbidden(importer: str, imported: str) -> bool:
         mine, theirs = toolset_of(importer), toolset_of(imported)
-        return imported.startswith("graphsift.adapters") or (theirs is not None and theirs != mine)
+        return imported.startswith("graphlore.adapters") or (theirs is not None and theirs != mine)
 
-    assert offenders("graphsift.toolsets", forbidden) == []
+    assert offenders("graphlore.toolsets", forbidden) == []
 
 
 def test_store_and_search_never_import_toolsets_adapters_or_the_embedder():
     def forbidden(importer: str, imported: str) -> bool:
-        banned = ("graphsift.toolsets", "graphsift.adapters", "graphsift.runtime", "graphsift.tools")
-        return imported.startswith(banned) or (importer.startswith("graphsift.store") and
-                                               imported.startswith("graphsift.embedding"))
+        banned = ("graphlore.toolsets", "graphlore.adapters", "graphlore.runtime", "graphlore.tools")
+        return imported.startswith(banned) or (importer.startswith("graphlore.store") and
+                                               imported.startswith("graphlore.embedding"))
 
-    assert offenders("graphsift.store", forbidden) == [] and offenders("graphsift.search", forbidden) == []
+    assert offenders("graphlore.store", forbidden) == [] and offenders("graphlore.search", forbidden) == []
 
 
 def test_the_core_never_imports_a_toolset_or_an_adapter():
-    core = ("graphsift.config", "graphsift.contract", "graphsift.errors", "graphsift.runtime", "graphsift.tools",
-            "graphsift.embedding", "graphsift.llm", "graphsift.endpoint", "graphsift.render", "graphsift.watch")
+    core = ("graphlore.config", "graphlore.contract", "graphlore.errors", "graphlore.runtime", "graphlore.tools",
+            "graphlore.embedding", "graphlore.llm", "graphlore.endpoint", "graphlore.render", "graphlore.watch")
     bad = [f"{m} imports {i}" for m in core for i in MODULES[m]
-           if i.startswith(("graphsift.toolsets.", "graphsift.adapters"))]
+           if i.startswith(("graphlore.toolsets.", "graphlore.adapters"))]
     assert bad == []
 
 
 def test_adapters_reach_toolsets_only_through_the_registry():
     def forbidden(importer: str, imported: str) -> bool:
-        return imported.startswith("graphsift.toolsets.") and imported != "graphsift.toolsets.load_toolset" \
-            and not imported.startswith("graphsift.toolsets.TOOLSETS")
+        return imported.startswith("graphlore.toolsets.") and imported != "graphlore.toolsets.load_toolset" \
+            and not imported.startswith("graphlore.toolsets.TOOLSETS")
 
-    assert offenders("graphsift.adapters", forbidden) == []
+    assert offenders("graphlore.adapters", forbidden) == []
 
 
 def test_the_public_surface_is_exactly_all():
-    exported = {name for name in vars(graphsift) if not name.startswith("_") and not isinstance(
-        getattr(graphsift, name), type(graphsift))}
-    assert set(graphsift.__all__) - {"__version__"} == exported
-    assert graphsift.__version__
+    exported = {name for name in vars(graphlore) if not name.startswith("_") and not isinstance(
+        getattr(graphlore, name), type(graphlore))}
+    assert set(graphlore.__all__) - {"__version__"} == exported
+    assert graphlore.__version__

@@ -9,11 +9,11 @@ import errno
 
 import pytest
 
-from graphsift.contract import MAX_DEPTH, MAX_ITEMS, MAX_STRING, Request, check_input, parse_request, quote
-from graphsift.errors import MAX_MESSAGE, InvalidInput, StoreUnavailable, from_os_error
-from graphsift.toolsets import TOOLSETS, load_toolset
-from graphsift.toolsets.facts import models as F
-from graphsift.toolsets.items import models as I  # noqa: E741
+from graphlore.contract import MAX_DEPTH, MAX_ITEMS, MAX_STRING, Request, check_input, parse_request, quote
+from graphlore.errors import MAX_MESSAGE, InvalidInput, StoreUnavailable, from_os_error
+from graphlore.toolsets import TOOLSETS, load_toolset
+from graphlore.toolsets.facts import models as F
+from graphlore.toolsets.items import models as I  # noqa: E741
 
 ALL_REQUESTS = sorted({spec.request for name in TOOLSETS for spec in load_toolset(name).tools},
                       key=lambda m: m.__qualname__)
@@ -94,8 +94,8 @@ def test_errors_quote_a_short_prefix_of_what_they_refuse():
 
 def test_a_refused_choice_lists_every_valid_option():
     """Long lists of options (the code toolset's edge keys) are not cut like other messages."""
-    from graphsift.toolsets.code import models as C
-    from graphsift.toolsets.code.edge_keys import EDGE_KEYS
+    from graphlore.toolsets.code import models as C
+    from graphlore.toolsets.code.edge_keys import EDGE_KEYS
 
     with pytest.raises(InvalidInput) as caught:
         parse_request(C.NeighborsRequest, {"project_path": "/p", "id": "x", "edge_types": ["CALLERS"]})

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 from pydantic import Field
 
-from graphsift.config import Settings
-from graphsift.contract import Request, parse_request
-from graphsift.embedding import ONNX_MODEL_NAME, OnnxEmbedder, OpenAICompatibleEmbedder, build_embedder
-from graphsift.errors import ConfigError, InvalidInput
+from graphlore.config import Settings
+from graphlore.contract import Request, parse_request
+from graphlore.embedding import ONNX_MODEL_NAME, OnnxEmbedder, OpenAICompatibleEmbedder, build_embedder
+from graphlore.errors import ConfigError, InvalidInput
 
 
 class Example(Request):
@@ -38,7 +38,7 @@ def test_settings_from_env_and_toml(tmp_path):
     home = tmp_path / "h"
     home.mkdir()
     (home / "config.toml").write_text('embed_threads = 2\nllm_model = "m"\n')
-    s = Settings.load(env={"GRAPHSIFT_HOME": str(home), "GRAPHSIFT_EMBED_BATCH_SIZE": "8"})
+    s = Settings.load(env={"GRAPHLORE_HOME": str(home), "GRAPHLORE_EMBED_BATCH_SIZE": "8"})
     assert (s.home, s.embed_threads, s.embed_batch_size, s.llm_model) == (home, 2, 8, "m")
 
 
@@ -47,13 +47,13 @@ def test_settings_errors_name_the_fix(tmp_path):
     home.mkdir()
     (home / "config.toml").write_text("colour = 1\n")
     with pytest.raises(ConfigError, match="unknown settings \\['colour'\\]"):
-        Settings.load(env={"GRAPHSIFT_HOME": str(home)})
-    with pytest.raises(ConfigError, match="GRAPHSIFT_EMBEDDER"):
-        Settings.load(env={"GRAPHSIFT_HOME": str(tmp_path), "GRAPHSIFT_EMBEDDER": "word2vec"})
+        Settings.load(env={"GRAPHLORE_HOME": str(home)})
+    with pytest.raises(ConfigError, match="GRAPHLORE_EMBEDDER"):
+        Settings.load(env={"GRAPHLORE_HOME": str(tmp_path), "GRAPHLORE_EMBEDDER": "word2vec"})
     with pytest.raises(ConfigError, match="EMBEDDER_URL"):
-        Settings.load(env={"GRAPHSIFT_HOME": str(tmp_path), "GRAPHSIFT_EMBEDDER": "openai"})
+        Settings.load(env={"GRAPHLORE_HOME": str(tmp_path), "GRAPHLORE_EMBEDDER": "openai"})
     with pytest.raises(ConfigError, match="integer"):
-        Settings.load(env={"GRAPHSIFT_HOME": str(tmp_path), "GRAPHSIFT_EMBED_THREADS": "two"})
+        Settings.load(env={"GRAPHLORE_HOME": str(tmp_path), "GRAPHLORE_EMBED_THREADS": "two"})
 
 
 def test_build_embedder_is_lazy_and_picks_the_configured_kind(tmp_path):
@@ -90,7 +90,7 @@ def test_passages_cover_long_text_in_model_sized_windows(embedder):
 
 def test_a_tokenizer_that_is_not_the_tested_one_is_refused(tmp_path, monkeypatch):
     """The tokenizer comes from another package's data: a changed file would silently change every vector."""
-    from graphsift import embedding
+    from graphlore import embedding
 
     real = embedding._resource
 
@@ -115,7 +115,7 @@ def test_a_model_failure_is_a_provider_error(embedder, monkeypatch):
     model = OnnxEmbedder()
     model._load()
     monkeypatch.setattr(model, "_session", Broken())
-    from graphsift.errors import ProviderError
+    from graphlore.errors import ProviderError
 
     with pytest.raises(ProviderError, match="the local embedding model failed on a batch of 1 texts"):
         model.embed(["hello"])

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from helpers.fake_endpoint import chat_endpoint
 
-from graphsift.errors import ProviderError
-from graphsift.llm import Choice, OpenAICompatibleLLM, judge
+from graphlore.errors import ProviderError
+from graphlore.llm import Choice, OpenAICompatibleLLM, judge
 
 CHOICES = [Choice("s1", "Reset a password: send a reset link."), Choice("s2", "Refund an order: check the receipt.")]
 

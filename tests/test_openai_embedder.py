@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from helpers.fake_endpoint import json_endpoint
 
-from graphsift.embedding import OpenAICompatibleEmbedder
-from graphsift.errors import ProviderError
+from graphlore.embedding import OpenAICompatibleEmbedder
+from graphlore.errors import ProviderError
 
 
 @pytest.fixture

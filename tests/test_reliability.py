@@ -18,13 +18,13 @@ from helpers.reliability import Oracle, Tally, Unsendable, cases
 from hypothesis import HealthCheck, Phase, given, settings
 from mcp import Client
 
-from graphsift.adapters.mcp import build_server
-from graphsift.config import Settings
-from graphsift.runtime import Runtime
-from graphsift.toolsets import TOOLSETS, load_toolset
+from graphlore.adapters.mcp import build_server
+from graphlore.config import Settings
+from graphlore.runtime import Runtime
+from graphlore.toolsets import TOOLSETS, load_toolset
 
 #: Cases per toolset in the everyday run (bench/reliability.py runs 10,000+ over stdio).
-CASES = int(os.environ.get("GRAPHSIFT_FUZZ_CASES", "150"))
+CASES = int(os.environ.get("GRAPHLORE_FUZZ_CASES", "150"))
 TIMEOUT_S = 60.0
 
 

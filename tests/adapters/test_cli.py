@@ -12,8 +12,8 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from graphsift.adapters.cli import build_cli
-from graphsift.toolsets import TOOLSETS
+from graphlore.adapters.cli import build_cli
+from graphlore.toolsets import TOOLSETS
 
 REGISTRY = {**TOOLSETS, "toy": "helpers.toy_toolset"}
 
@@ -37,8 +37,8 @@ def test_a_toy_toolset_is_one_package_and_one_registry_entry(app):
 
 
 def test_toolsets_are_imported_only_when_used(tmp_path):
-    code = ("import sys; from graphsift.adapters.cli import main; "
-            "print(sorted(m for m in sys.modules if m.startswith('graphsift.toolsets.')))")
+    code = ("import sys; from graphlore.adapters.cli import main; "
+            "print(sorted(m for m in sys.modules if m.startswith('graphlore.toolsets.')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
@@ -49,7 +49,7 @@ def test_toolsets_are_imported_only_when_used(tmp_path):
     (["toy", "echo", "x", "-n", "9"], "invalid_input", "field 'times'"),
     (["toy", "echo", "x", "--mood", "sad"], "invalid_input", "'sad' is not one of 'calm', 'happy'"),
     (["toy", "echo", "x", "--bogus"], "invalid_input", "No such option '--bogus'"),
-    (["toy", "echo", "x", "-mood", "calm"], "invalid_input", "'-mood' is not an option of graphsift toy echo "
+    (["toy", "echo", "x", "-mood", "calm"], "invalid_input", "'-mood' is not an option of graphlore toy echo "
                                                              "(long options take two dashes); did you mean '--mood'?"),
     (["toy", "nothing"], "invalid_input", "No such command 'nothing'"),
     (["toy", "fail", "--kind", "not_found"], "not_found", "no such thing; look it up with echo first"),
@@ -66,7 +66,7 @@ def test_every_failure_is_one_error_line_and_exit_2(app, args, code, shown):
 def test_a_failed_call_is_reported_to_the_tools_on_failure_parsing_included(app, tmp_path):
     """``fail`` declares on_failure: the CLI reports every failed call with the durable CLI session and what
     was given, whether click refused the line, the adapter refused a flag, or the tool failed."""
-    env = {"GRAPHSIFT_HOME": str(tmp_path)}
+    env = {"GRAPHLORE_HOME": str(tmp_path)}
     for args in (["--kind", "sad"], ["-kind", "bug"], ["--kind=not_found"], ["--kind", "bug"]):
         assert invoke(app, "toy", "fail", *args, env=env).exit_code == 2
     assert invoke(app, "toy", "echo", "x", "-n", "9", env=env).exit_code == 2  # echo has no on_failure
@@ -74,7 +74,7 @@ def test_a_failed_call_is_reported_to_the_tools_on_failure_parsing_included(app,
     assert [f["arguments"] for f in seen] == [{"kind": "sad"}, {}, {"kind": "not_found"}, {"kind": "bug"}]
     assert {(f["session"], f["durable"]) for f in seen} == {("cli", True)}
     assert "'sad' is not one of 'not_found', 'bug'" in seen[0]["error"]
-    assert "'-kind' is not an option of graphsift toy fail" in seen[1]["error"]
+    assert "'-kind' is not an option of graphlore toy fail" in seen[1]["error"]
     assert seen[2]["error"].startswith("[not_found] ") and seen[3]["error"] == "a bug in a tool"
 
 
@@ -91,18 +91,18 @@ def test_a_value_that_starts_with_a_dash_is_still_a_value(app):
 
 
 def test_a_bug_shows_its_traceback_only_when_asked(app):
-    out = invoke(app, "toy", "fail", "--kind", "bug", env={"GRAPHSIFT_DEBUG": "1"})
+    out = invoke(app, "toy", "fail", "--kind", "bug", env={"GRAPHLORE_DEBUG": "1"})
     assert out.exit_code == 2 and "Traceback" in out.stderr and "ZeroDivisionError" in out.stderr
 
 
 def test_a_bad_setting_is_a_config_error(app, tmp_path):
-    out = invoke(app, "toy", "echo", "x", env={"GRAPHSIFT_HOME": str(tmp_path), "GRAPHSIFT_EMBEDDER": "nope"})
+    out = invoke(app, "toy", "echo", "x", env={"GRAPHLORE_HOME": str(tmp_path), "GRAPHLORE_EMBEDDER": "nope"})
     assert out.exit_code == 2 and out.stderr.startswith("error: [config_error] embedder must be one of")
 
 
 def test_the_console_script_and_python_m_agree(tmp_path):
-    env = {**os.environ, "GRAPHSIFT_HOME": str(tmp_path / "home")}
-    for command in (["graphsift"], [sys.executable, "-m", "graphsift"]):
+    env = {**os.environ, "GRAPHLORE_HOME": str(tmp_path / "home")}
+    for command in (["graphlore"], [sys.executable, "-m", "graphlore"]):
         out = subprocess.run([*command, "items", "status", "--bogus"], capture_output=True, text=True, env=env,
                              timeout=60)
         assert out.returncode == 2 and out.stderr.startswith("error: [invalid_input] No such option '--bogus'")
@@ -127,7 +127,7 @@ def all_commands() -> list[tuple[list[str], click.Command]]:
 COMMANDS = all_commands()
 
 
-@pytest.mark.parametrize("path, command", COMMANDS, ids=[" ".join(["graphsift", *p]) for p, _ in COMMANDS])
+@pytest.mark.parametrize("path, command", COMMANDS, ids=[" ".join(["graphlore", *p]) for p, _ in COMMANDS])
 def test_every_command_has_help(path, command):
     result = CliRunner().invoke(build_cli(REGISTRY), [*path, "--help"])
     assert result.exit_code == 0 and result.stdout.startswith("Usage: ")
@@ -135,6 +135,6 @@ def test_every_command_has_help(path, command):
     assert command.help and " ".join(command.help.split("\n")[0].split()) in shown
     for param in command.params:
         if isinstance(param, click.Option):
-            assert param.help, f"graphsift {' '.join(path)} {param.opts[0]} has no help text"
+            assert param.help, f"graphlore {' '.join(path)} {param.opts[0]} has no help text"
             for opt in param.opts:
                 assert opt in result.stdout

@@ -1,4 +1,4 @@
-"""The HTTP transport's access control, through real ``graphsift serve <toolset> --transport http``
+"""The HTTP transport's access control, through real ``graphlore serve <toolset> --transport http``
 processes and a real MCP client: who may bind where, the bearer token (401 before any tool runs),
 DNS-rebinding checks on loopback, the folders a server may read, and one-line start failures.
 Every request goes to 127.0.0.1 (a server bound to 0.0.0.0 is reached there too)."""
@@ -26,7 +26,7 @@ MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": 
 
 def serve(args: list[str], home, env: dict[str, str] | None = None, timeout: float = 60):
     """A serve process expected to exit by itself (a refusal)."""
-    return subprocess.run([sys.executable, "-m", "graphsift", "serve", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "graphlore", "serve", *args], capture_output=True, text=True,
                           timeout=timeout, env={**os.environ, **env_for(home), **(env or {})})
 
 
@@ -46,7 +46,7 @@ def secured(tmp_path_factory, roots):
     """items over HTTP on 0.0.0.0 with a token, confined to the allowed root."""
     home = tmp_path_factory.mktemp("secured") / "home"
     log = home.parent / "server.log"
-    env = {"GRAPHSIFT_AUTH_TOKEN": TOKEN, "GRAPHSIFT_ALLOWED_ROOTS": str(roots[0])}
+    env = {"GRAPHLORE_AUTH_TOKEN": TOKEN, "GRAPHLORE_ALLOWED_ROOTS": str(roots[0])}
     with http_server("items", home, log, env=env, args=("--host", "0.0.0.0")) as (url, _):
         yield url, log
 
@@ -63,7 +63,7 @@ def test_a_non_loopback_address_without_a_token_is_refused(tmp_path):
     proc = serve(["items", "--transport", "http", "--host", "0.0.0.0", "--port", str(port)], tmp_path / "home")
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert proc.stderr.startswith("error: [config_error] refusing to serve on 0.0.0.0")
-    assert "GRAPHSIFT_AUTH_TOKEN" in proc.stderr and proc.stderr.count("\n") == 1
+    assert "GRAPHLORE_AUTH_TOKEN" in proc.stderr and proc.stderr.count("\n") == 1
 
 
 def test_a_port_in_use_is_one_error_line(tmp_path):
@@ -82,7 +82,7 @@ def test_the_start_line_names_the_url_the_toolset_and_the_store(secured):
     url, log = secured
     port = url.rsplit(":", 1)[1].split("/")[0]
     line = log.read_text().splitlines()[0]
-    assert line.startswith(f"graphsift serve items: http://0.0.0.0:{port}/mcp | store: ")
+    assert line.startswith(f"graphlore serve items: http://0.0.0.0:{port}/mcp | store: ")
     assert "auth: bearer token" in line and "allowed roots: " in line and TOKEN not in line
 
 
@@ -143,7 +143,7 @@ def test_folders_outside_the_allowed_roots_are_refused(secured, roots):
             assert "[invalid_input] project_path" in text and "outside the folders this server may read" in text, text
             assert str(allowed) in text
         status, _ = session.ok("get_index_status", {"project_path": str(allowed / "fm")})
-    assert not (outside / "fm" / ".graphsift").exists()
+    assert not (outside / "fm" / ".graphlore").exists()
 
 
 # -- loopback: DNS rebinding, default roots ---------------------------------------------------------

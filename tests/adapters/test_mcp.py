@@ -11,10 +11,10 @@ import pytest
 from anyio.from_thread import start_blocking_portal
 from mcp import Client
 
-from graphsift.adapters.mcp import build_server
-from graphsift.config import Settings
-from graphsift.runtime import Runtime
-from graphsift.toolsets import TOOLSETS, load_toolset
+from graphlore.adapters.mcp import build_server
+from graphlore.config import Settings
+from graphlore.runtime import Runtime
+from graphlore.toolsets import TOOLSETS, load_toolset
 
 REGISTRY = {**TOOLSETS, "toy": "helpers.toy_toolset"}
 

@@ -1,5 +1,5 @@
 """Every code tool through the official MCP client, over stdio and streamable HTTP, against
-`graphsift serve code`: strict schemas, every tool answering (text block = the rendering), the strict
+`graphlore serve code`: strict schemas, every tool answering (text block = the rendering), the strict
 rules as errors, JSON-string filters, progress of the index, and a change picked up by a running server."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from anyio.from_thread import start_blocking_portal
 from helpers.code_graph import FIXTURES, edit
 from helpers.mcp import Session, connect, http_server, stdio_params
 
-from graphsift.toolsets.code import TOOLSET
+from graphlore.toolsets.code import TOOLSET
 
 SPECS = {spec.name: spec for spec in TOOLSET.on("mcp")}
 
@@ -30,7 +30,7 @@ def server(request, tmp_path_factory) -> Iterator[tuple[Session, Path]]:
             with connect(portal, stdio_params("code", home), "code") as session:
                 yield session, project
         else:
-            env = {"GRAPHSIFT_ALLOWED_ROOTS": str(base)}  # over HTTP the server reads only under its roots
+            env = {"GRAPHLORE_ALLOWED_ROOTS": str(base)}  # over HTTP the server reads only under its roots
             with http_server("code", home, base / "server.log", env=env) as (url, _), \
                     connect(portal, url, "code") as session:
                 yield session, project

@@ -11,7 +11,7 @@ import pytest
 from helpers import backend
 from helpers.code_graph import edit, render
 
-from graphsift.toolsets.code.graph import CodeGraph
+from graphlore.toolsets.code.graph import CodeGraph
 
 ACCOUNT = "com.piggymetrics.account"
 
@@ -107,7 +107,7 @@ def django_tools(tmp_path_factory, embedder):
     spec = importlib.util.find_spec("django")
     if spec is None or not spec.submodule_search_locations:
         pytest.skip("needs django installed from PyPI (python -m pip install django)")
-    from graphsift.runtime import Runtime
+    from graphlore.runtime import Runtime
 
     root = Path(next(iter(spec.submodule_search_locations)))
     runtime = Runtime(backend.settings_for(tmp_path_factory.mktemp("django") / "home"), embedder=embedder, watch_files=True)
@@ -117,8 +117,8 @@ def django_tools(tmp_path_factory, embedder):
 
 
 def run(runtime, tool, **fields):
-    from graphsift.contract import parse_request
-    from graphsift.toolsets.code import models, tools
+    from graphlore.contract import parse_request
+    from graphlore.toolsets.code import models, tools
 
     return getattr(tools, tool)(runtime, parse_request(getattr(models, f"{tool.capitalize()}Request"), fields))
 

@@ -1,4 +1,4 @@
-"""Every facts tool through the official MCP client, over stdio and streamable HTTP, against `graphsift serve facts`.
+"""Every facts tool through the official MCP client, over stdio and streamable HTTP, against `graphlore serve facts`.
 
 The graph is filled through add_document over MCP. Two clients must never see each other's cat numbers:
 two stdio clients are two server processes; two HTTP clients share one process and are told apart by
@@ -16,7 +16,7 @@ from anyio.from_thread import start_blocking_portal
 from helpers.facts_data import YEARLY, records
 from helpers.mcp import Session, connect, http_server, stdio_params
 
-from graphsift.toolsets.facts import TOOLSET, render
+from graphlore.toolsets.facts import TOOLSET, render
 
 SPECS = {spec.name: spec for spec in TOOLSET.on("mcp")}
 

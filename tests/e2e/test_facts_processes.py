@@ -10,8 +10,8 @@ import sys
 
 from helpers.backend import env_for, settings_for
 
-from graphsift.runtime import Runtime
-from graphsift.toolsets.facts.graph import FACT, FactsGraph
+from graphlore.runtime import Runtime
+from graphlore.toolsets.facts.graph import FACT, FactsGraph
 
 SHARED = [
     {"name": "Apple Inc", "type": "Company", "definition": "American technology company that makes the iPhone"},
@@ -43,7 +43,7 @@ def test_two_processes_ingest_into_one_graph(tmp_path, embedder):
         path = tmp_path / f"{prefix}.jsonl"
         jsonl(path, prefix, 6)
         files.append(path)
-    procs = [subprocess.Popen([sys.executable, "-m", "graphsift", "facts", "ingest", str(f)], env=env,
+    procs = [subprocess.Popen([sys.executable, "-m", "graphlore", "facts", "ingest", str(f)], env=env,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for f in files]
     for proc in procs:
         out, err = proc.communicate(timeout=300)

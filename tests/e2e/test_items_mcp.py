@@ -1,4 +1,4 @@
-"""The items tools through the official MCP SDK client, against a real `graphsift serve items` process.
+"""The items tools through the official MCP SDK client, against a real `graphlore serve items` process.
 
 One server process per transport (stdio, streamable HTTP) is shared by the module. The client lives in
 a background event loop (an anyio blocking portal), so the tests themselves stay plain functions.
@@ -31,7 +31,7 @@ from helpers.mcp import (
 )
 from mcp import Client, StdioServerParameters
 
-from graphsift.toolsets.items import TOOLSET
+from graphlore.toolsets.items import TOOLSET
 
 EXAMPLE_TREE = PATHS.EXAMPLE_TREE
 SPECS = {spec.name: spec for spec in TOOLSET.tools}
@@ -78,7 +78,7 @@ class Session:
 
 
 def _stdio(portal, project: Path, home: Path, log) -> Iterator[Session]:
-    # the server imports graphsift from this checkout (PYTHONPATH), as the facts harness does
+    # the server imports graphlore from this checkout (PYTHONPATH), as the facts harness does
     params = StdioServerParameters(command=SERVE[0], args=SERVE[1:], env={
         **env_for(home), "PYTHONPATH": os.environ.get("PYTHONPATH", "")})
     client = Client(params, read_timeout_seconds=60)
@@ -89,7 +89,7 @@ def _stdio(portal, project: Path, home: Path, log) -> Iterator[Session]:
 def _http(portal, project: Path, home: Path, log: Path) -> Iterator[Session]:
     port = free_port()
     # Over HTTP the server reads only under its allowed roots: here every test's temporary folder.
-    env = {**os.environ, **env_for(home), "GRAPHSIFT_ALLOWED_ROOTS": str(project.parents[1])}
+    env = {**os.environ, **env_for(home), "GRAPHLORE_ALLOWED_ROOTS": str(project.parents[1])}
     with log.open("wb") as err:
         proc = subprocess.Popen([*SERVE, "--transport", "http", "--port", str(port)], env=env,
                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)

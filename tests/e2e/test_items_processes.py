@@ -17,10 +17,10 @@ from pathlib import Path
 from helpers import paths as PATHS
 from helpers.backend import env_for, settings_for
 
-from graphsift.runtime import Runtime
-from graphsift.toolsets.items import tools
-from graphsift.toolsets.items.index import ItemIndex
-from graphsift.toolsets.items.models import GetIndexStatusRequest, IndexRequest, SearchRequest
+from graphlore.runtime import Runtime
+from graphlore.toolsets.items import tools
+from graphlore.toolsets.items.index import ItemIndex
+from graphlore.toolsets.items.models import GetIndexStatusRequest, IndexRequest, SearchRequest
 
 EXAMPLE_TREE = PATHS.EXAMPLE_TREE
 ROUNDS = 4
@@ -32,10 +32,10 @@ WORKER = textwrap.dedent(
     """
     import json, os, sys
     from pathlib import Path
-    from graphsift.config import Settings
-    from graphsift.runtime import Runtime
-    from graphsift.toolsets.items import tools
-    from graphsift.toolsets.items.models import IndexRequest, SearchRequest
+    from graphlore.config import Settings
+    from graphlore.runtime import Runtime
+    from graphlore.toolsets.items import tools
+    from graphlore.toolsets.items.models import IndexRequest, SearchRequest
 
     role, project, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
     runtime = Runtime(Settings.load())
@@ -67,7 +67,7 @@ def copy_tree(tmp_path: Path) -> Path:
 
 
 def _env(home: Path) -> dict[str, str]:
-    return {**os.environ, **env_for(home), "GRAPHSIFT_EMBED_THREADS": "1"}
+    return {**os.environ, **env_for(home), "GRAPHLORE_EMBED_THREADS": "1"}
 
 
 def _run_together(commands: list[list[str]], env: dict[str, str]) -> list[subprocess.CompletedProcess]:
@@ -117,7 +117,7 @@ def test_two_processes_index_and_search_one_project(tmp_path, embedder):
 def test_two_cli_processes_on_a_fresh_project(tmp_path):
     tree = copy_tree(tmp_path)
     home = tmp_path / "home"
-    cli = [sys.executable, "-m", "graphsift", "items"]
+    cli = [sys.executable, "-m", "graphlore", "items"]
     index_proc, search_proc = _run_together(
         [cli + ["index", "-p", str(tree), "--json"], cli + ["search", QUERY, "-p", str(tree), "--json"]],
         _env(home),

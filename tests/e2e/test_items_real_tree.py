@@ -3,7 +3,7 @@
 That tree's .agent-config.json is what featmgmt's own init script wrote: not valid JSON (a broken
 component_detection_keywords block), with "duplicate_similarity_threshold": 0.75. check_duplicates and
 get_similar must run on it, use that threshold, and say how the file was read; get_index_status says so
-too, before any index and after. The tree is only read (the index lives under a temp GRAPHSIFT_HOME).
+too, before any index and after. The tree is only read (the index lives under a temp GRAPHLORE_HOME).
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ import pytest
 from helpers.backend import settings_for
 from helpers.items import ids, index, item_folders, search, status
 
-from graphsift.runtime import Runtime
-from graphsift.toolsets.items import tools
-from graphsift.toolsets.items.config import CONFIG_FILE
-from graphsift.toolsets.items.models import CheckDuplicatesRequest, GetSimilarRequest
+from graphlore.runtime import Runtime
+from graphlore.toolsets.items import tools
+from graphlore.toolsets.items.config import CONFIG_FILE
+from graphlore.toolsets.items.models import CheckDuplicatesRequest, GetSimilarRequest
 
 
 @pytest.fixture(scope="module")

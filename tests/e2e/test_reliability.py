@@ -1,6 +1,6 @@
 """The reliability suite's process parts at a small size (the full size: ``bench/reliability.py``).
 
-Real ``graphsift`` processes: two index runs of one project (the second waits and finds nothing to
+Real ``graphlore`` processes: two index runs of one project (the second waits and finds nothing to
 do), two ingests of one file (the same), several servers writing and reading one store, servers
 killed with ``kill -9`` in the middle of an index or an ingest, and files that fight back.
 """
@@ -19,8 +19,8 @@ from helpers import backend
 from helpers.scenarios import facts_record
 from helpers.stores import integrity
 
-from graphsift.toolsets import TOOLSETS
-from graphsift.toolsets.items.examples import write_project
+from graphlore.toolsets import TOOLSETS
+from graphlore.toolsets.items.examples import write_project
 
 BENCH = os.path.join(os.path.dirname(__file__), "..", "..", "bench", "reliability.py")
 
@@ -47,8 +47,8 @@ def test_two_index_runs_on_one_project_do_the_work_once(tmp_path):
         item = project / "bugs" / f"BUG-{300 + n}-generated"
         item.mkdir()
         (item / "bug_report.json").write_text(json.dumps({"title": f"Generated {n}", "description": "words " * 50}))
-    env = {**os.environ, "GRAPHSIFT_HOME": str(tmp_path / "home"), "GRAPHSIFT_EMBED_THREADS": "1"}
-    command = [sys.executable, "-m", "graphsift", "items", "index", "-p", str(project), "--json"]
+    env = {**os.environ, "GRAPHLORE_HOME": str(tmp_path / "home"), "GRAPHLORE_EMBED_THREADS": "1"}
+    command = [sys.executable, "-m", "graphlore", "items", "index", "-p", str(project), "--json"]
     done = run_together([command, command], env)
     assert all(p.returncode == 0 for p in done), [p.stderr for p in done]
     answers = sorted((json.loads(p.stdout) for p in done), key=lambda a: a["status"])
@@ -59,8 +59,8 @@ def test_two_index_runs_on_one_project_do_the_work_once(tmp_path):
 def test_two_ingests_of_one_file_do_the_work_once(tmp_path):
     file = tmp_path / "records.jsonl"
     file.write_text("".join(json.dumps(facts_record("t", n)) + "\n" for n in range(30)))
-    env = {**os.environ, "GRAPHSIFT_HOME": str(tmp_path / "home"), "GRAPHSIFT_EMBED_THREADS": "1"}
-    command = [sys.executable, "-m", "graphsift", "facts", "ingest", str(file), "--json"]
+    env = {**os.environ, "GRAPHLORE_HOME": str(tmp_path / "home"), "GRAPHLORE_EMBED_THREADS": "1"}
+    command = [sys.executable, "-m", "graphlore", "facts", "ingest", str(file), "--json"]
     done = run_together([command, command], env)
     assert all(p.returncode == 0 for p in done), [p.stderr for p in done]
     answers = sorted((json.loads(p.stdout) for p in done), key=lambda a: -a["created"])

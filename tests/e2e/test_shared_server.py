@@ -1,4 +1,4 @@
-"""Scale-out: two ``graphsift serve facts --transport http`` processes on one PostgreSQL database, four MCP
+"""Scale-out: two ``graphlore serve facts --transport http`` processes on one PostgreSQL database, four MCP
 sessions (two per server) writing at once. No write is lost, none is duplicated: every document is
 there once, an entity every document mentions is one node, and a document all four sessions send is
 created once and "unchanged" for the other three."""
@@ -34,7 +34,7 @@ def test_two_servers_on_one_database_lose_and_duplicate_nothing(tmp_path):
         url = backend.database_for(tmp_path / "shared")
     except backend.Unavailable as exc:
         pytest.skip(str(exc))
-    env = {"GRAPHSIFT_DATABASE_URL": url, "GRAPHSIFT_AUTH_TOKEN": TOKEN}
+    env = {"GRAPHLORE_DATABASE_URL": url, "GRAPHLORE_AUTH_TOKEN": TOKEN}
     common = document("Common report", "Shared Holdings")
     with http_server("facts", tmp_path / "a", tmp_path / "a.log", env=env) as (first, _), \
             http_server("facts", tmp_path / "b", tmp_path / "b.log", env=env, args=("--host", "0.0.0.0")) as (second, _):

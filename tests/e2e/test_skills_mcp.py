@@ -1,5 +1,5 @@
 """Every skills tool through the official MCP client, over stdio and streamable HTTP, against
-`graphsift serve skills`: strict schemas, the issue's response names, the rules, and every error text."""
+`graphlore serve skills`: strict schemas, the issue's response names, the rules, and every error text."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from anyio.from_thread import start_blocking_portal
 from helpers.mcp import Session, connect, http_server, stdio_params
 from helpers.skills_data import PLAYBOOK, REFUND, RESET
 
-from graphsift.toolsets.skills import TOOLSET, render
+from graphlore.toolsets.skills import TOOLSET, render
 
 SPECS = {spec.name: spec for spec in TOOLSET.on("mcp")}
 MCP_TOOLS = {"search_skills", "create_skill", "update_skill", "record_outcome", "get_skill", "import_skills",

@@ -11,12 +11,12 @@ import sys
 from helpers import backend
 from helpers.skills_data import RESET
 
-from graphsift.runtime import Runtime
-from graphsift.toolsets.skills.library import KIND, SkillLibrary
+from graphlore.runtime import Runtime
+from graphlore.toolsets.skills.library import KIND, SkillLibrary
 
 SCRIPT = """
 import sys
-from graphsift.adapters.cli import main
+from graphlore.adapters.cli import main
 for _ in range(int(sys.argv[1])):
     try:
         main(sys.argv[2:], standalone_mode=False)

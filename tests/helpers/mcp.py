@@ -1,4 +1,4 @@
-"""Real MCP clients against real ``graphsift serve <toolset>`` processes (stdio and streamable HTTP).
+"""Real MCP clients against real ``graphlore serve <toolset>`` processes (stdio and streamable HTTP).
 
 The SDK client lives in a background event loop (an anyio blocking portal), so tests stay plain
 functions: ``with start_blocking_portal() as portal, connect(portal, target, "facts") as s: s.ok(...)``.
@@ -18,14 +18,14 @@ from typing import Any
 
 from mcp import Client, StdioServerParameters
 
-from graphsift.toolsets import load_toolset
+from graphlore.toolsets import load_toolset
 from helpers.backend import env_for
 
 ONNX_LIB = "onnxruntime_pybind11_state"
 
 
 def serve_command(toolset: str) -> list[str]:
-    return [sys.executable, "-m", "graphsift", "serve", toolset]
+    return [sys.executable, "-m", "graphlore", "serve", toolset]
 
 
 def free_port() -> int:
@@ -42,7 +42,7 @@ def wait_for_port(port: int, proc: subprocess.Popen, log: Path, timeout: float =
             raise AssertionError(f"HTTP server exited with {proc.returncode}: {log.read_text()}")
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                if "graphsift serve " in log.read_text():
+                if "graphlore serve " in log.read_text():
                     return
         except OSError:
             pass

@@ -1,8 +1,8 @@
 """The reliability suite's machinery, shared by the fast tests and ``bench/reliability.py``.
 
 Everything here is driven by the declarations: every tool of every toolset in
-:data:`graphsift.toolsets.TOOLSETS` is called, its request model says which fields exist and what
-types they hold, and the toolset's optional :attr:`~graphsift.tools.Toolset.examples` hook gives valid
+:data:`graphlore.toolsets.TOOLSETS` is called, its request model says which fields exist and what
+types they hold, and the toolset's optional :attr:`~graphlore.tools.Toolset.examples` hook gives valid
 calls against a small state it builds (a folder to point at, a store with data). A new toolset is
 fuzzed without editing this file; with an ``examples`` hook its calls also get past validation.
 
@@ -30,13 +30,13 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from graphsift.contract import MAX_DEPTH, MAX_ITEMS, MAX_STRING
-from graphsift.errors import MAX_MESSAGE, GraphsiftError
-from graphsift.tools import Toolset, ToolSpec
+from graphlore.contract import MAX_DEPTH, MAX_ITEMS, MAX_STRING
+from graphlore.errors import MAX_MESSAGE, GraphloreError
+from graphlore.tools import Toolset, ToolSpec
 from helpers.stores import home_state
 
 #: Every code a tool error may carry, read from the error tree (internal_error is a bug: a failure here).
-CODES = {cls.code for cls in GraphsiftError.__subclasses__()} - {"internal_error"}
+CODES = {cls.code for cls in GraphloreError.__subclasses__()} - {"internal_error"}
 #: The SDK puts "Error executing tool X: " before a tool error's message.
 _ERROR = re.compile(r"^(?:Error executing tool [\w-]+: )?\[([a-z_]+)\] ")
 _TRACEBACK = re.compile(r"Traceback \(most recent call last\)|File \"[^\"]+\", line \d+")

@@ -1,6 +1,6 @@
 """Per-toolset scenarios for the reliability suite's process parts (``bench/reliability.py``, tests/e2e/).
 
-- **Many processes, one store** (:class:`Workload`): several real ``graphsift serve`` processes share
+- **Many processes, one store** (:class:`Workload`): several real ``graphlore serve`` processes share
   one data folder; on each, a writer and a reader run at once. Every write the client saw acknowledged
   is recorded, and :meth:`Workload.verify` checks afterwards that each is present exactly once.
 - **Crashes** (:class:`CrashWork`): a long write is interrupted by ``kill -9`` of its server; after each
@@ -24,21 +24,21 @@ from typing import Any
 
 import numpy as np
 
-from graphsift.contract import parse_request
-from graphsift.runtime import Runtime
-from graphsift.store.factory import sqlite_path
-from graphsift.toolsets.code.examples import write_tree
-from graphsift.toolsets.code.index import CodeIndex
-from graphsift.toolsets.facts.graph import FACT, FactsGraph
-from graphsift.toolsets.facts.models import DocumentRecord
-from graphsift.toolsets.facts.write import Writer, document_key
-from graphsift.toolsets.items.examples import write_project
-from graphsift.toolsets.items.index import ItemIndex
-from graphsift.toolsets.skills.examples import SKILLS
-from graphsift.toolsets.skills.library import KIND as SKILL_KIND
-from graphsift.toolsets.skills.library import SkillLibrary
-from graphsift.toolsets.skills.models import CreateSkillRequest
-from graphsift.toolsets.skills.tools import create_skill
+from graphlore.contract import parse_request
+from graphlore.runtime import Runtime
+from graphlore.store.factory import sqlite_path
+from graphlore.toolsets.code.examples import write_tree
+from graphlore.toolsets.code.index import CodeIndex
+from graphlore.toolsets.facts.graph import FACT, FactsGraph
+from graphlore.toolsets.facts.models import DocumentRecord
+from graphlore.toolsets.facts.write import Writer, document_key
+from graphlore.toolsets.items.examples import write_project
+from graphlore.toolsets.items.index import ItemIndex
+from graphlore.toolsets.skills.examples import SKILLS
+from graphlore.toolsets.skills.library import KIND as SKILL_KIND
+from graphlore.toolsets.skills.library import SkillLibrary
+from graphlore.toolsets.skills.models import CreateSkillRequest
+from graphlore.toolsets.skills.tools import create_skill
 from helpers.stores import integrity
 
 

@@ -1,7 +1,7 @@
 """Skills the skills tests share, a fake support model (the one thing tests may fake: a hosted LLM), and
 the MCP sampling callback that answers with it.
 
-The fake model reads the prompts graphsift sends and answers like a careful model would, with a few
+The fake model reads the prompts graphlore sends and answers like a careful model would, with a few
 words in the request steering it into the failures the tools must handle:
 
 - a judge prompt ("Candidates:"): the candidate whose title shares most words with the request;

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from graphsift.search import fusion as retrieval
-from graphsift.search.fusion import (
+from graphlore.search import fusion as retrieval
+from graphlore.search.fusion import (
     anchored,
     convex,
     cosine_to_unit,
@@ -22,7 +22,7 @@ from graphsift.search.fusion import (
     rrf,
     zscore,
 )
-from graphsift.store.base import Hit
+from graphlore.store.base import Hit
 
 # -- reciprocal rank fusion -------------------------------------------------------
 

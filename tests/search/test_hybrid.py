@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from graphsift.search import HybridParams, hybrid_search, hybrid_search_many
-from graphsift.store import Node
-from graphsift.store.sqlite import SQLiteStore
+from graphlore.search import HybridParams, hybrid_search, hybrid_search_many
+from graphlore.store import Node
+from graphlore.store.sqlite import SQLiteStore
 
 WORDS = "solar battery cloud retail freight mobile medical credit steel grain shipping insurance".split()
 

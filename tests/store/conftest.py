@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 from helpers import backend
 
-from graphsift.config import Settings
-from graphsift.store import open_store
+from graphlore.config import Settings
+from graphlore.store import open_store
 
 #: ``postgres-hnsw``: PostgreSQL with every vector search sent through the HNSW index (no exact scan for
 #: small candidate sets), so the whole suite also pins the index path.
@@ -22,8 +22,8 @@ def store_settings(request, tmp_path, monkeypatch) -> Settings:
         yield Settings(home=tmp_path / "home")
         return
     if request.param == "postgres-hnsw":
-        from graphsift.store.postgres import connection
-        from graphsift.store.postgres import store as postgres_store
+        from graphlore.store.postgres import connection
+        from graphlore.store.postgres import store as postgres_store
 
         configure = connection._configure
 
@@ -38,7 +38,7 @@ def store_settings(request, tmp_path, monkeypatch) -> Settings:
     except backend.Unavailable as exc:
         pytest.skip(str(exc))
     yield Settings(home=tmp_path / "home", database_url=url)
-    from graphsift.store.postgres import connection
+    from graphlore.store.postgres import connection
 
     connection.close_all()
     backend.drop_namespaces(url)

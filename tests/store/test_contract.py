@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 from helpers.vectors import unit
 
-from graphsift.config import Settings
-from graphsift.errors import IndexCorrupted, InvalidInput, NotFound
-from graphsift.search import hybrid_search
-from graphsift.store import Edge, Node, drop_store, open_store, store_exists, store_size
-from graphsift.store.factory import namespace_lock
+from graphlore.config import Settings
+from graphlore.errors import IndexCorrupted, InvalidInput, NotFound
+from graphlore.search import hybrid_search
+from graphlore.store import Edge, Node, drop_store, open_store, store_exists, store_size
+from graphlore.store.factory import namespace_lock
 
 # -- nodes ------------------------------------------------------------------------------------------------
 
@@ -352,7 +352,7 @@ def test_an_empty_store_file_is_reported_not_recreated_by_a_read(store_settings,
     store = open_namespace("test/empty")
     store.close()
     drop_store(store_settings, "test/empty")
-    from graphsift.store.factory import sqlite_path  # the one backend where a crash can leave an empty file
+    from graphlore.store.factory import sqlite_path  # the one backend where a crash can leave an empty file
 
     path = sqlite_path(store_settings, "test/empty")
     path.write_bytes(b"")
@@ -362,12 +362,12 @@ def test_an_empty_store_file_is_reported_not_recreated_by_a_read(store_settings,
 
 
 def test_a_read_waits_for_a_store_another_process_is_creating(store_settings, tmp_path):
-    """graphsift makes a store whole before it appears; a process of an older version left the file empty
+    """graphlore makes a store whole before it appears; a process of an older version left the file empty
     until it wrote the header. A read in that moment waits for it (only a file that stays empty is damage)."""
     if store_settings.database_url:
         pytest.skip("a store file another process is creating is a SQLite matter (PostgreSQL creates a "
                     "namespace in one transaction: a read sees it whole or not at all)")
-    from graphsift.store.factory import sqlite_path
+    from graphlore.store.factory import sqlite_path
 
     path = sqlite_path(store_settings, "test/racing")
     path.parent.mkdir(parents=True)

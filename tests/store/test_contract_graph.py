@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from helpers.vectors import unit
 
-from graphsift.errors import InvalidInput
-from graphsift.store import Edge, Node
+from graphlore.errors import InvalidInput
+from graphlore.store import Edge, Node
 
 
 def fact(eid: str, src: str, dst: str, date: str | None, vector=None, type: str = "fact") -> Edge:

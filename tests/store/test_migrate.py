@@ -1,4 +1,4 @@
-"""``graphsift migrate --from sqlite --to postgresql://...``: embedded stores copied into PostgreSQL with their
+"""``graphlore migrate --from sqlite --to postgresql://...``: embedded stores copied into PostgreSQL with their
 vectors, keys, edges and metadata, so every tool answers the same there and nothing is embedded again."""
 
 from __future__ import annotations
@@ -10,13 +10,13 @@ from click.testing import CliRunner
 from helpers import backend
 from helpers.paths import EXAMPLE_TREE, FACTS_EXAMPLE
 
-from graphsift.adapters.cli import build_cli
-from graphsift.config import Settings
-from graphsift.contract import parse_request
-from graphsift.runtime import Runtime
-from graphsift.store import open_store
-from graphsift.tools import CallContext
-from graphsift.toolsets import load_toolset
+from graphlore.adapters.cli import build_cli
+from graphlore.config import Settings
+from graphlore.contract import parse_request
+from graphlore.runtime import Runtime
+from graphlore.store import open_store
+from graphlore.tools import CallContext
+from graphlore.toolsets import load_toolset
 
 #: A real PostgreSQL and several processes: part of the full run, not the everyday one.
 pytestmark = pytest.mark.slow
@@ -54,11 +54,11 @@ def copied(tmp_path, embedder):
     lite = Runtime(Settings(home=home), embedder=embedder)
     call(lite, "items", "index", {"project_path": str(project)})
     app = build_cli(make_runtime=lambda: Runtime(Settings.load(), embedder=embedder))
-    runner = CliRunner(env={"GRAPHSIFT_HOME": str(home), "GRAPHSIFT_DATABASE_URL": ""})
+    runner = CliRunner(env={"GRAPHLORE_HOME": str(home), "GRAPHLORE_DATABASE_URL": ""})
     assert runner.invoke(app, ["facts", "ingest", str(FACTS_EXAMPLE)], catch_exceptions=False).exit_code == 0
     result = runner.invoke(app, ["migrate", "--from", "sqlite", "--to", url], catch_exceptions=False)
     yield result, lite, Runtime(Settings(home=home, database_url=url), embedder=Counting(embedder)), project, url
-    from graphsift.store.postgres import connection
+    from graphlore.store.postgres import connection
 
     connection.close_all()
 
@@ -96,7 +96,7 @@ def _rounded(value):
 def test_copying_again_is_refused_unless_replace(copied, embedder):
     _, lite, pg, _, url = copied
     app = build_cli(make_runtime=lambda: Runtime(Settings.load(), embedder=embedder))
-    runner = CliRunner(env={"GRAPHSIFT_HOME": str(lite.settings.home), "GRAPHSIFT_DATABASE_URL": url})
+    runner = CliRunner(env={"GRAPHLORE_HOME": str(lite.settings.home), "GRAPHLORE_DATABASE_URL": url})
     again = runner.invoke(app, ["migrate", "--from", "sqlite", "--namespace", "facts/default"])
     assert again.exit_code == 2 and "already exist in the target database; pass --replace" in again.stderr
     replaced = runner.invoke(app, ["migrate", "--from", "sqlite", "--namespace", "facts/default", "--replace"])

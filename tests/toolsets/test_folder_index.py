@@ -7,9 +7,9 @@ import shutil
 
 from conftest import EXAMPLE_TREE
 
-from graphsift.runtime import Runtime
-from graphsift.toolsets.items import models, tools
-from graphsift.watch import ChangeFeed
+from graphlore.runtime import Runtime
+from graphlore.toolsets.items import models, tools
+from graphlore.watch import ChangeFeed
 
 
 def test_feed_reports_writes_touches_and_new_folders(tmp_path):

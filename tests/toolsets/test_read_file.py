@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import socket
 
-from graphsift.toolsets.folder_index import read_file
+from graphlore.toolsets.folder_index import read_file
 
 
 def test_a_regular_file_is_read_whole_or_up_to_the_cap(tmp_path):

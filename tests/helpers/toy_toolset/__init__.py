@@ -14,10 +14,10 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from graphsift.contract import Request, Response
-from graphsift.errors import NotFound
-from graphsift.runtime import Runtime
-from graphsift.tools import Arg, CallContext, Cli, Progress, Toolset, ToolSpec
+from graphlore.contract import Request, Response
+from graphlore.errors import NotFound
+from graphlore.runtime import Runtime
+from graphlore.tools import Arg, CallContext, Cli, Progress, Toolset, ToolSpec
 
 
 class EchoRequest(Request):

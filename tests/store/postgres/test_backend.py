@@ -16,13 +16,13 @@ import pytest
 from helpers import backend
 from helpers.vectors import unit
 
-from graphsift.config import Settings
-from graphsift.errors import IndexCorrupted, InvalidInput, StoreBusy, StoreUnavailable
-from graphsift.runtime import Runtime
-from graphsift.store import Node, drop_store, open_store, store_exists
-from graphsift.store.postgres import connection
-from graphsift.store.postgres import store as pg_store
-from graphsift.store.postgres.migrations import DATABASE, NAMESPACE
+from graphlore.config import Settings
+from graphlore.errors import IndexCorrupted, InvalidInput, StoreBusy, StoreUnavailable
+from graphlore.runtime import Runtime
+from graphlore.store import Node, drop_store, open_store, store_exists
+from graphlore.store.postgres import connection
+from graphlore.store.postgres import store as pg_store
+from graphlore.store.postgres.migrations import DATABASE, NAMESPACE
 
 #: A real PostgreSQL and several processes: part of the full run, not the everyday one.
 pytestmark = pytest.mark.slow
@@ -67,7 +67,7 @@ def test_a_refusing_server_is_one_line_with_the_reason(tmp_path):
     with socket.socket() as s:  # a port nobody listens on
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    settings = Settings(home=tmp_path, database_url=f"postgresql://graphsift:secret@127.0.0.1:{port}/db")
+    settings = Settings(home=tmp_path, database_url=f"postgresql://graphlore:secret@127.0.0.1:{port}/db")
     error = in_thread(lambda: open_store(settings, "test/one", create=True))
     assert isinstance(error, StoreUnavailable)
     assert error.message.startswith("Database connection failed: ") and "refused" in error.message
@@ -90,8 +90,8 @@ def test_the_cli_prints_one_error_line_for_an_unreachable_database(tmp_path):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    env = {**os.environ, "GRAPHSIFT_HOME": str(tmp_path), "GRAPHSIFT_DATABASE_URL": f"postgresql://u@127.0.0.1:{port}/db"}
-    proc = subprocess.run([sys.executable, "-m", "graphsift", "facts", "stats"], capture_output=True, text=True,
+    env = {**os.environ, "GRAPHLORE_HOME": str(tmp_path), "GRAPHLORE_DATABASE_URL": f"postgresql://u@127.0.0.1:{port}/db"}
+    proc = subprocess.run([sys.executable, "-m", "graphlore", "facts", "stats"], capture_output=True, text=True,
                           env=env, timeout=60)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert proc.stderr.startswith("error: [store_unavailable] Database connection failed: ")
@@ -117,16 +117,16 @@ def test_a_store_whose_server_went_away_says_so(settings, url):
 def test_migrations_are_versioned_and_applying_them_again_changes_nothing(settings, url):
     open_store(settings, "test/one", create=True)
     with psycopg.connect(url, autocommit=True) as conn:
-        assert conn.execute("SELECT version FROM graphsift.version").fetchone()[0] == len(DATABASE)
-        assert conn.execute("SELECT name, version FROM graphsift.namespaces").fetchall() == [
+        assert conn.execute("SELECT version FROM graphlore.version").fetchone()[0] == len(DATABASE)
+        assert conn.execute("SELECT name, version FROM graphlore.namespaces").fetchall() == [
             ("test/one", len(NAMESPACE))]
         tables = conn.execute("SELECT count(*) FROM pg_tables WHERE schemaname LIKE 'gs_%'").fetchone()[0]
     connection.close_all()
     open_store(settings, "test/one", create=True)  # a new process: migrations run on start, and find nothing
     with psycopg.connect(url, autocommit=True) as conn:
         assert conn.execute("SELECT count(*) FROM pg_tables WHERE schemaname LIKE 'gs_%'").fetchone()[0] == tables
-        conn.execute("UPDATE graphsift.namespaces SET version = version + 1")
-    with pytest.raises(IndexCorrupted, match="newer than this graphsift"):
+        conn.execute("UPDATE graphlore.namespaces SET version = version + 1")
+    with pytest.raises(IndexCorrupted, match="newer than this graphlore"):
         open_store(settings, "test/one")
 
 
@@ -134,7 +134,7 @@ def test_a_store_of_the_previous_version_upgrades_to_per_kind_statistics(setting
     """A namespace made at schema version 1 (one document frequency per lexeme over every kind) is upgraded
     on open, in its one migration transaction, to per-kind frequencies equal to a fresh store's, and then
     scores and keeps its statistics exactly as a fresh store does."""
-    from graphsift.store.postgres import migrations, namespaces
+    from graphlore.store.postgres import migrations, namespaces
 
     nodes = [Node("a", "item", "Replication lag", "replicas fall behind the primary"),
              Node("b", "item", "Offline sync", "conflicts merged by last write wins"),
@@ -144,13 +144,13 @@ def test_a_store_of_the_previous_version_upgrades_to_per_kind_statistics(setting
     fresh.upsert_nodes(nodes)
     fresh.upsert_nodes([Node("e", "topic", "Lag in the UI", "the interface lags")])  # a kind change
     fresh.delete_nodes(["b"])
-    with monkeypatch.context() as patch:  # this process as graphsift at schema version 1
+    with monkeypatch.context() as patch:  # this process as graphlore at schema version 1
         patch.setattr(migrations, "NAMESPACE", NAMESPACE[:1])
         patch.setattr(namespaces, "NAMESPACE", NAMESPACE[:1])
         old = open_store(settings, "test/old", create=True)
     o, f = old._s, fresh._s
     with psycopg.connect(url, autocommit=True) as conn:
-        assert conn.execute("SELECT version FROM graphsift.namespaces WHERE name = 'test/old'").fetchone() == (1,)
+        assert conn.execute("SELECT version FROM graphlore.namespaces WHERE name = 'test/old'").fetchone() == (1,)
         # What version 1 kept for these nodes: the same rows, and each lexeme's frequency over every kind.
         conn.execute(f"INSERT INTO {o}.nodes SELECT * FROM {f}.nodes")
         conn.execute(f"SELECT setval(pg_get_serial_sequence('{o}.nodes', 'seq'), (SELECT max(seq) FROM {o}.nodes))")
@@ -158,9 +158,9 @@ def test_a_store_of_the_previous_version_upgrades_to_per_kind_statistics(setting
         conn.execute(f"INSERT INTO {o}.terms SELECT lexeme, sum(df) FROM {f}.terms GROUP BY lexeme")
         assert conn.execute(f"SELECT df FROM {o}.terms WHERE lexeme = 'lag'").fetchone() == (4,)
     connection.close_all()
-    upgraded = open_store(settings, "test/old")  # a new graphsift opens it: the migration runs
+    upgraded = open_store(settings, "test/old")  # a new graphlore opens it: the migration runs
     with psycopg.connect(url, autocommit=True) as conn:
-        assert conn.execute("SELECT version FROM graphsift.namespaces WHERE name = 'test/old'").fetchone() == (
+        assert conn.execute("SELECT version FROM graphlore.namespaces WHERE name = 'test/old'").fetchone() == (
             len(NAMESPACE),)
         terms = [conn.execute(f"SELECT lexeme, kind, df FROM {s}.terms ORDER BY lexeme, kind").fetchall()
                  for s in (o, f)]
@@ -194,7 +194,7 @@ def test_processes_creating_one_namespace_at_once_make_one(settings, url):
     assert errors == []
     assert open_store(settings, "test/race").count_nodes() == 6
     with psycopg.connect(url, autocommit=True) as conn:
-        assert conn.execute("SELECT count(*) FROM graphsift.namespaces WHERE name = 'test/race'").fetchone()[0] == 1
+        assert conn.execute("SELECT count(*) FROM graphlore.namespaces WHERE name = 'test/race'").fetchone()[0] == 1
 
 
 def test_a_namespace_dropped_by_another_process_is_reported_then_reopened(settings, embedder):
@@ -255,7 +255,7 @@ def many(settings):
 
 
 def plan(store, query, kind, where, exact):
-    from graphsift.store.postgres import sql
+    from graphlore.store.postgres import sql
 
     statement, params = sql.vector_sql(store._s, kind, where, connection.Vec(query), 20, exact)
     with store._connection() as conn, conn.transaction():
@@ -358,8 +358,8 @@ def test_bm25_pruning_gives_the_full_scorings_top_and_prunes(settings, tmp_path,
     """Common words scored only where rarer ones matched give the same top as scoring every node (the
     same SQL with every lexeme matched: same ids, same order, same scores) and SQLite's scores: queries
     mixing rare and common words, limits, column weights, filters."""
-    from graphsift.store.postgres import pruning
-    from graphsift.store.postgres import sql as pg_sql
+    from graphlore.store.postgres import pruning
+    from graphlore.store.postgres import sql as pg_sql
 
     steps: list[tuple[int, int]] = []  # (lexemes matched, lexemes known) of each step found exact
     real_exact = pruning.exact

@@ -1,12 +1,12 @@
 """The exactness rule of the PostgreSQL keyword search's pruning (pure; no server): which lexemes a step
-must match, given the score of its ``limit``-th node (see :mod:`graphsift.store.postgres.pruning`)."""
+must match, given the score of its ``limit``-th node (see :mod:`graphlore.store.postgres.pruning`)."""
 
 from __future__ import annotations
 
 import pytest
 
-from graphsift.store.postgres.pruning import bound, exact, needed
-from graphsift.store.postgres.sql import K1
+from graphlore.store.postgres.pruning import bound, exact, needed
+from graphlore.store.postgres.sql import K1
 
 IDF = {"rare": 9.0, "mid": 4.0, "common": 0.5, "stop": 0.1}
 

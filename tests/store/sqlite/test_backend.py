@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 from helpers.vectors import unit
 
-from graphsift.config import Settings
-from graphsift.errors import IndexCorrupted, StoreBusy, StoreUnavailable
-from graphsift.store import Edge, Node, open_store
-from graphsift.store.factory import sqlite_path
-from graphsift.store.sqlite import SQLiteStore
-from graphsift.store.sqlite import sql as builders
-from graphsift.store.sqlite.migrations import MIGRATIONS
+from graphlore.config import Settings
+from graphlore.errors import IndexCorrupted, StoreBusy, StoreUnavailable
+from graphlore.store import Edge, Node, open_store
+from graphlore.store.factory import sqlite_path
+from graphlore.store.sqlite import SQLiteStore
+from graphlore.store.sqlite import sql as builders
+from graphlore.store.sqlite.migrations import MIGRATIONS
 
 
 @pytest.fixture
@@ -51,13 +51,13 @@ def test_a_version_1_store_gets_its_term_counts_from_the_migration(tmp_path):
     assert store.select_edges(["a"]).total == 1
 
 
-def test_a_store_from_a_newer_graphsift_is_refused(tmp_path):
+def test_a_store_from_a_newer_graphlore_is_refused(tmp_path):
     path = tmp_path / "new.db"
     SQLiteStore(path).close()
     conn = sqlite3.connect(path)
     conn.execute(f"PRAGMA user_version = {len(MIGRATIONS) + 1}")
     conn.close()
-    with pytest.raises(IndexCorrupted, match="newer than this graphsift"):
+    with pytest.raises(IndexCorrupted, match="newer than this graphlore"):
         SQLiteStore(path)
 
 
@@ -72,7 +72,7 @@ def test_a_file_that_is_not_a_database_is_reported_as_corrupted_with_the_repair(
     path = sqlite_path(settings, "test/bad")
     path.parent.mkdir(parents=True)
     path.write_bytes(b"this is not sqlite" * 100)
-    with pytest.raises(IndexCorrupted, match="not a readable graphsift store.*; rebuild it") as caught:
+    with pytest.raises(IndexCorrupted, match="not a readable graphlore store.*; rebuild it") as caught:
         open_store(settings, "test/bad", repair="rebuild it")
     assert str(path) in caught.value.message
 

@@ -7,9 +7,9 @@ import sqlite3
 import numpy as np
 import pytest
 
-from graphsift.store import Node
-from graphsift.store.sqlite import SQLiteStore, engine
-from graphsift.store.sqlite.bm25 import KeywordIndex, TermVector, overlay_scores, query_keys, terms
+from graphlore.store import Node
+from graphlore.store.sqlite import SQLiteStore, engine
+from graphlore.store.sqlite.bm25 import KeywordIndex, TermVector, overlay_scores, query_keys, terms
 
 DOCS = [
     ("Replication lag on the standby", "The standby replica falls behind the primary under heavy writes."),

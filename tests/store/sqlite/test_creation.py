@@ -11,10 +11,10 @@ import threading
 
 import pytest
 
-from graphsift.config import Settings
-from graphsift.errors import IndexCorrupted, NotFound
-from graphsift.store import Node, open_store
-from graphsift.store.factory import sqlite_path
+from graphlore.config import Settings
+from graphlore.errors import IndexCorrupted, NotFound
+from graphlore.store import Node, open_store
+from graphlore.store.factory import sqlite_path
 
 
 @pytest.fixture
@@ -38,7 +38,7 @@ def test_a_file_without_a_schema_is_damage_and_is_left_as_it_is(settings, create
     path.parent.mkdir(parents=True)
     sqlite3.connect(path).execute("PRAGMA journal_mode = WAL").fetchall()  # a header page, no tables
     before = path.read_bytes()
-    with pytest.raises(IndexCorrupted, match="not a graphsift store.*; rebuild it"):
+    with pytest.raises(IndexCorrupted, match="not a graphlore store.*; rebuild it"):
         open_store(settings, "test/bare", create=create, repair="rebuild it")
     assert path.read_bytes() == before
 

@@ -1,4 +1,4 @@
-"""`graphsift code ...`: the same answers as the tools (--json), readable text, one error line and exit 2."""
+"""`graphlore code ...`: the same answers as the tools (--json), readable text, one error line and exit 2."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ from click.testing import CliRunner
 from helpers import backend
 from helpers.code_graph import FIXTURES
 
-from graphsift.adapters.cli import build_cli
-from graphsift.config import Settings
-from graphsift.contract import parse_request
-from graphsift.runtime import Runtime
-from graphsift.toolsets.code import TOOLSET
+from graphlore.adapters.cli import build_cli
+from graphlore.config import Settings
+from graphlore.contract import parse_request
+from graphlore.runtime import Runtime
+from graphlore.toolsets.code import TOOLSET
 
 
 @pytest.fixture(scope="module")

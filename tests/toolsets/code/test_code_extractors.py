@@ -3,7 +3,7 @@ and bad input (syntax errors, bytes that are not UTF-8, empty files)."""
 
 from __future__ import annotations
 
-from graphsift.toolsets.code import java, python, typescript
+from graphlore.toolsets.code import java, python, typescript
 
 
 def keys(facts) -> list[tuple[str, str, bool]]:

@@ -8,8 +8,8 @@ import json
 import pytest
 from helpers.code_graph import FIXTURES, expected_lines, render
 
-from graphsift.toolsets.code.graph import CodeGraph
-from graphsift.toolsets.code.model import EDGE_TYPES, ROLES, SYMBOL_KINDS, UNRESOLVED_REASONS
+from graphlore.toolsets.code.graph import CodeGraph
+from graphlore.toolsets.code.model import EDGE_TYPES, ROLES, SYMBOL_KINDS, UNRESOLVED_REASONS
 
 
 @pytest.fixture(scope="module")

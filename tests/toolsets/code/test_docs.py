@@ -17,12 +17,12 @@ from helpers.docs import (
     usage_lines,
 )
 
-from graphsift.adapters.cli import build_cli
-from graphsift.errors import GraphsiftError
-from graphsift.toolsets.code import TOOLSET, models, tools
-from graphsift.toolsets.code.edge_keys import EDGE_KEYS, REVERSED
-from graphsift.toolsets.code.filters import FIELDS
-from graphsift.toolsets.code.model import (
+from graphlore.adapters.cli import build_cli
+from graphlore.errors import GraphloreError
+from graphlore.toolsets.code import TOOLSET, models, tools
+from graphlore.toolsets.code.edge_keys import EDGE_KEYS, REVERSED
+from graphlore.toolsets.code.filters import FIELDS
+from graphlore.toolsets.code.model import (
     CAPABILITIES,
     EDGE_TYPES,
     LANGUAGES,
@@ -56,7 +56,7 @@ def section(title: str) -> str:
 def test_front_matter_and_one_section_per_tool():
     meta = front_matter(text())
     assert meta["name"] == "code" and 50 <= len(meta["description"]) <= 1024
-    assert "graphsift serve code" in meta["description"]
+    assert "graphlore serve code" in meta["description"]
     assert set(tool_sections(text())) == set(SPECS)
 
 
@@ -123,13 +123,13 @@ def test_resolve_reasons_and_scores_are_documented():
 
 
 def test_errors_are_documented():
-    codes = {cls.code for cls in GraphsiftError.__subclasses__()}
+    codes = {cls.code for cls in GraphloreError.__subclasses__()}
     assert codes <= set(re.findall(r"^\| `([a-z_]+)` \|", section("Errors"), flags=re.MULTILINE))
 
 
 def cli_line(command: str) -> str:
     lines = usage_lines(text(), "code", command)
-    assert len(lines) == 1, f"SKILL.md needs exactly one usage line for `graphsift code {command}`"
+    assert len(lines) == 1, f"SKILL.md needs exactly one usage line for `graphlore code {command}`"
     return lines[0]
 
 
@@ -139,7 +139,7 @@ def test_cli_usage_line_lists_exactly_the_commands_options(command):
     assert line.startswith(f"| `{COMMAND_TOOL[command]}` |")
     click_command = GROUP.get_command(None, command)
     opts = {o for p in click_command.params if isinstance(p, click.Option) for o in (*p.opts, *p.secondary_opts)}
-    usage = line.split("`graphsift code", 1)[1]
+    usage = line.split("`graphlore code", 1)[1]
     assert set(re.findall(r"(?<![\w-])(--?[a-z][a-z-]*)", usage)) == opts
     for param in click_command.params:
         if isinstance(param, click.Argument):

@@ -10,12 +10,12 @@ import pytest
 from helpers import backend
 from helpers.code_graph import FIXTURES, edit
 
-from graphsift.contract import parse_request
-from graphsift.runtime import Runtime
-from graphsift.toolsets.code import index as index_module
-from graphsift.toolsets.code import models, tools
-from graphsift.toolsets.code.index import CodeIndex
-from graphsift.toolsets.code.records import embedding_text
+from graphlore.contract import parse_request
+from graphlore.runtime import Runtime
+from graphlore.toolsets.code import index as index_module
+from graphlore.toolsets.code import models, tools
+from graphlore.toolsets.code.index import CodeIndex
+from graphlore.toolsets.code.records import embedding_text
 
 
 class Stop(Exception):

@@ -10,9 +10,9 @@ import pytest
 from helpers import backend
 from helpers.code_graph import FIXTURES, bump, edit
 
-from graphsift.runtime import Runtime
-from graphsift.toolsets.code.graph import CodeGraph
-from graphsift.toolsets.code.index import CodeIndex
+from graphlore.runtime import Runtime
+from graphlore.toolsets.code.graph import CodeGraph
+from graphlore.toolsets.code.index import CodeIndex
 
 
 def dump(store) -> tuple[dict, dict]:
@@ -119,7 +119,7 @@ def test_project_paths_that_cannot_be_one_source_tree_are_refused_before_any_wal
     """Found by the fuzzer: project_path "/" (or "~", or ".." from a server started in a big folder) made a
     query tool walk and parse everything under it inside one call; a NUL byte or a too long name escaped
     as an OS error."""
-    from graphsift.errors import InvalidInput
+    from graphlore.errors import InvalidInput
 
     home = tmp_path / "home"
     runtime = Runtime(backend.settings_for(home))

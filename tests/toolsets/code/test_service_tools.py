@@ -9,11 +9,11 @@ import pytest
 from helpers import backend
 from helpers.code_graph import FIXTURES
 
-from graphsift.contract import parse_request
-from graphsift.errors import InvalidInput, NotFound
-from graphsift.runtime import Runtime
-from graphsift.toolsets.code import models, tools
-from graphsift.toolsets.code.graph import CodeGraph
+from graphlore.contract import parse_request
+from graphlore.errors import InvalidInput, NotFound
+from graphlore.runtime import Runtime
+from graphlore.toolsets.code import models, tools
+from graphlore.toolsets.code.graph import CodeGraph
 
 
 @pytest.fixture(scope="module")

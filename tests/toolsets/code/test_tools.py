@@ -12,14 +12,14 @@ import pytest
 from helpers import backend
 from helpers.code_graph import FIXTURES, edit
 
-from graphsift.contract import parse_request
-from graphsift.errors import InvalidInput, NotFound
-from graphsift.runtime import Runtime
-from graphsift.toolsets.code import models, tools
-from graphsift.toolsets.code.edge_keys import EDGE_KEYS
-from graphsift.toolsets.code.filters import FIELDS
-from graphsift.toolsets.code.graph import CodeGraph
-from graphsift.toolsets.code.model import EDGE_TYPES, ROLES
+from graphlore.contract import parse_request
+from graphlore.errors import InvalidInput, NotFound
+from graphlore.runtime import Runtime
+from graphlore.toolsets.code import models, tools
+from graphlore.toolsets.code.edge_keys import EDGE_KEYS
+from graphlore.toolsets.code.filters import FIELDS
+from graphlore.toolsets.code.graph import CodeGraph
+from graphlore.toolsets.code.model import EDGE_TYPES, ROLES
 
 
 @pytest.fixture(scope="module")

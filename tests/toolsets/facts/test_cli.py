@@ -1,4 +1,4 @@
-"""`graphsift facts ...`: flags map onto the tools, old forms are refused with the right form, cat survives the process.
+"""`graphlore facts ...`: flags map onto the tools, old forms are refused with the right form, cat survives the process.
 
 Commands run in process through click's CliRunner (each builds its own runtime, as separate processes
 would, sharing only the session's embedder); one test runs the real entry point in subprocesses.
@@ -17,9 +17,9 @@ from click.testing import CliRunner
 from helpers.backend import env_for
 from helpers.paths import FACTS_EXAMPLE
 
-from graphsift.adapters.cli import build_cli
-from graphsift.config import Settings
-from graphsift.runtime import Runtime
+from graphlore.adapters.cli import build_cli
+from graphlore.config import Settings
+from graphlore.runtime import Runtime
 
 EXAMPLE = FACTS_EXAMPLE
 CORRECT_FIND = '--entity \'{"name": "Apple Inc", "definition": "American technology company"}\''
@@ -212,7 +212,7 @@ def test_ls_filters_entities_by_type(env):
     assert page[0] == f"entities of type 'company': 3-4 of {len(companies)} (most facts first)"
     assert [line.split("(")[1].split(";")[0] for line in page[1:3]] == companies[2:4]
     err = run(env, "ls", "entities", "-type", "company", code=2).stderr
-    assert "'-type' is not an option of graphsift facts ls (long options take two dashes); did you mean " \
+    assert "'-type' is not an option of graphlore facts ls (long options take two dashes); did you mean " \
            "'--type'?" in err
     assert "type filters entities only" in run(env, "ls", "topics", "--type", "company", code=2).stderr
 
@@ -271,12 +271,12 @@ def test_extract_without_an_llm_fails_with_the_alternatives(env, tmp_path):
     doc = tmp_path / "note.txt"
     doc.write_text("Apple bought Beats in 2014.")
     err = run(env, "extract", str(doc), code=2).stderr
-    assert "error: [config_error] no LLM" in err and "graphsift facts ingest FILE.jsonl" in err
+    assert "error: [config_error] no LLM" in err and "graphlore facts ingest FILE.jsonl" in err
 
 
 def test_the_real_entry_point_keeps_cat_numbers_between_processes(env):
     home = env[1]
-    base = [sys.executable, "-m", "graphsift", "facts"]
+    base = [sys.executable, "-m", "graphlore", "facts"]
     environ = {**os.environ, **env_for(home)}
     first = subprocess.run([*base, "search", "-entity", "Mercury", "--graph", "default"], env=environ,
                            capture_output=True, text=True, timeout=120)

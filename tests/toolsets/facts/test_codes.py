@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from graphsift.toolsets.facts import codes as C
-from graphsift.toolsets.facts import lookup
-from graphsift.toolsets.facts import names as N
+from graphlore.toolsets.facts import codes as C
+from graphlore.toolsets.facts import lookup
+from graphlore.toolsets.facts import names as N
 
 
 @pytest.mark.parametrize("name,codes,editions,platforms", [

@@ -27,13 +27,13 @@ from helpers.facts_upstream import (
 )
 from mcp import Client
 
-from graphsift.adapters.mcp import build_server
-from graphsift.contract import parse_request
-from graphsift.errors import GraphsiftError, InvalidInput, NotFound
-from graphsift.runtime import Runtime
-from graphsift.tools import CallContext
-from graphsift.toolsets.facts import TOOLSET, command, render, tools
-from graphsift.toolsets.facts.models import ExecuteResponse
+from graphlore.adapters.mcp import build_server
+from graphlore.contract import parse_request
+from graphlore.errors import GraphloreError, InvalidInput, NotFound
+from graphlore.runtime import Runtime
+from graphlore.tools import CallContext
+from graphlore.toolsets.facts import TOOLSET, command, render, tools
+from graphlore.toolsets.facts.models import ExecuteResponse
 
 SPECS = {s.name: s for s in TOOLSET.tools}
 RENDER = {s.name: s.render for s in TOOLSET.tools}
@@ -64,7 +64,7 @@ def typed(rt: Runtime, tool: str, args: dict, context: CallContext | None = None
     try:
         request = parse_request(spec.request, args)
         return spec.run(rt, request, context=context) if spec.context else spec.run(rt, request)
-    except GraphsiftError as exc:
+    except GraphloreError as exc:
         if spec.context:
             spec.failed(rt, args, context, exc)
         raise
@@ -80,7 +80,7 @@ def both(rt: Runtime, via: str, line: str, tool: str, args: dict, context: CallC
 
 
 def fails(rt: Runtime, via: str, line: str, tool: str, args: dict, context: CallContext | None = None) -> str:
-    with pytest.raises(GraphsiftError) as exc:
+    with pytest.raises(GraphloreError) as exc:
         both(rt, via, line, tool, args, context)
     if via == "kg_execute" and isinstance(exc.value, InvalidInput) and "Usage:" in exc.value.message:
         assert exc.value.message.split("Usage: ")[1].startswith(tool)  # the command's own usage line
@@ -383,7 +383,7 @@ def replay(rt: Runtime, lines: list[str]) -> dict[str, str | None]:
     for i, line in enumerate(lines):
         try:
             outcome[f"{i:02d} {line}"] = useful(line, kg(rt, line, ctx))
-        except GraphsiftError as exc:
+        except GraphloreError as exc:
             outcome[f"{i:02d} {line}"] = str(exc)
     return outcome
 
@@ -552,7 +552,7 @@ def test_a_typed_cat_expands_a_kg_execute_search_and_the_reverse(rt):
 
 
 def test_the_server_instructions_name_both_ways_in():
-    from graphsift.toolsets.facts import INSTRUCTIONS
+    from graphlore.toolsets.facts import INSTRUCTIONS
 
     flat = " ".join(INSTRUCTIONS.split())
     assert "kg_execute(command=" in flat and 'kg_execute(command="help")' in flat

@@ -22,14 +22,14 @@ from helpers.backend import env_for
 from helpers.docs import fields as model_fields
 from helpers.docs import inner_model, limit_phrases, skill_path, table, tool_sections
 
-from graphsift.adapters.cli import build_cli
-from graphsift.contract import parse_request
-from graphsift.errors import GraphsiftError, InvalidInput
-from graphsift.toolsets.facts import TOOLSET, extract, sessions, tools, write
-from graphsift.toolsets.facts import codes as C
-from graphsift.toolsets.facts import command as kg
-from graphsift.toolsets.facts import models as M
-from graphsift.toolsets.facts import resolve as R
+from graphlore.adapters.cli import build_cli
+from graphlore.contract import parse_request
+from graphlore.errors import GraphloreError, InvalidInput
+from graphlore.toolsets.facts import TOOLSET, extract, sessions, tools, write
+from graphlore.toolsets.facts import codes as C
+from graphlore.toolsets.facts import command as kg
+from graphlore.toolsets.facts import models as M
+from graphlore.toolsets.facts import resolve as R
 
 SKILL = skill_path("facts")
 EXAMPLES = SKILL.parent / "references" / "examples.md"
@@ -72,7 +72,7 @@ def command(name: str) -> click.Command:
 def test_front_matter_follows_agent_skills():
     match = re.match(r"\A---\nname: (.+)\ndescription: (.+)\n---\n", text())
     assert match and match.group(1) == "facts"
-    assert 50 <= len(match.group(2)) <= 1024 and "graphsift serve facts" in match.group(2)
+    assert 50 <= len(match.group(2)) <= 1024 and "graphlore serve facts" in match.group(2)
 
 
 def test_exactly_the_tools_are_documented():
@@ -156,7 +156,7 @@ def test_the_fact_object_is_documented_once_completely():
 
 def test_errors_and_constants_are_documented():
     flat = " ".join(text().split())
-    codes = {cls.code for cls in GraphsiftError.__subclasses__()}
+    codes = {cls.code for cls in GraphloreError.__subclasses__()}
     documented = set(re.findall(r"^\| `([a-z_]+)` \|", text().split("## Errors", 1)[1], flags=re.MULTILINE))
     assert codes <= documented
     for value in (R.MERGE_DEFINITION, R.MERGE_SUM, R.DUPLICATE_DEFINITION, R.DUPLICATE_SUM, R.PREFIX_MERGE_DEFINITION,
@@ -178,7 +178,7 @@ def test_errors_and_constants_are_documented():
 
 
 def usage_line(tool: str) -> str:
-    lines = [line for line in text().splitlines() if line.startswith(f"| `{tool}` | `graphsift facts ")]
+    lines = [line for line in text().splitlines() if line.startswith(f"| `{tool}` | `graphlore facts ")]
     assert len(lines) == 1, f"SKILL.md needs exactly one CLI usage line for {tool}"
     return lines[0]
 
@@ -195,7 +195,7 @@ def test_every_facts_command_is_in_the_cli_table():
 @pytest.mark.parametrize("name", sorted(set(COMMAND_TOOL) | {"extract"}))
 def test_usage_line_lists_exactly_the_commands_flags(name):
     line = usage_line(documented_tool(name))
-    usage = line.split(f"`graphsift facts {name}", 1)[1]
+    usage = line.split(f"`graphlore facts {name}", 1)[1]
     click_command = command(name)
     opts = {o for p in click_command.params if isinstance(p, click.Option) for o in p.opts}
     assert set(re.findall(r"(?<![\w-])(--?[a-z][a-z-]*)", usage)) == opts
@@ -224,7 +224,7 @@ def test_the_extract_flags_map_onto_its_fields():
 
 def test_serve_accepts_the_facts_toolset():
     assert "facts" in build_cli().commands["serve"].params[0].type.choices
-    assert "graphsift serve facts" in text()
+    assert "graphlore serve facts" in text()
 
 
 # -- references ---------------------------------------------------------------------------------------
@@ -257,7 +257,7 @@ def test_every_kg_execute_string_in_skill_md_fits_its_command():
 
 
 def test_every_cli_example_parses_and_its_json_selectors_validate():
-    commands = [line for line in lines_of(EXAMPLES, "bash") if line.startswith("graphsift facts ")]
+    commands = [line for line in lines_of(EXAMPLES, "bash") if line.startswith("graphlore facts ")]
     assert {shlex.split(c)[2] for c in commands} == set(GROUP.list_commands(None)), "every command has a CLI example"
     for line in commands:
         args = shlex.split(line)[2:]
@@ -280,7 +280,7 @@ def test_every_refused_form_is_listed():
 
 def test_every_refused_cli_example_is_refused(tmp_path):
     runner = CliRunner(env=env_for(tmp_path))
-    commands = [line for line in lines_of(TROUBLE, "bash") if line.startswith("graphsift facts ")]
+    commands = [line for line in lines_of(TROUBLE, "bash") if line.startswith("graphlore facts ")]
     assert len(commands) >= 8
     for line in commands:
         result = runner.invoke(build_cli(), shlex.split(line)[1:])
@@ -298,5 +298,5 @@ def test_every_refused_mcp_example_is_refused():
 
 def test_readme_has_a_facts_section():
     readme = (skill_path("facts").parents[2] / "README.md").read_text(encoding="utf-8")
-    assert "graphsift serve facts" in readme and "skills/facts/SKILL.md" in readme
-    assert "graphsift facts ingest examples/facts/news.jsonl" in readme
+    assert "graphlore serve facts" in readme and "skills/facts/SKILL.md" in readme
+    assert "graphlore facts ingest examples/facts/news.jsonl" in readme

@@ -14,14 +14,14 @@ from click.testing import CliRunner
 from helpers.backend import env_for, sqlite_only
 from helpers.stores import home_state
 
-from graphsift.adapters.cli import build_cli
-from graphsift.config import Settings
-from graphsift.contract import parse_request
-from graphsift.errors import EmbedderMismatch, IndexCorrupted, InvalidInput, NotFound
-from graphsift.runtime import Runtime
-from graphsift.store.factory import EMBEDDER_META, sqlite_path
-from graphsift.tools import CallContext
-from graphsift.toolsets.facts import TOOLSET, examples
+from graphlore.adapters.cli import build_cli
+from graphlore.config import Settings
+from graphlore.contract import parse_request
+from graphlore.errors import EmbedderMismatch, IndexCorrupted, InvalidInput, NotFound
+from graphlore.runtime import Runtime
+from graphlore.store.factory import EMBEDDER_META, sqlite_path
+from graphlore.tools import CallContext
+from graphlore.toolsets.facts import TOOLSET, examples
 
 SPECS = {spec.name: spec for spec in TOOLSET.tools}
 CONTEXT = CallContext(session="test")
@@ -47,12 +47,12 @@ def commands_in(message: str) -> list[str]:
 
 
 def run_hint(command: str, home, replacements: dict[str, str]) -> None:
-    """Run a printed hint: shell parts as they are, ``graphsift`` parts through the CLI (this checkout)."""
+    """Run a printed hint: shell parts as they are, ``graphlore`` parts through the CLI (this checkout)."""
     for part in command.split(" && "):
         for placeholder, value in replacements.items():
             part = part.replace(placeholder, value)
         argv = shlex.split(part)
-        if argv[0] == "graphsift":
+        if argv[0] == "graphlore":
             result = CliRunner(env=env_for(home)).invoke(build_cli(), argv[1:])
             assert result.exit_code == 0, (part, result.output)
         else:

@@ -14,11 +14,11 @@ from helpers.facts_data import DOCUMENT, fake_model_answer, sampling_callback
 from helpers.fake_endpoint import chat_endpoint
 from helpers.mcp import connect, http_server, stdio_params
 
-from graphsift.adapters.cli import build_cli
-from graphsift.config import Settings
-from graphsift.contract import parse_request
-from graphsift.errors import ConfigError, ProviderError
-from graphsift.llm import (
+from graphlore.adapters.cli import build_cli
+from graphlore.config import Settings
+from graphlore.contract import parse_request
+from graphlore.errors import ConfigError, ProviderError
+from graphlore.llm import (
     LLMRequest,
     OpenAICompatibleLLM,
     SamplingLLM,
@@ -26,10 +26,10 @@ from graphsift.llm import (
     build_llm,
     parse_json_reply,
 )
-from graphsift.runtime import Runtime
-from graphsift.tools import CallContext
-from graphsift.toolsets.facts import TOOLSET
-from graphsift.toolsets.facts.extract import chunk_text
+from graphlore.runtime import Runtime
+from graphlore.tools import CallContext
+from graphlore.toolsets.facts import TOOLSET
+from graphlore.toolsets.facts.extract import chunk_text
 
 SPECS = {s.name: s for s in TOOLSET.tools}
 REQUEST = {"name": "Apple buys Beats", "date": "2014-05-28", "text": DOCUMENT, "source": "news"}
@@ -92,8 +92,8 @@ def test_extract_from_the_cli_with_the_configured_endpoint(endpoint, tmp_path, e
     doc = tmp_path / "beats.txt"
     doc.write_text(DOCUMENT)
     app = build_cli(make_runtime=lambda: Runtime(Settings.load(), embedder=embedder))
-    runner = CliRunner(env={**env_for(tmp_path / "home"), "GRAPHSIFT_LLM_URL": url,
-                            "GRAPHSIFT_LLM_MODEL": "fake"})
+    runner = CliRunner(env={**env_for(tmp_path / "home"), "GRAPHLORE_LLM_URL": url,
+                            "GRAPHLORE_LLM_MODEL": "fake"})
     result = runner.invoke(app, ["facts", "extract", str(doc), "--date", "2014-05-28", "--json"],
                            catch_exceptions=False)
     assert result.exit_code == 0, result.output
@@ -111,7 +111,7 @@ def test_endpoint_failures_and_partial_settings(endpoint, settings, embedder):
         extract(runtime)
     with pytest.raises(ProviderError, match="failed"):
         OpenAICompatibleLLM("http://127.0.0.1:9/v1", "m", timeout=2).complete(LLMRequest("s", "p"))
-    with pytest.raises(ConfigError, match="needs both GRAPHSIFT_LLM_URL"):
+    with pytest.raises(ConfigError, match="needs both GRAPHLORE_LLM_URL"):
         build_llm(Settings(home=settings.home, llm_url=url))
     assert build_llm(Settings(home=settings.home)) is None
 
@@ -180,7 +180,7 @@ def test_the_configured_endpoint_wins_over_sampling(endpoint, tmp_path):
     async def never(context, params):
         raise AssertionError("the client's model must not be asked when an endpoint is configured")
 
-    env = {"GRAPHSIFT_LLM_URL": url, "GRAPHSIFT_LLM_MODEL": "fake"}
+    env = {"GRAPHLORE_LLM_URL": url, "GRAPHLORE_LLM_MODEL": "fake"}
     with start_blocking_portal() as portal, connect(portal, stdio_params("facts", tmp_path / "home", env), "facts",
                                                     sampling_callback=never) as s:
         out, _ = s.ok("extract_document", REQUEST)

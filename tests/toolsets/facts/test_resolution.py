@@ -7,13 +7,13 @@ import copy
 import numpy as np
 import pytest
 
-from graphsift.errors import InvalidInput
-from graphsift.runtime import Runtime
-from graphsift.toolsets.facts import names as N
-from graphsift.toolsets.facts.graph import DUPLICATE, FACT, FactsGraph
-from graphsift.toolsets.facts.models import DocumentRecord
-from graphsift.toolsets.facts.resolve import Mention, NodeState, decide
-from graphsift.toolsets.facts.write import Writer, ingest_file
+from graphlore.errors import InvalidInput
+from graphlore.runtime import Runtime
+from graphlore.toolsets.facts import names as N
+from graphlore.toolsets.facts.graph import DUPLICATE, FACT, FactsGraph
+from graphlore.toolsets.facts.models import DocumentRecord
+from graphlore.toolsets.facts.resolve import Mention, NodeState, decide
+from graphlore.toolsets.facts.write import Writer, ingest_file
 
 
 class CountingEmbedder:
@@ -279,7 +279,7 @@ def test_a_longer_name_whose_added_words_the_other_side_does_not_explain_is_link
 
 @pytest.mark.parametrize("block", [512, 5])  # one block, and many blocks of the in-write matrix product
 def test_mentions_late_in_a_large_write_still_find_earlier_ones(graph, monkeypatch, block):
-    from graphsift.toolsets.facts import resolve
+    from graphlore.toolsets.facts import resolve
 
     monkeypatch.setattr(resolve, "NEIGHBOUR_BLOCK", block)
     fillers = [ent(f"Filler Company {chr(65 + i % 26)}{chr(65 + i // 26)}x", "Company", f"company number {i} of the filler group")
@@ -294,8 +294,8 @@ def test_mentions_late_in_a_large_write_still_find_earlier_ones(graph, monkeypat
 
 
 def test_find_ranks_an_exact_code_match_first(runtime):
-    from graphsift.toolsets.facts import tools
-    from graphsift.toolsets.facts.models import FindRequest
+    from graphlore.toolsets.facts import tools
+    from graphlore.toolsets.facts.models import FindRequest
 
     graph = FactsGraph(runtime, "tvs")
     tv = "Samsung 32 inch LCD HDTV, 720p, black, with two HDMI inputs"
@@ -308,8 +308,8 @@ def test_find_ranks_an_exact_code_match_first(runtime):
 
 
 def test_find_reads_aliases_as_keywords(runtime):
-    from graphsift.toolsets.facts import tools
-    from graphsift.toolsets.facts.models import FindRequest
+    from graphlore.toolsets.facts import tools
+    from graphlore.toolsets.facts.models import FindRequest
 
     graph = FactsGraph(runtime, "aliases")
     Writer(graph).write([doc("a", "2024-01-01", [
@@ -447,7 +447,7 @@ def test_a_file_with_one_bad_line_writes_nothing(graph, tmp_path):
     (lambda d: d.update(chunks=[]), "field 'chunks'"),
 ])
 def test_the_record_schema_is_strict(change, message):
-    from graphsift.contract import parse_request
+    from graphlore.contract import parse_request
 
     data = {"name": "n", "date": "2025-10-15", "chunks": ["t"],
             "entities": [ent("Apple Inc", "Company", "maker of the iPhone", ["Apple"])],

@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from graphsift.errors import InvalidInput, NotFound
-from graphsift.runtime import Runtime
-from graphsift.toolsets.facts import mentions, resolve, tools
-from graphsift.toolsets.facts.graph import FACT, FactsGraph
-from graphsift.toolsets.facts.models import DocumentRecord, InfoRequest, SplitRequest
-from graphsift.toolsets.facts.split import split
-from graphsift.toolsets.facts.write import Writer
+from graphlore.errors import InvalidInput, NotFound
+from graphlore.runtime import Runtime
+from graphlore.toolsets.facts import mentions, resolve, tools
+from graphlore.toolsets.facts.graph import FACT, FactsGraph
+from graphlore.toolsets.facts.models import DocumentRecord, InfoRequest, SplitRequest
+from graphlore.toolsets.facts.split import split
+from graphlore.toolsets.facts.write import Writer
 
 NYC_CITY = ("New York City", "Location", "the most populous city in the United States")
 NYC = ("NYC", "Location", "largest city in the United States, on the Hudson River")
@@ -173,7 +173,7 @@ def test_a_graph_written_before_mention_records_keeps_working(runtime):
     _as_written_before_mention_records(runtime, "g")
     info = tools.info(runtime, InfoRequest(name="New York City", graph="g"))
     assert (info.mention_count, info.mentions, info.aliases) == (0, [], ["NYC"])
-    with pytest.raises(InvalidInput, match="written before graphsift kept them"):
+    with pytest.raises(InvalidInput, match="written before graphlore kept them"):
         split(runtime, SplitRequest(name="New York City", mentions=["NYC"], graph="g"))
     [c] = write(runtime, "g", doc("c", "2024-03-01", [("New York", "Location", "the most populous city in the United "
                                                       "States, also called New York City"),

@@ -6,12 +6,12 @@ import pytest
 from helpers.backend import settings_for
 from helpers.facts_data import INFLATION, MICROSOFT, YEARLY, records
 
-from graphsift.contract import parse_request
-from graphsift.errors import ConfigError, InvalidInput, NotFound
-from graphsift.runtime import Runtime
-from graphsift.tools import CallContext
-from graphsift.toolsets.facts import TOOLSET, render
-from graphsift.toolsets.facts.graph import FactsGraph
+from graphlore.contract import parse_request
+from graphlore.errors import ConfigError, InvalidInput, NotFound
+from graphlore.runtime import Runtime
+from graphlore.tools import CallContext
+from graphlore.toolsets.facts import TOOLSET, render
+from graphlore.toolsets.facts.graph import FactsGraph
 
 SPECS = {s.name: s for s in TOOLSET.tools}
 SESSION = CallContext(session="one")
@@ -319,7 +319,7 @@ def test_stats_gives_totals(rt):
 
 
 def test_graphs_are_separate_and_an_empty_graph_says_how_to_fill_it(rt):
-    with pytest.raises(NotFound, match="graph 'other' has no data yet.*graphsift facts ingest FILE.jsonl --graph other"):
+    with pytest.raises(NotFound, match="graph 'other' has no data yet.*graphlore facts ingest FILE.jsonl --graph other"):
         call(rt, "stats", {"graph": "other"})
     with pytest.raises(InvalidInput, match="field 'graph'"):
         call(rt, "stats", {"graph": "../etc"})
@@ -328,8 +328,8 @@ def test_graphs_are_separate_and_an_empty_graph_says_how_to_fill_it(rt):
 def test_extract_without_an_llm_points_to_the_structured_paths(rt):
     with pytest.raises(ConfigError) as exc:
         call(rt, "extract_document", {"name": "n", "date": "2025-01-01", "text": "Apple bought Beats."})
-    assert "add_document" in exc.value.message and "graphsift facts ingest FILE.jsonl" in exc.value.message
-    assert "GRAPHSIFT_LLM_URL" in exc.value.message
+    assert "add_document" in exc.value.message and "graphlore facts ingest FILE.jsonl" in exc.value.message
+    assert "GRAPHLORE_LLM_URL" in exc.value.message
 
 
 def test_add_document_answers_what_was_merged_and_why(rt):

@@ -1,6 +1,6 @@
-"""`graphsift items ...` and `graphsift serve`: JSON equals the tool's output, tables read well, errors exit 2.
+"""`graphlore items ...` and `graphlore serve`: JSON equals the tool's output, tables read well, errors exit 2.
 
-Commands run in process through click's CliRunner with GRAPHSIFT_HOME pointing at a tmp folder; the
+Commands run in process through click's CliRunner with GRAPHLORE_HOME pointing at a tmp folder; the
 runtime they build shares the session's embedder so the model loads once. One test runs the real
 console entry point in a subprocess.
 """
@@ -19,11 +19,11 @@ from click.testing import CliRunner
 from helpers import paths as PATHS
 from helpers.backend import env_for, settings_for
 
-from graphsift.adapters.cli import build_cli
-from graphsift.config import Settings
-from graphsift.contract import parse_request
-from graphsift.runtime import Runtime
-from graphsift.toolsets.items import TOOLSET
+from graphlore.adapters.cli import build_cli
+from graphlore.config import Settings
+from graphlore.contract import parse_request
+from graphlore.runtime import Runtime
+from graphlore.toolsets.items import TOOLSET
 
 EXAMPLE_TREE = PATHS.EXAMPLE_TREE
 SPECS = {spec.name: spec for spec in TOOLSET.tools}
@@ -271,7 +271,7 @@ def test_bad_agent_config_exits_2(env, tmp_path):
 def test_console_entry_point_reports_errors_on_stderr(tmp_path):
     """The real process: no traceback, the error line on stderr, exit status 2."""
     proc = subprocess.run(
-        [sys.executable, "-m", "graphsift", "items", "status", "-p", str(tmp_path / "nope")],
+        [sys.executable, "-m", "graphlore", "items", "status", "-p", str(tmp_path / "nope")],
         capture_output=True, text=True, env={**os.environ, **env_for(tmp_path / "home")}, timeout=60,
     )
     assert proc.returncode == 2 and proc.stdout == ""

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from helpers.paths import SHARED_DATA
 
-from graphsift.errors import ConfigError
-from graphsift.toolsets.items.config import CONFIG_FILE, load_project_config, strip_jsonc, top_level_values
+from graphlore.errors import ConfigError
+from graphlore.toolsets.items.config import CONFIG_FILE, load_project_config, strip_jsonc, top_level_values
 
 REAL_TREE = SHARED_DATA / "featmgmt" / "feature-management"
 

@@ -13,11 +13,11 @@ from helpers import backend
 from helpers import paths as PATHS
 from helpers.items import index, search, status
 
-from graphsift.roots import ESCAPES, escapes
-from graphsift.runtime import Runtime
-from graphsift.toolsets.items import tools
-from graphsift.toolsets.items.index import KIND, ItemIndex
-from graphsift.toolsets.items.models import CheckDuplicatesRequest
+from graphlore.roots import ESCAPES, escapes
+from graphlore.runtime import Runtime
+from graphlore.toolsets.items import tools
+from graphlore.toolsets.items.index import KIND, ItemIndex
+from graphlore.toolsets.items.models import CheckDuplicatesRequest
 
 SECRET = "zanzibarquokka"  # a word only the outside files hold
 LINKED_PROMPT = "bugs/BUG-001-offline-edits-lost-on-sync-conflict/PROMPT.md"

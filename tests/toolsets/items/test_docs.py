@@ -24,11 +24,11 @@ from helpers.docs import (
     usage_lines,
 )
 
-from graphsift.adapters.cli import build_cli
-from graphsift.errors import GraphsiftError
-from graphsift.toolsets.items import TOOLSET
-from graphsift.toolsets.items import tools as item_tools
-from graphsift.toolsets.items.config import ProjectConfig
+from graphlore.adapters.cli import build_cli
+from graphlore.errors import GraphloreError
+from graphlore.toolsets.items import TOOLSET
+from graphlore.toolsets.items import tools as item_tools
+from graphlore.toolsets.items.config import ProjectConfig
 
 SKILL = skill_path("items")
 README = PATHS.REPO / "README.md"
@@ -50,7 +50,7 @@ def test_skill_front_matter_follows_agent_skills():
     assert meta["name"] == SKILL.parent.name
     assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", meta["name"]) and len(meta["name"]) <= 64
     assert 50 <= len(meta["description"]) <= 1024
-    assert "graphsift serve items" in meta["description"]
+    assert "graphlore serve items" in meta["description"]
 
 
 def test_skill_documents_exactly_the_tools():
@@ -90,7 +90,7 @@ def test_every_response_field_is_documented(tool):
 
 def test_errors_scoring_and_constants_are_documented():
     text = " ".join(skill_text().split())
-    codes = {cls.code for cls in GraphsiftError.__subclasses__()}
+    codes = {cls.code for cls in GraphloreError.__subclasses__()}
     documented = set(re.findall(r"^\| `([a-z_]+)` \|", skill_text().split("## Errors", 1)[1], flags=re.MULTILINE))
     assert codes <= documented
     assert "cosine similarity between the query embedding and the item's best-matching passage" in text
@@ -105,7 +105,7 @@ def test_errors_scoring_and_constants_are_documented():
 
 def cli_line(command: str) -> str:
     lines = usage_lines(skill_text(), "items", command)
-    assert len(lines) == 1, f"SKILL.md needs exactly one usage line for `graphsift items {command}`"
+    assert len(lines) == 1, f"SKILL.md needs exactly one usage line for `graphlore items {command}`"
     return lines[0]
 
 
@@ -121,7 +121,7 @@ def test_cli_usage_line_lists_exactly_the_commands_options(command):
     assert line.startswith(f"| `{COMMAND_TOOL[command]}` |"), "the usage line names the tool it runs"
     click_command = GROUP.get_command(None, command)
     opts = {o for p in click_command.params if isinstance(p, click.Option) for o in (*p.opts, *p.secondary_opts)}
-    usage = line.split("`graphsift items", 1)[1]
+    usage = line.split("`graphlore items", 1)[1]
     shown = set(re.findall(r"(?<![\w-])(--?[a-z][a-z-]*)", usage))
     assert shown == opts
     for param in click_command.params:
@@ -145,7 +145,7 @@ def test_serve_options_are_documented():
 
 def test_readme_says_how_to_serve_and_register():
     text = README.read_text(encoding="utf-8")
-    assert "graphsift serve items" in text
+    assert "graphlore serve items" in text
     assert "claude mcp add" in text
     assert '"mcpServers"' in text
     assert "skills/items/SKILL.md" in text

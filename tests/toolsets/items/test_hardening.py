@@ -18,18 +18,18 @@ from helpers.backend import env_for, sqlite_only
 from helpers.items import index, search, status
 from mcp import Client
 
-from graphsift.adapters import cli as cli_adapter
-from graphsift.adapters.cli import build_cli
-from graphsift.adapters.mcp import build_server
-from graphsift.config import Settings
-from graphsift.errors import IndexCorrupted
-from graphsift.runtime import Runtime
-from graphsift.store.factory import sqlite_path
-from graphsift.toolsets import folder_index, load_toolset
-from graphsift.toolsets.items import index as index_module
-from graphsift.toolsets.items.examples import write_project
-from graphsift.toolsets.items.index import ItemIndex
-from graphsift.toolsets.items.scan import MAX_FILE_BYTES
+from graphlore.adapters import cli as cli_adapter
+from graphlore.adapters.cli import build_cli
+from graphlore.adapters.mcp import build_server
+from graphlore.config import Settings
+from graphlore.errors import IndexCorrupted
+from graphlore.runtime import Runtime
+from graphlore.store.factory import sqlite_path
+from graphlore.toolsets import folder_index, load_toolset
+from graphlore.toolsets.items import index as index_module
+from graphlore.toolsets.items.examples import write_project
+from graphlore.toolsets.items.index import ItemIndex
+from graphlore.toolsets.items.scan import MAX_FILE_BYTES
 
 
 @pytest.fixture
@@ -259,8 +259,8 @@ def test_a_damaged_index_is_reported_by_every_tool_and_the_printed_repair_runs(s
         messages.append(caught.value.message)
     assert path.read_bytes() == before  # no read (nor a plain index) recreated it
     [command] = re.findall(r"`([^`]+)`", messages[0])
-    assert command == f"graphsift items index --force -p {shlex.quote(str(project))}"
-    result = CliRunner(env={"GRAPHSIFT_HOME": str(settings.home)}).invoke(build_cli(), shlex.split(command)[1:])
+    assert command == f"graphlore items index --force -p {shlex.quote(str(project))}"
+    result = CliRunner(env={"GRAPHLORE_HOME": str(settings.home)}).invoke(build_cli(), shlex.split(command)[1:])
     assert result.exit_code == 0, result.output
     assert search(runtime, project, "dark colour scheme", limit=1).results[0].item_id == "FEAT-001"
 

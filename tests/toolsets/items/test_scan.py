@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from helpers import paths as PATHS
 
-from graphsift.errors import InvalidInput
-from graphsift.toolsets.items.config import load_project_config
-from graphsift.toolsets.items.scan import (
+from graphlore.errors import InvalidInput
+from graphlore.toolsets.items.config import load_project_config
+from graphlore.toolsets.items.scan import (
     ITEM_TYPES,
     ScannedItem,
     check_layout,

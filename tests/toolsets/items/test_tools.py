@@ -2,7 +2,7 @@
 
 What is checked here is the contract an agent relies on: where an index lives, what counts as
 stale, that only changed text is embedded again, what a filter or a threshold leaves out, what a
-score means, and that every failure is a GraphsiftError that says what to do. Cross-process use is
+score means, and that every failure is a GraphloreError that says what to do. Cross-process use is
 in ``test_items_concurrency.py``.
 """
 
@@ -22,24 +22,24 @@ from helpers import paths as PATHS
 from helpers.backend import sqlite_only
 from helpers.items import ids, index, item_folders, search, status
 
-from graphsift.errors import (
+from graphlore.errors import (
     ConfigError,
     EmbedderMismatch,
-    GraphsiftError,
+    GraphloreError,
     IndexCorrupted,
     InvalidInput,
     NotFound,
 )
-from graphsift.runtime import Runtime
-from graphsift.store.factory import sqlite_path, store_location
-from graphsift.toolsets.items import scan as scan_module
-from graphsift.toolsets.items import tools
-from graphsift.toolsets.items.index import ItemIndex, item_passages
-from graphsift.toolsets.items.models import (
+from graphlore.runtime import Runtime
+from graphlore.store.factory import sqlite_path, store_location
+from graphlore.toolsets.items import scan as scan_module
+from graphlore.toolsets.items import tools
+from graphlore.toolsets.items.index import ItemIndex, item_passages
+from graphlore.toolsets.items.models import (
     CheckDuplicatesRequest,
     GetSimilarRequest,
 )
-from graphsift.toolsets.items.scan import scan_project
+from graphlore.toolsets.items.scan import scan_project
 
 EXAMPLE_TREE = PATHS.EXAMPLE_TREE
 FILES = {  # folder prefix -> (JSON file, markdown file)
@@ -981,7 +981,7 @@ def test_a_failed_index_changes_nothing(settings, runtime, memo, tree, broken):
     with pytest.raises(Exception) as err:
         index(failing, tree)
     if broken is WrongDimEmbedder:
-        assert isinstance(err.value, GraphsiftError)
+        assert isinstance(err.value, GraphloreError)
 
     reader = Runtime(settings, embedder=memo)
     assert _snapshot(reader, tree) == before

@@ -17,11 +17,11 @@ from helpers.docs import fields as model_fields
 from helpers.docs import front_matter, inner_model, skill_path, table, tool_sections
 from helpers.paths import REPO
 
-from graphsift.adapters.cli import build_cli
-from graphsift.errors import GraphsiftError
-from graphsift.toolsets.skills import TOOLSET, extract, judge, models, outcomes, routing
-from graphsift.toolsets.skills.models import Skill, SkillChanges
-from graphsift.toolsets.skills.playbook import ARROW, Header, parse, render
+from graphlore.adapters.cli import build_cli
+from graphlore.errors import GraphloreError
+from graphlore.toolsets.skills import TOOLSET, extract, judge, models, outcomes, routing
+from graphlore.toolsets.skills.models import Skill, SkillChanges
+from graphlore.toolsets.skills.playbook import ARROW, Header, parse, render
 
 SKILL = skill_path("skills")
 SPECS = {spec.name: spec for spec in TOOLSET.on("mcp")}
@@ -48,7 +48,7 @@ def fields(model) -> dict:
 def test_front_matter_follows_agent_skills():
     meta = front_matter(text())
     assert meta["name"] == "skills" == SKILL.parent.name
-    assert 50 <= len(meta["description"]) <= 1024 and "graphsift serve skills" in meta["description"]
+    assert 50 <= len(meta["description"]) <= 1024 and "graphlore serve skills" in meta["description"]
 
 
 def test_exactly_the_mcp_tools_are_documented():
@@ -157,7 +157,7 @@ def test_the_exact_error_texts_and_every_code_are_documented():
     assert f"[store_unavailable] {models.database_failed('<reason>')}" in f
     assert f"[provider_error] {models.llm_failed('<detail>')}" in f
     assert models.too_large("query", 2001, models.MAX_QUERY) in f
-    codes = {cls.code for cls in GraphsiftError.__subclasses__()}
+    codes = {cls.code for cls in GraphloreError.__subclasses__()}
     documented = set(re.findall(r"^\| `([a-z_]+)` \|", text().split("## Errors", 1)[1], flags=re.MULTILINE))
     assert codes <= documented
 
@@ -175,7 +175,7 @@ def test_the_limits_are_documented(name, limit):
 def usage_lines() -> dict[str, str]:
     out = {}
     for line in text().splitlines():
-        found = re.match(r"\| [^|]+ \| `graphsift skills ([a-z-]+)", line)
+        found = re.match(r"\| [^|]+ \| `graphlore skills ([a-z-]+)", line)
         if found:
             out[found.group(1)] = line
     return out
@@ -190,7 +190,7 @@ def test_the_usage_line_lists_exactly_the_command_s_flags(name):
     line = usage_lines()[name]
     if name in CLI_SPECS and CLI_SPECS[name] in SPECS:
         assert line.startswith(f"| `{CLI_SPECS[name]}` |")
-    usage = line.split(f"`graphsift skills {name}", 1)[1]
+    usage = line.split(f"`graphlore skills {name}", 1)[1]
     command = GROUP.get_command(None, name)
     opts = {o for p in command.params if isinstance(p, click.Option) for o in p.opts}
     assert set(re.findall(r"(?<![\w-])(--?[a-z][a-z-]*)", usage)) == opts
@@ -207,7 +207,7 @@ def test_serve_is_documented():
 
 def test_readme_has_the_skills_section():
     readme = (REPO / "README.md").read_text(encoding="utf-8")
-    assert "## The skills toolset" in readme and "graphsift serve skills" in readme
-    assert "skills/skills/SKILL.md" in readme and "claude mcp add graphsift-skills" in readme
+    assert "## The skills toolset" in readme and "graphlore serve skills" in readme
+    assert "skills/skills/SKILL.md" in readme and "claude mcp add graphlore-skills" in readme
     for command in ("import-abcd", "import-intents", "search", "create", "update", "outcome", "show", "history"):
-        assert f"graphsift skills {command}" in readme
+        assert f"graphlore skills {command}" in readme

@@ -1,4 +1,4 @@
-"""`graphsift skills ...`: every command runs its tool, in process through click's CliRunner (each command
+"""`graphlore skills ...`: every command runs its tool, in process through click's CliRunner (each command
 builds its own runtime, as separate processes would, sharing only the session's embedder)."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from click.testing import CliRunner
 from helpers import backend
 from helpers.skills_data import PLAYBOOK, RESET
 
-from graphsift.adapters.cli import build_cli
-from graphsift.config import Settings
-from graphsift.runtime import Runtime
+from graphlore.adapters.cli import build_cli
+from graphlore.config import Settings
+from graphlore.runtime import Runtime
 
 
 @pytest.fixture

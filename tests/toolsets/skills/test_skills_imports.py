@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from graphsift.errors import InvalidInput
-from graphsift.toolsets.skills.imports import (
+from graphlore.errors import InvalidInput
+from graphlore.toolsets.skills.imports import (
     TEMPLATE_MARK,
     abcd_skill,
     intent_skills,
@@ -20,7 +20,7 @@ from graphsift.toolsets.skills.imports import (
     load_intents,
     read_intent_rows,
 )
-from graphsift.toolsets.skills.playbook import parse
+from graphlore.toolsets.skills.playbook import parse
 
 REPO = Path(__file__).resolve().parents[3]
 QUESTIONS = REPO / "bench" / "data" / "abcd_questions.jsonl"

@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from graphsift.toolsets.skills import judge as J
-from graphsift.toolsets.skills.routing import skill_passages
+from graphlore.toolsets.skills import judge as J
+from graphlore.toolsets.skills.routing import skill_passages
 
 
 def unit(rows: np.ndarray) -> np.ndarray:

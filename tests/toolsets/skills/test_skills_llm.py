@@ -11,14 +11,14 @@ from helpers.fake_endpoint import chat_endpoint
 from helpers.mcp import connect, http_server, stdio_params
 from helpers.skills_data import CONVERSATION, EXTRACTED, REFUND, RESET, fake_model_answer, sampling_callback
 
-from graphsift.contract import parse_request
-from graphsift.errors import ProviderError
-from graphsift.llm import SamplingLLM, SamplingRequired
-from graphsift.runtime import Runtime
-from graphsift.tools import CallContext
-from graphsift.toolsets.skills import TOOLSET
-from graphsift.toolsets.skills.library import SkillLibrary
-from graphsift.toolsets.skills.playbook import parse, render
+from graphlore.contract import parse_request
+from graphlore.errors import ProviderError
+from graphlore.llm import SamplingLLM, SamplingRequired
+from graphlore.runtime import Runtime
+from graphlore.tools import CallContext
+from graphlore.toolsets.skills import TOOLSET
+from graphlore.toolsets.skills.library import SkillLibrary
+from graphlore.toolsets.skills.playbook import parse, render
 
 SPECS = {s.name: s for s in TOOLSET.tools}
 

@@ -6,11 +6,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from graphsift.contract import parse_request
-from graphsift.errors import InvalidInput
-from graphsift.toolsets.skills import models as M
-from graphsift.toolsets.skills.diff import changes
-from graphsift.toolsets.skills.outcomes import (
+from graphlore.contract import parse_request
+from graphlore.errors import InvalidInput
+from graphlore.toolsets.skills import models as M
+from graphlore.toolsets.skills.diff import changes
+from graphlore.toolsets.skills.outcomes import (
     OUTCOME_DELTAS,
     OUTCOMES,
     Counters,
@@ -152,7 +152,7 @@ def test_the_exact_error_texts():
     assert M.database_failed("disk I/O error") == "Database connection failed: disk I/O error"
     assert M.llm_failed("timeout") == "LLM error: timeout. Retry or resolve from scratch."
     message = M.no_llm(M.STRUCTURED_CREATE)
-    assert "sampling" in message and "GRAPHSIFT_LLM_URL" in message and 'skill={"title"' in message
+    assert "sampling" in message and "GRAPHLORE_LLM_URL" in message and 'skill={"title"' in message
 
 
 def test_oversized_input_names_the_limit_and_the_size():

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphsift.errors import InvalidInput
-from graphsift.toolsets.skills.playbook import (
+from graphlore.errors import InvalidInput
+from graphlore.toolsets.skills.playbook import (
     ARROW,
     EdgeCase,
     Header,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from graphsift.toolsets.skills.imports import load_abcd
-from graphsift.toolsets.skills.routing import (
+from graphlore.toolsets.skills.imports import load_abcd
+from graphlore.toolsets.skills.routing import (
     DUPLICATE_THRESHOLD,
     LAYOUTS,
     is_duplicate,

@@ -12,14 +12,14 @@ import pytest
 from helpers import backend
 from helpers.skills_data import PLAYBOOK, REFUND, RESET
 
-from graphsift.contract import parse_request
-from graphsift.errors import ConfigError, EmbedderMismatch, InvalidInput, NotFound, StoreUnavailable
-from graphsift.runtime import Runtime
-from graphsift.store.factory import EMBEDDER_META
-from graphsift.tools import CallContext
-from graphsift.toolsets.skills import TOOLSET, judge, library, routing
-from graphsift.toolsets.skills.cache import PassageCache
-from graphsift.toolsets.skills.library import KIND, PROTOTYPE, VERSION_EDGE, SkillLibrary
+from graphlore.contract import parse_request
+from graphlore.errors import ConfigError, EmbedderMismatch, InvalidInput, NotFound, StoreUnavailable
+from graphlore.runtime import Runtime
+from graphlore.store.factory import EMBEDDER_META
+from graphlore.tools import CallContext
+from graphlore.toolsets.skills import TOOLSET, judge, library, routing
+from graphlore.toolsets.skills.cache import PassageCache
+from graphlore.toolsets.skills.library import KIND, PROTOTYPE, VERSION_EDGE, SkillLibrary
 
 SPECS = {s.name: s for s in TOOLSET.tools}
 
@@ -373,7 +373,7 @@ def test_a_writer_re_embeds_a_stale_library_under_its_own_lock(runtime, monkeypa
 def test_another_embedder_is_refused_until_reindexed(runtime, settings, embedder):
     create(runtime)
     store_of(runtime).set_meta(EMBEDDER_META, {"name": "other-model", "dim": 384})
-    with pytest.raises(EmbedderMismatch, match="graphsift skills reindex --library default"):
+    with pytest.raises(EmbedderMismatch, match="graphlore skills reindex --library default"):
         run(runtime, "search_skills", query="I forgot my password")
     out = run(runtime, "reindex_skills")
     assert (out.skills, out.embedded_texts, out.embedder) == (1, 4, embedder.name)
@@ -412,10 +412,10 @@ def test_conversation_calls_without_an_llm_name_both_ways_and_the_structured_for
     with pytest.raises(ConfigError) as error:
         run(runtime, "create_skill", conversation="Customer: hi")
     text = error.value.message
-    assert "sampling" in text and "GRAPHSIFT_LLM_URL" in text and "GRAPHSIFT_LLM_MODEL" in text
+    assert "sampling" in text and "GRAPHLORE_LLM_URL" in text and "GRAPHLORE_LLM_MODEL" in text
     assert 'skill={"title": ...' in text
     skill_id = create(runtime).skill_id
-    with pytest.raises(ConfigError, match=r"sampling.*GRAPHSIFT_LLM_URL.*skill=\{\"title\"\?"):
+    with pytest.raises(ConfigError, match=r"sampling.*GRAPHLORE_LLM_URL.*skill=\{\"title\"\?"):
         run(runtime, "update_skill", skill_id=skill_id, conversation="Customer: hi")
     assert not SkillLibrary(runtime, "other").exists()
 

@@ -1,0 +1,182 @@
+"""Strict request models and the one function that validates raw tool input.
+
+Both adapters (MCP and CLI) call :func:`parse_request`, so an unknown field, a
+wrong type or a bad value fails the same way everywhere, with a message that
+names the valid fields.
+
+**Strict types.** Requests validate in pydantic's strict mode: JSON input must
+carry the declared type (``"5"`` is not an integer, ``1`` and ``"true"`` are not
+booleans, ``"0.5"`` is not a number; an integer is accepted where a number is
+expected, as JSON does not tell them apart). The CLI converts its text to the
+declared types (click's types) before it validates, so it meets the same rule.
+
+**Limits every request obeys** (checked on the raw input before the model, so a
+huge request is refused before any of it is validated; a model may set tighter
+limits per field, which its JSON schema shows as ``maxLength`` / ``maxItems``):
+
+- nesting of lists and objects: at most :data:`MAX_DEPTH` levels;
+- any one string: at most :data:`MAX_STRING` characters;
+- any one list or object: at most :data:`MAX_ITEMS` entries;
+- the whole request: at most :data:`MAX_TOTAL` characters and entries;
+- strings are Unicode text: a lone surrogate (``"\\ud800"`` in JSON, or bytes a
+  shell could not decode) is refused, as it cannot be stored or sent back;
+- numbers are finite (no NaN or infinity).
+
+**Errors quote little.** A refused value is shown by a short prefix and its size
+(:func:`quote`), at most :data:`MAX_PROBLEMS` problems are listed, and every
+error message is cut at :data:`graphlore.errors.MAX_MESSAGE` characters.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from graphlore.errors import InvalidInput
+
+M = TypeVar("M", bound=BaseModel)
+
+MAX_DEPTH = 8
+MAX_STRING = 1_000_000
+MAX_ITEMS = 10_000
+MAX_TOTAL = 4_000_000
+#: Problems listed in one validation error (the rest are counted).
+MAX_PROBLEMS = 5
+#: Characters of a refused value shown in an error.
+QUOTE_CHARS = 60
+
+
+class Request(BaseModel):
+    """Base for every tool input: unknown fields are an error, never dropped; types are strict."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=False, strict=True, allow_inf_nan=False)
+
+
+class Response(BaseModel):
+    """Base for every tool output."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+def quote(value: Any, limit: int = QUOTE_CHARS) -> str:
+    """A short, printable prefix of ``value`` for an error message, with its size when it was cut."""
+    return _quote(value, limit).encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _quote(value: Any, limit: int) -> str:
+    if isinstance(value, str):
+        if len(value) <= limit:
+            return repr(value)
+        return f"{value[:limit]!r}... ({len(value):,} characters)"
+    if isinstance(value, dict | list | tuple):
+        text = repr(value)
+        if len(text) <= limit:
+            return text
+        return f"{type(value).__name__} of {len(value):,} entries"
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text):,} characters)"
+
+
+def describe_fields(model: type[BaseModel]) -> str:
+    parts = []
+    for name, field in model.model_fields.items():
+        name = field.alias or name  # what callers send (e.g. "from" for a Python field "from_")
+        parts.append(name if field.is_required() else f"{name}?")
+    return ", ".join(parts)
+
+
+def _where(loc: tuple | list) -> str:
+    return ".".join(quote(p, 40).strip("'") if isinstance(p, str) else str(p) for p in loc) or "(input)"
+
+
+def _is_empty_text(err: dict) -> bool:
+    """A non-empty text field (``min_length=1, pattern=r"\\S"``) got "" or only whitespace.
+
+    pydantic reports these as "String should have at least 1 character" and "String should match
+    pattern '\\S'"; the second reads like a regex puzzle, so both become "must not be empty".
+    """
+    ctx = err.get("ctx") or {}
+    return ((err["type"] == "string_too_short" and ctx.get("min_length") == 1)
+            or (err["type"] == "string_pattern_mismatch" and ctx.get("pattern") == r"\S"))
+
+
+def format_validation_error(model: type[BaseModel], exc: ValidationError) -> str:
+    """One line per problem (at most :data:`MAX_PROBLEMS`), then the valid fields, so an agent can retry right."""
+    lines = []
+    errors = exc.errors()
+    for err in errors[:MAX_PROBLEMS]:
+        loc = _where(err["loc"])
+        if err["type"] == "extra_forbidden":
+            lines.append(f"unknown field '{loc}'")
+        elif err["type"] == "missing":
+            lines.append(f"missing required field '{loc}'")
+        elif _is_empty_text(err):
+            blank = "only whitespace" if err.get("input") else "empty"
+            lines.append(f"field '{loc}' must not be empty (got {blank}: {quote(err.get('input'))}); give some text")
+        else:
+            # a literal's message lists the valid options (our declaration, never input): kept whole
+            whole = err["type"] in ("literal_error", "enum")
+            message = err["msg"] if whole or len(err["msg"]) <= 300 else err["msg"][:300] + "..."
+            lines.append(f"field '{loc}': {message} (got {quote(err.get('input'))})")
+    if len(errors) > MAX_PROBLEMS:
+        lines.append(f"and {len(errors) - MAX_PROBLEMS} more problems")
+    return "; ".join(lines) + f". Valid fields: {describe_fields(model)} (? = optional)."
+
+
+def _surrogate(text: str) -> int:
+    """Index of the first lone surrogate in ``text``, or -1."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return exc.start
+    return -1
+
+
+def check_input(data: Any) -> None:
+    """Enforce the limits every request obeys (see the module docstring) on raw input, without recursion."""
+    total = 0
+    stack: list[tuple[Any, tuple, int]] = [(data, (), 0)]
+    while stack:
+        value, loc, depth = stack.pop()
+        where = _where(loc)
+        if isinstance(value, str):
+            if len(value) > MAX_STRING:
+                raise InvalidInput(f"field '{where}' holds {len(value):,} characters; a string holds at most "
+                                   f"{MAX_STRING:,}")
+            bad = _surrogate(value)
+            if bad >= 0:
+                raise InvalidInput(f"field '{where}' is not valid Unicode text: a lone surrogate "
+                                   f"(U+{ord(value[bad]):04X}) at character {bad}; send UTF-8 text")
+            total += len(value)
+        elif isinstance(value, float) and not math.isfinite(value):
+            raise InvalidInput(f"field '{where}' is {value}; numbers must be finite")
+        elif isinstance(value, dict | list | tuple):
+            if depth >= MAX_DEPTH:
+                raise InvalidInput(f"field '{where}' nests lists and objects more than {MAX_DEPTH} levels deep")
+            if len(value) > MAX_ITEMS:
+                raise InvalidInput(f"field '{where}' holds {len(value):,} entries; a list or object holds at most "
+                                   f"{MAX_ITEMS:,}")
+            total += len(value)
+            if isinstance(value, dict):
+                for key, inner in value.items():
+                    if isinstance(key, str):
+                        stack.append((key, loc, depth + 1))  # keys are text too
+                    stack.append((inner, (*loc, key), depth + 1))
+            else:
+                stack.extend((inner, (*loc, i), depth + 1) for i, inner in enumerate(value))
+        if total > MAX_TOTAL:
+            raise InvalidInput(f"the request holds more than {MAX_TOTAL:,} characters and entries; send less "
+                               "per call")
+
+
+def parse_request(model: type[M], data: Any) -> M:
+    """Validate raw input against ``model`` (strict types, the limits above) or raise :class:`InvalidInput`."""
+    if not isinstance(data, dict):
+        raise InvalidInput(f"expected an object with fields {describe_fields(model)}, got {type(data).__name__}")
+    check_input(data)
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise InvalidInput(format_validation_error(model, exc)) from exc

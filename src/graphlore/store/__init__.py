@@ -1,0 +1,17 @@
+"""Storage: the :class:`Store` protocol toolsets are written against, and the factory that opens a backend."""
+
+from graphlore.store.base import Edge, EdgePage, EdgeRef, EdgeSelection, Hit, Node, Store, Where
+from graphlore.store.factory import (
+    check_embedder,
+    drop_store,
+    open_store,
+    record_embedder,
+    store_exists,
+    store_location,
+    store_size,
+)
+
+__all__ = [
+    "Edge", "EdgePage", "EdgeRef", "EdgeSelection", "Hit", "Node", "Store", "Where", "check_embedder", "drop_store",
+    "open_store", "record_embedder", "store_exists", "store_location", "store_size",
+]

@@ -1,0 +1,251 @@
+"""The storage seam: the :class:`Store` protocol every toolset is written against, and its row types.
+
+A store holds one *namespace* (``items/<hash>``, ``facts/<graph>``, ...): typed
+nodes and edges, node lookup keys and namespace metadata. Each node has
+searchable text (BM25 over two columns, ``name`` and ``text``) and optional
+vectors, one row per passage (exact cosine; a node scores its best passage). A
+store takes vectors and never computes them. Backends: SQLite (embedded default)
+and PostgreSQL; :mod:`graphlore.store.factory` opens the configured one.
+
+Filters (``where``)
+    ``where`` maps a prop name (an identifier) to a condition; every condition must
+    hold. It is the same on every method and every backend:
+
+    ============  ===========================================================
+    condition     a node passes when the prop ...
+    ============  ===========================================================
+    ``None``      is missing or JSON null
+    ``True``      is the JSON boolean (``1`` does not match ``True``)
+    a number      is a number equal to it (``1`` matches ``1.0``; booleans never)
+    a string      is exactly that string (case-sensitive)
+    a list        matches any element of the list (``[]`` matches nothing)
+    ============  ===========================================================
+
+    A prop stored as an array passes a scalar condition when one of its elements
+    does (``{"tags": "x"}`` finds nodes whose ``tags`` contain ``"x"``); ``None``
+    never matches an array. Other condition values (objects, nested lists) are an
+    :class:`~graphlore.errors.InvalidInput`. Filters are applied before ranking,
+    so a filter never hides a better match behind a top-k cut.
+
+Ordering
+    ``get_nodes`` / ``get_edges`` answer in the order of the ids asked for (unknown
+    ids left out). ``iter_nodes`` and listings without an order go in insertion
+    order. Rankings are best first, ties in insertion order. ``select_edges`` is
+    newest first (date descending, undated last, then the latest written first).
+
+Transactions and processes
+    Every write method is one transaction. :meth:`Store.atomic` groups several
+    (nested calls are savepoints) and is exclusive per namespace across processes:
+    while one ``atomic()`` block runs, another process's ``atomic()`` on the same
+    namespace waits (up to the backend's busy timeout, then :class:`StoreBusy`).
+    So a read inside ``atomic()`` followed by a write (resolve-then-write) never
+    races another writer. Reads outside a transaction see the latest commit,
+    from any process. For longer work that is not one transaction (embedding
+    before a write), :func:`graphlore.store.factory.namespace_lock` is a named lock
+    across processes.
+
+Errors
+    No driver exception escapes a store: a busy store is :class:`StoreBusy`, an
+    unreachable or unwritable one :class:`StoreUnavailable`, a damaged one
+    :class:`IndexCorrupted` (its message ends with the repair hint the opener gave).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from graphlore.errors import InvalidInput
+
+#: ``where`` filters: see the module docstring.
+Where = Mapping[str, Any]
+
+
+@dataclass
+class Node:
+    id: str
+    kind: str
+    name: str = ""
+    text: str = ""
+    props: dict[str, Any] = field(default_factory=dict)
+    #: ``(k, dim)`` float32, one row per passage (k >= 1), or None: keep what is stored (not embedded yet)
+    vectors: np.ndarray | None = None
+    text_hash: str = ""
+    created_at: float = 0.0
+    updated_at: float = 0.0
+
+
+@dataclass
+class Edge:
+    id: str
+    src: str
+    dst: str
+    type: str
+    props: dict[str, Any] = field(default_factory=dict)
+    text: str = ""
+    vector: np.ndarray | None = None
+    date: str | None = None  # ISO date, for date filters
+
+
+@dataclass(frozen=True)
+class EdgeRef:
+    """An edge as a structural filter sees it: endpoints and date, and its vector when asked for."""
+
+    id: str
+    src: str
+    dst: str
+    date: str | None
+    vector: np.ndarray | None = None
+
+
+@dataclass
+class EdgeSelection:
+    """Edges around or between a node set: the whole filtered set summarised, its newest first."""
+
+    #: edges that pass the filters (before ``limit``)
+    total: int
+    #: newest first (date descending, undated last, then latest written first), at most ``limit``
+    edges: list[EdgeRef]
+    first_date: str | None = None
+    last_date: str | None = None
+
+
+def newest_first(rows: list[tuple], limit: int | None) -> tuple[list[tuple], str | None, str | None]:
+    """Order ``(write order, date, ...)`` rows of a selection as :class:`EdgeSelection` lists them (newest
+    first, undated last, equal dates latest written first) and cut them at ``limit``; also the first and
+    last date of all of them. One rule for every backend."""
+    dated = [r[1] for r in rows if r[1] is not None]
+    rows.sort(key=lambda r: (r[1] is not None, r[1] or "", r[0]), reverse=True)
+    kept = rows if limit is None else rows[: max(0, int(limit))]
+    return kept, (min(dated) if dated else None), (max(dated) if dated else None)
+
+
+@dataclass
+class EdgePage:
+    """Edges of a node set in one direction (see :meth:`Store.edges_of`): the whole selection counted,
+    one page of it returned."""
+
+    #: edges that pass the filters (before ``offset`` / ``limit``)
+    total: int
+    #: the same count per edge type (types without edges left out)
+    counts: dict[str, int]
+    #: the page, ordered by (type, src, dst, id); vectors are not read (``vector`` is None)
+    edges: list[Edge]
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One ranked node: ``score`` is BM25 (higher is better) or a cosine in [-1, 1]."""
+
+    id: str
+    score: float
+
+
+def check_where(where: Where | None) -> list[tuple[str, list[Any]]]:
+    """``where`` as (prop, accepted values) pairs, validated: what every backend's filter code reads."""
+    if not where:
+        return []
+    out = []
+    for key, condition in where.items():
+        if not isinstance(key, str) or not key.isidentifier():
+            raise InvalidInput(f"filter key {key!r} is not a valid property name (letters, digits and _)")
+        values = list(condition) if isinstance(condition, list | tuple | set | frozenset) else [condition]
+        for value in values:
+            if value is not None and not isinstance(value, str | bool | int | float):
+                raise InvalidInput(
+                    f"filter {key!r}: {type(value).__name__} is not a filter value; use None, a boolean, "
+                    "a number, a string, or a list of those"
+                )
+        out.append((key, values))
+    return out
+
+
+@runtime_checkable
+class Store(Protocol):
+    #: the namespace this store holds (``items/<hash>``, ``facts/<graph>``, ...)
+    namespace: str
+    #: where the data lives, for people: a file path or a database URL without its password
+    location: str
+
+    def atomic(self) -> AbstractContextManager[None]: ...
+    def close(self) -> None: ...
+    def parallel_reads(self) -> bool:
+        """Whether two searches started now from two threads would run at the same time and see the same
+        data: a database server reached through a pool, outside an ``atomic()`` block of this thread
+        (whose reads must see its own uncommitted writes). :func:`graphlore.search.hybrid_search` then
+        runs its keyword and vector sides at once."""
+        ...
+
+    # namespace metadata (embedder name and dimension, index bookkeeping): JSON values
+    def get_meta(self, key: str) -> Any: ...
+    def set_meta(self, key: str, value: Any) -> None: ...
+
+    # nodes
+    def upsert_nodes(self, nodes: Sequence[Node]) -> None: ...
+    def delete_nodes(self, ids: Sequence[str]) -> int: ...
+    def get_nodes(self, ids: Sequence[str], *, with_vectors: bool = False) -> list[Node]: ...
+    def iter_nodes(self, kind: str | None = None, where: Where | None = None) -> Iterator[Node]: ...
+    def count_nodes(self, kind: str | None = None, where: Where | None = None) -> int: ...
+    def node_hashes(self, kind: str | None = None) -> dict[str, str]: ...
+    def node_vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]: ...
+    def list_node_ids(
+        self, kind: str, *, order_by: str | None = None, descending: bool = False, limit: int | None = None,
+        offset: int = 0,
+    ) -> list[str]: ...
+    def node_ids_with_prefix(self, prefix: str) -> list[str]: ...
+    def nodes_with_keys(
+        self, kind: str | None, groups: Sequence[Sequence[str]], *, limit: int | None = None, offset: int = 0,
+    ) -> tuple[int, list[str]]:
+        """Nodes of ``kind`` (None: any kind) that hold, for every group, at least one of the group's lookup
+        keys (AND of ORs; no groups: every node of the kind; an empty group: none). Returns how many match
+        in all and the ids of the page ``offset`` .. ``offset + limit`` (``limit`` None: to the end), in
+        insertion order (the order ``iter_nodes`` lists)."""
+        ...
+
+    # exact lookup keys per node (normalised names, aliases, document keys...)
+    def set_node_keys(self, keys: Mapping[str, Sequence[str]]) -> None: ...
+    def add_node_keys(self, keys: Mapping[str, Sequence[str]]) -> None: ...
+    def nodes_by_keys(self, keys: Sequence[str], *, kind: str | None = None) -> dict[str, list[str]]: ...
+
+    # ranking over the filtered set
+    def keyword_search(
+        self, query: str, *, kind: str | None = None, where: Where | None = None, limit: int = 100,
+        weights: tuple[float, float] = (1.0, 1.0),
+    ) -> list[Hit]: ...
+    def vector_search(
+        self, vector: np.ndarray, *, kind: str | None = None, where: Where | None = None, limit: int = 100,
+    ) -> list[Hit]: ...
+    def vector_scores(self, vector: np.ndarray, ids: Sequence[str]) -> dict[str, float]: ...
+    def vector_search_many(
+        self, vectors: np.ndarray, *, kinds: str | Sequence[str | None] | None = None, limit: int = 100,
+    ) -> list[list[Hit]]: ...
+
+    # edges
+    def upsert_edges(self, edges: Sequence[Edge]) -> None: ...
+    def delete_edges(self, ids: Sequence[str]) -> int: ...
+    def get_edges(self, ids: Sequence[str]) -> list[Edge]: ...
+    def select_edges(
+        self, node_ids: Sequence[str], *, mode: str = "around", type: str | None = None,
+        date_from: str | None = None, date_to: str | None = None, limit: int | None = None,
+        with_vectors: bool = False,
+    ) -> EdgeSelection: ...
+    def edges_of(
+        self, node_ids: Sequence[str], *, direction: str = "out", types: Sequence[str] | None = None,
+        limit: int | None = None, offset: int = 0,
+    ) -> EdgePage:
+        """Edges leaving (``"out"``: src in ``node_ids``), entering (``"in"``: dst in them) or touching
+        (``"both"``: either end in them, each edge once) the nodes, of ``types`` (None: every type; an empty
+        list: none). Any number of node ids. ``total`` and ``counts`` cover the whole selection; ``edges``
+        is the page ``offset`` .. ``offset + limit`` (``limit`` None: to the end; 0: counts only), ordered
+        by (type, src, dst, id). A bad ``direction`` is :class:`~graphlore.errors.InvalidInput`."""
+        ...
+    def edge_ids_with_prefix(self, prefix: str) -> list[str]: ...
+    def count_edges(self, type: str | None = None) -> int: ...
+    def neighbour_counts(self, node_id: str, *, type: str | None = None, limit: int = 10) -> list[tuple[str, int]]: ...
+    def most_connected(
+        self, kind: str, *, type: str | None = None, limit: int = 50, offset: int = 0,
+    ) -> list[tuple[str, int]]: ...

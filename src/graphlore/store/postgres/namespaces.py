@@ -1,0 +1,112 @@
+"""Namespaces in a PostgreSQL database: open (and create, and migrate), exist, size, identity, drop, lock.
+
+The registry ``graphlore.namespaces`` maps a namespace name to the id of its
+schema ``gs_<id>``. Creating, migrating and dropping a namespace take the same
+advisory lock as its ``atomic()`` blocks, inside one transaction, so processes
+doing it at once wait for each other and nobody sees half a namespace. The
+id is the namespace's identity: a namespace dropped and made again gets a new
+one, which tells a process holding the old store to reopen it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import psycopg
+
+from graphlore.errors import NotFound
+from graphlore.store.postgres.connection import Database, advisory_key, translated
+from graphlore.store.postgres.migrations import NAMESPACE, migrate_namespace, schema_name
+from graphlore.store.postgres.store import PostgresStore, atomic_key
+
+
+def _guarded(db: Database):
+    """Translate driver errors raised while managing namespaces of ``db``."""
+
+    @contextmanager
+    def guard() -> Iterator[None]:
+        try:
+            yield
+        except psycopg.Error as exc:
+            raise translated(exc, db.location) from exc
+
+    return guard()
+
+
+def namespace_id(db: Database, namespace: str) -> int | None:
+    with _guarded(db), db.connection() as conn:
+        row = conn.execute("SELECT id FROM graphlore.namespaces WHERE name = %s", (namespace,)).fetchone()
+    return None if row is None else int(row[0])
+
+
+def open_namespace(db: Database, namespace: str, *, create: bool, repair: str) -> PostgresStore:
+    """The namespace's store; ``create`` makes it when missing. Pending namespace migrations run first."""
+    with _guarded(db), db.connection() as conn:
+        row = conn.execute("SELECT id, version FROM graphlore.namespaces WHERE name = %s", (namespace,)).fetchone()
+        if row is None and not create:
+            raise NotFound(f"no store {namespace!r} in {db.location}")
+        if row is None or row[1] != len(NAMESPACE):
+            with conn.transaction():
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (atomic_key(namespace),))
+                row = conn.execute("SELECT id, version FROM graphlore.namespaces WHERE name = %s",
+                                   (namespace,)).fetchone()
+                made = row is None
+                if made:
+                    row = conn.execute("INSERT INTO graphlore.namespaces (name) VALUES (%s) RETURNING id, version",
+                                       (namespace,)).fetchone()
+                    conn.execute(f"CREATE SCHEMA {schema_name(row[0])}")
+                schema = schema_name(row[0])
+                version = migrate_namespace(conn, schema, row[1], f"{db.location} (namespace {namespace})")
+                conn.execute("UPDATE graphlore.namespaces SET version = %s WHERE id = %s", (version, row[0]))
+                if made:
+                    conn.execute(f"INSERT INTO {schema}.meta (key, value) VALUES ('namespace', to_json(%s::text))",
+                                 (namespace,))
+    return PostgresStore(db, namespace, int(row[0]), repair=repair)
+
+
+def exists(db: Database, namespace: str) -> bool:
+    return namespace_id(db, namespace) is not None
+
+
+def size(db: Database, namespace: str) -> int:
+    """Bytes of the namespace's tables with their indexes and TOAST data."""
+    with _guarded(db), db.connection() as conn:
+        row = conn.execute(
+            """SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM graphlore.namespaces g
+               JOIN pg_namespace s ON s.nspname = 'gs_' || g.id JOIN pg_class c ON c.relnamespace = s.oid
+               WHERE g.name = %s AND c.relkind = 'r'""", (namespace,)).fetchone()
+    return int(row[0])
+
+
+def drop(db: Database, namespace: str) -> None:
+    """Delete the namespace's schema and its registry row (waits for a running ``atomic()`` block)."""
+    with _guarded(db), db.connection() as conn, conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (atomic_key(namespace),))
+        row = conn.execute("SELECT id FROM graphlore.namespaces WHERE name = %s", (namespace,)).fetchone()
+        if row is not None:
+            conn.execute(f"DROP SCHEMA IF EXISTS {schema_name(row[0])} CASCADE")
+            conn.execute("DELETE FROM graphlore.namespaces WHERE id = %s", (row[0],))
+
+
+_local_locks: dict[tuple[str, str, str], threading.Lock] = {}
+_local_locks_guard = threading.Lock()
+
+
+@contextmanager
+def lock(db: Database, namespace: str, key: str) -> Iterator[None]:
+    """A session advisory lock held on a connection of its own (never a pooled one: waiters would hold
+    the pool's connections while they wait); threads of this process queue on a thread lock first.
+    It waits as long as the holder works (no lock timeout), as ``flock`` does for SQLite."""
+    with _local_locks_guard:
+        local = _local_locks.setdefault((db.url, namespace, key), threading.Lock())
+    with local:
+        conn = db.connect()
+        try:
+            with _guarded(db):
+                conn.execute("SET lock_timeout = 0")
+                conn.execute("SELECT pg_advisory_lock(%s)", (advisory_key("lock", namespace, key),))
+            yield
+        finally:
+            conn.close()  # ends the session, which releases the lock

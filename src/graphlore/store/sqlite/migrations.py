@@ -1,0 +1,114 @@
+"""The SQLite schema as numbered, append-only migrations (``PRAGMA user_version`` is the applied count).
+
+1. nodes (text, JSON props, text hash), passage vectors, edges; FTS5 for BM25.
+2. BM25 from stored term counts (numpy) instead of FTS5, whose per-row ``bm25()`` is slow.
+3. Exact lookup keys per node; edge indexes that answer "edges around or between these nodes, of this
+   type, in this date range" from the index alone, and counts per type without reading rows.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterator
+
+from graphlore.store.sqlite.bm25 import TermVector
+
+
+def _keyword_terms(conn: sqlite3.Connection) -> None:
+    conn.execute(
+        """CREATE TABLE node_terms (
+               node_rowid INTEGER PRIMARY KEY REFERENCES nodes(rowid) ON DELETE CASCADE,
+               keys BLOB NOT NULL, name_tf BLOB NOT NULL, text_tf BLOB NOT NULL, length INTEGER NOT NULL
+           )"""
+    )
+    for rowid, name, text in conn.execute("SELECT rowid, name, text FROM nodes").fetchall():
+        conn.execute("INSERT INTO node_terms VALUES (?, ?, ?, ?, ?)", (rowid, *TermVector.of(name, text).to_row()))
+    for trigger in ("nodes_ai", "nodes_ad", "nodes_au"):
+        conn.execute(f"DROP TRIGGER {trigger}")
+    conn.execute("DROP TABLE nodes_fts")
+
+
+MIGRATIONS: list[str | Callable[[sqlite3.Connection], None]] = [
+    """
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE nodes (
+        rowid INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        kind TEXT NOT NULL,
+        name TEXT NOT NULL DEFAULT '',
+        text TEXT NOT NULL DEFAULT '',
+        props TEXT NOT NULL DEFAULT '{}',
+        text_hash TEXT NOT NULL DEFAULT '',
+        created_at REAL NOT NULL,
+        updated_at REAL NOT NULL
+    );
+    CREATE INDEX nodes_kind ON nodes(kind);
+    CREATE TABLE node_vectors (
+        node_rowid INTEGER NOT NULL REFERENCES nodes(rowid) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        vector BLOB NOT NULL,
+        PRIMARY KEY (node_rowid, seq)
+    ) WITHOUT ROWID;
+    CREATE VIRTUAL TABLE nodes_fts USING fts5(
+        name, text, content='nodes', content_rowid='rowid', tokenize='porter unicode61 remove_diacritics 2'
+    );
+    CREATE TRIGGER nodes_ai AFTER INSERT ON nodes BEGIN
+        INSERT INTO nodes_fts(rowid, name, text) VALUES (new.rowid, new.name, new.text);
+    END;
+    CREATE TRIGGER nodes_ad AFTER DELETE ON nodes BEGIN
+        INSERT INTO nodes_fts(nodes_fts, rowid, name, text) VALUES ('delete', old.rowid, old.name, old.text);
+    END;
+    CREATE TRIGGER nodes_au AFTER UPDATE OF name, text ON nodes BEGIN
+        INSERT INTO nodes_fts(nodes_fts, rowid, name, text) VALUES ('delete', old.rowid, old.name, old.text);
+        INSERT INTO nodes_fts(rowid, name, text) VALUES (new.rowid, new.name, new.text);
+    END;
+    CREATE TABLE edges (
+        rowid INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        src TEXT NOT NULL,
+        dst TEXT NOT NULL,
+        type TEXT NOT NULL,
+        props TEXT NOT NULL DEFAULT '{}',
+        text TEXT NOT NULL DEFAULT '',
+        vector BLOB,
+        date TEXT
+    );
+    CREATE INDEX edges_src ON edges(src);
+    CREATE INDEX edges_dst ON edges(dst);
+    CREATE INDEX edges_date ON edges(date);
+    """,
+    _keyword_terms,
+    """
+    CREATE TABLE node_keys (
+        key TEXT NOT NULL,
+        node_rowid INTEGER NOT NULL REFERENCES nodes(rowid) ON DELETE CASCADE,
+        PRIMARY KEY (key, node_rowid)
+    ) WITHOUT ROWID;
+    CREATE INDEX node_keys_node ON node_keys(node_rowid);
+    CREATE INDEX edges_src_type_date ON edges(src, type, date, dst);
+    CREATE INDEX edges_dst_type_date ON edges(dst, type, date, src);
+    CREATE INDEX edges_type ON edges(type);
+    DROP INDEX edges_src;
+    DROP INDEX edges_dst;
+    """,
+]
+
+
+def statements(script: str) -> Iterator[str]:
+    """Split a migration into statements; trigger bodies hold semicolons, so ask SQLite where each ends."""
+    buffer = ""
+    for line in script.splitlines(keepends=True):
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            yield buffer.strip()
+            buffer = ""
+    if buffer.strip():
+        raise ValueError(f"incomplete statement in migration: {buffer.strip()[:80]}")
+
+
+def apply(conn: sqlite3.Connection, step: str | Callable[[sqlite3.Connection], None]) -> None:
+    if callable(step):
+        step(conn)
+    else:
+        for statement in statements(step):
+            conn.execute(statement)

@@ -1,0 +1,677 @@
+"""The embedded default backend: one SQLite file per namespace.
+
+WAL mode, ``synchronous=NORMAL`` and a busy timeout let several processes (every
+MCP client starts its own server) share one file; ``atomic()`` starts with
+``BEGIN IMMEDIATE``, which takes the file's write lock, so at most one
+``atomic()`` block per namespace runs at a time across processes (the protocol's
+guarantee). Rows and keys live in SQL; ranking runs in numpy. The store keeps two
+caches, both owned by :mod:`graphlore.store.sqlite.engine`: a
+:class:`~graphlore.store.sqlite.engine.Snapshot` of the vectors, valid for one
+``PRAGMA data_version`` and dropped after any write, and BM25 postings per searched
+kind (:class:`~graphlore.store.sqlite.engine.KindPostings`), dropped when another
+process commits (the data version moves) or a write rolls back, and otherwise kept
+current by re-reading the nodes this store wrote since (every write method records
+the rowids it touched).
+
+Every public method translates ``sqlite3`` errors (see :func:`_translated`): a
+held write lock past the busy timeout is :class:`StoreBusy`, a file that cannot be
+opened or written :class:`StoreUnavailable`, a damaged one :class:`IndexCorrupted`
+carrying the opener's repair hint.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from graphlore.errors import IndexCorrupted, InvalidInput, StoreBusy, StoreUnavailable
+from graphlore.store.base import Edge, EdgePage, EdgeRef, EdgeSelection, Hit, Node, Where, newest_first
+from graphlore.store.migrate import pending
+from graphlore.store.sqlite import migrations, sql
+from graphlore.store.sqlite.bm25 import TermVector
+from graphlore.store.sqlite.engine import KindPostings, Snapshot
+
+_NODE_COLUMNS = "id, kind, name, text, props, text_hash, created_at, updated_at"
+_EDGE_COLUMNS = "id, src, dst, type, props, text, vector, date"
+#: Ids per statement for ``IN (...)`` lists (SQLite allows 32,766 parameters; smaller chunks plan faster).
+_CHUNK = 400
+
+
+def _translated(store: SQLiteStore, exc: sqlite3.Error) -> Exception:
+    """The graphlore error for a ``sqlite3`` error; programming errors (ours) stay what they are."""
+    text = str(exc)
+    if isinstance(exc, sqlite3.IntegrityError | sqlite3.ProgrammingError | sqlite3.InterfaceError):
+        return exc
+    if isinstance(exc, sqlite3.OperationalError):
+        if "locked" in text or "busy" in text:
+            return StoreBusy(
+                f"{store.location} is busy: another process held its write lock for more than "
+                f"{store.busy_timeout_s:g} s ({text}); retry when it is done"
+            )
+        if "syntax error" in text or "no such function" in text:
+            return exc
+        if not ("no such table" in text or "no such column" in text or "malformed" in text):
+            return StoreUnavailable(f"{store.location} cannot be used: {text}")
+    return IndexCorrupted(f"{store.location} is damaged ({text})" + (f"; {store.repair}" if store.repair else ""))
+
+
+def _guard(method: Callable) -> Callable:
+    @functools.wraps(method)
+    def wrapper(self: SQLiteStore, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.Error as exc:
+            error = _translated(self, exc)
+            if error is exc:
+                raise
+            raise error from exc
+
+    return wrapper
+
+
+def _guard_public_methods(cls: type) -> type:
+    """Every public method of the store translates driver errors: no list of names to keep up to date."""
+    for name, member in list(vars(cls).items()):
+        if not name.startswith("_") and callable(member) and name != "atomic":
+            setattr(cls, name, _guard(member))
+    return cls
+
+
+@_guard_public_methods
+class SQLiteStore:
+    """A :class:`graphlore.store.base.Store` on one SQLite file."""
+
+    def __init__(
+        self, path: str | Path, namespace: str = "default", *, repair: str = "", busy_timeout_ms: int = 30_000,
+        create: bool = True,
+    ) -> None:
+        self.path = Path(path)
+        self.namespace = namespace
+        self.location = str(self.path)
+        #: what to tell a user whose file is damaged (the opener knows: e.g. "run index with force=true")
+        self.repair = repair
+        self.busy_timeout_s = busy_timeout_ms / 1000
+        #: False: the file must already hold a graphlore schema (the factory makes new files whole)
+        self._create = create
+        self._lock = threading.RLock()
+        self._depth = 0
+        self._snapshot: Snapshot | None = None
+        #: BM25 postings per searched kind, for the data version in ``_postings_version``
+        self._postings: dict[str | None, KindPostings] = {}
+        self._postings_version: int | None = None
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreUnavailable(f"cannot create {self.path.parent}: {exc.strerror or exc}") from exc
+        try:
+            self._conn = sqlite3.connect(
+                str(self.path), isolation_level=None, check_same_thread=False, timeout=self.busy_timeout_s
+            )
+        except sqlite3.Error as exc:
+            raise StoreUnavailable(f"cannot open {self.path}: {exc}") from exc
+        try:
+            self._retry_locked(self._prepare)
+        except BaseException as exc:
+            self._conn.close()
+            if not isinstance(exc, sqlite3.Error):
+                raise
+            if isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError):
+                raise IndexCorrupted(f"{self.path} is not a readable graphlore store ({exc})"
+                                     + (f"; {repair}" if repair else "")) from exc
+            error = _translated(self, exc)
+            raise error from exc
+
+    def _prepare(self) -> None:
+        self._conn.execute("PRAGMA journal_mode = WAL")
+        self._conn.execute("PRAGMA synchronous = NORMAL")
+        self._conn.execute("PRAGMA foreign_keys = ON")
+        version = self._conn.execute("PRAGMA user_version").fetchone()[0]
+        if version == 0 and not self._create:
+            raise IndexCorrupted(f"{self.path} is not a graphlore store (it has no schema)"
+                                 + (f"; {self.repair}" if self.repair else ""))
+        current = version == len(migrations.MIGRATIONS)
+        if current and self.get_meta("namespace") is not None:
+            return  # nothing to write: opening never waits for another process's write lock
+        with self.atomic():
+            applied = self._conn.execute("PRAGMA user_version").fetchone()[0]
+            for number, step in pending(applied, migrations.MIGRATIONS, str(self.path)):
+                migrations.apply(self._conn, step)
+                self._conn.execute(f"PRAGMA user_version = {number}")
+            if self.get_meta("namespace") is None:
+                self.set_meta("namespace", self.namespace)
+
+    def _retry_locked(self, step: Callable[[], None]) -> None:
+        """Run ``step`` until it stops failing with "locked". SQLite skips the busy handler in a few
+        places (the switch to WAL, WAL recovery while another process closes the file), so processes
+        that open a new store at the same moment would otherwise fail at once."""
+        deadline = time.monotonic() + self.busy_timeout_s
+        while True:
+            try:
+                return step()
+            except (sqlite3.OperationalError, StoreBusy) as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.02)
+
+    def close(self) -> None:
+        with self._lock:
+            self._snapshot = None
+            self._postings.clear()
+            self._conn.close()
+
+    def parallel_reads(self) -> bool:
+        """Never: searches run in this process on one connection (and mostly hold the GIL)."""
+        return False
+
+    # -- transactions and locks ---------------------------------------------------------------------
+
+    @contextmanager
+    def atomic(self) -> Iterator[None]:
+        """One transaction; nested calls become savepoints. BEGIN IMMEDIATE takes the write lock up front
+        (no upgrade deadlock between two readers that both want to write)."""
+        with self._lock:
+            outer = self._depth == 0
+            self._execute_translated("BEGIN IMMEDIATE" if outer else f"SAVEPOINT sp{self._depth}")
+            self._depth += 1
+            try:
+                yield
+            except BaseException:
+                self._depth -= 1
+                self._postings.clear()  # they may have read rows this rollback undoes
+                if outer:
+                    self._conn.execute("ROLLBACK")
+                else:
+                    self._conn.execute(f"ROLLBACK TO sp{self._depth}")
+                    self._conn.execute(f"RELEASE sp{self._depth}")
+                raise
+            else:
+                self._depth -= 1
+                self._execute_translated("COMMIT" if outer else f"RELEASE sp{self._depth}")
+            finally:
+                # Our own writes (committed or rolled back) do not move ``PRAGMA data_version``, which only
+                # counts other connections' commits: the snapshot is dropped after every write block (the
+                # keyword postings know which rows were written: see _touch).
+                self._snapshot = None
+
+    def _execute_translated(self, statement: str) -> None:
+        try:
+            self._conn.execute(statement)
+        except sqlite3.Error as exc:
+            error = _translated(self, exc)
+            if error is exc:
+                raise
+            raise error from exc
+
+    # -- metadata -----------------------------------------------------------------------------------
+
+    def get_meta(self, key: str) -> Any:
+        with self._lock:
+            row = self._conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else json.loads(row[0])
+
+    def set_meta(self, key: str, value: Any) -> None:
+        with self.atomic():
+            self._conn.execute(
+                "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                (key, json.dumps(value)),
+            )
+
+    # -- nodes --------------------------------------------------------------------------------------
+
+    def upsert_nodes(self, nodes: Sequence[Node]) -> None:
+        """Insert or replace nodes by id. ``vectors=None`` leaves stored vectors as they are."""
+        now = time.time()
+        with self.atomic():
+            dim = self.get_meta("vector_dim")
+            written: list[int] = []
+            for node in nodes:
+                row = self._conn.execute(
+                    """INSERT INTO nodes(id, kind, name, text, props, text_hash, created_at, updated_at)
+                       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                       ON CONFLICT(id) DO UPDATE SET kind = excluded.kind, name = excluded.name,
+                         text = excluded.text, props = excluded.props, text_hash = excluded.text_hash,
+                         updated_at = excluded.updated_at
+                       RETURNING rowid""",
+                    (node.id, node.kind, node.name, node.text, json.dumps(node.props, sort_keys=True),
+                     node.text_hash, node.created_at or now, node.updated_at or now),
+                ).fetchone()
+                self._conn.execute(
+                    "INSERT OR REPLACE INTO node_terms VALUES (?, ?, ?, ?, ?)",
+                    (row[0], *TermVector.of(node.name, node.text).to_row()),
+                )
+                written.append(row[0])
+                if node.vectors is not None:
+                    dim = self._write_vectors(row[0], node.vectors, dim)
+            self._touch(written)
+
+    def _write_vectors(self, rowid: int, vectors: np.ndarray, dim: int | None) -> int:
+        matrix = np.asarray(vectors, dtype=np.float32)
+        if matrix.ndim == 1:
+            matrix = matrix[None, :]
+        if dim is None:
+            dim = int(matrix.shape[1])
+            self.set_meta("vector_dim", dim)
+        elif dim != matrix.shape[1]:
+            raise InvalidInput(f"vector dimension {matrix.shape[1]} does not match this store's {dim}")
+        self._conn.execute("DELETE FROM node_vectors WHERE node_rowid = ?", (rowid,))
+        self._conn.executemany(
+            "INSERT INTO node_vectors(node_rowid, seq, vector) VALUES (?, ?, ?)",
+            [(rowid, seq, row.tobytes()) for seq, row in enumerate(matrix)],
+        )
+        return dim
+
+    def delete_nodes(self, ids: Sequence[str]) -> int:
+        """Delete nodes, their vectors, keys and terms, and every edge that touches them."""
+        deleted = 0
+        with self.atomic():
+            for chunk in _chunks(ids):
+                marks = ",".join("?" * len(chunk))
+                self._conn.execute(f"DELETE FROM edges WHERE src IN ({marks}) OR dst IN ({marks})", chunk + chunk)
+                rowids = [r[0] for r in self._conn.execute(f"DELETE FROM nodes WHERE id IN ({marks}) RETURNING rowid",
+                                                            chunk).fetchall()]
+                self._touch(rowids)
+                deleted += len(rowids)
+        return deleted
+
+    def _touch(self, rowids: Sequence[int]) -> None:
+        """Nodes this store wrote or deleted: the keyword postings read them again before the next search."""
+        for postings in self._postings.values():
+            postings.touch(rowids)
+
+    def get_nodes(self, ids: Sequence[str], *, with_vectors: bool = False) -> list[Node]:
+        """Nodes in the order of ``ids``; unknown ids are left out (callers compare lengths)."""
+        found: dict[str, Node] = {}
+        with self._lock:
+            for chunk in _chunks(ids):
+                marks = ",".join("?" * len(chunk))
+                for row in self._conn.execute(f"SELECT {_NODE_COLUMNS} FROM nodes WHERE id IN ({marks})", chunk):
+                    found[row[0]] = _node(row)
+            if with_vectors and found:
+                for node_id, vectors in self.node_vectors(list(found)).items():
+                    found[node_id].vectors = vectors
+        return [found[i] for i in ids if i in found]
+
+    def iter_nodes(self, kind: str | None = None, where: Where | None = None) -> Iterator[Node]:
+        condition, params = sql.node_filter_sql(kind, where)
+        with self._lock:
+            rows = self._conn.execute(f"SELECT {_NODE_COLUMNS} FROM nodes n {condition} ORDER BY n.rowid", params).fetchall()
+        return (_node(r) for r in rows)
+
+    def count_nodes(self, kind: str | None = None, where: Where | None = None) -> int:
+        condition, params = sql.node_filter_sql(kind, where)
+        with self._lock:
+            return self._conn.execute(f"SELECT count(*) FROM nodes n {condition}", params).fetchone()[0]
+
+    def node_hashes(self, kind: str | None = None) -> dict[str, str]:
+        condition, params = sql.node_filter_sql(kind, None)
+        with self._lock:
+            return dict(self._conn.execute(f"SELECT n.id, n.text_hash FROM nodes n {condition}", params).fetchall())
+
+    def node_vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """Passage vectors ``(k, dim)`` per node id (nodes without vectors are left out)."""
+        out: dict[str, list[bytes]] = {}
+        with self._lock:
+            for chunk in _chunks(ids):
+                marks = ",".join("?" * len(chunk))
+                for node_id, blob in self._conn.execute(
+                    f"""SELECT n.id, v.vector FROM node_vectors v JOIN nodes n ON n.rowid = v.node_rowid
+                        WHERE n.id IN ({marks}) ORDER BY v.node_rowid, v.seq""",
+                    chunk,
+                ):
+                    out.setdefault(node_id, []).append(blob)
+        return {k: np.frombuffer(b"".join(v), dtype=np.float32).reshape(len(v), -1) for k, v in out.items()}
+
+    def list_node_ids(
+        self, kind: str, *, order_by: str | None = None, descending: bool = False, limit: int | None = None,
+        offset: int = 0,
+    ) -> list[str]:
+        """Ids of one kind ordered by ``name``, a prop, or insertion (None); ties by id."""
+        expr = sql.order_expression(order_by)
+        direction = "DESC" if descending else "ASC"
+        query = f"SELECT id FROM nodes WHERE kind = ? ORDER BY {expr} {direction}, id LIMIT ? OFFSET ?"
+        with self._lock:
+            return [r[0] for r in self._conn.execute(query, (kind, -1 if limit is None else int(limit), int(offset)))]
+
+    def node_ids_with_prefix(self, prefix: str) -> list[str]:
+        """Ids starting with ``prefix`` (a range scan of the id index), in id order."""
+        return self._ids_with_prefix("nodes", prefix)
+
+    def _ids_with_prefix(self, table: str, prefix: str) -> list[str]:
+        with self._lock:
+            return [r[0] for r in self._conn.execute(
+                f"SELECT id FROM {table} WHERE id >= ? AND id < ? ORDER BY id", (prefix, prefix + "\U0010ffff"))]
+
+    def nodes_with_keys(
+        self, kind: str | None, groups: Sequence[Sequence[str]], *, limit: int | None = None, offset: int = 0,
+    ) -> tuple[int, list[str]]:
+        """(how many match, the page's ids in insertion order): see the protocol. Keys are indexed, so this
+        never reads a node's props."""
+        condition, params = sql.nodes_with_keys_sql(kind, groups)
+        page = -1 if limit is None else max(0, int(limit))
+        with self._lock, self._read_transaction():
+            total = self._conn.execute(f"SELECT count(*) FROM nodes n {condition}", params).fetchone()[0]
+            ids = [r[0] for r in self._conn.execute(
+                f"SELECT n.id FROM nodes n {condition} ORDER BY n.rowid LIMIT ? OFFSET ?",
+                [*params, page, max(0, int(offset))])] if page else []
+        return total, ids
+
+    # -- lookup keys --------------------------------------------------------------------------------
+
+    def set_node_keys(self, keys: Mapping[str, Sequence[str]]) -> None:
+        """Replace the exact-lookup keys (normalised names, aliases...) of each given node id."""
+        with self.atomic():
+            rowids = self._rowids(list(keys), "set lookup keys of")
+            self._conn.executemany("DELETE FROM node_keys WHERE node_rowid = ?", [(r,) for r in rowids.values()])
+            self._conn.executemany("INSERT OR IGNORE INTO node_keys(key, node_rowid) VALUES (?, ?)",
+                                   [(k, rowids[node_id]) for node_id, node_keys in keys.items()
+                                    for k in dict.fromkeys(node_keys)])
+
+    def _rowids(self, ids: list[str], action: str) -> dict[str, int]:
+        """Row ids of ``ids`` (all of them, or :class:`InvalidInput` naming the first unknown one)."""
+        found: dict[str, int] = {}
+        for chunk in _chunks(ids):
+            marks = ",".join("?" * len(chunk))
+            found.update(self._conn.execute(f"SELECT id, rowid FROM nodes WHERE id IN ({marks})", chunk).fetchall())
+        missing = [i for i in ids if i not in found]
+        if missing:
+            raise InvalidInput(f"cannot {action} unknown node {missing[0]!r}")
+        return found
+
+    def add_node_keys(self, keys: Mapping[str, Sequence[str]]) -> None:
+        """Add lookup keys to each given node id (keys it already has are kept once)."""
+        with self.atomic():
+            for node_id, node_keys in keys.items():
+                rowid = self._rowid(node_id, "add lookup keys to")
+                self._conn.executemany("INSERT OR IGNORE INTO node_keys(key, node_rowid) VALUES (?, ?)",
+                                       [(k, rowid) for k in node_keys])
+
+    def _rowid(self, node_id: str, action: str) -> int:
+        row = self._conn.execute("SELECT rowid FROM nodes WHERE id = ?", (node_id,)).fetchone()
+        if row is None:
+            raise InvalidInput(f"cannot {action} unknown node {node_id!r}")
+        return row[0]
+
+    def nodes_by_keys(self, keys: Sequence[str], *, kind: str | None = None) -> dict[str, list[str]]:
+        """Node ids per key (keys without a node are left out), ids in insertion order."""
+        out: dict[str, list[str]] = {}
+        kind_sql = "AND n.kind = ?" if kind is not None else ""
+        with self._lock:
+            for chunk in _chunks(list(dict.fromkeys(keys))):
+                marks = ",".join("?" * len(chunk))
+                params = [*chunk, kind] if kind is not None else chunk
+                for key, node_id in self._conn.execute(
+                    f"""SELECT k.key, n.id FROM node_keys k JOIN nodes n ON n.rowid = k.node_rowid
+                        WHERE k.key IN ({marks}) {kind_sql} ORDER BY n.rowid""",
+                    params,
+                ):
+                    out.setdefault(key, []).append(node_id)
+        return out
+
+    # -- ranking ------------------------------------------------------------------------------------
+
+    def _current(self) -> Snapshot:
+        """The vector snapshot for the current data version (call with ``self._lock`` held).
+
+        Checking the version is one statement; a rebuild reads every row inside one read transaction
+        (so rows and version agree).
+        """
+        version = self._conn.execute("PRAGMA data_version").fetchone()[0]
+        snapshot = self._snapshot
+        if snapshot is not None and snapshot.version == version:
+            return snapshot
+        with self._read_transaction():
+            version = self._conn.execute("PRAGMA data_version").fetchone()[0]
+            if self._snapshot is None or self._snapshot.version != version:
+                self._snapshot = Snapshot(self._conn, version)
+        return self._snapshot
+
+    @contextmanager
+    def _read_transaction(self) -> Iterator[None]:
+        """Reads that must see one snapshot; inside ``atomic()`` the open transaction already is one."""
+        if self._depth:
+            yield
+            return
+        self._conn.execute("BEGIN")
+        try:
+            yield
+        finally:
+            self._conn.execute("COMMIT")
+
+    def _mask(self, snapshot: Snapshot, kind: str | None, where: Where | None) -> np.ndarray | None:
+        """Positions of ``kind`` passing ``where`` in ``snapshot`` (None: all); ``where`` runs in SQL."""
+        if not where:
+            return snapshot.mask(kind, None, None)
+        condition, params = sql.node_filter_sql(kind, where)
+
+        def rowids() -> list[int]:
+            with self._read_transaction():
+                if self._conn.execute("PRAGMA data_version").fetchone()[0] != snapshot.version:
+                    # A commit landed between the snapshot and this filter: rebuild both in one snapshot.
+                    self._snapshot = None
+                    raise _Stale
+                return [r[0] for r in self._conn.execute(f"SELECT n.rowid FROM nodes n {condition}", params)]
+
+        return snapshot.mask(kind, repr(sorted(where.items(), key=lambda kv: kv[0])), rowids)
+
+    def _ranked(self, rank: Callable[[Snapshot], list[Hit]]) -> list[Hit]:
+        with self._lock:
+            for _ in range(5):
+                try:
+                    return rank(self._current())
+                except _Stale:
+                    continue
+            return rank(self._current())
+
+    def keyword_search(
+        self, query: str, *, kind: str | None = None, where: Where | None = None, limit: int = 100,
+        weights: tuple[float, float] = (1.0, 1.0),
+    ) -> list[Hit]:
+        """BM25 (FTS5's formula, see :mod:`graphlore.store.sqlite.bm25`) over the filtered nodes that
+        contain at least one query term; ``weights`` scale the name and text columns. Document counts,
+        lengths and term frequencies are those of the nodes of ``kind`` (every node when None): a
+        search among entities is not skewed by the words of chunks, and never reads their postings."""
+        with self._lock, self._read_transaction():
+            version = self._conn.execute("PRAGMA data_version").fetchone()[0]
+            if version != self._postings_version:
+                self._postings.clear()
+                self._postings_version = version
+            postings = self._postings.get(kind)
+            postings = KindPostings(self._conn, kind) if postings is None else postings.refresh(self._conn)
+            self._postings[kind] = postings
+            allowed = None
+            if where:
+                condition, params = sql.node_filter_sql(kind, where)
+                allowed = np.fromiter((r[0] for r in self._conn.execute(f"SELECT n.rowid FROM nodes n {condition}",
+                                                                        params)), dtype=np.int64)
+            found = postings.top(query, weights, allowed, int(limit))
+        return [Hit(node_id, score) for node_id, score in found]
+
+    def vector_search(
+        self, vector: np.ndarray, *, kind: str | None = None, where: Where | None = None, limit: int = 100,
+    ) -> list[Hit]:
+        """Exact cosine over every passage of the filtered nodes; a node scores its best passage."""
+        query = np.asarray(vector, dtype=np.float32).reshape(-1)
+
+        def rank(snapshot: Snapshot) -> list[Hit]:
+            self._check_dim(snapshot, query.shape[0])
+            mask = self._mask(snapshot, kind, where)
+            [found] = snapshot.search_many(query[None, :], [kind], int(limit), mask)
+            return [Hit(snapshot.node_ids[pos], score) for pos, score in found]
+
+        return self._ranked(rank)
+
+    def vector_scores(self, vector: np.ndarray, ids: Sequence[str]) -> dict[str, float]:
+        """Best-passage cosine of ``vector`` for each of ``ids`` that has vectors."""
+        query = np.asarray(vector, dtype=np.float32).reshape(-1)
+        with self._lock:
+            snapshot = self._current()
+            self._check_dim(snapshot, query.shape[0])
+            return snapshot.scores_for(query, ids)
+
+    def vector_search_many(
+        self, vectors: np.ndarray, *, kinds: str | Sequence[str | None] | None = None, limit: int = 100,
+    ) -> list[list[Hit]]:
+        """Exact cosine top ``limit`` per query row, each restricted to its kind (one kind for all, or one per
+        row); queries of one kind share one pass over that kind's vectors."""
+        queries = np.asarray(vectors, dtype=np.float32)
+        if queries.ndim == 1:
+            queries = queries[None, :]
+        per_row = [kinds] * len(queries) if kinds is None or isinstance(kinds, str) else list(kinds)
+        if len(per_row) != len(queries):
+            raise InvalidInput(f"{len(per_row)} kinds for {len(queries)} query vectors")
+        with self._lock:
+            snapshot = self._current()
+        self._check_dim(snapshot, queries.shape[1])
+        found = snapshot.search_many(np.ascontiguousarray(queries), per_row, max(1, int(limit)))
+        return [[Hit(snapshot.node_ids[pos], score) for pos, score in hits] for hits in found]
+
+    @staticmethod
+    def _check_dim(snapshot: Snapshot, dim: int) -> None:
+        if snapshot.matrix.shape[0] and dim != snapshot.dim:
+            raise InvalidInput(f"query vector has dimension {dim}, the store holds {snapshot.dim}")
+
+    # -- edges --------------------------------------------------------------------------------------
+
+    def upsert_edges(self, edges: Sequence[Edge]) -> None:
+        with self.atomic():
+            self._conn.executemany(
+                """INSERT INTO edges(id, src, dst, type, props, text, vector, date) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                   ON CONFLICT(id) DO UPDATE SET src = excluded.src, dst = excluded.dst, type = excluded.type,
+                     props = excluded.props, text = excluded.text, vector = excluded.vector, date = excluded.date""",
+                [
+                    (e.id, e.src, e.dst, e.type, json.dumps(e.props, sort_keys=True), e.text,
+                     None if e.vector is None else np.asarray(e.vector, dtype=np.float32).tobytes(), e.date)
+                    for e in edges
+                ],
+            )
+
+    def delete_edges(self, ids: Sequence[str]) -> int:
+        deleted = 0
+        with self.atomic():
+            for chunk in _chunks(ids):
+                marks = ",".join("?" * len(chunk))
+                deleted += self._conn.execute(f"DELETE FROM edges WHERE id IN ({marks})", chunk).rowcount
+        return deleted
+
+    def get_edges(self, ids: Sequence[str]) -> list[Edge]:
+        """Edges in the order of ``ids`` (unknown ids left out), vectors included."""
+        found: dict[str, Edge] = {}
+        with self._lock:
+            for chunk in _chunks(ids):
+                marks = ",".join("?" * len(chunk))
+                for r in self._conn.execute(f"SELECT {_EDGE_COLUMNS} FROM edges WHERE id IN ({marks})", chunk):
+                    found[r[0]] = _edge(r)
+        return [found[i] for i in ids if i in found]
+
+    def select_edges(
+        self, node_ids: Sequence[str], *, mode: str = "around", type: str | None = None,
+        date_from: str | None = None, date_to: str | None = None, limit: int | None = None,
+        with_vectors: bool = False,
+    ) -> EdgeSelection:
+        """Every edge that passes the filters is counted and ordered before ``limit`` cuts (newest first)."""
+        ids = list(dict.fromkeys(node_ids))
+        if not ids:
+            return EdgeSelection(0, [])
+        if len(ids) > _CHUNK:
+            raise InvalidInput(f"select_edges takes at most {_CHUNK} node ids, got {len(ids)}")
+        query, params = sql.select_edges_sql(ids, mode, type, date_from, date_to)
+        with self._lock, self._read_transaction():
+            rows = self._conn.execute(query, params).fetchall()
+            kept, first_date, last_date = newest_first(rows, limit)
+            columns = "rowid, id, src, dst, date" + (", vector" if with_vectors else "")
+            by_rowid: dict[int, EdgeRef] = {}
+            for chunk in _chunks([r[0] for r in kept]):
+                marks = ",".join("?" * len(chunk))
+                for r in self._conn.execute(f"SELECT {columns} FROM edges WHERE rowid IN ({marks})", chunk):
+                    vector = np.frombuffer(r[5], dtype=np.float32) if with_vectors and r[5] is not None else None
+                    by_rowid[r[0]] = EdgeRef(r[1], r[2], r[3], r[4], vector)
+        return EdgeSelection(
+            total=len(rows),
+            edges=[by_rowid[r[0]] for r in kept if r[0] in by_rowid],
+            first_date=first_date,
+            last_date=last_date,
+        )
+
+    def edges_of(
+        self, node_ids: Sequence[str], *, direction: str = "out", types: Sequence[str] | None = None,
+        limit: int | None = None, offset: int = 0,
+    ) -> EdgePage:
+        """Edges of a node set in one direction, counted per type, one page read: see the protocol."""
+        condition, params = sql.edges_of_sql(node_ids, direction, types)
+        page = -1 if limit is None else max(0, int(limit))
+        with self._lock, self._read_transaction():
+            counts = dict(self._conn.execute(
+                f"SELECT type, count(*) FROM edges {condition} GROUP BY type ORDER BY type", params).fetchall())
+            edges = [_edge((*r[:6], None, r[6])) for r in self._conn.execute(
+                f"SELECT id, src, dst, type, props, text, date FROM edges {condition} "
+                "ORDER BY type, src, dst, id LIMIT ? OFFSET ?", [*params, page, max(0, int(offset))])] if page else []
+        return EdgePage(total=sum(counts.values()), counts=counts, edges=edges)
+
+    def edge_ids_with_prefix(self, prefix: str) -> list[str]:
+        """Edge ids starting with ``prefix`` (a range scan of the id index), in id order."""
+        return self._ids_with_prefix("edges", prefix)
+
+    def count_edges(self, type: str | None = None) -> int:
+        with self._lock:
+            if type is None:
+                return self._conn.execute("SELECT count(*) FROM edges").fetchone()[0]
+            return self._conn.execute("SELECT count(*) FROM edges WHERE type = ?", (type,)).fetchone()[0]
+
+    def neighbour_counts(self, node_id: str, *, type: str | None = None, limit: int = 10) -> list[tuple[str, int]]:
+        """The nodes sharing most edges with ``node_id`` (either direction), most first, ties by id."""
+        cond = " AND type = ?" if type is not None else ""
+        extra = [type] if type is not None else []
+        query = (f"SELECT other, count(*) AS c FROM (SELECT dst AS other FROM edges WHERE src = ?{cond} "
+                 f"UNION ALL SELECT src FROM edges WHERE dst = ?{cond}) WHERE other != ? "
+                 "GROUP BY other ORDER BY c DESC, other LIMIT ?")
+        with self._lock:
+            return [(r[0], r[1]) for r in self._conn.execute(query, [node_id, *extra, node_id, *extra, node_id, limit])]
+
+    def most_connected(
+        self, kind: str, *, type: str | None = None, limit: int = 50, offset: int = 0,
+    ) -> list[tuple[str, int]]:
+        """Nodes of ``kind`` with their edge count (either direction), most first, ties by id."""
+        cond = " AND e.type = ?" if type is not None else ""
+        extra = [type] if type is not None else []
+        query = (f"SELECT n.id, (SELECT count(*) FROM edges e WHERE e.src = n.id{cond}) + "
+                 f"(SELECT count(*) FROM edges e WHERE e.dst = n.id AND e.src != n.id{cond}) AS c "
+                 "FROM nodes n WHERE n.kind = ? ORDER BY c DESC, n.id LIMIT ? OFFSET ?")
+        with self._lock:
+            return [(r[0], r[1]) for r in self._conn.execute(query, [*extra, *extra, kind, limit, offset])]
+
+    def integrity_check(self) -> list[str]:
+        """SQLite's own check of the file: ``["ok"]`` when nothing is wrong."""
+        with self._lock:
+            return [r[0] for r in self._conn.execute("PRAGMA integrity_check")]
+
+
+class _Stale(Exception):  # noqa: N818 - internal control flow: the snapshot moved under a filter
+    pass
+
+
+def _node(row: tuple) -> Node:
+    return Node(
+        id=row[0], kind=row[1], name=row[2], text=row[3], props=json.loads(row[4]),
+        text_hash=row[5], created_at=row[6], updated_at=row[7],
+    )
+
+
+def _edge(r: tuple) -> Edge:
+    vector = None if r[6] is None else np.frombuffer(r[6], dtype=np.float32)
+    return Edge(r[0], r[1], r[2], r[3], json.loads(r[4]), r[5], vector, r[7])
+
+
+def _chunks(items: Sequence[str]) -> Iterator[list[str]]:
+    items = list(items)
+    for start in range(0, len(items), _CHUNK):
+        yield items[start : start + _CHUNK]
+

@@ -1,0 +1,168 @@
+"""A tool, declared once for every surface: :class:`ToolSpec` inside a :class:`Toolset`.
+
+A spec carries the request and response models, the function that runs the tool,
+how its answer reads as text (``render``), and how its fields appear on the
+command line (:class:`Cli` / :class:`Arg`). The MCP adapter, the CLI builder and
+the docs tests all read the same declaration, so the surfaces cannot drift.
+
+The function is ``run(runtime, request)`` and may ask for keyword arguments:
+``context`` (a :class:`CallContext`, when ``context=True``) and ``progress`` (a
+``(done, total)`` callback, when ``progress=True``).
+
+A tool that keeps per-session state may also declare ``on_failure``: both
+adapters call it (through :meth:`ToolSpec.failed`) when a call fails for any
+reason, the request's validation and the command line's parsing included, so the
+state can say so (e.g. a failed ``search`` ends the session's latest search, and
+``cat`` does not expand the search before it as if it answered the new question).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from graphlore.contract import Request, Response
+from graphlore.llm import LLM
+
+if TYPE_CHECKING:
+    from graphlore.runtime import Runtime
+
+#: ``progress(done, total)``: work done so far, out of ``total`` units.
+Progress = Callable[[int, int], None]
+
+logger = logging.getLogger("graphlore")
+
+
+@dataclass(frozen=True)
+class CallContext:
+    """Who is calling: what a tool that keeps per-session state, or asks the caller's model, needs."""
+
+    #: stable key of the caller's session; None when the transport has no session (MCP 2026-07-28 over HTTP)
+    session: str | None
+    #: True (CLI): session state must outlive this process, so it is kept in the data folder
+    durable: bool = False
+    #: the MCP client's model (sampling), when the client offers one
+    llm: LLM | None = None
+
+
+class _Unset:
+    def __repr__(self) -> str:
+        return "UNSET"
+
+
+UNSET: Any = _Unset()
+
+
+@dataclass(frozen=True)
+class Arg:
+    """How one request field appears on the command line. By default it is ``--field-name`` (underscores
+    become dashes), repeatable when it is a list, a flag when it is a boolean, with the field's
+    description as help."""
+
+    #: a positional argument (``nargs=-1`` for a list) instead of a flag
+    positional: bool = False
+    #: the flags, replacing ``--field-name`` (e.g. ``("-entity",)``; ``("--a/--b",)`` for an on/off pair)
+    flags: tuple[str, ...] = ()
+    #: a short flag added to the long one, e.g. ``"-p"``
+    short: str | None = None
+    #: each value is JSON text (for objects)
+    json: bool = False
+    #: a list whose values may each hold several items separated by this (``-entity "A, B"``)
+    split: str | None = None
+    #: a CLI-only default (e.g. ``"."`` for a folder); the request model's own default otherwise
+    default: Any = UNSET
+    metavar: str | None = None
+    help: str | None = None
+    #: a correct value, shown when a value is refused (e.g. a JSON selector)
+    example: str | None = None
+
+
+@dataclass(frozen=True)
+class Cli:
+    """The command a tool becomes: ``graphlore <toolset> <command>``."""
+
+    #: the command name; default: the tool name with dashes
+    command: str | None = None
+    #: per-field hints; fields without one follow the defaults of :class:`Arg`
+    args: Mapping[str, Arg] = field(default_factory=dict)
+    #: flags of older interfaces, refused with the form that replaced them
+    refused: Mapping[str, str] = field(default_factory=dict)
+    #: the command's one-line help; default: the first sentence of the tool's description
+    help: str | None = None
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    description: str
+    request: type[Request]
+    response: type[Response]
+    run: Callable[..., Response]
+    #: the text people read (the CLI's output) and, unless ``mcp_text="json"``, the MCP text block
+    render: Callable[[Any], str]
+    #: MCP hints: only reads (``readOnlyHint``); calling twice with the same input changes nothing more
+    read_only: bool = True
+    idempotent: bool = True
+    #: ``run`` also receives ``context=CallContext(...)``
+    context: bool = False
+    #: ``run`` also receives ``progress=callback``; the CLI shows a bar, MCP sends progress notifications
+    progress: bool = False
+    cli: Cli = field(default_factory=Cli)
+    #: where the tool is offered
+    surfaces: frozenset[Literal["mcp", "cli"]] = frozenset({"mcp", "cli"})
+    #: the MCP text block: the rendering (for agents that read text) or the response as JSON
+    mcp_text: Literal["render", "json"] = "render"
+    #: ``on_failure(runtime, arguments, context, error)``: called when a call fails (validation included);
+    #: ``arguments`` are the raw arguments as far as they were read (see :meth:`failed`). Needs ``context=True``.
+    on_failure: Callable[[Runtime, Mapping[str, Any], CallContext, BaseException], None] | None = None
+
+    def __post_init__(self) -> None:
+        if self.on_failure is not None and not self.context:
+            raise TypeError(f"{self.name}: on_failure is for tools with per-session state (context=True)")
+
+    @property
+    def command(self) -> str:
+        return self.cli.command or self.name.replace("_", "-")
+
+    def failed(self, runtime: Runtime, arguments: Mapping[str, Any], context: CallContext, error: BaseException) -> None:
+        """Tell the tool its call failed (what the adapters call). ``arguments``: the MCP arguments as sent, or
+        the CLI's fields by their wire names (for a command line that did not parse, the ``--flag VALUE`` pairs
+        read from it, as strings). The hook's own failure is logged and never replaces ``error``."""
+        if self.on_failure is None:
+            return
+        try:
+            self.on_failure(runtime, arguments, context, error)
+        except Exception:  # noqa: BLE001 - the caller must see the call's error, not the hook's
+            logger.exception("%s: on_failure failed while reporting %r", self.name, error)
+
+
+@dataclass(frozen=True)
+class Toolset:
+    name: str
+    #: one line for ``graphlore --help``
+    summary: str
+    #: what an MCP client is told about the server (``instructions``)
+    instructions: str
+    tools: Sequence[ToolSpec] = ()
+    #: extra CLI commands: ``commands(kit)`` returns click commands built with the CLI adapter's kit
+    #: (:class:`graphlore.adapters.cli.Kit`), so a toolset never imports an adapter
+    commands: Callable[[Any], Sequence[Any]] | None = None
+    #: a small valid state to call the tools against (tests, the reliability suite, trying a toolset out):
+    #: ``examples(runtime, folder)`` makes it under the empty ``folder`` (files to point at; stores filled
+    #: through ``runtime``) and returns, per tool name, argument objects valid against that state. Tools
+    #: it leaves out are exercised from their request schemas alone.
+    examples: Callable[[Any, Path], Mapping[str, Sequence[Mapping[str, Any]]]] | None = None
+    #: appended to the MCP answer to an unknown tool name (which lists the tools), e.g. another way in
+    unknown_tool_hint: str = ""
+
+    def tool(self, name: str) -> ToolSpec:
+        for spec in self.tools:
+            if spec.name == name:
+                return spec
+        raise KeyError(name)
+
+    def on(self, surface: Literal["mcp", "cli"]) -> list[ToolSpec]:
+        return [spec for spec in self.tools if surface in spec.surfaces]

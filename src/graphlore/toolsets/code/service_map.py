@@ -1,0 +1,118 @@
+"""A picture of the system: microservices and the links between them, as Mermaid or Graphviz DOT.
+
+One arrow per (caller service, called service, kind, match): HTTP arrows list the routes called (method
+and path), async arrows the topics. ``cross_service`` and ``intra_service`` links are solid; ``ambiguous``
+ones dashed and labelled so; clients and producers that reach nothing are dashed arrows to the outside
+name they use (``api.example.com (outside)``) or to ``?`` when even that is unknown, labelled with what
+they ask for. With a focus service, only the services within ``depth`` links of it (either direction)
+are drawn.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from graphlore.store import Store
+
+#: labels listed on one arrow before "+N more"
+LABELS_PER_ARROW = 4
+
+
+@dataclass
+class Arrow:
+    source: str
+    target: str
+    kind: str          # http | async
+    match: str         # cross_service | intra_service | ambiguous | unresolved
+    labels: list[str] = field(default_factory=list)
+
+    @property
+    def dashed(self) -> bool:
+        return self.match in ("ambiguous", "unresolved")
+
+
+def arrows(store: Store) -> tuple[list[str], list[Arrow]]:
+    """Every microservice and every arrow between them (see the module docstring)."""
+    services = sorted(node.name for node in store.iter_nodes("microservice"))
+    callers = list(store.iter_nodes("client")) + list(store.iter_nodes("producer"))
+    by_key: dict[tuple[str, str, str, str], Arrow] = {}
+
+    def add(source: str, target: str, kind: str, match: str, label: str) -> None:
+        arrow = by_key.setdefault((source, target, kind, match), Arrow(source, target, kind, match))
+        if label not in arrow.labels:
+            arrow.labels.append(label)
+
+    links = store.edges_of([n.id for n in callers], direction="out", types=["HTTP_CALLS", "ASYNC_CALLS"])
+    targets = {n.id: n for n in store.get_nodes(list({e.dst for e in links.edges}))}
+    linked: dict[str, list] = defaultdict(list)
+    for edge in links.edges:
+        linked[edge.src].append(edge)
+    for caller in callers:
+        p = caller.props
+        kind = "http" if caller.kind == "client" else "async"
+        for edge in linked.get(caller.id, []):
+            route = targets.get(edge.dst)
+            if route is not None:
+                add(p["microservice"], route.props["microservice"], kind, edge.props["match"], route.props["label"])
+        if p.get("match") == "unresolved":
+            named = p.get("target_service") if caller.kind == "client" else None
+            outside = f"{named} (outside)" if named else "?"
+            what = (f"{p.get('http_method') or '?'} {p.get('target_path_template') or '?'}" if caller.kind == "client"
+                    else f"{p.get('broker')} {p.get('topic') or '?'}")
+            add(p["microservice"], outside, kind, "unresolved", what)
+    return services, sorted(by_key.values(), key=lambda a: (a.source, a.target, a.kind, a.match))
+
+
+def focus(services: list[str], found: list[Arrow], service: str, depth: int) -> tuple[list[str], list[Arrow]]:
+    """The services within ``depth`` links of ``service`` and the arrows among them."""
+    near = {service}
+    frontier = {service}
+    for _ in range(depth):
+        step = {a.target for a in found if a.source in frontier} | {a.source for a in found if a.target in frontier}
+        frontier = step - near
+        near |= frontier
+    kept = [a for a in found if a.source in near and (a.target in near or a.match == "unresolved")]
+    return [s for s in services if s in near], kept
+
+
+def _node_id(name: str) -> str:
+    return "n_" + re.sub(r"\W", "_", name)
+
+
+def _label(arrow: Arrow, newline: str) -> str:
+    shown = arrow.labels[:LABELS_PER_ARROW]
+    if len(arrow.labels) > LABELS_PER_ARROW:
+        shown.append(f"+{len(arrow.labels) - LABELS_PER_ARROW} more")
+    if arrow.match in ("ambiguous", "unresolved"):
+        shown.insert(0, f"({arrow.match})")
+    return newline.join(shown)
+
+
+def mermaid(services: list[str], found: list[Arrow]) -> str:
+    lines = ["flowchart LR"]
+    names = list(dict.fromkeys([*services, *(a.target for a in found)]))
+    for name in names:
+        shape = f'{_node_id(name)}(["{name}"])' if name.endswith("(outside)") or name == "?" else \
+            f'{_node_id(name)}["{name}"]'
+        lines.append(f"    {shape}")
+    for arrow in found:
+        label = _label(arrow, "<br/>").replace('"', "#quot;")
+        link = "-.->" if arrow.dashed else ("==>" if arrow.kind == "async" else "-->")
+        lines.append(f'    {_node_id(arrow.source)} {link}|"{label}"| {_node_id(arrow.target)}')
+    return "\n".join(lines)
+
+
+def dot(services: list[str], found: list[Arrow]) -> str:
+    lines = ["digraph services {", "    rankdir=LR;", "    node [shape=box];"]
+    names = list(dict.fromkeys([*services, *(a.target for a in found)]))
+    for name in names:
+        extra = " shape=ellipse style=dashed" if name.endswith("(outside)") or name == "?" else ""
+        lines.append(f'    "{name}" [label="{name}"{extra}];')
+    for arrow in found:
+        label = _label(arrow, "\\n").replace('"', '\\"')
+        style = " style=dashed" if arrow.dashed else (" style=bold" if arrow.kind == "async" else "")
+        lines.append(f'    "{arrow.source}" -> "{arrow.target}" [label="{label}"{style}];')
+    lines.append("}")
+    return "\n".join(lines)

@@ -1,0 +1,165 @@
+"""The facts toolset: a dated knowledge graph of entities, topics, documents and facts."""
+
+from __future__ import annotations
+
+from graphlore.tools import Arg, Cli, Toolset, ToolSpec
+from graphlore.toolsets.facts import cli, command, examples, models, render, split, tools, write
+
+INSTRUCTIONS = """\
+A dated knowledge graph of what documents say: entities (companies, people, places...), topics,
+documents and facts (subject ──[relationship]──▶ object, with the sentence and the document date).
+Typical flow: find (name + definition -> node ids), then search around or between those nodes
+(optionally with a query and dates), then cat N to read a result's chunk. info NAME summarises a
+node; ls and stats list and count. Write with add_document (you extract) or extract_document (an
+LLM extracts). Every tool takes graph (default "default").
+Two ways in, same rules and answers: the typed tools find, search, cat, info, ls, stats (plus
+add_document, extract_document), or one tool kg_execute(command) taking the command strings of
+the original facts server, e.g. kg_execute(command='find --entity {"name":"Apple","definition":"US
+technology company"}'), kg_execute(command='search -entity "Apple Inc" -q acquired --from 2024-10'),
+kg_execute(command="cat 1"); kg_execute(command="help") lists the commands."""
+
+TOOLSET = Toolset(
+    name="facts",
+    summary="A dated knowledge graph of entities, topics, documents and facts.",
+    instructions=INSTRUCTIONS,
+    commands=cli.commands,
+    examples=examples.examples,
+    unknown_tool_hint='the original facts server\'s command strings go through kg_execute(command="..."); '
+                      'kg_execute(command="help") lists its commands',
+    tools=[
+        ToolSpec(
+            name="find",
+            description=(
+                "Resolve what you mean to canonical nodes before searching. Each selector is an object "
+                '{"name": ..., "definition": ..., "id"?: ...}; entity selectors are searched among entities, '
+                "topic selectors among topics, by the cosine of '{name}: {definition}' (top 5 each, score 0..1). "
+                "No facts are retrieved. Names-only strings and 'name: definition' strings are rejected."
+            ),
+            request=models.FindRequest, response=models.FindResponse, run=tools.find, render=render.find,
+            cli=Cli(help="Resolve selectors to canonical entities and topics (top 5 each).",
+                    args={"entity": cli.SELECTOR, "topic": cli.SELECTOR, "graph": cli.GRAPH},
+                    refused=command.FIND_LEGACY),
+        ),
+        ToolSpec(
+            name="search",
+            description=(
+                "Facts around (subject or object selected; default) or between (both selected) the given "
+                "entities and topics, named by canonical name, alias or node id (an unknown name is an error "
+                "listing the nearest nodes). from / to_date filter on the document date (inclusive). Without "
+                "query: newest first; with query: the whole filtered set ranked by relevance of each fact's "
+                "sentence, then cut to limit (default 20). Results are numbered; cat N expands them."
+            ),
+            request=models.SearchRequest, response=models.SearchResponse, run=tools.search, render=render.search,
+            context=True, on_failure=tools.search_failed,
+            cli=Cli(help="Facts around or between entities and topics, newest first or by relevance to --query.",
+                    args={"entity": cli.names("-entity", "Entities"), "topic": cli.names("-topic", "Topics"),
+                          "from": Arg(metavar="DATE"), "to_date": Arg(metavar="DATE"),
+                          "query": Arg(short="-q", metavar="TEXT"), "limit": Arg(metavar="N"), "graph": cli.GRAPH},
+                    refused=command.SEARCH_LEGACY),
+        ),
+        ToolSpec(
+            name="cat",
+            description=(
+                "Expand numbered results of this session's latest search (or of search_id): the fact, its "
+                "chunk text, document name and date, and a one-line summary of both ends. No prior search, or "
+                "a number out of range, is an error."
+            ),
+            request=models.CatRequest, response=models.CatResponse, run=tools.cat, render=render.cat, context=True,
+            cli=Cli(help="Expand results N... of the latest search: fact, chunk, document, both ends.",
+                    args={"numbers": Arg(positional=True, metavar="N..."), "search_id": Arg(metavar="ID"),
+                          "graph": cli.GRAPH}),
+        ),
+        ToolSpec(
+            name="info",
+            description=(
+                "Summarise one entity or topic (canonical name, alias or id): type, definition, aliases, fact "
+                "count, first and last fact dates, most connected neighbours, latest facts, possible duplicates."
+            ),
+            request=models.InfoRequest, response=models.InfoResponse, run=tools.info, render=render.info,
+            cli=Cli(help="Summarise an entity or topic (canonical name, alias or id).",
+                    args={"name": Arg(positional=True), "graph": cli.GRAPH}),
+        ),
+        ToolSpec(
+            name="ls",
+            description=(
+                "List entities or topics (most facts first) or documents (newest first) with counts, one page at "
+                "a time: limit rows (default 50) after offset (default 0); total and has_more say what is left."
+            ),
+            request=models.LsRequest, response=models.LsResponse, run=tools.ls, render=render.ls,
+            cli=Cli(help="List entities, topics or documents with counts (a page: --limit, --offset).",
+                    args={"what": Arg(positional=True), "type": Arg(metavar="TYPE"), "limit": Arg(metavar="N"),
+                          "offset": Arg(metavar="N"), "graph": cli.GRAPH}),
+        ),
+        ToolSpec(
+            name="stats",
+            description="Totals of the graph: entities, topics, documents, chunks, facts, possible duplicates, dates.",
+            request=models.StatsRequest, response=models.StatsResponse, run=tools.stats, render=render.stats,
+            cli=Cli(help="Totals of the graph.", args={"graph": cli.GRAPH}),
+        ),
+        ToolSpec(
+            name="split",
+            description=(
+                "Undo a merge: the given mentions of an entity or topic (mention ids or names, as info lists them) "
+                "leave it for a new node. Both nodes are rebuilt from their own mentions (names, aliases, "
+                "definition, type), the facts those mentions brought move to the new node, and a mention with a "
+                "name only the other side holds never merges into either again."
+            ),
+            request=models.SplitRequest, response=models.SplitResponse, run=split.split, render=render.split,
+            read_only=False, idempotent=False,
+            cli=Cli(help="Undo a merge: mentions (ids or names from info) leave a node for a new one.",
+                    args={"name": Arg(positional=True), "mentions": Arg(metavar="ID_OR_NAME"), "graph": cli.GRAPH}),
+        ),
+        ToolSpec(
+            name="kg_execute",
+            description=(
+                "Run one command string of the original facts server: find, search, cat, info, ls, stats or help "
+                '(e.g. find --entity {"name":"Apple","definition":"US technology company"}; search -entity '
+                '"Apple Inc, Microsoft Corp" --mode between -q acquired --from 2024-10; cat 1 2; info Apple Inc; '
+                "ls entities -type company). The string is split as that server did (find takes raw JSON), then "
+                "validated by the same models as the typed tools of the same names, so the same rules and errors "
+                "apply; the answer is that tool's text. help lists the commands and the workflow "
+                "find -> search -> cat -> info. Shares the session of search and cat."
+            ),
+            request=models.ExecuteRequest, response=models.ExecuteResponse, run=command.execute,
+            render=lambda r: r.text, context=True,
+            cli=Cli(command="exec", help="Run one command string of the original facts server (`exec help` lists the commands).",
+                    args={"command": Arg(positional=True, metavar="COMMAND")}),
+        ),
+        ToolSpec(
+            name="add_document",
+            description=(
+                "Add one document you have extracted yourself: name, date (YYYY-MM-DD), source, chunks, "
+                "entities (name, type, definition, aliases), topics (name, definition, aliases) and facts "
+                "(subject, relationship, object, sentence, date_context, chunk index), subject/object naming "
+                "entities or topics of the same record. Each entity and topic is resolved against the graph: "
+                "the answer says what was created, what was merged into which node and why. One transaction; "
+                "the same document again changes nothing."
+            ),
+            request=models.AddDocumentRequest, response=models.AddDocumentResponse, run=tools.add_document,
+            render=render.add_document, read_only=False, surfaces=frozenset({"mcp"}),
+        ),
+        ToolSpec(
+            name="ingest",
+            description=(
+                "Add the document records of a JSONL file (one add_document record per line), validated in full "
+                "before anything is written, then written in transactions of at most "
+                f"{write.INGEST_BATCH_DOCUMENTS} documents."
+            ),
+            request=models.IngestRequest, response=models.IngestResponse, run=tools.ingest, render=render.ingest,
+            read_only=False, progress=True, surfaces=frozenset({"cli"}),
+            cli=Cli(help="Add the document records of a JSONL file (validated in full before anything is written).",
+                    args={"file": Arg(positional=True), "graph": cli.GRAPH}),
+        ),
+        ToolSpec(
+            name="extract_document",
+            description=(
+                "Have an LLM extract a document's entities, topics, then facts, and add it like add_document. "
+                "Uses the configured OpenAI-compatible endpoint, else this client's model (sampling). Without "
+                "either it fails and points to add_document."
+            ),
+            request=models.ExtractDocumentRequest, response=models.ExtractDocumentResponse,
+            run=tools.extract_document, render=render.add_document, read_only=False, idempotent=False,
+            context=True, surfaces=frozenset({"mcp"}),
+        ),
+    ],
+)

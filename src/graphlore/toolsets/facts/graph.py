@@ -1,0 +1,145 @@
+"""One facts graph: where its store lives, how its rows look, and how a name finds its node.
+
+A graph named ``g`` is the store namespace ``facts/{g}`` (``--graph`` / ``graph``,
+default ``default``); its folder ``{home}/facts/{g}/`` also keeps the CLI's
+numbered searches. Rows:
+
+- entity / topic nodes: id ``E:slug`` / ``T:slug``, name = canonical name, one vector
+  of ``"{name}: {definition}"`` (its hash is ``text_hash``), text = the keyword text
+  BM25 reads (that line, the aliases and the name's codes as whole tokens, see
+  :func:`lookup.keyword_text`), props ``type`` (entities), ``definition``,
+  ``aliases``; lookup keys from :mod:`names` for the name, every alias (their strong
+  codes included) and every (name, definition) mention merged into it.
+- document nodes ``D:slug`` (props ``date``, ``source``, ``content_hash``, counts and
+  the resolutions of its mentions) and chunk nodes ``D:slug#i`` (text = chunk).
+- fact edges ``D:slug/hash``: subject -> object, type ``fact``, text = sentence
+  (embedded), date = document date, props ``relationship``, ``date_context``,
+  ``chunk``, ``document``; ``possible_duplicate`` edges link nodes that resolution
+  kept apart but found close.
+"""
+
+from __future__ import annotations
+
+import shlex
+
+from graphlore.contract import quote
+from graphlore.errors import InvalidInput, NotFound
+from graphlore.runtime import Runtime
+from graphlore.store import Node, Store, check_embedder, store_location
+from graphlore.toolsets.facts.names import exact_key, normalize, spaceless
+
+FACT = "fact"
+DUPLICATE = "possible_duplicate"
+PREFIX = {"entity": "E:", "topic": "T:", "document": "D:"}
+KINDS = ("entity", "topic")
+ARTICLE = {"entity": "an entity", "topic": "a topic"}
+
+
+def node_text(name: str, definition: str) -> str:
+    """What an entity or topic is embedded as."""
+    return f"{name}: {definition}"
+
+
+class FactsGraph:
+    """A named graph, opened through a shared :class:`Runtime` (one open store per graph and process)."""
+
+    def __init__(self, runtime: Runtime, name: str) -> None:
+        self.runtime = runtime
+        self.name = name
+        self.namespace = f"facts/{name}"
+        #: the graph's folder (the CLI keeps its numbered searches there)
+        self.location = runtime.settings.home / "facts" / name
+
+    @property
+    def path(self) -> str:
+        return store_location(self.runtime.settings, self.namespace)
+
+    def exists(self) -> bool:
+        return self.runtime.store_exists(self.namespace)
+
+    def ingest_command(self, graph: str | None = None) -> str:
+        """The CLI command that adds documents to this graph (or to ``graph``), as printed in hints."""
+        return f"graphlore facts ingest FILE.jsonl --graph {graph or self.name}"
+
+    def repair_hint(self) -> str:
+        """What a damaged graph needs: the exact commands (its folder moved aside, the documents added again)."""
+        folder = shlex.quote(str(self.location))
+        damaged = shlex.quote(f"{self.location}.damaged")
+        return (f"the graph cannot be repaired in place: move it aside and add its documents again: "
+                f"`mv {folder} {damaged} && {self.ingest_command()}`")
+
+    def store(self, create: bool = False) -> Store:
+        if not create and not self.exists():
+            raise NotFound(
+                f"graph {self.name!r} has no data yet; add documents first: add_document (MCP) or "
+                f"`{self.ingest_command()}` (CLI)"
+            )
+        store = self.runtime.open_store(self.namespace, create=create, repair=self.repair_hint())
+        check_embedder(store, self.runtime.embedder, what=f"graph {self.name!r}",
+                       repair="configure the embedder that made it (GRAPHLORE_EMBEDDER and its settings), or add "
+                              f"the documents to a new graph: `{self.ingest_command('NEW')}`")
+        return store
+
+    # -- names to nodes ----------------------------------------------------------------------
+
+    def resolve(self, store: Store, given: str, kind: str | None) -> tuple[Node, str]:
+        """The one node ``given`` names (node id, then exact name or alias, then normalised name or alias).
+
+        Nothing found: an error listing the nearest nodes and pointing to ``find``; a name of the
+        other kind (a topic given as an entity): an error saying which field to use; several: an
+        error listing them with their ids.
+        """
+        kinds = [kind] if kind else list(KINDS)
+        found = self._lookup(store, given, kinds, kind)
+        if found is not None:
+            return found
+        if kind is not None:
+            other = "topic" if kind == "entity" else "entity"
+            try:
+                mixed = self._lookup(store, given, [other], other)
+            except InvalidInput as exc:  # several nodes of the other kind: still the wrong field
+                raise InvalidInput(f"{quote(given)} is not {ARTICLE[kind]}: {exc.message}; give it under -{other} "
+                                   f"(field {other})") from exc
+            if mixed is not None:
+                node = mixed[0]
+                raise InvalidInput(f"{quote(given)} is {ARTICLE[other]} ({node.id}): use -{other} (field {other}), "
+                                   f"not -{kind}")
+        nearest = self.nearest(store, given, kinds)
+        hint = "; ".join(f"{n.id} ({n.name})" for n in nearest) or "none: the graph has no such nodes yet"
+        what = kind or "entity or topic"
+        raise NotFound(
+            f"no {what} named {quote(given)} (by id, name or alias). Nearest: {hint}. Use find with a name and a "
+            "definition to look nodes up, then pass a canonical name or id"
+        )
+
+    @staticmethod
+    def _lookup(store: Store, given: str, kinds: list[str], kind: str | None) -> tuple[Node, str] | None:
+        """The node ``given`` names among ``kinds`` and how it matched; None when none; several: an error."""
+        by_id = [n for n in store.get_nodes([given.strip()]) if n.kind in kinds]
+        if by_id:
+            return by_id[0], "id"
+        for keys in ([exact_key(given)], ["n:" + normalize(given), "s:" + spaceless(given)]):
+            found: dict[str, None] = {}
+            for key_kind in kinds:
+                for ids in store.nodes_by_keys(keys, kind=key_kind).values():
+                    found.update(dict.fromkeys(ids))
+            if len(found) == 1:
+                [node] = store.get_nodes(list(found))
+                if exact_key(node.name) == exact_key(given):
+                    return node, "name"
+                if any(exact_key(a) == exact_key(given) for a in node.props.get("aliases", [])):
+                    return node, "alias"
+                return node, "normalised"
+            if len(found) > 1:
+                nodes = store.get_nodes(list(found))
+                listed = "; ".join(f"{n.id} ({n.name}: {n.props.get('definition', '')[:80]})" for n in nodes[:10])
+                plural = {"entity": "entities", "topic": "topics"}.get(kind or "", "entities or topics")
+                raise InvalidInput(f"{quote(given)} names {len(nodes)} {plural}: {listed}; pass the id instead")
+        return None
+
+    def nearest(self, store: Store, text: str, kinds: list[str], n: int = 5) -> list[Node]:
+        vector = self.runtime.embedder.embed([text])[0]
+        hits = store.vector_search_many(vector[None, :].repeat(len(kinds), 0), kinds=kinds, limit=n)
+        best = sorted((h for row in hits for h in row), key=lambda h: -h.score)[:n]
+        return store.get_nodes([h.id for h in best])
+

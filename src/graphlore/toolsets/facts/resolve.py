@@ -1,0 +1,600 @@
+"""Entity resolution on every write: does a mention name a node the graph already has?
+
+Candidates for a mention come from lookup keys (its normalised names, word
+prefixes, acronyms and strong codes, see :mod:`names`), from vector search over
+the vectors of ``"{name}: {definition}"`` of its kind (and, when
+KEYWORD_CANDIDATES is set, from BM25 as ``find`` ranks, see :mod:`lookup`); mentions
+earlier in the same write are candidates by key and by their nearest texts (one
+blocked matrix product per write, so a write's cost grows linearly with its
+mentions). Each candidate is judged by how the names relate
+(:func:`names.name_evidence`, which reads the names' identifiers with
+:mod:`codes`) and by cosines:
+
+==================  ========================================  ===========================
+names               merge when                                possible duplicate when
+==================  ========================================  ===========================
+same, acronym       definition cosine >= 0.40 and definition  definition cosine >= 0.25
+                    + text cosine >= 1.10                     or the sum >= 0.95
+same, 5+ words      definition cosine >= 0.30                 as above
+code (a shared      definition cosine >= 0.50                 always (below 0.50)
+rare strong code)
+prefix, contained   definition cosine >= 0.50 and the sum     definition cosine >= 0.30
+                    >= 1.20, and every word the longer name   (also when the longer name
+                    adds is in the other side's definition    adds unexplained words)
+                    or names
+similar             text cosine >= 0.85 and definition        text cosine >= 0.70
+                    cosine >= 0.40
+conflict (codes,    never                                     text cosine >= 0.70
+editions or
+platforms differ)
+none                never                                     text cosine >= 0.80
+==================  ========================================  ===========================
+
+and, over every row: two definitions that both state numbers and share fewer
+than half of the smaller set of them (years, street and phone numbers: see
+:func:`codes.numbers_disagree`), or that both name at least five people or places
+and share at most half of them (:func:`codes.names_disagree`), are never merged,
+nor are entities whose types differ, nor names a split kept apart (all at most
+linked).
+
+"Definition cosine" compares the two definitions alone; "text cosine" the two
+``"{name}: {definition}"`` vectors. With equal names the text vectors share the
+name, which inflates their cosine (Mercury the planet vs the element: text
+0.75-0.78 with one- or two-word definitions, definitions alone 0.32-0.35), so the
+definitions must agree on their own as well. Calibrated with all-MiniLM-L6-v2
+int8 on labelled pairs (``bench/facts_resolution.py`` prints each pair's cosines
+and verdict): same-name pairs that are different things scored definition
+cosines of -0.04 to 0.42 and sums up to 1.14 (the highest: one-word definitions,
+and "Washington" the state vs the capital at 0.416 / 1.088); true matches with
+sentence-long definitions 0.41 to 0.87 and sums 1.03 to 1.75. Without name
+evidence nothing merges ("AWS" vs "Amazon": text 0.75; "Meta" vs "Facebook": 0.79).
+
+Identifiers, calibrated on three public entity-resolution sets
+(``bench/facts_resolution.py --er``, figures in ``bench/README.md``): embeddings
+put product names that differ by one model number at text cosines above 0.9
+("Panasonic KX-TCA86" / "KX-TCA92"), and catalogue or bibliography records that
+share a template at definition cosines of 0.5-0.98 when they are different
+things ("Editor's Notes" of 1997 and of 1998; two restaurants named "Remi" in
+two cities). So codes, editions, platforms and the numbers a definition states
+decide before cosines can merge; a strong code (letters and at least two digits,
+"kxtca86", or five digits and more) that one node only holds is evidence on its
+own, checked against the definitions at the prefix level (an accessory "for
+KX-TCA86" reads 0.3-0.45 against the headset); and a longer name adds nothing its
+other side does not explain ("Stars Cafe" vs "Stars", "Editor's Notes and
+Erratum"), which links rather than merges "Samsung" / "Samsung Electronics". The
+true matches below the merge line become possible duplicates, which is the safe
+side: a wrong merge loses information, a link does not.
+
+Two rules come from the bibliography set (DBLP-ACM), whose definitions are "paper
+by AUTHORS in VENUE, YEAR": equal titles of five words or more are nearly always
+the same paper, but the two catalogues name venues differently ("SIGMOD
+Conference" / "International Conference on Management of Data"), so 277 of its
+2224 true pairs had equal titles and definition cosines of 0.25-0.40 (the usual
+0.40 kept them linked); one-word names (Mercury, Washington) need that 0.40, so
+the lower bar is for long names only (LONG_NAME_WORDS; recall 0.806 -> 0.908). Its
+wrong merges were recurring column titles ("Reminiscences on Influential Papers",
+"Guest editorial", "Keynote address") of one venue and year by other authors:
+definitions that name mostly different people (names_disagree; precision 0.985
+-> 0.991, recall 0.908 -> 0.897). It needs five capitalised words on each side,
+which one-sentence entity definitions rarely have ("CEO of Microsoft, succeeded
+Steve Ballmer"), so their merges stay with the cosines; with three, it also
+blocked more true pairs for no more precision.
+
+A merge keeps every surface form as an alias and the node's lookup keys grow
+with them; the canonical name is the longest surface form and the definition the
+longest definition seen (ties: alphabetical), so the result does not depend on
+the order documents arrive in. Possible duplicates are created apart and linked
+by a ``possible_duplicate`` edge (at most 3 per new node). When a judge (an LLM)
+is given, it decides the possible duplicates instead.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from graphlore.embedding import Embedder
+from graphlore.store import Edge, Node, Store
+from graphlore.toolsets.facts import lookup, mentions
+from graphlore.toolsets.facts.codes import names_disagree, numbers_disagree
+from graphlore.toolsets.facts.graph import DUPLICATE, PREFIX, node_text
+from graphlore.toolsets.facts.lookup import keyword_text
+from graphlore.toolsets.facts.names import (
+    mention_key,
+    name_evidence,
+    name_keys,
+    normalize,
+    probe_keys,
+    slug,
+    unexplained_words,
+)
+
+#: Bump when a threshold below changes, so stored links can say which rules made them.
+RESOLUTION_VERSION = 2
+MERGE_DEFINITION = 0.40
+MERGE_SUM = 1.10
+DUPLICATE_DEFINITION = 0.25
+DUPLICATE_SUM = 0.95
+PREFIX_MERGE_DEFINITION = 0.50
+PREFIX_MERGE_SUM = 1.20
+PREFIX_DUPLICATE_DEFINITION = 0.30
+SIMILAR_MERGE_TEXT = 0.85
+SIMILAR_DUPLICATE_TEXT = 0.70
+UNRELATED_DUPLICATE_TEXT = 0.80
+#: Equal names of at least this many words identify on their own: their definitions need only not be about
+#: different things (LONG_NAME_DEFINITION; no sum). See the module docstring for the measurement.
+LONG_NAME_WORDS = 5
+LONG_NAME_DEFINITION = 0.30
+#: Levels whose longer name must not add words the other side does not explain (see names.unexplained_words).
+ADDED_WORDS_LEVELS = ("prefix", "contained")
+#: A shared strong code: the definitions must not be about different things.
+CODE_MERGE_DEFINITION = 0.50
+#: Names that differ only by codes, editions or platforms are linked above this text cosine.
+CONFLICT_DUPLICATE_TEXT = 0.70
+#: Vector-search candidates per mention, and the possible-duplicate links kept per new node.
+VECTOR_CANDIDATES = 10
+#: BM25 candidates per mention (find's keyword side). Off: on the three ER sets 10 of them changed no
+#: decision (names, codes and vectors already found every candidate that merged), and the SQLite store
+#: rebuilds its BM25 postings after every write (~26 s at 300k nodes with chunks), more than the 10%
+#: of ingest time a write may add at the 1M-fact scale. Turn on once postings are kept incrementally.
+KEYWORD_CANDIDATES = 0
+MAX_DUPLICATE_LINKS = 3
+#: Mentions earlier in the same write are candidates above this text cosine (or by key) ...
+PENDING_TEXT_FLOOR = 0.60
+#: ... found by a matrix product over blocks of this many mentions.
+NEIGHBOUR_BLOCK = 512
+
+
+class TextVectors:
+    """Embeddings by text, each text embedded at most once per write, batched."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        self.embedder = embedder
+        self._by_text: dict[str, np.ndarray] = {}
+        self.embedded = 0
+
+    def need(self, texts: Sequence[str]) -> None:
+        missing = [t for t in dict.fromkeys(texts) if t not in self._by_text]
+        if missing:
+            matrix = self.embedder.embed(missing)
+            self._by_text.update(zip(missing, matrix, strict=True))
+            self.embedded += len(missing)
+
+    def __getitem__(self, text: str) -> np.ndarray:
+        if text not in self._by_text:
+            self.need([text])
+        return self._by_text[text]
+
+    def get(self, text: str) -> np.ndarray | None:
+        return self._by_text.get(text)
+
+
+@dataclass
+class Mention:
+    kind: str
+    name: str
+    type: str | None
+    definition: str
+    aliases: list[str]
+    #: the document that says it (its node id) and that document's date: where its record points
+    document: str = ""
+    date: str | None = None
+
+    @property
+    def text(self) -> str:
+        return node_text(self.name, self.definition)
+
+    @property
+    def key(self) -> str:
+        return mention_key(self.kind, self.name, self.definition, self.type)
+
+    @property
+    def names(self) -> list[str]:
+        return [self.name, *self.aliases]
+
+
+@dataclass
+class NodeState:
+    """An entity or topic as this write leaves it."""
+
+    id: str
+    kind: str
+    name: str
+    type: str | None
+    definition: str
+    aliases: list[str]
+    stored_hash: str = ""  # text_hash in the store ("" for a node created by this write)
+    stored_vector: np.ndarray | None = None
+    stored_props: dict = field(default_factory=dict)
+    new_keys: set[str] = field(default_factory=set)
+    #: the number of the node's latest mention record (None: written before records, see :mod:`mentions`)
+    mention_seq: int | None = 0
+    #: nodes a split kept apart from this one: id -> their normalised names (see :func:`kept_apart_from`)
+    kept_apart: dict[str, list[str]] = field(default_factory=dict)
+    #: records made by this write: (props, document, date)
+    records: list[tuple[dict, str, str | None]] = field(default_factory=list)
+    #: names that mentions matched by key added to a record stored before this write: key -> names
+    record_names: dict[str, list[str]] = field(default_factory=dict)
+
+    @classmethod
+    def from_node(cls, node: Node) -> NodeState:
+        vector = node.vectors[0] if node.vectors is not None and len(node.vectors) else None
+        return cls(node.id, node.kind, node.name, node.props.get("type"), node.props.get("definition", ""),
+                   list(node.props.get("aliases", [])), node.text_hash, vector, dict(node.props),
+                   mention_seq=node.props.get("mention_seq"), kept_apart=dict(node.props.get("kept_apart", {})))
+
+    @property
+    def names(self) -> list[str]:
+        return [self.name, *self.aliases]
+
+    @property
+    def text(self) -> str:
+        return node_text(self.name, self.definition)
+
+    @property
+    def text_hash(self) -> str:
+        return hashlib.sha256(self.text.encode()).hexdigest()[:32]
+
+    def props(self) -> dict:
+        props: dict = {"definition": self.definition, "aliases": self.aliases}
+        if self.kind == "entity":
+            props["type"] = self.type
+        if self.mention_seq is not None:
+            props["mention_seq"] = self.mention_seq
+        if self.kept_apart:
+            props["kept_apart"] = self.kept_apart
+        return props
+
+    def changed(self) -> bool:
+        return not self.stored_hash or self.text_hash != self.stored_hash or self.props() != self.stored_props
+
+    def absorb(self, mention: Mention, action: str, reason: str) -> None:
+        """Take a mention in: every surface form kept, canonical name and definition chosen by length
+        (:func:`mentions.fold` of the records gives the same node). ``created`` and ``merged`` mentions
+        (a key the node did not hold) become a record; a ``matched`` one adds its new names, if any, to
+        the record of its key."""
+        added = [n for n in mention.names if n not in self.names]
+        if action != "matched" and self.mention_seq is None:  # written before records: keep what it was
+            self.records.append((mentions.record("", self.names, self.type, self.definition, mentions.LEGACY,
+                                                 "what the node was before graphlore kept mention records",
+                                                 RESOLUTION_VERSION, 0), "", None))
+            self.mention_seq = 1
+        self.name, self.aliases = mentions.canonical([*self.names, *mention.names])
+        self.definition = mentions.longest_definition([self.definition, mention.definition])
+        if not self.type and mention.type:
+            self.type = mention.type
+        for name in mention.names:
+            self.new_keys.update(name_keys(name))
+        self.new_keys.add(mention.key)
+        if action != "matched":
+            self.mention_seq = (self.mention_seq or 0) + 1
+            self.records.append((mentions.record(mention.key, mention.names, mention.type, mention.definition,
+                                                 action, reason, RESOLUTION_VERSION, self.mention_seq),
+                                 mention.document, mention.date))
+        elif added:
+            made = [props for props, _, _ in self.records if props["key"] == mention.key]
+            if made:
+                made[0]["names"] = list(dict.fromkeys([*made[0]["names"], *added]))
+            else:
+                self.record_names.setdefault(mention.key, []).extend(added)
+
+
+@dataclass(frozen=True)
+class Decision:
+    action: str  # "merge", "duplicate", "separate"
+    score: float
+    reason: str
+    #: identifiers decided it (codes, editions or platforms, or the numbers the definitions state):
+    #: a judge may not turn this possible duplicate into a merge
+    settled: bool = False
+
+
+def decide(mention: Mention, node: NodeState, text_cos: float, definition_cos: Callable[[], float],
+           rare: Callable[[str], bool] | None = None) -> Decision:
+    """Merge, link as a possible duplicate, or keep apart (see the module docstring for the table);
+    ``rare(code)``: whether one node only holds the code (see :func:`names.name_evidence`)."""
+    level, why, pair = name_evidence(mention.names, node.names, rare)
+    if level == "code":
+        d = definition_cos()
+        cosines = f"definition cosine {d:.2f}, text cosine {text_cos:.2f}"
+        if d >= CODE_MERGE_DEFINITION:
+            decision = Decision("merge", d, f"{why} ({cosines})")
+        else:
+            decision = Decision("duplicate", d, f"{why} but definitions differ ({cosines})")
+    elif level in ("same", "acronym", "prefix", "contained"):
+        d = definition_cos()
+        total = d + text_cos
+        if level in ("prefix", "contained"):
+            merge, merge_sum, dup, dup_sum = PREFIX_MERGE_DEFINITION, PREFIX_MERGE_SUM, PREFIX_DUPLICATE_DEFINITION, float("inf")
+        else:
+            merge, merge_sum, dup, dup_sum = MERGE_DEFINITION, MERGE_SUM, DUPLICATE_DEFINITION, DUPLICATE_SUM
+        cosines = f"definition cosine {d:.2f}, text cosine {text_cos:.2f}"
+        if (level == "same" and d >= LONG_NAME_DEFINITION
+                and min(len(normalize(n).split()) for n in pair) >= LONG_NAME_WORDS):
+            merge, merge_sum = LONG_NAME_DEFINITION, 0.0
+        added = unexplained_words(pair, (" ".join([mention.definition, *mention.names]),
+                                         " ".join([node.definition, *node.names]))) if level in ADDED_WORDS_LEVELS else []
+        if added and (d >= dup or total >= dup_sum):
+            decision = Decision("duplicate", d, f"{why}, but the longer name adds {', '.join(added)} ({cosines})")
+        elif d >= merge and total >= merge_sum and not added:
+            decision = Decision("merge", d, f"{why} and matching definitions ({cosines})")
+        elif d >= dup or total >= dup_sum:
+            decision = Decision("duplicate", d, f"{why} but definitions differ ({cosines})")
+        else:
+            return Decision("separate", d, f"{why} but different things ({cosines})")
+    elif level == "similar":
+        if text_cos >= SIMILAR_MERGE_TEXT and definition_cos() >= MERGE_DEFINITION:
+            decision = Decision("merge", text_cos, f"{why} and matching texts (cosine {text_cos:.2f})")
+        elif text_cos >= SIMILAR_DUPLICATE_TEXT:
+            decision = Decision("duplicate", text_cos, f"{why}, texts close (cosine {text_cos:.2f})")
+        else:
+            return Decision("separate", text_cos, why)
+    elif level == "conflict":
+        if text_cos < CONFLICT_DUPLICATE_TEXT:
+            return Decision("separate", text_cos, why)
+        decision = Decision("duplicate", text_cos, f"{why}, texts close (cosine {text_cos:.2f})", settled=True)
+    elif text_cos >= UNRELATED_DUPLICATE_TEXT:
+        decision = Decision("duplicate", text_cos, f"different names, close texts (cosine {text_cos:.2f})")
+    else:
+        return Decision("separate", text_cos, why)
+    disagree = (numbers_disagree(mention.definition, node.definition)
+                or names_disagree(mention.definition, node.definition)) if decision.action != "separate" else None
+    if disagree is not None:
+        return Decision("duplicate", decision.score, f"{decision.reason}, but {disagree}", settled=True)
+    if (decision.action == "merge" and mention.type and node.type
+            and mention.type.casefold() != node.type.casefold()):
+        return Decision("duplicate", decision.score, f"{decision.reason}, but types differ ({mention.type} vs {node.type})")
+    apart = kept_apart_from(mention, node) if decision.action == "merge" else None
+    if apart is not None:
+        return Decision("duplicate", decision.score, f"{decision.reason}, but a split kept {mention.name!r} apart "
+                                                     f"from this node ({apart} holds it)", settled=True)
+    return decision
+
+
+def kept_apart_from(mention: Mention, node: NodeState) -> str | None:
+    """The node a split kept ``mention``'s names apart from ``node`` in, if any: a name the split left on
+    the other side (and not on both) never merges into this one again."""
+    names = {normalize(n) for n in mention.names}
+    for other, kept in sorted(node.kept_apart.items()):
+        if names & set(kept):
+            return other
+    return None
+
+
+@dataclass
+class Outcome:
+    mention: Mention
+    node: NodeState
+    action: str  # "created", "merged", "matched"
+    reason: str
+    links: list[tuple[NodeState, Decision]] = field(default_factory=list)
+
+
+#: (mention, node) -> True to merge a possible duplicate (an LLM's verdict)
+Judge = Callable[[Mention, NodeState], bool]
+
+
+class Resolver:
+    """Resolves the mentions of one write against the store and against each other.
+
+    Every read (keys, vector search) happens before anything is written, so the
+    store's vector cache is built at most once per write; decisions then run in
+    mention order over in-memory state.
+    """
+
+    def __init__(self, store: Store, vectors: TextVectors, judge: Judge | None = None) -> None:
+        self.store = store
+        self.vectors = vectors
+        self.judge = judge
+        self.states: dict[str, NodeState] = {}
+        self.created: list[NodeState] = []
+        self._pending_keys: dict[str, list[NodeState]] = {}
+        self._code_holders: dict[str, set[str]] = {}  # "c:" key -> store node ids that hold it
+        self._seen: dict[str, NodeState] = {}  # mention key -> the node it resolved to, in this write
+        self._earlier: dict[str, list[str]] = {}  # mention key -> keys of its nearest earlier mentions
+
+    # -- reads -----------------------------------------------------------------------------
+
+    def _load(self, ids: Sequence[str]) -> None:
+        missing = [i for i in dict.fromkeys(ids) if i not in self.states]
+        for node in self.store.get_nodes(missing, with_vectors=True):
+            self.states[node.id] = NodeState.from_node(node)
+
+    def resolve(self, mentions: list[Mention]) -> list[Outcome]:
+        known = {k: ids[0] for k, ids in self.store.nodes_by_keys([m.key for m in mentions]).items()}
+        fresh: dict[str, Mention] = {}
+        for m in mentions:
+            if m.key not in known:
+                fresh.setdefault(m.key, m)
+        candidates = self._candidates(list(fresh.values()))
+        self._earlier = self._earlier_neighbours(list(fresh.values()))
+        self._load([*known.values(), *(i for ids in candidates.values() for i in ids)])
+        self._prepare_definitions(list(fresh.values()), candidates)
+        outcomes: list[Outcome] = []
+        seen = self._seen
+        for m in mentions:
+            if m.key in seen:
+                node = seen[m.key]
+                node.absorb(m, "matched", "")
+                outcomes.append(Outcome(m, node, "matched", "same name and definition as another mention here"))
+            elif m.key in known and known[m.key] in self.states:
+                node = self.states[known[m.key]]
+                node.absorb(m, "matched", "")
+                outcomes.append(Outcome(m, node, "matched", "same name and definition as an earlier mention"))
+            else:
+                outcomes.append(self._decide(m, candidates.get(m.key, [])))
+            seen[m.key] = outcomes[-1].node
+        return outcomes
+
+    def _candidates(self, mentions: list[Mention]) -> dict[str, list[str]]:
+        """Store node ids per mention key: by lookup keys, then by vector search within the kind."""
+        out: dict[str, list[str]] = {m.key: [] for m in mentions}
+        if not mentions:
+            return out
+        probes = {m.key: [k for name in m.names for k in probe_keys(name)] for m in mentions}
+        hits = self.store.nodes_by_keys([k for keys in probes.values() for k in keys])
+        self._code_holders.update({k: set(ids) for k, ids in hits.items() if k.startswith("c:")})
+        for m in mentions:
+            out[m.key] += [i for k in probes[m.key] for i in hits.get(k, []) if i.startswith(PREFIX[m.kind])]
+        self.vectors.need([m.text for m in mentions])
+        matrix = np.vstack([self.vectors[m.text] for m in mentions])
+        found = self.store.vector_search_many(matrix, kinds=[m.kind for m in mentions], limit=VECTOR_CANDIDATES)
+        for m, row in zip(mentions, found, strict=True):
+            keyword = self.store.keyword_search(lookup.keyword_query(m.name, m.definition), kind=m.kind,
+                                                limit=KEYWORD_CANDIDATES, weights=lookup.FIND_FIELD_WEIGHTS
+                                                ) if KEYWORD_CANDIDATES else []
+            out[m.key] = list(dict.fromkeys([*out[m.key], *(h.id for h in row), *(h.id for h in keyword)]))
+        return out
+
+    def _prepare_definitions(self, mentions: list[Mention], candidates: dict[str, list[str]]) -> None:
+        """Embed, in one batch, every definition a name-evidence comparison will need."""
+        texts = [m.definition for m in mentions]
+        for m in mentions:
+            for node_id in candidates.get(m.key, []):
+                node = self.states.get(node_id)
+                if node is not None and name_evidence(m.names, node.names)[0] not in ("none", "conflict"):
+                    texts.append(node.definition)
+        self.vectors.need(texts)
+
+    # -- decisions -----------------------------------------------------------------------------
+
+    def _text_cos(self, m: Mention, node: NodeState) -> float:
+        current = self.vectors.get(node.text)
+        vector = current if current is not None else node.stored_vector
+        if vector is None:
+            vector = self.vectors[node.text]
+        return float(self.vectors[m.text] @ vector)
+
+    def _earlier_neighbours(self, mentions: list[Mention]) -> dict[str, list[str]]:
+        """Per mention, the VECTOR_CANDIDATES earlier mentions of its kind in this write whose texts are
+        closest (cosine >= PENDING_TEXT_FLOOR): one blocked matrix product for the whole write, so each
+        mention's cost does not grow with its position in the write."""
+        out: dict[str, list[str]] = {}
+        if len(mentions) < 2:
+            return out
+        matrix = np.vstack([self.vectors[m.text] for m in mentions])
+        entity = np.array([m.kind == "entity" for m in mentions])
+        for start in range(1, len(mentions), NEIGHBOUR_BLOCK):
+            stop = min(len(mentions), start + NEIGHBOUR_BLOCK)
+            scores = matrix[start:stop] @ matrix[:stop].T
+            rows = np.arange(start, stop)[:, None]
+            scores[(np.arange(stop)[None, :] >= rows) | (entity[start:stop, None] != entity[None, :stop])] = -np.inf
+            k = min(VECTOR_CANDIDATES, stop)
+            top = np.argpartition(-scores, k - 1, axis=1)[:, :k]
+            for r, columns in enumerate(top):
+                near = [j for j in columns if scores[r, j] >= PENDING_TEXT_FLOOR]
+                out[mentions[start + r].key] = [mentions[j].key for j in near]
+        return out
+
+    def _pending_candidates(self, m: Mention) -> list[NodeState]:
+        """Nodes of this write that may name what ``m`` names: by lookup key, and the nodes its nearest
+        earlier mentions resolved to."""
+        found = {id(n): n for k in (k for name in m.names for k in probe_keys(name))
+                 for n in self._pending_keys.get(k, []) if n.kind == m.kind}
+        for key in self._earlier.get(m.key, []):
+            node = self._seen.get(key)
+            if node is not None:
+                found.setdefault(id(node), node)
+        return list(found.values())
+
+    def _holders(self, code: str, kind: str) -> int:
+        """How many nodes of ``kind`` (stored or created by this write) have a name with ``code``."""
+        key = "c:" + code
+        ids = {i for i in self._code_holders.get(key, ()) if i.startswith(PREFIX[kind])}
+        ids.update(n.id for n in self._pending_keys.get(key, []) if n.kind == kind)
+        return len(ids)
+
+    def _decide(self, m: Mention, store_ids: list[str]) -> Outcome:
+        nodes = [self.states[i] for i in store_ids if i in self.states] + self._pending_candidates(m)
+        judged: list[tuple[NodeState, Decision]] = []
+        for node in {id(n): n for n in nodes}.values():
+            decision = decide(m, node, self._text_cos(m, node),
+                              lambda node=node: float(self.vectors[m.definition] @ self.vectors[node.definition]),
+                              lambda code: self._holders(code, m.kind) <= 1)
+            if decision.action == "duplicate" and not decision.settled and self.judge is not None and self.judge(m, node):
+                decision = Decision("merge", decision.score, f"{decision.reason}; the LLM judged them the same")
+            if decision.action != "separate":
+                judged.append((node, decision))
+        merges = sorted((j for j in judged if j[1].action == "merge"), key=lambda j: (-j[1].score, j[0].id))
+        if merges:
+            node, decision = merges[0]
+            node.absorb(m, "merged", decision.reason)
+            if any(node is c for c in self.created):
+                self._register(node)
+            return Outcome(m, node, "merged", decision.reason)
+        links = sorted(judged, key=lambda j: (-j[1].score, j[0].id))[:MAX_DUPLICATE_LINKS]
+        reason = f"new {m.kind}" + (f"; possible duplicate of {links[0][0].name} ({links[0][1].reason})" if links else "")
+        node = self._create(m, reason)
+        return Outcome(m, node, "created", reason, links)
+
+    def _create(self, m: Mention, reason: str) -> NodeState:
+        node = NodeState(self._allocate_id(m), m.kind, m.name, m.type, m.definition, [])
+        node.absorb(m, "created", reason)
+        self.states[node.id] = node
+        self.created.append(node)
+        self._register(node)
+        return node
+
+    def _register(self, node: NodeState) -> None:
+        for name in node.names:
+            for key in name_keys(name):
+                listed = self._pending_keys.setdefault(key, [])
+                if not any(n is node for n in listed):
+                    listed.append(node)
+
+    def _allocate_id(self, m: Mention) -> str:
+        base = PREFIX[m.kind] + slug(m.name)
+        candidate, n = base, 1
+        while candidate in self.states or self.store.get_nodes([candidate]):
+            n += 1
+            candidate = f"{base}-{n}"
+        return candidate
+
+    # -- what to write ---------------------------------------------------------------------------
+
+    def nodes_to_write(self) -> list[Node]:
+        """Changed entities and topics; a node is embedded again only when its text changed."""
+        changed = [s for s in self.states.values() if s.changed()]
+        self.vectors.need([s.text for s in changed if s.text_hash != s.stored_hash])
+        return [
+            Node(s.id, s.kind, s.name, keyword_text(s.name, s.definition, s.aliases), s.props(),
+                 self.vectors[s.text][None, :] if s.text_hash != s.stored_hash else None, s.text_hash)
+            for s in changed
+        ]
+
+    def keys_to_add(self) -> dict[str, list[str]]:
+        return {s.id: sorted(s.new_keys) for s in self.states.values() if s.new_keys}
+
+    def mention_edges(self) -> list[Edge]:
+        """The mention records this write made, and the stored ones whose key a mention matched with new
+        names (read here, inside the write's transaction)."""
+        out = [mentions.edge(s.id, props, document, date)
+               for s in self.states.values() for props, document, date in s.records]
+        extra = {mentions.edge_id(k): (s, names) for s in self.states.values() for k, names in s.record_names.items()}
+        if extra:
+            stored = {e.id: e for e in self.store.get_edges(list(extra))}
+            for edge_id, (state, names) in extra.items():
+                edge = stored.get(edge_id)
+                if edge is None:  # a key of the node's merges before records: the legacy record holds it
+                    edge = next((e for e in out if e.src == state.id and e.props["action"] == mentions.LEGACY), None)
+                    edge = edge or next(iter(self.store.get_edges([mentions.legacy_edge_id(state.id)])), None)
+                    if edge is None:
+                        continue
+                edge.props["names"] = list(dict.fromkeys([*edge.props["names"], *names]))
+                if not any(e is edge for e in out):
+                    out.append(edge)
+        return out
+
+
+def duplicate_edges(outcomes: list[Outcome]) -> list[Edge]:
+    edges = []
+    for o in outcomes:
+        for other, decision in o.links:
+            a, b = sorted((o.node.id, other.id))
+            edges.append(Edge(f"dup:{a}|{b}", a, b, DUPLICATE,
+                              {"score": round(max(0.0, min(1.0, decision.score)), 4), "reason": decision.reason,
+                               "rules": RESOLUTION_VERSION}))
+    return edges

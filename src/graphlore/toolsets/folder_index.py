@@ -1,0 +1,284 @@
+"""An index of one folder on disk, kept fresh: the part every folder-backed toolset (items, code) shares.
+
+- **Where it lives**: namespace ``{toolset}/{sha256(real path)[:12]}``, opened through the runtime.
+- **Is it fresh?** The store's metadata keeps every indexed file's mtime (``files``) and the time of the
+  last update (``last_indexed``). A long-running process (the MCP server) holds an inotify
+  :class:`~graphlore.watch.ChangeFeed` per folder and compares mtimes only after a change; one-shot
+  processes compare them on every call.
+- **One update at a time**: a thread lock per folder in this process, and a namespace lock (``index``)
+  across processes. A call that finds another update running waits for it, then checks again, and
+  usually finds nothing left to do.
+- **Embed only what changed**: :meth:`FolderIndex.embed_passages` embeds the passages it is given, in
+  one global length order (batches of similar lengths waste less on padding), reporting progress; the
+  subclass passes only nodes whose text hash changed.
+- **Keep what was done**: :meth:`FolderIndex.embed_in_steps` embeds in steps of at most
+  :data:`STEP_PASSAGES` passages and hands each step's vectors to the subclass to commit, so an update
+  that is interrupted (a crash, ``kill -9``) keeps its finished steps and the next one resumes there.
+- **Only regular files are read** (:func:`read_file`): a named pipe, a device or a socket named like
+  a file the index reads is never opened (it could block forever), a file is read up to a cap (memory
+  stays flat whatever its size), and every problem comes back as a warning that names the file.
+
+A subclass says which files count (:meth:`list_files`) and how to bring the store up to date
+(:meth:`update`), and gives the repair hint users see when the index is damaged.
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import os
+import stat
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+
+from graphlore.runtime import Runtime
+from graphlore.store import Store, check_embedder, store_location, store_size
+from graphlore.tools import Progress
+from graphlore.watch import ChangeFeed
+
+INDEX_LOCK = "index"
+#: An update commits its embeddings in steps of at most this many passages (see :meth:`FolderIndex.embed_in_steps`).
+STEP_PASSAGES = 256
+
+_KINDS = {stat.S_IFIFO: "a named pipe", stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device",
+          stat.S_IFSOCK: "a socket", stat.S_IFDIR: "a folder"}
+
+
+@dataclass(frozen=True)
+class FileRead:
+    """What :func:`read_file` found: the bytes (None when unusable), the file's size and mtime, and a
+    problem to report (None when the file was read whole)."""
+
+    data: bytes | None
+    size: int
+    mtime: float | None
+    problem: str | None
+
+
+def read_file(path: str | Path, max_bytes: int) -> FileRead:
+    """Read a regular file, at most ``max_bytes`` of it, never opening anything else.
+
+    The file is opened non-blocking and checked with ``fstat`` on the open descriptor, so a named pipe
+    put in place between a listing and the read cannot stall the caller either. Problems: missing,
+    not a regular file (which kind), unreadable (the OS reason), or longer than ``max_bytes`` (the
+    data then holds the first ``max_bytes``).
+    """
+    try:
+        before = os.stat(path)
+    except FileNotFoundError:
+        return FileRead(None, 0, None, "missing")
+    except OSError as exc:
+        reason = "a symbolic link loop" if exc.errno == errno.ELOOP else exc.strerror or str(exc)
+        return FileRead(None, 0, None, f"cannot be read ({reason})")
+    if not stat.S_ISREG(before.st_mode):
+        kind = _KINDS.get(stat.S_IFMT(before.st_mode), "not a regular file")
+        return FileRead(None, 0, before.st_mtime, f"is {kind}, not a regular file; skipped")
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        return FileRead(None, 0, before.st_mtime, f"cannot be read ({exc.strerror or exc})")
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            kind = _KINDS.get(stat.S_IFMT(info.st_mode), "not a regular file")
+            return FileRead(None, 0, info.st_mtime, f"is {kind}, not a regular file; skipped")
+        chunks, left = [], max_bytes + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        data = b"".join(chunks)
+    except OSError as exc:
+        return FileRead(None, 0, before.st_mtime, f"cannot be read ({exc.strerror or exc})")
+    finally:
+        os.close(fd)
+    if len(data) > max_bytes:
+        size = max(info.st_size, len(data))
+        return FileRead(data[:max_bytes], size, info.st_mtime,
+                        f"is {size:,} bytes; only the first {max_bytes:,} are read")
+    return FileRead(data, len(data), info.st_mtime, None)
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+class FolderWatches:
+    """Per-process state: a change feed and an update lock per folder (closed with the runtime)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.feeds: dict[Path, ChangeFeed] = {}
+        self.locks: dict[Path, threading.Lock] = {}
+
+    def feed(self, root: Path, skip: frozenset[str]) -> ChangeFeed:
+        with self._lock:
+            if root not in self.feeds:
+                self.feeds[root] = ChangeFeed(root, skip=skip)
+            return self.feeds[root]
+
+    def lock(self, root: Path) -> threading.Lock:
+        with self._lock:
+            return self.locks.setdefault(root, threading.Lock())
+
+    def close(self) -> None:
+        with self._lock:
+            feeds, self.feeds = self.feeds, {}
+        for feed in feeds.values():
+            feed.close()
+
+
+class FolderIndex:
+    #: namespace prefix: the toolset's name
+    toolset = ""
+    #: folder names the change feed does not watch
+    skip: frozenset[str] = frozenset()
+    #: recorded with the embedder; a different value means the index must be rebuilt
+    layout: int = 1
+
+    def __init__(self, runtime: Runtime, root: Path) -> None:
+        self.runtime = runtime
+        self.root = runtime.confine(root, "folder")  # also for toolsets that resolve the path themselves
+        self.namespace = f"{self.toolset}/{hashlib.sha256(str(root).encode()).hexdigest()[:12]}"
+
+    # -- what a subclass provides -------------------------------------------------------------------
+
+    def repair_hint(self) -> str:
+        """What to do when the index is damaged or was built another way (the exact working command)."""
+        raise NotImplementedError
+
+    def list_files(self) -> dict[str, float]:
+        """Relative path -> mtime of every file the index reads (without reading contents)."""
+        raise NotImplementedError
+
+    def update(self, store: Store, force: bool, progress: Progress | None) -> object:
+        """Bring ``store`` up to date with the folder (called with the update locks held)."""
+        raise NotImplementedError
+
+    # -- opening -------------------------------------------------------------------------------------
+
+    @property
+    def location(self) -> str:
+        """The index's folder (embedded store), or the database URL and namespace (PostgreSQL)."""
+        location = store_location(self.runtime.settings, self.namespace)
+        return location if self.runtime.settings.database_url else str(Path(location).parent)
+
+    def exists(self) -> bool:
+        return self.runtime.store_exists(self.namespace)
+
+    def store(self, create: bool = False) -> Store:
+        return self.runtime.open_store(self.namespace, create=create, repair=self.repair_hint())
+
+    def size_bytes(self) -> int:
+        return store_size(self.runtime.settings, self.namespace)
+
+    def check_embedder(self, store: Store) -> None:
+        check_embedder(store, self.runtime.embedder, what=f"the index of {self.root}",
+                       repair=f"re-index: {self.repair_hint()}", extra={"layout": self.layout})
+
+    # -- freshness -----------------------------------------------------------------------------------
+
+    def stale_files(self, store: Store) -> list[str]:
+        """Relative paths added, changed (mtime) or removed since the last update."""
+        indexed: dict[str, float] = store.get_meta("files") or {}
+        current = self.list_files()
+        changed = [p for p, m in current.items() if indexed.get(p) != m]
+        removed = [p for p in indexed if p not in current]
+        return sorted(changed + removed)
+
+    def _ready(self) -> Store | None:
+        """The store when it holds a finished index (None when missing or a first build never finished)."""
+        if not self.exists():
+            return None
+        store = self.store()
+        return store if store.get_meta("last_indexed") is not None else None
+
+    def ensure_fresh(self, progress: Progress | None = None) -> Store:
+        """Build a missing index, update a stale one (reporting ``progress``), check the embedder; return
+        the store."""
+        feed = self.runtime.state(FolderWatches).feed(self.root, self.skip) if self.runtime.watch_files else None
+        if feed is not None and not feed.changed():
+            store = self._ready()
+            if store is not None:
+                self.check_embedder(store)
+                return store
+        try:
+            store = self._ready()
+            if store is None or self.stale_files(store):
+                self.sync(progress=progress)
+            else:
+                self.check_embedder(store)
+        except BaseException:
+            if feed is not None:
+                feed.invalidate()  # the changes it reported are not in the index yet
+            raise
+        return self.store()
+
+    def sync(self, force: bool = False, progress: Progress | None = None) -> object:
+        """Run :meth:`update` with this folder's update locks held (this process and others)."""
+        with self.runtime.state(FolderWatches).lock(self.root), self.runtime.lock(self.namespace, INDEX_LOCK):
+            if force:
+                self.runtime.drop_store(self.namespace)  # also what repairs a damaged file
+            return self.update(self.store(create=True), force, progress)
+
+    # -- embedding -----------------------------------------------------------------------------------
+
+    def embed_in_steps(
+        self, owners: Sequence[tuple[str, list[str]]], progress: Progress | None,
+        commit: Callable[[dict[str, np.ndarray]], None], step: int | None = None,
+    ) -> int:
+        """Embed ``owners``' passages in steps of at most ``step`` passages (an owner is never split) and
+        call ``commit`` with each step's vectors, so finished steps survive an interruption. Progress
+        counts passages over the whole update. Returns the number of passages embedded."""
+        step = step or STEP_PASSAGES
+        total = sum(len(passages) for _, passages in owners)
+        done = 0
+        group: list[tuple[str, list[str]]] = []
+        size = 0
+
+        def flush() -> None:
+            nonlocal done, size
+            if not group:
+                return
+            offset = done
+            report = (lambda d, _t: progress(offset + d, total)) if progress else None
+            commit(self.embed_passages(group, report))
+            done += size
+            group.clear()
+            size = 0
+
+        for owner, passages in owners:
+            if group and size + len(passages) > step:
+                flush()
+            group.append((owner, passages))
+            size += len(passages)
+        flush()
+        return total
+
+    def embed_passages(self, owners: Sequence[tuple[str, list[str]]], progress: Progress | None) -> dict[str, np.ndarray]:
+        """Passage vectors per owner id, embedded in one global length order with progress after each block."""
+        pieces = [(owner, passage) for owner, passages in owners for passage in passages]
+        if not pieces:
+            return {}
+        embedder = self.runtime.embedder
+        order = sorted(range(len(pieces)), key=lambda i: len(pieces[i][1]))
+        step = max(64, getattr(embedder, "batch_size", 32) * 4)
+        blocks = []
+        for start in range(0, len(order), step):
+            blocks.append(embedder.embed([pieces[i][1] for i in order[start : start + step]]))
+            if progress:
+                progress(min(start + step, len(pieces)), len(pieces))
+        sorted_rows = np.vstack(blocks)
+        matrix = np.empty_like(sorted_rows)
+        matrix[order] = sorted_rows
+        grouped: dict[str, list[np.ndarray]] = {}
+        for (owner, _), row in zip(pieces, matrix, strict=True):
+            grouped.setdefault(owner, []).append(row)
+        return {k: np.vstack(v) for k, v in grouped.items()}

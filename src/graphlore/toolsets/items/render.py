@@ -1,0 +1,66 @@
+"""What people read: the CLI prints these (over MCP the items tools answer with their JSON).
+
+Every ``warnings`` field ends the text, one ``warning: ...`` line each, so a config file read
+leniently (or not at all) is never silent on the command line either.
+"""
+
+from __future__ import annotations
+
+from graphlore.render import table
+from graphlore.toolsets.items.models import (
+    CheckDuplicatesResponse,
+    GetIndexStatusResponse,
+    GetSimilarResponse,
+    IndexResponse,
+    SearchResponse,
+)
+
+
+def search(r: SearchResponse) -> str:
+    return table(
+        [x.model_dump() for x in r.results],
+        ["item_id", "similarity_score", "item_type", "status", "priority", "title"],
+        {"title": 60},
+    ) + (f"\n\n{r.total_results} result(s); index: {r.index_status.items_indexed} items, last indexed "
+         f"{r.index_status.last_indexed}")
+
+
+def index(r: IndexResponse) -> str:
+    lines = [
+        f"{r.status}: {r.items_indexed} items indexed, {r.items_updated} embedded, {r.items_removed} removed "
+        f"in {r.duration_ms} ms",
+        f"index: {r.index_location}",
+    ]
+    return "\n".join(lines) + _warnings(r.warnings)
+
+
+def _warnings(warnings: list[str]) -> str:
+    return "".join(f"\nwarning: {w}" for w in warnings)
+
+
+def check_duplicates(r: CheckDuplicatesResponse) -> str:
+    return table(
+        [x.model_dump() for x in r.potential_duplicates],
+        ["item_id", "similarity_score", "recommendation", "status", "title"], {"title": 60},
+    ) + (f"\n\nthreshold {r.threshold_used:.2f}; likely duplicates: {'yes' if r.has_likely_duplicates else 'no'}"
+         + _warnings(r.warnings))
+
+
+def get_similar(r: GetSimilarResponse) -> str:
+    return f"{r.source_item.item_id}: {r.source_item.title}\n\n" + table(
+        [x.model_dump() for x in r.similar_items],
+        ["item_id", "similarity_score", "relationship", "status", "title"], {"title": 60},
+    ) + ("\n" if r.warnings else "") + _warnings(r.warnings)
+
+
+def get_index_status(r: GetIndexStatusResponse) -> str:
+    lines = [
+        f"project: {r.project_path}",
+        f"index: {r.index_location} ({'exists' if r.exists else 'missing'}, {r.index_size_bytes} bytes)",
+        f"items indexed: {r.items_indexed}; last indexed: {r.last_indexed}",
+        f"stale: {'yes' if r.is_stale else 'no'} ({len(r.stale_files)} file(s) changed)",
+    ]
+    lines += [f"  {p}" for p in r.stale_files[:20]]
+    if len(r.stale_files) > 20:
+        lines.append(f"  ... and {len(r.stale_files) - 20} more")
+    return "\n".join(lines) + _warnings(r.warnings)

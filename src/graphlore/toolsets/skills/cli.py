@@ -1,0 +1,62 @@
+"""How the skills tools read on the command line: flag hints, and ``import-abcd`` / ``import-intents``.
+
+``graphlore skills import-abcd FILE`` and ``import-intents FILE`` are the issue's
+spellings of ``graphlore skills import --format abcd|intents FILE``: the same
+tool (``import_skills``), with the format named by the command.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import click
+
+from graphlore.tools import Arg
+from graphlore.toolsets.skills import render
+
+LIBRARY = Arg(short="-l", metavar="NAME",
+              help="Skill library (default: default); each library is its own store.")
+SKILL_ID = Arg(positional=True, metavar="SKILL_ID")
+SKILL_JSON = Arg(json=True, metavar="JSON",
+                 example='\'{"title": "Reset a password", "problem": "...", "conditions": ["..."], '
+                         '"resolution_md": "# Reset a password\\n\\n## Goal\\n...\\n\\n## Steps\\n\\n### 1. ..."}\'')
+
+
+class _Progress:
+    """``name: embedded N/M`` on stderr every 5 s of a long import (quick ones print nothing)."""
+
+    def __init__(self, name: str) -> None:
+        self.name, self.last = name, time.monotonic()
+
+    def __call__(self, done: int, total: int) -> None:
+        if time.monotonic() - self.last >= 5.0:
+            self.last = time.monotonic()
+            click.echo(f"{self.name}: embedded {done}/{total} texts", err=True)
+
+
+def _import_command(kit: Any, name: str, fmt: str, what: str) -> click.Command:
+    @click.command(name, help=what, short_help=what)
+    @click.argument("path", metavar="FILE")
+    @click.option("--library", "-l", metavar="NAME", help=LIBRARY.help)
+    @kit.output
+    def command(path: str, library: str | None):
+        runtime = kit.runtime()
+        try:
+            response = kit.run("import_skills", {"format": fmt, "path": path, "library": library}, runtime,
+                               progress=_Progress(name))
+        finally:
+            runtime.close()
+        return response, render.import_skills
+
+    return command
+
+
+def commands(kit: Any) -> list[click.Command]:
+    """``import-abcd`` and ``import-intents``, built with the CLI adapter's kit (see graphlore.tools.Toolset)."""
+    return [
+        _import_command(kit, "import-abcd", "abcd",
+                        "Import ABCD's procedures (guidelines.json, with kb.json and ontology.json next to it)."),
+        _import_command(kit, "import-intents", "intents",
+                        "Import one template skill per intent of labelled examples (.jsonl or .csv: text,intent)."),
+    ]

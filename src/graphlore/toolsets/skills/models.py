@@ -1,0 +1,474 @@
+"""Request and response models of the skills tools (declared as ToolSpecs in the package's ``__init__``).
+
+Names are the issue's: ``search_skills``, ``create_skill``, ``update_skill``,
+``record_outcome``, ``get_skill``, ``import_skills`` (plus ``list_skills`` and
+``skill_history`` behind the CLI's ``ls`` and ``history``, and the CLI-only
+``reindex_skills``). Every request takes
+``library`` (default ``default``): one skill library per namespace
+(``skills/<library>``). Requests forbid unknown fields (:class:`Request`).
+
+Two rules sit outside pydantic because their wording is fixed by the
+specification: an empty query is refused with exactly :data:`QUERY_REQUIRED`
+(:func:`check_query`), and an unknown id with :func:`skill_not_found` (the other
+fixed texts are :func:`database_failed`, :func:`llm_failed`, :func:`no_llm`). Oversized
+text is refused with the limit and the size (:func:`check_size`, also used by
+the field validators here).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, Field, model_validator
+from pydantic_core import core_schema
+
+from graphlore.contract import Request, Response
+from graphlore.errors import InvalidInput
+from graphlore.toolsets.skills.outcomes import Outcome
+from graphlore.toolsets.skills.playbook import PlaybookError, parse
+
+LIBRARY_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
+DEFAULT_LIBRARY = "default"
+ISSUE_TYPES = ("how-to", "bug", "feature-request", "escalation", "other")
+IssueType = Literal["how-to", "bug", "feature-request", "escalation", "other"]
+DEFAULT_PRODUCT_AREA = "general"
+DEFAULT_ISSUE_TYPE = "other"
+
+# Limits (characters or items); an oversized input is refused with the limit and its size.
+MAX_QUERY = 2_000
+MAX_TITLE = 200
+MAX_PROBLEM = 4_000
+MAX_RESOLUTION = 40_000
+MAX_CONVERSATION = 200_000
+MAX_FEEDBACK = 10_000
+MAX_ITEM = 1_000  # one condition or keyword
+MAX_CONDITIONS = 500  # an imported intent brings its examples (CLINC150: 100)
+MAX_KEYWORDS = 100
+MAX_METADATA_KEYS = 50
+
+# -- the exact texts of the specification --------------------------------------------------------
+
+QUERY_REQUIRED = "query is required"
+LLM_SETUP = (
+    "this call needs an LLM to read the conversation, and none is available: connect from an MCP client "
+    "that supports sampling, or set GRAPHLORE_LLM_URL (and GRAPHLORE_LLM_MODEL, GRAPHLORE_LLM_API_KEY) "
+    "for an OpenAI-compatible endpoint; or send the structured form instead ({form})"
+)
+
+
+def skill_not_found(skill_id: str) -> str:
+    return f"Skill {skill_id} not found. Use search_skills to find the correct ID."
+
+
+def database_failed(reason: str) -> str:
+    return f"Database connection failed: {reason}"
+
+
+def llm_failed(detail: str) -> str:
+    return f"LLM error: {detail}. Retry or resolve from scratch."
+
+
+def no_llm(form: str) -> str:
+    """The error of a conversation-based call without an LLM: both ways to get one, and the structured form."""
+    return LLM_SETUP.format(form=form)
+
+
+def too_large(what: str, size: int, limit: int, unit: str = "characters") -> str:
+    return f"{what} is {size:,} {unit}; the limit is {limit:,} {unit}"
+
+
+def check_size(what: str, value: str, limit: int) -> str:
+    if len(value) > limit:
+        raise InvalidInput(too_large(what, len(value), limit))
+    return value
+
+
+def check_query(query: str) -> str:
+    """The query to search, or :data:`QUERY_REQUIRED` when it is empty or blank."""
+    if not query or not query.strip():
+        raise InvalidInput(QUERY_REQUIRED)
+    return check_size("query", query, MAX_QUERY)
+
+
+@dataclass(frozen=True)
+class _Limit:
+    """A size limit refused with :func:`too_large`'s message and declared in the JSON schema clients see
+    (``maxLength`` for text, ``maxItems`` for lists)."""
+
+    what: str
+    limit: int
+    unit: str = "characters"
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: Any) -> Any:
+        def check(value: Any) -> Any:
+            if len(value) > self.limit:
+                raise ValueError(too_large(self.what, len(value), self.limit, self.unit))
+            return value
+
+        return core_schema.no_info_after_validator_function(check, handler(source))
+
+    def __get_pydantic_json_schema__(self, schema: Any, handler: Any) -> Any:
+        out = handler(schema)
+        out["maxLength" if self.unit == "characters" else "maxItems"] = self.limit
+        return out
+
+
+def _limit(what: str, limit: int) -> _Limit:
+    return _Limit(what, limit)
+
+
+def _items(what: str, limit: int) -> _Limit:
+    return _Limit(what, limit, "items")
+
+
+def _valid_playbook(markdown: str) -> str:
+    try:
+        parse(markdown)
+    except PlaybookError as exc:  # as a ValueError, so it is reported with the other fields' problems
+        raise ValueError(exc.message) from exc
+    return markdown
+
+
+Text = Annotated[str, Field(min_length=1, pattern=r"\S")]
+Library = Annotated[
+    str,
+    Field(
+        pattern=LIBRARY_PATTERN,
+        description="Skill library (lower-case letters, digits, - and _); each library is its own store.",
+    ),
+]
+def _one_line(value: str) -> str:
+    if value != value.strip() or len(value.splitlines()) != 1:
+        raise ValueError("the title is one line without surrounding spaces (it is the playbook's '# <Title>')")
+    return value
+
+
+Title = Annotated[Text, _limit("title", MAX_TITLE), AfterValidator(_one_line)]
+Problem = Annotated[Text, _limit("problem", MAX_PROBLEM)]
+Item = Annotated[Text, _limit("a condition or keyword", MAX_ITEM)]
+Conditions = Annotated[list[Item], _items("conditions", MAX_CONDITIONS)]
+Keywords = Annotated[list[Item], _items("keywords", MAX_KEYWORDS)]
+Playbook = Annotated[str, _limit("resolution_md", MAX_RESOLUTION), AfterValidator(_valid_playbook)]
+Conversation = Annotated[Text, _limit("conversation", MAX_CONVERSATION)]
+SkillId = Annotated[
+    str, Field(min_length=1, max_length=100, description="The skill_id search_skills returned.")
+]
+Confidence = Annotated[float, Field(ge=0.0, le=1.0)]
+
+STRUCTURED_CREATE = (
+    'skill={"title": ..., "problem": ..., "conditions": [...], "keywords": [...], "resolution_md": ..., '
+    '"product_area"?: ..., "issue_type"?: ...}'
+)
+STRUCTURED_UPDATE = 'skill={"title"?: ..., "problem"?: ..., "conditions"?: [...], "resolution_md"?: ..., ...}'
+
+
+# -- the skill -----------------------------------------------------------------------------------
+
+
+class Skill(Response):
+    """A stored skill at one version; ``resolution_md`` carries header lines rendered from these fields."""
+
+    skill_id: str = Field(description="uuid4, made by graphlore.")
+    title: str
+    version: int = Field(ge=1)
+    problem: str
+    resolution_md: str
+    conditions: list[str]
+    keywords: list[str]
+    product_area: str
+    issue_type: IssueType
+    confidence: Confidence
+    times_used: int = Field(ge=0)
+    times_confirmed: int = Field(ge=0)
+    created_at: str = Field(description="ISO 8601 UTC.")
+    updated_at: str = Field(description="ISO 8601 UTC.")
+    source: str | None = Field(
+        None, description="Where it came from, e.g. abcd:<flow>/<subflow> or intent:<name>."
+    )
+
+
+class SkillInput(Request):
+    """A playbook written by the agent itself (no LLM needed)."""
+
+    title: Title = Field(description="Short name of the procedure; the playbook's '# <Title>' must match it.")
+    problem: Problem = Field(description="The customer's problem it solves, in a sentence or two.")
+    conditions: Conditions = Field(description="When it applies (situations or example customer questions).")
+    keywords: Keywords = Field(default_factory=list, description="Words a search should match.")
+    resolution_md: Playbook = Field(description="The playbook in the resolution_md layout (see SKILL.md).")
+    product_area: Annotated[str, _limit("product_area", MAX_TITLE)] = DEFAULT_PRODUCT_AREA
+    issue_type: IssueType = DEFAULT_ISSUE_TYPE
+
+    @model_validator(mode="after")
+    def _title_matches(self) -> SkillInput:
+        heading = parse(self.resolution_md).title
+        if heading != self.title:
+            raise ValueError(
+                f"title {self.title!r} differs from the playbook's '# {heading}' (line 1); make them one"
+            )
+        return self
+
+
+class SkillUpdate(Request):
+    """New values for some fields; the rest keep theirs. A new title renames the playbook too."""
+
+    title: Title | None = None
+    problem: Problem | None = None
+    conditions: Conditions | None = None
+    keywords: Keywords | None = None
+    resolution_md: Playbook | None = None
+    product_area: Annotated[str, _limit("product_area", MAX_TITLE)] | None = None
+    issue_type: IssueType | None = None
+
+    @model_validator(mode="after")
+    def _something(self) -> SkillUpdate:
+        given = self.model_dump(exclude_none=True)
+        if not given:
+            raise ValueError(f"give at least one field to change: {', '.join(type(self).model_fields)}")
+        if self.title is not None and self.resolution_md is not None:
+            heading = parse(self.resolution_md).title
+            if heading != self.title:
+                raise ValueError(f"title {self.title!r} differs from the playbook's '# {heading}' (line 1)")
+        return self
+
+
+# -- search_skills --------------------------------------------------------------------------------
+
+
+class SearchSkillsRequest(Request):
+    query: str = Field(description="The customer's problem, in their words or yours.",
+                       json_schema_extra={"maxLength": MAX_QUERY})  # refused by check_query with its message
+    library: Library = DEFAULT_LIBRARY
+
+
+class SkillMatch(Response):
+    skill_id: str
+    title: str
+    confidence: Confidence
+    resolution_md: str
+    conditions: list[str]
+
+
+class SearchSkillsResponse(Response):
+    skill: SkillMatch | None = Field(
+        description="The one playbook that solves it, or null: resolve from scratch."
+    )
+    query: str
+    search_time_ms: float
+    judge: Literal["llm", "calibrated"] = Field(
+        description="What decided: an LLM, or the calibrated score rule."
+    )
+
+
+# -- create_skill / update_skill ------------------------------------------------------------------
+
+
+class CreateSkillRequest(Request):
+    conversation: Conversation | None = Field(
+        None, description="The transcript; an LLM extracts the playbook."
+    )
+    skill: SkillInput | None = Field(None, description="Or the playbook itself (no LLM needed).")
+    resolution_confirmed: bool = Field(False, description="The customer confirmed the resolution worked.")
+    metadata: dict[str, Any] = Field(
+        default_factory=dict, description="Hints for the extraction (e.g. product_area, issue_type).",
+        json_schema_extra={"maxProperties": MAX_METADATA_KEYS},  # refused below with the limit and the size
+    )
+    library: Library = DEFAULT_LIBRARY
+
+    @model_validator(mode="after")
+    def _one_form(self) -> CreateSkillRequest:
+        if (self.conversation is None) == (self.skill is None):
+            raise ValueError(
+                f"give either conversation=<transcript> or {STRUCTURED_CREATE}, not both or neither"
+            )
+        if len(self.metadata) > MAX_METADATA_KEYS:
+            raise ValueError(too_large("metadata", len(self.metadata), MAX_METADATA_KEYS, "keys"))
+        if self.metadata and self.skill is not None:
+            raise ValueError("metadata goes with conversation (hints for the LLM); with skill=..., put "
+                             "product_area and issue_type in the skill")
+        area, kind = self.metadata.get("product_area"), self.metadata.get("issue_type")
+        if "product_area" in self.metadata and not (isinstance(area, str) and area.strip()
+                                                    and len(area) <= MAX_TITLE):
+            raise ValueError(f"metadata.product_area must be a non-empty string of at most {MAX_TITLE} characters")
+        if "issue_type" in self.metadata and kind not in ISSUE_TYPES:
+            raise ValueError(f"metadata.issue_type {kind!r} is not one of {', '.join(ISSUE_TYPES)}")
+        return self
+
+
+class CreateSkillResponse(Response):
+    skill_id: str
+    title: str
+    skill: Skill
+    created: bool = Field(description="false: a near-duplicate existed and is returned instead.")
+
+
+class TitleChange(Response):
+    old: str
+    new: str
+
+
+class StepRef(Response):
+    number: int = Field(
+        ge=1, description="Step number (in the old playbook for removed steps, else the new)."
+    )
+    action: str
+
+
+class StepEdit(Response):
+    old_number: int = Field(ge=1)
+    new_number: int = Field(ge=1)
+    action: str = Field(description="The step's action in the new playbook.")
+    fields: list[Literal["action", "do", "check", "say"]] = Field(description="What changed in the step.")
+
+
+class SkillChanges(Response):
+    """What an update changed, computed by diffing the old and new skill (never taken from an LLM)."""
+
+    title: TitleChange | None = None
+    steps_added: list[StepRef] = Field(default_factory=list)
+    steps_removed: list[StepRef] = Field(default_factory=list)
+    steps_edited: list[StepEdit] = Field(default_factory=list)
+    conditions_added: list[str] = Field(default_factory=list)
+    conditions_removed: list[str] = Field(default_factory=list)
+    keywords_added: list[str] = Field(default_factory=list)
+    keywords_removed: list[str] = Field(default_factory=list)
+    fields_changed: list[str] = Field(
+        default_factory=list,
+        description="Other changes: problem, goal, prerequisites, edge_cases, escalation, product_area, "
+        "issue_type, step_order.",
+    )
+
+    @property
+    def empty(self) -> bool:
+        return self == SkillChanges()
+
+
+class UpdateSkillRequest(Request):
+    skill_id: SkillId
+    conversation: Conversation | None = Field(None, description="What happened; an LLM merges the deviation.")
+    feedback: Annotated[str, _limit("feedback", MAX_FEEDBACK)] = Field(
+        "", description="What to change, in words (with conversation)."
+    )
+    skill: SkillUpdate | None = Field(None, description="Or the new field values (no LLM needed).")
+    library: Library = DEFAULT_LIBRARY
+
+    @model_validator(mode="after")
+    def _one_form(self) -> UpdateSkillRequest:
+        if (self.conversation is None) == (self.skill is None):
+            raise ValueError(
+                f"give either conversation=<transcript> or {STRUCTURED_UPDATE}, not both or neither"
+            )
+        if self.feedback and self.conversation is None:
+            raise ValueError("feedback goes with conversation; with skill=..., put the change in the fields")
+        return self
+
+
+class UpdateSkillResponse(Response):
+    skill_id: str
+    title: str
+    changes: SkillChanges
+    version: int = Field(ge=1)
+
+
+# -- record_outcome / get_skill -------------------------------------------------------------------
+
+
+class RecordOutcomeRequest(Request):
+    skill_id: SkillId
+    outcome: Outcome = Field(
+        description="confirmed (+0.10), likely_resolved (+0.03), likely_failed (-0.05), failed (-0.10), "
+        "no_feedback (+0.01); confidence is clamped to [0, 1]."
+    )
+    library: Library = DEFAULT_LIBRARY
+
+
+class RecordOutcomeResponse(Response):
+    skill_id: str
+    outcome: Outcome
+    previous_confidence: Confidence
+    confidence: Confidence
+    times_used: int = Field(ge=0)
+    times_confirmed: int = Field(ge=0)
+
+
+class GetSkillRequest(Request):
+    skill_id: SkillId
+    version: int | None = Field(None, ge=1, description="An earlier version; default the current one.")
+    library: Library = DEFAULT_LIBRARY
+
+
+GetSkillResponse = Skill
+
+
+# -- import_skills, list_skills, skill_history ----------------------------------------------------
+
+
+class ImportSkillsRequest(Request):
+    format: Literal["abcd", "intents"] = Field(
+        description="abcd: ABCD's guidelines.json (kb.json and ontology.json next to it); intents: JSON lines "
+        '{"text": ..., "intent": ...} (.jsonl) or a CSV with text,intent columns (.csv).'
+    )
+    path: Text = Field(max_length=4096, description="The file to import, on the server's machine.")
+    library: Library = DEFAULT_LIBRARY
+
+
+class ImportSkillsResponse(Response):
+    format: Literal["abcd", "intents"]
+    path: str
+    created: int = Field(ge=0)
+    updated: int = Field(
+        ge=0, description="Skills of the same source whose imported fields changed (new version)."
+    )
+    unchanged: int = Field(ge=0, description="Importing the same file again changes nothing.")
+    embedded_texts: int = Field(ge=0, description="Passages embedded (unchanged ones never are).")
+    skill_ids: list[str] = Field(description="The file's skills, in the order of their source.")
+
+
+class ListSkillsRequest(Request):
+    library: Library = DEFAULT_LIBRARY
+    limit: int = Field(50, ge=1, le=1000)
+    offset: int = Field(0, ge=0)
+
+
+class SkillSummary(Response):
+    skill_id: str
+    title: str
+    version: int
+    confidence: Confidence
+    times_used: int
+    times_confirmed: int
+    source: str | None
+    updated_at: str
+
+
+class ListSkillsResponse(Response):
+    skills: list[SkillSummary]
+    total: int = Field(ge=0)
+
+
+class SkillHistoryRequest(Request):
+    skill_id: SkillId
+    library: Library = DEFAULT_LIBRARY
+
+
+class SkillVersion(Response):
+    version: int = Field(ge=1)
+    title: str
+    updated_at: str
+    changes: SkillChanges | None = Field(None, description="What this version changed (none for version 1).")
+
+
+class SkillHistoryResponse(Response):
+    skill_id: str
+    versions: list[SkillVersion]
+
+
+class ReindexSkillsRequest(Request):
+    library: Library = DEFAULT_LIBRARY
+
+
+class ReindexSkillsResponse(Response):
+    library: str
+    skills: int = Field(ge=0)
+    embedded_texts: int = Field(ge=0)
+    embedder: str

@@ -1,0 +1,116 @@
+"""The text people and agents read: the CLI prints it, and over MCP it is the text block of each answer.
+
+A returned playbook is shown whole (its header lines carry the confidence and
+counters); the lines around it say which skill it is and what to do next.
+"""
+
+from __future__ import annotations
+
+from graphlore.render import table
+from graphlore.toolsets.skills.models import (
+    CreateSkillResponse,
+    ImportSkillsResponse,
+    ListSkillsResponse,
+    RecordOutcomeResponse,
+    ReindexSkillsResponse,
+    SearchSkillsResponse,
+    Skill,
+    SkillChanges,
+    SkillHistoryResponse,
+    UpdateSkillResponse,
+)
+
+#: Conditions listed under a playbook (an imported intent has 100 examples).
+SHOWN_CONDITIONS = 5
+
+
+def _conditions(conditions: list[str]) -> list[str]:
+    lines = [f"- {c}" for c in conditions[:SHOWN_CONDITIONS]]
+    if len(conditions) > SHOWN_CONDITIONS:
+        lines.append(f"- ... and {len(conditions) - SHOWN_CONDITIONS} more")
+    return ["Applies when:", *lines] if lines else []
+
+
+def search_skills(r: SearchSkillsResponse) -> str:
+    timing = f"judge: {r.judge}, {r.search_time_ms:.1f} ms"
+    if r.skill is None:
+        return (f"No skill solves this ({timing}): resolve it from scratch, then save what worked with "
+                "create_skill (CLI: graphlore skills create).")
+    s = r.skill
+    return "\n".join([f"SKILL {s.skill_id} ({timing})", "", s.resolution_md.rstrip(), "", *_conditions(s.conditions),
+                      "", "After using it: record_outcome (CLI: graphlore skills outcome ID OUTCOME); after "
+                      "deviating from it: update_skill."])
+
+
+def skill(s: Skill) -> str:
+    lines = [f"SKILL {s.skill_id}  version {s.version}  ({s.issue_type}, {s.product_area})",
+             f"created {s.created_at}, updated {s.updated_at}" + (f", source {s.source}" if s.source else ""),
+             f"problem: {s.problem}"]
+    if s.keywords:
+        lines.append(f"keywords: {', '.join(s.keywords)}")
+    return "\n".join([*lines, "", s.resolution_md.rstrip(), "", *_conditions(s.conditions)]).rstrip()
+
+
+def create_skill(r: CreateSkillResponse) -> str:
+    head = (f"created: {r.title} ({r.skill_id})" if r.created else
+            f"not created: a near-duplicate exists, {r.title} ({r.skill_id}); update it with update_skill instead")
+    return f"{head}\n\n{skill(r.skill)}"
+
+
+def changes(c: SkillChanges) -> list[str]:
+    """One line per kind of change."""
+    lines = []
+    if c.title is not None:
+        lines.append(f"title: {c.title.old!r} -> {c.title.new!r}")
+    for label, steps in (("steps added", c.steps_added), ("steps removed", c.steps_removed)):
+        if steps:
+            lines.append(f"{label}: " + "; ".join(f"{s.number}. {s.action}" for s in steps))
+    if c.steps_edited:
+        lines.append("steps edited: " + "; ".join(
+            f"{e.old_number}->{e.new_number}. {e.action} ({', '.join(e.fields)})" for e in c.steps_edited))
+    for label, items in (("conditions added", c.conditions_added), ("conditions removed", c.conditions_removed),
+                         ("keywords added", c.keywords_added), ("keywords removed", c.keywords_removed)):
+        if items:
+            lines.append(f"{label}: " + "; ".join(items))
+    if c.fields_changed:
+        lines.append(f"also changed: {', '.join(c.fields_changed)}")
+    return lines
+
+
+def update_skill(r: UpdateSkillResponse) -> str:
+    found = changes(r.changes)
+    if not found:
+        return f"unchanged: {r.title} ({r.skill_id}) stays at version {r.version}: the update changes nothing"
+    return "\n".join([f"updated: {r.title} ({r.skill_id}) is now version {r.version}",
+                      *(f"  {line}" for line in found)])
+
+
+def record_outcome(r: RecordOutcomeResponse) -> str:
+    uses = "use" if r.times_used == 1 else "uses"
+    return (f"{r.skill_id}: {r.outcome}, confidence {r.previous_confidence:.2f} -> {r.confidence:.2f} "
+            f"({r.times_used} {uses}, {r.times_confirmed} confirmed)")
+
+
+def list_skills(r: ListSkillsResponse) -> str:
+    rows = [s.model_dump() | {"source": s.source or ""} for s in r.skills]
+    body = table(rows, ["skill_id", "version", "confidence", "times_used", "times_confirmed", "title", "source"],
+                 {"skill_id": 36, "title": 50, "source": 40})
+    return f"{body}\n\n{len(r.skills)} of {r.total} skill(s)"
+
+
+def skill_history(r: SkillHistoryResponse) -> str:
+    lines = [f"SKILL {r.skill_id}: {len(r.versions)} version(s)"]
+    for v in r.versions:
+        lines.append(f"version {v.version}  {v.updated_at}  {v.title}")
+        found = changes(v.changes) if v.changes is not None else []
+        lines += [f"    {line}" for line in found] or (["    (first version)"] if v.version == 1 else [])
+    return "\n".join(lines)
+
+
+def import_skills(r: ImportSkillsResponse) -> str:
+    return (f"imported {r.path} ({r.format}): {r.created} created, {r.updated} updated, {r.unchanged} unchanged; "
+            f"{r.embedded_texts} text(s) embedded")
+
+
+def reindex_skills(r: ReindexSkillsResponse) -> str:
+    return f"library {r.library}: {r.skills} skill(s) re-embedded ({r.embedded_texts} texts) with {r.embedder}"

@@ -1,0 +1,386 @@
+"""The skills tools. Each takes the runtime and a validated request and returns a response model.
+
+``search_skills`` gathers :data:`judge.CANDIDATES` skills by hybrid search (BM25
+over title, problem, conditions and keywords with the title weighted as in
+:data:`TITLE_FIELD_WEIGHTS`, and the best passage cosine, fused) and lets a judge
+pick one or none: the LLM when one is available (the configured endpoint, else
+the calling client's model), else the calibrated judge (:mod:`judge`).
+Everything written is written after every LLM question was answered.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pydantic import ValidationError
+
+from graphlore.contract import format_validation_error, parse_request
+from graphlore.errors import ConfigError, InvalidInput, NotFound
+from graphlore.runtime import Runtime
+from graphlore.search.fusion import TITLE_FIELD_WEIGHTS
+from graphlore.search.hybrid import HybridParams, hybrid_search
+from graphlore.tools import CallContext, Progress
+from graphlore.toolsets.skills import diff, extract, imports, judge, routing
+from graphlore.toolsets.skills.library import (
+    CONTENT,
+    KIND,
+    PROTOTYPE,
+    SkillLibrary,
+    Stored,
+    canonical,
+    changes_of,
+    content_hash,
+    counters_of,
+    counters_props,
+    new_id,
+    now,
+    store_errors,
+    to_skill,
+)
+from graphlore.toolsets.skills.models import (
+    STRUCTURED_CREATE,
+    STRUCTURED_UPDATE,
+    CreateSkillRequest,
+    CreateSkillResponse,
+    GetSkillRequest,
+    ImportSkillsRequest,
+    ImportSkillsResponse,
+    ListSkillsRequest,
+    ListSkillsResponse,
+    RecordOutcomeRequest,
+    RecordOutcomeResponse,
+    ReindexSkillsRequest,
+    ReindexSkillsResponse,
+    SearchSkillsRequest,
+    SearchSkillsResponse,
+    Skill,
+    SkillHistoryRequest,
+    SkillHistoryResponse,
+    SkillInput,
+    SkillMatch,
+    SkillSummary,
+    SkillVersion,
+    UpdateSkillRequest,
+    UpdateSkillResponse,
+    check_query,
+    no_llm,
+)
+from graphlore.toolsets.skills.outcomes import apply_outcome, initial_counters, record_use
+from graphlore.toolsets.skills.playbook import parse, render
+
+#: How search_skills ranks its candidates (see the module docstring).
+RANKING = HybridParams(field_weights=TITLE_FIELD_WEIGHTS)
+
+
+def _store_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A tool whose store failures read ``Database connection failed: <reason>``."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        with store_errors():
+            return fn(*args, **kwargs)
+
+    return wrapper
+
+
+def _llm(runtime: Runtime, context: CallContext | None, form: str):
+    llm = runtime.llm or (context.llm if context is not None else None)
+    if llm is None:
+        raise ConfigError(no_llm(form))
+    return llm
+
+
+# -- search_skills ---------------------------------------------------------------------------------
+
+
+def candidates(library: SkillLibrary, store, query: str, vector: np.ndarray, limit: int = judge.CANDIDATES,
+               params: HybridParams = RANKING) -> list[Stored]:
+    """The hybrid search's top skills for ``query`` (with its ``vector``), best first, with their vectors."""
+    hits = hybrid_search(store, query, vector, kind=KIND, limit=limit, params=params)
+    stored = library.read(store, [h.id for h in hits], with_vectors=True)
+    return [stored[h.id] for h in hits if h.id in stored]
+
+
+def calibrated(found: list[Stored], vector: np.ndarray, **judge_args: float) -> judge.Verdict:
+    """The calibrated judge's verdict on ``found`` (``judge_args``: the bench varies the constants)."""
+    return judge.judge([judge.Candidate(s.skill_id, s.node.vectors @ vector, s.node.props["centroid_norm"])
+                        for s in found], **judge_args)
+
+
+@_store_errors
+def search_skills(runtime: Runtime, request: SearchSkillsRequest, context: CallContext | None = None
+                  ) -> SearchSkillsResponse:
+    started = time.perf_counter()
+    query = check_query(request.query)
+    library = SkillLibrary(runtime, request.library)
+    store = library.store()
+    found: list[Stored] = []
+    vector = None
+    if store is not None:
+        vector = runtime.embedder.embed([query])[0]
+        found = candidates(library, store, query, vector)
+    llm = runtime.llm or (context.llm if context is not None else None)
+    picked: str | None = None
+    decided_by = "calibrated"
+    if found and llm is not None:
+        verdict = extract.pick(llm, query, [(s.skill_id, s.fields, s.counters) for s in found])
+        if verdict.decided:
+            picked, decided_by = verdict.choice, "llm"
+    if found and decided_by == "calibrated":
+        picked = calibrated(found, vector).skill_id
+    match = None
+    if picked is not None:
+        chosen = next(s for s in found if s.skill_id == picked)
+        _, counters = library.update_counters(picked, chosen.node.props["initial"], record_use)
+        skill = to_skill(picked, chosen.fields, chosen.node.props, counters)
+        match = SkillMatch(skill_id=skill.skill_id, title=skill.title, confidence=skill.confidence,
+                           resolution_md=skill.resolution_md, conditions=skill.conditions)
+    elapsed = (time.perf_counter() - started) * 1000
+    return SearchSkillsResponse(skill=match, query=request.query, search_time_ms=round(elapsed, 2), judge=decided_by)
+
+
+# -- create_skill -----------------------------------------------------------------------------------
+
+
+def _embedded_duplicate(library: SkillLibrary, store, prototype: np.ndarray) -> str | None:
+    """The skill whose prototype is closest to ``prototype`` at or above the duplicate threshold."""
+    hits = store.vector_search(prototype, kind=PROTOTYPE, limit=1)
+    if hits and hits[0].score >= routing.DUPLICATE_THRESHOLD:
+        return hits[0].id.removesuffix("#prototype")
+    return None
+
+
+@_store_errors
+def create_skill(runtime: Runtime, request: CreateSkillRequest, context: CallContext | None = None
+                 ) -> CreateSkillResponse:
+    if request.conversation is not None:
+        llm = _llm(runtime, context, STRUCTURED_CREATE)
+        given = extract.extract_skill(llm, request.conversation, request.metadata)
+    else:
+        given = request.skill
+    fields = canonical(given.model_dump())
+    library = SkillLibrary(runtime, request.library)
+    [embedded] = library.embed([fields])
+    with library.writing() as store, store.atomic():
+        existing = _embedded_duplicate(library, store, embedded.prototype)
+        if existing is not None:
+            [stored] = library.read(store, [existing]).values()
+            skill = stored.skill()
+            return CreateSkillResponse(skill_id=skill.skill_id, title=skill.title, skill=skill, created=False)
+        skill_id, stamp = new_id(), now()
+        counters = initial_counters(request.resolution_confirmed)
+        props = {"version": 1, "created_at": stamp, "updated_at": stamp, "source": None,
+                 "initial": counters_props(counters), "changes": None}
+        write = library.rows(skill_id, fields, props, embedded)
+        library.commit(store, [write])
+    skill = to_skill(skill_id, fields, props, counters)
+    return CreateSkillResponse(skill_id=skill_id, title=skill.title, skill=skill, created=True)
+
+
+# -- update_skill -----------------------------------------------------------------------------------
+
+
+def _structured(current: dict[str, Any], request: UpdateSkillRequest) -> dict[str, Any]:
+    """``current`` with the given fields replaced; a new title renames the playbook's heading too."""
+    given = request.skill.model_dump(exclude_none=True)
+    merged = {**current, **given}
+    heading = parse(merged["resolution_md"]).title
+    if "title" in given and "resolution_md" not in given:
+        merged["resolution_md"] = render(dataclasses.replace(parse(current["resolution_md"]), title=given["title"]))
+    elif "resolution_md" in given and heading != merged["title"]:
+        raise InvalidInput(f"the playbook's heading '# {heading}' differs from the title {merged['title']!r}; "
+                           "send title too to rename the skill, or keep the heading")
+    return canonical(parse_request(SkillInput, merged).model_dump())
+
+
+@_store_errors
+def update_skill(runtime: Runtime, request: UpdateSkillRequest, context: CallContext | None = None
+                 ) -> UpdateSkillResponse:
+    library = SkillLibrary(runtime, request.library)
+    _, seen = library.require(request.skill_id)
+    if request.conversation is not None:
+        llm = _llm(runtime, context, STRUCTURED_UPDATE)
+        new = canonical(extract.merge_skill(llm, seen.fields, request.conversation, request.feedback).model_dump())
+    else:
+        new = _structured(seen.fields, request)
+    changes = diff.changes(seen.fields, new)
+    if changes.empty:
+        return UpdateSkillResponse(skill_id=seen.skill_id, title=seen.fields["title"], changes=changes,
+                                   version=seen.version)
+    with library.writing() as store:
+        [current] = library.read(store, [seen.skill_id]).values() or [None]
+        if current is None or current.version != seen.version:
+            raise InvalidInput(f"skill {seen.skill_id} changed while this update was prepared (now version "
+                               f"{current.version if current else '?'}); call update_skill again")
+        [embedded] = library.embed([new], [current.node.text_hash])
+        props = {**{k: v for k, v in current.node.props.items() if k not in CONTENT}, "version": current.version + 1,
+                 "updated_at": now(), "changes": changes.model_dump(mode="json")}
+        with store.atomic():
+            library.commit(store, [library.rows(current.skill_id, new, props, embedded, previous=current)])
+    return UpdateSkillResponse(skill_id=current.skill_id, title=new["title"], changes=changes,
+                               version=current.version + 1)
+
+
+# -- record_outcome, get_skill, list_skills, skill_history ------------------------------------------------
+
+
+@_store_errors
+def record_outcome(runtime: Runtime, request: RecordOutcomeRequest) -> RecordOutcomeResponse:
+    library = SkillLibrary(runtime, request.library)
+    _, stored = library.require(request.skill_id)
+    before, after = library.update_counters(stored.skill_id, stored.node.props["initial"],
+                                            lambda c: apply_outcome(c, request.outcome))
+    return RecordOutcomeResponse(skill_id=stored.skill_id, outcome=request.outcome,
+                                 previous_confidence=before.confidence, confidence=after.confidence,
+                                 times_used=after.times_used, times_confirmed=after.times_confirmed)
+
+
+def _version_skill(stored: Stored, snapshot: dict[str, Any]) -> Skill:
+    return to_skill(stored.skill_id, snapshot, snapshot, counters_of(snapshot["counters"]))
+
+
+@_store_errors
+def get_skill(runtime: Runtime, request: GetSkillRequest) -> Skill:
+    library = SkillLibrary(runtime, request.library)
+    store, stored = library.require(request.skill_id)
+    if request.version is None or request.version == stored.version:
+        return stored.skill()
+    if request.version < stored.version:
+        for edge in library.versions(store, stored.skill_id):
+            if edge.props["version"] == request.version:
+                return _version_skill(stored, edge.props)
+    raise NotFound(f"skill {stored.skill_id} has no version {request.version}; its versions are 1 to "
+                   f"{stored.version} (graphlore skills history {stored.skill_id})")
+
+
+@_store_errors
+def list_skills(runtime: Runtime, request: ListSkillsRequest) -> ListSkillsResponse:
+    library = SkillLibrary(runtime, request.library)
+    store = library.store()
+    if store is None:
+        return ListSkillsResponse(skills=[], total=0)
+    ids = store.list_node_ids(KIND, order_by="name", limit=request.limit, offset=request.offset)
+    stored = library.read(store, ids)
+    rows = [SkillSummary(skill_id=s.skill_id, title=s.fields["title"], version=s.version,
+                         confidence=s.counters.confidence, times_used=s.counters.times_used,
+                         times_confirmed=s.counters.times_confirmed, source=s.node.props.get("source"),
+                         updated_at=s.node.props["updated_at"]) for s in (stored[i] for i in ids if i in stored)]
+    return ListSkillsResponse(skills=rows, total=store.count_nodes(KIND))
+
+
+@_store_errors
+def skill_history(runtime: Runtime, request: SkillHistoryRequest) -> SkillHistoryResponse:
+    library = SkillLibrary(runtime, request.library)
+    store, stored = library.require(request.skill_id)
+    versions = [SkillVersion(version=e.props["version"], title=e.props["title"], updated_at=e.props["updated_at"],
+                             changes=changes_of(e.props)) for e in library.versions(store, stored.skill_id)]
+    versions.append(SkillVersion(version=stored.version, title=stored.fields["title"],
+                                 updated_at=stored.node.props["updated_at"], changes=changes_of(stored.node.props)))
+    return SkillHistoryResponse(skill_id=stored.skill_id, versions=versions)
+
+
+# -- import_skills, reindex_skills ----------------------------------------------------------------------
+
+
+def _load(request: ImportSkillsRequest) -> list[dict[str, Any]]:
+    """The file's skills, each checked like a structured create_skill; nothing is written yet."""
+    path = Path(request.path).expanduser()
+    if not path.is_file():
+        raise InvalidInput(f"{path} is not a file; give the path of "
+                           + ("ABCD's guidelines.json" if request.format == "abcd" else
+                              "a .jsonl or .csv file of labelled examples"))
+    try:
+        skills = imports.load_abcd(path) if request.format == "abcd" else imports.load_intents(path)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InvalidInput(f"cannot read {path}: {exc}") from exc
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise InvalidInput(f"{path} is not ABCD's guidelines.json (flows -> subflows -> actions and "
+                           f"instructions): missing {exc}") from exc
+    return checked_imports(skills)
+
+
+def checked_imports(skills: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Skill fields with a ``source``, each checked like a structured create_skill (playbook canonical)."""
+    out = []
+    for skill in skills:
+        try:
+            checked = SkillInput.model_validate({k: skill[k] for k in CONTENT})
+        except ValidationError as exc:
+            problem = format_validation_error(SkillInput, exc).split(". Valid fields:")[0]
+            raise InvalidInput(f"{skill['source']}: {problem}; nothing was imported") from exc
+        out.append({**canonical(checked.model_dump()), "source": skill["source"]})
+    return out
+
+
+@_store_errors
+def import_skills(runtime: Runtime, request: ImportSkillsRequest, progress: Progress | None = None
+                  ) -> ImportSkillsResponse:
+    """Create or update one skill per source of the file (one transaction); the same file again changes
+    nothing (compared by the hash of what the file gave, so later edits by agents are not undone)."""
+    skills = _load(request)
+    out = write_imports(SkillLibrary(runtime, request.library), skills, progress)
+    return ImportSkillsResponse(format=request.format, path=request.path, **out)
+
+
+def write_imports(library: SkillLibrary, skills: list[dict[str, Any]], progress: Progress | None = None
+                  ) -> dict[str, Any]:
+    """Write checked skill fields with a ``source`` each: new sources are created, changed ones get a new
+    version; one transaction. Returns the counts, the texts embedded and the skill ids in input order."""
+    created = updated = unchanged = 0
+    with library.writing() as store:
+        existing_ids = library.by_source(store, [s["source"] for s in skills])
+        existing = library.read(store, list(existing_ids.values()))
+        stored = [existing.get(existing_ids.get(s["source"], "")) for s in skills]
+        todo = [i for i, (s, old) in enumerate(zip(skills, stored, strict=True))
+                if old is None or old.node.props.get("import_hash") != content_hash(s)]
+        embedded = library.embed([skills[i] for i in todo], [stored[i].node.text_hash if stored[i] else None
+                                                             for i in todo], progress)
+        writes = []
+        stamp = now()
+        for i, e in zip(todo, embedded, strict=True):
+            skill, old = skills[i], stored[i]
+            fields = {k: skill[k] for k in CONTENT}
+            if old is None:
+                props = {"version": 1, "created_at": stamp, "updated_at": stamp, "source": skill["source"],
+                         "initial": counters_props(initial_counters()), "changes": None,
+                         "import_hash": content_hash(skill)}
+                writes.append(library.rows(new_id(), fields, props, e))
+                created += 1
+                continue
+            changes = diff.changes(old.fields, fields)
+            props = {**{k: v for k, v in old.node.props.items() if k not in CONTENT}, "import_hash": content_hash(skill)}
+            if changes.empty:  # the file changed back to what the skill holds: record the hash only
+                writes.append(library.rows(old.skill_id, fields, props, e))
+                unchanged += 1
+                continue
+            props |= {"version": old.version + 1, "updated_at": stamp, "changes": changes.model_dump(mode="json")}
+            writes.append(library.rows(old.skill_id, fields, props, e, previous=old))
+            updated += 1
+        with store.atomic():
+            library.commit(store, writes)
+    written = {w.node.props["source"]: w.node.id for w in writes}
+    texts = sum(len(e.vectors) for e in embedded if e.vectors is not None)
+    return {"created": created, "updated": updated, "unchanged": unchanged + len(skills) - len(todo),
+            "embedded_texts": texts, "skill_ids": [written.get(s["source"]) or existing_ids[s["source"]]
+                                                   for s in skills]}
+
+
+@_store_errors
+def reindex_skills(runtime: Runtime, request: ReindexSkillsRequest, progress: Progress | None = None
+                   ) -> ReindexSkillsResponse:
+    library = SkillLibrary(runtime, request.library)
+    if not library.exists():
+        raise NotFound(f"skill library {request.library!r} does not exist; create or import skills first")
+    with runtime.lock(library.namespace, "write"):
+        store = library.store(check=False)
+        skills, texts = library.reindex(store, progress)
+    return ReindexSkillsResponse(library=request.library, skills=skills, embedded_texts=texts,
+                                 embedder=runtime.embedder.name)
+
