@@ -19,9 +19,7 @@ from helpers.docs import (
 
 from graphlore.adapters.cli import build_cli
 from graphlore.errors import GraphloreError
-from graphlore.toolsets.code import TOOLSET, models, tools
-from graphlore.toolsets.code.edge_keys import EDGE_KEYS, REVERSED
-from graphlore.toolsets.code.filters import FIELDS
+from graphlore.toolsets.code import TOOLSET
 from graphlore.toolsets.code.model import (
     CAPABILITIES,
     EDGE_TYPES,
@@ -31,6 +29,9 @@ from graphlore.toolsets.code.model import (
     SYMBOL_KINDS,
     UNRESOLVED_REASONS,
 )
+from graphlore.toolsets.code.query import models, tools
+from graphlore.toolsets.code.query.edge_keys import EDGE_KEYS, REVERSED
+from graphlore.toolsets.code.query.filters import FIELDS
 
 SKILL = skill_path("code")
 SPECS = {spec.name: spec for spec in TOOLSET.on("mcp")}

@@ -52,7 +52,7 @@ from __future__ import annotations
 
 from graphlore.tools import Arg, Cli, Toolset, ToolSpec
 
-from . import examples, models, render, tools
+from .query import examples, models, render, tools
 
 INSTRUCTIONS = """\
 A code graph of a (multi-service) source tree: Java, Python, TypeScript/JavaScript. Every tool takes
