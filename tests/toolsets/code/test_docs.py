@@ -20,10 +20,10 @@ from helpers.docs import (
 from graphlore.adapters.cli import build_cli
 from graphlore.errors import GraphloreError
 from graphlore.toolsets.code import TOOLSET
+from graphlore.toolsets.code.languages.registry import NAMES as LANGUAGES
 from graphlore.toolsets.code.model import (
     CAPABILITIES,
     EDGE_TYPES,
-    LANGUAGES,
     RESOLUTIONS,
     ROLES,
     SYMBOL_KINDS,

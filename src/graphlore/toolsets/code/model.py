@@ -22,8 +22,6 @@ from typing import Any
 
 # ---- closed vocabularies -------------------------------------------------------------------------
 
-LANGUAGES = ("java", "python", "typescript", "javascript")
-
 #: symbol_kind values. ``package``: a Java package (per module) or a Python package (``__init__.py``);
 #: ``module``: a Python or TS/JS file; ``file``: a Java source file.
 SYMBOL_KINDS = (
@@ -80,6 +78,11 @@ UNRESOLVED_REASONS = (
 
 # ---- ids -----------------------------------------------------------------------------------------
 
+def content_hash(data: bytes) -> str:
+    """A file's content hash: a file whose hash is unchanged is never parsed again."""
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
 def short_hash(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8"), digest_size=8).hexdigest()
 
@@ -106,6 +109,18 @@ def edge_id(src: str, type_: str, dst: str) -> str:
 
 
 # ---- facts (one file, no cross-file knowledge) ---------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class FileContext:
+    """What the layout says about one source file."""
+
+    microservice: str
+    module: str
+    #: the file's module name as other files import it (Python dotted name, TS/JS relative path); "" when the
+    #: file declares its own namespace (a Java package)
+    module_name: str
+    is_test: bool
+
 
 @dataclass(slots=True)
 class AnnotationFact:

@@ -19,10 +19,13 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from ..languages.folding import Folded, PythonFolder, _py_absolute, literal, unknown
+from ..languages.folding import Folded, literal, unknown
+from ..languages.python.constants import PythonFolder
+from ..languages.python.resolve import absolute
 from ..languages.symbols import Bound
 from ..model import FileFacts
 from ..services.endpoints import Item, join_paths
+from .base import Framework, Project, Reader
 
 ROUTE_VERBS = {"get", "post", "put", "delete", "patch", "head", "options"}
 APPS = {"FastAPI": "fastapi", "APIRouter": "fastapi", "Flask": "flask", "Blueprint": "flask"}
@@ -104,7 +107,7 @@ class PythonProject:
         for imp in facts.imports:
             for imported, alias in imp.names:
                 if alias == head:
-                    target = _py_absolute(module, imp.target, facts.path.endswith("__init__.py"))
+                    target = absolute(module, imp.target, facts.path.endswith("__init__.py"))
                     full = imported if imported == imp.target else f"{target}.{imported}"
                     return f"{full}.{rest}" if rest else full
         return dotted
@@ -257,3 +260,11 @@ def _local_type(facts: FileFacts, owner: str, var: str, line: int) -> str:
     if seen:
         return max(seen)[1]
     return facts.extra.get("globals", {}).get(var, "")
+
+
+def prepare(files: list[Bound], project: Project) -> Reader:
+    python_project = PythonProject(files)
+    return lambda bound: read_python(python_project, bound)
+
+
+FRAMEWORK = Framework("python_web", ("python",), prepare)

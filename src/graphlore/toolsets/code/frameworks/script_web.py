@@ -15,10 +15,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from ..languages.folding import Folded, ScriptFolder, literal, resolve_script, split_top, unknown
+from ..languages.folding import Folded, literal, split_top, unknown
 from ..languages.symbols import Bound
+from ..languages.typescript.constants import ScriptFolder, resolve_script
 from ..model import FileFacts
 from ..services.endpoints import ANY, Item, join_paths
+from .base import Framework, Project, Reader, item
 
 VERBS = {"get", "post", "put", "delete", "patch", "head", "options", "all"}
 NEST = {"Get": "GET", "Post": "POST", "Put": "PUT", "Delete": "DELETE", "Patch": "PATCH", "Head": "HEAD",
@@ -112,10 +114,7 @@ class ScriptProject:
 
 
 def _item(bound: Bound, index: int, **kw) -> Item:
-    sym = bound.facts.symbols[index] if index >= 0 else None
-    return Item(owner=bound.ids[index] if index >= 0 else bound.file_id,
-                owner_fqn=bound.fqns[index] if index >= 0 else bound.file_fqn, microservice=bound.ctx.microservice,
-                module=bound.ctx.module, file=bound.path, line=kw.pop("line", sym.line_start if sym else 1), **kw)
+    return item(bound, index, kw.pop("kind"), kw.pop("flavor"), kw.pop("line", None), **kw)
 
 
 def read_script(project: ScriptProject, bound: Bound) -> Iterator[Item]:
@@ -178,3 +177,11 @@ def _axios(facts: FileFacts, folder: ScriptFolder, var: str) -> Folded | None:
         return unknown("several axios.create(...) in the file: which made this instance is not known")
     expr = object_field(makers[0].args[0], "baseURL")
     return folder.fold(expr) if expr else literal("")
+
+
+def prepare(files: list[Bound], project: Project) -> Reader:
+    script_project = ScriptProject(files)
+    return lambda bound: read_script(script_project, bound)
+
+
+FRAMEWORK = Framework("script_web", ("typescript", "javascript"), prepare)

@@ -1,13 +1,11 @@
-"""Java: routes, clients and producers of Spring (MVC/WebFlux, Kafka, Rabbit, JMS, Cloud Stream, OpenFeign,
-RestTemplate, WebClient, RestClient, ``@HttpExchange``) and JAX-RS, read from the facts.
+"""Routes, clients and producers of Spring (MVC/WebFlux, Kafka, Rabbit, JMS, Cloud Stream, OpenFeign,
+RestTemplate, WebClient, RestClient, ``@HttpExchange``), read from the facts of Java files.
 
 **Routes.** A controller (``@RestController``/``@Controller``, a project annotation meta-annotated with
 one of them, or a class with a class-level ``@RequestMapping``) maps each method annotated
 ``@GetMapping``... or ``@RequestMapping`` (every path of a multi-path mapping; every method of a
 multi-method one; no ``method``: any) under each class-level path, under the service's context path
-(``server.servlet.context-path``, ``server.context-path``, ``spring.webflux.base-path``). JAX-RS: a
-``@Path`` class's methods annotated ``@GET``... (and ``@Path``), under the module's ``@ApplicationPath``.
-Listeners: ``@KafkaListener(topics)`` (also on a class with ``@KafkaHandler`` methods),
+(``server.servlet.context-path``, ``server.context-path``, ``spring.webflux.base-path``). Listeners: ``@KafkaListener(topics)`` (also on a class with ``@KafkaHandler`` methods),
 ``@RabbitListener(queues)``, ``@JmsListener(destination)``, ``@StreamListener`` and functional
 ``Consumer``/``Function`` beans whose Cloud Stream binding (``{bean}-in-0``) is configured.
 
@@ -25,17 +23,18 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from ..languages.folding import Folded, JavaConstants, JavaFolder, array_items, literal, unknown
+from ..languages.folding import Folded, array_items, literal, unknown
 from ..languages.symbols import Bound
 from ..model import AnnotationFact, CallFact, FileFacts, SymbolFact
 from ..services.endpoints import ANY, Item, join_paths
 from ..services.settings import Values
+from .base import Framework, Project, Reader, item
+from .jvm import JavaFile, annotations, attr, constants
 
 MAPPINGS = {"GetMapping": "GET", "PostMapping": "POST", "PutMapping": "PUT", "DeleteMapping": "DELETE",
             "PatchMapping": "PATCH", "RequestMapping": None}
 EXCHANGES = {"GetExchange": "GET", "PostExchange": "POST", "PutExchange": "PUT", "DeleteExchange": "DELETE",
              "PatchExchange": "PATCH", "HttpExchange": None}
-JAXRS = {"GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"}
 CONTROLLERS = {"RestController", "Controller"}
 REST_TEMPLATES = {"RestTemplate", "RestOperations", "OAuth2RestTemplate", "OAuth2RestOperations"}
 REST_TEMPLATE_CALLS = {"getForObject": "GET", "getForEntity": "GET", "postForObject": "POST",
@@ -53,65 +52,38 @@ PRODUCERS = {"KafkaTemplate": ("kafka_template", "kafka", {"send", "sendDefault"
 CONTEXT_KEYS = ("server.servlet.context-path", "server.context-path", "spring.webflux.base-path")
 
 
-def annotations(sym: SymbolFact) -> dict[str, AnnotationFact]:
-    return {a.name.rsplit(".", 1)[-1]: a for a in sym.annotations}
-
-
-def attr(annotation: AnnotationFact | None, *keys: str) -> str | None:
-    """The first of ``keys`` the annotation sets (``value`` also matches a positional argument)."""
-    if annotation is None:
-        return None
-    args = dict(annotation.args)
-    for key in keys:
-        if key in args:
-            return args[key]
-        if key == "value" and "" in args:
-            return args[""]
-    return None
-
-
 @dataclass
-class JavaFile:
-    """What reading one Java file needs from the rest of the project."""
+class SpringFile(JavaFile):
+    """A Java file with what Spring reading needs from the rest of the project."""
 
-    bound: Bound
-    constants: JavaConstants
-    values: Values
-    controller_annotations: set[str]
-    application_path: str
+    #: project annotation types meta-annotated ``@RestController`` / ``@Controller``
+    controller_annotations: set[str] = field(default_factory=set)
     #: the WebClient/RestClient base URLs set anywhere in the module (see `file_bases`)
     module_bases: dict[tuple[str, str | None], list[Folded]] = field(default_factory=dict)
 
-    @property
-    def facts(self) -> FileFacts:
-        return self.bound.facts
-
-    def fold(self, expr: str | None, class_key: str) -> Folded:
-        """A Java expression folded in ``class_key``, then its placeholders resolved with the module's values."""
-        if expr is None:
-            return literal("")
-        value = JavaFolder(self.constants, self.facts, class_key).fold(expr)
-        return self.settle(value)
-
-    def settle(self, value: Folded) -> Folded:
-        if "${" not in value.text:
-            return value
-        text, missing = self.values.resolve(value.text)
-        why = tuple(f"placeholder ${{{key}}} is not in the module's settings ({', '.join(self.values.files) or 'none'})"
-                    for key in missing)
-        return Folded(text, value.known and not missing, value.why + why)
-
-    def folds(self, expr: str | None, class_key: str) -> list[tuple[str, Folded]]:
-        """Each element of an annotation attribute (an array or one value): (as written, folded)."""
-        items = array_items(expr) if expr else []
-        return [(item, self.fold(item, class_key)) for item in items] or [("", literal(""))]
-
 
 def _item(jf: JavaFile, index: int, kind: str, flavor: str, line: int | None = None, **kw) -> Item:
-    bound = jf.bound
-    sym = bound.facts.symbols[index]
-    return Item(kind=kind, owner=bound.ids[index], owner_fqn=bound.fqns[index], microservice=bound.ctx.microservice,
-                module=bound.ctx.module, file=bound.path, line=line or sym.line_start, flavor=flavor, **kw)
+    return item(jf.bound, index, kind, flavor, line, **kw)
+
+
+def _meta_controllers(project: Project) -> set[str]:
+    """Project annotation types annotated ``@RestController`` / ``@Controller`` (meta-annotations)."""
+    return {sym.name for bound in project.table.files.values() if bound.facts.language == "java"
+            for sym in bound.facts.symbols if sym.kind == "annotation" and annotations(sym).keys() & CONTROLLERS}
+
+
+def prepare(files: list[Bound], project: Project) -> Reader:
+    controllers = _meta_controllers(project)
+    spring_files = {bound.path: SpringFile(bound, constants(project), project.values(bound.ctx.module), controllers)
+                    for bound in files}
+    bases: dict[str, dict] = {}
+    for jf in spring_files.values():
+        module = bases.setdefault(jf.bound.ctx.module, {})
+        for (owner, flavor), found in file_bases(jf).items():
+            module.setdefault((f"{jf.bound.path}:{owner}", flavor), []).extend(found)
+    for jf in spring_files.values():
+        jf.module_bases = bases.get(jf.bound.ctx.module, {})
+    return lambda bound: read_java(spring_files[bound.path])
 
 
 def context_path(values: Values) -> Folded:
@@ -123,7 +95,7 @@ def context_path(values: Values) -> Folded:
     return literal("")
 
 
-def read_java(jf: JavaFile) -> Iterator[Item]:
+def read_java(jf: SpringFile) -> Iterator[Item]:
     facts = jf.facts
     by_key = {sym.key: index for index, sym in enumerate(facts.symbols)}
     context = context_path(jf.values)
@@ -140,8 +112,6 @@ def read_java(jf: JavaFile) -> Iterator[Item]:
         elif anns.keys() & (CONTROLLERS | jf.controller_annotations) or (
                 "RequestMapping" in anns and sym.kind == "class"):
             yield from _spring_routes(jf, index, anns, members, context)
-        if "Path" in anns and sym.kind == "class":
-            yield from _jaxrs(jf, index, anns, members)
         yield from _listeners(jf, index, anns, members)
     yield from _calls(jf, by_key)
 
@@ -184,22 +154,6 @@ def _spring_routes(jf: JavaFile, index: int, anns, members: list[int], context: 
             full = join_paths([context, prefix, path])
             yield _item(jf, member, "route", "spring_web", http_method=method, path=full,
                         written=" + ".join(w for w in (written_prefix, written) if w) or '""')
-
-
-def _jaxrs(jf: JavaFile, index: int, anns, members: list[int]) -> Iterator[Item]:
-    sym = jf.facts.symbols[index]
-    base = jf.fold(attr(anns["Path"], "value"), sym.key)
-    for member in members:
-        member_anns = annotations(jf.facts.symbols[member])
-        verbs = [v for v in member_anns if v in JAXRS]
-        if not verbs:
-            continue
-        written = attr(member_anns.get("Path"), "value")
-        path = jf.fold(written, sym.key) if written else literal("")
-        full = join_paths([literal(jf.application_path), base, path])
-        for verb in verbs:
-            yield _item(jf, member, "route", "jaxrs", http_method=verb, path=full,
-                        written=" + ".join(w for w in (attr(anns["Path"], "value"), written) if w))
 
 
 def _listeners(jf: JavaFile, index: int, anns, members: list[int]) -> Iterator[Item]:
@@ -351,7 +305,7 @@ def _bottom(receiver) -> list:
     return receiver
 
 
-def _calls(jf: JavaFile, by_key: dict[str, int]) -> Iterator[Item]:
+def _calls(jf: SpringFile, by_key: dict[str, int]) -> Iterator[Item]:
     facts = jf.facts
     lines: dict[tuple[str, int, str], CallFact] = {(c.owner, c.line, c.name): c for c in facts.calls}
     bases = file_bases(jf)
@@ -454,3 +408,6 @@ def _distinct(values: list[Folded]) -> list[Folded]:
 def _http_method(expr: str) -> str | None:
     name = expr.strip().rsplit(".", 1)[-1].strip('"').upper()
     return name if name in ("GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS") else None
+
+
+FRAMEWORK = Framework("spring", ("java",), prepare)

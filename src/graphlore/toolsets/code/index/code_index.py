@@ -44,7 +44,7 @@ from graphlore.store import Node, Store, record_embedder
 from graphlore.tools import Progress
 from graphlore.toolsets.folder_index import INDEX_LOCK, FolderIndex, FolderWatches, now_iso
 
-from ..layout.layout import SKIP_DIRS, Scan, scan
+from ..layout.walk import SKIP_DIRS, Scan, scan
 from ..model import GraphEdge, GraphNode
 from .graph import CodeGraph, UpdateStats
 from .persist import FORMAT, FileRecord

@@ -1,11 +1,12 @@
 """The whole project's code graph in memory, built in full or updated incrementally.
 
-An update walks the tree (`project.scan`), recomputes the layout only when a build or config file
+An update walks the tree (`layout.walk.scan`), recomputes the layout only when a build or config file
 changed, reads a source file only when its size or mtime changed and parses it only when its content
-hash changed. Then cross-file resolution (`resolve.py`) runs for the files that changed and for every
-unchanged file that looked up something whose digest changed, so that an incremental update gives
-exactly the nodes and edges of a full build (a test compares the two after edits, deletions and
-renames).
+hash changed (with its language's ``extract``). Then cross-file resolution (`languages.resolver`) runs for
+the files that changed and for every unchanged file that looked up something whose digest changed
+(`languages.symbols`), so that an incremental update gives exactly the nodes and edges of a full build (a
+test compares the two after edits, deletions and renames). Last, part 2 reads every file's routes,
+clients and producers (`frameworks.read`) and links them (`services.links`).
 
 Records (see `model.py`): nodes of kind ``symbol`` (every symbol; ``symbol_kind`` tells which),
 ``microservice`` and ``module`` (the layout), and edges from the closed set in `model.EDGE_TYPES`. Every
@@ -20,25 +21,25 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from ..frameworks.read import service_records, settings_of
-from ..languages.java import extract as java
-from ..languages.java.resolve import JavaResolver
-from ..languages.parsing import content_hash
-from ..languages.python import extract as python
-from ..languages.python.resolve import PythonResolver
+from ..frameworks.read import read_items
+from ..languages import registry
 from ..languages.symbols import Bound, FileResult, Table, Tracker, digests
-from ..languages.typescript import extract as typescript
-from ..languages.typescript.resolve import TsResolver
-from ..layout.layout import FileContext, Layout, Scan, detect_layout, scan
-from ..model import FileFacts, GraphEdge, GraphNode, make_edge, module_id, node_text, package_id, service_id
-
-EXTRACTORS = {
-    "java": java.extract,
-    "python": python.extract,
-    "typescript": typescript.extract,
-    "javascript": typescript.extract,
-}
-RESOLVERS = {"java": JavaResolver, "python": PythonResolver, "typescript": TsResolver, "javascript": TsResolver}
+from ..layout.layout import Layout, detect_layout
+from ..layout.walk import Scan, scan
+from ..model import (
+    FileContext,
+    FileFacts,
+    GraphEdge,
+    GraphNode,
+    content_hash,
+    make_edge,
+    module_id,
+    node_text,
+    package_id,
+    service_id,
+)
+from ..services.links import link
+from ..services.settings import Values, module_values
 
 
 class FileState(Protocol):
@@ -73,8 +74,10 @@ class UpdateStats:
     stamped_paths: list[str] = field(default_factory=list)
 
 
-def extract(path: str, language: str, data: bytes) -> FileFacts:
-    return EXTRACTORS[language](path, data)
+def settings_of(graph: CodeGraph) -> dict[str, Values]:
+    """Each module's settings (what part 2 folds ``${...}`` placeholders with)."""
+    assert graph.layout is not None
+    return module_values(graph.layout, graph.root)
 
 
 class CodeGraph:
@@ -119,7 +122,7 @@ class CodeGraph:
         for path, state in files.items():
             graph.facts[path] = state.facts
             graph.stamps[path] = state.stamp
-            graph.table.add(Bound(state.facts, state.ctx))
+            graph.table.add(Bound(state.facts, state.ctx, registry.by_name(state.facts.language)))
             graph.digests[path] = dict(state.digests)
             graph.results[path] = FileResult(deps=state.deps)
             for key in state.deps:
@@ -170,7 +173,7 @@ class CodeGraph:
             facts = self.facts[path]
             old = self.digests.get(path, {})
             self.table.remove(path)
-            bound = Bound(facts, layout.context(path, facts.language))
+            bound = Bound(facts, layout.context(path, facts.language), registry.by_name(facts.language))
             self.table.add(bound)
             new = digests(bound)
             self.digests[path] = new
@@ -195,7 +198,7 @@ class CodeGraph:
         clock = time.perf_counter()
         if stats.layout_changed or self._settings is None:
             self._settings = settings_of(self)
-        self.service_nodes, self.service_edges = service_records(self, self._settings)
+        self.service_nodes, self.service_edges = link(read_items(self.table, self._settings), layout)
         stats.seconds["services"] = time.perf_counter() - clock
         stats.files = len(self.facts)
         stats.loc = sum(f.loc for f in self.facts.values())
@@ -218,7 +221,7 @@ class CodeGraph:
             if old is not None and old.language == source.language:
                 if content_hash(data) == old.content_hash:
                     continue
-            changed[path] = extract(path, source.language, data)
+            changed[path] = registry.by_name(source.language).extract(path, data)
             stats.parsed += 1
         return changed
 
@@ -238,10 +241,10 @@ class CodeGraph:
         resolvers = {}
         for path in paths:
             bound = self.table.files[path]
-            language = bound.facts.language
-            resolver = resolvers.get(language)
+            language = bound.language
+            resolver = resolvers.get(language.name)
             if resolver is None:
-                resolver = resolvers[language] = RESOLVERS[language](self.table, tracker)
+                resolver = resolvers[language.name] = language.resolver(self.table, tracker, language)
             self._forget(path)
             result = resolver.resolve_file(bound)
             result.deps = tracker.take()
@@ -288,20 +291,16 @@ class CodeGraph:
                 edges[edge.id] = edge
             packages: dict[str, list[Bound]] = {}
             for bound in bounds:
-                language = bound.facts.language
-                if language == "java":
+                if bound.language.packages:
                     packages.setdefault(bound.facts.package, []).append(bound)
-                elif language == "python":
-                    if "." not in bound.ctx.module_name:
-                        edge = make_edge(mid, "DECLARES", bound.file_id)
-                        edges[edge.id] = edge
-                else:
-                    edge = make_edge(mid, "DECLARES", bound.file_id)
+                elif not (bound.language.nested_modules and "." in bound.ctx.module_name):
+                    edge = make_edge(mid, "DECLARES", bound.file_id)   # (a nested module's package declares it)
                     edges[edge.id] = edge
             for package, members in sorted(packages.items()):
                 pid = package_id(path, package)
                 test_only = all(b.ctx.is_test for b in members)
-                props = {"fqn": package, "symbol_kind": "package", "language": "java", "microservice": service,
+                props = {"fqn": package, "symbol_kind": "package", "language": members[0].facts.language,
+                         "microservice": service,
                          "module": path, "file": "", "role": "TEST" if test_only else "OTHER", "capabilities": [],
                          "annotations": [], "modifiers": [], "generated": False, "docstring": "",
                          "signature": f"package {package}" if package else "", "files": len(members)}

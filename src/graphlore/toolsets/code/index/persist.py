@@ -24,8 +24,7 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..layout.layout import FileContext
-from ..model import AnnotationFact, CallFact, FileFacts, ImportFact, SymbolFact
+from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact, SymbolFact
 
 #: The format of persisted records and of the nodes they describe; an index of another format is rebuilt.
 #: 2: part 2's records (routes, clients, producers) and Python ``with X() as y`` locals.

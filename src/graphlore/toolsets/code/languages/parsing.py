@@ -1,15 +1,16 @@
-"""tree-sitter languages and small helpers shared by the extractors.
+"""tree-sitter grammars and small node helpers shared by the extractors.
 
-The grammars come compiled inside the single-language wheels (``tree-sitter-java``,
-``tree-sitter-python``, ``tree-sitter-typescript``, ``tree-sitter-javascript``): nothing is downloaded
-at run time. Parsers are cheap but not thread-safe, so each thread keeps its own.
+A language names its grammars (`Grammar`: the compiled grammar a single-language wheel ships, such as
+``tree-sitter-java``), so nothing here knows a language and nothing is downloaded at run time. Parsers
+are cheap but not thread-safe, so each thread keeps its own.
 """
 
 from __future__ import annotations
 
-import hashlib
 import re
 import threading
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cache
 
 from tree_sitter import Language, Node, Parser, Query
@@ -17,44 +18,32 @@ from tree_sitter import Language, Node, Parser, Query
 _local = threading.local()
 
 
+@dataclass(frozen=True)
+class Grammar:
+    """A tree-sitter grammar by name; ``load`` returns the wheel's compiled language (``tree_sitter_java.language()``)."""
+
+    name: str
+    load: Callable[[], object]
+
+
 @cache
-def language(name: str) -> Language:
-    """``java``, ``python``, ``typescript``, ``tsx`` or ``javascript``."""
-    if name == "java":
-        import tree_sitter_java as grammar
-
-        return Language(grammar.language())
-    if name == "python":
-        import tree_sitter_python as grammar
-
-        return Language(grammar.language())
-    if name in ("typescript", "tsx"):
-        import tree_sitter_typescript as grammar
-
-        return Language(grammar.language_tsx() if name == "tsx" else grammar.language_typescript())
-    if name == "javascript":
-        import tree_sitter_javascript as grammar
-
-        return Language(grammar.language())
-    raise ValueError(f"no grammar for {name!r}; known: java, python, typescript, tsx, javascript")
+def language(grammar: Grammar) -> Language:
+    return Language(grammar.load())
 
 
-def parser(name: str) -> Parser:
+def parser(grammar: Grammar) -> Parser:
     parsers = getattr(_local, "parsers", None)
     if parsers is None:
         parsers = _local.parsers = {}
-    if name not in parsers:
-        parsers[name] = Parser(language(name))
-    return parsers[name]
+    found = parsers.get(grammar.name)
+    if found is None:
+        found = parsers[grammar.name] = Parser(language(grammar))
+    return found
 
 
 @cache
-def query(lang: str, source: str) -> Query:
-    return Query(language(lang), source)
-
-
-def content_hash(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
+def query(grammar: Grammar, source: str) -> Query:
+    return Query(language(grammar), source)
 
 
 def text(node: Node | None) -> str:
@@ -112,18 +101,3 @@ def innermost_owner(spans: list[tuple[int, int, str]], positions: list[int]) -> 
             stack.pop()
         result[index] = stack[-1][2] if stack else None
     return result
-
-
-def arg_texts(args: Node | None, limit: int = 3, width: int = 200) -> tuple[str, ...]:
-    """The first ``limit`` arguments of a call as written (whitespace squashed, cut at ``width``)."""
-    if args is None:
-        return ()
-    out = []
-    for arg in args.named_children:
-        if arg.type in ("comment", "line_comment", "block_comment"):
-            continue
-        out.append(squash(text(arg))[:width])
-        if len(out) == limit:
-            break
-    return tuple(out)
-

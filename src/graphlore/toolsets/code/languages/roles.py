@@ -1,21 +1,21 @@
-"""Roles and capabilities: the documented tables and the one function that applies them.
+"""Roles and capabilities: what each framework's names mean, as tables, and the rules one language reads them by.
 
 A symbol has exactly one **role**, decided by the first rule that applies, in this order:
 
 1. ``TEST`` when the file is test code (``src/test/``, ``tests/``, ``test_*.py``, ``*_test.py``,
-   ``conftest.py``, ``*Test.java``, ``*.spec.ts``, ``__tests__/`` ...; see `project.FileContext.is_test`).
-2. An annotation or decorator on the type (or, for a method/function, on itself) from `ANNOTATION_ROLES`.
+   ``conftest.py``, ``*Test.java``, ``*.spec.ts``, ``__tests__/`` ...; see `base.Language.test_files`).
+2. An annotation or decorator on the type from its language's `Rules.annotation_roles`.
 3. A meta-annotation: an annotation type declared in the project whose own annotations give a role
    (``@interface ApiController`` annotated ``@RestController`` makes its users CONTROLLERs).
-4. A supertype, walked through project classes, whose name is in `BASE_ROLES` (Spring Data repositories,
-   Django models and views, pydantic models, TypeORM repositories, test cases ...).
+4. A supertype, walked through project classes, whose qualified name is in `Rules.base_roles` (Spring Data
+   repositories, Django models and views, pydantic models, TypeORM repositories, test cases ...).
 5. Naming (`NAME_SUFFIX_ROLES`): ``*Controller``, ``*Service``/``*ServiceImpl``, ``*Repository``/``*Dao``,
    ``*Client``, ``*Config``/``*Configuration``, ``*Dto``/``*DTO``/``*Request``/``*Response``,
    ``*Entity``, ``*Test``/``*Tests``.
 6. ``OTHER``.
 
 Members (methods, fields, constructors) take their declaring type's role; a function takes its own
-(decorators, naming); a file/module/package is ``TEST`` or ``OTHER``.
+(``CONTROLLER`` when it serves HTTP, else by test code); a file/module/package is ``TEST`` or ``OTHER``.
 
 | role | annotations / decorators | supertypes |
 |---|---|---|
@@ -29,7 +29,7 @@ Members (methods, fields, constructors) take their declaring type's role; a func
 | TEST | SpringBootTest, WebMvcTest, DataJpaTest, DataMongoTest, WebFluxTest, JsonTest, RunWith, ExtendWith | JUnit TestCase; unittest TestCase; Django SimpleTestCase/TestCase/TransactionTestCase/LiveServerTestCase |
 
 **Capabilities** (a set, from annotations/decorators and injected or called framework types; a type
-also carries the union of its members' capabilities):
+also carries the union of its members' capabilities, except ``ENTRY_POINT`` and ``TRANSACTIONAL``):
 
 | capability | from |
 |---|---|
@@ -43,65 +43,75 @@ also carries the union of its members' capabilities):
 | EXCEPTION_HANDLER | ExceptionHandler, ControllerAdvice, RestControllerAdvice; TS Catch; Python ``x.exception_handler``, ``x.errorhandler`` |
 | TRANSACTIONAL | Transactional |
 | ENTRY_POINT | ``public static void main(String[])``; SpringBootApplication; Python ``if __name__ == "__main__"`` |
+
+The tables below are grouped by framework; a language's `Rules` pick the groups its code is written
+against (Java: Spring, Jakarta EE, JAX-RS, MyBatis, JUnit; Python: FastAPI, Flask, Celery, Django, DRF,
+pydantic, the HTTP client libraries; TypeScript: NestJS, Angular, TypeORM, axios and fetch).
 """
 
 from __future__ import annotations
 
-ANNOTATION_ROLES: dict[str, str] = {
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from ..model import SymbolFact
+
+# ---- roles by annotation or decorator (simple names) ------------------------------------------------------
+
+SPRING_ROLES = {
     "Controller": "CONTROLLER", "RestController": "CONTROLLER", "RepositoryRestController": "CONTROLLER",
     "BasePathAwareController": "CONTROLLER", "ControllerAdvice": "CONTROLLER", "RestControllerAdvice": "CONTROLLER",
-    "WebServlet": "CONTROLLER", "Resolver": "CONTROLLER",
-    "Service": "SERVICE", "Stateless": "SERVICE", "Stateful": "SERVICE", "Injectable": "SERVICE",
-    "Repository": "REPOSITORY", "Mapper": "REPOSITORY", "EntityRepository": "REPOSITORY",
-    "FeignClient": "CLIENT", "HttpExchange": "CLIENT", "RegisterRestClient": "CLIENT",
-    "Entity": "ENTITY", "Document": "ENTITY", "Table": "ENTITY", "Embeddable": "ENTITY",
-    "MappedSuperclass": "ENTITY",
+    "Service": "SERVICE", "Repository": "REPOSITORY", "FeignClient": "CLIENT", "HttpExchange": "CLIENT",
+    "Document": "ENTITY",
     "Configuration": "CONFIG", "SpringBootApplication": "CONFIG", "SpringBootConfiguration": "CONFIG",
-    "AutoConfiguration": "CONFIG", "ConfigurationProperties": "CONFIG", "Module": "CONFIG",
+    "AutoConfiguration": "CONFIG", "ConfigurationProperties": "CONFIG",
     "SpringBootTest": "TEST", "WebMvcTest": "TEST", "DataJpaTest": "TEST", "DataMongoTest": "TEST",
-    "WebFluxTest": "TEST", "JsonTest": "TEST", "RunWith": "TEST", "ExtendWith": "TEST",
+    "WebFluxTest": "TEST", "JsonTest": "TEST",
 }
-#: annotations that only mean a role on a type in one language (JAX-RS ``@Path`` on a class)
-JAVA_TYPE_ONLY = {"Path": "CONTROLLER"}
-TS_DECORATOR_ROLES = {"Controller": "CONTROLLER", "Resolver": "CONTROLLER", "Injectable": "SERVICE",
-                      "Module": "CONFIG", "Entity": "ENTITY", "EntityRepository": "REPOSITORY"}
+#: Jakarta EE / Java EE (servlets, EJB, JPA), JAX-RS (``@Path`` on a class) and MicroProfile REST clients
+JAKARTA_ROLES = {
+    "WebServlet": "CONTROLLER", "Path": "CONTROLLER", "Stateless": "SERVICE", "Stateful": "SERVICE",
+    "Entity": "ENTITY", "Table": "ENTITY", "Embeddable": "ENTITY", "MappedSuperclass": "ENTITY",
+    "RegisterRestClient": "CLIENT",
+}
+MYBATIS_ROLES = {"Mapper": "REPOSITORY"}
+JUNIT_ROLES = {"RunWith": "TEST", "ExtendWith": "TEST"}
+#: NestJS, Angular and TypeORM decorators
+NEST_ROLES = {"Controller": "CONTROLLER", "Resolver": "CONTROLLER", "Injectable": "SERVICE", "Module": "CONFIG",
+              "Entity": "ENTITY", "EntityRepository": "REPOSITORY"}
 
-#: (qualified-name prefix, class name) -> role; a supertype matches when its qualified name starts with
-#: the prefix and ends with ``.name`` (or equals the name when the prefix is "").
-BASE_ROLES: dict[tuple[str, str], str] = {}
-for _name in ("Repository", "CrudRepository", "ListCrudRepository", "PagingAndSortingRepository",
-              "ListPagingAndSortingRepository", "JpaRepository", "MongoRepository", "ReactiveCrudRepository",
-              "ReactiveMongoRepository", "R2dbcRepository", "ElasticsearchRepository", "CassandraRepository",
-              "Neo4jRepository", "ReactiveSortingRepository", "CoroutineCrudRepository"):
-    BASE_ROLES[("org.springframework.data.", _name)] = "REPOSITORY"
-for _name in ("WebSecurityConfigurerAdapter", "ResourceServerConfigurerAdapter",
-              "AuthorizationServerConfigurerAdapter", "WebMvcConfigurer", "WebMvcConfigurerAdapter",
-              "GlobalMethodSecurityConfiguration", "WebFluxConfigurer"):
-    BASE_ROLES[("org.springframework.", _name)] = "CONFIG"
-BASE_ROLES[("javax.servlet.", "HttpServlet")] = "CONTROLLER"
-BASE_ROLES[("jakarta.servlet.", "HttpServlet")] = "CONTROLLER"
-BASE_ROLES[("junit.framework.", "TestCase")] = "TEST"
-BASE_ROLES[("django.", "Model")] = "ENTITY"
-for _name in ("View", "TemplateView", "ListView", "DetailView", "FormView", "CreateView", "UpdateView",
-              "DeleteView", "RedirectView", "ArchiveIndexView"):
-    BASE_ROLES[("django.views.", _name)] = "CONTROLLER"
-for _name in ("APIView", "GenericAPIView", "ViewSet", "ModelViewSet", "GenericViewSet", "ReadOnlyModelViewSet"):
-    BASE_ROLES[("rest_framework.", _name)] = "CONTROLLER"
-for _name in ("Form", "ModelForm", "BaseForm"):
-    BASE_ROLES[("django.forms.", _name)] = "DTO"
-for _name in ("Serializer", "ModelSerializer", "HyperlinkedModelSerializer"):
-    BASE_ROLES[("rest_framework.", _name)] = "DTO"
-BASE_ROLES[("pydantic.", "BaseModel")] = "DTO"
-BASE_ROLES[("pydantic", "BaseSettings")] = "CONFIG"
-BASE_ROLES[("django.apps.", "AppConfig")] = "CONFIG"
-BASE_ROLES[("unittest.", "TestCase")] = "TEST"
-for _name in ("SimpleTestCase", "TestCase", "TransactionTestCase", "LiveServerTestCase"):
-    BASE_ROLES[("django.test.", _name)] = "TEST"
-BASE_ROLES[("typeorm", "Repository")] = "REPOSITORY"
+# ---- roles by supertype: (qualified-name prefix, class name) -> role ----------------------------------------
 
-_BASE_BY_NAME: dict[str, list[tuple[str, str]]] = {}
-for (_prefix, _name), _role in BASE_ROLES.items():
-    _BASE_BY_NAME.setdefault(_name, []).append((_prefix, _role))
+SPRING_BASES = {
+    **{("org.springframework.data.", name): "REPOSITORY" for name in (
+        "Repository", "CrudRepository", "ListCrudRepository", "PagingAndSortingRepository",
+        "ListPagingAndSortingRepository", "JpaRepository", "MongoRepository", "ReactiveCrudRepository",
+        "ReactiveMongoRepository", "R2dbcRepository", "ElasticsearchRepository", "CassandraRepository",
+        "Neo4jRepository", "ReactiveSortingRepository", "CoroutineCrudRepository")},
+    **{("org.springframework.", name): "CONFIG" for name in (
+        "WebSecurityConfigurerAdapter", "ResourceServerConfigurerAdapter", "AuthorizationServerConfigurerAdapter",
+        "WebMvcConfigurer", "WebMvcConfigurerAdapter", "GlobalMethodSecurityConfiguration", "WebFluxConfigurer")},
+}
+SERVLET_BASES = {("javax.servlet.", "HttpServlet"): "CONTROLLER", ("jakarta.servlet.", "HttpServlet"): "CONTROLLER"}
+JUNIT_BASES = {("junit.framework.", "TestCase"): "TEST"}
+DJANGO_BASES = {
+    ("django.", "Model"): "ENTITY", ("django.apps.", "AppConfig"): "CONFIG",
+    **{("django.views.", name): "CONTROLLER" for name in (
+        "View", "TemplateView", "ListView", "DetailView", "FormView", "CreateView", "UpdateView", "DeleteView",
+        "RedirectView", "ArchiveIndexView")},
+    **{("django.forms.", name): "DTO" for name in ("Form", "ModelForm", "BaseForm")},
+    **{("django.test.", name): "TEST" for name in ("SimpleTestCase", "TestCase", "TransactionTestCase",
+                                                   "LiveServerTestCase")},
+}
+DRF_BASES = {
+    **{("rest_framework.", name): "CONTROLLER" for name in (
+        "APIView", "GenericAPIView", "ViewSet", "ModelViewSet", "GenericViewSet", "ReadOnlyModelViewSet")},
+    **{("rest_framework.", name): "DTO" for name in ("Serializer", "ModelSerializer", "HyperlinkedModelSerializer")},
+}
+PYDANTIC_BASES = {("pydantic.", "BaseModel"): "DTO", ("pydantic", "BaseSettings"): "CONFIG"}
+UNITTEST_BASES = {("unittest.", "TestCase"): "TEST"}
+TYPEORM_BASES = {("typeorm", "Repository"): "REPOSITORY"}
 
 NAME_SUFFIX_ROLES: tuple[tuple[str, str], ...] = (
     ("Controller", "CONTROLLER"), ("ServiceImpl", "SERVICE"), ("Service", "SERVICE"),
@@ -111,14 +121,14 @@ NAME_SUFFIX_ROLES: tuple[tuple[str, str], ...] = (
     ("Entity", "ENTITY"), ("Tests", "TEST"), ("Test", "TEST"),
 )
 
-CAPABILITY_ANNOTATIONS: dict[str, str] = {
+# ---- capabilities ----------------------------------------------------------------------------------------------
+
+SPRING_CAPABILITIES = {
     "GetMapping": "HTTP_ENDPOINT", "PostMapping": "HTTP_ENDPOINT", "PutMapping": "HTTP_ENDPOINT",
     "DeleteMapping": "HTTP_ENDPOINT", "PatchMapping": "HTTP_ENDPOINT",
-    "GET": "HTTP_ENDPOINT", "POST": "HTTP_ENDPOINT", "PUT": "HTTP_ENDPOINT", "DELETE": "HTTP_ENDPOINT",
-    "PATCH": "HTTP_ENDPOINT", "HEAD": "HTTP_ENDPOINT", "OPTIONS": "HTTP_ENDPOINT",
     "FeignClient": "HTTP_CLIENT", "HttpExchange": "HTTP_CLIENT", "GetExchange": "HTTP_CLIENT",
     "PostExchange": "HTTP_CLIENT", "PutExchange": "HTTP_CLIENT", "DeleteExchange": "HTTP_CLIENT",
-    "PatchExchange": "HTTP_CLIENT", "RegisterRestClient": "HTTP_CLIENT",
+    "PatchExchange": "HTTP_CLIENT",
     "KafkaListener": "MESSAGE_LISTENER", "KafkaHandler": "MESSAGE_LISTENER", "RabbitListener": "MESSAGE_LISTENER",
     "RabbitHandler": "MESSAGE_LISTENER", "JmsListener": "MESSAGE_LISTENER", "StreamListener": "MESSAGE_LISTENER",
     "SqsListener": "MESSAGE_LISTENER",
@@ -131,70 +141,116 @@ CAPABILITY_ANNOTATIONS: dict[str, str] = {
     "Transactional": "TRANSACTIONAL",
     "SpringBootApplication": "ENTRY_POINT",
 }
-TS_CAPABILITY_DECORATORS: dict[str, str] = {
+#: on a method only: a ``@RequestMapping`` on a class is a path prefix, not an endpoint
+SPRING_METHOD_CAPABILITIES = {"RequestMapping": "HTTP_ENDPOINT"}
+JAXRS_CAPABILITIES = {verb: "HTTP_ENDPOINT" for verb in ("GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS")}
+MICROPROFILE_CAPABILITIES = {"RegisterRestClient": "HTTP_CLIENT"}
+NEST_CAPABILITIES = {
     "Get": "HTTP_ENDPOINT", "Post": "HTTP_ENDPOINT", "Put": "HTTP_ENDPOINT", "Delete": "HTTP_ENDPOINT",
     "Patch": "HTTP_ENDPOINT", "All": "HTTP_ENDPOINT", "Head": "HTTP_ENDPOINT", "Options": "HTTP_ENDPOINT",
     "MessagePattern": "MESSAGE_LISTENER", "EventPattern": "MESSAGE_LISTENER",
     "Cron": "SCHEDULED_TASK", "Interval": "SCHEDULED_TASK", "Timeout": "SCHEDULED_TASK",
     "OnEvent": "EVENT_LISTENER", "Catch": "EXCEPTION_HANDLER",
 }
-#: injected framework types (simple names) -> capability of the injecting class
-INJECTED_CAPABILITIES: dict[str, str] = {
-    "RestTemplate": "HTTP_CLIENT", "WebClient": "HTTP_CLIENT", "RestClient": "HTTP_CLIENT",
-    "KafkaTemplate": "MESSAGE_PRODUCER", "RabbitTemplate": "MESSAGE_PRODUCER", "AmqpTemplate": "MESSAGE_PRODUCER",
-    "JmsTemplate": "MESSAGE_PRODUCER", "StreamBridge": "MESSAGE_PRODUCER",
-    "ReactiveKafkaProducerTemplate": "MESSAGE_PRODUCER",
-}
-#: Python decorators: ``attribute`` (last segment of ``x.attr``) -> capability
-PY_DECORATOR_ATTR_CAPABILITIES = {
+#: Python decorators that are an attribute of an app, router, task queue or engine (``@app.get``): last segment
+PYTHON_ATTRIBUTE_CAPABILITIES = {
     "get": "HTTP_ENDPOINT", "post": "HTTP_ENDPOINT", "put": "HTTP_ENDPOINT", "delete": "HTTP_ENDPOINT",
     "patch": "HTTP_ENDPOINT", "route": "HTTP_ENDPOINT", "api_route": "HTTP_ENDPOINT", "websocket": "HTTP_ENDPOINT",
     "task": "ASYNC_TASK", "scheduled_job": "SCHEDULED_TASK", "on_event": "EVENT_LISTENER",
     "listens_for": "EVENT_LISTENER", "exception_handler": "EXCEPTION_HANDLER", "errorhandler": "EXCEPTION_HANDLER",
 }
-PY_DECORATOR_NAME_CAPABILITIES = {
-    "shared_task": "ASYNC_TASK", "periodic_task": "SCHEDULED_TASK", "receiver": "EVENT_LISTENER",
-}
-#: external call prefixes (qualified) -> capability of the calling symbol
-CALL_CAPABILITIES = (("requests.", "HTTP_CLIENT"), ("httpx.", "HTTP_CLIENT"), ("aiohttp.", "HTTP_CLIENT"),
-                     ("axios", "HTTP_CLIENT"), ("fetch", "HTTP_CLIENT"))
+#: Python decorators used by their plain name (Celery ``@shared_task``, Django ``@receiver``)
+PYTHON_NAME_CAPABILITIES = {"shared_task": "ASYNC_TASK", "periodic_task": "SCHEDULED_TASK", "receiver": "EVENT_LISTENER"}
 
-SPRING_BEAN_ANNOTATIONS = frozenset({
+#: injected framework types (simple names) -> capability of the injecting class
+SPRING_INJECTED_CAPABILITIES = {
+    "RestTemplate": "HTTP_CLIENT", "WebClient": "HTTP_CLIENT", "RestClient": "HTTP_CLIENT",
+    "KafkaTemplate": "MESSAGE_PRODUCER", "RabbitTemplate": "MESSAGE_PRODUCER", "AmqpTemplate": "MESSAGE_PRODUCER",
+    "JmsTemplate": "MESSAGE_PRODUCER", "StreamBridge": "MESSAGE_PRODUCER",
+    "ReactiveKafkaProducerTemplate": "MESSAGE_PRODUCER",
+}
+#: types whose instances are made and injected by the container: Spring stereotypes, CDI scopes, EJBs
+BEAN_ANNOTATIONS = frozenset({
     "Component", "Service", "Repository", "Controller", "RestController", "Configuration",
     "SpringBootApplication", "ControllerAdvice", "RestControllerAdvice", "Named", "Singleton", "ApplicationScoped",
     "RequestScoped", "Dependent", "Stateless", "Stateful",
 })
 INJECT_ANNOTATIONS = frozenset({"Autowired", "Inject", "Resource", "MockBean", "SpyBean"})
 
-
-def annotation_role(simple_name: str, *, language: str, on_type: bool) -> str | None:
-    if language == "typescript" or language == "javascript":
-        return TS_DECORATOR_ROLES.get(simple_name)
-    role = ANNOTATION_ROLES.get(simple_name)
-    if role is None and language == "java" and on_type:
-        role = JAVA_TYPE_ONLY.get(simple_name)
-        if role is None and simple_name.startswith("Enable") and len(simple_name) > 6:
-            role = "CONFIG"
-    return role
+#: external calls (qualified-name prefix) -> capability of the calling symbol
+PYTHON_CALL_CAPABILITIES = (("requests.", "HTTP_CLIENT"), ("httpx.", "HTTP_CLIENT"), ("aiohttp.", "HTTP_CLIENT"))
+SCRIPT_CALL_CAPABILITIES = (("axios", "HTTP_CLIENT"), ("fetch", "HTTP_CLIENT"))
+#: why a call stayed unresolved when it went to a library (what `Rules.call_capabilities` look at)
+EXTERNAL_REASONS = frozenset({"external_name", "external_type", "builtin"})
+#: capabilities of a member that do not make its type have them
+NOT_ROLLED_UP = frozenset({"ENTRY_POINT", "TRANSACTIONAL"})
 
 
-def base_role(qualified: str) -> str | None:
-    """Role given by a supertype's qualified name (``org.springframework.data.mongodb.repository.MongoRepository``)."""
-    name = qualified.rsplit(".", 1)[-1]
-    for prefix, role in _BASE_BY_NAME.get(name, ()):
-        if qualified.startswith(prefix) and qualified.endswith("." + name):
-            return role
-    return None
+@dataclass(frozen=True)
+class Rules:
+    """One language's role and capability tables (see the module docstring for the order they apply in)."""
 
+    #: simple annotation or decorator name on a type -> role
+    annotation_roles: Mapping[str, str] = field(default_factory=dict)
+    #: annotation name prefixes that give a role (Spring ``@Enable*``: CONFIG)
+    annotation_role_prefixes: tuple[tuple[str, str], ...] = ()
+    #: (qualified-name prefix, class name) of a supertype -> role
+    base_roles: Mapping[tuple[str, str], str] = field(default_factory=dict)
+    name_roles: tuple[tuple[str, str], ...] = NAME_SUFFIX_ROLES
+    #: annotation or decorator (its last segment) -> capability of the symbol it is on
+    capabilities: Mapping[str, str] = field(default_factory=dict)
+    #: the same for dotted decorators (``@app.get``) when they mean something else than the plain name
+    attribute_capabilities: Mapping[str, str] | None = None
+    #: annotations that give a capability on a method only
+    method_capabilities: Mapping[str, str] = field(default_factory=dict)
+    #: external call prefixes -> capability of the calling symbol
+    call_capabilities: tuple[tuple[str, str], ...] = ()
+    #: injected library types (simple names) -> capability of the injecting type
+    injected_capabilities: Mapping[str, str] = field(default_factory=dict)
+    bean_annotations: frozenset[str] = frozenset()
+    inject_annotations: frozenset[str] = frozenset()
+    #: on a CLIENT type (Feign, ``@HttpExchange``), HTTP mappings describe outgoing calls, not endpoints
+    client_mappings_are_calls: bool = False
+    #: a callable that starts a program (``public static void main(String[])``)
+    entry_point: Callable[[SymbolFact], bool] | None = None
 
-def name_role(name: str) -> str | None:
-    for suffix, role in NAME_SUFFIX_ROLES:
-        if name.endswith(suffix) and len(name) > len(suffix):
-            return role
-    return None
+    @cached_property
+    def _bases_by_name(self) -> dict[str, list[tuple[str, str]]]:
+        out: dict[str, list[tuple[str, str]]] = {}
+        for (prefix, name), role in self.base_roles.items():
+            out.setdefault(name, []).append((prefix, role))
+        return out
 
+    def annotation_role(self, simple_name: str) -> str | None:
+        role = self.annotation_roles.get(simple_name)
+        if role is None:
+            role = next((r for prefix, r in self.annotation_role_prefixes
+                         if simple_name.startswith(prefix) and len(simple_name) > len(prefix)), None)
+        return role
 
-def python_decorator_capability(decorator: str) -> str | None:
-    if "." in decorator:
-        return PY_DECORATOR_ATTR_CAPABILITIES.get(decorator.rsplit(".", 1)[-1])
-    return PY_DECORATOR_NAME_CAPABILITIES.get(decorator)
+    def base_role(self, qualified: str) -> str | None:
+        """Role given by a supertype's qualified name (``org.springframework.data.mongodb.repository.MongoRepository``)."""
+        name = qualified.rsplit(".", 1)[-1]
+        for prefix, role in self._bases_by_name.get(name, ()):
+            if qualified.startswith(prefix) and qualified.endswith("." + name):
+                return role
+        return None
+
+    def name_role(self, name: str) -> str | None:
+        for suffix, role in self.name_roles:
+            if name.endswith(suffix) and len(name) > len(suffix):
+                return role
+        return None
+
+    def capability(self, annotation: str, symbol_kind: str) -> str | None:
+        """The capability an annotation or decorator as written gives a symbol of ``symbol_kind``."""
+        _, dot, last = annotation.rpartition(".")
+        table = self.attribute_capabilities if dot and self.attribute_capabilities is not None else self.capabilities
+        found = table.get(last)
+        if found is None and symbol_kind == "method":
+            found = self.method_capabilities.get(last)
+        return found
+
+    def known(self, simple_name: str) -> bool:
+        """Whether the tables say what the annotation means (else it may be a project meta-annotation)."""
+        return simple_name in self.capabilities or simple_name in self.annotation_roles

@@ -24,10 +24,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..layout.layout import FileContext
 from ..model import (
     CALLABLE_KINDS,
     TYPE_KINDS,
+    FileContext,
     FileFacts,
     GraphEdge,
     GraphNode,
@@ -36,29 +36,29 @@ from ..model import (
     node_text,
     symbol_id,
 )
+from .base import Language
 
 Ref = tuple[str, int]   # (path, symbol index); index -1 is the file / module symbol itself
 
 
 class Bound:
-    """One file's facts bound to its layout context: ids, fqns and a child index."""
+    """One file's facts bound to its layout context and language: ids, fqns and a child index.
 
-    __slots__ = ("path", "facts", "ctx", "prefix", "ids", "fqns", "by_key", "children", "file_id", "file_fqn")
+    A symbol's fqn is its key after the file's package (Java) or module name (Python dotted, TS/JS path),
+    joined by the language's separator (``com.shop.Order#place(int)``, ``shop.models.Order.save``,
+    ``src/app.ts#App.run``); the file itself is named by its module name, else by its path.
+    """
 
-    def __init__(self, facts: FileFacts, ctx: FileContext):
+    __slots__ = ("path", "facts", "ctx", "language", "prefix", "ids", "fqns", "by_key", "children", "file_id",
+                 "file_fqn")
+
+    def __init__(self, facts: FileFacts, ctx: FileContext, language: Language):
         self.path = facts.path
         self.facts = facts
         self.ctx = ctx
-        language = facts.language
-        if language == "java":
-            self.prefix = facts.package
-            self.file_fqn = facts.path
-        elif language == "python":
-            self.prefix = ctx.module_name
-            self.file_fqn = ctx.module_name
-        else:
-            self.prefix = facts.path
-            self.file_fqn = facts.path
+        self.language = language
+        self.prefix = facts.package or ctx.module_name
+        self.file_fqn = ctx.module_name or facts.path
         self.file_id = symbol_id(facts.path, "")
         self.ids: list[str] = []
         self.fqns: list[str] = []
@@ -72,11 +72,7 @@ class Bound:
 
     def fqn_of(self, sym: SymbolFact) -> str:
         key = sym.key.split("~", 1)[0]
-        if self.facts.language == "java":
-            return f"{self.prefix}.{key}" if self.prefix else key
-        if self.facts.language == "python":
-            return f"{self.prefix}.{key}" if self.prefix else key
-        return f"{self.prefix}#{key}"
+        return f"{self.prefix}{self.language.separator}{key}" if self.prefix else key
 
     def sym(self, index: int) -> SymbolFact:
         return self.facts.symbols[index]
@@ -85,9 +81,10 @@ class Bound:
         return self.children.get(key, [])
 
     def indexed(self) -> list[tuple[str, int]]:
-        """(fqn, index) of what this file publishes under ``t:`` keys: its module and its types."""
+        """(fqn, index) of what this file publishes under ``t:`` keys: its module (a file other files import by
+        its module name) and its types."""
         out: list[tuple[str, int]] = []
-        if self.facts.language != "java":
+        if self.ctx.module_name:
             out.append((self.file_fqn, -1))
         for index, sym in enumerate(self.facts.symbols):
             if sym.kind in TYPE_KINDS:
@@ -219,7 +216,7 @@ def digests(bound: Bound) -> dict[str, str]:
             value = (context, _sym_shape(sym), members)
         key = "t:" + fqn
         out[key] = _h((out.get(key), value)) if key in out else _h(value)
-    if facts.language == "java":
+    if bound.language.packages:
         out["p:" + facts.package] = _h(facts.package)
     by_name: dict[str, list] = {}
     for index, sym in enumerate(facts.symbols):
@@ -292,7 +289,7 @@ def symbol_node(bound: Bound, index: int, props: dict[str, Any]) -> GraphNode:
         "signature": sym.signature,
         "modifiers": list(sym.modifiers),
         # Java: simple names (``RestController``); Python and TS decorators as written (``app.get``)
-        "annotations": sorted({a.name.rsplit(".", 1)[-1] if bound.facts.language == "java" else a.name
+        "annotations": sorted({a.name.rsplit(".", 1)[-1] if bound.language.simple_annotations else a.name
                                for a in sym.annotations}),
         "docstring": sym.docstring,
         "generated": sym.generated,
@@ -314,10 +311,9 @@ def symbol_node(bound: Bound, index: int, props: dict[str, Any]) -> GraphNode:
 
 
 def file_node(bound: Bound, symbol_kind: str, props: dict[str, Any]) -> GraphNode:
-    name = bound.path.rsplit("/", 1)[-1] if symbol_kind != "package" and bound.facts.language != "python" else (
-        bound.file_fqn.rsplit(".", 1)[-1])
-    if bound.facts.language == "python" and symbol_kind == "module":
-        name = bound.file_fqn.rsplit(".", 1)[-1]
+    """A file's node, named by its file name, or by the last part of its dotted module name (Python)."""
+    module = bound.ctx.module_name
+    name = module.rsplit(".", 1)[-1] if module and module != bound.path else bound.path.rsplit("/", 1)[-1]
     facts = bound.facts
     base = {
         "fqn": bound.file_fqn,

@@ -22,7 +22,8 @@ from typing import Any
 
 from graphlore.errors import InvalidInput
 
-from ..model import CAPABILITIES, LANGUAGES, ROLES, SYMBOL_KINDS
+from ..languages import registry
+from ..model import CAPABILITIES, ROLES, SYMBOL_KINDS
 from ..services.endpoints import ANY, HTTP_METHODS
 
 #: what declares a route
@@ -63,7 +64,7 @@ FIELDS: dict[str, dict[str, FilterField]] = {
     "symbol": {f.name: f for f in (
         _f("microservice", "microservice", "the symbol's microservice (its name)"),
         _f("module", "module", "the symbol's module (its path, \".\" for the root)"),
-        _f("language", "language", "source language", values=LANGUAGES),
+        _f("language", "language", "source language", values=registry.NAMES),
         _f("role", "role", "the symbol's role", values=ROLES),
         _f("exclude_roles", "role", "leave out symbols with these roles", values=ROLES, exclude=True, key="role"),
         _f("annotation", "annotations", "an annotation (Java simple name) or decorator (as written) on the symbol"),

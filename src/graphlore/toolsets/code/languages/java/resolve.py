@@ -19,10 +19,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...model import CALLABLE_KINDS, RESOLUTIONS, TYPE_KINDS, SymbolFact, package_id
-from .. import roles
-from ..resolver import ResolverBase, scope_chain
-from ..symbols import Bound, EdgeSink, FileResult, Ref, Table, Tracker, file_node, receiver_text, symbol_node
+from ...model import CALLABLE_KINDS, TYPE_KINDS, CallFact, SymbolFact, package_id
+from ..resolver import FileOutput, Resolver, Target, scope_chain
+from ..symbols import Bound, EdgeSink, Ref, Table, Tracker, receiver_text
 from .extract import simple
 
 JAVA_LANG = frozenset({
@@ -76,18 +75,18 @@ class JavaFileContext:
                 self.single.setdefault(imp.target.rsplit(".", 1)[-1], imp.target)
 
 
-class JavaResolver(ResolverBase):
+class JavaResolver(Resolver):
     CLASS_KINDS = TYPE_KINDS
     PROJECT = "project"
     EXTERNAL_KINDS = frozenset({"external", "unknown"})
+    NOT_OVERRIDING = frozenset({"static", "private"})
+    FILE_KIND = "file"
 
-    def __init__(self, table: Table, tracker: Tracker):
-        super().__init__(table, tracker)
+    def __init__(self, table: Table, tracker: Tracker, language):
+        super().__init__(table, tracker, language)
         self._contexts = table.cache("java.ctx")
         self._types = table.cache("java.types")
         self._supers = table.cache("java.supers")
-        self._roles = table.cache("java.roles")
-        self._meta = table.cache("java.meta")
 
     # ---- types --------------------------------------------------------------------------------
     def ctx(self, path: str) -> JavaFileContext:
@@ -219,89 +218,10 @@ class JavaResolver(ResolverBase):
             return out
         return self.t.memo(self._supers, ref, compute)
 
-    def supertypes(self, ref: Ref) -> list[tuple]:
-        return [res for _relation, res in self.supers(ref)]
-
-    # ---- roles and capabilities ----------------------------------------------------------------
-    def annotation_fqn(self, bound: Bound, sym: SymbolFact, name: str) -> TypeRes:
-        return self.resolve_type(name, bound, sym.parent or None)
-
-    def meta_roles(self, ref: Ref) -> tuple[str | None, frozenset[str]]:
-        """Role and capabilities a project annotation type passes to its users (meta-annotations)."""
-        def compute():
-            bound = self.table.files[ref[0]]
-            sym = bound.sym(ref[1])
-            role = None
-            caps: set[str] = set()
-            for annotation in sym.annotations:
-                simple_name = annotation.name.rsplit(".", 1)[-1]
-                role = role or roles.annotation_role(simple_name, language="java", on_type=True)
-                cap = roles.CAPABILITY_ANNOTATIONS.get(simple_name)
-                if cap:
-                    caps.add(cap)
-                if role is None:
-                    res = self.annotation_fqn(bound, sym, annotation.name)
-                    if res[0] == "project" and res[1] != ref and sym.kind == "annotation":
-                        inner_role, inner_caps = self._meta_guarded(res[1])
-                        role = role or inner_role
-                        caps |= inner_caps
-            return role, frozenset(caps)
-        return self.t.memo(self._meta, ref, compute)
-
-    def _meta_guarded(self, ref: Ref) -> tuple[str | None, frozenset[str]]:
-        guard = self.table.cache("java.meta.guard")
-        if ref in guard:
-            return None, frozenset()
-        guard[ref] = True
-        try:
-            return self.meta_roles(ref)
-        finally:
-            del guard[ref]
-
-    def type_role(self, ref: Ref) -> str:
-        def compute() -> str:
-            bound = self.table.files[ref[0]]
-            sym = bound.sym(ref[1])
-            if bound.ctx.is_test:
-                return "TEST"
-            for annotation in sym.annotations:
-                role = roles.annotation_role(annotation.name.rsplit(".", 1)[-1], language="java", on_type=True)
-                if role:
-                    return role
-            for annotation in sym.annotations:
-                res = self.annotation_fqn(bound, sym, annotation.name)
-                if res[0] == "project":
-                    role = self._meta_guarded(res[1])[0]
-                    if role:
-                        return role
-            project, external = self.ancestors(ref)
-            for name in external:
-                role = roles.base_role(name)
-                if role:
-                    return role
-            for ancestor in project:
-                for _relation, res in self.supers(ancestor):
-                    if res[0] != "project":
-                        role = roles.base_role(res[1])
-                        if role:
-                            return role
-            return roles.name_role(sym.name) or "OTHER"
-        return self.t.memo(self._roles, ref, compute)
-
-    def annotation_caps(self, bound: Bound, sym: SymbolFact) -> set[str]:
-        caps: set[str] = set()
-        for annotation in sym.annotations:
-            simple_name = annotation.name.rsplit(".", 1)[-1]
-            cap = roles.CAPABILITY_ANNOTATIONS.get(simple_name)
-            if cap:
-                caps.add(cap)
-            if simple_name == "RequestMapping" and sym.kind == "method":
-                caps.add("HTTP_ENDPOINT")
-            if simple_name not in roles.CAPABILITY_ANNOTATIONS and simple_name not in roles.ANNOTATION_ROLES:
-                res = self.annotation_fqn(bound, sym, annotation.name)
-                if res[0] == "project":
-                    caps |= self._meta_guarded(res[1])[1]
-        return caps
+    # ---- annotations --------------------------------------------------------------------------
+    def annotation_type(self, bound: Bound, sym: SymbolFact, name: str) -> Ref | None:
+        res = self.resolve_type(name, bound, sym.parent or None)
+        return res[1] if res[0] == "project" else None
 
     # ---- members ------------------------------------------------------------------------------
     def own_members(self, ref: Ref, name: str, kinds: frozenset[str]) -> list[Ref]:
@@ -448,7 +368,8 @@ class JavaResolver(ResolverBase):
                 return ("unknown", name), how
             return ("unknown", name), how
         if kind == "call":
-            target, _how, why = self.call_target(receiver[1], receiver[2], receiver[3], (), "call", bound, owner, line)
+            target, _how, why = self.call_target_of(receiver[1], receiver[2], receiver[3], (), "call", bound, owner,
+                                                   line)
             if target is None:
                 if why.get("reason") in ("external_type", "external_name", "external_base"):
                     # a call on an external type returns something external: say so, never name-match it
@@ -469,8 +390,12 @@ class JavaResolver(ResolverBase):
         return ("unknown", ""), "receiver_type"
 
     # ---- calls --------------------------------------------------------------------------------
-    def call_target(self, receiver: Any, name: str, argc: int, arg_types: tuple[str, ...], kind: str,
-                    bound: Bound, owner: str, line: int) -> tuple[Ref | None, str, dict]:
+    def call_target(self, call: CallFact, bound: Bound) -> Target:
+        return self.call_target_of(call.receiver, call.name, call.argc, call.arg_types, call.kind, bound, call.owner,
+                                   call.line)
+
+    def call_target_of(self, receiver: Any, name: str, argc: int, arg_types: tuple[str, ...], kind: str,
+                       bound: Bound, owner: str, line: int) -> Target:
         """(target, resolution, why-not) for one call; why-not is filled when the target is None."""
         key = (bound.path, owner, repr(receiver), name, argc, arg_types, kind, line)
         cache = self.table.cache("java.calls")
@@ -575,25 +500,19 @@ class JavaResolver(ResolverBase):
     def _name_only(self, name: str, argc: int, bound: Bound) -> tuple[Ref | None, str, dict]:
         if name in OBJECT_METHODS:
             return None, "", {"reason": "unknown_receiver", "detail": f"{name} is declared by every object"}
-        refs = self.project_methods(name, ("java",))
+        refs = self.project_methods(name)
         if argc >= 0:
             refs = [r for r in refs if len(self.table.sym(r).params) == argc
                     or (self.table.sym(r).params and self.table.sym(r).params[-1][1].endswith("..."))]
         return self.only_candidate(name, refs)
 
     # ---- one file -----------------------------------------------------------------------------
-    def resolve_file(self, bound: Bound) -> FileResult:
-        facts = bound.facts
-        sink = EdgeSink()
-        pkg_id = package_id(bound.ctx.module, facts.package)
-        sink.add(pkg_id, "DECLARES", bound.file_id)
-        unresolved: dict[str, list[dict]] = {}
-        caps: dict[str, set[str]] = {}
-        extra_props: dict[str, dict[str, Any]] = {}
+    def declare_file(self, bound: Bound, sink: EdgeSink) -> None:
+        sink.add(package_id(bound.ctx.module, bound.facts.package), "DECLARES", bound.file_id)
 
-        # imports
+    def file_props(self, bound: Bound, sink: EdgeSink) -> dict:
         imports_external: list[str] = []
-        for imp in facts.imports:
+        for imp in bound.facts.imports:
             if imp.names[0][0] == "*" and not imp.static:
                 if not self._package_exists(imp.target) and not self.table.lookup(imp.target, self.t):
                     imports_external.append(imp.target + ".*")
@@ -609,86 +528,7 @@ class JavaResolver(ResolverBase):
                     edge.props["static"] = True
             else:
                 imports_external.append(("static " if imp.static else "") + imp.target)
-
-        # declarations, supertypes, overrides
-        for index, sym in enumerate(facts.symbols):
-            sid = bound.ids[index]
-            parent_id = bound.ids[bound.by_key[sym.parent]] if sym.parent else bound.file_id
-            sink.add(parent_id, "DECLARES", sid)
-            if sym.kind in TYPE_KINDS:
-                props = extra_props.setdefault(sid, {})
-                ext, impl = [], []
-                for relation, res in self.supers((bound.path, index)):
-                    qualified = self.table.fqn_of(res[1]) if res[0] == "project" else res[1]
-                    (ext if relation == "extends" else impl).append(qualified)
-                    if res[0] == "project":
-                        edge_type = "EXTENDS" if relation == "extends" else "IMPLEMENTS"
-                        sink.add(sid, edge_type, self.table.id_of(res[1]))
-                props["extends"] = ext
-                props["implements"] = impl
-            elif sym.kind == "method" and "static" not in sym.modifiers and "private" not in sym.modifiers:
-                type_index = self.enclosing_class(bound, sym.parent)
-                if type_index is not None:
-                    for target in self.overridden((bound.path, type_index), sym, bound):
-                        sink.add(sid, "OVERRIDES", self.table.id_of(target))
-
-        # injection
-        for index, sym in enumerate(facts.symbols):
-            if sym.kind in TYPE_KINDS and sym.kind != "annotation":
-                self.injection(bound, index, sink, extra_props.setdefault(bound.ids[index], {}), caps)
-
-        # calls
-        for call in facts.calls:
-            owner_index = bound.by_key.get(call.owner)
-            if owner_index is None:
-                continue
-            src = bound.ids[owner_index]
-            target, how, why = self.call_target(call.receiver, call.name, call.argc, call.arg_types, call.kind,
-                                                bound, call.owner, call.line)
-            if target is not None:
-                sink.call(src, self.table.id_of(target), how, RESOLUTIONS[how], call.line)
-            else:
-                site = {"name": call.name, "receiver": receiver_text(call.receiver) if call.kind != "new" else "new",
-                        "line": call.line, **why}
-                unresolved.setdefault(src, []).append(site)
-
-        # nodes
-        nodes = [file_node(bound, "file", {"role": "TEST" if bound.ctx.is_test else "OTHER", "capabilities": [],
-                                           "package": facts.package, "imports_external": imports_external})]
-        type_roles: dict[str, str] = {}
-        for index, sym in enumerate(facts.symbols):
-            sid = bound.ids[index]
-            own_caps = caps.setdefault(sid, set()) | self.annotation_caps(bound, sym)
-            if sym.kind == "method" and sym.name == "main" and "static" in sym.modifiers and \
-                    len(sym.params) == 1 and sym.params[0][1] in ("String[]", "String..."):
-                own_caps.add("ENTRY_POINT")
-            caps[sid] = own_caps
-        # member capabilities roll up to their types (innermost first)
-        for index in range(len(facts.symbols) - 1, -1, -1):
-            sym = facts.symbols[index]
-            if sym.parent and sym.kind in CALLABLE_KINDS | {"field"} | TYPE_KINDS:
-                parent_id = bound.ids[bound.by_key[sym.parent]]
-                caps[parent_id] |= caps[bound.ids[index]] - {"ENTRY_POINT", "TRANSACTIONAL"}
-        for index, sym in enumerate(facts.symbols):
-            sid = bound.ids[index]
-            if sym.kind in TYPE_KINDS:
-                role = self.type_role((bound.path, index))
-                type_roles[sym.key] = role
-            else:
-                type_index = self.enclosing_class(bound, sym.parent)
-                role = type_roles.get(bound.sym(type_index).key, "OTHER") if type_index is not None else "OTHER"
-            if role == "CLIENT" and "HTTP_CLIENT" in caps[sid] | caps.get(
-                    bound.ids[self.enclosing_class(bound, sym.key) or 0], set()):
-                # a Feign / @HttpExchange interface: its mappings describe outgoing calls, not endpoints
-                caps[sid].discard("HTTP_ENDPOINT")
-                if sym.kind in ("interface", "method"):
-                    caps[sid].add("HTTP_CLIENT")
-            props = {"role": role, "capabilities": sorted(caps[sid])}
-            props.update(extra_props.get(sid, {}))
-            if sid in unresolved:
-                props["unresolved_calls"] = unresolved[sid]
-            nodes.append(symbol_node(bound, index, props))
-        return FileResult(nodes=nodes, edges=sink.values())
+        return {"package": bound.facts.package, "imports_external": imports_external}
 
     def _package_exists(self, package: str) -> bool:
         """Whether some project Java file declares ``package`` (dependency key ``p:<package>``)."""
@@ -701,7 +541,7 @@ class JavaResolver(ResolverBase):
         self.t.add("p:" + package)
         return package in cache
 
-    def overridden(self, type_ref: Ref, method: SymbolFact, bound: Bound) -> list[Ref]:
+    def overridden(self, type_ref: Ref, method: SymbolFact) -> list[Ref]:
         """Nearest project methods that ``method`` overrides, along every supertype path."""
         own = [simple(_base(t)) + ("..." if t.endswith("...") else "") for _, t in method.params]
 
@@ -721,43 +561,49 @@ class JavaResolver(ResolverBase):
             return None
         return self.nearest_overridden(type_ref, same_signature)
 
-    def injection(self, bound: Bound, index: int, sink: EdgeSink, props: dict, caps: dict[str, set[str]]) -> None:
+    def inject(self, bound: Bound, index: int, out: FileOutput) -> None:
+        """A bean type's injected members: ``@Autowired``/``@Inject`` fields and methods, ``@Bean`` method
+        parameters, and the constructor (the annotated one, else the only one)."""
         sym = bound.sym(index)
+        if sym.kind not in TYPE_KINDS or sym.kind == "annotation":
+            return
         sid = bound.ids[index]
+        rules = self.rules
         annotations = {a.name.rsplit(".", 1)[-1] for a in sym.annotations}
-        is_bean = bool(annotations & roles.SPRING_BEAN_ANNOTATIONS)
+        is_bean = bool(annotations & rules.bean_annotations)
         if not is_bean:
             for annotation in sym.annotations:
-                res = self.annotation_fqn(bound, sym, annotation.name)
-                if res[0] == "project" and self._meta_guarded(res[1])[0]:
+                meta = self.annotation_type(bound, sym, annotation.name)
+                if meta is not None and self._meta_guarded(meta)[0]:
                     is_bean = True
         members = [bound.sym(i) for i in bound.members(sym.key)]
-        injected: list[tuple[str, str, str, Bound, str]] = []   # (type, via, member name, file, scope)
+        injected: list[tuple[str, str, str, str]] = []   # (type, via, member name, scope)
         for member in members:
             member_annotations = {a.name.rsplit(".", 1)[-1] for a in member.annotations}
-            if member.kind == "field" and member_annotations & roles.INJECT_ANNOTATIONS:
-                injected.append((member.type, "field", member.name, bound, sym.key))
-            elif member.kind == "method" and member_annotations & roles.INJECT_ANNOTATIONS:
-                injected += [(t, "method", f"{member.name}({n})", bound, member.key) for n, t in member.params]
+            if member.kind == "field" and member_annotations & rules.inject_annotations:
+                injected.append((member.type, "field", member.name, sym.key))
+            elif member.kind == "method" and member_annotations & rules.inject_annotations:
+                injected += [(t, "method", f"{member.name}({n})", member.key) for n, t in member.params]
             elif member.kind == "method" and "Bean" in member_annotations:
-                injected += [(t, "bean_method", f"{member.name}({n})", bound, member.key) for n, t in member.params]
+                injected += [(t, "bean_method", f"{member.name}({n})", member.key) for n, t in member.params]
         if is_bean:
             ctors = [m for m in members if m.kind == "constructor"]
-            chosen = [c for c in ctors if {a.name.rsplit(".", 1)[-1] for a in c.annotations} & roles.INJECT_ANNOTATIONS]
+            chosen = [c for c in ctors if {a.name.rsplit(".", 1)[-1] for a in c.annotations} & rules.inject_annotations]
             if not chosen and len(ctors) == 1:
                 chosen = ctors
             for ctor in chosen[:1]:
-                injected += [(t, "constructor", n, bound, ctor.key) for n, t in ctor.params]
+                injected += [(t, "constructor", n, ctor.key) for n, t in ctor.params]
         external: list[str] = []
-        for type_, via, member_name, where, scope in injected:
-            res = self.resolve_type(type_, where, scope)
+        for type_, via, member_name, scope in injected:
+            res = self.resolve_type(type_, bound, scope)
             if res[0] == "project":
-                sink.inject(sid, self.table.id_of(res[1]), via, member_name)
+                out.sink.inject(sid, self.table.id_of(res[1]), via, member_name)
             elif res[0] in ("external", "unknown"):
                 external.append(res[1])
-                cap = roles.INJECTED_CAPABILITIES.get(res[1].rsplit(".", 1)[-1])
+                cap = rules.injected_capabilities.get(res[1].rsplit(".", 1)[-1])
                 if cap:
-                    caps.setdefault(sid, set()).add(cap)
+                    out.caps[sid].add(cap)
+        props = out.props.setdefault(sid, {})
         if external:
             props["injects_external"] = sorted(set(external))
         props["bean"] = is_bean
