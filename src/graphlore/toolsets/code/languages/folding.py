@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..model import FileFacts
+
 UNKNOWN = "{?}"
 _MAX_DEPTH = 12
 
@@ -201,3 +203,38 @@ class Folder:
 
     def call(self, name: str, args: list[list[tuple[str, str]]]) -> Folded:
         return unknown(f"the result of {name}(...)")
+
+
+class FileFolder(Folder):
+    """Folds an expression in one file of a project: a name is one of the file's constants (``extra["values"]``,
+    as written) or one it imports, followed from file to file (at most `HOPS` files away). ``files`` are
+    the project's facts by a key the language looks imports up by (a Python module name, a TS/JS path)."""
+
+    HOPS = 6
+
+    def __init__(self, files: dict[str, FileFacts], key: str) -> None:
+        super().__init__()
+        self.files = files
+        self.key = key
+
+    def name(self, name: str) -> Folded:
+        return self.lookup(self.key, name, 0)
+
+    def lookup(self, key: str, name: str, hops: int) -> Folded:
+        facts = self.files.get(key)
+        if facts is None or hops > self.HOPS:
+            return unknown(f"{name} is not a constant")
+        values = facts.extra.get("values", {})
+        if name in values:
+            inner = type(self)(self.files, key)
+            inner.depth = self.depth + 1
+            return inner.fold(values[name])
+        found = self.imported(facts, key, name)
+        return self.lookup(*found, hops + 1) if found is not None else self.unknown_name(name)
+
+    def imported(self, facts: FileFacts, key: str, name: str) -> tuple[str, str] | None:
+        """(file key, name there) that an import of ``facts`` brings ``name`` from, if any."""
+        return None
+
+    def unknown_name(self, name: str) -> Folded:
+        return unknown(f"{name} is not a constant")

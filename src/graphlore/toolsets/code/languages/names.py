@@ -56,14 +56,16 @@ class NameResolver(Resolver):
         self._bases = table.cache("bases")
         self._types = table.cache("types")
         self._calls = table.cache("calls")
+        self._members = table.cache("members")
 
     # ---- what a language says -------------------------------------------------------------------
     def module_value(self, bound: Bound, name: str) -> Value:
         """What ``name`` is at the module level of ``bound``."""
         raise NotImplementedError
 
-    def module_member(self, bound: Bound, name: str) -> Value:
-        """What ``module.name`` is, for a project module."""
+    def find_member(self, bound: Bound, name: str, seen: tuple) -> Value:
+        """What ``module.name`` is, for a project module, following imports and re-exports (``seen``: the
+        (path, name) pairs on the way, for `member_in`)."""
         raise NotImplementedError
 
     def self_type(self, receiver: Any, bound: Bound, owner: str) -> Value | None:
@@ -98,6 +100,16 @@ class NameResolver(Resolver):
         return {"reason": "not_found", "detail": f"{name} is a module"}
 
     # ---- names --------------------------------------------------------------------------------
+    def module_member(self, bound: Bound, name: str) -> Value:
+        """What ``module.name`` is, for a project module."""
+        return self.t.memo(self._members, (bound.path, name), lambda: self.member_in(bound, name, ()))
+
+    def member_in(self, bound: Bound, name: str, seen: tuple) -> Value:
+        """`find_member`, stopped where imports go round in a cycle."""
+        if (bound.path, name) in seen:
+            return ("unknown", "import cycle")
+        return self.find_member(bound, name, (*seen, (bound.path, name)))
+
     def value_of(self, ref: Ref) -> Value:
         sym = self.table.sym(ref)
         if sym.kind in self.TYPE_VALUE_KINDS:

@@ -75,6 +75,18 @@ def clean_block_comment(raw: str, limit: int = 2000) -> str:
     return "\n".join(line for line in lines).strip()[:limit]
 
 
+def doc_comment(node: Node, block: str, skip: str | None = None) -> str:
+    """The ``/** ... */`` comment (a ``block`` node) just before a declaration, passing over ``skip`` comments."""
+    prev = node.prev_named_sibling
+    while skip is not None and prev is not None and prev.type == skip:
+        prev = prev.prev_named_sibling
+    if prev is not None and prev.type == block:
+        raw = text(prev)
+        if raw.startswith("/**"):
+            return clean_block_comment(raw)
+    return ""
+
+
 def count_lines(data: bytes) -> int:
     return data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
 

@@ -33,11 +33,7 @@ RULES = roles.Rules(
 )
 
 LANGUAGE = Language(
-    name="java",
-    extensions={".java": "java"},
-    extract=extract.extract,
-    resolver=JavaResolver,
-    rules=RULES,
+    "java", {".java": "java"}, extract.extract, JavaResolver, RULES,
     module_name=no_module,
     test_files=re.compile(r".*(Test|Tests|IT)\.java$"),
     packages=True,

@@ -23,7 +23,7 @@ from tree_sitter import Node, QueryCursor
 
 from ...model import AnnotationFact, CallFact, FileFacts, ImportFact, SymbolFact
 from ..extractor import Extractor, Syntax
-from ..parsing import Grammar, clean_block_comment, query, squash, text
+from ..parsing import Grammar, doc_comment, query, squash, text
 
 GRAMMAR = Grammar("java", tree_sitter_java.language)
 
@@ -120,14 +120,7 @@ def _modifiers(decl: Node) -> tuple[tuple[str, ...], tuple[AnnotationFact, ...]]
 
 
 def _javadoc(decl: Node) -> str:
-    prev = decl.prev_named_sibling
-    while prev is not None and prev.type == "line_comment":
-        prev = prev.prev_named_sibling
-    if prev is not None and prev.type == "block_comment":
-        raw = text(prev)
-        if raw.startswith("/**"):
-            return clean_block_comment(raw)
-    return ""
+    return doc_comment(decl, "block_comment", skip="line_comment")
 
 
 def _signature(src: bytes, decl: Node, body: Node | None, keywords: tuple[str, ...]) -> str:

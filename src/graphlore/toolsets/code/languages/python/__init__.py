@@ -35,11 +35,7 @@ RULES = roles.Rules(
 )
 
 LANGUAGE = Language(
-    name="python",
-    extensions={".py": "python"},
-    extract=extract.extract,
-    resolver=PythonResolver,
-    rules=RULES,
+    "python", {".py": "python"}, extract.extract, PythonResolver, RULES,
     module_name=module_name,
     test_files=re.compile(r"(test_.*\.py|.*_test\.py|conftest\.py)$"),
     package_files=frozenset({"__init__.py"}),

@@ -6,20 +6,14 @@ from __future__ import annotations
 import re
 
 from ...model import FileFacts
-from ..folding import Folded, Folder, literal, unescape, unknown
+from ..folding import FileFolder, Folded, literal, unescape, unknown
 from .resolve import absolute
 
 
-class PythonFolder(Folder):
-    """Folds a Python expression in a module (its constants and the constants it imports)."""
+class PythonFolder(FileFolder):
+    """Folds a Python expression in a module (its constants and the constants it imports); files by module name."""
 
     implicit_concat = True
-
-    def __init__(self, modules: dict[str, FileFacts], module: str) -> None:
-        super().__init__()
-        self.modules = modules
-        self.module = module
-        self.facts = modules.get(module)
 
     def string(self, kind: str, text: str) -> Folded:
         match = re.match(r"^([rRbBuUfF]{0,2})('''|\"\"\"|'|\")", text)
@@ -47,40 +41,31 @@ class PythonFolder(Folder):
                 out = out + literal(piece)
         return out
 
-    def name(self, name: str) -> Folded:
-        return self._lookup(self.module, name, 0)
-
-    def _lookup(self, module: str, name: str, hops: int) -> Folded:
-        facts = self.modules.get(module)
-        if facts is None or hops > 6:
-            return unknown(f"{name} is not a constant")
-        values = facts.extra.get("values", {})
-        if name in values:
-            inner = PythonFolder(self.modules, module)
-            inner.depth = self.depth + 1
-            return inner.fold(values[name])
+    def imported(self, facts: FileFacts, key: str, name: str) -> tuple[str, str] | None:
         head, _, rest = name.partition(".")
         is_package = facts.path.endswith("__init__.py")
         for imp in facts.imports:
-            target = absolute(module, imp.target, is_package)
+            target = absolute(key, imp.target, is_package)
             for imported, alias in imp.names:
                 if imported == "*":
-                    star = self.modules.get(target)
+                    star = self.files.get(target)
                     if star is not None and name in star.extra.get("values", {}):
-                        return self._lookup(target, name, hops + 1)
+                        return target, name
                 elif imported == imp.target:  # import a.b / import a.b as c
                     bound = imported if alias == imported.split(".")[0] else alias
                     if name.startswith(bound + ".") and alias == name.split(".")[0]:
-                        inner_name = name[len(bound) + 1:] if bound != alias else name[len(alias) + 1:]
-                        return self._lookup(target, inner_name, hops + 1)
+                        return target, (name[len(bound) + 1:] if bound != alias else name[len(alias) + 1:])
                 elif alias == head:  # from target import imported as alias
                     sub = f"{target}.{imported}" if target else imported
-                    if sub in self.modules:
+                    if sub in self.files:
                         if rest:
-                            return self._lookup(sub, rest, hops + 1)
+                            return sub, rest
                     elif not rest:
-                        return self._lookup(target, imported, hops + 1)
-        if head == "os" or name.startswith("settings."):
+                        return target, imported
+        return None
+
+    def unknown_name(self, name: str) -> Folded:
+        if name.partition(".")[0] == "os" or name.startswith("settings."):
             return unknown(f"{name}: an environment or settings value, known at run time only")
         return unknown(f"{name} is not a constant")
 

@@ -63,7 +63,6 @@ class PythonResolver(NameResolver):
     def __init__(self, table: Table, tracker: Tracker, language):
         super().__init__(table, tracker, language)
         self._imports = table.cache("py.imports")
-        self._members = table.cache("py.members")
 
     # ---- modules and namespaces -----------------------------------------------------------------
     def module(self, name: str) -> Bound | None:
@@ -96,14 +95,7 @@ class PythonResolver(NameResolver):
         self._imports[bound.path] = (names, stars)
         return names, stars
 
-    def member(self, bound: Bound, name: str) -> Value:
-        """What ``module.name`` is, for a project module."""
-        return self.t.memo(self._members, (bound.path, name), lambda: self._member(bound, name, ()))
-
-    def _member(self, bound: Bound, name: str, seen: tuple) -> Value:
-        if (bound.path, name) in seen:
-            return ("unknown", "import cycle")
-        seen = (*seen, (bound.path, name))
+    def find_member(self, bound: Bound, name: str, seen: tuple) -> Value:
         for index in bound.members(""):
             sym = bound.sym(index)
             if sym.name == name:
@@ -122,7 +114,7 @@ class PythonResolver(NameResolver):
             for star in stars:
                 star_bound = self.module(star)
                 if star_bound is not None:
-                    value = self._member(star_bound, name, seen)
+                    value = self.member_in(star_bound, name, seen)
                     if value[0] != "unknown":
                         return value
         return ("unknown", "missing")
@@ -138,7 +130,7 @@ class PythonResolver(NameResolver):
             if sub is not None:
                 return ("module", (sub.path, -1))
             return ("external", f"{module_name}.{name}")
-        value = self._member(target, name, seen)
+        value = self.member_in(target, name, seen)
         if value[0] == "unknown":
             sub = self.module(f"{module_name}.{name}")
             if sub is not None:
@@ -147,10 +139,7 @@ class PythonResolver(NameResolver):
         return value
 
     def module_value(self, bound: Bound, name: str) -> Value:
-        return self.member(bound, name)
-
-    def module_member(self, bound: Bound, name: str) -> Value:
-        return self.member(bound, name)
+        return self.module_member(bound, name)
 
     # ---- self ---------------------------------------------------------------------------------
     def self_name(self, bound: Bound, key: str | None) -> tuple[str | None, int | None]:

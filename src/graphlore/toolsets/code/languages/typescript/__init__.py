@@ -19,12 +19,9 @@ RULES = roles.Rules(
 )
 
 LANGUAGE = Language(
-    name="typescript",
-    extensions={".ts": "typescript", ".tsx": "typescript", ".mts": "typescript", ".cts": "typescript",
-                ".js": "javascript", ".jsx": "javascript", ".mjs": "javascript", ".cjs": "javascript"},
-    extract=extract.extract,
-    resolver=TsResolver,
-    rules=RULES,
+    "typescript", {**dict.fromkeys((".ts", ".tsx", ".mts", ".cts"), "typescript"),
+                   **dict.fromkeys((".js", ".jsx", ".mjs", ".cjs"), "javascript")},
+    extract.extract, TsResolver, RULES,
     separator="#",
     module_name=path_module,
     test_files=re.compile(r".*\.(test|spec)\.[cm]?[jt]sx?$"),

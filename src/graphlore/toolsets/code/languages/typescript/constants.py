@@ -7,16 +7,11 @@ import posixpath
 import re
 
 from ...model import FileFacts
-from ..folding import Folded, Folder, literal, unescape, unknown
+from ..folding import FileFolder, Folded, literal, unescape, unknown
 
 
-class ScriptFolder(Folder):
-    """Folds a TS/JS expression in a file (its ``const`` strings and the ones it imports)."""
-
-    def __init__(self, files: dict[str, FileFacts], path: str) -> None:
-        super().__init__()
-        self.files = files
-        self.path = path
+class ScriptFolder(FileFolder):
+    """Folds a TS/JS expression in a file (its ``const`` strings and the ones it imports); files by path."""
 
     def string(self, kind: str, text: str) -> Folded:
         body = text[1:-1]
@@ -32,26 +27,18 @@ class ScriptFolder(Folder):
                 out = out + literal(unescape(piece))
         return out
 
-    def name(self, name: str) -> Folded:
-        return self._lookup(self.path, name, 0)
-
-    def _lookup(self, path: str, name: str, hops: int) -> Folded:
-        facts = self.files.get(path)
-        if facts is None or hops > 6:
-            return unknown(f"{name} is not a constant")
-        if name.startswith("process.env"):
-            return unknown(f"{name}: an environment value, known at run time only")
-        values = facts.extra.get("values", {})
-        if name in values:
-            inner = ScriptFolder(self.files, path)
-            inner.depth = self.depth + 1
-            return inner.fold(values[name])
+    def imported(self, facts: FileFacts, key: str, name: str) -> tuple[str, str] | None:
         for imp in facts.imports:
             for imported, alias in imp.names:
                 if alias == name and imp.target.startswith("."):
-                    target = resolve_script(self.files, path, imp.target)
+                    target = resolve_script(self.files, key, imp.target)
                     if target is not None:
-                        return self._lookup(target, imported, hops + 1)
+                        return target, imported
+        return None
+
+    def unknown_name(self, name: str) -> Folded:
+        if name.startswith("process.env"):
+            return unknown(f"{name}: an environment value, known at run time only")
         return unknown(f"{name} is not a constant")
 
 

@@ -25,7 +25,7 @@ from tree_sitter import Node, QueryCursor
 
 from ...model import AnnotationFact, CallFact, FileFacts, ImportFact, SymbolFact
 from ..extractor import Extractor, Syntax
-from ..parsing import Grammar, clean_block_comment, query, squash, text
+from ..parsing import Grammar, doc_comment, query, squash, text
 
 _CLASSES = ("class_declaration", "abstract_class_declaration", "class")
 _FUNCTIONS = ("function_declaration", "generator_function_declaration", "function_expression",
@@ -90,12 +90,7 @@ def _string_value(node: Node | None) -> str:
 
 
 def _jsdoc(node: Node) -> str:
-    prev = node.prev_named_sibling
-    if prev is not None and prev.type == "comment":
-        raw = text(prev)
-        if raw.startswith("/**"):
-            return clean_block_comment(raw)
-    return ""
+    return doc_comment(node, "comment")
 
 
 def _iife_body(expr: Node) -> Node | None:

@@ -67,7 +67,6 @@ class TsResolver(NameResolver):
     def __init__(self, table: Table, tracker: Tracker, language):
         super().__init__(table, tracker, language)
         self._modules = table.cache("ts.modules")
-        self._exports = table.cache("ts.exports")
 
     # ---- modules ------------------------------------------------------------------------------
     def module_for(self, bound: Bound, spec: str) -> Bound | None:
@@ -120,17 +119,13 @@ class TsResolver(NameResolver):
             return ("module", (target.path, -1))
         if binding[0] == "require":
             if "default" in target.facts.extra and not target.facts.extra.get("exports"):
-                return self._export(target, "default", seen)
+                return self.member_in(target, "default", seen)
             return ("module", (target.path, -1))
-        return self._export(target, binding[2], seen)
+        return self.member_in(target, binding[2], seen)
 
-    def export(self, bound: Bound, name: str) -> Value:
-        return self.t.memo(self._exports, (bound.path, name), lambda: self._export(bound, name, ()))
-
-    def _export(self, bound: Bound, name: str, seen: tuple) -> Value:
-        if (bound.path, name) in seen:
-            return ("unknown", "export cycle")
-        seen = (*seen, (bound.path, name))
+    def find_member(self, bound: Bound, name: str, seen: tuple) -> Value:
+        """What a module exports as ``name``: ``export {a as b}``, ``export default``, ``export ... from`` and
+        ``export * from`` chains."""
         extra = bound.facts.extra
         if name == "default":
             local = extra.get("default")
@@ -150,13 +145,13 @@ class TsResolver(NameResolver):
                         return ("external", f"{imp.target}.{imported}" if imported != "*" else imp.target)
                     if imported == "*":
                         return ("module", (target.path, -1))
-                    return self._export(target, imported, seen)
+                    return self.member_in(target, imported, seen)
         if name != "default":
             for imp in bound.facts.imports:
                 if imp.reexport and imp.names == (("*", "*"),):
                     target = self.module_for(bound, imp.target)
                     if target is not None:
-                        value = self._export(target, name, seen)
+                        value = self.member_in(target, name, seen)
                         if value[0] != "unknown":
                             return value
         return ("unknown", f"{bound.path} exports no {name}")
@@ -175,9 +170,6 @@ class TsResolver(NameResolver):
 
     def module_value(self, bound: Bound, name: str) -> Value:
         return self.local_value(bound, name)
-
-    def module_member(self, bound: Bound, name: str) -> Value:
-        return self.export(bound, name)
 
     # ---- this, types and builtins ---------------------------------------------------------------
     def self_type(self, receiver, bound: Bound, owner: str) -> Value | None:
@@ -240,7 +232,7 @@ class TsResolver(NameResolver):
                 if imported in ("*", "require"):
                     value = ("module", (target.path, -1))
                 else:
-                    value = self.export(target, imported)
+                    value = self.module_member(target, imported)
                     if value[0] not in ("class", "function", "module"):
                         value = ("module", (target.path, -1))
                 edge = sink.add(bound.file_id, "IMPORTS", self.table.id_of(value[1]), {"lines": []})
