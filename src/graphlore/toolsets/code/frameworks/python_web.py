@@ -20,8 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ..languages.folding import Folded, literal, unknown
-from ..languages.python.constants import PythonFolder
-from ..languages.python.resolve import absolute
+from ..languages.python.constants import PythonFolder, absolute
 from ..languages.symbols import Bound
 from ..model import FileFacts
 from ..services.endpoints import Item, join_paths

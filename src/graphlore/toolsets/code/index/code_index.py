@@ -40,7 +40,7 @@ import numpy as np
 from graphlore.contract import quote
 from graphlore.errors import IndexCorrupted, InvalidInput
 from graphlore.runtime import Runtime
-from graphlore.store import Node, Store, record_embedder
+from graphlore.store import Edge, Node, Store, record_embedder
 from graphlore.tools import Progress
 from graphlore.toolsets.folder_index import INDEX_LOCK, FolderIndex, FolderWatches, now_iso
 
@@ -101,6 +101,71 @@ class Outputs:
         """(nodes whose vectors match their text, nodes that carry vectors)."""
         due = [(node_id, text_hash) for node_id, (_, text_hash) in self.nodes.items() if text_hash]
         return sum(1 for node_id, text_hash in due if self.embedded.get(node_id) == text_hash), len(due)
+
+
+@dataclass
+class Changes:
+    """What one structural update writes: rows that differ from what each owner (a file, the layout, part 2)
+    wrote before, and what vanished; ``news`` is each owner's record after the update."""
+
+    olds: dict[str, Outputs]
+    node_rows: list[tuple[Node, list[str]]] = field(default_factory=list)
+    edge_rows: list[Edge] = field(default_factory=list)
+    dead_nodes: list[str] = field(default_factory=list)
+    dead_edges: list[str] = field(default_factory=list)
+    news: dict[str, Outputs] = field(default_factory=dict)
+    #: (owner, row) of nodes whose vectors are missing or made from another text
+    to_embed: list[tuple[str, Node]] = field(default_factory=list)
+
+    def diff(self, graph: CodeGraph, owners: dict[str, tuple[list[GraphNode], list[GraphEdge]]],
+             removed: list[str], embed: bool) -> None:
+        """Compare each owner's records with what it wrote before (``embed``: list the nodes to embed)."""
+        for owner, (nodes, edges) in owners.items():
+            old = self.olds[owner]
+            new = Outputs(deps=sorted(graph.results[owner].deps) if owner not in (LAYOUT, SERVICES) else [])
+            for node in nodes:
+                row, keys, written, text_hash = store_node(node)
+                new.nodes[node.id] = [written, text_hash]
+                if text_hash and old.embedded.get(node.id) == text_hash:
+                    new.embedded[node.id] = text_hash
+                elif text_hash and embed:
+                    self.to_embed.append((owner, row))
+                if old.nodes.get(node.id, [None])[0] != written:
+                    self.node_rows.append((row, keys))
+            for edge in edges:
+                row, written = store_edge(edge)
+                new.edges[edge.id] = written
+                if old.edges.get(edge.id) != written:
+                    self.edge_rows.append(row)
+            self.dead_nodes += [node_id for node_id in old.nodes if node_id not in new.nodes]
+            self.dead_edges += [edge_id for edge_id in old.edges if edge_id not in new.edges]
+            self.news[owner] = new
+        for path in removed:
+            self.dead_nodes += list(self.olds[path].nodes)
+            self.dead_edges += list(self.olds[path].edges)
+
+    def embedded_counts(self, done: int, total: int) -> tuple[int, int]:
+        """The index's (embedded, embeddable) node counts after these changes."""
+        for owner, old in self.olds.items():
+            before = old.embedded_count()
+            after = self.news[owner].embedded_count() if owner in self.news else (0, 0)
+            done += after[0] - before[0]
+            total += after[1] - before[1]
+        return done, total
+
+    def apply(self, store: Store) -> None:
+        """The rows and each owner's record (inside the caller's transaction)."""
+        store.delete_edges(self.dead_edges)
+        store.delete_nodes(self.dead_nodes)
+        store.upsert_nodes([row for row, _ in self.node_rows])
+        keyed = {row.id: keys for row, keys in self.node_rows if keys}
+        if keyed:
+            store.set_node_keys(keyed)
+        store.upsert_edges(self.edge_rows)
+        for owner, outputs in self.news.items():
+            store.set_meta(f"out:{owner}", outputs.to_json())
+        for owner in self.olds.keys() - self.news.keys():
+            store.set_meta(f"out:{owner}", None)
 
 
 @dataclass
@@ -230,82 +295,22 @@ class CodeIndex(FolderIndex):
 
     def _write(self, store: Store, graph: CodeGraph, stats: UpdateStats, current: dict[str, int],
                report: UpdateReport) -> None:
+        """Write what the update changed, in one transaction (see the module docstring)."""
         owners: dict[str, tuple[list[GraphNode], list[GraphEdge]]] = {
             LAYOUT: (graph.layout_nodes, graph.layout_edges), SERVICES: (graph.service_nodes, graph.service_edges)}
         for path in stats.resolved_paths:
             result = graph.results[path]
             owners[path] = (result.nodes, result.edges)
-        olds = {owner: Outputs.load(store, owner) for owner in [*owners, *stats.removed_paths]}
         embedding = store.get_meta("embedding") or {"done": 0, "total": 0}
-        complete = embedding["total"] > 0 and embedding["done"] == embedding["total"]
-
-        node_rows: list[tuple[Node, list[str]]] = []
-        edge_rows = []
-        dead_nodes: list[str] = []
-        dead_edges: list[str] = []
-        news: dict[str, Outputs] = {}
-        to_embed: list[tuple[str, Node]] = []
-        for owner, (nodes, edges) in owners.items():
-            old = olds[owner]
-            new = Outputs(deps=sorted(graph.results[owner].deps) if owner not in (LAYOUT, SERVICES) else [])
-            for node in nodes:
-                row, keys, written, text_hash = store_node(node)
-                new.nodes[node.id] = [written, text_hash]
-                if text_hash and old.embedded.get(node.id) == text_hash:
-                    new.embedded[node.id] = text_hash
-                elif text_hash and complete:
-                    to_embed.append((owner, row))
-                if old.nodes.get(node.id, [None])[0] != written:
-                    node_rows.append((row, keys))
-            for edge in edges:
-                row, written = store_edge(edge)
-                new.edges[edge.id] = written
-                if old.edges.get(edge.id) != written:
-                    edge_rows.append(row)
-            dead_nodes += [node_id for node_id in old.nodes if node_id not in new.nodes]
-            dead_edges += [edge_id for edge_id in old.edges if edge_id not in new.edges]
-            news[owner] = new
-        for path in stats.removed_paths:
-            dead_nodes += list(olds[path].nodes)
-            dead_edges += list(olds[path].edges)
-
-        vectors: dict[str, np.ndarray] = {}
-        if to_embed and len(to_embed) <= INLINE_EMBED_LIMIT:
-            self.check_embedder(store)
-            embedder = self.runtime.embedder
-            texts = [embedding_text(row) for _, row in to_embed]
-            matrix = embedder.embed(texts)
-            for (owner, row), vector in zip(to_embed, matrix, strict=True):
-                vectors[row.id] = vector[None, :]
-                news[owner].embedded[row.id] = row.text_hash
-            report.embedded_inline = len(vectors)
-            rewritten = {row.id for row, _ in node_rows}
-            node_rows += [(row, []) for _, row in to_embed if row.id not in rewritten]  # vectors only: keys kept
-        for row, _ in node_rows:
-            if row.id in vectors:
-                row.vectors = vectors[row.id]
-
-        done, total = embedding["done"], embedding["total"]
-        for owner in [*owners, *stats.removed_paths]:
-            before = olds[owner].embedded_count()
-            after = news[owner].embedded_count() if owner in news else (0, 0)
-            done += after[0] - before[0]
-            total += after[1] - before[1]
-
+        changes = Changes(olds={owner: Outputs.load(store, owner) for owner in [*owners, *stats.removed_paths]})
+        changes.diff(graph, owners, stats.removed_paths, embed=0 < embedding["total"] == embedding["done"])
+        vectors = self._embed_inline(store, changes, report)
+        done, total = changes.embedded_counts(embedding["done"], embedding["total"])
         generation = (store.get_meta("generation") or 0) + 1
         commit = git_commit(self.root)  # a subprocess: not while holding the store's write lock
         with store.atomic():
-            store.delete_edges(dead_edges)
-            store.delete_nodes(dead_nodes)
-            store.upsert_nodes([row for row, _ in node_rows])
-            keyed = {row.id: keys for row, keys in node_rows if keys}
-            if keyed:
-                store.set_node_keys(keyed)
-            store.upsert_edges(edge_rows)
-            for owner, outputs in news.items():
-                store.set_meta(f"out:{owner}", outputs.to_json())
+            changes.apply(store)
             for path in stats.removed_paths:
-                store.set_meta(f"out:{path}", None)
                 store.set_meta(f"src:{path}", None)
             for path in sorted(set(stats.changed_paths) | set(stats.stamped_paths)):
                 bound = graph.table.files[path]
@@ -323,13 +328,32 @@ class CodeIndex(FolderIndex):
             store.set_meta("last_indexed", now_iso())
             if vectors:
                 record_embedder(store, self.runtime.embedder, {"layout": FORMAT})
-        report.nodes_written = len(node_rows)
-        report.nodes_deleted = len(dead_nodes)
-        report.edges_written = len(edge_rows)
-        report.edges_deleted = len(dead_edges)
+        report.nodes_written = len(changes.node_rows)
+        report.nodes_deleted = len(changes.dead_nodes)
+        report.edges_written = len(changes.edge_rows)
+        report.edges_deleted = len(changes.dead_edges)
         warm_graphs = self.runtime.state(WarmGraphs)
         with warm_graphs.lock:
             warm_graphs.graphs[self.root] = Warm(graph, generation)
+
+    def _embed_inline(self, store: Store, changes: Changes, report: UpdateReport) -> dict[str, np.ndarray]:
+        """Embed the changed nodes of a fully embedded index (up to `INLINE_EMBED_LIMIT`), so search stays hybrid."""
+        todo = changes.to_embed
+        if not todo or len(todo) > INLINE_EMBED_LIMIT:
+            return {}
+        self.check_embedder(store)
+        matrix = self.runtime.embedder.embed([embedding_text(row) for _, row in todo])
+        vectors: dict[str, np.ndarray] = {}
+        for (owner, row), vector in zip(todo, matrix, strict=True):
+            vectors[row.id] = vector[None, :]
+            changes.news[owner].embedded[row.id] = row.text_hash
+        report.embedded_inline = len(vectors)
+        rewritten = {row.id for row, _ in changes.node_rows}
+        changes.node_rows += [(row, []) for _, row in todo if row.id not in rewritten]  # vectors only: keys kept
+        for row, _ in changes.node_rows:
+            if row.id in vectors:
+                row.vectors = vectors[row.id]
+        return vectors
 
     # -- the embedding phase -------------------------------------------------------------------------
 

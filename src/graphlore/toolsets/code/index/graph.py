@@ -17,6 +17,8 @@ edges (microservice -> module -> top-level package/module/file) are recomputed o
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -40,6 +42,13 @@ from ..model import (
 )
 from ..services.links import link
 from ..services.settings import Values, module_values
+
+
+@contextmanager
+def _phase(stats: UpdateStats, name: str) -> Iterator[None]:
+    clock = time.perf_counter()
+    yield
+    stats.seconds[name] = time.perf_counter() - clock
 
 
 class FileState(Protocol):
@@ -133,25 +142,37 @@ class CodeGraph:
     def update(self, found: Scan | None = None) -> UpdateStats:
         """Bring the graph up to date with the tree (``found``: a walk of it just made, to reuse)."""
         stats = UpdateStats()
-        clock = time.perf_counter()
-        found = scan(self.root) if found is None else found
-        stats.seconds["scan"] = time.perf_counter() - clock
-
-        clock = time.perf_counter()
-        layout_key = (tuple(sorted(found.layout_stamp.items())), tuple(sorted(found.package_dirs)))
-        if layout_key != self._layout_key:
-            self.layout = detect_layout(found)
-            self._layout_key = layout_key
-            stats.layout_changed = True
+        with _phase(stats, "scan"):
+            found = scan(self.root) if found is None else found
+        with _phase(stats, "layout"):
+            layout_key = (tuple(sorted(found.layout_stamp.items())), tuple(sorted(found.package_dirs)))
+            if layout_key != self._layout_key:
+                self.layout = detect_layout(found)
+                self._layout_key = layout_key
+                stats.layout_changed = True
         layout = self.layout
         assert layout is not None
-        stats.seconds["layout"] = time.perf_counter() - clock
+        with _phase(stats, "parse"):
+            changed = self._read_changed(found, stats)
+        with _phase(stats, "invalidate"):
+            dirty = self._invalidate(found, layout, changed, stats)
+        with _phase(stats, "resolve"):
+            self._resolve(dirty)
+            stats.resolved = len(dirty)
+            stats.resolved_paths = dirty
+        with _phase(stats, "layout_records"):
+            self._layout_records(layout)
+        with _phase(stats, "services"):
+            if stats.layout_changed or self._settings is None:
+                self._settings = settings_of(self)
+            self.service_nodes, self.service_edges = link(read_items(self.table, self._settings), layout)
+        stats.files = len(self.facts)
+        stats.loc = sum(f.loc for f in self.facts.values())
+        return stats
 
-        clock = time.perf_counter()
-        changed = self._read_changed(found, stats)
-        stats.seconds["parse"] = time.perf_counter() - clock
-
-        clock = time.perf_counter()
+    def _invalidate(self, found: Scan, layout: Layout, changed: dict[str, FileFacts], stats: UpdateStats) -> list[str]:
+        """Drop removed files, bind changed (or moved) ones again, and give every file to resolve: those and
+        the files that looked up a key whose digest changed."""
         removed = [path for path in self.facts if path not in found.sources]
         invalid: set[str] = set()
         for path in removed:
@@ -162,13 +183,11 @@ class CodeGraph:
             self.stamps.pop(path, None)
         stats.removed = len(removed)
         stats.removed_paths = sorted(removed)
-        for path, facts in changed.items():
-            self.facts[path] = facts
+        self.facts.update(changed)
         rebind = set(changed)
         if stats.layout_changed:
-            for path, bound in self.table.files.items():
-                if bound.ctx != layout.context(path, bound.facts.language):
-                    rebind.add(path)
+            rebind |= {path for path, bound in self.table.files.items()
+                       if bound.ctx != layout.context(path, bound.facts.language)}
         for path in sorted(rebind):
             facts = self.facts[path]
             old = self.digests.get(path, {})
@@ -178,31 +197,11 @@ class CodeGraph:
             new = digests(bound)
             self.digests[path] = new
             invalid |= {key for key in old.keys() | new.keys() if old.get(key) != new.get(key)}
+        stats.changed_paths = sorted(rebind)
         dirty = set(rebind)
         for key in invalid:
             dirty |= self.dependents.get(key, set())
-        dirty &= set(self.table.files)
-        stats.seconds["invalidate"] = time.perf_counter() - clock
-
-        clock = time.perf_counter()
-        self._resolve(sorted(dirty))
-        stats.resolved = len(dirty)
-        stats.resolved_paths = sorted(dirty)
-        stats.changed_paths = sorted(rebind)
-        stats.seconds["resolve"] = time.perf_counter() - clock
-
-        clock = time.perf_counter()
-        self._layout_records(layout)
-        stats.seconds["layout_records"] = time.perf_counter() - clock
-
-        clock = time.perf_counter()
-        if stats.layout_changed or self._settings is None:
-            self._settings = settings_of(self)
-        self.service_nodes, self.service_edges = link(read_items(self.table, self._settings), layout)
-        stats.seconds["services"] = time.perf_counter() - clock
-        stats.files = len(self.facts)
-        stats.loc = sum(f.loc for f in self.facts.values())
-        return stats
+        return sorted(dirty & set(self.table.files))
 
     def _read_changed(self, found: Scan, stats: UpdateStats) -> dict[str, FileFacts]:
         changed: dict[str, FileFacts] = {}

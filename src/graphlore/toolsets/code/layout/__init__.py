@@ -1,1 +1,1 @@
-"""The tree's layout."""
+"""The source tree laid out as microservices and modules, from one walk and the build files."""

@@ -1,1 +1,1 @@
-"""The tools."""
+"""The code tools: models, strict filters, traversal, rendering."""

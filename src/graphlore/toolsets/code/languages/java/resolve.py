@@ -419,66 +419,18 @@ class JavaResolver(Resolver):
         external = [*external, implicit.get(sym.kind, "java.lang.Object")]
         return None, "", {"reason": "external_base", "detail": ", ".join(dict.fromkeys(external))}
 
-    def _call_target(self, receiver, name, argc, arg_types, kind, bound, owner, line):
+    def _call_target(self, receiver, name, argc, arg_types, kind, bound, owner, line) -> Target:
         type_index = self.enclosing_class(bound, owner)
         here = (bound.path, type_index) if type_index is not None else None
         if kind in ("new", "this", "super"):
-            if kind == "new":
-                res = self.resolve_type(receiver[1], bound, owner)
-            elif here is None:
-                return None, "", {"reason": "undefined_name"}
-            elif kind == "this":
-                res = ("project", here)
-            else:
-                parents = [r for rel, r in self.supers(here) if rel == "extends"]
-                res = parents[0] if parents else ("external", "java.lang.Object")
-            if res[0] != "project":
-                return None, "", {"reason": "external_type", "detail": res[1]}
-            ctors = self.own_members(res[1], self.table.sym(res[1]).name, frozenset({"constructor"}))
-            if not ctors:
-                return res[1], "constructor", {}
-            target, fitting = self.choose_overload(ctors, argc, arg_types, bound, owner)
-            if target is not None:
-                return target, "constructor", {}
-            if fitting:
-                return None, "", {"reason": "ambiguous", "candidates": [self.table.id_of(r) for r in fitting]}
-            return None, "", {"reason": "not_found", "detail": f"no constructor takes {argc} argument(s)"}
+            return self._constructor_call(receiver, argc, arg_types, kind, bound, owner, here)
         if receiver is None or receiver[0] == "this":
             if here is None:
                 return None, "", {"reason": "undefined_name"}
             target, how, why = self._method_in(here, name, argc, arg_types, bound, owner, "same_class", "inherited")
             if target is not None or why.get("reason") == "ambiguous" or receiver is not None:
                 return target, how, why
-            outer = self.enclosing_class(bound, bound.sym(here[1]).parent)
-            while outer is not None:
-                target, how, outer_why = self._method_in((bound.path, outer), name, argc, arg_types, bound, owner,
-                                                         "enclosing_class", "enclosing_class")
-                if target is not None or outer_why.get("reason") == "ambiguous":
-                    return target, how, outer_why
-                outer = self.enclosing_class(bound, bound.sym(outer).parent)
-            ctx = self.ctx(bound.path)
-            owners = list(ctx.static_single.get(name, [])) + list(ctx.static_wildcards)
-            external_owner = None
-            for owner_type in owners:
-                res = self.resolve_type(owner_type, bound, None)
-                if res[0] == "project":
-                    found = self.own_members(res[1], name, CALLABLE_KINDS)
-                    if found:
-                        target, fitting = self.choose_overload(found, argc, arg_types, bound, owner)
-                        if target is not None:
-                            return target, "static_import", {}
-                        if fitting:
-                            return None, "", {"reason": "ambiguous",
-                                              "candidates": [self.table.id_of(r) for r in fitting]}
-                elif owner_type in ctx.static_single.get(name, []):
-                    external_owner = owner_type
-            if external_owner is not None:
-                return None, "", {"reason": "external_name", "detail": f"{external_owner}.{name}"}
-            external_wildcards = [w for w in ctx.static_wildcards if self.resolve_type(w, bound, None)[0] != "project"]
-            if external_wildcards:
-                return None, "", {"reason": "external_name",
-                                  "detail": "static import " + " or ".join(f"{w}.*" for w in external_wildcards)}
-            return None, "", why
+            return self._outer_or_static_call(name, argc, arg_types, bound, owner, here, why)
         if receiver[0] == "super":
             if here is None:
                 return None, "", {"reason": "undefined_name"}
@@ -496,6 +448,60 @@ class JavaResolver(Resolver):
         if res[0] in ("external", "primitive"):
             return None, "", {"reason": "external_type", "detail": res[1]}
         return self._name_only(name, argc, bound)
+
+    def _constructor_call(self, receiver, argc, arg_types, kind, bound, owner, here: Ref | None) -> Target:
+        """``new T(...)``, ``this(...)``, ``super(...)``: the constructor that fits the arguments."""
+        if kind == "new":
+            res = self.resolve_type(receiver[1], bound, owner)
+        elif here is None:
+            return None, "", {"reason": "undefined_name"}
+        elif kind == "this":
+            res = ("project", here)
+        else:
+            parents = [r for rel, r in self.supers(here) if rel == "extends"]
+            res = parents[0] if parents else ("external", "java.lang.Object")
+        if res[0] != "project":
+            return None, "", {"reason": "external_type", "detail": res[1]}
+        ctors = self.own_members(res[1], self.table.sym(res[1]).name, frozenset({"constructor"}))
+        if not ctors:
+            return res[1], "constructor", {}
+        target, fitting = self.choose_overload(ctors, argc, arg_types, bound, owner)
+        if target is not None:
+            return target, "constructor", {}
+        if fitting:
+            return None, "", {"reason": "ambiguous", "candidates": [self.table.id_of(r) for r in fitting]}
+        return None, "", {"reason": "not_found", "detail": f"no constructor takes {argc} argument(s)"}
+
+    def _outer_or_static_call(self, name, argc, arg_types, bound, owner, here: Ref, why: dict) -> Target:
+        """An unqualified call its own class does not declare: the outer classes, then static imports."""
+        outer = self.enclosing_class(bound, bound.sym(here[1]).parent)
+        while outer is not None:
+            target, how, outer_why = self._method_in((bound.path, outer), name, argc, arg_types, bound, owner,
+                                                     "enclosing_class", "enclosing_class")
+            if target is not None or outer_why.get("reason") == "ambiguous":
+                return target, how, outer_why
+            outer = self.enclosing_class(bound, bound.sym(outer).parent)
+        ctx = self.ctx(bound.path)
+        external_owner = None
+        for owner_type in list(ctx.static_single.get(name, [])) + list(ctx.static_wildcards):
+            res = self.resolve_type(owner_type, bound, None)
+            if res[0] == "project":
+                found = self.own_members(res[1], name, CALLABLE_KINDS)
+                if found:
+                    target, fitting = self.choose_overload(found, argc, arg_types, bound, owner)
+                    if target is not None:
+                        return target, "static_import", {}
+                    if fitting:
+                        return None, "", {"reason": "ambiguous", "candidates": [self.table.id_of(r) for r in fitting]}
+            elif owner_type in ctx.static_single.get(name, []):
+                external_owner = owner_type
+        if external_owner is not None:
+            return None, "", {"reason": "external_name", "detail": f"{external_owner}.{name}"}
+        external_wildcards = [w for w in ctx.static_wildcards if self.resolve_type(w, bound, None)[0] != "project"]
+        if external_wildcards:
+            return None, "", {"reason": "external_name",
+                              "detail": "static import " + " or ".join(f"{w}.*" for w in external_wildcards)}
+        return None, "", why
 
     def _name_only(self, name: str, argc: int, bound: Bound) -> tuple[Ref | None, str, dict]:
         if name in OBJECT_METHODS:

@@ -7,7 +7,21 @@ import re
 
 from ...model import FileFacts
 from ..folding import FileFolder, Folded, literal, unescape, unknown
-from .resolve import absolute
+
+
+def absolute(module: str, target: str, is_package: bool) -> str:
+    """An import target made absolute: ``..x.y`` in module ``a.b.c`` is ``a.x.y``; absolute targets unchanged."""
+    if not target.startswith("."):
+        return target
+    level = len(target) - len(target.lstrip("."))
+    rest = target[level:]
+    package = module if is_package else (module.rsplit(".", 1)[0] if "." in module else "")
+    parts = package.split(".") if package else []
+    if level > 1:
+        parts = parts[: max(len(parts) - (level - 1), 0)]
+    base = ".".join(parts)
+    return f"{base}.{rest}" if base and rest else (base or rest)
+
 
 
 class PythonFolder(FileFolder):

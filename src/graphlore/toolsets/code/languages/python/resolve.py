@@ -24,6 +24,7 @@ from ...model import symbol_id
 from ..names import NameResolver, Value
 from ..resolver import FileOutput, scope_chain
 from ..symbols import Bound, EdgeSink, Table, Tracker
+from .constants import absolute
 
 BUILTIN_NAMES = frozenset(dir(builtins))
 #: method names some builtin type has: never matched by name alone
@@ -33,20 +34,6 @@ BUILTIN_METHODS = frozenset().union(*(set(dir(t)) for t in (
 )))
 _TYPE_WRAPPERS = ("Optional[", "typing.Optional[", "Annotated[", "typing.Annotated[", "ClassVar[", "Final[", "Type[",
                   "type[")
-
-
-def absolute(module: str, target: str, is_package: bool) -> str:
-    """An import target made absolute: ``..x.y`` in module ``a.b.c`` is ``a.x.y``; absolute targets unchanged."""
-    if not target.startswith("."):
-        return target
-    level = len(target) - len(target.lstrip("."))
-    rest = target[level:]
-    package = module if is_package else (module.rsplit(".", 1)[0] if "." in module else "")
-    parts = package.split(".") if package else []
-    if level > 1:
-        parts = parts[: max(len(parts) - (level - 1), 0)]
-    base = ".".join(parts)
-    return f"{base}.{rest}" if base and rest else (base or rest)
 
 
 def absolute_in(bound: Bound, target: str) -> str:
