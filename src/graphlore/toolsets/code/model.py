@@ -5,7 +5,7 @@ Two layers, kept apart so that incremental builds are exact:
 * **Facts** (`FileFacts`, `SymbolFact`, `ImportFact`, `CallFact`) are a pure function of one file's
   path and bytes. They say what is written (names, types as written, receivers) and never look at
   another file, so a file whose content hash is unchanged is never parsed again.
-* **Graph records** (`GraphNode`, `GraphEdge`) come out of cross-file resolution (`resolve.py`). Every
+* **Graph records** (`GraphNode`, `GraphEdge`) come out of cross-file resolution (`languages/resolver.py`). Every
   edge is owned by the file of its source symbol, so re-resolving a file replaces exactly its edges.
 
 Graph records map one to one onto the platform store (`store.base.Node` / `Edge`): `id`, `kind`,

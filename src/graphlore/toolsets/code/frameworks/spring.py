@@ -5,7 +5,8 @@ RestTemplate, WebClient, RestClient, ``@HttpExchange``), read from the facts of 
 one of them, or a class with a class-level ``@RequestMapping``) maps each method annotated
 ``@GetMapping``... or ``@RequestMapping`` (every path of a multi-path mapping; every method of a
 multi-method one; no ``method``: any) under each class-level path, under the service's context path
-(``server.servlet.context-path``, ``server.context-path``, ``spring.webflux.base-path``). Listeners: ``@KafkaListener(topics)`` (also on a class with ``@KafkaHandler`` methods),
+(``server.servlet.context-path``, ``server.context-path``, ``spring.webflux.base-path``).
+Listeners: ``@KafkaListener(topics)`` (also on a class with ``@KafkaHandler`` methods),
 ``@RabbitListener(queues)``, ``@JmsListener(destination)``, ``@StreamListener`` and functional
 ``Consumer``/``Function`` beans whose Cloud Stream binding (``{bean}-in-0``) is configured.
 

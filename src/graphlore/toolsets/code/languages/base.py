@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -92,8 +93,9 @@ class Language:
     simple_annotations: bool = False
     builds: tuple[BuildFile, ...] = field(default=())
 
-    @property
+    @cached_property
     def names(self) -> tuple[str, ...]:
+        """The ``language`` values its files carry."""
         return tuple(dict.fromkeys(self.extensions.values()))
 
     def is_test_file(self, name: str) -> bool:

@@ -43,6 +43,8 @@ class Syntax:
     keywords: frozenset[str] = frozenset()
     #: node types of a plain name
     names: frozenset[str] = frozenset({"identifier"})
+    #: node types whose arguments are read as annotation arguments, not as calls (``@app.get("/x")``)
+    decorators: frozenset[str] = frozenset({"decorator"})
     #: node types that name a type (``Map.Entry<K, V>`` used as a receiver of a static call)
     type_names: frozenset[str] = frozenset()
     #: how a type is written once its generic arguments are removed
@@ -143,8 +145,8 @@ class Extractor:
 
     def call_fact(self, node: Node, owner: str) -> CallFact | None:
         """A call site (``kind`` ``call``) as written, or None for a call that names no symbol."""
-        if node.parent is not None and node.parent.type == "decorator":
-            return None   # a decorator's arguments are read as annotation arguments, not as calls
+        if self.syntax.decorators and node.parent is not None and node.parent.type in self.syntax.decorators:
+            return None
         callee = self.callee(node)
         if callee is None:
             return None

@@ -1,6 +1,6 @@
 """Part 2's records before linking: routes (HTTP endpoints and message listeners), HTTP clients and message
-producers, as the language readers (`spring.py`, `pyweb.py`, `jsweb.py`) find them, with their values
-folded (`values.py`) and their placeholders resolved (`appconfig.py`); and the path rules they share.
+producers, as the frameworks (``frameworks/``) find them, with their values folded (``languages/folding.py``
+and each language's constants) and their placeholders resolved (`settings`); and the path rules they share.
 
 **Paths.** ``path_template`` is the full path a service answers or a client asks for: the parts joined
 with ``/``, ``//`` collapsed, a leading ``/``, no trailing ``/`` (except the root), and every path

@@ -491,21 +491,19 @@ class _Extractor(Extractor):
     def calls(self, root: Node) -> None:
         calls = self.facts.calls
         for node, tag, owner in self.owned(root, _CALLS):
-            if node.parent is not None and node.parent.type == "decorator":
-                continue   # a decorator's arguments are read as annotation arguments, not as calls
-            args = node.child_by_field_name("arguments")
-            line = node.start_point[0] + 1
             if tag == "new":
                 ctor = dotted(node.child_by_field_name("constructor"))
-                if ctor:
-                    calls.append(CallFact(owner or "", ctor.rsplit(".", 1)[-1], ["type", ctor], self.argc(args), line,
-                                          "new", args=self.arg_texts(args)))
+                if ctor and (node.parent is None or node.parent.type != "decorator"):
+                    args = node.child_by_field_name("arguments")
+                    calls.append(CallFact(owner or "", ctor.rsplit(".", 1)[-1], ["type", ctor], self.argc(args),
+                                          node.start_point[0] + 1, "new", args=self.arg_texts(args)))
                 continue
             fn = node.child_by_field_name("function")
             if fn is not None and fn.type == "super":
-                calls.append(CallFact(owner or "", "super", None, self.argc(args), line, "super"))
+                calls.append(CallFact(owner or "", "super", None, self.argc(node.child_by_field_name("arguments")),
+                                      node.start_point[0] + 1, "super"))
                 continue
-            found = self.call_fact(node, owner or "")
+            found = self.call_fact(node, owner or "")   # (a decorator's arguments are no calls: call_fact skips them)
             if found is not None:
                 calls.append(found)
 
