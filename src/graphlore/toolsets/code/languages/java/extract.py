@@ -304,82 +304,22 @@ class _Extractor(Extractor):
 
     # -- generated members ----------------------------------------------------------------------
     def synthesize(self, owner: SymbolFact, members: list[SymbolFact], node: Node) -> None:
-        direct = [m for m in members if m.parent == owner.key]
-        fields = [m for m in direct if m.kind == "field" and "static" not in m.modifiers]
-        existing = {m.key for m in direct}
-        annotations = {a.name.rsplit(".", 1)[-1] for a in owner.annotations}
-        line = owner.line_start
-        name = owner.name
-
-        def gen(key: str, member_name: str, kind: str, params=(), type_: str = "", modifiers=("public",),
-                lombok: str = "") -> None:
-            full = f"{owner.key}#{key}"
-            if full in existing:
-                return
-            existing.add(full)
-            params_text = ", ".join(f"{t} {n}" for n, t in params)
-            signature = f"{' '.join(modifiers)} {type_ + ' ' if type_ else ''}{member_name}({params_text})"
-            self.add(SymbolFact(
-                key=full, name=member_name, kind=kind, parent=owner.key, line_start=line, line_end=line,
-                signature=squash(signature), modifiers=tuple(modifiers), type=type_, params=tuple(params),
-                generated=True, extra={"generated_by": lombok} if lombok else {},
-            ))
-
-        def getter(f: SymbolFact, why: str) -> None:
-            prefix = "is" if f.type == "boolean" else "get"
-            gen(f"{prefix}{_cap(f.name)}()", f"{prefix}{_cap(f.name)}", "method", type_=f.type, lombok=why)
-
-        def setter(f: SymbolFact, why: str) -> None:
-            if "final" not in f.modifiers:
-                gen(f"set{_cap(f.name)}({simple(f.type)})", f"set{_cap(f.name)}", "method",
-                    params=((f.name, f.type),), type_="void", lombok=why)
-
-        def ctor(params: list[SymbolFact], why: str) -> None:
-            plist = tuple((f.name, f.type) for f in params)
-            gen(f"{name}({','.join(simple(t) for _, t in plist)})", name, "constructor", params=plist, lombok=why)
-
-        explicit_ctor = any(m.kind == "constructor" for m in direct)
+        """Members the compiler or Lombok writes: record accessors and canonical constructor, enum ``values()`` /
+        ``valueOf(String)``, Lombok getters, setters, constructors, ``builder()`` and loggers."""
+        made = _Generated(self, owner, [m for m in members if m.parent == owner.key])
+        fields = made.fields
         if owner.kind == "record":
             for f in fields:
-                gen(f"{f.name}()", f.name, "method", type_=f.type, lombok="record")
-            ctor(fields, "record")
+                made.add(f"{f.name}()", f.name, "method", type_=f.type, why="record")
+            made.constructor(fields, "record")
         if owner.kind == "enum":
-            gen("values()", "values", "method", type_=f"{name}[]", modifiers=("public", "static"), lombok="enum")
-            gen("valueOf(String)", "valueOf", "method", params=(("name", "String"),), type_=name,
-                modifiers=("public", "static"), lombok="enum")
-        is_value = "Value" in annotations
-        if "Data" in annotations or is_value or "Getter" in annotations:
-            for f in fields:
-                getter(f, "lombok")
-        if "Data" in annotations or "Setter" in annotations:
-            for f in fields:
-                if not is_value:
-                    setter(f, "lombok")
-        for f in fields:
-            field_annotations = {a.name.rsplit(".", 1)[-1] for a in f.annotations}
-            if "Getter" in field_annotations:
-                getter(f, "lombok")
-            if "Setter" in field_annotations:
-                setter(f, "lombok")
-        required = [f for f in fields if "final" in f.modifiers and not f.extra.get("initialized")
-                    or any(a.name.rsplit(".", 1)[-1] == "NonNull" for a in f.annotations)]
-        if "NoArgsConstructor" in annotations:
-            ctor([], "lombok")
-        if "AllArgsConstructor" in annotations or (is_value and not explicit_ctor):
-            ctor([f for f in fields if not (f.extra.get("initialized") and "final" in f.modifiers)], "lombok")
-        if "RequiredArgsConstructor" in annotations or ("Data" in annotations and not explicit_ctor):
-            ctor(required, "lombok")
-        if "Builder" in annotations:
-            gen("builder()", "builder", "method", type_=f"{name}.{name}Builder", modifiers=("public", "static"),
-                lombok="lombok")
-        if annotations & _LOMBOK_LOGGERS:
-            full = f"{owner.key}#log"
-            if full not in existing:
-                existing.add(full)
-                self.add(SymbolFact(key=full, name="log", kind="field", parent=owner.key, line_start=line,
-                                    line_end=line, signature="private static final Logger log",
-                                    modifiers=("private", "static", "final"), type="Logger", generated=True,
-                                    extra={"generated_by": "lombok"}))
+            made.add("values()", "values", "method", type_=f"{owner.name}[]", modifiers=("public", "static"),
+                     why="enum")
+            made.add("valueOf(String)", "valueOf", "method", params=(("name", "String"),), type_=owner.name,
+                     modifiers=("public", "static"), why="enum")
+        made.lombok()
+
+
 
     # -- whole file -----------------------------------------------------------------------------
     def run(self) -> FileFacts:
@@ -486,6 +426,85 @@ class _Extractor(Extractor):
             else:
                 out.append("")
         return tuple(out)
+
+
+class _Generated:
+    """The generated members of one type: each added once, never over a member the source declares."""
+
+    def __init__(self, extractor: _Extractor, owner: SymbolFact, direct: list[SymbolFact]):
+        self.extractor = extractor
+        self.owner = owner
+        self.direct = direct
+        self.fields = [m for m in direct if m.kind == "field" and "static" not in m.modifiers]
+        self.existing = {m.key for m in direct}
+        self.annotations = {a.name.rsplit(".", 1)[-1] for a in owner.annotations}
+
+    def add(self, key: str, member_name: str, kind: str, params=(), type_: str = "", modifiers=("public",),
+            why: str = "") -> None:
+        full = f"{self.owner.key}#{key}"
+        if full in self.existing:
+            return
+        self.existing.add(full)
+        params_text = ", ".join(f"{t} {n}" for n, t in params)
+        signature = f"{' '.join(modifiers)} {type_ + ' ' if type_ else ''}{member_name}({params_text})"
+        line = self.owner.line_start
+        self.extractor.add(SymbolFact(
+            key=full, name=member_name, kind=kind, parent=self.owner.key, line_start=line, line_end=line,
+            signature=squash(signature), modifiers=tuple(modifiers), type=type_, params=tuple(params),
+            generated=True, extra={"generated_by": why} if why else {},
+        ))
+
+    def getter(self, f: SymbolFact) -> None:
+        prefix = "is" if f.type == "boolean" else "get"
+        self.add(f"{prefix}{_cap(f.name)}()", f"{prefix}{_cap(f.name)}", "method", type_=f.type, why="lombok")
+
+    def setter(self, f: SymbolFact) -> None:
+        if "final" not in f.modifiers:
+            self.add(f"set{_cap(f.name)}({simple(f.type)})", f"set{_cap(f.name)}", "method",
+                     params=((f.name, f.type),), type_="void", why="lombok")
+
+    def constructor(self, params: list[SymbolFact], why: str) -> None:
+        name = self.owner.name
+        plist = tuple((f.name, f.type) for f in params)
+        self.add(f"{name}({','.join(simple(t) for _, t in plist)})", name, "constructor", params=plist, why=why)
+
+    def lombok(self) -> None:
+        annotations, fields = self.annotations, self.fields
+        explicit_ctor = any(m.kind == "constructor" for m in self.direct)
+        is_value = "Value" in annotations
+        if "Data" in annotations or is_value or "Getter" in annotations:
+            for f in fields:
+                self.getter(f)
+        if ("Data" in annotations or "Setter" in annotations) and not is_value:
+            for f in fields:
+                self.setter(f)
+        for f in fields:
+            field_annotations = {a.name.rsplit(".", 1)[-1] for a in f.annotations}
+            if "Getter" in field_annotations:
+                self.getter(f)
+            if "Setter" in field_annotations:
+                self.setter(f)
+        required = [f for f in fields if "final" in f.modifiers and not f.extra.get("initialized")
+                    or any(a.name.rsplit(".", 1)[-1] == "NonNull" for a in f.annotations)]
+        if "NoArgsConstructor" in annotations:
+            self.constructor([], "lombok")
+        if "AllArgsConstructor" in annotations or (is_value and not explicit_ctor):
+            self.constructor([f for f in fields if not (f.extra.get("initialized") and "final" in f.modifiers)],
+                             "lombok")
+        if "RequiredArgsConstructor" in annotations or ("Data" in annotations and not explicit_ctor):
+            self.constructor(required, "lombok")
+        if "Builder" in annotations:
+            name = self.owner.name
+            self.add("builder()", "builder", "method", type_=f"{name}.{name}Builder", modifiers=("public", "static"),
+                     why="lombok")
+        if annotations & _LOMBOK_LOGGERS and f"{self.owner.key}#log" not in self.existing:
+            self.existing.add(f"{self.owner.key}#log")
+            line = self.owner.line_start
+            self.extractor.add(SymbolFact(
+                key=f"{self.owner.key}#log", name="log", kind="field", parent=self.owner.key, line_start=line,
+                line_end=line, signature="private static final Logger log", modifiers=("private", "static", "final"),
+                type="Logger", generated=True, extra={"generated_by": "lombok"}))
+
 
 
 SYNTAX = Syntax(

@@ -123,23 +123,7 @@ class JavaResolver(Resolver):
         if name in PRIMITIVES:
             return ("primitive", name)
         if "." in name:
-            head, _, rest = name.partition(".")
-            first = self.resolve_type(head, bound, scope)
-            if first[0] == "project":
-                found = self.nested(first[1], rest.split("."))
-                if found is not None:
-                    return ("project", found)
-                return ("unknown", name)
-            if first[0] == "external":
-                return ("external", f"{first[1]}.{rest}")
-            # a package-qualified name: the longest prefix that is a project type, then nested types
-            parts = name.split(".")
-            for cut in range(len(parts), 0, -1):
-                ref = self.type_ref(".".join(parts[:cut]), bound)
-                if ref is not None:
-                    found = self.nested(ref, parts[cut:]) if cut < len(parts) else ref
-                    return ("project", found) if found is not None else ("unknown", name)
-            return ("external", name)
+            return self._resolve_qualified(name, bound, scope)
         # type parameters of the enclosing symbols
         if any(name in sym.type_params for _index, sym in scope_chain(bound, scope)):
             return ("typevar", name)
@@ -181,6 +165,26 @@ class JavaResolver(Resolver):
         if name in JAVA_LANG:
             return ("external", "java.lang." + name)
         return ("external", name) if ctx.wildcards or name[:1].isupper() else ("unknown", name)
+
+    def _resolve_qualified(self, name: str, bound: Bound, scope: str | None) -> TypeRes:
+        """``Outer.Inner`` (its first segment resolved as a simple name) or ``a.b.Type`` (package-qualified)."""
+        head, _, rest = name.partition(".")
+        first = self.resolve_type(head, bound, scope)
+        if first[0] == "project":
+            found = self.nested(first[1], rest.split("."))
+            if found is not None:
+                return ("project", found)
+            return ("unknown", name)
+        if first[0] == "external":
+            return ("external", f"{first[1]}.{rest}")
+        # a package-qualified name: the longest prefix that is a project type, then nested types
+        parts = name.split(".")
+        for cut in range(len(parts), 0, -1):
+            ref = self.type_ref(".".join(parts[:cut]), bound)
+            if ref is not None:
+                found = self.nested(ref, parts[cut:]) if cut < len(parts) else ref
+                return ("project", found) if found is not None else ("unknown", name)
+        return ("external", name)
 
     def nested(self, ref: Ref, names: list[str], inherited: bool = False) -> Ref | None:
         for name in names:
@@ -345,28 +349,7 @@ class JavaResolver(Resolver):
                 return res, "static"
             return ("unknown", name), "receiver_type"
         if kind == "field":
-            inner, how = self.type_of(receiver[1], bound, owner, line)
-            name = receiver[2]
-            if inner[0] == "project":
-                found, _inh, _ext = self.find_members(inner[1], name, frozenset({"field"}))
-                if found:
-                    field_bound = self.table.files[found[0][0]]
-                    field_sym = field_bound.sym(found[0][1])
-                    return self.resolve_type(field_sym.type, field_bound, field_sym.parent), "receiver_type"
-                nested = self.nested(inner[1], [name], inherited=True)
-                if nested is not None:
-                    return ("project", nested), "static"
-                return ("unknown", name), how
-            if inner[0] == "unknown" and receiver[1][0] in ("name", "field"):
-                qualified = receiver_text(receiver)
-                res = self.resolve_type(qualified, bound, owner)
-                if res[0] == "project":
-                    return res, "static"
-                if qualified[:1].islower() and name[:1].isupper():
-                    return ("external", qualified), "static"
-            if inner[0] == "external":
-                return ("unknown", name), how
-            return ("unknown", name), how
+            return self._field_type_of(receiver, bound, owner, line)
         if kind == "call":
             target, _how, why = self.call_target_of(receiver[1], receiver[2], receiver[3], (), "call", bound, owner,
                                                    line)
@@ -388,6 +371,29 @@ class JavaResolver(Resolver):
         if kind == "super":
             return ("unknown", "super"), "super"
         return ("unknown", ""), "receiver_type"
+
+    def _field_type_of(self, receiver: Any, bound: Bound, owner: str, line: int) -> tuple[TypeRes, str]:
+        """``x.name``: a field of x's type, a nested type, or a qualified type name (``a.b.Type``)."""
+        inner, how = self.type_of(receiver[1], bound, owner, line)
+        name = receiver[2]
+        if inner[0] == "project":
+            found, _inh, _ext = self.find_members(inner[1], name, frozenset({"field"}))
+            if found:
+                field_bound = self.table.files[found[0][0]]
+                field_sym = field_bound.sym(found[0][1])
+                return self.resolve_type(field_sym.type, field_bound, field_sym.parent), "receiver_type"
+            nested = self.nested(inner[1], [name], inherited=True)
+            if nested is not None:
+                return ("project", nested), "static"
+            return ("unknown", name), how
+        if inner[0] == "unknown" and receiver[1][0] in ("name", "field"):
+            qualified = receiver_text(receiver)
+            res = self.resolve_type(qualified, bound, owner)
+            if res[0] == "project":
+                return res, "static"
+            if qualified[:1].islower() and name[:1].isupper():
+                return ("external", qualified), "static"
+        return ("unknown", name), how
 
     # ---- calls --------------------------------------------------------------------------------
     def call_target(self, call: CallFact, bound: Bound) -> Target:
