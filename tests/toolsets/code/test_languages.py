@@ -86,3 +86,16 @@ def test_a_language_is_one_package_and_one_registry_line(tmp_path, monkeypatch):
     assert "app/main.star" in stats.resolved_paths
     assert graph.snapshot() == CodeGraph.build(tmp_path).snapshot()
     assert ("app/main.star%run", "greet", "external_name") in _unresolved(graph)
+
+
+def test_role_tables_are_each_languages_own(tmp_path):
+    """A decorator name means a role only in the language whose frameworks use it: NestJS's ``@Injectable`` makes
+    a TS class a SERVICE, not a Java class; Spring's ``@Service`` a Java class, not a Python one."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "Thing.java").write_text("package a;\n@Injectable class Thing {}\n@Service class Other {}\n")
+    (tmp_path / "a" / "thing.ts").write_text("@Injectable()\nexport class Thing {}\n")
+    (tmp_path / "a" / "thing.py").write_text("@Service\nclass Thing:\n    pass\n")
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    roles = {n.props["fqn"]: n.props["role"] for n in nodes.values() if n.kind == "symbol"}
+    assert roles["a.Thing"] == "OTHER" and roles["a.Other"] == "SERVICE"
+    assert roles["a/thing.ts#Thing"] == "SERVICE" and roles["thing.Thing"] == "OTHER"
