@@ -127,11 +127,12 @@ class Extractor:
                 table.setdefault(key, {}).setdefault(text(name_node), []).append((name_node.start_point[0] + 1, type_))
 
     # ---- calls --------------------------------------------------------------------------------
-    def callee(self, call: Node) -> tuple[Node | None, str] | None:
+    def callee(self, call: Node, target: Node | None = None) -> tuple[Node | None, str] | None:
         """(receiver node or None when unqualified, called name) of a call node, or None when the callee is an
-        expression that names nothing (``(a || b)()``)."""
+        expression that names nothing (``(a || b)()``). ``target``: the call's name field, if already read."""
         receiver_field, name_field = self.syntax.calls[call.type]
-        target = call.child_by_field_name(name_field)
+        if target is None:
+            target = call.child_by_field_name(name_field)
         if receiver_field is not None:
             return call.child_by_field_name(receiver_field), text(target)
         if target is None:
@@ -143,11 +144,12 @@ class Extractor:
             return target.child_by_field_name(member[0]), text(target.child_by_field_name(member[1]))
         return None
 
-    def call_fact(self, node: Node, owner: str) -> CallFact | None:
-        """A call site (``kind`` ``call``) as written, or None for a call that names no symbol."""
+    def call_fact(self, node: Node, owner: str, target: Node | None = None) -> CallFact | None:
+        """A call site (``kind`` ``call``) as written, or None for a call that names no symbol (``target``: see
+        `callee`)."""
         if self.syntax.decorators and node.parent is not None and node.parent.type in self.syntax.decorators:
             return None
-        callee = self.callee(node)
+        callee = self.callee(node, target)
         if callee is None:
             return None
         obj, name = callee

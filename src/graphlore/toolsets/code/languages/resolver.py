@@ -267,8 +267,7 @@ class Resolver:
             caps.add("ENTRY_POINT")
         return caps
 
-    def symbol_role(self, bound: Bound, index: int, caps: set[str]) -> str:
-        sym = bound.sym(index)
+    def symbol_role(self, bound: Bound, index: int, sym: SymbolFact, caps: set[str]) -> str:
         if sym.kind in self.CLASS_KINDS:
             return self.type_role((bound.path, index))
         class_index = self.enclosing_class(bound, sym.parent)
@@ -287,8 +286,8 @@ class Resolver:
         out = FileOutput(caps={sid: set() for sid in bound.ids})
         self.declare_file(bound, out.sink)
         file_props = self.file_props(bound, out.sink)
-        for index in range(len(bound.facts.symbols)):
-            self.declare(bound, index, out)
+        for index, sym in enumerate(bound.facts.symbols):
+            self.declare(bound, index, sym, out)
         for index in range(len(bound.facts.symbols)):
             self.inject(bound, index, out)
         for call in bound.facts.calls:
@@ -296,12 +295,12 @@ class Resolver:
         self.roll_up(bound, out.caps)
         return FileResult(nodes=self.nodes(bound, out, file_props), edges=out.sink.values())
 
-    def declare(self, bound: Bound, index: int, out: FileOutput) -> None:
+    def declare(self, bound: Bound, index: int, sym: SymbolFact, out: FileOutput) -> None:
         """A symbol's ``DECLARES`` edge, capabilities, supertypes and overrides."""
-        sym = bound.sym(index)
         sid = bound.ids[index]
         out.sink.add(bound.ids[bound.by_key[sym.parent]] if sym.parent else bound.file_id, "DECLARES", sid)
-        out.caps[sid] |= self.own_capabilities(bound, sym)
+        if sym.annotations or self.rules.entry_point is not None:
+            out.caps[sid] |= self.own_capabilities(bound, sym)
         if sym.kind in self.CLASS_KINDS:
             named: dict[str, list[str]] = {relation: [] for relation in self.RELATIONS}
             for relation, value in self.supers((bound.path, index)):
@@ -336,11 +335,12 @@ class Resolver:
 
     def roll_up(self, bound: Bound, caps: dict[str, set[str]]) -> None:
         """A type also has its members' capabilities (innermost first)."""
-        for index in range(len(bound.facts.symbols) - 1, -1, -1):
-            sym = bound.sym(index)
-            if sym.parent:
-                parent = bound.by_key[sym.parent]
-                if bound.sym(parent).kind in self.CLASS_KINDS:
+        symbols = bound.facts.symbols
+        for index in range(len(symbols) - 1, -1, -1):
+            parent_key = symbols[index].parent
+            if parent_key:
+                parent = bound.by_key[parent_key]
+                if symbols[parent].kind in self.CLASS_KINDS:
                     caps[bound.ids[parent]] |= caps[bound.ids[index]] - NOT_ROLLED_UP
 
     def nodes(self, bound: Bound, out: FileOutput, file_props: dict[str, Any]) -> list[GraphNode]:
@@ -353,7 +353,7 @@ class Resolver:
         for index, sym in enumerate(facts.symbols):
             sid = bound.ids[index]
             caps = out.caps[sid]
-            role = self.symbol_role(bound, index, caps)
+            role = self.symbol_role(bound, index, sym, caps)
             if role == "CLIENT" and self.rules.client_mappings_are_calls and "HTTP_CLIENT" in caps | out.caps.get(
                     bound.ids[self.enclosing_class(bound, sym.key) or 0], set()):
                 # a Feign / @HttpExchange interface: its mappings describe outgoing calls, not endpoints

@@ -503,7 +503,7 @@ class _Extractor(Extractor):
                 calls.append(CallFact(owner or "", "super", None, self.argc(node.child_by_field_name("arguments")),
                                       node.start_point[0] + 1, "super"))
                 continue
-            found = self.call_fact(node, owner or "")   # (a decorator's arguments are no calls: call_fact skips them)
+            found = self.call_fact(node, owner or "", fn)   # (a decorator's arguments are no calls: skipped there)
             if found is not None:
                 calls.append(found)
 
