@@ -22,6 +22,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit, urlunsplit
 
 from graphlore.config import Settings
 from graphlore.errors import (
@@ -54,13 +55,36 @@ def check_namespace(namespace: str) -> str:
     return namespace
 
 
-def _backend(settings: Settings) -> str:
+def backend(settings: Settings) -> str:
+    """``sqlite`` (no database URL) or ``postgres``; any other URL is a :class:`ConfigError`."""
     url = settings.database_url
     if not url:
         return "sqlite"
     if url.startswith(("postgresql://", "postgres://")):
         return "postgres"
-    raise ConfigError(f"database_url must be empty (embedded SQLite) or a postgresql:// URL, got {url[:40]!r}")
+    raise ConfigError(f"database_url must be empty (embedded SQLite) or a postgresql:// URL, got "
+                      f"{redact(url)[:40]!r}")
+
+
+_backend = backend
+
+
+def redact(url: str) -> str:
+    """The URL without its password, for people and logs."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.hostname or ""
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    user = f"{parts.username}@" if parts.username else ""
+    return urlunsplit((parts.scheme, user + host, parts.path, parts.query, parts.fragment))
+
+
+def backend_location(settings: Settings) -> str:
+    """Where the configured backend keeps its namespaces, for people: the data folder, or the database URL
+    without its password."""
+    return redact(settings.database_url) if backend(settings) == "postgres" else str(settings.home)
 
 
 def _postgres(settings: Settings) -> Any:
@@ -76,6 +100,30 @@ def sqlite_path(settings: Settings, namespace: str) -> Path:
         if (folder / name).exists():
             return folder / name
     return folder / STORE_FILE
+
+
+def sqlite_namespaces(home: Path) -> list[str]:
+    """Every namespace with a store file under ``home``, sorted."""
+    found = set()
+    for name in (STORE_FILE, *LEGACY_FILES):
+        for path in home.rglob(name):
+            try:
+                found.add(check_namespace(path.parent.relative_to(home).as_posix()))
+            except InvalidInput:
+                continue
+    return sorted(found)
+
+
+def list_namespaces(settings: Settings) -> list[str]:
+    """Every namespace the configured backend holds, sorted."""
+    if _backend(settings) == "postgres":
+        from graphlore.store.postgres import namespaces
+
+        return namespaces.names(_postgres(settings))
+    try:
+        return sqlite_namespaces(settings.home)
+    except OSError as exc:
+        raise StoreUnavailable(f"cannot read {settings.home}: {exc.strerror or exc}") from exc
 
 
 def store_location(settings: Settings, namespace: str) -> str:

@@ -25,7 +25,6 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import numpy as np
 
@@ -38,6 +37,7 @@ from graphlore.errors import (
     StoreBusy,
     StoreUnavailable,
 )
+from graphlore.store.factory import redact
 
 try:
     import psycopg
@@ -73,18 +73,6 @@ EF_SEARCH = 200
 ITERATIVE_SCAN = "relaxed_order"
 #: pgvector's upper bound on ``hnsw.ef_search``.
 EF_SEARCH_MAX = 1000
-
-
-def redact(url: str) -> str:
-    """The URL without its password, for people and logs."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.hostname or ""
-    if parts.port:
-        host = f"{host}:{parts.port}"
-    user = f"{parts.username}@" if parts.username else ""
-    return urlunsplit((parts.scheme, user + host, parts.path, parts.query, parts.fragment))
 
 
 def advisory_key(*parts: str) -> int:

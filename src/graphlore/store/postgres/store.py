@@ -58,7 +58,17 @@ import psycopg_pool
 from psycopg.types.json import Json, Jsonb
 
 from graphlore.errors import InvalidInput
-from graphlore.store.base import Edge, EdgePage, EdgeRef, EdgeSelection, Hit, Node, Where, newest_first
+from graphlore.store.base import (
+    WRITTEN_AT,
+    Edge,
+    EdgePage,
+    EdgeRef,
+    EdgeSelection,
+    Hit,
+    Node,
+    Where,
+    newest_first,
+)
 from graphlore.store.postgres import connection, pruning, sql
 from graphlore.store.postgres.connection import Database, Vec, advisory_key, translated
 from graphlore.store.postgres.migrations import create_index, fix_dimension, schema_name
@@ -211,6 +221,7 @@ class PostgresStore:
                     with conn.transaction():
                         conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._key,))
                         yield
+                        conn.execute(sql.record_write_sql(self._s), (WRITTEN_AT,))
                 finally:
                     self._local.conn = None
         except (psycopg.Error, psycopg_pool.PoolTimeout) as exc:
@@ -220,7 +231,9 @@ class PostgresStore:
     def deferred_index(self) -> Iterator[None]:
         """For bulk loads (``graphlore migrate``, benchmarks; not part of the protocol): the HNSW index is
         dropped for the load and built once at the end, much faster than updating it row by row. Searches
-        meanwhile scan exactly; the build holds the namespace's write lock (reads go on)."""
+        meanwhile scan exactly; the build holds the namespace's write lock (reads go on). A load that fails
+        (Ctrl-C included) builds nothing, so it stops at once: its caller drops the half-loaded namespace
+        (``graphlore migrate`` does), or builds the index when it reuses it (``bench/backends.py``)."""
         with self.atomic():
             self._write().execute(f"DROP INDEX IF EXISTS {self._s}.passages_hnsw")
         self._deferred = True
@@ -228,9 +241,9 @@ class PostgresStore:
             yield
         finally:
             self._deferred = False
-            with self.atomic():
-                if self._dimension(self._write()) is not None:
-                    create_index(self._write(), self._s)
+        with self.atomic():
+            if self._dimension(self._write()) is not None:
+                create_index(self._write(), self._s)
 
     def _write(self) -> psycopg.Connection:
         """The connection of the ``atomic()`` block the caller has just entered."""
@@ -251,6 +264,9 @@ class PostgresStore:
                 "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                 (key, Json(value)),
             )
+
+    def last_write(self) -> float | None:
+        return self.get_meta(WRITTEN_AT)
 
     def _dimension(self, conn: psycopg.Connection) -> int | None:
         if self._dim is not None:

@@ -34,7 +34,17 @@ from typing import Any
 import numpy as np
 
 from graphlore.errors import IndexCorrupted, InvalidInput, StoreBusy, StoreUnavailable
-from graphlore.store.base import Edge, EdgePage, EdgeRef, EdgeSelection, Hit, Node, Where, newest_first
+from graphlore.store.base import (
+    WRITTEN_AT,
+    Edge,
+    EdgePage,
+    EdgeRef,
+    EdgeSelection,
+    Hit,
+    Node,
+    Where,
+    newest_first,
+)
 from graphlore.store.migrate import pending
 from graphlore.store.sqlite import migrations, sql
 from graphlore.store.sqlite.bm25 import TermVector
@@ -181,9 +191,12 @@ class SQLiteStore:
         with self._lock:
             outer = self._depth == 0
             self._execute_translated("BEGIN IMMEDIATE" if outer else f"SAVEPOINT sp{self._depth}")
+            changes = self._conn.total_changes
             self._depth += 1
             try:
                 yield
+                if outer and self._conn.total_changes != changes:  # rows changed: record when (WRITTEN_AT)
+                    self._conn.execute(sql.SET_META, (WRITTEN_AT, json.dumps(time.time())))
             except BaseException:
                 self._depth -= 1
                 self._postings.clear()  # they may have read rows this rollback undoes
@@ -220,10 +233,10 @@ class SQLiteStore:
 
     def set_meta(self, key: str, value: Any) -> None:
         with self.atomic():
-            self._conn.execute(
-                "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                (key, json.dumps(value)),
-            )
+            self._conn.execute(sql.SET_META, (key, json.dumps(value)))
+
+    def last_write(self) -> float | None:
+        return self.get_meta(WRITTEN_AT)
 
     # -- nodes --------------------------------------------------------------------------------------
 
