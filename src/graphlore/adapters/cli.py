@@ -38,6 +38,7 @@ from pydantic import BaseModel  # noqa: E402
 from pydantic.fields import FieldInfo  # noqa: E402
 
 from graphlore import __version__  # noqa: E402
+from graphlore.adapters import admin  # noqa: E402
 from graphlore.config import Settings  # noqa: E402
 from graphlore.contract import Response, parse_request  # noqa: E402
 from graphlore.errors import GraphloreError, InternalError, InvalidInput, from_os_error  # noqa: E402
@@ -457,6 +458,8 @@ def build_cli(
         if not done and not skipped:
             click.echo(f"no embedded stores under {settings.home}")
 
+    for command in admin.commands(registry):
+        root.add_command(command)
     return root
 
 

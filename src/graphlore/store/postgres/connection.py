@@ -116,6 +116,32 @@ def translated(exc: BaseException, location: str, repair: str = "") -> Graphlore
                          f"{_reason(exc)[:300]}; this is a bug in graphlore")
 
 
+def probe(url: str) -> dict[str, Any]:
+    """What a database runs, read on a plain connection without changing anything (``graphlore doctor``):
+    the server version, pgvector's installed and available versions, and the graphlore schema's version
+    (None: not made yet; it is made on first use)."""
+    params = conninfo_to_dict(url)
+    params.setdefault("connect_timeout", str(CONNECT_TIMEOUT_S))
+    params.setdefault("application_name", "graphlore doctor")
+    try:
+        conn = psycopg.connect(make_conninfo("", **params), autocommit=True)
+    except psycopg.Error as exc:
+        raise connection_failed(exc) from exc
+    try:
+        with conn:
+            server, number = conn.execute("SELECT current_setting('server_version'), "
+                                          "current_setting('server_version_num')::int").fetchone()
+            installed = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
+            available = conn.execute("SELECT default_version FROM pg_available_extensions "
+                                     "WHERE name = 'vector'").fetchone()
+            made = conn.execute("SELECT to_regclass('graphlore.version') IS NOT NULL").fetchone()[0]
+            schema = conn.execute("SELECT version FROM graphlore.version").fetchone()[0] if made else None
+    except psycopg.Error as exc:
+        raise translated(exc, redact(url)) from exc
+    return {"server": server, "server_num": number, "pgvector": installed[0] if installed else None,
+            "pgvector_available": available[0] if available else None, "schema": schema}
+
+
 # -- vectors on the wire ----------------------------------------------------------------------------------
 
 

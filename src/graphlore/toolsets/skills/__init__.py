@@ -9,9 +9,10 @@ rows in the store), ``tools``, ``render`` and ``cli``.
 
 from __future__ import annotations
 
-from graphlore.tools import Arg, Cli, Toolset, ToolSpec
+from graphlore.tools import Arg, Cli, StoreKind, Toolset, ToolSpec
 from graphlore.toolsets.skills import cli, examples, models, render, tools
 from graphlore.toolsets.skills.judge import CANDIDATES
+from graphlore.toolsets.skills.library import WRITE_LOCK, store_label
 from graphlore.toolsets.skills.routing import DUPLICATE_THRESHOLD
 
 INSTRUCTIONS = """\
@@ -29,6 +30,7 @@ TOOLSET = Toolset(
     instructions=INSTRUCTIONS,
     commands=cli.commands,
     examples=examples.examples,
+    stores=StoreKind(label=store_label, locks=(WRITE_LOCK,)),
     tools=[
         ToolSpec(
             name="search_skills",

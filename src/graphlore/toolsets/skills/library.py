@@ -69,6 +69,8 @@ PROTOTYPE = "skill_prototype"
 VERSION_EDGE = "skill_version"
 USAGE = "usage"
 META = "skills"
+#: The namespace lock writers of a library hold from their last read to their commit (see the docstring).
+WRITE_LOCK = "write"
 SOURCE_KEY = "source:"
 #: The fields a skill's content is made of (what a version holds, what imports and updates compare).
 CONTENT = ("title", "problem", "conditions", "keywords", "resolution_md", "product_area", "issue_type")
@@ -215,7 +217,7 @@ class SkillLibrary:
             if locked:
                 self.reindex(store)
             else:
-                with self.runtime.lock(self.namespace, "write"):
+                with self.runtime.lock(self.namespace, WRITE_LOCK):
                     if self._stale(store):
                         self.reindex(store)
         return store
@@ -298,7 +300,7 @@ class SkillLibrary:
     @contextmanager
     def writing(self) -> Iterator[Store]:
         """The library's store, created if needed, under its cross-process write lock."""
-        with self.runtime.lock(self.namespace, "write"):
+        with self.runtime.lock(self.namespace, WRITE_LOCK):
             yield self.store(create=True, locked=True)
 
     def rows(self, skill_id: str, fields: Mapping[str, Any], props: Mapping[str, Any], embedded: Embedded,
@@ -365,6 +367,12 @@ class SkillLibrary:
             after = change(before)
             usage.upsert_nodes([Node(skill_id, USAGE, "", "", counters_props(after))])
         return before, after
+
+
+def store_label(namespace: str, meta: Callable[[str], Any]) -> str:
+    """A library's namespace for people (``graphlore stores``): ``library NAME``, or its use counters."""
+    name = namespace.split("/")[1] if "/" in namespace else namespace
+    return f"library {name}: use counters" if namespace.endswith("/usage") else f"library {name}"
 
 
 def changes_of(props: Mapping[str, Any]) -> SkillChanges | None:

@@ -32,6 +32,7 @@ from graphlore.toolsets.skills.library import (
     CONTENT,
     KIND,
     PROTOTYPE,
+    WRITE_LOCK,
     SkillLibrary,
     Stored,
     canonical,
@@ -378,7 +379,7 @@ def reindex_skills(runtime: Runtime, request: ReindexSkillsRequest, progress: Pr
     library = SkillLibrary(runtime, request.library)
     if not library.exists():
         raise NotFound(f"skill library {request.library!r} does not exist; create or import skills first")
-    with runtime.lock(library.namespace, "write"):
+    with runtime.lock(library.namespace, WRITE_LOCK):
         store = library.store(check=False)
         skills, texts = library.reindex(store, progress)
     return ReindexSkillsResponse(library=request.library, skills=skills, embedded_texts=texts,
