@@ -219,6 +219,7 @@ def filtered(store):
 def test_where_means_the_same_on_every_method(filtered, where, expected):
     assert {n.id for n in filtered.iter_nodes("item", where)} == expected
     assert filtered.count_nodes("item", where) == len(expected)
+    assert filtered.list_node_ids("item", where=where) == [i for i in WHERE_NODES if i in expected]
     assert {h.id for h in filtered.keyword_search("common", kind="item", where=where, limit=100)} == expected
     assert {h.id for h in filtered.vector_search(np.array([1.0, 1.0]), kind="item", where=where, limit=100)} == expected
 

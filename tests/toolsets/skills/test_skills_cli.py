@@ -54,6 +54,25 @@ def test_create_search_outcome_show_history_ls(env):
     assert as_json(env, "search", "how do I bake bread")["skill"] is None
 
 
+def test_archive_and_unarchive(env):
+    skill_id = as_json(env, "create", "--skill", json.dumps(RESET))["skill_id"]
+    out = cli(env, "archive", skill_id, "--reason", "replaced").output
+    assert out.startswith(f"Reset a password ({skill_id}) is archived since ") and "no longer returns it" in out
+    assert "No skill solves this" in cli(env, "search", "I forgot my password").output
+    assert "ARCHIVED since " in cli(env, "show", skill_id).output
+    assert skill_id not in cli(env, "ls").output and "0 of 0 skill(s)" in cli(env, "ls").output
+    listed = cli(env, "ls", "--archived", "include").output
+    assert skill_id in listed and "archived" in listed.splitlines()[0] and "1 of 1 skill(s)" in listed
+    history = cli(env, "history", skill_id).output
+    assert "(first version)\narchived  20" in history and history.rstrip().endswith("(replaced)")
+    refused = cli(env, "update", skill_id, "--skill", json.dumps({"problem": "x y z"}), code=2)
+    assert f"error: [invalid_input] skill {skill_id} is archived (since " in refused.stderr
+    assert f"(CLI: graphlore skills unarchive {skill_id})" in refused.stderr
+    assert as_json(env, "unarchive", skill_id)["archived_at"] is None
+    assert "(it already was: nothing changed)" in cli(env, "unarchive", skill_id).output
+    assert cli(env, "search", "I forgot my password").output.startswith(f"SKILL {skill_id}")
+
+
 @pytest.mark.slow  # embeds ABCD's 172 passages once more (the tools tests import it too)
 def test_the_imports_under_the_issues_names(env, tmp_path, shared_data):
     out = cli(env, "import-abcd", str(shared_data / "abcd" / "guidelines.json"), "--library", "abcd").output

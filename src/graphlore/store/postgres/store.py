@@ -482,13 +482,14 @@ class PostgresStore:
 
     def list_node_ids(
         self, kind: str, *, order_by: str | None = None, descending: bool = False, limit: int | None = None,
-        offset: int = 0,
+        offset: int = 0, where: Where | None = None,
     ) -> list[str]:
-        """Ids of one kind ordered by ``name``, a prop, or insertion (None); ties by id."""
+        """Ids of one kind (passing ``where``) ordered by ``name``, a prop, or insertion (None); ties by id."""
         order = sql.order_sql(order_by, descending)
-        query = f"SELECT id FROM {self._s}.nodes WHERE kind = %s ORDER BY {order} LIMIT %s OFFSET %s"
+        condition, params = sql.node_filter_sql(kind, where)
+        query = f"SELECT n.id FROM {self._s}.nodes n {condition} ORDER BY {order} LIMIT %s OFFSET %s"
         with self._connection() as conn:
-            return [r[0] for r in conn.execute(query, (kind, None if limit is None else max(0, int(limit)),
+            return [r[0] for r in conn.execute(query, (*params, None if limit is None else max(0, int(limit)),
                                                        max(0, int(offset))))]
 
     def node_ids_with_prefix(self, prefix: str) -> list[str]:

@@ -345,14 +345,16 @@ class SQLiteStore:
 
     def list_node_ids(
         self, kind: str, *, order_by: str | None = None, descending: bool = False, limit: int | None = None,
-        offset: int = 0,
+        offset: int = 0, where: Where | None = None,
     ) -> list[str]:
-        """Ids of one kind ordered by ``name``, a prop, or insertion (None); ties by id."""
+        """Ids of one kind (passing ``where``) ordered by ``name``, a prop, or insertion (None); ties by id."""
         expr = sql.order_expression(order_by)
         direction = "DESC" if descending else "ASC"
-        query = f"SELECT id FROM nodes WHERE kind = ? ORDER BY {expr} {direction}, id LIMIT ? OFFSET ?"
+        condition, params = sql.node_filter_sql(kind, where)
+        query = f"SELECT n.id FROM nodes n {condition} ORDER BY {expr} {direction}, n.id LIMIT ? OFFSET ?"
         with self._lock:
-            return [r[0] for r in self._conn.execute(query, (kind, -1 if limit is None else int(limit), int(offset)))]
+            return [r[0] for r in self._conn.execute(query, (*params, -1 if limit is None else int(limit),
+                                                             int(offset)))]
 
     def node_ids_with_prefix(self, prefix: str) -> list[str]:
         """Ids starting with ``prefix`` (a range scan of the id index), in id order."""
