@@ -151,7 +151,8 @@ def _backend(settings: Settings, problems: list[Problem]) -> tuple[BackendInfo, 
         ok = _check(problems, lambda: _postgres(settings, info, problems))
         if ok is None:
             problems[-1].message += ("; check GRAPHLORE_DATABASE_URL (host, port, user, password, database) "
-                                     "and that the server runs")
+                                     "and that the server runs (a local one from `graphlore db start`: run "
+                                     "that again)")
         return info, bool(ok)
     home = settings.home
     existing = next((p for p in (home, *home.parents) if p.exists()), Path("/"))

@@ -38,7 +38,7 @@ from pydantic import BaseModel  # noqa: E402
 from pydantic.fields import FieldInfo  # noqa: E402
 
 from graphlore import __version__  # noqa: E402
-from graphlore.adapters import admin  # noqa: E402
+from graphlore.adapters import admin, db  # noqa: E402
 from graphlore.config import Settings  # noqa: E402
 from graphlore.contract import Response, parse_request  # noqa: E402
 from graphlore.errors import GraphloreError, InternalError, InvalidInput, from_os_error  # noqa: E402
@@ -460,6 +460,7 @@ def build_cli(
 
     for command in admin.commands(registry):
         root.add_command(command)
+    root.add_command(db.group())
     return root
 
 
