@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from helpers import backend
-from helpers.paths import EXAMPLE_TREE, FACTS_EXAMPLE
+from helpers.paths import EXAMPLE_TREE, FACTS_EXAMPLE, REPO
 
 from graphlore.adapters import admin
 from graphlore.adapters.cli import build_cli
@@ -354,3 +354,20 @@ def test_doctor_names_pgvector_missing_or_too_old(tmp_path, cli, monkeypatch):
     server.update(pgvector="0.7.4")
     out = cli(tmp_path / "home", "doctor", env=env)
     assert out.exit_code == 2 and "pgvector 0.7.4 is older than 0.8" in out.stderr
+
+
+# -- docs -------------------------------------------------------------------------------------------------
+
+
+def test_the_readme_documents_every_command_and_option_of_stores_drop_doctor_db_and_migrate():
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    app = build_cli()
+    for name in ("stores", "drop", "doctor", "migrate", "db"):
+        assert f"graphlore {name}" in readme, name
+    for name in app.commands["db"].commands:
+        assert f"graphlore db {name}" in readme, name
+    for name in ("stores", "drop", "doctor", "migrate"):
+        for param in app.commands[name].params:
+            for option in getattr(param, "opts", []):
+                if option.startswith("--") and option != "--help":
+                    assert option in readme, f"graphlore {name} {option}"
