@@ -29,6 +29,7 @@ from graphlore.store import Node, open_store, record_embedder, store_exists
 from graphlore.store.factory import list_namespaces, namespace_lock
 from graphlore.tools import CallContext
 from graphlore.toolsets import load_toolset
+from graphlore.toolsets.folder_index import folder_namespace
 
 PLAYBOOK = {"title": "Reset a password", "problem": "The customer cannot sign in.", "conditions": ["forgot password"],
             "resolution_md": "# Reset a password\n\n## Goal\nLet them in.\n\n## Steps\n\n### 1. Send the link\n"
@@ -43,14 +44,15 @@ def call(runtime: Runtime, toolset: str, tool: str, fields: dict):
     return spec.run(runtime, parse_request(spec.request, fields), **extra)
 
 
-@pytest.fixture
-def home(tmp_path, embedder):
-    """A data home where every toolset has a store: items and code index one folder, a facts graph, a
-    skills library (with its use counters)."""
-    project = tmp_path / "project"
+@pytest.fixture(scope="module")
+def built(tmp_path_factory, embedder):
+    """A data home where every toolset has a store, built once: items and code index one folder, a facts
+    graph, a skills library (with its use counters)."""
+    base = tmp_path_factory.mktemp("built")
+    project = base / "project"
     shutil.copytree(EXAMPLE_TREE, project)
     (project / "app.py").write_text("def hello():\n    return 1\n")
-    home = tmp_path / "home"
+    home = base / "home"
     runtime = Runtime(backend.settings_for(home), embedder=embedder)
     call(runtime, "items", "index", {"project_path": str(project)})
     call(runtime, "code", "index", {"project_path": str(project)})
@@ -59,6 +61,14 @@ def home(tmp_path, embedder):
     call(runtime, "skills", "search_skills", {"query": "I forgot my password"})
     runtime.close()
     return home, project
+
+
+@pytest.fixture
+def home(built, tmp_path):
+    """A copy of the built home for one test to change (the project folder is shared: leave it as it is)."""
+    source, project = built
+    backend.clone_home(source, tmp_path / "home")
+    return tmp_path / "home", project
 
 
 @pytest.fixture
@@ -175,11 +185,14 @@ def test_drop_by_project_picks_the_toolset_and_refuses_to_guess(home, cli):
     assert wrong.exit_code == 2 and "--toolset must be one of items, code" in wrong.stderr
 
 
-def test_the_store_of_a_folder_that_is_gone_can_be_dropped(home, cli):
-    home, project = home
-    shutil.rmtree(project)
-    out = cli(home, "drop", "--project", str(project), "--toolset", "items", "--yes")
-    assert out.exit_code == 0 and out.stdout.startswith("dropped items/")
+def test_the_store_of_a_folder_that_is_gone_can_be_dropped(tmp_path, cli):
+    home, gone = tmp_path / "home", tmp_path / "moved-away"
+    for namespace, recorded in ((folder_namespace("items", gone), gone), ("items/0123456789ab", gone)):
+        store = open_store(settings_of(home), namespace, create=True)  # found by its name, then by what it records
+        store.set_meta("project_path", str(recorded))
+        store.close()
+        out = cli(home, "drop", "--project", str(gone), "--toolset", "items", "--yes")
+        assert out.exit_code == 0 and out.stdout.startswith(f"dropped {namespace} (items: {gone}, ")
 
 
 def test_drop_names_what_exists_when_it_cannot_tell(home, cli):
