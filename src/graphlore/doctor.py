@@ -1,10 +1,11 @@
 """``graphlore doctor``: what is configured, on one screen, and every problem found with how to fix it.
 
-It reads and never writes: the settings (``GRAPHLORE_*`` and ``config.toml``), the
+It reads and changes nothing: the settings (``GRAPHLORE_*`` and ``config.toml``), the
 bundled model's files and their sha256, the backend (the data folder, or the
 database on a plain connection: its server, pgvector and graphlore schema
 versions), the allowed roots, the LLM settings (an API key or token is only said
-to be set, never shown) and what each toolset has stored (:mod:`graphlore.catalog`).
+to be set, never shown) and what each toolset has stored (:mod:`graphlore.catalog`;
+a store of an older layout is brought up to date when opened, as by any command).
 Endpoints (an OpenAI-compatible embedder or LLM) are not contacted.
 """
 
@@ -144,7 +145,8 @@ def _postgres(settings: Settings, info: BackendInfo, problems: list[Problem]) ->
 
 
 def _backend(settings: Settings, problems: list[Problem]) -> tuple[BackendInfo, bool]:
-    """The backend and whether its stores can be read."""
+    """The backend and whether it holds stores to read (a database without the graphlore schema has none, and
+    is left as it is: reading its stores would make the schema)."""
     name = factory.backend(settings)
     info = BackendInfo(name=name, location=factory.backend_location(settings))
     if name == "postgres":
@@ -153,7 +155,7 @@ def _backend(settings: Settings, problems: list[Problem]) -> tuple[BackendInfo, 
             problems[-1].message += ("; check GRAPHLORE_DATABASE_URL (host, port, user, password, database) "
                                      "and that the server runs (a local one from `graphlore db start`: run "
                                      "that again)")
-        return info, bool(ok)
+        return info, bool(ok) and info.schema_version is not None
     home = settings.home
     existing = next((p for p in (home, *home.parents) if p.exists()), Path("/"))
     if not (existing.is_dir() and os.access(existing, os.W_OK | os.X_OK)):
@@ -205,7 +207,7 @@ def diagnose(kinds: Mapping[str, StoreKind], env: Mapping[str, str] | None = Non
         report.backend, readable = backend
         if readable:
             report.stores = _check(problems, lambda: _stores(settings, kinds, report.embedder, problems))
-        elif report.backend.name == "sqlite":
+        elif report.backend.name == "sqlite" or report.backend.server is not None:  # nothing made yet
             report.stores = {name: ToolsetStores(stores=0, size_bytes=0) for name in kinds}
     report.problems = problems
     return report
