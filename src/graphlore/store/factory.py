@@ -66,8 +66,6 @@ def backend(settings: Settings) -> str:
                       f"{redact(url)[:40]!r}")
 
 
-_backend = backend
-
 
 def redact(url: str) -> str:
     """The URL without its password, for people and logs."""
@@ -116,7 +114,7 @@ def sqlite_namespaces(home: Path) -> list[str]:
 
 def list_namespaces(settings: Settings) -> list[str]:
     """Every namespace the configured backend holds, sorted."""
-    if _backend(settings) == "postgres":
+    if backend(settings) == "postgres":
         from graphlore.store.postgres import namespaces
 
         return namespaces.names(_postgres(settings))
@@ -128,13 +126,13 @@ def list_namespaces(settings: Settings) -> list[str]:
 
 def store_location(settings: Settings, namespace: str) -> str:
     """Where the namespace lives, for people (a file path, or the database URL without its password)."""
-    if _backend(settings) == "postgres":
+    if backend(settings) == "postgres":
         return f"{_postgres(settings).location} (namespace {check_namespace(namespace)})"
     return str(sqlite_path(settings, namespace))
 
 
 def store_exists(settings: Settings, namespace: str) -> bool:
-    if _backend(settings) == "postgres":
+    if backend(settings) == "postgres":
         from graphlore.store.postgres import namespaces
 
         return namespaces.exists(_postgres(settings), check_namespace(namespace))
@@ -146,7 +144,7 @@ def store_exists(settings: Settings, namespace: str) -> bool:
 
 def store_identity(settings: Settings, namespace: str) -> Any:
     """Changes when the namespace is dropped and made again, so a process holding it open reopens it."""
-    if _backend(settings) == "postgres":
+    if backend(settings) == "postgres":
         from graphlore.store.postgres import namespaces
 
         return namespaces.namespace_id(_postgres(settings), check_namespace(namespace))
@@ -162,7 +160,7 @@ def store_identity(settings: Settings, namespace: str) -> Any:
 def store_size(settings: Settings, namespace: str) -> int:
     """Bytes the namespace takes (for SQLite the file with its WAL and shared-memory files; for PostgreSQL
     its tables with their indexes)."""
-    if _backend(settings) == "postgres":
+    if backend(settings) == "postgres":
         from graphlore.store.postgres import namespaces
 
         return namespaces.size(_postgres(settings), check_namespace(namespace))
@@ -178,7 +176,7 @@ def store_size(settings: Settings, namespace: str) -> int:
 
 def drop_store(settings: Settings, namespace: str) -> None:
     """Delete the namespace and everything in it (also what repairs a damaged file)."""
-    if _backend(settings) == "postgres":
+    if backend(settings) == "postgres":
         from graphlore.store.postgres import namespaces
 
         namespaces.drop(_postgres(settings), check_namespace(namespace))
@@ -200,7 +198,7 @@ def open_store(settings: Settings, namespace: str, *, create: bool = False, repa
     writers too, never silently recreated. Without ``create`` nothing is ever made: a missing namespace
     is :class:`NotFound`.
     """
-    if _backend(settings) == "postgres":
+    if backend(settings) == "postgres":
         from graphlore.store.postgres import namespaces
 
         return namespaces.open_namespace(_postgres(settings), check_namespace(namespace), create=create,
@@ -271,7 +269,7 @@ def namespace_lock(settings: Settings, namespace: str, key: str) -> Iterator[Non
     """
     if not _LOCK_KEY.fullmatch(key):
         raise InvalidInput(f"lock key {key!r} must be 1-64 of a-z, 0-9, _ and -")
-    if _backend(settings) == "postgres":
+    if backend(settings) == "postgres":
         from graphlore.store.postgres import namespaces
 
         with namespaces.lock(_postgres(settings), check_namespace(namespace), key):

@@ -196,7 +196,7 @@ class SQLiteStore:
             try:
                 yield
                 if outer and self._conn.total_changes != changes:  # rows changed: record when (WRITTEN_AT)
-                    self._conn.execute(sql.SET_META, (WRITTEN_AT, json.dumps(time.time())))
+                    self._execute_translated(sql.SET_META, (WRITTEN_AT, json.dumps(time.time())))
             except BaseException:
                 self._depth -= 1
                 self._postings.clear()  # they may have read rows this rollback undoes
@@ -215,9 +215,9 @@ class SQLiteStore:
                 # keyword postings know which rows were written: see _touch).
                 self._snapshot = None
 
-    def _execute_translated(self, statement: str) -> None:
+    def _execute_translated(self, statement: str, params: Sequence[Any] = ()) -> None:
         try:
-            self._conn.execute(statement)
+            self._conn.execute(statement, params)
         except sqlite3.Error as exc:
             error = _translated(self, exc)
             if error is exc:
