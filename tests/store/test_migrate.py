@@ -3,7 +3,11 @@ vectors, keys, edges and metadata, so every tool answers the same there and noth
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -124,9 +128,15 @@ def test_skip_existing_copies_only_what_the_target_lacks_and_names_what_it_skipp
     store = open_store(pg.settings, items)
     store.set_meta(INCOMPLETE, True)
     store.close()
-    again = runner.invoke(app, ["migrate", "--from", "sqlite", "--skip-existing"])
-    assert again.exit_code == 0 and again.output.startswith(f"{items}: ") and "facts/default: skipped" in again.output
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("GRAPHLORE_")},
+           "GRAPHLORE_HOME": str(lite.settings.home), "GRAPHLORE_DATABASE_URL": url}
+    again = subprocess.run([str(Path(sys.executable).with_name("graphlore")), "migrate", "--from", "sqlite",
+                            "--skip-existing"], env=env, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0 and again.stdout.startswith(f"{items}: "), again.stderr
+    assert "facts/default: skipped (the target has it)" in again.stdout
     assert open_store(pg.settings, items).get_meta(INCOMPLETE) is None
+    both = runner.invoke(app, ["migrate", "--from", "sqlite", "--skip-existing", "--replace"])
+    assert both.exit_code == 2 and "--replace and --skip-existing exclude each other" in both.stderr
 
 
 def test_an_interrupted_copy_leaves_no_half_namespace(copied, monkeypatch):

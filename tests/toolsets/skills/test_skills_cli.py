@@ -4,6 +4,10 @@ builds its own runtime, as separate processes would, sharing only the session's 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -71,6 +75,11 @@ def test_archive_and_unarchive(env):
     assert as_json(env, "unarchive", skill_id)["archived_at"] is None
     assert "(it already was: nothing changed)" in cli(env, "unarchive", skill_id).output
     assert cli(env, "search", "I forgot my password").output.startswith(f"SKILL {skill_id}")
+    runner, _ = env  # the installed command, in a process of its own
+    process_env = {**{k: v for k, v in os.environ.items() if not k.startswith("GRAPHLORE_")}, **runner.env}
+    out = subprocess.run([str(Path(sys.executable).with_name("graphlore")), "skills", "archive", skill_id],
+                         env=process_env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and f"({skill_id}) is archived since " in out.stdout, out.stderr
 
 
 @pytest.mark.slow  # embeds ABCD's 172 passages once more (the tools tests import it too)
