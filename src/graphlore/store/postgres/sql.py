@@ -24,8 +24,8 @@ _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def record_write_sql(s: str) -> str:
-    """Set the namespace's ``written_at`` to now when the transaction changed something (it has a
-    transaction id only then): one statement at the end of every ``atomic()`` block, a no-op for reads."""
+    """Set the namespace's ``written_at`` to now when the transaction changed a row (it has a transaction id
+    only then): one statement at the end of an ``atomic()`` block that called a write method."""
     return (f"INSERT INTO {s}.meta (key, value) SELECT %s, to_jsonb(extract(epoch FROM clock_timestamp())::float8) "
             "WHERE pg_current_xact_id_if_assigned() IS NOT NULL "
             "ON CONFLICT (key) DO UPDATE SET value = excluded.value")

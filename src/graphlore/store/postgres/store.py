@@ -216,12 +216,13 @@ class PostgresStore:
                     yield
                 return
             with self._connection() as conn:
-                self._local.conn = conn
+                self._local.conn, self._local.wrote = conn, False
                 try:
                     with conn.transaction():
                         conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._key,))
                         yield
-                        conn.execute(sql.record_write_sql(self._s), (WRITTEN_AT,))
+                        if self._local.wrote:  # a block that only read records nothing, at no cost
+                            conn.execute(sql.record_write_sql(self._s), (WRITTEN_AT,))
                 finally:
                     self._local.conn = None
         except (psycopg.Error, psycopg_pool.PoolTimeout) as exc:
@@ -246,7 +247,9 @@ class PostgresStore:
                 create_index(self._write(), self._s)
 
     def _write(self) -> psycopg.Connection:
-        """The connection of the ``atomic()`` block the caller has just entered."""
+        """The connection of the ``atomic()`` block the caller has just entered (a write method's: the block
+        then records its last write, if it changed a row)."""
+        self._local.wrote = True
         return self._local.conn
 
     # -- metadata -----------------------------------------------------------------------------------
