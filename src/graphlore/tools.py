@@ -139,6 +139,26 @@ class ToolSpec:
             logger.exception("%s: on_failure failed while reporting %r", self.name, error)
 
 
+#: The metadata where a folder-backed toolset's store records the folder's real path.
+PROJECT_PATH = "project_path"
+
+
+@dataclass(frozen=True)
+class StoreKind:
+    """A toolset's store namespaces (``{toolset}/...``) as ``graphlore stores``, ``drop`` and ``doctor`` see
+    them: what each holds, in people's words, and what dropping one must wait for."""
+
+    #: ``label(namespace, meta)``: what the namespace holds (a folder, a graph, a library), where ``meta(key)``
+    #: reads one of its metadata values; None when the store does not say (made before graphlore recorded it)
+    label: Callable[[str, Callable[[str], Any]], str | None]
+    #: folder-backed toolsets: the namespace of a folder's store, given the folder's real path
+    #: (``graphlore drop --project PATH``); their stores record that path as :data:`PROJECT_PATH`
+    of_folder: Callable[[Path], str] | None = None
+    #: namespace locks (:meth:`graphlore.runtime.Runtime.lock`) the toolset's writers hold across several
+    #: transactions: ``graphlore drop`` takes them first, so it waits for an update in progress
+    locks: tuple[str, ...] = ()
+
+
 @dataclass(frozen=True)
 class Toolset:
     name: str
@@ -157,6 +177,8 @@ class Toolset:
     examples: Callable[[Any, Path], Mapping[str, Sequence[Mapping[str, Any]]]] | None = None
     #: appended to the MCP answer to an unknown tool name (which lists the tools), e.g. another way in
     unknown_tool_hint: str = ""
+    #: what its store namespaces hold (``graphlore stores``); None: it keeps nothing in the store
+    stores: StoreKind | None = None
 
     def tool(self, name: str) -> ToolSpec:
         for spec in self.tools:

@@ -16,7 +16,7 @@ from graphlore.toolsets.skills import TOOLSET, render
 
 SPECS = {spec.name: spec for spec in TOOLSET.on("mcp")}
 MCP_TOOLS = {"search_skills", "create_skill", "update_skill", "record_outcome", "get_skill", "import_skills",
-             "skill_history", "list_skills"}
+             "skill_history", "list_skills", "archive_skill", "unarchive_skill"}
 
 
 @pytest.fixture(scope="module", params=["stdio", "http"])
@@ -101,6 +101,25 @@ def test_list_and_import(mcp, server, reset_id):
     assert (again.created, again.unchanged, again.embedded_texts) == (0, 2, 0)
     found, _ = mcp.ok("search_skills", {"query": "how much is in my account", "library": "intents"})
     assert found.skill is not None and found.skill.title == "Balance"
+
+
+def test_archive_and_unarchive(mcp):
+    created, _ = mcp.ok("create_skill", {"skill": RESET, "library": "retired"})
+    skill_id = created.skill_id
+    archived, text = mcp.ok("archive_skill", {"skill_id": skill_id, "reason": "outdated", "library": "retired"})
+    assert archived.changed and archived.archived_at and "no longer returns it" in text
+    found, _ = mcp.ok("search_skills", {"query": "I forgot my password and can't sign in", "library": "retired"})
+    assert found.skill is None
+    shown, _ = mcp.ok("get_skill", {"skill_id": skill_id, "library": "retired"})
+    assert shown.archived_at == archived.archived_at
+    assert mcp.ok("list_skills", {"library": "retired"})[0].total == 0
+    assert mcp.ok("list_skills", {"library": "retired", "archived": "only"})[0].skills[0].skill_id == skill_id
+    assert "is archived (since " in mcp.error("update_skill", {"skill_id": skill_id, "skill": {"problem": "p"},
+                                                               "library": "retired"})
+    back, _ = mcp.ok("unarchive_skill", {"skill_id": skill_id, "library": "retired"})
+    assert back.archived_at is None
+    history, _ = mcp.ok("skill_history", {"skill_id": skill_id, "library": "retired"})
+    assert [(e.event, e.reason) for e in history.events] == [("archived", "outdated"), ("unarchived", None)]
 
 
 @pytest.mark.parametrize("tool,args,shown", [

@@ -52,6 +52,8 @@ def test_list_node_ids_orders_by_name_prop_or_insertion(store):
     assert store.list_node_ids("document", order_by="name") == ["d2", "d1", "d3"]
     assert store.list_node_ids("document", order_by="date", descending=True, limit=2) == ["d2", "d1"]
     assert store.list_node_ids("document", order_by="date", descending=True, limit=2, offset=2) == ["d3"]
+    assert store.list_node_ids("document", order_by="name", where={"date": ["2024-01-02", "2023-12-31"]},
+                               limit=1, offset=1) == ["d3"]  # the page is cut from the filtered set
     with pytest.raises(InvalidInput):
         store.list_node_ids("document", order_by="date; DROP TABLE nodes")
 

@@ -38,6 +38,7 @@ from pydantic import BaseModel  # noqa: E402
 from pydantic.fields import FieldInfo  # noqa: E402
 
 from graphlore import __version__  # noqa: E402
+from graphlore.adapters import admin, db  # noqa: E402
 from graphlore.config import Settings  # noqa: E402
 from graphlore.contract import Response, parse_request  # noqa: E402
 from graphlore.errors import GraphloreError, InternalError, InvalidInput, from_os_error  # noqa: E402
@@ -431,10 +432,16 @@ def build_cli(
     @click.option("--namespace", "namespaces", multiple=True, metavar="NS",
                   help="Copy only this namespace (repeatable), e.g. items/3f2a9c01b7de or facts/default.")
     @click.option("--replace", is_flag=True, help="Copy over namespaces that already exist in the target.")
-    def migrate(source: str, target: str | None, namespaces: tuple[str, ...], replace: bool) -> None:
+    @click.option("--skip-existing", is_flag=True,
+                  help="Copy only the namespaces the target lacks; list the ones skipped.")
+    def migrate(source: str, target: str | None, namespaces: tuple[str, ...], replace: bool,
+                skip_existing: bool) -> None:
         """Copy embedded stores into PostgreSQL, vectors included (nothing is embedded again)."""
         from graphlore.store.transfer import copy_namespaces
 
+        if replace and skip_existing:
+            raise InvalidInput("--replace and --skip-existing exclude each other: --replace copies over the "
+                               "namespaces the target has, --skip-existing leaves them as they are; pass one")
         settings = Settings.load()
         url = target or settings.database_url
         if not url:
@@ -444,10 +451,16 @@ def build_cli(
             click.echo(f"{copied.namespace}: {copied.nodes} nodes, {copied.passages} passage vectors, {copied.keys} "
                        f"keys, {copied.edges} edges, {copied.meta} metadata values ({copied.seconds:.1f} s)")
 
-        done = copy_namespaces(settings, url, namespaces, replace_existing=replace, report=report)
-        if not done:
+        existing = "replace" if replace else "skip" if skip_existing else "refuse"
+        done, skipped = copy_namespaces(settings, url, namespaces, existing=existing, report=report)
+        for namespace in skipped:
+            click.echo(f"{namespace}: skipped (the target has it)")
+        if not done and not skipped:
             click.echo(f"no embedded stores under {settings.home}")
 
+    for command in admin.commands(registry):
+        root.add_command(command)
+    root.add_command(db.group())
     return root
 
 

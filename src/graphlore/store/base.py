@@ -44,6 +44,12 @@ Transactions and processes
     before a write), :func:`graphlore.store.factory.namespace_lock` is a named lock
     across processes.
 
+Last write
+    Every transaction that changes a row records when it committed, in the reserved metadata key
+    :data:`WRITTEN_AT` (epoch seconds; a transaction that only reads records nothing). It is what
+    :meth:`Store.last_write` answers and what ``graphlore stores`` shows; a store last written by a
+    version before this one has none until its next write.
+
 Errors
     No driver exception escapes a store: a busy store is :class:`StoreBusy`, an
     unreachable or unwritable one :class:`StoreUnavailable`, a damaged one
@@ -63,6 +69,8 @@ from graphlore.errors import InvalidInput
 
 #: ``where`` filters: see the module docstring.
 Where = Mapping[str, Any]
+#: The metadata key where a store records its last write (see "Last write" above); the store sets it.
+WRITTEN_AT = "written_at"
 
 
 @dataclass
@@ -183,6 +191,10 @@ class Store(Protocol):
     # namespace metadata (embedder name and dimension, index bookkeeping): JSON values
     def get_meta(self, key: str) -> Any: ...
     def set_meta(self, key: str, value: Any) -> None: ...
+    def last_write(self) -> float | None:
+        """When the latest transaction that changed a row committed (epoch seconds), or None when no write
+        was recorded (see "Last write" in the module docstring)."""
+        ...
 
     # nodes
     def upsert_nodes(self, nodes: Sequence[Node]) -> None: ...
@@ -194,7 +206,7 @@ class Store(Protocol):
     def node_vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]: ...
     def list_node_ids(
         self, kind: str, *, order_by: str | None = None, descending: bool = False, limit: int | None = None,
-        offset: int = 0,
+        offset: int = 0, where: Where | None = None,
     ) -> list[str]: ...
     def node_ids_with_prefix(self, prefix: str) -> list[str]: ...
     def nodes_with_keys(

@@ -38,7 +38,7 @@ import numpy as np
 
 from graphlore.runtime import Runtime
 from graphlore.store import Store, check_embedder, store_location, store_size
-from graphlore.tools import Progress
+from graphlore.tools import PROJECT_PATH, Progress, StoreKind
 from graphlore.watch import ChangeFeed
 
 INDEX_LOCK = "index"
@@ -106,6 +106,22 @@ def read_file(path: str | Path, max_bytes: int) -> FileRead:
     return FileRead(data, len(data), info.st_mtime, None)
 
 
+def folder_namespace(toolset: str, root: Path) -> str:
+    """The namespace of ``toolset``'s index of the folder whose real path is ``root``."""
+    return f"{toolset}/{hashlib.sha256(str(root).encode()).hexdigest()[:12]}"
+
+
+def folder_label(namespace: str, meta: Callable[[str], object]) -> str | None:
+    """A folder index for people: the folder it indexes (recorded by every finished update)."""
+    path = meta(PROJECT_PATH)
+    return str(path) if path else None
+
+
+def folder_stores(toolset: str) -> StoreKind:
+    """What ``graphlore stores`` and ``drop`` know of a folder-backed toolset's indexes."""
+    return StoreKind(label=folder_label, of_folder=lambda root: folder_namespace(toolset, root), locks=(INDEX_LOCK,))
+
+
 def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
@@ -146,7 +162,7 @@ class FolderIndex:
     def __init__(self, runtime: Runtime, root: Path) -> None:
         self.runtime = runtime
         self.root = runtime.confine(root, "folder")  # also for toolsets that resolve the path themselves
-        self.namespace = f"{self.toolset}/{hashlib.sha256(str(root).encode()).hexdigest()[:12]}"
+        self.namespace = folder_namespace(self.toolset, root)
 
     # -- what a subclass provides -------------------------------------------------------------------
 

@@ -58,7 +58,17 @@ import psycopg_pool
 from psycopg.types.json import Json, Jsonb
 
 from graphlore.errors import InvalidInput
-from graphlore.store.base import Edge, EdgePage, EdgeRef, EdgeSelection, Hit, Node, Where, newest_first
+from graphlore.store.base import (
+    WRITTEN_AT,
+    Edge,
+    EdgePage,
+    EdgeRef,
+    EdgeSelection,
+    Hit,
+    Node,
+    Where,
+    newest_first,
+)
 from graphlore.store.postgres import connection, pruning, sql
 from graphlore.store.postgres.connection import Database, Vec, advisory_key, translated
 from graphlore.store.postgres.migrations import create_index, fix_dimension, schema_name
@@ -206,11 +216,13 @@ class PostgresStore:
                     yield
                 return
             with self._connection() as conn:
-                self._local.conn = conn
+                self._local.conn, self._local.wrote = conn, False
                 try:
                     with conn.transaction():
                         conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._key,))
                         yield
+                        if self._local.wrote:  # a block that only read records nothing, at no cost
+                            conn.execute(sql.record_write_sql(self._s), (WRITTEN_AT,))
                 finally:
                     self._local.conn = None
         except (psycopg.Error, psycopg_pool.PoolTimeout) as exc:
@@ -220,7 +232,9 @@ class PostgresStore:
     def deferred_index(self) -> Iterator[None]:
         """For bulk loads (``graphlore migrate``, benchmarks; not part of the protocol): the HNSW index is
         dropped for the load and built once at the end, much faster than updating it row by row. Searches
-        meanwhile scan exactly; the build holds the namespace's write lock (reads go on)."""
+        meanwhile scan exactly; the build holds the namespace's write lock (reads go on). A load that fails
+        (Ctrl-C included) builds nothing, so it stops at once: its caller drops the half-loaded namespace
+        (``graphlore migrate`` does), or builds the index when it reuses it (``bench/backends.py``)."""
         with self.atomic():
             self._write().execute(f"DROP INDEX IF EXISTS {self._s}.passages_hnsw")
         self._deferred = True
@@ -228,12 +242,14 @@ class PostgresStore:
             yield
         finally:
             self._deferred = False
-            with self.atomic():
-                if self._dimension(self._write()) is not None:
-                    create_index(self._write(), self._s)
+        with self.atomic():
+            if self._dimension(self._write()) is not None:
+                create_index(self._write(), self._s)
 
     def _write(self) -> psycopg.Connection:
-        """The connection of the ``atomic()`` block the caller has just entered."""
+        """The connection of the ``atomic()`` block the caller has just entered (a write method's: the block
+        then records its last write, if it changed a row)."""
+        self._local.wrote = True
         return self._local.conn
 
     # -- metadata -----------------------------------------------------------------------------------
@@ -251,6 +267,9 @@ class PostgresStore:
                 "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                 (key, Json(value)),
             )
+
+    def last_write(self) -> float | None:
+        return self.get_meta(WRITTEN_AT)
 
     def _dimension(self, conn: psycopg.Connection) -> int | None:
         if self._dim is not None:
@@ -466,13 +485,14 @@ class PostgresStore:
 
     def list_node_ids(
         self, kind: str, *, order_by: str | None = None, descending: bool = False, limit: int | None = None,
-        offset: int = 0,
+        offset: int = 0, where: Where | None = None,
     ) -> list[str]:
-        """Ids of one kind ordered by ``name``, a prop, or insertion (None); ties by id."""
+        """Ids of one kind (passing ``where``) ordered by ``name``, a prop, or insertion (None); ties by id."""
         order = sql.order_sql(order_by, descending)
-        query = f"SELECT id FROM {self._s}.nodes WHERE kind = %s ORDER BY {order} LIMIT %s OFFSET %s"
+        condition, params = sql.node_filter_sql(kind, where)
+        query = f"SELECT n.id FROM {self._s}.nodes n {condition} ORDER BY {order} LIMIT %s OFFSET %s"
         with self._connection() as conn:
-            return [r[0] for r in conn.execute(query, (kind, None if limit is None else max(0, int(limit)),
+            return [r[0] for r in conn.execute(query, (*params, None if limit is None else max(0, int(limit)),
                                                        max(0, int(offset))))]
 
     def node_ids_with_prefix(self, prefix: str) -> list[str]:

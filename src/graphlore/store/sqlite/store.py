@@ -34,7 +34,17 @@ from typing import Any
 import numpy as np
 
 from graphlore.errors import IndexCorrupted, InvalidInput, StoreBusy, StoreUnavailable
-from graphlore.store.base import Edge, EdgePage, EdgeRef, EdgeSelection, Hit, Node, Where, newest_first
+from graphlore.store.base import (
+    WRITTEN_AT,
+    Edge,
+    EdgePage,
+    EdgeRef,
+    EdgeSelection,
+    Hit,
+    Node,
+    Where,
+    newest_first,
+)
 from graphlore.store.migrate import pending
 from graphlore.store.sqlite import migrations, sql
 from graphlore.store.sqlite.bm25 import TermVector
@@ -181,9 +191,12 @@ class SQLiteStore:
         with self._lock:
             outer = self._depth == 0
             self._execute_translated("BEGIN IMMEDIATE" if outer else f"SAVEPOINT sp{self._depth}")
+            changes = self._conn.total_changes
             self._depth += 1
             try:
                 yield
+                if outer and self._conn.total_changes != changes:  # rows changed: record when (WRITTEN_AT)
+                    self._execute_translated(sql.SET_META, (WRITTEN_AT, json.dumps(time.time())))
             except BaseException:
                 self._depth -= 1
                 self._postings.clear()  # they may have read rows this rollback undoes
@@ -202,9 +215,9 @@ class SQLiteStore:
                 # keyword postings know which rows were written: see _touch).
                 self._snapshot = None
 
-    def _execute_translated(self, statement: str) -> None:
+    def _execute_translated(self, statement: str, params: Sequence[Any] = ()) -> None:
         try:
-            self._conn.execute(statement)
+            self._conn.execute(statement, params)
         except sqlite3.Error as exc:
             error = _translated(self, exc)
             if error is exc:
@@ -220,10 +233,10 @@ class SQLiteStore:
 
     def set_meta(self, key: str, value: Any) -> None:
         with self.atomic():
-            self._conn.execute(
-                "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                (key, json.dumps(value)),
-            )
+            self._conn.execute(sql.SET_META, (key, json.dumps(value)))
+
+    def last_write(self) -> float | None:
+        return self.get_meta(WRITTEN_AT)
 
     # -- nodes --------------------------------------------------------------------------------------
 
@@ -332,14 +345,16 @@ class SQLiteStore:
 
     def list_node_ids(
         self, kind: str, *, order_by: str | None = None, descending: bool = False, limit: int | None = None,
-        offset: int = 0,
+        offset: int = 0, where: Where | None = None,
     ) -> list[str]:
-        """Ids of one kind ordered by ``name``, a prop, or insertion (None); ties by id."""
+        """Ids of one kind (passing ``where``) ordered by ``name``, a prop, or insertion (None); ties by id."""
         expr = sql.order_expression(order_by)
         direction = "DESC" if descending else "ASC"
-        query = f"SELECT id FROM nodes WHERE kind = ? ORDER BY {expr} {direction}, id LIMIT ? OFFSET ?"
+        condition, params = sql.node_filter_sql(kind, where)
+        query = f"SELECT n.id FROM nodes n {condition} ORDER BY {expr} {direction}, n.id LIMIT ? OFFSET ?"
         with self._lock:
-            return [r[0] for r in self._conn.execute(query, (kind, -1 if limit is None else int(limit), int(offset)))]
+            return [r[0] for r in self._conn.execute(query, (*params, -1 if limit is None else int(limit),
+                                                             int(offset)))]
 
     def node_ids_with_prefix(self, prefix: str) -> list[str]:
         """Ids starting with ``prefix`` (a range scan of the id index), in id order."""

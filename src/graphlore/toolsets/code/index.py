@@ -42,7 +42,7 @@ from graphlore.errors import IndexCorrupted, InvalidInput
 from graphlore.runtime import Runtime
 from graphlore.store import Node, Store, record_embedder
 from graphlore.tools import Progress
-from graphlore.toolsets.folder_index import INDEX_LOCK, FolderIndex, FolderWatches, now_iso
+from graphlore.toolsets.folder_index import INDEX_LOCK, PROJECT_PATH, FolderIndex, FolderWatches, now_iso
 
 from .graph import CodeGraph, UpdateStats
 from .model import GraphEdge, GraphNode
@@ -315,7 +315,7 @@ class CodeIndex(FolderIndex):
                 store.set_meta(f"src:{path}", data)
             store.set_meta("sources", sorted(graph.facts))
             store.set_meta("files", current)
-            store.set_meta("project_path", str(self.root))
+            store.set_meta(PROJECT_PATH, str(self.root))
             store.set_meta("code_format", FORMAT)
             store.set_meta("git_commit", commit)
             store.set_meta("embedding", {"done": done, "total": total})
