@@ -102,8 +102,9 @@ def _is_empty_text(err: dict) -> bool:
             or (err["type"] == "string_pattern_mismatch" and ctx.get("pattern") == r"\S"))
 
 
-def format_validation_error(model: type[BaseModel], exc: ValidationError) -> str:
-    """One line per problem (at most :data:`MAX_PROBLEMS`), then the valid fields, so an agent can retry right."""
+def format_validation_error(model: type[BaseModel], exc: ValidationError, quote_input: bool = True) -> str:
+    """One line per problem (at most :data:`MAX_PROBLEMS`), then the valid fields, so an agent can retry right.
+    ``quote_input=False``: for values read from a file, which are never shown (only where and what is wrong)."""
     lines = []
     errors = exc.errors()
     for err in errors[:MAX_PROBLEMS]:
@@ -112,6 +113,10 @@ def format_validation_error(model: type[BaseModel], exc: ValidationError) -> str
             lines.append(f"unknown field '{loc}'")
         elif err["type"] == "missing":
             lines.append(f"missing required field '{loc}'")
+        elif not quote_input:
+            # a rule's own message may quote the value (e.g. a playbook line): only pydantic's are kept
+            custom = err["type"] in ("value_error", "assertion_error")
+            lines.append(f"field '{loc}': " + ("its value breaks the field's rules" if custom else err["msg"]))
         elif _is_empty_text(err):
             blank = "only whitespace" if err.get("input") else "empty"
             lines.append(f"field '{loc}' must not be empty (got {blank}: {quote(err.get('input'))}); give some text")

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, model_validator
-from pydantic_core import core_schema
+from pydantic_core import PydanticCustomError, core_schema
 
 from graphlore.contract import Request, Response
 from graphlore.errors import InvalidInput
@@ -102,8 +102,8 @@ class _Limit:
 
     def __get_pydantic_core_schema__(self, source: Any, handler: Any) -> Any:
         def check(value: Any) -> Any:
-            if len(value) > self.limit:
-                raise ValueError(too_large(self.what, len(value), self.limit, self.unit))
+            if len(value) > self.limit:  # its own error type: the message quotes no value (imports show it)
+                raise PydanticCustomError("too_large", too_large(self.what, len(value), self.limit, self.unit))
             return value
 
         return core_schema.no_info_after_validator_function(check, handler(source))
@@ -140,7 +140,8 @@ Library = Annotated[
 ]
 def _one_line(value: str) -> str:
     if value != value.strip() or len(value.splitlines()) != 1:
-        raise ValueError("the title is one line without surrounding spaces (it is the playbook's '# <Title>')")
+        raise PydanticCustomError("one_line", "the title is one line without surrounding spaces (it is the "
+                                  "playbook's '# <Title>')")
     return value
 
 
