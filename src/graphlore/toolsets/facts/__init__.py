@@ -24,8 +24,8 @@ TOOLSET = Toolset(
     instructions=INSTRUCTIONS,
     commands=cli.commands,
     examples=examples.examples,
-    unknown_tool_hint='the original facts server\'s command strings go through kg_execute(command="..."); '
-                      'kg_execute(command="help") lists its commands',
+    unknown_tool_hint='the original facts server\'s command strings go through {kg_execute}(command="..."); '
+                      '{kg_execute}(command="help") lists its commands',
     tools=[
         ToolSpec(
             name="find",

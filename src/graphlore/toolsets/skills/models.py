@@ -23,7 +23,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, Field, model_validator
 from pydantic_core import PydanticCustomError, core_schema
 
-from graphlore.contract import Request, Response
+from graphlore.contract import LocalPath, Request, Response
 from graphlore.errors import InvalidInput
 from graphlore.toolsets.skills.outcomes import Outcome
 from graphlore.toolsets.skills.playbook import PlaybookError, parse
@@ -409,7 +409,8 @@ class ImportSkillsRequest(Request):
         description="abcd: ABCD's guidelines.json (kb.json and ontology.json next to it); intents: JSON lines "
         '{"text": ..., "intent": ...} (.jsonl) or a CSV with text,intent columns (.csv).'
     )
-    path: Text = Field(max_length=4096, description="The file to import, on the server's machine.")
+    path: Annotated[Text, LocalPath("file")] = Field(max_length=4096, description="The file to import, on the "
+                                                    "server's machine.")
     library: Library = DEFAULT_LIBRARY
 
 
