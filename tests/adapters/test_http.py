@@ -85,6 +85,13 @@ def test_a_port_in_use_is_one_error_line(tmp_path):
     assert proc.stderr.count("\n") == 1
 
 
+def test_an_allowed_root_that_is_not_a_folder_is_refused_at_start(tmp_path):
+    proc = serve(["--transport", "http", "--port", str(free_port())], tmp_path / "home",
+                 env={"GRAPHLORE_ALLOWED_ROOTS": str(tmp_path / "missing")})
+    assert proc.returncode == 2 and proc.stderr == (f"error: [config_error] GRAPHLORE_ALLOWED_ROOTS names "
+                                                    f"{str(tmp_path / 'missing')!r}, which is not a folder\n")
+
+
 @pytest.mark.slow
 def test_the_start_line_names_the_url_the_toolset_and_the_store(secured):
     url, log = secured

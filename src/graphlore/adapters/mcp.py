@@ -385,6 +385,7 @@ def serve(toolsets: Toolset | Sequence[Toolset], runtime: Runtime, transport: st
         from graphlore.adapters import http
 
         http.check_bind(host, runtime.settings.auth_token)  # refuse before listening
+        _ = runtime.roots  # a root that is not a folder is refused now, not at the first call
         http.run(server, server.catalog.label, runtime.settings, host, port, runtime.settings.auth_token)
     else:
         server.run("stdio")
