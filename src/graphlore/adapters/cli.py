@@ -416,7 +416,7 @@ def build_cli(
             return select([name.strip() for name in option.split(",")], registry, "--toolsets")
         return select(list(positional), registry)
 
-    @root.command()
+    @root.command(short_help="Run the MCP server (default: every toolset in one process).")
     @click.argument("toolset", nargs=-1, type=click.Choice(list(registry)))
     @toolsets_option
     @read_only_option
