@@ -27,7 +27,8 @@ def server(request, tmp_path_factory) -> Iterator[tuple[str, object, Path, objec
         if request.param == "stdio":
             yield request.param, stdio_params("skills", home), base, portal
         else:
-            with http_server("skills", home, base / "server.log") as (url, _):
+            # over HTTP files are read only under the allowed roots: by default the working directory
+            with http_server("skills", home, base / "server.log", cwd=base) as (url, _):
                 yield request.param, url, base, portal
 
 
@@ -54,7 +55,9 @@ def test_tools_list_has_strict_schemas(mcp):
         assert tool.output_schema is not None and tool.annotations.read_only_hint is spec.read_only
         assert "library" in tool.input_schema["properties"]
     assert tools["search_skills"].annotations.read_only_hint is False  # a returned skill's times_used goes up
-    assert set(tools["search_skills"].output_schema["properties"]) == {"skill", "query", "search_time_ms", "judge"}
+    answer, failed = tools["search_skills"].output_schema["anyOf"]  # the answer, or the error object
+    assert set(answer["properties"]) == {"skill", "query", "search_time_ms", "judge"} and set(failed["properties"]) == {
+        "error"}
 
 
 def test_create_search_outcome_get(mcp, reset_id):
@@ -143,7 +146,7 @@ def test_archive_and_unarchive(mcp):
     ("create_skill", {"conversation": "x" * 200_001}, "conversation is 200,001 characters; the limit is 200,000"),
     ("update_skill", {"skill_id": "x", "conversation": "c", "skill": {"problem": "p"}}, "not both or neither"),
     ("import_skills", {"format": "csv", "path": "x"}, "field 'format'"),
-    ("import_skills", {"format": "abcd", "path": "/nonexistent/guidelines.json"}, "is not a file"),
+    ("import_skills", {"format": "abcd", "path": "nonexistent/guidelines.json"}, "is not a file"),
     ("list_skills", {"library": "Bad!"}, "field 'library'"),
 ])
 def test_errors_are_structured_and_exact(mcp, reset_id, tool, args, shown):

@@ -153,6 +153,16 @@ class Hit:
     score: float
 
 
+#: The largest page size or offset a database is given (SQLite's and PostgreSQL's integers are 64-bit).
+PAGE_BOUND = 2**62
+
+
+def page_bound(value: int) -> int:
+    """``value`` as a LIMIT or OFFSET: at least 0 and at most :data:`PAGE_BOUND`, which no namespace reaches,
+    so a larger one reads the same (an offset past the end: nothing) instead of overflowing."""
+    return min(max(0, int(value)), PAGE_BOUND)
+
+
 def check_where(where: Where | None) -> list[tuple[str, list[Any]]]:
     """``where`` as (prop, accepted values) pairs, validated: what every backend's filter code reads."""
     if not where:
@@ -215,7 +225,8 @@ class Store(Protocol):
         """Nodes of ``kind`` (None: any kind) that hold, for every group, at least one of the group's lookup
         keys (AND of ORs; no groups: every node of the kind; an empty group: none). Returns how many match
         in all and the ids of the page ``offset`` .. ``offset + limit`` (``limit`` None: to the end), in
-        insertion order (the order ``iter_nodes`` lists)."""
+        insertion order (the order ``iter_nodes`` lists). Any non-negative ``limit`` and ``offset`` are taken,
+        past the database's integers too (see :func:`page_bound`)."""
         ...
 
     # exact lookup keys per node (normalised names, aliases, document keys...)

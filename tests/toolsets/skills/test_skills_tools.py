@@ -423,16 +423,23 @@ def test_a_bad_import_file_writes_nothing(runtime, tmp_path):
     with pytest.raises(InvalidInput, match="is not a file; give the path of ABCD's guidelines.json"):
         run(runtime, "import_skills", format="abcd", path=str(tmp_path / "missing.json"))
     too_many = intents_file(tmp_path, [(f"example {i}", "greet") for i in range(501)])
-    with pytest.raises(InvalidInput, match=r"intent:greet: .*conditions is 501 items; the limit is 500 items"):
+    with pytest.raises(InvalidInput, match=r"skill 1 of the file's 1 \(intents in alphabetical order\): field "
+                                           r"'conditions': conditions is 501 items; the limit is 500 items"):
         run(runtime, "import_skills", format="intents", path=str(too_many))
     notjson = tmp_path / "guidelines.json"
     notjson.write_text("{not json")
     (tmp_path / "kb.json").write_text("{}")
     (tmp_path / "ontology.json").write_text("{}")
-    with pytest.raises(InvalidInput, match="cannot read"):
+    with pytest.raises(InvalidInput, match=r"guidelines.json is not JSON \(Expecting property name .* at line 1 "
+                                           r"column 2\)"):
         run(runtime, "import_skills", format="abcd", path=str(notjson))
     notjson.write_text('{"Flow": {"subflows": {}}}')
-    with pytest.raises(InvalidInput, match="is not ABCD's guidelines.json"):
+    with pytest.raises(InvalidInput, match="guidelines.json \\(with kb.json and ontology.json\\) is not ABCD's data: "
+                                           "missing the key 'intents'"):
+        run(runtime, "import_skills", format="abcd", path=str(notjson))
+    notjson.write_text('{"Flow": {"description": "d", "subflows": {"Sub": {"instructions": [], "actions": []}}}}')
+    (tmp_path / "ontology.json").write_text('{"intents": {"subflows": {"flow": ["sub"]}}, "actions": {}}')
+    with pytest.raises(InvalidInput, match="a value has the wrong type or is empty"):  # was a bug: a ValueError
         run(runtime, "import_skills", format="abcd", path=str(notjson))
 
 

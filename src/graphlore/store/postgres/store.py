@@ -68,6 +68,7 @@ from graphlore.store.base import (
     Node,
     Where,
     newest_first,
+    page_bound,
 )
 from graphlore.store.postgres import connection, pruning, sql
 from graphlore.store.postgres.connection import Database, Vec, advisory_key, translated
@@ -492,8 +493,8 @@ class PostgresStore:
         condition, params = sql.node_filter_sql(kind, where)
         query = f"SELECT n.id FROM {self._s}.nodes n {condition} ORDER BY {order} LIMIT %s OFFSET %s"
         with self._connection() as conn:
-            return [r[0] for r in conn.execute(query, (*params, None if limit is None else max(0, int(limit)),
-                                                       max(0, int(offset))))]
+            return [r[0] for r in conn.execute(query, (*params, None if limit is None else page_bound(limit),
+                                                       page_bound(offset)))]
 
     def node_ids_with_prefix(self, prefix: str) -> list[str]:
         """Ids starting with ``prefix`` (a range scan of the id index, byte order), in id order."""
@@ -508,12 +509,12 @@ class PostgresStore:
         """(how many match, the page's ids in insertion order): see the protocol. Keys are indexed, so this
         never reads a node's props; the count and the page come from one snapshot."""
         condition, params = sql.nodes_with_keys_sql(self._s, kind, groups)
-        page = None if limit is None else max(0, int(limit))
+        page = None if limit is None else page_bound(limit)
         with self._snapshot() as conn:
             total = conn.execute(f"SELECT count(*) FROM {self._s}.nodes n {condition}", params).fetchone()[0]
             ids = [r[0] for r in conn.execute(
                 f"SELECT n.id FROM {self._s}.nodes n {condition} ORDER BY n.seq LIMIT %s OFFSET %s",
-                [*params, page, max(0, int(offset))])] if page != 0 else []
+                [*params, page, page_bound(offset)])] if page != 0 else []
         return total, ids
 
     # -- lookup keys --------------------------------------------------------------------------------
@@ -733,14 +734,14 @@ class PostgresStore:
         """Edges of a node set in one direction, counted per type, one page read (one snapshot): see the
         protocol. Vectors are not read."""
         condition, params = sql.edges_of_sql(node_ids, direction, types)
-        page = None if limit is None else max(0, int(limit))
+        page = None if limit is None else page_bound(limit)
         with self._snapshot() as conn:
             counts = dict(conn.execute(
                 f"SELECT type, count(*) FROM {self._s}.edges {condition} GROUP BY type ORDER BY type",
                 params).fetchall())
             edges = [_edge((*r[:6], None, r[6])) for r in conn.execute(
                 f"SELECT id, src, dst, type, props, text, date FROM {self._s}.edges {condition} "
-                "ORDER BY type, src, dst, id LIMIT %s OFFSET %s", [*params, page, max(0, int(offset))])
+                "ORDER BY type, src, dst, id LIMIT %s OFFSET %s", [*params, page, page_bound(offset)])
             ] if page != 0 else []
         return EdgePage(total=sum(counts.values()), counts=counts, edges=edges)
 
@@ -777,7 +778,8 @@ class PostgresStore:
                  f"(SELECT count(*) FROM {self._s}.edges e WHERE e.dst = n.id AND e.src != n.id{cond}) AS c "
                  f"FROM {self._s}.nodes n WHERE n.kind = %s ORDER BY c DESC, n.id LIMIT %s OFFSET %s")
         with self._connection() as conn:
-            return [(r[0], r[1]) for r in conn.execute(query, [*extra, *extra, kind, limit, offset])]
+            return [(r[0], r[1]) for r in conn.execute(query, [*extra, *extra, kind, page_bound(limit),
+                                                               page_bound(offset)])]
 
 
 def _node(row: tuple) -> Node:

@@ -44,6 +44,7 @@ from graphlore.store.base import (
     Node,
     Where,
     newest_first,
+    page_bound,
 )
 from graphlore.store.migrate import pending
 from graphlore.store.sqlite import migrations, sql
@@ -353,8 +354,8 @@ class SQLiteStore:
         condition, params = sql.node_filter_sql(kind, where)
         query = f"SELECT n.id FROM nodes n {condition} ORDER BY {expr} {direction}, n.id LIMIT ? OFFSET ?"
         with self._lock:
-            return [r[0] for r in self._conn.execute(query, (*params, -1 if limit is None else int(limit),
-                                                             int(offset)))]
+            return [r[0] for r in self._conn.execute(query, (*params, -1 if limit is None else page_bound(limit),
+                                                             page_bound(offset)))]
 
     def node_ids_with_prefix(self, prefix: str) -> list[str]:
         """Ids starting with ``prefix`` (a range scan of the id index), in id order."""
@@ -371,12 +372,12 @@ class SQLiteStore:
         """(how many match, the page's ids in insertion order): see the protocol. Keys are indexed, so this
         never reads a node's props."""
         condition, params = sql.nodes_with_keys_sql(kind, groups)
-        page = -1 if limit is None else max(0, int(limit))
+        page = -1 if limit is None else page_bound(limit)
         with self._lock, self._read_transaction():
             total = self._conn.execute(f"SELECT count(*) FROM nodes n {condition}", params).fetchone()[0]
             ids = [r[0] for r in self._conn.execute(
                 f"SELECT n.id FROM nodes n {condition} ORDER BY n.rowid LIMIT ? OFFSET ?",
-                [*params, page, max(0, int(offset))])] if page else []
+                [*params, page, page_bound(offset)])] if page else []
         return total, ids
 
     # -- lookup keys --------------------------------------------------------------------------------
@@ -622,13 +623,13 @@ class SQLiteStore:
     ) -> EdgePage:
         """Edges of a node set in one direction, counted per type, one page read: see the protocol."""
         condition, params = sql.edges_of_sql(node_ids, direction, types)
-        page = -1 if limit is None else max(0, int(limit))
+        page = -1 if limit is None else page_bound(limit)
         with self._lock, self._read_transaction():
             counts = dict(self._conn.execute(
                 f"SELECT type, count(*) FROM edges {condition} GROUP BY type ORDER BY type", params).fetchall())
             edges = [_edge((*r[:6], None, r[6])) for r in self._conn.execute(
                 f"SELECT id, src, dst, type, props, text, date FROM edges {condition} "
-                "ORDER BY type, src, dst, id LIMIT ? OFFSET ?", [*params, page, max(0, int(offset))])] if page else []
+                "ORDER BY type, src, dst, id LIMIT ? OFFSET ?", [*params, page, page_bound(offset)])] if page else []
         return EdgePage(total=sum(counts.values()), counts=counts, edges=edges)
 
     def edge_ids_with_prefix(self, prefix: str) -> list[str]:
@@ -661,7 +662,8 @@ class SQLiteStore:
                  f"(SELECT count(*) FROM edges e WHERE e.dst = n.id AND e.src != n.id{cond}) AS c "
                  "FROM nodes n WHERE n.kind = ? ORDER BY c DESC, n.id LIMIT ? OFFSET ?")
         with self._lock:
-            return [(r[0], r[1]) for r in self._conn.execute(query, [*extra, *extra, kind, limit, offset])]
+            return [(r[0], r[1]) for r in self._conn.execute(query, [*extra, *extra, kind, page_bound(limit),
+                                                                     page_bound(offset)])]
 
     def integrity_check(self) -> list[str]:
         """SQLite's own check of the file: ``["ok"]`` when nothing is wrong."""

@@ -178,8 +178,8 @@ class CodeIndex(FolderIndex):
 
     @contextmanager
     def locked(self) -> Iterator[None]:
-        """The locks `FolderIndex.sync` holds: this folder's thread lock and the namespace's index lock."""
-        with self.runtime.state(FolderWatches).lock(self.root), self.runtime.lock(self.namespace, INDEX_LOCK):
+        """The locks `FolderIndex.sync` holds: this index's thread lock and the namespace's index lock."""
+        with self.runtime.state(FolderWatches).lock(self.namespace), self.runtime.lock(self.namespace, INDEX_LOCK):
             yield
 
     # -- the structural phase ----------------------------------------------------------------------

@@ -26,8 +26,8 @@ TOOLSET = Toolset(
     commands=cli.commands,
     examples=examples.examples,
     stores=StoreKind(label=store_label),
-    unknown_tool_hint='the original facts server\'s command strings go through kg_execute(command="..."); '
-                      'kg_execute(command="help") lists its commands',
+    unknown_tool_hint='the original facts server\'s command strings go through {kg_execute}(command="..."); '
+                      '{kg_execute}(command="help") lists its commands',
     tools=[
         ToolSpec(
             name="find",

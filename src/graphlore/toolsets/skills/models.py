@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, model_validator
-from pydantic_core import core_schema
+from pydantic_core import PydanticCustomError, core_schema
 
-from graphlore.contract import Request, Response
+from graphlore.contract import LocalPath, Request, Response
 from graphlore.errors import InvalidInput
 from graphlore.toolsets.skills.outcomes import Outcome
 from graphlore.toolsets.skills.playbook import PlaybookError, parse
@@ -108,8 +108,8 @@ class _Limit:
 
     def __get_pydantic_core_schema__(self, source: Any, handler: Any) -> Any:
         def check(value: Any) -> Any:
-            if len(value) > self.limit:
-                raise ValueError(too_large(self.what, len(value), self.limit, self.unit))
+            if len(value) > self.limit:  # its own error type: the message quotes no value (imports show it)
+                raise PydanticCustomError("too_large", too_large(self.what, len(value), self.limit, self.unit))
             return value
 
         return core_schema.no_info_after_validator_function(check, handler(source))
@@ -146,7 +146,8 @@ Library = Annotated[
 ]
 def _one_line(value: str) -> str:
     if value != value.strip() or len(value.splitlines()) != 1:
-        raise ValueError("the title is one line without surrounding spaces (it is the playbook's '# <Title>')")
+        raise PydanticCustomError("one_line", "the title is one line without surrounding spaces (it is the "
+                                  "playbook's '# <Title>')")
     return value
 
 
@@ -417,7 +418,8 @@ class ImportSkillsRequest(Request):
         description="abcd: ABCD's guidelines.json (kb.json and ontology.json next to it); intents: JSON lines "
         '{"text": ..., "intent": ...} (.jsonl) or a CSV with text,intent columns (.csv).'
     )
-    path: Text = Field(max_length=4096, description="The file to import, on the server's machine.")
+    path: Annotated[Text, LocalPath("file")] = Field(max_length=4096, description="The file to import, on the "
+                                                    "server's machine.")
     library: Library = DEFAULT_LIBRARY
 
 

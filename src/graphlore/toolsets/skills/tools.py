@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import json
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -23,6 +22,7 @@ from pydantic import ValidationError
 
 from graphlore.contract import format_validation_error, parse_request
 from graphlore.errors import ConfigError, InvalidInput, NotFound
+from graphlore.roots import ESCAPES, escapes
 from graphlore.runtime import Runtime
 from graphlore.search.fusion import TITLE_FIELD_WEIGHTS
 from graphlore.search.hybrid import HybridParams, hybrid_search
@@ -358,32 +358,39 @@ def unarchive_skill(runtime: Runtime, request: ArchiveSkillRequest) -> ArchiveSk
 # -- import_skills, reindex_skills ----------------------------------------------------------------------
 
 
-def _load(request: ImportSkillsRequest) -> list[dict[str, Any]]:
-    """The file's skills, each checked like a structured create_skill; nothing is written yet."""
+def _load(runtime: Runtime, request: ImportSkillsRequest) -> list[dict[str, Any]]:
+    """The file's skills, each checked like a structured create_skill; nothing is written yet. (The file
+    itself was confined to the allowed roots by the adapter; ABCD's two files beside it are checked here.)"""
     path = Path(request.path).expanduser()
     if not path.is_file():
         raise InvalidInput(f"{path} is not a file; give the path of "
                            + ("ABCD's guidelines.json" if request.format == "abcd" else
                               "a .jsonl or .csv file of labelled examples"))
+    if request.format == "abcd":
+        for name in ("kb.json", "ontology.json"):
+            if escapes(path.parent / name, runtime.roots):
+                raise InvalidInput(f"{name} next to {path} {ESCAPES}")
     try:
         skills = imports.load_abcd(path) if request.format == "abcd" else imports.load_intents(path)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InvalidInput(f"cannot read {path}: {exc}") from exc
-    except (KeyError, TypeError, AttributeError) as exc:
-        raise InvalidInput(f"{path} is not ABCD's guidelines.json (flows -> subflows -> actions and "
-                           f"instructions): missing {exc}") from exc
+    except OSError as exc:
+        raise InvalidInput(f"cannot read {exc.filename or path}: {exc.strerror or type(exc).__name__}") from exc
     return checked_imports(skills)
 
 
 def checked_imports(skills: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Skill fields with a ``source``, each checked like a structured create_skill (playbook canonical)."""
+    """Skill fields with a ``source``, each checked like a structured create_skill (playbook canonical). A
+    refusal names the skill by its place among the file's skills, sorted by source, and the field, never
+    the values (they are the file's content)."""
     out = []
-    for skill in skills:
+    for number, skill in enumerate(skills, start=1):
         try:
             checked = SkillInput.model_validate({k: skill[k] for k in CONTENT})
         except ValidationError as exc:
-            problem = format_validation_error(SkillInput, exc).split(". Valid fields:")[0]
-            raise InvalidInput(f"{skill['source']}: {problem}; nothing was imported") from exc
+            problem = format_validation_error(SkillInput, exc, quote_input=False).split(". Valid fields:")[0]
+            kind = skill["source"].split(":", 1)[0]
+            order = "intents in alphabetical order" if kind == "intent" else "subflows sorted by flow and name"
+            raise InvalidInput(f"skill {number} of the file's {len(skills)} ({order}): {problem}; nothing was "
+                               "imported") from exc
         out.append({**canonical(checked.model_dump()), "source": skill["source"]})
     return out
 
@@ -393,7 +400,7 @@ def import_skills(runtime: Runtime, request: ImportSkillsRequest, progress: Prog
                   ) -> ImportSkillsResponse:
     """Create or update one skill per source of the file (one transaction); the same file again changes
     nothing (compared by the hash of what the file gave, so later edits by agents are not undone)."""
-    skills = _load(request)
+    skills = _load(runtime, request)
     out = write_imports(SkillLibrary(runtime, request.library), skills, progress)
     return ImportSkillsResponse(format=request.format, path=request.path, **out)
 
