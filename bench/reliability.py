@@ -2,6 +2,7 @@
 
     python bench/reliability.py                              # all four parts at their full size
     python bench/reliability.py --part fuzz --cases 10000    # one part
+    python bench/reliability.py --part fuzz --fuzz-server all  # only the server of every toolset
     python bench/reliability.py --part processes --seconds 60 --servers 4
     python bench/reliability.py --part crashes --kills 20
     python bench/reliability.py --part files
@@ -15,10 +16,12 @@ failures, zero tracebacks, zero hangs.
 1. **fuzz**: every tool of every toolset in ``graphlore.toolsets.TOOLSETS`` (MCP surface) through a
    real MCP client over stdio to a ``graphlore serve`` process, with hypothesis cases built from the
    request models and the toolset's ``examples`` hook (``helpers.reliability.cases``). Each call is
-   judged by ``helpers.reliability.Oracle`` (result or ``[code] message`` within the time limit, no
-   traceback, no internal error, a refused or read-only call changes nothing under the data folder).
-   Prints the cases per toolset, outcomes, codes, failures, the slowest call, and tracebacks found in
-   the servers' logs.
+   judged by ``helpers.reliability.Oracle`` (result or ``[code] message`` with the same structured
+   error within the time limit, no traceback, no internal error, a refused or read-only call changes
+   nothing under the data folder). ``--fuzz-server each`` runs a server per toolset
+   (``graphlore serve items``...), ``all`` one server of every toolset (``graphlore serve``, tools named
+   ``<toolset>_<tool>``), ``both`` (the default) the two, ``--cases`` each. Prints the cases per server,
+   outcomes, codes, failures, the slowest call, and tracebacks found in the servers' logs.
 2. **processes**: per toolset with a workload in ``helpers.scenarios.WORKLOADS``, ``--servers`` HTTP
    server processes on one data folder for ``--seconds``; on each a writer and a reader at once.
    Prints operations/s, errors surfaced to clients, and what the check of every acknowledged write
@@ -58,13 +61,14 @@ from typing import Any  # noqa: E402
 import anyio  # noqa: E402
 from anyio.from_thread import start_blocking_portal  # noqa: E402
 from helpers import backend  # noqa: E402
-from helpers.mcp import http_server, stdio_params  # noqa: E402
+from helpers.mcp import ALL, http_server, stdio_params  # noqa: E402
 from helpers.reliability import Oracle, Tally, Unsendable, cases, finite  # noqa: E402
 from helpers.scenarios import CRASHES, WORKLOADS, Ack, compare  # noqa: E402
 from hypothesis import HealthCheck, Phase, given, settings  # noqa: E402
 from mcp import Client  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 
+from graphlore.adapters.mcp import served_names  # noqa: E402
 from graphlore.config import Settings  # noqa: E402
 from graphlore.embedding import OnnxEmbedder  # noqa: E402
 from graphlore.runtime import Runtime  # noqa: E402
@@ -108,18 +112,23 @@ def hostile_paths(folder: Path) -> list[str]:
 # -- 1. fuzzing --------------------------------------------------------------------------------------------
 
 
-def fuzz(work: Path, embedder: OnnxEmbedder, total_cases: int, timeout_s: float) -> Tally:
+def fuzz(work: Path, embedder: OnnxEmbedder, total_cases: int, timeout_s: float, servers: str = "both") -> Tally:
     names = sorted(TOOLSETS)
     overall = Tally()
     extra = hostile_paths(work / "hostile")
     tools_in_all = sum(len(load_toolset(n).on("mcp")) for n in names)
-    for name in names:
-        tally, found = fuzz_toolset(work, embedder, name, total_cases, tools_in_all, timeout_s, extra)
+    runs = ([[name] for name in names] if servers in ("each", "both") else []) + \
+        ([names] if servers in ("all", "both") else [])
+    for run in runs:
+        tools = sum(len(load_toolset(n).on("mcp")) for n in run)
+        budget = -(-total_cases * tools // tools_in_all)  # rounded up: the run makes at least total_cases
+        tally, found = fuzz_server(work, embedder, run, budget, timeout_s, extra)
+        label = run[0] if len(run) == 1 else "all"
         overall.cases += tally.cases
         overall.ok += tally.ok
         overall.refused += tally.refused
         overall.unsendable += tally.unsendable
-        overall.failures += tally.failures + [f"{name}: traceback in the server log"] * found
+        overall.failures += tally.failures + [f"{label}: traceback in the server log"] * found
         for code, count in tally.codes.items():
             overall.codes[code] = overall.codes.get(code, 0) + count
         if tally.slowest_s > overall.slowest_s:
@@ -127,40 +136,45 @@ def fuzz(work: Path, embedder: OnnxEmbedder, total_cases: int, timeout_s: float)
     return overall
 
 
-def fuzz_toolset(work: Path, embedder: OnnxEmbedder, name: str, total_cases: int, tools_in_all: int,
-                 timeout_s: float, extra: list[str]) -> tuple[Tally, int]:
-    """Fuzz one toolset's stdio server; (what was seen, tracebacks in the server's log)."""
-    toolset = load_toolset(name)
-    home, folder = work / f"fuzz-{name}" / "home", work / f"fuzz-{name}" / "examples"
-    folder.mkdir(parents=True)
+def fuzz_server(work: Path, embedder: OnnxEmbedder, names: list[str], budget: int, timeout_s: float,
+                extra: list[str]) -> tuple[Tally, int]:
+    """Fuzz one stdio server of the toolsets ``names`` (one: ``graphlore serve NAME``; all of them:
+    ``graphlore serve``); (what was seen, tracebacks in the server's log)."""
+    toolsets = [load_toolset(name) for name in names]
+    label = names[0] if len(names) == 1 else "all"
+    home = work / f"fuzz-{label}" / "home"
     setup = Runtime(Settings(home=home), embedder=embedder)
-    examples = toolset.examples(setup, folder) if toolset.examples else {}
+    examples = {}
+    for toolset in toolsets:
+        folder = work / f"fuzz-{label}" / "examples" / toolset.name
+        folder.mkdir(parents=True)
+        examples[toolset.name] = toolset.examples(setup, folder) if toolset.examples else {}
     setup.close()
-    tools = toolset.on("mcp")
-    budget = -(-total_cases * len(tools) // tools_in_all)  # rounded up: the run makes at least total_cases
-    log = work / f"fuzz-{name}.log"
+    served = served_names(toolsets)
+    tools = [(t.name, spec.name) for t in toolsets for spec in t.on("mcp")]
+    log = work / f"fuzz-{label}.log"
     tally = Tally()
     started = time.monotonic()
-    params = stdio_params(name, home, SERVER_ENV)
+    params = stdio_params(names[0] if len(names) == 1 else ALL, home, SERVER_ENV)
     params.env = {**os.environ, **params.env}
-    params.cwd = work / f"fuzz-{name}" / "cwd" / "here"  # what "." and ".." resolve against: not the repository
+    params.cwd = work / f"fuzz-{label}" / "cwd" / "here"  # what "." and ".." resolve against: not the repository
     params.cwd.mkdir(parents=True)
     with log.open("w") as errlog, start_blocking_portal() as portal:
         client = Client(stdio_client(params, errlog=errlog), read_timeout_seconds=timeout_s + 30)
         with portal.wrap_async_context_manager(client):
 
-            def call(_toolset: str, tool: str, arguments: dict) -> Any:
+            def call(toolset: str, tool: str, arguments: dict) -> Any:
                 if not finite(arguments):
                     raise Unsendable
                 try:
-                    return portal.call(lambda: client.call_tool(tool, arguments))
+                    return portal.call(lambda: client.call_tool(served[(toolset, tool)], arguments))
                 except UnicodeEncodeError as exc:
                     raise Unsendable from exc
 
-            specs = {(name, spec.name): spec for spec in toolset.tools}
+            specs = {(t.name, spec.name): spec for t in toolsets for spec in t.tools}
             oracle = Oracle(specs, home, timeout_s, call, tally)
 
-            strategy = cases([toolset], {name: examples}, extra)
+            strategy = cases(toolsets, examples, extra)
             while tally.cases < budget:  # cases the client could not send are not counted: draw until enough
                 @settings(max_examples=budget - tally.cases, deadline=None, database=None, phases=[Phase.generate],
                           suppress_health_check=list(HealthCheck))
@@ -171,9 +185,11 @@ def fuzz_toolset(work: Path, embedder: OnnxEmbedder, name: str, total_cases: int
                 run()
     elapsed = time.monotonic() - started
     found = tracebacks(log)
-    say(f"  {name}: {tally.summary()}; {tally.cases / elapsed:.0f} cases/s; examples for "
-        f"{sum(spec.name in examples for spec in tools)}/{len(tools)} tools; server log tracebacks: {found}")
-    say("    per tool: " + ", ".join(f"{k.split('.', 1)[1]} {v}" for k, v in sorted(tally.per_tool.items())))
+    with_examples = sum(tool in examples.get(toolset, {}) for toolset, tool in tools)
+    say(f"  {label}: {tally.summary()}; {tally.cases / elapsed:.0f} cases/s; examples for "
+        f"{with_examples}/{len(tools)} tools; server log tracebacks: {found}")
+    say("    per tool: " + ", ".join(f"{k if len(names) > 1 else k.split('.', 1)[1]} {v}"
+                                     for k, v in sorted(tally.per_tool.items())))
     for failure in tally.failures[:10]:
         say(f"    FAILURE {failure}")
     return tally, found
@@ -459,6 +475,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--part", choices=["fuzz", "processes", "crashes", "files", "all"], default="all")
     parser.add_argument("--cases", type=int, default=10_000, help="fuzz cases over all toolsets (10000)")
+    parser.add_argument("--fuzz-server", choices=["each", "all", "both"], default="both",
+                        help="fuzz a server per toolset, one server of every toolset, or both (both)")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds a call may take (60)")
     parser.add_argument("--servers", type=int, default=4, help="server processes on one store (4)")
     parser.add_argument("--seconds", type=float, default=60.0, help="how long they run (60)")
@@ -473,7 +491,7 @@ def main() -> None:
     work.mkdir(parents=True, exist_ok=True)
     embedder = OnnxEmbedder()
     parts: dict[str, Callable[[], Any]] = {
-        "fuzz": lambda: fuzz(work, embedder, args.cases, args.timeout),
+        "fuzz": lambda: fuzz(work, embedder, args.cases, args.timeout, args.fuzz_server),
         "processes": lambda: processes(work, embedder, args.servers, args.seconds),
         "crashes": lambda: crashes(work, embedder, args.kills, args.seed),
         "files": lambda: files(work, max(args.timeout, 600.0)),

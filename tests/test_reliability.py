@@ -3,8 +3,10 @@
 Every tool of every registered toolset is called through a real MCP client (the SDK's, in memory)
 with inputs from :func:`helpers.reliability.cases`: valid calls from the toolset's ``examples`` hook,
 and the same calls broken in every way the strategy knows. Each call must come back within the time
-limit as a result or a ``[code] message`` error, never a traceback or an internal error, and a refused
-(or read-only) call must leave the data folder exactly as it was.
+limit as a result or a ``[code] message`` error (with the same structured error), never a traceback or
+an internal error, and a refused (or read-only) call must leave the data folder exactly as it was. Each
+toolset is fuzzed in a server of its own, and all of them together in one server (``all``: the tools
+named ``<toolset>_<tool>``, one runtime).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from helpers.reliability import Oracle, Tally, Unsendable, cases
 from hypothesis import HealthCheck, Phase, given, settings
 from mcp import Client
 
-from graphlore.adapters.mcp import build_server
+from graphlore.adapters.mcp import build_server, served_names
 from graphlore.config import Settings
 from graphlore.runtime import Runtime
 from graphlore.toolsets import TOOLSETS, load_toolset
@@ -39,42 +41,45 @@ def hostile_paths(folder) -> list[str]:
     return [str(fifo), str(loop), str(dangling), str(folder)]
 
 
-@pytest.mark.parametrize("name", sorted(TOOLSETS))
+@pytest.mark.parametrize("name", [*sorted(TOOLSETS), "all"])
 def test_every_tool_answers_every_input_with_a_result_or_a_structured_error(name, tmp_path, embedder, monkeypatch):
-    toolset = load_toolset(name)
+    toolsets = [load_toolset(n) for n in (TOOLSETS if name == "all" else [name])]
     # the server's working directory, which relative paths (".", "..") resolve against: not the repository
     cwd = tmp_path / "cwd" / "here"
     cwd.mkdir(parents=True)
     monkeypatch.chdir(cwd)
     home = tmp_path / "home"
-    folder = tmp_path / "examples"
-    folder.mkdir()
     setup = Runtime(Settings(home=home), embedder=embedder)
-    examples = toolset.examples(setup, folder) if toolset.examples else {}
+    examples = {}
+    for toolset in toolsets:
+        folder = tmp_path / "examples" / toolset.name
+        folder.mkdir(parents=True)
+        examples[toolset.name] = toolset.examples(setup, folder) if toolset.examples else {}
     setup.close()
     extra = hostile_paths(tmp_path)
-    server = build_server(toolset, Runtime(Settings(home=home), embedder=embedder))
+    server = build_server(toolsets, Runtime(Settings(home=home), embedder=embedder))
+    names = served_names(toolsets)
     tally = Tally()
     with start_blocking_portal() as portal:
         client = Client(server)
         with portal.wrap_async_context_manager(client):
 
-            def call(_toolset: str, tool: str, arguments: dict):
+            def call(toolset: str, tool: str, arguments: dict):
                 async def timed():
                     with anyio.fail_after(TIMEOUT_S):
-                        return await client.call_tool(tool, arguments)
+                        return await client.call_tool(names[(toolset, tool)], arguments)
 
                 try:
                     return portal.call(timed)
                 except UnicodeEncodeError as exc:  # the client cannot encode a key with a lone surrogate
                     raise Unsendable from exc
 
-            specs = {(name, spec.name): spec for spec in toolset.tools}
+            specs = {(t.name, spec.name): spec for t in toolsets for spec in t.tools}
             oracle = Oracle(specs, home, TIMEOUT_S, call, tally)
 
             @settings(max_examples=CASES, deadline=None, database=None, phases=[Phase.generate],
                       suppress_health_check=list(HealthCheck))
-            @given(cases([toolset], {name: examples}, extra, surrogates=True))
+            @given(cases(toolsets, examples, extra, surrogates=True))
             def run(case):
                 oracle.judge(*case)
 
@@ -82,5 +87,5 @@ def test_every_tool_answers_every_input_with_a_result_or_a_structured_error(name
     print(tally.summary())
     assert not tally.failures, f"{tally.summary()}\n" + "\n".join(tally.failures[:15])
     assert tally.cases >= CASES // 2 and tally.refused, tally.summary()
-    if toolset.examples:  # its valid calls get past validation and answer
+    if any(t.examples for t in toolsets):  # its valid calls get past validation and answer
         assert tally.ok, tally.summary()

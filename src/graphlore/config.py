@@ -81,5 +81,6 @@ class Settings:
                 try:
                     values[name] = int(values[name])
                 except (TypeError, ValueError) as exc:
-                    raise ConfigError(f"{name} must be an integer, got {values[name]!r}") from exc
+                    raise ConfigError(f"{name} must be an integer, got {values[name]!r} (set {ENV_PREFIX}"
+                                      f"{name.upper()} or '{name}' in {config_file})") from exc
         return cls(**values)

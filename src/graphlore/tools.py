@@ -7,7 +7,9 @@ the docs tests all read the same declaration, so the surfaces cannot drift.
 
 The function is ``run(runtime, request)`` and may ask for keyword arguments:
 ``context`` (a :class:`CallContext`, when ``context=True``) and ``progress`` (a
-``(done, total)`` callback, when ``progress=True``).
+``(done, total)`` callback, when ``progress=True``). The adapters call it through
+:meth:`ToolSpec.call`, which first confines every path the request names
+(:class:`graphlore.contract.LocalPath`) to the allowed roots.
 
 A tool that keeps per-session state may also declare ``on_failure``: both
 adapters call it (through :meth:`ToolSpec.failed`) when a call fails for any
@@ -24,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from graphlore.contract import Request, Response
+from graphlore.contract import Request, Response, path_fields
 from graphlore.llm import LLM
 
 if TYPE_CHECKING:
@@ -127,6 +129,16 @@ class ToolSpec:
     def command(self) -> str:
         return self.cli.command or self.name.replace("_", "-")
 
+    def call(self, runtime: Runtime, request: Request, **extra: Any) -> Response:
+        """Run the tool (what the adapters call): every file or folder the request names must lie under the
+        allowed roots (:meth:`Runtime.confine`; refused with the field's name before anything is read)."""
+        for name, wire in path_fields(self.request).items():
+            value = getattr(request, name)
+            for path in value if isinstance(value, list) else [value]:
+                if path is not None:
+                    runtime.confine(path, wire)
+        return self.run(runtime, request, **extra)
+
     def failed(self, runtime: Runtime, arguments: Mapping[str, Any], context: CallContext, error: BaseException) -> None:
         """Tell the tool its call failed (what the adapters call). ``arguments``: the MCP arguments as sent, or
         the CLI's fields by their wire names (for a command line that did not parse, the ``--flag VALUE`` pairs
@@ -137,6 +149,26 @@ class ToolSpec:
             self.on_failure(runtime, arguments, context, error)
         except Exception:  # noqa: BLE001 - the caller must see the call's error, not the hook's
             logger.exception("%s: on_failure failed while reporting %r", self.name, error)
+
+
+#: The metadata where a folder-backed toolset's store records the folder's real path.
+PROJECT_PATH = "project_path"
+
+
+@dataclass(frozen=True)
+class StoreKind:
+    """A toolset's store namespaces (``{toolset}/...``) as ``graphlore stores``, ``drop`` and ``doctor`` see
+    them: what each holds, in people's words, and what dropping one must wait for."""
+
+    #: ``label(namespace, meta)``: what the namespace holds (a folder, a graph, a library), where ``meta(key)``
+    #: reads one of its metadata values; None when the store does not say (made before graphlore recorded it)
+    label: Callable[[str, Callable[[str], Any]], str | None]
+    #: folder-backed toolsets: the namespace of a folder's store, given the folder's real path
+    #: (``graphlore drop --project PATH``); their stores record that path as :data:`PROJECT_PATH`
+    of_folder: Callable[[Path], str] | None = None
+    #: namespace locks (:meth:`graphlore.runtime.Runtime.lock`) the toolset's writers hold across several
+    #: transactions: ``graphlore drop`` takes them first, so it waits for an update in progress
+    locks: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -155,8 +187,11 @@ class Toolset:
     #: through ``runtime``) and returns, per tool name, argument objects valid against that state. Tools
     #: it leaves out are exercised from their request schemas alone.
     examples: Callable[[Any, Path], Mapping[str, Sequence[Mapping[str, Any]]]] | None = None
-    #: appended to the MCP answer to an unknown tool name (which lists the tools), e.g. another way in
+    #: appended to the MCP answer to an unknown tool name (which lists the tools), e.g. another way in;
+    #: ``{name}`` stands for the tool's name on the server (see :meth:`hint`)
     unknown_tool_hint: str = ""
+    #: what its store namespaces hold (``graphlore stores``); None: it keeps nothing in the store
+    stores: StoreKind | None = None
 
     def tool(self, name: str) -> ToolSpec:
         for spec in self.tools:
@@ -166,3 +201,8 @@ class Toolset:
 
     def on(self, surface: Literal["mcp", "cli"]) -> list[ToolSpec]:
         return [spec for spec in self.tools if surface in spec.surfaces]
+
+    def hint(self, served: Mapping[str, str]) -> str:
+        """:attr:`unknown_tool_hint` with each ``{tool}`` written as that tool's name on the server (``served``:
+        tool name -> its name there)."""
+        return self.unknown_tool_hint.format_map({spec.name: served.get(spec.name, spec.name) for spec in self.tools})

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
+import shutil
 import subprocess
 import sys
 
@@ -55,6 +57,16 @@ def test_toolsets_are_imported_only_when_used(tmp_path):
     (["toy", "fail", "--kind", "not_found"], "not_found", "no such thing; look it up with echo first"),
     (["toy", "fail", "--kind", "bug"], "internal_error", "unexpected ZeroDivisionError: a bug in a tool; this is a bug"),
     (["serve", "toy", "--port", "99999"], "invalid_input", "99999 is not in the range 1<=x<=65535"),
+    (["serve", "itms"], "invalid_input", "'itms' is not one of 'items', 'facts', 'code', 'skills', 'toy'"),
+    (["serve", "--toolsets", "items,itms"], "invalid_input",
+     "--toolsets: no toolset 'itms'; did you mean 'items'? toolsets: code, facts, items, skills, toy"),
+    (["serve", "--toolsets", "items,"], "invalid_input", "--toolsets has an empty name; separate names with commas"),
+    (["serve", "--toolsets", "code,items,code"], "invalid_input", "--toolsets names 'code' twice"),
+    (["serve", "items", "--toolsets", "code"], "invalid_input", "name the toolsets once: as arguments (graphlore "
+                                                                "serve items code) or with --toolsets items,code"),
+    (["mcp-config", "--toolsets", "fact"], "invalid_input", "did you mean 'facts'?"),
+    (["mcp-config", "--client", "zed"], "invalid_input", "'zed' is not one of 'claude-desktop', 'cursor', 'vscode', "
+                                                         "'claude-code'"),
 ])
 def test_every_failure_is_one_error_line_and_exit_2(app, args, code, shown):
     out = invoke(app, *args)
@@ -73,7 +85,7 @@ def test_a_failed_call_is_reported_to_the_tools_on_failure_parsing_included(app,
     seen = [json.loads(line) for line in (tmp_path / "toy-failures.jsonl").read_text().splitlines()]
     assert [f["arguments"] for f in seen] == [{"kind": "sad"}, {}, {"kind": "not_found"}, {"kind": "bug"}]
     assert {(f["session"], f["durable"]) for f in seen} == {("cli", True)}
-    assert "'sad' is not one of 'not_found', 'bug'" in seen[0]["error"]
+    assert "'sad' is not one of 'not_found', 'bug', 'os'" in seen[0]["error"]
     assert "'-kind' is not an option of graphlore toy fail" in seen[1]["error"]
     assert seen[2]["error"].startswith("[not_found] ") and seen[3]["error"] == "a bug in a tool"
 
@@ -138,3 +150,47 @@ def test_every_command_has_help(path, command):
             assert param.help, f"graphlore {' '.join(path)} {param.opts[0]} has no help text"
             for opt in param.opts:
                 assert opt in result.stdout
+
+
+# -- mcp-config ----------------------------------------------------------------------------------------------
+
+
+def config(app, *args, env=None):
+    out = invoke(app, "mcp-config", *args, env=env)
+    assert out.exit_code == 0, out.stderr
+    return out
+
+
+def test_mcp_config_prints_each_clients_shape_with_this_installations_command(app):
+    desktop = json.loads(config(app).stdout)
+    [(name, entry)] = desktop["mcpServers"].items()
+    assert name == "graphlore" and entry["args"][-1:] == ["serve"] and set(entry) == {"command", "args"}
+    command = [entry["command"], *entry["args"][:-1]]
+    assert os.path.isabs(command[0]) and os.access(command[0], os.X_OK)  # a client's PATH may not have it
+    assert json.loads(config(app, "--client", "cursor").stdout) == desktop
+    vscode = json.loads(config(app, "--client", "vscode", "--toolsets", "skills,items").stdout)
+    assert vscode == {"servers": {"graphlore-items-skills": {
+        "type": "stdio", "command": entry["command"], "args": [*command[1:], "serve", "--toolsets", "items,skills"]}}}
+    line = config(app, "--client", "claude-code", "--read-only").stdout.strip()
+    assert shlex.split(line) == ["claude", "mcp", "add", "graphlore", "--", *command, "serve", "--read-only"]
+
+
+def test_mcp_config_carries_the_data_folder_and_names_the_settings_it_leaves_out(app, tmp_path):
+    env = {"GRAPHLORE_HOME": str(tmp_path / "my data"), "GRAPHLORE_AUTH_TOKEN": "s3cret",
+           "GRAPHLORE_DATABASE_URL": "postgresql://u:pw@db/x"}
+    out = config(app, "--client", "claude-code", env=env)
+    assert shlex.split(out.stdout)[:6] == ["claude", "mcp", "add", "graphlore", "-e",
+                                           f"GRAPHLORE_HOME={tmp_path / 'my data'}"]  # the name before -e
+    assert "s3cret" not in out.stdout + out.stderr and "pw@" not in out.stdout + out.stderr
+    assert out.stderr.startswith("note: GRAPHLORE_AUTH_TOKEN, GRAPHLORE_DATABASE_URL set in this shell but not in "
+                                 "the snippet")
+    desktop = json.loads(config(app, env=env).stdout)
+    assert desktop["mcpServers"]["graphlore"]["env"] == {"GRAPHLORE_HOME": str(tmp_path / "my data")}
+
+
+def test_the_console_scripts_mcp_config_names_the_console_script(tmp_path):
+    env = {key: value for key, value in os.environ.items() if not key.startswith("GRAPHLORE_")}
+    script = shutil.which("graphlore", path=os.path.dirname(sys.executable))
+    out = subprocess.run([script, "mcp-config"], capture_output=True, text=True, env=env, timeout=60, check=True)
+    assert json.loads(out.stdout)["mcpServers"]["graphlore"] == {"command": script, "args": ["serve"]}
+    assert out.stderr == ""

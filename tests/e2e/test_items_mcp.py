@@ -74,6 +74,8 @@ class Session:
     def error(self, name: str, arguments: dict[str, Any]) -> str:
         result = self.call(name, arguments)
         assert result.is_error, f"{name} should have failed: {result.structured_content}"
+        error = result.structured_content["error"]  # the same as the text, as an object
+        assert error_text(result) == f"[{error['code']}] {error['message']}"
         return error_text(result)
 
 
@@ -132,7 +134,7 @@ def test_tools_list_names_the_five_tools_with_strict_schemas(mcp: Session):
         assert set(tool.input_schema["properties"]) == set(spec.request.model_fields)
         assert "project_path" in tool.input_schema["required"]
         assert tool.output_schema is not None and tool.output_schema["type"] == "object"
-        assert set(tool.output_schema["properties"]) == set(spec.response.model_fields)
+        assert set(tool.output_schema["anyOf"][0]["properties"]) == set(spec.response.model_fields)
         assert tool.description and len(tool.description) > 80
         # Every tool but get_index_status may build or refresh the index, so only it is read-only.
         assert tool.annotations.read_only_hint is (name == "get_index_status")
@@ -237,9 +239,8 @@ def test_every_tool_is_covered():
 def test_unknown_argument_is_rejected_with_valid_fields(mcp: Session, tool: str):
     args = {**VALID[tool][0], "project_path": str(mcp.project), "projectPath": "typo"}
     text = mcp.error(tool, args)
-    assert "[invalid_input]" in text and "unknown field 'projectPath'" in text
+    assert text.startswith("[invalid_input] ") and "unknown field 'projectPath'" in text  # nothing before it
     assert "Valid fields:" in text and "project_path" in text
-    # The SDK prefixes "Error executing tool X: "; our message must follow intact.
     assert text.endswith("(? = optional).")
 
 

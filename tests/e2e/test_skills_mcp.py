@@ -16,7 +16,7 @@ from graphlore.toolsets.skills import TOOLSET, render
 
 SPECS = {spec.name: spec for spec in TOOLSET.on("mcp")}
 MCP_TOOLS = {"search_skills", "create_skill", "update_skill", "record_outcome", "get_skill", "import_skills",
-             "skill_history", "list_skills"}
+             "skill_history", "list_skills", "archive_skill", "unarchive_skill"}
 
 
 @pytest.fixture(scope="module", params=["stdio", "http"])
@@ -27,7 +27,8 @@ def server(request, tmp_path_factory) -> Iterator[tuple[str, object, Path, objec
         if request.param == "stdio":
             yield request.param, stdio_params("skills", home), base, portal
         else:
-            with http_server("skills", home, base / "server.log") as (url, _):
+            # over HTTP files are read only under the allowed roots: by default the working directory
+            with http_server("skills", home, base / "server.log", cwd=base) as (url, _):
                 yield request.param, url, base, portal
 
 
@@ -54,7 +55,9 @@ def test_tools_list_has_strict_schemas(mcp):
         assert tool.output_schema is not None and tool.annotations.read_only_hint is spec.read_only
         assert "library" in tool.input_schema["properties"]
     assert tools["search_skills"].annotations.read_only_hint is False  # a returned skill's times_used goes up
-    assert set(tools["search_skills"].output_schema["properties"]) == {"skill", "query", "search_time_ms", "judge"}
+    answer, failed = tools["search_skills"].output_schema["anyOf"]  # the answer, or the error object
+    assert set(answer["properties"]) == {"skill", "query", "search_time_ms", "judge"} and set(failed["properties"]) == {
+        "error"}
 
 
 def test_create_search_outcome_get(mcp, reset_id):
@@ -103,6 +106,25 @@ def test_list_and_import(mcp, server, reset_id):
     assert found.skill is not None and found.skill.title == "Balance"
 
 
+def test_archive_and_unarchive(mcp):
+    created, _ = mcp.ok("create_skill", {"skill": RESET, "library": "retired"})
+    skill_id = created.skill_id
+    archived, text = mcp.ok("archive_skill", {"skill_id": skill_id, "reason": "outdated", "library": "retired"})
+    assert archived.changed and archived.archived_at and "no longer returns it" in text
+    found, _ = mcp.ok("search_skills", {"query": "I forgot my password and can't sign in", "library": "retired"})
+    assert found.skill is None
+    shown, _ = mcp.ok("get_skill", {"skill_id": skill_id, "library": "retired"})
+    assert shown.archived_at == archived.archived_at
+    assert mcp.ok("list_skills", {"library": "retired"})[0].total == 0
+    assert mcp.ok("list_skills", {"library": "retired", "archived": "only"})[0].skills[0].skill_id == skill_id
+    assert "is archived (since " in mcp.error("update_skill", {"skill_id": skill_id, "skill": {"problem": "p"},
+                                                               "library": "retired"})
+    back, _ = mcp.ok("unarchive_skill", {"skill_id": skill_id, "library": "retired"})
+    assert back.archived_at is None
+    history, _ = mcp.ok("skill_history", {"skill_id": skill_id, "library": "retired"})
+    assert [(e.event, e.reason) for e in history.events] == [("archived", "outdated"), ("unarchived", None)]
+
+
 @pytest.mark.parametrize("tool,args,shown", [
     ("search_skills", {"query": ""}, "[invalid_input] query is required"),
     ("search_skills", {"query": "   "}, "[invalid_input] query is required"),
@@ -124,7 +146,7 @@ def test_list_and_import(mcp, server, reset_id):
     ("create_skill", {"conversation": "x" * 200_001}, "conversation is 200,001 characters; the limit is 200,000"),
     ("update_skill", {"skill_id": "x", "conversation": "c", "skill": {"problem": "p"}}, "not both or neither"),
     ("import_skills", {"format": "csv", "path": "x"}, "field 'format'"),
-    ("import_skills", {"format": "abcd", "path": "/nonexistent/guidelines.json"}, "is not a file"),
+    ("import_skills", {"format": "abcd", "path": "nonexistent/guidelines.json"}, "is not a file"),
     ("list_skills", {"library": "Bad!"}, "field 'library'"),
 ])
 def test_errors_are_structured_and_exact(mcp, reset_id, tool, args, shown):

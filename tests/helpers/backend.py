@@ -98,7 +98,7 @@ def database_url(name: str) -> str:
 
 def database_for(home: Path) -> str:
     """The database that plays the part of ``home``'s folder on PostgreSQL."""
-    return database_url("gs_t_" + hashlib.sha256(str(Path(home).resolve()).encode()).hexdigest()[:16])
+    return database_url(_database_name(home))
 
 
 def settings_for(home: Path, backend: str | None = None, **values: Any) -> Settings:
@@ -106,6 +106,28 @@ def settings_for(home: Path, backend: str | None = None, **values: Any) -> Setti
     if (backend or BACKEND) == "postgres":
         values.setdefault("database_url", database_for(home))
     return Settings(home=home, **values)
+
+
+def clone_home(source: Path, target: Path) -> None:
+    """Make ``target`` a copy of test home ``source`` (its folder and, on PostgreSQL, its database), so a
+    test can change what a fixture built once."""
+    if BACKEND == "postgres":
+        import psycopg
+
+        from graphlore.store.postgres import connection
+
+        connection.close_all()  # a template database must have no sessions
+        name = _database_name(target)
+        with psycopg.connect(server_url(), autocommit=True) as conn:
+            conn.execute(f'CREATE DATABASE "{name}" TEMPLATE "{_database_name(source)}"')
+        with _lock:
+            _made.add(name)
+    if source.exists():
+        shutil.copytree(source, target)
+
+
+def _database_name(home: Path) -> str:
+    return "gs_t_" + hashlib.sha256(str(Path(home).resolve()).encode()).hexdigest()[:16]
 
 
 def env_for(home: Path) -> dict[str, str]:

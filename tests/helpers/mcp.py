@@ -1,7 +1,9 @@
-"""Real MCP clients against real ``graphlore serve <toolset>`` processes (stdio and streamable HTTP).
+"""Real MCP clients against real ``graphlore serve`` processes (stdio and streamable HTTP).
 
 The SDK client lives in a background event loop (an anyio blocking portal), so tests stay plain
 functions: ``with start_blocking_portal() as portal, connect(portal, target, "facts") as s: s.ok(...)``.
+Wherever a toolset is named, a list names several (one server, tools named ``<toolset>_<tool>``) and
+``ALL`` every toolset (``graphlore serve`` without arguments).
 """
 
 from __future__ import annotations
@@ -12,20 +14,38 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from mcp import Client, StdioServerParameters
 
-from graphlore.toolsets import load_toolset
+from graphlore.adapters.mcp import served_names
+from graphlore.tools import ToolSpec
+from graphlore.toolsets import TOOLSETS, load_toolset
 from helpers.backend import env_for
 
 ONNX_LIB = "onnxruntime_pybind11_state"
+#: Every toolset: ``graphlore serve`` with no toolset named.
+ALL: tuple[str, ...] = ()
+
+Toolsets = str | Sequence[str]
 
 
-def serve_command(toolset: str) -> list[str]:
-    return [sys.executable, "-m", "graphlore", "serve", toolset]
+def _names(toolsets: Toolsets) -> list[str]:
+    return [toolsets] if isinstance(toolsets, str) else list(toolsets)
+
+
+def serve_command(toolsets: Toolsets) -> list[str]:
+    return [sys.executable, "-m", "graphlore", "serve", *_names(toolsets)]
+
+
+def served_specs(toolsets: Toolsets) -> dict[str, ToolSpec]:
+    """The specs of a server of ``toolsets``, by the names it gives its tools."""
+    loaded = [load_toolset(name) for name in _names(toolsets) or TOOLSETS]
+    names = served_names(loaded)
+    return {names[(t.name, spec.name)]: spec for t in loaded for spec in t.tools}
 
 
 def free_port() -> int:
@@ -60,9 +80,9 @@ def stop(proc: subprocess.Popen) -> None:
 
 
 @contextmanager
-def http_server(toolset: str, home: Path, log: Path, env: dict[str, str] | None = None, args: tuple[str, ...] = (),
+def http_server(toolset: Toolsets, home: Path, log: Path, env: dict[str, str] | None = None, args: tuple[str, ...] = (),
                 cwd: Path | None = None):
-    """A ``serve <toolset> --transport http`` process on a free port (loopback unless ``args`` give
+    """A ``serve <toolset>... --transport http`` process on a free port (loopback unless ``args`` give
     ``--host``; it is reached at 127.0.0.1 either way); yields (url, process)."""
     port = free_port()
     environ = {**os.environ, **env_for(home), **(env or {})}
@@ -76,7 +96,7 @@ def http_server(toolset: str, home: Path, log: Path, env: dict[str, str] | None 
         stop(proc)
 
 
-def stdio_params(toolset: str, home: Path, env: dict[str, str] | None = None) -> StdioServerParameters:
+def stdio_params(toolset: Toolsets, home: Path, env: dict[str, str] | None = None) -> StdioServerParameters:
     command = serve_command(toolset)
     return StdioServerParameters(command=command[0], args=command[1:],
                                  env={**env_for(home), "PYTHONPATH": os.environ.get("PYTHONPATH", ""),
@@ -111,9 +131,9 @@ def error_text(result) -> str:
 class Session:
     """A connected SDK client, called from plain test functions through the portal."""
 
-    def __init__(self, portal, client: Client, toolset: str):
+    def __init__(self, portal, client: Client, toolset: Toolsets):
         self.portal, self.client = portal, client
-        self.specs = {spec.name: spec for spec in load_toolset(toolset).tools}
+        self.specs = served_specs(toolset)
 
     def list_tools(self) -> dict[str, Any]:
         return {t.name: t for t in self.portal.call(self.client.list_tools).tools}
@@ -137,13 +157,17 @@ class Session:
         return response, text
 
     def error(self, name: str, arguments: Any) -> str:
+        """Call a tool that must fail; its text ``[code] message``, which the structured error repeats."""
         result = self.call(name, arguments)
         assert result.is_error, f"{name} should have failed: {result.structured_content}"
-        return error_text(result)
+        text = error_text(result)
+        error = result.structured_content["error"]
+        assert text == f"[{error['code']}] {error['message']}", (text, result.structured_content)
+        return text
 
 
 @contextmanager
-def connect(portal, target, toolset: str, token: str | None = None, **client_options):
+def connect(portal, target, toolset: Toolsets, token: str | None = None, **client_options):
     """A connected session; ``token`` sends ``Authorization: Bearer <token>`` with every HTTP request."""
     if token is not None:
         from mcp.client.streamable_http import streamable_http_client

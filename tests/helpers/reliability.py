@@ -10,10 +10,11 @@ fuzzed without editing this file; with an ``examples`` hook its calls also get p
   at one place (the top level or deep inside) with a wrong type, a nasty string (unicode edge cases,
   path-like text, huge text), an extreme number, a deep or huge structure; an unknown field added; a
   field dropped; or a random JSON object.
-- :class:`Oracle`: judges one call. Every call returns within ``timeout_s`` a result or a structured
-  error ``[code] message`` of a known code (never ``internal_error``, never traceback text, never a
-  message past the cap); a successful result validates against the response model; a refused call
-  and a successful read-only call change nothing under the data folder (row digests before/after).
+- :class:`Oracle`: judges one call. Every call returns within ``timeout_s`` a result or an error whose
+  text is ``[code] message`` of a known code (never ``internal_error``, never traceback text, never a
+  message past the cap) and whose structured content is the same, ``{"error": {"code", "message"}}``;
+  a successful result validates against the response model; a refused call and a successful read-only
+  call change nothing under the data folder (row digests before/after).
 """
 
 from __future__ import annotations
@@ -37,8 +38,7 @@ from helpers.stores import home_state
 
 #: Every code a tool error may carry, read from the error tree (internal_error is a bug: a failure here).
 CODES = {cls.code for cls in GraphloreError.__subclasses__()} - {"internal_error"}
-#: The SDK puts "Error executing tool X: " before a tool error's message.
-_ERROR = re.compile(r"^(?:Error executing tool [\w-]+: )?\[([a-z_]+)\] ")
+_ERROR = re.compile(r"^\[([a-z_]+)\] ")
 _TRACEBACK = re.compile(r"Traceback \(most recent call last\)|File \"[^\"]+\", line \d+")
 
 
@@ -253,6 +253,10 @@ class Oracle:
             self.tally.codes[code] = self.tally.codes.get(code, 0) + 1
             if code not in CODES:
                 self.fail(f"error without a known code: {text[:400]}", toolset, tool, arguments)
+            structured = (result.structured_content or {}).get("error") or {}
+            if text != f"[{structured.get('code')}] {structured.get('message')}":
+                self.fail(f"structured error {shown(result.structured_content)} does not say what the text says: "
+                          f"{text[:300]}", toolset, tool, arguments)
             if len(text) > MAX_MESSAGE + 200:
                 self.fail(f"error message of {len(text)} characters", toolset, tool, arguments)
         else:

@@ -14,7 +14,7 @@ from graphlore.config import Settings
 from graphlore.errors import IndexCorrupted, InvalidInput, NotFound
 from graphlore.search import hybrid_search
 from graphlore.store import Edge, Node, drop_store, open_store, store_exists, store_size
-from graphlore.store.factory import namespace_lock
+from graphlore.store.factory import list_namespaces, namespace_lock
 
 # -- nodes ------------------------------------------------------------------------------------------------
 
@@ -219,6 +219,7 @@ def filtered(store):
 def test_where_means_the_same_on_every_method(filtered, where, expected):
     assert {n.id for n in filtered.iter_nodes("item", where)} == expected
     assert filtered.count_nodes("item", where) == len(expected)
+    assert filtered.list_node_ids("item", where=where) == [i for i in WHERE_NODES if i in expected]
     assert {h.id for h in filtered.keyword_search("common", kind="item", where=where, limit=100)} == expected
     assert {h.id for h in filtered.vector_search(np.array([1.0, 1.0]), kind="item", where=where, limit=100)} == expected
 
@@ -338,6 +339,38 @@ def test_namespaces_exist_drop_and_size(store_settings, open_namespace):
     drop_store(store_settings, "test/a")
     assert not store_exists(store_settings, "test/a")
     assert open_namespace("test/a").count_nodes() == 0
+
+
+def test_every_namespace_of_the_backend_is_listed(store_settings, open_namespace):
+    assert list_namespaces(store_settings) == []
+    for namespace in ("test/b", "test/a", "skills/x/usage", "skills/x"):
+        open_namespace(namespace)
+    assert list_namespaces(store_settings) == ["skills/x", "skills/x/usage", "test/a", "test/b"]
+    drop_store(store_settings, "test/a")
+    assert list_namespaces(store_settings) == ["skills/x", "skills/x/usage", "test/b"]
+
+
+def test_last_write_moves_with_every_committed_change_and_only_then(open_namespace):
+    before = time.time()
+    store = open_namespace("test/written")
+    made = store.last_write()
+    assert made is not None and before - 0.01 <= made <= time.time() + 0.01  # making a store writes it
+    store.upsert_nodes([Node("a", "item", "alpha", vectors=unit([1, 0]))])
+    written = store.last_write()
+    assert written >= made
+    store.get_nodes(["a"]), store.keyword_search("alpha"), store.vector_search(np.array([1.0, 0]))
+    with store.atomic():  # a block that only reads
+        store.count_nodes()
+    assert store.delete_nodes(["missing"]) == 0 and store.delete_edges(["missing"]) == 0  # changes nothing
+    with pytest.raises(RuntimeError), store.atomic():
+        store.upsert_nodes([Node("b", "item")])
+        raise RuntimeError("rolled back")
+    assert store.last_write() == written
+    again = open_namespace("test/written", create=False)  # any store on the namespace, any process
+    assert again.last_write() == written
+    before = time.time()
+    again.set_meta("files", {"x": 1})
+    assert before - 0.01 <= store.last_write() <= time.time() + 0.01
 
 
 @pytest.mark.parametrize("namespace", ["", "Items/x", "a/../b", "a//b", "a/b/c/d", "x" * 65, "a b"])

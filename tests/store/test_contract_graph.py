@@ -52,6 +52,10 @@ def test_list_node_ids_orders_by_name_prop_or_insertion(store):
     assert store.list_node_ids("document", order_by="name") == ["d2", "d1", "d3"]
     assert store.list_node_ids("document", order_by="date", descending=True, limit=2) == ["d2", "d1"]
     assert store.list_node_ids("document", order_by="date", descending=True, limit=2, offset=2) == ["d3"]
+    assert store.list_node_ids("document", order_by="name", where={"date": ["2024-01-02", "2023-12-31"]},
+                               limit=1, offset=1) == ["d3"]  # the page is cut from the filtered set
+    assert store.list_node_ids("document", limit=2**64, offset=10**30) == []  # past 64-bit integers: empty
+    assert store.list_node_ids("document", limit=10**30) == ["d1", "d2", "d3"]
     with pytest.raises(InvalidInput):
         store.list_node_ids("document", order_by="date; DROP TABLE nodes")
 
@@ -154,6 +158,8 @@ def test_counts_and_neighbours(graph):
     assert graph.most_connected("entity", type="fact", limit=3) == [("apple", 4), ("microsoft", 3), ("beats", 2)]
     assert graph.most_connected("entity", type="fact")[-1] == ("lonely", 0)
     assert graph.most_connected("entity", type="fact", limit=2, offset=1) == [("microsoft", 3), ("beats", 2)]
+    assert graph.most_connected("entity", type="fact", limit=10**30, offset=10**30) == []
+    assert len(graph.most_connected("entity", limit=2**63)) == 5
 
 
 # -- edges_of: one direction, several types, counted, paged ------------------------------------------------
@@ -176,6 +182,8 @@ def test_edges_of_counts_before_the_page_and_filters_types(graph):
     assert page.total == 5 and [e.id for e in page.edges] == ["f3", "f6"]
     counts_only = graph.edges_of(["apple"], limit=0)
     assert counts_only.total == 4 and counts_only.edges == []
+    far = graph.edges_of(["apple"], limit=10**30, offset=2**63)  # past 64-bit integers: counted, no page
+    assert far.total == 4 and far.edges == [] and len(graph.edges_of(["apple"], limit=10**30).edges) == 4
     assert graph.edges_of(["apple"], types=[]).total == 0
     assert graph.edges_of(["apple"], types=["possible_duplicate", "nothing"]).counts == {"possible_duplicate": 1}
     assert graph.edges_of([]).total == 0 and graph.edges_of(["missing"], direction="both").edges == []
@@ -203,6 +211,8 @@ def test_nodes_with_keys_is_an_and_of_ors_in_insertion_order(store):
     assert store.nodes_with_keys("symbol", []) == (4, ["c", "a", "b", "d"])
     assert store.nodes_with_keys("symbol", [["lang=java"]], limit=1, offset=1) == (3, ["a"])
     assert store.nodes_with_keys("symbol", [["lang=java"]], limit=0) == (3, [])
+    for past in (3, 2**63, 10**30):  # a page past the end, however far (past 64-bit integers too), is empty
+        assert store.nodes_with_keys("symbol", [["lang=java"]], limit=10**30, offset=past) == (3, [])
     assert store.nodes_with_keys("symbol", [[]]) == (0, [])
     assert store.nodes_with_keys("symbol", [["nothing"]]) == (0, [])
     store.upsert_nodes([Node("a", "symbol", "a again")])  # an update keeps a node's place

@@ -3,7 +3,11 @@ vectors, keys, edges and metadata, so every tool answers the same there and noth
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -14,7 +18,9 @@ from graphlore.adapters.cli import build_cli
 from graphlore.config import Settings
 from graphlore.contract import parse_request
 from graphlore.runtime import Runtime
-from graphlore.store import open_store
+from graphlore.store import drop_store, open_store, store_exists, transfer
+from graphlore.store.factory import list_namespaces
+from graphlore.store.transfer import INCOMPLETE
 from graphlore.tools import CallContext
 from graphlore.toolsets import load_toolset
 
@@ -106,3 +112,46 @@ def test_copying_again_is_refused_unless_replace(copied, embedder):
     store = open_store(pg.settings, "facts/default")
     assert store.get_meta("embedder")["name"] == embedder.name
 
+
+
+def test_skip_existing_copies_only_what_the_target_lacks_and_names_what_it_skipped(copied, embedder):
+    _, lite, pg, _, url = copied
+    [items] = [n for n in list_namespaces(pg.settings) if n.startswith("items/")]
+    drop_store(pg.settings, items)
+    app = build_cli(make_runtime=lambda: Runtime(Settings.load(), embedder=embedder))
+    runner = CliRunner(env={"GRAPHLORE_HOME": str(lite.settings.home), "GRAPHLORE_DATABASE_URL": url})
+    result = runner.invoke(app, ["migrate", "--from", "sqlite", "--skip-existing"])
+    assert result.exit_code == 0, result.stderr
+    assert result.output.splitlines()[0].startswith(f"{items}: ") and " nodes, " in result.output
+    assert result.output.splitlines()[1:] == ["facts/default: skipped (the target has it)"]
+    # A copy a crash cut short is marked until its last transaction: it is copied again, never skipped.
+    store = open_store(pg.settings, items)
+    store.set_meta(INCOMPLETE, True)
+    store.close()
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("GRAPHLORE_")},
+           "GRAPHLORE_HOME": str(lite.settings.home), "GRAPHLORE_DATABASE_URL": url}
+    again = subprocess.run([str(Path(sys.executable).with_name("graphlore")), "migrate", "--from", "sqlite",
+                            "--skip-existing"], env=env, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0 and again.stdout.startswith(f"{items}: "), again.stderr
+    assert "facts/default: skipped (the target has it)" in again.stdout
+    assert open_store(pg.settings, items).get_meta(INCOMPLETE) is None
+    both = runner.invoke(app, ["migrate", "--from", "sqlite", "--skip-existing", "--replace"])
+    assert both.exit_code == 2 and "--replace and --skip-existing exclude each other" in both.stderr
+
+
+def test_an_interrupted_copy_leaves_no_half_namespace(copied, monkeypatch):
+    _, lite, pg, _, url = copied
+    drop_store(pg.settings, "facts/default")
+    real = transfer.copy_namespace
+
+    def interrupted(source, target):
+        target.upsert_nodes(source.get_nodes([n.id for n in source.iter_nodes()][:5]))
+        raise KeyboardInterrupt  # Ctrl-C halfway
+
+    monkeypatch.setattr(transfer, "copy_namespace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        transfer.copy_namespaces(lite.settings, url, ["facts/default"])
+    assert not store_exists(pg.settings, "facts/default")
+    monkeypatch.setattr(transfer, "copy_namespace", real)
+    done, skipped = transfer.copy_namespaces(lite.settings, url, existing="skip")
+    assert [c.namespace for c in done] == ["facts/default"] and len(skipped) == 1

@@ -47,3 +47,26 @@ def test_watching_runtime_sees_an_edit_made_right_before_the_search(tmp_path, se
     report.write_text(text)
     second = tools.search(runtime, request)
     assert second.results[0].item_id == "BUG-002"
+
+
+def test_two_toolsets_watching_one_folder_each_see_every_change(tmp_path, settings, embedder):
+    """In a server of several toolsets, items and code may index one folder (a repository that holds its
+    feature-management folders beside its code): a change one of them reads is still a change for the other."""
+    from graphlore.toolsets.code import models as code_models
+    from graphlore.toolsets.code import tools as code_tools
+
+    repo = tmp_path / "repo"
+    shutil.copytree(EXAMPLE_TREE, repo)
+    (repo / "pyproject.toml").write_text('[project]\nname = "shop"\nversion = "0.1"\n')
+    (repo / "shop").mkdir()
+    (repo / "shop" / "__init__.py").write_text("")
+    (repo / "shop" / "orders.py").write_text("def place_order(order):\n    return order\n")
+    runtime = Runtime(settings, embedder=embedder, watch_files=True)
+    items = models.SearchRequest(query="offline sync", project_path=str(repo), threshold=0.0, limit=1)
+    code = code_models.ResolveRequest(identifier="teleport_notebooks", project_path=str(repo))
+    tools.search(runtime, items)
+    assert code_tools.resolve(runtime, code).status == "none"
+    (repo / "shop" / "orders.py").write_text("def teleport_notebooks(order):\n    return order\n")
+    tools.search(runtime, items)  # items reads the folder's changes first
+    assert code_tools.resolve(runtime, code).status == "one"  # and code still sees the new function
+    runtime.close()

@@ -38,12 +38,13 @@ from pydantic import BaseModel  # noqa: E402
 from pydantic.fields import FieldInfo  # noqa: E402
 
 from graphlore import __version__  # noqa: E402
+from graphlore.adapters import admin, db  # noqa: E402
 from graphlore.config import Settings  # noqa: E402
 from graphlore.contract import Response, parse_request  # noqa: E402
 from graphlore.errors import GraphloreError, InternalError, InvalidInput, from_os_error  # noqa: E402
 from graphlore.runtime import Runtime  # noqa: E402
 from graphlore.tools import UNSET, Arg, CallContext, Progress, Toolset, ToolSpec  # noqa: E402
-from graphlore.toolsets import TOOLSETS, load_toolset  # noqa: E402
+from graphlore.toolsets import TOOLSETS, load_toolset, select  # noqa: E402
 
 #: The CLI's session for tools that keep per-session state: durable, so it outlives each process.
 CLI_CONTEXT = CallContext(session="cli", durable=True)
@@ -106,7 +107,7 @@ class Kit:
             extra["progress"] = progress
         try:
             request = parse_request(spec.request, {k: v for k, v in fields.items() if v is not None})
-            return spec.run(runtime, request, **extra)
+            return spec.call(runtime, request, **extra)
         except Exception as exc:
             spec.failed(runtime, fields, CLI_CONTEXT, exc)
             raise
@@ -403,25 +404,64 @@ def build_cli(
     for name, module in registry.items():
         root.add_command(ToolsetGroup(name, module, make_runtime))
 
-    @root.command()
-    @click.argument("toolset", type=click.Choice(sorted(registry)))
+    toolsets_option = click.option(
+        "--toolsets", metavar="NAMES", help=f"Comma-separated toolsets, e.g. items,code (default: all: {', '.join(registry)}).")
+    read_only_option = click.option(
+        "--read-only", is_flag=True, help="Offer only the tools that change nothing (no index builds, no writes).")
+
+    def chosen(positional: tuple[str, ...], option: str | None) -> list[str]:
+        if positional and option is not None:
+            raise InvalidInput("name the toolsets once: as arguments (graphlore serve items code) or with "
+                               "--toolsets items,code, not both")
+        if option is not None:
+            return select([name.strip() for name in option.split(",")], registry, "--toolsets")
+        return select(list(positional), registry)
+
+    @root.command(short_help="Run the MCP server (default: every toolset in one process).")
+    @click.argument("toolset", nargs=-1, type=click.Choice(list(registry)))
+    @toolsets_option
+    @read_only_option
     @click.option("--transport", type=click.Choice(["stdio", "http"]), default="stdio", show_default=True,
                   help="stdio for clients that start the server; http for streamable HTTP at /mcp.")
     @click.option("--host", default="127.0.0.1", show_default=True,
                   help="HTTP bind address (loopback by default; any other needs GRAPHLORE_AUTH_TOKEN).")
     @click.option("--port", default=8765, show_default=True, type=click.IntRange(1, 65535), help="HTTP port.")
-    def serve(toolset: str, transport: str, host: str, port: int) -> None:
-        """Run the MCP server for TOOLSET over stdio (default) or streamable HTTP at /mcp."""
+    def serve(toolset: tuple[str, ...], toolsets: str | None, read_only: bool, transport: str, host: str,
+              port: int) -> None:
+        """Run the MCP server of the TOOLSETs (default: all of them, in one process) over stdio (default) or
+        streamable HTTP at /mcp. One toolset keeps its tools' names (find); several name them
+        <toolset>_<tool> (code_find)."""
         from graphlore.adapters.mcp import serve as run_server
 
+        names = chosen(toolset, toolsets)
         settings = Settings.load()
         if transport == "http":
             from graphlore.adapters.http import check_bind, http_settings
 
             check_bind(host, settings.auth_token)
-            settings = http_settings(settings)  # over HTTP folders are always confined
+            settings = http_settings(settings)  # over HTTP files and folders are always confined
         runtime = Runtime(settings, watch_files=True)
-        run_server(load_toolset(toolset, registry), runtime, transport=transport, host=host, port=port)
+        run_server([load_toolset(name, registry) for name in names], runtime, transport=transport, host=host,
+                   port=port, read_only=read_only)
+
+    @root.command("mcp-config")
+    @click.option("--client", type=click.Choice(["claude-desktop", "cursor", "vscode", "claude-code"]),
+                  default="claude-desktop", show_default=True, help="The client whose configuration to print.")
+    @toolsets_option
+    @read_only_option
+    def mcp_config(client: str, toolsets: str | None, read_only: bool) -> None:
+        """Print the snippet that registers this installation's MCP server (stdio) with a client."""
+        from graphlore.adapters import mcp_config as config
+
+        names = chosen((), toolsets)
+        args = ["serve", *(["--toolsets", ",".join(names)] if toolsets is not None else []),
+                *(["--read-only"] if read_only else [])]
+        name = config.server_name(names if toolsets is not None else [])
+        click.echo(config.snippet(client, config.graphlore_command(), args, name, config.copied_env(os.environ)))
+        unset = config.left_out(os.environ)
+        if unset:
+            click.echo(f"note: {', '.join(unset)} set in this shell but not in the snippet (values may be secret); "
+                       "add them to the client's configuration or to $GRAPHLORE_HOME/config.toml", err=True)
 
     @root.command()
     @click.option("--from", "source", type=click.Choice(["sqlite"]), required=True,
@@ -431,10 +471,16 @@ def build_cli(
     @click.option("--namespace", "namespaces", multiple=True, metavar="NS",
                   help="Copy only this namespace (repeatable), e.g. items/3f2a9c01b7de or facts/default.")
     @click.option("--replace", is_flag=True, help="Copy over namespaces that already exist in the target.")
-    def migrate(source: str, target: str | None, namespaces: tuple[str, ...], replace: bool) -> None:
+    @click.option("--skip-existing", is_flag=True,
+                  help="Copy only the namespaces the target lacks; list the ones skipped.")
+    def migrate(source: str, target: str | None, namespaces: tuple[str, ...], replace: bool,
+                skip_existing: bool) -> None:
         """Copy embedded stores into PostgreSQL, vectors included (nothing is embedded again)."""
         from graphlore.store.transfer import copy_namespaces
 
+        if replace and skip_existing:
+            raise InvalidInput("--replace and --skip-existing exclude each other: --replace copies over the "
+                               "namespaces the target has, --skip-existing leaves them as they are; pass one")
         settings = Settings.load()
         url = target or settings.database_url
         if not url:
@@ -444,10 +490,16 @@ def build_cli(
             click.echo(f"{copied.namespace}: {copied.nodes} nodes, {copied.passages} passage vectors, {copied.keys} "
                        f"keys, {copied.edges} edges, {copied.meta} metadata values ({copied.seconds:.1f} s)")
 
-        done = copy_namespaces(settings, url, namespaces, replace_existing=replace, report=report)
-        if not done:
+        existing = "replace" if replace else "skip" if skip_existing else "refuse"
+        done, skipped = copy_namespaces(settings, url, namespaces, existing=existing, report=report)
+        for namespace in skipped:
+            click.echo(f"{namespace}: skipped (the target has it)")
+        if not done and not skipped:
             click.echo(f"no embedded stores under {settings.home}")
 
+    for command in admin.commands(registry):
+        root.add_command(command)
+    root.add_command(db.group())
     return root
 
 

@@ -9,9 +9,13 @@
 - **DNS rebinding.** On a loopback address the ``Host`` header must name a loopback host and an
   ``Origin``, when sent, a loopback origin (the SDK's transport security), so a web page whose
   domain was rebound to 127.0.0.1 cannot drive the server from a browser.
-- **Folders.** Over HTTP the items and code toolsets read only under ``GRAPHLORE_ALLOWED_ROOTS``
-  (default: the server's working directory; see :mod:`graphlore.roots`).
-- **Start and failure.** The URL, the toolset and the store go to stderr when the server listens;
+- **Files and folders.** Over HTTP every path a tool reads (items' and code's ``project_path``, skills'
+  ``import_skills`` file) must lie under ``GRAPHLORE_ALLOWED_ROOTS`` (default: the server's working
+  directory; see :mod:`graphlore.roots`).
+- **Health.** ``GET /healthz`` answers before the token check and the MCP app (a load balancer has no
+  token): 200 with the version and the backend's reachability, or 503 with the reason in a few fixed
+  words (:mod:`graphlore.store.health`), as JSON; nothing else is revealed.
+- **Start and failure.** The URL, the toolsets and the store go to stderr when the server listens;
   a port in use or an address that cannot be bound is one error line, not a traceback.
 """
 
@@ -25,6 +29,7 @@ import sys
 from dataclasses import replace
 from typing import Any
 
+from graphlore import __version__
 from graphlore.config import Settings
 from graphlore.errors import ConfigError
 
@@ -80,6 +85,47 @@ class BearerAuth:
         await send({"type": "http.response.body", "body": body})
 
 
+#: The health endpoint's path.
+HEALTH_PATH = "/healthz"
+
+
+async def _respond(send: Any, status: int, body: dict[str, Any], headers: list[tuple[bytes, bytes]] = (),
+                   with_body: bool = True) -> None:
+    data = json.dumps(body).encode()
+    await send({"type": "http.response.start", "status": status, "headers": [
+        (b"content-type", b"application/json"), (b"content-length", str(len(data)).encode()),
+        (b"cache-control", b"no-store"), *headers]})
+    await send({"type": "http.response.body", "body": data if with_body else b""})
+
+
+class HealthCheck:
+    """ASGI middleware: ``GET /healthz`` (and ``HEAD``) answered here, before authentication: 200 when the
+    backend can be used, 503 with the reason when not; every other request goes on to ``app``."""
+
+    def __init__(self, app: Any, settings: Settings) -> None:
+        self.app = app
+        self.settings = settings
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["path"] != HEALTH_PATH:
+            await self.app(scope, receive, send)
+            return
+        if scope["method"] not in ("GET", "HEAD"):
+            await _respond(send, 405, {"error": "method_not_allowed", "message": f"{HEALTH_PATH} answers GET"},
+                           [(b"allow", b"GET, HEAD")])
+            return
+        import anyio
+
+        from graphlore.store.health import check
+
+        health = await anyio.to_thread.run_sync(check, self.settings)
+        body: dict[str, Any] = {"status": "ok" if health.ok else "unavailable", "version": __version__,
+                                "backend": health.backend, "reachable": health.ok}
+        if not health.ok:
+            body["reason"] = health.reason
+        await _respond(send, 200 if health.ok else 503, body, with_body=scope["method"] == "GET")
+
+
 def listen(host: str, port: int) -> socket.socket:
     """A listening socket, or a :class:`ConfigError` that says why not (in use, unknown address)."""
     try:
@@ -117,33 +163,33 @@ def store_description(settings: Settings) -> str:
     return f"SQLite under {settings.home}"
 
 
-def start_line(toolset: str, host: str, port: int, settings: Settings, token: bool) -> str:
-    """What the server prints once it listens: where, which toolset and store, auth, allowed roots."""
+def start_line(toolsets: str, host: str, port: int, settings: Settings, token: bool) -> str:
+    """What the server prints once it listens: where, which toolsets and store, auth, allowed roots."""
     shown = f"[{host}]" if ":" in host else host
-    return (f"graphlore serve {toolset}: http://{shown}:{port}/mcp | store: {store_description(settings)} | "
+    return (f"graphlore serve {toolsets}: http://{shown}:{port}/mcp | store: {store_description(settings)} | "
             f"auth: {'bearer token' if token else 'none (loopback only)'} | allowed roots: {settings.allowed_roots}")
 
 
-def app_for(server: Any, host: str, token: str) -> Any:
-    """The streamable HTTP app of ``server`` with the checks above."""
+def app_for(server: Any, host: str, token: str, settings: Settings) -> Any:
+    """The streamable HTTP app of ``server`` with the checks above, and ``/healthz`` before them."""
     from mcp.server.transport_security import TransportSecuritySettings
 
     security = (TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=LOOPBACK_HOSTS,
                                           allowed_origins=LOOPBACK_ORIGINS)
                 if is_loopback(host) else TransportSecuritySettings(enable_dns_rebinding_protection=False))
     app = server.streamable_http_app(host=host, transport_security=security)
-    return BearerAuth(app, token) if token else app
+    return HealthCheck(BearerAuth(app, token) if token else app, settings)
 
 
-def run(server: Any, toolset: str, settings: Settings, host: str, port: int, token: str) -> None:
+def run(server: Any, toolsets: str, settings: Settings, host: str, port: int, token: str) -> None:
     """Listen (or fail in one line), announce, serve until stopped. Everything slow (the app, the start
     line's imports) comes before the socket listens, so a client that can connect finds the line printed."""
     import anyio
     import uvicorn
 
     check_bind(host, token)
-    app = app_for(server, host, token)
+    app = app_for(server, host, token, settings)
     config = uvicorn.Config(app, log_level="warning", lifespan="on")
     sock = listen(host, port)
-    print(start_line(toolset, host, sock.getsockname()[1], settings, bool(token)), file=sys.stderr, flush=True)
+    print(start_line(toolsets, host, sock.getsockname()[1], settings, bool(token)), file=sys.stderr, flush=True)
     anyio.run(lambda: uvicorn.Server(config).serve(sockets=[sock]))

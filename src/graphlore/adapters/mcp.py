@@ -1,22 +1,30 @@
-"""The MCP adapter: one server per toolset, over stdio or streamable HTTP.
+"""The MCP adapter: one server for any set of toolsets, over stdio or streamable HTTP.
+
+**Tool names.** A server of one toolset names its tools as the toolset does (``graphlore serve code``
+offers ``find``); a server of two or more names every tool ``<toolset>_<tool>`` (``code_find``,
+``facts_find``), whichever toolsets it serves, so a name never depends on what else runs beside it
+(:func:`served_names`). The server's ``instructions`` then say so and give each toolset's own notes
+under its name. With ``read_only`` a server offers no tool that writes (``ToolSpec.read_only``).
 
 Two facts about the ``mcp`` 2.x SDK shape this module. A plain function tool
 silently drops unknown arguments, and an unexpected exception reaches the
 client only as "Error executing tool X". So each tool is registered with the
 raw arguments passed through untouched; :func:`graphlore.contract.parse_request`
-validates them against the tool's request model (``extra="forbid"``) and every
-:class:`GraphloreError` becomes the SDK's ``ToolError`` carrying our message.
-The input schema clients see is the request model's JSON schema; the output
-schema is the response model's.
+validates them against the tool's request model (``extra="forbid"``), and every
+failure is returned as an error result (:func:`error_result`): ``isError``, the text
+``[code] message``, and the structured content ``{"error": {"code", "message"}}``.
+The input schema clients see is the request model's JSON schema; the output schema
+is the response model's, with the error object as its other branch (``anyOf``), so a
+client that checks every structured result against the schema (some do, errors
+included) accepts both.
 
 An ``OSError`` no tool translated becomes an error naming the file and the reason
-(:func:`graphlore.errors.from_os_error`). Any other exception is a bug: it is logged with its traceback on stderr and the
-client gets ``[internal_error]`` with the exception's type and message, never the
-SDK's opaque "Error executing tool X". A failed call of a tool that declares
-``on_failure`` is reported to it (validation failures included). An unknown tool
-name is answered with the server's tools (and the toolset's hint), not only the
-SDK's "Unknown tool". The server's lifespan closes the :class:`Runtime` (its
-stores and watches) when the server stops.
+(:func:`graphlore.errors.from_os_error`). Any other exception is a bug: it is logged with its traceback on
+stderr and the client gets ``[internal_error]`` with the exception's type and message. A failed call of a
+tool that declares ``on_failure`` is reported to it (validation failures included). An unknown tool name is
+answered with the server's tools (and each toolset's hint), not only the SDK's "Unknown tool". The
+server's lifespan closes the :class:`Runtime` (its stores and watches) when the server stops; every
+toolset of a server shares that one runtime (one embedder, loaded on first use).
 
 Tools that ask for it (``ToolSpec.context``) get a :class:`CallContext`: a
 session key (stdio: the process, which serves one client; HTTP: the
@@ -35,7 +43,7 @@ import logging
 import sys
 import time
 import warnings
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -43,14 +51,19 @@ import anyio
 import anyio.from_thread
 import mcp_types as types
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools.base import Tool
 from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
 from mcp_types import ToolAnnotations
 
 from graphlore import __version__
 from graphlore.contract import parse_request
-from graphlore.errors import GraphloreError, InternalError, InvalidInput, ProviderError, from_os_error
+from graphlore.errors import (
+    GraphloreError,
+    InternalError,
+    InvalidInput,
+    ProviderError,
+    from_os_error,
+)
 from graphlore.llm import LLMRequest, SamplingLLM, SamplingRequired
 from graphlore.runtime import Runtime
 from graphlore.tools import CallContext, Progress, Toolset, ToolSpec
@@ -158,7 +171,45 @@ def internal_error(exc: BaseException, where: str) -> InternalError:
     )
 
 
-def _tool(spec: ToolSpec, runtime: Runtime) -> Tool:
+def error_result(error: GraphloreError) -> types.CallToolResult:
+    """A failed call as the client gets it: the text ``[code] message`` and the same as an object."""
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=str(error))],
+        structured_content={"error": {"code": error.code, "message": error.text}},
+        is_error=True,
+    )
+
+
+#: The structured content of a failed call (:func:`error_result`), the second branch of every output schema.
+ERROR_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "description": "A failed call (isError: true); the text block says the same as '[code] message'.",
+    "properties": {"error": {
+        "type": "object",
+        "properties": {
+            "code": {"type": "string", "enum": sorted({c.code for c in GraphloreError.__subclasses__()})},
+            "message": {"type": "string"},
+        },
+        "required": ["code", "message"],
+        "additionalProperties": False,
+    }},
+    "required": ["error"],
+    "additionalProperties": False,
+}
+
+
+def output_schema(response: type) -> dict[str, Any]:
+    """The response model's schema (as the SDK derives it) or the error object: what a call returns."""
+    schema = dict(FuncMetadata(arg_model=_Untouched, output_model=response).output_schema or {})
+    defs = schema.pop("$defs", None)
+    combined: dict[str, Any] = {"type": "object", "title": schema.get("title", response.__name__),
+                                "anyOf": [schema, ERROR_SCHEMA]}
+    if defs:
+        combined["$defs"] = defs
+    return combined
+
+
+def _tool(spec: ToolSpec, name: str, runtime: Runtime) -> Tool:
     async def failed(arguments: dict[str, Any], ctx: Context, context: CallContext | None, exc: Exception) -> None:
         if spec.on_failure is not None:
             context = context or CallContext(session=_session_key(ctx))
@@ -173,32 +224,33 @@ def _tool(spec: ToolSpec, runtime: Runtime) -> Tool:
                 context = extra["context"] = CallContext(session=_session_key(ctx), llm=_client_llm(ctx))
             if spec.progress:
                 extra["progress"] = _progress(ctx)
-            response = await anyio.to_thread.run_sync(functools.partial(spec.run, runtime, request, **extra))
+            response = await anyio.to_thread.run_sync(functools.partial(spec.call, runtime, request, **extra))
             text = spec.render(response) if spec.mcp_text == "render" else None
         except SamplingRequired as need:
             return _input_required(need)
         except GraphloreError as exc:
-            await failed(arguments, ctx, context, exc)
-            raise ToolError(str(exc)) from exc
+            error = exc
         except OSError as exc:  # a condition of the file system no tool translated: not a bug
-            logger.info("tool %s: %s", spec.name, exc)
-            raise ToolError(str(from_os_error(exc, runtime.settings.home))) from exc
+            logger.info("tool %s: %s", name, exc)
+            error = from_os_error(exc, runtime.settings.home)
         except Exception as exc:  # noqa: BLE001 - the boundary: no traceback reaches the client
-            error = internal_error(exc, f"tool {spec.name}")
-            await failed(arguments, ctx, context, error)
-            raise ToolError(str(error)) from exc
-        structured = response.model_dump(mode="json", by_alias=True)
-        return types.CallToolResult(
-            content=[types.TextContent(type="text", text=text if text is not None else json.dumps(structured))],
-            structured_content=structured,
-        )
+            error = internal_error(exc, f"tool {name}")
+        else:
+            structured = response.model_dump(mode="json", by_alias=True)
+            return types.CallToolResult(
+                content=[types.TextContent(type="text", text=text if text is not None else json.dumps(structured))],
+                structured_content=structured,
+            )
+        await failed(arguments, ctx, context, error)
+        return error_result(error)
 
+    metadata = _PassRawArguments(arg_model=_Untouched, output_model=spec.response, output_schema=output_schema(spec.response))
     return Tool(
         fn=call,
-        name=spec.name,
+        name=name,
         description=spec.description,
         parameters=spec.request.model_json_schema(by_alias=True),
-        fn_metadata=_PassRawArguments(arg_model=_Untouched, output_model=spec.response),
+        fn_metadata=metadata,
         is_async=True,
         context_kwarg="ctx",
         annotations=ToolAnnotations(
@@ -208,31 +260,98 @@ def _tool(spec: ToolSpec, runtime: Runtime) -> Tool:
     )
 
 
+# -- a server of several toolsets --------------------------------------------------------------------------
+
+
+def served_names(toolsets: Sequence[Toolset]) -> dict[tuple[str, str], str]:
+    """(toolset, tool) -> the tool's name on a server of ``toolsets``: its own name when the server has one
+    toolset, ``<toolset>_<tool>`` when it has more (so no two collide, and none depends on the others)."""
+    if len(toolsets) == 1:
+        return {(toolsets[0].name, spec.name): spec.name for spec in toolsets[0].tools}
+    return {(t.name, spec.name): f"{t.name}_{spec.name}" for t in toolsets for spec in t.tools}
+
+
+class Catalog:
+    """What one server offers: its toolsets and tools by their served names, and those it leaves out
+    because they write (``read_only``)."""
+
+    def __init__(self, toolsets: Sequence[Toolset], read_only: bool = False) -> None:
+        names = [t.name for t in toolsets]
+        if not toolsets or len(set(names)) != len(names):
+            raise ValueError(f"a server needs distinct toolsets, got {names}")
+        self.toolsets = list(toolsets)
+        self.read_only = read_only
+        self.names = served_names(toolsets)
+        self.tools: dict[str, ToolSpec] = {}
+        self.left_out: dict[str, str] = {}  # served name of a writing tool -> its toolset (read_only)
+        for toolset in toolsets:
+            for spec in toolset.on("mcp"):
+                name = self.names[(toolset.name, spec.name)]
+                if read_only and not spec.read_only:
+                    self.left_out[name] = toolset.name
+                else:
+                    self.tools[name] = spec
+
+    @property
+    def label(self) -> str:
+        """The toolsets for people (the start line): ``items``, ``code,facts,items,skills``."""
+        return ",".join(t.name for t in self.toolsets) + (" (read-only)" if self.read_only else "")
+
+    def instructions(self) -> str:
+        """One toolset's instructions; for several, the naming rule and each toolset's summary and notes."""
+        if len(self.toolsets) == 1:
+            text = self.toolsets[0].instructions
+        else:
+            text = (f"graphlore: {len(self.toolsets)} toolsets in one server ({', '.join(t.name for t in self.toolsets)})."
+                    " Every tool is named <toolset>_<tool> (facts_search is the facts toolset's search); each"
+                    " toolset's notes below name its tools without that prefix. Pick the toolset by what you"
+                    " are asked about:")
+            text += "".join(f"\n\n## {t.name} (tools {t.name}_*): {t.summary}\n{t.instructions}" for t in self.toolsets)
+        if self.left_out:
+            text += ("\n\nThis server is read-only: tools that write are not offered here ("
+                     + ", ".join(self.left_out) + ").")
+        return text
+
+    def unknown(self, name: str) -> InvalidInput:
+        """The answer to a tool name the server does not have: why, the likely one, the tools there are."""
+        served = list(self.tools)
+        prefixed = [n for (toolset, tool), n in self.names.items() if tool == name and n != name]
+        if name in self.left_out:
+            why = f"it writes, and this server is read-only; its tools: {', '.join(served)}"
+        elif prefixed:
+            offered = [n for n in prefixed if n in self.tools]
+            guess = f"did you mean {' or '.join(repr(n) for n in offered)}? " if offered else ""
+            why = f"tools are named <toolset>_<tool> here: {guess}its tools: {', '.join(served)}"
+        else:
+            close = difflib.get_close_matches(name, served, n=2, cutoff=0.6)
+            guess = f"did you mean {' or '.join(repr(c) for c in close)}? " if close else ""
+            why = f"{guess}its tools: {', '.join(served)}"
+        hints = []
+        for toolset in self.toolsets:
+            hint = toolset.hint({tool: n for (t, tool), n in self.names.items() if t == toolset.name})
+            if hint:
+                hints.append(hint if len(self.toolsets) == 1 else f"{toolset.name}: {hint}")
+        return InvalidInput(f"no tool {name!r} on this server; {why}" + "".join(f"; {h}" for h in hints))
+
+
 class ToolsetServer(MCPServer):
     """The SDK's server, answering an unknown tool name with the tools there are (the SDK says only
-    "Unknown tool: X") and the toolset's hint (another way in, e.g. facts' ``kg_execute``)."""
+    "Unknown tool: X"), as an error result like any other failed call."""
 
-    def __init__(self, *args: Any, toolset: Toolset, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, catalog: Catalog, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._tool_names = [spec.name for spec in toolset.on("mcp")]
-        self._unknown_tool_hint = toolset.unknown_tool_hint
+        self.catalog = catalog
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Context | None = None) -> Any:
-        if name not in self._tool_names:
-            raise ToolError(str(unknown_tool(name, self._tool_names, self._unknown_tool_hint)))
+        if name not in self.catalog.tools:
+            return error_result(self.catalog.unknown(name))
         return await super().call_tool(name, arguments, context)
 
 
-def unknown_tool(name: str, tools: list[str], hint: str = "") -> InvalidInput:
-    close = difflib.get_close_matches(name, tools, n=2, cutoff=0.6)
-    guess = f"did you mean {' or '.join(repr(c) for c in close)}? " if close else ""
-    return InvalidInput(f"no tool {name!r} on this server; {guess}its tools: {', '.join(tools)}"
-                        + (f"; {hint}" if hint else ""))
-
-
-def build_server(toolset: Toolset, runtime: Runtime) -> MCPServer:
-    """An MCP server exposing ``toolset``; nothing heavy loads until the first tool call. Its lifespan
-    closes ``runtime`` when the server stops."""
+def build_server(toolsets: Toolset | Sequence[Toolset], runtime: Runtime, read_only: bool = False) -> MCPServer:
+    """An MCP server exposing ``toolsets`` (one, or several sharing ``runtime``); nothing heavy loads until
+    the first tool call. Its lifespan closes ``runtime`` when the server stops."""
+    catalog = Catalog([toolsets] if isinstance(toolsets, Toolset) else list(toolsets), read_only)
 
     @asynccontextmanager
     async def lifespan(_server: MCPServer) -> AsyncIterator[None]:
@@ -241,28 +360,32 @@ def build_server(toolset: Toolset, runtime: Runtime) -> MCPServer:
         finally:
             runtime.close()
 
+    single = catalog.toolsets[0].name if len(catalog.toolsets) == 1 else None
     return ToolsetServer(
-        toolset=toolset,
-        name=f"graphlore-{toolset.name}",
-        instructions=toolset.instructions,
+        catalog=catalog,
+        name=f"graphlore-{single}" if single else "graphlore",
+        instructions=catalog.instructions(),
         version=__version__,
-        tools=[_tool(spec, runtime) for spec in toolset.on("mcp")],
+        tools=[_tool(spec, name, runtime) for name, spec in catalog.tools.items()],
         log_level="WARNING",
         lifespan=lifespan,
     )
 
 
-def serve(toolset: Toolset, runtime: Runtime, transport: str = "stdio", host: str = "127.0.0.1", port: int = 8765) -> None:
+def serve(toolsets: Toolset | Sequence[Toolset], runtime: Runtime, transport: str = "stdio", host: str = "127.0.0.1",
+          port: int = 8765, read_only: bool = False) -> None:
     """Run until the client disconnects (stdio) or the process is stopped (HTTP: see
-    :mod:`graphlore.adapters.http` for the bind rules, the token and the start line). Logs go to stderr."""
+    :mod:`graphlore.adapters.http` for the bind rules, the token, ``/healthz`` and the start line). Logs go
+    to stderr."""
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
     if transport not in ("stdio", "http"):
         raise ValueError(f"transport must be 'stdio' or 'http', got {transport!r}")
+    server = build_server(toolsets, runtime, read_only)
     if transport == "http":
         from graphlore.adapters import http
 
-        http.check_bind(host, runtime.settings.auth_token)  # refuse before building anything
-        http.run(build_server(toolset, runtime), toolset.name, runtime.settings, host, port,
-                 runtime.settings.auth_token)
+        http.check_bind(host, runtime.settings.auth_token)  # refuse before listening
+        _ = runtime.roots  # a root that is not a folder is refused now, not at the first call
+        http.run(server, server.catalog.label, runtime.settings, host, port, runtime.settings.auth_token)
     else:
-        build_server(toolset, runtime).run("stdio")
+        server.run("stdio")

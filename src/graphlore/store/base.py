@@ -44,6 +44,12 @@ Transactions and processes
     before a write), :func:`graphlore.store.factory.namespace_lock` is a named lock
     across processes.
 
+Last write
+    Every transaction that changes a row records when it committed, in the reserved metadata key
+    :data:`WRITTEN_AT` (epoch seconds; a transaction that only reads records nothing). It is what
+    :meth:`Store.last_write` answers and what ``graphlore stores`` shows; a store last written by a
+    version before this one has none until its next write.
+
 Errors
     No driver exception escapes a store: a busy store is :class:`StoreBusy`, an
     unreachable or unwritable one :class:`StoreUnavailable`, a damaged one
@@ -63,6 +69,8 @@ from graphlore.errors import InvalidInput
 
 #: ``where`` filters: see the module docstring.
 Where = Mapping[str, Any]
+#: The metadata key where a store records its last write (see "Last write" above); the store sets it.
+WRITTEN_AT = "written_at"
 
 
 @dataclass
@@ -145,6 +153,16 @@ class Hit:
     score: float
 
 
+#: The largest page size or offset a database is given (SQLite's and PostgreSQL's integers are 64-bit).
+PAGE_BOUND = 2**62
+
+
+def page_bound(value: int) -> int:
+    """``value`` as a LIMIT or OFFSET: at least 0 and at most :data:`PAGE_BOUND`, which no namespace reaches,
+    so a larger one reads the same (an offset past the end: nothing) instead of overflowing."""
+    return min(max(0, int(value)), PAGE_BOUND)
+
+
 def check_where(where: Where | None) -> list[tuple[str, list[Any]]]:
     """``where`` as (prop, accepted values) pairs, validated: what every backend's filter code reads."""
     if not where:
@@ -183,6 +201,10 @@ class Store(Protocol):
     # namespace metadata (embedder name and dimension, index bookkeeping): JSON values
     def get_meta(self, key: str) -> Any: ...
     def set_meta(self, key: str, value: Any) -> None: ...
+    def last_write(self) -> float | None:
+        """When the latest transaction that changed a row committed (epoch seconds), or None when no write
+        was recorded (see "Last write" in the module docstring)."""
+        ...
 
     # nodes
     def upsert_nodes(self, nodes: Sequence[Node]) -> None: ...
@@ -194,7 +216,7 @@ class Store(Protocol):
     def node_vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]: ...
     def list_node_ids(
         self, kind: str, *, order_by: str | None = None, descending: bool = False, limit: int | None = None,
-        offset: int = 0,
+        offset: int = 0, where: Where | None = None,
     ) -> list[str]: ...
     def node_ids_with_prefix(self, prefix: str) -> list[str]: ...
     def nodes_with_keys(
@@ -203,7 +225,8 @@ class Store(Protocol):
         """Nodes of ``kind`` (None: any kind) that hold, for every group, at least one of the group's lookup
         keys (AND of ORs; no groups: every node of the kind; an empty group: none). Returns how many match
         in all and the ids of the page ``offset`` .. ``offset + limit`` (``limit`` None: to the end), in
-        insertion order (the order ``iter_nodes`` lists)."""
+        insertion order (the order ``iter_nodes`` lists). Any non-negative ``limit`` and ``offset`` are taken,
+        past the database's integers too (see :func:`page_bound`)."""
         ...
 
     # exact lookup keys per node (normalised names, aliases, document keys...)

@@ -22,6 +22,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit, urlunsplit
 
 from graphlore.config import Settings
 from graphlore.errors import (
@@ -54,13 +55,34 @@ def check_namespace(namespace: str) -> str:
     return namespace
 
 
-def _backend(settings: Settings) -> str:
+def backend(settings: Settings) -> str:
+    """``sqlite`` (no database URL) or ``postgres``; any other URL is a :class:`ConfigError`."""
     url = settings.database_url
     if not url:
         return "sqlite"
     if url.startswith(("postgresql://", "postgres://")):
         return "postgres"
-    raise ConfigError(f"database_url must be empty (embedded SQLite) or a postgresql:// URL, got {url[:40]!r}")
+    raise ConfigError(f"database_url must be empty (embedded SQLite) or a postgresql:// URL, got "
+                      f"{redact(url)[:40]!r}")
+
+
+
+def redact(url: str) -> str:
+    """The URL without its password, for people and logs."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.hostname or ""
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    user = f"{parts.username}@" if parts.username else ""
+    return urlunsplit((parts.scheme, user + host, parts.path, parts.query, parts.fragment))
+
+
+def backend_location(settings: Settings) -> str:
+    """Where the configured backend keeps its namespaces, for people: the data folder, or the database URL
+    without its password."""
+    return redact(settings.database_url) if backend(settings) == "postgres" else str(settings.home)
 
 
 def _postgres(settings: Settings) -> Any:
@@ -78,15 +100,39 @@ def sqlite_path(settings: Settings, namespace: str) -> Path:
     return folder / STORE_FILE
 
 
+def sqlite_namespaces(home: Path) -> list[str]:
+    """Every namespace with a store file under ``home``, sorted."""
+    found = set()
+    for name in (STORE_FILE, *LEGACY_FILES):
+        for path in home.rglob(name):
+            try:
+                found.add(check_namespace(path.parent.relative_to(home).as_posix()))
+            except InvalidInput:
+                continue
+    return sorted(found)
+
+
+def list_namespaces(settings: Settings) -> list[str]:
+    """Every namespace the configured backend holds, sorted."""
+    if backend(settings) == "postgres":
+        from graphlore.store.postgres import namespaces
+
+        return namespaces.names(_postgres(settings))
+    try:
+        return sqlite_namespaces(settings.home)
+    except OSError as exc:
+        raise StoreUnavailable(f"cannot read {settings.home}: {exc.strerror or exc}") from exc
+
+
 def store_location(settings: Settings, namespace: str) -> str:
     """Where the namespace lives, for people (a file path, or the database URL without its password)."""
-    if _backend(settings) == "postgres":
+    if backend(settings) == "postgres":
         return f"{_postgres(settings).location} (namespace {check_namespace(namespace)})"
     return str(sqlite_path(settings, namespace))
 
 
 def store_exists(settings: Settings, namespace: str) -> bool:
-    if _backend(settings) == "postgres":
+    if backend(settings) == "postgres":
         from graphlore.store.postgres import namespaces
 
         return namespaces.exists(_postgres(settings), check_namespace(namespace))
@@ -98,7 +144,7 @@ def store_exists(settings: Settings, namespace: str) -> bool:
 
 def store_identity(settings: Settings, namespace: str) -> Any:
     """Changes when the namespace is dropped and made again, so a process holding it open reopens it."""
-    if _backend(settings) == "postgres":
+    if backend(settings) == "postgres":
         from graphlore.store.postgres import namespaces
 
         return namespaces.namespace_id(_postgres(settings), check_namespace(namespace))
@@ -114,7 +160,7 @@ def store_identity(settings: Settings, namespace: str) -> Any:
 def store_size(settings: Settings, namespace: str) -> int:
     """Bytes the namespace takes (for SQLite the file with its WAL and shared-memory files; for PostgreSQL
     its tables with their indexes)."""
-    if _backend(settings) == "postgres":
+    if backend(settings) == "postgres":
         from graphlore.store.postgres import namespaces
 
         return namespaces.size(_postgres(settings), check_namespace(namespace))
@@ -130,7 +176,7 @@ def store_size(settings: Settings, namespace: str) -> int:
 
 def drop_store(settings: Settings, namespace: str) -> None:
     """Delete the namespace and everything in it (also what repairs a damaged file)."""
-    if _backend(settings) == "postgres":
+    if backend(settings) == "postgres":
         from graphlore.store.postgres import namespaces
 
         namespaces.drop(_postgres(settings), check_namespace(namespace))
@@ -152,7 +198,7 @@ def open_store(settings: Settings, namespace: str, *, create: bool = False, repa
     writers too, never silently recreated. Without ``create`` nothing is ever made: a missing namespace
     is :class:`NotFound`.
     """
-    if _backend(settings) == "postgres":
+    if backend(settings) == "postgres":
         from graphlore.store.postgres import namespaces
 
         return namespaces.open_namespace(_postgres(settings), check_namespace(namespace), create=create,
@@ -223,7 +269,7 @@ def namespace_lock(settings: Settings, namespace: str, key: str) -> Iterator[Non
     """
     if not _LOCK_KEY.fullmatch(key):
         raise InvalidInput(f"lock key {key!r} must be 1-64 of a-z, 0-9, _ and -")
-    if _backend(settings) == "postgres":
+    if backend(settings) == "postgres":
         from graphlore.store.postgres import namespaces
 
         with namespaces.lock(_postgres(settings), check_namespace(namespace), key):

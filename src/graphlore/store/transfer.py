@@ -8,8 +8,9 @@ order with their passage vectors, lookup keys, edges in the order they were
 written (so "latest written first" holds after the copy), and every metadata
 value (the embedder's name and dimension among them, so the copy is checked like
 the original). The metadata goes last, so a copy cut short is not mistaken for a
-finished index (it has no ``last_indexed``); copying onto a namespace that
-already exists is refused unless ``replace`` is given. The source is only read.
+finished index (it has no ``last_indexed``). A namespace that already exists in
+the target is refused, replaced or skipped, as the caller says (``--replace``,
+``--skip-existing``). The source is only read.
 """
 
 from __future__ import annotations
@@ -17,15 +18,20 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import nullcontext, suppress
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 from graphlore.config import Settings
-from graphlore.errors import ConfigError, InvalidInput
+from graphlore.errors import ConfigError, GraphloreError, InvalidInput, NotFound
 from graphlore.store import factory
-from graphlore.store.base import Store
+from graphlore.store.base import WRITTEN_AT, Store
 
 BATCH = 1000
+#: What :func:`copy_namespaces` does with a namespace the target already holds.
+EXISTING = ("refuse", "replace", "skip")
+#: Metadata of a target namespace while its copy runs (the copy's last transaction clears it): a copy that
+#: a crash cut short is copied again by the next migrate, never taken for a finished one.
+INCOMPLETE = "migrate_incomplete"
 
 
 @dataclass(frozen=True)
@@ -37,19 +43,6 @@ class Copied:
     edges: int
     meta: int
     seconds: float
-
-
-def sqlite_namespaces(home: Path) -> list[str]:
-    """Every namespace with a store file under ``home``, sorted."""
-    found = set()
-    for name in (factory.STORE_FILE, *factory.LEGACY_FILES):
-        for path in home.rglob(name):
-            namespace = path.parent.relative_to(home).as_posix()
-            try:
-                found.add(factory.check_namespace(namespace))
-            except InvalidInput:
-                continue
-    return sorted(found)
 
 
 def _chunks(items: Sequence, size: int = BATCH) -> Iterator[Sequence]:
@@ -76,47 +69,71 @@ def copy_namespace(source: Store, target: Store) -> tuple[int, int, int, int, in
     for chunk in _chunks(edge_ids):
         target.upsert_edges(source.get_edges(list(chunk)))
     meta = conn.execute("SELECT key, value FROM meta ORDER BY key").fetchall()
-    with target.atomic():
+    with target.atomic():  # the metadata last, in one transaction that also ends the copy
+        target.set_meta(INCOMPLETE, None)
         for key, value in meta:
-            if key != "namespace":
+            if key not in ("namespace", WRITTEN_AT):  # the copy records its own last write
                 target.set_meta(key, json.loads(value))
     return len(ids), passages, sum(len(v) for v in keys.values()), len(edge_ids), len(meta)
 
 
+def _complete(target_settings: Settings, namespace: str) -> bool:
+    """Whether the target holds ``namespace`` whole: it exists, and is not a copy a crash cut short (marked
+    :data:`INCOMPLETE`, or still empty)."""
+    if not factory.store_exists(target_settings, namespace):
+        return False
+    try:
+        store = factory.open_store(target_settings, namespace)
+    except NotFound:  # dropped meanwhile
+        return False
+    try:
+        return store.get_meta(INCOMPLETE) is None and bool(store.count_nodes() or store.count_edges())
+    finally:
+        store.close()
+
+
 def copy_namespaces(
-    settings: Settings, to_url: str, namespaces: Sequence[str] = (), *, replace_existing: bool = False,
+    settings: Settings, to_url: str, namespaces: Sequence[str] = (), *, existing: str = "refuse",
     report: Callable[[Copied], None] | None = None,
-) -> list[Copied]:
-    """Copy ``namespaces`` (default: every one under ``settings.home``) from SQLite into ``to_url``."""
+) -> tuple[list[Copied], list[str]]:
+    """Copy ``namespaces`` (default: every one under ``settings.home``) from SQLite into ``to_url``.
+
+    ``existing`` says what happens to a namespace the target already holds: ``refuse`` (nothing is
+    copied), ``replace`` (it is dropped and copied again) or ``skip`` (it is left as it is). Returns the
+    copies made and the namespaces skipped."""
+    if existing not in EXISTING:
+        raise InvalidInput(f"existing must be one of {', '.join(EXISTING)}, got {existing!r}")
     if not to_url.startswith(("postgresql://", "postgres://")):
         raise ConfigError(f"--to must be a postgresql:// URL (or set GRAPHLORE_DATABASE_URL), got {to_url[:40]!r}")
     source_settings = replace(settings, database_url="")
     target_settings = replace(settings, database_url=to_url)
-    available = sqlite_namespaces(settings.home)
+    available = factory.sqlite_namespaces(settings.home)
     wanted = [factory.check_namespace(n) for n in namespaces] or available
     missing = [n for n in wanted if n not in available]
     if missing:
         raise InvalidInput(f"no SQLite store for {', '.join(missing)} under {settings.home}; "
                            f"found: {', '.join(available) or 'none'}")
-    if not replace_existing:
-        present = [n for n in wanted if factory.store_exists(target_settings, n)]
-        if present:
-            raise InvalidInput(f"{', '.join(present)} already exist in the target database; "
-                               "pass --replace to copy over them")
+    present = [n for n in wanted if existing != "replace" and _complete(target_settings, n)]
+    if present and existing == "refuse":
+        raise InvalidInput(f"{', '.join(present)} already exist in the target database; pass --replace to "
+                           "copy over them, or --skip-existing to copy only the others")
     done = []
-    for namespace in wanted:
+    for namespace in (n for n in wanted if n not in present):
         started = time.perf_counter()
-        if factory.store_exists(target_settings, namespace):
+        if factory.store_exists(target_settings, namespace):  # --replace, or a copy a crash cut short
             factory.drop_store(target_settings, namespace)
         source = factory.open_store(source_settings, namespace)
         target = factory.open_store(target_settings, namespace, create=True)
         bulk = getattr(target, "deferred_index", None)  # PostgreSQL: build the vector index once, at the end
         try:
-            if bulk is not None:
-                with bulk():
-                    counts = copy_namespace(source, target)
-            else:
+            target.set_meta(INCOMPLETE, True)
+            with bulk() if bulk is not None else nullcontext():
                 counts = copy_namespace(source, target)
+        except BaseException:
+            target.close()
+            with suppress(GraphloreError):  # if it cannot be dropped, INCOMPLETE still marks it
+                factory.drop_store(target_settings, namespace)  # no half copy is left (Ctrl-C included)
+            raise
         finally:
             source.close()
             target.close()
@@ -124,4 +141,4 @@ def copy_namespaces(
         done.append(copied)
         if report is not None:
             report(copied)
-    return done
+    return done, present

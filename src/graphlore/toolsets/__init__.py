@@ -6,10 +6,11 @@ what is here, and import a toolset's package (its ``TOOLSET``) only when it is u
 
 from __future__ import annotations
 
+import difflib
 import importlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
-from graphlore.errors import ConfigError
+from graphlore.errors import ConfigError, InvalidInput
 from graphlore.tools import Toolset
 
 #: toolset name -> the package that defines ``TOOLSET``
@@ -29,3 +30,21 @@ def load_toolset(name: str, registry: Mapping[str, str] | None = None) -> Toolse
     if toolset.name != name:
         raise ConfigError(f"{registry[name]}.TOOLSET is named {toolset.name!r}, registered as {name!r}")
     return toolset
+
+
+def select(names: Sequence[str], registry: Mapping[str, str] | None = None, what: str = "toolset") -> list[str]:
+    """``names`` checked against the registry (an unknown, empty or repeated name is refused, naming the valid
+    ones), in registry order; every toolset when ``names`` is empty. ``what`` names the input in errors."""
+    registry = TOOLSETS if registry is None else registry
+    valid = ", ".join(sorted(registry))
+    for name in names:
+        if not name:
+            raise InvalidInput(f"{what} has an empty name; separate names with commas, e.g. items,code "
+                               f"(toolsets: {valid})")
+        if name not in registry:
+            close = difflib.get_close_matches(name, list(registry), n=1, cutoff=0.6)
+            guess = f"did you mean {close[0]!r}? " if close else ""
+            raise InvalidInput(f"{what}: no toolset {name!r}; {guess}toolsets: {valid}")
+        if names.count(name) > 1:
+            raise InvalidInput(f"{what} names {name!r} twice; name each toolset once")
+    return [name for name in registry if name in names or not names]

@@ -3,9 +3,9 @@
 - **Where it lives**: namespace ``{toolset}/{sha256(real path)[:12]}``, opened through the runtime.
 - **Is it fresh?** The store's metadata keeps every indexed file's mtime (``files``) and the time of the
   last update (``last_indexed``). A long-running process (the MCP server) holds an inotify
-  :class:`~graphlore.watch.ChangeFeed` per folder and compares mtimes only after a change; one-shot
-  processes compare them on every call.
-- **One update at a time**: a thread lock per folder in this process, and a namespace lock (``index``)
+  :class:`~graphlore.watch.ChangeFeed` per index (a toolset's index of one folder) and compares
+  mtimes only after a change; one-shot processes compare them on every call.
+- **One update at a time**: a thread lock per index in this process, and a namespace lock (``index``)
   across processes. A call that finds another update running waits for it, then checks again, and
   usually finds nothing left to do.
 - **Embed only what changed**: :meth:`FolderIndex.embed_passages` embeds the passages it is given, in
@@ -38,7 +38,7 @@ import numpy as np
 
 from graphlore.runtime import Runtime
 from graphlore.store import Store, check_embedder, store_location, store_size
-from graphlore.tools import Progress
+from graphlore.tools import PROJECT_PATH, Progress, StoreKind
 from graphlore.watch import ChangeFeed
 
 INDEX_LOCK = "index"
@@ -106,27 +106,45 @@ def read_file(path: str | Path, max_bytes: int) -> FileRead:
     return FileRead(data, len(data), info.st_mtime, None)
 
 
+def folder_namespace(toolset: str, root: Path) -> str:
+    """The namespace of ``toolset``'s index of the folder whose real path is ``root``."""
+    return f"{toolset}/{hashlib.sha256(str(root).encode()).hexdigest()[:12]}"
+
+
+def folder_label(namespace: str, meta: Callable[[str], object]) -> str | None:
+    """A folder index for people: the folder it indexes (recorded by every finished update)."""
+    path = meta(PROJECT_PATH)
+    return str(path) if path else None
+
+
+def folder_stores(toolset: str) -> StoreKind:
+    """What ``graphlore stores`` and ``drop`` know of a folder-backed toolset's indexes."""
+    return StoreKind(label=folder_label, of_folder=lambda root: folder_namespace(toolset, root), locks=(INDEX_LOCK,))
+
+
 def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 class FolderWatches:
-    """Per-process state: a change feed and an update lock per folder (closed with the runtime)."""
+    """Per-process state: a change feed and an update lock per index, keyed by its namespace (closed with the
+    runtime). Per index, not per folder: in a server of several toolsets, items and code may index one
+    folder, and a feed read by one would hide the changes from the other."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self.feeds: dict[Path, ChangeFeed] = {}
-        self.locks: dict[Path, threading.Lock] = {}
+        self.feeds: dict[str, ChangeFeed] = {}
+        self.locks: dict[str, threading.Lock] = {}
 
-    def feed(self, root: Path, skip: frozenset[str]) -> ChangeFeed:
+    def feed(self, namespace: str, root: Path, skip: frozenset[str]) -> ChangeFeed:
         with self._lock:
-            if root not in self.feeds:
-                self.feeds[root] = ChangeFeed(root, skip=skip)
-            return self.feeds[root]
+            if namespace not in self.feeds:
+                self.feeds[namespace] = ChangeFeed(root, skip=skip)
+            return self.feeds[namespace]
 
-    def lock(self, root: Path) -> threading.Lock:
+    def lock(self, namespace: str) -> threading.Lock:
         with self._lock:
-            return self.locks.setdefault(root, threading.Lock())
+            return self.locks.setdefault(namespace, threading.Lock())
 
     def close(self) -> None:
         with self._lock:
@@ -146,7 +164,7 @@ class FolderIndex:
     def __init__(self, runtime: Runtime, root: Path) -> None:
         self.runtime = runtime
         self.root = runtime.confine(root, "folder")  # also for toolsets that resolve the path themselves
-        self.namespace = f"{self.toolset}/{hashlib.sha256(str(root).encode()).hexdigest()[:12]}"
+        self.namespace = folder_namespace(self.toolset, root)
 
     # -- what a subclass provides -------------------------------------------------------------------
 
@@ -203,7 +221,8 @@ class FolderIndex:
     def ensure_fresh(self, progress: Progress | None = None) -> Store:
         """Build a missing index, update a stale one (reporting ``progress``), check the embedder; return
         the store."""
-        feed = self.runtime.state(FolderWatches).feed(self.root, self.skip) if self.runtime.watch_files else None
+        watches = self.runtime.state(FolderWatches)
+        feed = watches.feed(self.namespace, self.root, self.skip) if self.runtime.watch_files else None
         if feed is not None and not feed.changed():
             store = self._ready()
             if store is not None:
@@ -223,7 +242,7 @@ class FolderIndex:
 
     def sync(self, force: bool = False, progress: Progress | None = None) -> object:
         """Run :meth:`update` with this folder's update locks held (this process and others)."""
-        with self.runtime.state(FolderWatches).lock(self.root), self.runtime.lock(self.namespace, INDEX_LOCK):
+        with self.runtime.state(FolderWatches).lock(self.namespace), self.runtime.lock(self.namespace, INDEX_LOCK):
             if force:
                 self.runtime.drop_store(self.namespace)  # also what repairs a damaged file
             return self.update(self.store(create=True), force, progress)

@@ -2,12 +2,13 @@
 
 The adapter tests register it with one registry entry and check that it becomes an MCP tool and a
 CLI command with ``--json``, without touching any other file. Its tools also let those tests make
-the adapters meet a slow tool, a failing one and a buggy one; ``fail`` keeps per-session state, so
+the adapters meet a slow tool, a failing one, a buggy one and an unexplained ``OSError``; ``fail`` keeps per-session state, so
 it declares ``on_failure``, which writes each failure it hears of to ``{home}/toy-failures.jsonl``.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 from collections.abc import Mapping
 from typing import Any, Literal
@@ -44,12 +45,14 @@ def echo(runtime: Runtime, request: EchoRequest, progress: Progress | None = Non
 
 
 class FailRequest(Request):
-    kind: Literal["not_found", "bug"] = Field(description="How to fail.")
+    kind: Literal["not_found", "bug", "os"] = Field(description="How to fail.")
 
 
 def fail(runtime: Runtime, request: FailRequest, context: CallContext) -> EchoResponse:
     if request.kind == "not_found":
         raise NotFound("no such thing; look it up with echo first")
+    if request.kind == "os":  # a file system condition no tool translated
+        raise FileNotFoundError(errno.ENOENT, "No such file or directory", "/nonexistent/toy.txt")
     raise ZeroDivisionError("a bug in a tool")
 
 

@@ -434,3 +434,7 @@ def test_a_bulk_load_builds_the_vector_index_once_at_the_end(settings):
     with store.deferred_index():
         assert not has_index()
     assert has_index()
+    with pytest.raises(KeyboardInterrupt), store.deferred_index():  # a failed load builds nothing
+        store.upsert_nodes([Node("n400", "doc", vectors=vectors[0])])
+        raise KeyboardInterrupt
+    assert not has_index() and store.vector_search(vectors[300], limit=1)[0].id == "n300"

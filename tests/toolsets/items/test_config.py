@@ -102,8 +102,10 @@ def test_a_named_pipe_is_never_opened(tmp_path):
     ('{"duplicate_similarity_threshold": null}', "valid number"),
     ('{\n // comment\n "duplicate_similarity_threshold": 7,\n}', "less than or equal to 1"),
     (BROKEN_ELSEWHERE.replace("0.6", "7"), "less than or equal to 1"),  # broken file, invalid threshold
-    ('{"duplicate_similarity_threshold": 0.7x, broken', "its value '0.7x, broken' is not a JSON value"),
-    ('{"duplicate_similarity_threshold": , "a": 1', "is not a JSON value"),
+    ('{"duplicate_similarity_threshold": 0.7x, broken', "its value (line 1) is not a JSON value"),
+    ('{"a": 1,\n"duplicate_similarity_threshold": , "a": 1', "its value (line 2) is not a JSON value"),
+    ('{"duplicate_similarity_threshold": "SECRET-1234"}', "valid number"),
+    ('{"duplicate_similarity_threshold": 0.7x "api_key": "SECRET-1234"}', "is not a JSON value"),
 ])
 def test_a_present_but_invalid_threshold_is_still_an_error(tmp_path, content, said):
     write(tmp_path, content)
@@ -111,6 +113,7 @@ def test_a_present_but_invalid_threshold_is_still_an_error(tmp_path, content, sa
         load_project_config(tmp_path)
     assert str(tmp_path / CONFIG_FILE) in exc.value.message and said in exc.value.message
     assert "between 0 and 1" in exc.value.message or "not a JSON value" in exc.value.message
+    assert "SECRET" not in exc.value.message and "0.7x" not in exc.value.message  # the file is never quoted
 
 
 def test_a_key_given_twice_in_a_broken_file_counts_as_json_would(tmp_path):

@@ -4,6 +4,10 @@ builds its own runtime, as separate processes would, sharing only the session's 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -52,6 +56,30 @@ def test_create_search_outcome_show_history_ls(env):
     listing = cli(env, "ls").output
     assert skill_id in listing and "1 of 1 skill(s)" in listing
     assert as_json(env, "search", "how do I bake bread")["skill"] is None
+
+
+def test_archive_and_unarchive(env):
+    skill_id = as_json(env, "create", "--skill", json.dumps(RESET))["skill_id"]
+    out = cli(env, "archive", skill_id, "--reason", "replaced").output
+    assert out.startswith(f"Reset a password ({skill_id}) is archived since ") and "no longer returns it" in out
+    assert "No skill solves this" in cli(env, "search", "I forgot my password").output
+    assert "ARCHIVED since " in cli(env, "show", skill_id).output
+    assert skill_id not in cli(env, "ls").output and "0 of 0 skill(s)" in cli(env, "ls").output
+    listed = cli(env, "ls", "--archived", "include").output
+    assert skill_id in listed and "archived" in listed.splitlines()[0] and "1 of 1 skill(s)" in listed
+    history = cli(env, "history", skill_id).output
+    assert "(first version)\narchived  20" in history and history.rstrip().endswith("(replaced)")
+    refused = cli(env, "update", skill_id, "--skill", json.dumps({"problem": "x y z"}), code=2)
+    assert f"error: [invalid_input] skill {skill_id} is archived (since " in refused.stderr
+    assert f"(CLI: graphlore skills unarchive {skill_id})" in refused.stderr
+    assert as_json(env, "unarchive", skill_id)["archived_at"] is None
+    assert "(it already was: nothing changed)" in cli(env, "unarchive", skill_id).output
+    assert cli(env, "search", "I forgot my password").output.startswith(f"SKILL {skill_id}")
+    runner, _ = env  # the installed command, in a process of its own
+    process_env = {**{k: v for k, v in os.environ.items() if not k.startswith("GRAPHLORE_")}, **runner.env}
+    out = subprocess.run([str(Path(sys.executable).with_name("graphlore")), "skills", "archive", skill_id],
+                         env=process_env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and f"({skill_id}) is archived since " in out.stdout, out.stderr
 
 
 @pytest.mark.slow  # embeds ABCD's 172 passages once more (the tools tests import it too)

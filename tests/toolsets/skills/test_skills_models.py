@@ -140,6 +140,7 @@ def test_skill_fields_are_the_issue_fields():
     assert list(M.Skill.model_fields) == [
         "skill_id", "title", "version", "problem", "resolution_md", "conditions", "keywords", "product_area",
         "issue_type", "confidence", "times_used", "times_confirmed", "created_at", "updated_at", "source",
+        "archived_at",  # issue 20: get_skill shows an archived skill, marked
     ]  # fmt: skip
     assert set(M.ISSUE_TYPES) == {"how-to", "bug", "feature-request", "escalation", "other"}
 

@@ -265,6 +265,100 @@ def test_list_is_by_title_with_counters(runtime):
     assert [s.skill_id for s in run(runtime, "list_skills", limit=1, offset=1).skills] == [reset]
 
 
+# -- archive_skill, unarchive_skill -------------------------------------------------------------------------
+
+
+def test_an_archived_skill_is_never_a_search_candidate_but_stays_readable(runtime):
+    reset, refund = create(runtime).skill_id, create(runtime, REFUND).skill_id
+    out = run(runtime, "archive_skill", skill_id=reset, reason="replaced by the SSO flow")
+    assert out.changed and out.archived_at.endswith("Z") and out.title == "Reset a password"
+    for query in ("I forgot my password", "I can't log in to my account", "reset password"):
+        found = run(runtime, "search_skills", query=query).skill
+        assert found is None or found.skill_id == refund  # never the archived one, not even at the top
+    store = store_of(runtime)
+    assert store.get_nodes([f"{reset}#prototype"])[0].props["archived"] is True
+    shown = run(runtime, "get_skill", skill_id=reset)
+    assert shown.archived_at == out.archived_at and shown.times_used == 0  # the searches above never used it
+    assert run(runtime, "get_skill", skill_id=refund).archived_at is None
+
+
+def test_an_archived_skill_is_not_a_near_duplicate(runtime):
+    reset = create(runtime).skill_id
+    run(runtime, "archive_skill", skill_id=reset)
+    again = create(runtime)  # the same playbook: a new skill, since the archived one is out of use
+    assert again.created and again.skill_id != reset
+    assert create(runtime).created is False  # the new one is in use: it is the near-duplicate now
+
+
+def test_list_leaves_archived_skills_out_unless_asked(runtime):
+    reset, refund = create(runtime).skill_id, create(runtime, REFUND).skill_id
+    run(runtime, "archive_skill", skill_id=reset)
+    listed = run(runtime, "list_skills")
+    assert (listed.total, [s.skill_id for s in listed.skills]) == (1, [refund])
+    everything = run(runtime, "list_skills", archived="include")
+    assert everything.total == 2 and [s.archived_at is not None for s in everything.skills] == [False, True]
+    only = run(runtime, "list_skills", archived="only", limit=1)
+    assert (only.total, [s.skill_id for s in only.skills]) == (1, [reset])
+    assert run(runtime, "list_skills", archived="only", offset=1).skills == []
+    with pytest.raises(InvalidInput, match="archived"):
+        run(runtime, "list_skills", archived="hidden")
+
+
+def test_an_archived_skill_cannot_be_updated_until_unarchived_and_its_history_keeps_the_events(runtime):
+    reset = create(runtime).skill_id
+    run(runtime, "archive_skill", skill_id=reset, reason="outdated")
+    with pytest.raises(InvalidInput, match=f"skill {reset} is archived .since .*: unarchive it first with "
+                                           f"unarchive_skill .CLI: graphlore skills unarchive {reset}"):
+        run(runtime, "update_skill", skill_id=reset, skill={"problem": "Something else."})
+    assert run(runtime, "get_skill", skill_id=reset).version == 1
+    again = run(runtime, "archive_skill", skill_id=reset)
+    assert again.changed is False  # already archived: nothing written, no second event
+    back = run(runtime, "unarchive_skill", skill_id=reset, reason="needed again")
+    assert back.changed and back.archived_at is None
+    assert run(runtime, "unarchive_skill", skill_id=reset).changed is False
+    run(runtime, "update_skill", skill_id=reset, skill={"problem": "Something else."})
+    assert run(runtime, "search_skills", query="I forgot my password").skill.skill_id == reset
+    history = run(runtime, "skill_history", skill_id=reset)
+    assert [v.version for v in history.versions] == [1, 2]
+    assert [(e.event, e.version, e.reason) for e in history.events] == [
+        ("archived", 1, "outdated"), ("unarchived", 1, "needed again")]
+    assert history.events[0].at <= history.events[1].at <= history.versions[1].updated_at
+
+
+def test_an_outcome_of_an_archived_skill_still_counts(runtime):
+    reset = create(runtime).skill_id
+    run(runtime, "archive_skill", skill_id=reset)
+    assert run(runtime, "record_outcome", skill_id=reset, outcome="confirmed").confidence == 0.6
+
+
+def test_an_import_leaves_archived_skills_as_they_are(runtime, tmp_path):
+    path = intents_file(tmp_path, ROWS)
+    first = run(runtime, "import_skills", format="intents", path=str(path))
+    run(runtime, "archive_skill", skill_id=first.skill_ids[0])
+    changed = intents_file(tmp_path, [*ROWS, ("show me my balance", "balance")])
+    out = run(runtime, "import_skills", format="intents", path=str(changed))
+    assert (out.created, out.updated, out.unchanged, out.archived) == (0, 0, 1, 1)
+    assert out.skill_ids == first.skill_ids
+    kept = run(runtime, "get_skill", skill_id=first.skill_ids[0])
+    assert kept.version == 1 and kept.archived_at is not None
+
+
+def test_archiving_an_unknown_skill_is_the_exact_text(runtime):
+    create(runtime)
+    for tool in ("archive_skill", "unarchive_skill"):
+        with pytest.raises(NotFound, match="Skill nope not found. Use search_skills to find the correct ID."):
+            run(runtime, tool, skill_id="nope")
+
+
+def test_archiving_survives_a_reindex(runtime):
+    reset = create(runtime).skill_id
+    run(runtime, "archive_skill", skill_id=reset)
+    run(runtime, "reindex_skills")
+    assert store_of(runtime).get_nodes([f"{reset}#prototype"])[0].props["archived"] is True
+    assert run(runtime, "search_skills", query="I forgot my password").skill is None
+    assert create(runtime).created  # still not a near-duplicate
+
+
 # -- import_skills ----------------------------------------------------------------------------------------
 
 
@@ -329,16 +423,23 @@ def test_a_bad_import_file_writes_nothing(runtime, tmp_path):
     with pytest.raises(InvalidInput, match="is not a file; give the path of ABCD's guidelines.json"):
         run(runtime, "import_skills", format="abcd", path=str(tmp_path / "missing.json"))
     too_many = intents_file(tmp_path, [(f"example {i}", "greet") for i in range(501)])
-    with pytest.raises(InvalidInput, match=r"intent:greet: .*conditions is 501 items; the limit is 500 items"):
+    with pytest.raises(InvalidInput, match=r"skill 1 of the file's 1 \(intents in alphabetical order\): field "
+                                           r"'conditions': conditions is 501 items; the limit is 500 items"):
         run(runtime, "import_skills", format="intents", path=str(too_many))
     notjson = tmp_path / "guidelines.json"
     notjson.write_text("{not json")
     (tmp_path / "kb.json").write_text("{}")
     (tmp_path / "ontology.json").write_text("{}")
-    with pytest.raises(InvalidInput, match="cannot read"):
+    with pytest.raises(InvalidInput, match=r"guidelines.json is not JSON \(Expecting property name .* at line 1 "
+                                           r"column 2\)"):
         run(runtime, "import_skills", format="abcd", path=str(notjson))
     notjson.write_text('{"Flow": {"subflows": {}}}')
-    with pytest.raises(InvalidInput, match="is not ABCD's guidelines.json"):
+    with pytest.raises(InvalidInput, match="guidelines.json \\(with kb.json and ontology.json\\) is not ABCD's data: "
+                                           "missing the key 'intents'"):
+        run(runtime, "import_skills", format="abcd", path=str(notjson))
+    notjson.write_text('{"Flow": {"description": "d", "subflows": {"Sub": {"instructions": [], "actions": []}}}}')
+    (tmp_path / "ontology.json").write_text('{"intents": {"subflows": {"flow": ["sub"]}}, "actions": {}}')
+    with pytest.raises(InvalidInput, match="a value has the wrong type or is empty"):  # was a bug: a ValueError
         run(runtime, "import_skills", format="abcd", path=str(notjson))
 
 

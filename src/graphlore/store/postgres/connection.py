@@ -25,7 +25,6 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import numpy as np
 
@@ -38,6 +37,7 @@ from graphlore.errors import (
     StoreBusy,
     StoreUnavailable,
 )
+from graphlore.store.factory import redact
 
 try:
     import psycopg
@@ -73,18 +73,6 @@ EF_SEARCH = 200
 ITERATIVE_SCAN = "relaxed_order"
 #: pgvector's upper bound on ``hnsw.ef_search``.
 EF_SEARCH_MAX = 1000
-
-
-def redact(url: str) -> str:
-    """The URL without its password, for people and logs."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.hostname or ""
-    if parts.port:
-        host = f"{host}:{parts.port}"
-    user = f"{parts.username}@" if parts.username else ""
-    return urlunsplit((parts.scheme, user + host, parts.path, parts.query, parts.fragment))
 
 
 def advisory_key(*parts: str) -> int:
@@ -126,6 +114,32 @@ def translated(exc: BaseException, location: str, repair: str = "") -> Graphlore
     state = getattr(exc, "sqlstate", None)
     return InternalError(f"{location}: unexpected database error {state or type(exc).__name__}: "
                          f"{_reason(exc)[:300]}; this is a bug in graphlore")
+
+
+def probe(url: str) -> dict[str, Any]:
+    """What a database runs, read on a plain connection without changing anything (``graphlore doctor``):
+    the server version, pgvector's installed and available versions, and the graphlore schema's version
+    (None: not made yet; it is made on first use)."""
+    params = conninfo_to_dict(url)
+    params.setdefault("connect_timeout", str(CONNECT_TIMEOUT_S))
+    params.setdefault("application_name", "graphlore doctor")
+    try:
+        conn = psycopg.connect(make_conninfo("", **params), autocommit=True)
+    except psycopg.Error as exc:
+        raise connection_failed(exc) from exc
+    try:
+        with conn:
+            server, number = conn.execute("SELECT current_setting('server_version'), "
+                                          "current_setting('server_version_num')::int").fetchone()
+            installed = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
+            available = conn.execute("SELECT default_version FROM pg_available_extensions "
+                                     "WHERE name = 'vector'").fetchone()
+            made = conn.execute("SELECT to_regclass('graphlore.version') IS NOT NULL").fetchone()[0]
+            schema = conn.execute("SELECT version FROM graphlore.version").fetchone()[0] if made else None
+    except psycopg.Error as exc:
+        raise translated(exc, redact(url)) from exc
+    return {"server": server, "server_num": number, "pgvector": installed[0] if installed else None,
+            "pgvector_available": available[0] if available else None, "schema": schema}
 
 
 # -- vectors on the wire ----------------------------------------------------------------------------------

@@ -17,6 +17,8 @@ from contextlib import contextmanager
 import psycopg
 
 from graphlore.errors import NotFound
+from graphlore.store.base import WRITTEN_AT
+from graphlore.store.postgres import sql
 from graphlore.store.postgres.connection import Database, advisory_key, translated
 from graphlore.store.postgres.migrations import NAMESPACE, migrate_namespace, schema_name
 from graphlore.store.postgres.store import PostgresStore, atomic_key
@@ -63,7 +65,14 @@ def open_namespace(db: Database, namespace: str, *, create: bool, repair: str) -
                 if made:
                     conn.execute(f"INSERT INTO {schema}.meta (key, value) VALUES ('namespace', to_json(%s::text))",
                                  (namespace,))
+                    conn.execute(sql.record_write_sql(schema), (WRITTEN_AT,))
     return PostgresStore(db, namespace, int(row[0]), repair=repair)
+
+
+def names(db: Database) -> list[str]:
+    """Every namespace in the database, sorted."""
+    with _guarded(db), db.connection() as conn:
+        return [row[0] for row in conn.execute("SELECT name FROM graphlore.namespaces ORDER BY name")]
 
 
 def exists(db: Database, namespace: str) -> bool:

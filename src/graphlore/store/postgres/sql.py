@@ -23,6 +23,14 @@ from graphlore.store.terms import K1, MIN_IDF, B
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
+def record_write_sql(s: str) -> str:
+    """Set the namespace's ``written_at`` to now when the transaction changed a row (it has a transaction id
+    only then): one statement at the end of an ``atomic()`` block that called a write method."""
+    return (f"INSERT INTO {s}.meta (key, value) SELECT %s, to_jsonb(extract(epoch FROM clock_timestamp())::float8) "
+            "WHERE pg_current_xact_id_if_assigned() IS NOT NULL "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value")
+
+
 def where_sql(where: Where | None, alias: str = "n") -> tuple[str, list[Any]]:
     """The ``where`` filter as one SQL condition over ``{alias}.props`` ('' when there is none)."""
     clauses, params = [], []

@@ -58,7 +58,18 @@ import psycopg_pool
 from psycopg.types.json import Json, Jsonb
 
 from graphlore.errors import InvalidInput
-from graphlore.store.base import Edge, EdgePage, EdgeRef, EdgeSelection, Hit, Node, Where, newest_first
+from graphlore.store.base import (
+    WRITTEN_AT,
+    Edge,
+    EdgePage,
+    EdgeRef,
+    EdgeSelection,
+    Hit,
+    Node,
+    Where,
+    newest_first,
+    page_bound,
+)
 from graphlore.store.postgres import connection, pruning, sql
 from graphlore.store.postgres.connection import Database, Vec, advisory_key, translated
 from graphlore.store.postgres.migrations import create_index, fix_dimension, schema_name
@@ -206,11 +217,13 @@ class PostgresStore:
                     yield
                 return
             with self._connection() as conn:
-                self._local.conn = conn
+                self._local.conn, self._local.wrote = conn, False
                 try:
                     with conn.transaction():
                         conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._key,))
                         yield
+                        if self._local.wrote:  # a block that only read records nothing, at no cost
+                            conn.execute(sql.record_write_sql(self._s), (WRITTEN_AT,))
                 finally:
                     self._local.conn = None
         except (psycopg.Error, psycopg_pool.PoolTimeout) as exc:
@@ -220,7 +233,9 @@ class PostgresStore:
     def deferred_index(self) -> Iterator[None]:
         """For bulk loads (``graphlore migrate``, benchmarks; not part of the protocol): the HNSW index is
         dropped for the load and built once at the end, much faster than updating it row by row. Searches
-        meanwhile scan exactly; the build holds the namespace's write lock (reads go on)."""
+        meanwhile scan exactly; the build holds the namespace's write lock (reads go on). A load that fails
+        (Ctrl-C included) builds nothing, so it stops at once: its caller drops the half-loaded namespace
+        (``graphlore migrate`` does), or builds the index when it reuses it (``bench/backends.py``)."""
         with self.atomic():
             self._write().execute(f"DROP INDEX IF EXISTS {self._s}.passages_hnsw")
         self._deferred = True
@@ -228,12 +243,14 @@ class PostgresStore:
             yield
         finally:
             self._deferred = False
-            with self.atomic():
-                if self._dimension(self._write()) is not None:
-                    create_index(self._write(), self._s)
+        with self.atomic():
+            if self._dimension(self._write()) is not None:
+                create_index(self._write(), self._s)
 
     def _write(self) -> psycopg.Connection:
-        """The connection of the ``atomic()`` block the caller has just entered."""
+        """The connection of the ``atomic()`` block the caller has just entered (a write method's: the block
+        then records its last write, if it changed a row)."""
+        self._local.wrote = True
         return self._local.conn
 
     # -- metadata -----------------------------------------------------------------------------------
@@ -251,6 +268,9 @@ class PostgresStore:
                 "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                 (key, Json(value)),
             )
+
+    def last_write(self) -> float | None:
+        return self.get_meta(WRITTEN_AT)
 
     def _dimension(self, conn: psycopg.Connection) -> int | None:
         if self._dim is not None:
@@ -466,14 +486,15 @@ class PostgresStore:
 
     def list_node_ids(
         self, kind: str, *, order_by: str | None = None, descending: bool = False, limit: int | None = None,
-        offset: int = 0,
+        offset: int = 0, where: Where | None = None,
     ) -> list[str]:
-        """Ids of one kind ordered by ``name``, a prop, or insertion (None); ties by id."""
+        """Ids of one kind (passing ``where``) ordered by ``name``, a prop, or insertion (None); ties by id."""
         order = sql.order_sql(order_by, descending)
-        query = f"SELECT id FROM {self._s}.nodes WHERE kind = %s ORDER BY {order} LIMIT %s OFFSET %s"
+        condition, params = sql.node_filter_sql(kind, where)
+        query = f"SELECT n.id FROM {self._s}.nodes n {condition} ORDER BY {order} LIMIT %s OFFSET %s"
         with self._connection() as conn:
-            return [r[0] for r in conn.execute(query, (kind, None if limit is None else max(0, int(limit)),
-                                                       max(0, int(offset))))]
+            return [r[0] for r in conn.execute(query, (*params, None if limit is None else page_bound(limit),
+                                                       page_bound(offset)))]
 
     def node_ids_with_prefix(self, prefix: str) -> list[str]:
         """Ids starting with ``prefix`` (a range scan of the id index, byte order), in id order."""
@@ -488,12 +509,12 @@ class PostgresStore:
         """(how many match, the page's ids in insertion order): see the protocol. Keys are indexed, so this
         never reads a node's props; the count and the page come from one snapshot."""
         condition, params = sql.nodes_with_keys_sql(self._s, kind, groups)
-        page = None if limit is None else max(0, int(limit))
+        page = None if limit is None else page_bound(limit)
         with self._snapshot() as conn:
             total = conn.execute(f"SELECT count(*) FROM {self._s}.nodes n {condition}", params).fetchone()[0]
             ids = [r[0] for r in conn.execute(
                 f"SELECT n.id FROM {self._s}.nodes n {condition} ORDER BY n.seq LIMIT %s OFFSET %s",
-                [*params, page, max(0, int(offset))])] if page != 0 else []
+                [*params, page, page_bound(offset)])] if page != 0 else []
         return total, ids
 
     # -- lookup keys --------------------------------------------------------------------------------
@@ -713,14 +734,14 @@ class PostgresStore:
         """Edges of a node set in one direction, counted per type, one page read (one snapshot): see the
         protocol. Vectors are not read."""
         condition, params = sql.edges_of_sql(node_ids, direction, types)
-        page = None if limit is None else max(0, int(limit))
+        page = None if limit is None else page_bound(limit)
         with self._snapshot() as conn:
             counts = dict(conn.execute(
                 f"SELECT type, count(*) FROM {self._s}.edges {condition} GROUP BY type ORDER BY type",
                 params).fetchall())
             edges = [_edge((*r[:6], None, r[6])) for r in conn.execute(
                 f"SELECT id, src, dst, type, props, text, date FROM {self._s}.edges {condition} "
-                "ORDER BY type, src, dst, id LIMIT %s OFFSET %s", [*params, page, max(0, int(offset))])
+                "ORDER BY type, src, dst, id LIMIT %s OFFSET %s", [*params, page, page_bound(offset)])
             ] if page != 0 else []
         return EdgePage(total=sum(counts.values()), counts=counts, edges=edges)
 
@@ -757,7 +778,8 @@ class PostgresStore:
                  f"(SELECT count(*) FROM {self._s}.edges e WHERE e.dst = n.id AND e.src != n.id{cond}) AS c "
                  f"FROM {self._s}.nodes n WHERE n.kind = %s ORDER BY c DESC, n.id LIMIT %s OFFSET %s")
         with self._connection() as conn:
-            return [(r[0], r[1]) for r in conn.execute(query, [*extra, *extra, kind, limit, offset])]
+            return [(r[0], r[1]) for r in conn.execute(query, [*extra, *extra, kind, page_bound(limit),
+                                                               page_bound(offset)])]
 
 
 def _node(row: tuple) -> Node:

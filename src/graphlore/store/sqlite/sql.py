@@ -13,6 +13,8 @@ from graphlore.errors import InvalidInput
 from graphlore.store.base import Where, check_where
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: Set one metadata value (key, JSON text).
+SET_META = "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value"
 
 
 def _value_test(type_sql: str, value_sql: str, values: list[Any]) -> tuple[list[str], list[Any]]:

@@ -34,7 +34,18 @@ from typing import Any
 import numpy as np
 
 from graphlore.errors import IndexCorrupted, InvalidInput, StoreBusy, StoreUnavailable
-from graphlore.store.base import Edge, EdgePage, EdgeRef, EdgeSelection, Hit, Node, Where, newest_first
+from graphlore.store.base import (
+    WRITTEN_AT,
+    Edge,
+    EdgePage,
+    EdgeRef,
+    EdgeSelection,
+    Hit,
+    Node,
+    Where,
+    newest_first,
+    page_bound,
+)
 from graphlore.store.migrate import pending
 from graphlore.store.sqlite import migrations, sql
 from graphlore.store.sqlite.bm25 import TermVector
@@ -181,9 +192,12 @@ class SQLiteStore:
         with self._lock:
             outer = self._depth == 0
             self._execute_translated("BEGIN IMMEDIATE" if outer else f"SAVEPOINT sp{self._depth}")
+            changes = self._conn.total_changes
             self._depth += 1
             try:
                 yield
+                if outer and self._conn.total_changes != changes:  # rows changed: record when (WRITTEN_AT)
+                    self._execute_translated(sql.SET_META, (WRITTEN_AT, json.dumps(time.time())))
             except BaseException:
                 self._depth -= 1
                 self._postings.clear()  # they may have read rows this rollback undoes
@@ -202,9 +216,9 @@ class SQLiteStore:
                 # keyword postings know which rows were written: see _touch).
                 self._snapshot = None
 
-    def _execute_translated(self, statement: str) -> None:
+    def _execute_translated(self, statement: str, params: Sequence[Any] = ()) -> None:
         try:
-            self._conn.execute(statement)
+            self._conn.execute(statement, params)
         except sqlite3.Error as exc:
             error = _translated(self, exc)
             if error is exc:
@@ -220,10 +234,10 @@ class SQLiteStore:
 
     def set_meta(self, key: str, value: Any) -> None:
         with self.atomic():
-            self._conn.execute(
-                "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                (key, json.dumps(value)),
-            )
+            self._conn.execute(sql.SET_META, (key, json.dumps(value)))
+
+    def last_write(self) -> float | None:
+        return self.get_meta(WRITTEN_AT)
 
     # -- nodes --------------------------------------------------------------------------------------
 
@@ -332,14 +346,16 @@ class SQLiteStore:
 
     def list_node_ids(
         self, kind: str, *, order_by: str | None = None, descending: bool = False, limit: int | None = None,
-        offset: int = 0,
+        offset: int = 0, where: Where | None = None,
     ) -> list[str]:
-        """Ids of one kind ordered by ``name``, a prop, or insertion (None); ties by id."""
+        """Ids of one kind (passing ``where``) ordered by ``name``, a prop, or insertion (None); ties by id."""
         expr = sql.order_expression(order_by)
         direction = "DESC" if descending else "ASC"
-        query = f"SELECT id FROM nodes WHERE kind = ? ORDER BY {expr} {direction}, id LIMIT ? OFFSET ?"
+        condition, params = sql.node_filter_sql(kind, where)
+        query = f"SELECT n.id FROM nodes n {condition} ORDER BY {expr} {direction}, n.id LIMIT ? OFFSET ?"
         with self._lock:
-            return [r[0] for r in self._conn.execute(query, (kind, -1 if limit is None else int(limit), int(offset)))]
+            return [r[0] for r in self._conn.execute(query, (*params, -1 if limit is None else page_bound(limit),
+                                                             page_bound(offset)))]
 
     def node_ids_with_prefix(self, prefix: str) -> list[str]:
         """Ids starting with ``prefix`` (a range scan of the id index), in id order."""
@@ -356,12 +372,12 @@ class SQLiteStore:
         """(how many match, the page's ids in insertion order): see the protocol. Keys are indexed, so this
         never reads a node's props."""
         condition, params = sql.nodes_with_keys_sql(kind, groups)
-        page = -1 if limit is None else max(0, int(limit))
+        page = -1 if limit is None else page_bound(limit)
         with self._lock, self._read_transaction():
             total = self._conn.execute(f"SELECT count(*) FROM nodes n {condition}", params).fetchone()[0]
             ids = [r[0] for r in self._conn.execute(
                 f"SELECT n.id FROM nodes n {condition} ORDER BY n.rowid LIMIT ? OFFSET ?",
-                [*params, page, max(0, int(offset))])] if page else []
+                [*params, page, page_bound(offset)])] if page else []
         return total, ids
 
     # -- lookup keys --------------------------------------------------------------------------------
@@ -607,13 +623,13 @@ class SQLiteStore:
     ) -> EdgePage:
         """Edges of a node set in one direction, counted per type, one page read: see the protocol."""
         condition, params = sql.edges_of_sql(node_ids, direction, types)
-        page = -1 if limit is None else max(0, int(limit))
+        page = -1 if limit is None else page_bound(limit)
         with self._lock, self._read_transaction():
             counts = dict(self._conn.execute(
                 f"SELECT type, count(*) FROM edges {condition} GROUP BY type ORDER BY type", params).fetchall())
             edges = [_edge((*r[:6], None, r[6])) for r in self._conn.execute(
                 f"SELECT id, src, dst, type, props, text, date FROM edges {condition} "
-                "ORDER BY type, src, dst, id LIMIT ? OFFSET ?", [*params, page, max(0, int(offset))])] if page else []
+                "ORDER BY type, src, dst, id LIMIT ? OFFSET ?", [*params, page, page_bound(offset)])] if page else []
         return EdgePage(total=sum(counts.values()), counts=counts, edges=edges)
 
     def edge_ids_with_prefix(self, prefix: str) -> list[str]:
@@ -646,7 +662,8 @@ class SQLiteStore:
                  f"(SELECT count(*) FROM edges e WHERE e.dst = n.id AND e.src != n.id{cond}) AS c "
                  "FROM nodes n WHERE n.kind = ? ORDER BY c DESC, n.id LIMIT ? OFFSET ?")
         with self._lock:
-            return [(r[0], r[1]) for r in self._conn.execute(query, [*extra, *extra, kind, limit, offset])]
+            return [(r[0], r[1]) for r in self._conn.execute(query, [*extra, *extra, kind, page_bound(limit),
+                                                                     page_bound(offset)])]
 
     def integrity_check(self) -> list[str]:
         """SQLite's own check of the file: ``["ok"]`` when nothing is wrong."""

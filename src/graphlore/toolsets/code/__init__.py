@@ -100,6 +100,7 @@ store's ``Node(id, kind, name, text, props)`` and ``Edge(id, src, dst, type, pro
 from __future__ import annotations
 
 from graphlore.tools import Arg, Cli, Toolset, ToolSpec
+from graphlore.toolsets.folder_index import folder_stores
 
 from .query import examples, models, render, tools
 
@@ -126,6 +127,7 @@ TOOLSET = Toolset(
     summary="A code graph of a multi-service source tree, with strict queries.",
     instructions=INSTRUCTIONS,
     examples=examples.examples,
+    stores=folder_stores("code"),
     tools=[
         _spec("find",
               "List nodes of one kind (symbol, microservice, module, route, client, producer) that match a strict "

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from graphlore.tools import Arg, Cli, Toolset, ToolSpec
+from graphlore.tools import Arg, Cli, StoreKind, Toolset, ToolSpec
 from graphlore.toolsets.facts import cli, command, examples, models, render, split, tools, write
+from graphlore.toolsets.facts.graph import store_label
 
 INSTRUCTIONS = """\
 A dated knowledge graph of what documents say: entities (companies, people, places...), topics,
@@ -24,8 +25,9 @@ TOOLSET = Toolset(
     instructions=INSTRUCTIONS,
     commands=cli.commands,
     examples=examples.examples,
-    unknown_tool_hint='the original facts server\'s command strings go through kg_execute(command="..."); '
-                      'kg_execute(command="help") lists its commands',
+    stores=StoreKind(label=store_label),
+    unknown_tool_hint='the original facts server\'s command strings go through {kg_execute}(command="..."); '
+                      '{kg_execute}(command="help") lists its commands',
     tools=[
         ToolSpec(
             name="find",

@@ -55,8 +55,10 @@ def commands(kit: Any) -> list[click.Command]:
                 try:
                     text = path.read_text(encoding="utf-8")
                     day = date or dt.date.fromtimestamp(path.stat().st_mtime).isoformat()
-                except (OSError, UnicodeDecodeError) as exc:
-                    raise InvalidInput(f"cannot read {doc} as UTF-8 text: {exc}") from exc
+                except OSError as exc:
+                    raise InvalidInput(f"cannot read {doc}: {exc.strerror or type(exc).__name__}") from exc
+                except UnicodeDecodeError as exc:  # the reason, never the bytes
+                    raise InvalidInput(f"cannot read {doc} as UTF-8 text (byte {exc.start + 1} is not UTF-8)") from exc
                 fields = {"name": path.name, "date": day, "text": text, "source": source or str(path.resolve()),
                           "graph": graph}
                 results.append(kit.run("extract_document", fields, runtime))

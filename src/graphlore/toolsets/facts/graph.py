@@ -35,6 +35,11 @@ KINDS = ("entity", "topic")
 ARTICLE = {"entity": "an entity", "topic": "a topic"}
 
 
+def store_label(namespace: str, meta: object) -> str:
+    """A graph's namespace for people (``graphlore stores``)."""
+    return f"graph {namespace.removeprefix('facts/')}"
+
+
 def node_text(name: str, definition: str) -> str:
     """What an entity or topic is embedded as."""
     return f"{name}: {definition}"

@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, field_validator, model_validator
 
-from graphlore.contract import Request, Response, quote
+from graphlore.contract import LocalPath, Request, Response, quote
 from graphlore.toolsets.facts.names import exact_key
 
 GRAPH_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
@@ -194,7 +194,7 @@ class AddDocumentRequest(DocumentRecord):
 class IngestRequest(Request):
     """``graphlore facts ingest`` (CLI only: over MCP the agent sends records with add_document)."""
 
-    file: Annotated[str, Field(min_length=1, max_length=MAX_PATH, pattern=r"\S")] = Field(
+    file: Annotated[str, LocalPath("file"), Field(min_length=1, max_length=MAX_PATH, pattern=r"\S")] = Field(
         description="A JSONL file: one DocumentRecord per line.")
     graph: Graph = DEFAULT_GRAPH
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from graphlore.tools import Arg, Cli, Toolset, ToolSpec
+from graphlore.toolsets.folder_index import folder_stores
 from graphlore.toolsets.items import examples, models, render, tools
 
 INSTRUCTIONS = """\
@@ -21,6 +22,7 @@ TOOLSET = Toolset(
     summary="Semantic search and duplicate detection over a feature-management folder.",
     instructions=INSTRUCTIONS,
     examples=examples.examples,
+    stores=folder_stores("items"),
     tools=[
         ToolSpec(
             name="search",

@@ -23,7 +23,6 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from graphlore.contract import quote
 from graphlore.errors import ConfigError
 from graphlore.roots import ESCAPES, escapes
 from graphlore.toolsets.folder_index import read_file
@@ -108,8 +107,7 @@ def _validate(path: Path, data: dict) -> ProjectConfig:
     try:
         return ProjectConfig.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc']))} {e['msg'].lower()} (got {quote(e.get('input'))})"
-                             for e in exc.errors())
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg'].lower()}" for e in exc.errors())
         raise ConfigError(f"{path}: {problems}; {THRESHOLD_KEY} must be a number between 0 and 1; fix it, or remove "
                           f"the key to use the default {DEFAULT.duplicate_similarity_threshold:g}") from exc
 
@@ -198,14 +196,14 @@ def top_level_values(text: str, key: str) -> list[object]:
                 colon = _skip_space(text, end)
                 if colon < len(text) and text[colon] == ":":
                     start = _skip_space(text, colon + 1)
-                    line = text[start:].split("\n", 1)[0].strip()
+                    where = f"line {text.count(chr(10), 0, start) + 1}"  # never the value: it may run into others
                     try:
                         value, end = decoder.raw_decode(text, start)
                     except json.JSONDecodeError as exc:
-                        raise _Unreadable(f"{key} is present but its value {quote(line)} is not a JSON value "
+                        raise _Unreadable(f"{key} is present but its value ({where}) is not a JSON value "
                                           f"({exc.msg})") from exc
                     if _next_significant(text, end) not in (",", "}", '"', ""):  # "0.7x": not just a value
-                        raise _Unreadable(f"{key} is present but its value {quote(line)} is not a JSON value")
+                        raise _Unreadable(f"{key} is present but its value ({where}) is not a JSON value")
                     values.append(value)
             i = end
             continue

@@ -26,7 +26,7 @@ from graphlore.embedding import Embedder
 from graphlore.runtime import Runtime
 from graphlore.store import Node, Store, record_embedder
 from graphlore.tools import Progress
-from graphlore.toolsets.folder_index import FolderIndex, now_iso
+from graphlore.toolsets.folder_index import PROJECT_PATH, FolderIndex, now_iso
 from graphlore.toolsets.items.models import IndexResponse
 from graphlore.toolsets.items.scan import (
     NEVER_INDEXED,
@@ -110,7 +110,7 @@ class ItemIndex(FolderIndex):
         with store.atomic():
             store.upsert_nodes([_node(item, None) for item in touched if item.item_id not in committed])
             store.delete_nodes(removed)
-            store.set_meta("project_path", str(self.root))
+            store.set_meta(PROJECT_PATH, str(self.root))
             store.set_meta("files", current_files)
             store.set_meta("warnings", scan.warnings)
             store.set_meta("last_indexed", now_iso())

@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from graphlore.contract import Request, Response
+from graphlore.contract import LocalPath, Request, Response
 
 ItemType = Literal["bug", "feature", "action", "inquiry"]
 Recommendation = Literal["LIKELY_DUPLICATE", "POSSIBLY_RELATED"]
@@ -27,6 +27,7 @@ MAX_NAME = 200
 NonEmpty = Annotated[str, Field(min_length=1, max_length=MAX_NAME, pattern=r"\S")]
 ProjectPath = Annotated[
     str,
+    LocalPath("folder"),
     Field(min_length=1, max_length=MAX_PATH, pattern=r"\S",
           description="Path of the feature-management folder (holds bugs/, features/, ...)."),
 ]

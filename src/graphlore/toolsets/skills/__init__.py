@@ -9,9 +9,10 @@ rows in the store), ``tools``, ``render`` and ``cli``.
 
 from __future__ import annotations
 
-from graphlore.tools import Arg, Cli, Toolset, ToolSpec
+from graphlore.tools import Arg, Cli, StoreKind, Toolset, ToolSpec
 from graphlore.toolsets.skills import cli, examples, models, render, tools
 from graphlore.toolsets.skills.judge import CANDIDATES
+from graphlore.toolsets.skills.library import WRITE_LOCK, store_label
 from graphlore.toolsets.skills.routing import DUPLICATE_THRESHOLD
 
 INSTRUCTIONS = """\
@@ -20,7 +21,8 @@ Do / Check / Say). Before resolving a customer's problem from scratch, call sear
 problem: it returns one playbook that solves it, or null (then resolve it yourself). After using a
 playbook, record_outcome. After solving a new problem, create_skill (from the conversation with an
 LLM, or with the playbook you write); after deviating from a playbook, update_skill. get_skill shows
-a skill (any version), skill_history its versions, list_skills the library. Every tool takes library
+a skill (any version), skill_history its versions, list_skills the library; archive_skill retires a
+skill that should no longer be used (unarchive_skill brings it back). Every tool takes library
 (default "default")."""
 
 TOOLSET = Toolset(
@@ -29,6 +31,7 @@ TOOLSET = Toolset(
     instructions=INSTRUCTIONS,
     commands=cli.commands,
     examples=examples.examples,
+    stores=StoreKind(label=store_label, locks=(WRITE_LOCK,)),
     tools=[
         ToolSpec(
             name="search_skills",
@@ -102,11 +105,33 @@ TOOLSET = Toolset(
         ),
         ToolSpec(
             name="list_skills",
-            description="The library's skills by title, with version, confidence and counters (limit / offset).",
+            description=("The library's skills by title, with version, confidence and counters (limit / offset); "
+                         "archived skills only with archived=include or only."),
             request=models.ListSkillsRequest, response=models.ListSkillsResponse, run=tools.list_skills,
             render=render.list_skills,
-            cli=Cli(command="ls", help="List the library's skills.",
+            cli=Cli(command="ls", help="List the library's skills (--archived include|only: archived ones too).",
                     args={"limit": Arg(metavar="N"), "offset": Arg(metavar="N"), "library": cli.LIBRARY}),
+        ),
+        ToolSpec(
+            name="archive_skill",
+            description=(
+                "Retire a skill: search_skills never returns it again (nor weighs it as a candidate) and "
+                "create_skill no longer counts it as a near-duplicate; get_skill still shows it, list_skills lists "
+                "it with archived=include, its history records the event, and it cannot be updated until "
+                "unarchive_skill. Archiving an archived skill changes nothing."
+            ),
+            request=models.ArchiveSkillRequest, response=models.ArchiveSkillResponse, run=tools.archive_skill,
+            render=render.archive_skill, read_only=False,
+            cli=Cli(command="archive", help="Retire a skill: search never returns it again (unarchive undoes it).",
+                    args={"skill_id": cli.SKILL_ID, "reason": Arg(metavar="TEXT"), "library": cli.LIBRARY}),
+        ),
+        ToolSpec(
+            name="unarchive_skill",
+            description="Bring an archived skill back into use (search_skills may return it again).",
+            request=models.ArchiveSkillRequest, response=models.ArchiveSkillResponse, run=tools.unarchive_skill,
+            render=render.archive_skill, read_only=False,
+            cli=Cli(command="unarchive", help="Bring an archived skill back into use.",
+                    args={"skill_id": cli.SKILL_ID, "reason": Arg(metavar="TEXT"), "library": cli.LIBRARY}),
         ),
         ToolSpec(
             name="import_skills",

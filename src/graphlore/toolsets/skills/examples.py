@@ -94,7 +94,9 @@ def examples(runtime: Runtime, folder: Path) -> dict[str, list[dict[str, Any]]]:
         "record_outcome": [{"skill_id": reset, "outcome": "confirmed"}, {"skill_id": refund, "outcome": "failed"}],
         "get_skill": [{"skill_id": reset}, {"skill_id": refund, "version": 1}],
         "skill_history": [{"skill_id": reset}],
-        "list_skills": [{}, {"limit": 1, "offset": 1}],
+        "list_skills": [{}, {"limit": 1, "offset": 1}, {"archived": "include"}],
+        "archive_skill": [{"skill_id": refund, "reason": "replaced by the returns portal"}],
+        "unarchive_skill": [{"skill_id": refund}],
         "import_skills": [{"format": "intents", "path": str(intents), "library": "imported"}],
         "reindex_skills": [{"library": "default"}],
     }

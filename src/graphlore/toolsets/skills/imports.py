@@ -41,6 +41,10 @@ distinct examples (in file order) as ``conditions``, ``title`` from the label
 (``book_flight`` → ``Book flight``), and a template playbook: one Do step naming
 the intent, its Goal starting with :data:`TEMPLATE_MARK` so a reader (and
 :func:`is_template`) knows the team still has to write the procedure.
+
+**Errors never quote the file.** The file may be any file the server can read, so a refusal names the
+place (a file name we expect, a line, a row, a flow's number, a key of the expected layout) and what
+is wrong there, never what the file holds.
 """
 
 from __future__ import annotations
@@ -143,7 +147,9 @@ def _ontology_keys(guidelines: Mapping[str, Any], ontology: Mapping[str, Any]) -
         names = list(body["subflows"])
         listed = subflows.get(_slug(flow, "_"))
         if listed is None or len(listed) != len(names):
-            raise InvalidInput(f"ontology.json does not list the {len(names)} subflows of flow {flow!r}")
+            number = list(guidelines).index(flow) + 1
+            raise InvalidInput(f"ontology.json does not list the {len(names)} subflows of flow number {number} "
+                               "of guidelines.json")
         keys.update({(flow, name): key for name, key in zip(names, listed, strict=True)})
     return keys
 
@@ -285,10 +291,37 @@ def load_abcd(guidelines_path: Path) -> list[SkillFields]:
         raise InvalidInput(
             f"{', '.join(missing)} must sit next to {guidelines_path} (they come with ABCD's data)"
         )
-    guidelines = json.loads(guidelines_path.read_text(encoding="utf-8"))
-    kb = json.loads((folder / "kb.json").read_text(encoding="utf-8"))
-    ontology = json.loads((folder / "ontology.json").read_text(encoding="utf-8"))
-    return abcd_skills(guidelines, kb, ontology)
+    guidelines, kb, ontology = (read_json(path) for path in (guidelines_path, folder / "kb.json",
+                                                               folder / "ontology.json"))
+    try:
+        return abcd_skills(guidelines, kb, ontology)
+    except KeyError as exc:
+        raise InvalidInput(f"{guidelines_path.name} (with kb.json and ontology.json) is not ABCD's data: missing "
+                           f"the key {exc.args[0]!r} of its layout (flows -> subflows -> actions and "
+                           "instructions)") from exc
+    except (TypeError, AttributeError, ValueError) as exc:  # a value of another type, an empty list
+        raise InvalidInput(f"{guidelines_path.name} (with kb.json and ontology.json) is not ABCD's data: a value "
+                           "has the wrong type or is empty (the layout: flows -> subflows -> actions and "
+                           "instructions)") from exc
+
+
+def read_text(path: Path) -> str:
+    """A file's text, or an error naming the file and what is wrong (never its bytes)."""
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidInput(f"{path.name} is not UTF-8 text (byte {exc.start + 1} is not); save it as UTF-8") from exc
+
+
+def read_json(path: Path) -> Any:
+    """A JSON file's value, or an error naming the file and where it stops being JSON."""
+    try:
+        return json.loads(read_text(path))
+    except json.JSONDecodeError as exc:
+        raise InvalidInput(f"{path.name} is not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from exc
+    except RecursionError as exc:
+        raise InvalidInput(f"{path.name} is not usable JSON (nested too deeply)") from exc
 
 
 # -- intents ------------------------------------------------------------------------------------
@@ -314,10 +347,14 @@ def read_intent_rows(text: str, fmt: str) -> list[tuple[str, str]]:
             rows.append(_intent_row(record, f"line {number}"))
     elif fmt == "csv":
         reader = csv.DictReader(io.StringIO(text))
-        if not reader.fieldnames or not {"text", "intent"} <= set(reader.fieldnames):
-            raise InvalidInput(f"a CSV of intents needs the columns text,intent; got {reader.fieldnames}")
-        for number, record in enumerate(reader, start=2):
-            rows.append(_intent_row(record, f"row {number}"))
+        try:
+            if not reader.fieldnames or not {"text", "intent"} <= set(reader.fieldnames):
+                raise InvalidInput("a CSV of intents needs the columns text,intent: its first row names them, "
+                                   f"and this one's first row has {len(reader.fieldnames or [])} other column(s)")
+            for number, record in enumerate(reader, start=2):
+                rows.append(_intent_row(record, f"row {number}"))
+        except csv.Error as exc:  # e.g. a field past the csv module's size limit
+            raise InvalidInput(f"row {reader.line_num}: not CSV ({exc})") from exc
     else:
         raise InvalidInput(f"unknown intents format {fmt!r}; valid: jsonl, csv")
     if not rows:
@@ -382,7 +419,7 @@ def load_intents(path: Path) -> list[SkillFields]:
         raise InvalidInput(
             f"cannot tell the format of {path.name}: use .jsonl (JSON lines) or .csv (text,intent)"
         )
-    return intent_skills(read_intent_rows(path.read_text(encoding="utf-8"), fmt))
+    return intent_skills(read_intent_rows(read_text(path), fmt))
 
 
 def is_template(resolution_md: str) -> bool:

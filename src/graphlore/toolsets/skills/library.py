@@ -30,6 +30,13 @@ kind ``usage`` (id = ``skill_id``) in ``skills/{lib}/usage``; a skill without on
 has the counters it was created with. Each write is still one transaction in one
 store: a skill is written to the library, a use or an outcome to the usage store.
 
+**Archived skills.** An archived skill's node and prototype carry ``archived``
+(true), the node also ``archived_at`` (when) and its archive and unarchive ``events``. Every routing
+decision filters on :data:`IN_USE` before ranking (search candidates, the
+near-duplicate check of ``create_skill``), so an archived skill is never returned
+and never hides another; it is still read by id, listed on request, and kept
+whole until it is unarchived (updates and imports leave it as it is).
+
 **Meta.** ``embedder`` (name, dimension: another embedder is refused, with the
 repair) and ``skills`` = ``{"routing": ROUTING_VERSION, "judge": JUDGE_VERSION}``.
 A library written under another routing version is re-embedded when it is next
@@ -69,6 +76,17 @@ PROTOTYPE = "skill_prototype"
 VERSION_EDGE = "skill_version"
 USAGE = "usage"
 META = "skills"
+#: The namespace lock writers of a library hold from their last read to their commit (see the docstring).
+WRITE_LOCK = "write"
+#: Props of an archived skill: ``archived`` true (its prototype too), ``archived_at`` when; and the skill's
+#: archive and unarchive ``events``.
+ARCHIVED = "archived"
+ARCHIVED_AT = "archived_at"
+EVENTS = "events"
+#: The filter of skills (and prototypes) in use, and of archived ones: every routing decision reads only
+#: skills in use.
+IN_USE = {ARCHIVED: [None, False]}
+ARCHIVED_ONLY = {ARCHIVED: True}
 SOURCE_KEY = "source:"
 #: The fields a skill's content is made of (what a version holds, what imports and updates compare).
 CONTENT = ("title", "problem", "conditions", "keywords", "resolution_md", "product_area", "issue_type")
@@ -138,7 +156,13 @@ def to_skill(skill_id: str, fields: Mapping[str, Any], props: Mapping[str, Any],
         keywords=list(fields["keywords"]), product_area=fields["product_area"], issue_type=fields["issue_type"],
         confidence=counters.confidence, times_used=counters.times_used, times_confirmed=counters.times_confirmed,
         created_at=props["created_at"], updated_at=props["updated_at"], source=props.get("source"),
+        archived_at=props.get(ARCHIVED_AT),
     )
+
+
+def prototype_props(skill_id: str, props: Mapping[str, Any]) -> dict[str, Any]:
+    """A prototype's props: its skill, and whether that skill is archived (so near-duplicate checks skip it)."""
+    return {"skill_id": skill_id, ARCHIVED: bool(props.get(ARCHIVED))}
 
 
 def counters_of(props: Mapping[str, Any]) -> Counters:
@@ -215,7 +239,7 @@ class SkillLibrary:
             if locked:
                 self.reindex(store)
             else:
-                with self.runtime.lock(self.namespace, "write"):
+                with self.runtime.lock(self.namespace, WRITE_LOCK):
                     if self._stale(store):
                         self.reindex(store)
         return store
@@ -298,7 +322,7 @@ class SkillLibrary:
     @contextmanager
     def writing(self) -> Iterator[Store]:
         """The library's store, created if needed, under its cross-process write lock."""
-        with self.runtime.lock(self.namespace, "write"):
+        with self.runtime.lock(self.namespace, WRITE_LOCK):
             yield self.store(create=True, locked=True)
 
     def rows(self, skill_id: str, fields: Mapping[str, Any], props: Mapping[str, Any], embedded: Embedded,
@@ -312,7 +336,7 @@ class SkillLibrary:
                     vectors=embedded.vectors, text_hash=embedded.text_hash)
         prototype = None
         if embedded.prototype is not None:
-            prototype = Node(f"{skill_id}#prototype", PROTOTYPE, "", "", {"skill_id": skill_id},
+            prototype = Node(f"{skill_id}#prototype", PROTOTYPE, "", "", prototype_props(skill_id, props),
                              vectors=embedded.prototype[None, :])
         edge = None
         if previous is not None:
@@ -365,6 +389,12 @@ class SkillLibrary:
             after = change(before)
             usage.upsert_nodes([Node(skill_id, USAGE, "", "", counters_props(after))])
         return before, after
+
+
+def store_label(namespace: str, meta: Callable[[str], Any]) -> str:
+    """A library's namespace for people (``graphlore stores``): ``library NAME``, or its use counters."""
+    name = namespace.split("/")[1] if "/" in namespace else namespace
+    return f"library {name}: use counters" if namespace.endswith("/usage") else f"library {name}"
 
 
 def changes_of(props: Mapping[str, Any]) -> SkillChanges | None:

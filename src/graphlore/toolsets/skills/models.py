@@ -2,8 +2,8 @@
 
 Names are the issue's: ``search_skills``, ``create_skill``, ``update_skill``,
 ``record_outcome``, ``get_skill``, ``import_skills`` (plus ``list_skills`` and
-``skill_history`` behind the CLI's ``ls`` and ``history``, and the CLI-only
-``reindex_skills``). Every request takes
+``skill_history`` behind the CLI's ``ls`` and ``history``, ``archive_skill`` and
+``unarchive_skill``, and the CLI-only ``reindex_skills``). Every request takes
 ``library`` (default ``default``): one skill library per namespace
 (``skills/<library>``). Requests forbid unknown fields (:class:`Request`).
 
@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, model_validator
-from pydantic_core import core_schema
+from pydantic_core import PydanticCustomError, core_schema
 
-from graphlore.contract import Request, Response
+from graphlore.contract import LocalPath, Request, Response
 from graphlore.errors import InvalidInput
 from graphlore.toolsets.skills.outcomes import Outcome
 from graphlore.toolsets.skills.playbook import PlaybookError, parse
@@ -42,6 +42,7 @@ MAX_PROBLEM = 4_000
 MAX_RESOLUTION = 40_000
 MAX_CONVERSATION = 200_000
 MAX_FEEDBACK = 10_000
+MAX_REASON = 1_000
 MAX_ITEM = 1_000  # one condition or keyword
 MAX_CONDITIONS = 500  # an imported intent brings its examples (CLINC150: 100)
 MAX_KEYWORDS = 100
@@ -59,6 +60,11 @@ LLM_SETUP = (
 
 def skill_not_found(skill_id: str) -> str:
     return f"Skill {skill_id} not found. Use search_skills to find the correct ID."
+
+
+def skill_archived(skill_id: str, since: str) -> str:
+    return (f"skill {skill_id} is archived (since {since}): unarchive it first with unarchive_skill "
+            f"(CLI: graphlore skills unarchive {skill_id})")
 
 
 def database_failed(reason: str) -> str:
@@ -102,8 +108,8 @@ class _Limit:
 
     def __get_pydantic_core_schema__(self, source: Any, handler: Any) -> Any:
         def check(value: Any) -> Any:
-            if len(value) > self.limit:
-                raise ValueError(too_large(self.what, len(value), self.limit, self.unit))
+            if len(value) > self.limit:  # its own error type: the message quotes no value (imports show it)
+                raise PydanticCustomError("too_large", too_large(self.what, len(value), self.limit, self.unit))
             return value
 
         return core_schema.no_info_after_validator_function(check, handler(source))
@@ -140,7 +146,8 @@ Library = Annotated[
 ]
 def _one_line(value: str) -> str:
     if value != value.strip() or len(value.splitlines()) != 1:
-        raise ValueError("the title is one line without surrounding spaces (it is the playbook's '# <Title>')")
+        raise PydanticCustomError("one_line", "the title is one line without surrounding spaces (it is the "
+                                  "playbook's '# <Title>')")
     return value
 
 
@@ -185,6 +192,9 @@ class Skill(Response):
     updated_at: str = Field(description="ISO 8601 UTC.")
     source: str | None = Field(
         None, description="Where it came from, e.g. abcd:<flow>/<subflow> or intent:<name>."
+    )
+    archived_at: str | None = Field(
+        None, description="ISO 8601 UTC: when it was archived (search_skills never returns it); null: in use."
     )
 
 
@@ -408,7 +418,8 @@ class ImportSkillsRequest(Request):
         description="abcd: ABCD's guidelines.json (kb.json and ontology.json next to it); intents: JSON lines "
         '{"text": ..., "intent": ...} (.jsonl) or a CSV with text,intent columns (.csv).'
     )
-    path: Text = Field(max_length=4096, description="The file to import, on the server's machine.")
+    path: Annotated[Text, LocalPath("file")] = Field(max_length=4096, description="The file to import, on the "
+                                                    "server's machine.")
     library: Library = DEFAULT_LIBRARY
 
 
@@ -420,6 +431,7 @@ class ImportSkillsResponse(Response):
         ge=0, description="Skills of the same source whose imported fields changed (new version)."
     )
     unchanged: int = Field(ge=0, description="Importing the same file again changes nothing.")
+    archived: int = Field(ge=0, description="Archived skills of the file's sources, left as they are.")
     embedded_texts: int = Field(ge=0, description="Passages embedded (unchanged ones never are).")
     skill_ids: list[str] = Field(description="The file's skills, in the order of their source.")
 
@@ -428,6 +440,9 @@ class ListSkillsRequest(Request):
     library: Library = DEFAULT_LIBRARY
     limit: int = Field(50, ge=1, le=1000)
     offset: int = Field(0, ge=0)
+    archived: Literal["exclude", "include", "only"] = Field(
+        "exclude", description="Archived skills: left out (default), listed too, or listed alone."
+    )
 
 
 class SkillSummary(Response):
@@ -439,11 +454,12 @@ class SkillSummary(Response):
     times_confirmed: int
     source: str | None
     updated_at: str
+    archived_at: str | None
 
 
 class ListSkillsResponse(Response):
     skills: list[SkillSummary]
-    total: int = Field(ge=0)
+    total: int = Field(ge=0, description="Skills the archived filter lets through, on every page.")
 
 
 class SkillHistoryRequest(Request):
@@ -458,9 +474,32 @@ class SkillVersion(Response):
     changes: SkillChanges | None = Field(None, description="What this version changed (none for version 1).")
 
 
+class SkillEvent(Response):
+    event: Literal["archived", "unarchived"]
+    at: str = Field(description="ISO 8601 UTC.")
+    version: int = Field(ge=1, description="The skill's version then.")
+    reason: str | None = Field(description="Why, as given to archive_skill / unarchive_skill.")
+
+
 class SkillHistoryResponse(Response):
     skill_id: str
     versions: list[SkillVersion]
+    events: list[SkillEvent] = Field(description="Archived and unarchived, oldest first.")
+
+
+class ArchiveSkillRequest(Request):
+    skill_id: SkillId
+    reason: Annotated[str, _limit("reason", MAX_REASON)] = Field(
+        "", description="Why, kept in the skill's history."
+    )
+    library: Library = DEFAULT_LIBRARY
+
+
+class ArchiveSkillResponse(Response):
+    skill_id: str
+    title: str
+    archived_at: str | None = Field(description="ISO 8601 UTC: when it was archived; null: in use.")
+    changed: bool = Field(description="false: it already was in that state (nothing was written).")
 
 
 class ReindexSkillsRequest(Request):

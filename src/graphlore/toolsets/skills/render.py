@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from graphlore.render import table
 from graphlore.toolsets.skills.models import (
+    ArchiveSkillResponse,
     CreateSkillResponse,
     ImportSkillsResponse,
     ListSkillsResponse,
@@ -44,8 +45,10 @@ def search_skills(r: SearchSkillsResponse) -> str:
 
 def skill(s: Skill) -> str:
     lines = [f"SKILL {s.skill_id}  version {s.version}  ({s.issue_type}, {s.product_area})",
-             f"created {s.created_at}, updated {s.updated_at}" + (f", source {s.source}" if s.source else ""),
-             f"problem: {s.problem}"]
+             f"created {s.created_at}, updated {s.updated_at}" + (f", source {s.source}" if s.source else "")]
+    if s.archived_at:
+        lines.append(f"ARCHIVED since {s.archived_at}: search_skills never returns it (unarchive_skill brings it back)")
+    lines.append(f"problem: {s.problem}")
     if s.keywords:
         lines.append(f"keywords: {', '.join(s.keywords)}")
     return "\n".join([*lines, "", s.resolution_md.rstrip(), "", *_conditions(s.conditions)]).rstrip()
@@ -92,24 +95,38 @@ def record_outcome(r: RecordOutcomeResponse) -> str:
 
 
 def list_skills(r: ListSkillsResponse) -> str:
-    rows = [s.model_dump() | {"source": s.source or ""} for s in r.skills]
-    body = table(rows, ["skill_id", "version", "confidence", "times_used", "times_confirmed", "title", "source"],
-                 {"skill_id": 36, "title": 50, "source": 40})
+    rows = [s.model_dump() | {"source": s.source or "", "archived": s.archived_at or ""} for s in r.skills]
+    columns = ["skill_id", "version", "confidence", "times_used", "times_confirmed", "title", "source"]
+    if any(s.archived_at for s in r.skills):
+        columns.append("archived")
+    body = table(rows, columns, {"skill_id": 36, "title": 50, "source": 40})
     return f"{body}\n\n{len(r.skills)} of {r.total} skill(s)"
 
 
 def skill_history(r: SkillHistoryResponse) -> str:
+    """Versions and archive events in the order they happened."""
     lines = [f"SKILL {r.skill_id}: {len(r.versions)} version(s)"]
+    events = list(r.events)
     for v in r.versions:
         lines.append(f"version {v.version}  {v.updated_at}  {v.title}")
         found = changes(v.changes) if v.changes is not None else []
         lines += [f"    {line}" for line in found] or (["    (first version)"] if v.version == 1 else [])
+        while events and events[0].version == v.version:
+            e = events.pop(0)
+            lines.append(f"{e.event}  {e.at}" + (f"  ({e.reason})" if e.reason else ""))
     return "\n".join(lines)
 
 
+def archive_skill(r: ArchiveSkillResponse) -> str:
+    state = (f"archived since {r.archived_at}: search_skills no longer returns it" if r.archived_at
+             else "in use: search_skills may return it")
+    return f"{r.title} ({r.skill_id}) is {state}" + ("" if r.changed else " (it already was: nothing changed)")
+
+
 def import_skills(r: ImportSkillsResponse) -> str:
-    return (f"imported {r.path} ({r.format}): {r.created} created, {r.updated} updated, {r.unchanged} unchanged; "
-            f"{r.embedded_texts} text(s) embedded")
+    archived = f", {r.archived} archived left as they are" if r.archived else ""
+    return (f"imported {r.path} ({r.format}): {r.created} created, {r.updated} updated, {r.unchanged} unchanged"
+            f"{archived}; {r.embedded_texts} text(s) embedded")
 
 
 def reindex_skills(r: ReindexSkillsResponse) -> str:

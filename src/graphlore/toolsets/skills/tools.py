@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import json
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -23,15 +22,23 @@ from pydantic import ValidationError
 
 from graphlore.contract import format_validation_error, parse_request
 from graphlore.errors import ConfigError, InvalidInput, NotFound
+from graphlore.roots import ESCAPES, escapes
 from graphlore.runtime import Runtime
 from graphlore.search.fusion import TITLE_FIELD_WEIGHTS
 from graphlore.search.hybrid import HybridParams, hybrid_search
+from graphlore.store import Node
 from graphlore.tools import CallContext, Progress
 from graphlore.toolsets.skills import diff, extract, imports, judge, routing
 from graphlore.toolsets.skills.library import (
+    ARCHIVED,
+    ARCHIVED_AT,
+    ARCHIVED_ONLY,
     CONTENT,
+    EVENTS,
+    IN_USE,
     KIND,
     PROTOTYPE,
+    WRITE_LOCK,
     SkillLibrary,
     Stored,
     canonical,
@@ -41,12 +48,15 @@ from graphlore.toolsets.skills.library import (
     counters_props,
     new_id,
     now,
+    prototype_props,
     store_errors,
     to_skill,
 )
 from graphlore.toolsets.skills.models import (
     STRUCTURED_CREATE,
     STRUCTURED_UPDATE,
+    ArchiveSkillRequest,
+    ArchiveSkillResponse,
     CreateSkillRequest,
     CreateSkillResponse,
     GetSkillRequest,
@@ -61,6 +71,7 @@ from graphlore.toolsets.skills.models import (
     SearchSkillsRequest,
     SearchSkillsResponse,
     Skill,
+    SkillEvent,
     SkillHistoryRequest,
     SkillHistoryResponse,
     SkillInput,
@@ -71,6 +82,8 @@ from graphlore.toolsets.skills.models import (
     UpdateSkillResponse,
     check_query,
     no_llm,
+    skill_archived,
+    skill_not_found,
 )
 from graphlore.toolsets.skills.outcomes import apply_outcome, initial_counters, record_use
 from graphlore.toolsets.skills.playbook import parse, render
@@ -102,8 +115,9 @@ def _llm(runtime: Runtime, context: CallContext | None, form: str):
 
 def candidates(library: SkillLibrary, store, query: str, vector: np.ndarray, limit: int = judge.CANDIDATES,
                params: HybridParams = RANKING) -> list[Stored]:
-    """The hybrid search's top skills for ``query`` (with its ``vector``), best first, with their vectors."""
-    hits = hybrid_search(store, query, vector, kind=KIND, limit=limit, params=params)
+    """The hybrid search's top skills in use for ``query`` (with its ``vector``), best first, with their
+    vectors (archived skills are filtered out before ranking)."""
+    hits = hybrid_search(store, query, vector, kind=KIND, where=IN_USE, limit=limit, params=params)
     stored = library.read(store, [h.id for h in hits], with_vectors=True)
     return [stored[h.id] for h in hits if h.id in stored]
 
@@ -150,8 +164,8 @@ def search_skills(runtime: Runtime, request: SearchSkillsRequest, context: CallC
 
 
 def _embedded_duplicate(library: SkillLibrary, store, prototype: np.ndarray) -> str | None:
-    """The skill whose prototype is closest to ``prototype`` at or above the duplicate threshold."""
-    hits = store.vector_search(prototype, kind=PROTOTYPE, limit=1)
+    """The skill in use whose prototype is closest to ``prototype`` at or above the duplicate threshold."""
+    hits = store.vector_search(prototype, kind=PROTOTYPE, where=IN_USE, limit=1)
     if hits and hits[0].score >= routing.DUPLICATE_THRESHOLD:
         return hits[0].id.removesuffix("#prototype")
     return None
@@ -187,6 +201,12 @@ def create_skill(runtime: Runtime, request: CreateSkillRequest, context: CallCon
 # -- update_skill -----------------------------------------------------------------------------------
 
 
+def _in_use(stored: Stored) -> None:
+    """Refuse to change an archived skill, saying how to bring it back."""
+    if stored.node.props.get(ARCHIVED):
+        raise InvalidInput(skill_archived(stored.skill_id, stored.node.props[ARCHIVED_AT]))
+
+
 def _structured(current: dict[str, Any], request: UpdateSkillRequest) -> dict[str, Any]:
     """``current`` with the given fields replaced; a new title renames the playbook's heading too."""
     given = request.skill.model_dump(exclude_none=True)
@@ -205,6 +225,7 @@ def update_skill(runtime: Runtime, request: UpdateSkillRequest, context: CallCon
                  ) -> UpdateSkillResponse:
     library = SkillLibrary(runtime, request.library)
     _, seen = library.require(request.skill_id)
+    _in_use(seen)
     if request.conversation is not None:
         llm = _llm(runtime, context, STRUCTURED_UPDATE)
         new = canonical(extract.merge_skill(llm, seen.fields, request.conversation, request.feedback).model_dump())
@@ -219,6 +240,7 @@ def update_skill(runtime: Runtime, request: UpdateSkillRequest, context: CallCon
         if current is None or current.version != seen.version:
             raise InvalidInput(f"skill {seen.skill_id} changed while this update was prepared (now version "
                                f"{current.version if current else '?'}); call update_skill again")
+        _in_use(current)
         [embedded] = library.embed([new], [current.node.text_hash])
         props = {**{k: v for k, v in current.node.props.items() if k not in CONTENT}, "version": current.version + 1,
                  "updated_at": now(), "changes": changes.model_dump(mode="json")}
@@ -243,7 +265,8 @@ def record_outcome(runtime: Runtime, request: RecordOutcomeRequest) -> RecordOut
 
 
 def _version_skill(stored: Stored, snapshot: dict[str, Any]) -> Skill:
-    return to_skill(stored.skill_id, snapshot, snapshot, counters_of(snapshot["counters"]))
+    props = {**snapshot, ARCHIVED_AT: stored.node.props.get(ARCHIVED_AT)}  # the skill's state, not the version's
+    return to_skill(stored.skill_id, snapshot, props, counters_of(snapshot["counters"]))
 
 
 @_store_errors
@@ -260,19 +283,25 @@ def get_skill(runtime: Runtime, request: GetSkillRequest) -> Skill:
                    f"{stored.version} (graphlore skills history {stored.skill_id})")
 
 
+#: list_skills' ``archived`` values as store filters.
+LIST_FILTERS: dict[str, Any] = {"exclude": IN_USE, "include": None, "only": ARCHIVED_ONLY}
+
+
 @_store_errors
 def list_skills(runtime: Runtime, request: ListSkillsRequest) -> ListSkillsResponse:
     library = SkillLibrary(runtime, request.library)
     store = library.store()
     if store is None:
         return ListSkillsResponse(skills=[], total=0)
-    ids = store.list_node_ids(KIND, order_by="name", limit=request.limit, offset=request.offset)
+    where = LIST_FILTERS[request.archived]
+    ids = store.list_node_ids(KIND, order_by="name", limit=request.limit, offset=request.offset, where=where)
     stored = library.read(store, ids)
     rows = [SkillSummary(skill_id=s.skill_id, title=s.fields["title"], version=s.version,
                          confidence=s.counters.confidence, times_used=s.counters.times_used,
                          times_confirmed=s.counters.times_confirmed, source=s.node.props.get("source"),
-                         updated_at=s.node.props["updated_at"]) for s in (stored[i] for i in ids if i in stored)]
-    return ListSkillsResponse(skills=rows, total=store.count_nodes(KIND))
+                         updated_at=s.node.props["updated_at"], archived_at=s.node.props.get(ARCHIVED_AT))
+            for s in (stored[i] for i in ids if i in stored)]
+    return ListSkillsResponse(skills=rows, total=store.count_nodes(KIND, where))
 
 
 @_store_errors
@@ -283,38 +312,85 @@ def skill_history(runtime: Runtime, request: SkillHistoryRequest) -> SkillHistor
                              changes=changes_of(e.props)) for e in library.versions(store, stored.skill_id)]
     versions.append(SkillVersion(version=stored.version, title=stored.fields["title"],
                                  updated_at=stored.node.props["updated_at"], changes=changes_of(stored.node.props)))
-    return SkillHistoryResponse(skill_id=stored.skill_id, versions=versions)
+    events = [SkillEvent.model_validate(e) for e in stored.node.props.get(EVENTS, [])]
+    return SkillHistoryResponse(skill_id=stored.skill_id, versions=versions, events=events)
+
+
+# -- archive_skill, unarchive_skill ------------------------------------------------------------------
+
+
+def _set_archived(runtime: Runtime, request: ArchiveSkillRequest, archive: bool) -> ArchiveSkillResponse:
+    """Archive or bring back a skill: its node and prototype get (or lose) ``archived_at``, and the node
+    records the event; one transaction under the library's write lock. The same state again writes nothing."""
+    library = SkillLibrary(runtime, request.library)
+    library.require(request.skill_id)
+    with library.writing() as store:
+        [current] = library.read(store, [request.skill_id]).values() or [None]
+        if current is None:  # deleted meanwhile: the specification's not-found error
+            raise NotFound(skill_not_found(request.skill_id))
+        props = current.node.props
+        if bool(props.get(ARCHIVED)) == archive:
+            return ArchiveSkillResponse(skill_id=current.skill_id, title=current.fields["title"],
+                                        archived_at=props.get(ARCHIVED_AT), changed=False)
+        stamp = now()
+        event = {"event": "archived" if archive else "unarchived", "at": stamp, "version": current.version,
+                 "reason": request.reason or None}
+        props = {**props, ARCHIVED: archive, ARCHIVED_AT: stamp if archive else None,
+                 EVENTS: [*props.get(EVENTS, []), event]}
+        node = dataclasses.replace(current.node, props=props, vectors=None)  # vectors None: keep the stored ones
+        prototype = Node(f"{current.skill_id}#prototype", PROTOTYPE, "", "", prototype_props(current.skill_id, props))
+        with store.atomic():
+            store.upsert_nodes([node, prototype])
+    return ArchiveSkillResponse(skill_id=current.skill_id, title=current.fields["title"],
+                                archived_at=props[ARCHIVED_AT], changed=True)
+
+
+@_store_errors
+def archive_skill(runtime: Runtime, request: ArchiveSkillRequest) -> ArchiveSkillResponse:
+    return _set_archived(runtime, request, archive=True)
+
+
+@_store_errors
+def unarchive_skill(runtime: Runtime, request: ArchiveSkillRequest) -> ArchiveSkillResponse:
+    return _set_archived(runtime, request, archive=False)
 
 
 # -- import_skills, reindex_skills ----------------------------------------------------------------------
 
 
-def _load(request: ImportSkillsRequest) -> list[dict[str, Any]]:
-    """The file's skills, each checked like a structured create_skill; nothing is written yet."""
+def _load(runtime: Runtime, request: ImportSkillsRequest) -> list[dict[str, Any]]:
+    """The file's skills, each checked like a structured create_skill; nothing is written yet. (The file
+    itself was confined to the allowed roots by the adapter; ABCD's two files beside it are checked here.)"""
     path = Path(request.path).expanduser()
     if not path.is_file():
         raise InvalidInput(f"{path} is not a file; give the path of "
                            + ("ABCD's guidelines.json" if request.format == "abcd" else
                               "a .jsonl or .csv file of labelled examples"))
+    if request.format == "abcd":
+        for name in ("kb.json", "ontology.json"):
+            if escapes(path.parent / name, runtime.roots):
+                raise InvalidInput(f"{name} next to {path} {ESCAPES}")
     try:
         skills = imports.load_abcd(path) if request.format == "abcd" else imports.load_intents(path)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InvalidInput(f"cannot read {path}: {exc}") from exc
-    except (KeyError, TypeError, AttributeError) as exc:
-        raise InvalidInput(f"{path} is not ABCD's guidelines.json (flows -> subflows -> actions and "
-                           f"instructions): missing {exc}") from exc
+    except OSError as exc:
+        raise InvalidInput(f"cannot read {exc.filename or path}: {exc.strerror or type(exc).__name__}") from exc
     return checked_imports(skills)
 
 
 def checked_imports(skills: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Skill fields with a ``source``, each checked like a structured create_skill (playbook canonical)."""
+    """Skill fields with a ``source``, each checked like a structured create_skill (playbook canonical). A
+    refusal names the skill by its place among the file's skills, sorted by source, and the field, never
+    the values (they are the file's content)."""
     out = []
-    for skill in skills:
+    for number, skill in enumerate(skills, start=1):
         try:
             checked = SkillInput.model_validate({k: skill[k] for k in CONTENT})
         except ValidationError as exc:
-            problem = format_validation_error(SkillInput, exc).split(". Valid fields:")[0]
-            raise InvalidInput(f"{skill['source']}: {problem}; nothing was imported") from exc
+            problem = format_validation_error(SkillInput, exc, quote_input=False).split(". Valid fields:")[0]
+            kind = skill["source"].split(":", 1)[0]
+            order = "intents in alphabetical order" if kind == "intent" else "subflows sorted by flow and name"
+            raise InvalidInput(f"skill {number} of the file's {len(skills)} ({order}): {problem}; nothing was "
+                               "imported") from exc
         out.append({**canonical(checked.model_dump()), "source": skill["source"]})
     return out
 
@@ -324,7 +400,7 @@ def import_skills(runtime: Runtime, request: ImportSkillsRequest, progress: Prog
                   ) -> ImportSkillsResponse:
     """Create or update one skill per source of the file (one transaction); the same file again changes
     nothing (compared by the hash of what the file gave, so later edits by agents are not undone)."""
-    skills = _load(request)
+    skills = _load(runtime, request)
     out = write_imports(SkillLibrary(runtime, request.library), skills, progress)
     return ImportSkillsResponse(format=request.format, path=request.path, **out)
 
@@ -332,14 +408,16 @@ def import_skills(runtime: Runtime, request: ImportSkillsRequest, progress: Prog
 def write_imports(library: SkillLibrary, skills: list[dict[str, Any]], progress: Progress | None = None
                   ) -> dict[str, Any]:
     """Write checked skill fields with a ``source`` each: new sources are created, changed ones get a new
-    version; one transaction. Returns the counts, the texts embedded and the skill ids in input order."""
+    version, archived ones are left as they are; one transaction. Returns the counts, the texts embedded
+    and the skill ids in input order."""
     created = updated = unchanged = 0
     with library.writing() as store:
         existing_ids = library.by_source(store, [s["source"] for s in skills])
         existing = library.read(store, list(existing_ids.values()))
         stored = [existing.get(existing_ids.get(s["source"], "")) for s in skills]
-        todo = [i for i, (s, old) in enumerate(zip(skills, stored, strict=True))
-                if old is None or old.node.props.get("import_hash") != content_hash(s)]
+        archived = {i for i, old in enumerate(stored) if old is not None and old.node.props.get(ARCHIVED)}
+        todo = [i for i, (s, old) in enumerate(zip(skills, stored, strict=True)) if i not in archived and
+                (old is None or old.node.props.get("import_hash") != content_hash(s))]
         embedded = library.embed([skills[i] for i in todo], [stored[i].node.text_hash if stored[i] else None
                                                              for i in todo], progress)
         writes = []
@@ -367,8 +445,8 @@ def write_imports(library: SkillLibrary, skills: list[dict[str, Any]], progress:
             library.commit(store, writes)
     written = {w.node.props["source"]: w.node.id for w in writes}
     texts = sum(len(e.vectors) for e in embedded if e.vectors is not None)
-    return {"created": created, "updated": updated, "unchanged": unchanged + len(skills) - len(todo),
-            "embedded_texts": texts, "skill_ids": [written.get(s["source"]) or existing_ids[s["source"]]
+    return {"created": created, "updated": updated, "unchanged": unchanged + len(skills) - len(todo) - len(archived),
+            "archived": len(archived), "embedded_texts": texts, "skill_ids": [written.get(s["source"]) or existing_ids[s["source"]]
                                                    for s in skills]}
 
 
@@ -378,7 +456,7 @@ def reindex_skills(runtime: Runtime, request: ReindexSkillsRequest, progress: Pr
     library = SkillLibrary(runtime, request.library)
     if not library.exists():
         raise NotFound(f"skill library {request.library!r} does not exist; create or import skills first")
-    with runtime.lock(library.namespace, "write"):
+    with runtime.lock(library.namespace, WRITE_LOCK):
         store = library.store(check=False)
         skills, texts = library.reindex(store, progress)
     return ReindexSkillsResponse(library=request.library, skills=skills, embedded_texts=texts,

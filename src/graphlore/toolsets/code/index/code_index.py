@@ -42,7 +42,7 @@ from graphlore.errors import IndexCorrupted, InvalidInput
 from graphlore.runtime import Runtime
 from graphlore.store import Edge, Node, Store, record_embedder
 from graphlore.tools import Progress
-from graphlore.toolsets.folder_index import INDEX_LOCK, FolderIndex, FolderWatches, now_iso
+from graphlore.toolsets.folder_index import INDEX_LOCK, PROJECT_PATH, FolderIndex, FolderWatches, now_iso
 
 from ..layout.walk import SKIP_DIRS, Scan, scan
 from ..model import GraphEdge, GraphNode
@@ -243,8 +243,8 @@ class CodeIndex(FolderIndex):
 
     @contextmanager
     def locked(self) -> Iterator[None]:
-        """The locks `FolderIndex.sync` holds: this folder's thread lock and the namespace's index lock."""
-        with self.runtime.state(FolderWatches).lock(self.root), self.runtime.lock(self.namespace, INDEX_LOCK):
+        """The locks `FolderIndex.sync` holds: this index's thread lock and the namespace's index lock."""
+        with self.runtime.state(FolderWatches).lock(self.namespace), self.runtime.lock(self.namespace, INDEX_LOCK):
             yield
 
     # -- the structural phase ----------------------------------------------------------------------
@@ -320,7 +320,7 @@ class CodeIndex(FolderIndex):
                 store.set_meta(f"src:{path}", data)
             store.set_meta("sources", sorted(graph.facts))
             store.set_meta("files", current)
-            store.set_meta("project_path", str(self.root))
+            store.set_meta(PROJECT_PATH, str(self.root))
             store.set_meta("code_format", FORMAT)
             store.set_meta("git_commit", commit)
             store.set_meta("embedding", {"done": done, "total": total})

@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
-from graphlore.contract import Request, Response
+from graphlore.contract import LocalPath, Request, Response
 from graphlore.errors import InvalidInput
 
 from ..model import SYMBOL_KINDS
@@ -25,7 +25,7 @@ MAX_NAME = 200
 MAX_FILTER_FIELDS = 20
 MAX_FILTER_TEXT = 10_000
 
-ProjectPath = Annotated[str, Field(min_length=1, max_length=MAX_PATH,
+ProjectPath = Annotated[str, LocalPath("folder"), Field(min_length=1, max_length=MAX_PATH,
                                    description="The source tree's root folder (the indexed folder).")]
 NodeKind = Literal[filters.KINDS]  # type: ignore[valid-type]
 EdgeKey = Literal[EDGE_KEYS]  # type: ignore[valid-type]
