@@ -9,14 +9,9 @@ from graphlore.toolsets.code.languages.extractor import Extractor, Syntax
 from graphlore.toolsets.code.languages.parsing import Grammar, squash, text
 from graphlore.toolsets.code.model import FileFacts, ImportFact, SymbolFact
 
-SYNTAX = Syntax(
-    grammar=Grammar("starlark", tree_sitter_python.language),
-    comments=frozenset({"comment"}),
-    calls={"call": (None, "function")},
-    members={"attribute": ("object", "attribute")},
-    literals={"string": "string"},
-    not_calls=frozenset({"load"}),
-)
+#: Starlark is Python's syntax: calls, attribute access and strings read as Python's (``load(...)`` is no call)
+SYNTAX = Syntax(Grammar("starlark", tree_sitter_python.language), frozenset({"comment"}), {"call": (None, "function")},
+                {"attribute": ("object", "attribute")}, literals={"string": "string"}, not_calls=frozenset({"load"}))
 
 
 def _string(node: Node) -> str:
