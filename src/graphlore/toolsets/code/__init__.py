@@ -66,7 +66,9 @@ subclass (what an import, a supertype, an override and a call resolve to; the lo
 capabilities are shared), its role and capability tables (`languages.roles.Rules`, picked from the
 framework tables there), how its files are named (module names, the fqn separator, packages), which files
 are tests, and the build files its modules are declared in. Frameworks (``frameworks/``) are registered
-apart, by the languages whose facts they read, so a second JVM language reuses Spring's tables and reader.
+apart, by the languages whose facts they read: a second JVM language picks Spring's tables from
+`languages.roles`, and Spring's reader takes its files once its facts carry annotations and call sites the
+same way and `frameworks.jvm` folds its constants.
 
 The records (``CodeGraph.snapshot()`` -> ``{id: GraphNode}, {id: GraphEdge}``) map one to one onto the
 store's ``Node(id, kind, name, text, props)`` and ``Edge(id, src, dst, type, props)``:
