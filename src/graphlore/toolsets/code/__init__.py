@@ -12,6 +12,7 @@ The map (packages by concern; a package imports only the packages above it)::
       symbols.py                  the project's symbol table, dependency keys and digests, node and edge records
       resolver.py                 the one resolution loop, the supertype walks, roles and capabilities applied
       names.py                    resolution by names and values (Python and TS/JS share it)
+      typed.py                    resolution by declared types in packages (Go, Kotlin and C# share it)
       roles.py                    role and capability tables by framework, and the rules a language reads
       folding.py                  folding constant expressions into values (the part languages share)
       java/__init__.py            Java as a Language: suffixes, build files, role tables
@@ -26,6 +27,11 @@ The map (packages by concern; a package imports only the packages above it)::
       typescript/extract.py       one TS/JS file -> facts (exports, CommonJS)
       typescript/resolve.py       module specifiers, exports, this, constructor injection
       typescript/constants.py     TS/JS constants for folding (const strings, template literals)
+      go/__init__.py              Go as a Language: go.mod modules, import paths as packages
+      go/extract.py               one Go file -> facts (types, methods wherever declared, package values)
+      go/resolve.py               packages, promoted members, implicit interface implementation
+      proto/__init__.py           Protocol Buffers as a Language: a .proto declares, it calls nothing
+      proto/extract.py            one .proto file -> services, rpc methods (their gRPC names), messages
     layout/                       the tree as microservices and modules
       walk.py                     one walk: sources by the registered suffixes, layout files, package folders
       layout.py                   modules from build files, microservices, each file's context
@@ -33,6 +39,7 @@ The map (packages by concern; a package imports only the packages above it)::
       endpoints.py                routes, clients and producers before linking; path and URL rules
       settings.py                 each module's Spring settings, config servers, ${...} placeholders
       links.py                    which route each client calls and which listeners each producer reaches
+      grpc_links.py               which services serve a gRPC client's fully qualified method
       service_map.py              the services and their links as Mermaid or DOT
     frameworks/                   routes, clients and producers, read from the facts of their languages
       base.py                     Framework: languages + a reader prepared once per update
@@ -42,6 +49,12 @@ The map (packages by concern; a package imports only the packages above it)::
       jaxrs.py                    JAX-RS routes
       python_web.py               FastAPI and Flask routes, requests/httpx/aiohttp clients
       script_web.py               Express and NestJS routes, fetch and axios clients
+      grpc/                       gRPC routes and clients in every language, named package.Service/Method
+        services.py               the .proto services, how each language names their methods
+        go.py                     grpc-go: Register...Server, New...Client stubs
+        jvm.py                    grpc-java and grpc-kotlin (Java and Kotlin): ...ImplBase, stubs
+        python.py                 grpcio: add_..._to_server, ...Stub
+        script.py                 grpc-js: server.addService, service clients
     index/                        the graph in memory and in the store
       graph.py                    CodeGraph: build / update (incremental == full) / restore / snapshot
       persist.py                  per-file records that let an update after a restart stay incremental

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 from functools import cache
 
-from . import java, python, typescript
+from . import go, java, proto, python, typescript
 from .base import Language
 
 LANGUAGES: tuple[Language, ...] = (
     java.LANGUAGE,
     python.LANGUAGE,
     typescript.LANGUAGE,
+    go.LANGUAGE,
+    proto.LANGUAGE,
 )
 
 

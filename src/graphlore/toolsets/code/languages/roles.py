@@ -180,6 +180,8 @@ INJECT_ANNOTATIONS = frozenset({"Autowired", "Inject", "Resource", "MockBean", "
 #: external calls (qualified-name prefix) -> capability of the calling symbol
 PYTHON_CALL_CAPABILITIES = (("requests.", "HTTP_CLIENT"), ("httpx.", "HTTP_CLIENT"), ("aiohttp.", "HTTP_CLIENT"))
 SCRIPT_CALL_CAPABILITIES = (("axios", "HTTP_CLIENT"), ("fetch", "HTTP_CLIENT"))
+GO_CALL_CAPABILITIES = tuple((f"net/http.{name}", "HTTP_CLIENT") for name in (
+    "Get", "Head", "Post", "PostForm", "NewRequest", "NewRequestWithContext"))
 #: why a call stayed unresolved when it went to a library (what `Rules.call_capabilities` look at)
 EXTERNAL_REASONS = frozenset({"external_name", "external_type", "builtin"})
 #: capabilities of a member that do not make its type have them

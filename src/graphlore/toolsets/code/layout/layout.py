@@ -2,7 +2,8 @@
 
 **Modules.** A folder with its own build file (each language lists its build files: ``pom.xml``,
 ``build.gradle(.kts)``, ``settings.gradle(.kts)``, ``pyproject.toml`` / ``setup.py`` / ``setup.cfg``,
-``package.json``; see `languages.builds`) is a module. A module's members are the modules its build
+``package.json``, ``go.mod``, ``*.csproj``; see `languages.builds`) is a module, and so is a folder with a
+``Dockerfile`` and source files under it (a service built from a folder, named after it). A module's members are the modules its build
 declares (Maven ``<modules>``, Gradle ``include``, npm/yarn ``workspaces``, ``pnpm-workspace.yaml``, uv
 ``[tool.uv.workspace]``) plus any undeclared module nested in its folder.
 
@@ -57,6 +58,8 @@ class Module:
     config_files: tuple[str, ...] = ()
     parent: str | None = None
     microservice: str = ""
+    #: the import path its build declares for the folder (``go.mod``), if any
+    namespace: str | None = None
 
     @property
     def deployable_here(self) -> bool:
@@ -82,25 +85,26 @@ def _builds(languages: tuple) -> tuple[BuildFile, ...]:
     return tuple(sorted(found.values(), key=lambda build: build.rank))
 
 
-def _read_module(root: Path, rel: str, names: list[str]) -> Module | None:
+def _read_module(root: Path, rel: str, names: list[str], has_sources: bool) -> Module | None:
     builds = _builds(registry.LANGUAGES)
-    module_files = {n for build in builds if build.module for n in build.names}
-    present = tuple(n for n in names if n in module_files)
-    if not present:
+    present = tuple(n for n in names if any(build.module and build.matches(n) for build in builds))
+    if not present and not ("Dockerfile" in names and has_sources):
         return None
     folder = root / rel if rel else root
-    name, source, members, application = None, "folder", [], False
+    name, source, members, application, namespace = None, "folder", [], False, None
     for build in builds:
-        for file_name in build.names:
-            if file_name not in names:
+        for file_name in names:
+            if not build.matches(file_name):
                 continue
             info = build.read(folder / file_name)
             members += info.members
             application = application or info.application
+            namespace = namespace or info.namespace
             if info.name and name is None and build.name_source:
                 name, source = info.name, build.name_source
-    return Module(path=rel or ".", build_files=present, name=name or folder.name, name_source=source,
-                  declared_members=tuple(members), boot_plugin=application, dockerfile="Dockerfile" in names)
+    return Module(path=rel or ".", build_files=present or ("Dockerfile",), name=name or folder.name,
+                  name_source=source, declared_members=tuple(members), boot_plugin=application,
+                  dockerfile="Dockerfile" in names, namespace=namespace)
 
 
 def _expand_members(module: str, patterns: tuple[str, ...], module_paths: set[str]) -> list[str]:
@@ -265,6 +269,17 @@ class Layout:
         self._root_service = modules["."].microservice if "." in modules else root.name
         self._cache: dict[tuple[str, str], FileContext] = {}
 
+    def namespace_of(self, path: str) -> tuple[str, str] | None:
+        folder = self.module_of(path)
+        while folder in self.modules:
+            module = self.modules[folder]
+            if module.namespace:
+                return folder, module.namespace
+            if module.parent is None:
+                return None
+            folder = module.parent
+        return None
+
     def module_of(self, path: str) -> str:
         folder = path.rsplit("/", 1)[0] if "/" in path else ""
         while folder:
@@ -292,8 +307,12 @@ def detect_layout(found: Scan) -> Layout:
     """Modules from build files, then microservices by the aggregator rule in the module docstring."""
     root = found.root
     modules: dict[str, Module] = {}
+    source_dirs = {""}
+    for path in found.sources:
+        parts = path.split("/")[:-1]
+        source_dirs.update("/".join(parts[:i]) for i in range(1, len(parts) + 1))
     for rel, names in sorted(found.layout_files.items()):
-        module = _read_module(root, rel, names)
+        module = _read_module(root, rel, names, rel in source_dirs)
         if module is not None:
             modules[module.path] = module
     _read_configs(root, found, modules)

@@ -1,0 +1,89 @@
+"""gRPC on the JVM (grpc-java, grpc-kotlin), for Java and Kotlin files alike: a class extending
+``XGrpc.XImplBase`` (or ``XGrpcKt.XCoroutineImplBase``) serves service ``X`` with the methods it declares (in
+lowerCamelCase), and a call of one of ``X``'s methods on a stub (a field, local or parameter typed
+``XGrpc.XBlockingStub`` / ``XStub`` / ``XFutureStub`` / ``XCoroutineStub``, or the result of
+``XGrpc.newBlockingStub(channel)`` ...) is a client."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from ...languages.symbols import Bound
+from ...services.endpoints import Item
+from ..base import Framework, Project, Reader
+from .services import GrpcServices, Reading, owner_of, services
+
+IMPL_BASE = re.compile(r"(?:^|\.)(\w+?)(?:Coroutine)?ImplBase$")
+STUB_TYPE = re.compile(r"(?:^|\.)(\w+?)(?:Blocking|Future|Coroutine)?Stub$")
+STUB_FACTORIES = frozenset({"newBlockingStub", "newStub", "newFutureStub"})
+GRPC_CLASS = re.compile(r"(?:^|\.)(\w+)Grpc(?:Kt)?$")
+
+
+def _stub_of(tree) -> str | None:
+    """The service a receiver tree's stub is for, when the tree makes one (``XGrpc.newBlockingStub(ch)``)."""
+    if tree and tree[0] == "call" and tree[2] in STUB_FACTORIES and tree[1]:
+        inner = tree[1]
+        written = inner[1] if inner[0] == "name" else (inner[2] if inner[0] == "field" else "")
+        match = GRPC_CLASS.search(written)
+        return match.group(1) if match else None
+    if tree and tree[0] == "call":
+        match = STUB_TYPE.search(tree[2])
+        return match.group(1) if match else None
+    return None
+
+
+def _declared(bound: Bound, owner: str, name: str, line: int) -> str:
+    """The type of a local, parameter or field of the enclosing classes, as written."""
+    seen = [(at, t) for at, t in bound.facts.locals.get(owner, {}).get(name, []) if t]
+    if seen:
+        return ([t for at, t in seen if at <= line] or [seen[0][1]])[-1].lstrip("~").removesuffix("()")
+    key = owner.split("#", 1)[0] if "#" in owner else owner
+    while key:
+        for index in bound.members(key):
+            sym = bound.facts.symbols[index]
+            if sym.kind == "field" and sym.name == name:
+                return sym.type
+        index = bound.by_key.get(key)
+        key = bound.facts.symbols[index].parent if index is not None else None
+    return ""
+
+
+def read_jvm(known: GrpcServices, bound: Bound) -> Iterator[Item]:
+    if bound.facts.extra.get("generated"):
+        return
+    reading = Reading(known, bound)
+    facts = bound.facts
+    for index, sym in enumerate(facts.symbols):
+        if sym.kind != "class":
+            continue
+        for _relation, written in sym.supers:
+            base = IMPL_BASE.search(written.split("<", 1)[0])
+            if base:
+                handlers = {facts.symbols[i].name: (bound, i) for i in bound.members(sym.key)
+                            if facts.symbols[i].kind == "method"}
+                yield from reading.routes(base.group(1), handlers, index, sym.line_start)
+    for call in facts.calls:
+        receiver = call.receiver
+        if not receiver or call.kind != "call":
+            continue
+        if receiver[0] == "name":
+            match = STUB_TYPE.search(_declared(bound, call.owner, receiver[1], call.line))
+            simple = match.group(1) if match else None
+        elif receiver[0] == "field" and receiver[1] in (["this"],):
+            match = STUB_TYPE.search(_declared(bound, call.owner, receiver[2], call.line))
+            simple = match.group(1) if match else None
+        else:
+            simple = _stub_of(receiver)
+        if simple and simple in known.by_simple:
+            found = reading.client(simple, call.name, owner_of(bound, call.owner), call.line, f"{simple}.{call.name}")
+            if found is not None:
+                yield found
+
+
+def prepare(files: list[Bound], project: Project) -> Reader:
+    known = services(project)
+    return lambda bound: read_jvm(known, bound)
+
+
+FRAMEWORK = Framework("grpc_jvm", ("java", "kotlin"), prepare)
