@@ -13,6 +13,7 @@ from ..services.endpoints import Item
 from ..services.settings import Values
 from . import jaxrs, python_web, script_web, spring
 from .base import Framework, Project
+from .grpc import csharp as grpc_csharp
 from .grpc import go as grpc_go
 from .grpc import jvm as grpc_jvm
 from .grpc import python as grpc_python
@@ -24,6 +25,7 @@ FRAMEWORKS: tuple[Framework, ...] = (
     python_web.FRAMEWORK,
     script_web.FRAMEWORK,
     grpc_go.FRAMEWORK,
+    grpc_csharp.FRAMEWORK,
     grpc_jvm.FRAMEWORK,
     grpc_python.FRAMEWORK,
     grpc_script.FRAMEWORK,

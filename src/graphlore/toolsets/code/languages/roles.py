@@ -78,6 +78,9 @@ JAKARTA_ROLES = {
 MYBATIS_ROLES = {"Mapper": "REPOSITORY"}
 JUNIT_ROLES = {"RunWith": "TEST", "ExtendWith": "TEST"}
 #: NestJS, Angular and TypeORM decorators
+#: ASP.NET Core (attribute routing) and the .NET test frameworks
+ASPNET_ROLES = {"ApiController": "CONTROLLER"}
+DOTNET_TEST_ROLES = {"TestFixture": "TEST", "TestClass": "TEST"}
 NEST_ROLES = {"Controller": "CONTROLLER", "Resolver": "CONTROLLER", "Injectable": "SERVICE", "Module": "CONFIG",
               "Entity": "ENTITY", "EntityRepository": "REPOSITORY"}
 
@@ -112,6 +115,9 @@ DRF_BASES = {
 PYDANTIC_BASES = {("pydantic.", "BaseModel"): "DTO", ("pydantic", "BaseSettings"): "CONFIG"}
 UNITTEST_BASES = {("unittest.", "TestCase"): "TEST"}
 TYPEORM_BASES = {("typeorm", "Repository"): "REPOSITORY"}
+#: C# names its outside base types as written (``using`` opens a namespace): an empty prefix matches the bare name
+ASPNET_BASES = {("", "ControllerBase"): "CONTROLLER", ("", "Controller"): "CONTROLLER", ("", "DbContext"): "REPOSITORY",
+                ("", "Hub"): "CONTROLLER"}
 
 NAME_SUFFIX_ROLES: tuple[tuple[str, str], ...] = (
     ("Controller", "CONTROLLER"), ("ServiceImpl", "SERVICE"), ("Service", "SERVICE"),
@@ -145,6 +151,8 @@ SPRING_CAPABILITIES = {
 SPRING_METHOD_CAPABILITIES = {"RequestMapping": "HTTP_ENDPOINT"}
 JAXRS_CAPABILITIES = {verb: "HTTP_ENDPOINT" for verb in ("GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS")}
 MICROPROFILE_CAPABILITIES = {"RegisterRestClient": "HTTP_CLIENT"}
+ASPNET_CAPABILITIES = {verb: "HTTP_ENDPOINT" for verb in ("HttpGet", "HttpPost", "HttpPut", "HttpDelete", "HttpPatch",
+                                                          "HttpHead", "HttpOptions")}
 NEST_CAPABILITIES = {
     "Get": "HTTP_ENDPOINT", "Post": "HTTP_ENDPOINT", "Put": "HTTP_ENDPOINT", "Delete": "HTTP_ENDPOINT",
     "Patch": "HTTP_ENDPOINT", "All": "HTTP_ENDPOINT", "Head": "HTTP_ENDPOINT", "Options": "HTTP_ENDPOINT",
@@ -234,7 +242,7 @@ class Rules:
         """Role given by a supertype's qualified name (``org.springframework.data.mongodb.repository.MongoRepository``)."""
         name = qualified.rsplit(".", 1)[-1]
         for prefix, role in self._bases_by_name.get(name, ()):
-            if qualified.startswith(prefix) and qualified.endswith("." + name):
+            if qualified.startswith(prefix) and qualified.endswith("." + name) or not prefix and qualified == name:
                 return role
         return None
 

@@ -301,7 +301,7 @@ class TypedResolver(Resolver):
         global_type = self.package_variable(bound, name)
         if global_type is not None:
             return ("instance", global_type), "receiver_type"
-        if res[0] == "external" and name[:1].isupper():
+        if res[0] == "external" and (name[:1].isupper() or name in self.BUILTIN_TYPES):
             return ("instance", res), "static"
         return ("unknown", f"{name} is not declared in scope"), ""
 
