@@ -30,6 +30,12 @@ The map (packages by concern; a package imports only the packages above it)::
       go/__init__.py              Go as a Language: go.mod modules, import paths as packages
       go/extract.py               one Go file -> facts (types, methods wherever declared, package values)
       go/resolve.py               packages, promoted members, implicit interface implementation
+      kotlin/__init__.py          Kotlin as a Language: the JVM's role tables, Gradle Kotlin DSL builds
+      kotlin/extract.py           one Kotlin file -> facts (JVM-style keys, companion objects, trailing lambdas)
+      kotlin/resolve.py           packages, imports, constructor calls, Java types across the two
+      csharp/__init__.py          C# as a Language: .csproj projects, ASP.NET Core and .NET test role tables
+      csharp/extract.py           one C# file -> facts (namespaces, types, members, attributes, BaseAddress)
+      csharp/resolve.py           namespaces, using directives, base types
       proto/__init__.py           Protocol Buffers as a Language: a .proto declares, it calls nothing
       proto/extract.py            one .proto file -> services, rpc methods (their gRPC names), messages
     layout/                       the tree as microservices and modules
@@ -54,6 +60,7 @@ The map (packages by concern; a package imports only the packages above it)::
         go.py                     grpc-go: Register...Server, New...Client stubs
         jvm.py                    grpc-java and grpc-kotlin (Java and Kotlin): ...ImplBase, stubs
         python.py                 grpcio: add_..._to_server, ...Stub
+        csharp.py                 Grpc.AspNetCore: ...Base subclasses, ...Client stubs
         script.py                 grpc-js: server.addService, service clients
     index/                        the graph in memory and in the store
       graph.py                    CodeGraph: build / update (incremental == full) / restore / snapshot

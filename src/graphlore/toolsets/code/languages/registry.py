@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from . import csharp, go, java, proto, python, typescript
+from . import csharp, go, java, kotlin, proto, python, typescript
 from .base import Language
 
 LANGUAGES: tuple[Language, ...] = (
@@ -13,6 +13,7 @@ LANGUAGES: tuple[Language, ...] = (
     python.LANGUAGE,
     typescript.LANGUAGE,
     go.LANGUAGE,
+    kotlin.LANGUAGE,
     csharp.LANGUAGE,
     proto.LANGUAGE,
 )

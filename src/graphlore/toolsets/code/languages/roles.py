@@ -264,3 +264,20 @@ class Rules:
     def known(self, simple_name: str) -> bool:
         """Whether the tables say what the annotation means (else it may be a project meta-annotation)."""
         return simple_name in self.capabilities or simple_name in self.annotation_roles
+
+
+def jvm_rules(entry_point: Callable[[SymbolFact], bool] | None) -> Rules:
+    """The tables every JVM language reads (Java and Kotlin alike): Spring, Jakarta EE, JAX-RS, MicroProfile,
+    MyBatis and JUnit."""
+    return Rules(
+        annotation_roles={**SPRING_ROLES, **JAKARTA_ROLES, **MYBATIS_ROLES, **JUNIT_ROLES},
+        annotation_role_prefixes=(("Enable", "CONFIG"),),
+        base_roles={**SPRING_BASES, **SERVLET_BASES, **JUNIT_BASES},
+        capabilities={**SPRING_CAPABILITIES, **JAXRS_CAPABILITIES, **MICROPROFILE_CAPABILITIES},
+        method_capabilities=SPRING_METHOD_CAPABILITIES,
+        injected_capabilities=SPRING_INJECTED_CAPABILITIES,
+        bean_annotations=BEAN_ANNOTATIONS,
+        inject_annotations=INJECT_ANNOTATIONS,
+        client_mappings_are_calls=True,
+        entry_point=entry_point,
+    )

@@ -443,6 +443,9 @@ class TypedResolver(Resolver):
                 return self.constructor_call(("project", ref), call)
         if name in self.BUILTIN_FUNCTIONS or name in self.BUILTIN_TYPES:
             return None, "", {"reason": "builtin", "detail": name}
+        opened = [p for p in self.visible_packages(bound)[1:] if p]
+        if opened:   # a wildcard import or an opened namespace outside the project may bring it
+            return None, "", {"reason": "external_name", "detail": f"{name} (from one of: {', '.join(opened[:5])})"}
         return None, "", {"reason": "undefined_name", "detail": name}
 
     def _declared_elsewhere(self, bound: Bound, name: str) -> bool:

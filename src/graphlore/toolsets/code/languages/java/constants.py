@@ -30,15 +30,16 @@ def format_java(template: Folded, args: list[Folded]) -> Folded:
 
 
 class JavaConstants:
-    """Every Java constant of the project (``pkg.Type#NAME`` -> initialiser) and every type fqn."""
+    """Every Java constant of the project (``pkg.Type#NAME`` -> initialiser) and every type fqn; ``languages``:
+    the JVM languages whose files are read (a Kotlin ``const val`` is keyed and read the same way)."""
 
-    def __init__(self, table: Table) -> None:
+    def __init__(self, table: Table, languages: tuple[str, ...] = ("java",)) -> None:
         self.constants: dict[str, tuple[str, FileFacts, str]] = {}
         #: fields injected with ``@Value("${...}")``: their value is that placeholder
         self.injected: dict[str, tuple[str, FileFacts, str]] = {}
         self.types: set[str] = set()
         for bound in table.files.values():
-            if bound.facts.language != "java":
+            if bound.facts.language not in languages:
                 continue
             for index, sym in enumerate(bound.facts.symbols):
                 fqn = bound.fqns[index]
