@@ -11,7 +11,7 @@ from __future__ import annotations
 from ..languages.symbols import Table
 from ..services.endpoints import Item
 from ..services.settings import Values
-from . import jaxrs, python_web, script_web, spring
+from . import aspnet, go_web, jaxrs, ktor, python_web, script_web, spring
 from .base import Framework, Project
 from .grpc import csharp as grpc_csharp
 from .grpc import go as grpc_go
@@ -24,6 +24,9 @@ FRAMEWORKS: tuple[Framework, ...] = (
     jaxrs.FRAMEWORK,
     python_web.FRAMEWORK,
     script_web.FRAMEWORK,
+    go_web.FRAMEWORK,
+    aspnet.FRAMEWORK,
+    ktor.FRAMEWORK,
     grpc_go.FRAMEWORK,
     grpc_csharp.FRAMEWORK,
     grpc_jvm.FRAMEWORK,

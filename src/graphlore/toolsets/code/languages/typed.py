@@ -56,6 +56,8 @@ class TypedResolver(Resolver):
         super().__init__(table, tracker, language)
         self._types = table.cache(f"{language.name}.types")
         self._supers = table.cache(f"{language.name}.supers")
+        #: locals whose type is being worked out (``val x = x.copy()`` names itself)
+        self._busy: set[tuple[str, str | None, str]] = set()
 
     # ---- what a language says -------------------------------------------------------------------
     def package_of(self, bound: Bound) -> str:
@@ -282,9 +284,14 @@ class TypedResolver(Resolver):
     def named_receiver(self, name: str, bound: Bound, owner: str | None, line: int) -> tuple[Receiver, str]:
         written = self.local_type(bound, owner, name, line)
         if written is not None:
-            if not written:
+            busy = (bound.path, owner, name)
+            if not written or busy in self._busy:
                 return ("unknown", f"{name} is an untyped local"), ""
-            res, how = self.written_type(written, bound, owner, line)
+            self._busy.add(busy)
+            try:
+                res, how = self.written_type(written, bound, owner, line)
+            finally:
+                self._busy.discard(busy)
             return ("instance", res), how
         index = self.enclosing_class(bound, owner)
         while index is not None:

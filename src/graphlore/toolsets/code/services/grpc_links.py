@@ -14,6 +14,11 @@ from ..model import GraphEdge, GraphNode, make_edge, node_text
 from .endpoints import Item
 
 
+def service_of(item: Item) -> str | None:
+    """The fully qualified service of a gRPC route or client (None for HTTP and messaging)."""
+    return item.grpc.split("/", 1)[0] if item.grpc else None
+
+
 def routes_by_method(routes: list[tuple[GraphNode, Item]]) -> dict[str, list[tuple[GraphNode, Item]]]:
     out: dict[str, list[tuple[GraphNode, Item]]] = {}
     for node, item in routes:

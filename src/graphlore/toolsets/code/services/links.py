@@ -106,7 +106,8 @@ def link(items: Iterable[Item], layout: Layout) -> tuple[list[GraphNode], list[G
             props = _base(item, _label(item), "handler")
             props.update(framework=item.flavor, path=item.written, http_method=item.http_method,
                          path_template=item.path.text if item.path is not None else None, broker=item.broker,
-                         topic=item.topic.text if item.topic is not None else None, grpc=item.grpc)
+                         topic=item.topic.text if item.topic is not None else None, grpc=item.grpc,
+                         grpc_service=grpc_links.service_of(item))
             node = GraphNode(node_id, "route", props["label"], node_text(props["label"], item.owner_fqn, item.written, ""),
                              props)
             nodes.append(node)
@@ -120,7 +121,7 @@ def link(items: Iterable[Item], layout: Layout) -> tuple[list[GraphNode], list[G
             props.update(client_kind=item.flavor, http_method=item.http_method, target_path=item.written,
                          target_path_template=item.path.text if item.path is not None else None,
                          base_url=item.base_url, target_service=None, target_service_source=item.target_source or None,
-                         grpc=item.grpc)
+                         grpc=item.grpc, grpc_service=grpc_links.service_of(item))
             node = GraphNode(node_id, "client", "", "", props)
             clients.append((node, item))
         else:
@@ -230,6 +231,7 @@ def _link_producer(node: GraphNode, item: Item, listeners: dict[tuple[str, str],
 
 #: clients whose service and path come from one URL (the others name the service apart)
 URL_CLIENTS = frozenset({"rest_template", "web_client", "rest_client", "requests", "httpx", "aiohttp", "fetch",
+                         "net_http", "http_client", "ktor_client",
                          "axios"})
 
 

@@ -24,7 +24,7 @@ from tree_sitter import Node, QueryCursor
 
 from ...model import FileFacts, ImportFact, SymbolFact
 from ..extractor import Extractor, Syntax
-from ..parsing import Grammar, query, squash, text
+from ..parsing import Grammar, innermost_owner, query, squash, text
 
 GRAMMAR = Grammar("go", tree_sitter_go.language)
 
@@ -156,7 +156,10 @@ class _Extractor(Extractor):
                 self.values(node)
         self.calls(root)
         self.locals(root)
-        return self.finish(root)
+        self.assigned(root)
+        facts = self.finish(root)
+        self.lambdas(root)
+        return facts
 
     # -- declarations ---------------------------------------------------------------------------
     def imports(self, node: Node) -> None:
@@ -302,10 +305,52 @@ class _Extractor(Extractor):
     # -- calls and locals -----------------------------------------------------------------------
     def calls(self, root: Node) -> None:
         calls = self.facts.calls
+        self.call_nodes: dict[int, Node] = {}
         for node, _tag, owner in self.owned(root, _CALLS):
             found = self.call_fact(node, owner or "")
             if found is not None:
                 calls.append(found)
+                self.call_nodes[id(found)] = node
+
+    def lambdas(self, root: Node) -> None:
+        """``extra["lambda_of"]``: for each call made in a function literal passed to another call
+        (``r.Route("/api", func(r chi.Router) { r.Get(...) })``), the index of that call, else -1."""
+        index_of = {(n.start_byte, n.end_byte): i for i, c in enumerate(self.facts.calls)
+                    for n in [self.call_nodes[id(c)]]}
+        found = []
+        for call in self.facts.calls:
+            node = self.call_nodes[id(call)].parent
+            enclosing = -1
+            while node is not None and node.type not in ("function_declaration", "method_declaration"):
+                if node.type == "func_literal" and node.parent is not None and node.parent.type == "argument_list":
+                    outer = node.parent.parent
+                    enclosing = index_of.get((outer.start_byte, outer.end_byte), -1) if outer is not None else -1
+                    break
+                node = node.parent
+            found.append(enclosing)
+        if any(i >= 0 for i in found):
+            self.facts.extra["lambda_of"] = found
+
+    def composite(self, name: Node, value: Node | None) -> None:
+        """The text of a struct literal a local is made from, by (owner, name), in ``extra["composites"]``."""
+        while value is not None and value.type == "unary_expression":
+            value = value.child_by_field_name("operand")
+        if value is None or value.type not in ("composite_literal", "call_expression"):
+            return
+        owner = innermost_owner(self.spans, [name.start_byte])[0] or ""
+        self.facts.extra.setdefault("composites", {}).setdefault(owner, {})[text(name)] = squash(text(value))[:400]
+
+    def assigned(self, root: Node) -> None:
+        """Package-level names that a function assigns (``baseUrl = os.Getenv(...)``): not constants."""
+        names = set(self.facts.extra.get("values", {}))
+        if not names:
+            return
+        found = set()
+        for node, _tag, owner in self.owned(root, "(assignment_statement left: (expression_list (identifier) @name))"):
+            if owner is not None and text(node) in names:
+                found.add(text(node))
+        if found:
+            self.facts.extra["assigned"] = sorted(found)
 
     def locals(self, root: Node) -> None:
         items: list[tuple[Node, str]] = []
@@ -316,6 +361,7 @@ class _Extractor(Extractor):
                 for position, name in enumerate(left):
                     value = right[position] if len(right) == len(left) else (right[0] if position == 0 and right else None)
                     items.append((name, local_type(value) or "?"))
+                    self.composite(name, value)
             elif "var" in match:
                 spec = match["var"][0]
                 if spec.parent is not None and spec.parent.parent is not None and spec.parent.type == "var_declaration" \
