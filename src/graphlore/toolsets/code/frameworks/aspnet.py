@@ -5,7 +5,8 @@ conventional route table: its path is unknown): a controller (``[ApiController]`
 subclass, or a class whose name ends in ``Controller``) maps each action with ``[HttpGet("...")]`` ...
 ``[HttpPatch]`` (or ``[Route("...")]`` alone: any method) under each class-level ``[Route("...")]``; the
 ``[controller]`` and ``[action]`` tokens take the class name without ``Controller`` and the method name, and an
-action template starting with ``/`` or ``~/`` ignores the class's. Minimal APIs: ``MapGet(path, handler)``
+action template starting with ``/`` or ``~/`` ignores the class's (ASP.NET matches paths case-insensitively, so
+the tokens are written in lower case). Minimal APIs: ``MapGet(path, handler)``
 ... ``MapPatch``, ``MapMethods(path, methods, handler)`` and ``Map(path, handler)`` on an app, endpoints or a
 ``MapGroup(prefix)`` group (a group passed in as a parameter has an unknown prefix); the handler is the method a method group names, else the registering method.
 
@@ -79,7 +80,9 @@ def _controller(sym, anns: dict[str, AnnotationFact]) -> bool:
 
 
 def _tokens(template: str, controller: str, action: str) -> str:
-    return re.sub(r"\[controller\]", controller, re.sub(r"\[action\]", action, template, flags=re.I), flags=re.I)
+    """``[controller]`` and ``[action]`` replaced, in lower case (ASP.NET matches paths case-insensitively)."""
+    return re.sub(r"\[controller\]", controller.lower(), re.sub(r"\[action\]", action.lower(), template, flags=re.I),
+                  flags=re.I)
 
 
 def read_csharp(web: AspNet, bound: Bound) -> Iterator[Item]:
@@ -165,8 +168,9 @@ def _minimal(web: AspNet, bound: Bound) -> Iterator[Item]:
         class_key = call.owner.rpartition(".")[0] if "." in call.owner else ""
         path = join_paths([_group_prefix(web, bound, call.owner, call.receiver),
                            web.fold(facts, call.args[0], class_key)])
-        handler = bound.by_key.get(f"{class_key}.{handler_expr.strip()}") if handler_expr.strip().isidentifier() \
-            else None
+        written = handler_expr.strip()
+        handler = bound.by_key.get(f"{class_key}.{written}" if class_key else written) \
+            if re.fullmatch(r"[A-Za-z_][\w.]*", written) else None
         owner = handler if handler is not None else bound.by_key.get(call.owner, -1)
         for method in methods:
             yield item(bound, owner, "route", "aspnet", None if handler is not None else call.line, http_method=method,

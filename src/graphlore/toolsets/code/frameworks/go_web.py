@@ -50,6 +50,7 @@ VERBS = {"GET": "GET", "POST": "POST", "PUT": "PUT", "DELETE": "DELETE", "PATCH"
          "OPTIONS": "OPTIONS", "Get": "GET", "Post": "POST", "Put": "PUT", "Delete": "DELETE", "Patch": "PATCH",
          "Head": "HEAD", "Options": "OPTIONS"}
 GROUPS = {"Group", "PathPrefix", "Subrouter", "Route", "With"}
+SUBROUTER = re.compile(r"^(\w+)\.PathPrefix\((.*)\)\.Subrouter$")
 CLIENT_CALLS = {"Get": "GET", "Head": "HEAD", "Post": "POST", "PostForm": "POST"}
 
 
@@ -93,6 +94,13 @@ class GoWeb:
             bound.facts.extra.get("globals", {}).get(name, "")
         if typed.startswith("~"):
             callee = typed[1:-2]
+            chained = SUBROUTER.match(callee)
+            if chained:   # gorilla: r.PathPrefix("/api").Subrouter()
+                parent = self.router(bound, owner, ["name", chained.group(1)], line, depth + 1)
+                if parent is None:
+                    return None
+                prefix = self.go.fold(bound, chained.group(2))
+                return parent[0], [join_paths([p, prefix]) for p in parent[1]]
             key = self.qualified(bound, callee)
             if key in ROUTERS:
                 return ROUTERS[key], [literal("")]

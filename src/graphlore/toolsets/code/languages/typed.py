@@ -256,11 +256,20 @@ class TypedResolver(Resolver):
         return self.resolve_type(sym.type, bound, sym.parent) if sym.type else ("unknown", "no result type")
 
     def field_of(self, type_ref: Ref, name: str) -> tuple[TypeRes, str] | None:
+        """A field's type: declared, or what its initialiser makes (``~callee()``, Kotlin)."""
         found, _inherited, _external = self.find_members(type_ref, name, _FIELDS)
         if not found:
             return None
         sym = self.table.sym(found[0])
-        return self.resolve_type(sym.type, self.table.files[found[0][0]], sym.parent), "receiver_type"
+        bound = self.table.files[found[0][0]]
+        busy = (bound.path, sym.key, name)
+        if sym.type.startswith("~") and busy not in self._busy:
+            self._busy.add(busy)
+            try:
+                return self.written_type(sym.type, bound, sym.parent, sym.line_start)
+            finally:
+                self._busy.discard(busy)
+        return self.resolve_type(sym.type, bound, sym.parent), "receiver_type"
 
     def receiver(self, tree: Any, bound: Bound, owner: str | None, line: int) -> tuple[Receiver, str]:
         """What a receiver expression is, and how that was found (a key of `model.RESOLUTIONS`)."""

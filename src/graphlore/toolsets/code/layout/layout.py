@@ -303,16 +303,25 @@ class Layout:
         return ctx
 
 
-def detect_layout(found: Scan) -> Layout:
-    """Modules from build files, then microservices by the aggregator rule in the module docstring."""
-    root = found.root
-    modules: dict[str, Module] = {}
+def dockerfile_folders(found: Scan) -> frozenset[str]:
+    """Folders holding a ``Dockerfile`` and source files under them (each such folder is a module)."""
+    folders = {rel for rel, names in found.layout_files.items() if "Dockerfile" in names}
+    if not folders:
+        return frozenset()
     source_dirs = {""}
     for path in found.sources:
         parts = path.split("/")[:-1]
         source_dirs.update("/".join(parts[:i]) for i in range(1, len(parts) + 1))
+    return frozenset(folders & source_dirs)
+
+
+def detect_layout(found: Scan) -> Layout:
+    """Modules from build files, then microservices by the aggregator rule in the module docstring."""
+    root = found.root
+    modules: dict[str, Module] = {}
+    built = dockerfile_folders(found)
     for rel, names in sorted(found.layout_files.items()):
-        module = _read_module(root, rel, names, rel in source_dirs)
+        module = _read_module(root, rel, names, rel in built)
         if module is not None:
             modules[module.path] = module
     _read_configs(root, found, modules)

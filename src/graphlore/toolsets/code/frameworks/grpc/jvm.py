@@ -18,6 +18,8 @@ IMPL_BASE = re.compile(r"(?:^|\.)(\w+?)(?:Coroutine)?ImplBase$")
 STUB_TYPE = re.compile(r"(?:^|\.)(\w+?)(?:Blocking|Future|Coroutine)?Stub$")
 STUB_FACTORIES = frozenset({"newBlockingStub", "newStub", "newFutureStub"})
 GRPC_CLASS = re.compile(r"(?:^|\.)(\w+)Grpc(?:Kt)?$")
+#: a stub made in a declaration's initialiser, as the declaration's type records it (``~XGrpc.newBlockingStub()``)
+MADE_STUB = re.compile(r"(?:^|\.)(\w+)Grpc(?:Kt)?\.(?:new(?:Blocking|Future)?Stub|\w+CoroutineStub)$")
 
 
 def _stub_of(tree) -> str | None:
@@ -31,6 +33,13 @@ def _stub_of(tree) -> str | None:
         match = STUB_TYPE.search(tree[2])
         return match.group(1) if match else None
     return None
+
+
+def _stub_type(written: str) -> str | None:
+    """The service a stub's declared (or initialiser-made) type is for."""
+    written = written.lstrip("~").removesuffix("()")
+    match = MADE_STUB.search(written) or STUB_TYPE.search(written)
+    return match.group(1) if match else None
 
 
 def _declared(bound: Bound, owner: str, name: str, line: int) -> str:
@@ -67,12 +76,8 @@ def read_jvm(known: GrpcServices, bound: Bound) -> Iterator[Item]:
         receiver = call.receiver
         if not receiver or call.kind != "call":
             continue
-        if receiver[0] == "name":
-            match = STUB_TYPE.search(_declared(bound, call.owner, receiver[1], call.line))
-            simple = match.group(1) if match else None
-        elif receiver[0] == "field" and receiver[1] in (["this"],):
-            match = STUB_TYPE.search(_declared(bound, call.owner, receiver[2], call.line))
-            simple = match.group(1) if match else None
+        if receiver[0] == "name" or receiver[0] == "field" and receiver[1] == ["this"]:
+            simple = _stub_type(_declared(bound, call.owner, receiver[-1], call.line))
         else:
             simple = _stub_of(receiver)
         if simple and simple in known.by_simple:

@@ -1,6 +1,7 @@
 """gRPC in Python (grpcio): ``add_XServicer_to_server(impl, server)`` serves service ``X`` with the methods of
 ``impl``'s class and its bases in the project (a method neither declares is not served), and a call of one of
-``X``'s methods on an ``XStub(channel)`` (a local, a module variable or the call itself) is a client. Generated
+``X``'s methods on an ``XStub(channel)`` (a local, a module variable, a ``self`` attribute or the call itself) is
+a client. Generated
 modules (``*_pb2_grpc.py``) are neither."""
 
 from __future__ import annotations
@@ -22,6 +23,14 @@ def _made_by(bound: Bound, owner: str, name: str, line: int) -> str:
     seen = [(at, t) for at, t in bound.facts.locals.get(owner, {}).get(name, []) if t.startswith("~")]
     before = [t for at, t in seen if at <= line] or [t for _, t in seen]
     found = before[-1] if before else bound.facts.extra.get("globals", {}).get(name, "")
+    return found[1:-2] if found.startswith("~") and found.endswith("()") else ""
+
+
+def _attribute(bound: Bound, owner: str, name: str) -> str:
+    """What made ``self.name`` in the class around ``owner`` (``~X()`` -> ``X``)."""
+    class_key = owner.rsplit(".", 1)[0] if "." in owner else ""
+    index = bound.by_key.get(f"{class_key}.{name}")
+    found = bound.facts.symbols[index].type if index is not None else ""
     return found[1:-2] if found.startswith("~") and found.endswith("()") else ""
 
 
@@ -84,6 +93,8 @@ def read_python(known: GrpcServices, classes: PythonClasses, bound: Bound) -> It
             stub = STUB.search(receiver[2])
         elif receiver[0] == "name":
             stub = STUB.search(_made_by(bound, call.owner, receiver[1], call.line))
+        elif receiver[0] == "field" and receiver[1] in (["self"], ["name", "self"]):
+            stub = STUB.search(_attribute(bound, call.owner, receiver[2]))
         else:
             stub = None
         if stub and stub.group(1) in known.by_simple:

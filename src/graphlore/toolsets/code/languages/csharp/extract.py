@@ -336,7 +336,7 @@ class _Extractor(Extractor):
                 continue
             value = decl[0].named_children[-1] if decl and len(decl[0].named_children) > 1 else None
             items.append((name, local_type(match["type"][0], value)))
-        self.record_locals(items, lambda owner, _type: owner)
+        self.record_locals(items, lambda owner, _type: owner or "")   # top-level statements: the file's
 
 
 class _Keyword:

@@ -331,14 +331,21 @@ class _Extractor(Extractor):
         if any(i >= 0 for i in found):
             self.facts.extra["lambda_of"] = found
 
-    def composite(self, name: Node, value: Node | None) -> None:
-        """The text of a struct literal a local is made from, by (owner, name), in ``extra["composites"]``."""
-        while value is not None and value.type == "unary_expression":
-            value = value.child_by_field_name("operand")
-        if value is None or value.type not in ("composite_literal", "call_expression"):
+    def composites(self, found: list[tuple[Node, Node | None]]) -> None:
+        """The text of the struct literal (or call) each local is made from, by owner and name, in
+        ``extra["composites"]``: what a literal sets (a Kafka writer's ``Topic``)."""
+        kept = []
+        for name, value in found:
+            while value is not None and value.type == "unary_expression":
+                value = value.child_by_field_name("operand")
+            if value is not None and value.type in ("composite_literal", "call_expression"):
+                kept.append((name, value))
+        if not kept:
             return
-        owner = innermost_owner(self.spans, [name.start_byte])[0] or ""
-        self.facts.extra.setdefault("composites", {}).setdefault(owner, {})[text(name)] = squash(text(value))[:400]
+        owners = innermost_owner(self.spans, [name.start_byte for name, _ in kept])
+        table = self.facts.extra.setdefault("composites", {})
+        for (name, value), owner in zip(kept, owners, strict=True):
+            table.setdefault(owner or "", {})[text(name)] = squash(text(value))[:400]
 
     def assigned(self, root: Node) -> None:
         """Package-level names that a function assigns (``baseUrl = os.Getenv(...)``): not constants."""
@@ -354,6 +361,7 @@ class _Extractor(Extractor):
 
     def locals(self, root: Node) -> None:
         items: list[tuple[Node, str]] = []
+        composites: list[tuple[Node, Node | None]] = []
         for _, match in QueryCursor(query(GRAMMAR, _LOCALS)).matches(root):
             if "short" in match:
                 left = [n for n in match["left"][0].named_children if n.type == "identifier"]
@@ -361,7 +369,7 @@ class _Extractor(Extractor):
                 for position, name in enumerate(left):
                     value = right[position] if len(right) == len(left) else (right[0] if position == 0 and right else None)
                     items.append((name, local_type(value) or "?"))
-                    self.composite(name, value)
+                    composites.append((name, value))
             elif "var" in match:
                 spec = match["var"][0]
                 if spec.parent is not None and spec.parent.parent is not None and spec.parent.type == "var_declaration" \
@@ -380,16 +388,19 @@ class _Extractor(Extractor):
                     type_ = "[]" + type_
                 items += [(name, type_) for name in param.children_by_field_name("name")]
         self.record_locals(items, lambda owner, _type: owner)
+        self.composites(composites)
 
 
 def default_name(path: str) -> str:
     """The name an import path is used by without an alias: its last element, without a ``/vN`` major
-    version or a ``.vN`` suffix (``gopkg.in/yaml.v3`` -> ``yaml``)."""
+    version or a ``.vN`` suffix (``gopkg.in/yaml.v3`` -> ``yaml``) and without a ``go-`` / ``-go`` affix
+    (``segmentio/kafka-go`` -> ``kafka``), the convention such packages follow."""
     parts = [p for p in path.split("/") if p]
     if len(parts) > 1 and re.fullmatch(r"v\d+", parts[-1]):
         parts.pop()
-    last = parts[-1] if parts else path
-    return re.sub(r"\.v\d+$", "", last).replace("-", "_")
+    last = re.sub(r"\.v\d+$", "", parts[-1] if parts else path)
+    last = re.sub(r"^go-|-go$|\.go$", "", last)   # kafka-go, go-redis: the package names itself without "go"
+    return last.replace("-", "_").replace(".", "_")
 
 
 SYNTAX = Syntax(

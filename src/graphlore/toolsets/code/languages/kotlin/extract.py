@@ -152,6 +152,12 @@ def _param_key(params: tuple[tuple[str, str], ...]) -> str:
     return ",".join(t.removesuffix("...").rsplit(".", 1)[-1] + ("..." if t.endswith("...") else "") for _, t in params)
 
 
+def _property_type(declared: Node | None, value: Node | None) -> str:
+    """A property's declared type, else what its initialiser makes (``~Foo()``: see `local_type`), else ""."""
+    found = local_type(declared, value)
+    return "" if found == "?" else found
+
+
 def local_type(declared: Node | None, value: Node | None) -> str:
     """What a ``val``/``var`` is declared as, else what its value makes (a call ``~callee()``: a constructor
     or a function, told apart by the resolver)."""
@@ -332,8 +338,7 @@ class _Extractor(Extractor):
             key=key, name=name, kind="field", parent=owner.key if owner is not None else None,
             line_start=node.start_point[0] + 1, line_end=node.end_point[0] + 1,
             signature=squash(text(node))[:300], modifiers=(*words, "property"), annotations=annotations,
-            docstring=_doc(node), type=type_name(declared) if declared is not None else local_type(None, value).strip(
-                "~()") if value is not None and value.type in _STRINGS else "", extra=extra,
+            docstring=_doc(node), type=_property_type(declared, value), extra=extra,
         ), (node.start_byte, node.end_byte))
 
     # -- calls, locals, lines -------------------------------------------------------------------
