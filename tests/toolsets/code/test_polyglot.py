@@ -84,6 +84,7 @@ def test_services_come_from_go_mod_csproj_gradle_kotlin_dsl_and_dockerfiles():
     assert services["billing"]["declared_names"] == {"rootProject.name": "billing"}
     assert services["notify"]["name_source"] == "folder" and services["notify"]["deployable"]   # a Dockerfile
     assert not services["web"]["deployable"]   # package.json, no Dockerfile
+    assert "db" not in services   # a Dockerfile FROM mongo with a seed script: a datastore, not a service
 
 
 def test_kotlin_one_line_bodies_keep_their_lines():

@@ -3,7 +3,8 @@
 **Modules.** A folder with its own build file (each language lists its build files: ``pom.xml``,
 ``build.gradle(.kts)``, ``settings.gradle(.kts)``, ``pyproject.toml`` / ``setup.py`` / ``setup.cfg``,
 ``package.json``, ``go.mod``, ``*.csproj``; see `languages.builds`) is a module, and so is a folder with a
-``Dockerfile`` and source files under it (a service built from a folder, named after it). A module's members are the modules its build
+``Dockerfile`` and source files under it (a service built from a folder, named after it), unless the image
+builds on a stock datastore or broker image (``FROM mongo``: a seed dump and an init script are no service). A module's members are the modules its build
 declares (Maven ``<modules>``, Gradle ``include``, npm/yarn ``workspaces``, ``pnpm-workspace.yaml``, uv
 ``[tool.uv.workspace]``) plus any undeclared module nested in its folder.
 
@@ -303,8 +304,38 @@ class Layout:
         return ctx
 
 
+#: stock images of datastores and brokers: a folder whose Dockerfile builds on one packages data or settings
+#: for it (a seed dump, an init script), not a service of the system
+STOCK_IMAGES = frozenset({
+    "mongo", "postgres", "postgis", "mysql", "mariadb", "redis", "valkey", "rabbitmq", "elasticsearch",
+    "opensearch", "cassandra", "memcached", "zookeeper", "kafka", "cp-kafka", "cp-zookeeper", "consul", "vault",
+    "minio", "influxdb", "neo4j", "couchbase", "couchdb", "clickhouse-server", "etcd", "nats", "localstack",
+    "cockroach", "prometheus", "grafana",
+})
+_FROM = re.compile(r"^\s*FROM\s+(?:--\S+\s+)*(\S+)(?:\s+AS\s+(\S+))?", re.I | re.M)
+
+
+def stock_image(path: Path) -> bool:
+    """Whether a Dockerfile's final stage builds on a stock datastore or broker image (`STOCK_IMAGES`)."""
+    try:
+        stages = _FROM.findall(path.read_text(encoding="utf-8", errors="replace"))
+    except OSError:
+        return False
+    if not stages:
+        return False
+    names = {alias.lower(): image for image, alias in stages if alias}
+    image = stages[-1][0]
+    for _ in range(len(stages)):
+        if image.lower() not in names:
+            break
+        image = names[image.lower()]
+    base = image.split("@", 1)[0].rsplit("/", 1)[-1].split(":", 1)[0].lower()
+    return base in STOCK_IMAGES or "/mssql/" in image.lower()
+
+
 def dockerfile_folders(found: Scan) -> frozenset[str]:
-    """Folders holding a ``Dockerfile`` and source files under them (each such folder is a module)."""
+    """Folders holding a ``Dockerfile`` and source files under them, whose image is not a stock datastore's or
+    broker's (each such folder is a module)."""
     folders = {rel for rel, names in found.layout_files.items() if "Dockerfile" in names}
     if not folders:
         return frozenset()
@@ -312,7 +343,8 @@ def dockerfile_folders(found: Scan) -> frozenset[str]:
     for path in found.sources:
         parts = path.split("/")[:-1]
         source_dirs.update("/".join(parts[:i]) for i in range(1, len(parts) + 1))
-    return frozenset(folders & source_dirs)
+    return frozenset(rel for rel in folders & source_dirs
+                     if not stock_image(found.root / rel / "Dockerfile" if rel else found.root / "Dockerfile"))
 
 
 def detect_layout(found: Scan) -> Layout:

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from ...languages.symbols import Bound
 from ...services.endpoints import Item
 from ..base import Framework, Project, Reader
-from .services import GrpcServices, Reading, owner_of, services
+from .services import GrpcServices, Reading, owner_of, services, uses_grpc
 
 IMPL_BASE = re.compile(r"(?:^|\.)(\w+?)(?:Coroutine)?ImplBase$")
 STUB_TYPE = re.compile(r"(?:^|\.)(\w+?)(?:Blocking|Future|Coroutine)?Stub$")
@@ -59,7 +59,7 @@ def _declared(bound: Bound, owner: str, name: str, line: int) -> str:
 
 
 def read_jvm(known: GrpcServices, bound: Bound) -> Iterator[Item]:
-    if bound.facts.extra.get("generated"):
+    if not uses_grpc(bound) or bound.facts.extra.get("generated"):
         return
     reading = Reading(known, bound)
     facts = bound.facts

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from ...languages.symbols import Bound
 from ...services.endpoints import Item
 from ..base import Framework, Project, Reader
-from .services import GrpcServices, Reading, owner_of, services
+from .services import GrpcServices, Reading, owner_of, services, uses_grpc
 
 ADD = re.compile(r"^add_(\w+)Servicer_to_server$")
 STUB = re.compile(r"(?:^|\.)(\w+)Stub$")
@@ -74,7 +74,7 @@ class PythonClasses:
 
 
 def read_python(known: GrpcServices, classes: PythonClasses, bound: Bound) -> Iterator[Item]:
-    if bound.facts.extra.get("generated") or bound.path.endswith("_pb2_grpc.py"):
+    if not uses_grpc(bound) or bound.facts.extra.get("generated") or bound.path.endswith("_pb2_grpc.py"):
         return
     reading = Reading(known, bound)
     for call in bound.facts.calls:

@@ -12,7 +12,7 @@ from ...languages.folding import split_top
 from ...languages.symbols import Bound
 from ...services.endpoints import Item
 from ..base import Framework, Project, Reader
-from .services import GrpcServices, Reading, owner_of, services
+from .services import GrpcServices, Reading, owner_of, services, uses_grpc
 
 SERVICE_ARG = re.compile(r"(?:^|\.)(\w+)\.service$")
 
@@ -45,7 +45,7 @@ def _client_type(bound: Bound, owner: str, name: str) -> str:
 
 
 def read_script(known: GrpcServices, bound: Bound) -> Iterator[Item]:
-    if bound.facts.extra.get("generated") or bound.path.endswith(("_grpc_pb.js", "_pb.js")):
+    if not uses_grpc(bound) or bound.facts.extra.get("generated") or bound.path.endswith(("_grpc_pb.js", "_pb.js")):
         return
     reading = Reading(known, bound)
     for call in bound.facts.calls:

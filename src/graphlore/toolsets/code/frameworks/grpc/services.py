@@ -121,6 +121,13 @@ class Reading:
                     target_source="gRPC service")
 
 
+def uses_grpc(bound: Bound) -> bool:
+    """The file imports a gRPC library or generated gRPC code (``grpc``, ``io.grpc``, ``*_pb2_grpc``,
+    ``Grpc.Core``, ``@grpc/grpc-js``): the files Java, Kotlin, Python, Node and C# servers and stubs live in
+    (a cheap first look before reading every call)."""
+    return any("grpc" in imp.target.lower() for imp in bound.facts.imports)
+
+
 def owner_of(bound: Bound, key: str) -> int:
     """The index of the symbol a call site belongs to (-1: the file)."""
     return bound.by_key.get(key, -1) if key else -1
