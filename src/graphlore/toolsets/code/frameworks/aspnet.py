@@ -27,7 +27,7 @@ from ..languages.folding import Folded, literal, unknown
 from ..languages.symbols import Bound
 from ..model import AnnotationFact, FileFacts
 from ..services.endpoints import ANY, Item, join_paths
-from .base import Framework, Project, Reader, item
+from .base import Framework, Project, Reader, declared_type, item
 
 VERBS = {"HttpGet": "GET", "HttpPost": "POST", "HttpPut": "PUT", "HttpDelete": "DELETE", "HttpPatch": "PATCH",
          "HttpHead": "HEAD", "HttpOptions": "OPTIONS"}
@@ -177,31 +177,14 @@ def _minimal(web: AspNet, bound: Bound) -> Iterator[Item]:
                        path=path, written=call.args[0])
 
 
-def _declared(bound: Bound, owner: str, name: str) -> str:
-    seen = [t for _, t in bound.facts.locals.get(owner, {}).get(name, []) if t and t != "?"]
-    if seen:
-        return seen[-1]
-    key = owner
-    while key:
-        for member in bound.members(key):
-            sym = bound.facts.symbols[member]
-            if sym.kind == "field" and sym.name == name:
-                return sym.type
-        index = bound.by_key.get(key)
-        key = bound.facts.symbols[index].parent if index is not None else None
-    return ""
-
-
 def _clients(web: AspNet, bound: Bound) -> Iterator[Item]:
     facts = bound.facts
     for call in facts.calls:
         receiver = call.receiver
         if call.kind != "call" or not receiver or not call.args or call.owner not in bound.by_key:
             continue
-        if receiver[0] == "name":
-            typed = _declared(bound, call.owner, receiver[1])
-        elif receiver[0] == "field" and receiver[1] == ["this"]:
-            typed = _declared(bound, call.owner, receiver[2])
+        if receiver[0] == "name" or receiver[0] == "field" and receiver[1] == ["this"]:
+            typed = declared_type(bound, call.owner, receiver[-1], call.line)
         else:
             continue
         if typed.rsplit(".", 1)[-1] != "HttpClient":

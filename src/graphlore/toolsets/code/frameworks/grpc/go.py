@@ -42,10 +42,8 @@ def read_go(known: GrpcServices, packages: GoPackages, bound: Bound) -> Iterator
             stub = NEW_CLIENT.match(typed[1:-2].rsplit(".", 1)[-1]) if typed.startswith("~") else CLIENT_TYPE.search(
                 typed)
             simple = stub.group(1) if stub else None
-        if simple and simple in known.by_simple:
-            found = reading.client(simple, call.name, owner_of(bound, call.owner), call.line, f"{simple}.{call.name}")
-            if found is not None:
-                yield found
+        if simple:
+            yield from reading.stub_call(simple, call)
 
 
 def prepare(files: list[Bound], project: Project) -> Reader:

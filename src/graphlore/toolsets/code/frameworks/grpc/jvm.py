@@ -11,8 +11,8 @@ from collections.abc import Iterator
 
 from ...languages.symbols import Bound
 from ...services.endpoints import Item
-from ..base import Framework, Project, Reader
-from .services import GrpcServices, Reading, owner_of, services, uses_grpc
+from ..base import Framework, Project, Reader, declared_type
+from .services import GrpcServices, Reading, services, uses_grpc
 
 IMPL_BASE = re.compile(r"(?:^|\.)(\w+?)(?:Coroutine)?ImplBase$")
 STUB_TYPE = re.compile(r"(?:^|\.)(\w+?)(?:Blocking|Future|Coroutine)?Stub$")
@@ -42,48 +42,21 @@ def _stub_type(written: str) -> str | None:
     return match.group(1) if match else None
 
 
-def _declared(bound: Bound, owner: str, name: str, line: int) -> str:
-    """The type of a local, parameter or field of the enclosing classes, as written."""
-    seen = [(at, t) for at, t in bound.facts.locals.get(owner, {}).get(name, []) if t]
-    if seen:
-        return ([t for at, t in seen if at <= line] or [seen[0][1]])[-1].lstrip("~").removesuffix("()")
-    key = owner.split("#", 1)[0] if "#" in owner else owner
-    while key:
-        for index in bound.members(key):
-            sym = bound.facts.symbols[index]
-            if sym.kind == "field" and sym.name == name:
-                return sym.type
-        index = bound.by_key.get(key)
-        key = bound.facts.symbols[index].parent if index is not None else None
-    return ""
-
-
 def read_jvm(known: GrpcServices, bound: Bound) -> Iterator[Item]:
     if not uses_grpc(bound) or bound.facts.extra.get("generated"):
         return
     reading = Reading(known, bound)
-    facts = bound.facts
-    for index, sym in enumerate(facts.symbols):
-        if sym.kind != "class":
-            continue
-        for _relation, written in sym.supers:
-            base = IMPL_BASE.search(written.split("<", 1)[0])
-            if base:
-                handlers = {facts.symbols[i].name: (bound, i) for i in bound.members(sym.key)
-                            if facts.symbols[i].kind == "method"}
-                yield from reading.routes(base.group(1), handlers, index, sym.line_start)
-    for call in facts.calls:
+    yield from reading.implementations(IMPL_BASE, lambda method: True)
+    for call in bound.facts.calls:
         receiver = call.receiver
         if not receiver or call.kind != "call":
             continue
         if receiver[0] == "name" or receiver[0] == "field" and receiver[1] == ["this"]:
-            simple = _stub_type(_declared(bound, call.owner, receiver[-1], call.line))
+            simple = _stub_type(declared_type(bound, call.owner, receiver[-1], call.line))
         else:
             simple = _stub_of(receiver)
-        if simple and simple in known.by_simple:
-            found = reading.client(simple, call.name, owner_of(bound, call.owner), call.line, f"{simple}.{call.name}")
-            if found is not None:
-                yield found
+        if simple:
+            yield from reading.stub_call(simple, call)
 
 
 def prepare(files: list[Bound], project: Project) -> Reader:

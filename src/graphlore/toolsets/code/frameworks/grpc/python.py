@@ -97,11 +97,8 @@ def read_python(known: GrpcServices, classes: PythonClasses, bound: Bound) -> It
             stub = STUB.search(_attribute(bound, call.owner, receiver[2]))
         else:
             stub = None
-        if stub and stub.group(1) in known.by_simple:
-            found_client = reading.client(stub.group(1), call.name, owner_of(bound, call.owner), call.line,
-                                          f"{stub.group(1)}Stub.{call.name}")
-            if found_client is not None:
-                yield found_client
+        if stub:
+            yield from reading.stub_call(stub.group(1), call)
 
 
 def prepare(files: list[Bound], project: Project) -> Reader:

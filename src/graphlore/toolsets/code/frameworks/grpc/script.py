@@ -61,12 +61,7 @@ def read_script(known: GrpcServices, bound: Bound) -> Iterator[Item]:
             continue
         receiver = call.receiver
         if receiver and receiver[0] == "name":
-            simple = _client_type(bound, call.owner, receiver[1]).rsplit(".", 1)[-1]
-            if simple in known.by_simple:
-                found = reading.client(simple, call.name, owner_of(bound, call.owner), call.line,
-                                       f"{simple}.{call.name}")
-                if found is not None:
-                    yield found
+            yield from reading.stub_call(_client_type(bound, call.owner, receiver[1]).rsplit(".", 1)[-1], call)
 
 
 def prepare(files: list[Bound], project: Project) -> Reader:

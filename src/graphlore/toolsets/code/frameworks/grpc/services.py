@@ -10,10 +10,13 @@ as declared (Go, Python, C#), in lowerCamelCase (Java, Kotlin, grpc-js), or with
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from ...languages.folding import literal
 from ...languages.symbols import Bound, Table
+from ...model import CallFact, SymbolFact
 from ...services.endpoints import Item
 from ..base import Project, item
 
@@ -105,6 +108,28 @@ class Reading:
                 owner_bound, owner = handler
                 out.append(item(owner_bound, owner, "route", "grpc", None, grpc=grpc, written=f"{simple}.{name}"))
         return out
+
+    def implementations(self, base: re.Pattern[str], serves: Callable[[SymbolFact], bool]) -> Iterator[Item]:
+        """Routes of the classes deriving from a generated service base (``base`` takes the service's simple
+        name out of a supertype as written): each serves its methods for which ``serves`` holds."""
+        facts = self.bound.facts
+        for index, sym in enumerate(facts.symbols):
+            if sym.kind != "class":
+                continue
+            for _relation, written in sym.supers:
+                found = base.search(written.split("<", 1)[0])
+                if found and found.group(1) in self.known.by_simple:
+                    handlers = {facts.symbols[i].name: (self.bound, i) for i in self.bound.members(sym.key)
+                                if facts.symbols[i].kind == "method" and serves(facts.symbols[i])}
+                    yield from self.routes(found.group(1), handlers, index, sym.line_start)
+
+    def stub_call(self, simple: str, call: CallFact) -> list[Item]:
+        """The client a call on a stub of service ``simple`` is (none: the service is not declared, or the
+        call is the stub's own API rather than one of the service's methods)."""
+        if simple not in self.known.by_simple:
+            return []
+        found = self.client(simple, call.name, owner_of(self.bound, call.owner), call.line, f"{simple}.{call.name}")
+        return [found] if found is not None else []
 
     def client(self, simple: str, method_name: str, owner: int, line: int, written: str) -> Item | None:
         """A client of ``simple``'s method (None when ``method_name`` is none of its methods: a stub's own API)."""

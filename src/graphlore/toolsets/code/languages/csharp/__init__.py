@@ -36,21 +36,11 @@ CSPROJ = BuildFile((), read_csproj, "csproj", rank=12, suffixes=(".csproj", ".fs
 
 
 def _main(sym: SymbolFact) -> bool:
-    return sym.kind == "method" and sym.name == "Main" and "static" in sym.modifiers
+    return sym.name == "Main" and sym.kind == "method" and "static" in sym.modifiers
 
 
-RULES = roles.Rules(
-    annotation_roles={**roles.ASPNET_ROLES, **roles.DOTNET_TEST_ROLES},
-    base_roles=roles.ASPNET_BASES,
-    capabilities=roles.ASPNET_CAPABILITIES,
-    entry_point=_main,
-)
+RULES = roles.Rules(annotation_roles={**roles.ASPNET_ROLES, **roles.DOTNET_TEST_ROLES}, base_roles=roles.ASPNET_BASES,
+                    capabilities=roles.ASPNET_CAPABILITIES, entry_point=_main)
 
-LANGUAGE = Language(
-    "csharp", {".cs": "csharp"}, extract.extract, CSharpResolver, RULES,
-    module_name=no_module,
-    test_files=re.compile(r".*Tests?\.cs$"),
-    packages=True,
-    simple_annotations=True,
-    builds=(CSPROJ,),
-)
+LANGUAGE = Language("csharp", {".cs": "csharp"}, extract.extract, CSharpResolver, RULES, module_name=no_module,
+                    test_files=re.compile(r".*Tests?\.cs$"), packages=True, simple_annotations=True, builds=(CSPROJ,))

@@ -5,10 +5,8 @@ constant: only its initialiser is known, so a ``var`` is folded only when no fun
 
 from __future__ import annotations
 
-import re
-
 from ...model import FileFacts
-from ..folding import Folded, Folder, literal, unescape, unknown
+from ..folding import Folded, Folder, literal, printf, unescape, unknown
 
 
 class GoValues:
@@ -60,19 +58,7 @@ class GoFolder(Folder):
     def call(self, name: str, args: list[list[tuple[str, str]]]) -> Folded:
         folded = [self.fold_tokens(a) for a in args]
         if name == "fmt.Sprintf" and folded:
-            if not folded[0].known:
-                return unknown("fmt.Sprintf with an unknown format")
-            out, rest = literal(""), folded[1:]
-            for piece in re.split(r"(%%|%[sdv])", folded[0].text):
-                if piece == "%%":
-                    out = out + literal("%")
-                elif piece in ("%s", "%d", "%v"):
-                    out = out + (rest.pop(0) if rest else unknown("fmt.Sprintf with too few arguments"))
-                elif "%" in piece:
-                    return unknown("fmt.Sprintf with a verb this folder does not read")
-                else:
-                    out = out + literal(piece)
-            return out
+            return printf(folded[0], folded[1:], "sdv", "fmt.Sprintf")
         return unknown(f"the result of {name}(...)")
 
 

@@ -404,18 +404,12 @@ def default_name(path: str) -> str:
 
 
 SYNTAX = Syntax(
-    grammar=GRAMMAR,
-    comments=frozenset({"comment"}),
-    calls={"call_expression": (None, "function")},
-    members={"selector_expression": ("operand", "field")},
+    grammar=GRAMMAR, comments=frozenset({"comment"}), calls={"call_expression": (None, "function")},
+    members={"selector_expression": ("operand", "field")}, decorators=frozenset(), type_text=type_name,
     constructions={"composite_literal": "type", "type_assertion_expression": "type"},
-    literals={"interpreted_string_literal": "string", "raw_string_literal": "string"},
-    wrappers=frozenset({"parenthesized_expression", "unary_expression"}),
-    type_names=frozenset({"type_identifier", "qualified_type"}),
-    type_text=type_name,
-    decorators=frozenset(),
+    literals=dict.fromkeys(_STRINGS, "string"), wrappers=frozenset({"parenthesized_expression", "unary_expression"}),
+    type_names=frozenset({"type_identifier", "qualified_type"}), header_bytes=4000,
     generated_header=re.compile(rb"(?m)^// Code generated .* DO NOT EDIT\.\s*$"),
-    header_bytes=4000,
 )
 
 

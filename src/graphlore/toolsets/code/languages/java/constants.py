@@ -4,29 +4,14 @@ class), fields injected with ``@Value("${...}")``, and ``String.format`` with co
 
 from __future__ import annotations
 
-import re
-
 from ...model import FileFacts
-from ..folding import Folded, Folder, literal, unescape, unknown
+from ..folding import Folded, Folder, literal, printf, unescape, unknown
 from ..symbols import Table
 
 
 def format_java(template: Folded, args: list[Folded]) -> Folded:
     """``String.format`` with ``%s`` / ``%d`` (and ``%%``); anything else is unknown."""
-    if not template.known:
-        return unknown("String.format with an unknown template")
-    out = literal("")
-    rest = list(args)
-    for piece in re.split(r"(%%|%[sd])", template.text):
-        if piece == "%%":
-            out = out + literal("%")
-        elif piece in ("%s", "%d"):
-            out = out + (rest.pop(0) if rest else unknown("String.format with too few arguments"))
-        elif "%" in piece:
-            return unknown("String.format with a format this folder does not read")
-        else:
-            out = out + literal(piece)
-    return out
+    return printf(template, args, "sd", "String.format")
 
 
 class JavaConstants:
