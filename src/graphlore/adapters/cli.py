@@ -44,7 +44,7 @@ from graphlore.contract import Response, parse_request  # noqa: E402
 from graphlore.errors import GraphloreError, InternalError, InvalidInput, from_os_error  # noqa: E402
 from graphlore.runtime import Runtime  # noqa: E402
 from graphlore.tools import UNSET, Arg, CallContext, Progress, Toolset, ToolSpec  # noqa: E402
-from graphlore.toolsets import TOOLSETS, load_toolset, select  # noqa: E402
+from graphlore.toolsets import TOOLSETS, ExtraMissing, load_toolset, select  # noqa: E402
 
 #: The CLI's session for tools that keep per-session state: durable, so it outlives each process.
 CLI_CONTEXT = CallContext(session="cli", durable=True)
@@ -365,7 +365,10 @@ class ToolsetGroup(click.Group):
         return super().get_command(ctx, cmd_name)
 
     def get_short_help_str(self, limit: int = 45) -> str:
-        self._build()
+        try:
+            self._build()
+        except ExtraMissing as exc:  # graphlore --help still lists it, and says how to install it
+            return f"(not installed: {exc.install})"
         return super().get_short_help_str(limit)
 
     def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
@@ -433,7 +436,7 @@ def build_cli(
         <toolset>_<tool> (code_find)."""
         from graphlore.adapters.mcp import serve as run_server
 
-        names = chosen(toolset, toolsets)
+        served = installed(chosen(toolset, toolsets), registry, named=bool(toolset or toolsets))
         settings = Settings.load()
         if transport == "http":
             from graphlore.adapters.http import check_bind, http_settings
@@ -441,8 +444,7 @@ def build_cli(
             check_bind(host, settings.auth_token)
             settings = http_settings(settings)  # over HTTP files and folders are always confined
         runtime = Runtime(settings, watch_files=True)
-        run_server([load_toolset(name, registry) for name in names], runtime, transport=transport, host=host,
-                   port=port, read_only=read_only)
+        run_server(served, runtime, transport=transport, host=host, port=port, read_only=read_only)
 
     @root.command("mcp-config")
     @click.option("--client", type=click.Choice(["claude-desktop", "cursor", "vscode", "claude-code"]),
@@ -501,6 +503,22 @@ def build_cli(
         root.add_command(command)
     root.add_command(db.group())
     return root
+
+
+def installed(names: list[str], registry: Mapping[str, str], named: bool) -> list[Toolset]:
+    """The toolsets ``names``: one whose extra is not installed is an error when it was ``named``, and is left
+    out of the default (every toolset) with a note on stderr."""
+    out = []
+    for name in names:
+        try:
+            out.append(load_toolset(name, registry))
+        except ExtraMissing as exc:
+            if named:
+                raise
+            click.echo(f"note: {exc.text}; left out", err=True)
+    if not out:
+        raise InvalidInput(f"no toolset to serve among {', '.join(names)}")
+    return out
 
 
 def _fail(error: GraphloreError) -> int:
