@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from graphlore.adapters.command import attach
 from graphlore.contract import (
     MAX_DEPTH,
     MAX_INTEGER,
@@ -25,7 +26,7 @@ from graphlore.toolsets import TOOLSETS, load_toolset
 from graphlore.toolsets.facts import models as F
 from graphlore.toolsets.items import models as I  # noqa: E741
 
-ALL_REQUESTS = sorted({spec.request for name in TOOLSETS for spec in load_toolset(name).tools},
+ALL_REQUESTS = sorted({spec.request for name in TOOLSETS for spec in attach(load_toolset(name)).tools},
                       key=lambda m: m.__qualname__)
 
 

@@ -20,6 +20,7 @@ from helpers.reliability import Oracle, Tally, Unsendable, cases, huge_integer_c
 from hypothesis import HealthCheck, Phase, given, settings
 from mcp import Client
 
+from graphlore.adapters.command import attach
 from graphlore.adapters.mcp import build_server, served_names
 from graphlore.config import Settings
 from graphlore.runtime import Runtime
@@ -43,7 +44,7 @@ def hostile_paths(folder) -> list[str]:
 
 @pytest.mark.parametrize("name", [*sorted(TOOLSETS), "all"])
 def test_every_tool_answers_every_input_with_a_result_or_a_structured_error(name, tmp_path, embedder, monkeypatch):
-    toolsets = [load_toolset(n) for n in (TOOLSETS if name == "all" else [name])]
+    toolsets = [attach(load_toolset(n)) for n in (TOOLSETS if name == "all" else [name])]
     # the server's working directory, which relative paths (".", "..") resolve against: not the repository
     cwd = tmp_path / "cwd" / "here"
     cwd.mkdir(parents=True)

@@ -56,6 +56,7 @@ from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetad
 from mcp_types import ToolAnnotations
 
 from graphlore import __version__
+from graphlore.adapters.command import attach
 from graphlore.contract import parse_request
 from graphlore.errors import (
     GraphloreError,
@@ -266,6 +267,7 @@ def _tool(spec: ToolSpec, name: str, runtime: Runtime) -> Tool:
 def served_names(toolsets: Sequence[Toolset]) -> dict[tuple[str, str], str]:
     """(toolset, tool) -> the tool's name on a server of ``toolsets``: its own name when the server has one
     toolset, ``<toolset>_<tool>`` when it has more (so no two collide, and none depends on the others)."""
+    toolsets = [attach(t) for t in toolsets]
     if len(toolsets) == 1:
         return {(toolsets[0].name, spec.name): spec.name for spec in toolsets[0].tools}
     return {(t.name, spec.name): f"{t.name}_{spec.name}" for t in toolsets for spec in t.tools}
@@ -279,12 +281,12 @@ class Catalog:
         names = [t.name for t in toolsets]
         if not toolsets or len(set(names)) != len(names):
             raise ValueError(f"a server needs distinct toolsets, got {names}")
-        self.toolsets = list(toolsets)
+        self.toolsets = [attach(t) for t in toolsets]  # with the command-string tool a toolset declares
         self.read_only = read_only
-        self.names = served_names(toolsets)
+        self.names = served_names(self.toolsets)
         self.tools: dict[str, ToolSpec] = {}
         self.left_out: dict[str, str] = {}  # served name of a writing tool -> its toolset (read_only)
-        for toolset in toolsets:
+        for toolset in self.toolsets:
             for spec in toolset.on("mcp"):
                 name = self.names[(toolset.name, spec.name)]
                 if read_only and not spec.read_only:

@@ -168,9 +168,9 @@ def search_failed(runtime: Runtime, arguments: Mapping[str, Any], context: CallC
     """A search failed (its validation included): it becomes the session's latest search on its graph, so
     ``cat`` refuses with the reason instead of expanding the search before, which answered another question.
 
-    The search tool's ``on_failure``: both adapters call it, and ``kg_execute`` for its ``search`` command.
-    ``arguments`` are the raw ones; only ``graph`` is read (default ``default``), and a graph that is not
-    a valid name has no latest search to end.
+    The search tool's ``on_failure`` (:meth:`graphlore.tools.ToolSpec.failed`: MCP, the CLI and ``kg_execute``
+    call it). ``arguments`` are the raw ones; only ``graph`` is read (default ``default``), and a graph that is
+    not a valid name has no latest search to end.
     """
     graph = arguments.get("graph", DEFAULT_GRAPH)
     if isinstance(graph, str) and re.fullmatch(GRAPH_PATTERN, graph):
