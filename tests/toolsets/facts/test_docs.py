@@ -163,18 +163,20 @@ def test_errors_and_constants_are_documented():
     codes = {cls.code for cls in GraphloreError.__subclasses__()}
     documented = set(re.findall(r"^\| `([a-z_]+)` \|", text().split("## Errors", 1)[1], flags=re.MULTILINE))
     assert codes <= documented
-    for value in (R.MERGE_DEFINITION, R.MERGE_SUM, R.DUPLICATE_DEFINITION, R.DUPLICATE_SUM, R.PREFIX_MERGE_DEFINITION,
-                  R.PREFIX_MERGE_SUM, R.PREFIX_DUPLICATE_DEFINITION, R.SIMILAR_MERGE_TEXT, R.SIMILAR_DUPLICATE_TEXT,
-                  R.UNRELATED_DUPLICATE_TEXT, R.CODE_MERGE_DEFINITION, R.CONFLICT_DUPLICATE_TEXT, R.LONG_NAME_DEFINITION):
+    lines = R.THRESHOLDS
+    for value in (lines.merge_definition, lines.merge_sum, lines.duplicate_definition, lines.duplicate_sum,
+                  lines.prefix_merge_definition, lines.prefix_merge_sum, lines.prefix_duplicate_definition,
+                  lines.similar_merge_text, lines.similar_duplicate_text, lines.unrelated_duplicate_text,
+                  lines.code_merge_definition, lines.conflict_duplicate_text, lines.long_name_definition):
         assert f"{value:g}" in flat, f"threshold {value} is not in SKILL.md"
     assert f"top {tools.FIND_CANDIDATES} per selector" in flat and f"the {tools.INFO_NEIGHBOURS} nodes" in flat
     assert f"below {tools.FIND_WEAK_FLOOR:g} is marked `weak`" in flat
     assert f"its {tools.INFO_LATEST} newest facts" in flat and f"the last {sessions.FILE_SEARCHES})" in flat
     assert f"at most {write.INGEST_BATCH_DOCUMENTS} documents / {write.INGEST_BATCH_FACTS} facts" in flat
     assert f"shorter than {extract.SMALL_CHUNK} characters" in flat and f"longer than {extract.CHUNK_CHARS}" in flat
-    assert f"at most {extract.MAX_JUDGEMENTS} questions" in flat and f"at most {R.MAX_DUPLICATE_LINKS} links" in flat
+    assert f"at most {extract.MAX_JUDGEMENTS} questions" in flat and f"at most {lines.max_duplicate_links} links" in flat
     assert '"{name}: {definition}"' in flat and "clipped to [0, 1]" in flat
-    assert f"equal, {R.LONG_NAME_WORDS} words or more" in flat
+    assert f"equal, {lines.long_name_words} words or more" in flat
     assert f"both name {C.DEFINITION_NAMES_MIN} or more people or places" in flat
 
 

@@ -34,7 +34,7 @@ import numpy as np
 
 from graphlore.errors import ConfigError, InvalidInput, NotFound
 from graphlore.runtime import Runtime
-from graphlore.search import cosine_to_unit, hybrid_search_many
+from graphlore.search import HybridParams, cosine_to_unit, hybrid_search_many
 from graphlore.store import Edge, Hit, Node, Store
 from graphlore.tools import CallContext, Progress
 from graphlore.toolsets.facts import extract, lookup, mentions, sessions
@@ -119,12 +119,13 @@ def _facts_out(store: Store, edges: list[Edge], scores: dict[str, float] | None 
 # -- find --------------------------------------------------------------------------------------------
 
 
-def find(runtime: Runtime, request: FindRequest) -> FindResponse:
+def find(runtime: Runtime, request: FindRequest, ranking: HybridParams = lookup.FIND) -> FindResponse:
+    """Each selector's best candidates of its kind (``ranking``: how BM25 and the cosine are fused)."""
     graph = FactsGraph(runtime, request.graph)
     store = graph.store()
     selectors = [("entity", s) for s in request.entity] + [("topic", s) for s in request.topic]
     vectors = runtime.embedder.embed([node_text(s.name.strip(), s.definition.strip()) for _, s in selectors])
-    ranked = _ranked(store, selectors, vectors)
+    ranked = _ranked(store, selectors, vectors, ranking)
     nodes = {n.id: n for n in store.get_nodes(list({h.id for row in ranked for h in row}))}
     out: dict[str, list[SelectorMatches]] = {"entity": [], "topic": []}
     for (kind, selector), row in zip(selectors, ranked, strict=True):
@@ -136,14 +137,15 @@ def find(runtime: Runtime, request: FindRequest) -> FindResponse:
     return FindResponse(graph=graph.name, entities=out["entity"], topics=out["topic"])
 
 
-def _ranked(store: Store, selectors: list[tuple[str, Selector]], vectors: np.ndarray) -> list[list[Hit]]:
+def _ranked(store: Store, selectors: list[tuple[str, Selector]], vectors: np.ndarray,
+            ranking: HybridParams) -> list[list[Hit]]:
     """The FIND_CANDIDATES best nodes of each selector's kind: :func:`hybrid_search_many` (BM25 over name,
     aliases, definition and codes, fused with the cosine ranking, all selectors' vectors scanned in one
     pass; see :mod:`lookup`), then the nodes whose names carry a strong code of the selector's name first.
     Scores are the clipped cosines."""
-    texts = [lookup.keyword_query(s.name.strip(), s.definition.strip()) for _, s in selectors]
-    fused_rows = hybrid_search_many(store, texts, vectors, kinds=[k for k, _ in selectors], limit=lookup.FIND_DEPTH,
-                                    params=lookup.params())
+    texts = [lookup.keyword_query(s.name.strip()) for _, s in selectors]
+    fused_rows = hybrid_search_many(store, texts, vectors, kinds=[k for k, _ in selectors], limit=ranking.candidates,
+                                    params=ranking)
     out = []
     for (kind, selector), vector, fused in zip(selectors, vectors, fused_rows, strict=True):
         coded = [i for ids in store.nodes_by_keys(code_keys(selector.name.strip()), kind=kind).values() for i in ids]

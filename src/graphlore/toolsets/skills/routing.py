@@ -40,12 +40,10 @@ value that flagged no different pair here, with no margin left.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
-
-from graphlore.toolsets.skills.playbook import parse
 
 #: Bump when the passages or the keyword document change: stored vectors must then be rebuilt.
 ROUTING_VERSION = 1
@@ -53,30 +51,17 @@ ROUTING_VERSION = 1
 #: Prototype cosine at or above which ``create_skill`` returns the existing skill (``created=false``).
 DUPLICATE_THRESHOLD = 0.95
 
-#: Passage layouts the bench compares; ``tpc`` is what the toolset indexes.
-LAYOUTS = ("tpc", "tpc+steps", "tpc+steps-joined", "tpc+keywords")
-DEFAULT_LAYOUT = "tpc"
+#: ``passages(skill)``: the texts embedded for a skill (:func:`skill_passages`; benches pass other layouts).
+Passages = Callable[[Mapping[str, Any]], list[str]]
 
 
-def step_texts(resolution_md: str) -> list[str]:
-    """One text per playbook step: its action, Do, Check and Say, in that order."""
-    return [
-        " ".join(part for part in (step.action, step.do, step.check, step.say) if part)
-        for step in parse(resolution_md).steps
-    ]
+def skill_passages(skill: Mapping[str, Any]) -> list[str]:
+    """The texts embedded for ``skill``: title, problem, each condition (exact repeats dropped, order kept)."""
+    return distinct([skill["title"], skill.get("problem") or "", *skill.get("conditions", [])])
 
 
-def skill_passages(skill: Mapping[str, Any], layout: str = DEFAULT_LAYOUT) -> list[str]:
-    """The texts embedded for ``skill`` (title, problem, each condition; exact repeats dropped)."""
-    if layout not in LAYOUTS:
-        raise ValueError(f"unknown layout {layout!r}; valid: {', '.join(LAYOUTS)}")
-    texts = [skill["title"], skill.get("problem") or "", *skill.get("conditions", [])]
-    if layout == "tpc+steps":
-        texts += step_texts(skill["resolution_md"])
-    elif layout == "tpc+steps-joined":
-        texts.append(" ".join(step_texts(skill["resolution_md"])))
-    elif layout == "tpc+keywords" and skill.get("keywords"):
-        texts.append(", ".join(skill["keywords"]))
+def distinct(texts: Sequence[str]) -> list[str]:
+    """The non-empty texts, stripped, each once, in order."""
     return list(dict.fromkeys(t.strip() for t in texts if t and t.strip()))
 
 
