@@ -32,6 +32,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as the CLI and server set 
 
 import argparse  # noqa: E402
 import collections  # noqa: E402
+import inspect  # noqa: E402
 import json  # noqa: E402
 import shutil  # noqa: E402
 import signal  # noqa: E402
@@ -58,10 +59,12 @@ from graphlore.toolsets.items.models import IndexRequest, SearchRequest  # noqa:
 WAYS = ("tool", "adapter", "memory", "stdio sdk", "stdio raw")
 TICKS = os.sysconf("SC_CLK_TCK")
 SRC = Path(graphlore.__file__).resolve().parents[1]
+#: onnxruntime threads of every embedder here and in the children (--embed-threads; 0: onnxruntime decides)
+EMBED_THREADS = 0
 
 
 def child_env(home: Path, src: Path = SRC) -> dict[str, str]:
-    env = {**os.environ, "GRAPHLORE_HOME": str(home)}
+    env = {**os.environ, "GRAPHLORE_HOME": str(home), "GRAPHLORE_EMBED_THREADS": str(EMBED_THREADS)}
     env.pop("GRAPHLORE_DATABASE_URL", None)
     env["PYTHONPATH"] = str(src)
     return env
@@ -114,63 +117,59 @@ def adapter_call(runtime: Runtime, arguments: dict) -> None:
 
 async def measure(runtime: Runtime, home: Path, project: Path, queries: list[str], profile: Path | None,
                   other: Path | None) -> tuple[dict[str, list[float]], dict[str, float]]:
-    """Per way, each call's wall time; per stdio child, its CPU seconds per call."""
+    """Per way, each call's wall time, and its CPU seconds per call: of this process for the ways that run
+    here (for the SDK stdio client, the client's share), of the child for the raw stdio ways."""
     from mcp import Client, StdioServerParameters
 
-    ways = [*WAYS, "stdio raw (other)"] if other else list(WAYS)
-    times: dict[str, list[float]] = {way: [] for way in ways}
     params = StdioServerParameters(command=sys.executable, args=["-m", "graphlore", "serve", "items"],
                                    env=child_env(home))
     memory = Client(build_server(load_toolset("items"), runtime))
-    raw = RawClient(home)
-    others = RawClient(home, other) if other else None
+    raws = {"stdio raw": RawClient(home)}
+    if other:
+        raws["stdio raw (other)"] = RawClient(home, other)
     spy = None
     if profile is not None:
         spy = subprocess.Popen(["py-spy", "record", "--threads", "--idle", "--rate", "500", "--format", "raw",
-                                "--output", str(profile / "server.txt"), "--pid", str(raw.proc.pid)],
+                                "--output", str(profile / "server.txt"), "--pid", str(raws["stdio raw"].proc.pid)],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         time.sleep(1.0)  # py-spy attaches
+    times: dict[str, list[float]] = {way: [] for way in dict.fromkeys([*WAYS, *raws])}
+    cpu: dict[str, float] = dict.fromkeys(times, 0.0)
     async with Client(params, read_timeout_seconds=600) as stdio, memory:
+        async def sdk(client: Client, arguments: dict) -> None:
+            result = await client.call_tool("search", arguments)
+            if result.is_error:
+                raise SystemExit(f"MCP search failed: {result.content}")
+
+        def raw_call(name: str, arguments: dict) -> None:
+            raws[name].request("tools/call", {"name": "search", "arguments": arguments})
+
+        ways = {"tool": lambda a: tools.search(runtime, SearchRequest(**a)),
+                "adapter": lambda a: adapter_call(runtime, a),
+                "memory": lambda a: sdk(memory, a), "stdio sdk": lambda a: sdk(stdio, a),
+                **{name: (lambda a, name=name: raw_call(name, a)) for name in raws}}
         for query in queries[:3]:  # warm every way (model load, caches)
-            arguments = {"query": query, "project_path": str(project)}
-            tools.search(runtime, SearchRequest(**arguments))
-            await memory.call_tool("search", arguments)
-            await stdio.call_tool("search", arguments)
-            raw.request("tools/call", {"name": "search", "arguments": arguments})
-            if others is not None:
-                others.request("tools/call", {"name": "search", "arguments": arguments})
-        cpu0 = {"stdio raw": cpu_seconds(raw.proc.pid), **({"stdio raw (other)": cpu_seconds(others.proc.pid)}
-                                                           if others else {})}
+            for call in ways.values():
+                done = call({"query": query, "project_path": str(project)})
+                if inspect.isawaitable(done):
+                    await done
         for query in queries:
             arguments = {"query": query, "project_path": str(project)}
-            t0 = time.perf_counter()
-            tools.search(runtime, SearchRequest(**arguments))
-            t1 = time.perf_counter()
-            adapter_call(runtime, arguments)
-            t2 = time.perf_counter()
-            result = await memory.call_tool("search", arguments)
-            t3 = time.perf_counter()
-            answer = await stdio.call_tool("search", arguments)
-            t4 = time.perf_counter()
-            raw.request("tools/call", {"name": "search", "arguments": arguments})
-            t5 = time.perf_counter()
-            if others is not None:
-                others.request("tools/call", {"name": "search", "arguments": arguments})
-                times["stdio raw (other)"].append(time.perf_counter() - t5)
-            if result.is_error or answer.is_error:
-                raise SystemExit(f"MCP search failed: {result.content or answer.content}")
-            for way, took in zip(WAYS, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4), strict=True):
-                times[way].append(took)
-        cpu = {"stdio raw": (cpu_seconds(raw.proc.pid) - cpu0["stdio raw"]) / len(queries)}
-        if others is not None:
-            cpu["stdio raw (other)"] = (cpu_seconds(others.proc.pid) - cpu0["stdio raw (other)"]) / len(queries)
+            for way, call in ways.items():
+                child = raws[way].proc.pid if way in raws else None
+                c0 = cpu_seconds(child) if child else time.process_time()
+                t0 = time.perf_counter()
+                done = call(arguments)
+                if inspect.isawaitable(done):
+                    await done
+                times[way].append(time.perf_counter() - t0)
+                cpu[way] += (cpu_seconds(child) if child else time.process_time()) - c0
     if spy is not None:
         spy.send_signal(signal.SIGINT)  # py-spy writes its samples when interrupted
         spy.wait(timeout=60)
-    raw.close()
-    if others is not None:
-        others.close()
-    return times, cpu
+    for client in raws.values():
+        client.close()
+    return times, {way: spent / len(queries) for way, spent in cpu.items()}
 
 
 def summarise(path: Path, top: int = 25) -> None:
@@ -207,13 +206,18 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--profile", type=Path, help="record both ends with py-spy into this folder")
     parser.add_argument("--keep", type=Path, help="work here and keep it (an existing tree and index are reused)")
+    parser.add_argument("--embed-threads", type=int, default=0,
+                        help="onnxruntime threads, here and in the servers (0: onnxruntime decides, as graphlore "
+                             "does by default; 1: no spinning worker threads, steadier CPU figures on a busy machine)")
     parser.add_argument("--also-serve", type=Path, metavar="SRC",
                         help="also call a raw stdio child running the graphlore under this src/ folder")
     args = parser.parse_args()
+    global EMBED_THREADS
+    EMBED_THREADS = args.embed_threads
     work = args.keep or Path(tempfile.mkdtemp(prefix="graphlore-mcp-overhead-"))
     project, home = work / "feature-management", work / "home"
     try:
-        embedder = OnnxEmbedder()
+        embedder = OnnxEmbedder(threads=args.embed_threads)
         summaries, sentences = load_gitbugs()
         gen = Generator(embedder, summaries, sentences, args.seed)
         if not project.exists():
@@ -224,13 +228,14 @@ def main() -> None:
         if args.profile is not None:
             args.profile.mkdir(parents=True, exist_ok=True)
         print(f"graphlore {graphlore.__version__} from {Path(graphlore.__file__).parent}; {indexed.items_indexed} "
-              f"items; {args.calls} calls per way, round-robin", flush=True)
+              f"items; {args.calls} calls per way, round-robin; embed threads {args.embed_threads}; load average "
+              f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", flush=True)
         times, cpu = anyio.run(measure, runtime, home, project, queries, args.profile, args.also_serve)
         base = p(times["tool"], 50)
         for way, took in times.items():
-            spent = f"; child CPU {1000 * cpu[way]:5.2f} ms per call" if way in cpu else ""
-            print(f"  {way:17s} p50 {p(took, 50):6.2f} ms  p95 {p(took, 95):6.2f} ms  "
-                  f"(p50 {p(took, 50) - base:+6.2f} ms over the tool{spent})")
+            whose = "the child's" if way.startswith("stdio raw") else "the client's" if way == "stdio sdk" else "here"
+            print(f"  {way:17s} p50 {p(took, 50):6.2f} ms  p95 {p(took, 95):6.2f} ms  (p50 {p(took, 50) - base:+6.2f} "
+                  f"ms over the tool)  CPU {1000 * cpu[way]:5.2f} ms per call ({whose})")
         if args.also_serve:
             print(f"  (other: graphlore under {args.also_serve.resolve()})")
         if args.profile is not None:

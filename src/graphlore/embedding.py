@@ -160,6 +160,9 @@ class OnnxEmbedder(BaseEmbedder):
             options = ort.SessionOptions()
             options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
             options.log_severity_level = 3
+            # Worker threads sleep when idle instead of spinning: a spinning pool keeps both cores of a small
+            # machine busy for milliseconds after each query, while the server still has to answer.
+            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
             if self.threads:
                 options.intra_op_num_threads = self.threads
                 options.inter_op_num_threads = 1

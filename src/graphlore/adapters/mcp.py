@@ -248,10 +248,10 @@ def _tool(spec: ToolSpec, name: str, runtime: Runtime) -> Tool:
             error = internal_error(exc, f"tool {name}")
         else:
             structured = response.model_dump(mode="json", by_alias=True)
-            return types.CallToolResult(
-                content=[types.TextContent(type="text", text=text if text is not None else json.dumps(structured))],
-                structured_content=structured,
-            )
+            if text is None:  # the response as JSON text, serialised by pydantic-core (no second Python pass)
+                text = response.model_dump_json(by_alias=True)
+            return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
+                                        structured_content=structured)
         await failed(arguments, ctx, context, error)
         return error_result(error)
 
