@@ -11,11 +11,12 @@ The function is ``run(runtime, request)`` and may ask for keyword arguments:
 :meth:`ToolSpec.call`, which first confines every path the request names
 (:class:`graphlore.contract.LocalPath`) to the allowed roots.
 
-A tool that keeps per-session state may also declare ``on_failure``: both
-adapters call it (through :meth:`ToolSpec.failed`) when a call fails for any
-reason, the request's validation and the command line's parsing included, so the
-state can say so (e.g. a failed ``search`` ends the session's latest search, and
-``cat`` does not expand the search before it as if it answered the new question).
+A tool that keeps per-session state may also declare ``on_failure``: every way
+in calls it (through :meth:`ToolSpec.failed`: MCP, the CLI, and the command
+strings of a :class:`CommandTool`) when a call fails for any reason, the
+request's validation and the command line's parsing included, so the state can
+say so (e.g. a failed ``search`` ends the session's latest search, and ``cat``
+does not expand the search before it as if it answered the new question).
 """
 
 from __future__ import annotations

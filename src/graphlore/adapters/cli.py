@@ -27,8 +27,8 @@ import traceback
 from collections.abc import Callable, Mapping
 from typing import Any
 
-# One BLAS thread: a 10k x 384 matrix-vector product takes ~0.4 ms on one core, while
-# OpenBLAS's thread pool stalls for several ms when the CPU is shared (set before numpy loads).
+# One BLAS thread: a query's matrix-vector product is short on one core, while OpenBLAS's thread pool
+# stalls for milliseconds when the CPU is shared (set before numpy loads).
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import click  # noqa: E402

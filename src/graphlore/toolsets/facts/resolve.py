@@ -37,47 +37,19 @@ nor are entities whose types differ, nor names a split kept apart (all at most
 linked).
 
 "Definition cosine" compares the two definitions alone; "text cosine" the two
-``"{name}: {definition}"`` vectors. With equal names the text vectors share the
-name, which inflates their cosine (Mercury the planet vs the element: text
-0.75-0.78 with one- or two-word definitions, definitions alone 0.32-0.35), so the
-definitions must agree on their own as well. Calibrated with all-MiniLM-L6-v2
-int8 on labelled pairs (``bench/facts_resolution.py`` prints each pair's cosines
-and verdict): same-name pairs that are different things scored definition
-cosines of -0.04 to 0.42 and sums up to 1.14 (the highest: one-word definitions,
-and "Washington" the state vs the capital at 0.416 / 1.088); true matches with
-sentence-long definitions 0.41 to 0.87 and sums 1.03 to 1.75. Without name
-evidence nothing merges ("AWS" vs "Amazon": text 0.75; "Meta" vs "Facebook": 0.79).
-
-Identifiers, calibrated on three public entity-resolution sets
-(``bench/facts_resolution.py --er``, figures in ``bench/README.md``): embeddings
-put product names that differ by one model number at text cosines above 0.9
-("Panasonic KX-TCA86" / "KX-TCA92"), and catalogue or bibliography records that
-share a template at definition cosines of 0.5-0.98 when they are different
-things ("Editor's Notes" of 1997 and of 1998; two restaurants named "Remi" in
-two cities). So codes, editions, platforms and the numbers a definition states
-decide before cosines can merge; a strong code (letters and at least two digits,
-"kxtca86", or five digits and more) that one node only holds is evidence on its
-own, checked against the definitions at the prefix level (an accessory "for
-KX-TCA86" reads 0.3-0.45 against the headset); and a longer name adds nothing its
-other side does not explain ("Stars Cafe" vs "Stars", "Editor's Notes and
-Erratum"), which links rather than merges "Samsung" / "Samsung Electronics". The
-true matches below the merge line become possible duplicates, which is the safe
-side: a wrong merge loses information, a link does not.
-
-Two rules come from the bibliography set (DBLP-ACM), whose definitions are "paper
-by AUTHORS in VENUE, YEAR": equal titles of five words or more are nearly always
-the same paper, but the two catalogues name venues differently ("SIGMOD
-Conference" / "International Conference on Management of Data"), so 277 of its
-2224 true pairs had equal titles and definition cosines of 0.25-0.40 (the usual
-0.40 kept them linked); one-word names (Mercury, Washington) need that 0.40, so
-the lower bar is for long names only (LONG_NAME_WORDS; recall 0.806 -> 0.908). Its
-wrong merges were recurring column titles ("Reminiscences on Influential Papers",
-"Guest editorial", "Keynote address") of one venue and year by other authors:
-definitions that name mostly different people (names_disagree; precision 0.985
--> 0.991, recall 0.908 -> 0.897). It needs five capitalised words on each side,
-which one-sentence entity definitions rarely have ("CEO of Microsoft, succeeded
-Steve Ballmer"), so their merges stay with the cosines; with three, it also
-blocked more true pairs for no more precision.
+``"{name}: {definition}"`` vectors. Equal names inflate the text cosine, so the
+definitions must agree on their own as well; without name evidence nothing merges.
+Codes, editions, platforms and the numbers a definition states decide before
+cosines can merge: embeddings put names that differ by one model number, and
+records that share a template, very close together. A strong code (letters and at
+least two digits, "kxtca86", or five digits and more) that one node only holds is
+evidence on its own, checked against the definitions; a longer name must not add
+words its other side does not explain ("Stars Cafe" vs "Stars"), which links
+rather than merges "Samsung" / "Samsung Electronics". True matches below the merge
+line become possible duplicates, the safe side: a wrong merge loses information, a
+link does not. The lines are :class:`Thresholds` (passed in; benches pass
+variants); how each was calibrated, on labelled pairs and three public
+entity-resolution sets, is in bench/README.md (``bench/facts_resolution.py``).
 
 A merge keeps every surface form as an alias and the node's lookup keys grow
 with them; the canonical name is the longest surface form and the definition the

@@ -6,22 +6,9 @@ the fused keyword + vector order of :func:`graphlore.search.hybrid_search_many`,
 carrying a code of the selector's name first: see :mod:`lookup`), in ``search
 --query`` between the query and the fact's sentence.
 
-``find`` marks candidates below :data:`FIND_WEAK_FLOOR` as weak. Measured with
-``python bench/facts_find_floor.py`` (scores, not timings: they do not depend on the machine):
-
-- labelled (name, definition) pairs of ``bench/facts_resolution.py``: every description of the
-  same thing scores >= 0.578 against another (24 pairs); things that only share a name score
-  0.29-0.47 (Apple the fruit, Jaguar the cat, Paris Hilton) up to 0.94 (Alpha Holdings A/B).
-- things a graph does not hold (18 agent-style selectors against examples/facts/news.jsonl): the
-  best candidate scores p50 0.343, max 0.630; 14 of 18 fall below 0.5 (not: another central bank,
-  another instrument, another planet, a topic asked for as an entity at 0.501).
-- ER records with generated definitions (../shared/data/er): restaurants, the true node scores
-  >= 0.5 for all 112 queries (p5 0.845); Amazon-Google products, of the 1113 queries whose true
-  node is in the graph 92.1% find it in the top 5 and 91.7% at >= 0.5. There every node shares a
-  template, so nodes that are not the one meant also score > 0.5 (p50 0.78): weak says little.
-
-0.5 keeps every true match of the pairs and of the restaurants (99.6% of those found on the
-products) and flags most absent things.
+``find`` marks candidates below :data:`FIND_WEAK_FLOOR` as weak: probably not what the selector
+means (the floor keeps true matches above it and flags most things a graph does not hold; the
+measurement is in bench/README.md, ``bench/facts_find_floor.py``).
 """
 
 from __future__ import annotations
@@ -82,7 +69,7 @@ from graphlore.toolsets.facts.write import Writer, ingest_file, record_fields
 
 #: Candidates per find selector; neighbours and latest facts shown by info.
 FIND_CANDIDATES = 5
-#: A find candidate scoring below this is marked weak (see the module docstring for the measurement).
+#: A find candidate scoring below this is marked weak (measured: bench/README.md, facts_find_floor).
 FIND_WEAK_FLOOR = 0.5
 INFO_NEIGHBOURS = 5
 INFO_LATEST = 5

@@ -62,8 +62,7 @@ def item_keyword_query(title: str, description: str) -> str:
 
     The vector side reads title and description. In BM25's OR query the description's many
     common words (stack traces, config dumps) match nearly everything and drown the title's
-    distinctive terms: on GitBugs duplicates, get_similar Recall@10 rises from 0.811 with the
-    title and description to 0.856 with the title alone (bench/items_duplicates.py).
+    distinctive terms (measured on GitBugs duplicates: bench/README.md, items_duplicates).
     """
     return title if title.strip() else description
 
