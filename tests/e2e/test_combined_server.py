@@ -22,7 +22,7 @@ from mcp import StdioServerParameters
 
 from graphlore.adapters.command import attach
 from graphlore.toolsets import TOOLSETS, load_toolset
-from graphlore.toolsets.code.examples import write_tree
+from graphlore.toolsets.code.query.examples import write_tree
 
 EVERY_TOOL = {f"{name}_{spec.name}" for name in TOOLSETS for spec in attach(load_toolset(name)).on("mcp")}
 DOCUMENT = {"name": "Apple buys Beats", "date": "2014-05-28", "text": facts_data.DOCUMENT, "source": "news"}
