@@ -337,7 +337,7 @@ class InfoRequest(Request):
 
 
 class LsRequest(Request):
-    what: Literal["entities", "topics", "documents"]
+    what: Literal["entities", "topics", "documents"] = Field(description="What to list.")
     type: Name | None = Field(None, description="Only entities of this type (compared case-insensitively), filtered "
                                                 "before offset and limit; entities only.")
     limit: int = Field(50, ge=1, le=1000, description="Most rows in this page.")
@@ -534,7 +534,7 @@ class LsRow(Response):
 
 class LsResponse(Response):
     graph: str
-    what: Literal["entities", "topics", "documents"]
+    what: Literal["entities", "topics", "documents"] = Field(description="What to list.")
     type: str | None = Field(description="The type filter as given; null without one.")
     total: int = Field(description="How many there are (of the type, with a type filter).")
     offset: int = Field(description="Rows skipped before this page.")
