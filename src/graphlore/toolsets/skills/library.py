@@ -208,11 +208,11 @@ def store_errors() -> Iterator[None]:
 class SkillLibrary:
     """A named library, opened through a shared :class:`Runtime` (one open store per namespace and process)."""
 
-    def __init__(self, runtime: Runtime, name: str, layout: str = routing.DEFAULT_LAYOUT) -> None:
+    def __init__(self, runtime: Runtime, name: str, passages: routing.Passages = routing.skill_passages) -> None:
         self.runtime = runtime
         self.name = name
-        #: what is embedded of a skill (:data:`routing.LAYOUTS`); only the bench sets another one
-        self.layout = layout
+        #: what is embedded of a skill (benches pass other layouts)
+        self.passages = passages
         self.namespace = f"skills/{name}"
         self.usage_namespace = f"skills/{name}/usage"
 
@@ -296,7 +296,7 @@ class SkillLibrary:
               progress: Callable[[int, int], None] | None = None) -> list[Embedded]:
         """Embed the passages of each skill whose passages changed (``stored_hashes``: what each holds now)."""
         hashes = list(stored_hashes) + [None] * (len(skills) - len(stored_hashes))
-        passages = [routing.skill_passages(s, self.layout) for s in skills]
+        passages = [self.passages(s) for s in skills]
         new_hashes = [passages_hash(p) for p in passages]
         todo = [i for i, (old, new) in enumerate(zip(hashes, new_hashes, strict=True)) if old != new]
         texts = [t for i in todo for t in passages[i]]
