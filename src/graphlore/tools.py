@@ -83,6 +83,9 @@ class Arg:
     help: str | None = None
     #: a correct value, shown when a value is refused (e.g. a JSON selector)
     example: str | None = None
+    #: ``parse(flag, text)``: each value's text as the field takes it (e.g. ``NAME: DEFINITION`` to a selector);
+    #: raises :class:`graphlore.errors.InvalidInput` naming the flag
+    parse: Callable[[str, str], Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -97,6 +100,8 @@ class Cli:
     refused: Mapping[str, str] = field(default_factory=dict)
     #: the command's one-line help; default: the first sentence of the tool's description
     help: str | None = None
+    #: command lines its ``--help`` shows under ``Examples:`` (a test runs them against the bundled examples)
+    examples: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

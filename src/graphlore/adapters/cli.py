@@ -36,7 +36,14 @@ import click  # noqa: E402
 from graphlore import __version__  # noqa: E402
 from graphlore.adapters import admin, db  # noqa: E402
 from graphlore.adapters.command import attach  # noqa: E402
-from graphlore.adapters.flags import ToolCommand, command_help, fields_of, request_fields  # noqa: E402
+from graphlore.adapters.flags import (  # noqa: E402
+    HELP_OPTIONS,
+    ToolCommand,
+    command_help,
+    fields_of,
+    request_fields,
+    speller,
+)
 from graphlore.config import Settings  # noqa: E402
 from graphlore.contract import Response, parse_request  # noqa: E402
 from graphlore.errors import GraphloreError, InternalError, InvalidInput, from_os_error  # noqa: E402
@@ -141,16 +148,22 @@ def tool_command(kit: Kit, spec: ToolSpec) -> click.Command:
     def failed(arguments: Mapping[str, Any], error: BaseException) -> None:
         kit.report_failure(spec, arguments, error)
 
+    words = speller(fields)
+
     def callback(as_json: bool, **values: Any) -> None:
         try:
             request = request_fields(fields, values)
         except GraphloreError as exc:
             failed({k: v for k, v in values.items() if v is not None and v != ()}, exc)
+            exc.in_words_of(*words)
             raise
         runtime = kit.runtime()
         progress = ProgressReport(spec.command) if spec.progress else None
         try:
             response = kit.run(spec.name, request, runtime, progress)
+        except GraphloreError as exc:
+            exc.in_words_of(*words)
+            raise
         finally:
             if progress is not None:
                 progress.close()
@@ -161,7 +174,7 @@ def tool_command(kit: Kit, spec: ToolSpec) -> click.Command:
     params = [*(f.param for f in fields), click.Option(["--json", "as_json"], is_flag=True,
                                                        help="Print the exact tool output as JSON.")]
     return ToolCommand(spec.command, params=params, callback=callback, help=help_text, short_help=help_text,
-                       refused=spec.cli.refused, failed=failed)
+                       refused=spec.cli.refused, failed=failed, examples=spec.cli.examples)
 
 
 # -- groups ---------------------------------------------------------------------------------------------
@@ -231,7 +244,7 @@ def build_cli(
     a fresh runtime from ``make_runtime`` (tests pass one that shares an already loaded embedder)."""
     registry = dict(TOOLSETS if registry is None else registry)
 
-    @click.group(name="graphlore", cls=RootGroup)
+    @click.group(name="graphlore", cls=RootGroup, context_settings=HELP_OPTIONS)
     @click.version_option(__version__, prog_name="graphlore")
     def root() -> None:
         """graphlore: strict, honest knowledge tools for AI agents (MCP server and CLI)."""

@@ -29,7 +29,7 @@ from typing import Any
 
 import click
 
-from graphlore.adapters.flags import Field, ToolCommand, command_help, fields_of, request_fields
+from graphlore.adapters.flags import Field, ToolCommand, command_help, fields_of, request_fields, speller
 from graphlore.contract import Request, Response, parse_request
 from graphlore.errors import InvalidInput
 from graphlore.runtime import Runtime
@@ -161,12 +161,14 @@ class Command:
             raise InvalidInput(exc.format_message()) from exc
 
     def request(self, words: list[str]) -> tuple[Request, dict[str, Any]]:
-        """The typed request ``words`` stand for, and its fields by wire name; an error ends with the usage."""
+        """The typed request ``words`` stand for, and its fields by wire name; an error names the command's
+        flags (not the request's fields) and ends with the usage."""
         try:
             fields = self.arguments(words)
             return parse_request(self.spec.request, fields), fields
         except InvalidInput as exc:
-            raise InvalidInput(f"{exc.message} Usage: {self.usage()}") from exc
+            said = exc.spelled(*speller(self.fields)).rstrip(".")
+            raise InvalidInput(f"{said}. Usage: {self.usage()}") from exc
 
     def usage(self) -> str:
         return " ".join([self.spec.name, *(_usage(f) for f in self.fields)])

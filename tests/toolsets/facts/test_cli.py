@@ -88,8 +88,8 @@ def test_find_takes_repeated_json_selectors(env):
     (["--entity-name", "Apple", "--entity-def", "company"], "'--entity-name' is an old form"),
     (["--entity-def=company"], "'--entity-def' is an old form"),
     (["--topic-name", "Inflation"], "'--topic-name' is an old form"),
-    (["--entity", "Apple: technology company"], "--entity value 1 is not JSON"),
-    (["--entity", "Apple"], "--entity value 1 is not JSON"),
+    (["--entity", "Apple: technology company"], "--entity is not JSON"),
+    (["--entity", "Apple"], "--entity is not JSON"),
     (["--entity", '"Apple: technology company"'], "not names or 'name: definition' strings"),
     (["--entity", '["Apple"]'], "not names or 'name: definition' strings"),
 ])
@@ -100,11 +100,11 @@ def test_find_refuses_old_forms_and_shows_the_right_one(env, args, shown):
 
 
 @pytest.mark.parametrize("selector,problem", [
-    ('{"name": "Apple"}', "missing required field 'entity.0.definition'"),
-    ('{"definition": "x"}', "missing required field 'entity.0.name'"),
-    ('{"name": " ", "definition": "x"}', "field 'entity.0.name'"),
-    ('{"name": "A", "definition": "x", "id": ""}', "field 'entity.0.id'"),
-    ('{"name": "A", "definition": "x", "type": "Company"}', "unknown field 'entity.0.type'"),
+    ('{"name": "Apple"}', "missing required field 'definition' in --entity value 1"),
+    ('{"definition": "x"}', "missing required field 'name' in --entity value 1"),
+    ('{"name": " ", "definition": "x"}', "field 'name' in --entity value 1 must not be empty"),
+    ('{"name": "A", "definition": "x", "id": ""}', "field 'id' in --entity value 1 must not be empty"),
+    ('{"name": "A", "definition": "x", "type": "Company"}', "unknown field 'type' in --entity value 1 (valid: name, definition, id?)"),
 ])
 def test_find_selector_fields_are_checked(env, selector, problem):
     assert problem in run(env, "find", "--entity", selector, code=2).stderr
@@ -250,8 +250,8 @@ def test_info_ls_stats(env):
     assert ls[0] == f"documents: 2 of {len(records())} (newest first)" and "2025-11-02" in ls[1]
     assert "Mercury [Planet]" in run(env, "ls", "entities").output
     assert "facts" in run(env, "stats").output
-    assert "field 'limit'" in run(env, "ls", "topics", "--limit", "0", code=2).stderr
-    assert "field 'graph'" in run(env, "stats", "--graph", "Bad Name", code=2).stderr
+    assert "--limit must be at least 1 (got 0)" in run(env, "ls", "topics", "--limit", "0", code=2).stderr
+    assert "--graph must be 1 to 64 lower-case letters" in run(env, "stats", "--graph", "Bad Name", code=2).stderr
 
 
 def test_split_from_the_command_line(env):

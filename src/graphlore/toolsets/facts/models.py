@@ -16,10 +16,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, field_validator, model_validator
 
-from graphlore.contract import MAX_OFFSET, LocalPath, Request, Response, quote
+from graphlore.contract import MAX_OFFSET, LocalPath, Request, Response, described_pattern, quote
 from graphlore.toolsets.facts.names import exact_key
 
-GRAPH_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
+GRAPH_PATTERN = described_pattern(r"^[a-z0-9][a-z0-9_-]{0,63}$", "1 to 64 lower-case letters, digits, - and _, starting with a letter or digit")
 DEFAULT_GRAPH = "default"
 MAX_SELECTORS = 20
 #: Facts one search lists (its ``limit``), so also the largest result number ``cat`` can expand.

@@ -21,7 +21,7 @@ import numpy as np
 from pydantic import ValidationError
 
 from graphlore.contract import format_validation_error, parse_request
-from graphlore.errors import ConfigError, InvalidInput, NotFound
+from graphlore.errors import ConfigError, InvalidInput, NotFound, spell
 from graphlore.roots import ESCAPES, escapes
 from graphlore.runtime import Runtime
 from graphlore.search.fusion import TITLE_FIELD_WEIGHTS
@@ -386,7 +386,7 @@ def checked_imports(skills: list[dict[str, Any]]) -> list[dict[str, Any]]:
         try:
             checked = SkillInput.model_validate({k: skill[k] for k in CONTENT})
         except ValidationError as exc:
-            problem = format_validation_error(SkillInput, exc, quote_input=False).split(". Valid fields:")[0]
+            problem = spell(format_validation_error(SkillInput, exc, quote_input=False, valid_fields=False))
             kind = skill["source"].split(":", 1)[0]
             order = "intents in alphabetical order" if kind == "intent" else "subflows sorted by flow and name"
             raise InvalidInput(f"skill {number} of the file's {len(skills)} ({order}): {problem}; nothing was "
