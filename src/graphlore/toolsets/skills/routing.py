@@ -47,8 +47,9 @@ import numpy as np
 
 from graphlore.toolsets.skills.playbook import parse
 
-#: Bump when the passages or the keyword document change: stored vectors must then be rebuilt.
-ROUTING_VERSION = 1
+#: Bump when the passages, the keyword document or what is stored with the vectors (the judge's calibration)
+#: change: stored libraries are then rebuilt when next opened.
+ROUTING_VERSION = 2
 
 #: Prototype cosine at or above which ``create_skill`` returns the existing skill (``created=false``).
 DUPLICATE_THRESHOLD = 0.95
@@ -66,18 +67,36 @@ def step_texts(resolution_md: str) -> list[str]:
     ]
 
 
-def skill_passages(skill: Mapping[str, Any], layout: str = DEFAULT_LAYOUT) -> list[str]:
-    """The texts embedded for ``skill`` (title, problem, each condition; exact repeats dropped)."""
+def passage_fields(skill: Mapping[str, Any], layout: str = DEFAULT_LAYOUT) -> list[tuple[str, str]]:
+    """(field, text) of each passage embedded for ``skill``: ``title``, ``problem``, each ``condition`` (exact
+    repeats dropped, the first kept), then what the bench's other layouts add (``step``, ``steps``, ``keywords``)."""
     if layout not in LAYOUTS:
         raise ValueError(f"unknown layout {layout!r}; valid: {', '.join(LAYOUTS)}")
-    texts = [skill["title"], skill.get("problem") or "", *skill.get("conditions", [])]
+    fields = [("title", skill["title"]), ("problem", skill.get("problem") or ""),
+              *(("condition", c) for c in skill.get("conditions", []))]
     if layout == "tpc+steps":
-        texts += step_texts(skill["resolution_md"])
+        fields += [("step", t) for t in step_texts(skill["resolution_md"])]
     elif layout == "tpc+steps-joined":
-        texts.append(" ".join(step_texts(skill["resolution_md"])))
+        fields.append(("steps", " ".join(step_texts(skill["resolution_md"]))))
     elif layout == "tpc+keywords" and skill.get("keywords"):
-        texts.append(", ".join(skill["keywords"]))
-    return list(dict.fromkeys(t.strip() for t in texts if t and t.strip()))
+        fields.append(("keywords", ", ".join(skill["keywords"])))
+    out: dict[str, str] = {}
+    for name, text in fields:
+        text = text.strip() if text else ""
+        if text and text not in out:
+            out[text] = name
+    return [(name, text) for text, name in out.items()]
+
+
+def skill_passages(skill: Mapping[str, Any], layout: str = DEFAULT_LAYOUT) -> list[str]:
+    """The texts embedded for ``skill`` (title, problem, each condition; exact repeats dropped)."""
+    return [text for _, text in passage_fields(skill, layout)]
+
+
+def head_count(skill: Mapping[str, Any]) -> int:
+    """Passages that describe the skill (its title and problem) rather than give an example: they come first,
+    and the judge's calibration (:func:`judge.calibration`) leaves them out."""
+    return sum(1 for name, _ in passage_fields(skill) if name in ("title", "problem"))
 
 
 def keyword_document(skill: Mapping[str, Any]) -> tuple[str, str]:

@@ -28,7 +28,7 @@ from graphlore.search.fusion import TITLE_FIELD_WEIGHTS
 from graphlore.search.hybrid import HybridParams, hybrid_search
 from graphlore.store import Node
 from graphlore.tools import CallContext, Progress
-from graphlore.toolsets.skills import diff, extract, imports, judge, routing
+from graphlore.toolsets.skills import diff, evidence, extract, imports, judge, learning, routing
 from graphlore.toolsets.skills.library import (
     ARCHIVED,
     ARCHIVED_AT,
@@ -41,6 +41,7 @@ from graphlore.toolsets.skills.library import (
     WRITE_LOCK,
     SkillLibrary,
     Stored,
+    calibration_of,
     canonical,
     changes_of,
     content_hash,
@@ -53,6 +54,7 @@ from graphlore.toolsets.skills.library import (
     to_skill,
 )
 from graphlore.toolsets.skills.models import (
+    LOW_CONFIDENCE,
     STRUCTURED_CREATE,
     STRUCTURED_UPDATE,
     ArchiveSkillRequest,
@@ -122,10 +124,22 @@ def candidates(library: SkillLibrary, store, query: str, vector: np.ndarray, lim
     return [stored[h.id] for h in hits if h.id in stored]
 
 
-def calibrated(found: list[Stored], vector: np.ndarray, **judge_args: float) -> judge.Verdict:
-    """The calibrated judge's verdict on ``found`` (``judge_args``: the bench varies the constants)."""
-    return judge.judge([judge.Candidate(s.skill_id, s.node.vectors @ vector, s.node.props["centroid_norm"])
+def calibrated(found: list[Stored], vector: np.ndarray, negatives: dict[str, np.ndarray] | None = None,
+               **judge_args: float) -> judge.Verdict:
+    """The calibrated judge's verdict on ``found`` (``negatives``: vectors of their negative examples;
+    ``judge_args``: the bench varies the constants)."""
+    negatives = negatives or {}
+    return judge.judge([judge.Candidate(s.skill_id, s.node.vectors @ vector, s.node.props["centroid_norm"],
+                                        calibration_of(s.node.props),
+                                        negatives[s.skill_id] @ vector if s.skill_id in negatives else ())
                         for s in found], **judge_args)
+
+
+def _llm_decision(verdict_choice: str | None, found: list[Stored]) -> str:
+    if verdict_choice is None:
+        return "the LLM judged that none of the candidates solves it"
+    title = next(s.fields["title"] for s in found if s.skill_id == verdict_choice)
+    return f"the LLM chose {title!r}"
 
 
 @_store_errors
@@ -137,27 +151,32 @@ def search_skills(runtime: Runtime, request: SearchSkillsRequest, context: CallC
     store = library.store()
     found: list[Stored] = []
     vector = None
+    negatives: dict[str, np.ndarray] = {}
     if store is not None:
         vector = runtime.embedder.embed([query])[0]
         found = candidates(library, store, query, vector)
+        negatives = library.negative_vectors(store, found)
+    verdict = calibrated(found, vector, negatives) if found else judge.Verdict(None, None)
     llm = runtime.llm or (context.llm if context is not None else None)
-    picked: str | None = None
-    decided_by = "calibrated"
-    if found and llm is not None:
-        verdict = extract.pick(llm, query, [(s.skill_id, s.fields, s.counters) for s in found])
-        if verdict.decided:
-            picked, decided_by = verdict.choice, "llm"
-    if found and decided_by == "calibrated":
-        picked = calibrated(found, vector).skill_id
+    picked, decided_by, decision = verdict.skill_id, "calibrated", None
+    offered = [s for s in found if not any(x.skill_id == s.skill_id and x.blocked for x in verdict.scored)]
+    if offered and llm is not None:
+        chosen = extract.pick(llm, query, [(s.skill_id, s.fields, s.counters) for s in offered])
+        if chosen.decided:
+            picked, decided_by, decision = chosen.choice, "llm", _llm_decision(chosen.choice, offered)
     match = None
     if picked is not None:
-        chosen = next(s for s in found if s.skill_id == picked)
-        _, counters = library.update_counters(picked, chosen.node.props["initial"], record_use)
-        skill = to_skill(picked, chosen.fields, chosen.node.props, counters)
+        stored = next(s for s in found if s.skill_id == picked)
+        _, counters = library.update_counters(picked, stored.node.props["initial"], record_use)
+        skill = to_skill(picked, stored.fields, stored.node.props, counters)
         match = SkillMatch(skill_id=skill.skill_id, title=skill.title, confidence=skill.confidence,
-                           resolution_md=skill.resolution_md, conditions=skill.conditions)
+                           resolution_md=skill.resolution_md, conditions=skill.conditions,
+                           template=imports.is_template(skill.resolution_md),
+                           low_confidence=skill.confidence < LOW_CONFIDENCE)
+    why = evidence.build(found, verdict, vector, negatives, picked, decision)
     elapsed = (time.perf_counter() - started) * 1000
-    return SearchSkillsResponse(skill=match, query=request.query, search_time_ms=round(elapsed, 2), judge=decided_by)
+    return SearchSkillsResponse(skill=match, query=request.query, search_time_ms=round(elapsed, 2), judge=decided_by,
+                                evidence=why)
 
 
 # -- create_skill -----------------------------------------------------------------------------------
@@ -253,15 +272,24 @@ def update_skill(runtime: Runtime, request: UpdateSkillRequest, context: CallCon
 # -- record_outcome, get_skill, list_skills, skill_history ------------------------------------------------
 
 
+#: What an outcome with a query teaches (other outcomes teach nothing).
+LEARNS = {"confirmed": learning.add_example, "failed": learning.add_negative}
+
+
 @_store_errors
 def record_outcome(runtime: Runtime, request: RecordOutcomeRequest) -> RecordOutcomeResponse:
     library = SkillLibrary(runtime, request.library)
     _, stored = library.require(request.skill_id)
+    learned = None
+    teach = LEARNS.get(request.outcome)
+    if request.query is not None and teach is not None:
+        text = learning.clean(check_query(request.query))
+        learned = teach(library, stored.skill_id, text, runtime.embedder.embed([text])[0])
     before, after = library.update_counters(stored.skill_id, stored.node.props["initial"],
                                             lambda c: apply_outcome(c, request.outcome))
     return RecordOutcomeResponse(skill_id=stored.skill_id, outcome=request.outcome,
                                  previous_confidence=before.confidence, confidence=after.confidence,
-                                 times_used=after.times_used, times_confirmed=after.times_confirmed)
+                                 times_used=after.times_used, times_confirmed=after.times_confirmed, learned=learned)
 
 
 def _version_skill(stored: Stored, snapshot: dict[str, Any]) -> Skill:
