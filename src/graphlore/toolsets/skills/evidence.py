@@ -26,13 +26,24 @@ def _cut(text: str) -> str:
 
 
 def matched(stored: Stored, cosines: np.ndarray) -> list[MatchedPassage]:
-    """The skill's closest passage of each field (title, problem, its best condition), closest first."""
-    best: dict[str, tuple[float, str]] = {}
-    for (name, text), cos in zip(routing.passage_fields(stored.fields), cosines, strict=False):
-        if name not in best or cos > best[name][0]:
-            best[name] = (float(cos), text)
+    """The skill's closest passage of each field (title, problem, its best condition), closest first. Passages
+    are title, problem (unless a repeat), then the conditions (:func:`routing.passage_fields`)."""
+    fields = stored.fields
+    conditions = fields["conditions"]
+    head = len(cosines) - len(conditions)
+    if head not in (1, 2) or (head == 1 and (fields["problem"] or "").strip() not in ("", fields["title"].strip())):
+        # some condition repeats the title, the problem or another condition: label each passage
+        named = routing.passage_fields(fields)
+    else:
+        named = [("title", fields["title"]), *([("problem", fields["problem"])] if head == 2 else [])]
+    out = [(float(cosines[i]), name, text) for i, (name, text) in enumerate(named) if name != "condition"]
+    first = sum(1 for name, _ in named if name != "condition")
+    if len(cosines) > first:
+        best = first + int(np.argmax(cosines[first:]))
+        text = named[best][1] if best < len(named) else conditions[best - first]
+        out.append((float(cosines[best]), "condition", text))
     return [MatchedPassage(field=name, text=_cut(text), cosine=round(cos, 4))
-            for name, (cos, text) in sorted(best.items(), key=lambda kv: -kv[1][0])]
+            for cos, name, text in sorted(out, key=lambda row: -row[0])]
 
 
 def failed_on(stored: Stored, scored: judge.Scored, negatives: np.ndarray | None) -> str | None:

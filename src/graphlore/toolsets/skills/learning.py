@@ -10,7 +10,11 @@
   question closer to one of its negative examples than to its own passages.
 
 **The regression check** (every added example, before anything is written): an
-example must not take a question from another skill. The skills nearest the
+example must not take a question from another skill. First, the question itself:
+when ``search_skills`` would answer it with another skill, the confirmation would
+overrule that skill's evidence, and is not added (a wrong answer is first marked
+with a ``failed`` outcome for that skill and the question: its negative example
+then blocks it, and the confirmation fills the gap). Then the skills nearest the
 question (:data:`CHECK_SKILLS`, by vector search) are replayed: every passage of each
 other skill is routed, as a query, among those skills (leaving the passage out of
 its own skill), once as the library is and once with the example added. A passage
@@ -32,7 +36,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from graphlore.store import Store
 from graphlore.toolsets.skills import diff, judge, routing
+from graphlore.toolsets.skills.candidates import judged
 from graphlore.toolsets.skills.library import (
     ARCHIVED,
     CONTENT,
@@ -109,6 +115,27 @@ def taken_by(target: Stored, others: Sequence[Stored], vector: np.ndarray) -> li
     return out
 
 
+def regression(library: SkillLibrary, store: Store, target: Stored, text: str, vector: np.ndarray) -> str | None:
+    """Why ``text`` (embedded as ``vector``) must not become an example of ``target``, or None (see the module
+    docstring: another skill's answer, then another skill's passages)."""
+    found, _, verdict = judged(library, store, text, vector)
+    if verdict.skill_id is not None and verdict.skill_id != target.skill_id:
+        other = next(s for s in found if s.skill_id == verdict.skill_id)
+        return (f"search_skills answers it with the skill {other.fields['title']!r} ({other.skill_id}, score "
+                f"{verdict.score:.2f}): a confirmation fills a gap or backs the answer, it does not overrule "
+                "another skill's; if that answer is wrong, record_outcome failed for it with this query first")
+    near = store.vector_search(vector, kind=KIND, where=IN_USE, limit=CHECK_SKILLS + 1)
+    others = [s for i, s in library.read(store, [h.id for h in near], with_vectors=True).items()
+              if i != target.skill_id]
+    taken = taken_by(target, others, vector)
+    if taken:
+        first = taken[0]
+        more = f" (and {len(taken) - 1} more)" if len(taken) > 1 else ""
+        return (f"it would take {first.text!r} from the skill {first.title!r} ({first.skill_id}), which holds it "
+                f"as its own{more}; not added")
+    return None
+
+
 def _refused(kind: str, reason: str, stored: Stored) -> LearnedExample:
     return LearnedExample(kind=kind, added=False, reason=reason, version=stored.version)
 
@@ -127,15 +154,9 @@ def add_example(library: SkillLibrary, skill_id: str, text: str, vector: np.ndar
                             current)
         if len(current.fields["conditions"]) >= MAX_CONDITIONS:
             return _refused("example", f"the skill has {MAX_CONDITIONS} conditions, the most it can hold", current)
-        near = store.vector_search(vector, kind=KIND, where=IN_USE, limit=CHECK_SKILLS + 1)
-        others = [s for i, s in library.read(store, [h.id for h in near], with_vectors=True).items()
-                  if i != skill_id]
-        taken = taken_by(current, others, vector)
-        if taken:
-            first = taken[0]
-            more = f" (and {len(taken) - 1} more)" if len(taken) > 1 else ""
-            return _refused("example", f"it would take {first.text!r} from the skill {first.title!r} "
-                                       f"({first.skill_id}), which holds it as its own{more}; not added", current)
+        refusal = regression(library, store, current, text, vector)
+        if refusal is not None:
+            return _refused("example", refusal, current)
         new = canonical({**current.fields, "conditions": [*current.fields["conditions"], text]})
         embedded = Embedded.of([*passages, text], np.vstack([current.node.vectors, vector[None, :]]),
                                routing.head_count(new))

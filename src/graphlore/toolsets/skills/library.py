@@ -38,7 +38,8 @@ store: a skill is written to the library, a use or an outcome to the usage store
 **Archived skills.** An archived skill's node and prototype carry ``archived``
 (true), the node also ``archived_at`` (when) and its archive and unarchive ``events``. Every routing
 decision filters on :data:`IN_USE` before ranking (search candidates, the
-near-duplicate check of ``create_skill``), so an archived skill is never returned
+near-duplicate check of ``create_skill``; a library whose meta ``archived_skills`` says
+none is archived is searched without the filter, which is the same and faster), so an archived skill is never returned
 and never hides another; it is still read by id, listed on request, and kept
 whole until it is unarchived (updates and imports leave it as it is).
 
@@ -95,6 +96,9 @@ EVENTS = "events"
 #: skills in use.
 IN_USE = {ARCHIVED: [None, False]}
 ARCHIVED_ONLY = {ARCHIVED: True}
+#: Meta key: how many skills are archived, set by every write (a library none of whose skills is archived is
+#: searched without the filter: the store's keyword side lists every allowed row per filtered search).
+ARCHIVED_COUNT = "archived_skills"
 SOURCE_KEY = "source:"
 #: The fields a skill's content is made of (what a version holds, what imports and updates compare).
 CONTENT = ("title", "problem", "conditions", "keywords", "resolution_md", "product_area", "issue_type")
@@ -409,6 +413,8 @@ class SkillLibrary:
             record_embedder(store, self.runtime.embedder)
         if store.get_meta(META) != {"routing": routing.ROUTING_VERSION, "judge": judge.JUDGE_VERSION}:
             store.set_meta(META, {"routing": routing.ROUTING_VERSION, "judge": judge.JUDGE_VERSION})
+        count_archived(store)
+
 
     def reindex(self, store: Store, progress: Callable[[int, int], None] | None = None) -> tuple[int, int]:
         """Embed every skill's passages again and record the current embedder and versions (one
@@ -444,6 +450,18 @@ class SkillLibrary:
             after = change(before)
             usage.upsert_nodes([Node(skill_id, USAGE, "", "", counters_props(after))])
         return before, after
+
+
+def count_archived(store: Store) -> None:
+    """Record how many skills are archived (call inside the transaction that changed them)."""
+    archived = store.count_nodes(KIND, ARCHIVED_ONLY)
+    if store.get_meta(ARCHIVED_COUNT) != archived:
+        store.set_meta(ARCHIVED_COUNT, archived)
+
+
+def in_use_filter(store: Store) -> dict[str, Any] | None:
+    """The filter of skills in use, or None when the library says none is archived (the same answer, faster)."""
+    return None if store.get_meta(ARCHIVED_COUNT) == 0 else IN_USE
 
 
 def store_label(namespace: str, meta: Callable[[str], Any]) -> str:

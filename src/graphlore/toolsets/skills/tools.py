@@ -24,11 +24,10 @@ from graphlore.contract import format_validation_error, parse_request
 from graphlore.errors import ConfigError, InvalidInput, NotFound
 from graphlore.roots import ESCAPES, escapes
 from graphlore.runtime import Runtime
-from graphlore.search.fusion import TITLE_FIELD_WEIGHTS
-from graphlore.search.hybrid import HybridParams, hybrid_search
 from graphlore.store import Node
 from graphlore.tools import CallContext, Progress
 from graphlore.toolsets.skills import diff, evidence, extract, imports, judge, learning, routing
+from graphlore.toolsets.skills.candidates import RANKING, calibrated, candidates, judged  # noqa: F401 - the bench's
 from graphlore.toolsets.skills.library import (
     ARCHIVED,
     ARCHIVED_AT,
@@ -41,10 +40,10 @@ from graphlore.toolsets.skills.library import (
     WRITE_LOCK,
     SkillLibrary,
     Stored,
-    calibration_of,
     canonical,
     changes_of,
     content_hash,
+    count_archived,
     counters_of,
     counters_props,
     new_id,
@@ -90,9 +89,6 @@ from graphlore.toolsets.skills.models import (
 from graphlore.toolsets.skills.outcomes import apply_outcome, initial_counters, record_use
 from graphlore.toolsets.skills.playbook import parse, render
 
-#: How search_skills ranks its candidates (see the module docstring).
-RANKING = HybridParams(field_weights=TITLE_FIELD_WEIGHTS)
-
 
 def _store_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
     """A tool whose store failures read ``Database connection failed: <reason>``."""
@@ -115,26 +111,6 @@ def _llm(runtime: Runtime, context: CallContext | None, form: str):
 # -- search_skills ---------------------------------------------------------------------------------
 
 
-def candidates(library: SkillLibrary, store, query: str, vector: np.ndarray, limit: int = judge.CANDIDATES,
-               params: HybridParams = RANKING) -> list[Stored]:
-    """The hybrid search's top skills in use for ``query`` (with its ``vector``), best first, with their
-    vectors (archived skills are filtered out before ranking)."""
-    hits = hybrid_search(store, query, vector, kind=KIND, where=IN_USE, limit=limit, params=params)
-    stored = library.read(store, [h.id for h in hits], with_vectors=True)
-    return [stored[h.id] for h in hits if h.id in stored]
-
-
-def calibrated(found: list[Stored], vector: np.ndarray, negatives: dict[str, np.ndarray] | None = None,
-               **judge_args: float) -> judge.Verdict:
-    """The calibrated judge's verdict on ``found`` (``negatives``: vectors of their negative examples;
-    ``judge_args``: the bench varies the constants)."""
-    negatives = negatives or {}
-    return judge.judge([judge.Candidate(s.skill_id, s.node.vectors @ vector, s.node.props["centroid_norm"],
-                                        calibration_of(s.node.props),
-                                        negatives[s.skill_id] @ vector if s.skill_id in negatives else ())
-                        for s in found], **judge_args)
-
-
 def _llm_decision(verdict_choice: str | None, found: list[Stored]) -> str:
     if verdict_choice is None:
         return "the LLM judged that none of the candidates solves it"
@@ -152,11 +128,10 @@ def search_skills(runtime: Runtime, request: SearchSkillsRequest, context: CallC
     found: list[Stored] = []
     vector = None
     negatives: dict[str, np.ndarray] = {}
+    verdict = judge.Verdict(None, None)
     if store is not None:
         vector = runtime.embedder.embed([query])[0]
-        found = candidates(library, store, query, vector)
-        negatives = library.negative_vectors(store, found)
-    verdict = calibrated(found, vector, negatives) if found else judge.Verdict(None, None)
+        found, negatives, verdict = judged(library, store, query, vector)
     llm = runtime.llm or (context.llm if context is not None else None)
     picked, decided_by, decision = verdict.skill_id, "calibrated", None
     offered = [s for s in found if not any(x.skill_id == s.skill_id and x.blocked for x in verdict.scored)]
@@ -369,6 +344,7 @@ def _set_archived(runtime: Runtime, request: ArchiveSkillRequest, archive: bool)
         prototype = Node(f"{current.skill_id}#prototype", PROTOTYPE, "", "", prototype_props(current.skill_id, props))
         with store.atomic():
             store.upsert_nodes([node, prototype])
+            count_archived(store)
     return ArchiveSkillResponse(skill_id=current.skill_id, title=current.fields["title"],
                                 archived_at=props[ARCHIVED_AT], changed=True)
 
