@@ -50,9 +50,9 @@ from pathlib import Path
 from graphlore.config import Settings
 from graphlore.contract import parse_request
 from graphlore.runtime import Runtime
-from graphlore.toolsets.code import models, tools
-from graphlore.toolsets.code.graph import CodeGraph, UpdateStats
-from graphlore.toolsets.code.index import CodeIndex
+from graphlore.toolsets.code.index.code_index import CodeIndex
+from graphlore.toolsets.code.index.graph import CodeGraph, UpdateStats
+from graphlore.toolsets.code.query import models, tools
 
 PIGGYMETRICS = Path(__file__).resolve().parents[2] / "shared" / "data" / "code" / "piggymetrics"
 

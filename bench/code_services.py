@@ -37,8 +37,8 @@ from helpers.code_graph import FIXTURES, expected_lines, render  # noqa: E402
 
 from graphlore.config import Settings  # noqa: E402
 from graphlore.runtime import Runtime  # noqa: E402
-from graphlore.toolsets.code.graph import CodeGraph  # noqa: E402
-from graphlore.toolsets.code.index import CodeIndex  # noqa: E402
+from graphlore.toolsets.code.index.code_index import CodeIndex  # noqa: E402
+from graphlore.toolsets.code.index.graph import CodeGraph  # noqa: E402
 
 PIGGYMETRICS = REPO.parent / "shared" / "data" / "code" / "piggymetrics"
 LINKS = ("E HTTP_CALLS", "E ASYNC_CALLS")

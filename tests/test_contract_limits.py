@@ -94,8 +94,8 @@ def test_errors_quote_a_short_prefix_of_what_they_refuse():
 
 def test_a_refused_choice_lists_every_valid_option():
     """Long lists of options (the code toolset's edge keys) are not cut like other messages."""
-    from graphlore.toolsets.code import models as C
-    from graphlore.toolsets.code.edge_keys import EDGE_KEYS
+    from graphlore.toolsets.code.query import models as C
+    from graphlore.toolsets.code.query.edge_keys import EDGE_KEYS
 
     with pytest.raises(InvalidInput) as caught:
         parse_request(C.NeighborsRequest, {"project_path": "/p", "id": "x", "edge_types": ["CALLERS"]})

@@ -11,7 +11,7 @@ import pytest
 from helpers import backend
 from helpers.code_graph import edit, render
 
-from graphlore.toolsets.code.graph import CodeGraph
+from graphlore.toolsets.code.index.graph import CodeGraph
 
 ACCOUNT = "com.piggymetrics.account"
 
@@ -118,7 +118,7 @@ def django_tools(tmp_path_factory, embedder):
 
 def run(runtime, tool, **fields):
     from graphlore.contract import parse_request
-    from graphlore.toolsets.code import models, tools
+    from graphlore.toolsets.code.query import models, tools
 
     return getattr(tools, tool)(runtime, parse_request(getattr(models, f"{tool.capitalize()}Request"), fields))
 

@@ -21,7 +21,7 @@ from helpers.mcp import ALL, ONNX_LIB, connect, http_server, loaded_libraries, s
 from mcp import StdioServerParameters
 
 from graphlore.toolsets import TOOLSETS, load_toolset
-from graphlore.toolsets.code.examples import write_tree
+from graphlore.toolsets.code.query.examples import write_tree
 
 EVERY_TOOL = {f"{name}_{spec.name}" for name in TOOLSETS for spec in load_toolset(name).on("mcp")}
 DOCUMENT = {"name": "Apple buys Beats", "date": "2014-05-28", "text": facts_data.DOCUMENT, "source": "news"}

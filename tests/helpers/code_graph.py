@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from graphlore.toolsets.code.graph import CodeGraph
+from graphlore.toolsets.code.index.graph import CodeGraph
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "code"
 EXPECTED = Path(__file__).resolve().parents[1] / "toolsets" / "code" / "expected"

@@ -27,8 +27,8 @@ import numpy as np
 from graphlore.contract import parse_request
 from graphlore.runtime import Runtime
 from graphlore.store.factory import sqlite_path
-from graphlore.toolsets.code.examples import write_tree
-from graphlore.toolsets.code.index import CodeIndex
+from graphlore.toolsets.code.index.code_index import CodeIndex
+from graphlore.toolsets.code.query.examples import write_tree
 from graphlore.toolsets.facts.graph import FACT, FactsGraph
 from graphlore.toolsets.facts.models import DocumentRecord
 from graphlore.toolsets.facts.write import Writer, document_key

@@ -52,8 +52,8 @@ def test_watching_runtime_sees_an_edit_made_right_before_the_search(tmp_path, se
 def test_two_toolsets_watching_one_folder_each_see_every_change(tmp_path, settings, embedder):
     """In a server of several toolsets, items and code may index one folder (a repository that holds its
     feature-management folders beside its code): a change one of them reads is still a change for the other."""
-    from graphlore.toolsets.code import models as code_models
-    from graphlore.toolsets.code import tools as code_tools
+    from graphlore.toolsets.code.query import models as code_models
+    from graphlore.toolsets.code.query import tools as code_tools
 
     repo = tmp_path / "repo"
     shutil.copytree(EXAMPLE_TREE, repo)

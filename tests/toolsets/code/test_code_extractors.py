@@ -3,7 +3,9 @@ and bad input (syntax errors, bytes that are not UTF-8, empty files)."""
 
 from __future__ import annotations
 
-from graphlore.toolsets.code import java, python, typescript
+from graphlore.toolsets.code.languages.java import extract as java
+from graphlore.toolsets.code.languages.python import extract as python
+from graphlore.toolsets.code.languages.typescript import extract as typescript
 
 
 def keys(facts) -> list[tuple[str, str, bool]]:

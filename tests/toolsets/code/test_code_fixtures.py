@@ -8,7 +8,7 @@ import json
 import pytest
 from helpers.code_graph import FIXTURES, expected_lines, render
 
-from graphlore.toolsets.code.graph import CodeGraph
+from graphlore.toolsets.code.index.graph import CodeGraph
 from graphlore.toolsets.code.model import EDGE_TYPES, ROLES, SYMBOL_KINDS, UNRESOLVED_REASONS
 
 

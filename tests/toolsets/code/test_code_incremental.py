@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from helpers.code_graph import FIXTURES, bump, edit, render
 
-from graphlore.toolsets.code.graph import CodeGraph
+from graphlore.toolsets.code.index.graph import CodeGraph
 
 
 @pytest.fixture

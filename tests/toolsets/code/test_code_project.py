@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from graphlore.toolsets.code.project import detect_layout, scan
+from graphlore.toolsets.code.layout.layout import detect_layout
+from graphlore.toolsets.code.layout.walk import scan
 
 POM = """<project xmlns="http://maven.apache.org/POM/4.0.0"><artifactId>{name}</artifactId>{modules}{boot}</project>"""
 BOOT = "<build><plugins><plugin><artifactId>spring-boot-maven-plugin</artifactId></plugin></plugins></build>"

@@ -19,18 +19,19 @@ from helpers.docs import (
 
 from graphlore.adapters.cli import build_cli
 from graphlore.errors import GraphloreError
-from graphlore.toolsets.code import TOOLSET, models, tools
-from graphlore.toolsets.code.edge_keys import EDGE_KEYS, REVERSED
-from graphlore.toolsets.code.filters import FIELDS
+from graphlore.toolsets.code import TOOLSET
+from graphlore.toolsets.code.languages.registry import NAMES as LANGUAGES
 from graphlore.toolsets.code.model import (
     CAPABILITIES,
     EDGE_TYPES,
-    LANGUAGES,
     RESOLUTIONS,
     ROLES,
     SYMBOL_KINDS,
     UNRESOLVED_REASONS,
 )
+from graphlore.toolsets.code.query import models, tools
+from graphlore.toolsets.code.query.edge_keys import EDGE_KEYS, REVERSED
+from graphlore.toolsets.code.query.filters import FIELDS
 
 SKILL = skill_path("code")
 SPECS = {spec.name: spec for spec in TOOLSET.on("mcp")}

@@ -12,10 +12,10 @@ from helpers.code_graph import FIXTURES, edit
 
 from graphlore.contract import parse_request
 from graphlore.runtime import Runtime
-from graphlore.toolsets.code import index as index_module
-from graphlore.toolsets.code import models, tools
-from graphlore.toolsets.code.index import CodeIndex
-from graphlore.toolsets.code.records import embedding_text
+from graphlore.toolsets.code.index import code_index as index_module
+from graphlore.toolsets.code.index.code_index import CodeIndex
+from graphlore.toolsets.code.index.records import embedding_text
+from graphlore.toolsets.code.query import models, tools
 
 
 class Stop(Exception):

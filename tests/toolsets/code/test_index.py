@@ -11,8 +11,8 @@ from helpers import backend
 from helpers.code_graph import FIXTURES, bump, edit
 
 from graphlore.runtime import Runtime
-from graphlore.toolsets.code.graph import CodeGraph
-from graphlore.toolsets.code.index import CodeIndex
+from graphlore.toolsets.code.index.code_index import CodeIndex
+from graphlore.toolsets.code.index.graph import CodeGraph
 
 
 def dump(store) -> tuple[dict, dict]:

@@ -12,8 +12,8 @@ from helpers.code_graph import FIXTURES
 from graphlore.contract import parse_request
 from graphlore.errors import InvalidInput, NotFound
 from graphlore.runtime import Runtime
-from graphlore.toolsets.code import models, tools
-from graphlore.toolsets.code.graph import CodeGraph
+from graphlore.toolsets.code.index.graph import CodeGraph
+from graphlore.toolsets.code.query import models, tools
 
 
 @pytest.fixture(scope="module")

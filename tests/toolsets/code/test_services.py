@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from helpers.code_graph import FIXTURES, edit, expected_lines, render
 
-from graphlore.toolsets.code.graph import CodeGraph
+from graphlore.toolsets.code.index.graph import CodeGraph
 
 PART2_EDGES = ("EXPOSES", "HTTP_CALLS", "ASYNC_CALLS", "DECLARES_CLIENT", "DECLARES_PRODUCER")
 
@@ -108,7 +108,7 @@ def test_incremental_updates_keep_part_two_equal_to_a_full_build(spring):
 @pytest.mark.parametrize("location", ["file:../../outside-config", "file:escape"])
 def test_a_config_server_location_out_of_the_project_is_not_read(tmp_path, location):
     """``..`` or a symlink in a config server's search-locations never leads the code index out of the project."""
-    from graphlore.toolsets.code.services import settings_of
+    from graphlore.toolsets.code.index.graph import settings_of
 
     root = tmp_path / "system"
     shutil.copytree(FIXTURES / "spring-system", root)

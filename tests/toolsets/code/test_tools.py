@@ -15,11 +15,11 @@ from helpers.code_graph import FIXTURES, edit
 from graphlore.contract import parse_request
 from graphlore.errors import InvalidInput, NotFound
 from graphlore.runtime import Runtime
-from graphlore.toolsets.code import models, tools
-from graphlore.toolsets.code.edge_keys import EDGE_KEYS
-from graphlore.toolsets.code.filters import FIELDS
-from graphlore.toolsets.code.graph import CodeGraph
+from graphlore.toolsets.code.index.graph import CodeGraph
 from graphlore.toolsets.code.model import EDGE_TYPES, ROLES
+from graphlore.toolsets.code.query import models, tools
+from graphlore.toolsets.code.query.edge_keys import EDGE_KEYS
+from graphlore.toolsets.code.query.filters import FIELDS
 
 
 @pytest.fixture(scope="module")

@@ -1,23 +1,74 @@
 """The code toolset: a code graph of a multi-service source tree with a strict, typed query surface.
 
-Modules, one job each::
+The map (packages by concern; a package imports only the packages above it)::
 
-    project.py       walk the tree; modules, microservices and their declared names; each file's context
-    parsing.py       tree-sitter grammars (from the single-language wheels) and small helpers
-    java.py          one Java file -> FileFacts          java_resolve.py    cross-file Java resolution
-    python.py        one Python file -> FileFacts        python_resolve.py  cross-file Python resolution
-    typescript.py    one TS/JS file -> FileFacts         ts_resolve.py      cross-file TS/JS resolution
-    roles.py         the role and capability tables
-    resolve.py       the symbol table, dependency tracking (exact incremental builds), node/edge helpers
-    graph.py         CodeGraph: build / update / restore / snapshot (in memory)
-    model.py         the records and closed vocabularies
-    persist.py       per-file records that let an update after a restart stay incremental
-    records.py       graph records -> store rows: text, lookup and filter keys, hashes
-    index.py         CodeIndex: the structural phase (diff-and-write) and the embedding phase
-    filters.py       the strict per-kind filters        edge_keys.py   the closed set of neighbor keys
-    models.py        request / response models          tools.py       the tools
-    traverse.py      members, edge summaries, neighbors views.py       index status, node references
-    render.py        text for people and agents
+    model.py                      facts, graph records, closed vocabularies, ids
+    languages/                    what a language is, one package per language
+      base.py                     Language: the one interface every language implements (see below)
+      registry.py                 the languages, one line each: how everything else finds one
+      builds.py                   build files (Maven, Gradle, npm, pnpm, pyproject, setup) a language lists
+      parsing.py                  tree-sitter grammars by name, node helpers
+      extractor.py                the shared extraction walks; a language's syntax as data (Syntax)
+      symbols.py                  the project's symbol table, dependency keys and digests, node and edge records
+      resolver.py                 the one resolution loop, the supertype walks, roles and capabilities applied
+      names.py                    resolution by names and values (Python and TS/JS share it)
+      roles.py                    role and capability tables by framework, and the rules a language reads
+      folding.py                  folding constant expressions into values (the part languages share)
+      java/__init__.py            Java as a Language: suffixes, build files, role tables
+      java/extract.py             one Java file -> facts (Lombok, records, enums)
+      java/resolve.py             javac's name lookup, overloads, overrides, bean injection, calls
+      java/constants.py           Java constants for folding (static finals, @Value, String.format)
+      python/__init__.py          Python as a Language: module names, test files, role tables
+      python/extract.py           one Python file -> facts
+      python/resolve.py           imports, re-exports, self, Depends
+      python/constants.py         Python constants for folding (module strings, f-strings), absolute imports
+      typescript/__init__.py      TypeScript and JavaScript as a Language
+      typescript/extract.py       one TS/JS file -> facts (exports, CommonJS)
+      typescript/resolve.py       module specifiers, exports, this, constructor injection
+      typescript/constants.py     TS/JS constants for folding (const strings, template literals)
+    layout/                       the tree as microservices and modules
+      walk.py                     one walk: sources by the registered suffixes, layout files, package folders
+      layout.py                   modules from build files, microservices, each file's context
+    services/                     what part 2 shares across frameworks
+      endpoints.py                routes, clients and producers before linking; path and URL rules
+      settings.py                 each module's Spring settings, config servers, ${...} placeholders
+      links.py                    which route each client calls and which listeners each producer reaches
+      service_map.py              the services and their links as Mermaid or DOT
+    frameworks/                   routes, clients and producers, read from the facts of their languages
+      base.py                     Framework: languages + a reader prepared once per update
+      read.py                     the frameworks, in reading order, and the pass over the project
+      jvm.py                      what JVM frameworks read: annotations, attributes, folded values
+      spring.py                   Spring MVC/WebFlux, Kafka, Rabbit, JMS, Cloud Stream, Feign, HTTP clients
+      jaxrs.py                    JAX-RS routes
+      python_web.py               FastAPI and Flask routes, requests/httpx/aiohttp clients
+      script_web.py               Express and NestJS routes, fetch and axios clients
+    index/                        the graph in memory and in the store
+      graph.py                    CodeGraph: build / update (incremental == full) / restore / snapshot
+      persist.py                  per-file records that let an update after a restart stay incremental
+      records.py                  graph records -> store rows: text, lookup and filter keys, hashes
+      code_index.py               CodeIndex: the structural phase (diff-and-write), the embedding phase
+    query/                        the tools
+      models.py                   request / response models
+      filters.py                  the strict per-kind filters
+      edge_keys.py                the closed set of neighbor keys
+      tools.py                    the tools
+      traverse.py                 members, edge summaries, neighbors
+      views.py                    index status, node references
+      render.py                   text for people and agents
+      examples.py                 valid calls for the reliability suite
+
+**Adding a language** is one package under ``languages/`` and one line in ``languages/registry.py``; no
+other language's file changes, and no language package imports another (a test checks both, and one
+registers a toy language from the tests folder). The package gives a `languages.base.Language`: its file
+suffixes, ``extract`` (path + bytes -> `model.FileFacts`, built on `languages.extractor`: the language
+states its syntax as a `Syntax` table and walks its own declarations), a `languages.resolver.Resolver`
+subclass (what an import, a supertype, an override and a call resolve to; the loop, the walks, roles and
+capabilities are shared), its role and capability tables (`languages.roles.Rules`, picked from the
+framework tables there), how its files are named (module names, the fqn separator, packages), which files
+are tests, and the build files its modules are declared in. Frameworks (``frameworks/``) are registered
+apart, by the languages whose facts they read: a second JVM language picks Spring's tables from
+`languages.roles`, and Spring's reader takes its files once its facts carry annotations and call sites the
+same way and `frameworks.jvm` folds its constants.
 
 The records (``CodeGraph.snapshot()`` -> ``{id: GraphNode}, {id: GraphEdge}``) map one to one onto the
 store's ``Node(id, kind, name, text, props)`` and ``Edge(id, src, dst, type, props)``:
@@ -53,7 +104,7 @@ from __future__ import annotations
 from graphlore.tools import Arg, Cli, Toolset, ToolSpec
 from graphlore.toolsets.folder_index import folder_stores
 
-from . import examples, models, render, tools
+from .query import examples, models, render, tools
 
 INSTRUCTIONS = """\
 A code graph of a (multi-service) source tree: Java, Python, TypeScript/JavaScript. Every tool takes

@@ -5,7 +5,7 @@ Two layers, kept apart so that incremental builds are exact:
 * **Facts** (`FileFacts`, `SymbolFact`, `ImportFact`, `CallFact`) are a pure function of one file's
   path and bytes. They say what is written (names, types as written, receivers) and never look at
   another file, so a file whose content hash is unchanged is never parsed again.
-* **Graph records** (`GraphNode`, `GraphEdge`) come out of cross-file resolution (`resolve.py`). Every
+* **Graph records** (`GraphNode`, `GraphEdge`) come out of cross-file resolution (`languages/resolver.py`). Every
   edge is owned by the file of its source symbol, so re-resolving a file replaces exactly its edges.
 
 Graph records map one to one onto the platform store (`store.base.Node` / `Edge`): `id`, `kind`,
@@ -21,8 +21,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 # ---- closed vocabularies -------------------------------------------------------------------------
-
-LANGUAGES = ("java", "python", "typescript", "javascript")
 
 #: symbol_kind values. ``package``: a Java package (per module) or a Python package (``__init__.py``);
 #: ``module``: a Python or TS/JS file; ``file``: a Java source file.
@@ -80,6 +78,11 @@ UNRESOLVED_REASONS = (
 
 # ---- ids -----------------------------------------------------------------------------------------
 
+def content_hash(data: bytes) -> str:
+    """A file's content hash: a file whose hash is unchanged is never parsed again."""
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
 def short_hash(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8"), digest_size=8).hexdigest()
 
@@ -106,6 +109,18 @@ def edge_id(src: str, type_: str, dst: str) -> str:
 
 
 # ---- facts (one file, no cross-file knowledge) ---------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class FileContext:
+    """What the layout says about one source file."""
+
+    microservice: str
+    module: str
+    #: the file's module name as other files import it (Python dotted name, TS/JS relative path); "" when the
+    #: file declares its own namespace (a Java package)
+    module_name: str
+    is_test: bool
+
 
 @dataclass(slots=True)
 class AnnotationFact:

@@ -1,0 +1,269 @@
+"""Python: FastAPI and Flask routes, and requests / httpx / aiohttp clients, read from the facts.
+
+**Routes.** A function decorated ``@X.get(path)`` ... ``@X.api_route(path, methods=[...])`` where ``X`` is a
+``FastAPI()`` app or an ``APIRouter(prefix=...)``, or ``@X.route(path, methods=[...])`` / ``@X.get(path)``
+where ``X`` is a ``Flask()`` app or a ``Blueprint(url_prefix=...)``. A router's full prefix comes from
+where it is mounted: ``include_router(router, prefix=...)`` (nested routers too) and
+``register_blueprint(bp, url_prefix=...)`` (which replaces the blueprint's own ``url_prefix``), followed
+through imports. A router mounted nowhere in the project has an unknown prefix (``{?}``); one mounted twice
+gives two routes.
+
+**Clients.** ``requests``/``httpx`` module calls (``get``... ``request(method, url)``) and calls on a
+``httpx.Client``/``AsyncClient``, ``requests.Session`` or ``aiohttp.ClientSession`` made in the same
+function or module (``with ... as client`` too), whose ``base_url`` prefixes the path.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from ..languages.folding import Folded, literal, unknown
+from ..languages.python.constants import PythonFolder, absolute
+from ..languages.symbols import Bound
+from ..model import FileFacts
+from ..services.endpoints import Item, join_paths
+from .base import Framework, Project, Reader
+
+ROUTE_VERBS = {"get", "post", "put", "delete", "patch", "head", "options"}
+APPS = {"FastAPI": "fastapi", "APIRouter": "fastapi", "Flask": "flask", "Blueprint": "flask"}
+CLIENT_MODULES = {"requests": "requests", "httpx": "httpx"}
+CLIENT_TYPES = {"httpx.Client": "httpx", "httpx.AsyncClient": "httpx", "requests.Session": "requests",
+                "requests.session": "requests", "aiohttp.ClientSession": "aiohttp"}
+CLIENT_CALLS = ROUTE_VERBS | {"request"}
+CLIENT_LIBRARIES = frozenset({"requests", "httpx", "aiohttp"})
+
+
+def kwarg(args: tuple[str, ...], name: str) -> str | None:
+    for arg in args:
+        match = re.match(rf"^{name}\s*=\s*(.+)$", arg, re.DOTALL)
+        if match:
+            return match.group(1)
+    return None
+
+
+def positional(args: tuple[str, ...]) -> list[str]:
+    return [a for a in args if not re.match(r"^[A-Za-z_]\w*\s*=(?!=)", a)]
+
+
+def _string_list(text: str | None) -> list[str]:
+    return re.findall(r"['\"]([A-Za-z]+)['\"]", text or "")
+
+
+@dataclass
+class Router:
+    module: str
+    var: str
+    framework: str
+    own_prefix: Folded
+    is_app: bool
+    #: (parent router key, mount prefix, replaces own prefix) for each mount
+    mounts: list[tuple[tuple[str, str], Folded, bool]] = field(default_factory=list)
+
+
+def _callee(type_: str) -> str:
+    return type_[1:-2] if type_.startswith("~") and type_.endswith("()") else ""
+
+
+class PythonProject:
+    """The Python files of the project, their routers and where each is mounted."""
+
+    def __init__(self, bounds: list[Bound]) -> None:
+        self.bounds = bounds
+        self.modules: dict[str, FileFacts] = {b.ctx.module_name: b.facts for b in bounds}
+        self.routers: dict[tuple[str, str], Router] = {}
+        for bound in bounds:
+            self._routers_of(bound)
+        for bound in bounds:
+            self._mounts_of(bound)
+
+    def folder(self, module: str) -> PythonFolder:
+        return PythonFolder(self.modules, module)
+
+    def _routers_of(self, bound: Bound) -> None:
+        facts, module = bound.facts, bound.ctx.module_name
+        for var, type_ in facts.extra.get("globals", {}).items():
+            callee = self.imported(facts, module, _callee(type_))
+            name = callee.rsplit(".", 1)[-1]
+            if name not in APPS or not (callee.startswith(("fastapi", "flask")) or callee == name):
+                continue
+            calls = [c for c in facts.calls if not c.owner and c.name == name]
+            own = literal("")
+            if name in ("APIRouter", "Blueprint"):
+                key = "prefix" if name == "APIRouter" else "url_prefix"
+                if len(calls) == 1:
+                    expr = kwarg(calls[0].args, key)
+                    own = self.folder(module).fold(expr) if expr else literal("")
+                else:
+                    own = unknown(f"{len(calls)} {name}(...) calls in the module: which is {var}'s is not known")
+            self.routers[(module, var)] = Router(module, var, APPS[name], own, name in ("FastAPI", "Flask"))
+
+    def imported(self, facts: FileFacts, module: str, dotted: str) -> str:
+        """A dotted name with its first part replaced by what it was imported as (``APIRouter`` ->
+        ``fastapi.APIRouter``)."""
+        head, _, rest = dotted.partition(".")
+        for imp in facts.imports:
+            for imported, alias in imp.names:
+                if alias == head:
+                    target = absolute(module, imp.target, facts.path.endswith("__init__.py"))
+                    full = imported if imported == imp.target else f"{target}.{imported}"
+                    return f"{full}.{rest}" if rest else full
+        return dotted
+
+    def resolve_var(self, facts: FileFacts, module: str, expr: str) -> tuple[str, str] | None:
+        """The router an expression names: a module variable, an imported one, or ``module.var``."""
+        expr = expr.strip()
+        if (module, expr) in self.routers:
+            return module, expr
+        full = self.imported(facts, module, expr)
+        owner, _, var = full.rpartition(".")
+        if (owner, var) in self.routers:
+            return owner, var
+        return None
+
+    def _mounts_of(self, bound: Bound) -> None:
+        facts, module = bound.facts, bound.ctx.module_name
+        for call in facts.calls:
+            if call.name not in ("include_router", "register_blueprint") or not call.args or not call.receiver:
+                continue
+            if call.receiver[0] != "name":
+                continue
+            parent = self.resolve_var(facts, module, call.receiver[1])
+            args = positional(call.args)
+            child = self.resolve_var(facts, module, args[0]) if args else None
+            if parent is None or child is None:
+                continue
+            key = "prefix" if call.name == "include_router" else "url_prefix"
+            expr = kwarg(call.args, key)
+            prefix = self.folder(module).fold(expr) if expr else literal("")
+            self.routers[child].mounts.append((parent, prefix, call.name == "register_blueprint" and expr is not None))
+
+    def prefixes(self, key: tuple[str, str], depth: int = 0) -> list[Folded]:
+        """Every full prefix of a router (one per way it is mounted up to an app)."""
+        router = self.routers[key]
+        if router.is_app:
+            return [router.own_prefix]
+        if not router.mounts or depth > 8:
+            return [unknown(f"the router {router.module}.{router.var} is not mounted anywhere in the project")
+                    + router.own_prefix]
+        out = []
+        for parent, prefix, replaces in router.mounts:
+            for above in self.prefixes(parent, depth + 1):
+                out.append(join_paths([above, prefix] if replaces else [above, prefix, router.own_prefix]))
+        return out
+
+
+def read_python(project: PythonProject, bound: Bound) -> Iterator[Item]:
+    facts, module = bound.facts, bound.ctx.module_name
+    folder = project.folder(module)
+    for index, sym in enumerate(facts.symbols):
+        if sym.kind not in ("function", "method"):
+            continue
+        for annotation in sym.annotations:
+            var, _, verb = annotation.name.rpartition(".")
+            if verb not in ROUTE_VERBS | {"route", "api_route"} or not var:
+                continue
+            key = project.resolve_var(facts, module, var)
+            if key is None:
+                continue
+            router = project.routers[key]
+            args = tuple(v if not k else f"{k}={v}" for k, v in annotation.args)
+            written = (positional(args) or [kwarg(args, "path") or '""'])[0]
+            path = folder.fold(written)
+            methods = [verb.upper()] if verb in ROUTE_VERBS else [
+                m.upper() for m in _string_list(kwarg(args, "methods"))] or ["GET"]
+            for prefix in project.prefixes(key):
+                for method in methods:
+                    yield Item(kind="route", owner=bound.ids[index], owner_fqn=bound.fqns[index],
+                               microservice=bound.ctx.microservice, module=bound.ctx.module, file=bound.path,
+                               line=sym.line_start, flavor=router.framework, http_method=method,
+                               path=join_paths([prefix, path]), written=written)
+    yield from _clients(project, bound, folder)
+
+
+def _client_names(facts: FileFacts) -> set[str]:
+    """Names in this file that may be an HTTP client: the client libraries as imported, and variables whose
+    value is one of their clients. A file that imports none of them is skipped (a cheap first look)."""
+    names = {alias for imp in facts.imports for imported, alias in imp.names
+             if imported.split(".")[0] in CLIENT_LIBRARIES or imp.target.split(".")[0] in CLIENT_LIBRARIES}
+    if not names:
+        return names
+    for var, type_ in facts.extra.get("globals", {}).items():
+        if _callee(type_):
+            names.add(var)
+    for owner_locals in facts.locals.values():
+        for var, seen in owner_locals.items():
+            if any(_callee(t) for _, t in seen):
+                names.add(var)
+    return names
+
+
+def _clients(project: PythonProject, bound: Bound, folder: PythonFolder) -> Iterator[Item]:
+    facts, module = bound.facts, bound.ctx.module_name
+    candidates = _client_names(facts)
+    if not candidates:
+        return
+    by_key = {sym.key: index for index, sym in enumerate(facts.symbols)}
+    for call in facts.calls:
+        if call.name not in CLIENT_CALLS or not call.receiver or call.receiver[0] != "name":
+            continue
+        var = call.receiver[1]
+        if var not in candidates:
+            continue
+        kind, base = None, None
+        library = CLIENT_MODULES.get(project.imported(facts, module, var))
+        if library is not None:
+            kind = library
+        else:
+            type_ = _local_type(facts, call.owner, var, call.line)
+            full = project.imported(facts, module, _callee(type_)) if type_ else ""
+            if full in CLIENT_TYPES:
+                kind = CLIENT_TYPES[full]
+                owner = call.owner if call.owner in (facts.locals or {}) and var in facts.locals[call.owner] else ""
+                makers = [c for c in facts.calls if c.owner == owner and
+                          project.imported(facts, module, _dotted(c)) == full]
+                if len(makers) == 1:
+                    expr = kwarg(makers[0].args, "base_url")
+                    base = folder.fold(expr) if expr else None
+        if kind is None:
+            continue
+        args = positional(call.args)
+        if call.name == "request":
+            method_expr, url_expr = (args + ["", ""])[:2]
+            method_value = folder.fold(method_expr) if method_expr else unknown("no method")
+            method = method_value.text.upper() if method_value.known else None
+        else:
+            method, url_expr = call.name.upper(), (args[0] if args else kwarg(call.args, "url") or "")
+        if not url_expr:
+            continue
+        owner_index = by_key.get(call.owner)
+        if owner_index is None:
+            continue
+        url = folder.fold(url_expr)
+        yield Item(kind="client", owner=bound.ids[owner_index], owner_fqn=bound.fqns[owner_index],
+                   microservice=bound.ctx.microservice, module=bound.ctx.module, file=bound.path, line=call.line,
+                   flavor=kind, http_method=method, path=url, written=url_expr,
+                   base_url=base.text if base is not None else None)
+
+
+def _dotted(call) -> str:
+    receiver = call.receiver
+    if receiver and receiver[0] == "name":
+        return f"{receiver[1]}.{call.name}"
+    return call.name if receiver is None else ""
+
+
+def _local_type(facts: FileFacts, owner: str, var: str, line: int) -> str:
+    seen = [(ln, t) for ln, t in facts.locals.get(owner, {}).get(var, []) if ln <= line and t != "?"]
+    if seen:
+        return max(seen)[1]
+    return facts.extra.get("globals", {}).get(var, "")
+
+
+def prepare(files: list[Bound], project: Project) -> Reader:
+    python_project = PythonProject(files)
+    return lambda bound: read_python(python_project, bound)
+
+
+FRAMEWORK = Framework("python_web", ("python",), prepare)

@@ -1,0 +1,187 @@
+"""TypeScript/JavaScript: Express and NestJS routes, fetch and axios clients, read from the facts.
+
+**Routes.** Express: ``X.get(path, ...)`` ... ``X.all(path, ...)`` where ``X`` is an ``express()`` app or an
+``express.Router()``; a router's prefix comes from ``app.use(prefix, router)`` (and ``router.use``),
+followed through imports (default, named and ``module.exports`` exports). A router mounted nowhere has an
+unknown prefix. NestJS: methods decorated ``@Get(path)`` ... in a class decorated ``@Controller(prefix)``,
+under the service's ``app.setGlobalPrefix(...)``.
+
+**Clients.** ``fetch(url, {method})`` (GET when no method is given), ``axios.get(url)`` ... and calls on an
+``axios.create({baseURL})`` instance, whose ``baseURL`` prefixes the path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from ..languages.folding import Folded, literal, split_top, unknown
+from ..languages.symbols import Bound
+from ..languages.typescript.constants import ScriptFolder, resolve_script
+from ..model import FileFacts
+from ..services.endpoints import ANY, Item, join_paths
+from .base import Framework, Project, Reader, item
+
+VERBS = {"get", "post", "put", "delete", "patch", "head", "options", "all"}
+NEST = {"Get": "GET", "Post": "POST", "Put": "PUT", "Delete": "DELETE", "Patch": "PATCH", "Head": "HEAD",
+        "Options": "OPTIONS", "All": ANY}
+
+
+def _callee(type_: str) -> str:
+    return type_[1:-2] if type_.startswith("~") and type_.endswith("()") else ""
+
+
+def object_field(text: str, name: str) -> str | None:
+    """The expression of ``name`` in an object literal as written (``{ method: "POST" }`` -> ``"POST"``)."""
+    text = text.strip()
+    if not (text.startswith("{") and text.endswith("}")):
+        return None
+    for part in split_top(text[1:-1]):
+        key, sep, value = part.partition(":")
+        if sep and key.strip().strip("'\"") == name:
+            return value.strip()
+    return None
+
+
+@dataclass
+class Router:
+    path: str
+    var: str
+    is_app: bool
+    mounts: list[tuple[tuple[str, str], Folded]] = field(default_factory=list)
+
+
+class ScriptProject:
+    """The TS/JS files of the project, their Express routers and where each is mounted."""
+
+    def __init__(self, bounds: list[Bound]) -> None:
+        self.files: dict[str, FileFacts] = {b.path: b.facts for b in bounds}
+        self.routers: dict[tuple[str, str], Router] = {}
+        self.global_prefix: dict[str, Folded] = {}
+        for bound in bounds:
+            for var, type_ in bound.facts.extra.get("globals", {}).items():
+                callee = _callee(type_)
+                if callee in ("express", "express.Router", "Router"):
+                    self.routers[(bound.path, var)] = Router(bound.path, var, callee == "express")
+        for bound in bounds:
+            self._mounts(bound)
+            for call in bound.facts.calls:
+                if call.name == "setGlobalPrefix" and call.args:
+                    self.global_prefix[bound.ctx.microservice] = ScriptFolder(self.files, bound.path).fold(call.args[0])
+
+    def resolve_var(self, path: str, name: str, hops: int = 0) -> tuple[str, str] | None:
+        if (path, name) in self.routers:
+            return path, name
+        facts = self.files.get(path)
+        if facts is None or hops > 5:
+            return None
+        for imp in facts.imports:
+            for imported, alias in imp.names:
+                if alias != name or not imp.target.startswith("."):
+                    continue
+                target = resolve_script(self.files, path, imp.target)
+                if target is None:
+                    continue
+                other = self.files[target].extra
+                if imported in ("default", "require"):
+                    exported = other.get("default") or other.get("exports", {}).get("default")
+                    if exported is None and imported == "require":
+                        exported = other.get("exports", {}).get("module.exports")
+                else:
+                    exported = other.get("exports", {}).get(imported, imported)
+                if exported:
+                    return self.resolve_var(target, exported, hops + 1)
+        return None
+
+    def _mounts(self, bound: Bound) -> None:
+        for call in bound.facts.calls:
+            if call.name != "use" or len(call.args) < 2 or not call.receiver or call.receiver[0] != "name":
+                continue
+            parent = self.resolve_var(bound.path, call.receiver[1])
+            child = self.resolve_var(bound.path, call.args[1].strip())
+            if parent is None or child is None:
+                continue
+            prefix = ScriptFolder(self.files, bound.path).fold(call.args[0])
+            self.routers[child].mounts.append((parent, prefix))
+
+    def prefixes(self, key: tuple[str, str], depth: int = 0) -> list[Folded]:
+        router = self.routers[key]
+        if router.is_app:
+            return [literal("")]
+        if not router.mounts or depth > 8:
+            return [unknown(f"the router {router.var} of {router.path} is not mounted anywhere in the project")]
+        return [join_paths([above, prefix]) for parent, prefix in router.mounts for above in self.prefixes(parent, depth + 1)]
+
+
+def _item(bound: Bound, index: int, **kw) -> Item:
+    return item(bound, index, kw.pop("kind"), kw.pop("flavor"), kw.pop("line", None), **kw)
+
+
+def read_script(project: ScriptProject, bound: Bound) -> Iterator[Item]:
+    facts = bound.facts
+    folder = ScriptFolder(project.files, bound.path)
+    by_key = {sym.key: index for index, sym in enumerate(facts.symbols)}
+    # NestJS
+    for sym in facts.symbols:
+        if sym.kind != "class":
+            continue
+        decorators = {a.name: a for a in sym.annotations}
+        if "Controller" not in decorators:
+            continue
+        prefix_expr = dict(decorators["Controller"].args).get("")
+        prefix = folder.fold(prefix_expr) if prefix_expr else literal("")
+        base = project.global_prefix.get(bound.ctx.microservice, literal(""))
+        for member in bound.members(sym.key):
+            for annotation in facts.symbols[member].annotations:
+                if annotation.name in NEST:
+                    written = dict(annotation.args).get("", "")
+                    path = folder.fold(written) if written else literal("")
+                    yield _item(bound, member, kind="route", flavor="nestjs", http_method=NEST[annotation.name],
+                                path=join_paths([base, prefix, path]), written=written or '""')
+    # Express routes and clients
+    for call in facts.calls:
+        index = by_key.get(call.owner, -1)
+        receiver = call.receiver
+        if receiver and receiver[0] == "name" and call.name in VERBS and call.args:
+            key = project.resolve_var(bound.path, receiver[1])
+            if key is not None:
+                for prefix in project.prefixes(key):
+                    yield _item(bound, index, line=call.line, kind="route", flavor="express",
+                                http_method=ANY if call.name == "all" else call.name.upper(),
+                                path=join_paths([prefix, folder.fold(call.args[0])]), written=call.args[0])
+                continue
+        if call.name == "fetch" and receiver is None and call.args:
+            method_expr = object_field(call.args[1], "method") if len(call.args) > 1 else None
+            method = folder.fold(method_expr) if method_expr else literal("GET")
+            yield _item(bound, index, line=call.line, kind="client", flavor="fetch",
+                        http_method=method.text.upper() if method.known else None, path=folder.fold(call.args[0]),
+                        written=call.args[0])
+        elif receiver and receiver[0] == "name" and call.name in VERBS - {"all"} and call.args:
+            base = _axios(facts, folder, receiver[1])
+            if base is None:
+                continue
+            yield _item(bound, index, line=call.line, kind="client", flavor="axios", http_method=call.name.upper(),
+                        path=folder.fold(call.args[0]), written=call.args[0],
+                        base_url=base.text if base.text else None)
+
+
+def _axios(facts: FileFacts, folder: ScriptFolder, var: str) -> Folded | None:
+    """The base URL of an axios receiver ("" for the axios module itself), or None when it is not axios."""
+    if var == "axios" and any(i.target == "axios" for i in facts.imports):
+        return literal("")
+    type_ = facts.extra.get("globals", {}).get(var, "")
+    if _callee(type_) != "axios.create":
+        return None
+    makers = [c for c in facts.calls if not c.owner and c.name == "create" and c.receiver == ["name", "axios"]]
+    if len(makers) != 1 or not makers[0].args:
+        return unknown("several axios.create(...) in the file: which made this instance is not known")
+    expr = object_field(makers[0].args[0], "baseURL")
+    return folder.fold(expr) if expr else literal("")
+
+
+def prepare(files: list[Bound], project: Project) -> Reader:
+    script_project = ScriptProject(files)
+    return lambda bound: read_script(script_project, bound)
+
+
+FRAMEWORK = Framework("script_web", ("typescript", "javascript"), prepare)

@@ -1,0 +1,131 @@
+"""What an index keeps besides its nodes and edges, so that an update after a restart stays incremental.
+
+Resolving one changed file needs the whole project's symbol table (every file's facts), and knowing which
+unchanged files to resolve again needs what each file looked up (its dependency keys) and what each file
+publishes (its digests). A long-running server keeps all of that in memory (`graph.CodeGraph`); a new
+process rebuilds it from one record per file, kept in the store's metadata under ``file:<path>``:
+
+``FileRecord``
+    ``stamp`` (size, mtime_ns) and ``ctx`` (the layout context the file was resolved with), the file's
+    facts (compact JSON, zlib-compressed, base64: about 3 KB per file), its ``digests`` and ``deps``, and
+    the nodes and edges its resolution wrote (id -> hash of what was written, so an update rewrites only
+    what changed and deletes exactly what vanished). ``embedded`` maps the file's node ids to the text
+    hash their stored vectors were made from.
+
+The facts encoding is positional (field order of the dataclasses in `model.py`); `FORMAT` changes when
+it or the node layout changes, and an index of another format is rebuilt, never misread.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import zlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact, SymbolFact
+
+#: The format of persisted records and of the nodes they describe; an index of another format is rebuilt.
+#: 2: part 2's records (routes, clients, producers) and Python ``with X() as y`` locals.
+FORMAT = 2
+
+
+def _pairs(values: Any) -> tuple[tuple[str, str], ...]:
+    return tuple((a, b) for a, b in values)
+
+
+def encode_facts(facts: FileFacts) -> list:
+    """One file's facts as plain JSON lists (field order of the dataclasses)."""
+    symbols = [
+        [s.key, s.name, s.kind, s.parent, s.line_start, s.line_end, s.signature, list(s.modifiers),
+         [[a.name, [list(p) for p in a.args]] for a in s.annotations], s.docstring, s.type,
+         [list(p) for p in s.params], [list(p) for p in s.supers], list(s.type_params), s.generated, s.extra]
+        for s in facts.symbols
+    ]
+    imports = [[i.target, [list(n) for n in i.names], i.line, i.static, i.reexport] for i in facts.imports]
+    calls = [[c.owner, c.name, c.receiver, c.argc, c.line, c.kind, list(c.arg_types), list(c.args)]
+             for c in facts.calls]
+    locals_ = {owner: {name: [list(t) for t in types] for name, types in names.items()}
+               for owner, names in facts.locals.items()}
+    return [facts.path, facts.language, facts.content_hash, facts.loc, facts.package, symbols, imports, calls,
+            locals_, facts.extra, facts.syntax_errors]
+
+
+def decode_facts(data: list) -> FileFacts:
+    """The inverse of :func:`encode_facts` (tuples where the dataclasses hold tuples)."""
+    path, language, content_hash, loc, package, symbols, imports, calls, locals_, extra, syntax_errors = data
+    return FileFacts(
+        path=path, language=language, content_hash=content_hash, loc=loc, package=package,
+        symbols=[
+            SymbolFact(key, name, kind, parent, line_start, line_end, signature, tuple(modifiers),
+                       tuple(AnnotationFact(a_name, _pairs(a_args)) for a_name, a_args in annotations), docstring,
+                       type_, _pairs(params), _pairs(supers), tuple(type_params), generated, s_extra)
+            for (key, name, kind, parent, line_start, line_end, signature, modifiers, annotations, docstring, type_,
+                 params, supers, type_params, generated, s_extra) in symbols
+        ],
+        imports=[ImportFact(target, _pairs(names), line, static, reexport)
+                 for target, names, line, static, reexport in imports],
+        calls=[CallFact(owner, name, receiver, argc, line, kind, tuple(arg_types), tuple(args))
+               for owner, name, receiver, argc, line, kind, arg_types, args in calls],
+        locals={owner: {name: [(line, type_) for line, type_ in types] for name, types in names.items()}
+                for owner, names in locals_.items()},
+        extra=extra,
+        syntax_errors=syntax_errors,
+    )
+
+
+def pack(value: Any) -> str:
+    """JSON, compressed, as text (what a metadata value can hold on every backend)."""
+    raw = json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    return base64.b64encode(zlib.compress(raw, 1)).decode("ascii")
+
+
+def unpack(text: str) -> Any:
+    return json.loads(zlib.decompress(base64.b64decode(text)))
+
+
+@dataclass(slots=True)
+class FileRecord:
+    """Everything an update needs to know about one indexed source file (see the module docstring)."""
+
+    stamp: tuple[int, int]
+    ctx: FileContext
+    facts: FileFacts
+    digests: dict[str, str]
+    deps: frozenset[str]
+    #: node id -> hash of the node as written (kind, name, text, props)
+    nodes: dict[str, str] = field(default_factory=dict)
+    #: edge id -> hash of the edge as written
+    edges: dict[str, str] = field(default_factory=dict)
+    #: node id -> the text hash its stored vectors were made from
+    embedded: dict[str, str] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "stamp": list(self.stamp),
+            "ctx": [self.ctx.microservice, self.ctx.module, self.ctx.module_name, self.ctx.is_test],
+            "facts": pack(encode_facts(self.facts)),
+            "digests": self.digests,
+            "deps": sorted(self.deps),
+            "nodes": self.nodes,
+            "edges": self.edges,
+            "embedded": self.embedded,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> FileRecord:
+        if data.get("format") != FORMAT:
+            raise ValueError(f"record format {data.get('format')!r}, expected {FORMAT}")
+        size, mtime_ns = data["stamp"]
+        return cls(
+            stamp=(size, mtime_ns),
+            ctx=FileContext(*data["ctx"]),
+            facts=decode_facts(unpack(data["facts"])),
+            digests=data["digests"],
+            deps=frozenset(data["deps"]),
+            nodes=data["nodes"],
+            edges=data["edges"],
+            embedded=data["embedded"],
+        )

@@ -1,0 +1,160 @@
+"""Java constants for folding: ``static final`` fields (and interface fields) whose initialiser is a literal, a
+name or an expression of them, anywhere in the project (``ApiPaths.ORDERS``, static imports, the enclosing
+class), fields injected with ``@Value("${...}")``, and ``String.format`` with constant arguments."""
+
+from __future__ import annotations
+
+import re
+
+from ...model import FileFacts
+from ..folding import Folded, Folder, literal, unescape, unknown
+from ..symbols import Table
+
+
+def format_java(template: Folded, args: list[Folded]) -> Folded:
+    """``String.format`` with ``%s`` / ``%d`` (and ``%%``); anything else is unknown."""
+    if not template.known:
+        return unknown("String.format with an unknown template")
+    out = literal("")
+    rest = list(args)
+    for piece in re.split(r"(%%|%[sd])", template.text):
+        if piece == "%%":
+            out = out + literal("%")
+        elif piece in ("%s", "%d"):
+            out = out + (rest.pop(0) if rest else unknown("String.format with too few arguments"))
+        elif "%" in piece:
+            return unknown("String.format with a format this folder does not read")
+        else:
+            out = out + literal(piece)
+    return out
+
+
+class JavaConstants:
+    """Every Java constant of the project (``pkg.Type#NAME`` -> initialiser) and every type fqn."""
+
+    def __init__(self, table: Table) -> None:
+        self.constants: dict[str, tuple[str, FileFacts, str]] = {}
+        #: fields injected with ``@Value("${...}")``: their value is that placeholder
+        self.injected: dict[str, tuple[str, FileFacts, str]] = {}
+        self.types: set[str] = set()
+        for bound in table.files.values():
+            if bound.facts.language != "java":
+                continue
+            for index, sym in enumerate(bound.facts.symbols):
+                fqn = bound.fqns[index]
+                if sym.kind in ("class", "interface", "enum", "record", "annotation"):
+                    self.types.add(fqn)
+                elif sym.kind == "field" and "value" in sym.extra and {"static", "final"} <= set(sym.modifiers):
+                    self.constants[fqn] = (sym.extra["value"], bound.facts, sym.parent or "")
+                elif sym.kind == "field":
+                    injected = next((dict(a.args).get("") or dict(a.args).get("value") for a in sym.annotations
+                                     if a.name.rsplit(".", 1)[-1] == "Value"), None)
+                    if injected:
+                        self.injected[fqn] = (injected, bound.facts, sym.parent or "")
+
+
+class JavaFolder(Folder):
+    """Folds a Java expression as written in ``facts`` inside the type ``class_key``."""
+
+    def __init__(self, constants: JavaConstants, facts: FileFacts, class_key: str) -> None:
+        super().__init__()
+        self.constants = constants
+        self.facts = facts
+        self.class_key = class_key
+        self.package = facts.package
+
+    def string(self, kind: str, text: str) -> Folded:
+        if kind == "block":
+            body = text[3:-3]
+            lines = body.split("\n")[1:] if "\n" in body else [body]
+            indent = min((len(x) - len(x.lstrip()) for x in lines if x.strip()), default=0)
+            return literal(unescape("\n".join(x[indent:] for x in lines).rstrip(" ")))
+        if text.startswith("'"):
+            return literal(unescape(text[1:-1]))
+        return literal(unescape(text[1:-1]))
+
+    def _qualify(self, name: str) -> str:
+        return f"{self.package}.{name}" if self.package else name
+
+    def type_fqn(self, name: str) -> str | None:
+        """The project type a (possibly dotted) type name means in this file, or None."""
+        head, _, rest = name.partition(".")
+        scope = self.class_key
+        while scope:  # nested types of the enclosing classes
+            candidate = self._qualify(f"{scope}.{head}")
+            if candidate in self.constants.types:
+                return _nested(candidate, rest, self.constants.types)
+            scope = scope.rpartition(".")[0]
+        candidates = [self._qualify(head)]
+        for imp in self.facts.imports:
+            if imp.static:
+                continue
+            if imp.names == (("*", "*"),):
+                candidates.append(f"{imp.target}.{head}")
+            elif imp.target.rsplit(".", 1)[-1] == head:
+                candidates.insert(0, imp.target)
+        for candidate in candidates:
+            if candidate in self.constants.types:
+                return _nested(candidate, rest, self.constants.types)
+        if name in self.constants.types:
+            return name
+        return None
+
+    def constant(self, fqn: str) -> Folded | None:
+        found = self.constants.constants.get(fqn) or self.constants.injected.get(fqn)
+        if found is None:
+            return None
+        expr, facts, class_key = found
+        return JavaFolder(self.constants, facts, class_key).with_depth(self.depth).fold(expr)
+
+    def with_depth(self, depth: int) -> JavaFolder:
+        self.depth = depth
+        return self
+
+    def name(self, name: str) -> Folded:
+        name = name.removeprefix("this.")
+        if "." in name:
+            owner, _, field = name.rpartition(".")
+            type_fqn = self.type_fqn(owner)
+            if type_fqn is not None:
+                value = self.constant(f"{type_fqn}#{field}")
+                if value is not None:
+                    return value
+                return unknown(f"{name} is not a constant with a literal value")
+            return unknown(f"{name} is not a project constant")
+        scope = self.class_key
+        while scope:
+            value = self.constant(self._qualify(f"{scope}#{name}"))
+            if value is not None:
+                return value
+            scope = scope.rpartition(".")[0]
+        for imp in self.facts.imports:
+            if not imp.static:
+                continue
+            if imp.names == (("*", "*"),):
+                value = self.constant(f"{imp.target}#{name}")
+            elif imp.target.rsplit(".", 1)[-1] == name:
+                value = self.constant(f"{imp.target.rpartition('.')[0]}#{name}")
+            else:
+                value = None
+            if value is not None:
+                return value
+        return unknown(f"{name} is not a constant (a variable or parameter: known at run time only)")
+
+    def call(self, name: str, args: list[list[tuple[str, str]]]) -> Folded:
+        folded = [self.fold_tokens(a) for a in args]
+        if name in ("String.format", "format") and folded:
+            return format_java(folded[0], folded[1:])
+        if name == "String.valueOf" and len(folded) == 1:
+            return folded[0]
+        if name.endswith(".formatted") and folded:  # "a/%s".formatted(x) reads as a name "....formatted"
+            return unknown("String.formatted")
+        return unknown(f"the result of {name}(...)")
+
+
+def _nested(fqn: str, rest: str, types: set[str]) -> str | None:
+    for part in rest.split(".") if rest else []:
+        fqn = f"{fqn}.{part}"
+        if fqn not in types:
+            return None
+    return fqn

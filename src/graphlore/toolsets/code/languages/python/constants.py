@@ -1,0 +1,91 @@
+"""Python constants for folding: module-level string constants, also imported (``from .settings import BASE``),
+and f-strings with constant parts."""
+
+from __future__ import annotations
+
+import re
+
+from ...model import FileFacts
+from ..folding import FileFolder, Folded, literal, unescape, unknown
+
+
+def absolute(module: str, target: str, is_package: bool) -> str:
+    """An import target made absolute: ``..x.y`` in module ``a.b.c`` is ``a.x.y``; absolute targets unchanged."""
+    if not target.startswith("."):
+        return target
+    level = len(target) - len(target.lstrip("."))
+    rest = target[level:]
+    package = module if is_package else (module.rsplit(".", 1)[0] if "." in module else "")
+    parts = package.split(".") if package else []
+    if level > 1:
+        parts = parts[: max(len(parts) - (level - 1), 0)]
+    base = ".".join(parts)
+    return f"{base}.{rest}" if base and rest else (base or rest)
+
+
+
+class PythonFolder(FileFolder):
+    """Folds a Python expression in a module (its constants and the constants it imports); files by module name."""
+
+    implicit_concat = True
+
+    def string(self, kind: str, text: str) -> Folded:
+        match = re.match(r"^([rRbBuUfF]{0,2})('''|\"\"\"|'|\")", text)
+        prefix = match.group(1).lower() if match else ""
+        quote = match.group(2) if match else text[0]
+        body = text[len(prefix) + len(quote): len(text) - len(quote)]
+        if "r" not in prefix:
+            body = unescape(body)
+        if "f" not in prefix:
+            return literal(body)
+        return self._fstring(body)
+
+    def _fstring(self, body: str) -> Folded:
+        out = literal("")
+        for piece in re.split(r"(\{\{|\}\}|\{[^{}]*\})", body):
+            if piece in ("{{", "}}"):
+                out = out + literal(piece[0])
+            elif piece.startswith("{") and piece.endswith("}"):
+                expr = piece[1:-1]
+                if re.fullmatch(r"[A-Za-z_][\w.]*", expr.strip()):
+                    out = out + self.name(expr.strip())
+                else:
+                    out = out + unknown(f"the f-string part {{{expr}}}")
+            else:
+                out = out + literal(piece)
+        return out
+
+    def imported(self, facts: FileFacts, key: str, name: str) -> tuple[str, str] | None:
+        head, _, rest = name.partition(".")
+        is_package = facts.path.endswith("__init__.py")
+        for imp in facts.imports:
+            target = absolute(key, imp.target, is_package)
+            for imported, alias in imp.names:
+                if imported == "*":
+                    star = self.files.get(target)
+                    if star is not None and name in star.extra.get("values", {}):
+                        return target, name
+                elif imported == imp.target:  # import a.b / import a.b as c
+                    bound = imported if alias == imported.split(".")[0] else alias
+                    if name.startswith(bound + ".") and alias == name.split(".")[0]:
+                        return target, (name[len(bound) + 1:] if bound != alias else name[len(alias) + 1:])
+                elif alias == head:  # from target import imported as alias
+                    sub = f"{target}.{imported}" if target else imported
+                    if sub in self.files:
+                        if rest:
+                            return sub, rest
+                    elif not rest:
+                        return target, imported
+        return None
+
+    def unknown_name(self, name: str) -> Folded:
+        if name.partition(".")[0] == "os" or name.startswith("settings."):
+            return unknown(f"{name}: an environment or settings value, known at run time only")
+        return unknown(f"{name} is not a constant")
+
+    def call(self, name: str, args: list[list[tuple[str, str]]]) -> Folded:
+        if name in ("os.getenv", "os.environ.get"):
+            return unknown(f"{name}(...): an environment value, known at run time only")
+        if name == "str" and len(args) == 1:
+            return self.fold_tokens(args[0])
+        return unknown(f"the result of {name}(...)")

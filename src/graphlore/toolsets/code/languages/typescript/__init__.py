@@ -1,0 +1,30 @@
+"""TypeScript and JavaScript: classes, interfaces, enums, functions, exports and re-exports, CommonJS and
+call sites (`extract`); module specifiers, exports and calls (`resolve`); NestJS, Angular and TypeORM
+conventions and axios/fetch as role and capability tables."""
+
+from __future__ import annotations
+
+import re
+
+from .. import builds, roles
+from ..base import Language, path_module
+from . import extract
+from .resolve import TsResolver
+
+RULES = roles.Rules(
+    annotation_roles=roles.NEST_ROLES,
+    base_roles=roles.TYPEORM_BASES,
+    capabilities=roles.NEST_CAPABILITIES,
+    call_capabilities=roles.SCRIPT_CALL_CAPABILITIES,
+)
+
+LANGUAGE = Language(
+    "typescript", {**dict.fromkeys((".ts", ".tsx", ".mts", ".cts"), "typescript"),
+                   **dict.fromkeys((".js", ".jsx", ".mjs", ".cjs"), "javascript")},
+    extract.extract, TsResolver, RULES,
+    separator="#",
+    module_name=path_module,
+    test_files=re.compile(r".*\.(test|spec)\.[cm]?[jt]sx?$"),
+    skip_suffixes=(".min.js", ".d.ts", ".bundle.js"),
+    builds=(builds.NPM, builds.PNPM),
+)

@@ -1,0 +1,560 @@
+"""TypeScript and JavaScript: one file's facts (classes, interfaces, enums, functions, methods, fields,
+imports, exports and re-exports, call sites, typed locals).
+
+``.ts``/``.mts``/``.cts`` use the TypeScript grammar, ``.tsx`` the TSX one, ``.js``/``.jsx``/``.mjs``/
+``.cjs`` the JavaScript one. Keys are qualified names inside the file (``Class.method``, ``outer.inner``);
+the fqn is ``path/to/file.ts#Class.method``. Functions are ``function`` declarations and ``const f =
+() => ...`` / ``function`` expressions bound to a name; ``constructor`` is the constructor; constructor
+parameters with an accessibility or ``readonly`` modifier are also fields (TS parameter properties).
+
+Exports are kept in the module's ``extra``: ``exports`` (exported name -> local name) and ``default``
+(the local name; an anonymous default class or function is named ``default``); ``export ... from`` and
+``export * from`` are imports marked ``reexport``; a ``require`` bound to a name is an import
+(``("require", name)``, or the destructured names); ``module.exports = x`` and ``exports.a = ...`` are
+exports. Types as written: annotations, ``new Foo()`` gives ``Foo``, ``x = make()`` gives
+``~make()`` (what ``make`` returns).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import tree_sitter_javascript
+import tree_sitter_typescript
+from tree_sitter import Node, QueryCursor
+
+from ...model import AnnotationFact, CallFact, FileFacts, ImportFact, SymbolFact
+from ..extractor import Extractor, Syntax
+from ..parsing import Grammar, doc_comment, query, squash, text
+
+_CLASSES = ("class_declaration", "abstract_class_declaration", "class")
+_FUNCTIONS = ("function_declaration", "generator_function_declaration", "function_expression",
+              "arrow_function", "generator_function", "function")
+_MODIFIER_TOKENS = frozenset({"static", "async", "abstract", "readonly", "declare", "override", "get", "set", "*"})
+_CALLS = "(call_expression) @call (new_expression) @new"
+_LOCALS = """
+(variable_declarator name: (identifier) @name type: (type_annotation) @type)
+(variable_declarator name: (identifier) @name value: (new_expression) @new)
+(variable_declarator name: (identifier) @name value: (call_expression) @value)
+(variable_declarator name: (identifier) @name) @any
+(required_parameter pattern: (identifier) @name type: (type_annotation) @type)
+(optional_parameter pattern: (identifier) @name type: (type_annotation) @type)
+(required_parameter pattern: (identifier) @name) @any
+(optional_parameter pattern: (identifier) @name) @any
+(formal_parameters (identifier) @name) @any
+"""
+
+
+def syntax_for(path: str) -> Syntax:
+    """``.tsx`` files read with the TSX grammar, ``.ts``/``.mts``/``.cts`` with TypeScript's, the rest with
+    JavaScript's."""
+    if path.endswith(".tsx"):
+        return TSX
+    if path.endswith((".ts", ".mts", ".cts")):
+        return TYPESCRIPT
+    return JAVASCRIPT
+
+
+def dotted(node: Node | None) -> str:
+    if node is None:
+        return ""
+    if node.type in ("identifier", "type_identifier", "property_identifier", "this"):
+        return text(node)
+    if node.type in ("member_expression", "nested_type_identifier", "nested_identifier"):
+        obj = node.child_by_field_name("object") or (node.named_children[0] if node.named_children else None)
+        prop = node.child_by_field_name("property") or node.child_by_field_name("name") or (
+            node.named_children[-1] if node.named_children else None)
+        inner = dotted(obj)
+        return f"{inner}.{text(prop)}" if inner else ""
+    return ""
+
+
+def type_text(node: Node | None) -> str:
+    """A type annotation without ``:`` and generic arguments: ``Promise<User[]>`` -> ``Promise``."""
+    if node is None:
+        return ""
+    if node.type == "type_annotation" and node.named_children:
+        node = node.named_children[0]
+    if node.type == "generic_type":
+        return dotted(node.child_by_field_name("name")) or squash(text(node.child_by_field_name("name")))
+    if node.type in ("type_identifier", "predefined_type", "nested_type_identifier"):
+        return dotted(node) or text(node)
+    return squash(text(node))
+
+
+def _string_value(node: Node | None) -> str:
+    if node is None:
+        return ""
+    raw = text(node)
+    return raw[1:-1] if len(raw) >= 2 and raw[0] in "'\"`" else raw
+
+
+def _jsdoc(node: Node) -> str:
+    return doc_comment(node, "comment")
+
+
+def _iife_body(expr: Node) -> Node | None:
+    """The body of an immediately invoked function expression, if ``expr`` is one."""
+    while expr.type in ("unary_expression", "parenthesized_expression") and expr.named_children:
+        expr = expr.named_children[-1] if expr.type == "unary_expression" else expr.named_children[0]
+    if expr.type != "call_expression":
+        return None
+    fn = expr.child_by_field_name("function")
+    while fn is not None and fn.type == "parenthesized_expression" and fn.named_children:
+        fn = fn.named_children[0]
+    if fn is not None and fn.type in ("function_expression", "arrow_function", "function"):
+        body = fn.child_by_field_name("body")
+        return body if body is not None and body.type == "statement_block" else None
+    return None
+
+
+class _Extractor(Extractor):
+    def __init__(self, path: str, src: bytes):
+        syntax = syntax_for(path)
+        super().__init__(syntax, path, src, "javascript" if syntax is JAVASCRIPT else "typescript")
+        self.exports: dict[str, str] = {}
+        self.default: str | None = None
+
+    def head(self, node: Node, body: Node | None) -> str:
+        end = body.start_byte if body is not None else node.end_byte
+        return squash(self.src[node.start_byte:end].decode("utf-8", errors="replace")).rstrip("{;").strip()
+
+    # ---- statements ---------------------------------------------------------------------------
+    def statements(self, node: Node, scope: str | None) -> None:
+        for stmt in node.named_children:
+            self.statement(stmt, scope, exported=False, doc_node=stmt)
+
+    def statement(self, stmt: Node, scope: str | None, exported: bool, doc_node: Node,
+                  decorators: list[AnnotationFact] | None = None) -> None:
+        t = stmt.type
+        if t == "export_statement":
+            self.export(stmt, scope)
+        elif t == "import_statement" and scope is None:
+            self.import_(stmt)
+        elif t in _CLASSES:
+            decorators = (decorators or []) + [self.decorator(d) for d in stmt.children_by_field_name("decorator")]
+            self.class_(stmt, text(stmt.child_by_field_name("name")), scope, exported, doc_node, decorators)
+        elif t in ("function_declaration", "generator_function_declaration"):
+            self.function(stmt, text(stmt.child_by_field_name("name")), scope, exported, doc_node)
+        elif t == "interface_declaration":
+            self.interface(stmt, scope, exported, doc_node)
+        elif t == "enum_declaration":
+            self.enum(stmt, scope, exported, doc_node)
+        elif t in ("lexical_declaration", "variable_declaration"):
+            for declarator in stmt.named_children:
+                if declarator.type == "variable_declarator":
+                    self.declarator(declarator, scope, exported, doc_node, stmt)
+        elif t == "statement_block" and scope is None:
+            self.statements(stmt, None)   # a top-level block scoping a browser script's names
+        elif t == "expression_statement" and scope is None and stmt.named_children:
+            body = _iife_body(stmt.named_children[0])
+            if body is not None:
+                self.statements(body, None)   # (function () { ... })(): the pre-module module pattern
+            else:
+                self.commonjs_export(stmt.named_children[0])
+
+    def export(self, stmt: Node, scope: str | None) -> None:
+        source = stmt.child_by_field_name("source")
+        decorators = [self.decorator(d) for d in stmt.children_by_field_name("decorator")]
+        is_default = any(c.type == "default" for c in stmt.children)
+        declaration = stmt.child_by_field_name("declaration")
+        if declaration is not None:
+            before = len(self.symbols)
+            self.statement(declaration, scope, True, stmt, decorators)
+            names = [s.name for s in self.symbols[before:] if s.parent == scope]
+            if declaration.type in ("lexical_declaration", "variable_declaration"):
+                names = [text(d.child_by_field_name("name")) for d in declaration.named_children
+                         if d.type == "variable_declarator"]
+            for name in names[:1] if declaration.type not in ("lexical_declaration", "variable_declaration") else names:
+                if is_default:
+                    self.default = name
+                else:
+                    self.exports[name] = name
+            return
+        value = stmt.child_by_field_name("value")
+        if value is not None:
+            if value.type in _CLASSES or value.type in _FUNCTIONS:
+                name = text(value.child_by_field_name("name")) or "default"
+                if value.type in _CLASSES:
+                    self.class_(value, name, scope, True, stmt, decorators)
+                else:
+                    self.function(value, name, scope, True, stmt)
+                self.default = name
+            elif value.type == "identifier":
+                self.default = text(value)
+            return
+        clause = next((c for c in stmt.named_children if c.type == "export_clause"), None)
+        namespace = next((c for c in stmt.named_children if c.type == "namespace_export"), None)
+        line = stmt.start_point[0] + 1
+        if source is not None:
+            spec = _string_value(source)
+            if clause is not None:
+                pairs = tuple((text(s.child_by_field_name("name")),
+                               text(s.child_by_field_name("alias") or s.child_by_field_name("name")))
+                              for s in clause.named_children if s.type == "export_specifier")
+                self.facts.imports.append(ImportFact(spec, pairs, line, reexport=True))
+            elif namespace is not None:
+                alias = text(namespace.named_children[-1]) if namespace.named_children else "*"
+                self.facts.imports.append(ImportFact(spec, (("*", alias),), line, reexport=True))
+            else:
+                self.facts.imports.append(ImportFact(spec, (("*", "*"),), line, reexport=True))
+            return
+        if clause is not None:
+            for spec in clause.named_children:
+                if spec.type == "export_specifier":
+                    local = text(spec.child_by_field_name("name"))
+                    exported = text(spec.child_by_field_name("alias") or spec.child_by_field_name("name"))
+                    if exported == "default":
+                        self.default = local
+                    else:
+                        self.exports[exported] = local
+
+    def commonjs_export(self, expr: Node) -> None:
+        if expr.type != "assignment_expression":
+            return
+        left = dotted(expr.child_by_field_name("left"))
+        right = expr.child_by_field_name("right")
+        if left == "module.exports" and right is not None:
+            if right.type == "identifier":
+                self.default = text(right)
+            elif right.type == "object":
+                for prop in right.named_children:
+                    if prop.type == "shorthand_property_identifier":
+                        self.exports[text(prop)] = text(prop)
+                    elif prop.type == "pair" and prop.child_by_field_name("value") is not None and \
+                            prop.child_by_field_name("value").type == "identifier":
+                        self.exports[text(prop.child_by_field_name("key"))] = text(prop.child_by_field_name("value"))
+        elif left.startswith(("exports.", "module.exports.")) and right is not None:
+            name = left.rsplit(".", 1)[-1]
+            if right.type == "identifier":
+                self.exports[name] = text(right)
+            elif right.type in _FUNCTIONS:
+                self.function(right, name, None, True, expr.parent)
+                self.exports[name] = name
+            elif right.type in _CLASSES:
+                self.class_(right, name, None, True, expr.parent, [])
+                self.exports[name] = name
+
+    def import_(self, stmt: Node) -> None:
+        source = _string_value(stmt.child_by_field_name("source"))
+        clause = next((c for c in stmt.named_children if c.type == "import_clause"), None)
+        pairs: list[tuple[str, str]] = []
+        for part in (clause.named_children if clause is not None else []):
+            if part.type == "identifier":
+                pairs.append(("default", text(part)))
+            elif part.type == "namespace_import":
+                pairs.append(("*", text(part.named_children[-1]) if part.named_children else "*"))
+            elif part.type == "named_imports":
+                for spec in part.named_children:
+                    if spec.type == "import_specifier":
+                        name = text(spec.child_by_field_name("name"))
+                        pairs.append((name, text(spec.child_by_field_name("alias") or spec.child_by_field_name("name"))))
+        self.facts.imports.append(ImportFact(source, tuple(pairs), stmt.start_point[0] + 1))
+
+    def decorator(self, node: Node) -> AnnotationFact:
+        expr = node.named_children[0] if node.named_children else None
+        if expr is not None and expr.type == "call_expression":
+            args = expr.child_by_field_name("arguments")
+            values = tuple(("", squash(text(a))) for a in (args.named_children if args is not None else [])
+                           if a.type != "comment")
+            return AnnotationFact(dotted(expr.child_by_field_name("function")) or squash(text(expr)), values)
+        return AnnotationFact(dotted(expr) or squash(text(expr)), ())
+
+    def modifiers(self, node: Node, exported: bool) -> list[str]:
+        mods = ["export"] if exported else []
+        for child in node.children:
+            if child.type in _MODIFIER_TOKENS:
+                mods.append({"*": "generator"}.get(child.type, child.type))
+            elif child.type == "accessibility_modifier":
+                mods.append(text(child))
+            elif child.type == "override_modifier":
+                mods.append("override")
+        if node.type == "abstract_class_declaration":
+            mods.append("abstract")
+        name = node.child_by_field_name("name")
+        if name is not None and name.type == "private_property_identifier":
+            mods.append("private")
+        return mods
+
+    def class_(self, node: Node, name: str, scope: str | None, exported: bool, doc_node: Node,
+               decorators: list[AnnotationFact]) -> None:
+        key = f"{scope}.{name}" if scope else name
+        supers: list[tuple[str, str]] = []
+        for heritage in (c for c in node.named_children if c.type == "class_heritage"):
+            for clause in heritage.named_children:
+                if clause.type == "extends_clause":
+                    value = clause.child_by_field_name("value")
+                    supers.append(("extends", dotted(value) or squash(text(value))))
+                elif clause.type == "implements_clause":
+                    supers += [("implements", type_text(t)) for t in clause.named_children]
+                else:   # JavaScript: the heritage is the expression itself
+                    supers.append(("extends", dotted(clause) or squash(text(clause))))
+        body = node.child_by_field_name("body")
+        sym = self.add(SymbolFact(
+            key=key, name=name, kind="class", parent=scope, line_start=doc_node.start_point[0] + 1,
+            line_end=node.end_point[0] + 1, signature=self.head(node, body), modifiers=tuple(self.modifiers(node, exported)),
+            annotations=tuple(decorators), docstring=_jsdoc(doc_node), supers=tuple(supers),
+            type_params=self.type_params(node),
+        ), (node.start_byte, node.end_byte))
+        if body is not None:
+            pending: list[AnnotationFact] = []
+            for member in body.named_children:
+                if member.type == "decorator":
+                    pending.append(self.decorator(member))
+                    continue
+                member_decorators = pending + [self.decorator(d) for d in member.children_by_field_name("decorator")]
+                pending = []
+                self.member(member, sym.key, member_decorators)
+
+    def type_params(self, node: Node) -> tuple[str, ...]:
+        params = node.child_by_field_name("type_parameters")
+        if params is None:
+            return ()
+        return tuple(text(p.child_by_field_name("name")) for p in params.named_children if p.type == "type_parameter")
+
+    def member(self, node: Node, owner: str, decorators: list[AnnotationFact]) -> None:
+        t = node.type
+        if t in ("method_definition", "method_signature", "abstract_method_signature"):
+            name = text(node.child_by_field_name("name"))
+            body = node.child_by_field_name("body")
+            params = self.params(node.child_by_field_name("parameters"), owner if name == "constructor" else None,
+                                 node)
+            kind = "constructor" if name == "constructor" else "method"
+            mods = self.modifiers(node, False)
+            if t == "abstract_method_signature":
+                mods.append("abstract")
+            self.add(SymbolFact(
+                key=f"{owner}.{name}", name=name, kind=kind, parent=owner, line_start=node.start_point[0] + 1,
+                line_end=node.end_point[0] + 1, signature=self.head(node, body), modifiers=tuple(mods),
+                annotations=tuple(decorators), docstring=_jsdoc(node),
+                type=type_text(node.child_by_field_name("return_type")), params=tuple(params),
+            ), (node.start_byte, node.end_byte))
+        elif t in ("public_field_definition", "field_definition", "property_signature"):
+            name_node = node.child_by_field_name("name") or node.child_by_field_name("property")
+            value = node.child_by_field_name("value")
+            if value is not None and value.type in ("arrow_function", "function_expression", "function"):
+                self.function(value, text(name_node), owner, False, node, kind="method",
+                              decorators=decorators, outer=node)
+                return
+            type_ = type_text(node.child_by_field_name("type")) or self.value_type(value)
+            self.add(SymbolFact(
+                key=f"{owner}.{text(name_node)}", name=text(name_node), kind="field", parent=owner,
+                line_start=node.start_point[0] + 1, line_end=node.end_point[0] + 1, signature=squash(text(node))[:200],
+                modifiers=tuple(self.modifiers(node, False)), annotations=tuple(decorators), docstring=_jsdoc(node),
+                type=type_,
+            ), (node.start_byte, node.end_byte))
+
+    def value_type(self, value: Node | None) -> str:
+        if value is None:
+            return ""
+        if value.type == "new_expression":
+            return dotted(value.child_by_field_name("constructor"))
+        if value.type == "call_expression":
+            callee = dotted(value.child_by_field_name("function"))
+            return f"~{callee}()" if callee else ""
+        return {"string": "String", "number": "Number", "true": "Boolean", "false": "Boolean", "array": "Array",
+                "template_string": "String"}.get(value.type, "")
+
+    def params(self, node: Node | None, ctor_owner: str | None, ctor: Node) -> list[tuple[str, str]]:
+        out: list[tuple[str, str]] = []
+        for p in (node.named_children if node is not None else []):
+            if p.type in ("required_parameter", "optional_parameter"):
+                pattern = p.child_by_field_name("pattern")
+                name = text(pattern) if pattern is not None else ""
+                if pattern is not None and pattern.type == "rest_pattern":
+                    name = "..." + (text(pattern.named_children[0]) if pattern.named_children else "")
+                type_ = type_text(p.child_by_field_name("type"))
+                out.append((name, type_))
+                if ctor_owner is not None and any(c.type in ("accessibility_modifier", "readonly") or
+                                                  text(c) == "readonly" for c in p.children):
+                    decorators = [self.decorator(d) for d in p.children_by_field_name("decorator")]
+                    self.add(SymbolFact(
+                        key=f"{ctor_owner}.{name}", name=name, kind="field", parent=ctor_owner,
+                        line_start=p.start_point[0] + 1, line_end=p.end_point[0] + 1, signature=squash(text(p)),
+                        modifiers=tuple(text(c) for c in p.children if c.type == "accessibility_modifier") +
+                        (("readonly",) if any(text(c) == "readonly" for c in p.children) else ()),
+                        annotations=tuple(decorators), type=type_, extra={"parameter_property": True},
+                    ), None)
+            elif p.type == "identifier":
+                out.append((text(p), ""))
+            elif p.type in ("assignment_pattern",):
+                out.append((text(p.child_by_field_name("left")), ""))
+            elif p.type == "rest_pattern":
+                out.append(("..." + (text(p.named_children[0]) if p.named_children else ""), ""))
+            elif p.type in ("object_pattern", "array_pattern"):
+                out.append((squash(text(p))[:40], ""))
+        return out
+
+    def function(self, node: Node, name: str, scope: str | None, exported: bool, doc_node: Node,
+                 kind: str = "function", decorators: list[AnnotationFact] | None = None,
+                 outer: Node | None = None) -> None:
+        key = f"{scope}.{name}" if scope else name
+        body = node.child_by_field_name("body")
+        mods = self.modifiers(node, exported)
+        if outer is not None:
+            mods += [m for m in self.modifiers(outer, False) if m not in mods]
+        params_node = node.child_by_field_name("parameters") or node.child_by_field_name("parameter")
+        if params_node is not None and params_node.type == "identifier":
+            params = [(text(params_node), "")]
+        else:
+            params = self.params(params_node, None, node)
+        sym = self.add(SymbolFact(
+            key=key, name=name, kind=kind, parent=scope, line_start=doc_node.start_point[0] + 1,
+            line_end=node.end_point[0] + 1,
+            signature=self.head(doc_node if doc_node.type != "export_statement" else node, body),
+            modifiers=tuple(mods), annotations=tuple(decorators or ()), docstring=_jsdoc(doc_node),
+            type=type_text(node.child_by_field_name("return_type")), params=tuple(params),
+            type_params=self.type_params(node),
+        ), ((outer or node).start_byte, (outer or node).end_byte))
+        if body is not None and body.type == "statement_block":
+            self.statements(body, sym.key)
+
+    def declarator(self, node: Node, scope: str | None, exported: bool, doc_node: Node, stmt: Node) -> None:
+        name_node = node.child_by_field_name("name")
+        value = node.child_by_field_name("value")
+        if value is None:
+            return
+        if name_node.type == "identifier" and value.type in ("arrow_function", "function_expression", "function",
+                                                             "generator_function"):
+            self.function(value, text(name_node), scope, exported, doc_node, outer=node)
+        elif name_node.type == "identifier" and value.type in _CLASSES:
+            self.class_(value, text(name_node), scope, exported, doc_node, [])
+        elif scope is None and value.type == "call_expression" and dotted(value.child_by_field_name("function")) == "require":
+            args = value.child_by_field_name("arguments")
+            spec = _string_value(args.named_children[0]) if args is not None and args.named_children else ""
+            if not spec:
+                return
+            line = node.start_point[0] + 1
+            if name_node.type == "identifier":
+                self.facts.imports.append(ImportFact(spec, (("require", text(name_node)),), line))
+            elif name_node.type == "object_pattern":
+                pairs = []
+                for prop in name_node.named_children:
+                    if prop.type == "shorthand_property_identifier_pattern":
+                        pairs.append((text(prop), text(prop)))
+                    elif prop.type == "pair_pattern":
+                        pairs.append((text(prop.child_by_field_name("key")), text(prop.child_by_field_name("value"))))
+                self.facts.imports.append(ImportFact(spec, tuple(pairs), line))
+        elif scope is None and name_node.type == "identifier":
+            self.facts.extra.setdefault("globals", {})[text(name_node)] = (
+                type_text(node.child_by_field_name("type")) or self.value_type(value))
+            if value.type in ("string", "template_string", "binary_expression") and \
+                    value.end_byte - value.start_byte <= 300:
+                # constants as written, for part 2's path and topic folding
+                self.facts.extra.setdefault("values", {})[text(name_node)] = squash(text(value))
+
+    def interface(self, node: Node, scope: str | None, exported: bool, doc_node: Node) -> None:
+        name = text(node.child_by_field_name("name"))
+        key = f"{scope}.{name}" if scope else name
+        supers = []
+        for clause in (c for c in node.named_children if c.type == "extends_type_clause"):
+            supers += [("extends", type_text(t)) for t in clause.named_children]
+        body = node.child_by_field_name("body")
+        sym = self.add(SymbolFact(
+            key=key, name=name, kind="interface", parent=scope, line_start=doc_node.start_point[0] + 1,
+            line_end=node.end_point[0] + 1, signature=self.head(node, body),
+            modifiers=tuple(self.modifiers(node, exported)), docstring=_jsdoc(doc_node), supers=tuple(supers),
+            type_params=self.type_params(node),
+        ), (node.start_byte, node.end_byte))
+        for member in (body.named_children if body is not None else []):
+            self.member(member, sym.key, [])
+
+    def enum(self, node: Node, scope: str | None, exported: bool, doc_node: Node) -> None:
+        name = text(node.child_by_field_name("name"))
+        key = f"{scope}.{name}" if scope else name
+        body = node.child_by_field_name("body")
+        sym = self.add(SymbolFact(
+            key=key, name=name, kind="enum", parent=scope, line_start=doc_node.start_point[0] + 1,
+            line_end=node.end_point[0] + 1, signature=self.head(node, body),
+            modifiers=tuple(self.modifiers(node, exported)), docstring=_jsdoc(doc_node),
+        ), (node.start_byte, node.end_byte))
+        for member in (body.named_children if body is not None else []):
+            member_name = member.child_by_field_name("name") if member.type == "enum_assignment" else member
+            if member_name is not None and member.type in ("property_identifier", "enum_assignment"):
+                self.add(SymbolFact(
+                    key=f"{sym.key}.{text(member_name)}", name=text(member_name), kind="field", parent=sym.key,
+                    line_start=member.start_point[0] + 1, line_end=member.end_point[0] + 1,
+                    signature=squash(text(member)), modifiers=("static", "readonly", "enum_member"), type=name,
+                ), None)
+
+    # ---- whole file ---------------------------------------------------------------------------
+    def run(self) -> FileFacts:
+        root = self.parse()
+        self.statements(root, None)
+        self.facts.extra["exports"] = self.exports
+        if self.default is not None:
+            self.facts.extra["default"] = self.default
+        self.calls(root)
+        self.locals(root)
+        return self.finish(root)
+
+    def calls(self, root: Node) -> None:
+        calls = self.facts.calls
+        for node, tag, owner in self.owned(root, _CALLS):
+            if tag == "new":
+                ctor = dotted(node.child_by_field_name("constructor"))
+                if ctor and (node.parent is None or node.parent.type != "decorator"):
+                    args = node.child_by_field_name("arguments")
+                    calls.append(CallFact(owner or "", ctor.rsplit(".", 1)[-1], ["type", ctor], self.argc(args),
+                                          node.start_point[0] + 1, "new", args=self.arg_texts(args)))
+                continue
+            fn = node.child_by_field_name("function")
+            if fn is not None and fn.type == "super":
+                calls.append(CallFact(owner or "", "super", None, self.argc(node.child_by_field_name("arguments")),
+                                      node.start_point[0] + 1, "super"))
+                continue
+            found = self.call_fact(node, owner or "", fn)   # (a decorator's arguments are no calls: skipped there)
+            if found is not None:
+                calls.append(found)
+
+    def locals(self, root: Node) -> None:
+        lines = _LOCALS.strip().splitlines()
+        if self.syntax is JAVASCRIPT:
+            lines = [line for line in lines if "type_annotation" not in line and "_parameter" not in line]
+        else:
+            lines = [line for line in lines if not line.startswith("(formal_parameters")]
+        items = []
+        for _, captured in QueryCursor(query(self.syntax.grammar, "\n".join(lines))).matches(root):
+            name = captured["name"][0]
+            declared = name.parent.child_by_field_name("value") if name.parent is not None else None
+            if declared is not None and declared.type == "call_expression" and \
+                    dotted(declared.child_by_field_name("function")) == "require":
+                continue   # a require() binding is an import, not a local
+            if "type" in captured:
+                items.append((name, type_text(captured["type"][0])))
+            elif "new" in captured:
+                items.append((name, dotted(captured["new"][0].child_by_field_name("constructor"))))
+            elif "value" in captured:
+                value = captured["value"][0]
+                if value.parent is not None and value.parent.child_by_field_name("type") is not None:
+                    continue
+                items.append((name, self.value_type(value)))
+            else:
+                value = name.parent.child_by_field_name("value") if name.parent is not None else None
+                if value is not None and value.type in _FUNCTIONS + _CLASSES:
+                    continue
+                items.append((name, "?"))
+        # "" = module level and anonymous callbacks (describe(() => ...))
+        self.record_locals(items, lambda owner, type_: (owner or "") if type_ and (
+            owner is None or self.by_key[owner].kind not in ("class", "interface", "enum", "field")) else None)
+
+
+TYPESCRIPT = Syntax(
+    grammar=Grammar("typescript", tree_sitter_typescript.language_typescript),
+    comments=frozenset({"comment"}),
+    calls={"call_expression": (None, "function")},
+    members={"member_expression": ("object", "property")},
+    constructions={"new_expression": "constructor"},
+    literals={"string": "String", "template_string": "String", "array": "Array"},
+    wrappers=frozenset({"parenthesized_expression", "non_null_expression", "as_expression", "await_expression"}),
+    keywords=frozenset({"this", "super"}),
+    type_text=dotted,
+    not_calls=frozenset({"require"}),
+)
+TSX = replace(TYPESCRIPT, grammar=Grammar("tsx", tree_sitter_typescript.language_tsx))
+JAVASCRIPT = replace(TYPESCRIPT, grammar=Grammar("javascript", tree_sitter_javascript.language))
+
+
+def extract(path: str, src: bytes) -> FileFacts:
+    """The facts of one TS/JS file (pure: depends only on ``path`` and ``src``)."""
+    return _Extractor(path, src).run()

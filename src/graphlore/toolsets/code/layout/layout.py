@@ -1,0 +1,319 @@
+"""A source tree laid out as microservices and modules, and each source file's place in it.
+
+**Modules.** A folder with its own build file (each language lists its build files: ``pom.xml``,
+``build.gradle(.kts)``, ``settings.gradle(.kts)``, ``pyproject.toml`` / ``setup.py`` / ``setup.cfg``,
+``package.json``; see `languages.builds`) is a module. A module's members are the modules its build
+declares (Maven ``<modules>``, Gradle ``include``, npm/yarn ``workspaces``, ``pnpm-workspace.yaml``, uv
+``[tool.uv.workspace]``) plus any undeclared module nested in its folder.
+
+**Microservices.** A multi-module build is ONE microservice with inner modules, never one service per
+module, with one exception seen in real systems (piggymetrics' root ``pom.xml`` is a reactor over nine
+Spring Boot applications): a build with two or more *deployable* members is an **aggregator**, and each
+member then starts its own microservice (a non-deployable member of an aggregator, e.g. a shared
+library, is a microservice of its own with ``deployable=false``). A module is deployable when it (or a
+module inside it) declares ``spring.application.name``, has a ``Dockerfile``, or its build makes an
+application (the Spring Boot plugin). A tree whose root has no build file is an aggregator of its
+top-level builds; files outside every module belong to a service named after the root folder.
+
+**Names.** A service's name is its declared ``spring.application.name`` (``bootstrap*`` before
+``application*``, a ``${VAR:default}`` placeholder gives its default), else its build's name (Maven
+``artifactId``, Gradle ``rootProject.name``, ``package.json`` / ``pyproject.toml`` name), else its folder.
+Every declared name is kept (``declared_names``) for part 2's cross-service matching.
+
+`Layout.context` tells each source file its service, module, module name (from its language: Python's
+dotted name from ``__init__.py`` folders, a TS/JS relative path) and whether it is test code.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path, PurePosixPath
+
+import yaml
+
+from ..languages import registry
+from ..languages.base import BuildFile
+from ..model import FileContext
+from .walk import CONFIG_FILE, Scan
+
+
+@dataclass(slots=True)
+class Module:
+    """A folder with its own build file. ``path`` is relative ("." for the root)."""
+
+    path: str
+    build_files: tuple[str, ...]
+    name: str                     # build name, else folder name
+    name_source: str              # artifactId | rootProject.name | package.json | pyproject | setup | folder
+    declared_members: tuple[str, ...] = ()
+    boot_plugin: bool = False
+    dockerfile: bool = False
+    spring_name: str | None = None
+    spring_name_raw: str | None = None
+    config_files: tuple[str, ...] = ()
+    parent: str | None = None
+    microservice: str = ""
+
+    @property
+    def deployable_here(self) -> bool:
+        return bool(self.spring_name or self.dockerfile or self.boot_plugin)
+
+
+@dataclass(slots=True)
+class Microservice:
+    name: str
+    root: str
+    modules: list[str]
+    deployable: bool
+    declared_names: dict[str, str]     # source -> name, e.g. {"spring.application.name": "account-service"}
+    name_source: str
+
+
+# ---- modules from build files ------------------------------------------------------------------------------
+
+@cache
+def _builds(languages: tuple) -> tuple[BuildFile, ...]:
+    """Every registered language's build files, the one that names a module first."""
+    found = {id(build): build for language in languages for build in language.builds}
+    return tuple(sorted(found.values(), key=lambda build: build.rank))
+
+
+def _read_module(root: Path, rel: str, names: list[str]) -> Module | None:
+    builds = _builds(registry.LANGUAGES)
+    module_files = {n for build in builds if build.module for n in build.names}
+    present = tuple(n for n in names if n in module_files)
+    if not present:
+        return None
+    folder = root / rel if rel else root
+    name, source, members, application = None, "folder", [], False
+    for build in builds:
+        for file_name in build.names:
+            if file_name not in names:
+                continue
+            info = build.read(folder / file_name)
+            members += info.members
+            application = application or info.application
+            if info.name and name is None and build.name_source:
+                name, source = info.name, build.name_source
+    return Module(path=rel or ".", build_files=present, name=name or folder.name, name_source=source,
+                  declared_members=tuple(members), boot_plugin=application, dockerfile="Dockerfile" in names)
+
+
+def _expand_members(module: str, patterns: tuple[str, ...], module_paths: set[str]) -> list[str]:
+    """Declared member folders (globs allowed, as workspaces use them) that are modules."""
+    base = "" if module == "." else module
+    found = []
+    for pattern in patterns:
+        if pattern.startswith("!"):
+            continue
+        joined = os.path.normpath(os.path.join(base, pattern)).replace(os.sep, "/")
+        if any(ch in joined for ch in "*?["):
+            found += [m for m in module_paths if fnmatch.fnmatch(m, joined) or fnmatch.fnmatch(m, joined + "/*")]
+        elif joined in module_paths:
+            found.append(joined)
+    return sorted(set(found) - {module})
+
+
+def _nearest(modules: dict[str, Module], folder: str) -> str | None:
+    """The module at ``folder`` or the nearest one above it."""
+    while True:
+        if (folder or ".") in modules:
+            return folder or "."
+        if not folder:
+            return None
+        folder = folder.rsplit("/", 1)[0] if "/" in folder else ""
+
+
+# ---- Spring settings ------------------------------------------------------------------------------------------
+
+_PLACEHOLDER = re.compile(r"^\$\{[^:}]+:([^}]*)\}$")
+
+
+def _spring_name_from(path: Path) -> str | None:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    if path.suffix == ".properties":
+        for line in text.splitlines():
+            match = re.match(r"^\s*spring\.application\.name\s*[=:]\s*(.+?)\s*$", line)
+            if match:
+                return match.group(1)
+        return None
+    try:
+        docs = [d for d in yaml.safe_load_all(text) if isinstance(d, dict)]
+    except yaml.YAMLError:
+        return None
+    for doc in docs:
+        value = doc.get("spring.application.name")
+        spring = doc.get("spring")
+        if value is None and isinstance(spring, dict):
+            app = spring.get("application")
+            value = app.get("name") if isinstance(app, dict) else spring.get("application.name")
+        if isinstance(value, str | int | float) and not isinstance(value, bool):
+            return str(value)
+    return None
+
+
+def _config_order(path: str) -> tuple[int, int, str]:
+    match = CONFIG_FILE.match(PurePosixPath(path).name)
+    assert match
+    return (0 if match.group(1) == "bootstrap" else 1, 1 if match.group(2) else 0, path)
+
+
+def _is_test_path(parts: tuple[str, ...]) -> bool:
+    return any(p in ("test", "tests", "__tests__", "testing") for p in parts[:-1])
+
+
+def _read_configs(root: Path, found: Scan, modules: dict[str, Module]) -> None:
+    """Each module's ``application*``/``bootstrap*`` files (test resources excluded) and the
+    ``spring.application.name`` the first of them declares."""
+    configs: dict[str, list[str]] = {}
+    for rel, names in found.layout_files.items():
+        for name in names:
+            if CONFIG_FILE.match(name):
+                path = f"{rel}/{name}" if rel else name
+                owner = None if _is_test_path(tuple(path.split("/"))) else _nearest(modules, rel)
+                if owner is not None:
+                    configs.setdefault(owner, []).append(path)
+    for owner, paths in configs.items():
+        paths.sort(key=_config_order)
+        module = modules[owner]
+        module.config_files = tuple(paths)
+        for path in paths:
+            raw = _spring_name_from(root / path)
+            if raw:
+                match = _PLACEHOLDER.match(raw)
+                module.spring_name_raw = raw
+                module.spring_name = match.group(1) if match else raw
+                break
+
+
+# ---- microservices ------------------------------------------------------------------------------------------
+
+class _Services:
+    """Microservices from the module tree, by the aggregator rule (see the module docstring)."""
+
+    def __init__(self, root: Path, modules: dict[str, Module]):
+        self.root = root
+        self.modules = modules
+        self.services: dict[str, Microservice] = {}
+        self.children: dict[str | None, list[str]] = {}
+        for path in sorted(modules):
+            self.children.setdefault(modules[path].parent, []).append(path)
+        self._deployable: dict[str, bool] = {}
+
+    def deployable(self, path: str) -> bool:
+        if path not in self._deployable:
+            self._deployable[path] = self.modules[path].deployable_here or any(
+                self.deployable(c) for c in self.children.get(path, []))
+        return self._deployable[path]
+
+    def subtree(self, path: str) -> list[str]:
+        out = [path]
+        for child in self.children.get(path, []):
+            out += self.subtree(child)
+        return out
+
+    def add(self, root_path: str, members: list[str], is_deployable: bool) -> None:
+        modules = self.modules
+        head = modules.get(root_path)
+        declared: dict[str, str] = {}
+        spring = next((modules[m].spring_name for m in members if m in modules and modules[m].spring_name), None)
+        if spring:
+            declared["spring.application.name"] = spring
+        if head is not None and head.name_source != "folder":
+            declared[head.name_source] = head.name
+        if spring:
+            name, source = spring, "spring.application.name"
+        elif head is not None:
+            name, source = head.name, head.name_source
+        else:
+            name, source = self.root.name, "folder"
+        if name in self.services:
+            name = f"{name}@{root_path}"
+        self.services[name] = Microservice(name, root_path, [m for m in members if m in modules], is_deployable,
+                                           declared, source)
+        for member in members:
+            if member in modules:
+                modules[member].microservice = name
+
+    def assign(self, path: str) -> None:
+        kids = self.children.get(path, [])
+        if sum(self.deployable(k) for k in kids) >= 2:
+            # an aggregator: its own files (if any) form a service named after it; members split
+            self.add(path, [path], self.modules[path].deployable_here)
+            for kid in kids:
+                self.assign(kid)
+        else:
+            self.add(path, self.subtree(path), self.deployable(path))
+
+
+class Layout:
+    """Microservices and modules of one tree, and each source file's context."""
+
+    def __init__(self, root: Path, modules: dict[str, Module], services: dict[str, Microservice],
+                 package_dirs: set[str]):
+        self.root = root
+        self.modules = modules
+        self.services = services
+        self.package_dirs = package_dirs
+        self._root_service = modules["."].microservice if "." in modules else root.name
+        self._cache: dict[tuple[str, str], FileContext] = {}
+
+    def module_of(self, path: str) -> str:
+        folder = path.rsplit("/", 1)[0] if "/" in path else ""
+        while folder:
+            if folder in self.modules:
+                return folder
+            folder = folder.rsplit("/", 1)[0] if "/" in folder else ""
+        return "."
+
+    def context(self, path: str, language: str) -> FileContext:
+        key = (path, language)
+        cached = self._cache.get(key)
+        if cached is not None:
+            return cached
+        module = self.module_of(path)
+        service = self.modules[module].microservice if module in self.modules else self._root_service
+        spec = registry.by_name(language)
+        parts = tuple(path.split("/"))
+        ctx = FileContext(service, module, spec.module_name(path, self),
+                          _is_test_path(parts) or spec.is_test_file(parts[-1]))
+        self._cache[key] = ctx
+        return ctx
+
+
+def detect_layout(found: Scan) -> Layout:
+    """Modules from build files, then microservices by the aggregator rule in the module docstring."""
+    root = found.root
+    modules: dict[str, Module] = {}
+    for rel, names in sorted(found.layout_files.items()):
+        module = _read_module(root, rel, names)
+        if module is not None:
+            modules[module.path] = module
+    _read_configs(root, found, modules)
+    # membership tree: declared members first, then nearest enclosing module
+    for path in sorted(modules):
+        for member in _expand_members(path, modules[path].declared_members, set(modules)):
+            if modules[member].parent is None and member != path:
+                modules[member].parent = path
+    for path in sorted(modules):
+        if modules[path].parent is None and path != ".":
+            modules[path].parent = _nearest(modules, path.rsplit("/", 1)[0] if "/" in path else "")
+    services = _Services(root, modules)
+    if "." in modules:
+        services.assign(".")
+    else:
+        for top in services.children.get(None, []):
+            services.assign(top)
+    layout = Layout(root, modules, services.services, set(found.package_dirs))
+    if "." not in modules:
+        # files outside every module: a service named after the root folder
+        services.add(".", [], False)
+        layout._root_service = next(s.name for s in services.services.values() if s.root == ".")
+    return layout

@@ -1,0 +1,120 @@
+"""One walk of a source tree: its source files (by the registered languages' suffixes), the build, Docker
+and settings files that shape its layout, and the folders a language marks as packages.
+
+The walk skips VCS folders, build output, dependency folders and virtual environments, and never follows a
+symlinked folder. Nothing here parses source code.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+from ..languages import registry
+
+SKIP_DIRS = frozenset({
+    ".git", ".hg", ".svn", ".idea", ".vscode", ".gradle", ".mvn", "node_modules", "bower_components",
+    "target", "build", "dist", "out", ".next", ".nuxt", ".svelte-kit", ".turbo", ".cache", "coverage",
+    "__pycache__", ".venv", "venv", ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache",
+    ".eggs", "site-packages", "htmlcov", ".terraform",
+})
+#: Spring settings files: where ``spring.application.name`` and ``${...}`` values come from
+CONFIG_FILE = re.compile(r"^(bootstrap|application)(-[\w.-]+)?\.(ya?ml|properties)$")
+#: settings files read for part 2's values (``${...}`` placeholders, Spring Cloud Config shared files)
+SETTINGS_SUFFIXES = (".yml", ".yaml", ".properties")
+
+
+@dataclass(frozen=True, slots=True)
+class SourceFile:
+    path: str           # relative, POSIX separators
+    language: str
+    size: int
+    mtime_ns: int
+
+
+@dataclass(slots=True)
+class Scan:
+    """What one walk found: source files, build/config files by folder, package folders."""
+
+    root: Path
+    sources: dict[str, SourceFile] = field(default_factory=dict)
+    #: folder ("" = root) -> names of layout files in it
+    layout_files: dict[str, list[str]] = field(default_factory=dict)
+    #: (size, mtime_ns) of every layout file, to tell whether the layout must be recomputed
+    layout_stamp: dict[str, tuple[int, int]] = field(default_factory=dict)
+    package_dirs: set[str] = field(default_factory=set)
+
+
+@dataclass(frozen=True)
+class _Kinds:
+    """What the registered languages make of a file name."""
+
+    suffixes: dict[str, str]
+    skipped: tuple[str, ...]
+    package_files: frozenset[str]
+    layout_names: frozenset[str]
+
+
+@cache
+def _kinds(languages: tuple) -> _Kinds:
+    return _Kinds(
+        suffixes={suffix: name for language in languages for suffix, name in language.extensions.items()},
+        skipped=tuple(s for language in languages for s in language.skip_suffixes),
+        package_files=frozenset(f for language in languages for f in language.package_files),
+        layout_names=frozenset(n for language in languages for build in language.builds for n in build.names)
+        | {"Dockerfile"},
+    )
+
+
+def is_layout_file(name: str, folder: str = "") -> bool:
+    """A file whose change can move the layout or the configuration: build files, Dockerfiles,
+    ``application*``/``bootstrap*`` files, and any settings file under a ``resources`` folder (config
+    servers keep their shared files there)."""
+    if name in _kinds(registry.LANGUAGES).layout_names or CONFIG_FILE.match(name):
+        return True
+    return name.endswith(SETTINGS_SUFFIXES) and "resources" in folder.split("/")
+
+
+def scan(root: str | Path) -> Scan:
+    """Walk ``root`` once (no symlinked folders) and collect sources and layout files."""
+    root = Path(root).resolve()
+    kinds = _kinds(registry.LANGUAGES)
+    result = Scan(root=root)
+    base = str(root)
+    stack = [""]
+    while stack:
+        rel = stack.pop()
+        folder = os.path.join(base, rel) if rel else base
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        if rel and any(entry.name == "pyvenv.cfg" for entry in entries):
+            continue   # a virtual environment
+        for entry in entries:
+            name = entry.name
+            child = f"{rel}/{name}" if rel else name
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if name not in SKIP_DIRS and not name.endswith(".egg-info"):
+                        stack.append(child)
+                    continue
+                if not entry.is_file(follow_symlinks=False):
+                    continue
+                stat = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if is_layout_file(name, rel):
+                result.layout_files.setdefault(rel, []).append(name)
+                result.layout_stamp[child] = (stat.st_size, stat.st_mtime_ns)
+            language = kinds.suffixes.get(os.path.splitext(name)[1])
+            if language and not name.endswith(kinds.skipped) and not name.startswith(".#"):
+                result.sources[child] = SourceFile(child, language, stat.st_size, stat.st_mtime_ns)
+                if name in kinds.package_files:
+                    result.package_dirs.add(rel)
+    for names in result.layout_files.values():
+        names.sort()
+    return result

@@ -1,0 +1,1 @@
+"""The code tools: models, strict filters, traversal, rendering."""

@@ -1,0 +1,335 @@
+"""Request and response models of the code tools (strict: unknown fields are errors, see `contract.py`).
+
+Filters are checked here, while the request is validated (`filters.parse_filter`), so a bad filter fails
+the same way over MCP and on the command line, before anything runs.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, model_validator
+
+from graphlore.contract import LocalPath, Request, Response
+from graphlore.errors import InvalidInput
+
+from ..model import SYMBOL_KINDS
+from . import filters
+from .edge_keys import EDGE_KEYS
+
+# Limits of one request (declared in the JSON schema clients see).
+MAX_PATH = 4096
+MAX_ID = 2000  # a node id, an fqn or an identifier
+MAX_QUERY = 2000
+MAX_NAME = 200
+MAX_FILTER_FIELDS = 20
+MAX_FILTER_TEXT = 10_000
+
+ProjectPath = Annotated[str, LocalPath("folder"), Field(min_length=1, max_length=MAX_PATH,
+                                   description="The source tree's root folder (the indexed folder).")]
+NodeKind = Literal[filters.KINDS]  # type: ignore[valid-type]
+EdgeKey = Literal[EDGE_KEYS]  # type: ignore[valid-type]
+HintKind = Literal[(*filters.KINDS, *SYMBOL_KINDS)]  # type: ignore[valid-type]
+Direction = Literal["out", "in", "both"]
+FilterInput = (Annotated[dict[str, Any], Field(max_length=MAX_FILTER_FIELDS)]
+               | Annotated[str, Field(max_length=MAX_FILTER_TEXT)])
+
+
+def _filter_description() -> str:
+    return ("Per-kind strict filter: an object (or a JSON-encoded object) of fields, each one value or a "
+            "non-empty list (OR); fields combine with AND. Fields: "
+            + "; ".join(f"{kind}: {filters.field_list(kind)}" for kind in filters.KINDS) + ".")
+
+
+# -- shared parts -----------------------------------------------------------------------------------------
+
+
+class IndexStatus(Response):
+    """How fresh the index behind an answer is (every response carries one)."""
+
+    project_path: str = Field(description="The indexed folder (absolute real path).")
+    indexed_at: str | None = Field(description="ISO 8601 UTC time of the last index update.")
+    git_commit: str | None = Field(description="HEAD of the git checkout when indexed; null when not a checkout.")
+    files_indexed: int = Field(description="Source files in the index.")
+    files_changed: int = Field(description="Files added, changed or removed since indexed_at (0 right after a refresh).")
+    refreshed: bool = Field(description="This call brought the index up to date first.")
+    embedded: int = Field(description="Nodes whose embedding is done.")
+    embeddable: int = Field(description="Nodes that get an embedding (symbols, routes, clients, producers).")
+    search_mode: Literal["hybrid", "bm25"] = Field(
+        description="How search ranks now: hybrid once every embedding is done, BM25 alone until then.")
+
+
+class NodeRef(Response):
+    """One node in a list: enough to recognise it and to ask for more (describe / neighbors by id)."""
+
+    id: str
+    kind: str = Field(description="symbol, microservice, module, route, client or producer.")
+    name: str
+    label: str = Field(description="The fqn of a symbol, a module's path, a microservice's name, a route's "
+                                   "'METHOD /path' or 'broker topic', a client's 'METHOD service /path'.")
+    symbol_kind: str | None = None
+    role: str | None = None
+    microservice: str | None = None
+    file: str | None = None
+    line: int | None = None
+
+
+# -- find ------------------------------------------------------------------------------------------------
+
+
+class FindRequest(Request):
+    project_path: ProjectPath
+    kind: NodeKind = Field(description="What to list: " + ", ".join(filters.KINDS) + ".")
+    filter: FilterInput = Field(default_factory=dict, description=_filter_description())
+    limit: int = Field(25, ge=1, le=500, description="Most results returned.")
+    offset: int = Field(0, ge=0, description="Results to skip (pagination).")
+
+    @model_validator(mode="after")
+    def _check_filter(self) -> FindRequest:
+        self.filter = filters.normalised(filters.parse_filter(self.kind, self.filter))
+        return self
+
+
+class FindResponse(Response):
+    kind: str
+    filter: dict[str, Any] = Field(description="The filter as understood (values as lists).")
+    total: int = Field(description="Nodes that match, before limit and offset.")
+    offset: int
+    limit: int
+    has_more: bool
+    results: list[NodeRef]
+    note: str | None = Field(None, description="Why the result is empty, when it can be told.")
+    index_status: IndexStatus
+
+
+# -- describe --------------------------------------------------------------------------------------------
+
+
+class DescribeRequest(Request):
+    project_path: ProjectPath
+    id: str | None = Field(None, min_length=1, max_length=MAX_ID,
+                           description="A node id (from find, search, resolve or neighbors).")
+    fqn: str | None = Field(None, min_length=1, max_length=MAX_ID,
+                            description="A symbol's exact fqn (an alias of its id; never fuzzy).")
+
+    @model_validator(mode="after")
+    def _one_of(self) -> DescribeRequest:
+        if (self.id is None) == (self.fqn is None):
+            raise InvalidInput("give exactly one of id or fqn (to turn a name into an id, use resolve)")
+        return self
+
+
+class DescribeResponse(Response):
+    node: NodeRef
+    attributes: dict[str, Any] = Field(description="Every stored attribute of the node.")
+    edge_summary: dict[str, int] = Field(
+        description="Edge counts by 'TYPE out' / 'TYPE in', and 'TYPE out (via members)' / 'TYPE in (via "
+                    "members)' over everything the node declares, at any depth.")
+    members: int = Field(description="Symbols the node declares at any depth (what the via-members counts cover).")
+    index_status: IndexStatus
+
+
+# -- neighbors -------------------------------------------------------------------------------------------
+
+
+class NeighborsRequest(Request):
+    project_path: ProjectPath
+    id: str = Field(min_length=1, max_length=MAX_ID, description="The node whose edges to follow.")
+    edge_types: list[EdgeKey] | None = Field(  # type: ignore[valid-type]
+        None, min_length=1, max_length=len(EDGE_KEYS),
+        description="Edge keys: stored types, reversed keys (OVERRIDDEN_BY, CALLED_BY...) and member views "
+                    "(DECLARES.CALLS...). Null: every stored type.")
+    direction: Direction = Field("out", description="out: edges leaving the node; in: entering it; both.")
+    limit: int = Field(50, ge=1, le=500, description="Most edges returned.")
+    offset: int = Field(0, ge=0, description="Edges to skip (pagination).")
+    include_unresolved: bool = Field(
+        False, description="Also list the node's (or its members', for DECLARES.CALLS) unresolved call sites.")
+
+
+class Neighbor(Response):
+    edge_key: str = Field(description="The key asked for that found this edge.")
+    edge_type: str = Field(description="The stored edge type.")
+    direction: Literal["out", "in"] = Field(description="out: from the node (or member) to `node`; in: from `node`.")
+    node: NodeRef = Field(description="The other end.")
+    via: NodeRef | None = Field(None, description="The member whose edge this is (DECLARES.* keys).")
+    props: dict[str, Any] = Field(description="The edge's attributes (CALLS: resolution, confidence, lines, count).")
+
+
+class UnresolvedCall(Response):
+    owner: str = Field(description="Id of the symbol that makes the call.")
+    name: str
+    receiver: str
+    line: int
+    reason: str
+    detail: str | None = None
+    candidates: list[str] | None = None
+
+
+class NeighborsResponse(Response):
+    node: NodeRef
+    edge_types: list[str]
+    direction: str
+    total: int
+    offset: int
+    limit: int
+    has_more: bool
+    counts: dict[str, int] = Field(description="Edges per key asked for, before limit and offset.")
+    neighbors: list[Neighbor]
+    unresolved: list[UnresolvedCall] = Field(
+        default_factory=list, description="With include_unresolved: call sites that resolve to nothing.")
+    unresolved_total: int = Field(0, description="With include_unresolved: how many in all.")
+    note: str | None = None
+    index_status: IndexStatus
+
+
+# -- search ----------------------------------------------------------------------------------------------
+
+
+class SearchRequest(Request):
+    project_path: ProjectPath
+    query: str = Field(min_length=1, max_length=MAX_QUERY,
+                       description="Words, a name or a description of what you look for.")
+    kind: NodeKind | None = Field(None, description="Only nodes of this kind (null: every kind).")
+    filter: FilterInput = Field(default_factory=dict, description=_filter_description() + " Needs kind.")
+    limit: int = Field(10, ge=1, le=100, description="Most results returned.")
+
+    @model_validator(mode="after")
+    def _check_filter(self) -> SearchRequest:
+        if self.kind is None:
+            empty = self.filter == {} or (isinstance(self.filter, str) and self.filter.strip() in ("", "{}"))
+            if not empty:
+                raise InvalidInput("a filter needs a kind: filter fields differ per kind ("
+                                   + "; ".join(f"{k}: {filters.field_list(k)}" for k in filters.KINDS) + ")")
+            self.filter = {}
+            return self
+        self.filter = filters.normalised(filters.parse_filter(self.kind, self.filter))
+        return self
+
+
+class SearchHit(Response):
+    node: NodeRef
+    score: float = Field(description="hybrid: cosine similarity in [0, 1]; bm25: the BM25 score (higher is better).")
+
+
+class SearchResponse(Response):
+    query: str
+    kind: str | None
+    filter: dict[str, Any]
+    ranking: Literal["hybrid", "bm25"]
+    results: list[SearchHit]
+    note: str | None = None
+    index_status: IndexStatus
+
+
+# -- resolve ---------------------------------------------------------------------------------------------
+
+
+class ResolveRequest(Request):
+    project_path: ProjectPath
+    identifier: str = Field(min_length=1, max_length=MAX_ID,
+                            description="An fqn, a qualified or simple name, a file path or an id.")
+    hint_kind: HintKind | None = Field(  # type: ignore[valid-type]
+        None, description="Only nodes of this kind, or symbols of this symbol_kind.")
+
+
+class Candidate(Response):
+    node: NodeRef
+    reason: str = Field(description="How the identifier matched (see SKILL.md).")
+    score: float = Field(description="How strong that kind of match is, 0..1.")
+
+
+class ResolveResponse(Response):
+    identifier: str
+    status: Literal["one", "many", "none"]
+    node: NodeRef | None = Field(None, description="status one: the node.")
+    reason: str | None = Field(None, description="status one: how it matched.")
+    candidates: list[Candidate] = Field(
+        description="status many: the candidates of the strongest kind of match (at most 10).")
+    total_candidates: int = Field(description="status many: how many matched that way in all.")
+    weaker_matches: list[Candidate] = Field(
+        description="Matches of weaker kinds (at most 10), so that nothing is hidden by the choice.")
+    why: str | None = Field(None, description="status none: what was tried.")
+    closest: list[str] = Field(description="status none: the closest names (by BM25 over names and fqns).")
+    index_status: IndexStatus
+
+
+# -- service map ---------------------------------------------------------------------------------------
+
+
+class ServiceMapRequest(Request):
+    project_path: ProjectPath
+    microservice: str | None = Field(None, min_length=1, max_length=MAX_NAME,
+                                     description="Focus on this microservice (null: all).")
+    depth: int = Field(1, ge=1, le=5, description="With a focus: services within this many links of it.")
+    format: Literal["mermaid", "dot"] = Field("mermaid", description="Mermaid flowchart text or Graphviz DOT.")
+
+
+class ServiceLink(Response):
+    source: str = Field(description="The calling microservice.")
+    target: str = Field(description="The called microservice, 'NAME (outside)', or '?'.")
+    kind: Literal["http", "async"]
+    match: str = Field(description="cross_service, intra_service, ambiguous or unresolved.")
+    labels: list[str] = Field(description="Routes called ('METHOD /path'), topics ('broker topic'), or what an "
+                                          "unresolved caller asks for.")
+
+
+class ServiceMapResponse(Response):
+    format: str
+    microservice: str | None
+    services: list[str] = Field(description="The microservices drawn.")
+    links: list[ServiceLink]
+    diagram: str = Field(description="The picture: Mermaid flowchart text or Graphviz DOT.")
+    index_status: IndexStatus
+
+
+# -- status and index ------------------------------------------------------------------------------------
+
+
+class StatusRequest(Request):
+    project_path: ProjectPath
+
+
+class ServiceInfo(Response):
+    name: str
+    root: str
+    deployable: bool
+    declared_names: dict[str, str]
+    modules: list[str]
+    files: int
+
+
+class StatusResponse(Response):
+    exists: bool
+    index_location: str
+    index_size_bytes: int
+    nodes: dict[str, int] = Field(description="Nodes per kind (symbols per symbol_kind as 'symbol:KIND').")
+    edges: dict[str, int] = Field(description="Edges per type.")
+    microservices: list[ServiceInfo]
+    stale_files: list[str] = Field(description="Files added, changed or removed since the last update (at most 50).")
+    index_status: IndexStatus
+
+
+class IndexRequest(Request):
+    project_path: ProjectPath
+    force: bool = Field(False, description="Rebuild from scratch (a damaged index, another embedder or version).")
+    embed: bool = Field(True, description="Also embed the symbols (the second, resumable phase).")
+
+
+class IndexResponse(Response):
+    status: Literal["created", "updated", "unchanged", "rebuilt"]
+    project_path: str
+    files: int = Field(description="Source files in the index.")
+    parsed: int = Field(description="Files parsed this time (their content changed).")
+    resolved: int = Field(description="Files resolved again (changed ones and those that depend on them).")
+    removed: int = Field(description="Files gone since the last update.")
+    nodes_written: int
+    nodes_deleted: int
+    edges_written: int
+    edges_deleted: int
+    nodes: int = Field(description="Nodes in the index.")
+    edges: int = Field(description="Edges in the index.")
+    embedded_now: int = Field(description="Nodes embedded by this call.")
+    structural_ms: int
+    embedding_ms: int
+    index_location: str
+    index_status: IndexStatus

@@ -1,0 +1,338 @@
+"""The code tools. Each takes the runtime and a validated request and returns a response model.
+
+Query tools bring the index up to date first (structure only: parsing and resolving what changed; never
+embedding), so an answer is never served from a stale index without saying so (`IndexStatus`).
+"""
+
+from __future__ import annotations
+
+import difflib
+import time
+
+from graphlore.errors import InvalidInput, NotFound
+from graphlore.runtime import Runtime
+from graphlore.search import hybrid_search
+from graphlore.store import Store
+
+from ..index.code_index import CodeIndex
+from ..index.records import (
+    normalise_fqn,
+    path_key,
+    path_prefixes,
+    segment_prefixes,
+    split_words,
+    topic_prefixes,
+    url_path_prefixes,
+)
+from ..model import EDGE_TYPES, SYMBOL_KINDS
+from ..services import service_map as maps
+from ..services.endpoints import HTTP_METHODS, normalise_path
+from . import filters, traverse
+from .models import (
+    Candidate,
+    DescribeRequest,
+    DescribeResponse,
+    FindRequest,
+    FindResponse,
+    IndexRequest,
+    IndexResponse,
+    NeighborsRequest,
+    NeighborsResponse,
+    ResolveRequest,
+    ResolveResponse,
+    SearchHit,
+    SearchRequest,
+    SearchResponse,
+    ServiceInfo,
+    ServiceLink,
+    ServiceMapRequest,
+    ServiceMapResponse,
+    StatusRequest,
+    StatusResponse,
+)
+from .views import attributes, index_status, node_ref, open_fresh, refs
+
+# -- find ------------------------------------------------------------------------------------------------
+
+
+def find(runtime: Runtime, request: FindRequest) -> FindResponse:
+    index, store, status = open_fresh(runtime, request.project_path)
+    conditions = filters.parse_filter(request.kind, request.filter)
+    total, ids = store.nodes_with_keys(request.kind, filters.key_groups(conditions), limit=request.limit,
+                                       offset=request.offset)
+    results = [node_ref(n) for n in store.get_nodes(ids)]
+    note = None
+    if not results:
+        note = why_empty(store, request.kind, conditions, total, request.offset)
+    return FindResponse(kind=request.kind, filter=request.filter, total=total, offset=request.offset,
+                        limit=request.limit, has_more=request.offset + len(results) < total, results=results,
+                        note=note, index_status=status)
+
+
+#: prefix filter -> how a value is cut into the prefixes a near miss can be looked for under
+PREFIX_CUTS = {"fqn_prefix": segment_prefixes, "file_prefix": path_prefixes, "path_prefix": url_path_prefixes,
+               "target_path_prefix": url_path_prefixes, "topic_prefix": topic_prefixes}
+
+
+def _names(store: Store, kind: str, prop: str, most: int = 30) -> str:
+    total, ids = store.nodes_with_keys(kind, [], limit=most)
+    values = sorted({str(n.props.get(prop, n.name)) for n in store.get_nodes(ids)})
+    return ", ".join(values) + (f" (and {total - most} more)" if total > most else "") if values else "none"
+
+
+def why_empty(store: Store, kind: str, conditions: list[filters.Condition], total: int, offset: int) -> str:
+    """Why a listing came back empty: past the end, one condition that matches nothing, or the combination."""
+    if total and offset >= total:
+        return f"offset {offset} is past the end: {total} {kind} nodes match"
+    if not conditions:
+        return f"the index holds no {kind} nodes"
+    alone = {c.field.name: store.nodes_with_keys(kind, [c.keys()], limit=0)[0] for c in conditions}
+    for condition in conditions:
+        if alone[condition.field.name]:
+            continue
+        name, values = condition.field.name, condition.values
+        shown = ", ".join(repr(v) for v in values)
+        if name == "microservice":
+            return f"no {kind} in microservice {shown}; microservices are: {_names(store, 'microservice', 'name')}"
+        if name == "module":
+            return f"no {kind} in module {shown}; modules are: {_names(store, 'module', 'path')}"
+        if name in PREFIX_CUTS:
+            cut = PREFIX_CUTS[name]
+            hints = []
+            for value in values:
+                for prefix in reversed(cut(value)[:-1]):
+                    count = store.nodes_with_keys(kind, [[f"f:{name}={prefix}"]], limit=0)[0]
+                    if count:
+                        hints.append(f"the longest prefix of {value!r} that matches is {prefix!r} ({count} {kind}s)")
+                        break
+            return (f"no {kind} has a {name} {shown} (prefixes match whole segments)"
+                    + ("; " + "; ".join(hints) if hints else ""))
+        if name == "annotation":
+            return (f"no {kind} carries annotation {shown} (Java annotations are simple names such as "
+                    "'RestController'; Python and TS decorators as written, such as 'app.get')")
+        return f"no {kind} has {name} {shown} in this index"
+    counts = ", ".join(f"{name} alone: {count}" for name, count in alone.items())
+    return f"each condition matches on its own ({counts}), but no {kind} meets all of them"
+
+
+# -- describe and neighbors ------------------------------------------------------------------------------
+
+
+def describe(runtime: Runtime, request: DescribeRequest) -> DescribeResponse:
+    index, store, status = open_fresh(runtime, request.project_path)
+    if request.id is not None:
+        node = traverse.get_node(store, request.id)
+    else:
+        assert request.fqn is not None
+        ids = store.nodes_by_keys([f"fqn:{request.fqn}"], kind="symbol").get(f"fqn:{request.fqn}", [])
+        if not ids:
+            raise NotFound(f"no symbol has the fqn {request.fqn!r} (fqn is exact, e.g. "
+                           "'com.shop.Order#place(Order,int)'); resolve turns a name into candidates")
+        if len(ids) > 1:
+            raise InvalidInput(f"the fqn {request.fqn!r} names {len(ids)} symbols (ids: {', '.join(ids)}); "
+                               "describe one of them by id")
+        node = store.get_nodes(ids)[0]
+    member_ids = traverse.members(store, node.id)
+    return DescribeResponse(node=node_ref(node), attributes=attributes(node),
+                            edge_summary=traverse.edge_summary(store, node.id, member_ids), members=len(member_ids),
+                            index_status=status)
+
+
+def neighbors(runtime: Runtime, request: NeighborsRequest) -> NeighborsResponse:
+    index, store, status = open_fresh(runtime, request.project_path)
+    return traverse.neighbors(store, request, status)
+
+
+# -- search ----------------------------------------------------------------------------------------------
+
+
+def keyword_query(query: str) -> str:
+    """The BM25 query: the words as given, plus the case-change words of identifiers in it."""
+    words = split_words(query)
+    return f"{query} {words}" if words else query
+
+
+def search(runtime: Runtime, request: SearchRequest) -> SearchResponse:
+    index, store, status = open_fresh(runtime, request.project_path)
+    conditions = filters.parse_filter(request.kind, request.filter) if request.kind else []
+    where = filters.where(conditions) or None
+    if status.search_mode == "hybrid":
+        vectors = runtime.embedder.embed([request.query])
+        hits = hybrid_search(store, keyword_query(request.query), vectors, kind=request.kind, where=where,
+                             limit=request.limit)
+        note = None
+    else:
+        hits = store.keyword_search(keyword_query(request.query), kind=request.kind, where=where, limit=request.limit)
+        note = (f"ranked by BM25 alone: embeddings are done for {status.embedded} of {status.embeddable} nodes; "
+                f"run the index tool to finish them (CLI: graphlore code index {index.root})")
+    found = refs(store, [h.id for h in hits])
+    results = [SearchHit(node=found[h.id], score=round(h.score, 6)) for h in hits if h.id in found]
+    if not results:
+        why = "no indexed name, fqn, signature or docstring contains a word of the query"
+        if conditions:
+            total = store.nodes_with_keys(request.kind, filters.key_groups(conditions), limit=0)[0]
+            why = why_empty(store, request.kind, conditions, 0, 0) if total == 0 else (
+                f"{why} among the {total} {request.kind} nodes the filter lets through")
+        note = f"{note}; {why}" if note else why
+    return SearchResponse(query=request.query, kind=request.kind, filter=request.filter, ranking=status.search_mode,
+                          results=results, note=note, index_status=status)
+
+
+# -- resolve ---------------------------------------------------------------------------------------------
+
+#: (reason, key prefix, score) in the order resolve tries them; the first that finds something decides
+TIERS = (
+    ("exact_fqn", "fqn:", 1.0),
+    ("fqn_without_parameters", "np:", 0.95),
+    ("case_insensitive_fqn", "fqnl:", 0.9),
+    ("without_package_prefix", "sfx:", 0.8),
+    ("file_path", "path:", 0.8),
+    ("path_template", "tpl:", 0.8),
+    ("simple_name", "name:", 0.7),
+    ("case_insensitive_name", "namel:", 0.6),
+)
+MAX_CANDIDATES = 10
+#: candidates read per kind of match (enough to sort and filter; the count is exact either way)
+READ_CANDIDATES = 2000
+_PATTERN = set("*?[]|^$\\")
+
+
+def _tier_keys(prefix: str, identifier: str) -> list[str]:
+    """The keys of one kind of match. A node has a lower-case key only when lower case differs from its
+    name, so "any case" also reads the plain key of the lower-cased identifier."""
+    if prefix in ("fqnl:", "namel:"):
+        return [prefix + identifier.lower(), prefix[:-2] + ":" + identifier.lower()]
+    if prefix == "sfx:":
+        return [prefix + normalise_fqn(identifier)]
+    if prefix == "path:":
+        return [prefix + identifier.strip("/")]
+    if prefix == "tpl:":
+        method, _, path = identifier.partition(" ")
+        if method.upper() in HTTP_METHODS and path.strip().startswith("/"):
+            return [f"{prefix}{method.upper()} {path_key(normalise_path(path.strip()))}"]
+        return [prefix + path_key(normalise_path(identifier))] if identifier.startswith("/") else []
+    return [prefix + identifier]
+
+
+def resolve(runtime: Runtime, request: ResolveRequest) -> ResolveResponse:
+    identifier = request.identifier.strip()
+    if _PATTERN & set(identifier.replace("{?}", "")) or identifier.endswith(".*"):
+        raise InvalidInput(f"resolve takes one identifier, not a pattern ({identifier!r}); to list symbols "
+                           "under a package use find(kind='symbol', filter={'fqn_prefix': 'com.example'}), to look "
+                           "for something by words use search(query=...)")
+    index, store, status = open_fresh(runtime, request.project_path)
+    hint = request.hint_kind
+    # "module" is both a node kind (a build module) and a symbol kind (a Python or TS/JS file): it means either
+    kind = None if hint == "module" else ("symbol" if hint in SYMBOL_KINDS else hint)
+    symbol_kind = hint if hint in SYMBOL_KINDS and hint != "module" else None
+
+    def fits(node) -> bool:
+        if hint == "module":
+            return node.kind == "module" or node.props.get("symbol_kind") == "module"
+        return (kind is None or node.kind == kind) and (symbol_kind is None or node.props.get("symbol_kind") == symbol_kind)
+
+    base = dict(identifier=request.identifier, candidates=[], total_candidates=0, weaker_matches=[], closest=[],
+                index_status=status)
+    direct = [n for n in store.get_nodes([identifier]) if fits(n)]
+    if direct:
+        return ResolveResponse(status="one", node=node_ref(direct[0]), reason="id", **base)
+    keys = {reason: _tier_keys(prefix, identifier) for reason, prefix, _ in TIERS}
+    found = store.nodes_by_keys([k for ks in keys.values() for k in ks], kind=kind)
+    tiers: list[tuple[str, float, list, int]] = []
+    seen: set[str] = set()
+    for reason, _, score in TIERS:
+        ids = list(dict.fromkeys(i for k in keys[reason] for i in found.get(k, []) if i not in seen))
+        seen.update(ids)
+        nodes = [n for n in store.get_nodes(ids[:READ_CANDIDATES]) if fits(n)]
+        if nodes:
+            extra = max(0, len(ids) - READ_CANDIDATES)
+            tiers.append((reason, score, sorted(nodes, key=lambda n: (node_ref(n).label, n.id)), len(nodes) + extra))
+    if not tiers:
+        labels = closest_labels(store, identifier, kind)
+        what = f"{hint} " if hint else ""
+        return ResolveResponse(
+            status="none", why=(f"no {what}node has the id, fqn (also without parameters or package prefix, or in "
+                                f"another case), file path or name {identifier!r}"),
+            **{**base, "closest": labels})
+    (reason, score, nodes, count), weaker = tiers[0], tiers[1:]
+    weaker_matches = [Candidate(node=node_ref(n), reason=r, score=s) for r, s, ns, _ in weaker for n in ns]
+    base["weaker_matches"] = weaker_matches[:MAX_CANDIDATES]
+    if count == 1:
+        return ResolveResponse(status="one", node=node_ref(nodes[0]), reason=reason, **base)
+    candidates = [Candidate(node=node_ref(n), reason=reason, score=score) for n in nodes[:MAX_CANDIDATES]]
+    return ResolveResponse(status="many", **{**base, "candidates": candidates, "total_candidates": count})
+
+
+def closest_labels(store: Store, identifier: str, kind: str | None) -> list[str]:
+    """Up to 10 labels close to ``identifier``: BM25 over its words first, then names spelled alike
+    (difflib over every distinct name of the kind; this reads every node, so only a failed resolve does it)."""
+    hits = store.keyword_search(keyword_query(identifier), kind=kind, limit=MAX_CANDIDATES)
+    labels = [r.label for r in refs(store, [h.id for h in hits]).values()]
+    if len(labels) < MAX_CANDIDATES:
+        by_name: dict[str, str] = {}
+        for node in store.iter_nodes(kind):
+            by_name.setdefault(node.name, node_ref(node).label)
+        tail = normalise_fqn(identifier).rsplit(".", 1)[-1]
+        for name in difflib.get_close_matches(tail, list(by_name), n=MAX_CANDIDATES, cutoff=0.6):
+            if by_name[name] not in labels:
+                labels.append(by_name[name])
+    return labels[:MAX_CANDIDATES]
+
+
+# -- service map ---------------------------------------------------------------------------------------
+
+
+def service_map(runtime: Runtime, request: ServiceMapRequest) -> ServiceMapResponse:
+    index, store, status = open_fresh(runtime, request.project_path)
+    services, found = maps.arrows(store)
+    if request.microservice is not None:
+        if request.microservice not in services:
+            raise NotFound(f"no microservice {request.microservice!r}; microservices are: {', '.join(services)}")
+        services, found = maps.focus(services, found, request.microservice, request.depth)
+    diagram = maps.mermaid(services, found) if request.format == "mermaid" else maps.dot(services, found)
+    return ServiceMapResponse(
+        format=request.format, microservice=request.microservice, services=services,
+        links=[ServiceLink(source=a.source, target=a.target, kind=a.kind, match=a.match, labels=a.labels)
+               for a in found], diagram=diagram, index_status=status)
+
+
+# -- status and index ------------------------------------------------------------------------------------
+
+
+def status(runtime: Runtime, request: StatusRequest) -> StatusResponse:
+    index = CodeIndex(runtime, request.project_path)
+    store = index.store() if index.exists() else None
+    if store is None or store.get_meta("last_indexed") is None:
+        stale = sorted(index.list_files())
+        return StatusResponse(exists=False, index_location=index.location, index_size_bytes=index.size_bytes(),
+                              nodes={}, edges={}, microservices=[], stale_files=stale[:50],
+                              index_status=index_status(index, None, changed=len(stale)))
+    stale = index.stale_files(store)
+    nodes = {kind: store.count_nodes(kind) for kind in filters.KINDS}
+    for symbol_kind in SYMBOL_KINDS:
+        count = store.nodes_with_keys("symbol", [[f"f:symbol_kind={symbol_kind}"]], limit=0)[0]
+        if count:
+            nodes[f"symbol:{symbol_kind}"] = count
+    edges = {t: c for t in EDGE_TYPES if (c := store.count_edges(t))}
+    services = [ServiceInfo(name=n.name, root=n.props["root"], deployable=n.props["deployable"],
+                            declared_names=n.props["declared_names"], modules=n.props["modules"], files=n.props["files"])
+                for n in store.iter_nodes("microservice")]
+    return StatusResponse(exists=True, index_location=index.location, index_size_bytes=index.size_bytes(),
+                          nodes=nodes, edges=edges, microservices=sorted(services, key=lambda s: s.name),
+                          stale_files=stale[:50], index_status=index_status(index, store, changed=len(stale)))
+
+
+def index(runtime: Runtime, request: IndexRequest, progress=None) -> IndexResponse:
+    code_index = CodeIndex(runtime, request.project_path)
+    started = time.perf_counter()
+    report = code_index.sync(force=request.force)
+    structural = time.perf_counter() - started
+    embedded = code_index.embed(progress) if request.embed else 0
+    store = code_index.store()
+    return IndexResponse(
+        status=report.status, project_path=str(code_index.root), files=report.files, parsed=report.parsed,
+        resolved=report.resolved, removed=report.removed, nodes_written=report.nodes_written,
+        nodes_deleted=report.nodes_deleted, edges_written=report.edges_written, edges_deleted=report.edges_deleted,
+        nodes=store.count_nodes(), edges=store.count_edges(), embedded_now=embedded,
+        structural_ms=int(structural * 1000), embedding_ms=int((time.perf_counter() - started - structural) * 1000),
+        index_location=code_index.location, index_status=index_status(code_index, store, refreshed=True))

@@ -1,0 +1,184 @@
+"""Part 2's records before linking: routes (HTTP endpoints and message listeners), HTTP clients and message
+producers, as the frameworks (``frameworks/``) find them, with their values folded (``languages/folding.py``
+and each language's constants) and their placeholders resolved (`settings`); and the path rules they share.
+
+**Paths.** ``path_template`` is the full path a service answers or a client asks for: the parts joined
+with ``/``, ``//`` collapsed, a leading ``/``, no trailing ``/`` (except the root), and every path
+variable written ``{name}``: Spring ``{id:\\d+}``, Express ``:id``, Flask ``<int:id>`` and FastAPI
+``{id:path}`` all become ``{id}``. A part whose value is not known statically is ``{?}``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+from ..languages.folding import UNKNOWN, Folded, literal, unknown
+
+HTTP_METHODS = ("GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS")
+#: a route that accepts every method (a Spring mapping without ``method``, Express ``all``)
+ANY = "ANY"
+BROKERS = ("kafka", "rabbit", "jms", "stream")
+
+
+@dataclass
+class Item:
+    """One route, client or producer, folded, before linking."""
+
+    kind: str                      # route | client | producer
+    owner: str                     # the declaring symbol's id
+    owner_fqn: str
+    microservice: str
+    module: str
+    file: str
+    line: int
+    #: route: framework; client: client_kind; producer: producer_kind
+    flavor: str
+    http_method: str | None = None
+    #: as written in the code (the expressions, joined)
+    written: str = ""
+    path: Folded | None = None
+    broker: str | None = None
+    topic: Folded | None = None
+    #: clients: the service it names (Feign name, URL host, lb:// name) and where that came from
+    target: Folded | None = None
+    target_source: str = ""
+    base_url: str | None = None
+    #: why a part of the value is unknown, or the target cannot be told (clients, producers)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def resolved(self) -> bool:
+        values = [v for v in (self.path, self.topic, self.target) if v is not None]
+        return all(v.known for v in values) and not self.problems
+
+    def why(self) -> list[str]:
+        out = list(self.problems)
+        for value in (self.target, self.path, self.topic):
+            if value is not None:
+                out += [w for w in value.why if w not in out]
+        return out
+
+
+# -- paths ----------------------------------------------------------------------------------------------------
+
+_VARIABLE = re.compile(r"\{([A-Za-z_][\w.-]*)(?::[^{}]*(?:\{[^{}]*\}[^{}]*)*)?\}")
+
+
+def normalise_path(text: str) -> str:
+    """See the module docstring."""
+    text = re.sub(r"<(?:[a-z_]+:)?([A-Za-z_]\w*)>", r"{\1}", text)           # Flask <int:id>
+    text = re.sub(r"(?<=/):([A-Za-z_]\w*)\??", r"{\1}", text)                # Express /:id
+    text = _VARIABLE.sub(lambda m: "{" + m.group(1) + "}", text)              # {id:\d+} -> {id}
+    text = re.sub(r"/{2,}", "/", "/" + text.strip())
+    if len(text) > 1:
+        text = text.rstrip("/") or "/"
+    return text
+
+
+def join_paths(parts: list[Folded]) -> Folded:
+    """Path parts joined with single slashes (empty parts skipped), normalised."""
+    out = literal("")
+    for part in parts:
+        if part.text == "" and part.known:
+            continue
+        out = out + literal("/") + part
+    return Folded(normalise_path(out.text), out.known, out.why)
+
+
+def segments(template: str) -> list[str]:
+    return [s for s in template.split("/") if s]
+
+
+def segment_kind(segment: str) -> str:
+    if UNKNOWN in segment:
+        return "unknown"
+    if re.fullmatch(r"\{[^{}]+\}", segment):
+        return "variable"
+    if "*" in segment:
+        return "wildcard"
+    return "literal"
+
+
+def match_score(client: str, route: str) -> int | None:
+    """How specifically a route template fits a client template (literal segments equal), or None.
+
+    A client's literal segment fits a route's equal literal or a variable; a client's variable fits a
+    route's variable only (``/accounts/{name}`` is not ``/accounts/current``); an unknown client part
+    (``{?}``) fits any one segment. A route's ``**`` fits the rest. The score counts literal-literal
+    fits, so the most specific route wins as in Spring.
+    """
+    left, right = segments(client), segments(route)
+    score = 0
+    for index, seg in enumerate(right):
+        if seg == "**":
+            return score
+        if index >= len(left):
+            return None
+        mine, kind = left[index], segment_kind(left[index])
+        theirs = segment_kind(seg)
+        if kind == "literal":
+            if theirs == "literal" and mine == seg:
+                score += 1
+            elif theirs not in ("variable", "wildcard"):
+                return None
+        elif kind == "variable":
+            if theirs not in ("variable", "wildcard"):
+                return None
+        elif kind == "unknown":
+            if UNKNOWN != mine and theirs == "literal":
+                pattern = re.escape(mine).replace(re.escape(UNKNOWN), ".*")
+                if not re.fullmatch(pattern, seg):
+                    return None
+        elif kind == "wildcard":
+            return None
+    return score if len(left) == len(right) else None
+
+
+# -- URLs -----------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Url:
+    """A client URL taken apart: the service it names (a host or an ``lb://`` name) and its path."""
+
+    host: Folded | None
+    path: Folded
+    source: str
+
+
+def split_url(value: Folded, base: Folded | None = None) -> Url:
+    """``http://billing:8080/api/x`` -> host ``billing``, path ``/api/x``; ``lb://orders/x`` -> ``orders``;
+    a path alone is joined to ``base`` (a base URL) when there is one."""
+    text = value.text
+    if text.startswith(UNKNOWN):
+        if base is not None:
+            return split_url(base + value, None)
+        return Url(None, Folded(normalise_path(text), False, value.why), "unknown")
+    if "://" in text:
+        scheme, _, rest = text.partition("://")
+        host, slash, path = rest.partition("/")
+        host = host.split("@")[-1].split(":")[0]
+        if UNKNOWN in host or not host:
+            return Url(None, Folded(normalise_path(slash + path), False, value.why + ("the host is not known",)),
+                       "unknown")
+        source = "lb:// URI" if scheme == "lb" else "URL host"
+        return Url(literal(host), Folded(normalise_path(slash + path), value.known, value.why), source)
+    if base is not None:
+        base_url = split_url(base)
+        joined = join_paths([base_url.path, value])
+        return Url(base_url.host, Folded(joined.text, joined.known and base_url.path.known, joined.why),
+                   base_url.source)
+    return Url(None, Folded(normalise_path(text), value.known, value.why), "path only")
+
+
+def host_of(url: str) -> str | None:
+    try:
+        return urlsplit(url).hostname
+    except ValueError:
+        return None
+
+
+__all__ = ["ANY", "BROKERS", "HTTP_METHODS", "Item", "Url", "join_paths", "match_score", "normalise_path",
+           "segments", "split_url", "unknown"]

@@ -1,0 +1,185 @@
+"""Configuration values for folding: each module's Spring settings, Spring Cloud Config shared files, and
+``${...}`` placeholders.
+
+**What is read.** A module's ``bootstrap*`` and ``application*`` files (``.yml``, ``.yaml``,
+``.properties``; profile files such as ``application-dev.yml`` are left out: which profile runs is not in
+the code), YAML flattened to dotted keys (``server.servlet.context-path``; list items as ``key[0]``).
+
+**Config servers.** A module whose settings declare
+``spring.cloud.config.server.native.search-locations`` (``classpath:/shared``, ``file:config``) serves
+the files there: ``application.*`` to every service and ``{name}.*`` to the service whose
+``spring.application.name`` is ``name``. A service's values are, later ones winning: its own bootstrap
+files, its own application files, the server's shared ``application.*``, then the server's ``{name}.*``
+(values from the config server override local ones, as Spring Cloud Config does by default). Only
+locations inside the project are read: one that leads out of it (``file:../elsewhere``, or a symlink) is
+skipped, as the project walk never follows a symlink out either.
+
+**Placeholders.** ``${key}`` and ``${key:default}`` are looked up with Spring's relaxed names (case,
+``-`` and ``_`` ignored: ``rates.base-url`` finds ``rates.baseUrl``), nested values resolved in turn; a
+key that is nowhere and has no default stays unknown.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+import yaml
+
+from ..layout.layout import Layout
+
+_PROFILE = re.compile(r"^(bootstrap|application)-[\w.-]+\.(ya?ml|properties)$")
+_PLACEHOLDER = re.compile(r"\$\{([^{}:]+)(?::([^{}]*))?\}")
+_SETTINGS = (".yml", ".yaml", ".properties")
+
+
+def canonical(key: str) -> str:
+    """Spring's relaxed key: lower case, ``-`` and ``_`` dropped."""
+    return key.replace("-", "").replace("_", "").lower()
+
+
+def _flatten(value: Any, prefix: str, out: dict[str, str]) -> None:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _flatten(item, f"{prefix}.{key}" if prefix else str(key), out)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _flatten(item, f"{prefix}[{index}]", out)
+        if value and all(isinstance(v, str | int | float) and not isinstance(v, bool) for v in value):
+            out.setdefault(prefix, ",".join(str(v) for v in value))
+    elif value is not None and prefix:
+        out[prefix] = str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def read_settings(path: Path) -> dict[str, str]:
+    """One settings file as flat ``key -> value`` (unreadable files: empty)."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return {}
+    out: dict[str, str] = {}
+    if path.suffix == ".properties":
+        for line in text.splitlines():
+            line = line.strip()
+            if not line or line.startswith(("#", "!")):
+                continue
+            match = re.match(r"^([^=:\s]+)\s*[=:]?\s*(.*)$", line)
+            if match:
+                out[match.group(1)] = match.group(2).strip()
+        return out
+    try:
+        for doc in yaml.safe_load_all(text):
+            if isinstance(doc, dict) and "spring.profiles" not in doc and not _profile_doc(doc):
+                _flatten(doc, "", out)
+    except yaml.YAMLError:
+        return out
+    return out
+
+
+def _profile_doc(doc: dict) -> bool:
+    """A YAML document that applies to one profile only (``spring.config.activate.on-profile``)."""
+    spring = doc.get("spring")
+    if not isinstance(spring, dict):
+        return False
+    if "profiles" in spring and isinstance(spring["profiles"], str):
+        return True
+    activate = (spring.get("config") or {}).get("activate") if isinstance(spring.get("config"), dict) else None
+    return isinstance(activate, dict) and "on-profile" in activate
+
+
+@dataclass
+class Values:
+    """The settings one module's code sees, and where they came from."""
+
+    entries: dict[str, str] = field(default_factory=dict)
+    files: list[str] = field(default_factory=list)
+    _canonical: dict[str, str] = field(default_factory=dict)
+
+    def add(self, settings: dict[str, str], source: str) -> None:
+        self.entries.update(settings)
+        self._canonical.update({canonical(k): v for k, v in settings.items()})
+        self.files.append(source)
+
+    def get(self, key: str) -> str | None:
+        found = self.entries.get(key)
+        return found if found is not None else self._canonical.get(canonical(key))
+
+    def resolve(self, text: str, depth: int = 0) -> tuple[str, list[str]]:
+        """``text`` with its placeholders replaced; the keys that could not be found (each left as
+        ``{?}``)."""
+        missing: list[str] = []
+
+        def replace(match: re.Match) -> str:
+            key, default = match.group(1).strip(), match.group(2)
+            value = self.get(key)
+            if value is None:
+                value = default
+            if value is None:
+                missing.append(key)
+                return "{?}"
+            if "${" in value and depth < 8:
+                value, inner = self.resolve(value, depth + 1)
+                missing.extend(inner)
+            return value
+
+        return _PLACEHOLDER.sub(replace, text), missing
+
+
+def _locations(module_path: str, raw: str) -> list[str]:
+    """Folders (relative to the root) named by a native config server's search-locations."""
+    base = PurePosixPath("" if module_path == "." else module_path)
+    out = []
+    for item in raw.split(","):
+        item = item.strip().rstrip("/")
+        if item.startswith("classpath:"):
+            out.append(str(base / "src/main/resources" / item[len("classpath:"):].lstrip("/")))
+        elif item.startswith("file:"):
+            rel = item[len("file:"):]
+            if not rel.startswith("/"):
+                out.append(str(base / rel.removeprefix("./")))
+    return [o.rstrip("/").removesuffix("/.") for o in out]
+
+
+def _inside(path: Path, root: Path) -> bool:
+    """Whether ``path``'s real path (``..`` collapsed, symlinks followed) is inside the project ``root``."""
+    real, base = Path(os.path.realpath(path)), Path(os.path.realpath(root))
+    return real == base or real.is_relative_to(base)
+
+
+def module_values(layout: Layout, root: Path) -> dict[str, Values]:
+    """Each module's values (see the module docstring), by module path."""
+    local: dict[str, list[tuple[str, dict[str, str]]]] = {}
+    for path, module in layout.modules.items():
+        files = [f for f in module.config_files if not _PROFILE.match(PurePosixPath(f).name)]
+        local[path] = [(f, read_settings(root / f)) for f in files]
+    servers: list[str] = []
+    for path, files in local.items():
+        merged: dict[str, str] = {}
+        for _, settings in files:
+            merged.update(settings)
+        raw = merged.get("spring.cloud.config.server.native.search-locations") or merged.get(
+            "spring.cloud.config.server.native.searchLocations")
+        if raw:
+            servers += _locations(path, raw)
+    shared = [folder for folder in servers if (root / folder).is_dir() and _inside(root / folder, root)]
+    out: dict[str, Values] = {}
+    for path, module in layout.modules.items():
+        values = Values()
+        for source, settings in local[path]:
+            if not any(source.startswith(folder + "/") for folder in shared):
+                values.add(settings, source)
+        service = layout.services.get(module.microservice)
+        name = module.spring_name or (service.declared_names.get("spring.application.name") if service else None)
+        for folder in shared:
+            for stem in ("application", name):
+                if not stem:
+                    continue
+                for suffix in _SETTINGS:
+                    candidate = root / folder / f"{stem}{suffix}"
+                    if candidate.is_file() and _inside(candidate, root):
+                        values.add(read_settings(candidate), f"{folder}/{stem}{suffix}")
+        out[path] = values
+    return out
