@@ -179,3 +179,9 @@ def test_the_real_model_routes_clear_questions_and_abstains_on_unrelated_ones(
     embedder, library, question, expected
 ):
     assert route(embedder, library, question).skill_id == expected
+
+
+def test_a_lone_candidate_has_no_margin_and_must_carry_it_with_its_match():
+    weak = J.judge([J.Candidate("a", [0.30])])
+    assert weak.skill_id is None and weak.margin == 0 and "guess" not in weak.reason
+    assert J.judge([J.Candidate("a", [0.90])]).skill_id == "a"

@@ -583,3 +583,20 @@ def test_the_passage_cache_keeps_nothing_read_across_a_write_and_is_bounded(runt
     bounded = PassageCache(max_skills=1)
     bounded.fill(store, store.get_nodes(ids))
     assert [key[1] for key in bounded._rows] == [ids[1]]  # the least recently used went first
+
+
+def test_the_library_counts_its_archived_skills_and_filters_only_when_some_are(runtime, monkeypatch):
+    reset = create(runtime).skill_id
+    create(runtime, REFUND)
+    store = store_of(runtime)
+    assert store.get_meta(library.ARCHIVED_COUNT) == 0 and library.in_use_filter(store) is None
+    run(runtime, "archive_skill", skill_id=reset)
+    assert store.get_meta(library.ARCHIVED_COUNT) == 1 and library.in_use_filter(store) == library.IN_USE
+    assert run(runtime, "search_skills", query="I forgot my password").skill is None
+    run(runtime, "unarchive_skill", skill_id=reset)
+    assert store.get_meta(library.ARCHIVED_COUNT) == 0
+    assert run(runtime, "search_skills", query="I forgot my password").skill.skill_id == reset
+    # a library written before the count (no meta) is filtered, as every library was
+    with store.atomic():
+        store.set_meta(library.ARCHIVED_COUNT, None)
+    assert library.in_use_filter(store) == library.IN_USE

@@ -17,8 +17,8 @@ enough, and nothing otherwise:
     value = W_MATCH * match + W_ABOVE_TYPICAL * (match - typical) + W_MARGIN * margin + BIAS
     answer when value >= 0 and margin >= MIN_MARGIN      score = 1 / (1 + exp(-value)), >= 0.5
 
-where ``margin`` is the best rank minus the runner-up's (the best rank itself when
-there is no runner-up) and ``examples_mean`` is the skill's calibration: each of its
+where ``margin`` is the best rank minus the runner-up's (0 when the skill is the only
+candidate: its match must carry it alone) and ``examples_mean`` is the skill's calibration: each of its
 ``n`` conditions is matched (the same ``match``) against the skill's other passages,
 leaving itself out, and the matches are averaged (:func:`calibration`; computed when
 the skill is written). A skill whose examples sit close together (an imported intent
@@ -214,9 +214,9 @@ def judge(candidates: Sequence[Candidate], *, tau: float = TAU, weight: float = 
         return Verdict(None, None, scored, reason=reason)
     best = eligible[0]
     others = [s.rank for s in scored if s is not best]
-    margin = best.rank - max(others) if others else best.rank
+    margin = best.rank - max(others) if others else 0.0  # alone: its match must carry it
     value = decision_value(best.match, best.typical, margin)
-    if margin < MIN_MARGIN:
+    if others and margin < MIN_MARGIN:
         return Verdict(None, best.skill_id, scored, margin, min(value, -1e-9),
                        f"the runner-up is as close (margin {margin:.3f} < {MIN_MARGIN}): choosing would be a guess")
     if value >= 0:
