@@ -18,8 +18,10 @@ from graphlore.store import Store
 from graphlore.toolsets.skills import judge
 from graphlore.toolsets.skills.library import KIND, SkillLibrary, Stored, calibration_of, in_use_filter
 
-#: How search_skills ranks its candidates (see the module docstring).
-RANKING = HybridParams(field_weights=TITLE_FIELD_WEIGHTS)
+#: How search_skills ranks its candidates (see the module docstring). Each side's 50 best are fused (the
+#: default is 100): measured with the shipped judge, the same answers on CLINC150 val, BANKING77 and ABCD, and
+#: ~0.5 ms less per search at 10k skills (25: 1 answer in ~2,000 differs; 10: 24 on BANKING77).
+RANKING = HybridParams(field_weights=TITLE_FIELD_WEIGHTS, candidates=50)
 
 
 def candidates(library: SkillLibrary, store, query: str, vector: np.ndarray, limit: int = judge.CANDIDATES,
