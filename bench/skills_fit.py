@@ -135,7 +135,6 @@ class Table:
     correct: np.ndarray  # the best skill is the question's
     inside: np.ndarray  # the question is in scope
     generic: np.ndarray  # out of scope and from oos_train (not a left-out intent)
-    calibrated: np.ndarray  # the best skill has a calibration of its own (2 conditions or more)
 
     def features(self) -> np.ndarray:
         return np.column_stack([self.match, self.match - self.typical, self.margin])
@@ -143,7 +142,7 @@ class Table:
     @staticmethod
     def join(tables: Sequence[Table]) -> Table:
         return Table(*(np.concatenate([getattr(t, f) for t in tables]) for f in
-                       ("match", "typical", "margin", "correct", "inside", "generic", "calibrated")))
+                       ("match", "typical", "margin", "correct", "inside", "generic")))
 
     def rates(self, values: np.ndarray, generic_only: bool = False) -> tuple[float, float]:
         """(in-scope accuracy, null rate) when answering at ``values >= 0``."""
@@ -178,14 +177,12 @@ def table(fold: Fold, tau: float, weight: float, prior: tuple[float, float] | No
     labels_ = np.array([x if x is not None else "" for x in labels])
     inside = np.array([x is not None for x in labels])
     return Table(match[rows, best], typical, rank[rows, best] - rank[rows, second],
-                 inside & (names[best] == labels_), inside, np.asarray(generic, dtype=bool),
-                 np.array([calibrations[b].calibrated for b in best], dtype=bool))
+                 inside & (names[best] == labels_), inside, np.asarray(generic, dtype=bool))
 
 
 def typical_of(calibration: J.Calibration, prior: tuple[float, float] | None) -> float:
-    """The typical match of the calibrated formula (for a skill without a calibration: the prior mean)."""
     if prior is None:
-        prior = (J.PRIOR_N, J.PRIOR_MEAN)
+        return calibration.typical()
     n, mean = prior
     if calibration.mean is None or calibration.examples < J.MIN_EXAMPLES:
         return mean
@@ -277,12 +274,9 @@ def logistic(x: np.ndarray, y: np.ndarray, weights: np.ndarray, l2: float = 1e-3
     return w
 
 
-def values(t: Table, w: np.ndarray, min_margin: float = 0.0, floor: float | None = None) -> np.ndarray:
-    """The decision value of each question's best candidate (below ``min_margin``: no answer); with ``floor``,
-    a best candidate without a calibration is held to it (``judge.decision_value``)."""
+def values(t: Table, w: np.ndarray, min_margin: float = 0.0) -> np.ndarray:
+    """The decision value of each question's best candidate (below ``min_margin``: no answer)."""
     out = t.features() @ w[:3] + w[3]
-    if floor is not None:
-        out = np.where(t.calibrated, out, (w[0] + w[1]) * (t.match - floor))
     return np.where(t.margin < min_margin, -1.0, out)
 
 
@@ -339,37 +333,13 @@ def fit_weights(tables: dict[str, Table], log: Callable[[str], None] | None = No
 
 
 def prior_mean(titles: Table, w: np.ndarray, least: float) -> float:
-    """The lowest prior mean at which skills without conditions, judged by the calibrated formula, refuse 0.85
-    of oos_train."""
+    """The lowest prior mean at which skills without conditions refuse 0.85 of oos_train."""
     for mean in np.arange(0.2, 1.0, 0.001):
         shifted = Table(titles.match, np.full_like(titles.match, mean), titles.margin, titles.correct,
-                        titles.inside, titles.generic, titles.calibrated)
+                        titles.inside, titles.generic)
         if shifted.rates(values(shifted, w, least), generic_only=True)[1] >= 0.85:
             return float(round(mean, 3))
     raise RuntimeError("no prior mean refuses 0.85 of oos_train")
-
-
-def uncalibrated_floor(titles: Table, w: np.ndarray, least: float, log: Callable[[str], None] | None = None
-                       ) -> float:
-    """The lowest match floor at which skills without conditions refuse 0.85 of oos_train; logged against
-    the calibrated formula with the prior, and against a logistic regression on the match and the margin."""
-    floor = next(float(round(f, 3)) for f in np.arange(0.2, 1.0, 0.001)
-                 if titles.rates(values(titles, w, least, f), generic_only=True)[1] >= 0.85)
-    if log:
-        shared = titles.rates(values(titles, w, least), generic_only=True)
-        keep = titles.inside | titles.generic
-        x = np.column_stack([titles.match, titles.margin])
-        inside = titles.inside[keep]
-        u = logistic(x[keep], titles.correct[keep].astype(float),
-                     np.where(inside, 0.5 / inside.sum(), 0.5 / (~inside).sum()) * keep.sum())
-        lr = max((titles.rates(np.where(titles.margin < least, -1.0, x @ u[:2] + u[2] + b), generic_only=True), b)
-                 for b in np.arange(-5, 5, 0.005)
-                 if titles.rates(np.where(titles.margin < least, -1.0, x @ u[:2] + u[2] + b), generic_only=True)[1]
-                 >= 0.85)[0]
-        log(f"  skills without conditions (clinc_titles), in scope at oos_train null >= 0.85: a floor on the match "
-            f"{titles.rates(values(titles, w, least, floor), generic_only=True)[0]:.3f} (floor {floor}); the "
-            f"calibrated formula with the prior {shared[0]:.3f} (null {shared[1]:.3f}); match and margin {lr[0]:.3f}")
-    return floor
 
 
 def tables_at(sets: dict[str, list[Fold]], names: Sequence[str], tau: float, weight: float,
@@ -387,7 +357,6 @@ class Fitted:
     min_margin: float
     margin: float
     tables: dict[str, Table]
-    floor: float = 0.0
 
 
 def fit_for(sets: dict[str, list[Fold]], tau: float, weight: float, prior_n: float,
@@ -403,8 +372,7 @@ def fit_for(sets: dict[str, list[Fold]], tau: float, weight: float, prior_n: flo
     if log:
         log(f"  PRIOR_N {prior_n:g}: the answers by margin on the clinc + banking folds")
         min_margin(tables, w, log)
-    floor = uncalibrated_floor(tables["clinc_titles"], w, least, log)
-    return Fitted(tau, weight, prior_n, mean, w, least, margin, tables, floor)
+    return Fitted(tau, weight, prior_n, mean, w, least, margin, tables)
 
 
 def fit(sets: dict[str, list[Fold]], log: Callable[[str], None] = print) -> Fitted:
@@ -424,9 +392,8 @@ def fit(sets: dict[str, list[Fold]], log: Callable[[str], None] = print) -> Fitt
     for prior_n in (1.0, 3.0):
         fitted = fit_for(sets, tau, weight, prior_n, log)
         few = tables_at(sets, ("clinc_few", "banking_few"), tau, weight, (prior_n, fitted.prior_mean))
-        a, b = few["clinc_few"].rates(values(few["clinc_few"], fitted.w, fitted.min_margin, fitted.floor),
-                                      generic_only=True)
-        c, d = few["banking_few"].rates(values(few["banking_few"], fitted.w, fitted.min_margin, fitted.floor))
+        a, b = few["clinc_few"].rates(values(few["clinc_few"], fitted.w, fitted.min_margin), generic_only=True)
+        c, d = few["banking_few"].rates(values(few["banking_few"], fitted.w, fitted.min_margin))
         log(f"  PRIOR_N {prior_n:g}: MIN_MARGIN {fitted.min_margin}, PRIOR_MEAN {fitted.prior_mean}, smallest margin "
             "over the targets "
             f"{fitted.margin:+.4f}; 0-20 conditions per skill: clinc {a:.3f} / null (oos_train) {b:.3f}, "
@@ -452,16 +419,15 @@ def report(fitted: Fitted, log: Callable[[str], None] = print) -> None:
     w = fitted.w
     log(f"fitted: TAU {fitted.tau}, PROTOTYPE_WEIGHT {fitted.weight}, PRIOR_N {fitted.prior_n:g}, PRIOR_MEAN "
         f"{fitted.prior_mean}, W_MATCH {w[0]:.3f}, W_ABOVE_TYPICAL {w[1]:.3f}, W_MARGIN {w[2]:.3f}, BIAS {w[3]:.3f}, "
-        f"MIN_MARGIN {fitted.min_margin}, UNCALIBRATED_FLOOR {fitted.floor}")
+        f"MIN_MARGIN {fitted.min_margin}")
     shipped = (J.TAU, J.PROTOTYPE_WEIGHT, J.PRIOR_N, J.PRIOR_MEAN, J.W_MATCH, J.W_ABOVE_TYPICAL, J.W_MARGIN, J.BIAS,
-               J.MIN_MARGIN, J.UNCALIBRATED_FLOOR)
-    fitted_ = (fitted.tau, fitted.weight, fitted.prior_n, fitted.prior_mean, *np.round(w, 3), fitted.min_margin,
-               fitted.floor)
+               J.MIN_MARGIN)
+    fitted_ = (fitted.tau, fitted.weight, fitted.prior_n, fitted.prior_mean, *np.round(w, 3), fitted.min_margin)
     same = all(abs(a - b) < 1e-6 for a, b in zip(shipped, fitted_, strict=True))
     log(f"  the shipped constants are {'these' if same else 'NOT these: ' + str(shipped)}")
     for name in ("clinc", "banking"):
         t = fitted.tables[name]
-        v = values(t, w, fitted.min_margin, fitted.floor)
+        v = values(t, w, fitted.min_margin)
         inside, null = t.rates(v)
         extra = f", oos_train null {t.rates(v, generic_only=True)[1]:.3f}" if name == "clinc" else ""
         log(f"  on the {name} folds it was fitted on: in-scope {inside:.3f}, null {null:.3f}{extra}")

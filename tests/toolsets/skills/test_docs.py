@@ -140,9 +140,7 @@ def test_the_judge_constants_are_the_code_s():
     assert f"rank = {1 - judge.PROTOTYPE_WEIGHT:g} * match + {judge.PROTOTYPE_WEIGHT:g} * prototype" in f
     assert f"shrunk toward {judge.PRIOR_MEAN:g} (as if one more example matched at {judge.PRIOR_MEAN:g}" in f
     assert judge.PRIOR_N == 1 and judge.MIN_EXAMPLES == 2
-    assert f"fewer than {judge.MIN_EXAMPLES} conditions (an agent-written skill" in f
-    assert f"it is returned when its match reaches **{judge.UNCALIBRATED_FLOOR:g}**" in f
-    assert f"(held to the floor {judge.UNCALIBRATED_FLOOR:g})" in f
+    assert f"fewer than {judge.MIN_EXAMPLES} conditions is held to {judge.PRIOR_MEAN:g}" in f
     assert (f"`{judge.W_MATCH:g} * match + {judge.W_ABOVE_TYPICAL:g} * (match - typical) + {judge.W_MARGIN:g} * "
             f"margin + {judge.BIAS:g} >= 0`") in f
     assert f"the margin is at least **{judge.MIN_MARGIN:g}**" in f

@@ -60,7 +60,7 @@ def test_a_skill_with_fewer_than_two_conditions_is_held_to_the_prior():
     vectors = unit(np.eye(4)[:3])
     assert J.calibration(vectors, head=2) == J.Calibration(1, None)
     assert J.calibration(vectors, head=3) == J.Calibration(0, None)
-    assert J.Calibration(1, None).typical() is None and not J.Calibration(1, None).calibrated
+    assert J.Calibration(1, None).typical() == J.PRIOR_MEAN
     many = J.Calibration(1000, 0.9).typical()
     assert 0.89 < many < 0.9  # a thousand examples: almost their own mean
     few = J.Calibration(2, 0.9).typical()
@@ -70,11 +70,6 @@ def test_a_skill_with_fewer_than_two_conditions_is_held_to_the_prior():
 def test_the_decision_value_is_the_documented_formula():
     assert J.decision_value(0.7, 0.6, 0.1) == pytest.approx(
         J.W_MATCH * 0.7 + J.W_ABOVE_TYPICAL * 0.1 + J.W_MARGIN * 0.1 + J.BIAS)
-    # without a calibration of its own: the match against the floor, on the same scale, whatever the margin
-    for margin in (0.0, 0.3):
-        assert J.decision_value(0.5, None, margin) == pytest.approx(
-            (J.W_MATCH + J.W_ABOVE_TYPICAL) * (0.5 - J.UNCALIBRATED_FLOOR))
-    assert J.decision_value(J.UNCALIBRATED_FLOOR, None, 0.0) == 0
 
 
 def test_judge_returns_the_best_ranked_candidate_when_the_evidence_is_enough():
@@ -96,14 +91,9 @@ def test_judge_never_guesses_between_candidates_as_close_as_the_minimum_margin()
 
 
 def test_judge_abstains_when_the_evidence_is_short_and_says_what_was_missing():
-    uncalibrated = J.judge([J.Candidate("a", [J.UNCALIBRATED_FLOOR - 0.01]), J.Candidate("b", [0.2])])
-    assert uncalibrated.skill_id is None and uncalibrated.best == "a" and uncalibrated.score < 0.5
-    assert f"below the floor {J.UNCALIBRATED_FLOOR} of skills without examples" in uncalibrated.reason
-    assert J.judge([J.Candidate("a", [J.UNCALIBRATED_FLOOR + 0.01]), J.Candidate("b", [0.2])]).skill_id == "a"
-    own = J.Calibration(20, 0.6)
-    short = J.judge([J.Candidate("a", [0.42], calibration=own), J.Candidate("b", [0.40])])
-    assert short.skill_id is None and "margin over the runner-up 0.020" in short.reason
-    assert "needed at this match" in short.reason
+    verdict = J.judge([J.Candidate("a", [0.35]), J.Candidate("b", [0.32])])
+    assert verdict.skill_id is None and verdict.best == "a" and verdict.score < 0.5
+    assert "margin over the runner-up 0.030" in verdict.reason and "needed at this match" in verdict.reason
 
 
 def test_a_match_far_below_what_the_skill_s_examples_reach_abstains():

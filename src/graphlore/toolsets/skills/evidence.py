@@ -65,7 +65,7 @@ def build(found: Sequence[Stored], verdict: judge.Verdict, vector: np.ndarray | 
         negative = negatives[scored.skill_id] @ vector if scored.skill_id in negatives else None
         rows.append(CandidateEvidence(
             skill_id=scored.skill_id, title=stored.fields["title"], match=round(scored.match, 4),
-            typical=None if scored.typical is None else round(scored.typical, 4), rank=round(scored.rank, 4),
+            typical=round(scored.typical, 4), rank=round(scored.rank, 4),
             matched=matched(stored, stored.node.vectors @ vector), failed_on=failed_on(stored, scored, negative)))
     nearest = (verdict.best or (verdict.scored[0].skill_id if verdict.scored else None)) if answer is None else None
     if decision is None:

@@ -15,7 +15,6 @@ enough, and nothing otherwise:
 
     typical = (n * examples_mean + PRIOR_N * PRIOR_MEAN) / (n + PRIOR_N)
     value = W_MATCH * match + W_ABOVE_TYPICAL * (match - typical) + W_MARGIN * margin + BIAS
-    without a calibration (n < 2): value = (W_MATCH + W_ABOVE_TYPICAL) * (match - UNCALIBRATED_FLOOR)
     answer when value >= 0 and margin >= MIN_MARGIN      score = 1 / (1 + exp(-value)), >= 0.5
 
 where ``margin`` is the best rank minus the runner-up's (0 when the skill is the only
@@ -23,14 +22,11 @@ candidate: its match must carry it alone) and ``examples_mean`` is the skill's c
 ``n`` conditions is matched (the same ``match``) against the skill's other passages,
 leaving itself out, and the matches are averaged (:func:`calibration`; computed when
 the skill is written). A skill whose examples sit close together (an imported intent
-of near paraphrases) must be matched about as closely as they match each other. A
-skill with fewer than 2 conditions (an agent-written skill, an ABCD procedure) has no
-calibration of its own: its match alone must reach ``UNCALIBRATED_FLOOR`` (on training
-libraries of such skills, a floor on the match beat these weights with a prior
-calibration, 0.620 against 0.600 in scope at the same null, and beat the match and the
-margin together, 0.605). So abstention depends on the evidence there is: how close
-the query is, how that compares to what the skill's own examples reach, and how far
-the runner-up is behind. A candidate whose nearest negative example (a question it
+of near paraphrases) must be matched about as closely as they match each other; a
+skill with fewer than 2 conditions has no calibration of its own and is held to
+``PRIOR_MEAN``. So abstention depends on three pieces of evidence: how close the
+query is, how that compares to what the skill's own examples reach, and how far the
+runner-up is behind. A candidate whose nearest negative example (a question it
 failed on, recorded by ``record_outcome``) is closer to the query than its match is
 never returned.
 
@@ -55,8 +51,7 @@ each set and each class weighted equally; ``BIAS`` puts the threshold where the
 smallest margin over the issue's targets is largest (CLINC in-scope 0.88 with
 ``oos_train`` null 0.85; BANKING in-scope 0.85 with null 0.60); ``PRIOR_MEAN`` is the
 lowest at which skills without conditions still refuse 0.85 of ``oos_train``;
-``UNCALIBRATED_FLOOR`` the lowest at which ``clinc_titles`` refuses 0.85 of
-``oos_train``; ``PRIOR_N`` the better of 1 and 3 on libraries of 0-20 conditions per skill;
+``PRIOR_N`` the better of 1 and 3 on libraries of 0-20 conditions per skill;
 ``MIN_MARGIN`` the margin below which the answers on the folds were right less than
 half the time (a guess: never answered; it moved the targets' margin by under
 0.003). Other
@@ -76,7 +71,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 #: Bump when a constant below changes, so benchmark notes can say which judge made them.
-JUDGE_VERSION = 4
+JUDGE_VERSION = 3
 #: Candidates hybrid search hands the judge.
 CANDIDATES = 5
 #: Temperature of the soft best match, in cosine units: passages within ~TAU of the best count.
@@ -95,8 +90,6 @@ BIAS = 3.116
 MIN_EXAMPLES = 2
 #: A best candidate less than this (in rank) ahead of the runner-up is never returned: a coin flip.
 MIN_MARGIN = 0.015
-#: The match a skill without a calibration of its own (fewer than MIN_EXAMPLES conditions) must reach.
-UNCALIBRATED_FLOOR = 0.341
 
 
 @dataclass(frozen=True)
@@ -106,16 +99,10 @@ class Calibration:
     examples: int = 0
     mean: float | None = None
 
-    @property
-    def calibrated(self) -> bool:
-        """Whether the skill has examples enough for a calibration of its own."""
-        return self.mean is not None and self.examples >= MIN_EXAMPLES
-
-    def typical(self) -> float | None:
-        """The match an in-scope question is expected to reach: the mean, shrunk toward the prior (None: no
-        calibration of its own)."""
-        if not self.calibrated:
-            return None
+    def typical(self) -> float:
+        """The match an in-scope question is expected to reach: the mean, shrunk toward the prior."""
+        if self.mean is None or self.examples < MIN_EXAMPLES:
+            return PRIOR_MEAN
         return (self.examples * self.mean + PRIOR_N * PRIOR_MEAN) / (self.examples + PRIOR_N)
 
 
@@ -138,7 +125,7 @@ class Scored:
     match: float
     prototype: float
     rank: float
-    typical: float | None
+    typical: float
     best_passage: int
     negative: float | None = None
 
@@ -198,12 +185,8 @@ def calibration(passage_vectors: np.ndarray, head: int, tau: float = TAU) -> Cal
     return Calibration(n, float(matches.mean()))
 
 
-def decision_value(match: float, typical: float | None, margin: float) -> float:
-    """The evidence for returning a candidate; >= 0 answers (see the module docstring). Without a ``typical``
-    match (no calibration of its own) the match alone counts, against :data:`UNCALIBRATED_FLOOR`, on the
-    same scale."""
-    if typical is None:
-        return (W_MATCH + W_ABOVE_TYPICAL) * (match - UNCALIBRATED_FLOOR)
+def decision_value(match: float, typical: float, margin: float) -> float:
+    """The evidence for returning a candidate; >= 0 answers (see the module docstring)."""
     return W_MATCH * match + W_ABOVE_TYPICAL * (match - typical) + W_MARGIN * margin + BIAS
 
 
@@ -237,19 +220,14 @@ def judge(candidates: Sequence[Candidate], *, tau: float = TAU, weight: float = 
         return Verdict(None, best.skill_id, scored, margin, min(value, -1e-9),
                        f"the runner-up is as close (margin {margin:.3f} < {MIN_MARGIN}): choosing would be a guess")
     if value >= 0:
-        typical = (f"typical {best.typical:.3f}" if best.typical is not None else
-                   f"no examples of its own: floor {UNCALIBRATED_FLOOR}")
         return Verdict(best.skill_id, best.skill_id, scored, margin, value,
-                       f"match {best.match:.3f} ({typical}) and margin {margin:.3f} are enough")
+                       f"match {best.match:.3f} (typical {best.typical:.3f}) and margin {margin:.3f} are enough")
     return Verdict(None, best.skill_id, scored, margin, value, why_not(best, margin, value))
 
 
 def why_not(best: Scored, margin: float, value: float) -> str:
     """What the best candidate lacked, in words: how its match compares to its examples', and the margin it
     would have needed at that match."""
-    if best.typical is None:
-        return (f"match {best.match:.3f} is below the floor {UNCALIBRATED_FLOOR} of skills without examples of "
-                "their own")
     needed = margin - value / W_MARGIN
     below = (f"match {best.match:.3f} is below what its examples reach ({best.typical:.3f})" if best.match < best.typical
              else f"match {best.match:.3f} (its examples reach {best.typical:.3f})")

@@ -283,10 +283,9 @@ class CandidateEvidence(Response):
     skill_id: str
     title: str
     match: float = Field(description="Soft best match of the query over the skill's passages (cosine units).")
-    typical: float | None = Field(
-        description="The match its own examples reach (leave-one-out over its conditions, shrunk toward a prior): "
-        "a query well below it is probably not about this skill. null: fewer than 2 conditions, no calibration "
-        "of its own (its match must reach a fixed floor)."
+    typical: float = Field(
+        description="The match its own examples reach (leave-one-out over its conditions, shrunk toward a prior "
+        "for skills with few): a query well below it is probably not about this skill."
     )
     rank: float = Field(description="What candidates are ordered by: 0.7 x match + 0.3 x prototype cosine.")
     matched: list[MatchedPassage] = Field(description="Its closest passage of each field, closest first.")

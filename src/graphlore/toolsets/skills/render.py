@@ -39,8 +39,8 @@ def _evidence(r: SearchSkillsResponse) -> list[str]:
         closest = c.matched[0] if c.matched else None
         shown = f"; closest {closest.field} {closest.cosine:.2f} {closest.text!r}" if closest else ""
         failed = f"; failed on {c.failed_on!r}" if c.failed_on else ""
-        typical = f"typical {c.typical:.3f}" if c.typical is not None else "no examples of its own"
-        lines.append(f"  {c.rank:.3f}  {c.title} ({c.skill_id}): match {c.match:.3f}, {typical}{shown}{failed}")
+        lines.append(f"  {c.rank:.3f}  {c.title} ({c.skill_id}): match {c.match:.3f}, typical {c.typical:.3f}"
+                     f"{shown}{failed}")
     return lines
 
 
