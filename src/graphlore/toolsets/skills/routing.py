@@ -1,10 +1,12 @@
 """What of a skill is indexed for ``search_skills``: the texts embedded and the text BM25 ranks.
 
 A skill is indexed as several passages, one vector each: its title, its problem
-and each of its conditions (exact repeats dropped, order kept). The judge scores a
-skill by a soft best match over these passages (:mod:`judge`), so one close
-passage is enough and several close ones count more. Measured with
-``bench/skills_routing.py`` (all-MiniLM-L6-v2 int8; figures in :mod:`judge`):
+and each of its conditions (exact repeats dropped, order kept): every example text
+an import brings is a condition, and so are the questions confirmed outcomes teach
+it (:mod:`learning`). The judge scores a skill by a soft best match over these
+passages (:mod:`judge`), so one close passage is enough and several close ones count
+more. Measured with ``bench/skills_routing.py --variants`` at judge v2 (the
+floor on the soft match; that option is not in the current bench):
 
 - one vector per passage beat one vector of the texts joined (ABCD top-1 0.79 vs
   0.84-0.87) and beat the condition examples alone (ABCD 0.81) in the first
@@ -20,7 +22,7 @@ passage is enough and several close ones count more. Measured with
   they go to BM25 with the title, problem and conditions (:func:`keyword_document`).
 
 BM25 only helps gather candidates: added to the judge's scores it did not help
-(see :mod:`judge`).
+(judge v2's measurements).
 
 **Near-duplicates** (``create_skill``): a new skill duplicates an existing one when
 their prototypes (the normalised mean of each skill's passage vectors) have a
