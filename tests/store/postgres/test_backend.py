@@ -257,7 +257,7 @@ def many(settings):
 def plan(store, query, kind, where, exact):
     from graphlore.store.postgres import sql
 
-    statement, params = sql.vector_sql(store._s, kind, where, connection.Vec(query), 20, exact)
+    statement, params = sql.vector_sql(store._s, kind, where, query, 20, exact)
     with store._connection() as conn, conn.transaction():
         conn.execute("SET LOCAL enable_seqscan = off")  # 3,000 rows: the planner would rather sort them all
         return "\n".join(r[0] for r in conn.execute("EXPLAIN " + statement, params))
@@ -425,16 +425,16 @@ def test_a_bulk_load_builds_the_vector_index_once_at_the_end(settings):
         with store._connection() as conn:
             return conn.execute("SELECT to_regclass(%s) IS NOT NULL", (f"{store._s}.passages_hnsw",)).fetchone()[0]
 
-    with store.deferred_index():
+    with store.bulk_load():
         store.upsert_nodes([Node(f"n{i:03d}", "doc", vectors=vectors[i]) for i in range(200)])
         assert not has_index()
         assert store.vector_search(vectors[7], limit=1)[0].id == "n007"  # exact meanwhile
         store.upsert_nodes([Node(f"n{i:03d}", "doc", vectors=vectors[i]) for i in range(200, 400)])
     assert has_index() and store.vector_search(vectors[300], limit=1)[0].id == "n300"
-    with store.deferred_index():
+    with store.bulk_load():
         assert not has_index()
     assert has_index()
-    with pytest.raises(KeyboardInterrupt), store.deferred_index():  # a failed load builds nothing
+    with pytest.raises(KeyboardInterrupt), store.bulk_load():  # a failed load builds nothing
         store.upsert_nodes([Node("n400", "doc", vectors=vectors[0])])
         raise KeyboardInterrupt
     assert not has_index() and store.vector_search(vectors[300], limit=1)[0].id == "n300"
