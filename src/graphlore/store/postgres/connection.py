@@ -1,7 +1,8 @@
 """Connections to one PostgreSQL database: a pool per URL and process, and the error boundary.
 
 Every process keeps one :class:`Database` per URL (:func:`database`), shared by
-all the namespaces it opens. Opening one first makes a plain connection with
+all the namespaces it opens; the runtime that used it closes it (:func:`close`, through
+:func:`graphlore.store.factory.close_backend`), and whatever is left is closed at exit. Opening one first makes a plain connection with
 the connect timeout (``connect_timeout`` in the URL, default 5 s), so an
 unreachable or refusing server is one line, ``Database connection failed:
 <reason>``, within that time; then it applies the database-wide migrations
@@ -237,9 +238,18 @@ def database(url: str) -> Database:
     """This process's :class:`Database` for ``url`` (made, checked and migrated on first use)."""
     with _lock:
         db = _databases.get(url)
-        if db is None or db.pool.closed:
+        if db is None:  # one closed by close() opens a new pool when next used
             db = _databases[url] = Database(url)
         return db
+
+
+def close(url: str) -> None:
+    """Close this process's pool to ``url`` (the runtime does, through the factory, when it closes); a store
+    still open on it opens a new pool when next used."""
+    with _lock:
+        db = _databases.get(url)
+    if db is not None:
+        db.close()
 
 
 @atexit.register
