@@ -401,7 +401,7 @@ def find_scale(runtime: Runtime, args: argparse.Namespace) -> None:
         store.upsert_nodes([Node(f"{'T' if start + j < topics else 'E'}:n{start + j}",
                                  "topic" if start + j < topics else "entity", f"n{start + j}", "", {}, row[None, :])
                             for j, row in enumerate(rows)])
-    record_embedder(store, runtime.embedder)
+    record_embedder(store, runtime.embedder.name, runtime.embedder.dim)
     ctx = CallContext(session="bench")
     selector = {"name": "Korvani Systems", "definition": "maker of solar equipment in Kenya"}
     began = time.perf_counter()
