@@ -230,7 +230,7 @@ class FolderIndex:
 
     def stale_files(self, store: Store) -> list[str]:
         """Relative paths added, changed (mtime) or removed since the last update."""
-        indexed: dict[str, float] = store.get_meta("files") or {}
+        indexed: dict[str, float] = self.handle.value(store, "files") or {}
         current = self.list_files()
         changed = [p for p, m in current.items() if indexed.get(p) != m]
         removed = [p for p in indexed if p not in current]
@@ -246,6 +246,8 @@ class FolderIndex:
         the store."""
         watches = self.runtime.state(FolderWatches)
         feed = watches.feed(self.namespace, self.root, self.skip) if self.runtime.watch_files else None
+        if feed is None:
+            self.handle.want("files")  # every call compares the files' mtimes: read them with the rest
         if feed is not None and not feed.changed():
             store = self._ready()
             if store is not None:

@@ -104,6 +104,14 @@ class Namespace:
             self._meta = store.get_meta_many(self.meta_keys)
         return self._meta
 
+    def want(self, *keys: str) -> None:
+        """Read ``keys`` too with the bookkeeping of this call (before it is read, to save a round trip)."""
+        self.meta_keys = tuple(dict.fromkeys([*self.meta_keys, *keys]))
+
+    def value(self, store: Store, key: str) -> Any:
+        """One metadata value: from this call's bookkeeping when it holds ``key``, else read now."""
+        return self.meta(store).get(key) if key in self.meta_keys else store.get_meta(key)
+
     def reread(self) -> None:
         """The metadata changed (this call wrote it): the next :meth:`meta` reads it again."""
         self._meta = None

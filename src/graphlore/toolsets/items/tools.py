@@ -180,6 +180,7 @@ def get_similar(runtime: Runtime, request: GetSimilarRequest, progress: Progress
 
 def get_index_status(runtime: Runtime, request: GetIndexStatusRequest) -> GetIndexStatusResponse:
     index = ItemIndex(runtime, request.project_path)
+    index.handle.want("files")  # the freshness check reads them
     warnings = _config_warnings(index.root, runtime.roots)
     store = index.open()
     if store is None or index.meta(store).get("last_indexed") is None:

@@ -301,6 +301,7 @@ def service_map(runtime: Runtime, request: ServiceMapRequest) -> ServiceMapRespo
 
 def status(runtime: Runtime, request: StatusRequest) -> StatusResponse:
     index = CodeIndex(runtime, request.project_path)
+    index.handle.want("files")  # the freshness check reads them
     store = index.open()
     if store is None or index.meta(store).get("last_indexed") is None:
         stale = sorted(index.list_files())
