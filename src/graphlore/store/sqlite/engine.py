@@ -269,15 +269,14 @@ COMPACT_MIN = 2000
 
 
 class KindPostings:
-    """BM25 postings of the nodes of one kind (None: every node), kept current across this connection's
-    own writes.
+    """BM25 postings of the nodes of one kind (None: every node), kept current across writes (the store
+    touches the rows the change log names, whoever wrote them).
 
     ``base`` indexes the rows read when it was built (slots in rowid order); rows written since are
     :meth:`touch`-ed, and the next :meth:`refresh` reads them again: their base slots go dead and their
     current rows (if still of this kind) make up ``delta``, a second index rebuilt from those few rows.
     Scores count documents, lengths and term frequencies over the live rows of both
-    (:func:`bm25.overlay_scores`), so they equal a fresh index's. Another process's commit is not seen
-    here: the store drops every :class:`KindPostings` when ``PRAGMA data_version`` moves.
+    (:func:`bm25.overlay_scores`), so they equal a fresh index's.
     """
 
     def __init__(self, conn: sqlite3.Connection, kind: str | None) -> None:
