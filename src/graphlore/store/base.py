@@ -73,15 +73,16 @@ Errors
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 
 from graphlore.errors import InvalidInput
 
+T = TypeVar("T")
 #: ``where`` filters: see the module docstring.
 Where = Mapping[str, Any]
 #: The metadata key where a store records its last write (see "Last write" above); the store sets it.
@@ -139,6 +140,19 @@ class EdgeSelection:
     edges: list[EdgeRef]
     first_date: str | None = None
     last_date: str | None = None
+
+
+def paged(read_page: Callable[[Any], list[tuple[Any, T]]]) -> Iterator[T]:
+    """A listing read :data:`READ_BATCH` rows at a time: ``read_page(after)`` returns up to that many
+    ``(key, item)`` pairs in key order past ``after`` (0 first), each page its own statement, so nothing
+    holds a transaction or a whole namespace between pages."""
+    after: Any = 0
+    while True:
+        page = read_page(after)
+        yield from (item for _, item in page)
+        if len(page) < READ_BATCH:
+            return
+        after = page[-1][0]
 
 
 def newest_first(rows: list[tuple], limit: int | None) -> tuple[list[tuple], str | None, str | None]:

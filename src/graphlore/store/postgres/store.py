@@ -73,6 +73,7 @@ from graphlore.store.base import (
     check_edge_ranking,
     newest_first,
     page_bound,
+    paged,
 )
 from graphlore.store.postgres import connection, pruning, sql
 from graphlore.store.postgres.connection import Database, advisory_key, translated
@@ -466,22 +467,17 @@ class PostgresStore:
         condition, params = sql.node_filter_sql(kind, where)
         after = ("AND" if condition else "WHERE") + " n.seq > %s"
 
-        def batches() -> Iterator[Node]:
-            last = 0
-            while True:
-                with self._errors(), self._snapshot() if with_vectors else self._connection() as conn:
-                    rows = conn.execute(f"SELECT n.seq, {_NODE_COLUMNS} FROM {self._s}.nodes n {condition} {after} "
-                                        "ORDER BY n.seq LIMIT %s", [*params, last, READ_BATCH]).fetchall()
-                    nodes = {r[1]: _node(r[1:]) for r in rows}
-                    if with_vectors and nodes:
-                        for node_id, vectors in self._vectors(conn, list(nodes)).items():
-                            nodes[node_id].vectors = vectors
-                yield from nodes.values()
-                if len(rows) < READ_BATCH:
-                    return
-                last = rows[-1][0]
+        def page(last: int) -> list[tuple[int, Node]]:
+            with self._errors(), self._snapshot() if with_vectors else self._connection() as conn:
+                rows = conn.execute(f"SELECT n.seq, {_NODE_COLUMNS} FROM {self._s}.nodes n {condition} {after} "
+                                    "ORDER BY n.seq LIMIT %s", [*params, last, READ_BATCH]).fetchall()
+                nodes = {r[1]: _node(r[1:]) for r in rows}
+                if with_vectors and nodes:
+                    for node_id, vectors in self._vectors(conn, list(nodes)).items():
+                        nodes[node_id].vectors = vectors
+            return [(r[0], nodes[r[1]]) for r in rows]
 
-        return batches()
+        return paged(page)
 
     @contextmanager
     def _errors(self) -> Iterator[None]:
@@ -820,19 +816,13 @@ class PostgresStore:
         :data:`~graphlore.store.base.READ_BATCH` at a time."""
         condition = "AND type = %s" if type is not None else ""
 
-        def batches() -> Iterator[Edge]:
-            last = 0
-            while True:
-                with self._errors(), self._connection() as conn:
-                    rows = conn.execute(
-                        f"SELECT seq, {_EDGE_COLUMNS} FROM {self._s}.edges WHERE seq > %s {condition} "
-                        "ORDER BY seq LIMIT %s", [last, *([type] if type is not None else []), READ_BATCH]).fetchall()
-                yield from (_edge(r[1:]) for r in rows)
-                if len(rows) < READ_BATCH:
-                    return
-                last = rows[-1][0]
+        def page(last: int) -> list[tuple[int, Edge]]:
+            with self._errors(), self._connection() as conn:
+                return [(r[0], _edge(r[1:])) for r in conn.execute(
+                    f"SELECT seq, {_EDGE_COLUMNS} FROM {self._s}.edges WHERE seq > %s {condition} "
+                    "ORDER BY seq LIMIT %s", [last, *([type] if type is not None else []), READ_BATCH])]
 
-        return batches()
+        return paged(page)
 
     def edges_of(
         self, node_ids: Sequence[str], *, direction: str = "out", types: Sequence[str] | None = None,

@@ -60,6 +60,7 @@ from graphlore.store.base import (
     fused_edge_scores,
     newest_first,
     page_bound,
+    paged,
 )
 from graphlore.store.migrate import pending
 from graphlore.store.sqlite import migrations, sql
@@ -389,22 +390,17 @@ class SQLiteStore:
         condition, params = sql.node_filter_sql(kind, where)
         after = ("AND" if condition else "WHERE") + " n.rowid > ?"
 
-        def batches() -> Iterator[Node]:
-            last = 0
-            while True:
-                with _errors(self), self._lock:
-                    rows = self._conn.execute(f"SELECT n.rowid, {_NODE_COLUMNS} FROM nodes n {condition} {after} "
-                                              "ORDER BY n.rowid LIMIT ?", [*params, last, READ_BATCH]).fetchall()
-                    nodes = {r[1]: _node(r[1:]) for r in rows}
-                    if with_vectors and nodes:
-                        for node_id, vectors in self.node_vectors(list(nodes)).items():
-                            nodes[node_id].vectors = vectors
-                yield from nodes.values()
-                if len(rows) < READ_BATCH:
-                    return
-                last = rows[-1][0]
+        def page(last: int) -> list[tuple[int, Node]]:
+            with _errors(self), self._lock:
+                rows = self._conn.execute(f"SELECT n.rowid, {_NODE_COLUMNS} FROM nodes n {condition} {after} "
+                                          "ORDER BY n.rowid LIMIT ?", [*params, last, READ_BATCH]).fetchall()
+                nodes = {r[1]: _node(r[1:]) for r in rows}
+                if with_vectors and nodes:
+                    for node_id, vectors in self.node_vectors(list(nodes)).items():
+                        nodes[node_id].vectors = vectors
+            return [(r[0], nodes[r[1]]) for r in rows]
 
-        return batches()
+        return paged(page)
 
     def count_nodes(self, kind: str | None = None, where: Where | None = None) -> int:
         condition, params = sql.node_filter_sql(kind, where)
@@ -707,19 +703,13 @@ class SQLiteStore:
         :data:`~graphlore.store.base.READ_BATCH` at a time."""
         condition = "AND type = ?" if type is not None else ""
 
-        def batches() -> Iterator[Edge]:
-            last = 0
-            while True:
-                with _errors(self), self._lock:
-                    rows = self._conn.execute(
-                        f"SELECT rowid, {_EDGE_COLUMNS} FROM edges WHERE rowid > ? {condition} ORDER BY rowid LIMIT ?",
-                        [last, *([type] if type is not None else []), READ_BATCH]).fetchall()
-                yield from (_edge(r[1:]) for r in rows)
-                if len(rows) < READ_BATCH:
-                    return
-                last = rows[-1][0]
+        def page(last: int) -> list[tuple[int, Edge]]:
+            with _errors(self), self._lock:
+                return [(r[0], _edge(r[1:])) for r in self._conn.execute(
+                    f"SELECT rowid, {_EDGE_COLUMNS} FROM edges WHERE rowid > ? {condition} ORDER BY rowid LIMIT ?",
+                    [last, *([type] if type is not None else []), READ_BATCH])]
 
-        return batches()
+        return paged(page)
 
     def _selection(self, node_ids: Sequence[str], mode: str, type: str | None, date_from: str | None,
                    date_to: str | None) -> list[tuple[int, str | None]]:
