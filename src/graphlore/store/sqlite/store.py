@@ -759,38 +759,35 @@ class SQLiteStore:
         with self._lock, self._read_transaction():
             rows, _, _ = newest_first(self._selection(ids, mode, type, date_from, date_to), None)
             rowids = [r[0] for r in rows]
-            cosine = self._edge_cosines(rowids, query) if query is not None and weights[1] else None
+            edge_ids, cosine = self._edge_cosines(rowids, query if weights[1] else None)
             keyword = self._edge_bm25(rowids, text) if text is not None and weights[0] else None
-            edge_ids = self._edge_ids(rowids)
         scores = fused_edge_scores(keyword, cosine, weights, len(rowids))
         top = np.argsort(-scores, kind="stable")[: page_bound(limit)]  # stable: ties stay newest first
         return EdgeRanking(len(rowids), [
-            EdgeHit(edge_ids[rowids[i]], float(scores[i]),
-                    None if cosine is None or np.isnan(cosine[i]) else float(cosine[i]),
+            EdgeHit(edge_ids[i], float(scores[i]), None if cosine is None or np.isnan(cosine[i]) else float(cosine[i]),
                     0.0 if keyword is None else float(keyword[i])) for i in top])
 
-    def _edge_ids(self, rowids: Sequence[int]) -> dict[int, str]:
-        out: dict[int, str] = {}
-        for chunk in _chunks(rowids):
-            marks = ",".join("?" * len(chunk))
-            out.update(self._conn.execute(f"SELECT rowid, id FROM edges WHERE rowid IN ({marks})", chunk).fetchall())
-        return out
-
-    def _edge_cosines(self, rowids: Sequence[int], query: np.ndarray) -> np.ndarray:
-        """The cosine of each edge's vector to ``query`` (NaN: no vector), in the order of ``rowids``."""
+    def _edge_cosines(self, rowids: Sequence[int], query: np.ndarray | None) -> tuple[list[str], np.ndarray | None]:
+        """Each edge's id and the cosine of its vector to ``query`` (NaN: no vector; None: no query), in the
+        order of ``rowids``, read in one pass."""
         at = {rowid: i for i, rowid in enumerate(rowids)}
-        out = np.full(len(rowids), np.nan, dtype=np.float64)
+        ids: list[str] = [""] * len(rowids)
+        out = None if query is None else np.full(len(rowids), np.nan, dtype=np.float64)
+        column = "vector" if query is not None else "NULL"
         for chunk in _chunks(rowids):
             marks = ",".join("?" * len(chunk))
-            found = self._conn.execute(f"SELECT rowid, vector FROM edges WHERE rowid IN ({marks}) "
-                                       "AND vector IS NOT NULL", chunk).fetchall()
-            if not found:
+            found = self._conn.execute(f"SELECT rowid, id, {column} FROM edges WHERE rowid IN ({marks})",
+                                       chunk).fetchall()
+            for rowid, edge_id, _ in found:
+                ids[at[rowid]] = edge_id
+            vectors = [(rowid, blob) for rowid, _, blob in found if blob is not None]
+            if out is None or not vectors:
                 continue
-            if any(len(blob) != 4 * query.shape[0] for _, blob in found):
+            if any(len(blob) != 4 * query.shape[0] for _, blob in vectors):
                 raise InvalidInput(f"query vector has dimension {query.shape[0]}, the edges hold another")
-            matrix = np.frombuffer(b"".join(blob for _, blob in found), dtype=np.float32).reshape(len(found), -1)
-            out[[at[rowid] for rowid, _ in found]] = matrix @ query
-        return out
+            matrix = np.frombuffer(b"".join(blob for _, blob in vectors), dtype=np.float32).reshape(len(vectors), -1)
+            out[[at[rowid] for rowid, _ in vectors]] = matrix @ query
+        return ids, out
 
     def _edge_bm25(self, rowids: Sequence[int], text: str) -> np.ndarray:
         """BM25 of ``text`` over the edges' text with the selection as the collection, in the order of
