@@ -168,9 +168,26 @@ class Snapshot:
         base = Part(rows, vectors, None)
         return cls(base, np.ones(len(base), dtype=bool), _Delta({}), base.matrix.shape[1] or None)
 
-    def fresh_filters(self) -> Snapshot:
-        """The same vectors without the memoised filter masks (props changed: a filter may pass other nodes)."""
-        return Snapshot(self.base, self.alive, self._delta_rows, self.dim or None, delta=self.delta)
+    def rechecked(self, changed: Iterable[int], passing: Callable[[object], Iterable[int]]) -> Snapshot:
+        """The same vectors, each memoised ``where`` mask corrected for the nodes ``changed`` (their props
+        changed, so a filter may now pass or drop them): ``passing(where_key)`` lists those of them that pass
+        that filter. A filter is read again for a few rows, never for the whole namespace."""
+        out = Snapshot(self.base, self.alive, self._delta_rows, self.dim or None, delta=self.delta)
+        rows = np.unique(np.fromiter(changed, dtype=np.int64))
+        for key, masks in self._masks.items():
+            if key[1] is None:  # a kind alone: props do not move it
+                out._masks[key] = masks
+                continue
+            ok = np.unique(np.fromiter(passing(key[1]), dtype=np.int64))
+            patched = []
+            for part, mask in zip((self.base, self.delta), masks, strict=True):
+                mask = mask.copy()
+                mask[part.positions(rows)] = False
+                mask[part.positions(ok)] = True
+                mask.flags.writeable = False
+                patched.append(mask)
+            out._masks[key] = tuple(patched)  # type: ignore[assignment]
+        return out
 
     def updated(self, conn: sqlite3.Connection, rowids: Iterable[int]) -> Snapshot:
         """This snapshot after the nodes ``rowids`` changed (written, rewritten or deleted): their rows

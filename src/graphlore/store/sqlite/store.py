@@ -12,12 +12,13 @@ searched kind (:class:`~graphlore.store.sqlite.engine.KindPostings`).
 The change log
     Every write transaction appends to the ``changes`` table the rowids of the nodes it
     wrote or deleted, each with what changed (:data:`VECTORS`: vectors, kind or existence;
-    :data:`TERMS`: the keyword terms, kind or existence; a node whose props alone
-    changed, such as a use counter, logs neither), and one row for the transaction
-    itself. Before a ranking the store reads the log from the position its caches
-    reflect (from any process: ``PRAGMA data_version`` says when another connection
-    committed, and this store's own writes say so themselves) and hands the changed
-    rowids to the caches, which read those rows again. They are rebuilt from every row
+    :data:`TERMS`: the keyword terms, kind or existence; :data:`PROPS`: the props, as a
+    use counter changes them), and one row for the transaction itself. Before a ranking
+    the store reads the log from the position its caches reflect (from any process:
+    ``PRAGMA data_version`` says when another connection committed, and this store's own
+    writes say so themselves) and hands the changed rowids to the caches, which read those
+    rows again (a node whose props alone changed only has the snapshot's memoised ``where``
+    filters checked again, for it alone). They are rebuilt from every row
     only when the log cannot say what changed: it was pruned past their position (it
     keeps :data:`LOG_KEEP` rows), a transaction wrote more than :data:`RESET_ROWS` nodes,
     one of this store's transactions rolled back, or a commit arrived that logged
@@ -72,8 +73,9 @@ _EDGE_COLUMNS = "id, src, dst, type, props, text, vector, date"
 #: Ids per statement for ``IN (...)`` lists (SQLite allows 32,766 parameters; smaller chunks plan faster).
 _CHUNK = 400
 #: What a change log row says changed (bits): the node's vectors, kind or existence (the vector snapshot
-#: reads it again), and its keyword terms, kind or existence (the postings do).
-VECTORS, TERMS = 1, 2
+#: reads it again), its keyword terms, kind or existence (the postings do), and its props (the snapshot's
+#: memoised filters are checked again for that node alone).
+VECTORS, TERMS, PROPS = 1, 2, 4
 #: The ``node_rowid`` of a log row that says everything may have changed (readers rebuild their caches).
 RESET = -1
 #: A transaction that writes or deletes more nodes than this logs one RESET row instead of one per node.
@@ -158,6 +160,8 @@ class SQLiteStore:
         self._version: int | None = None
         #: this store committed since (its own commits do not move ``data_version``)
         self._wrote = False
+        #: the SQL of every ``where`` filter the snapshot has memoised a mask of, by its key
+        self._filters: dict[object, tuple[str, list[Any]]] = {}
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -301,13 +305,14 @@ class SQLiteStore:
         now = time.time()
         with self.atomic():
             dim = self.get_meta("vector_dim")
-            before: dict[str, tuple[str, str, str]] = {}  # id -> (kind, name, text) as stored: what changes
+            before: dict[str, tuple[str, str, str, str]] = {}  # id -> (kind, name, text, props) as stored
             for chunk in _chunks(list(dict.fromkeys(n.id for n in nodes))):
                 marks = ",".join("?" * len(chunk))
                 before.update((r[0], r[1:]) for r in self._conn.execute(
-                    f"SELECT id, kind, name, text FROM nodes WHERE id IN ({marks})", chunk))
+                    f"SELECT id, kind, name, text, props FROM nodes WHERE id IN ({marks})", chunk))
             changed: dict[int, int] = {}
             for node in nodes:
+                props = json.dumps(node.props, sort_keys=True)
                 row = self._conn.execute(
                     """INSERT INTO nodes(id, kind, name, text, props, text_hash, created_at, updated_at)
                        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
@@ -315,18 +320,20 @@ class SQLiteStore:
                          text = excluded.text, props = excluded.props, text_hash = excluded.text_hash,
                          updated_at = excluded.updated_at
                        RETURNING rowid""",
-                    (node.id, node.kind, node.name, node.text, json.dumps(node.props, sort_keys=True),
-                     node.text_hash, node.created_at or now, node.updated_at or now),
+                    (node.id, node.kind, node.name, node.text, props, node.text_hash, node.created_at or now,
+                     node.updated_at or now),
                 ).fetchone()
                 old = before.get(node.id)
-                what = VECTORS | TERMS if old is None or old[0] != node.kind else 0
+                what = VECTORS | TERMS | PROPS if old is None or old[0] != node.kind else 0
+                if old is not None and old[3] != props:
+                    what |= PROPS
                 if old is None or (old[1], old[2]) != (node.name, node.text):
                     self._conn.execute(
                         "INSERT OR REPLACE INTO node_terms VALUES (?, ?, ?, ?, ?)",
                         (row[0], *TermVector.of(node.name, node.text).to_row()),
                     )
                     what |= TERMS
-                before[node.id] = (node.kind, node.name, node.text)
+                before[node.id] = (node.kind, node.name, node.text, props)
                 if node.vectors is not None:
                     dim = self._write_vectors(row[0], node.vectors, dim)
                     what |= VECTORS
@@ -359,14 +366,14 @@ class SQLiteStore:
                 self._conn.execute(f"DELETE FROM edges WHERE src IN ({marks}) OR dst IN ({marks})", chunk + chunk)
                 rowids = [r[0] for r in self._conn.execute(f"DELETE FROM nodes WHERE id IN ({marks}) RETURNING rowid",
                                                             chunk).fetchall()]
-                self._log(dict.fromkeys(rowids, VECTORS | TERMS))
+                self._log(dict.fromkeys(rowids, VECTORS | TERMS | PROPS))
                 deleted += len(rowids)
         return deleted
 
     def _log(self, changed: Mapping[int, int]) -> None:
         """Append what changed of which nodes to the change log (see the module docstring)."""
         if len(changed) > RESET_ROWS:
-            self._conn.execute("INSERT INTO changes(node_rowid, what) VALUES (?, ?)", (RESET, VECTORS | TERMS))
+            self._conn.execute("INSERT INTO changes(node_rowid, what) VALUES (?, ?)", (RESET, VECTORS | TERMS | PROPS))
         elif changed:
             self._conn.executemany("INSERT INTO changes(node_rowid, what) VALUES (?, ?)", list(changed.items()))
 
@@ -580,12 +587,25 @@ class SQLiteStore:
             self._drop_caches()
             self._version = version
             return
-        if self._snapshot is not None:
-            # read again the nodes whose vectors changed; props may have changed too: filters are read again
-            self._snapshot = self._snapshot.updated(self._conn, [r for r, what in rows if what & VECTORS])
-            self._snapshot = self._snapshot.fresh_filters()
+        snapshot = self._snapshot
+        if snapshot is not None:  # read again the nodes whose vectors changed, check filters on props changed
+            self._snapshot = snapshot.updated(self._conn, [r for r, what in rows if what & VECTORS])
+            props = [r for r, what in rows if what & PROPS]
+            if self._snapshot is snapshot and props:
+                self._snapshot = snapshot.rechecked(props, lambda key: self._passing(key, props))
         for postings in self._postings.values():
             postings.touch(r for r, what in rows if what & TERMS)
+
+    def _passing(self, where_key: object, rowids: Sequence[int]) -> list[int]:
+        """Those of ``rowids`` that pass the filter memoised as ``where_key`` (see :meth:`_vectors`)."""
+        condition, params = self._filters[where_key]
+        out: list[int] = []
+        for start in range(0, len(rowids), _CHUNK):
+            chunk = list(rowids[start : start + _CHUNK])
+            out += [r[0] for r in self._conn.execute(
+                f"SELECT n.rowid FROM nodes n {condition} AND n.rowid IN ({','.join('?' * len(chunk))})",
+                [*params, *chunk])]
+        return out
 
     def _vectors(self, kind: str | None = None, where: Where | None = None
                  ) -> tuple[Snapshot, tuple[np.ndarray | None, np.ndarray | None]]:
@@ -599,7 +619,8 @@ class SQLiteStore:
             if not where:
                 return snapshot, snapshot.masks(kind, None, None)
             condition, params = sql.node_filter_sql(kind, where)
-            key = repr(sorted(where.items(), key=lambda kv: kv[0]))
+            key = repr((kind, sorted(where.items(), key=lambda kv: kv[0])))
+            self._filters[key] = (condition, params)
             return snapshot, snapshot.masks(kind, key, lambda: [r[0] for r in self._conn.execute(
                 f"SELECT n.rowid FROM nodes n {condition}", params)])
 
