@@ -256,10 +256,11 @@ def rank_edges_sql(
         params.append(list(lexemes))
         keyword = "coalesce(bm.score, 0)"
     joined = "LEFT JOIN bm ON bm.seq = e.seq" if lexemes else ""
+    terms = "x.length, x.tf || '{}'::jsonb AS tf" if lexemes else "0 AS length"  # counts read only for BM25
     sql = f"""
         WITH sel AS MATERIALIZED ({select}),
         e AS MATERIALIZED (
-            SELECT x.seq, x.id, sel.date, x.length, x.tf || '{{}}'::jsonb AS tf, {cosine} AS cos
+            SELECT x.seq, x.id, sel.date, {terms}, {cosine} AS cos
             FROM sel JOIN {s}.edges x ON x.seq = sel.seq)
         {bm25},
         scored AS (

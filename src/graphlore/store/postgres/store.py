@@ -752,8 +752,8 @@ class PostgresStore:
 
     def get_edges(self, ids: Sequence[str]) -> list[Edge]:
         """Edges in the order of ``ids`` (unknown ids left out), vectors included."""
-        with self._connection() as conn:
-            found = {r[0]: _edge(r) for r in conn.execute(
+        with self._connection() as conn, conn.cursor(binary=True) as cur:  # vectors decoded in bulk, not parsed
+            found = {r[0]: _edge(r) for r in cur.execute(
                 f"SELECT {_EDGE_COLUMNS} FROM {self._s}.edges WHERE id = ANY(%s)", (list(ids),))}
         return [found[i] for i in ids if i in found]
 
@@ -767,14 +767,14 @@ class PostgresStore:
         if not ids:
             return EdgeSelection(0, [])
         query, params = sql.select_edges_sql(self._s, ids, mode, type, date_from, date_to)
-        with self._snapshot() as conn:
-            rows = conn.execute(query, params).fetchall()
+        with self._snapshot() as conn, conn.cursor(binary=True) as cur:
+            rows = cur.execute(query, params).fetchall()
             kept, first_date, last_date = newest_first(rows, limit)
             columns = "seq, id, src, dst, date" + (", vector" if with_vectors else "")
             by_seq: dict[int, EdgeRef] = {}
             if kept:
-                for r in conn.execute(f"SELECT {columns} FROM {self._s}.edges WHERE seq = ANY(%s)",
-                                      ([r[0] for r in kept],)):
+                for r in cur.execute(f"SELECT {columns} FROM {self._s}.edges WHERE seq = ANY(%s)",
+                                     ([r[0] for r in kept],)):
                     vector = r[5].to_numpy() if with_vectors and r[5] is not None else None
                     by_seq[r[0]] = EdgeRef(r[1], r[2], r[3], r[4], vector)
         return EdgeSelection(
@@ -817,8 +817,8 @@ class PostgresStore:
         condition = "AND type = %s" if type is not None else ""
 
         def page(last: int) -> list[tuple[int, Edge]]:
-            with self._errors(), self._connection() as conn:
-                return [(r[0], _edge(r[1:])) for r in conn.execute(
+            with self._errors(), self._connection() as conn, conn.cursor(binary=True) as cur:
+                return [(r[0], _edge(r[1:])) for r in cur.execute(
                     f"SELECT seq, {_EDGE_COLUMNS} FROM {self._s}.edges WHERE seq > %s {condition} "
                     "ORDER BY seq LIMIT %s", [last, *([type] if type is not None else []), READ_BATCH])]
 
