@@ -267,10 +267,10 @@ class ServiceMapRequest(Request):
 class ServiceLink(Response):
     source: str = Field(description="The calling microservice.")
     target: str = Field(description="The called microservice, 'NAME (outside)', or '?'.")
-    kind: Literal["http", "async"]
+    kind: Literal["http", "grpc", "async"]
     match: str = Field(description="cross_service, intra_service, ambiguous or unresolved.")
-    labels: list[str] = Field(description="Routes called ('METHOD /path'), topics ('broker topic'), or what an "
-                                          "unresolved caller asks for.")
+    labels: list[str] = Field(description="Routes called ('METHOD /path'), gRPC methods ('package.Service/Method'), "
+                                          "topics ('broker topic'), or what an unresolved caller asks for.")
 
 
 class ServiceMapResponse(Response):
