@@ -152,7 +152,7 @@ def search_skills(runtime: Runtime, request: SearchSkillsRequest, context: CallC
     match = None
     if picked is not None:
         chosen = next(s for s in found if s.skill_id == picked)
-        _, counters = library.update_counters(picked, chosen.node.props["initial"], record_use)
+        _, counters = library.update_counters(store, picked, record_use)
         skill = to_skill(picked, chosen.fields, chosen.node.props, counters)
         match = SkillMatch(skill_id=skill.skill_id, title=skill.title, confidence=skill.confidence,
                            resolution_md=skill.resolution_md, conditions=skill.conditions)
@@ -256,9 +256,8 @@ def update_skill(runtime: Runtime, request: UpdateSkillRequest, context: CallCon
 @_store_errors
 def record_outcome(runtime: Runtime, request: RecordOutcomeRequest) -> RecordOutcomeResponse:
     library = SkillLibrary(runtime, request.library)
-    _, stored = library.require(request.skill_id)
-    before, after = library.update_counters(stored.skill_id, stored.node.props["initial"],
-                                            lambda c: apply_outcome(c, request.outcome))
+    store, stored = library.require(request.skill_id)
+    before, after = library.update_counters(store, stored.skill_id, lambda c: apply_outcome(c, request.outcome))
     return RecordOutcomeResponse(skill_id=stored.skill_id, outcome=request.outcome,
                                  previous_confidence=before.confidence, confidence=after.confidence,
                                  times_used=after.times_used, times_confirmed=after.times_confirmed)
