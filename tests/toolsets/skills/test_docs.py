@@ -14,7 +14,7 @@ import re
 import click
 import pytest
 from helpers.docs import fields as model_fields
-from helpers.docs import front_matter, inner_model, skill_path, table, tool_sections
+from helpers.docs import front_matter, inner_model, number, skill_path, table, tool_sections
 from helpers.paths import REPO
 
 from graphlore.adapters.cli import build_cli
@@ -79,7 +79,7 @@ def test_every_parameter_is_documented_with_its_type_and_default(tool):
             for value in option.get("enum", []):
                 assert f"`{value}`" in cell, f"{tool}.{name} accepts {value!r}"
             if "minimum" in option and "maximum" in option:
-                assert f"{option['minimum']:g} to {option['maximum']:g}" in cell, f"{tool}.{name} range"
+                assert f"{number(option['minimum'])} to {number(option['maximum'])}" in cell, f"{tool}.{name} range"
             if option.get("type") == "integer":
                 assert "integer" in cell, f"{tool}.{name} is an integer"
             if option.get("minLength") == 1:

@@ -16,7 +16,7 @@ from graphlore.search.fusion import TITLE_FIELD_WEIGHTS
 from graphlore.search.hybrid import HybridParams, hybrid_search
 from graphlore.store import Store
 from graphlore.toolsets.skills import judge
-from graphlore.toolsets.skills.library import KIND, SkillLibrary, Stored, calibration_of, in_use_filter
+from graphlore.toolsets.skills.library import KIND, SkillLibrary, Stored, calibration_of
 
 #: How search_skills ranks its candidates (see the module docstring). Each side's 50 best are fused (the
 #: default is 100): measured with the shipped judge, the same answers on CLINC150 val, BANKING77 and ABCD, and
@@ -28,7 +28,7 @@ def candidates(library: SkillLibrary, store, query: str, vector: np.ndarray, lim
                params: HybridParams = RANKING) -> list[Stored]:
     """The hybrid search's top skills in use for ``query`` (with its ``vector``), best first, with their
     vectors (archived skills are filtered out before ranking)."""
-    hits = hybrid_search(store, query, vector, kind=KIND, where=in_use_filter(store), limit=limit, params=params)
+    hits = hybrid_search(store, query, vector, kind=KIND, where=library.in_use(store), limit=limit, params=params)
     stored = library.read(store, [h.id for h in hits], with_vectors=True)
     return [stored[h.id] for h in hits if h.id in stored]
 

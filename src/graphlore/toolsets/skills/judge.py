@@ -30,36 +30,11 @@ runner-up is behind. A candidate whose nearest negative example (a question it
 failed on, recorded by ``record_outcome``) is closer to the query than its match is
 never returned.
 
-**How the constants were fitted** (``python bench/skills_routing.py --fit``: training
-data only, never the splits reported). Libraries are built in memory from the
-product's own passages of ``import_skills``-style intent skills, and every skill is
-judged (no candidate cut):
-
-- CLINC150 ``train``: 5 folds, each a contiguous fifth of every intent's examples
-  (neighbouring examples were written together; interleaved folds put near
-  paraphrases on both sides and overestimate accuracy), and a fifth of the intents
-  left out of the library so their questions are out of scope, plus ``oos_train``;
-- BANKING77 ``train.csv`` with every fifth intent (sorted by name) held out as out of
-  scope, restricted to the 4/5 of its questions the bench does not report on, the
-  same 5 folds;
-- CLINC150 ``train`` libraries of title + problem only (no conditions), for the prior.
-
-``TAU`` and ``PROTOTYPE_WEIGHT`` are the best top-1 over both (0.02-0.05 and 0.2-0.5
-measured alike within 0.005). The three weights are a logistic regression of "the
-best candidate is the right skill" on (match, match - typical, margin) over both sets,
-each set and each class weighted equally; ``BIAS`` puts the threshold where the
-smallest margin over the issue's targets is largest (CLINC in-scope 0.88 with
-``oos_train`` null 0.85; BANKING in-scope 0.85 with null 0.60); ``PRIOR_MEAN`` is the
-lowest at which skills without conditions still refuse 0.85 of ``oos_train``;
-``PRIOR_N`` the better of 1 and 3 on libraries of 0-20 conditions per skill;
-``MIN_MARGIN`` the margin below which the answers on the folds were right less than
-half the time (a guess: never answered; it moved the targets' margin by under
-0.003). Other
-evidence measured and left out (no gain over these three in cross-validation):
-agreement of the best match and the prototype, the share of the nearest passages
-owned by the best skill, the spread of the examples, per-skill margins, a
-Mahalanobis distance, library-wide centring of the vectors. The figures, fitted and
-held out, are in ``bench/README.md``.
+The constants were fitted once by cross-validation on training data only
+(``bench/skills_fit.py``, printed by ``bench/skills_routing.py --fit``): CLINC150
+``train`` and ``oos_train``, BANKING77 ``train.csv`` without the fifth the bench
+reports on. How, what else was tried, and the figures on splits never fitted on:
+bench/README.md (skills_routing).
 """
 
 from __future__ import annotations

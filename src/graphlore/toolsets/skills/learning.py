@@ -197,9 +197,11 @@ def add_negative(library: SkillLibrary, skill_id: str, text: str, vector: np.nda
         vectors = np.vstack([old, vector[None, :]]) if old is not None else vector[None, :]
         event = {"event": "negative_example_added", "at": now(), "version": current.version, "text": text,
                  "reason": "a failed outcome"}
-        node = replace(current.node, props={**props, NEGATIVE_EXAMPLES: [*known, text],
-                                            EVENTS: [*props.get(EVENTS, []), event]}, vectors=None)
         with store.atomic():
+            [now_props] = [n.props for n in store.get_nodes([skill_id])]  # the counters a search just moved
+            node = replace(current.node, props={**props, "counters": now_props.get("counters"),
+                                                NEGATIVE_EXAMPLES: [*known, text],
+                                                EVENTS: [*props.get(EVENTS, []), event]}, vectors=None)
             store.upsert_nodes([node, negatives_node(skill_id, [*known, text], vectors)])
     return LearnedExample(kind="negative_example", added=True,
                           reason="recorded: the skill is not returned for questions closer to it than to its "

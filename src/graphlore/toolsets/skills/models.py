@@ -23,7 +23,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, Field, model_validator
 from pydantic_core import PydanticCustomError, core_schema
 
-from graphlore.contract import LocalPath, Request, Response
+from graphlore.contract import MAX_OFFSET, LocalPath, Request, Response
 from graphlore.errors import InvalidInput
 from graphlore.toolsets.skills.outcomes import Outcome
 from graphlore.toolsets.skills.playbook import PlaybookError, parse
@@ -46,6 +46,8 @@ MAX_REASON = 1_000
 MAX_ITEM = 1_000  # one condition or keyword
 MAX_CONDITIONS = 500  # an imported intent brings its examples (CLINC150: 100)
 MAX_KEYWORDS = 100
+#: The highest version get_skill can be asked for (a skill gains one per update).
+MAX_VERSION = 1_000_000
 MAX_METADATA_KEYS = 50
 #: Confidence below which a returned skill is flagged ``low_confidence`` (0.5 at the start: two failed outcomes).
 LOW_CONFIDENCE = 0.3
@@ -471,7 +473,7 @@ class RecordOutcomeResponse(Response):
 
 class GetSkillRequest(Request):
     skill_id: SkillId
-    version: int | None = Field(None, ge=1, description="An earlier version; default the current one.")
+    version: int | None = Field(None, ge=1, le=MAX_VERSION, description="An earlier version; default the current one.")
     library: Library = DEFAULT_LIBRARY
 
 
@@ -507,7 +509,7 @@ class ImportSkillsResponse(Response):
 class ListSkillsRequest(Request):
     library: Library = DEFAULT_LIBRARY
     limit: int = Field(50, ge=1, le=1000)
-    offset: int = Field(0, ge=0)
+    offset: int = Field(0, ge=0, le=MAX_OFFSET)
     archived: Literal["exclude", "include", "only"] = Field(
         "exclude", description="Archived skills: left out (default), listed too, or listed alone."
     )

@@ -142,7 +142,7 @@ def search_skills(runtime: Runtime, request: SearchSkillsRequest, context: CallC
     match = None
     if picked is not None:
         stored = next(s for s in found if s.skill_id == picked)
-        _, counters = library.update_counters(picked, stored.node.props["initial"], record_use)
+        _, counters = library.update_counters(store, picked, record_use)
         skill = to_skill(picked, stored.fields, stored.node.props, counters)
         match = SkillMatch(skill_id=skill.skill_id, title=skill.title, confidence=skill.confidence,
                            resolution_md=skill.resolution_md, conditions=skill.conditions,
@@ -254,14 +254,13 @@ LEARNS = {"confirmed": learning.add_example, "failed": learning.add_negative}
 @_store_errors
 def record_outcome(runtime: Runtime, request: RecordOutcomeRequest) -> RecordOutcomeResponse:
     library = SkillLibrary(runtime, request.library)
-    _, stored = library.require(request.skill_id)
+    store, stored = library.require(request.skill_id)
     learned = None
     teach = LEARNS.get(request.outcome)
     if request.query is not None and teach is not None:
         text = learning.clean(check_query(request.query))
         learned = teach(library, stored.skill_id, text, runtime.embedder.embed([text])[0])
-    before, after = library.update_counters(stored.skill_id, stored.node.props["initial"],
-                                            lambda c: apply_outcome(c, request.outcome))
+    before, after = library.update_counters(store, stored.skill_id, lambda c: apply_outcome(c, request.outcome))
     return RecordOutcomeResponse(skill_id=stored.skill_id, outcome=request.outcome,
                                  previous_confidence=before.confidence, confidence=after.confidence,
                                  times_used=after.times_used, times_confirmed=after.times_confirmed, learned=learned)
@@ -345,6 +344,7 @@ def _set_archived(runtime: Runtime, request: ArchiveSkillRequest, archive: bool)
         with store.atomic():
             store.upsert_nodes([node, prototype])
             count_archived(store)
+        library.handle.reread()
     return ArchiveSkillResponse(skill_id=current.skill_id, title=current.fields["title"],
                                 archived_at=props[ARCHIVED_AT], changed=True)
 
