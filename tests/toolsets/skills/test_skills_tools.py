@@ -611,3 +611,26 @@ def test_the_passage_cache_keeps_nothing_read_across_a_write_and_is_bounded(runt
     bounded = PassageCache(max_skills=1)
     bounded.fill(store, store.get_nodes(ids))
     assert [key[1] for key in bounded._rows] == [ids[1]]  # the least recently used went first
+
+
+def test_the_library_counts_its_archived_skills_and_filters_only_when_some_are(runtime):
+    reset = create(runtime).skill_id
+    create(runtime, REFUND)
+
+    def filtered():
+        handle = SkillLibrary(runtime, "default")
+        store = handle.store()
+        return store.get_meta(library.ARCHIVED_COUNT), handle.in_use(store)
+
+    assert filtered() == (0, None)
+    run(runtime, "archive_skill", skill_id=reset)
+    assert filtered() == (1, library.IN_USE)
+    assert run(runtime, "search_skills", query="I forgot my password").skill is None
+    run(runtime, "unarchive_skill", skill_id=reset)
+    assert filtered() == (0, None)
+    assert run(runtime, "search_skills", query="I forgot my password").skill.skill_id == reset
+    # a library written before the count (no meta) is filtered, as every library was
+    store = store_of(runtime)
+    with store.atomic():
+        store.set_meta(library.ARCHIVED_COUNT, None)
+    assert filtered() == (None, library.IN_USE)

@@ -8,13 +8,18 @@ A library named ``lib`` is the store namespace ``skills/{lib}``. Rows:
   condition), ``text_hash`` = hash of the passages and :data:`routing.ROUTING_VERSION`
   (unchanged passages are never embedded again), props = the other fields of the
   current version (``resolution_md`` without its header lines), ``centroid_norm``
-  (what the calibrated judge needs), the counters it started with (``initial``) and
+  and ``calibration`` (what the calibrated judge needs: :func:`judge.calibration`), its
+  ``negative_examples`` (questions it failed on), the counters it started with (``initial``) and
   its current ones (``counters``, once used), the changes that made this version,
   and the import hash of imported skills; lookup key ``source:{source}`` when it
   has a source (imports are keyed by it);
 - one node per skill, kind ``skill_prototype``, id ``{skill_id}#prototype``: its
   one vector is the normalised mean of the skill's passage vectors, so the
   near-duplicate check of ``create_skill`` is one exact vector search;
+- when it has negative examples (questions it failed on: ``record_outcome``), one
+  node ``{skill_id}#negatives``, kind ``skill_negatives``, one vector per example
+  (their texts in its props and in the skill's ``negative_examples``): read only for
+  the candidates of a search that have some, never searched;
 - every earlier version, an edge ``{skill_id}@{version}`` of type ``skill_version``
   from the skill to itself, whose props hold the whole skill as it was (and its
   counters when it was replaced). Edges, not nodes: old versions are never
@@ -35,14 +40,16 @@ the library (meta ``counters``), and the old namespace is then dropped.
 **Archived skills.** An archived skill's node and prototype carry ``archived``
 (true), the node also ``archived_at`` (when) and its archive and unarchive ``events``. Every routing
 decision filters on :data:`IN_USE` before ranking (search candidates, the
-near-duplicate check of ``create_skill``), so an archived skill is never returned
+near-duplicate check of ``create_skill``; a library whose meta ``archived_skills``
+says none is archived is searched without the filter, the same answer faster: the
+store's filtered keyword search reads every allowed row), so an archived skill is never returned
 and never hides another; it is still read by id, listed on request, and kept
 whole until it is unarchived (updates and imports leave it as it is).
 
 **Meta.** ``embedder`` (name, dimension: another embedder is refused, with the
-repair), ``skills`` = ``{"routing": ROUTING_VERSION, "judge": JUDGE_VERSION}`` and
-``counters`` = ``"skill"`` (the counters live in the skills; see above). All three
-are read in one statement per call (:class:`~graphlore.toolsets.handle.Namespace`).
+repair), ``skills`` = ``{"routing": ROUTING_VERSION, "judge": JUDGE_VERSION}``,
+``counters`` = ``"skill"`` (the counters live in the skills; see above) and
+``archived_skills`` (how many are archived). All four are read in one statement per call (:class:`~graphlore.toolsets.handle.Namespace`).
 A library written under another routing version is re-embedded when it is next
 opened (its texts are all in the store), so stale vectors never rank a search.
 
@@ -60,7 +67,7 @@ import json
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -78,6 +85,9 @@ from graphlore.toolsets.skills.playbook import Header, parse, render
 
 KIND = "skill"
 PROTOTYPE = "skill_prototype"
+#: The node holding a skill's negative examples as vectors (``{skill_id}#negatives``; texts in its props).
+NEGATIVES = "skill_negatives"
+NEGATIVE_EXAMPLES = "negative_examples"
 VERSION_EDGE = "skill_version"
 #: The namespace under a library where counters were kept before they moved into the skills, and its kind.
 USAGE = "usage"
@@ -96,9 +106,14 @@ EVENTS = "events"
 #: skills in use.
 IN_USE = {ARCHIVED: [None, False]}
 ARCHIVED_ONLY = {ARCHIVED: True}
+#: Meta: how many skills are archived, set by every write (see the docstring).
+ARCHIVED_COUNT = "archived_skills"
 SOURCE_KEY = "source:"
 #: The fields a skill's content is made of (what a version holds, what imports and updates compare).
 CONTENT = ("title", "problem", "conditions", "keywords", "resolution_md", "product_area", "issue_type")
+#: Props computed from a skill's vectors, for the judge: the norm of their mean and the calibration.
+CALIBRATION = "calibration"
+SUMMARY = ("centroid_norm", CALIBRATION)
 #: Texts per embedding call while importing (progress is reported after each).
 EMBED_CHUNK = 256
 
@@ -165,8 +180,21 @@ def to_skill(skill_id: str, fields: Mapping[str, Any], props: Mapping[str, Any],
         keywords=list(fields["keywords"]), product_area=fields["product_area"], issue_type=fields["issue_type"],
         confidence=counters.confidence, times_used=counters.times_used, times_confirmed=counters.times_confirmed,
         created_at=props["created_at"], updated_at=props["updated_at"], source=props.get("source"),
-        archived_at=props.get(ARCHIVED_AT),
+        archived_at=props.get(ARCHIVED_AT), negative_examples=list(props.get(NEGATIVE_EXAMPLES) or []),
     )
+
+
+NEGATIVES_SUFFIX = "#negatives"
+
+
+def negatives_id(skill_id: str) -> str:
+    return skill_id + NEGATIVES_SUFFIX
+
+
+def negatives_node(skill_id: str, texts: Sequence[str], vectors: np.ndarray) -> Node:
+    """The node of a skill's negative examples: one vector per text, the texts in its props."""
+    return Node(negatives_id(skill_id), NEGATIVES, "", "", {"skill_id": skill_id, "texts": list(texts)},
+                vectors=np.asarray(vectors, dtype=np.float32), text_hash=passages_hash(texts))
 
 
 def prototype_props(skill_id: str, props: Mapping[str, Any]) -> dict[str, Any]:
@@ -196,6 +224,19 @@ class Embedded:
     vectors: np.ndarray | None
     centroid_norm: float
     prototype: np.ndarray | None
+    calibration: judge.Calibration = judge.Calibration()
+
+    @classmethod
+    def of(cls, passages: Sequence[str], vectors: np.ndarray, head: int) -> Embedded:
+        """The rows' summary of ``passages`` embedded as ``vectors`` (``head``: how many describe the skill)."""
+        return cls(passages_hash(passages), vectors, judge.centroid_norm(vectors),
+                   routing.prototype(vectors).astype(np.float32), judge.calibration(vectors, head))
+
+
+def calibration_of(props: Mapping[str, Any]) -> judge.Calibration:
+    """A stored skill's calibration (how close its own examples come to it)."""
+    raw = props.get(CALIBRATION) or {}
+    return judge.Calibration(int(raw.get("examples", 0)), raw.get("mean"))
 
 
 @dataclass
@@ -230,7 +271,8 @@ class SkillLibrary:
         self.namespace = f"skills/{name}"
         self.usage_namespace = f"skills/{name}/usage"
         self.handle = Namespace(runtime, self.namespace, what=f"skill library {name!r}",
-                                meta_keys=(META, COUNTERS_META), rebuild=("import or create its skills again", ""))
+                                meta_keys=(META, COUNTERS_META, ARCHIVED_COUNT),
+                                rebuild=("import or create its skills again", ""))
 
     def exists(self) -> bool:
         return self.handle.exists()
@@ -295,6 +337,19 @@ class SkillLibrary:
             self.runtime.state(PassageCache).fill(store, nodes)
         return {n.id: Stored(n, current_counters(n.props)) for n in nodes}
 
+    def negative_vectors(self, store: Store, found: Sequence[Stored]) -> dict[str, np.ndarray]:
+        """skill_id -> the vectors of its negative examples, for those of ``found`` that have some."""
+        ids = [negatives_id(s.skill_id) for s in found if s.node.props.get(NEGATIVE_EXAMPLES)]
+        if not ids:
+            return {}
+        nodes = store.get_nodes(ids)
+        self.runtime.state(PassageCache).fill(store, nodes)
+        return {n.id.removesuffix(NEGATIVES_SUFFIX): n.vectors for n in nodes if n.vectors is not None}
+
+    def in_use(self, store: Store) -> dict[str, Any] | None:
+        """The filter of skills in use, or None when the library says none is archived (the same answer)."""
+        return None if self.handle.meta(store).get(ARCHIVED_COUNT) == 0 else IN_USE
+
     def versions(self, store: Store, skill_id: str) -> list[Edge]:
         """The earlier versions of a skill, oldest first."""
         edges = store.get_edges(store.edge_ids_with_prefix(f"{skill_id}@"))
@@ -328,8 +383,7 @@ class SkillLibrary:
         for i in todo:
             own = vectors[at:at + len(passages[i])]
             at += len(passages[i])
-            out[i] = Embedded(new_hashes[i], own, judge.centroid_norm(own),
-                              routing.prototype(own).astype(np.float32))
+            out[i] = Embedded.of(passages[i], own, routing.head_count(skills[i]))
         return out
 
     # -- writing -------------------------------------------------------------------------------------
@@ -345,9 +399,12 @@ class SkillLibrary:
         """The rows of ``skill_id`` at ``fields``; ``previous`` (the version it replaces) becomes an edge.
         Unchanged passages (``embedded.vectors`` None) keep their vectors and ``props["centroid_norm"]``."""
         keyword_name, keyword_text = routing.keyword_document(fields)
-        norm = embedded.centroid_norm if embedded.vectors is not None else props["centroid_norm"]
+        if embedded.vectors is not None:
+            summary = {"centroid_norm": embedded.centroid_norm, CALIBRATION: asdict(embedded.calibration)}
+        else:
+            summary = {"centroid_norm": props["centroid_norm"], CALIBRATION: props.get(CALIBRATION)}
         node = Node(skill_id, KIND, keyword_name, keyword_text,
-                    {**{k: fields[k] for k in CONTENT if k != "title"}, **props, "centroid_norm": norm},
+                    {**{k: fields[k] for k in CONTENT if k != "title"}, **props, **summary},
                     vectors=embedded.vectors, text_hash=embedded.text_hash)
         prototype = None
         if embedded.prototype is not None:
@@ -377,10 +434,10 @@ class SkillLibrary:
         edges = [w.version_edge for w in writes if w.version_edge is not None]
         if edges:
             store.upsert_edges(edges)
-        meta = store.get_meta_many([EMBEDDER_META, META, COUNTERS_META])
+        meta = store.get_meta_many([EMBEDDER_META, META, COUNTERS_META, ARCHIVED_COUNT])
         versions = {"routing": routing.ROUTING_VERSION, "judge": judge.JUDGE_VERSION}
         wanted = {EMBEDDER_META: meta.get(EMBEDDER_META) or self.handle.embedder_record(), META: versions,
-                  COUNTERS_META: IN_SKILLS}
+                  COUNTERS_META: IN_SKILLS, ARCHIVED_COUNT: store.count_nodes(KIND, ARCHIVED_ONLY)}
         if any(meta.get(k) != v for k, v in wanted.items()):
             store.set_meta_many(wanted)
             self.handle.reread()
@@ -391,14 +448,21 @@ class SkillLibrary:
         nodes = list(store.iter_nodes(KIND))
         fields = [{"title": n.name, **{k: n.props[k] for k in CONTENT if k != "title"}} for n in nodes]
         embedded = self.embed(fields, progress=progress)
+        negative = list(store.iter_nodes(NEGATIVES))
+        negative_vectors = self.runtime.embedder.embed([t for n in negative for t in n.props["texts"]])
         with store.atomic():
             writes = []
             for node, f, e in zip(nodes, fields, embedded, strict=True):
-                props = {k: v for k, v in node.props.items() if k not in CONTENT and k != "centroid_norm"}
+                props = {k: v for k, v in node.props.items() if k not in CONTENT and k not in SUMMARY}
                 writes.append(replace(self.rows(node.id, f, props, e), keys=[]))
             self.commit(store, writes)
+            at = 0
+            for node in negative:
+                texts = node.props["texts"]
+                store.upsert_nodes([negatives_node(node.props["skill_id"], texts, negative_vectors[at:at + len(texts)])])
+                at += len(texts)
             self.handle.record_embedder(store)
-        return len(nodes), sum(len(e.vectors) for e in embedded)
+        return len(nodes), sum(len(e.vectors) for e in embedded) + len(negative_vectors)
 
     # -- counters ------------------------------------------------------------------------------------
 
@@ -414,6 +478,13 @@ class SkillLibrary:
             after = change(before)
             store.upsert_nodes([_with_counters(node, after)])
         return before, after
+
+
+def count_archived(store: Store) -> None:
+    """Record how many skills are archived (call inside the transaction that changed them)."""
+    archived = store.count_nodes(KIND, ARCHIVED_ONLY)
+    if store.get_meta(ARCHIVED_COUNT) != archived:
+        store.set_meta(ARCHIVED_COUNT, archived)
 
 
 def _with_counters(node: Node, counters: Counters) -> Node:
