@@ -10,7 +10,7 @@ holds, its size) and asks on a terminal; ``--yes`` answers for scripts, and
 without a terminal it refuses rather than guess. It first takes the namespace
 locks the toolset's writers hold across transactions (an index update), so it
 waits for an update in progress rather than cut it in half, and a namespace's
-own namespaces (``skills/NAME/usage`` under ``skills/NAME``) go with it.
+own namespaces (the ``skills/NAME/usage`` an older version kept under ``skills/NAME``) go with it.
 """
 
 from __future__ import annotations

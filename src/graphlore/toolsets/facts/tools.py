@@ -75,6 +75,9 @@ INFO_NEIGHBOURS = 5
 INFO_LATEST = 5
 #: Mention records info lists (newest first).
 INFO_MENTIONS = 20
+#: How ``search --query`` ranks the selected facts (keyword, vector weights of ``Store.rank_edges``): by the
+#: cosine of the query and the fact's sentence alone.
+QUERY_WEIGHTS = (0.0, 1.0)
 
 
 def _unit(score: float) -> float:
@@ -176,28 +179,26 @@ def _search(runtime: Runtime, graph: FactsGraph, request: SearchRequest, context
                 selected.append(ResolvedName(given=given, id=node.id, name=node.name, kind=kind, matched=matched))
     ids = [s.id for s in selected]
     # The whole filtered set is ranked before the cut: by relevance with a query, else newest first.
-    selection = store.select_edges(
-        ids, mode=request.mode, type=FACT, date_from=request.date_from, date_to=request.date_to,
-        limit=None if request.query else request.limit, with_vectors=bool(request.query),
-    )
     scores = None
-    refs = selection.edges
     if request.query:
-        query = runtime.embedder.embed([request.query])[0]
-        with_vec = [r for r in refs if r.vector is not None]
-        cos = (np.vstack([r.vector for r in with_vec]) @ query) if with_vec else np.empty(0)
-        scores = {r.id: float(c) for r, c in zip(with_vec, cos, strict=True)}
-        order = sorted(range(len(refs)), key=lambda i: (-scores.get(refs[i].id, -1.0), i))
-        refs = [refs[i] for i in order[: request.limit]]
-    edges = store.get_edges([r.id for r in refs])
+        ranking = store.rank_edges(ids, mode=request.mode, type=FACT, date_from=request.date_from,
+                                   date_to=request.date_to, vector=runtime.embedder.embed([request.query])[0],
+                                   weights=QUERY_WEIGHTS, limit=request.limit)
+        total, found = ranking.total, [h.id for h in ranking.hits]
+        scores = {h.id: h.cosine for h in ranking.hits if h.cosine is not None}
+    else:
+        selection = store.select_edges(ids, mode=request.mode, type=FACT, date_from=request.date_from,
+                                       date_to=request.date_to, limit=request.limit)
+        total, found = selection.total, [r.id for r in selection.edges]
+    edges = store.get_edges(found)
     results = _facts_out(store, edges, scores)
     summary = SearchSummary(mode=request.mode, selected=selected, query=request.query,
-                            **{"from": request.date_from}, to_date=request.date_to, total=selection.total)
+                            **{"from": request.date_from}, to_date=request.date_to, total=total)
     search_id = sessions.remember(runtime, graph.location, graph.name, context, [e.id for e in edges],
                                   summary.model_dump(mode="json", by_alias=True))
     return SearchResponse(
         graph=graph.name, search_id=search_id, mode=request.mode, selected=selected, query=request.query,
-        **{"from": request.date_from}, to_date=request.date_to, limit=request.limit, total=selection.total,
+        **{"from": request.date_from}, to_date=request.date_to, limit=request.limit, total=total,
         results=results,
     )
 
@@ -302,16 +303,9 @@ def ls(runtime: Runtime, request: LsRequest) -> LsResponse:
                       chunks=n.props["chunks"]) for n in nodes]
         return LsResponse(graph=graph.name, type=None, total=total, rows=rows,
                           has_more=request.offset + len(rows) < total, **page)
-    if request.type is None:
-        total = store.count_nodes(kind)
-        counted = store.most_connected(kind, type=FACT, limit=request.limit, offset=request.offset)
-    else:
-        # most_connected ranks every node of the kind (its SQL counts them all); the type filter is applied to
-        # that ranking before offset and limit, so a page never hides an entity of the type.
-        wanted = _entities_of_type(graph, store, request.type)
-        total = len(wanted)
-        counted = [(i, c) for i, c in store.most_connected(kind, type=FACT, limit=store.count_nodes(kind))
-                   if i in wanted][request.offset: request.offset + request.limit]
+    where = None if request.type is None else {"type": _types_named(graph, store, request.type)}
+    total = store.count_nodes(kind, where)
+    counted = store.most_connected(kind, type=FACT, limit=request.limit, offset=request.offset, where=where)
     nodes = {n.id: n for n in store.get_nodes([i for i, _ in counted])}
     rows = [LsRow(id=i, name=nodes[i].name, type=nodes[i].props.get("type"), date=None, facts=c, chunks=None)
             for i, c in counted if i in nodes]
@@ -319,21 +313,17 @@ def ls(runtime: Runtime, request: LsRequest) -> LsResponse:
                       has_more=request.offset + len(rows) < total, **page)
 
 
-def _entities_of_type(graph: FactsGraph, store: Store, wanted: str) -> set[str]:
-    """Ids of the entities whose type equals ``wanted`` case-insensitively; none: an error listing the types."""
+def _types_named(graph: FactsGraph, store: Store, wanted: str) -> list[str]:
+    """The spellings of the entity type ``wanted`` (equal case-insensitively) the graph holds, read from the
+    store's counts per type; none: an error listing the types."""
     key = wanted.strip().casefold()
-    ids: set[str] = set()
-    types: dict[str, int] = {}
-    for node in store.iter_nodes("entity"):
-        spelled = node.props.get("type") or ""
-        types[spelled] = types.get(spelled, 0) + 1
-        if spelled.casefold() == key:
-            ids.add(node.id)
-    if not ids:
+    types = {t: n for t, n in store.prop_counts("entity", "type").items() if isinstance(t, str)}
+    spelled = [t for t in types if t.casefold() == key]
+    if not spelled:
         listed = ", ".join(f"{t} ({n})" for t, n in sorted(types.items(), key=lambda kv: (-kv[1], kv[0])))
         raise NotFound(f"no entity of type {wanted!r} in graph {graph.name!r}; types (entities): "
                        f"{listed or 'none: the graph has no entities'}")
-    return ids
+    return spelled
 
 
 def stats(runtime: Runtime, request: StatsRequest) -> StatsResponse:
@@ -342,7 +332,7 @@ def stats(runtime: Runtime, request: StatsRequest) -> StatsResponse:
     dates = store.list_node_ids("document", order_by="date", limit=1), store.list_node_ids(
         "document", order_by="date", descending=True, limit=1)
     first, last = (store.get_nodes(d)[0].props["date"] if d else None for d in dates)
-    embedder = store.get_meta("embedder")
+    embedder = graph.handle.meta(store).get("embedder")
     return StatsResponse(
         graph=graph.name, location=str(graph.path), entities=store.count_nodes("entity"),
         topics=store.count_nodes("topic"), documents=store.count_nodes("document"), chunks=store.count_nodes("chunk"),

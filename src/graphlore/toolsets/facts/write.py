@@ -17,7 +17,7 @@ from pathlib import Path
 
 from graphlore.contract import parse_request, quote
 from graphlore.errors import InvalidInput
-from graphlore.store import Edge, Node, Store, record_embedder
+from graphlore.store import Edge, Node, Store
 from graphlore.store.factory import EMBEDDER_META
 from graphlore.tools import Progress
 from graphlore.toolsets.facts.graph import FACT, PREFIX, FactsGraph
@@ -109,7 +109,7 @@ class Writer:
                 responses[i] = self._write_document(store, records[i], keys[i], doc_ids[i], existing.get(keys[i]),
                                                     per_record.get(i, []))
             if store.get_meta(EMBEDDER_META) is None:
-                record_embedder(store, self.graph.runtime.embedder)
+                self.graph.handle.record_embedder(store)
         return [responses.get(i) or self._unchanged(store, records[i], existing[keys[i]]) for i in range(len(records))]
 
     # -- before the transaction ------------------------------------------------------------

@@ -67,10 +67,10 @@ def item_keyword_query(title: str, description: str) -> str:
     return title if title.strip() else description
 
 
-def _summary(store: Store) -> IndexStatusSummary:
+def _summary(index: ItemIndex, store: Store) -> IndexStatusSummary:
     """Status after :meth:`ItemIndex.ensure_fresh`, which has just brought the index up to date."""
     return IndexStatusSummary(
-        last_indexed=store.get_meta("last_indexed"), is_stale=False, items_indexed=store.count_nodes(KIND)
+        last_indexed=index.meta(store)["last_indexed"], is_stale=False, items_indexed=store.count_nodes(KIND)
     )
 
 
@@ -103,7 +103,7 @@ def search(runtime: Runtime, request: SearchRequest, progress: Progress | None =
         for h in kept
     ]
     return SearchResponse(
-        results=results, query=request.query, total_results=len(results), index_status=_summary(store)
+        results=results, query=request.query, total_results=len(results), index_status=_summary(index, store)
     )
 
 
@@ -193,9 +193,10 @@ def get_similar(runtime: Runtime, request: GetSimilarRequest, progress: Progress
 
 def get_index_status(runtime: Runtime, request: GetIndexStatusRequest) -> GetIndexStatusResponse:
     index = ItemIndex(runtime, request.project_path)
+    index.handle.want("files")  # the freshness check reads them
     warnings = _config_warnings(index.root, runtime.roots)
-    store = index.store() if index.exists() else None
-    if store is None or store.get_meta("last_indexed") is None:
+    store = index.open()
+    if store is None or index.meta(store).get("last_indexed") is None:
         # No index, or a first build that never finished: nothing usable yet.
         return GetIndexStatusResponse(
             exists=False, project_path=str(index.root), index_location=index.location, last_indexed=None,
@@ -207,7 +208,7 @@ def get_index_status(runtime: Runtime, request: GetIndexStatusRequest) -> GetInd
         exists=True,
         project_path=str(index.root),
         index_location=index.location,
-        last_indexed=store.get_meta("last_indexed"),
+        last_indexed=index.meta(store)["last_indexed"],
         is_stale=bool(stale),
         stale_files=stale,
         items_indexed=store.count_nodes(KIND),
