@@ -11,6 +11,7 @@ a ``close()`` (e.g. inotify descriptors) and the database's connection pool
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, TypeVar
@@ -105,9 +106,10 @@ class Runtime:
                 cached[1].close()
             factory.drop_store(self.settings, namespace)
 
-    def lock(self, namespace: str, key: str) -> AbstractContextManager[None]:
-        """A named lock on ``namespace`` across processes (see :func:`factory.namespace_lock`)."""
-        return factory.namespace_lock(self.settings, namespace, key)
+    def lock(self, namespace: str, key: str, on_wait: Callable[[], None] | None = None) -> AbstractContextManager[None]:
+        """A named lock on ``namespace`` across processes (see :func:`factory.namespace_lock`; ``on_wait`` is
+        called before waiting for another process that holds it)."""
+        return factory.namespace_lock(self.settings, namespace, key, on_wait)
 
     def close(self) -> None:
         """Close every store, every state with a ``close()`` and the backend's connection pool."""

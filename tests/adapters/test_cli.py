@@ -9,6 +9,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import threading
 
 import click
 import pytest
@@ -224,3 +225,57 @@ def test_the_console_scripts_mcp_config_names_the_console_script(tmp_path):
     out = subprocess.run([script, "mcp-config"], capture_output=True, text=True, env=env, timeout=60, check=True)
     assert json.loads(out.stdout)["mcpServers"]["graphlore"] == {"command": script, "args": ["serve"]}
     assert out.stderr == ""
+
+
+# -- progress and Ctrl-C ---------------------------------------------------------------------------------------
+
+
+def test_progress_off_a_terminal_is_a_line_with_its_unit_while_a_step_runs_long(capsys):
+    from graphlore.adapters.cli import ProgressReport
+
+    report = ProgressReport("index")
+    report.tty, report.every_s = False, 0.01
+    report(128, 406, "passages embedded")  # then nothing for a while: the line still comes
+    for _ in range(500):
+        if "index: 128/406 passages embedded" in capsys.readouterr().err:
+            break
+        threading.Event().wait(0.01)
+    else:
+        pytest.fail("no progress line while the step ran")
+    report(406, 406, "passages embedded")
+    report.close()
+    assert capsys.readouterr().err.splitlines()[-1] == "index: 406/406 passages embedded"
+
+
+def test_a_cancelled_command_stops_at_its_next_progress_report():
+    from graphlore.adapters.cli import ProgressReport
+    from graphlore.tools import Cancelled
+
+    cancel = threading.Event()
+    report = ProgressReport("index", cancel)
+    report.tty = False
+    report(1, 10, "files read")
+    cancel.set()
+    with pytest.raises(Cancelled):
+        report(2, 10, "files read")
+    report.close()
+
+
+def test_serve_on_a_terminal_says_what_it_is_and_how_to_stop_it(tmp_path):
+    """stdin is a terminal (a person typed `graphlore serve`): one line on stderr, nothing on stdout."""
+    import pty
+    import signal
+
+    leader, follower = pty.openpty()
+    env = {**os.environ, "GRAPHLORE_HOME": str(tmp_path)}
+    proc = subprocess.Popen([sys.executable, "-m", "graphlore", "serve", "items"], stdin=follower,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+    os.close(follower)
+    try:
+        line = proc.stderr.readline()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=60)
+        os.close(leader)
+    assert "MCP server on stdin/stdout" in line and "Ctrl-C to stop" in line
+    assert out == ""

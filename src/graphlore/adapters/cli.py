@@ -20,8 +20,10 @@ one of their commands runs (``graphlore --help`` lists them).
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
+import threading
 import time
 import traceback
 from collections.abc import Callable, Mapping
@@ -48,7 +50,7 @@ from graphlore.config import Settings  # noqa: E402
 from graphlore.contract import Response, parse_request  # noqa: E402
 from graphlore.errors import GraphloreError, InternalError, InvalidInput, from_os_error  # noqa: E402
 from graphlore.runtime import Runtime  # noqa: E402
-from graphlore.tools import CallContext, Progress, Toolset, ToolSpec  # noqa: E402
+from graphlore.tools import CallContext, Cancelled, Progress, Toolset, ToolSpec  # noqa: E402
 from graphlore.toolsets import TOOLSETS, ExtraMissing, load_toolset, select  # noqa: E402
 
 #: The CLI's session for tools that keep per-session state: durable, so it outlives each process.
@@ -59,33 +61,130 @@ CLI_CONTEXT = CallContext(session="cli", durable=True)
 
 
 class ProgressReport:
-    """A bar on a terminal; otherwise, for work that runs past 5 s, a line on stderr every 5 s and one
-    at the end (quick work prints nothing)."""
+    """Progress with its unit: a bar per phase on a terminal; otherwise, once the work has run 5 s, a line
+    on stderr at least every 5 s (``index: 128/406 passages embedded``, repeated while a step runs long)
+    and one when a phase ends (quick work prints nothing). Once ``cancel`` is set (Ctrl-C), the next report
+    raises :class:`~graphlore.tools.Cancelled`, so the work stops between two steps."""
 
     every_s = 5.0
 
-    def __init__(self, label: str) -> None:
+    def __init__(self, label: str, cancel: threading.Event | None = None) -> None:
         self.label = label
+        self.cancel = cancel
         self.tty = sys.stderr.isatty()
         self._bar: Any = None
-        self._last = time.monotonic()
-        self._printed = False
+        self._phase: tuple[str, int] | None = None
+        self._state: tuple[int, int, str] | None = None
+        self._started = time.monotonic()
+        self._printed = 0.0
+        self._closed = threading.Event()
+        self._ticker: threading.Thread | None = None
+        self._lock = threading.Lock()
 
-    def __call__(self, done: int, total: int) -> None:
-        if self.tty:
-            if self._bar is None:
-                self._bar = click.progressbar(length=total, label=self.label, file=sys.stderr)
-                self._bar.__enter__()
-            self._bar.update(done - self._bar.pos)
-            return
-        now = time.monotonic()
-        if now - self._last >= self.every_s or (done >= total and self._printed):
-            self._last, self._printed = now, True
-            click.echo(f"{self.label}: {done}/{total}", err=True)
+    def __call__(self, done: int, total: int, unit: str = "") -> None:
+        if self.cancel is not None and self.cancel.is_set():
+            raise Cancelled
+        with self._lock:
+            phase_ends = self._phase is not None and self._phase != (unit, total)
+            if phase_ends and self._state is not None and self._printed:
+                self._line(*self._state)  # the last count of the phase before
+            self._phase, self._state = (unit, total), (done, total, unit)
+            if self.tty:
+                self._draw(done, total, unit, phase_ends)
+            elif self._ticker is None:
+                self._ticker = threading.Thread(target=self._tick, name="graphlore-progress", daemon=True)
+                self._ticker.start()
+            elif done >= total and self._printed:
+                self._line(done, total, unit)
+
+    def _draw(self, done: int, total: int, unit: str, new_phase: bool) -> None:
+        if new_phase and self._bar is not None:
+            self._bar.__exit__(None, None, None)
+            self._bar = None
+        if self._bar is None:
+            label = f"{self.label}: {unit}" if unit else self.label
+            self._bar = click.progressbar(length=max(total, 1), label=label, file=sys.stderr)
+            self._bar.__enter__()
+        self._bar.update(done - self._bar.pos)
+
+    def _line(self, done: int, total: int, unit: str) -> None:
+        self._printed = time.monotonic()
+        click.echo(f"{self.label}: {done}/{total} {unit}".rstrip(), err=True)
+
+    def _tick(self) -> None:
+        """Every 5 s of work (the first after 5 s), the latest count: a line even when a step runs long."""
+        while not self._closed.wait(self.every_s):
+            with self._lock:
+                if self._state is not None and not self._closed.is_set():
+                    self._line(*self._state)
 
     def close(self) -> None:
-        if self._bar is not None:
-            self._bar.__exit__(None, None, None)
+        with self._lock:
+            self._closed.set()
+            if self._bar is not None:
+                self._bar.__exit__(None, None, None)
+                self._bar = None
+
+
+#: After Ctrl-C, how long the command may take to stop at its next step before the process leaves without it.
+STOP_GRACE_S = 0.5
+
+
+class Stopped(Exception):  # noqa: N818 - what happened, not an error
+    """Ctrl-C stopped a command; ``line`` says what was kept (the process then leaves, see :func:`run`)."""
+
+    def __init__(self, line: str = "") -> None:
+        super().__init__(line)
+        self.line = line
+
+
+def in_worker(work: Callable[[], Any], cancel: threading.Event) -> Any:
+    """``work()`` in a thread of its own while this (the main) thread waits: Ctrl-C reaches the main thread at
+    once, even while the work is inside a long native call (an embedding batch). On Ctrl-C ``cancel`` is set
+    and the work has :data:`STOP_GRACE_S` to stop at its next progress report; raises :class:`Stopped`
+    (its ``line`` empty: the caller says what was kept) either way."""
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["value"] = work()
+        except BaseException as exc:  # noqa: BLE001 - handed to the main thread
+            box["error"] = exc
+
+    worker = threading.Thread(target=target, name="graphlore-command", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(0.2)
+    except KeyboardInterrupt:
+        cancel.set()
+        worker.join(STOP_GRACE_S)
+        raise Stopped() from None
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+def kept_line(kit: Kit, spec: ToolSpec, request: Mapping[str, Any]) -> str:
+    """What an interrupted call kept, from the tool's :attr:`Cli.kept` (read with a runtime of its own, within
+    a short wait), or the general rule."""
+    general = ("every step finished before it is kept, the one under way was rolled back; run the command "
+               "again to go on")
+    if spec.cli.kept is None:
+        return general
+    box: dict[str, str] = {}
+
+    def read() -> None:
+        runtime = kit.runtime()
+        try:
+            box["line"] = spec.cli.kept(runtime, parse_request(spec.request, dict(request)))
+        finally:
+            runtime.close()
+
+    reader = threading.Thread(target=read, name="graphlore-kept", daemon=True)
+    reader.start()
+    reader.join(STOP_GRACE_S)
+    return box.get("line", general)
 
 
 class Kit:
@@ -158,16 +257,23 @@ def tool_command(kit: Kit, spec: ToolSpec) -> click.Command:
             exc.in_words_of(*words)
             raise
         runtime = kit.runtime()
-        progress = ProgressReport(spec.command) if spec.progress else None
+        cancel = threading.Event()
+        progress = ProgressReport(spec.command, cancel) if spec.progress else None
         try:
-            response = kit.run(spec.name, request, runtime, progress)
+            response = in_worker(lambda: kit.run(spec.name, request, runtime, progress), cancel)
+        except (Stopped, Cancelled):  # the process leaves at once (the work may still use the runtime)
+            raise Stopped(kept_line(kit, spec, request)) from None
         except GraphloreError as exc:
+            runtime.close()
             exc.in_words_of(*words)
+            raise
+        except BaseException:
+            runtime.close()
             raise
         finally:
             if progress is not None:
                 progress.close()
-            runtime.close()
+        runtime.close()
         click.echo(response.model_dump_json(indent=2, by_alias=True) if as_json else spec.render(response))
 
     help_text = command_help(spec)
@@ -289,6 +395,10 @@ def build_cli(
             check_bind(host, settings.auth_token)
             settings = http_settings(settings)  # over HTTP files and folders are always confined
         runtime = Runtime(settings, watch_files=True)
+        if transport == "stdio" and sys.stdin.isatty():  # a person started it, not an MCP client
+            click.echo(f"graphlore {__version__}: an MCP server on stdin/stdout for {', '.join(t.name for t in served)}, "
+                       "waiting for an MCP client's messages (register it with `graphlore mcp-config`); "
+                       "press Ctrl-C to stop", err=True)
         run_server(served, runtime, transport=transport, host=host, port=port, read_only=read_only)
 
     @root.command("mcp-config")
@@ -366,6 +476,34 @@ def installed(names: list[str], registry: Mapping[str, str], named: bool) -> lis
     return out
 
 
+#: The exit status of a command stopped by Ctrl-C (128 + SIGINT), as shells report it.
+INTERRUPTED = 130
+
+
+def _interrupted(line: str) -> int:
+    """One line on stderr, what the interrupted command kept; then the process leaves at once with status 130,
+    without waiting for work still under way (a native embedding call can run for seconds, and the embedder's
+    threads may not survive an orderly exit after a signal): the database rolls back the transaction under
+    way, the finished ones are kept."""
+    click.echo(f"interrupted: {line}", err=True)
+    sys.stderr.flush()
+    sys.stdout.flush()
+    os._exit(INTERRUPTED)
+
+
+class _Notes(logging.Handler):
+    """The warnings of graphlore's logger (e.g. waiting for another index) as lines on stderr."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        click.echo(record.getMessage(), err=True)
+
+
+def _say_notes() -> None:
+    logger = logging.getLogger("graphlore")
+    if not any(isinstance(h, _Notes) for h in logger.handlers):
+        logger.addHandler(_Notes(logging.WARNING))
+
+
 def _fail(error: GraphloreError) -> int:
     click.echo(f"error: {error}", err=True)
     return 2
@@ -380,15 +518,17 @@ def _home() -> Any:
 
 def run(invoke: Callable[[], Any]) -> int:
     """Call ``invoke`` (a non-standalone click ``main``) and turn every failure into one line; the exit status."""
+    _say_notes()
     try:
         result = invoke()
     except GraphloreError as exc:
         return _fail(exc)
     except click.exceptions.Exit as exc:
         return exc.exit_code
-    except click.Abort:
-        click.echo("error: aborted", err=True)
-        return 1
+    except Stopped as stop:
+        return _interrupted(stop.line)
+    except (KeyboardInterrupt, click.Abort, Cancelled):
+        return _interrupted("nothing was written by the step under way (each write is one transaction)")
     except click.UsageError as exc:
         hint = f" (see '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
         return _fail(InvalidInput(f"{exc.format_message()}{hint}"))

@@ -245,6 +245,10 @@ def request_fields(fields: list[Field], values: Mapping[str, Any]) -> dict[str, 
     return request
 
 
+#: Usual other spellings of conventional flags, accepted as the command's own (``--project-path``: the field's
+#: name over MCP).
+ALIASES: Mapping[str, str] = {"--project-path": "--project", "--to-date": "--to"}
+
 #: ``-h`` is ``--help`` in every command (set on the root group; its commands inherit it).
 HELP_OPTIONS = {"help_option_names": ["-h", "--help"]}
 
@@ -294,12 +298,25 @@ class ToolCommand(Documented):
         self.failed = failed
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        args = self.spelled_as_ours(args)
         given = list(args)  # click's parser consumes the list it is given
         try:
             return self._parse_args(ctx, args)
         except (GraphloreError, click.UsageError) as exc:
             self.failed(self.given(given), exc)
             raise
+
+    def spelled_as_ours(self, args: list[str]) -> list[str]:
+        """``args`` with the usual other spellings of this command's flags (:data:`ALIASES`) as its own."""
+        known = {opt for p in self.params if isinstance(p, click.Option) for opt in p.opts}
+        out = []
+        for arg in args:
+            if arg == "--":
+                return out + args[len(out):]
+            flag, eq, value = arg.partition("=")
+            ours = ALIASES.get(flag)
+            out.append(f"{ours}{eq}{value}" if ours in known and flag not in known else arg)
+        return out
 
     def given(self, args: list[str]) -> dict[str, str]:
         """The values of ``--flag VALUE`` / ``--flag=VALUE`` in a command line that did not parse, by field."""

@@ -160,15 +160,17 @@ def _input_required(need: SamplingRequired) -> types.InputRequiredResult:
 
 
 def _progress(ctx: Context) -> Progress:
-    """Progress notifications to the client (when it asked for them), at most five a second."""
+    """Progress notifications to the client (when it asked for them), at most five a second; the message
+    names the unit (``128/406 passages embedded``)."""
     last = [0.0]
 
-    def report(done: int, total: int) -> None:
+    def report(done: int, total: int, unit: str = "") -> None:
         now = time.monotonic()
         if done < total and now - last[0] < 0.2:
             return
         last[0] = now
-        anyio.from_thread.run(functools.partial(ctx.report_progress, done, total))
+        message = f"{done}/{total} {unit}".rstrip()
+        anyio.from_thread.run(functools.partial(ctx.report_progress, done, total, message))
 
     return report
 

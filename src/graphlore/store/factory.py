@@ -22,7 +22,7 @@ import re
 import sys
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -250,10 +250,12 @@ def _size(path: Path) -> int:
 
 
 @contextmanager
-def namespace_lock(settings: Settings, namespace: str, key: str) -> Iterator[None]:
+def namespace_lock(settings: Settings, namespace: str, key: str,
+                   on_wait: Callable[[], None] | None = None) -> Iterator[None]:
     """A named lock on a namespace across threads and processes, held until the block ends: for work
     longer than one transaction (an index update that embeds before it writes). It does not need the
     store to exist or be readable, so a rebuild can take it before dropping a damaged store.
+    ``on_wait`` is called once, before waiting, when another holder has it (to say so).
 
     SQLite: ``flock`` on ``{home}/{namespace}/{key}.lock``. PostgreSQL: a session advisory lock.
     """
@@ -262,7 +264,7 @@ def namespace_lock(settings: Settings, namespace: str, key: str) -> Iterator[Non
     if backend(settings) == "postgres":
         from graphlore.store.postgres import namespaces
 
-        with namespaces.lock(_postgres(settings), check_namespace(namespace), key):
+        with namespaces.lock(_postgres(settings), check_namespace(namespace), key, on_wait):
             yield
         return
     folder = settings.home / check_namespace(namespace)
@@ -272,7 +274,12 @@ def namespace_lock(settings: Settings, namespace: str, key: str) -> Iterator[Non
     except OSError as exc:
         raise StoreUnavailable(f"cannot create the lock file in {folder}: {exc.strerror or exc}") from exc
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if on_wait is not None:
+                on_wait()
+            fcntl.flock(fd, fcntl.LOCK_EX)
         yield
     finally:
         os.close(fd)  # closing the descriptor releases the lock

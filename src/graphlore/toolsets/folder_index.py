@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import logging
 import os
 import stat
 import threading
@@ -48,6 +49,13 @@ from graphlore.toolsets.handle import Namespace
 from graphlore.watch import ChangeFeed
 
 INDEX_LOCK = "index"
+#: The embedding phase of an index that embeds after its structural update (code): one process at a time,
+#: so two never embed the same text; taken before :data:`INDEX_LOCK`, never while holding it.
+EMBED_LOCK = "embed"
+#: What a process says when another holds a project's index lock (the CLI prints it on stderr).
+WAITING = "waiting for another index of this project ({root}) to finish"
+
+logger = logging.getLogger("graphlore")
 #: An update commits its embeddings in steps of at most this many passages (see :meth:`FolderIndex.embed_in_steps`).
 STEP_PASSAGES = 256
 
@@ -125,7 +133,7 @@ def folder_label(namespace: str, meta: Callable[[str], object]) -> str | None:
 
 def folder_stores(toolset: str) -> StoreKind:
     """What ``graphlore stores`` and ``drop`` know of a folder-backed toolset's indexes."""
-    return StoreKind(label=folder_label, of_folder=lambda root: folder_namespace(toolset, root), locks=(INDEX_LOCK,))
+    return StoreKind(label=folder_label, of_folder=lambda root: folder_namespace(toolset, root), locks=(EMBED_LOCK, INDEX_LOCK))
 
 
 def now_iso() -> str:
@@ -268,7 +276,8 @@ class FolderIndex:
 
     def sync(self, force: bool = False, progress: Progress | None = None) -> object:
         """Run :meth:`update` with this folder's update locks held (this process and others)."""
-        with self.runtime.state(FolderWatches).lock(self.namespace), self.runtime.lock(self.namespace, INDEX_LOCK):
+        with self.runtime.state(FolderWatches).lock(self.namespace), self.runtime.lock(
+                self.namespace, INDEX_LOCK, on_wait=self.say_waiting):
             if force:
                 self.handle.drop()  # also what repairs a damaged file
             self.handle.reread()  # read under the locks: another process may have updated it meanwhile
@@ -278,6 +287,10 @@ class FolderIndex:
                 self.handle.reread()
         self.refreshed = self.refreshed or getattr(result, "status", None) != "unchanged"
         return result
+
+    def say_waiting(self) -> None:
+        """Say that another process holds this index's lock (before waiting for it)."""
+        logger.warning(WAITING.format(root=self.root))
 
     # -- embedding -----------------------------------------------------------------------------------
 
@@ -299,7 +312,7 @@ class FolderIndex:
             if not group:
                 return
             offset = done
-            report = (lambda d, _t: progress(offset + d, total)) if progress else None
+            report = (lambda d, _t, unit="passages embedded": progress(offset + d, total, unit)) if progress else None
             commit(self.embed_passages(group, report))
             done += size
             group.clear()
@@ -325,7 +338,7 @@ class FolderIndex:
         for start in range(0, len(order), step):
             blocks.append(embedder.embed([pieces[i][1] for i in order[start : start + step]]))
             if progress:
-                progress(min(start + step, len(pieces)), len(pieces))
+                progress(min(start + step, len(pieces)), len(pieces), "passages embedded")
         sorted_rows = np.vstack(blocks)
         matrix = np.empty_like(sorted_rows)
         matrix[order] = sorted_rows

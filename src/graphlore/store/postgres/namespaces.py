@@ -11,7 +11,7 @@ one, which tells a process holding the old store to reopen it.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import psycopg
@@ -124,16 +124,21 @@ def _local(key: tuple[str, str, str]) -> Iterator[None]:
 
 
 @contextmanager
-def lock(db: Database, namespace: str, key: str) -> Iterator[None]:
+def lock(db: Database, namespace: str, key: str, on_wait: Callable[[], None] | None = None) -> Iterator[None]:
     """A session advisory lock held on a connection of its own (never a pooled one: waiters would hold
     the pool's connections while they wait); threads of this process queue on a thread lock first.
-    It waits as long as the holder works (no lock timeout), as ``flock`` does for SQLite."""
+    It waits as long as the holder works (no lock timeout), as ``flock`` does for SQLite; ``on_wait`` is
+    called before waiting for another process that holds it."""
     with _local((db.url, namespace, key)):
         conn = db.connect()
         try:
             with _guarded(db):
                 conn.execute("SET lock_timeout = 0")
-                conn.execute("SELECT pg_advisory_lock(%s)", (advisory_key("lock", namespace, key),))
+                lock_id = advisory_key("lock", namespace, key)
+                if not conn.execute("SELECT pg_try_advisory_lock(%s)", (lock_id,)).fetchone()[0]:
+                    if on_wait is not None:
+                        on_wait()
+                    conn.execute("SELECT pg_advisory_lock(%s)", (lock_id,))
             yield
         finally:
             conn.close()  # ends the session, which releases the lock

@@ -225,8 +225,8 @@ TOOLSET = Toolset(
               "progress). force=true rebuilds from scratch.",
               models.IndexRequest, models.IndexResponse, tools.index, render.index,
               Cli(help="Build or update the index (structure, then embeddings).", args={
-                  "project_path": Arg(positional=True, default=".", metavar="PATH"),
-                  "embed": Arg(flags=("--embed/--no-embed",))}),
+                  "project_path": PROJECT, "embed": Arg(flags=("--embed/--no-embed",))},
+                  kept=tools.index_kept),
               progress=True, idempotent=True),
     ],
 )

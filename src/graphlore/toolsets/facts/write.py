@@ -269,7 +269,7 @@ def _write_file(graph: FactsGraph, path: Path, total: int, progress: Progress | 
         batch.clear()
         keys.clear()
         if progress:
-            progress(len(outcomes), total)
+            progress(len(outcomes), total, "documents written")
 
     for _, record in _records(path):
         key = document_key(record)

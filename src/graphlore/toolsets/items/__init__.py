@@ -61,7 +61,7 @@ TOOLSET = Toolset(
             progress=True,
             mcp_text="json",
             cli=Cli(help="Build or update the index (only changed items are embedded).",
-                    args={"project_path": PROJECT}),
+                    args={"project_path": PROJECT}, kept=tools.index_kept),
         ),
         ToolSpec(
             name="check_duplicates",

@@ -377,7 +377,7 @@ class SkillLibrary:
                 vectors = np.empty((len(texts), part.shape[1]), dtype=np.float32)
             vectors[start:start + len(part)] = part
             if progress is not None:
-                progress(start + len(part), len(texts))
+                progress(start + len(part), len(texts), "texts embedded")
         out = [Embedded(h, None, 0.0, None) for h in new_hashes]
         at = 0
         for i in todo:

@@ -43,7 +43,14 @@ from graphlore.runtime import Runtime
 from graphlore.store import Edge, Node, Store
 from graphlore.store.factory import EMBEDDER_META
 from graphlore.tools import Progress
-from graphlore.toolsets.folder_index import INDEX_LOCK, PROJECT_PATH, FolderIndex, FolderWatches, now_iso
+from graphlore.toolsets.folder_index import (
+    EMBED_LOCK,
+    INDEX_LOCK,
+    PROJECT_PATH,
+    FolderIndex,
+    FolderWatches,
+    now_iso,
+)
 
 from ..layout.walk import SKIP_DIRS, Scan, scan
 from ..model import GraphEdge, GraphNode
@@ -248,7 +255,7 @@ class CodeIndex(FolderIndex):
         self._scan: Scan | None = None
 
     def repair_hint(self) -> str:
-        return (f"run the index tool with force=true (CLI: graphlore code index --force "
+        return (f"run the index tool with force=true (CLI: graphlore code index --force -p "
                 f"{shlex.quote(str(self.root))})")
 
     def list_files(self) -> dict[str, float]:
@@ -277,7 +284,7 @@ class CodeIndex(FolderIndex):
             return UpdateReport("unchanged", files=files_indexed(store, meta))
         graph, restored = self._graph(store, existed)
         clock = time.perf_counter()
-        stats = graph.update(found)
+        stats = graph.update(found, progress)
         seconds = {"graph": time.perf_counter() - clock}
         report = UpdateReport("rebuilt" if force else ("updated" if existed else "created"), files=stats.files,
                               parsed=stats.parsed, resolved=stats.resolved, removed=stats.removed, restored=restored)
@@ -381,7 +388,12 @@ class CodeIndex(FolderIndex):
         return out
 
     def embed(self, progress: Progress | None = None) -> int:
-        """Embed every pending node (see the module docstring); returns how many were embedded."""
+        """Embed every pending node (see the module docstring); returns how many were embedded. One process
+        embeds a project at a time (:data:`EMBED_LOCK`): another waits, then finds only what is still pending."""
+        with self.runtime.lock(self.namespace, EMBED_LOCK, on_wait=self.say_waiting):
+            return self._embed(progress)
+
+    def _embed(self, progress: Progress | None) -> int:
         store = self.store()
         self.check_embedder(store)
         todo = self.pending(store)
@@ -395,7 +407,7 @@ class CodeIndex(FolderIndex):
             with self.locked():
                 embedded += self._write_vectors(store, wanted, matrix)
             if progress:
-                progress(min(start + EMBED_BATCH, len(todo)), len(todo))
+                progress(min(start + EMBED_BATCH, len(todo)), len(todo), "nodes embedded")
         return embedded
 
     def _write_vectors(self, store: Store, wanted: Sequence[tuple[str, Node]], matrix: Any) -> int:
