@@ -43,8 +43,10 @@ from __future__ import annotations
 import functools
 import math
 import re
+import sys
 import typing
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, GetJsonSchemaHandler, ValidationError
@@ -334,3 +336,19 @@ def parse_request(model: type[M], data: Any) -> M:
     if huge is not None:  # in a free-form value the model let through (e.g. a filter's)
         raise InvalidInput(huge)
     return request
+
+
+def json_text(flag: str, text: str) -> str:
+    """The JSON text of a value: ``@FILE`` reads the file (``@-``: standard input), anything else is the text."""
+    if not text.startswith("@"):
+        return text
+    name = text[1:]
+    if name == "-":
+        return sys.stdin.read()
+    try:
+        return Path(name).expanduser().read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InvalidInput(f"{flag} {text}: cannot read {name!r} ({exc.strerror or type(exc).__name__}); give "
+                           "@FILE with a JSON file, or the JSON itself") from exc
+    except UnicodeDecodeError as exc:
+        raise InvalidInput(f"{flag} {text}: {name!r} is not UTF-8 text (byte {exc.start + 1})") from exc

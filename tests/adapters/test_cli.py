@@ -167,19 +167,18 @@ def test_every_command_follows_the_cli_convention(path, command):
     for param in command.params:
         if not isinstance(param, click.Option):
             continue
-        if path != ["facts", "search"]:  # FIXME(issue 21 point 5): its -entity / -topic become --entity / --topic
-            assert all(opt.startswith("--") or len(opt) == 2 for opt in param.opts), param.opts
+        assert all(opt.startswith("--") or len(opt) == 2 for opt in param.opts), param.opts
         for long, short in conventional.items():
             if long in param.opts:
                 assert short in param.opts, f"graphlore {' '.join(path)} {long} lacks {short}"
 
 
 def test_a_json_option_reads_a_file_given_as_at_file(app, tmp_path):
-    selector = tmp_path / "apple.json"
-    selector.write_text('{"name": "Apple", "definition": "technology company"', encoding="utf-8")
-    out = invoke(app, "facts", "find", "--entity", f"@{selector}", env={"GRAPHLORE_HOME": str(tmp_path / "home")})
-    assert out.exit_code == 2 and "--entity is not JSON" in out.stderr and "apple.json" in out.stderr
-    out = invoke(app, "facts", "find", "--entity", f"@{tmp_path / 'missing.json'}")
+    bad = tmp_path / "filter.json"
+    bad.write_text('{"role": "CONTROLLER"', encoding="utf-8")
+    out = invoke(app, "code", "find", "symbol", "-f", f"@{bad}", "-p", str(tmp_path))
+    assert out.exit_code == 2 and "filter is a string but not JSON" in out.stderr
+    out = invoke(app, "code", "find", "symbol", "-f", f"@{tmp_path / 'missing.json'}", "-p", str(tmp_path))
     assert out.exit_code == 2 and "cannot read" in out.stderr and "missing.json" in out.stderr
 
 

@@ -48,7 +48,14 @@ from graphlore.adapters.flags import (  # noqa: E402
 )
 from graphlore.config import Settings  # noqa: E402
 from graphlore.contract import Response, parse_request  # noqa: E402
-from graphlore.errors import GraphloreError, InternalError, InvalidInput, from_os_error  # noqa: E402
+from graphlore.errors import (  # noqa: E402
+    AtSpeller,
+    GraphloreError,
+    InternalError,
+    InvalidInput,
+    RefSpeller,
+    from_os_error,
+)
 from graphlore.runtime import Runtime  # noqa: E402
 from graphlore.tools import CallContext, Cancelled, Progress, Toolset, ToolSpec  # noqa: E402
 from graphlore.toolsets import TOOLSETS, ExtraMissing, load_toolset, select  # noqa: E402
@@ -201,8 +208,10 @@ class Kit:
         """A runtime for one command (the command closes it when done)."""
         return self._make_runtime()
 
-    def run(self, name: str, fields: Mapping[str, Any], runtime: Runtime, progress: Progress | None = None) -> Response:
-        """Validate ``fields`` (unset ones left out, so the model's defaults apply) and call the tool."""
+    def run(self, name: str, fields: Mapping[str, Any], runtime: Runtime, progress: Progress | None = None,
+            words: tuple[RefSpeller, AtSpeller] | None = None) -> Response:
+        """Validate ``fields`` (unset ones left out, so the model's defaults apply) and call the tool; an error
+        is spelled with ``words`` (the command line's flags, see :func:`graphlore.adapters.flags.speller`)."""
         spec = self.toolset.tool(name)
         extra: dict[str, Any] = {}
         if spec.context:
@@ -213,6 +222,8 @@ class Kit:
             request = parse_request(spec.request, {k: v for k, v in fields.items() if v is not None})
             return spec.call(runtime, request, **extra)
         except Exception as exc:
+            if words is not None and isinstance(exc, GraphloreError):
+                exc.in_words_of(*words)  # before the tool hears of it (a failed search keeps its reason)
             spec.failed(runtime, fields, CLI_CONTEXT, exc)
             raise
 
@@ -253,14 +264,14 @@ def tool_command(kit: Kit, spec: ToolSpec) -> click.Command:
         try:
             request = request_fields(fields, values)
         except GraphloreError as exc:
-            failed({k: v for k, v in values.items() if v is not None and v != ()}, exc)
             exc.in_words_of(*words)
+            failed({k: v for k, v in values.items() if v is not None and v != ()}, exc)
             raise
         runtime = kit.runtime()
         cancel = threading.Event()
         progress = ProgressReport(spec.command, cancel) if spec.progress else None
         try:
-            response = in_worker(lambda: kit.run(spec.name, request, runtime, progress), cancel)
+            response = in_worker(lambda: kit.run(spec.name, request, runtime, progress, words), cancel)
         except (Stopped, Cancelled):  # the process leaves at once (the work may still use the runtime)
             raise Stopped(kept_line(kit, spec, request)) from None
         except GraphloreError as exc:

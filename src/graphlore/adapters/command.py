@@ -31,7 +31,7 @@ import click
 
 from graphlore.adapters.flags import Field, ToolCommand, command_help, fields_of, request_fields, speller
 from graphlore.contract import Request, Response, parse_request
-from graphlore.errors import InvalidInput
+from graphlore.errors import GraphloreError, InvalidInput
 from graphlore.runtime import Runtime
 from graphlore.tools import CallContext, Cli, CommandTool, Toolset, ToolSpec
 
@@ -156,7 +156,7 @@ class Command:
         """The request fields (by wire name) ``words`` give, not yet validated by the request model."""
         try:
             with self.parser.make_context(self.spec.name, list(words)) as ctx:
-                return request_fields(self.fields, ctx.params)
+                return request_fields(self.fields, ctx.params, files=False)
         except click.UsageError as exc:
             raise InvalidInput(exc.format_message()) from exc
 
@@ -240,6 +240,8 @@ class Language:
             response = spec.call(runtime, typed, **({"context": context} if spec.context else {}))
         except Exception as exc:
             spec.failed(runtime, arguments, context, exc)
+            if isinstance(exc, GraphloreError):
+                exc.in_words_of(*speller(command.fields))  # the command line's flags, not the fields
             raise
         return self.declared.response(command=spec.name, text=spec.render(response),
                                       result=response.model_dump(mode="json", by_alias=True))

@@ -28,14 +28,13 @@ import shlex
 import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal
 
 import click
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
-from graphlore.contract import quote
+from graphlore.contract import json_text, quote
 from graphlore.errors import AtSpeller, GraphloreError, InvalidInput, RefSpeller
 from graphlore.tools import UNSET, Arg, ToolSpec
 
@@ -110,22 +109,6 @@ def _first_flag(param: click.Parameter) -> str:
     return max(param.opts, key=len) if isinstance(param, click.Option) else param.name.upper()
 
 
-def json_text(flag: str, text: str) -> str:
-    """The JSON text of a value: ``@FILE`` reads the file (``@-``: standard input), anything else is the text."""
-    if not text.startswith("@"):
-        return text
-    name = text[1:]
-    if name == "-":
-        return click.get_text_stream("stdin").read()
-    try:
-        return Path(name).expanduser().read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InvalidInput(f"{flag} {text}: cannot read {name!r} ({exc.strerror or type(exc).__name__}); give "
-                           "@FILE with a JSON file, or the JSON itself") from exc
-    except UnicodeDecodeError as exc:
-        raise InvalidInput(f"{flag} {text}: {name!r} is not UTF-8 text (byte {exc.start + 1})") from exc
-
-
 def _value(param: click.Parameter, arg: Arg, element: Any, raw: Any) -> Any:
     """A parsed CLI value as the request model expects it (JSON decoded, comma lists split, words joined)."""
     if arg.join:
@@ -135,6 +118,9 @@ def _value(param: click.Parameter, arg: Arg, element: Any, raw: Any) -> Any:
     if arg.parse is not None:
         parsed = [arg.parse(flag, text) for text in (values if values is not None else [raw])]
         return parsed if values is not None else parsed[0]
+    if arg.metavar == "JSON" and not _is_json(element, arg):  # JSON text the request model decodes itself
+        texts = [json_text(flag, text) for text in (values if values is not None else [raw])]
+        return texts if values is not None else texts[0]
     if _is_json(element, arg):
         decoded = []
         for number, given in enumerate(values if values is not None else [raw], 1):
@@ -233,14 +219,20 @@ def fields_of(spec: ToolSpec, args: Mapping[str, Arg] | None = None) -> list[Fie
     return out
 
 
-def request_fields(fields: list[Field], values: Mapping[str, Any]) -> dict[str, Any]:
+def request_fields(fields: list[Field], values: Mapping[str, Any], files: bool = True) -> dict[str, Any]:
     """click's parsed ``values`` (by parameter name) as the request's fields by wire name: JSON decoded, lists
-    split, words joined, unset ones left out (so the model's defaults apply)."""
+    split, words joined, unset ones left out (so the model's defaults apply). ``files=False`` (a command string
+    sent over MCP): a JSON value is never read from ``@FILE`` (the caller is not on this machine)."""
     request: dict[str, Any] = {}
     for field in fields:
         raw = values.get(field.wire)
         if raw is None or raw == ():
             continue
+        if not files and (field.json or field.arg.parse is not None):
+            texts = raw if isinstance(raw, tuple | list) else [raw]
+            if any(isinstance(t, str) and t.startswith("@") for t in texts):
+                raise InvalidInput(f"{field.flag} takes the JSON itself here (@FILE is read only by the command "
+                                   "line on your machine)")
         request[field.wire] = _value(field.param, field.arg, _unwrap(field.info.annotation)[0], raw)
     return request
 

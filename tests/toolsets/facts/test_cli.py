@@ -82,21 +82,30 @@ def test_find_takes_repeated_json_selectors(env):
 
 
 @pytest.mark.parametrize("args,shown", [
-    (["-entity", "Apple Inc, Microsoft"], "'-entity' is an old form"),
-    (["-topic", "Inflation"], "'-topic' is an old form"),
-    (["-to", "2020-01-01"], "'-to' is an old form"),
-    (["--entity-name", "Apple", "--entity-def", "company"], "'--entity-name' is an old form"),
+    (["-entity", "Apple Inc, Microsoft"], "'-entity' is not an option of graphlore facts find (long options take two dashes)"),
+    (["-topic", "Inflation"], "'-topic' is not an option"),
+    (["--to", "2020-01-01"], "find has no date filter (dates belong to search: --from DATE --to DATE)"),
+    (["--entity-name", "Apple", "--entity-def", "company"], "a selector is one value: --entity 'NAME: DEFINITION'"),
     (["--entity-def=company"], "'--entity-def' is an old form"),
-    (["--topic-name", "Inflation"], "'--topic-name' is an old form"),
-    (["--entity", "Apple: technology company"], "--entity is not JSON"),
-    (["--entity", "Apple"], "--entity is not JSON"),
-    (["--entity", '"Apple: technology company"'], "not names or 'name: definition' strings"),
-    (["--entity", '["Apple"]'], "not names or 'name: definition' strings"),
+    (["--topic-name", "Inflation"], "a selector is one value: --topic 'NAME: DEFINITION'"),
+    (["--entity", "Apple"], "--entity takes a name and what it is, NAME: DEFINITION (got 'Apple')"),
+    (["--entity", "Apple:  "], "--entity takes a name and what it is"),
+    (["--entity", '{"name": "Apple"'], "--entity is not a JSON selector"),
+    (["--entity", '["Apple"]'], "--entity takes a name and what it is"),
 ])
-def test_find_refuses_old_forms_and_shows_the_right_one(env, args, shown):
+def test_find_refuses_other_forms_and_shows_the_right_one(env, args, shown):
     result = run(env, "find", *args, code=2)
     assert result.stderr.startswith("error: [invalid_input]") and shown in result.stderr
-    assert '"name": "Apple Inc", "definition": "American technology company"' in result.stderr
+
+
+def test_find_takes_name_colon_definition_json_or_a_file(env, tmp_path):
+    """--entity NAME: DEFINITION on the typed CLI; a JSON selector and @FILE are taken too, with the same answer."""
+    said = json.loads(run(env, "find", "--entity", "Apple: company that makes the iPhone", "--json").output)
+    selector = '{"name": "Apple", "definition": "company that makes the iPhone"}'
+    (tmp_path / "apple.json").write_text(selector, encoding="utf-8")
+    assert json.loads(run(env, "find", "--entity", selector, "--json").output) == said
+    assert json.loads(run(env, "find", "--entity", f"@{tmp_path / 'apple.json'}", "--json").output) == said
+    assert said["entities"][0]["candidates"][0]["id"] == "E:apple-inc"
 
 
 @pytest.mark.parametrize("selector,problem", [
@@ -118,32 +127,35 @@ def test_find_needs_a_selector(env):
 
 
 def test_search_flags_and_output(env):
-    out = run(env, "search", "-entity", "Apple, Microsoft", "--mode", "between").output
+    out = run(env, "search", "--entity", "Apple", "--entity", "Microsoft", "--mode", "between").output
     assert out.splitlines()[0] == ("SEARCH mode=between  entity: Apple Inc. [E:apple-inc], "
                                    "Microsoft Corp [E:microsoft-corp]")
     assert ("[1] 2024-09-10 (September 2024)  Microsoft Corp ──[settled a patent dispute with]──▶ Apple Inc.  "
             "(Microsoft and Apple settle)") in out
     assert "    Microsoft and Apple settled a long-running patent dispute over touchscreens." in out
-    data = json.loads(run(env, "search", "-entity", "NYC", "-topic", "Inflation", "--from", "2022-06-15",
-                          "--to-date", "2022-06-15", "--limit", "5", "--json").output)
+    data = json.loads(run(env, "search", "--entity", "NYC", "--topic", "Inflation", "--from", "2022-06-15",
+                          "--to", "2022-06-15", "-n", "5", "--json").output)
     assert data["mode"] == "around" and data["from"] == "2022-06-15" and data["to_date"] == "2022-06-15"
     assert [r["date"] for r in data["results"]] == ["2022-06-15"] * len(data["results"]) and data["results"]
-    repeated = json.loads(run(env, "search", "-entity", "Apple", "-entity", "Microsoft", "--json").output)
+    repeated = json.loads(run(env, "search", "--entity", "Apple", "--entity", "Microsoft", "--json").output)
     assert [s["id"] for s in repeated["selected"]] == ["E:apple-inc", "E:microsoft-corp"]
+    spelled = json.loads(run(env, "search", "--entity", "NYC", "--topic", "Inflation", "--from", "2022-06-15",
+                             "--to-date", "2022-06-15", "--json").output)  # the other usual spelling
+    assert spelled["to_date"] == "2022-06-15"
 
 
 def test_search_with_query(env):
-    data = json.loads(run(env, "search", "-entity", "Apple", "--query", "headphones", "--limit", "1", "--json").output)
+    data = json.loads(run(env, "search", "--entity", "Apple", "--query", "headphones", "--limit", "1", "--json").output)
     assert data["results"][0]["object"]["name"] == "Beats Electronics" and data["results"][0]["score"] > 0
 
 
 @pytest.mark.parametrize("args,shown", [
-    (["-entity", "Apple", "-to", "2020-01-01"], "'-to' is an old form and is not accepted; the end date is --to-date"),
-    (["-entity", "Apple", "--to", "2020-01-01"], "'--to' is an old form"),
-    (["--entity", '{"name": "Apple", "definition": "x"}'], "search takes names, aliases or ids"),
-    (["-entity", "Apple", "--from", "01/02/2020"], "is not a date: use YYYY-MM-DD"),
-    (["-entity", "Apple,,Microsoft"], "has an empty name"),
-    (["-entity", "Apple Computers"], "no entity named 'Apple Computers'"),
+    (["--entity", "Apple", "-to", "2020-01-01"], "'-to' is not an option of graphlore facts search (long options "
+                                                 "take two dashes)"),
+    (["-entity", "Apple"], "'-entity' is not an option"),
+    (["--entity", "Apple", "--from", "01/02/2020"], "is not a date: use YYYY-MM-DD"),
+    (["--entity", ""], "--entity value 1 must not be empty"),
+    (["--entity", "Apple Computers"], "no entity named 'Apple Computers'"),
     ([], "give at least one entity or topic"),
 ])
 def test_search_errors(env, args, shown):
@@ -151,12 +163,12 @@ def test_search_errors(env, args, shown):
 
 
 def test_an_unknown_name_lists_candidates_and_says_use_find(env):
-    err = run(env, "search", "-entity", "Apple Computers", code=2).stderr
+    err = run(env, "search", "--entity", "Apple Computers", code=2).stderr
     assert "Nearest: E:apple-inc (Apple Inc.)" in err and "Use find" in err
 
 
 def test_cat_expands_the_latest_cli_search_across_invocations(env):
-    out = json.loads(run(env, "search", "-entity", "Federal Reserve", "--json").output)
+    out = json.loads(run(env, "search", "--entity", "Federal Reserve", "--json").output)
     assert len(out["results"]) == 2
     text = run(env, "cat", "2").output
     assert text.startswith(f"search {out['search_id']}")
@@ -170,22 +182,22 @@ def test_cat_expands_the_latest_cli_search_across_invocations(env):
 
 
 def test_q_is_the_short_form_of_query(env):
-    short = json.loads(run(env, "search", "-entity", "Apple", "-q", "headphones", "--limit", "1", "--json").output)
-    long = json.loads(run(env, "search", "-entity", "Apple", "--query", "headphones", "--limit", "1", "--json").output)
+    short = json.loads(run(env, "search", "--entity", "Apple", "-q", "headphones", "--limit", "1", "--json").output)
+    long = json.loads(run(env, "search", "--entity", "Apple", "--query", "headphones", "--limit", "1", "--json").output)
     assert short["query"] == "headphones" and short["results"] == long["results"]
 
 
 @pytest.mark.parametrize("args, shown", [
-    (["-entity", "Apple", "--from", "2024-13"], "'2024-13' is not a date"),  # the request model refuses it
-    (["-entity", "Apple", "-to", "2024"], "'-to' is an old form"),  # the adapter refuses it before click
-    (["-entity", "Apple", "--mode", "beside"], "'beside' is not one of 'around', 'between'"),  # click refuses it
-    (["-entity", "Apple,,Microsoft"], "has an empty name"),  # a value the adapter cannot convert
-    (["-entity", "Apple Computers"], "no entity named 'Apple Computers'"),  # the tool itself
+    (["--entity", "Apple", "--from", "2024-13"], "'2024-13' is not a date"),  # the request model refuses it
+    (["--entity", "Apple", "-to", "2024"], "'-to' is not an option"),  # the adapter refuses it before click
+    (["--entity", "Apple", "--mode", "beside"], "'beside' is not one of 'around', 'between'"),  # click refuses it
+    (["--entity", ""], "--entity value 1 must not be empty"),  # a value the request model refuses
+    (["--entity", "Apple Computers"], "no entity named 'Apple Computers'"),  # the tool itself
 ])
 def test_a_failed_search_ends_the_latest_cli_search(env, args, shown):
     """However a typed search fails on the CLI, ``cat`` then refuses with the reason instead of expanding the
     search before it; that search stays reachable by its id."""
-    first = json.loads(run(env, "search", "-entity", "Federal Reserve", "--json").output)
+    first = json.loads(run(env, "search", "--entity", "Federal Reserve", "--json").output)
     assert "Federal Reserve" in run(env, "cat", "1").output
     assert shown in run(env, "search", *args, code=2).stderr
     err = run(env, "cat", "1", code=2).stderr
@@ -194,9 +206,9 @@ def test_a_failed_search_ends_the_latest_cli_search(env, args, shown):
 
 
 def test_a_failed_search_on_another_graph_leaves_this_graphs_latest_search(env):
-    run(env, "search", "-entity", "Federal Reserve")
-    run(env, "search", "-entity", "Apple", "--from", "2024-13", "--graph", "elsewhere", code=2)
-    run(env, "search", "-entity", "Apple", "--mode", "beside", "--graph=elsewhere", code=2)
+    run(env, "search", "--entity", "Federal Reserve")
+    run(env, "search", "--entity", "Apple", "--from", "2024-13", "--graph", "elsewhere", code=2)
+    run(env, "search", "--entity", "Apple", "--mode", "beside", "--graph=elsewhere", code=2)
     assert "Federal Reserve" in run(env, "cat", "1").output
     assert not (Path(env[1]) / "facts" / "elsewhere").exists()  # a graph without data gets no search file
 
@@ -223,12 +235,12 @@ def test_exec_runs_a_command_string_in_the_cli_session(env):
     out = run(env, "exec", 'search -entity "Apple, Microsoft" --mode between -q settled --from 2024').output
     assert out.startswith("SEARCH mode=between") and "dates 2024-01-01 to …" in out and "query='settled'" in out
     assert "settled a patent dispute" in run(env, "cat", "1").output
-    run(env, "search", "-entity", "Federal Reserve")
+    run(env, "search", "--entity", "Federal Reserve")
     assert "Federal Reserve" in run(env, "exec", "cat 1").output.split("\n\n")[1]
     data = json.loads(run(env, "exec", "ls entities -type company", "--json").output)
     assert data["command"] == "ls" and data["result"]["type"] == "company"
     assert "Workflow: find → search → cat → info" in run(env, "exec", "help").output
-    assert "'Inflation' is a topic (T:inflation): use -topic" in run(env, "exec", "search -entity Inflation",
+    assert "'Inflation' is a topic (T:inflation): use -topic, not -entity" in run(env, "exec", "search -entity Inflation",
                                                                       code=2).stderr
     assert "the latest search on this graph failed" in run(env, "exec", "cat 1", code=2).stderr
     err = run(env, "exec", "search", "-entity", "Apple", code=2).stderr
@@ -278,10 +290,10 @@ def test_the_real_entry_point_keeps_cat_numbers_between_processes(env):
     home = env[1]
     base = [sys.executable, "-m", "graphlore", "facts"]
     environ = {**os.environ, **env_for(home)}
-    first = subprocess.run([*base, "search", "-entity", "Mercury", "--graph", "default"], env=environ,
+    first = subprocess.run([*base, "search", "--entity", "Mercury", "--graph", "default"], env=environ,
                            capture_output=True, text=True, timeout=120)
     assert first.returncode == 2 and "names 2 entities" in first.stderr and "E:mercury-2" in first.stderr
-    searched = subprocess.run([*base, "search", "-entity", "E:mercury-2"], env=environ, capture_output=True,
+    searched = subprocess.run([*base, "search", "--entity", "E:mercury-2"], env=environ, capture_output=True,
                               text=True, timeout=120)
     assert searched.returncode == 0 and "[1] 2025-11-02  Mercury ──[was used in]──▶ Thermometer" in searched.stdout
     expanded = subprocess.run([*base, "cat", "1"], env=environ, capture_output=True, text=True, timeout=120)

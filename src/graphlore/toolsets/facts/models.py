@@ -100,10 +100,12 @@ Score = Annotated[float, Field(ge=0.0, le=1.0)]
 
 FIND_FORM = (
     'entity=[{"name": "Apple Inc", "definition": "American technology company"}] '
-    '(CLI: --entity \'{"name": "Apple Inc", "definition": "American technology company"}\', repeatable; '
-    "topics the same with topic / --topic)"
+    "(CLI: --entity 'Apple Inc: American technology company', repeatable; kg_execute: "
+    '--entity {"name": "Apple Inc", "definition": "American technology company"}; topics the same with '
+    "topic / --topic)"
 )
-SEARCH_FORM = 'entity=["Apple Inc", "Microsoft Corp"] (CLI: -entity "Apple Inc, Microsoft Corp")'
+SEARCH_FORM = ('entity=["Apple Inc", "Microsoft Corp"] (CLI: --entity "Apple Inc" --entity "Microsoft Corp"; '
+               'kg_execute: -entity "Apple Inc, Microsoft Corp")')
 
 
 # -- the document record --------------------------------------------------------------------------
