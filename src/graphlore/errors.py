@@ -60,6 +60,11 @@ def mcp_only(text: str) -> str:
     return f"⟦{text}⟧"
 
 
+def without_mcp_only(message: str) -> str:
+    """``message`` without its :func:`mcp_only` text (e.g. one problem among several, which lists it once)."""
+    return _MCP_ONLY.sub("", message)
+
+
 def _mcp_ref(field: str, example: str | None) -> str:
     return field if example is None else f"{field}={example}"
 

@@ -67,6 +67,20 @@ def test_ingest_errors_name_the_line(env, tmp_path):
     assert "is not a file" in result.stderr
 
 
+def test_ingest_reports_every_bad_line_up_to_twenty_then_a_count(env, tmp_path):
+    good = EXAMPLE.read_text().splitlines()[0]
+    bad = tmp_path / "bad.jsonl"
+    chunk = good.replace('"chunk": 0', '"chunk": "0"')
+    bad.write_text("\n".join([good, "not json", "[1]", chunk, *["{oops"] * 30, good]) + "\n")
+    err = run(env, "ingest", str(bad), "--graph", "bad-file", code=2).stderr
+    assert "33 of its 35 lines are bad, so nothing was written" in err
+    assert "bad.jsonl:2 is not JSON" in err and "bad.jsonl:3 is not a JSON object" in err
+    assert "bad.jsonl:4: field 'facts.0.chunk' must be a whole number" in err
+    assert "bad.jsonl:21 is not JSON" in err and "bad.jsonl:22" not in err and "and 13 more bad lines" in err
+    assert "Valid fields" not in err
+    assert not (Path(env[1]) / "facts" / "bad-file").exists()
+
+
 # -- find -------------------------------------------------------------------------------------------------
 
 

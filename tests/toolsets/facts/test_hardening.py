@@ -213,7 +213,7 @@ def test_a_jsonl_line_is_held_to_the_same_contract(runtime, tmp_path):
     file = tmp_path / "bad.jsonl"
     good = json.dumps(examples.RECORDS[0])
     file.write_bytes(good.encode() + b"\n" + good.replace("Apple buys", "Apple \\ud800 buys").encode() + b"\n")
-    with pytest.raises(InvalidInput, match=r":2: field 'name' is not valid Unicode text.*Nothing was written"):
+    with pytest.raises(InvalidInput, match=r"nothing was written: .*:2: field .name. is not valid Unicode text"):
         call(runtime, "ingest", {"file": str(file)})
     file.write_bytes(good.encode() + b"\n" + good.replace('"chunk": 0', '"chunk": "0"').encode() + b"\n")
     with pytest.raises(InvalidInput, match=r":2: field 'facts.0.chunk' must be a whole number"):
