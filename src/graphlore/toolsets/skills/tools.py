@@ -25,6 +25,7 @@ from graphlore.errors import ConfigError, InvalidInput, NotFound, spell
 from graphlore.roots import ESCAPES, escapes
 from graphlore.runtime import Runtime
 from graphlore.store import Node
+from graphlore.store.factory import list_namespaces
 from graphlore.tools import CallContext, Progress
 from graphlore.toolsets.skills import diff, evidence, extract, imports, judge, learning, routing
 from graphlore.toolsets.skills.candidates import RANKING, calibrated, candidates, judged  # noqa: F401 - the bench's
@@ -53,6 +54,7 @@ from graphlore.toolsets.skills.library import (
     to_skill,
 )
 from graphlore.toolsets.skills.models import (
+    DEFAULT_LIBRARY,
     LOW_CONFIDENCE,
     STRUCTURED_CREATE,
     STRUCTURED_UPDATE,
@@ -123,7 +125,7 @@ def search_skills(runtime: Runtime, request: SearchSkillsRequest, context: CallC
                   ) -> SearchSkillsResponse:
     started = time.perf_counter()
     query = check_query(request.query)
-    library = SkillLibrary(runtime, request.library)
+    library = known(SkillLibrary(runtime, request.library))
     store = library.store()
     found: list[Stored] = []
     vector = None
@@ -289,9 +291,20 @@ def get_skill(runtime: Runtime, request: GetSkillRequest) -> Skill:
 LIST_FILTERS: dict[str, Any] = {"exclude": IN_USE, "include": None, "only": ARCHIVED_ONLY}
 
 
+def known(library: SkillLibrary) -> SkillLibrary:
+    """``library``, when it exists or is the default one (empty until the first skill); another name that
+    does not exist is ``not_found`` (a typo is not an empty library), naming the libraries there are."""
+    if library.name == DEFAULT_LIBRARY or library.exists():
+        return library
+    names = sorted(ns.split("/", 1)[1] for ns in list_namespaces(library.runtime.settings)
+                   if ns.startswith("skills/") and ns.count("/") == 1)
+    there = f"libraries: {', '.join(names)}" if names else "no library has skills yet"
+    raise NotFound(f"no skill library {library.name!r} ({there}); create or import skills to start one")
+
+
 @_store_errors
 def list_skills(runtime: Runtime, request: ListSkillsRequest) -> ListSkillsResponse:
-    library = SkillLibrary(runtime, request.library)
+    library = known(SkillLibrary(runtime, request.library))
     store = library.store()
     if store is None:
         return ListSkillsResponse(skills=[], total=0)
