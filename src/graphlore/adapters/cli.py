@@ -98,10 +98,11 @@ class ProgressReport:
             self._phase, self._state = (unit, total), (done, total, unit)
             if self.tty:
                 self._draw(done, total, unit, phase_ends)
-            elif self._ticker is None:
+                return
+            if self._ticker is None:
                 self._ticker = threading.Thread(target=self._tick, name="graphlore-progress", daemon=True)
                 self._ticker.start()
-            elif done >= total and self._printed:
+            if self._due() or (done >= total and self._printed):
                 self._line(done, total, unit)
 
     def _draw(self, done: int, total: int, unit: str, new_phase: bool) -> None:
@@ -118,11 +119,15 @@ class ProgressReport:
         self._printed = time.monotonic()
         click.echo(f"{self.label}: {done}/{total} {unit}".rstrip(), err=True)
 
+    def _due(self) -> bool:
+        """5 s since the last line (or since the work began)."""
+        return time.monotonic() - (self._printed or self._started) >= self.every_s
+
     def _tick(self) -> None:
-        """Every 5 s of work (the first after 5 s), the latest count: a line even when a step runs long."""
-        while not self._closed.wait(self.every_s):
+        """The latest count every 5 s (the first after 5 s): a line even while a step runs long."""
+        while not self._closed.wait(max(self.every_s, 0.1) / 2):
             with self._lock:
-                if self._state is not None and not self._closed.is_set():
+                if self._state is not None and not self._closed.is_set() and self._due():
                     self._line(*self._state)
 
     def close(self) -> None:

@@ -287,7 +287,7 @@ def test_split_from_the_command_line(env):
     [nyc] = [m for m in info["mentions"] if m["name"] == "NYC"]
     assert nyc["action"] == "merged" and nyc["document"]["name"] == "Apple opens NYC office"
     out = run(env, "split", "New York City", "--mentions", nyc["id"], "--graph", "splitting").output
-    assert out.splitlines()[0] == "split New York City (E:new-york-city): 1 mention(s) left for a new node; 2 facts moved"
+    assert out.splitlines()[0] == "split New York City (E:new-york-city): 1 mention left for a new node; 2 facts moved"
     assert "new: NYC [Location] (E:nyc; 2 facts" in out
     err = run(env, "split", "New York City", "--mentions", "Gotham", "--graph", "splitting", code=2).stderr
     assert "no mention of New York City (E:new-york-city) has that id or name" in err

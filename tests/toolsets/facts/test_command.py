@@ -318,7 +318,7 @@ def test_search_between_an_entity_subset(rt, via):
     text = both(rt, via, 'search -entity "Apple Inc, Microsoft Corp" --mode between', "search",
                 {"entity": ["Apple Inc", "Microsoft Corp"], "mode": "between"})
     assert text.startswith("SEARCH mode=between  entity: Apple Inc [E:apple-inc], Microsoft Corp [E:microsoft-corp]")
-    assert "1 of 1 facts" in text and "Microsoft Corp ──[overtook]──▶ Apple Inc" in text
+    assert "1 of 1 fact," in text and "Microsoft Corp ──[overtook]──▶ Apple Inc" in text
 
 
 @VIA

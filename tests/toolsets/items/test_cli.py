@@ -60,7 +60,7 @@ def direct(env, tool: str, fields: dict):
 def as_json(result) -> dict:
     assert result.exit_code == 0, result.output
     # Work that runs past 5 s reports progress on stderr when it is not a terminal; nothing else goes there.
-    assert all(re.fullmatch(r"[a-z-]+: \d+/\d+", line) for line in result.stderr.splitlines()), result.stderr
+    assert all(re.fullmatch(r"[a-z-]+: \d+/\d+ [a-z ]+", line) for line in result.stderr.splitlines()), result.stderr
     return json.loads(result.stdout)
 
 
@@ -154,7 +154,7 @@ def test_search_table_is_readable(env):
     out = direct(env, "search", {"query": "offline edits lost on sync conflict", "project_path": str(env[1])})
     first = out["results"][0]
     assert f"{first['similarity_score']:.3f}" in rows[0] and rows[0].startswith(first["item_id"])
-    assert f"{out['total_results']} result(s)" in result.stdout
+    assert f"{out['total_results']} result{'' if out['total_results'] == 1 else 's'};" in result.stdout
     assert max(len(line) for line in result.stdout.splitlines()) <= 140
 
 

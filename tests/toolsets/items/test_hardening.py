@@ -152,7 +152,7 @@ def test_an_interrupted_index_keeps_its_steps_and_the_next_run_resumes(settings,
     class Stop(Exception):
         pass
 
-    def stop_after_the_first_step(done: int, total: int) -> None:
+    def stop_after_the_first_step(done: int, total: int, unit: str = "") -> None:
         if done > 6:
             raise Stop  # in the second step, before it is committed
 
@@ -273,6 +273,6 @@ def test_long_commands_print_progress_lines_when_stderr_is_not_a_terminal(tmp_pa
     app = build_cli(make_runtime=lambda: Runtime(Settings(home=tmp_path / "home"), embedder=embedder))
     result = CliRunner().invoke(app, ["items", "search", "dark mode", "-p", str(project)])
     assert result.exit_code == 0, result.output
-    assert re.search(r"^search: \d+/\d+$", result.stderr, flags=re.MULTILINE), result.stderr
+    assert re.search(r"^search: \d+/\d+ passages embedded$", result.stderr, flags=re.MULTILINE), result.stderr
     items = load_toolset("items")
     assert {s.name for s in items.tools if s.progress} == {"search", "index", "check_duplicates", "get_similar"}

@@ -6,7 +6,7 @@ leniently (or not at all) is never silent on the command line either.
 
 from __future__ import annotations
 
-from graphlore.render import table
+from graphlore.render import count, table
 from graphlore.toolsets.items.models import (
     CheckDuplicatesResponse,
     GetIndexStatusResponse,
@@ -21,13 +21,13 @@ def search(r: SearchResponse) -> str:
         [x.model_dump() for x in r.results],
         ["item_id", "similarity_score", "item_type", "status", "priority", "title"],
         {"title": 60},
-    ) + (f"\n\n{r.total_results} result(s); index: {r.index_status.items_indexed} items, last indexed "
+    ) + (f"\n\n{count(r.total_results, 'result')}; index: {count(r.index_status.items_indexed, 'item')}, last indexed "
          f"{r.index_status.last_indexed}")
 
 
 def index(r: IndexResponse) -> str:
     lines = [
-        f"{r.status}: {r.items_indexed} items indexed, {r.items_updated} embedded, {r.items_removed} removed "
+        f"{r.status}: {count(r.items_indexed, 'item')} indexed, {r.items_updated} embedded, {r.items_removed} removed "
         f"in {r.duration_ms} ms",
         f"index: {r.index_location}",
     ]
