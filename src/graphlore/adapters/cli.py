@@ -213,6 +213,11 @@ class Kit:
         """A runtime for one command (the command closes it when done)."""
         return self._make_runtime()
 
+    @staticmethod
+    def progress(label: str) -> ProgressReport:
+        """Progress shown as generated commands show it (the command closes it when done)."""
+        return ProgressReport(label)
+
     def run(self, name: str, fields: Mapping[str, Any], runtime: Runtime, progress: Progress | None = None,
             words: tuple[RefSpeller, AtSpeller] | None = None) -> Response:
         """Validate ``fields`` (unset ones left out, so the model's defaults apply) and call the tool; an error
