@@ -339,9 +339,14 @@ def parse_request(model: type[M], data: Any) -> M:
 
 
 def json_text(flag: str, text: str) -> str:
-    """The JSON text of a value: ``@FILE`` reads the file (``@-``: standard input), anything else is the text."""
+    """The JSON text of a command-line value: ``@FILE`` reads the file (``@-``: standard input); so does a value
+    that cannot start JSON (not ``{``, ``[`` or ``"``) and names an existing file (``--skill playbook.json``);
+    anything else is the text."""
     if not text.startswith("@"):
-        return text
+        name = text.strip()
+        if not name or name[0] in '{["' or not Path(name).expanduser().is_file():
+            return text
+        text = "@" + name
     name = text[1:]
     if name == "-":
         return sys.stdin.read()

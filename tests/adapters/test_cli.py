@@ -180,6 +180,15 @@ def test_a_json_option_reads_a_file_given_as_at_file(app, tmp_path):
     assert out.exit_code == 2 and "filter is a string but not JSON" in out.stderr
     out = invoke(app, "code", "find", "symbol", "-f", f"@{tmp_path / 'missing.json'}", "-p", str(tmp_path))
     assert out.exit_code == 2 and "cannot read" in out.stderr and "missing.json" in out.stderr
+    good = tmp_path / "good.json"
+    good.write_text('{"role": "CONTROLLER"}', encoding="utf-8")
+    for given in (f"@{good}", str(good)):  # a plain path that cannot be JSON is read as a file too
+        (tmp_path / "tree").mkdir(exist_ok=True)
+        out = invoke(app, "code", "find", "symbol", "-f", given, "-p", str(tmp_path / "tree"),
+                     env={"GRAPHLORE_HOME": str(tmp_path / "home")})
+        assert "no symbol has role 'CONTROLLER'" in out.stdout + out.stderr, out.output
+    out = invoke(app, "skills", "create", "--skill", str(tmp_path / "nowhere.json"))
+    assert out.exit_code == 2 and "no file has that name either" in out.stderr
 
 
 # -- mcp-config ----------------------------------------------------------------------------------------------

@@ -109,7 +109,7 @@ def _first_flag(param: click.Parameter) -> str:
     return max(param.opts, key=len) if isinstance(param, click.Option) else param.name.upper()
 
 
-def _value(param: click.Parameter, arg: Arg, element: Any, raw: Any) -> Any:
+def _value(param: click.Parameter, arg: Arg, element: Any, raw: Any, files: bool = True) -> Any:
     """A parsed CLI value as the request model expects it (JSON decoded, comma lists split, words joined)."""
     if arg.join:
         return " ".join(raw)
@@ -119,20 +119,23 @@ def _value(param: click.Parameter, arg: Arg, element: Any, raw: Any) -> Any:
         parsed = [arg.parse(flag, text) for text in (values if values is not None else [raw])]
         return parsed if values is not None else parsed[0]
     if arg.metavar == "JSON" and not _is_json(element, arg):  # JSON text the request model decodes itself
-        texts = [json_text(flag, text) for text in (values if values is not None else [raw])]
+        texts = [json_text(flag, text) if files else text for text in (values if values is not None else [raw])]
         return texts if values is not None else texts[0]
     if _is_json(element, arg):
         decoded = []
         for number, given in enumerate(values if values is not None else [raw], 1):
-            text = json_text(flag, given)
+            text = json_text(flag, given) if files else given
             try:
                 decoded.append(json.loads(text))
             except json.JSONDecodeError as exc:
                 example = f", e.g. {flag} {arg.example}" if arg.example else ""
-                source = f"the file {given[1:]!r}" if given.startswith("@") else repr(quote(text, 60).strip("'"))
+                read = given != text  # the text of a file
+                source = f"the file {given.lstrip('@')!r}" if read else repr(quote(text, 60).strip("'"))
                 which = f" value {number}" if values is not None and len(values) > 1 else ""
+                nofile = "" if read or text.strip()[:1] in '{["' or not files else "; no file has that name either"
                 raise InvalidInput(f"{flag}{which} is not JSON ({exc.msg}, line {exc.lineno} column {exc.colno} "
-                                   f"of {source}). Each {flag} takes one JSON value or @FILE with one{example}") from exc
+                                   f"of {source}){nofile}. Each {flag} takes one JSON value, or a file holding one "
+                                   f"(FILE or @FILE){example}") from exc
         return decoded if values is not None else decoded[0]
     if arg.split and values is not None:
         out = []
@@ -233,7 +236,7 @@ def request_fields(fields: list[Field], values: Mapping[str, Any], files: bool =
             if any(isinstance(t, str) and t.startswith("@") for t in texts):
                 raise InvalidInput(f"{field.flag} takes the JSON itself here (@FILE is read only by the command "
                                    "line on your machine)")
-        request[field.wire] = _value(field.param, field.arg, _unwrap(field.info.annotation)[0], raw)
+        request[field.wire] = _value(field.param, field.arg, _unwrap(field.info.annotation)[0], raw, files)
     return request
 
 

@@ -219,7 +219,7 @@ def test_a_path_too_long_for_the_file_system_is_invalid_input_on_the_cli(tmp_pat
     result = CliRunner(env=env_for(tmp_path / "home")).invoke(
         build_cli(), ["items", "status", "-p", str(tmp_path / ("a" * 300))])
     assert result.exit_code == 2 and "Traceback" not in result.output
-    assert result.stderr.startswith("error: [invalid_input] project_path '") and "File name too long" in result.stderr
+    assert result.stderr.startswith("error: [invalid_input] --project '") and "File name too long" in result.stderr
 
 
 def test_a_path_too_long_for_the_file_system_is_an_error_over_mcp(settings, embedder, tmp_path):

@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from graphlore.contract import quote
-from graphlore.errors import IndexCorrupted, InvalidInput
+from graphlore.errors import IndexCorrupted, InvalidInput, ref
 from graphlore.runtime import Runtime
 from graphlore.store import Edge, Node, Store
 from graphlore.store.factory import EMBEDDER_META
@@ -233,12 +233,12 @@ def source_root(project_path: str | Path) -> Path:
         home = Path(os.path.realpath(os.path.expanduser("~")))
     except (ValueError, OSError) as exc:  # a NUL byte, a name too long for the file system, a loop...
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise InvalidInput(f"project_path {given} is not a usable path ({reason}); {TREE_HELP}") from exc
+        raise InvalidInput(f"{ref('project_path')} {given} is not a usable path ({reason}); {TREE_HELP}") from exc
     if not is_dir:
-        raise InvalidInput(f"project_path {given} is not a folder; {TREE_HELP}")
+        raise InvalidInput(f"{ref('project_path')} {given} is not a folder; {TREE_HELP}")
     if root == Path(root.anchor) or root == home:
         what = "the filesystem root" if root == Path(root.anchor) else "your home folder"
-        raise InvalidInput(f"project_path {given} is {what}, not one source tree; {TREE_HELP}")
+        raise InvalidInput(f"{ref('project_path')} {given} is {what}, not one source tree; {TREE_HELP}")
     return root
 
 
