@@ -242,7 +242,8 @@ def request_fields(fields: list[Field], values: Mapping[str, Any], files: bool =
 
 #: Usual other spellings of conventional flags, accepted as the command's own (``--project-path``: the field's
 #: name over MCP).
-ALIASES: Mapping[str, str] = {"--project-path": "--project", "--to-date": "--to"}
+ALIASES: Mapping[str, str] = {"--project-path": "--project", "--to-date": "--to", "--service": "--microservice",
+                              "--mention": "--mentions"}
 
 #: ``-h`` is ``--help`` in every command (set on the root group; its commands inherit it).
 HELP_OPTIONS = {"help_option_names": ["-h", "--help"]}

@@ -211,7 +211,7 @@ TOOLSET = Toolset(
               "into markdown, or Graphviz DOT. Optionally around one microservice, to a depth.",
               models.ServiceMapRequest, models.ServiceMapResponse, tools.service_map, render.service_map,
               Cli(command="map", help="Draw the services and their links (Mermaid or DOT).", args={
-                  "microservice": Arg(flags=("--service",), metavar="NAME"), "format": Arg(short="-f"),
+                  "microservice": Arg(metavar="NAME"), "format": Arg(short="-f"),
                   "project_path": PROJECT})),
         ToolSpec(name="status",
                  description="Whether the tree is indexed, how fresh the index is (files changed since, git commit), "
