@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import sys
 import threading
 import time
@@ -358,6 +359,15 @@ class RootGroup(click.Group):
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         sys.exit(run(lambda: super(RootGroup, self).main(args, prog_name or "graphlore", complete_var,
                                                          standalone_mode=False, **extra)))
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """The console script (and ``python -m graphlore``): once the command has its exit status, a late Ctrl-C
+        changes nothing (it would end the process by the signal while the interpreter shuts down)."""
+        try:
+            return self.main(*args, **kwargs)
+        except SystemExit:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            raise
 
 
 def default_runtime() -> Runtime:
