@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import importlib.resources
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -22,6 +22,7 @@ import numpy as np
 from graphlore.config import Settings
 from graphlore.endpoint import JsonEndpoint
 from graphlore.errors import ConfigError, ProviderError
+from graphlore.tools import check_cancelled
 
 ONNX_MODEL_NAME = "all-MiniLM-L6-v2-onnx-int8"
 ONNX_MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
@@ -46,8 +47,32 @@ class Embedder(Protocol):
         ...
 
 
+def in_length_order(
+    embed: Callable[[list[str]], np.ndarray], texts: Sequence[str], batch_size: int, dim: int = 0,
+    done: Callable[[int, np.ndarray, list[int]], None] | None = None,
+) -> np.ndarray:
+    """``embed`` over ``texts`` in batches of ``batch_size``, shortest first, checking for cancellation
+    before each batch; ``done(count, rows, indices)`` after each one. Returns the rows in ``texts``'s
+    order (``dim`` columns when ``texts`` is empty)."""
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    out: np.ndarray | None = None
+    for start in range(0, len(order), max(1, batch_size)):
+        check_cancelled()
+        idx = order[start : start + batch_size]
+        rows = np.asarray(embed([texts[i] for i in idx]), dtype=np.float32)
+        if out is None:
+            out = np.empty((len(texts), rows.shape[1]), dtype=np.float32)
+        out[idx] = rows
+        if done is not None:
+            done(len(idx), rows, idx)
+    return out if out is not None else np.empty((0, dim), dtype=np.float32)
+
+
+
 class BaseEmbedder:
-    """Batching lives here; subclasses implement :meth:`embed_batch` only."""
+    """Subclasses implement :meth:`embed_batch` only; :meth:`embed` runs it in the one length order of
+    :func:`in_length_order` (toolsets embed through ``runtime.embeddings``, which adds
+    the cache)."""
 
     name: str = ""
     dim: int = 0
@@ -57,16 +82,7 @@ class BaseEmbedder:
         raise NotImplementedError
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        texts = list(texts)
-        out = np.empty((len(texts), self.dim), dtype=np.float32)
-        if not texts:
-            return out
-        # Similar lengths in one batch waste less compute on padding.
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        for start in range(0, len(order), self.batch_size):
-            idx = order[start : start + self.batch_size]
-            out[idx] = self.embed_batch([texts[i] for i in idx])
-        return out
+        return in_length_order(self.embed_batch, list(texts), self.batch_size, self.dim)
 
     def passages(self, text: str) -> list[str]:
         return [text]

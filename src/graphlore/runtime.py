@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 from graphlore.config import Settings
 from graphlore.embedding import Embedder, build_embedder
+from graphlore.embeddings import Embeddings, VectorCache
 from graphlore.llm import LLM, build_llm
 from graphlore.roots import confine, parse_roots
 from graphlore.store import Store, factory
@@ -27,6 +28,9 @@ class Runtime:
     def __init__(self, settings: Settings, embedder: Embedder | None = None, watch_files: bool = False) -> None:
         self.settings = settings
         self._embedder = embedder
+        self._embeddings: Embeddings | None = None
+        #: vectors by text hash (:mod:`graphlore.embeddings`), ``settings.embed_cache_mb`` at most
+        self.vector_cache = VectorCache(settings.embed_cache_mb * 1024 * 1024)
         #: long-running processes (the MCP server) watch folders instead of re-reading every mtime per call
         self.watch_files = watch_files
         self._lock = threading.RLock()
@@ -45,6 +49,16 @@ class Runtime:
                 if self._embedder is None:
                     self._embedder = build_embedder(self.settings)
         return self._embedder
+
+    @property
+    def embeddings(self) -> Embeddings:
+        """How every toolset embeds: the embedder behind this runtime's vector cache, batched in one length
+        order, cancellable, in steps (:mod:`graphlore.embeddings`)."""
+        if self._embeddings is None:
+            with self._lock:
+                if self._embeddings is None:
+                    self._embeddings = Embeddings(self.embedder, self.vector_cache)
+        return self._embeddings
 
     @property
     def llm(self) -> LLM | None:

@@ -16,12 +16,18 @@ adapters call it (through :meth:`ToolSpec.failed`) when a call fails for any
 reason, the request's validation and the command line's parsing included, so the
 state can say so (e.g. a failed ``search`` ends the session's latest search, and
 ``cat`` does not expand the search before it as if it answered the new question).
+
+Long work calls :func:`check_cancelled` between its steps (the embedding orchestration does between
+batches): inside :func:`cancellation` (the MCP adapter wraps every call in one) it raises once the caller
+gave up, so a cancelled call stops after the step in progress instead of running to its end unseen.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -36,6 +42,25 @@ if TYPE_CHECKING:
 Progress = Callable[[int, int], None]
 
 logger = logging.getLogger("graphlore")
+
+_cancel_check: ContextVar[Callable[[], None] | None] = ContextVar("graphlore_cancel_check", default=None)
+
+
+@contextmanager
+def cancellation(check: Callable[[], None]) -> Iterator[None]:
+    """Within this block :func:`check_cancelled` calls ``check``, which raises when the caller gave up."""
+    token = _cancel_check.set(check)
+    try:
+        yield
+    finally:
+        _cancel_check.reset(token)
+
+
+def check_cancelled() -> None:
+    """Raise if the call running in this thread was cancelled (see the module docstring); else nothing."""
+    check = _cancel_check.get()
+    if check is not None:
+        check()
 
 
 @dataclass(frozen=True)

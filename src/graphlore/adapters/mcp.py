@@ -22,7 +22,8 @@ An ``OSError`` no tool translated becomes an error naming the file and the reaso
 (:func:`graphlore.errors.from_os_error`). Any other exception is a bug: it is logged with its traceback on
 stderr and the client gets ``[internal_error]`` with the exception's type and message. A failed call of a
 tool that declares ``on_failure`` is reported to it (validation failures included). An unknown tool name is
-answered with the server's tools (and each toolset's hint), not only the SDK's "Unknown tool". The
+answered with the server's tools (and each toolset's hint), not only the SDK's "Unknown tool". A call the
+client cancels stops after the step in progress (:func:`graphlore.tools.check_cancelled`). The
 server's lifespan closes the :class:`Runtime` (its stores and watches) when the server stops; every
 toolset of a server shares that one runtime (one embedder, loaded on first use).
 
@@ -66,7 +67,7 @@ from graphlore.errors import (
 )
 from graphlore.llm import LLMRequest, SamplingLLM, SamplingRequired
 from graphlore.runtime import Runtime
-from graphlore.tools import CallContext, Progress, Toolset, ToolSpec
+from graphlore.tools import CallContext, Progress, Toolset, ToolSpec, cancellation
 
 logger = logging.getLogger("graphlore")
 
@@ -162,6 +163,13 @@ def _progress(ctx: Context) -> Progress:
     return report
 
 
+def _cancellable(spec: ToolSpec, runtime: Runtime, request: Any, extra: dict[str, Any]) -> Any:
+    """Run the tool in this worker thread, so that long work stops soon after the client cancels the call
+    (:func:`graphlore.tools.check_cancelled` raises there once the call's scope is cancelled)."""
+    with cancellation(anyio.from_thread.check_cancelled):
+        return spec.call(runtime, request, **extra)
+
+
 def internal_error(exc: BaseException, where: str) -> InternalError:
     """A bug: logged with its traceback; the caller gets a line that says so instead of a traceback."""
     logger.error("%s failed with an unexpected error", where, exc_info=exc)
@@ -224,7 +232,7 @@ def _tool(spec: ToolSpec, name: str, runtime: Runtime) -> Tool:
                 context = extra["context"] = CallContext(session=_session_key(ctx), llm=_client_llm(ctx))
             if spec.progress:
                 extra["progress"] = _progress(ctx)
-            response = await anyio.to_thread.run_sync(functools.partial(spec.call, runtime, request, **extra))
+            response = await anyio.to_thread.run_sync(functools.partial(_cancellable, spec, runtime, request, extra))
             text = spec.render(response) if spec.mcp_text == "render" else None
         except SamplingRequired as need:
             return _input_required(need)

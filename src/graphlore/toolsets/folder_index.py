@@ -8,12 +8,10 @@
 - **One update at a time**: a thread lock per index in this process, and a namespace lock (``index``)
   across processes. A call that finds another update running waits for it, then checks again, and
   usually finds nothing left to do.
-- **Embed only what changed**: :meth:`FolderIndex.embed_passages` embeds the passages it is given, in
-  one global length order (batches of similar lengths waste less on padding), reporting progress; the
-  subclass passes only nodes whose text hash changed.
-- **Keep what was done**: :meth:`FolderIndex.embed_in_steps` embeds in steps of at most
-  :data:`STEP_PASSAGES` passages and hands each step's vectors to the subclass to commit, so an update
-  that is interrupted (a crash, ``kill -9``) keeps its finished steps and the next one resumes there.
+- **Embed only what changed**: a subclass passes only nodes whose text hash changed to
+  ``runtime.embeddings`` (:mod:`graphlore.embeddings`: one global length order, the vector cache,
+  progress, cancellation, and commits in steps, so an update that is interrupted keeps its finished
+  steps and the next one resumes there).
 - **Only regular files are read** (:func:`read_file`): a named pipe, a device or a socket named like
   a file the index reads is never opened (it could block forever), a file is read up to a cap (memory
   stays flat whatever its size), and every problem comes back as a warning that names the file.
@@ -29,12 +27,10 @@ import hashlib
 import os
 import stat
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-
-import numpy as np
 
 from graphlore.runtime import Runtime
 from graphlore.store import Store, check_embedder, store_location, store_size
@@ -42,8 +38,6 @@ from graphlore.tools import PROJECT_PATH, Progress, StoreKind
 from graphlore.watch import ChangeFeed
 
 INDEX_LOCK = "index"
-#: An update commits its embeddings in steps of at most this many passages (see :meth:`FolderIndex.embed_in_steps`).
-STEP_PASSAGES = 256
 
 _KINDS = {stat.S_IFIFO: "a named pipe", stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device",
           stat.S_IFSOCK: "a socket", stat.S_IFDIR: "a folder"}
@@ -246,58 +240,3 @@ class FolderIndex:
             if force:
                 self.runtime.drop_store(self.namespace)  # also what repairs a damaged file
             return self.update(self.store(create=True), force, progress)
-
-    # -- embedding -----------------------------------------------------------------------------------
-
-    def embed_in_steps(
-        self, owners: Sequence[tuple[str, list[str]]], progress: Progress | None,
-        commit: Callable[[dict[str, np.ndarray]], None], step: int | None = None,
-    ) -> int:
-        """Embed ``owners``' passages in steps of at most ``step`` passages (an owner is never split) and
-        call ``commit`` with each step's vectors, so finished steps survive an interruption. Progress
-        counts passages over the whole update. Returns the number of passages embedded."""
-        step = step or STEP_PASSAGES
-        total = sum(len(passages) for _, passages in owners)
-        done = 0
-        group: list[tuple[str, list[str]]] = []
-        size = 0
-
-        def flush() -> None:
-            nonlocal done, size
-            if not group:
-                return
-            offset = done
-            report = (lambda d, _t: progress(offset + d, total)) if progress else None
-            commit(self.embed_passages(group, report))
-            done += size
-            group.clear()
-            size = 0
-
-        for owner, passages in owners:
-            if group and size + len(passages) > step:
-                flush()
-            group.append((owner, passages))
-            size += len(passages)
-        flush()
-        return total
-
-    def embed_passages(self, owners: Sequence[tuple[str, list[str]]], progress: Progress | None) -> dict[str, np.ndarray]:
-        """Passage vectors per owner id, embedded in one global length order with progress after each block."""
-        pieces = [(owner, passage) for owner, passages in owners for passage in passages]
-        if not pieces:
-            return {}
-        embedder = self.runtime.embedder
-        order = sorted(range(len(pieces)), key=lambda i: len(pieces[i][1]))
-        step = max(64, getattr(embedder, "batch_size", 32) * 4)
-        blocks = []
-        for start in range(0, len(order), step):
-            blocks.append(embedder.embed([pieces[i][1] for i in order[start : start + step]]))
-            if progress:
-                progress(min(start + step, len(pieces)), len(pieces))
-        sorted_rows = np.vstack(blocks)
-        matrix = np.empty_like(sorted_rows)
-        matrix[order] = sorted_rows
-        grouped: dict[str, list[np.ndarray]] = {}
-        for (owner, _), row in zip(pieces, matrix, strict=True):
-            grouped.setdefault(owner, []).append(row)
-        return {k: np.vstack(v) for k, v in grouped.items()}

@@ -143,7 +143,7 @@ class FactsGraph:
         return None
 
     def nearest(self, store: Store, text: str, kinds: list[str], n: int = 5) -> list[Node]:
-        vector = self.runtime.embedder.embed([text])[0]
+        vector = self.runtime.embeddings.embed([text])[0]
         hits = store.vector_search_many(vector[None, :].repeat(len(kinds), 0), kinds=kinds, limit=n)
         best = sorted((h for row in hits for h in row), key=lambda h: -h.score)[:n]
         return store.get_nodes([h.id for h in best])

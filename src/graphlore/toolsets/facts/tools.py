@@ -123,7 +123,7 @@ def find(runtime: Runtime, request: FindRequest) -> FindResponse:
     graph = FactsGraph(runtime, request.graph)
     store = graph.store()
     selectors = [("entity", s) for s in request.entity] + [("topic", s) for s in request.topic]
-    vectors = runtime.embedder.embed([node_text(s.name.strip(), s.definition.strip()) for _, s in selectors])
+    vectors = runtime.embeddings.embed([node_text(s.name.strip(), s.definition.strip()) for _, s in selectors])
     ranked = _ranked(store, selectors, vectors)
     nodes = {n.id: n for n in store.get_nodes(list({h.id for row in ranked for h in row}))}
     out: dict[str, list[SelectorMatches]] = {"entity": [], "topic": []}
@@ -194,7 +194,7 @@ def _search(runtime: Runtime, graph: FactsGraph, request: SearchRequest, context
     scores = None
     refs = selection.edges
     if request.query:
-        query = runtime.embedder.embed([request.query])[0]
+        query = runtime.embeddings.embed([request.query])[0]
         with_vec = [r for r in refs if r.vector is not None]
         cos = (np.vstack([r.vector for r in with_vec]) @ query) if with_vec else np.empty(0)
         scores = {r.id: float(c) for r, c in zip(with_vec, cos, strict=True)}

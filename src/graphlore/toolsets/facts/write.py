@@ -69,7 +69,7 @@ class Writer:
     def __init__(self, graph: FactsGraph, judge: Judge | None = None) -> None:
         self.graph = graph
         self.judge = judge
-        self.vectors = TextVectors(graph.runtime.embedder)
+        self.vectors = TextVectors(graph.runtime.embeddings)
 
     def write(self, records: list[DocumentRecord]) -> list[AddDocumentResponse]:
         keys = [document_key(r) for r in records]

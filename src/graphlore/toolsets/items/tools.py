@@ -73,7 +73,7 @@ def search(runtime: Runtime, request: SearchRequest, progress: Progress | None =
         where["status"] = [s.lower() for s in request.status]
     if not request.include_completed:
         where["completed"] = False
-    ranked = hybrid_search(store, request.query, runtime.embedder.embed([request.query]), kind=KIND, where=where,
+    ranked = hybrid_search(store, request.query, runtime.embeddings.embed([request.query]), kind=KIND, where=where,
                            limit=CANDIDATES, params=RANKING)
     kept = [h for h in ranked if h.score >= request.threshold][: request.limit]
     nodes = {n.id: n for n in store.get_nodes([h.id for h in kept])}
@@ -115,7 +115,7 @@ def check_duplicates(runtime: Runtime, request: CheckDuplicatesRequest,
     store = index.ensure_fresh(progress)
     where = {"item_type": request.item_type} if request.item_type else {}
     keyword_text = item_keyword_query(request.title, request.description)
-    query_vector = runtime.embedder.embed([summary_text(request.title, request.description)])
+    query_vector = runtime.embeddings.embed([summary_text(request.title, request.description)])
     ranked = hybrid_search(store, keyword_text, query_vector, kind=KIND, where=where, limit=CANDIDATES,
                            params=RANKING)
     # Likely duplicates first, so the cap never drops one for a weaker match; each band in ranking

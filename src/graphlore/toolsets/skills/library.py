@@ -90,8 +90,6 @@ ARCHIVED_ONLY = {ARCHIVED: True}
 SOURCE_KEY = "source:"
 #: The fields a skill's content is made of (what a version holds, what imports and updates compare).
 CONTENT = ("title", "problem", "conditions", "keywords", "resolution_md", "product_area", "issue_type")
-#: Texts per embedding call while importing (progress is reported after each).
-EMBED_CHUNK = 256
 
 Fields = dict[str, Any]
 
@@ -299,15 +297,7 @@ class SkillLibrary:
         passages = [routing.skill_passages(s, self.layout) for s in skills]
         new_hashes = [passages_hash(p) for p in passages]
         todo = [i for i, (old, new) in enumerate(zip(hashes, new_hashes, strict=True)) if old != new]
-        texts = [t for i in todo for t in passages[i]]
-        vectors = np.empty((len(texts), self.runtime.embedder.dim or 0), dtype=np.float32)
-        for start in range(0, len(texts), EMBED_CHUNK):
-            part = self.runtime.embedder.embed(texts[start:start + EMBED_CHUNK])
-            if start == 0:
-                vectors = np.empty((len(texts), part.shape[1]), dtype=np.float32)
-            vectors[start:start + len(part)] = part
-            if progress is not None:
-                progress(start + len(part), len(texts))
+        vectors = self.runtime.embeddings.embed([t for i in todo for t in passages[i]], progress)
         out = [Embedded(h, None, 0.0, None) for h in new_hashes]
         at = 0
         for i in todo:

@@ -138,7 +138,7 @@ def search_skills(runtime: Runtime, request: SearchSkillsRequest, context: CallC
     found: list[Stored] = []
     vector = None
     if store is not None:
-        vector = runtime.embedder.embed([query])[0]
+        vector = runtime.embeddings.embed([query])[0]
         found = candidates(library, store, query, vector)
     llm = runtime.llm or (context.llm if context is not None else None)
     picked: str | None = None

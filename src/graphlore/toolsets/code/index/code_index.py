@@ -16,9 +16,9 @@ digests; ``out:<path>``: dependency keys, written ids and hashes, embedded text 
 resolving anything, so its first update is as incremental as a warm one.
 
 **Embedding phase** (`CodeIndex.embed`): every node whose embedding text has no vector made from it is
-embedded, a batch at a time, each batch its own transaction and each written only if the node's text is
-still the one embedded, so the phase can be stopped and resumed, and structural updates may run between
-batches. Once the index is fully embedded, a structural update embeds the few nodes it changes itself
+embedded through ``runtime.embeddings`` (one length order over all of them), committed in steps of
+`EMBED_STEP` nodes, each step its own transaction and each node written only if its text is still the
+one embedded, so the phase can be stopped and resumed, and structural updates may run between steps. Once the index is fully embedded, a structural update embeds the few nodes it changes itself
 (up to `INLINE_EMBED_LIMIT`), so search stays hybrid; until then `search` ranks by BM25 and says so.
 """
 
@@ -57,7 +57,7 @@ SERVICES = ":services"
 #: a structural update of a fully embedded index embeds at most this many changed nodes itself
 INLINE_EMBED_LIMIT = 2000
 #: nodes per embedding transaction
-EMBED_BATCH = 256
+EMBED_STEP = 256
 
 
 def files_of(found: Scan) -> dict[str, int]:
@@ -342,7 +342,7 @@ class CodeIndex(FolderIndex):
         if not todo or len(todo) > INLINE_EMBED_LIMIT:
             return {}
         self.check_embedder(store)
-        matrix = self.runtime.embedder.embed([embedding_text(row) for _, row in todo])
+        matrix = self.runtime.embeddings.embed([embedding_text(row) for _, row in todo])
         vectors: dict[str, np.ndarray] = {}
         for (owner, row), vector in zip(todo, matrix, strict=True):
             vectors[row.id] = vector[None, :]
@@ -372,17 +372,23 @@ class CodeIndex(FolderIndex):
         store = self.store()
         self.check_embedder(store)
         todo = self.pending(store)
-        embedded = 0
-        for start in range(0, len(todo), EMBED_BATCH):
-            batch = todo[start : start + EMBED_BATCH]
+        wanted: list[tuple[str, Node]] = []
+        for start in range(0, len(todo), EMBED_STEP):  # the rows in pages: their text is what is embedded
+            batch = todo[start : start + EMBED_STEP]
             nodes = {n.id: n for n in store.get_nodes([node_id for _, node_id, _ in batch])}
-            wanted = [(owner, nodes[node_id]) for owner, node_id, text_hash in batch
-                      if node_id in nodes and nodes[node_id].text_hash == text_hash]
-            matrix = self.runtime.embedder.embed([embedding_text(node) for _, node in wanted]) if wanted else []
+            wanted += [(owner, nodes[node_id]) for owner, node_id, text_hash in batch
+                       if node_id in nodes and nodes[node_id].text_hash == text_hash]
+        by_key = {(owner, node.id): node for owner, node in wanted}
+        embedded = 0
+
+        def commit(vectors: dict[tuple[str, str], np.ndarray]) -> None:
+            nonlocal embedded
             with self.locked():
-                embedded += self._write_vectors(store, wanted, matrix)
-            if progress:
-                progress(min(start + EMBED_BATCH, len(todo)), len(todo))
+                embedded += self._write_vectors(store, [(key[0], by_key[key]) for key in vectors],
+                                                [matrix[0] for matrix in vectors.values()])
+
+        self.runtime.embeddings.embed_owners([((owner, node.id), [embedding_text(node)]) for owner, node in wanted],
+                                             commit, progress, step=EMBED_STEP)
         return embedded
 
     def _write_vectors(self, store: Store, wanted: Sequence[tuple[str, Node]], matrix: Any) -> int:

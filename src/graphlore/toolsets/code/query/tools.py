@@ -157,7 +157,7 @@ def search(runtime: Runtime, request: SearchRequest) -> SearchResponse:
     conditions = filters.parse_filter(request.kind, request.filter) if request.kind else []
     where = filters.where(conditions) or None
     if status.search_mode == "hybrid":
-        vectors = runtime.embedder.embed([request.query])
+        vectors = runtime.embeddings.embed([request.query])
         hits = hybrid_search(store, keyword_query(request.query), vectors, kind=request.kind, where=where,
                              limit=request.limit)
         note = None
