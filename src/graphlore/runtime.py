@@ -9,6 +9,7 @@ a ``close()`` (e.g. inotify descriptors); after ``close()`` it can be used again
 
 from __future__ import annotations
 
+import secrets
 import threading
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -27,6 +28,8 @@ T = TypeVar("T")
 class Runtime:
     def __init__(self, settings: Settings, embedder: Embedder | None = None, watch_files: bool = False) -> None:
         self.settings = settings
+        #: this runtime among every process sharing the store (e.g. the session key of a stdio server)
+        self.instance = secrets.token_hex(8)
         self._embedder = embedder
         self._embeddings: Embeddings | None = None
         #: vectors by text hash (:mod:`graphlore.embeddings`), ``settings.embed_cache_mb`` at most

@@ -67,10 +67,9 @@ def check_cancelled() -> None:
 class CallContext:
     """Who is calling: what a tool that keeps per-session state, or asks the caller's model, needs."""
 
-    #: stable key of the caller's session; None when the transport has no session (MCP 2026-07-28 over HTTP)
+    #: stable key of the caller's session; None when the transport has no session (MCP 2026-07-28 over HTTP).
+    #: Session state lives in the store, so any process that shares it can read it.
     session: str | None
-    #: True (CLI): session state must outlive this process, so it is kept in the data folder
-    durable: bool = False
     #: the MCP client's model (sampling), when the client offers one
     llm: LLM | None = None
 

@@ -134,7 +134,8 @@ def test_a_failed_call_is_reported_to_the_tools_on_failure_validation_included(r
     seen = failures(runtime)
     assert [f["arguments"] for f in seen] == [{"kind": "sad"}, {"kind": "not_found", "extra": 1}, {"kind": "not_found"},
                                               {"kind": "bug"}, {"kind": "os"}]
-    assert {(f["session"], f["durable"]) for f in seen} == {("stdio", False)}  # in-process: the stdio session
+    # in-process: the stdio session, which is this runtime's (so two processes sharing a store have two sessions)
+    assert {f["session"] for f in seen} == {f"stdio:{runtime.instance}"}
     assert "[invalid_input] field 'kind'" in seen[0]["error"] and "unknown field 'extra'" in seen[1]["error"]
     assert seen[2]["error"].startswith("[not_found] ") and seen[3]["error"].startswith("[internal_error] ")
     assert seen[4]["error"].startswith("[invalid_input] cannot use '/nonexistent/toy.txt'")

@@ -46,8 +46,8 @@ from graphlore.runtime import Runtime  # noqa: E402
 from graphlore.tools import UNSET, Arg, CallContext, Progress, Toolset, ToolSpec  # noqa: E402
 from graphlore.toolsets import TOOLSETS, load_toolset, select  # noqa: E402
 
-#: The CLI's session for tools that keep per-session state: durable, so it outlives each process.
-CLI_CONTEXT = CallContext(session="cli", durable=True)
+#: The CLI's session for tools that keep per-session state: one across commands (the state is in the store).
+CLI_CONTEXT = CallContext(session="cli")
 
 
 # -- running a tool -------------------------------------------------------------------------------------

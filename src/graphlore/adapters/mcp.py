@@ -28,7 +28,7 @@ server's lifespan closes the :class:`Runtime` (its stores and watches) when the 
 toolset of a server shares that one runtime (one embedder, loaded on first use).
 
 Tools that ask for it (``ToolSpec.context``) get a :class:`CallContext`: a
-session key (stdio: the process, which serves one client; HTTP: the
+session key (stdio: the process, which serves one client, ``stdio:<Runtime.instance>``; HTTP: the
 ``Mcp-Session-Id``; MCP 2026-07-28 over HTTP has no session) and the client's
 model when it offers sampling. On 2026-07-28 a server may not send requests,
 so a question for the client's model ends the call with an input request, and
@@ -87,10 +87,12 @@ class _PassRawArguments(FuncMetadata):
 _LLM_INPUT = "graphlore-llm"
 
 
-def _session_key(ctx: Context) -> str | None:
+def _session_key(ctx: Context, runtime: Runtime) -> str | None:
     headers = ctx.headers
     if headers is None:
-        return "stdio"  # stdio (and in-process) servers serve exactly one client
+        # stdio (and in-process) servers serve exactly one client; the key tells this process's session from
+        # another's in a store they share
+        return f"stdio:{runtime.instance}"
     session_id = headers.get("mcp-session-id")
     return f"http:{session_id}" if session_id else None
 
@@ -220,7 +222,7 @@ def output_schema(response: type) -> dict[str, Any]:
 def _tool(spec: ToolSpec, name: str, runtime: Runtime) -> Tool:
     async def failed(arguments: dict[str, Any], ctx: Context, context: CallContext | None, exc: Exception) -> None:
         if spec.on_failure is not None:
-            context = context or CallContext(session=_session_key(ctx))
+            context = context or CallContext(session=_session_key(ctx, runtime))
             await anyio.to_thread.run_sync(functools.partial(spec.failed, runtime, arguments, context, exc))
 
     async def call(arguments: dict[str, Any], ctx: Context) -> Any:
@@ -229,7 +231,7 @@ def _tool(spec: ToolSpec, name: str, runtime: Runtime) -> Tool:
             request = parse_request(spec.request, arguments)
             extra: dict[str, Any] = {}
             if spec.context:
-                context = extra["context"] = CallContext(session=_session_key(ctx), llm=_client_llm(ctx))
+                context = extra["context"] = CallContext(session=_session_key(ctx, runtime), llm=_client_llm(ctx))
             if spec.progress:
                 extra["progress"] = _progress(ctx)
             response = await anyio.to_thread.run_sync(functools.partial(_cancellable, spec, runtime, request, extra))

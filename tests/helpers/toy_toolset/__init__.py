@@ -61,7 +61,7 @@ FAILURES = "toy-failures.jsonl"
 
 def failed(runtime: Runtime, arguments: Mapping[str, Any], context: CallContext, error: BaseException) -> None:
     runtime.settings.home.mkdir(parents=True, exist_ok=True)
-    line = {"session": context.session, "durable": context.durable, "arguments": dict(arguments), "error": str(error)}
+    line = {"session": context.session, "arguments": dict(arguments), "error": str(error)}
     with (runtime.settings.home / FAILURES).open("a", encoding="utf-8") as out:
         out.write(json.dumps(line, default=list) + "\n")
 

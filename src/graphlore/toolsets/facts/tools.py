@@ -174,7 +174,7 @@ def search_failed(runtime: Runtime, arguments: Mapping[str, Any], context: CallC
     """
     graph = arguments.get("graph", DEFAULT_GRAPH)
     if isinstance(graph, str) and re.fullmatch(GRAPH_PATTERN, graph):
-        sessions.forget(runtime, FactsGraph(runtime, graph).location, graph, context, str(error))
+        sessions.forget(runtime, graph, context, str(error))
 
 
 def _search(runtime: Runtime, graph: FactsGraph, request: SearchRequest, context: CallContext) -> SearchResponse:
@@ -204,7 +204,7 @@ def _search(runtime: Runtime, graph: FactsGraph, request: SearchRequest, context
     results = _facts_out(store, edges, scores)
     summary = SearchSummary(mode=request.mode, selected=selected, query=request.query,
                             **{"from": request.date_from}, to_date=request.date_to, total=selection.total)
-    search_id = sessions.remember(runtime, graph.location, graph.name, context, [e.id for e in edges],
+    search_id = sessions.remember(runtime, graph.name, context, [e.id for e in edges],
                                   summary.model_dump(mode="json", by_alias=True))
     return SearchResponse(
         graph=graph.name, search_id=search_id, mode=request.mode, selected=selected, query=request.query,
@@ -225,7 +225,7 @@ def _summary(store: Store, node: Node | None, node_id: str) -> NodeSummary:
 def cat(runtime: Runtime, request: CatRequest, context: CallContext) -> CatResponse:
     graph = FactsGraph(runtime, request.graph)
     store = graph.store()
-    saved = sessions.recall(runtime, graph.location, graph.name, context, request.search_id)
+    saved = sessions.recall(runtime, graph.name, context, request.search_id)
     bad = [n for n in request.numbers if n > len(saved.facts)]
     if bad:
         span = f"1 to {len(saved.facts)}" if saved.facts else "none: it found no facts"
