@@ -3,8 +3,35 @@
 Settings, the embedder and the LLM (each built on first use, never at start-up),
 open stores (one per namespace, reopened when the namespace was dropped and made
 again, by this process or another), and typed per-toolset state. The MCP server's
-lifespan and the CLI close it, which closes every store and every state that has
-a ``close()`` (e.g. inotify descriptors); after ``close()`` it can be used again.
+lifespan and the CLI close it (:meth:`Runtime.close`); after ``close()`` it can be used again.
+
+What lives across calls, all owned here and closed or emptied by ``close()``:
+
+========================  ==============================================================================
+``stores``                one open store per namespace (SQLite: its connection, vector snapshot and
+                          BM25 postings; PostgreSQL: its pooled connections)
+``vector_cache``          vectors by embedder and text hash (:mod:`graphlore.embeddings`), at most
+                          ``settings.embed_cache_mb`` (64 MB by default), least recently used dropped
+``search_threads``        the keyword side of hybrid searches on a database server, 8 threads
+                          (:class:`~graphlore.search.hybrid.SideThreads`), started on first use
+``state(FolderWatches)``  change feeds of the 16 most recently used folder indexes, and each index's
+                          update lock while it is held (:mod:`graphlore.toolsets.folder_index`)
+``state(WarmGraphs)``     the code graphs of the 4 most recently updated projects (code toolset)
+``state(PassageCache)``   passage vectors of 2,048 skills a search read (skills toolset)
+========================  ==============================================================================
+
+Session state that a later call reads (the facts toolset's numbered searches) lives in the store, so any
+process sharing it answers. The PostgreSQL backend still keeps its connection pools per database URL and
+its in-process namespace locks at module level (:mod:`graphlore.store.postgres.connection`,
+:mod:`graphlore.store.postgres.namespaces`). Left at module level, process-wide: memos of pure functions, which hold no
+resource and can never be stale, each bounded (the keys of the unbounded ones come from the code: request
+models, languages, grammars and their queries): ``contract.path_fields``; the code toolset's language
+tables (``registry._index``, ``parsing.language``, ``parsing.query``, ``walk._kinds``, ``layout._builds``,
+in ``code/languages/`` and ``code/layout/``); the facts toolset's name and code readers
+(``names._words``, ``names._core_words`` 100,000 each, ``names._pair_evidence_given`` 200,000,
+``codes.identifiers``, ``codes.definition_numbers`` 100,000 each); the BM25 tokeniser's
+(``store.terms._normalise``, ``store.sqlite.bm25._key``, 500,000 each). ``tests/test_runtime.py`` checks
+that this list names every memo in the source.
 """
 
 from __future__ import annotations
@@ -20,6 +47,7 @@ from graphlore.embedding import Embedder, build_embedder
 from graphlore.embeddings import Embeddings, VectorCache
 from graphlore.llm import LLM, build_llm
 from graphlore.roots import confine, parse_roots
+from graphlore.search.hybrid import SideThreads
 from graphlore.store import Store, factory
 
 T = TypeVar("T")
@@ -34,6 +62,8 @@ class Runtime:
         self._embeddings: Embeddings | None = None
         #: vectors by text hash (:mod:`graphlore.embeddings`), ``settings.embed_cache_mb`` at most
         self.vector_cache = VectorCache(settings.embed_cache_mb * 1024 * 1024)
+        #: the keyword side of hybrid searches on a database server (started on first use)
+        self.search_threads = SideThreads()
         #: long-running processes (the MCP server) watch folders instead of re-reading every mtime per call
         self.watch_files = watch_files
         self._lock = threading.RLock()
@@ -126,6 +156,7 @@ class Runtime:
         return factory.namespace_lock(self.settings, namespace, key)
 
     def close(self) -> None:
+        """Close every store, every state (their ``close()``), the search threads, and empty the vector cache."""
         with self._lock:
             stores, self._stores = self._stores, {}
             states, self._states = self._states, {}
@@ -135,3 +166,5 @@ class Runtime:
             closer = getattr(state, "close", None)
             if callable(closer):
                 closer()
+        self.search_threads.close()
+        self.vector_cache.clear()

@@ -27,6 +27,8 @@ import hashlib
 import os
 import stat
 import threading
+import weakref
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -38,6 +40,8 @@ from graphlore.tools import PROJECT_PATH, Progress, StoreKind
 from graphlore.watch import ChangeFeed
 
 INDEX_LOCK = "index"
+#: Indexes whose change feed a process keeps open (:class:`FolderWatches`).
+WATCHED_INDEXES = 16
 
 _KINDS = {stat.S_IFIFO: "a named pipe", stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device",
           stat.S_IFSOCK: "a socket", stat.S_IFDIR: "a folder"}
@@ -120,29 +124,60 @@ def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-class FolderWatches:
-    """Per-process state: a change feed and an update lock per index, keyed by its namespace (closed with the
-    runtime). Per index, not per folder: in a server of several toolsets, items and code may index one
-    folder, and a feed read by one would hide the changes from the other."""
+class IndexLock:
+    """One index's update lock in this process (a plain lock that a weak reference can point at, so the
+    locks of indexes nobody is updating are not kept)."""
+
+    __slots__ = ("_lock", "__weakref__")
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self.feeds: dict[str, ChangeFeed] = {}
-        self.locks: dict[str, threading.Lock] = {}
+
+    def __enter__(self) -> IndexLock:
+        self._lock.acquire()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._lock.release()
+
+
+class FolderWatches:
+    """Per-process state, keyed by an index's namespace (closed with the runtime): a change feed for each of
+    the :data:`WATCHED_INDEXES` most recently used indexes (least recently used closed first: each holds an
+    inotify descriptor and a watch per folder of its tree; an index whose feed was closed compares mtimes on
+    its next call and gets a new one), and an update lock per index while someone holds or waits for it.
+    Per index, not per folder: in a server of several toolsets, items and code may index one folder, and
+    a feed read by one would hide the changes from the other."""
+
+    def __init__(self, size: int | None = None) -> None:
+        self.size = size or WATCHED_INDEXES
+        self._lock = threading.Lock()
+        self.feeds: OrderedDict[str, ChangeFeed] = OrderedDict()
+        self._locks: weakref.WeakValueDictionary[str, IndexLock] = weakref.WeakValueDictionary()
 
     def feed(self, namespace: str, root: Path, skip: frozenset[str]) -> ChangeFeed:
+        dropped = []
         with self._lock:
             if namespace not in self.feeds:
                 self.feeds[namespace] = ChangeFeed(root, skip=skip)
-            return self.feeds[namespace]
+            self.feeds.move_to_end(namespace)
+            while len(self.feeds) > self.size:
+                dropped.append(self.feeds.popitem(last=False)[1])
+            feed = self.feeds[namespace]
+        for old in dropped:
+            old.close()
+        return feed
 
-    def lock(self, namespace: str) -> threading.Lock:
+    def lock(self, namespace: str) -> IndexLock:
         with self._lock:
-            return self.locks.setdefault(namespace, threading.Lock())
+            found = self._locks.get(namespace)
+            if found is None:
+                found = self._locks[namespace] = IndexLock()
+            return found
 
     def close(self) -> None:
         with self._lock:
-            feeds, self.feeds = self.feeds, {}
+            feeds, self.feeds = self.feeds, OrderedDict()
         for feed in feeds.values():
             feed.close()
 

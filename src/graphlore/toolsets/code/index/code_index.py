@@ -9,11 +9,12 @@ files it resolved again are written: their new nodes and edges are compared with
 resolution wrote (ids and hashes kept per file, see `persist.py`), vanished ones are deleted, changed ones
 upserted, unchanged ones left alone. One transaction, so a reader never sees half an update.
 
-**Restarts.** A long-running server keeps the graph in memory (`WarmGraphs`, checked against the store's
-``generation`` counter, which every structural write moves, so a graph another process has moved past is
-never reused). A new process rebuilds it from the per-file records (``src:<path>``: facts, stamp, context,
+**Restarts.** A long-running server keeps the graphs of its `WARM_PROJECTS` most recently updated projects
+in memory (`WarmGraphs`, checked against the store's ``generation`` counter, which every structural write
+moves, so a graph another process has moved past is never reused). A new process rebuilds it from the per-file records (``src:<path>``: facts, stamp, context,
 digests; ``out:<path>``: dependency keys, written ids and hashes, embedded text hashes) without parsing or
-resolving anything, so its first update is as incremental as a warm one.
+resolving anything, so its first update is as incremental as a warm one; so is the first update of a
+project whose graph the server dropped to keep another's.
 
 **Embedding phase** (`CodeIndex.embed`): every node whose embedding text has no vector made from it is
 embedded through ``runtime.embeddings`` (one length order over all of them), committed in steps of
@@ -29,6 +30,7 @@ import shlex
 import subprocess
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -58,6 +60,8 @@ SERVICES = ":services"
 INLINE_EMBED_LIMIT = 2000
 #: nodes per embedding transaction
 EMBED_STEP = 256
+#: projects whose code graph a process keeps in memory (`WarmGraphs`; what one costs: bench/README.md)
+WARM_PROJECTS = 4
 
 
 def files_of(found: Scan) -> dict[str, int]:
@@ -175,11 +179,30 @@ class Warm:
 
 
 class WarmGraphs:
-    """Per-process state: the in-memory graph of each indexed folder, with the store generation it matches."""
+    """Per-process state: the in-memory graphs of the :data:`WARM_PROJECTS` most recently updated folders,
+    each with the store generation it matches (closed with the runtime). A graph dropped from it is
+    restored from the store's records when its folder is next updated (see the module docstring)."""
 
-    def __init__(self) -> None:
+    def __init__(self, size: int | None = None) -> None:
+        self.size = size or WARM_PROJECTS
         self.lock = threading.Lock()
-        self.graphs: dict[Path, Warm] = {}
+        self.graphs: OrderedDict[Path, Warm] = OrderedDict()
+
+    def take(self, root: Path) -> Warm | None:
+        """The graph of ``root``, taken out (the update that takes it puts it back when it is written)."""
+        with self.lock:
+            return self.graphs.pop(root, None)
+
+    def put(self, root: Path, warm: Warm) -> None:
+        with self.lock:
+            self.graphs[root] = warm
+            self.graphs.move_to_end(root)
+            while len(self.graphs) > self.size:
+                self.graphs.popitem(last=False)
+
+    def close(self) -> None:
+        with self.lock:
+            self.graphs.clear()
 
 
 @dataclass
@@ -275,10 +298,8 @@ class CodeIndex(FolderIndex):
 
     def _graph(self, store: Store, existed: bool) -> tuple[CodeGraph, bool]:
         """The warm graph if it matches the store, else one restored from the records, else a new one."""
-        warm_graphs = self.runtime.state(WarmGraphs)
         generation = store.get_meta("generation") or 0
-        with warm_graphs.lock:
-            warm = warm_graphs.graphs.pop(self.root, None)
+        warm = self.runtime.state(WarmGraphs).take(self.root)
         if existed and warm is not None and warm.generation == generation:
             return warm.graph, False
         if not existed:
@@ -332,9 +353,7 @@ class CodeIndex(FolderIndex):
         report.nodes_deleted = len(changes.dead_nodes)
         report.edges_written = len(changes.edge_rows)
         report.edges_deleted = len(changes.dead_edges)
-        warm_graphs = self.runtime.state(WarmGraphs)
-        with warm_graphs.lock:
-            warm_graphs.graphs[self.root] = Warm(graph, generation)
+        self.runtime.state(WarmGraphs).put(self.root, Warm(graph, generation))
 
     def _embed_inline(self, store: Store, changes: Changes, report: UpdateReport) -> dict[str, np.ndarray]:
         """Embed the changed nodes of a fully embedded index (up to `INLINE_EMBED_LIMIT`), so search stays hybrid."""

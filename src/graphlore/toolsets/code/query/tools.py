@@ -159,7 +159,7 @@ def search(runtime: Runtime, request: SearchRequest) -> SearchResponse:
     if status.search_mode == "hybrid":
         vectors = runtime.embeddings.embed([request.query])
         hits = hybrid_search(store, keyword_query(request.query), vectors, kind=request.kind, where=where,
-                             limit=request.limit)
+                             limit=request.limit, threads=runtime.search_threads)
         note = None
     else:
         hits = store.keyword_search(keyword_query(request.query), kind=request.kind, where=where, limit=request.limit)
