@@ -49,22 +49,27 @@ class Embedder(Protocol):
 
 def in_length_order(
     embed: Callable[[list[str]], np.ndarray], texts: Sequence[str], batch_size: int, dim: int = 0,
-    done: Callable[[int, np.ndarray, list[int]], None] | None = None,
+    done: Callable[[np.ndarray, list[int]], None] | None = None,
 ) -> np.ndarray:
     """``embed`` over ``texts`` in batches of ``batch_size``, shortest first, checking for cancellation
-    before each batch; ``done(count, rows, indices)`` after each one. Returns the rows in ``texts``'s
-    order (``dim`` columns when ``texts`` is empty)."""
+    before each batch; ``done(rows, indices)`` after each one. Returns the rows in ``texts``'s
+    order (``dim`` columns when ``texts`` is empty). A batch answered with another number of rows, or
+    (``dim`` given) of columns, is a :class:`ProviderError` before anything uses it."""
     order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
     out: np.ndarray | None = None
     for start in range(0, len(order), max(1, batch_size)):
         check_cancelled()
         idx = order[start : start + batch_size]
         rows = np.asarray(embed([texts[i] for i in idx]), dtype=np.float32)
+        width = dim or (out.shape[1] if out is not None else 0)
+        if rows.ndim != 2 or len(rows) != len(idx) or (width and rows.shape[1] != width):
+            raise ProviderError(f"the embedder answered a batch of {len(idx)} texts with an array of shape "
+                                f"{rows.shape}, not ({len(idx)}, {width or 'its dimension'})")
         if out is None:
             out = np.empty((len(texts), rows.shape[1]), dtype=np.float32)
         out[idx] = rows
         if done is not None:
-            done(len(idx), rows, idx)
+            done(rows, idx)
     return out if out is not None else np.empty((0, dim), dtype=np.float32)
 
 

@@ -60,10 +60,6 @@ class VectorCache:
         self._rows: OrderedDict[tuple[str, bytes], np.ndarray] = OrderedDict()
         self._bytes = 0
         self._lock = threading.Lock()
-        #: rows answered from the cache and rows stored since it was made (for ``graphlore doctor``-style
-        #: reports and the tests)
-        self.hits = 0
-        self.stored = 0
 
     def __len__(self) -> int:
         return len(self._rows)
@@ -79,7 +75,6 @@ class VectorCache:
                 row = self._rows.get((name, key))
                 if row is not None:
                     self._rows.move_to_end((name, key))
-                    self.hits += 1
                 out.append(row)
         return out
 
@@ -95,7 +90,6 @@ class VectorCache:
                     self._bytes -= old.nbytes
                 self._rows[(name, key)] = row
                 self._bytes += row.nbytes
-                self.stored += 1
             while self._bytes > self.max_bytes and self._rows:
                 _, dropped = self._rows.popitem(last=False)
                 self._bytes -= dropped.nbytes
@@ -112,8 +106,6 @@ class Embeddings:
     def __init__(self, embedder: Embedder, cache: VectorCache) -> None:
         self.embedder = embedder
         self.cache = cache
-        #: texts the embedder was asked for (cache misses) since this object was made
-        self.computed = 0
 
     @property
     def name(self) -> str:
@@ -201,11 +193,10 @@ class Embeddings:
         wanted = list(missing)
         todo = [texts[missing[key][0]] for key in wanted]
 
-        def batch_done(count: int, batch_rows: np.ndarray, idx: list[int]) -> None:
+        def batch_done(batch_rows: np.ndarray, idx: list[int]) -> None:
             nonlocal done
             batch_keys = [wanted[i] for i in idx]
             self.cache.put(name, batch_keys, batch_rows)
-            self.computed += count
             positions = []
             for key, row in zip(batch_keys, batch_rows, strict=True):
                 for position in missing[key]:

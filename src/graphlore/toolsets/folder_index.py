@@ -3,8 +3,9 @@
 - **Where it lives**: namespace ``{toolset}/{sha256(real path)[:12]}``, opened through the runtime.
 - **Is it fresh?** The store's metadata keeps every indexed file's mtime (``files``) and the time of the
   last update (``last_indexed``). A long-running process (the MCP server) holds an inotify
-  :class:`~graphlore.watch.ChangeFeed` per index (a toolset's index of one folder) and compares
-  mtimes only after a change; one-shot processes compare them on every call.
+  :class:`~graphlore.watch.ChangeFeed` per recently used index (a toolset's index of one folder;
+  :class:`FolderWatches`) and compares mtimes only after a change; one-shot processes compare them on
+  every call.
 - **One update at a time**: a thread lock per index in this process, and a namespace lock (``index``)
   across processes. A call that finds another update running waits for it, then checks again, and
   usually finds nothing left to do.
