@@ -49,13 +49,15 @@ class Embedder(Protocol):
 
 def in_length_order(
     embed: Callable[[list[str]], np.ndarray], texts: Sequence[str], batch_size: int, dim: int = 0,
-    done: Callable[[np.ndarray, list[int]], None] | None = None,
+    done: Callable[[np.ndarray, list[int]], None] | None = None, lengths: Sequence[int] | None = None,
 ) -> np.ndarray:
-    """``embed`` over ``texts`` in batches of ``batch_size``, shortest first, checking for cancellation
-    before each batch; ``done(rows, indices)`` after each one. Returns the rows in ``texts``'s
-    order (``dim`` columns when ``texts`` is empty). A batch answered with another number of rows, or
-    (``dim`` given) of columns, is a :class:`ProviderError` before anything uses it."""
-    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    """``embed`` over ``texts`` in batches of ``batch_size``, shortest first (by ``lengths``, the model's
+    length of each text; characters when not given), checking for cancellation before each batch;
+    ``done(rows, indices)`` after each one. Returns the rows in ``texts``'s order (``dim`` columns when
+    ``texts`` is empty). A batch answered with another number of rows, or (``dim`` given) of columns, is a
+    :class:`ProviderError` before anything uses it."""
+    key = lengths if lengths is not None else [len(t) for t in texts]
+    order = sorted(range(len(texts)), key=key.__getitem__)
     out: np.ndarray | None = None
     for start in range(0, len(order), max(1, batch_size)):
         check_cancelled()
@@ -87,7 +89,14 @@ class BaseEmbedder:
         raise NotImplementedError
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        return in_length_order(self.embed_batch, list(texts), self.batch_size, self.dim)
+        texts = list(texts)
+        lengths = self.lengths(texts) if len(texts) > self.batch_size else None  # one batch: no order to find
+        return in_length_order(self.embed_batch, texts, self.batch_size, self.dim, lengths=lengths)
+
+    def lengths(self, texts: Sequence[str]) -> list[int]:
+        """Each text's length as the model sees it, what batches are ordered by (a batch costs its longest
+        text times its size): characters here, word pieces where the tokenizer is at hand."""
+        return [len(t) for t in texts]
 
     def passages(self, text: str) -> list[str]:
         return [text]
@@ -209,6 +218,14 @@ class OnnxEmbedder(BaseEmbedder):
         pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         return (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+
+    def lengths(self, texts: Sequence[str]) -> list[int]:
+        """Word pieces of each text (with [CLS] and [SEP]), up to the model's window, which it cuts texts to:
+        batches ordered by characters hold far more padding (bench/README.md, items_scale)."""
+        self._load()
+        window = 8 * self.max_tokens  # characters enough for a full window: only the order depends on it
+        encodings = self._splitter.encode_batch([t[:window] for t in texts], add_special_tokens=False)
+        return [min(len(e.ids) + 2, self.max_tokens) for e in encodings]
 
     def token_count(self, text: str) -> int:
         """Word pieces in ``text`` without special tokens or truncation."""

@@ -12,8 +12,9 @@ decides which texts reach it, in what order, and what happens between batches:
   owners or writes, work redone after a failed or interrupted write). A persistent cache would be a
   second copy of every vector with its own retention and cross-process locking, and on PostgreSQL a
   round trip per query.
-- **One global length order**: texts that are embedded are sorted by length once, and cut into
-  batches of the embedder's ``batch_size`` (similar lengths in a batch waste less on padding).
+- **One global length order**: texts that are embedded are sorted once by their length as the model
+  sees it (the embedder's ``lengths``: word pieces for the bundled model), and cut into batches of the
+  embedder's ``batch_size`` (similar lengths in a batch waste less on padding).
 - **Cancellation**: between batches the call checks :func:`graphlore.tools.check_cancelled` (the MCP
   adapter makes it raise once the client cancelled the call; on the CLI Ctrl-C stops it), so a
   cancelled call stops after the batch in progress.
@@ -208,4 +209,6 @@ class Embeddings:
             if progress is not None:
                 progress(done, total)
 
-        in_length_order(self.embedder.embed, todo, self.batch_size, self.embedder.dim or 0, batch_done)
+        measure = getattr(self.embedder, "lengths", None)
+        lengths = measure(todo) if callable(measure) and len(todo) > self.batch_size else None
+        in_length_order(self.embedder.embed, todo, self.batch_size, self.embedder.dim or 0, batch_done, lengths)
