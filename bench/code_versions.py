@@ -6,7 +6,8 @@ worktree) builds the graph in a subprocess of its own and reports:
 
 * the graph: every file's facts, every node (kind, name, text, props) and edge, each file's digests and
   dependency keys, compared between the versions: ``equal`` or how many differ (and the first ones);
-* CPU time (``time.process_time``, min of ``--repeat``) of extracting every file and of resolving every file,
+* CPU time (``time.process_time``, min of ``--repeat``) of extracting every file, of resolving every file, and
+  of part 2's pass (every framework's routes, clients and producers read and linked, as each update runs it),
   the versions interleaved ``--rounds`` times, so both see the same load on a shared machine.
 
 Run: ``python bench/code_versions.py --src ../main-src/src --src src TREE [TREE ...] [--repeat 5] [--rounds 2]``
@@ -60,7 +61,8 @@ def child(tree: Path, out: Path, repeat: int, timing: bool) -> None:
         return
     paths = sorted(graph.table.files)
     data = [(p, graph.facts[p].language, (tree / p).read_bytes()) for p in paths]
-    extracting, resolving = [], []
+    extracting, resolving, linking = [], [], []
+    services = _services_pass(graph)
     for _ in range(repeat):
         clock = time.process_time()
         for path, language, raw in data:
@@ -69,7 +71,22 @@ def child(tree: Path, out: Path, repeat: int, timing: bool) -> None:
         clock = time.process_time()
         graph._resolve(paths)
         resolving.append(time.process_time() - clock)
-    out.write_text(json.dumps({"files": len(paths), "extract": min(extracting), "resolve": min(resolving)}))
+        if services is not None:
+            clock = time.process_time()
+            services()
+            linking.append(time.process_time() - clock)
+    out.write_text(json.dumps({"files": len(paths), "extract": min(extracting), "resolve": min(resolving),
+                               "services": min(linking) if linking else None}))
+
+
+def _services_pass(graph):
+    """Part 2's pass over the built graph, as an update runs it (None for versions without one)."""
+    try:
+        from graphlore.toolsets.code.frameworks.read import read_items
+        from graphlore.toolsets.code.services.links import link
+    except ImportError:
+        return None
+    return lambda: link(read_items(graph.table, graph._settings), graph.layout)
 
 
 def run(src: str, tree: Path, repeat: int, timing: bool) -> Path:
@@ -111,8 +128,10 @@ def main() -> None:
         for round_ in range(args.rounds):
             for label, src in zip(("old", "new"), args.src, strict=True):
                 found = json.loads(run(src, tree, args.repeat, True).read_text())
+                linked = f", services {found['services']:.3f}s" if found.get("services") is not None else ""
                 print(f"  round {round_ + 1} {label}: {found['files']} files, CPU extract {found['extract']:.3f}s, "
-                      f"resolve {found['resolve']:.3f}s (min of {args.repeat}); load average {os.getloadavg()[0]:.1f}")
+                      f"resolve {found['resolve']:.3f}s{linked} (min of {args.repeat}); load average "
+                      f"{os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

@@ -21,10 +21,10 @@ What lives across calls, all owned here and closed or emptied by ``close()``:
 ``state(PassageCache)``   passage vectors of 2,048 skills a search read (skills toolset)
 ========================  ==============================================================================
 
-Session state that a later call reads (the facts toolset's numbered searches) lives in the store, so any
-process sharing it answers. The PostgreSQL backend still keeps its connection pools per database URL and
-its in-process namespace locks at module level (:mod:`graphlore.store.postgres.connection`,
-:mod:`graphlore.store.postgres.namespaces`). Left at module level, process-wide: memos of pure functions, which hold no
+``close()`` also closes the database's connection pool (:func:`graphlore.store.factory.close_backend`;
+the PostgreSQL backend keeps one per database URL, and its in-process table of named locks holds only
+locks in use). Session state that a later call reads (the facts toolset's numbered searches) lives in the
+store, so any process sharing it answers. Left at module level, process-wide: memos of pure functions, which hold no
 resource and can never be stale, each bounded (the keys of the unbounded ones come from the code: request
 models, languages, grammars and their queries): ``contract.path_fields``; the code toolset's language
 tables (``registry._index``, ``parsing.language``, ``parsing.query``, ``walk._kinds``, ``layout._builds``,
@@ -157,7 +157,8 @@ class Runtime:
         return factory.namespace_lock(self.settings, namespace, key)
 
     def close(self) -> None:
-        """Close every store, every state (their ``close()``), the search threads, and empty the vector cache."""
+        """Close every store, every state (their ``close()``), the search threads and the backend's connection
+        pool, and empty the vector cache."""
         with self._lock:
             stores, self._stores = self._stores, {}
             states, self._states = self._states, {}
@@ -169,3 +170,4 @@ class Runtime:
                 closer()
         self.search_threads.close()
         self.vector_cache.clear()
+        factory.close_backend(self.settings)

@@ -12,6 +12,7 @@ The map (packages by concern; a package imports only the packages above it)::
       symbols.py                  the project's symbol table, dependency keys and digests, node and edge records
       resolver.py                 the one resolution loop, the supertype walks, roles and capabilities applied
       names.py                    resolution by names and values (Python and TS/JS share it)
+      typed.py                    resolution by declared types in packages (Go, Kotlin and C# share it)
       roles.py                    role and capability tables by framework, and the rules a language reads
       folding.py                  folding constant expressions into values (the part languages share)
       java/__init__.py            Java as a Language: suffixes, build files, role tables
@@ -26,6 +27,19 @@ The map (packages by concern; a package imports only the packages above it)::
       typescript/extract.py       one TS/JS file -> facts (exports, CommonJS)
       typescript/resolve.py       module specifiers, exports, this, constructor injection
       typescript/constants.py     TS/JS constants for folding (const strings, template literals)
+      go/__init__.py              Go as a Language: go.mod modules, import paths as packages
+      go/extract.py               one Go file -> facts (types, methods wherever declared, package values)
+      go/resolve.py               packages, promoted members, implicit interface implementation
+      go/constants.py             Go constants for folding (package consts, vars no function assigns, Sprintf)
+      kotlin/__init__.py          Kotlin as a Language: the JVM's role tables, Gradle Kotlin DSL builds
+      kotlin/extract.py           one Kotlin file -> facts (JVM-style keys, companion objects, trailing lambdas)
+      kotlin/resolve.py           packages, imports, constructor calls, Java types across the two
+      csharp/__init__.py          C# as a Language: .csproj projects, ASP.NET Core and .NET test role tables
+      csharp/extract.py           one C# file -> facts (namespaces, types, members, attributes, BaseAddress)
+      csharp/resolve.py           namespaces, using directives, base types
+      csharp/constants.py         C# constants for folding (const and static readonly strings, interpolation)
+      proto/__init__.py           Protocol Buffers as a Language: a .proto declares, it calls nothing
+      proto/extract.py            one .proto file -> services, rpc methods (their gRPC names), messages
     layout/                       the tree as microservices and modules
       walk.py                     one walk: sources by the registered suffixes, layout files, package folders
       layout.py                   modules from build files, microservices, each file's context
@@ -33,15 +47,28 @@ The map (packages by concern; a package imports only the packages above it)::
       endpoints.py                routes, clients and producers before linking; path and URL rules
       settings.py                 each module's Spring settings, config servers, ${...} placeholders
       links.py                    which route each client calls and which listeners each producer reaches
+      grpc_links.py               which services serve a gRPC client's fully qualified method
       service_map.py              the services and their links as Mermaid or DOT
     frameworks/                   routes, clients and producers, read from the facts of their languages
       base.py                     Framework: languages + a reader prepared once per update
       read.py                     the frameworks, in reading order, and the pass over the project
-      jvm.py                      what JVM frameworks read: annotations, attributes, folded values
+      jvm.py                      what JVM frameworks read (Java and Kotlin): annotations, folded values
       spring.py                   Spring MVC/WebFlux, Kafka, Rabbit, JMS, Cloud Stream, Feign, HTTP clients
+                                  (Java and Kotlin)
       jaxrs.py                    JAX-RS routes
       python_web.py               FastAPI and Flask routes, requests/httpx/aiohttp clients
       script_web.py               Express and NestJS routes, fetch and axios clients
+      golang.py                   what Go frameworks read: types by package, receivers' types, handlers
+      go_web.py                   net/http, gorilla/mux, gin, echo, chi routes; net/http clients; Go Kafka
+      aspnet.py                   ASP.NET Core routes (attributes, minimal APIs), HttpClient clients
+      ktor.py                     Ktor routing and clients (Kotlin)
+      grpc/                       gRPC routes and clients in every language, named package.Service/Method
+        services.py               the .proto services, how each language names their methods
+        go.py                     grpc-go: Register...Server, New...Client stubs
+        jvm.py                    grpc-java and grpc-kotlin (Java and Kotlin): ...ImplBase, stubs
+        python.py                 grpcio: add_..._to_server, ...Stub
+        csharp.py                 Grpc.AspNetCore: ...Base subclasses, ...Client stubs
+        script.py                 grpc-js: server.addService, service clients
     index/                        the graph in memory and in the store
       graph.py                    CodeGraph: build / update (incremental == full) / restore / snapshot
       persist.py                  per-file records that let an update after a restart stay incremental
@@ -66,9 +93,11 @@ subclass (what an import, a supertype, an override and a call resolve to; the lo
 capabilities are shared), its role and capability tables (`languages.roles.Rules`, picked from the
 framework tables there), how its files are named (module names, the fqn separator, packages), which files
 are tests, and the build files its modules are declared in. Frameworks (``frameworks/``) are registered
-apart, by the languages whose facts they read: a second JVM language picks Spring's tables from
-`languages.roles`, and Spring's reader takes its files once its facts carry annotations and call sites the
-same way and `frameworks.jvm` folds its constants.
+apart, by the languages whose facts they read: Kotlin, the second JVM language, takes the JVM's tables
+(`languages.roles.jvm_rules`), keys its members as Java does, and Spring's reader takes its files because
+its facts carry annotations and call sites the same way (`frameworks.jvm` reads Kotlin expressions as the
+Java ones they stand for). gRPC (``frameworks/grpc/``) is one reader per language family over the services
+the ``.proto`` files declare; its links are `services.grpc_links`.
 
 The records (``CodeGraph.snapshot()`` -> ``{id: GraphNode}, {id: GraphEdge}``) map one to one onto the
 store's ``Node(id, kind, name, text, props)`` and ``Edge(id, src, dst, type, props)``:
@@ -107,13 +136,15 @@ from graphlore.toolsets.folder_index import folder_stores
 from .query import examples, models, render, tools
 
 INSTRUCTIONS = """\
-A code graph of a (multi-service) source tree: Java, Python, TypeScript/JavaScript. Every tool takes
+A code graph of a (multi-service) source tree: Java, Kotlin, Python, TypeScript/JavaScript, Go, C# and
+.proto files. Every tool takes
 project_path, the tree's root; the index is built on first use and refreshed when files change (every
 answer carries index_status). Typical flow: resolve a half-remembered name (or search by words) to an
 id, then describe it and follow neighbors (CALLS, CALLED_BY, OVERRIDDEN_BY, DECLARES.CALLS...). find
 lists nodes of a kind with a strict filter (unknown fields and bad values are errors that list the
-valid ones). Cross-service: routes, clients and producers are nodes too; HTTP_CALLS / ASYNC_CALLS link
-them across services (HTTP_CALLED_BY: who calls a route); service_map draws the system. Nothing is
+valid ones). Cross-service: routes, clients and producers are nodes too; HTTP_CALLS / GRPC_CALLS (by
+package.Service/Method) / ASYNC_CALLS link them across services (HTTP_CALLED_BY, GRPC_CALLED_BY: who calls
+a route); service_map draws the system. Nothing is
 guessed: unresolved calls, links and ambiguous names are reported as such."""
 
 PROJECT = Arg(short="-p", default=".", metavar="PATH", help="The source tree's root (default: the current folder).")

@@ -41,10 +41,10 @@ CAPABILITIES = (
 
 #: Edge types: the code's structure (part 1), then routes, clients, producers and the links between them.
 EDGE_TYPES = ("DECLARES", "EXTENDS", "IMPLEMENTS", "OVERRIDES", "INJECTS", "IMPORTS", "CALLS",
-              "EXPOSES", "DECLARES_CLIENT", "DECLARES_PRODUCER", "HTTP_CALLS", "ASYNC_CALLS")
+              "EXPOSES", "DECLARES_CLIENT", "DECLARES_PRODUCER", "HTTP_CALLS", "ASYNC_CALLS", "GRPC_CALLS")
 
-#: Node kinds: the layout, symbols, and part 2's routes (HTTP endpoints and message listeners), clients and
-#: producers.
+#: Node kinds: the layout, symbols, and part 2's routes (HTTP endpoints, gRPC methods and message listeners),
+#: clients and producers.
 NODE_KINDS = ("symbol", "microservice", "module", "route", "client", "producer")
 
 #: How a CALLS edge was resolved, with the confidence it carries.

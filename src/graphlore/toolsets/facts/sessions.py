@@ -36,6 +36,7 @@ from graphlore.errors import InvalidInput, NotFound
 from graphlore.runtime import Runtime
 from graphlore.store import Node, Store
 from graphlore.tools import CallContext
+from graphlore.toolsets.handle import Namespace
 
 #: Searches kept per graph, and sessions whose latest search is kept, newest first (see the docstring).
 KEEP_SEARCHES = 10_000
@@ -67,10 +68,9 @@ def _latest_id(session: str) -> str:
 
 
 def _store(runtime: Runtime, graph: str, create: bool) -> Store | None:
-    name = namespace(graph)
-    if not create and not runtime.store_exists(name):
-        return None
-    return runtime.open_store(name, create=create)
+    """The searches' store (None when none was saved yet and ``create`` is false), opened through the namespace
+    handle: no separate existence check, so a warm ``cat`` pays one identity check for it."""
+    return Namespace(runtime, namespace(graph), what=f"the searches of graph {graph!r}").open(create=create)
 
 
 def remember(runtime: Runtime, graph: str, context: CallContext, facts: list[str],

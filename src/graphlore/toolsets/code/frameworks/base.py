@@ -54,3 +54,20 @@ def item(bound: Bound, index: int, kind: str, flavor: str, line: int | None = No
                 owner_fqn=bound.fqns[index] if index >= 0 else bound.file_fqn, microservice=bound.ctx.microservice,
                 module=bound.ctx.module, file=bound.path, line=line or (sym.line_start if sym else 1), flavor=flavor,
                 **kw)
+
+
+def declared_type(bound: Bound, owner: str, name: str, line: int) -> str:
+    """The type a local, parameter or field (of the types around ``owner``) is declared or made with, as
+    written ("" when none is known): the local's nearest declaration before ``line``, else a field's."""
+    seen = [(at, t) for at, t in bound.facts.locals.get(owner, {}).get(name, []) if t and t != "?"]
+    if seen:
+        return ([t for at, t in seen if at <= line] or [seen[0][1]])[-1]
+    key = owner
+    while key:
+        for member in bound.members(key):
+            sym = bound.facts.symbols[member]
+            if sym.kind == "field" and sym.name == name:
+                return sym.type
+        index = bound.by_key.get(key)
+        key = bound.facts.symbols[index].parent if index is not None else None
+    return ""

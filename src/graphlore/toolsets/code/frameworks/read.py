@@ -11,14 +11,27 @@ from __future__ import annotations
 from ..languages.symbols import Table
 from ..services.endpoints import Item
 from ..services.settings import Values
-from . import jaxrs, python_web, script_web, spring
+from . import aspnet, go_web, jaxrs, ktor, python_web, script_web, spring
 from .base import Framework, Project
+from .grpc import csharp as grpc_csharp
+from .grpc import go as grpc_go
+from .grpc import jvm as grpc_jvm
+from .grpc import python as grpc_python
+from .grpc import script as grpc_script
 
 FRAMEWORKS: tuple[Framework, ...] = (
     spring.FRAMEWORK,
     jaxrs.FRAMEWORK,
     python_web.FRAMEWORK,
     script_web.FRAMEWORK,
+    go_web.FRAMEWORK,
+    aspnet.FRAMEWORK,
+    ktor.FRAMEWORK,
+    grpc_go.FRAMEWORK,
+    grpc_csharp.FRAMEWORK,
+    grpc_jvm.FRAMEWORK,
+    grpc_python.FRAMEWORK,
+    grpc_script.FRAMEWORK,
 )
 
 

@@ -30,7 +30,7 @@ from ..model import AnnotationFact, CallFact, FileFacts, SymbolFact
 from ..services.endpoints import ANY, Item, join_paths
 from ..services.settings import Values
 from .base import Framework, Project, Reader, item
-from .jvm import JavaFile, annotations, attr, constants
+from .jvm import JVM_LANGUAGES, JavaFile, annotations, attr, constants
 
 MAPPINGS = {"GetMapping": "GET", "PostMapping": "POST", "PutMapping": "PUT", "DeleteMapping": "DELETE",
             "PatchMapping": "PATCH", "RequestMapping": None}
@@ -69,7 +69,7 @@ def _item(jf: JavaFile, index: int, kind: str, flavor: str, line: int | None = N
 
 def _meta_controllers(project: Project) -> set[str]:
     """Project annotation types annotated ``@RestController`` / ``@Controller`` (meta-annotations)."""
-    return {sym.name for bound in project.table.files.values() if bound.facts.language == "java"
+    return {sym.name for bound in project.table.files.values() if bound.facts.language in JVM_LANGUAGES
             for sym in bound.facts.symbols if sym.kind == "annotation" and annotations(sym).keys() & CONTROLLERS}
 
 
@@ -411,4 +411,4 @@ def _http_method(expr: str) -> str | None:
     return name if name in ("GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS") else None
 
 
-FRAMEWORK = Framework("spring", ("java",), prepare)
+FRAMEWORK = Framework("spring", JVM_LANGUAGES, prepare)

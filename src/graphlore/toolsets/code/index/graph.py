@@ -26,7 +26,7 @@ from typing import Protocol
 from ..frameworks.read import read_items
 from ..languages import registry
 from ..languages.symbols import Bound, FileResult, Table, Tracker, digests
-from ..layout.layout import Layout, detect_layout
+from ..layout.layout import Layout, detect_layout, dockerfile_folders
 from ..layout.walk import Scan, scan
 from ..model import (
     FileContext,
@@ -145,7 +145,8 @@ class CodeGraph:
         with _phase(stats, "scan"):
             found = scan(self.root) if found is None else found
         with _phase(stats, "layout"):
-            layout_key = (tuple(sorted(found.layout_stamp.items())), tuple(sorted(found.package_dirs)))
+            layout_key = (tuple(sorted(found.layout_stamp.items())), tuple(sorted(found.package_dirs)),
+                          tuple(sorted(dockerfile_folders(found))))
             if layout_key != self._layout_key:
                 self.layout = detect_layout(found)
                 self._layout_key = layout_key

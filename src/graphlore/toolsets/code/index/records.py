@@ -167,9 +167,9 @@ def facet_keys(node: GraphNode) -> list[str]:
 
 #: per part 2 kind: (filter field, prop) of the scalar filters
 PART2_SCALARS = {
-    "route": (("http_method", "http_method"), ("framework", "framework")),
+    "route": (("http_method", "http_method"), ("framework", "framework"), ("grpc_service", "grpc_service")),
     "client": (("client_kind", "client_kind"), ("target_service", "target_service"), ("http_method", "http_method"),
-               ("resolved", "resolved")),
+               ("resolved", "resolved"), ("grpc_service", "grpc_service")),
     "producer": (("producer_kind", "producer_kind"),),
 }
 #: hidden prefix prop -> the filter field that reads it

@@ -27,6 +27,11 @@ class ProjectTree(Protocol):
     #: folders holding one of a language's `Language.package_files` ("" = the root)
     package_dirs: set[str]
 
+    def namespace_of(self, path: str) -> tuple[str, str] | None:
+        """(folder, namespace) of the nearest module above ``path`` whose build declares a namespace (Go's
+        ``go.mod`` module path), or None."""
+        ...
+
 
 def path_module(path: str, tree: ProjectTree) -> str:
     """A file's module name is its path (TS/JS: other files import it by a relative path)."""
@@ -47,6 +52,8 @@ class BuildInfo:
     members: tuple[str, ...] = ()
     #: the build makes a runnable application (the Spring Boot plugin)
     application: bool = False
+    #: the import path the build declares for its folder (``go.mod``'s module path), if any
+    namespace: str | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -60,6 +67,11 @@ class BuildFile:
     #: when one folder holds several builds, the lowest rank names the module
     rank: int
     module: bool = True
+    #: file name endings that are such a build too (``.csproj``), besides the exact ``names``
+    suffixes: tuple[str, ...] = ()
+
+    def matches(self, file_name: str) -> bool:
+        return file_name in self.names or bool(self.suffixes and file_name.endswith(self.suffixes))
 
 
 @dataclass(frozen=True, eq=False)
@@ -89,6 +101,9 @@ class Language:
     packages: bool = False
     #: a module inside a package is declared by that package, not by the build module (Python)
     nested_modules: bool = False
+    #: a file's module name is its package's, shared by the files of its folder (Go's import path): each
+    #: file is then named by its path, and all of them are found under the package's name
+    shared_module: bool = False
     #: annotations are kept by their simple names (``RestController``), else as written (``app.get``)
     simple_annotations: bool = False
     builds: tuple[BuildFile, ...] = field(default=())

@@ -238,3 +238,22 @@ class FileFolder(Folder):
 
     def unknown_name(self, name: str) -> Folded:
         return unknown(f"{name} is not a constant")
+
+
+def printf(template: Folded, args: list[Folded], verbs: str, name: str) -> Folded:
+    """A printf-style format (``String.format``, ``fmt.Sprintf``) with constant arguments: each ``%`` verb in
+    ``verbs`` (``"sd"``) takes the next argument, ``%%`` is ``%``; any other verb makes the result unknown."""
+    if not template.known:
+        return unknown(f"{name} with an unknown template")
+    out = literal("")
+    rest = list(args)
+    for piece in re.split(rf"(%%|%[{verbs}])", template.text):
+        if piece == "%%":
+            out = out + literal("%")
+        elif len(piece) == 2 and piece[0] == "%" and piece[1] in verbs:
+            out = out + (rest.pop(0) if rest else unknown(f"{name} with too few arguments"))
+        elif "%" in piece:
+            return unknown(f"{name} with a format this folder does not read")
+        else:
+            out = out + literal(piece)
+    return out

@@ -5,13 +5,17 @@ from __future__ import annotations
 
 from functools import cache
 
-from . import java, python, typescript
+from . import csharp, go, java, kotlin, proto, python, typescript
 from .base import Language
 
 LANGUAGES: tuple[Language, ...] = (
     java.LANGUAGE,
     python.LANGUAGE,
     typescript.LANGUAGE,
+    go.LANGUAGE,
+    kotlin.LANGUAGE,
+    csharp.LANGUAGE,
+    proto.LANGUAGE,
 )
 
 

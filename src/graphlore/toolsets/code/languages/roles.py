@@ -78,6 +78,9 @@ JAKARTA_ROLES = {
 MYBATIS_ROLES = {"Mapper": "REPOSITORY"}
 JUNIT_ROLES = {"RunWith": "TEST", "ExtendWith": "TEST"}
 #: NestJS, Angular and TypeORM decorators
+#: ASP.NET Core (attribute routing) and the .NET test frameworks
+ASPNET_ROLES = {"ApiController": "CONTROLLER"}
+DOTNET_TEST_ROLES = {"TestFixture": "TEST", "TestClass": "TEST"}
 NEST_ROLES = {"Controller": "CONTROLLER", "Resolver": "CONTROLLER", "Injectable": "SERVICE", "Module": "CONFIG",
               "Entity": "ENTITY", "EntityRepository": "REPOSITORY"}
 
@@ -112,6 +115,9 @@ DRF_BASES = {
 PYDANTIC_BASES = {("pydantic.", "BaseModel"): "DTO", ("pydantic", "BaseSettings"): "CONFIG"}
 UNITTEST_BASES = {("unittest.", "TestCase"): "TEST"}
 TYPEORM_BASES = {("typeorm", "Repository"): "REPOSITORY"}
+#: C# names its outside base types as written (``using`` opens a namespace): an empty prefix matches the bare name
+ASPNET_BASES = {("", "ControllerBase"): "CONTROLLER", ("", "Controller"): "CONTROLLER", ("", "DbContext"): "REPOSITORY",
+                ("", "Hub"): "CONTROLLER"}
 
 NAME_SUFFIX_ROLES: tuple[tuple[str, str], ...] = (
     ("Controller", "CONTROLLER"), ("ServiceImpl", "SERVICE"), ("Service", "SERVICE"),
@@ -145,6 +151,8 @@ SPRING_CAPABILITIES = {
 SPRING_METHOD_CAPABILITIES = {"RequestMapping": "HTTP_ENDPOINT"}
 JAXRS_CAPABILITIES = {verb: "HTTP_ENDPOINT" for verb in ("GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS")}
 MICROPROFILE_CAPABILITIES = {"RegisterRestClient": "HTTP_CLIENT"}
+ASPNET_CAPABILITIES = {verb: "HTTP_ENDPOINT" for verb in ("HttpGet", "HttpPost", "HttpPut", "HttpDelete", "HttpPatch",
+                                                          "HttpHead", "HttpOptions")}
 NEST_CAPABILITIES = {
     "Get": "HTTP_ENDPOINT", "Post": "HTTP_ENDPOINT", "Put": "HTTP_ENDPOINT", "Delete": "HTTP_ENDPOINT",
     "Patch": "HTTP_ENDPOINT", "All": "HTTP_ENDPOINT", "Head": "HTTP_ENDPOINT", "Options": "HTTP_ENDPOINT",
@@ -180,6 +188,8 @@ INJECT_ANNOTATIONS = frozenset({"Autowired", "Inject", "Resource", "MockBean", "
 #: external calls (qualified-name prefix) -> capability of the calling symbol
 PYTHON_CALL_CAPABILITIES = (("requests.", "HTTP_CLIENT"), ("httpx.", "HTTP_CLIENT"), ("aiohttp.", "HTTP_CLIENT"))
 SCRIPT_CALL_CAPABILITIES = (("axios", "HTTP_CLIENT"), ("fetch", "HTTP_CLIENT"))
+GO_CALL_CAPABILITIES = tuple((f"net/http.{name}", "HTTP_CLIENT") for name in (
+    "Get", "Head", "Post", "PostForm", "NewRequest", "NewRequestWithContext"))
 #: why a call stayed unresolved when it went to a library (what `Rules.call_capabilities` look at)
 EXTERNAL_REASONS = frozenset({"external_name", "external_type", "builtin"})
 #: capabilities of a member that do not make its type have them
@@ -232,7 +242,7 @@ class Rules:
         """Role given by a supertype's qualified name (``org.springframework.data.mongodb.repository.MongoRepository``)."""
         name = qualified.rsplit(".", 1)[-1]
         for prefix, role in self._bases_by_name.get(name, ()):
-            if qualified.startswith(prefix) and qualified.endswith("." + name):
+            if qualified.startswith(prefix) and qualified.endswith("." + name) or not prefix and qualified == name:
                 return role
         return None
 
@@ -254,3 +264,20 @@ class Rules:
     def known(self, simple_name: str) -> bool:
         """Whether the tables say what the annotation means (else it may be a project meta-annotation)."""
         return simple_name in self.capabilities or simple_name in self.annotation_roles
+
+
+def jvm_rules(entry_point: Callable[[SymbolFact], bool] | None) -> Rules:
+    """The tables every JVM language reads (Java and Kotlin alike): Spring, Jakarta EE, JAX-RS, MicroProfile,
+    MyBatis and JUnit."""
+    return Rules(
+        annotation_roles={**SPRING_ROLES, **JAKARTA_ROLES, **MYBATIS_ROLES, **JUNIT_ROLES},
+        annotation_role_prefixes=(("Enable", "CONFIG"),),
+        base_roles={**SPRING_BASES, **SERVLET_BASES, **JUNIT_BASES},
+        capabilities={**SPRING_CAPABILITIES, **JAXRS_CAPABILITIES, **MICROPROFILE_CAPABILITIES},
+        method_capabilities=SPRING_METHOD_CAPABILITIES,
+        injected_capabilities=SPRING_INJECTED_CAPABILITIES,
+        bean_annotations=BEAN_ANNOTATIONS,
+        inject_annotations=INJECT_ANNOTATIONS,
+        client_mappings_are_calls=True,
+        entry_point=entry_point,
+    )

@@ -58,7 +58,7 @@ class Bound:
         self.ctx = ctx
         self.language = language
         self.prefix = facts.package or ctx.module_name
-        self.file_fqn = ctx.module_name or facts.path
+        self.file_fqn = facts.path if language.shared_module else (ctx.module_name or facts.path)
         self.file_id = symbol_id(facts.path, "")
         self.ids: list[str] = []
         self.fqns: list[str] = []
@@ -85,7 +85,7 @@ class Bound:
         its module name) and its types."""
         out: list[tuple[str, int]] = []
         if self.ctx.module_name:
-            out.append((self.file_fqn, -1))
+            out.append((self.ctx.module_name, -1))
         for index, sym in enumerate(self.facts.symbols):
             if sym.kind in TYPE_KINDS:
                 out.append((self.fqns[index], index))
@@ -313,7 +313,8 @@ def symbol_node(bound: Bound, index: int, props: dict[str, Any]) -> GraphNode:
 def file_node(bound: Bound, symbol_kind: str, props: dict[str, Any]) -> GraphNode:
     """A file's node, named by its file name, or by the last part of its dotted module name (Python)."""
     module = bound.ctx.module_name
-    name = module.rsplit(".", 1)[-1] if module and module != bound.path else bound.path.rsplit("/", 1)[-1]
+    name = module.rsplit(".", 1)[-1] if module and module != bound.path and not bound.language.shared_module \
+        else bound.path.rsplit("/", 1)[-1]
     facts = bound.facts
     base = {
         "fqn": bound.file_fqn,

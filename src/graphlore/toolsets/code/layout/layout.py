@@ -2,7 +2,9 @@
 
 **Modules.** A folder with its own build file (each language lists its build files: ``pom.xml``,
 ``build.gradle(.kts)``, ``settings.gradle(.kts)``, ``pyproject.toml`` / ``setup.py`` / ``setup.cfg``,
-``package.json``; see `languages.builds`) is a module. A module's members are the modules its build
+``package.json``, ``go.mod``, ``*.csproj``; see `languages.builds`) is a module, and so is a folder with a
+``Dockerfile`` and source files under it (a service built from a folder, named after it), unless the image
+builds on a stock datastore or broker image (``FROM mongo``: a seed dump and an init script are no service). A module's members are the modules its build
 declares (Maven ``<modules>``, Gradle ``include``, npm/yarn ``workspaces``, ``pnpm-workspace.yaml``, uv
 ``[tool.uv.workspace]``) plus any undeclared module nested in its folder.
 
@@ -57,6 +59,8 @@ class Module:
     config_files: tuple[str, ...] = ()
     parent: str | None = None
     microservice: str = ""
+    #: the import path its build declares for the folder (``go.mod``), if any
+    namespace: str | None = None
 
     @property
     def deployable_here(self) -> bool:
@@ -82,25 +86,26 @@ def _builds(languages: tuple) -> tuple[BuildFile, ...]:
     return tuple(sorted(found.values(), key=lambda build: build.rank))
 
 
-def _read_module(root: Path, rel: str, names: list[str]) -> Module | None:
+def _read_module(root: Path, rel: str, names: list[str], has_sources: bool) -> Module | None:
     builds = _builds(registry.LANGUAGES)
-    module_files = {n for build in builds if build.module for n in build.names}
-    present = tuple(n for n in names if n in module_files)
-    if not present:
+    present = tuple(n for n in names if any(build.module and build.matches(n) for build in builds))
+    if not present and not ("Dockerfile" in names and has_sources):
         return None
     folder = root / rel if rel else root
-    name, source, members, application = None, "folder", [], False
+    name, source, members, application, namespace = None, "folder", [], False, None
     for build in builds:
-        for file_name in build.names:
-            if file_name not in names:
+        for file_name in names:
+            if not build.matches(file_name):
                 continue
             info = build.read(folder / file_name)
             members += info.members
             application = application or info.application
+            namespace = namespace or info.namespace
             if info.name and name is None and build.name_source:
                 name, source = info.name, build.name_source
-    return Module(path=rel or ".", build_files=present, name=name or folder.name, name_source=source,
-                  declared_members=tuple(members), boot_plugin=application, dockerfile="Dockerfile" in names)
+    return Module(path=rel or ".", build_files=present or ("Dockerfile",), name=name or folder.name,
+                  name_source=source, declared_members=tuple(members), boot_plugin=application,
+                  dockerfile="Dockerfile" in names, namespace=namespace)
 
 
 def _expand_members(module: str, patterns: tuple[str, ...], module_paths: set[str]) -> list[str]:
@@ -265,6 +270,17 @@ class Layout:
         self._root_service = modules["."].microservice if "." in modules else root.name
         self._cache: dict[tuple[str, str], FileContext] = {}
 
+    def namespace_of(self, path: str) -> tuple[str, str] | None:
+        folder = self.module_of(path)
+        while folder in self.modules:
+            module = self.modules[folder]
+            if module.namespace:
+                return folder, module.namespace
+            if module.parent is None:
+                return None
+            folder = module.parent
+        return None
+
     def module_of(self, path: str) -> str:
         folder = path.rsplit("/", 1)[0] if "/" in path else ""
         while folder:
@@ -288,12 +304,56 @@ class Layout:
         return ctx
 
 
+#: stock images of datastores and brokers: a folder whose Dockerfile builds on one packages data or settings
+#: for it (a seed dump, an init script), not a service of the system
+STOCK_IMAGES = frozenset({
+    "mongo", "postgres", "postgis", "mysql", "mariadb", "redis", "valkey", "rabbitmq", "elasticsearch",
+    "opensearch", "cassandra", "memcached", "zookeeper", "kafka", "cp-kafka", "cp-zookeeper", "consul", "vault",
+    "minio", "influxdb", "neo4j", "couchbase", "couchdb", "clickhouse-server", "etcd", "nats", "localstack",
+    "cockroach", "prometheus", "grafana",
+})
+_FROM = re.compile(r"^\s*FROM\s+(?:--\S+\s+)*(\S+)(?:\s+AS\s+(\S+))?", re.I | re.M)
+
+
+def stock_image(path: Path) -> bool:
+    """Whether a Dockerfile's final stage builds on a stock datastore or broker image (`STOCK_IMAGES`)."""
+    try:
+        stages = _FROM.findall(path.read_text(encoding="utf-8", errors="replace"))
+    except OSError:
+        return False
+    if not stages:
+        return False
+    names = {alias.lower(): image for image, alias in stages if alias}
+    image = stages[-1][0]
+    for _ in range(len(stages)):
+        if image.lower() not in names:
+            break
+        image = names[image.lower()]
+    base = image.split("@", 1)[0].rsplit("/", 1)[-1].split(":", 1)[0].lower()
+    return base in STOCK_IMAGES or "/mssql/" in image.lower()
+
+
+def dockerfile_folders(found: Scan) -> frozenset[str]:
+    """Folders holding a ``Dockerfile`` and source files under them, whose image is not a stock datastore's or
+    broker's (each such folder is a module)."""
+    folders = {rel for rel, names in found.layout_files.items() if "Dockerfile" in names}
+    if not folders:
+        return frozenset()
+    source_dirs = {""}
+    for path in found.sources:
+        parts = path.split("/")[:-1]
+        source_dirs.update("/".join(parts[:i]) for i in range(1, len(parts) + 1))
+    return frozenset(rel for rel in folders & source_dirs
+                     if not stock_image(found.root / rel / "Dockerfile" if rel else found.root / "Dockerfile"))
+
+
 def detect_layout(found: Scan) -> Layout:
     """Modules from build files, then microservices by the aggregator rule in the module docstring."""
     root = found.root
     modules: dict[str, Module] = {}
+    built = dockerfile_folders(found)
     for rel, names in sorted(found.layout_files.items()):
-        module = _read_module(root, rel, names)
+        module = _read_module(root, rel, names, rel in built)
         if module is not None:
             modules[module.path] = module
     _read_configs(root, found, modules)

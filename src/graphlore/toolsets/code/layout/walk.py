@@ -56,6 +56,7 @@ class _Kinds:
     skipped: tuple[str, ...]
     package_files: frozenset[str]
     layout_names: frozenset[str]
+    layout_suffixes: tuple[str, ...]
 
 
 @cache
@@ -66,6 +67,7 @@ def _kinds(languages: tuple) -> _Kinds:
         package_files=frozenset(f for language in languages for f in language.package_files),
         layout_names=frozenset(n for language in languages for build in language.builds for n in build.names)
         | {"Dockerfile"},
+        layout_suffixes=tuple(s for language in languages for build in language.builds for s in build.suffixes),
     )
 
 
@@ -73,7 +75,9 @@ def is_layout_file(name: str, folder: str = "") -> bool:
     """A file whose change can move the layout or the configuration: build files, Dockerfiles,
     ``application*``/``bootstrap*`` files, and any settings file under a ``resources`` folder (config
     servers keep their shared files there)."""
-    if name in _kinds(registry.LANGUAGES).layout_names or CONFIG_FILE.match(name):
+    kinds = _kinds(registry.LANGUAGES)
+    if name in kinds.layout_names or CONFIG_FILE.match(name) or (kinds.layout_suffixes and name.endswith(
+            kinds.layout_suffixes)):
         return True
     return name.endswith(SETTINGS_SUFFIXES) and "resources" in folder.split("/")
 

@@ -31,11 +31,12 @@ REVERSED: dict[str, str] = {
     "PRODUCER_DECLARED_BY": "DECLARES_PRODUCER",
     "HTTP_CALLED_BY": "HTTP_CALLS",
     "ASYNC_CALLED_BY": "ASYNC_CALLS",
+    "GRPC_CALLED_BY": "GRPC_CALLS",
 }
 REVERSED = {key: stored for key, stored in REVERSED.items() if stored in EDGE_TYPES}
 #: edges whose symbol end is never a member (they start or end at routes, clients and producers only)
-_NOT_FROM_SYMBOLS = {"DECLARES", "HTTP_CALLS", "ASYNC_CALLS", "DECLARED_BY", "EXPOSED_BY", "CLIENT_DECLARED_BY",
-                     "PRODUCER_DECLARED_BY", "HTTP_CALLED_BY", "ASYNC_CALLED_BY"}
+_NOT_FROM_SYMBOLS = {"DECLARES", "HTTP_CALLS", "ASYNC_CALLS", "GRPC_CALLS", "DECLARED_BY", "EXPOSED_BY",
+                     "CLIENT_DECLARED_BY", "PRODUCER_DECLARED_BY", "HTTP_CALLED_BY", "ASYNC_CALLED_BY", "GRPC_CALLED_BY"}
 _MEMBER_BASES = [k for k in (*EDGE_TYPES, *REVERSED) if k not in _NOT_FROM_SYMBOLS]
 #: every key neighbors accepts, in the order they are documented
 EDGE_KEYS: tuple[str, ...] = (*EDGE_TYPES, *REVERSED, *(f"DECLARES.{k}" for k in _MEMBER_BASES))

@@ -28,12 +28,14 @@ from ..services.endpoints import ANY, HTTP_METHODS
 
 #: what declares a route
 FRAMEWORKS = ("spring_web", "jaxrs", "spring_kafka", "spring_rabbit", "spring_jms", "spring_cloud_stream",
-              "fastapi", "flask", "express", "nestjs")
+              "fastapi", "flask", "express", "nestjs", "net_http", "gorilla_mux", "gin", "echo", "chi", "aspnet", "ktor",
+              "grpc", "sarama", "kafka_go", "confluent_kafka")
 #: what makes an HTTP call
 CLIENT_KINDS = ("feign", "rest_template", "web_client", "rest_client", "http_exchange", "requests", "httpx",
-                "aiohttp", "fetch", "axios")
+                "aiohttp", "fetch", "axios", "net_http", "http_client", "ktor_client", "grpc")
 #: what sends a message
-PRODUCER_KINDS = ("kafka_template", "stream_bridge", "rabbit_template", "jms_template", "send_to")
+PRODUCER_KINDS = ("kafka_template", "stream_bridge", "rabbit_template", "jms_template", "send_to", "sarama", "kafka_go",
+                  "confluent_kafka")
 
 
 @dataclass(frozen=True)
@@ -90,6 +92,7 @@ FIELDS: dict[str, dict[str, FilterField]] = {
         _f("path_prefix", "_path_prefixes", "the path template starts with these whole segments"),
         _f("framework", "framework", "what declares it", values=FRAMEWORKS),
         _f("topic_prefix", "_topic_prefixes", "a listener's topic (queue, destination) starts with this"),
+        _f("grpc_service", "grpc_service", "the gRPC service it serves (package.Service)"),
     )},
     "client": {f.name: f for f in (
         _f("microservice", "microservice", "the microservice the client is in"),
@@ -99,6 +102,7 @@ FIELDS: dict[str, dict[str, FilterField]] = {
         _f("target_path_prefix", "_target_path_prefixes", "the path it calls starts with these whole segments"),
         _f("http_method", "http_method", "the HTTP method", values=HTTP_METHODS),
         _f("resolved", "resolved", "every value of its target folded (no unknown part)", boolean=True),
+        _f("grpc_service", "grpc_service", "the gRPC service it calls (package.Service)"),
     )},
     "producer": {f.name: f for f in (
         _f("microservice", "microservice", "the microservice the producer is in"),

@@ -41,6 +41,8 @@ class Item:
     path: Folded | None = None
     broker: str | None = None
     topic: Folded | None = None
+    #: gRPC routes and clients: the fully qualified method (``package.Service/Method``)
+    grpc: str | None = None
     #: clients: the service it names (Feign name, URL host, lb:// name) and where that came from
     target: Folded | None = None
     target_source: str = ""

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from ..languages.folding import literal
 from ..layout.layout import Layout
 from ..model import GraphEdge, GraphNode, make_edge, node_text, short_hash
+from . import grpc_links
 from .endpoints import ANY, Item, join_paths, match_score, segment_kind, segments, split_url
 
 LINK_MATCHES = ("cross_service", "intra_service", "ambiguous", "unresolved")
@@ -67,6 +68,8 @@ class ServiceNames:
 
 
 def _label(item: Item, service: str | None = None) -> str:
+    if item.grpc is not None:
+        return f"grpc {item.grpc}"
     if item.broker is not None:
         return f"{item.broker} {item.topic.text if item.topic else '?'}"
     method = item.http_method or "?"
@@ -103,19 +106,22 @@ def link(items: Iterable[Item], layout: Layout) -> tuple[list[GraphNode], list[G
             props = _base(item, _label(item), "handler")
             props.update(framework=item.flavor, path=item.written, http_method=item.http_method,
                          path_template=item.path.text if item.path is not None else None, broker=item.broker,
-                         topic=item.topic.text if item.topic is not None else None)
+                         topic=item.topic.text if item.topic is not None else None, grpc=item.grpc,
+                         grpc_service=grpc_links.service_of(item))
             node = GraphNode(node_id, "route", props["label"], node_text(props["label"], item.owner_fqn, item.written, ""),
                              props)
             nodes.append(node)
             edges.append(make_edge(item.owner, "EXPOSES", node_id))
             routes.append((node, item))
         elif item.kind == "client":
-            prepare_client(item)
+            if item.grpc is None:
+                prepare_client(item)
             node_id = _id("cl_", item, seen)
             props = _base(item, "", "declaring")
             props.update(client_kind=item.flavor, http_method=item.http_method, target_path=item.written,
                          target_path_template=item.path.text if item.path is not None else None,
-                         base_url=item.base_url, target_service=None, target_service_source=item.target_source or None)
+                         base_url=item.base_url, target_service=None, target_service_source=item.target_source or None,
+                         grpc=item.grpc, grpc_service=grpc_links.service_of(item))
             node = GraphNode(node_id, "client", "", "", props)
             clients.append((node, item))
         else:
@@ -129,7 +135,10 @@ def link(items: Iterable[Item], layout: Layout) -> tuple[list[GraphNode], list[G
 
     http_by_service: dict[str, list[tuple[GraphNode, Item]]] = {}
     listeners: dict[tuple[str, str], list[GraphNode]] = {}
+    grpc_routes = grpc_links.routes_by_method(routes)
     for node, item in routes:
+        if item.grpc is not None:
+            continue
         if item.broker is None and item.path is not None:
             http_by_service.setdefault(item.microservice, []).append((node, item))
         elif item.broker is not None and item.topic is not None and item.topic.known:
@@ -137,7 +146,10 @@ def link(items: Iterable[Item], layout: Layout) -> tuple[list[GraphNode], list[G
 
     for node, item in clients:
         edges.append(make_edge(item.owner, "DECLARES_CLIENT", node.id))
-        edges += _link_client(node, item, names, http_by_service)
+        if item.grpc is not None:
+            edges += grpc_links.link_client(node, item, grpc_routes)
+        else:
+            edges += _link_client(node, item, names, http_by_service)
         nodes.append(node)
     for node, item in producers:
         edges.append(make_edge(item.owner, "DECLARES_PRODUCER", node.id))
@@ -219,6 +231,7 @@ def _link_producer(node: GraphNode, item: Item, listeners: dict[tuple[str, str],
 
 #: clients whose service and path come from one URL (the others name the service apart)
 URL_CLIENTS = frozenset({"rest_template", "web_client", "rest_client", "requests", "httpx", "aiohttp", "fetch",
+                         "net_http", "http_client", "ktor_client",
                          "axios"})
 
 

@@ -1,7 +1,7 @@
 """A picture of the system: microservices and the links between them, as Mermaid or Graphviz DOT.
 
 One arrow per (caller service, called service, kind, match): HTTP arrows list the routes called (method
-and path), async arrows the topics. ``cross_service`` and ``intra_service`` links are solid; ``ambiguous``
+and path), gRPC arrows the methods (``package.Service/Method``), async arrows the topics. ``cross_service`` and ``intra_service`` links are solid; ``ambiguous``
 ones dashed and labelled so; clients and producers that reach nothing are dashed arrows to the outside
 name they use (``api.example.com (outside)``) or to ``?`` when even that is unknown, labelled with what
 they ask for. With a focus service, only the services within ``depth`` links of it (either direction)
@@ -24,7 +24,7 @@ LABELS_PER_ARROW = 4
 class Arrow:
     source: str
     target: str
-    kind: str          # http | async
+    kind: str          # http | grpc | async
     match: str         # cross_service | intra_service | ambiguous | unresolved
     labels: list[str] = field(default_factory=list)
 
@@ -44,14 +44,14 @@ def arrows(store: Store) -> tuple[list[str], list[Arrow]]:
         if label not in arrow.labels:
             arrow.labels.append(label)
 
-    links = store.edges_of([n.id for n in callers], direction="out", types=["HTTP_CALLS", "ASYNC_CALLS"])
+    links = store.edges_of([n.id for n in callers], direction="out", types=["HTTP_CALLS", "GRPC_CALLS", "ASYNC_CALLS"])
     targets = {n.id: n for n in store.get_nodes(list({e.dst for e in links.edges}))}
     linked: dict[str, list] = defaultdict(list)
     for edge in links.edges:
         linked[edge.src].append(edge)
     for caller in callers:
         p = caller.props
-        kind = "http" if caller.kind == "client" else "async"
+        kind = ("grpc" if p.get("grpc") else "http") if caller.kind == "client" else "async"
         for edge in linked.get(caller.id, []):
             route = targets.get(edge.dst)
             if route is not None:
@@ -59,9 +59,12 @@ def arrows(store: Store) -> tuple[list[str], list[Arrow]]:
         if p.get("match") == "unresolved":
             named = p.get("target_service") if caller.kind == "client" else None
             outside = f"{named} (outside)" if named else "?"
-            what = (f"{p.get('http_method') or '?'} {p.get('target_path_template') or '?'}" if caller.kind == "client"
-                    else f"{p.get('broker')} {p.get('topic') or '?'}")
+            what = (f"{p.get('broker')} {p.get('topic') or '?'}" if caller.kind != "client" else p["grpc"]
+                    if p.get("grpc") else f"{p.get('http_method') or '?'} {p.get('target_path_template') or '?'}")
             add(p["microservice"], outside, kind, "unresolved", what)
+    for arrow in by_key.values():
+        if arrow.kind == "grpc":   # "grpc pkg.Service/Method" -> the method, as the arrow already says gRPC
+            arrow.labels = [label.removeprefix("grpc ") for label in arrow.labels]
     return services, sorted(by_key.values(), key=lambda a: (a.source, a.target, a.kind, a.match))
 
 

@@ -19,18 +19,7 @@ def _main(sym: SymbolFact) -> bool:
         and sym.params[0][1] in ("String[]", "String...")
 
 
-RULES = roles.Rules(
-    annotation_roles={**roles.SPRING_ROLES, **roles.JAKARTA_ROLES, **roles.MYBATIS_ROLES, **roles.JUNIT_ROLES},
-    annotation_role_prefixes=(("Enable", "CONFIG"),),
-    base_roles={**roles.SPRING_BASES, **roles.SERVLET_BASES, **roles.JUNIT_BASES},
-    capabilities={**roles.SPRING_CAPABILITIES, **roles.JAXRS_CAPABILITIES, **roles.MICROPROFILE_CAPABILITIES},
-    method_capabilities=roles.SPRING_METHOD_CAPABILITIES,
-    injected_capabilities=roles.SPRING_INJECTED_CAPABILITIES,
-    bean_annotations=roles.BEAN_ANNOTATIONS,
-    inject_annotations=roles.INJECT_ANNOTATIONS,
-    client_mappings_are_calls=True,
-    entry_point=_main,
-)
+RULES = roles.jvm_rules(_main)
 
 LANGUAGE = Language(
     "java", {".java": "java"}, extract.extract, JavaResolver, RULES,

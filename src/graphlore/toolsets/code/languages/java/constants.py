@@ -4,41 +4,27 @@ class), fields injected with ``@Value("${...}")``, and ``String.format`` with co
 
 from __future__ import annotations
 
-import re
-
 from ...model import FileFacts
-from ..folding import Folded, Folder, literal, unescape, unknown
+from ..folding import Folded, Folder, literal, printf, unescape, unknown
 from ..symbols import Table
 
 
 def format_java(template: Folded, args: list[Folded]) -> Folded:
     """``String.format`` with ``%s`` / ``%d`` (and ``%%``); anything else is unknown."""
-    if not template.known:
-        return unknown("String.format with an unknown template")
-    out = literal("")
-    rest = list(args)
-    for piece in re.split(r"(%%|%[sd])", template.text):
-        if piece == "%%":
-            out = out + literal("%")
-        elif piece in ("%s", "%d"):
-            out = out + (rest.pop(0) if rest else unknown("String.format with too few arguments"))
-        elif "%" in piece:
-            return unknown("String.format with a format this folder does not read")
-        else:
-            out = out + literal(piece)
-    return out
+    return printf(template, args, "sd", "String.format")
 
 
 class JavaConstants:
-    """Every Java constant of the project (``pkg.Type#NAME`` -> initialiser) and every type fqn."""
+    """Every Java constant of the project (``pkg.Type#NAME`` -> initialiser) and every type fqn; ``languages``:
+    the JVM languages whose files are read (a Kotlin ``const val`` is keyed and read the same way)."""
 
-    def __init__(self, table: Table) -> None:
+    def __init__(self, table: Table, languages: tuple[str, ...] = ("java",)) -> None:
         self.constants: dict[str, tuple[str, FileFacts, str]] = {}
         #: fields injected with ``@Value("${...}")``: their value is that placeholder
         self.injected: dict[str, tuple[str, FileFacts, str]] = {}
         self.types: set[str] = set()
         for bound in table.files.values():
-            if bound.facts.language != "java":
+            if bound.facts.language not in languages:
                 continue
             for index, sym in enumerate(bound.facts.symbols):
                 fqn = bound.fqns[index]

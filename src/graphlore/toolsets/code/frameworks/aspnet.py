@@ -1,0 +1,219 @@
+"""ASP.NET Core routes and ``HttpClient`` clients, read from the facts of C# files.
+
+**Routes.** Attribute routing (an action with no template under a class with none is routed by the app's
+conventional route table: its path is unknown): a controller (``[ApiController]``, a ``Controller``/``ControllerBase``
+subclass, or a class whose name ends in ``Controller``) maps each action with ``[HttpGet("...")]`` ...
+``[HttpPatch]`` (or ``[Route("...")]`` alone: any method) under each class-level ``[Route("...")]``; the
+``[controller]`` and ``[action]`` tokens take the class name without ``Controller`` and the method name, and an
+action template starting with ``/`` or ``~/`` ignores the class's (ASP.NET matches paths case-insensitively, so
+the tokens are written in lower case). Minimal APIs: ``MapGet(path, handler)``
+... ``MapPatch``, ``MapMethods(path, methods, handler)`` and ``Map(path, handler)`` on an app, endpoints or a
+``MapGroup(prefix)`` group (a group passed in as a parameter has an unknown prefix); the handler is the method a method group names, else the registering method.
+
+**Clients.** ``GetAsync``, ``PostAsync``, ``PutAsync``, ``DeleteAsync``, ``PatchAsync``, ``GetStringAsync``,
+``GetFromJsonAsync``, ``PostAsJsonAsync``, ``PutAsJsonAsync`` ... on a receiver typed ``HttpClient`` (a local,
+parameter, field or property), and ``SendAsync`` with a ``new HttpRequestMessage(HttpMethod.X, url)`` made in
+the same method. A relative URL starts at the ``BaseAddress = new Uri(...)`` set in the same class, else the
+only one set in the module.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from ..languages.csharp.constants import CSharpConstants, CSharpFolder
+from ..languages.folding import Folded, literal, unknown
+from ..languages.symbols import Bound
+from ..model import AnnotationFact, FileFacts
+from ..services.endpoints import ANY, Item, join_paths
+from .base import Framework, Project, Reader, declared_type, item
+
+VERBS = {"HttpGet": "GET", "HttpPost": "POST", "HttpPut": "PUT", "HttpDelete": "DELETE", "HttpPatch": "PATCH",
+         "HttpHead": "HEAD", "HttpOptions": "OPTIONS"}
+MAPS = {"MapGet": "GET", "MapPost": "POST", "MapPut": "PUT", "MapDelete": "DELETE", "MapPatch": "PATCH"}
+#: parameter types that may be a group with a prefix (an app is the root)
+GROUP_TYPES = {"IEndpointRouteBuilder", "RouteGroupBuilder"}
+CLIENT_CALLS = {
+    **{f"{verb}Async": verb.upper() for verb in ("Get", "Post", "Put", "Delete", "Patch")},
+    "GetStringAsync": "GET", "GetStreamAsync": "GET", "GetByteArrayAsync": "GET", "GetFromJsonAsync": "GET",
+    "PostAsJsonAsync": "POST", "PutAsJsonAsync": "PUT", "PatchAsJsonAsync": "PATCH", "DeleteFromJsonAsync": "DELETE",
+}
+
+
+def _annotations(sym) -> dict[str, AnnotationFact]:
+    return {a.name.rsplit(".", 1)[-1]: a for a in sym.annotations}
+
+
+def _template(annotation: AnnotationFact | None) -> str | None:
+    if annotation is None:
+        return None
+    args = dict(annotation.args)
+    return args.get("") or args.get("template") or args.get("Template")
+
+
+class AspNet:
+    """The C# files of the project, their constants and the base addresses each module sets."""
+
+    def __init__(self, bounds: list[Bound], project: Project) -> None:
+        self.constants = CSharpConstants(project.table)
+        self.bases: dict[str, list[tuple[str, str, FileFacts]]] = {}
+        for bound in bounds:
+            for base in bound.facts.extra.get("base_addresses", []):
+                self.bases.setdefault(bound.ctx.module, []).append((base["owner"], base["value"], bound.facts))
+
+    def fold(self, facts: FileFacts, expr: str, class_key: str) -> Folded:
+        return CSharpFolder(self.constants, facts, class_key).fold(expr)
+
+    def base_for(self, bound: Bound, class_key: str) -> Folded | None:
+        found = self.bases.get(bound.ctx.module, [])
+        own = [b for b in found if b[2] is bound.facts and b[0].startswith(class_key)]
+        chosen = own or found
+        values = {self.fold(facts, expr, owner.rsplit(".", 1)[0]).text: self.fold(facts, expr, owner.rsplit(".", 1)[0])
+                  for owner, expr, facts in chosen}
+        return next(iter(values.values())) if len(values) == 1 else None
+
+
+def _controller(sym, anns: dict[str, AnnotationFact]) -> bool:
+    bases = {written.rsplit(".", 1)[-1] for _, written in sym.supers}
+    return "ApiController" in anns or bool(bases & {"Controller", "ControllerBase"}) or sym.name.endswith("Controller")
+
+
+def _tokens(template: str, controller: str, action: str) -> str:
+    """``[controller]`` and ``[action]`` replaced, in lower case (ASP.NET matches paths case-insensitively)."""
+    return re.sub(r"\[controller\]", controller.lower(), re.sub(r"\[action\]", action.lower(), template, flags=re.I),
+                  flags=re.I)
+
+
+def read_csharp(web: AspNet, bound: Bound) -> Iterator[Item]:
+    facts = bound.facts
+    for index, sym in enumerate(facts.symbols):
+        if sym.kind == "class" and _controller(sym, _annotations(sym)):
+            yield from _controller_routes(web, bound, index)
+    yield from _minimal(web, bound)
+    yield from _clients(web, bound)
+
+
+def _controller_routes(web: AspNet, bound: Bound, index: int) -> Iterator[Item]:
+    facts = bound.facts
+    sym = facts.symbols[index]
+    name = sym.name.removesuffix("Controller")
+    prefixes = [_template(a) for a in sym.annotations if a.name == "Route"] or [None]
+    for member in bound.members(sym.key):
+        method = facts.symbols[member]
+        if method.kind != "method":
+            continue
+        anns = [a for a in method.annotations if a.name in VERBS or a.name == "Route"]
+        verbs = [(VERBS[a.name], _template(a)) for a in anns if a.name in VERBS]
+        routes = [_template(a) for a in anns if a.name == "Route"]
+        if not verbs and not routes:
+            continue
+        pairs = [(verb, template) for verb, template in verbs] or [(ANY, None)]
+        if routes:
+            pairs = [(verb, template if template is not None else route) for verb, template in pairs for route in routes]
+        for verb, template in pairs:
+            for prefix in prefixes:
+                written = template or ""
+                absolute = written.strip('"').startswith(("/", "~/"))
+                parts: list[Folded] = []
+                if prefix is None and template is None:   # conventional routing: the app's route table decides
+                    parts.append(unknown("no [Route] template: the path comes from the app's conventional routes"))
+                if prefix is not None and not absolute:
+                    parts.append(_fold_template(web, facts, prefix, sym.key, name, method.name))
+                if template is not None:
+                    parts.append(_fold_template(web, facts, template.replace('"~/', '"/'), sym.key, name, method.name))
+                yield item(bound, member, "route", "aspnet", None, http_method=verb, path=join_paths(parts),
+                           written=" + ".join(t for t in (prefix if not absolute else None, template) if t) or '""')
+
+
+def _fold_template(web: AspNet, facts: FileFacts, expr: str, class_key: str, controller: str, action: str) -> Folded:
+    value = web.fold(facts, expr, class_key)
+    return Folded(_tokens(value.text, controller, action), value.known, value.why)
+
+
+def _group_prefix(web: AspNet, bound: Bound, owner: str, receiver, depth: int = 0) -> Folded:
+    """The prefix of a ``MapGroup`` group a receiver variable holds ("" for an app or endpoints)."""
+    if depth > 6 or not receiver or receiver[0] != "name":
+        return literal("")
+    seen = [t for _, t in bound.facts.locals.get(owner, {}).get(receiver[1], [])]
+    made = next((t for t in reversed(seen) if t.endswith(".MapGroup()")), None)
+    if made is None:
+        if any(t.rsplit(".", 1)[-1] in GROUP_TYPES for t in seen):   # a parameter: the caller made the group
+            return unknown(f"{receiver[1]} is a route group the caller passes in")
+        return literal("")
+    parent = made[1:-len(".MapGroup()")]
+    calls = [c for c in bound.facts.calls if c.owner == owner and c.name == "MapGroup" and c.receiver == ["name", parent]
+             and c.args]
+    if len(calls) != 1:
+        return literal("")
+    class_key = owner.rpartition(".")[0]
+    return join_paths([_group_prefix(web, bound, owner, ["name", parent], depth + 1),
+                       web.fold(bound.facts, calls[0].args[0], class_key)])
+
+
+def _minimal(web: AspNet, bound: Bound) -> Iterator[Item]:
+    facts = bound.facts
+    for call in facts.calls:
+        if call.kind != "call" or not call.receiver or not call.args:
+            continue
+        if call.name in MAPS:
+            methods, handler_expr = [MAPS[call.name]], call.args[1] if len(call.args) > 1 else ""
+        elif call.name == "MapMethods" and len(call.args) >= 3:
+            methods = [m.upper() for m in re.findall(r"\"(\w+)\"", call.args[1])] or [ANY]
+            handler_expr = call.args[2]
+        elif call.name == "Map" and len(call.args) == 2:
+            methods, handler_expr = [ANY], call.args[1]
+        else:
+            continue
+        class_key = call.owner.rpartition(".")[0] if "." in call.owner else ""
+        path = join_paths([_group_prefix(web, bound, call.owner, call.receiver),
+                           web.fold(facts, call.args[0], class_key)])
+        written = handler_expr.strip()
+        handler = bound.by_key.get(f"{class_key}.{written}" if class_key else written) \
+            if re.fullmatch(r"[A-Za-z_][\w.]*", written) else None
+        owner = handler if handler is not None else bound.by_key.get(call.owner, -1)
+        for method in methods:
+            yield item(bound, owner, "route", "aspnet", None if handler is not None else call.line, http_method=method,
+                       path=path, written=call.args[0])
+
+
+def _clients(web: AspNet, bound: Bound) -> Iterator[Item]:
+    facts = bound.facts
+    for call in facts.calls:
+        receiver = call.receiver
+        if call.kind != "call" or not receiver or not call.args or call.owner not in bound.by_key:
+            continue
+        if receiver[0] == "name" or receiver[0] == "field" and receiver[1] == ["this"]:
+            typed = declared_type(bound, call.owner, receiver[-1], call.line)
+        else:
+            continue
+        if typed.rsplit(".", 1)[-1] != "HttpClient":
+            continue
+        class_key = call.owner.rpartition(".")[0]
+        if call.name in CLIENT_CALLS:
+            method, url = CLIENT_CALLS[call.name], call.args[0]
+        elif call.name == "SendAsync":
+            made = [c for c in facts.calls if c.owner == call.owner and c.kind == "new" and c.name == "HttpRequestMessage"
+                    and len(c.args) >= 2 and c.line <= call.line]
+            if not made:
+                continue
+            verb = made[-1].args[0].rsplit(".", 1)[-1].upper()
+            method, url = (verb if verb in ("GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS") else None,
+                           made[-1].args[1])
+        else:
+            continue
+        url = url.removeprefix("new Uri(").removesuffix(")") if url.startswith("new Uri(") else url
+        base = web.base_for(bound, class_key)
+        found = item(bound, bound.by_key[call.owner], "client", "http_client", call.line, http_method=method,
+                     path=web.fold(facts, url, class_key), written=url)
+        if base is not None and base.known:
+            found.base_url = base.text
+        yield found
+
+
+def prepare(files: list[Bound], project: Project) -> Reader:
+    web = AspNet(files, project)
+    return lambda bound: read_csharp(web, bound)
+
+
+FRAMEWORK = Framework("aspnet", ("csharp",), prepare)

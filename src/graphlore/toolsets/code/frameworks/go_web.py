@@ -1,0 +1,315 @@
+"""Go: HTTP routes of net/http, gorilla/mux, gin, echo and chi, net/http clients, and Kafka producers and
+consumers of sarama, segmentio/kafka-go and confluent-kafka-go, read from the facts.
+
+**Routes.** A router is a value made by ``http.NewServeMux()`` (or the package-level ``http.HandleFunc``),
+``mux.NewRouter()``, ``gin.Default()``/``gin.New()``, ``echo.New()`` or ``chi.NewRouter()``, or a parameter of
+their types; groups add their prefix (``r.PathPrefix("/api").Subrouter()``, ``r.Group("/v1")``, chi's
+``r.Route("/api", func(r chi.Router) {...})``). Registrations: ``HandleFunc``/``Handle`` (net/http: a Go 1.22
+pattern ``"GET /items/{id}"`` gives the method; gorilla: a chained ``.Methods(...)``; else any method), gin and
+echo ``GET``/``POST``/.../``Any``/``Handle(method, ...)``, chi ``Get``/``Post``/.../``Method(method, ...)``.
+The handler is the function or method the handler argument names, else the registering function.
+
+**Clients.** ``http.Get``/``Head``/``Post``/``PostForm`` and ``http.NewRequest(...)`` (``WithContext`` too),
+and the same calls on an ``http.Client``: the URL folded with the package's constants (a value read at run
+time is ``{?}``).
+
+**Kafka.** sarama ``SendMessage(&sarama.ProducerMessage{Topic: ...})``, ``ConsumePartition(topic, ...)`` and a
+consumer group's ``Consume(ctx, []string{...}, ...)``; segmentio ``kafka.NewWriter``/``kafka.Writer{Topic}``
+with ``WriteMessages`` and ``kafka.NewReader(kafka.ReaderConfig{Topic})``; confluent ``Produce`` with a
+``TopicPartition{Topic: ...}`` and ``Subscribe``/``SubscribeTopics``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from ..languages.folding import Folded, literal, split_top, unknown
+from ..languages.symbols import Bound
+from ..model import CallFact
+from ..services.endpoints import ANY, HTTP_METHODS, Item, join_paths
+from .base import Framework, Project, Reader, item
+from .golang import GoProject, written_type
+
+HTTP = "net/http"
+ROUTERS = {
+    (HTTP, "NewServeMux"): "net_http", ("github.com/gorilla/mux", "NewRouter"): "gorilla_mux",
+    ("github.com/gin-gonic/gin", "Default"): "gin", ("github.com/gin-gonic/gin", "New"): "gin",
+    ("github.com/labstack/echo", "New"): "echo", ("github.com/go-chi/chi", "NewRouter"): "chi",
+}
+ROUTER_TYPES = {
+    (HTTP, "ServeMux"): "net_http", ("github.com/gorilla/mux", "Router"): "gorilla_mux",
+    ("github.com/gin-gonic/gin", "Engine"): "gin", ("github.com/gin-gonic/gin", "RouterGroup"): "gin",
+    ("github.com/gin-gonic/gin", "IRouter"): "gin", ("github.com/gin-gonic/gin", "IRoutes"): "gin",
+    ("github.com/labstack/echo", "Echo"): "echo", ("github.com/labstack/echo", "Group"): "echo",
+    ("github.com/go-chi/chi", "Router"): "chi", ("github.com/go-chi/chi", "Mux"): "chi",
+}
+#: types whose values are a whole router (prefix ""), not a group of one (prefix unknown when passed in)
+ROOT_TYPES = {"ServeMux", "Router", "Engine", "Echo", "Mux"}
+VERBS = {"GET": "GET", "POST": "POST", "PUT": "PUT", "DELETE": "DELETE", "PATCH": "PATCH", "HEAD": "HEAD",
+         "OPTIONS": "OPTIONS", "Get": "GET", "Post": "POST", "Put": "PUT", "Delete": "DELETE", "Patch": "PATCH",
+         "Head": "HEAD", "Options": "OPTIONS"}
+GROUPS = {"Group", "PathPrefix", "Subrouter", "Route", "With"}
+SUBROUTER = re.compile(r"^(\w+)\.PathPrefix\((.*)\)\.Subrouter$")
+CLIENT_CALLS = {"Get": "GET", "Head": "HEAD", "Post": "POST", "PostForm": "POST"}
+
+
+def _module(path: str) -> str:
+    """An import path without its major version (``github.com/labstack/echo/v4`` -> ``.../echo``)."""
+    return re.sub(r"/v\d+$", "", path)
+
+
+class GoWeb:
+    """The Go files of the project with what reading their routes needs."""
+
+    def __init__(self, bounds: list[Bound]) -> None:
+        self.go = GoProject(bounds)
+
+    def qualified(self, bound: Bound, written: str) -> tuple[str, str] | None:
+        """(import path without version, name) of ``pkg.Name`` as written, None when not qualified."""
+        head, dot, name = written.lstrip("*&~").removesuffix("()").rpartition(".")
+        if not dot or "." in head:
+            return None
+        package = self.go.packages.package_of(bound, head)
+        return (_module(package), name) if package is not None else None
+
+    def router(self, bound: Bound, owner: str, receiver, line: int, depth: int = 0) -> tuple[str, list[Folded]] | None:
+        """(framework, prefixes) of a receiver that is a router or a group of one, else None."""
+        if depth > 6 or receiver is None:
+            return None
+        if receiver[0] == "call" and receiver[2] in GROUPS | {"Subrouter"}:
+            return None   # a chained registration on a group made inline: read through the group call
+        if receiver[0] != "name":
+            if receiver[0] == "field":
+                typed = written_type(self.go.packages, bound, owner, receiver, line)
+                key = self.qualified(bound, typed) if typed else None
+                if key in ROUTER_TYPES:
+                    return ROUTER_TYPES[key], [literal("") if key[1] in ROOT_TYPES else unknown(
+                        f"the prefix of the router in {receiver[2]} is set elsewhere")]
+            return None
+        name = receiver[1]
+        if name == "http" and self.go.packages.package_of(bound, "http") == HTTP:
+            return "net_http", [literal("")]
+        typed = written_type(self.go.packages, bound, owner, ["name", name], line) or \
+            bound.facts.extra.get("globals", {}).get(name, "")
+        if typed.startswith("~"):
+            callee = typed[1:-2]
+            chained = SUBROUTER.match(callee)
+            if chained:   # gorilla: r.PathPrefix("/api").Subrouter()
+                parent = self.router(bound, owner, ["name", chained.group(1)], line, depth + 1)
+                if parent is None:
+                    return None
+                prefix = self.go.fold(bound, chained.group(2))
+                return parent[0], [join_paths([p, prefix]) for p in parent[1]]
+            key = self.qualified(bound, callee)
+            if key in ROUTERS:
+                return ROUTERS[key], [literal("")]
+            head, _, method = callee.rpartition(".")
+            if method in GROUPS and head and "." not in head:
+                maker = self.maker(bound, owner, name, method, head)
+                parent = self.router(bound, owner, ["name", head], maker.line if maker else line, depth + 1)
+                if parent is None:
+                    return None
+                prefix = self.go.fold(bound, maker.args[0]) if maker is not None and maker.args else literal("")
+                return parent[0], [join_paths([p, prefix]) for p in parent[1]]
+            return None
+        key = self.qualified(bound, typed) if typed else None
+        if key in ROUTER_TYPES:
+            prefix = literal("") if key[1] in ROOT_TYPES else unknown(f"{name} is a group made elsewhere")
+            return ROUTER_TYPES[key], [prefix]
+        return None
+
+    @staticmethod
+    def maker(bound: Bound, owner: str, var: str, method: str, parent: str) -> CallFact | None:
+        """The ``parent.Group(...)`` (or ``PathPrefix``) call a group variable was made by."""
+        found = [c for c in bound.facts.calls if c.owner == owner and c.name == method and c.receiver == ["name", parent]]
+        if method == "Subrouter":
+            found = [c for c in bound.facts.calls if c.owner == owner and c.name == "PathPrefix"
+                     and c.receiver == ["name", parent]]
+        return found[0] if len(found) == 1 else None
+
+
+def _methods_of(bound: Bound, call: CallFact, index: int) -> list[str] | None:
+    """The methods a chained gorilla ``.Methods(...)`` gives the registration ``call`` (at ``index``), if any."""
+    for later in bound.facts.calls[index + 1:]:
+        if later.line > call.line:   # the chain starts where the registration does
+            break
+        receiver = later.receiver
+        if later.name == "Methods" and receiver and receiver[0] == "call" and receiver[2] == call.name \
+                and receiver[1] == call.receiver:
+            methods = [m.rsplit(".", 1)[-1].strip('"').upper().removeprefix("METHOD") for m in later.args]
+            return [m for m in methods if m in HTTP_METHODS] or None
+    return None
+
+
+def _chi_prefix(web: GoWeb, bound: Bound, index: int) -> list[Folded]:
+    """Prefixes of the enclosing chi ``Route(path, func(r) {...})`` calls of the call at ``index``."""
+    lambda_of = bound.facts.extra.get("lambda_of")
+    out: list[Folded] = []
+    seen = 0
+    while lambda_of and lambda_of[index] >= 0 and seen < 8:
+        index = lambda_of[index]
+        outer = bound.facts.calls[index]
+        if outer.name == "Route" and outer.args:
+            out.insert(0, web.go.fold(bound, outer.args[0]))
+        seen += 1
+    return out
+
+
+def read_go(web: GoWeb, bound: Bound) -> Iterator[Item]:
+    if bound.facts.extra.get("generated"):
+        return
+    facts = bound.facts
+    for index, call in enumerate(facts.calls):
+        owner = bound.by_key.get(call.owner, -1) if call.owner else -1
+        yield from _route(web, bound, index, call, owner)
+        yield from _client(web, bound, call, owner)
+        yield from _kafka(web, bound, call, owner)
+
+
+def _route(web: GoWeb, bound: Bound, index: int, call: CallFact, owner: int) -> Iterator[Item]:
+    name = call.name
+    if name not in VERBS and name not in ("HandleFunc", "Handle", "Any", "Method", "MethodFunc", "Match"):
+        return
+    found = web.router(bound, call.owner, call.receiver, call.line)
+    if found is None:
+        return
+    framework, prefixes = found
+    args = list(call.args)
+    if framework == "chi":
+        prefixes = [join_paths([p, *_chi_prefix(web, bound, index)]) for p in prefixes]
+    if name in ("Method", "MethodFunc") or (name == "Handle" and framework in ("gin", "echo")):
+        if len(args) < 2:
+            return
+        method_value = web.go.fold(bound, args.pop(0))
+        methods = [method_value.text.upper()] if method_value.known else [ANY]
+    elif name in VERBS:
+        if framework in ("gin", "echo") and not name.isupper() or framework == "chi" and name.isupper() \
+                or framework in ("net_http", "gorilla_mux"):
+            return
+        methods = [VERBS[name]]
+    elif name in ("HandleFunc", "Handle", "Any"):
+        methods = (_methods_of(bound, call, index) if framework == "gorilla_mux" else None) or [ANY]
+    else:
+        return
+    if not args:
+        return
+    path = web.go.fold(bound, args[0])
+    if framework == "net_http" and path.known:
+        pattern = re.match(r"^([A-Z]+)\s+(\S*)$", path.text)
+        if pattern and pattern.group(1) in HTTP_METHODS:
+            methods, path = [pattern.group(1)], literal(pattern.group(2))
+        elif path.text and not path.text.startswith("/"):
+            path = literal("/" + path.text.split("/", 1)[1]) if "/" in path.text else path   # a host pattern
+    handler = web.go.handler(bound, call.owner, args[1], call.line) if len(args) > 1 else None
+    target, at = (handler, None) if handler is not None else ((bound, owner), call.line)
+    for prefix in prefixes:
+        for method in methods:
+            yield item(target[0], target[1], "route", framework, at, http_method=method,
+                       path=join_paths([prefix, path]), written=args[0])
+
+
+def _client(web: GoWeb, bound: Bound, call: CallFact, owner: int) -> Iterator[Item]:
+    receiver = call.receiver
+    if owner < 0 or not receiver:
+        return
+    is_http = receiver == ["name", "http"] and web.go.packages.package_of(bound, "http") == HTTP
+    if not is_http:
+        typed = written_type(web.go.packages, bound, call.owner, receiver, call.line)
+        if web.qualified(bound, typed.lstrip("~").removesuffix("()")) not in ((HTTP, "Client"), (HTTP, "DefaultClient")):
+            return
+    if call.name in CLIENT_CALLS and call.args:
+        method, url = CLIENT_CALLS[call.name], call.args[0]
+    elif call.name in ("NewRequest", "NewRequestWithContext") and is_http:
+        args = call.args[1:] if call.name == "NewRequestWithContext" else call.args
+        if len(args) < 2:
+            return
+        folded = web.go.fold(bound, args[0])
+        method = folded.text.upper().removeprefix("METHOD") if folded.known else None
+        if args[0].startswith("http.Method"):
+            method = args[0].removeprefix("http.Method").upper()
+        url = args[1]
+    else:
+        return
+    yield item(bound, owner, "client", "net_http", call.line, http_method=method, path=web.go.fold(bound, url),
+               written=url)
+
+
+_TOPIC = re.compile(r"\bTopic\s*:\s*(&?[^,}]+)")
+
+
+def _topic_in(web: GoWeb, bound: Bound, owner_key: str, text: str) -> Folded | None:
+    """The ``Topic:`` a struct literal sets, folded (``&topic`` is the variable's value)."""
+    match = _TOPIC.search(text)
+    if match is None:
+        return None
+    expr = match.group(1).strip().lstrip("&")
+    return web.go.fold(bound, expr)
+
+
+def _composite(bound: Bound, owner_key: str, var: str) -> str:
+    composites = bound.facts.extra.get("composites", {})
+    return composites.get(owner_key, {}).get(var) or composites.get("", {}).get(var, "")
+
+
+def _kafka(web: GoWeb, bound: Bound, call: CallFact, owner: int) -> Iterator[Item]:
+    name = call.name
+    if owner < 0 or not call.args or name not in ("SendMessage", "Produce", "WriteMessages", "ConsumePartition",
+                                                  "Consume", "Subscribe", "SubscribeTopics", "NewReader"):
+        return
+    typed = written_type(web.go.packages, bound, call.owner, call.receiver, call.line) if call.receiver else ""
+    library = web.qualified(bound, typed.lstrip("~").removesuffix("()")) or ("", "")
+    receiver_module = library[0]
+    if name == "NewReader" and web.qualified(bound, f"{call.receiver[1]}.x" if call.receiver and call.receiver[0] == "name"
+                                             else "") == ("github.com/segmentio/kafka-go", "x"):
+        topic = _topic_in(web, bound, call.owner, call.args[0])
+        if topic is not None:
+            yield item(bound, owner, "route", "kafka_go", call.line, broker="kafka", topic=topic, written=call.args[0])
+        return
+    kafka_libraries = ("github.com/IBM/sarama", "github.com/Shopify/sarama", "github.com/segmentio/kafka-go",
+                       "github.com/confluentinc/confluent-kafka-go/kafka")
+    if not receiver_module.startswith(kafka_libraries) and not _made_by_kafka(web, bound, call, kafka_libraries):
+        return
+    if name == "SendMessage" or name == "Produce":
+        topic = _topic_in(web, bound, call.owner, call.args[0])
+        if topic is not None:
+            yield item(bound, owner, "producer", "sarama" if name == "SendMessage" else "confluent_kafka", call.line,
+                       broker="kafka", topic=topic, written=call.args[0])
+    elif name == "WriteMessages":
+        writer = call.receiver[1] if call.receiver and call.receiver[0] == "name" else ""
+        topic = _topic_in(web, bound, call.owner, _composite(bound, call.owner, writer)) or next(
+            (t for t in (_topic_in(web, bound, call.owner, a) for a in call.args[1:]) if t is not None), None)
+        if topic is not None:
+            yield item(bound, owner, "producer", "kafka_go", call.line, broker="kafka", topic=topic,
+                       written=writer or call.args[0])
+    else:
+        for expr in _topics(call):
+            yield item(bound, owner, "route", "sarama" if name in ("ConsumePartition", "Consume") else "confluent_kafka",
+                       call.line, broker="kafka", topic=web.go.fold(bound, expr), written=expr)
+
+
+def _made_by_kafka(web: GoWeb, bound: Bound, call: CallFact, libraries: tuple[str, ...]) -> bool:
+    """A receiver made by a Kafka library's constructor (``sarama.NewSyncProducer(...)``) in this function."""
+    if not call.receiver or call.receiver[0] != "name":
+        return False
+    seen = [t for _, t in bound.facts.locals.get(call.owner, {}).get(call.receiver[1], [])]
+    for typed in seen:
+        key = web.qualified(bound, typed.lstrip("~").removesuffix("()"))
+        if key is not None and key[0].startswith(libraries):
+            return True
+    return False
+
+
+def _topics(call: CallFact) -> list[str]:
+    """The topic expressions of a consumer call: a string, or the items of a ``[]string{...}`` literal."""
+    first = call.args[1] if call.name == "Consume" and len(call.args) > 1 else call.args[0]
+    literal_list = re.match(r"^\[\]string\s*\{(.*)\}$", first.strip(), re.S)
+    return split_top(literal_list.group(1)) if literal_list else [first]
+
+
+def prepare(files: list[Bound], project: Project) -> Reader:
+    web = GoWeb(files)
+    return lambda bound: read_go(web, bound)
+
+
+FRAMEWORK = Framework("go_web", ("go",), prepare)

@@ -1,0 +1,115 @@
+"""What the Go frameworks read from Go files: the project's types by package with their methods and fields,
+the type a receiver or an argument has as written, the handler a function value names, and values folded with
+the packages' constants."""
+
+from __future__ import annotations
+
+import re
+
+from ..languages.folding import Folded
+from ..languages.go.constants import GoFolder, GoValues
+from ..languages.symbols import Bound
+
+CONSTRUCTED = re.compile(r"^(?:&|new\()?\s*([\w.]+)\s*(?:\{[\s\S]*\}|\))?$")
+
+
+class GoPackages:
+    """The project's Go types by package, their methods and fields (wherever the package declares them)."""
+
+    def __init__(self, bounds: list[Bound]) -> None:
+        self.types: dict[tuple[str, str], tuple[Bound, int]] = {}
+        self.methods: dict[tuple[str, str], dict[str, tuple[Bound, int]]] = {}
+        self.fields: dict[tuple[str, str, str], str] = {}
+        self.functions: dict[tuple[str, str], str] = {}
+        self.function_ref: dict[tuple[str, str], tuple[Bound, int]] = {}
+        for bound in bounds:
+            package = bound.ctx.module_name
+            for index, sym in enumerate(bound.facts.symbols):
+                if sym.kind in ("class", "interface") and sym.parent is None:
+                    self.types[(package, sym.name)] = (bound, index)
+                elif sym.kind == "method" and "receiver" in sym.extra:
+                    self.methods.setdefault((package, sym.extra["receiver"]), {})[sym.name] = (bound, index)
+                elif sym.kind == "field" and sym.parent:
+                    self.fields[(package, sym.parent, sym.name)] = sym.type
+                elif sym.kind == "function":
+                    self.functions[(package, sym.name)] = sym.type
+                    self.function_ref[(package, sym.name)] = (bound, index)
+
+    def package_of(self, bound: Bound, qualifier: str) -> str | None:
+        for imp in bound.facts.imports:
+            for target, alias in imp.names:
+                if alias == qualifier:
+                    return target
+        return None
+
+    def type_key(self, bound: Bound, written: str) -> tuple[str, str] | None:
+        """(package, type name) of a project type as written in ``bound``, or None."""
+        written = written.lstrip("*&").split("[", 1)[0]
+        head, dot, name = written.rpartition(".")
+        package = self.package_of(bound, head) if dot else bound.ctx.module_name
+        if package is None:
+            return None
+        return (package, name) if (package, name) in self.types else None
+
+    def result_of(self, bound: Bound, callee: str) -> str:
+        """What a project function returns, as written ("" when it is not one)."""
+        head, dot, name = callee.rpartition(".")
+        package = self.package_of(bound, head) if dot else bound.ctx.module_name
+        return self.functions.get((package or "", name), "")
+
+
+def local(bound: Bound, owner: str, name: str, line: int) -> str:
+    """The type a local or parameter was declared or made with, nearest before ``line`` ("" when unknown)."""
+    seen = [(at, t) for at, t in bound.facts.locals.get(owner, {}).get(name, []) if t and t != "?"]
+    before = [t for at, t in seen if at <= line]
+    return (before or [t for _, t in seen] or [""])[-1]
+
+
+def written_type(packages: GoPackages, bound: Bound, owner: str, expr, line: int) -> str:
+    """The type of a receiver tree or an argument as written ("" when not known)."""
+    if isinstance(expr, str):
+        expr = expr.strip()
+        if re.fullmatch(r"\w+", expr):
+            return written_type(packages, bound, owner, ["name", expr], line)
+        match = CONSTRUCTED.match(expr)
+        return match.group(1) if match and ("{" in expr or expr.startswith("new(")) else ""
+    if expr[0] == "name":
+        found = local(bound, owner, expr[1], line) or bound.facts.extra.get("globals", {}).get(expr[1], "")
+        if found.startswith("~") and found.endswith("()"):
+            return packages.result_of(bound, found[1:-2]) or found
+        return found
+    if expr[0] == "field":
+        inner = written_type(packages, bound, owner, expr[1], line)
+        key = packages.type_key(bound, inner) if inner else None
+        return packages.fields.get((*key, expr[2]), "") if key else ""
+    if expr[0] == "call":
+        return f"~{expr[2]}()"
+    return ""
+
+
+class GoProject:
+    """The Go files of one update: packages, values, and a folder per file."""
+
+    def __init__(self, bounds: list[Bound]) -> None:
+        self.packages = GoPackages(bounds)
+        self.values = GoValues([(b.ctx.module_name, b.facts) for b in bounds])
+
+    def fold(self, bound: Bound, expr: str) -> Folded:
+        return GoFolder(self.values, bound.ctx.module_name, bound.facts).fold(expr)
+
+    def handler(self, bound: Bound, owner: str, expr: str, line: int) -> tuple[Bound, int] | None:
+        """The project function or method a handler expression names (``h``, ``pkg.H``, ``s.handle``,
+        ``s.handle()`` returning a handler is not followed), or None (a function literal, a library handler)."""
+        expr = expr.strip()
+        packages = self.packages
+        head, dot, name = expr.rpartition(".")
+        if not re.fullmatch(r"[\w.]+", expr):
+            return None
+        if not dot:
+            return packages.function_ref.get((bound.ctx.module_name, expr))
+        package = packages.package_of(bound, head)
+        if package is not None:
+            return packages.function_ref.get((package, name))
+        typed = written_type(packages, bound, owner, ["name", head], line) if "." not in head else ""
+        key = packages.type_key(bound, typed) if typed else None
+        return packages.methods.get(key, {}).get(name) if key is not None else None

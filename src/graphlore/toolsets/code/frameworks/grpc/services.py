@@ -1,0 +1,158 @@
+"""The gRPC services the project's ``.proto`` files declare, and how each language names their methods.
+
+A service is known by its fully qualified name (``shop.v1.Orders``); copies of one ``.proto`` in several
+folders (each service keeps its own) declare the same service once. Code names a service by its simple name
+(``RegisterOrdersServer``, ``OrdersImplBase``, ``add_OrdersServicer_to_server``, ``Orders.OrdersBase``,
+``proto.Orders.service``): it is the one fqn with that simple name, the one in the code's own microservice
+when several packages declare it, else it is not known (and the route or client says why). A method is named
+as declared (Go, Python, C#), in lowerCamelCase (Java, Kotlin, grpc-js), or with C#'s ``Async`` suffix.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from ...languages.folding import literal
+from ...languages.symbols import Bound, Table
+from ...model import CallFact, SymbolFact
+from ...services.endpoints import Item
+from ..base import Project, item
+
+
+def lower_camel(name: str) -> str:
+    return name[:1].lower() + name[1:]
+
+
+@dataclass
+class GrpcServices:
+    """Services by fqn (method name -> gRPC name) and fqns by simple name, with the services that declare them."""
+
+    methods: dict[str, dict[str, str]] = field(default_factory=dict)
+    by_simple: dict[str, set[str]] = field(default_factory=dict)
+    declared_in: dict[str, set[str]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, table: Table) -> GrpcServices:
+        found = cls()
+        for bound in table.files.values():
+            if bound.facts.language != "proto" or bound.ctx.is_test:
+                continue
+            for index, sym in enumerate(bound.facts.symbols):
+                if sym.kind == "method" and "grpc" in sym.extra:
+                    service = sym.extra["grpc"].split("/", 1)[0]
+                    found.methods.setdefault(service, {})[sym.name] = sym.extra["grpc"]
+                    found.by_simple.setdefault(service.rsplit(".", 1)[-1], set()).add(service)
+                    found.declared_in.setdefault(service, set()).add(bound.ctx.microservice)
+                elif sym.kind == "interface" and "grpc_service" in sym.modifiers:
+                    fqn = bound.fqns[index]
+                    found.methods.setdefault(fqn, {})
+                    found.by_simple.setdefault(sym.name, set()).add(fqn)
+                    found.declared_in.setdefault(fqn, set()).add(bound.ctx.microservice)
+        return found
+
+    def service(self, simple: str, microservice: str) -> tuple[str | None, str]:
+        """(the service's fqn, "") or (None, why it is not known)."""
+        fqns = self.by_simple.get(simple, set())
+        if len(fqns) == 1:
+            return next(iter(fqns)), ""
+        if not fqns:
+            return None, f"no .proto in the project declares a gRPC service named {simple}"
+        local = [f for f in fqns if microservice in self.declared_in.get(f, ())]
+        if len(local) == 1:
+            return local[0], ""
+        return None, f"{len(fqns)} proto packages declare a gRPC service named {simple} ({', '.join(sorted(fqns))})"
+
+    def method(self, service: str, name: str) -> str | None:
+        """The gRPC name of the service's method that ``name`` stands for, if any."""
+        methods = self.methods.get(service, {})
+        if name in methods:
+            return methods[name]
+        for candidate in (name[:1].upper() + name[1:], name.removesuffix("Async")):
+            if candidate in methods:
+                return methods[candidate]
+        return None
+
+
+def services(project: Project) -> GrpcServices:
+    """The project's gRPC services (read once per update, whichever language asks first)."""
+    return project.shared("grpc.services", lambda: GrpcServices.of(project.table))
+
+
+class Reading:
+    """What one language's gRPC reader hands out: routes for a served service, clients for stub calls."""
+
+    def __init__(self, known: GrpcServices, bound: Bound):
+        self.known = known
+        self.bound = bound
+
+    def routes(self, simple: str, handlers: dict[str, tuple[Bound, int]] | None, fallback: int,
+               line: int) -> list[Item]:
+        """Routes of service ``simple`` registered at ``line``: for each of its methods, the handler ``handlers``
+        names (a method missing there is not served), or ``fallback`` (-1: the file) for every method when the
+        implementation is not in the project (``handlers`` None)."""
+        bound = self.bound
+        service, why = self.known.service(simple, bound.ctx.microservice)
+        if service is None:
+            route = item(bound, fallback, "route", "grpc", line, grpc=f"{{?}}.{simple}/{{?}}", written=simple)
+            route.problems.append(why)
+            return [route]
+        out = []
+        for name, grpc in self.known.methods.get(service, {}).items():
+            if handlers is None:
+                out.append(item(bound, fallback, "route", "grpc", line, grpc=grpc, written=f"{simple}.{name}"))
+                continue
+            handler = next((h for n, h in handlers.items() if self.known.method(service, n) == grpc), None)
+            if handler is not None:
+                owner_bound, owner = handler
+                out.append(item(owner_bound, owner, "route", "grpc", None, grpc=grpc, written=f"{simple}.{name}"))
+        return out
+
+    def implementations(self, base: re.Pattern[str], serves: Callable[[SymbolFact], bool]) -> Iterator[Item]:
+        """Routes of the classes deriving from a generated service base (``base`` takes the service's simple
+        name out of a supertype as written): each serves its methods for which ``serves`` holds."""
+        facts = self.bound.facts
+        for index, sym in enumerate(facts.symbols):
+            if sym.kind != "class":
+                continue
+            for _relation, written in sym.supers:
+                found = base.search(written.split("<", 1)[0])
+                if found and found.group(1) in self.known.by_simple:
+                    handlers = {facts.symbols[i].name: (self.bound, i) for i in self.bound.members(sym.key)
+                                if facts.symbols[i].kind == "method" and serves(facts.symbols[i])}
+                    yield from self.routes(found.group(1), handlers, index, sym.line_start)
+
+    def stub_call(self, simple: str, call: CallFact) -> list[Item]:
+        """The client a call on a stub of service ``simple`` is (none: the service is not declared, or the
+        call is the stub's own API rather than one of the service's methods)."""
+        if simple not in self.known.by_simple:
+            return []
+        found = self.client(simple, call.name, owner_of(self.bound, call.owner), call.line, f"{simple}.{call.name}")
+        return [found] if found is not None else []
+
+    def client(self, simple: str, method_name: str, owner: int, line: int, written: str) -> Item | None:
+        """A client of ``simple``'s method (None when ``method_name`` is none of its methods: a stub's own API)."""
+        bound = self.bound
+        service, why = self.known.service(simple, bound.ctx.microservice)
+        if service is None:
+            found = item(bound, owner, "client", "grpc", line, grpc=f"{{?}}.{simple}/{method_name}", written=written)
+            found.problems.append(why)
+            return found
+        grpc = self.known.method(service, method_name)
+        if grpc is None:
+            return None
+        return item(bound, owner, "client", "grpc", line, grpc=grpc, written=written, target=literal(service),
+                    target_source="gRPC service")
+
+
+def uses_grpc(bound: Bound) -> bool:
+    """The file imports a gRPC library or generated gRPC code (``grpc``, ``io.grpc``, ``*_pb2_grpc``,
+    ``Grpc.Core``, ``@grpc/grpc-js``): the files Java, Kotlin, Python, Node and C# servers and stubs live in
+    (a cheap first look before reading every call)."""
+    return any("grpc" in imp.target.lower() for imp in bound.facts.imports)
+
+
+def owner_of(bound: Bound, key: str) -> int:
+    """The index of the symbol a call site belongs to (-1: the file)."""
+    return bound.by_key.get(key, -1) if key else -1

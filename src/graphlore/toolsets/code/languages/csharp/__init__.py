@@ -1,0 +1,46 @@
+"""C#: namespaces, classes, structs, interfaces, records, enums, members, attributes and call sites
+(`extract`); namespaces, using directives, base types and calls (`resolve`); ``.csproj`` projects; ASP.NET Core
+and xUnit/NUnit/MSTest conventions as role and capability tables."""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from ...model import SymbolFact
+from .. import roles
+from ..base import BuildFile, BuildInfo, Language, no_module
+from . import extract
+from .resolve import CSharpResolver
+
+_WEB_SDK = re.compile(r"Sdk\s*=\s*\"Microsoft\.NET\.Sdk\.(Web|Worker)", re.I)
+
+
+def read_csproj(path: Path) -> BuildInfo:
+    """The project's ``AssemblyName`` (else the file's name); an application when it builds a web or worker
+    host or an executable (``OutputType`` ``Exe``), not when it is a test project."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        project = ET.fromstring(text)
+    except (OSError, ET.ParseError):
+        return BuildInfo(path.stem)
+    values = {child.tag.rsplit("}", 1)[-1]: (child.text or "").strip() for group in project
+              if group.tag.rsplit("}", 1)[-1] == "PropertyGroup" for child in group}
+    test = values.get("IsTestProject", "").lower() == "true" or "Microsoft.NET.Test.Sdk" in text
+    application = not test and (bool(_WEB_SDK.search(text)) or values.get("OutputType", "").lower() == "exe")
+    return BuildInfo(values.get("AssemblyName") or path.stem, application=application)
+
+
+CSPROJ = BuildFile((), read_csproj, "csproj", rank=12, suffixes=(".csproj", ".fsproj", ".vbproj"))
+
+
+def _main(sym: SymbolFact) -> bool:
+    return sym.name == "Main" and sym.kind == "method" and "static" in sym.modifiers
+
+
+RULES = roles.Rules(annotation_roles={**roles.ASPNET_ROLES, **roles.DOTNET_TEST_ROLES}, base_roles=roles.ASPNET_BASES,
+                    capabilities=roles.ASPNET_CAPABILITIES, entry_point=_main)
+
+LANGUAGE = Language("csharp", {".cs": "csharp"}, extract.extract, CSharpResolver, RULES, module_name=no_module,
+                    test_files=re.compile(r".*Tests?\.cs$"), packages=True, simple_annotations=True, builds=(CSPROJ,))

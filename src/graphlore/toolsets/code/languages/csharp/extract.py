@@ -1,0 +1,381 @@
+"""C#: one file's facts (namespaces, classes, structs, interfaces, records, enums, their methods, constructors,
+properties and fields, attributes, using directives, call sites, typed locals) from its tree-sitter tree.
+
+Keys: a type's key is its nesting (``Outer.Inner``), a member's ``Type.Name`` (overloads ``~2``, ``~3``); the
+fqn is the namespace then ``.`` and the key (``Shop.Orders.OrderService.Place``). A file with one namespace
+(block or file-scoped) declares it as its package; a file with several keys its types by their full
+namespace instead. A struct is a ``class`` (``modifiers`` say ``struct``), a property a ``field``
+(``property``), a positional record parameter a field of the record. Attributes are kept as annotations
+(``[HttpGet("{id}")]`` -> ``HttpGet`` with its arguments). ``BaseAddress = new Uri(x)`` assignments are kept
+in ``extra["base_addresses"]`` (what an ``HttpClient``'s relative URLs start with). Generic arguments are
+dropped from types and called names (``Task<Cart>`` -> ``Task``).
+"""
+
+from __future__ import annotations
+
+import re
+
+import tree_sitter_c_sharp
+from tree_sitter import Node, QueryCursor
+
+from ...model import AnnotationFact, CallFact, FileFacts, ImportFact, SymbolFact
+from ..extractor import Extractor, Syntax
+from ..parsing import Grammar, query, squash, text
+
+GRAMMAR = Grammar("csharp", tree_sitter_c_sharp.language)
+
+_TYPES = {"class_declaration": "class", "struct_declaration": "class", "interface_declaration": "interface",
+          "record_declaration": "record", "record_struct_declaration": "record", "enum_declaration": "enum"}
+_NAMESPACES = ("namespace_declaration", "file_scoped_namespace_declaration")
+_CALLS = "(invocation_expression) @call (object_creation_expression) @new"
+_LOCALS = """
+(variable_declaration type: (_) @type (variable_declarator name: (identifier) @name) @decl)
+(parameter type: (_) @type name: (identifier) @name)
+(foreach_statement type: (_) @type left: (identifier) @name)
+"""
+_STRINGS = frozenset({"string_literal", "verbatim_string_literal", "raw_string_literal", "interpolated_string_expression"})
+
+
+def type_name(node: Node | None) -> str:
+    """A type as written without generic arguments or ``?``: ``Task<List<Cart>>`` -> ``Task``."""
+    if node is None:
+        return ""
+    kind = node.type
+    if kind == "generic_name":
+        return text(node.named_children[0]) if node.named_children else ""
+    if kind == "nullable_type" and node.named_children:
+        return type_name(node.named_children[0])
+    if kind == "qualified_name":
+        return ".".join(filter(None, (type_name(node.child_by_field_name("qualifier")),
+                                      type_name(node.child_by_field_name("name")))))
+    if kind == "array_type":
+        return type_name(node.child_by_field_name("type")) + "[]"
+    return squash(re.sub(r"<.*>", "", text(node)))
+
+
+def _modifiers(node: Node) -> tuple[tuple[str, ...], tuple[AnnotationFact, ...]]:
+    words: list[str] = []
+    attributes: list[AnnotationFact] = []
+    for child in node.children:
+        if child.type == "modifier":
+            words.append(text(child))
+        elif child.type == "attribute_list":
+            for attribute in child.named_children:
+                if attribute.type == "attribute":
+                    attributes.append(_attribute(attribute))
+    return tuple(words), tuple(attributes)
+
+
+def _attribute(node: Node) -> AnnotationFact:
+    name = type_name(node.child_by_field_name("name")).removesuffix("Attribute")
+    args: list[tuple[str, str]] = []
+    holder = next((c for c in node.named_children if c.type == "attribute_argument_list"), None)
+    for arg in holder.named_children if holder is not None else []:
+        key = arg.child_by_field_name("name")
+        value = arg.named_children[-1] if arg.named_children else None
+        args.append((text(key) if key is not None else "", squash(text(value))))
+    return AnnotationFact(name, tuple(args))
+
+
+def _doc(node: Node) -> str:
+    lines: list[str] = []
+    prev = node.prev_named_sibling
+    while prev is not None and prev.type == "comment" and text(prev).startswith("///"):
+        lines.insert(0, re.sub(r"</?\w+[^>]*>", "", text(prev)[3:]).strip())
+        prev = prev.prev_named_sibling
+    return "\n".join(line for line in lines if line)[:2000]
+
+
+def _params(node: Node | None) -> tuple[tuple[str, str], ...]:
+    if node is None:
+        return ()
+    out: list[tuple[str, str]] = []
+    pending = ""
+    for child in node.named_children:
+        if child.type == "parameter":
+            out.append((text(child.child_by_field_name("name")), type_name(child.child_by_field_name("type"))))
+        elif node.field_name_for_named_child(node.named_children.index(child)) == "type":
+            pending = type_name(child)   # a ``params T[] x`` parameter is spread over its list's children
+        elif child.type == "identifier" and pending:
+            out.append((text(child), "..." + pending))
+            pending = ""
+    return tuple(out)
+
+
+def local_type(type_node: Node | None, value: Node | None) -> str:
+    """What a local is declared as; for ``var``, what its value makes (``new T()`` -> ``T``, a string, a call ->
+    ``~callee()``), else ``?``."""
+    written = type_name(type_node)
+    if written and written != "var":
+        return written
+    while value is not None and value.type == "await_expression" and value.named_children:
+        value = value.named_children[0]
+    kind = value.type if value is not None else ""
+    if kind in _STRINGS or kind == "object_creation_expression":
+        return "string" if kind in _STRINGS else type_name(value.child_by_field_name("type"))
+    function = value.child_by_field_name("function") if kind == "invocation_expression" else None
+    callable_types = ("identifier", "member_access_expression", "generic_name")
+    return f"~{re.sub(r'<[^<>]*>', '', squash(text(function)))}()" if function is not None and \
+        function.type in callable_types else "?"
+
+
+class _Extractor(Extractor):
+    def __init__(self, path: str, src: bytes):
+        super().__init__(SYNTAX, path, src, "csharp")
+        self.namespaces: list[str] = []
+
+    def run(self) -> FileFacts:
+        root = self.parse()
+        found = [text(n.child_by_field_name("name")) for n in _walk_namespaces(root)]
+        self.namespaces = list(dict.fromkeys(found))
+        self.single = len(self.namespaces) <= 1
+        self.facts.package = self.namespaces[0] if self.namespaces and self.single else ""
+        self.declarations(root, None, "")
+        self.calls(root)
+        self.locals(root)
+        return self.finish(root)
+
+    # -- declarations ---------------------------------------------------------------------------
+    def declarations(self, node: Node, parent: str | None, namespace: str) -> None:
+        """``namespace``: the namespace keys carry (empty while the file has one namespace, its package)."""
+        for child in node.named_children:
+            kind = child.type
+            if kind == "using_directive":
+                self.using(child)
+            elif kind in _NAMESPACES:
+                name = text(child.child_by_field_name("name"))
+                inner = "" if self.single else (f"{namespace}.{name}" if namespace else name)
+                body = child.child_by_field_name("body")
+                if body is not None:
+                    self.declarations(body, parent, inner)
+                else:   # file-scoped: the rest of the file
+                    namespace = inner
+            elif kind in _TYPES:
+                self.type_decl(child, parent, namespace or None)
+            elif kind == "global_statement":   # top-level statements: their local functions are functions
+                for inner in child.named_children:
+                    if inner.type == "local_function_statement":
+                        self.function(inner)
+            elif kind == "declaration_list":
+                self.declarations(child, parent, namespace)
+
+    def using(self, node: Node) -> None:
+        alias = node.child_by_field_name("name")
+        target = next((c for c in node.named_children if c.type in ("identifier", "qualified_name", "generic_name")
+                       and c != alias), None)
+        written = type_name(target)
+        static = any(c.type == "static" for c in node.children)
+        names = ((written, text(alias)),) if alias is not None else (("*", "*"),)
+        self.facts.imports.append(ImportFact(written, names, node.start_point[0] + 1, static=static))
+
+    def type_decl(self, node: Node, parent: str | None, namespace: str | None) -> None:
+        name = text(node.child_by_field_name("name"))
+        key = f"{parent}.{name}" if parent else (f"{namespace}.{name}" if namespace else name)
+        words, attributes = _modifiers(node)
+        if node.type == "struct_declaration":
+            words = (*words, "struct")
+        supers: list[tuple[str, str]] = []
+        bases = next((c for c in node.named_children if c.type == "base_list"), None)
+        for base in bases.named_children if bases is not None else []:
+            if base.type in ("identifier", "qualified_name", "generic_name", "primary_constructor_base_type"):
+                written = type_name(base.named_children[0] if base.type == "primary_constructor_base_type" else base)
+                supers.append(("extends", written))
+        body = node.child_by_field_name("body")
+        type_params = node.child_by_field_name("type_parameters")
+        sym = self.add(SymbolFact(
+            key=key, name=name, kind=_TYPES[node.type], parent=parent,
+            line_start=node.start_point[0] + 1, line_end=node.end_point[0] + 1,
+            signature=_head(self.src, node, body), modifiers=words, annotations=attributes, docstring=_doc(node),
+            supers=tuple(supers),
+            type_params=tuple(text(c) for c in (type_params.named_children if type_params is not None else [])),
+        ), (node.start_byte, node.end_byte))
+        key = sym.key
+        record_params = next((c for c in node.named_children if c.type == "parameter_list"), None)
+        for pname, ptype in _params(record_params):
+            self.add(SymbolFact(f"{key}.{pname}", pname, "field", key, sym.line_start, sym.line_start,
+                                f"public {ptype} {pname}", ("public", "property"), type=ptype))
+        if record_params is not None:
+            sym.params = _params(record_params)
+        for member in body.named_children if body is not None else []:
+            self.member(member, sym)
+
+    def function(self, node: Node) -> None:
+        name = text(node.child_by_field_name("name"))
+        words, attributes = _modifiers(node)
+        body = node.child_by_field_name("body")
+        self.add(SymbolFact(
+            key=name, name=name, kind="function", parent=None, line_start=node.start_point[0] + 1,
+            line_end=node.end_point[0] + 1, signature=_head(self.src, node, body), modifiers=words,
+            annotations=attributes, type=type_name(node.child_by_field_name("type")),
+            params=_params(node.child_by_field_name("parameters")),
+        ), (node.start_byte, node.end_byte))
+
+    def member(self, node: Node, owner: SymbolFact) -> None:
+        kind = node.type
+        if kind in _TYPES:
+            self.type_decl(node, owner.key, None)
+            return
+        words, attributes = _modifiers(node)
+        line_start, line_end = node.start_point[0] + 1, node.end_point[0] + 1
+        if kind in ("method_declaration", "constructor_declaration"):
+            name = text(node.child_by_field_name("name"))
+            body = node.child_by_field_name("body")
+            if owner.kind == "interface" and body is None and "static" not in words:
+                words = (*words, "abstract")
+            self.add(SymbolFact(
+                key=f"{owner.key}.{name}", name=name, kind="method" if kind == "method_declaration" else "constructor",
+                parent=owner.key, line_start=line_start, line_end=line_end,
+                signature=_head(self.src, node, body or node.child_by_field_name("body")), modifiers=words,
+                annotations=attributes, docstring=_doc(node), type=type_name(node.child_by_field_name("returns")),
+                params=_params(node.child_by_field_name("parameters")),
+            ), (node.start_byte, node.end_byte))
+        elif kind in ("field_declaration", "event_field_declaration"):
+            declaration = next((c for c in node.named_children if c.type == "variable_declaration"), None)
+            if declaration is None:
+                return
+            type_ = type_name(declaration.child_by_field_name("type"))
+            for declarator in declaration.named_children:
+                if declarator.type != "variable_declarator":
+                    continue
+                name = text(declarator.child_by_field_name("name"))
+                value = declarator.named_children[-1] if len(declarator.named_children) > 1 else None
+                extra = {}
+                if value is not None and (value.type in _STRINGS or value.type in ("identifier", "binary_expression",
+                                                                                   "member_access_expression")):
+                    extra["value"] = squash(text(value))[:300]
+                self.add(SymbolFact(
+                    key=f"{owner.key}.{name}", name=name, kind="field", parent=owner.key, line_start=line_start,
+                    line_end=line_end, signature=squash(f"{' '.join(words)} {type_} {name}"), modifiers=words,
+                    annotations=attributes, docstring=_doc(node), type=type_, extra=extra,
+                ), (declarator.start_byte, declarator.end_byte))
+        elif kind == "property_declaration":
+            name = text(node.child_by_field_name("name"))
+            type_ = type_name(node.child_by_field_name("type"))
+            self.add(SymbolFact(
+                key=f"{owner.key}.{name}", name=name, kind="field", parent=owner.key, line_start=line_start,
+                line_end=line_end, signature=squash(f"{' '.join(words)} {type_} {name}"),
+                modifiers=(*words, "property"), annotations=attributes, docstring=_doc(node), type=type_,
+            ), (node.start_byte, node.end_byte))
+        elif kind == "enum_member_declaration":
+            name = text(node.child_by_field_name("name"))
+            self.add(SymbolFact(f"{owner.key}.{name}", name, "field", owner.key, line_start, line_end,
+                                f"{owner.name}.{name}", ("public", "static", "enum_constant"), type=owner.name))
+        elif kind == "enum_member_declaration_list":
+            for child in node.named_children:
+                self.member(child, owner)
+
+    # -- calls and locals -----------------------------------------------------------------------
+    def callee(self, call: Node, target: Node | None = None):
+        found = super().callee(call, target)
+        function = call.child_by_field_name("function") if target is None else target
+        if function is not None and function.type == "member_access_expression" and \
+                function.child_by_field_name("expression") is None:
+            keyword = next((c.type for c in function.children if c.type in ("this", "base")), None)
+            if keyword is not None:
+                return _Keyword(keyword), _plain(text(function.child_by_field_name("name")))
+        if found is not None:
+            return found[0], _plain(found[1])
+        return None
+
+    def receiver(self, node: Node) -> list:
+        if isinstance(node, _Keyword):
+            return [node.kind]
+        if node.type == "member_access_expression" and node.child_by_field_name("expression") is None:
+            keyword = next((c.type for c in node.children if c.type in ("this", "base")), "other")
+            return ["field", [keyword], _plain(text(node.child_by_field_name("name")))]
+        if node.type == "generic_name":
+            return ["name", _plain(text(node))]
+        return super().receiver(node)
+
+    def argc(self, args: Node | None) -> int:
+        return 0 if args is None else sum(1 for c in args.named_children if c.type == "argument")
+
+    def arg_texts(self, args: Node | None, limit: int = 3, width: int = 200) -> tuple[str, ...]:
+        if args is None:
+            return ()
+        found = [squash(text(c.named_children[-1] if c.named_children else c))[:width]
+                 for c in args.named_children if c.type == "argument"]
+        return tuple(found[:limit])
+
+    def calls(self, root: Node) -> None:
+        calls = self.facts.calls
+        for node, tag, owner in self.owned(root, _CALLS):
+            if tag == "call":
+                found = self.call_fact(node, owner or "")
+                if found is not None:
+                    calls.append(found)
+            elif owner is not None:
+                type_ = type_name(node.child_by_field_name("type"))
+                args = node.child_by_field_name("arguments")
+                calls.append(CallFact(owner, type_.rsplit(".", 1)[-1], ["type", type_], self.argc(args),
+                                      node.start_point[0] + 1, "new", (), self.arg_texts(args)))
+        bases = []
+        for node, _tag, owner in self.owned(root, "(assignment_expression) @set"):
+            left = node.child_by_field_name("left")
+            right = node.child_by_field_name("right")
+            if left is not None and text(left).rsplit(".", 1)[-1] == "BaseAddress" and right is not None \
+                    and right.type == "object_creation_expression":
+                args = self.arg_texts(right.child_by_field_name("arguments"))
+                if args:
+                    bases.append({"owner": owner or "", "target": squash(text(left)), "value": args[0],
+                                  "line": node.start_point[0] + 1})
+        if bases:
+            self.facts.extra["base_addresses"] = bases
+
+    def locals(self, root: Node) -> None:
+        items: list[tuple[Node, str]] = []
+        for _, match in QueryCursor(query(GRAMMAR, _LOCALS)).matches(root):
+            name = match["name"][0]
+            decl = match.get("decl")
+            if decl and decl[0].parent is not None and decl[0].parent.parent is not None and \
+                    decl[0].parent.parent.type in ("field_declaration", "event_field_declaration"):
+                continue
+            value = decl[0].named_children[-1] if decl and len(decl[0].named_children) > 1 else None
+            items.append((name, local_type(match["type"][0], value)))
+        self.record_locals(items, lambda owner, _type: owner or "")   # top-level statements: the file's
+
+
+class _Keyword:
+    """``this`` / ``base`` as a receiver (the grammar keeps them unnamed)."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self.type = kind
+
+
+def _plain(name: str) -> str:
+    return name.split("<", 1)[0]
+
+
+def _head(src: bytes, node: Node, body: Node | None) -> str:
+    start = node.start_byte
+    for child in node.children:
+        if child.type == "attribute_list":
+            start = child.end_byte
+    end = body.start_byte if body is not None else node.end_byte
+    return squash(src[start:end].decode("utf-8", errors="replace")).rstrip(";").strip()
+
+
+def _walk_namespaces(node: Node):
+    for child in node.named_children:
+        if child.type in _NAMESPACES:
+            yield child
+            body = child.child_by_field_name("body")
+            if body is not None:
+                yield from _walk_namespaces(body)
+
+
+SYNTAX = Syntax(
+    grammar=GRAMMAR, comments=frozenset({"comment"}), calls={"invocation_expression": (None, "function")},
+    members={"member_access_expression": ("expression", "name")}, decorators=frozenset(), type_text=type_name,
+    constructions={"object_creation_expression": "type", "cast_expression": "type"},
+    literals=dict.fromkeys(("string_literal", "verbatim_string_literal", "interpolated_string_expression"), "string"),
+    wrappers=frozenset({"parenthesized_expression", "await_expression"}), keywords=frozenset({"this", "base"}),
+    names=frozenset({"identifier", "generic_name"}), type_names=frozenset({"predefined_type", "qualified_name"}),
+    generated_header=re.compile(rb"(?i)(<auto-generated|auto-?generated|do not edit|generated by)"), header_bytes=600,
+)
+
+
+def extract(path: str, src: bytes) -> FileFacts:
+    """The facts of one C# file (pure: depends only on ``path`` and ``src``)."""
+    return _Extractor(path, src).run()

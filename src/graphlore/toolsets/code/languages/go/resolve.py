@@ -1,0 +1,188 @@
+"""Go resolution: packages by import path, methods wherever the package declares them, promoted members of
+embedded types, and implicit interface implementation.
+
+A file's package is its import path (`Bound.prefix`, from ``go.mod``); every file of a package is published
+under it, so an unqualified name is looked for in all of them and ``pkg.Name`` in the files of the package
+its import names. A type's methods are the methods of its package whose receiver is that type, in any file.
+
+**Implementation.** Go says nothing: a type implements an interface when its method set covers the
+interface's (every method name with the same number of parameters; an interface's embedded project
+interfaces count, an embedded outside one makes it unknown, and an empty interface is left out). The
+interfaces looked at are those of the type's own Go module and of the packages its file imports; each
+implemented one is an ``IMPLEMENTS`` edge and is listed in ``implements``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...model import CallFact, SymbolFact
+from ..symbols import Bound, EdgeSink, Ref
+from ..typed import TypedResolver, TypeRes
+
+BUILTIN_FUNCTIONS = frozenset({
+    "append", "cap", "clear", "close", "complex", "copy", "delete", "imag", "len", "make", "max", "min", "new",
+    "panic", "print", "println", "real", "recover",
+})
+BUILTIN_TYPES = frozenset({
+    "bool", "byte", "complex64", "complex128", "error", "float32", "float64", "int", "int8", "int16", "int32",
+    "int64", "rune", "string", "uint", "uint8", "uint16", "uint32", "uint64", "uintptr", "any", "comparable",
+})
+
+
+class GoResolver(TypedResolver):
+    BUILTIN_FUNCTIONS = BUILTIN_FUNCTIONS
+    BUILTIN_TYPES = BUILTIN_TYPES
+    SELF_RECEIVERS = frozenset()
+    SUPER_RECEIVERS = frozenset()
+    RELATIONS = ("extends", "implements")
+
+    def __init__(self, table, tracker, language):
+        super().__init__(table, tracker, language)
+        self._methods = table.cache("go.methods")
+        self._imports = table.cache("go.imports")
+
+    # ---- packages -----------------------------------------------------------------------------
+    def package_files(self, bound: Bound) -> list[Bound]:
+        return self.files_of(bound.ctx.module_name) or [bound]
+
+    def files_of(self, package: str) -> list[Bound]:
+        return [self.table.files[r[0]] for r in self.table.lookup(package, self.t) if r[1] < 0
+                and self.table.files[r[0]].facts.language == "go"]
+
+    def qualifiers(self, bound: Bound) -> dict[str, str]:
+        found = self._imports.get(bound.path)
+        if found is None:
+            found = self._imports[bound.path] = {alias: imported for imp in bound.facts.imports
+                                                 for imported, alias in imp.names if alias != "*"}
+        return found
+
+    def visible_packages(self, bound: Bound) -> list[str]:
+        dots = [imp.target for imp in bound.facts.imports if imp.names == (("*", "*"),)]
+        return [bound.ctx.module_name, *dots]
+
+    def base_type(self, written: str) -> str:
+        written = written.strip().lstrip("*")
+        if written.startswith(("[]", "map[", "chan ", "func", "...", "struct", "interface")):
+            return ""   # a slice, map, channel or function value has no project methods
+        return written.split("[", 1)[0]
+
+    # ---- members ------------------------------------------------------------------------------
+    def methods(self, ref: Ref) -> list[Ref]:
+        """Every method whose receiver is this type, in any file of its package."""
+        def compute() -> list[Ref]:
+            bound = self.table.files[ref[0]]
+            name = bound.sym(ref[1]).name
+            out = [(bound.path, i) for i in bound.members(bound.sym(ref[1]).key) if bound.sym(i).kind == "method"]
+            for other in self.package_files(bound):
+                out += [(other.path, i) for i in other.members("") if other.sym(i).kind == "method"
+                        and other.sym(i).extra.get("receiver") == name]
+            return sorted(set(out))
+        return self.t.memo(self._methods, ref, compute)
+
+    def own_members(self, ref: Ref, name: str, kinds: frozenset[str]) -> list[Ref]:
+        found = super().own_members(ref, name, kinds)
+        if "method" in kinds and not found:
+            found = [r for r in self.methods(ref) if self.table.sym(r).name == name]
+        return found
+
+    def enclosing_class(self, bound: Bound, key: str | None) -> int | None:
+        index = super().enclosing_class(bound, key)
+        if index is None and key and key in bound.by_key:
+            receiver = bound.sym(bound.by_key[key]).extra.get("receiver")
+            if receiver:
+                res = self.resolve_type(receiver, bound, None)
+                if res[0] == "project" and res[1][0] == bound.path:
+                    return res[1][1]
+        return index
+
+    # ---- implicit implementation --------------------------------------------------------------
+    def method_set(self, ref: Ref) -> dict[str, int] | None:
+        """name -> parameter count of an interface's methods with its embedded ones (None: not knowable)."""
+        bound = self.table.files[ref[0]]
+        sym = bound.sym(ref[1])
+        out = {bound.sym(i).name: len(bound.sym(i).params) for i in bound.members(sym.key)
+               if bound.sym(i).kind == "method"}
+        for _relation, res in self.supers(ref):
+            if res[0] != "project" or self.table.sym(res[1]).kind != "interface":
+                return None
+            inner = self.method_set(res[1]) if res[1] != ref else {}
+            if inner is None:
+                return None
+            out.update(inner)
+        return out
+
+    def implemented(self, ref: Ref, bound: Bound) -> list[Ref]:
+        """The interfaces this type's methods cover (see the module docstring)."""
+        own = {self.table.sym(r).name: len(self.table.sym(r).params) for r in self.methods(ref)}
+        project, _external = self.ancestors(ref)
+        for ancestor in project:   # promoted methods of embedded project types
+            for r in self.methods(ancestor) if self.table.sym(ancestor).kind != "interface" else []:
+                own.setdefault(self.table.sym(r).name, len(self.table.sym(r).params))
+        if not own:
+            return []
+        packages = {bound.ctx.module_name, *(imp.target for imp in bound.facts.imports)}
+        candidates: set[Ref] = set()
+        for name in own:
+            for r in self.table.by_name(name, self.t):
+                sym = self.table.sym(r)
+                other = self.table.files[r[0]]
+                if sym.kind == "method" and sym.parent and other.facts.language == "go" and (
+                        other.ctx.module == bound.ctx.module or other.ctx.module_name in packages):
+                    parent = (r[0], other.by_key[sym.parent])
+                    if other.sym(parent[1]).kind == "interface" and parent != ref:
+                        candidates.add(parent)
+        out = []
+        for candidate in sorted(candidates):
+            self.touch(candidate)
+            wanted = self.method_set(candidate)
+            if wanted and all(own.get(name) == count for name, count in wanted.items()):
+                out.append(candidate)
+        return out
+
+    def supers(self, ref: Ref) -> list[tuple[str, TypeRes]]:
+        declared = super().supers(ref)
+        sym = self.table.sym(ref)
+        if sym.kind == "interface":
+            return declared
+        key = ("go.implements", ref)
+        cache = self.table.cache("go.implements")
+        bound = self.table.files[ref[0]]
+        found = self.t.memo(cache, key, lambda: self.implemented(ref, bound))
+        return [*declared, *(("implements", ("project", r)) for r in found)]
+
+    def ancestors(self, ref: Ref) -> tuple[list[Ref], list[str]]:
+        """Embedded types only: an implemented interface adds no members to a Go type."""
+        seen, queue, project, external = {ref}, [ref], [], []
+        while queue:
+            current = queue.pop(0)
+            for relation, value in super().supers(current):
+                if relation != "extends":
+                    continue
+                if value[0] == "project" and value[1] not in seen:
+                    seen.add(value[1])
+                    project.append(value[1])
+                    queue.append(value[1])
+                elif value[0] == "external" and value[1] not in external:
+                    external.append(value[1])
+        return project, external
+
+    def overridden(self, class_ref: Ref, method: SymbolFact) -> list[Ref]:
+        return []   # Go has no overriding; an embedded type's method is shadowed, not overridden
+
+    # ---- the file -----------------------------------------------------------------------------
+    def import_targets(self, target: str, bound: Bound) -> list[Ref]:
+        return [(b.path, -1) for b in self.files_of(target)]
+
+    def file_props(self, bound: Bound, sink: EdgeSink) -> dict[str, Any]:
+        props = super().file_props(bound, sink)
+        props["package_name"] = bound.facts.extra.get("package_name", "")
+        return props
+
+    def call_target(self, call: CallFact, bound: Bound):
+        target, how, why = super().call_target(call, bound)
+        if target is None and why.get("reason") == "external_name" and call.receiver and call.receiver[0] == "name":
+            package = self.qualifiers(bound).get(call.receiver[1])
+            if package is not None:
+                why = {**why, "detail": f"{package}.{call.name}"}
+        return target, how, why

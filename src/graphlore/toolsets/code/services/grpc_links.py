@@ -1,0 +1,57 @@
+"""gRPC links: a client reaches the routes that serve its fully qualified method (``package.Service/Method``).
+
+One service serves it: ``cross_service`` (another microservice) or ``intra_service``. Several services serve
+it (each its own implementation of the same service): ``ambiguous``, every one linked with that mark and
+none chosen (the address a channel is opened with is a deployment value). None: ``unresolved`` (the server
+may be outside the project, or its registration was not read). A client whose method is not known (its
+service is declared by no ``.proto``, or by several packages) stays ``unresolved`` and says why. The
+evidence on each ``GRPC_CALLS`` edge is the method, the serving microservice and how it was matched.
+"""
+
+from __future__ import annotations
+
+from ..model import GraphEdge, GraphNode, make_edge, node_text
+from .endpoints import Item
+
+
+def service_of(item: Item) -> str | None:
+    """The fully qualified service of a gRPC route or client (None for HTTP and messaging)."""
+    return item.grpc.split("/", 1)[0] if item.grpc else None
+
+
+def routes_by_method(routes: list[tuple[GraphNode, Item]]) -> dict[str, list[tuple[GraphNode, Item]]]:
+    out: dict[str, list[tuple[GraphNode, Item]]] = {}
+    for node, item in routes:
+        if item.grpc is not None and item.resolved:
+            out.setdefault(item.grpc, []).append((node, item))
+    return out
+
+
+def link_client(node: GraphNode, item: Item, routes: dict[str, list[tuple[GraphNode, Item]]]) -> list[GraphEdge]:
+    props = node.props
+    service = item.grpc.split("/", 1)[0] if item.grpc else "?"
+    serving = routes.get(item.grpc or "", []) if item.resolved else []
+    servers = sorted({route_item.microservice for _, route_item in serving})
+    props["target_service"] = servers[0] if len(servers) == 1 else None
+    props["label"] = f"grpc {props['target_service'] or '?'} {item.grpc}"
+    node.name = props["label"]
+    node.text = node_text(props["label"], item.owner_fqn, item.written, "")
+    if not item.resolved:
+        props.update(match="unresolved", match_detail="; ".join(item.why()), candidates=[])
+        return []
+    if not serving:
+        props.update(match="unresolved", candidates=[],
+                     match_detail=f"no microservice of the project serves {item.grpc} (its {service} server may "
+                                  "be outside the project)")
+        return []
+    if len(servers) == 1:
+        match = "intra_service" if servers[0] == item.microservice else "cross_service"
+        detail = None
+    else:
+        match, detail = "ambiguous", f"{len(servers)} microservices serve {item.grpc} ({', '.join(servers)})"
+    props.update(match=match, match_detail=detail, candidates=[route.id for route, _ in serving])
+    return [make_edge(node.id, "GRPC_CALLS", route.id, {
+        "match": match,
+        "evidence": {"grpc": item.grpc, "service": route_item.microservice,
+                     "service_matched_by": "fully qualified method"}})
+        for route, route_item in serving]
