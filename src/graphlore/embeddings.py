@@ -18,7 +18,8 @@ decides which texts reach it, in what order, and what happens between batches:
 - **Cancellation**: between batches the call checks :func:`graphlore.tools.check_cancelled` (the MCP
   adapter makes it raise once the client cancelled the call; on the CLI Ctrl-C stops it), so a
   cancelled call stops after the batch in progress.
-- **Progress** after every batch, counting the texts the caller gave (cached ones count as done).
+- **Progress** after every batch, counting the texts the caller gave (cached ones count as done); the
+  tool names what they are to the person watching (``ToolSpec.progress_unit``: "passages embedded").
 - **Commit in steps** (:meth:`Embeddings.embed_owners`): texts belong to owners (an item's passages,
   a node's text); as soon as all of an owner's texts are embedded the owner is ready, and the ready
   owners are handed to the caller's ``commit`` every :data:`STEP_TEXTS` texts, so an interrupted update

@@ -139,6 +139,8 @@ class ToolSpec:
     context: bool = False
     #: ``run`` also receives ``progress=callback``; the CLI shows a bar, MCP sends progress notifications
     progress: bool = False
+    #: what progress counts, e.g. "passages embedded" (the CLI's line and bar, MCP's progress message)
+    progress_unit: str = ""
     cli: Cli = field(default_factory=Cli)
     #: where the tool is offered
     surfaces: frozenset[Literal["mcp", "cli"]] = frozenset({"mcp", "cli"})

@@ -160,10 +160,10 @@ def test_an_unknown_tool_name_gets_the_tools_and_the_toolsets_hint(runtime):
 
 
 def test_progress_reaches_a_client_that_asks_for_it(runtime):
-    seen: list[tuple[float, float | None]] = []
+    seen: list[tuple[float, float | None, str | None]] = []
 
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
-        seen.append((progress, total))
+        seen.append((progress, total, message))
 
     server = build_server([toy(), load_toolset("items")], runtime)  # in a server of several toolsets too
     with start_blocking_portal() as portal:
@@ -171,7 +171,7 @@ def test_progress_reaches_a_client_that_asks_for_it(runtime):
         with portal.wrap_async_context_manager(client):
             result = portal.call(lambda: client.call_tool("toy_echo", {"text": "x", "times": 3},
                                                           progress_callback=on_progress))
-    assert not result.is_error and seen and seen[-1] == (3, 3)
+    assert not result.is_error and seen and seen[-1] == (3, 3, "echoes")  # the unit the tool declares
 
 
 def test_the_lifespan_closes_the_runtime(runtime, tmp_path):

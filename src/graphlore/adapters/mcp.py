@@ -162,8 +162,9 @@ def _input_required(need: SamplingRequired) -> types.InputRequiredResult:
     return types.InputRequiredResult(input_requests={_LLM_INPUT: request}, request_state=json.dumps(state))
 
 
-def _progress(ctx: Context) -> Progress:
-    """Progress notifications to the client (when it asked for them), at most five a second."""
+def _progress(ctx: Context, unit: str = "") -> Progress:
+    """Progress notifications to the client (when it asked for them), at most five a second; ``unit``
+    (what is counted) is their message."""
     last = [0.0]
 
     def report(done: int, total: int) -> None:
@@ -171,7 +172,7 @@ def _progress(ctx: Context) -> Progress:
         if done < total and now - last[0] < 0.2:
             return
         last[0] = now
-        anyio.from_thread.run(functools.partial(ctx.report_progress, done, total))
+        anyio.from_thread.run(functools.partial(ctx.report_progress, done, total, unit or None))
 
     return report
 
@@ -244,7 +245,7 @@ def _tool(spec: ToolSpec, name: str, runtime: Runtime) -> Tool:
             if spec.context:
                 context = extra["context"] = CallContext(session=_session_key(ctx, runtime), llm=_client_llm(ctx))
             if spec.progress:
-                extra["progress"] = _progress(ctx)
+                extra["progress"] = _progress(ctx, spec.progress_unit)
             response = await anyio.to_thread.run_sync(functools.partial(_cancellable, spec, runtime, request, extra))
             text = spec.render(response) if spec.mcp_text == "render" else None
         except SamplingRequired as need:

@@ -297,6 +297,6 @@ def test_long_commands_print_progress_lines_when_stderr_is_not_a_terminal(tmp_pa
     app = build_cli(make_runtime=lambda: Runtime(Settings(home=tmp_path / "home"), embedder=embedder))
     result = CliRunner().invoke(app, ["items", "search", "dark mode", "-p", str(project)])
     assert result.exit_code == 0, result.output
-    assert re.search(r"^search: \d+/\d+$", result.stderr, flags=re.MULTILINE), result.stderr
+    assert re.search(r"^search: \d+/\d+ passages embedded$", result.stderr, flags=re.MULTILINE), result.stderr
     items = load_toolset("items")
     assert {s.name for s in items.tools if s.progress} == {"search", "index", "check_duplicates", "get_similar"}
