@@ -227,6 +227,6 @@ TOOLSET = Toolset(
               Cli(help="Build or update the index (structure, then embeddings).", args={
                   "project_path": Arg(positional=True, default=".", metavar="PATH"),
                   "embed": Arg(flags=("--embed/--no-embed",))}),
-              progress=True, idempotent=True),
+              progress=True, progress_unit="nodes embedded", idempotent=True),
     ],
 )

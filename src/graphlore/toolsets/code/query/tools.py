@@ -157,9 +157,9 @@ def search(runtime: Runtime, request: SearchRequest) -> SearchResponse:
     conditions = filters.parse_filter(request.kind, request.filter) if request.kind else []
     where = filters.where(conditions) or None
     if status.search_mode == "hybrid":
-        vectors = runtime.embedder.embed([request.query])
+        vectors = runtime.embeddings.embed([request.query])
         hits = hybrid_search(store, keyword_query(request.query), vectors, kind=request.kind, where=where,
-                             limit=request.limit)
+                             limit=request.limit, threads=runtime.search_threads)
         note = None
     else:
         hits = store.keyword_search(keyword_query(request.query), kind=request.kind, where=where, limit=request.limit)
