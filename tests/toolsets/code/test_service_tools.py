@@ -112,8 +112,8 @@ def test_ambiguous_links_list_every_candidate(system):
     assert {n.node.label for n in out.neighbors} == {"GET /api/orders/{id}", "GET /api/orders/recent"}
     assert {n.props["match"] for n in out.neighbors} == {"ambiguous"}
     described = call(system, "describe", id=client.id)
-    assert described.attributes["match_detail"] == "2 routes of orders-service fit equally"
-    assert described.attributes["resolved"] is False and "which is not a constant" in \
+    assert described.attributes["match_detail"] == "2 routes of orders-service fit /api/orders/{?} equally"
+    assert described.attributes["resolved"] is False and "the result of which.trim(...)" in \
         described.attributes["unresolved_reason"]
 
 

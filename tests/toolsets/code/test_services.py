@@ -30,11 +30,11 @@ def test_every_match_kind_occurs_and_no_link_is_false():
     lines = [line for system in ("spring-system", "py-system", "ts-system")
              for line in expected_lines(f"{system.replace('-', '_')}_services.txt")]
     matches = {line.rsplit("match=", 1)[1].split()[0] for line in lines if line.startswith(("C ", "P "))}
-    assert matches == {"cross_service", "ambiguous", "unresolved"}
+    assert matches == {"cross_service", "ambiguous", "unresolved", "no_route"}
     graph = CodeGraph.build(FIXTURES / "spring-system")
     nodes, edges = graph.snapshot()
     for edge in edges.values():
-        if edge.type == "HTTP_CALLS":
+        if edge.type == "HTTP_CALLS" and edge.props["match"] != "no_route":
             client, route = nodes[edge.src].props, nodes[edge.dst].props
             assert route["microservice"] == client["target_service"]
             assert edge.props["evidence"]["route_template"] == route["path_template"]
@@ -89,7 +89,7 @@ def test_incremental_updates_keep_part_two_equal_to_a_full_build(spring):
     assert "R GET /invoicing/api/invoices/{orderId} framework=spring_web handler=com.acme.billing.InvoiceController" \
            "#invoice(String) service=billing-service resolved=True" in lines
     feign = next(line for line in lines if line.startswith("C ") and "BillingClient" in line)
-    assert "match=unresolved" in feign and "no route of billing-service fits GET /billing/api/invoices/{orderId}" in feign
+    assert "match=no_route why=no route of billing-service fits GET /billing/api/invoices/{orderId}" in feign
 
     # a listener's topic constant changes: the producer loses its listener
     edit(spring, f"{common}/Topics.java", 'ORDER_EVENTS = PREFIX + "orders.events"', 'ORDER_EVENTS = "orders"')
@@ -118,11 +118,11 @@ def test_a_config_server_location_out_of_the_project_is_not_read(tmp_path, locat
     (root / "config-server" / "escape").symlink_to(outside)
     config = root / "config-server" / "src/main/resources/application.yml"
     config.write_text(config.read_text().replace("classpath:/shared", location))
-    values = settings_of(CodeGraph.build(root))
+    values = settings_of(CodeGraph.build(root))[1]
     assert not any(v.get("server.servlet.context-path") == "/leaked" for v in values.values())
     assert not any("billing-service.yml" in f for v in values.values() for f in v.files)
     # the same file inside the project is read (the location rule, not the file, kept it out)
     shutil.copytree(outside, root / "config-server" / "inside")
     config.write_text(config.read_text().replace(location, "file:inside"))
-    values = settings_of(CodeGraph.build(root))
+    values = settings_of(CodeGraph.build(root))[1]
     assert any(v.get("server.servlet.context-path") == "/leaked" for v in values.values())

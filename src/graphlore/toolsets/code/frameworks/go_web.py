@@ -231,7 +231,8 @@ def _client(web: GoWeb, bound: Bound, call: CallFact, owner: int) -> Iterator[It
         url = args[1]
     else:
         return
-    yield item(bound, owner, "client", "net_http", call.line, http_method=method, path=web.go.fold(bound, url),
+    yield item(bound, owner, "client", "net_http", call.line, http_method=method,
+               path=web.go.fold(bound, url, call.owner, call.line),
                written=url)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from ..languages.symbols import Table
 from ..services.endpoints import Item
 from ..services.settings import Values
-from . import aspnet, go_web, jaxrs, ktor, python_web, script_web, spring
+from . import aspnet, gateway, go_web, jaxrs, ktor, python_web, script_web, spring
 from .base import Framework, Project
 from .grpc import csharp as grpc_csharp
 from .grpc import go as grpc_go
@@ -21,6 +21,7 @@ from .grpc import script as grpc_script
 
 FRAMEWORKS: tuple[Framework, ...] = (
     spring.FRAMEWORK,
+    gateway.FRAMEWORK,
     jaxrs.FRAMEWORK,
     python_web.FRAMEWORK,
     script_web.FRAMEWORK,

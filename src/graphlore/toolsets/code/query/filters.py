@@ -27,7 +27,8 @@ from ..model import CAPABILITIES, ROLES, SYMBOL_KINDS
 from ..services.endpoints import ANY, HTTP_METHODS
 
 #: what declares a route
-FRAMEWORKS = ("spring_web", "jaxrs", "spring_kafka", "spring_rabbit", "spring_jms", "spring_cloud_stream",
+FRAMEWORKS = ("spring_web", "spring_cloud_gateway", "zuul", "jaxrs", "spring_kafka", "spring_rabbit", "spring_jms",
+              "spring_cloud_stream",
               "fastapi", "flask", "express", "nestjs", "net_http", "gorilla_mux", "gin", "echo", "chi", "aspnet", "ktor",
               "grpc", "sarama", "kafka_go", "confluent_kafka")
 #: what makes an HTTP call

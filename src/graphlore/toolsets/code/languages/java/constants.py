@@ -1,12 +1,17 @@
 """Java constants for folding: ``static final`` fields (and interface fields) whose initialiser is a literal, a
 name or an expression of them, anywhere in the project (``ApiPaths.ORDERS``, static imports, the enclosing
-class), fields injected with ``@Value("${...}")``, and ``String.format`` with constant arguments."""
+class), fields injected with ``@Value("${...}")`` (constructor parameters too), ``String.format`` and
+``formatted`` with constant arguments, a method's locals, what a class's methods assign its fields
+(``this.baseUrl = ...``), and ``System.getenv("X")``."""
 
 from __future__ import annotations
 
 from ...model import FileFacts
-from ..folding import Folded, Folder, literal, printf, unescape, unknown
+from ..folding import Folded, Folder, literal, named_unknown, printf, unescape, unknown
 from ..symbols import Table
+
+#: calls that read an environment variable
+ENV_READERS = frozenset({"System.getenv"})
 
 
 def format_java(template: Folded, args: list[Folded]) -> Folded:
@@ -98,7 +103,14 @@ class JavaFolder(Folder):
         return self
 
     def name(self, name: str) -> Folded:
+        field_only = name.startswith("this.")
         name = name.removeprefix("this.")
+        if "." not in name and not field_only:
+            found = self.local(name)
+            if found is None:
+                found = self.injected_parameter(name)
+            if found is not None:
+                return found
         if "." in name:
             owner, _, field = name.rpartition(".")
             type_fqn = self.type_fqn(owner)
@@ -125,9 +137,23 @@ class JavaFolder(Folder):
                 value = None
             if value is not None:
                 return value
-        return unknown(f"{name} is not a constant (a variable or parameter: known at run time only)")
+        found = self.member(name, ("this",))
+        if found is not None:
+            return found
+        return named_unknown(name, f"{name} is not a constant (a variable or parameter: known at run time only)")
+
+    def injected_parameter(self, name: str) -> Folded | None:
+        """A parameter of the scope's method injected with ``@Value("${key}")``: that placeholder."""
+        if self.scope is None:
+            return None
+        owner = next((s for s in self.scope.facts.symbols if s.key == self.scope.owner), None)
+        injected = owner.extra.get("param_values", {}).get(name) if owner is not None else None
+        return self.fold(injected) if injected else None
 
     def call(self, name: str, args: list[list[tuple[str, str]]]) -> Folded:
+        found = self.env_call(name, args, ENV_READERS)
+        if found is not None:
+            return found
         folded = [self.fold_tokens(a) for a in args]
         if name in ("String.format", "format") and folded:
             return format_java(folded[0], folded[1:])
@@ -136,6 +162,11 @@ class JavaFolder(Folder):
         if name.endswith(".formatted") and folded:  # "a/%s".formatted(x) reads as a name "....formatted"
             return unknown("String.formatted")
         return unknown(f"the result of {name}(...)")
+
+    def method_of_string(self, template: Folded, method: str, args: list[list[tuple[str, str]]]) -> Folded:
+        if method == "formatted":
+            return format_java(template, [self.fold_tokens(a) for a in args])
+        return super().method_of_string(template, method, args)
 
 
 def _nested(fqn: str, rest: str, types: set[str]) -> str | None:

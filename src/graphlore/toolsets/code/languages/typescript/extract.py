@@ -486,6 +486,7 @@ class _Extractor(Extractor):
             self.facts.extra["default"] = self.default
         self.calls(root)
         self.locals(root)
+        self.record_values(self.assignment_pairs(root))
         return self.finish(root)
 
     def calls(self, root: Node) -> None:
@@ -550,6 +551,11 @@ TYPESCRIPT = Syntax(
     keywords=frozenset({"this", "super"}),
     type_text=dotted,
     not_calls=frozenset({"require"}),
+    conditionals={"ternary_expression": ("consequence", "alternative")},
+    assignments="""
+(variable_declarator name: (identifier) @target value: (_) @value)
+(assignment_expression left: [(identifier) (member_expression)] @target right: (_) @value)
+""",
 )
 TSX = replace(TYPESCRIPT, grammar=Grammar("tsx", tree_sitter_typescript.language_tsx))
 JAVASCRIPT = replace(TYPESCRIPT, grammar=Grammar("javascript", tree_sitter_javascript.language))
