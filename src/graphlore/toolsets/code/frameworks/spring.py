@@ -299,6 +299,17 @@ def receiver_type(facts: FileFacts, by_key: dict[str, int], call: CallFact, full
     return None
 
 
+def _fluent(type_: str | None, bottom) -> str | None:
+    """``WebClient`` / ``RestClient`` for a chain that starts at one, its builder (``webClientBuilder.build()``, an
+    injected ``WebClient.Builder``) or the class itself (``WebClient.create(...)``), else the simple type."""
+    if not type_:
+        return bottom[1] if bottom and bottom[0] == "name" and bottom[1] in FLUENT else None
+    for name in FLUENT:
+        if type_ == name or type_.endswith("." + name) or type_.rsplit(".", 2)[-2:] == [name, "Builder"]:
+            return name
+    return type_.rsplit(".", 1)[-1]
+
+
 def _bottom(receiver) -> list:
     """The innermost receiver of a call chain (``web.get().uri(...)`` -> ``["name", "web"]``)."""
     while receiver and receiver[0] == "call":
@@ -325,7 +336,8 @@ def _calls(jf: SpringFile, by_key: dict[str, int]) -> Iterator[Item]:
                         written=call.args[0])
         elif call.name == "uri" and call.args and call.receiver and call.receiver[0] == "call":
             verb_call = call.receiver
-            bottom_type = receiver_type(facts, by_key, CallFact(call.owner, "", _bottom(verb_call), 0, call.line))
+            bottom_type = _fluent(receiver_type(facts, by_key, CallFact(call.owner, "", _bottom(verb_call), 0,
+                                                                        call.line), full=True), _bottom(verb_call))
             if bottom_type not in FLUENT:
                 continue
             verb = verb_call[2]

@@ -41,6 +41,7 @@ from ..model import (
     service_id,
 )
 from ..services.deployment import Deployment, read_deployment
+from ..services.identity import ServiceNames
 from ..services.links import link
 from ..services.settings import Values, module_values
 
@@ -170,7 +171,11 @@ class CodeGraph:
             if stats.layout_changed or self._settings is None:
                 self._settings = settings_of(self)
             deployment, settings = self._settings
-            self.service_nodes, self.service_edges = link(read_items(self.table, settings), layout, deployment)
+            names = ServiceNames(layout, deployment)
+            for node in self.layout_nodes:
+                if node.kind == "microservice":
+                    node.props["aliases"] = names.aliases(node.name)
+            self.service_nodes, self.service_edges = link(read_items(self.table, settings), layout, deployment, names)
         stats.files = len(self.facts)
         stats.loc = sum(f.loc for f in self.facts.values())
         return stats

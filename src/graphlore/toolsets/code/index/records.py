@@ -148,7 +148,8 @@ def facet_keys(node: GraphNode) -> list[str]:
         for value in path_prefixes(p.get("file", "")):
             add("file_prefix", value)
     elif node.kind == "microservice":
-        add("name", node.name)
+        for name in dict.fromkeys([node.name, *p.get("aliases", {})]):
+            add("name", name)
         add("deployable", bool(p["deployable"]))
     elif node.kind == "module":
         add("microservice", p["microservice"])
@@ -167,10 +168,13 @@ def facet_keys(node: GraphNode) -> list[str]:
 
 #: per part 2 kind: (filter field, prop) of the scalar filters
 PART2_SCALARS = {
-    "route": (("http_method", "http_method"), ("framework", "framework"), ("grpc_service", "grpc_service")),
+    "route": (("http_method", "http_method"), ("framework", "framework"), ("grpc_service", "grpc_service"),
+              ("topic", "topic"), ("target_service", "target_service"), ("source_layer", "source_layer")),
     "client": (("client_kind", "client_kind"), ("target_service", "target_service"), ("http_method", "http_method"),
-               ("resolved", "resolved"), ("grpc_service", "grpc_service")),
-    "producer": (("producer_kind", "producer_kind"),),
+               ("resolved", "resolved"), ("grpc_service", "grpc_service"), ("match", "match"),
+               ("source_layer", "source_layer")),
+    "producer": (("producer_kind", "producer_kind"), ("topic", "topic"), ("match", "match"),
+                 ("source_layer", "source_layer")),
 }
 #: hidden prefix prop -> the filter field that reads it
 PREFIX_FIELDS = {"_path_prefixes": "path_prefix", "_target_path_prefixes": "target_path_prefix",
@@ -231,6 +235,8 @@ def lookup_keys(node: GraphNode) -> list[str]:
             keys += [f"path:{'/'.join(parts[i:])}" for i in range(len(parts))]
     elif node.kind == "module":
         keys.append(f"path:{p['path']}")
+    elif node.kind == "microservice":
+        keys += [f"name:{alias}" for alias in p.get("aliases", {}) if alias != node.name]
     elif node.kind == "route":
         if p.get("path_template"):
             keys.append(f"tpl:{path_key(p['path_template'])}")

@@ -139,28 +139,31 @@ class Extractor:
                 table.setdefault(key, {}).setdefault(text(name_node), []).append((name_node.start_point[0] + 1, type_))
 
     # ---- assignments --------------------------------------------------------------------------
-    def record_values(self, pairs: list[tuple[Node, Node]]) -> None:
+    def record_values(self, pairs: list[tuple[Node | str, Node]]) -> None:
         """Assignments and initialisers (target node, value node) as ``extra["assigns"]``: owner key ("" for the
         file) -> target as written -> ``[[line, [value as written, ...]]]``, several values for a conditional
-        (what `folding.Folder.local` reads)."""
+        (what `folding.Folder.local` reads). A target given as a string names what is assigned (``return``: a
+        function's returned values)."""
         if not pairs:
             return
-        pairs.sort(key=lambda pair: pair[0].start_byte)
-        owners = innermost_owner(self.spans, [target.start_byte for target, _ in pairs])
+        pairs.sort(key=lambda pair: (pair[1] if isinstance(pair[0], str) else pair[0]).start_byte)
+        owners = innermost_owner(self.spans, [(value if isinstance(target, str) else target).start_byte
+                                              for target, value in pairs])
         table: dict[str, dict[str, list]] = {}
         for (target, value), owner in zip(pairs, owners, strict=True):
             values = self.branches(value, 0)
             if not values:
                 continue
             texts = [squash(text(v)) for v in values]
-            name = squash(text(target))
+            name = target if isinstance(target, str) else squash(text(target))
+            where = value if isinstance(target, str) else target
             if len(name) > 120 or any(len(t) > MAX_VALUE for t in texts):
                 continue
             declared = self.by_key.get(owner) if owner else None
             if declared is not None and declared.kind not in ("function", "method", "constructor", "class",
                                                               "interface", "enum", "record", "module"):
                 owner = declared.parent   # a field's or a constant's initialiser: its class's (or the file's)
-            table.setdefault(owner or "", {}).setdefault(name, []).append([target.start_point[0] + 1, texts])
+            table.setdefault(owner or "", {}).setdefault(name, []).append([where.start_point[0] + 1, texts])
         if table:
             self.facts.extra["assigns"] = table
 

@@ -387,7 +387,12 @@ class Folder:
         if kind == "name":
             if len(toks) > 1 and toks[1] == ("op", "("):
                 args, rest = self._args(toks[2:])
-                return self.call(text, args), rest
+                value = self.call(text, args)
+                while len(rest) > 2 and rest[0] == ("other", ".") and rest[1][0] == "name" and rest[2] == ("op", "("):
+                    method = rest[1][1]
+                    args, rest = self._args(rest[3:])
+                    value = self.chained(value, method, args)
+                return value, rest
             if len(toks) > 3 and toks[1] == ("other", "[") and toks[2][0] in ("str", "block", "tpl") \
                     and toks[3] == ("other", "]"):
                 return self.subscript(text, self.string(toks[2][0], toks[2][1])), toks[4:]
@@ -424,6 +429,10 @@ class Folder:
 
     def call(self, name: str, args: list[list[tuple[str, str]]]) -> Folded:
         return unknown(f"the result of {name}(...)")
+
+    def chained(self, value: Folded, method: str, args: list[list[tuple[str, str]]]) -> Folded:
+        """``call(...).method(args)``: unknown unless the language says what the method of that value gives."""
+        return unknown(f"the result of ....{method}(...)")
 
     def method_of_string(self, template: Folded, method: str, args: list[list[tuple[str, str]]]) -> Folded:
         """``"...".method(args)`` (Python ``str.format``, Java ``formatted``): unknown unless the language says."""

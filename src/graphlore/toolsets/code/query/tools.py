@@ -55,16 +55,40 @@ from .views import attributes, index_status, node_ref, open_fresh, refs
 # -- find ------------------------------------------------------------------------------------------------
 
 
+#: filter fields that name a microservice: any name it goes by is taken (`services.identity`)
+SERVICE_FIELDS = frozenset({"microservice", "target_service"})
+
+
+def service_names(store: Store, name: str) -> list[str]:
+    """The microservices ``name`` is a name of (its own name, or any alias its node lists)."""
+    total, ids = store.nodes_with_keys("microservice", [[f"f:name={name}"]], limit=10)
+    return sorted(n.name for n in store.get_nodes(ids)) if total else []
+
+
+def canonical(store: Store, conditions: list[filters.Condition]) -> list[filters.Condition]:
+    """Conditions on a microservice field with every alias value replaced by the services it names."""
+    out = []
+    for condition in conditions:
+        if condition.field.name in SERVICE_FIELDS:
+            values: list[str] = []
+            for value in condition.values:
+                names = service_names(store, value)
+                values += names + ([value] if value not in names else [])
+            condition = filters.Condition(condition.field, tuple(dict.fromkeys(values)))
+        out.append(condition)
+    return out
+
+
 def find(runtime: Runtime, request: FindRequest) -> FindResponse:
     index, store, status = open_fresh(runtime, request.project_path)
-    conditions = filters.parse_filter(request.kind, request.filter)
+    conditions = canonical(store, filters.parse_filter(request.kind, request.filter))
     total, ids = store.nodes_with_keys(request.kind, filters.key_groups(conditions), limit=request.limit,
                                        offset=request.offset)
     results = [node_ref(n) for n in store.get_nodes(ids)]
     note = None
     if not results:
         note = why_empty(store, request.kind, conditions, total, request.offset)
-    return FindResponse(kind=request.kind, filter=request.filter, total=total, offset=request.offset,
+    return FindResponse(kind=request.kind, filter=filters.normalised(conditions), total=total, offset=request.offset,
                         limit=request.limit, has_more=request.offset + len(results) < total, results=results,
                         note=note, index_status=status)
 
@@ -154,7 +178,7 @@ def keyword_query(query: str) -> str:
 
 def search(runtime: Runtime, request: SearchRequest) -> SearchResponse:
     index, store, status = open_fresh(runtime, request.project_path)
-    conditions = filters.parse_filter(request.kind, request.filter) if request.kind else []
+    conditions = canonical(store, filters.parse_filter(request.kind, request.filter)) if request.kind else []
     where = filters.where(conditions) or None
     if status.search_mode == "hybrid":
         vectors = runtime.embedder.embed([request.query])
@@ -285,10 +309,15 @@ def closest_labels(store: Store, identifier: str, kind: str | None) -> list[str]
 def service_map(runtime: Runtime, request: ServiceMapRequest) -> ServiceMapResponse:
     index, store, status = open_fresh(runtime, request.project_path)
     services, found = maps.arrows(store)
-    if request.microservice is not None:
-        if request.microservice not in services:
-            raise NotFound(f"no microservice {request.microservice!r}; microservices are: {', '.join(services)}")
-        services, found = maps.focus(services, found, request.microservice, request.depth)
+    focus = request.microservice
+    if focus is not None and focus not in services:
+        named = service_names(store, focus)
+        if len(named) != 1:
+            raise NotFound(f"no microservice {focus!r}" + (f" (it names {', '.join(named)})" if named else "")
+                           + f"; microservices are: {', '.join(services)}")
+        focus = named[0]
+    if focus is not None:
+        services, found = maps.focus(services, found, focus, request.depth)
     diagram = maps.mermaid(services, found) if request.format == "mermaid" else maps.dot(services, found)
     return ServiceMapResponse(
         format=request.format, microservice=request.microservice, services=services,

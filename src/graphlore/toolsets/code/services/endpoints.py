@@ -183,10 +183,15 @@ class Url:
     source: str
 
 
+_QUERY = re.compile(r"(?<!\{)[?#].*$", re.S)
+
+
 def split_url(value: Folded, base: Folded | None = None) -> Url:
-    """``http://billing:8080/api/x`` -> host ``billing``, path ``/api/x``; ``lb://orders/x`` -> ``orders``;
-    a path alone is joined to ``base`` (a base URL) when there is one."""
-    text = value.text
+    """``http://billing:8080/api/x?q=1`` -> host ``billing``, path ``/api/x`` (the query and fragment are no part
+    of the path); ``lb://orders/x`` -> ``orders``; a path alone is joined to ``base`` (a base URL) when there is
+    one."""
+    text = _QUERY.sub("", value.text)
+    value = Folded(text, value.known, value.why)
     if text.startswith("{?"):
         if base is not None:
             return split_url(base + value, None)

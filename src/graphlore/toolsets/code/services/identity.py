@@ -49,6 +49,8 @@ class ServiceNames:
     deployment: Deployment = field(default_factory=Deployment)
     #: tier -> name (lower case) -> service -> where the name comes from
     tiers: dict[str, dict[str, dict[str, str]]] = field(default_factory=dict)
+    #: name (lower case) -> the name as written
+    written: dict[str, str] = field(default_factory=dict)
     #: port -> services published at it
     ports: dict[int, set[str]] = field(default_factory=dict)
 
@@ -71,6 +73,7 @@ class ServiceNames:
     def _add(self, tier: str, name: str, service: str, source: str) -> None:
         if name:
             self.tiers[tier].setdefault(_key(name), {}).setdefault(service, source)
+            self.written.setdefault(_key(name), name.strip())
 
     def aliases(self, service: str) -> dict[str, str]:
         """Every name ``service`` goes by -> where it comes from (the strongest source first)."""
@@ -78,7 +81,7 @@ class ServiceNames:
         for tier in TIERS:
             for name, holders in sorted(self.tiers[tier].items()):
                 if service in holders:
-                    out.setdefault(name, holders[service])
+                    out.setdefault(self.written[name], holders[service])
         return out
 
     def find(self, name: str) -> tuple[str | None, str]:

@@ -286,10 +286,10 @@ def _url_target(value: Folded, names: ServiceNames, variables: list[str], item: 
 
 
 def link(items: Iterable[Item], layout: Layout, deployment: Deployment | None = None,
-         ) -> tuple[list[GraphNode], list[GraphEdge]]:
+         names: ServiceNames | None = None) -> tuple[list[GraphNode], list[GraphEdge]]:
     """Part 2's nodes and edges from the folded items (see the module docstring)."""
     deployment = deployment or Deployment()
-    names = ServiceNames(layout, deployment)
+    names = names or ServiceNames(layout, deployment)
     settler = Settler(deployment)
     nodes: list[GraphNode] = []
     edges: list[GraphEdge] = []
