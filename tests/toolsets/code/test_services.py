@@ -126,3 +126,45 @@ def test_a_config_server_location_out_of_the_project_is_not_read(tmp_path, locat
     config.write_text(config.read_text().replace(location, "file:inside"))
     values = settings_of(CodeGraph.build(root))[1]
     assert any(v.get("server.servlet.context-path") == "/leaked" for v in values.values())
+
+
+def test_cloud_system_routes_clients_and_links_are_exactly_the_hand_made_ones():
+    # one pattern of issue 22 each (see the expected file's header), designed before the first run
+    lines = [line for line in render(CodeGraph.build(FIXTURES / "cloud-system"))
+             if line[0] in "RCP" or line.startswith(("E HTTP_CALLS", "E ASYNC_CALLS"))]
+    assert lines == expected_lines("cloud_system_services.txt")
+
+
+def test_a_service_goes_by_every_name_its_build_and_deployment_give_it():
+    nodes, edges = CodeGraph.build(FIXTURES / "cloud-system").snapshot()
+    services = {n.name: n.props for n in nodes.values() if n.kind == "microservice"}
+    assert services["inventory-service"]["aliases"] == {
+        "inventory-service": "spring.application.name", "inventory": "docker-compose service",
+        "inventory-app": "artifactId", "inventory-svc": "folder"}
+    assert services["orders-service"]["aliases"]["orders-api"] == "Kubernetes Service"
+    assert services["notifier"]["aliases"]["notifier-image"] == "container image"   # Skaffold: image -> folder
+    assert "mongo" not in {alias for p in services.values() for alias in p["aliases"]}   # a stock image: no service
+    clients = {n.props["declaring_fqn"]: n.props for n in nodes.values() if n.kind == "client"}
+    payments = clients["com.acme.orders.PaymentsClient#charge(Order)"]
+    assert payments["target_service_matched_by"] == "URL host: the only service published at port 8083"
+    levels = clients["com.acme.orders.InventoryLevels#level(String)"]
+    assert levels["target_service_matched_by"] == "feign name: spring.application.name"
+    assert clients["com.acme.orders.ShippingClient#audit(String,Order)"]["source_layer"] == "declared"
+
+
+def test_a_deployment_file_edit_moves_links_as_a_full_build_would(tmp_path):
+    root = tmp_path / "cloud"
+    shutil.copytree(FIXTURES / "cloud-system", root)
+    graph = CodeGraph.build(root)
+    edit(root, "k8s/notifier.yaml", 'orders.addr: "orders-api:8080"', 'orders.addr: "payments:8080"')
+    graph.update()
+    lines = part2(graph)
+    assert lines == part2(CodeGraph.build(root))
+    assert any(line.startswith("C GET payments /orders/{order_id} kind=requests") and "match=no_route" in line
+               for line in lines)
+    (root / "k8s/notifier.yaml").unlink()   # no deployment file sets ORDERS_ADDR any more
+    graph.update()
+    lines = part2(graph)
+    assert lines == part2(CodeGraph.build(root))
+    assert any(line.startswith("C GET ? /orders/{?} kind=requests") and "variable ORDERS_ADDR is set by none" in line
+               for line in lines)

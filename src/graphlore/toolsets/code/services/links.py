@@ -218,7 +218,7 @@ def prepare_client(item: Item, names: ServiceNames, settler: Settler) -> Client:
     client = Client(item)
     if item.grpc is not None:
         return client
-    if item.flavor in URL_CLIENTS:
+    if item.flavor in URL_CLIENTS and item.target_source != "declared":
         if item.path is None:
             return client
         raw = item.path
@@ -255,8 +255,9 @@ def prepare_client(item: Item, names: ServiceNames, settler: Settler) -> Client:
                 service, how = names.find(name.text.strip("/"))
                 if service is None and url is not None and url.known:
                     how += f"; its url {url.text} names no service of the project either"
-                target = Target(service, f"{item.target_source}: {how}" if service else how,
-                                _client_folded(one_path), name.text.strip("/"))
+                source = "feign name" if item.target_source == "feign url" else item.target_source
+                target = Target(service, f"{source}: {how}" if service else how, _client_folded(one_path),
+                                name.text.strip("/"))
             else:
                 target = Target(None, "; ".join(name.why) or "the service name is not known", _client_folded(one_path))
         if target is None:
