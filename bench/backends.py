@@ -176,10 +176,14 @@ class Generated:
         return out
 
 
+def _postgres(store) -> bool:
+    return type(store).__name__ == "PostgresStore"
+
+
 def fill(store, data: Generated, maintained: int) -> None:
     """Insert every generated node in batches, printing nodes/s: the first ``maintained`` nodes as any
     write goes (on PostgreSQL the HNSW index is updated row by row), the rest as a bulk load (PostgreSQL:
-    ``deferred_index``, the index built once at the end, its build timed apart)."""
+    ``bulk_load``, the index built once at the end, its build timed apart)."""
     def load(start: int, stop: int) -> float:
         began = last = time.perf_counter()
         for first in range(start, stop, BATCH):
@@ -195,15 +199,14 @@ def fill(store, data: Generated, maintained: int) -> None:
     head = min(maintained, data.n)
     rate = load(0, head)
     print(f"insert: {rate:.0f} nodes/s through upsert_nodes, batches of {BATCH}, one vector each, first {head:,} "
-          f"nodes{' (HNSW index updated as rows arrive)' if hasattr(store, 'deferred_index') else ''} ({load_avg()})",
+          f"nodes{' (HNSW index updated as rows arrive)' if _postgres(store) else ''} ({load_avg()})",
           flush=True)
     if head < data.n:
-        bulk = getattr(store, "deferred_index", None)
-        if bulk is None:
+        if not _postgres(store):
             rate = load(head, data.n)
             print(f"insert: {rate:.0f} nodes/s for the remaining {data.n - head:,} ({load_avg()})", flush=True)
         else:
-            with bulk():
+            with store.bulk_load():
                 rate = load(head, data.n)
                 print(f"insert: {rate:.0f} nodes/s for the remaining {data.n - head:,} as a bulk load (index "
                       f"dropped) ({load_avg()})", flush=True)
@@ -214,9 +217,9 @@ def fill(store, data: Generated, maintained: int) -> None:
 
 
 def ensure_index(store) -> None:
-    """A reused PostgreSQL namespace whose bulk load was interrupted has no HNSW index (``deferred_index``
+    """A reused PostgreSQL namespace whose bulk load was interrupted has no HNSW index (``bulk_load``
     builds it at the end): build it now, timed, so searches measure the index and not a sequential scan."""
-    if not hasattr(store, "deferred_index"):
+    if not _postgres(store):
         return
     from graphlore.store.postgres.migrations import create_index
 

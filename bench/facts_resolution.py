@@ -5,6 +5,7 @@
     python bench/facts_resolution.py --er --sets restaurants --show 20 --no-cache
     python bench/facts_resolution.py --gold-audit   # how far each gold labels equal-name pairs (~1 s)
     python bench/facts_resolution.py --write-sizes 400,800,1600,3226 --sets amazon_google  # one write growing
+    python bench/facts_resolution.py --er --threshold code_merge_definition=0.4   # a variant of the lines
 
 **Pairs.** Each pair is (name A, definition A, name B, definition B, same thing?). Types are left
 equal, so only names and definitions decide (a differing type would block a merge on its own).
@@ -44,13 +45,12 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import ast  # noqa: E402
 import csv  # noqa: E402
-import importlib  # noqa: E402
 import random  # noqa: E402
 import shutil  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Callable  # noqa: E402
-from dataclasses import dataclass  # noqa: E402
+from dataclasses import dataclass, fields, replace  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 from embedding_cache import CachedEmbedder  # noqa: E402
@@ -62,19 +62,17 @@ try:  # the platform's Runtime (issue 7); older trees had it in graphlore.toolse
     from graphlore.runtime import Runtime  # noqa: E402
 except ImportError:  # pragma: no cover
     from graphlore.toolset import Runtime  # noqa: E402
-from graphlore.toolsets.facts import resolve, tools  # noqa: E402
-
-try:  # absent before issue 9: the bench then measures find as shipped there
-    from graphlore.toolsets.facts import lookup  # noqa: E402
-except ImportError:  # pragma: no cover
-    lookup = None
-from graphlore.toolsets.facts.graph import DUPLICATE, FactsGraph  # noqa: E402
+from graphlore.search import hybrid_search_many  # noqa: E402
+from graphlore.toolsets.facts import lookup, resolve, tools  # noqa: E402
+from graphlore.toolsets.facts.graph import DUPLICATE, FactsGraph, node_text  # noqa: E402
 from graphlore.toolsets.facts.models import DocumentRecord, FindRequest  # noqa: E402
 from graphlore.toolsets.facts.names import exact_key, name_evidence, normalize  # noqa: E402
-from graphlore.toolsets.facts.resolve import Mention, NodeState, decide  # noqa: E402
+from graphlore.toolsets.facts.resolve import THRESHOLDS, Mention, NodeState, Thresholds, decide  # noqa: E402
 from graphlore.toolsets.facts.write import Writer  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
+#: The lines resolution draws: graphlore's, or a variant from --threshold.
+LINES: Thresholds = THRESHOLDS
 ER_DATA = REPO.parent / "shared" / "data" / "er"
 RECORDS_PER_DOCUMENT = 50
 #: Product descriptions run to hundreds of words; a definition is one sentence, so the first words are kept.
@@ -145,7 +143,7 @@ def run_pairs(embedder) -> None:
     for i, (a, ad, b, bd, same) in enumerate(PAIRS):
         text_cos, def_cos = float(v[4 * i] @ v[4 * i + 1]), float(v[4 * i + 2] @ v[4 * i + 3])
         node = NodeState("E:b", "entity", b, "Thing", bd, [])
-        verdict = decide(Mention("entity", a, "Thing", ad, []), node, text_cos, lambda d=def_cos: d).action
+        verdict = decide(Mention("entity", a, "Thing", ad, []), node, text_cos, lambda d=def_cos: d, lines=LINES).action
         level = name_evidence([a], [b])[0]
         by_level.setdefault(level, {True: [], False: []})[same].append(def_cos)
         flag = ""
@@ -306,7 +304,7 @@ def timed_write(graph: FactsGraph, records: list[DocumentRecord], embedder: Cach
     resolve.Resolver.resolve = timed
     embedded_before, began = embedder.seconds, time.perf_counter()
     try:
-        responses = Writer(graph).write(records)
+        responses = Writer(graph, lines=LINES).write(records)
     finally:
         resolve.Resolver.resolve = original
     spent["wall"] = time.perf_counter() - began
@@ -356,9 +354,21 @@ def load_set(er: ErSet) -> tuple[list[dict], list[dict], list[tuple[str, str]]]:
     return left, right, pairs
 
 
+def find_ids(runtime: Runtime, request: FindRequest, ranking, codes: bool) -> list[list[str]]:
+    """Per entity selector, the ids find lists with ``ranking``; without ``codes``, the fused order alone (find
+    before nodes carrying the name's code were moved first)."""
+    if codes:
+        return [[c.id for c in sel.candidates] for sel in tools.find(runtime, request, ranking=ranking).entities]
+    store = FactsGraph(runtime, request.graph).store()
+    selectors = request.entity
+    vectors = runtime.embedder.embed([node_text(s.name.strip(), s.definition.strip()) for s in selectors])
+    rows = hybrid_search_many(store, [lookup.keyword_query(s.name.strip()) for s in selectors], vectors,
+                              kinds=["entity"] * len(selectors), limit=ranking.candidates, params=ranking)
+    return [[h.id for h in row][:tools.FIND_CANDIDATES] for row in rows]
+
+
 def run_er(er: ErSet, embedder: CachedEmbedder, base: Path, show: int, find_variants: list[str]) -> dict:
     left, right, pairs = load_set(er)
-    shipped = (lookup.FIND_METHOD, lookup.CODES_FIRST) if lookup is not None else None
     clusters = Clusters(pairs)
     tracker = Tracker(clusters)
     runtime = Runtime(Settings(home=base / er.name), embedder=embedder)
@@ -385,20 +395,18 @@ def run_er(er: ErSet, embedder: CachedEmbedder, base: Path, show: int, find_vari
         truth.setdefault(b, set()).add(a)
     queries = [q for q in by_id if q in truth]
     found_by: dict[str, tuple[float, float]] = {}
-    for variant in find_variants if lookup is not None else ["shipped"]:
-        if lookup is not None:
-            method, _, codes = variant.partition("-")
-            lookup.FIND_METHOD, lookup.CODES_FIRST = method, codes != "nocodes"
+    for variant in find_variants:
+        method, _, codes = variant.partition("-")
+        ranking = replace(lookup.FIND, method=method)
         top1 = top5 = 0
         began = time.perf_counter()
         for i in range(0, len(queries), 20):
             chunk = queries[i:i + 20]
             request = FindRequest(graph="er", entity=[{"name": by_id[q][er.right_name].strip(),
                                                        "definition": er.definition(by_id[q])} for q in chunk])
-            out = tools.find(runtime, request)
-            for q, sel in zip(chunk, out.entities, strict=True):
+            rows = find_ids(runtime, request, ranking, codes != "nocodes")
+            for q, ranked in zip(chunk, rows, strict=True):
                 wanted = {tracker.node_of[a] for a in truth[q]}
-                ranked = [c.id for c in sel.candidates]
                 top1 += bool(ranked) and ranked[0] in wanted
                 top5 += bool(wanted & set(ranked[:5]))
         elapsed = time.perf_counter() - began
@@ -406,8 +414,6 @@ def run_er(er: ErSet, embedder: CachedEmbedder, base: Path, show: int, find_vari
         print(f"find [{variant}]: {len(queries)} right records with a true match: top-1 {top1 / len(queries):.3f}, "
               f"top-5 {top5 / len(queries):.3f} ({elapsed:.1f} s, {1000 * elapsed / len(queries):.1f} ms per selector "
               f"in calls of 20)", flush=True)
-    if lookup is not None:
-        lookup.FIND_METHOD, lookup.CODES_FIRST = shipped
     top1, top5 = found_by[next(iter(found_by))]
 
     # 3. the right table
@@ -490,18 +496,17 @@ def main() -> None:
                         help="instead of the ER measurement: for each N (comma-separated), the left table, then N "
                              "right records (a seeded random sample) in one write; prints Resolver.resolve time per "
                              "record (does resolution in one write stay linear?)")
-    parser.add_argument("--patch", action="append", default=[], metavar="MODULE.NAME=VALUE",
-                        help="set a constant of graphlore.toolsets.facts.MODULE in process, e.g. "
-                             "resolve.CODE_MERGE_DEFINITION=0.4 (repeatable; src/ is not changed)")
+    parser.add_argument("--threshold", action="append", default=[], metavar="NAME=VALUE",
+                        help="resolve with this line of graphlore.toolsets.facts.resolve.Thresholds changed, e.g. "
+                             "code_merge_definition=0.4 (repeatable; passed to the Writer, src/ is not changed)")
     args = parser.parse_args()
-    for patch in args.patch:
-        target, value = patch.split("=", 1)
-        module, name = target.rsplit(".", 1)
-        owner = importlib.import_module(f"graphlore.toolsets.facts.{module}")
-        if not hasattr(owner, name):
-            parser.error(f"graphlore.toolsets.facts.{module} has no {name}")
-        setattr(owner, name, ast.literal_eval(value))
-        print(f"patched {target} = {getattr(owner, name)!r}")
+    global LINES
+    for given in args.threshold:
+        name, _, value = given.partition("=")
+        if name not in {f.name for f in fields(Thresholds)}:
+            parser.error(f"no threshold {name!r}; thresholds: {', '.join(f.name for f in fields(Thresholds))}")
+        LINES = replace(LINES, **{name: ast.literal_eval(value)})
+        print(f"threshold {name} = {getattr(LINES, name)!r}")
     if not args.er and not args.write_sizes and not args.gold_audit:
         run_pairs(OnnxEmbedder())
         return

@@ -224,6 +224,8 @@ def main() -> None:
                         help="embedding cache folder outside the repo (bench/embedding_cache.py): a second run, or "
                              "another tree's, reads the vectors instead of embedding, so it times the write path "
                              "alone; without it every text is embedded")
+    parser.add_argument("--database-url", default="",
+                        help="a postgresql:// URL: the graph on PostgreSQL instead of the embedded SQLite store")
     parser.add_argument("--reuse", action="store_true",
                         help="with --keep: skip ingest and time find/search on the graph kept there by an "
                              "earlier run with the same sizes and seed")
@@ -234,7 +236,7 @@ def main() -> None:
     base = args.keep or Path(tempfile.mkdtemp(prefix="facts-bench-"))
     base.mkdir(parents=True, exist_ok=True)
     embedder = CachedEmbedder(OnnxEmbedder(), args.cache)  # without --cache: embeds every text, timed
-    runtime = Runtime(Settings(home=base / "home"), embedder=embedder)
+    runtime = Runtime(Settings(home=base / "home", database_url=args.database_url), embedder=embedder)
     graph = FactsGraph(runtime, "default")
     gen = Generator(args)
     docs = -(-args.facts // args.facts_per_doc)
@@ -401,7 +403,7 @@ def find_scale(runtime: Runtime, args: argparse.Namespace) -> None:
         store.upsert_nodes([Node(f"{'T' if start + j < topics else 'E'}:n{start + j}",
                                  "topic" if start + j < topics else "entity", f"n{start + j}", "", {}, row[None, :])
                             for j, row in enumerate(rows)])
-    record_embedder(store, runtime.embedder)
+    record_embedder(store, runtime.embedder.name, runtime.embedder.dim)
     ctx = CallContext(session="bench")
     selector = {"name": "Korvani Systems", "definition": "maker of solar equipment in Kenya"}
     began = time.perf_counter()

@@ -11,15 +11,15 @@ both in the CSV is queried in both directions (A->B and B->A: a new report can a
   the same duplicate cluster (transitive closure of the CSV).
 
 Recall from ``check_duplicates`` needs every candidate listed whatever its score, so that pass calls the
-tool with ``threshold=0.15`` (band floor 0.0) and ``tools.MAX_DUPLICATES`` raised to 100: the tool keeps
+tool with ``threshold=0.15`` (band floor 0.0) and a ranking whose ``max_duplicates`` is 100: the tool keeps
 the candidates scoring at least ``threshold - 0.15`` and lists 10 of them in its own order, so the list at
 any other threshold is that full list filtered and cut at 10, which is how the threshold sweep is
 computed. A second pass calls the tool as shipped (default threshold, 10 candidates) and the bench prints
 whether the two agree.
 
 ``--variants`` re-runs the get_similar / check_duplicates recall with ranking parameters varied in
-process (BM25 field weights, candidate depth, fusion method and weights: the items tools' one
-``tools.RANKING`` :class:`~graphlore.search.HybridParams` swapped for a variant), and ranks with
+process (BM25 field weights, candidate depth, fusion method and weights: a variant of the items tools'
+:class:`~graphlore.search.HybridParams`, passed to the tools as their ``ranking``), and ranks with
 ``graphlore.search.hybrid_search`` directly under other BM25 query texts (title only, title + the start
 of the description), to see what would move Recall@10; ``src/`` is not changed.
 
@@ -152,6 +152,8 @@ class Bench:
         self.cluster = clusters(pairs)
         # Directed queries: (query side, the other side).
         self.queries = [(a, b) for a, b in pairs] + [(b, a) for a, b in pairs]
+        #: what the tools are called with (graphlore's ranking, or a variant)
+        self.ranking = tools.RANKING
 
     def is_dup(self, a_item: str, b_item: str) -> bool:
         a, b = a_item.removeprefix("BUG-"), b_item.removeprefix("BUG-")
@@ -160,7 +162,7 @@ class Bench:
     def similar(self, issue_id: str, limit: int) -> tuple[list[tuple[str, float]], float]:
         request = GetSimilarRequest(item_id=f"BUG-{issue_id}", project_path=self.project, limit=limit)
         t0 = time.perf_counter()
-        response = tools.get_similar(self.runtime, request)
+        response = tools.get_similar(self.runtime, request, ranking=self.ranking)
         return [(s.item_id, s.similarity_score) for s in response.similar_items], time.perf_counter() - t0
 
     def duplicates(self, issue_id: str, threshold: float | None) -> tuple[list[tuple[str, float, str]], float]:
@@ -170,7 +172,7 @@ class Bench:
             title=bug.title, description=bug.description, project_path=self.project, threshold=threshold
         )
         t0 = time.perf_counter()
-        response = tools.check_duplicates(self.runtime, request)
+        response = tools.check_duplicates(self.runtime, request, ranking=self.ranking)
         took = time.perf_counter() - t0
         return [(c.item_id, c.similarity_score, c.recommendation) for c in response.potential_duplicates], took
 
@@ -199,15 +201,14 @@ def run_similar(bench: Bench, limit: int = 10) -> tuple[dict[int, float], list[f
 
 
 @contextmanager
-def patched(obj, **values) -> Iterator[None]:
-    old = {k: getattr(obj, k) for k in values}
-    for k, v in values.items():
-        setattr(obj, k, v)
+def ranked_with(bench: Bench, **changes) -> Iterator[None]:
+    """The bench's tool calls, within the block, with ``changes`` to its ranking (then the ranking it had)."""
+    old = bench.ranking
+    bench.ranking = replace(old, **changes)
     try:
         yield
     finally:
-        for k, v in old.items():
-            setattr(obj, k, v)
+        bench.ranking = old
 
 
 def band_at(ranked: list[tuple[str, float]], threshold: float, issue_id: str) -> list[tuple[str, float, str]]:
@@ -277,7 +278,7 @@ def main() -> None:
         if args.all_queries:
             issue_ids += [i for i in bugs if i not in set(issue_ids)]
         ranked: dict[str, list[tuple[str, float]]] = {}
-        with patched(tools, MAX_DUPLICATES=100):
+        with ranked_with(bench, max_duplicates=100):
             for issue_id in issue_ids:
                 got, _ = bench.duplicates(issue_id, threshold=BAND)
                 ranked[issue_id] = [(i, s) for i, s, _ in got]
@@ -368,15 +369,15 @@ def show_false(bench: Bench, queries: list[str], ranked: dict, threshold: float,
 
 
 def run_variants(bench: Bench, ranked_keys: list[str]) -> None:
-    """Recall@k under varied ranking parameters (the tools' ``RANKING`` swapped in process; the index is reused)."""
-    shipped = tools.RANKING
+    """Recall@k under varied ranking parameters (passed to the tools; the index is reused)."""
+    shipped = tools.RANKING.hybrid
     print(f"\nvariants (get_similar / check_duplicates recall, own item dropped); shipped: {shipped}")
     targets = [f"BUG-{b}" for _, b in bench.queries]
 
     def measure(label: str, params: HybridParams) -> None:
-        with patched(tools, RANKING=params):
+        with ranked_with(bench, hybrid=params):
             r_sim, _, _ = run_similar(bench, 10)
-            with patched(tools, MAX_DUPLICATES=100):
+            with ranked_with(bench, max_duplicates=100):
                 lists = {q: [c[0] for c in without(bench.duplicates(q, threshold=BAND)[0], q)] for q in ranked_keys}
         r_dup = recall([lists[a] for a, _ in bench.queries], targets)
         print(f"  {label:<44} similar {fmt_recall(r_sim)} | dups {fmt_recall(r_dup)}")

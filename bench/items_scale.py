@@ -268,7 +268,7 @@ def run_size(size: int, work: Path, summaries: list[str], sentences: list[str], 
     qvecs = embedder.embed(queries)
     where = {"completed": False}
     pairs = list(zip(queries, qvecs, strict=True))
-    ranking = tools.RANKING
+    ranking = tools.RANKING.hybrid
     t_rank = times(lambda qv: hybrid_search(store, qv[0], qv[1][None, :], kind=KIND, where=where,
                                             limit=ranking.candidates, params=ranking), pairs)
     t_vec10 = times(lambda v: store.vector_search(v, kind=KIND, limit=10), list(qvecs))

@@ -68,6 +68,7 @@ from hypothesis import HealthCheck, Phase, given, settings  # noqa: E402
 from mcp import Client  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 
+from graphlore.adapters.command import attach  # noqa: E402
 from graphlore.adapters.mcp import served_names  # noqa: E402
 from graphlore.config import Settings  # noqa: E402
 from graphlore.embedding import OnnxEmbedder  # noqa: E402
@@ -116,11 +117,11 @@ def fuzz(work: Path, embedder: OnnxEmbedder, total_cases: int, timeout_s: float,
     names = sorted(TOOLSETS)
     overall = Tally()
     extra = hostile_paths(work / "hostile")
-    tools_in_all = sum(len(load_toolset(n).on("mcp")) for n in names)
+    tools_in_all = sum(len(attach(load_toolset(n)).on("mcp")) for n in names)
     runs = ([[name] for name in names] if servers in ("each", "both") else []) + \
         ([names] if servers in ("all", "both") else [])
     for run in runs:
-        tools = sum(len(load_toolset(n).on("mcp")) for n in run)
+        tools = sum(len(attach(load_toolset(n)).on("mcp")) for n in run)
         budget = -(-total_cases * tools // tools_in_all)  # rounded up: the run makes at least total_cases
         tally, found = fuzz_server(work, embedder, run, budget, timeout_s, extra)
         label = run[0] if len(run) == 1 else "all"
@@ -140,7 +141,7 @@ def fuzz_server(work: Path, embedder: OnnxEmbedder, names: list[str], budget: in
                 extra: list[str]) -> tuple[Tally, int]:
     """Fuzz one stdio server of the toolsets ``names`` (one: ``graphlore serve NAME``; all of them:
     ``graphlore serve``); (what was seen, tracebacks in the server's log)."""
-    toolsets = [load_toolset(name) for name in names]
+    toolsets = [attach(load_toolset(name)) for name in names]  # with facts' kg_execute, as served
     label = names[0] if len(names) == 1 else "all"
     home = work / f"fuzz-{label}" / "home"
     setup = Runtime(Settings(home=home), embedder=embedder)

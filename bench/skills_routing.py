@@ -1,27 +1,34 @@
-"""Skills routing without an LLM, through the real ``search_skills`` tool: CLINC150, ABCD, 10k-skill latency.
+"""Skills routing without an LLM, through the real tools: CLINC150, BANKING77, ABCD, learning, 10k latency.
 
 Every library is built with the real tools on a real SQLite store in a temporary
 ``GRAPHLORE_HOME`` (``import_skills``), and every headline figure comes from
-``search_skills`` calls (the calibrated judge: no LLM is configured). What it prints:
+``search_skills`` calls (the calibrated judge: no LLM is configured). Nothing
+reported here was fitted on: the judge's constants come from ``--fit``
+(``bench/skills_fit.py``: cross-validation on training data only). What it prints:
 
-- **CLINC150** (``clinc150/data_train_val.json``): ``import_skills`` of ``train`` as
-  labelled intents (one skill per intent, its 100 examples as conditions); ``val``
-  routed for in-scope top-1 accuracy (a question counts only if the returned skill
-  is its intent) and ``oos_val`` for out-of-scope recall (``skill: null``), at the
-  shipped judge; ``oos_train`` as an extra out-of-scope check (never fitted on).
-  Then, from the same pipeline with the floor removed (``tools.candidates`` +
-  ``tools.calibrated``: what the tool runs; the script checks it reproduces every
-  tool answer): how often the right skill is among the candidates, the floor
-  refitted on ``val`` (largest smallest margin over the targets 0.88 / 0.85) and on
-  random halves of ``val`` with the other half measured.
-- **ABCD**: ``import_skills`` of ``abcd/guidelines.json`` (55 procedures) and
-  ``bench/data/abcd_questions.jsonl`` (110 hand-written questions labelled with the
-  subflow's source, 41 out of scope, never tuned on): the same figures.
-- ``--variants``: the measurements behind the judge's constants, on the same
-  candidates: scoring rules, a margin over the runner-up, BM25 in the rank,
-  candidate sources (hybrid / vector only / every skill); and the passage layouts
-  (does embedding the playbook steps help?), each an ABCD library built with that
-  layout.
+- ``--fit``: the fitting procedure and the constants it gives (the shipped ones are
+  checked against them).
+- **CLINC150**: ``import_skills`` of ``train`` (one skill per intent, its 100 examples
+  as conditions); ``val`` routed for in-scope top-1 (a question counts only if the
+  returned skill is its intent) and ``oos_val`` for out-of-scope null (``skill:
+  null``); ``oos_train`` too, which the fit used.
+- **BANKING77** (``train.csv``): every fifth intent (sorted by name) held out as out
+  of scope; the library is ``import_skills`` of the other intents' questions except
+  every fifth question of each intent, and those fifths (of every intent, held out
+  or not) are routed.
+- **ABCD**: ``import_skills`` of ``abcd/guidelines.json`` (55 procedures) and two
+  question sets: ``bench/data/abcd_questions.jsonl`` (110 in scope, 41 out) and
+  ``bench/data/abcd_questions_blind.jsonl`` (279 in scope, 68 out, written blind by
+  another helper; never tuned on).
+- For each: top-1 without abstaining, how often the right skill is among the hybrid
+  candidates, and a replay of the tool's own steps (``tools.candidates`` +
+  ``tools.calibrated``) that must agree with every tool answer; then, as a
+  diagnostic never used for the constants, what other biases would give there.
+- ``--learning``: CLINC150 libraries (10 and 100 examples per intent from ``train``)
+  learn from ``record_outcome`` (confirmed, with the question) on 2 other ``train``
+  questions per intent; ``val`` routed before and after. Then wrong confirmations
+  (each for the skill the search ranked second) with the regression check, and
+  without it (bench only), and what they do to ``val``.
 - **Duplicates**: cosines of paraphrase pairs and different pairs (single texts and
   skill prototypes), and how many pairs each threshold flags.
 - **Latency**: ``search_skills`` one call at a time, in process, query embedding
@@ -30,14 +37,12 @@ Every library is built with the real tools on a real SQLite store in a temporary
   SciFact abstracts, Amazon/Google product listings: title, first sentence as the
   problem, the next sentences as conditions, a 2-step playbook), written with the
   import writer in one transaction. A fresh runtime with the real ONNX embedder
-  (no cache) serves the timed calls; CLINC val is also routed in that library to
-  show what 9,850 distractor skills do to accuracy. Timings on the shared 2-core
-  machine are noisy.
+  (no cache) serves the timed calls. Timings on the shared 2-core machine are noisy.
 
 Vectors for building libraries are cached under ``--cache-dir`` (model name +
 sha256 of each text; the cached embedder returns exactly what the model returned).
 
-    python bench/skills_routing.py [--variants] [--halves 200] [--scale 10000] [--latency 300] [--latency-only]
+    python bench/skills_routing.py [--fit] [--learning] [--scale 10000] [--latency 300] [--latency-only]
 """
 
 from __future__ import annotations
@@ -47,6 +52,7 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as the CLI and the server run (set before numpy loads)
 
 import argparse  # noqa: E402
+import contextlib  # noqa: E402
 import csv  # noqa: E402
 import hashlib  # noqa: E402
 import json  # noqa: E402
@@ -57,29 +63,31 @@ import time  # noqa: E402
 from collections.abc import Sequence  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
+from unittest import mock  # noqa: E402
 
 import numpy as np  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import skills_fit  # noqa: E402
 
 from graphlore.config import Settings  # noqa: E402
 from graphlore.contract import parse_request  # noqa: E402
 from graphlore.embedding import OnnxEmbedder  # noqa: E402
 from graphlore.runtime import Runtime  # noqa: E402
-from graphlore.search.fusion import TITLE_FIELD_WEIGHTS  # noqa: E402
 from graphlore.tools import CallContext  # noqa: E402
-from graphlore.toolsets.skills import TOOLSET, tools  # noqa: E402
+from graphlore.toolsets.skills import TOOLSET, learning, tools  # noqa: E402
 from graphlore.toolsets.skills import judge as J  # noqa: E402
 from graphlore.toolsets.skills.imports import load_abcd  # noqa: E402
 from graphlore.toolsets.skills.library import KIND, SkillLibrary  # noqa: E402
 from graphlore.toolsets.skills.playbook import Playbook, Step, render  # noqa: E402
-from graphlore.toolsets.skills.routing import LAYOUTS, skill_passages  # noqa: E402
+from graphlore.toolsets.skills.routing import skill_passages  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "data"
 QUESTIONS = REPO / "bench" / "data" / "abcd_questions.jsonl"
-IN_TARGET, NULL_TARGET = 0.88, 0.85
+BLIND = REPO / "bench" / "data" / "abcd_questions_blind.jsonl"
 
 Labelled = list[tuple[str, str | None]]  # (question, expected source or None)
-Record = tuple[str | None, float, str | None]  # (best candidate's source, its soft score, expected source)
 
 
 # -- vectors, cached ----------------------------------------------------------------------------
@@ -124,12 +132,16 @@ class CachedEmbedder:
 
 
 def clinc(split: str) -> list[tuple[str, str]]:
-    data = json.loads((DATA / "clinc150" / "data_train_val.json").read_text())
-    return [(text, intent) for text, intent in data[split]]
+    return skills_fit.clinc(DATA, split)
 
 
-def abcd_questions() -> Labelled:
-    return [(row["text"], row["source"]) for row in map(json.loads, QUESTIONS.read_text().splitlines())]
+def labelled_file(path: Path) -> Labelled:
+    return [(row["text"], row["source"]) for row in map(json.loads, path.read_text().splitlines()) if row]
+
+
+def write_intents(path: Path, rows: Sequence[tuple[str, str]]) -> Path:
+    path.write_text("".join(json.dumps({"text": t, "intent": i}) + "\n" for t, i in rows))
+    return path
 
 
 # -- the tools ----------------------------------------------------------------------------------
@@ -173,209 +185,153 @@ def figures(got: Sequence[str | None], questions: Labelled) -> tuple[float, floa
 
 class Pipeline:
     """The tool's own steps (``tools.candidates``, ``tools.calibrated``) on one library, for what the
-    tool's answer does not show: the best candidate's soft score, other floors, other rules."""
+    tool's answer does not show: the best candidate's evidence, and decisions at other biases."""
 
     def __init__(self, runtime: Runtime, library: SkillLibrary) -> None:
         self.runtime, self.library = runtime, library
         self.store = library.store()
         self.source_of = {n.id: n.props.get("source") for n in self.store.iter_nodes(KIND)}
 
-    def found(self, questions: Labelled, source: str = "hybrid") -> list[tuple[str, np.ndarray, list]]:
-        """(question, its vector, its candidates as (skill_id, passage cosines, centroid norm)) per question:
-        ``hybrid`` (``tools.candidates``, as the tool), ``vector`` (the best-passage top 5 only) or ``all``
-        (every skill). Cosines, not vectors, are kept: 5 candidates of 100 passages per question add up."""
+    def verdicts(self, questions: Labelled) -> tuple[list[J.Verdict], list[set[str]]]:
+        """The calibrated judge's verdict per question, and the sources of its candidates."""
         vectors = self.runtime.embedder.embed([q for q, _ in questions])
-        everything = None
-        out = []
+        out, gathered = [], []
         for (text, _), vector in zip(questions, vectors, strict=True):
-            if source == "hybrid":
-                found = tools.candidates(self.library, self.store, text, vector)
-            elif source == "vector":
-                hits = self.store.vector_search(vector, kind=KIND, limit=J.CANDIDATES)
-                read = self.library.read(self.store, [h.id for h in hits], with_vectors=True)
-                found = [read[h.id] for h in hits]
-            else:
-                if everything is None:
-                    ids = self.store.list_node_ids(KIND)
-                    everything = list(self.library.read(self.store, ids, with_vectors=True).values())
-                found = everything
-            out.append((text, vector, [(s.skill_id, s.node.vectors @ vector, s.node.props["centroid_norm"])
-                                       for s in found]))
-        return out
-
-    def records(self, found: list, questions: Labelled, **judge_args: float) -> list[Record]:
-        """What ``tools.calibrated`` decides (the same ``judge.judge`` call), with the floor removed."""
-        out = []
-        for (_, _, cands), (_, want) in zip(found, questions, strict=True):
-            v = J.judge([J.Candidate(i, cos, norm) for i, cos, norm in cands], floor=-np.inf, **judge_args)
-            out.append((self.source_of.get(v.best), v.soft, want))
-        return out
+            found = tools.candidates(self.library, self.store, text, vector)
+            out.append(tools.calibrated(found, vector, self.library.negative_vectors(self.store, found)))
+            gathered.append({self.source_of[s.skill_id] for s in found})
+        return out, gathered
 
 
-def at_floor(recs: Sequence[Record], floor: float) -> tuple[float, float]:
-    inside = [(best, soft, want) for best, soft, want in recs if want is not None]
-    outside = [soft for _, soft, want in recs if want is None]
-    accuracy = sum(best == want and soft >= floor for best, soft, want in inside) / max(len(inside), 1)
-    return accuracy, sum(soft < floor for soft in outside) / max(len(outside), 1)
+def at_bias(verdicts: Sequence[J.Verdict], shift: float, source_of: dict[str, str]) -> list[str | None]:
+    """The answers had the bias been ``BIAS + shift``."""
+    return [source_of[v.best] if v.best is not None and v.value + shift >= 0 else None for v in verdicts]
 
 
-def _sweep(recs: Sequence[Record]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(candidate floors, in-scope accuracy at each, null rate at each), vectorised over the floors."""
-    floors = np.unique(np.round([soft for _, soft, _ in recs], 4))
-    right = np.array([soft for best, soft, want in recs if want is not None and best == want])
-    n_in = max(sum(want is not None for *_, want in recs), 1)
-    outside = np.sort([soft for _, soft, want in recs if want is None])
-    accuracy = (len(right) - np.searchsorted(np.sort(right), floors, side="left")) / n_in
-    null = np.searchsorted(outside, floors, side="left") / max(len(outside), 1)
-    return floors, accuracy, null
-
-
-def fit_floor(recs: Sequence[Record]) -> float:
-    """The floor with the largest smallest margin over the two targets (ties: the lower floor)."""
-    floors, accuracy, null = _sweep(recs)
-    return float(floors[int(np.argmax(np.minimum(accuracy - IN_TARGET, null - NULL_TARGET)))])
-
-
-def best_at_null(recs: Sequence[Record], null: float) -> tuple[float, float]:
-    """(best in-scope accuracy with null >= ``null`` at one floor, that floor)."""
-    floors, accuracy, nulls = _sweep(recs)
-    ok = np.flatnonzero(nulls >= null)
-    if not ok.size:
-        return 0.0, float("nan")
-    best = ok[int(np.argmax(accuracy[ok]))]
-    return float(accuracy[best]), float(floors[best])
-
-
-def halves(recs: list[Record], splits: int, seed: int = 0) -> str:
-    rng = np.random.default_rng(seed)
-    inside = [r for r in recs if r[2] is not None]
-    outside = [r for r in recs if r[2] is None]
-    rows = []
-    for _ in range(splits):
-        i, o = rng.permutation(len(inside)), rng.permutation(len(outside))
-        fit = [inside[j] for j in i[: len(i) // 2]] + [outside[j] for j in o[: len(o) // 2]]
-        held = [inside[j] for j in i[len(i) // 2:]] + [outside[j] for j in o[len(o) // 2:]]
-        floor = fit_floor(fit)
-        rows.append((floor, *at_floor(held, floor)))
-    a = np.array(rows)
-    both = np.mean((a[:, 1] >= IN_TARGET) & (a[:, 2] >= NULL_TARGET))
-    return (f"floor {np.percentile(a[:, 0], 5):.3f}-{np.percentile(a[:, 0], 95):.3f} (5th-95th pct); held-out half: "
-            f"in-scope {a[:, 1].mean():.3f} (5th pct {np.percentile(a[:, 1], 5):.3f}), null {a[:, 2].mean():.3f} "
-            f"(5th pct {np.percentile(a[:, 2], 5):.3f}); both targets met in {both:.0%}")
-
-
-def report(name: str, runtime: Runtime, library: str, questions: Labelled) -> tuple[Pipeline, list, list[Record]]:
+def report(name: str, runtime: Runtime, library: str, questions: Labelled,
+           targets: tuple[float, float] | None = None) -> tuple[float, float]:
     began = time.perf_counter()
     got = route_with_tool(runtime, library, questions)
     took = time.perf_counter() - began
-    accuracy, null = figures(got, questions)
+    inside, null = figures(got, questions)
     pipeline = Pipeline(runtime, SkillLibrary(runtime, library))
-    found = pipeline.found(questions)
-    recs = pipeline.records(found, questions)
-    replayed = [best if soft >= J.FLOOR else None for best, soft, _ in recs]
+    verdicts, gathered = pipeline.verdicts(questions)
+    replayed = at_bias(verdicts, 0.0, pipeline.source_of)
     differ = sum(a != b for a, b in zip(got, replayed, strict=True))
     n_in = sum(want is not None for _, want in questions)
-    store = pipeline.store
-    print(f"{name}: {store.count_nodes(KIND)} skills; {n_in} in-scope and {len(questions) - n_in} out-of-scope "
-          f"questions ({len(questions)} search_skills calls in {took:.0f} s)")
-    print(f"  search_skills (calibrated judge: floor {J.FLOOR}, tau {J.TAU}, prototype k {J.PROTOTYPE_K:g}): "
-          f"in-scope top-1 {accuracy:.3f}, out-of-scope null {null:.3f}")
-    ranked = sum(best == want for best, _, want in recs if want is not None) / n_in
-    recall = sum(want in {pipeline.source_of[c[0]] for c in cands}
-                 for (_, _, cands), (_, want) in zip(found, questions, strict=True) if want is not None) / n_in
+    print(f"{name}: {pipeline.store.count_nodes(KIND)} skills; {n_in} in-scope and {len(questions) - n_in} "
+          f"out-of-scope questions ({len(questions)} search_skills calls in {took:.0f} s)")
+    print(f"  search_skills (calibrated judge v{J.JUDGE_VERSION}): in-scope top-1 {inside:.3f}, out-of-scope null "
+          f"{null:.3f}" + (f" (targets {targets[0]} / {targets[1]})" if targets else ""))
+    ranked = sum(v.best is not None and pipeline.source_of[v.best] == want
+                 for v, (_, want) in zip(verdicts, questions, strict=True) if want is not None) / max(n_in, 1)
+    recall = sum(want in g for g, (_, want) in zip(gathered, questions, strict=True) if want is not None) / max(n_in, 1)
     print(f"  top-1 without abstaining {ranked:.3f}; right skill among the {J.CANDIDATES} hybrid candidates "
           f"{recall:.3f}; the pipeline replay differs from the tool on {differ} question(s)")
-    return pipeline, found, recs
+    if targets:
+        shifts = np.arange(-3.0, 3.0, 0.01)
+        curve = [(s, *figures(at_bias(verdicts, s, pipeline.source_of), questions)) for s in shifts]
+        meets_in = [c for c in curve if c[1] >= targets[0]]
+        meets_null = [c for c in curve if c[2] >= targets[1]]
+        parts = []
+        if meets_in:
+            s, a, b = max(meets_in, key=lambda c: c[2])
+            parts.append(f"bias {s:+.2f} gives in-scope {a:.3f} with null {b:.3f}")
+        if meets_null:
+            s, a, b = max(meets_null, key=lambda c: c[1])
+            parts.append(f"bias {s:+.2f} gives null {b:.3f} with in-scope {a:.3f}")
+        print("  diagnostic, never used for the constants (what moving the bias would do here): "
+              + "; ".join(parts or ["no bias meets either target"]))
+    return inside, null
 
 
-# -- variants -----------------------------------------------------------------------------------
+# -- learning from use --------------------------------------------------------------------------
 
 
-def scored(pipeline: Pipeline, found: list, tau: float = J.TAU, k: float = J.PROTOTYPE_K) -> list[list[tuple]]:
-    """Per question, each candidate's (source, soft score, rank score, BM25 over the candidates' best)."""
-    out = []
-    for text, _, cands in found:
-        bm25 = {h.id: h.score for h in pipeline.store.keyword_search(text, kind=KIND, limit=100,
-                                                                     weights=TITLE_FIELD_WEIGHTS)}
-        top = max([bm25.get(i, 0.0) for i, _, _ in cands] + [1e-9])
-        rows = []
-        for skill_id, cos, norm in cands:
-            cos = np.asarray(cos, dtype=np.float64)
-            rows.append((pipeline.source_of[skill_id], J.soft_match(cos, tau), J.rank_score(cos, norm, tau, k),
-                         bm25.get(skill_id, 0.0) / top))
-        out.append(rows)
-    return out
+def learning_run(home: Path, cache: CachedEmbedder, tmp: Path) -> None:
+    """CLINC150: libraries learn from confirmed outcomes; wrong confirmations with and without the check."""
+    train = clinc("train")
+    by_intent: dict[str, list[str]] = {}
+    for text, intent in train:
+        by_intent.setdefault(intent, []).append(text)
+    val: Labelled = [(t, f"intent:{i}") for t, i in clinc("val")] + [(t, None) for t, _ in clinc("oos_val")]
+    runtime = Runtime(Settings(home=home), embedder=cache)
+    print("learning from use (CLINC150): 2 train questions per intent that the library does not hold (the last 2 "
+          "of each intent's 100) searched, then confirmed with record_outcome(query=...); val + oos_val routed "
+          "before and after")
+    for size in (10, 98):
+        name = f"learn-{size}"
+        rows = [(t, i) for i, texts in by_intent.items() for t in texts[:size]]
+        call(runtime, "import_skills", format="intents", path=str(write_intents(tmp / f"{name}.jsonl", rows)),
+             library=name)
+        ids = {v: k for k, v in sources(runtime, name).items()}
+        before = figures(route_with_tool(runtime, name, val), val)
+        found = wrong = added = 0
+        refused: dict[str, int] = {}
+        for intent, texts in by_intent.items():
+            right = ids[f"intent:{intent}"]
+            for text in texts[-2:]:
+                # an agent: it uses what search_skills returns; a wrong answer fails (with the question), and the
+                # right playbook, found by other means, is confirmed with it
+                answer = call(runtime, "search_skills", query=text, library=name)
+                if answer.skill is not None and answer.skill.skill_id != right:
+                    wrong += 1
+                    call(runtime, "record_outcome", skill_id=answer.skill.skill_id, outcome="failed", query=text,
+                         library=name)
+                found += answer.skill is not None and answer.skill.skill_id == right
+                out = call(runtime, "record_outcome", skill_id=right, outcome="confirmed", query=text, library=name)
+                added += out.learned.added
+                if not out.learned.added:
+                    why = ("answered by another skill" if "answers it with" in out.learned.reason else
+                           "would take another skill's passage" if "would take" in out.learned.reason else
+                           out.learned.reason)
+                    refused[why] = refused.get(why, 0) + 1
+        after = figures(route_with_tool(runtime, name, val), val)
+        print(f"  {size} examples per intent: before in-scope {before[0]:.3f} / null {before[1]:.3f}; of "
+              f"{2 * len(by_intent)} questions search_skills answered {found} right and {wrong} wrong (each then "
+              f"recorded failed with the question); {added} confirmed examples added, not added: "
+              f"{', '.join(f'{n} {why}' for why, n in sorted(refused.items())) or 'none'}; after in-scope "
+              f"{after[0]:.3f} / null {after[1]:.3f}")
+    wrong_run(runtime, by_intent, val, tmp)
+    runtime.close()
 
 
-def decide(rows: list[list[tuple]], questions: Labelled, gate: str = "soft", bm25: float = 0.0,
-           margin: float = 0.0) -> list[Record]:
-    """Records of a rule: the best by rank score (+ ``bm25`` x BM25), gated by its soft or rank score; with
-    ``margin`` > 0, a winner less than ``margin`` (in gate score) above the runner-up abstains."""
-    out = []
-    for cands, (_, want) in zip(rows, questions, strict=True):
-        if not cands:
-            out.append((None, -1.0, want))
-            continue
-        order = sorted(cands, key=lambda c: (-(c[2] + bm25 * c[3]), c[0]))
-        column = 1 if gate == "soft" else 2
-        gap = order[0][column] - order[1][column] if len(order) > 1 else 1.0
-        out.append((order[0][0], order[0][column] if margin <= 0 or gap >= margin else -1.0, want))
-    return out
-
-
-def variants(name: str, pipeline: Pipeline, found: list, questions: Labelled,
-             clinc_fits: dict[str, float] | None) -> dict[str, float]:
-    """The alternatives behind the judge's constants; with ``clinc_fits`` (floors fitted on CLINC val), ABCD
-    is also measured at CLINC's floor of each rule."""
-    print(f"{name} variants: in-scope top-1 at the best floor with null >= {NULL_TARGET}"
-          + (" | at the floor fitted on CLINC val" if clinc_fits else ""))
-    rules = {
-        "nearest passage (tau->0, k=0)": (dict(tau=1e-4, k=0.0), "soft"),
-        "soft match only (k=0)": (dict(k=0.0), "soft"),
-        "prototype only, floor on it": (dict(k=1e-9), "rank"),
-        "rank score, floor on rank score": ({}, "rank"),
-        "shipped: rank score, floor on soft": ({}, "soft"),
-    }
-    fits: dict[str, float] = {}
-    shipped: list = []
-    for label, (args, gate) in rules.items():
-        rows = scored(pipeline, found, **args)
-        recs = decide(rows, questions, gate)
-        accuracy, floor = best_at_null(recs, NULL_TARGET)
-        fits[label] = fit_floor(recs)
-        line = f"  {label:38s} {accuracy:.3f} (floor {floor:.3f})"
-        if clinc_fits:
-            a, n = at_floor(recs, clinc_fits[label])
-            line += f" | CLINC floor {clinc_fits[label]:.4f}: {a:.3f} / null {n:.3f}"
-        print(line)
-        shipped = rows
-    best = max((best_at_null(decide(shipped, questions, margin=m), NULL_TARGET) + (m,)
-                for m in (0.0, 0.005, 0.01, 0.02, 0.03, 0.05)), key=lambda r: r[0])
-    print(f"  {'shipped + margin over the runner-up':38s} {best[0]:.3f} (floor {best[1]:.3f}, best margin {best[2]})")
-    for weight in (0.1, 0.3):
-        recs = decide(shipped, questions, bm25=weight)
-        top1 = sum(b == w for b, _, w in recs if w) / sum(1 for *_, w in recs if w)
-        print(f"  {f'shipped + BM25 x {weight} in the rank':38s} {best_at_null(recs, NULL_TARGET)[0]:.3f}; "
-              f"top-1 without abstaining {top1:.3f}")
-    for source in ("vector", "all"):
-        recs = pipeline.records(pipeline.found(questions, source), questions)
-        a, n = at_floor(recs, J.FLOOR)
-        print(f"  {f'candidates: {source} (shipped judge)':38s} {best_at_null(recs, NULL_TARGET)[0]:.3f}; "
-              f"at the shipped floor {a:.3f} / null {n:.3f}")
-    return fits
-
-
-def layouts(runtime: Runtime, skills: list[dict[str, Any]], questions: Labelled) -> None:
-    print("ABCD passage layouts (does embedding the steps help?): top-1 without abstaining | at the shipped floor")
-    for layout in LAYOUTS:
-        library = SkillLibrary(runtime, "abcd-" + re.sub(r"[^a-z0-9]+", "-", layout), layout=layout)
-        tools.write_imports(library, skills)
-        pipeline = Pipeline(runtime, library)
-        recs = pipeline.records(pipeline.found(questions), questions)
-        top1 = sum(b == w for b, _, w in recs if w is not None) / sum(w is not None for _, _, w in recs)
-        a, n = at_floor(recs, J.FLOOR)
-        passages = sum(len(skill_passages(s, layout)) for s in skills)
-        print(f"  {layout:18s} {passages:5d} passages: {top1:.3f} | {a:.3f} / null {n:.3f}")
+def wrong_run(runtime: Runtime, by_intent: dict[str, list[str]], val: Labelled, tmp: Path) -> None:
+    """One wrong confirmation per intent (a train question the library does not hold, confirmed for the skill
+    search_skills ranked second) in a 10-example library: with the regression check (the product) and
+    without it (bench only), each on its own copy; val routed before and after."""
+    print("wrong confirmations: one train question per intent (the 3rd last), confirmed for the skill ranked "
+          "second by search_skills, in a library of 10 examples per intent")
+    rows = [(t, i) for i, texts in by_intent.items() for t in texts[:10]]
+    before: list[str | None] | None = None
+    for label, check in (("with the regression check", True), ("without it (bench only)", False)):
+        name = "wrong-" + ("check" if check else "nocheck")
+        call(runtime, "import_skills", format="intents", path=str(write_intents(tmp / f"{name}.jsonl", rows)),
+             library=name)
+        source_of = sources(runtime, name)
+        if before is None:
+            before = route_with_tool(runtime, name, val)
+        added = 0
+        moved: dict[str, str] = {}  # the intent whose question was confirmed elsewhere -> that skill's source
+        patch = mock.patch.object(learning, "regression", lambda *a, **k: None) if not check else contextlib.nullcontext()
+        with patch:
+            for intent, texts in by_intent.items():
+                answer = call(runtime, "search_skills", query=texts[-3], library=name)
+                if len(answer.evidence.candidates) < 2:
+                    continue
+                second = answer.evidence.candidates[1].skill_id
+                out = call(runtime, "record_outcome", skill_id=second, outcome="confirmed", query=texts[-3],
+                           library=name)
+                if out.learned.added:
+                    added += 1
+                    moved[f"intent:{intent}"] = source_of[second]
+        after = route_with_tool(runtime, name, val)
+        lost = [b == w and a != w for a, b, (_, w) in zip(after, before, val, strict=True)]
+        taken = [a == moved.get(w) and b != a for a, b, (_, w) in zip(after, before, val, strict=True)]
+        print(f"  {label}: {added} of {len(by_intent)} wrong examples added; val in-scope {figures(before, val)[0]:.3f}"
+              f" -> {figures(after, val)[0]:.3f}, null {figures(before, val)[1]:.3f} -> {figures(after, val)[1]:.3f};"
+              f" {sum(taken)} val questions now sent to the skill their intent's question was wrongly confirmed for, "
+              f"{sum(x and y for x, y in zip(lost, taken, strict=True))} of them answered right before")
 
 
 # -- duplicates ---------------------------------------------------------------------------------
@@ -526,8 +482,8 @@ def latency(home: Path, cache: CachedEmbedder, clinc_file: Path, scale: int, rep
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--cache-dir", type=Path, default=Path("/tmp/graphlore-bench-skills"))
-    parser.add_argument("--variants", action="store_true", help="also the measurements behind the constants")
-    parser.add_argument("--halves", type=int, default=200, help="random halves of val to refit the floor on")
+    parser.add_argument("--fit", action="store_true", help="also run the fitting procedure (training data only)")
+    parser.add_argument("--learning", action="store_true", help="also the learning-from-use simulation")
     parser.add_argument("--scale", type=int, default=10_000, help="skills in the latency library (0: skip)")
     parser.add_argument("--latency", type=int, default=300, help="questions timed one by one")
     parser.add_argument("--keep", type=Path, help="keep the data folder here instead of a temporary one")
@@ -536,38 +492,47 @@ def main() -> None:
     if not DATA.is_dir():
         sys.exit(f"needs the shared evaluation data at {DATA}")
     cache = CachedEmbedder(OnnxEmbedder(), args.cache_dir)
+    if args.fit:
+        sets = skills_fit.training_sets(DATA, cache.embed)
+        fitted = skills_fit.fit(sets)
+        skills_fit.report(fitted)
+        worst = skills_fit.check_against_judge(sets["clinc"][0], fitted.tau, fitted.weight)
+        print(f"  vectorised rank scores vs judge.judge on 50 questions: largest difference {worst:.2e}")
     with tempfile.TemporaryDirectory(prefix="graphlore-bench-skills-") as tmp:
         home = args.keep or Path(tmp) / "home"
-        runtime = Runtime(Settings(home=home), embedder=cache)
-        clinc_file = Path(tmp) / "clinc_train.jsonl"
-        clinc_file.write_text("".join(json.dumps({"text": t, "intent": i}) + "\n" for t, i in clinc("train")))
+        clinc_file = write_intents(Path(tmp) / "clinc_train.jsonl", clinc("train"))
         if args.latency_only:
             latency(home, cache, clinc_file, args.scale, args.latency)
             return
+        runtime = Runtime(Settings(home=home), embedder=cache)
         out = call(runtime, "import_skills", format="intents", path=str(clinc_file), library="clinc")
         print(f"import_skills CLINC150 train: {out.created} skills, {out.embedded_texts} texts embedded")
         val: Labelled = [(t, f"intent:{i}") for t, i in clinc("val")] + [(t, None) for t, _ in clinc("oos_val")]
-        pipeline, found, recs = report("CLINC150 (train -> val + oos_val)", runtime, "clinc", val)
+        report("CLINC150 (train -> val + oos_val)", runtime, "clinc", val, skills_fit.TARGETS["clinc"])
         extra: Labelled = [(t, None) for t, _ in clinc("oos_train")]
-        print(f"  extra out-of-scope check ({len(extra)} oos_train, never fitted on): null "
+        print(f"  oos_train ({len(extra)}, which the fit used): null "
               f"{figures(route_with_tool(runtime, 'clinc', extra), extra)[1]:.3f}")
-        fitted = fit_floor(recs)
-        print(f"  floor refitted on all of val: {fitted} -> in-scope {at_floor(recs, fitted)[0]:.3f}, "
-              f"null {at_floor(recs, fitted)[1]:.3f}")
-        print(f"  refitted on random halves of val ({args.halves}): {halves(recs, args.halves)}")
+
+        rows, known, held = skills_fit.banking_split(DATA)
+        library_rows = [(t, i) for (t, i), h in zip(rows, held, strict=True) if i in known and not h]
+        out = call(runtime, "import_skills", format="intents", library="banking",
+                   path=str(write_intents(Path(tmp) / "banking.jsonl", library_rows)))
+        print(f"import_skills BANKING77 train ({len(known)} intents, 4/5 of their questions): {out.created} skills, "
+              f"{out.embedded_texts} texts embedded")
+        questions: Labelled = [(t, f"intent:{i}" if i in known else None)
+                               for (t, i), h in zip(rows, held, strict=True) if h]
+        report(f"BANKING77 (every fifth question; {len(set(i for _, i in rows) - known)} intents held out)", runtime,
+               "banking", questions, skills_fit.TARGETS["banking"])
 
         guidelines = DATA / "abcd" / "guidelines.json"
         out = call(runtime, "import_skills", format="abcd", path=str(guidelines), library="abcd")
         print(f"import_skills ABCD: {out.created} skills, {out.embedded_texts} texts embedded")
-        questions = abcd_questions()
-        abcd_pipeline, abcd_found, _ = report("ABCD (55 procedures, bench/data/abcd_questions.jsonl)", runtime,
-                                             "abcd", questions)
-        if args.variants:
-            fits = variants("CLINC150 val", pipeline, found, val, None)
-            variants("ABCD", abcd_pipeline, abcd_found, questions, fits)
-            layouts(runtime, tools.checked_imports(load_abcd(guidelines)), questions)
+        report("ABCD (bench/data/abcd_questions.jsonl)", runtime, "abcd", labelled_file(QUESTIONS))
+        report("ABCD (bench/data/abcd_questions_blind.jsonl, written blind)", runtime, "abcd", labelled_file(BLIND))
         duplicates(cache, load_abcd(guidelines))
         runtime.close()
+        if args.learning:
+            learning_run(home, cache, Path(tmp))
         if args.scale:
             latency(home, cache, clinc_file, args.scale, args.latency)
 

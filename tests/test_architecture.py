@@ -4,6 +4,8 @@
 - The store and search never import a toolset or an adapter; the store never imports the embedder
   (it takes vectors; an embedder appears only in type hints).
 - Adapters reach toolsets through the registry (``graphlore.toolsets``), never a toolset package.
+- No import cycle anywhere in ``graphlore``, imports inside functions included (those under
+  ``if TYPE_CHECKING:`` are left out: they never run).
 - ``graphlore.__all__`` is exactly what the package exports.
 - The code toolset: its package map lists every module; its packages import only the packages above them
   in the map; no language package imports another, and only the registry (and a framework, for its
@@ -28,32 +30,87 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def runtime_imports(path: Path, type_checking: bool = False) -> set[str]:
-    """Modules imported by ``path`` (anywhere, functions included), leaving out ``if TYPE_CHECKING:`` blocks
-    unless ``type_checking``."""
+def import_statements(path: Path, type_checking: bool = False) -> list[tuple[str, list[str]]]:
+    """Every import of ``path`` that can run, at module level or inside a function (``if TYPE_CHECKING:``
+    blocks left out unless ``type_checking``): (the module named, resolved when relative; the names taken
+    from it, [] for ``import``)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    found: set[str] = set()
+    package = module_name(path).split(".")
+    if path.name != "__init__.py":
+        package = package[:-1]  # a module's relative imports start from its package
+    found: list[tuple[str, list[str]]] = []
 
     def visit(node: ast.AST) -> None:
         if not type_checking and isinstance(node, ast.If) and isinstance(node.test, ast.Name) and \
                 node.test.id == "TYPE_CHECKING":
             return
         if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and (node.module or node.level):
+            found.extend((alias.name, []) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:  # relative import: from the module's package, one package up per extra dot
-                package = module_name(path).split(".")
-                if path.name != "__init__.py":
-                    package = package[:-1]
-                base = ".".join(package[: len(package) - node.level + 1] + ([node.module] if node.module else []))
-            found.add(base)
-            found.update(f"{base}.{alias.name}" for alias in node.names)
+                base = ".".join(package[: len(package) - node.level + 1] + ([base] if base else []))
+            found.append((base, [alias.name for alias in node.names]))
         for child in ast.iter_child_nodes(node):
             visit(child)
 
     visit(tree)
+    return found
+
+
+def runtime_imports(path: Path, type_checking: bool = False) -> set[str]:
+    """Modules and names imported by ``path`` (``graphlore.x`` and ``graphlore.x.name``), anywhere in it,
+    leaving out ``if TYPE_CHECKING:`` blocks unless ``type_checking``."""
+    statements = import_statements(path, type_checking)
+    found = {f"{base}.{name}" for base, names in statements for name in names}
+    found |= {base for base, _ in statements}
     return {name for name in found if name.startswith("graphlore")}
+
+
+def import_graph() -> dict[str, set[str]]:
+    """graphlore module -> the graphlore modules it imports; ``from package import name`` is the submodule
+    ``package.name`` when there is one (as Python loads it), else the package."""
+    modules = {module_name(p): p for p in SRC.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for module, path in modules.items():
+        edges: set[str] = set()
+        for base, names in import_statements(path):
+            targets = [f"{base}.{n}" if f"{base}.{n}" in modules else base for n in names] or [base]
+            edges.update(t for t in targets if t in modules and t != module)
+        graph[module] = edges
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import cycles of ``graph``: its strongly connected components of two modules or more (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for other in sorted(graph.get(node, ())):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                other = stack.pop()
+                component.append(other)
+                if other == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return sorted(found)
 
 
 MODULES = {module_name(p): runtime_imports(p) for p in SRC.rglob("*.py")}
@@ -99,10 +156,29 @@ def test_the_core_never_imports_a_toolset_or_an_adapter():
 
 def test_adapters_reach_toolsets_only_through_the_registry():
     def forbidden(importer: str, imported: str) -> bool:
-        registry = ("graphlore.toolsets.load_toolset", "graphlore.toolsets.select", "graphlore.toolsets.TOOLSETS")
+        registry = ("graphlore.toolsets.load_toolset", "graphlore.toolsets.select", "graphlore.toolsets.TOOLSETS",
+                    "graphlore.toolsets.ExtraMissing")
         return imported.startswith("graphlore.toolsets.") and not imported.startswith(registry)
 
     assert offenders("graphlore.adapters", forbidden) == []
+
+
+def test_the_cycle_finder_finds_cycles_through_any_number_of_modules():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set(), "c": {"c"}}) == []
+
+
+def test_a_function_level_import_and_a_relative_one_are_edges(tmp_path):
+    graph = import_graph()
+    assert "graphlore.adapters.mcp" in graph["graphlore.adapters.cli"]  # imported inside serve()
+    assert "graphlore.toolsets.code.model" in graph["graphlore.toolsets.code.index.code_index"]  # from ..model import
+    assert "graphlore.toolsets.facts.render" in graph["graphlore.toolsets.facts.cli"]  # from package import module
+
+
+def test_no_import_cycle_function_level_imports_included():
+    """A cycle makes the import order matter and every module of it load the others; imports moved into
+    functions only hide one. Under ``if TYPE_CHECKING:`` an import never runs and does not count."""
+    assert cycles(import_graph()) == []
 
 
 def test_the_public_surface_is_exactly_all():

@@ -6,16 +6,27 @@ The models are the real ones of every registered toolset, so a new toolset meets
 from __future__ import annotations
 
 import errno
+from typing import Any
 
 import pytest
 
-from graphlore.contract import MAX_DEPTH, MAX_ITEMS, MAX_STRING, Request, check_input, parse_request, quote
+from graphlore.adapters.command import attach
+from graphlore.contract import (
+    MAX_DEPTH,
+    MAX_INTEGER,
+    MAX_ITEMS,
+    MAX_STRING,
+    Request,
+    check_input,
+    parse_request,
+    quote,
+)
 from graphlore.errors import MAX_MESSAGE, InvalidInput, StoreUnavailable, from_os_error
 from graphlore.toolsets import TOOLSETS, load_toolset
 from graphlore.toolsets.facts import models as F
 from graphlore.toolsets.items import models as I  # noqa: E741
 
-ALL_REQUESTS = sorted({spec.request for name in TOOLSETS for spec in load_toolset(name).tools},
+ALL_REQUESTS = sorted({spec.request for name in TOOLSETS for spec in attach(load_toolset(name)).tools},
                       key=lambda m: m.__qualname__)
 
 
@@ -61,6 +72,22 @@ def test_a_lone_surrogate_is_refused_with_where_it_is():
         parse_request(I.SearchRequest, {"query": "ab\ud800", "project_path": "/p"})
     with pytest.raises(InvalidInput, match=r"field 'entity.0'.*U\+DCFF"):  # argv bytes a shell could not decode
         parse_request(F.SearchRequest, {"entity": ["caf\udcff"]})
+
+
+@pytest.mark.parametrize("value", [MAX_INTEGER + 1, -(MAX_INTEGER + 1), 2**63, 10**100])
+def test_a_huge_integer_anywhere_is_refused(value):
+    """In a free-form object too (where a model would let it through to the store); a declared field says its
+    own range."""
+
+    class Free(Request):
+        filter: dict[str, Any] = {}
+
+    with pytest.raises(InvalidInput, match=r"field 'filter.arity' is .*an integer is at most 9,007,199,254,740,991"):
+        parse_request(Free, {"filter": {"arity": value}})
+    bound = "less than or equal to 1000000000" if value > 0 else "greater than or equal to 0"
+    with pytest.raises(InvalidInput, match=f"field 'offset': Input should be {bound}"):
+        parse_request(F.LsRequest, {"what": "entities", "offset": value})
+    assert check_input({"filter": {"arity": MAX_INTEGER, "flag": True}}) is None
 
 
 def test_deep_nesting_is_refused_without_recursion():
@@ -143,7 +170,8 @@ def _bounded_pattern(pattern: str) -> bool:
 
 
 def unbounded(schema: dict) -> list[str]:
-    """Places in a JSON schema where a string, array or free-form object has no declared size limit."""
+    """Places in a JSON schema where a string, array or free-form object has no declared size limit, or an
+    integer or number no declared range (a minimum and a maximum, inclusive or exclusive)."""
     defs = schema.get("$defs", {})
     out: list[str] = []
     seen: set[str] = set()
@@ -161,6 +189,9 @@ def unbounded(schema: dict) -> list[str]:
         if kind == "string" and "maxLength" not in node and "enum" not in node and "const" not in node \
                 and not _bounded_pattern(node.get("pattern", "")):
             out.append(f"{where} (a string without maxLength)")
+        if kind in ("integer", "number") and not (
+                {"minimum", "exclusiveMinimum"} & set(node) and {"maximum", "exclusiveMaximum"} & set(node)):
+            out.append(f"{where} ({'an' if kind == 'integer' else 'a'} {kind} without a minimum and a maximum)")
         if kind == "array":
             if "maxItems" not in node:
                 out.append(f"{where} (an array without maxItems)")
@@ -180,8 +211,17 @@ def unbounded(schema: dict) -> list[str]:
 
 
 @pytest.mark.parametrize("model", ALL_REQUESTS, ids=lambda m: m.__qualname__)
-def test_every_string_list_and_object_of_every_request_declares_its_limit(model):
+def test_every_field_of_every_request_declares_its_limit(model):
     """Every toolset's requests state their limits in the schema clients see (maxLength, maxItems,
-    maxProperties, or a bounded pattern); the contract's global limits are only the backstop."""
+    maxProperties, a bounded pattern, or an integer's or number's minimum and maximum); the contract's
+    global limits are only the backstop."""
     missing = unbounded(model.model_json_schema(by_alias=True))
     assert not missing, f"{model.__qualname__}: declare a limit for {missing}"
+
+
+def test_the_limit_check_sees_unbounded_integers_and_numbers():
+    assert unbounded({"type": "object", "properties": {
+        "offset": {"type": "integer", "minimum": 0}, "score": {"type": "number", "maximum": 1},
+        "limit": {"type": "integer", "minimum": 1, "maximum": 9}, "n": {"type": "integer", "exclusiveMinimum": 0,
+                                                                         "exclusiveMaximum": 5}}}) == [
+        "offset (an integer without a minimum and a maximum)", "score (a number without a minimum and a maximum)"]

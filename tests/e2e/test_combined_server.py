@@ -20,10 +20,11 @@ from helpers.backend import env_for
 from helpers.mcp import ALL, ONNX_LIB, connect, http_server, loaded_libraries, stdio_params, stdio_server_pid
 from mcp import StdioServerParameters
 
+from graphlore.adapters.command import attach
 from graphlore.toolsets import TOOLSETS, load_toolset
 from graphlore.toolsets.code.query.examples import write_tree
 
-EVERY_TOOL = {f"{name}_{spec.name}" for name in TOOLSETS for spec in load_toolset(name).on("mcp")}
+EVERY_TOOL = {f"{name}_{spec.name}" for name in TOOLSETS for spec in attach(load_toolset(name)).on("mcp")}
 DOCUMENT = {"name": "Apple buys Beats", "date": "2014-05-28", "text": facts_data.DOCUMENT, "source": "news"}
 
 

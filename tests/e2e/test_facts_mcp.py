@@ -16,9 +16,10 @@ from anyio.from_thread import start_blocking_portal
 from helpers.facts_data import YEARLY, records
 from helpers.mcp import Session, connect, http_server, stdio_params
 
+from graphlore.adapters.command import attach
 from graphlore.toolsets.facts import TOOLSET, render
 
-SPECS = {spec.name: spec for spec in TOOLSET.on("mcp")}
+SPECS = {spec.name: spec for spec in attach(TOOLSET).on("mcp")}  # with kg_execute, as served
 
 
 @pytest.fixture(scope="module", params=["stdio", "http"])

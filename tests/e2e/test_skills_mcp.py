@@ -56,19 +56,24 @@ def test_tools_list_has_strict_schemas(mcp):
         assert "library" in tool.input_schema["properties"]
     assert tools["search_skills"].annotations.read_only_hint is False  # a returned skill's times_used goes up
     answer, failed = tools["search_skills"].output_schema["anyOf"]  # the answer, or the error object
-    assert set(answer["properties"]) == {"skill", "query", "search_time_ms", "judge"} and set(failed["properties"]) == {
-        "error"}
+    assert set(answer["properties"]) == {"skill", "query", "search_time_ms", "judge", "evidence"}
+    assert set(failed["properties"]) == {"error"}
 
 
 def test_create_search_outcome_get(mcp, reset_id):
     found, text = mcp.ok("search_skills", {"query": "I forgot my password and can't sign in"})
     assert found.skill.skill_id == reset_id and found.judge == "calibrated" and text == render.search_skills(found)
-    assert set(found.skill.model_dump()) == {"skill_id", "title", "confidence", "resolution_md", "conditions"}
-    outcome, text = mcp.ok("record_outcome", {"skill_id": reset_id, "outcome": "confirmed"})
+    assert set(found.skill.model_dump()) == {"skill_id", "title", "confidence", "resolution_md", "conditions",
+                                             "template", "low_confidence"}
+    assert found.evidence.candidates[0].skill_id == reset_id and "why: " in text
+    outcome, text = mcp.ok("record_outcome", {"skill_id": reset_id, "outcome": "confirmed",
+                                              "query": "I forgot my password and can't sign in"})
     assert outcome.confidence == pytest.approx(outcome.previous_confidence + 0.1) and outcome.times_confirmed == 1
-    assert text.startswith(f"{reset_id}: confirmed, confidence ")
+    assert outcome.learned.added and outcome.learned.kind == "example"
+    assert text.startswith(f"{reset_id}: confirmed, confidence ") and "routing example learned" in text
     skill, text = mcp.ok("get_skill", {"skill_id": reset_id})
     assert skill.times_used >= 1 and skill.times_confirmed == 1 and "SKILL " + reset_id in text
+    assert "I forgot my password and can't sign in" in skill.conditions
 
 
 def test_duplicate_create_returns_the_existing_skill(mcp, reset_id):

@@ -17,6 +17,11 @@ from pydantic import BaseModel
 REPO = Path(__file__).resolve().parents[2]
 
 
+def number(value: float) -> str:
+    """A limit as SKILL.md writes it: ``200``, ``0.5``, ``1,000,000,000`` (large whole numbers grouped)."""
+    return f"{int(value):,}" if float(value).is_integer() and abs(value) >= 1_000_000 else f"{value:g}"
+
+
 def skill_path(toolset: str) -> Path:
     return REPO / "skills" / toolset / "SKILL.md"
 
@@ -154,9 +159,9 @@ def check_parameter_row(tool: str, name: str, field, prop: dict, row: list[str],
     for value in enums:
         assert f"`{value}`" in (enum_listing or type_cell), f"{tool}.{name} accepts {value!r}"
     if "minimum" in limits and "maximum" in limits:
-        assert f"{limits['minimum']:g} to {limits['maximum']:g}" in type_cell, f"{tool}.{name} range"
+        assert f"{number(limits['minimum'])} to {number(limits['maximum'])}" in type_cell, f"{tool}.{name} range"
     elif "minimum" in limits:
-        assert f"{limits['minimum']:g} or more" in type_cell, f"{tool}.{name} minimum"
+        assert f"{number(limits['minimum'])} or more" in type_cell, f"{tool}.{name} minimum"
     if limits.get("minLength") == 1:
         assert "non-empty" in type_cell, f"{tool}.{name} must not be empty"
     if limits.get("minItems") == 1:

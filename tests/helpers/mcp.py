@@ -21,6 +21,7 @@ from typing import Any
 
 from mcp import Client, StdioServerParameters
 
+from graphlore.adapters.command import attach
 from graphlore.adapters.mcp import served_names
 from graphlore.tools import ToolSpec
 from graphlore.toolsets import TOOLSETS, load_toolset
@@ -43,7 +44,7 @@ def serve_command(toolsets: Toolsets) -> list[str]:
 
 def served_specs(toolsets: Toolsets) -> dict[str, ToolSpec]:
     """The specs of a server of ``toolsets``, by the names it gives its tools."""
-    loaded = [load_toolset(name) for name in _names(toolsets) or TOOLSETS]
+    loaded = [attach(load_toolset(name)) for name in _names(toolsets) or TOOLSETS]
     names = served_names(loaded)
     return {names[(t.name, spec.name)]: spec for t in loaded for spec in t.tools}
 

@@ -9,7 +9,8 @@ fuzzed without editing this file; with an ``examples`` hook its calls also get p
 - :func:`cases`: a hypothesis strategy of ``(tool, arguments)``: a valid example as it is, or mutated
   at one place (the top level or deep inside) with a wrong type, a nasty string (unicode edge cases,
   path-like text, huge text), an extreme number, a deep or huge structure; an unknown field added; a
-  field dropped; or a random JSON object.
+  field dropped; every integer field of the request model (nested ones included) set to a huge integer
+  (:func:`huge_integer_calls`); or a random JSON object.
 - :class:`Oracle`: judges one call. Every call returns within ``timeout_s`` a result or an error whose
   text is ``[code] message`` of a known code (never ``internal_error``, never traceback text, never a
   message past the cap) and whose structured content is the same, ``{"error": {"code", "message"}}``;
@@ -64,6 +65,65 @@ PATHS: list[str] = ["/", ".", "..", "../../../../etc/passwd", "/dev/zero", "/dev
 HUGE: list[Any] = ["x" * (MAX_STRING + 1), "y" * 200_000, list(range(MAX_ITEMS + 1)), [0] * 5000,
                    deep(MAX_DEPTH + 1), deep(60), {f"k{i}": i for i in range(2000)}, ["z" * 1000] * 500]
 SURROGATES: list[str] = ["\ud800", "a\udfffb", "caf\udce9"]
+#: Integers past every field's range and past what a store holds (SQLite and PostgreSQL: 64 bits).
+HUGE_INTEGERS: list[int] = [2**53, 2**63, -(2**63) - 1, 10**29, 10**100]
+
+
+def integer_places(schema: dict) -> list[tuple]:
+    """Where a request schema holds integers: ``("offset",)``, ``("numbers", 0)``, ``("facts", 0, "chunk")``
+    (a list's first entry stands for every entry)."""
+    defs = schema.get("$defs", {})
+    out: list[tuple] = []
+
+    def walk(node: dict, here: tuple, seen: frozenset) -> None:
+        if "$ref" in node:
+            name = node["$ref"].rsplit("/", 1)[-1]
+            if name not in seen:
+                walk(defs[name], here, seen | {name})
+            return
+        for option in node.get("anyOf", []) + node.get("allOf", []) + node.get("oneOf", []):
+            walk(option, here, seen)
+        if node.get("type") == "integer" and here not in out:
+            out.append(here)
+        if node.get("type") == "array":
+            walk(node.get("items", {}), (*here, 0), seen)
+        for name, inner in node.get("properties", {}).items():
+            walk(inner, (*here, name), seen)
+
+    walk(schema, (), frozenset())
+    return out
+
+
+def _put(value: Any, path: tuple, new: Any) -> Any:
+    """``value`` with ``new`` at ``path``, making a missing field or list entry where it is the last step;
+    None when the place needs an object the value does not have."""
+    if not path:
+        return new
+    step, rest = path[0], path[1:]
+    if isinstance(step, int):
+        entries = list(value) if isinstance(value, list) else []
+        if not entries:
+            return [new] if not rest else None
+        inner = _put(entries[0], rest, new)
+        return None if inner is None else [inner, *entries[1:]]
+    fields = dict(value) if isinstance(value, dict) else {}
+    if step not in fields and rest and not isinstance(rest[0], int):
+        return None
+    inner = _put(fields.get(step), rest, new)
+    return None if inner is None else {**fields, step: inner}
+
+
+def huge_integer_calls(spec: ToolSpec, examples: Sequence[dict]) -> list[tuple[tuple, dict]]:
+    """``(place, arguments)``: each valid example (or ``{}``) with one integer field of the request model set
+    to each of :data:`HUGE_INTEGERS`, for every integer field the example can hold."""
+    out = []
+    for place in integer_places(spec.request.model_json_schema(by_alias=True)):
+        for example in examples or [{}]:
+            for value in HUGE_INTEGERS:
+                arguments = _put(example, place, value)
+                if arguments is not None:
+                    out.append((place, arguments))
+    return out
 
 
 def _json_values(surrogates: bool) -> st.SearchStrategy[Any]:
@@ -157,6 +217,9 @@ def cases(toolsets: Sequence[Toolset], examples: Mapping[str, Mapping[str, Seque
                 if example:
                     variants.append(st.sampled_from(
                         [{n: v for n, v in example.items() if n != k} for k in sorted(example)]))
+            huge = [arguments for _, arguments in huge_integer_calls(spec, valid)]
+            if huge:
+                variants.append(st.sampled_from(huge))
             variants.append(st.dictionaries(st.sampled_from(wire) if wire else st.text(max_size=5),
                                             st.one_of(_json_values(surrogates), st.sampled_from(WRONG_TYPES + NUMBERS)),
                                             max_size=len(wire) + 1))

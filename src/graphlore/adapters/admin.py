@@ -10,7 +10,7 @@ holds, its size) and asks on a terminal; ``--yes`` answers for scripts, and
 without a terminal it refuses rather than guess. It first takes the namespace
 locks the toolset's writers hold across transactions (an index update), so it
 waits for an update in progress rather than cut it in half, and a namespace's
-own namespaces (``skills/NAME/usage`` under ``skills/NAME``) go with it.
+own namespaces (the ``skills/NAME/usage`` an older version kept under ``skills/NAME``) go with it.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from graphlore.errors import InvalidInput, NotFound
 from graphlore.render import table
 from graphlore.store import factory
 from graphlore.tools import StoreKind
-from graphlore.toolsets import load_toolset
+from graphlore.toolsets import ExtraMissing, load_toolset
 
 #: After this long waiting for a namespace lock, ``drop`` says what it waits for.
 WAIT_NOTICE_S = 1.0
@@ -52,10 +52,14 @@ class DropResponse(Response):
 
 
 def store_kinds(registry: Mapping[str, str]) -> dict[str, StoreKind]:
-    """Each registered toolset's store declaration (toolsets that keep nothing in the store left out)."""
+    """Each registered toolset's store declaration (toolsets that keep nothing in the store, or whose extra is
+    not installed, left out: their stores are listed without a toolset)."""
     kinds = {}
     for name in registry:
-        kind = load_toolset(name, registry).stores
+        try:
+            kind = load_toolset(name, registry).stores
+        except ExtraMissing:
+            continue
         if kind is not None:
             kinds[name] = kind
     return kinds

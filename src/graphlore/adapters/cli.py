@@ -20,31 +20,29 @@ one of their commands runs (``graphlore --help`` lists them).
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
 import traceback
-import typing
 from collections.abc import Callable, Mapping
-from typing import Any, Literal
+from typing import Any
 
-# One BLAS thread: a 10k x 384 matrix-vector product takes ~0.4 ms on one core, while
-# OpenBLAS's thread pool stalls for several ms when the CPU is shared (set before numpy loads).
+# One BLAS thread: a query's matrix-vector product is short on one core, while OpenBLAS's thread pool
+# stalls for milliseconds when the CPU is shared (set before numpy loads).
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import click  # noqa: E402
-from pydantic import BaseModel  # noqa: E402
-from pydantic.fields import FieldInfo  # noqa: E402
 
 from graphlore import __version__  # noqa: E402
 from graphlore.adapters import admin, db  # noqa: E402
+from graphlore.adapters.command import attach  # noqa: E402
+from graphlore.adapters.flags import ToolCommand, command_help, fields_of, request_fields  # noqa: E402
 from graphlore.config import Settings  # noqa: E402
 from graphlore.contract import Response, parse_request  # noqa: E402
 from graphlore.errors import GraphloreError, InternalError, InvalidInput, from_os_error  # noqa: E402
 from graphlore.runtime import Runtime  # noqa: E402
-from graphlore.tools import UNSET, Arg, CallContext, Progress, Toolset, ToolSpec  # noqa: E402
-from graphlore.toolsets import TOOLSETS, load_toolset, select  # noqa: E402
+from graphlore.tools import CallContext, Progress, Toolset, ToolSpec  # noqa: E402
+from graphlore.toolsets import TOOLSETS, ExtraMissing, load_toolset, select  # noqa: E402
 
 #: The CLI's session for tools that keep per-session state: durable, so it outlives each process.
 CLI_CONTEXT = CallContext(session="cli", durable=True)
@@ -137,181 +135,15 @@ class Kit:
         return click.option("--json", "as_json", is_flag=True, help="Print the exact tool output as JSON.")(wrapper)
 
 
-# -- parameters from request fields ---------------------------------------------------------------------
-
-
-def _unwrap(annotation: Any) -> tuple[Any, bool]:
-    """(element type, is a list) of a field's annotation, without ``None`` and ``Annotated``."""
-    if typing.get_origin(annotation) is typing.Annotated:
-        annotation = typing.get_args(annotation)[0]
-    args = [a for a in typing.get_args(annotation) if a is not type(None)]
-    if typing.get_origin(annotation) in (typing.Union, type(int | None)) and len(args) == 1:
-        return _unwrap(args[0])
-    if typing.get_origin(annotation) is list:
-        inner, _ = _unwrap(typing.get_args(annotation)[0])
-        return inner, True
-    return annotation, False
-
-
-def _click_type(element: Any) -> Any:
-    if typing.get_origin(element) is Literal:
-        return click.Choice([str(v) for v in typing.get_args(element)])
-    return {int: click.INT, float: click.FLOAT}.get(element, click.STRING)
-
-
-def _is_json(element: Any, arg: Arg) -> bool:
-    return arg.json or element is dict or typing.get_origin(element) is dict or (
-        isinstance(element, type) and issubclass(element, BaseModel))
-
-
-def _help(field: FieldInfo, arg: Arg) -> str:
-    """The field's description, with its default unless the text already says it."""
-    text = arg.help or field.description or ""
-    default = arg.default if arg.default is not UNSET else (
-        None if field.is_required() else field.get_default(call_default_factory=True))
-    if default in (None, [], ()) or isinstance(default, bool) or "default" in text:
-        return text
-    return f"{text} (default: {default})".strip()
-
-
-def _parameter(name: str, field: FieldInfo, arg: Arg) -> click.Parameter:
-    element, many = _unwrap(field.annotation)
-    wire = field.alias or name
-    json_value = _is_json(element, arg)
-    kind = click.STRING if json_value else _click_type(element)
-    required = field.is_required() and arg.default is UNSET
-    if arg.positional:
-        default = {} if arg.default is UNSET else {"default": arg.default}
-        return click.Argument([wire], nargs=-1 if many else 1, type=kind, required=required, metavar=arg.metavar,
-                              **default)
-    flags = list(arg.flags) or [f"--{wire.replace('_', '-')}"]
-    if arg.short:
-        flags.insert(0, arg.short)
-    if element is bool and not many:
-        if "/" not in flags[-1] and field.default is True:
-            flags[-1] = f"{flags[-1]}/--no-{flags[-1].lstrip('-')}"
-        if "/" in flags[-1]:
-            return click.Option([*flags, wire], is_flag=True, default=None, help=_help(field, arg))
-        return click.Option([*flags, wire], is_flag=True, flag_value=True, default=None, help=_help(field, arg))
-    return click.Option([*flags, wire], type=kind, multiple=many, required=required,
-                        default=None if arg.default is UNSET else arg.default, metavar=arg.metavar,
-                        help=_help(field, arg))
-
-
-def _first_flag(param: click.Parameter) -> str:
-    return max(param.opts, key=len) if isinstance(param, click.Option) else param.name.upper()
-
-
-def _value(param: click.Parameter, arg: Arg, element: Any, raw: Any) -> Any:
-    """A parsed CLI value as the request model expects it (JSON decoded, comma lists split)."""
-    values = list(raw) if isinstance(raw, tuple | list) else None
-    flag = _first_flag(param)
-    if _is_json(element, arg):
-        decoded = []
-        for number, text in enumerate(values if values is not None else [raw], 1):
-            try:
-                decoded.append(json.loads(text))
-            except json.JSONDecodeError as exc:
-                example = f", e.g. {flag} {arg.example}" if arg.example else ""
-                raise InvalidInput(f"{flag} value {number} is not JSON ({exc.msg}): {text!r}. Each {flag} takes one "
-                                   f"JSON value{example}") from exc
-        return decoded if values is not None else decoded[0]
-    if arg.split and values is not None:
-        out = []
-        for text in values:
-            parts = [p.strip() for p in text.split(arg.split)]
-            if not all(parts):
-                raise InvalidInput(f"{flag} {text!r} has an empty name; separate names with "
-                                   f"'{arg.split}': {flag} \"A{arg.split} B\"")
-            out += parts
-        return out
-    return values if values is not None else raw
-
-
-class ToolCommand(click.Command):
-    """A generated command: refuses declared old forms and single-dash long flags before click parses;
-    a command line that does not parse is reported to ``failed`` (with the ``--flag VALUE`` pairs it has)."""
-
-    def __init__(self, *args: Any, refused: Mapping[str, str],
-                 failed: Callable[[Mapping[str, Any], BaseException], None], **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.refused = refused
-        self.failed = failed
-
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        given = list(args)  # click's parser consumes the list it is given
-        try:
-            return self._parse_args(ctx, args)
-        except (GraphloreError, click.UsageError) as exc:
-            self.failed(self._given(given), exc)
-            raise
-
-    def _given(self, args: list[str]) -> dict[str, str]:
-        """The values of ``--flag VALUE`` / ``--flag=VALUE`` in a command line that did not parse, by field."""
-        field_of = {opt: p.name for p in self.params if isinstance(p, click.Option) and not p.is_flag
-                    for opt in p.opts}
-        given: dict[str, str] = {}
-        for i, arg in enumerate(args):
-            flag, eq, value = arg.partition("=")
-            if flag in field_of and (eq or i + 1 < len(args)):
-                given[field_of[flag]] = value if eq else args[i + 1]
-        return given
-
-    def _parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        options = [p for p in self.params if isinstance(p, click.Option)]
-        known = {opt for p in options for opt in (*p.opts, *p.secondary_opts)}
-        takes_value = {opt for p in options if not p.is_flag for opt in p.opts}
-        value_next = False
-        for arg in args:
-            if arg == "--":
-                break
-            if value_next:  # the value of the option before it, even when it starts with a dash
-                value_next = False
-                continue
-            token = arg.split("=", 1)[0]
-            value_next = token in takes_value and "=" not in arg
-            if token in self.refused:
-                raise InvalidInput(f"'{token}' is an old form and is not accepted; {self.refused[token]}")
-            if token.startswith("-") and not token.startswith("--") and len(token) > 2 and token not in known \
-                    and token[:2] not in known and not _is_number(token):
-                # Not a short option with its value attached (-n10): a long option typed with one dash.
-                hint = f"did you mean '-{token}'?" if f"-{token}" in known else \
-                    f"options: {', '.join(sorted(known - {'--help'}))}"
-                single = [p.make_metavar(ctx) for p in self.params if isinstance(p, click.Argument) and p.nargs == 1]
-                if single and f"-{token}" not in known:  # e.g. exec search -entity X: the command unquoted
-                    hint += f"; if '{token}' is part of {' or '.join(single)}, quote {single[0]} as one argument"
-                raise InvalidInput(f"'{token}' is not an option of {ctx.command_path} (long options take two "
-                                   f"dashes); {hint}")
-        return super().parse_args(ctx, args)
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
-
-
 def tool_command(kit: Kit, spec: ToolSpec) -> click.Command:
-    fields = spec.request.model_fields
-    hints = {name: spec.cli.args.get(name, spec.cli.args.get(f.alias or "", Arg())) for name, f in fields.items()}
-    field_params = [_parameter(name, f, hints[name]) for name, f in fields.items()]
-    unknown = set(spec.cli.args) - set(fields) - {f.alias for f in fields.values()}
-    if unknown:
-        raise TypeError(f"{spec.name}: CLI hints for fields the request does not have: {sorted(unknown)}")
+    fields = fields_of(spec)
 
     def failed(arguments: Mapping[str, Any], error: BaseException) -> None:
         kit.report_failure(spec, arguments, error)
 
     def callback(as_json: bool, **values: Any) -> None:
-        request: dict[str, Any] = {}
         try:
-            for param, (name, field) in zip(field_params, fields.items(), strict=True):
-                raw = values.get(field.alias or name)
-                if raw is None or raw == ():
-                    continue
-                request[field.alias or name] = _value(param, hints[name], _unwrap(field.annotation)[0], raw)
+            request = request_fields(fields, values)
         except GraphloreError as exc:
             failed({k: v for k, v in values.items() if v is not None and v != ()}, exc)
             raise
@@ -325,9 +157,9 @@ def tool_command(kit: Kit, spec: ToolSpec) -> click.Command:
             runtime.close()
         click.echo(response.model_dump_json(indent=2, by_alias=True) if as_json else spec.render(response))
 
-    help_text = spec.cli.help or spec.description.split(". ")[0].rstrip(".") + "."
-    params = [*field_params, click.Option(["--json", "as_json"], is_flag=True,
-                                          help="Print the exact tool output as JSON.")]
+    help_text = command_help(spec)
+    params = [*(f.param for f in fields), click.Option(["--json", "as_json"], is_flag=True,
+                                                       help="Print the exact tool output as JSON.")]
     return ToolCommand(spec.command, params=params, callback=callback, help=help_text, short_help=help_text,
                        refused=spec.cli.refused, failed=failed)
 
@@ -347,7 +179,7 @@ class ToolsetGroup(click.Group):
     def _build(self) -> None:
         if self._built:
             return
-        toolset = load_toolset(self.name, {self.name: self.module})
+        toolset = attach(load_toolset(self.name, {self.name: self.module}))
         kit = Kit(toolset, self.make_runtime)
         self.help = self.short_help = toolset.summary
         for spec in toolset.on("cli"):
@@ -365,7 +197,10 @@ class ToolsetGroup(click.Group):
         return super().get_command(ctx, cmd_name)
 
     def get_short_help_str(self, limit: int = 45) -> str:
-        self._build()
+        try:
+            self._build()
+        except ExtraMissing as exc:  # graphlore --help still lists it, and says how to install it
+            return f"(not installed: {exc.install})"
         return super().get_short_help_str(limit)
 
     def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
@@ -433,7 +268,7 @@ def build_cli(
         <toolset>_<tool> (code_find)."""
         from graphlore.adapters.mcp import serve as run_server
 
-        names = chosen(toolset, toolsets)
+        served = installed(chosen(toolset, toolsets), registry, named=bool(toolset or toolsets))
         settings = Settings.load()
         if transport == "http":
             from graphlore.adapters.http import check_bind, http_settings
@@ -441,8 +276,7 @@ def build_cli(
             check_bind(host, settings.auth_token)
             settings = http_settings(settings)  # over HTTP files and folders are always confined
         runtime = Runtime(settings, watch_files=True)
-        run_server([load_toolset(name, registry) for name in names], runtime, transport=transport, host=host,
-                   port=port, read_only=read_only)
+        run_server(served, runtime, transport=transport, host=host, port=port, read_only=read_only)
 
     @root.command("mcp-config")
     @click.option("--client", type=click.Choice(["claude-desktop", "cursor", "vscode", "claude-code"]),
@@ -501,6 +335,22 @@ def build_cli(
         root.add_command(command)
     root.add_command(db.group())
     return root
+
+
+def installed(names: list[str], registry: Mapping[str, str], named: bool) -> list[Toolset]:
+    """The toolsets ``names``: one whose extra is not installed is an error when it was ``named``, and is left
+    out of the default (every toolset) with a note on stderr."""
+    out = []
+    for name in names:
+        try:
+            out.append(load_toolset(name, registry))
+        except ExtraMissing as exc:
+            if named:
+                raise
+            click.echo(f"note: {exc.text}; left out", err=True)
+    if not out:
+        raise InvalidInput(f"no toolset to serve among {', '.join(names)}")
+    return out
 
 
 def _fail(error: GraphloreError) -> int:

@@ -14,7 +14,7 @@
   directory; see :mod:`graphlore.roots`).
 - **Health.** ``GET /healthz`` answers before the token check and the MCP app (a load balancer has no
   token): 200 with the version and the backend's reachability, or 503 with the reason in a few fixed
-  words (:mod:`graphlore.store.health`), as JSON; nothing else is revealed.
+  words (:func:`graphlore.store.factory.health`), as JSON; nothing else is revealed.
 - **Start and failure.** The URL, the toolsets and the store go to stderr when the server listens;
   a port in use or an address that cannot be bound is one error line, not a traceback.
 """
@@ -116,9 +116,9 @@ class HealthCheck:
             return
         import anyio
 
-        from graphlore.store.health import check
+        from graphlore.store import factory
 
-        health = await anyio.to_thread.run_sync(check, self.settings)
+        health = await anyio.to_thread.run_sync(factory.health, self.settings)
         body: dict[str, Any] = {"status": "ok" if health.ok else "unavailable", "version": __version__,
                                 "backend": health.backend, "reachable": health.ok}
         if not health.ok:
@@ -155,18 +155,12 @@ def http_settings(settings: Settings) -> Settings:
     return replace(settings, allowed_roots=str(Path.cwd()))
 
 
-def store_description(settings: Settings) -> str:
-    if settings.database_url:
-        from graphlore.store.postgres.connection import redact
-
-        return f"PostgreSQL {redact(settings.database_url)}"
-    return f"SQLite under {settings.home}"
-
-
 def start_line(toolsets: str, host: str, port: int, settings: Settings, token: bool) -> str:
     """What the server prints once it listens: where, which toolsets and store, auth, allowed roots."""
+    from graphlore.store import factory
+
     shown = f"[{host}]" if ":" in host else host
-    return (f"graphlore serve {toolsets}: http://{shown}:{port}/mcp | store: {store_description(settings)} | "
+    return (f"graphlore serve {toolsets}: http://{shown}:{port}/mcp | store: {factory.describe(settings)} | "
             f"auth: {'bearer token' if token else 'none (loopback only)'} | allowed roots: {settings.allowed_roots}")
 
 

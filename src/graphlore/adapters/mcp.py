@@ -16,7 +16,10 @@ failure is returned as an error result (:func:`error_result`): ``isError``, the 
 The input schema clients see is the request model's JSON schema; the output schema
 is the response model's, with the error object as its other branch (``anyOf``), so a
 client that checks every structured result against the schema (some do, errors
-included) accepts both.
+included) accepts both. The structured content is a dump of the validated response
+model and goes out as it is (the SDK would validate it against the model a second
+time), and over stdio the event loop reads and writes the pipes itself
+(:mod:`graphlore.adapters.stdio`) instead of a worker thread per line.
 
 An ``OSError`` no tool translated becomes an error naming the file and the reason
 (:func:`graphlore.errors.from_os_error`). Any other exception is a bug: it is logged with its traceback on
@@ -53,9 +56,12 @@ import mcp_types as types
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.tools.base import Tool
 from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
+from mcp.server.stdio import stdio_server
 from mcp_types import ToolAnnotations
 
 from graphlore import __version__
+from graphlore.adapters.command import attach
+from graphlore.adapters.stdio import wire
 from graphlore.contract import parse_request
 from graphlore.errors import (
     GraphloreError,
@@ -76,10 +82,15 @@ class _Untouched(ArgModelBase):
 
 
 class _PassRawArguments(FuncMetadata):
-    """Hands the tool the arguments exactly as sent; the request model judges them."""
+    """Hands the tool the arguments exactly as sent (the request model judges them), and the client its
+    result as the tool made it (its structured content is a dump of the response model, never validated
+    again)."""
 
     def validate_arguments(self, arguments_to_validate: dict[str, Any]) -> dict[str, Any]:
         return {"arguments": dict(arguments_to_validate)}
+
+    def convert_result(self, result: Any) -> Any:
+        return result
 
 
 #: The key of our one input request per round (MCP 2026-07-28 sampling).
@@ -237,10 +248,10 @@ def _tool(spec: ToolSpec, name: str, runtime: Runtime) -> Tool:
             error = internal_error(exc, f"tool {name}")
         else:
             structured = response.model_dump(mode="json", by_alias=True)
-            return types.CallToolResult(
-                content=[types.TextContent(type="text", text=text if text is not None else json.dumps(structured))],
-                structured_content=structured,
-            )
+            if text is None:  # the response as JSON text, serialised by pydantic-core (no second Python pass)
+                text = response.model_dump_json(by_alias=True)
+            return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
+                                        structured_content=structured)
         await failed(arguments, ctx, context, error)
         return error_result(error)
 
@@ -266,6 +277,7 @@ def _tool(spec: ToolSpec, name: str, runtime: Runtime) -> Tool:
 def served_names(toolsets: Sequence[Toolset]) -> dict[tuple[str, str], str]:
     """(toolset, tool) -> the tool's name on a server of ``toolsets``: its own name when the server has one
     toolset, ``<toolset>_<tool>`` when it has more (so no two collide, and none depends on the others)."""
+    toolsets = [attach(t) for t in toolsets]
     if len(toolsets) == 1:
         return {(toolsets[0].name, spec.name): spec.name for spec in toolsets[0].tools}
     return {(t.name, spec.name): f"{t.name}_{spec.name}" for t in toolsets for spec in t.tools}
@@ -279,12 +291,12 @@ class Catalog:
         names = [t.name for t in toolsets]
         if not toolsets or len(set(names)) != len(names):
             raise ValueError(f"a server needs distinct toolsets, got {names}")
-        self.toolsets = list(toolsets)
+        self.toolsets = [attach(t) for t in toolsets]  # with the command-string tool a toolset declares
         self.read_only = read_only
-        self.names = served_names(toolsets)
+        self.names = served_names(self.toolsets)
         self.tools: dict[str, ToolSpec] = {}
         self.left_out: dict[str, str] = {}  # served name of a writing tool -> its toolset (read_only)
-        for toolset in toolsets:
+        for toolset in self.toolsets:
             for spec in toolset.on("mcp"):
                 name = self.names[(toolset.name, spec.name)]
                 if read_only and not spec.read_only:
@@ -346,6 +358,16 @@ class ToolsetServer(MCPServer):
         if name not in self.catalog.tools:
             return error_result(self.catalog.unknown(name))
         return await super().call_tool(name, arguments, context)
+
+    async def run_stdio_async(self) -> None:
+        """Serve over stdio, the pipes read and written by the event loop (:mod:`graphlore.adapters.stdio`)."""
+        async with wire() as streams:
+            if streams is None:
+                await super().run_stdio_async()
+                return
+            async with stdio_server(*streams) as (read_stream, write_stream):
+                await self._lowlevel_server.run(read_stream, write_stream,
+                                                self._lowlevel_server.create_initialization_options())
 
 
 def build_server(toolsets: Toolset | Sequence[Toolset], runtime: Runtime, read_only: bool = False) -> MCPServer:

@@ -5,15 +5,10 @@ Nothing here reads a store or a model; toolsets pass in what the store returned
 every function is tested on plain data. Ties are broken by id everywhere, so a
 result never depends on the order in which equal-scored hits arrived.
 
-Defaults measured with ``bench/retrieval_scifact.py`` on
-SciFact train (809 queries; all-MiniLM-L6-v2 int8, one vector per passage window
-with a document scored by its best passage; BM25 (FTS5 formula) with the title weighted 3),
-nDCG@10: BM25 0.709, vector 0.675, RRF (k=60) 0.720, min-max convex (0.5) 0.740,
-z-score (0.5) 0.741, ``anchored`` (0.3, 0.7) 0.747. ``anchored`` keyword weights
-0.25-0.3 were best on every random half of the queries (the other half then
-scored 0.717-0.774: per-query spread is wide), and beat z-score by 0.006 (paired
-bootstrap 95% CI 0.002-0.010). The anchored weight relates BM25 to the cosine
-scale of the embedder: re-measure it when the embedder changes.
+The defaults (``anchored`` fusion and its weights, the title weight, the candidate
+depth) were chosen on SciFact train with ``bench/retrieval_scifact.py``; the figures
+are in bench/README.md. The anchored weight relates BM25 to the cosine scale of the
+embedder: re-measure it when the embedder changes.
 """
 
 from __future__ import annotations
@@ -28,11 +23,11 @@ from graphlore.store.base import Hit
 #: ``k`` of reciprocal rank fusion (Cormack et al. 2009); 60 is the published default.
 RRF_K = 60
 
-#: The default fusion (see the module docstring for what it was measured against).
+#: The default fusion (bench/README.md: what it was measured against).
 DEFAULT_METHOD = "anchored"
 
-#: (keyword, vector) weights used when ``fuse`` gets none, per method. Only ``anchored`` was tuned
-#: (0.2-0.35 all beat the other methods on SciFact train); the others keep their usual neutral settings.
+#: (keyword, vector) weights used when ``fuse`` gets none, per method. Only ``anchored`` was tuned; the
+#: others keep their usual neutral settings.
 METHOD_WEIGHTS: dict[str, tuple[float, float]] = {
     "anchored": (0.3, 0.7),
     "convex": (0.5, 0.5),
@@ -41,10 +36,10 @@ METHOD_WEIGHTS: dict[str, tuple[float, float]] = {
 }
 
 #: BM25 column weights (name, text) for the store's ``keyword_search`` when ``name`` is a title: a match in
-#: a title says more than one in a body. 2-5 measured alike on SciFact train (+0.004-0.008); 1 was worse.
+#: a title says more than one in a body.
 TITLE_FIELD_WEIGHTS = (3.0, 1.0)
 
-#: Hits to ask each side for before fusing; deeper lists changed little (SciFact: 100 vs 500, +0.001).
+#: Hits to ask each side for before fusing (deeper lists changed little).
 CANDIDATES = 100
 
 Scores = Mapping[str, float]

@@ -29,9 +29,21 @@ Filters (``where``)
 
 Ordering
     ``get_nodes`` / ``get_edges`` answer in the order of the ids asked for (unknown
-    ids left out). ``iter_nodes`` and listings without an order go in insertion
-    order. Rankings are best first, ties in insertion order. ``select_edges`` is
-    newest first (date descending, undated last, then the latest written first).
+    ids left out). ``iter_nodes``, ``iter_edges`` and listings without an order go in
+    insertion order. Rankings are best first, ties in insertion order. ``select_edges``
+    is newest first (date descending, undated last, then the latest written first);
+    ``rank_edges`` breaks ties in that order.
+
+Metadata
+    Each namespace keeps JSON values by key (the embedder, an index's bookkeeping,
+    per-file records). ``get_meta_many`` reads any number of keys and ``meta_items`` every
+    key under a prefix in one statement; ``set_meta_many`` writes several in one
+    transaction. Setting a key to None deletes it (reading a missing key gives None).
+
+Streaming
+    ``iter_nodes`` and ``iter_edges`` read :data:`READ_BATCH` rows at a time and never
+    hold a namespace in memory; ``bulk_load()`` tells the backend that a large load
+    follows (``graphlore migrate``), so it may defer index maintenance to the end.
 
 Transactions and processes
     Every write method is one transaction. :meth:`Store.atomic` groups several
@@ -53,24 +65,32 @@ Last write
 Errors
     No driver exception escapes a store: a busy store is :class:`StoreBusy`, an
     unreachable or unwritable one :class:`StoreUnavailable`, a damaged one
-    :class:`IndexCorrupted` (its message ends with the repair hint the opener gave).
+    :class:`IndexCorrupted` (its message ends with the repair hint the opener gave), a
+    value the database cannot hold (a number past 64-bit integers, a NUL character on
+    PostgreSQL) :class:`InvalidInput`. A ``limit`` or ``offset`` past the database's integers
+    is read as the largest one (:func:`page_bound`): a page past the end is empty.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 
 from graphlore.errors import InvalidInput
 
+T = TypeVar("T")
 #: ``where`` filters: see the module docstring.
 Where = Mapping[str, Any]
 #: The metadata key where a store records its last write (see "Last write" above); the store sets it.
 WRITTEN_AT = "written_at"
+#: Rows per read of ``iter_nodes`` / ``iter_edges``.
+READ_BATCH = 1000
+#: The integers a filter value may be (both backends store 64-bit integers).
+INT_RANGE = (-(2**63), 2**63 - 1)
 
 
 @dataclass
@@ -122,6 +142,19 @@ class EdgeSelection:
     last_date: str | None = None
 
 
+def paged(read_page: Callable[[Any], list[tuple[Any, T]]]) -> Iterator[T]:
+    """A listing read :data:`READ_BATCH` rows at a time: ``read_page(after)`` returns up to that many
+    ``(key, item)`` pairs in key order past ``after`` (0 first), each page its own statement, so nothing
+    holds a transaction or a whole namespace between pages."""
+    after: Any = 0
+    while True:
+        page = read_page(after)
+        yield from (item for _, item in page)
+        if len(page) < READ_BATCH:
+            return
+        after = page[-1][0]
+
+
 def newest_first(rows: list[tuple], limit: int | None) -> tuple[list[tuple], str | None, str | None]:
     """Order ``(write order, date, ...)`` rows of a selection as :class:`EdgeSelection` lists them (newest
     first, undated last, equal dates latest written first) and cut them at ``limit``; also the first and
@@ -130,6 +163,54 @@ def newest_first(rows: list[tuple], limit: int | None) -> tuple[list[tuple], str
     rows.sort(key=lambda r: (r[1] is not None, r[1] or "", r[0]), reverse=True)
     kept = rows if limit is None else rows[: max(0, int(limit))]
     return kept, (min(dated) if dated else None), (max(dated) if dated else None)
+
+
+@dataclass(frozen=True)
+class EdgeHit:
+    """One ranked edge of :meth:`Store.rank_edges`."""
+
+    id: str
+    #: the fused score (see :func:`fused_edge_scores`): higher is better
+    score: float
+    #: the cosine of the edge's vector to the query vector (None: no query vector, or the edge has none)
+    cosine: float | None
+    #: BM25 of the query text over the edge's text, the selection being the collection (0: no term matched)
+    keyword: float
+
+
+@dataclass
+class EdgeRanking:
+    """A selection of edges ranked by a query: how many it holds, and its best ``limit``."""
+
+    total: int
+    hits: list[EdgeHit]
+
+
+def check_edge_ranking(text: str | None, vector: np.ndarray | None, weights: tuple[float, float]
+                       ) -> np.ndarray | None:
+    """The arguments of :meth:`Store.rank_edges` checked; the query vector as float32 (None: none)."""
+    if text is None and vector is None:
+        raise InvalidInput("rank_edges needs a query text, a query vector or both")
+    if len(weights) != 2 or any(not np.isfinite(w) or w < 0 for w in weights):
+        raise InvalidInput(f"weights must be two numbers >= 0 (keyword, vector), got {tuple(weights)}")
+    return None if vector is None else np.asarray(vector, dtype=np.float32).reshape(-1)
+
+
+def fused_edge_scores(keyword: np.ndarray | None, cosine: np.ndarray | None, weights: tuple[float, float],
+                      n: int) -> np.ndarray:
+    """The score :meth:`Store.rank_edges` ranks by, for ``n`` edges: ``weights[0] * bm25 / best bm25 +
+    weights[1] * cosine``, where the BM25 side counts only with a query text (0 where no term matched,
+    all 0 when none did) and the cosine side only with a query vector (an edge without a vector: -1).
+    It is :func:`graphlore.search.fusion.anchored` over one selection, with missing vectors lowest. Every
+    backend computes this formula."""
+    scores = np.zeros(n, dtype=np.float64)
+    if keyword is not None and weights[0]:
+        best = float(keyword.max()) if n else 0.0
+        if best > 0:
+            scores += weights[0] * keyword / best
+    if cosine is not None and weights[1]:
+        scores += weights[1] * np.where(np.isnan(cosine), -1.0, cosine)
+    return scores
 
 
 @dataclass
@@ -178,6 +259,8 @@ def check_where(where: Where | None) -> list[tuple[str, list[Any]]]:
                     f"filter {key!r}: {type(value).__name__} is not a filter value; use None, a boolean, "
                     "a number, a string, or a list of those"
                 )
+            if isinstance(value, int) and not isinstance(value, bool) and not INT_RANGE[0] <= value <= INT_RANGE[1]:
+                raise InvalidInput(f"filter {key!r}: an integer outside what a store holds (-2**63 .. 2**63-1)")
         out.append((key, values))
     return out
 
@@ -198,19 +281,37 @@ class Store(Protocol):
         runs its keyword and vector sides at once."""
         ...
 
-    # namespace metadata (embedder name and dimension, index bookkeeping): JSON values
+    # namespace metadata (embedder name and dimension, index bookkeeping): JSON values; None deletes a key
     def get_meta(self, key: str) -> Any: ...
     def set_meta(self, key: str, value: Any) -> None: ...
+    def get_meta_many(self, keys: Sequence[str]) -> dict[str, Any]:
+        """The values of those of ``keys`` that are set, read in one statement (any number of keys)."""
+        ...
+    def set_meta_many(self, values: Mapping[str, Any]) -> None:
+        """Set every value (None deletes the key), in one transaction."""
+        ...
+    def meta_items(self, prefix: str = "") -> dict[str, Any]:
+        """Every key starting with ``prefix`` and its value, in key order, read in one statement."""
+        ...
     def last_write(self) -> float | None:
         """When the latest transaction that changed a row committed (epoch seconds), or None when no write
         was recorded (see "Last write" in the module docstring)."""
+        ...
+    def bulk_load(self) -> AbstractContextManager[None]:
+        """A large load follows (``graphlore migrate``): the backend may defer index maintenance until the
+        block ends. Searches meanwhile still answer right (PostgreSQL scans exactly). A block that fails
+        (Ctrl-C included) leaves the deferred work undone; its caller drops the half-loaded namespace."""
         ...
 
     # nodes
     def upsert_nodes(self, nodes: Sequence[Node]) -> None: ...
     def delete_nodes(self, ids: Sequence[str]) -> int: ...
     def get_nodes(self, ids: Sequence[str], *, with_vectors: bool = False) -> list[Node]: ...
-    def iter_nodes(self, kind: str | None = None, where: Where | None = None) -> Iterator[Node]: ...
+    def iter_nodes(self, kind: str | None = None, where: Where | None = None, *, with_vectors: bool = False
+                   ) -> Iterator[Node]:
+        """The nodes (of ``kind``, passing ``where``) in insertion order, :data:`READ_BATCH` at a time; their
+        vectors too when ``with_vectors``."""
+        ...
     def count_nodes(self, kind: str | None = None, where: Where | None = None) -> int: ...
     def node_hashes(self, kind: str | None = None) -> dict[str, str]: ...
     def node_vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]: ...
@@ -233,6 +334,14 @@ class Store(Protocol):
     def set_node_keys(self, keys: Mapping[str, Sequence[str]]) -> None: ...
     def add_node_keys(self, keys: Mapping[str, Sequence[str]]) -> None: ...
     def nodes_by_keys(self, keys: Sequence[str], *, kind: str | None = None) -> dict[str, list[str]]: ...
+    def node_keys(self, ids: Sequence[str]) -> dict[str, list[str]]:
+        """The lookup keys of each of ``ids`` that has any, sorted."""
+        ...
+    def prop_counts(self, kind: str, prop: str) -> dict[Any, int]:
+        """How many nodes of ``kind`` hold each value of ``prop``, as ``where`` matches them: a scalar as it
+        is, an array by each scalar element, a missing prop or JSON null as None (objects are not counted).
+        What a filter on ``prop`` can select, without reading the nodes."""
+        ...
 
     # ranking over the filtered set
     def keyword_search(
@@ -256,6 +365,21 @@ class Store(Protocol):
         date_from: str | None = None, date_to: str | None = None, limit: int | None = None,
         with_vectors: bool = False,
     ) -> EdgeSelection: ...
+    def rank_edges(
+        self, node_ids: Sequence[str], *, mode: str = "around", type: str | None = None,
+        date_from: str | None = None, date_to: str | None = None, text: str | None = None,
+        vector: np.ndarray | None = None, weights: tuple[float, float] = (0.3, 0.7), limit: int = 10,
+    ) -> EdgeRanking:
+        """The edges ``select_edges`` would select (the same arguments), ranked by a query: ``text`` by BM25
+        over each edge's text (the store's tokens and formula, with the selection as the collection:
+        document count, lengths and document frequencies are the selection's), ``vector`` by the cosine to
+        each edge's vector, fused as :func:`fused_edge_scores` says with ``weights`` (keyword, vector).
+        Every selected edge is scored before the cut; ties stay newest first. ``total`` counts the
+        selection. A query vector whose dimension the edges' vectors do not have is InvalidInput."""
+        ...
+    def iter_edges(self, type: str | None = None) -> Iterator[Edge]:
+        """Every edge (of ``type``) in the order written, vectors included, :data:`READ_BATCH` at a time."""
+        ...
     def edges_of(
         self, node_ids: Sequence[str], *, direction: str = "out", types: Sequence[str] | None = None,
         limit: int | None = None, offset: int = 0,
@@ -270,5 +394,8 @@ class Store(Protocol):
     def count_edges(self, type: str | None = None) -> int: ...
     def neighbour_counts(self, node_id: str, *, type: str | None = None, limit: int = 10) -> list[tuple[str, int]]: ...
     def most_connected(
-        self, kind: str, *, type: str | None = None, limit: int = 50, offset: int = 0,
-    ) -> list[tuple[str, int]]: ...
+        self, kind: str, *, type: str | None = None, limit: int = 50, offset: int = 0, where: Where | None = None,
+    ) -> list[tuple[str, int]]:
+        """Nodes of ``kind`` passing ``where`` with their count of edges (of ``type``; either direction),
+        most first, ties by id."""
+        ...

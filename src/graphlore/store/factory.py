@@ -6,9 +6,12 @@ one SQLite file, ``{home}/{namespace}/store.db`` (earlier versions named it
 ``index.db`` or ``graph.db``; an existing file of that name is used as it is).
 A ``postgresql://`` URL selects the PostgreSQL backend for every namespace.
 
-Stores remember which embedder made their vectors (:func:`record_embedder`);
+Stores remember which embedder made their vectors (:func:`record_embedder`: its
+name and dimension, never the embedder itself, since the store never embeds);
 :func:`check_embedder` refuses to mix vectors of two embedders and says how to
-repair.
+repair. :func:`describe` and :func:`health` tell people (``graphlore serve``'s
+start line, ``/healthz``) which backend is configured and whether it can be used,
+so no adapter reaches into a backend.
 """
 
 from __future__ import annotations
@@ -16,13 +19,13 @@ from __future__ import annotations
 import fcntl
 import os
 import re
+import sys
 import threading
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit, urlunsplit
+from typing import Any
 
 from graphlore.config import Settings
 from graphlore.errors import (
@@ -33,10 +36,9 @@ from graphlore.errors import (
     NotFound,
     StoreUnavailable,
 )
+from graphlore.store import health as _health
 from graphlore.store.base import Store
-
-if TYPE_CHECKING:  # the store never embeds; it only reads an embedder's name and dimension
-    from graphlore.embedding import Embedder
+from graphlore.store.url import redact
 
 STORE_FILE = "store.db"
 #: File names of earlier versions, still opened where they exist.
@@ -65,18 +67,6 @@ def backend(settings: Settings) -> str:
     raise ConfigError(f"database_url must be empty (embedded SQLite) or a postgresql:// URL, got "
                       f"{redact(url)[:40]!r}")
 
-
-
-def redact(url: str) -> str:
-    """The URL without its password, for people and logs."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.hostname or ""
-    if parts.port:
-        host = f"{host}:{parts.port}"
-    user = f"{parts.username}@" if parts.username else ""
-    return urlunsplit((parts.scheme, user + host, parts.path, parts.query, parts.fragment))
 
 
 def backend_location(settings: Settings) -> str:
@@ -289,17 +279,18 @@ def namespace_lock(settings: Settings, namespace: str, key: str) -> Iterator[Non
 
 
 def check_embedder(
-    store: Store, embedder: Embedder, *, what: str, repair: str, extra: Mapping[str, Any] | None = None
+    stored: Mapping[str, Any] | None, name: str, dim: int | None, *, what: str, repair: str,
+    extra: Mapping[str, Any] | None = None,
 ) -> None:
-    """Refuse a store whose vectors another embedder (or another passage layout, ``extra``) made.
-    ``what`` names the store for people ("the index of /path", "graph 'default'")."""
-    stored = store.get_meta(EMBEDDER_META)
+    """Refuse a store whose vectors another embedder (or another passage layout, ``extra``) made: ``stored``
+    is the store's :data:`EMBEDDER_META` value (None: nothing embedded yet), ``name`` and ``dim`` the
+    configured embedder's. ``what`` names the store for people ("the index of /path", "graph 'default'")."""
     if stored is None:
         return
-    if stored.get("name") != embedder.name or (embedder.dim and stored.get("dim") != embedder.dim):
+    if stored.get("name") != name or (dim and stored.get("dim") != dim):
         raise EmbedderMismatch(
             f"{what} was built with embedder {stored.get('name')} ({stored.get('dim')} dims) but the "
-            f"configured embedder is {embedder.name}; {repair}"
+            f"configured embedder is {name}; {repair}"
         )
     for key, value in (extra or {}).items():
         if stored.get(key) != value:
@@ -309,5 +300,32 @@ def check_embedder(
             )
 
 
-def record_embedder(store: Store, embedder: Embedder, extra: Mapping[str, Any] | None = None) -> None:
-    store.set_meta(EMBEDDER_META, {"name": embedder.name, "dim": embedder.dim, **(extra or {})})
+def embedder_record(name: str, dim: int | None, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """What a store keeps under :data:`EMBEDDER_META`."""
+    return {"name": name, "dim": dim, **(extra or {})}
+
+
+def record_embedder(store: Store, name: str, dim: int | None, extra: Mapping[str, Any] | None = None) -> None:
+    store.set_meta(EMBEDDER_META, embedder_record(name, dim, extra))
+
+
+def describe(settings: Settings) -> str:
+    """The configured backend for people: ``PostgreSQL <url without password>`` or ``SQLite under <home>``."""
+    if backend(settings) == "postgres":
+        return f"PostgreSQL {redact(settings.database_url)}"
+    return f"SQLite under {settings.home}"
+
+
+def health(settings: Settings) -> _health.Health:
+    """Whether the configured backend can be used right now, in a few fixed words (never raises;
+    :mod:`graphlore.store.health`)."""
+    return _health.check(settings)
+
+
+def close_backend(settings: Settings) -> None:
+    """Close this process's connection pool to the configured database (the runtime does it when it closes;
+    a later use opens a new one). Nothing to close for SQLite, whose stores hold their own file."""
+    if backend(settings) == "postgres" and "graphlore.store.postgres.connection" in sys.modules:
+        from graphlore.store.postgres import connection
+
+        connection.close(settings.database_url)

@@ -24,7 +24,7 @@ logger = logging.getLogger("graphlore")
 
 #: Words in a PostgreSQL failure -> the reason shown (first match wins).
 REASONS = (
-    ("psycopg is not installed", "the PostgreSQL driver is not installed (graphlore[postgres])"),
+    ("drivers are not installed", "the PostgreSQL driver is not installed (graphlore[postgres])"),
     ("connection refused", "connection refused"),
     ("timeout", "connection timed out"),
     ("timed out", "connection timed out"),

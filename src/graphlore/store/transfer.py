@@ -2,8 +2,8 @@
 
 ``graphlore migrate --from sqlite --to postgresql://...`` calls :func:`copy_namespaces`.
 Each namespace found under the data folder (a ``store.db``, or an older
-``index.db`` / ``graph.db``) is read through the SQLite store and written through
-the target's :class:`~graphlore.store.base.Store` protocol: nodes in insertion
+``index.db`` / ``graph.db``) is read and written through the
+:class:`~graphlore.store.base.Store` protocol alone (its listings, and a bulk load on the target): nodes in insertion
 order with their passage vectors, lookup keys, edges in the order they were
 written (so "latest written first" holds after the copy), and every metadata
 value (the embedder's name and dimension among them, so the copy is checked like
@@ -15,10 +15,9 @@ the target is refused, replaced or skipped, as the caller says (``--replace``,
 
 from __future__ import annotations
 
-import json
 import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import nullcontext, suppress
+from collections.abc import Callable, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, replace
 
 from graphlore.config import Settings
@@ -45,36 +44,41 @@ class Copied:
     seconds: float
 
 
-def _chunks(items: Sequence, size: int = BATCH) -> Iterator[Sequence]:
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
-
-
 def copy_namespace(source: Store, target: Store) -> tuple[int, int, int, int, int]:
-    """Copy one namespace (``source`` a SQLite store); counts of nodes, passages, keys, edges, meta values."""
-    conn = source._conn  # the listings the protocol has no method for (all keys, edges by write order, meta)
-    ids = [r[0] for r in conn.execute("SELECT id FROM nodes ORDER BY rowid")]
-    passages = 0
-    for chunk in _chunks(ids):
-        nodes = source.get_nodes(list(chunk), with_vectors=True)
-        passages += sum(len(n.vectors) for n in nodes if n.vectors is not None)
-        target.upsert_nodes(nodes)
-    keys: dict[str, list[str]] = {}
-    for key, node_id in conn.execute(
-            "SELECT k.key, n.id FROM node_keys k JOIN nodes n ON n.rowid = k.node_rowid ORDER BY n.rowid, k.key"):
-        keys.setdefault(node_id, []).append(key)
-    for chunk in _chunks(list(keys)):
-        target.add_node_keys({node_id: keys[node_id] for node_id in chunk})
-    edge_ids = [r[0] for r in conn.execute("SELECT id FROM edges ORDER BY rowid")]
-    for chunk in _chunks(edge_ids):
-        target.upsert_edges(source.get_edges(list(chunk)))
-    meta = conn.execute("SELECT key, value FROM meta ORDER BY key").fetchall()
-    with target.atomic():  # the metadata last, in one transaction that also ends the copy
-        target.set_meta(INCOMPLETE, None)
-        for key, value in meta:
-            if key not in ("namespace", WRITTEN_AT):  # the copy records its own last write
-                target.set_meta(key, json.loads(value))
-    return len(ids), passages, sum(len(v) for v in keys.values()), len(edge_ids), len(meta)
+    """Copy one namespace through the protocol's listings (nodes with their vectors and keys, edges in the
+    order written, every metadata value); counts of nodes, passages, keys, edges, meta values."""
+    nodes = passages = keys = edges = 0
+    batch: list = []
+
+    def flush_nodes() -> None:
+        nonlocal keys
+        target.upsert_nodes(batch)
+        found = source.node_keys([n.id for n in batch])
+        if found:
+            target.add_node_keys(found)
+        keys += sum(len(v) for v in found.values())
+        batch.clear()
+
+    for node in source.iter_nodes(with_vectors=True):
+        batch.append(node)
+        nodes += 1
+        passages += len(node.vectors) if node.vectors is not None else 0
+        if len(batch) >= BATCH:
+            flush_nodes()
+    flush_nodes()
+    written: list = []
+    for edge in source.iter_edges():
+        written.append(edge)
+        edges += 1
+        if len(written) >= BATCH:
+            target.upsert_edges(written)
+            written = []
+    target.upsert_edges(written)
+    meta = source.meta_items()
+    copied = {key: value for key, value in meta.items() if key not in ("namespace", WRITTEN_AT)}
+    # the metadata last, in one transaction that also ends the copy (the copy records its own last write)
+    target.set_meta_many({**copied, INCOMPLETE: None})
+    return nodes, passages, keys, edges, len(meta)
 
 
 def _complete(target_settings: Settings, namespace: str) -> bool:
@@ -124,10 +128,9 @@ def copy_namespaces(
             factory.drop_store(target_settings, namespace)
         source = factory.open_store(source_settings, namespace)
         target = factory.open_store(target_settings, namespace, create=True)
-        bulk = getattr(target, "deferred_index", None)  # PostgreSQL: build the vector index once, at the end
         try:
             target.set_meta(INCOMPLETE, True)
-            with bulk() if bulk is not None else nullcontext():
+            with target.bulk_load():  # PostgreSQL: the vector index is built once, at the end
                 counts = copy_namespace(source, target)
         except BaseException:
             target.close()

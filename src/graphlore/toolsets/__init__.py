@@ -21,12 +21,35 @@ TOOLSETS: dict[str, str] = {
     "skills": "graphlore.toolsets.skills",
 }
 
+#: toolset name -> (the extra of pyproject.toml it needs, the top-level modules that extra installs)
+EXTRAS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "code": ("code", ("tree_sitter", "tree_sitter_java", "tree_sitter_python", "tree_sitter_typescript",
+                      "tree_sitter_javascript", "tree_sitter_go", "tree_sitter_c_sharp", "tree_sitter_kotlin",
+                      "proto_schema_parser", "antlr4", "yaml")),
+}
+
+
+class ExtraMissing(ConfigError):
+    """A toolset whose optional dependencies are not installed: :attr:`install` says how to add them."""
+
+    def __init__(self, toolset: str, extra: str, module: str) -> None:
+        self.install = f"pip install 'graphlore[{extra}]'"
+        super().__init__(f"the {toolset} toolset needs the '{extra}' extra, which is not installed (no module "
+                         f"{module!r}): {self.install}")
+
 
 def load_toolset(name: str, registry: Mapping[str, str] | None = None) -> Toolset:
+    """The toolset's declaration; :class:`ExtraMissing` when it needs an extra that is not installed."""
     registry = TOOLSETS if registry is None else registry
     if name not in registry:
         raise ConfigError(f"no toolset {name!r}; toolsets: {', '.join(sorted(registry))}")
-    toolset = importlib.import_module(registry[name]).TOOLSET
+    try:
+        toolset = importlib.import_module(registry[name]).TOOLSET
+    except ModuleNotFoundError as exc:
+        extra, modules = EXTRAS.get(name, ("", ()))
+        if (exc.name or "").split(".")[0] not in modules:
+            raise
+        raise ExtraMissing(name, extra, exc.name or "") from exc
     if toolset.name != name:
         raise ConfigError(f"{registry[name]}.TOOLSET is named {toolset.name!r}, registered as {name!r}")
     return toolset

@@ -1,10 +1,13 @@
 """An index of one folder on disk, kept fresh: the part every folder-backed toolset (items, code) shares.
 
 - **Where it lives**: namespace ``{toolset}/{sha256(real path)[:12]}``, opened through the runtime.
+- **The store handle** is a :class:`~graphlore.toolsets.handle.Namespace`: a warm call opens the store
+  with one identity check and reads its bookkeeping (``last_indexed``, the embedder and what the
+  subclass lists in :attr:`FolderIndex.meta_keys`) in one statement (:meth:`FolderIndex.meta`).
 - **Is it fresh?** The store's metadata keeps every indexed file's mtime (``files``) and the time of the
   last update (``last_indexed``). A long-running process (the MCP server) holds an inotify
   :class:`~graphlore.watch.ChangeFeed` per index (a toolset's index of one folder) and compares
-  mtimes only after a change; one-shot processes compare them on every call.
+  mtimes only after a change (reading ``files`` only then); one-shot processes compare them on every call.
 - **One update at a time**: a thread lock per index in this process, and a namespace lock (``index``)
   across processes. A call that finds another update running waits for it, then checks again, and
   usually finds nothing left to do.
@@ -29,16 +32,19 @@ import hashlib
 import os
 import stat
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from graphlore.errors import NotFound
 from graphlore.runtime import Runtime
-from graphlore.store import Store, check_embedder, store_location, store_size
+from graphlore.store import Store
 from graphlore.tools import PROJECT_PATH, Progress, StoreKind
+from graphlore.toolsets.handle import Namespace
 from graphlore.watch import ChangeFeed
 
 INDEX_LOCK = "index"
@@ -160,11 +166,17 @@ class FolderIndex:
     skip: frozenset[str] = frozenset()
     #: recorded with the embedder; a different value means the index must be rebuilt
     layout: int = 1
+    #: the metadata every call reads (besides the embedder), in one statement
+    meta_keys: tuple[str, ...] = ("last_indexed",)
 
     def __init__(self, runtime: Runtime, root: Path) -> None:
         self.runtime = runtime
         self.root = runtime.confine(root, "folder")  # also for toolsets that resolve the path themselves
         self.namespace = folder_namespace(self.toolset, root)
+        self.handle = Namespace(runtime, self.namespace, what=f"the index of {self.root}", meta_keys=self.meta_keys,
+                                repair=self.repair_hint())
+        #: this call brought the index up to date (:meth:`sync` ran an update that changed it)
+        self.refreshed = False
 
     # -- what a subclass provides -------------------------------------------------------------------
 
@@ -185,27 +197,40 @@ class FolderIndex:
     @property
     def location(self) -> str:
         """The index's folder (embedded store), or the database URL and namespace (PostgreSQL)."""
-        location = store_location(self.runtime.settings, self.namespace)
-        return location if self.runtime.settings.database_url else str(Path(location).parent)
+        location = self.handle.location
+        return location if self.handle.postgres else str(Path(location).parent)
 
     def exists(self) -> bool:
-        return self.runtime.store_exists(self.namespace)
+        return self.handle.exists()
+
+    def open(self) -> Store | None:
+        """The store, or None when there is no index yet (nothing is made)."""
+        return self.handle.open()
 
     def store(self, create: bool = False) -> Store:
-        return self.runtime.open_store(self.namespace, create=create, repair=self.repair_hint())
+        store = self.handle.open(create=create)
+        if store is None:
+            raise NotFound(f"{self.handle.what} does not exist yet; {self.repair_hint()}")
+        return store
 
     def size_bytes(self) -> int:
-        return store_size(self.runtime.settings, self.namespace)
+        return self.handle.size_bytes()
+
+    def meta(self, store: Store) -> Mapping[str, Any]:
+        """The index's bookkeeping (:attr:`meta_keys` and the embedder), read once per call."""
+        return self.handle.meta(store)
 
     def check_embedder(self, store: Store) -> None:
-        check_embedder(store, self.runtime.embedder, what=f"the index of {self.root}",
-                       repair=f"re-index: {self.repair_hint()}", extra={"layout": self.layout})
+        self.handle.check_embedder(store, repair=f"re-index: {self.repair_hint()}", extra={"layout": self.layout})
+
+    def record_embedder(self, store: Store) -> None:
+        self.handle.record_embedder(store, {"layout": self.layout})
 
     # -- freshness -----------------------------------------------------------------------------------
 
     def stale_files(self, store: Store) -> list[str]:
         """Relative paths added, changed (mtime) or removed since the last update."""
-        indexed: dict[str, float] = store.get_meta("files") or {}
+        indexed: dict[str, float] = self.handle.value(store, "files") or {}
         current = self.list_files()
         changed = [p for p, m in current.items() if indexed.get(p) != m]
         removed = [p for p in indexed if p not in current]
@@ -213,16 +238,16 @@ class FolderIndex:
 
     def _ready(self) -> Store | None:
         """The store when it holds a finished index (None when missing or a first build never finished)."""
-        if not self.exists():
-            return None
-        store = self.store()
-        return store if store.get_meta("last_indexed") is not None else None
+        store = self.open()
+        return store if store is not None and self.meta(store).get("last_indexed") is not None else None
 
     def ensure_fresh(self, progress: Progress | None = None) -> Store:
         """Build a missing index, update a stale one (reporting ``progress``), check the embedder; return
         the store."""
         watches = self.runtime.state(FolderWatches)
         feed = watches.feed(self.namespace, self.root, self.skip) if self.runtime.watch_files else None
+        if feed is None:
+            self.handle.want("files")  # every call compares the files' mtimes: read them with the rest
         if feed is not None and not feed.changed():
             store = self._ready()
             if store is not None:
@@ -232,20 +257,27 @@ class FolderIndex:
             store = self._ready()
             if store is None or self.stale_files(store):
                 self.sync(progress=progress)
+                store = self.store()
             else:
                 self.check_embedder(store)
         except BaseException:
             if feed is not None:
                 feed.invalidate()  # the changes it reported are not in the index yet
             raise
-        return self.store()
+        return store
 
     def sync(self, force: bool = False, progress: Progress | None = None) -> object:
         """Run :meth:`update` with this folder's update locks held (this process and others)."""
         with self.runtime.state(FolderWatches).lock(self.namespace), self.runtime.lock(self.namespace, INDEX_LOCK):
             if force:
-                self.runtime.drop_store(self.namespace)  # also what repairs a damaged file
-            return self.update(self.store(create=True), force, progress)
+                self.handle.drop()  # also what repairs a damaged file
+            self.handle.reread()  # read under the locks: another process may have updated it meanwhile
+            try:
+                result = self.update(self.store(create=True), force, progress)
+            finally:
+                self.handle.reread()
+        self.refreshed = self.refreshed or getattr(result, "status", None) != "unchanged"
+        return result
 
     # -- embedding -----------------------------------------------------------------------------------
 

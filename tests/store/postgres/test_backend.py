@@ -257,7 +257,7 @@ def many(settings):
 def plan(store, query, kind, where, exact):
     from graphlore.store.postgres import sql
 
-    statement, params = sql.vector_sql(store._s, kind, where, connection.Vec(query), 20, exact)
+    statement, params = sql.vector_sql(store._s, kind, where, query, 20, exact)
     with store._connection() as conn, conn.transaction():
         conn.execute("SET LOCAL enable_seqscan = off")  # 3,000 rows: the planner would rather sort them all
         return "\n".join(r[0] for r in conn.execute("EXPLAIN " + statement, params))
@@ -425,16 +425,64 @@ def test_a_bulk_load_builds_the_vector_index_once_at_the_end(settings):
         with store._connection() as conn:
             return conn.execute("SELECT to_regclass(%s) IS NOT NULL", (f"{store._s}.passages_hnsw",)).fetchone()[0]
 
-    with store.deferred_index():
+    with store.bulk_load():
         store.upsert_nodes([Node(f"n{i:03d}", "doc", vectors=vectors[i]) for i in range(200)])
         assert not has_index()
         assert store.vector_search(vectors[7], limit=1)[0].id == "n007"  # exact meanwhile
         store.upsert_nodes([Node(f"n{i:03d}", "doc", vectors=vectors[i]) for i in range(200, 400)])
     assert has_index() and store.vector_search(vectors[300], limit=1)[0].id == "n300"
-    with store.deferred_index():
+    with store.bulk_load():
         assert not has_index()
     assert has_index()
-    with pytest.raises(KeyboardInterrupt), store.deferred_index():  # a failed load builds nothing
+    with pytest.raises(KeyboardInterrupt), store.bulk_load():  # a failed load builds nothing
         store.upsert_nodes([Node("n400", "doc", vectors=vectors[0])])
         raise KeyboardInterrupt
     assert not has_index() and store.vector_search(vectors[300], limit=1)[0].id == "n300"
+
+
+def test_edge_vectors_of_the_previous_version_become_vectors_with_their_term_counts(settings, url, monkeypatch):
+    """A namespace made at schema version 2 kept edge vectors as float32 bytes (``bytea``): the upgrade
+    makes them pgvector ``vector`` values and counts every edge's terms, so ``rank_edges`` ranks old edges as
+    it ranks new ones."""
+    from graphlore.store import Edge
+    from graphlore.store.postgres import migrations, namespaces
+
+    with monkeypatch.context() as patch:  # this process as graphlore at schema version 2
+        patch.setattr(migrations, "NAMESPACE", NAMESPACE[:2])
+        patch.setattr(namespaces, "NAMESPACE", NAMESPACE[:2])
+        old = open_store(settings, "test/old", create=True)
+    vector = unit([0.6, 0.8])[0]
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f"INSERT INTO {old._s}.edges (id, src, dst, type, text, vector, date) VALUES "
+                     "('e1', 'a', 'b', 'fact', 'Apple bought Beats', %s, '2024-01-01'), "
+                     "('e2', 'a', 'c', 'fact', 'Apple opened a campus', NULL, '2024-02-01')", (vector.tobytes(),))
+    connection.close_all()
+    upgraded = open_store(settings, "test/old")  # a new graphlore opens it: the migration runs
+    [e1, e2] = upgraded.get_edges(["e1", "e2"])
+    assert np.allclose(e1.vector, vector) and e2.vector is None
+    ranking = upgraded.rank_edges(["a"], text="beats", vector=unit([0.6, 0.8])[0], weights=(0.5, 0.5))
+    assert [h.id for h in ranking.hits] == ["e1", "e2"] and ranking.hits[0].cosine == pytest.approx(1.0)
+    assert ranking.hits[0].keyword > 0 and ranking.hits[1].cosine is None
+    upgraded.upsert_edges([Edge("e3", "a", "d", "fact", text="Beats again", vector=unit([1, 0])[0])])
+    assert upgraded.rank_edges(["a"], text="beats", weights=(1.0, 0.0)).total == 3
+
+
+def test_the_named_lock_table_keeps_only_locks_in_use(settings):
+    from graphlore.store.factory import namespace_lock
+    from graphlore.store.postgres import namespaces
+
+    for i in range(20):
+        with namespace_lock(settings, f"test/n{i}", "index"):
+            assert len(namespaces._local_locks) == 1
+    assert namespaces._local_locks == {}
+
+
+def test_the_runtime_closes_its_connection_pool(settings, url):
+    runtime = Runtime(settings)
+    runtime.open_store("test/one", create=True).upsert_nodes([Node("a", "item")])
+    pool = connection.database(url).pool
+    assert not pool.closed
+    runtime.close()
+    assert pool.closed
+    assert runtime.open_store("test/one").count_nodes() == 1  # used again, it opens a new pool
+    runtime.close()

@@ -27,7 +27,7 @@ def store(tmp_path):
 
 def test_schema_is_versioned_with_user_version_in_wal_mode(store):
     conn = sqlite3.connect(store.path)
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) == 3
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) == 4
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 
@@ -123,7 +123,7 @@ def test_structural_queries_are_answered_from_the_indexes(store):
         if mode == "around":
             assert "COVERING INDEX edges_src_type_date" in plan and "COVERING INDEX edges_dst_type_date" in plan, plan
         else:  # either end's index holds the other end, so either answers alone
-            assert "COVERING INDEX edges_" in plan and "SCAN" not in plan, plan
+            assert "COVERING INDEX edges_" in plan and "SCAN edges" not in plan, plan
     plan = " ".join(r[3] for r in store._conn.execute("EXPLAIN QUERY PLAN SELECT count(*) FROM edges WHERE type = 'fact'"))
     assert "COVERING INDEX edges_type" in plan
 
@@ -139,3 +139,105 @@ def test_the_ranking_snapshot_is_dropped_by_every_write_of_this_connection(store
             assert [h.id for h in store.vector_search(np.array([1.0, 0]), limit=5)] == ["a", "b"]
             raise RuntimeError("roll back")
     assert [h.id for h in store.vector_search(np.array([1.0, 0]), limit=5)] == ["a"]
+
+
+# -- the change log: caches kept current incrementally ------------------------------------------------------
+
+
+def _ranked(store, query, kind=None, where=None):
+    return [(h.id, round(h.score, 5)) for h in store.vector_search(query, kind=kind, where=where, limit=8)]
+
+
+@pytest.mark.parametrize("compact_min", [0, 1000])
+def test_vectors_kept_across_writes_rank_as_vectors_read_afresh(tmp_path, monkeypatch, compact_min):
+    """Random writes (new vectors, props only, kind changes, deletes) through this store and through another
+    connection on the same file (as another process would write), searched after each step, against a
+    store opened afresh each time. With compact_min 0 the snapshot is rebuilt on nearly every write."""
+    from graphlore.store.sqlite import engine
+
+    monkeypatch.setattr(engine, "COMPACT_MIN", compact_min)
+    rng = np.random.default_rng(5)
+    path = tmp_path / "store.db"
+    mine, other = SQLiteStore(path, "test/one"), SQLiteStore(path, "test/one")
+    try:
+        for step in range(40):
+            writer = other if step % 3 == 2 else mine
+            ids = [f"n{i}" for i in rng.choice(25, size=int(rng.integers(1, 5)), replace=False)]
+            if step % 9 == 8:
+                writer.delete_nodes(ids)
+            else:
+                writer.upsert_nodes([Node(i, str(rng.choice(["a", "b"])), props={"p": int(rng.integers(3))},
+                                          vectors=unit(*rng.normal(size=(int(rng.integers(1, 3)), 6)).tolist())
+                                          if rng.random() < 0.7 else None) for i in ids])
+            fresh = SQLiteStore(path, "test/one")
+            try:
+                query = unit(rng.normal(size=6).tolist())[0]
+                for kind, where in ((None, None), ("a", None), (None, {"p": 1}), ("b", {"p": [0, 2]})):
+                    assert _ranked(mine, query, kind, where) == _ranked(fresh, query, kind, where), (step, kind)
+                    assert _ranked(other, query, kind, where) == _ranked(fresh, query, kind, where), (step, kind)
+                ids = [f"n{i}" for i in range(25)]
+                assert mine.vector_scores(query, ids) == pytest.approx(fresh.vector_scores(query, ids))
+            finally:
+                fresh.close()
+    finally:
+        mine.close()
+        other.close()
+
+
+def test_a_props_only_write_keeps_the_vectors_and_a_filter_sees_it(store):
+    store.upsert_nodes([Node(f"n{i}", "skill", props={"used": 0}, vectors=unit([1, i])) for i in range(5)])
+    query = np.array([1.0, 0.0], dtype=np.float32)
+    assert _ranked(store, query, where={"used": 1}) == []
+    base = store._snapshot.base
+    store.upsert_nodes([Node("n3", "skill", props={"used": 1})])  # a use counter: no vectors, same text
+    assert [h for h, _ in _ranked(store, query, where={"used": 1})] == ["n3"]
+    assert store._snapshot.base is base and len(store._snapshot.delta) == 0  # nothing read again
+    assert sqlite3.connect(store.path).execute("SELECT count(*) FROM changes WHERE node_rowid IS NOT NULL "
+                                               "AND what & 3 != 0").fetchone()[0] == 5  # the first write only
+
+
+def test_a_write_from_another_process_is_seen_by_the_next_search(tmp_path):
+    import subprocess
+    import sys
+
+    path = tmp_path / "store.db"
+    store = SQLiteStore(path, "test/one")
+    store.upsert_nodes([Node("a", "item", vectors=unit([1, 0])), Node("b", "item", vectors=unit([0, 1]))])
+    assert [h.id for h in store.vector_search(np.array([1.0, 0.0]), limit=1)] == ["a"]
+    script = ("import sys, numpy as np; from graphlore.store import Node; from graphlore.store.sqlite import SQLiteStore;"
+              "s = SQLiteStore(sys.argv[1], 'test/one'); s.upsert_nodes([Node('b', 'item', "
+              "vectors=np.array([[1.0, 0.01]], dtype=np.float32) / np.linalg.norm([1.0, 0.01]))]); s.close()")
+    subprocess.run([sys.executable, "-c", script, str(path)], check=True)
+    assert [h.id for h in store.vector_search(np.array([0.0, 1.0]), limit=2)] == ["b", "a"]
+    assert store.vector_scores(np.array([1.0, 0.0]), ["b"])["b"] == pytest.approx(0.99995, abs=1e-4)
+    store.close()
+
+
+def test_a_commit_that_logs_nothing_rebuilds_the_caches(store):
+    """A writer that does not keep the log (an older graphlore, or a hand edit) still never leaves a stale
+    ranking: the data version moved but the log did not, so everything is read again."""
+    store.upsert_nodes([Node("a", "item", "alpha", vectors=unit([1, 0])), Node("b", "item", "beta", vectors=unit([0, 1]))])
+    assert [h.id for h in store.vector_search(np.array([1.0, 0.0]), limit=1)] == ["a"]
+    assert [h.id for h in store.keyword_search("alpha")] == ["a"]
+    raw = sqlite3.connect(store.path)
+    raw.execute("UPDATE node_vectors SET vector = ? WHERE node_rowid = (SELECT rowid FROM nodes WHERE id = 'b')",
+                (unit([1, 0.01])[0].tobytes(),))
+    raw.commit()
+    raw.close()
+    assert [h.id for h in store.vector_search(np.array([0.0, 1.0]), limit=1)] == ["b"]
+
+
+def test_the_log_is_pruned_and_a_reader_behind_it_rebuilds(tmp_path, monkeypatch):
+    from graphlore.store.sqlite import store as sqlite_store
+
+    monkeypatch.setattr(sqlite_store, "LOG_KEEP", 5)
+    path = tmp_path / "store.db"
+    reader, writer = SQLiteStore(path, "test/one"), SQLiteStore(path, "test/one")
+    writer.upsert_nodes([Node("a", "item", vectors=unit([1, 0]))])
+    assert [h.id for h in reader.vector_search(np.array([1.0, 0.0]), limit=1)] == ["a"]
+    for i in range(10):
+        writer.upsert_nodes([Node(f"n{i}", "item", vectors=unit([0, 1]))])
+    assert sqlite3.connect(path).execute("SELECT count(*) FROM changes").fetchone()[0] <= 7
+    assert len(reader.vector_search(np.array([0.0, 1.0]), limit=20)) == 11
+    reader.close()
+    writer.close()

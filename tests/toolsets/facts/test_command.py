@@ -27,16 +27,25 @@ from helpers.facts_upstream import (
 )
 from mcp import Client
 
+from graphlore.adapters.command import attach, language, split_command, words
 from graphlore.adapters.mcp import build_server
 from graphlore.contract import parse_request
 from graphlore.errors import GraphloreError, InvalidInput, NotFound
 from graphlore.runtime import Runtime
 from graphlore.tools import CallContext
-from graphlore.toolsets.facts import TOOLSET, command, render, tools
+from graphlore.toolsets.facts import TOOLSET, render, tools
 from graphlore.toolsets.facts.models import ExecuteResponse
 
-SPECS = {s.name: s for s in TOOLSET.tools}
-RENDER = {s.name: s.render for s in TOOLSET.tools}
+FACTS = attach(TOOLSET)  # with kg_execute, as the adapters serve it
+SPECS = {s.name: s for s in FACTS.tools}
+RENDER = {s.name: s.render for s in FACTS.tools}
+LANGUAGE = language(FACTS)
+
+
+def tokenise(line: str) -> tuple[str, list[str]]:
+    """(command, words) as kg_execute splits a line: find's raw JSON objects whole, the rest like a shell."""
+    name, rest = split_command(line)
+    return name, LANGUAGE.commands[name].words(rest) if name in LANGUAGE.commands else words(rest)
 _sessions = iter(range(1_000_000))
 
 
@@ -94,20 +103,20 @@ VIA = pytest.mark.parametrize("via", ["kg_execute", "typed"])
 
 
 def test_find_takes_raw_json_as_one_word():
-    assert command.tokenise('find --entity {"name":"Apple","definition":"US tech company"}') == (
+    assert tokenise('find --entity {"name":"Apple","definition":"US tech company"}') == (
         "find", ["--entity", '{"name":"Apple","definition":"US tech company"}'])
 
 
 def test_raw_json_keeps_its_spaces_and_braces_inside_strings():
     line = 'FIND --entity {"name":"Federal Reserve","definition":"US central {banking} \\"system\\""} --topic \'{"a": 1}\''
-    assert command.tokenise(line) == (
+    assert tokenise(line) == (
         "find", ["--entity", '{"name":"Federal Reserve","definition":"US central {banking} \\"system\\""}', "--topic",
                  '{"a": 1}'])
 
 
 def test_other_commands_split_like_a_shell():
-    name, words = command.tokenise('search -entity Apple "earnings impact"')
-    assert name == "search" and words == ["-entity", "Apple", "earnings impact"]
+    name, said = tokenise('search -entity Apple "earnings impact"')
+    assert name == "search" and said == ["-entity", "Apple", "earnings impact"]
 
 
 def test_an_empty_command_is_refused():
@@ -115,7 +124,7 @@ def test_an_empty_command_is_refused():
         with pytest.raises(InvalidInput, match="must not be empty"):  # the request model refuses it first
             parse_request(SPECS["kg_execute"].request, {"command": line})
         with pytest.raises(InvalidInput, match="empty command"):
-            command.tokenise(line)
+            split_command(line)
 
 
 def test_an_unclosed_quote_is_refused(rt):
@@ -128,7 +137,7 @@ def test_an_unclosed_quote_is_refused(rt):
     ("Apple", ["Apple"]),
 ])
 def test_comma_separated_names(names, expected):
-    assert command.COMMANDS["search"].fields(["-entity", names]) == {"entity": expected}
+    assert LANGUAGE.commands["search"].arguments(["-entity", names]) == {"entity": expected}
 
 
 def test_an_empty_name_list_is_refused_not_dropped(rt):
@@ -140,18 +149,20 @@ def test_an_empty_name_list_is_refused_not_dropped(rt):
 
 def test_a_stray_word_is_an_error_not_ignored(rt):
     message = str(pytest.raises(InvalidInput, kg, rt, 'search -entity Apple "earnings impact"').value)
-    assert "unexpected argument 'earnings impact'" in message and "Usage: search" in message
+    assert "unexpected extra argument (earnings impact)" in message and "Usage: search" in message
 
 
 def test_flags_take_values_once_and_in_both_spellings(rt):
-    assert command.COMMANDS["search"].fields(["-q", "x", "--limit=3", "--to-date", "2024"]) == {
+    assert LANGUAGE.commands["search"].arguments(["-q", "x", "--limit=3", "--to-date", "2024"]) == {
         "query": "x", "limit": 3, "to_date": "2024"}  # text to the declared type, as the CLI does
     with pytest.raises(InvalidInput, match="--mode is given twice"):
         kg(rt, "search -entity Apple --mode around --mode between")
-    with pytest.raises(InvalidInput, match="-q needs a value"):
+    with pytest.raises(InvalidInput, match="Option '-q' requires an argument"):
         kg(rt, "search -entity Apple -q")
-    with pytest.raises(InvalidInput, match="unknown option '--qeury' for search"):
+    with pytest.raises(InvalidInput, match="No such option '--qeury'. Did you mean '--query'"):
         kg(rt, "search -entity Apple --qeury x")
+    with pytest.raises(InvalidInput, match=r"-q is given twice \(as --query and -q\)"):
+        kg(rt, "search -entity Apple --query x -q y")
 
 
 # -- session (the original's TestSession and cat numbering) ---------------------------------------------
@@ -285,7 +296,7 @@ def test_find_refusals_in_the_command_language(rt):
     assert "is not JSON" in str(pytest.raises(InvalidInput, kg, rt, "find --entity {bad json").value)
     assert "'-entity' is an old form" in str(pytest.raises(InvalidInput, kg, rt, "find -entity Apple").value)
     assert "'-to' is an old form" in str(pytest.raises(InvalidInput, kg, rt, "find -to Inflation").value)
-    assert "--entity needs a value" in str(pytest.raises(InvalidInput, kg, rt, "find --entity").value)
+    assert "Option '--entity' requires an argument" in str(pytest.raises(InvalidInput, kg, rt, "find --entity").value)
 
 
 @VIA
@@ -558,7 +569,7 @@ def test_the_server_instructions_name_both_ways_in():
     assert "kg_execute(command=" in flat and 'kg_execute(command="help")' in flat
     for tool in ("find", "search", "cat", "info", "ls", "stats", "add_document", "extract_document"):
         assert tool in flat
-    for line in command.help_text().splitlines():  # help names the typed tools too
+    for line in LANGUAGE.help().splitlines():  # help names the typed tools too
         if line.startswith("The same tools"):
             assert all(t in line for t in ("find", "search", "cat", "info", "ls", "stats"))
             break

@@ -20,17 +20,21 @@ import pytest
 from click.testing import CliRunner
 from helpers.backend import env_for
 from helpers.docs import fields as model_fields
-from helpers.docs import inner_model, limit_phrases, skill_path, table, tool_sections
+from helpers.docs import inner_model, limit_phrases, number, skill_path, table, tool_sections
 
 from graphlore.adapters.cli import build_cli
+from graphlore.adapters.command import attach, language, split_command
 from graphlore.contract import parse_request
 from graphlore.errors import GraphloreError, InvalidInput
-from graphlore.toolsets.facts import TOOLSET, extract, sessions, tools, write
+from graphlore.toolsets.facts import TOOLSET as DECLARED
+from graphlore.toolsets.facts import cli as facts_cli
 from graphlore.toolsets.facts import codes as C
-from graphlore.toolsets.facts import command as kg
+from graphlore.toolsets.facts import extract, sessions, tools, write
 from graphlore.toolsets.facts import models as M
 from graphlore.toolsets.facts import resolve as R
 
+TOOLSET = attach(DECLARED)  # with kg_execute, as the adapters serve it
+KG = language(TOOLSET)
 SKILL = skill_path("facts")
 EXAMPLES = SKILL.parent / "references" / "examples.md"
 TROUBLE = SKILL.parent / "references" / "troubleshooting.md"
@@ -47,7 +51,7 @@ def validate_call(tool: str, arguments: dict) -> None:
     """Validate an MCP call as the tool would; for kg_execute, also its command line against the typed model."""
     request = parse_request(SPECS[tool].request, arguments)
     if tool == "kg_execute":
-        kg.parse(request.command)
+        KG.parse(request.command)
 
 
 def text(path=SKILL) -> str:
@@ -113,7 +117,7 @@ def test_parameter_types_ranges_and_choices_match_the_schema(tool):
             for value in option.get("enum", []):
                 assert f"`{value}`" in cell, f"{tool}.{name} accepts {value!r}"
             if "minimum" in option and "maximum" in option:
-                assert f"{option['minimum']:g} to {option['maximum']:g}" in cell, f"{tool}.{name} range"
+                assert f"{number(option['minimum'])} to {number(option['maximum'])}" in cell, f"{tool}.{name} range"
             if option.get("minItems") == 1:
                 assert "at least one" in cell, f"{tool}.{name} needs at least one element"
             if "maxItems" in option:
@@ -159,18 +163,20 @@ def test_errors_and_constants_are_documented():
     codes = {cls.code for cls in GraphloreError.__subclasses__()}
     documented = set(re.findall(r"^\| `([a-z_]+)` \|", text().split("## Errors", 1)[1], flags=re.MULTILINE))
     assert codes <= documented
-    for value in (R.MERGE_DEFINITION, R.MERGE_SUM, R.DUPLICATE_DEFINITION, R.DUPLICATE_SUM, R.PREFIX_MERGE_DEFINITION,
-                  R.PREFIX_MERGE_SUM, R.PREFIX_DUPLICATE_DEFINITION, R.SIMILAR_MERGE_TEXT, R.SIMILAR_DUPLICATE_TEXT,
-                  R.UNRELATED_DUPLICATE_TEXT, R.CODE_MERGE_DEFINITION, R.CONFLICT_DUPLICATE_TEXT, R.LONG_NAME_DEFINITION):
+    lines = R.THRESHOLDS
+    for value in (lines.merge_definition, lines.merge_sum, lines.duplicate_definition, lines.duplicate_sum,
+                  lines.prefix_merge_definition, lines.prefix_merge_sum, lines.prefix_duplicate_definition,
+                  lines.similar_merge_text, lines.similar_duplicate_text, lines.unrelated_duplicate_text,
+                  lines.code_merge_definition, lines.conflict_duplicate_text, lines.long_name_definition):
         assert f"{value:g}" in flat, f"threshold {value} is not in SKILL.md"
     assert f"top {tools.FIND_CANDIDATES} per selector" in flat and f"the {tools.INFO_NEIGHBOURS} nodes" in flat
     assert f"below {tools.FIND_WEAK_FLOOR:g} is marked `weak`" in flat
     assert f"its {tools.INFO_LATEST} newest facts" in flat and f"the last {sessions.FILE_SEARCHES})" in flat
     assert f"at most {write.INGEST_BATCH_DOCUMENTS} documents / {write.INGEST_BATCH_FACTS} facts" in flat
     assert f"shorter than {extract.SMALL_CHUNK} characters" in flat and f"longer than {extract.CHUNK_CHARS}" in flat
-    assert f"at most {extract.MAX_JUDGEMENTS} questions" in flat and f"at most {R.MAX_DUPLICATE_LINKS} links" in flat
+    assert f"at most {extract.MAX_JUDGEMENTS} questions" in flat and f"at most {lines.max_duplicate_links} links" in flat
     assert '"{name}: {definition}"' in flat and "clipped to [0, 1]" in flat
-    assert f"equal, {R.LONG_NAME_WORDS} words or more" in flat
+    assert f"equal, {lines.long_name_words} words or more" in flat
     assert f"both name {C.DEFINITION_NAMES_MIN} or more people or places" in flat
 
 
@@ -243,8 +249,8 @@ def test_every_mcp_example_validates():
     assert {c["tool"] for c in calls} == set(SPECS), "every tool has an MCP example"
     for call in calls:
         validate_call(call["tool"], call["arguments"])
-    commands = {kg.tokenise(c["arguments"]["command"])[0] for c in calls if c["tool"] == "kg_execute"}
-    assert commands == {*kg.COMMANDS, "help"}, "every kg_execute command has an example"
+    commands = {split_command(c["arguments"]["command"])[0] for c in calls if c["tool"] == "kg_execute"}
+    assert commands == {*KG.commands, "help"}, "every kg_execute command has an example"
 
 
 def test_every_kg_execute_string_in_skill_md_fits_its_command():
@@ -253,7 +259,7 @@ def test_every_kg_execute_string_in_skill_md_fits_its_command():
     concrete = [s for s in strings if " " in s and not re.search(r"\[|JSON|NAME|DATE|TEXT|\bN\b|ID|TYPE|COMMAND|\\\|", s)]
     assert len(concrete) >= 3
     for line in concrete:
-        kg.parse(line)
+        KG.parse(line)
 
 
 def test_every_cli_example_parses_and_its_json_selectors_validate():
@@ -267,13 +273,13 @@ def test_every_cli_example_parses_and_its_json_selectors_validate():
                 for value in ctx.params[kind]:
                     parse_request(M.Selector, json.loads(value))
         if args[0] == "exec":
-            kg.parse(ctx.params["command"])  # the string fits its command
+            KG.parse(ctx.params["command"])  # the string fits its command
 
 
 def test_every_refused_form_is_listed():
     listed = text(TROUBLE)
     refused = {token for spec in TOOLSET.tools for token in spec.cli.refused}
-    assert refused == {*kg.FIND_LEGACY, *kg.SEARCH_LEGACY}, "the CLI refuses what kg_execute refuses (one table)"
+    assert refused == {*facts_cli.FIND_LEGACY, *facts_cli.SEARCH_LEGACY}
     for token in [*refused, *M.FIND_LEGACY_FIELDS, *M.SEARCH_LEGACY_FIELDS]:
         assert f"`{token}" in listed or f"{token}`" in listed, f"{token} is refused but not listed"
 

@@ -15,14 +15,17 @@ from helpers.backend import env_for, sqlite_only
 from helpers.stores import home_state
 
 from graphlore.adapters.cli import build_cli
+from graphlore.adapters.command import attach
 from graphlore.config import Settings
 from graphlore.contract import parse_request
 from graphlore.errors import EmbedderMismatch, IndexCorrupted, InvalidInput, NotFound
 from graphlore.runtime import Runtime
 from graphlore.store.factory import EMBEDDER_META, sqlite_path
 from graphlore.tools import CallContext
-from graphlore.toolsets.facts import TOOLSET, examples
+from graphlore.toolsets.facts import TOOLSET as DECLARED
+from graphlore.toolsets.facts import examples
 
+TOOLSET = attach(DECLARED)  # with kg_execute, as the adapters serve it
 SPECS = {spec.name: spec for spec in TOOLSET.tools}
 CONTEXT = CallContext(session="test")
 
@@ -113,7 +116,7 @@ def test_a_damaged_graph_is_reported_by_every_tool_and_left_as_it_is(runtime, gr
         path.with_name(path.name + suffix).unlink(missing_ok=True)
     before = path.read_bytes()
     for tool in [*READS, "add_document"]:
-        with pytest.raises(IndexCorrupted, match=r"the graph cannot be repaired in place.*`mv "):
+        with pytest.raises(IndexCorrupted, match=r"cannot be repaired in place.*`mv "):
             call(runtime, tool, graph[tool][0])
     assert path.read_bytes() == before
 

@@ -96,7 +96,7 @@ def test_errors_scoring_and_constants_are_documented():
     assert "cosine similarity between the query embedding and the item's best-matching passage" in text
     assert "clipped to [0, 1]" in text and "BM25" in text
     assert f"threshold - {item_tools.RELATED_BAND:g}" in text
-    assert f"at most {item_tools.MAX_DUPLICATES} candidates" in text.replace("Returns at most", "at most")
+    assert f"at most {item_tools.RANKING.max_duplicates} candidates" in text.replace("Returns at most", "at most")
     assert f"else {ProjectConfig().duplicate_similarity_threshold:g}" in text
 
 

@@ -14,12 +14,12 @@ import re
 import click
 import pytest
 from helpers.docs import fields as model_fields
-from helpers.docs import front_matter, inner_model, skill_path, table, tool_sections
+from helpers.docs import front_matter, inner_model, number, skill_path, table, tool_sections
 from helpers.paths import REPO
 
 from graphlore.adapters.cli import build_cli
 from graphlore.errors import GraphloreError
-from graphlore.toolsets.skills import TOOLSET, extract, judge, models, outcomes, routing
+from graphlore.toolsets.skills import TOOLSET, extract, judge, learning, models, outcomes, routing
 from graphlore.toolsets.skills.models import Skill, SkillChanges
 from graphlore.toolsets.skills.playbook import ARROW, Header, parse, render
 
@@ -79,7 +79,7 @@ def test_every_parameter_is_documented_with_its_type_and_default(tool):
             for value in option.get("enum", []):
                 assert f"`{value}`" in cell, f"{tool}.{name} accepts {value!r}"
             if "minimum" in option and "maximum" in option:
-                assert f"{option['minimum']:g} to {option['maximum']:g}" in cell, f"{tool}.{name} range"
+                assert f"{number(option['minimum'])} to {number(option['maximum'])}" in cell, f"{tool}.{name} range"
             if option.get("type") == "integer":
                 assert "integer" in cell, f"{tool}.{name} is an integer"
             if option.get("minLength") == 1:
@@ -136,8 +136,17 @@ def test_the_layout_rules_are_the_parser_s():
 def test_the_judge_constants_are_the_code_s():
     f = flat()
     assert f"top {judge.CANDIDATES} skills" in f and f"first {extract.SHOWN_CONDITIONS} conditions" in f
-    assert f"soft = {judge.TAU:g} * log(mean_i exp(cos_i / {judge.TAU:g}))" in f
-    assert f"w = m / (m + {judge.PROTOTYPE_K:g})" in f and f"at least **{judge.FLOOR:g}**" in f
+    assert f"match = {judge.TAU:g} * log(mean_i exp(cos_i / {judge.TAU:g}))" in f
+    assert f"rank = {1 - judge.PROTOTYPE_WEIGHT:g} * match + {judge.PROTOTYPE_WEIGHT:g} * prototype" in f
+    assert f"shrunk toward {judge.PRIOR_MEAN:g} (as if one more example matched at {judge.PRIOR_MEAN:g}" in f
+    assert judge.PRIOR_N == 1 and judge.MIN_EXAMPLES == 2
+    assert f"fewer than {judge.MIN_EXAMPLES} conditions is held to {judge.PRIOR_MEAN:g}" in f
+    assert (f"`{judge.W_MATCH:g} * match + {judge.W_ABOVE_TYPICAL:g} * (match - typical) + {judge.W_MARGIN:g} * "
+            f"margin + {judge.BIAS:g} >= 0`") in f
+    assert f"the margin is at least **{judge.MIN_MARGIN:g}**" in f
+    assert f"confidence below {models.LOW_CONFIDENCE:g})" in f
+    assert f"passages of the {learning.CHECK_SKILLS} skills nearest the question" in f
+    assert f"(cosine {routing.DUPLICATE_THRESHOLD:g} or more)" in f
     assert f"cosine of **{routing.DUPLICATE_THRESHOLD:g}** or more" in f
     assert "title (weighted 3)" in f
 

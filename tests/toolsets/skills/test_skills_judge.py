@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from graphlore.toolsets.skills import judge as J
-from graphlore.toolsets.skills.routing import skill_passages
+from graphlore.toolsets.skills.routing import head_count, skill_passages
 
 
 def unit(rows: np.ndarray) -> np.ndarray:
@@ -43,39 +43,88 @@ def test_prototype_cosine_from_passage_cosines_equals_the_cosine_to_the_normalis
     assert J.prototype_cosine(passages @ query, J.centroid_norm(passages)) == pytest.approx(direct)
 
 
-def test_rank_score_trusts_the_prototype_more_with_more_passages():
-    cos = np.array([0.9, 0.2, 0.2])
-    assert J.rank_score(cos, 0.6, k=0) == pytest.approx(J.soft_match(cos))
-    few = J.rank_score(cos, 0.6, k=100)
-    assert few == pytest.approx((100 / 103) * J.soft_match(cos) + (3 / 103) * J.prototype_cosine(cos, 0.6))
-    many = np.full(1000, 0.5)
-    assert J.rank_score(many, 0.5, k=100) == pytest.approx((100 / 1100) * 0.5 + (1000 / 1100) * 1.0)
+def test_rank_score_mixes_the_match_and_the_prototype_at_a_fixed_weight():
+    assert J.rank_score(0.8, 0.6) == pytest.approx((1 - J.PROTOTYPE_WEIGHT) * 0.8 + J.PROTOTYPE_WEIGHT * 0.6)
+    assert J.rank_score(0.8, 0.6, weight=0.0) == pytest.approx(0.8)
 
 
-def test_judge_returns_the_best_ranked_candidate_at_or_above_the_floor():
-    verdict = J.judge([J.Candidate("b", [0.50]), J.Candidate("a", [0.70]), J.Candidate("c", [0.30])])
-    assert verdict.skill_id == "a" and verdict.best == "a" and verdict.runner_up == "b"
-    assert verdict.soft == pytest.approx(0.70)
-    assert ">= floor" in verdict.reason
+def test_calibration_is_each_condition_matched_against_the_other_passages():
+    rng = np.random.default_rng(3)
+    vectors = unit(rng.normal(size=(6, 16)))
+    calibration = J.calibration(vectors, head=2)
+    expected = np.mean([J.soft_match(np.delete(vectors, i, axis=0) @ vectors[i]) for i in range(2, 6)])
+    assert calibration.examples == 4 and calibration.mean == pytest.approx(expected)
 
 
-def test_judge_abstains_below_the_floor_and_says_why():
-    verdict = J.judge([J.Candidate("a", [J.FLOOR - 0.01]), J.Candidate("b", [0.1])])
-    assert verdict.skill_id is None
-    assert verdict.best == "a"
-    assert "below the floor" in verdict.reason
-    assert J.judge([J.Candidate("a", [J.FLOOR])]).skill_id == "a"
+def test_a_skill_with_fewer_than_two_conditions_is_held_to_the_prior():
+    vectors = unit(np.eye(4)[:3])
+    assert J.calibration(vectors, head=2) == J.Calibration(1, None)
+    assert J.calibration(vectors, head=3) == J.Calibration(0, None)
+    assert J.Calibration(1, None).typical() == J.PRIOR_MEAN
+    many = J.Calibration(1000, 0.9).typical()
+    assert 0.89 < many < 0.9  # a thousand examples: almost their own mean
+    few = J.Calibration(2, 0.9).typical()
+    assert few == pytest.approx((2 * 0.9 + J.PRIOR_N * J.PRIOR_MEAN) / (2 + J.PRIOR_N))
+
+
+def test_the_decision_value_is_the_documented_formula():
+    assert J.decision_value(0.7, 0.6, 0.1) == pytest.approx(
+        J.W_MATCH * 0.7 + J.W_ABOVE_TYPICAL * 0.1 + J.W_MARGIN * 0.1 + J.BIAS)
+
+
+def test_judge_returns_the_best_ranked_candidate_when_the_evidence_is_enough():
+    verdict = J.judge([J.Candidate("b", [0.30]), J.Candidate("a", [0.95]), J.Candidate("c", [0.20])])
+    assert verdict.skill_id == "a" and verdict.best == "a"
+    assert [s.skill_id for s in verdict.scored] == ["a", "b", "c"]
+    assert verdict.margin == pytest.approx(verdict.scored[0].rank - verdict.scored[1].rank)
+    assert verdict.value >= 0 and verdict.score >= 0.5 and "enough" in verdict.reason
+
+
+def test_judge_never_guesses_between_candidates_as_close_as_the_minimum_margin():
+    tie = J.judge([J.Candidate("a", [0.90]), J.Candidate("b", [0.90])])
+    assert tie.skill_id is None and tie.best == "a" and tie.margin == 0 and tie.score < 0.5
+    assert "would be a guess" in tie.reason
+    near = J.judge([J.Candidate("a", [0.90 + J.MIN_MARGIN / 2]), J.Candidate("b", [0.90])])
+    assert near.skill_id is None and "guess" in near.reason
+    clear = J.judge([J.Candidate("a", [0.90 + 2 * J.MIN_MARGIN]), J.Candidate("b", [0.90])])
+    assert clear.margin >= J.MIN_MARGIN and "guess" not in clear.reason
+
+
+def test_judge_abstains_when_the_evidence_is_short_and_says_what_was_missing():
+    verdict = J.judge([J.Candidate("a", [0.35]), J.Candidate("b", [0.32])])
+    assert verdict.skill_id is None and verdict.best == "a" and verdict.score < 0.5
+    assert "margin over the runner-up 0.030" in verdict.reason and "needed at this match" in verdict.reason
+
+
+def test_a_match_far_below_what_the_skill_s_examples_reach_abstains():
+    tight = J.Calibration(50, 0.95)
+    close = [J.Candidate("a", [0.8], calibration=tight), J.Candidate("b", [0.7])]
+    assert J.judge(close).skill_id is None
+    assert "below what its examples reach (0.9" in J.judge(close).reason
+    loose = J.Calibration(50, 0.5)
+    assert J.judge([J.Candidate("a", [0.8], calibration=loose), J.Candidate("b", [0.7])]).skill_id == "a"
+
+
+def test_a_negative_example_closer_than_the_skill_s_passages_blocks_it():
+    alone = [J.Candidate("a", [0.95]), J.Candidate("b", [0.2])]
+    assert J.judge(alone).skill_id == "a"
+    blocked = J.judge([J.Candidate("a", [0.95], negatives=[0.97]), J.Candidate("b", [0.2])])
+    assert blocked.skill_id != "a" and blocked.scored[0].blocked
+    assert not J.judge([J.Candidate("a", [0.95], negatives=[0.9]), J.Candidate("b", [0.2])]).scored[0].blocked
+    everything = J.judge([J.Candidate("a", [0.95], negatives=[0.99])])
+    assert everything.skill_id is None and "failed on" in everything.reason
 
 
 def test_judge_with_no_candidates_abstains():
     assert J.judge([]).skill_id is None
     assert J.judge([J.Candidate("a", [])]).skill_id is None
+    assert J.judge([]).score == 0.0
 
 
 def test_ties_go_to_the_smaller_id_whatever_the_order():
     one = J.judge([J.Candidate("b", [0.6]), J.Candidate("a", [0.6])])
     two = J.judge([J.Candidate("a", [0.6]), J.Candidate("b", [0.6])])
-    assert one.skill_id == two.skill_id == "a"
+    assert one.best == two.best == "a"
 
 
 # -- with the real model -------------------------------------------------------------------------
@@ -107,13 +156,13 @@ def library(embedder):
     out = []
     for skill in LIBRARY:
         vectors = embedder.embed(skill_passages(skill))
-        out.append((skill["source"], vectors, J.centroid_norm(vectors)))
+        out.append((skill["source"], vectors, J.centroid_norm(vectors), J.calibration(vectors, head_count(skill))))
     return out
 
 
 def route(embedder, library, question: str) -> J.Verdict:
     query = embedder.embed([question])[0]
-    return J.judge([J.Candidate(sid, vectors @ query, norm) for sid, vectors, norm in library])
+    return J.judge([J.Candidate(sid, vectors @ query, norm, calibration) for sid, vectors, norm, calibration in library])
 
 
 @pytest.mark.parametrize(
@@ -130,3 +179,9 @@ def test_the_real_model_routes_clear_questions_and_abstains_on_unrelated_ones(
     embedder, library, question, expected
 ):
     assert route(embedder, library, question).skill_id == expected
+
+
+def test_a_lone_candidate_has_no_margin_and_must_carry_it_with_its_match():
+    weak = J.judge([J.Candidate("a", [0.30])])
+    assert weak.skill_id is None and weak.margin == 0 and "guess" not in weak.reason
+    assert J.judge([J.Candidate("a", [0.90])]).skill_id == "a"

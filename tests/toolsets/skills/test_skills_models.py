@@ -122,18 +122,25 @@ def test_every_request_takes_a_library_defaulting_to_default():
 
 
 def test_search_response_has_exactly_the_issue_names():
-    assert list(M.SearchSkillsResponse.model_fields) == ["skill", "query", "search_time_ms", "judge"]
+    # issue 24: the evidence (why), and the match's template and low_confidence flags
+    assert list(M.SearchSkillsResponse.model_fields) == ["skill", "query", "search_time_ms", "judge", "evidence"]
     assert list(M.SkillMatch.model_fields) == [
         "skill_id",
         "title",
         "confidence",
         "resolution_md",
         "conditions",
+        "template",
+        "low_confidence",
     ]
-    none = M.SearchSkillsResponse(skill=None, query="q", search_time_ms=1.5, judge="calibrated")
+    assert list(M.RoutingEvidence.model_fields) == ["candidates", "margin", "score", "decision", "nearest"]
+    assert list(M.CandidateEvidence.model_fields) == ["skill_id", "title", "match", "typical", "rank", "matched",
+                                                      "failed_on"]
+    evidence = M.RoutingEvidence(candidates=[], margin=0.0, score=0.0, decision="no candidates")
+    none = M.SearchSkillsResponse(skill=None, query="q", search_time_ms=1.5, judge="calibrated", evidence=evidence)
     assert none.model_dump()["skill"] is None
     with pytest.raises(ValueError):
-        M.SearchSkillsResponse(skill=None, query="q", search_time_ms=1.5, judge="oracle")
+        M.SearchSkillsResponse(skill=None, query="q", search_time_ms=1.5, judge="oracle", evidence=evidence)
 
 
 def test_skill_fields_are_the_issue_fields():
@@ -141,6 +148,7 @@ def test_skill_fields_are_the_issue_fields():
         "skill_id", "title", "version", "problem", "resolution_md", "conditions", "keywords", "product_area",
         "issue_type", "confidence", "times_used", "times_confirmed", "created_at", "updated_at", "source",
         "archived_at",  # issue 20: get_skill shows an archived skill, marked
+        "negative_examples",  # issue 24: questions it failed on (record_outcome failed with query)
     ]  # fmt: skip
     assert set(M.ISSUE_TYPES) == {"how-to", "bug", "feature-request", "escalation", "other"}
 

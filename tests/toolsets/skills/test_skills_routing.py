@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from graphlore.toolsets.skills.imports import load_abcd
 from graphlore.toolsets.skills.routing import (
     DUPLICATE_THRESHOLD,
-    LAYOUTS,
     is_duplicate,
     keyword_document,
     prototype,
     skill_passages,
-    step_texts,
 )
 
 PLAYBOOK = """# Reset a password
@@ -46,19 +43,6 @@ def test_passages_are_title_problem_and_each_condition_without_repeats():
         "The customer forgot their password.",
         "I forgot my password",
     ]
-
-
-def test_the_steps_and_keywords_are_only_embedded_in_the_layouts_the_bench_compares():
-    assert step_texts(PLAYBOOK) == [
-        "Verify The email matches the account.",
-        "Send the link Send a reset link. Check your inbox for the link.",
-    ]
-    assert skill_passages(SKILL, "tpc+steps")[-2:] == step_texts(PLAYBOOK)
-    assert skill_passages(SKILL, "tpc+steps-joined")[-1] == " ".join(step_texts(PLAYBOOK))
-    assert skill_passages(SKILL, "tpc+keywords")[-1] == "password, login"
-    assert set(LAYOUTS) == {"tpc", "tpc+steps", "tpc+steps-joined", "tpc+keywords"}
-    with pytest.raises(ValueError, match="valid: tpc"):
-        skill_passages(SKILL, "everything")
 
 
 def test_empty_problem_and_no_conditions_leave_the_title():

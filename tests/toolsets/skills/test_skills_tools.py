@@ -234,23 +234,62 @@ def test_confidence_is_clamped_to_zero_and_one(runtime):
     assert "**Confidence:** 1.00 (0 uses, 11 confirmed)" in run(runtime, "get_skill", skill_id=skill_id).resolution_md
 
 
-def test_counters_live_in_the_usage_store_so_a_use_does_not_touch_the_library(runtime):
-    skill_id = create(runtime).skill_id
+def test_counters_live_with_their_skill_and_a_use_rewrites_only_them(runtime):
+    skill_id, other = create(runtime).skill_id, create(runtime, REFUND).skill_id
     store = store_of(runtime)
 
-    def library_state():  # every node as stored (updated_at moves on any rewrite), and on SQLite the file's version
-        nodes = [(n.id, n.kind, n.name, n.text, n.props, n.text_hash, n.updated_at) for n in store.iter_nodes()]
-        if runtime.settings.database_url:
-            return nodes
-        return nodes, store._conn.execute("PRAGMA data_version").fetchone()[0]
+    def nodes():  # every node as stored, but the time of its last rewrite
+        return {n.id: (n.kind, n.name, n.text, n.props, n.text_hash) for n in store.iter_nodes()}
 
-    before = library_state()
+    before = nodes()
+    if not runtime.settings.database_url:
+        store.vector_search(np.ones(384, dtype=np.float32), limit=1)
+        snapshot = (store._snapshot.base, store._snapshot.delta)
     assert run(runtime, "search_skills", query="I forgot my password").skill.skill_id == skill_id
     run(runtime, "record_outcome", skill_id=skill_id, outcome="confirmed")
-    assert library_state() == before
-    usage = SkillLibrary(runtime, "default").usage_store()
-    [row] = usage.get_nodes([skill_id])
-    assert row.props == {"confidence": 0.6, "times_used": 1, "times_confirmed": 1}
+    after = nodes()
+    assert after[skill_id][3].pop("counters") == {"confidence": 0.6, "times_used": 1, "times_confirmed": 1}
+    assert after == before and other in after
+    if not runtime.settings.database_url:  # the vectors were not read again: a use reloads nothing
+        store.vector_search(np.ones(384, dtype=np.float32), limit=1)
+        assert (store._snapshot.base, store._snapshot.delta) == snapshot
+    assert not runtime.store_exists("skills/default/usage")
+
+
+def test_a_use_recorded_while_an_update_embeds_is_kept(runtime, monkeypatch):
+    """update_skill reads the skill, embeds, then writes under the library's write lock; a use recorded by
+    another caller meanwhile (which takes no write lock) is carried into the new version."""
+    skill_id = create(runtime).skill_id
+    embed = SkillLibrary.embed
+
+    def embed_and_use(self, *args, **kwargs):
+        out = embed(self, *args, **kwargs)
+        run(runtime, "record_outcome", skill_id=skill_id, outcome="confirmed")
+        return out
+
+    monkeypatch.setattr(SkillLibrary, "embed", embed_and_use)
+    run(runtime, "update_skill", skill_id=skill_id, skill={"problem": "The user cannot sign in at all anymore."})
+    skill = run(runtime, "get_skill", skill_id=skill_id)
+    assert (skill.version, skill.times_confirmed, skill.confidence) == (2, 1, 0.6)
+
+
+def test_the_counters_an_older_version_kept_apart_are_folded_in_once(runtime):
+    """A library written before the counters moved into the skills kept them in skills/{lib}/usage: the next
+    open moves them into the skills in one transaction, marks the library and drops the old namespace."""
+    from graphlore.store import Node
+
+    skill_id, other = create(runtime).skill_id, create(runtime, REFUND).skill_id
+    store = store_of(runtime)
+    store.set_meta("counters", None)  # as an older version left it
+    usage = runtime.open_store("skills/default/usage", create=True)
+    usage.upsert_nodes([Node(skill_id, "usage", props={"confidence": 0.9, "times_used": 7, "times_confirmed": 3}),
+                        Node("gone", "usage", props={"confidence": 0.1, "times_used": 1, "times_confirmed": 0})])
+    skill = run(runtime, "get_skill", skill_id=skill_id)
+    assert (skill.confidence, skill.times_used, skill.times_confirmed) == (0.9, 7, 3)
+    assert run(runtime, "get_skill", skill_id=other).times_used == 0
+    assert store.get_meta("counters") == "skill" and not runtime.store_exists("skills/default/usage")
+    assert run(runtime, "search_skills", query="I forgot my password").skill.skill_id == skill_id
+    assert run(runtime, "get_skill", skill_id=skill_id).times_used == 8
 
 
 # -- list_skills ------------------------------------------------------------------------------------------
@@ -540,17 +579,6 @@ def test_a_store_that_cannot_be_written_is_database_connection_failed(tmp_path, 
     assert error.value.message.startswith("Database connection failed: cannot create ")
 
 
-def test_a_usage_store_that_cannot_be_made_is_database_connection_failed(runtime, settings):
-    backend.sqlite_only(settings, "a file where the usage store's folder should be (tests/store/postgres covers "
-                        "an unreachable database)")
-    skill_id = create(runtime).skill_id
-    (settings.home / "skills" / "default" / "usage").write_text("a file where the usage folder should be")
-    with pytest.raises(StoreUnavailable) as error:
-        run(runtime, "record_outcome", skill_id=skill_id, outcome="confirmed")
-    assert str(error.value).startswith("[store_unavailable] Database connection failed: cannot read ")
-    assert run(runtime, "get_skill", skill_id=skill_id).confidence == 0.5
-
-
 # -- the passage cache -------------------------------------------------------------------------------------
 
 
@@ -583,3 +611,26 @@ def test_the_passage_cache_keeps_nothing_read_across_a_write_and_is_bounded(runt
     bounded = PassageCache(max_skills=1)
     bounded.fill(store, store.get_nodes(ids))
     assert [key[1] for key in bounded._rows] == [ids[1]]  # the least recently used went first
+
+
+def test_the_library_counts_its_archived_skills_and_filters_only_when_some_are(runtime):
+    reset = create(runtime).skill_id
+    create(runtime, REFUND)
+
+    def filtered():
+        handle = SkillLibrary(runtime, "default")
+        store = handle.store()
+        return store.get_meta(library.ARCHIVED_COUNT), handle.in_use(store)
+
+    assert filtered() == (0, None)
+    run(runtime, "archive_skill", skill_id=reset)
+    assert filtered() == (1, library.IN_USE)
+    assert run(runtime, "search_skills", query="I forgot my password").skill is None
+    run(runtime, "unarchive_skill", skill_id=reset)
+    assert filtered() == (0, None)
+    assert run(runtime, "search_skills", query="I forgot my password").skill.skill_id == reset
+    # a library written before the count (no meta) is filtered, as every library was
+    store = store_of(runtime)
+    with store.atomic():
+        store.set_meta(library.ARCHIVED_COUNT, None)
+    assert filtered() == (None, library.IN_USE)

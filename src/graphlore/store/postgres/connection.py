@@ -1,7 +1,8 @@
 """Connections to one PostgreSQL database: a pool per URL and process, and the error boundary.
 
 Every process keeps one :class:`Database` per URL (:func:`database`), shared by
-all the namespaces it opens. Opening one first makes a plain connection with
+all the namespaces it opens; the runtime that used it closes it (:func:`close`, through
+:func:`graphlore.store.factory.close_backend`), and whatever is left is closed at exit. Opening one first makes a plain connection with
 the connect timeout (``connect_timeout`` in the URL, default 5 s), so an
 unreachable or refusing server is one line, ``Database connection failed:
 <reason>``, within that time; then it applies the database-wide migrations
@@ -20,13 +21,10 @@ from __future__ import annotations
 
 import atexit
 import hashlib
-import struct
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
-
-import numpy as np
 
 from graphlore.errors import (
     ConfigError,
@@ -37,20 +35,19 @@ from graphlore.errors import (
     StoreBusy,
     StoreUnavailable,
 )
-from graphlore.store.factory import redact
+from graphlore.store.url import redact
 
 try:
     import psycopg
     import psycopg_pool
+    from pgvector.psycopg.vector import register_vector_info
     from psycopg import errors as pg_errors
-    from psycopg.adapt import Dumper, Loader
     from psycopg.conninfo import conninfo_to_dict, make_conninfo
-    from psycopg.pq import Format
     from psycopg.types import TypeInfo
 except ImportError as exc:  # the extra is not installed
     raise ConfigError(
-        "GRAPHLORE_DATABASE_URL names a PostgreSQL database, but psycopg is not installed; "
-        "install graphlore[postgres] (psycopg, psycopg-pool) or unset it to use the embedded SQLite store"
+        "GRAPHLORE_DATABASE_URL names a PostgreSQL database, but its drivers are not installed; "
+        "install graphlore[postgres] (psycopg, psycopg-pool, pgvector) or unset it to use the embedded SQLite store"
     ) from exc
 
 #: Seconds a connection attempt may take unless the URL says otherwise (``?connect_timeout=N``).
@@ -145,44 +142,13 @@ def probe(url: str) -> dict[str, Any]:
 # -- vectors on the wire ----------------------------------------------------------------------------------
 
 
-class Vec:
-    """A float32 vector sent as pgvector's ``vector`` (binary: dim, unused, big-endian float32)."""
-
-    __slots__ = ("array",)
-
-    def __init__(self, array: np.ndarray) -> None:
-        self.array = np.asarray(array, dtype=np.float32).reshape(-1)
-
-
-class _VecDumper(Dumper):
-    format = Format.BINARY
-
-    def dump(self, obj: Vec) -> bytes:
-        return struct.pack(">HH", obj.array.shape[0], 0) + obj.array.astype(">f4").tobytes()
-
-
-class _VecLoader(Loader):
-    format = Format.BINARY
-
-    def load(self, data: Any) -> np.ndarray:
-        return np.frombuffer(bytes(data[4:]), dtype=">f4").astype(np.float32)
-
-
-class _VecTextLoader(Loader):
-    format = Format.TEXT
-
-    def load(self, data: Any) -> np.ndarray:
-        return np.array(bytes(data).decode()[1:-1].split(","), dtype=np.float32)
-
-
 def _register_vector(conn: psycopg.Connection) -> None:
+    """pgvector's adapters: numpy arrays go out as ``vector`` (binary), ``vector`` values come back as
+    :class:`pgvector.Vector` (``.to_numpy()``)."""
     info = TypeInfo.fetch(conn, "vector")
     if info is None:
         return  # before the first migration made the extension
-    info.register(conn)  # known by name, for COPY's set_types
-    conn.adapters.register_dumper(Vec, type("VecDumper", (_VecDumper,), {"oid": info.oid}))
-    conn.adapters.register_loader(info.oid, _VecLoader)
-    conn.adapters.register_loader(info.oid, _VecTextLoader)
+    register_vector_info(conn, info)
 
 
 def _configure(conn: psycopg.Connection) -> None:
@@ -272,9 +238,18 @@ def database(url: str) -> Database:
     """This process's :class:`Database` for ``url`` (made, checked and migrated on first use)."""
     with _lock:
         db = _databases.get(url)
-        if db is None or db.pool.closed:
+        if db is None:  # one closed by close() opens a new pool when next used
             db = _databases[url] = Database(url)
         return db
+
+
+def close(url: str) -> None:
+    """Close this process's pool to ``url`` (the runtime does, through the factory, when it closes); a store
+    still open on it opens a new pool when next used."""
+    with _lock:
+        db = _databases.get(url)
+    if db is not None:
+        db.close()
 
 
 @atexit.register

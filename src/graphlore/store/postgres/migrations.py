@@ -23,7 +23,14 @@ written fix it (``vector(dim)``) and build the HNSW cosine index
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from psycopg.types.json import Jsonb
+
 from graphlore.store.migrate import pending
+from graphlore.store.postgres.sql import term_counts
 
 #: Advisory lock key for database-wide migrations (namespace locks are hashes of their names).
 DATABASE_LOCK = 0x67726170687366  # "graphsf"
@@ -41,8 +48,35 @@ DATABASE: list[str] = [
     """,
 ]
 
-#: One namespace's tables; ``{s}`` is its schema name.
-NAMESPACE: list[str] = [
+def _edge_vectors_and_terms(conn: Any, s: str) -> None:
+    """3: edge vectors as pgvector ``vector`` (they were float32 bytes in ``bytea``), so ``rank_edges`` scores
+    them with ``<=>`` in the database, and each edge's term counts (``tf``: lexeme -> count, ``length``), so
+    it scores BM25 over a selection; both filled for the edges already there, a batch at a time."""
+    # STORAGE MAIN: a vector stays in its row (a fact's row with its props and term counts passes the
+    # 2 kB at which PostgreSQL moves the largest values out: ranking a hub's facts then read every vector
+    # through the TOAST table, ~12 us each); the term counts move out instead.
+    conn.execute(f"ALTER TABLE {s}.edges ADD COLUMN vec vector, ADD COLUMN tf jsonb NOT NULL DEFAULT '{{}}', "
+                 "ADD COLUMN length int NOT NULL DEFAULT 0")
+    conn.execute(f"ALTER TABLE {s}.edges ALTER COLUMN vec SET STORAGE MAIN")
+    last = 0
+    while True:
+        rows = conn.execute(f"SELECT seq, vector, text FROM {s}.edges WHERE seq > %s ORDER BY seq LIMIT 2000",
+                            (last,)).fetchall()
+        if not rows:
+            break
+        with conn.cursor() as cur:
+            cur.executemany(
+                f"UPDATE {s}.edges SET vec = %s, tf = %s, length = %s WHERE seq = %s",
+                [(None if blob is None else np.frombuffer(bytes(blob), dtype=np.float32), Jsonb(counts), length, seq)
+                 for seq, blob, (counts, length) in ((r[0], r[1], term_counts("", r[2])) for r in rows)])
+        last = rows[-1][0]
+    conn.execute(f"ALTER TABLE {s}.edges DROP COLUMN vector")
+    conn.execute(f"ALTER TABLE {s}.edges RENAME COLUMN vec TO vector")
+
+
+#: One namespace's tables; ``{s}`` is its schema name. A step is SQL (``{s}`` filled in) or a function of
+#: (connection, schema) for what SQL alone cannot do.
+NAMESPACE: list[str | Callable[[Any, str], None]] = [
     """
     CREATE TABLE {s}.meta (key text COLLATE "C" PRIMARY KEY, value jsonb NOT NULL);
     CREATE TABLE {s}.nodes (
@@ -113,6 +147,7 @@ NAMESPACE: list[str] = [
         GROUP BY l.lexeme, n.kind;
     ANALYZE {s}.terms;
     """,
+    _edge_vectors_and_terms,
 ]
 
 #: HNSW build parameters: graph degree and candidate list while building. pgvector's defaults (16, 64)
@@ -151,7 +186,10 @@ def migrate_namespace(conn, schema: str, applied: int, location: str) -> int:
     the new version."""
     steps = pending(applied, NAMESPACE, location)
     for _, step in steps:
-        conn.execute(step.format(s=schema))
+        if callable(step):
+            step(conn, schema)
+        else:
+            conn.execute(step.format(s=schema))
     return len(NAMESPACE)
 
 

@@ -99,8 +99,28 @@ def drop(db: Database, namespace: str) -> None:
             conn.execute("DELETE FROM graphlore.namespaces WHERE id = %s", (row[0],))
 
 
-_local_locks: dict[tuple[str, str, str], threading.Lock] = {}
+#: A thread lock per held or awaited named lock, with how many threads hold or wait for it: the entry goes
+#: when the last one is done, so the dictionary holds only locks in use.
+_local_locks: dict[tuple[str, str, str], tuple[threading.Lock, int]] = {}
 _local_locks_guard = threading.Lock()
+
+
+@contextmanager
+def _local(key: tuple[str, str, str]) -> Iterator[None]:
+    with _local_locks_guard:
+        local, users = _local_locks.get(key, (None, 0))
+        local = local or threading.Lock()
+        _local_locks[key] = (local, users + 1)
+    try:
+        with local:
+            yield
+    finally:
+        with _local_locks_guard:
+            _, users = _local_locks[key]
+            if users == 1:
+                del _local_locks[key]
+            else:
+                _local_locks[key] = (local, users - 1)
 
 
 @contextmanager
@@ -108,9 +128,7 @@ def lock(db: Database, namespace: str, key: str) -> Iterator[None]:
     """A session advisory lock held on a connection of its own (never a pooled one: waiters would hold
     the pool's connections while they wait); threads of this process queue on a thread lock first.
     It waits as long as the holder works (no lock timeout), as ``flock`` does for SQLite."""
-    with _local_locks_guard:
-        local = _local_locks.setdefault((db.url, namespace, key), threading.Lock())
-    with local:
+    with _local((db.url, namespace, key)):
         conn = db.connect()
         try:
             with _guarded(db):

@@ -11,6 +11,7 @@ a number, as the protocol says), and ``None`` is "no such key, or JSON null".
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -18,9 +19,20 @@ from psycopg.types.json import Jsonb
 
 from graphlore.errors import InvalidInput
 from graphlore.store.base import Where, check_where
-from graphlore.store.terms import K1, MIN_IDF, B
+from graphlore.store.terms import K1, MIN_IDF, B, terms
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_CAP = 65535
+
+
+def term_counts(name: str, text: str) -> tuple[dict[str, int], int]:
+    """Per-lexeme counts packed as ``name * 65536 + text`` (each capped at 65535), and the length in
+    tokens over both columns: what BM25 reads (the same tokens as the SQLite backend's)."""
+    name_counts, text_counts = Counter(terms(name)), Counter(terms(text))
+    # A word of combining marks alone folds to "": it counts in the length but is no lexeme.
+    packed = {t: (min(name_counts.get(t, 0), _CAP) << 16) | min(text_counts.get(t, 0), _CAP)
+              for t in name_counts.keys() | text_counts.keys() if t}
+    return packed, sum(name_counts.values()) + sum(text_counts.values())
 
 
 def record_write_sql(s: str) -> str:
@@ -185,14 +197,18 @@ def vector_sql(
     return sql, [query, *params, int(passages)]
 
 
+def check_mode(mode: str) -> None:
+    if mode not in ("around", "between"):
+        raise InvalidInput(f"mode must be 'around' or 'between', got {mode!r}")
+
+
 def select_edges_sql(
     s: str, node_ids: Sequence[str], mode: str, type: str | None, date_from: str | None, date_to: str | None,
 ) -> tuple[str, list[Any]]:
     """(seq, date) of edges around (either end in ``node_ids``) or between (both ends in it) the nodes,
     of ``type``, dated within [date_from, date_to] (inclusive): index-only on the (src|dst, type, date)
     indexes."""
-    if mode not in ("around", "between"):
-        raise InvalidInput(f"mode must be 'around' or 'between', got {mode!r}")
+    check_mode(mode)
     cond, extra = "", []
     if type is not None:
         cond += " AND type = %s"
@@ -210,6 +226,71 @@ def select_edges_sql(
     sql = (f"SELECT seq, date FROM {s}.edges WHERE src = ANY(%s){cond} "
            f"UNION SELECT seq, date FROM {s}.edges WHERE dst = ANY(%s){cond}")
     return sql, [ids, *extra, ids, *extra]
+
+
+def rank_edges_sql(
+    s: str, selection: tuple[str, list[Any]], lexemes: Sequence[str] | None, query: Any,
+    weights: tuple[float, float], limit: int,
+) -> tuple[str, list[Any]]:
+    """(total, ids, scores, cosines, keyword scores) of a selection (``select_edges_sql``) ranked by
+    :func:`graphlore.store.base.fused_edge_scores`, in one statement: the cosine with ``<=>`` on each
+    edge's vector (``query`` None: no vector side), BM25 over the edges' term counts (``tf``: lexeme ->
+    count) with the selection as the collection (``lexemes`` None: no keyword side). Ties newest first
+    (date descending, undated last, then latest written first), the top ``limit`` returned."""
+    select, select_params = selection
+    cosine = "1 - (x.vector <=> %s)" if query is not None else "NULL::float8"
+    params: list[Any] = [*select_params, *([query] if query is not None else [])]
+    keyword = "0::float8"
+    bm25 = ""
+    if lexemes:
+        bm25 = f"""
+        , st AS MATERIALIZED (SELECT count(*)::float8 AS docs, greatest(avg(length), 1e-9)::float8 AS avgdl FROM e)
+        , hits AS MATERIALIZED (
+            SELECT e.seq, q.lexeme, (e.tf ->> q.lexeme)::float8 AS f, e.length
+            FROM e CROSS JOIN unnest(%s::text[]) AS q(lexeme) WHERE e.tf ? q.lexeme)
+        , idf AS (SELECT lexeme, greatest(ln((st.docs - count(*) + 0.5) / (count(*) + 0.5)), {MIN_IDF}) AS idf
+                  FROM hits CROSS JOIN st GROUP BY lexeme, st.docs)
+        , bm AS (SELECT h.seq, sum(idf.idf * h.f * {K1 + 1} / (h.f + {K1} * ({1 - B} + {B} * h.length / st.avgdl)))
+                        AS score
+                 FROM hits h JOIN idf USING (lexeme) CROSS JOIN st GROUP BY h.seq)"""
+        params.append(list(lexemes))
+        keyword = "coalesce(bm.score, 0)"
+    joined = "LEFT JOIN bm ON bm.seq = e.seq" if lexemes else ""
+    terms = "x.length, x.tf || '{}'::jsonb AS tf" if lexemes else "0 AS length"  # counts read only for BM25
+    sql = f"""
+        WITH sel AS MATERIALIZED ({select}),
+        e AS MATERIALIZED (
+            SELECT x.seq, x.id, sel.date, {terms}, {cosine} AS cos
+            FROM sel JOIN {s}.edges x ON x.seq = sel.seq)
+        {bm25},
+        scored AS (
+            SELECT e.seq, e.id, e.date, e.cos, {keyword} AS kw FROM e {joined}),
+        fused AS (
+            SELECT seq, id, date, cos, kw,
+                   %s * CASE WHEN max(kw) OVER () > 0 THEN kw / max(kw) OVER () ELSE 0 END
+                   + %s * coalesce(cos, -1) AS score
+            FROM scored),
+        top AS (SELECT * FROM fused ORDER BY score DESC, date DESC NULLS LAST, seq DESC LIMIT %s)
+        SELECT (SELECT count(*) FROM sel), array_agg(id ORDER BY score DESC, date DESC NULLS LAST, seq DESC),
+               array_agg(score ORDER BY score DESC, date DESC NULLS LAST, seq DESC),
+               array_agg(cos ORDER BY score DESC, date DESC NULLS LAST, seq DESC),
+               array_agg(kw ORDER BY score DESC, date DESC NULLS LAST, seq DESC)
+        FROM top"""
+    kw_weight = float(weights[0]) if lexemes else 0.0
+    vec_weight = float(weights[1]) if query is not None else 0.0
+    return sql, [*params, kw_weight, vec_weight, int(limit)]
+
+
+def prop_counts_sql(s: str, kind: str, prop: str) -> tuple[str, list[Any]]:
+    """(jsonb value, count) of ``prop`` over the nodes of ``kind``: scalars as they are, arrays by element
+    (objects and nested arrays left out), a missing prop as NULL."""
+    if not _IDENTIFIER.fullmatch(prop):
+        raise InvalidInput(f"prop {prop!r} is not a valid property name (ASCII letters, digits and _)")
+    return (f"""SELECT v.value, count(*) FROM {s}.nodes n CROSS JOIN LATERAL (
+                    SELECT jsonb_array_elements(n.props -> %s) AS value WHERE jsonb_typeof(n.props -> %s) = 'array'
+                    UNION ALL SELECT n.props -> %s WHERE coalesce(jsonb_typeof(n.props -> %s), '') <> 'array') v
+                WHERE n.kind = %s AND coalesce(jsonb_typeof(v.value), '') NOT IN ('array', 'object')
+                GROUP BY v.value""", [prop, prop, prop, prop, kind])
 
 
 def nodes_with_keys_sql(s: str, kind: str | None, groups: Sequence[Sequence[str]]) -> tuple[str, list[Any]]:

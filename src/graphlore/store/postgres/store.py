@@ -59,29 +59,31 @@ from psycopg.types.json import Json, Jsonb
 
 from graphlore.errors import InvalidInput
 from graphlore.store.base import (
+    READ_BATCH,
     WRITTEN_AT,
     Edge,
+    EdgeHit,
     EdgePage,
+    EdgeRanking,
     EdgeRef,
     EdgeSelection,
     Hit,
     Node,
     Where,
+    check_edge_ranking,
     newest_first,
     page_bound,
+    paged,
 )
 from graphlore.store.postgres import connection, pruning, sql
-from graphlore.store.postgres.connection import Database, Vec, advisory_key, translated
+from graphlore.store.postgres.connection import Database, advisory_key, translated
 from graphlore.store.postgres.migrations import create_index, fix_dimension, schema_name
-from graphlore.store.terms import query_terms, terms
+from graphlore.store.terms import query_terms
 
 #: Candidate nodes (those of the kind that pass the filter) up to which a vector search scans exactly.
 EXACT_SCAN = 10_000
-#: Limit of ``select_edges`` node ids (as the SQLite backend).
-MAX_EDGE_NODES = 400
 _NODE_COLUMNS = "id, kind, name, text, props, text_hash, created_at, updated_at"
 _EDGE_COLUMNS = "id, src, dst, type, props, text, vector, date"
-_CAP = 65535
 
 
 def _guard(method: Callable) -> Callable:
@@ -91,6 +93,8 @@ def _guard(method: Callable) -> Callable:
             return method(self, *args, **kwargs)
         except (psycopg.Error, psycopg_pool.PoolTimeout) as exc:
             raise translated(exc, self.location, self.repair) from exc
+        except OverflowError as exc:  # a Python int past what PostgreSQL's integers hold
+            raise InvalidInput(f"a number is too large for the store (64-bit integers at most): {exc}") from exc
 
     return wrapper
 
@@ -119,16 +123,6 @@ def hnsw_settings(passages: int) -> tuple[str, str]:
     tightly clustered vectors too often ends in the wrong cluster (bench/backends.py ``--recall-sweep``)."""
     ef = min(max(connection.EF_SEARCH, int(passages)), connection.EF_SEARCH_MAX)
     return (str(ef), connection.ITERATIVE_SCAN)
-
-
-def term_counts(name: str, text: str) -> tuple[dict[str, int], int]:
-    """Per-lexeme counts packed as ``name * 65536 + text`` (each capped at 65535), and the length in
-    tokens over both columns: what BM25 reads (the same tokens as the SQLite backend's)."""
-    name_counts, text_counts = Counter(terms(name)), Counter(terms(text))
-    # A word of combining marks alone folds to "": it counts in the length but is no lexeme.
-    packed = {t: (min(name_counts.get(t, 0), _CAP) << 16) | min(text_counts.get(t, 0), _CAP)
-              for t in name_counts.keys() | text_counts.keys() if t}
-    return packed, sum(name_counts.values()) + sum(text_counts.values())
 
 
 def _sorted_json(value: Any) -> Any:
@@ -230,12 +224,12 @@ class PostgresStore:
             raise translated(exc, self.location, self.repair) from exc
 
     @contextmanager
-    def deferred_index(self) -> Iterator[None]:
-        """For bulk loads (``graphlore migrate``, benchmarks; not part of the protocol): the HNSW index is
-        dropped for the load and built once at the end, much faster than updating it row by row. Searches
-        meanwhile scan exactly; the build holds the namespace's write lock (reads go on). A load that fails
-        (Ctrl-C included) builds nothing, so it stops at once: its caller drops the half-loaded namespace
-        (``graphlore migrate`` does), or builds the index when it reuses it (``bench/backends.py``)."""
+    def bulk_load(self) -> Iterator[None]:
+        """A large load (``graphlore migrate``, benchmarks): the HNSW index is dropped for the load and built
+        once at the end, much faster than updating it row by row. Searches meanwhile scan exactly; the
+        build holds the namespace's write lock (reads go on). A load that fails (Ctrl-C included) builds
+        nothing, so it stops at once: its caller drops the half-loaded namespace (``graphlore migrate``
+        does), or builds the index when it reuses it (``bench/backends.py``)."""
         with self.atomic():
             self._write().execute(f"DROP INDEX IF EXISTS {self._s}.passages_hnsw")
         self._deferred = True
@@ -260,14 +254,36 @@ class PostgresStore:
             row = conn.execute(f"SELECT value FROM {self._s}.meta WHERE key = %s", (key,)).fetchone()
         return None if row is None else row[0]
 
+    def get_meta_many(self, keys: Sequence[str]) -> dict[str, Any]:
+        """The values of those of ``keys`` that are set, in one statement (any number of keys)."""
+        with self._connection() as conn:
+            return dict(conn.execute(f"SELECT key, value FROM {self._s}.meta WHERE key = ANY(%s)",
+                                     (list(dict.fromkeys(keys)),)).fetchall())
+
+    def meta_items(self, prefix: str = "") -> dict[str, Any]:
+        """Every value whose key starts with ``prefix``, in key order (a range scan of the key index)."""
+        with self._connection() as conn:
+            return dict(conn.execute(f"SELECT key, value FROM {self._s}.meta WHERE key >= %s AND key < %s "
+                                     "ORDER BY key", (prefix, prefix + "\U0010ffff")).fetchall())
+
     def set_meta(self, key: str, value: Any) -> None:
-        # ``json`` keeps the text as written (key order included), as the SQLite backend does.
+        self.set_meta_many({key: value})
+
+    def set_meta_many(self, values: Mapping[str, Any]) -> None:
+        """Set every value (None deletes the key), in one transaction. ``json`` keeps the text as written
+        (key order included), as the SQLite backend does."""
+        gone = [k for k, v in values.items() if v is None]
+        kept = {k: v for k, v in values.items() if v is not None}
         with self.atomic():
-            self._write().execute(
-                f"INSERT INTO {self._s}.meta(key, value) VALUES (%s, %s) "
-                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                (key, Json(value)),
-            )
+            conn = self._write()
+            if gone:
+                conn.execute(f"DELETE FROM {self._s}.meta WHERE key = ANY(%s)", (gone,))
+            if kept:
+                conn.execute(
+                    f"INSERT INTO {self._s}.meta(key, value) SELECT * FROM unnest(%s::text[], %s::jsonb[]) "
+                    "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                    (list(kept), [Json(v) for v in kept.values()]),
+                )
 
     def last_write(self) -> float | None:
         return self.get_meta(WRITTEN_AT)
@@ -289,7 +305,7 @@ class PostgresStore:
         if not nodes:
             return
         now = time.time()
-        counted = [term_counts(n.name, n.text) for n in nodes]
+        counted = [sql.term_counts(n.name, n.text) for n in nodes]
         with self.atomic():
             conn = self._write()
             dim = self._dimension(conn)
@@ -352,7 +368,7 @@ class PostgresStore:
             copy.set_types(["int8", "int4", "text", "vector"])
             for node_id, matrix in matrices.items():
                 for pos, row in enumerate(matrix):
-                    copy.write_row((seqs[node_id], pos, kinds[node_id], Vec(row)))
+                    copy.write_row((seqs[node_id], pos, kinds[node_id], row))
 
     def _count(self, conn: psycopg.Connection, nodes: list[Node], counted: list[tuple[dict[str, int], int]],
                old: dict[str, tuple], matrices: dict[str, np.ndarray]) -> None:
@@ -444,12 +460,31 @@ class PostgresStore:
                     found[node_id].vectors = vectors
         return [found[i] for i in ids if i in found]
 
-    def iter_nodes(self, kind: str | None = None, where: Where | None = None) -> Iterator[Node]:
+    def iter_nodes(self, kind: str | None = None, where: Where | None = None, *, with_vectors: bool = False
+                   ) -> Iterator[Node]:
+        """The nodes in insertion order, read :data:`~graphlore.store.base.READ_BATCH` at a time (keyset
+        pages on ``seq``, each its own statement: no transaction is held open between pages)."""
         condition, params = sql.node_filter_sql(kind, where)
-        with self._connection() as conn:
-            rows = conn.execute(f"SELECT {_NODE_COLUMNS} FROM {self._s}.nodes n {condition} ORDER BY n.seq",
-                                params).fetchall()
-        return (_node(r) for r in rows)
+        after = ("AND" if condition else "WHERE") + " n.seq > %s"
+
+        def page(last: int) -> list[tuple[int, Node]]:
+            with self._errors(), self._snapshot() if with_vectors else self._connection() as conn:
+                rows = conn.execute(f"SELECT n.seq, {_NODE_COLUMNS} FROM {self._s}.nodes n {condition} {after} "
+                                    "ORDER BY n.seq LIMIT %s", [*params, last, READ_BATCH]).fetchall()
+                nodes = {r[1]: _node(r[1:]) for r in rows}
+                if with_vectors and nodes:
+                    for node_id, vectors in self._vectors(conn, list(nodes)).items():
+                        nodes[node_id].vectors = vectors
+            return [(r[0], nodes[r[1]]) for r in rows]
+
+        return paged(page)
+
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
+        try:
+            yield
+        except (psycopg.Error, psycopg_pool.PoolTimeout) as exc:
+            raise translated(exc, self.location, self.repair) from exc
 
     def count_nodes(self, kind: str | None = None, where: Where | None = None) -> int:
         with self._connection() as conn:
@@ -481,7 +516,7 @@ class PostgresStore:
                 f"""SELECT n.id, p.vector FROM {self._s}.passages p JOIN {self._s}.nodes n ON n.seq = p.node_seq
                     WHERE n.id = ANY(%s) ORDER BY p.node_seq, p.pos""", (ids,))
             for node_id, vector in cur:
-                out.setdefault(node_id, []).append(vector)
+                out.setdefault(node_id, []).append(vector.to_numpy())
         return {k: np.vstack(v) for k, v in out.items()}
 
     def list_node_ids(
@@ -561,6 +596,25 @@ class PostgresStore:
                 out.setdefault(key, []).append(node_id)
         return out
 
+    def node_keys(self, ids: Sequence[str]) -> dict[str, list[str]]:
+        """The lookup keys of each of ``ids`` that has any, sorted."""
+        out: dict[str, list[str]] = {}
+        with self._connection() as conn:
+            for node_id, key in conn.execute(
+                    f"""SELECT n.id, k.key FROM {self._s}.node_keys k JOIN {self._s}.nodes n ON n.seq = k.node_seq
+                        WHERE n.id = ANY(%s) ORDER BY n.seq, k.key""", (list(dict.fromkeys(ids)),)):
+                out.setdefault(node_id, []).append(key)
+        return out
+
+    def prop_counts(self, kind: str, prop: str) -> dict[Any, int]:
+        """How many nodes of ``kind`` hold each value of ``prop`` (see the protocol)."""
+        query, params = sql.prop_counts_sql(self._s, kind, prop)
+        counts: dict[Any, int] = {}
+        with self._connection() as conn:
+            for value, count in conn.execute(query, params):
+                counts[value] = counts.get(value, 0) + count
+        return counts
+
     # -- ranking ------------------------------------------------------------------------------------
 
     def keyword_search(
@@ -573,6 +627,7 @@ class PostgresStore:
         (:mod:`graphlore.store.postgres.pruning`)."""
         sql.node_filter_sql(kind, where)  # a bad filter is an error even when no term is known
         wanted = [t for t in query_terms(query) if t]
+        limit = page_bound(limit)
         if not wanted or limit <= 0:
             return []
         forced: list[str] = []
@@ -607,7 +662,7 @@ class PostgresStore:
         docstring for when the HNSW index answers and when an exact scan does)."""
         query = np.asarray(vector, dtype=np.float32).reshape(-1)
         sql.where_sql(where)
-        limit = int(limit)
+        limit = page_bound(limit)
         with self._connection() as conn:
             dim = self._dimension(conn)
             if dim is None:
@@ -617,6 +672,7 @@ class PostgresStore:
             if limit <= 0:
                 return []
             candidates = self._candidates(conn, kind, where, max(EXACT_SCAN, limit))
+            limit = min(limit, max(candidates, 1))  # no more than there are (a huge limit would overflow)
             exact = candidates <= EXACT_SCAN
             hits = self._nearest(conn, query, kind, where, limit, exact)
             if not exact and len(hits) < min(limit, candidates):
@@ -629,7 +685,7 @@ class PostgresStore:
         asks for more passages while too few distinct nodes came back and more may exist."""
         fetch = limit * 2
         while True:
-            query_sql, params = sql.vector_sql(self._s, kind, where, Vec(query), fetch, exact)
+            query_sql, params = sql.vector_sql(self._s, kind, where, query, fetch, exact)
             with conn.transaction() if not exact else nullcontext(), conn.cursor(binary=True) as cur:
                 if not exact:  # the settings last until this transaction ends
                     conn.execute(HNSW_SETTINGS, hnsw_settings(fetch))
@@ -657,7 +713,7 @@ class PostgresStore:
                 rows = cur.execute(
                     f"""SELECT n.id, max(1 - (p.vector <=> %s)) FROM {self._s}.passages p
                         JOIN {self._s}.nodes n ON n.seq = p.node_seq WHERE n.id = ANY(%s) GROUP BY n.id""",
-                    (Vec(query), ids)).fetchall()
+                    (query, ids)).fetchall()
         return {r[0]: float(r[1]) for r in rows}
 
     def vector_search_many(
@@ -673,18 +729,21 @@ class PostgresStore:
     # -- edges --------------------------------------------------------------------------------------
 
     def upsert_edges(self, edges: Sequence[Edge]) -> None:
+        """Insert or replace edges by id, with their text's term counts (what ``rank_edges`` scores)."""
         if not edges:
             return
         with self.atomic():
             with self._write().cursor() as cur:
                 cur.executemany(
-                    f"""INSERT INTO {self._s}.edges (id, src, dst, type, props, text, vector, date)
-                        VALUES (%s, %s, %s, %s, %s, %s, %s, %s)
+                    f"""INSERT INTO {self._s}.edges (id, src, dst, type, props, text, vector, date, tf, length)
+                        VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
                         ON CONFLICT (id) DO UPDATE SET src = excluded.src, dst = excluded.dst, type = excluded.type,
-                          props = excluded.props, text = excluded.text, vector = excluded.vector, date = excluded.date""",
+                          props = excluded.props, text = excluded.text, vector = excluded.vector, date = excluded.date,
+                          tf = excluded.tf, length = excluded.length""",
                     [(e.id, e.src, e.dst, e.type, Jsonb(e.props), e.text,
-                      None if e.vector is None else np.asarray(e.vector, dtype=np.float32).tobytes(), e.date)
-                     for e in edges],
+                      None if e.vector is None else np.asarray(e.vector, dtype=np.float32).reshape(-1), e.date,
+                      Jsonb(counts), length)
+                     for e, (counts, length) in ((e, sql.term_counts("", e.text)) for e in edges)],
                 )
 
     def delete_edges(self, ids: Sequence[str]) -> int:
@@ -693,8 +752,8 @@ class PostgresStore:
 
     def get_edges(self, ids: Sequence[str]) -> list[Edge]:
         """Edges in the order of ``ids`` (unknown ids left out), vectors included."""
-        with self._connection() as conn:
-            found = {r[0]: _edge(r) for r in conn.execute(
+        with self._connection() as conn, conn.cursor(binary=True) as cur:  # vectors decoded in bulk, not parsed
+            found = {r[0]: _edge(r) for r in cur.execute(
                 f"SELECT {_EDGE_COLUMNS} FROM {self._s}.edges WHERE id = ANY(%s)", (list(ids),))}
         return [found[i] for i in ids if i in found]
 
@@ -707,18 +766,16 @@ class PostgresStore:
         ids = list(dict.fromkeys(node_ids))
         if not ids:
             return EdgeSelection(0, [])
-        if len(ids) > MAX_EDGE_NODES:
-            raise InvalidInput(f"select_edges takes at most {MAX_EDGE_NODES} node ids, got {len(ids)}")
         query, params = sql.select_edges_sql(self._s, ids, mode, type, date_from, date_to)
-        with self._snapshot() as conn:
-            rows = conn.execute(query, params).fetchall()
+        with self._snapshot() as conn, conn.cursor(binary=True) as cur:
+            rows = cur.execute(query, params).fetchall()
             kept, first_date, last_date = newest_first(rows, limit)
             columns = "seq, id, src, dst, date" + (", vector" if with_vectors else "")
             by_seq: dict[int, EdgeRef] = {}
             if kept:
-                for r in conn.execute(f"SELECT {columns} FROM {self._s}.edges WHERE seq = ANY(%s)",
-                                      ([r[0] for r in kept],)):
-                    vector = np.frombuffer(r[5], dtype=np.float32) if with_vectors and r[5] is not None else None
+                for r in cur.execute(f"SELECT {columns} FROM {self._s}.edges WHERE seq = ANY(%s)",
+                                     ([r[0] for r in kept],)):
+                    vector = r[5].to_numpy() if with_vectors and r[5] is not None else None
                     by_seq[r[0]] = EdgeRef(r[1], r[2], r[3], r[4], vector)
         return EdgeSelection(
             total=len(rows),
@@ -726,6 +783,46 @@ class PostgresStore:
             first_date=first_date,
             last_date=last_date,
         )
+
+    def rank_edges(
+        self, node_ids: Sequence[str], *, mode: str = "around", type: str | None = None,
+        date_from: str | None = None, date_to: str | None = None, text: str | None = None,
+        vector: np.ndarray | None = None, weights: tuple[float, float] = (0.3, 0.7), limit: int = 10,
+    ) -> EdgeRanking:
+        """A selection ranked by ``text`` and ``vector`` in one statement: ``<=>`` on the edges' vectors and
+        BM25 over their term counts, in the database (see the protocol); only the top ``limit`` comes back."""
+        query = check_edge_ranking(text, vector, weights)
+        ids = list(dict.fromkeys(node_ids))
+        sql.check_mode(mode)
+        if not ids:
+            return EdgeRanking(0, [])
+        lexemes = [t for t in query_terms(text) if t] if text is not None and weights[0] else None
+        statement, params = sql.rank_edges_sql(
+            self._s, sql.select_edges_sql(self._s, ids, mode, type, date_from, date_to), lexemes,
+            query if query is not None and weights[1] else None, weights, page_bound(limit))
+        with self._connection() as conn:
+            try:
+                total, found, scores, cosines, keywords = conn.execute(statement, params).fetchone()
+            except psycopg.DataError as exc:
+                if "different vector dimensions" not in str(exc):
+                    raise
+                raise InvalidInput(f"query vector has dimension {query.shape[0]}, the edges hold another") from exc
+        return EdgeRanking(total, [EdgeHit(i, float(sc), None if c is None else float(c), float(k))
+                                   for i, sc, c, k in zip(found or [], scores or [], cosines or [], keywords or [],
+                                                          strict=True)])
+
+    def iter_edges(self, type: str | None = None) -> Iterator[Edge]:
+        """Every edge (of ``type``) in the order written, vectors included, read
+        :data:`~graphlore.store.base.READ_BATCH` at a time."""
+        condition = "AND type = %s" if type is not None else ""
+
+        def page(last: int) -> list[tuple[int, Edge]]:
+            with self._errors(), self._connection() as conn, conn.cursor(binary=True) as cur:
+                return [(r[0], _edge(r[1:])) for r in cur.execute(
+                    f"SELECT seq, {_EDGE_COLUMNS} FROM {self._s}.edges WHERE seq > %s {condition} "
+                    "ORDER BY seq LIMIT %s", [last, *([type] if type is not None else []), READ_BATCH])]
+
+        return paged(page)
 
     def edges_of(
         self, node_ids: Sequence[str], *, direction: str = "out", types: Sequence[str] | None = None,
@@ -766,19 +863,22 @@ class PostgresStore:
                  f"UNION ALL SELECT src FROM {self._s}.edges WHERE dst = %s{cond}) o WHERE other != %s "
                  "GROUP BY other ORDER BY c DESC, other LIMIT %s")
         with self._connection() as conn:
-            return [(r[0], r[1]) for r in conn.execute(query, [node_id, *extra, node_id, *extra, node_id, limit])]
+            return [(r[0], r[1]) for r in conn.execute(query, [node_id, *extra, node_id, *extra, node_id,
+                                                               page_bound(limit)])]
 
     def most_connected(
-        self, kind: str, *, type: str | None = None, limit: int = 50, offset: int = 0,
+        self, kind: str, *, type: str | None = None, limit: int = 50, offset: int = 0, where: Where | None = None,
     ) -> list[tuple[str, int]]:
-        """Nodes of ``kind`` with their edge count (either direction), most first, ties by id."""
+        """Nodes of ``kind`` (passing ``where``) with their edge count (either direction), most first, ties
+        by id."""
         cond = " AND e.type = %s" if type is not None else ""
         extra = [type] if type is not None else []
+        condition, params = sql.node_filter_sql(kind, where)
         query = (f"SELECT n.id, (SELECT count(*) FROM {self._s}.edges e WHERE e.src = n.id{cond}) + "
                  f"(SELECT count(*) FROM {self._s}.edges e WHERE e.dst = n.id AND e.src != n.id{cond}) AS c "
-                 f"FROM {self._s}.nodes n WHERE n.kind = %s ORDER BY c DESC, n.id LIMIT %s OFFSET %s")
+                 f"FROM {self._s}.nodes n {condition} ORDER BY c DESC, n.id LIMIT %s OFFSET %s")
         with self._connection() as conn:
-            return [(r[0], r[1]) for r in conn.execute(query, [*extra, *extra, kind, page_bound(limit),
+            return [(r[0], r[1]) for r in conn.execute(query, [*extra, *extra, *params, page_bound(limit),
                                                                page_bound(offset)])]
 
 
@@ -788,6 +888,6 @@ def _node(row: tuple) -> Node:
 
 
 def _edge(r: tuple) -> Edge:
-    vector = None if r[6] is None else np.frombuffer(r[6], dtype=np.float32)
+    vector = None if r[6] is None else r[6].to_numpy()
     return Edge(r[0], r[1], r[2], r[3], _sorted_json(r[4]), r[5], vector, r[7])
 

@@ -1,27 +1,34 @@
 """The embedded search engine: one namespace's vectors and BM25 postings in memory, ranked with numpy.
 
-A :class:`Snapshot` (vectors) is read from one SQLite snapshot and is valid for exactly one
-data version (``PRAGMA data_version``, which changes on every commit from another
-connection); the store throws it away and reads a new one when the version moves or it
-wrote itself, so a ranking never sees stale rows. Everything here is exact: every passage
-vector of the candidate nodes is scored, and a node scores its best passage.
+Both caches are kept current incrementally, whoever writes. Every write transaction appends the rowids of
+the nodes it wrote or deleted to the ``changes`` log (:mod:`graphlore.store.sqlite.store`); before a
+ranking the store reads the log since the position its caches reflect and hands the changed rowids to
+them: each marks its rows of those nodes dead and reads their current rows into a small second part
+beside the first, which it scores with it exactly as one index over the current rows would. A part
+that has grown past its share (:data:`COMPACT_SHARE`) is rebuilt from every row; so is everything when
+the log cannot say what changed (it was pruned past the caches' position, or a writer that does not log
+committed). A ranking therefore never sees stale rows and never reloads a namespace because one node
+changed (rebuilding every posting after each write cost ~26 s at 300k nodes, and a skill library's
+vectors were reloaded after every use counter written).
 
-Filters arrive as the set of node rowids that pass them (the store computes it in
-SQL, where ``where`` is implemented once); :meth:`Snapshot.mask` turns that set into
-a boolean mask over node positions, memoised per filter for this snapshot.
+:class:`Snapshot` (vectors) holds every passage vector of the nodes that have vectors, grouped by kind
+(a search restricted to one kind scans a slice); a node scores its best passage; everything is exact.
+A snapshot is never changed in place: :meth:`Snapshot.updated` returns a new one sharing the first part's
+matrix, so a search running in another thread keeps reading the one it started with.
 
-:class:`KindPostings` (BM25) live apart from the snapshot, one per searched kind, built
-on the first keyword search of that kind (a search among entities never reads the
-postings of chunks), and kept across this connection's own writes: the rows it wrote
-since are read again and scored from a small second index next to the first, exactly
-as one index over the current rows would score them (:func:`bm25.overlay_scores`).
-Rebuilding every posting after each write cost ~26 s at 300k nodes.
+Filters arrive as the set of node rowids that pass them (the store computes it in SQL, where ``where``
+is implemented once) and become a boolean mask per part, memoised per filter for one snapshot.
+
+:class:`KindPostings` (BM25) are built on the first keyword search of a kind (a search among entities
+never reads the postings of chunks) and scored from two indexes in the same way
+(:func:`bm25.overlay_scores`).
 """
 
 from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -30,121 +37,246 @@ from graphlore.store.sqlite.bm25 import KeywordIndex, TermVector, overlay_scores
 #: Rows scored per block by :meth:`Snapshot.search_many`: small enough to stay in the CPU cache while
 #: every query of the pass reads it (3 queries over 100k x 384 rows: ~18 ms blocked vs ~31 ms one by one).
 SCAN_BLOCK = 2048
+#: Ids per ``IN (...)`` list when re-reading changed rows.
+READ_CHUNK = 400
 
 
-class Snapshot:
-    """Node ids and kinds, and every passage vector as one matrix grouped by kind."""
+class Part:
+    """Nodes with vectors, in rowid order, and their passage vectors as one matrix grouped by kind."""
 
-    def __init__(self, conn: sqlite3.Connection, version: int) -> None:
-        self.version = version
-        self._masks: dict[object, np.ndarray | None] = {}
-        nodes = conn.execute("SELECT rowid, id, kind FROM nodes ORDER BY rowid").fetchall()
-        self.node_ids = np.array([r[1] for r in nodes], dtype=object)
-        self.kinds = np.array([r[2] for r in nodes], dtype=object)
-        #: rowid -> position in ``node_ids``
-        self.position = {r[0]: i for i, r in enumerate(nodes)}
-        rows = conn.execute("SELECT node_rowid, vector FROM node_vectors ORDER BY node_rowid, seq").fetchall()
+    def __init__(self, rows: Sequence[tuple[int, str, str]], vectors: dict[int, list[bytes]], dim: int | None) -> None:
+        #: (rowid, id, kind) of every node here, rowid ascending
+        self.rowids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        self.ids = np.array([r[1] for r in rows], dtype=object)
+        self.kinds = np.array([r[2] for r in rows], dtype=object)
+        counts = [len(vectors[r[0]]) for r in rows]
+        total = sum(counts)
         self.kind_rows: dict[str, tuple[int, int]] = {}
-        if rows:
-            matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
-            owner = np.fromiter((self.position[r[0]] for r in rows), dtype=np.int64, count=len(rows))
+        if total:
+            blob = b"".join(b for r in rows for b in vectors[r[0]])
+            matrix = np.frombuffer(blob, dtype=np.float32).reshape(total, -1)
+            owner = np.repeat(np.arange(len(rows), dtype=np.int64), counts)
             self.matrix, owner = self._group_by_kind(matrix, owner)
         else:
-            self.matrix = np.empty((0, 0), dtype=np.float32)
+            self.matrix = np.empty((0, dim or 0), dtype=np.float32)
             owner = np.empty(0, dtype=np.int64)
         # Rows are grouped by node (ordered by rowid within a kind), so each node's passages form one run.
-        self._starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]]) if owner.size else owner
-        self._owners = owner[self._starts] if owner.size else owner
-        ends = np.r_[self._starts[1:], owner.size] if owner.size else owner
-        #: node id -> (first row, end row) of its passages in ``matrix``
-        self.rows = {self.node_ids[o]: (int(s), int(e)) for o, s, e in zip(self._owners, self._starts, ends, strict=True)}
+        self.starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]]) if owner.size else owner
+        self.owners = owner[self.starts] if owner.size else owner
+        self._ends = np.r_[self.starts[1:], owner.size] if owner.size else owner
+        self._by_id: dict[str, int] | None = None
 
-    @property
-    def dim(self) -> int:
-        return int(self.matrix.shape[1])
+    def passages(self, node_id: str) -> np.ndarray | None:
+        """The passage rows of ``node_id`` here (None: not here); the id index is built on first use."""
+        if self._by_id is None:
+            self._by_id = {self.ids[o]: i for i, o in enumerate(self.owners.tolist())}
+        run = self._by_id.get(node_id)
+        return None if run is None else self.matrix[self.starts[run]:self._ends[run]]
+
+    def position(self, node_id: str) -> int | None:
+        if self._by_id is None:
+            self.passages(node_id)
+        run = self._by_id.get(node_id)  # type: ignore[union-attr]
+        return None if run is None else int(self.owners[run])
+
+    def __len__(self) -> int:
+        return len(self.ids)
 
     def _group_by_kind(self, matrix: np.ndarray, owner: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Rows of one kind made contiguous (stable, so a node's passages stay together and in order):
-        a search restricted to one kind then scans a slice instead of every row."""
+        """Rows of one kind made contiguous (stable, so a node's passages stay together and in order)."""
         codes = {k: i for i, k in enumerate(sorted(set(self.kinds.tolist())))}
-        row_kind = np.fromiter((codes[k] for k in self.kinds.tolist()), dtype=np.int64, count=len(self.kinds))[owner]
+        node_kind = np.fromiter((codes[k] for k in self.kinds.tolist()), dtype=np.int64, count=len(self.kinds))
+        row_kind = node_kind[owner]
         order = np.argsort(row_kind, kind="stable")
         bounds = np.searchsorted(row_kind[order], np.arange(len(codes) + 1))
         self.kind_rows = {k: (int(bounds[i]), int(bounds[i + 1])) for k, i in codes.items()}
         return np.ascontiguousarray(matrix[order]), owner[order]
 
-    def _span(self, kind: str | None) -> tuple[int, int]:
+    def span(self, kind: str | None) -> tuple[int, int]:
         return (0, self.matrix.shape[0]) if kind is None else self.kind_rows.get(kind, (0, 0))
+
+    def positions(self, rowids: np.ndarray) -> np.ndarray:
+        """Positions here of those of ``rowids`` that are here."""
+        if not len(self) or not rowids.size:
+            return np.empty(0, dtype=np.int64)
+        at = np.minimum(np.searchsorted(self.rowids, rowids), len(self) - 1)
+        return at[self.rowids[at] == rowids]
+
+    def search(
+        self, queries: np.ndarray, members: Sequence[int], kind: str | None, keep: np.ndarray | None, limit: int,
+    ) -> dict[int, list[tuple[int, float]]]:
+        """Top ``limit`` (position, best-passage cosine) per query row in ``members``, within ``kind``'s
+        rows and the positions ``keep`` allows (None: all), blocked as the module docstring says."""
+        start, end = self.span(kind)
+        if end <= start:
+            return {}
+        block = self.matrix[start:end]
+        scores = np.empty((len(members), end - start), dtype=np.float32)
+        for b in range(0, end - start, SCAN_BLOCK):
+            rows = block[b : b + SCAN_BLOCK]
+            for j, q in enumerate(members):
+                np.dot(rows, queries[q], out=scores[j, b : b + SCAN_BLOCK])
+        # Each node's passages are one run inside the slice: its score is the run's maximum.
+        lo, hi = np.searchsorted(self.starts, [start, end])
+        starts, owners = self.starts[lo:hi] - start, self.owners[lo:hi]
+        allowed = None if keep is None else keep[owners]
+        one_row_each = starts.size == end - start
+        out: dict[int, list[tuple[int, float]]] = {}
+        order = self.rowids[owners]
+        for j, q in enumerate(members):
+            best = scores[j] if one_row_each else np.maximum.reduceat(scores[j], starts)
+            candidates = np.arange(best.size) if allowed is None else np.flatnonzero(allowed)
+            k = min(limit, candidates.size)
+            if k == 0:
+                continue
+            candidates = best_k(candidates, best, k, order)
+            out[q] = [(int(owners[t]), float(best[t])) for t in candidates]
+        return out
+
+
+@dataclass(frozen=True)
+class _Delta:
+    """What the second part is made of: each node's (id, kind, passage vectors) by rowid."""
+
+    rows: dict[int, tuple[str, str, list[bytes]]]
+
+
+class Snapshot:
+    """Every passage vector of the nodes that have vectors: a first part read from every row and a small
+    second part of the nodes changed since (see the module docstring). Immutable."""
+
+    def __init__(self, base: Part, alive: np.ndarray, delta_rows: _Delta, dim: int | None,
+                 delta: Part | None = None) -> None:
+        self.base = base
+        self.alive = alive
+        #: None when every row of the first part is live (the common case: no mask to apply)
+        self._keep = None if alive.all() else alive
+        self._delta_rows = delta_rows
+        rows = sorted(delta_rows.rows.items())
+        self.delta = delta if delta is not None else Part([(r, v[0], v[1]) for r, v in rows],
+                                                          {r: v[2] for r, v in rows}, dim)
+        self.dim = next((p.matrix.shape[1] for p in (self.base, self.delta) if p.matrix.shape[0]), dim or 0)
+        self._masks: dict[object, tuple[np.ndarray | None, np.ndarray | None]] = {}
+
+    @classmethod
+    def read(cls, conn: sqlite3.Connection) -> Snapshot:
+        """Every node with vectors, read from ``conn`` (which must read one snapshot)."""
+        vectors: dict[int, list[bytes]] = {}
+        for rowid, blob in conn.execute("SELECT node_rowid, vector FROM node_vectors ORDER BY node_rowid, seq"):
+            vectors.setdefault(rowid, []).append(blob)
+        rows = [r for r in conn.execute("SELECT rowid, id, kind FROM nodes ORDER BY rowid") if r[0] in vectors]
+        base = Part(rows, vectors, None)
+        return cls(base, np.ones(len(base), dtype=bool), _Delta({}), base.matrix.shape[1] or None)
+
+    def rechecked(self, changed: Iterable[int], passing: Callable[[object], Iterable[int]]) -> Snapshot:
+        """The same vectors, each memoised ``where`` mask corrected for the nodes ``changed`` (their props
+        changed, so a filter may now pass or drop them): ``passing(where_key)`` lists those of them that pass
+        that filter. A filter is read again for a few rows, never for the whole namespace."""
+        out = Snapshot(self.base, self.alive, self._delta_rows, self.dim or None, delta=self.delta)
+        rows = np.unique(np.fromiter(changed, dtype=np.int64))
+        for key, masks in self._masks.items():
+            if key[1] is None:  # a kind alone: props do not move it
+                out._masks[key] = masks
+                continue
+            ok = np.unique(np.fromiter(passing(key[1]), dtype=np.int64))
+            patched = []
+            for part, mask in zip((self.base, self.delta), masks, strict=True):
+                mask = mask.copy()
+                mask[part.positions(rows)] = False
+                mask[part.positions(ok)] = True
+                mask.flags.writeable = False
+                patched.append(mask)
+            out._masks[key] = tuple(patched)  # type: ignore[assignment]
+        return out
+
+    def updated(self, conn: sqlite3.Connection, rowids: Iterable[int]) -> Snapshot:
+        """This snapshot after the nodes ``rowids`` changed (written, rewritten or deleted): their rows
+        read again from ``conn``. Rebuilt from every row once the second part outgrows its share."""
+        changed = sorted(set(rowids))
+        if not changed:
+            return self
+        alive = self.alive.copy()
+        alive[self.base.positions(np.asarray(changed, dtype=np.int64))] = False
+        gone = set(changed)
+        delta = {r: v for r, v in self._delta_rows.rows.items() if r not in gone}
+        for start in range(0, len(changed), READ_CHUNK):
+            chunk = changed[start : start + READ_CHUNK]
+            marks = ",".join("?" * len(chunk))
+            vectors: dict[int, list[bytes]] = {}
+            for rowid, blob in conn.execute(f"SELECT node_rowid, vector FROM node_vectors WHERE node_rowid IN "
+                                            f"({marks}) ORDER BY node_rowid, seq", chunk):
+                vectors.setdefault(rowid, []).append(blob)
+            for rowid, node_id, kind in conn.execute(f"SELECT rowid, id, kind FROM nodes WHERE rowid IN ({marks})",
+                                                     chunk):
+                if rowid in vectors:
+                    delta[rowid] = (node_id, kind, vectors[rowid])
+        if len(delta) > COMPACT_MIN + COMPACT_SHARE * int(alive.sum()):
+            return Snapshot.read(conn)
+        return Snapshot(self.base, alive, _Delta(delta), self.dim or None)
 
     # -- filters ------------------------------------------------------------------------------------
 
-    def mask(self, kind: str | None, where_key: object, rowids: Callable[[], Iterable[int]] | None) -> np.ndarray | None:
-        """Which node positions are of ``kind`` and pass a ``where`` filter (None: all), memoised per
-        (kind, filter) for this snapshot. ``rowids`` lists the rowids that pass both (the store reads them
-        in SQL, where ``where`` is implemented); None when there is no ``where`` filter."""
+    def masks(self, kind: str | None, where_key: object, rowids: Callable[[], Iterable[int]] | None
+              ) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """Per part, which node positions are of ``kind`` and pass a ``where`` filter (None: all),
+        memoised per (kind, filter) for this snapshot. ``rowids`` lists the rowids that pass both (the
+        store reads them in SQL, where ``where`` is implemented); None when there is no ``where``."""
         key = (kind, where_key)
         if key not in self._masks:
             if rowids is None:
-                mask = None if kind is None else self.kinds == kind
+                masks = tuple(None if kind is None else part.kinds == kind for part in (self.base, self.delta))
             else:
-                mask = np.zeros(len(self.node_ids), dtype=bool)
-                positions = [self.position[r] for r in rowids() if r in self.position]
-                mask[np.asarray(positions, dtype=np.int64)] = True
-            if mask is not None:
-                mask.flags.writeable = False
-            self._masks[key] = mask
+                passing = np.fromiter(rowids(), dtype=np.int64)
+                passing.sort()
+                masks = []
+                for part in (self.base, self.delta):
+                    mask = np.zeros(len(part), dtype=bool)
+                    mask[part.positions(passing)] = True
+                    masks.append(mask)
+                masks = tuple(masks)
+            for mask in masks:
+                if mask is not None:
+                    mask.flags.writeable = False
+            self._masks[key] = masks  # type: ignore[assignment]
         return self._masks[key]
 
     # -- vectors ------------------------------------------------------------------------------------
 
     def search_many(
-        self, queries: np.ndarray, kinds: Sequence[str | None], limit: int, mask: np.ndarray | None = None,
-    ) -> list[list[tuple[int, float]]]:
-        """Top ``limit`` (node position, best-passage cosine) per query row, each within its kind's rows
-        and ``mask``. Queries of one kind share one pass over that kind's rows, block by block, so a block
-        read from memory serves every query before the next is loaded."""
-        out: list[list[tuple[int, float]]] = [[] for _ in range(len(queries))]
-        if self.matrix.shape[0] == 0 or limit <= 0:
+        self, queries: np.ndarray, kinds: Sequence[str | None], limit: int,
+        masks: tuple[np.ndarray | None, np.ndarray | None] = (None, None),
+    ) -> list[list[tuple[str, float]]]:
+        """Top ``limit`` (node id, best-passage cosine) per query row, each within its kind's rows and the
+        ``masks`` (one per part). Queries of one kind share one pass over that kind's rows, block by
+        block, so a block read from memory serves every query before the next is loaded. Ties in
+        insertion (rowid) order."""
+        out: list[list[tuple[str, float]]] = [[] for _ in range(len(queries))]
+        if limit <= 0:
             return out
         by_kind: dict[str | None, list[int]] = {}
         for i, kind in enumerate(kinds):
             by_kind.setdefault(kind, []).append(i)
+        base_keep = masks[0] if self._keep is None else (self._keep if masks[0] is None else self._keep & masks[0])
         for kind, members in by_kind.items():
-            start, end = self._span(kind)
-            if end <= start:
-                continue
-            block = self.matrix[start:end]
-            scores = np.empty((len(members), end - start), dtype=np.float32)
-            for b in range(0, end - start, SCAN_BLOCK):
-                rows = block[b : b + SCAN_BLOCK]
-                for j, q in enumerate(members):
-                    np.dot(rows, queries[q], out=scores[j, b : b + SCAN_BLOCK])
-            # Each node's passages are one run inside the slice: its score is the run's maximum.
-            lo, hi = np.searchsorted(self._starts, [start, end])
-            starts, owners = self._starts[lo:hi] - start, self._owners[lo:hi]
-            keep = None if mask is None else mask[owners]
-            one_row_each = starts.size == end - start
-            for j, q in enumerate(members):
-                best = scores[j] if one_row_each else np.maximum.reduceat(scores[j], starts)
-                candidates = np.arange(best.size) if keep is None else np.flatnonzero(keep)
-                k = min(limit, candidates.size)
-                if k == 0:
-                    continue
-                candidates = best_k(candidates, best, k, owners)
-                top = candidates[np.lexsort((owners[candidates], -best[candidates]))]
-                out[q] = [(int(owners[t]), float(best[t])) for t in top]
+            found = [(self.base, self.base.search(queries, members, kind, base_keep, limit)),
+                     (self.delta, self.delta.search(queries, members, kind, masks[1], limit))]
+            for q in members:
+                merged = [(part.rowids[p], part.ids[p], score) for part, hits in found for p, score in hits.get(q, [])]
+                merged.sort(key=lambda h: (-h[2], h[0]))
+                out[q] = [(node_id, score) for _, node_id, score in merged[:limit]]
         return out
 
     def scores_for(self, query: np.ndarray, ids: Sequence[str]) -> dict[str, float]:
         """Best-passage cosine of ``query`` for each of ``ids`` that has vectors."""
-        spans = [(node_id, self.rows[node_id]) for node_id in dict.fromkeys(ids) if node_id in self.rows]
-        if not spans:
-            return {}
-        rows = np.concatenate([np.arange(start, end) for _, (start, end) in spans])
-        scores = self.matrix[rows] @ query
-        starts = np.cumsum([0] + [end - start for _, (start, end) in spans[:-1]])
-        best = np.maximum.reduceat(scores, starts)
-        return {node_id: float(score) for (node_id, _), score in zip(spans, best, strict=True)}
+        out = {}
+        for node_id in dict.fromkeys(ids):
+            rows = self.delta.passages(node_id)
+            if rows is None:
+                position = self.base.position(node_id)
+                rows = self.base.passages(node_id) if position is not None and self.alive[position] else None
+            if rows is not None:
+                out[node_id] = float(np.max(rows @ query))
+        return out
 
 
 #: Rewritten rows are scored from the second index until they number more than this share of the
@@ -154,15 +286,14 @@ COMPACT_MIN = 2000
 
 
 class KindPostings:
-    """BM25 postings of the nodes of one kind (None: every node), kept current across this connection's
-    own writes.
+    """BM25 postings of the nodes of one kind (None: every node), kept current across writes (the store
+    touches the rows the change log names, whoever wrote them).
 
     ``base`` indexes the rows read when it was built (slots in rowid order); rows written since are
     :meth:`touch`-ed, and the next :meth:`refresh` reads them again: their base slots go dead and their
     current rows (if still of this kind) make up ``delta``, a second index rebuilt from those few rows.
     Scores count documents, lengths and term frequencies over the live rows of both
-    (:func:`bm25.overlay_scores`), so they equal a fresh index's. Another process's commit is not seen
-    here: the store drops every :class:`KindPostings` when ``PRAGMA data_version`` moves.
+    (:func:`bm25.overlay_scores`), so they equal a fresh index's.
     """
 
     def __init__(self, conn: sqlite3.Connection, kind: str | None) -> None:

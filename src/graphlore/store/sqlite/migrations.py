@@ -4,6 +4,9 @@
 2. BM25 from stored term counts (numpy) instead of FTS5, whose per-row ``bm25()`` is slow.
 3. Exact lookup keys per node; edge indexes that answer "edges around or between these nodes, of this
    type, in this date range" from the index alone, and counts per type without reading rows.
+4. The change log (``changes``: which nodes each transaction changed, so every process keeps its caches
+   current incrementally) and the term counts of each edge's text (``edge_terms``: BM25 for
+   ``rank_edges``), filled for the edges already there.
 """
 
 from __future__ import annotations
@@ -26,6 +29,25 @@ def _keyword_terms(conn: sqlite3.Connection) -> None:
     for trigger in ("nodes_ai", "nodes_ad", "nodes_au"):
         conn.execute(f"DROP TRIGGER {trigger}")
     conn.execute("DROP TABLE nodes_fts")
+
+
+def _change_log_and_edge_terms(conn: sqlite3.Connection) -> None:
+    conn.execute("CREATE TABLE changes (seq INTEGER PRIMARY KEY AUTOINCREMENT, node_rowid INTEGER, "
+                 "what INTEGER NOT NULL)")
+    conn.execute("""CREATE TABLE edge_terms (
+                        edge_rowid INTEGER PRIMARY KEY REFERENCES edges(rowid) ON DELETE CASCADE,
+                        keys BLOB NOT NULL, text_tf BLOB NOT NULL, length INTEGER NOT NULL
+                    )""")
+    last = 0
+    while True:
+        rows = conn.execute("SELECT rowid, text FROM edges WHERE rowid > ? ORDER BY rowid LIMIT 5000",
+                            (last,)).fetchall()
+        if not rows:
+            return
+        conn.executemany("INSERT INTO edge_terms VALUES (?, ?, ?, ?)", [
+            (rowid, terms.keys.tobytes(), terms.text_tf.tobytes(), terms.length)
+            for rowid, terms in ((rowid, TermVector.of("", text)) for rowid, text in rows)])
+        last = rows[-1][0]
 
 
 MIGRATIONS: list[str | Callable[[sqlite3.Connection], None]] = [
@@ -91,6 +113,7 @@ MIGRATIONS: list[str | Callable[[sqlite3.Connection], None]] = [
     DROP INDEX edges_src;
     DROP INDEX edges_dst;
     """,
+    _change_log_and_edge_terms,
 ]
 
 

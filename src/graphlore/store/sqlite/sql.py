@@ -85,14 +85,22 @@ def order_expression(order_by: str | None) -> str:
     raise InvalidInput(f"order_by {order_by!r} is not a valid property name")
 
 
+EDGE_MODES = ("around", "between")
+
+
+def check_mode(mode: str) -> None:
+    if mode not in EDGE_MODES:
+        raise InvalidInput(f"mode must be 'around' or 'between', got {mode!r}")
+
+
 def select_edges_sql(
     node_ids: Sequence[str], mode: str, type: str | None, date_from: str | None, date_to: str | None,
 ) -> tuple[str, list[Any]]:
     """The index-only query for (rowid, date) of edges around (either end in ``node_ids``) or between
-    (both ends in it) the nodes, of ``type``, dated within [date_from, date_to] (inclusive)."""
-    if mode not in ("around", "between"):
-        raise InvalidInput(f"mode must be 'around' or 'between', got {mode!r}")
-    marks = ",".join("?" * len(node_ids))
+    (both ends in it) the nodes, of ``type``, dated within [date_from, date_to] (inclusive). The ids go in
+    as one JSON array, so any number of them may be given."""
+    check_mode(mode)
+    members = "(SELECT value FROM json_each(?))"
     cond, extra = "", []
     if type is not None:
         cond += " AND type = ?"
@@ -103,12 +111,35 @@ def select_edges_sql(
     if date_to is not None:
         cond += " AND date <= ?"
         extra.append(date_to)
-    ids = list(node_ids)
+    ids = json.dumps(list(node_ids))
     if mode == "between":
-        return f"SELECT rowid, date FROM edges WHERE src IN ({marks}) AND dst IN ({marks}){cond}", [*ids, *ids, *extra]
-    sql = (f"SELECT rowid, date FROM edges WHERE src IN ({marks}){cond} "
-           f"UNION SELECT rowid, date FROM edges WHERE dst IN ({marks}){cond}")
-    return sql, [*ids, *extra, *ids, *extra]
+        return f"SELECT rowid, date FROM edges WHERE src IN {members} AND dst IN {members}{cond}", [ids, ids, *extra]
+    sql = (f"SELECT rowid, date FROM edges WHERE src IN {members}{cond} "
+           f"UNION SELECT rowid, date FROM edges WHERE dst IN {members}{cond}")
+    return sql, [ids, *extra, ids, *extra]
+
+
+def prop_value(value: Any, json_type: str | None) -> Any:
+    """A value :func:`prop_counts_sql` read, as JSON has it (SQLite reads ``true`` as 1, ``null`` as NULL)."""
+    if json_type in (None, "null"):
+        return None
+    if json_type in ("true", "false"):
+        return json_type == "true"
+    return value
+
+
+def prop_counts_sql(kind: str, prop: str) -> tuple[str, list[Any]]:
+    """(value, json_type, count) of ``prop`` over the nodes of ``kind``: scalar values as they are, arrays
+    by element (objects and nested arrays left out), a missing prop as (NULL, NULL)."""
+    if not _IDENTIFIER.fullmatch(prop):
+        raise InvalidInput(f"prop {prop!r} is not a valid property name (ASCII letters, digits and _)")
+    path = f"'$.{prop}'"
+    return (f"SELECT json_extract(n.props, {path}), json_type(n.props, {path}), count(*) FROM nodes n "
+            f"WHERE n.kind = ? AND coalesce(json_type(n.props, {path}), 'null') NOT IN ('array', 'object') "
+            "GROUP BY 1, 2 UNION ALL "
+            f"SELECT j.value, j.type, count(*) FROM nodes n, json_each(n.props, {path}) j WHERE n.kind = ? "
+            f"AND json_type(n.props, {path}) = 'array' AND j.type NOT IN ('array', 'object') GROUP BY 1, 2",
+            [kind, kind])
 
 
 def nodes_with_keys_sql(kind: str | None, groups: Sequence[Sequence[str]]) -> tuple[str, list[Any]]:

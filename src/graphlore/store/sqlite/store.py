@@ -4,19 +4,30 @@ WAL mode, ``synchronous=NORMAL`` and a busy timeout let several processes (every
 MCP client starts its own server) share one file; ``atomic()`` starts with
 ``BEGIN IMMEDIATE``, which takes the file's write lock, so at most one
 ``atomic()`` block per namespace runs at a time across processes (the protocol's
-guarantee). Rows and keys live in SQL; ranking runs in numpy. The store keeps two
-caches, both owned by :mod:`graphlore.store.sqlite.engine`: a
-:class:`~graphlore.store.sqlite.engine.Snapshot` of the vectors, valid for one
-``PRAGMA data_version`` and dropped after any write, and BM25 postings per searched
-kind (:class:`~graphlore.store.sqlite.engine.KindPostings`), dropped when another
-process commits (the data version moves) or a write rolls back, and otherwise kept
-current by re-reading the nodes this store wrote since (every write method records
-the rowids it touched).
+guarantee). Rows and keys live in SQL; ranking runs in numpy
+(:mod:`graphlore.store.sqlite.engine`), from two caches: a
+:class:`~graphlore.store.sqlite.engine.Snapshot` of the vectors and BM25 postings per
+searched kind (:class:`~graphlore.store.sqlite.engine.KindPostings`).
+
+The change log
+    Every write transaction appends to the ``changes`` table the rowids of the nodes it
+    wrote or deleted, each with what changed (:data:`VECTORS`: vectors, kind or existence;
+    :data:`TERMS`: the keyword terms, kind or existence; :data:`PROPS`: the props, as a
+    use counter changes them), and one row for the transaction itself. Before a ranking
+    the store reads the log from the position its caches reflect (from any process:
+    ``PRAGMA data_version`` says when another connection committed, and this store's own
+    writes say so themselves) and hands the changed rowids to the caches, which read those
+    rows again (a node whose props alone changed only has the snapshot's memoised ``where``
+    filters checked again, for it alone). They are rebuilt from every row
+    only when the log cannot say what changed: it was pruned past their position (it
+    keeps :data:`LOG_KEEP` rows), a transaction wrote more than :data:`RESET_ROWS` nodes,
+    one of this store's transactions rolled back, or a commit arrived that logged
+    nothing (a writer of an older version).
 
 Every public method translates ``sqlite3`` errors (see :func:`_translated`): a
 held write lock past the busy timeout is :class:`StoreBusy`, a file that cannot be
 opened or written :class:`StoreUnavailable`, a damaged one :class:`IndexCorrupted`
-carrying the opener's repair hint.
+carrying the opener's repair hint; a number SQLite cannot hold is :class:`InvalidInput`.
 """
 
 from __future__ import annotations
@@ -35,26 +46,43 @@ import numpy as np
 
 from graphlore.errors import IndexCorrupted, InvalidInput, StoreBusy, StoreUnavailable
 from graphlore.store.base import (
+    READ_BATCH,
     WRITTEN_AT,
     Edge,
+    EdgeHit,
     EdgePage,
+    EdgeRanking,
     EdgeRef,
     EdgeSelection,
     Hit,
     Node,
     Where,
+    check_edge_ranking,
+    fused_edge_scores,
     newest_first,
     page_bound,
+    paged,
 )
 from graphlore.store.migrate import pending
 from graphlore.store.sqlite import migrations, sql
-from graphlore.store.sqlite.bm25 import TermVector
+from graphlore.store.sqlite.bm25 import KeywordIndex, TermVector
 from graphlore.store.sqlite.engine import KindPostings, Snapshot
 
 _NODE_COLUMNS = "id, kind, name, text, props, text_hash, created_at, updated_at"
 _EDGE_COLUMNS = "id, src, dst, type, props, text, vector, date"
 #: Ids per statement for ``IN (...)`` lists (SQLite allows 32,766 parameters; smaller chunks plan faster).
 _CHUNK = 400
+#: What a change log row says changed (bits): the node's vectors, kind or existence (the vector snapshot
+#: reads it again), its keyword terms, kind or existence (the postings do), and its props (the snapshot's
+#: memoised filters are checked again for that node alone).
+VECTORS, TERMS, PROPS = 1, 2, 4
+#: The ``node_rowid`` of a log row that says everything may have changed (readers rebuild their caches).
+RESET = -1
+#: A transaction that writes or deletes more nodes than this logs one RESET row instead of one per node.
+RESET_ROWS = 20_000
+#: Log rows kept (older ones are pruned by each commit): a process whose caches are further behind
+#: rebuilds them.
+LOG_KEEP = 50_000
 
 
 def _translated(store: SQLiteStore, exc: sqlite3.Error) -> Exception:
@@ -75,16 +103,25 @@ def _translated(store: SQLiteStore, exc: sqlite3.Error) -> Exception:
     return IndexCorrupted(f"{store.location} is damaged ({text})" + (f"; {store.repair}" if store.repair else ""))
 
 
+@contextmanager
+def _errors(store: SQLiteStore) -> Iterator[None]:
+    """Driver errors raised inside the block as graphlore errors (see :func:`_translated`)."""
+    try:
+        yield
+    except sqlite3.Error as exc:
+        error = _translated(store, exc)
+        if error is exc:
+            raise
+        raise error from exc
+    except OverflowError as exc:  # a Python int past SQLite's 64-bit integers
+        raise InvalidInput(f"a number is too large for the store (64-bit integers at most): {exc}") from exc
+
+
 def _guard(method: Callable) -> Callable:
     @functools.wraps(method)
     def wrapper(self: SQLiteStore, *args: Any, **kwargs: Any) -> Any:
-        try:
+        with _errors(self):
             return method(self, *args, **kwargs)
-        except sqlite3.Error as exc:
-            error = _translated(self, exc)
-            if error is exc:
-                raise
-            raise error from exc
 
     return wrapper
 
@@ -115,10 +152,16 @@ class SQLiteStore:
         self._create = create
         self._lock = threading.RLock()
         self._depth = 0
+        #: the caches: vectors, and BM25 postings per searched kind; both reflect the change log up to ``_seq``
         self._snapshot: Snapshot | None = None
-        #: BM25 postings per searched kind, for the data version in ``_postings_version``
         self._postings: dict[str | None, KindPostings] = {}
-        self._postings_version: int | None = None
+        self._seq = 0
+        #: ``PRAGMA data_version`` when the caches were last brought up to date
+        self._version: int | None = None
+        #: this store committed since (its own commits do not move ``data_version``)
+        self._wrote = False
+        #: the SQL of every ``where`` filter the snapshot has memoised a mask of, by its key
+        self._filters: dict[object, tuple[str, list[Any]]] = {}
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -175,8 +218,7 @@ class SQLiteStore:
 
     def close(self) -> None:
         with self._lock:
-            self._snapshot = None
-            self._postings.clear()
+            self._drop_caches()
             self._conn.close()
 
     def parallel_reads(self) -> bool:
@@ -196,25 +238,23 @@ class SQLiteStore:
             self._depth += 1
             try:
                 yield
-                if outer and self._conn.total_changes != changes:  # rows changed: record when (WRITTEN_AT)
+                if outer and self._conn.total_changes != changes:  # rows changed: record when, and log it
                     self._execute_translated(sql.SET_META, (WRITTEN_AT, json.dumps(time.time())))
+                    seq = self._conn.execute("INSERT INTO changes(node_rowid, what) VALUES (NULL, 0)").lastrowid
+                    self._conn.execute("DELETE FROM changes WHERE seq <= ?", (seq - LOG_KEEP,))
             except BaseException:
                 self._depth -= 1
-                self._postings.clear()  # they may have read rows this rollback undoes
                 if outer:
                     self._conn.execute("ROLLBACK")
                 else:
                     self._conn.execute(f"ROLLBACK TO sp{self._depth}")
                     self._conn.execute(f"RELEASE sp{self._depth}")
+                self._drop_caches()  # they may have read rows this rollback undoes
                 raise
             else:
                 self._depth -= 1
                 self._execute_translated("COMMIT" if outer else f"RELEASE sp{self._depth}")
-            finally:
-                # Our own writes (committed or rolled back) do not move ``PRAGMA data_version``, which only
-                # counts other connections' commits: the snapshot is dropped after every write block (the
-                # keyword postings know which rows were written: see _touch).
-                self._snapshot = None
+                self._wrote = True
 
     def _execute_translated(self, statement: str, params: Sequence[Any] = ()) -> None:
         try:
@@ -232,9 +272,28 @@ class SQLiteStore:
             row = self._conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return None if row is None else json.loads(row[0])
 
+    def get_meta_many(self, keys: Sequence[str]) -> dict[str, Any]:
+        """The values of those of ``keys`` that are set, in one statement (any number of keys)."""
+        with self._lock:
+            rows = self._conn.execute("SELECT key, value FROM meta WHERE key IN (SELECT value FROM json_each(?))",
+                                      (json.dumps(list(dict.fromkeys(keys))),)).fetchall()
+        return {key: json.loads(value) for key, value in rows}
+
+    def meta_items(self, prefix: str = "") -> dict[str, Any]:
+        """Every value whose key starts with ``prefix``, in key order (a range scan of the key index)."""
+        with self._lock:
+            rows = self._conn.execute("SELECT key, value FROM meta WHERE key >= ? AND key < ? ORDER BY key",
+                                      (prefix, prefix + "\U0010ffff")).fetchall()
+        return {key: json.loads(value) for key, value in rows}
+
     def set_meta(self, key: str, value: Any) -> None:
+        self.set_meta_many({key: value})
+
+    def set_meta_many(self, values: Mapping[str, Any]) -> None:
+        """Set every value (None deletes the key), in one transaction."""
         with self.atomic():
-            self._conn.execute(sql.SET_META, (key, json.dumps(value)))
+            self._conn.executemany("DELETE FROM meta WHERE key = ?", [(k,) for k, v in values.items() if v is None])
+            self._conn.executemany(sql.SET_META, [(k, json.dumps(v)) for k, v in values.items() if v is not None])
 
     def last_write(self) -> float | None:
         return self.get_meta(WRITTEN_AT)
@@ -246,8 +305,14 @@ class SQLiteStore:
         now = time.time()
         with self.atomic():
             dim = self.get_meta("vector_dim")
-            written: list[int] = []
+            before: dict[str, tuple[str, str, str, str]] = {}  # id -> (kind, name, text, props) as stored
+            for chunk in _chunks(list(dict.fromkeys(n.id for n in nodes))):
+                marks = ",".join("?" * len(chunk))
+                before.update((r[0], r[1:]) for r in self._conn.execute(
+                    f"SELECT id, kind, name, text, props FROM nodes WHERE id IN ({marks})", chunk))
+            changed: dict[int, int] = {}
             for node in nodes:
+                props = json.dumps(node.props, sort_keys=True)
                 row = self._conn.execute(
                     """INSERT INTO nodes(id, kind, name, text, props, text_hash, created_at, updated_at)
                        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
@@ -255,17 +320,26 @@ class SQLiteStore:
                          text = excluded.text, props = excluded.props, text_hash = excluded.text_hash,
                          updated_at = excluded.updated_at
                        RETURNING rowid""",
-                    (node.id, node.kind, node.name, node.text, json.dumps(node.props, sort_keys=True),
-                     node.text_hash, node.created_at or now, node.updated_at or now),
+                    (node.id, node.kind, node.name, node.text, props, node.text_hash, node.created_at or now,
+                     node.updated_at or now),
                 ).fetchone()
-                self._conn.execute(
-                    "INSERT OR REPLACE INTO node_terms VALUES (?, ?, ?, ?, ?)",
-                    (row[0], *TermVector.of(node.name, node.text).to_row()),
-                )
-                written.append(row[0])
+                old = before.get(node.id)
+                what = VECTORS | TERMS | PROPS if old is None or old[0] != node.kind else 0
+                if old is not None and old[3] != props:
+                    what |= PROPS
+                if old is None or (old[1], old[2]) != (node.name, node.text):
+                    self._conn.execute(
+                        "INSERT OR REPLACE INTO node_terms VALUES (?, ?, ?, ?, ?)",
+                        (row[0], *TermVector.of(node.name, node.text).to_row()),
+                    )
+                    what |= TERMS
+                before[node.id] = (node.kind, node.name, node.text, props)
                 if node.vectors is not None:
                     dim = self._write_vectors(row[0], node.vectors, dim)
-            self._touch(written)
+                    what |= VECTORS
+                if what:
+                    changed[row[0]] = changed.get(row[0], 0) | what
+            self._log(changed)
 
     def _write_vectors(self, rowid: int, vectors: np.ndarray, dim: int | None) -> int:
         matrix = np.asarray(vectors, dtype=np.float32)
@@ -292,14 +366,16 @@ class SQLiteStore:
                 self._conn.execute(f"DELETE FROM edges WHERE src IN ({marks}) OR dst IN ({marks})", chunk + chunk)
                 rowids = [r[0] for r in self._conn.execute(f"DELETE FROM nodes WHERE id IN ({marks}) RETURNING rowid",
                                                             chunk).fetchall()]
-                self._touch(rowids)
+                self._log(dict.fromkeys(rowids, VECTORS | TERMS | PROPS))
                 deleted += len(rowids)
         return deleted
 
-    def _touch(self, rowids: Sequence[int]) -> None:
-        """Nodes this store wrote or deleted: the keyword postings read them again before the next search."""
-        for postings in self._postings.values():
-            postings.touch(rowids)
+    def _log(self, changed: Mapping[int, int]) -> None:
+        """Append what changed of which nodes to the change log (see the module docstring)."""
+        if len(changed) > RESET_ROWS:
+            self._conn.execute("INSERT INTO changes(node_rowid, what) VALUES (?, ?)", (RESET, VECTORS | TERMS | PROPS))
+        elif changed:
+            self._conn.executemany("INSERT INTO changes(node_rowid, what) VALUES (?, ?)", list(changed.items()))
 
     def get_nodes(self, ids: Sequence[str], *, with_vectors: bool = False) -> list[Node]:
         """Nodes in the order of ``ids``; unknown ids are left out (callers compare lengths)."""
@@ -314,11 +390,24 @@ class SQLiteStore:
                     found[node_id].vectors = vectors
         return [found[i] for i in ids if i in found]
 
-    def iter_nodes(self, kind: str | None = None, where: Where | None = None) -> Iterator[Node]:
+    def iter_nodes(self, kind: str | None = None, where: Where | None = None, *, with_vectors: bool = False
+                   ) -> Iterator[Node]:
+        """The nodes in insertion order, read :data:`~graphlore.store.base.READ_BATCH` at a time (a node
+        written meanwhile past the last one read is listed too)."""
         condition, params = sql.node_filter_sql(kind, where)
-        with self._lock:
-            rows = self._conn.execute(f"SELECT {_NODE_COLUMNS} FROM nodes n {condition} ORDER BY n.rowid", params).fetchall()
-        return (_node(r) for r in rows)
+        after = ("AND" if condition else "WHERE") + " n.rowid > ?"
+
+        def page(last: int) -> list[tuple[int, Node]]:
+            with _errors(self), self._lock:
+                rows = self._conn.execute(f"SELECT n.rowid, {_NODE_COLUMNS} FROM nodes n {condition} {after} "
+                                          "ORDER BY n.rowid LIMIT ?", [*params, last, READ_BATCH]).fetchall()
+                nodes = {r[1]: _node(r[1:]) for r in rows}
+                if with_vectors and nodes:
+                    for node_id, vectors in self.node_vectors(list(nodes)).items():
+                        nodes[node_id].vectors = vectors
+            return [(r[0], nodes[r[1]]) for r in rows]
+
+        return paged(page)
 
     def count_nodes(self, kind: str | None = None, where: Where | None = None) -> int:
         condition, params = sql.node_filter_sql(kind, where)
@@ -432,23 +521,29 @@ class SQLiteStore:
                     out.setdefault(key, []).append(node_id)
         return out
 
+    def node_keys(self, ids: Sequence[str]) -> dict[str, list[str]]:
+        """The lookup keys of each of ``ids`` that has any, sorted."""
+        out: dict[str, list[str]] = {}
+        with self._lock:
+            for chunk in _chunks(list(dict.fromkeys(ids))):
+                marks = ",".join("?" * len(chunk))
+                for node_id, key in self._conn.execute(
+                        f"SELECT n.id, k.key FROM node_keys k JOIN nodes n ON n.rowid = k.node_rowid "
+                        f"WHERE n.id IN ({marks}) ORDER BY n.rowid, k.key", chunk):
+                    out.setdefault(node_id, []).append(key)
+        return out
+
+    def prop_counts(self, kind: str, prop: str) -> dict[Any, int]:
+        """How many nodes of ``kind`` hold each value of ``prop`` (see the protocol)."""
+        query, params = sql.prop_counts_sql(kind, prop)
+        counts: dict[Any, int] = {}
+        with self._lock:
+            for value, json_type, count in self._conn.execute(query, params):
+                key = sql.prop_value(value, json_type)
+                counts[key] = counts.get(key, 0) + count
+        return counts
+
     # -- ranking ------------------------------------------------------------------------------------
-
-    def _current(self) -> Snapshot:
-        """The vector snapshot for the current data version (call with ``self._lock`` held).
-
-        Checking the version is one statement; a rebuild reads every row inside one read transaction
-        (so rows and version agree).
-        """
-        version = self._conn.execute("PRAGMA data_version").fetchone()[0]
-        snapshot = self._snapshot
-        if snapshot is not None and snapshot.version == version:
-            return snapshot
-        with self._read_transaction():
-            version = self._conn.execute("PRAGMA data_version").fetchone()[0]
-            if self._snapshot is None or self._snapshot.version != version:
-                self._snapshot = Snapshot(self._conn, version)
-        return self._snapshot
 
     @contextmanager
     def _read_transaction(self) -> Iterator[None]:
@@ -462,30 +557,72 @@ class SQLiteStore:
         finally:
             self._conn.execute("COMMIT")
 
-    def _mask(self, snapshot: Snapshot, kind: str | None, where: Where | None) -> np.ndarray | None:
-        """Positions of ``kind`` passing ``where`` in ``snapshot`` (None: all); ``where`` runs in SQL."""
-        if not where:
-            return snapshot.mask(kind, None, None)
-        condition, params = sql.node_filter_sql(kind, where)
+    def _drop_caches(self) -> None:
+        self._snapshot = None
+        self._postings = {}
+        self._version = None
 
-        def rowids() -> list[int]:
-            with self._read_transaction():
-                if self._conn.execute("PRAGMA data_version").fetchone()[0] != snapshot.version:
-                    # A commit landed between the snapshot and this filter: rebuild both in one snapshot.
-                    self._snapshot = None
-                    raise _Stale
-                return [r[0] for r in self._conn.execute(f"SELECT n.rowid FROM nodes n {condition}", params)]
+    def _sync(self) -> None:
+        """Bring the caches up to date with the change log (call with the lock held, inside a read
+        transaction; see the module docstring)."""
+        version = self._conn.execute("PRAGMA data_version").fetchone()[0]
+        if version == self._version and not self._wrote:
+            return
+        first, last = self._conn.execute(
+            "SELECT (SELECT min(seq) FROM changes), (SELECT max(seq) FROM changes)").fetchone()
+        last = last or 0
+        moved, self._version, self._wrote = version != self._version, version, False
+        if self._snapshot is None and not self._postings:
+            self._seq = last
+            return
+        if last == self._seq and not moved:
+            return
+        # Another connection committed without logging (last == seq), the log moved back (a rollback or
+        # another file) or was pruned past our position: what changed is unknown.
+        known = self._seq < last and first is not None and first <= self._seq + 1
+        rows = self._conn.execute("SELECT node_rowid, what FROM changes WHERE seq > ? AND node_rowid IS NOT NULL",
+                                  (self._seq,)).fetchall() if known else []
+        self._seq = last
+        if not known or any(rowid == RESET for rowid, _ in rows):
+            self._drop_caches()
+            self._version = version
+            return
+        snapshot = self._snapshot
+        if snapshot is not None:  # read again the nodes whose vectors changed, check filters on props changed
+            self._snapshot = snapshot.updated(self._conn, [r for r, what in rows if what & VECTORS])
+            props = [r for r, what in rows if what & PROPS]
+            if self._snapshot is snapshot and props:
+                self._snapshot = snapshot.rechecked(props, lambda key: self._passing(key, props))
+        for postings in self._postings.values():
+            postings.touch(r for r, what in rows if what & TERMS)
 
-        return snapshot.mask(kind, repr(sorted(where.items(), key=lambda kv: kv[0])), rowids)
+    def _passing(self, where_key: object, rowids: Sequence[int]) -> list[int]:
+        """Those of ``rowids`` that pass the filter memoised as ``where_key`` (see :meth:`_vectors`)."""
+        condition, params = self._filters[where_key]
+        out: list[int] = []
+        for start in range(0, len(rowids), _CHUNK):
+            chunk = list(rowids[start : start + _CHUNK])
+            out += [r[0] for r in self._conn.execute(
+                f"SELECT n.rowid FROM nodes n {condition} AND n.rowid IN ({','.join('?' * len(chunk))})",
+                [*params, *chunk])]
+        return out
 
-    def _ranked(self, rank: Callable[[Snapshot], list[Hit]]) -> list[Hit]:
-        with self._lock:
-            for _ in range(5):
-                try:
-                    return rank(self._current())
-                except _Stale:
-                    continue
-            return rank(self._current())
+    def _vectors(self, kind: str | None = None, where: Where | None = None
+                 ) -> tuple[Snapshot, tuple[np.ndarray | None, np.ndarray | None]]:
+        """The current vector snapshot and the masks of ``kind`` and ``where`` over it, read in one snapshot
+        of the file. The snapshot never changes afterwards, so the caller ranks without the lock."""
+        with self._lock, self._read_transaction():
+            self._sync()
+            if self._snapshot is None:
+                self._snapshot = Snapshot.read(self._conn)
+            snapshot = self._snapshot
+            if not where:
+                return snapshot, snapshot.masks(kind, None, None)
+            condition, params = sql.node_filter_sql(kind, where)
+            key = repr((kind, sorted(where.items(), key=lambda kv: kv[0])))
+            self._filters[key] = (condition, params)
+            return snapshot, snapshot.masks(kind, key, lambda: [r[0] for r in self._conn.execute(
+                f"SELECT n.rowid FROM nodes n {condition}", params)])
 
     def keyword_search(
         self, query: str, *, kind: str | None = None, where: Where | None = None, limit: int = 100,
@@ -496,10 +633,7 @@ class SQLiteStore:
         lengths and term frequencies are those of the nodes of ``kind`` (every node when None): a
         search among entities is not skewed by the words of chunks, and never reads their postings."""
         with self._lock, self._read_transaction():
-            version = self._conn.execute("PRAGMA data_version").fetchone()[0]
-            if version != self._postings_version:
-                self._postings.clear()
-                self._postings_version = version
+            self._sync()
             postings = self._postings.get(kind)
             postings = KindPostings(self._conn, kind) if postings is None else postings.refresh(self._conn)
             self._postings[kind] = postings
@@ -508,7 +642,7 @@ class SQLiteStore:
                 condition, params = sql.node_filter_sql(kind, where)
                 allowed = np.fromiter((r[0] for r in self._conn.execute(f"SELECT n.rowid FROM nodes n {condition}",
                                                                         params)), dtype=np.int64)
-            found = postings.top(query, weights, allowed, int(limit))
+            found = postings.top(query, weights, allowed, page_bound(limit))
         return [Hit(node_id, score) for node_id, score in found]
 
     def vector_search(
@@ -516,22 +650,17 @@ class SQLiteStore:
     ) -> list[Hit]:
         """Exact cosine over every passage of the filtered nodes; a node scores its best passage."""
         query = np.asarray(vector, dtype=np.float32).reshape(-1)
-
-        def rank(snapshot: Snapshot) -> list[Hit]:
-            self._check_dim(snapshot, query.shape[0])
-            mask = self._mask(snapshot, kind, where)
-            [found] = snapshot.search_many(query[None, :], [kind], int(limit), mask)
-            return [Hit(snapshot.node_ids[pos], score) for pos, score in found]
-
-        return self._ranked(rank)
+        snapshot, masks = self._vectors(kind, where)
+        self._check_dim(snapshot, query.shape[0])
+        [found] = snapshot.search_many(query[None, :], [kind], page_bound(limit), masks)
+        return [Hit(node_id, score) for node_id, score in found]
 
     def vector_scores(self, vector: np.ndarray, ids: Sequence[str]) -> dict[str, float]:
         """Best-passage cosine of ``vector`` for each of ``ids`` that has vectors."""
         query = np.asarray(vector, dtype=np.float32).reshape(-1)
-        with self._lock:
-            snapshot = self._current()
-            self._check_dim(snapshot, query.shape[0])
-            return snapshot.scores_for(query, ids)
+        snapshot, _ = self._vectors()
+        self._check_dim(snapshot, query.shape[0])
+        return snapshot.scores_for(query, ids)
 
     def vector_search_many(
         self, vectors: np.ndarray, *, kinds: str | Sequence[str | None] | None = None, limit: int = 100,
@@ -544,31 +673,33 @@ class SQLiteStore:
         per_row = [kinds] * len(queries) if kinds is None or isinstance(kinds, str) else list(kinds)
         if len(per_row) != len(queries):
             raise InvalidInput(f"{len(per_row)} kinds for {len(queries)} query vectors")
-        with self._lock:
-            snapshot = self._current()
+        snapshot, _ = self._vectors()
         self._check_dim(snapshot, queries.shape[1])
-        found = snapshot.search_many(np.ascontiguousarray(queries), per_row, max(1, int(limit)))
-        return [[Hit(snapshot.node_ids[pos], score) for pos, score in hits] for hits in found]
+        found = snapshot.search_many(np.ascontiguousarray(queries), per_row, max(1, page_bound(limit)))
+        return [[Hit(node_id, score) for node_id, score in hits] for hits in found]
 
     @staticmethod
     def _check_dim(snapshot: Snapshot, dim: int) -> None:
-        if snapshot.matrix.shape[0] and dim != snapshot.dim:
+        if snapshot.dim and dim != snapshot.dim:
             raise InvalidInput(f"query vector has dimension {dim}, the store holds {snapshot.dim}")
 
     # -- edges --------------------------------------------------------------------------------------
 
     def upsert_edges(self, edges: Sequence[Edge]) -> None:
+        """Insert or replace edges by id, with the term counts of their text (what ``rank_edges`` scores)."""
         with self.atomic():
-            self._conn.executemany(
-                """INSERT INTO edges(id, src, dst, type, props, text, vector, date) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                   ON CONFLICT(id) DO UPDATE SET src = excluded.src, dst = excluded.dst, type = excluded.type,
-                     props = excluded.props, text = excluded.text, vector = excluded.vector, date = excluded.date""",
-                [
+            for e in edges:
+                [rowid] = self._conn.execute(
+                    """INSERT INTO edges(id, src, dst, type, props, text, vector, date) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                       ON CONFLICT(id) DO UPDATE SET src = excluded.src, dst = excluded.dst, type = excluded.type,
+                         props = excluded.props, text = excluded.text, vector = excluded.vector, date = excluded.date
+                       RETURNING rowid""",
                     (e.id, e.src, e.dst, e.type, json.dumps(e.props, sort_keys=True), e.text,
-                     None if e.vector is None else np.asarray(e.vector, dtype=np.float32).tobytes(), e.date)
-                    for e in edges
-                ],
-            )
+                     None if e.vector is None else np.asarray(e.vector, dtype=np.float32).tobytes(), e.date),
+                ).fetchone()
+                terms = TermVector.of("", e.text)
+                self._conn.execute("INSERT OR REPLACE INTO edge_terms VALUES (?, ?, ?, ?)",
+                                   (rowid, terms.keys.tobytes(), terms.text_tf.tobytes(), terms.length))
 
     def delete_edges(self, ids: Sequence[str]) -> int:
         deleted = 0
@@ -588,6 +719,25 @@ class SQLiteStore:
                     found[r[0]] = _edge(r)
         return [found[i] for i in ids if i in found]
 
+    def iter_edges(self, type: str | None = None) -> Iterator[Edge]:
+        """Every edge (of ``type``) in the order written, vectors included, read
+        :data:`~graphlore.store.base.READ_BATCH` at a time."""
+        condition = "AND type = ?" if type is not None else ""
+
+        def page(last: int) -> list[tuple[int, Edge]]:
+            with _errors(self), self._lock:
+                return [(r[0], _edge(r[1:])) for r in self._conn.execute(
+                    f"SELECT rowid, {_EDGE_COLUMNS} FROM edges WHERE rowid > ? {condition} ORDER BY rowid LIMIT ?",
+                    [last, *([type] if type is not None else []), READ_BATCH])]
+
+        return paged(page)
+
+    def _selection(self, node_ids: Sequence[str], mode: str, type: str | None, date_from: str | None,
+                   date_to: str | None) -> list[tuple[int, str | None]]:
+        """(rowid, date) of every edge of a selection (see ``select_edges``), from the indexes alone."""
+        query, params = sql.select_edges_sql(node_ids, mode, type, date_from, date_to)
+        return self._conn.execute(query, params).fetchall()
+
     def select_edges(
         self, node_ids: Sequence[str], *, mode: str = "around", type: str | None = None,
         date_from: str | None = None, date_to: str | None = None, limit: int | None = None,
@@ -595,13 +745,11 @@ class SQLiteStore:
     ) -> EdgeSelection:
         """Every edge that passes the filters is counted and ordered before ``limit`` cuts (newest first)."""
         ids = list(dict.fromkeys(node_ids))
+        sql.check_mode(mode)
         if not ids:
             return EdgeSelection(0, [])
-        if len(ids) > _CHUNK:
-            raise InvalidInput(f"select_edges takes at most {_CHUNK} node ids, got {len(ids)}")
-        query, params = sql.select_edges_sql(ids, mode, type, date_from, date_to)
         with self._lock, self._read_transaction():
-            rows = self._conn.execute(query, params).fetchall()
+            rows = self._selection(ids, mode, type, date_from, date_to)
             kept, first_date, last_date = newest_first(rows, limit)
             columns = "rowid, id, src, dst, date" + (", vector" if with_vectors else "")
             by_rowid: dict[int, EdgeRef] = {}
@@ -616,6 +764,65 @@ class SQLiteStore:
             first_date=first_date,
             last_date=last_date,
         )
+
+    def rank_edges(
+        self, node_ids: Sequence[str], *, mode: str = "around", type: str | None = None,
+        date_from: str | None = None, date_to: str | None = None, text: str | None = None,
+        vector: np.ndarray | None = None, weights: tuple[float, float] = (0.3, 0.7), limit: int = 10,
+    ) -> EdgeRanking:
+        """A selection ranked by ``text`` (BM25 over the selection) and ``vector`` (cosine), fused in numpy:
+        see the protocol."""
+        query = check_edge_ranking(text, vector, weights)
+        ids = list(dict.fromkeys(node_ids))
+        sql.check_mode(mode)
+        if not ids:
+            return EdgeRanking(0, [])
+        with self._lock, self._read_transaction():
+            rows, _, _ = newest_first(self._selection(ids, mode, type, date_from, date_to), None)
+            rowids = [r[0] for r in rows]
+            edge_ids, cosine = self._edge_cosines(rowids, query if weights[1] else None)
+            keyword = self._edge_bm25(rowids, text) if text is not None and weights[0] else None
+        scores = fused_edge_scores(keyword, cosine, weights, len(rowids))
+        top = np.argsort(-scores, kind="stable")[: page_bound(limit)]  # stable: ties stay newest first
+        return EdgeRanking(len(rowids), [
+            EdgeHit(edge_ids[i], float(scores[i]), None if cosine is None or np.isnan(cosine[i]) else float(cosine[i]),
+                    0.0 if keyword is None else float(keyword[i])) for i in top])
+
+    def _edge_cosines(self, rowids: Sequence[int], query: np.ndarray | None) -> tuple[list[str], np.ndarray | None]:
+        """Each edge's id and the cosine of its vector to ``query`` (NaN: no vector; None: no query), in the
+        order of ``rowids``, read in one pass."""
+        at = {rowid: i for i, rowid in enumerate(rowids)}
+        ids: list[str] = [""] * len(rowids)
+        out = None if query is None else np.full(len(rowids), np.nan, dtype=np.float64)
+        column = "vector" if query is not None else "NULL"
+        for chunk in _chunks(rowids):
+            marks = ",".join("?" * len(chunk))
+            found = self._conn.execute(f"SELECT rowid, id, {column} FROM edges WHERE rowid IN ({marks})",
+                                       chunk).fetchall()
+            for rowid, edge_id, _ in found:
+                ids[at[rowid]] = edge_id
+            vectors = [(rowid, blob) for rowid, _, blob in found if blob is not None]
+            if out is None or not vectors:
+                continue
+            if any(len(blob) != 4 * query.shape[0] for _, blob in vectors):
+                raise InvalidInput(f"query vector has dimension {query.shape[0]}, the edges hold another")
+            matrix = np.frombuffer(b"".join(blob for _, blob in vectors), dtype=np.float32).reshape(len(vectors), -1)
+            out[[at[rowid] for rowid, _ in vectors]] = matrix @ query
+        return ids, out
+
+    def _edge_bm25(self, rowids: Sequence[int], text: str) -> np.ndarray:
+        """BM25 of ``text`` over the edges' text with the selection as the collection, in the order of
+        ``rowids``."""
+        terms: dict[int, TermVector] = {}
+        for chunk in _chunks(rowids):
+            marks = ",".join("?" * len(chunk))
+            for rowid, keys, text_tf, length in self._conn.execute(
+                    f"SELECT edge_rowid, keys, text_tf, length FROM edge_terms WHERE edge_rowid IN ({marks})", chunk):
+                text_tf = np.frombuffer(text_tf, dtype=np.uint16)
+                terms[rowid] = TermVector(np.frombuffer(keys, dtype=np.int64), np.zeros_like(text_tf), text_tf, length)
+        index = KeywordIndex(len(rowids), range(len(rowids)), [terms[r] for r in rowids])
+        scores, _ = index.scores(text, (0.0, 1.0))
+        return scores
 
     def edges_of(
         self, node_ids: Sequence[str], *, direction: str = "out", types: Sequence[str] | None = None,
@@ -650,29 +857,33 @@ class SQLiteStore:
                  f"UNION ALL SELECT src FROM edges WHERE dst = ?{cond}) WHERE other != ? "
                  "GROUP BY other ORDER BY c DESC, other LIMIT ?")
         with self._lock:
-            return [(r[0], r[1]) for r in self._conn.execute(query, [node_id, *extra, node_id, *extra, node_id, limit])]
+            return [(r[0], r[1]) for r in self._conn.execute(query, [node_id, *extra, node_id, *extra, node_id,
+                                                                     page_bound(limit)])]
 
     def most_connected(
-        self, kind: str, *, type: str | None = None, limit: int = 50, offset: int = 0,
+        self, kind: str, *, type: str | None = None, limit: int = 50, offset: int = 0, where: Where | None = None,
     ) -> list[tuple[str, int]]:
-        """Nodes of ``kind`` with their edge count (either direction), most first, ties by id."""
+        """Nodes of ``kind`` (passing ``where``) with their edge count (either direction), most first, ties
+        by id."""
         cond = " AND e.type = ?" if type is not None else ""
         extra = [type] if type is not None else []
+        condition, params = sql.node_filter_sql(kind, where)
         query = (f"SELECT n.id, (SELECT count(*) FROM edges e WHERE e.src = n.id{cond}) + "
                  f"(SELECT count(*) FROM edges e WHERE e.dst = n.id AND e.src != n.id{cond}) AS c "
-                 "FROM nodes n WHERE n.kind = ? ORDER BY c DESC, n.id LIMIT ? OFFSET ?")
+                 f"FROM nodes n {condition} ORDER BY c DESC, n.id LIMIT ? OFFSET ?")
         with self._lock:
-            return [(r[0], r[1]) for r in self._conn.execute(query, [*extra, *extra, kind, page_bound(limit),
+            return [(r[0], r[1]) for r in self._conn.execute(query, [*extra, *extra, *params, page_bound(limit),
                                                                      page_bound(offset)])]
+
+    @contextmanager
+    def bulk_load(self) -> Iterator[None]:
+        """Nothing to defer here: every write keeps its indexes (see the protocol)."""
+        yield
 
     def integrity_check(self) -> list[str]:
         """SQLite's own check of the file: ``["ok"]`` when nothing is wrong."""
         with self._lock:
             return [r[0] for r in self._conn.execute("PRAGMA integrity_check")]
-
-
-class _Stale(Exception):  # noqa: N818 - internal control flow: the snapshot moved under a filter
-    pass
 
 
 def _node(row: tuple) -> Node:

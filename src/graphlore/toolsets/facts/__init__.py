@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from graphlore.tools import Arg, Cli, StoreKind, Toolset, ToolSpec
-from graphlore.toolsets.facts import cli, command, examples, models, render, split, tools, write
+from graphlore.tools import Arg, Cli, CommandTool, StoreKind, Toolset, ToolSpec
+from graphlore.toolsets.facts import cli, examples, models, render, split, tools, write
 from graphlore.toolsets.facts.graph import store_label
 
 INSTRUCTIONS = """\
@@ -40,7 +40,7 @@ TOOLSET = Toolset(
             request=models.FindRequest, response=models.FindResponse, run=tools.find, render=render.find,
             cli=Cli(help="Resolve selectors to canonical entities and topics (top 5 each).",
                     args={"entity": cli.SELECTOR, "topic": cli.SELECTOR, "graph": cli.GRAPH},
-                    refused=command.FIND_LEGACY),
+                    refused=cli.FIND_LEGACY),
         ),
         ToolSpec(
             name="search",
@@ -57,7 +57,7 @@ TOOLSET = Toolset(
                     args={"entity": cli.names("-entity", "Entities"), "topic": cli.names("-topic", "Topics"),
                           "from": Arg(metavar="DATE"), "to_date": Arg(metavar="DATE"),
                           "query": Arg(short="-q", metavar="TEXT"), "limit": Arg(metavar="N"), "graph": cli.GRAPH},
-                    refused=command.SEARCH_LEGACY),
+                    refused=cli.SEARCH_LEGACY),
         ),
         ToolSpec(
             name="cat",
@@ -112,22 +112,6 @@ TOOLSET = Toolset(
                     args={"name": Arg(positional=True), "mentions": Arg(metavar="ID_OR_NAME"), "graph": cli.GRAPH}),
         ),
         ToolSpec(
-            name="kg_execute",
-            description=(
-                "Run one command string of the original facts server: find, search, cat, info, ls, stats or help "
-                '(e.g. find --entity {"name":"Apple","definition":"US technology company"}; search -entity '
-                '"Apple Inc, Microsoft Corp" --mode between -q acquired --from 2024-10; cat 1 2; info Apple Inc; '
-                "ls entities -type company). The string is split as that server did (find takes raw JSON), then "
-                "validated by the same models as the typed tools of the same names, so the same rules and errors "
-                "apply; the answer is that tool's text. help lists the commands and the workflow "
-                "find -> search -> cat -> info. Shares the session of search and cat."
-            ),
-            request=models.ExecuteRequest, response=models.ExecuteResponse, run=command.execute,
-            render=lambda r: r.text, context=True,
-            cli=Cli(command="exec", help="Run one command string of the original facts server (`exec help` lists the commands).",
-                    args={"command": Arg(positional=True, metavar="COMMAND")}),
-        ),
-        ToolSpec(
             name="add_document",
             description=(
                 "Add one document you have extracted yourself: name, date (YYYY-MM-DD), source, chunks, "
@@ -164,4 +148,21 @@ TOOLSET = Toolset(
             context=True, surfaces=frozenset({"mcp"}),
         ),
     ],
+    command_tool=CommandTool(
+        name="kg_execute",
+        description=(
+            "Run one command string of the original facts server: find, search, cat, info, ls, stats or help "
+            '(e.g. find --entity {"name":"Apple","definition":"US technology company"}; search -entity '
+            '"Apple Inc, Microsoft Corp" --mode between -q acquired --from 2024-10; cat 1 2; info Apple Inc; '
+            "ls entities -type company). The string is split as that server did (find takes raw JSON); its words "
+            "are the flags of the typed tool of the same name, validated by the same model, so the same rules and "
+            "errors apply; the answer is that tool's text. help lists the commands and the workflow "
+            "find -> search -> cat -> info. Shares the session of search and cat."
+        ),
+        request=models.ExecuteRequest, response=models.ExecuteResponse,
+        commands=("find", "search", "cat", "info", "ls", "stats"), guide=cli.GUIDE, examples=cli.EXAMPLES,
+        grammar=cli.ORIGINAL,
+        cli=Cli(command="exec", help="Run one command string of the original facts server (`exec help` lists the commands).",
+                args={"command": Arg(positional=True, metavar="COMMAND")}),
+    ),
 )

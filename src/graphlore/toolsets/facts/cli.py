@@ -3,9 +3,11 @@
 The flags keep the facts contract's spellings: ``find --entity JSON`` (one JSON
 selector per use) and ``search -entity "A, B"`` (names, comma-separated). Forms of
 older interfaces (``-entity`` on find, ``-to``, ``--entity-name``...) are refused
-with the form that replaced them, from the tables ``kg_execute`` refuses them with
-(:data:`command.FIND_LEGACY`, :data:`command.SEARCH_LEGACY`). ``extract`` is a
-command of its own: it reads text files and calls ``extract_document`` once per file.
+with the form that replaced them (:data:`FIND_LEGACY`, :data:`SEARCH_LEGACY`). The
+same hints read ``kg_execute``'s command strings (``graphlore facts exec``: see
+:mod:`graphlore.adapters.command`), so both refuse and accept the same forms.
+``extract`` is a command of its own: it reads text files and calls
+``extract_document`` once per file.
 """
 
 from __future__ import annotations
@@ -18,13 +20,65 @@ import click
 from pydantic import RootModel
 
 from graphlore.errors import InvalidInput
-from graphlore.tools import Arg
+from graphlore.tools import Arg, Cli
 from graphlore.toolsets.facts import render
-from graphlore.toolsets.facts.models import ExtractDocumentResponse
+from graphlore.toolsets.facts.models import FIND_FORM, SEARCH_FORM, ExtractDocumentResponse
 
 GRAPH = Arg(metavar="NAME", help="Graph name (default: default); each graph is its own store.")
 SELECTOR = Arg(json=True, metavar="JSON", example='\'{"name": "Apple Inc", "definition": "American technology company"}\'',
                help='Selector {"name": ..., "definition": ..., "id"?: ...} (repeatable).')
+
+
+FIND_LEGACY = {
+    "-entity": f"find takes JSON selectors, not names: {FIND_FORM}",
+    "-topic": f"find takes JSON selectors, not names: {FIND_FORM}",
+    "--entity-name": f"selectors are one JSON object each: {FIND_FORM}",
+    "--entity-def": f"selectors are one JSON object each: {FIND_FORM}",
+    "--topic-name": f"selectors are one JSON object each: {FIND_FORM}",
+    "--topic-def": f"selectors are one JSON object each: {FIND_FORM}",
+    "-to": f"find has no date filter (dates belong to search: --to-date DATE); find takes {FIND_FORM}",
+    "--to": f"find has no date filter (dates belong to search: --to-date DATE); find takes {FIND_FORM}",
+}
+SEARCH_LEGACY = {
+    "-to": "the end date is --to-date DATE (YYYY-MM-DD, YYYY-MM or YYYY)",
+    "--to": "the end date is --to-date DATE (YYYY-MM-DD, YYYY-MM or YYYY)",
+    "--entity": f"search takes names, aliases or ids with a single dash: {SEARCH_FORM} (JSON selectors are for find)",
+    "--topic": "search takes names, aliases or ids with a single dash: -topic \"Inflation\" (JSON selectors are for "
+               "find)",
+}
+
+#: Where the original server's commands spell a field otherwise than ``graphlore facts``: ``info Apple Inc``
+#: (the words joined, no quotes needed) and ``ls entities -type company``.
+ORIGINAL = {
+    "info": Cli(args={"name": Arg(positional=True, join=True)}),
+    "ls": Cli(args={"type": Arg(flags=("-type", "--type"), metavar="TYPE")}),
+}
+
+#: What ``kg_execute help`` says after the commands.
+GUIDE = """\
+Every command takes --graph NAME (default: default). Quote names with spaces or commas inside -entity /
+-topic; find's JSON may be raw or quoted; dates (--from, --to-date) are YYYY-MM-DD, YYYY-MM or YYYY (document
+dates, inclusive: 2024-10 is the whole month).
+
+Workflow: find → search → cat → info
+  1. find the nodes you mean (a name and a definition each): canonical names and ids, scored 0..1
+  2. search around or between them: -entity / -topic take those names (or ids); -q ranks by relevance;
+     --from / --to-date filter document dates
+  3. cat N reads result N of that search: its sentence, source chunk and document
+  4. info NAME summarises a node: definition, aliases, most connected nodes, latest facts
+around: facts touching a selected node (subject or object); between: facts with both ends selected.
+The same tools are also callable directly (typed arguments): find, search, cat, info, ls, stats."""
+
+#: Command strings ``kg_execute help`` shows.
+EXAMPLES = (
+    'find --entity {"name":"Apple","definition":"US technology company"}',
+    'search -entity "Apple Inc, Microsoft Corp" --mode between -q acquired --from 2024-10',
+    'search -topic Inflation --from 2024-10 --to-date 2024-12',
+    "cat 1 2",
+    "info Apple Inc",
+    "ls entities -type company --limit 20",
+    "stats",
+)
 
 
 def names(flag: str, what: str) -> Arg:

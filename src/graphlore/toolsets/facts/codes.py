@@ -77,12 +77,6 @@ STRONG_MIXED_LENGTH = 5
 STRONG_DIGITS_LENGTH = 5
 #: Two definitions that both state numbers must share at least this share of the smaller set of them.
 DEFINITION_NUMBER_OVERLAP = 0.5
-#: Whether a platform that one name only states is a conflict. Off: on Amazon-Google (where one shop
-#: marks "[mac]" and the other leaves the platform out, for the same product and for another one alike)
-#: turning it on lowered both merge precision (0.532 -> 0.519) and recall (0.117 -> 0.093); measured again
-#: with the rules of RESOLUTION_VERSION 2: 0.539 -> 0.529, recall 0.115 -> 0.092 (it stops 19 wrong merges,
-#: among them Adobe's Windows and "[mac]" SKUs, and 27 right ones, such as "stopzilla! 4.0 (pc)").
-ONE_SIDED_PLATFORM = False
 #: Words left out of a name's content words.
 STOP_WORDS = frozenset("a an and by for from in of on or the to with edition version".split())
 
@@ -219,8 +213,9 @@ def conflict(a: str, b: str, editions: bool = True) -> str | None:
         return None
     if x.editions != y.editions:
         return f"different editions ({_listed(x.editions - y.editions)} vs {_listed(y.editions - x.editions)})"
-    stated = (x.platforms and y.platforms) or (ONE_SIDED_PLATFORM and (x.platforms or y.platforms))
-    if stated and x.platforms != y.platforms:
+    # Platforms conflict only when both names state one: shops state them inconsistently for one product
+    # (bench/README.md, facts_resolution: counting a platform one name only states lost more right merges).
+    if x.platforms and y.platforms and x.platforms != y.platforms:
         return f"different platforms ({_listed(x.platforms)} vs {_listed(y.platforms)})"
     return None
 

@@ -20,13 +20,12 @@ numbered searches. Rows:
 
 from __future__ import annotations
 
-import shlex
-
 from graphlore.contract import quote
 from graphlore.errors import InvalidInput, NotFound
 from graphlore.runtime import Runtime
-from graphlore.store import Node, Store, check_embedder, store_location
+from graphlore.store import Node, Store
 from graphlore.toolsets.facts.names import exact_key, normalize, spaceless
+from graphlore.toolsets.handle import Namespace
 
 FACT = "fact"
 DUPLICATE = "possible_duplicate"
@@ -54,35 +53,34 @@ class FactsGraph:
         self.namespace = f"facts/{name}"
         #: the graph's folder (the CLI keeps its numbered searches there)
         self.location = runtime.settings.home / "facts" / name
+        self.handle = Namespace(runtime, self.namespace, what=f"graph {name!r}",
+                                rebuild=("add its documents again", self.ingest_command()))
 
     @property
     def path(self) -> str:
-        return store_location(self.runtime.settings, self.namespace)
+        return self.handle.location
 
     def exists(self) -> bool:
-        return self.runtime.store_exists(self.namespace)
+        return self.handle.exists()
 
     def ingest_command(self, graph: str | None = None) -> str:
         """The CLI command that adds documents to this graph (or to ``graph``), as printed in hints."""
         return f"graphlore facts ingest FILE.jsonl --graph {graph or self.name}"
 
     def repair_hint(self) -> str:
-        """What a damaged graph needs: the exact commands (its folder moved aside, the documents added again)."""
-        folder = shlex.quote(str(self.location))
-        damaged = shlex.quote(f"{self.location}.damaged")
-        return (f"the graph cannot be repaired in place: move it aside and add its documents again: "
-                f"`mv {folder} {damaged} && {self.ingest_command()}`")
+        """What a damaged graph needs on the configured backend (it cannot be repaired in place)."""
+        return self.handle.repair_hint()
 
     def store(self, create: bool = False) -> Store:
-        if not create and not self.exists():
+        store = self.handle.open(create=create)
+        if store is None:
             raise NotFound(
                 f"graph {self.name!r} has no data yet; add documents first: add_document (MCP) or "
                 f"`{self.ingest_command()}` (CLI)"
             )
-        store = self.runtime.open_store(self.namespace, create=create, repair=self.repair_hint())
-        check_embedder(store, self.runtime.embedder, what=f"graph {self.name!r}",
-                       repair="configure the embedder that made it (GRAPHLORE_EMBEDDER and its settings), or add "
-                              f"the documents to a new graph: `{self.ingest_command('NEW')}`")
+        self.handle.check_embedder(
+            store, repair="configure the embedder that made it (GRAPHLORE_EMBEDDER and its settings), or add "
+                          f"the documents to a new graph: `{self.ingest_command('NEW')}`")
         return store
 
     # -- names to nodes ----------------------------------------------------------------------

@@ -7,16 +7,14 @@ vector side embeds ``"{name}: {definition}"`` (:func:`graph.node_text`).
 
 ``find`` ranks with the platform's :func:`graphlore.search.hybrid_search` (BM25 and
 exact cosine over the nodes of the selector's kind, fused ``anchored`` as items
-search does, scores the clipped cosine) with :func:`params`, then
+search does, scores the clipped cosine) with :data:`FIND`, then
 :func:`codes_first` puts the nodes whose names carry a strong code of the query's
 name first: a model number names one product, however alike the neighbours read
 ("LN32A450" before "LN32A650"). That re-sort stays here rather than in
 ``hybrid_search``: what counts as a code, and that it outranks every text signal,
-is the facts toolset's rule, not a property of ranking in general.
-
-Measured with ``bench/facts_resolution.py --er`` (find over the left table of each
-set, one selector per right record that has a true match), top-1 / top-5 per
-variant: see the bench's ``find`` lines and ``bench/README.md``.
+is the facts toolset's rule, not a property of ranking in general. How the
+variants compare on public entity-resolution sets is in bench/README.md
+(``bench/facts_resolution.py --er``).
 """
 
 from __future__ import annotations
@@ -27,21 +25,10 @@ from graphlore.search import HybridParams
 from graphlore.search import fusion as retrieval
 from graphlore.toolsets.facts.codes import identifiers
 
-#: How find fuses its keyword and vector rankings (a :data:`graphlore.search.fusion.FUSION_METHODS` name).
-FIND_METHOD = "anchored"
-#: BM25 column weights (node name, keyword text): a match in the name says more.
-FIND_FIELD_WEIGHTS = retrieval.TITLE_FIELD_WEIGHTS
-#: Hits asked of each side before fusing.
-FIND_DEPTH = retrieval.CANDIDATES
-#: What the BM25 query holds: the selector's "name" only, or "name+definition".
-FIND_QUERY = "name"
-#: Nodes whose names carry a strong code of the query's name rank first.
-CODES_FIRST = True
-
-
-def params() -> HybridParams:
-    """find's :class:`HybridParams`, read from the constants above at call time (the bench varies them)."""
-    return HybridParams(candidates=FIND_DEPTH, field_weights=FIND_FIELD_WEIGHTS, method=FIND_METHOD)
+#: How find ranks: BM25 over the node's name and keyword text (a match in the name says more) fused ``anchored``
+#: with the cosine ranking, each side asked for :data:`graphlore.search.fusion.CANDIDATES` hits. ``tools.find``
+#: takes it as a parameter (benches pass variants).
+FIND = HybridParams(candidates=retrieval.CANDIDATES, field_weights=retrieval.TITLE_FIELD_WEIGHTS, method="anchored")
 
 
 def code_tokens(names: Iterable[str]) -> list[str]:
@@ -65,20 +52,16 @@ def keyword_text(name: str, definition: str, aliases: Sequence[str] = ()) -> str
     return "\n".join(lines)
 
 
-def keyword_query(name: str, definition: str) -> str:
-    """The BM25 query of a selector: its name and code tokens (with FIND_QUERY "name+definition", the
-    definition too)."""
-    parts = [name, *code_tokens([name])]
-    if FIND_QUERY == "name+definition":
-        parts.append(definition)
-    return " ".join(parts)
+def keyword_query(name: str) -> str:
+    """The BM25 query of a selector: its name and the name's code tokens (the definition is the vector side's)."""
+    return " ".join([name, *code_tokens([name])])
 
 
 def codes_first(order: Sequence[str], coded: Sequence[str]) -> list[str]:
     """``order`` (fused, best first) with the nodes of ``coded`` (whose names carry a strong code of the
     query's name) moved first, in fused order among themselves; coded nodes the fusion did not list
-    follow them in id order. Unchanged when CODES_FIRST is off or nothing is coded."""
-    if not CODES_FIRST or not coded:
+    follow them in id order. Unchanged when nothing is coded."""
+    if not coded:
         return list(order)
     listed = set(order)
     first = set(coded)

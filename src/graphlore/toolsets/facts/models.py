@@ -16,12 +16,14 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, field_validator, model_validator
 
-from graphlore.contract import LocalPath, Request, Response, quote
+from graphlore.contract import MAX_OFFSET, LocalPath, Request, Response, quote
 from graphlore.toolsets.facts.names import exact_key
 
 GRAPH_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
 DEFAULT_GRAPH = "default"
 MAX_SELECTORS = 20
+#: Facts one search lists (its ``limit``), so also the largest result number ``cat`` can expand.
+MAX_SEARCH_RESULTS = 200
 
 # Limits of one request (documented in SKILL.md; the JSON schema shows them as maxLength / maxItems).
 #: characters of a name, alias, type or relationship; of a definition or sentence; of one chunk
@@ -128,7 +130,7 @@ class FactIn(Request):
     object: Name = Field(description="Name or alias of an entity or topic of this record.")
     sentence: Definition = Field(description="A self-contained sentence stating the fact.")
     date_context: Name | None = Field(None, description="When it happened, as the text says; default: the document date.")
-    chunk: int = Field(ge=0, description="Index (from 0) of the chunk the fact comes from.")
+    chunk: int = Field(ge=0, le=MAX_CHUNKS - 1, description="Index (from 0) of the chunk the fact comes from.")
 
 
 class DocumentRecord(Request):
@@ -282,7 +284,7 @@ class SearchRequest(Request):
     to_date: Period | None = Field(
         None, description="Only facts whose document date is on or before this day, or the last day of this month or "
                           "year (YYYY-MM-DD, YYYY-MM or YYYY: 2024-10 means through 2024-10-31).")
-    limit: int = Field(20, ge=1, le=200, description="Most facts listed.")
+    limit: int = Field(20, ge=1, le=MAX_SEARCH_RESULTS, description="Most facts listed.")
     graph: Graph = DEFAULT_GRAPH
 
     @model_validator(mode="before")
@@ -322,7 +324,7 @@ class SearchRequest(Request):
 
 
 class CatRequest(Request):
-    numbers: list[Annotated[int, Field(ge=1)]] = Field(min_length=1, max_length=50,
+    numbers: list[Annotated[int, Field(ge=1, le=MAX_SEARCH_RESULTS)]] = Field(min_length=1, max_length=50,
                                                        description="Result numbers of the latest search.")
     search_id: Annotated[str, Field(min_length=1, max_length=64, pattern=r"\S")] | None = Field(
         None, description="Expand this search instead of the session's latest.")
@@ -335,11 +337,12 @@ class InfoRequest(Request):
 
 
 class LsRequest(Request):
-    what: Literal["entities", "topics", "documents"]
+    what: Literal["entities", "topics", "documents"] = Field(description="What to list.")
     type: Name | None = Field(None, description="Only entities of this type (compared case-insensitively), filtered "
                                                 "before offset and limit; entities only.")
     limit: int = Field(50, ge=1, le=1000, description="Most rows in this page.")
-    offset: int = Field(0, ge=0, description="Rows to skip first (the next page starts at offset + limit).")
+    offset: int = Field(0, ge=0, le=MAX_OFFSET,
+                        description="Rows to skip first (the next page starts at offset + limit).")
     graph: Graph = DEFAULT_GRAPH
 
     @model_validator(mode="after")
@@ -531,7 +534,7 @@ class LsRow(Response):
 
 class LsResponse(Response):
     graph: str
-    what: Literal["entities", "topics", "documents"]
+    what: Literal["entities", "topics", "documents"] = Field(description="What to list.")
     type: str | None = Field(description="The type filter as given; null without one.")
     total: int = Field(description="How many there are (of the type, with a type filter).")
     offset: int = Field(description="Rows skipped before this page.")

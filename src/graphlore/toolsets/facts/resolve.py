@@ -1,9 +1,8 @@
 """Entity resolution on every write: does a mention name a node the graph already has?
 
 Candidates for a mention come from lookup keys (its normalised names, word
-prefixes, acronyms and strong codes, see :mod:`names`), from vector search over
-the vectors of ``"{name}: {definition}"`` of its kind (and, when
-KEYWORD_CANDIDATES is set, from BM25 as ``find`` ranks, see :mod:`lookup`); mentions
+prefixes, acronyms and strong codes, see :mod:`names`) and from vector search over
+the vectors of ``"{name}: {definition}"`` of its kind; mentions
 earlier in the same write are candidates by key and by their nearest texts (one
 blocked matrix product per write, so a write's cost grows linearly with its
 mentions). Each candidate is judged by how the names relate
@@ -38,47 +37,19 @@ nor are entities whose types differ, nor names a split kept apart (all at most
 linked).
 
 "Definition cosine" compares the two definitions alone; "text cosine" the two
-``"{name}: {definition}"`` vectors. With equal names the text vectors share the
-name, which inflates their cosine (Mercury the planet vs the element: text
-0.75-0.78 with one- or two-word definitions, definitions alone 0.32-0.35), so the
-definitions must agree on their own as well. Calibrated with all-MiniLM-L6-v2
-int8 on labelled pairs (``bench/facts_resolution.py`` prints each pair's cosines
-and verdict): same-name pairs that are different things scored definition
-cosines of -0.04 to 0.42 and sums up to 1.14 (the highest: one-word definitions,
-and "Washington" the state vs the capital at 0.416 / 1.088); true matches with
-sentence-long definitions 0.41 to 0.87 and sums 1.03 to 1.75. Without name
-evidence nothing merges ("AWS" vs "Amazon": text 0.75; "Meta" vs "Facebook": 0.79).
-
-Identifiers, calibrated on three public entity-resolution sets
-(``bench/facts_resolution.py --er``, figures in ``bench/README.md``): embeddings
-put product names that differ by one model number at text cosines above 0.9
-("Panasonic KX-TCA86" / "KX-TCA92"), and catalogue or bibliography records that
-share a template at definition cosines of 0.5-0.98 when they are different
-things ("Editor's Notes" of 1997 and of 1998; two restaurants named "Remi" in
-two cities). So codes, editions, platforms and the numbers a definition states
-decide before cosines can merge; a strong code (letters and at least two digits,
-"kxtca86", or five digits and more) that one node only holds is evidence on its
-own, checked against the definitions at the prefix level (an accessory "for
-KX-TCA86" reads 0.3-0.45 against the headset); and a longer name adds nothing its
-other side does not explain ("Stars Cafe" vs "Stars", "Editor's Notes and
-Erratum"), which links rather than merges "Samsung" / "Samsung Electronics". The
-true matches below the merge line become possible duplicates, which is the safe
-side: a wrong merge loses information, a link does not.
-
-Two rules come from the bibliography set (DBLP-ACM), whose definitions are "paper
-by AUTHORS in VENUE, YEAR": equal titles of five words or more are nearly always
-the same paper, but the two catalogues name venues differently ("SIGMOD
-Conference" / "International Conference on Management of Data"), so 277 of its
-2224 true pairs had equal titles and definition cosines of 0.25-0.40 (the usual
-0.40 kept them linked); one-word names (Mercury, Washington) need that 0.40, so
-the lower bar is for long names only (LONG_NAME_WORDS; recall 0.806 -> 0.908). Its
-wrong merges were recurring column titles ("Reminiscences on Influential Papers",
-"Guest editorial", "Keynote address") of one venue and year by other authors:
-definitions that name mostly different people (names_disagree; precision 0.985
--> 0.991, recall 0.908 -> 0.897). It needs five capitalised words on each side,
-which one-sentence entity definitions rarely have ("CEO of Microsoft, succeeded
-Steve Ballmer"), so their merges stay with the cosines; with three, it also
-blocked more true pairs for no more precision.
+``"{name}: {definition}"`` vectors. Equal names inflate the text cosine, so the
+definitions must agree on their own as well; without name evidence nothing merges.
+Codes, editions, platforms and the numbers a definition states decide before
+cosines can merge: embeddings put names that differ by one model number, and
+records that share a template, very close together. A strong code (letters and at
+least two digits, "kxtca86", or five digits and more) that one node only holds is
+evidence on its own, checked against the definitions; a longer name must not add
+words its other side does not explain ("Stars Cafe" vs "Stars"), which links
+rather than merges "Samsung" / "Samsung Electronics". True matches below the merge
+line become possible duplicates, the safe side: a wrong merge loses information, a
+link does not. The lines are :class:`Thresholds` (passed in; benches pass
+variants); how each was calibrated, on labelled pairs and three public
+entity-resolution sets, is in bench/README.md (``bench/facts_resolution.py``).
 
 A merge keeps every surface form as an alias and the node's lookup keys grow
 with them; the canonical name is the longest surface form and the definition the
@@ -98,7 +69,7 @@ import numpy as np
 
 from graphlore.embedding import Embedder
 from graphlore.store import Edge, Node, Store
-from graphlore.toolsets.facts import lookup, mentions
+from graphlore.toolsets.facts import mentions
 from graphlore.toolsets.facts.codes import names_disagree, numbers_disagree
 from graphlore.toolsets.facts.graph import DUPLICATE, PREFIX, node_text
 from graphlore.toolsets.facts.lookup import keyword_text
@@ -112,40 +83,46 @@ from graphlore.toolsets.facts.names import (
     unexplained_words,
 )
 
-#: Bump when a threshold below changes, so stored links can say which rules made them.
+#: Bump when a default threshold below changes, so stored links can say which rules made them.
 RESOLUTION_VERSION = 2
-MERGE_DEFINITION = 0.40
-MERGE_SUM = 1.10
-DUPLICATE_DEFINITION = 0.25
-DUPLICATE_SUM = 0.95
-PREFIX_MERGE_DEFINITION = 0.50
-PREFIX_MERGE_SUM = 1.20
-PREFIX_DUPLICATE_DEFINITION = 0.30
-SIMILAR_MERGE_TEXT = 0.85
-SIMILAR_DUPLICATE_TEXT = 0.70
-UNRELATED_DUPLICATE_TEXT = 0.80
-#: Equal names of at least this many words identify on their own: their definitions need only not be about
-#: different things (LONG_NAME_DEFINITION; no sum). See the module docstring for the measurement.
-LONG_NAME_WORDS = 5
-LONG_NAME_DEFINITION = 0.30
 #: Levels whose longer name must not add words the other side does not explain (see names.unexplained_words).
 ADDED_WORDS_LEVELS = ("prefix", "contained")
-#: A shared strong code: the definitions must not be about different things.
-CODE_MERGE_DEFINITION = 0.50
-#: Names that differ only by codes, editions or platforms are linked above this text cosine.
-CONFLICT_DUPLICATE_TEXT = 0.70
-#: Vector-search candidates per mention, and the possible-duplicate links kept per new node.
-VECTOR_CANDIDATES = 10
-#: BM25 candidates per mention (find's keyword side). Off: on the three ER sets 10 of them changed no
-#: decision (names, codes and vectors already found every candidate that merged), and the SQLite store
-#: rebuilds its BM25 postings after every write (~26 s at 300k nodes with chunks), more than the 10%
-#: of ingest time a write may add at the 1M-fact scale. Turn on once postings are kept incrementally.
-KEYWORD_CANDIDATES = 0
-MAX_DUPLICATE_LINKS = 3
-#: Mentions earlier in the same write are candidates above this text cosine (or by key) ...
-PENDING_TEXT_FLOOR = 0.60
-#: ... found by a matrix product over blocks of this many mentions.
+#: Mentions earlier in a write are compared by a matrix product over blocks of this many mentions.
 NEIGHBOUR_BLOCK = 512
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """The lines :func:`decide` draws (the table in the module docstring) and how many candidates it sees.
+    The defaults are what graphlore resolves with (:data:`THRESHOLDS`); benches pass variants."""
+
+    merge_definition: float = 0.40
+    merge_sum: float = 1.10
+    duplicate_definition: float = 0.25
+    duplicate_sum: float = 0.95
+    prefix_merge_definition: float = 0.50
+    prefix_merge_sum: float = 1.20
+    prefix_duplicate_definition: float = 0.30
+    similar_merge_text: float = 0.85
+    similar_duplicate_text: float = 0.70
+    unrelated_duplicate_text: float = 0.80
+    #: equal names of at least this many words identify on their own: their definitions need only not be about
+    #: different things (``long_name_definition``; no sum)
+    long_name_words: int = 5
+    long_name_definition: float = 0.30
+    #: a shared strong code: the definitions must not be about different things
+    code_merge_definition: float = 0.50
+    #: names that differ only by codes, editions or platforms are linked above this text cosine
+    conflict_duplicate_text: float = 0.70
+    #: vector-search candidates per mention (stored, and earlier in the same write)
+    vector_candidates: int = 10
+    #: possible-duplicate links kept per new node
+    max_duplicate_links: int = 3
+    #: mentions earlier in the same write are candidates above this text cosine (or by key)
+    pending_text_floor: float = 0.60
+
+
+THRESHOLDS = Thresholds()
 
 
 class TextVectors:
@@ -293,14 +270,15 @@ class Decision:
 
 
 def decide(mention: Mention, node: NodeState, text_cos: float, definition_cos: Callable[[], float],
-           rare: Callable[[str], bool] | None = None) -> Decision:
+           rare: Callable[[str], bool] | None = None, lines: Thresholds = THRESHOLDS) -> Decision:
     """Merge, link as a possible duplicate, or keep apart (see the module docstring for the table);
     ``rare(code)``: whether one node only holds the code (see :func:`names.name_evidence`)."""
+    t = lines
     level, why, pair = name_evidence(mention.names, node.names, rare)
     if level == "code":
         d = definition_cos()
         cosines = f"definition cosine {d:.2f}, text cosine {text_cos:.2f}"
-        if d >= CODE_MERGE_DEFINITION:
+        if d >= t.code_merge_definition:
             decision = Decision("merge", d, f"{why} ({cosines})")
         else:
             decision = Decision("duplicate", d, f"{why} but definitions differ ({cosines})")
@@ -308,13 +286,13 @@ def decide(mention: Mention, node: NodeState, text_cos: float, definition_cos: C
         d = definition_cos()
         total = d + text_cos
         if level in ("prefix", "contained"):
-            merge, merge_sum, dup, dup_sum = PREFIX_MERGE_DEFINITION, PREFIX_MERGE_SUM, PREFIX_DUPLICATE_DEFINITION, float("inf")
+            merge, merge_sum, dup, dup_sum = t.prefix_merge_definition, t.prefix_merge_sum, t.prefix_duplicate_definition, float("inf")
         else:
-            merge, merge_sum, dup, dup_sum = MERGE_DEFINITION, MERGE_SUM, DUPLICATE_DEFINITION, DUPLICATE_SUM
+            merge, merge_sum, dup, dup_sum = t.merge_definition, t.merge_sum, t.duplicate_definition, t.duplicate_sum
         cosines = f"definition cosine {d:.2f}, text cosine {text_cos:.2f}"
-        if (level == "same" and d >= LONG_NAME_DEFINITION
-                and min(len(normalize(n).split()) for n in pair) >= LONG_NAME_WORDS):
-            merge, merge_sum = LONG_NAME_DEFINITION, 0.0
+        if (level == "same" and d >= t.long_name_definition
+                and min(len(normalize(n).split()) for n in pair) >= t.long_name_words):
+            merge, merge_sum = t.long_name_definition, 0.0
         added = unexplained_words(pair, (" ".join([mention.definition, *mention.names]),
                                          " ".join([node.definition, *node.names]))) if level in ADDED_WORDS_LEVELS else []
         if added and (d >= dup or total >= dup_sum):
@@ -326,17 +304,17 @@ def decide(mention: Mention, node: NodeState, text_cos: float, definition_cos: C
         else:
             return Decision("separate", d, f"{why} but different things ({cosines})")
     elif level == "similar":
-        if text_cos >= SIMILAR_MERGE_TEXT and definition_cos() >= MERGE_DEFINITION:
+        if text_cos >= t.similar_merge_text and definition_cos() >= t.merge_definition:
             decision = Decision("merge", text_cos, f"{why} and matching texts (cosine {text_cos:.2f})")
-        elif text_cos >= SIMILAR_DUPLICATE_TEXT:
+        elif text_cos >= t.similar_duplicate_text:
             decision = Decision("duplicate", text_cos, f"{why}, texts close (cosine {text_cos:.2f})")
         else:
             return Decision("separate", text_cos, why)
     elif level == "conflict":
-        if text_cos < CONFLICT_DUPLICATE_TEXT:
+        if text_cos < t.conflict_duplicate_text:
             return Decision("separate", text_cos, why)
         decision = Decision("duplicate", text_cos, f"{why}, texts close (cosine {text_cos:.2f})", settled=True)
-    elif text_cos >= UNRELATED_DUPLICATE_TEXT:
+    elif text_cos >= t.unrelated_duplicate_text:
         decision = Decision("duplicate", text_cos, f"different names, close texts (cosine {text_cos:.2f})")
     else:
         return Decision("separate", text_cos, why)
@@ -385,10 +363,12 @@ class Resolver:
     mention order over in-memory state.
     """
 
-    def __init__(self, store: Store, vectors: TextVectors, judge: Judge | None = None) -> None:
+    def __init__(self, store: Store, vectors: TextVectors, judge: Judge | None = None,
+                 lines: Thresholds = THRESHOLDS) -> None:
         self.store = store
         self.vectors = vectors
         self.judge = judge
+        self.lines = lines
         self.states: dict[str, NodeState] = {}
         self.created: list[NodeState] = []
         self._pending_keys: dict[str, list[NodeState]] = {}
@@ -441,12 +421,10 @@ class Resolver:
             out[m.key] += [i for k in probes[m.key] for i in hits.get(k, []) if i.startswith(PREFIX[m.kind])]
         self.vectors.need([m.text for m in mentions])
         matrix = np.vstack([self.vectors[m.text] for m in mentions])
-        found = self.store.vector_search_many(matrix, kinds=[m.kind for m in mentions], limit=VECTOR_CANDIDATES)
+        found = self.store.vector_search_many(matrix, kinds=[m.kind for m in mentions],
+                                              limit=self.lines.vector_candidates)
         for m, row in zip(mentions, found, strict=True):
-            keyword = self.store.keyword_search(lookup.keyword_query(m.name, m.definition), kind=m.kind,
-                                                limit=KEYWORD_CANDIDATES, weights=lookup.FIND_FIELD_WEIGHTS
-                                                ) if KEYWORD_CANDIDATES else []
-            out[m.key] = list(dict.fromkeys([*out[m.key], *(h.id for h in row), *(h.id for h in keyword)]))
+            out[m.key] = list(dict.fromkeys([*out[m.key], *(h.id for h in row)]))
         return out
 
     def _prepare_definitions(self, mentions: list[Mention], candidates: dict[str, list[str]]) -> None:
@@ -469,8 +447,8 @@ class Resolver:
         return float(self.vectors[m.text] @ vector)
 
     def _earlier_neighbours(self, mentions: list[Mention]) -> dict[str, list[str]]:
-        """Per mention, the VECTOR_CANDIDATES earlier mentions of its kind in this write whose texts are
-        closest (cosine >= PENDING_TEXT_FLOOR): one blocked matrix product for the whole write, so each
+        """Per mention, the ``vector_candidates`` earlier mentions of its kind in this write whose texts are
+        closest (cosine >= ``pending_text_floor``): one blocked matrix product for the whole write, so each
         mention's cost does not grow with its position in the write."""
         out: dict[str, list[str]] = {}
         if len(mentions) < 2:
@@ -482,10 +460,10 @@ class Resolver:
             scores = matrix[start:stop] @ matrix[:stop].T
             rows = np.arange(start, stop)[:, None]
             scores[(np.arange(stop)[None, :] >= rows) | (entity[start:stop, None] != entity[None, :stop])] = -np.inf
-            k = min(VECTOR_CANDIDATES, stop)
+            k = min(self.lines.vector_candidates, stop)
             top = np.argpartition(-scores, k - 1, axis=1)[:, :k]
             for r, columns in enumerate(top):
-                near = [j for j in columns if scores[r, j] >= PENDING_TEXT_FLOOR]
+                near = [j for j in columns if scores[r, j] >= self.lines.pending_text_floor]
                 out[mentions[start + r].key] = [mentions[j].key for j in near]
         return out
 
@@ -513,7 +491,7 @@ class Resolver:
         for node in {id(n): n for n in nodes}.values():
             decision = decide(m, node, self._text_cos(m, node),
                               lambda node=node: float(self.vectors[m.definition] @ self.vectors[node.definition]),
-                              lambda code: self._holders(code, m.kind) <= 1)
+                              lambda code: self._holders(code, m.kind) <= 1, self.lines)
             if decision.action == "duplicate" and not decision.settled and self.judge is not None and self.judge(m, node):
                 decision = Decision("merge", decision.score, f"{decision.reason}; the LLM judged them the same")
             if decision.action != "separate":
@@ -525,7 +503,7 @@ class Resolver:
             if any(node is c for c in self.created):
                 self._register(node)
             return Outcome(m, node, "merged", decision.reason)
-        links = sorted(judged, key=lambda j: (-j[1].score, j[0].id))[:MAX_DUPLICATE_LINKS]
+        links = sorted(judged, key=lambda j: (-j[1].score, j[0].id))[:self.lines.max_duplicate_links]
         reason = f"new {m.kind}" + (f"; possible duplicate of {links[0][0].name} ({links[0][1].reason})" if links else "")
         node = self._create(m, reason)
         return Outcome(m, node, "created", reason, links)

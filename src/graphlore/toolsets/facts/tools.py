@@ -6,22 +6,9 @@ the fused keyword + vector order of :func:`graphlore.search.hybrid_search_many`,
 carrying a code of the selector's name first: see :mod:`lookup`), in ``search
 --query`` between the query and the fact's sentence.
 
-``find`` marks candidates below :data:`FIND_WEAK_FLOOR` as weak. Measured with
-``python bench/facts_find_floor.py`` (scores, not timings: they do not depend on the machine):
-
-- labelled (name, definition) pairs of ``bench/facts_resolution.py``: every description of the
-  same thing scores >= 0.578 against another (24 pairs); things that only share a name score
-  0.29-0.47 (Apple the fruit, Jaguar the cat, Paris Hilton) up to 0.94 (Alpha Holdings A/B).
-- things a graph does not hold (18 agent-style selectors against examples/facts/news.jsonl): the
-  best candidate scores p50 0.343, max 0.630; 14 of 18 fall below 0.5 (not: another central bank,
-  another instrument, another planet, a topic asked for as an entity at 0.501).
-- ER records with generated definitions (../shared/data/er): restaurants, the true node scores
-  >= 0.5 for all 112 queries (p5 0.845); Amazon-Google products, of the 1113 queries whose true
-  node is in the graph 92.1% find it in the top 5 and 91.7% at >= 0.5. There every node shares a
-  template, so nodes that are not the one meant also score > 0.5 (p50 0.78): weak says little.
-
-0.5 keeps every true match of the pairs and of the restaurants (99.6% of those found on the
-products) and flags most absent things.
+``find`` marks candidates below :data:`FIND_WEAK_FLOOR` as weak: probably not what the selector
+means (the floor keeps true matches above it and flags most things a graph does not hold; the
+measurement is in bench/README.md, ``bench/facts_find_floor.py``).
 """
 
 from __future__ import annotations
@@ -34,7 +21,7 @@ import numpy as np
 
 from graphlore.errors import ConfigError, InvalidInput, NotFound
 from graphlore.runtime import Runtime
-from graphlore.search import cosine_to_unit, hybrid_search_many
+from graphlore.search import HybridParams, cosine_to_unit, hybrid_search_many
 from graphlore.store import Edge, Hit, Node, Store
 from graphlore.tools import CallContext, Progress
 from graphlore.toolsets.facts import extract, lookup, mentions, sessions
@@ -82,12 +69,15 @@ from graphlore.toolsets.facts.write import Writer, ingest_file, record_fields
 
 #: Candidates per find selector; neighbours and latest facts shown by info.
 FIND_CANDIDATES = 5
-#: A find candidate scoring below this is marked weak (see the module docstring for the measurement).
+#: A find candidate scoring below this is marked weak (measured: bench/README.md, facts_find_floor).
 FIND_WEAK_FLOOR = 0.5
 INFO_NEIGHBOURS = 5
 INFO_LATEST = 5
 #: Mention records info lists (newest first).
 INFO_MENTIONS = 20
+#: How ``search --query`` ranks the selected facts (keyword, vector weights of ``Store.rank_edges``): by the
+#: cosine of the query and the fact's sentence alone.
+QUERY_WEIGHTS = (0.0, 1.0)
 
 
 def _unit(score: float) -> float:
@@ -119,12 +109,13 @@ def _facts_out(store: Store, edges: list[Edge], scores: dict[str, float] | None 
 # -- find --------------------------------------------------------------------------------------------
 
 
-def find(runtime: Runtime, request: FindRequest) -> FindResponse:
+def find(runtime: Runtime, request: FindRequest, ranking: HybridParams = lookup.FIND) -> FindResponse:
+    """Each selector's best candidates of its kind (``ranking``: how BM25 and the cosine are fused)."""
     graph = FactsGraph(runtime, request.graph)
     store = graph.store()
     selectors = [("entity", s) for s in request.entity] + [("topic", s) for s in request.topic]
     vectors = runtime.embedder.embed([node_text(s.name.strip(), s.definition.strip()) for _, s in selectors])
-    ranked = _ranked(store, selectors, vectors)
+    ranked = _ranked(store, selectors, vectors, ranking)
     nodes = {n.id: n for n in store.get_nodes(list({h.id for row in ranked for h in row}))}
     out: dict[str, list[SelectorMatches]] = {"entity": [], "topic": []}
     for (kind, selector), row in zip(selectors, ranked, strict=True):
@@ -136,14 +127,15 @@ def find(runtime: Runtime, request: FindRequest) -> FindResponse:
     return FindResponse(graph=graph.name, entities=out["entity"], topics=out["topic"])
 
 
-def _ranked(store: Store, selectors: list[tuple[str, Selector]], vectors: np.ndarray) -> list[list[Hit]]:
+def _ranked(store: Store, selectors: list[tuple[str, Selector]], vectors: np.ndarray,
+            ranking: HybridParams) -> list[list[Hit]]:
     """The FIND_CANDIDATES best nodes of each selector's kind: :func:`hybrid_search_many` (BM25 over name,
     aliases, definition and codes, fused with the cosine ranking, all selectors' vectors scanned in one
     pass; see :mod:`lookup`), then the nodes whose names carry a strong code of the selector's name first.
     Scores are the clipped cosines."""
-    texts = [lookup.keyword_query(s.name.strip(), s.definition.strip()) for _, s in selectors]
-    fused_rows = hybrid_search_many(store, texts, vectors, kinds=[k for k, _ in selectors], limit=lookup.FIND_DEPTH,
-                                    params=lookup.params())
+    texts = [lookup.keyword_query(s.name.strip()) for _, s in selectors]
+    fused_rows = hybrid_search_many(store, texts, vectors, kinds=[k for k, _ in selectors], limit=ranking.candidates,
+                                    params=ranking)
     out = []
     for (kind, selector), vector, fused in zip(selectors, vectors, fused_rows, strict=True):
         coded = [i for ids in store.nodes_by_keys(code_keys(selector.name.strip()), kind=kind).values() for i in ids]
@@ -168,9 +160,9 @@ def search_failed(runtime: Runtime, arguments: Mapping[str, Any], context: CallC
     """A search failed (its validation included): it becomes the session's latest search on its graph, so
     ``cat`` refuses with the reason instead of expanding the search before, which answered another question.
 
-    The search tool's ``on_failure``: both adapters call it, and ``kg_execute`` for its ``search`` command.
-    ``arguments`` are the raw ones; only ``graph`` is read (default ``default``), and a graph that is not
-    a valid name has no latest search to end.
+    The search tool's ``on_failure`` (:meth:`graphlore.tools.ToolSpec.failed`: MCP, the CLI and ``kg_execute``
+    call it). ``arguments`` are the raw ones; only ``graph`` is read (default ``default``), and a graph that is
+    not a valid name has no latest search to end.
     """
     graph = arguments.get("graph", DEFAULT_GRAPH)
     if isinstance(graph, str) and re.fullmatch(GRAPH_PATTERN, graph):
@@ -187,28 +179,26 @@ def _search(runtime: Runtime, graph: FactsGraph, request: SearchRequest, context
                 selected.append(ResolvedName(given=given, id=node.id, name=node.name, kind=kind, matched=matched))
     ids = [s.id for s in selected]
     # The whole filtered set is ranked before the cut: by relevance with a query, else newest first.
-    selection = store.select_edges(
-        ids, mode=request.mode, type=FACT, date_from=request.date_from, date_to=request.date_to,
-        limit=None if request.query else request.limit, with_vectors=bool(request.query),
-    )
     scores = None
-    refs = selection.edges
     if request.query:
-        query = runtime.embedder.embed([request.query])[0]
-        with_vec = [r for r in refs if r.vector is not None]
-        cos = (np.vstack([r.vector for r in with_vec]) @ query) if with_vec else np.empty(0)
-        scores = {r.id: float(c) for r, c in zip(with_vec, cos, strict=True)}
-        order = sorted(range(len(refs)), key=lambda i: (-scores.get(refs[i].id, -1.0), i))
-        refs = [refs[i] for i in order[: request.limit]]
-    edges = store.get_edges([r.id for r in refs])
+        ranking = store.rank_edges(ids, mode=request.mode, type=FACT, date_from=request.date_from,
+                                   date_to=request.date_to, vector=runtime.embedder.embed([request.query])[0],
+                                   weights=QUERY_WEIGHTS, limit=request.limit)
+        total, found = ranking.total, [h.id for h in ranking.hits]
+        scores = {h.id: h.cosine for h in ranking.hits if h.cosine is not None}
+    else:
+        selection = store.select_edges(ids, mode=request.mode, type=FACT, date_from=request.date_from,
+                                       date_to=request.date_to, limit=request.limit)
+        total, found = selection.total, [r.id for r in selection.edges]
+    edges = store.get_edges(found)
     results = _facts_out(store, edges, scores)
     summary = SearchSummary(mode=request.mode, selected=selected, query=request.query,
-                            **{"from": request.date_from}, to_date=request.date_to, total=selection.total)
+                            **{"from": request.date_from}, to_date=request.date_to, total=total)
     search_id = sessions.remember(runtime, graph.location, graph.name, context, [e.id for e in edges],
                                   summary.model_dump(mode="json", by_alias=True))
     return SearchResponse(
         graph=graph.name, search_id=search_id, mode=request.mode, selected=selected, query=request.query,
-        **{"from": request.date_from}, to_date=request.date_to, limit=request.limit, total=selection.total,
+        **{"from": request.date_from}, to_date=request.date_to, limit=request.limit, total=total,
         results=results,
     )
 
@@ -313,16 +303,9 @@ def ls(runtime: Runtime, request: LsRequest) -> LsResponse:
                       chunks=n.props["chunks"]) for n in nodes]
         return LsResponse(graph=graph.name, type=None, total=total, rows=rows,
                           has_more=request.offset + len(rows) < total, **page)
-    if request.type is None:
-        total = store.count_nodes(kind)
-        counted = store.most_connected(kind, type=FACT, limit=request.limit, offset=request.offset)
-    else:
-        # most_connected ranks every node of the kind (its SQL counts them all); the type filter is applied to
-        # that ranking before offset and limit, so a page never hides an entity of the type.
-        wanted = _entities_of_type(graph, store, request.type)
-        total = len(wanted)
-        counted = [(i, c) for i, c in store.most_connected(kind, type=FACT, limit=store.count_nodes(kind))
-                   if i in wanted][request.offset: request.offset + request.limit]
+    where = None if request.type is None else {"type": _types_named(graph, store, request.type)}
+    total = store.count_nodes(kind, where)
+    counted = store.most_connected(kind, type=FACT, limit=request.limit, offset=request.offset, where=where)
     nodes = {n.id: n for n in store.get_nodes([i for i, _ in counted])}
     rows = [LsRow(id=i, name=nodes[i].name, type=nodes[i].props.get("type"), date=None, facts=c, chunks=None)
             for i, c in counted if i in nodes]
@@ -330,21 +313,17 @@ def ls(runtime: Runtime, request: LsRequest) -> LsResponse:
                       has_more=request.offset + len(rows) < total, **page)
 
 
-def _entities_of_type(graph: FactsGraph, store: Store, wanted: str) -> set[str]:
-    """Ids of the entities whose type equals ``wanted`` case-insensitively; none: an error listing the types."""
+def _types_named(graph: FactsGraph, store: Store, wanted: str) -> list[str]:
+    """The spellings of the entity type ``wanted`` (equal case-insensitively) the graph holds, read from the
+    store's counts per type; none: an error listing the types."""
     key = wanted.strip().casefold()
-    ids: set[str] = set()
-    types: dict[str, int] = {}
-    for node in store.iter_nodes("entity"):
-        spelled = node.props.get("type") or ""
-        types[spelled] = types.get(spelled, 0) + 1
-        if spelled.casefold() == key:
-            ids.add(node.id)
-    if not ids:
+    types = {t: n for t, n in store.prop_counts("entity", "type").items() if isinstance(t, str)}
+    spelled = [t for t in types if t.casefold() == key]
+    if not spelled:
         listed = ", ".join(f"{t} ({n})" for t, n in sorted(types.items(), key=lambda kv: (-kv[1], kv[0])))
         raise NotFound(f"no entity of type {wanted!r} in graph {graph.name!r}; types (entities): "
                        f"{listed or 'none: the graph has no entities'}")
-    return ids
+    return spelled
 
 
 def stats(runtime: Runtime, request: StatsRequest) -> StatsResponse:
@@ -353,7 +332,7 @@ def stats(runtime: Runtime, request: StatsRequest) -> StatsResponse:
     dates = store.list_node_ids("document", order_by="date", limit=1), store.list_node_ids(
         "document", order_by="date", descending=True, limit=1)
     first, last = (store.get_nodes(d)[0].props["date"] if d else None for d in dates)
-    embedder = store.get_meta("embedder")
+    embedder = graph.handle.meta(store).get("embedder")
     return StatsResponse(
         graph=graph.name, location=str(graph.path), entities=store.count_nodes("entity"),
         topics=store.count_nodes("topic"), documents=store.count_nodes("document"), chunks=store.count_nodes("chunk"),

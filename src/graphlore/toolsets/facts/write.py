@@ -17,7 +17,7 @@ from pathlib import Path
 
 from graphlore.contract import parse_request, quote
 from graphlore.errors import InvalidInput
-from graphlore.store import Edge, Node, Store, record_embedder
+from graphlore.store import Edge, Node, Store
 from graphlore.store.factory import EMBEDDER_META
 from graphlore.tools import Progress
 from graphlore.toolsets.facts.graph import FACT, PREFIX, FactsGraph
@@ -30,7 +30,16 @@ from graphlore.toolsets.facts.models import (
     Resolution,
 )
 from graphlore.toolsets.facts.names import normalize, slug
-from graphlore.toolsets.facts.resolve import Judge, Mention, Outcome, Resolver, TextVectors, duplicate_edges
+from graphlore.toolsets.facts.resolve import (
+    THRESHOLDS,
+    Judge,
+    Mention,
+    Outcome,
+    Resolver,
+    TextVectors,
+    Thresholds,
+    duplicate_edges,
+)
 
 #: A file is written in transactions of at most this many documents / facts (each batch all-or-nothing).
 INGEST_BATCH_DOCUMENTS = 500
@@ -66,9 +75,10 @@ def mentions(record: DocumentRecord, document: str = "") -> list[Mention]:
 class Writer:
     """Writes batches of records into one graph; ``judge`` decides possible duplicates when given."""
 
-    def __init__(self, graph: FactsGraph, judge: Judge | None = None) -> None:
+    def __init__(self, graph: FactsGraph, judge: Judge | None = None, lines: Thresholds = THRESHOLDS) -> None:
         self.graph = graph
         self.judge = judge
+        self.lines = lines
         self.vectors = TextVectors(graph.runtime.embedder)
 
     def write(self, records: list[DocumentRecord]) -> list[AddDocumentResponse]:
@@ -84,7 +94,7 @@ class Writer:
             taken: set[str] = set()
             doc_ids = {i: existing[keys[i]].id if existing.get(keys[i]) is not None
                        else self._document_id(store, records[i], taken) for i in changed}
-            resolver = Resolver(store, self.vectors, self.judge)
+            resolver = Resolver(store, self.vectors, self.judge, self.lines)
             all_mentions = [(i, m) for i in changed for m in mentions(records[i], doc_ids[i])]
             outcomes = resolver.resolve([m for _, m in all_mentions])
             per_record: dict[int, list[Outcome]] = {}
@@ -99,7 +109,7 @@ class Writer:
                 responses[i] = self._write_document(store, records[i], keys[i], doc_ids[i], existing.get(keys[i]),
                                                     per_record.get(i, []))
             if store.get_meta(EMBEDDER_META) is None:
-                record_embedder(store, self.graph.runtime.embedder)
+                self.graph.handle.record_embedder(store)
         return [responses.get(i) or self._unchanged(store, records[i], existing[keys[i]]) for i in range(len(records))]
 
     # -- before the transaction ------------------------------------------------------------

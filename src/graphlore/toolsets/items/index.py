@@ -24,7 +24,7 @@ import numpy as np
 
 from graphlore.embedding import Embedder
 from graphlore.runtime import Runtime
-from graphlore.store import Node, Store, record_embedder
+from graphlore.store import Node, Store
 from graphlore.tools import Progress
 from graphlore.toolsets.folder_index import PROJECT_PATH, FolderIndex, now_iso
 from graphlore.toolsets.items.models import IndexResponse
@@ -101,7 +101,7 @@ class ItemIndex(FolderIndex):
             with store.atomic():
                 store.upsert_nodes([_node(by_id[i], v) for i, v in vectors.items()])
                 if store.get_meta("embedder") is None:
-                    record_embedder(store, embedder, {"layout": PASSAGE_LAYOUT})
+                    self.record_embedder(store)
             committed.update(vectors)
 
         # No other update of this project runs meanwhile (FolderIndex.sync holds the index lock), so the
@@ -115,7 +115,7 @@ class ItemIndex(FolderIndex):
             store.set_meta("warnings", scan.warnings)
             store.set_meta("last_indexed", now_iso())
             if store.get_meta("embedder") is None:
-                record_embedder(store, embedder, {"layout": PASSAGE_LAYOUT})
+                self.record_embedder(store)
         status = "rebuilt" if force else ("updated" if existed else "created")
         return self._response(status, store, len(to_embed), len(removed), started, scan.warnings)
 
@@ -175,9 +175,8 @@ def item_passages(item: ScannedItem, embedder: Embedder) -> list[str]:
     (which has only those) compares like with like; the implementation text
     follows in its own windows. Together they hold the word pieces of the indexed
     text plus a few markers, so indexing costs about what embedding the text once
-    does. Repeating the title in the implementation windows (layout 1) cost ~10%
-    more word pieces for +0.001 nDCG@10 of the hybrid ranking on SciFact, where
-    the same was tried for a document's later windows (vector ranking alone: +0.011).
+    does (the title is not repeated in the later windows: it cost more word pieces
+    than it gained; bench/README.md, items_scale).
     """
     passages = embedder.passages(summary_text(item.title, item.description))
     if item.body.strip():

@@ -9,6 +9,7 @@ threshold means the same thing whatever else is in the index.
 from __future__ import annotations
 
 import difflib
+from dataclasses import dataclass, field
 
 from graphlore.contract import quote
 from graphlore.errors import ConfigError, NotFound
@@ -39,10 +40,21 @@ from graphlore.toolsets.items.models import (
 
 #: Below the LIKELY_DUPLICATE threshold by at most this much: POSSIBLY_RELATED.
 RELATED_BAND = 0.15
-#: check_duplicates lists at most this many candidates.
-MAX_DUPLICATES = 10
-#: How items are ranked: BM25 with the title weighted over the body, fused with vector search.
-RANKING = HybridParams(candidates=CANDIDATES, field_weights=TITLE_FIELD_WEIGHTS)
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """How the items tools rank and cut: the tools take it as a parameter (benches pass variants); the
+    defaults are graphlore's (:data:`RANKING`)."""
+
+    #: BM25 with the title weighted over the body, fused with vector search
+    hybrid: HybridParams = field(default_factory=lambda: HybridParams(candidates=CANDIDATES,
+                                                                      field_weights=TITLE_FIELD_WEIGHTS))
+    #: check_duplicates lists at most this many candidates
+    max_duplicates: int = 10
+
+
+RANKING = Ranking()
 
 
 def item_keyword_query(title: str, description: str) -> str:
@@ -50,20 +62,20 @@ def item_keyword_query(title: str, description: str) -> str:
 
     The vector side reads title and description. In BM25's OR query the description's many
     common words (stack traces, config dumps) match nearly everything and drown the title's
-    distinctive terms: on GitBugs duplicates, get_similar Recall@10 rises from 0.811 with the
-    title and description to 0.856 with the title alone (bench/items_duplicates.py).
+    distinctive terms (measured on GitBugs duplicates: bench/README.md, items_duplicates).
     """
     return title if title.strip() else description
 
 
-def _summary(store: Store) -> IndexStatusSummary:
+def _summary(index: ItemIndex, store: Store) -> IndexStatusSummary:
     """Status after :meth:`ItemIndex.ensure_fresh`, which has just brought the index up to date."""
     return IndexStatusSummary(
-        last_indexed=store.get_meta("last_indexed"), is_stale=False, items_indexed=store.count_nodes(KIND)
+        last_indexed=index.meta(store)["last_indexed"], is_stale=False, items_indexed=store.count_nodes(KIND)
     )
 
 
-def search(runtime: Runtime, request: SearchRequest, progress: Progress | None = None) -> SearchResponse:
+def search(runtime: Runtime, request: SearchRequest, progress: Progress | None = None,
+           ranking: Ranking = RANKING) -> SearchResponse:
     index = ItemIndex(runtime, request.project_path)
     store = index.ensure_fresh(progress)
     where: dict = {}
@@ -74,7 +86,7 @@ def search(runtime: Runtime, request: SearchRequest, progress: Progress | None =
     if not request.include_completed:
         where["completed"] = False
     ranked = hybrid_search(store, request.query, runtime.embedder.embed([request.query]), kind=KIND, where=where,
-                           limit=CANDIDATES, params=RANKING)
+                           limit=CANDIDATES, params=ranking.hybrid)
     kept = [h for h in ranked if h.score >= request.threshold][: request.limit]
     nodes = {n.id: n for n in store.get_nodes([h.id for h in kept])}
     results = [
@@ -91,7 +103,7 @@ def search(runtime: Runtime, request: SearchRequest, progress: Progress | None =
         for h in kept
     ]
     return SearchResponse(
-        results=results, query=request.query, total_results=len(results), index_status=_summary(store)
+        results=results, query=request.query, total_results=len(results), index_status=_summary(index, store)
     )
 
 
@@ -107,8 +119,8 @@ def _relationship(score: float, threshold: float) -> str:
     return "SIMILAR"
 
 
-def check_duplicates(runtime: Runtime, request: CheckDuplicatesRequest,
-                     progress: Progress | None = None) -> CheckDuplicatesResponse:
+def check_duplicates(runtime: Runtime, request: CheckDuplicatesRequest, progress: Progress | None = None,
+                     ranking: Ranking = RANKING) -> CheckDuplicatesResponse:
     index = ItemIndex(runtime, request.project_path)
     config = load_project_config(index.root, runtime.roots) if request.threshold is None else None
     threshold = request.threshold if config is None else config.duplicate_similarity_threshold
@@ -117,11 +129,11 @@ def check_duplicates(runtime: Runtime, request: CheckDuplicatesRequest,
     keyword_text = item_keyword_query(request.title, request.description)
     query_vector = runtime.embedder.embed([summary_text(request.title, request.description)])
     ranked = hybrid_search(store, keyword_text, query_vector, kind=KIND, where=where, limit=CANDIDATES,
-                           params=RANKING)
+                           params=ranking.hybrid)
     # Likely duplicates first, so the cap never drops one for a weaker match; each band in ranking
     # order, which finds more true duplicates than the cosine alone (bench/items_duplicates.py).
     in_band = [h for h in ranked if h.score >= threshold - RELATED_BAND]
-    kept = sorted(in_band, key=lambda h: h.score < threshold)[:MAX_DUPLICATES]
+    kept = sorted(in_band, key=lambda h: h.score < threshold)[:ranking.max_duplicates]
     nodes = {n.id: n for n in store.get_nodes([h.id for h in kept])}
     candidates = [
         DuplicateCandidate(
@@ -141,7 +153,8 @@ def check_duplicates(runtime: Runtime, request: CheckDuplicatesRequest,
     )
 
 
-def get_similar(runtime: Runtime, request: GetSimilarRequest, progress: Progress | None = None) -> GetSimilarResponse:
+def get_similar(runtime: Runtime, request: GetSimilarRequest, progress: Progress | None = None,
+                ranking: Ranking = RANKING) -> GetSimilarResponse:
     index = ItemIndex(runtime, request.project_path)
     store = index.ensure_fresh(progress)
     found = store.get_nodes([request.item_id], with_vectors=True)
@@ -159,7 +172,7 @@ def get_similar(runtime: Runtime, request: GetSimilarRequest, progress: Progress
     # its title alone for BM25 (see item_keyword_query).
     query_text = item_keyword_query(source.props["title"], source.props["description"])
     ranked = hybrid_search(store, query_text, source.vectors[:1], kind=KIND, where=where, limit=CANDIDATES + 1,
-                           params=RANKING)
+                           params=ranking.hybrid)
     kept = [h for h in ranked if h.id != source.id][: request.limit]
     nodes = {n.id: n for n in store.get_nodes([h.id for h in kept])}
     return GetSimilarResponse(
@@ -180,9 +193,10 @@ def get_similar(runtime: Runtime, request: GetSimilarRequest, progress: Progress
 
 def get_index_status(runtime: Runtime, request: GetIndexStatusRequest) -> GetIndexStatusResponse:
     index = ItemIndex(runtime, request.project_path)
+    index.handle.want("files")  # the freshness check reads them
     warnings = _config_warnings(index.root, runtime.roots)
-    store = index.store() if index.exists() else None
-    if store is None or store.get_meta("last_indexed") is None:
+    store = index.open()
+    if store is None or index.meta(store).get("last_indexed") is None:
         # No index, or a first build that never finished: nothing usable yet.
         return GetIndexStatusResponse(
             exists=False, project_path=str(index.root), index_location=index.location, last_indexed=None,
@@ -194,7 +208,7 @@ def get_index_status(runtime: Runtime, request: GetIndexStatusRequest) -> GetInd
         exists=True,
         project_path=str(index.root),
         index_location=index.location,
-        last_indexed=store.get_meta("last_indexed"),
+        last_indexed=index.meta(store)["last_indexed"],
         is_stale=bool(stale),
         stale_files=stale,
         items_indexed=store.count_nodes(KIND),

@@ -86,7 +86,8 @@ TOOLSET = Toolset(
             request=models.RecordOutcomeRequest, response=models.RecordOutcomeResponse, run=tools.record_outcome,
             render=render.record_outcome, read_only=False, idempotent=False,
             cli=Cli(command="outcome", help="Record what happened when a skill was used.",
-                    args={"skill_id": cli.SKILL_ID, "outcome": Arg(positional=True), "library": cli.LIBRARY}),
+                    args={"skill_id": cli.SKILL_ID, "outcome": Arg(positional=True), "query": Arg(metavar="TEXT"),
+                          "library": cli.LIBRARY}),
         ),
         ToolSpec(
             name="get_skill",

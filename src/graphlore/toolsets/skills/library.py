@@ -1,7 +1,6 @@
 """One skill library in the store: where it lives, how a skill is laid out in rows, and how it is written.
 
-A library named ``lib`` is the store namespace ``skills/{lib}``; its usage
-counters live in a second namespace, ``skills/{lib}/usage`` (see below). Rows:
+A library named ``lib`` is the store namespace ``skills/{lib}``. Rows:
 
 - one node per skill, kind ``skill``: id = ``skill_id`` (uuid4), name = title,
   text = problem, conditions and keywords (BM25: :func:`routing.keyword_document`),
@@ -9,36 +8,48 @@ counters live in a second namespace, ``skills/{lib}/usage`` (see below). Rows:
   condition), ``text_hash`` = hash of the passages and :data:`routing.ROUTING_VERSION`
   (unchanged passages are never embedded again), props = the other fields of the
   current version (``resolution_md`` without its header lines), ``centroid_norm``
-  (what the calibrated judge needs), the counters it started with, the changes
-  that made this version, and the import hash of imported skills; lookup key
-  ``source:{source}`` when it has a source (imports are keyed by it);
+  and ``calibration`` (what the calibrated judge needs: :func:`judge.calibration`), its
+  ``negative_examples`` (questions it failed on), the counters it started with (``initial``) and
+  its current ones (``counters``, once used), the changes that made this version,
+  and the import hash of imported skills; lookup key ``source:{source}`` when it
+  has a source (imports are keyed by it);
 - one node per skill, kind ``skill_prototype``, id ``{skill_id}#prototype``: its
   one vector is the normalised mean of the skill's passage vectors, so the
   near-duplicate check of ``create_skill`` is one exact vector search;
+- when it has negative examples (questions it failed on: ``record_outcome``), one
+  node ``{skill_id}#negatives``, kind ``skill_negatives``, one vector per example
+  (their texts in its props and in the skill's ``negative_examples``): read only for
+  the candidates of a search that have some, never searched;
 - every earlier version, an edge ``{skill_id}@{version}`` of type ``skill_version``
   from the skill to itself, whose props hold the whole skill as it was (and its
   counters when it was replaced). Edges, not nodes: old versions are never
   searched, and as nodes they would enter the BM25 statistics of any search
   across kinds and every node listing of the library.
 
-**Why the counters live apart.** ``search_skills`` bumps ``times_used`` of the
-skill it returns. The embedded store keeps its vectors and BM25 postings in
-memory for one data version, and any commit to the namespace starts a new one:
-a counter in the skill namespace would make every search that finds a skill
-reload the whole library (hundreds of ms at 10k skills). So counters are nodes of
-kind ``usage`` (id = ``skill_id``) in ``skills/{lib}/usage``; a skill without one
-has the counters it was created with. Each write is still one transaction in one
-store: a skill is written to the library, a use or an outcome to the usage store.
+**Counters live with their skill.** ``search_skills`` bumps ``times_used`` of the
+skill it returns and ``record_outcome`` moves its confidence: each rewrites the
+skill's ``counters`` prop in one transaction of the library (the embedded store's
+caches read again only nodes whose vectors or text changed, so a counter reloads
+nothing). A write of the skill itself (update, import, archive) carries over the
+counters it finds inside its own transaction, so a use recorded while it embedded
+is never lost. Libraries written before kept their counters in a second namespace,
+``skills/{lib}/usage``: the first time such a library is opened, under its write
+lock, those counters are folded into the skills in one transaction that also marks
+the library (meta ``counters``), and the old namespace is then dropped.
 
 **Archived skills.** An archived skill's node and prototype carry ``archived``
 (true), the node also ``archived_at`` (when) and its archive and unarchive ``events``. Every routing
 decision filters on :data:`IN_USE` before ranking (search candidates, the
-near-duplicate check of ``create_skill``), so an archived skill is never returned
+near-duplicate check of ``create_skill``; a library whose meta ``archived_skills``
+says none is archived is searched without the filter, the same answer faster: the
+store's filtered keyword search reads every allowed row), so an archived skill is never returned
 and never hides another; it is still read by id, listed on request, and kept
 whole until it is unarchived (updates and imports leave it as it is).
 
 **Meta.** ``embedder`` (name, dimension: another embedder is refused, with the
-repair) and ``skills`` = ``{"routing": ROUTING_VERSION, "judge": JUDGE_VERSION}``.
+repair), ``skills`` = ``{"routing": ROUTING_VERSION, "judge": JUDGE_VERSION}``,
+``counters`` = ``"skill"`` (the counters live in the skills; see above) and
+``archived_skills`` (how many are archived). All four are read in one statement per call (:class:`~graphlore.toolsets.handle.Namespace`).
 A library written under another routing version is re-embedded when it is next
 opened (its texts are all in the store), so stale vectors never rank a search.
 
@@ -56,15 +67,16 @@ import json
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from graphlore.errors import NotFound, StoreBusy, StoreUnavailable
 from graphlore.runtime import Runtime
-from graphlore.store import Edge, Node, Store, check_embedder, record_embedder
+from graphlore.store import Edge, Node, Store
 from graphlore.store.factory import EMBEDDER_META
+from graphlore.toolsets.handle import Namespace
 from graphlore.toolsets.skills import judge, routing
 from graphlore.toolsets.skills.cache import PassageCache
 from graphlore.toolsets.skills.models import Skill, SkillChanges, database_failed, skill_not_found
@@ -73,9 +85,16 @@ from graphlore.toolsets.skills.playbook import Header, parse, render
 
 KIND = "skill"
 PROTOTYPE = "skill_prototype"
+#: The node holding a skill's negative examples as vectors (``{skill_id}#negatives``; texts in its props).
+NEGATIVES = "skill_negatives"
+NEGATIVE_EXAMPLES = "negative_examples"
 VERSION_EDGE = "skill_version"
+#: The namespace under a library where counters were kept before they moved into the skills, and its kind.
 USAGE = "usage"
 META = "skills"
+#: Meta ``counters``: "skill" once the counters live in the skills (an older library's were folded in).
+COUNTERS_META = "counters"
+IN_SKILLS = "skill"
 #: The namespace lock writers of a library hold from their last read to their commit (see the docstring).
 WRITE_LOCK = "write"
 #: Props of an archived skill: ``archived`` true (its prototype too), ``archived_at`` when; and the skill's
@@ -87,9 +106,14 @@ EVENTS = "events"
 #: skills in use.
 IN_USE = {ARCHIVED: [None, False]}
 ARCHIVED_ONLY = {ARCHIVED: True}
+#: Meta: how many skills are archived, set by every write (see the docstring).
+ARCHIVED_COUNT = "archived_skills"
 SOURCE_KEY = "source:"
 #: The fields a skill's content is made of (what a version holds, what imports and updates compare).
 CONTENT = ("title", "problem", "conditions", "keywords", "resolution_md", "product_area", "issue_type")
+#: Props computed from a skill's vectors, for the judge: the norm of their mean and the calibration.
+CALIBRATION = "calibration"
+SUMMARY = ("centroid_norm", CALIBRATION)
 #: Texts per embedding call while importing (progress is reported after each).
 EMBED_CHUNK = 256
 
@@ -156,8 +180,21 @@ def to_skill(skill_id: str, fields: Mapping[str, Any], props: Mapping[str, Any],
         keywords=list(fields["keywords"]), product_area=fields["product_area"], issue_type=fields["issue_type"],
         confidence=counters.confidence, times_used=counters.times_used, times_confirmed=counters.times_confirmed,
         created_at=props["created_at"], updated_at=props["updated_at"], source=props.get("source"),
-        archived_at=props.get(ARCHIVED_AT),
+        archived_at=props.get(ARCHIVED_AT), negative_examples=list(props.get(NEGATIVE_EXAMPLES) or []),
     )
+
+
+NEGATIVES_SUFFIX = "#negatives"
+
+
+def negatives_id(skill_id: str) -> str:
+    return skill_id + NEGATIVES_SUFFIX
+
+
+def negatives_node(skill_id: str, texts: Sequence[str], vectors: np.ndarray) -> Node:
+    """The node of a skill's negative examples: one vector per text, the texts in its props."""
+    return Node(negatives_id(skill_id), NEGATIVES, "", "", {"skill_id": skill_id, "texts": list(texts)},
+                vectors=np.asarray(vectors, dtype=np.float32), text_hash=passages_hash(texts))
 
 
 def prototype_props(skill_id: str, props: Mapping[str, Any]) -> dict[str, Any]:
@@ -167,6 +204,11 @@ def prototype_props(skill_id: str, props: Mapping[str, Any]) -> dict[str, Any]:
 
 def counters_of(props: Mapping[str, Any]) -> Counters:
     return Counters(float(props["confidence"]), int(props["times_used"]), int(props["times_confirmed"]))
+
+
+def current_counters(props: Mapping[str, Any]) -> Counters:
+    """A skill's counters: those it was last given, else those it was created with."""
+    return counters_of(props.get("counters") or props["initial"])
 
 
 def counters_props(counters: Counters) -> dict[str, Any]:
@@ -182,6 +224,19 @@ class Embedded:
     vectors: np.ndarray | None
     centroid_norm: float
     prototype: np.ndarray | None
+    calibration: judge.Calibration = judge.Calibration()
+
+    @classmethod
+    def of(cls, passages: Sequence[str], vectors: np.ndarray, head: int) -> Embedded:
+        """The rows' summary of ``passages`` embedded as ``vectors`` (``head``: how many describe the skill)."""
+        return cls(passages_hash(passages), vectors, judge.centroid_norm(vectors),
+                   routing.prototype(vectors).astype(np.float32), judge.calibration(vectors, head))
+
+
+def calibration_of(props: Mapping[str, Any]) -> judge.Calibration:
+    """A stored skill's calibration (how close its own examples come to it)."""
+    raw = props.get(CALIBRATION) or {}
+    return judge.Calibration(int(raw.get("examples", 0)), raw.get("mean"))
 
 
 @dataclass
@@ -208,46 +263,62 @@ def store_errors() -> Iterator[None]:
 class SkillLibrary:
     """A named library, opened through a shared :class:`Runtime` (one open store per namespace and process)."""
 
-    def __init__(self, runtime: Runtime, name: str, layout: str = routing.DEFAULT_LAYOUT) -> None:
+    def __init__(self, runtime: Runtime, name: str, passages: routing.Passages = routing.skill_passages) -> None:
         self.runtime = runtime
         self.name = name
-        #: what is embedded of a skill (:data:`routing.LAYOUTS`); only the bench sets another one
-        self.layout = layout
+        #: what is embedded of a skill (benches pass other layouts)
+        self.passages = passages
         self.namespace = f"skills/{name}"
         self.usage_namespace = f"skills/{name}/usage"
+        self.handle = Namespace(runtime, self.namespace, what=f"skill library {name!r}",
+                                meta_keys=(META, COUNTERS_META, ARCHIVED_COUNT),
+                                rebuild=("import or create its skills again", ""))
 
     def exists(self) -> bool:
-        return self.runtime.store_exists(self.namespace)
-
-    def _repair(self) -> str:
-        return (f"move {self.runtime.settings.home / 'skills' / self.name} away and import or create its skills "
-                "again")
+        return self.handle.exists()
 
     def store(self, create: bool = False, check: bool = True, locked: bool = False) -> Store | None:
         """The library's store (None when it does not exist and ``create`` is False), current: vectors of
-        another routing version are rebuilt first (under the write lock; ``locked``: the caller holds it).
-        ``check=False`` skips both checks (for ``reindex``)."""
-        if not create and not self.exists():
-            return None
-        store = self.runtime.open_store(self.namespace, create=create, repair=self._repair())
-        if not check:
+        another routing version are rebuilt first and counters kept apart by an older version folded in
+        (under the write lock; ``locked``: the caller holds it). ``check=False`` skips the checks (for
+        ``reindex``)."""
+        store = self.handle.open(create=create)
+        if store is None or not check:
             return store
-        check_embedder(store, self.runtime.embedder, what=f"skill library {self.name!r}",
-                       repair=f"use that embedder, or re-embed the library: graphlore skills reindex --library "
-                              f"{self.name}")
-        if self._stale(store):
+        self.handle.check_embedder(store, repair=f"use that embedder, or re-embed the library: graphlore skills "
+                                                 f"reindex --library {self.name}")
+        if self._stale(store) or self.handle.meta(store).get(COUNTERS_META) != IN_SKILLS:
             if locked:
-                self.reindex(store)
+                self._bring_up_to_date(store)
             else:
                 with self.runtime.lock(self.namespace, WRITE_LOCK):
-                    if self._stale(store):
-                        self.reindex(store)
+                    self.handle.reread()
+                    self._bring_up_to_date(store)
         return store
 
-    @staticmethod
-    def _stale(store: Store) -> bool:
-        meta = store.get_meta(META)
+    def _bring_up_to_date(self, store: Store) -> None:
+        if self._stale(store):
+            self.reindex(store)
+        if self.handle.meta(store).get(COUNTERS_META) != IN_SKILLS:
+            self._fold_usage(store)
+
+    def _stale(self, store: Store) -> bool:
+        meta = self.handle.meta(store).get(META)
         return meta is not None and meta.get("routing") != routing.ROUTING_VERSION
+
+    def _fold_usage(self, store: Store) -> None:
+        """Move the counters an older version kept in ``skills/{lib}/usage`` into the skills (one transaction
+        that also marks the library), then drop that namespace (call with the write lock held)."""
+        usage = self.runtime.open_store(self.usage_namespace) if self.runtime.store_exists(self.usage_namespace) \
+            else None
+        rows = {n.id: n.props for n in usage.iter_nodes(USAGE)} if usage is not None else {}
+        with store.atomic():
+            skills = [n for n in store.get_nodes(list(rows)) if n.kind == KIND]
+            store.upsert_nodes([_with_counters(n, counters_of(rows[n.id])) for n in skills])
+            store.set_meta(COUNTERS_META, IN_SKILLS)
+        self.handle.reread()
+        if usage is not None:
+            self.runtime.drop_store(self.usage_namespace)
 
     def require(self, skill_id: str) -> tuple[Store, Stored]:
         """The store and the current version of ``skill_id``, or the specification's not-found error."""
@@ -259,26 +330,25 @@ class SkillLibrary:
 
     # -- reading -------------------------------------------------------------------------------------
 
-    def usage_store(self, create: bool = False) -> Store | None:
-        if not create and not self.runtime.store_exists(self.usage_namespace):
-            return None
-        return self.runtime.open_store(self.usage_namespace, create=create,
-                                       repair=f"move {self.runtime.settings.home / self.usage_namespace} away "
-                                              "(use counters restart from each skill's first ones)")
-
-    def counters(self, nodes: Sequence[Node]) -> dict[str, Counters]:
-        """Each skill's counters: its usage row, else the counters it was created with."""
-        usage = self.usage_store()
-        rows = {n.id: n for n in usage.get_nodes([n.id for n in nodes])} if usage is not None else {}
-        return {n.id: counters_of(rows[n.id].props if n.id in rows else n.props["initial"]) for n in nodes}
-
     def read(self, store: Store, ids: Sequence[str], with_vectors: bool = False) -> dict[str, Stored]:
         """The skills among ``ids`` with their counters (and their passage vectors, through the cache)."""
         nodes = [n for n in store.get_nodes(list(ids)) if n.kind == KIND]
         if with_vectors:
             self.runtime.state(PassageCache).fill(store, nodes)
-        counters = self.counters(nodes)
-        return {n.id: Stored(n, counters[n.id]) for n in nodes}
+        return {n.id: Stored(n, current_counters(n.props)) for n in nodes}
+
+    def negative_vectors(self, store: Store, found: Sequence[Stored]) -> dict[str, np.ndarray]:
+        """skill_id -> the vectors of its negative examples, for those of ``found`` that have some."""
+        ids = [negatives_id(s.skill_id) for s in found if s.node.props.get(NEGATIVE_EXAMPLES)]
+        if not ids:
+            return {}
+        nodes = store.get_nodes(ids)
+        self.runtime.state(PassageCache).fill(store, nodes)
+        return {n.id.removesuffix(NEGATIVES_SUFFIX): n.vectors for n in nodes if n.vectors is not None}
+
+    def in_use(self, store: Store) -> dict[str, Any] | None:
+        """The filter of skills in use, or None when the library says none is archived (the same answer)."""
+        return None if self.handle.meta(store).get(ARCHIVED_COUNT) == 0 else IN_USE
 
     def versions(self, store: Store, skill_id: str) -> list[Edge]:
         """The earlier versions of a skill, oldest first."""
@@ -296,7 +366,7 @@ class SkillLibrary:
               progress: Callable[[int, int], None] | None = None) -> list[Embedded]:
         """Embed the passages of each skill whose passages changed (``stored_hashes``: what each holds now)."""
         hashes = list(stored_hashes) + [None] * (len(skills) - len(stored_hashes))
-        passages = [routing.skill_passages(s, self.layout) for s in skills]
+        passages = [self.passages(s) for s in skills]
         new_hashes = [passages_hash(p) for p in passages]
         todo = [i for i, (old, new) in enumerate(zip(hashes, new_hashes, strict=True)) if old != new]
         texts = [t for i in todo for t in passages[i]]
@@ -313,8 +383,7 @@ class SkillLibrary:
         for i in todo:
             own = vectors[at:at + len(passages[i])]
             at += len(passages[i])
-            out[i] = Embedded(new_hashes[i], own, judge.centroid_norm(own),
-                              routing.prototype(own).astype(np.float32))
+            out[i] = Embedded.of(passages[i], own, routing.head_count(skills[i]))
         return out
 
     # -- writing -------------------------------------------------------------------------------------
@@ -330,9 +399,12 @@ class SkillLibrary:
         """The rows of ``skill_id`` at ``fields``; ``previous`` (the version it replaces) becomes an edge.
         Unchanged passages (``embedded.vectors`` None) keep their vectors and ``props["centroid_norm"]``."""
         keyword_name, keyword_text = routing.keyword_document(fields)
-        norm = embedded.centroid_norm if embedded.vectors is not None else props["centroid_norm"]
+        if embedded.vectors is not None:
+            summary = {"centroid_norm": embedded.centroid_norm, CALIBRATION: asdict(embedded.calibration)}
+        else:
+            summary = {"centroid_norm": props["centroid_norm"], CALIBRATION: props.get(CALIBRATION)}
         node = Node(skill_id, KIND, keyword_name, keyword_text,
-                    {**{k: fields[k] for k in CONTENT if k != "title"}, **props, "centroid_norm": norm},
+                    {**{k: fields[k] for k in CONTENT if k != "title"}, **props, **summary},
                     vectors=embedded.vectors, text_hash=embedded.text_hash)
         prototype = None
         if embedded.prototype is not None:
@@ -349,7 +421,12 @@ class SkillLibrary:
         return Write(node, prototype, edge, [SOURCE_KEY + source] if source else [])
 
     def commit(self, store: Store, writes: Sequence[Write]) -> None:
-        """Write the rows (call inside ``store.atomic()``)."""
+        """Write the rows (call inside ``store.atomic()``), each skill with the counters it has now (a use
+        recorded since the skill was read is kept)."""
+        now_counters = {n.id: n.props.get("counters") for n in store.get_nodes([w.node.id for w in writes])}
+        for w in writes:
+            if now_counters.get(w.node.id) is not None:
+                w.node.props["counters"] = now_counters[w.node.id]
         store.upsert_nodes([w.node for w in writes] + [w.prototype for w in writes if w.prototype is not None])
         keyed = {w.node.id: w.keys for w in writes if w.keys}
         if keyed:
@@ -357,10 +434,13 @@ class SkillLibrary:
         edges = [w.version_edge for w in writes if w.version_edge is not None]
         if edges:
             store.upsert_edges(edges)
-        if store.get_meta(EMBEDDER_META) is None:
-            record_embedder(store, self.runtime.embedder)
-        if store.get_meta(META) != {"routing": routing.ROUTING_VERSION, "judge": judge.JUDGE_VERSION}:
-            store.set_meta(META, {"routing": routing.ROUTING_VERSION, "judge": judge.JUDGE_VERSION})
+        meta = store.get_meta_many([EMBEDDER_META, META, COUNTERS_META, ARCHIVED_COUNT])
+        versions = {"routing": routing.ROUTING_VERSION, "judge": judge.JUDGE_VERSION}
+        wanted = {EMBEDDER_META: meta.get(EMBEDDER_META) or self.handle.embedder_record(), META: versions,
+                  COUNTERS_META: IN_SKILLS, ARCHIVED_COUNT: store.count_nodes(KIND, ARCHIVED_ONLY)}
+        if any(meta.get(k) != v for k, v in wanted.items()):
+            store.set_meta_many(wanted)
+            self.handle.reread()
 
     def reindex(self, store: Store, progress: Callable[[int, int], None] | None = None) -> tuple[int, int]:
         """Embed every skill's passages again and record the current embedder and versions (one
@@ -368,33 +448,56 @@ class SkillLibrary:
         nodes = list(store.iter_nodes(KIND))
         fields = [{"title": n.name, **{k: n.props[k] for k in CONTENT if k != "title"}} for n in nodes]
         embedded = self.embed(fields, progress=progress)
+        negative = list(store.iter_nodes(NEGATIVES))
+        negative_vectors = self.runtime.embedder.embed([t for n in negative for t in n.props["texts"]])
         with store.atomic():
             writes = []
             for node, f, e in zip(nodes, fields, embedded, strict=True):
-                props = {k: v for k, v in node.props.items() if k not in CONTENT and k != "centroid_norm"}
+                props = {k: v for k, v in node.props.items() if k not in CONTENT and k not in SUMMARY}
                 writes.append(replace(self.rows(node.id, f, props, e), keys=[]))
             self.commit(store, writes)
-            record_embedder(store, self.runtime.embedder)
-        return len(nodes), sum(len(e.vectors) for e in embedded)
+            at = 0
+            for node in negative:
+                texts = node.props["texts"]
+                store.upsert_nodes([negatives_node(node.props["skill_id"], texts, negative_vectors[at:at + len(texts)])])
+                at += len(texts)
+            self.handle.record_embedder(store)
+        return len(nodes), sum(len(e.vectors) for e in embedded) + len(negative_vectors)
 
     # -- counters ------------------------------------------------------------------------------------
 
-    def update_counters(self, skill_id: str, initial: Mapping[str, Any], change: Callable[[Counters], Counters]
+    @staticmethod
+    def update_counters(store: Store, skill_id: str, change: Callable[[Counters], Counters]
                         ) -> tuple[Counters, Counters]:
-        """Apply ``change`` to a skill's counters in one transaction of the usage store: (before, after)."""
-        usage = self.usage_store(create=True)
-        with usage.atomic():
-            [row] = usage.get_nodes([skill_id]) or [None]
-            before = counters_of(row.props if row is not None else initial)
+        """Apply ``change`` to a skill's counters in one transaction of the library: (before, after)."""
+        with store.atomic():
+            [node] = [n for n in store.get_nodes([skill_id]) if n.kind == KIND] or [None]
+            if node is None:
+                raise NotFound(skill_not_found(skill_id))
+            before = current_counters(node.props)
             after = change(before)
-            usage.upsert_nodes([Node(skill_id, USAGE, "", "", counters_props(after))])
+            store.upsert_nodes([_with_counters(node, after)])
         return before, after
 
 
+def count_archived(store: Store) -> None:
+    """Record how many skills are archived (call inside the transaction that changed them)."""
+    archived = store.count_nodes(KIND, ARCHIVED_ONLY)
+    if store.get_meta(ARCHIVED_COUNT) != archived:
+        store.set_meta(ARCHIVED_COUNT, archived)
+
+
+def _with_counters(node: Node, counters: Counters) -> Node:
+    """``node`` with ``counters`` as its current ones (its vectors left as stored)."""
+    return replace(node, props={**node.props, "counters": counters_props(counters)}, vectors=None)
+
+
 def store_label(namespace: str, meta: Callable[[str], Any]) -> str:
-    """A library's namespace for people (``graphlore stores``): ``library NAME``, or its use counters."""
+    """A library's namespace for people (``graphlore stores``): ``library NAME``, or the use counters an
+    older version kept apart (folded into the library the next time it is opened)."""
     name = namespace.split("/")[1] if "/" in namespace else namespace
-    return f"library {name}: use counters" if namespace.endswith("/usage") else f"library {name}"
+    return (f"library {name}: use counters of an older version (moved into the library when it is next opened)"
+            if namespace.endswith("/usage") else f"library {name}")
 
 
 def changes_of(props: Mapping[str, Any]) -> SkillChanges | None:

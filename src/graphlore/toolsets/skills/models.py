@@ -23,7 +23,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, Field, model_validator
 from pydantic_core import PydanticCustomError, core_schema
 
-from graphlore.contract import LocalPath, Request, Response
+from graphlore.contract import MAX_OFFSET, LocalPath, Request, Response
 from graphlore.errors import InvalidInput
 from graphlore.toolsets.skills.outcomes import Outcome
 from graphlore.toolsets.skills.playbook import PlaybookError, parse
@@ -46,7 +46,11 @@ MAX_REASON = 1_000
 MAX_ITEM = 1_000  # one condition or keyword
 MAX_CONDITIONS = 500  # an imported intent brings its examples (CLINC150: 100)
 MAX_KEYWORDS = 100
+#: The highest version get_skill can be asked for (a skill gains one per update).
+MAX_VERSION = 1_000_000
 MAX_METADATA_KEYS = 50
+#: Confidence below which a returned skill is flagged ``low_confidence`` (0.5 at the start: two failed outcomes).
+LOW_CONFIDENCE = 0.3
 
 # -- the exact texts of the specification --------------------------------------------------------
 
@@ -196,6 +200,10 @@ class Skill(Response):
     archived_at: str | None = Field(
         None, description="ISO 8601 UTC: when it was archived (search_skills never returns it); null: in use."
     )
+    negative_examples: list[str] = Field(
+        default_factory=list, description="Questions it failed on (record_outcome failed with query): "
+        "search_skills does not return it for a question closer to one of these than to its own passages."
+    )
 
 
 class SkillInput(Request):
@@ -254,9 +262,53 @@ class SearchSkillsRequest(Request):
 class SkillMatch(Response):
     skill_id: str
     title: str
-    confidence: Confidence
+    confidence: Confidence = Field(description="What its recorded outcomes say (0.5 at the start).")
     resolution_md: str
     conditions: list[str]
+    template: bool = Field(
+        description="true: an imported template whose procedure is still to be written (its Goal starts with "
+        "TEMPLATE:): it names what the customer wants, not how to solve it."
+    )
+    low_confidence: bool = Field(
+        description=f"true: its confidence is below {LOW_CONFIDENCE} (its outcomes were mostly failures): "
+        "check each step before following it, and fix it with update_skill or retire it with archive_skill."
+    )
+
+
+class MatchedPassage(Response):
+    field: Literal["title", "problem", "condition"] = Field(description="Which of the skill's fields it is.")
+    text: str = Field(description="The passage (cut to 200 characters).")
+    cosine: float = Field(description="Cosine similarity of the query and the passage, in [-1, 1].")
+
+
+class CandidateEvidence(Response):
+    skill_id: str
+    title: str
+    match: float = Field(description="Soft best match of the query over the skill's passages (cosine units).")
+    typical: float = Field(
+        description="The match its own examples reach (leave-one-out over its conditions, shrunk toward a prior "
+        "for skills with few): a query well below it is probably not about this skill."
+    )
+    rank: float = Field(description="What candidates are ordered by: 0.7 x match + 0.3 x prototype cosine.")
+    matched: list[MatchedPassage] = Field(description="Its closest passage of each field, closest first.")
+    failed_on: str | None = Field(
+        None, description="A question it failed on that is closer to the query than its own passages: it is "
+        "never returned for this query."
+    )
+
+
+class RoutingEvidence(Response):
+    """Why search_skills answered as it did: the candidates it weighed and the decision."""
+
+    candidates: list[CandidateEvidence] = Field(description="The skills hybrid search gathered, best rank first.")
+    margin: float = Field(description="The best candidate's rank minus the runner-up's (0 when it is alone).")
+    score: float = Field(
+        description="The calibrated judge's evidence for the best candidate, in [0, 1]: 0.5 and above answers."
+    )
+    decision: str = Field(description="What decided, in words; for no skill, what the nearest skill lacked.")
+    nearest: str | None = Field(
+        None, description="With skill null: the skill_id of the nearest skill (the one it would have returned)."
+    )
 
 
 class SearchSkillsResponse(Response):
@@ -268,6 +320,7 @@ class SearchSkillsResponse(Response):
     judge: Literal["llm", "calibrated"] = Field(
         description="What decided: an LLM, or the calibrated score rule."
     )
+    evidence: RoutingEvidence = Field(description="Why: the candidates, their scores, the margin, the decision.")
 
 
 # -- create_skill / update_skill ------------------------------------------------------------------
@@ -389,7 +442,21 @@ class RecordOutcomeRequest(Request):
         description="confirmed (+0.10), likely_resolved (+0.03), likely_failed (-0.05), failed (-0.10), "
         "no_feedback (+0.01); confidence is clamped to [0, 1]."
     )
+    query: Annotated[str, _limit("query", MAX_QUERY)] | None = Field(
+        None, description="The question search_skills found the skill with. With confirmed it becomes a routing "
+        "example of the skill (a condition, in a new version) unless it would take a question from another "
+        "skill; with failed, a negative example."
+    )
     library: Library = DEFAULT_LIBRARY
+
+
+class LearnedExample(Response):
+    kind: Literal["example", "negative_example"] = Field(
+        description="example: a condition of the skill (confirmed); negative_example: a question it failed on."
+    )
+    added: bool = Field(description="false: nothing was written for it (reason says why).")
+    reason: str
+    version: int = Field(ge=1, description="The skill's version now (an added example makes a new one).")
 
 
 class RecordOutcomeResponse(Response):
@@ -399,11 +466,14 @@ class RecordOutcomeResponse(Response):
     confidence: Confidence
     times_used: int = Field(ge=0)
     times_confirmed: int = Field(ge=0)
+    learned: LearnedExample | None = Field(
+        None, description="What the query taught the skill (null: no query, or an outcome that teaches nothing)."
+    )
 
 
 class GetSkillRequest(Request):
     skill_id: SkillId
-    version: int | None = Field(None, ge=1, description="An earlier version; default the current one.")
+    version: int | None = Field(None, ge=1, le=MAX_VERSION, description="An earlier version; default the current one.")
     library: Library = DEFAULT_LIBRARY
 
 
@@ -439,7 +509,7 @@ class ImportSkillsResponse(Response):
 class ListSkillsRequest(Request):
     library: Library = DEFAULT_LIBRARY
     limit: int = Field(50, ge=1, le=1000)
-    offset: int = Field(0, ge=0)
+    offset: int = Field(0, ge=0, le=MAX_OFFSET)
     archived: Literal["exclude", "include", "only"] = Field(
         "exclude", description="Archived skills: left out (default), listed too, or listed alone."
     )
@@ -475,16 +545,17 @@ class SkillVersion(Response):
 
 
 class SkillEvent(Response):
-    event: Literal["archived", "unarchived"]
+    event: Literal["archived", "unarchived", "example_added", "negative_example_added"]
     at: str = Field(description="ISO 8601 UTC.")
-    version: int = Field(ge=1, description="The skill's version then.")
-    reason: str | None = Field(description="Why, as given to archive_skill / unarchive_skill.")
+    version: int = Field(ge=1, description="The skill's version then (for example_added: the new version).")
+    reason: str | None = Field(description="Why, as given to archive_skill / unarchive_skill; or what was learned.")
+    text: str | None = Field(None, description="The question learned (example_added, negative_example_added).")
 
 
 class SkillHistoryResponse(Response):
     skill_id: str
     versions: list[SkillVersion]
-    events: list[SkillEvent] = Field(description="Archived and unarchived, oldest first.")
+    events: list[SkillEvent] = Field(description="Archived and unarchived, and what outcomes taught it, oldest first.")
 
 
 class ArchiveSkillRequest(Request):

@@ -32,15 +32,33 @@ def _conditions(conditions: list[str]) -> list[str]:
     return ["Applies when:", *lines] if lines else []
 
 
+def _evidence(r: SearchSkillsResponse) -> list[str]:
+    """Why: the decision, then each candidate's rank, match, typical match and closest passage."""
+    lines = [f"why: {r.evidence.decision} (score {r.evidence.score:.2f}, margin {r.evidence.margin:.3f})"]
+    for c in r.evidence.candidates:
+        closest = c.matched[0] if c.matched else None
+        shown = f"; closest {closest.field} {closest.cosine:.2f} {closest.text!r}" if closest else ""
+        failed = f"; failed on {c.failed_on!r}" if c.failed_on else ""
+        lines.append(f"  {c.rank:.3f}  {c.title} ({c.skill_id}): match {c.match:.3f}, typical {c.typical:.3f}"
+                     f"{shown}{failed}")
+    return lines
+
+
 def search_skills(r: SearchSkillsResponse) -> str:
     timing = f"judge: {r.judge}, {r.search_time_ms:.1f} ms"
     if r.skill is None:
-        return (f"No skill solves this ({timing}): resolve it from scratch, then save what worked with "
-                "create_skill (CLI: graphlore skills create).")
+        return "\n".join([f"No skill solves this ({timing}): resolve it from scratch, then save what worked with "
+                          "create_skill (CLI: graphlore skills create).", "", *_evidence(r)])
     s = r.skill
-    return "\n".join([f"SKILL {s.skill_id} ({timing})", "", s.resolution_md.rstrip(), "", *_conditions(s.conditions),
-                      "", "After using it: record_outcome (CLI: graphlore skills outcome ID OUTCOME); after "
-                      "deviating from it: update_skill."])
+    flags = []
+    if s.template:
+        flags.append("TEMPLATE: an imported template; its procedure is still to be written (update_skill)")
+    if s.low_confidence:
+        flags.append(f"LOW CONFIDENCE ({s.confidence:.2f}): its outcomes were mostly failures; check each step")
+    return "\n".join([f"SKILL {s.skill_id} ({timing})", *flags, "", s.resolution_md.rstrip(), "",
+                      *_conditions(s.conditions), "", *_evidence(r), "",
+                      "After using it: record_outcome with the query (CLI: graphlore skills outcome ID OUTCOME "
+                      "--query TEXT); after deviating from it: update_skill."])
 
 
 def skill(s: Skill) -> str:
@@ -51,7 +69,8 @@ def skill(s: Skill) -> str:
     lines.append(f"problem: {s.problem}")
     if s.keywords:
         lines.append(f"keywords: {', '.join(s.keywords)}")
-    return "\n".join([*lines, "", s.resolution_md.rstrip(), "", *_conditions(s.conditions)]).rstrip()
+    failed = [f"failed on: {q}" for q in s.negative_examples]
+    return "\n".join([*lines, "", s.resolution_md.rstrip(), "", *_conditions(s.conditions), *failed]).rstrip()
 
 
 def create_skill(r: CreateSkillResponse) -> str:
@@ -90,8 +109,13 @@ def update_skill(r: UpdateSkillResponse) -> str:
 
 def record_outcome(r: RecordOutcomeResponse) -> str:
     uses = "use" if r.times_used == 1 else "uses"
-    return (f"{r.skill_id}: {r.outcome}, confidence {r.previous_confidence:.2f} -> {r.confidence:.2f} "
+    line = (f"{r.skill_id}: {r.outcome}, confidence {r.previous_confidence:.2f} -> {r.confidence:.2f} "
             f"({r.times_used} {uses}, {r.times_confirmed} confirmed)")
+    if r.learned is None:
+        return line
+    what = "routing example" if r.learned.kind == "example" else "negative example"
+    done = "learned" if r.learned.added else "not learned"
+    return f"{line}\n{what} {done} (version {r.learned.version}): {r.learned.reason}"
 
 
 def list_skills(r: ListSkillsResponse) -> str:
@@ -113,7 +137,8 @@ def skill_history(r: SkillHistoryResponse) -> str:
         lines += [f"    {line}" for line in found] or (["    (first version)"] if v.version == 1 else [])
         while events and events[0].version == v.version:
             e = events.pop(0)
-            lines.append(f"{e.event}  {e.at}" + (f"  ({e.reason})" if e.reason else ""))
+            lines.append(f"{e.event}  {e.at}" + (f"  ({e.reason})" if e.reason else "")
+                         + (f"  {e.text!r}" if e.text else ""))
     return "\n".join(lines)
 
 

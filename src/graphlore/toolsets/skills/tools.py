@@ -24,11 +24,10 @@ from graphlore.contract import format_validation_error, parse_request
 from graphlore.errors import ConfigError, InvalidInput, NotFound
 from graphlore.roots import ESCAPES, escapes
 from graphlore.runtime import Runtime
-from graphlore.search.fusion import TITLE_FIELD_WEIGHTS
-from graphlore.search.hybrid import HybridParams, hybrid_search
 from graphlore.store import Node
 from graphlore.tools import CallContext, Progress
-from graphlore.toolsets.skills import diff, extract, imports, judge, routing
+from graphlore.toolsets.skills import diff, evidence, extract, imports, judge, learning, routing
+from graphlore.toolsets.skills.candidates import RANKING, calibrated, candidates, judged  # noqa: F401 - the bench's
 from graphlore.toolsets.skills.library import (
     ARCHIVED,
     ARCHIVED_AT,
@@ -44,6 +43,7 @@ from graphlore.toolsets.skills.library import (
     canonical,
     changes_of,
     content_hash,
+    count_archived,
     counters_of,
     counters_props,
     new_id,
@@ -53,6 +53,7 @@ from graphlore.toolsets.skills.library import (
     to_skill,
 )
 from graphlore.toolsets.skills.models import (
+    LOW_CONFIDENCE,
     STRUCTURED_CREATE,
     STRUCTURED_UPDATE,
     ArchiveSkillRequest,
@@ -88,9 +89,6 @@ from graphlore.toolsets.skills.models import (
 from graphlore.toolsets.skills.outcomes import apply_outcome, initial_counters, record_use
 from graphlore.toolsets.skills.playbook import parse, render
 
-#: How search_skills ranks its candidates (see the module docstring).
-RANKING = HybridParams(field_weights=TITLE_FIELD_WEIGHTS)
-
 
 def _store_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
     """A tool whose store failures read ``Database connection failed: <reason>``."""
@@ -113,19 +111,11 @@ def _llm(runtime: Runtime, context: CallContext | None, form: str):
 # -- search_skills ---------------------------------------------------------------------------------
 
 
-def candidates(library: SkillLibrary, store, query: str, vector: np.ndarray, limit: int = judge.CANDIDATES,
-               params: HybridParams = RANKING) -> list[Stored]:
-    """The hybrid search's top skills in use for ``query`` (with its ``vector``), best first, with their
-    vectors (archived skills are filtered out before ranking)."""
-    hits = hybrid_search(store, query, vector, kind=KIND, where=IN_USE, limit=limit, params=params)
-    stored = library.read(store, [h.id for h in hits], with_vectors=True)
-    return [stored[h.id] for h in hits if h.id in stored]
-
-
-def calibrated(found: list[Stored], vector: np.ndarray, **judge_args: float) -> judge.Verdict:
-    """The calibrated judge's verdict on ``found`` (``judge_args``: the bench varies the constants)."""
-    return judge.judge([judge.Candidate(s.skill_id, s.node.vectors @ vector, s.node.props["centroid_norm"])
-                        for s in found], **judge_args)
+def _llm_decision(verdict_choice: str | None, found: list[Stored]) -> str:
+    if verdict_choice is None:
+        return "the LLM judged that none of the candidates solves it"
+    title = next(s.fields["title"] for s in found if s.skill_id == verdict_choice)
+    return f"the LLM chose {title!r}"
 
 
 @_store_errors
@@ -137,27 +127,31 @@ def search_skills(runtime: Runtime, request: SearchSkillsRequest, context: CallC
     store = library.store()
     found: list[Stored] = []
     vector = None
+    negatives: dict[str, np.ndarray] = {}
+    verdict = judge.Verdict(None, None)
     if store is not None:
         vector = runtime.embedder.embed([query])[0]
-        found = candidates(library, store, query, vector)
+        found, negatives, verdict = judged(library, store, query, vector)
     llm = runtime.llm or (context.llm if context is not None else None)
-    picked: str | None = None
-    decided_by = "calibrated"
-    if found and llm is not None:
-        verdict = extract.pick(llm, query, [(s.skill_id, s.fields, s.counters) for s in found])
-        if verdict.decided:
-            picked, decided_by = verdict.choice, "llm"
-    if found and decided_by == "calibrated":
-        picked = calibrated(found, vector).skill_id
+    picked, decided_by, decision = verdict.skill_id, "calibrated", None
+    offered = [s for s in found if not any(x.skill_id == s.skill_id and x.blocked for x in verdict.scored)]
+    if offered and llm is not None:
+        chosen = extract.pick(llm, query, [(s.skill_id, s.fields, s.counters) for s in offered])
+        if chosen.decided:
+            picked, decided_by, decision = chosen.choice, "llm", _llm_decision(chosen.choice, offered)
     match = None
     if picked is not None:
-        chosen = next(s for s in found if s.skill_id == picked)
-        _, counters = library.update_counters(picked, chosen.node.props["initial"], record_use)
-        skill = to_skill(picked, chosen.fields, chosen.node.props, counters)
+        stored = next(s for s in found if s.skill_id == picked)
+        _, counters = library.update_counters(store, picked, record_use)
+        skill = to_skill(picked, stored.fields, stored.node.props, counters)
         match = SkillMatch(skill_id=skill.skill_id, title=skill.title, confidence=skill.confidence,
-                           resolution_md=skill.resolution_md, conditions=skill.conditions)
+                           resolution_md=skill.resolution_md, conditions=skill.conditions,
+                           template=imports.is_template(skill.resolution_md),
+                           low_confidence=skill.confidence < LOW_CONFIDENCE)
+    why = evidence.build(found, verdict, vector, negatives, picked, decision)
     elapsed = (time.perf_counter() - started) * 1000
-    return SearchSkillsResponse(skill=match, query=request.query, search_time_ms=round(elapsed, 2), judge=decided_by)
+    return SearchSkillsResponse(skill=match, query=request.query, search_time_ms=round(elapsed, 2), judge=decided_by,
+                                evidence=why)
 
 
 # -- create_skill -----------------------------------------------------------------------------------
@@ -253,15 +247,23 @@ def update_skill(runtime: Runtime, request: UpdateSkillRequest, context: CallCon
 # -- record_outcome, get_skill, list_skills, skill_history ------------------------------------------------
 
 
+#: What an outcome with a query teaches (other outcomes teach nothing).
+LEARNS = {"confirmed": learning.add_example, "failed": learning.add_negative}
+
+
 @_store_errors
 def record_outcome(runtime: Runtime, request: RecordOutcomeRequest) -> RecordOutcomeResponse:
     library = SkillLibrary(runtime, request.library)
-    _, stored = library.require(request.skill_id)
-    before, after = library.update_counters(stored.skill_id, stored.node.props["initial"],
-                                            lambda c: apply_outcome(c, request.outcome))
+    store, stored = library.require(request.skill_id)
+    learned = None
+    teach = LEARNS.get(request.outcome)
+    if request.query is not None and teach is not None:
+        text = learning.clean(check_query(request.query))
+        learned = teach(library, stored.skill_id, text, runtime.embedder.embed([text])[0])
+    before, after = library.update_counters(store, stored.skill_id, lambda c: apply_outcome(c, request.outcome))
     return RecordOutcomeResponse(skill_id=stored.skill_id, outcome=request.outcome,
                                  previous_confidence=before.confidence, confidence=after.confidence,
-                                 times_used=after.times_used, times_confirmed=after.times_confirmed)
+                                 times_used=after.times_used, times_confirmed=after.times_confirmed, learned=learned)
 
 
 def _version_skill(stored: Stored, snapshot: dict[str, Any]) -> Skill:
@@ -341,6 +343,8 @@ def _set_archived(runtime: Runtime, request: ArchiveSkillRequest, archive: bool)
         prototype = Node(f"{current.skill_id}#prototype", PROTOTYPE, "", "", prototype_props(current.skill_id, props))
         with store.atomic():
             store.upsert_nodes([node, prototype])
+            count_archived(store)
+        library.handle.reread()
     return ArchiveSkillResponse(skill_id=current.skill_id, title=current.fields["title"],
                                 archived_at=props[ARCHIVED_AT], changed=True)
 

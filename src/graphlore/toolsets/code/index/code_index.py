@@ -29,7 +29,7 @@ import shlex
 import subprocess
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,7 +40,8 @@ import numpy as np
 from graphlore.contract import quote
 from graphlore.errors import IndexCorrupted, InvalidInput
 from graphlore.runtime import Runtime
-from graphlore.store import Edge, Node, Store, record_embedder
+from graphlore.store import Edge, Node, Store
+from graphlore.store.factory import EMBEDDER_META
 from graphlore.tools import Progress
 from graphlore.toolsets.folder_index import INDEX_LOCK, PROJECT_PATH, FolderIndex, FolderWatches, now_iso
 
@@ -67,6 +68,13 @@ def files_of(found: Scan) -> dict[str, int]:
     return dict(sorted(files.items()))
 
 
+def files_indexed(store: Store, meta: Mapping[str, Any]) -> int:
+    """How many source files the index holds (an index written before ``files_indexed`` was kept counts its
+    ``sources``)."""
+    count = meta.get("files_indexed")
+    return int(count) if count is not None else len(store.get_meta("sources") or [])
+
+
 def git_commit(root: Path) -> str | None:
     """HEAD of the git checkout holding ``root`` (None when it is not one, or git is missing)."""
     try:
@@ -90,8 +98,13 @@ class Outputs:
     embedded: dict[str, str] = field(default_factory=dict)
 
     @classmethod
-    def load(cls, store: Store, path: str) -> Outputs:
-        data = store.get_meta(f"out:{path}")
+    def load_many(cls, store: Store, owners: Sequence[str]) -> dict[str, Outputs]:
+        """The records of ``owners`` (an empty one for an owner that has none), read in one statement."""
+        found = store.get_meta_many([f"out:{owner}" for owner in owners])
+        return {owner: cls.of(found.get(f"out:{owner}")) for owner in owners}
+
+    @classmethod
+    def of(cls, data: dict[str, Any] | None) -> Outputs:
         return cls() if data is None else cls(data["deps"], data["nodes"], data["edges"], data["embedded"])
 
     def to_json(self) -> dict[str, Any]:
@@ -153,8 +166,9 @@ class Changes:
             total += after[1] - before[1]
         return done, total
 
-    def apply(self, store: Store) -> None:
-        """The rows and each owner's record (inside the caller's transaction)."""
+    def apply(self, store: Store) -> dict[str, Any]:
+        """Write the rows (inside the caller's transaction); each owner's record is returned, for the caller's
+        one metadata write (a vanished owner's as None, which deletes it)."""
         store.delete_edges(self.dead_edges)
         store.delete_nodes(self.dead_nodes)
         store.upsert_nodes([row for row, _ in self.node_rows])
@@ -162,10 +176,9 @@ class Changes:
         if keyed:
             store.set_node_keys(keyed)
         store.upsert_edges(self.edge_rows)
-        for owner, outputs in self.news.items():
-            store.set_meta(f"out:{owner}", outputs.to_json())
-        for owner in self.olds.keys() - self.news.keys():
-            store.set_meta(f"out:{owner}", None)
+        records: dict[str, Any] = {f"out:{owner}": None for owner in self.olds.keys() - self.news.keys()}
+        records.update({f"out:{owner}": outputs.to_json() for owner, outputs in self.news.items()})
+        return records
 
 
 @dataclass
@@ -228,6 +241,7 @@ class CodeIndex(FolderIndex):
     toolset = "code"
     skip = SKIP_DIRS
     layout = FORMAT
+    meta_keys = ("last_indexed", "generation", "embedding", "git_commit", "files_indexed", "code_format")
 
     def __init__(self, runtime: Runtime, project_path: str | Path) -> None:
         super().__init__(runtime, source_root(project_path))
@@ -251,15 +265,16 @@ class CodeIndex(FolderIndex):
 
     def update(self, store: Store, force: bool, progress: Progress | None) -> UpdateReport:
         started = time.perf_counter()
-        existed = store.get_meta("last_indexed") is not None
-        if existed and store.get_meta("code_format") != FORMAT:
+        meta = self.meta(store)
+        existed = meta.get("last_indexed") is not None
+        if existed and meta.get("code_format") != FORMAT:
             raise IndexCorrupted(f"the index of {self.root} was built by another graphlore version; "
                                  f"{self.repair_hint()}")
         # the walk `list_files` just made for the freshness check (same call, under these locks), else a new one
         found, self._scan = (self._scan or scan(self.root)), None
         current = files_of(found)
         if existed and not force and current == store.get_meta("files"):
-            return UpdateReport("unchanged", files=len(store.get_meta("sources") or []))
+            return UpdateReport("unchanged", files=files_indexed(store, meta))
         graph, restored = self._graph(store, existed)
         clock = time.perf_counter()
         stats = graph.update(found)
@@ -276,21 +291,21 @@ class CodeIndex(FolderIndex):
     def _graph(self, store: Store, existed: bool) -> tuple[CodeGraph, bool]:
         """The warm graph if it matches the store, else one restored from the records, else a new one."""
         warm_graphs = self.runtime.state(WarmGraphs)
-        generation = store.get_meta("generation") or 0
+        generation = self.meta(store).get("generation") or 0
         with warm_graphs.lock:
             warm = warm_graphs.graphs.pop(self.root, None)
         if existed and warm is not None and warm.generation == generation:
             return warm.graph, False
         if not existed:
             return CodeGraph(self.root), False
+        # every file's two records in two statements, whatever the number of files
+        sources, outputs = store.meta_items("src:"), store.meta_items("out:")
         files = {}
         for path in store.get_meta("sources") or []:
-            data = store.get_meta(f"src:{path}")
-            outputs = store.get_meta(f"out:{path}")
-            if data is None or outputs is None:
+            data, written = sources.get(f"src:{path}"), outputs.get(f"out:{path}")
+            if data is None or written is None:
                 raise IndexCorrupted(f"the index of {self.root} lacks the record of {path}; {self.repair_hint()}")
-            data = dict(data, deps=outputs["deps"])
-            files[path] = FileRecord.from_json(data)
+            files[path] = FileRecord.from_json(dict(data, deps=written["deps"]))
         return CodeGraph.restore(self.root, files), True
 
     def _write(self, store: Store, graph: CodeGraph, stats: UpdateStats, current: dict[str, int],
@@ -301,33 +316,30 @@ class CodeIndex(FolderIndex):
         for path in stats.resolved_paths:
             result = graph.results[path]
             owners[path] = (result.nodes, result.edges)
-        embedding = store.get_meta("embedding") or {"done": 0, "total": 0}
-        changes = Changes(olds={owner: Outputs.load(store, owner) for owner in [*owners, *stats.removed_paths]})
+        meta = self.meta(store)
+        embedding = meta.get("embedding") or {"done": 0, "total": 0}
+        changes = Changes(olds=Outputs.load_many(store, [*owners, *stats.removed_paths]))
         changes.diff(graph, owners, stats.removed_paths, embed=0 < embedding["total"] == embedding["done"])
         vectors = self._embed_inline(store, changes, report)
         done, total = changes.embedded_counts(embedding["done"], embedding["total"])
-        generation = (store.get_meta("generation") or 0) + 1
+        generation = (meta.get("generation") or 0) + 1
         commit = git_commit(self.root)  # a subprocess: not while holding the store's write lock
         with store.atomic():
-            changes.apply(store)
-            for path in stats.removed_paths:
-                store.set_meta(f"src:{path}", None)
+            records = changes.apply(store)
+            records.update({f"src:{path}": None for path in stats.removed_paths})
             for path in sorted(set(stats.changed_paths) | set(stats.stamped_paths)):
                 bound = graph.table.files[path]
                 record = FileRecord(graph.stamps[path], bound.ctx, bound.facts, graph.digests[path], frozenset())
                 data = record.to_json()
                 del data["deps"]  # they live with the outputs (out:<path>), which change with every resolution
-                store.set_meta(f"src:{path}", data)
-            store.set_meta("sources", sorted(graph.facts))
-            store.set_meta("files", current)
-            store.set_meta(PROJECT_PATH, str(self.root))
-            store.set_meta("code_format", FORMAT)
-            store.set_meta("git_commit", commit)
-            store.set_meta("embedding", {"done": done, "total": total})
-            store.set_meta("generation", generation)
-            store.set_meta("last_indexed", now_iso())
-            if vectors:
-                record_embedder(store, self.runtime.embedder, {"layout": FORMAT})
+                records[f"src:{path}"] = data
+            sources = sorted(graph.facts)
+            store.set_meta_many({
+                **records, "sources": sources, "files_indexed": len(sources), "files": current,
+                PROJECT_PATH: str(self.root), "code_format": FORMAT, "git_commit": commit,
+                "embedding": {"done": done, "total": total}, "generation": generation, "last_indexed": now_iso(),
+                **({EMBEDDER_META: self.handle.embedder_record({"layout": FORMAT})} if vectors else {}),
+            })
         report.nodes_written = len(changes.node_rows)
         report.nodes_deleted = len(changes.dead_nodes)
         report.edges_written = len(changes.edge_rows)
@@ -360,8 +372,9 @@ class CodeIndex(FolderIndex):
     def pending(self, store: Store) -> list[tuple[str, str, str]]:
         """(owner, node id, text hash) of every node whose vectors are missing or made from other text."""
         out = []
+        records = store.meta_items("out:")
         for owner in [LAYOUT, SERVICES, *(store.get_meta("sources") or [])]:
-            outputs = Outputs.load(store, owner)
+            outputs = Outputs.of(records.get(f"out:{owner}"))
             for node_id, (_, text_hash) in outputs.nodes.items():
                 if text_hash and outputs.embedded.get(node_id) != text_hash:
                     out.append((owner, node_id, text_hash))
@@ -398,17 +411,19 @@ class CodeIndex(FolderIndex):
             if not by_owner:
                 return 0
             store.upsert_nodes([node for rows in by_owner.values() for node, _ in rows])
-            embedding = store.get_meta("embedding") or {"done": 0, "total": 0}
-            for owner, rows in by_owner.items():
-                outputs = Outputs.load(store, owner)
+            found = store.get_meta_many(["embedding", EMBEDDER_META])
+            embedding = found.get("embedding") or {"done": 0, "total": 0}
+            records: dict[str, Any] = {}
+            for owner, outputs in Outputs.load_many(store, list(by_owner)).items():
                 before = outputs.embedded_count()[0]
-                for node, _ in rows:
+                for node, _ in by_owner[owner]:
                     if node.id in outputs.nodes:
                         outputs.embedded[node.id] = node.text_hash
                 embedding["done"] += outputs.embedded_count()[0] - before
-                store.set_meta(f"out:{owner}", outputs.to_json())
-            store.set_meta("embedding", embedding)
-            if store.get_meta("embedder") is None:
-                record_embedder(store, self.runtime.embedder, {"layout": FORMAT})
+                records[f"out:{owner}"] = outputs.to_json()
+            if found.get(EMBEDDER_META) is None:
+                records[EMBEDDER_META] = self.handle.embedder_record({"layout": FORMAT})
+            store.set_meta_many({**records, "embedding": embedding})
+            self.handle.reread()
         return sum(len(rows) for rows in by_owner.values())
 

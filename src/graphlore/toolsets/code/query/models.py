@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
-from graphlore.contract import LocalPath, Request, Response
+from graphlore.contract import MAX_OFFSET, LocalPath, Request, Response
 from graphlore.errors import InvalidInput
 
 from ..model import SYMBOL_KINDS
@@ -82,7 +82,7 @@ class FindRequest(Request):
     kind: NodeKind = Field(description="What to list: " + ", ".join(filters.KINDS) + ".")
     filter: FilterInput = Field(default_factory=dict, description=_filter_description())
     limit: int = Field(25, ge=1, le=500, description="Most results returned.")
-    offset: int = Field(0, ge=0, description="Results to skip (pagination).")
+    offset: int = Field(0, ge=0, le=MAX_OFFSET, description="Results to skip (pagination).")
 
     @model_validator(mode="after")
     def _check_filter(self) -> FindRequest:
@@ -141,7 +141,7 @@ class NeighborsRequest(Request):
                     "(DECLARES.CALLS...). Null: every stored type.")
     direction: Direction = Field("out", description="out: edges leaving the node; in: entering it; both.")
     limit: int = Field(50, ge=1, le=500, description="Most edges returned.")
-    offset: int = Field(0, ge=0, description="Edges to skip (pagination).")
+    offset: int = Field(0, ge=0, le=MAX_OFFSET, description="Edges to skip (pagination).")
     include_unresolved: bool = Field(
         False, description="Also list the node's (or its members', for DECLARES.CALLS) unresolved call sites.")
 

@@ -330,8 +330,9 @@ def service_map(runtime: Runtime, request: ServiceMapRequest) -> ServiceMapRespo
 
 def status(runtime: Runtime, request: StatusRequest) -> StatusResponse:
     index = CodeIndex(runtime, request.project_path)
-    store = index.store() if index.exists() else None
-    if store is None or store.get_meta("last_indexed") is None:
+    index.handle.want("files")  # the freshness check reads them
+    store = index.open()
+    if store is None or index.meta(store).get("last_indexed") is None:
         stale = sorted(index.list_files())
         return StatusResponse(exists=False, index_location=index.location, index_size_bytes=index.size_bytes(),
                               nodes={}, edges={}, microservices=[], stale_files=stale[:50],

@@ -9,29 +9,29 @@ from typing import Any
 from graphlore.runtime import Runtime
 from graphlore.store import Node, Store
 
-from ..index.code_index import CodeIndex
+from ..index.code_index import CodeIndex, files_indexed
 from .models import IndexStatus, NodeRef
 
 
 def open_fresh(runtime: Runtime, project_path: str) -> tuple[CodeIndex, Store, IndexStatus]:
     """The project's index, built if missing and brought up to date (structure only) if files changed."""
     index = CodeIndex(runtime, project_path)
-    before = index.store().get_meta("generation") if index.exists() else None
     store = index.ensure_fresh()
-    return index, store, index_status(index, store, refreshed=store.get_meta("generation") != before)
+    return index, store, index_status(index, store, refreshed=index.refreshed)
 
 
 def index_status(index: CodeIndex, store: Store | None, *, refreshed: bool = False, changed: int = 0) -> IndexStatus:
     if store is None:
         return IndexStatus(project_path=str(index.root), indexed_at=None, git_commit=None, files_indexed=0,
                            files_changed=changed, refreshed=False, embedded=0, embeddable=0, search_mode="bm25")
-    embedding = store.get_meta("embedding") or {"done": 0, "total": 0}
+    meta = index.meta(store)
+    embedding = meta.get("embedding") or {"done": 0, "total": 0}
     done, total = embedding["done"], embedding["total"]
     return IndexStatus(
         project_path=str(index.root),
-        indexed_at=store.get_meta("last_indexed"),
-        git_commit=store.get_meta("git_commit"),
-        files_indexed=len(store.get_meta("sources") or []),
+        indexed_at=meta.get("last_indexed"),
+        git_commit=meta.get("git_commit"),
+        files_indexed=files_indexed(store, meta),
         files_changed=changed,
         refreshed=refreshed,
         embedded=done,
