@@ -133,3 +133,68 @@ def test_service_map_draws_links_and_dashes_the_doubtful_ones(system):
     assert '"storefront" -> "inventory" [label="GET /rest/stock/{sku}"];' in focused.diagram
     with pytest.raises(NotFound, match="microservices are: acme-common, billing-service"):
         call(system, "service_map", microservice="nope")
+
+
+def test_paths_trace_a_call_across_services_in_one_call(system):
+    route = call(system, "resolve", identifier="GET /billing/api/invoices/{id}").node
+    [handler] = call(system, "neighbors", id=route.id, edge_types=["EXPOSED_BY"]).neighbors
+    callers = call(system, "neighbors", id=route.id, edge_types=["HTTP_CALLED_BY"]).neighbors
+    clients = {n.node.id for n in callers}
+    declared_by = {d.node.id for c in clients
+                   for d in call(system, "neighbors", id=c, edge_types=["CLIENT_DECLARED_BY"]).neighbors}
+    for start in declared_by:
+        out = call(system, "paths", from_id=start, to_id=handler.node.id)
+        assert out.paths, out.note
+        shortest = out.paths[0].hops
+        assert out.paths[0].length == len(shortest)
+        assert shortest[0].source.id == start and shortest[-1].target.id == handler.node.id
+        assert [h.edge for h in shortest][-3:] == ["DECLARES_CLIENT", "HTTP_CALLS", "EXPOSED_BY"]
+        assert all(a.target.id == b.source.id for a, b in zip(shortest, shortest[1:], strict=False))
+        assert shortest[-2].props["match"] == "cross_service"
+        assert all(len(p.hops) <= out.max_depth for p in out.paths)
+    # only CALLS: no path leaves the service, and the note says what was tried
+    none = call(system, "paths", from_id=next(iter(declared_by)), to_id=handler.node.id, edge_types=["CALLS"])
+    assert none.paths == [] and "no path of at most 10 edges (CALLS)" in none.note
+
+
+def test_impact_is_the_blast_radius_grouped_by_service(system):
+    route = call(system, "resolve", identifier="GET /billing/api/invoices/{id}").node
+    [handler] = call(system, "neighbors", id=route.id, edge_types=["EXPOSED_BY"]).neighbors
+    out = call(system, "impact", id=handler.node.id, depth=3)
+    by_id = {hit.node.id: hit for hit in out.results}
+    assert by_id[route.id].depth == 1 and [h.edge for h in by_id[route.id].path] == ["EXPOSED_BY"]
+    clients = [hit for hit in out.results if hit.node.kind == "client"]
+    assert clients and all(hit.depth == 2 and hit.path[0].edge == "HTTP_CALLS" for hit in clients)
+    assert all(hit.path[-1].target.id == handler.node.id for hit in out.results)
+    assert out.total == len(out.results) == sum(sum(k.values()) for k in out.by_service.values())
+    assert set(out.by_service) >= {"billing-service", "storefront"}
+    # depth 1 is the route alone; the other direction starts from what the handler calls
+    assert [hit.node.id for hit in call(system, "impact", id=handler.node.id, depth=1).results] == [route.id]
+    down = call(system, "impact", id=handler.node.id, direction="out", depth=1)
+    assert all(hit.path[0].source.id == handler.node.id for hit in down.results)
+
+
+def test_paths_and_impact_refuse_what_they_cannot_walk(system):
+    with pytest.raises(NotFound, match="no node with id"):
+        call(system, "impact", id="sym_nothing")
+    with pytest.raises(InvalidInput, match="edge_types"):
+        call(system, "paths", from_id="a", to_id="b", edge_types=["DECLARES.CALLS"])
+    with pytest.raises(InvalidInput, match="max_depth"):
+        call(system, "paths", from_id="a", to_id="b", max_depth=0)
+
+
+def test_describe_includes_the_source_on_request(system):
+    route = call(system, "resolve", identifier="GET /billing/api/invoices/{id}").node
+    [handler] = call(system, "neighbors", id=route.id, edge_types=["EXPOSED_BY"]).neighbors
+    plain = call(system, "describe", id=handler.node.id)
+    assert plain.source is None
+    out = call(system, "describe", id=handler.node.id, include_source=True).source
+    lines = (system[1] / out.file).read_text(encoding="utf-8").splitlines()
+    attrs = plain.attributes
+    assert (out.first_line, out.last_line, out.truncated) == (attrs["line_start"], attrs["line_end"], False)
+    shown = out.text.splitlines()
+    assert len(shown) == out.last_line - out.first_line + 1
+    assert all(text.split("| ", 1)[1] == lines[int(text.split("|")[0]) - 1] for text in shown)
+    assert "invoice(" in out.text
+    service = call(system, "resolve", identifier="orders-service", hint_kind="microservice").node
+    assert call(system, "describe", id=service.id, include_source=True).source is None

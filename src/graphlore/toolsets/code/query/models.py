@@ -15,7 +15,7 @@ from graphlore.errors import InvalidInput
 
 from ..model import SYMBOL_KINDS
 from . import filters
-from .edge_keys import EDGE_KEYS
+from .edge_keys import EDGE_KEYS, FLOW_KEYS, WALK_KEYS
 
 # Limits of one request (declared in the JSON schema clients see).
 MAX_PATH = 4096
@@ -29,6 +29,8 @@ ProjectPath = Annotated[str, LocalPath("folder"), Field(min_length=1, max_length
                                    description="The source tree's root folder (the indexed folder).")]
 NodeKind = Literal[filters.KINDS]  # type: ignore[valid-type]
 EdgeKey = Literal[EDGE_KEYS]  # type: ignore[valid-type]
+WalkKey = Literal[WALK_KEYS]  # type: ignore[valid-type]
+MAX_SOURCE_LINES = 400
 HintKind = Literal[(*filters.KINDS, *SYMBOL_KINDS)]  # type: ignore[valid-type]
 Direction = Literal["out", "in", "both"]
 FilterInput = (Annotated[dict[str, Any], Field(max_length=MAX_FILTER_FIELDS)]
@@ -111,12 +113,23 @@ class DescribeRequest(Request):
                            description="A node id (from find, search, resolve or neighbors).")
     fqn: str | None = Field(None, min_length=1, max_length=MAX_ID,
                             description="A symbol's exact fqn (an alias of its id; never fuzzy).")
+    include_source: bool = Field(False, description="Also return the node's source text with line numbers (a "
+                                                     f"symbol's lines, a route's or client's line; at most "
+                                                     f"{MAX_SOURCE_LINES} lines).")
 
     @model_validator(mode="after")
     def _one_of(self) -> DescribeRequest:
         if (self.id is None) == (self.fqn is None):
             raise InvalidInput("give exactly one of id or fqn (to turn a name into an id, use resolve)")
         return self
+
+
+class SourceText(Response):
+    file: str = Field(description="The file, relative to project_path.")
+    first_line: int
+    last_line: int = Field(description="The last line shown (first_line + lines shown - 1).")
+    truncated: bool = Field(description=f"The node spans more than {MAX_SOURCE_LINES} lines; the rest is left out.")
+    text: str = Field(description="The lines, each as 'NUMBER| text'.")
 
 
 class DescribeResponse(Response):
@@ -126,6 +139,7 @@ class DescribeResponse(Response):
         description="Edge counts by 'TYPE out' / 'TYPE in', and 'TYPE out (via members)' / 'TYPE in (via "
                     "members)' over everything the node declares, at any depth.")
     members: int = Field(description="Symbols the node declares at any depth (what the via-members counts cover).")
+    source: SourceText | None = Field(None, description="With include_source: the node's lines as on disk now.")
     index_status: IndexStatus
 
 
@@ -178,6 +192,87 @@ class NeighborsResponse(Response):
     unresolved: list[UnresolvedCall] = Field(
         default_factory=list, description="With include_unresolved: call sites that resolve to nothing.")
     unresolved_total: int = Field(0, description="With include_unresolved: how many in all.")
+    note: str | None = None
+    index_status: IndexStatus
+
+
+# -- paths and impact ------------------------------------------------------------------------------------
+
+_WALK_DOC = ("Edge keys to follow (stored types and reversed keys, as in neighbors). Null: the flow of a "
+             "request, caller to callee across services: " + ", ".join(FLOW_KEYS) + ".")
+
+
+class Hop(Response):
+    source: NodeRef
+    edge: str = Field(description="The edge key, read from source to target (CALLS, HTTP_CALLS, EXPOSED_BY...).")
+    target: NodeRef
+    props: dict[str, Any] = Field(description="The edge's attributes (CALLS: lines, resolution; links: match).")
+
+
+class FoundPath(Response):
+    length: int = Field(description="Edges on the path.")
+    hops: list[Hop] = Field(description="The hops in order, from the start to the end.")
+
+
+class PathsRequest(Request):
+    project_path: ProjectPath
+    from_id: str = Field(min_length=1, max_length=MAX_ID, description="Where paths start: a node id (a class "
+                         "stands for every member it declares).")
+    to_id: str = Field(min_length=1, max_length=MAX_ID, description="Where paths end: a node id (a class stands "
+                       "for every member it declares).")
+    edge_types: list[WalkKey] | None = Field(  # type: ignore[valid-type]
+        None, min_length=1, max_length=len(WALK_KEYS), description=_WALK_DOC)
+    max_depth: int = Field(10, ge=1, le=16, description="Most edges on a path (a call across services through an "
+                                                        "interface takes about 8: call, override, client, link, "
+                                                        "handler, call, override).")
+    limit: int = Field(10, ge=1, le=100, description="Most paths returned (shortest first).")
+
+
+class PathsResponse(Response):
+    source: NodeRef
+    target: NodeRef
+    edge_types: list[str]
+    max_depth: int
+    paths: list[FoundPath] = Field(description="The paths, shortest first.")
+    has_more: bool = Field(description="More paths exist within max_depth than limit.")
+    note: str | None = Field(None, description="Why there is no path, when it can be told.")
+    index_status: IndexStatus
+
+
+class ImpactRequest(Request):
+    project_path: ProjectPath
+    id: str = Field(min_length=1, max_length=MAX_ID, description="The node whose blast radius to compute (a class "
+                    "stands for every member it declares).")
+    direction: Literal["in", "out"] = Field(
+        "in", description="in: everything that reaches the node (callers, the routes and clients of other "
+                          "services that end in it); out: everything it reaches.")
+    edge_types: list[WalkKey] | None = Field(  # type: ignore[valid-type]
+        None, min_length=1, max_length=len(WALK_KEYS), description=_WALK_DOC)
+    depth: int = Field(4, ge=1, le=12, description="Most edges from the node (an interface's override, a client "
+                                                     "and a route are an edge each).")
+    limit: int = Field(100, ge=1, le=500, description="Most nodes returned (nearest first).")
+    offset: int = Field(0, ge=0, le=MAX_OFFSET, description="Nodes to skip (pagination).")
+
+
+class Reached(Response):
+    node: NodeRef
+    depth: int = Field(description="Hops from the node.")
+    path: list[Hop] = Field(description="One shortest path, read in the flow's direction (caller to callee).")
+
+
+class ImpactResponse(Response):
+    node: NodeRef
+    direction: str
+    edge_types: list[str]
+    depth: int
+    total: int = Field(description="Nodes reached, before limit and offset.")
+    by_service: dict[str, dict[str, int]] = Field(
+        description="Per microservice: nodes reached by kind (symbol, route, client, producer).")
+    by_depth: dict[str, int] = Field(description="Nodes reached at each distance.")
+    offset: int
+    limit: int
+    has_more: bool
+    results: list[Reached]
     note: str | None = None
     index_status: IndexStatus
 

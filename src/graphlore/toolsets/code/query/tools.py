@@ -12,7 +12,7 @@ import time
 from graphlore.errors import InvalidInput, NotFound
 from graphlore.runtime import Runtime
 from graphlore.search import hybrid_search
-from graphlore.store import Store
+from graphlore.store import Node, Store
 
 from ..index.code_index import CodeIndex
 from ..index.records import (
@@ -27,17 +27,26 @@ from ..index.records import (
 from ..model import EDGE_TYPES, SYMBOL_KINDS
 from ..services import service_map as maps
 from ..services.endpoints import HTTP_METHODS, normalise_path
-from . import filters, traverse
+from . import filters, reach, traverse
+from .edge_keys import FLOW_KEYS
 from .models import (
+    MAX_SOURCE_LINES,
     Candidate,
     DescribeRequest,
     DescribeResponse,
     FindRequest,
     FindResponse,
+    FoundPath,
+    Hop,
+    ImpactRequest,
+    ImpactResponse,
     IndexRequest,
     IndexResponse,
     NeighborsRequest,
     NeighborsResponse,
+    PathsRequest,
+    PathsResponse,
+    Reached,
     ResolveRequest,
     ResolveResponse,
     SearchHit,
@@ -47,6 +56,7 @@ from .models import (
     ServiceLink,
     ServiceMapRequest,
     ServiceMapResponse,
+    SourceText,
     StatusRequest,
     StatusResponse,
 )
@@ -159,12 +169,93 @@ def describe(runtime: Runtime, request: DescribeRequest) -> DescribeResponse:
     member_ids = traverse.members(store, node.id)
     return DescribeResponse(node=node_ref(node), attributes=attributes(node),
                             edge_summary=traverse.edge_summary(store, node.id, member_ids), members=len(member_ids),
+                            source=source_text(index, node) if request.include_source else None,
                             index_status=status)
+
+
+def source_text(index: CodeIndex, node: Node) -> SourceText | None:
+    """The node's lines as the file holds them now (the index was refreshed first), numbered; None for a node
+    without a place in a file (a microservice, a module, a generated member)."""
+    p = node.props
+    first = p.get("line_start") or p.get("line")
+    if not p.get("file") or not first:
+        return None
+    last = p.get("line_end") or first
+    try:
+        lines = (index.root / p["file"]).read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    last = min(last, len(lines))
+    shown = min(last, first + MAX_SOURCE_LINES - 1)
+    width = len(str(shown))
+    text = "\n".join(f"{n:>{width}}| {lines[n - 1]}" for n in range(first, shown + 1))
+    return SourceText(file=p["file"], first_line=first, last_line=shown, truncated=shown < last, text=text)
 
 
 def neighbors(runtime: Runtime, request: NeighborsRequest) -> NeighborsResponse:
     index, store, status = open_fresh(runtime, request.project_path)
     return traverse.neighbors(store, request, status)
+
+
+# -- paths and impact ------------------------------------------------------------------------------------
+
+
+def _hops(steps: list[reach.Step], found: dict, *, backwards: bool = False) -> list[Hop]:
+    """Steps as hops read in the flow's direction (a walk backwards is turned round)."""
+    if backwards:
+        steps = [reach.Step(s.dst, s.src, s.key, s.props) for s in reversed(steps)]
+    return [Hop(source=found[s.src], edge=s.key, target=found[s.dst], props=s.props) for s in steps]
+
+
+def paths(runtime: Runtime, request: PathsRequest) -> PathsResponse:
+    index, store, status = open_fresh(runtime, request.project_path)
+    source, target = traverse.get_node(store, request.from_id), traverse.get_node(store, request.to_id)
+    keys = tuple(request.edge_types or FLOW_KEYS)
+    found_paths, more = reach.all_paths(store, reach.seeds(store, source), reach.seeds(store, target), keys,
+                                        request.max_depth, request.limit)
+    found = refs(store, [i for path in found_paths for s in path for i in (s.src, s.dst)])
+    note = None
+    if not found_paths:
+        ahead = reach.distances(store, reach.seeds(store, source), keys, "out", request.max_depth)
+        note = (f"no path of at most {request.max_depth} edges ({', '.join(keys)}) leads from "
+                f"{node_ref(source).label} to {node_ref(target).label}; {len(ahead) - 1} nodes are reachable "
+                "from it that way (impact with direction out lists them)")
+    return PathsResponse(source=node_ref(source), target=node_ref(target), edge_types=list(keys),
+                         max_depth=request.max_depth, paths=[FoundPath(length=len(p), hops=_hops(p, found)) for p in found_paths], has_more=more,
+                         note=note, index_status=status)
+
+
+def impact(runtime: Runtime, request: ImpactRequest) -> ImpactResponse:
+    index, store, status = open_fresh(runtime, request.project_path)
+    node = traverse.get_node(store, request.id)
+    keys = tuple(request.edge_types or FLOW_KEYS)
+    reached = reach.reach(store, reach.seeds(store, node), keys, request.direction, request.depth)
+    order = sorted(reached, key=lambda i: (reached[i][0], i))
+    nodes = {n.id: n for n in store.get_nodes(order)}
+    order = [i for i in order if i in nodes]
+    by_service: dict[str, dict[str, int]] = {}
+    by_depth: dict[str, int] = {}
+    for node_id in order:
+        ref = node_ref(nodes[node_id])
+        kinds = by_service.setdefault(ref.microservice or "?", {})
+        kinds[ref.kind] = kinds.get(ref.kind, 0) + 1
+        depth = str(reached[node_id][0])
+        by_depth[depth] = by_depth.get(depth, 0) + 1
+    page = order[request.offset:request.offset + request.limit]
+    found = refs(store, [node.id, *(i for n in page for s in reached[n][1] for i in (s.src, s.dst))])
+    results = [Reached(node=found[i], depth=reached[i][0],
+                       path=_hops(reached[i][1], found, backwards=request.direction == "in")) for i in page]
+    note = None
+    if not order:
+        what = "reaches" if request.direction == "in" else "is reached from"
+        note = f"nothing {what} {node_ref(node).label} by {', '.join(keys)} within {request.depth} hops"
+    elif request.offset >= len(order):
+        note = f"offset {request.offset} is past the end: {len(order)} nodes reached"
+    return ImpactResponse(node=node_ref(node), direction=request.direction, edge_types=list(keys),
+                          depth=request.depth, total=len(order), by_service=dict(sorted(by_service.items())),
+                          by_depth=by_depth, offset=request.offset, limit=request.limit,
+                          has_more=request.offset + len(page) < len(order), results=results, note=note,
+                          index_status=status)
 
 
 # -- search ----------------------------------------------------------------------------------------------
