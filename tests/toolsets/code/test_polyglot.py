@@ -168,3 +168,24 @@ def test_microservices_demo_matches_the_answer_key(shared_data):
     gold_links = {(link["from"], link["to"]): link for link in key["links"] if link["via"] == "grpc"}
     assert links <= set(gold_links)
     assert {k for k, link in gold_links.items() if link["required"]} <= links
+
+
+def test_stubs_of_a_service_no_proto_declares_are_unresolved_clients_never_dropped():
+    """grpc-no-proto (its README): one stub call per language on a service whose .proto is elsewhere; the
+    stub's own API, a Redis client in a file without gRPC, an HttpClient and a bare test double are not
+    gRPC clients."""
+    nodes, edges = CodeGraph.build(FIXTURES / "grpc-no-proto").snapshot()
+    grpc = sorted((n.props["file"], n.props["line"], n.props["label"]) for n in nodes.values()
+                  if n.kind == "client" and n.props["client_kind"] == "grpc")
+    assert grpc == [
+        ("Billing/Invoices.cs", 21, "grpc ? {?}.Ledger/PostAsync"),
+        ("audit/audit.py", 10, "grpc ? {?}.Ledger/Post"),
+        ("payments/main.go", 15, "grpc ? {?}.Ledger/Post"),
+        ("reports/src/main/java/acme/reports/ReportService.java", 18, "grpc ? {?}.Ledger/getBalance"),
+        ("reports/src/main/java/acme/reports/ReportService.java", 22, "grpc ? {?}.Ledger/getBalance"),
+    ]
+    for node in nodes.values():
+        if node.kind == "client" and node.props["client_kind"] == "grpc":
+            assert node.props["match"] == "unresolved" and node.props["resolved"] is False
+            assert node.props["unresolved_reason"] == "no .proto in the project declares a gRPC service named Ledger"
+    assert not [e for e in edges.values() if e.type == "GRPC_CALLS"]
