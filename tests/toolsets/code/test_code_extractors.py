@@ -180,3 +180,18 @@ def test_call_arguments_and_constants_are_kept_as_written_for_part_two():
     ts = typescript.extract("a.ts", b"const API = `/api/${version}`;\nfetch(API + '/x', { method: 'POST' });\n")
     assert ts.extra["values"] == {"API": "`/api/${version}`"}
     assert [c.args for c in ts.calls] == [("API + '/x'", "{ method: 'POST' }")]
+
+
+def test_a_second_type_of_one_name_gives_its_members_their_own_names(tmp_path):
+    """Two declarations of one name in a file (a redefinition, TypeScript's interface + class merging): the
+    second's members are the type's members, never the type itself."""
+    from graphlore.toolsets.code.index.graph import CodeGraph
+
+    (tmp_path / "mod.py").write_text("class Foo:\n    def first(self):\n        return 1\n\n\n"
+                                     "class Foo:\n    def second(self):\n        return 2\n", encoding="utf-8")
+    (tmp_path / "shapes.ts").write_text("export interface Shape { area(): number }\n"
+                                        "export class Shape { perimeter(): number { return 0 } }\n", encoding="utf-8")
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    methods = sorted(n.props["fqn"] for n in nodes.values()
+                     if n.kind == "symbol" and n.props["symbol_kind"] == "method")
+    assert methods == ["mod.Foo.first", "mod.Foo.second", "shapes.ts#Shape.area", "shapes.ts#Shape.perimeter"]

@@ -152,7 +152,7 @@ class NeighborsRequest(Request):
     edge_types: list[EdgeKey] | None = Field(  # type: ignore[valid-type]
         None, min_length=1, max_length=len(EDGE_KEYS),
         description="Edge keys: stored types, reversed keys (OVERRIDDEN_BY, CALLED_BY...) and member views "
-                    "(DECLARES.CALLS...). Null: every stored type.")
+                    "(DECLARES.CALLS...). Not given (null): every stored type.")
     direction: Direction = Field("out", description="out: edges leaving the node; in: entering it; both.")
     limit: int = Field(50, ge=1, le=500, description="Most edges returned.")
     offset: int = Field(0, ge=0, le=MAX_OFFSET, description="Edges to skip (pagination).")
@@ -198,7 +198,8 @@ class NeighborsResponse(Response):
 
 # -- paths and impact ------------------------------------------------------------------------------------
 
-_WALK_DOC = ("Edge keys to follow (stored types and reversed keys, as in neighbors). Null: the flow of a "
+_WALK_DOC = ("Edge keys to follow (stored types and reversed keys, as in neighbors). Not given (null): the "
+             "flow of a "
              "request, caller to callee across services: " + ", ".join(FLOW_KEYS) + ".")
 
 
@@ -424,7 +425,10 @@ class IndexResponse(Response):
     nodes: int = Field(description="Nodes in the index.")
     edges: int = Field(description="Edges in the index.")
     embedded_now: int = Field(description="Nodes embedded by this call.")
+    embed: bool = Field(description="As asked: false skipped the embedding phase.")
     structural_ms: int
     embedding_ms: int
     index_location: str
+    note: str | None = Field(None, description="What the numbers do not say: no source file found, embeddings "
+                                               "skipped.")
     index_status: IndexStatus

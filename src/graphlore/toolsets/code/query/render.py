@@ -174,6 +174,7 @@ def index(r: IndexResponse) -> str:
         f"{r.status}: {r.files} files ({r.parsed} parsed, {r.resolved} resolved, {r.removed} removed) in "
         f"{r.structural_ms} ms; nodes {r.nodes} (+{r.nodes_written} written, -{r.nodes_deleted}), edges {r.edges} "
         f"(+{r.edges_written}, -{r.edges_deleted})",
-        f"embedded {r.embedded_now} now in {r.embedding_ms} ms; {r.index_status.embedded}/{r.index_status.embeddable} done",
+        (f"embedded {r.embedded_now} now in {r.embedding_ms} ms; " if r.embed else "embeddings: ")
+        + f"{r.index_status.embedded}/{r.index_status.embeddable} done",
         f"index: {r.index_location}",
-    ])
+    ]) + _note(r.note)

@@ -24,6 +24,7 @@ from ..index.records import (
     topic_prefixes,
     url_path_prefixes,
 )
+from ..languages.registry import suffixes
 from ..model import EDGE_TYPES, SYMBOL_KINDS
 from ..services import service_map as maps
 from ..services.endpoints import HTTP_METHODS, normalise_path
@@ -261,6 +262,11 @@ def impact(runtime: Runtime, request: ImpactRequest) -> ImpactResponse:
 # -- search ----------------------------------------------------------------------------------------------
 
 
+#: a BM25 score below this comes from words alone that occur in more than half of the nodes (their idf is the
+#: store's floor, `store.terms.MIN_IDF`): such hits are dropped when others score, and said to be unranked when not
+NO_WEIGHT = 1e-3
+
+
 def keyword_query(query: str) -> str:
     """The BM25 query: the words as given, plus the case-change words of identifiers in it."""
     words = split_words(query)
@@ -280,6 +286,13 @@ def search(runtime: Runtime, request: SearchRequest) -> SearchResponse:
         hits = store.keyword_search(keyword_query(request.query), kind=request.kind, where=where, limit=request.limit)
         note = (f"ranked by BM25 alone: embeddings are done for {status.embedded} of {status.embeddable} nodes; "
                 f"run the index tool to finish them (CLI: graphlore code index {index.root})")
+        weighed = [h for h in hits if h.score >= NO_WEIGHT]
+        if weighed and len(weighed) < len(hits):
+            hits = weighed  # the rest match only words that carry no weight (see NO_WEIGHT)
+        elif hits and not weighed:
+            note += ("; every word of the query that matched occurs in more than half of the nodes searched, "
+                     "so BM25 gives it no weight (scores ~0) and this order is not a ranking: add a rarer word, "
+                     "a kind or a filter")
     found = refs(store, [h.id for h in hits])
     results = [SearchHit(node=found[h.id], score=round(h.score, 6)) for h in hits if h.id in found]
     if not results:
@@ -450,10 +463,17 @@ def index(runtime: Runtime, request: IndexRequest, progress=None) -> IndexRespon
     structural = time.perf_counter() - started
     embedded = code_index.embed(progress) if request.embed else 0
     store = code_index.store()
+    notes = []
+    if report.files == 0:
+        notes.append(f"no source file under {code_index.root}: the index is empty (the code toolset reads "
+                     + ", ".join(sorted(suffixes())) + " files)")
+    status = index_status(code_index, store, refreshed=True)
+    if not request.embed and status.embedded < status.embeddable:
+        notes.append("embeddings skipped: search ranks by BM25 alone until the index tool embeds the rest")
     return IndexResponse(
         status=report.status, project_path=str(code_index.root), files=report.files, parsed=report.parsed,
         resolved=report.resolved, removed=report.removed, nodes_written=report.nodes_written,
         nodes_deleted=report.nodes_deleted, edges_written=report.edges_written, edges_deleted=report.edges_deleted,
-        nodes=store.count_nodes(), edges=store.count_edges(), embedded_now=embedded,
+        nodes=store.count_nodes(), edges=store.count_edges(), embedded_now=embedded, embed=request.embed,
         structural_ms=int(structural * 1000), embedding_ms=int((time.perf_counter() - started - structural) * 1000),
-        index_location=code_index.location, index_status=index_status(code_index, store, refreshed=True))
+        index_location=code_index.location, note="; ".join(notes) or None, index_status=status)
