@@ -154,22 +154,27 @@ def test_paths_trace_a_call_across_services_in_one_call(system):
         assert all(len(p.hops) <= out.max_depth for p in out.paths)
     # only CALLS: no path leaves the service, and the note says what was tried
     none = call(system, "paths", from_id=next(iter(declared_by)), to_id=handler.node.id, edge_types=["CALLS"])
-    assert none.paths == [] and "no path of at most 10 edges (CALLS)" in none.note
+    assert none.paths == [] and "no path of at most 6 hops (CALLS)" in none.note
 
 
 def test_impact_is_the_blast_radius_grouped_by_service(system):
     route = call(system, "resolve", identifier="GET /billing/api/invoices/{id}").node
     [handler] = call(system, "neighbors", id=route.id, edge_types=["EXPOSED_BY"]).neighbors
-    out = call(system, "impact", id=handler.node.id, depth=3)
+    out = call(system, "impact", id=handler.node.id, depth=2)
     by_id = {hit.node.id: hit for hit in out.results}
-    assert by_id[route.id].depth == 1 and [h.edge for h in by_id[route.id].path] == ["EXPOSED_BY"]
+    # the route is the handler in another guise (no call between them): depth 0
+    assert by_id[route.id].depth == 0 and [h.edge for h in by_id[route.id].path] == ["EXPOSED_BY"]
     clients = [hit for hit in out.results if hit.node.kind == "client"]
-    assert clients and all(hit.depth == 2 and hit.path[0].edge == "HTTP_CALLS" for hit in clients)
+    assert clients and all(hit.depth == 1 and [h.edge for h in hit.path] == ["HTTP_CALLS", "EXPOSED_BY"]
+                           for hit in clients)
     assert all(hit.path[-1].target.id == handler.node.id for hit in out.results)
+    assert all(a.target.id == b.source.id for hit in out.results for a, b in zip(hit.path, hit.path[1:], strict=False))
     assert out.total == len(out.results) == sum(sum(k.values()) for k in out.by_service.values())
     assert set(out.by_service) >= {"billing-service", "storefront"}
-    # depth 1 is the route alone; the other direction starts from what the handler calls
-    assert [hit.node.id for hit in call(system, "impact", id=handler.node.id, depth=1).results] == [route.id]
+    assert out.by_depth["0"] >= 1 and [h.depth for h in out.results] == sorted(h.depth for h in out.results)
+    # depth 1 stops at the callers of the route's clients' methods
+    near = call(system, "impact", id=handler.node.id, depth=1)
+    assert {h.node.id for h in near.results} <= set(by_id) and max(h.depth for h in near.results) == 1
     down = call(system, "impact", id=handler.node.id, direction="out", depth=1)
     assert all(hit.path[0].source.id == handler.node.id for hit in down.results)
 
@@ -198,3 +203,36 @@ def test_describe_includes_the_source_on_request(system):
     assert "invoice(" in out.text
     service = call(system, "resolve", identifier="orders-service", hint_kind="microservice").node
     assert call(system, "describe", id=service.id, include_source=True).source is None
+
+
+def test_resolve_finds_a_route_behind_a_prefix_only_a_deployment_gives(tmp_path, embedder):
+    (tmp_path / "web").mkdir()
+    (tmp_path / "web" / "package.json").write_text('{"name": "web"}', encoding="utf-8")
+    (tmp_path / "web" / "server.js").write_text(
+        'const express = require("express");\nconst app = express();\nconst router = express.Router();\n'
+        'router.get("/product/:id", (req, res) => res.json({}));\napp.use(process.env.BASE_PATH, router);\n',
+        encoding="utf-8")
+    runtime = Runtime(backend.settings_for(tmp_path / "home"), embedder=embedder)
+    found = call_tool(runtime, tmp_path, "resolve", identifier="GET /product/{productId}")
+    assert (found.status, found.reason, found.node.label) == (
+        "one", "path_template_after_unknown_prefix", "GET /{?}/product/{id}")
+    runtime.close()
+
+
+def test_the_service_map_draws_a_gateways_forwards(tmp_path, embedder):
+    tree = tmp_path / "cloud-system"
+    shutil.copytree(FIXTURES / "cloud-system", tree)
+    runtime = Runtime(backend.settings_for(tmp_path / "home"), embedder=embedder)
+    out = call_tool(runtime, tree, "service_map", microservice="edge")
+    forwards = {(link.target, label) for link in out.links if link.source == "edge" for label in link.labels}
+    assert {("orders-service", "ANY /api/orders/** (gateway)"), ("shipping", "ANY /ship/** (gateway)"),
+            ("payments", "ANY /pay/** (gateway)")} <= forwards
+    assert all(label.endswith("(gateway)") for _, label in forwards)
+    assert "(gateway)" in out.diagram
+    # a call at a path the service does not serve is a dashed no_route arrow, not a crash or a drop
+    orders = call_tool(runtime, tree, "service_map", microservice="orders-service")
+    [no_route] = [link for link in orders.links if link.match == "no_route"]
+    assert (no_route.source, no_route.target, no_route.labels) == (
+        "orders-service", "inventory-service", ["GET /warehouses (no route)"])
+    assert "(no_route)" in orders.diagram
+    runtime.close()

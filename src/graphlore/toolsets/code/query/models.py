@@ -223,9 +223,10 @@ class PathsRequest(Request):
                        "for every member it declares).")
     edge_types: list[WalkKey] | None = Field(  # type: ignore[valid-type]
         None, min_length=1, max_length=len(WALK_KEYS), description=_WALK_DOC)
-    max_depth: int = Field(10, ge=1, le=16, description="Most edges on a path (a call across services through an "
-                                                        "interface takes about 8: call, override, client, link, "
-                                                        "handler, call, override).")
+    max_depth: int = Field(6, ge=1, le=12, description="Most hops on a path: a hop is a call, within a service or "
+                                                       "across services (a client's link to a route); an interface "
+                                                       "method's override, a method's client and a route's handler "
+                                                       "cost none.")
     limit: int = Field(10, ge=1, le=100, description="Most paths returned (shortest first).")
 
 
@@ -249,15 +250,15 @@ class ImpactRequest(Request):
                           "services that end in it); out: everything it reaches.")
     edge_types: list[WalkKey] | None = Field(  # type: ignore[valid-type]
         None, min_length=1, max_length=len(WALK_KEYS), description=_WALK_DOC)
-    depth: int = Field(4, ge=1, le=12, description="Most edges from the node (an interface's override, a client "
-                                                     "and a route are an edge each).")
+    depth: int = Field(3, ge=1, le=10, description="Most hops from the node, counted as in paths (depth 0: the node "
+                                                     "in another guise: its interface method, its route, its client).")
     limit: int = Field(100, ge=1, le=500, description="Most nodes returned (nearest first).")
     offset: int = Field(0, ge=0, le=MAX_OFFSET, description="Nodes to skip (pagination).")
 
 
 class Reached(Response):
     node: NodeRef
-    depth: int = Field(description="Hops from the node.")
+    depth: int = Field(description="Hops (calls) from the node; 0: the node in another guise.")
     path: list[Hop] = Field(description="One shortest path, read in the flow's direction (caller to callee).")
 
 
@@ -364,7 +365,7 @@ class ServiceLink(Response):
     source: str = Field(description="The calling microservice.")
     target: str = Field(description="The called microservice, 'NAME (outside)', or '?'.")
     kind: Literal["http", "grpc", "async"]
-    match: str = Field(description="cross_service, intra_service, ambiguous or unresolved.")
+    match: str = Field(description="cross_service, intra_service, ambiguous, no_route or unresolved.")
     labels: list[str] = Field(description="Routes called ('METHOD /path'), gRPC methods ('package.Service/Method'), "
                                           "topics ('broker topic'), or what an unresolved caller asks for.")
 

@@ -16,6 +16,16 @@ from graphlore.store import Node, Store
 from ..model import TYPE_KINDS
 from .edge_keys import selection
 
+#: edges that take a request on without a call of its own (a call on an interface method is the override's;
+#: a method's client or producer, a route's handler are the method or handler itself): they cost no hop, so a
+#: depth counts calls, within a service or across services (a client's link to a route is one call)
+FREE_KEYS = frozenset({"OVERRIDDEN_BY", "OVERRIDES", "DECLARES_CLIENT", "CLIENT_DECLARED_BY", "DECLARES_PRODUCER",
+                       "PRODUCER_DECLARED_BY", "EXPOSED_BY", "EXPOSES"})
+
+
+def cost(key: str) -> int:
+    return 0 if key in FREE_KEYS else 1
+
 
 @dataclass(frozen=True)
 class Step:
@@ -56,22 +66,46 @@ def hop(store: Store, frontier: list[str], keys: tuple[str, ...], direction: str
 
 
 def distances(store: Store, starts: list[str], keys: tuple[str, ...], direction: str, depth: int) -> dict[str, int]:
-    """Hops from the nearest start to every node reached within ``depth``."""
-    seen = dict.fromkeys(starts, 0)
-    frontier = list(starts)
-    for level in range(1, depth + 1):
-        steps = hop(store, frontier, keys, direction)
-        frontier = [s.dst for group in steps.values() for s in group if s.dst not in seen]
-        frontier = list(dict.fromkeys(frontier))
-        seen.update(dict.fromkeys(frontier, level))
+    """Hops (calls, `cost`) from the nearest start to every node reached within ``depth``."""
+    return {node: level for node, (level, _) in _walk(store, starts, keys, direction, depth).items()}
+
+
+def _walk(store: Store, starts: list[str], keys: tuple[str, ...], direction: str,
+          depth: int) -> dict[str, tuple[int, Step | None]]:
+    """Every node within ``depth`` hops with its distance and the step that first reached it (a breadth-first
+    walk where free edges cost nothing: each level is closed over them before the next call is taken)."""
+    free = tuple(k for k in keys if cost(k) == 0)
+    paid = tuple(k for k in keys if cost(k) == 1)
+    found: dict[str, tuple[int, Step | None]] = {node: (0, None) for node in starts}
+    frontier = list(dict.fromkeys(starts))
+    for level in range(depth + 1):
+        closing = list(frontier)
+        while closing and free:  # the level's closure over free edges
+            steps = hop(store, closing, free, direction)
+            closing = []
+            for node in list(steps):
+                for step in steps[node]:
+                    if step.dst not in found:
+                        found[step.dst] = (level, step)
+                        closing.append(step.dst)
+                        frontier.append(step.dst)
+        if level == depth or not paid:
+            break
+        steps = hop(store, frontier, paid, direction)
+        frontier = []
+        for node in list(steps):
+            for step in steps[node]:
+                if step.dst not in found:
+                    found[step.dst] = (level + 1, step)
+                    frontier.append(step.dst)
         if not frontier:
             break
-    return seen
+    return found
 
 
 def all_paths(store: Store, sources: list[str], targets: list[str], keys: tuple[str, ...], depth: int,
               most: int) -> tuple[list[list[Step]], bool]:
-    """Simple paths from a source to a target of at most ``depth`` edges, shortest first, at most ``most``
+    """Simple paths from a source to a target of at most ``depth`` hops (`cost`), fewest first, at most ``most``
     (and whether there were more). Only nodes on some short enough path are expanded: the distances from
     the sources and to the targets bound the search."""
     ahead = distances(store, sources, keys, "out", depth)
@@ -86,24 +120,25 @@ def all_paths(store: Store, sources: list[str], targets: list[str], keys: tuple[
     target_set = set(targets)
     found: list[list[Step]] = []
 
-    def walk(node: str, path: list[Step], on_path: set[str]) -> None:
+    def walk(node: str, path: list[Step], spent: int, on_path: set[str]) -> None:
         if node in target_set and path:
             found.append(list(path))
-        if len(path) == depth or len(found) > most * 10:
+        if len(found) > most * 10:
             return
         for step in steps.get(node, []):
-            if step.dst in on_path or len(path) + 1 + behind[step.dst] > depth:
+            paid = spent + cost(step.key)
+            if step.dst in on_path or paid + behind[step.dst] > depth:
                 continue
             path.append(step)
             on_path.add(step.dst)
-            walk(step.dst, path, on_path)
+            walk(step.dst, path, paid, on_path)
             on_path.discard(step.dst)
             path.pop()
 
     for source in sources:
         if source in useful:
-            walk(source, [], {source})
-    found.sort(key=len)
+            walk(source, [], 0, {source})
+    found.sort(key=lambda p: (sum(cost(s.key) for s in p), len(p)))
     return found[:most], len(found) > most
 
 
@@ -111,29 +146,14 @@ def reach(store: Store, starts: list[str], keys: tuple[str, ...], direction: str
           depth: int) -> dict[str, tuple[int, list[Step]]]:
     """Every node reached from ``starts`` within ``depth`` hops (``direction`` in: what reaches them), with
     its distance and one shortest path (as walked: from the start outwards)."""
-    parent: dict[str, Step | None] = dict.fromkeys(starts)
-    level_of = dict.fromkeys(starts, 0)
-    frontier = list(starts)
-    for level in range(1, depth + 1):
-        steps = hop(store, frontier, keys, direction)
-        nxt = []
-        for node in frontier:
-            for step in steps.get(node, []):
-                if step.dst not in parent:
-                    parent[step.dst] = step
-                    level_of[step.dst] = level
-                    nxt.append(step.dst)
-        frontier = nxt
-        if not frontier:
-            break
+    found = _walk(store, starts, keys, direction, depth)
     out = {}
-    for node, level in level_of.items():
-        if level == 0:
+    for node, (level, step) in found.items():
+        if step is None:
             continue
-        path, at = [], node
-        while (step := parent[at]) is not None:
+        path = []
+        while step is not None:
             path.append(step)
-            at = step.src
+            step = found[step.src][1]
         out[node] = (level, list(reversed(path)))
     return out
-

@@ -218,7 +218,7 @@ def paths(runtime: Runtime, request: PathsRequest) -> PathsResponse:
     note = None
     if not found_paths:
         ahead = reach.distances(store, reach.seeds(store, source), keys, "out", request.max_depth)
-        note = (f"no path of at most {request.max_depth} edges ({', '.join(keys)}) leads from "
+        note = (f"no path of at most {request.max_depth} hops ({', '.join(keys)}) leads from "
                 f"{node_ref(source).label} to {node_ref(target).label}; {len(ahead) - 1} nodes are reachable "
                 "from it that way (impact with direction out lists them)")
     return PathsResponse(source=node_ref(source), target=node_ref(target), edge_types=list(keys),
@@ -316,6 +316,7 @@ TIERS = (
     ("without_package_prefix", "sfx:", 0.8),
     ("file_path", "path:", 0.8),
     ("path_template", "tpl:", 0.8),
+    ("path_template_after_unknown_prefix", "tplx:", 0.75),
     ("simple_name", "name:", 0.7),
     ("case_insensitive_name", "namel:", 0.6),
 )
@@ -334,7 +335,7 @@ def _tier_keys(prefix: str, identifier: str) -> list[str]:
         return [prefix + normalise_fqn(identifier)]
     if prefix == "path:":
         return [prefix + identifier.strip("/")]
-    if prefix == "tpl:":
+    if prefix in ("tpl:", "tplx:"):
         method, _, path = identifier.partition(" ")
         if method.upper() in HTTP_METHODS and path.strip().startswith("/"):
             return [f"{prefix}{method.upper()} {path_key(normalise_path(path.strip()))}"]
