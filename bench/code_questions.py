@@ -12,8 +12,9 @@ the candidates would, and stops there (no retry on a wrong pick).
 **Answered** is judged automatically against the key, by the answer's type:
 
 * ``symbols`` / ``impact``: every required item (not ``optional``) is a node the plan's answer holds: same file,
-  and the item's line within the node's lines (a caller's call line lies in its function); a route item by its
-  service and ``METHOD path``;
+  and the node is the innermost symbol of the index whose lines hold the item's line (a caller's call line
+  lies in its function; a module counts only where no function of the index holds the line, as in an
+  anonymous handler), or a route or client on that line; a route item by its service and ``METHOD path``;
 * ``path``: one returned path passes through every required step's function (the same rule);
 * ``service_pairs`` / ``services`` / ``routes``: the required pairs, services or routes are all found, and nothing
   outside the key's items (optional ones included) is;
@@ -292,7 +293,17 @@ class Judge:
     def __init__(self, key: dict, store) -> None:
         self.key = key
         self.nodes = {n.id: n for kind in ("symbol", "route", "client") for n in store.iter_nodes(kind)}
-        self.services = {n.name: n for n in store.iter_nodes("microservice")}
+        self.spans: dict[str, list[tuple[int, int, str]]] = defaultdict(list)
+        for node in self.nodes.values():
+            p = node.props
+            if node.kind == "symbol" and p.get("file") and p.get("line_start"):
+                self.spans[p["file"]].append((p["line_start"], p.get("line_end") or p["line_start"], node.id))
+
+    def innermost(self, file: str, line: int) -> str | None:
+        """The symbol of the index whose lines hold ``line`` most narrowly (a file's module only when no function
+        or class of the index holds it: a call in an anonymous handler)."""
+        holding = [(end - start, node) for start, end, node in self.spans.get(file, []) if start <= line <= end]
+        return min(holding)[1] if holding else None
 
     def canonical(self, name: str) -> str:
         """A tool service name as the key's canonical name (by any of its names)."""
@@ -315,9 +326,9 @@ class Judge:
                     and self.canonical(p.get("microservice", "")) == service)
         if "file" not in item or p.get("file") != item["file"]:
             return False
-        first = p.get("line_start") or p.get("line")
-        last = p.get("line_end") or first
-        return first is not None and first <= item["line"] <= last
+        if node.kind == "symbol":  # the function that holds the line, not any enclosing class or module
+            return self.innermost(item["file"], item["line"]) == node_id
+        return p.get("line") == item["line"]
 
     def items_found(self, items: list[dict], nodes: list[str]) -> list[str]:
         """The required items no node holds."""

@@ -195,3 +195,20 @@ def test_a_second_type_of_one_name_gives_its_members_their_own_names(tmp_path):
     methods = sorted(n.props["fqn"] for n in nodes.values()
                      if n.kind == "symbol" and n.props["symbol_kind"] == "method")
     assert methods == ["mod.Foo.first", "mod.Foo.second", "shapes.ts#Shape.area", "shapes.ts#Shape.perimeter"]
+
+
+def test_typescript_wrapped_functions_and_compositions():
+    """``const f = curry((a, b) => ...)`` is the function f (its calls are f's); ``flow(getUser, fmt.full)``
+    calls what it composes; ``[1].map(i => ...)`` is no function definition."""
+    facts = typescript.extract("db.ts", b"""import { curry, flow } from "lodash/fp";
+export const save = curry((sender: string, balance: number) =>
+  updateUser(sender, { balance })
+);
+export const fullName = (id: string) => flow(getUserById, fmt.full)(id);
+const doubled = [1, 2].map((i) => i * 2);
+""")
+    assert [(s.kind, s.name, s.line_start) for s in facts.symbols] == [("function", "save", 2),
+                                                                       ("function", "fullName", 5)]
+    calls = {(c.owner, c.name, c.line) for c in facts.calls}
+    assert {("save", "updateUser", 3), ("fullName", "getUserById", 5), ("fullName", "full", 5)} <= calls
+    assert ("", "map", 6) in calls

@@ -4,7 +4,9 @@ imports, exports and re-exports, call sites, typed locals).
 ``.ts``/``.mts``/``.cts`` use the TypeScript grammar, ``.tsx`` the TSX one, ``.js``/``.jsx``/``.mjs``/
 ``.cjs`` the JavaScript one. Keys are qualified names inside the file (``Class.method``, ``outer.inner``);
 the fqn is ``path/to/file.ts#Class.method``. Functions are ``function`` declarations and ``const f =
-() => ...`` / ``function`` expressions bound to a name; ``constructor`` is the constructor; constructor
+() => ...`` / ``function`` expressions bound to a name (also through a wrapper that returns the function it is
+given: ``const f = curry((a, b) => ...)``, `FUNCTION_WRAPPERS`); a function given to a composition
+(``flow(getUser, format)``, `COMPOSERS`) is a call of it from where the composition is made; ``constructor`` is the constructor; constructor
 parameters with an accessibility or ``readonly`` modifier are also fields (TS parameter properties).
 
 Exports are kept in the module's ``extra``: ``exports`` (exported name -> local name) and ``default``
@@ -43,6 +45,26 @@ _LOCALS = """
 (optional_parameter pattern: (identifier) @name) @any
 (formal_parameters (identifier) @name) @any
 """
+
+
+#: calls that return the function they are given, wrapped (``const save = curry((a, b) => ...)``): the constant is
+#: that function (matched by the callee's last name: ``_.curry``, ``React.memo``)
+#: calls that compose the functions they are given into one that calls each (lodash ``flow``, ramda ``pipe``)
+COMPOSERS = frozenset({"flow", "flowRight", "compose", "pipe"})
+FUNCTION_WRAPPERS = frozenset({"curry", "curryRight", "memoize", "debounce", "throttle", "once", "useCallback",
+                               "memo", "forwardRef", "asyncHandler", "catchAsync"})
+
+
+def _wrapped_function(value: Node) -> Node | None:
+    """The function a wrapper call is given (its first argument), when ``value`` is such a call."""
+    if value.type != "call_expression":
+        return None
+    callee = dotted(value.child_by_field_name("function")) or ""
+    args = value.child_by_field_name("arguments")
+    if callee.rsplit(".", 1)[-1] not in FUNCTION_WRAPPERS or args is None or not args.named_children:
+        return None
+    first = args.named_children[0]
+    return first if first.type in ("arrow_function", "function_expression", "function") else None
 
 
 def syntax_for(path: str) -> Syntax:
@@ -419,6 +441,8 @@ class _Extractor(Extractor):
             self.function(value, text(name_node), scope, exported, doc_node, outer=node)
         elif name_node.type == "identifier" and value.type in _CLASSES:
             self.class_(value, text(name_node), scope, exported, doc_node, [])
+        elif name_node.type == "identifier" and (wrapped := _wrapped_function(value)) is not None:
+            self.function(wrapped, text(name_node), scope, exported, doc_node, outer=node)
         elif scope is None and value.type == "call_expression" and dotted(value.child_by_field_name("function")) == "require":
             args = value.child_by_field_name("arguments")
             spec = _string_value(args.named_children[0]) if args is not None and args.named_children else ""
@@ -507,6 +531,21 @@ class _Extractor(Extractor):
             found = self.call_fact(node, owner or "", fn)   # (a decorator's arguments are no calls: skipped there)
             if found is not None:
                 calls.append(found)
+                if found.name in COMPOSERS:
+                    calls += self.composed(node, owner or "")
+
+    def composed(self, node: Node, owner: str) -> list[CallFact]:
+        """``flow(getUser, format)(id)``: the functions a composition is given are called by it, each a call
+        of its own (by name, or ``obj.fn`` with its receiver)."""
+        args = node.child_by_field_name("arguments")
+        out = []
+        for arg in args.named_children if args is not None else []:
+            if arg.type == "identifier":
+                out.append(CallFact(owner, text(arg), None, -1, arg.start_point[0] + 1))
+            elif arg.type == "member_expression" and arg.child_by_field_name("object") is not None:
+                out.append(CallFact(owner, text(arg.child_by_field_name("property")),
+                                    self.receiver(arg.child_by_field_name("object")), -1, arg.start_point[0] + 1))
+        return out
 
     def locals(self, root: Node) -> None:
         lines = _LOCALS.strip().splitlines()
