@@ -168,3 +168,18 @@ def test_a_deployment_file_edit_moves_links_as_a_full_build_would(tmp_path):
     assert lines == part2(CodeGraph.build(root))
     assert any(line.startswith("C GET ? /orders/{?} kind=requests") and "variable ORDERS_ADDR is set by none" in line
                for line in lines)
+
+
+def test_a_clients_url_settled_by_the_deployment_is_shown_and_no_longer_unresolved():
+    """cloud-system: the notifier's ORDERS_ADDR comes from a ConfigMap; orders' payments URL from two profiles.
+    The client shows the URL as settled, and only what stays unknown is a reason."""
+    nodes, _ = CodeGraph.build(FIXTURES / "cloud-system").snapshot()
+    by_label = {n.props["label"]: n.props for n in nodes.values() if n.kind == "client"}
+    create = by_label["POST orders-service /orders"]
+    assert (create["target_url"], create["resolved"], create["unresolved_reason"]) == (
+        "http://orders-api:8080/orders", True, None)
+    fetch = by_label["GET orders-service /orders/{order_id}"]
+    assert fetch["target_url"] == "http://orders-api:8080/orders/{order_id}" and fetch["resolved"] is False
+    assert "environment variable" not in fetch["unresolved_reason"] and "order_id" in fetch["unresolved_reason"]
+    assert by_label["POST payments /charges"]["target_url"] == "{http://localhost:8083|http://payments:8080}/charges"
+    assert by_label["GET inventory-service /levels/{sku}"]["target_url"] is None  # Feign: no URL of its own

@@ -158,6 +158,8 @@ class Client:
     item: Item
     targets: list[Target] = field(default_factory=list)
     template: str | None = None
+    #: a URL client's URL as folded and settled with its service's environment
+    url: Folded | None = None
 
 
 def _host_end(raw: str) -> int:
@@ -227,6 +229,7 @@ def prepare_client(item: Item, names: ServiceNames, settler: Settler) -> Client:
         variables = _host_variables(raw.text)
         settled = settler.value(item, raw)
         assert settled is not None
+        client.url = settled
         client.template = _path_template(settled.text)
         for value in expand(settled):
             client.targets.append(_url_target(_bare_address(value), names, variables, item))
@@ -318,9 +321,14 @@ def link(items: Iterable[Item], layout: Layout, deployment: Deployment | None = 
             node_id = _id("cl_", item, seen)
             props = _base(item, "", "declaring")
             props.update(client_kind=item.flavor, http_method=item.http_method, target_path=item.written,
-                         target_path_template=None, base_url=plain(item.base_url) if item.base_url else None,
+                         target_path_template=None, target_url=None,
+                         base_url=plain(item.base_url) if item.base_url else None,
                          target_service=None, target_service_source=item.target_source or None,
                          grpc=item.grpc, grpc_service=grpc_links.service_of(item))
+            if client.url is not None:  # what the environment settled is no longer unknown
+                why = "; ".join(dict.fromkeys(client.url.why)) if not client.url.known else ""
+                props.update(target_url=plain(client.url.text), resolved=client.url.known,
+                             unresolved_reason=why or None)
             node = GraphNode(node_id, "client", "", "", props)
             clients.append((node, client))
         else:
