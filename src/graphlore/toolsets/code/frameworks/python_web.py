@@ -84,9 +84,18 @@ class PythonProject:
 
     def _routers_of(self, bound: Bound) -> None:
         facts, module = bound.facts, bound.ctx.module_name
-        made = [("", var, type_) for var, type_ in facts.extra.get("globals", {}).items()]
+        aliases = {alias for imp in facts.imports if imp.target.startswith(("fastapi", "flask"))
+                   for _, alias in imp.names}  # the names fastapi and flask are known by in the file
+        if not aliases:
+            return  # a file that imports neither makes no app or router
+
+        def may_be_app(type_: str) -> bool:  # cheap first look: an app's name, or fastapi/flask under another
+            callee = _callee(type_)
+            return bool(callee) and (callee.rsplit(".", 1)[-1] in APPS or callee.partition(".")[0] in aliases)
+
+        made = [("", var, type_) for var, type_ in facts.extra.get("globals", {}).items() if may_be_app(type_)]
         made += [(owner, var, type_) for owner, table in facts.locals.items() for var, seen in table.items()
-                 for _, type_ in seen if _callee(type_)]
+                 for _, type_ in seen if may_be_app(type_)]
         for owner, var, type_ in made:
             callee = self.imported(facts, module, _callee(type_))
             name = callee.rsplit(".", 1)[-1]
