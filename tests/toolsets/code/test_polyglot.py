@@ -189,3 +189,29 @@ def test_stubs_of_a_service_no_proto_declares_are_unresolved_clients_never_dropp
             assert node.props["match"] == "unresolved" and node.props["resolved"] is False
             assert node.props["unresolved_reason"] == "no .proto in the project declares a gRPC service named Ledger"
     assert not [e for e in edges.values() if e.type == "GRPC_CALLS"]
+
+
+def test_a_gorilla_path_prefix_with_a_handler_serves_everything_under_it(tmp_path):
+    (tmp_path / "web").mkdir()
+    (tmp_path / "web" / "go.mod").write_text("module example.com/web\n\ngo 1.21\n", encoding="utf-8")
+    (tmp_path / "web" / "main.go").write_text('''package main
+
+import (
+	"net/http"
+
+	"github.com/gorilla/mux"
+)
+
+func home(w http.ResponseWriter, r *http.Request) {}
+
+func main() {
+	r := mux.NewRouter()
+	r.HandleFunc("/", home).Methods(http.MethodGet)
+	r.PathPrefix("/static/").Handler(http.StripPrefix("/static/", http.FileServer(http.Dir("./static/"))))
+	api := r.PathPrefix("/api").Subrouter()
+	api.HandleFunc("/items", home)
+	http.ListenAndServe(":8080", r)
+}
+''', encoding="utf-8")
+    routes = sorted(line.split(" framework")[0] for line in render(CodeGraph.build(tmp_path)) if line.startswith("R "))
+    assert routes == ["R ANY /api/items", "R ANY /static/**", "R GET /"]
