@@ -389,9 +389,11 @@ class Judge:
 
     def routes(self, key: dict, labels: list[str]) -> tuple[bool, list[str]]:
         def norm(label: str) -> tuple[str, str]:
-            """``METHOD path`` without a deployment's prefix (``/{?}``) or a note in brackets (``(playground)``)."""
+            """``METHOD path`` without a deployment's prefix (``/{?}``) or a note in brackets (``(playground)``);
+            ``/**`` and ``/*`` at the end are one (everything under the prefix)."""
             method, _, path = label.partition(" ")
-            return method.upper(), gold.norm_path(re.sub(r"^(?:/\{\?\})+", "", re.sub(r"\s*\(.*\)$", "", path)))
+            path = gold.norm_path(re.sub(r"^(?:/\{\?\})+", "", re.sub(r"\s*\(.*\)$", "", path)))
+            return method.upper(), re.sub(r"/\*\*$", "/*", path)   # two spellings of "everything under"
 
         got = {norm(label) for label in labels}
         required, allowed = set(), set()

@@ -168,8 +168,10 @@ def read_script(project: ScriptProject, bound: Bound) -> Iterator[Item]:
         if receiver and receiver[0] == "name" and call.name in VERBS and call.args:
             key = project.resolve_var(bound.path, receiver[1])
             if key is not None:
+                inline = facts.extra.get("inline_handlers", {}).get(str(call.line))
+                handler = by_key.get(inline, index) if inline else index   # the handler written in the call
                 for prefix in project.prefixes(key):
-                    yield _item(bound, index, line=call.line, kind="route", flavor="express",
+                    yield _item(bound, handler, line=call.line, kind="route", flavor="express",
                                 http_method=ANY if call.name == "all" else call.name.upper(),
                                 path=join_paths([prefix, folder.fold(call.args[0])]), written=call.args[0])
                 continue

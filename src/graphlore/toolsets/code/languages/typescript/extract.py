@@ -115,6 +115,26 @@ def _jsdoc(node: Node) -> str:
     return doc_comment(node, "comment")
 
 
+#: route registrations whose last argument may be the handler itself (``router.post("/x", auth, (req, res) => ...)``)
+ROUTE_VERBS = frozenset({"get", "post", "put", "patch", "delete", "all", "options", "head"})
+
+
+def _inline_handler(expr: Node) -> tuple[str, Node, int] | None:
+    """``router.post("/x", ..., (req, res) => {...})`` at a module's top level: the handler function, named as the
+    route is registered (``POST /x``), so that its calls are its own and not the whole module's."""
+    if expr.type != "call_expression":
+        return None
+    fn, args = expr.child_by_field_name("function"), expr.child_by_field_name("arguments")
+    if fn is None or fn.type != "member_expression" or args is None or len(args.named_children) < 2:
+        return None
+    verb = text(fn.child_by_field_name("property"))
+    first, last = args.named_children[0], args.named_children[-1]
+    if verb not in ROUTE_VERBS or first.type not in ("string", "template_string") or \
+            last.type not in ("arrow_function", "function_expression", "function"):
+        return None
+    return f"{verb.upper()} {_string_value(first)}", last, expr.start_point[0] + 1
+
+
 def _iife_body(expr: Node) -> Node | None:
     """The body of an immediately invoked function expression, if ``expr`` is one."""
     while expr.type in ("unary_expression", "parenthesized_expression") and expr.named_children:
@@ -170,8 +190,13 @@ class _Extractor(Extractor):
             self.statements(stmt, None)   # a top-level block scoping a browser script's names
         elif t == "expression_statement" and scope is None and stmt.named_children:
             body = _iife_body(stmt.named_children[0])
+            handler = _inline_handler(stmt.named_children[0])
             if body is not None:
                 self.statements(body, None)   # (function () { ... })(): the pre-module module pattern
+            elif handler is not None:
+                name, fn, line = handler
+                self.function(fn, name, None, False, stmt)
+                self.facts.extra.setdefault("inline_handlers", {})[str(line)] = self.symbols[-1].key
             else:
                 self.commonjs_export(stmt.named_children[0])
 
