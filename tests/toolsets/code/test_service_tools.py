@@ -235,4 +235,9 @@ def test_the_service_map_draws_a_gateways_forwards(tmp_path, embedder):
     assert (no_route.source, no_route.target, no_route.labels) == (
         "orders-service", "inventory-service", ["GET /warehouses (no route)"])
     assert "(no_route)" in orders.diagram
+    # a microservice filter takes any name the service goes by: its folder, its Kubernetes Service, its own name
+    by_name = {name: {r.id for r in call_tool(runtime, tree, "find", kind="client",
+                                             filter={"microservice": name}, limit=100).results}
+               for name in ("orders-service", "orders", "orders-api")}
+    assert by_name["orders-service"] and by_name["orders"] == by_name["orders-api"] == by_name["orders-service"]
     runtime.close()
