@@ -215,3 +215,51 @@ func main() {
 ''', encoding="utf-8")
     routes = sorted(line.split(" framework")[0] for line in render(CodeGraph.build(tmp_path)) if line.startswith("R "))
     assert routes == ["R ANY /api/items", "R ANY /static/**", "R GET /"]
+
+
+GO_CLIENT = '''package main
+
+import (
+	"net/http"
+	"os"
+)
+
+type ordersClient struct {
+	baseURL string
+	http    *http.Client
+}
+
+func newOrdersClient() *ordersClient {
+	return &ordersClient{baseURL: "http://" + os.Getenv("ORDERS_ADDR"), http: &http.Client{}}
+}
+
+func (c *ordersClient) get(id string) (*http.Response, error) {
+	return c.http.Get(c.baseURL + "/orders/" + id)
+}
+%s
+func main() {
+	newOrdersClient().get("1")
+}
+'''
+
+
+@pytest.mark.parametrize("other", ["", 'type billing struct{ baseURL string }\n\nvar b = billing{baseURL: "http://billing"}\n'])
+def test_a_go_clients_base_url_from_the_struct_literal_its_constructor_writes(tmp_path, other):
+    """``&ordersClient{baseURL: "http://" + os.Getenv("ORDERS_ADDR")}`` with ORDERS_ADDR from Compose: the client
+    links; when another struct type of the package also sets a ``baseURL`` in a literal, which one ``c.baseURL``
+    is is not known, and the client stays unresolved (never a guessed link)."""
+    for name in ("orders", "web"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "go.mod").write_text(f"module example.com/{name}\n\ngo 1.22\n", encoding="utf-8")
+        (tmp_path / name / "Dockerfile").write_text("FROM golang\n", encoding="utf-8")
+    (tmp_path / "orders" / "main.go").write_text('package main\n\nimport "net/http"\n\nfunc list(w http.ResponseWriter,'
+                                                 ' r *http.Request) {}\n\nfunc main() {\n\thttp.HandleFunc("GET '
+                                                 '/orders/{id}", list)\n}\n', encoding="utf-8")
+    (tmp_path / "web" / "client.go").write_text(GO_CLIENT % other, encoding="utf-8")
+    (tmp_path / "docker-compose.yml").write_text("services:\n  orders:\n    build: ./orders\n  web:\n    build: ./web\n"
+                                                 "    environment:\n      ORDERS_ADDR: orders:8080\n", encoding="utf-8")
+    links = [line for line in render(CodeGraph.build(tmp_path)) if line.startswith("E HTTP_CALLS")]
+    if not other:
+        assert links == ["E HTTP_CALLS client:GET orders /orders/{id} -> route:GET /orders/{id} [cross_service]"]
+    else:
+        assert links == []

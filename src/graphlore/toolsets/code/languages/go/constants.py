@@ -6,7 +6,8 @@ constant: only its initialiser is known, so a ``var`` is folded from what the pa
 
 A function's locals are read as every language's are (`folding.Folder.local`); ``os.Getenv("X")`` is the
 environment variable. A struct field (``fe.addr``) is what the package's functions write into it: directly
-(``svc.addr = v``), or through a pointer handed to a function of the package that writes it
+(``svc.addr = v``), in a struct literal (``&client{addr: v}``, when no other struct type of the package has a
+literal setting a field of that name), or through a pointer handed to a function of the package that writes it
 (``mustMapEnv(&svc.addr, "ADDR")`` with ``*target = os.Getenv(envKey)``), the function's parameters bound to
 the call's arguments."""
 
@@ -37,8 +38,8 @@ class GoValues:
             self.assigned.setdefault(package, set()).update(facts.extra.get("assigned", ()))
             writes = self.writes.setdefault(package, {})
             for owner, table in facts.extra.get("assigns", {}).items():
-                if owner:
-                    for target, entries in table.items():
+                for target, entries in table.items():
+                    if owner or "{}." in target:   # a function's writes; struct literals anywhere
                         writes.setdefault(target.rsplit(".", 1)[-1], []).extend(
                             (facts, owner, target, line, exprs) for line, exprs in entries)
             for sym in facts.symbols:
@@ -100,7 +101,12 @@ class GoFolder(Folder):
         if "." not in name and field not in self.values.assigned.get(self.package, ()):
             return None   # a local of another function is no package variable
         found: list[Folded] = []
-        for facts, owner, target, line, exprs in self.values.writes.get(self.package, {}).get(field, ()):
+        writes = self.values.writes.get(self.package, {}).get(field, ())
+        # struct literals of one type only: a field two types of the package share is not known to be this one
+        literal_types = {target.partition("{}")[0] for _, _, target, _, _ in writes if "{}." in target}
+        for facts, owner, target, line, exprs in writes:
+            if "{}." in target and len(literal_types) > 1:
+                continue
             if target == name or ("." in name and "." in target and not target.startswith("*")):
                 found.append(self._in(facts, Scope(facts, owner, line), exprs))
         if "." in name:
