@@ -58,11 +58,11 @@ from graphlore.errors import (  # noqa: E402
     from_os_error,
 )
 from graphlore.runtime import Runtime  # noqa: E402
-from graphlore.tools import CallContext, Cancelled, Progress, Toolset, ToolSpec  # noqa: E402
+from graphlore.tools import CallContext, Cancelled, Progress, Toolset, ToolSpec, cancellation  # noqa: E402
 from graphlore.toolsets import TOOLSETS, ExtraMissing, load_toolset, select  # noqa: E402
 
-#: The CLI's session for tools that keep per-session state: durable, so it outlives each process.
-CLI_CONTEXT = CallContext(session="cli", durable=True)
+#: The CLI's session for tools that keep per-session state: one across commands (the state is in the store).
+CLI_CONTEXT = CallContext(session="cli")
 
 
 # -- running a tool -------------------------------------------------------------------------------------
@@ -76,9 +76,10 @@ class ProgressReport:
 
     every_s = 5.0
 
-    def __init__(self, label: str, cancel: threading.Event | None = None) -> None:
+    def __init__(self, label: str, cancel: threading.Event | None = None, unit: str = "") -> None:
         self.label = label
         self.cancel = cancel
+        self.unit = unit  # the unit of a report that names none (the tool's progress_unit)
         self.tty = sys.stderr.isatty()
         self._bar: Any = None
         self._phase: tuple[str, int] | None = None
@@ -90,8 +91,8 @@ class ProgressReport:
         self._lock = threading.Lock()
 
     def __call__(self, done: int, total: int, unit: str = "") -> None:
-        if self.cancel is not None and self.cancel.is_set():
-            raise Cancelled
+        self.check()
+        unit = unit or self.unit
         with self._lock:
             phase_ends = self._phase is not None and self._phase != (unit, total)
             if phase_ends and self._state is not None and self._printed:
@@ -105,6 +106,11 @@ class ProgressReport:
                 self._ticker.start()
             if self._due() or (done >= total and self._printed):
                 self._line(done, total, unit)
+
+    def check(self) -> None:
+        """Raise :class:`~graphlore.tools.Cancelled` once Ctrl-C was pressed (between two steps of the work)."""
+        if self.cancel is not None and self.cancel.is_set():
+            raise Cancelled
 
     def _draw(self, done: int, total: int, unit: str, new_phase: bool) -> None:
         if new_phase and self._bar is not None:
@@ -154,13 +160,19 @@ class Stopped(Exception):  # noqa: N818 - what happened, not an error
 def in_worker(work: Callable[[], Any], cancel: threading.Event) -> Any:
     """``work()`` in a thread of its own while this (the main) thread waits: Ctrl-C reaches the main thread at
     once, even while the work is inside a long native call (an embedding batch). On Ctrl-C ``cancel`` is set
-    and the work has :data:`STOP_GRACE_S` to stop at its next progress report; raises :class:`Stopped`
+    and the work has :data:`STOP_GRACE_S` to stop at its next progress report or cancellation check
+    (:func:`graphlore.tools.check_cancelled`); raises :class:`Stopped`
     (its ``line`` empty: the caller says what was kept) either way."""
     box: dict[str, Any] = {}
 
+    def stop_here() -> None:  # graphlore.tools.check_cancelled, between the work's steps (embedding batches)
+        if cancel.is_set():
+            raise Cancelled
+
     def target() -> None:
         try:
-            box["value"] = work()
+            with cancellation(stop_here):
+                box["value"] = work()
         except BaseException as exc:  # noqa: BLE001 - handed to the main thread
             box["error"] = exc
 
@@ -215,9 +227,9 @@ class Kit:
         return self._make_runtime()
 
     @staticmethod
-    def progress(label: str) -> ProgressReport:
+    def progress(label: str, unit: str = "") -> ProgressReport:
         """Progress shown as generated commands show it (the command closes it when done)."""
-        return ProgressReport(label)
+        return ProgressReport(label, unit=unit)
 
     def run(self, name: str, fields: Mapping[str, Any], runtime: Runtime, progress: Progress | None = None,
             words: tuple[RefSpeller, AtSpeller] | None = None) -> Response:
@@ -280,7 +292,7 @@ def tool_command(kit: Kit, spec: ToolSpec) -> click.Command:
             raise
         runtime = kit.runtime()
         cancel = threading.Event()
-        progress = ProgressReport(spec.command, cancel) if spec.progress else None
+        progress = ProgressReport(spec.command, cancel, spec.progress_unit) if spec.progress else None
         try:
             response = in_worker(lambda: kit.run(spec.name, request, runtime, progress, words), cancel)
         except (Stopped, Cancelled):  # the process leaves at once (the work may still use the runtime)

@@ -29,7 +29,7 @@ def _import_command(kit: Any, name: str, fmt: str, what: str) -> click.Command:
     @kit.output
     def command(path: str, library: str | None):
         runtime = kit.runtime()
-        progress = kit.progress(name)
+        progress = kit.progress(name, "passages embedded")
         try:
             response = kit.run("import_skills", {"format": fmt, "path": path, "library": library}, runtime,
                                progress=progress)
