@@ -191,6 +191,15 @@ def test_a_json_option_reads_a_file_given_as_at_file(app, tmp_path):
     assert out.exit_code == 2 and "no file has that name either" in out.stderr
 
 
+def test_declared_examples_end_the_help_and_run(app):
+    """A command's Cli.examples are shown under Examples: in its --help, each on a line of its own, and run."""
+    help_text = invoke(app, "toy", "echo", "-h").stdout
+    assert help_text.rstrip().endswith("Examples:\n  graphlore toy echo hello -n 2 --shout")
+    for line in app.commands["toy"].get_command(None, "echo").examples:
+        out = invoke(app, *shlex.split(line)[1:])
+        assert out.exit_code == 0 and out.stdout == "HELLO\nHELLO\n"
+
+
 # -- mcp-config ----------------------------------------------------------------------------------------------
 
 

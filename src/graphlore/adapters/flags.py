@@ -18,7 +18,8 @@ and future; ``tests/adapters/test_cli.py`` walks the whole command tree to hold 
 - every JSON value may be given as ``@FILE`` (the file's text; ``@-``: standard input);
 - errors name flags, not request fields (:func:`speller`: a message's field references are spelled as this
   command's flags);
-- every command's help ends with ``Examples:`` (:class:`Documented`), commands a test runs.
+- a command's help ends with ``Examples:`` when its :class:`~graphlore.tools.Cli` declares some
+  (:class:`Documented`); a test runs them.
 """
 
 from __future__ import annotations
@@ -264,18 +265,6 @@ def write_examples(formatter: click.HelpFormatter, examples: Sequence[str]) -> N
 
 class Documented(click.Command):
     """A command whose help ends with ``Examples:`` (``examples=``: command lines a test runs)."""
-
-    def __init__(self, *args: Any, examples: Sequence[str] = (), **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.examples = tuple(examples)
-
-    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        super().format_epilog(ctx, formatter)
-        write_examples(formatter, self.examples)
-
-
-class DocumentedGroup(click.Group):
-    """A group whose help ends with ``Examples:``, like :class:`Documented`."""
 
     def __init__(self, *args: Any, examples: Sequence[str] = (), **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
