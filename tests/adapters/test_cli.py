@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -296,3 +297,27 @@ def test_serve_on_a_terminal_says_what_it_is_and_how_to_stop_it(tmp_path):
         os.close(leader)
     assert "MCP server on stdin/stdout" in line and "Ctrl-C to stop" in line
     assert out == ""
+
+
+def test_every_declared_example_runs_against_the_bundled_examples(tmp_path, monkeypatch, embedder):
+    """Every command's Examples: lines run, as shown, from the repository (the bundled examples), in a fresh
+    data folder: the commands that build an index or a graph first, then the rest in the order declared."""
+    from helpers.paths import REPO
+
+    from graphlore.config import Settings
+    from graphlore.runtime import Runtime
+
+    app = build_cli(REGISTRY, make_runtime=lambda: Runtime(Settings(home=tmp_path / "home"), embedder=embedder))
+    from graphlore.adapters.command import attach
+    from graphlore.toolsets import load_toolset
+
+    examples = [line for name in REGISTRY for spec in attach(load_toolset(name, REGISTRY)).on("cli")
+                for line in spec.cli.examples]
+    assert set(examples) == {line for _, command in COMMANDS for line in getattr(command, "examples", ())}
+    assert len(examples) >= 13
+    builds_first = sorted(examples, key=lambda line: not re.search(r" (index|ingest) ", line))
+    monkeypatch.chdir(REPO)
+    for line in builds_first:
+        out = invoke(app, *shlex.split(line)[1:])
+        assert out.exit_code == 0, f"{line}\n{out.output}"
+        assert out.stdout.strip(), line
