@@ -171,7 +171,7 @@ def route_with_tool(runtime: Runtime, library: str, questions: Labelled) -> list
     out = []
     for text, _ in questions:
         found = call(runtime, "search_skills", query=text, library=library)
-        assert found.judge == "calibrated"
+        assert found.judge.kind == "calibrated"
         out.append(source_of[found.skill.skill_id] if found.skill else None)
     return out
 

@@ -31,8 +31,7 @@ class Runtime:
         #: long-running processes (the MCP server) watch folders instead of re-reading every mtime per call
         self.watch_files = watch_files
         self._lock = threading.RLock()
-        self._llm: LLM | None = None
-        self._llm_built = False
+        self._llms: dict[str, LLM | None] = {}
         self._stores: dict[str, tuple[Any, Store]] = {}
         self._states: dict[type, Any] = {}
         self._roots: tuple[Path, ...] | None = None
@@ -49,13 +48,20 @@ class Runtime:
 
     @property
     def llm(self) -> LLM | None:
-        """The configured LLM endpoint (None when none is configured)."""
-        if not self._llm_built:
+        """The configured LLM endpoint for extraction (None when none is configured)."""
+        return self._role_llm("extraction")
+
+    @property
+    def judge_llm(self) -> LLM | None:
+        """The configured LLM endpoint for judging (``judge_llm_*``, else the extraction one; None: none)."""
+        return self._role_llm("judge")
+
+    def _role_llm(self, role: str) -> LLM | None:
+        if role not in self._llms:
             with self._lock:
-                if not self._llm_built:
-                    self._llm = build_llm(self.settings)
-                    self._llm_built = True
-        return self._llm
+                if role not in self._llms:
+                    self._llms[role] = build_llm(self.settings, role)
+        return self._llms[role]
 
     @property
     def roots(self) -> tuple[Path, ...]:

@@ -62,7 +62,7 @@ def test_tools_list_has_strict_schemas(mcp):
 
 def test_create_search_outcome_get(mcp, reset_id):
     found, text = mcp.ok("search_skills", {"query": "I forgot my password and can't sign in"})
-    assert found.skill.skill_id == reset_id and found.judge == "calibrated" and text == render.search_skills(found)
+    assert found.skill.skill_id == reset_id and found.judge.kind == "calibrated" and text == render.search_skills(found)
     assert set(found.skill.model_dump()) == {"skill_id", "title", "confidence", "resolution_md", "conditions",
                                              "template", "low_confidence"}
     assert found.evidence.candidates[0].skill_id == reset_id and "why: " in text

@@ -137,10 +137,14 @@ def test_search_response_has_exactly_the_issue_names():
     assert list(M.CandidateEvidence.model_fields) == ["skill_id", "title", "match", "typical", "rank", "matched",
                                                       "failed_on"]
     evidence = M.RoutingEvidence(candidates=[], margin=0.0, score=0.0, decision="no candidates")
-    none = M.SearchSkillsResponse(skill=None, query="q", search_time_ms=1.5, judge="calibrated", evidence=evidence)
-    assert none.model_dump()["skill"] is None
+    assert list(M.JudgeInfo.model_fields) == ["kind", "fallback"]  # issue 24: what happened when the LLM failed
+    calibrated = M.JudgeInfo(kind="calibrated")
+    none = M.SearchSkillsResponse(skill=None, query="q", search_time_ms=1.5, judge=calibrated, evidence=evidence)
+    assert none.model_dump()["skill"] is None and none.model_dump()["judge"] == {"kind": "calibrated",
+                                                                                 "fallback": None}
     with pytest.raises(ValueError):
-        M.SearchSkillsResponse(skill=None, query="q", search_time_ms=1.5, judge="oracle", evidence=evidence)
+        M.SearchSkillsResponse(skill=None, query="q", search_time_ms=1.5, judge={"kind": "oracle"}, evidence=evidence)
+    assert list(M.SearchSkillsRequest.model_fields) == ["query", "library", "judge"]
 
 
 def test_skill_fields_are_the_issue_fields():

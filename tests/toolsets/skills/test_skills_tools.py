@@ -100,7 +100,7 @@ def test_search_returns_the_skill_and_counts_the_use(runtime):
     reset = create(runtime).skill_id
     create(runtime, REFUND)
     out = run(runtime, "search_skills", query="I can't remember my password")
-    assert out.judge == "calibrated" and out.query == "I can't remember my password" and out.search_time_ms > 0
+    assert out.judge.kind == "calibrated" and out.query == "I can't remember my password" and out.search_time_ms > 0
     assert out.skill.skill_id == reset and out.skill.title == "Reset a password"
     assert out.skill.conditions == RESET["conditions"] and out.skill.confidence == 0.5
     assert "**Confidence:** 0.50 (1 use, 0 confirmed)" in out.skill.resolution_md
@@ -111,7 +111,7 @@ def test_search_returns_the_skill_and_counts_the_use(runtime):
 def test_search_abstains_on_an_unrelated_question_and_counts_nothing(runtime):
     reset = create(runtime).skill_id
     out = run(runtime, "search_skills", query="what is the capital of France")
-    assert out.skill is None and out.judge == "calibrated"
+    assert out.skill is None and out.judge.kind == "calibrated"
     assert run(runtime, "get_skill", skill_id=reset).times_used == 0
 
 

@@ -253,10 +253,19 @@ class SkillUpdate(Request):
 # -- search_skills --------------------------------------------------------------------------------
 
 
+JudgeMode = Literal["auto", "calibrated", "llm"]
+
+
 class SearchSkillsRequest(Request):
     query: str = Field(description="The customer's problem, in their words or yours.",
                        json_schema_extra={"maxLength": MAX_QUERY})  # refused by check_query with its message
     library: Library = DEFAULT_LIBRARY
+    judge: JudgeMode | None = Field(
+        None, description="Who decides: calibrated (the score rule; no LLM call, no sampling round trip), llm (the "
+        "configured endpoint, else this client's model), auto (llm when one is available, else calibrated). "
+        "Default: the server's GRAPHLORE_SKILLS_JUDGE (auto unless set). The calibrated judge decides whenever the "
+        "LLM fails; the answer's judge says so."
+    )
 
 
 class SkillMatch(Response):
@@ -311,15 +320,23 @@ class RoutingEvidence(Response):
     )
 
 
+class JudgeInfo(Response):
+    """Which judge decided, and why the calibrated one did when the LLM was to."""
+
+    kind: Literal["llm", "calibrated"] = Field(description="What decided: an LLM, or the calibrated score rule.")
+    fallback: str | None = Field(
+        None, description="Set when an LLM was to decide and could not (failed after one retry, timed out, answered "
+        "unusably twice, or none is available): what happened. The calibrated judge decided instead."
+    )
+
+
 class SearchSkillsResponse(Response):
     skill: SkillMatch | None = Field(
         description="The one playbook that solves it, or null: resolve from scratch."
     )
     query: str
     search_time_ms: float
-    judge: Literal["llm", "calibrated"] = Field(
-        description="What decided: an LLM, or the calibrated score rule."
-    )
+    judge: JudgeInfo = Field(description="What decided (kind) and, if the LLM could not, what happened (fallback).")
     evidence: RoutingEvidence = Field(description="Why: the candidates, their scores, the margin, the decision.")
 
 

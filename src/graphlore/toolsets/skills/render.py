@@ -45,7 +45,8 @@ def _evidence(r: SearchSkillsResponse) -> list[str]:
 
 
 def search_skills(r: SearchSkillsResponse) -> str:
-    timing = f"judge: {r.judge}, {r.search_time_ms:.1f} ms"
+    fallback = f" (the LLM could not decide: {r.judge.fallback})" if r.judge.fallback else ""
+    timing = f"judge: {r.judge.kind}{fallback}, {r.search_time_ms:.1f} ms"
     if r.skill is None:
         return "\n".join([f"No skill solves this ({timing}): resolve it from scratch, then save what worked with "
                           "create_skill (CLI: graphlore skills create).", "", *_evidence(r)])

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import logging
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -21,7 +22,7 @@ import numpy as np
 from pydantic import ValidationError
 
 from graphlore.contract import format_validation_error, parse_request
-from graphlore.errors import ConfigError, InvalidInput, NotFound
+from graphlore.errors import ConfigError, InvalidInput, NotFound, ProviderError
 from graphlore.roots import ESCAPES, escapes
 from graphlore.runtime import Runtime
 from graphlore.store import Node
@@ -63,6 +64,7 @@ from graphlore.toolsets.skills.models import (
     GetSkillRequest,
     ImportSkillsRequest,
     ImportSkillsResponse,
+    JudgeInfo,
     ListSkillsRequest,
     ListSkillsResponse,
     RecordOutcomeRequest,
@@ -88,6 +90,8 @@ from graphlore.toolsets.skills.models import (
 )
 from graphlore.toolsets.skills.outcomes import apply_outcome, initial_counters, record_use
 from graphlore.toolsets.skills.playbook import parse, render
+
+log = logging.getLogger("graphlore.skills")
 
 
 def _store_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -118,6 +122,20 @@ def _llm_decision(verdict_choice: str | None, found: list[Stored]) -> str:
     return f"the LLM chose {title!r}"
 
 
+def _judge_llm(runtime: Runtime, request: SearchSkillsRequest, context: CallContext | None
+               ) -> tuple[Any, str | None]:
+    """The LLM that judges this search (None: the calibrated judge), and why none when one was asked for.
+    ``auto`` takes the configured judge endpoint, else the client's model; ``calibrated`` never asks one."""
+    mode = request.judge or runtime.settings.skills_judge
+    if mode == "calibrated":
+        return None, None
+    llm = runtime.judge_llm or (context.llm if context is not None else None)
+    if llm is None and mode == "llm":
+        return None, ("judge llm was asked for, but no LLM is configured (GRAPHLORE_JUDGE_LLM_URL / "
+                      "GRAPHLORE_LLM_URL) and the client offers no sampling")
+    return llm, None
+
+
 @_store_errors
 def search_skills(runtime: Runtime, request: SearchSkillsRequest, context: CallContext | None = None
                   ) -> SearchSkillsResponse:
@@ -132,13 +150,21 @@ def search_skills(runtime: Runtime, request: SearchSkillsRequest, context: CallC
     if store is not None:
         vector = runtime.embedder.embed([query])[0]
         found, negatives, verdict = judged(library, store, query, vector)
-    llm = runtime.llm or (context.llm if context is not None else None)
+    llm, fallback = _judge_llm(runtime, request, context)
     picked, decided_by, decision = verdict.skill_id, "calibrated", None
     offered = [s for s in found if not any(x.skill_id == s.skill_id and x.blocked for x in verdict.scored)]
     if offered and llm is not None:
-        chosen = extract.pick(llm, query, [(s.skill_id, s.fields, s.counters) for s in offered])
-        if chosen.decided:
-            picked, decided_by, decision = chosen.choice, "llm", _llm_decision(chosen.choice, offered)
+        try:
+            chosen = extract.pick(llm, query, [(s.skill_id, s.fields, s.counters) for s in offered])
+        except ProviderError as exc:  # an outage never breaks search: the calibrated judge decides
+            fallback = f"the LLM failed ({exc.message})"
+        else:
+            if chosen.decided:
+                picked, decided_by, decision = chosen.choice, "llm", _llm_decision(chosen.choice, offered)
+            else:
+                fallback = chosen.reason
+    if fallback is not None:
+        log.warning("search_skills: the calibrated judge decided: %s", fallback)
     match = None
     if picked is not None:
         stored = next(s for s in found if s.skill_id == picked)
@@ -150,8 +176,8 @@ def search_skills(runtime: Runtime, request: SearchSkillsRequest, context: CallC
                            low_confidence=skill.confidence < LOW_CONFIDENCE)
     why = evidence.build(found, verdict, vector, negatives, picked, decision)
     elapsed = (time.perf_counter() - started) * 1000
-    return SearchSkillsResponse(skill=match, query=request.query, search_time_ms=round(elapsed, 2), judge=decided_by,
-                                evidence=why)
+    return SearchSkillsResponse(skill=match, query=request.query, search_time_ms=round(elapsed, 2),
+                                judge=JudgeInfo(kind=decided_by, fallback=fallback), evidence=why)
 
 
 # -- create_skill -----------------------------------------------------------------------------------
