@@ -440,6 +440,53 @@ def test_a_reimport_does_not_undo_what_agents_changed(runtime, tmp_path):
     assert run(runtime, "get_skill", skill_id=first.skill_ids[0]).problem == "Balance questions."
 
 
+def test_a_changed_file_never_overwrites_an_agents_edit_and_says_what_it_kept(runtime, tmp_path):
+    # issue 24 audit 4: a re-import of a changed file wiped conditions an agent had added, answering updated: 1
+    first = run(runtime, "import_skills", format="intents", path=str(intents_file(tmp_path, ROWS)))
+    balance = first.skill_ids[0]
+    run(runtime, "update_skill", skill_id=balance, skill={
+        "problem": "Balance questions.", "conditions": ["what's my balance", "how much money do I have",
+                                                         "what's left on my account"]})
+    playbook = run(runtime, "get_skill", skill_id=balance).resolution_md.split("## Goal")[1]
+    edited = "# Balance\n\n## Goal" + playbook.replace("### 1. Handle balance", "### 1. Read the balance aloud")
+    run(runtime, "update_skill", skill_id=balance, skill={"resolution_md": edited})
+    changed = intents_file(tmp_path, [("show me my balance", "balance"), *ROWS[1:],
+                                      ("book me a flight", "book_flight")])
+    out = run(runtime, "import_skills", format="intents", path=str(changed))
+    assert (out.created, out.updated, out.unchanged) == (0, 2, 0)
+    [kept] = out.kept_edits
+    assert (kept.skill_id, kept.source, kept.kept, kept.merged) == (balance, "intent:balance", [], ["conditions"])
+    now = run(runtime, "get_skill", skill_id=balance)
+    # the file dropped "what's my balance" and added "show me my balance"; the agent's condition stays
+    assert now.conditions == ["show me my balance", "how much money do I have", "what's left on my account"]
+    assert now.problem == "Balance questions." and "### 1. Read the balance aloud" in now.resolution_md
+    assert "intent:balance" in SPECS["import_skills"].render(out) and "merged conditions" in SPECS[
+        "import_skills"].render(out)
+    flight = run(runtime, "get_skill", skill_id=first.skill_ids[1])  # untouched by agents: the file's version
+    assert flight.conditions[-1] == "book me a flight" and flight.version == 2
+
+
+def test_a_field_both_changed_keeps_the_agents_version_and_reports_it(runtime, tmp_path):
+    first = run(runtime, "import_skills", format="intents", path=str(intents_file(tmp_path, ROWS)))
+    run(runtime, "update_skill", skill_id=first.skill_ids[0], skill={"keywords": ["money"]})
+    path = intents_file(tmp_path, ROWS)
+    text = path.read_text().replace('"balance"', '"account_balance"')  # the file renames the intent
+    path.write_text(text)
+    out = run(runtime, "import_skills", format="intents", path=str(path))
+    assert out.created == 1  # another source: a new skill; the old one keeps what it holds
+    assert run(runtime, "get_skill", skill_id=first.skill_ids[0]).keywords == ["money"]
+    from graphlore.toolsets.skills import reimport
+    base = {"title": "T", "problem": "p", "conditions": ["a"], "keywords": ["k"], "product_area": "x",
+            "issue_type": "other", "resolution_md": "# T\n\n## Goal\nG.\n\n## Steps\n\n### 1. S\n**Do:** D.\n"}
+    mine = {**base, "title": "Mine", "problem": "agent's", "resolution_md": base["resolution_md"].replace("# T", "# Mine")}
+    theirs = {**base, "problem": "file's", "resolution_md": base["resolution_md"].replace("G.", "New goal.")}
+    merged = reimport.merge(base, mine, theirs)
+    assert merged.kept == ["problem"] and merged.fields["problem"] == "agent's" and merged.fields["title"] == "Mine"
+    assert merged.fields["resolution_md"].startswith("# Mine\n") and "New goal." in merged.fields["resolution_md"]
+    unknown = reimport.merge(None, mine, theirs)  # no record of the last import: every difference is the agent's
+    assert unknown.kept == ["title", "problem", "resolution_md"] and unknown.fields["problem"] == "agent's"
+
+
 def test_the_abcd_import_makes_55_valid_skills_once(runtime, shared_data):
     path = shared_data / "abcd" / "guidelines.json"
     out = run(runtime, "import_skills", format="abcd", path=str(path), library="abcd")

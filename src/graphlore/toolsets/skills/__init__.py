@@ -140,7 +140,8 @@ TOOLSET = Toolset(
                 "Start a library from a file on the server's machine: abcd (ABCD's guidelines.json: one playbook "
                 "per subflow, source abcd:<flow>/<subflow>) or intents (labelled examples, JSON lines "
                 '{"text", "intent"} or CSV text,intent: one template skill per intent, source intent:<intent>). '
-                "One transaction; importing the same file again changes nothing."
+                "One transaction; importing the same file again changes nothing, and a changed file never "
+                "overwrites what an agent changed since the last import (kept_edits says what was kept)."
             ),
             request=models.ImportSkillsRequest, response=models.ImportSkillsResponse, run=tools.import_skills,
             render=render.import_skills, read_only=False, progress=True,

@@ -510,6 +510,17 @@ class ImportSkillsRequest(Request):
     library: Library = DEFAULT_LIBRARY
 
 
+class KeptEdit(Response):
+    """A skill an agent changed since the last import, where the file changed too."""
+
+    skill_id: str
+    source: str
+    kept: list[str] = Field(description="Fields where the agent's version was kept: the file's new value was not "
+                            "applied (get_skill shows the skill, skill_history the versions).")
+    merged: list[str] = Field(description="conditions / keywords both changed: the file's items (less those the "
+                              "agent removed) and the agent's added items were all kept.")
+
+
 class ImportSkillsResponse(Response):
     format: Literal["abcd", "intents"]
     path: str
@@ -521,6 +532,10 @@ class ImportSkillsResponse(Response):
     archived: int = Field(ge=0, description="Archived skills of the file's sources, left as they are.")
     embedded_texts: int = Field(ge=0, description="Passages embedded (unchanged ones never are).")
     skill_ids: list[str] = Field(description="The file's skills, in the order of their source.")
+    kept_edits: list[KeptEdit] = Field(
+        default_factory=list, description="Skills an agent changed since the last import whose fields the file "
+        "changed too: a re-import never overwrites an agent's edit; what it kept, per skill."
+    )
 
 
 class ListSkillsRequest(Request):

@@ -151,8 +151,14 @@ def archive_skill(r: ArchiveSkillResponse) -> str:
 
 def import_skills(r: ImportSkillsResponse) -> str:
     archived = f", {r.archived} archived left as they are" if r.archived else ""
-    return (f"imported {r.path} ({r.format}): {r.created} created, {r.updated} updated, {r.unchanged} unchanged"
-            f"{archived}; {r.embedded_texts} text(s) embedded")
+    lines = [f"imported {r.path} ({r.format}): {r.created} created, {r.updated} updated, {r.unchanged} unchanged"
+             f"{archived}; {r.embedded_texts} text(s) embedded"]
+    for k in r.kept_edits:
+        kept = f"kept the agent's {', '.join(k.kept)} (the file's change not applied)" if k.kept else ""
+        merged = f"merged {', '.join(k.merged)} (the file's and the agent's items)" if k.merged else ""
+        lines.append(f"  {k.source} ({k.skill_id}): edited since the last import; "
+                     + "; ".join(x for x in (kept, merged) if x))
+    return "\n".join(lines)
 
 
 def reindex_skills(r: ReindexSkillsResponse) -> str:

@@ -27,7 +27,7 @@ from graphlore.roots import ESCAPES, escapes
 from graphlore.runtime import Runtime
 from graphlore.store import Node
 from graphlore.tools import CallContext, Progress
-from graphlore.toolsets.skills import diff, evidence, extract, imports, judge, learning, routing
+from graphlore.toolsets.skills import diff, evidence, extract, imports, judge, learning, reimport, routing
 from graphlore.toolsets.skills.candidates import RANKING, calibrated, candidates, judged  # noqa: F401 - the bench's
 from graphlore.toolsets.skills.library import (
     ARCHIVED,
@@ -65,6 +65,7 @@ from graphlore.toolsets.skills.models import (
     ImportSkillsRequest,
     ImportSkillsResponse,
     JudgeInfo,
+    KeptEdit,
     ListSkillsRequest,
     ListSkillsResponse,
     RecordOutcomeRequest,
@@ -429,7 +430,8 @@ def checked_imports(skills: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def import_skills(runtime: Runtime, request: ImportSkillsRequest, progress: Progress | None = None
                   ) -> ImportSkillsResponse:
     """Create or update one skill per source of the file (one transaction); the same file again changes
-    nothing (compared by the hash of what the file gave, so later edits by agents are not undone)."""
+    nothing (compared by the hash of what the file gave), and a changed one is merged with what agents changed
+    since (:mod:`reimport`)."""
     skills = _load(runtime, request)
     out = write_imports(SkillLibrary(runtime, request.library), skills, progress)
     return ImportSkillsResponse(format=request.format, path=request.path, **out)
@@ -438,9 +440,11 @@ def import_skills(runtime: Runtime, request: ImportSkillsRequest, progress: Prog
 def write_imports(library: SkillLibrary, skills: list[dict[str, Any]], progress: Progress | None = None
                   ) -> dict[str, Any]:
     """Write checked skill fields with a ``source`` each: new sources are created, changed ones get a new
-    version, archived ones are left as they are; one transaction. Returns the counts, the texts embedded
-    and the skill ids in input order."""
+    version merged with what agents changed since the last import (:mod:`reimport`: an agent's edit is never
+    overwritten), archived ones are left as they are; one transaction. Returns the counts, the texts embedded,
+    the skill ids in input order and the agents' edits kept."""
     created = updated = unchanged = 0
+    kept_edits: list[KeptEdit] = []
     with library.writing() as store:
         existing_ids = library.by_source(store, [s["source"] for s in skills])
         existing = library.read(store, list(existing_ids.values()))
@@ -448,23 +452,35 @@ def write_imports(library: SkillLibrary, skills: list[dict[str, Any]], progress:
         archived = {i for i, old in enumerate(stored) if old is not None and old.node.props.get(ARCHIVED)}
         todo = [i for i, (s, old) in enumerate(zip(skills, stored, strict=True)) if i not in archived and
                 (old is None or old.node.props.get("import_hash") != content_hash(s))]
-        embedded = library.embed([skills[i] for i in todo], [stored[i].node.text_hash if stored[i] else None
-                                                             for i in todo], progress)
+        targets = {}
+        for i in todo:
+            given = {k: skills[i][k] for k in CONTENT}
+            old = stored[i]
+            if old is None:
+                targets[i] = reimport.Merged(given)
+                continue
+            targets[i] = reimport.merge(_last_import(old), old.fields, given)
+            if targets[i].kept or targets[i].merged:
+                kept_edits.append(KeptEdit(skill_id=old.skill_id, source=skills[i]["source"], kept=targets[i].kept,
+                                           merged=targets[i].merged))
+        embedded = library.embed([targets[i].fields for i in todo],
+                                 [stored[i].node.text_hash if stored[i] else None for i in todo], progress)
         writes = []
         stamp = now()
         for i, e in zip(todo, embedded, strict=True):
-            skill, old = skills[i], stored[i]
-            fields = {k: skill[k] for k in CONTENT}
+            skill, old, fields = skills[i], stored[i], targets[i].fields
+            given = {k: skill[k] for k in CONTENT}
+            imported = {"import_hash": content_hash(skill), reimport.IMPORTED: given}
             if old is None:
                 props = {"version": 1, "created_at": stamp, "updated_at": stamp, "source": skill["source"],
-                         "initial": counters_props(initial_counters()), "changes": None,
-                         "import_hash": content_hash(skill)}
+                         "initial": counters_props(initial_counters()), "changes": None, **imported}
                 writes.append(library.rows(new_id(), fields, props, e))
                 created += 1
                 continue
             changes = diff.changes(old.fields, fields)
-            props = {**{k: v for k, v in old.node.props.items() if k not in CONTENT}, "import_hash": content_hash(skill)}
-            if changes.empty:  # the file changed back to what the skill holds: record the hash only
+            props = {**{k: v for k, v in old.node.props.items() if k not in CONTENT}, **imported}
+            if changes.empty:  # nothing the skill holds changes (the file's change was the agent's already, or
+                # was kept out): record what this import gave only
                 writes.append(library.rows(old.skill_id, fields, props, e))
                 unchanged += 1
                 continue
@@ -476,8 +492,16 @@ def write_imports(library: SkillLibrary, skills: list[dict[str, Any]], progress:
     written = {w.node.props["source"]: w.node.id for w in writes}
     texts = sum(len(e.vectors) for e in embedded if e.vectors is not None)
     return {"created": created, "updated": updated, "unchanged": unchanged + len(skills) - len(todo) - len(archived),
-            "archived": len(archived), "embedded_texts": texts, "skill_ids": [written.get(s["source"]) or existing_ids[s["source"]]
-                                                   for s in skills]}
+            "archived": len(archived), "embedded_texts": texts, "kept_edits": kept_edits,
+            "skill_ids": [written.get(s["source"]) or existing_ids[s["source"]] for s in skills]}
+
+
+def _last_import(old: Stored) -> dict[str, Any] | None:
+    """What the last import gave a skill (None: not known; see :mod:`reimport`)."""
+    recorded = old.node.props.get(reimport.IMPORTED)
+    if recorded is not None:
+        return recorded
+    return old.fields if content_hash(old.fields) == old.node.props.get("import_hash") else None
 
 
 @_store_errors
