@@ -48,7 +48,7 @@ def test_create_search_outcome_show_history_ls(env):
     new_md = PLAYBOOK.replace("### 1. Verify the account", "### 1. Find the account")
     updated = cli(env, "update", skill_id, "--skill", json.dumps({"resolution_md": new_md})).output
     assert updated.startswith(f"updated: Reset a password ({skill_id}) is now version 2")
-    assert "steps edited: 1->1. Find the account (action)" in updated
+    assert "step edited: 1->1. Find the account (action)" in updated
     history = cli(env, "history", skill_id).output
     assert "version 1" in history and "(first version)" in history and "version 2" in history
     assert "### 1. Verify the account" in cli(env, "show", skill_id, "--version", "1").output

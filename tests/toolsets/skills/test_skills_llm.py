@@ -116,7 +116,7 @@ def test_an_llm_merge_gets_a_new_version_and_changes_computed_by_diffing(llm_run
     out = run(llm_runtime, "update_skill", skill_id=skill_id, conversation="Customer: the email never came.",
               feedback="Mention the spam folder.")
     assert out.version == 2
-    c = out.changes
+    c = out.change_detail
     assert [(s.number, s.action) for s in c.steps_added] == [(3, "Check the spam folder")]
     assert [(e.old_number, e.new_number, e.fields) for e in c.steps_edited] == [(2, 2, ["say"])]
     assert c.conditions_added == ["the reset email never arrived"] and c.fields_changed == []
@@ -303,7 +303,7 @@ def _through_mcp(portal, target, **options):
         assert found.judge.kind == "llm" and found.skill.skill_id == created.skill_id and "judge: llm" in text
         updated, _ = s.ok("update_skill", {"skill_id": s.ok("search_skills", {"query": "reset my password"})[0]
                                            .skill.skill_id, "conversation": "Customer: no email came."})
-        assert updated.version == 2 and [a.action for a in updated.changes.steps_added] == ["Check the spam folder"]
+        assert updated.version == 2 and [a.action for a in updated.change_detail.steps_added] == ["Check the spam folder"]
 
 
 @pytest.mark.slow  # a real server process

@@ -138,7 +138,10 @@ def test_a_structured_update_makes_a_new_version_and_keeps_the_old(runtime):
               skill={"resolution_md": new_md, "conditions": ["I forgot my password", "password reset please"],
                      "keywords": ["password"]})
     assert out.version == 2 and out.title == "Reset a password"
-    c = out.changes
+    c = out.change_detail
+    assert out.changes == ["step added: 3. Confirm the login", "step edited: 2->2. Email the reset link (action)",
+                           "condition added: password reset please", "condition removed: I can't log in to my account",
+                           "keyword removed: login"]  # the specification's list[str]
     assert [(s.number, s.action) for s in c.steps_added] == [(3, "Confirm the login")]
     assert [(e.old_number, e.new_number, e.action, e.fields) for e in c.steps_edited] == [
         (2, 2, "Email the reset link", ["action"])]
@@ -161,11 +164,11 @@ def test_a_new_title_renames_the_playbook_and_only_changed_passages_are_embedded
     real = runtime.embedder.embed
     monkeypatch.setattr(runtime.embedder, "embed", lambda texts: embedded.extend(texts) or real(texts))
     out = run(runtime, "update_skill", skill_id=skill_id, skill={"product_area": "security"})
-    assert out.version == 2 and out.changes.fields_changed == ["product_area"] and embedded == []
+    assert out.version == 2 and out.change_detail.fields_changed == ["product_area"] and embedded == []
     [same] = store.get_nodes([skill_id], with_vectors=True)
     assert np.array_equal(same.vectors, before.vectors) and same.text_hash == before.text_hash
     out = run(runtime, "update_skill", skill_id=skill_id, skill={"title": "Reset a forgotten password"})
-    assert out.changes.title.old == "Reset a password" and out.changes.title.new == "Reset a forgotten password"
+    assert out.change_detail.title.old == "Reset a password" and out.change_detail.title.new == "Reset a forgotten password"
     assert run(runtime, "get_skill", skill_id=skill_id).resolution_md.startswith("# Reset a forgotten password\n")
     assert embedded[0] == "Reset a forgotten password"  # the title is a passage: embedded again
 
@@ -173,8 +176,16 @@ def test_a_new_title_renames_the_playbook_and_only_changed_passages_are_embedded
 def test_an_update_that_changes_nothing_keeps_the_version(runtime):
     skill_id = create(runtime).skill_id
     out = run(runtime, "update_skill", skill_id=skill_id, skill={"problem": RESET["problem"]})
-    assert out.version == 1 and out.changes.empty
+    assert out.version == 1 and out.changes == [] and out.change_detail.empty
     assert run(runtime, "skill_history", skill_id=skill_id).versions[-1].version == 1
+
+
+def test_an_update_that_only_reorders_conditions_is_a_change(runtime):
+    skill_id = create(runtime).skill_id
+    conditions = list(reversed(RESET["conditions"]))
+    out = run(runtime, "update_skill", skill_id=skill_id, skill={"conditions": conditions})
+    assert out.version == 2 and out.changes == ["condition order changed"]
+    assert run(runtime, "get_skill", skill_id=skill_id).conditions == conditions
 
 
 def test_a_playbook_whose_heading_is_not_the_title_is_refused(runtime):

@@ -7,33 +7,7 @@ playbook that passes :func:`playbook.parse`. Importing the same file twice gives
 the same dicts, so the store can make an import idempotent by comparing them with
 what it holds under each ``source``.
 
-**ABCD** (``guidelines.json`` of asappresearch/abcd: 10 flows, 55 subflows, each a
-list of agent actions ``{type, button, text, subtext}`` and two ``instructions``).
-One skill per subflow, ``source = "abcd:<flow>/<subflow>"`` with the keys spelled
-as in the file. Rules, in order:
-
-- every action becomes one step, headed by its button (``N/A``: by the start of its
-  text; "(optional)" when the guideline marks it so). Cells that only label an
-  action ("Option 2", "Communication", "x") are dropped. Each line of its text and subtext is sorted into Do, Check or Say by
-  :func:`line_role`: lines that speak to the customer (tell, explain, apologise,
-  ask the customer...) are Say, lines that verify (check, confirm, make sure,
-  ``If ...`` branches, and the lines of a ``kb query``) are Check, the rest Do;
-  ``communication`` actions default to Say. Each step with a button also gets a
-  Do naming it, with the system action and its slots from ``ontology.json`` when
-  the button's slug is one of the subflow's actions in ``kb.json``;
-- the first instruction's ``If <condition>, <action>`` sentences become edge
-  cases (both instructions'); its other sentences that describe the customer's
-  situation (not an imperative, not a lead-in ending in ``:``) become the problem
-  and the conditions; an imperative sentence becomes a first "Start" step (one
-  without a full stop is a lead-in to the actions and is dropped);
-- FAQ subflows (first instruction "The main effort is in figuring out which
-  question the customer is asking") list their questions in the second
-  instruction: each becomes a condition. Elsewhere the second instruction is the
-  wrap-up: its sentences become a last "Wrap up" step;
-- ``title`` = ``"<subflow> (<flow>)"``; ``product_area`` = the flow;
-  ``issue_type`` = ``bug`` for Troubleshoot Site, ``how-to`` for the rest;
-  ``keywords`` = flow and subflow (the flow's description is shared by its
-  subflows, so it would not tell them apart).
+**ABCD**: :mod:`abcd` (its rules for guideline text are its own).
 
 **Intents** (JSON lines ``{"text": ..., "intent": ...}`` or a CSV with ``text`` and
 ``intent`` columns): one skill per intent, ``source = "intent:<intent>"``, its
@@ -53,256 +27,29 @@ import csv
 import io
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from graphlore.errors import InvalidInput
-from graphlore.toolsets.skills.playbook import EdgeCase, Playbook, Step, render
+from graphlore.toolsets.skills.playbook import Playbook, Step, render
 
 ABCD_PREFIX = "abcd:"
 INTENT_PREFIX = "intent:"
 TEMPLATE_MARK = "TEMPLATE:"
-FAQ_MARK = "the main effort is in figuring out which question the customer is asking"
-BUG_FLOWS = frozenset({"Troubleshoot Site"})
-
 SkillFields = dict[str, Any]
 
-# -- line roles ---------------------------------------------------------------------------------
-
-_SAY = re.compile(
-    r"\b(tell|let (?:the customer|them) know|let them|explain|instruct|apologi[sz]e|assure|inform|convince|"
-    r"share|say|message the customer|ask (?:the customer|them|for|how|if|what)|asking (?:the customer|for|if)|"
-    r"provide (?:it|a link)|offer (?:them|a|to)|have the customer)\b",
-    re.IGNORECASE,
-)
-_CHECK = re.compile(
-    r"^(?:if|check|confirm|make sure|verify|decide|to confirm|to decide|find out whether|whether)\b",
-    re.IGNORECASE,
-)
-_IMPERATIVE = re.compile(
-    r"^(?:start|help|let|choose|pick|shuffle|keep|follow|please|ask|explain|wrap|share|act|be|remember|"
-    r"make|feel|tell|go|then|as|to|in all)\b",
-    re.IGNORECASE,
-)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-#: Guideline cells that only label an action ("Option 2", "Communication", "Optional Step"), not content.
-_LABEL = re.compile(r"^(?:option \d+|communication|optional step|x)$", re.IGNORECASE)
-_IF_SENTENCE = re.compile(r"^If (?P<condition>.+?)(?:, (?:then )?| (?=it is likely ))(?P<action>.+)$")
 
 
-def _clean(text: str) -> str:
+def clean(text: str) -> str:
+    """``text`` on one line, spaces collapsed, typographic apostrophes plain."""
     return " ".join(text.replace("\u2019", "'").split())
-
-
-def _sentence(text: str) -> str:
-    """``text`` ending in punctuation, so joined lines read as sentences."""
-    return text if text[-1] in ".!?:)'\"" else text + "."
 
 
 def sentences(text: str) -> list[str]:
     """Split a paragraph at sentence ends (., !, ? followed by space)."""
-    return [s for s in (_clean(p) for p in _SENTENCE_END.split(_clean(text))) if s]
-
-
-def line_role(line: str, default: str) -> str:
-    """``Say``, ``Check`` or ``Do`` for one guideline line (``default`` when no rule applies).
-
-    Verification comes first (an ``If`` branch that tells the customer something
-    is still a condition to check), then customer-facing speech; "Ask the Oracle"
-    is a system query, not speech.
-    """
-    if _CHECK.match(line):
-        return "Check"
-    spoken = _SAY.search(line.replace("Ask the Oracle", "").replace("Asking the Oracle", ""))
-    if spoken:
-        return "Say"
-    return default
-
-
-def _join(parts: Iterable[str]) -> str | None:
-    joined = " ".join(_sentence(p) for p in parts)
-    return joined or None
-
-
-def _step(action: str, lines: Iterable[tuple[str, str]], lead: str | None = None) -> Step:
-    fields: dict[str, list[str]] = {"Do": [lead] if lead else [], "Check": [], "Say": []}
-    for role, line in lines:
-        fields[role].append(line)
-    return Step(action, do=_join(fields["Do"]), check=_join(fields["Check"]), say=_join(fields["Say"]))
-
-
-# -- ABCD ---------------------------------------------------------------------------------------
-
-
-def _slug(text: str, sep: str = "-") -> str:
-    return sep.join(re.findall(r"[a-z0-9]+", text.lower()))
-
-
-def _ontology_keys(guidelines: Mapping[str, Any], ontology: Mapping[str, Any]) -> dict[tuple[str, str], str]:
-    """(flow, subflow) of the guidelines → the ontology's subflow key (same flows, same order)."""
-    keys: dict[tuple[str, str], str] = {}
-    subflows = ontology["intents"]["subflows"]
-    for flow, body in guidelines.items():
-        names = list(body["subflows"])
-        listed = subflows.get(_slug(flow, "_"))
-        if listed is None or len(listed) != len(names):
-            number = list(guidelines).index(flow) + 1
-            raise InvalidInput(f"ontology.json does not list the {len(names)} subflows of flow number {number} "
-                               "of guidelines.json")
-        keys.update({(flow, name): key for name, key in zip(names, listed, strict=True)})
-    return keys
-
-
-def _action_note(button: str, allowed: list[str], slots: Mapping[str, list[str]]) -> str:
-    """``[Button]``, plus its system action and slots when the subflow's kb sequence names it."""
-    slug = _slug(button)
-    action = next((a for a in allowed if a == slug), None) or next(
-        (a for a in allowed if slug.startswith(a + "-") or a.startswith(slug + "-")), None
-    )
-    if action is None:
-        return f"Use [{button}]."
-    fields = slots.get(action, [])
-    return f"Use [{button}] (action {action}" + (f": {', '.join(fields)})." if fields else ").")
-
-
-def _abcd_steps(
-    actions: list[Mapping[str, Any]], allowed: list[str], slots: Mapping[str, list[str]]
-) -> list[Step]:
-    steps = []
-    for action in actions:
-        kind, button = action["type"], _clean(action["button"])
-        cells = [_clean(action["text"]), *(_clean(s) for s in action["subtext"])]
-        lines = [line for line in cells if line and not _LABEL.match(line)]  # "x" marks an empty cell
-        optional = " (optional)" if any(line.lower() == "optional step" for line in cells) else ""
-        default = {"communication": "Say", "kb query": "Check"}.get(kind, "Do")
-        # One role per line, not per sentence: a subtext line is one list item, and splitting it would
-        # scatter its parts ("Gift card - ... ask for their address. Enter it in the next step.").
-        roles = [(line_role(line, default), line) for line in lines]
-        if button in ("N/A", ""):
-            heading = _heading(lines[0]) if lines else "Talk to the customer"
-            steps.append(_step(heading + optional, roles))
-        else:
-            steps.append(_step(button + optional, roles, lead=_action_note(button, allowed, slots)))
-    return steps
-
-
-def _heading(line: str, limit: int = 60) -> str:
-    first = sentences(line)[0].rstrip(".:")
-    if len(first) <= limit:
-        return first
-    return first[:limit].rsplit(" ", 1)[0] + "..."
-
-
-def _edge_case(sentence: str) -> EdgeCase | None:
-    match = _IF_SENTENCE.match(sentence)
-    if not match:
-        return None
-    action = match.group("action").rstrip(".")
-    return EdgeCase(match.group("condition").strip(), action[0].upper() + action[1:])
-
-
-def abcd_skill(
-    flow: str,
-    subflow: str,
-    body: Mapping[str, Any],
-    description: str,
-    allowed: list[str],
-    slots: Mapping[str, list[str]],
-) -> SkillFields:
-    """The skill fields of one ABCD subflow (see the module docstring for the rules)."""
-    first, *rest = body["instructions"]
-    closing = " ".join(rest)
-    faq = FAQ_MARK in _clean(first).lower()
-    situation, start, edges = [], [], []
-    for sentence in sentences(first):
-        edge = _edge_case(sentence)
-        if edge:
-            edges.append(edge)
-        elif _IMPERATIVE.match(sentence):
-            if sentence[-1] in ".!?":
-                start.append(sentence)
-            # else a lead-in to the actions below ("To get their username, you must"): dropped
-        elif sentence.endswith(":"):
-            continue  # a lead-in to the actions below
-        else:
-            situation.append(sentence)
-    steps = _abcd_steps(body["actions"], allowed, slots)
-    if start:
-        steps.insert(0, _step("Start", [(line_role(s, "Do"), s) for s in start]))
-    if faq:
-        questions = [q for q in (_clean(q) for q in re.split(r",\s+", closing)) if q]
-        conditions = [q[0].upper() + q[1:] for q in questions]
-        situation = [f"The customer asks a {subflow} question: {', '.join(questions)}."]
-    else:
-        wrap = []
-        for sentence in sentences(closing):
-            edge = _edge_case(sentence)
-            if edge:
-                edges.append(edge)
-            else:
-                wrap.append((line_role(sentence, "Do"), sentence))
-        if wrap:
-            steps.append(_step("Wrap up", wrap))
-        conditions = list(situation)
-    problem = " ".join(situation) or f"The customer asks about {subflow.lower()} ({description})."
-    if not conditions:
-        conditions = [problem]
-    title = f"{subflow} ({flow})"
-    playbook = Playbook(
-        title=title,
-        goal=f"Resolve the customer's {flow.lower()} request: {subflow.lower()}.",
-        steps=tuple(steps),
-        edge_cases=tuple(edges),
-    )
-    return {
-        "title": title,
-        "problem": problem,
-        "resolution_md": render(playbook),
-        "conditions": conditions,
-        "keywords": [flow.lower(), subflow.lower()],
-        "product_area": flow,
-        "issue_type": "bug" if flow in BUG_FLOWS else "how-to",
-        "source": f"{ABCD_PREFIX}{flow}/{subflow}",
-    }
-
-
-def abcd_skills(
-    guidelines: Mapping[str, Any], kb: Mapping[str, list[str]], ontology: Mapping[str, Any]
-) -> list[SkillFields]:
-    """One skill per subflow of ABCD's ``guidelines.json`` (with its ``kb.json`` and ``ontology.json``)."""
-    keys = _ontology_keys(guidelines, ontology)
-    slots: dict[str, list[str]] = {}
-    for group in ontology["actions"].values():
-        slots.update(group)
-    skills = []
-    for flow, flow_body in guidelines.items():
-        for subflow, body in flow_body["subflows"].items():
-            allowed = kb.get(keys[(flow, subflow)], [])
-            skills.append(abcd_skill(flow, subflow, body, flow_body["description"], allowed, slots))
-    return sorted(skills, key=lambda s: s["source"])
-
-
-def load_abcd(guidelines_path: Path) -> list[SkillFields]:
-    """:func:`abcd_skills` from ``guidelines.json`` and the ``kb.json``/``ontology.json`` next to it."""
-    folder = guidelines_path.parent
-    missing = [name for name in ("kb.json", "ontology.json") if not (folder / name).is_file()]
-    if missing:
-        raise InvalidInput(
-            f"{', '.join(missing)} must sit next to {guidelines_path} (they come with ABCD's data)"
-        )
-    guidelines, kb, ontology = (read_json(path) for path in (guidelines_path, folder / "kb.json",
-                                                               folder / "ontology.json"))
-    try:
-        return abcd_skills(guidelines, kb, ontology)
-    except KeyError as exc:
-        raise InvalidInput(f"{guidelines_path.name} (with kb.json and ontology.json) is not ABCD's data: missing "
-                           f"the key {exc.args[0]!r} of its layout (flows -> subflows -> actions and "
-                           "instructions)") from exc
-    except (TypeError, AttributeError, ValueError) as exc:  # a value of another type, an empty list
-        raise InvalidInput(f"{guidelines_path.name} (with kb.json and ontology.json) is not ABCD's data: a value "
-                           "has the wrong type or is empty (the layout: flows -> subflows -> actions and "
-                           "instructions)") from exc
+    return [s for s in (clean(p) for p in _SENTENCE_END.split(clean(text))) if s]
 
 
 def read_text(path: Path) -> str:
@@ -370,7 +117,7 @@ def _intent_row(record: Any, where: str) -> tuple[str, str]:
         raise InvalidInput(f"{where}: 'text' must be a non-empty string")
     if not isinstance(intent, str) or not intent.strip():
         raise InvalidInput(f"{where}: 'intent' must be a non-empty string")
-    return _clean(text), intent.strip()
+    return clean(text), intent.strip()
 
 
 def intent_title(intent: str) -> str:
@@ -387,7 +134,7 @@ def intent_skills(rows: Iterable[tuple[str, str]]) -> list[SkillFields]:
     """
     examples: dict[str, dict[str, None]] = {}
     for text, intent in rows:
-        examples.setdefault(intent.strip(), {})[_clean(text)] = None
+        examples.setdefault(intent.strip(), {})[clean(text)] = None
     skills = []
     for intent in sorted(examples):
         title = intent_title(intent)

@@ -380,6 +380,8 @@ class CreateSkillResponse(Response):
     title: str
     skill: Skill
     created: bool = Field(description="false: a near-duplicate existed and is returned instead.")
+    warnings: list[str] = Field(default_factory=list, description="What the playbook may get wrong (never a "
+                                "refusal): filler Goal, text for annotators, invented data, a dangling condition.")
 
 
 class TitleChange(Response):
@@ -415,7 +417,7 @@ class SkillChanges(Response):
     fields_changed: list[str] = Field(
         default_factory=list,
         description="Other changes: problem, goal, prerequisites, edge_cases, escalation, product_area, "
-        "issue_type, step_order.",
+        "issue_type, step_order, condition_order.",
     )
 
     @property
@@ -446,8 +448,11 @@ class UpdateSkillRequest(Request):
 class UpdateSkillResponse(Response):
     skill_id: str
     title: str
-    changes: SkillChanges
+    changes: list[str] = Field(description="What changed, one line per change (empty: nothing; the version stays).")
+    change_detail: SkillChanges = Field(description="The same, structured (steps by number, fields by name).")
     version: int = Field(ge=1)
+    warnings: list[str] = Field(default_factory=list, description="What the new playbook may get wrong (never a "
+                                "refusal): filler Goal, text for annotators, invented data, a dangling condition.")
 
 
 # -- record_outcome / get_skill -------------------------------------------------------------------
@@ -532,6 +537,10 @@ class ImportSkillsResponse(Response):
     archived: int = Field(ge=0, description="Archived skills of the file's sources, left as they are.")
     embedded_texts: int = Field(ge=0, description="Passages embedded (unchanged ones never are).")
     skill_ids: list[str] = Field(description="The file's skills, in the order of their source.")
+    warnings: dict[str, int] = Field(
+        default_factory=dict, description="How many of the file's playbooks have each playbook warning (template_goal, "
+        "filler_goal, annotator_text, invented_data, dangling_condition); 0s included."
+    )
     kept_edits: list[KeptEdit] = Field(
         default_factory=list, description="Skills an agent changed since the last import whose fields the file "
         "changed too: a re-import never overwrites an agent's edit; what it kept, per skill."

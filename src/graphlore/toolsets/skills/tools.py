@@ -27,7 +27,18 @@ from graphlore.roots import ESCAPES, escapes
 from graphlore.runtime import Runtime
 from graphlore.store import Node
 from graphlore.tools import CallContext, Progress
-from graphlore.toolsets.skills import diff, evidence, extract, imports, judge, learning, reimport, routing
+from graphlore.toolsets.skills import (
+    abcd,
+    diff,
+    evidence,
+    extract,
+    imports,
+    judge,
+    learning,
+    quality,
+    reimport,
+    routing,
+)
 from graphlore.toolsets.skills.candidates import RANKING, calibrated, candidates, judged  # noqa: F401 - the bench's
 from graphlore.toolsets.skills.library import (
     ARCHIVED,
@@ -208,7 +219,8 @@ def create_skill(runtime: Runtime, request: CreateSkillRequest, context: CallCon
         if existing is not None:
             [stored] = library.read(store, [existing]).values()
             skill = stored.skill()
-            return CreateSkillResponse(skill_id=skill.skill_id, title=skill.title, skill=skill, created=False)
+            return CreateSkillResponse(skill_id=skill.skill_id, title=skill.title, skill=skill, created=False,
+                                       warnings=_warnings(skill.resolution_md))
         skill_id, stamp = new_id(), now()
         counters = initial_counters(request.resolution_confirmed)
         props = {"version": 1, "created_at": stamp, "updated_at": stamp, "source": None,
@@ -216,7 +228,13 @@ def create_skill(runtime: Runtime, request: CreateSkillRequest, context: CallCon
         write = library.rows(skill_id, fields, props, embedded)
         library.commit(store, [write])
     skill = to_skill(skill_id, fields, props, counters)
-    return CreateSkillResponse(skill_id=skill_id, title=skill.title, skill=skill, created=True)
+    return CreateSkillResponse(skill_id=skill_id, title=skill.title, skill=skill, created=True,
+                               warnings=_warnings(fields["resolution_md"]))
+
+
+def _warnings(resolution_md: str) -> list[str]:
+    """What a valid playbook may still get wrong (:mod:`quality`)."""
+    return [str(w) for w in quality.check(parse(resolution_md))]
 
 
 # -- update_skill -----------------------------------------------------------------------------------
@@ -253,9 +271,10 @@ def update_skill(runtime: Runtime, request: UpdateSkillRequest, context: CallCon
     else:
         new = _structured(seen.fields, request)
     changes = diff.changes(seen.fields, new)
+    warnings = _warnings(new["resolution_md"])
     if changes.empty:
-        return UpdateSkillResponse(skill_id=seen.skill_id, title=seen.fields["title"], changes=changes,
-                                   version=seen.version)
+        return UpdateSkillResponse(skill_id=seen.skill_id, title=seen.fields["title"], changes=[],
+                                   change_detail=changes, version=seen.version, warnings=warnings)
     with library.writing() as store:
         [current] = library.read(store, [seen.skill_id]).values() or [None]
         if current is None or current.version != seen.version:
@@ -267,8 +286,8 @@ def update_skill(runtime: Runtime, request: UpdateSkillRequest, context: CallCon
                  "updated_at": now(), "changes": changes.model_dump(mode="json")}
         with store.atomic():
             library.commit(store, [library.rows(current.skill_id, new, props, embedded, previous=current)])
-    return UpdateSkillResponse(skill_id=current.skill_id, title=new["title"], changes=changes,
-                               version=current.version + 1)
+    return UpdateSkillResponse(skill_id=current.skill_id, title=new["title"], changes=diff.describe(changes),
+                               change_detail=changes, version=current.version + 1, warnings=warnings)
 
 
 # -- record_outcome, get_skill, list_skills, skill_history ------------------------------------------------
@@ -402,7 +421,7 @@ def _load(runtime: Runtime, request: ImportSkillsRequest) -> list[dict[str, Any]
             if escapes(path.parent / name, runtime.roots):
                 raise InvalidInput(f"{name} next to {path} {ESCAPES}")
     try:
-        skills = imports.load_abcd(path) if request.format == "abcd" else imports.load_intents(path)
+        skills = abcd.load_abcd(path) if request.format == "abcd" else imports.load_intents(path)
     except OSError as exc:
         raise InvalidInput(f"cannot read {exc.filename or path}: {exc.strerror or type(exc).__name__}") from exc
     return checked_imports(skills)
@@ -434,7 +453,8 @@ def import_skills(runtime: Runtime, request: ImportSkillsRequest, progress: Prog
     since (:mod:`reimport`)."""
     skills = _load(runtime, request)
     out = write_imports(SkillLibrary(runtime, request.library), skills, progress)
-    return ImportSkillsResponse(format=request.format, path=request.path, **out)
+    warnings = quality.counts([parse(s["resolution_md"]) for s in skills])
+    return ImportSkillsResponse(format=request.format, path=request.path, warnings=warnings, **out)
 
 
 def write_imports(library: SkillLibrary, skills: list[dict[str, Any]], progress: Progress | None = None
