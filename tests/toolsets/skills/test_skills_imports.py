@@ -270,7 +270,7 @@ def test_intents_from_csv():
         ('{"text": "a"}\n', "jsonl", "line 1: 'intent' must be a non-empty string"),
         ('{"text": "  ", "intent": "x"}\n', "jsonl", "line 1: 'text' must be a non-empty string"),
         ('["a", "x"]\n', "jsonl", "line 1: expected an object"),
-        ("utterance,label\na,b\n", "csv", "needs the columns text,intent"),
+        ("utterance,label\na,b\n", "csv", "needs the columns text and intent / category / label"),
         ("text,intent\na,\n", "csv", "row 2: 'intent'"),
         ("\n\n", "jsonl", "has no rows"),
         ("", "xml", "valid: jsonl, csv"),
@@ -279,6 +279,25 @@ def test_intents_from_csv():
 def test_bad_intent_files_are_refused_with_the_line(text, fmt, message):
     with pytest.raises(InvalidInput, match=re.escape(message)):
         read_intent_rows(text, fmt)
+
+
+def test_the_label_column_may_be_category_or_label_or_named_by_the_caller():
+    # issue 24 audit 6: BANKING77's train.csv is text,category
+    expected = [("intent:card_arrival", ["where is my card"])]
+    for header in ("text,category", "text,label", "text,intent"):
+        rows = read_intent_rows(f"{header}\nwhere is my card,card_arrival\n", "csv")
+        assert [(s["source"], s["conditions"]) for s in intent_skills(rows)] == expected
+    rows = read_intent_rows("utterance,topic\nwhere is my card,card_arrival\n", "csv", "utterance", "topic")
+    assert [(s["source"], s["conditions"]) for s in intent_skills(rows)] == expected
+    rows = read_intent_rows('{"q": "where is my card", "label": "card_arrival"}\n', "jsonl", text_column="q")
+    assert [(s["source"], s["conditions"]) for s in intent_skills(rows)] == expected
+    with pytest.raises(InvalidInput, match="needs the columns text and topic.*--intent-column"):
+        read_intent_rows("text,label\na,b\n", "csv", intent_column="topic")
+
+
+def test_banking77_imports_as_it_comes(shared_data):
+    skills = load_intents(shared_data / "banking77" / "train.csv")
+    assert len(skills) == 77 and "intent:card_arrival" in {s["source"] for s in skills}
 
 
 def test_intent_files_are_read_by_extension(tmp_path):

@@ -10,7 +10,7 @@ what it holds under each ``source``.
 **ABCD**: :mod:`abcd` (its rules for guideline text are its own).
 
 **Intents** (JSON lines ``{"text": ..., "intent": ...}`` or a CSV with ``text`` and
-``intent`` columns): one skill per intent, ``source = "intent:<intent>"``, its
+``intent`` columns; ``category`` or ``label`` for ``intent`` too, or columns named by the caller): one skill per intent, ``source = "intent:<intent>"``, its
 distinct examples (in file order) as ``conditions``, ``title`` from the label
 (``book_flight`` → ``Book flight``), and a template playbook: one Do step naming
 the intent, its Goal starting with :data:`TEMPLATE_MARK` so a reader (and
@@ -74,11 +74,29 @@ def read_json(path: Path) -> Any:
 # -- intents ------------------------------------------------------------------------------------
 
 
-def read_intent_rows(text: str, fmt: str) -> list[tuple[str, str]]:
+#: Column (or key) names an intents file's label may have, in the order they are looked for.
+INTENT_COLUMNS = ("intent", "category", "label")
+TEXT_COLUMN = "text"
+_NAME_THEM = "name them with text_column / intent_column (CLI: --text-column / --intent-column)"
+
+
+def _columns(names: Iterable[str], text_column: str | None, intent_column: str | None) -> tuple[str, str] | None:
+    """(text column, intent column) among ``names``: the given ones, else ``text`` and the first of
+    :data:`INTENT_COLUMNS`; None when one is missing."""
+    present = set(names)
+    text = text_column or TEXT_COLUMN
+    intent = intent_column or next((c for c in INTENT_COLUMNS if c in present), INTENT_COLUMNS[0])
+    return (text, intent) if {text, intent} <= present else None
+
+
+def read_intent_rows(text: str, fmt: str, text_column: str | None = None, intent_column: str | None = None
+                     ) -> list[tuple[str, str]]:
     """(text, intent) rows of a JSON-lines (``fmt="jsonl"``) or CSV (``fmt="csv"``) file's content.
 
-    A bad row is an error naming its line (JSON lines) or row (CSV) and what is
-    missing; blank JSON lines are skipped.
+    The example is in ``text_column`` (default ``text``), its label in ``intent_column`` (default: the
+    first of ``intent``, ``category``, ``label`` the file has; BANKING77's CSV is ``text,category``). A bad
+    row is an error naming its line (JSON lines) or row (CSV) and what is missing; blank JSON lines are
+    skipped.
     """
     rows: list[tuple[str, str]] = []
     if fmt == "jsonl":
@@ -91,15 +109,20 @@ def read_intent_rows(text: str, fmt: str) -> list[tuple[str, str]]:
                 raise InvalidInput(
                     f'line {number}: not JSON ({exc.msg}); each line is {{"text": ..., "intent": ...}}'
                 ) from exc
-            rows.append(_intent_row(record, f"line {number}"))
+            names = _columns(record, text_column, intent_column) if isinstance(record, dict) else None
+            rows.append(_intent_row(record, f"line {number}", names or (text_column or TEXT_COLUMN,
+                                                                         intent_column or INTENT_COLUMNS[0])))
     elif fmt == "csv":
         reader = csv.DictReader(io.StringIO(text))
         try:
-            if not reader.fieldnames or not {"text", "intent"} <= set(reader.fieldnames):
-                raise InvalidInput("a CSV of intents needs the columns text,intent: its first row names them, "
-                                   f"and this one's first row has {len(reader.fieldnames or [])} other column(s)")
+            names = _columns(reader.fieldnames or [], text_column, intent_column)
+            if names is None:
+                wanted = (f"the columns {text_column or TEXT_COLUMN} and "
+                          + (intent_column or " / ".join(INTENT_COLUMNS)))
+                raise InvalidInput(f"a CSV of intents needs {wanted}: its first row names them, and this one's "
+                                   f"first row has {len(reader.fieldnames or [])} other column(s); {_NAME_THEM}")
             for number, record in enumerate(reader, start=2):
-                rows.append(_intent_row(record, f"row {number}"))
+                rows.append(_intent_row(record, f"row {number}", names))
         except csv.Error as exc:  # e.g. a field past the csv module's size limit
             raise InvalidInput(f"row {reader.line_num}: not CSV ({exc})") from exc
     else:
@@ -109,14 +132,16 @@ def read_intent_rows(text: str, fmt: str) -> list[tuple[str, str]]:
     return rows
 
 
-def _intent_row(record: Any, where: str) -> tuple[str, str]:
+def _intent_row(record: Any, where: str, names: tuple[str, str]) -> tuple[str, str]:
+    text_name, intent_name = names
     if not isinstance(record, dict):
-        raise InvalidInput(f"{where}: expected an object with text and intent, got {type(record).__name__}")
-    text, intent = record.get("text"), record.get("intent")
+        raise InvalidInput(f"{where}: expected an object with {text_name} and {intent_name}, got "
+                           f"{type(record).__name__}")
+    text, intent = record.get(text_name), record.get(intent_name)
     if not isinstance(text, str) or not text.strip():
-        raise InvalidInput(f"{where}: 'text' must be a non-empty string")
+        raise InvalidInput(f"{where}: {text_name!r} must be a non-empty string")
     if not isinstance(intent, str) or not intent.strip():
-        raise InvalidInput(f"{where}: 'intent' must be a non-empty string")
+        raise InvalidInput(f"{where}: {intent_name!r} must be a non-empty string")
     return clean(text), intent.strip()
 
 
@@ -158,15 +183,17 @@ def intent_skills(rows: Iterable[tuple[str, str]]) -> list[SkillFields]:
     return skills
 
 
-def load_intents(path: Path) -> list[SkillFields]:
-    """:func:`intent_skills` of a ``.jsonl``/``.json`` (JSON lines) or ``.csv`` file."""
+def load_intents(path: Path, text_column: str | None = None, intent_column: str | None = None
+                 ) -> list[SkillFields]:
+    """:func:`intent_skills` of a ``.jsonl``/``.json`` (JSON lines) or ``.csv`` file (columns: see
+    :func:`read_intent_rows`)."""
     suffix = path.suffix.lower()
     fmt = {".jsonl": "jsonl", ".json": "jsonl", ".ndjson": "jsonl", ".csv": "csv"}.get(suffix)
     if fmt is None:
         raise InvalidInput(
             f"cannot tell the format of {path.name}: use .jsonl (JSON lines) or .csv (text,intent)"
         )
-    return intent_skills(read_intent_rows(read_text(path), fmt))
+    return intent_skills(read_intent_rows(read_text(path), fmt, text_column, intent_column))
 
 
 def is_template(resolution_md: str) -> bool:

@@ -513,6 +513,18 @@ class ImportSkillsRequest(Request):
     path: Annotated[Text, LocalPath("file")] = Field(max_length=4096, description="The file to import, on the "
                                                     "server's machine.")
     library: Library = DEFAULT_LIBRARY
+    text_column: Annotated[str, Field(min_length=1, max_length=200)] | None = Field(
+        None, description="intents: the column (CSV) or key (JSON lines) of the example text; default text.")
+    intent_column: Annotated[str, Field(min_length=1, max_length=200)] | None = Field(
+        None, description="intents: the column or key of the label; default the first of intent, category, label "
+        "the file has (BANKING77's train.csv is text,category).")
+
+    @model_validator(mode="after")
+    def _columns_for_intents(self) -> ImportSkillsRequest:
+        given = [name for name in ("text_column", "intent_column") if getattr(self, name) is not None]
+        if given and self.format != "intents":
+            raise ValueError(f"{' and '.join(given)} go with format intents; ABCD's files have a fixed layout")
+        return self
 
 
 class KeptEdit(Response):

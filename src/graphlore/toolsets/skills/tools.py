@@ -421,7 +421,8 @@ def _load(runtime: Runtime, request: ImportSkillsRequest) -> list[dict[str, Any]
             if escapes(path.parent / name, runtime.roots):
                 raise InvalidInput(f"{name} next to {path} {ESCAPES}")
     try:
-        skills = abcd.load_abcd(path) if request.format == "abcd" else imports.load_intents(path)
+        skills = (abcd.load_abcd(path) if request.format == "abcd" else
+                  imports.load_intents(path, request.text_column, request.intent_column))
     except OSError as exc:
         raise InvalidInput(f"cannot read {exc.filename or path}: {exc.strerror or type(exc).__name__}") from exc
     return checked_imports(skills)
