@@ -20,7 +20,8 @@ ENV_PREFIX = "GRAPHLORE_"
 EMBEDDER_KINDS = ("onnx", "openai")
 #: Which judge ``search_skills`` uses: the calibrated score rule, the LLM, or the LLM when one is available.
 SKILLS_JUDGES = ("auto", "calibrated", "llm")
-_NUMBERS = {"embed_threads": int, "embed_batch_size": int, "llm_timeout": float, "judge_llm_timeout": float}
+_NUMBERS = {"embed_threads": int, "embed_batch_size": int, "llm_timeout": float, "judge_llm_timeout": float,
+            "lock_timeout": float}
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,8 @@ class Settings:
     judge_llm_timeout: float = 10.0
     #: auto (the LLM when one is configured or the client offers sampling), calibrated, or llm
     skills_judge: str = "auto"
+    #: seconds a skills write waits for another writer's lock before it fails with store_busy
+    lock_timeout: float = 30.0
     #: empty: the embedded SQLite store under ``home``; ``postgresql://...``: PostgreSQL with pgvector
     database_url: str = ""
     #: HTTP server: every request must carry ``Authorization: Bearer <auth_token>``; required off loopback
@@ -72,8 +75,9 @@ class Settings:
         if self.skills_judge not in SKILLS_JUDGES:
             raise ConfigError(f"skills_judge must be one of {', '.join(SKILLS_JUDGES)}, got {self.skills_judge!r} "
                               f"(set {ENV_PREFIX}SKILLS_JUDGE or 'skills_judge' in config.toml)")
-        if not (self.llm_timeout > 0 and self.judge_llm_timeout > 0):
-            raise ConfigError("llm_timeout and judge_llm_timeout must be positive numbers of seconds")
+        if not (self.llm_timeout > 0 and self.judge_llm_timeout > 0 and self.lock_timeout >= 0):
+            raise ConfigError("llm_timeout and judge_llm_timeout must be positive numbers of seconds, lock_timeout "
+                              "at least 0")
 
     @classmethod
     def load(cls, env: dict[str, str] | None = None, **overrides: Any) -> Settings:

@@ -111,9 +111,10 @@ class Runtime:
                 cached[1].close()
             factory.drop_store(self.settings, namespace)
 
-    def lock(self, namespace: str, key: str) -> AbstractContextManager[None]:
-        """A named lock on ``namespace`` across processes (see :func:`factory.namespace_lock`)."""
-        return factory.namespace_lock(self.settings, namespace, key)
+    def lock(self, namespace: str, key: str, timeout: float | None = None) -> AbstractContextManager[None]:
+        """A named lock on ``namespace`` across processes, waited for ``timeout`` seconds at most (None: as long
+        as it takes; see :func:`factory.namespace_lock`)."""
+        return factory.namespace_lock(self.settings, namespace, key, timeout)
 
     def close(self) -> None:
         """Close every store, every state with a ``close()`` and the backend's connection pool."""

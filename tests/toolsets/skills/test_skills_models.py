@@ -69,7 +69,7 @@ def test_the_deltas_are_the_specification():
 )
 def test_each_outcome_from_a_new_skill(outcome, confidence, confirmed):
     after = apply_outcome(initial_counters(), outcome)
-    assert after == Counters(confidence, 0, confirmed)
+    assert after == Counters(confidence, confirmed, confirmed)  # a confirmed use is a use
 
 
 def test_confidence_is_clamped_and_does_not_drift():
@@ -88,6 +88,9 @@ def test_any_sequence_of_outcomes_stays_in_bounds(sequence):
     for outcome in sequence:
         c = apply_outcome(c, outcome)
         assert 0.0 <= c.confidence <= 1.0
+        assert c.times_confirmed <= c.times_used  # issue 24 audit 6: it was 1 confirmed of 0 uses
+        if outcome in ("likely_resolved", "failed"):
+            c = record_use(c)
     assert c.times_confirmed == sequence.count("confirmed")
 
 

@@ -10,10 +10,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 from helpers import backend
+from helpers.lock_holder import holding
 from helpers.skills_data import PLAYBOOK, REFUND, RESET
 
 from graphlore.contract import parse_request
-from graphlore.errors import ConfigError, EmbedderMismatch, InvalidInput, NotFound, StoreUnavailable
+from graphlore.errors import (
+    ConfigError,
+    EmbedderMismatch,
+    InvalidInput,
+    NotFound,
+    StoreBusy,
+    StoreUnavailable,
+)
 from graphlore.runtime import Runtime
 from graphlore.store.factory import EMBEDDER_META
 from graphlore.tools import CallContext
@@ -230,7 +238,7 @@ def test_each_outcome_moves_confidence_by_its_delta(runtime, outcome, confidence
     skill_id = create(runtime).skill_id
     out = run(runtime, "record_outcome", skill_id=skill_id, outcome=outcome)
     assert (out.previous_confidence, out.confidence, out.times_confirmed, out.times_used) == (0.5, confidence,
-                                                                                             confirmed, 0)
+                                                                                             confirmed, confirmed)
     assert run(runtime, "get_skill", skill_id=skill_id).confidence == confidence
 
 
@@ -242,7 +250,7 @@ def test_confidence_is_clamped_to_zero_and_one(runtime):
     for _ in range(11):
         out = run(runtime, "record_outcome", skill_id=skill_id, outcome="confirmed")
     assert out.confidence == 1.0 and out.times_confirmed == 11
-    assert "**Confidence:** 1.00 (0 uses, 11 confirmed)" in run(runtime, "get_skill", skill_id=skill_id).resolution_md
+    assert "**Confidence:** 1.00 (11 uses, 11 confirmed)" in run(runtime, "get_skill", skill_id=skill_id).resolution_md
 
 
 def test_counters_live_with_their_skill_and_a_use_rewrites_only_them(runtime):
@@ -635,6 +643,38 @@ def test_a_store_that_cannot_be_written_is_database_connection_failed(tmp_path, 
     with pytest.raises(StoreUnavailable) as error:
         create(runtime)
     assert error.value.message.startswith("Database connection failed: cannot create ")
+
+
+def test_a_write_waits_at_most_the_lock_timeout_then_store_busy_and_writes_nothing(tmp_path, embedder):
+    # issue 24 audit 5: a create behind a long import waited 56 s, an update behind a 50 s holder had no end
+    runtime = Runtime(backend.settings_for(tmp_path / "home", lock_timeout=0.5), embedder=embedder)
+    reset = create(runtime).skill_id
+    with holding(runtime.settings, "skills/default", library.WRITE_LOCK):
+        with pytest.raises(StoreBusy) as error:
+            create(runtime, REFUND)
+        assert error.value.message == ("Database connection failed: another writer held the write lock of "
+                                       "skills/default for more than 0.5 s (a long import or reindex?); nothing "
+                                       "was written: retry when it is done")  # said once
+        with pytest.raises(StoreBusy):
+            run(runtime, "update_skill", skill_id=reset, skill={"problem": "Locked out."})
+        found = run(runtime, "search_skills", query="I forgot my password")  # reads and counters take no lock
+        assert found.skill.skill_id == reset
+    assert run(runtime, "list_skills").total == 1 and run(runtime, "get_skill", skill_id=reset).version == 1
+    assert create(runtime, REFUND).created  # released: the write goes through
+
+
+def test_store_errors_are_wrapped_once():
+    for error in (StoreUnavailable, StoreBusy):
+        with pytest.raises(error) as raised, library.store_errors():
+            with library.store_errors():  # e.g. the PostgreSQL backend already says it
+                raise error("disk I/O error")
+        assert raised.value.message == "Database connection failed: disk I/O error"
+
+
+def test_a_confirmed_outcome_counts_the_use_it_confirms(runtime):
+    skill_id = create(runtime).skill_id  # never returned by search_skills: 0 uses
+    out = run(runtime, "record_outcome", skill_id=skill_id, outcome="confirmed")
+    assert (out.times_used, out.times_confirmed) == (1, 1)
 
 
 # -- the passage cache -------------------------------------------------------------------------------------

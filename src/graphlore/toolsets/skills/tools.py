@@ -49,7 +49,6 @@ from graphlore.toolsets.skills.library import (
     IN_USE,
     KIND,
     PROTOTYPE,
-    WRITE_LOCK,
     SkillLibrary,
     Stored,
     canonical,
@@ -531,7 +530,7 @@ def reindex_skills(runtime: Runtime, request: ReindexSkillsRequest, progress: Pr
     library = SkillLibrary(runtime, request.library)
     if not library.exists():
         raise NotFound(f"skill library {request.library!r} does not exist; create or import skills first")
-    with runtime.lock(library.namespace, WRITE_LOCK):
+    with library.lock():
         store = library.store(check=False)
         skills, texts = library.reindex(store, progress)
     return ReindexSkillsResponse(library=request.library, skills=skills, embedded_texts=texts,
