@@ -144,6 +144,16 @@ def test_the_llm_judge_sees_every_part_of_each_candidate_and_decides(llm_runtime
     assert run(llm_runtime, "get_skill", skill_id=reset).times_used == 1
 
 
+def test_the_llm_judge_is_told_which_candidate_is_a_template(llm_runtime, endpoint, tmp_path):
+    _, seen = endpoint
+    rows = tmp_path / "intents.jsonl"
+    rows.write_text('{"text": "reset my password please", "intent": "reset_password"}\n')
+    run(llm_runtime, "import_skills", format="intents", path=str(rows))
+    out = run(llm_runtime, "search_skills", query="reset my password please")
+    assert out.judge.kind == "llm" and out.skill.template is True
+    assert "Template: yes (an imported stub" in prompts(seen)[-1]
+
+
 def test_the_llm_may_pick_none(llm_runtime, endpoint):
     run(llm_runtime, "create_skill", skill=RESET)
     out = run(llm_runtime, "search_skills", query="what is the weather tomorrow")

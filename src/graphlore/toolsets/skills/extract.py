@@ -2,7 +2,7 @@
 fold a conversation into a skill.
 
 The judge sees each candidate's title, problem, conditions (the first
-:data:`SHOWN_CONDITIONS`), confidence and steps, and answers with one id or none
+:data:`SHOWN_CONDITIONS`), confidence (with its uses), whether it is a template, and steps, and answers with one id or none
 (:func:`graphlore.llm.judge`: an unusable answer is asked again once, then the
 caller's calibrated judge decides; so does it when the endpoint fails).
 Extraction and merging ask for the whole skill as JSON and validate it exactly
@@ -23,6 +23,7 @@ from typing import Any
 from graphlore.contract import parse_request
 from graphlore.errors import InvalidInput, ProviderError
 from graphlore.llm import LLM, Choice, LLMRequest, Verdict, judge, parse_json_reply
+from graphlore.toolsets.skills.imports import is_template
 from graphlore.toolsets.skills.models import ISSUE_TYPES, SkillInput, llm_failed
 from graphlore.toolsets.skills.outcomes import Counters
 from graphlore.toolsets.skills.playbook import Header, parse, render
@@ -128,11 +129,13 @@ def describe(fields: Mapping[str, Any], counters: Counters) -> str:
         parts = [f"{label}: {step.field(label)}" for label in ("Do", "Check", "Say") if step.field(label)]
         steps.append(f"  {number}. {step.action} | " + " | ".join(parts))
     uses = Header(counters.confidence, counters.times_used, counters.times_confirmed, "", "").lines()[0]
+    template = (["Template: yes (an imported stub: it names the request; its procedure is still to be written)"]
+                if is_template(fields["resolution_md"]) else [])
     return "\n".join([
         f"Title: {fields['title']}",
         f"Problem: {fields['problem']}",
         "Applies when:", *(shown or ["  (no conditions)"]),
-        uses.replace("**", ""),
+        uses.replace("**", ""), *template,
         "Steps:", *steps,
     ])
 
