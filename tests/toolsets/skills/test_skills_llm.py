@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 
+import mcp_types as types
 import pytest
 from anyio.from_thread import start_blocking_portal
 from helpers import backend
@@ -335,3 +336,18 @@ def test_without_sampling_or_endpoint_a_conversation_is_refused_over_mcp(tmp_pat
     with start_blocking_portal() as portal, connect(portal, stdio_params("skills", tmp_path / "home"), "skills") as s:
         text = s.error("create_skill", {"conversation": CONVERSATION})
         assert "[config_error] this call needs an LLM" in text and "skill={" in text
+
+
+@pytest.mark.slow  # a real server process
+def test_a_client_whose_model_refuses_gets_the_calibrated_judge(tmp_path):
+    async def refuse(context, params):
+        return types.ErrorData(code=-1, message="sampling is switched off here")
+
+    with start_blocking_portal() as portal, http_server("skills", tmp_path / "home", tmp_path / "log") as (url, _):
+        with connect(portal, url, "skills", sampling_callback=refuse, mode="legacy") as s:
+            reset = s.ok("create_skill", {"skill": RESET})[0].skill_id
+            found, _ = s.ok("search_skills", {"query": "I forgot my password and cannot log in"})
+            assert found.skill.skill_id == reset and found.judge.kind == "calibrated"
+            assert "the client's model failed: sampling is switched off here" in found.judge.fallback
+            quiet, _ = s.ok("search_skills", {"query": "I forgot my password", "judge": "calibrated"})
+            assert quiet.judge.kind == "calibrated" and quiet.judge.fallback is None
