@@ -184,6 +184,20 @@ def test_an_inline_procedure_becomes_a_valid_playbook():
     assert skill["keywords"] == ["order issue", "manage downgrade"]
 
 
+def test_a_condition_governs_its_step_only_when_it_is_the_actions_own_text():
+    body = {"actions": [
+        {"type": "communication", "button": "End Conversation", "text": "Communication",  # a label, not a condition
+         "subtext": ["If the customer can return, tell them the good news", "If they cannot, apologize"]},
+        {"type": "interaction", "button": "Update Account", "text": "(Option A) If they get an extension",
+         "subtext": ["Enter 'extend' into [Update Account]"]},
+    ], "instructions": ["The customer wants more time to pay.", "Wrap up as usual."]}
+    playbook = parse(abcd_skill("Subscription", "Extension", body, "subscriptions", [], {})["resolution_md"])
+    end, update = playbook.steps[:2]
+    assert end.check is None and end.say == ("If the customer can return, tell them the good news. If they cannot, "
+                                             "apologize.")  # two branches, each with its condition
+    assert update.check == "Only if they get an extension." and update.do.endswith("Enter 'extend' into [Update Account].")
+
+
 @pytest.mark.parametrize(("text", "cleaned"), [
     ("Make up some reason why the price was high (i.e. there was a surge).",
      "Look up the reason why the price was high in their account or ask the customer for it; never guess it."),

@@ -217,12 +217,14 @@ def _nested(line: str) -> str:
 
 def _cells(action: Mapping[str, Any]) -> list[str]:
     """An action's text and subtext cells, cleaned, nested items kept in line, labels dropped; examples
-    of an invented value go with it."""
+    of an invented value go with it. An empty first cell stands for an action text that was a label."""
     out: list[str] = []
     dropped_invented = False
-    for raw in [action["text"], *action["subtext"]]:
+    for index, raw in enumerate([action["text"], *action["subtext"]]):
         cell = clean(raw)
         if not cell or _LABEL.match(cell):
+            if index == 0:
+                out.append("")  # the action has no text of its own: no condition of the whole step
             continue
         if _FOR_EXAMPLE.match(cell) and dropped_invented:
             continue
@@ -230,6 +232,8 @@ def _cells(action: Mapping[str, Any]) -> list[str]:
         dropped_invented = INVENTED.search(cell) is not None
         if cleaned:
             out.append(_nested(cleaned))
+        elif index == 0:
+            out.append("")
     return out
 
 
@@ -337,9 +341,17 @@ def _conditional(cells: list[str]) -> tuple[str | None, list[str]]:
     return condition, ([_capital(rest)] if rest else []) + cells[1:]
 
 
+_OPTION_LABEL = re.compile(r"^\(option [a-z]\)\s*", re.IGNORECASE)
+
+
 def _condition_of(cells: list[str]) -> tuple[str | None, list[str]]:
-    """The condition of a whole action: "If X, then:", "(Only if X) ...", "If X, <consequence>", or a bare
-    "If X" (it governs the lines below it)."""
+    """The condition of a whole action, from its own text (the first cell; empty when it had none): "If X,
+    then:", "(Only if X) ...", "If X, <consequence>", or a bare "If X" (it governs the lines below it).
+    Returns the cells without the empty first one."""
+    if cells and not cells[0]:
+        return None, cells[1:]
+    if cells:
+        cells = [_OPTION_LABEL.sub("", cells[0]), *cells[1:]]
     condition, rest = _conditional(cells)
     if condition is not None or not cells or not cells[0].lower().startswith("if "):
         return condition, rest
@@ -401,10 +413,12 @@ def _build(actions: list[Mapping[str, Any]], allowed: list[str], slots: Mapping[
         cells = _cells(raw)
         condition, governed = _condition_of(cells)
         handed = [c for c in governed if ESCALATES.search(c)] or (governed if ESCALATES.search(button) else [])
-        escalation += [(f"If {condition}: " if condition else "") + _lower(c) if condition else c for c in handed]
+        if handed:
+            said = "; ".join(_lower(c.rstrip(".")) for c in handed) if condition else " ".join(map(_sentence, handed))
+            escalation.append(f"If {condition}: {said}" if condition else said)
         slug = _slug(button) if _slug(button) in PREREQUISITES else _ontology_action(button, slots)
         if leading and slug in PREREQUISITES:
-            prerequisites.append(_prerequisite(slug, button, cells, slots))
+            prerequisites.append(_prerequisite(slug, button, [c for c in cells if c], slots))
             identified.append(slug)
             continue
         leading = False
@@ -412,7 +426,7 @@ def _build(actions: list[Mapping[str, Any]], allowed: list[str], slots: Mapping[
         if outcome and outcome not in outcomes and outcome not in conditional:
             (conditional if condition else outcomes).append(outcome)
         if option:
-            options.append((raw, cells))
+            options.append((raw, [c for c in cells if c]))
             continue
         if options:
             steps.append(_alternatives(options))
