@@ -170,7 +170,7 @@ def test_unusable_answers_are_asked_again_once_then_the_calibrated_judge_decides
     query = f"{word}: I forgot my password and cannot log in"
     out = run(llm_runtime, "search_skills", query=query)
     assert out.judge.kind == "calibrated" and out.skill.skill_id == reset and len(seen) == 2
-    assert problem in prompts(seen)[1]
+    assert problem in prompts(seen)[1] and out.judge.fallback.startswith("the LLM's answers were unusable twice")
     without_llm = run(runtime, "search_skills", query=query)  # the same library, no LLM configured
     assert without_llm.judge.kind == "calibrated" and without_llm.skill.skill_id == reset
 
