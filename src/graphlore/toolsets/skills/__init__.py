@@ -39,8 +39,9 @@ TOOLSET = Toolset(
                 "The one playbook that solves a customer's problem, or null: resolve it from scratch then. "
                 f"Hybrid search (BM25 + vector) gathers the top {CANDIDATES} skills and a judge picks one or "
                 "none: an LLM when one is available (the configured endpoint, else this client's model), else "
-                "the calibrated score rule; the judge field says which decided. A returned skill's times_used "
-                "goes up."
+                "the calibrated score rule; judge=\"calibrated\" skips the LLM (no sampling round trip). If the LLM "
+                "fails, the calibrated rule decides: the answer's judge says which decided and why. A returned "
+                "skill's times_used goes up."
             ),
             request=models.SearchSkillsRequest, response=models.SearchSkillsResponse, run=tools.search_skills,
             render=render.search_skills, read_only=False, idempotent=False, context=True,
