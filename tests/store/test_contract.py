@@ -331,6 +331,22 @@ def test_a_bounded_wait_for_a_lock_another_process_holds_is_store_busy(store_set
                 pytest.fail("the lock was taken while another process held it")
     with namespace_lock(store_settings, "test/locked", "write", timeout=5):  # released: taken at once
         pass
+    held, done = threading.Event(), threading.Event()
+
+    def hold():
+        with namespace_lock(store_settings, "test/locked", "write"):
+            held.set()
+            done.wait(30)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    held.wait(30)
+    try:  # another thread of this process holds it: the same bound
+        with pytest.raises(StoreBusy), namespace_lock(store_settings, "test/locked", "write", timeout=0.2):
+            pass
+    finally:
+        done.set()
+        holder.join()
 
 
 # -- namespaces through the factory ----------------------------------------------------------------------
