@@ -20,8 +20,8 @@ ENV_PREFIX = "GRAPHLORE_"
 EMBEDDER_KINDS = ("onnx", "openai")
 #: Which judge ``search_skills`` uses: the calibrated score rule, the LLM, or the LLM when one is available.
 SKILLS_JUDGES = ("auto", "calibrated", "llm")
-_NUMBERS = {"embed_threads": int, "embed_batch_size": int, "llm_timeout": float, "judge_llm_timeout": float,
-            "lock_timeout": float}
+_NUMBERS = {"embed_threads": int, "embed_batch_size": int, "embed_cache_mb": int, "llm_timeout": float,
+            "judge_llm_timeout": float, "lock_timeout": float}
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,9 @@ class Settings:
     embedder: str = "onnx"
     embed_threads: int = 0  # 0: onnxruntime decides
     embed_batch_size: int = 32
+    #: megabytes of vectors a process keeps by text hash, so it never embeds a text twice
+    #: (:mod:`graphlore.embeddings`; 0: no cache)
+    embed_cache_mb: int = 64
     embedder_url: str = ""
     embedder_model: str = ""
     embedder_api_key: str = ""
@@ -70,8 +73,8 @@ class Settings:
                 f"embedder 'openai' needs {ENV_PREFIX}EMBEDDER_URL (e.g. http://127.0.0.1:8080/v1) "
                 f"and {ENV_PREFIX}EMBEDDER_MODEL"
             )
-        if self.embed_threads < 0 or self.embed_batch_size < 1:
-            raise ConfigError("embed_threads must be >= 0 and embed_batch_size >= 1")
+        if self.embed_threads < 0 or self.embed_batch_size < 1 or self.embed_cache_mb < 0:
+            raise ConfigError("embed_threads and embed_cache_mb must be >= 0 and embed_batch_size >= 1")
         if self.skills_judge not in SKILLS_JUDGES:
             raise ConfigError(f"skills_judge must be one of {', '.join(SKILLS_JUDGES)}, got {self.skills_judge!r} "
                               f"(set {ENV_PREFIX}SKILLS_JUDGE or 'skills_judge' in config.toml)")
