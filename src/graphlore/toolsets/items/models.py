@@ -46,7 +46,9 @@ class SearchRequest(Request):
                                           description="Only items whose status is one of these.")
     include_completed: bool = Field(False, description="Also search items archived under completed/.")
     limit: int = Field(10, ge=1, le=100, description="Most results to return.")
-    threshold: Score = Field(0.5, description="Minimum similarity_score (cosine, 0..1) a result must reach.")
+    threshold: Score = Field(0.5, description=(
+        "Minimum similarity_score (cosine, 0..1) of a result that does not hold the query's rare words; "
+        "an item holding them all (keyword_match) is listed whatever its score."))
 
 
 class IndexRequest(Request):
@@ -90,6 +92,8 @@ class SearchResult(Response):
     title: str
     description: str
     similarity_score: Score
+    keyword_match: bool = Field(description="The item's title or text holds the query's rare words (listed whatever "
+                                            "its similarity_score).")
     item_type: ItemType
     status: str
     priority: str
@@ -101,6 +105,17 @@ class SearchResponse(Response):
     query: str
     total_results: int
     index_status: IndexStatusSummary
+    more_results: int = Field(description="Further matches past `limit` (a higher limit lists them).")
+    below_threshold: int = Field(description="Ranked items left out: similarity_score under `threshold` and no "
+                                             "keyword_match.")
+    retry_threshold: Score | None = Field(
+        description="A threshold that would also list the best of those left out (None when none was).")
+    retry_adds: int = Field(description="How many more results `retry_threshold` would list.")
+    completed_matches: int | None = Field(
+        description="Matches among completed items, not searched (include_completed=true lists them); None when "
+                    "they were searched.")
+    threshold_used: Score
+    notes: list[str] = Field(description="What was left out and how to see it; why an answer is empty or partial.")
 
 
 class IndexResponse(Response):

@@ -17,12 +17,34 @@ from graphlore.toolsets.items.models import (
 
 
 def search(r: SearchResponse) -> str:
-    return table(
-        [x.model_dump() for x in r.results],
-        ["item_id", "similarity_score", "item_type", "status", "priority", "title"],
-        {"title": 60},
-    ) + (f"\n\n{r.total_results} result(s); index: {r.index_status.items_indexed} items, last indexed "
-         f"{r.index_status.last_indexed}")
+    rows = [{**x.model_dump(), "keyword": "yes" if x.keyword_match else ""} for x in r.results]
+    text = table(rows, ["item_id", "similarity_score", "keyword", "item_type", "status", "priority", "title"],
+                 {"title": 60})
+    text += (f"\n\n{r.total_results} result(s); index: {r.index_status.items_indexed} items, last indexed "
+             f"{r.index_status.last_indexed}")
+    return text + "".join(f"\n{note}" for note in search_notes(r, cli=True))
+
+
+def search_notes(r: SearchResponse, cli: bool) -> list[str]:
+    """What a search left out and how to see it, in the caller's words (CLI flags or request fields)."""
+
+    def option(field: str, value: object) -> str:
+        if cli:
+            flag = "--" + field.replace("_", "-")
+            return flag if value is True else f"{flag} {value}"
+        return f"{field}={'true' if value is True else value}"
+
+    threshold = r.threshold_used
+    notes = []
+    if not r.results:
+        notes.append(f"no result: no item holds the query's rare words and none reaches similarity {threshold:.2f}")
+    if r.more_results:
+        notes.append(f"{r.more_results} more match(es) past the limit: {option('limit', min(100, r.total_results + r.more_results))}")
+    if r.retry_adds and r.retry_threshold is not None:
+        notes.append(f"{r.retry_adds} more below threshold {threshold:.2f}: {option('threshold', f'{r.retry_threshold:.2f}')}")
+    if r.completed_matches:
+        notes.append(f"{r.completed_matches} match(es) in completed/: {option('include_completed', True)}")
+    return notes
 
 
 def index(r: IndexResponse) -> str:

@@ -9,6 +9,7 @@ threshold means the same thing whatever else is in the index.
 from __future__ import annotations
 
 import difflib
+import math
 from dataclasses import dataclass, field
 
 from graphlore.contract import quote
@@ -16,7 +17,9 @@ from graphlore.errors import ConfigError, NotFound
 from graphlore.runtime import Runtime
 from graphlore.search import HybridParams, hybrid_search
 from graphlore.search.fusion import CANDIDATES, TITLE_FIELD_WEIGHTS
+from graphlore.search.keywords import keyword_support
 from graphlore.store import Store
+from graphlore.store.base import Hit
 from graphlore.tools import Progress
 from graphlore.toolsets.items.config import load_project_config
 from graphlore.toolsets.items.index import KIND, ItemIndex, summary_text
@@ -37,6 +40,7 @@ from graphlore.toolsets.items.models import (
     SimilarItem,
     SourceItem,
 )
+from graphlore.toolsets.items.render import search_notes
 
 #: Below the LIKELY_DUPLICATE threshold by at most this much: POSSIBLY_RELATED.
 RELATED_BAND = 0.15
@@ -83,11 +87,13 @@ def search(runtime: Runtime, request: SearchRequest, progress: Progress | None =
         where["item_type"] = request.item_types
     if request.status:
         where["status"] = [s.lower() for s in request.status]
-    if not request.include_completed:
-        where["completed"] = False
-    ranked = hybrid_search(store, request.query, runtime.embedder.embed([request.query]), kind=KIND, where=where,
-                           limit=CANDIDATES, params=ranking.hybrid)
-    kept = [h for h in ranked if h.score >= request.threshold][: request.limit]
+    query_vector = runtime.embedder.embed([request.query])
+    if request.include_completed:
+        found, completed = _matches(store, request, query_vector, where, ranking), None
+    else:
+        found = _matches(store, request, query_vector, {**where, "completed": False}, ranking)
+        completed = len(_matches(store, request, query_vector, {**where, "completed": True}, ranking).kept)
+    kept = found.kept[: request.limit]
     nodes = {n.id: n for n in store.get_nodes([h.id for h in kept])}
     results = [
         SearchResult(
@@ -95,6 +101,7 @@ def search(runtime: Runtime, request: SearchRequest, progress: Progress | None =
             title=nodes[h.id].props["title"],
             description=nodes[h.id].props["description"],
             similarity_score=h.score,
+            keyword_match=h.id in found.support,
             item_type=nodes[h.id].props["item_type"],
             status=nodes[h.id].props["status"],
             priority=nodes[h.id].props["priority"],
@@ -102,9 +109,38 @@ def search(runtime: Runtime, request: SearchRequest, progress: Progress | None =
         )
         for h in kept
     ]
-    return SearchResponse(
-        results=results, query=request.query, total_results=len(results), index_status=_summary(index, store)
+    retry = found.retry_threshold() if len(kept) < request.limit else None  # a full page needs no hint
+    response = SearchResponse(
+        results=results, query=request.query, total_results=len(results), index_status=_summary(index, store),
+        more_results=len(found.kept) - len(kept), below_threshold=len(found.cut), retry_threshold=retry,
+        retry_adds=sum(h.score >= retry for h in found.cut) if retry is not None else 0,
+        completed_matches=completed, threshold_used=request.threshold, notes=[],
     )
+    return response.model_copy(update={"notes": search_notes(response, cli=False)})
+
+
+@dataclass(frozen=True)
+class _Matches:
+    """One ranked search split by the threshold rule: what is listed (in ranking order) and what is cut."""
+
+    kept: list[Hit]
+    cut: list[Hit]
+    support: set[str]
+
+    def retry_threshold(self) -> float | None:
+        """The best cut score rounded down to a multiple of 0.05: the threshold that lists it."""
+        if not self.cut:
+            return None
+        return math.floor(max(h.score for h in self.cut) * 20 + 1e-9) / 20
+
+
+def _matches(store: Store, request: SearchRequest, query_vector, where: dict, ranking: Ranking) -> _Matches:
+    """Rank, then keep what reaches the threshold or has keyword support (:mod:`graphlore.search.keywords`)."""
+    ranked = hybrid_search(store, request.query, query_vector, kind=KIND, where=where, limit=CANDIDATES,
+                           params=ranking.hybrid)
+    support = keyword_support(store, request.query, kind=KIND, where=where)
+    kept = [h for h in ranked if h.score >= request.threshold or h.id in support]
+    return _Matches(kept, [h for h in ranked if h.score < request.threshold and h.id not in support], support)
 
 
 def index(runtime: Runtime, request: IndexRequest, progress: Progress | None = None) -> IndexResponse:
