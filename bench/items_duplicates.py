@@ -238,6 +238,9 @@ def main() -> None:
                         help="quick run: only the bugs in duplicate pairs plus this many others (default: all)")
     parser.add_argument("--show-false", type=int, default=0, metavar="N",
                         help="print the N best-scoring LIKELY_DUPLICATE candidates the labels call false")
+    parser.add_argument("--fit", action="store_true",
+                        help="fit the LIKELY_DUPLICATE threshold by cross-validation on half the duplicate clusters "
+                             "and report precision and recall on the other half")
     parser.add_argument("--keep", type=Path, help="build the tree and home here and keep them (default: temp dir)")
     args = parser.parse_args()
     if not DATA.is_dir():
@@ -344,6 +347,8 @@ def main() -> None:
                 cells.append(f">={t:.2f}: dup {np.mean(np.array(pos) >= t):.2f} / non-dup {np.mean(np.array(neg) >= t):.2f}")
             print(f"  {name} share of queries at or above: " + "; ".join(cells))
 
+        if args.fit:
+            fit_threshold(bench, ranked, default)
         if args.show_false:
             show_false(bench, pair_queries, ranked, default, args.show_false)
         if args.variants:
@@ -351,6 +356,73 @@ def main() -> None:
     finally:
         if args.keep is None:
             shutil.rmtree(work, ignore_errors=True)
+
+
+#: thresholds the fit tries
+GRID = tuple(round(0.5 + 0.01 * i, 2) for i in range(46))
+FOLDS = 5
+
+
+def flagged_at(bench: Bench, ranked: dict, queries: list[tuple[str, str]], threshold: float) -> tuple[int, int, int]:
+    """(LIKELY_DUPLICATE candidates listed, of them true duplicates, directed queries whose other side is
+    among them) over ``queries`` at ``threshold``."""
+    listed = true = found = 0
+    for a, b in queries:
+        likely = [i for i, _, rec in band_at(ranked[a], threshold, a) if rec == "LIKELY_DUPLICATE"]
+        listed += len(likely)
+        true += sum(bench.is_dup(f"BUG-{a}", i) for i in likely)
+        found += f"BUG-{b}" in likely
+    return listed, true, found
+
+
+def scores_at(bench: Bench, ranked: dict, queries: list[tuple[str, str]], threshold: float) -> tuple[float, float, float]:
+    """(precision, recall, F1) of LIKELY_DUPLICATE at ``threshold``: precision over the candidates it marks
+    (a candidate is true when the labels say so: unlabelled duplicates count as false), recall over the
+    directed queries (the other side marked)."""
+    listed, true, found = flagged_at(bench, ranked, queries, threshold)
+    p = true / listed if listed else 1.0
+    r = found / len(queries) if queries else 0.0
+    return p, r, (2 * p * r / (p + r) if p + r else 0.0)
+
+
+def best_threshold(bench: Bench, ranked: dict, queries: list[tuple[str, str]]) -> float:
+    """The grid threshold with the highest F1 on ``queries`` (the higher one on a tie: fewer false alarms)."""
+    return max(GRID, key=lambda t: (round(scores_at(bench, ranked, queries, t)[2], 9), t))
+
+
+def fit_threshold(bench: Bench, ranked: dict, default: float) -> None:
+    """Split the duplicate clusters in two (seeded): fit the threshold on one half by {FOLDS}-fold cross-validation
+    (folds by cluster, so no pair is on both sides of a fold), then report the other half, which nothing saw."""
+    cluster_ids = sorted(set(bench.cluster.values()))
+    random.Random(21).shuffle(cluster_ids)
+    fit_clusters = set(cluster_ids[: len(cluster_ids) // 2])
+    fit_q = [q for q in bench.queries if bench.cluster[q[0]] in fit_clusters]
+    held_q = [q for q in bench.queries if bench.cluster[q[0]] not in fit_clusters]
+    fit_ids = [c for c in cluster_ids if c in fit_clusters]
+    folds = [set(fit_ids[i::FOLDS]) for i in range(FOLDS)]
+    print(f"\nthreshold fit: {len(fit_clusters)} clusters ({len(fit_q)} directed queries) to fit, "
+          f"{len(cluster_ids) - len(fit_clusters)} clusters ({len(held_q)} queries) held out; F1 of "
+          "LIKELY_DUPLICATE, grid 0.50..0.95 by 0.01")
+    chosen, cv = [], []
+    for i, fold in enumerate(folds):
+        train = [q for q in fit_q if bench.cluster[q[0]] not in fold]
+        test = [q for q in fit_q if bench.cluster[q[0]] in fold]
+        t = best_threshold(bench, ranked, train)
+        p, r, f = scores_at(bench, ranked, test, t)
+        chosen.append(t)
+        cv.append((p, r, f))
+        print(f"  fold {i + 1}: fitted {t:.2f} on {len(train)} queries; on its {len(test)}: "
+              f"precision {p:.3f} recall {r:.3f} F1 {f:.3f}")
+    mean = np.mean(np.array(cv), axis=0)
+    print(f"  cross-validated (mean of folds): precision {mean[0]:.3f} recall {mean[1]:.3f} F1 {mean[2]:.3f}; "
+          f"fitted thresholds {min(chosen):.2f}..{max(chosen):.2f}")
+    final = best_threshold(bench, ranked, fit_q)
+    print(f"  fitted on the whole fit half: {final:.2f}")
+    for label, t in (("fitted", final), ("shipped default", default)):
+        listed, true, found = flagged_at(bench, ranked, held_q, t)
+        p, r, f = scores_at(bench, ranked, held_q, t)
+        print(f"  held out, {label} {t:.2f}: precision {p:.3f} ({true}/{listed}) recall {r:.3f} "
+              f"({found}/{len(held_q)}) F1 {f:.3f}")
 
 
 def show_false(bench: Bench, queries: list[str], ranked: dict, threshold: float, n: int) -> None:

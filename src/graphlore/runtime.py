@@ -110,14 +110,16 @@ class Runtime:
         return factory.namespace_lock(self.settings, namespace, key)
 
     def close(self) -> None:
-        """Close every store, every state with a ``close()`` and the backend's connection pool."""
+        """Close every state with a ``close()`` (first: background work stops before its stores close), every
+        store and the backend's connection pool."""
         with self._lock:
-            stores, self._stores = self._stores, {}
             states, self._states = self._states, {}
-        for _, store in stores.values():
-            store.close()
         for state in states.values():
             closer = getattr(state, "close", None)
             if callable(closer):
                 closer()
+        with self._lock:
+            stores, self._stores = self._stores, {}
+        for _, store in stores.values():
+            store.close()
         factory.close_backend(self.settings)

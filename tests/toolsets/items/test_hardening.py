@@ -162,11 +162,13 @@ def test_an_interrupted_index_keeps_its_steps_and_the_next_run_resumes(settings,
         ItemIndex(runtime, project).sync(progress=stop_after_the_first_step)
     first_step = counting.calls[0]
     store = ItemIndex(runtime, project).store()
-    assert store.get_meta("last_indexed") is None  # the build did not finish...
     assert sum(len(v) for v in store.node_vectors(list(store.node_hashes("item"))).values()) == len(first_step)
+    partial = status(runtime, project)  # the structure is whole, the embedding was not finished...
+    assert partial.exists and partial.partial and partial.items_indexed == 9
+    assert partial.passages_embedded == len(first_step) and partial.items_embedded < 9
     counting.calls.clear()
     result = index(runtime, project)  # ...and the next call carries on
-    assert result.status == "created" and result.items_indexed == 9
+    assert result.status == "updated" and result.items_indexed == 9 and not status(runtime, project).partial
 
     clean = Counting(embedder)
     clean_runtime = Runtime(Settings(home=settings.home / "clean"), embedder=clean)

@@ -970,12 +970,13 @@ def _snapshot(runtime: Runtime, tree: Path) -> tuple:
 
 
 @pytest.mark.parametrize("broken", [FailingEmbedder, WrongDimEmbedder])
-def test_a_failed_index_changes_nothing(settings, runtime, memo, tree, broken):
+def test_a_failed_embedding_keeps_the_structural_update_whole_and_partial(settings, runtime, memo, tree, broken):
+    """The structural phase commits in one transaction before anything is embedded; an embedder that fails
+    leaves that update whole (no stale file, the deleted item gone, no vectors of an edited text's old
+    version) and the index partial, and the next call with a working embedder finishes it."""
     index(runtime, tree)
-    bump_mtime(folder(tree, "BUG-001") / "PROMPT.md", 30)  # written first (props only), then rolled back
     _edit_add_delete(tree)
-    before = _snapshot(runtime, tree)
-    assert before[2]  # stale
+    assert _snapshot(runtime, tree)[2]  # stale
 
     failing = Runtime(settings, embedder=broken(memo))
     with pytest.raises(Exception) as err:
@@ -984,16 +985,17 @@ def test_a_failed_index_changes_nothing(settings, runtime, memo, tree, broken):
         assert isinstance(err.value, GraphloreError)
 
     reader = Runtime(settings, embedder=memo)
-    assert _snapshot(reader, tree) == before
-    assert _snapshot(runtime, tree) == before
-    # the old index is intact: the deleted inquiry and the old BUG-002 text are still in it
+    after = status(reader, tree)
+    assert after.stale_files == [] and after.partial and after.items_indexed == 13
+    assert after.items_embedded == 11 and after.passages_embedded < after.passages_total
     store = ItemIndex(reader, tree).store()
-    assert store.get_nodes(["INQ-001"]) and not store.get_nodes(["FEAT-006"])
-    assert store.get_nodes(["BUG-002"])[0].props["description"].startswith("Searching for 'cafe'")
-    # and usable: a search brings it up to date
-    assert (
-        search(reader, tree, "prefill a meeting note from a calendar event").results[0].item_id == "FEAT-006"
-    )
+    assert not store.get_nodes(["INQ-001"]) and store.get_nodes(["FEAT-006"])
+    assert "BUG-002" not in store.node_vectors(["BUG-002", "FEAT-006"])
+    assert store.get_nodes(["BUG-002"])[0].props["description"].startswith("Diacritics are ignored")
+    # a call in a one-shot process finishes the embedding before it answers
+    found = search(reader, tree, "prefill a meeting note from a calendar event")
+    assert found.results[0].item_id == "FEAT-006" and not found.index_status.partial
+    assert not status(reader, tree).partial
 
 
 class GatedEmbedder(CountingEmbedder):

@@ -85,6 +85,11 @@ class IndexStatusSummary(Response):
     last_indexed: str | None = Field(description="ISO 8601 UTC time of the last index update.")
     is_stale: bool
     items_indexed: int
+    embedded: int = Field(description="Passages embedded so far.")
+    total: int = Field(description="Passages to embed in all.")
+    unit: Literal["passages"] = "passages"
+    partial: bool = Field(description="Embedding is not finished (it continues in the background): items not "
+                                      "embedded yet are found by keywords and scored by their title and description.")
 
 
 class SearchResult(Response):
@@ -141,6 +146,7 @@ class CheckDuplicatesResponse(Response):
     potential_duplicates: list[DuplicateCandidate]
     has_likely_duplicates: bool
     threshold_used: Score
+    index_status: IndexStatusSummary
     warnings: list[str] = Field(description="How .agent-config.json was read when it is not plain JSON, or why the default threshold is used.")
 
 
@@ -160,6 +166,7 @@ class SimilarItem(Response):
 class GetSimilarResponse(Response):
     source_item: SourceItem
     similar_items: list[SimilarItem]
+    index_status: IndexStatusSummary
     warnings: list[str] = Field(description="How .agent-config.json was read when it is not plain JSON, or why the default threshold is used.")
 
 
@@ -171,6 +178,10 @@ class GetIndexStatusResponse(Response):
     is_stale: bool
     stale_files: list[str] = Field(description="Files added, changed or removed since the last index (relative paths).")
     items_indexed: int
+    items_embedded: int = Field(description="Items whose passages are all embedded.")
+    passages_embedded: int
+    passages_total: int
+    partial: bool = Field(description="Some items are not embedded yet (the index tool finishes them).")
     index_size_bytes: int
     warnings: list[str] = Field(description="Problems reading .agent-config.json: how it was read, why the default "
                                             "threshold is used, or an invalid threshold the duplicate tools refuse.")

@@ -12,11 +12,13 @@ import difflib
 import math
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from graphlore.contract import quote
 from graphlore.errors import ConfigError, NotFound
 from graphlore.runtime import Runtime
 from graphlore.search import HybridParams, hybrid_search
-from graphlore.search.fusion import CANDIDATES, TITLE_FIELD_WEIGHTS
+from graphlore.search.fusion import CANDIDATES, TITLE_FIELD_WEIGHTS, cosine_to_unit
 from graphlore.search.keywords import keyword_support
 from graphlore.store import Store
 from graphlore.store.base import Hit
@@ -71,11 +73,33 @@ def item_keyword_query(title: str, description: str) -> str:
     return title if title.strip() else description
 
 
+#: At most this many items not embedded yet are scored per call, by embedding their title and description
+#: (the rest of a partial index is found by keywords only until its embedding ends).
+PENDING_SCORED = 20
+
+
 def _summary(index: ItemIndex, store: Store) -> IndexStatusSummary:
     """Status after :meth:`ItemIndex.ensure_fresh`, which has just brought the index up to date."""
+    index.handle.reread()  # the embedding may have moved on since this call read it
+    _, _, embedded, total = index.progress_of(store)
     return IndexStatusSummary(
-        last_indexed=index.meta(store)["last_indexed"], is_stale=False, items_indexed=store.count_nodes(KIND)
+        last_indexed=index.meta(store)["last_indexed"], is_stale=False, items_indexed=store.count_nodes(KIND),
+        embedded=embedded, total=total, partial=embedded < total,
     )
+
+
+def _score_pending(runtime: Runtime, index: ItemIndex, store: Store, hits: list[Hit], queries) -> list[Hit]:
+    """``hits`` with the items not embedded yet (the first :data:`PENDING_SCORED`) scored by their title and
+    description: their cosine to the best query vector, a lower bound of the score they get once embedded."""
+    pending = set(index.pending(store))
+    wanted = [h.id for h in hits if h.id in pending][:PENDING_SCORED]
+    if not wanted:
+        return hits
+    nodes = store.get_nodes(wanted)
+    vectors = runtime.embedder.embed([summary_text(n.props["title"], n.props["description"]) for n in nodes])
+    best = (np.atleast_2d(np.asarray(queries, dtype=np.float32)) @ vectors.T).max(axis=0)
+    scores = {n.id: cosine_to_unit(float(b)) for n, b in zip(nodes, best, strict=True)}
+    return [Hit(h.id, scores.get(h.id, h.score)) for h in hits]
 
 
 def search(runtime: Runtime, request: SearchRequest, progress: Progress | None = None,
@@ -88,11 +112,20 @@ def search(runtime: Runtime, request: SearchRequest, progress: Progress | None =
     if request.status:
         where["status"] = [s.lower() for s in request.status]
     query_vector = runtime.embedder.embed([request.query])
+    def matches(where: dict) -> _Matches:
+        """Rank, then keep what reaches the threshold or has keyword support (:mod:`graphlore.search.keywords`)."""
+        ranked = hybrid_search(store, request.query, query_vector, kind=KIND, where=where, limit=CANDIDATES,
+                               params=ranking.hybrid)
+        ranked = _score_pending(runtime, index, store, ranked, query_vector)
+        support = keyword_support(store, request.query, kind=KIND, where=where)
+        kept = [h for h in ranked if h.score >= request.threshold or h.id in support]
+        return _Matches(kept, [h for h in ranked if h.score < request.threshold and h.id not in support], support)
+
     if request.include_completed:
-        found, completed = _matches(store, request, query_vector, where, ranking), None
+        found, completed = matches(where), None
     else:
-        found = _matches(store, request, query_vector, {**where, "completed": False}, ranking)
-        completed = len(_matches(store, request, query_vector, {**where, "completed": True}, ranking).kept)
+        found = matches({**where, "completed": False})
+        completed = len(matches({**where, "completed": True}).kept)
     kept = found.kept[: request.limit]
     nodes = {n.id: n for n in store.get_nodes([h.id for h in kept])}
     results = [
@@ -134,15 +167,6 @@ class _Matches:
         return math.floor(max(h.score for h in self.cut) * 20 + 1e-9) / 20
 
 
-def _matches(store: Store, request: SearchRequest, query_vector, where: dict, ranking: Ranking) -> _Matches:
-    """Rank, then keep what reaches the threshold or has keyword support (:mod:`graphlore.search.keywords`)."""
-    ranked = hybrid_search(store, request.query, query_vector, kind=KIND, where=where, limit=CANDIDATES,
-                           params=ranking.hybrid)
-    support = keyword_support(store, request.query, kind=KIND, where=where)
-    kept = [h for h in ranked if h.score >= request.threshold or h.id in support]
-    return _Matches(kept, [h for h in ranked if h.score < request.threshold and h.id not in support], support)
-
-
 def index(runtime: Runtime, request: IndexRequest, progress: Progress | None = None) -> IndexResponse:
     return ItemIndex(runtime, request.project_path).sync(force=request.force, progress=progress)
 
@@ -166,6 +190,7 @@ def check_duplicates(runtime: Runtime, request: CheckDuplicatesRequest, progress
     query_vector = runtime.embedder.embed([summary_text(request.title, request.description)])
     ranked = hybrid_search(store, keyword_text, query_vector, kind=KIND, where=where, limit=CANDIDATES,
                            params=ranking.hybrid)
+    ranked = _score_pending(runtime, index, store, ranked, query_vector)
     # Likely duplicates first, so the cap never drops one for a weaker match; each band in ranking
     # order, which finds more true duplicates than the cosine alone (bench/items_duplicates.py).
     in_band = [h for h in ranked if h.score >= threshold - RELATED_BAND]
@@ -185,6 +210,7 @@ def check_duplicates(runtime: Runtime, request: CheckDuplicatesRequest, progress
         potential_duplicates=candidates,
         has_likely_duplicates=any(c.recommendation == "LIKELY_DUPLICATE" for c in candidates),
         threshold_used=threshold,
+        index_status=_summary(index, store),
         warnings=list(config.warnings) if config else [],
     )
 
@@ -207,8 +233,11 @@ def get_similar(runtime: Runtime, request: GetSimilarRequest, progress: Progress
     # The source's problem statement (its first passage) against every passage of the others;
     # its title alone for BM25 (see item_keyword_query).
     query_text = item_keyword_query(source.props["title"], source.props["description"])
-    ranked = hybrid_search(store, query_text, source.vectors[:1], kind=KIND, where=where, limit=CANDIDATES + 1,
+    source_vector = (source.vectors[:1] if source.vectors is not None and len(source.vectors)
+                     else runtime.embedder.embed([summary_text(source.props["title"], source.props["description"])]))
+    ranked = hybrid_search(store, query_text, source_vector, kind=KIND, where=where, limit=CANDIDATES + 1,
                            params=ranking.hybrid)
+    ranked = _score_pending(runtime, index, store, ranked, source_vector)
     kept = [h for h in ranked if h.id != source.id][: request.limit]
     nodes = {n.id: n for n in store.get_nodes([h.id for h in kept])}
     return GetSimilarResponse(
@@ -223,6 +252,7 @@ def get_similar(runtime: Runtime, request: GetSimilarRequest, progress: Progress
             )
             for h in kept
         ],
+        index_status=_summary(index, store),
         warnings=list(config.warnings),
     )
 
@@ -236,10 +266,12 @@ def get_index_status(runtime: Runtime, request: GetIndexStatusRequest) -> GetInd
         # No index, or a first build that never finished: nothing usable yet.
         return GetIndexStatusResponse(
             exists=False, project_path=str(index.root), index_location=index.location, last_indexed=None,
-            is_stale=True, stale_files=sorted(index.list_files()), items_indexed=0,
-            index_size_bytes=index.size_bytes(), warnings=warnings,
+            is_stale=True, stale_files=sorted(index.list_files()), items_indexed=0, items_embedded=0,
+            passages_embedded=0, passages_total=0, partial=False, index_size_bytes=index.size_bytes(),
+            warnings=warnings,
         )
     stale = index.stale_files(store)
+    items_embedded, _, embedded, total = index.progress_of(store)
     return GetIndexStatusResponse(
         exists=True,
         project_path=str(index.root),
@@ -248,6 +280,10 @@ def get_index_status(runtime: Runtime, request: GetIndexStatusRequest) -> GetInd
         is_stale=bool(stale),
         stale_files=stale,
         items_indexed=store.count_nodes(KIND),
+        items_embedded=items_embedded,
+        passages_embedded=embedded,
+        passages_total=total,
+        partial=embedded < total,
         index_size_bytes=index.size_bytes(),
         warnings=warnings,
     )
