@@ -46,6 +46,10 @@ from graphlore.toolsets.items.render import search_notes
 
 #: Below the LIKELY_DUPLICATE threshold by at most this much: POSSIBLY_RELATED.
 RELATED_BAND = 0.15
+#: check_duplicates: the best-ranked candidate (keywords and meaning fused) is LIKELY_DUPLICATE from this
+#: similarity_score on, whatever the threshold. Fitted by cross-validation on GitBugs Hadoop duplicates
+#: (bench/items_duplicates.py --fit; figures in bench/README.md and skills/items/SKILL.md).
+TOP_MATCH = 0.62
 
 
 @dataclass(frozen=True)
@@ -193,8 +197,13 @@ def check_duplicates(runtime: Runtime, request: CheckDuplicatesRequest, progress
     ranked = _score_pending(runtime, index, store, ranked, query_vector)
     # Likely duplicates first, so the cap never drops one for a weaker match; each band in ranking
     # order, which finds more true duplicates than the cosine alone (bench/items_duplicates.py).
-    in_band = [h for h in ranked if h.score >= threshold - RELATED_BAND]
-    kept = sorted(in_band, key=lambda h: h.score < threshold)[:ranking.max_duplicates]
+    top = ranked[0].id if ranked else None
+
+    def likely(h: Hit) -> bool:
+        return h.score >= threshold or (h.id == top and h.score >= TOP_MATCH)
+
+    in_band = [h for h in ranked if likely(h) or h.score >= threshold - RELATED_BAND]
+    kept = sorted(in_band, key=lambda h: not likely(h))[:ranking.max_duplicates]
     nodes = {n.id: n for n in store.get_nodes([h.id for h in kept])}
     candidates = [
         DuplicateCandidate(
@@ -202,7 +211,7 @@ def check_duplicates(runtime: Runtime, request: CheckDuplicatesRequest, progress
             title=nodes[h.id].props["title"],
             similarity_score=h.score,
             status=nodes[h.id].props["status"],
-            recommendation=_relationship(h.score, threshold),
+            recommendation="LIKELY_DUPLICATE" if likely(h) else "POSSIBLY_RELATED",
         )
         for h in kept
     ]
