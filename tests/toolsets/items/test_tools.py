@@ -736,7 +736,7 @@ def test_check_duplicates_threshold_comes_from_agent_config(runtime, tree):
     assert len(response.potential_duplicates) <= 10
 
     config.unlink()
-    assert tools.check_duplicates(runtime, request).threshold_used == 0.75
+    assert tools.check_duplicates(runtime, request).threshold_used == 0.94  # the built-in default
 
     typed = tools.check_duplicates(
         runtime, request.model_copy(update={"item_type": "feature", "threshold": 0.0})
@@ -777,8 +777,8 @@ def test_an_invalid_threshold_in_agent_config_is_a_config_error(runtime, tree, c
     [
         ('{"duplicate_similarity_threshold": 0.8', 0.8, "read duplicate_similarity_threshold = 0.8"),
         ('{\n  // ours\n  "duplicate_similarity_threshold": 0.7,\n}', 0.7, None),
-        ("[0.8]", 0.75, "expected a JSON object, got list"),
-        ('{"available_tags": ["a" "b"]}', 0.75, "no top-level duplicate_similarity_threshold"),
+        ("[0.8]", 0.94, "expected a JSON object, got list"),
+        ('{"available_tags": ["a" "b"]}', 0.94, "no top-level duplicate_similarity_threshold"),
     ],
 )
 def test_a_broken_agent_config_never_blocks_the_duplicate_tools(runtime, tree, content, threshold, warned):

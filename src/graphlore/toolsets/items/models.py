@@ -62,7 +62,7 @@ class CheckDuplicatesRequest(Request):
     description: str = Field(max_length=MAX_DESCRIPTION, description="Its description (may be empty).")
     project_path: ProjectPath
     threshold: Score | None = Field(
-        None, description="LIKELY_DUPLICATE cut; default: duplicate_similarity_threshold in .agent-config.json (0.75)."
+        None, description="LIKELY_DUPLICATE cut; default: duplicate_similarity_threshold in .agent-config.json, else 0.94."
     )
     item_type: ItemType | None = Field(None, description="Only compare with items of this type.")
 
