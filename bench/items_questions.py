@@ -3,7 +3,7 @@ on ``examples/feature-management`` and the real featmgmt tree (``../shared/data/
 
 Each tree is copied and indexed under a temp GRAPHLORE_HOME, then:
 
-- ``keyword`` queries: the items whose title, description or markdown body hold every query word (read from
+- ``keyword`` queries: the items whose title, description or body (PROMPT.md, INSTRUCTIONS.md, QUESTION.md) hold every query word (read from
   the files, stemmed like BM25, not through the index) must all come back from ``search`` at the default
   threshold: open items with the defaults, completed ones with ``include_completed=true``. Prints misses.
 - ``off_topic`` queries: how many results come back (and how many by keywords).
@@ -33,6 +33,8 @@ QUESTIONS = REPO / "bench" / "data" / "items_keyword_questions.json"
 TREES = {"examples/feature-management": REPO / "examples" / "feature-management",
          "featmgmt/feature-management": REPO.parent / "shared" / "data" / "featmgmt" / "feature-management"}
 ITEM = re.compile(r"^(BUG|FEAT|ACTION|INQ)-\d+")
+#: the markdown files whose text an item's index holds (PLAN.md, TASKS.md and others are not indexed)
+BODIES = {"PROMPT.md", "INSTRUCTIONS.md", "QUESTION.md"}
 
 
 def item_texts(root: Path) -> dict[tuple[str, bool], set[str]]:
@@ -50,7 +52,7 @@ def item_texts(root: Path) -> dict[tuple[str, bool], set[str]]:
                 except ValueError:
                     continue
                 parts += [str(data.get("title", "")), str(data.get("description", ""))]
-            elif path.suffix == ".md":
+            elif path.name in BODIES:
                 parts.append(path.read_text(encoding="utf-8", errors="replace"))
         out[(ITEM.match(folder.name).group(0), rel[0] == "completed")] = set(terms(" ".join(parts)))
     return out
