@@ -84,7 +84,8 @@ PENDING_SCORED = 20
 
 def _summary(index: ItemIndex, store: Store) -> IndexStatusSummary:
     """Status after :meth:`ItemIndex.ensure_fresh`, which has just brought the index up to date."""
-    index.handle.reread()  # the embedding may have moved on since this call read it
+    if index.pending(store):
+        index.handle.reread()  # the background embedding may have moved on since this call read it
     _, _, embedded, total = index.progress_of(store)
     return IndexStatusSummary(
         last_indexed=index.meta(store)["last_indexed"], is_stale=False, items_indexed=store.count_nodes(KIND),
