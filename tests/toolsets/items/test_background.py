@@ -83,10 +83,11 @@ def test_a_first_search_answers_by_keywords_while_embedding_continues(settings, 
 
 def test_closing_the_runtime_stops_the_background_work_and_the_next_call_resumes(settings, embedder, tree,
                                                                                    monkeypatch):
-    from graphlore.toolsets import folder_index
+    from graphlore import embeddings
 
-    monkeypatch.setattr(folder_index, "STEP_PASSAGES", 4)
+    monkeypatch.setattr(embeddings, "STEP_TEXTS", 4)
     gate = BackgroundGate(embedder)
+    gate.batch_size = 2  # several batches, so there is a "between" to stop at
     server = Runtime(settings, embedder=gate, watch_files=True)
     search(server, tree, "sync")
     closer = threading.Thread(target=server.close)

@@ -183,7 +183,7 @@ class ItemIndex(FolderIndex):
                         self.record_embedder(store)
                 self.handle.reread()
 
-            self.embed_in_steps(owners, progress, commit)
+            self.runtime.embeddings.embed_owners(owners, commit, progress)
             return len(owners)
 
     def sync(self, force: bool = False, progress: Progress | None = None) -> IndexResponse:

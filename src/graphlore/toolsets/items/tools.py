@@ -101,7 +101,7 @@ def _score_pending(runtime: Runtime, index: ItemIndex, store: Store, hits: list[
     if not wanted:
         return hits
     nodes = store.get_nodes(wanted)
-    vectors = runtime.embedder.embed([summary_text(n.props["title"], n.props["description"]) for n in nodes])
+    vectors = runtime.embeddings.embed([summary_text(n.props["title"], n.props["description"]) for n in nodes])
     best = (np.atleast_2d(np.asarray(queries, dtype=np.float32)) @ vectors.T).max(axis=0)
     scores = {n.id: cosine_to_unit(float(b)) for n, b in zip(nodes, best, strict=True)}
     return [Hit(h.id, scores.get(h.id, h.score)) for h in hits]
@@ -116,11 +116,11 @@ def search(runtime: Runtime, request: SearchRequest, progress: Progress | None =
         where["item_type"] = request.item_types
     if request.status:
         where["status"] = [s.lower() for s in request.status]
-    query_vector = runtime.embedder.embed([request.query])
+    query_vector = runtime.embeddings.embed([request.query])
     def matches(where: dict) -> _Matches:
         """Rank, then keep what reaches the threshold or has keyword support (:mod:`graphlore.search.keywords`)."""
         ranked = hybrid_search(store, request.query, query_vector, kind=KIND, where=where, limit=CANDIDATES,
-                               params=ranking.hybrid)
+                               params=ranking.hybrid, threads=runtime.search_threads)
         ranked = _score_pending(runtime, index, store, ranked, query_vector)
         support = keyword_support(store, request.query, kind=KIND, where=where)
         kept = [h for h in ranked if h.score >= request.threshold or h.id in support]
@@ -192,9 +192,9 @@ def check_duplicates(runtime: Runtime, request: CheckDuplicatesRequest, progress
     store = index.ensure_fresh(progress)
     where = {"item_type": request.item_type} if request.item_type else {}
     keyword_text = item_keyword_query(request.title, request.description)
-    query_vector = runtime.embedder.embed([summary_text(request.title, request.description)])
+    query_vector = runtime.embeddings.embed([summary_text(request.title, request.description)])
     ranked = hybrid_search(store, keyword_text, query_vector, kind=KIND, where=where, limit=CANDIDATES,
-                           params=ranking.hybrid)
+                           params=ranking.hybrid, threads=runtime.search_threads)
     ranked = _score_pending(runtime, index, store, ranked, query_vector)
     # Likely duplicates first, so the cap never drops one for a weaker match; each band in ranking
     # order, which finds more true duplicates than the cosine alone (bench/items_duplicates.py).
@@ -244,9 +244,9 @@ def get_similar(runtime: Runtime, request: GetSimilarRequest, progress: Progress
     # its title alone for BM25 (see item_keyword_query).
     query_text = item_keyword_query(source.props["title"], source.props["description"])
     source_vector = (source.vectors[:1] if source.vectors is not None and len(source.vectors)
-                     else runtime.embedder.embed([summary_text(source.props["title"], source.props["description"])]))
+                     else runtime.embeddings.embed([summary_text(source.props["title"], source.props["description"])]))
     ranked = hybrid_search(store, query_text, source_vector, kind=KIND, where=where, limit=CANDIDATES + 1,
-                           params=ranking.hybrid)
+                           params=ranking.hybrid, threads=runtime.search_threads)
     ranked = _score_pending(runtime, index, store, ranked, source_vector)
     kept = [h for h in ranked if h.id != source.id][: request.limit]
     nodes = {n.id: n for n in store.get_nodes([h.id for h in kept])}
