@@ -302,6 +302,8 @@ def test_a_long_index_call_sends_progress_in_passages(mcp: Session):
     """A client that asks for progress gets notifications while the index embeds: counts of passages, rising
     to the total the answer's index then reports."""
     project = copy_example(mcp.project.parent / f"progress-{mcp.transport}")
+    for body in project.glob("*/*/PROMPT.md"):  # text this server has not embedded (its vector cache) yet
+        body.write_text(body.read_text(encoding="utf-8") + f"\nChecked for progress over {mcp.transport}.\n")
     seen: list[tuple[float, float | None]] = []
 
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
