@@ -183,3 +183,25 @@ def test_a_clients_url_settled_by_the_deployment_is_shown_and_no_longer_unresolv
     assert "environment variable" not in fetch["unresolved_reason"] and "order_id" in fetch["unresolved_reason"]
     assert by_label["POST payments /charges"]["target_url"] == "{http://localhost:8083|http://payments:8080}/charges"
     assert by_label["GET inventory-service /levels/{sku}"]["target_url"] is None  # Feign: no URL of its own
+
+
+def test_an_update_reads_again_only_the_frameworks_whose_files_changed_and_stays_equal_to_a_full_build(tmp_path):
+    """Part 2 keeps each framework's items while none of the files it reads changed; a framework that reads
+    again still sees what another file says (a mount's prefix moves the routes of a file that did not change)."""
+    root = tmp_path / "polyglot"
+    shutil.copytree(FIXTURES / "py-system", root / "py")
+    shutil.copytree(FIXTURES / "polyglot-web", root / "web")
+    graph = CodeGraph.build(root)
+    assert graph.update().frameworks_read == []   # nothing changed: nothing read again
+
+    edit(root, "py/catalog/catalog/main.py", 'prefix="/api"', 'prefix="/api/v3"')
+    stats = graph.update()
+    assert set(stats.frameworks_read) == {"python_web", "grpc_python", "declared"}
+    lines = part2(graph)
+    assert lines == part2(CodeGraph.build(root))
+    assert any(line.startswith("R GET /api/v3/") and "catalog.items" in line for line in lines)
+
+    edit(root, "web/catalog/paths.go", '"/api/v1"', '"/api/v2"')   # a constant another Go file's routes use
+    stats = graph.update()
+    assert set(stats.frameworks_read) == {"go_web", "grpc_go"}
+    assert part2(graph) == part2(CodeGraph.build(root))

@@ -54,4 +54,4 @@ def prepare(files: list[Bound], project: Project) -> Reader:
     return lambda bound: read_go(known, packages, bound)
 
 
-FRAMEWORK = Framework("grpc_go", ("go",), prepare)
+FRAMEWORK = Framework("grpc_go", ("go",), prepare, reads=("go", "proto"))

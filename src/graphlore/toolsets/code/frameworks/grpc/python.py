@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 from ...languages.symbols import Bound
 from ...services.endpoints import Item
-from ..base import Framework, Project, Reader
+from ..base import FileMemo, Framework, Project, Reader
 from .services import GrpcServices, Reading, owner_of, services, uses_grpc
 
 ADD = re.compile(r"^add_(\w+)Servicer_to_server$")
@@ -44,15 +44,19 @@ def _generated(bound: Bound, made: str) -> bool:
                for imp in bound.facts.imports)
 
 
+def _classes(bound: Bound) -> list[tuple[str, int]]:
+    """(name, index) of the file's top-level classes."""
+    return [(sym.name, index) for index, sym in enumerate(bound.facts.symbols) if sym.kind == "class" and sym.parent is None]
+
+
 class PythonClasses:
     """The project's Python classes by module and name."""
 
-    def __init__(self, bounds: list[Bound]) -> None:
+    def __init__(self, bounds: list[Bound], memo: FileMemo) -> None:
         self.classes: dict[tuple[str, str], tuple[Bound, int]] = {}
         for bound in bounds:
-            for index, sym in enumerate(bound.facts.symbols):
-                if sym.kind == "class" and sym.parent is None:
-                    self.classes[(bound.ctx.module_name, sym.name)] = (bound, index)
+            for name, index in memo.get("grpc_python.classes", bound, _classes):
+                self.classes[(bound.ctx.module_name, name)] = (bound, index)
 
     def find(self, bound: Bound, dotted: str) -> tuple[Bound, int] | None:
         """The class a name as written in ``bound`` means: its own, or one imported from a project module."""
@@ -84,7 +88,7 @@ class PythonClasses:
 
 
 def read_python(known: GrpcServices, classes: PythonClasses, bound: Bound) -> Iterator[Item]:
-    if not uses_grpc(bound) or bound.facts.extra.get("generated") or bound.path.endswith("_pb2_grpc.py"):
+    if bound.facts.extra.get("generated") or bound.path.endswith("_pb2_grpc.py"):
         return
     reading = Reading(known, bound)
     for call in bound.facts.calls:
@@ -113,8 +117,8 @@ def read_python(known: GrpcServices, classes: PythonClasses, bound: Bound) -> It
 
 def prepare(files: list[Bound], project: Project) -> Reader:
     known = services(project)
-    classes = PythonClasses(files)
-    return lambda bound: read_python(known, classes, bound)
+    classes = PythonClasses(files, project.memo)
+    return lambda bound: read_python(known, classes, bound) if project.memo.get("grpc", bound, uses_grpc) else ()
 
 
-FRAMEWORK = Framework("grpc_python", ("python",), prepare)
+FRAMEWORK = Framework("grpc_python", ("python",), prepare, reads=("python", "proto"))

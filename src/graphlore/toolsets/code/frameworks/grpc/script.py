@@ -69,4 +69,5 @@ def prepare(files: list[Bound], project: Project) -> Reader:
     return lambda bound: read_script(known, bound)
 
 
-FRAMEWORK = Framework("grpc_script", ("typescript", "javascript"), prepare)
+FRAMEWORK = Framework("grpc_script", ("typescript", "javascript"), prepare,
+                      reads=("typescript", "javascript", "proto"))
