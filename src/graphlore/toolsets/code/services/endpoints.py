@@ -56,6 +56,8 @@ class Item:
     target_name: Folded | None = None
     #: gateway routes: where they forward (see `Forward`)
     forward: Forward | None = None
+    #: gRPC clients: the address their channel dials, as folded (None: not traced); evidence, never the target
+    address: Folded | None = None
 
     @property
     def resolved(self) -> bool:

@@ -269,6 +269,29 @@ def prepare_client(item: Item, names: ServiceNames, settler: Settler) -> Client:
     return client
 
 
+def _channel(item: Item, names: ServiceNames, settler: Settler) -> dict:
+    """A gRPC client's channel address, settled with its service's environment, and the service its host names
+    (evidence beside the method's match: `grpc_links.link_client` says when the two disagree)."""
+    if item.address is None:
+        return {"channel_address": None, "channel_service": None, "channel_service_matched_by": None,
+                "channel_conflict": None}
+    variables = env_names(item.address.text)
+    settled = settler.value(item, item.address)
+    assert settled is not None
+    out = {"channel_address": plain(settled.text), "channel_service": None, "channel_service_matched_by": None,
+           "channel_conflict": None}
+    if not settled.known:
+        out["channel_service_matched_by"] = "; ".join(dict.fromkeys(settled.why)) or "the address is not known"
+        return out
+    split = split_url(_bare_address(settled))
+    if split.host is None:
+        out["channel_service_matched_by"] = f"the address {settled.text} names no host"
+        return out
+    service, how = names.host(split.host.text, _port(_bare_address(settled).text), variables)
+    out.update(channel_service=service, channel_service_matched_by=how)
+    return out
+
+
 def _client_folded(value: Folded | None) -> Folded | None:
     if value is None:
         return None
@@ -325,6 +348,8 @@ def link(items: Iterable[Item], layout: Layout, deployment: Deployment | None = 
                          base_url=plain(item.base_url) if item.base_url else None,
                          target_service=None, target_service_source=item.target_source or None,
                          grpc=item.grpc, grpc_service=grpc_links.service_of(item))
+            if item.grpc is not None:
+                props.update(_channel(item, names, settler))
             if client.url is not None:  # what the environment settled is no longer unknown
                 why = "; ".join(dict.fromkeys(client.url.why)) if not client.url.known else ""
                 props.update(target_url=plain(client.url.text), resolved=client.url.known,
