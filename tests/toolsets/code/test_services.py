@@ -196,7 +196,7 @@ def test_an_update_reads_again_only_the_frameworks_whose_files_changed_and_stays
 
     edit(root, "py/catalog/catalog/main.py", 'prefix="/api"', 'prefix="/api/v3"')
     stats = graph.update()
-    assert set(stats.frameworks_read) == {"python_web", "grpc_python", "declared"}
+    assert set(stats.frameworks_read) == {"python_web", "locust", "grpc_python", "declared"}
     lines = part2(graph)
     assert lines == part2(CodeGraph.build(root))
     assert any(line.startswith("R GET /api/v3/") and "catalog.items" in line for line in lines)
@@ -205,3 +205,24 @@ def test_an_update_reads_again_only_the_frameworks_whose_files_changed_and_stays
     stats = graph.update()
     assert set(stats.frameworks_read) == {"go_web", "grpc_go"}
     assert part2(graph) == part2(CodeGraph.build(root))
+
+
+def test_locust_load_tests_are_clients_of_the_service_their_host_names():
+    """load-tests: task functions of a TaskSet (host from the Dockerfile's ``locust --host`` and the Deployment's
+    env), a user class naming its host, and one whose host nothing gives (unresolved, saying why)."""
+    nodes, _ = CodeGraph.build(FIXTURES / "load-tests").snapshot()
+    clients = {(n.props["microservice"], n.props["http_method"], n.props["target_path_template"] or
+                n.props["target_path"]): n.props for n in nodes.values() if n.kind == "client"}
+    assert all(c["client_kind"] == "locust" for c in clients.values())
+    assert {key: (c["target_service"], c["match"]) for key, c in clients.items() if key[0] == "loadgen"} == {
+        ("loadgen", "GET", "/"): ("shop", "cross_service"),
+        ("loadgen", "GET", "/product/{?}"): ("shop", "cross_service"),
+        ("loadgen", "POST", "/cart"): ("shop", "cross_service")}
+    assert clients[("loadgen", "GET", "/")]["target_url"] == "http://shop:8080/"
+    assert (clients[("smoke", "GET", "/")]["target_service"], clients[("smoke", "GET", "/")]["match"]) == (
+        "shop", "cross_service")
+    assert clients[("smoke", "GET", "/missing")]["match"] == "no_route"
+    [orphan] = [c for key, c in clients.items() if key[0] == "orphan"]
+    assert (orphan["http_method"], orphan["target_path"]) == ("GET", '"/cart"')
+    assert orphan["match"] == "unresolved" and "LOCUST_HOST" in orphan["unresolved_reason"]
+    assert not any(c["declaring_fqn"].endswith("helper") for c in clients.values())   # no task: not Locust's client

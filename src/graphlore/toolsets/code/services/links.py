@@ -43,6 +43,7 @@ from ..languages.folding import (
     ENV_OPEN,
     Folded,
     env_names,
+    env_why,
     expand,
     known_text,
     plain,
@@ -112,6 +113,11 @@ class Settler:
         if value is None or ENV_OPEN not in value.text:
             return value
         settled, _ = settle_env(value, lambda name: self.deployment.env_of(item.microservice, name))
+        for _ in range(2):   # a value the deployment gives may read variables itself (a Locust ``--host``)
+            if ENV_OPEN not in settled.text:
+                break
+            inner = Folded(settled.text, settled.known, settled.why + tuple(env_why(n) for n in env_names(settled.text)))
+            settled, _ = settle_env(inner, lambda name: self.deployment.env_of(item.microservice, name))
         return settled
 
     def route(self, item: Item) -> list[Item]:
@@ -137,7 +143,7 @@ def _plain_unknowns(value: Folded | None) -> Folded | None:
 
 #: clients whose service and path come from one URL (the others name the service apart)
 URL_CLIENTS = frozenset({"rest_template", "web_client", "rest_client", "requests", "httpx", "aiohttp", "fetch",
-                         "net_http", "http_client", "ktor_client", "axios"})
+                         "net_http", "http_client", "ktor_client", "axios", "locust"})
 
 
 @dataclass
