@@ -226,3 +226,18 @@ def test_locust_load_tests_are_clients_of_the_service_their_host_names():
     assert (orphan["http_method"], orphan["target_path"]) == ("GET", '"/cart"')
     assert orphan["match"] == "unresolved" and "LOCUST_HOST" in orphan["unresolved_reason"]
     assert not any(c["declaring_fqn"].endswith("helper") for c in clients.values())   # no task: not Locust's client
+
+
+@pytest.mark.parametrize(("client", "route", "fits"), [
+    ("/cart", "/{?}/cart", True),                  # an unknown prefix may be empty
+    ("/a/b/cart", "/{?}/cart", True),              # or several segments
+    ("/product/{id}", "/{?}/product/{pid}", True),
+    ("/cart/x", "/{?}/cart", False),               # the known tail still has to fit
+    ("/api/vx", "/api/v{?}", True),
+    ("/api/x", "/api/v{?}", False),
+    ("/cart", "/cart", False),                     # a route with nothing unknown is matched, not 'may fit'
+])
+def test_a_route_with_unknown_parts_may_fit_a_client_path(client, route, fits):
+    """Such a route makes a client's no_route a claim nobody can make: the link stays unresolved instead."""
+    from graphlore.toolsets.code.services.endpoints import may_fit
+    assert may_fit(client, route) is fits

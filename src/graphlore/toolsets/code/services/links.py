@@ -53,7 +53,17 @@ from ..layout.layout import Layout
 from ..model import GraphEdge, GraphNode, make_edge, node_text, service_id, short_hash
 from . import grpc_links
 from .deployment import Deployment
-from .endpoints import ANY, Item, join_paths, match_score, normalise_path, segment_kind, segments, split_url
+from .endpoints import (
+    ANY,
+    Item,
+    join_paths,
+    match_score,
+    may_fit,
+    normalise_path,
+    segment_kind,
+    segments,
+    split_url,
+)
 from .identity import ServiceNames
 
 LINK_MATCHES = ("cross_service", "intra_service", "ambiguous", "no_route", "unresolved")
@@ -406,12 +416,15 @@ def _unresolved(node: GraphNode, why: str) -> list[GraphEdge]:
     return []
 
 
+def _method_fits(method: str | None, route_method: str | None) -> bool:
+    return route_method == ANY or method is None or method == ANY or route_method == method
+
+
 def _fits(method: str | None, template: str, candidates: list[tuple[GraphNode, Item]]
           ) -> list[tuple[int, GraphNode, Item]]:
     fits = []
     for route, route_item in candidates:
-        method_fits = route_item.http_method == ANY or method is None or method == ANY or \
-            route_item.http_method == method
+        method_fits = _method_fits(method, route_item.http_method)
         score = match_score(template, route_item.path.text) if method_fits and route_item.path is not None else None
         if score is not None:
             fits.append((score, route, route_item))
@@ -471,6 +484,13 @@ def _link_target(node: GraphNode, item: Item, target: Target, http_by_service: d
     evidence = {"http_method": item.http_method, "client_template": template, "service": service,
                 "service_matched_by": target.how, "partial_path": "{?}" in template}
     if not fits:
+        unsure = [r.props["label"] for r, ri in http_by_service.get(service, []) if ri.path is not None and
+                  _method_fits(item.http_method, ri.http_method) and may_fit(template, ri.path.text)]
+        if unsure:   # no_route would claim what is not known
+            listed = ", ".join(sorted(unsure)[:8]) + (" ..." if len(unsure) > 8 else "")
+            return "unresolved", (f"no route of {service} is known to fit {item.http_method or 'any method'} "
+                                  f"{template}, but {len(unsure)} of its routes have unknown parts that could make "
+                                  f"them fit ({listed})"), []
         known = sorted(r.props["label"] for r, _ in http_by_service.get(service, []))
         listed = ", ".join(known[:8]) + (" ..." if len(known) > 8 else "") if known else "none found"
         detail = f"no route of {service} fits {item.http_method or 'any method'} {template} (its routes: {listed})"
