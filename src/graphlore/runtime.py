@@ -1,6 +1,6 @@
 """The :class:`Runtime`: what every tool call shares inside one process.
 
-Settings, the embedder and the LLM (each built on first use, never at start-up),
+Settings, the embedder and the LLMs (extraction and judge; each built on first use, never at start-up),
 open stores (one per namespace, reopened when the namespace was dropped and made
 again, by this process or another), and typed per-toolset state. The MCP server's
 lifespan and the CLI close it (:meth:`Runtime.close`); after ``close()`` it can be used again.
@@ -68,8 +68,7 @@ class Runtime:
         #: long-running processes (the MCP server) watch folders instead of re-reading every mtime per call
         self.watch_files = watch_files
         self._lock = threading.RLock()
-        self._llm: LLM | None = None
-        self._llm_built = False
+        self._llms: dict[str, LLM | None] = {}
         self._stores: dict[str, tuple[Any, Store]] = {}
         self._states: dict[type, Any] = {}
         self._roots: tuple[Path, ...] | None = None
@@ -96,13 +95,20 @@ class Runtime:
 
     @property
     def llm(self) -> LLM | None:
-        """The configured LLM endpoint (None when none is configured)."""
-        if not self._llm_built:
+        """The configured LLM endpoint for extraction (None when none is configured)."""
+        return self._role_llm("extraction")
+
+    @property
+    def judge_llm(self) -> LLM | None:
+        """The configured LLM endpoint for judging (``judge_llm_*``, else the extraction one; None: none)."""
+        return self._role_llm("judge")
+
+    def _role_llm(self, role: str) -> LLM | None:
+        if role not in self._llms:
             with self._lock:
-                if not self._llm_built:
-                    self._llm = build_llm(self.settings)
-                    self._llm_built = True
-        return self._llm
+                if role not in self._llms:
+                    self._llms[role] = build_llm(self.settings, role)
+        return self._llms[role]
 
     @property
     def roots(self) -> tuple[Path, ...]:
@@ -152,9 +158,10 @@ class Runtime:
                 cached[1].close()
             factory.drop_store(self.settings, namespace)
 
-    def lock(self, namespace: str, key: str) -> AbstractContextManager[None]:
-        """A named lock on ``namespace`` across processes (see :func:`factory.namespace_lock`)."""
-        return factory.namespace_lock(self.settings, namespace, key)
+    def lock(self, namespace: str, key: str, timeout: float | None = None) -> AbstractContextManager[None]:
+        """A named lock on ``namespace`` across processes, waited for ``timeout`` seconds at most (None: as long
+        as it takes; see :func:`factory.namespace_lock`)."""
+        return factory.namespace_lock(self.settings, namespace, key, timeout)
 
     def close(self) -> None:
         """Close every store, every state (their ``close()``), the search threads and the backend's connection
