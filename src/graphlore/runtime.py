@@ -19,6 +19,8 @@ What lives across calls, all owned here and closed or emptied by ``close()``:
                           update lock while it is held (:mod:`graphlore.toolsets.folder_index`)
 ``state(WarmGraphs)``     the code graphs of the 4 most recently updated projects (code toolset)
 ``state(PassageCache)``   passage vectors of 2,048 skills a search read (skills toolset)
+``state(BackgroundWork)`` at most one thread per index embedding what a call left to do (items toolset in a
+                          long-running process); ``close()`` stops each after its batch and waits for it
 ========================  ==============================================================================
 
 ``close()`` also closes the database's connection pool (:func:`graphlore.store.factory.close_backend`;
@@ -167,17 +169,18 @@ class Runtime:
         return factory.namespace_lock(self.settings, namespace, key, timeout, on_wait)
 
     def close(self) -> None:
-        """Close every store, every state (their ``close()``), the search threads and the backend's connection
-        pool, and empty the vector cache."""
+        """Close every state with a ``close()`` (first: background work stops before its stores close), every
+        store, the search threads and the backend's connection pool, and empty the vector cache."""
         with self._lock:
-            stores, self._stores = self._stores, {}
             states, self._states = self._states, {}
-        for _, store in stores.values():
-            store.close()
         for state in states.values():
             closer = getattr(state, "close", None)
             if callable(closer):
                 closer()
+        with self._lock:
+            stores, self._stores = self._stores, {}
+        for _, store in stores.values():
+            store.close()
         self.search_threads.close()
         self.vector_cache.clear()
         factory.close_backend(self.settings)

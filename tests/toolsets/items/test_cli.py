@@ -148,7 +148,7 @@ def test_search_table_is_readable(env):
     result = invoke(env, "items", "search", "offline edits lost on sync conflict", "-p", str(env[1]))
     assert result.exit_code == 0 and result.stderr == ""
     header, rule, *rows = result.stdout.splitlines()
-    assert header.split() == ["item_id", "similarity_score", "item_type", "status", "priority", "title"]
+    assert header.split() == ["item_id", "similarity_score", "keyword", "item_type", "status", "priority", "title"]
     assert set(rule.replace(" ", "")) == {"-"}
     assert any(line.startswith("BUG-001 ") for line in rows)
     out = direct(env, "search", {"query": "offline edits lost on sync conflict", "project_path": str(env[1])})
@@ -168,7 +168,7 @@ def test_other_tables_are_readable(env):
     index = invoke(env, "items", "index", "-p", project).stdout
     assert index.startswith("unchanged: ") and "items indexed" in index and "index: " in index
     status = invoke(env, "items", "status", "-p", project).stdout
-    assert f"project: {os.path.realpath(project)}" in status and "stale: no (0 file(s) changed)" in status
+    assert f"project: {os.path.realpath(project)}" in status and "stale: no (0 files changed)" in status
     similar = invoke(env, "items", "similar", "BUG-001", "-p", project).stdout
     assert similar.startswith("BUG-001: Offline edits lost") and "relationship" in similar
     dup = invoke(env, "items", "check-duplicates", "--title", "Dark mode", "--description", "A dark theme.",

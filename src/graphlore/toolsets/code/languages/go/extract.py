@@ -366,7 +366,8 @@ class _Extractor(Extractor):
             self.facts.extra["assigned"] = sorted(found)
 
     def assignment_pairs(self, root: Node) -> list[tuple[Node | str, Node]]:
-        """``a := x``, ``a, b = x, y`` (pairwise), ``*p = x``, ``s.f = x`` and ``var a = x``; a struct literal's
+        """``a := x``, ``a, b = x, y`` (pairwise), ``a, err := f(x)`` (``a`` is the call's), ``*p = x``, ``s.f = x`` and
+        ``var a = x``; a struct literal's
         keyed field, ``T{f: x}`` or ``&pkg.T{f: x}``, as a write of ``T{}.f`` (what a constructor sets a field to)."""
         pairs: list[tuple[Node | str, Node]] = list(self.keyed_fields(root))
         for _, match in QueryCursor(query(GRAMMAR, _ASSIGNMENTS)).matches(root):
@@ -375,6 +376,8 @@ class _Extractor(Extractor):
             values = right.named_children if right.type == "expression_list" else [right]
             if len(targets) == len(values):
                 pairs += list(zip(targets, values, strict=True))
+            elif len(values) == 1 and values[0].type == "call_expression":
+                pairs.append((targets[0], values[0]))   # ``conn, err := grpc.NewClient(addr)``: the first result
         return pairs
 
     @staticmethod
