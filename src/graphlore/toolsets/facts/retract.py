@@ -43,7 +43,7 @@ from graphlore.toolsets.facts.resolve import (
     NodeState,
     decide,
 )
-from graphlore.toolsets.facts.write import SAID
+from graphlore.toolsets.facts.write import SAID, SAID_META
 
 #: Documents listed when a name names none or several.
 LISTED = 10
@@ -100,6 +100,7 @@ class Undo:
     removed: list[NodeRef] = field(default_factory=list)
     rebuilt: list[NodeRef] = field(default_factory=list)
     apart: list[NodeRef] = field(default_factory=list)
+    _scanned: dict[str, dict[str, Node]] | None = None
 
     def run(self) -> None:
         store, doc = self.store, self.doc
@@ -153,7 +154,16 @@ class Undo:
                 for d in docs for j, m in enumerate(d.props.get("mentions", []))}
 
     def _sayers(self, key: str) -> list[Node]:
-        """The other documents that said ``key``, in the order they were written."""
+        """The other documents that said ``key``, in the order they were written (a graph with documents
+        written before ``said:`` keys: read from every document once)."""
+        if not self.store.get_meta(SAID_META):
+            if self._scanned is None:
+                self._scanned = {}
+                for doc in self.store.iter_nodes("document"):
+                    for m in doc.props.get("mentions", []):
+                        if m.get("key") and doc.id != self.doc.id:
+                            self._scanned.setdefault(m["key"], {})[doc.id] = doc
+            return list(self._scanned.get(key, {}).values())
         _, ids = self.store.nodes_with_keys("document", [[SAID + key]])
         return self.store.get_nodes([i for i in ids if i != self.doc.id])
 
