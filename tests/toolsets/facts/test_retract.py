@@ -186,3 +186,11 @@ def test_a_graph_whose_documents_predate_said_keys_is_retracted_by_reading_its_d
     retract(runtime, RetractRequest(document="b", graph="old"))
     write(runtime, "ac", A, C)
     assert_same_graph(without_said("old"), without_said("ac"))
+
+
+def test_a_document_ingested_again_with_other_mentions_takes_the_old_ones_back_too(runtime):
+    b2 = B.model_copy(update={"entities": B.entities[1:], "facts": []})  # no longer mentions Mondelez
+    write(runtime, "abc", A, B, b2, C)
+    retract(runtime, RetractRequest(document="b", graph="abc"))
+    write(runtime, "ac", A, C)
+    assert_same_graph(state(runtime, "abc"), state(runtime, "ac"))

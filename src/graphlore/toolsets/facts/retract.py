@@ -104,7 +104,10 @@ class Undo:
 
     def run(self) -> None:
         store, doc = self.store, self.doc
-        said = list(dict.fromkeys(m["key"] for m in self.doc.props.get("mentions", []) if m.get("key")))
+        said = [m["key"] for m in self.doc.props.get("mentions", []) if m.get("key")]
+        # records that still point to it for a mention an earlier version of it said (re-ingested since)
+        pointing = store.get_edges([r.id for r in store.select_edges([doc.id], type=mentions.MENTION).edges])
+        said = list(dict.fromkeys([*said, *(e.props["key"] for e in pointing if e.dst == doc.id and e.props.get("key"))]))
         facts = store.get_edges(store.edge_ids_with_prefix(doc.id + "/"))
         touched = {(e.src, e.props["relationship"]) for e in facts}
         records = {e.id: e for e in store.get_edges([mentions.edge_id(k) for k in said])}
