@@ -194,3 +194,31 @@ def test_a_document_ingested_again_with_other_mentions_takes_the_old_ones_back_t
     retract(runtime, RetractRequest(document="b", graph="abc"))
     write(runtime, "ac", A, C)
     assert_same_graph(state(runtime, "abc"), state(runtime, "ac"))
+
+
+ACME = ("Acme Corporation", "Company", "American maker of anvils and rocket skates, founded in 1920")
+ROAD = ("Roadrunner Logistics", "Company", "delivery company in the Arizona desert, founded in 1949")
+WORLD = [
+    doc("w1", "2010-01-05", [ACME, ("Wile Coyote", "Person", "chief engineer and later chief executive of Acme")],
+        [("Acme Corporation", "has CEO", "Wile Coyote", "2010")]),
+    doc("w2", "2012-03-01", [("Acme Corp", "Company", "American maker of anvils and rocket skates", "ACME"), ROAD,
+                             ("Bugs Bunny", "Person", "entertainer who became chief executive of Acme")],
+        [("Acme Corp", "has CEO", "Bugs Bunny", "2012"), ("Roadrunner Logistics", "acquired by", "Acme Corp", "2012")]),
+    doc("w3", "2014-07-09", [ACME, ("Phoenix", "Location", "capital city of Arizona, population 1.6 million"),
+                             ("Wile Coyote", "Person", "chief engineer and later chief executive of Acme")],
+        [("Acme Corporation", "headquartered in", "Phoenix", "2014"),
+         ("Acme Corporation", "has CEO", "Wile Coyote", "2010")]),
+    doc("w4", "2016-02-02", [("ACME", "Company", "anvil and rocket skate maker from America"), ROAD,
+                             ("Tucson", "Location", "city in southern Arizona, population 540 thousand")],
+        [("ACME", "headquartered in", "Tucson", "2016"), ("Roadrunner Logistics", "headquartered in", "Tucson")]),
+    doc("w5", "2018-11-30", [ACME, ("Daffy Duck", "Person", "chief executive of Acme from 2018")],
+        [("Acme Corporation", "has CEO", "Daffy Duck", "2018")]),
+]
+
+
+@pytest.mark.parametrize("gone", [w.name for w in WORLD])
+def test_retracting_any_document_of_a_small_world_gives_the_world_without_it(runtime, gone):
+    write(runtime, "all", *WORLD)
+    retract(runtime, RetractRequest(document=gone, graph="all"))
+    write(runtime, "without", *[w for w in WORLD if w.name != gone])
+    assert_same_graph(state(runtime, "all"), state(runtime, "without"))
