@@ -57,9 +57,12 @@ sys.path.insert(0, str(REPO / "bench"))
 from graphlore.config import Settings  # noqa: E402
 from graphlore.search import HybridParams, hybrid_search  # noqa: E402
 from graphlore.search.fusion import TITLE_FIELD_WEIGHTS  # noqa: E402
+from graphlore.search.hybrid import SideThreads  # noqa: E402
 from graphlore.store import Hit, Node, open_store, store_exists  # noqa: E402
 
 RANKING = HybridParams(field_weights=TITLE_FIELD_WEIGHTS)
+#: the keyword side's threads, as a runtime gives them to the tools (used on PostgreSQL only)
+THREADS = SideThreads()
 DIM = 384
 TOPICS = 2000
 VOCAB = 30_000
@@ -293,13 +296,13 @@ def measure_search(store, queries, exact, postgres: bool, sweep: Sequence[int] =
     """Hybrid p50/p95 (and CPU per search: this process, and PostgreSQL's processes), the keyword and
     vector sides alone, and Recall@10 of ``vector_search`` against the exact top 10."""
     t0 = time.perf_counter()
-    hybrid_search(store, queries[0][0], queries[0][1], kind="doc", limit=10, params=RANKING)
+    hybrid_search(store, queries[0][0], queries[0][1], kind="doc", limit=10, params=RANKING, threads=THREADS)
     print(f"first search (cold; SQLite loads its snapshot): {(time.perf_counter() - t0) * 1000:.0f} ms")
     if not recall_only:  # the timed passes below run warm: what a server that has been up a while sees
         times = []
         for text, vector in queries:
             t0 = time.perf_counter()
-            hybrid_search(store, text, vector, kind="doc", limit=10, params=RANKING)
+            hybrid_search(store, text, vector, kind="doc", limit=10, params=RANKING, threads=THREADS)
             times.append(time.perf_counter() - t0)
         print(f"hybrid, first pass over the queries (warm-up, caches filling): {percentiles(times)}")
     for label, where in () if recall_only else (("hybrid", None), ("hybrid, where g=7 (1%)", {"g": 7})):
@@ -307,7 +310,8 @@ def measure_search(store, queries, exact, postgres: bool, sweep: Sequence[int] =
         cpu, server = time.process_time(), postgres_cpu()
         for text, vector in queries:
             t0 = time.perf_counter()
-            hybrid_search(store, text, vector, kind="doc", where=where, limit=10, params=RANKING)
+            hybrid_search(store, text, vector, kind="doc", where=where, limit=10, params=RANKING,
+                          threads=THREADS)
             times.append(time.perf_counter() - t0)
         cpu = (time.process_time() - cpu) / len(queries) * 1000
         server = None if server is None else (postgres_cpu() - server) / len(queries) * 1000
@@ -414,13 +418,13 @@ def bench_toolset(namespace: str):
     def search(runtime, request: SearchRequest) -> SearchResponse:
         store = runtime.open_store(namespace)
         hits = hybrid_search(store, request.query, runtime.embedder.embed([request.query]), kind="doc",
-                             limit=request.limit, params=RANKING)
+                             limit=request.limit, params=RANKING, threads=runtime.search_threads)
         return SearchResponse(ids=[h.id for h in hits])
 
     def search_vector(runtime, request: VectorRequest) -> SearchResponse:
         store = runtime.open_store(namespace)
         hits = hybrid_search(store, request.query, np.asarray(request.vector, dtype=np.float32), kind="doc",
-                             limit=request.limit, params=RANKING)
+                             limit=request.limit, params=RANKING, threads=runtime.search_threads)
         return SearchResponse(ids=[h.id for h in hits])
 
     def embed(runtime, request: SearchRequest) -> SearchResponse:
@@ -660,7 +664,7 @@ def run_scifact(args: argparse.Namespace) -> None:
         times = []
         for qid, vector in zip(qids, query_matrix, strict=True):
             t0 = time.perf_counter()
-            hits = hybrid_search(store, texts[qid], vector, kind="doc", limit=10, params=RANKING)
+            hits = hybrid_search(store, texts[qid], vector, kind="doc", limit=10, params=RANKING, threads=THREADS)
             times.append(time.perf_counter() - t0)
             runs["hybrid"][qid] = [h.id for h in hits]
             runs["BM25 (title x3)"][qid] = [h.id for h in store.keyword_search(texts[qid], kind="doc", limit=100,

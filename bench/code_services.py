@@ -32,7 +32,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(REPO / "bench"))
 
+import gold  # noqa: E402
 from helpers.code_graph import FIXTURES, expected_lines, render  # noqa: E402
 
 from graphlore.config import Settings  # noqa: E402
@@ -80,24 +82,31 @@ def main() -> None:
         print(f"  links by match: {dict(Counter(matches))}; unresolved clients: "
               f"{sum(n for line, n in found['clients'].items() if 'match=unresolved' in line)}")
 
-    if not PIGGYMETRICS.is_dir():
-        print(f"\n(piggymetrics not found at {PIGGYMETRICS}: skipped)")
-        return
-    print(f"\n== piggymetrics ({PIGGYMETRICS})")
-    graph = CodeGraph.build(PIGGYMETRICS)
-    found = split(render(graph))
-    expected = split(expected_lines("piggymetrics_services.txt"))
-    score("routes", found["routes"], expected["routes"])
-    score("links", found["links"], expected["links"])
-    kept = found["clients"] & expected["clients"]
-    print(f"  clients expected to stay unresolved: {sum(expected['clients'].values())}, found so: "
-          f"{sum(kept.values())}")
-    real_calls = len(expected["links"]) + PIGGYMETRICS_DYNAMIC_CALLS
-    print(f"  links over every HTTP call into the project at run time: "
-          f"{sum((found['links'] & expected['links']).values())}"
-          f"/{real_calls} (the {PIGGYMETRICS_DYNAMIC_CALLS} OAuth user-info calls take their URL from a "
-          "constructor argument)")
+    for system in gold.SYSTEMS:
+        root = gold.DATA / system
+        if not root.is_dir():
+            print(f"\n({system} not found at {root}: skipped)")
+            continue
+        print(f"\n== {system} ({root}) against bench/data/code_gold/{system}.json")
+        graph = CodeGraph.build(root)
+        matcher = gold.Matcher(gold.load(system), *graph.snapshot())
+        services, apart = matcher.services()
+        for result in (services, matcher.http_routes(), matcher.http_clients(), matcher.links()):
+            print(result.line())
+            for what in result.fps:
+                print(f"    false positive: {what}")
+            for entry in result.misses:
+                print(f"    missed: {entry}")
+        print(f"    not deployable (listed apart): {', '.join(apart) or 'none'}")
+        for client, required, state in matcher.must_stay_unresolved():
+            print(f"  must stay unresolved{'' if required else ' (optional)'}: {client}: {state}")
+        drawn = matcher.must_not_link()
+        print(f"  tempting wrong links drawn: {', '.join(drawn) or 'none'}")
+        no_route = [e for e in graph.snapshot()[1].values() if e.props.get("match") == "no_route"]
+        print(f"  no_route links: {len(no_route)} (the key lists {len(matcher.key['no_route'])})")
 
+    if not PIGGYMETRICS.is_dir():
+        return
     times, services = [], []
     for _ in range(args.repeat):
         with tempfile.TemporaryDirectory() as home:

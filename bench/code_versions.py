@@ -86,6 +86,9 @@ def _services_pass(graph):
         from graphlore.toolsets.code.services.links import link
     except ImportError:
         return None
+    if isinstance(graph._settings, tuple):   # since issue 22: (the deployment files read, the settings)
+        deployment, settings = graph._settings
+        return lambda: link(read_items(graph.table, settings), graph.layout, deployment)
     return lambda: link(read_items(graph.table, graph._settings), graph.layout)
 
 

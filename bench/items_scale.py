@@ -141,6 +141,17 @@ def timed(fn: Callable[[], object]) -> float:
     return time.perf_counter() - t0
 
 
+def cpu_timed(fn: Callable[[], object]) -> tuple[float, float]:
+    """(wall, CPU of this process's threads) seconds of one call."""
+    t0, c0 = time.perf_counter(), time.process_time()
+    fn()
+    return time.perf_counter() - t0, time.process_time() - c0
+
+
+def load_average() -> str:
+    return " ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
 def times(fn: Callable[[object], object], inputs: Sequence[object]) -> list[float]:
     return [timed(lambda x=x: fn(x)) for x in inputs]
 
@@ -221,23 +232,30 @@ def run_size(size: int, work: Path, summaries: list[str], sentences: list[str], 
     print(f"tree: {size} items written in {t_write:.1f} s; indexed text word pieces "
           f"min={min(lengths)} p50={p(lengths, 50):.0f} max={max(lengths)}; model load {load:.2f} s", flush=True)
 
-    # Full index vs the raw embedder on the same texts.
+    # Full index vs the raw embedder on the same texts. The raw embedder on the index's passages runs right
+    # before and right after the index (wall and CPU time), so a change of load during the run shows.
     request = IndexRequest(project_path=str(project))
-    t0 = time.perf_counter()
-    first = tools.index(runtime, request)
-    t_index = time.perf_counter() - t0
     raw = OnnxEmbedder(threads=settings.embed_threads, batch_size=settings.embed_batch_size)
     raw.embed(["warm up"])
+    pieces_before = cpu_timed(lambda: raw.embed(passages)) if args.passages_baseline else None
+    t0, c0 = time.perf_counter(), time.process_time()
+    first = tools.index(runtime, request)
+    t_index, c_index = time.perf_counter() - t0, time.process_time() - c0
+    pieces_after = cpu_timed(lambda: raw.embed(passages)) if args.passages_baseline else None
     t_raw = timed(lambda: raw.embed(texts))
     print(f"full index: status={first.status} items={first.items_indexed} {t_index:.1f} s = "
-          f"{size / t_index:.1f} items/s", flush=True)
+          f"{size / t_index:.1f} items/s (CPU {c_index:.1f} s; load {load_average()})", flush=True)
     print(f"raw embedder (OnnxEmbedder.embed, the {len(texts)} item texts, one per item): {t_raw:.1f} s = "
           f"{len(texts) / t_raw:.1f} texts/s")
     print(f"index throughput / raw embedder throughput: {t_raw / t_index:.3f}", flush=True)
-    if args.passages_baseline:
-        t_pieces = timed(lambda: raw.embed(passages))
-        print(f"raw embedder on the {len(passages)} passages the index embeds (item_passages): {t_pieces:.1f} s = "
-              f"{len(texts) / t_pieces:.1f} items/s; index / this: {t_pieces / t_index:.3f}", flush=True)
+    if pieces_before and pieces_after:
+        wall = (pieces_before[0] + pieces_after[0]) / 2
+        cpu = (pieces_before[1] + pieces_after[1]) / 2
+        print(f"raw embedder on the {len(passages)} passages the index embeds (item_passages), before / after "
+              f"the index: {pieces_before[0]:.1f} / {pieces_after[0]:.1f} s (CPU {pieces_before[1]:.1f} / "
+              f"{pieces_after[1]:.1f} s) = {len(texts) / wall:.1f} items/s", flush=True)
+        print(f"index throughput / raw embedder on its passages: {wall / t_index:.3f} (wall, mean of before and "
+              f"after), {cpu / c_index:.3f} (CPU)", flush=True)
 
     # Re-index.
     noop = [timed(lambda: tools.index(runtime, request)) for _ in range(args.repeats)]

@@ -27,6 +27,9 @@ class Settings:
     embedder: str = "onnx"
     embed_threads: int = 0  # 0: onnxruntime decides
     embed_batch_size: int = 32
+    #: megabytes of vectors a process keeps by text hash, so it never embeds a text twice
+    #: (:mod:`graphlore.embeddings`; 0: no cache)
+    embed_cache_mb: int = 64
     embedder_url: str = ""
     embedder_model: str = ""
     embedder_api_key: str = ""
@@ -53,8 +56,8 @@ class Settings:
                 f"embedder 'openai' needs {ENV_PREFIX}EMBEDDER_URL (e.g. http://127.0.0.1:8080/v1) "
                 f"and {ENV_PREFIX}EMBEDDER_MODEL"
             )
-        if self.embed_threads < 0 or self.embed_batch_size < 1:
-            raise ConfigError("embed_threads must be >= 0 and embed_batch_size >= 1")
+        if self.embed_threads < 0 or self.embed_batch_size < 1 or self.embed_cache_mb < 0:
+            raise ConfigError("embed_threads and embed_cache_mb must be >= 0 and embed_batch_size >= 1")
 
     @classmethod
     def load(cls, env: dict[str, str] | None = None, **overrides: Any) -> Settings:
@@ -77,7 +80,7 @@ class Settings:
                 values[name] = raw
         values.update({k: v for k, v in overrides.items() if v is not None})
         values["home"] = home
-        for name in ("embed_threads", "embed_batch_size"):
+        for name in ("embed_threads", "embed_batch_size", "embed_cache_mb"):
             if name in values:
                 try:
                     values[name] = int(values[name])

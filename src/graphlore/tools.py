@@ -17,12 +17,18 @@ strings of a :class:`CommandTool`) when a call fails for any reason, the
 request's validation and the command line's parsing included, so the state can
 say so (e.g. a failed ``search`` ends the session's latest search, and ``cat``
 does not expand the search before it as if it answered the new question).
+
+Long work calls :func:`check_cancelled` between its steps (the embedding orchestration does between
+batches): inside :func:`cancellation` (the MCP adapter wraps every call in one) it raises once the caller
+gave up, so a cancelled call stops after the step in progress instead of running to its end unseen.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -38,15 +44,33 @@ Progress = Callable[[int, int], None]
 
 logger = logging.getLogger("graphlore")
 
+_cancel_check: ContextVar[Callable[[], None] | None] = ContextVar("graphlore_cancel_check", default=None)
+
+
+@contextmanager
+def cancellation(check: Callable[[], None]) -> Iterator[None]:
+    """Within this block :func:`check_cancelled` calls ``check``, which raises when the caller gave up."""
+    token = _cancel_check.set(check)
+    try:
+        yield
+    finally:
+        _cancel_check.reset(token)
+
+
+def check_cancelled() -> None:
+    """Raise if the call running in this thread was cancelled (see the module docstring); else nothing."""
+    check = _cancel_check.get()
+    if check is not None:
+        check()
+
 
 @dataclass(frozen=True)
 class CallContext:
     """Who is calling: what a tool that keeps per-session state, or asks the caller's model, needs."""
 
-    #: stable key of the caller's session; None when the transport has no session (MCP 2026-07-28 over HTTP)
+    #: stable key of the caller's session; None when the transport has no session (MCP 2026-07-28 over HTTP).
+    #: Session state lives in the store, so any process that shares it can read it.
     session: str | None
-    #: True (CLI): session state must outlive this process, so it is kept in the data folder
-    durable: bool = False
     #: the MCP client's model (sampling), when the client offers one
     llm: LLM | None = None
 
@@ -115,6 +139,8 @@ class ToolSpec:
     context: bool = False
     #: ``run`` also receives ``progress=callback``; the CLI shows a bar, MCP sends progress notifications
     progress: bool = False
+    #: what progress counts, e.g. "passages embedded" (the CLI's line and bar, MCP's progress message)
+    progress_unit: str = ""
     cli: Cli = field(default_factory=Cli)
     #: where the tool is offered
     surfaces: frozenset[Literal["mcp", "cli"]] = frozenset({"mcp", "cli"})

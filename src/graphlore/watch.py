@@ -30,7 +30,7 @@ class ChangeFeed:
     def __init__(self, root: Path, skip: frozenset[str] = frozenset()) -> None:
         self.root = root
         self.skip = skip
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # close() takes it too, also from inside changed()
         self._fd: int | None = None
         self._primed = False
         if not sys.platform.startswith("linux"):
@@ -87,6 +87,8 @@ class ChangeFeed:
         return seen
 
     def close(self) -> None:
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
+        """Stop watching (what is asked after reads as "changed"); safe while another thread asks."""
+        with self._lock:
+            if self._fd is not None:
+                os.close(self._fd)
+                self._fd = None

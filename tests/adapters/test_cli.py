@@ -82,7 +82,7 @@ def test_every_failure_is_one_error_line_and_exit_2(app, args, code, shown):
 
 
 def test_a_failed_call_is_reported_to_the_tools_on_failure_parsing_included(app, tmp_path):
-    """``fail`` declares on_failure: the CLI reports every failed call with the durable CLI session and what
+    """``fail`` declares on_failure: the CLI reports every failed call with the CLI's session and what
     was given, whether click refused the line, the adapter refused a flag, or the tool failed."""
     env = {"GRAPHLORE_HOME": str(tmp_path)}
     for args in (["--kind", "sad"], ["-kind", "bug"], ["--kind=not_found"], ["--kind", "bug"]):
@@ -90,7 +90,7 @@ def test_a_failed_call_is_reported_to_the_tools_on_failure_parsing_included(app,
     assert invoke(app, "toy", "echo", "x", "-n", "9", env=env).exit_code == 2  # echo has no on_failure
     seen = [json.loads(line) for line in (tmp_path / "toy-failures.jsonl").read_text().splitlines()]
     assert [f["arguments"] for f in seen] == [{"kind": "sad"}, {}, {"kind": "not_found"}, {"kind": "bug"}]
-    assert {(f["session"], f["durable"]) for f in seen} == {("cli", True)}
+    assert {f["session"] for f in seen} == {"cli"}
     assert "'sad' is not one of 'not_found', 'bug', 'os'" in seen[0]["error"]
     assert "'-kind' is not an option of graphlore toy fail" in seen[1]["error"]
     assert seen[2]["error"].startswith("[not_found] ") and seen[3]["error"] == "a bug in a tool"

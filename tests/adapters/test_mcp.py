@@ -6,9 +6,14 @@ per-session state and failure hooks in a server of several toolsets."""
 
 from __future__ import annotations
 
+import functools
 import json
+import shutil
+import threading
+import time
 from types import SimpleNamespace
 
+import anyio
 import jsonschema
 import pytest
 from anyio.from_thread import start_blocking_portal
@@ -20,6 +25,9 @@ from graphlore.adapters.mcp import ERROR_SCHEMA, build_server, served_names
 from graphlore.config import Settings
 from graphlore.runtime import Runtime
 from graphlore.toolsets import TOOLSETS, load_toolset
+from graphlore.toolsets.folder_index import FolderWatches
+from graphlore.toolsets.items.index import ItemIndex, item_passages
+from graphlore.toolsets.items.scan import scan_project
 
 REGISTRY = {**TOOLSETS, "toy": "helpers.toy_toolset"}
 ALL = [attach(load_toolset(name)) for name in TOOLSETS]  # with facts' kg_execute, as a server offers them
@@ -135,7 +143,8 @@ def test_a_failed_call_is_reported_to_the_tools_on_failure_validation_included(r
     seen = failures(runtime)
     assert [f["arguments"] for f in seen] == [{"kind": "sad"}, {"kind": "not_found", "extra": 1}, {"kind": "not_found"},
                                               {"kind": "bug"}, {"kind": "os"}]
-    assert {(f["session"], f["durable"]) for f in seen} == {("stdio", False)}  # in-process: the stdio session
+    # in-process: the stdio session, which is this runtime's (so two processes sharing a store have two sessions)
+    assert {f["session"] for f in seen} == {f"stdio:{runtime.instance}"}
     assert "[invalid_input] field 'kind'" in seen[0]["error"] and "unknown field 'extra'" in seen[1]["error"]
     assert seen[2]["error"].startswith("[not_found] ") and seen[3]["error"].startswith("[internal_error] ")
     assert seen[4]["error"].startswith("[invalid_input] cannot use '/nonexistent/toy.txt'")
@@ -151,10 +160,10 @@ def test_an_unknown_tool_name_gets_the_tools_and_the_toolsets_hint(runtime):
 
 
 def test_progress_reaches_a_client_that_asks_for_it(runtime):
-    seen: list[tuple[float, float | None]] = []
+    seen: list[tuple[float, float | None, str | None]] = []
 
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
-        seen.append((progress, total))
+        seen.append((progress, total, message))
 
     server = build_server([toy(), load_toolset("items")], runtime)  # in a server of several toolsets too
     with start_blocking_portal() as portal:
@@ -162,7 +171,7 @@ def test_progress_reaches_a_client_that_asks_for_it(runtime):
         with portal.wrap_async_context_manager(client):
             result = portal.call(lambda: client.call_tool("toy_echo", {"text": "x", "times": 3},
                                                           progress_callback=on_progress))
-    assert not result.is_error and seen and seen[-1] == (3, 3)
+    assert not result.is_error and seen and seen[-1] == (3, 3, "echoes")  # the unit the tool declares
 
 
 def test_the_lifespan_closes_the_runtime(runtime, tmp_path):
@@ -259,3 +268,60 @@ def test_failure_hooks_and_per_session_state_work_in_a_server_of_several_toolset
     assert error(failed)[0] == "not_found"
     code, message = error(refused)
     assert code == "invalid_input" and message.startswith("the latest search on this graph failed")
+
+
+class GatedBatches:
+    """The real embedder, asked for two texts at a time; its second batch ends only once the call that asked
+    for it is cancelled (what ``anyio.from_thread.check_cancelled`` sees in the worker thread)."""
+
+    def __init__(self, inner) -> None:
+        self.inner, self.name, self.dim, self.batch_size = inner, inner.name, inner.dim, 2
+        self.batches: list[list[str]] = []
+        self.second = threading.Event()
+        self.saw_cancel = False
+
+    def embed(self, texts):
+        self.batches.append(list(texts))
+        rows = self.inner.embed(texts)
+        if len(self.batches) == 2:
+            self.second.set()
+            deadline = time.monotonic() + 60
+            while not self.saw_cancel and time.monotonic() < deadline:
+                try:
+                    anyio.from_thread.check_cancelled()
+                except BaseException:  # noqa: BLE001 - the backend's cancellation: the client gave up
+                    self.saw_cancel = True
+                time.sleep(0.01)
+        return rows
+
+    def passages(self, text):
+        return self.inner.passages(text)
+
+
+def test_a_cancelled_call_stops_after_the_batch_in_progress(tmp_path, embedder):
+    """The client gives up on ``index`` while its second batch is being embedded: that batch ends, no other
+    one starts, and the next call carries on from what was kept."""
+    project = tmp_path / "fm"
+    shutil.copytree(EXAMPLE_TREE, project)
+    gated = GatedBatches(embedder)
+    runtime = Runtime(Settings(home=tmp_path / "home"), embedder=gated)
+    server = build_server(load_toolset("items"), runtime)
+
+    async def index_then_give_up(client) -> None:
+        async with anyio.create_task_group() as group:
+            group.start_soon(functools.partial(client.call_tool, "index", {"project_path": str(project)}))
+            await anyio.to_thread.run_sync(gated.second.wait, 60)
+            group.cancel_scope.cancel()
+
+    index = ItemIndex(runtime, project)
+    with start_blocking_portal() as portal:
+        client = Client(server)
+        with portal.wrap_async_context_manager(client):
+            portal.call(index_then_give_up, client)
+            with runtime.state(FolderWatches).lock(index.namespace):  # the worker thread let go of the index
+                assert gated.saw_cancel and len(gated.batches) == 2
+            total = sum(len(item_passages(item, embedder)) for item in scan_project(project).items)
+            assert total > 4 and index.store().get_meta("last_indexed") is None
+            result = portal.call(lambda: client.call_tool("index", {"project_path": str(project)}))
+    assert not result.is_error and result.structured_content["status"] == "created"
+    assert sum(len(b) for b in gated.batches) == total  # the two batches were not embedded again

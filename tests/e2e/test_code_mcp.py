@@ -39,7 +39,8 @@ def server(request, tmp_path_factory) -> Iterator[tuple[Session, Path]]:
 def test_tools_list_has_strict_schemas(server):
     mcp, _ = server
     tools = mcp.list_tools()
-    assert set(tools) == {"find", "describe", "neighbors", "search", "resolve", "status", "index", "service_map"}
+    assert set(tools) == {"find", "describe", "neighbors", "paths", "impact", "search", "resolve", "status", "index",
+                          "service_map"}
     for name, tool in tools.items():
         spec = SPECS[name]
         assert tool.input_schema == spec.request.model_json_schema()

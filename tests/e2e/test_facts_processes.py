@@ -1,5 +1,6 @@
-"""Two processes writing one graph at the same time (every MCP client starts its own server): no lost write,
-no duplicate node for an entity both mention, no 'database is locked'."""
+"""Two processes on one graph (every MCP client starts its own server): writing at the same time, no lost
+write, no duplicate node for an entity both mention, no 'database is locked'; and servers behind a load
+balancer, each answering cat for a search the other ran."""
 
 from __future__ import annotations
 
@@ -8,7 +9,10 @@ import os
 import subprocess
 import sys
 
+from anyio.from_thread import start_blocking_portal
 from helpers.backend import env_for, settings_for
+from helpers.facts_data import records
+from helpers.mcp import connect, http_server
 
 from graphlore.runtime import Runtime
 from graphlore.toolsets.facts.graph import FACT, FactsGraph
@@ -57,3 +61,27 @@ def test_two_processes_ingest_into_one_graph(tmp_path, embedder):
     assert store.count_nodes("document") == 12 and store.count_edges(FACT) == 24
     assert graph.resolve(store, "Apple Inc", "entity")[0].id == "E:apple-inc"
     assert store.select_edges(["E:apple-inc"], type=FACT).total == 12
+
+
+def test_any_server_answers_cat_for_a_search_another_ran(tmp_path):
+    """Two ``serve --transport http`` processes on one store, as behind a load balancer: a search answered by
+    one is expanded by the other (by its search_id: protocol 2026-07-28 has no session), and a search
+    answered by either is expanded by the other."""
+    home = tmp_path / "home"
+    data = tmp_path / "records.jsonl"
+    data.write_text("\n".join(json.dumps(r) for r in records()) + "\n")
+    env = {**os.environ, **env_for(home)}
+    ingest = subprocess.run([sys.executable, "-m", "graphlore", "facts", "ingest", str(data)], env=env,
+                            capture_output=True, text=True, timeout=300)
+    assert ingest.returncode == 0, ingest.stderr
+    with start_blocking_portal() as portal, \
+            http_server("facts", home, tmp_path / "a.log") as (url_a, _), \
+            http_server("facts", home, tmp_path / "b.log") as (url_b, _):
+        with connect(portal, url_a, "facts") as a, connect(portal, url_b, "facts") as b:
+            out, _ = a.ok("search", {"entity": ["Apple Inc"], "limit": 3})
+            expanded, _ = b.ok("cat", {"numbers": [3, 1], "search_id": out.search_id})
+            assert [i.fact.id for i in expanded.items] == [out.results[2].id, out.results[0].id]
+            assert "no search 's00000000'" in a.error("cat", {"numbers": [1], "search_id": "s00000000"})
+            again, _ = b.ok("search", {"entity": ["Microsoft Corp"], "limit": 1})
+            assert a.ok("cat", {"numbers": [1], "search_id": again.search_id})[0].items[0].fact.id == \
+                again.results[0].id

@@ -49,7 +49,7 @@ def render(graph: CodeGraph) -> list[str]:
                          f"service={p['microservice']} resolved={p['resolved']}")
         elif node.kind == "client":
             lines.append(f"C {p['label']} kind={p['client_kind']} from={p['declaring_fqn']} match={p['match']}"
-                         + (f" why={p['match_detail']}" if p["match"] == "unresolved" else ""))
+                         + (f" why={p['match_detail']}" if p["match"] in ("unresolved", "no_route") else ""))
         elif node.kind == "producer":
             lines.append(f"P {p['label']} kind={p['producer_kind']} from={p['declaring_fqn']} match={p['match']}"
                          + (f" why={p['match_detail']}" if p["match"] == "unresolved" else ""))

@@ -3,6 +3,8 @@
 :func:`digest` reads a SQLite store read-only and hashes every row of every table (sorted, so the
 physical layout and checkpoints do not matter); :func:`home_state` does that for every store under a
 data folder, and also lists its other files (a refused call must not create a folder or a lock file).
+Session state is not data: the facts toolset's saved searches (``facts/<graph>/searches``, what ``cat``
+expands; a search saves one, a failed one ends the session's latest) are left out.
 """
 
 from __future__ import annotations
@@ -14,6 +16,12 @@ from pathlib import Path
 STORE_NAMES = ("store.db", "index.db", "graph.db")
 #: Files SQLite itself makes and removes as readers come and go.
 TRANSIENT = ("-wal", "-shm")
+
+
+def is_session_state(rel: str) -> bool:
+    """A path of the facts toolset's saved searches (``facts/<graph>/searches/...``)."""
+    parts = rel.split("/")
+    return len(parts) >= 4 and parts[0] == "facts" and parts[2] == "searches"
 
 
 def digest(path: Path) -> str:
@@ -40,9 +48,9 @@ def home_state(home: Path) -> dict[str, str]:
     if not home.exists():
         return out
     for path in sorted(home.rglob("*")):
-        if path.is_dir() or path.name.endswith(TRANSIENT):
+        rel = path.relative_to(home).as_posix()
+        if path.is_dir() or path.name.endswith(TRANSIENT) or is_session_state(rel):
             continue
-        rel = str(path.relative_to(home))
         out[rel] = digest(path) if path.name in STORE_NAMES and path.stat().st_size else f"{path.stat().st_size} bytes"
     return out
 

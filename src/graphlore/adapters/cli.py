@@ -44,8 +44,8 @@ from graphlore.runtime import Runtime  # noqa: E402
 from graphlore.tools import CallContext, Progress, Toolset, ToolSpec  # noqa: E402
 from graphlore.toolsets import TOOLSETS, ExtraMissing, load_toolset, select  # noqa: E402
 
-#: The CLI's session for tools that keep per-session state: durable, so it outlives each process.
-CLI_CONTEXT = CallContext(session="cli", durable=True)
+#: The CLI's session for tools that keep per-session state: one across commands (the state is in the store).
+CLI_CONTEXT = CallContext(session="cli")
 
 
 # -- running a tool -------------------------------------------------------------------------------------
@@ -57,8 +57,9 @@ class ProgressReport:
 
     every_s = 5.0
 
-    def __init__(self, label: str) -> None:
+    def __init__(self, label: str, unit: str = "") -> None:
         self.label = label
+        self.unit = unit
         self.tty = sys.stderr.isatty()
         self._bar: Any = None
         self._last = time.monotonic()
@@ -67,14 +68,15 @@ class ProgressReport:
     def __call__(self, done: int, total: int) -> None:
         if self.tty:
             if self._bar is None:
-                self._bar = click.progressbar(length=total, label=self.label, file=sys.stderr)
+                self._bar = click.progressbar(length=total, label=f"{self.label} ({self.unit})" if self.unit else self.label,
+                                              file=sys.stderr)
                 self._bar.__enter__()
             self._bar.update(done - self._bar.pos)
             return
         now = time.monotonic()
         if now - self._last >= self.every_s or (done >= total and self._printed):
             self._last, self._printed = now, True
-            click.echo(f"{self.label}: {done}/{total}", err=True)
+            click.echo(f"{self.label}: {done}/{total} {self.unit}".rstrip(), err=True)
 
     def close(self) -> None:
         if self._bar is not None:
@@ -148,7 +150,7 @@ def tool_command(kit: Kit, spec: ToolSpec) -> click.Command:
             failed({k: v for k, v in values.items() if v is not None and v != ()}, exc)
             raise
         runtime = kit.runtime()
-        progress = ProgressReport(spec.command) if spec.progress else None
+        progress = ProgressReport(spec.command, spec.progress_unit) if spec.progress else None
         try:
             response = kit.run(spec.name, request, runtime, progress)
         finally:

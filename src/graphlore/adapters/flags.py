@@ -49,9 +49,13 @@ def _is_json(element: Any, arg: Arg) -> bool:
         isinstance(element, type) and issubclass(element, BaseModel))
 
 
-def _help(field: FieldInfo, arg: Arg) -> str:
-    """The field's description, with its default unless the text already says it."""
+def _help(field: FieldInfo, arg: Arg, repeat: str = "") -> str:
+    """The field's description, with its default unless the text already says it; for a list, how to give
+    several (``repeat``: the flag)."""
     text = arg.help or field.description or ""
+    if repeat:
+        split = f" or separate them with '{arg.split}'" if arg.split else ""
+        text = f"{text.rstrip()} One value per {repeat}: repeat {repeat} for several{split}.".strip()
     default = arg.default if arg.default is not UNSET else (
         None if field.is_required() else field.get_default(call_default_factory=True))
     if default in (None, [], ()) or isinstance(default, bool) or "default" in text:
@@ -80,7 +84,7 @@ def _parameter(name: str, field: FieldInfo, arg: Arg) -> click.Parameter:
         return click.Option([*flags, wire], is_flag=True, flag_value=True, default=None, help=_help(field, arg))
     return click.Option([*flags, wire], type=kind, multiple=many, required=required,
                         default=None if arg.default is UNSET else arg.default, metavar=arg.metavar,
-                        help=_help(field, arg))
+                        help=_help(field, arg, repeat=flags[0] if many and not json_value else ""))
 
 
 def _first_flag(param: click.Parameter) -> str:

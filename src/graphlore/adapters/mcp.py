@@ -25,12 +25,13 @@ An ``OSError`` no tool translated becomes an error naming the file and the reaso
 (:func:`graphlore.errors.from_os_error`). Any other exception is a bug: it is logged with its traceback on
 stderr and the client gets ``[internal_error]`` with the exception's type and message. A failed call of a
 tool that declares ``on_failure`` is reported to it (validation failures included). An unknown tool name is
-answered with the server's tools (and each toolset's hint), not only the SDK's "Unknown tool". The
+answered with the server's tools (and each toolset's hint), not only the SDK's "Unknown tool". A call the
+client cancels stops after the step in progress (:func:`graphlore.tools.check_cancelled`). The
 server's lifespan closes the :class:`Runtime` (its stores and watches) when the server stops; every
 toolset of a server shares that one runtime (one embedder, loaded on first use).
 
 Tools that ask for it (``ToolSpec.context``) get a :class:`CallContext`: a
-session key (stdio: the process, which serves one client; HTTP: the
+session key (stdio: the process, which serves one client, ``stdio:<Runtime.instance>``; HTTP: the
 ``Mcp-Session-Id``; MCP 2026-07-28 over HTTP has no session) and the client's
 model when it offers sampling. On 2026-07-28 a server may not send requests,
 so a question for the client's model ends the call with an input request, and
@@ -72,7 +73,7 @@ from graphlore.errors import (
 )
 from graphlore.llm import LLMRequest, SamplingLLM, SamplingRequired
 from graphlore.runtime import Runtime
-from graphlore.tools import CallContext, Progress, Toolset, ToolSpec
+from graphlore.tools import CallContext, Progress, Toolset, ToolSpec, cancellation
 
 logger = logging.getLogger("graphlore")
 
@@ -97,10 +98,12 @@ class _PassRawArguments(FuncMetadata):
 _LLM_INPUT = "graphlore-llm"
 
 
-def _session_key(ctx: Context) -> str | None:
+def _session_key(ctx: Context, runtime: Runtime) -> str | None:
     headers = ctx.headers
     if headers is None:
-        return "stdio"  # stdio (and in-process) servers serve exactly one client
+        # stdio (and in-process) servers serve exactly one client; the key tells this process's session from
+        # another's in a store they share
+        return f"stdio:{runtime.instance}"
     session_id = headers.get("mcp-session-id")
     return f"http:{session_id}" if session_id else None
 
@@ -159,8 +162,9 @@ def _input_required(need: SamplingRequired) -> types.InputRequiredResult:
     return types.InputRequiredResult(input_requests={_LLM_INPUT: request}, request_state=json.dumps(state))
 
 
-def _progress(ctx: Context) -> Progress:
-    """Progress notifications to the client (when it asked for them), at most five a second."""
+def _progress(ctx: Context, unit: str = "") -> Progress:
+    """Progress notifications to the client (when it asked for them), at most five a second; ``unit``
+    (what is counted) is their message."""
     last = [0.0]
 
     def report(done: int, total: int) -> None:
@@ -168,9 +172,16 @@ def _progress(ctx: Context) -> Progress:
         if done < total and now - last[0] < 0.2:
             return
         last[0] = now
-        anyio.from_thread.run(functools.partial(ctx.report_progress, done, total))
+        anyio.from_thread.run(functools.partial(ctx.report_progress, done, total, unit or None))
 
     return report
+
+
+def _cancellable(spec: ToolSpec, runtime: Runtime, request: Any, extra: dict[str, Any]) -> Any:
+    """Run the tool in this worker thread, so that long work stops soon after the client cancels the call
+    (:func:`graphlore.tools.check_cancelled` raises there once the call's scope is cancelled)."""
+    with cancellation(anyio.from_thread.check_cancelled):
+        return spec.call(runtime, request, **extra)
 
 
 def internal_error(exc: BaseException, where: str) -> InternalError:
@@ -223,7 +234,7 @@ def output_schema(response: type) -> dict[str, Any]:
 def _tool(spec: ToolSpec, name: str, runtime: Runtime) -> Tool:
     async def failed(arguments: dict[str, Any], ctx: Context, context: CallContext | None, exc: Exception) -> None:
         if spec.on_failure is not None:
-            context = context or CallContext(session=_session_key(ctx))
+            context = context or CallContext(session=_session_key(ctx, runtime))
             await anyio.to_thread.run_sync(functools.partial(spec.failed, runtime, arguments, context, exc))
 
     async def call(arguments: dict[str, Any], ctx: Context) -> Any:
@@ -232,10 +243,10 @@ def _tool(spec: ToolSpec, name: str, runtime: Runtime) -> Tool:
             request = parse_request(spec.request, arguments)
             extra: dict[str, Any] = {}
             if spec.context:
-                context = extra["context"] = CallContext(session=_session_key(ctx), llm=_client_llm(ctx))
+                context = extra["context"] = CallContext(session=_session_key(ctx, runtime), llm=_client_llm(ctx))
             if spec.progress:
-                extra["progress"] = _progress(ctx)
-            response = await anyio.to_thread.run_sync(functools.partial(spec.call, runtime, request, **extra))
+                extra["progress"] = _progress(ctx, spec.progress_unit)
+            response = await anyio.to_thread.run_sync(functools.partial(_cancellable, spec, runtime, request, extra))
             text = spec.render(response) if spec.mcp_text == "render" else None
         except SamplingRequired as need:
             return _input_required(need)

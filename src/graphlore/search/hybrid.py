@@ -6,25 +6,54 @@ each hit carries is the node's cosine similarity to the query (its best passage,
 best over the query vectors), clipped to [0, 1], so a threshold on it means the
 same thing whatever else is in the store. A node found only by BM25 still gets
 its cosine computed. On a store whose reads can run in parallel (a database
-server; :meth:`~graphlore.store.base.Store.parallel_reads`) the two sides run at
-once, so a search takes about as long as the slower side.
+server; :meth:`~graphlore.store.base.Store.parallel_reads`) and given the caller's
+:class:`SideThreads` (the runtime owns one), the two sides run at once, so a search
+takes about as long as the slower side.
 """
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor, wait
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from graphlore.search.fusion import CANDIDATES, DEFAULT_METHOD, cosine_to_unit, fuse
 from graphlore.store.base import Hit, Store, Where
 
-#: Keyword searches running at once beside their vector sides, per process (a server's worker threads
+#: Keyword searches running at once beside their vector sides, per runtime (a server's worker threads
 #: search concurrently; more than the database has connections to spare would only queue).
 SIDE_THREADS = 8
+
+
+class SideThreads:
+    """Threads for the keyword side of searches on stores with :meth:`Store.parallel_reads`: made on first
+    use (a SQLite-only process never starts one), shut down by :meth:`close` (the runtime's), usable again
+    after it."""
+
+    def __init__(self, workers: int = SIDE_THREADS) -> None:
+        self.workers = workers
+        self._pool: ThreadPoolExecutor | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def started(self) -> bool:
+        return self._pool is not None
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:
+        with self._lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="graphlore-keyword")
+            return self._pool.submit(fn, *args, **kwargs)
+
+    def close(self) -> None:
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True)
 
 
 @dataclass(frozen=True)
@@ -63,17 +92,19 @@ def hybrid_search(
     where: Where | None = None,
     limit: int = 10,
     params: HybridParams = HybridParams(),
+    threads: SideThreads | None = None,
 ) -> list[Hit]:
     """Up to ``limit`` nodes in fused order, each scored by its cosine to the query (see the module doc).
 
-    ``text`` feeds BM25; ``vectors`` (one query vector or several) the vector side.
+    ``text`` feeds BM25; ``vectors`` (one query vector or several) the vector side; ``threads`` (the
+    runtime's ``search_threads``) runs the keyword side beside the vector side where the store allows it.
     """
     queries = np.atleast_2d(np.asarray(vectors, dtype=np.float32))
-    if not store.parallel_reads():
+    if threads is None or not store.parallel_reads():
         vector_hits = best_vector_hits(store, queries, kind=kind, where=where, limit=params.candidates)
         return _fused(store, text, queries, vector_hits, kind=kind, where=where, limit=limit, params=params)
     # A database server can run both sides at once: the search then takes about as long as the slower one.
-    keyword = _side_threads().submit(_keyword_hits, store, text, kind=kind, where=where, params=params)
+    keyword = threads.submit(_keyword_hits, store, text, kind=kind, where=where, params=params)
     try:
         vector_hits = best_vector_hits(store, queries, kind=kind, where=where, limit=params.candidates)
     finally:
@@ -103,12 +134,6 @@ def hybrid_search_many(
     found = store.vector_search_many(queries, kinds=list(kinds), limit=params.candidates)
     return [_fused(store, text, query[None, :], hits, kind=kind, where=None, limit=limit, params=params)
             for text, query, hits, kind in zip(texts, queries, found, kinds, strict=True)]
-
-
-@functools.cache
-def _side_threads() -> ThreadPoolExecutor:
-    """Threads for the keyword side of searches on stores with :meth:`Store.parallel_reads` (made on first use)."""
-    return ThreadPoolExecutor(max_workers=SIDE_THREADS, thread_name_prefix="graphlore-keyword")
 
 
 def _keyword_hits(store: Store, text: str, *, kind: str | None, where: Where | None, params: HybridParams) -> list[Hit]:

@@ -6,17 +6,16 @@
   subclass lists in :attr:`FolderIndex.meta_keys`) in one statement (:meth:`FolderIndex.meta`).
 - **Is it fresh?** The store's metadata keeps every indexed file's mtime (``files``) and the time of the
   last update (``last_indexed``). A long-running process (the MCP server) holds an inotify
-  :class:`~graphlore.watch.ChangeFeed` per index (a toolset's index of one folder) and compares
-  mtimes only after a change (reading ``files`` only then); one-shot processes compare them on every call.
+  :class:`~graphlore.watch.ChangeFeed` per recently used index (a toolset's index of one folder;
+  :class:`FolderWatches`) and compares mtimes only after a change (reading ``files`` only then); one-shot
+  processes compare them on every call.
 - **One update at a time**: a thread lock per index in this process, and a namespace lock (``index``)
   across processes. A call that finds another update running waits for it, then checks again, and
   usually finds nothing left to do.
-- **Embed only what changed**: :meth:`FolderIndex.embed_passages` embeds the passages it is given, in
-  one global length order (batches of similar lengths waste less on padding), reporting progress; the
-  subclass passes only nodes whose text hash changed.
-- **Keep what was done**: :meth:`FolderIndex.embed_in_steps` embeds in steps of at most
-  :data:`STEP_PASSAGES` passages and hands each step's vectors to the subclass to commit, so an update
-  that is interrupted (a crash, ``kill -9``) keeps its finished steps and the next one resumes there.
+- **Embed only what changed**: a subclass passes only nodes whose text hash changed to
+  ``runtime.embeddings`` (:mod:`graphlore.embeddings`: one global length order, the vector cache,
+  progress, cancellation, and commits in steps, so an update that is interrupted keeps its finished
+  steps and the next one resumes there).
 - **Only regular files are read** (:func:`read_file`): a named pipe, a device or a socket named like
   a file the index reads is never opened (it could block forever), a file is read up to a cap (memory
   stays flat whatever its size), and every problem comes back as a warning that names the file.
@@ -32,13 +31,13 @@ import hashlib
 import os
 import stat
 import threading
-from collections.abc import Callable, Mapping, Sequence
+import weakref
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
-
-import numpy as np
 
 from graphlore.errors import NotFound
 from graphlore.runtime import Runtime
@@ -48,8 +47,8 @@ from graphlore.toolsets.handle import Namespace
 from graphlore.watch import ChangeFeed
 
 INDEX_LOCK = "index"
-#: An update commits its embeddings in steps of at most this many passages (see :meth:`FolderIndex.embed_in_steps`).
-STEP_PASSAGES = 256
+#: Indexes whose change feed a process keeps open (:class:`FolderWatches`).
+WATCHED_INDEXES = 16
 
 _KINDS = {stat.S_IFIFO: "a named pipe", stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device",
           stat.S_IFSOCK: "a socket", stat.S_IFDIR: "a folder"}
@@ -132,29 +131,60 @@ def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-class FolderWatches:
-    """Per-process state: a change feed and an update lock per index, keyed by its namespace (closed with the
-    runtime). Per index, not per folder: in a server of several toolsets, items and code may index one
-    folder, and a feed read by one would hide the changes from the other."""
+class IndexLock:
+    """One index's update lock in this process (a plain lock that a weak reference can point at, so the
+    locks of indexes nobody is updating are not kept)."""
+
+    __slots__ = ("_lock", "__weakref__")
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self.feeds: dict[str, ChangeFeed] = {}
-        self.locks: dict[str, threading.Lock] = {}
+
+    def __enter__(self) -> IndexLock:
+        self._lock.acquire()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._lock.release()
+
+
+class FolderWatches:
+    """Per-process state, keyed by an index's namespace (closed with the runtime): a change feed for each of
+    the :data:`WATCHED_INDEXES` most recently used indexes (least recently used closed first: each holds an
+    inotify descriptor and a watch per folder of its tree; an index whose feed was closed compares mtimes on
+    its next call and gets a new one), and an update lock per index while someone holds or waits for it.
+    Per index, not per folder: in a server of several toolsets, items and code may index one folder, and
+    a feed read by one would hide the changes from the other."""
+
+    def __init__(self, size: int | None = None) -> None:
+        self.size = size or WATCHED_INDEXES
+        self._lock = threading.Lock()
+        self.feeds: OrderedDict[str, ChangeFeed] = OrderedDict()
+        self._locks: weakref.WeakValueDictionary[str, IndexLock] = weakref.WeakValueDictionary()
 
     def feed(self, namespace: str, root: Path, skip: frozenset[str]) -> ChangeFeed:
+        dropped = []
         with self._lock:
             if namespace not in self.feeds:
                 self.feeds[namespace] = ChangeFeed(root, skip=skip)
-            return self.feeds[namespace]
+            self.feeds.move_to_end(namespace)
+            while len(self.feeds) > self.size:
+                dropped.append(self.feeds.popitem(last=False)[1])
+            feed = self.feeds[namespace]
+        for old in dropped:
+            old.close()
+        return feed
 
-    def lock(self, namespace: str) -> threading.Lock:
+    def lock(self, namespace: str) -> IndexLock:
         with self._lock:
-            return self.locks.setdefault(namespace, threading.Lock())
+            found = self._locks.get(namespace)
+            if found is None:
+                found = self._locks[namespace] = IndexLock()
+            return found
 
     def close(self) -> None:
         with self._lock:
-            feeds, self.feeds = self.feeds, {}
+            feeds, self.feeds = self.feeds, OrderedDict()
         for feed in feeds.values():
             feed.close()
 
@@ -279,57 +309,3 @@ class FolderIndex:
         self.refreshed = self.refreshed or getattr(result, "status", None) != "unchanged"
         return result
 
-    # -- embedding -----------------------------------------------------------------------------------
-
-    def embed_in_steps(
-        self, owners: Sequence[tuple[str, list[str]]], progress: Progress | None,
-        commit: Callable[[dict[str, np.ndarray]], None], step: int | None = None,
-    ) -> int:
-        """Embed ``owners``' passages in steps of at most ``step`` passages (an owner is never split) and
-        call ``commit`` with each step's vectors, so finished steps survive an interruption. Progress
-        counts passages over the whole update. Returns the number of passages embedded."""
-        step = step or STEP_PASSAGES
-        total = sum(len(passages) for _, passages in owners)
-        done = 0
-        group: list[tuple[str, list[str]]] = []
-        size = 0
-
-        def flush() -> None:
-            nonlocal done, size
-            if not group:
-                return
-            offset = done
-            report = (lambda d, _t: progress(offset + d, total)) if progress else None
-            commit(self.embed_passages(group, report))
-            done += size
-            group.clear()
-            size = 0
-
-        for owner, passages in owners:
-            if group and size + len(passages) > step:
-                flush()
-            group.append((owner, passages))
-            size += len(passages)
-        flush()
-        return total
-
-    def embed_passages(self, owners: Sequence[tuple[str, list[str]]], progress: Progress | None) -> dict[str, np.ndarray]:
-        """Passage vectors per owner id, embedded in one global length order with progress after each block."""
-        pieces = [(owner, passage) for owner, passages in owners for passage in passages]
-        if not pieces:
-            return {}
-        embedder = self.runtime.embedder
-        order = sorted(range(len(pieces)), key=lambda i: len(pieces[i][1]))
-        step = max(64, getattr(embedder, "batch_size", 32) * 4)
-        blocks = []
-        for start in range(0, len(order), step):
-            blocks.append(embedder.embed([pieces[i][1] for i in order[start : start + step]]))
-            if progress:
-                progress(min(start + step, len(pieces)), len(pieces))
-        sorted_rows = np.vstack(blocks)
-        matrix = np.empty_like(sorted_rows)
-        matrix[order] = sorted_rows
-        grouped: dict[str, list[np.ndarray]] = {}
-        for (owner, _), row in zip(pieces, matrix, strict=True):
-            grouped.setdefault(owner, []).append(row)
-        return {k: np.vstack(v) for k, v in grouped.items()}

@@ -61,7 +61,7 @@ FAILURES = "toy-failures.jsonl"
 
 def failed(runtime: Runtime, arguments: Mapping[str, Any], context: CallContext, error: BaseException) -> None:
     runtime.settings.home.mkdir(parents=True, exist_ok=True)
-    line = {"session": context.session, "durable": context.durable, "arguments": dict(arguments), "error": str(error)}
+    line = {"session": context.session, "arguments": dict(arguments), "error": str(error)}
     with (runtime.settings.home / FAILURES).open("a", encoding="utf-8") as out:
         out.write(json.dumps(line, default=list) + "\n")
 
@@ -72,7 +72,7 @@ TOOLSET = Toolset(
     instructions="Echoes text back.",
     tools=[
         ToolSpec(name="echo", description="Say the text back, as often as asked, optionally in upper case.",
-                 request=EchoRequest, response=EchoResponse, run=echo, progress=True,
+                 request=EchoRequest, response=EchoResponse, run=echo, progress=True, progress_unit="echoes",
                  render=lambda r: "\n".join(r.said), cli=Cli(args={"text": Arg(positional=True), "times": Arg(short="-n")})),
         ToolSpec(name="fail", description="Fail on purpose: with a tool error, or with a bug.",
                  request=FailRequest, response=EchoResponse, run=fail, render=lambda r: "", context=True,

@@ -91,3 +91,18 @@ def test_status_and_unchanged_index(env):
     assert status["exists"] and {s["name"] for s in status["microservices"]} == {"orders", "billing-svc", "shop-common"}
     again = as_json(invoke(env, "index", project, "--no-embed", "--json"))
     assert again["status"] == "unchanged" and again["nodes_written"] == 0
+
+
+def test_help_says_a_list_flag_takes_one_value_each_and_paths_impact_source_answer_like_the_tools(env):
+    for command in ("neighbors", "paths", "impact"):
+        text = " ".join(invoke(env, command, "--help").output.split())
+        assert "One value per -e: repeat -e for several." in text, command
+    project = str(env[2])
+    impl = as_json(invoke(env, "describe", "--fqn", "com.shop.orders.service.OrderServiceImpl", "-p", project,
+                          "--source", "--json"))
+    assert impl["source"]["text"].splitlines()[0].startswith(f"{impl['source']['first_line']}| ")
+    node_id = impl["node"]["id"]
+    out = as_json(invoke(env, "impact", node_id, "-p", project, "--depth", "3", "--json"))
+    assert out == direct(env, "impact", {"id": node_id, "depth": 3})
+    text = invoke(env, "paths", node_id, node_id, "-p", project, "-e", "EXTENDS", "--max-depth", "2").output
+    assert text.startswith("0 path(s) from com.shop.orders.service.OrderServiceImpl") and "note: no path" in text

@@ -180,3 +180,35 @@ def test_call_arguments_and_constants_are_kept_as_written_for_part_two():
     ts = typescript.extract("a.ts", b"const API = `/api/${version}`;\nfetch(API + '/x', { method: 'POST' });\n")
     assert ts.extra["values"] == {"API": "`/api/${version}`"}
     assert [c.args for c in ts.calls] == [("API + '/x'", "{ method: 'POST' }")]
+
+
+def test_a_second_type_of_one_name_gives_its_members_their_own_names(tmp_path):
+    """Two declarations of one name in a file (a redefinition, TypeScript's interface + class merging): the
+    second's members are the type's members, never the type itself."""
+    from graphlore.toolsets.code.index.graph import CodeGraph
+
+    (tmp_path / "mod.py").write_text("class Foo:\n    def first(self):\n        return 1\n\n\n"
+                                     "class Foo:\n    def second(self):\n        return 2\n", encoding="utf-8")
+    (tmp_path / "shapes.ts").write_text("export interface Shape { area(): number }\n"
+                                        "export class Shape { perimeter(): number { return 0 } }\n", encoding="utf-8")
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    methods = sorted(n.props["fqn"] for n in nodes.values()
+                     if n.kind == "symbol" and n.props["symbol_kind"] == "method")
+    assert methods == ["mod.Foo.first", "mod.Foo.second", "shapes.ts#Shape.area", "shapes.ts#Shape.perimeter"]
+
+
+def test_typescript_wrapped_functions_and_compositions():
+    """``const f = curry((a, b) => ...)`` is the function f (its calls are f's); ``flow(getUser, fmt.full)``
+    calls what it composes; ``[1].map(i => ...)`` is no function definition."""
+    facts = typescript.extract("db.ts", b"""import { curry, flow } from "lodash/fp";
+export const save = curry((sender: string, balance: number) =>
+  updateUser(sender, { balance })
+);
+export const fullName = (id: string) => flow(getUserById, fmt.full)(id);
+const doubled = [1, 2].map((i) => i * 2);
+""")
+    assert [(s.kind, s.name, s.line_start) for s in facts.symbols] == [("function", "save", 2),
+                                                                       ("function", "fullName", 5)]
+    calls = {(c.owner, c.name, c.line) for c in facts.calls}
+    assert {("save", "updateUser", 3), ("fullName", "getUserById", 5), ("fullName", "full", 5)} <= calls
+    assert ("", "map", 6) in calls

@@ -40,7 +40,8 @@ GROUP = build_cli().commands["code"]
 #: documented once, in their own tables
 SHARED = frozenset({models.IndexStatus, models.NodeRef})
 #: enums too long for a type cell are documented in a section the cell points to
-LONG_ENUMS = {("neighbors", "edge_types"): "Edge keys"}
+LONG_ENUMS = {("neighbors", "edge_types"): "Edge keys", ("paths", "edge_types"): "Edge keys",
+              ("impact", "edge_types"): "Edge keys"}
 
 
 def text() -> str:

@@ -22,6 +22,19 @@ class Stop(Exception):
     pass
 
 
+class Batches:
+    """The real embedder, asked for ``batch_size`` texts at a time by the orchestration."""
+
+    def __init__(self, inner, batch_size: int) -> None:
+        self.inner, self.name, self.dim, self.batch_size = inner, inner.name, inner.dim, batch_size
+
+    def embed(self, texts):
+        return self.inner.embed(texts)
+
+    def passages(self, text):
+        return self.inner.passages(text)
+
+
 def run(runtime, tool, progress=None, **fields):
     request = parse_request(getattr(models, f"{tool.capitalize()}Request"), fields)
     extra = {"progress": progress} if progress else {}
@@ -41,23 +54,25 @@ def vectors_match_text(store, embedder) -> None:
 def test_embedding_resumes_and_search_says_how_it_ranks(tmp_path, embedder, monkeypatch):
     tree = tmp_path / "py"
     shutil.copytree(FIXTURES / "py-shop", tree)
-    runtime = Runtime(backend.settings_for(tmp_path / "home"), embedder=embedder)
+    runtime = Runtime(backend.settings_for(tmp_path / "home"), embedder=Batches(embedder, 10))
     out = run(runtime, "index", project_path=str(tree), embed=False)
     total = out.index_status.embeddable
     assert out.index_status.embedded == 0 and total > 20 and out.index_status.search_mode == "bm25"
 
-    monkeypatch.setattr(index_module, "EMBED_BATCH", 10)
+    monkeypatch.setattr(index_module, "EMBED_STEP", 10)  # a commit after every batch of 10
     seen = []
 
-    def stop_after_two(done, of):
+    def stop_after_two_steps(done, of):
         seen.append((done, of))
-        if len(seen) == 2:
+        if done >= 20:
             raise Stop
 
     with pytest.raises(Stop):
-        run(runtime, "index", progress=stop_after_two, project_path=str(tree))
+        run(runtime, "index", progress=stop_after_two_steps, project_path=str(tree))
+    committed = seen[-1][0]  # every batch was committed before its progress was reported
+    assert seen[0] == (0, total) and 20 <= committed < total
     search = run(runtime, "search", project_path=str(tree), query="order total")
-    assert search.ranking == "bm25" and f"done for 20 of {total}" in search.note
+    assert search.ranking == "bm25" and f"done for {committed} of {total}" in search.note
     store = CodeIndex(runtime, tree).store()
     vectors_match_text(store, embedder)
 
@@ -65,7 +80,7 @@ def test_embedding_resumes_and_search_says_how_it_ranks(tmp_path, embedder, monk
     edit(tree, "pyshop/models.py", "class Money:\n", 'class Money:\n    """Cash in one currency."""\n')
     refreshed = run(runtime, "find", project_path=str(tree), kind="symbol", filter={"fqn_prefix": "pyshop.models"})
     assert refreshed.index_status.refreshed and refreshed.index_status.embeddable == total
-    assert refreshed.index_status.embedded <= 20
+    assert refreshed.index_status.embedded <= committed
 
     seen.clear()
     done = run(runtime, "index", progress=lambda d, t: seen.append((d, t)), project_path=str(tree))

@@ -168,3 +168,98 @@ def test_microservices_demo_matches_the_answer_key(shared_data):
     gold_links = {(link["from"], link["to"]): link for link in key["links"] if link["via"] == "grpc"}
     assert links <= set(gold_links)
     assert {k for k, link in gold_links.items() if link["required"]} <= links
+
+
+def test_stubs_of_a_service_no_proto_declares_are_unresolved_clients_never_dropped():
+    """grpc-no-proto (its README): one stub call per language on a service whose .proto is elsewhere; the
+    stub's own API, a Redis client in a file without gRPC, an HttpClient and a bare test double are not
+    gRPC clients."""
+    nodes, edges = CodeGraph.build(FIXTURES / "grpc-no-proto").snapshot()
+    grpc = sorted((n.props["file"], n.props["line"], n.props["label"]) for n in nodes.values()
+                  if n.kind == "client" and n.props["client_kind"] == "grpc")
+    assert grpc == [
+        ("Billing/Invoices.cs", 21, "grpc ? {?}.Ledger/PostAsync"),
+        ("audit/audit.py", 10, "grpc ? {?}.Ledger/Post"),
+        ("payments/main.go", 15, "grpc ? {?}.Ledger/Post"),
+        ("reports/src/main/java/acme/reports/ReportService.java", 18, "grpc ? {?}.Ledger/getBalance"),
+        ("reports/src/main/java/acme/reports/ReportService.java", 22, "grpc ? {?}.Ledger/getBalance"),
+    ]
+    for node in nodes.values():
+        if node.kind == "client" and node.props["client_kind"] == "grpc":
+            assert node.props["match"] == "unresolved" and node.props["resolved"] is False
+            assert node.props["unresolved_reason"] == "no .proto in the project declares a gRPC service named Ledger"
+    assert not [e for e in edges.values() if e.type == "GRPC_CALLS"]
+
+
+def test_a_gorilla_path_prefix_with_a_handler_serves_everything_under_it(tmp_path):
+    (tmp_path / "web").mkdir()
+    (tmp_path / "web" / "go.mod").write_text("module example.com/web\n\ngo 1.21\n", encoding="utf-8")
+    (tmp_path / "web" / "main.go").write_text('''package main
+
+import (
+	"net/http"
+
+	"github.com/gorilla/mux"
+)
+
+func home(w http.ResponseWriter, r *http.Request) {}
+
+func main() {
+	r := mux.NewRouter()
+	r.HandleFunc("/", home).Methods(http.MethodGet)
+	r.PathPrefix("/static/").Handler(http.StripPrefix("/static/", http.FileServer(http.Dir("./static/"))))
+	api := r.PathPrefix("/api").Subrouter()
+	api.HandleFunc("/items", home)
+	http.ListenAndServe(":8080", r)
+}
+''', encoding="utf-8")
+    routes = sorted(line.split(" framework")[0] for line in render(CodeGraph.build(tmp_path)) if line.startswith("R "))
+    assert routes == ["R ANY /api/items", "R ANY /static/**", "R GET /"]
+
+
+GO_CLIENT = '''package main
+
+import (
+	"net/http"
+	"os"
+)
+
+type ordersClient struct {
+	baseURL string
+	http    *http.Client
+}
+
+func newOrdersClient() *ordersClient {
+	return &ordersClient{baseURL: "http://" + os.Getenv("ORDERS_ADDR"), http: &http.Client{}}
+}
+
+func (c *ordersClient) get(id string) (*http.Response, error) {
+	return c.http.Get(c.baseURL + "/orders/" + id)
+}
+%s
+func main() {
+	newOrdersClient().get("1")
+}
+'''
+
+
+@pytest.mark.parametrize("other", ["", 'type billing struct{ baseURL string }\n\nvar b = billing{baseURL: "http://billing"}\n'])
+def test_a_go_clients_base_url_from_the_struct_literal_its_constructor_writes(tmp_path, other):
+    """``&ordersClient{baseURL: "http://" + os.Getenv("ORDERS_ADDR")}`` with ORDERS_ADDR from Compose: the client
+    links; when another struct type of the package also sets a ``baseURL`` in a literal, which one ``c.baseURL``
+    is is not known, and the client stays unresolved (never a guessed link)."""
+    for name in ("orders", "web"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "go.mod").write_text(f"module example.com/{name}\n\ngo 1.22\n", encoding="utf-8")
+        (tmp_path / name / "Dockerfile").write_text("FROM golang\n", encoding="utf-8")
+    (tmp_path / "orders" / "main.go").write_text('package main\n\nimport "net/http"\n\nfunc list(w http.ResponseWriter,'
+                                                 ' r *http.Request) {}\n\nfunc main() {\n\thttp.HandleFunc("GET '
+                                                 '/orders/{id}", list)\n}\n', encoding="utf-8")
+    (tmp_path / "web" / "client.go").write_text(GO_CLIENT % other, encoding="utf-8")
+    (tmp_path / "docker-compose.yml").write_text("services:\n  orders:\n    build: ./orders\n  web:\n    build: ./web\n"
+                                                 "    environment:\n      ORDERS_ADDR: orders:8080\n", encoding="utf-8")
+    links = [line for line in render(CodeGraph.build(tmp_path)) if line.startswith("E HTTP_CALLS")]
+    if not other:
+        assert links == ["E HTTP_CALLS client:GET orders /orders/{id} -> route:GET /orders/{id} [cross_service]"]
+    else:
+        assert links == []

@@ -112,8 +112,8 @@ def test_ambiguous_links_list_every_candidate(system):
     assert {n.node.label for n in out.neighbors} == {"GET /api/orders/{id}", "GET /api/orders/recent"}
     assert {n.props["match"] for n in out.neighbors} == {"ambiguous"}
     described = call(system, "describe", id=client.id)
-    assert described.attributes["match_detail"] == "2 routes of orders-service fit equally"
-    assert described.attributes["resolved"] is False and "which is not a constant" in \
+    assert described.attributes["match_detail"] == "2 routes of orders-service fit /api/orders/{?} equally"
+    assert described.attributes["resolved"] is False and "the result of which.trim(...)" in \
         described.attributes["unresolved_reason"]
 
 
@@ -133,3 +133,111 @@ def test_service_map_draws_links_and_dashes_the_doubtful_ones(system):
     assert '"storefront" -> "inventory" [label="GET /rest/stock/{sku}"];' in focused.diagram
     with pytest.raises(NotFound, match="microservices are: acme-common, billing-service"):
         call(system, "service_map", microservice="nope")
+
+
+def test_paths_trace_a_call_across_services_in_one_call(system):
+    route = call(system, "resolve", identifier="GET /billing/api/invoices/{id}").node
+    [handler] = call(system, "neighbors", id=route.id, edge_types=["EXPOSED_BY"]).neighbors
+    callers = call(system, "neighbors", id=route.id, edge_types=["HTTP_CALLED_BY"]).neighbors
+    clients = {n.node.id for n in callers}
+    declared_by = {d.node.id for c in clients
+                   for d in call(system, "neighbors", id=c, edge_types=["CLIENT_DECLARED_BY"]).neighbors}
+    for start in declared_by:
+        out = call(system, "paths", from_id=start, to_id=handler.node.id)
+        assert out.paths, out.note
+        shortest = out.paths[0].hops
+        assert out.paths[0].length == len(shortest)
+        assert shortest[0].source.id == start and shortest[-1].target.id == handler.node.id
+        assert [h.edge for h in shortest][-3:] == ["DECLARES_CLIENT", "HTTP_CALLS", "EXPOSED_BY"]
+        assert all(a.target.id == b.source.id for a, b in zip(shortest, shortest[1:], strict=False))
+        assert shortest[-2].props["match"] == "cross_service"
+        assert all(len(p.hops) <= out.max_depth for p in out.paths)
+    # only CALLS: no path leaves the service, and the note says what was tried
+    none = call(system, "paths", from_id=next(iter(declared_by)), to_id=handler.node.id, edge_types=["CALLS"])
+    assert none.paths == [] and "no path of at most 6 hops (CALLS)" in none.note
+
+
+def test_impact_is_the_blast_radius_grouped_by_service(system):
+    route = call(system, "resolve", identifier="GET /billing/api/invoices/{id}").node
+    [handler] = call(system, "neighbors", id=route.id, edge_types=["EXPOSED_BY"]).neighbors
+    out = call(system, "impact", id=handler.node.id, depth=2)
+    by_id = {hit.node.id: hit for hit in out.results}
+    # the route is the handler in another guise (no call between them): depth 0
+    assert by_id[route.id].depth == 0 and [h.edge for h in by_id[route.id].path] == ["EXPOSED_BY"]
+    clients = [hit for hit in out.results if hit.node.kind == "client"]
+    assert clients and all(hit.depth == 1 and [h.edge for h in hit.path] == ["HTTP_CALLS", "EXPOSED_BY"]
+                           for hit in clients)
+    assert all(hit.path[-1].target.id == handler.node.id for hit in out.results)
+    assert all(a.target.id == b.source.id for hit in out.results for a, b in zip(hit.path, hit.path[1:], strict=False))
+    assert out.total == len(out.results) == sum(sum(k.values()) for k in out.by_service.values())
+    assert set(out.by_service) >= {"billing-service", "storefront"}
+    assert out.by_depth["0"] >= 1 and [h.depth for h in out.results] == sorted(h.depth for h in out.results)
+    # depth 1 stops at the callers of the route's clients' methods
+    near = call(system, "impact", id=handler.node.id, depth=1)
+    assert {h.node.id for h in near.results} <= set(by_id) and max(h.depth for h in near.results) == 1
+    down = call(system, "impact", id=handler.node.id, direction="out", depth=1)
+    assert all(hit.path[0].source.id == handler.node.id for hit in down.results)
+
+
+def test_paths_and_impact_refuse_what_they_cannot_walk(system):
+    with pytest.raises(NotFound, match="no node with id"):
+        call(system, "impact", id="sym_nothing")
+    with pytest.raises(InvalidInput, match="edge_types"):
+        call(system, "paths", from_id="a", to_id="b", edge_types=["DECLARES.CALLS"])
+    with pytest.raises(InvalidInput, match="max_depth"):
+        call(system, "paths", from_id="a", to_id="b", max_depth=0)
+
+
+def test_describe_includes_the_source_on_request(system):
+    route = call(system, "resolve", identifier="GET /billing/api/invoices/{id}").node
+    [handler] = call(system, "neighbors", id=route.id, edge_types=["EXPOSED_BY"]).neighbors
+    plain = call(system, "describe", id=handler.node.id)
+    assert plain.source is None
+    out = call(system, "describe", id=handler.node.id, include_source=True).source
+    lines = (system[1] / out.file).read_text(encoding="utf-8").splitlines()
+    attrs = plain.attributes
+    assert (out.first_line, out.last_line, out.truncated) == (attrs["line_start"], attrs["line_end"], False)
+    shown = out.text.splitlines()
+    assert len(shown) == out.last_line - out.first_line + 1
+    assert all(text.split("| ", 1)[1] == lines[int(text.split("|")[0]) - 1] for text in shown)
+    assert "invoice(" in out.text
+    service = call(system, "resolve", identifier="orders-service", hint_kind="microservice").node
+    assert call(system, "describe", id=service.id, include_source=True).source is None
+
+
+def test_resolve_finds_a_route_behind_a_prefix_only_a_deployment_gives(tmp_path, embedder):
+    (tmp_path / "web").mkdir()
+    (tmp_path / "web" / "package.json").write_text('{"name": "web"}', encoding="utf-8")
+    (tmp_path / "web" / "server.js").write_text(
+        'const express = require("express");\nconst app = express();\nconst router = express.Router();\n'
+        'router.get("/product/:id", (req, res) => res.json({}));\napp.use(process.env.BASE_PATH, router);\n',
+        encoding="utf-8")
+    runtime = Runtime(backend.settings_for(tmp_path / "home"), embedder=embedder)
+    found = call_tool(runtime, tmp_path, "resolve", identifier="GET /product/{productId}")
+    assert (found.status, found.reason, found.node.label) == (
+        "one", "path_template_after_unknown_prefix", "GET /{?}/product/{id}")
+    runtime.close()
+
+
+def test_the_service_map_draws_a_gateways_forwards(tmp_path, embedder):
+    tree = tmp_path / "cloud-system"
+    shutil.copytree(FIXTURES / "cloud-system", tree)
+    runtime = Runtime(backend.settings_for(tmp_path / "home"), embedder=embedder)
+    out = call_tool(runtime, tree, "service_map", microservice="edge")
+    forwards = {(link.target, label) for link in out.links if link.source == "edge" for label in link.labels}
+    assert {("orders-service", "ANY /api/orders/** (gateway)"), ("shipping", "ANY /ship/** (gateway)"),
+            ("payments", "ANY /pay/** (gateway)")} <= forwards
+    assert all(label.endswith("(gateway)") for _, label in forwards)
+    assert "(gateway)" in out.diagram
+    # a call at a path the service does not serve is a dashed no_route arrow, not a crash or a drop
+    orders = call_tool(runtime, tree, "service_map", microservice="orders-service")
+    [no_route] = [link for link in orders.links if link.match == "no_route"]
+    assert (no_route.source, no_route.target, no_route.labels) == (
+        "orders-service", "inventory-service", ["GET /warehouses (no route)"])
+    assert "(no_route)" in orders.diagram
+    # a microservice filter takes any name the service goes by: its folder, its Kubernetes Service, its own name
+    by_name = {name: {r.id for r in call_tool(runtime, tree, "find", kind="client",
+                                             filter={"microservice": name}, limit=100).results}
+               for name in ("orders-service", "orders", "orders-api")}
+    assert by_name["orders-service"] and by_name["orders"] == by_name["orders-api"] == by_name["orders-service"]
+    runtime.close()

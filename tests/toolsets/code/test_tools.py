@@ -372,3 +372,38 @@ def test_every_answer_says_how_fresh_the_index_is(tmp_path, embedder):
     after = run(runtime, "find", project_path=str(tree), kind="symbol", filter={"symbol_kind": "class"})
     assert after.index_status.refreshed and after.total == first.total + 1
     runtime.close()
+
+
+def test_search_leaves_out_hits_on_words_that_carry_no_weight(tmp_path, embedder):
+    """A word in more than half of the nodes gets BM25's idf floor: such hits score ~0. Beside hits that
+    score they are left out; alone, they come back with a note saying the order is no ranking."""
+    tree = tmp_path / "tree"
+    (tree / "acme").mkdir(parents=True)
+    (tree / "acme" / "__init__.py").write_text("", encoding="utf-8")
+    (tree / "acme" / "ledger.py").write_text(
+        "class AcmeLedger:\n    def acme_post(self):\n        return 1\n\n    def acme_refund_invoice(self):\n"
+        "        return 2\n", encoding="utf-8")
+    runtime = Runtime(backend.settings_for(tmp_path / "home"), embedder=embedder)
+    run(runtime, "index", project_path=str(tree), embed=False)
+    common = run(runtime, "search", project_path=str(tree), query="acme")
+    assert common.results and max(h.score for h in common.results) < tools.NO_WEIGHT
+    assert "this order is not a ranking" in common.note
+    mixed = run(runtime, "search", project_path=str(tree), query="acme invoice")
+    assert [h.node.name for h in mixed.results] == ["acme_refund_invoice"]
+    assert all(h.score >= tools.NO_WEIGHT for h in mixed.results) and "not a ranking" not in mixed.note
+    runtime.close()
+
+
+def test_index_says_when_a_folder_holds_no_source_and_when_embeddings_were_skipped(tmp_path, embedder):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "readme.md").write_text("# nothing to parse\n", encoding="utf-8")
+    runtime = Runtime(backend.settings_for(tmp_path / "home"), embedder=embedder)
+    empty = run(runtime, "index", project_path=str(tmp_path / "docs"), embed=False)
+    assert empty.files == 0 and "no source file under" in empty.note and ".java" in empty.note
+    assert "embeddings skipped" not in empty.note  # nothing to embed
+    tree = tmp_path / "py"
+    shutil.copytree(FIXTURES / "py-shop", tree)
+    skipped = run(runtime, "index", project_path=str(tree), embed=False)
+    assert skipped.embed is False and skipped.note.startswith("embeddings skipped")
+    assert skipped.index_status.embedded == 0 < skipped.index_status.embeddable
+    runtime.close()

@@ -164,7 +164,6 @@ def test_cat_expands_the_latest_cli_search_across_invocations(env):
     assert "subject: Federal Reserve (Organization, entity E:federal-reserve, 2 facts)" in text
     data = json.loads(run(env, "cat", "1", "2", "--json").output)
     assert [i["fact"]["id"] for i in data["items"]] == [r["id"] for r in out["results"]]
-    assert (Path(env[1]) / "facts" / "default" / "cli-searches.json").is_file()
     assert "no result 3 in search" in run(env, "cat", "3", code=2).stderr
     assert "no search 'sdeadbeef'" in run(env, "cat", "1", "--search-id", "sdeadbeef", code=2).stderr
 
@@ -198,7 +197,7 @@ def test_a_failed_search_on_another_graph_leaves_this_graphs_latest_search(env):
     run(env, "search", "-entity", "Apple", "--from", "2024-13", "--graph", "elsewhere", code=2)
     run(env, "search", "-entity", "Apple", "--mode", "beside", "--graph=elsewhere", code=2)
     assert "Federal Reserve" in run(env, "cat", "1").output
-    assert not (Path(env[1]) / "facts" / "elsewhere").exists()  # a graph without data gets no search file
+    assert not (Path(env[1]) / "facts" / "elsewhere").exists()  # a graph without data gets no searches' store
 
 
 def test_ls_filters_entities_by_type(env):
@@ -219,7 +218,7 @@ def test_ls_filters_entities_by_type(env):
 
 def test_exec_runs_a_command_string_in_the_cli_session(env):
     """``exec`` is kg_execute: the original's strings, answered with the typed text, sharing the CLI's latest
-    search with ``search`` / ``cat`` (across invocations, as the CLI's session is durable)."""
+    search with ``search`` / ``cat`` (across invocations: the CLI is one session, kept in the store)."""
     out = run(env, "exec", 'search -entity "Apple, Microsoft" --mode between -q settled --from 2024').output
     assert out.startswith("SEARCH mode=between") and "dates 2024-01-01 to …" in out and "query='settled'" in out
     assert "settled a patent dispute" in run(env, "cat", "1").output
@@ -237,7 +236,8 @@ def test_exec_runs_a_command_string_in_the_cli_session(env):
 
 def test_cat_before_any_search_says_to_search(env):
     run(env, "ingest", str(EXAMPLE), "--graph", "fresh")
-    assert "no search yet on graph 'fresh'" in run(env, "cat", "1", "--graph", "fresh", code=2).stderr
+    err = run(env, "cat", "1", "--graph", "fresh", code=2).stderr
+    assert "no search yet in this session on graph 'fresh': search first (CLI: graphlore facts search)" in err
 
 
 # -- info, ls, stats ---------------------------------------------------------------------------------

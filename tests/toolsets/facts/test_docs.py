@@ -171,7 +171,7 @@ def test_errors_and_constants_are_documented():
         assert f"{value:g}" in flat, f"threshold {value} is not in SKILL.md"
     assert f"top {tools.FIND_CANDIDATES} per selector" in flat and f"the {tools.INFO_NEIGHBOURS} nodes" in flat
     assert f"below {tools.FIND_WEAK_FLOOR:g} is marked `weak`" in flat
-    assert f"its {tools.INFO_LATEST} newest facts" in flat and f"the last {sessions.FILE_SEARCHES})" in flat
+    assert f"its {tools.INFO_LATEST} newest facts" in flat and f"the newest {sessions.KEEP_SEARCHES:,} of a graph" in flat
     assert f"at most {write.INGEST_BATCH_DOCUMENTS} documents / {write.INGEST_BATCH_FACTS} facts" in flat
     assert f"shorter than {extract.SMALL_CHUNK} characters" in flat and f"longer than {extract.CHUNK_CHARS}" in flat
     assert f"at most {extract.MAX_JUDGEMENTS} questions" in flat and f"at most {lines.max_duplicate_links} links" in flat

@@ -10,7 +10,7 @@ from graphlore.contract import parse_request
 from graphlore.errors import ConfigError, InvalidInput, NotFound
 from graphlore.runtime import Runtime
 from graphlore.tools import CallContext
-from graphlore.toolsets.facts import TOOLSET, render
+from graphlore.toolsets.facts import TOOLSET, render, sessions
 from graphlore.toolsets.facts.graph import FactsGraph
 
 SPECS = {s.name: s for s in TOOLSET.tools}
@@ -253,6 +253,41 @@ def test_a_sessionless_connection_must_name_the_search(rt):
     with pytest.raises(InvalidInput, match="has no session .*pass search_id"):
         call(rt, "cat", {"numbers": [1]}, none)
     assert call(rt, "cat", {"numbers": [2], "search_id": out.search_id}, none).items[0].fact.id == out.results[1].id
+
+
+def test_searches_live_in_the_store_so_another_process_answers_cat(rt, embedder):
+    """A second runtime on the same store (another server process) expands a search the first one ran: by its
+    id without a session, or as the same session's latest; it keeps the failed-search rule too."""
+    other = Runtime(rt.settings, embedder=embedder)
+    try:
+        none, same = CallContext(session=None), CallContext(session="http:shared")
+        out = call(rt, "search", {"entity": ["Apple Inc"], "limit": 2}, none)
+        assert call(other, "cat", {"numbers": [2], "search_id": out.search_id}, none).items[0].fact.id == \
+            out.results[1].id
+        latest = call(rt, "search", {"entity": ["Microsoft Corp"], "limit": 1}, same)
+        assert call(other, "cat", {"numbers": [1]}, same).search_id == latest.search_id
+        with pytest.raises(NotFound):
+            call(rt, "search", {"entity": ["Nobody Anywhere"]}, same)
+        TOOLSET.tool("search").failed(rt, {"entity": ["Nobody Anywhere"]}, same, NotFound("no such entity"))
+        with pytest.raises(InvalidInput, match="the latest search on this graph failed"):
+            call(other, "cat", {"numbers": [1]}, same)
+        assert call(other, "cat", {"numbers": [1], "search_id": latest.search_id}, same).items
+    finally:
+        other.close()
+
+
+def test_saved_searches_are_bounded(rt, monkeypatch):
+    """The newest searches are kept; older ones are dropped as new ones are saved (sessions.KEEP_SEARCHES)."""
+    monkeypatch.setattr(sessions, "KEEP_SEARCHES", 3)
+    monkeypatch.setattr(sessions, "TRIM_SLACK", 0)
+    ctx = CallContext(session="bounded")
+    ids = [call(rt, "search", {"entity": ["Apple Inc"], "limit": 1}, ctx).search_id for _ in range(5)]
+    store = rt.open_store(sessions.namespace("default"))
+    assert store.count_nodes(sessions.SEARCH) == 3
+    with pytest.raises(NotFound, match="searches of a graph are kept"):
+        call(rt, "cat", {"numbers": [1], "search_id": ids[0]}, ctx)
+    assert call(rt, "cat", {"numbers": [1], "search_id": ids[-1]}, ctx).items
+    assert call(rt, "cat", {"numbers": [1]}, ctx).search_id == ids[-1]
 
 
 # -- info, ls, stats --------------------------------------------------------------------------------

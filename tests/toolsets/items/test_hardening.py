@@ -18,6 +18,7 @@ from helpers.backend import env_for, sqlite_only
 from helpers.items import index, search, status
 from mcp import Client
 
+from graphlore import embeddings
 from graphlore.adapters import cli as cli_adapter
 from graphlore.adapters.cli import build_cli
 from graphlore.adapters.mcp import build_server
@@ -25,7 +26,7 @@ from graphlore.config import Settings
 from graphlore.errors import IndexCorrupted
 from graphlore.runtime import Runtime
 from graphlore.store.factory import sqlite_path
-from graphlore.toolsets import folder_index, load_toolset
+from graphlore.toolsets import load_toolset
 from graphlore.toolsets.items import index as index_module
 from graphlore.toolsets.items.examples import write_project
 from graphlore.toolsets.items.index import ItemIndex
@@ -126,11 +127,11 @@ def test_a_huge_markdown_file_is_read_up_to_the_cap_and_embedded_up_to_the_passa
 
 
 class Counting:
-    """The real embedder, recording each call's texts."""
+    """The real embedder, recording each call's texts; ``batch_size`` is what the orchestration batches by."""
 
-    def __init__(self, inner) -> None:
+    def __init__(self, inner, batch_size: int | None = None) -> None:
         self.inner = inner
-        self.name, self.dim, self.batch_size = inner.name, inner.dim, inner.batch_size
+        self.name, self.dim, self.batch_size = inner.name, inner.dim, batch_size or inner.batch_size
         self.calls: list[list[str]] = []
 
     def embed(self, texts):
@@ -144,39 +145,62 @@ class Counting:
         return [t for call in self.calls for t in call]
 
 
+def stored_passages(store) -> int:
+    return sum(len(v) for v in store.node_vectors(list(store.node_hashes("item"))).values())
+
+
 def test_an_interrupted_index_keeps_its_steps_and_the_next_run_resumes(settings, embedder, project, monkeypatch):
     for n in range(4):
         add_bug(project, f"BUG-1{n:02d}-item", {"title": f"Item {n} about topic {n}"}, f"Details of item {n}. " * 40)
-    monkeypatch.setattr(folder_index, "STEP_PASSAGES", 6)
+    monkeypatch.setattr(embeddings, "STEP_TEXTS", 6)
 
     class Stop(Exception):
         pass
 
-    def stop_after_the_first_step(done: int, total: int) -> None:
-        if done > 6:
-            raise Stop  # in the second step, before it is committed
+    runtime = Runtime(settings, embedder=Counting(embedder, batch_size=2))
+    store = ItemIndex(runtime, project).store(create=True)
+    kept = []
 
-    counting = Counting(embedder)
-    runtime = Runtime(settings, embedder=counting)
+    def stop_after_the_first_commit(done: int, total: int) -> None:
+        if stored_passages(store):
+            kept.append((stored_passages(store), done, total))
+            raise Stop  # later batches were embedded but not committed
+
     with pytest.raises(Stop):
-        ItemIndex(runtime, project).sync(progress=stop_after_the_first_step)
-    first_step = counting.calls[0]
-    store = ItemIndex(runtime, project).store()
+        ItemIndex(runtime, project).sync(progress=stop_after_the_first_commit)
+    [(committed, done, total)] = kept
+    assert 6 <= committed <= done < total
     assert store.get_meta("last_indexed") is None  # the build did not finish...
-    assert sum(len(v) for v in store.node_vectors(list(store.node_hashes("item"))).values()) == len(first_step)
-    counting.calls.clear()
-    result = index(runtime, project)  # ...and the next call carries on
+
+    # ...and the next call, in a process that never saw the first one's vectors, carries on from what it kept
+    resumed = Counting(embedder)
+    result = index(Runtime(settings, embedder=resumed), project)
     assert result.status == "created" and result.items_indexed == 9
+    assert len(resumed.texts()) == total - committed
 
     clean = Counting(embedder)
     clean_runtime = Runtime(Settings(home=settings.home / "clean"), embedder=clean)
     index(clean_runtime, project)
-    assert not set(counting.texts()) & set(first_step)
-    assert len(counting.texts()) == len(clean.texts()) - len(first_step)
+    assert len(clean.texts()) == total
     a, b = ItemIndex(runtime, project).store(), ItemIndex(clean_runtime, project).store()
     assert a.node_hashes("item") == b.node_hashes("item")
     va, vb = a.node_vectors(list(a.node_hashes("item"))), b.node_vectors(list(b.node_hashes("item")))
     assert va.keys() == vb.keys() and all(np.allclose(va[k], vb[k], atol=1e-4) for k in vb)
+
+
+def test_a_text_is_embedded_once_per_process_even_when_an_index_is_rebuilt(settings, embedder, project):
+    counting = Counting(embedder)
+    runtime = Runtime(settings, embedder=counting)
+    index(runtime, project)
+    first = counting.texts()
+    assert len(first) == len(set(first)) > 0
+    counting.calls.clear()
+    rebuilt = ItemIndex(runtime, project).sync(force=True)
+    assert rebuilt.status == "rebuilt" and counting.texts() == []  # every passage came from the runtime's cache
+    search(runtime, project, "offline edits", limit=1)
+    assert counting.texts() == ["offline edits"]
+    search(runtime, project, "offline edits", limit=1)
+    assert counting.texts() == ["offline edits"]
 
 
 # -- 3. never open anything but regular files ---------------------------------------------------------------
@@ -273,6 +297,6 @@ def test_long_commands_print_progress_lines_when_stderr_is_not_a_terminal(tmp_pa
     app = build_cli(make_runtime=lambda: Runtime(Settings(home=tmp_path / "home"), embedder=embedder))
     result = CliRunner().invoke(app, ["items", "search", "dark mode", "-p", str(project)])
     assert result.exit_code == 0, result.output
-    assert re.search(r"^search: \d+/\d+$", result.stderr, flags=re.MULTILINE), result.stderr
+    assert re.search(r"^search: \d+/\d+ passages embedded$", result.stderr, flags=re.MULTILINE), result.stderr
     items = load_toolset("items")
     assert {s.name for s in items.tools if s.progress} == {"search", "index", "check_duplicates", "get_similar"}

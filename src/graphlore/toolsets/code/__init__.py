@@ -46,6 +46,9 @@ The map (packages by concern; a package imports only the packages above it)::
     services/                     what part 2 shares across frameworks
       endpoints.py                routes, clients and producers before linking; path and URL rules
       settings.py                 each module's Spring settings, config servers, ${...} placeholders
+      identity.py                 every name a service goes by (folder, artifact, application name, deployments)
+      deployment.py               what the project's deployment files say: Compose, Kubernetes, Helm, Skaffold,
+                                  .env (service names, images, each service's environment)
       links.py                    which route each client calls and which listeners each producer reaches
       grpc_links.py               which services serve a gRPC client's fully qualified method
       service_map.py              the services and their links as Mermaid or DOT
@@ -58,6 +61,8 @@ The map (packages by concern; a package imports only the packages above it)::
       jaxrs.py                    JAX-RS routes
       python_web.py               FastAPI and Flask routes, requests/httpx/aiohttp clients
       script_web.py               Express and NestJS routes, fetch and axios clients
+      gateway.py                  Spring Cloud Gateway and Zuul routes (YAML and the Java DSL) to their services
+      declared.py                 in-source declarations (@CodebaseHttpClient, @CodebaseProducer ...)
       golang.py                   what Go frameworks read: types by package, receivers' types, handlers
       go_web.py                   net/http, gorilla/mux, gin, echo, chi routes; net/http clients; Go Kafka
       aspnet.py                   ASP.NET Core routes (attributes, minimal APIs), HttpClient clients
@@ -80,6 +85,7 @@ The map (packages by concern; a package imports only the packages above it)::
       edge_keys.py                the closed set of neighbor keys
       tools.py                    the tools
       traverse.py                 members, edge summaries, neighbors
+      reach.py                    paths and impact: every path between two nodes, a blast radius
       views.py                    index status, node references
       render.py                   text for people and agents
       examples.py                 valid calls for the reliability suite
@@ -140,7 +146,8 @@ A code graph of a (multi-service) source tree: Java, Kotlin, Python, TypeScript/
 .proto files. Every tool takes
 project_path, the tree's root; the index is built on first use and refreshed when files change (every
 answer carries index_status). Typical flow: resolve a half-remembered name (or search by words) to an
-id, then describe it and follow neighbors (CALLS, CALLED_BY, OVERRIDDEN_BY, DECLARES.CALLS...). find
+id, then describe it and follow neighbors (CALLS, CALLED_BY, OVERRIDDEN_BY, DECLARES.CALLS...); paths
+traces a call from one node to another and impact gives a blast radius, across services, in one call. find
 lists nodes of a kind with a strict filter (unknown fields and bad values are errors that list the
 valid ones). Cross-service: routes, clients and producers are nodes too; HTTP_CALLS / GRPC_CALLS (by
 package.Service/Method) / ASYNC_CALLS link them across services (HTTP_CALLED_BY, GRPC_CALLED_BY: who calls
@@ -176,10 +183,11 @@ TOOLSET = Toolset(
         _spec("describe",
               "Every attribute of one node (by id, or a symbol by its exact fqn) and an edge summary: counts by "
               "edge type and direction, plus '(via members)' roll-ups over everything a class, package, module "
-              "or service declares.",
+              "or service declares. include_source=true adds its source lines, numbered (at most 400).",
               models.DescribeRequest, models.DescribeResponse, tools.describe, render.describe,
               Cli(help="Every attribute of a node and its edge counts.", args={
-                  "id": Arg(positional=True, default=None), "project_path": PROJECT})),
+                  "id": Arg(positional=True, default=None), "project_path": PROJECT,
+                  "include_source": Arg(flags=("--source/--no-source",))})),
         _spec("neighbors",
               "Follow a node's edges: stored types (DECLARES, EXTENDS, IMPLEMENTS, OVERRIDES, INJECTS, IMPORTS, "
               "CALLS), reversed keys (CALLED_BY, OVERRIDDEN_BY, ...) and member views (DECLARES.CALLS: every "
@@ -189,6 +197,26 @@ TOOLSET = Toolset(
               Cli(help="Follow a node's edges (stored, reversed or member views).", args={
                   "id": Arg(positional=True), "edge_types": Arg(short="-e", metavar="KEY"),
                   "direction": Arg(short="-d"), "project_path": PROJECT, "limit": Arg(short="-n")})),
+        _spec("paths",
+              "Every path from one node to another up to max_depth edges (shortest first), each hop with its "
+              "edge and both ends: a call trace in one call. By default the flow of a request: CALLS, an "
+              "interface method to its overrides, a method to its clients and producers, HTTP/gRPC/async links "
+              "across services, a route to its handler. A class stands for its members.",
+              models.PathsRequest, models.PathsResponse, tools.paths, render.paths,
+              Cli(help="Every path between two nodes (a call trace, across services).", args={
+                  "from_id": Arg(positional=True), "to_id": Arg(positional=True),
+                  "edge_types": Arg(short="-e", metavar="KEY"),
+                  "project_path": PROJECT, "limit": Arg(short="-n")})),
+        _spec("impact",
+              "The blast radius of a node: everything that reaches it (direction in) or that it reaches (out) "
+              "within depth hops, nearest first, one shortest path each, counted per microservice and depth. "
+              "Follows the same edges as paths by default, so callers in other services (through their clients "
+              "and the routes they call) are in it. A class stands for its members.",
+              models.ImpactRequest, models.ImpactResponse, tools.impact, render.impact,
+              Cli(help="What reaches a node (or what it reaches) within a depth, by service.", args={
+                  "id": Arg(positional=True), "direction": Arg(short="-d"),
+                  "edge_types": Arg(short="-e", metavar="KEY"), "project_path": PROJECT,
+                  "limit": Arg(short="-n")})),
         _spec("search",
               "Find nodes by words or a description: BM25 over names (split at case changes), fqns, signatures "
               "and docstrings, fused with vector search once embeddings are done (ranking says which). An "
@@ -227,6 +255,6 @@ TOOLSET = Toolset(
               Cli(help="Build or update the index (structure, then embeddings).", args={
                   "project_path": Arg(positional=True, default=".", metavar="PATH"),
                   "embed": Arg(flags=("--embed/--no-embed",))}),
-              progress=True, idempotent=True),
+              progress=True, progress_unit="nodes embedded", idempotent=True),
     ],
 )

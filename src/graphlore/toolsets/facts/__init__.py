@@ -183,7 +183,7 @@ TOOLSET = Toolset(
                 f"{write.INGEST_BATCH_DOCUMENTS} documents."
             ),
             request=models.IngestRequest, response=models.IngestResponse, run=tools.ingest, render=render.ingest,
-            read_only=False, progress=True, surfaces=frozenset({"cli"}),
+            read_only=False, progress=True, progress_unit="documents written", surfaces=frozenset({"cli"}),
             cli=Cli(help="Add the document records of a JSONL file (validated in full before anything is written).",
                     args={"file": Arg(positional=True), "graph": cli.GRAPH}),
         ),

@@ -1,8 +1,8 @@
 """One facts graph: where its store lives, how its rows look, and how a name finds its node.
 
 A graph named ``g`` is the store namespace ``facts/{g}`` (``--graph`` / ``graph``,
-default ``default``); its folder ``{home}/facts/{g}/`` also keeps the CLI's
-numbered searches. Rows:
+default ``default``); its recent searches are the namespace ``facts/{g}/searches``
+(:mod:`sessions`). Rows:
 
 - entity / topic nodes: id ``E:slug`` / ``T:slug``, name = canonical name, one vector
   of ``"{name}: {definition}"`` (its hash is ``text_hash``), text = the keyword text
@@ -35,8 +35,11 @@ ARTICLE = {"entity": "an entity", "topic": "a topic"}
 
 
 def store_label(namespace: str, meta: object) -> str:
-    """A graph's namespace for people (``graphlore stores``)."""
-    return f"graph {namespace.removeprefix('facts/')}"
+    """A graph's namespace for people (``graphlore stores``), or its searches' (:mod:`sessions`)."""
+    name = namespace.removeprefix("facts/")
+    if name.endswith("/searches"):
+        return f"graph {name.removesuffix('/searches')}: its numbered searches (for cat)"
+    return f"graph {name}"
 
 
 def node_text(name: str, definition: str) -> str:
@@ -51,7 +54,7 @@ class FactsGraph:
         self.runtime = runtime
         self.name = name
         self.namespace = f"facts/{name}"
-        #: the graph's folder (the CLI keeps its numbered searches there)
+        #: the graph's folder (its store and its searches' store, on the embedded backend)
         self.location = runtime.settings.home / "facts" / name
         self.handle = Namespace(runtime, self.namespace, what=f"graph {name!r}",
                                 rebuild=("add its documents again", self.ingest_command()))
@@ -141,7 +144,7 @@ class FactsGraph:
         return None
 
     def nearest(self, store: Store, text: str, kinds: list[str], n: int = 5) -> list[Node]:
-        vector = self.runtime.embedder.embed([text])[0]
+        vector = self.runtime.embeddings.embed([text])[0]
         hits = store.vector_search_many(vector[None, :].repeat(len(kinds), 0), kinds=kinds, limit=n)
         best = sorted((h for row in hits for h in row), key=lambda h: -h.score)[:n]
         return store.get_nodes([h.id for h in best])

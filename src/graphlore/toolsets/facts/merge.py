@@ -165,7 +165,7 @@ def _restored(runtime: Runtime, saved: dict, current: Node | None = None) -> Nod
     if current is not None and current.text_hash == saved["text_hash"] and current.vectors is not None:
         vectors = current.vectors
     else:
-        vectors = np.asarray(runtime.embedder.embed([node_text(saved["name"], props.get("definition", ""))]))[:1]
+        vectors = np.asarray(runtime.embeddings.embed([node_text(saved["name"], props.get("definition", ""))]))[:1]
     return Node(saved["id"], saved["kind"], saved["name"], saved["text"], props, vectors, saved["text_hash"])
 
 
@@ -174,7 +174,7 @@ def _node(runtime: Runtime, old: Node, node_id: str, name: str, definition: str,
     text = node_text(name, definition)
     text_hash = hashlib.sha256(text.encode()).hexdigest()[:32]
     vectors = (old.vectors if text_hash == old.text_hash and old.vectors is not None
-               else np.asarray(runtime.embedder.embed([text]))[:1])
+               else np.asarray(runtime.embeddings.embed([text]))[:1])
     return Node(node_id, old.kind, name, lookup.keyword_text(name, definition, aliases), props, vectors, text_hash)
 
 

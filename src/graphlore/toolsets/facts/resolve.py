@@ -67,7 +67,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from graphlore.embedding import Embedder
+from graphlore.embeddings import Embeddings
 from graphlore.store import Edge, Node, Store
 from graphlore.toolsets.facts import mentions
 from graphlore.toolsets.facts.codes import names_disagree, numbers_disagree
@@ -126,17 +126,19 @@ THRESHOLDS = Thresholds()
 
 
 class TextVectors:
-    """Embeddings by text, each text embedded at most once per write, batched."""
+    """The vectors of one write by text, from ``runtime.embeddings`` (batched and cached there); kept here
+    for the write's length, whatever the process's cache drops meanwhile."""
 
-    def __init__(self, embedder: Embedder) -> None:
-        self.embedder = embedder
+    def __init__(self, embeddings: Embeddings) -> None:
+        self.embeddings = embeddings
         self._by_text: dict[str, np.ndarray] = {}
+        #: distinct texts this write needed vectors for
         self.embedded = 0
 
     def need(self, texts: Sequence[str]) -> None:
         missing = [t for t in dict.fromkeys(texts) if t not in self._by_text]
         if missing:
-            matrix = self.embedder.embed(missing)
+            matrix = self.embeddings.embed(missing)
             self._by_text.update(zip(missing, matrix, strict=True))
             self.embedded += len(missing)
 

@@ -237,7 +237,7 @@ class Undo:
     def _regroup(self, old: Node, records: list[Edge]) -> tuple[list[list[Edge]], list[tuple[int, int, Decision]]]:
         """The records resolved again among themselves, in the order made: groups (the first holds the
         first record) and the possible-duplicate decisions between a group and an earlier one."""
-        embed = self.runtime.embedder.embed
+        embed = self.runtime.embeddings.embed
         groups: list[list[Edge]] = []
         links: list[tuple[int, int, Decision]] = []
         for record in records:
@@ -283,7 +283,7 @@ class Undo:
         text = node_text(folded.name, folded.definition)
         text_hash = hashlib.sha256(text.encode()).hexdigest()[:32]
         vectors = (old.vectors if node_id == old.id and text_hash == old.text_hash and old.vectors is not None
-                   else np.asarray(self.runtime.embedder.embed([text]))[:1])
+                   else np.asarray(self.runtime.embeddings.embed([text]))[:1])
         return Node(node_id, old.kind, folded.name, lookup.keyword_text(folded.name, folded.definition, folded.aliases),
                     props, vectors, text_hash)
 

@@ -1,39 +1,50 @@
-"""The numbered results of recent searches, so ``cat N`` can expand them.
+"""The numbered results of recent searches, kept in the store, so ``cat N`` can expand them.
 
-Over MCP each session keeps its own latest search, in the server's memory
-(bounded; sessions never see each other's). The CLI keeps its searches in
-``{graph folder}/cli-searches.json``, so ``graphlore facts cat 2`` in a later
-command expands the latest ``graphlore facts search``. Every search also has a
-``search_id``; ``cat`` may name it, which is the only way on MCP connections that
-have no session (2026-07-28 over HTTP).
+Every search has a ``search_id``; ``cat`` may name it, which is the only way on MCP connections that
+have no session (2026-07-28 over HTTP). A session also has a latest search, which ``cat`` expands when
+it names none. Sessions: each stdio server process is one (:meth:`Runtime.instance`), an HTTP session
+its ``Mcp-Session-Id``, the CLI one session across commands (``cli``); sessions never see each other's
+searches.
 
-A search that fails replaces the latest search with the failure (:func:`forget`):
-``cat N`` right after it refuses with the failure's reason instead of expanding the
-search before, whose results answer another question. Each saved search keeps what
-it searched (selectors, dates, query), which ``cat`` repeats.
+**In the store.** The searches of graph ``g`` live in the namespace ``facts/g/searches``, beside the
+graph and dropped with it: a node per search (kind ``search``, id = search id; props: the session, the
+fact ids in result order, what was searched, when) and a node per session (kind ``latest``: its latest
+search id, or why its latest search failed). So every server process that shares the store answers
+``cat`` for a search another one ran (several servers behind a load balancer, a CLI command after
+another). Not in the graph's own namespace: saving a search is not a write of the graph (its last write
+stays the last ingest), and it never waits for the graph's write lock while a long ingest holds it.
+
+**Retention**: the :data:`KEEP_SEARCHES` newest searches of a graph and the latest search of its
+:data:`KEEP_SESSIONS` most recently active sessions; older ones are dropped as new ones are saved
+(:func:`remember`), so ``cat`` on a search that old is "no search ...; search again".
+
+A search that fails replaces the session's latest search with the failure (:func:`forget`): ``cat N``
+right after it refuses with the failure's reason instead of expanding the search before, whose results
+answer another question. Each saved search keeps what it searched (selectors, dates, query), which
+``cat`` repeats.
 """
 
 from __future__ import annotations
 
-import json
-import os
 import secrets
-import threading
 import time
-from collections import OrderedDict
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
 from graphlore.contract import quote
 from graphlore.errors import InvalidInput, NotFound
 from graphlore.runtime import Runtime
+from graphlore.store import Node, Store
 from graphlore.tools import CallContext
+from graphlore.toolsets.handle import Namespace
 
-#: Searches kept in memory per server process, and in the CLI's file per graph.
-MEMORY_SEARCHES = 10_000
-FILE_SEARCHES = 20
-CLI_FILE = "cli-searches.json"
+#: Searches kept per graph, and sessions whose latest search is kept, newest first (see the docstring).
+KEEP_SEARCHES = 10_000
+KEEP_SESSIONS = 10_000
+SEARCH = "search"
+LATEST = "latest"
+#: Trimming runs once a kind holds this many rows more than it keeps (not on every save).
+TRIM_SLACK = 100
 
 
 @dataclass
@@ -43,82 +54,62 @@ class SavedSearch:
     session: str | None
     facts: list[str]  # fact ids, result 1 first
     created: float
-    #: what was searched (a SearchSummary as JSON); None for CLI searches saved by an older graphlore
-    summary: dict[str, Any] | None = field(default=None)
+    #: what was searched (a SearchSummary as JSON)
+    summary: dict[str, Any] | None = None
 
 
-@dataclass(frozen=True)
-class FailedSearch:
-    """The latest search of a session failed: ``cat`` without ``search_id`` refuses with this reason."""
-
-    reason: str
+def namespace(graph: str) -> str:
+    """Where the searches of ``graph`` are kept."""
+    return f"facts/{graph}/searches"
 
 
-class Searches:
-    """Per-process state: every session's latest search (bounded)."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.searches: OrderedDict[str, SavedSearch] = OrderedDict()
-        self.latest: dict[tuple[str, str], str | FailedSearch] = {}
+def _latest_id(session: str) -> str:
+    return f"latest:{session}"
 
 
-def _read_file(path: Path) -> dict:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (FileNotFoundError, json.JSONDecodeError):
-        return {"latest": None, "searches": {}}
+def _store(runtime: Runtime, graph: str, create: bool) -> Store | None:
+    """The searches' store (None when none was saved yet and ``create`` is false), opened through the namespace
+    handle: no separate existence check, so a warm ``cat`` pays one identity check for it."""
+    return Namespace(runtime, namespace(graph), what=f"the searches of graph {graph!r}").open(create=create)
 
 
-def remember(runtime: Runtime, folder: Path, graph: str, context: CallContext, facts: list[str],
+def remember(runtime: Runtime, graph: str, context: CallContext, facts: list[str],
              summary: dict[str, Any] | None = None) -> str:
-    saved = SavedSearch("s" + secrets.token_hex(4), graph, context.session, facts, time.time(), summary)
-    if context.durable:
-        folder.mkdir(parents=True, exist_ok=True)
-        path = folder / CLI_FILE
-        data = _read_file(path)
-        data["searches"][saved.search_id] = asdict(saved)
-        for old in sorted(data["searches"], key=lambda k: data["searches"][k]["created"])[:-FILE_SEARCHES]:
-            del data["searches"][old]
-        data["latest"] = saved.search_id
-        data.pop("failed", None)
-        _write_file(path, data)
-        return saved.search_id
-    memory = runtime.state(Searches)
-    with memory.lock:
-        memory.searches[saved.search_id] = saved
-        while len(memory.searches) > MEMORY_SEARCHES:
-            memory.searches.popitem(last=False)
+    """Save a search (it becomes the session's latest); its id."""
+    search_id = "s" + secrets.token_hex(4)
+    now = time.time()
+    store = _store(runtime, graph, create=True)
+    assert store is not None
+    with store.atomic():
+        rows = [Node(search_id, SEARCH, props={"session": context.session, "facts": facts, "summary": summary,
+                                               "created": now})]
         if context.session is not None:
-            memory.latest[(graph, context.session)] = saved.search_id
-    return saved.search_id
+            rows.append(Node(_latest_id(context.session), LATEST, props={"search_id": search_id, "at": now}))
+        store.upsert_nodes(rows)
+        _trim(store, SEARCH, "created", KEEP_SEARCHES)
+        _trim(store, LATEST, "at", KEEP_SESSIONS)
+    return search_id
 
 
-def _write_file(path: Path, data: dict) -> None:
-    tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data), encoding="utf-8")
-    tmp.replace(path)  # atomic: a concurrent reader sees the old or the new file
+def _trim(store: Store, kind: str, order: str, keep: int) -> None:
+    """Drop the oldest rows of ``kind`` past ``keep`` (once they are :data:`TRIM_SLACK` past it)."""
+    count = store.count_nodes(kind)
+    if count > keep + TRIM_SLACK:
+        store.delete_nodes(store.list_node_ids(kind, order_by=order, limit=count - keep))
 
 
-def forget(runtime: Runtime, folder: Path, graph: str, context: CallContext, reason: str) -> None:
+def forget(runtime: Runtime, graph: str, context: CallContext, reason: str) -> None:
     """A search failed: it becomes the session's latest, so ``cat`` cannot expand the one before it.
 
     Earlier searches stay expandable by ``search_id``. Nothing is created when there is nothing to
-    forget (a failed search on a graph without data leaves no file behind).
+    forget (a failed search on a graph that never saved a search leaves no store behind).
     """
-    if context.durable:
-        path = folder / CLI_FILE
-        if path.is_file():
-            data = _read_file(path)
-            data["latest"] = None
-            data["failed"] = reason
-            _write_file(path, data)
-        return
     if context.session is None:
         return
-    memory = runtime.state(Searches)
-    with memory.lock:
-        memory.latest[(graph, context.session)] = FailedSearch(reason)
+    store = _store(runtime, graph, create=False)
+    if store is None:
+        return
+    store.upsert_nodes([Node(_latest_id(context.session), LATEST, props={"failed": reason, "at": time.time()})])
 
 
 def _refuse_failed(reason: str) -> InvalidInput:
@@ -128,35 +119,25 @@ def _refuse_failed(reason: str) -> InvalidInput:
     )
 
 
-def recall(runtime: Runtime, folder: Path, graph: str, context: CallContext, search_id: str | None) -> SavedSearch:
+def recall(runtime: Runtime, graph: str, context: CallContext, search_id: str | None) -> SavedSearch:
     """The search to expand: the named one (if it belongs to this caller) or this session's latest."""
-    if context.durable:
-        data = _read_file(folder / CLI_FILE)
-        wanted = search_id or data.get("latest")
-        if wanted is None and data.get("failed"):
-            raise _refuse_failed(data["failed"])
-        if wanted is None:
-            raise InvalidInput(f"no search yet on graph {graph!r}: run graphlore facts search first, then cat N")
-        found = data["searches"].get(wanted)
-        if found is None:
-            raise NotFound(f"no search {quote(wanted)} on graph {graph!r} (the CLI keeps the last {FILE_SEARCHES}); "
-                           "search again")
-        return SavedSearch(**found)
-    memory = runtime.state(Searches)
-    with memory.lock:
-        if search_id is None:
-            if context.session is None:
-                raise InvalidInput(
-                    "this MCP connection has no session (protocol 2026-07-28 over HTTP), so there is no latest "
-                    "search: pass search_id from the search answer"
-                )
-            latest = memory.latest.get((graph, context.session))
-            if isinstance(latest, FailedSearch):
-                raise _refuse_failed(latest.reason)
-            if latest is None:
-                raise InvalidInput(f"no search yet in this session on graph {graph!r}: call search first, then cat")
-            search_id = latest
-        found = memory.searches.get(search_id)
-    if found is None or found.graph != graph or found.session != context.session:
-        raise NotFound(f"no search {quote(search_id)} in this session on graph {graph!r}; search again")
-    return found
+    store = _store(runtime, graph, create=False)
+    if search_id is None:
+        if context.session is None:
+            raise InvalidInput(
+                "this MCP connection has no session (protocol 2026-07-28 over HTTP), so there is no latest "
+                "search: pass search_id from the search answer"
+            )
+        [latest] = (store.get_nodes([_latest_id(context.session)]) if store is not None else []) or [None]
+        if latest is not None and latest.props.get("failed") is not None:
+            raise _refuse_failed(latest.props["failed"])
+        if latest is None:
+            raise InvalidInput(f"no search yet in this session on graph {graph!r}: search first (CLI: graphlore facts "
+                               "search), then cat N")
+        search_id = latest.props["search_id"]
+    [found] = (store.get_nodes([search_id]) if store is not None else []) or [None]
+    if found is None or found.kind != SEARCH or found.props["session"] != context.session:
+        raise NotFound(f"no search {quote(search_id)} in this session on graph {graph!r} (the newest "
+                       f"{KEEP_SEARCHES:,} searches of a graph are kept); search again")
+    props = found.props
+    return SavedSearch(found.id, graph, props["session"], props["facts"], props["created"], props["summary"])

@@ -120,7 +120,7 @@ def _rebuilt(runtime: Runtime, old: Node, node_id: str, records: list[Edge], ext
         props["type"] = folded.type
     text = node_text(folded.name, folded.definition)
     text_hash = hashlib.sha256(text.encode()).hexdigest()[:32]
-    vectors = None if node_id == old.id and text_hash == old.text_hash else runtime.embedder.embed([text])[:1]
+    vectors = None if node_id == old.id and text_hash == old.text_hash else runtime.embeddings.embed([text])[:1]
     return Node(node_id, old.kind, folded.name, lookup.keyword_text(folded.name, folded.definition, folded.aliases),
                 props, vectors, text_hash)
 

@@ -120,7 +120,7 @@ def find(runtime: Runtime, request: FindRequest, ranking: HybridParams = lookup.
     graph = FactsGraph(runtime, request.graph)
     store = graph.store()
     selectors = [("entity", s) for s in request.entity] + [("topic", s) for s in request.topic]
-    vectors = runtime.embedder.embed([node_text(s.name.strip(), s.definition.strip()) for _, s in selectors])
+    vectors = runtime.embeddings.embed([node_text(s.name.strip(), s.definition.strip()) for _, s in selectors])
     ranked = _ranked(store, selectors, vectors, ranking)
     nodes = {n.id: n for n in store.get_nodes(list({h.id for row in ranked for h in row}))}
     out: dict[str, list[SelectorMatches]] = {"entity": [], "topic": []}
@@ -172,7 +172,7 @@ def search_failed(runtime: Runtime, arguments: Mapping[str, Any], context: CallC
     """
     graph = arguments.get("graph", DEFAULT_GRAPH)
     if isinstance(graph, str) and re.fullmatch(GRAPH_PATTERN, graph):
-        sessions.forget(runtime, FactsGraph(runtime, graph).location, graph, context, str(error))
+        sessions.forget(runtime, graph, context, str(error))
 
 
 def _search(runtime: Runtime, graph: FactsGraph, request: SearchRequest, context: CallContext) -> SearchResponse:
@@ -189,7 +189,7 @@ def _search(runtime: Runtime, graph: FactsGraph, request: SearchRequest, context
     if request.query:
         ranking = store.rank_edges(ids, mode=request.mode, type=FACT, date_from=request.date_from,
                                    date_to=request.date_to, text=request.query,
-                                   vector=runtime.embedder.embed([request.query])[0],
+                                   vector=runtime.embeddings.embed([request.query])[0],
                                    weights=QUERY_WEIGHTS, limit=request.limit, valid_at=request.valid_at)
         total, found = ranking.total, [h.id for h in ranking.hits]
         scores = {h.id: h.cosine for h in ranking.hits if h.cosine is not None}
@@ -202,7 +202,7 @@ def _search(runtime: Runtime, graph: FactsGraph, request: SearchRequest, context
     summary = SearchSummary(mode=request.mode, selected=selected, query=request.query,
                             **{"from": request.date_from}, to_date=request.date_to, as_of=request.as_of,
                             current=request.current, total=total)
-    search_id = sessions.remember(runtime, graph.location, graph.name, context, [e.id for e in edges],
+    search_id = sessions.remember(runtime, graph.name, context, [e.id for e in edges],
                                   summary.model_dump(mode="json", by_alias=True))
     return SearchResponse(
         graph=graph.name, search_id=search_id, mode=request.mode, selected=selected, query=request.query,
@@ -224,7 +224,7 @@ def _summary(store: Store, node: Node | None, node_id: str) -> NodeSummary:
 def cat(runtime: Runtime, request: CatRequest, context: CallContext) -> CatResponse:
     graph = FactsGraph(runtime, request.graph)
     store = graph.store()
-    saved = sessions.recall(runtime, graph.location, graph.name, context, request.search_id)
+    saved = sessions.recall(runtime, graph.name, context, request.search_id)
     bad = [n for n in request.numbers if n > len(saved.facts)]
     if bad:
         span = f"1 to {len(saved.facts)}" if saved.facts else "none: it found no facts"

@@ -84,7 +84,7 @@ class Writer:
         self.graph = graph
         self.judge = judge
         self.lines = lines
-        self.vectors = TextVectors(graph.runtime.embedder)
+        self.vectors = TextVectors(graph.runtime.embeddings)
 
     def write(self, records: list[DocumentRecord]) -> list[AddDocumentResponse]:
         keys = [document_key(r) for r in records]

@@ -38,7 +38,7 @@ TOOLSET = Toolset(
             run=tools.search,
             render=render.search,
             read_only=False,  # builds or refreshes the index first
-            progress=True,
+            progress=True, progress_unit="passages embedded",
             mcp_text="json",
             cli=Cli(help="Find items by meaning and keywords.", args={
                 "query": Arg(positional=True), "project_path": PROJECT, "item_types": TYPES,
@@ -58,7 +58,7 @@ TOOLSET = Toolset(
             run=tools.index,
             render=render.index,
             read_only=False,
-            progress=True,
+            progress=True, progress_unit="passages embedded",
             mcp_text="json",
             cli=Cli(help="Build or update the index (only changed items are embedded).",
                     args={"project_path": PROJECT}),
@@ -77,7 +77,7 @@ TOOLSET = Toolset(
             run=tools.check_duplicates,
             render=render.check_duplicates,
             read_only=False,  # builds or refreshes the index first
-            progress=True,
+            progress=True, progress_unit="passages embedded",
             mcp_text="json",
             cli=Cli(help="Check whether an item already exists before creating it.",
                     args={"project_path": PROJECT, "item_type": TYPES}),
@@ -94,7 +94,7 @@ TOOLSET = Toolset(
             run=tools.get_similar,
             render=render.get_similar,
             read_only=False,  # builds or refreshes the index first
-            progress=True,
+            progress=True, progress_unit="passages embedded",
             mcp_text="json",
             cli=Cli(command="similar", help="List the items most similar to ITEM_ID.", args={
                 "item_id": Arg(positional=True), "project_path": PROJECT, "limit": Arg(short="-n"),

@@ -106,7 +106,8 @@ class ItemIndex(FolderIndex):
 
         # No other update of this project runs meanwhile (FolderIndex.sync holds the index lock), so the
         # hashes read above still hold: a node written without vectors keeps the ones its text made.
-        self.embed_in_steps([(item.item_id, passages[item.item_id]) for item in to_embed], progress, commit)
+        self.runtime.embeddings.embed_owners([(item.item_id, passages[item.item_id]) for item in to_embed], commit,
+                                             progress)
         with store.atomic():
             store.upsert_nodes([_node(item, None) for item in touched if item.item_id not in committed])
             store.delete_nodes(removed)

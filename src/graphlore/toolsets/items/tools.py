@@ -85,8 +85,8 @@ def search(runtime: Runtime, request: SearchRequest, progress: Progress | None =
         where["status"] = [s.lower() for s in request.status]
     if not request.include_completed:
         where["completed"] = False
-    ranked = hybrid_search(store, request.query, runtime.embedder.embed([request.query]), kind=KIND, where=where,
-                           limit=CANDIDATES, params=ranking.hybrid)
+    ranked = hybrid_search(store, request.query, runtime.embeddings.embed([request.query]), kind=KIND, where=where,
+                           limit=CANDIDATES, params=ranking.hybrid, threads=runtime.search_threads)
     kept = [h for h in ranked if h.score >= request.threshold][: request.limit]
     nodes = {n.id: n for n in store.get_nodes([h.id for h in kept])}
     results = [
@@ -127,9 +127,9 @@ def check_duplicates(runtime: Runtime, request: CheckDuplicatesRequest, progress
     store = index.ensure_fresh(progress)
     where = {"item_type": request.item_type} if request.item_type else {}
     keyword_text = item_keyword_query(request.title, request.description)
-    query_vector = runtime.embedder.embed([summary_text(request.title, request.description)])
+    query_vector = runtime.embeddings.embed([summary_text(request.title, request.description)])
     ranked = hybrid_search(store, keyword_text, query_vector, kind=KIND, where=where, limit=CANDIDATES,
-                           params=ranking.hybrid)
+                           params=ranking.hybrid, threads=runtime.search_threads)
     # Likely duplicates first, so the cap never drops one for a weaker match; each band in ranking
     # order, which finds more true duplicates than the cosine alone (bench/items_duplicates.py).
     in_band = [h for h in ranked if h.score >= threshold - RELATED_BAND]
@@ -172,7 +172,7 @@ def get_similar(runtime: Runtime, request: GetSimilarRequest, progress: Progress
     # its title alone for BM25 (see item_keyword_query).
     query_text = item_keyword_query(source.props["title"], source.props["description"])
     ranked = hybrid_search(store, query_text, source.vectors[:1], kind=KIND, where=where, limit=CANDIDATES + 1,
-                           params=ranking.hybrid)
+                           params=ranking.hybrid, threads=runtime.search_threads)
     kept = [h for h in ranked if h.id != source.id][: request.limit]
     nodes = {n.id: n for n in store.get_nodes([h.id for h in kept])}
     return GetSimilarResponse(

@@ -143,7 +143,7 @@ TOOLSET = Toolset(
                 "One transaction; importing the same file again changes nothing."
             ),
             request=models.ImportSkillsRequest, response=models.ImportSkillsResponse, run=tools.import_skills,
-            render=render.import_skills, read_only=False, progress=True,
+            render=render.import_skills, read_only=False, progress=True, progress_unit="passages embedded",
             cli=Cli(command="import", help="Import skills from a file (--format abcd|intents).",
                     args={"path": Arg(positional=True, metavar="FILE"), "library": cli.LIBRARY}),
         ),
@@ -153,7 +153,7 @@ TOOLSET = Toolset(
                 "Embed every skill of a library again with the configured embedder (after changing embedders)."
             ),
             request=models.ReindexSkillsRequest, response=models.ReindexSkillsResponse, run=tools.reindex_skills,
-            render=render.reindex_skills, read_only=False, progress=True, surfaces=frozenset({"cli"}),
+            render=render.reindex_skills, read_only=False, progress=True, progress_unit="passages embedded", surfaces=frozenset({"cli"}),
             cli=Cli(command="reindex", help="Re-embed every skill of a library with the configured embedder.",
                     args={"library": cli.LIBRARY}),
         ),

@@ -12,8 +12,8 @@ hash and misses. Vectors are cached only when the skill's hash read after them i
 the hash read before them (no write landed in between).
 
 Bounded: at most :data:`MAX_SKILLS` skills, least recently used dropped first
-(~100 MB for skills of 100 passages at 384 dimensions). One instance per process
-(``runtime.state(PassageCache)``).
+(~100 MB for skills of 100 passages at 384 dimensions). One instance per runtime
+(``runtime.state(PassageCache)``), emptied when the runtime closes.
 """
 
 from __future__ import annotations
@@ -62,3 +62,8 @@ class PassageCache:
                     self._rows[(store.namespace, node.id, node.text_hash)] = node.vectors
             while len(self._rows) > self.max_skills:
                 self._rows.popitem(last=False)
+
+    def close(self) -> None:
+        """Drop every row (the runtime closes its states)."""
+        with self._lock:
+            self._rows.clear()

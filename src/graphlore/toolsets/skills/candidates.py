@@ -28,7 +28,8 @@ def candidates(library: SkillLibrary, store, query: str, vector: np.ndarray, lim
                params: HybridParams = RANKING) -> list[Stored]:
     """The hybrid search's top skills in use for ``query`` (with its ``vector``), best first, with their
     vectors (archived skills are filtered out before ranking)."""
-    hits = hybrid_search(store, query, vector, kind=KIND, where=library.in_use(store), limit=limit, params=params)
+    hits = hybrid_search(store, query, vector, kind=KIND, where=library.in_use(store), limit=limit, params=params,
+                         threads=library.runtime.search_threads)
     stored = library.read(store, [h.id for h in hits], with_vectors=True)
     return [stored[h.id] for h in hits if h.id in stored]
 

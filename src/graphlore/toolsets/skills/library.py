@@ -114,8 +114,6 @@ CONTENT = ("title", "problem", "conditions", "keywords", "resolution_md", "produ
 #: Props computed from a skill's vectors, for the judge: the norm of their mean and the calibration.
 CALIBRATION = "calibration"
 SUMMARY = ("centroid_norm", CALIBRATION)
-#: Texts per embedding call while importing (progress is reported after each).
-EMBED_CHUNK = 256
 
 Fields = dict[str, Any]
 
@@ -369,15 +367,7 @@ class SkillLibrary:
         passages = [self.passages(s) for s in skills]
         new_hashes = [passages_hash(p) for p in passages]
         todo = [i for i, (old, new) in enumerate(zip(hashes, new_hashes, strict=True)) if old != new]
-        texts = [t for i in todo for t in passages[i]]
-        vectors = np.empty((len(texts), self.runtime.embedder.dim or 0), dtype=np.float32)
-        for start in range(0, len(texts), EMBED_CHUNK):
-            part = self.runtime.embedder.embed(texts[start:start + EMBED_CHUNK])
-            if start == 0:
-                vectors = np.empty((len(texts), part.shape[1]), dtype=np.float32)
-            vectors[start:start + len(part)] = part
-            if progress is not None:
-                progress(start + len(part), len(texts))
+        vectors = self.runtime.embeddings.embed([t for i in todo for t in passages[i]], progress)
         out = [Embedded(h, None, 0.0, None) for h in new_hashes]
         at = 0
         for i in todo:
@@ -449,7 +439,7 @@ class SkillLibrary:
         fields = [{"title": n.name, **{k: n.props[k] for k in CONTENT if k != "title"}} for n in nodes]
         embedded = self.embed(fields, progress=progress)
         negative = list(store.iter_nodes(NEGATIVES))
-        negative_vectors = self.runtime.embedder.embed([t for n in negative for t in n.props["texts"]])
+        negative_vectors = self.runtime.embeddings.embed([t for n in negative for t in n.props["texts"]])
         with store.atomic():
             writes = []
             for node, f, e in zip(nodes, fields, embedded, strict=True):

@@ -130,7 +130,7 @@ def search_skills(runtime: Runtime, request: SearchSkillsRequest, context: CallC
     negatives: dict[str, np.ndarray] = {}
     verdict = judge.Verdict(None, None)
     if store is not None:
-        vector = runtime.embedder.embed([query])[0]
+        vector = runtime.embeddings.embed([query])[0]
         found, negatives, verdict = judged(library, store, query, vector)
     llm = runtime.llm or (context.llm if context is not None else None)
     picked, decided_by, decision = verdict.skill_id, "calibrated", None
@@ -259,7 +259,7 @@ def record_outcome(runtime: Runtime, request: RecordOutcomeRequest) -> RecordOut
     teach = LEARNS.get(request.outcome)
     if request.query is not None and teach is not None:
         text = learning.clean(check_query(request.query))
-        learned = teach(library, stored.skill_id, text, runtime.embedder.embed([text])[0])
+        learned = teach(library, stored.skill_id, text, runtime.embeddings.embed([text])[0])
     before, after = library.update_counters(store, stored.skill_id, lambda c: apply_outcome(c, request.outcome))
     return RecordOutcomeResponse(skill_id=stored.skill_id, outcome=request.outcome,
                                  previous_confidence=before.confidence, confidence=after.confidence,

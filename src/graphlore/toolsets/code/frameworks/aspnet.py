@@ -62,8 +62,11 @@ class AspNet:
             for base in bound.facts.extra.get("base_addresses", []):
                 self.bases.setdefault(bound.ctx.module, []).append((base["owner"], base["value"], bound.facts))
 
-    def fold(self, facts: FileFacts, expr: str, class_key: str) -> Folded:
-        return CSharpFolder(self.constants, facts, class_key).fold(expr)
+    def fold(self, facts: FileFacts, expr: str, class_key: str, owner: str | None = None, line: int = 0) -> Folded:
+        folder = CSharpFolder(self.constants, facts, class_key)
+        if owner is not None:
+            folder.at(facts, owner, line)
+        return folder.fold(expr)
 
     def base_for(self, bound: Bound, class_key: str) -> Folded | None:
         found = self.bases.get(bound.ctx.module, [])
@@ -205,7 +208,7 @@ def _clients(web: AspNet, bound: Bound) -> Iterator[Item]:
         url = url.removeprefix("new Uri(").removesuffix(")") if url.startswith("new Uri(") else url
         base = web.base_for(bound, class_key)
         found = item(bound, bound.by_key[call.owner], "client", "http_client", call.line, http_method=method,
-                     path=web.fold(facts, url, class_key), written=url)
+                     path=web.fold(facts, url, class_key, call.owner, call.line), written=url)
         if base is not None and base.known:
             found.base_url = base.text
         yield found

@@ -5,7 +5,8 @@ consumers of sarama, segmentio/kafka-go and confluent-kafka-go, read from the fa
 ``mux.NewRouter()``, ``gin.Default()``/``gin.New()``, ``echo.New()`` or ``chi.NewRouter()``, or a parameter of
 their types; groups add their prefix (``r.PathPrefix("/api").Subrouter()``, ``r.Group("/v1")``, chi's
 ``r.Route("/api", func(r chi.Router) {...})``). Registrations: ``HandleFunc``/``Handle`` (net/http: a Go 1.22
-pattern ``"GET /items/{id}"`` gives the method; gorilla: a chained ``.Methods(...)``; else any method), gin and
+pattern ``"GET /items/{id}"`` gives the method; gorilla: a chained ``.Methods(...)``; else any method; gorilla's
+``r.PathPrefix(p).Handler(h)`` serves every path under ``p``: ``ANY p/**``), gin and
 echo ``GET``/``POST``/.../``Any``/``Handle(method, ...)``, chi ``Get``/``Post``/.../``Method(method, ...)``.
 The handler is the function or method the handler argument names, else the registering function.
 
@@ -167,8 +168,28 @@ def read_go(web: GoWeb, bound: Bound) -> Iterator[Item]:
         yield from _kafka(web, bound, call, owner)
 
 
+def _prefix_route(web: GoWeb, bound: Bound, call: CallFact, owner: int) -> Iterator[Item]:
+    """gorilla's ``r.PathPrefix("/static/").Handler(h)`` (or ``.HandlerFunc``): every path under the prefix, any
+    method (``.Subrouter()`` instead makes a group, read through its registrations)."""
+    chained = next((c for c in bound.facts.calls if c.line == call.line and c.owner == call.owner
+                    and c.name in ("Handler", "HandlerFunc") and c.receiver and c.receiver[0] == "call"
+                    and c.receiver[2] == "PathPrefix"), None)
+    found = web.router(bound, call.owner, call.receiver, call.line) if chained is not None and call.args else None
+    if found is None or found[0] != "gorilla_mux":
+        return
+    path = join_paths([web.go.fold(bound, call.args[0]), literal("/**")])
+    handler = web.go.handler(bound, call.owner, chained.args[0], call.line) if chained.args else None
+    target, at = (handler, None) if handler is not None else ((bound, owner), call.line)
+    for prefix in found[1]:
+        yield item(target[0], target[1], "route", "gorilla_mux", at, http_method=ANY, path=join_paths([prefix, path]),
+                   written=call.args[0])
+
+
 def _route(web: GoWeb, bound: Bound, index: int, call: CallFact, owner: int) -> Iterator[Item]:
     name = call.name
+    if name == "PathPrefix":
+        yield from _prefix_route(web, bound, call, owner)
+        return
     if name not in VERBS and name not in ("HandleFunc", "Handle", "Any", "Method", "MethodFunc", "Match"):
         return
     found = web.router(bound, call.owner, call.receiver, call.line)
@@ -231,7 +252,8 @@ def _client(web: GoWeb, bound: Bound, call: CallFact, owner: int) -> Iterator[It
         url = args[1]
     else:
         return
-    yield item(bound, owner, "client", "net_http", call.line, http_method=method, path=web.go.fold(bound, url),
+    yield item(bound, owner, "client", "net_http", call.line, http_method=method,
+               path=web.go.fold(bound, url, call.owner, call.line),
                written=url)
 
 

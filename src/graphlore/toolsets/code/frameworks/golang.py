@@ -94,8 +94,12 @@ class GoProject:
         self.packages = GoPackages(bounds)
         self.values = GoValues([(b.ctx.module_name, b.facts) for b in bounds])
 
-    def fold(self, bound: Bound, expr: str) -> Folded:
-        return GoFolder(self.values, bound.ctx.module_name, bound.facts).fold(expr)
+    def fold(self, bound: Bound, expr: str, owner: str | None = None, line: int = 0) -> Folded:
+        """``expr`` folded in ``bound``'s package (and, given the calling symbol and line, its locals)."""
+        folder = GoFolder(self.values, bound.ctx.module_name, bound.facts)
+        if owner is not None:
+            folder.at(bound.facts, owner, line)
+        return folder.fold(expr)
 
     def handler(self, bound: Bound, owner: str, expr: str, line: int) -> tuple[Bound, int] | None:
         """The project function or method a handler expression names (``h``, ``pkg.H``, ``s.handle``,

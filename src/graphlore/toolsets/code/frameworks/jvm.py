@@ -77,14 +77,17 @@ class JavaFile:
     def facts(self) -> FileFacts:
         return self.bound.facts
 
-    def fold(self, expr: str | None, class_key: str) -> Folded:
-        """A Java expression folded in ``class_key``, then its placeholders resolved with the module's values."""
+    def fold(self, expr: str | None, class_key: str, owner: str | None = None, line: int = 0) -> Folded:
+        """A Java expression folded in ``class_key`` (given the calling symbol and line, with its locals), then its
+        placeholders resolved with the module's values."""
         if expr is None:
             return literal("")
         if self.facts.language != "java":
             expr = java_expression(expr)
-        value = JavaFolder(self.constants, self.facts, class_key).fold(expr)
-        return self.settle(value)
+        folder = JavaFolder(self.constants, self.facts, class_key)
+        if owner is not None:
+            folder.at(self.facts, owner, line)
+        return self.settle(folder.fold(expr))
 
     def settle(self, value: Folded) -> Folded:
         if "${" not in value.text:

@@ -58,7 +58,7 @@ def read_kotlin(jf_of, bound: Bound) -> Iterator[Item]:
         elif call.receiver is not None and call.receiver[0] == "name" and call.name in VERBS and call.args \
                 and _is_client(bound, call):
             yield item(bound, owner, "client", "ktor_client", call.line, http_method=VERBS[call.name],
-                       path=jf.fold(call.args[0], class_key), written=call.args[0])
+                       path=jf.fold(call.args[0], class_key, call.owner, call.line), written=call.args[0])
 
 
 def _path(jf: JavaFile, call: CallFact, class_key: str) -> Folded:

@@ -6,7 +6,8 @@ where ``X`` is a ``Flask()`` app or a ``Blueprint(url_prefix=...)``. A router's 
 where it is mounted: ``include_router(router, prefix=...)`` (nested routers too) and
 ``register_blueprint(bp, url_prefix=...)`` (which replaces the blueprint's own ``url_prefix``), followed
 through imports. A router mounted nowhere in the project has an unknown prefix (``{?}``); one mounted twice
-gives two routes.
+gives two routes. An app or router made inside a function (an app factory, ``def create_app(): app =
+Flask(__name__)``) is that function's: the routes its nested functions declare on it are its routes.
 
 **Clients.** ``requests``/``httpx`` module calls (``get``... ``request(method, url)``) and calls on a
 ``httpx.Client``/``AsyncClient``, ``requests.Session`` or ``aiohttp.ClientSession`` made in the same
@@ -83,12 +84,25 @@ class PythonProject:
 
     def _routers_of(self, bound: Bound) -> None:
         facts, module = bound.facts, bound.ctx.module_name
-        for var, type_ in facts.extra.get("globals", {}).items():
+        aliases = {alias for imp in facts.imports if imp.target.startswith(("fastapi", "flask"))
+                   for _, alias in imp.names}  # the names fastapi and flask are known by in the file
+        if not aliases:
+            return  # a file that imports neither makes no app or router
+
+        def may_be_app(type_: str) -> bool:  # cheap first look: an app's name, or fastapi/flask under another
+            callee = _callee(type_)
+            return bool(callee) and (callee.rsplit(".", 1)[-1] in APPS or callee.partition(".")[0] in aliases)
+
+        made = [("", var, type_) for var, type_ in facts.extra.get("globals", {}).items() if may_be_app(type_)]
+        made += [(owner, var, type_) for owner, table in facts.locals.items() for var, seen in table.items()
+                 for _, type_ in seen if may_be_app(type_)]
+        for owner, var, type_ in made:
             callee = self.imported(facts, module, _callee(type_))
             name = callee.rsplit(".", 1)[-1]
             if name not in APPS or not (callee.startswith(("fastapi", "flask")) or callee == name):
                 continue
-            calls = [c for c in facts.calls if not c.owner and c.name == name]
+            calls = [c for c in facts.calls if c.owner == owner and c.name == name]
+            var = f"{owner}:{var}" if owner else var
             own = literal("")
             if name in ("APIRouter", "Blueprint"):
                 key = "prefix" if name == "APIRouter" else "url_prefix"
@@ -111,9 +125,15 @@ class PythonProject:
                     return f"{full}.{rest}" if rest else full
         return dotted
 
-    def resolve_var(self, facts: FileFacts, module: str, expr: str) -> tuple[str, str] | None:
-        """The router an expression names: a module variable, an imported one, or ``module.var``."""
+    def resolve_var(self, facts: FileFacts, module: str, expr: str, scope: str = "") -> tuple[str, str] | None:
+        """The router an expression names in the symbol ``scope``: a local of it or of a function around it, a
+        module variable, an imported one, or ``module.var``."""
         expr = expr.strip()
+        parents = {sym.key: sym.parent or "" for sym in facts.symbols} if scope else {}
+        while scope:
+            if (module, f"{scope}:{expr}") in self.routers:
+                return module, f"{scope}:{expr}"
+            scope = parents.get(scope, "")
         if (module, expr) in self.routers:
             return module, expr
         full = self.imported(facts, module, expr)
@@ -129,9 +149,9 @@ class PythonProject:
                 continue
             if call.receiver[0] != "name":
                 continue
-            parent = self.resolve_var(facts, module, call.receiver[1])
+            parent = self.resolve_var(facts, module, call.receiver[1], call.owner)
             args = positional(call.args)
-            child = self.resolve_var(facts, module, args[0]) if args else None
+            child = self.resolve_var(facts, module, args[0], call.owner) if args else None
             if parent is None or child is None:
                 continue
             key = "prefix" if call.name == "include_router" else "url_prefix"
@@ -164,7 +184,7 @@ def read_python(project: PythonProject, bound: Bound) -> Iterator[Item]:
             var, _, verb = annotation.name.rpartition(".")
             if verb not in ROUTE_VERBS | {"route", "api_route"} or not var:
                 continue
-            key = project.resolve_var(facts, module, var)
+            key = project.resolve_var(facts, module, var, sym.parent or "")
             if key is None:
                 continue
             router = project.routers[key]
@@ -240,7 +260,7 @@ def _clients(project: PythonProject, bound: Bound, folder: PythonFolder) -> Iter
         owner_index = by_key.get(call.owner)
         if owner_index is None:
             continue
-        url = folder.fold(url_expr)
+        url = folder.at(facts, call.owner, call.line).fold(url_expr)
         yield Item(kind="client", owner=bound.ids[owner_index], owner_fqn=bound.fqns[owner_index],
                    microservice=bound.ctx.microservice, module=bound.ctx.module, file=bound.path, line=call.line,
                    flavor=kind, http_method=method, path=url, written=url_expr,

@@ -3,7 +3,8 @@ its languages, with their values folded with the project's constants and each mo
 them is `services.links`.
 
 It runs after every update of the graph, over every file's facts (no file is parsed again), so its
-records always equal a full build's. Test code is not read. The frameworks, in the order they read:
+records always equal a full build's. Test code is not read. In-source declarations (`declared`) have priority
+over what the frameworks read on the same symbol. The frameworks, in the order they read:
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 from ..languages.symbols import Table
 from ..services.endpoints import Item
 from ..services.settings import Values
-from . import aspnet, go_web, jaxrs, ktor, python_web, script_web, spring
+from . import aspnet, declared, gateway, go_web, jaxrs, ktor, python_web, script_web, spring
 from .base import Framework, Project
 from .grpc import csharp as grpc_csharp
 from .grpc import go as grpc_go
@@ -21,6 +22,7 @@ from .grpc import script as grpc_script
 
 FRAMEWORKS: tuple[Framework, ...] = (
     spring.FRAMEWORK,
+    gateway.FRAMEWORK,
     jaxrs.FRAMEWORK,
     python_web.FRAMEWORK,
     script_web.FRAMEWORK,
@@ -32,6 +34,7 @@ FRAMEWORKS: tuple[Framework, ...] = (
     grpc_jvm.FRAMEWORK,
     grpc_python.FRAMEWORK,
     grpc_script.FRAMEWORK,
+    declared.FRAMEWORK,
 )
 
 
@@ -46,4 +49,4 @@ def read_items(table: Table, settings: dict[str, Values]) -> list[Item]:
             read = framework.prepare(files, project)
             for bound in files:
                 items += read(bound)
-    return items
+    return declared.exclusive(items)

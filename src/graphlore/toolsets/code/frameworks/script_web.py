@@ -1,13 +1,16 @@
 """TypeScript/JavaScript: Express and NestJS routes, fetch and axios clients, read from the facts.
 
 **Routes.** Express: ``X.get(path, ...)`` ... ``X.all(path, ...)`` where ``X`` is an ``express()`` app or an
-``express.Router()``; a router's prefix comes from ``app.use(prefix, router)`` (and ``router.use``),
-followed through imports (default, named and ``module.exports`` exports). A router mounted nowhere has an
-unknown prefix. NestJS: methods decorated ``@Get(path)`` ... in a class decorated ``@Controller(prefix)``,
-under the service's ``app.setGlobalPrefix(...)``.
+``express.Router()``; a router's prefix comes from ``app.use(prefix, router)`` (and ``router.use``; a router
+mounted without a path, ``app.use(router)``, sits at its parent's prefix), followed through imports (default,
+named and ``module.exports`` exports). A router mounted nowhere has an unknown prefix. A handler mounted
+at a path (``app.use("/graphql", handler(...))``, anything but a router) is a route that takes any method.
+NestJS: methods decorated ``@Get(path)`` ... in a class decorated ``@Controller(prefix)``, under the service's
+``app.setGlobalPrefix(...)``.
 
 **Clients.** ``fetch(url, {method})`` (GET when no method is given), ``axios.get(url)`` ... and calls on an
-``axios.create({baseURL})`` instance, whose ``baseURL`` prefixes the path.
+``axios.create({baseURL})`` instance, made in the file or imported from another module of the project
+(``import { httpClient } from "../utils/asyncUtils"``), whose ``baseURL`` prefixes the path.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from dataclasses import dataclass, field
 from ..languages.folding import Folded, literal, split_top, unknown
 from ..languages.symbols import Bound
 from ..languages.typescript.constants import ScriptFolder, resolve_script
-from ..model import FileFacts
+from ..model import CallFact, FileFacts
 from ..services.endpoints import ANY, Item, join_paths
 from .base import Framework, Project, Reader, item
 
@@ -58,6 +61,8 @@ class ScriptProject:
         self.files: dict[str, FileFacts] = {b.path: b.facts for b in bounds}
         self.routers: dict[tuple[str, str], Router] = {}
         self.global_prefix: dict[str, Folded] = {}
+        #: (file, use call, parent router, prefix) of each handler mounted at a path
+        self.handlers: list[tuple[Bound, CallFact, tuple[str, str], Folded]] = []
         for bound in bounds:
             for var, type_ in bound.facts.extra.get("globals", {}).items():
                 callee = _callee(type_)
@@ -70,11 +75,17 @@ class ScriptProject:
                     self.global_prefix[bound.ctx.microservice] = ScriptFolder(self.files, bound.path).fold(call.args[0])
 
     def resolve_var(self, path: str, name: str, hops: int = 0) -> tuple[str, str] | None:
-        if (path, name) in self.routers:
-            return path, name
+        found = self.definition(path, name)
+        return found if found in self.routers else None
+
+    def definition(self, path: str, name: str, hops: int = 0) -> tuple[str, str] | None:
+        """(file, name there) of the project variable ``name`` means in ``path``: its own, or what an import
+        brings (default, named and CommonJS exports), followed from file to file."""
         facts = self.files.get(path)
         if facts is None or hops > 5:
             return None
+        if name in facts.extra.get("globals", {}):
+            return path, name
         for imp in facts.imports:
             for imported, alias in imp.names:
                 if alias != name or not imp.target.startswith("."):
@@ -90,19 +101,26 @@ class ScriptProject:
                 else:
                     exported = other.get("exports", {}).get(imported, imported)
                 if exported:
-                    return self.resolve_var(target, exported, hops + 1)
+                    return self.definition(target, exported, hops + 1)
         return None
 
     def _mounts(self, bound: Bound) -> None:
         for call in bound.facts.calls:
-            if call.name != "use" or len(call.args) < 2 or not call.receiver or call.receiver[0] != "name":
+            if call.name != "use" or not call.args or not call.receiver or call.receiver[0] != "name":
                 continue
             parent = self.resolve_var(bound.path, call.receiver[1])
-            child = self.resolve_var(bound.path, call.args[1].strip())
-            if parent is None or child is None:
+            if parent is None:
                 continue
-            prefix = ScriptFolder(self.files, bound.path).fold(call.args[0])
-            self.routers[child].mounts.append((parent, prefix))
+            first = call.args[0].strip()
+            has_path = first[:1] in "'\"`" or (self.resolve_var(bound.path, first) is None and len(call.args) > 1
+                                               and not first.endswith(")"))
+            prefix = ScriptFolder(self.files, bound.path).fold(first) if has_path else literal("")
+            children = [self.resolve_var(bound.path, arg.strip()) for arg in call.args[1 if has_path else 0:]]
+            for child in children:
+                if child is not None:
+                    self.routers[child].mounts.append((parent, prefix))
+            if has_path and not any(children):
+                self.handlers.append((bound, call, parent, prefix))
 
     def prefixes(self, key: tuple[str, str], depth: int = 0) -> list[Folded]:
         router = self.routers[key]
@@ -121,6 +139,11 @@ def read_script(project: ScriptProject, bound: Bound) -> Iterator[Item]:
     facts = bound.facts
     folder = ScriptFolder(project.files, bound.path)
     by_key = {sym.key: index for index, sym in enumerate(facts.symbols)}
+    for mounted, call, parent, prefix in project.handlers:
+        if mounted is bound:
+            for above in project.prefixes(parent):
+                yield _item(bound, by_key.get(call.owner, -1), line=call.line, kind="route", flavor="express",
+                            http_method=ANY, path=join_paths([above, prefix]), written=call.args[0])
     # NestJS
     for sym in facts.symbols:
         if sym.kind != "class":
@@ -145,8 +168,10 @@ def read_script(project: ScriptProject, bound: Bound) -> Iterator[Item]:
         if receiver and receiver[0] == "name" and call.name in VERBS and call.args:
             key = project.resolve_var(bound.path, receiver[1])
             if key is not None:
+                inline = facts.extra.get("inline_handlers", {}).get(str(call.line))
+                handler = by_key.get(inline, index) if inline else index   # the handler written in the call
                 for prefix in project.prefixes(key):
-                    yield _item(bound, index, line=call.line, kind="route", flavor="express",
+                    yield _item(bound, handler, line=call.line, kind="route", flavor="express",
                                 http_method=ANY if call.name == "all" else call.name.upper(),
                                 path=join_paths([prefix, folder.fold(call.args[0])]), written=call.args[0])
                 continue
@@ -154,29 +179,37 @@ def read_script(project: ScriptProject, bound: Bound) -> Iterator[Item]:
             method_expr = object_field(call.args[1], "method") if len(call.args) > 1 else None
             method = folder.fold(method_expr) if method_expr else literal("GET")
             yield _item(bound, index, line=call.line, kind="client", flavor="fetch",
-                        http_method=method.text.upper() if method.known else None, path=folder.fold(call.args[0]),
+                        http_method=method.text.upper() if method.known else None,
+                        path=folder.at(facts, call.owner, call.line).fold(call.args[0]),
                         written=call.args[0])
         elif receiver and receiver[0] == "name" and call.name in VERBS - {"all"} and call.args:
-            base = _axios(facts, folder, receiver[1])
+            base = _axios(project, bound.path, receiver[1])
             if base is None:
                 continue
             yield _item(bound, index, line=call.line, kind="client", flavor="axios", http_method=call.name.upper(),
-                        path=folder.fold(call.args[0]), written=call.args[0],
+                        path=folder.at(facts, call.owner, call.line).fold(call.args[0]), written=call.args[0],
                         base_url=base.text if base.text else None)
 
 
-def _axios(facts: FileFacts, folder: ScriptFolder, var: str) -> Folded | None:
-    """The base URL of an axios receiver ("" for the axios module itself), or None when it is not axios."""
+def _axios(project: ScriptProject, path: str, var: str) -> Folded | None:
+    """The base URL of an axios receiver ("" for the axios module itself), or None when it is not axios: an
+    ``axios.create(...)`` instance of this file or imported from another."""
+    facts = project.files[path]
     if var == "axios" and any(i.target == "axios" for i in facts.imports):
         return literal("")
+    found = project.definition(path, var)
+    if found is None:
+        return None
+    path, var = found
+    facts = project.files[path]
     type_ = facts.extra.get("globals", {}).get(var, "")
     if _callee(type_) != "axios.create":
         return None
     makers = [c for c in facts.calls if not c.owner and c.name == "create" and c.receiver == ["name", "axios"]]
-    if len(makers) != 1 or not makers[0].args:
+    if len(makers) != 1:
         return unknown("several axios.create(...) in the file: which made this instance is not known")
-    expr = object_field(makers[0].args[0], "baseURL")
-    return folder.fold(expr) if expr else literal("")
+    expr = object_field(makers[0].args[0], "baseURL") if makers[0].args else None
+    return ScriptFolder(project.files, path).fold(expr) if expr else literal("")
 
 
 def prepare(files: list[Bound], project: Project) -> Reader:

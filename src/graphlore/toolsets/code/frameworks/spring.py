@@ -240,7 +240,7 @@ def _feign(jf: JavaFile, index: int, anns, members: list[int]) -> Iterator[Item]
                          written=" + ".join(w for w in (attr(feign, "path"), written_prefix, written) if w))
             if url is not None and url.text:
                 item.base_url = url.text
-                item.target, item.target_source = url, "feign url"
+                item.target, item.target_source, item.target_name = url, "feign url", name
             elif name is not None:
                 item.target, item.target_source = name, "feign name"
             else:
@@ -299,6 +299,17 @@ def receiver_type(facts: FileFacts, by_key: dict[str, int], call: CallFact, full
     return None
 
 
+def _fluent(type_: str | None, bottom) -> str | None:
+    """``WebClient`` / ``RestClient`` for a chain that starts at one, its builder (``webClientBuilder.build()``, an
+    injected ``WebClient.Builder``) or the class itself (``WebClient.create(...)``), else the simple type."""
+    if not type_:
+        return bottom[1] if bottom and bottom[0] == "name" and bottom[1] in FLUENT else None
+    for name in FLUENT:
+        if type_ == name or type_.endswith("." + name) or type_.rsplit(".", 2)[-2:] == [name, "Builder"]:
+            return name
+    return type_.rsplit(".", 1)[-1]
+
+
 def _bottom(receiver) -> list:
     """The innermost receiver of a call chain (``web.get().uri(...)`` -> ``["name", "web"]``)."""
     while receiver and receiver[0] == "call":
@@ -320,12 +331,13 @@ def _calls(jf: SpringFile, by_key: dict[str, int]) -> Iterator[Item]:
             method = REST_TEMPLATE_CALLS[call.name]
             if method is None:
                 method = _http_method(call.args[1] if len(call.args) > 1 else "")
-            url = jf.fold(call.args[0], class_key)
+            url = jf.fold(call.args[0], class_key, call.owner, call.line)
             yield _item(jf, owner_index, "client", "rest_template", line=call.line, http_method=method, path=url,
                         written=call.args[0])
         elif call.name == "uri" and call.args and call.receiver and call.receiver[0] == "call":
             verb_call = call.receiver
-            bottom_type = receiver_type(facts, by_key, CallFact(call.owner, "", _bottom(verb_call), 0, call.line))
+            bottom_type = _fluent(receiver_type(facts, by_key, CallFact(call.owner, "", _bottom(verb_call), 0,
+                                                                        call.line), full=True), _bottom(verb_call))
             if bottom_type not in FLUENT:
                 continue
             verb = verb_call[2]
@@ -337,7 +349,7 @@ def _calls(jf: SpringFile, by_key: dict[str, int]) -> Iterator[Item]:
             else:
                 continue
             item = _item(jf, owner_index, "client", FLUENT[bottom_type], line=call.line, http_method=method,
-                         path=jf.fold(call.args[0], class_key), written=call.args[0])
+                         path=jf.fold(call.args[0], class_key, call.owner, call.line), written=call.args[0])
             own = bases_for(bases, FLUENT[bottom_type], class_key)
             module_bases = bases_for(jf.module_bases, FLUENT[bottom_type], None)
             if len(own) == 1:
@@ -354,17 +366,17 @@ def _calls(jf: SpringFile, by_key: dict[str, int]) -> Iterator[Item]:
         elif kind in PRODUCERS and call.name in PRODUCERS[kind][2] and call.args:
             producer_kind, broker, _ = PRODUCERS[kind]
             if producer_kind == "stream_bridge":
-                item = _binding(jf, owner_index, jf.fold(call.args[0], class_key), "stream_bridge", "producer",
+                item = _binding(jf, owner_index, jf.fold(call.args[0], class_key, call.owner, call.line), "stream_bridge", "producer",
                                 call.args[0])
                 item.line = call.line
             elif producer_kind == "rabbit_template" and len(call.args) >= 3:
                 item = _item(jf, owner_index, "producer", producer_kind, line=call.line, broker=broker,
-                             topic=jf.fold(call.args[0], class_key), written=", ".join(call.args[:2]))
+                             topic=jf.fold(call.args[0], class_key, call.owner, call.line), written=", ".join(call.args[:2]))
                 item.problems.append("sent to an exchange with a routing key: which queue gets it depends on the "
                                      "bindings, which are not read")
             else:
                 item = _item(jf, owner_index, "producer", producer_kind, line=call.line, broker=broker,
-                             topic=jf.fold(call.args[0], class_key), written=call.args[0])
+                             topic=jf.fold(call.args[0], class_key, call.owner, call.line), written=call.args[0])
             yield item
 
 
@@ -389,7 +401,7 @@ def file_bases(jf: JavaFile) -> dict[tuple[str, str | None], list[Folded]]:
         hints.append(facts.symbols[owner].type if owner is not None else "")
         kinds = {kind for name, kind in FLUENT.items() if any(name in hint for hint in hints)}
         flavor = next(iter(kinds)) if len(kinds) == 1 else None
-        bases.setdefault((class_key, flavor), []).append(jf.fold(call.args[0], class_key))
+        bases.setdefault((class_key, flavor), []).append(jf.fold(call.args[0], class_key, call.owner, call.line))
     return bases
 
 

@@ -9,16 +9,17 @@ files it resolved again are written: their new nodes and edges are compared with
 resolution wrote (ids and hashes kept per file, see `persist.py`), vanished ones are deleted, changed ones
 upserted, unchanged ones left alone. One transaction, so a reader never sees half an update.
 
-**Restarts.** A long-running server keeps the graph in memory (`WarmGraphs`, checked against the store's
-``generation`` counter, which every structural write moves, so a graph another process has moved past is
-never reused). A new process rebuilds it from the per-file records (``src:<path>``: facts, stamp, context,
+**Restarts.** A long-running server keeps the graphs of its `WARM_PROJECTS` most recently updated projects
+in memory (`WarmGraphs`, checked against the store's ``generation`` counter, which every structural write
+moves, so a graph another process has moved past is never reused). A new process rebuilds it from the per-file records (``src:<path>``: facts, stamp, context,
 digests; ``out:<path>``: dependency keys, written ids and hashes, embedded text hashes) without parsing or
-resolving anything, so its first update is as incremental as a warm one.
+resolving anything, so its first update is as incremental as a warm one; so is the first update of a
+project whose graph the server dropped to keep another's.
 
 **Embedding phase** (`CodeIndex.embed`): every node whose embedding text has no vector made from it is
-embedded, a batch at a time, each batch its own transaction and each written only if the node's text is
-still the one embedded, so the phase can be stopped and resumed, and structural updates may run between
-batches. Once the index is fully embedded, a structural update embeds the few nodes it changes itself
+embedded through ``runtime.embeddings`` (one length order over all of them), committed in steps of
+`EMBED_STEP` nodes, each step its own transaction and each node written only if its text is still the
+one embedded, so the phase can be stopped and resumed, and structural updates may run between steps. Once the index is fully embedded, a structural update embeds the few nodes it changes itself
 (up to `INLINE_EMBED_LIMIT`), so search stays hybrid; until then `search` ranks by BM25 and says so.
 """
 
@@ -29,6 +30,7 @@ import shlex
 import subprocess
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -58,7 +60,9 @@ SERVICES = ":services"
 #: a structural update of a fully embedded index embeds at most this many changed nodes itself
 INLINE_EMBED_LIMIT = 2000
 #: nodes per embedding transaction
-EMBED_BATCH = 256
+EMBED_STEP = 256
+#: projects whose code graph a process keeps in memory (`WarmGraphs`; what one costs: bench/README.md)
+WARM_PROJECTS = 4
 
 
 def files_of(found: Scan) -> dict[str, int]:
@@ -188,11 +192,30 @@ class Warm:
 
 
 class WarmGraphs:
-    """Per-process state: the in-memory graph of each indexed folder, with the store generation it matches."""
+    """Per-process state: the in-memory graphs of the :data:`WARM_PROJECTS` most recently updated folders,
+    each with the store generation it matches (closed with the runtime). A graph dropped from it is
+    restored from the store's records when its folder is next updated (see the module docstring)."""
 
-    def __init__(self) -> None:
+    def __init__(self, size: int | None = None) -> None:
+        self.size = size or WARM_PROJECTS
         self.lock = threading.Lock()
-        self.graphs: dict[Path, Warm] = {}
+        self.graphs: OrderedDict[Path, Warm] = OrderedDict()
+
+    def take(self, root: Path) -> Warm | None:
+        """The graph of ``root``, taken out (the update that takes it puts it back when it is written)."""
+        with self.lock:
+            return self.graphs.pop(root, None)
+
+    def put(self, root: Path, warm: Warm) -> None:
+        with self.lock:
+            self.graphs[root] = warm
+            self.graphs.move_to_end(root)
+            while len(self.graphs) > self.size:
+                self.graphs.popitem(last=False)
+
+    def close(self) -> None:
+        with self.lock:
+            self.graphs.clear()
 
 
 @dataclass
@@ -290,10 +313,8 @@ class CodeIndex(FolderIndex):
 
     def _graph(self, store: Store, existed: bool) -> tuple[CodeGraph, bool]:
         """The warm graph if it matches the store, else one restored from the records, else a new one."""
-        warm_graphs = self.runtime.state(WarmGraphs)
         generation = self.meta(store).get("generation") or 0
-        with warm_graphs.lock:
-            warm = warm_graphs.graphs.pop(self.root, None)
+        warm = self.runtime.state(WarmGraphs).take(self.root)
         if existed and warm is not None and warm.generation == generation:
             return warm.graph, False
         if not existed:
@@ -344,9 +365,7 @@ class CodeIndex(FolderIndex):
         report.nodes_deleted = len(changes.dead_nodes)
         report.edges_written = len(changes.edge_rows)
         report.edges_deleted = len(changes.dead_edges)
-        warm_graphs = self.runtime.state(WarmGraphs)
-        with warm_graphs.lock:
-            warm_graphs.graphs[self.root] = Warm(graph, generation)
+        self.runtime.state(WarmGraphs).put(self.root, Warm(graph, generation))
 
     def _embed_inline(self, store: Store, changes: Changes, report: UpdateReport) -> dict[str, np.ndarray]:
         """Embed the changed nodes of a fully embedded index (up to `INLINE_EMBED_LIMIT`), so search stays hybrid."""
@@ -354,7 +373,7 @@ class CodeIndex(FolderIndex):
         if not todo or len(todo) > INLINE_EMBED_LIMIT:
             return {}
         self.check_embedder(store)
-        matrix = self.runtime.embedder.embed([embedding_text(row) for _, row in todo])
+        matrix = self.runtime.embeddings.embed([embedding_text(row) for _, row in todo])
         vectors: dict[str, np.ndarray] = {}
         for (owner, row), vector in zip(todo, matrix, strict=True):
             vectors[row.id] = vector[None, :]
@@ -385,17 +404,23 @@ class CodeIndex(FolderIndex):
         store = self.store()
         self.check_embedder(store)
         todo = self.pending(store)
-        embedded = 0
-        for start in range(0, len(todo), EMBED_BATCH):
-            batch = todo[start : start + EMBED_BATCH]
+        wanted: list[tuple[str, Node]] = []
+        for start in range(0, len(todo), EMBED_STEP):  # the rows in pages: their text is what is embedded
+            batch = todo[start : start + EMBED_STEP]
             nodes = {n.id: n for n in store.get_nodes([node_id for _, node_id, _ in batch])}
-            wanted = [(owner, nodes[node_id]) for owner, node_id, text_hash in batch
-                      if node_id in nodes and nodes[node_id].text_hash == text_hash]
-            matrix = self.runtime.embedder.embed([embedding_text(node) for _, node in wanted]) if wanted else []
+            wanted += [(owner, nodes[node_id]) for owner, node_id, text_hash in batch
+                       if node_id in nodes and nodes[node_id].text_hash == text_hash]
+        by_key = {(owner, node.id): node for owner, node in wanted}
+        embedded = 0
+
+        def commit(vectors: dict[tuple[str, str], np.ndarray]) -> None:
+            nonlocal embedded
             with self.locked():
-                embedded += self._write_vectors(store, wanted, matrix)
-            if progress:
-                progress(min(start + EMBED_BATCH, len(todo)), len(todo))
+                embedded += self._write_vectors(store, [(key[0], by_key[key]) for key in vectors],
+                                                [matrix[0] for matrix in vectors.values()])
+
+        self.runtime.embeddings.embed_owners([((owner, node.id), [embedding_text(node)]) for owner, node in wanted],
+                                             commit, progress, step=EMBED_STEP)
         return embedded
 
     def _write_vectors(self, store: Store, wanted: Sequence[tuple[str, Node]], matrix: Any) -> int:

@@ -26,7 +26,7 @@ from typing import Protocol
 from ..frameworks.read import read_items
 from ..languages import registry
 from ..languages.symbols import Bound, FileResult, Table, Tracker, digests
-from ..layout.layout import Layout, detect_layout, dockerfile_folders
+from ..layout.layout import Layout, detect_layout, layout_sources
 from ..layout.walk import Scan, scan
 from ..model import (
     FileContext,
@@ -40,6 +40,8 @@ from ..model import (
     package_id,
     service_id,
 )
+from ..services.deployment import Deployment, read_deployment
+from ..services.identity import ServiceNames
 from ..services.links import link
 from ..services.settings import Values, module_values
 
@@ -83,10 +85,12 @@ class UpdateStats:
     stamped_paths: list[str] = field(default_factory=list)
 
 
-def settings_of(graph: CodeGraph) -> dict[str, Values]:
-    """Each module's settings (what part 2 folds ``${...}`` placeholders with)."""
+def settings_of(graph: CodeGraph) -> tuple[Deployment, dict[str, Values]]:
+    """The project's deployment files read, and each module's settings (what part 2 folds ``${...}`` placeholders
+    and environment variables with)."""
     assert graph.layout is not None
-    return module_values(graph.layout, graph.root)
+    deployment = read_deployment(graph.layout, graph.root, list(graph.layout.deployment_files))
+    return deployment, module_values(graph.layout, graph.root, deployment)
 
 
 class CodeGraph:
@@ -109,7 +113,7 @@ class CodeGraph:
         #: part 2's records (routes, clients, producers and their links), recomputed after every update
         self.service_nodes: list[GraphNode] = []
         self.service_edges: list[GraphEdge] = []
-        self._settings: dict | None = None
+        self._settings: tuple[Deployment, dict[str, Values]] | None = None
 
     @classmethod
     def build(cls, root: str | Path) -> CodeGraph:
@@ -146,7 +150,7 @@ class CodeGraph:
             found = scan(self.root) if found is None else found
         with _phase(stats, "layout"):
             layout_key = (tuple(sorted(found.layout_stamp.items())), tuple(sorted(found.package_dirs)),
-                          tuple(sorted(dockerfile_folders(found))))
+                          layout_sources(found))
             if layout_key != self._layout_key:
                 self.layout = detect_layout(found)
                 self._layout_key = layout_key
@@ -166,7 +170,12 @@ class CodeGraph:
         with _phase(stats, "services"):
             if stats.layout_changed or self._settings is None:
                 self._settings = settings_of(self)
-            self.service_nodes, self.service_edges = link(read_items(self.table, self._settings), layout)
+            deployment, settings = self._settings
+            names = ServiceNames(layout, deployment)
+            for node in self.layout_nodes:
+                if node.kind == "microservice":
+                    node.props["aliases"] = names.aliases(node.name)
+            self.service_nodes, self.service_edges = link(read_items(self.table, settings), layout, deployment, names)
         stats.files = len(self.facts)
         stats.loc = sum(f.loc for f in self.facts.values())
         return stats

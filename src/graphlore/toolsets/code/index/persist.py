@@ -27,8 +27,9 @@ from typing import Any
 from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact, SymbolFact
 
 #: The format of persisted records and of the nodes they describe; an index of another format is rebuilt.
-#: 2: part 2's records (routes, clients, producers) and Python ``with X() as y`` locals.
-FORMAT = 2
+#: 2: part 2's records (routes, clients, producers) and Python ``with X() as y`` locals. 3: every file's
+#: assignments (``extra["assigns"]``, what folding reads locals and fields from), Java ``@Value`` parameters.
+FORMAT = 3
 
 
 def _pairs(values: Any) -> tuple[tuple[str, str], ...]:

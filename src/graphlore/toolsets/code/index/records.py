@@ -15,7 +15,8 @@ when it changes.
 * part 2's nodes: ``f:`` keys of their filter fields (``http_method``, ``framework``, ``client_kind``,
   ``target_service``, ``resolved``, ``producer_kind``; ``path_prefix``, ``target_path_prefix`` and
   ``topic_prefix`` for every prefix, see `url_path_prefixes` / `topic_prefixes`); a route's template
-  under ``tpl:`` (variable names dropped: ``tpl:GET /users/{}``), a listener's topic under ``name:``.
+  under ``tpl:`` (variable names dropped: ``tpl:GET /users/{}``), and when it starts with a prefix only a
+  deployment gives (``/{?}/users/{id}``) the rest under ``tplx:``; a listener's topic under ``name:``.
 * what `resolve` looks up, one tier per prefix: ``fqn:`` (exact), ``np:`` (a Java fqn without its
   parameter list), ``fqnl:`` (lower case), ``sfx:`` (the fqn without a package prefix: every tail of at
   least two segments, ``#`` read as ``.``), ``name:`` / ``namel:`` (the simple name; constructors
@@ -148,7 +149,8 @@ def facet_keys(node: GraphNode) -> list[str]:
         for value in path_prefixes(p.get("file", "")):
             add("file_prefix", value)
     elif node.kind == "microservice":
-        add("name", node.name)
+        for name in dict.fromkeys([node.name, *p.get("aliases", {})]):
+            add("name", name)
         add("deployable", bool(p["deployable"]))
     elif node.kind == "module":
         add("microservice", p["microservice"])
@@ -167,10 +169,13 @@ def facet_keys(node: GraphNode) -> list[str]:
 
 #: per part 2 kind: (filter field, prop) of the scalar filters
 PART2_SCALARS = {
-    "route": (("http_method", "http_method"), ("framework", "framework"), ("grpc_service", "grpc_service")),
+    "route": (("http_method", "http_method"), ("framework", "framework"), ("grpc_service", "grpc_service"),
+              ("topic", "topic"), ("target_service", "target_service"), ("source_layer", "source_layer")),
     "client": (("client_kind", "client_kind"), ("target_service", "target_service"), ("http_method", "http_method"),
-               ("resolved", "resolved"), ("grpc_service", "grpc_service")),
-    "producer": (("producer_kind", "producer_kind"),),
+               ("resolved", "resolved"), ("grpc_service", "grpc_service"), ("match", "match"),
+               ("source_layer", "source_layer")),
+    "producer": (("producer_kind", "producer_kind"), ("topic", "topic"), ("match", "match"),
+                 ("source_layer", "source_layer")),
 }
 #: hidden prefix prop -> the filter field that reads it
 PREFIX_FIELDS = {"_path_prefixes": "path_prefix", "_target_path_prefixes": "target_path_prefix",
@@ -209,6 +214,12 @@ def path_key(template: str) -> str:
     return re.sub(r"\{[^{}?]+\}", "{}", template)
 
 
+def unknown_prefix_tail(template: str) -> str | None:
+    """The path after leading unknown segments (``/{?}/product/{id}`` -> ``/product/{id}``), None if none lead."""
+    tail = re.sub(r"^(?:/\{\?\})+", "", template)
+    return tail if tail != template and tail.startswith("/") else None
+
+
 def lookup_keys(node: GraphNode) -> list[str]:
     """The keys `resolve` reads (see the module docstring)."""
     p = node.props
@@ -231,11 +242,18 @@ def lookup_keys(node: GraphNode) -> list[str]:
             keys += [f"path:{'/'.join(parts[i:])}" for i in range(len(parts))]
     elif node.kind == "module":
         keys.append(f"path:{p['path']}")
+    elif node.kind == "microservice":
+        keys += [f"name:{alias}" for alias in p.get("aliases", {}) if alias != node.name]
     elif node.kind == "route":
         if p.get("path_template"):
             keys.append(f"tpl:{path_key(p['path_template'])}")
             if p.get("http_method"):
                 keys.append(f"tpl:{p['http_method']} {path_key(p['path_template'])}")
+            known = unknown_prefix_tail(p["path_template"])
+            if known:  # "/{?}/product/{id}": the part after a prefix only a deployment gives
+                keys.append(f"tplx:{path_key(known)}")
+                if p.get("http_method"):
+                    keys.append(f"tplx:{p['http_method']} {path_key(known)}")
         if p.get("topic"):
             keys.append(f"name:{p['topic']}")
     return keys

@@ -54,6 +54,9 @@ class BuildInfo:
     application: bool = False
     #: the import path the build declares for its folder (``go.mod``'s module path), if any
     namespace: str | None = None
+    #: the folders (relative to the build's) of the programs its start script runs, when it runs two or more
+    #: (one ``package.json`` for an API and a front end): each is a service of its own, with the script's name
+    programs: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, eq=False)
@@ -69,6 +72,8 @@ class BuildFile:
     module: bool = True
     #: file name endings that are such a build too (``.csproj``), besides the exact ``names``
     suffixes: tuple[str, ...] = ()
+    #: the file makes its folder a module only when source files live under the folder (``requirements.txt``)
+    needs_sources: bool = False
 
     def matches(self, file_name: str) -> bool:
         return file_name in self.names or bool(self.suffixes and file_name.endswith(self.suffixes))

@@ -4,8 +4,16 @@ share one (Gradle builds Java and Kotlin, npm TypeScript and JavaScript).
 
 Names: Maven ``artifactId``, Gradle ``rootProject.name``, ``package.json`` / ``pyproject.toml`` name, else
 ``setup.cfg`` / ``setup.py``; members: Maven ``<modules>`` (profiles too), Gradle ``include``,
-npm/yarn ``workspaces``, ``pnpm-workspace.yaml``, uv ``[tool.uv.workspace]``. A file that cannot be read
-declares nothing.
+npm/yarn ``workspaces``, ``pnpm-workspace.yaml``, uv ``[tool.uv.workspace]``. A ``requirements.txt`` beside
+Python sources makes its folder a module that runs (an application's dependencies). A file that cannot be
+read declares nothing.
+
+**Programs of one ``package.json``.** Its start script (``start``, else ``dev``), followed through
+``npm run``/``yarn``/``pnpm`` and ``concurrently``/``npm-run-all``/``run-p`` to the commands it runs: a
+command that runs a source file of a subfolder (``ts-node backend/app.ts``, ``node server/index.js``) runs a
+program of that folder; a front-end dev server (``vite``, ``react-scripts start``, ``vue-cli-service serve``)
+runs the folder its ``index.html`` loads (Vite) or ``src``. Two or more such folders are programs of their
+own (`base.BuildInfo.programs`).
 """
 
 from __future__ import annotations
@@ -76,7 +84,87 @@ def read_package_json(path: Path) -> BuildInfo:
     if isinstance(workspaces, dict):
         workspaces = workspaces.get("packages") or []
     name = data.get("name")
-    return BuildInfo(name if isinstance(name, str) else None, tuple(w for w in workspaces if isinstance(w, str)))
+    scripts = data.get("scripts")
+    programs = _programs(path.parent, scripts) if isinstance(scripts, dict) else ()
+    return BuildInfo(name if isinstance(name, str) else None, tuple(w for w in workspaces if isinstance(w, str)),
+                     programs=programs)
+
+
+_RUNNERS = re.compile(r"^(npm|pnpm|yarn|bun)$")
+_PARALLEL = frozenset({"concurrently", "npm-run-all", "run-p", "run-s", "npm-run-all2"})
+_DEV_SERVERS = {"vite": None, "react-scripts": "start", "vue-cli-service": "serve", "webpack-dev-server": None,
+                "parcel": None, "craco": "start"}
+_SOURCE = re.compile(r"^[\w./@-]+\.(?:[cm]?[jt]sx?)$")
+
+
+def _commands(scripts: dict, command: str, depth: int = 0) -> list[tuple[str, str]]:
+    """(script name, command) of every command a script command runs, scripts it names followed."""
+    if depth > 4:
+        return []
+    out: list[tuple[str, str]] = []
+    for part in re.split(r"&&|\|\||;|(?<!&)&(?!&)", command):
+        tokens = [t.strip("'\"") for t in re.findall(r"\"[^\"]*\"|'[^']*'|\S+", part)]
+        while tokens and ("=" in tokens[0] and not tokens[0].startswith("-") or tokens[0] in ("cross-env", "env")):
+            tokens = tokens[1:]
+        if not tokens:
+            continue
+        if tokens[0] in _PARALLEL:
+            for token in tokens[1:]:
+                named = re.match(r"^(?:npm|yarn|pnpm):(.+)$", token)
+                if named and named.group(1) in scripts:
+                    out += [(named.group(1), c) for _, c in _commands(scripts, scripts[named.group(1)], depth + 1)]
+                elif " " in token:
+                    out += _commands(scripts, token, depth + 1)
+                elif token in scripts and not token.startswith("-"):
+                    out += [(token, c) for _, c in _commands(scripts, scripts[token], depth + 1)]
+            continue
+        if _RUNNERS.match(tokens[0]):
+            rest = tokens[1:]
+            if rest and rest[0] in ("run", "run-script"):
+                rest = rest[1:]
+            if rest and rest[0] in scripts:
+                out += [(rest[0], c) for _, c in _commands(scripts, scripts[rest[0]], depth + 1)]
+                if len(rest) > 1:
+                    out.append((rest[0], " ".join(rest[1:])))
+                continue
+        out.append(("", " ".join(tokens)))
+    return out
+
+
+def _programs(folder: Path, scripts: dict) -> tuple[tuple[str, str], ...]:
+    start = scripts.get("start") or scripts.get("dev")
+    if not isinstance(start, str):
+        return ()
+    found: dict[str, str] = {}
+    for script, command in _commands({k: v for k, v in scripts.items() if isinstance(v, str)}, start):
+        tokens = command.split()
+        program = None
+        for token in tokens:
+            if _SOURCE.match(token) and "/" in token.removeprefix("./") and (folder / token).is_file():
+                program = token.removeprefix("./").split("/", 1)[0]
+                break
+        if program is None and tokens and tokens[0] in _DEV_SERVERS and (
+                _DEV_SERVERS[tokens[0]] is None or _DEV_SERVERS[tokens[0]] in tokens[1:2]):
+            program = _front_end(folder)
+        if program and program not in found:
+            found[program] = script.rsplit(":", 1)[-1] if script else program
+    return tuple(found.items()) if len(found) >= 2 else ()
+
+
+def _front_end(folder: Path) -> str | None:
+    """The source folder a front-end dev server serves: the one ``index.html``'s module script is in, else ``src``."""
+    try:
+        html = (folder / "index.html").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        html = ""
+    script = re.search(r"<script[^>]*\bsrc=[\"']/?([\w.-]+)/[^\"']+[\"']", html)
+    if script and (folder / script.group(1)).is_dir():
+        return script.group(1)
+    return "src" if (folder / "src").is_dir() else None
+
+
+def read_requirements(path: Path) -> BuildInfo:
+    return BuildInfo(application=True)
 
 
 def read_pnpm_workspace(path: Path) -> BuildInfo:
@@ -120,3 +208,4 @@ NPM = BuildFile(("package.json",), read_package_json, "package.json", rank=30)
 PNPM = BuildFile(("pnpm-workspace.yaml",), read_pnpm_workspace, None, rank=35, module=False)
 PYPROJECT = BuildFile(("pyproject.toml",), read_pyproject, "pyproject", rank=40)
 SETUP = BuildFile(("setup.cfg", "setup.py"), read_setup, "setup", rank=50)
+REQUIREMENTS = BuildFile(("requirements.txt",), read_requirements, None, rank=60, needs_sources=True)

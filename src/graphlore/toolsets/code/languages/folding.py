@@ -11,6 +11,19 @@ language says what a string literal, a name and a call are). The constants each 
 own (``languages/<lang>/constants.py``). ``${...}`` placeholders are not resolved here (see
 `services.settings.Values.resolve`): a value keeps them until the module that uses it resolves them with
 its settings.
+
+**Locals.** A folder given a scope (`Folder.at`: the file, the symbol that makes the call and the line) reads
+the function's own assignments (``extra["assigns"]``, recorded by every extractor, `Extractor.record_values`):
+a name is the value of its nearest assignment before the line, looked up in the function, then in the
+symbols around it (a nested function sees its outer function's locals, a method its class's field
+initialisers). A conditional of values (``c ? "likes" : "comments"``) is a `choice`: the value is one of
+them, and each is followed (`expand`).
+
+**Markers.** Three parts of a value are written into its text as markers, so that they survive
+concatenation: an environment variable (`env`: ``os.getenv("X")``, ``process.env.X``, ``System.getenv("X")``),
+settled per service with the values the project's deployment files give it (`services.environment`); a
+choice; and an unknown run-time value that a name stands for (``{?:id}``, `named_unknown`): a whole URL path
+segment of that kind is a path parameter (``/orders/{id}``), anywhere else it is ``{?}``.
 """
 
 from __future__ import annotations
@@ -22,6 +35,13 @@ from ..model import FileFacts
 
 UNKNOWN = "{?}"
 _MAX_DEPTH = 12
+ENV_OPEN, ENV_CLOSE, ENV_DEFAULT = "\x01", "\x02", "\x1e"
+CHOICE_OPEN, CHOICE_CLOSE, CHOICE_SEP = "\x03", "\x04", "\x1f"
+#: at most this many values of one expression are followed (choices multiply)
+MAX_CHOICES = 16
+_NAMED = re.compile(r"\{\?:([^{}]*)\}")
+_ENV = re.compile(f"{ENV_OPEN}([^{ENV_CLOSE}{ENV_DEFAULT}]*)(?:{ENV_DEFAULT}([^{ENV_CLOSE}]*))?{ENV_CLOSE}")
+_CHOICE = re.compile(f"{CHOICE_OPEN}([^{CHOICE_CLOSE}]*){CHOICE_CLOSE}")
 
 
 @dataclass(frozen=True)
@@ -40,6 +60,102 @@ def literal(text: str) -> Folded:
 
 def unknown(why: str) -> Folded:
     return Folded(UNKNOWN, False, (why,))
+
+
+def named_unknown(name: str, why: str) -> Folded:
+    """An unknown run-time value that ``name`` (a variable, a parameter, a field) stands for: ``{?:name}``."""
+    simple = name.rsplit(".", 1)[-1]
+    if not re.fullmatch(r"[A-Za-z_$][\w$]*", simple) or simple.isupper():
+        return unknown(why)
+    return Folded(f"{{?:{simple}}}", False, (why,))
+
+
+def env(name: str, default: str | None = None) -> Folded:
+    """An environment variable read by the code (with the default the code gives, if a literal)."""
+    marker = ENV_OPEN + name + (ENV_DEFAULT + default if default is not None else "") + ENV_CLOSE
+    return Folded(marker, False, (env_why(name),))
+
+
+def env_why(name: str) -> str:
+    return f"environment variable {name} is set by none of the project's deployment files"
+
+
+def has_unknown(text: str) -> bool:
+    """Whether a value's text still holds an unknown part (``{?}`` or ``{?:name}``)."""
+    return "{?" in text
+
+
+def plain(text: str) -> str:
+    """A value's text for people: markers written as ``{?}``, ``${env:X}`` and ``{a|b}``."""
+    text = _ENV.sub(lambda m: "${env:" + m.group(1) + "}", text)
+    text = _CHOICE.sub(lambda m: "{" + m.group(1).replace(CHOICE_SEP, "|") + "}", text)
+    return _NAMED.sub(lambda m: "{" + m.group(1) + "}", text)
+
+
+def env_names(text: str) -> list[str]:
+    """The environment variables a value's text reads, in order."""
+    return [m.group(1) for m in _ENV.finditer(text)]
+
+
+def choice(values: list[Folded]) -> Folded:
+    """One of several values (a conditional, a variable assigned in branches). Equal values are one; a value
+    that is itself a choice is followed no further (unknown)."""
+    distinct: dict[str, Folded] = {}
+    for value in values:
+        distinct.setdefault(value.text, value)
+    if len(distinct) == 1:
+        return next(iter(distinct.values()))
+    if not distinct or any(CHOICE_OPEN in v.text for v in distinct.values()) or len(distinct) > MAX_CHOICES:
+        return unknown("one of several values that are not all known")
+    why = tuple(w for v in distinct.values() for w in v.why)
+    return Folded(CHOICE_OPEN + CHOICE_SEP.join(distinct) + CHOICE_CLOSE, all(v.known for v in distinct.values()), why)
+
+
+def expand(value: Folded) -> list[Folded]:
+    """The values a folded value may be, one per combination of its choices (at most `MAX_CHOICES`)."""
+    if CHOICE_OPEN not in value.text:
+        return [value]
+    out = [""]
+    for piece in re.split(f"({CHOICE_OPEN}[^{CHOICE_CLOSE}]*{CHOICE_CLOSE})", value.text):
+        if piece.startswith(CHOICE_OPEN):
+            options = piece[1:-1].split(CHOICE_SEP)
+            out = [head + option for head in out for option in options][:MAX_CHOICES]
+        else:
+            out = [head + piece for head in out]
+    return [Folded(text, known_text(text), value.why) for text in out]
+
+
+def settle_env(value: Folded, lookup) -> tuple[Folded, list[str]]:
+    """``value`` with its environment variables replaced by ``lookup(name)`` (a list of the values the deployment
+    files give it; several make a choice); a variable none gives takes the code's default, else is ``{?}``.
+    Returns the value and the variables it read."""
+    if ENV_OPEN not in value.text:
+        return value, []
+    names: list[str] = []
+    missing: set[str] = set()
+
+    def replace(match: re.Match) -> str:
+        name, default = match.group(1), match.group(2)
+        names.append(name)
+        found = list(dict.fromkeys(lookup(name) or ()))
+        if not found and default is not None:
+            found = [default]
+        if not found:
+            missing.add(name)
+            return UNKNOWN
+        if len(found) == 1:
+            return found[0]
+        return CHOICE_OPEN + CHOICE_SEP.join(found) + CHOICE_CLOSE
+
+    text = _ENV.sub(replace, value.text)
+    settled = {env_why(n) for n in names if n not in missing}
+    why = tuple(w for w in value.why if w not in settled)
+    return Folded(text, known_text(text), why), names
+
+
+def known_text(text: str) -> bool:
+    """A value is known when its text holds no unknown part and no unsettled environment variable."""
+    return not has_unknown(text) and ENV_OPEN not in text
 
 
 def split_top(text: str, sep: str = ",") -> list[str]:
@@ -119,11 +235,103 @@ def tokens(text: str) -> list[tuple[str, str]]:
 # -- a small expression folder shared by the languages ----------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Scope:
+    """Where an expression is folded: in ``owner`` (a symbol key of ``facts``; "" for the file) before ``line``,
+    with ``bindings`` for names whose value a caller gives (a helper's parameters)."""
+
+    facts: FileFacts
+    owner: str
+    line: int
+    bindings: tuple[tuple[str, Folded], ...] = ()
+
+
 class Folder:
     """Folds ``a + b + "c"``-style expressions; subclasses say what a string literal, a name and a call are."""
 
     def __init__(self) -> None:
         self.depth = 0
+        self.scope: Scope | None = None
+
+    def at(self, facts: FileFacts, owner: str | None, line: int) -> Folder:
+        """This folder reading the locals of ``owner`` before ``line`` (see the module docstring)."""
+        self.scope = Scope(facts, owner or "", line)
+        return self
+
+    def local(self, name: str) -> Folded | None:
+        """The value of a local (or of a name the scope's outer symbols assign), or None when none assigns it."""
+        scope = self.scope
+        if scope is None:
+            return None
+        for bound, value in scope.bindings:
+            if bound == name:
+                return value
+        assigns = scope.facts.extra.get("assigns")
+        if not assigns:
+            return None
+        parents = self._parents(scope.facts)
+        owner: str | None = scope.owner
+        line = scope.line
+        while owner is not None:
+            entries = [e for e in assigns.get(owner, {}).get(name, ()) if e[0] < line]
+            if entries:
+                at, exprs = max(entries, key=lambda e: e[0])
+                value = self.fold_in(Scope(scope.facts, owner, at, scope.bindings), exprs)
+                # a local whose value is not known stands for its run-time value
+                return named_unknown(name, "; ".join(value.why) or f"{name} is known at run time only") \
+                    if value.text == UNKNOWN else value
+            owner = parents.get(owner) if owner else None
+            line = 1 << 30
+        return None
+
+    def _parents(self, facts: FileFacts) -> dict[str, str]:
+        """Each symbol key's parent key ("" for a top-level symbol), for the files this folder reads."""
+        cache = self.__dict__.setdefault("_parent_cache", {})
+        found = cache.get(facts.path)
+        if found is None:
+            found = cache[facts.path] = {sym.key: sym.parent or "" for sym in facts.symbols}
+        return found
+
+    def member(self, attr: str, receivers: tuple[str, ...] = ("this", "self")) -> Folded | None:
+        """The value of a field of the class around the scope: its initialiser and every ``this.attr = ...`` /
+        ``self.attr = ...`` its methods make (several distinct values make a choice), or None when none sets it."""
+        scope = self.scope
+        if scope is None:
+            return None
+        assigns = scope.facts.extra.get("assigns")
+        if not assigns:
+            return None
+        kinds = {sym.key: sym.kind for sym in scope.facts.symbols}
+        parents = self._parents(scope.facts)
+        owner = scope.owner
+        while owner and kinds.get(owner) not in ("class", "record", "enum", "interface"):
+            owner = parents.get(owner, "")
+        if not owner:
+            return None
+        found: list[tuple[str, int, list[str]]] = []
+        for line, exprs in assigns.get(owner, {}).get(attr, ()):
+            found.append((owner, line, exprs))
+        targets = [f"{receiver}.{attr}" for receiver in receivers]
+        for key, table in assigns.items():
+            if key and parents.get(key) == owner:
+                for target in targets:
+                    found += [(key, line, exprs) for line, exprs in table.get(target, ())]
+        if not found:
+            return None
+        return choice([self.fold_in(Scope(scope.facts, key, line, ()), exprs) for key, line, exprs in found])
+
+    def fold_in(self, scope: Scope, exprs: list[str]) -> Folded:
+        """Each of ``exprs`` folded in ``scope``; several make a choice."""
+        saved = self.scope
+        self.scope = scope
+        self.depth += 1
+        try:
+            if self.depth > _MAX_DEPTH:
+                return unknown("values refer to each other too deeply")
+            return choice([self.fold(expr) for expr in exprs])
+        finally:
+            self.scope = saved
+            self.depth -= 1
 
     def fold(self, text: str) -> Folded:
         text = text.strip()
@@ -158,6 +366,16 @@ class Folder:
             while toks and toks[0][0] == "str" and self.implicit_concat:  # Python "a" "b"
                 value = value + self.string(toks[0][0], toks[0][1])
                 toks = toks[1:]
+            if len(toks) > 2 and toks[0] == ("other", ".") and toks[1][0] == "name" and toks[2] == ("op", "("):
+                args, rest = self._args(toks[3:])
+                return self.method_of_string(value, toks[1][1], args), rest
+            if len(toks) > 1 and toks[0] == ("op", "%"):
+                if toks[1] == ("op", "("):
+                    args, rest = self._args(toks[2:])
+                else:
+                    right, rest = self._term(toks[1:])
+                    return self.percent(value, [right]), rest
+                return self.percent(value, [self.fold_tokens(a) for a in args]), rest
             return value, toks
         if kind == "num":
             return literal(text), toks[1:]
@@ -169,7 +387,15 @@ class Folder:
         if kind == "name":
             if len(toks) > 1 and toks[1] == ("op", "("):
                 args, rest = self._args(toks[2:])
-                return self.call(text, args), rest
+                value = self.call(text, args)
+                while len(rest) > 2 and rest[0] == ("other", ".") and rest[1][0] == "name" and rest[2] == ("op", "("):
+                    method = rest[1][1]
+                    args, rest = self._args(rest[3:])
+                    value = self.chained(value, method, args)
+                return value, rest
+            if len(toks) > 3 and toks[1] == ("other", "[") and toks[2][0] in ("str", "block", "tpl") \
+                    and toks[3] == ("other", "]"):
+                return self.subscript(text, self.string(toks[2][0], toks[2][1])), toks[4:]
             return self.name(text), toks[1:]
         return unknown(f"not a constant expression ({text})"), []
 
@@ -204,6 +430,39 @@ class Folder:
     def call(self, name: str, args: list[list[tuple[str, str]]]) -> Folded:
         return unknown(f"the result of {name}(...)")
 
+    def chained(self, value: Folded, method: str, args: list[list[tuple[str, str]]]) -> Folded:
+        """``call(...).method(args)``: unknown unless the language says what the method of that value gives."""
+        return unknown(f"the result of ....{method}(...)")
+
+    def method_of_string(self, template: Folded, method: str, args: list[list[tuple[str, str]]]) -> Folded:
+        """``"...".method(args)`` (Python ``str.format``, Java ``formatted``): unknown unless the language says."""
+        return unknown(f"the result of \"...\".{method}(...)")
+
+    def percent(self, template: Folded, args: list[Folded]) -> Folded:
+        """``"..." % args`` (Python's printf-style formatting): unknown unless the language says."""
+        return unknown("a %-formatted string")
+
+    def subscript(self, name: str, key: Folded) -> Folded:
+        """``name["key"]``: an environment lookup where the language says so (`env_table`), else unknown."""
+        if name in self.env_tables and key.known:
+            return env(key.text)
+        return unknown(f"{name}[...] is not a constant")
+
+    #: names whose ``["KEY"]`` reads an environment variable
+    env_tables: frozenset[str] = frozenset()
+
+    def env_call(self, name: str, args: list[list[tuple[str, str]]], readers: frozenset[str]) -> Folded | None:
+        """``os.getenv("X", "default")``-style reads (``readers``): the environment variable, with a literal
+        default when one is given; None when ``name`` is no reader."""
+        if name not in readers or not args:
+            return None
+        key = self.fold_tokens(args[0])
+        if not key.known:
+            return unknown(f"{name}(...) of a name that is not a constant")
+        default = self.fold_tokens(args[1]) if len(args) > 1 else None
+        return env(key.text, default.text if default is not None and default.known and
+                   not any(m in default.text for m in (ENV_OPEN, CHOICE_OPEN)) else None)
+
 
 class FileFolder(Folder):
     """Folds an expression in one file of a project: a name is one of the file's constants (``extra["values"]``,
@@ -225,10 +484,13 @@ class FileFolder(Folder):
         if facts is None or hops > self.HOPS:
             return unknown(f"{name} is not a constant")
         values = facts.extra.get("values", {})
-        if name in values:
+        declared = facts.extra.get("assigns", {}).get("", {}).get(name, ())
+        if name in values or len(declared) == 1:
+            # a constant, or a name the file assigns once at its top level (``BASE = os.environ["BASE"]``)
             inner = type(self)(self.files, key)
             inner.depth = self.depth + 1
-            return inner.fold(values[name])
+            return inner.fold(values[name]) if name in values else inner.fold_in(
+                Scope(facts, "", declared[0][0]), declared[0][1])
         found = self.imported(facts, key, name)
         return self.lookup(*found, hops + 1) if found is not None else self.unknown_name(name)
 

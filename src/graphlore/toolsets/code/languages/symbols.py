@@ -20,6 +20,7 @@ from __future__ import annotations
 import bisect
 import hashlib
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,6 +41,9 @@ from .base import Language
 
 Ref = tuple[str, int]   # (path, symbol index); index -1 is the file / module symbol itself
 
+
+#: the mark `Extractor.unique` puts on the second and later declarations of one name in a scope
+DUPLICATE_MARK = re.compile(r"~\d+")
 
 class Bound:
     """One file's facts bound to its layout context and language: ids, fqns and a child index.
@@ -71,7 +75,7 @@ class Bound:
             self.children.setdefault(sym.parent or "", []).append(index)
 
     def fqn_of(self, sym: SymbolFact) -> str:
-        key = sym.key.split("~", 1)[0]
+        key = DUPLICATE_MARK.sub("", sym.key)  # "Foo~2.save~2": the second Foo's second save is Foo.save
         return f"{self.prefix}{self.language.separator}{key}" if self.prefix else key
 
     def sym(self, index: int) -> SymbolFact:

@@ -2,10 +2,13 @@
 
 **Modules.** A folder with its own build file (each language lists its build files: ``pom.xml``,
 ``build.gradle(.kts)``, ``settings.gradle(.kts)``, ``pyproject.toml`` / ``setup.py`` / ``setup.cfg``,
-``package.json``, ``go.mod``, ``*.csproj``; see `languages.builds`) is a module, and so is a folder with a
-``Dockerfile`` and source files under it (a service built from a folder, named after it), unless the image
-builds on a stock datastore or broker image (``FROM mongo``: a seed dump and an init script are no service). A module's members are the modules its build
-declares (Maven ``<modules>``, Gradle ``include``, npm/yarn ``workspaces``, ``pnpm-workspace.yaml``, uv
+``requirements.txt`` beside sources, ``package.json``, ``go.mod``, ``*.csproj``; see `languages.builds`) is a
+module, and so is a folder with a ``Dockerfile`` and source files under it (a service built from a folder,
+named after it), unless the image builds on a stock datastore or broker image (``FROM mongo``: a seed dump
+and an init script are no service). A folder whose program a build's start script runs, when that script runs
+two or more (`languages.base.BuildInfo.programs`: an API and a front end in one ``package.json``), is a
+module that runs, named after its folder. A module's members are the modules its build declares (Maven
+``<modules>``, Gradle ``include``, npm/yarn ``workspaces``, ``pnpm-workspace.yaml``, uv
 ``[tool.uv.workspace]``) plus any undeclared module nested in its folder.
 
 **Microservices.** A multi-module build is ONE microservice with inner modules, never one service per
@@ -40,7 +43,7 @@ import yaml
 from ..languages import registry
 from ..languages.base import BuildFile
 from ..model import FileContext
-from .walk import CONFIG_FILE, Scan
+from .walk import CONFIG_FILE, Scan, is_deployment_file
 
 
 @dataclass(slots=True)
@@ -61,6 +64,10 @@ class Module:
     microservice: str = ""
     #: the import path its build declares for the folder (``go.mod``), if any
     namespace: str | None = None
+    #: (folder, script) of the programs its start script runs (see the module docstring)
+    programs: tuple[tuple[str, str], ...] = ()
+    #: a program module: the name of the script that runs it (``api`` for ``start:api``)
+    declared_script: str | None = None
 
     @property
     def deployable_here(self) -> bool:
@@ -86,26 +93,28 @@ def _builds(languages: tuple) -> tuple[BuildFile, ...]:
     return tuple(sorted(found.values(), key=lambda build: build.rank))
 
 
-def _read_module(root: Path, rel: str, names: list[str], has_sources: bool) -> Module | None:
+def _read_module(root: Path, rel: str, names: list[str], has_sources: bool, built: bool) -> Module | None:
     builds = _builds(registry.LANGUAGES)
-    present = tuple(n for n in names if any(build.module and build.matches(n) for build in builds))
-    if not present and not ("Dockerfile" in names and has_sources):
+    present = tuple(n for n in names if any(build.module and build.matches(n) and (has_sources or not build.needs_sources)
+                                            for build in builds))
+    if not present and not ("Dockerfile" in names and built):
         return None
     folder = root / rel if rel else root
-    name, source, members, application, namespace = None, "folder", [], False, None
+    name, source, members, application, namespace, programs = None, "folder", [], False, None, ()
     for build in builds:
         for file_name in names:
-            if not build.matches(file_name):
+            if not build.matches(file_name) or file_name not in present and file_name != "Dockerfile":
                 continue
             info = build.read(folder / file_name)
             members += info.members
             application = application or info.application
             namespace = namespace or info.namespace
+            programs = programs or info.programs
             if info.name and name is None and build.name_source:
                 name, source = info.name, build.name_source
     return Module(path=rel or ".", build_files=present or ("Dockerfile",), name=name or folder.name,
                   name_source=source, declared_members=tuple(members), boot_plugin=application,
-                  dockerfile="Dockerfile" in names, namespace=namespace)
+                  dockerfile="Dockerfile" in names, namespace=namespace, programs=programs)
 
 
 def _expand_members(module: str, patterns: tuple[str, ...], module_paths: set[str]) -> list[str]:
@@ -233,6 +242,8 @@ class _Services:
             declared["spring.application.name"] = spring
         if head is not None and head.name_source != "folder":
             declared[head.name_source] = head.name
+        if head is not None and head.declared_script and head.declared_script != head.name:
+            declared["package.json script"] = head.declared_script
         if spring:
             name, source = spring, "spring.application.name"
         elif head is not None:
@@ -262,11 +273,13 @@ class Layout:
     """Microservices and modules of one tree, and each source file's context."""
 
     def __init__(self, root: Path, modules: dict[str, Module], services: dict[str, Microservice],
-                 package_dirs: set[str]):
+                 package_dirs: set[str], deployment_files: tuple[str, ...] = ()):
         self.root = root
         self.modules = modules
         self.services = services
         self.package_dirs = package_dirs
+        #: the deployment files of the tree (Compose, Kubernetes, Helm, Skaffold, ``.env``), read by part 2
+        self.deployment_files = deployment_files
         self._root_service = modules["."].microservice if "." in modules else root.name
         self._cache: dict[tuple[str, str], FileContext] = {}
 
@@ -333,17 +346,33 @@ def stock_image(path: Path) -> bool:
     return base in STOCK_IMAGES or "/mssql/" in image.lower()
 
 
-def dockerfile_folders(found: Scan) -> frozenset[str]:
+def source_folders(found: Scan) -> set[str]:
+    """Every folder with source files under it ("" = the root)."""
+    out = {""}
+    for path in found.sources:
+        parts = path.split("/")[:-1]
+        out.update("/".join(parts[:i]) for i in range(1, len(parts) + 1))
+    return out
+
+
+def layout_sources(found: Scan) -> tuple[str, ...]:
+    """The folders whose holding source files or not can move the layout (a ``Dockerfile`` or a
+    ``requirements.txt`` counts only beside sources, a program only in a folder with sources): every folder
+    with a layout file, and its subfolders one level down, that holds sources."""
+    sources = source_folders(found)
+    near = set(found.layout_files)
+    near |= {folder for folder in sources if folder.rpartition("/")[0] in near}
+    return tuple(sorted(near & sources))
+
+
+def dockerfile_folders(found: Scan, sources: set[str] | None = None) -> frozenset[str]:
     """Folders holding a ``Dockerfile`` and source files under them, whose image is not a stock datastore's or
     broker's (each such folder is a module)."""
     folders = {rel for rel, names in found.layout_files.items() if "Dockerfile" in names}
     if not folders:
         return frozenset()
-    source_dirs = {""}
-    for path in found.sources:
-        parts = path.split("/")[:-1]
-        source_dirs.update("/".join(parts[:i]) for i in range(1, len(parts) + 1))
-    return frozenset(rel for rel in folders & source_dirs
+    sources = source_folders(found) if sources is None else sources
+    return frozenset(rel for rel in folders & sources
                      if not stock_image(found.root / rel / "Dockerfile" if rel else found.root / "Dockerfile"))
 
 
@@ -351,11 +380,18 @@ def detect_layout(found: Scan) -> Layout:
     """Modules from build files, then microservices by the aggregator rule in the module docstring."""
     root = found.root
     modules: dict[str, Module] = {}
-    built = dockerfile_folders(found)
+    sources = source_folders(found)
+    built = dockerfile_folders(found, sources)
     for rel, names in sorted(found.layout_files.items()):
-        module = _read_module(root, rel, names, rel in built)
+        module = _read_module(root, rel, names, rel in sources, rel in built)
         if module is not None:
             modules[module.path] = module
+    for path, module in list(modules.items()):
+        for folder, script in module.programs:
+            program = folder if path == "." else f"{path}/{folder}"
+            if program not in modules and program in sources:
+                modules[program] = Module(path=program, build_files=(), name=folder, name_source="folder",
+                                          boot_plugin=True, declared_script=script)
     _read_configs(root, found, modules)
     # membership tree: declared members first, then nearest enclosing module
     for path in sorted(modules):
@@ -371,7 +407,9 @@ def detect_layout(found: Scan) -> Layout:
     else:
         for top in services.children.get(None, []):
             services.assign(top)
-    layout = Layout(root, modules, services.services, set(found.package_dirs))
+    deployment_files = tuple(sorted(f"{rel}/{name}" if rel else name for rel, names in found.layout_files.items()
+                                    for name in names if is_deployment_file(name)))
+    layout = Layout(root, modules, services.services, set(found.package_dirs), deployment_files)
     if "." not in modules:
         # files outside every module: a service named after the root folder
         services.add(".", [], False)

@@ -73,13 +73,24 @@ def _kinds(languages: tuple) -> _Kinds:
 
 def is_layout_file(name: str, folder: str = "") -> bool:
     """A file whose change can move the layout or the configuration: build files, Dockerfiles,
-    ``application*``/``bootstrap*`` files, and any settings file under a ``resources`` folder (config
-    servers keep their shared files there)."""
+    ``application*``/``bootstrap*`` files, any settings file under a ``resources`` folder (config
+    servers keep their shared files there), and deployment files (`is_deployment_file`)."""
     kinds = _kinds(registry.LANGUAGES)
     if name in kinds.layout_names or CONFIG_FILE.match(name) or (kinds.layout_suffixes and name.endswith(
             kinds.layout_suffixes)):
         return True
-    return name.endswith(SETTINGS_SUFFIXES) and "resources" in folder.split("/")
+    return name.endswith(SETTINGS_SUFFIXES) and "resources" in folder.split("/") or is_deployment_file(name)
+
+
+_EXAMPLE_ENV = re.compile(r"\.(example|sample|template|dist|defaults?)$", re.I)
+
+
+def is_deployment_file(name: str) -> bool:
+    """Where a project says how it is deployed: YAML anywhere (Compose files, Kubernetes manifests, Helm
+    charts, Skaffold) and ``.env`` files (``.env.example``-like files are examples, not settings)."""
+    if name.endswith((".yml", ".yaml")):
+        return True
+    return (name == ".env" or name.startswith(".env.")) and not _EXAMPLE_ENV.search(name)
 
 
 def scan(root: str | Path) -> Scan:

@@ -40,6 +40,13 @@ _NOT_FROM_SYMBOLS = {"DECLARES", "HTTP_CALLS", "ASYNC_CALLS", "GRPC_CALLS", "DEC
 _MEMBER_BASES = [k for k in (*EDGE_TYPES, *REVERSED) if k not in _NOT_FROM_SYMBOLS]
 #: every key neighbors accepts, in the order they are documented
 EDGE_KEYS: tuple[str, ...] = (*EDGE_TYPES, *REVERSED, *(f"DECLARES.{k}" for k in _MEMBER_BASES))
+#: the keys paths and impact walk over several hops (member views are one node's roll-ups, not hops)
+WALK_KEYS: tuple[str, ...] = (*EDGE_TYPES, *REVERSED)
+#: what paths and impact follow by default: a request as it runs, caller to callee, across services (a call,
+#: an interface method to its overrides, a method to the clients and producers it declares, those to the
+#: routes and listeners they reach, a route to its handler)
+FLOW_KEYS = ("CALLS", "OVERRIDDEN_BY", "DECLARES_CLIENT", "DECLARES_PRODUCER", "HTTP_CALLS", "GRPC_CALLS",
+             "ASYNC_CALLS", "EXPOSED_BY")
 FLIP = {"out": "in", "in": "out", "both": "both"}
 
 

@@ -2,7 +2,7 @@
 
 Tests and ``bench/reliability.py`` start from these calls (the fuzzer mutates them). The tree is one
 Java service with a controller calling a service, and one Python package: enough for every tool
-(find, describe, neighbors, search, resolve, service_map, status, index) to have something to say.
+(find, describe, neighbors, paths, impact, search, resolve, service_map, status, index) to have something to say.
 """
 
 from __future__ import annotations
@@ -53,6 +53,7 @@ def main():
 
 SERVICE = "com.shop.OrderService"
 METHOD = "com.shop.OrderService#total(int,int)"
+CALLER = "com.shop.OrderController#checkout(int)"
 
 
 def write_tree(folder: Path) -> Path:
@@ -71,15 +72,22 @@ def examples(runtime: Runtime, folder: Path) -> dict[str, list[dict[str, Any]]]:
     index = CodeIndex(runtime, project)
     index.sync()
     index.embed()
-    node = next(n for n in index.store().iter_nodes("symbol") if n.props.get("fqn") == METHOD)
+    by_fqn = {n.props.get("fqn"): n for n in index.store().iter_nodes("symbol")}
+    node, caller = by_fqn[METHOD], by_fqn[CALLER]
     return {
         "find": [{"project_path": project, "kind": "symbol", "filter": {"symbol_kind": "class"}},
                  {"project_path": project, "kind": "symbol", "filter": {"language": "python"}, "limit": 2,
                   "offset": 1},
                  {"project_path": project, "kind": "microservice"}],
-        "describe": [{"project_path": project, "fqn": SERVICE}, {"project_path": project, "id": node.id}],
+        "describe": [{"project_path": project, "fqn": SERVICE}, {"project_path": project, "id": node.id,
+                                                                 "include_source": True}],
         "neighbors": [{"project_path": project, "id": node.id, "edge_types": ["CALLED_BY"], "direction": "out"},
                       {"project_path": project, "id": node.id, "direction": "both", "limit": 5}],
+        "paths": [{"project_path": project, "from_id": caller.id, "to_id": node.id},
+                  {"project_path": project, "from_id": caller.id, "to_id": node.id, "edge_types": ["CALLS"],
+                   "max_depth": 2, "limit": 3}],
+        "impact": [{"project_path": project, "id": node.id},
+                   {"project_path": project, "id": caller.id, "direction": "out", "depth": 3, "limit": 5}],
         "search": [{"project_path": project, "query": "order total"},
                    {"project_path": project, "query": "summarise", "kind": "symbol",
                     "filter": {"language": "python"}, "limit": 3}],

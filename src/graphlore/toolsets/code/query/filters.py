@@ -25,17 +25,21 @@ from graphlore.errors import InvalidInput
 from ..languages import registry
 from ..model import CAPABILITIES, ROLES, SYMBOL_KINDS
 from ..services.endpoints import ANY, HTTP_METHODS
+from ..services.links import LINK_MATCHES
 
 #: what declares a route
-FRAMEWORKS = ("spring_web", "jaxrs", "spring_kafka", "spring_rabbit", "spring_jms", "spring_cloud_stream",
+FRAMEWORKS = ("spring_web", "spring_cloud_gateway", "zuul", "jaxrs", "spring_kafka", "spring_rabbit", "spring_jms",
+              "spring_cloud_stream",
               "fastapi", "flask", "express", "nestjs", "net_http", "gorilla_mux", "gin", "echo", "chi", "aspnet", "ktor",
-              "grpc", "sarama", "kafka_go", "confluent_kafka")
+              "grpc", "sarama", "kafka_go", "confluent_kafka", "declared")
 #: what makes an HTTP call
 CLIENT_KINDS = ("feign", "rest_template", "web_client", "rest_client", "http_exchange", "requests", "httpx",
-                "aiohttp", "fetch", "axios", "net_http", "http_client", "ktor_client", "grpc")
+                "aiohttp", "fetch", "axios", "net_http", "http_client", "ktor_client", "grpc", "declared")
 #: what sends a message
 PRODUCER_KINDS = ("kafka_template", "stream_bridge", "rabbit_template", "jms_template", "send_to", "sarama", "kafka_go",
-                  "confluent_kafka")
+                  "confluent_kafka", "declared")
+#: where a route, client or producer was read (`services.endpoints.Item.source_layer`)
+SOURCE_LAYERS = ("framework", "config", "declared")
 
 
 @dataclass(frozen=True)
@@ -77,7 +81,8 @@ FIELDS: dict[str, dict[str, FilterField]] = {
         _f("generated", "generated", "generated code (Lombok, records, generated files) or not", boolean=True),
     )},
     "microservice": {f.name: f for f in (
-        _f("name", "name", "the microservice's name"),
+        _f("name", "name", "the microservice's name, or any name it goes by (its folder, build artifact, "
+           "spring.application.name, docker-compose service, Kubernetes Service or Deployment)"),
         _f("deployable", "deployable", "deployable on its own (Spring Boot app, Dockerfile) or a library",
            boolean=True),
     )},
@@ -92,7 +97,11 @@ FIELDS: dict[str, dict[str, FilterField]] = {
         _f("path_prefix", "_path_prefixes", "the path template starts with these whole segments"),
         _f("framework", "framework", "what declares it", values=FRAMEWORKS),
         _f("topic_prefix", "_topic_prefixes", "a listener's topic (queue, destination) starts with this"),
+        _f("topic", "topic", "a listener's topic (queue, destination), exactly"),
         _f("grpc_service", "grpc_service", "the gRPC service it serves (package.Service)"),
+        _f("target_service", "target_service", "a gateway route: the service it forwards to"),
+        _f("source_layer", "source_layer", "where it was read: framework conventions in code, configuration "
+           "files (gateway routes), in-source declarations", values=SOURCE_LAYERS),
     )},
     "client": {f.name: f for f in (
         _f("microservice", "microservice", "the microservice the client is in"),
@@ -103,12 +112,19 @@ FIELDS: dict[str, dict[str, FilterField]] = {
         _f("http_method", "http_method", "the HTTP method", values=HTTP_METHODS),
         _f("resolved", "resolved", "every value of its target folded (no unknown part)", boolean=True),
         _f("grpc_service", "grpc_service", "the gRPC service it calls (package.Service)"),
+        _f("match", "match", "how it links: to one route (cross_service, intra_service), several (ambiguous), "
+           "its service but no route (no_route), or nothing (unresolved)", values=LINK_MATCHES),
+        _f("source_layer", "source_layer", "where it was read (framework, config, declared)", values=SOURCE_LAYERS),
     )},
     "producer": {f.name: f for f in (
         _f("microservice", "microservice", "the microservice the producer is in"),
         _f("module", "module", "the module of the declaring symbol"),
         _f("producer_kind", "producer_kind", "what sends", values=PRODUCER_KINDS),
         _f("topic_prefix", "_topic_prefixes", "the topic (queue, destination) starts with this"),
+        _f("topic", "topic", "the topic (queue, destination), exactly"),
+        _f("match", "match", "whether a listener in the project reads its topic (cross_service, intra_service) or "
+           "none does (unresolved)", values=LINK_MATCHES),
+        _f("source_layer", "source_layer", "where it was read (framework, config, declared)", values=SOURCE_LAYERS),
     )},
 }
 KINDS = tuple(FIELDS)

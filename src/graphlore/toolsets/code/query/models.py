@@ -15,7 +15,7 @@ from graphlore.errors import InvalidInput
 
 from ..model import SYMBOL_KINDS
 from . import filters
-from .edge_keys import EDGE_KEYS
+from .edge_keys import EDGE_KEYS, FLOW_KEYS, WALK_KEYS
 
 # Limits of one request (declared in the JSON schema clients see).
 MAX_PATH = 4096
@@ -29,6 +29,8 @@ ProjectPath = Annotated[str, LocalPath("folder"), Field(min_length=1, max_length
                                    description="The source tree's root folder (the indexed folder).")]
 NodeKind = Literal[filters.KINDS]  # type: ignore[valid-type]
 EdgeKey = Literal[EDGE_KEYS]  # type: ignore[valid-type]
+WalkKey = Literal[WALK_KEYS]  # type: ignore[valid-type]
+MAX_SOURCE_LINES = 400
 HintKind = Literal[(*filters.KINDS, *SYMBOL_KINDS)]  # type: ignore[valid-type]
 Direction = Literal["out", "in", "both"]
 FilterInput = (Annotated[dict[str, Any], Field(max_length=MAX_FILTER_FIELDS)]
@@ -111,12 +113,23 @@ class DescribeRequest(Request):
                            description="A node id (from find, search, resolve or neighbors).")
     fqn: str | None = Field(None, min_length=1, max_length=MAX_ID,
                             description="A symbol's exact fqn (an alias of its id; never fuzzy).")
+    include_source: bool = Field(False, description="Also return the node's source text with line numbers (a "
+                                                     f"symbol's lines, a route's or client's line; at most "
+                                                     f"{MAX_SOURCE_LINES} lines).")
 
     @model_validator(mode="after")
     def _one_of(self) -> DescribeRequest:
         if (self.id is None) == (self.fqn is None):
             raise InvalidInput("give exactly one of id or fqn (to turn a name into an id, use resolve)")
         return self
+
+
+class SourceText(Response):
+    file: str = Field(description="The file, relative to project_path.")
+    first_line: int
+    last_line: int = Field(description="The last line shown (first_line + lines shown - 1).")
+    truncated: bool = Field(description=f"The node spans more than {MAX_SOURCE_LINES} lines; the rest is left out.")
+    text: str = Field(description="The lines, each as 'NUMBER| text'.")
 
 
 class DescribeResponse(Response):
@@ -126,6 +139,7 @@ class DescribeResponse(Response):
         description="Edge counts by 'TYPE out' / 'TYPE in', and 'TYPE out (via members)' / 'TYPE in (via "
                     "members)' over everything the node declares, at any depth.")
     members: int = Field(description="Symbols the node declares at any depth (what the via-members counts cover).")
+    source: SourceText | None = Field(None, description="With include_source: the node's lines as on disk now.")
     index_status: IndexStatus
 
 
@@ -138,7 +152,7 @@ class NeighborsRequest(Request):
     edge_types: list[EdgeKey] | None = Field(  # type: ignore[valid-type]
         None, min_length=1, max_length=len(EDGE_KEYS),
         description="Edge keys: stored types, reversed keys (OVERRIDDEN_BY, CALLED_BY...) and member views "
-                    "(DECLARES.CALLS...). Null: every stored type.")
+                    "(DECLARES.CALLS...). Not given (null): every stored type.")
     direction: Direction = Field("out", description="out: edges leaving the node; in: entering it; both.")
     limit: int = Field(50, ge=1, le=500, description="Most edges returned.")
     offset: int = Field(0, ge=0, le=MAX_OFFSET, description="Edges to skip (pagination).")
@@ -178,6 +192,89 @@ class NeighborsResponse(Response):
     unresolved: list[UnresolvedCall] = Field(
         default_factory=list, description="With include_unresolved: call sites that resolve to nothing.")
     unresolved_total: int = Field(0, description="With include_unresolved: how many in all.")
+    note: str | None = None
+    index_status: IndexStatus
+
+
+# -- paths and impact ------------------------------------------------------------------------------------
+
+_WALK_DOC = ("Edge keys to follow (stored types and reversed keys, as in neighbors). Not given (null): the "
+             "flow of a "
+             "request, caller to callee across services: " + ", ".join(FLOW_KEYS) + ".")
+
+
+class Hop(Response):
+    source: NodeRef
+    edge: str = Field(description="The edge key, read from source to target (CALLS, HTTP_CALLS, EXPOSED_BY...).")
+    target: NodeRef
+    props: dict[str, Any] = Field(description="The edge's attributes (CALLS: lines, resolution; links: match).")
+
+
+class FoundPath(Response):
+    length: int = Field(description="Edges on the path.")
+    hops: list[Hop] = Field(description="The hops in order, from the start to the end.")
+
+
+class PathsRequest(Request):
+    project_path: ProjectPath
+    from_id: str = Field(min_length=1, max_length=MAX_ID, description="Where paths start: a node id (a class "
+                         "stands for every member it declares).")
+    to_id: str = Field(min_length=1, max_length=MAX_ID, description="Where paths end: a node id (a class stands "
+                       "for every member it declares).")
+    edge_types: list[WalkKey] | None = Field(  # type: ignore[valid-type]
+        None, min_length=1, max_length=len(WALK_KEYS), description=_WALK_DOC)
+    max_depth: int = Field(6, ge=1, le=12, description="Most hops on a path: a hop is a call, within a service or "
+                                                       "across services (a client's link to a route); an interface "
+                                                       "method's override, a method's client and a route's handler "
+                                                       "cost none.")
+    limit: int = Field(10, ge=1, le=100, description="Most paths returned (shortest first).")
+
+
+class PathsResponse(Response):
+    source: NodeRef
+    target: NodeRef
+    edge_types: list[str]
+    max_depth: int
+    paths: list[FoundPath] = Field(description="The paths, shortest first.")
+    has_more: bool = Field(description="More paths exist within max_depth than limit.")
+    note: str | None = Field(None, description="Why there is no path, when it can be told.")
+    index_status: IndexStatus
+
+
+class ImpactRequest(Request):
+    project_path: ProjectPath
+    id: str = Field(min_length=1, max_length=MAX_ID, description="The node whose blast radius to compute (a class "
+                    "stands for every member it declares).")
+    direction: Literal["in", "out"] = Field(
+        "in", description="in: everything that reaches the node (callers, the routes and clients of other "
+                          "services that end in it); out: everything it reaches.")
+    edge_types: list[WalkKey] | None = Field(  # type: ignore[valid-type]
+        None, min_length=1, max_length=len(WALK_KEYS), description=_WALK_DOC)
+    depth: int = Field(3, ge=1, le=10, description="Most hops from the node, counted as in paths (depth 0: the node "
+                                                     "in another guise: its interface method, its route, its client).")
+    limit: int = Field(100, ge=1, le=500, description="Most nodes returned (nearest first).")
+    offset: int = Field(0, ge=0, le=MAX_OFFSET, description="Nodes to skip (pagination).")
+
+
+class Reached(Response):
+    node: NodeRef
+    depth: int = Field(description="Hops (calls) from the node; 0: the node in another guise.")
+    path: list[Hop] = Field(description="One shortest path, read in the flow's direction (caller to callee).")
+
+
+class ImpactResponse(Response):
+    node: NodeRef
+    direction: str
+    edge_types: list[str]
+    depth: int
+    total: int = Field(description="Nodes reached, before limit and offset.")
+    by_service: dict[str, dict[str, int]] = Field(
+        description="Per microservice: nodes reached by kind (symbol, route, client, producer).")
+    by_depth: dict[str, int] = Field(description="Nodes reached at each distance.")
+    offset: int
+    limit: int
+    has_more: bool
+    results: list[Reached]
     note: str | None = None
     index_status: IndexStatus
 
@@ -268,7 +365,7 @@ class ServiceLink(Response):
     source: str = Field(description="The calling microservice.")
     target: str = Field(description="The called microservice, 'NAME (outside)', or '?'.")
     kind: Literal["http", "grpc", "async"]
-    match: str = Field(description="cross_service, intra_service, ambiguous or unresolved.")
+    match: str = Field(description="cross_service, intra_service, ambiguous, no_route or unresolved.")
     labels: list[str] = Field(description="Routes called ('METHOD /path'), gRPC methods ('package.Service/Method'), "
                                           "topics ('broker topic'), or what an unresolved caller asks for.")
 
@@ -329,7 +426,10 @@ class IndexResponse(Response):
     nodes: int = Field(description="Nodes in the index.")
     edges: int = Field(description="Edges in the index.")
     embedded_now: int = Field(description="Nodes embedded by this call.")
+    embed: bool = Field(description="As asked: false skipped the embedding phase.")
     structural_ms: int
     embedding_ms: int
     index_location: str
+    note: str | None = Field(None, description="What the numbers do not say: no source file found, embeddings "
+                                               "skipped.")
     index_status: IndexStatus

@@ -11,10 +11,13 @@ from graphlore.render import table
 from .models import (
     DescribeResponse,
     FindResponse,
+    Hop,
+    ImpactResponse,
     IndexResponse,
     IndexStatus,
     NeighborsResponse,
     NodeRef,
+    PathsResponse,
     ResolveResponse,
     SearchResponse,
     ServiceMapResponse,
@@ -59,8 +62,45 @@ def describe(r: DescribeResponse) -> str:
         lines.append(f"  {key}: {value if isinstance(value, str | int | float | bool) else json.dumps(value)}")
     lines.append(f"edges ({r.members} members):" if r.members else "edges:")
     lines += [f"  {key}: {count}" for key, count in r.edge_summary.items()] or ["  none"]
+    if r.source is not None:
+        lines.append(f"source {r.source.file}:{r.source.first_line}-{r.source.last_line}"
+                     + (" (truncated)" if r.source.truncated else "") + ":")
+        lines.append(r.source.text)
     lines.append(status_line(r.index_status))
     return "\n".join(lines)
+
+
+def _hop_line(hop: Hop) -> str:
+    detail = _edge_detail(hop.props)
+    return (f"  -{hop.edge}-> {hop.target.label}  [{hop.target.symbol_kind or hop.target.kind}, "
+            f"{hop.target.microservice or '?'}] {_where(hop.target)}  (id {hop.target.id})"
+            + (f"  {detail}" if detail else ""))
+
+
+def paths(r: PathsResponse) -> str:
+    head = (f"{len(r.paths)} path(s) from {r.source.label} to {r.target.label} within {r.max_depth} edges"
+            + (" (more: raise limit)" if r.has_more else ""))
+    lines = [head]
+    for number, path in enumerate(r.paths, 1):
+        lines.append(f"path {number} ({path.length} edges): {path.hops[0].source.label}  (id {path.hops[0].source.id})")
+        lines += [_hop_line(hop) for hop in path.hops]
+    return "\n".join(lines) + _note(r.note) + "\n" + status_line(r.index_status)
+
+
+def impact(r: ImpactResponse) -> str:
+    what = "reach" if r.direction == "in" else "are reached from"
+    lines = [f"{r.total} node(s) {what} {r.node.label} within {r.depth} hops; by depth "
+             + ", ".join(f"{d}: {n}" for d, n in r.by_depth.items()),
+             "by service: " + "; ".join(f"{svc} " + ", ".join(f"{n} {k}" for k, n in kinds.items())
+                                        for svc, kinds in r.by_service.items())]
+    rows = [{**_rows([hit.node])[0], "depth": hit.depth,
+             "via": " -> ".join([hit.path[0].source.name] + [f"{h.edge} {h.target.name}" for h in hit.path])}
+            for hit in r.results]
+    lines.append(table(rows, ["depth", "id", "kind", "label", "service", "where", "via"],
+                       {"label": 70, "where": 50, "via": 80}))
+    if r.has_more:
+        lines.append(f"more: offset {r.offset + len(r.results)} of {r.total}")
+    return "\n".join(lines) + _note(r.note) + "\n" + status_line(r.index_status)
 
 
 def neighbors(r: NeighborsResponse) -> str:
@@ -134,6 +174,7 @@ def index(r: IndexResponse) -> str:
         f"{r.status}: {r.files} files ({r.parsed} parsed, {r.resolved} resolved, {r.removed} removed) in "
         f"{r.structural_ms} ms; nodes {r.nodes} (+{r.nodes_written} written, -{r.nodes_deleted}), edges {r.edges} "
         f"(+{r.edges_written}, -{r.edges_deleted})",
-        f"embedded {r.embedded_now} now in {r.embedding_ms} ms; {r.index_status.embedded}/{r.index_status.embeddable} done",
+        (f"embedded {r.embedded_now} now in {r.embedding_ms} ms; " if r.embed else "embeddings: ")
+        + f"{r.index_status.embedded}/{r.index_status.embeddable} done",
         f"index: {r.index_location}",
-    ])
+    ]) + _note(r.note)

@@ -12,7 +12,7 @@ import time
 from graphlore.errors import InvalidInput, NotFound
 from graphlore.runtime import Runtime
 from graphlore.search import hybrid_search
-from graphlore.store import Store
+from graphlore.store import Node, Store
 
 from ..index.code_index import CodeIndex
 from ..index.records import (
@@ -24,20 +24,30 @@ from ..index.records import (
     topic_prefixes,
     url_path_prefixes,
 )
+from ..languages.registry import suffixes
 from ..model import EDGE_TYPES, SYMBOL_KINDS
 from ..services import service_map as maps
 from ..services.endpoints import HTTP_METHODS, normalise_path
-from . import filters, traverse
+from . import filters, reach, traverse
+from .edge_keys import FLOW_KEYS
 from .models import (
+    MAX_SOURCE_LINES,
     Candidate,
     DescribeRequest,
     DescribeResponse,
     FindRequest,
     FindResponse,
+    FoundPath,
+    Hop,
+    ImpactRequest,
+    ImpactResponse,
     IndexRequest,
     IndexResponse,
     NeighborsRequest,
     NeighborsResponse,
+    PathsRequest,
+    PathsResponse,
+    Reached,
     ResolveRequest,
     ResolveResponse,
     SearchHit,
@@ -47,6 +57,7 @@ from .models import (
     ServiceLink,
     ServiceMapRequest,
     ServiceMapResponse,
+    SourceText,
     StatusRequest,
     StatusResponse,
 )
@@ -55,16 +66,40 @@ from .views import attributes, index_status, node_ref, open_fresh, refs
 # -- find ------------------------------------------------------------------------------------------------
 
 
+#: filter fields that name a microservice: any name it goes by is taken (`services.identity`)
+SERVICE_FIELDS = frozenset({"microservice", "target_service"})
+
+
+def service_names(store: Store, name: str) -> list[str]:
+    """The microservices ``name`` is a name of (its own name, or any alias its node lists)."""
+    total, ids = store.nodes_with_keys("microservice", [[f"f:name={name}"]], limit=10)
+    return sorted(n.name for n in store.get_nodes(ids)) if total else []
+
+
+def canonical(store: Store, conditions: list[filters.Condition]) -> list[filters.Condition]:
+    """Conditions on a microservice field with every alias value replaced by the services it names."""
+    out = []
+    for condition in conditions:
+        if condition.field.name in SERVICE_FIELDS:
+            values: list[str] = []
+            for value in condition.values:
+                names = service_names(store, value)
+                values += names + ([value] if value not in names else [])
+            condition = filters.Condition(condition.field, tuple(dict.fromkeys(values)))
+        out.append(condition)
+    return out
+
+
 def find(runtime: Runtime, request: FindRequest) -> FindResponse:
     index, store, status = open_fresh(runtime, request.project_path)
-    conditions = filters.parse_filter(request.kind, request.filter)
+    conditions = canonical(store, filters.parse_filter(request.kind, request.filter))
     total, ids = store.nodes_with_keys(request.kind, filters.key_groups(conditions), limit=request.limit,
                                        offset=request.offset)
     results = [node_ref(n) for n in store.get_nodes(ids)]
     note = None
     if not results:
         note = why_empty(store, request.kind, conditions, total, request.offset)
-    return FindResponse(kind=request.kind, filter=request.filter, total=total, offset=request.offset,
+    return FindResponse(kind=request.kind, filter=filters.normalised(conditions), total=total, offset=request.offset,
                         limit=request.limit, has_more=request.offset + len(results) < total, results=results,
                         note=note, index_status=status)
 
@@ -135,7 +170,27 @@ def describe(runtime: Runtime, request: DescribeRequest) -> DescribeResponse:
     member_ids = traverse.members(store, node.id)
     return DescribeResponse(node=node_ref(node), attributes=attributes(node),
                             edge_summary=traverse.edge_summary(store, node.id, member_ids), members=len(member_ids),
+                            source=source_text(index, node) if request.include_source else None,
                             index_status=status)
+
+
+def source_text(index: CodeIndex, node: Node) -> SourceText | None:
+    """The node's lines as the file holds them now (the index was refreshed first), numbered; None for a node
+    without a place in a file (a microservice, a module, a generated member)."""
+    p = node.props
+    first = p.get("line_start") or p.get("line")
+    if not p.get("file") or not first:
+        return None
+    last = p.get("line_end") or first
+    try:
+        lines = (index.root / p["file"]).read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    last = min(last, len(lines))
+    shown = min(last, first + MAX_SOURCE_LINES - 1)
+    width = len(str(shown))
+    text = "\n".join(f"{n:>{width}}| {lines[n - 1]}" for n in range(first, shown + 1))
+    return SourceText(file=p["file"], first_line=first, last_line=shown, truncated=shown < last, text=text)
 
 
 def neighbors(runtime: Runtime, request: NeighborsRequest) -> NeighborsResponse:
@@ -143,7 +198,73 @@ def neighbors(runtime: Runtime, request: NeighborsRequest) -> NeighborsResponse:
     return traverse.neighbors(store, request, status)
 
 
+# -- paths and impact ------------------------------------------------------------------------------------
+
+
+def _hops(steps: list[reach.Step], found: dict, *, backwards: bool = False) -> list[Hop]:
+    """Steps as hops read in the flow's direction (a walk backwards is turned round)."""
+    if backwards:
+        steps = [reach.Step(s.dst, s.src, s.key, s.props) for s in reversed(steps)]
+    return [Hop(source=found[s.src], edge=s.key, target=found[s.dst], props=s.props) for s in steps]
+
+
+def paths(runtime: Runtime, request: PathsRequest) -> PathsResponse:
+    index, store, status = open_fresh(runtime, request.project_path)
+    source, target = traverse.get_node(store, request.from_id), traverse.get_node(store, request.to_id)
+    keys = tuple(request.edge_types or FLOW_KEYS)
+    found_paths, more = reach.all_paths(store, reach.seeds(store, source), reach.seeds(store, target), keys,
+                                        request.max_depth, request.limit)
+    found = refs(store, [i for path in found_paths for s in path for i in (s.src, s.dst)])
+    note = None
+    if not found_paths:
+        ahead = reach.distances(store, reach.seeds(store, source), keys, "out", request.max_depth)
+        note = (f"no path of at most {request.max_depth} hops ({', '.join(keys)}) leads from "
+                f"{node_ref(source).label} to {node_ref(target).label}; {len(ahead) - 1} nodes are reachable "
+                "from it that way (impact with direction out lists them)")
+    return PathsResponse(source=node_ref(source), target=node_ref(target), edge_types=list(keys),
+                         max_depth=request.max_depth, paths=[FoundPath(length=len(p), hops=_hops(p, found)) for p in found_paths], has_more=more,
+                         note=note, index_status=status)
+
+
+def impact(runtime: Runtime, request: ImpactRequest) -> ImpactResponse:
+    index, store, status = open_fresh(runtime, request.project_path)
+    node = traverse.get_node(store, request.id)
+    keys = tuple(request.edge_types or FLOW_KEYS)
+    reached = reach.reach(store, reach.seeds(store, node), keys, request.direction, request.depth)
+    order = sorted(reached, key=lambda i: (reached[i][0], i))
+    nodes = {n.id: n for n in store.get_nodes(order)}
+    order = [i for i in order if i in nodes]
+    by_service: dict[str, dict[str, int]] = {}
+    by_depth: dict[str, int] = {}
+    for node_id in order:
+        ref = node_ref(nodes[node_id])
+        kinds = by_service.setdefault(ref.microservice or "?", {})
+        kinds[ref.kind] = kinds.get(ref.kind, 0) + 1
+        depth = str(reached[node_id][0])
+        by_depth[depth] = by_depth.get(depth, 0) + 1
+    page = order[request.offset:request.offset + request.limit]
+    found = refs(store, [node.id, *(i for n in page for s in reached[n][1] for i in (s.src, s.dst))])
+    results = [Reached(node=found[i], depth=reached[i][0],
+                       path=_hops(reached[i][1], found, backwards=request.direction == "in")) for i in page]
+    note = None
+    if not order:
+        what = "reaches" if request.direction == "in" else "is reached from"
+        note = f"nothing {what} {node_ref(node).label} by {', '.join(keys)} within {request.depth} hops"
+    elif request.offset >= len(order):
+        note = f"offset {request.offset} is past the end: {len(order)} nodes reached"
+    return ImpactResponse(node=node_ref(node), direction=request.direction, edge_types=list(keys),
+                          depth=request.depth, total=len(order), by_service=dict(sorted(by_service.items())),
+                          by_depth=by_depth, offset=request.offset, limit=request.limit,
+                          has_more=request.offset + len(page) < len(order), results=results, note=note,
+                          index_status=status)
+
+
 # -- search ----------------------------------------------------------------------------------------------
+
+
+#: a BM25 score below this comes from words alone that occur in more than half of the nodes (their idf is the
+#: store's floor, `store.terms.MIN_IDF`): such hits are dropped when others score, and said to be unranked when not
+NO_WEIGHT = 1e-3
 
 
 def keyword_query(query: str) -> str:
@@ -154,17 +275,24 @@ def keyword_query(query: str) -> str:
 
 def search(runtime: Runtime, request: SearchRequest) -> SearchResponse:
     index, store, status = open_fresh(runtime, request.project_path)
-    conditions = filters.parse_filter(request.kind, request.filter) if request.kind else []
+    conditions = canonical(store, filters.parse_filter(request.kind, request.filter)) if request.kind else []
     where = filters.where(conditions) or None
     if status.search_mode == "hybrid":
-        vectors = runtime.embedder.embed([request.query])
+        vectors = runtime.embeddings.embed([request.query])
         hits = hybrid_search(store, keyword_query(request.query), vectors, kind=request.kind, where=where,
-                             limit=request.limit)
+                             limit=request.limit, threads=runtime.search_threads)
         note = None
     else:
         hits = store.keyword_search(keyword_query(request.query), kind=request.kind, where=where, limit=request.limit)
         note = (f"ranked by BM25 alone: embeddings are done for {status.embedded} of {status.embeddable} nodes; "
                 f"run the index tool to finish them (CLI: graphlore code index {index.root})")
+        weighed = [h for h in hits if h.score >= NO_WEIGHT]
+        if weighed and len(weighed) < len(hits):
+            hits = weighed  # the rest match only words that carry no weight (see NO_WEIGHT)
+        elif hits and not weighed:
+            note += ("; every word of the query that matched occurs in more than half of the nodes searched, "
+                     "so BM25 gives it no weight (scores ~0) and this order is not a ranking: add a rarer word, "
+                     "a kind or a filter")
     found = refs(store, [h.id for h in hits])
     results = [SearchHit(node=found[h.id], score=round(h.score, 6)) for h in hits if h.id in found]
     if not results:
@@ -188,6 +316,7 @@ TIERS = (
     ("without_package_prefix", "sfx:", 0.8),
     ("file_path", "path:", 0.8),
     ("path_template", "tpl:", 0.8),
+    ("path_template_after_unknown_prefix", "tplx:", 0.75),
     ("simple_name", "name:", 0.7),
     ("case_insensitive_name", "namel:", 0.6),
 )
@@ -206,7 +335,7 @@ def _tier_keys(prefix: str, identifier: str) -> list[str]:
         return [prefix + normalise_fqn(identifier)]
     if prefix == "path:":
         return [prefix + identifier.strip("/")]
-    if prefix == "tpl:":
+    if prefix in ("tpl:", "tplx:"):
         method, _, path = identifier.partition(" ")
         if method.upper() in HTTP_METHODS and path.strip().startswith("/"):
             return [f"{prefix}{method.upper()} {path_key(normalise_path(path.strip()))}"]
@@ -285,10 +414,15 @@ def closest_labels(store: Store, identifier: str, kind: str | None) -> list[str]
 def service_map(runtime: Runtime, request: ServiceMapRequest) -> ServiceMapResponse:
     index, store, status = open_fresh(runtime, request.project_path)
     services, found = maps.arrows(store)
-    if request.microservice is not None:
-        if request.microservice not in services:
-            raise NotFound(f"no microservice {request.microservice!r}; microservices are: {', '.join(services)}")
-        services, found = maps.focus(services, found, request.microservice, request.depth)
+    focus = request.microservice
+    if focus is not None and focus not in services:
+        named = service_names(store, focus)
+        if len(named) != 1:
+            raise NotFound(f"no microservice {focus!r}" + (f" (it names {', '.join(named)})" if named else "")
+                           + f"; microservices are: {', '.join(services)}")
+        focus = named[0]
+    if focus is not None:
+        services, found = maps.focus(services, found, focus, request.depth)
     diagram = maps.mermaid(services, found) if request.format == "mermaid" else maps.dot(services, found)
     return ServiceMapResponse(
         format=request.format, microservice=request.microservice, services=services,
@@ -330,10 +464,17 @@ def index(runtime: Runtime, request: IndexRequest, progress=None) -> IndexRespon
     structural = time.perf_counter() - started
     embedded = code_index.embed(progress) if request.embed else 0
     store = code_index.store()
+    notes = []
+    if report.files == 0:
+        notes.append(f"no source file under {code_index.root}: the index is empty (the code toolset reads "
+                     + ", ".join(sorted(suffixes())) + " files)")
+    status = index_status(code_index, store, refreshed=True)
+    if not request.embed and status.embedded < status.embeddable:
+        notes.append("embeddings skipped: search ranks by BM25 alone until the index tool embeds the rest")
     return IndexResponse(
         status=report.status, project_path=str(code_index.root), files=report.files, parsed=report.parsed,
         resolved=report.resolved, removed=report.removed, nodes_written=report.nodes_written,
         nodes_deleted=report.nodes_deleted, edges_written=report.edges_written, edges_deleted=report.edges_deleted,
-        nodes=store.count_nodes(), edges=store.count_edges(), embedded_now=embedded,
+        nodes=store.count_nodes(), edges=store.count_edges(), embedded_now=embedded, embed=request.embed,
         structural_ms=int(structural * 1000), embedding_ms=int((time.perf_counter() - started - structural) * 1000),
-        index_location=code_index.location, index_status=index_status(code_index, store, refreshed=True))
+        index_location=code_index.location, note="; ".join(notes) or None, index_status=status)

@@ -49,6 +49,13 @@ class Item:
     base_url: str | None = None
     #: why a part of the value is unknown, or the target cannot be told (clients, producers)
     problems: list[str] = field(default_factory=list)
+    #: where it was read: ``framework`` (the frameworks' conventions in code), ``config`` (configuration and
+    #: deployment files: gateway routes), ``declared`` (in-source declarations such as ``@CodebaseHttpClient``)
+    source_layer: str = "framework"
+    #: a Feign client's ``name`` when it also has a ``url`` (the name is its identity, the url a deployment detail)
+    target_name: Folded | None = None
+    #: gateway routes: where they forward (see `Forward`)
+    forward: Forward | None = None
 
     @property
     def resolved(self) -> bool:
@@ -61,6 +68,32 @@ class Item:
             if value is not None:
                 out += [w for w in value.why if w not in out]
         return out
+
+
+@dataclass
+class Forward:
+    """Where a gateway route sends what it matches: the target (a service name, ``lb://name`` or a URL) and how
+    the path changes on the way (``strip``: leading segments removed; ``rewrite``: a prefix replaced, as
+    (prefix seen outside, prefix the target sees))."""
+
+    target: Folded | None
+    strip: int = 0
+    rewrite: tuple[str, str] | None = None
+    #: the route's own pattern (what the gateway matches)
+    pattern: str = "/"
+
+    def outside(self, route_path: str) -> str | None:
+        """The path a request must have at the gateway to reach a target route at ``route_path`` (None: none)."""
+        if self.rewrite is not None:
+            outer, inner = self.rewrite
+            if not (route_path == inner or route_path.startswith(inner.rstrip("/") + "/") or inner in ("", "/")):
+                return None
+            rest = route_path[len(inner.rstrip("/")):] if inner not in ("", "/") else route_path
+            return normalise_path(outer.rstrip("/") + "/" + rest.lstrip("/"))
+        kept = [s for s in segments(self.pattern) if "*" not in s and segment_kind(s) == "literal"][: self.strip]
+        if len(kept) < self.strip:
+            return None
+        return normalise_path("/" + "/".join(kept) + "/" + route_path.lstrip("/"))
 
 
 # -- paths ----------------------------------------------------------------------------------------------------
@@ -94,7 +127,7 @@ def segments(template: str) -> list[str]:
 
 
 def segment_kind(segment: str) -> str:
-    if UNKNOWN in segment:
+    if "{?" in segment:
         return "unknown"
     if re.fullmatch(r"\{[^{}]+\}", segment):
         return "variable"
@@ -150,11 +183,16 @@ class Url:
     source: str
 
 
+_QUERY = re.compile(r"(?<!\{)[?#].*$", re.S)
+
+
 def split_url(value: Folded, base: Folded | None = None) -> Url:
-    """``http://billing:8080/api/x`` -> host ``billing``, path ``/api/x``; ``lb://orders/x`` -> ``orders``;
-    a path alone is joined to ``base`` (a base URL) when there is one."""
-    text = value.text
-    if text.startswith(UNKNOWN):
+    """``http://billing:8080/api/x?q=1`` -> host ``billing``, path ``/api/x`` (the query and fragment are no part
+    of the path); ``lb://orders/x`` -> ``orders``; a path alone is joined to ``base`` (a base URL) when there is
+    one."""
+    text = _QUERY.sub("", value.text)
+    value = Folded(text, value.known, value.why)
+    if text.startswith("{?"):
         if base is not None:
             return split_url(base + value, None)
         return Url(None, Folded(normalise_path(text), False, value.why), "unknown")
@@ -162,7 +200,7 @@ def split_url(value: Folded, base: Folded | None = None) -> Url:
         scheme, _, rest = text.partition("://")
         host, slash, path = rest.partition("/")
         host = host.split("@")[-1].split(":")[0]
-        if UNKNOWN in host or not host:
+        if "{?" in host or not host:
             return Url(None, Folded(normalise_path(slash + path), False, value.why + ("the host is not known",)),
                        "unknown")
         source = "lb:// URI" if scheme == "lb" else "URL host"
@@ -182,5 +220,5 @@ def host_of(url: str) -> str | None:
         return None
 
 
-__all__ = ["ANY", "BROKERS", "HTTP_METHODS", "Item", "Url", "join_paths", "match_score", "normalise_path",
-           "segments", "split_url", "unknown"]
+__all__ = ["ANY", "BROKERS", "HTTP_METHODS", "Forward", "Item", "Url", "join_paths", "match_score",
+           "normalise_path", "segments", "split_url", "unknown"]

@@ -1,70 +1,62 @@
-"""Cross-service links: which route each client calls and which listeners each producer reaches, and the
-records (nodes and edges) of part 2.
+"""Cross-service links: which route each client calls, which routes a gateway route forwards to, and which
+listeners each producer reaches; and the records (nodes and edges) of part 2.
 
-**Which service.** A client names a service by a Feign ``name``/``value``, a URL's host, an ``lb://``
-name or a base URL. The name is looked up among the project's microservices: their
-``spring.application.name`` first, then their other declared names (``artifactId``, ``package.json`` and
-``pyproject`` names), then their folder names (the fallback). A name that is none of these (an outside
-API) or that names two services leaves the client unresolved, saying so.
+**Values.** Every value is settled first: its environment variables take the values the project's deployment
+files give the item's service (`services.deployment`), a value with choices is followed once per choice, and
+an unknown run-time value in a URL path (``{?:id}``) is a path parameter ``{id}`` when it is a whole segment
+(a REST client puts an id there; the route's literal segments name sub-resources), else ``{?}``.
+
+**Which service** (`services.identity`). A client names a service by a Feign ``name``/``value``/``serviceId``,
+a URL's host (an ``lb://`` name too), a base URL, or a declaration (``@CodebaseHttpClient``). A Feign ``url``
+is a deployment detail: it names the service only when its host is one of the project's. A loopback host
+names the service published at its port, or that its environment variable's name names. A name that is
+none of the project's (an outside API) or that names two services leaves the client unresolved, saying so.
 
 **Which route.** Among the target service's HTTP routes with a fitting method (a route that takes any
 method fits every client), those whose template fits the client's (`endpoints.match_score`); the most
 specific wins, as in Spring. One: ``cross_service`` (another service) or ``intra_service``. Several
-equally specific: ``ambiguous``, every one linked with that mark and none chosen. None, or a client
-whose path or service is not known: ``unresolved``, with the reason on the client. A client path that
-is not known at all (no known segment) is never matched.
+equally specific: ``ambiguous``, every one linked with that mark and none chosen. None: ``no_route``, a
+link to the service itself that names the path it does not serve (never dropped, never guessed). A client
+whose path or service is not known: ``unresolved``, with the reason on the client. A client path that is
+not known at all (no known segment) is never matched.
+
+**Gateways.** A gateway route (Spring Cloud Gateway, Zuul; `frameworks.gateway`) forwards what it matches to
+its target service, its prefix stripped or rewritten as configured: it links (``HTTP_CALLS``, evidence
+``forward``) to every route of the target that a request it matches can reach.
 
 **Messages.** A producer reaches every listener route with the same broker and topic (queue,
 destination): publish/subscribe, so several listeners are not ambiguous. A topic no listener in the
 project reads is ``unresolved`` (its consumers may be elsewhere).
-
-Links never guess: a value that cannot be folded, a service that cannot be named, or a route that does
-not fit exactly leaves the client or producer unresolved, and says why.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from ..languages.folding import literal
+from ..languages.folding import (
+    CHOICE_CLOSE,
+    CHOICE_OPEN,
+    ENV_CLOSE,
+    ENV_OPEN,
+    Folded,
+    env_names,
+    expand,
+    known_text,
+    plain,
+    settle_env,
+)
 from ..layout.layout import Layout
-from ..model import GraphEdge, GraphNode, make_edge, node_text, short_hash
+from ..model import GraphEdge, GraphNode, make_edge, node_text, service_id, short_hash
 from . import grpc_links
-from .endpoints import ANY, Item, join_paths, match_score, segment_kind, segments, split_url
+from .deployment import Deployment
+from .endpoints import ANY, Item, join_paths, match_score, normalise_path, segment_kind, segments, split_url
+from .identity import ServiceNames
 
-LINK_MATCHES = ("cross_service", "intra_service", "ambiguous", "unresolved")
-
-
-@dataclass
-class ServiceNames:
-    """Names that identify each microservice, by how strong they are."""
-
-    layout: Layout
-    by_spring: dict[str, set[str]] = field(default_factory=dict)
-    by_declared: dict[str, set[str]] = field(default_factory=dict)
-    by_folder: dict[str, set[str]] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        for name, service in self.layout.services.items():
-            for source, declared in service.declared_names.items():
-                table = self.by_spring if source == "spring.application.name" else self.by_declared
-                table.setdefault(declared, set()).add(name)
-            self.by_declared.setdefault(name, set()).add(name)
-            folder = service.root.rsplit("/", 1)[-1] if service.root != "." else self.layout.root.name
-            self.by_folder.setdefault(folder, set()).add(name)
-
-    def find(self, name: str) -> tuple[str | None, str]:
-        """(the service, how it matched) or (None, why not)."""
-        for table, how in ((self.by_spring, "spring.application.name"), (self.by_declared, "declared name"),
-                           (self.by_folder, "folder name (fallback)")):
-            found = table.get(name)
-            if found:
-                if len(found) > 1:
-                    return None, f"'{name}' names {len(found)} microservices ({', '.join(sorted(found))})"
-                return next(iter(found)), how
-        return None, f"'{name}' is not a microservice of this project (an outside service?)"
+LINK_MATCHES = ("cross_service", "intra_service", "ambiguous", "no_route", "unresolved")
+_NAMED = re.compile(r"\{\?:([^{}]*)\}")
 
 
 def _label(item: Item, service: str | None = None) -> str:
@@ -88,50 +80,266 @@ def _base(item: Item, label: str, prefix: str) -> dict:
     why = item.why()
     return {"label": label, "microservice": item.microservice, "module": item.module, "file": item.file,
             "line": item.line, prefix: item.owner, f"{prefix}_fqn": item.owner_fqn,
-            "resolved": item.resolved, "unresolved_reason": "; ".join(why) if why and not item.resolved else None}
+            "resolved": item.resolved, "unresolved_reason": "; ".join(why) if why and not item.resolved else None,
+            "source_layer": item.source_layer}
 
 
-def link(items: Iterable[Item], layout: Layout) -> tuple[list[GraphNode], list[GraphEdge]]:
+# -- settling values --------------------------------------------------------------------------------------------
+
+
+def _unknowns(text: str) -> str:
+    """Every unknown part written ``{?}`` (a route's, or a value outside a URL path)."""
+    return _NAMED.sub("{?}", text)
+
+
+def client_path(text: str) -> str:
+    """A client's URL path: a whole segment that is an unknown run-time value is a path parameter ``{name}``."""
+    parts = text.split("/")
+    out = []
+    for part in parts:
+        whole = _NAMED.fullmatch(part)
+        out.append("{" + whole.group(1) + "}" if whole else _unknowns(part))
+    return normalise_path("/".join(out))
+
+
+@dataclass
+class Settler:
+    """Settles items' values with the environment their service is given (see the module docstring)."""
+
+    deployment: Deployment
+
+    def value(self, item: Item, value: Folded | None) -> Folded | None:
+        if value is None or ENV_OPEN not in value.text:
+            return value
+        settled, _ = settle_env(value, lambda name: self.deployment.env_of(item.microservice, name))
+        return settled
+
+    def route(self, item: Item) -> list[Item]:
+        """A route (or a producer) with its values settled: one per choice its values hold."""
+        path, topic = self.value(item, item.path), self.value(item, item.topic)
+        out = []
+        for one_path in expand(path) if path is not None else [None]:
+            for one_topic in expand(topic) if topic is not None else [None]:
+                out.append(replace(item, path=_plain_unknowns(one_path), topic=_plain_unknowns(one_topic),
+                                   problems=list(item.problems)))
+        return out
+
+
+def _plain_unknowns(value: Folded | None) -> Folded | None:
+    if value is None:
+        return None
+    text = _unknowns(value.text)
+    return Folded(normalise_path(text) if text.startswith("/") else text, known_text(text), value.why)
+
+
+# -- clients: which service, which path -------------------------------------------------------------------------
+
+
+#: clients whose service and path come from one URL (the others name the service apart)
+URL_CLIENTS = frozenset({"rest_template", "web_client", "rest_client", "requests", "httpx", "aiohttp", "fetch",
+                         "net_http", "http_client", "ktor_client", "axios"})
+
+
+@dataclass
+class Target:
+    """One value a client's request may take: the service it reaches (or why none) and the path."""
+
+    service: str | None
+    how: str
+    path: Folded | None
+    #: the service as named (a host, a Feign name), for people
+    named: str | None = None
+
+
+@dataclass
+class Client:
+    """A client item with what linking found out: its targets (one per value of its URL)."""
+
+    item: Item
+    targets: list[Target] = field(default_factory=list)
+    template: str | None = None
+    #: a URL client's URL as folded and settled with its service's environment
+    url: Folded | None = None
+
+
+def _host_end(raw: str) -> int:
+    """Where a URL's scheme-and-host part ends in a folded text (markers may hold ``/``), -1 without a scheme."""
+    start = raw.find("://")
+    if start < 0:
+        return -1
+    depth = 0
+    for index in range(start + 3, len(raw)):
+        ch = raw[index]
+        if ch in (ENV_OPEN, CHOICE_OPEN):
+            depth += 1
+        elif ch in (ENV_CLOSE, CHOICE_CLOSE):
+            depth -= 1
+        elif ch == "/" and depth == 0:
+            return index
+    return len(raw)
+
+
+def _host_variables(raw: str) -> list[str]:
+    """The environment variables read in a URL's scheme-and-host part, as folded (before settling)."""
+    end = _host_end(raw)
+    if end < 0:
+        return env_names(raw) if not raw.startswith("/") else []
+    return env_names(raw[:end])
+
+
+def _path_template(settled: str) -> str | None:
+    """A settled URL's path part, for people (its choices written ``{a|b}``)."""
+    end = _host_end(settled)
+    path = settled[end:] if end >= 0 else settled
+    if not path.startswith("/") and end >= 0:
+        path = "/" + path
+    return client_path(plain(path)) if path.startswith("/") else None
+
+
+def _port(url: str) -> int | None:
+    rest = url.split("://", 1)[1] if "://" in url else url
+    host = rest.split("/", 1)[0].split("@")[-1]
+    if host.count(":") == 1 and host.rsplit(":", 1)[1].isdigit():
+        return int(host.rsplit(":", 1)[1])
+    return None
+
+
+def _bare_address(value: Folded) -> Folded:
+    """An address without a scheme (``orders:8080``, ``orders:8080/x``, from an environment variable) as a URL."""
+    text = value.text
+    if "://" in text or text.startswith(("/", "{?")) or not text:
+        return value
+    host = text.split("/", 1)[0]
+    if re.fullmatch(r"[A-Za-z0-9_.\-]+(:\d+)?", host):
+        return Folded("http://" + text, value.known, value.why)
+    return value
+
+
+def prepare_client(item: Item, names: ServiceNames, settler: Settler) -> Client:
+    """Which service a client reaches and at which path, per value its URL may take (see the module docstring)."""
+    client = Client(item)
+    if item.grpc is not None:
+        return client
+    if item.flavor in URL_CLIENTS and item.target_source != "declared":
+        if item.path is None:
+            return client
+        raw = item.path
+        if item.base_url and (raw.text.startswith("/") or not raw.text):
+            raw = Folded(item.base_url, True) + raw
+        variables = _host_variables(raw.text)
+        settled = settler.value(item, raw)
+        assert settled is not None
+        client.url = settled
+        client.template = _path_template(settled.text)
+        for value in expand(settled):
+            client.targets.append(_url_target(_bare_address(value), names, variables, item))
+        return client
+    # a service named apart from the path: Feign, @HttpExchange, a declaration
+    path = settler.value(item, item.path)
+    url = settler.value(item, item.target) if item.target_source in ("feign url", "@HttpExchange url") else None
+    name = settler.value(item, item.target) if url is None else settler.value(item, item.target_name)
+    for one_path in expand(path) if path is not None else [None]:
+        target = None
+        if url is not None and url.known and url.text:
+            split = split_url(url)
+            if split.host is not None:
+                service, how = names.host(split.host.text, _port(url.text), [])
+                if service is not None:
+                    joined = join_paths([split.path, one_path]) if one_path is not None else split.path
+                    target = Target(service, f"{item.target_source} host: {how}", _client_folded(joined),
+                                    split.host.text)
+                elif name is None or not name.known:
+                    target = Target(None, f"the {item.target_source} host {how}", _client_folded(one_path),
+                                    split.host.text)
+            elif name is None:
+                target = Target(None, f"the {item.target_source} names no host ({url.text})", _client_folded(one_path))
+        if target is None and name is not None:
+            if name.known and name.text:
+                service, how = names.find(name.text.strip("/"))
+                if service is None and url is not None and url.known:
+                    how += f"; its url {url.text} names no service of the project either"
+                source = "feign name" if item.target_source == "feign url" else item.target_source
+                target = Target(service, f"{source}: {how}" if service else how, _client_folded(one_path),
+                                name.text.strip("/"))
+            else:
+                target = Target(None, "; ".join(name.why) or "the service name is not known", _client_folded(one_path))
+        if target is None:
+            target = Target(None, "; ".join(item.problems) or "the client names no service", _client_folded(one_path))
+        client.targets.append(target)
+    return client
+
+
+def _client_folded(value: Folded | None) -> Folded | None:
+    if value is None:
+        return None
+    return Folded(client_path(value.text), known_text(client_path(value.text)), value.why)
+
+
+def _url_target(value: Folded, names: ServiceNames, variables: list[str], item: Item) -> Target:
+    url = split_url(value)
+    path = _client_folded(url.path) if url.source != "unknown" else _plain_unknowns(url.path)
+    if url.host is None:
+        why = ("the URL names no service (a path without a base URL)" if url.source == "path only"
+               else "the URL's start is not known")
+        return Target(None, "; ".join(dict.fromkeys([why, *(w for w in value.why if w)])), path)
+    service, how = names.host(url.host.text, _port(value.text), variables)
+    return Target(service, f"{url.source}: {how}" if service else how, path, url.host.text)
+
+
+# -- linking ----------------------------------------------------------------------------------------------------
+
+
+def link(items: Iterable[Item], layout: Layout, deployment: Deployment | None = None,
+         names: ServiceNames | None = None) -> tuple[list[GraphNode], list[GraphEdge]]:
     """Part 2's nodes and edges from the folded items (see the module docstring)."""
-    names = ServiceNames(layout)
+    deployment = deployment or Deployment()
+    names = names or ServiceNames(layout, deployment)
+    settler = Settler(deployment)
     nodes: list[GraphNode] = []
     edges: list[GraphEdge] = []
     seen: Counter = Counter()
     routes: list[tuple[GraphNode, Item]] = []
-    clients: list[tuple[GraphNode, Item]] = []
+    clients: list[tuple[GraphNode, Client]] = []
     producers: list[tuple[GraphNode, Item]] = []
-    for item in items:
-        if item.kind == "route":
-            node_id = _id("rt_", item, seen)
-            props = _base(item, _label(item), "handler")
-            props.update(framework=item.flavor, path=item.written, http_method=item.http_method,
-                         path_template=item.path.text if item.path is not None else None, broker=item.broker,
-                         topic=item.topic.text if item.topic is not None else None, grpc=item.grpc,
-                         grpc_service=grpc_links.service_of(item))
-            node = GraphNode(node_id, "route", props["label"], node_text(props["label"], item.owner_fqn, item.written, ""),
-                             props)
-            nodes.append(node)
-            edges.append(make_edge(item.owner, "EXPOSES", node_id))
-            routes.append((node, item))
-        elif item.kind == "client":
-            if item.grpc is None:
-                prepare_client(item)
+    for raw in items:
+        if raw.kind == "route":
+            for item in settler.route(raw):
+                node_id = _id("rt_", item, seen)
+                props = _base(item, _label(item), "handler")
+                props.update(framework=item.flavor, path=item.written, http_method=item.http_method,
+                             path_template=item.path.text if item.path is not None else None, broker=item.broker,
+                             topic=item.topic.text if item.topic is not None else None, grpc=item.grpc,
+                             grpc_service=grpc_links.service_of(item), forward=_forward_props(item, settler))
+                node = GraphNode(node_id, "route", props["label"],
+                                 node_text(props["label"], item.owner_fqn, item.written, ""), props)
+                nodes.append(node)
+                edges.append(make_edge(item.owner, "EXPOSES", node_id))
+                routes.append((node, item))
+        elif raw.kind == "client":
+            client = prepare_client(raw, names, settler)
+            item = raw
             node_id = _id("cl_", item, seen)
             props = _base(item, "", "declaring")
             props.update(client_kind=item.flavor, http_method=item.http_method, target_path=item.written,
-                         target_path_template=item.path.text if item.path is not None else None,
-                         base_url=item.base_url, target_service=None, target_service_source=item.target_source or None,
+                         target_path_template=None, target_url=None,
+                         base_url=plain(item.base_url) if item.base_url else None,
+                         target_service=None, target_service_source=item.target_source or None,
                          grpc=item.grpc, grpc_service=grpc_links.service_of(item))
+            if client.url is not None:  # what the environment settled is no longer unknown
+                why = "; ".join(dict.fromkeys(client.url.why)) if not client.url.known else ""
+                props.update(target_url=plain(client.url.text), resolved=client.url.known,
+                             unresolved_reason=why or None)
             node = GraphNode(node_id, "client", "", "", props)
-            clients.append((node, item))
+            clients.append((node, client))
         else:
-            node_id = _id("pr_", item, seen)
-            props = _base(item, _label(item), "declaring")
-            props.update(producer_kind=item.flavor, broker=item.broker, topic_written=item.written,
-                         topic=item.topic.text if item.topic is not None else None)
-            node = GraphNode(node_id, "producer", props["label"],
-                             node_text(props["label"], item.owner_fqn, item.written, ""), props)
-            producers.append((node, item))
+            for item in settler.route(raw):
+                node_id = _id("pr_", item, seen)
+                props = _base(item, _label(item), "declaring")
+                props.update(producer_kind=item.flavor, broker=item.broker, topic_written=item.written,
+                             topic=item.topic.text if item.topic is not None else None)
+                node = GraphNode(node_id, "producer", props["label"],
+                                 node_text(props["label"], item.owner_fqn, item.written, ""), props)
+                producers.append((node, item))
 
     http_by_service: dict[str, list[tuple[GraphNode, Item]]] = {}
     listeners: dict[tuple[str, str], list[GraphNode]] = {}
@@ -144,12 +352,16 @@ def link(items: Iterable[Item], layout: Layout) -> tuple[list[GraphNode], list[G
         elif item.broker is not None and item.topic is not None and item.topic.known:
             listeners.setdefault((item.broker, item.topic.text), []).append(node)
 
-    for node, item in clients:
+    for node, item in routes:
+        if item.forward is not None:
+            edges += _link_forward(node, item, names, http_by_service)
+    for node, client in clients:
+        item = client.item
         edges.append(make_edge(item.owner, "DECLARES_CLIENT", node.id))
         if item.grpc is not None:
             edges += grpc_links.link_client(node, item, grpc_routes)
         else:
-            edges += _link_client(node, item, names, http_by_service)
+            edges += _link_client(node, client, http_by_service)
         nodes.append(node)
     for node, item in producers:
         edges.append(make_edge(item.owner, "DECLARES_PRODUCER", node.id))
@@ -163,54 +375,131 @@ def _unresolved(node: GraphNode, why: str) -> list[GraphEdge]:
     return []
 
 
-def _link_client(node: GraphNode, item: Item, names: ServiceNames,
-                 http_by_service: dict[str, list[tuple[GraphNode, Item]]]) -> list[GraphEdge]:
-    props = node.props
-    service: str | None = None
-    if item.target is not None and item.target.known and item.target.text:
-        target_name = _service_name(item.target.text)
-        props["target_service"] = target_name
-        service, how = names.find(target_name)
-    else:
-        how = "; ".join(item.why()) or "the client names no service"
-    if service is not None:
-        props["target_service"] = service
-        props["target_service_matched_by"] = how
-    template = item.path.text if item.path is not None else None
-    props["label"] = f"{item.http_method or '?'} {props['target_service'] or '?'} {template or '?'}"
-    node.name = props["label"]
-    node.text = node_text(props["label"], item.owner_fqn, item.written, "")
-    if service is None:
-        return _unresolved(node, how)
-    if template is None or not any(segment_kind(s) == "literal" for s in segments(template)) and "{?}" in template:
-        return _unresolved(node, "the path is not known (" + ("; ".join(item.why()) or "no path") + ")")
+def _fits(method: str | None, template: str, candidates: list[tuple[GraphNode, Item]]
+          ) -> list[tuple[int, GraphNode, Item]]:
     fits = []
-    for route, route_item in http_by_service.get(service, []):
-        method_fits = route_item.http_method == ANY or item.http_method is None or \
-            route_item.http_method == item.http_method
-        score = match_score(template, route_item.path.text) if method_fits else None
+    for route, route_item in candidates:
+        method_fits = route_item.http_method == ANY or method is None or method == ANY or \
+            route_item.http_method == method
+        score = match_score(template, route_item.path.text) if method_fits and route_item.path is not None else None
         if score is not None:
             fits.append((score, route, route_item))
+    return fits
+
+
+#: how a client's alternatives rank when they end differently (the client shows the least certain)
+_WORST = ("unresolved", "no_route", "ambiguous", "intra_service", "cross_service")
+
+
+def _link_client(node: GraphNode, client: Client, http_by_service: dict[str, list[tuple[GraphNode, Item]]],
+                 ) -> list[GraphEdge]:
+    item, props = client.item, node.props
+    targets = client.targets or [Target(None, "; ".join(item.why()) or "the client names no service", None)]
+    services = list(dict.fromkeys(t.service for t in targets if t.service))
+    named = list(dict.fromkeys(t.named for t in targets if t.named))
+    props["target_service"] = services[0] if len(services) == 1 else (named[0] if len(named) == 1 and not services
+                                                                      else None)
+    props["target_service_matched_by"] = next((t.how for t in targets if t.service), None)
+    paths = list(dict.fromkeys(t.path.text for t in targets if t.path is not None))
+    if len(paths) == 1:
+        shown: str | None = paths[0]
+    elif paths:
+        shown = client.template or "{" + "|".join(paths) + "}"
+    else:
+        shown = None
+    props["target_path_template"] = shown
+    props["path_values"] = paths if len(paths) > 1 else None
+    props["label"] = f"{item.http_method or '?'} {props['target_service'] or '?'} {shown or '?'}"
+    node.name = props["label"]
+    node.text = node_text(props["label"], item.owner_fqn, item.written, "")
+    edges: list[GraphEdge] = []
+    outcomes: list[tuple[str, str | None]] = []
+    candidates: list[str] = []
+    for target in targets:
+        match, detail, made = _link_target(node, item, target, http_by_service)
+        outcomes.append((match, detail))
+        edges += made
+        candidates += [e.dst for e in made if e.dst not in candidates]
+    match = min((m for m, _ in outcomes), key=_WORST.index)
+    details = list(dict.fromkeys(d for m, d in outcomes if d))
+    props.update(match=match, match_detail="; ".join(details) or None, candidates=candidates)
+    return edges
+
+
+def _link_target(node: GraphNode, item: Item, target: Target, http_by_service: dict[str, list[tuple[GraphNode, Item]]],
+                 ) -> tuple[str, str | None, list[GraphEdge]]:
+    """(match, detail, edges) of one value of a client's request."""
+    if target.service is None:
+        return "unresolved", target.how, []
+    template = target.path.text if target.path is not None else None
+    if template is None or not any(segment_kind(s) == "literal" for s in segments(template)) and "{?}" in template:
+        why = "; ".join(w for w in (target.path.why if target.path is not None else ()) if w) or "no path"
+        return "unresolved", f"the path is not known ({why})", []
+    service = target.service
+    fits = _fits(item.http_method, template, http_by_service.get(service, []))
+    evidence = {"http_method": item.http_method, "client_template": template, "service": service,
+                "service_matched_by": target.how, "partial_path": "{?}" in template}
     if not fits:
         known = sorted(r.props["label"] for r, _ in http_by_service.get(service, []))
         listed = ", ".join(known[:8]) + (" ..." if len(known) > 8 else "") if known else "none found"
-        return _unresolved(node, f"no route of {service} fits {item.http_method or 'any method'} {template} "
-                                 f"(its routes: {listed})")
+        detail = f"no route of {service} fits {item.http_method or 'any method'} {template} (its routes: {listed})"
+        return "no_route", detail, [make_edge(node.id, "HTTP_CALLS", service_id(service), {
+            "match": "no_route", "evidence": {**evidence, "routes_of_service": known[:20]}})]
     best = max(score for score, _, _ in fits)
     top = [(route, route_item) for score, route, route_item in fits if score == best]
     if len(top) == 1:
         match = "intra_service" if top[0][1].microservice == item.microservice else "cross_service"
+        detail = None
     else:
-        match = "ambiguous"
-    props.update(match=match, match_detail=(f"{len(top)} routes of {service} fit equally" if match == "ambiguous"
-                                            else None), candidates=[route.id for route, _ in top])
-    partial = "{?}" in template
-    return [make_edge(node.id, "HTTP_CALLS", route.id, {
-        "match": match,
-        "evidence": {"http_method": item.http_method, "client_template": template,
-                     "route_template": route_item.path.text, "route_method": route_item.http_method,
-                     "service": service, "service_matched_by": how, "partial_path": partial}})
+        match, detail = "ambiguous", f"{len(top)} routes of {service} fit {template} equally"
+    return match, detail, [make_edge(node.id, "HTTP_CALLS", route.id, {
+        "match": match, "evidence": {**evidence, "route_template": route_item.path.text,
+                                     "route_method": route_item.http_method}})
         for route, route_item in top]
+
+
+# -- gateways ---------------------------------------------------------------------------------------------------
+
+
+def _forward_props(item: Item, settler: Settler) -> dict | None:
+    if item.forward is None:
+        return None
+    target = settler.value(item, item.forward.target)
+    return {"target": plain(target.text) if target is not None else None, "strip_prefix": item.forward.strip,
+            "rewrite": list(item.forward.rewrite) if item.forward.rewrite else None}
+
+
+def _link_forward(node: GraphNode, item: Item, names: ServiceNames,
+                  http_by_service: dict[str, list[tuple[GraphNode, Item]]]) -> list[GraphEdge]:
+    """A gateway route to every route of its target that a request it matches can reach."""
+    forward = item.forward
+    assert forward is not None
+    target = forward.target
+    if target is None or not target.known:
+        node.props.update(match="unresolved", match_detail="the gateway route's target is not known")
+        return []
+    url = split_url(_bare_address(target)) if "://" in target.text or ":" in target.text else None
+    name = url.host.text if url is not None and url.host is not None else target.text.strip("/")
+    service, how = names.host(name, _port(target.text), []) if url is not None else names.find(name)
+    node.props["target_service"] = service
+    if service is None:
+        node.props.update(match="unresolved", match_detail=how)
+        return []
+    pattern = item.path.text if item.path is not None else "/"
+    out = []
+    for route, route_item in http_by_service.get(service, []):
+        if route_item.path is None:
+            continue
+        outside = forward.outside(route_item.path.text)
+        if outside is not None and match_score(outside, pattern) is not None:
+            out.append(make_edge(node.id, "HTTP_CALLS", route.id, {
+                "match": "cross_service" if service != item.microservice else "intra_service",
+                "evidence": {"forward": True, "gateway_path": pattern, "route_template": route_item.path.text,
+                             "service": service, "service_matched_by": how,
+                             "strip_prefix": forward.strip}}))
+    node.props.update(match="cross_service" if out else "no_route",
+                      match_detail=None if out else f"no route of {service} is reachable through {pattern}")
+    return out
 
 
 def _link_producer(node: GraphNode, item: Item, listeners: dict[tuple[str, str], list[GraphNode]]) -> list[GraphEdge]:
@@ -228,39 +517,3 @@ def _link_producer(node: GraphNode, item: Item, listeners: dict[tuple[str, str],
         "match": match, "evidence": {"broker": item.broker, "topic": item.topic.text}})
         for route, match in zip(found, matches, strict=True)]
 
-
-#: clients whose service and path come from one URL (the others name the service apart)
-URL_CLIENTS = frozenset({"rest_template", "web_client", "rest_client", "requests", "httpx", "aiohttp", "fetch",
-                         "net_http", "http_client", "ktor_client",
-                         "axios"})
-
-
-def prepare_client(item: Item) -> None:
-    """Take a client's URL apart: the service it names and the path (see `endpoints.split_url`)."""
-    if item.flavor in URL_CLIENTS:
-        if item.path is None:
-            return
-        base = literal(item.base_url) if item.base_url else None
-        url = split_url(item.path, base)
-        item.path = url.path
-        if url.host is not None:
-            item.target, item.target_source = url.host, item.target_source or url.source
-        elif not item.problems:
-            item.problems.append("the URL names no service (a path without a base URL)"
-                                 if url.source == "path only" else "the URL's start is not known")
-    elif item.target is not None and item.target_source in ("feign url", "@HttpExchange url") and item.target.known:
-        url = split_url(item.target)
-        if url.host is None:
-            item.problems.append(f"the {item.target_source} names no host ({item.target.text})")
-            return
-        item.target = url.host
-        if item.path is not None and url.path.text not in ("", "/"):
-            item.path = join_paths([url.path, item.path])
-
-
-def _service_name(target: str) -> str:
-    """The service a target names: a bare name, or the host of a URL."""
-    if "://" in target:
-        host = target.split("://", 1)[1].split("/", 1)[0]
-        return host.split("@")[-1].split(":")[0]
-    return target.strip("/")

@@ -1,8 +1,10 @@
 """A picture of the system: microservices and the links between them, as Mermaid or Graphviz DOT.
 
 One arrow per (caller service, called service, kind, match): HTTP arrows list the routes called (method
-and path), gRPC arrows the methods (``package.Service/Method``), async arrows the topics. ``cross_service`` and ``intra_service`` links are solid; ``ambiguous``
-ones dashed and labelled so; clients and producers that reach nothing are dashed arrows to the outside
+and path), gRPC arrows the methods (``package.Service/Method``), async arrows the topics; a gateway's arrows
+list the routes that forward (``ANY /accounts/** (gateway)``). ``cross_service`` and ``intra_service`` links are solid; ``ambiguous``
+ones dashed and labelled so, as are ``no_route`` ones (a service called at a path it does not serve: ``GET
+/warehouses (no route)``); clients and producers that reach nothing are dashed arrows to the outside
 name they use (``api.example.com (outside)``) or to ``?`` when even that is unknown, labelled with what
 they ask for. With a focus service, only the services within ``depth`` links of it (either direction)
 are drawn.
@@ -30,13 +32,14 @@ class Arrow:
 
     @property
     def dashed(self) -> bool:
-        return self.match in ("ambiguous", "unresolved")
+        return self.match in ("ambiguous", "unresolved", "no_route")
 
 
 def arrows(store: Store) -> tuple[list[str], list[Arrow]]:
     """Every microservice and every arrow between them (see the module docstring)."""
     services = sorted(node.name for node in store.iter_nodes("microservice"))
-    callers = list(store.iter_nodes("client")) + list(store.iter_nodes("producer"))
+    gateways = [n for n in store.iter_nodes("route") if n.props.get("forward")]  # a gateway's routes call too
+    callers = list(store.iter_nodes("client")) + list(store.iter_nodes("producer")) + gateways
     by_key: dict[tuple[str, str, str, str], Arrow] = {}
 
     def add(source: str, target: str, kind: str, match: str, label: str) -> None:
@@ -51,11 +54,27 @@ def arrows(store: Store) -> tuple[list[str], list[Arrow]]:
         linked[edge.src].append(edge)
     for caller in callers:
         p = caller.props
+        if caller.kind == "route":  # a gateway route: one label, the requests it forwards
+            for edge in linked.get(caller.id, []):
+                route = targets.get(edge.dst)
+                if route is not None:
+                    add(p["microservice"], route.props["microservice"], "http", edge.props["match"],
+                        f"{p['label']} (gateway)")
+            if p.get("match") == "unresolved":
+                named = p.get("target_service")
+                add(p["microservice"], f"{named} (outside)" if named else "?", "http", "unresolved",
+                    f"{p['label']} (gateway)")
+            continue
         kind = ("grpc" if p.get("grpc") else "http") if caller.kind == "client" else "async"
         for edge in linked.get(caller.id, []):
             route = targets.get(edge.dst)
-            if route is not None:
-                add(p["microservice"], route.props["microservice"], kind, edge.props["match"], route.props["label"])
+            if route is None:
+                continue
+            if route.kind == "microservice":  # no_route: the service is known, no route of it fits the path
+                add(p["microservice"], route.name, kind, edge.props["match"],
+                    f"{p.get('http_method') or '?'} {p.get('target_path_template') or '?'} (no route)")
+                continue
+            add(p["microservice"], route.props["microservice"], kind, edge.props["match"], route.props["label"])
         if p.get("match") == "unresolved":
             named = p.get("target_service") if caller.kind == "client" else None
             outside = f"{named} (outside)" if named else "?"
@@ -88,7 +107,7 @@ def _label(arrow: Arrow, newline: str) -> str:
     shown = arrow.labels[:LABELS_PER_ARROW]
     if len(arrow.labels) > LABELS_PER_ARROW:
         shown.append(f"+{len(arrow.labels) - LABELS_PER_ARROW} more")
-    if arrow.match in ("ambiguous", "unresolved"):
+    if arrow.match in ("ambiguous", "unresolved", "no_route"):
         shown.insert(0, f"({arrow.match})")
     return newline.join(shown)
 

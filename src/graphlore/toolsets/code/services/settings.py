@@ -15,8 +15,13 @@ locations inside the project are read: one that leads out of it (``file:../elsew
 skipped, as the project walk never follows a symlink out either.
 
 **Placeholders.** ``${key}`` and ``${key:default}`` are looked up with Spring's relaxed names (case,
-``-`` and ``_`` ignored: ``rates.base-url`` finds ``rates.baseUrl``), nested values resolved in turn; a
-key that is nowhere and has no default stays unknown.
+``-`` and ``_`` ignored: ``rates.base-url`` finds ``rates.baseUrl``), then among the environment variables the
+project's deployment files give the module's service (`services.deployment`), as Spring does (``ORDERS_URL``
+for ``orders.url``), nested values resolved in turn; a key that is nowhere and has no default stays unknown.
+A variable given several values (two manifests) is one of them (a `folding.choice`).
+
+**Profiles.** ``application-<profile>`` files are read apart (`Values.profiles`): which profile runs is not
+in the code, so a key they set is one of their values and the default's (`Values.get`).
 """
 
 from __future__ import annotations
@@ -29,7 +34,9 @@ from typing import Any
 
 import yaml
 
+from ..languages.folding import CHOICE_CLOSE, CHOICE_OPEN, CHOICE_SEP
 from ..layout.layout import Layout
+from .deployment import Deployment
 
 _PROFILE = re.compile(r"^(bootstrap|application)-[\w.-]+\.(ya?ml|properties)$")
 _PLACEHOLDER = re.compile(r"\$\{([^{}:]+)(?::([^{}]*))?\}")
@@ -96,6 +103,10 @@ class Values:
 
     entries: dict[str, str] = field(default_factory=dict)
     files: list[str] = field(default_factory=list)
+    #: the environment variables the deployment files give the module's service (name -> values)
+    env: dict[str, list[str]] = field(default_factory=dict)
+    #: profile -> that profile's settings (``application-docker.yml``)
+    profiles: dict[str, dict[str, str]] = field(default_factory=dict)
     _canonical: dict[str, str] = field(default_factory=dict)
 
     def add(self, settings: dict[str, str], source: str) -> None:
@@ -103,9 +114,23 @@ class Values:
         self._canonical.update({canonical(k): v for k, v in settings.items()})
         self.files.append(source)
 
+    def add_profile(self, profile: str, settings: dict[str, str], source: str) -> None:
+        self.profiles.setdefault(profile, {}).update({canonical(k): v for k, v in settings.items()})
+        self.files.append(source)
+
     def get(self, key: str) -> str | None:
         found = self.entries.get(key)
-        return found if found is not None else self._canonical.get(canonical(key))
+        if found is None:
+            found = self._canonical.get(canonical(key))
+        if found is None:
+            values = self.env.get(key) or self.env.get(re.sub(r"[.\-]", "_", key).replace("__", "_").upper())
+            if values:
+                found = values[0] if len(values) == 1 else CHOICE_OPEN + CHOICE_SEP.join(values) + CHOICE_CLOSE
+        profiled = [p[canonical(key)] for p in self.profiles.values() if canonical(key) in p]
+        if profiled:
+            options = list(dict.fromkeys(([found] if found is not None else []) + profiled))
+            found = options[0] if len(options) == 1 else CHOICE_OPEN + CHOICE_SEP.join(options) + CHOICE_CLOSE
+        return found
 
     def resolve(self, text: str, depth: int = 0) -> tuple[str, list[str]]:
         """``text`` with its placeholders replaced; the keys that could not be found (each left as
@@ -149,12 +174,15 @@ def _inside(path: Path, root: Path) -> bool:
     return real == base or real.is_relative_to(base)
 
 
-def module_values(layout: Layout, root: Path) -> dict[str, Values]:
+def module_values(layout: Layout, root: Path, deployment: Deployment | None = None) -> dict[str, Values]:
     """Each module's values (see the module docstring), by module path."""
     local: dict[str, list[tuple[str, dict[str, str]]]] = {}
+    profiles: dict[str, list[tuple[str, dict[str, str]]]] = {}
     for path, module in layout.modules.items():
         files = [f for f in module.config_files if not _PROFILE.match(PurePosixPath(f).name)]
         local[path] = [(f, read_settings(root / f)) for f in files]
+        profiles[path] = [(f, read_settings(root / f)) for f in module.config_files
+                          if _PROFILE.match(PurePosixPath(f).name) and not PurePosixPath(f).name.startswith("bootstrap")]
     servers: list[str] = []
     for path, files in local.items():
         merged: dict[str, str] = {}
@@ -168,9 +196,14 @@ def module_values(layout: Layout, root: Path) -> dict[str, Values]:
     out: dict[str, Values] = {}
     for path, module in layout.modules.items():
         values = Values()
+        if deployment is not None:
+            values.env = deployment.env.get(module.microservice, {})
         for source, settings in local[path]:
             if not any(source.startswith(folder + "/") for folder in shared):
                 values.add(settings, source)
+        for source, settings in profiles[path]:
+            stem = PurePosixPath(source).stem
+            values.add_profile(stem.split("-", 1)[1], settings, source)
         service = layout.services.get(module.microservice)
         name = module.spring_name or (service.declared_names.get("spring.application.name") if service else None)
         for folder in shared:

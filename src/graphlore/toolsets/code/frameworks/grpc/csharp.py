@@ -1,6 +1,6 @@
 """gRPC in C# (Grpc.AspNetCore, Grpc.Net.Client): a class deriving from ``X.XBase`` serves service ``X`` with the
 methods it overrides, and a call of one of ``X``'s methods (or its ``...Async`` form) on a client typed or made
-``X.XClient`` is a client."""
+``X.XClient`` is a client (unresolved, saying so, when no ``.proto`` declares ``X``)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ from .services import GrpcServices, Reading, services, uses_grpc
 
 SERVICE_BASE = re.compile(r"(?:^|\.)(\w+)Base$")
 CLIENT_TYPE = re.compile(r"(?:^|\.)(\w+)Client$")
+#: the generator's nesting, ``X.XClient``: only that is certainly a gRPC client when no .proto declares ``X``
+GENERATED_CLIENT = re.compile(r"(?:^|\.)(\w+)\.\1Client$")
 
 
 def read_csharp(known: GrpcServices, bound: Bound) -> Iterator[Item]:
@@ -31,9 +33,10 @@ def read_csharp(known: GrpcServices, bound: Bound) -> Iterator[Item]:
             typed = receiver[1]
         else:
             typed = ""
-        client = CLIENT_TYPE.search(typed.lstrip("~").removesuffix("()"))
+        typed = typed.lstrip("~").removesuffix("()")
+        client = CLIENT_TYPE.search(typed)
         if client:
-            yield from reading.stub_call(client.group(1), call)
+            yield from reading.stub_call(client.group(1), call, certain=bool(GENERATED_CLIENT.search(typed)))
 
 
 def prepare(files: list[Bound], project: Project) -> Reader:

@@ -1,7 +1,8 @@
 """gRPC in Go (grpc-go): ``pb.RegisterXServer(srv, impl)`` serves service ``X`` with ``impl``'s methods (every
 method of ``X`` when ``impl``'s type is not in the project, such as ``health.NewServer()``), and a call of one of
 ``X``'s methods on a ``pb.NewXClient(conn)`` result, or on a local, parameter or struct field typed ``XClient``,
-is a client. Generated files (``*.pb.go``) are neither."""
+is a client (unresolved, saying so, when no ``.proto`` declares ``X`` and the file imports a gRPC package: a
+``XClient`` elsewhere may be any client). Generated files (``*.pb.go``) are neither."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from ...languages.symbols import Bound
 from ...services.endpoints import Item
 from ..base import Framework, Project, Reader
 from ..golang import GoPackages, written_type
-from .services import GrpcServices, Reading, owner_of, services
+from .services import GrpcServices, Reading, owner_of, services, uses_grpc
 
 REGISTER = re.compile(r"^Register(\w+)Server$")
 NEW_CLIENT = re.compile(r"^New(\w+)Client$")
@@ -23,6 +24,7 @@ def read_go(known: GrpcServices, packages: GoPackages, bound: Bound) -> Iterator
     if bound.facts.extra.get("generated"):
         return
     reading = Reading(known, bound)
+    grpc_file = uses_grpc(bound)
     for call in bound.facts.calls:
         registered = REGISTER.match(call.name)
         if registered and len(call.args) >= 2:
@@ -43,7 +45,7 @@ def read_go(known: GrpcServices, packages: GoPackages, bound: Bound) -> Iterator
                 typed)
             simple = stub.group(1) if stub else None
         if simple:
-            yield from reading.stub_call(simple, call)
+            yield from reading.stub_call(simple, call, certain=grpc_file)
 
 
 def prepare(files: list[Bound], project: Project) -> Reader:

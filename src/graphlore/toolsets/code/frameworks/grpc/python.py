@@ -1,7 +1,7 @@
 """gRPC in Python (grpcio): ``add_XServicer_to_server(impl, server)`` serves service ``X`` with the methods of
 ``impl``'s class and its bases in the project (a method neither declares is not served), and a call of one of
 ``X``'s methods on an ``XStub(channel)`` (a local, a module variable, a ``self`` attribute or the call itself) is
-a client. Generated
+a client (unresolved, saying so, when no ``.proto`` declares ``X`` and the stub comes from a ``*_pb2_grpc`` module). Generated
 modules (``*_pb2_grpc.py``) are neither."""
 
 from __future__ import annotations
@@ -32,6 +32,16 @@ def _attribute(bound: Bound, owner: str, name: str) -> str:
     index = bound.by_key.get(f"{class_key}.{name}")
     found = bound.facts.symbols[index].type if index is not None else ""
     return found[1:-2] if found.startswith("~") and found.endswith("()") else ""
+
+
+def _generated(bound: Bound, made: str) -> bool:
+    """``made`` (``x_pb2_grpc.XStub``, or ``XStub`` imported from one) names a stub of grpcio's generator."""
+    head, _, last = made.rpartition(".")
+    if head:
+        return head.endswith("_pb2_grpc") or any(
+            imp.target.endswith("_pb2_grpc") and head in (alias for _, alias in imp.names) for imp in bound.facts.imports)
+    return any(imp.target.endswith("_pb2_grpc") and last in (alias for _, alias in imp.names)
+               for imp in bound.facts.imports)
 
 
 class PythonClasses:
@@ -98,7 +108,7 @@ def read_python(known: GrpcServices, classes: PythonClasses, bound: Bound) -> It
         else:
             stub = None
         if stub:
-            yield from reading.stub_call(stub.group(1), call)
+            yield from reading.stub_call(stub.group(1), call, certain=_generated(bound, stub.string))
 
 
 def prepare(files: list[Bound], project: Project) -> Reader:

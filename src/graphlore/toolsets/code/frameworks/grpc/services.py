@@ -20,6 +20,14 @@ from ...model import CallFact, SymbolFact
 from ...services.endpoints import Item
 from ..base import Project, item
 
+#: what a generated stub answers besides the service's methods (grpc-java's AbstractStub, Grpc.Core's ClientBase),
+#: left out when no .proto says which names are methods
+STUB_API = frozenset({
+    "withDeadline", "withDeadlineAfter", "withExecutor", "withCompression", "withCallCredentials",
+    "withInterceptors", "withOption", "withMaxInboundMessageSize", "withMaxOutboundMessageSize", "withWaitForReady",
+    "withOnReadyThreshold", "withChannel", "getChannel", "getCallOptions", "build", "WithHost", "close",
+})
+
 
 def lower_camel(name: str) -> str:
     return name[:1].lower() + name[1:]
@@ -123,10 +131,12 @@ class Reading:
                                 if facts.symbols[i].kind == "method" and serves(facts.symbols[i])}
                     yield from self.routes(found.group(1), handlers, index, sym.line_start)
 
-    def stub_call(self, simple: str, call: CallFact) -> list[Item]:
-        """The client a call on a stub of service ``simple`` is (none: the service is not declared, or the
-        call is the stub's own API rather than one of the service's methods)."""
-        if simple not in self.known.by_simple:
+    def stub_call(self, simple: str, call: CallFact, *, certain: bool = False) -> list[Item]:
+        """The client a call on a stub of service ``simple`` is. None when the call is the stub's own API rather
+        than one of the service's methods, or when no ``.proto`` declares the service and the stub is not
+        ``certain``ly a gRPC stub (its type named only by a loose pattern). A certain stub of an undeclared
+        service is an unresolved client that says so: never dropped, never guessed."""
+        if simple not in self.known.by_simple and (not certain or call.name in STUB_API):
             return []
         found = self.client(simple, call.name, owner_of(self.bound, call.owner), call.line, f"{simple}.{call.name}")
         return [found] if found is not None else []

@@ -7,8 +7,11 @@ from __future__ import annotations
 import re
 
 from ...model import FileFacts
-from ..folding import Folded, Folder, literal, unescape, unknown
+from ..folding import Folded, Folder, literal, named_unknown, unescape, unknown
 from ..symbols import Table
+
+#: calls that read an environment variable
+ENV_READERS = frozenset({"Environment.GetEnvironmentVariable", "System.Environment.GetEnvironmentVariable"})
 
 
 class CSharpConstants:
@@ -61,6 +64,10 @@ class CSharpFolder(Folder):
         return literal(unescape(text[1:-1]))
 
     def name(self, name: str) -> Folded:
+        if "." not in name:
+            found = self.local(name)
+            if found is not None:
+                return found
         owner, dot, field = name.rpartition(".")
         candidates = []
         if dot:
@@ -72,8 +79,14 @@ class CSharpFolder(Folder):
                               if c[1] is self.facts]
                 scope = scope.rpartition(".")[0]
         if len(candidates) != 1:
-            return unknown(f"{name} is not a constant" if not candidates else f"{name} names {len(candidates)} constants")
+            if not candidates:
+                return named_unknown(name, f"{name} is not a constant")
+            return unknown(f"{name} names {len(candidates)} constants")
         expr, facts, class_key = candidates[0]
         inner = CSharpFolder(self.constants, facts, class_key)
         inner.depth = self.depth + 1
         return inner.fold(expr)
+
+    def call(self, name: str, args: list[list[tuple[str, str]]]) -> Folded:
+        found = self.env_call(name, args, ENV_READERS)
+        return found if found is not None else unknown(f"the result of {name}(...)")

@@ -35,6 +35,11 @@ _LOCALS = """
 (parameter_declaration) @param
 (variadic_parameter_declaration) @param
 """
+_ASSIGNMENTS = """
+(short_var_declaration left: (expression_list) @target right: (expression_list) @value)
+(assignment_statement left: (expression_list) @target right: (expression_list) @value)
+(var_spec name: (identifier) @target value: (expression_list) @value)
+"""
 _STRINGS = frozenset({"interpreted_string_literal", "raw_string_literal"})
 #: what a package-level constant may be folded from (literals, names, concatenation)
 _FOLDABLE = frozenset({*_STRINGS, "int_literal", "identifier", "selector_expression", "binary_expression"})
@@ -156,6 +161,7 @@ class _Extractor(Extractor):
                 self.values(node)
         self.calls(root)
         self.locals(root)
+        self.record_values(self.assignment_pairs(root))
         self.assigned(root)
         facts = self.finish(root)
         self.lambdas(root)
@@ -358,6 +364,38 @@ class _Extractor(Extractor):
                 found.add(text(node))
         if found:
             self.facts.extra["assigned"] = sorted(found)
+
+    def assignment_pairs(self, root: Node) -> list[tuple[Node | str, Node]]:
+        """``a := x``, ``a, b = x, y`` (pairwise), ``*p = x``, ``s.f = x`` and ``var a = x``; a struct literal's
+        keyed field, ``T{f: x}`` or ``&pkg.T{f: x}``, as a write of ``T{}.f`` (what a constructor sets a field to)."""
+        pairs: list[tuple[Node | str, Node]] = list(self.keyed_fields(root))
+        for _, match in QueryCursor(query(GRAMMAR, _ASSIGNMENTS)).matches(root):
+            left, right = match["target"][0], match["value"][0]
+            targets = left.named_children if left.type == "expression_list" else [left]
+            values = right.named_children if right.type == "expression_list" else [right]
+            if len(targets) == len(values):
+                pairs += list(zip(targets, values, strict=True))
+        return pairs
+
+    @staticmethod
+    def keyed_fields(root: Node):
+        """(``T{}.field``, value) of every keyed element of a struct literal (``&T{baseURL: x}``)."""
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            stack.extend(node.named_children)
+            if node.type != "composite_literal":
+                continue
+            type_node, body = node.child_by_field_name("type"), node.child_by_field_name("body")
+            if type_node is None or body is None or type_node.type not in ("type_identifier", "qualified_type"):
+                continue
+            type_ = text(type_node).rsplit(".", 1)[-1]
+            for element in body.named_children:
+                parts = element.named_children if element.type == "keyed_element" else []
+                if len(parts) == 2 and parts[0].named_children and parts[1].named_children:
+                    key, value = parts[0].named_children[0], parts[1].named_children[0]
+                    if key.type in ("identifier", "field_identifier"):
+                        yield f"{type_}{{}}.{text(key)}", value
 
     def locals(self, root: Node) -> None:
         items: list[tuple[Node, str]] = []

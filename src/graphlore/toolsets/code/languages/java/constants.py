@@ -1,12 +1,26 @@
 """Java constants for folding: ``static final`` fields (and interface fields) whose initialiser is a literal, a
 name or an expression of them, anywhere in the project (``ApiPaths.ORDERS``, static imports, the enclosing
-class), fields injected with ``@Value("${...}")``, and ``String.format`` with constant arguments."""
+class), fields injected with ``@Value("${...}")`` (constructor parameters too), ``String.format`` and
+``formatted`` with constant arguments, a method's locals, what a class's methods assign its fields
+(``this.baseUrl = ...``), what a method of the class returns (``baseUrl() + "/x"``, its parameters bound to
+the call's arguments), ``System.getenv("X")``, the getters of a ``@ConfigurationProperties`` class
+(``props.getOrders().getUrl()`` is ``${prefix.orders.url}``, nested property classes followed), and a service
+looked up by name (``discoveryClient.getInstances("orders")``, ``loadBalancer.choose("orders")``: ``lb://orders``)."""
 
 from __future__ import annotations
 
 from ...model import FileFacts
-from ..folding import Folded, Folder, literal, printf, unescape, unknown
+from ..folding import Folded, Folder, Scope, choice, literal, named_unknown, printf, unescape, unknown
 from ..symbols import Table
+
+#: calls that read an environment variable
+ENV_READERS = frozenset({"System.getenv"})
+#: (receiver type, method): looking a service instance up by its name
+LOOKUPS = {("DiscoveryClient", "getInstances"), ("ReactiveDiscoveryClient", "getInstances"),
+           ("LoadBalancerClient", "choose"), ("ReactiveLoadBalancer", "choose"), ("ServiceInstanceChooser", "choose")}
+#: methods of a looked-up instance (or a list of them) that keep its address
+INSTANCE_METHODS = frozenset({"get", "getUri", "toString", "blockFirst", "block", "getFirst"})
+_CONFIG = "\x05"
 
 
 def format_java(template: Folded, args: list[Folded]) -> Folded:
@@ -23,13 +37,27 @@ class JavaConstants:
         #: fields injected with ``@Value("${...}")``: their value is that placeholder
         self.injected: dict[str, tuple[str, FileFacts, str]] = {}
         self.types: set[str] = set()
+        #: ``@ConfigurationProperties`` classes: fqn -> prefix
+        self.properties: dict[str, str] = {}
+        #: type fqn -> field (or record component) -> its type as written
+        self.fields: dict[str, dict[str, str]] = {}
         for bound in table.files.values():
             if bound.facts.language not in languages:
                 continue
             for index, sym in enumerate(bound.facts.symbols):
                 fqn = bound.fqns[index]
+                if sym.kind == "field" and sym.parent in bound.by_key:
+                    self.fields.setdefault(bound.fqns[bound.by_key[sym.parent]], {})[sym.name] = sym.type
                 if sym.kind in ("class", "interface", "enum", "record", "annotation"):
                     self.types.add(fqn)
+                    config = next((a for a in sym.annotations if a.name.rsplit(".", 1)[-1] == "ConfigurationProperties"),
+                                  None)
+                    if config is not None:
+                        args = dict(config.args)
+                        raw = args.get("prefix") or args.get("value") or args.get("") or '""'
+                        self.properties[fqn] = raw.strip().strip('"')
+                    if sym.kind == "record":
+                        self.fields.setdefault(fqn, {}).update(dict(sym.params))
                 elif sym.kind == "field" and "value" in sym.extra and {"static", "final"} <= set(sym.modifiers):
                     self.constants[fqn] = (sym.extra["value"], bound.facts, sym.parent or "")
                 elif sym.kind == "field":
@@ -98,7 +126,14 @@ class JavaFolder(Folder):
         return self
 
     def name(self, name: str) -> Folded:
+        field_only = name.startswith("this.")
         name = name.removeprefix("this.")
+        if "." not in name and not field_only:
+            found = self.local(name)
+            if found is None:
+                found = self.injected_parameter(name)
+            if found is not None:
+                return found
         if "." in name:
             owner, _, field = name.rpartition(".")
             type_fqn = self.type_fqn(owner)
@@ -125,9 +160,37 @@ class JavaFolder(Folder):
                 value = None
             if value is not None:
                 return value
-        return unknown(f"{name} is not a constant (a variable or parameter: known at run time only)")
+        found = self.member(name, ("this",))
+        if found is not None:
+            return found
+        return named_unknown(name, f"{name} is not a constant (a variable or parameter: known at run time only)")
+
+    def injected_parameter(self, name: str) -> Folded | None:
+        """A parameter of the scope's method injected with ``@Value("${key}")``: that placeholder."""
+        if self.scope is None:
+            return None
+        owner = next((s for s in self.scope.facts.symbols if s.key == self.scope.owner), None)
+        injected = owner.extra.get("param_values", {}).get(name) if owner is not None else None
+        return self.fold(injected) if injected else None
 
     def call(self, name: str, args: list[list[tuple[str, str]]]) -> Folded:
+        found = self.env_call(name, args, ENV_READERS)
+        if found is not None:
+            return found
+        head, dot, method = name.rpartition(".")
+        if not dot or head == "this":
+            found = self.returned(method, args)
+            if found is not None:
+                return found
+        elif "." not in head:
+            written = self.variable_type(head)
+            fqn = self.type_fqn(written) if written else None
+            if fqn in self.constants.properties:
+                return self.property(fqn, self.constants.properties[fqn], method)
+            if (written.rsplit(".", 1)[-1], method) in LOOKUPS and len(args) == 1:
+                service = self.fold_tokens(args[0])
+                if service.known:
+                    return literal(f"lb://{service.text}")
         folded = [self.fold_tokens(a) for a in args]
         if name in ("String.format", "format") and folded:
             return format_java(folded[0], folded[1:])
@@ -136,6 +199,66 @@ class JavaFolder(Folder):
         if name.endswith(".formatted") and folded:  # "a/%s".formatted(x) reads as a name "....formatted"
             return unknown("String.formatted")
         return unknown(f"the result of {name}(...)")
+
+    def chained(self, value: Folded, method: str, args: list[list[tuple[str, str]]]) -> Folded:
+        if value.text.startswith(_CONFIG):
+            fqn, _, prefix = value.text.strip(_CONFIG).partition("\x1d")
+            return self.property(fqn, prefix, method)
+        if value.known and value.text.startswith("lb://") and method in INSTANCE_METHODS:
+            return value
+        return super().chained(value, method, args)
+
+    def variable_type(self, name: str) -> str:
+        """The declared type of a local, a parameter or a field in the scope, as written ("" when unknown)."""
+        if self.scope is not None:
+            seen = [(line, t) for line, t in self.scope.facts.locals.get(self.scope.owner, {}).get(name, [])
+                    if line <= self.scope.line and t and not t.startswith("~")]
+            if seen:
+                return max(seen)[1]
+        scope = self.class_key
+        while scope:
+            for sym in self.facts.symbols:
+                if sym.kind == "field" and sym.parent == scope and sym.name == name:
+                    return sym.type
+            scope = scope.rpartition(".")[0]
+        return ""
+
+    def property(self, fqn: str, prefix: str, method: str) -> Folded:
+        """A getter of a ``@ConfigurationProperties`` class: its key's placeholder, or the nested properties object."""
+        fields = self.constants.fields.get(fqn, {})
+        name = method
+        for getter in ("get", "is"):
+            if method.startswith(getter) and method[len(getter):len(getter) + 1].isupper():
+                name = method[len(getter)].lower() + method[len(getter) + 1:]
+                break
+        if name not in fields:
+            return unknown(f"{method}() is no property of {fqn}")
+        key = f"{prefix}.{name}" if prefix else name
+        written = fields[name].rsplit(".", 1)[-1]
+        nested = [t for t in self.constants.types if t.rsplit(".", 1)[-1] == written and t in self.constants.fields]
+        if len(nested) == 1 and written not in ("String", "URI", "URL", "Integer", "Long", "Boolean"):
+            return Folded(f"{_CONFIG}{nested[0]}\x1d{key}{_CONFIG}", False, (f"the properties object {key}",))
+        return literal("${" + key + "}")
+
+    def returned(self, method: str, args: list[list[tuple[str, str]]]) -> Folded | None:
+        """What a method of the class returns, its parameters bound to the arguments (None: not one method)."""
+        if self.scope is None or self.depth > 8:
+            return None
+        facts = self.scope.facts
+        found = [s for s in facts.symbols if s.kind == "method" and s.name == method and len(s.params) == len(args)
+                 and s.parent == self.class_key]
+        if len(found) != 1:
+            return None
+        entries = facts.extra.get("assigns", {}).get(found[0].key, {}).get("return")
+        if not entries:
+            return None
+        bindings = tuple((param, self.fold_tokens(arg)) for (param, _), arg in zip(found[0].params, args, strict=True))
+        return choice([self.fold_in(Scope(facts, found[0].key, line, bindings), exprs) for line, exprs in entries])
+
+    def method_of_string(self, template: Folded, method: str, args: list[list[tuple[str, str]]]) -> Folded:
+        if method == "formatted":
+            return format_java(template, [self.fold_tokens(a) for a in args])
+        return super().method_of_string(template, method, args)
 
 
 def _nested(fqn: str, rest: str, types: set[str]) -> str | None:

@@ -152,6 +152,20 @@ def _params(params_node: Node | None) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
+def _param_values(params_node: Node | None) -> dict[str, str]:
+    """Parameters injected with ``@Value("${key}")``: name -> the annotation's value as written."""
+    out: dict[str, str] = {}
+    for param in params_node.named_children if params_node is not None else ():
+        if param.type != "formal_parameter":
+            continue
+        _, annotations = _modifiers(param)
+        value = next((dict(a.args).get("") or dict(a.args).get("value") for a in annotations
+                      if a.name.rsplit(".", 1)[-1] == "Value"), None)
+        if value:
+            out[text(param.child_by_field_name("name"))] = value
+    return out
+
+
 def _type_params(node: Node | None) -> tuple[str, ...]:
     if node is None:
         return ()
@@ -228,10 +242,13 @@ class _Extractor(Extractor):
         dims = node.child_by_field_name("dimensions")
         if dims is not None:
             ret += "[]" * text(dims).count("[")
-        extra = {}
+        extra: dict = {}
         default = node.child_by_field_name("value")
         if default is not None:
             extra["default"] = squash(text(default))
+        injected = _param_values(node.child_by_field_name("parameters"))
+        if injected:
+            extra["param_values"] = injected
         self.add(SymbolFact(
             key=f"{owner}#{name}({','.join(simple(t) for _, t in params)})", name=name, kind="method", parent=owner,
             line_start=node.start_point[0] + 1, line_end=node.end_point[0] + 1,
@@ -249,11 +266,12 @@ class _Extractor(Extractor):
         else:
             params = _params(node.child_by_field_name("parameters"))
         body = node.child_by_field_name("body")
+        injected = _param_values(node.child_by_field_name("parameters"))
         self.add(SymbolFact(
             key=f"{owner}#{name}({','.join(simple(t) for _, t in params)})", name=name, kind="constructor",
             parent=owner, line_start=node.start_point[0] + 1, line_end=node.end_point[0] + 1,
             signature=_signature(self.src, node, body, keywords), modifiers=keywords, annotations=annotations,
-            docstring=_javadoc(node), params=params,
+            docstring=_javadoc(node), params=params, extra={"param_values": injected} if injected else {},
         ), (node.start_byte, node.end_byte))
 
     def field(self, node: Node, owner: str, owner_kind: str) -> None:
@@ -304,8 +322,10 @@ class _Extractor(Extractor):
 
     # -- generated members ----------------------------------------------------------------------
     def synthesize(self, owner: SymbolFact, members: list[SymbolFact], node: Node) -> None:
-        """Members the compiler or Lombok writes: record accessors and canonical constructor, enum ``values()`` /
-        ``valueOf(String)``, Lombok getters, setters, constructors, ``builder()`` and loggers."""
+        """Members the compiler, Lombok or Spring Data gives a type: record accessors and canonical constructor, enum
+        ``values()`` / ``valueOf(String)``, Lombok getters, setters, constructors, ``builder()`` and loggers, and the
+        methods a repository interface inherits from Spring Data (``save``, ``findById``, ``findAll``...), so that
+        calls to them are edges like any other."""
         made = _Generated(self, owner, [m for m in members if m.parent == owner.key])
         fields = made.fields
         if owner.kind == "record":
@@ -318,7 +338,12 @@ class _Extractor(Extractor):
             made.add("valueOf(String)", "valueOf", "method", params=(("name", "String"),), type_=owner.name,
                      modifiers=("public", "static"), why="enum")
         made.lombok()
-
+        if owner.kind == "interface":
+            inherited = {simple(name) for _, name in owner.supers} & set(SPRING_DATA)
+            for base in sorted(inherited):
+                for key, name, params, type_ in SPRING_DATA[base]:
+                    made.add(key, name, "method", params=params, type_=type_, modifiers=("public", "abstract"),
+                             why="spring-data")
 
 
     # -- whole file -----------------------------------------------------------------------------
@@ -336,6 +361,9 @@ class _Extractor(Extractor):
         self.local_types(root)
         self.calls(root)
         self.locals(root)
+        returns = [("return", match["value"][0]) for _, match in
+                   QueryCursor(query(GRAMMAR, "(return_statement (_) @value)")).matches(root)]
+        self.record_values(self.assignment_pairs(root) + returns)
         return self.finish(root)
 
     def import_(self, node: Node) -> None:
@@ -426,6 +454,52 @@ class _Extractor(Extractor):
             else:
                 out.append("")
         return tuple(out)
+
+
+_CRUD = (
+    ("save(S)", "save", (("entity", "S"),), "S"),
+    ("saveAll(Iterable)", "saveAll", (("entities", "Iterable"),), "Iterable"),
+    ("findById(ID)", "findById", (("id", "ID"),), "Optional"),
+    ("existsById(ID)", "existsById", (("id", "ID"),), "boolean"),
+    ("findAll()", "findAll", (), "Iterable"),
+    ("findAllById(Iterable)", "findAllById", (("ids", "Iterable"),), "Iterable"),
+    ("count()", "count", (), "long"),
+    ("deleteById(ID)", "deleteById", (("id", "ID"),), "void"),
+    ("delete(T)", "delete", (("entity", "T"),), "void"),
+    ("deleteAllById(Iterable)", "deleteAllById", (("ids", "Iterable"),), "void"),
+    ("deleteAll(Iterable)", "deleteAll", (("entities", "Iterable"),), "void"),
+    ("deleteAll()", "deleteAll", (), "void"),
+)
+_PAGING = (
+    ("findAll(Sort)", "findAll", (("sort", "Sort"),), "Iterable"),
+    ("findAll(Pageable)", "findAll", (("pageable", "Pageable"),), "Page"),
+)
+_JPA = (
+    ("flush()", "flush", (), "void"),
+    ("saveAndFlush(S)", "saveAndFlush", (("entity", "S"),), "S"),
+    ("saveAllAndFlush(Iterable)", "saveAllAndFlush", (("entities", "Iterable"),), "List"),
+    ("deleteAllInBatch()", "deleteAllInBatch", (), "void"),
+    ("deleteAllInBatch(Iterable)", "deleteAllInBatch", (("entities", "Iterable"),), "void"),
+    ("deleteAllByIdInBatch(Iterable)", "deleteAllByIdInBatch", (("ids", "Iterable"),), "void"),
+    ("getReferenceById(ID)", "getReferenceById", (("id", "ID"),), "T"),
+    ("getById(ID)", "getById", (("id", "ID"),), "T"),
+    ("getOne(ID)", "getOne", (("id", "ID"),), "T"),
+)
+_MONGO = (
+    ("insert(S)", "insert", (("entity", "S"),), "S"),
+    ("insert(Iterable)", "insert", (("entities", "Iterable"),), "List"),
+)
+#: Spring Data repository interfaces -> the methods a project interface extending one inherits
+SPRING_DATA: dict[str, tuple] = {
+    **dict.fromkeys(("CrudRepository", "ListCrudRepository", "ReactiveCrudRepository", "RxJava3CrudRepository",
+                     "KeyValueRepository", "CassandraRepository", "CouchbaseRepository", "Neo4jRepository",
+                     "ElasticsearchRepository", "R2dbcRepository"), _CRUD),
+    **dict.fromkeys(("PagingAndSortingRepository", "ListPagingAndSortingRepository", "ReactiveSortingRepository"),
+                    _CRUD + _PAGING),
+    "JpaRepository": _CRUD + _PAGING + _JPA,
+    "MongoRepository": _CRUD + _PAGING + _MONGO,
+    "ReactiveMongoRepository": _CRUD + _PAGING + _MONGO,
+}
 
 
 class _Generated:
@@ -521,6 +595,12 @@ SYNTAX = Syntax(
     decorators=frozenset(),
     generated_header=re.compile(rb"@Generated|(?i:auto-?generated|do not edit|generated by)"),
     header_bytes=600,
+    conditionals={"ternary_expression": ("consequence", "alternative")},
+    assignments="""
+(local_variable_declaration declarator: (variable_declarator name: (identifier) @target value: (_) @value))
+(assignment_expression left: (_) @target right: (_) @value)
+(field_declaration declarator: (variable_declarator name: (identifier) @target value: (_) @value))
+""",
 )
 
 

@@ -199,6 +199,7 @@ class _Extractor(Extractor):
                 self.property(node, None, static=True)
         self.calls(root)
         self.locals(root)
+        self.record_values(self.assignment_pairs(root))
         facts = self.finish(root)
         self.lambdas()
         self.remap()
@@ -412,6 +413,22 @@ class _Extractor(Extractor):
         if args is None:
             return ()
         return tuple(squash(text(c))[:width] for c in args.named_children if c.type == "value_argument")[:limit]
+
+    def assignment_pairs(self, root: Node) -> list[tuple[Node, Node]]:
+        """``val a = x`` (locals and properties) and ``a = x`` / ``this.a = x``."""
+        pairs = []
+        for node, _tag, _owner in self.owned(root, "(property_declaration) @p (assignment) @a"):
+            named = node.named_children
+            if node.type == "assignment":
+                if len(named) >= 2:
+                    pairs.append((named[0], named[-1]))
+                continue
+            declaration = next((c for c in named if c.type == "variable_declaration"), None)
+            value = next((c for c in named if declaration is not None and c.start_byte > declaration.end_byte
+                          and c.type not in ("property_delegate", "getter", "setter")), None)
+            if declaration is not None and value is not None and declaration.named_children:
+                pairs.append((declaration.named_children[0], value))
+        return pairs
 
     def locals(self, root: Node) -> None:
         items: list[tuple[Node, str]] = []

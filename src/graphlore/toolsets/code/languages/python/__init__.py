@@ -40,5 +40,5 @@ LANGUAGE = Language(
     test_files=re.compile(r"(test_.*\.py|.*_test\.py|conftest\.py)$"),
     package_files=frozenset({"__init__.py"}),
     nested_modules=True,
-    builds=(builds.PYPROJECT, builds.SETUP),
+    builds=(builds.PYPROJECT, builds.SETUP, builds.REQUIREMENTS),
 )

@@ -1,12 +1,16 @@
 """Python constants for folding: module-level string constants, also imported (``from .settings import BASE``),
-and f-strings with constant parts."""
+f-strings with constant parts, ``str.format`` and ``%`` with constant arguments, a function's locals and a
+class's attributes (``self.base``), and environment reads (``os.environ["X"]``, ``os.getenv("X", default)``)."""
 
 from __future__ import annotations
 
 import re
 
 from ...model import FileFacts
-from ..folding import FileFolder, Folded, literal, unescape, unknown
+from ..folding import FileFolder, Folded, literal, named_unknown, printf, unescape, unknown
+
+#: calls that read an environment variable (``os.getenv("X", default)``)
+ENV_READERS = frozenset({"os.getenv", "os.environ.get", "getenv", "environ.get"})
 
 
 def absolute(module: str, target: str, is_package: bool) -> str:
@@ -28,6 +32,18 @@ class PythonFolder(FileFolder):
     """Folds a Python expression in a module (its constants and the constants it imports); files by module name."""
 
     implicit_concat = True
+    env_tables = frozenset({"os.environ", "environ"})
+
+    def name(self, name: str) -> Folded:
+        if "." not in name:
+            found = self.local(name)
+            if found is not None:
+                return found
+        elif name.startswith("self.") and name.count(".") == 1:
+            found = self.member(name[5:])
+            if found is not None:
+                return found
+        return super().name(name)
 
     def string(self, kind: str, text: str) -> Folded:
         match = re.match(r"^([rRbBuUfF]{0,2})('''|\"\"\"|'|\")", text)
@@ -81,11 +97,43 @@ class PythonFolder(FileFolder):
     def unknown_name(self, name: str) -> Folded:
         if name.partition(".")[0] == "os" or name.startswith("settings."):
             return unknown(f"{name}: an environment or settings value, known at run time only")
-        return unknown(f"{name} is not a constant")
+        return named_unknown(name, f"{name} is not a constant (a variable or parameter: known at run time only)")
 
     def call(self, name: str, args: list[list[tuple[str, str]]]) -> Folded:
-        if name in ("os.getenv", "os.environ.get"):
-            return unknown(f"{name}(...): an environment value, known at run time only")
+        found = self.env_call(name, args, ENV_READERS)
+        if found is not None:
+            return found
         if name == "str" and len(args) == 1:
             return self.fold_tokens(args[0])
         return unknown(f"the result of {name}(...)")
+
+    def method_of_string(self, template: Folded, method: str, args: list[list[tuple[str, str]]]) -> Folded:
+        """``"http://{}/x".format(host)``: positional ``{}`` / ``{0}`` and keyword ``{name}`` fields."""
+        if method != "format" or not template.known:
+            return super().method_of_string(template, method, args)
+        positional, named = [], {}
+        for arg in args:
+            if len(arg) > 2 and arg[0][0] == "name" and arg[1] == ("other", "="):
+                named[arg[0][1]] = self.fold_tokens(arg[2:])
+            else:
+                positional.append(self.fold_tokens(arg))
+        out, auto = literal(""), 0
+        for piece in re.split(r"(\{\{|\}\}|\{[^{}]*\})", template.text):
+            if piece in ("{{", "}}"):
+                out = out + literal(piece[0])
+            elif piece.startswith("{") and piece.endswith("}"):
+                field = piece[1:-1].split(":", 1)[0].split("!", 1)[0]
+                if field == "":
+                    value = positional[auto] if auto < len(positional) else None
+                    auto += 1
+                elif field.isdigit():
+                    value = positional[int(field)] if int(field) < len(positional) else None
+                else:
+                    value = named.get(field)
+                out = out + (value if value is not None else unknown(f"the format field {piece}"))
+            else:
+                out = out + literal(piece)
+        return out
+
+    def percent(self, template: Folded, args: list[Folded]) -> Folded:
+        return printf(template, args, "sdr", "%-formatting")

@@ -35,6 +35,8 @@ SYNTAX = Syntax(
     wrappers=frozenset({"parenthesized_expression"}),
     not_calls=frozenset({"super"}),
     receiver_calls=frozenset({"super"}),
+    conditionals={"conditional_expression": (0, 2)},
+    assignments="(assignment left: [(identifier) (attribute)] @target right: (_) @value)",
 )
 
 _COMPOUND = frozenset({"if_statement", "try_statement", "with_statement", "for_statement", "while_statement",
@@ -330,6 +332,7 @@ class _Extractor(Extractor):
             if found is not None:
                 self.facts.calls.append(found)
         self.locals(root)
+        self.record_values(self.assignment_pairs(root))
         return self.finish(root)
 
     def locals(self, root: Node) -> None:

@@ -24,7 +24,9 @@ LANGUAGE = Language(
     extract.extract, TsResolver, RULES,
     separator="#",
     module_name=path_module,
-    test_files=re.compile(r".*\.(test|spec)\.[cm]?[jt]sx?$"),
+    # tests, Cypress component tests, and the configuration of test runners (it drives tests, it serves nothing)
+    test_files=re.compile(r".*\.(test|spec|cy)\.[cm]?[jt]sx?$|"
+                          r"(cypress|playwright|jest|vitest|karma|wdio|nightwatch)\.conf(ig)?(\.[\w-]+)?\.[cm]?[jt]s$"),
     skip_suffixes=(".min.js", ".d.ts", ".bundle.js"),
     builds=(builds.NPM, builds.PNPM),
 )

@@ -1,5 +1,6 @@
 """TS/JS constants for folding: module-level ``const`` strings, also imported (``import { API } from
-"./config"``), and template literals with constant parts."""
+"./config"``), template literals with constant parts, a function's locals and a class's fields
+(``this.baseUrl``), and environment reads (``process.env.X``, ``process.env["X"]``, ``import.meta.env.X``)."""
 
 from __future__ import annotations
 
@@ -7,11 +8,29 @@ import posixpath
 import re
 
 from ...model import FileFacts
-from ..folding import FileFolder, Folded, literal, unescape, unknown
+from ..folding import FileFolder, Folded, env, literal, named_unknown, unescape, unknown
+
+_ENV = re.compile(r"^(?:process\.env|import\.meta\.env)\.([A-Za-z_]\w*)$")
 
 
 class ScriptFolder(FileFolder):
     """Folds a TS/JS expression in a file (its ``const`` strings and the ones it imports); files by path."""
+
+    env_tables = frozenset({"process.env", "import.meta.env"})
+
+    def name(self, name: str) -> Folded:
+        if "." not in name:
+            found = self.local(name)
+            if found is not None:
+                return found
+        elif name.startswith("this.") and name.count(".") == 1:
+            found = self.member(name[5:], ("this",))
+            if found is not None:
+                return found
+        variable = _ENV.match(name)
+        if variable:
+            return env(variable.group(1))
+        return super().name(name)
 
     def string(self, kind: str, text: str) -> Folded:
         body = text[1:-1]
@@ -37,9 +56,8 @@ class ScriptFolder(FileFolder):
         return None
 
     def unknown_name(self, name: str) -> Folded:
-        if name.startswith("process.env"):
-            return unknown(f"{name}: an environment value, known at run time only")
-        return unknown(f"{name} is not a constant")
+        return named_unknown(name, f"{name} is not a constant (a variable or parameter: known at run time only)")
+
 
 
 def resolve_script(files: dict[str, FileFacts], path: str, spec: str) -> str | None:

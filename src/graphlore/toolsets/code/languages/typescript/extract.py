@@ -4,7 +4,9 @@ imports, exports and re-exports, call sites, typed locals).
 ``.ts``/``.mts``/``.cts`` use the TypeScript grammar, ``.tsx`` the TSX one, ``.js``/``.jsx``/``.mjs``/
 ``.cjs`` the JavaScript one. Keys are qualified names inside the file (``Class.method``, ``outer.inner``);
 the fqn is ``path/to/file.ts#Class.method``. Functions are ``function`` declarations and ``const f =
-() => ...`` / ``function`` expressions bound to a name; ``constructor`` is the constructor; constructor
+() => ...`` / ``function`` expressions bound to a name (also through a wrapper that returns the function it is
+given: ``const f = curry((a, b) => ...)``, `FUNCTION_WRAPPERS`); a function given to a composition
+(``flow(getUser, format)``, `COMPOSERS`) is a call of it from where the composition is made; ``constructor`` is the constructor; constructor
 parameters with an accessibility or ``readonly`` modifier are also fields (TS parameter properties).
 
 Exports are kept in the module's ``extra``: ``exports`` (exported name -> local name) and ``default``
@@ -43,6 +45,26 @@ _LOCALS = """
 (optional_parameter pattern: (identifier) @name) @any
 (formal_parameters (identifier) @name) @any
 """
+
+
+#: calls that return the function they are given, wrapped (``const save = curry((a, b) => ...)``): the constant is
+#: that function (matched by the callee's last name: ``_.curry``, ``React.memo``)
+#: calls that compose the functions they are given into one that calls each (lodash ``flow``, ramda ``pipe``)
+COMPOSERS = frozenset({"flow", "flowRight", "compose", "pipe"})
+FUNCTION_WRAPPERS = frozenset({"curry", "curryRight", "memoize", "debounce", "throttle", "once", "useCallback",
+                               "memo", "forwardRef", "asyncHandler", "catchAsync"})
+
+
+def _wrapped_function(value: Node) -> Node | None:
+    """The function a wrapper call is given (its first argument), when ``value`` is such a call."""
+    if value.type != "call_expression":
+        return None
+    callee = dotted(value.child_by_field_name("function")) or ""
+    args = value.child_by_field_name("arguments")
+    if callee.rsplit(".", 1)[-1] not in FUNCTION_WRAPPERS or args is None or not args.named_children:
+        return None
+    first = args.named_children[0]
+    return first if first.type in ("arrow_function", "function_expression", "function") else None
 
 
 def syntax_for(path: str) -> Syntax:
@@ -91,6 +113,26 @@ def _string_value(node: Node | None) -> str:
 
 def _jsdoc(node: Node) -> str:
     return doc_comment(node, "comment")
+
+
+#: route registrations whose last argument may be the handler itself (``router.post("/x", auth, (req, res) => ...)``)
+ROUTE_VERBS = frozenset({"get", "post", "put", "patch", "delete", "all", "options", "head"})
+
+
+def _inline_handler(expr: Node) -> tuple[str, Node, int] | None:
+    """``router.post("/x", ..., (req, res) => {...})`` at a module's top level: the handler function, named as the
+    route is registered (``POST /x``), so that its calls are its own and not the whole module's."""
+    if expr.type != "call_expression":
+        return None
+    fn, args = expr.child_by_field_name("function"), expr.child_by_field_name("arguments")
+    if fn is None or fn.type != "member_expression" or args is None or len(args.named_children) < 2:
+        return None
+    verb = text(fn.child_by_field_name("property"))
+    first, last = args.named_children[0], args.named_children[-1]
+    if verb not in ROUTE_VERBS or first.type not in ("string", "template_string") or \
+            last.type not in ("arrow_function", "function_expression", "function"):
+        return None
+    return f"{verb.upper()} {_string_value(first)}", last, expr.start_point[0] + 1
 
 
 def _iife_body(expr: Node) -> Node | None:
@@ -148,8 +190,13 @@ class _Extractor(Extractor):
             self.statements(stmt, None)   # a top-level block scoping a browser script's names
         elif t == "expression_statement" and scope is None and stmt.named_children:
             body = _iife_body(stmt.named_children[0])
+            handler = _inline_handler(stmt.named_children[0])
             if body is not None:
                 self.statements(body, None)   # (function () { ... })(): the pre-module module pattern
+            elif handler is not None:
+                name, fn, line = handler
+                self.function(fn, name, None, False, stmt)
+                self.facts.extra.setdefault("inline_handlers", {})[str(line)] = self.symbols[-1].key
             else:
                 self.commonjs_export(stmt.named_children[0])
 
@@ -419,6 +466,8 @@ class _Extractor(Extractor):
             self.function(value, text(name_node), scope, exported, doc_node, outer=node)
         elif name_node.type == "identifier" and value.type in _CLASSES:
             self.class_(value, text(name_node), scope, exported, doc_node, [])
+        elif name_node.type == "identifier" and (wrapped := _wrapped_function(value)) is not None:
+            self.function(wrapped, text(name_node), scope, exported, doc_node, outer=node)
         elif scope is None and value.type == "call_expression" and dotted(value.child_by_field_name("function")) == "require":
             args = value.child_by_field_name("arguments")
             spec = _string_value(args.named_children[0]) if args is not None and args.named_children else ""
@@ -486,6 +535,7 @@ class _Extractor(Extractor):
             self.facts.extra["default"] = self.default
         self.calls(root)
         self.locals(root)
+        self.record_values(self.assignment_pairs(root))
         return self.finish(root)
 
     def calls(self, root: Node) -> None:
@@ -506,6 +556,21 @@ class _Extractor(Extractor):
             found = self.call_fact(node, owner or "", fn)   # (a decorator's arguments are no calls: skipped there)
             if found is not None:
                 calls.append(found)
+                if found.name in COMPOSERS:
+                    calls += self.composed(node, owner or "")
+
+    def composed(self, node: Node, owner: str) -> list[CallFact]:
+        """``flow(getUser, format)(id)``: the functions a composition is given are called by it, each a call
+        of its own (by name, or ``obj.fn`` with its receiver)."""
+        args = node.child_by_field_name("arguments")
+        out = []
+        for arg in args.named_children if args is not None else []:
+            if arg.type == "identifier":
+                out.append(CallFact(owner, text(arg), None, -1, arg.start_point[0] + 1))
+            elif arg.type == "member_expression" and arg.child_by_field_name("object") is not None:
+                out.append(CallFact(owner, text(arg.child_by_field_name("property")),
+                                    self.receiver(arg.child_by_field_name("object")), -1, arg.start_point[0] + 1))
+        return out
 
     def locals(self, root: Node) -> None:
         lines = _LOCALS.strip().splitlines()
@@ -550,6 +615,11 @@ TYPESCRIPT = Syntax(
     keywords=frozenset({"this", "super"}),
     type_text=dotted,
     not_calls=frozenset({"require"}),
+    conditionals={"ternary_expression": ("consequence", "alternative")},
+    assignments="""
+(variable_declarator name: (identifier) @target value: (_) @value)
+(assignment_expression left: [(identifier) (member_expression)] @target right: (_) @value)
+""",
 )
 TSX = replace(TYPESCRIPT, grammar=Grammar("tsx", tree_sitter_typescript.language_tsx))
 JAVASCRIPT = replace(TYPESCRIPT, grammar=Grammar("javascript", tree_sitter_javascript.language))

@@ -1,0 +1,472 @@
+"""Code toolset, part 3: the question set (``bench/data/code_gold/questions.jsonl``, written blind by another
+helper from the source) answered through the tools, counting calls.
+
+Each question has a **plan**: the calls an agent makes for it, written from the question's words alone (the
+names, routes and services it mentions), never from its answer. A service is named as the index names it
+(cypress-realworld-app's front end is the folder ``src``: the ``status`` listing an agent reads first says so,
+one call the plans do not count). A plan runs in process through the very
+``ToolSpec``s an MCP client calls (`Agent`: every call validated by the request model, counted); where a call
+returns several candidates the plan takes the first in the service the question names, as an agent reading
+the candidates would, and stops there (no retry on a wrong pick).
+
+**Answered** is judged automatically against the key, by the answer's type:
+
+* ``symbols`` / ``impact``: every required item (not ``optional``) is a node the plan's answer holds: same file,
+  and the node is the innermost symbol of the index whose lines hold the item's line (a caller's call line
+  lies in its function; a module counts only where no function of the index holds the line, as in an
+  anonymous handler), or a route or client on that line; a route item by its service and ``METHOD path``;
+* ``path``: one returned path passes through every required step's function (the same rule);
+* ``service_pairs`` / ``services`` / ``routes``: the required pairs, services or routes are all found, and nothing
+  outside the key's items (optional ones included) is;
+* ``none``: the plan's structural query comes back empty (a ``find`` total of 0, no link, no path ...);
+* ``config``: every value the key lists (``value`` fields) appears in what the calls returned.
+
+Prints each question's verdict, calls and what was missing, then the share answered and the median calls per
+system and class. Run: ``python bench/code_questions.py [--system NAME] [--verbose]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import statistics
+import sys
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "bench"))
+
+import gold  # noqa: E402
+
+from graphlore.config import Settings  # noqa: E402
+from graphlore.contract import parse_request  # noqa: E402
+from graphlore.errors import GraphloreError  # noqa: E402
+from graphlore.runtime import Runtime  # noqa: E402
+from graphlore.toolsets.code import TOOLSET  # noqa: E402
+from graphlore.toolsets.code.index.code_index import CodeIndex  # noqa: E402
+
+QUESTIONS = gold.GOLD / "questions.jsonl"
+
+
+class Refused(Exception):
+    """A tool refused a plan's call."""
+
+
+class Agent:
+    """Tool calls on one project, counted; every answer kept (the config judge reads them)."""
+
+    def __init__(self, runtime: Runtime, root: Path) -> None:
+        self.runtime, self.root = runtime, root
+        self.calls = 0
+        self.seen: list[Any] = []
+
+    def __call__(self, tool: str, **fields) -> Any:
+        """The tool's answer; a refused call counts too and ends the plan (`Refused`), as it would cost an agent
+        a call and a second try the plan does not make."""
+        self.calls += 1
+        spec = TOOLSET.tool(tool)
+        try:
+            out = spec.run(self.runtime, parse_request(spec.request, {"project_path": str(self.root), **fields}))
+        except GraphloreError as exc:
+            raise Refused(str(exc)) from exc
+        self.seen.append(out)
+        return out
+
+    # -- the moves every plan is made of ----------------------------------------------------------------
+
+    def one(self, identifier: str, service: str | None = None, kind: str | None = None) -> str | None:
+        """resolve; of several candidates the first in ``service``; nothing found: search (one more call)."""
+        found = self("resolve", identifier=identifier, hint_kind=kind)
+        if found.status == "one":
+            return found.node.id
+        if found.status == "many":
+            picks = [c.node for c in found.candidates if service is None or _same(c.node.microservice, service)]
+            return picks[0].id if picks else None
+        query = {"query": identifier, "kind": kind if kind in (None, "route", "client", "microservice") else "symbol"}
+        if service and query["kind"]:
+            query["filter"] = {"microservice": service}
+        hits = self("search", **query, limit=1).results
+        return hits[0].node.id if hits else None
+
+    def upstream(self, node: str | None, depth: int) -> list[str]:
+        return [] if node is None else [r.node.id for r in self("impact", id=node, depth=depth, limit=500).results]
+
+    def trace(self, start: str | None, end: str | None) -> list[list[str]]:
+        if start is None or end is None:
+            return []
+        out = self("paths", from_id=start, to_id=end, limit=20)
+        return [[out.paths[i].hops[0].source.id] + [h.target.id for h in p.hops] for i, p in enumerate(out.paths)]
+
+    def links(self, service: str) -> list[tuple[str, str, str]]:
+        """(source, target, match) of every link drawn around ``service`` (one service_map call)."""
+        return [(link.source, link.target, link.match) for link in self("service_map", microservice=service).links]
+
+    def routes(self, service: str, **filter_) -> list[str]:
+        found = self("find", kind="route", filter={"microservice": service, **filter_}, limit=500)
+        return [r.label for r in found.results]
+
+    def route_named(self, service: str, word: str) -> str | None:
+        """The first route of ``service`` whose label holds ``word`` (one find: an agent reads the list)."""
+        found = self("find", kind="route", filter={"microservice": service}, limit=500).results
+        return next((r.id for r in found if word.lower() in r.label.lower()), None)
+
+    def total(self, kind: str, **filter_) -> int:
+        return self("find", kind=kind, filter=filter_, limit=1).total
+
+
+def _same(name: str | None, service: str) -> bool:
+    return bool(name) and (name.lower() == service.lower() or service.lower() in name.lower())
+
+
+# -- the plans: question id -> the calls (written from the question's words) ---------------------------------
+
+def callers_of_route(a: Agent, route: str, depth: int = 3, service: str | None = None) -> dict:
+    return {"nodes": a.upstream(a.one(route, service, "route"), depth)}
+
+
+def callers_of(a: Agent, name: str, service: str | None = None, depth: int = 1, kind: str | None = None) -> dict:
+    return {"nodes": a.upstream(a.one(name, service, kind), depth)}
+
+
+def trace(a: Agent, start: str, end: str, s_service: str | None = None, e_service: str | None = None,
+          s_kind: str | None = None, e_kind: str | None = None) -> dict:
+    return {"paths": a.trace(a.one(start, s_service, s_kind), a.one(end, e_service, e_kind))}
+
+
+def from_client(a: Agent, service: str, method: str, path: str, end: str, e_service: str) -> dict:
+    """A trace that starts where a service sends a request: its client (find), the code that declares it."""
+    found = a("find", kind="client", filter={"microservice": service, "http_method": method,
+                                              "target_path_prefix": path}, limit=1).results
+    start = None
+    if found:
+        owners = a("neighbors", id=found[0].id, edge_types=["CLIENT_DECLARED_BY"]).neighbors
+        start = owners[0].node.id if owners else None
+    return {"paths": a.trace(start, a.one(end, e_service))}
+
+
+def calls_from(a: Agent, service: str) -> dict:
+    return {"pairs": [(s, t) for s, t, m in a.links(service) if s.lower() == service.lower() and m == "cross_service"]}
+
+
+def calls_to(a: Agent, service: str) -> dict:
+    return {"pairs": [(s, t) for s, t, m in a.links(service) if t.lower() == service.lower() and m == "cross_service"]}
+
+
+def no_link(a: Agent, source: str, targets: tuple[str, ...]) -> dict:
+    return {"found": [(s, t) for s, t, _ in a.links(source) if s == source and t in targets]}
+
+
+def no_callers(a: Agent, route: str, service: str | None = None) -> dict:
+    node = a.one(route, service, "route")
+    if node is None:
+        return {"found": []}
+    keys = ["HTTP_CALLED_BY", "GRPC_CALLED_BY"]
+    return {"found": [n.node.id for n in a("neighbors", id=node, edge_types=keys).neighbors]}
+
+
+def implementations(a: Agent, name: str, service: str | None = None) -> dict:
+    node = a.one(name, service)
+    if node is None:
+        return {"nodes": []}
+    out = a("neighbors", id=node, edge_types=["EXTENDED_BY", "IMPLEMENTED_BY"], limit=100)
+    return {"nodes": [n.node.id for n in out.neighbors]}
+
+
+def config_of_clients(a: Agent, service: str, **filter_) -> dict:
+    found = a("find", kind="client", filter={"microservice": service, **filter_}, limit=5).results
+    for ref in found[:2]:
+        a("describe", id=ref.id)
+    return {}
+
+
+def leaves(a: Agent) -> dict:
+    links = a("service_map").links
+    callers = {link.source for link in links if link.match == "cross_service"}
+    services = a("find", kind="microservice", filter={"deployable": True}, limit=100).results
+    return {"services": sorted(s.name for s in services if s.name not in callers)}
+
+
+def front_end_routes(a: Agent, used: bool) -> dict:
+    backend = a.routes("backend")
+    called = set()
+    for client in a("find", kind="client", filter={"microservice": "src", "match": "cross_service"},
+                    limit=500).results:
+        for n in a("neighbors", id=client.id, edge_types=["HTTP_CALLS"]).neighbors:
+            called.add(n.node.label)
+    return {"routes": sorted(called) if used else sorted(set(backend) - called)}
+
+
+PLANS = {
+    "pm-01": lambda a: callers_of_route(a, "POST /uaa/users", 3, "auth-service"),
+    "pm-02": lambda a: callers_of(a, "StatisticsService.save", "statistics-service"),
+    "pm-03": lambda a: callers_of(a, "AccountRepository.findByName", "account-service"),
+    "pm-04": lambda a: trace(a, "PUT /accounts/current", "StatisticsServiceImpl.save", "account-service",
+                             "statistics-service", "route"),
+    "pm-05": lambda a: trace(a, "NotificationServiceImpl.sendBackupNotifications", "AccountRepository",
+                             "notification-service", "account-service"),
+    "pm-06": lambda a: trace(a, "POST /accounts/", "UserRepository", "account-service", "auth-service", "route"),
+    "pm-07": lambda a: callers_of(a, "ExchangeRatesServiceImpl.getCurrentRates", "statistics-service", 6),
+    "pm-08": lambda a: callers_of_route(a, "PUT /statistics/{accountName}", 4, "statistics-service"),
+    "pm-09": lambda a: callers_of(a, "AccountRepository.findByName", "account-service", 6),
+    "pm-10": lambda a: calls_from(a, "account-service"),
+    "pm-11": lambda a: calls_to(a, "account-service"),
+    "pm-12": lambda a: {"pairs": [(s, t) for s, t, m in ((x.source, x.target, x.match) for x in a("service_map").links)
+                                  if m == "cross_service"]},
+    "pm-13": lambda a: {"found": [h.node.id for h in a("search", query="send mail email", kind="symbol",
+                                                         filter={"microservice": "account-service"}).results
+                                  if "mail" in h.node.label.lower()]},
+    "pm-14": lambda a: {"found": [1] * (a.total("producer") + a.total("route", framework=["spring_kafka", "spring_rabbit", "spring_jms", "spring_cloud_stream"]))},
+    "pm-15": lambda a: no_link(a, "notification-service", ("statistics-service",)),
+    "pm-16": lambda a: implementations(a, "StatisticsServiceClient", "account-service"),
+    "pm-17": lambda a: {"routes": a.routes("notification-service")},
+    "pm-18": lambda a: config_of_clients(a, "statistics-service", match="unresolved"),
+
+    "md-01": lambda a: callers_of_route(a, "hipstershop.CartService/AddItem", 4, "cartservice"),
+    "md-02": lambda a: callers_of_route(a, "hipstershop.ProductCatalogService/GetProduct", 3),
+    "md-03": lambda a: callers_of_route(a, "hipstershop.CurrencyService/Convert", 3),
+    "md-04": lambda a: {"nodes": [n for r in a.routes("emailservice", framework="grpc")
+                                  for n in a.upstream(a.one(r, "emailservice", "route"), 3)]},
+    "md-05": lambda a: {"paths": a.trace(a.one("POST /cart/checkout", "frontend", "route"),
+                                         a.route_named("paymentservice", "Charge"))},
+    "md-06": lambda a: trace(a, "GET /product/{id}", "hipstershop.ProductCatalogService/GetProduct", "frontend",
+                             "productcatalogservice", "route", "route"),
+    "md-07": lambda a: trace(a, "getRecommendations", "hipstershop.ProductCatalogService/ListProducts", "frontend",
+                             "productcatalogservice", None, "route"),
+    "md-08": lambda a: {"paths": a.trace(a.one("checkoutService.PlaceOrder", "checkoutservice"),
+                                         a.route_named("emailservice", "SendOrderConfirmation"))},
+    "md-09": lambda a: callers_of_route(a, "hipstershop.CartService/GetCart", 6, "cartservice"),
+    "md-10": lambda a: callers_of_route(a, "hipstershop.ShippingService/GetQuote", 6, "shippingservice"),
+    "md-11": lambda a: callers_of_route(a, "hipstershop.CurrencyService/Convert", 6, "currencyservice"),
+    "md-12": lambda a: calls_from(a, "checkoutservice"),
+    "md-13": lambda a: calls_to(a, "productcatalogservice"),
+    "md-14": lambda a: calls_from(a, "frontend"),
+    "md-15": leaves,
+    "md-16": lambda a: no_callers(a, "hipstershop.ProductCatalogService/SearchProducts"),
+    "md-17": lambda a: no_link(a, "checkoutservice", ("recommendationservice", "adservice")),
+    "md-18": lambda a: {"found": [1] * (a.total("producer") + a.total("route", framework=["sarama", "kafka_go", "confluent_kafka"]))},
+    "md-19": lambda a: {"found": [s for s, _ in calls_to(a, "shoppingassistantservice")["pairs"] if s != "frontend"]},
+    "md-20": lambda a: {"nodes": [r.node.id for r in a("impact", id=a.one("EmailServiceServicer", "emailservice"),
+                                                       direction="out", edge_types=["EXTENDED_BY", "IMPLEMENTED_BY"],
+                                                       depth=5).results]},
+    "md-21": lambda a: {"routes": [r for r in a.routes("frontend") if not r.startswith("grpc ")]},
+    "md-22": lambda a: config_of_clients(a, "checkoutservice", target_service="cartservice"),
+
+    "cy-01": lambda a: callers_of_route(a, "PATCH /transactions/{transactionId}", 2, "backend"),
+    "cy-02": lambda a: callers_of(a, "createTransaction", "backend"),
+    "cy-03": lambda a: callers_of(a, "getTransactionsForUserContacts", "backend"),
+    "cy-04": lambda a: callers_of_route(a, "POST /graphql", 2, "backend"),
+    "cy-05": lambda a: callers_of(a, "createBankAccountForUser", "backend"),
+    "cy-06": lambda a: from_client(a, "src", "POST", "/likes", "createLike", "backend"),
+    "cy-07": lambda a: from_client(a, "src", "POST", "/transactions", "updateUserById", "backend"),
+    "cy-08": lambda a: from_client(a, "src", "POST", "/login", "getUserBy", "backend"),
+    "cy-09": lambda a: from_client(a, "src", "GET", "/notifications", "getNotificationsByUserId", "backend"),
+    "cy-10": lambda a: callers_of(a, "getUserById", "backend", 2),
+    "cy-11": lambda a: callers_of(a, "formatTransactionForApiResponse", "backend", 8),
+    "cy-12": lambda a: callers_of_route(a, "POST /users", 4, "backend"),
+    "cy-13": lambda a: front_end_routes(a, used=True),
+    "cy-14": lambda a: front_end_routes(a, used=False),
+    "cy-15": lambda a: {"nodes": [c.id for c in a("find", kind="client", filter={
+        "microservice": "src", "target_path_prefix": "/transactions"}, limit=100).results]},
+    "cy-16": lambda a: {"found": [c.id for c in a("find", kind="client", filter={
+        "microservice": "src", "target_path_prefix": "/bankAccounts"}, limit=10).results]},
+    "cy-17": lambda a: {"found": [c.id for c in a("find", kind="client", filter={
+        "microservice": "backend", "match": ["cross_service", "ambiguous", "no_route"]}, limit=10).results]},
+    "cy-18": lambda a: {"found": [r for r in a.routes("backend", http_method="DELETE") if "transaction" in r.lower()]},
+    "cy-19": lambda a: no_callers(a, "GET /users/{userId}", "backend"),
+    "cy-20": lambda a: {"routes": a.routes("backend", path_prefix="/users")},
+    "cy-21": lambda a: config_of_clients(a, "src", match="cross_service"),
+    "cy-22": lambda a: {"nodes": [h.node.id for h in a("search", query="resolver bank account", kind="symbol",
+                                                       filter={"microservice": "backend"}, limit=10).results]},
+}
+
+
+# -- judging ---------------------------------------------------------------------------------------------
+
+
+class Judge:
+    """What the key's items mean in the index: each node's file and lines, each route's label and service."""
+
+    def __init__(self, key: dict, store) -> None:
+        self.key = key
+        self.nodes = {n.id: n for kind in ("symbol", "route", "client") for n in store.iter_nodes(kind)}
+        self.spans: dict[str, list[tuple[int, int, str]]] = defaultdict(list)
+        for node in self.nodes.values():
+            p = node.props
+            if node.kind == "symbol" and p.get("file") and p.get("line_start"):
+                self.spans[p["file"]].append((p["line_start"], p.get("line_end") or p["line_start"], node.id))
+
+    def innermost(self, file: str, line: int) -> str | None:
+        """The symbol of the index whose lines hold ``line`` most narrowly (a file's module only when no function
+        or class of the index holds it: a call in an anonymous handler)."""
+        holding = [(end - start, node) for start, end, node in self.spans.get(file, []) if start <= line <= end]
+        return min(holding)[1] if holding else None
+
+    def canonical(self, name: str) -> str:
+        """A tool service name as the key's canonical name (by any of its names)."""
+        for service in self.key["services"]:
+            names = {service["name"].lower(), service["root"].lower().rstrip("/")} | {
+                n["name"].lower() for n in service.get("names", [])}
+            if name.lower() in names or name.lower() == service["root"].rsplit("/", 1)[-1].lower():
+                return service["name"]
+        return name
+
+    def holds(self, node_id: str, item: dict) -> bool:
+        node = self.nodes.get(node_id)
+        if node is None:
+            return False
+        p = node.props
+        if "route" in item and "file" not in item:
+            service, _, label = re.sub(r"\s*\(.*\)$", "", item["route"]).partition(" ")
+            path = re.sub(r"^(?:/\{\?\})+", "", p.get("label", "").split(" ", 1)[-1])  # a deployment's prefix
+            return (node.kind == "route" and gold.norm_path(path) == gold.norm_path(label.split(" ", 1)[-1])
+                    and self.canonical(p.get("microservice", "")) == service)
+        if "file" not in item or p.get("file") != item["file"]:
+            return False
+        if node.kind == "symbol":  # the function that holds the line, not any enclosing class or module
+            return self.innermost(item["file"], item["line"]) == node_id
+        return p.get("line") == item["line"]
+
+    def items_found(self, items: list[dict], nodes: list[str]) -> list[str]:
+        """The required items no node holds."""
+        return [_name(i) for i in items if not i.get("optional") and ("file" in i or "route" in i)
+                and not any(self.holds(n, i) for n in nodes)]
+
+    def verdict(self, question: dict, answer: dict) -> tuple[bool, list[str]]:
+        key = question["answer"]
+        kind = key["type"]
+        if kind == "none":
+            return not answer.get("found"), [f"found {answer.get('found')[:5]}"] if answer.get("found") else []
+        if kind == "symbols":
+            missing = self.items_found(key["items"], answer.get("nodes", []))
+            return not missing, missing
+        if kind == "impact":
+            items = [i for hop in key["hops"].values() for i in hop]
+            missing = self.items_found(items, answer.get("nodes", []))
+            return not missing, missing
+        if kind == "path":
+            steps = [s for s in key["steps"] if not s.get("optional")]
+            best: list[str] = [_name(s) for s in steps if "file" in s or "route" in s]
+            for path in answer.get("paths", []):
+                missing = self.items_found(steps, path)
+                if len(missing) < len(best):
+                    best = missing
+            return not best, best
+        if kind == "service_pairs":
+            return self.pairs(key, answer.get("pairs", []))
+        if kind == "services":
+            found = {self.canonical(s) for s in answer.get("services", [])}
+            want = set(key["items"])
+            return found == want, [f"missing {sorted(want - found)}", f"extra {sorted(found - want)}"]
+        if kind == "routes":
+            return self.routes(key, answer.get("routes", []))
+        if kind == "config":
+            text = json.dumps([o.model_dump() for o in answer.get("_seen", [])])
+            values = [str(i["value"]) for i in key["items"] if "value" in i and "{{" not in str(i["value"])]
+            missing = [v for v in values if v not in text]
+            return not missing, missing
+        raise ValueError(kind)
+
+    def pairs(self, key: dict, found: list[tuple[str, str]]) -> tuple[bool, list[str]]:
+        got = {(self.canonical(s), self.canonical(t)) for s, t in found}
+        required, allowed = set(), set()
+        for item in key["items"]:
+            source = item.get("from") or key.get("from")
+            target = item.get("to") or key.get("to")
+            for s in ([source] if source else []):
+                for t in ([target] if target else []):
+                    allowed.add((s, t))
+                    if not item.get("optional"):
+                        required.add((s, t))
+        if not required and key.get("services"):  # "which services call X" / "does X call": items name one side
+            sides = set(key["services"])
+            required = {p for p in got if p[0] in sides or p[1] in sides}
+        missing, extra = required - got, got - allowed if allowed else set()
+        return not missing and not extra, [f"missing {sorted(missing)}"] * bool(missing) + [f"extra {sorted(extra)}"] * bool(extra)
+
+    def routes(self, key: dict, labels: list[str]) -> tuple[bool, list[str]]:
+        def norm(label: str) -> tuple[str, str]:
+            """``METHOD path`` without a deployment's prefix (``/{?}``) or a note in brackets (``(playground)``);
+            ``/**`` and ``/*`` at the end are one (everything under the prefix)."""
+            method, _, path = label.partition(" ")
+            path = gold.norm_path(re.sub(r"^(?:/\{\?\})+", "", re.sub(r"\s*\(.*\)$", "", path)))
+            return method.upper(), re.sub(r"/\*\*$", "/*", path)   # two spellings of "everything under"
+
+        got = {norm(label) for label in labels}
+        required, allowed = set(), set()
+        for item in key["items"]:
+            entry = item if isinstance(item, dict) else dict(zip(("method", "path"), item.split(" ", 1), strict=True))
+            for method in entry["method"].split("|"):
+                route = norm(f"{method} {entry['path']}")
+                allowed.add(route)
+                if not entry.get("optional") and method == entry["method"].split("|")[0]:
+                    required.add(route)
+        missing = {r for r in required if r not in got and ("ANY", r[1]) not in got}  # ANY serves every method
+        extra = {g for g in got if g not in allowed and ("ANY", g[1]) not in allowed
+                 and not (g[0] == "ANY" and any(a[1] == g[1] for a in allowed))}
+        return not missing and not extra, [f"missing {sorted(missing)}"] * bool(missing) + [f"extra {sorted(extra)}"] * bool(extra)
+
+
+def _name(item: dict) -> str:
+    return item.get("symbol") or item.get("route") or f"{item.get('file')}:{item.get('line')}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--system", choices=gold.SYSTEMS)
+    parser.add_argument("--verbose", action="store_true", help="print each question and the plan's answer")
+    parser.add_argument("--only", nargs="*", help="only these question ids")
+    args = parser.parse_args()
+    questions = [json.loads(line) for line in QUESTIONS.read_text(encoding="utf-8").splitlines() if line.strip()]
+    results: dict[str, list[tuple[str, bool, int]]] = defaultdict(list)
+    with tempfile.TemporaryDirectory() as home:
+        runtime = Runtime(Settings(home=Path(home)))
+        for system in gold.SYSTEMS:
+            if args.system and system != args.system:
+                continue
+            root = gold.DATA / system
+            if not root.is_dir():
+                print(f"({system} not found at {root}: skipped)")
+                continue
+            CodeIndex(runtime, root).sync()
+            judge = Judge(gold.load(system), CodeIndex(runtime, root).store())
+            print(f"\n== {system}")
+            for question in (q for q in questions if q["system"] == system):
+                if args.only and question["id"] not in args.only:
+                    continue
+                agent = Agent(runtime, root)
+                try:
+                    answer = PLANS[question["id"]](agent)
+                except Refused as exc:
+                    answer = {"refused": str(exc)}
+                answer["_seen"] = agent.seen
+                ok, why = judge.verdict(question, answer)
+                results[system].append((question["class"], ok, agent.calls))
+                shown = "" if ok else "  " + "; ".join(w for w in why if w)[:300]
+                print(f"  {question['id']:6s} {question['class']:13s} {'answered' if ok else 'NOT     '} "
+                      f"{agent.calls} calls{shown}")
+                if args.verbose:
+                    print(f"         {question['question']}")
+                    print("         answer: " + json.dumps({k: v for k, v in answer.items() if k != "_seen"})[:1500])
+        runtime.close()
+    print("\nsystem                 answered      median calls  max calls")
+    every = []
+    for system, rows in results.items():
+        every += rows
+        print(f"{system:22s} {sum(ok for _, ok, _ in rows):3d}/{len(rows):<3d} {sum(ok for _, ok, _ in rows) / len(rows):.3f}"
+              f"   {statistics.median(c for _, _, c in rows):5.1f}        {max(c for _, _, c in rows)}")
+    if every:
+        print(f"{'all':22s} {sum(ok for _, ok, _ in every):3d}/{len(every):<3d} "
+              f"{sum(ok for _, ok, _ in every) / len(every):.3f}   {statistics.median(c for _, _, c in every):5.1f}"
+              f"        {max(c for _, _, c in every)}")
+        by_class: dict[str, list[bool]] = defaultdict(list)
+        for cls, ok, _ in every:
+            by_class[cls].append(ok)
+        print("by class: " + ", ".join(f"{c} {sum(v)}/{len(v)}" for c, v in sorted(by_class.items())))
+
+
+if __name__ == "__main__":
+    main()

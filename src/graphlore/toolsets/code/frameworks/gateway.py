@@ -1,0 +1,206 @@
+"""Gateway routes: Spring Cloud Gateway (YAML and its Java DSL) and Netflix Zuul, each a route of the gateway
+that forwards to a service (`services.endpoints.Forward`; `services.links` links it to the target's routes).
+
+**YAML** (the gateway module's settings, config-server files included, `services.settings`):
+``spring.cloud.gateway.routes[i]`` (also under ``spring.cloud.gateway.server.webflux``/``.mvc``/``.server.webmvc``)
+with ``uri`` (``lb://name``, ``http://host:port``), ``predicates`` (``Path=/a/**,/b/**``, ``Method=GET``; the
+long form ``name: Path`` with ``args``) and ``filters`` (``StripPrefix=N``, ``RewritePath=/a/(?<s>.*), /${s}``,
+``PrefixPath=/x``); with ``spring.cloud.gateway.discovery.locator.enabled`` every project service is also
+reachable at ``/<service>/**`` (its name stripped). ``zuul.routes.<name>`` with ``path``, ``serviceId`` or
+``url`` (else the route's name is the service) and ``stripPrefix`` (default ``zuul.stripPrefix``, true: the
+path's prefix before the wildcard is stripped), under ``zuul.prefix``.
+
+**Java DSL**: ``builder.routes().route("id", r -> r.path("/a/**").filters(f -> f.stripPrefix(1)).uri("lb://x"))``:
+the calls of one ``route(...)`` up to the next, read from the facts.
+
+A route's handler is the module's application class (``@SpringBootApplication``, ``@EnableZuulProxy``) when
+it has one, else the configuring method (DSL) or the first file of the module; its ``source_layer`` is
+``config`` (YAML) or ``framework`` (DSL).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from ..languages.folding import Folded, literal
+from ..languages.symbols import Bound
+from ..services.endpoints import ANY, HTTP_METHODS, Forward, Item, normalise_path
+from ..services.settings import Values
+from .base import Framework, Project, Reader, item
+from .jvm import JVM_LANGUAGES, JavaFile, annotations, constants
+
+PREFIXES = ("spring.cloud.gateway.routes", "spring.cloud.gateway.server.webflux.routes",
+            "spring.cloud.gateway.mvc.routes", "spring.cloud.gateway.server.webmvc.routes")
+APPLICATION = ("SpringBootApplication", "EnableZuulProxy", "EnableZuulServer")
+_REWRITE = re.compile(r"^\s*(/[^()]*?)/?\(\?<(\w+)>\.\*\)\s*,\s*(/[^$]*?)/?\$\\?\{\2\}\s*$")
+
+
+def _bool(value: str | None, default: bool) -> bool:
+    return default if value is None else value.strip().lower() not in ("false", "0", "no", "off")
+
+
+def _list(values: Values, key: str) -> list[str]:
+    """A YAML list (``key[0]``...) or a comma-separated value, as strings."""
+    out, index = [], 0
+    while (item_ := values.get(f"{key}[{index}]")) is not None:
+        out.append(item_)
+        index += 1
+    if out:
+        return out
+    single = values.get(key)
+    return [single] if single is not None else []
+
+
+def _route(path: str, target: Folded, strip: int, rewrite: tuple[str, str] | None) -> Forward:
+    return Forward(target, strip, rewrite, normalise_path(path))
+
+
+def _rewrite(filters: list[str]) -> tuple[int, tuple[str, str] | None, bool]:
+    """(segments stripped, rewrite, whether every filter was understood) of a route's filters."""
+    strip, rewrite, understood = 0, None, True
+    for spec in filters:
+        name, _, args = spec.partition("=")
+        name = name.strip()
+        if name == "StripPrefix" and args.strip().isdigit():
+            strip = int(args)
+        elif name == "RewritePath":
+            match = _REWRITE.match(args)
+            if match:
+                rewrite = (match.group(1), match.group(3) or "/")
+            else:
+                understood = False
+        elif name == "PrefixPath":
+            rewrite = ("", args.strip())
+        elif name == "SetPath":
+            understood = False
+    return strip, rewrite, understood
+
+
+def yaml_routes(values: Values, services: list[str]) -> Iterator[tuple[str, str, str, Forward, str | None]]:
+    """(framework, method, path, forward, problem) of each gateway route the settings declare."""
+    for prefix in PREFIXES:
+        index = 0
+        while values.get(f"{prefix}[{index}].uri") is not None or values.get(f"{prefix}[{index}].id") is not None:
+            base = f"{prefix}[{index}]"
+            index += 1
+            uri = values.get(f"{base}.uri") or ""
+            text, missing = values.resolve(uri)
+            target = Folded(text, not missing, tuple(f"placeholder ${{{k}}}" for k in missing))
+            paths, methods = [], []
+            for position, spec in enumerate(_list(values, f"{base}.predicates")):
+                name, _, args = spec.partition("=")
+                if not args:   # the long form: predicates[i].name / .args.*
+                    name = values.get(f"{base}.predicates[{position}].name") or ""
+                    args = ",".join(v for k, v in values.entries.items()
+                                    if k.startswith(f"{base}.predicates[{position}].args."))
+                if name.strip() == "Path":
+                    paths += [p.strip() for p in args.split(",") if p.strip()]
+                elif name.strip() == "Method":
+                    methods += [m.strip().upper() for m in args.split(",") if m.strip().upper() in HTTP_METHODS]
+            strip, rewrite, understood = _rewrite(_list(values, f"{base}.filters"))
+            problem = None if understood else "a filter rewrites the path in a way this reader does not follow"
+            for path in paths or ["/**"]:
+                for method in methods or [ANY]:
+                    yield "spring_cloud_gateway", method, path, _route(path, target, strip, rewrite), problem
+    locator = "spring.cloud.gateway.discovery.locator.enabled"
+    if _bool(values.get(locator) or values.get("spring.cloud.gateway.server.webflux.discovery.locator.enabled"),
+             False):
+        for service in services:
+            path = f"/{service}/**"
+            yield "spring_cloud_gateway", ANY, path, _route(path, literal(f"lb://{service}"), 1, None), None
+    routes = sorted({key.split(".")[2] for key in values.entries if key.startswith("zuul.routes.")
+                     and key.count(".") >= 3})
+    global_strip = _bool(values.get("zuul.stripPrefix") or values.get("zuul.strip-prefix"), True)
+    zuul_prefix = values.get("zuul.prefix") or ""
+    for name in routes:
+        base = f"zuul.routes.{name}"
+        path = values.get(f"{base}.path") or f"/{name}/**"
+        target_text = values.get(f"{base}.url") or values.get(f"{base}.serviceId") or \
+            values.get(f"{base}.service-id") or name
+        text, missing = values.resolve(target_text)
+        full = normalise_path(f"{zuul_prefix}/{path}")
+        strip = len([s for s in path.split("/") if s and "*" not in s]) if _bool(
+            values.get(f"{base}.stripPrefix") or values.get(f"{base}.strip-prefix"), global_strip) else 0
+        strip += len([s for s in zuul_prefix.split("/") if s]) if global_strip else 0
+        target = Folded(text, not missing, tuple(f"placeholder ${{{k}}}" for k in missing))
+        yield "zuul", ANY, full, _route(full, target, strip, None), None
+
+
+def _dsl(bound: Bound) -> Iterator[tuple[int, int, str, str, list[str], list[tuple[str, ...]], list[str]]]:
+    """(owner index, line, paths, uri, stripPrefix args, rewritePath args, methods) of each Java DSL route."""
+    calls = bound.facts.calls
+    starts = [i for i, c in enumerate(calls) if c.name == "route" and c.args and (
+        c.receiver and c.receiver[0] == "call" and c.receiver[2] in ("routes", "route"))]
+    for number, start in enumerate(starts):
+        end = starts[number + 1] if number + 1 < len(starts) else len(calls)
+        head = calls[start]
+        group = [c for c in calls[start + 1:end] if c.owner == head.owner]
+        uri = next((c for c in group if c.name == "uri" and c.args), None)
+        if uri is None:
+            continue
+        paths = [a for c in group if c.name == "path" for a in c.args]
+        methods = [m.rsplit(".", 1)[-1].strip('"').upper() for c in group if c.name == "method" for m in c.args]
+        strips = [c.args[0] for c in group if c.name == "stripPrefix" and c.args]
+        rewrites = [c.args for c in group if c.name == "rewritePath" and len(c.args) >= 2]
+        owner = bound.by_key.get(head.owner, -1)
+        yield owner, head.line, ",".join(paths) or '"/**"', uri.args[0], strips, rewrites, methods
+
+
+def prepare(files: list[Bound], project: Project) -> Reader:
+    by_module: dict[str, list[Bound]] = {}
+    for bound in files:
+        by_module.setdefault(bound.ctx.module, []).append(bound)
+    services = sorted({bound.ctx.microservice for bound in project.table.files.values()})
+    planned: dict[str, list[Item]] = {}
+    for module, bounds in by_module.items():
+        found = list(yaml_routes(project.values(module), services))
+        if not found:
+            continue
+        home, index = _home(bounds)
+        for framework, method, path, forward, problem in found:
+            route = item(home, index, "route", framework, http_method=method, path=literal(normalise_path(path)),
+                         written=path, forward=forward, source_layer="config")
+            if problem:
+                route.problems.append(problem)
+            planned.setdefault(home.path, []).append(route)
+
+    def read(bound: Bound) -> Iterator[Item]:
+        yield from planned.get(bound.path, [])
+        if not any(c.name == "uri" for c in bound.facts.calls):
+            return
+        jf = JavaFile(bound, constants(project), project.values(bound.ctx.module))
+        for owner, line, paths, uri, strips, rewrites, methods in _dsl(bound):
+            class_key = bound.facts.symbols[owner].parent or "" if owner >= 0 else ""
+            strip_value = jf.fold(strips[0], class_key) if strips else literal("0")
+            strip = int(strip_value.text) if strip_value.known and strip_value.text.isdigit() else 0
+            rewrite = None
+            if rewrites:
+                regex, replacement = (jf.fold(a, class_key).text for a in rewrites[0][:2])
+                match = _REWRITE.match(f"{regex}, {replacement}")
+                rewrite = (match.group(1), match.group(3) or "/") if match else None
+            target = jf.fold(uri, class_key)
+            for written in [p.strip() for p in paths.split(",")]:
+                path = jf.fold(written, class_key)
+                forward = _route(path.text, target, strip, rewrite)
+                for method in [m for m in methods if m in HTTP_METHODS] or [ANY]:
+                    route = item(bound, owner, "route", "spring_cloud_gateway", line, http_method=method,
+                                 path=Folded(normalise_path(path.text), path.known, path.why), written=written,
+                                 forward=forward)
+                    if rewrites and rewrite is None:
+                        route.problems.append("a RewritePath this reader does not follow")
+                    yield route
+
+    return read
+
+
+def _home(bounds: list[Bound]) -> tuple[Bound, int]:
+    """The module's application class (where its configuration is read), else its first file."""
+    for bound in bounds:
+        for index, sym in enumerate(bound.facts.symbols):
+            if sym.kind == "class" and annotations(sym).keys() & set(APPLICATION):
+                return bound, index
+    return bounds[0], -1
+
+
+FRAMEWORK = Framework("gateway", JVM_LANGUAGES, prepare)

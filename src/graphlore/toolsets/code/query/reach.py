@@ -1,0 +1,159 @@
+"""Questions over several hops, answered in one call: `paths` (every path between two nodes up to a depth)
+and `impact` (everything that reaches a node, or that it reaches, within a depth, one path each).
+
+Both walk the same edge keys as `neighbors` (`edge_keys`), one :meth:`Store.edges_of` selection per key and
+hop over the whole frontier. The default keys (`edge_keys.FLOW_KEYS`) follow a request as it runs, so a
+path crosses services without the agent stitching hops together.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from graphlore.store import Node, Store
+
+from ..model import TYPE_KINDS
+from .edge_keys import selection
+
+#: edges that take a request on without a call of its own (a call on an interface method is the override's;
+#: a method's client or producer, a route's handler are the method or handler itself): they cost no hop, so a
+#: depth counts calls, within a service or across services (a client's link to a route is one call)
+FREE_KEYS = frozenset({"OVERRIDDEN_BY", "OVERRIDES", "DECLARES_CLIENT", "CLIENT_DECLARED_BY", "DECLARES_PRODUCER",
+                       "PRODUCER_DECLARED_BY", "EXPOSED_BY", "EXPOSES"})
+
+
+def cost(key: str) -> int:
+    return 0 if key in FREE_KEYS else 1
+
+
+@dataclass(frozen=True)
+class Step:
+    """One edge as walked: from ``src`` to ``dst`` by ``key`` (``src`` may be the edge's stored dst)."""
+
+    src: str
+    dst: str
+    key: str
+    props: dict
+
+
+def seeds(store: Store, node: Node) -> list[str]:
+    """The node, and for a class (or another type) every symbol it declares: calls reach methods, not
+    classes, so a question about a class is a question about its members."""
+    if node.kind != "symbol" or node.props.get("symbol_kind") not in TYPE_KINDS:
+        return [node.id]
+    out, frontier, seen = [node.id], [node.id], {node.id}
+    while frontier:
+        page = store.edges_of(frontier, direction="out", types=["DECLARES"])
+        frontier = [e.dst for e in page.edges if e.dst not in seen]
+        seen.update(frontier)
+        out += frontier
+    return out
+
+
+def hop(store: Store, frontier: list[str], keys: tuple[str, ...], direction: str) -> dict[str, list[Step]]:
+    """The steps out of each frontier node by the keys, walking them ``direction`` (out: as the keys read;
+    in: backwards), always reported as walked."""
+    out: dict[str, list[Step]] = defaultdict(list)
+    if not frontier:
+        return out
+    for key in keys:
+        sel = selection(key, direction)
+        for edge in store.edges_of(frontier, direction=sel.direction, types=[sel.stored]).edges:
+            src, dst = (edge.src, edge.dst) if sel.direction == "out" else (edge.dst, edge.src)
+            out[src].append(Step(src, dst, key, edge.props))
+    return out
+
+
+def distances(store: Store, starts: list[str], keys: tuple[str, ...], direction: str, depth: int) -> dict[str, int]:
+    """Hops (calls, `cost`) from the nearest start to every node reached within ``depth``."""
+    return {node: level for node, (level, _) in _walk(store, starts, keys, direction, depth).items()}
+
+
+def _walk(store: Store, starts: list[str], keys: tuple[str, ...], direction: str,
+          depth: int) -> dict[str, tuple[int, Step | None]]:
+    """Every node within ``depth`` hops with its distance and the step that first reached it (a breadth-first
+    walk where free edges cost nothing: each level is closed over them before the next call is taken)."""
+    free = tuple(k for k in keys if cost(k) == 0)
+    paid = tuple(k for k in keys if cost(k) == 1)
+    found: dict[str, tuple[int, Step | None]] = {node: (0, None) for node in starts}
+    frontier = list(dict.fromkeys(starts))
+    for level in range(depth + 1):
+        closing = list(frontier)
+        while closing and free:  # the level's closure over free edges
+            steps = hop(store, closing, free, direction)
+            closing = []
+            for node in list(steps):
+                for step in steps[node]:
+                    if step.dst not in found:
+                        found[step.dst] = (level, step)
+                        closing.append(step.dst)
+                        frontier.append(step.dst)
+        if level == depth or not paid:
+            break
+        steps = hop(store, frontier, paid, direction)
+        frontier = []
+        for node in list(steps):
+            for step in steps[node]:
+                if step.dst not in found:
+                    found[step.dst] = (level + 1, step)
+                    frontier.append(step.dst)
+        if not frontier:
+            break
+    return found
+
+
+def all_paths(store: Store, sources: list[str], targets: list[str], keys: tuple[str, ...], depth: int,
+              most: int) -> tuple[list[list[Step]], bool]:
+    """Simple paths from a source to a target of at most ``depth`` hops (`cost`), fewest first, at most ``most``
+    (and whether there were more). Only nodes on some short enough path are expanded: the distances from
+    the sources and to the targets bound the search."""
+    ahead = distances(store, sources, keys, "out", depth)
+    behind = distances(store, targets, keys, "in", depth)
+    useful = {n for n in ahead if n in behind and ahead[n] + behind[n] <= depth}
+    if not useful:
+        return [], False
+    steps: dict[str, list[Step]] = defaultdict(list)
+    nodes = sorted(useful)
+    for src, group in hop(store, nodes, keys, "out").items():
+        steps[src] = [s for s in group if s.dst in useful]
+    target_set = set(targets)
+    found: list[list[Step]] = []
+
+    def walk(node: str, path: list[Step], spent: int, on_path: set[str]) -> None:
+        if node in target_set and path:
+            found.append(list(path))
+        if len(found) > most * 10:
+            return
+        for step in steps.get(node, []):
+            paid = spent + cost(step.key)
+            if step.dst in on_path or paid + behind[step.dst] > depth:
+                continue
+            path.append(step)
+            on_path.add(step.dst)
+            walk(step.dst, path, paid, on_path)
+            on_path.discard(step.dst)
+            path.pop()
+
+    for source in sources:
+        if source in useful:
+            walk(source, [], 0, {source})
+    found.sort(key=lambda p: (sum(cost(s.key) for s in p), len(p)))
+    return found[:most], len(found) > most
+
+
+def reach(store: Store, starts: list[str], keys: tuple[str, ...], direction: str,
+          depth: int) -> dict[str, tuple[int, list[Step]]]:
+    """Every node reached from ``starts`` within ``depth`` hops (``direction`` in: what reaches them), with
+    its distance and one shortest path (as walked: from the start outwards)."""
+    found = _walk(store, starts, keys, direction, depth)
+    out = {}
+    for node, (level, step) in found.items():
+        if step is None:
+            continue
+        path = []
+        while step is not None:
+            path.append(step)
+            step = found[step.src][1]
+        out[node] = (level, list(reversed(path)))
+    return out

@@ -1,0 +1,376 @@
+"""What the project's own deployment files say about its services: the names each is deployed under, the
+environment variables each is given, and the ports it listens on.
+
+**Read** (every file found by the walk, `layout.walk.is_deployment_file`): Docker Compose files (``services:``
+with ``build``, ``image``, ``container_name``, ``hostname``, ``environment``, ``env_file``, ``ports``; ``${VAR}``
+and ``${VAR:-default}`` interpolated from the ``.env`` beside the file), Kubernetes manifests (Deployment,
+StatefulSet, DaemonSet, ReplicaSet, Job, CronJob and Pod containers with their ``env`` values, ``valueFrom``
+ConfigMap keys and ``envFrom`` ConfigMaps; Service names and selectors; ConfigMaps), Helm charts (the
+templates of a chart with its ``values.yaml``, ``{{ .Values.a.b }}`` substituted and template actions
+dropped), Skaffold artifacts (image -> build folder) and ``.env`` files (``KEY=VALUE``).
+
+**Which service** a deployment unit is: the folder it is built from (a Compose ``build``, a Skaffold artifact
+for its image) holds the service's root, else its name (a Compose service, a Deployment, an image's last path
+segment) is already one of the service's names (its folder, its build name, ``spring.application.name``). A
+Kubernetes Service is the service of the workload its selector picks, else of its own name. Units that are
+no service of the project (``image: redis``) are left out.
+
+**Environment.** Each service gets the variables its units set (several different values across files, e.g.
+a manifest and a Helm chart: each is one of its values); the ``.env`` in its root, then the project root's,
+fill what no unit sets (Compose and ``dotenv`` read them from there).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+import yaml
+
+from ..layout.layout import Layout
+
+WORKLOADS = frozenset({"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob", "Pod"})
+_COMPOSE_VAR = re.compile(r"\$\{([A-Za-z_]\w*)(?::?-([^}]*))?\}|\$([A-Za-z_]\w*)")
+_HELM_VALUE = re.compile(r"\{\{-?\s*\.Values\.([\w.]+)\s*(?:\|\s*quote\s*)?-?\}\}")
+_HELM_ACTION = re.compile(r"\{\{-?.*?-?\}\}")
+
+
+@dataclass
+class Unit:
+    """One deployment unit: a Compose service, a Kubernetes workload or Service."""
+
+    kind: str                      # compose | workload | k8s-service
+    name: str
+    file: str
+    build: str | None = None       # the folder it is built from (relative to the root)
+    images: list[str] = field(default_factory=list)
+    names: list[tuple[str, str]] = field(default_factory=list)      # (name, source)
+    env: dict[str, list[str]] = field(default_factory=dict)
+    env_from: list[str] = field(default_factory=list)              # ConfigMap names
+    ports: list[int] = field(default_factory=list)
+    labels: dict[str, str] = field(default_factory=dict)
+    selector: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Deployment:
+    """Per project microservice: its deployed names (name -> source), its environment (variable -> values),
+    the ports it listens on or is published at, and where each came from."""
+
+    names: dict[str, dict[str, str]] = field(default_factory=dict)
+    env: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+    ports: dict[str, set[int]] = field(default_factory=dict)
+    files: list[str] = field(default_factory=list)
+
+    def env_of(self, service: str, name: str) -> list[str]:
+        return self.env.get(service, {}).get(name, [])
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def read_env_file(text: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#") or "=" not in line:
+            continue
+        key, _, value = line.removeprefix("export ").partition("=")
+        value = value.strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+            value = value[1:-1]
+        elif " #" in value:
+            value = value.split(" #", 1)[0].strip()
+        if re.fullmatch(r"[A-Za-z_]\w*", key.strip()):
+            out[key.strip()] = value
+    return out
+
+
+def _docs(text: str) -> list[Any]:
+    try:
+        return [d for d in yaml.safe_load_all(text) if d is not None]
+    except yaml.YAMLError:
+        return []
+
+
+def _scalar(value: Any) -> str | None:
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, str | int | float):
+        return str(value)
+    return None
+
+
+def _image_name(image: str) -> str:
+    """``gcr.io/x/frontend:v1@sha256:..`` -> ``frontend``."""
+    return image.split("@", 1)[0].rsplit("/", 1)[-1].split(":", 1)[0]
+
+
+class Reader:
+    """Reads every deployment file of a tree into units, ConfigMaps, Skaffold artifacts and ``.env`` values."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.units: list[Unit] = []
+        self.config_maps: dict[str, dict[str, str]] = {}
+        self.artifacts: dict[str, str] = {}       # image -> build folder
+        self.env_files: dict[str, dict[str, str]] = {}   # folder -> values
+        self.files: list[str] = []
+
+    def read(self, paths: list[str]) -> None:
+        charts = {PurePosixPath(p).parent.as_posix() for p in paths if PurePosixPath(p).name == "Chart.yaml"}
+        for rel in sorted(p for p in paths if PurePosixPath(p).name.startswith(".env")):
+            self.env_files[PurePosixPath(rel).parent.as_posix()] = read_env_file(_read(self.root / rel))
+            self.files.append(rel)
+        for rel in sorted(paths):
+            name = PurePosixPath(rel).name
+            if name.startswith(".env"):
+                continue
+            chart = next((c for c in charts if rel.startswith(("" if c == "." else c + "/") + "templates/")), None)
+            text = _read(self.root / rel)
+            if chart is not None:
+                text = self._helm(text, chart)
+            elif "{{" in text:
+                continue   # a template of something else
+            if "services:" not in text and "kind:" not in text and "artifacts:" not in text:
+                continue
+            before = len(self.units) + len(self.config_maps) + len(self.artifacts)
+            for doc in _docs(text):
+                if isinstance(doc, dict):
+                    self._doc(doc, rel)
+            if len(self.units) + len(self.config_maps) + len(self.artifacts) > before:
+                self.files.append(rel)
+
+    def _helm(self, text: str, chart: str) -> str:
+        values_file = self.root / chart / "values.yaml" if chart != "." else self.root / "values.yaml"
+        values = next(iter(_docs(_read(values_file))), {}) or {}
+
+        def value(match: re.Match) -> str:
+            found: Any = values
+            for part in match.group(1).split("."):
+                found = found.get(part) if isinstance(found, dict) else None
+            scalar = _scalar(found)
+            return scalar if scalar is not None else "{?}"
+
+        lines = []
+        for line in text.splitlines():
+            line = _HELM_VALUE.sub(value, line)
+            if _HELM_ACTION.search(line):
+                stripped = _HELM_ACTION.sub("", line).strip()
+                if not stripped:
+                    continue   # a line of template actions only ({{- if ... }}, {{ end }})
+                line = _HELM_ACTION.sub("{?}", line)
+            lines.append(line)
+        return "\n".join(lines)
+
+    def _doc(self, doc: dict, rel: str) -> None:
+        kind = doc.get("kind")
+        if isinstance(doc.get("services"), dict) and kind is None:
+            self._compose(doc["services"], rel)
+        elif kind in WORKLOADS:
+            self._workload(doc, rel)
+        elif kind == "Service":
+            meta = doc.get("metadata") or {}
+            spec = doc.get("spec") or {}
+            if isinstance(meta, dict) and isinstance(meta.get("name"), str):
+                unit = Unit("k8s-service", meta["name"], rel, names=[(meta["name"], "Kubernetes Service")])
+                selector = spec.get("selector") if isinstance(spec, dict) else None
+                unit.selector = {str(k): str(v) for k, v in selector.items()} if isinstance(selector, dict) else {}
+                for port in spec.get("ports") or [] if isinstance(spec, dict) else []:
+                    if isinstance(port, dict) and isinstance(port.get("port"), int):
+                        unit.ports.append(port["port"])
+                self.units.append(unit)
+        elif kind == "ConfigMap":
+            meta, data = doc.get("metadata") or {}, doc.get("data") or {}
+            if isinstance(meta, dict) and isinstance(meta.get("name"), str) and isinstance(data, dict):
+                self.config_maps[meta["name"]] = {str(k): s for k, v in data.items() if (s := _scalar(v)) is not None}
+        elif str(doc.get("apiVersion", "")).startswith("skaffold/"):
+            build = doc.get("build") or {}
+            base = PurePosixPath(rel).parent
+            for artifact in build.get("artifacts") or [] if isinstance(build, dict) else []:
+                if isinstance(artifact, dict) and isinstance(artifact.get("image"), str):
+                    context = str(artifact.get("context") or ".")
+                    self.artifacts[_image_name(artifact["image"])] = _folder(base, context)
+
+    def _compose(self, services: dict, rel: str) -> None:
+        base = PurePosixPath(rel).parent
+        dotenv = self.env_files.get(base.as_posix(), {})
+
+        def interpolate(value: str) -> str:
+            def one(match: re.Match) -> str:
+                name = match.group(1) or match.group(3)
+                return dotenv.get(name, match.group(2) if match.group(2) is not None else "{?}")
+            return _COMPOSE_VAR.sub(one, value)
+
+        for key, spec in services.items():
+            if not isinstance(spec, dict):
+                continue
+            unit = Unit("compose", str(key), rel, names=[(str(key), "docker-compose service")])
+            build = spec.get("build")
+            context = build.get("context") if isinstance(build, dict) else build
+            if isinstance(context, str) and "://" not in context:
+                unit.build = _folder(base, interpolate(context))
+            if isinstance(spec.get("image"), str):
+                unit.images.append(interpolate(spec["image"]))
+            for source in ("container_name", "hostname"):
+                if isinstance(spec.get(source), str):
+                    unit.names.append((interpolate(spec[source]), f"docker-compose {source}"))
+            env = spec.get("environment")
+            pairs: list[tuple[str, str | None]] = []
+            if isinstance(env, dict):
+                pairs = [(str(k), _scalar(v)) for k, v in env.items()]
+            elif isinstance(env, list):
+                pairs = [(str(item).partition("=")[0], str(item).partition("=")[2] if "=" in str(item) else None)
+                         for item in env]
+            for files in [spec.get("env_file")] if isinstance(spec.get("env_file"), str) else spec.get("env_file") or []:
+                if isinstance(files, str):
+                    path = _folder(base, files)
+                    values = read_env_file(_read(self.root / path))
+                    pairs += list(values.items())
+                    if values:
+                        self.files.append(path)
+            for name, value in pairs:
+                if value is not None:
+                    unit.env.setdefault(name, []).append(interpolate(value))
+            for port in spec.get("ports") or []:
+                published = str(port).split("/", 1)[0].split(":")
+                if len(published) >= 2 and published[-2].isdigit():
+                    unit.ports.append(int(published[-2]))
+                if published[-1].isdigit():
+                    unit.ports.append(int(published[-1]))
+            self.units.append(unit)
+
+    def _workload(self, doc: dict, rel: str) -> None:
+        meta = doc.get("metadata") or {}
+        if not isinstance(meta, dict) or not isinstance(meta.get("name"), str):
+            return
+        unit = Unit("workload", meta["name"], rel, names=[(meta["name"], f"Kubernetes {doc['kind']}")])
+        spec: Any = doc.get("spec") or {}
+        if doc["kind"] == "CronJob":
+            spec = ((spec.get("jobTemplate") or {}).get("spec") or {}) if isinstance(spec, dict) else {}
+        template = spec.get("template") if isinstance(spec, dict) and doc["kind"] != "Pod" else {"spec": spec,
+                                                                                              "metadata": meta}
+        template = template if isinstance(template, dict) else {}
+        labels = (template.get("metadata") or {}).get("labels") if isinstance(template.get("metadata"), dict) else None
+        unit.labels = {str(k): str(v) for k, v in labels.items()} if isinstance(labels, dict) else {}
+        pod = template.get("spec") or {}
+        for container in pod.get("containers") or [] if isinstance(pod, dict) else []:
+            if not isinstance(container, dict):
+                continue
+            if isinstance(container.get("image"), str):
+                unit.images.append(container["image"])
+            for item in container.get("env") or []:
+                if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+                    continue
+                value = _scalar(item.get("value"))
+                ref = ((item.get("valueFrom") or {}).get("configMapKeyRef") or {}) if isinstance(
+                    item.get("valueFrom"), dict) else {}
+                if value is None and isinstance(ref, dict) and ref.get("name") and ref.get("key"):
+                    value = f"\x00configmap:{ref['name']}:{ref['key']}"
+                if value is not None:
+                    unit.env.setdefault(item["name"], []).append(value)
+            for source in container.get("envFrom") or []:
+                ref = source.get("configMapRef") if isinstance(source, dict) else None
+                if isinstance(ref, dict) and isinstance(ref.get("name"), str):
+                    unit.env_from.append(ref["name"])
+            for port in container.get("ports") or []:
+                if isinstance(port, dict) and isinstance(port.get("containerPort"), int):
+                    unit.ports.append(port["containerPort"])
+        self.units.append(unit)
+
+
+def _folder(base: PurePosixPath, rel: str) -> str:
+    joined = PurePosixPath(base, rel.strip().removeprefix("./")).as_posix()
+    parts: list[str] = []
+    for part in joined.split("/"):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if parts:
+                parts.pop()
+            continue
+        parts.append(part)
+    return "/".join(parts) or "."
+
+
+def _k8s_env_value(value: str, config_maps: dict[str, dict[str, str]]) -> str | None:
+    if value.startswith("\x00configmap:"):
+        _, name, key = value.split(":", 2)
+        return config_maps.get(name, {}).get(key)
+    return value
+
+
+def read_deployment(layout: Layout, root: Path, paths: list[str]) -> Deployment:
+    """The project's deployment (see the module docstring) from the deployment files at ``paths``."""
+    reader = Reader(root)
+    reader.read(paths)
+    out = Deployment(files=sorted(set(reader.files)))
+    own_names: dict[str, set[str]] = {}
+    for name, service in layout.services.items():
+        folder = service.root.rsplit("/", 1)[-1] if service.root != "." else root.name
+        for alias in (name, folder, *service.declared_names.values()):
+            own_names.setdefault(alias.lower(), set()).add(name)
+
+    def by_folder(folder: str) -> str | None:
+        path = folder if folder != "." else ""
+        module = layout.module_of(path + "/x") if path else "."
+        found = layout.modules.get(module)
+        return found.microservice if found is not None else None
+
+    def by_name(name: str) -> str | None:
+        found = own_names.get(name.lower(), set())
+        return next(iter(found)) if len(found) == 1 else None
+
+    owner: dict[int, str] = {}
+    for index, unit in enumerate(reader.units):
+        if unit.kind == "k8s-service":
+            continue
+        service = by_folder(unit.build) if unit.build else None
+        for image in unit.images:
+            if service is None and _image_name(image) in reader.artifacts:
+                service = by_folder(reader.artifacts[_image_name(image)])
+        if service is None:
+            service = by_name(unit.name) or next((s for s in (by_name(_image_name(i)) for i in unit.images) if s),
+                                                 None)
+        if service is not None:
+            owner[index] = service
+    for index, unit in enumerate(reader.units):
+        if unit.kind != "k8s-service":
+            continue
+        picked = {owner[i] for i, other in enumerate(reader.units) if i in owner and other.kind == "workload"
+                  and unit.selector and all(other.labels.get(k) == v for k, v in unit.selector.items())}
+        service = next(iter(picked)) if len(picked) == 1 else (by_name(unit.name) if not picked else None)
+        if service is not None:
+            owner[index] = service
+    for index, service in owner.items():
+        unit = reader.units[index]
+        names = out.names.setdefault(service, {})
+        for name, source in unit.names:
+            if "{?}" not in name:
+                names.setdefault(name, source)
+        for image in unit.images:
+            names.setdefault(_image_name(image), "container image")
+        out.ports.setdefault(service, set()).update(unit.ports)
+        env = out.env.setdefault(service, {})
+        for name, values in unit.env.items():
+            for value in values:
+                settled = _k8s_env_value(value, reader.config_maps)
+                if settled is not None and settled not in env.setdefault(name, []):
+                    env[name].append(settled)
+        for config_map in unit.env_from:
+            for name, value in reader.config_maps.get(config_map, {}).items():
+                if value not in env.setdefault(name, []):
+                    env[name].append(value)
+    root_env = reader.env_files.get(".", {})
+    for name, service in layout.services.items():
+        env = out.env.setdefault(name, {})
+        for values in (reader.env_files.get(service.root, {}) if service.root != "." else {}, root_env):
+            for key, value in values.items():
+                env.setdefault(key, [value])
+    return out

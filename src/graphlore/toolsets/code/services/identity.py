@@ -1,0 +1,146 @@
+"""Every name a service goes by, and which service a name, a host, a port or an environment variable names.
+
+**Names** (`ServiceNames`), from the strongest: ``spring.application.name``; the names its build and its
+deployment declare (Maven ``artifactId``, Gradle ``rootProject.name``, ``package.json``, ``pyproject``,
+``go.mod``, ``.csproj``; a Docker Compose service, ``container_name`` or ``hostname``; a Kubernetes
+Deployment or Service; a container image, see `services.deployment`); then its folder. A name is looked up
+case-insensitively, tier by tier: the first tier that knows it decides, and a name two services share in
+that tier names neither (the caller says so).
+
+**Hosts.** A URL's host names a service by its names. A loopback host (``localhost``, ``127.0.0.1``,
+``host.docker.internal``) names the one service published at that port (a Compose ``ports`` entry, a
+Kubernetes container or Service port, ``server.port``), else, when the address came from an environment
+variable, the service the variable's name names by the usual convention (``ORDERS_URL``, ``ORDERS_HOST``,
+``ORDERS_SERVICE_ADDR``, ``VITE_BACKEND_PORT``: the name without its framework prefix and address suffix);
+nothing else.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..layout.layout import Layout
+from .deployment import Deployment
+
+LOOPBACK = frozenset({"localhost", "127.0.0.1", "0.0.0.0", "::1", "[::1]", "host.docker.internal"})
+#: prefixes front-end tool chains require on the variables they expose to the browser
+ENV_PREFIXES = ("VITE_", "REACT_APP_", "NEXT_PUBLIC_", "NUXT_PUBLIC_", "VUE_APP_", "GATSBY_", "EXPO_PUBLIC_",
+                "PUBLIC_")
+#: suffixes that say a variable holds a service's address
+ENV_SUFFIXES = ("_SERVICE_HOST", "_SERVICE_PORT", "_BASE_URL", "_API_URL", "_ADDRESS", "_ADDR", "_HOSTNAME",
+                "_HOST", "_PORT", "_URL", "_URI", "_ENDPOINT")
+TIERS = ("spring.application.name", "declared", "folder")
+
+
+def _key(name: str) -> str:
+    return name.strip().lower()
+
+
+def _compact(name: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", name.lower())
+
+
+@dataclass
+class ServiceNames:
+    """Names that identify each microservice, by tier (see the module docstring)."""
+
+    layout: Layout
+    deployment: Deployment = field(default_factory=Deployment)
+    #: tier -> name (lower case) -> service -> where the name comes from
+    tiers: dict[str, dict[str, dict[str, str]]] = field(default_factory=dict)
+    #: name (lower case) -> the name as written
+    written: dict[str, str] = field(default_factory=dict)
+    #: port -> services published at it
+    ports: dict[int, set[str]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.tiers = {tier: {} for tier in TIERS}
+        for name, service in self.layout.services.items():
+            for source, declared in service.declared_names.items():
+                tier = "spring.application.name" if source == "spring.application.name" else "declared"
+                self._add(tier, declared, name, source)
+            self._add("declared", name, name, service.name_source)
+            folder = service.root.rsplit("/", 1)[-1] if service.root != "." else self.layout.root.name
+            self._add("folder", folder, name, "folder")
+        for service, names in self.deployment.names.items():
+            for alias, source in names.items():
+                self._add("declared", alias, service, source)
+        for service, ports in self.deployment.ports.items():
+            for port in ports:
+                self.ports.setdefault(port, set()).add(service)
+
+    def _add(self, tier: str, name: str, service: str, source: str) -> None:
+        if name:
+            self.tiers[tier].setdefault(_key(name), {}).setdefault(service, source)
+            self.written.setdefault(_key(name), name.strip())
+
+    def aliases(self, service: str) -> dict[str, str]:
+        """Every name ``service`` goes by -> where it comes from (the strongest source first)."""
+        out: dict[str, str] = {}
+        for tier in TIERS:
+            for name, holders in sorted(self.tiers[tier].items()):
+                if service in holders:
+                    out.setdefault(self.written[name], holders[service])
+        return out
+
+    def find(self, name: str) -> tuple[str | None, str]:
+        """(the service, how it matched) or (None, why not)."""
+        for tier in TIERS:
+            found = self.tiers[tier].get(_key(name))
+            if found:
+                if len(found) > 1:
+                    return None, f"'{name}' names {len(found)} microservices ({', '.join(sorted(found))})"
+                service, source = next(iter(found.items()))
+                return service, f"{source} ({tier})" if source != tier else tier
+        return None, f"'{name}' is not a microservice of this project (an outside service?)"
+
+    def at_port(self, port: int) -> tuple[str | None, str]:
+        found = self.ports.get(port, set())
+        if len(found) == 1:
+            return next(iter(found)), f"the only service published at port {port}"
+        if found:
+            return None, f"port {port} is published by {len(found)} services ({', '.join(sorted(found))})"
+        return None, f"no service of the project is published at port {port}"
+
+    def by_variable(self, variable: str) -> tuple[str | None, str]:
+        """The service an environment variable's name names (``VITE_BACKEND_PORT`` -> backend)."""
+        stem = variable.upper()
+        for prefix in ENV_PREFIXES:
+            stem = stem.removeprefix(prefix)
+        for suffix in ENV_SUFFIXES:
+            if stem.endswith(suffix) and len(stem) > len(suffix):
+                stem = stem[: -len(suffix)]
+                break
+        else:
+            return None, f"the name {variable} says no address"
+        wanted = _compact(stem)
+        found: set[str] = set()
+        for tier in TIERS:
+            for name, holders in self.tiers[tier].items():
+                if _compact(name) == wanted:
+                    found.update(holders)
+            if found:
+                break
+        if len(found) == 1:
+            return next(iter(found)), f"the name of the environment variable {variable}"
+        if found:
+            return None, f"{variable} could name {', '.join(sorted(found))}"
+        return None, f"{variable} names no service of the project"
+
+    def host(self, host: str, port: int | None, variables: list[str]) -> tuple[str | None, str]:
+        """The service a URL's host (and port, and the variables its address was read from) names."""
+        if _key(host) not in LOOPBACK:
+            return self.find(host)
+        why = [f"'{host}' is this machine"]
+        if port is not None:
+            service, how = self.at_port(port)
+            if service is not None:
+                return service, how
+            why.append(how)
+        for variable in variables:
+            service, how = self.by_variable(variable)
+            if service is not None:
+                return service, how
+            why.append(how)
+        return None, "; ".join(why)
