@@ -88,7 +88,7 @@ def merge(runtime: Runtime, request: MergeRequest) -> MergeResponse:
         changed = validity.revalidate(store, {(stay.id, e.props["relationship"]) for e in facts}
                                       | _relationships(store, stay.id))
     return MergeResponse(
-        graph=graph.name, merged=_summary(store, merged, everything),
+        graph=graph.name, merged=summary(store, merged, everything),
         removed=NodeRef(id=join.id, name=join.name, kind=join.kind),
         joined_mentions=[mentions.short_id(r.props) for r in joining], facts_moved=len(facts), validity_changed=changed)
 
@@ -186,7 +186,8 @@ def _edge_from(d: dict) -> Edge:
     return Edge(d["id"], d["src"], d["dst"], d["type"], d["props"])
 
 
-def _summary(store: Store, node: Node, records: list[Edge]) -> SplitNode:
+def summary(store: Store, node: Node, records: list[Edge]) -> SplitNode:
+    """A node as split and merge answer with it: its fields, mention ids and how many facts it takes part in."""
     return SplitNode(id=node.id, name=node.name, type=node.props.get("type"), definition=node.props["definition"],
                      aliases=node.props["aliases"], mentions=[mentions.short_id(r.props) for r in records],
                      facts=store.select_edges([node.id], type=FACT, limit=0).total)

@@ -30,8 +30,8 @@ from graphlore.store import Edge, Node, Store
 from graphlore.toolsets.facts import lookup, mentions, validity
 from graphlore.toolsets.facts.graph import FACT, PREFIX, FactsGraph, node_text
 from graphlore.toolsets.facts.mentions import node_records
-from graphlore.toolsets.facts.merge import restore
-from graphlore.toolsets.facts.models import SplitNode, SplitRequest, SplitResponse
+from graphlore.toolsets.facts.merge import restore, summary
+from graphlore.toolsets.facts.models import SplitRequest, SplitResponse
 from graphlore.toolsets.facts.names import exact_key, name_keys, normalize, slug
 
 #: Fact ids read per batch while moving facts.
@@ -57,8 +57,8 @@ def split(runtime: Runtime, request: SplitRequest) -> SplitResponse:
         restored = restore(runtime, store, node, leaving)
         if restored is not None:  # exactly what a merge joined: both nodes as they were
             kept, made, moved = restored
-            return SplitResponse(graph=graph.name, kept=_summary(store, kept, staying),
-                                 split_off=_summary(store, made, leaving), facts_moved=moved)
+            return SplitResponse(graph=graph.name, kept=summary(store, kept, staying),
+                                 split_off=summary(store, made, leaving), facts_moved=moved)
         new_id = _allocate(store, node.kind, mentions.fold([r.props for r in leaving]).name)
         kept_props, new_props = dict(node.props), {}
         names = {side: {normalize(n) for r in group for n in r.props["names"]}
@@ -75,7 +75,7 @@ def split(runtime: Runtime, request: SplitRequest) -> SplitResponse:
         store.upsert_edges(leaving)
         moved = _move_facts(store, node.id, new_id, leaving)
         validity.revalidate(store, _timelines(store, [node.id, new_id]))
-    return SplitResponse(graph=graph.name, kept=_summary(store, kept, staying), split_off=_summary(store, made, leaving),
+    return SplitResponse(graph=graph.name, kept=summary(store, kept, staying), split_off=summary(store, made, leaving),
                          facts_moved=moved)
 
 
@@ -152,8 +152,3 @@ def _move_facts(store: Store, old_id: str, new_id: str, leaving: list[Edge]) -> 
         moved += len(changed)
     return moved
 
-
-def _summary(store: Store, node: Node, records: list[Edge]) -> SplitNode:
-    return SplitNode(id=node.id, name=node.name, type=node.props.get("type"), definition=node.props["definition"],
-                     aliases=node.props["aliases"], mentions=[mentions.short_id(r.props) for r in records],
-                     facts=store.select_edges([node.id], type=FACT, limit=0).total)
