@@ -101,6 +101,8 @@ class Undo:
     rebuilt: list[NodeRef] = field(default_factory=list)
     apart: list[NodeRef] = field(default_factory=list)
     _scanned: dict[str, dict[str, Node]] | None = None
+    #: records whose first document is another one now
+    _new_first: set[str] = field(default_factory=set)
 
     def run(self) -> None:
         store, doc = self.store, self.doc
@@ -125,6 +127,8 @@ class Undo:
             first = others[0]
             names = [n for d in others for m in d.props.get("mentions", []) if m.get("key") == key
                      for n in [m["name"], *m.get("aliases", [])]]
+            if record.dst != first.id:
+                self._new_first.add(record.id)
             record.dst, record.date = first.id, first.props.get("date")
             if all("aliases" in m for d in others for m in d.props.get("mentions", []) if m.get("key") == key):
                 record.props["names"] = list(dict.fromkeys(names))
@@ -180,6 +184,7 @@ class Undo:
             store.delete_nodes([node_id])
             self.removed.append(NodeRef(id=node_id, name=old.name, kind=old.kind))
             return set()
+        actions = {r.id: r.props.get("action") for r in records}
         groups, links = self._regroup(old, records)
         ids: list[str] = []
         for i, group in enumerate(groups):
@@ -199,7 +204,7 @@ class Undo:
         store.set_node_keys({n: _keys(g) for n, g in zip(ids, groups, strict=True)})
         store.upsert_edges([r for g, new_id in zip(groups, ids, strict=True) for r in _renumbered(g, new_id, old.kind)])
         store.upsert_edges(self._links(node_id, ids, links, old_links))
-        self._documents(groups, ids)
+        self._documents(groups, ids, node_id, actions)
         for node in written:
             ref = NodeRef(id=node.id, name=node.name, kind=node.kind)
             (self.rebuilt if node.id == ids[0] else self.apart).append(ref)
@@ -214,14 +219,16 @@ class Undo:
         store.upsert_edges(out)
         return touched
 
-    def _documents(self, groups: list[list[Edge]], ids: list[str]) -> None:
+    def _documents(self, groups: list[list[Edge]], ids: list[str], node_id: str, actions: dict[str, str]) -> None:
         """What the documents that said the groups' mentions record of them: the node each went to, and
-        the first one's action (a mention another document created first is ``matched`` by later ones)."""
+        the first one's action (a mention another document created first is ``matched`` by later ones).
+        Only mentions whose node, action or first document changed are looked at."""
         changed: dict[str, Node] = {}
         for group, new_id in zip(groups, ids, strict=True):
             for r in group:
                 key = r.props.get("key")
-                if not key:
+                if not key or (new_id == node_id and actions.get(r.id) == r.props.get("action")
+                               and r.id not in self._new_first):
                     continue
                 for n, doc in enumerate(self._sayers(key)):
                     doc = changed.get(doc.id, doc)
