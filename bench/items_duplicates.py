@@ -211,12 +211,19 @@ def ranked_with(bench: Bench, **changes) -> Iterator[None]:
         bench.ranking = old
 
 
-def band_at(ranked: list[tuple[str, float]], threshold: float, issue_id: str) -> list[tuple[str, float, str]]:
-    """What check_duplicates lists at ``threshold`` given its full list, own item dropped after the cut."""
-    in_band = [(i, s) for i, s in ranked if s >= threshold - BAND]
-    kept = sorted(in_band, key=lambda c: c[1] < threshold)[:SHOWN]  # likely duplicates first, as the tool
-    rec = [(i, s, "LIKELY_DUPLICATE" if s >= threshold else "POSSIBLY_RELATED") for i, s in kept]
-    return without(rec, issue_id)
+def band_at(ranked: list[tuple[str, float]], threshold: float, issue_id: str,
+            top_match: float = tools.TOP_MATCH) -> list[tuple[str, float, str]]:
+    """What check_duplicates lists at ``threshold`` for a new report (not in the index): its full list with
+    the own item dropped first, so the best-ranked other item is the top match (``tools.TOP_MATCH``)."""
+    ranked = without(ranked, issue_id)
+    top = ranked[0][0] if ranked else None
+
+    def likely(i: str, s: float) -> bool:
+        return s >= threshold or (i == top and s >= top_match)
+
+    in_band = [(i, s) for i, s in ranked if likely(i, s) or s >= threshold - BAND]
+    kept = sorted(in_band, key=lambda c: not likely(*c))[:SHOWN - 1]  # as the tool, with one place for the own item
+    return [(i, s, "LIKELY_DUPLICATE" if likely(i, s) else "POSSIBLY_RELATED") for i, s in kept]
 
 
 def precision(bench: Bench, queries: list[str], ranked: dict[str, list[tuple[str, float]]], threshold: float) -> str:
@@ -238,6 +245,10 @@ def main() -> None:
                         help="quick run: only the bugs in duplicate pairs plus this many others (default: all)")
     parser.add_argument("--show-false", type=int, default=0, metavar="N",
                         help="print the N best-scoring LIKELY_DUPLICATE candidates the labels call false")
+    parser.add_argument("--fit", action="store_true",
+                        help="fit the LIKELY_DUPLICATE threshold by cross-validation on half the duplicate clusters "
+                             "and report precision and recall on the other half")
+    parser.add_argument("--dump", type=Path, help="write the queries and their full ranked lists to this JSON file")
     parser.add_argument("--keep", type=Path, help="build the tree and home here and keep them (default: temp dir)")
     args = parser.parse_args()
     if not DATA.is_dir():
@@ -344,6 +355,10 @@ def main() -> None:
                 cells.append(f">={t:.2f}: dup {np.mean(np.array(pos) >= t):.2f} / non-dup {np.mean(np.array(neg) >= t):.2f}")
             print(f"  {name} share of queries at or above: " + "; ".join(cells))
 
+        if args.dump:
+            args.dump.write_text(json.dumps({"queries": bench.queries, "ranked": ranked, "cluster": bench.cluster}))
+        if args.fit:
+            fit_threshold(bench, ranked, default)
         if args.show_false:
             show_false(bench, pair_queries, ranked, default, args.show_false)
         if args.variants:
@@ -351,6 +366,83 @@ def main() -> None:
     finally:
         if args.keep is None:
             shutil.rmtree(work, ignore_errors=True)
+
+
+#: thresholds the fit tries
+GRID = tuple(round(0.5 + 0.01 * i, 2) for i in range(46))
+FOLDS = 5
+
+
+def flagged_at(bench: Bench, ranked: dict, queries: list[tuple[str, str]], rule: tuple[float, float]
+               ) -> tuple[int, int, int]:
+    """(LIKELY_DUPLICATE candidates listed, of them true duplicates, directed queries whose other side is
+    among them) over ``queries`` with ``rule`` = (threshold, top match threshold)."""
+    listed = true = found = 0
+    for a, b in queries:
+        likely = [i for i, _, rec in band_at(ranked[a], rule[0], a, rule[1]) if rec == "LIKELY_DUPLICATE"]
+        listed += len(likely)
+        true += sum(bench.is_dup(f"BUG-{a}", i) for i in likely)
+        found += f"BUG-{b}" in likely
+    return listed, true, found
+
+
+def scores_at(bench: Bench, ranked: dict, queries: list[tuple[str, str]], rule: tuple[float, float]
+              ) -> tuple[float, float, float]:
+    """(precision, recall, F1) of LIKELY_DUPLICATE under ``rule``: precision over the candidates it marks
+    (a candidate is true when the labels say so: unlabelled duplicates count as false), recall over the
+    directed queries (the other side marked)."""
+    listed, true, found = flagged_at(bench, ranked, queries, rule)
+    p = true / listed if listed else 1.0
+    r = found / len(queries) if queries else 0.0
+    return p, r, (2 * p * r / (p + r) if p + r else 0.0)
+
+
+def best_rule(bench: Bench, ranked: dict, queries: list[tuple[str, str]], rules: list[tuple[float, float]]
+              ) -> tuple[float, float]:
+    """The rule with the highest F1 on ``queries`` (the stricter one on a tie: fewer false alarms)."""
+    return max(rules, key=lambda rule: (round(scores_at(bench, ranked, queries, rule)[2], 9), rule))
+
+
+def fit_threshold(bench: Bench, ranked: dict, default: float) -> None:
+    """Split the duplicate clusters in two (seeded): fit on one half by 5-fold cross-validation (folds by
+    cluster, so no pair is on both sides of a fold), then report the other half, which nothing saw. Three
+    rule families: the threshold alone (no top-match rule), the top-match threshold with the threshold at
+    ``default``, and both free."""
+    cluster_ids = sorted(set(bench.cluster.values()))
+    random.Random(21).shuffle(cluster_ids)
+    fit_clusters = set(cluster_ids[: len(cluster_ids) // 2])
+    fit_q = [q for q in bench.queries if bench.cluster[q[0]] in fit_clusters]
+    held_q = [q for q in bench.queries if bench.cluster[q[0]] not in fit_clusters]
+    fit_ids = [c for c in cluster_ids if c in fit_clusters]
+    folds = [set(fit_ids[i::FOLDS]) for i in range(FOLDS)]
+    print(f"\nLIKELY_DUPLICATE fit: {len(fit_clusters)} clusters ({len(fit_q)} directed queries) to fit, "
+          f"{len(cluster_ids) - len(fit_clusters)} clusters ({len(held_q)} queries) held out; F1, grid 0.50..0.95")
+    families = {
+        "threshold alone": [(t, 1.01) for t in GRID],
+        f"top match, threshold {default}": [(default, t) for t in GRID if t < default],
+        "both": [(t1, t2) for t1 in GRID[::2] for t2 in GRID[::2] if t2 < t1],
+    }
+    for name, rules in families.items():
+        chosen, cv = [], []
+        for fold in folds:
+            train = [q for q in fit_q if bench.cluster[q[0]] not in fold]
+            test = [q for q in fit_q if bench.cluster[q[0]] in fold]
+            rule = best_rule(bench, ranked, train, rules)
+            chosen.append(rule)
+            cv.append(scores_at(bench, ranked, test, rule))
+        mean = np.mean(np.array(cv), axis=0)
+        final = best_rule(bench, ranked, fit_q, rules)
+        listed, true, found = flagged_at(bench, ranked, held_q, final)
+        p, r, f = scores_at(bench, ranked, held_q, final)
+        print(f"  {name}: cross-validated precision {mean[0]:.3f} recall {mean[1]:.3f} F1 {mean[2]:.3f} "
+              f"(folds chose {sorted(set(chosen))}); fitted on the fit half: threshold {final[0]:.2f}, top match "
+              f"{final[1]:.2f}; held out: precision {p:.3f} ({true}/{listed}) recall {r:.3f} ({found}/{len(held_q)}) "
+              f"F1 {f:.3f}")
+    shipped = (default, tools.TOP_MATCH)
+    listed, true, found = flagged_at(bench, ranked, held_q, shipped)
+    p, r, f = scores_at(bench, ranked, held_q, shipped)
+    print(f"  as shipped (threshold {default}, top match {tools.TOP_MATCH}), held out: precision {p:.3f} "
+          f"({true}/{listed}) recall {r:.3f} ({found}/{len(held_q)}) F1 {f:.3f}")
 
 
 def show_false(bench: Bench, queries: list[str], ranked: dict, threshold: float, n: int) -> None:

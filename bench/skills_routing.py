@@ -77,7 +77,7 @@ from graphlore.runtime import Runtime  # noqa: E402
 from graphlore.tools import CallContext  # noqa: E402
 from graphlore.toolsets.skills import TOOLSET, learning, tools  # noqa: E402
 from graphlore.toolsets.skills import judge as J  # noqa: E402
-from graphlore.toolsets.skills.imports import load_abcd  # noqa: E402
+from graphlore.toolsets.skills.abcd import load_abcd  # noqa: E402
 from graphlore.toolsets.skills.library import KIND, SkillLibrary  # noqa: E402
 from graphlore.toolsets.skills.playbook import Playbook, Step, render  # noqa: E402
 from graphlore.toolsets.skills.routing import skill_passages  # noqa: E402
@@ -171,7 +171,7 @@ def route_with_tool(runtime: Runtime, library: str, questions: Labelled) -> list
     out = []
     for text, _ in questions:
         found = call(runtime, "search_skills", query=text, library=library)
-        assert found.judge == "calibrated"
+        assert found.judge.kind == "calibrated"
         out.append(source_of[found.skill.skill_id] if found.skill else None)
     return out
 

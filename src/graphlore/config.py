@@ -18,6 +18,10 @@ from graphlore.errors import ConfigError
 
 ENV_PREFIX = "GRAPHLORE_"
 EMBEDDER_KINDS = ("onnx", "openai")
+#: Which judge ``search_skills`` uses: the calibrated score rule, the LLM, or the LLM when one is available.
+SKILLS_JUDGES = ("auto", "calibrated", "llm")
+_NUMBERS = {"embed_threads": int, "embed_batch_size": int, "embed_cache_mb": int, "llm_timeout": float,
+            "judge_llm_timeout": float, "lock_timeout": float}
 
 
 @dataclass(frozen=True)
@@ -33,9 +37,22 @@ class Settings:
     embedder_url: str = ""
     embedder_model: str = ""
     embedder_api_key: str = ""
+    #: the LLM that writes skills from conversations (extraction, merging): the expensive one
     llm_url: str = ""
     llm_model: str = ""
     llm_api_key: str = ""
+    #: seconds an extraction answer may take
+    llm_timeout: float = 120.0
+    #: the LLM that judges search_skills' candidates (a cheap, fast one); each empty field takes llm_*'s value
+    judge_llm_url: str = ""
+    judge_llm_model: str = ""
+    judge_llm_api_key: str = ""
+    #: seconds a judge answer may take before the calibrated judge decides instead
+    judge_llm_timeout: float = 10.0
+    #: auto (the LLM when one is configured or the client offers sampling), calibrated, or llm
+    skills_judge: str = "auto"
+    #: seconds a skills write waits for another writer's lock before it fails with store_busy
+    lock_timeout: float = 30.0
     #: empty: the embedded SQLite store under ``home``; ``postgresql://...``: PostgreSQL with pgvector
     database_url: str = ""
     #: HTTP server: every request must carry ``Authorization: Bearer <auth_token>``; required off loopback
@@ -58,6 +75,12 @@ class Settings:
             )
         if self.embed_threads < 0 or self.embed_batch_size < 1 or self.embed_cache_mb < 0:
             raise ConfigError("embed_threads and embed_cache_mb must be >= 0 and embed_batch_size >= 1")
+        if self.skills_judge not in SKILLS_JUDGES:
+            raise ConfigError(f"skills_judge must be one of {', '.join(SKILLS_JUDGES)}, got {self.skills_judge!r} "
+                              f"(set {ENV_PREFIX}SKILLS_JUDGE or 'skills_judge' in config.toml)")
+        if not (self.llm_timeout > 0 and self.judge_llm_timeout > 0 and self.lock_timeout >= 0):
+            raise ConfigError("llm_timeout and judge_llm_timeout must be positive numbers of seconds, lock_timeout "
+                              "at least 0")
 
     @classmethod
     def load(cls, env: dict[str, str] | None = None, **overrides: Any) -> Settings:
@@ -80,11 +103,12 @@ class Settings:
                 values[name] = raw
         values.update({k: v for k, v in overrides.items() if v is not None})
         values["home"] = home
-        for name in ("embed_threads", "embed_batch_size", "embed_cache_mb"):
+        for name, kind in _NUMBERS.items():
             if name in values:
                 try:
-                    values[name] = int(values[name])
+                    values[name] = kind(values[name])
                 except (TypeError, ValueError) as exc:
-                    raise ConfigError(f"{name} must be an integer, got {values[name]!r} (set {ENV_PREFIX}"
+                    what = "an integer" if kind is int else "a number"
+                    raise ConfigError(f"{name} must be {what}, got {values[name]!r} (set {ENV_PREFIX}"
                                       f"{name.upper()} or '{name}' in {config_file})") from exc
         return cls(**values)

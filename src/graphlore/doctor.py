@@ -202,6 +202,8 @@ def diagnose(kinds: Mapping[str, StoreKind], env: Mapping[str, str] | None = Non
     if settings.llm_url or settings.llm_model:
         report.llm = LLMInfo(url=settings.llm_url, model=settings.llm_model, api_key_set=bool(settings.llm_api_key))
         _check(problems, lambda: build_llm(settings))
+    if settings.judge_llm_url or settings.judge_llm_model:
+        _check(problems, lambda: build_llm(settings, "judge"))
     backend = _check(problems, lambda: _backend(settings, problems))
     if backend is not None:
         report.backend, readable = backend

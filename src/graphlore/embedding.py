@@ -32,6 +32,10 @@ ONNX_MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f
 ONNX_TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
 ONNX_DIM = 384
 ONNX_MAX_TOKENS = 256
+#: Rows times padded length squared per model run. Attention holds rows x heads x length² floats, so memory
+#: grows with the square of a batch's longest text: 32 windows of 256 word pieces peaked at ~1.5 GB RSS,
+#: 8 at ~0.4 GB, at no cost in CPU time (bench/README.md, first_contact). Short texts still run 32 at once.
+TOKEN_CELLS = 8 * ONNX_MAX_TOKENS**2
 
 
 @runtime_checkable
@@ -197,6 +201,8 @@ class OnnxEmbedder(BaseEmbedder):
             # Worker threads sleep when idle instead of spinning: a spinning pool keeps both cores of a small
             # machine busy for milliseconds after each query, while the server still has to answer.
             options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+            # Batch shapes vary with every batch's longest text: a memory plan cached per shape only grows RSS.
+            options.enable_mem_pattern = False
             if self.threads:
                 options.intra_op_num_threads = self.threads
                 options.inter_op_num_threads = 1
@@ -211,8 +217,12 @@ class OnnxEmbedder(BaseEmbedder):
 
     def embed_batch(self, texts: list[str]) -> np.ndarray:
         self._load()
+        encodings = self._tokenizer.encode_batch(texts)
+        width = len(encodings[0].ids) if encodings else 0  # padded to the longest
+        rows = max(1, TOKEN_CELLS // max(1, width * width))
+        if len(texts) > rows:  # long texts: fewer at once (see TOKEN_CELLS)
+            return np.vstack([self.embed_batch(texts[i:i + rows]) for i in range(0, len(texts), rows)])
         try:
-            encodings = self._tokenizer.encode_batch(texts)
             ids = np.array([e.ids for e in encodings], dtype=np.int64)
             mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
             feeds = {"input_ids": ids, "attention_mask": mask}

@@ -52,8 +52,10 @@ class LLM(Protocol):
 class OpenAICompatibleLLM:
     """Any ``/v1/chat/completions`` endpoint."""
 
-    def __init__(self, base_url: str, model: str, api_key: str = "", timeout: float = 120.0) -> None:
-        self.endpoint = JsonEndpoint(base_url, api_key, timeout, "LLM endpoint")
+    def __init__(self, base_url: str, model: str, api_key: str = "", timeout: float = 120.0,
+                 retry_delay: float = 0.5) -> None:
+        # One more try after a failure that may pass (a timeout, a 5xx): an outage of a second is not an error.
+        self.endpoint = JsonEndpoint(base_url, api_key, timeout, "LLM endpoint", retries=1, retry_delay=retry_delay)
         self.model = model
         self.name = f"openai:{model}"
 
@@ -113,15 +115,22 @@ class SamplingLLM:
         return answer
 
 
-def build_llm(settings: Settings) -> LLM | None:
-    """The configured endpoint, or None when no LLM is configured."""
-    if not settings.llm_url and not settings.llm_model:
+def build_llm(settings: Settings, role: str = "extraction") -> LLM | None:
+    """The configured endpoint for ``role`` (``extraction``: ``llm_*``; ``judge``: ``judge_llm_*``, each empty
+    one taking ``llm_*``'s value), or None when no LLM is configured for it."""
+    url, model, key, timeout = settings.llm_url, settings.llm_model, settings.llm_api_key, settings.llm_timeout
+    prefix = "LLM_"
+    if role == "judge":
+        url, model = settings.judge_llm_url or url, settings.judge_llm_model or model
+        key, timeout = settings.judge_llm_api_key or key, settings.judge_llm_timeout
+        prefix = "JUDGE_LLM_" if settings.judge_llm_url or settings.judge_llm_model else prefix
+    if not url and not model:
         return None
-    if not (settings.llm_url and settings.llm_model):
+    if not (url and model):
         raise ConfigError(
-            f"an LLM needs both {ENV_PREFIX}LLM_URL (e.g. http://127.0.0.1:11434/v1) and {ENV_PREFIX}LLM_MODEL"
+            f"an LLM needs both {ENV_PREFIX}{prefix}URL (e.g. http://127.0.0.1:11434/v1) and {ENV_PREFIX}{prefix}MODEL"
         )
-    return OpenAICompatibleLLM(settings.llm_url, settings.llm_model, settings.llm_api_key)
+    return OpenAICompatibleLLM(url, model, key, timeout)
 
 
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)

@@ -1,6 +1,6 @@
 """The :class:`Runtime`: what every tool call shares inside one process.
 
-Settings, the embedder and the LLM (each built on first use, never at start-up),
+Settings, the embedder and the LLMs (extraction and judge; each built on first use, never at start-up),
 open stores (one per namespace, reopened when the namespace was dropped and made
 again, by this process or another), and typed per-toolset state. The MCP server's
 lifespan and the CLI close it (:meth:`Runtime.close`); after ``close()`` it can be used again.
@@ -19,6 +19,8 @@ What lives across calls, all owned here and closed or emptied by ``close()``:
                           update lock while it is held (:mod:`graphlore.toolsets.folder_index`)
 ``state(WarmGraphs)``     the code graphs of the 4 most recently updated projects (code toolset)
 ``state(PassageCache)``   passage vectors of 2,048 skills a search read (skills toolset)
+``state(BackgroundWork)`` at most one thread per index embedding what a call left to do (items toolset in a
+                          long-running process); ``close()`` stops each after its batch and waits for it
 ========================  ==============================================================================
 
 ``close()`` also closes the database's connection pool (:func:`graphlore.store.factory.close_backend`;
@@ -68,8 +70,7 @@ class Runtime:
         #: long-running processes (the MCP server) watch folders instead of re-reading every mtime per call
         self.watch_files = watch_files
         self._lock = threading.RLock()
-        self._llm: LLM | None = None
-        self._llm_built = False
+        self._llms: dict[str, LLM | None] = {}
         self._stores: dict[str, tuple[Any, Store]] = {}
         self._states: dict[type, Any] = {}
         self._roots: tuple[Path, ...] | None = None
@@ -96,13 +97,20 @@ class Runtime:
 
     @property
     def llm(self) -> LLM | None:
-        """The configured LLM endpoint (None when none is configured)."""
-        if not self._llm_built:
+        """The configured LLM endpoint for extraction (None when none is configured)."""
+        return self._role_llm("extraction")
+
+    @property
+    def judge_llm(self) -> LLM | None:
+        """The configured LLM endpoint for judging (``judge_llm_*``, else the extraction one; None: none)."""
+        return self._role_llm("judge")
+
+    def _role_llm(self, role: str) -> LLM | None:
+        if role not in self._llms:
             with self._lock:
-                if not self._llm_built:
-                    self._llm = build_llm(self.settings)
-                    self._llm_built = True
-        return self._llm
+                if role not in self._llms:
+                    self._llms[role] = build_llm(self.settings, role)
+        return self._llms[role]
 
     @property
     def roots(self) -> tuple[Path, ...]:
@@ -152,22 +160,24 @@ class Runtime:
                 cached[1].close()
             factory.drop_store(self.settings, namespace)
 
-    def lock(self, namespace: str, key: str) -> AbstractContextManager[None]:
-        """A named lock on ``namespace`` across processes (see :func:`factory.namespace_lock`)."""
-        return factory.namespace_lock(self.settings, namespace, key)
+    def lock(self, namespace: str, key: str, timeout: float | None = None) -> AbstractContextManager[None]:
+        """A named lock on ``namespace`` across processes, waited for ``timeout`` seconds at most (None: as long
+        as it takes; see :func:`factory.namespace_lock`)."""
+        return factory.namespace_lock(self.settings, namespace, key, timeout)
 
     def close(self) -> None:
-        """Close every store, every state (their ``close()``), the search threads and the backend's connection
-        pool, and empty the vector cache."""
+        """Close every state with a ``close()`` (first: background work stops before its stores close), every
+        store, the search threads and the backend's connection pool, and empty the vector cache."""
         with self._lock:
-            stores, self._stores = self._stores, {}
             states, self._states = self._states, {}
-        for _, store in stores.values():
-            store.close()
         for state in states.values():
             closer = getattr(state, "close", None)
             if callable(closer):
                 closer()
+        with self._lock:
+            stores, self._stores = self._stores, {}
+        for _, store in stores.values():
+            store.close()
         self.search_threads.close()
         self.vector_cache.clear()
         factory.close_backend(self.settings)

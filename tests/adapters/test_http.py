@@ -286,8 +286,9 @@ def test_a_file_of_another_kind_given_to_import_is_never_quoted(everything):
                  session.error("skills_import_skills", {"format": "abcd", "path": str(broken)})]
         broken.write_text('{"user": {"password": "hunter2"}}')
         texts.append(session.error("skills_import_skills", {"format": "abcd", "path": str(broken)}))
-    assert texts[0] == ("[invalid_input] a CSV of intents needs the columns text,intent: its first row names "
-                        "them, and this one's first row has 2 other column(s)")
+    assert texts[0] == ("[invalid_input] a CSV of intents needs the columns text and intent / category / label: "
+                        "its first row names them, and this one's first row has 2 other column(s); name them with "
+                        "text_column / intent_column (CLI: --text-column / --intent-column)")
     assert texts[1].startswith("[invalid_input] guidelines.json is not JSON (Expecting ',' delimiter at line 1")
     for text in texts:
         assert "user" not in text.replace("users.csv", "") and "password" not in text and "alice" not in text \

@@ -25,8 +25,7 @@ from graphlore.adapters.mcp import ERROR_SCHEMA, build_server, served_names
 from graphlore.config import Settings
 from graphlore.runtime import Runtime
 from graphlore.toolsets import TOOLSETS, load_toolset
-from graphlore.toolsets.folder_index import FolderWatches
-from graphlore.toolsets.items.index import ItemIndex, item_passages
+from graphlore.toolsets.items.index import EMBED_LOCK, ItemIndex, item_passages
 from graphlore.toolsets.items.scan import scan_project
 
 REGISTRY = {**TOOLSETS, "toy": "helpers.toy_toolset"}
@@ -318,10 +317,12 @@ def test_a_cancelled_call_stops_after_the_batch_in_progress(tmp_path, embedder):
         client = Client(server)
         with portal.wrap_async_context_manager(client):
             portal.call(index_then_give_up, client)
-            with runtime.state(FolderWatches).lock(index.namespace):  # the worker thread let go of the index
+            with runtime.lock(index.namespace, EMBED_LOCK):  # the worker thread let go of the embedding
                 assert gated.saw_cancel and len(gated.batches) == 2
             total = sum(len(item_passages(item, embedder)) for item in scan_project(project).items)
-            assert total > 4 and index.store().get_meta("last_indexed") is None
+            # the structural phase was committed before the embedding: the index exists, partly embedded
+            assert total > 4 and index.store().get_meta("last_indexed") is not None
+            assert index.pending(index.store())
             result = portal.call(lambda: client.call_tool("index", {"project_path": str(project)}))
-    assert not result.is_error and result.structured_content["status"] == "created"
+    assert not result.is_error and result.structured_content["status"] == "updated"
     assert sum(len(b) for b in gated.batches) == total  # the two batches were not embedded again

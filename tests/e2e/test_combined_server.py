@@ -61,7 +61,7 @@ def one_of_each(session, project, tree) -> None:
     created, _ = session.ok("skills_create_skill", {"conversation": skills_data.CONVERSATION})
     assert created.created and created.title == skills_data.EXTRACTED["title"]
     judged, _ = session.ok("skills_search_skills", {"query": "my two-factor code is rejected"})
-    assert judged.judge == "llm" and judged.skill.skill_id == created.skill_id
+    assert judged.judge.kind == "llm" and judged.skill.skill_id == created.skill_id
     text = session.error("find", {})
     assert "did you mean 'facts_find' or 'code_find'?" in text
 

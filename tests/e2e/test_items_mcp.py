@@ -296,3 +296,22 @@ def test_edited_item_makes_the_index_stale_and_search_refreshes_it(mcp: Session,
                             "limit": 1, "threshold": 0.0})
     assert [(r.item_id, r.title) for r in out.results] == [("BUG-002", data["title"])]
     assert not mcp.ok("get_index_status", {"project_path": str(project)}).is_stale
+
+
+def test_a_long_index_call_sends_progress_in_passages(mcp: Session):
+    """A client that asks for progress gets notifications while the index embeds: counts of passages, rising
+    to the total the answer's index then reports."""
+    project = copy_example(mcp.project.parent / f"progress-{mcp.transport}")
+    for body in project.glob("*/*/PROMPT.md"):  # text this server has not embedded (its vector cache) yet
+        body.write_text(body.read_text(encoding="utf-8") + f"\nChecked for progress over {mcp.transport}.\n")
+    seen: list[tuple[float, float | None]] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append((progress, total))
+
+    result = mcp.portal.call(lambda: mcp.client.call_tool("index", {"project_path": str(project)},
+                                                          progress_callback=on_progress))
+    assert not result.is_error, error_text(result)
+    status = mcp.ok("get_index_status", {"project_path": str(project)})
+    assert seen and seen[-1] == (status.passages_total, status.passages_total) and not status.partial
+    assert [p for p, _ in seen] == sorted(p for p, _ in seen)

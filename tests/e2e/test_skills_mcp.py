@@ -62,7 +62,7 @@ def test_tools_list_has_strict_schemas(mcp):
 
 def test_create_search_outcome_get(mcp, reset_id):
     found, text = mcp.ok("search_skills", {"query": "I forgot my password and can't sign in"})
-    assert found.skill.skill_id == reset_id and found.judge == "calibrated" and text == render.search_skills(found)
+    assert found.skill.skill_id == reset_id and found.judge.kind == "calibrated" and text == render.search_skills(found)
     assert set(found.skill.model_dump()) == {"skill_id", "title", "confidence", "resolution_md", "conditions",
                                              "template", "low_confidence"}
     assert found.evidence.candidates[0].skill_id == reset_id and "why: " in text
@@ -86,14 +86,14 @@ def test_duplicate_create_returns_the_existing_skill(mcp, reset_id):
 def test_update_history_and_versions(mcp, reset_id):
     new_md = PLAYBOOK.replace("**Do:** Trigger the password reset email.", "**Do:** Send the reset email.")
     updated, text = mcp.ok("update_skill", {"skill_id": reset_id, "skill": {"resolution_md": new_md}})
-    assert updated.version >= 2 and [e.fields for e in updated.changes.steps_edited] == [["do"]]
+    assert updated.version >= 2 and [e.fields for e in updated.change_detail.steps_edited] == [["do"]]
     assert text.startswith(f"updated: Reset a password ({reset_id}) is now version ")
     history, _ = mcp.ok("skill_history", {"skill_id": reset_id})
     assert [v.version for v in history.versions] == list(range(1, updated.version + 1))
     first, _ = mcp.ok("get_skill", {"skill_id": reset_id, "version": 1})
     assert "Trigger the password reset email." in first.resolution_md and first.version == 1
     same, _ = mcp.ok("update_skill", {"skill_id": reset_id, "skill": {"resolution_md": new_md}})
-    assert same.version == updated.version and same.changes.empty
+    assert same.version == updated.version and same.change_detail.empty and same.changes == []
 
 
 def test_list_and_import(mcp, server, reset_id):

@@ -137,6 +137,8 @@ def _extract(prompt: str) -> str:
     refused = "Your last answer was refused" in prompt
     if "INVALID-ALWAYS" in prompt or ("INVALID-ONCE" in prompt and not refused):
         return "Here it is:\n```json\n" + json.dumps({**EXTRACTED, "resolution_md": NO_STEPS}) + "\n```"
+    if "EXTRA-KEYS" in prompt:  # harmless keys nobody asked for
+        return json.dumps({**EXTRACTED, "confidence": 0.9, "changes": ["wrote it"]})
     return json.dumps(EXTRACTED)
 
 

@@ -8,10 +8,11 @@ import time
 
 import numpy as np
 import pytest
+from helpers.lock_holder import holding
 from helpers.vectors import unit
 
 from graphlore.config import Settings
-from graphlore.errors import IndexCorrupted, InvalidInput, NotFound
+from graphlore.errors import IndexCorrupted, InvalidInput, NotFound, StoreBusy
 from graphlore.search import hybrid_search
 from graphlore.store import Edge, Node, drop_store, open_store, store_exists, store_size
 from graphlore.store.factory import list_namespaces, namespace_lock
@@ -321,6 +322,31 @@ def test_namespace_lock_is_exclusive_and_needs_no_store(store_settings):
     with pytest.raises(InvalidInput):
         with namespace_lock(store_settings, "test/locked", "Bad Key"):
             pass
+
+
+def test_a_bounded_wait_for_a_lock_another_process_holds_is_store_busy(store_settings):
+    with holding(store_settings, "test/locked", "write"):
+        with pytest.raises(StoreBusy, match=r"another writer held the write lock of test/locked for more than 0.3 s"):
+            with namespace_lock(store_settings, "test/locked", "write", timeout=0.3):
+                pytest.fail("the lock was taken while another process held it")
+    with namespace_lock(store_settings, "test/locked", "write", timeout=5):  # released: taken at once
+        pass
+    held, done = threading.Event(), threading.Event()
+
+    def hold():
+        with namespace_lock(store_settings, "test/locked", "write"):
+            held.set()
+            done.wait(30)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    held.wait(30)
+    try:  # another thread of this process holds it: the same bound
+        with pytest.raises(StoreBusy), namespace_lock(store_settings, "test/locked", "write", timeout=0.2):
+            pass
+    finally:
+        done.set()
+        holder.join()
 
 
 # -- namespaces through the factory ----------------------------------------------------------------------

@@ -58,6 +58,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.tools.base import Tool
 from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
 from mcp.server.stdio import stdio_server
+from mcp.shared.exceptions import MCPError
 from mcp_types import ToolAnnotations
 
 from graphlore import __version__
@@ -136,7 +137,11 @@ def _client_llm(ctx: Context) -> SamplingLLM | None:
                         _sampling_messages(request), max_tokens=request.max_tokens, system_prompt=request.system
                     )
 
-            return _answer_text(anyio.from_thread.run(ask))
+            try:
+                answer = anyio.from_thread.run(ask)
+            except MCPError as exc:  # the client refused or failed: a provider error (search falls back on it)
+                raise ProviderError(f"the client's model failed: {exc.message}") from exc
+            return _answer_text(answer)
 
         return SamplingLLM(send)
     answered: list[tuple[str, str]] = []

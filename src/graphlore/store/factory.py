@@ -34,6 +34,7 @@ from graphlore.errors import (
     IndexCorrupted,
     InvalidInput,
     NotFound,
+    StoreBusy,
     StoreUnavailable,
 )
 from graphlore.store import health as _health
@@ -250,19 +251,22 @@ def _size(path: Path) -> int:
 
 
 @contextmanager
-def namespace_lock(settings: Settings, namespace: str, key: str) -> Iterator[None]:
+def namespace_lock(settings: Settings, namespace: str, key: str, timeout: float | None = None) -> Iterator[None]:
     """A named lock on a namespace across threads and processes, held until the block ends: for work
     longer than one transaction (an index update that embeds before it writes). It does not need the
     store to exist or be readable, so a rebuild can take it before dropping a damaged store.
+    ``timeout``: seconds to wait for it at most, then :class:`StoreBusy` (None: as long as the holder works).
 
     SQLite: ``flock`` on ``{home}/{namespace}/{key}.lock``. PostgreSQL: a session advisory lock.
     """
     if not _LOCK_KEY.fullmatch(key):
         raise InvalidInput(f"lock key {key!r} must be 1-64 of a-z, 0-9, _ and -")
+    busy = (f"another writer held the {key} lock of {namespace} for more than {timeout:g} s (a long import or "
+            "reindex?); nothing was written: retry when it is done") if timeout is not None else ""
     if backend(settings) == "postgres":
         from graphlore.store.postgres import namespaces
 
-        with namespaces.lock(_postgres(settings), check_namespace(namespace), key):
+        with namespaces.lock(_postgres(settings), check_namespace(namespace), key, timeout, busy):
             yield
         return
     folder = settings.home / check_namespace(namespace)
@@ -272,10 +276,30 @@ def namespace_lock(settings: Settings, namespace: str, key: str) -> Iterator[Non
     except OSError as exc:
         raise StoreUnavailable(f"cannot create the lock file in {folder}: {exc.strerror or exc}") from exc
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        _flock(fd, timeout, busy)
         yield
     finally:
         os.close(fd)  # closing the descriptor releases the lock
+
+
+#: How often a bounded wait for a lock file tries again (seconds).
+LOCK_POLL_S = 0.05
+
+
+def _flock(fd: int, timeout: float | None, busy: str) -> None:
+    """An exclusive ``flock`` on ``fd``: waited for as long as it takes, or ``timeout`` seconds at most."""
+    if timeout is None:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        return
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                raise StoreBusy(busy) from None
+            time.sleep(LOCK_POLL_S)
 
 
 def check_embedder(

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import logging
 import os
 import stat
 import threading
@@ -45,6 +46,8 @@ from graphlore.store import Store
 from graphlore.tools import PROJECT_PATH, Progress, StoreKind
 from graphlore.toolsets.handle import Namespace
 from graphlore.watch import ChangeFeed
+
+logger = logging.getLogger("graphlore")
 
 INDEX_LOCK = "index"
 #: Indexes whose change feed a process keeps open (:class:`FolderWatches`).
@@ -129,6 +132,72 @@ def folder_stores(toolset: str) -> StoreKind:
 
 def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+class Stopped(Exception):
+    """Raised in background work by its progress callback once the runtime closes (see :class:`BackgroundWork`)."""
+
+
+class BackgroundWork:
+    """Work a long-running process does after a call has answered (per process, closed with the runtime): at
+    most one thread per key (an index's namespace). The work gets a progress callback that raises
+    :class:`Stopped` once :meth:`close` was called, so it stops after the step in progress; close() waits
+    for every thread. A failure is logged, never raised: the next call finds the work still to do."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._threads: dict[str, threading.Thread] = {}
+        self._closing = threading.Event()
+        #: key -> (done, total) as last reported
+        self.progress: dict[str, tuple[int, int]] = {}
+
+    def start(self, key: str, work: Callable[[Callable[[int, int], None]], object]) -> bool:
+        """Run ``work(progress)`` in a thread unless one runs for ``key``; True when this call started it."""
+        with self._lock:
+            if self._closing.is_set() or (key in self._threads and self._threads[key].is_alive()):
+                return False
+
+            def report(done: int, total: int) -> None:
+                self.progress[key] = (done, total)
+                if self._closing.is_set():
+                    raise Stopped(key)
+
+            def run() -> None:
+                try:
+                    work(report)
+                except Stopped:
+                    pass
+                except Exception:  # noqa: BLE001 - a background failure must not kill the process; it is logged
+                    logger.exception("background work on %s failed; the next call retries it", key)
+                finally:
+                    with self._lock:
+                        if self._threads.get(key) is threading.current_thread():
+                            del self._threads[key]
+                    self.progress.pop(key, None)
+
+            thread = threading.Thread(target=run, name=f"graphlore-background-{key}", daemon=True)
+            self._threads[key] = thread
+            thread.start()
+            return True
+
+    def running(self, key: str) -> bool:
+        with self._lock:
+            return key in self._threads
+
+    def wait(self, key: str, timeout: float | None = None) -> None:
+        """Wait for the work on ``key`` (tests and benchmarks)."""
+        with self._lock:
+            thread = self._threads.get(key)
+        if thread is not None:
+            thread.join(timeout)
+
+    def close(self) -> None:
+        self._closing.set()
+        with self._lock:
+            threads = list(self._threads.values())
+        for thread in threads:
+            thread.join()
+        self._closing.clear()
 
 
 class IndexLock:

@@ -148,7 +148,7 @@ def test_search_table_is_readable(env):
     result = invoke(env, "items", "search", "offline edits lost on sync conflict", "-p", str(env[1]))
     assert result.exit_code == 0 and result.stderr == ""
     header, rule, *rows = result.stdout.splitlines()
-    assert header.split() == ["item_id", "similarity_score", "item_type", "status", "priority", "title"]
+    assert header.split() == ["item_id", "similarity_score", "keyword", "item_type", "status", "priority", "title"]
     assert set(rule.replace(" ", "")) == {"-"}
     assert any(line.startswith("BUG-001 ") for line in rows)
     out = direct(env, "search", {"query": "offline edits lost on sync conflict", "project_path": str(env[1])})

@@ -45,7 +45,7 @@ def write(folder: Path, content: str | bytes) -> None:
 
 def test_no_file_is_the_default_without_a_warning(tmp_path):
     reading = load_project_config(tmp_path)
-    assert reading.duplicate_similarity_threshold == 0.75 and reading.warnings == ()
+    assert reading.duplicate_similarity_threshold == 0.94 and reading.warnings == ()
 
 
 def test_plain_json_and_json_with_comments_read_without_a_warning(tmp_path):
@@ -77,9 +77,9 @@ def test_the_threshold_is_found_when_another_key_is_broken(tmp_path):
 def test_unusable_files_fall_back_to_the_default_and_say_so(tmp_path, content, said):
     write(tmp_path, content)
     reading = load_project_config(tmp_path)
-    assert reading.duplicate_similarity_threshold == 0.75
+    assert reading.duplicate_similarity_threshold == 0.94
     [warning] = reading.warnings
-    assert said in warning and "using the default duplicate_similarity_threshold 0.75" in warning
+    assert said in warning and "using the default duplicate_similarity_threshold 0.94" in warning
 
 
 def test_an_unreadable_file_falls_back(tmp_path):

@@ -87,8 +87,8 @@ def test_a_symlink_out_of_the_roots_is_never_read_and_the_index_names_it(layout,
     assert not any(ESCAPES in f for f in after.stale_files)
     answer = tools.check_duplicates(runtime, CheckDuplicatesRequest(
         project_path=str(project), title="Sync conflict", description="offline edits"))
-    assert answer.threshold_used == 0.75  # the outside config's 0.11 was not read
-    assert answer.warnings == [f".agent-config.json: {ESCAPES}; using the default duplicate_similarity_threshold 0.75"]
+    assert answer.threshold_used == 0.94  # the outside config's 0.11 was not read
+    assert answer.warnings == [f".agent-config.json: {ESCAPES}; using the default duplicate_similarity_threshold 0.94"]
 
 
 def test_content_read_without_roots_is_dropped_when_a_confined_server_updates(layout, settings, embedder):

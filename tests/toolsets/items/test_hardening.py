@@ -170,12 +170,14 @@ def test_an_interrupted_index_keeps_its_steps_and_the_next_run_resumes(settings,
         ItemIndex(runtime, project).sync(progress=stop_after_the_first_commit)
     [(committed, done, total)] = kept
     assert 6 <= committed <= done < total
-    assert store.get_meta("last_indexed") is None  # the build did not finish...
+    partial = status(runtime, project)  # the structure is whole, the embedding was not finished...
+    assert partial.exists and partial.partial and partial.items_indexed == 9
+    assert partial.passages_embedded == committed and partial.items_embedded < 9
 
     # ...and the next call, in a process that never saw the first one's vectors, carries on from what it kept
     resumed = Counting(embedder)
     result = index(Runtime(settings, embedder=resumed), project)
-    assert result.status == "created" and result.items_indexed == 9
+    assert result.status == "updated" and result.items_indexed == 9 and not status(runtime, project).partial
     assert len(resumed.texts()) == total - committed
 
     clean = Counting(embedder)

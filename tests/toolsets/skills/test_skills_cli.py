@@ -48,7 +48,7 @@ def test_create_search_outcome_show_history_ls(env):
     new_md = PLAYBOOK.replace("### 1. Verify the account", "### 1. Find the account")
     updated = cli(env, "update", skill_id, "--skill", json.dumps({"resolution_md": new_md})).output
     assert updated.startswith(f"updated: Reset a password ({skill_id}) is now version 2")
-    assert "steps edited: 1->1. Find the account (action)" in updated
+    assert "step edited: 1->1. Find the account (action)" in updated
     history = cli(env, "history", skill_id).output
     assert "version 1" in history and "(first version)" in history and "version 2" in history
     assert "### 1. Verify the account" in cli(env, "show", skill_id, "--version", "1").output
@@ -92,6 +92,12 @@ def test_the_imports_under_the_issues_names(env, tmp_path, shared_data):
     rows.write_text('{"text": "what is my balance", "intent": "balance"}\n'
                     '{"text": "book me a flight", "intent": "book_flight"}\n')
     assert "(intents): 2 created" in cli(env, "import-intents", str(rows)).output
+    table = tmp_path / "banking.csv"
+    table.write_text("utterance,topic\nwhere is my card,card_arrival\n")
+    assert "(intents): 1 created" in cli(env, "import-intents", str(table), "--text-column", "utterance",
+                                         "--intent-column", "topic", "-l", "bank").output
+    assert "text_column go with format intents" in cli(env, "import", "--format", "abcd", str(table),
+                                                       "--text-column", "x", code=2).output
     assert as_json(env, "ls")["total"] == 2 and as_json(env, "ls", "-l", "abcd")["total"] == 55
 
 

@@ -9,14 +9,13 @@ from pathlib import Path
 import pytest
 
 from graphlore.errors import InvalidInput
+from graphlore.toolsets.skills import quality
+from graphlore.toolsets.skills.abcd import abcd_skill, clean_text, line_role, load_abcd
 from graphlore.toolsets.skills.imports import (
     TEMPLATE_MARK,
-    abcd_skill,
     intent_skills,
     intent_title,
     is_template,
-    line_role,
-    load_abcd,
     load_intents,
     read_intent_rows,
 )
@@ -67,20 +66,39 @@ def test_the_import_is_deterministic(abcd, guidelines_path):
     assert load_abcd(guidelines_path) == abcd
 
 
-def test_customer_facing_text_is_said_and_look_ups_are_checked(abcd):
+def test_identification_comes_first_as_prerequisites_and_steps_name_their_system_action(abcd):
     by_source = {s["source"]: s for s in abcd}
     refund = parse(by_source["abcd:Product Defect/Initiate Refund"]["resolution_md"])
-    validate = next(s for s in refund.steps if s.action == "Validate Purchase")  # a kb query
-    assert validate.check and "purchase is valid" in validate.check
-    assert validate.do.startswith(
-        "Use [Validate Purchase] (action validate-purchase: username, email, order_id)"
-    )
+    assert [p.split(" with ")[0] for p in refund.prerequisites] == ["The customer's account is pulled up",
+                                                                    "The purchase is validated"]
+    assert "(action validate-purchase: username, email, order_id)" in refund.prerequisites[1]
+    assert not any(s.action in ("Pull up Account", "Validate Purchase") for s in refund.steps)
     assert refund.steps[-1].action == "Wrap up" and "further assistance" in refund.steps[-1].say
-    slow = parse(by_source["abcd:Troubleshoot Site/Website Too Slow"]["resolution_md"])
-    notify = next(s for s in slow.steps if s.action == "Notify Internal Team")
-    assert notify.say.startswith("Let the customer know")
-    assert "Enter 'website team'" in notify.do
+    reason = next(s for s in refund.steps if s.action == "Record Reason")
+    # "valid options are" introduces alternatives: one line, each option with its own instruction
+    assert "valid options are: gift card - they want a prepaid gift card, also ask for their address" in reason.do
     assert by_source["abcd:Troubleshoot Site/Website Too Slow"]["issue_type"] == "bug"
+
+
+def test_the_55_playbooks_have_no_filler_goal_annotator_text_or_invented_data(abcd):
+    playbooks = [parse(s["resolution_md"]) for s in abcd]
+    assert quality.counts(playbooks) == dict.fromkeys(quality.KINDS, 0)
+    assert sum(bool(p.prerequisites) for p in playbooks) >= 40
+    escalating = {s["source"] for s, p in zip(abcd, playbooks, strict=True) if p.escalation}
+    assert {"abcd:Product Defect/Refund Status", "abcd:Subscription Inquiry/Manage Extension"} <= escalating
+    status = parse(next(s for s in abcd if s["source"] == "abcd:Product Defect/Refund Status")["resolution_md"])
+    assert "enter 'manager' into [Notify Internal Team]" in status.escalation
+    # "pick a refund status from the list" made data up: now the agent looks it up
+    assert "Look up the refund status in their account (one of: not started, in progress, complete)" in (
+        status.steps[0].say)
+
+
+def test_alternatives_are_one_step_of_branches_not_a_sequence(abcd):
+    card = parse(next(s for s in abcd if s["source"] == "abcd:Troubleshoot Site/Invalid Credit Card")["resolution_md"])
+    [step] = card.steps
+    assert step.action == "Try one fix at a time until one works"
+    assert step.do.startswith("Either (a) Try Again: instruct the customer") and "; or (d) Make Purchase:" in step.do
+    assert not any("any order" in s.do or "" for s in card.steps)
 
 
 def test_faq_subflows_list_their_questions_as_conditions(abcd):
@@ -114,7 +132,8 @@ def test_missing_kb_or_ontology_is_a_clear_error(tmp_path, guidelines_path):
         ("Explain that many programs can cause a slowdown.", "Do", "Say"),
         ("Ask the customer for their membership level", "Do", "Say"),
         ("Check if the company made an error by Asking the Oracle", "Say", "Check"),
-        ("If the customer is correct, then remove the service", "Do", "Check"),
+        ("If the customer is correct, then remove the service", "Do", "Do"),  # the role of what it governs
+        ("If they do not like it, tell them you escalated it", "Do", "Say"),
         ("Then [Ask the Oracle] if the customer made an error", "Do", "Do"),
         ("Enter 'remove service' and use the [Update Account] button.", "Do", "Do"),
         ("Order ID", "Check", "Check"),
@@ -127,60 +146,86 @@ def test_line_roles(line, default, role):
 def test_an_inline_procedure_becomes_a_valid_playbook():
     body = {
         "actions": [
-            {
-                "type": "interaction",
-                "button": "Pull up Account",
-                "text": "Get the account ID.",
-                "subtext": [],
-            },
-            {
-                "type": "kb query",
-                "button": "Verify Identity",
-                "text": "Confirm the order:",
-                "subtext": ["Order ID"],
-            },
-            {
-                "type": "communication",
-                "button": "N/A",
-                "text": "Explain the result to the customer.",
-                "subtext": [],
-            },
-            {"type": "interaction", "button": "Update Order", "text": "x", "subtext": []},
+            {"type": "interaction", "button": "Pull up Account", "text": "Get the account ID.", "subtext": []},
+            {"type": "kb query", "button": "Verify Identity", "text": "Confirm the order:", "subtext": ["Order ID"]},
+            {"type": "communication", "button": "N/A", "text": "Explain the result to the customer.", "subtext": []},
+            {"type": "interaction", "button": "Update Order", "text": "If the customer is right, then:",
+             "subtext": ["Enter 'slower' and click [Update Order]", "Tell them it is done."]},
+            {"type": "interaction", "button": "Notify Internal Team", "text": "If they are still unhappy",
+             "subtext": ["Enter 'manager' into [Notify Internal Team]"]},
         ],
         "instructions": [
             "The customer wants a cheaper delivery.  If they want a refund, use Shipping Cost instead.",
-            "Wrap up as usual.",
+            "Wrap up as usual, and remember to fill out the survey.",
         ],
     }
-    slots = {"pull-up-account": ["customer_name", "account_id"], "update-order": ["amount"]}
-    skill = abcd_skill(
-        "Order Issue", "Manage Downgrade", body, "orders", ["pull-up-account", "update-order"], slots
-    )
+    slots = {"pull-up-account": ["customer_name", "account_id"], "update-order": ["amount"], "notify-team": []}
+    skill = abcd_skill("Order Issue", "Manage Downgrade", body, "orders", ["pull-up-account", "update-order"], slots)
     playbook = parse(skill["resolution_md"])
     assert skill["problem"] == "The customer wants a cheaper delivery."
     assert skill["conditions"] == ["The customer wants a cheaper delivery."]
-    assert [s.action for s in playbook.steps] == [
-        "Pull up Account",
-        "Verify Identity",
-        "Explain the result to the customer",
-        "Update Order",
-        "Wrap up",
-    ]
-    assert (
-        playbook.steps[0].do
-        == "Use [Pull up Account] (action pull-up-account: customer_name, account_id). Get the account ID."
-    )
-    assert (
-        playbook.steps[1].do == "Use [Verify Identity]."
-        and playbook.steps[1].check == "Confirm the order: Order ID."
-    )
-    assert playbook.steps[2].say == "Explain the result to the customer."
-    assert playbook.steps[3].do == "Use [Update Order] (action update-order: amount)."  # "x" is an empty cell
-    assert [(e.condition, e.action) for e in playbook.edge_cases] == [
-        ("they want a refund", "Use Shipping Cost instead")
-    ]
+    assert playbook.goal == ("The customer wants a cheaper delivery: when it applies, update the order and report "
+                             "it to the team in charge.")
+    assert playbook.prerequisites == (
+        "The customer's account is pulled up with [Pull up Account] (action pull-up-account: customer_name, "
+        "account_id): get the account ID.",
+        "The customer's identity is verified with [Verify Identity] (action verify-identity): confirm the order: "
+        "order ID.")
+    assert [s.action for s in playbook.steps] == ["Explain the result to the customer", "Update Order",
+                                                  "Notify Internal Team", "Wrap up"]
+    update = playbook.steps[1]  # the condition governs the whole step, and stays in it
+    assert update.check == "Only if the customer is right."
+    assert update.do == "Use [Update Order] (action update-order: amount). Enter 'slower' and click [Update Order]."
+    assert update.say == "Tell them it is done."
+    assert playbook.escalation == "If they are still unhappy: enter 'manager' into [Notify Internal Team]."
+    assert playbook.steps[-1].do == "Wrap up as usual."  # the survey is the annotators' business
+    assert [(e.condition, e.action) for e in playbook.edge_cases] == [("they want a refund", "Use Shipping Cost instead")]
     assert skill["source"] == "abcd:Order Issue/Manage Downgrade"
     assert skill["keywords"] == ["order issue", "manage downgrade"]
+
+
+def test_a_condition_governs_its_step_only_when_it_is_the_actions_own_text():
+    body = {"actions": [
+        {"type": "communication", "button": "End Conversation", "text": "Communication",  # a label, not a condition
+         "subtext": ["If the customer can return, tell them the good news", "If they cannot, apologize"]},
+        {"type": "interaction", "button": "Update Account", "text": "(Option A) If they get an extension",
+         "subtext": ["Enter 'extend' into [Update Account]"]},
+    ], "instructions": ["The customer wants more time to pay.", "Wrap up as usual."]}
+    playbook = parse(abcd_skill("Subscription", "Extension", body, "subscriptions", [], {})["resolution_md"])
+    end, update = playbook.steps[:2]
+    assert end.check is None and end.say == ("If the customer can return, tell them the good news. If they cannot, "
+                                             "apologize.")  # two branches, each with its condition
+    assert update.check == "Only if they get an extension." and update.do.endswith("Enter 'extend' into [Update Account].")
+
+
+@pytest.mark.parametrize(("text", "cleaned"), [
+    ("Make up some reason why the price was high (i.e. there was a surge).",
+     "Look up the reason why the price was high in their account or ask the customer for it; never guess it."),
+    ("If the customer does not know the amount, go to [Subscription Status] to generate a random amount due.",
+     "If the customer does not know the amount, look up the amount due in their account ([Subscription Status]) "
+     "or ask the customer for it; never guess it."),
+    ("Pick a shipping date from the list of three options > today, tomorrow, next week",
+     "Look up the shipping date in their account (one of: today, tomorrow, next week)."),
+    ("Feel free to make up an email address if the customer asks for it.", None),
+    ("Explain the answer, and feel free to add any creative explanations.", "Explain the answer."),
+    ("Please do both (A) give instructions in your own words without copy/paste and (B) click the button in the "
+     "right hand panel.", None),
+    ("Apologize, and remember to mark the conversation as not successful in the survey.", "Apologize."),
+])
+def test_annotator_text_and_invented_data_are_cleaned_for_the_class_of_text(text, cleaned):
+    assert clean_text(text) == cleaned
+
+
+def test_the_playbook_checks_warn_without_refusing():
+    from graphlore.toolsets.skills.playbook import Playbook, Step
+    bad = Playbook(title="Reset password (Account Access)", goal="Resolve the customer's request: reset password.",
+                   steps=(Step("Ask", say="Make up an email address and fill out the survey."),
+                          Step("Check", check="If the customer is right:")))
+    assert [w.kind for w in quality.check(bad)] == ["filler_goal", "annotator_text", "invented_data",
+                                                     "dangling_condition"]
+    good = Playbook(title="Reset password", goal="Get the customer a working password.",
+                    steps=(Step("Ask", say="Ask the customer for their email address."),))
+    assert quality.check(good) == []
 
 
 # -- the hand-written ABCD question set ------------------------------------------------------------
@@ -239,7 +284,7 @@ def test_intents_from_csv():
         ('{"text": "a"}\n', "jsonl", "line 1: 'intent' must be a non-empty string"),
         ('{"text": "  ", "intent": "x"}\n', "jsonl", "line 1: 'text' must be a non-empty string"),
         ('["a", "x"]\n', "jsonl", "line 1: expected an object"),
-        ("utterance,label\na,b\n", "csv", "needs the columns text,intent"),
+        ("utterance,label\na,b\n", "csv", "needs the columns text and intent / category / label"),
         ("text,intent\na,\n", "csv", "row 2: 'intent'"),
         ("\n\n", "jsonl", "has no rows"),
         ("", "xml", "valid: jsonl, csv"),
@@ -248,6 +293,25 @@ def test_intents_from_csv():
 def test_bad_intent_files_are_refused_with_the_line(text, fmt, message):
     with pytest.raises(InvalidInput, match=re.escape(message)):
         read_intent_rows(text, fmt)
+
+
+def test_the_label_column_may_be_category_or_label_or_named_by_the_caller():
+    # issue 24 audit 6: BANKING77's train.csv is text,category
+    expected = [("intent:card_arrival", ["where is my card"])]
+    for header in ("text,category", "text,label", "text,intent"):
+        rows = read_intent_rows(f"{header}\nwhere is my card,card_arrival\n", "csv")
+        assert [(s["source"], s["conditions"]) for s in intent_skills(rows)] == expected
+    rows = read_intent_rows("utterance,topic\nwhere is my card,card_arrival\n", "csv", "utterance", "topic")
+    assert [(s["source"], s["conditions"]) for s in intent_skills(rows)] == expected
+    rows = read_intent_rows('{"q": "where is my card", "label": "card_arrival"}\n', "jsonl", text_column="q")
+    assert [(s["source"], s["conditions"]) for s in intent_skills(rows)] == expected
+    with pytest.raises(InvalidInput, match="needs the columns text and topic.*--intent-column"):
+        read_intent_rows("text,label\na,b\n", "csv", intent_column="topic")
+
+
+def test_banking77_imports_as_it_comes(shared_data):
+    skills = load_intents(shared_data / "banking77" / "train.csv")
+    assert len(skills) == 77 and "intent:card_arrival" in {s["source"] for s in skills}
 
 
 def test_intent_files_are_read_by_extension(tmp_path):

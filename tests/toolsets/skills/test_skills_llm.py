@@ -4,15 +4,19 @@ the MCP client's model through sampling, asked directly (handshake-era sessions)
 
 from __future__ import annotations
 
+import time
+
+import mcp_types as types
 import pytest
 from anyio.from_thread import start_blocking_portal
 from helpers import backend
-from helpers.fake_endpoint import chat_endpoint
+from helpers.fake_endpoint import chat_endpoint, json_endpoint
 from helpers.mcp import connect, http_server, stdio_params
 from helpers.skills_data import CONVERSATION, EXTRACTED, REFUND, RESET, fake_model_answer, sampling_callback
 
+from graphlore.config import Settings
 from graphlore.contract import parse_request
-from graphlore.errors import ProviderError
+from graphlore.errors import ConfigError, InvalidInput, ProviderError
 from graphlore.llm import SamplingLLM, SamplingRequired
 from graphlore.runtime import Runtime
 from graphlore.tools import CallContext
@@ -87,17 +91,21 @@ def test_a_playbook_invalid_twice_is_an_llm_error_and_writes_nothing(llm_runtime
     assert not SkillLibrary(llm_runtime, "default").exists()
 
 
-def test_an_endpoint_failure_is_an_llm_error(endpoint, settings, embedder):
-    url, _ = endpoint
+def test_an_endpoint_failure_is_an_llm_error_for_extraction_after_one_retry(endpoint, settings, embedder):
+    url, seen = endpoint
     runtime = Runtime(backend.settings_for(settings.home, llm_url=url, llm_model="broken"), embedder=embedder)
     with pytest.raises(ProviderError) as error:
         run(runtime, "create_skill", conversation=CONVERSATION)
     assert error.value.message.startswith("LLM error: LLM endpoint ")
-    assert "answered 503: overloaded" in error.value.message
+    assert "answered 503: overloaded" in error.value.message and len(seen) == 2  # asked again once
     assert error.value.message.endswith(". Retry or resolve from scratch.")
-    run(runtime, "create_skill", skill=RESET)
-    with pytest.raises(ProviderError, match=r"^\[provider_error\] LLM error: .*Retry or resolve from scratch\.$"):
-        run(runtime, "search_skills", query="I forgot my password")
+
+
+def test_harmless_extra_keys_in_the_models_skill_are_ignored_with_a_warning(llm_runtime, endpoint, caplog):
+    _, seen = endpoint
+    out = run(llm_runtime, "create_skill", conversation=CONVERSATION + "\nEXTRA-KEYS")
+    assert out.created and out.title == EXTRACTED["title"] and len(seen) == 1  # not refused, not asked again
+    assert "ignored: changes, confidence" in caplog.text
 
 
 # -- update_skill from a conversation ----------------------------------------------------------------
@@ -109,7 +117,7 @@ def test_an_llm_merge_gets_a_new_version_and_changes_computed_by_diffing(llm_run
     out = run(llm_runtime, "update_skill", skill_id=skill_id, conversation="Customer: the email never came.",
               feedback="Mention the spam folder.")
     assert out.version == 2
-    c = out.changes
+    c = out.change_detail
     assert [(s.number, s.action) for s in c.steps_added] == [(3, "Check the spam folder")]
     assert [(e.old_number, e.new_number, e.fields) for e in c.steps_edited] == [(2, 2, ["say"])]
     assert c.conditions_added == ["the reset email never arrived"] and c.fields_changed == []
@@ -127,7 +135,7 @@ def test_the_llm_judge_sees_every_part_of_each_candidate_and_decides(llm_runtime
     reset = run(llm_runtime, "create_skill", skill=RESET).skill_id
     run(llm_runtime, "create_skill", skill=REFUND)
     out = run(llm_runtime, "search_skills", query="help me reset my password please")
-    assert out.judge == "llm" and out.skill.skill_id == reset
+    assert out.judge.kind == "llm" and out.skill.skill_id == reset
     [prompt] = prompts(seen)
     for part in ("Title: Reset a password", "Problem: The customer forgot their password", "Applies when:",
                  "  - I forgot my password", "Confidence: 0.50 (0 uses, 0 confirmed)", "Steps:",
@@ -137,10 +145,20 @@ def test_the_llm_judge_sees_every_part_of_each_candidate_and_decides(llm_runtime
     assert run(llm_runtime, "get_skill", skill_id=reset).times_used == 1
 
 
+def test_the_llm_judge_is_told_which_candidate_is_a_template(llm_runtime, endpoint, tmp_path):
+    _, seen = endpoint
+    rows = tmp_path / "intents.jsonl"
+    rows.write_text('{"text": "reset my password please", "intent": "reset_password"}\n')
+    run(llm_runtime, "import_skills", format="intents", path=str(rows))
+    out = run(llm_runtime, "search_skills", query="reset my password please")
+    assert out.judge.kind == "llm" and out.skill.template is True
+    assert "Template: yes (an imported stub" in prompts(seen)[-1]
+
+
 def test_the_llm_may_pick_none(llm_runtime, endpoint):
     run(llm_runtime, "create_skill", skill=RESET)
     out = run(llm_runtime, "search_skills", query="what is the weather tomorrow")
-    assert out.skill is None and out.judge == "llm"
+    assert out.skill is None and out.judge.kind == "llm"
 
 
 @pytest.mark.parametrize("word,problem", [("garbage", "it was not a JSON object"),
@@ -151,10 +169,86 @@ def test_unusable_answers_are_asked_again_once_then_the_calibrated_judge_decides
     reset = run(llm_runtime, "create_skill", skill=RESET).skill_id
     query = f"{word}: I forgot my password and cannot log in"
     out = run(llm_runtime, "search_skills", query=query)
-    assert out.judge == "calibrated" and out.skill.skill_id == reset and len(seen) == 2
-    assert problem in prompts(seen)[1]
+    assert out.judge.kind == "calibrated" and out.skill.skill_id == reset and len(seen) == 2
+    assert problem in prompts(seen)[1] and out.judge.fallback.startswith("the LLM's answers were unusable twice")
     without_llm = run(runtime, "search_skills", query=query)  # the same library, no LLM configured
-    assert without_llm.judge == "calibrated" and without_llm.skill.skill_id == reset
+    assert without_llm.judge.kind == "calibrated" and without_llm.skill.skill_id == reset
+
+
+# -- an LLM outage never breaks search ------------------------------------------------------------------
+
+
+def flaky_endpoint(failures: list):
+    """A chat endpoint that answers each request with the next of ``failures`` (a status, or "slow": a reply
+    after 2 s) while any is left, then like the fake model."""
+    def answer(path, body):
+        if failures:
+            failure = failures.pop(0)
+            if failure == "slow":
+                time.sleep(2.0)
+            else:
+                return failure, b"server error"
+        text = fake_model_answer(body["messages"][-1]["content"])
+        return 200, {"choices": [{"message": {"role": "assistant", "content": text}}]}
+    return json_endpoint(answer)
+
+
+def judging_runtime(settings, embedder, url, **values) -> Runtime:
+    return Runtime(backend.settings_for(settings.home, judge_llm_url=url, judge_llm_model="fake", **values),
+                   embedder=embedder)
+
+
+@pytest.mark.parametrize("failures,what", [([500, 500], "answered 500: server error"),
+                                           (["slow", "slow"], "timed out")])
+def test_an_llm_outage_falls_back_to_the_calibrated_judge_and_says_so(settings, embedder, failures, what):
+    with flaky_endpoint(failures) as (url, seen):
+        runtime = judging_runtime(settings, embedder, url, judge_llm_timeout=0.5)
+        reset = run(runtime, "create_skill", skill=RESET).skill_id
+        out = run(runtime, "search_skills", query="I forgot my password and cannot log in")
+    assert out.skill.skill_id == reset and out.judge.kind == "calibrated" and len(seen) == 2  # retried once
+    assert out.judge.fallback.startswith("the LLM failed (LLM endpoint ") and what in out.judge.fallback
+    assert "judge: calibrated (the LLM could not decide: the LLM failed" in SPECS["search_skills"].render(out)
+    assert run(runtime, "get_skill", skill_id=reset).times_used == 1
+
+
+def test_one_failure_is_retried_and_the_llm_still_decides(settings, embedder):
+    with flaky_endpoint([503]) as (url, seen):
+        runtime = judging_runtime(settings, embedder, url)
+        run(runtime, "create_skill", skill=RESET)
+        out = run(runtime, "search_skills", query="help me reset my password please")
+    assert out.judge.kind == "llm" and out.judge.fallback is None and len(seen) == 2
+
+
+def test_the_judge_and_extraction_use_their_own_models(settings, embedder):
+    with chat_endpoint(fake_model_answer) as (url, seen):
+        runtime = Runtime(backend.settings_for(settings.home, llm_url=url, llm_model="expensive",
+                                               judge_llm_model="cheap"), embedder=embedder)
+        run(runtime, "create_skill", conversation=CONVERSATION)
+        run(runtime, "search_skills", query="my two-factor code is rejected")
+    assert [c["body"]["model"] for c in seen] == ["expensive", "cheap"]
+
+
+def test_the_judge_setting_and_the_request_choose_the_judge(llm_runtime, endpoint, settings, embedder):
+    _, seen = endpoint
+    run(llm_runtime, "create_skill", skill=RESET)
+    out = run(llm_runtime, "search_skills", query="reset my password", judge="calibrated")
+    assert out.judge.kind == "calibrated" and out.judge.fallback is None and seen == []
+
+    def never(request):
+        raise AssertionError("a client that opted out must not be asked")
+
+    quiet = Runtime(backend.settings_for(settings.home, skills_judge="calibrated"), embedder=embedder)
+    out = run(quiet, "search_skills", CallContext(session="t", llm=SamplingLLM(never)), query="reset my password")
+    assert out.judge.kind == "calibrated" and out.skill is not None
+    out = run(quiet, "search_skills", CallContext(session="t", llm=SamplingLLM(answer)), query="reset my password",
+              judge="auto")  # the request wins over the server's setting
+    assert out.judge.kind == "llm"
+    out = run(quiet, "search_skills", query="reset my password", judge="llm")
+    assert out.judge.kind == "calibrated" and "no LLM is configured" in out.judge.fallback and out.skill is not None
+    with pytest.raises(InvalidInput, match="auto, calibrated, llm|'auto', 'calibrated' or 'llm'"):
+        run(quiet, "search_skills", query="reset my password", judge="oracle")
+    with pytest.raises(ConfigError, match="skills_judge must be one of auto, calibrated, llm"):
+        Settings.load({"GRAPHLORE_SKILLS_JUDGE": "oracle", "GRAPHLORE_HOME": str(settings.home)})
 
 
 def test_the_configured_endpoint_wins_over_the_clients_model(llm_runtime, endpoint):
@@ -166,7 +260,7 @@ def test_the_configured_endpoint_wins_over_the_clients_model(llm_runtime, endpoi
     run(llm_runtime, "create_skill", skill=RESET)
     out = run(llm_runtime, "search_skills", CallContext(session="t", llm=SamplingLLM(never)),
               query="reset my password")
-    assert out.judge == "llm" and len(seen) == 1
+    assert out.judge.kind == "llm" and len(seen) == 1
 
 
 # -- sampling, in process ------------------------------------------------------------------------------
@@ -182,7 +276,7 @@ def test_the_clients_model_asked_directly(runtime):
     assert out.created and out.title == EXTRACTED["title"]
     found = run(runtime, "search_skills", CallContext(session="t", llm=SamplingLLM(answer)),
                 query="my two-factor codes are rejected")
-    assert found.judge == "llm" and found.skill.skill_id == out.skill_id
+    assert found.judge.kind == "llm" and found.skill.skill_id == out.skill_id
 
 
 def rounds(runtime: Runtime, tool: str, **fields):
@@ -203,7 +297,7 @@ def test_round_by_round_every_question_comes_before_any_write(runtime):
     run(runtime, "create_skill", skill=RESET)
     reset = run(runtime, "list_skills").skills
     found, _ = rounds(runtime, "search_skills", query="reset my password")
-    assert found.judge == "llm" and found.skill.title == "Reset a password"
+    assert found.judge.kind == "llm" and found.skill.title == "Reset a password"
     uses = {s.title: s.times_used for s in run(runtime, "list_skills").skills}
     assert uses["Reset a password"] == 1 and len(reset) == 2  # counted once, after the answer
 
@@ -217,10 +311,10 @@ def _through_mcp(portal, target, **options):
         assert created.created and created.title == EXTRACTED["title"]
         s.ok("create_skill", {"skill": RESET})
         found, text = s.ok("search_skills", {"query": "my two-factor code is rejected"})
-        assert found.judge == "llm" and found.skill.skill_id == created.skill_id and "judge: llm" in text
+        assert found.judge.kind == "llm" and found.skill.skill_id == created.skill_id and "judge: llm" in text
         updated, _ = s.ok("update_skill", {"skill_id": s.ok("search_skills", {"query": "reset my password"})[0]
                                            .skill.skill_id, "conversation": "Customer: no email came."})
-        assert updated.version == 2 and [a.action for a in updated.changes.steps_added] == ["Check the spam folder"]
+        assert updated.version == 2 and [a.action for a in updated.change_detail.steps_added] == ["Check the spam folder"]
 
 
 @pytest.mark.slow  # a real server process
@@ -242,3 +336,18 @@ def test_without_sampling_or_endpoint_a_conversation_is_refused_over_mcp(tmp_pat
     with start_blocking_portal() as portal, connect(portal, stdio_params("skills", tmp_path / "home"), "skills") as s:
         text = s.error("create_skill", {"conversation": CONVERSATION})
         assert "[config_error] this call needs an LLM" in text and "skill={" in text
+
+
+@pytest.mark.slow  # a real server process
+def test_a_client_whose_model_refuses_gets_the_calibrated_judge(tmp_path):
+    async def refuse(context, params):
+        return types.ErrorData(code=-1, message="sampling is switched off here")
+
+    with start_blocking_portal() as portal, http_server("skills", tmp_path / "home", tmp_path / "log") as (url, _):
+        with connect(portal, url, "skills", sampling_callback=refuse, mode="legacy") as s:
+            reset = s.ok("create_skill", {"skill": RESET})[0].skill_id
+            found, _ = s.ok("search_skills", {"query": "I forgot my password and cannot log in"})
+            assert found.skill.skill_id == reset and found.judge.kind == "calibrated"
+            assert "the client's model failed: sampling is switched off here" in found.judge.fallback
+            quiet, _ = s.ok("search_skills", {"query": "I forgot my password", "judge": "calibrated"})
+            assert quiet.judge.kind == "calibrated" and quiet.judge.fallback is None

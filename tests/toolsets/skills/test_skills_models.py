@@ -69,7 +69,7 @@ def test_the_deltas_are_the_specification():
 )
 def test_each_outcome_from_a_new_skill(outcome, confidence, confirmed):
     after = apply_outcome(initial_counters(), outcome)
-    assert after == Counters(confidence, 0, confirmed)
+    assert after == Counters(confidence, confirmed, confirmed)  # a confirmed use is a use
 
 
 def test_confidence_is_clamped_and_does_not_drift():
@@ -88,6 +88,9 @@ def test_any_sequence_of_outcomes_stays_in_bounds(sequence):
     for outcome in sequence:
         c = apply_outcome(c, outcome)
         assert 0.0 <= c.confidence <= 1.0
+        assert c.times_confirmed <= c.times_used  # issue 24 audit 6: it was 1 confirmed of 0 uses
+        if outcome in ("likely_resolved", "failed"):
+            c = record_use(c)
     assert c.times_confirmed == sequence.count("confirmed")
 
 
@@ -137,10 +140,14 @@ def test_search_response_has_exactly_the_issue_names():
     assert list(M.CandidateEvidence.model_fields) == ["skill_id", "title", "match", "typical", "rank", "matched",
                                                       "failed_on"]
     evidence = M.RoutingEvidence(candidates=[], margin=0.0, score=0.0, decision="no candidates")
-    none = M.SearchSkillsResponse(skill=None, query="q", search_time_ms=1.5, judge="calibrated", evidence=evidence)
-    assert none.model_dump()["skill"] is None
+    assert list(M.JudgeInfo.model_fields) == ["kind", "fallback"]  # issue 24: what happened when the LLM failed
+    calibrated = M.JudgeInfo(kind="calibrated")
+    none = M.SearchSkillsResponse(skill=None, query="q", search_time_ms=1.5, judge=calibrated, evidence=evidence)
+    assert none.model_dump()["skill"] is None and none.model_dump()["judge"] == {"kind": "calibrated",
+                                                                                 "fallback": None}
     with pytest.raises(ValueError):
-        M.SearchSkillsResponse(skill=None, query="q", search_time_ms=1.5, judge="oracle", evidence=evidence)
+        M.SearchSkillsResponse(skill=None, query="q", search_time_ms=1.5, judge={"kind": "oracle"}, evidence=evidence)
+    assert list(M.SearchSkillsRequest.model_fields) == ["query", "library", "judge"]
 
 
 def test_skill_fields_are_the_issue_fields():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from graphlore.toolsets.skills.imports import load_abcd
+from graphlore.toolsets.skills.abcd import load_abcd
 from graphlore.toolsets.skills.routing import (
     DUPLICATE_THRESHOLD,
     is_duplicate,

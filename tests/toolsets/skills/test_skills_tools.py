@@ -10,10 +10,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 from helpers import backend
+from helpers.lock_holder import holding
 from helpers.skills_data import PLAYBOOK, REFUND, RESET
 
 from graphlore.contract import parse_request
-from graphlore.errors import ConfigError, EmbedderMismatch, InvalidInput, NotFound, StoreUnavailable
+from graphlore.errors import (
+    ConfigError,
+    EmbedderMismatch,
+    InvalidInput,
+    NotFound,
+    StoreBusy,
+    StoreUnavailable,
+)
 from graphlore.runtime import Runtime
 from graphlore.store.factory import EMBEDDER_META
 from graphlore.tools import CallContext
@@ -100,7 +108,7 @@ def test_search_returns_the_skill_and_counts_the_use(runtime):
     reset = create(runtime).skill_id
     create(runtime, REFUND)
     out = run(runtime, "search_skills", query="I can't remember my password")
-    assert out.judge == "calibrated" and out.query == "I can't remember my password" and out.search_time_ms > 0
+    assert out.judge.kind == "calibrated" and out.query == "I can't remember my password" and out.search_time_ms > 0
     assert out.skill.skill_id == reset and out.skill.title == "Reset a password"
     assert out.skill.conditions == RESET["conditions"] and out.skill.confidence == 0.5
     assert "**Confidence:** 0.50 (1 use, 0 confirmed)" in out.skill.resolution_md
@@ -111,7 +119,7 @@ def test_search_returns_the_skill_and_counts_the_use(runtime):
 def test_search_abstains_on_an_unrelated_question_and_counts_nothing(runtime):
     reset = create(runtime).skill_id
     out = run(runtime, "search_skills", query="what is the capital of France")
-    assert out.skill is None and out.judge == "calibrated"
+    assert out.skill is None and out.judge.kind == "calibrated"
     assert run(runtime, "get_skill", skill_id=reset).times_used == 0
 
 
@@ -138,7 +146,10 @@ def test_a_structured_update_makes_a_new_version_and_keeps_the_old(runtime):
               skill={"resolution_md": new_md, "conditions": ["I forgot my password", "password reset please"],
                      "keywords": ["password"]})
     assert out.version == 2 and out.title == "Reset a password"
-    c = out.changes
+    c = out.change_detail
+    assert out.changes == ["step added: 3. Confirm the login", "step edited: 2->2. Email the reset link (action)",
+                           "condition added: password reset please", "condition removed: I can't log in to my account",
+                           "keyword removed: login"]  # the specification's list[str]
     assert [(s.number, s.action) for s in c.steps_added] == [(3, "Confirm the login")]
     assert [(e.old_number, e.new_number, e.action, e.fields) for e in c.steps_edited] == [
         (2, 2, "Email the reset link", ["action"])]
@@ -161,11 +172,11 @@ def test_a_new_title_renames_the_playbook_and_only_changed_passages_are_embedded
     real = runtime.embedder.embed
     monkeypatch.setattr(runtime.embedder, "embed", lambda texts: embedded.extend(texts) or real(texts))
     out = run(runtime, "update_skill", skill_id=skill_id, skill={"product_area": "security"})
-    assert out.version == 2 and out.changes.fields_changed == ["product_area"] and embedded == []
+    assert out.version == 2 and out.change_detail.fields_changed == ["product_area"] and embedded == []
     [same] = store.get_nodes([skill_id], with_vectors=True)
     assert np.array_equal(same.vectors, before.vectors) and same.text_hash == before.text_hash
     out = run(runtime, "update_skill", skill_id=skill_id, skill={"title": "Reset a forgotten password"})
-    assert out.changes.title.old == "Reset a password" and out.changes.title.new == "Reset a forgotten password"
+    assert out.change_detail.title.old == "Reset a password" and out.change_detail.title.new == "Reset a forgotten password"
     assert run(runtime, "get_skill", skill_id=skill_id).resolution_md.startswith("# Reset a forgotten password\n")
     assert embedded[0] == "Reset a forgotten password"  # the title is a passage: embedded again
 
@@ -173,8 +184,16 @@ def test_a_new_title_renames_the_playbook_and_only_changed_passages_are_embedded
 def test_an_update_that_changes_nothing_keeps_the_version(runtime):
     skill_id = create(runtime).skill_id
     out = run(runtime, "update_skill", skill_id=skill_id, skill={"problem": RESET["problem"]})
-    assert out.version == 1 and out.changes.empty
+    assert out.version == 1 and out.changes == [] and out.change_detail.empty
     assert run(runtime, "skill_history", skill_id=skill_id).versions[-1].version == 1
+
+
+def test_an_update_that_only_reorders_conditions_is_a_change(runtime):
+    skill_id = create(runtime).skill_id
+    conditions = list(reversed(RESET["conditions"]))
+    out = run(runtime, "update_skill", skill_id=skill_id, skill={"conditions": conditions})
+    assert out.version == 2 and out.changes == ["condition order changed"]
+    assert run(runtime, "get_skill", skill_id=skill_id).conditions == conditions
 
 
 def test_a_playbook_whose_heading_is_not_the_title_is_refused(runtime):
@@ -219,7 +238,7 @@ def test_each_outcome_moves_confidence_by_its_delta(runtime, outcome, confidence
     skill_id = create(runtime).skill_id
     out = run(runtime, "record_outcome", skill_id=skill_id, outcome=outcome)
     assert (out.previous_confidence, out.confidence, out.times_confirmed, out.times_used) == (0.5, confidence,
-                                                                                             confirmed, 0)
+                                                                                             confirmed, confirmed)
     assert run(runtime, "get_skill", skill_id=skill_id).confidence == confidence
 
 
@@ -231,7 +250,7 @@ def test_confidence_is_clamped_to_zero_and_one(runtime):
     for _ in range(11):
         out = run(runtime, "record_outcome", skill_id=skill_id, outcome="confirmed")
     assert out.confidence == 1.0 and out.times_confirmed == 11
-    assert "**Confidence:** 1.00 (0 uses, 11 confirmed)" in run(runtime, "get_skill", skill_id=skill_id).resolution_md
+    assert "**Confidence:** 1.00 (11 uses, 11 confirmed)" in run(runtime, "get_skill", skill_id=skill_id).resolution_md
 
 
 def test_counters_live_with_their_skill_and_a_use_rewrites_only_them(runtime):
@@ -440,6 +459,53 @@ def test_a_reimport_does_not_undo_what_agents_changed(runtime, tmp_path):
     assert run(runtime, "get_skill", skill_id=first.skill_ids[0]).problem == "Balance questions."
 
 
+def test_a_changed_file_never_overwrites_an_agents_edit_and_says_what_it_kept(runtime, tmp_path):
+    # issue 24 audit 4: a re-import of a changed file wiped conditions an agent had added, answering updated: 1
+    first = run(runtime, "import_skills", format="intents", path=str(intents_file(tmp_path, ROWS)))
+    balance = first.skill_ids[0]
+    run(runtime, "update_skill", skill_id=balance, skill={
+        "problem": "Balance questions.", "conditions": ["what's my balance", "how much money do I have",
+                                                         "what's left on my account"]})
+    playbook = run(runtime, "get_skill", skill_id=balance).resolution_md.split("## Goal")[1]
+    edited = "# Balance\n\n## Goal" + playbook.replace("### 1. Handle balance", "### 1. Read the balance aloud")
+    run(runtime, "update_skill", skill_id=balance, skill={"resolution_md": edited})
+    changed = intents_file(tmp_path, [("show me my balance", "balance"), *ROWS[1:],
+                                      ("book me a flight", "book_flight")])
+    out = run(runtime, "import_skills", format="intents", path=str(changed))
+    assert (out.created, out.updated, out.unchanged) == (0, 2, 0)
+    [kept] = out.kept_edits
+    assert (kept.skill_id, kept.source, kept.kept, kept.merged) == (balance, "intent:balance", [], ["conditions"])
+    now = run(runtime, "get_skill", skill_id=balance)
+    # the file dropped "what's my balance" and added "show me my balance"; the agent's condition stays
+    assert now.conditions == ["show me my balance", "how much money do I have", "what's left on my account"]
+    assert now.problem == "Balance questions." and "### 1. Read the balance aloud" in now.resolution_md
+    assert "intent:balance" in SPECS["import_skills"].render(out) and "merged conditions" in SPECS[
+        "import_skills"].render(out)
+    flight = run(runtime, "get_skill", skill_id=first.skill_ids[1])  # untouched by agents: the file's version
+    assert flight.conditions[-1] == "book me a flight" and flight.version == 2
+
+
+def test_a_field_both_changed_keeps_the_agents_version_and_reports_it(runtime, tmp_path):
+    first = run(runtime, "import_skills", format="intents", path=str(intents_file(tmp_path, ROWS)))
+    run(runtime, "update_skill", skill_id=first.skill_ids[0], skill={"keywords": ["money"]})
+    path = intents_file(tmp_path, ROWS)
+    text = path.read_text().replace('"balance"', '"account_balance"')  # the file renames the intent
+    path.write_text(text)
+    out = run(runtime, "import_skills", format="intents", path=str(path))
+    assert out.created == 1  # another source: a new skill; the old one keeps what it holds
+    assert run(runtime, "get_skill", skill_id=first.skill_ids[0]).keywords == ["money"]
+    from graphlore.toolsets.skills import reimport
+    base = {"title": "T", "problem": "p", "conditions": ["a"], "keywords": ["k"], "product_area": "x",
+            "issue_type": "other", "resolution_md": "# T\n\n## Goal\nG.\n\n## Steps\n\n### 1. S\n**Do:** D.\n"}
+    mine = {**base, "title": "Mine", "problem": "agent's", "resolution_md": base["resolution_md"].replace("# T", "# Mine")}
+    theirs = {**base, "problem": "file's", "resolution_md": base["resolution_md"].replace("G.", "New goal.")}
+    merged = reimport.merge(base, mine, theirs)
+    assert merged.kept == ["problem"] and merged.fields["problem"] == "agent's" and merged.fields["title"] == "Mine"
+    assert merged.fields["resolution_md"].startswith("# Mine\n") and "New goal." in merged.fields["resolution_md"]
+    unknown = reimport.merge(None, mine, theirs)  # no record of the last import: every difference is the agent's
+    assert unknown.kept == ["title", "problem", "resolution_md"] and unknown.fields["problem"] == "agent's"
+
+
 def test_the_abcd_import_makes_55_valid_skills_once(runtime, shared_data):
     path = shared_data / "abcd" / "guidelines.json"
     out = run(runtime, "import_skills", format="abcd", path=str(path), library="abcd")
@@ -577,6 +643,38 @@ def test_a_store_that_cannot_be_written_is_database_connection_failed(tmp_path, 
     with pytest.raises(StoreUnavailable) as error:
         create(runtime)
     assert error.value.message.startswith("Database connection failed: cannot create ")
+
+
+def test_a_write_waits_at_most_the_lock_timeout_then_store_busy_and_writes_nothing(tmp_path, embedder):
+    # issue 24 audit 5: a create behind a long import waited 56 s, an update behind a 50 s holder had no end
+    runtime = Runtime(backend.settings_for(tmp_path / "home", lock_timeout=0.5), embedder=embedder)
+    reset = create(runtime).skill_id
+    with holding(runtime.settings, "skills/default", library.WRITE_LOCK):
+        with pytest.raises(StoreBusy) as error:
+            create(runtime, REFUND)
+        assert error.value.message == ("Database connection failed: another writer held the write lock of "
+                                       "skills/default for more than 0.5 s (a long import or reindex?); nothing "
+                                       "was written: retry when it is done")  # said once
+        with pytest.raises(StoreBusy):
+            run(runtime, "update_skill", skill_id=reset, skill={"problem": "Locked out."})
+        found = run(runtime, "search_skills", query="I forgot my password")  # reads and counters take no lock
+        assert found.skill.skill_id == reset
+    assert run(runtime, "list_skills").total == 1 and run(runtime, "get_skill", skill_id=reset).version == 1
+    assert create(runtime, REFUND).created  # released: the write goes through
+
+
+def test_store_errors_are_wrapped_once():
+    for error in (StoreUnavailable, StoreBusy):
+        with pytest.raises(error) as raised, library.store_errors():
+            with library.store_errors():  # e.g. the PostgreSQL backend already says it
+                raise error("disk I/O error")
+        assert raised.value.message == "Database connection failed: disk I/O error"
+
+
+def test_a_confirmed_outcome_counts_the_use_it_confirms(runtime):
+    skill_id = create(runtime).skill_id  # never returned by search_skills: 0 uses
+    out = run(runtime, "record_outcome", skill_id=skill_id, outcome="confirmed")
+    assert (out.times_used, out.times_confirmed) == (1, 1)
 
 
 # -- the passage cache -------------------------------------------------------------------------------------

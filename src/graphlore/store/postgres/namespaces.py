@@ -11,12 +11,13 @@ one, which tells a process holding the old store to reopen it.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 import psycopg
 
-from graphlore.errors import NotFound
+from graphlore.errors import NotFound, StoreBusy
 from graphlore.store.base import WRITTEN_AT
 from graphlore.store.postgres import sql
 from graphlore.store.postgres.connection import Database, advisory_key, translated
@@ -106,14 +107,18 @@ _local_locks_guard = threading.Lock()
 
 
 @contextmanager
-def _local(key: tuple[str, str, str]) -> Iterator[None]:
+def _local(key: tuple[str, str, str], timeout: float | None = None, busy: str = "") -> Iterator[None]:
     with _local_locks_guard:
         local, users = _local_locks.get(key, (None, 0))
         local = local or threading.Lock()
         _local_locks[key] = (local, users + 1)
     try:
-        with local:
+        if not local.acquire(timeout=-1 if timeout is None else timeout):
+            raise StoreBusy(busy)
+        try:
             yield
+        finally:
+            local.release()
     finally:
         with _local_locks_guard:
             _, users = _local_locks[key]
@@ -124,16 +129,22 @@ def _local(key: tuple[str, str, str]) -> Iterator[None]:
 
 
 @contextmanager
-def lock(db: Database, namespace: str, key: str) -> Iterator[None]:
+def lock(db: Database, namespace: str, key: str, timeout: float | None = None, busy: str = "") -> Iterator[None]:
     """A session advisory lock held on a connection of its own (never a pooled one: waiters would hold
     the pool's connections while they wait); threads of this process queue on a thread lock first.
-    It waits as long as the holder works (no lock timeout), as ``flock`` does for SQLite."""
-    with _local((db.url, namespace, key)):
+    ``timeout`` None: it waits as long as the holder works, as ``flock`` does for SQLite; else at most
+    ``timeout`` seconds in all, then :class:`StoreBusy` with the message ``busy``."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    with _local((db.url, namespace, key), timeout, busy):
         conn = db.connect()
         try:
+            left = None if deadline is None else max(deadline - time.monotonic(), 0.001)
             with _guarded(db):
-                conn.execute("SET lock_timeout = 0")
-                conn.execute("SELECT pg_advisory_lock(%s)", (advisory_key("lock", namespace, key),))
+                try:
+                    conn.execute("SET lock_timeout = 0" if left is None else f"SET lock_timeout = {int(left * 1000) or 1}")
+                    conn.execute("SELECT pg_advisory_lock(%s)", (advisory_key("lock", namespace, key),))
+                except psycopg.errors.LockNotAvailable as exc:
+                    raise StoreBusy(busy) from exc
             yield
         finally:
             conn.close()  # ends the session, which releases the lock

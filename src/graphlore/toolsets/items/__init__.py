@@ -68,7 +68,8 @@ TOOLSET = Toolset(
             description=(
                 "Before creating an item, check whether it already exists. Compares title + description with "
                 "every indexed item (completed ones included). LIKELY_DUPLICATE: similarity_score >= threshold "
-                "(default duplicate_similarity_threshold from .agent-config.json, else 0.75); POSSIBLY_RELATED: "
+                "(default duplicate_similarity_threshold from .agent-config.json, else 0.94); the best-ranked "
+                "candidate is LIKELY_DUPLICATE from similarity_score 0.62 on; POSSIBLY_RELATED: "
                 "within 0.15 below it; weaker matches are left out. At most 10 candidates: likely duplicates "
                 "first, each group best match first."
             ),

@@ -38,7 +38,8 @@ class ProjectConfig(BaseModel):
 
     model_config = ConfigDict(extra="ignore", frozen=True)
 
-    duplicate_similarity_threshold: float = Field(default=0.75, ge=0.0, le=1.0, strict=True)
+    #: fitted by cross-validation on GitBugs Hadoop duplicates with tools.TOP_MATCH (bench/items_duplicates.py --fit)
+    duplicate_similarity_threshold: float = Field(default=0.94, ge=0.0, le=1.0, strict=True)
 
 
 DEFAULT = ProjectConfig()

@@ -26,7 +26,14 @@ from graphlore.embedding import Embedder
 from graphlore.runtime import Runtime
 from graphlore.store import Node, Store
 from graphlore.tools import Progress
-from graphlore.toolsets.folder_index import PROJECT_PATH, FolderIndex, now_iso
+from graphlore.toolsets.folder_index import (
+    INDEX_LOCK,
+    PROJECT_PATH,
+    BackgroundWork,
+    FolderIndex,
+    FolderWatches,
+    now_iso,
+)
 from graphlore.toolsets.items.models import IndexResponse
 from graphlore.toolsets.items.scan import (
     NEVER_INDEXED,
@@ -38,6 +45,10 @@ from graphlore.toolsets.items.scan import (
 )
 
 KIND = "item"
+#: metadata: passages per item and the items whose vectors are missing (see :meth:`ItemIndex.update`)
+EMBEDDING = "embedding"
+#: the namespace lock the embedding phase holds (the structural phase holds ``index``)
+EMBED_LOCK = "embed"
 #: How item text becomes passages (see :func:`item_passages`); a change needs a rebuild.
 #: 1: the implementation windows repeated the title; 2: they do not.
 PASSAGE_LAYOUT = 2
@@ -52,6 +63,9 @@ class ItemIndex(FolderIndex):
     toolset = "items"
     skip = NEVER_INDEXED
     layout = PASSAGE_LAYOUT
+    meta_keys = ("last_indexed", EMBEDDING)
+    #: :meth:`sync` leaves the embeddings to the caller (:meth:`ensure_fresh` in a long-running process)
+    defer_embedding = False
 
     def __init__(self, runtime: Runtime, project_path: str | Path) -> None:
         if str(project_path).strip():  # an empty path gets check_layout's explanation
@@ -66,12 +80,17 @@ class ItemIndex(FolderIndex):
         return list_item_files(self.root, self.runtime.roots)
 
     def update(self, store: Store, force: bool, progress: Progress | None) -> IndexResponse:
-        """Bring the index up to date; embed only new or changed text, committing embeddings in steps."""
+        """The structural phase: bring every item's text, props and keywords up to date in one transaction and
+        list the items whose vectors are missing (``embedding.pending``); :meth:`embed_pending` embeds them."""
         started = time.perf_counter()
         existed = store.get_meta("last_indexed") is not None
         self.check_embedder(store)  # also a first build that was interrupted: its vectors must match
         indexed_files: dict[str, float] = store.get_meta("files") or {}
         current_files = self.list_files()
+        embedding = self._embedding(store)
+        if existed and store.get_meta(EMBEDDING) is None:  # an index made before the bookkeeping: add it once
+            store.set_meta(EMBEDDING, embedding)
+            self.handle.reread()
         if existed and current_files == indexed_files:
             return self._response("unchanged", store, 0, 0, started, store.get_meta("warnings") or [])
 
@@ -81,7 +100,7 @@ class ItemIndex(FolderIndex):
         # Read again (new text, files whose mtime moved, or a node stored before it kept its warnings):
         # these nodes are rewritten; their passages are cut to MAX_PASSAGES (with a warning on the item).
         embedder = self.runtime.embedder
-        touched, passages = [], {}
+        touched, counts = [], {}
         for item in scan.items:
             if unchanged.get(item.path) is item and known.get(item.item_id) == item.content_hash:
                 continue
@@ -90,35 +109,112 @@ class ItemIndex(FolderIndex):
                 item = replace(item, warnings=(*item.warnings, warning))
                 scan.warnings.append(warning)
             touched.append(item)
-            passages[item.item_id] = cut
-        to_embed = [item for item in touched if known.get(item.item_id) != item.content_hash]
+            counts[item.item_id] = len(cut)
+        changed = [item.item_id for item in touched if known.get(item.item_id) != item.content_hash]
         current = {item.item_id for item in scan.items}
         removed = [item_id for item_id in known if item_id not in current]
-        by_id = {item.item_id: item for item in to_embed}
-        committed: set[str] = set()
-
-        def commit(vectors: dict[str, np.ndarray]) -> None:
-            with store.atomic():
-                store.upsert_nodes([_node(by_id[i], v) for i, v in vectors.items()])
-                if store.get_meta("embedder") is None:
-                    self.record_embedder(store)
-            committed.update(vectors)
-
-        # No other update of this project runs meanwhile (FolderIndex.sync holds the index lock), so the
-        # hashes read above still hold: a node written without vectors keeps the ones its text made.
-        self.runtime.embeddings.embed_owners([(item.item_id, passages[item.item_id]) for item in to_embed], commit,
-                                             progress)
+        passages = {i: n for i, n in embedding["passages"].items() if i in current}
+        passages.update(counts)
+        pending = sorted((set(embedding["pending"]) & current) | set(changed))
         with store.atomic():
-            store.upsert_nodes([_node(item, None) for item in touched if item.item_id not in committed])
-            store.delete_nodes(removed)
+            # A changed text's old vectors go with its node: a node written without vectors keeps the stored ones.
+            store.delete_nodes([i for i in changed if i in known] + removed)
+            store.upsert_nodes([_node(item, None) for item in touched])
             store.set_meta(PROJECT_PATH, str(self.root))
             store.set_meta("files", current_files)
             store.set_meta("warnings", scan.warnings)
+            store.set_meta(EMBEDDING, {"passages": passages, "pending": pending})
             store.set_meta("last_indexed", now_iso())
-            if store.get_meta("embedder") is None:
-                self.record_embedder(store)
+        self.handle.reread()
         status = "rebuilt" if force else ("updated" if existed else "created")
-        return self._response(status, store, len(to_embed), len(removed), started, scan.warnings)
+        return self._response(status, store, len(changed), len(removed), started, scan.warnings)
+
+    def _embedding(self, store: Store) -> dict:
+        """``{"passages": {item id: passages embedded}, "pending": [item ids without vectors]}``. An index made
+        before it was kept is fully embedded: its passage counts are its vectors' rows."""
+        found = store.get_meta(EMBEDDING)
+        if found is not None:
+            return found
+        ids = list(store.node_hashes(KIND))
+        return {"passages": {i: len(v) for i, v in store.node_vectors(ids).items()} if ids else {}, "pending": []}
+
+    def progress_of(self, store: Store) -> tuple[int, int, int, int]:
+        """(items embedded, items, passages embedded, passages) of the index as stored."""
+        embedding = self.meta(store).get(EMBEDDING) or self._embedding(store)
+        passages, pending = embedding["passages"], embedding["pending"]
+        total = sum(passages.values())
+        return (len(passages) - len(pending), len(passages), total - sum(passages.get(i, 0) for i in pending), total)
+
+    def pending(self, store: Store) -> list[str]:
+        embedding = self.meta(store).get(EMBEDDING)
+        return list(embedding["pending"]) if embedding else []
+
+    def embed_pending(self, progress: Progress | None = None) -> int:
+        """Embed the items whose vectors are missing, committing in steps; returns how many items.
+
+        Holds the namespace's ``embed`` lock (so no two threads or processes embed the same items), and the
+        index locks only while each step commits, so structural updates and searches go on meanwhile. A
+        step writes only the items whose text is still the one embedded."""
+        with self.runtime.lock(self.namespace, EMBED_LOCK):
+            self.handle.reread()
+            store = self.open()
+            if store is None:
+                return 0
+            todo = store.get_nodes(self.pending(store))
+            if not todo:
+                return 0
+            self.check_embedder(store)
+            embedder = self.runtime.embedder
+            hashes = {node.id: node.text_hash for node in todo}
+            owners = [(node.id, capped_passages(_item_of(node), embedder)[0]) for node in todo]
+
+            def commit(vectors: dict[str, np.ndarray]) -> None:
+                with self.runtime.state(FolderWatches).lock(self.namespace), \
+                        self.runtime.lock(self.namespace, INDEX_LOCK), store.atomic():
+                    still = [n for n in store.get_nodes(list(vectors)) if n.text_hash == hashes[n.id]]
+                    for node in still:
+                        node.vectors = vectors[node.id]
+                    store.upsert_nodes(still)
+                    embedding = store.get_meta(EMBEDDING)
+                    done = {n.id for n in still}
+                    embedding["pending"] = [i for i in embedding["pending"] if i not in done]
+                    store.set_meta(EMBEDDING, embedding)
+                    if store.get_meta("embedder") is None:
+                        self.record_embedder(store)
+                self.handle.reread()
+
+            self.runtime.embeddings.embed_owners(owners, commit, progress)
+            return len(owners)
+
+    def sync(self, force: bool = False, progress: Progress | None = None) -> IndexResponse:
+        """The structural update under the index locks, then (unless :attr:`defer_embedding`) the embeddings."""
+        result = super().sync(force, progress)
+        if self.defer_embedding:
+            return result
+        started = time.perf_counter()
+        embedded = self.embed_pending(progress)
+        changes: dict = {"duration_ms": result.duration_ms + int((time.perf_counter() - started) * 1000)}
+        if embedded and result.status == "unchanged":  # an earlier update's embedding, finished now
+            changes.update(status="updated", items_updated=embedded)
+        return result.model_copy(update=changes)
+
+    def ensure_fresh(self, progress: Progress | None = None) -> Store:
+        """As :meth:`FolderIndex.ensure_fresh`, then the missing embeddings: in a long-running process (the MCP
+        server, which watches files) in the background, so the call answers at once by keywords; in a
+        one-shot process (the CLI) within the call, with progress."""
+        self.defer_embedding = self.runtime.watch_files
+        store = super().ensure_fresh(progress)
+        if self.meta(store).get(EMBEDDING) is None:  # an index made before the bookkeeping: add it (once)
+            self.sync(progress=progress)
+        if self.pending(store):
+            if self.defer_embedding:
+                root, runtime = self.root, self.runtime
+                runtime.state(BackgroundWork).start(
+                    self.namespace, lambda stop: ItemIndex(runtime, root).embed_pending(stop))
+            else:
+                self.embed_pending(progress)
+                self.handle.reread()
+        return store
 
     def _response(
         self, status: str, store: Store, updated: int, removed: int, started: float, warnings: list[str]
@@ -133,6 +229,18 @@ class ItemIndex(FolderIndex):
             index_location=self.location,
             warnings=warnings,
         )
+
+
+def _item_of(node: Node, files: dict[str, float] | None = None) -> ScannedItem:
+    """The item a node was written from (its text is :func:`index_text` of title, description and body)."""
+    props = node.props
+    prefix = index_text(props["title"], props["description"], "")
+    return ScannedItem(
+        item_id=props["item_id"].partition("@")[0], item_type=props["item_type"], title=props["title"],
+        description=props["description"], body=node.text[len(prefix):], status=props["status"],
+        priority=props["priority"], path=props["path"], completed=props["completed"], mtime=props["mtime"],
+        files=files or {}, content_hash=node.text_hash, warnings=tuple(props.get("warnings", ())),
+    )
 
 
 def _unchanged_items(store: Store, indexed: dict[str, float], current: dict[str, float]) -> dict[str, ScannedItem]:
@@ -152,15 +260,9 @@ def _unchanged_items(store: Store, indexed: dict[str, float], current: dict[str,
         files = now.get(props["path"])
         if not files or files != before.get(props["path"]) or "warnings" not in props:
             continue
-        prefix = index_text(props["title"], props["description"], "")
-        if not node.text.startswith(prefix):
+        if not node.text.startswith(index_text(props["title"], props["description"], "")):
             continue
-        items[props["path"]] = ScannedItem(
-            item_id=props["item_id"].partition("@")[0], item_type=props["item_type"], title=props["title"],
-            description=props["description"], body=node.text[len(prefix):], status=props["status"],
-            priority=props["priority"], path=props["path"], completed=props["completed"], mtime=props["mtime"],
-            files=files, content_hash=node.text_hash, warnings=tuple(props["warnings"]),
-        )
+        items[props["path"]] = _item_of(node, files)
     return items
 
 

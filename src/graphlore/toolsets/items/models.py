@@ -46,7 +46,9 @@ class SearchRequest(Request):
                                           description="Only items whose status is one of these.")
     include_completed: bool = Field(False, description="Also search items archived under completed/.")
     limit: int = Field(10, ge=1, le=100, description="Most results to return.")
-    threshold: Score = Field(0.5, description="Minimum similarity_score (cosine, 0..1) a result must reach.")
+    threshold: Score = Field(0.5, description=(
+        "Minimum similarity_score (cosine, 0..1) of a result that does not hold the query's rare words; "
+        "an item holding them all (keyword_match) is listed whatever its score."))
 
 
 class IndexRequest(Request):
@@ -60,7 +62,7 @@ class CheckDuplicatesRequest(Request):
     description: str = Field(max_length=MAX_DESCRIPTION, description="Its description (may be empty).")
     project_path: ProjectPath
     threshold: Score | None = Field(
-        None, description="LIKELY_DUPLICATE cut; default: duplicate_similarity_threshold in .agent-config.json (0.75)."
+        None, description="LIKELY_DUPLICATE cut; default: duplicate_similarity_threshold in .agent-config.json, else 0.94."
     )
     item_type: ItemType | None = Field(None, description="Only compare with items of this type.")
 
@@ -83,6 +85,11 @@ class IndexStatusSummary(Response):
     last_indexed: str | None = Field(description="ISO 8601 UTC time of the last index update.")
     is_stale: bool
     items_indexed: int
+    embedded: int = Field(description="Passages embedded so far.")
+    total: int = Field(description="Passages to embed in all.")
+    unit: Literal["passages"] = "passages"
+    partial: bool = Field(description="Embedding is not finished (it continues in the background): items not "
+                                      "embedded yet are found by keywords and scored by their title and description.")
 
 
 class SearchResult(Response):
@@ -90,6 +97,8 @@ class SearchResult(Response):
     title: str
     description: str
     similarity_score: Score
+    keyword_match: bool = Field(description="The item's title or text holds the query's rare words (listed whatever "
+                                            "its similarity_score).")
     item_type: ItemType
     status: str
     priority: str
@@ -101,6 +110,17 @@ class SearchResponse(Response):
     query: str
     total_results: int
     index_status: IndexStatusSummary
+    more_results: int = Field(description="Further matches past `limit` (a higher limit lists them).")
+    below_threshold: int = Field(description="Ranked items left out: similarity_score under `threshold` and no "
+                                             "keyword_match.")
+    retry_threshold: Score | None = Field(
+        description="A threshold that would also list the best of those left out (None when none was).")
+    retry_adds: int = Field(description="How many more results `retry_threshold` would list.")
+    completed_matches: int | None = Field(
+        description="Matches among completed items, not searched (include_completed=true lists them); None when "
+                    "they were searched.")
+    threshold_used: Score
+    notes: list[str] = Field(description="What was left out and how to see it; why an answer is empty or partial.")
 
 
 class IndexResponse(Response):
@@ -126,6 +146,7 @@ class CheckDuplicatesResponse(Response):
     potential_duplicates: list[DuplicateCandidate]
     has_likely_duplicates: bool
     threshold_used: Score
+    index_status: IndexStatusSummary
     warnings: list[str] = Field(description="How .agent-config.json was read when it is not plain JSON, or why the default threshold is used.")
 
 
@@ -145,6 +166,7 @@ class SimilarItem(Response):
 class GetSimilarResponse(Response):
     source_item: SourceItem
     similar_items: list[SimilarItem]
+    index_status: IndexStatusSummary
     warnings: list[str] = Field(description="How .agent-config.json was read when it is not plain JSON, or why the default threshold is used.")
 
 
@@ -156,6 +178,10 @@ class GetIndexStatusResponse(Response):
     is_stale: bool
     stale_files: list[str] = Field(description="Files added, changed or removed since the last index (relative paths).")
     items_indexed: int
+    items_embedded: int = Field(description="Items whose passages are all embedded.")
+    passages_embedded: int
+    passages_total: int
+    partial: bool = Field(description="Some items are not embedded yet (the index tool finishes them).")
     index_size_bytes: int
     warnings: list[str] = Field(description="Problems reading .agent-config.json: how it was read, why the default "
                                             "threshold is used, or an invalid threshold the duplicate tools refuse.")

@@ -39,8 +39,9 @@ TOOLSET = Toolset(
                 "The one playbook that solves a customer's problem, or null: resolve it from scratch then. "
                 f"Hybrid search (BM25 + vector) gathers the top {CANDIDATES} skills and a judge picks one or "
                 "none: an LLM when one is available (the configured endpoint, else this client's model), else "
-                "the calibrated score rule; the judge field says which decided. A returned skill's times_used "
-                "goes up."
+                "the calibrated score rule; judge=\"calibrated\" skips the LLM (no sampling round trip). If the LLM "
+                "fails, the calibrated rule decides: the answer's judge says which decided and why. A returned "
+                "skill's times_used goes up."
             ),
             request=models.SearchSkillsRequest, response=models.SearchSkillsResponse, run=tools.search_skills,
             render=render.search_skills, read_only=False, idempotent=False, context=True,
@@ -140,7 +141,8 @@ TOOLSET = Toolset(
                 "Start a library from a file on the server's machine: abcd (ABCD's guidelines.json: one playbook "
                 "per subflow, source abcd:<flow>/<subflow>) or intents (labelled examples, JSON lines "
                 '{"text", "intent"} or CSV text,intent: one template skill per intent, source intent:<intent>). '
-                "One transaction; importing the same file again changes nothing."
+                "One transaction; importing the same file again changes nothing, and a changed file never "
+                "overwrites what an agent changed since the last import (kept_edits says what was kept)."
             ),
             request=models.ImportSkillsRequest, response=models.ImportSkillsResponse, run=tools.import_skills,
             render=render.import_skills, read_only=False, progress=True, progress_unit="passages embedded",

@@ -40,15 +40,20 @@ def _import_command(kit: Any, name: str, fmt: str, what: str) -> click.Command:
     @click.argument("path", metavar="FILE")
     @click.option("--library", "-l", metavar="NAME", help=LIBRARY.help)
     @kit.output
-    def command(path: str, library: str | None):
+    def command(path: str, library: str | None, **columns: str | None):
         runtime = kit.runtime()
         try:
-            response = kit.run("import_skills", {"format": fmt, "path": path, "library": library}, runtime,
+            response = kit.run("import_skills", {"format": fmt, "path": path, "library": library, **columns}, runtime,
                                progress=_Progress(name))
         finally:
             runtime.close()
         return response, render.import_skills
 
+    if fmt == "intents":
+        command = click.option("--intent-column", metavar="NAME",
+                               help="Column (key) of the label; default: the first of intent, category, label.")(command)
+        command = click.option("--text-column", metavar="NAME",
+                               help="Column (key) of the example text; default: text.")(command)
     return command
 
 
@@ -58,5 +63,6 @@ def commands(kit: Any) -> list[click.Command]:
         _import_command(kit, "import-abcd", "abcd",
                         "Import ABCD's procedures (guidelines.json, with kb.json and ontology.json next to it)."),
         _import_command(kit, "import-intents", "intents",
-                        "Import one template skill per intent of labelled examples (.jsonl or .csv: text,intent)."),
+                        "Import one template skill per intent of labelled examples (.jsonl or .csv: text and intent, "
+                        "category or label)."),
     ]

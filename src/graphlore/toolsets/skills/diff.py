@@ -10,9 +10,11 @@ Steps are paired in three passes, each over the steps still unpaired:
 What is left of the old playbook was removed, what is left of the new one added.
 Paired steps whose relative order changed add ``step_order`` to ``fields_changed``.
 Conditions and keywords are compared as exact strings (added in the new order,
-removed in the old order). Anything else that differs (problem, goal,
-prerequisites, edge cases, escalation, product area, issue type) is named in
-``fields_changed``.
+removed in the old order); the same conditions in another order add
+``condition_order``. Anything else that differs (problem, goal, prerequisites,
+edge cases, escalation, product area, issue type) is named in ``fields_changed``.
+:func:`describe` says it all as one line per change (the specification's
+``changes: list[str]``).
 """
 
 from __future__ import annotations
@@ -83,6 +85,22 @@ def _playbook_fields(old: Playbook, new: Playbook) -> list[str]:
     ]
 
 
+def describe(c: SkillChanges) -> list[str]:
+    """One line per change, for people and agents (``update_skill``'s ``changes``)."""
+    lines = []
+    if c.title is not None:
+        lines.append(f"title: {c.title.old!r} -> {c.title.new!r}")
+    lines += [f"step added: {s.number}. {s.action}" for s in c.steps_added]
+    lines += [f"step removed: {s.number}. {s.action}" for s in c.steps_removed]
+    lines += [f"step edited: {e.old_number}->{e.new_number}. {e.action} ({', '.join(e.fields)})"
+              for e in c.steps_edited]
+    for label, items in (("condition added", c.conditions_added), ("condition removed", c.conditions_removed),
+                         ("keyword added", c.keywords_added), ("keyword removed", c.keywords_removed)):
+        lines += [f"{label}: {item}" for item in items]
+    lines += [f"{name.replace('_', ' ')} changed" for name in c.fields_changed]
+    return lines
+
+
 def changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> SkillChanges:
     """The :class:`SkillChanges` from skill fields ``old`` to ``new`` (title, problem, conditions, keywords,
     resolution_md, product_area, issue_type; a missing field counts as unchanged)."""
@@ -111,6 +129,9 @@ def changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> SkillChanges:
         list(old.get("conditions", [])),
         list(new.get("conditions", old.get("conditions", []))),
     )
+    both = set(old_conditions) & set(new_conditions)
+    if [c for c in old_conditions if c in both] != [c for c in new_conditions if c in both]:
+        other.append("condition_order")
     old_keywords, new_keywords = (
         list(old.get("keywords", [])),
         list(new.get("keywords", old.get("keywords", []))),

@@ -2,12 +2,13 @@
 fold a conversation into a skill.
 
 The judge sees each candidate's title, problem, conditions (the first
-:data:`SHOWN_CONDITIONS`), confidence and steps, and answers with one id or none
+:data:`SHOWN_CONDITIONS`), confidence (with its uses), whether it is a template, and steps, and answers with one id or none
 (:func:`graphlore.llm.judge`: an unusable answer is asked again once, then the
-caller's calibrated judge decides). Extraction and merging ask for the whole
-skill as JSON and validate it exactly as a structured ``create_skill`` is
-validated (:class:`SkillInput`): a refused answer is sent back once with the
-validator's message, then the call fails with ``LLM error: ...``. Every question
+caller's calibrated judge decides; so does it when the endpoint fails).
+Extraction and merging ask for the whole skill as JSON and validate it exactly
+as a structured ``create_skill`` is validated (:class:`SkillInput`), after
+dropping keys a skill does not have (with a warning): a refused answer is sent
+back once with the validator's message, then the call fails with ``LLM error: ...``. Every question
 is asked before anything is written (the MCP 2026-07-28 sampling rule, see
 :mod:`graphlore.llm`), and the same answers always lead to the same questions.
 """
@@ -15,15 +16,19 @@ is asked before anything is written (the MCP 2026-07-28 sampling rule, see
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from graphlore.contract import parse_request
 from graphlore.errors import InvalidInput, ProviderError
 from graphlore.llm import LLM, Choice, LLMRequest, Verdict, judge, parse_json_reply
+from graphlore.toolsets.skills.imports import is_template
 from graphlore.toolsets.skills.models import ISSUE_TYPES, SkillInput, llm_failed
 from graphlore.toolsets.skills.outcomes import Counters
 from graphlore.toolsets.skills.playbook import Header, parse, render
+
+log = logging.getLogger("graphlore.skills")
 
 #: Conditions shown to the judge per candidate (an imported intent has 100 examples).
 SHOWN_CONDITIONS = 10
@@ -110,17 +115,6 @@ def complete(llm: LLM, request: LLMRequest) -> str:
         raise ProviderError(llm_failed(exc.message)) from exc
 
 
-class _Asked:
-    """An LLM whose endpoint failures read as ``LLM error: ...`` (what :func:`graphlore.llm.judge` calls)."""
-
-    def __init__(self, llm: LLM) -> None:
-        self.llm = llm
-        self.name = llm.name
-
-    def complete(self, request: LLMRequest) -> str:
-        return complete(self.llm, request)
-
-
 # -- the judge ---------------------------------------------------------------------------------------
 
 
@@ -135,11 +129,13 @@ def describe(fields: Mapping[str, Any], counters: Counters) -> str:
         parts = [f"{label}: {step.field(label)}" for label in ("Do", "Check", "Say") if step.field(label)]
         steps.append(f"  {number}. {step.action} | " + " | ".join(parts))
     uses = Header(counters.confidence, counters.times_used, counters.times_confirmed, "", "").lines()[0]
+    template = (["Template: yes (an imported stub: it names the request; its procedure is still to be written)"]
+                if is_template(fields["resolution_md"]) else [])
     return "\n".join([
         f"Title: {fields['title']}",
         f"Problem: {fields['problem']}",
         "Applies when:", *(shown or ["  (no conditions)"]),
-        uses.replace("**", ""),
+        uses.replace("**", ""), *template,
         "Steps:", *steps,
     ])
 
@@ -147,7 +143,7 @@ def describe(fields: Mapping[str, Any], counters: Counters) -> str:
 def pick(llm: LLM, query: str, candidates: Sequence[tuple[str, Mapping[str, Any], Counters]]) -> Verdict:
     """The LLM's choice among ``(skill_id, fields, counters)`` for ``query`` (see :func:`graphlore.llm.judge`)."""
     choices = [Choice(skill_id, describe(fields, counters)) for skill_id, fields, counters in candidates]
-    return judge(_Asked(llm), query, choices, task=JUDGE_TASK)
+    return judge(llm, query, choices, task=JUDGE_TASK)
 
 
 # -- writing a skill ---------------------------------------------------------------------------------
@@ -166,10 +162,21 @@ def _skill(llm: LLM, prompt: str) -> SkillInput:
             problem = "it was not one JSON object"
             continue
         try:
-            return parse_request(SkillInput, reply)
+            return parse_request(SkillInput, known_fields(reply, llm.name))
         except InvalidInput as exc:
             problem = exc.message
     raise ProviderError(llm_failed(f"the model's skill was refused twice ({problem})"))
+
+
+def known_fields(reply: Any, source: str) -> Any:
+    """``reply`` without keys a skill does not have (a model adds ``confidence`` or ``changes`` unasked):
+    they are dropped with a warning in the log, never a reason to refuse the skill."""
+    if not isinstance(reply, dict):
+        return reply
+    extra = sorted(set(reply) - set(SkillInput.model_fields))
+    if extra:
+        log.warning("the LLM (%s) answered keys a skill does not have, ignored: %s", source, ", ".join(extra))
+    return {k: v for k, v in reply.items() if k in SkillInput.model_fields}
 
 
 def _hints(metadata: Mapping[str, Any]) -> str:

@@ -7,36 +7,10 @@ playbook that passes :func:`playbook.parse`. Importing the same file twice gives
 the same dicts, so the store can make an import idempotent by comparing them with
 what it holds under each ``source``.
 
-**ABCD** (``guidelines.json`` of asappresearch/abcd: 10 flows, 55 subflows, each a
-list of agent actions ``{type, button, text, subtext}`` and two ``instructions``).
-One skill per subflow, ``source = "abcd:<flow>/<subflow>"`` with the keys spelled
-as in the file. Rules, in order:
-
-- every action becomes one step, headed by its button (``N/A``: by the start of its
-  text; "(optional)" when the guideline marks it so). Cells that only label an
-  action ("Option 2", "Communication", "x") are dropped. Each line of its text and subtext is sorted into Do, Check or Say by
-  :func:`line_role`: lines that speak to the customer (tell, explain, apologise,
-  ask the customer...) are Say, lines that verify (check, confirm, make sure,
-  ``If ...`` branches, and the lines of a ``kb query``) are Check, the rest Do;
-  ``communication`` actions default to Say. Each step with a button also gets a
-  Do naming it, with the system action and its slots from ``ontology.json`` when
-  the button's slug is one of the subflow's actions in ``kb.json``;
-- the first instruction's ``If <condition>, <action>`` sentences become edge
-  cases (both instructions'); its other sentences that describe the customer's
-  situation (not an imperative, not a lead-in ending in ``:``) become the problem
-  and the conditions; an imperative sentence becomes a first "Start" step (one
-  without a full stop is a lead-in to the actions and is dropped);
-- FAQ subflows (first instruction "The main effort is in figuring out which
-  question the customer is asking") list their questions in the second
-  instruction: each becomes a condition. Elsewhere the second instruction is the
-  wrap-up: its sentences become a last "Wrap up" step;
-- ``title`` = ``"<subflow> (<flow>)"``; ``product_area`` = the flow;
-  ``issue_type`` = ``bug`` for Troubleshoot Site, ``how-to`` for the rest;
-  ``keywords`` = flow and subflow (the flow's description is shared by its
-  subflows, so it would not tell them apart).
+**ABCD**: :mod:`abcd` (its rules for guideline text are its own).
 
 **Intents** (JSON lines ``{"text": ..., "intent": ...}`` or a CSV with ``text`` and
-``intent`` columns): one skill per intent, ``source = "intent:<intent>"``, its
+``intent`` columns; ``category`` or ``label`` for ``intent`` too, or columns named by the caller): one skill per intent, ``source = "intent:<intent>"``, its
 distinct examples (in file order) as ``conditions``, ``title`` from the label
 (``book_flight`` → ``Book flight``), and a template playbook: one Do step naming
 the intent, its Goal starting with :data:`TEMPLATE_MARK` so a reader (and
@@ -53,256 +27,29 @@ import csv
 import io
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from graphlore.errors import InvalidInput
-from graphlore.toolsets.skills.playbook import EdgeCase, Playbook, Step, render
+from graphlore.toolsets.skills.playbook import Playbook, Step, render
 
 ABCD_PREFIX = "abcd:"
 INTENT_PREFIX = "intent:"
 TEMPLATE_MARK = "TEMPLATE:"
-FAQ_MARK = "the main effort is in figuring out which question the customer is asking"
-BUG_FLOWS = frozenset({"Troubleshoot Site"})
-
 SkillFields = dict[str, Any]
 
-# -- line roles ---------------------------------------------------------------------------------
-
-_SAY = re.compile(
-    r"\b(tell|let (?:the customer|them) know|let them|explain|instruct|apologi[sz]e|assure|inform|convince|"
-    r"share|say|message the customer|ask (?:the customer|them|for|how|if|what)|asking (?:the customer|for|if)|"
-    r"provide (?:it|a link)|offer (?:them|a|to)|have the customer)\b",
-    re.IGNORECASE,
-)
-_CHECK = re.compile(
-    r"^(?:if|check|confirm|make sure|verify|decide|to confirm|to decide|find out whether|whether)\b",
-    re.IGNORECASE,
-)
-_IMPERATIVE = re.compile(
-    r"^(?:start|help|let|choose|pick|shuffle|keep|follow|please|ask|explain|wrap|share|act|be|remember|"
-    r"make|feel|tell|go|then|as|to|in all)\b",
-    re.IGNORECASE,
-)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-#: Guideline cells that only label an action ("Option 2", "Communication", "Optional Step"), not content.
-_LABEL = re.compile(r"^(?:option \d+|communication|optional step|x)$", re.IGNORECASE)
-_IF_SENTENCE = re.compile(r"^If (?P<condition>.+?)(?:, (?:then )?| (?=it is likely ))(?P<action>.+)$")
 
 
-def _clean(text: str) -> str:
+def clean(text: str) -> str:
+    """``text`` on one line, spaces collapsed, typographic apostrophes plain."""
     return " ".join(text.replace("\u2019", "'").split())
-
-
-def _sentence(text: str) -> str:
-    """``text`` ending in punctuation, so joined lines read as sentences."""
-    return text if text[-1] in ".!?:)'\"" else text + "."
 
 
 def sentences(text: str) -> list[str]:
     """Split a paragraph at sentence ends (., !, ? followed by space)."""
-    return [s for s in (_clean(p) for p in _SENTENCE_END.split(_clean(text))) if s]
-
-
-def line_role(line: str, default: str) -> str:
-    """``Say``, ``Check`` or ``Do`` for one guideline line (``default`` when no rule applies).
-
-    Verification comes first (an ``If`` branch that tells the customer something
-    is still a condition to check), then customer-facing speech; "Ask the Oracle"
-    is a system query, not speech.
-    """
-    if _CHECK.match(line):
-        return "Check"
-    spoken = _SAY.search(line.replace("Ask the Oracle", "").replace("Asking the Oracle", ""))
-    if spoken:
-        return "Say"
-    return default
-
-
-def _join(parts: Iterable[str]) -> str | None:
-    joined = " ".join(_sentence(p) for p in parts)
-    return joined or None
-
-
-def _step(action: str, lines: Iterable[tuple[str, str]], lead: str | None = None) -> Step:
-    fields: dict[str, list[str]] = {"Do": [lead] if lead else [], "Check": [], "Say": []}
-    for role, line in lines:
-        fields[role].append(line)
-    return Step(action, do=_join(fields["Do"]), check=_join(fields["Check"]), say=_join(fields["Say"]))
-
-
-# -- ABCD ---------------------------------------------------------------------------------------
-
-
-def _slug(text: str, sep: str = "-") -> str:
-    return sep.join(re.findall(r"[a-z0-9]+", text.lower()))
-
-
-def _ontology_keys(guidelines: Mapping[str, Any], ontology: Mapping[str, Any]) -> dict[tuple[str, str], str]:
-    """(flow, subflow) of the guidelines → the ontology's subflow key (same flows, same order)."""
-    keys: dict[tuple[str, str], str] = {}
-    subflows = ontology["intents"]["subflows"]
-    for flow, body in guidelines.items():
-        names = list(body["subflows"])
-        listed = subflows.get(_slug(flow, "_"))
-        if listed is None or len(listed) != len(names):
-            number = list(guidelines).index(flow) + 1
-            raise InvalidInput(f"ontology.json does not list the {len(names)} subflows of flow number {number} "
-                               "of guidelines.json")
-        keys.update({(flow, name): key for name, key in zip(names, listed, strict=True)})
-    return keys
-
-
-def _action_note(button: str, allowed: list[str], slots: Mapping[str, list[str]]) -> str:
-    """``[Button]``, plus its system action and slots when the subflow's kb sequence names it."""
-    slug = _slug(button)
-    action = next((a for a in allowed if a == slug), None) or next(
-        (a for a in allowed if slug.startswith(a + "-") or a.startswith(slug + "-")), None
-    )
-    if action is None:
-        return f"Use [{button}]."
-    fields = slots.get(action, [])
-    return f"Use [{button}] (action {action}" + (f": {', '.join(fields)})." if fields else ").")
-
-
-def _abcd_steps(
-    actions: list[Mapping[str, Any]], allowed: list[str], slots: Mapping[str, list[str]]
-) -> list[Step]:
-    steps = []
-    for action in actions:
-        kind, button = action["type"], _clean(action["button"])
-        cells = [_clean(action["text"]), *(_clean(s) for s in action["subtext"])]
-        lines = [line for line in cells if line and not _LABEL.match(line)]  # "x" marks an empty cell
-        optional = " (optional)" if any(line.lower() == "optional step" for line in cells) else ""
-        default = {"communication": "Say", "kb query": "Check"}.get(kind, "Do")
-        # One role per line, not per sentence: a subtext line is one list item, and splitting it would
-        # scatter its parts ("Gift card - ... ask for their address. Enter it in the next step.").
-        roles = [(line_role(line, default), line) for line in lines]
-        if button in ("N/A", ""):
-            heading = _heading(lines[0]) if lines else "Talk to the customer"
-            steps.append(_step(heading + optional, roles))
-        else:
-            steps.append(_step(button + optional, roles, lead=_action_note(button, allowed, slots)))
-    return steps
-
-
-def _heading(line: str, limit: int = 60) -> str:
-    first = sentences(line)[0].rstrip(".:")
-    if len(first) <= limit:
-        return first
-    return first[:limit].rsplit(" ", 1)[0] + "..."
-
-
-def _edge_case(sentence: str) -> EdgeCase | None:
-    match = _IF_SENTENCE.match(sentence)
-    if not match:
-        return None
-    action = match.group("action").rstrip(".")
-    return EdgeCase(match.group("condition").strip(), action[0].upper() + action[1:])
-
-
-def abcd_skill(
-    flow: str,
-    subflow: str,
-    body: Mapping[str, Any],
-    description: str,
-    allowed: list[str],
-    slots: Mapping[str, list[str]],
-) -> SkillFields:
-    """The skill fields of one ABCD subflow (see the module docstring for the rules)."""
-    first, *rest = body["instructions"]
-    closing = " ".join(rest)
-    faq = FAQ_MARK in _clean(first).lower()
-    situation, start, edges = [], [], []
-    for sentence in sentences(first):
-        edge = _edge_case(sentence)
-        if edge:
-            edges.append(edge)
-        elif _IMPERATIVE.match(sentence):
-            if sentence[-1] in ".!?":
-                start.append(sentence)
-            # else a lead-in to the actions below ("To get their username, you must"): dropped
-        elif sentence.endswith(":"):
-            continue  # a lead-in to the actions below
-        else:
-            situation.append(sentence)
-    steps = _abcd_steps(body["actions"], allowed, slots)
-    if start:
-        steps.insert(0, _step("Start", [(line_role(s, "Do"), s) for s in start]))
-    if faq:
-        questions = [q for q in (_clean(q) for q in re.split(r",\s+", closing)) if q]
-        conditions = [q[0].upper() + q[1:] for q in questions]
-        situation = [f"The customer asks a {subflow} question: {', '.join(questions)}."]
-    else:
-        wrap = []
-        for sentence in sentences(closing):
-            edge = _edge_case(sentence)
-            if edge:
-                edges.append(edge)
-            else:
-                wrap.append((line_role(sentence, "Do"), sentence))
-        if wrap:
-            steps.append(_step("Wrap up", wrap))
-        conditions = list(situation)
-    problem = " ".join(situation) or f"The customer asks about {subflow.lower()} ({description})."
-    if not conditions:
-        conditions = [problem]
-    title = f"{subflow} ({flow})"
-    playbook = Playbook(
-        title=title,
-        goal=f"Resolve the customer's {flow.lower()} request: {subflow.lower()}.",
-        steps=tuple(steps),
-        edge_cases=tuple(edges),
-    )
-    return {
-        "title": title,
-        "problem": problem,
-        "resolution_md": render(playbook),
-        "conditions": conditions,
-        "keywords": [flow.lower(), subflow.lower()],
-        "product_area": flow,
-        "issue_type": "bug" if flow in BUG_FLOWS else "how-to",
-        "source": f"{ABCD_PREFIX}{flow}/{subflow}",
-    }
-
-
-def abcd_skills(
-    guidelines: Mapping[str, Any], kb: Mapping[str, list[str]], ontology: Mapping[str, Any]
-) -> list[SkillFields]:
-    """One skill per subflow of ABCD's ``guidelines.json`` (with its ``kb.json`` and ``ontology.json``)."""
-    keys = _ontology_keys(guidelines, ontology)
-    slots: dict[str, list[str]] = {}
-    for group in ontology["actions"].values():
-        slots.update(group)
-    skills = []
-    for flow, flow_body in guidelines.items():
-        for subflow, body in flow_body["subflows"].items():
-            allowed = kb.get(keys[(flow, subflow)], [])
-            skills.append(abcd_skill(flow, subflow, body, flow_body["description"], allowed, slots))
-    return sorted(skills, key=lambda s: s["source"])
-
-
-def load_abcd(guidelines_path: Path) -> list[SkillFields]:
-    """:func:`abcd_skills` from ``guidelines.json`` and the ``kb.json``/``ontology.json`` next to it."""
-    folder = guidelines_path.parent
-    missing = [name for name in ("kb.json", "ontology.json") if not (folder / name).is_file()]
-    if missing:
-        raise InvalidInput(
-            f"{', '.join(missing)} must sit next to {guidelines_path} (they come with ABCD's data)"
-        )
-    guidelines, kb, ontology = (read_json(path) for path in (guidelines_path, folder / "kb.json",
-                                                               folder / "ontology.json"))
-    try:
-        return abcd_skills(guidelines, kb, ontology)
-    except KeyError as exc:
-        raise InvalidInput(f"{guidelines_path.name} (with kb.json and ontology.json) is not ABCD's data: missing "
-                           f"the key {exc.args[0]!r} of its layout (flows -> subflows -> actions and "
-                           "instructions)") from exc
-    except (TypeError, AttributeError, ValueError) as exc:  # a value of another type, an empty list
-        raise InvalidInput(f"{guidelines_path.name} (with kb.json and ontology.json) is not ABCD's data: a value "
-                           "has the wrong type or is empty (the layout: flows -> subflows -> actions and "
-                           "instructions)") from exc
+    return [s for s in (clean(p) for p in _SENTENCE_END.split(clean(text))) if s]
 
 
 def read_text(path: Path) -> str:
@@ -327,11 +74,29 @@ def read_json(path: Path) -> Any:
 # -- intents ------------------------------------------------------------------------------------
 
 
-def read_intent_rows(text: str, fmt: str) -> list[tuple[str, str]]:
+#: Column (or key) names an intents file's label may have, in the order they are looked for.
+INTENT_COLUMNS = ("intent", "category", "label")
+TEXT_COLUMN = "text"
+_NAME_THEM = "name them with text_column / intent_column (CLI: --text-column / --intent-column)"
+
+
+def _columns(names: Iterable[str], text_column: str | None, intent_column: str | None) -> tuple[str, str] | None:
+    """(text column, intent column) among ``names``: the given ones, else ``text`` and the first of
+    :data:`INTENT_COLUMNS`; None when one is missing."""
+    present = set(names)
+    text = text_column or TEXT_COLUMN
+    intent = intent_column or next((c for c in INTENT_COLUMNS if c in present), INTENT_COLUMNS[0])
+    return (text, intent) if {text, intent} <= present else None
+
+
+def read_intent_rows(text: str, fmt: str, text_column: str | None = None, intent_column: str | None = None
+                     ) -> list[tuple[str, str]]:
     """(text, intent) rows of a JSON-lines (``fmt="jsonl"``) or CSV (``fmt="csv"``) file's content.
 
-    A bad row is an error naming its line (JSON lines) or row (CSV) and what is
-    missing; blank JSON lines are skipped.
+    The example is in ``text_column`` (default ``text``), its label in ``intent_column`` (default: the
+    first of ``intent``, ``category``, ``label`` the file has; BANKING77's CSV is ``text,category``). A bad
+    row is an error naming its line (JSON lines) or row (CSV) and what is missing; blank JSON lines are
+    skipped.
     """
     rows: list[tuple[str, str]] = []
     if fmt == "jsonl":
@@ -344,15 +109,20 @@ def read_intent_rows(text: str, fmt: str) -> list[tuple[str, str]]:
                 raise InvalidInput(
                     f'line {number}: not JSON ({exc.msg}); each line is {{"text": ..., "intent": ...}}'
                 ) from exc
-            rows.append(_intent_row(record, f"line {number}"))
+            names = _columns(record, text_column, intent_column) if isinstance(record, dict) else None
+            rows.append(_intent_row(record, f"line {number}", names or (text_column or TEXT_COLUMN,
+                                                                         intent_column or INTENT_COLUMNS[0])))
     elif fmt == "csv":
         reader = csv.DictReader(io.StringIO(text))
         try:
-            if not reader.fieldnames or not {"text", "intent"} <= set(reader.fieldnames):
-                raise InvalidInput("a CSV of intents needs the columns text,intent: its first row names them, "
-                                   f"and this one's first row has {len(reader.fieldnames or [])} other column(s)")
+            names = _columns(reader.fieldnames or [], text_column, intent_column)
+            if names is None:
+                wanted = (f"the columns {text_column or TEXT_COLUMN} and "
+                          + (intent_column or " / ".join(INTENT_COLUMNS)))
+                raise InvalidInput(f"a CSV of intents needs {wanted}: its first row names them, and this one's "
+                                   f"first row has {len(reader.fieldnames or [])} other column(s); {_NAME_THEM}")
             for number, record in enumerate(reader, start=2):
-                rows.append(_intent_row(record, f"row {number}"))
+                rows.append(_intent_row(record, f"row {number}", names))
         except csv.Error as exc:  # e.g. a field past the csv module's size limit
             raise InvalidInput(f"row {reader.line_num}: not CSV ({exc})") from exc
     else:
@@ -362,15 +132,17 @@ def read_intent_rows(text: str, fmt: str) -> list[tuple[str, str]]:
     return rows
 
 
-def _intent_row(record: Any, where: str) -> tuple[str, str]:
+def _intent_row(record: Any, where: str, names: tuple[str, str]) -> tuple[str, str]:
+    text_name, intent_name = names
     if not isinstance(record, dict):
-        raise InvalidInput(f"{where}: expected an object with text and intent, got {type(record).__name__}")
-    text, intent = record.get("text"), record.get("intent")
+        raise InvalidInput(f"{where}: expected an object with {text_name} and {intent_name}, got "
+                           f"{type(record).__name__}")
+    text, intent = record.get(text_name), record.get(intent_name)
     if not isinstance(text, str) or not text.strip():
-        raise InvalidInput(f"{where}: 'text' must be a non-empty string")
+        raise InvalidInput(f"{where}: {text_name!r} must be a non-empty string")
     if not isinstance(intent, str) or not intent.strip():
-        raise InvalidInput(f"{where}: 'intent' must be a non-empty string")
-    return _clean(text), intent.strip()
+        raise InvalidInput(f"{where}: {intent_name!r} must be a non-empty string")
+    return clean(text), intent.strip()
 
 
 def intent_title(intent: str) -> str:
@@ -387,7 +159,7 @@ def intent_skills(rows: Iterable[tuple[str, str]]) -> list[SkillFields]:
     """
     examples: dict[str, dict[str, None]] = {}
     for text, intent in rows:
-        examples.setdefault(intent.strip(), {})[_clean(text)] = None
+        examples.setdefault(intent.strip(), {})[clean(text)] = None
     skills = []
     for intent in sorted(examples):
         title = intent_title(intent)
@@ -411,15 +183,17 @@ def intent_skills(rows: Iterable[tuple[str, str]]) -> list[SkillFields]:
     return skills
 
 
-def load_intents(path: Path) -> list[SkillFields]:
-    """:func:`intent_skills` of a ``.jsonl``/``.json`` (JSON lines) or ``.csv`` file."""
+def load_intents(path: Path, text_column: str | None = None, intent_column: str | None = None
+                 ) -> list[SkillFields]:
+    """:func:`intent_skills` of a ``.jsonl``/``.json`` (JSON lines) or ``.csv`` file (columns: see
+    :func:`read_intent_rows`)."""
     suffix = path.suffix.lower()
     fmt = {".jsonl": "jsonl", ".json": "jsonl", ".ndjson": "jsonl", ".csv": "csv"}.get(suffix)
     if fmt is None:
         raise InvalidInput(
             f"cannot tell the format of {path.name}: use .jsonl (JSON lines) or .csv (text,intent)"
         )
-    return intent_skills(read_intent_rows(read_text(path), fmt))
+    return intent_skills(read_intent_rows(read_text(path), fmt, text_column, intent_column))
 
 
 def is_template(resolution_md: str) -> bool:

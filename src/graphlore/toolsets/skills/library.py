@@ -56,6 +56,8 @@ opened (its texts are all in the store), so stale vectors never rank a search.
 Writers of the library (create, update, import, reindex) hold the named lock
 ``write`` of the namespace across processes from their last read to their
 commit, so what they embedded before the transaction is still current in it.
+A writer waits :attr:`Settings.lock_timeout` (30 s) at most for it, then fails
+with ``store_busy`` having written nothing.
 LLM questions are asked before the lock is taken.
 """
 
@@ -252,10 +254,10 @@ def store_errors() -> Iterator[None]:
     """A store that cannot be reached or written is ``Database connection failed: <reason>``."""
     try:
         yield
-    except StoreUnavailable as exc:
-        raise StoreUnavailable(database_failed(exc.message)) from exc
-    except StoreBusy as exc:
-        raise StoreBusy(database_failed(exc.message)) from exc
+    except (StoreUnavailable, StoreBusy) as exc:
+        if exc.message.startswith(database_failed("")):  # said once already (the PostgreSQL backend says it too)
+            raise
+        raise type(exc)(database_failed(exc.message)) from exc
 
 
 class SkillLibrary:
@@ -289,7 +291,7 @@ class SkillLibrary:
             if locked:
                 self._bring_up_to_date(store)
             else:
-                with self.runtime.lock(self.namespace, WRITE_LOCK):
+                with self.lock():
                     self.handle.reread()
                     self._bring_up_to_date(store)
         return store
@@ -378,10 +380,15 @@ class SkillLibrary:
 
     # -- writing -------------------------------------------------------------------------------------
 
+    def lock(self):
+        """The library's cross-process write lock, waited for ``settings.lock_timeout`` seconds at most (then
+        StoreBusy: nothing was written)."""
+        return self.runtime.lock(self.namespace, WRITE_LOCK, self.runtime.settings.lock_timeout)
+
     @contextmanager
     def writing(self) -> Iterator[Store]:
         """The library's store, created if needed, under its cross-process write lock."""
-        with self.runtime.lock(self.namespace, WRITE_LOCK):
+        with self.lock():
             yield self.store(create=True, locked=True)
 
     def rows(self, skill_id: str, fields: Mapping[str, Any], props: Mapping[str, Any], embedded: Embedded,

@@ -253,10 +253,19 @@ class SkillUpdate(Request):
 # -- search_skills --------------------------------------------------------------------------------
 
 
+JudgeMode = Literal["auto", "calibrated", "llm"]
+
+
 class SearchSkillsRequest(Request):
     query: str = Field(description="The customer's problem, in their words or yours.",
                        json_schema_extra={"maxLength": MAX_QUERY})  # refused by check_query with its message
     library: Library = DEFAULT_LIBRARY
+    judge: JudgeMode | None = Field(
+        None, description="Who decides: calibrated (the score rule; no LLM call, no sampling round trip), llm (the "
+        "configured endpoint, else this client's model), auto (llm when one is available, else calibrated). "
+        "Default: the server's GRAPHLORE_SKILLS_JUDGE (auto unless set). The calibrated judge decides whenever the "
+        "LLM fails; the answer's judge says so."
+    )
 
 
 class SkillMatch(Response):
@@ -311,15 +320,23 @@ class RoutingEvidence(Response):
     )
 
 
+class JudgeInfo(Response):
+    """Which judge decided, and why the calibrated one did when the LLM was to."""
+
+    kind: Literal["llm", "calibrated"] = Field(description="What decided: an LLM, or the calibrated score rule.")
+    fallback: str | None = Field(
+        None, description="Set when an LLM was to decide and could not (failed after one retry, timed out, answered "
+        "unusably twice, or none is available): what happened. The calibrated judge decided instead."
+    )
+
+
 class SearchSkillsResponse(Response):
     skill: SkillMatch | None = Field(
         description="The one playbook that solves it, or null: resolve from scratch."
     )
     query: str
     search_time_ms: float
-    judge: Literal["llm", "calibrated"] = Field(
-        description="What decided: an LLM, or the calibrated score rule."
-    )
+    judge: JudgeInfo = Field(description="What decided (kind) and, if the LLM could not, what happened (fallback).")
     evidence: RoutingEvidence = Field(description="Why: the candidates, their scores, the margin, the decision.")
 
 
@@ -363,6 +380,8 @@ class CreateSkillResponse(Response):
     title: str
     skill: Skill
     created: bool = Field(description="false: a near-duplicate existed and is returned instead.")
+    warnings: list[str] = Field(default_factory=list, description="What the playbook may get wrong (never a "
+                                "refusal): filler Goal, text for annotators, invented data, a dangling condition.")
 
 
 class TitleChange(Response):
@@ -398,7 +417,7 @@ class SkillChanges(Response):
     fields_changed: list[str] = Field(
         default_factory=list,
         description="Other changes: problem, goal, prerequisites, edge_cases, escalation, product_area, "
-        "issue_type, step_order.",
+        "issue_type, step_order, condition_order.",
     )
 
     @property
@@ -429,8 +448,11 @@ class UpdateSkillRequest(Request):
 class UpdateSkillResponse(Response):
     skill_id: str
     title: str
-    changes: SkillChanges
+    changes: list[str] = Field(description="What changed, one line per change (empty: nothing; the version stays).")
+    change_detail: SkillChanges = Field(description="The same, structured (steps by number, fields by name).")
     version: int = Field(ge=1)
+    warnings: list[str] = Field(default_factory=list, description="What the new playbook may get wrong (never a "
+                                "refusal): filler Goal, text for annotators, invented data, a dangling condition.")
 
 
 # -- record_outcome / get_skill -------------------------------------------------------------------
@@ -491,6 +513,29 @@ class ImportSkillsRequest(Request):
     path: Annotated[Text, LocalPath("file")] = Field(max_length=4096, description="The file to import, on the "
                                                     "server's machine.")
     library: Library = DEFAULT_LIBRARY
+    text_column: Annotated[str, Field(min_length=1, max_length=200)] | None = Field(
+        None, description="intents: the column (CSV) or key (JSON lines) of the example text; default text.")
+    intent_column: Annotated[str, Field(min_length=1, max_length=200)] | None = Field(
+        None, description="intents: the column or key of the label; default the first of intent, category, label "
+        "the file has (BANKING77's train.csv is text,category).")
+
+    @model_validator(mode="after")
+    def _columns_for_intents(self) -> ImportSkillsRequest:
+        given = [name for name in ("text_column", "intent_column") if getattr(self, name) is not None]
+        if given and self.format != "intents":
+            raise ValueError(f"{' and '.join(given)} go with format intents; ABCD's files have a fixed layout")
+        return self
+
+
+class KeptEdit(Response):
+    """A skill an agent changed since the last import, where the file changed too."""
+
+    skill_id: str
+    source: str
+    kept: list[str] = Field(description="Fields where the agent's version was kept: the file's new value was not "
+                            "applied (get_skill shows the skill, skill_history the versions).")
+    merged: list[str] = Field(description="conditions / keywords both changed: the file's items (less those the "
+                              "agent removed) and the agent's added items were all kept.")
 
 
 class ImportSkillsResponse(Response):
@@ -504,6 +549,14 @@ class ImportSkillsResponse(Response):
     archived: int = Field(ge=0, description="Archived skills of the file's sources, left as they are.")
     embedded_texts: int = Field(ge=0, description="Passages embedded (unchanged ones never are).")
     skill_ids: list[str] = Field(description="The file's skills, in the order of their source.")
+    warnings: dict[str, int] = Field(
+        default_factory=dict, description="How many of the file's playbooks have each playbook warning (template_goal, "
+        "filler_goal, annotator_text, invented_data, dangling_condition); 0s included."
+    )
+    kept_edits: list[KeptEdit] = Field(
+        default_factory=list, description="Skills an agent changed since the last import whose fields the file "
+        "changed too: a re-import never overwrites an agent's edit; what it kept, per skill."
+    )
 
 
 class ListSkillsRequest(Request):

@@ -9,8 +9,9 @@ Confidences are rounded to :data:`DIGITS` decimals so repeated steps do not drif
 
 ``create_skill(resolution_confirmed=true)`` starts the skill as if one confirmed
 use had been recorded: confidence ``0.5 + 0.10``, ``times_confirmed = 1`` and
-``times_used = 1`` (a confirmed use is a use, so ``times_confirmed`` never
-exceeds ``times_used`` for a skill created this way).
+``times_used = 1``. A confirmed use is a use: ``times_confirmed <= times_used``
+always holds (a ``confirmed`` outcome for a skill search_skills never returned
+counts the use it confirms).
 """
 
 from __future__ import annotations
@@ -58,7 +59,9 @@ def apply_outcome(counters: Counters, outcome: str) -> Counters:
     if outcome not in OUTCOME_DELTAS:
         raise ValueError(f"unknown outcome {outcome!r}; valid: {', '.join(OUTCOMES)}")
     confirmed = counters.times_confirmed + (outcome == "confirmed")
-    return Counters(clamp(counters.confidence + OUTCOME_DELTAS[outcome]), counters.times_used, confirmed)
+    # a confirmed use is a use: one recorded without search_skills having returned the skill counts as one
+    used = max(counters.times_used, confirmed)
+    return Counters(clamp(counters.confidence + OUTCOME_DELTAS[outcome]), used, confirmed)
 
 
 def record_use(counters: Counters) -> Counters:

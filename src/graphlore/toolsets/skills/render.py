@@ -7,6 +7,7 @@ counters); the lines around it say which skill it is and what to do next.
 from __future__ import annotations
 
 from graphlore.render import table
+from graphlore.toolsets.skills.diff import describe
 from graphlore.toolsets.skills.models import (
     ArchiveSkillResponse,
     CreateSkillResponse,
@@ -16,7 +17,6 @@ from graphlore.toolsets.skills.models import (
     ReindexSkillsResponse,
     SearchSkillsResponse,
     Skill,
-    SkillChanges,
     SkillHistoryResponse,
     UpdateSkillResponse,
 )
@@ -45,7 +45,8 @@ def _evidence(r: SearchSkillsResponse) -> list[str]:
 
 
 def search_skills(r: SearchSkillsResponse) -> str:
-    timing = f"judge: {r.judge}, {r.search_time_ms:.1f} ms"
+    fallback = f" (the LLM could not decide: {r.judge.fallback})" if r.judge.fallback else ""
+    timing = f"judge: {r.judge.kind}{fallback}, {r.search_time_ms:.1f} ms"
     if r.skill is None:
         return "\n".join([f"No skill solves this ({timing}): resolve it from scratch, then save what worked with "
                           "create_skill (CLI: graphlore skills create).", "", *_evidence(r)])
@@ -76,35 +77,18 @@ def skill(s: Skill) -> str:
 def create_skill(r: CreateSkillResponse) -> str:
     head = (f"created: {r.title} ({r.skill_id})" if r.created else
             f"not created: a near-duplicate exists, {r.title} ({r.skill_id}); update it with update_skill instead")
-    return f"{head}\n\n{skill(r.skill)}"
+    return "\n".join([head, *_warnings(r.warnings), "", skill(r.skill)])
 
 
-def changes(c: SkillChanges) -> list[str]:
-    """One line per kind of change."""
-    lines = []
-    if c.title is not None:
-        lines.append(f"title: {c.title.old!r} -> {c.title.new!r}")
-    for label, steps in (("steps added", c.steps_added), ("steps removed", c.steps_removed)):
-        if steps:
-            lines.append(f"{label}: " + "; ".join(f"{s.number}. {s.action}" for s in steps))
-    if c.steps_edited:
-        lines.append("steps edited: " + "; ".join(
-            f"{e.old_number}->{e.new_number}. {e.action} ({', '.join(e.fields)})" for e in c.steps_edited))
-    for label, items in (("conditions added", c.conditions_added), ("conditions removed", c.conditions_removed),
-                         ("keywords added", c.keywords_added), ("keywords removed", c.keywords_removed)):
-        if items:
-            lines.append(f"{label}: " + "; ".join(items))
-    if c.fields_changed:
-        lines.append(f"also changed: {', '.join(c.fields_changed)}")
-    return lines
+def _warnings(warnings: list[str]) -> list[str]:
+    return [f"warning: {w}" for w in warnings]
 
 
 def update_skill(r: UpdateSkillResponse) -> str:
-    found = changes(r.changes)
-    if not found:
+    if not r.changes:
         return f"unchanged: {r.title} ({r.skill_id}) stays at version {r.version}: the update changes nothing"
     return "\n".join([f"updated: {r.title} ({r.skill_id}) is now version {r.version}",
-                      *(f"  {line}" for line in found)])
+                      *(f"  {line}" for line in r.changes), *_warnings(r.warnings)])
 
 
 def record_outcome(r: RecordOutcomeResponse) -> str:
@@ -133,7 +117,7 @@ def skill_history(r: SkillHistoryResponse) -> str:
     events = list(r.events)
     for v in r.versions:
         lines.append(f"version {v.version}  {v.updated_at}  {v.title}")
-        found = changes(v.changes) if v.changes is not None else []
+        found = describe(v.changes) if v.changes is not None else []
         lines += [f"    {line}" for line in found] or (["    (first version)"] if v.version == 1 else [])
         while events and events[0].version == v.version:
             e = events.pop(0)
@@ -150,8 +134,17 @@ def archive_skill(r: ArchiveSkillResponse) -> str:
 
 def import_skills(r: ImportSkillsResponse) -> str:
     archived = f", {r.archived} archived left as they are" if r.archived else ""
-    return (f"imported {r.path} ({r.format}): {r.created} created, {r.updated} updated, {r.unchanged} unchanged"
-            f"{archived}; {r.embedded_texts} text(s) embedded")
+    lines = [f"imported {r.path} ({r.format}): {r.created} created, {r.updated} updated, {r.unchanged} unchanged"
+             f"{archived}; {r.embedded_texts} text(s) embedded"]
+    flagged = {kind: n for kind, n in r.warnings.items() if n}
+    if flagged:
+        lines.append("playbook warnings: " + ", ".join(f"{kind} {n}" for kind, n in flagged.items()))
+    for k in r.kept_edits:
+        kept = f"kept the agent's {', '.join(k.kept)} (the file's change not applied)" if k.kept else ""
+        merged = f"merged {', '.join(k.merged)} (the file's and the agent's items)" if k.merged else ""
+        lines.append(f"  {k.source} ({k.skill_id}): edited since the last import; "
+                     + "; ".join(x for x in (kept, merged) if x))
+    return "\n".join(lines)
 
 
 def reindex_skills(r: ReindexSkillsResponse) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import logging
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -21,12 +22,23 @@ import numpy as np
 from pydantic import ValidationError
 
 from graphlore.contract import format_validation_error, parse_request
-from graphlore.errors import ConfigError, InvalidInput, NotFound
+from graphlore.errors import ConfigError, InvalidInput, NotFound, ProviderError
 from graphlore.roots import ESCAPES, escapes
 from graphlore.runtime import Runtime
 from graphlore.store import Node
 from graphlore.tools import CallContext, Progress
-from graphlore.toolsets.skills import diff, evidence, extract, imports, judge, learning, routing
+from graphlore.toolsets.skills import (
+    abcd,
+    diff,
+    evidence,
+    extract,
+    imports,
+    judge,
+    learning,
+    quality,
+    reimport,
+    routing,
+)
 from graphlore.toolsets.skills.candidates import RANKING, calibrated, candidates, judged  # noqa: F401 - the bench's
 from graphlore.toolsets.skills.library import (
     ARCHIVED,
@@ -37,7 +49,6 @@ from graphlore.toolsets.skills.library import (
     IN_USE,
     KIND,
     PROTOTYPE,
-    WRITE_LOCK,
     SkillLibrary,
     Stored,
     canonical,
@@ -63,6 +74,8 @@ from graphlore.toolsets.skills.models import (
     GetSkillRequest,
     ImportSkillsRequest,
     ImportSkillsResponse,
+    JudgeInfo,
+    KeptEdit,
     ListSkillsRequest,
     ListSkillsResponse,
     RecordOutcomeRequest,
@@ -88,6 +101,8 @@ from graphlore.toolsets.skills.models import (
 )
 from graphlore.toolsets.skills.outcomes import apply_outcome, initial_counters, record_use
 from graphlore.toolsets.skills.playbook import parse, render
+
+log = logging.getLogger("graphlore.skills")
 
 
 def _store_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -118,6 +133,20 @@ def _llm_decision(verdict_choice: str | None, found: list[Stored]) -> str:
     return f"the LLM chose {title!r}"
 
 
+def _judge_llm(runtime: Runtime, request: SearchSkillsRequest, context: CallContext | None
+               ) -> tuple[Any, str | None]:
+    """The LLM that judges this search (None: the calibrated judge), and why none when one was asked for.
+    ``auto`` takes the configured judge endpoint, else the client's model; ``calibrated`` never asks one."""
+    mode = request.judge or runtime.settings.skills_judge
+    if mode == "calibrated":
+        return None, None
+    llm = runtime.judge_llm or (context.llm if context is not None else None)
+    if llm is None and mode == "llm":
+        return None, ("judge llm was asked for, but no LLM is configured (GRAPHLORE_JUDGE_LLM_URL / "
+                      "GRAPHLORE_LLM_URL) and the client offers no sampling")
+    return llm, None
+
+
 @_store_errors
 def search_skills(runtime: Runtime, request: SearchSkillsRequest, context: CallContext | None = None
                   ) -> SearchSkillsResponse:
@@ -132,13 +161,21 @@ def search_skills(runtime: Runtime, request: SearchSkillsRequest, context: CallC
     if store is not None:
         vector = runtime.embeddings.embed([query])[0]
         found, negatives, verdict = judged(library, store, query, vector)
-    llm = runtime.llm or (context.llm if context is not None else None)
+    llm, fallback = _judge_llm(runtime, request, context)
     picked, decided_by, decision = verdict.skill_id, "calibrated", None
     offered = [s for s in found if not any(x.skill_id == s.skill_id and x.blocked for x in verdict.scored)]
     if offered and llm is not None:
-        chosen = extract.pick(llm, query, [(s.skill_id, s.fields, s.counters) for s in offered])
-        if chosen.decided:
-            picked, decided_by, decision = chosen.choice, "llm", _llm_decision(chosen.choice, offered)
+        try:
+            chosen = extract.pick(llm, query, [(s.skill_id, s.fields, s.counters) for s in offered])
+        except ProviderError as exc:  # an outage never breaks search: the calibrated judge decides
+            fallback = f"the LLM failed ({exc.message})"
+        else:
+            if chosen.decided:
+                picked, decided_by, decision = chosen.choice, "llm", _llm_decision(chosen.choice, offered)
+            else:
+                fallback = chosen.reason
+    if fallback is not None:
+        log.warning("search_skills: the calibrated judge decided: %s", fallback)
     match = None
     if picked is not None:
         stored = next(s for s in found if s.skill_id == picked)
@@ -150,8 +187,8 @@ def search_skills(runtime: Runtime, request: SearchSkillsRequest, context: CallC
                            low_confidence=skill.confidence < LOW_CONFIDENCE)
     why = evidence.build(found, verdict, vector, negatives, picked, decision)
     elapsed = (time.perf_counter() - started) * 1000
-    return SearchSkillsResponse(skill=match, query=request.query, search_time_ms=round(elapsed, 2), judge=decided_by,
-                                evidence=why)
+    return SearchSkillsResponse(skill=match, query=request.query, search_time_ms=round(elapsed, 2),
+                                judge=JudgeInfo(kind=decided_by, fallback=fallback), evidence=why)
 
 
 # -- create_skill -----------------------------------------------------------------------------------
@@ -181,7 +218,8 @@ def create_skill(runtime: Runtime, request: CreateSkillRequest, context: CallCon
         if existing is not None:
             [stored] = library.read(store, [existing]).values()
             skill = stored.skill()
-            return CreateSkillResponse(skill_id=skill.skill_id, title=skill.title, skill=skill, created=False)
+            return CreateSkillResponse(skill_id=skill.skill_id, title=skill.title, skill=skill, created=False,
+                                       warnings=_warnings(skill.resolution_md))
         skill_id, stamp = new_id(), now()
         counters = initial_counters(request.resolution_confirmed)
         props = {"version": 1, "created_at": stamp, "updated_at": stamp, "source": None,
@@ -189,7 +227,13 @@ def create_skill(runtime: Runtime, request: CreateSkillRequest, context: CallCon
         write = library.rows(skill_id, fields, props, embedded)
         library.commit(store, [write])
     skill = to_skill(skill_id, fields, props, counters)
-    return CreateSkillResponse(skill_id=skill_id, title=skill.title, skill=skill, created=True)
+    return CreateSkillResponse(skill_id=skill_id, title=skill.title, skill=skill, created=True,
+                               warnings=_warnings(fields["resolution_md"]))
+
+
+def _warnings(resolution_md: str) -> list[str]:
+    """What a valid playbook may still get wrong (:mod:`quality`)."""
+    return [str(w) for w in quality.check(parse(resolution_md))]
 
 
 # -- update_skill -----------------------------------------------------------------------------------
@@ -226,9 +270,10 @@ def update_skill(runtime: Runtime, request: UpdateSkillRequest, context: CallCon
     else:
         new = _structured(seen.fields, request)
     changes = diff.changes(seen.fields, new)
+    warnings = _warnings(new["resolution_md"])
     if changes.empty:
-        return UpdateSkillResponse(skill_id=seen.skill_id, title=seen.fields["title"], changes=changes,
-                                   version=seen.version)
+        return UpdateSkillResponse(skill_id=seen.skill_id, title=seen.fields["title"], changes=[],
+                                   change_detail=changes, version=seen.version, warnings=warnings)
     with library.writing() as store:
         [current] = library.read(store, [seen.skill_id]).values() or [None]
         if current is None or current.version != seen.version:
@@ -240,8 +285,8 @@ def update_skill(runtime: Runtime, request: UpdateSkillRequest, context: CallCon
                  "updated_at": now(), "changes": changes.model_dump(mode="json")}
         with store.atomic():
             library.commit(store, [library.rows(current.skill_id, new, props, embedded, previous=current)])
-    return UpdateSkillResponse(skill_id=current.skill_id, title=new["title"], changes=changes,
-                               version=current.version + 1)
+    return UpdateSkillResponse(skill_id=current.skill_id, title=new["title"], changes=diff.describe(changes),
+                               change_detail=changes, version=current.version + 1, warnings=warnings)
 
 
 # -- record_outcome, get_skill, list_skills, skill_history ------------------------------------------------
@@ -375,7 +420,8 @@ def _load(runtime: Runtime, request: ImportSkillsRequest) -> list[dict[str, Any]
             if escapes(path.parent / name, runtime.roots):
                 raise InvalidInput(f"{name} next to {path} {ESCAPES}")
     try:
-        skills = imports.load_abcd(path) if request.format == "abcd" else imports.load_intents(path)
+        skills = (abcd.load_abcd(path) if request.format == "abcd" else
+                  imports.load_intents(path, request.text_column, request.intent_column))
     except OSError as exc:
         raise InvalidInput(f"cannot read {exc.filename or path}: {exc.strerror or type(exc).__name__}") from exc
     return checked_imports(skills)
@@ -403,18 +449,22 @@ def checked_imports(skills: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def import_skills(runtime: Runtime, request: ImportSkillsRequest, progress: Progress | None = None
                   ) -> ImportSkillsResponse:
     """Create or update one skill per source of the file (one transaction); the same file again changes
-    nothing (compared by the hash of what the file gave, so later edits by agents are not undone)."""
+    nothing (compared by the hash of what the file gave), and a changed one is merged with what agents changed
+    since (:mod:`reimport`)."""
     skills = _load(runtime, request)
     out = write_imports(SkillLibrary(runtime, request.library), skills, progress)
-    return ImportSkillsResponse(format=request.format, path=request.path, **out)
+    warnings = quality.counts([parse(s["resolution_md"]) for s in skills])
+    return ImportSkillsResponse(format=request.format, path=request.path, warnings=warnings, **out)
 
 
 def write_imports(library: SkillLibrary, skills: list[dict[str, Any]], progress: Progress | None = None
                   ) -> dict[str, Any]:
     """Write checked skill fields with a ``source`` each: new sources are created, changed ones get a new
-    version, archived ones are left as they are; one transaction. Returns the counts, the texts embedded
-    and the skill ids in input order."""
+    version merged with what agents changed since the last import (:mod:`reimport`: an agent's edit is never
+    overwritten), archived ones are left as they are; one transaction. Returns the counts, the texts embedded,
+    the skill ids in input order and the agents' edits kept."""
     created = updated = unchanged = 0
+    kept_edits: list[KeptEdit] = []
     with library.writing() as store:
         existing_ids = library.by_source(store, [s["source"] for s in skills])
         existing = library.read(store, list(existing_ids.values()))
@@ -422,23 +472,35 @@ def write_imports(library: SkillLibrary, skills: list[dict[str, Any]], progress:
         archived = {i for i, old in enumerate(stored) if old is not None and old.node.props.get(ARCHIVED)}
         todo = [i for i, (s, old) in enumerate(zip(skills, stored, strict=True)) if i not in archived and
                 (old is None or old.node.props.get("import_hash") != content_hash(s))]
-        embedded = library.embed([skills[i] for i in todo], [stored[i].node.text_hash if stored[i] else None
-                                                             for i in todo], progress)
+        targets = {}
+        for i in todo:
+            given = {k: skills[i][k] for k in CONTENT}
+            old = stored[i]
+            if old is None:
+                targets[i] = reimport.Merged(given)
+                continue
+            targets[i] = reimport.merge(_last_import(old), old.fields, given)
+            if targets[i].kept or targets[i].merged:
+                kept_edits.append(KeptEdit(skill_id=old.skill_id, source=skills[i]["source"], kept=targets[i].kept,
+                                           merged=targets[i].merged))
+        embedded = library.embed([targets[i].fields for i in todo],
+                                 [stored[i].node.text_hash if stored[i] else None for i in todo], progress)
         writes = []
         stamp = now()
         for i, e in zip(todo, embedded, strict=True):
-            skill, old = skills[i], stored[i]
-            fields = {k: skill[k] for k in CONTENT}
+            skill, old, fields = skills[i], stored[i], targets[i].fields
+            given = {k: skill[k] for k in CONTENT}
+            imported = {"import_hash": content_hash(skill), reimport.IMPORTED: given}
             if old is None:
                 props = {"version": 1, "created_at": stamp, "updated_at": stamp, "source": skill["source"],
-                         "initial": counters_props(initial_counters()), "changes": None,
-                         "import_hash": content_hash(skill)}
+                         "initial": counters_props(initial_counters()), "changes": None, **imported}
                 writes.append(library.rows(new_id(), fields, props, e))
                 created += 1
                 continue
             changes = diff.changes(old.fields, fields)
-            props = {**{k: v for k, v in old.node.props.items() if k not in CONTENT}, "import_hash": content_hash(skill)}
-            if changes.empty:  # the file changed back to what the skill holds: record the hash only
+            props = {**{k: v for k, v in old.node.props.items() if k not in CONTENT}, **imported}
+            if changes.empty:  # nothing the skill holds changes (the file's change was the agent's already, or
+                # was kept out): record what this import gave only
                 writes.append(library.rows(old.skill_id, fields, props, e))
                 unchanged += 1
                 continue
@@ -450,8 +512,16 @@ def write_imports(library: SkillLibrary, skills: list[dict[str, Any]], progress:
     written = {w.node.props["source"]: w.node.id for w in writes}
     texts = sum(len(e.vectors) for e in embedded if e.vectors is not None)
     return {"created": created, "updated": updated, "unchanged": unchanged + len(skills) - len(todo) - len(archived),
-            "archived": len(archived), "embedded_texts": texts, "skill_ids": [written.get(s["source"]) or existing_ids[s["source"]]
-                                                   for s in skills]}
+            "archived": len(archived), "embedded_texts": texts, "kept_edits": kept_edits,
+            "skill_ids": [written.get(s["source"]) or existing_ids[s["source"]] for s in skills]}
+
+
+def _last_import(old: Stored) -> dict[str, Any] | None:
+    """What the last import gave a skill (None: not known; see :mod:`reimport`)."""
+    recorded = old.node.props.get(reimport.IMPORTED)
+    if recorded is not None:
+        return recorded
+    return old.fields if content_hash(old.fields) == old.node.props.get("import_hash") else None
 
 
 @_store_errors
@@ -460,7 +530,7 @@ def reindex_skills(runtime: Runtime, request: ReindexSkillsRequest, progress: Pr
     library = SkillLibrary(runtime, request.library)
     if not library.exists():
         raise NotFound(f"skill library {request.library!r} does not exist; create or import skills first")
-    with runtime.lock(library.namespace, WRITE_LOCK):
+    with library.lock():
         store = library.store(check=False)
         skills, texts = library.reindex(store, progress)
     return ReindexSkillsResponse(library=request.library, skills=skills, embedded_texts=texts,

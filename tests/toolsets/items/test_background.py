@@ -1,0 +1,104 @@
+"""First calls in a long-running process (the MCP server's runtime watches files): the structural phase
+answers at once, partial and saying so, while the embedding continues in a background thread the
+runtime owns and stops when it closes; the CLI's one-shot calls finish the embedding first."""
+
+from __future__ import annotations
+
+import shutil
+import threading
+
+import pytest
+from helpers.items import index, search, status
+from helpers.paths import EXAMPLE_TREE
+
+from graphlore.runtime import Runtime
+from graphlore.toolsets.folder_index import BackgroundWork
+from graphlore.toolsets.items import tools
+from graphlore.toolsets.items.index import ItemIndex
+from graphlore.toolsets.items.models import CheckDuplicatesRequest, GetSimilarRequest
+from graphlore.toolsets.items.render import check_duplicates as render_duplicates
+from graphlore.toolsets.items.render import get_index_status as render_status
+
+
+class BackgroundGate:
+    """The real embedder; calls from a background thread wait for ``release`` (query-time calls do not)."""
+
+    def __init__(self, inner) -> None:
+        self.inner = inner
+        self.name, self.dim, self.batch_size = inner.name, inner.dim, inner.batch_size
+        self.release = threading.Event()
+        self.background_texts: list[str] = []
+
+    def embed(self, texts):
+        if threading.current_thread().name.startswith("graphlore-background"):
+            assert self.release.wait(120), "the test never released the background embedding"
+            self.background_texts.extend(texts)
+        return self.inner.embed(texts)
+
+    def passages(self, text):
+        return self.inner.passages(text)
+
+
+@pytest.fixture
+def tree(tmp_path):
+    root = tmp_path / "feature-management"
+    shutil.copytree(EXAMPLE_TREE, root)
+    return root
+
+
+def wait_background(runtime: Runtime, root) -> None:
+    runtime.state(BackgroundWork).wait(ItemIndex(runtime, root).namespace, timeout=120)
+
+
+def test_a_first_search_answers_by_keywords_while_embedding_continues(settings, embedder, tree):
+    gate = BackgroundGate(embedder)
+    server = Runtime(settings, embedder=gate, watch_files=True)
+    try:
+        found = search(server, tree, "cursor")
+        assert found.index_status.partial and found.index_status.embedded == 0 and found.index_status.total > 13
+        assert found.index_status.unit == "passages"
+        assert [r.item_id for r in found.results] == ["BUG-005"] and found.results[0].keyword_match
+        assert any(note.startswith("partial: 0 of ") for note in found.notes)
+        dup = tools.check_duplicates(server, CheckDuplicatesRequest(
+            title="Editor cursor jumps to the end while typing", description="", project_path=str(tree)))
+        assert dup.index_status.partial and dup.potential_duplicates[0].item_id == "BUG-005"
+        assert "partial: 0 of" in render_duplicates(dup)
+        similar = tools.get_similar(server, GetSimilarRequest(item_id="BUG-001", project_path=str(tree)))
+        assert similar.index_status.partial and similar.similar_items
+        st = status(server, tree)
+        assert st.exists and st.partial and st.items_embedded == 0 and st.items_indexed == 13
+        assert "partial: 0 of 13 items embedded" in render_status(st) and "graphlore items index -p" in render_status(st)
+
+        gate.release.set()
+        wait_background(server, tree)
+        done = search(server, tree, "cursor")
+        assert not done.index_status.partial and done.index_status.embedded == done.index_status.total
+        assert not any(note.startswith("partial") for note in done.notes)
+        embedded_once = list(gate.background_texts)
+        assert len(embedded_once) == len(set(embedded_once)) == done.index_status.total
+    finally:
+        gate.release.set()
+        server.close()
+
+
+def test_closing_the_runtime_stops_the_background_work_and_the_next_call_resumes(settings, embedder, tree,
+                                                                                   monkeypatch):
+    from graphlore import embeddings
+
+    monkeypatch.setattr(embeddings, "STEP_TEXTS", 4)
+    gate = BackgroundGate(embedder)
+    gate.batch_size = 2  # several batches, so there is a "between" to stop at
+    server = Runtime(settings, embedder=gate, watch_files=True)
+    search(server, tree, "sync")
+    closer = threading.Thread(target=server.close)
+    closer.start()
+    gate.release.set()
+    closer.join(120)
+    assert not closer.is_alive()
+    after = status(Runtime(settings, embedder=embedder), tree)
+    assert after.exists and after.items_indexed == 13
+    assert after.passages_embedded < after.passages_total  # stopped after the step in progress
+    # A CLI call (one-shot) finishes the embedding inside the call: its answer is never partial.
+    cli = Runtime(settings, embedder=embedder)
+    assert not search(cli, tree, "sync").index_status.partial and not status(cli, tree).partial
+    assert index(cli, tree).status == "unchanged"
