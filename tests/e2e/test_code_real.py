@@ -73,11 +73,11 @@ def test_piggymetrics_facts(piggymetrics):
             f"{ACCOUNT}.service.AccountService#findByName(String)") in triples
     assert (f"{ACCOUNT}.client.StatisticsServiceClientFallback", "IMPLEMENTS",
             f"{ACCOUNT}.client.StatisticsServiceClient") in triples
-    # repository.save comes from Spring Data's CrudRepository: unresolved, and says why
-    saves = [s for s in by_fqn[f"{ACCOUNT}.service.AccountServiceImpl#saveChanges(String,Account)"].props[
+    # repository.save comes from Spring Data's CrudRepository: a call of the repository's inherited method (issue 22)
+    assert (f"{ACCOUNT}.service.AccountServiceImpl#saveChanges(String,Account)", "CALLS",
+            f"{ACCOUNT}.repository.AccountRepository#save(S)") in triples
+    assert not [s for s in by_fqn[f"{ACCOUNT}.service.AccountServiceImpl#saveChanges(String,Account)"].props[
         "unresolved_calls"] if s["name"] == "save"]
-    assert saves and saves[0]["reason"] == "external_base"
-    assert "org.springframework.data.repository.CrudRepository" in saves[0]["detail"]
     test = by_fqn[f"{ACCOUNT}.controller.AccountControllerTest"].props
     assert test["role"] == "TEST"
 

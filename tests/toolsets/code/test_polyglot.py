@@ -263,3 +263,37 @@ def test_a_go_clients_base_url_from_the_struct_literal_its_constructor_writes(tm
         assert links == ["E HTTP_CALLS client:GET orders /orders/{id} -> route:GET /orders/{id} [cross_service]"]
     else:
         assert links == []
+
+
+def _grpc_clients(graph: CodeGraph) -> dict[tuple[str, str], dict]:
+    nodes, _ = graph.snapshot()
+    return {(n.props["declaring_fqn"].rsplit(".", 1)[-1], n.props["grpc"]): n.props
+            for n in nodes.values() if n.kind == "client" and n.props["grpc"]}
+
+
+def test_a_grpc_clients_channel_address_comes_from_the_deployment_env_as_evidence():
+    """grpc-channels: Go (a helper writing a struct field through a pointer; a local), Python (a module
+    variable) dial addresses the Kubernetes Deployments and a ConfigMap set. The link still goes by the method;
+    an address naming another service is said, never taken over; an address no file sets says why."""
+    graph = CodeGraph.build(FIXTURES / "grpc-channels")
+    clients = _grpc_clients(graph)
+    cart = clients[("cart", "shop.Cart/GetCart")]
+    assert (cart["channel_address"], cart["channel_service"], cart["target_service"], cart["match"]) == (
+        "cart:7070", "cart", "cart", "cross_service")
+    assert cart["channel_conflict"] is None
+    quote = clients[("quote", "shop.Pricing/Quote")]
+    assert (quote["channel_address"], quote["channel_service"], quote["target_service"]) == (
+        "pricing:50051", "pricing", "pricing")
+    audit = clients[("audit", "shop.Pricing/Quote")]
+    assert audit["channel_service"] is None and "AUDIT_ADDR" in audit["channel_service_matched_by"]
+    assert (audit["target_service"], audit["match"]) == ("pricing", "cross_service")   # the method still links
+    report = clients[("cart_of", "shop.Cart/GetCart")]
+    assert (report["channel_address"], report["channel_service"], report["target_service"], report["match"]) == (
+        "pricing:50051", "pricing", "cart", "cross_service")
+    assert "pricing" in report["channel_conflict"] and "shop.Cart/GetCart" in report["channel_conflict"]
+    _, edges = graph.snapshot()
+    evidence = [e.props["evidence"] for e in edges.values() if e.type == "GRPC_CALLS"]
+    assert {"grpc": "shop.Cart/GetCart", "service": "cart", "service_matched_by": "fully qualified method",
+            "channel_address": "cart:7070", "channel_agrees": True} in evidence
+    assert not any(ev.get("channel_agrees") and ev["service"] == "cart" and ev.get("channel_address") ==
+                   "pricing:50051" for ev in evidence)

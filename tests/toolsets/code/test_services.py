@@ -183,3 +183,61 @@ def test_a_clients_url_settled_by_the_deployment_is_shown_and_no_longer_unresolv
     assert "environment variable" not in fetch["unresolved_reason"] and "order_id" in fetch["unresolved_reason"]
     assert by_label["POST payments /charges"]["target_url"] == "{http://localhost:8083|http://payments:8080}/charges"
     assert by_label["GET inventory-service /levels/{sku}"]["target_url"] is None  # Feign: no URL of its own
+
+
+def test_an_update_reads_again_only_the_frameworks_whose_files_changed_and_stays_equal_to_a_full_build(tmp_path):
+    """Part 2 keeps each framework's items while none of the files it reads changed; a framework that reads
+    again still sees what another file says (a mount's prefix moves the routes of a file that did not change)."""
+    root = tmp_path / "polyglot"
+    shutil.copytree(FIXTURES / "py-system", root / "py")
+    shutil.copytree(FIXTURES / "polyglot-web", root / "web")
+    graph = CodeGraph.build(root)
+    assert graph.update().frameworks_read == []   # nothing changed: nothing read again
+
+    edit(root, "py/catalog/catalog/main.py", 'prefix="/api"', 'prefix="/api/v3"')
+    stats = graph.update()
+    assert set(stats.frameworks_read) == {"python_web", "locust", "grpc_python", "declared"}
+    lines = part2(graph)
+    assert lines == part2(CodeGraph.build(root))
+    assert any(line.startswith("R GET /api/v3/") and "catalog.items" in line for line in lines)
+
+    edit(root, "web/catalog/paths.go", '"/api/v1"', '"/api/v2"')   # a constant another Go file's routes use
+    stats = graph.update()
+    assert set(stats.frameworks_read) == {"go_web", "grpc_go"}
+    assert part2(graph) == part2(CodeGraph.build(root))
+
+
+def test_locust_load_tests_are_clients_of_the_service_their_host_names():
+    """load-tests: task functions of a TaskSet (host from the Dockerfile's ``locust --host`` and the Deployment's
+    env), a user class naming its host, and one whose host nothing gives (unresolved, saying why)."""
+    nodes, _ = CodeGraph.build(FIXTURES / "load-tests").snapshot()
+    clients = {(n.props["microservice"], n.props["http_method"], n.props["target_path_template"] or
+                n.props["target_path"]): n.props for n in nodes.values() if n.kind == "client"}
+    assert all(c["client_kind"] == "locust" for c in clients.values())
+    assert {key: (c["target_service"], c["match"]) for key, c in clients.items() if key[0] == "loadgen"} == {
+        ("loadgen", "GET", "/"): ("shop", "cross_service"),
+        ("loadgen", "GET", "/product/{?}"): ("shop", "cross_service"),
+        ("loadgen", "POST", "/cart"): ("shop", "cross_service")}
+    assert clients[("loadgen", "GET", "/")]["target_url"] == "http://shop:8080/"
+    assert (clients[("smoke", "GET", "/")]["target_service"], clients[("smoke", "GET", "/")]["match"]) == (
+        "shop", "cross_service")
+    assert clients[("smoke", "GET", "/missing")]["match"] == "no_route"
+    [orphan] = [c for key, c in clients.items() if key[0] == "orphan"]
+    assert (orphan["http_method"], orphan["target_path"]) == ("GET", '"/cart"')
+    assert orphan["match"] == "unresolved" and "LOCUST_HOST" in orphan["unresolved_reason"]
+    assert not any(c["declaring_fqn"].endswith("helper") for c in clients.values())   # no task: not Locust's client
+
+
+@pytest.mark.parametrize(("client", "route", "fits"), [
+    ("/cart", "/{?}/cart", True),                  # an unknown prefix may be empty
+    ("/a/b/cart", "/{?}/cart", True),              # or several segments
+    ("/product/{id}", "/{?}/product/{pid}", True),
+    ("/cart/x", "/{?}/cart", False),               # the known tail still has to fit
+    ("/api/vx", "/api/v{?}", True),
+    ("/api/x", "/api/v{?}", False),
+    ("/cart", "/cart", False),                     # a route with nothing unknown is matched, not 'may fit'
+])
+def test_a_route_with_unknown_parts_may_fit_a_client_path(client, route, fits):
+    """Such a route makes a client's no_route a claim nobody can make: the link stays unresolved instead."""
+    from graphlore.toolsets.code.services.endpoints import may_fit
+    assert may_fit(client, route) is fits

@@ -60,6 +60,7 @@ The map (packages by concern; a package imports only the packages above it)::
                                   (Java and Kotlin)
       jaxrs.py                    JAX-RS routes
       python_web.py               FastAPI and Flask routes, requests/httpx/aiohttp clients
+      locust.py                   Locust load tests as HTTP clients of the service their host names
       script_web.py               Express and NestJS routes, fetch and axios clients
       gateway.py                  Spring Cloud Gateway and Zuul routes (YAML and the Java DSL) to their services
       declared.py                 in-source declarations (@CodebaseHttpClient, @CodebaseProducer ...)

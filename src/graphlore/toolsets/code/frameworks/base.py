@@ -2,7 +2,9 @@
 clients and producers, prepared once per update over the project (`Project`).
 
 A framework reads facts only: nothing is parsed again. Its values are folded with its language's constants
-(``languages/<lang>/constants.py``) and each module's settings (`services.settings`).
+(``languages/<lang>/constants.py``) and each module's settings (`services.settings`). What it works out from
+one file alone (the cheap first looks, a file's mount calls) it keeps in `Project.memo`, which lives across
+updates: a file whose binding did not change is not looked at again.
 """
 
 from __future__ import annotations
@@ -18,6 +20,27 @@ from ..services.settings import Values
 Reader = Callable[[Bound], Iterable[Item]]
 
 
+class FileMemo:
+    """What is worked out from one file alone, by name, kept while the file's binding (`Bound`: its facts and
+    its context) is the same object; a re-parsed or re-bound file gets a new one, so nothing stale is read."""
+
+    def __init__(self) -> None:
+        self._values: dict[tuple[str, str], tuple[Bound, Any]] = {}
+
+    def get(self, name: str, bound: Bound, make: Callable[[Bound], Any]) -> Any:
+        key = (name, bound.path)
+        kept = self._values.get(key)
+        if kept is not None and kept[0] is bound:
+            return kept[1]
+        value = make(bound)
+        self._values[key] = (bound, value)
+        return value
+
+    def keep_only(self, table: Table) -> None:
+        """Forget what was worked out from files that are gone or bound again."""
+        self._values = {key: kept for key, kept in self._values.items() if table.files.get(key[1]) is kept[0]}
+
+
 @dataclass
 class Project:
     """One update's view of the project for the frameworks: its table, each module's settings, and what
@@ -25,6 +48,7 @@ class Project:
 
     table: Table
     settings: dict[str, Values]
+    memo: FileMemo = field(default_factory=FileMemo)
     _shared: dict[str, Any] = field(default_factory=dict)
 
     def values(self, module: str) -> Values:
@@ -45,6 +69,14 @@ class Framework:
     languages: tuple[str, ...]
     #: (its languages' source files, not tests, in path order; the project) -> a reader of one of them
     prepare: Callable[[list[Bound], Project], Reader]
+    #: the languages of every file its reading may look at (its own files, the constants it folds with, the
+    #: ``.proto`` services), tests included; None: every file. Its items are read again only when one changed.
+    reads: tuple[str, ...] | None = ()
+    #: its reading also depends on which microservices have files (a gateway names them)
+    reads_services: bool = False
+
+    def inputs(self) -> tuple[str, ...] | None:
+        return self.reads if self.reads is None else (self.reads or self.languages)
 
 
 def item(bound: Bound, index: int, kind: str, flavor: str, line: int | None = None, **kw: Any) -> Item:

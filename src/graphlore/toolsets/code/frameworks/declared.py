@@ -117,7 +117,7 @@ def exclusive(items: list[Item]) -> list[Item]:
 
 
 def prepare(files: list[Bound], project: Project) -> Reader:
-    return read_declared
+    return lambda bound: project.memo.get("declared", bound, lambda b: list(read_declared(b)))  # one file's own
 
 
 FRAMEWORK = Framework("declared", ("java", "kotlin", "csharp", "python", "typescript", "javascript"), prepare)

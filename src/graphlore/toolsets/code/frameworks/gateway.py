@@ -203,4 +203,4 @@ def _home(bounds: list[Bound]) -> tuple[Bound, int]:
     return bounds[0], -1
 
 
-FRAMEWORK = Framework("gateway", JVM_LANGUAGES, prepare)
+FRAMEWORK = Framework("gateway", JVM_LANGUAGES, prepare, reads_services=True)

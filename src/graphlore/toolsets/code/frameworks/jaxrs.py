@@ -10,7 +10,7 @@ from ..languages.symbols import Bound
 from ..services.endpoints import Item, join_paths
 from ..services.settings import Values
 from .base import Framework, Project, Reader, item
-from .jvm import JavaFile, annotations, attr, constants
+from .jvm import JVM_LANGUAGES, JavaFile, annotations, attr, constants
 
 VERBS = {"GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"}
 
@@ -57,4 +57,4 @@ def _routes(jf: JavaFile, index: int, anns, application_path: str) -> Iterator[I
                        written=" + ".join(w for w in (attr(anns["Path"], "value"), written) if w))
 
 
-FRAMEWORK = Framework("jaxrs", ("java",), prepare)
+FRAMEWORK = Framework("jaxrs", ("java",), prepare, reads=JVM_LANGUAGES)

@@ -18,7 +18,7 @@ from ..languages.symbols import Bound
 from ..model import CallFact
 from ..services.endpoints import Item, join_paths
 from .base import Framework, Project, Reader, item
-from .jvm import JavaFile, constants
+from .jvm import JVM_LANGUAGES, JavaFile, constants
 
 VERBS = {"get": "GET", "post": "POST", "put": "PUT", "delete": "DELETE", "patch": "PATCH", "head": "HEAD",
          "options": "OPTIONS"}
@@ -86,4 +86,4 @@ def prepare(files: list[Bound], project: Project) -> Reader:
     return lambda bound: read_kotlin(jf_of, bound)
 
 
-FRAMEWORK = Framework("ktor", ("kotlin",), prepare)
+FRAMEWORK = Framework("ktor", ("kotlin",), prepare, reads=JVM_LANGUAGES)

@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 from ..languages.folding import Folded, literal, unknown
 from ..languages.python.constants import PythonFolder, absolute
 from ..languages.symbols import Bound
-from ..model import FileFacts
+from ..model import CallFact, FileFacts
 from ..services.endpoints import Item, join_paths
-from .base import Framework, Project, Reader
+from .base import FileMemo, Framework, Project, Reader
 
 ROUTE_VERBS = {"get", "post", "put", "delete", "patch", "head", "options"}
 APPS = {"FastAPI": "fastapi", "APIRouter": "fastapi", "Flask": "flask", "Blueprint": "flask"}
@@ -63,6 +63,25 @@ class Router:
     mounts: list[tuple[tuple[str, str], Folded, bool]] = field(default_factory=list)
 
 
+def _web_aliases(bound: Bound) -> set[str]:
+    """The names fastapi and flask are known by in the file (none: the file makes no app or router)."""
+    return {alias for imp in bound.facts.imports if imp.target.startswith(("fastapi", "flask"))
+            for _, alias in imp.names}
+
+
+def _mount_calls(bound: Bound) -> list[CallFact]:
+    """The file's ``x.include_router(...)`` and ``x.register_blueprint(...)`` calls."""
+    return [call for call in bound.facts.calls if call.name in ("include_router", "register_blueprint")
+            and call.args and call.receiver and call.receiver[0] == "name"]
+
+
+def _route_annotations(bound: Bound) -> list[int]:
+    """The functions of the file with a decorator that may declare a route (``@x.get``, ``@x.route`` ...)."""
+    return [index for index, sym in enumerate(bound.facts.symbols) if sym.kind in ("function", "method") and any(
+        a.name.rpartition(".")[0] and a.name.rpartition(".")[2] in ROUTE_VERBS | {"route", "api_route"}
+        for a in sym.annotations)]
+
+
 def _callee(type_: str) -> str:
     return type_[1:-2] if type_.startswith("~") and type_.endswith("()") else ""
 
@@ -70,24 +89,24 @@ def _callee(type_: str) -> str:
 class PythonProject:
     """The Python files of the project, their routers and where each is mounted."""
 
-    def __init__(self, bounds: list[Bound]) -> None:
+    def __init__(self, bounds: list[Bound], memo: FileMemo) -> None:
         self.bounds = bounds
+        self.memo = memo
         self.modules: dict[str, FileFacts] = {b.ctx.module_name: b.facts for b in bounds}
         self.routers: dict[tuple[str, str], Router] = {}
         for bound in bounds:
-            self._routers_of(bound)
+            if memo.get("python_web.web_aliases", bound, _web_aliases):
+                self._routers_of(bound)
         for bound in bounds:
-            self._mounts_of(bound)
+            for call in memo.get("python_web.mount_calls", bound, _mount_calls):
+                self._mount(bound, call)
 
     def folder(self, module: str) -> PythonFolder:
         return PythonFolder(self.modules, module)
 
     def _routers_of(self, bound: Bound) -> None:
         facts, module = bound.facts, bound.ctx.module_name
-        aliases = {alias for imp in facts.imports if imp.target.startswith(("fastapi", "flask"))
-                   for _, alias in imp.names}  # the names fastapi and flask are known by in the file
-        if not aliases:
-            return  # a file that imports neither makes no app or router
+        aliases = self.memo.get("python_web.web_aliases", bound, _web_aliases)
 
         def may_be_app(type_: str) -> bool:  # cheap first look: an app's name, or fastapi/flask under another
             callee = _callee(type_)
@@ -142,22 +161,17 @@ class PythonProject:
             return owner, var
         return None
 
-    def _mounts_of(self, bound: Bound) -> None:
+    def _mount(self, bound: Bound, call: CallFact) -> None:
         facts, module = bound.facts, bound.ctx.module_name
-        for call in facts.calls:
-            if call.name not in ("include_router", "register_blueprint") or not call.args or not call.receiver:
-                continue
-            if call.receiver[0] != "name":
-                continue
-            parent = self.resolve_var(facts, module, call.receiver[1], call.owner)
-            args = positional(call.args)
-            child = self.resolve_var(facts, module, args[0], call.owner) if args else None
-            if parent is None or child is None:
-                continue
-            key = "prefix" if call.name == "include_router" else "url_prefix"
-            expr = kwarg(call.args, key)
-            prefix = self.folder(module).fold(expr) if expr else literal("")
-            self.routers[child].mounts.append((parent, prefix, call.name == "register_blueprint" and expr is not None))
+        parent = self.resolve_var(facts, module, call.receiver[1], call.owner)
+        args = positional(call.args)
+        child = self.resolve_var(facts, module, args[0], call.owner) if args else None
+        if parent is None or child is None:
+            return
+        key = "prefix" if call.name == "include_router" else "url_prefix"
+        expr = kwarg(call.args, key)
+        prefix = self.folder(module).fold(expr) if expr else literal("")
+        self.routers[child].mounts.append((parent, prefix, call.name == "register_blueprint" and expr is not None))
 
     def prefixes(self, key: tuple[str, str], depth: int = 0) -> list[Folded]:
         """Every full prefix of a router (one per way it is mounted up to an app)."""
@@ -176,10 +190,13 @@ class PythonProject:
 
 def read_python(project: PythonProject, bound: Bound) -> Iterator[Item]:
     facts, module = bound.facts, bound.ctx.module_name
+    routes = project.memo.get("python_web.route_annotations", bound, _route_annotations)
+    candidates = project.memo.get("python_web.client_names", bound, lambda b: _client_names(b.facts))
+    if not routes and not candidates:
+        return
     folder = project.folder(module)
-    for index, sym in enumerate(facts.symbols):
-        if sym.kind not in ("function", "method"):
-            continue
+    for index in routes:
+        sym = facts.symbols[index]
         for annotation in sym.annotations:
             var, _, verb = annotation.name.rpartition(".")
             if verb not in ROUTE_VERBS | {"route", "api_route"} or not var:
@@ -199,7 +216,7 @@ def read_python(project: PythonProject, bound: Bound) -> Iterator[Item]:
                                microservice=bound.ctx.microservice, module=bound.ctx.module, file=bound.path,
                                line=sym.line_start, flavor=router.framework, http_method=method,
                                path=join_paths([prefix, path]), written=written)
-    yield from _clients(project, bound, folder)
+    yield from _clients(project, bound, folder, candidates)
 
 
 def _client_names(facts: FileFacts) -> set[str]:
@@ -219,9 +236,8 @@ def _client_names(facts: FileFacts) -> set[str]:
     return names
 
 
-def _clients(project: PythonProject, bound: Bound, folder: PythonFolder) -> Iterator[Item]:
+def _clients(project: PythonProject, bound: Bound, folder: PythonFolder, candidates: set[str]) -> Iterator[Item]:
     facts, module = bound.facts, bound.ctx.module_name
-    candidates = _client_names(facts)
     if not candidates:
         return
     by_key = {sym.key: index for index, sym in enumerate(facts.symbols)}
@@ -282,7 +298,7 @@ def _local_type(facts: FileFacts, owner: str, var: str, line: int) -> str:
 
 
 def prepare(files: list[Bound], project: Project) -> Reader:
-    python_project = PythonProject(files)
+    python_project = PythonProject(files, project.memo)
     return lambda bound: read_python(python_project, bound)
 
 

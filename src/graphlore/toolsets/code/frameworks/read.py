@@ -2,18 +2,20 @@
 its languages, with their values folded with the project's constants and each module's settings; linking
 them is `services.links`.
 
-It runs after every update of the graph, over every file's facts (no file is parsed again), so its
-records always equal a full build's. Test code is not read. In-source declarations (`declared`) have priority
+It runs after every update of the graph (no file is parsed again) and keeps what it read (`PartTwo`): a
+framework whose input files (`Framework.reads`) and settings are the very objects of the last update gives the
+same items again, so its records always equal a full build's; the others read again, with what each worked
+out from one file alone kept (`base.FileMemo`). Test code is not read. In-source declarations (`declared`) have priority
 over what the frameworks read on the same symbol. The frameworks, in the order they read:
 """
 
 from __future__ import annotations
 
-from ..languages.symbols import Table
+from ..languages.symbols import Bound, Table
 from ..services.endpoints import Item
 from ..services.settings import Values
-from . import aspnet, declared, gateway, go_web, jaxrs, ktor, python_web, script_web, spring
-from .base import Framework, Project
+from . import aspnet, declared, gateway, go_web, jaxrs, ktor, locust, python_web, script_web, spring
+from .base import FileMemo, Framework, Project
 from .grpc import csharp as grpc_csharp
 from .grpc import go as grpc_go
 from .grpc import jvm as grpc_jvm
@@ -25,6 +27,7 @@ FRAMEWORKS: tuple[Framework, ...] = (
     gateway.FRAMEWORK,
     jaxrs.FRAMEWORK,
     python_web.FRAMEWORK,
+    locust.FRAMEWORK,
     script_web.FRAMEWORK,
     go_web.FRAMEWORK,
     aspnet.FRAMEWORK,
@@ -39,14 +42,47 @@ FRAMEWORKS: tuple[Framework, ...] = (
 
 
 def read_items(table: Table, settings: dict[str, Values]) -> list[Item]:
-    """Every route, client and producer of the project, folded, before linking."""
-    project = Project(table, settings)
-    sources = [bound for _, bound in sorted(table.files.items()) if not bound.ctx.is_test]
-    items: list[Item] = []
-    for framework in FRAMEWORKS:
-        files = [bound for bound in sources if bound.facts.language in framework.languages]
-        if files:
-            read = framework.prepare(files, project)
-            for bound in files:
-                items += read(bound)
-    return declared.exclusive(items)
+    """Every route, client and producer of the project, folded, before linking (read from scratch)."""
+    return PartTwo().items(table, settings)
+
+
+class PartTwo:
+    """Part 2's reading kept across updates: each framework's items with the input files and settings they were
+    read from, and the per-file memo (see the module docstring). ``read`` counts the frameworks that read again
+    in the last call."""
+
+    def __init__(self) -> None:
+        self.memo = FileMemo()
+        self._kept: dict[str, tuple[object, tuple[Bound, ...], list[Item], frozenset[str]]] = {}
+        self.read: list[str] = []
+
+    def items(self, table: Table, settings: dict[str, Values]) -> list[Item]:
+        self.memo.keep_only(table)
+        project = Project(table, settings, self.memo)
+        every = [bound for _, bound in sorted(table.files.items())]
+        sources = [bound for bound in every if not bound.ctx.is_test]
+        services = frozenset(bound.ctx.microservice for bound in every)
+        self.read = []
+        items: list[Item] = []
+        for framework in FRAMEWORKS:
+            reads = framework.inputs()
+            inputs = tuple(every if reads is None else (b for b in every if b.facts.language in reads))
+            kept = self._kept.get(framework.name)
+            if kept is not None and kept[0] is settings and _same(kept[1], inputs) and (
+                    not framework.reads_services or kept[3] == services):
+                items += kept[2]
+                continue
+            found: list[Item] = []
+            files = [bound for bound in sources if bound.facts.language in framework.languages]
+            if files:
+                read = framework.prepare(files, project)
+                for bound in files:
+                    found += read(bound)
+                self.read.append(framework.name)
+            self._kept[framework.name] = (settings, inputs, found, services)
+            items += found
+        return declared.exclusive(items)
+
+
+def _same(old: tuple[Bound, ...], new: tuple[Bound, ...]) -> bool:
+    return len(old) == len(new) and all(a is b for a, b in zip(old, new, strict=True))

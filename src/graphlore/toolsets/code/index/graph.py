@@ -5,8 +5,9 @@ changed, reads a source file only when its size or mtime changed and parses it o
 hash changed (with its language's ``extract``). Then cross-file resolution (`languages.resolver`) runs for
 the files that changed and for every unchanged file that looked up something whose digest changed
 (`languages.symbols`), so that an incremental update gives exactly the nodes and edges of a full build (a
-test compares the two after edits, deletions and renames). Last, part 2 reads every file's routes,
-clients and producers (`frameworks.read`) and links them (`services.links`).
+test compares the two after edits, deletions and renames). Last, part 2 reads the routes, clients and
+producers of the frameworks whose input files changed, keeps the others' (`frameworks.read.PartTwo`), and
+links them all (`services.links`).
 
 Records (see `model.py`): nodes of kind ``symbol`` (every symbol; ``symbol_kind`` tells which),
 ``microservice`` and ``module`` (the layout), and edges from the closed set in `model.EDGE_TYPES`. Every
@@ -23,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from ..frameworks.read import read_items
+from ..frameworks.read import PartTwo
 from ..languages import registry
 from ..languages.symbols import Bound, FileResult, Table, Tracker, digests
 from ..layout.layout import Layout, detect_layout, layout_sources
@@ -83,6 +84,8 @@ class UpdateStats:
     removed_paths: list[str] = field(default_factory=list)
     #: files read again (size or mtime moved), whether or not their content changed
     stamped_paths: list[str] = field(default_factory=list)
+    #: the frameworks part 2 read again (the others' items were kept: none of their input files changed)
+    frameworks_read: list[str] = field(default_factory=list)
 
 
 def settings_of(graph: CodeGraph) -> tuple[Deployment, dict[str, Values]]:
@@ -114,6 +117,7 @@ class CodeGraph:
         self.service_nodes: list[GraphNode] = []
         self.service_edges: list[GraphEdge] = []
         self._settings: tuple[Deployment, dict[str, Values]] | None = None
+        self._part_two = PartTwo()
 
     @classmethod
     def build(cls, root: str | Path) -> CodeGraph:
@@ -175,7 +179,9 @@ class CodeGraph:
             for node in self.layout_nodes:
                 if node.kind == "microservice":
                     node.props["aliases"] = names.aliases(node.name)
-            self.service_nodes, self.service_edges = link(read_items(self.table, settings), layout, deployment, names)
+            items = self._part_two.items(self.table, settings)
+            stats.frameworks_read = list(self._part_two.read)
+            self.service_nodes, self.service_edges = link(items, layout, deployment, names)
         stats.files = len(self.facts)
         stats.loc = sum(f.loc for f in self.facts.values())
         return stats

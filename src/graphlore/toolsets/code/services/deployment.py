@@ -17,7 +17,10 @@ no service of the project (``image: redis``) are left out.
 
 **Environment.** Each service gets the variables its units set (several different values across files, e.g.
 a manifest and a Helm chart: each is one of its values); the ``.env`` in its root, then the project root's,
-fill what no unit sets (Compose and ``dotenv`` read them from there).
+fill what no unit sets (Compose and ``dotenv`` read them from there). A service whose Dockerfile runs Locust
+with ``--host``/``-H`` (``ENTRYPOINT locust --host="http://${FRONTEND_ADDR}"``) is given that value as
+``LOCUST_HOST`` (Locust's own variable for the same option; its ``${VAR}`` are the service's variables), beside
+any value a unit gives ``LOCUST_HOST``.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from typing import Any
 
 import yaml
 
+from ..languages.folding import env
 from ..layout.layout import Layout
 
 WORKLOADS = frozenset({"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob", "Pod"})
@@ -373,4 +377,28 @@ def read_deployment(layout: Layout, root: Path, paths: list[str]) -> Deployment:
         for values in (reader.env_files.get(service.root, {}) if service.root != "." else {}, root_env):
             for key, value in values.items():
                 env.setdefault(key, [value])
+    for module in layout.modules.values():
+        if module.dockerfile and module.microservice:
+            host = locust_host(_read(root / module.path / "Dockerfile" if module.path != "." else root / "Dockerfile"))
+            if host is not None:
+                values = out.env.setdefault(module.microservice, {}).setdefault("LOCUST_HOST", [])
+                if host not in values:
+                    values.append(host)
     return out
+
+
+_LOCUST_HOST = re.compile(r"""\blocust\b[^\n]*?(?:--host[=\s]|-H\s+)\s*(?:"([^"]*)"|'([^']*)'|([^\s"']+))""")
+_SHELL_VAR = re.compile(r"\$\{(\w+)(?::?-[^}]*)?\}|\$(\w+)")
+
+
+def locust_host(dockerfile: str) -> str | None:
+    """The ``--host`` a Dockerfile's ``ENTRYPOINT``/``CMD`` runs Locust with (its ``${VAR}`` as environment reads,
+    settled like any other), or None."""
+    for line in dockerfile.splitlines():
+        if not line.lstrip().upper().startswith(("ENTRYPOINT", "CMD")):
+            continue
+        found = _LOCUST_HOST.search(line.replace('", "', " ").replace('","', " "))
+        if found:
+            value = next(g for g in found.groups() if g is not None)
+            return _SHELL_VAR.sub(lambda m: env(m.group(1) or m.group(2)).text, value)
+    return None

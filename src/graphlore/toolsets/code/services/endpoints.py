@@ -56,6 +56,8 @@ class Item:
     target_name: Folded | None = None
     #: gateway routes: where they forward (see `Forward`)
     forward: Forward | None = None
+    #: gRPC clients: the address their channel dials, as folded (None: not traced); evidence, never the target
+    address: Folded | None = None
 
     @property
     def resolved(self) -> bool:
@@ -134,6 +136,31 @@ def segment_kind(segment: str) -> str:
     if "*" in segment:
         return "wildcard"
     return "literal"
+
+
+def may_fit(client: str, route: str) -> bool:
+    """Whether a route whose template holds unknown parts could serve a client's path once they are known: a
+    whole unknown segment (``{?}``, e.g. a prefix from an environment variable no file sets) stands for any
+    number of segments, none included; an unknown inside a segment for any text."""
+    if "{?" not in route:
+        return False
+    pattern = ""
+    for seg in segments(route):
+        kind = segment_kind(seg)
+        if kind == "unknown" and re.fullmatch(r"\{\?[^{}]*\}", seg):
+            pattern += "(?:/[^/]+)*"
+        elif kind == "unknown":
+            pattern += "/" + re.sub(r"\\\{\\\?[^/]*?\\\}", "[^/]*", re.escape(seg))
+        elif kind == "variable":
+            pattern += "/[^/]+"
+        elif seg == "**":
+            pattern += "(?:/.*)?"
+        elif kind == "wildcard":
+            pattern += "/" + re.escape(seg).replace(r"\*", "[^/]*")
+        else:
+            pattern += "/" + re.escape(seg)
+    concrete = "".join("/" + (seg if segment_kind(seg) == "literal" else "x") for seg in segments(client))
+    return re.fullmatch(pattern, concrete) is not None
 
 
 def match_score(client: str, route: str) -> int | None:

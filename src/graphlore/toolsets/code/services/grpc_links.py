@@ -6,6 +6,12 @@ none chosen (the address a channel is opened with is a deployment value). None: 
 may be outside the project, or its registration was not read). A client whose method is not known (its
 service is declared by no ``.proto``, or by several packages) stays ``unresolved`` and says why. The
 evidence on each ``GRPC_CALLS`` edge is the method, the serving microservice and how it was matched.
+
+**The channel.** Where the address a client's channel dials is known (``channel_address``, settled with the
+environment the project's deployment files give its service, and the service its host names:
+``channel_service``), it is evidence only: the link still goes by the fully qualified method. An edge to the
+service the address names says so (``channel_agrees``); an address that names another service than every
+one serving the method is said (``channel_conflict``), never taken over the method.
 """
 
 from __future__ import annotations
@@ -50,8 +56,14 @@ def link_client(node: GraphNode, item: Item, routes: dict[str, list[tuple[GraphN
     else:
         match, detail = "ambiguous", f"{len(servers)} microservices serve {item.grpc} ({', '.join(servers)})"
     props.update(match=match, match_detail=detail, candidates=[route.id for route, _ in serving])
+    channel = props.get("channel_service")
+    if channel is not None and channel not in servers:
+        props["channel_conflict"] = (f"the channel's address {props['channel_address']} names {channel}, which does "
+                                     f"not serve {item.grpc} ({', '.join(servers)} does); linked by the method")
     return [make_edge(node.id, "GRPC_CALLS", route.id, {
         "match": match,
         "evidence": {"grpc": item.grpc, "service": route_item.microservice,
-                     "service_matched_by": "fully qualified method"}})
+                     "service_matched_by": "fully qualified method",
+                     **({"channel_address": props["channel_address"], "channel_agrees": True}
+                        if channel is not None and channel == route_item.microservice else {})}})
         for route, route_item in serving]

@@ -43,6 +43,7 @@ from ..languages.folding import (
     ENV_OPEN,
     Folded,
     env_names,
+    env_why,
     expand,
     known_text,
     plain,
@@ -52,7 +53,17 @@ from ..layout.layout import Layout
 from ..model import GraphEdge, GraphNode, make_edge, node_text, service_id, short_hash
 from . import grpc_links
 from .deployment import Deployment
-from .endpoints import ANY, Item, join_paths, match_score, normalise_path, segment_kind, segments, split_url
+from .endpoints import (
+    ANY,
+    Item,
+    join_paths,
+    match_score,
+    may_fit,
+    normalise_path,
+    segment_kind,
+    segments,
+    split_url,
+)
 from .identity import ServiceNames
 
 LINK_MATCHES = ("cross_service", "intra_service", "ambiguous", "no_route", "unresolved")
@@ -112,6 +123,11 @@ class Settler:
         if value is None or ENV_OPEN not in value.text:
             return value
         settled, _ = settle_env(value, lambda name: self.deployment.env_of(item.microservice, name))
+        for _ in range(2):   # a value the deployment gives may read variables itself (a Locust ``--host``)
+            if ENV_OPEN not in settled.text:
+                break
+            inner = Folded(settled.text, settled.known, settled.why + tuple(env_why(n) for n in env_names(settled.text)))
+            settled, _ = settle_env(inner, lambda name: self.deployment.env_of(item.microservice, name))
         return settled
 
     def route(self, item: Item) -> list[Item]:
@@ -137,7 +153,7 @@ def _plain_unknowns(value: Folded | None) -> Folded | None:
 
 #: clients whose service and path come from one URL (the others name the service apart)
 URL_CLIENTS = frozenset({"rest_template", "web_client", "rest_client", "requests", "httpx", "aiohttp", "fetch",
-                         "net_http", "http_client", "ktor_client", "axios"})
+                         "net_http", "http_client", "ktor_client", "axios", "locust"})
 
 
 @dataclass
@@ -269,6 +285,29 @@ def prepare_client(item: Item, names: ServiceNames, settler: Settler) -> Client:
     return client
 
 
+def _channel(item: Item, names: ServiceNames, settler: Settler) -> dict:
+    """A gRPC client's channel address, settled with its service's environment, and the service its host names
+    (evidence beside the method's match: `grpc_links.link_client` says when the two disagree)."""
+    if item.address is None:
+        return {"channel_address": None, "channel_service": None, "channel_service_matched_by": None,
+                "channel_conflict": None}
+    variables = env_names(item.address.text)
+    settled = settler.value(item, item.address)
+    assert settled is not None
+    out = {"channel_address": plain(settled.text), "channel_service": None, "channel_service_matched_by": None,
+           "channel_conflict": None}
+    if not settled.known:
+        out["channel_service_matched_by"] = "; ".join(dict.fromkeys(settled.why)) or "the address is not known"
+        return out
+    split = split_url(_bare_address(settled))
+    if split.host is None:
+        out["channel_service_matched_by"] = f"the address {settled.text} names no host"
+        return out
+    service, how = names.host(split.host.text, _port(_bare_address(settled).text), variables)
+    out.update(channel_service=service, channel_service_matched_by=how)
+    return out
+
+
 def _client_folded(value: Folded | None) -> Folded | None:
     if value is None:
         return None
@@ -325,6 +364,8 @@ def link(items: Iterable[Item], layout: Layout, deployment: Deployment | None = 
                          base_url=plain(item.base_url) if item.base_url else None,
                          target_service=None, target_service_source=item.target_source or None,
                          grpc=item.grpc, grpc_service=grpc_links.service_of(item))
+            if item.grpc is not None:
+                props.update(_channel(item, names, settler))
             if client.url is not None:  # what the environment settled is no longer unknown
                 why = "; ".join(dict.fromkeys(client.url.why)) if not client.url.known else ""
                 props.update(target_url=plain(client.url.text), resolved=client.url.known,
@@ -375,12 +416,15 @@ def _unresolved(node: GraphNode, why: str) -> list[GraphEdge]:
     return []
 
 
+def _method_fits(method: str | None, route_method: str | None) -> bool:
+    return route_method == ANY or method is None or method == ANY or route_method == method
+
+
 def _fits(method: str | None, template: str, candidates: list[tuple[GraphNode, Item]]
           ) -> list[tuple[int, GraphNode, Item]]:
     fits = []
     for route, route_item in candidates:
-        method_fits = route_item.http_method == ANY or method is None or method == ANY or \
-            route_item.http_method == method
+        method_fits = _method_fits(method, route_item.http_method)
         score = match_score(template, route_item.path.text) if method_fits and route_item.path is not None else None
         if score is not None:
             fits.append((score, route, route_item))
@@ -440,6 +484,13 @@ def _link_target(node: GraphNode, item: Item, target: Target, http_by_service: d
     evidence = {"http_method": item.http_method, "client_template": template, "service": service,
                 "service_matched_by": target.how, "partial_path": "{?}" in template}
     if not fits:
+        unsure = [r.props["label"] for r, ri in http_by_service.get(service, []) if ri.path is not None and
+                  _method_fits(item.http_method, ri.http_method) and may_fit(template, ri.path.text)]
+        if unsure:   # no_route would claim what is not known
+            listed = ", ".join(sorted(unsure)[:8]) + (" ..." if len(unsure) > 8 else "")
+            return "unresolved", (f"no route of {service} is known to fit {item.http_method or 'any method'} "
+                                  f"{template}, but {len(unsure)} of its routes have unknown parts that could make "
+                                  f"them fit ({listed})"), []
         known = sorted(r.props["label"] for r, _ in http_by_service.get(service, []))
         listed = ", ".join(known[:8]) + (" ..." if len(known) > 8 else "") if known else "none found"
         detail = f"no route of {service} fits {item.http_method or 'any method'} {template} (its routes: {listed})"

@@ -44,4 +44,4 @@ def prepare(files: list[Bound], project: Project) -> Reader:
     return lambda bound: read_csharp(known, bound)
 
 
-FRAMEWORK = Framework("grpc_csharp", ("csharp",), prepare)
+FRAMEWORK = Framework("grpc_csharp", ("csharp",), prepare, reads=("csharp", "proto"))

@@ -2,13 +2,19 @@
 method of ``X`` when ``impl``'s type is not in the project, such as ``health.NewServer()``), and a call of one of
 ``X``'s methods on a ``pb.NewXClient(conn)`` result, or on a local, parameter or struct field typed ``XClient``,
 is a client (unresolved, saying so, when no ``.proto`` declares ``X`` and the file imports a gRPC package: a
-``XClient`` elsewhere may be any client). Generated files (``*.pb.go``) are neither."""
+``XClient`` elsewhere may be any client). Generated files (``*.pb.go``) are neither.
+
+A client's channel address (`GoAddress`) is what the stub's connection dials: ``grpc.NewClient(addr)``,
+``grpc.Dial(addr)``, ``grpc.DialContext(ctx, addr)``, followed through locals, struct fields and the package's
+helpers that write them through a pointer (``mustConnGRPC(ctx, &svc.conn, svc.addr)``)."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
+from ...languages.folding import Folded, unknown
+from ...languages.go.constants import GoFolder, GoValues
 from ...languages.symbols import Bound
 from ...services.endpoints import Item
 from ..base import Framework, Project, Reader
@@ -18,9 +24,43 @@ from .services import GrpcServices, Reading, owner_of, services, uses_grpc
 REGISTER = re.compile(r"^Register(\w+)Server$")
 NEW_CLIENT = re.compile(r"^New(\w+)Client$")
 CLIENT_TYPE = re.compile(r"(?:^|\.)(\w+)Client$")
+#: grpc-go's functions that open a connection, and which argument is the address
+DIALS = {"NewClient": 0, "Dial": 0, "DialContext": 1}
+GRPC_GO = "google.golang.org/grpc"
 
 
-def read_go(known: GrpcServices, packages: GoPackages, bound: Bound) -> Iterator[Item]:
+class GoAddress(GoFolder):
+    """Folds a stub or connection expression to the address it dials (see the module docstring)."""
+
+    def call(self, name: str, args: list[list[tuple[str, str]]]) -> Folded:
+        head, _, last = name.rpartition(".")
+        if head and last in DIALS and self._qualifier(head) == GRPC_GO and len(args) > DIALS[last]:
+            return self.fold_tokens(args[DIALS[last]])
+        if NEW_CLIENT.match(last) and len(args) == 1:   # pb.NewXClient(conn)
+            return self.fold_tokens(args[0])
+        return super().call(name, args)
+
+
+def _address(values: GoValues, bound: Bound, call, receiver: list) -> Folded:
+    """The address the stub a call is made on dials."""
+    folder = GoAddress(values, bound.ctx.module_name, bound.facts).at(bound.facts, call.owner, call.line + 1)
+    if receiver[0] == "call":
+        makers = [c for c in bound.facts.calls if c.owner == call.owner and c.line == call.line and
+                  c.name == receiver[2] and len(c.args) == 1]
+        return folder.fold(makers[0].args[0]) if len(makers) == 1 else unknown("the stub's connection is not known")
+    return folder.fold(_written(receiver))
+
+
+def _written(expr: list) -> str:
+    if expr[0] == "name":
+        return expr[1]
+    if expr[0] == "field":
+        inner = _written(expr[1])
+        return f"{inner}.{expr[2]}" if inner else ""
+    return ""
+
+
+def read_go(known: GrpcServices, packages: GoPackages, values: Callable[[], GoValues], bound: Bound) -> Iterator[Item]:
     if bound.facts.extra.get("generated"):
         return
     reading = Reading(known, bound)
@@ -45,13 +85,25 @@ def read_go(known: GrpcServices, packages: GoPackages, bound: Bound) -> Iterator
                 typed)
             simple = stub.group(1) if stub else None
         if simple:
-            yield from reading.stub_call(simple, call, certain=grpc_file)
+            found = reading.stub_call(simple, call, certain=grpc_file)
+            if found:
+                address = _address(values(), bound, call, receiver)
+                for client in found:
+                    client.address = address
+            yield from found
 
 
 def prepare(files: list[Bound], project: Project) -> Reader:
     known = services(project)
     packages = GoPackages(files)
-    return lambda bound: read_go(known, packages, bound)
+    values: list[GoValues] = []
+
+    def go_values() -> GoValues:   # made at the first stub call only
+        if not values:
+            values.append(GoValues([(b.ctx.module_name, b.facts) for b in files]))
+        return values[0]
+
+    return lambda bound: read_go(known, packages, go_values, bound)
 
 
-FRAMEWORK = Framework("grpc_go", ("go",), prepare)
+FRAMEWORK = Framework("grpc_go", ("go",), prepare, reads=("go", "proto"))

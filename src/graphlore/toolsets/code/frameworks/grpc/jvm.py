@@ -76,4 +76,4 @@ def prepare(files: list[Bound], project: Project) -> Reader:
     return lambda bound: read_jvm(known, bound)
 
 
-FRAMEWORK = Framework("grpc_jvm", ("java", "kotlin"), prepare)
+FRAMEWORK = Framework("grpc_jvm", ("java", "kotlin"), prepare, reads=("java", "kotlin", "proto"))

@@ -2,20 +2,51 @@
 ``impl``'s class and its bases in the project (a method neither declares is not served), and a call of one of
 ``X``'s methods on an ``XStub(channel)`` (a local, a module variable, a ``self`` attribute or the call itself) is
 a client (unresolved, saying so, when no ``.proto`` declares ``X`` and the stub comes from a ``*_pb2_grpc`` module). Generated
-modules (``*_pb2_grpc.py``) are neither."""
+modules (``*_pb2_grpc.py``) are neither. A client's channel address (`PythonAddress`) is what the stub's channel
+dials: ``XStub(grpc.insecure_channel(addr))`` (or ``secure_channel``, ``grpc.aio``'s), through locals, module
+variables and ``self`` attributes."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
 
+from ...languages.folding import Folded, unknown
+from ...languages.python.constants import PythonFolder
 from ...languages.symbols import Bound
 from ...services.endpoints import Item
-from ..base import Framework, Project, Reader
+from ..base import FileMemo, Framework, Project, Reader
 from .services import GrpcServices, Reading, owner_of, services, uses_grpc
 
 ADD = re.compile(r"^add_(\w+)Servicer_to_server$")
 STUB = re.compile(r"(?:^|\.)(\w+)Stub$")
+
+
+#: grpcio's functions that open a channel (the address is the first argument)
+CHANNELS = frozenset({"insecure_channel", "secure_channel"})
+
+
+class PythonAddress(PythonFolder):
+    """Folds a stub or channel expression to the address it dials (see the module docstring)."""
+
+    def call(self, name: str, args: list[list[tuple[str, str]]]) -> Folded:
+        last = name.rsplit(".", 1)[-1]
+        if args and (last in CHANNELS or STUB.search(name)):
+            return self.fold_tokens(args[0])
+        return super().call(name, args)
+
+
+def _address(modules: dict, bound: Bound, call) -> Folded:
+    """The address the stub a call is made on dials."""
+    folder = PythonAddress(modules, bound.ctx.module_name).at(bound.facts, call.owner, call.line + 1)
+    receiver = call.receiver
+    if receiver[0] == "name":
+        return folder.fold(receiver[1])
+    if receiver[0] == "field":
+        return folder.fold(f"self.{receiver[2]}")
+    makers = [c for c in bound.facts.calls if c.owner == call.owner and c.line == call.line and
+              c.name == receiver[2].rsplit(".", 1)[-1] and c.args]
+    return folder.fold(makers[0].args[0]) if len(makers) == 1 else unknown("the stub's channel is not known")
 
 
 def _made_by(bound: Bound, owner: str, name: str, line: int) -> str:
@@ -44,15 +75,19 @@ def _generated(bound: Bound, made: str) -> bool:
                for imp in bound.facts.imports)
 
 
+def _classes(bound: Bound) -> list[tuple[str, int]]:
+    """(name, index) of the file's top-level classes."""
+    return [(sym.name, index) for index, sym in enumerate(bound.facts.symbols) if sym.kind == "class" and sym.parent is None]
+
+
 class PythonClasses:
     """The project's Python classes by module and name."""
 
-    def __init__(self, bounds: list[Bound]) -> None:
+    def __init__(self, bounds: list[Bound], memo: FileMemo) -> None:
         self.classes: dict[tuple[str, str], tuple[Bound, int]] = {}
         for bound in bounds:
-            for index, sym in enumerate(bound.facts.symbols):
-                if sym.kind == "class" and sym.parent is None:
-                    self.classes[(bound.ctx.module_name, sym.name)] = (bound, index)
+            for name, index in memo.get("grpc_python.classes", bound, _classes):
+                self.classes[(bound.ctx.module_name, name)] = (bound, index)
 
     def find(self, bound: Bound, dotted: str) -> tuple[Bound, int] | None:
         """The class a name as written in ``bound`` means: its own, or one imported from a project module."""
@@ -83,8 +118,8 @@ class PythonClasses:
         return out
 
 
-def read_python(known: GrpcServices, classes: PythonClasses, bound: Bound) -> Iterator[Item]:
-    if not uses_grpc(bound) or bound.facts.extra.get("generated") or bound.path.endswith("_pb2_grpc.py"):
+def read_python(known: GrpcServices, classes: PythonClasses, modules: dict, bound: Bound) -> Iterator[Item]:
+    if bound.facts.extra.get("generated") or bound.path.endswith("_pb2_grpc.py"):
         return
     reading = Reading(known, bound)
     for call in bound.facts.calls:
@@ -108,13 +143,19 @@ def read_python(known: GrpcServices, classes: PythonClasses, bound: Bound) -> It
         else:
             stub = None
         if stub:
-            yield from reading.stub_call(stub.group(1), call, certain=_generated(bound, stub.string))
+            found = reading.stub_call(stub.group(1), call, certain=_generated(bound, stub.string))
+            if found:
+                address = _address(modules, bound, call)
+                for client in found:
+                    client.address = address
+            yield from found
 
 
 def prepare(files: list[Bound], project: Project) -> Reader:
     known = services(project)
-    classes = PythonClasses(files)
-    return lambda bound: read_python(known, classes, bound)
+    classes = PythonClasses(files, project.memo)
+    modules = {b.ctx.module_name: b.facts for b in files}
+    return lambda bound: read_python(known, classes, modules, bound) if project.memo.get("grpc", bound, uses_grpc) else ()
 
 
-FRAMEWORK = Framework("grpc_python", ("python",), prepare)
+FRAMEWORK = Framework("grpc_python", ("python",), prepare, reads=("python", "proto"))

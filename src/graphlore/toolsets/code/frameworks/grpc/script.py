@@ -1,15 +1,16 @@
 """gRPC in Node.js (@grpc/grpc-js, grpc): ``server.addService(pkg.X.service, {method: handler, ...})`` serves
 the methods of service ``X`` its object names (keys in lowerCamelCase or as declared; each handler a function
 or ``Class.method`` of the file, ``.bind(...)`` dropped), and a call of one of ``X``'s methods on a client made
-with ``new pkg.X(address, credentials)`` is a client."""
+with ``new pkg.X(address, credentials)`` is a client, with that address (``channel_address``) where it folds."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
 
-from ...languages.folding import split_top
+from ...languages.folding import Folded, split_top, unknown
 from ...languages.symbols import Bound
+from ...languages.typescript.constants import ScriptFolder
 from ...services.endpoints import Item
 from ..base import Framework, Project, Reader
 from .services import GrpcServices, Reading, owner_of, services, uses_grpc
@@ -44,7 +45,17 @@ def _client_type(bound: Bound, owner: str, name: str) -> str:
     return bound.facts.extra.get("globals", {}).get(name, "")
 
 
-def read_script(known: GrpcServices, bound: Bound) -> Iterator[Item]:
+def _address(files: dict, bound: Bound, owner: str, name: str, type_: str) -> Folded:
+    """The address a client variable's ``new pkg.X(address, credentials)`` gives (one such call where it is made)."""
+    scope = owner if name in bound.facts.locals.get(owner, {}) else ""
+    made = [c for c in bound.facts.calls if c.kind == "new" and c.owner == scope and c.args and
+            c.name.rsplit(".", 1)[-1] == type_.rsplit(".", 1)[-1]]
+    if len(made) != 1:
+        return unknown(f"{len(made)} clients of {type_} made where {name} is: which one is not known")
+    return ScriptFolder(files, bound.path).at(bound.facts, scope, made[0].line + 1).fold(made[0].args[0])
+
+
+def read_script(known: GrpcServices, files: dict, bound: Bound) -> Iterator[Item]:
     if not uses_grpc(bound) or bound.facts.extra.get("generated") or bound.path.endswith(("_grpc_pb.js", "_pb.js")):
         return
     reading = Reading(known, bound)
@@ -61,12 +72,18 @@ def read_script(known: GrpcServices, bound: Bound) -> Iterator[Item]:
             continue
         receiver = call.receiver
         if receiver and receiver[0] == "name":
-            yield from reading.stub_call(_client_type(bound, call.owner, receiver[1]).rsplit(".", 1)[-1], call)
+            type_ = _client_type(bound, call.owner, receiver[1])
+            found = reading.stub_call(type_.rsplit(".", 1)[-1], call)
+            for client in found:
+                client.address = _address(files, bound, call.owner, receiver[1], type_)
+            yield from found
 
 
 def prepare(files: list[Bound], project: Project) -> Reader:
     known = services(project)
-    return lambda bound: read_script(known, bound)
+    files_by_path = {b.path: b.facts for b in files}
+    return lambda bound: read_script(known, files_by_path, bound)
 
 
-FRAMEWORK = Framework("grpc_script", ("typescript", "javascript"), prepare)
+FRAMEWORK = Framework("grpc_script", ("typescript", "javascript"), prepare,
+                      reads=("typescript", "javascript", "proto"))

@@ -91,7 +91,7 @@ class GoFolder(Folder):
                 return written
             return named_unknown(name, f"{name} is not a constant (a variable, a field or a parameter: known at "
                                        "run time only)")
-        inner = GoFolder(self.values, package or "", self.facts if package == self.package else _NO_IMPORTS)
+        inner = type(self)(self.values, package or "", self.facts if package == self.package else _NO_IMPORTS)
         inner.depth = self.depth + 1
         return inner.fold(expr)
 
@@ -123,14 +123,14 @@ class GoFolder(Folder):
         position = next((i for i, a in enumerate(call.args) if a.startswith("&") and a.endswith("." + field)), None)
         if position is None or position >= len(params):
             return []
-        caller = GoFolder(self.values, self.package, facts).at(facts, call.owner, call.line + 1)
+        caller = type(self)(self.values, self.package, facts).at(facts, call.owner, call.line + 1)
         caller.depth = self.depth + 1
         bindings = tuple((param, caller.fold(arg)) for param, arg in zip(params, call.args, strict=False))
         entries = callee_facts.extra.get("assigns", {}).get(key, {}).get("*" + params[position], ())
         return [self._in(callee_facts, Scope(callee_facts, key, line, bindings), exprs) for line, exprs in entries]
 
     def _in(self, facts: FileFacts, scope: Scope, exprs: list[str]) -> Folded:
-        inner = GoFolder(self.values, self.package, facts)
+        inner = type(self)(self.values, self.package, facts)
         inner.depth = self.depth + 1
         return inner.fold_in(scope, exprs)
 
