@@ -45,6 +45,8 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import ast  # noqa: E402
 import csv  # noqa: E402
+import hashlib  # noqa: E402
+import json  # noqa: E402
 import random  # noqa: E402
 import shutil  # noqa: E402
 import tempfile  # noqa: E402
@@ -266,6 +268,7 @@ class Tracker:
         self.cross: list[bool] = []  # per merge: did it join a record of the other table?
         self.judged: list[bool] = []  # per merge: are the record and a record of the node in gold pairs?
         self.wrong: list[tuple[str, str, str, bool]] = []  # (record, node, reason, cross-table)
+        self.merges: list[tuple[str, list[str], bool, bool, str]] = []  # (record, node's records, right, judged, reason)
 
     def record(self, responses, ids: list[list[str]]) -> None:
         for response, record_ids in zip(responses, ids, strict=True):
@@ -280,10 +283,26 @@ class Tracker:
                         self.cross.append(any(o[0] != rec[0] for o in self.members[node]))
                         self.judged.append(rec in self.clusters.labelled
                                            and any(o in self.clusters.labelled for o in self.members[node]))
+                        self.merges.append((rec, list(self.members[node]), right, self.judged[-1], resolution.reason))
                         if not right:
                             self.wrong.append((rec, node, resolution.reason, self.cross[-1]))
                     self.members[node].append(rec)
                 self.node_of[rec] = node
+
+
+#: Records are split in two halves by a hash of their id: rules are fitted on the "fit" half (bench/facts_variants_fit.py,
+#: by cross-validation over FOLDS folds of it) and reported on the "held-out" half, which nothing was fitted on.
+HALVES = ("fit", "held-out")
+FOLDS = 5
+
+
+def half(record_id: str) -> str:
+    return HALVES[int(hashlib.sha1(record_id.encode()).hexdigest(), 16) % 2]
+
+
+def fold(record_id: str) -> int:
+    """The cross-validation fold of a record of the fit half."""
+    return int(hashlib.sha1(record_id.encode()).hexdigest(), 16) // 2 % FOLDS
 
 
 def tag(side: str, record_id: str) -> str:
@@ -367,7 +386,8 @@ def find_ids(runtime: Runtime, request: FindRequest, ranking, codes: bool) -> li
     return [[h.id for h in row][:tools.FIND_CANDIDATES] for row in rows]
 
 
-def run_er(er: ErSet, embedder: CachedEmbedder, base: Path, show: int, find_variants: list[str]) -> dict:
+def run_er(er: ErSet, embedder: CachedEmbedder, base: Path, show: int, find_variants: list[str],
+           dump=None) -> dict:
     left, right, pairs = load_set(er)
     clusters = Clusters(pairs)
     tracker = Tracker(clusters)
@@ -443,6 +463,24 @@ def run_er(er: ErSet, embedder: CachedEmbedder, base: Path, show: int, find_vari
               f"{sum(frozenset(pair) in linked for pair in apart)}/{len(apart)}", flush=True)
     records_by_id = {r["id"]: r for r in [*left, *right]}
     names = {**{r["id"]: r[er.left_name] for r in left}, **{r["id"]: r[er.right_name] for r in right}}
+    halves = {}
+    for part in HALVES:
+        ok = [right for rec, _, right, _, _ in tracker.merges if half(rec) == part]
+        both = [right for rec, _, right, judged, _ in tracker.merges if half(rec) == part and judged]
+        gold = [(a, b) for a, b in pairs if half(b) == part]
+        hit = sum(tracker.node_of[a] == tracker.node_of[b] for a, b in gold)
+        halves[part] = (sum(both) / max(1, len(both)), hit / max(1, len(gold)))
+        print(f"  {part} half (merges whose mention is a record of it, gold pairs whose right record is): merges "
+              f"{sum(ok)}/{len(ok)} = {sum(ok) / max(1, len(ok)):.3f}, both labelled {sum(both)}/{len(both)} = "
+              f"{halves[part][0]:.3f}; recall {hit}/{len(gold)} = {halves[part][1]:.3f}", flush=True)
+    if dump is not None:
+        def side(rec: str) -> dict:
+            return {"name": names[rec].strip(), "definition": er.definition(records_by_id[rec])}
+
+        for rec, members, ok, labelled, reason in tracker.merges:
+            dump.write(json.dumps({"set": er.name, "record": rec, "half": half(rec), "fold": fold(rec),
+                                   "mention": side(rec), "node": [side(m) for m in members], "right": ok,
+                                   "judged": labelled, "reason": reason}) + "\n")
     for rec, node, reason, across in sorted(tracker.wrong, key=lambda w: not w[3])[:show]:
         members = [o for o in tracker.members[node] if o != rec][:2]
         labelled = "both in gold pairs" if rec in clusters.labelled and any(
@@ -454,7 +492,7 @@ def run_er(er: ErSet, embedder: CachedEmbedder, base: Path, show: int, find_vari
             print(f"      node: {er.definition(records_by_id[o])[:110]}")
     return {"set": er.name, "top1": top1, "top5": top5, "precision": precision,
             "recall": found / len(pairs), "merges": len(merged), "resolve_right": t_right["resolve"],
-            "judged": sum(judged) / max(1, len(judged))}
+            "judged": sum(judged) / max(1, len(judged)), "held_out": halves["held-out"]}
 
 
 def run_write_sizes(er: ErSet, embedder: CachedEmbedder, base: Path, sizes: list[int]) -> None:
@@ -496,6 +534,9 @@ def main() -> None:
                         help="instead of the ER measurement: for each N (comma-separated), the left table, then N "
                              "right records (a seeded random sample) in one write; prints Resolver.resolve time per "
                              "record (does resolution in one write stay linear?)")
+    parser.add_argument("--dump-merges", type=Path, metavar="FILE",
+                        help="write every merge (its mention, the node's records, right or not, half and fold) as "
+                             "JSON lines, for bench/facts_variants_fit.py")
     parser.add_argument("--threshold", action="append", default=[], metavar="NAME=VALUE",
                         help="resolve with this line of graphlore.toolsets.facts.resolve.Thresholds changed, e.g. "
                              "code_merge_definition=0.4 (repeatable; passed to the Writer, src/ is not changed)")
@@ -523,6 +564,7 @@ def main() -> None:
         return
     embedder = CachedEmbedder(OnnxEmbedder(), None if args.no_cache else args.cache)
     base = Path(tempfile.mkdtemp(prefix="facts-er-"))
+    dump = None
     try:
         if args.write_sizes:
             sizes = [int(n) for n in args.write_sizes.split(",") if n]
@@ -530,13 +572,18 @@ def main() -> None:
                 run_write_sizes(SETS[s], embedder, base, sizes)
             return
         variants = [v for v in args.find_variants.split(",") if v]
-        results = [run_er(SETS[s], embedder, base, args.show, variants) for s in args.sets.split(",")]
+        dump = args.dump_merges.open("w", encoding="utf-8") if args.dump_merges else None
+        results = [run_er(SETS[s], embedder, base, args.show, variants, dump) for s in args.sets.split(",")]
     finally:
         shutil.rmtree(base, ignore_errors=True)
-    print("\nset            find top-1  top-5  merge precision (both labelled)  recall  merges  resolve (right write)")
+        if dump is not None:
+            dump.close()
+    print("\nset            find top-1  top-5  merge precision (both labelled)  recall  merges  resolve (right write)"
+          "  | held-out half: both labelled  recall")
     for r in results:
         print(f"{r['set']:14} {r['top1']:10.3f} {r['top5']:6.3f} {r['precision']:16.3f} {r['judged']:15.3f} "
-              f"{r['recall']:7.3f} {r['merges']:7d} {r['resolve_right']:9.2f} s")
+              f"{r['recall']:7.3f} {r['merges']:7d} {r['resolve_right']:9.2f} s            {r['held_out'][0]:.3f}  "
+              f"{r['held_out'][1]:.3f}")
     print(f"texts embedded for real: {embedder.computed} in {embedder.seconds:.0f} s")
 
 

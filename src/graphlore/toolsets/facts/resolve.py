@@ -70,7 +70,13 @@ import numpy as np
 from graphlore.embedding import Embedder
 from graphlore.store import Edge, Node, Store
 from graphlore.toolsets.facts import mentions
-from graphlore.toolsets.facts.codes import names_disagree, numbers_disagree
+from graphlore.toolsets.facts.codes import (
+    VARIANT_CLASSES,
+    VARIANT_SUFFIX_LENGTH,
+    names_disagree,
+    numbers_disagree,
+    variant_difference,
+)
 from graphlore.toolsets.facts.graph import DUPLICATE, PREFIX, node_text
 from graphlore.toolsets.facts.lookup import keyword_text
 from graphlore.toolsets.facts.names import (
@@ -114,6 +120,12 @@ class Thresholds:
     code_merge_definition: float = 0.50
     #: names that differ only by codes, editions or platforms are linked above this text cosine
     conflict_duplicate_text: float = 0.70
+    #: variant word classes (of codes.VARIANT_CLASSES) whose difference blocks a merge, and the longest model-code
+    #: suffix read as a variant (0: none); see codes.variant_difference
+    variant_classes: tuple[str, ...] = tuple(VARIANT_CLASSES)
+    variant_suffix_length: int = VARIANT_SUFFIX_LENGTH
+    #: a platform one name states against a text of the other side that states only other platforms blocks a merge
+    variant_platforms: bool = True
     #: vector-search candidates per mention (stored, and earlier in the same write)
     vector_candidates: int = 10
     #: possible-duplicate links kept per new node
@@ -322,6 +334,13 @@ def decide(mention: Mention, node: NodeState, text_cos: float, definition_cos: C
                 or names_disagree(mention.definition, node.definition)) if decision.action != "separate" else None
     if disagree is not None:
         return Decision("duplicate", decision.score, f"{decision.reason}, but {disagree}", settled=True)
+    variant = (variant_difference(mention.names, node.names,
+                                  (" ".join([mention.definition, *mention.names]), " ".join([node.definition, *node.names])),
+                                  t.variant_classes, t.variant_suffix_length, t.variant_platforms)
+               if decision.action == "merge" and level != "acronym" else None)
+    if variant is not None:
+        why_variant, settled = variant
+        return Decision("duplicate", decision.score, f"{decision.reason}, but {why_variant}", settled=settled)
     if (decision.action == "merge" and mention.type and node.type
             and mention.type.casefold() != node.type.casefold()):
         return Decision("duplicate", decision.score, f"{decision.reason}, but types differ ({mention.type} vs {node.type})")
