@@ -72,4 +72,5 @@ def examples(runtime: Runtime, folder: Path) -> dict[str, list[dict[str, Any]]]:
                        {"command": "help search"}],
         "split": [{"name": "New York City", "mentions": ["NYC"], "graph": "merged"}],
         "extract_document": [{"name": "Note", "date": "2024-01-01", "text": "Apple opened a store in Tokyo."}],
+        "resolve_links": [{"limit": 5}],
     }

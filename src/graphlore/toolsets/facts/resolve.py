@@ -593,5 +593,5 @@ def duplicate_edges(outcomes: list[Outcome]) -> list[Edge]:
             a, b = sorted((o.node.id, other.id))
             edges.append(Edge(f"dup:{a}|{b}", a, b, DUPLICATE,
                               {"score": round(max(0.0, min(1.0, decision.score)), 4), "reason": decision.reason,
-                               "rules": RESOLUTION_VERSION}))
+                               "rules": RESOLUTION_VERSION, **({"settled": True} if decision.settled else {})}))
     return edges
