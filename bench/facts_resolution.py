@@ -6,6 +6,7 @@
     python bench/facts_resolution.py --gold-audit   # how far each gold labels equal-name pairs (~1 s)
     python bench/facts_resolution.py --write-sizes 400,800,1600,3226 --sets amazon_google  # one write growing
     python bench/facts_resolution.py --er --threshold code_merge_definition=0.4   # a variant of the lines
+    python bench/facts_resolution.py --er --dump-merges /tmp/merges.jsonl   # every merge, for facts_variants_fit.py
 
 **Pairs.** Each pair is (name A, definition A, name B, definition B, same thing?). Types are left
 equal, so only names and definitions decide (a differing type would block a merge on its own).
@@ -29,7 +30,11 @@ false one.
    ingesting the left table alone, possible-duplicate links, and the time of each write: wall,
    embedding (0 when the cache had every text) and ``Resolver.resolve`` alone (its embedding
    subtracted). ``matched`` mentions (same name, type and definition as an earlier one: no decision)
-   are counted apart from merges.
+   are counted apart from merges;
+4. the same figures on two halves of the records (split by a hash of the record id, :func:`half`): the
+   **fit** half, which ``bench/facts_variants_fit.py`` chooses the variant rules on, and the **held-out**
+   half, which nothing was fitted on; and how many possible-duplicate links are open (what ``resolve-links``
+   asks an LLM about) or settled by identifiers (never asked).
 
 Embeddings are cached by text in ``--cache`` (default ``$TMPDIR/graphlore-bench-embeddings``, outside
 the repo; ``--no-cache`` embeds everything, ~300 short texts/s on 2 cores). Nothing is hard-coded but
@@ -131,6 +136,19 @@ PAIRS = [
     ("New York", "US state in the northeast", "New York City", "most populous city in the United States", False),
     ("iPhone 14", "Apple smartphone released in September 2022", "iPhone 15", "Apple smartphone released in September 2023", False),
     ("Alpha Holdings A", "investment company number 0 of the Alpha group", "Alpha Holdings B", "investment company number 1 of the Alpha group", False),
+    # products and their variants (issue 25, written before the variant rules were run on them)
+    ("Samsung Galaxy S21 128GB Phantom Gray", "Android smartphone by Samsung with 128 GB of storage, gray", "Samsung Galaxy S21 Phantom Grey 128 GB", "Samsung 5G smartphone with 128 GB storage in phantom grey", True),
+    ("Coca-Cola Classic 12 fl oz cans, 12 pack", "cola soft drink in aluminium cans", "Coca-Cola Classic 12 oz can 12-pack", "classic cola soft drink, a pack of cans", True),
+    ("Sony WH-1000XM4 Wireless Headphones Black", "noise cancelling over-ear headphones by Sony, black", "Sony WH1000XM4/B Black Noise Cancelling Headphones", "Sony wireless over-ear headphones with noise cancelling in black", True),
+    ("Apple iPod nano 8GB Blue", "portable media player by Apple with 8 GB of flash storage", "Apple iPod nano 8GB Black", "portable media player by Apple with 8 GB of flash storage", False),
+    ("Nintendo Switch Console Neon Red/Blue", "hybrid video game console by Nintendo with Joy-Con controllers", "Nintendo Switch Console Gray", "hybrid video game console by Nintendo with Joy-Con controllers", False),
+    ("Travel adapter UK plug", "power plug adapter for travellers", "Travel adapter EU plug", "power plug adapter for travellers", False),
+    ("Sony DVP-FX820 portable DVD player", "8 inch portable DVD player by Sony", "Sony DVPFX820LI portable DVD player", "8 inch portable DVD player by Sony", False),
+    ("Microsoft Office Home 2019 Retail", "office suite by Microsoft for one PC", "Microsoft Office Home 2019 Download", "office suite by Microsoft for one PC", False),
+    ("Tide Pods Laundry Detergent 42 count", "laundry detergent pacs by Tide", "Tide Pods Laundry Detergent 81 count", "laundry detergent pacs by Tide", False),
+    ("Hanes Crew T-Shirt Large", "cotton crew-neck t-shirt by Hanes", "Hanes Crew T-Shirt Small", "cotton crew-neck t-shirt by Hanes", False),
+    ("Case Logic QNS-116 Laptop Sleeve Black", "15.6 inch laptop sleeve by Case Logic", "Case Logic QNS116 Sleeve Blue", "memory foam laptop sleeve by Case Logic for 15.6 inch laptops", False),
+    ("Case Logic QNS-116 Laptop Sleeve Black", "15.6 inch laptop sleeve by Case Logic", "QNS116 Case Logic sleeve (black)", "memory foam laptop sleeve by Case Logic for 15.6 inch laptops", True),
 ]
 
 
@@ -444,6 +462,7 @@ def run_er(er: ErSet, embedder: CachedEmbedder, base: Path, show: int, find_vari
     found = sum(tracker.node_of[a] == tracker.node_of[b] for a, b in pairs)
     precision = sum(merged) / len(merged) if merged else float("nan")
     links = store.count_edges(DUPLICATE)
+    settled_links = sum(bool(e.props.get("settled")) for e in store.iter_edges(DUPLICATE))
     print(f"right ingest: {len(right)} records in {len(records)} documents; {fmt_times(t_right)}")
     cross = [ok for ok, c in zip(merged, tracker.cross, strict=True) if c]
     within = [ok for ok, c in zip(merged, tracker.cross, strict=True) if not c]
@@ -454,13 +473,17 @@ def run_er(er: ErSet, embedder: CachedEmbedder, base: Path, show: int, find_vari
     print(f"merges between records that are both in gold pairs (the gold lists no pair for {len(merged) - len(judged)} "
           f"of the merges): {sum(judged)}/{len(judged)} = {sum(judged) / max(1, len(judged)):.3f}")
     print(f"recall: {found}/{len(pairs)} gold pairs end in one node = {found / len(pairs):.3f}; "
-          f"nodes {store.count_nodes('entity')}; possible-duplicate links {links}", flush=True)
+          f"nodes {store.count_nodes('entity')}; possible-duplicate links {links} ({links - settled_links} open: what "
+          f"resolve-links asks about; {settled_links} settled by identifiers)", flush=True)
     if hasattr(store, "edges_of"):  # the platform's store (older trees lack it)
         apart = [(tracker.node_of[a], tracker.node_of[b]) for a, b in pairs if tracker.node_of[a] != tracker.node_of[b]]
         touched = sorted({n for pair in apart for n in pair})
-        linked = {frozenset((e.src, e.dst)) for e in store.edges_of(touched, direction="both", types=[DUPLICATE]).edges}
-        print(f"gold pairs left in two nodes that a possible-duplicate link joins (what a judge would be asked): "
-              f"{sum(frozenset(pair) in linked for pair in apart)}/{len(apart)}", flush=True)
+        refs = store.edges_of(touched, direction="both", types=[DUPLICATE]).edges
+        linked = {frozenset((e.src, e.dst)): bool(e.props.get("settled")) for e in store.get_edges([r.id for r in refs])}
+        joined = [linked[frozenset(pair)] for pair in apart if frozenset(pair) in linked]
+        print(f"gold pairs left in two nodes that a possible-duplicate link joins: {len(joined)}/{len(apart)}, of "
+              f"which {joined.count(False)} open (what a judge, resolve-links, is asked) and {joined.count(True)} "
+              f"settled by identifiers (never asked)", flush=True)
     records_by_id = {r["id"]: r for r in [*left, *right]}
     names = {**{r["id"]: r[er.left_name] for r in left}, **{r["id"]: r[er.right_name] for r in right}}
     halves = {}
