@@ -100,3 +100,24 @@ def test_without_an_llm_the_links_stay_and_info_shows_them(settings, embedder, t
     app = build_cli(make_runtime=lambda: Runtime(Settings.load(), embedder=embedder))
     result = CliRunner(env=env_for(settings.home)).invoke(app, ["facts", "resolve-links"])
     assert result.exit_code == 2 and result.output.startswith("error: [config_error] no LLM to judge")
+
+
+def test_a_link_judged_the_same_merges_and_split_undoes_it(settings, embedder):
+    with chat_endpoint(reply(True)) as (url, seen):
+        runtime = judge_with(settings, embedder, url)
+        graph = linked_graph(runtime)
+        store = graph.store()
+        before = {n.id: (n.name, n.props.get("aliases")) for n in store.iter_nodes("entity")}
+        [d] = resolve_links(runtime).decisions
+        assert d.decision == "same" and d.merged_into is not None and len(seen) == 1
+        assert store.count_nodes("entity") == 3
+        merged = info(runtime, d.merged_into.id)
+        assert {merged.name, *merged.aliases} == {"Stars", "Stars Cafe"}
+        command, name, *rest = d.undo.split()
+        assert command == "split" and name == d.merged_into.id and rest[0] == "--mentions"
+        spec = SPECS["split"]
+        spec.run(runtime, parse_request(spec.request, {"name": name, "mentions": rest[1::2]}))
+        assert {n.id: (n.name, n.props.get("aliases")) for n in store.iter_nodes("entity")} == before
+        shown = {p.name: p for p in info(runtime, "Stars").possible_duplicates}
+        assert shown["Stars Cafe"].decision == "same"  # the undone decision stays recorded
+        assert resolve_links(runtime).decisions == [] and len(seen) == 1  # and is not asked again

@@ -3,7 +3,19 @@
 from __future__ import annotations
 
 from graphlore.tools import Arg, Cli, CommandTool, StoreKind, Toolset, ToolSpec
-from graphlore.toolsets.facts import cli, examples, links, models, render, split, tools, write
+from graphlore.toolsets.facts import (
+    cli,
+    examples,
+    links,
+    merge,
+    models,
+    render,
+    retract,
+    split,
+    tools,
+    validity,
+    write,
+)
 from graphlore.toolsets.facts.graph import store_label
 
 INSTRUCTIONS = """\
@@ -47,15 +59,18 @@ TOOLSET = Toolset(
             description=(
                 "Facts around (subject or object selected; default) or between (both selected) the given "
                 "entities and topics, named by canonical name, alias or node id (an unknown name is an error "
-                "listing the nearest nodes). from / to_date filter on the document date (inclusive). Without "
-                "query: newest first; with query: the whole filtered set ranked by relevance of each fact's "
-                "sentence, then cut to limit (default 20). Results are numbered; cat N expands them."
+                "listing the nearest nodes). from / to_date filter on the document date (inclusive); current keeps "
+                "the facts that still hold, as_of those that held on a day (a fact of a functional relationship "
+                "such as 'has CEO' ends when a later fact names another object; results show valid_to and what "
+                "ended it). Without query: newest first; with query: the whole filtered set ranked by relevance "
+                "of each fact's sentence (its words and its meaning), then cut to limit (default 20). Results "
+                "are numbered; cat N expands them."
             ),
             request=models.SearchRequest, response=models.SearchResponse, run=tools.search, render=render.search,
             context=True, on_failure=tools.search_failed,
             cli=Cli(help="Facts around or between entities and topics, newest first or by relevance to --query.",
                     args={"entity": cli.names("-entity", "Entities"), "topic": cli.names("-topic", "Topics"),
-                          "from": Arg(metavar="DATE"), "to_date": Arg(metavar="DATE"),
+                          "from": Arg(metavar="DATE"), "to_date": Arg(metavar="DATE"), "as_of": Arg(metavar="DATE"),
                           "query": Arg(short="-q", metavar="TEXT"), "limit": Arg(metavar="N"), "graph": cli.GRAPH},
                     refused=cli.SEARCH_LEGACY),
         ),
@@ -110,6 +125,42 @@ TOOLSET = Toolset(
             read_only=False, idempotent=False,
             cli=Cli(help="Undo a merge: mentions (ids or names from info) leave a node for a new one.",
                     args={"name": Arg(positional=True), "mentions": Arg(metavar="ID_OR_NAME"), "graph": cli.GRAPH}),
+        ),
+        ToolSpec(
+            name="merge",
+            description=(
+                "Join two entities or topics you know are one (the inverse of split): the second (other) joins the "
+                "first (name) with every mention, alias, lookup key, fact and possible-duplicate link; the first is "
+                "rebuilt from both nodes' mentions and the second's id is gone. split with exactly the mentions "
+                "that came with it (the answer lists them) restores both nodes as they were."
+            ),
+            request=models.MergeRequest, response=models.MergeResponse, run=merge.merge, render=render.merge,
+            read_only=False, idempotent=False,
+            cli=Cli(help="Join two nodes that are one (the inverse of split): OTHER joins NAME.",
+                    args={"name": Arg(positional=True), "other": Arg(positional=True), "graph": cli.GRAPH}),
+        ),
+        ToolSpec(
+            name="retract",
+            description=(
+                "Take one document back (by name or id, as ls documents lists them): its chunks, facts, mentions "
+                "and their vectors go; an entity or topic goes only when no other document mentions it; a merge "
+                "that rested only on this document comes apart; validity this document's facts ended is restored. "
+                "The graph is then what it would be had the document never been added. One transaction."
+            ),
+            request=models.RetractRequest, response=models.RetractResponse, run=retract.retract,
+            render=render.retract, read_only=False, idempotent=False,
+            cli=Cli(help="Take one document back: the graph becomes what it was without it.",
+                    args={"document": Arg(positional=True, metavar="DOCUMENT"), "graph": cli.GRAPH}),
+        ),
+        ToolSpec(
+            name="relation_set",
+            description=(
+                "Declare a relationship functional in a graph (a subject has one object at a time: a later fact "
+                "naming another object ends the earlier one) or not; every fact of it gets its validity again. "
+                "Functional by default: " + ", ".join(repr(r) for r in validity.DEFAULT_FUNCTIONAL) + "."
+            ),
+            request=models.RelationSetRequest, response=models.RelationSetResponse, run=tools.relation_set,
+            render=render.relation_set, read_only=False, surfaces=frozenset({"mcp"}),
         ),
         ToolSpec(
             name="add_document",
@@ -174,7 +225,8 @@ TOOLSET = Toolset(
             "find -> search -> cat -> info. Shares the session of search and cat."
         ),
         request=models.ExecuteRequest, response=models.ExecuteResponse,
-        commands=("find", "search", "cat", "info", "ls", "stats"), guide=cli.GUIDE, examples=cli.EXAMPLES,
+        commands=("find", "search", "cat", "info", "ls", "stats", "retract", "merge"), guide=cli.GUIDE,
+        examples=cli.EXAMPLES,
         grammar=cli.ORIGINAL,
         cli=Cli(command="exec", help="Run one command string of the original facts server (`exec help` lists the commands).",
                 args={"command": Arg(positional=True, metavar="COMMAND")}),

@@ -52,6 +52,7 @@ SEARCH_LEGACY = {
 ORIGINAL = {
     "info": Cli(args={"name": Arg(positional=True, join=True)}),
     "ls": Cli(args={"type": Arg(flags=("-type", "--type"), metavar="TYPE")}),
+    "retract": Cli(args={"document": Arg(positional=True, join=True)}),
 }
 
 #: What ``kg_execute help`` says after the commands.
@@ -120,4 +121,27 @@ def commands(kit: Any) -> list[click.Command]:
             runtime.close()
         return ExtractBatch(results), lambda r: "\n\n".join(render.add_document(x) for x in r.root)
 
-    return [extract]
+    @click.group("relation")
+    def relation() -> None:
+        """Declare how a relationship behaves in a graph (functional: one object at a time)."""
+
+    @relation.command("set", epilog="Examples:\n\n\b\n  graphlore facts relation set \"has CEO\" --functional\n"
+                                    "  graphlore facts relation set \"works with\" --not-functional --graph news")
+    @click.argument("name", nargs=-1, required=True, metavar="NAME")
+    @click.option("--functional/--not-functional", "functional", default=None,
+                  help="Functional: a later fact naming another object ends the earlier one (required).")
+    @click.option("--graph", metavar="NAME", help=GRAPH.help)
+    @kit.output
+    def relation_set(name: tuple[str, ...], functional: bool | None, graph: str | None):
+        """Declare a relationship functional (or not) in a graph; its facts get their validity again."""
+        if functional is None:
+            raise InvalidInput("say --functional or --not-functional")
+        fields = {"name": " ".join(name), "functional": functional, **({"graph": graph} if graph else {})}
+        runtime = kit.runtime()
+        try:
+            response = kit.run("relation_set", fields, runtime)
+        finally:
+            runtime.close()
+        return response, render.relation_set
+
+    return [extract, relation]

@@ -102,6 +102,10 @@ VARIANT_CLASSES: dict[str, dict[str, str]] = {
     },
 }
 VARIANT_WORDS = {word: (kind, value) for kind, words in VARIANT_CLASSES.items() for word, value in words.items()}
+#: Classes whose word on one side only (unexplained by the other side) is a difference. Region and language
+#: words name organisations as often as variants ("Mondelez International", "Bank of China", "American
+#: Express"): only two different ones ("UK" / "US") count.
+ONE_SIDED_CLASSES = frozenset({"colour", "size", "packaging"})
 #: A model code that extends another by at most this many characters, at least one a letter, names a variant
 #: of it ("dvpfx820li" of "dvpfx820", "m9301zb" of "m9301z").
 VARIANT_SUFFIX_LENGTH = 3
@@ -314,8 +318,9 @@ def variant_difference(a: Iterable[str], b: Iterable[str], texts: tuple[str, str
     thing, and whether the names alone settle it; None when they do not differ so.
 
     - both sides name a variant of one class and these differ ("Blue" and "Black", "UK" and "US"): settled;
-    - one side names a variant (of ``classes``) that the other side's text (``texts[i]`` goes with side
-      ``i``: its definition and names) does not state ("Blue" against a definition that says no colour);
+    - one side names a variant (of ``classes`` and :data:`ONE_SIDED_CLASSES`) that the other side's text
+      (``texts[i]`` goes with side ``i``: its definition and names) does not state ("Blue" against a
+      definition that says no colour);
     - a model code of one side is a code of the other plus a short variant suffix (at most ``suffix``
       characters, one a letter at least: "DVPFX820LI" and "DVPFX820"), in codes only one side holds;
     - with ``platforms``: one side's names state a platform, the other's names none, and the other side's
@@ -331,7 +336,7 @@ def variant_difference(a: Iterable[str], b: Iterable[str], texts: tuple[str, str
             return f"their names name different {kind} variants ({_listed(frozenset(x))} vs {_listed(frozenset(y))})", True
     stated = [variants(text) for text in texts]
     for own, other, side in ((va, vb, 1), (vb, va, 0)):
-        unexplained = sorted(v for k, v in own - other if (k, v) not in stated[side])
+        unexplained = sorted(v for k, v in own - other if k in ONE_SIDED_CLASSES and (k, v) not in stated[side])
         if unexplained:
             return f"one name states the variant {', '.join(unexplained)} and the other side does not", False
     if platforms:

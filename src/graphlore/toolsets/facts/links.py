@@ -33,14 +33,16 @@ from graphlore.llm import LLM, LLMRequest, parse_json_reply
 from graphlore.runtime import Runtime
 from graphlore.store import Edge, Node, Store
 from graphlore.tools import CallContext
+from graphlore.toolsets.facts import merge
 from graphlore.toolsets.facts.graph import DUPLICATE, FactsGraph
+from graphlore.toolsets.facts.mentions import node_records
 from graphlore.toolsets.facts.models import (
     LinkDecision,
+    MergeRequest,
     NodeRef,
     ResolveLinksRequest,
     ResolveLinksResponse,
 )
-from graphlore.toolsets.facts.split import node_records
 
 SYSTEM = "You decide whether two catalogue entries name one real-world thing. Answer with one JSON object only."
 QUESTION = """SAME THING? Do A and B name the same real-world {kind}? Two variants of one thing (another colour,
@@ -159,9 +161,6 @@ def _merge(runtime: Runtime, store: Store, graph: str, link: Edge, answer: Answe
     if a == b:  # an earlier merge of this run joined them already
         return LinkDecision(link=link.id, a=refs[0], b=refs[1], decision="same", evidence=answer.evidence,
                             merged_into=None, undo=None)
-    from graphlore.toolsets.facts import merge  # TODO(25-T): top-level once issue25-time's merge is merged
-    from graphlore.toolsets.facts.models import MergeRequest
-
     counts = {i: len(node_records(store, i)) for i in (a, b)}
     stay, join = sorted((a, b), key=lambda i: (-counts[i], i))
     done = merge.merge(runtime, MergeRequest(name=stay, other=join, graph=graph))

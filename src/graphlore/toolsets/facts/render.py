@@ -18,8 +18,11 @@ from graphlore.toolsets.facts.models import (
     InfoResponse,
     IngestResponse,
     LsResponse,
+    MergeResponse,
     NodeSummary,
+    RelationSetResponse,
     ResolveLinksResponse,
+    RetractResponse,
     SearchResponse,
     SearchSummary,
     SplitResponse,
@@ -38,6 +41,9 @@ def fact_line(f: FactOut, number: int | None = None) -> str:
 
 def fact_block(f: FactOut, number: int | None = None) -> list[str]:
     lines = [fact_line(f, number), f"    {f.sentence}"]
+    if f.valid_to is not None:
+        by = f" by {f.ended_by.fact} ({f.ended_by.object})" if f.ended_by else ""
+        lines.append(f"    held {f.valid_from} to {f.valid_to}; ended{by}")
     if f.score is not None:
         lines.append(f"    relevance {f.score:.3f}")
     return lines
@@ -79,6 +85,10 @@ def _searched(r: SearchResponse | SearchSummary) -> str:
         parts.append(f"dates {r.from_ or '…'} to {r.to_date or '…'}")
     if r.query:
         parts.append(f"query={r.query!r}")
+    if r.as_of:
+        parts.append(f"as of {r.as_of}")
+    if r.current:
+        parts.append("current")
     return "  ".join(parts)
 
 
@@ -125,12 +135,16 @@ def info(r: InfoResponse) -> str:
         f"facts: {r.fact_count}" + (f", {r.first_date} to {r.last_date}" if r.first_date else ""),
         "most connected:",
         *([f"  {n.name} ({n.id}): {n.facts} facts" for n in r.neighbours] or ["  (none)"]),
-        "latest facts:",
+        "latest facts (still holding):",
     ]
     for f in r.latest_facts or []:
         lines += ["  " + line for line in fact_block(f)]
     if not r.latest_facts:
         lines.append("  (none)")
+    if r.superseded_count:
+        lines.append(f"superseded facts ({r.superseded_count}; a later fact ended them):")
+        for f in r.superseded_facts:
+            lines += ["  " + line for line in fact_block(f)]
     if r.possible_duplicates:
         lines.append("possible duplicates:")
         lines += [f"  {d.name} ({d.id}) {d.score:.2f}: {d.reason}" + LINK_STATES[d.decision].format(evidence=d.evidence)
@@ -204,6 +218,37 @@ def ingest(r: IngestResponse) -> str:
         f"facts +{r.facts_added} -{r.facts_removed}; new entities {r.entities_created}, new topics {r.topics_created}, "
         f"merged mentions {r.merged}; texts embedded {r.embedded_texts}",
     ])
+
+
+def retract(r: RetractResponse) -> str:
+    lines = [f"retracted {r.document.name} ({r.document.id}, {r.document.date}): {r.facts_removed} facts, "
+             f"{r.chunks_removed} chunks, {r.mentions_removed} mention(s) only it said; "
+             f"{r.validity_changed} facts' validity changed"]
+    for label, refs in (("removed (no other document mentions them)", r.nodes_removed),
+                        ("rebuilt from the mentions they keep", r.nodes_rebuilt),
+                        ("came apart (their merge rested on this document)", r.came_apart)):
+        if refs:
+            lines.append(f"  {label}: " + ", ".join(f"{n.name} ({n.id})" for n in refs))
+    return "\n".join(lines)
+
+
+def merge(r: MergeResponse) -> str:
+    n = r.merged
+    kind = f" [{n.type}]" if n.type else ""
+    aliases = f"; aliases {', '.join(n.aliases)}" if n.aliases else ""
+    return "\n".join([
+        f"merged {r.removed.name} ({r.removed.id}) into {n.name} ({n.id}): {r.facts_moved} facts moved; "
+        f"{r.validity_changed} facts' validity changed",
+        f"  {n.name}{kind} ({n.id}; {n.facts} facts; mentions {', '.join(n.mentions)}{aliases})",
+        f"    {n.definition}",
+        f"  undo: split {n.id} " + " ".join(f"--mentions {m}" for m in r.joined_mentions),
+    ])
+
+
+def relation_set(r: RelationSetResponse) -> str:
+    state = "functional (one object at a time per subject)" if r.functional else "not functional"
+    default = " (graphlore's default)" if r.functional == r.default else f" (the default is {'on' if r.default else 'off'})"
+    return f"relationship {r.relationship!r} in graph {r.graph}: {state}{default}; {r.facts_changed} facts' validity changed"
 
 
 #: How info shows a possible-duplicate link's state after its resolution reason.

@@ -1,0 +1,130 @@
+"""Retraction gives the graph that never saw the document; merge is undone exactly by split (real embedder,
+the run's backend: SQLite, or PostgreSQL with GRAPHLORE_TEST_BACKEND=postgres)."""
+
+from __future__ import annotations
+
+import pytest
+from helpers.graph_state import assert_same_graph, graph_state
+
+from graphlore.errors import InvalidInput, NotFound
+from graphlore.tools import CallContext
+from graphlore.toolsets.facts import tools
+from graphlore.toolsets.facts.graph import FactsGraph
+from graphlore.toolsets.facts.merge import merge
+from graphlore.toolsets.facts.models import (
+    DocumentRecord,
+    InfoRequest,
+    MergeRequest,
+    RetractRequest,
+    SearchRequest,
+    SplitRequest,
+)
+from graphlore.toolsets.facts.retract import retract
+from graphlore.toolsets.facts.split import split
+from graphlore.toolsets.facts.write import Writer
+
+CONTEXT = CallContext(session="t")
+
+
+def doc(name, date, entities, facts=()):
+    return DocumentRecord.model_validate({
+        "name": name, "date": date, "chunks": [f"text of {name}"],
+        "entities": [{"name": n, "type": t, "definition": d, "aliases": list(a)} for n, t, d, *a in entities],
+        "facts": [{"subject": s, "relationship": r, "object": o, "sentence": f"{s} {r} {o}.", "chunk": 0,
+                   **({"date_context": dc[0]} if dc else {})} for s, r, o, *dc in facts],
+    })
+
+
+MONDELEZ = ("Mondelez International", "Company", "American multinational confectionery and snack food company")
+A = doc("a", "2020-01-01", [MONDELEZ, ("Irene Rosenfeld", "Person", "American businesswoman, chief executive of Mondelez")],
+        [("Mondelez International", "has CEO", "Irene Rosenfeld", "2012")])
+# B's mention merges into Mondelez and brings the alias "Kraft Foods Inc": C's Kraft merges only because of it.
+B = doc("b", "2021-01-01", [("Mondelez International Inc", "Company", "American multinational confectionery, food and "
+                             "snack company formerly called Kraft Foods Inc", "Kraft Foods Inc"),
+                            ("Dirk Van de Put", "Person", "Belgian-American businessman, chief executive of Mondelez")],
+        [("Mondelez International Inc", "has CEO", "Dirk Van de Put", "2017")])
+C = doc("c", "2022-01-01", [("Kraft Foods Inc", "Company", "American grocery manufacturing and processing conglomerate"),
+                            MONDELEZ, ("Irene Rosenfeld", "Person", "American businesswoman, chief executive of Mondelez")],
+        [("Kraft Foods Inc", "spun off", "Mondelez International"),
+         ("Mondelez International", "has CEO", "Irene Rosenfeld", "2012")])
+
+
+def write(runtime, graph, *records):
+    out = []
+    for record in records:  # one write each: documents arrive one by one
+        out += Writer(FactsGraph(runtime, graph)).write([record])
+    return out
+
+
+def state(runtime, graph):
+    return graph_state(FactsGraph(runtime, graph).store())
+
+
+def test_retracting_a_document_gives_the_graph_that_never_saw_it(runtime):
+    [_, b, c] = write(runtime, "abc", A, B, C)
+    assert next(r for r in c.resolutions if r.name == "Kraft Foods Inc").action == "merged"  # rests on B's alias
+    info = tools.info(runtime, InfoRequest(name="Mondelez International", graph="abc"))
+    assert [f.object.name for f in info.superseded_facts] == ["Irene Rosenfeld", "Irene Rosenfeld"]
+
+    out = retract(runtime, RetractRequest(document="b", graph="abc"))
+    assert out.facts_removed == 1 and out.mentions_removed == 2
+    assert [n.id for n in out.nodes_removed] == ["E:dirk-van-de-put"]
+    assert [n.id for n in out.came_apart] == ["E:kraft-foods-inc"]
+    assert out.validity_changed == 2  # what B's CEO fact ended holds again
+
+    write(runtime, "ac", A, C)
+    assert_same_graph(state(runtime, "abc"), state(runtime, "ac"))
+
+
+def test_retracting_the_first_and_the_last_document(runtime):
+    write(runtime, "abc", A, B, C)
+    retract(runtime, RetractRequest(document="a", graph="abc"))
+    write(runtime, "bc", B, C)
+    assert_same_graph(state(runtime, "abc"), state(runtime, "bc"))
+    retract(runtime, RetractRequest(document="c", graph="abc"))
+    write(runtime, "b", B)
+    assert_same_graph(state(runtime, "abc"), state(runtime, "b"))
+
+
+def test_retract_refuses_what_it_cannot_find_and_changes_nothing(runtime):
+    write(runtime, "g", A, B)
+    before = state(runtime, "g")
+    with pytest.raises(NotFound, match="no document named 'nope'"):
+        retract(runtime, RetractRequest(document="nope", graph="g"))
+    assert_same_graph(state(runtime, "g"), before)
+
+
+def test_current_and_as_of_read_validity(runtime):
+    write(runtime, "g", A, B)
+    ask = {"entity": ["Mondelez International"], "graph": "g"}
+    now = tools.search(runtime, SearchRequest(**ask, current=True), context=CONTEXT)
+    assert [f.object.name for f in now.results] == ["Dirk Van de Put"]
+    then = tools.search(runtime, SearchRequest(**ask, as_of="2015"), context=CONTEXT)
+    [old] = then.results
+    assert (old.object.name, old.valid_from, old.valid_to) == ("Irene Rosenfeld", "2012-01-01", "2017-01-01")
+    assert old.ended_by.object == "E:dirk-van-de-put" and old.ended_by.document == "D:b"
+    assert tools.search(runtime, SearchRequest(**ask, as_of="2011"), context=CONTEXT).total == 0
+    with pytest.raises(ValueError, match="exclude each other"):
+        SearchRequest(**ask, as_of="2015", current=True)
+
+
+def test_split_after_merge_restores_both_nodes_exactly(runtime):
+    write(runtime, "g", A)
+    before = state(runtime, "g")
+    out = merge(runtime, MergeRequest(name="Mondelez International", other="Irene Rosenfeld", graph="g"))
+    assert out.removed.id == "E:irene-rosenfeld" and out.facts_moved == 1
+    assert tools.info(runtime, InfoRequest(name="E:mondelez-international", graph="g")).aliases == ["Irene Rosenfeld"]
+    with pytest.raises(NotFound):
+        tools.info(runtime, InfoRequest(name="E:irene-rosenfeld", graph="g"))
+    split(runtime, SplitRequest(name="E:mondelez-international", mentions=out.joined_mentions, graph="g"))
+    assert_same_graph(state(runtime, "g"), before)
+
+
+def test_merge_refuses_what_it_cannot_do_and_changes_nothing(runtime):
+    write(runtime, "g", A)
+    before = state(runtime, "g")
+    with pytest.raises(InvalidInput, match="one node already"):
+        merge(runtime, MergeRequest(name="Mondelez International", other="E:mondelez-international", graph="g"))
+    with pytest.raises(NotFound):
+        merge(runtime, MergeRequest(name="Mondelez International", other="Nobody", graph="g"))
+    assert_same_graph(state(runtime, "g"), before)
