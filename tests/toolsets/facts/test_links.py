@@ -7,9 +7,12 @@ import json
 from dataclasses import replace
 
 import pytest
+from anyio.from_thread import start_blocking_portal
 from click.testing import CliRunner
-from helpers.backend import env_for
+from helpers.backend import env_for, settings_for
+from helpers.facts_data import sampling_callback
 from helpers.fake_endpoint import chat_endpoint
+from helpers.mcp import connect, stdio_params
 
 from graphlore.adapters.cli import build_cli
 from graphlore.config import Settings
@@ -121,3 +124,17 @@ def test_a_link_judged_the_same_merges_and_split_undoes_it(settings, embedder):
         shown = {p.name: p for p in info(runtime, "Stars").possible_duplicates}
         assert shown["Stars Cafe"].decision == "same"  # the undone decision stays recorded
         assert resolve_links(runtime).decisions == [] and len(seen) == 1  # and is not asked again
+
+
+@pytest.mark.slow  # a real server process
+def test_the_mcp_clients_model_judges_round_by_round(tmp_path, embedder):
+    """Over stdio (MCP 2026-07-28): each question goes to the client as an input request and the tool runs
+    again with the answers so far; nothing is written until every question has its answer."""
+    linked_graph(Runtime(settings_for(tmp_path / "home"), embedder=embedder))
+    with start_blocking_portal() as portal:
+        with connect(portal, stdio_params("facts", tmp_path / "home"), "facts", sampling_callback=sampling_callback) as s:
+            out, text = s.ok("resolve_links", {})
+            assert out.llm == "mcp-sampling" and [d.decision for d in out.decisions] == ["different"]
+            assert text.startswith("resolve-links with mcp-sampling: 1 link(s) judged; 0 open link(s) left")
+            again, _ = s.ok("resolve_links", {})
+            assert again.decisions == []

@@ -24,7 +24,7 @@ resolution reads a name's identifiers apart, as tokens (pure functions, no store
 :func:`conflict` says why two names cannot be the same thing (their codes or
 editions differ, or they state different platforms); :func:`variant_difference`
 why two sets of names may name two variants of one thing (different variant words,
-a variant word on one side its other side does not explain, or model codes that
+a colour, size or packaging word on one side its other side does not explain, or model codes that
 differ only by a variant suffix, "DVPFX820LI" and "DVPFX820"): resolution links
 those instead of merging them. :func:`shared_strong_codes`
 finds the identifiers two names share that are specific enough to count as
