@@ -61,7 +61,11 @@ def info(runtime, name):
 
 
 def reply(same):
-    return lambda prompt: json.dumps({"same": same, "reason": "one is a cafe, the other a restaurant"})
+    """The fake model picks the one candidate (the link's other end) or none, with a reason."""
+    def answer(prompt):
+        picked = prompt.split("Candidates:\n[", 1)[1].split("]", 1)[0] if same else None
+        return json.dumps({"id": picked, "reason": "one is a cafe, the other a restaurant"})
+    return answer
 
 
 def test_a_link_judged_different_is_recorded_kept_and_not_asked_again(settings, embedder):

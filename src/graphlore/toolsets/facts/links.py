@@ -28,8 +28,8 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
-from graphlore.errors import ConfigError, ProviderError
-from graphlore.llm import LLM, LLMRequest, parse_json_reply
+from graphlore.errors import ConfigError
+from graphlore.llm import LLM, Choice, judge
 from graphlore.runtime import Runtime
 from graphlore.store import Edge, Node, Store
 from graphlore.tools import CallContext
@@ -44,17 +44,10 @@ from graphlore.toolsets.facts.models import (
     ResolveLinksResponse,
 )
 
-SYSTEM = "You decide whether two catalogue entries name one real-world thing. Answer with one JSON object only."
-QUESTION = """SAME THING? Do A and B name the same real-world {kind}? Two variants of one thing (another colour,
-size, capacity, region, edition, platform or model-code suffix) or two things that only share a name are not
-the same thing.
-
-A: {a}
-B: {b}
-
-Why they were linked: {reason}
-
-Answer with JSON: {{"same": true or false, "reason": "<one sentence: the evidence you decided on>"}}"""
+TASK = """SAME THING? Pick the candidate only if it names the same real-world {kind} as the request. Two variants
+of one thing (another colour, size, capacity, region, edition, platform or model-code suffix), or two things
+that only share a name, are not the same thing: then pick none. In the reason, state the evidence you decided on.
+Why they were linked: {reason}"""
 #: Aliases of a node shown to the judge.
 SHOWN_ALIASES = 10
 
@@ -93,22 +86,13 @@ def describe(node: Node) -> str:
 
 
 def ask(llm: LLM, a: Node, b: Node, reason: str) -> Answer:
-    """The judge's answer about one link; an unusable reply is asked again once with the problem stated."""
-    prompt = QUESTION.format(kind=a.kind, a=describe(a), b=describe(b), reason=reason)
-    problem = ""
-    for _ in range(2):
-        text = llm.complete(LLMRequest(SYSTEM, prompt + (f"\n\nYour last answer was unusable: {problem}. Answer again."
-                                                         if problem else ""), max_tokens=150))
-        try:
-            reply = parse_json_reply(text, f"the LLM ({llm.name})")
-        except ProviderError:
-            problem = "it was not a JSON object"
-            continue
-        same = reply.get("same") if isinstance(reply, dict) else None
-        if isinstance(same, bool):
-            return Answer(same, str(reply.get("reason", "")).strip() or "(no reason given)")
-        problem = 'it had no "same": true or false'
-    return Answer(None, f"the LLM's answers were unusable twice ({problem})")
+    """The judge's answer about one link (:func:`graphlore.llm.judge`: B picked = same, none = different; an
+    unusable reply is asked again once, then there is no answer)."""
+    verdict = judge(llm, describe(a), [Choice(b.id, describe(b))], task=TASK.format(kind=a.kind, reason=reason),
+                    max_tokens=150)
+    if not verdict.decided:
+        return Answer(None, verdict.reason)
+    return Answer(verdict.choice == b.id, verdict.reason.strip() or "(no reason given)")
 
 
 def resolve_links(runtime: Runtime, request: ResolveLinksRequest, context: CallContext) -> ResolveLinksResponse:
