@@ -142,3 +142,15 @@ def test_the_mcp_clients_model_judges_round_by_round(tmp_path, embedder):
             assert text.startswith("resolve-links with mcp-sampling: 1 link(s) judged; 0 open link(s) left")
             again, _ = s.ok("resolve_links", {})
             assert again.decisions == []
+
+
+def test_resolve_links_on_the_command_line(settings, embedder):
+    with chat_endpoint(reply(False)) as (url, _):
+        linked_graph(Runtime(settings, embedder=embedder))
+        app = build_cli(make_runtime=lambda: Runtime(Settings.load(), embedder=embedder))
+        env = {**env_for(settings.home), "GRAPHLORE_LLM_URL": url, "GRAPHLORE_LLM_MODEL": "fake"}
+        result = CliRunner(env=env).invoke(app, ["facts", "resolve-links", "--limit", "5"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0] == "resolve-links with openai:fake: 1 link(s) judged; 0 open link(s) left"
+    assert lines[1].startswith("  different: Stars") and lines[-1].startswith("    undo: graphlore facts merge ")
