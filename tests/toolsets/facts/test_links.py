@@ -154,3 +154,20 @@ def test_resolve_links_on_the_command_line(settings, embedder):
     lines = result.output.splitlines()
     assert lines[0] == "resolve-links with openai:fake: 1 link(s) judged; 0 open link(s) left"
     assert lines[1].startswith("  different: Stars") and lines[-1].startswith("    undo: graphlore facts merge ")
+
+
+def test_a_merge_the_graph_refuses_leaves_both_nodes_and_says_why(settings, embedder, monkeypatch):
+    from graphlore.errors import InvalidInput
+    from graphlore.toolsets.facts import merge
+
+    def refuse(runtime, request):
+        raise InvalidInput("Stars (E:stars) has no mention records")
+
+    monkeypatch.setattr(merge, "merge", refuse)
+    with chat_endpoint(reply(True)) as (url, _):
+        runtime = judge_with(settings, embedder, url)
+        graph = linked_graph(runtime)
+        [d] = resolve_links(runtime).decisions
+    assert (d.decision, d.merged_into, d.undo) == ("same", None, None)
+    assert d.evidence.endswith("(not merged: Stars (E:stars) has no mention records)")
+    assert graph.store().count_nodes("entity") == 4

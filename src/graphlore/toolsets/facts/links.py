@@ -16,6 +16,8 @@ LLM about the open links, strongest first, and records each answer on the link i
 - **same**: the two nodes merge (:func:`merge.merge`: the node with more mention records stays, then
   the smaller id); the link, marked, is kept in what the merge saved, so ``split`` with the mentions
   that joined (the answer lists them) restores both nodes and the marked link, which is not asked again.
+  Nodes ``merge`` refuses (written before mention records) stay apart, the decision recorded, and the
+  answer says why.
 - no usable answer (twice): the link stays open and is asked again next time.
 
 Every question is asked before anything is written (MCP sampling may replay the tool with recorded
@@ -28,7 +30,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
-from graphlore.errors import ConfigError
+from graphlore.errors import ConfigError, InvalidInput
 from graphlore.llm import LLM, Choice, judge
 from graphlore.runtime import Runtime
 from graphlore.store import Edge, Node, Store
@@ -147,7 +149,11 @@ def _merge(runtime: Runtime, store: Store, graph: str, link: Edge, answer: Answe
                             merged_into=None, undo=None)
     counts = {i: len(node_records(store, i)) for i in (a, b)}
     stay, join = sorted((a, b), key=lambda i: (-counts[i], i))
-    done = merge.merge(runtime, MergeRequest(name=stay, other=join, graph=graph))
+    try:
+        done = merge.merge(runtime, MergeRequest(name=stay, other=join, graph=graph))
+    except InvalidInput as exc:  # e.g. a node written before mention records: the decision stays recorded
+        return LinkDecision(link=link.id, a=refs[0], b=refs[1], decision="same",
+                            evidence=f"{answer.evidence} (not merged: {exc.message})", merged_into=None, undo=None)
     moved[join] = stay
     kept = NodeRef(id=done.merged.id, name=done.merged.name, kind=done.removed.kind)
     return LinkDecision(link=link.id, a=refs[0], b=refs[1], decision="same", evidence=answer.evidence,

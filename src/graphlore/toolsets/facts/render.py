@@ -256,7 +256,7 @@ LINK_STATES = {
     "open": " [open: resolve-links asks an LLM]",
     "settled": " [settled: identifiers keep them apart]",
     "different": " [judged different: {evidence}]",
-    "same": " [judged the same: {evidence}; a split undid the merge]",
+    "same": " [judged the same: {evidence}; not merged, or a split undid the merge]",
 }
 
 
