@@ -89,8 +89,8 @@ from graphlore.toolsets.facts.names import (
     unexplained_words,
 )
 
-#: Bump when a default threshold below changes, so stored links can say which rules made them.
-RESOLUTION_VERSION = 2
+#: Bump when a default threshold below changes, so stored links can say which rules made them (3: variants).
+RESOLUTION_VERSION = 3
 #: Levels whose longer name must not add words the other side does not explain (see names.unexplained_words).
 ADDED_WORDS_LEVELS = ("prefix", "contained")
 #: Mentions earlier in a write are compared by a matrix product over blocks of this many mentions.
@@ -586,12 +586,14 @@ class Resolver:
         return out
 
 
+def duplicate_edge(one: str, other: str, decision: Decision) -> Edge:
+    """The possible-duplicate link of two nodes (one per pair, its id from the sorted ids); ``settled`` when
+    identifiers decided it (a judge is never asked about it, see :mod:`links`)."""
+    a, b = sorted((one, other))
+    return Edge(f"dup:{a}|{b}", a, b, DUPLICATE,
+                {"score": round(max(0.0, min(1.0, decision.score)), 4), "reason": decision.reason,
+                 "rules": RESOLUTION_VERSION, **({"settled": True} if decision.settled else {})})
+
+
 def duplicate_edges(outcomes: list[Outcome]) -> list[Edge]:
-    edges = []
-    for o in outcomes:
-        for other, decision in o.links:
-            a, b = sorted((o.node.id, other.id))
-            edges.append(Edge(f"dup:{a}|{b}", a, b, DUPLICATE,
-                              {"score": round(max(0.0, min(1.0, decision.score)), 4), "reason": decision.reason,
-                               "rules": RESOLUTION_VERSION, **({"settled": True} if decision.settled else {})}))
-    return edges
+    return [duplicate_edge(o.node.id, other.id, decision) for o in outcomes for other, decision in o.links]
