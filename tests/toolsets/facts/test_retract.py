@@ -128,3 +128,43 @@ def test_merge_refuses_what_it_cannot_do_and_changes_nothing(runtime):
     with pytest.raises(NotFound):
         merge(runtime, MergeRequest(name="Mondelez International", other="Nobody", graph="g"))
     assert_same_graph(state(runtime, "g"), before)
+
+
+def test_the_cli_and_kg_execute_retract_merge_and_read_validity(tmp_path, embedder):
+    import json
+
+    from click.testing import CliRunner
+    from helpers.backend import env_for
+
+    from graphlore.adapters.cli import build_cli
+    from graphlore.config import Settings
+    from graphlore.runtime import Runtime
+
+    app = build_cli(make_runtime=lambda: Runtime(Settings.load(), embedder=embedder))
+    runner = CliRunner(env=env_for(tmp_path / "home"))
+
+    def run(*args, code=0):
+        result = runner.invoke(app, ["facts", *args], catch_exceptions=False)
+        assert result.exit_code == code, (result.output, result.stderr)
+        return result
+
+    jsonl = tmp_path / "docs.jsonl"
+    jsonl.write_text("".join(json.dumps(r.model_dump(mode="json")) + "\n" for r in (A, B)), encoding="utf-8")
+    run("ingest", str(jsonl), "--graph", "g")
+    now = json.loads(run("search", "-entity", "Mondelez International", "--current", "--graph", "g", "--json").output)
+    assert [f["object"]["name"] for f in now["results"]] == ["Dirk Van de Put"] and now["current"] is True
+    then = run("search", "-entity", "Mondelez International", "--as-of", "2015", "--graph", "g").output
+    assert "as of 2015" in then and "held 2012-01-01 to 2017-01-01; ended by D:b/" in then
+    assert "exclude each other" in run("search", "-entity", "Mondelez International", "--as-of", "2015", "--current",
+                                       "--graph", "g", code=2).stderr
+    off = run("relation", "set", "has", "CEO", "--not-functional", "--graph", "g").output
+    assert "'has ceo'" in off and "not functional" in off and "validity changed for 1 fact" in off
+    assert json.loads(run("search", "-entity", "Mondelez International", "--current", "--graph", "g",
+                          "--json").output)["total"] == 2
+    run("relation", "set", "has CEO", "--functional", "--graph", "g")
+
+    out = run("exec", 'merge "Mondelez International" "Irene Rosenfeld" --graph g').output
+    assert "merged Irene Rosenfeld (E:irene-rosenfeld) into" in out and "undo: split E:mondelez-international" in out
+    out = run("exec", "retract b --graph g").output
+    assert "retracted b (D:b, 2021-01-01)" in out and "Dirk Van de Put (E:dirk-van-de-put)" in out
+    assert "no document named 'b'" in run("retract", "b", "--graph", "g", code=2).stderr

@@ -220,10 +220,14 @@ def ingest(r: IngestResponse) -> str:
     ])
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
 def retract(r: RetractResponse) -> str:
-    lines = [f"retracted {r.document.name} ({r.document.id}, {r.document.date}): {r.facts_removed} facts, "
-             f"{r.chunks_removed} chunks, {r.mentions_removed} mention(s) only it said; "
-             f"{r.validity_changed} facts' validity changed"]
+    lines = [f"retracted {r.document.name} ({r.document.id}, {r.document.date}): {_count(r.facts_removed, 'fact')}, "
+             f"{_count(r.chunks_removed, 'chunk')}, {_count(r.mentions_removed, 'mention')} only it said; validity "
+             f"changed for {_count(r.validity_changed, 'fact')}"]
     for label, refs in (("removed (no other document mentions them)", r.nodes_removed),
                         ("rebuilt from the mentions they keep", r.nodes_rebuilt),
                         ("came apart (their merge rested on this document)", r.came_apart)):
@@ -237,8 +241,8 @@ def merge(r: MergeResponse) -> str:
     kind = f" [{n.type}]" if n.type else ""
     aliases = f"; aliases {', '.join(n.aliases)}" if n.aliases else ""
     return "\n".join([
-        f"merged {r.removed.name} ({r.removed.id}) into {n.name} ({n.id}): {r.facts_moved} facts moved; "
-        f"{r.validity_changed} facts' validity changed",
+        f"merged {r.removed.name} ({r.removed.id}) into {n.name} ({n.id}): {_count(r.facts_moved, 'fact')} moved; "
+        f"validity changed for {_count(r.validity_changed, 'fact')}",
         f"  {n.name}{kind} ({n.id}; {n.facts} facts; mentions {', '.join(n.mentions)}{aliases})",
         f"    {n.definition}",
         f"  undo: split {n.id} " + " ".join(f"--mentions {m}" for m in r.joined_mentions),
@@ -248,7 +252,8 @@ def merge(r: MergeResponse) -> str:
 def relation_set(r: RelationSetResponse) -> str:
     state = "functional (one object at a time per subject)" if r.functional else "not functional"
     default = " (graphlore's default)" if r.functional == r.default else f" (the default is {'on' if r.default else 'off'})"
-    return f"relationship {r.relationship!r} in graph {r.graph}: {state}{default}; {r.facts_changed} facts' validity changed"
+    return (f"relationship {r.relationship!r} in graph {r.graph}: {state}{default}; validity changed for "
+            f"{_count(r.facts_changed, 'fact')}")
 
 
 #: How info shows a possible-duplicate link's state after its resolution reason.
