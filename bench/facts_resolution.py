@@ -7,6 +7,7 @@
     python bench/facts_resolution.py --write-sizes 400,800,1600,3226 --sets amazon_google  # one write growing
     python bench/facts_resolution.py --er --threshold code_merge_definition=0.4   # a variant of the lines
     python bench/facts_resolution.py --er --dump-merges /tmp/merges.jsonl   # every merge, for facts_variants_fit.py
+    python bench/facts_resolution.py --er --oracle-judge   # then resolve-links, answers from the gold
 
 **Pairs.** Each pair is (name A, definition A, name B, definition B, same thing?). Types are left
 equal, so only names and definitions decide (a differing type would block a merge on its own).
@@ -34,7 +35,10 @@ false one.
 4. the same figures on two halves of the records (split by a hash of the record id, :func:`half`): the
    **fit** half, which ``bench/facts_variants_fit.py`` chooses the variant rules on, and the **held-out**
    half, which nothing was fitted on; and how many possible-duplicate links are open (what ``resolve-links``
-   asks an LLM about) or settled by identifiers (never asked).
+   asks an LLM about) or settled by identifiers (never asked);
+5. with ``--oracle-judge``, last: ``resolve-links`` as shipped with the judge's answers taken from the gold
+   (a stand-in for the LLM, which this machine does not have): links asked, merges, time per link without
+   the LLM's latency, and the recall a judge that is always right would reach.
 
 Embeddings are cached by text in ``--cache`` (default ``$TMPDIR/graphlore-bench-embeddings``, outside
 the repo; ``--no-cache`` embeds everything, ~300 short texts/s on 2 cores). Nothing is hard-coded but
@@ -405,7 +409,7 @@ def find_ids(runtime: Runtime, request: FindRequest, ranking, codes: bool) -> li
 
 
 def run_er(er: ErSet, embedder: CachedEmbedder, base: Path, show: int, find_variants: list[str],
-           dump=None) -> dict:
+           dump=None, oracle: bool = False) -> dict:
     left, right, pairs = load_set(er)
     clusters = Clusters(pairs)
     tracker = Tracker(clusters)
@@ -513,9 +517,61 @@ def run_er(er: ErSet, embedder: CachedEmbedder, base: Path, show: int, find_vari
         print(f"      this: {er.definition(records_by_id[rec])[:110]}")
         for o in members:
             print(f"      node: {er.definition(records_by_id[o])[:110]}")
+    if oracle:  # last: it changes the graph the figures above describe
+        judge_with_gold(runtime, graph, tracker, pairs)
     return {"set": er.name, "top1": top1, "top5": top5, "precision": precision,
             "recall": found / len(pairs), "merges": len(merged), "resolve_right": t_right["resolve"],
             "judged": sum(judged) / max(1, len(judged)), "held_out": halves["held-out"]}
+
+
+class GoldOracle:
+    """Stands in for the LLM of ``resolve-links`` in this bench: its name only (the answers come from the gold,
+    see :func:`judge_with_gold`)."""
+
+    name = "gold-oracle"
+
+    def complete(self, request):  # pragma: no cover - never asked: judge_with_gold answers for it
+        raise AssertionError("the oracle answers through links.ask")
+
+
+def judge_with_gold(runtime: Runtime, graph: FactsGraph, tracker: Tracker, pairs: list[tuple[str, str]]) -> None:
+    """``resolve-links`` as shipped (open links strongest first, decisions recorded, merges, each in its own
+    transaction), with the judge's answers taken from the gold: "same" when a record of one node and a record
+    of the other are in one gold cluster. Measures what the step does to recall and how long it takes
+    without the LLM's own latency, not how good an LLM is."""
+    from graphlore.tools import CallContext
+    from graphlore.toolsets.facts import links
+    from graphlore.toolsets.facts.models import ResolveLinksRequest
+
+    def ask(llm, a, b, reason):
+        same = any(tracker.clusters.same(x, y) for x in tracker.members.get(a.id, []) for y in tracker.members.get(b.id, []))
+        return links.Answer(same, "the gold pairs them" if same else "the gold does not pair them")
+
+    original, links.ask = links.ask, ask
+    asked = merged = 0
+    began = time.perf_counter()
+    try:
+        while True:
+            out = links.resolve_links(runtime, ResolveLinksRequest(limit=500, graph=graph.name),
+                                      CallContext(session="bench", llm=GoldOracle()))
+            asked += len(out.decisions)
+            for d in out.decisions:
+                if d.merged_into is None:
+                    continue
+                merged += 1
+                gone = d.b.id if d.merged_into.id == d.a.id else d.a.id
+                for rec in tracker.members.pop(gone, []):
+                    tracker.members.setdefault(d.merged_into.id, []).append(rec)
+                    tracker.node_of[rec] = d.merged_into.id
+            if not out.decisions or not out.open_links:
+                break
+    finally:
+        links.ask = original
+    spent = time.perf_counter() - began
+    found = sum(tracker.node_of[a] == tracker.node_of[b] for a, b in pairs)
+    print(f"resolve-links with the gold as judge: {asked} links asked, {merged} merges in {spent:.1f} s "
+          f"({1000 * spent / max(1, asked):.1f} ms per link, the LLM's time excluded); recall {found}/{len(pairs)} = "
+          f"{found / len(pairs):.3f}", flush=True)
 
 
 def run_write_sizes(er: ErSet, embedder: CachedEmbedder, base: Path, sizes: list[int]) -> None:
@@ -560,6 +616,9 @@ def main() -> None:
     parser.add_argument("--dump-merges", type=Path, metavar="FILE",
                         help="write every merge (its mention, the node's records, right or not, half and fold) as "
                              "JSON lines, for bench/facts_variants_fit.py")
+    parser.add_argument("--oracle-judge", action="store_true",
+                        help="after the right table, run resolve-links with answers taken from the gold (a stand-in "
+                             "for the LLM): what the step does to recall, and its time per link")
     parser.add_argument("--threshold", action="append", default=[], metavar="NAME=VALUE",
                         help="resolve with this line of graphlore.toolsets.facts.resolve.Thresholds changed, e.g. "
                              "code_merge_definition=0.4 (repeatable; passed to the Writer, src/ is not changed)")
@@ -596,7 +655,8 @@ def main() -> None:
             return
         variants = [v for v in args.find_variants.split(",") if v]
         dump = args.dump_merges.open("w", encoding="utf-8") if args.dump_merges else None
-        results = [run_er(SETS[s], embedder, base, args.show, variants, dump) for s in args.sets.split(",")]
+        results = [run_er(SETS[s], embedder, base, args.show, variants, dump, args.oracle_judge)
+                   for s in args.sets.split(",")]
     finally:
         shutil.rmtree(base, ignore_errors=True)
         if dump is not None:
