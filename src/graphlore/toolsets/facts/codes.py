@@ -77,9 +77,9 @@ VARIANT_CLASSES: dict[str, dict[str, str]] = {
     "size": {
         "small": "small", "sm": "small", "medium": "medium", "med": "medium", "large": "large", "lg": "large",
         "xs": "xs", "xsmall": "xs", "xl": "xl", "xlarge": "xl", "xxl": "xxl", "xxxl": "xxxl", "mini": "mini",
-        "micro": "micro", "compact": "compact", "jumbo": "jumbo", "king": "king", "queen": "queen",
-        "petite": "petite", "toddler": "toddler", "infant": "infant", "youth": "youth", "junior": "junior",
-    },
+        "micro": "micro", "compact": "compact", "jumbo": "jumbo", "petite": "petite", "toddler": "toddler",
+        "infant": "infant", "youth": "youth",
+    },  # not "king", "queen" or "junior": titles and parts of people's names as often as sizes
     "region": {
         "usa": "usa", "uk": "uk", "eu": "eu", "european": "europe", "europe": "europe", "international": "intl",
         "intl": "intl", "worldwide": "intl", "asia": "asia", "asian": "asia", "japan": "japan",
