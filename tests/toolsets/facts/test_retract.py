@@ -168,3 +168,29 @@ def test_the_cli_and_kg_execute_retract_merge_and_read_validity(tmp_path, embedd
     out = run("exec", "retract b --graph g").output
     assert "retracted b (D:b, 2021-01-01)" in out and "Dirk Van de Put (E:dirk-van-de-put)" in out
     assert "no document named 'b'" in run("retract", "b", "--graph", "g", code=2).stderr
+
+
+def test_a_graph_whose_documents_predate_said_keys_is_retracted_by_reading_its_documents(runtime):
+    from graphlore.toolsets.facts.write import SAID, SAID_META
+
+    def without_said(graph):
+        nodes, edges, vectors = state(runtime, graph)
+        return {i: (*n[:5], [k for k in n[5] if not k.startswith(SAID)]) for i, n in nodes.items()}, edges, vectors
+
+    write(runtime, "old", A, B, C)
+    store = FactsGraph(runtime, "old").store()
+    docs = list(store.iter_nodes("document"))
+    keys = store.node_keys([d.id for d in docs])
+    store.set_node_keys({d.id: [k for k in keys[d.id] if not k.startswith(SAID)] for d in docs})
+    store.set_meta(SAID_META, None)
+    retract(runtime, RetractRequest(document="b", graph="old"))
+    write(runtime, "ac", A, C)
+    assert_same_graph(without_said("old"), without_said("ac"))
+
+
+def test_a_document_ingested_again_with_other_mentions_takes_the_old_ones_back_too(runtime):
+    b2 = B.model_copy(update={"entities": B.entities[1:], "facts": []})  # no longer mentions Mondelez
+    write(runtime, "abc", A, B, b2, C)
+    retract(runtime, RetractRequest(document="b", graph="abc"))
+    write(runtime, "ac", A, C)
+    assert_same_graph(state(runtime, "abc"), state(runtime, "ac"))

@@ -65,7 +65,7 @@ from graphlore.store.base import (
 )
 from graphlore.store.migrate import pending
 from graphlore.store.sqlite import migrations, sql
-from graphlore.store.sqlite.bm25 import KeywordIndex, TermVector
+from graphlore.store.sqlite.bm25 import TermVector, selection_scores
 from graphlore.store.sqlite.engine import KindPostings, Snapshot
 
 _NODE_COLUMNS = "id, kind, name, text, props, text_hash, created_at, updated_at"
@@ -815,16 +815,12 @@ class SQLiteStore:
     def _edge_bm25(self, rowids: Sequence[int], text: str) -> np.ndarray:
         """BM25 of ``text`` over the edges' text with the selection as the collection, in the order of
         ``rowids``."""
-        terms: dict[int, TermVector] = {}
+        found: dict[int, tuple[bytes, bytes, int]] = {}
         for chunk in _chunks(rowids):
             marks = ",".join("?" * len(chunk))
-            for rowid, keys, text_tf, length in self._conn.execute(
-                    f"SELECT edge_rowid, keys, text_tf, length FROM edge_terms WHERE edge_rowid IN ({marks})", chunk):
-                text_tf = np.frombuffer(text_tf, dtype=np.uint16)
-                terms[rowid] = TermVector(np.frombuffer(keys, dtype=np.int64), np.zeros_like(text_tf), text_tf, length)
-        index = KeywordIndex(len(rowids), range(len(rowids)), [terms[r] for r in rowids])
-        scores, _ = index.scores(text, (0.0, 1.0))
-        return scores
+            found.update((rowid, (keys, text_tf, length)) for rowid, keys, text_tf, length in self._conn.execute(
+                f"SELECT edge_rowid, keys, text_tf, length FROM edge_terms WHERE edge_rowid IN ({marks})", chunk))
+        return selection_scores([found.get(r) for r in rowids], text)
 
     def edges_of(
         self, node_ids: Sequence[str], *, direction: str = "out", types: Sequence[str] | None = None,

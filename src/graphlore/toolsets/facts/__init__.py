@@ -22,7 +22,8 @@ INSTRUCTIONS = """\
 A dated knowledge graph of what documents say: entities (companies, people, places...), topics,
 documents and facts (subject ──[relationship]──▶ object, with the sentence and the document date).
 Typical flow: find (name + definition -> node ids), then search around or between those nodes
-(optionally with a query and dates), then cat N to read a result's chunk. info NAME summarises a
+(optionally with a query and dates; current / as_of keep what still holds, or held on a day), then
+cat N to read a result's chunk. info NAME summarises a
 node; ls and stats list and count. Write with add_document (you extract) or extract_document (an
 LLM extracts). Every tool takes graph (default "default").
 Two ways in, same rules and answers: the typed tools find, search, cat, info, ls, stats (plus
@@ -216,7 +217,8 @@ TOOLSET = Toolset(
     command_tool=CommandTool(
         name="kg_execute",
         description=(
-            "Run one command string of the original facts server: find, search, cat, info, ls, stats or help "
+            "Run one command string of the original facts server: find, search, cat, info, ls, stats, retract, "
+            "merge or help "
             '(e.g. find --entity {"name":"Apple","definition":"US technology company"}; search -entity '
             '"Apple Inc, Microsoft Corp" --mode between -q acquired --from 2024-10; cat 1 2; info Apple Inc; '
             "ls entities -type company). The string is split as that server did (find takes raw JSON); its words "

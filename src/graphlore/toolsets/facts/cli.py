@@ -68,6 +68,9 @@ Workflow: find → search → cat → info
   3. cat N reads result N of that search: its sentence, source chunk and document
   4. info NAME summarises a node: definition, aliases, most connected nodes, latest facts
 around: facts touching a selected node (subject or object); between: facts with both ends selected.
+--current keeps the facts that still hold, --as-of DATE those that held on a day (a fact a later one ended
+shows "held FROM to TO; ended by FACT"). retract DOCUMENT takes a document back; merge NAME OTHER joins two
+nodes that are one (split undoes it).
 The same tools are also callable directly (typed arguments): find, search, cat, info, ls, stats."""
 
 #: Command strings ``kg_execute help`` shows.
@@ -75,6 +78,7 @@ EXAMPLES = (
     'find --entity {"name":"Apple","definition":"US technology company"}',
     'search -entity "Apple Inc, Microsoft Corp" --mode between -q acquired --from 2024-10',
     'search -topic Inflation --from 2024-10 --to-date 2024-12',
+    'search -entity "Apple Inc" --current',
     "cat 1 2",
     "info Apple Inc",
     "ls entities -type company --limit 20",

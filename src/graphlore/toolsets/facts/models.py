@@ -720,7 +720,8 @@ class ExecuteRequest(Request):
     command: Annotated[str, Field(min_length=1, max_length=MAX_COMMAND, pattern=r"\S")] = Field(description=(
         "One command line of the original facts server: find --entity {\"name\": \"Apple\", \"definition\": "
         "\"US technology company\"} | search -entity \"Apple Inc, Microsoft Corp\" [--mode between] [-q TEXT] "
-        "[--from DATE] [--to-date DATE] | cat 1 2 | info Apple Inc | ls entities [-type company] | stats | help."))
+        "[--from DATE] [--to-date DATE] [--as-of DATE] [--current] | cat 1 2 | info Apple Inc | ls entities [-type company] "
+        "| stats | retract DOCUMENT | merge NAME OTHER | help."))
 
 
 class ExecuteResponse(Response):

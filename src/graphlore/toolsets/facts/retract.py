@@ -43,7 +43,7 @@ from graphlore.toolsets.facts.resolve import (
     decide,
     duplicate_edge,
 )
-from graphlore.toolsets.facts.write import SAID
+from graphlore.toolsets.facts.write import SAID, SAID_META
 
 #: Documents listed when a name names none or several.
 LISTED = 10
@@ -100,10 +100,14 @@ class Undo:
     removed: list[NodeRef] = field(default_factory=list)
     rebuilt: list[NodeRef] = field(default_factory=list)
     apart: list[NodeRef] = field(default_factory=list)
+    _scanned: dict[str, dict[str, Node]] | None = None
 
     def run(self) -> None:
         store, doc = self.store, self.doc
-        said = list(dict.fromkeys(m["key"] for m in self.doc.props.get("mentions", []) if m.get("key")))
+        said = [m["key"] for m in self.doc.props.get("mentions", []) if m.get("key")]
+        # records that still point to it for a mention an earlier version of it said (re-ingested since)
+        pointing = store.get_edges([r.id for r in store.select_edges([doc.id], type=mentions.MENTION).edges])
+        said = list(dict.fromkeys([*said, *(e.props["key"] for e in pointing if e.dst == doc.id and e.props.get("key"))]))
         facts = store.get_edges(store.edge_ids_with_prefix(doc.id + "/"))
         touched = {(e.src, e.props["relationship"]) for e in facts}
         records = {e.id: e for e in store.get_edges([mentions.edge_id(k) for k in said])}
@@ -153,7 +157,16 @@ class Undo:
                 for d in docs for j, m in enumerate(d.props.get("mentions", []))}
 
     def _sayers(self, key: str) -> list[Node]:
-        """The other documents that said ``key``, in the order they were written."""
+        """The other documents that said ``key``, in the order they were written (a graph with documents
+        written before ``said:`` keys: read from every document once)."""
+        if not self.store.get_meta(SAID_META):
+            if self._scanned is None:
+                self._scanned = {}
+                for doc in self.store.iter_nodes("document"):
+                    for m in doc.props.get("mentions", []):
+                        if m.get("key") and doc.id != self.doc.id:
+                            self._scanned.setdefault(m["key"], {})[doc.id] = doc
+            return list(self._scanned.get(key, {}).values())
         _, ids = self.store.nodes_with_keys("document", [[SAID + key]])
         return self.store.get_nodes([i for i in ids if i != self.doc.id])
 

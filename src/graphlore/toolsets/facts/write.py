@@ -44,6 +44,8 @@ from graphlore.toolsets.facts.resolve import (
 
 #: The lookup key prefix of a document's mentions: ``said:<mention key>`` (see ``retract``).
 SAID = "said:"
+#: Metadata flag: every document of the graph holds its ``said:`` keys (set when its first document is written).
+SAID_META = "facts_said_keys"
 #: A file is written in transactions of at most this many documents / facts (each batch all-or-nothing).
 INGEST_BATCH_DOCUMENTS = 500
 INGEST_BATCH_FACTS = 5000
@@ -91,6 +93,8 @@ class Writer:
         store = self.graph.store(create=True)
         self._embed_ahead(store, records, keys)
         with store.atomic():
+            if store.get_meta(SAID_META) is None and not store.count_nodes("document"):
+                store.set_meta(SAID_META, True)
             existing = self._existing(store, keys)
             changed = [i for i, r in enumerate(records)
                        if existing.get(keys[i]) is None or existing[keys[i]].props.get("content_hash") != content_hash(r)]
