@@ -6,6 +6,7 @@ from graphlore.tools import Arg, Cli, CommandTool, StoreKind, Toolset, ToolSpec
 from graphlore.toolsets.facts import (
     cli,
     examples,
+    links,
     merge,
     models,
     render,
@@ -197,6 +198,20 @@ TOOLSET = Toolset(
             request=models.ExtractDocumentRequest, response=models.ExtractDocumentResponse,
             run=tools.extract_document, render=render.add_document, read_only=False, idempotent=False,
             context=True, surfaces=frozenset({"mcp"}),
+        ),
+        ToolSpec(
+            name="resolve_links",
+            description=(
+                "Have an LLM decide open possible-duplicate links (the ones info lists as open), strongest first: "
+                "same -> the two nodes merge (split with the mentions the answer lists undoes it); different -> "
+                "the link stays, marked, and is not asked again (merge undoes it). Every decision is recorded on "
+                "the link with the model's reason. Uses the configured OpenAI-compatible endpoint, else this "
+                "client's model (sampling); without either it fails and the links stay as they are."
+            ),
+            request=models.ResolveLinksRequest, response=models.ResolveLinksResponse, run=links.resolve_links,
+            render=render.resolve_links, read_only=False, idempotent=False, context=True,
+            cli=Cli(help="Have the configured LLM decide open possible-duplicate links (recorded, undoable).",
+                    args={"limit": Arg(metavar="N"), "graph": cli.GRAPH}),
         ),
     ],
     command_tool=CommandTool(

@@ -401,6 +401,12 @@ class SplitRequest(Request):
     graph: Graph = DEFAULT_GRAPH
 
 
+class ResolveLinksRequest(Request):
+    limit: int = Field(default=20, ge=1, le=500,
+                       description="Open possible-duplicate links to ask the LLM about, strongest first (default 20).")
+    graph: Graph = DEFAULT_GRAPH
+
+
 # -- responses ---------------------------------------------------------------------------------------
 
 
@@ -535,6 +541,11 @@ class DuplicateLink(Response):
     name: str
     score: Score
     reason: str
+    decision: Literal["open", "same", "different", "settled"] = Field(
+        default="open", description="open: nothing decided it yet (resolve_links asks an LLM); same / different: "
+                                    "what the LLM judge decided (same: merged, unless a split undid it); settled: "
+                                    "identifiers (codes, editions, variants) keep the two apart, never asked.")
+    evidence: str | None = Field(default=None, description="The judge's reason, and which model (null: not judged).")
 
 
 class MentionOut(Response):
@@ -717,3 +728,23 @@ class ExecuteResponse(Response):
     command: CommandName = Field(description="The command that ran.")
     text: str = Field(description="The typed tool's text rendering (help: the commands and the workflow).")
     result: dict[str, Any] | None = Field(description="The typed tool's structured output; null for help.")
+
+
+class LinkDecision(Response):
+    link: str = Field(description="The possible-duplicate link's id.")
+    a: NodeRef
+    b: NodeRef
+    decision: Literal["same", "different", "undecided"] = Field(
+        description="same: the two nodes were merged; different: the link stays, marked, and is not asked again; "
+                    "undecided: no usable answer, the link stays open.")
+    evidence: str = Field(description="The judge's reason (or why there is no decision).")
+    merged_into: NodeRef | None = Field(description="The node both are now (same); null otherwise.")
+    undo: str | None = Field(description="The command that undoes the decision (split after a merge, merge after "
+                                         "a 'different'); null when there is nothing to undo.")
+
+
+class ResolveLinksResponse(Response):
+    graph: str
+    llm: str = Field(description="The model that judged.")
+    decisions: list[LinkDecision]
+    open_links: int = Field(description="Links still open after this call (ask again to go on).")

@@ -21,6 +21,7 @@ from graphlore.toolsets.facts.models import (
     MergeResponse,
     NodeSummary,
     RelationSetResponse,
+    ResolveLinksResponse,
     RetractResponse,
     SearchResponse,
     SearchSummary,
@@ -146,7 +147,8 @@ def info(r: InfoResponse) -> str:
             lines += ["  " + line for line in fact_block(f)]
     if r.possible_duplicates:
         lines.append("possible duplicates:")
-        lines += [f"  {d.name} ({d.id}) {d.score:.2f}: {d.reason}" for d in r.possible_duplicates]
+        lines += [f"  {d.name} ({d.id}) {d.score:.2f}: {d.reason}" + LINK_STATES[d.decision].format(evidence=d.evidence)
+                  for d in r.possible_duplicates]
     if r.kept_apart:
         lines.append("kept apart (by split) from: " + ", ".join(f"{n.name} ({n.id})" for n in r.kept_apart))
     shown = f", newest {len(r.mentions)}" if len(r.mentions) < r.mention_count else ""
@@ -252,3 +254,23 @@ def relation_set(r: RelationSetResponse) -> str:
     default = " (graphlore's default)" if r.functional == r.default else f" (the default is {'on' if r.default else 'off'})"
     return (f"relationship {r.relationship!r} in graph {r.graph}: {state}{default}; validity changed for "
             f"{_count(r.facts_changed, 'fact')}")
+
+
+#: How info shows a possible-duplicate link's state after its resolution reason.
+LINK_STATES = {
+    "open": " [open: resolve-links asks an LLM]",
+    "settled": " [settled: identifiers keep them apart]",
+    "different": " [judged different: {evidence}]",
+    "same": " [judged the same: {evidence}; not merged, or a split undid the merge]",
+}
+
+
+def resolve_links(r: ResolveLinksResponse) -> str:
+    lines = [f"resolve-links with {r.llm}: {len(r.decisions)} link(s) judged; {r.open_links} open link(s) left"]
+    for d in r.decisions:
+        into = f" -> merged into {d.merged_into.name} ({d.merged_into.id})" if d.merged_into else ""
+        lines.append(f"  {d.decision}: {d.a.name} ({d.a.id}) ~ {d.b.name} ({d.b.id}){into}")
+        lines.append(f"    evidence: {d.evidence}")
+        if d.undo:
+            lines.append(f"    undo: graphlore facts {d.undo}")
+    return "\n".join(lines)

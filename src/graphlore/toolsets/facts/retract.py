@@ -36,12 +36,12 @@ from graphlore.toolsets.facts.graph import DUPLICATE, FACT, PREFIX, FactsGraph, 
 from graphlore.toolsets.facts.models import DocumentRef, NodeRef, RetractRequest, RetractResponse
 from graphlore.toolsets.facts.names import name_keys, slug
 from graphlore.toolsets.facts.resolve import (
-    RESOLUTION_VERSION,
     THRESHOLDS,
     Decision,
     Mention,
     NodeState,
     decide,
+    duplicate_edge,
 )
 from graphlore.toolsets.facts.write import SAID, SAID_META
 
@@ -299,9 +299,7 @@ class Undo:
         """Links the regrouping found, and the node's links on the id its first group has now."""
         out = []
         for a, b, d in links:
-            x, y = sorted((ids[a], ids[b]))
-            out.append(Edge(f"dup:{x}|{y}", x, y, DUPLICATE, {"score": round(max(0.0, min(1.0, d.score)), 4),
-                                                             "reason": d.reason, "rules": RESOLUTION_VERSION}))
+            out.append(duplicate_edge(ids[a], ids[b], d))
         if ids[0] != node_id:
             self.store.delete_edges([e.id for e in old])
             for e in old:

@@ -26,6 +26,7 @@ from graphlore.store import Edge, Hit, Node, Store
 from graphlore.tools import CallContext, Progress
 from graphlore.toolsets.facts import extract, lookup, mentions, sessions, validity
 from graphlore.toolsets.facts.graph import DUPLICATE, FACT, FactsGraph, node_text
+from graphlore.toolsets.facts.links import state as link_state
 from graphlore.toolsets.facts.mentions import node_records
 from graphlore.toolsets.facts.models import (
     DEFAULT_GRAPH,
@@ -268,7 +269,7 @@ def info(runtime: Runtime, request: InfoRequest) -> InfoResponse:
         other = dup_nodes.get(e.dst if e.src == node.id else e.src)
         if other is not None:
             links.append(DuplicateLink(id=other.id, name=other.name, score=_unit(e.props.get("score", 0.0)),
-                                       reason=e.props.get("reason", "")))
+                                       reason=e.props.get("reason", ""), **link_state(e.props)))
     records = node_records(store, node.id)
     apart = {n.id: n for n in store.get_nodes(list(node.props.get("kept_apart", {})))}
     return InfoResponse(
