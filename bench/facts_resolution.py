@@ -6,6 +6,8 @@
     python bench/facts_resolution.py --gold-audit   # how far each gold labels equal-name pairs (~1 s)
     python bench/facts_resolution.py --write-sizes 400,800,1600,3226 --sets amazon_google  # one write growing
     python bench/facts_resolution.py --er --threshold code_merge_definition=0.4   # a variant of the lines
+    python bench/facts_resolution.py --er --dump-merges /tmp/merges.jsonl   # every merge, for facts_variants_fit.py
+    python bench/facts_resolution.py --er --oracle-judge   # then resolve-links, answers from the gold
 
 **Pairs.** Each pair is (name A, definition A, name B, definition B, same thing?). Types are left
 equal, so only names and definitions decide (a differing type would block a merge on its own).
@@ -29,7 +31,14 @@ false one.
    ingesting the left table alone, possible-duplicate links, and the time of each write: wall,
    embedding (0 when the cache had every text) and ``Resolver.resolve`` alone (its embedding
    subtracted). ``matched`` mentions (same name, type and definition as an earlier one: no decision)
-   are counted apart from merges.
+   are counted apart from merges;
+4. the same figures on two halves of the records (split by a hash of the record id, :func:`half`): the
+   **fit** half, which ``bench/facts_variants_fit.py`` chooses the variant rules on, and the **held-out**
+   half, which nothing was fitted on; and how many possible-duplicate links are open (what ``resolve-links``
+   asks an LLM about) or settled by identifiers (never asked);
+5. with ``--oracle-judge``, last: ``resolve-links`` as shipped with the judge's answers taken from the gold
+   (a stand-in for the LLM, which this machine does not have): links asked, merges, time per link without
+   the LLM's latency, and the recall a judge that is always right would reach.
 
 Embeddings are cached by text in ``--cache`` (default ``$TMPDIR/graphlore-bench-embeddings``, outside
 the repo; ``--no-cache`` embeds everything, ~300 short texts/s on 2 cores). Nothing is hard-coded but
@@ -45,6 +54,8 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import ast  # noqa: E402
 import csv  # noqa: E402
+import hashlib  # noqa: E402
+import json  # noqa: E402
 import random  # noqa: E402
 import shutil  # noqa: E402
 import tempfile  # noqa: E402
@@ -129,6 +140,19 @@ PAIRS = [
     ("New York", "US state in the northeast", "New York City", "most populous city in the United States", False),
     ("iPhone 14", "Apple smartphone released in September 2022", "iPhone 15", "Apple smartphone released in September 2023", False),
     ("Alpha Holdings A", "investment company number 0 of the Alpha group", "Alpha Holdings B", "investment company number 1 of the Alpha group", False),
+    # products and their variants (issue 25, written before the variant rules were run on them)
+    ("Samsung Galaxy S21 128GB Phantom Gray", "Android smartphone by Samsung with 128 GB of storage, gray", "Samsung Galaxy S21 Phantom Grey 128 GB", "Samsung 5G smartphone with 128 GB storage in phantom grey", True),
+    ("Coca-Cola Classic 12 fl oz cans, 12 pack", "cola soft drink in aluminium cans", "Coca-Cola Classic 12 oz can 12-pack", "classic cola soft drink, a pack of cans", True),
+    ("Sony WH-1000XM4 Wireless Headphones Black", "noise cancelling over-ear headphones by Sony, black", "Sony WH1000XM4/B Black Noise Cancelling Headphones", "Sony wireless over-ear headphones with noise cancelling in black", True),
+    ("Apple iPod nano 8GB Blue", "portable media player by Apple with 8 GB of flash storage", "Apple iPod nano 8GB Black", "portable media player by Apple with 8 GB of flash storage", False),
+    ("Nintendo Switch Console Neon Red/Blue", "hybrid video game console by Nintendo with Joy-Con controllers", "Nintendo Switch Console Gray", "hybrid video game console by Nintendo with Joy-Con controllers", False),
+    ("Travel adapter UK plug", "power plug adapter for travellers", "Travel adapter EU plug", "power plug adapter for travellers", False),
+    ("Sony DVP-FX820 portable DVD player", "8 inch portable DVD player by Sony", "Sony DVPFX820LI portable DVD player", "8 inch portable DVD player by Sony", False),
+    ("Microsoft Office Home 2019 Retail", "office suite by Microsoft for one PC", "Microsoft Office Home 2019 Download", "office suite by Microsoft for one PC", False),
+    ("Tide Pods Laundry Detergent 42 count", "laundry detergent pacs by Tide", "Tide Pods Laundry Detergent 81 count", "laundry detergent pacs by Tide", False),
+    ("Hanes Crew T-Shirt Large", "cotton crew-neck t-shirt by Hanes", "Hanes Crew T-Shirt Small", "cotton crew-neck t-shirt by Hanes", False),
+    ("Case Logic QNS-116 Laptop Sleeve Black", "15.6 inch laptop sleeve by Case Logic", "Case Logic QNS116 Sleeve Blue", "memory foam laptop sleeve by Case Logic for 15.6 inch laptops", False),
+    ("Case Logic QNS-116 Laptop Sleeve Black", "15.6 inch laptop sleeve by Case Logic", "QNS116 Case Logic sleeve (black)", "memory foam laptop sleeve by Case Logic for 15.6 inch laptops", True),
 ]
 
 
@@ -266,6 +290,7 @@ class Tracker:
         self.cross: list[bool] = []  # per merge: did it join a record of the other table?
         self.judged: list[bool] = []  # per merge: are the record and a record of the node in gold pairs?
         self.wrong: list[tuple[str, str, str, bool]] = []  # (record, node, reason, cross-table)
+        self.merges: list[tuple[str, list[str], bool, bool, str]] = []  # (record, node's records, right, judged, reason)
 
     def record(self, responses, ids: list[list[str]]) -> None:
         for response, record_ids in zip(responses, ids, strict=True):
@@ -280,10 +305,26 @@ class Tracker:
                         self.cross.append(any(o[0] != rec[0] for o in self.members[node]))
                         self.judged.append(rec in self.clusters.labelled
                                            and any(o in self.clusters.labelled for o in self.members[node]))
+                        self.merges.append((rec, list(self.members[node]), right, self.judged[-1], resolution.reason))
                         if not right:
                             self.wrong.append((rec, node, resolution.reason, self.cross[-1]))
                     self.members[node].append(rec)
                 self.node_of[rec] = node
+
+
+#: Records are split in two halves by a hash of their id: rules are fitted on the "fit" half (bench/facts_variants_fit.py,
+#: by cross-validation over FOLDS folds of it) and reported on the "held-out" half, which nothing was fitted on.
+HALVES = ("fit", "held-out")
+FOLDS = 5
+
+
+def half(record_id: str) -> str:
+    return HALVES[int(hashlib.sha1(record_id.encode()).hexdigest(), 16) % 2]
+
+
+def fold(record_id: str) -> int:
+    """The cross-validation fold of a record of the fit half."""
+    return int(hashlib.sha1(record_id.encode()).hexdigest(), 16) // 2 % FOLDS
 
 
 def tag(side: str, record_id: str) -> str:
@@ -367,7 +408,8 @@ def find_ids(runtime: Runtime, request: FindRequest, ranking, codes: bool) -> li
     return [[h.id for h in row][:tools.FIND_CANDIDATES] for row in rows]
 
 
-def run_er(er: ErSet, embedder: CachedEmbedder, base: Path, show: int, find_variants: list[str]) -> dict:
+def run_er(er: ErSet, embedder: CachedEmbedder, base: Path, show: int, find_variants: list[str],
+           dump=None, oracle: bool = False) -> dict:
     left, right, pairs = load_set(er)
     clusters = Clusters(pairs)
     tracker = Tracker(clusters)
@@ -424,6 +466,7 @@ def run_er(er: ErSet, embedder: CachedEmbedder, base: Path, show: int, find_vari
     found = sum(tracker.node_of[a] == tracker.node_of[b] for a, b in pairs)
     precision = sum(merged) / len(merged) if merged else float("nan")
     links = store.count_edges(DUPLICATE)
+    settled_links = sum(bool(e.props.get("settled")) for e in store.iter_edges(DUPLICATE))
     print(f"right ingest: {len(right)} records in {len(records)} documents; {fmt_times(t_right)}")
     cross = [ok for ok, c in zip(merged, tracker.cross, strict=True) if c]
     within = [ok for ok, c in zip(merged, tracker.cross, strict=True) if not c]
@@ -434,15 +477,37 @@ def run_er(er: ErSet, embedder: CachedEmbedder, base: Path, show: int, find_vari
     print(f"merges between records that are both in gold pairs (the gold lists no pair for {len(merged) - len(judged)} "
           f"of the merges): {sum(judged)}/{len(judged)} = {sum(judged) / max(1, len(judged)):.3f}")
     print(f"recall: {found}/{len(pairs)} gold pairs end in one node = {found / len(pairs):.3f}; "
-          f"nodes {store.count_nodes('entity')}; possible-duplicate links {links}", flush=True)
+          f"nodes {store.count_nodes('entity')}; possible-duplicate links {links} ({links - settled_links} open: what "
+          f"resolve-links asks about; {settled_links} settled by identifiers)", flush=True)
     if hasattr(store, "edges_of"):  # the platform's store (older trees lack it)
         apart = [(tracker.node_of[a], tracker.node_of[b]) for a, b in pairs if tracker.node_of[a] != tracker.node_of[b]]
         touched = sorted({n for pair in apart for n in pair})
-        linked = {frozenset((e.src, e.dst)) for e in store.edges_of(touched, direction="both", types=[DUPLICATE]).edges}
-        print(f"gold pairs left in two nodes that a possible-duplicate link joins (what a judge would be asked): "
-              f"{sum(frozenset(pair) in linked for pair in apart)}/{len(apart)}", flush=True)
+        refs = store.edges_of(touched, direction="both", types=[DUPLICATE]).edges
+        linked = {frozenset((e.src, e.dst)): bool(e.props.get("settled")) for e in store.get_edges([r.id for r in refs])}
+        joined = [linked[frozenset(pair)] for pair in apart if frozenset(pair) in linked]
+        print(f"gold pairs left in two nodes that a possible-duplicate link joins: {len(joined)}/{len(apart)}, of "
+              f"which {joined.count(False)} open (what a judge, resolve-links, is asked) and {joined.count(True)} "
+              f"settled by identifiers (never asked)", flush=True)
     records_by_id = {r["id"]: r for r in [*left, *right]}
     names = {**{r["id"]: r[er.left_name] for r in left}, **{r["id"]: r[er.right_name] for r in right}}
+    halves = {}
+    for part in HALVES:
+        ok = [right for rec, _, right, _, _ in tracker.merges if half(rec) == part]
+        both = [right for rec, _, right, judged, _ in tracker.merges if half(rec) == part and judged]
+        gold = [(a, b) for a, b in pairs if half(b) == part]
+        hit = sum(tracker.node_of[a] == tracker.node_of[b] for a, b in gold)
+        halves[part] = (sum(both) / max(1, len(both)), hit / max(1, len(gold)))
+        print(f"  {part} half (merges whose mention is a record of it, gold pairs whose right record is): merges "
+              f"{sum(ok)}/{len(ok)} = {sum(ok) / max(1, len(ok)):.3f}, both labelled {sum(both)}/{len(both)} = "
+              f"{halves[part][0]:.3f}; recall {hit}/{len(gold)} = {halves[part][1]:.3f}", flush=True)
+    if dump is not None:
+        def side(rec: str) -> dict:
+            return {"name": names[rec].strip(), "definition": er.definition(records_by_id[rec])}
+
+        for rec, members, ok, labelled, reason in tracker.merges:
+            dump.write(json.dumps({"set": er.name, "record": rec, "half": half(rec), "fold": fold(rec),
+                                   "mention": side(rec), "node": [side(m) for m in members], "right": ok,
+                                   "judged": labelled, "reason": reason}) + "\n")
     for rec, node, reason, across in sorted(tracker.wrong, key=lambda w: not w[3])[:show]:
         members = [o for o in tracker.members[node] if o != rec][:2]
         labelled = "both in gold pairs" if rec in clusters.labelled and any(
@@ -452,9 +517,61 @@ def run_er(er: ErSet, embedder: CachedEmbedder, base: Path, show: int, find_vari
         print(f"      this: {er.definition(records_by_id[rec])[:110]}")
         for o in members:
             print(f"      node: {er.definition(records_by_id[o])[:110]}")
+    if oracle:  # last: it changes the graph the figures above describe
+        judge_with_gold(runtime, graph, tracker, pairs)
     return {"set": er.name, "top1": top1, "top5": top5, "precision": precision,
             "recall": found / len(pairs), "merges": len(merged), "resolve_right": t_right["resolve"],
-            "judged": sum(judged) / max(1, len(judged))}
+            "judged": sum(judged) / max(1, len(judged)), "held_out": halves["held-out"]}
+
+
+class GoldOracle:
+    """Stands in for the LLM of ``resolve-links`` in this bench: its name only (the answers come from the gold,
+    see :func:`judge_with_gold`)."""
+
+    name = "gold-oracle"
+
+    def complete(self, request):  # pragma: no cover - never asked: judge_with_gold answers for it
+        raise AssertionError("the oracle answers through links.ask")
+
+
+def judge_with_gold(runtime: Runtime, graph: FactsGraph, tracker: Tracker, pairs: list[tuple[str, str]]) -> None:
+    """``resolve-links`` as shipped (open links strongest first, decisions recorded, merges, each in its own
+    transaction), with the judge's answers taken from the gold: "same" when a record of one node and a record
+    of the other are in one gold cluster. Measures what the step does to recall and how long it takes
+    without the LLM's own latency, not how good an LLM is."""
+    from graphlore.tools import CallContext
+    from graphlore.toolsets.facts import links
+    from graphlore.toolsets.facts.models import ResolveLinksRequest
+
+    def ask(llm, a, b, reason):
+        same = any(tracker.clusters.same(x, y) for x in tracker.members.get(a.id, []) for y in tracker.members.get(b.id, []))
+        return links.Answer(same, "the gold pairs them" if same else "the gold does not pair them")
+
+    original, links.ask = links.ask, ask
+    asked = merged = 0
+    began = time.perf_counter()
+    try:
+        while True:
+            out = links.resolve_links(runtime, ResolveLinksRequest(limit=500, graph=graph.name),
+                                      CallContext(session="bench", llm=GoldOracle()))
+            asked += len(out.decisions)
+            for d in out.decisions:
+                if d.merged_into is None:
+                    continue
+                merged += 1
+                gone = d.b.id if d.merged_into.id == d.a.id else d.a.id
+                for rec in tracker.members.pop(gone, []):
+                    tracker.members.setdefault(d.merged_into.id, []).append(rec)
+                    tracker.node_of[rec] = d.merged_into.id
+            if not out.decisions or not out.open_links:
+                break
+    finally:
+        links.ask = original
+    spent = time.perf_counter() - began
+    found = sum(tracker.node_of[a] == tracker.node_of[b] for a, b in pairs)
+    print(f"resolve-links with the gold as judge: {asked} links asked, {merged} merges in {spent:.1f} s "
+          f"({1000 * spent / max(1, asked):.1f} ms per link, the LLM's time excluded); recall {found}/{len(pairs)} = "
+          f"{found / len(pairs):.3f}", flush=True)
 
 
 def run_write_sizes(er: ErSet, embedder: CachedEmbedder, base: Path, sizes: list[int]) -> None:
@@ -496,6 +613,12 @@ def main() -> None:
                         help="instead of the ER measurement: for each N (comma-separated), the left table, then N "
                              "right records (a seeded random sample) in one write; prints Resolver.resolve time per "
                              "record (does resolution in one write stay linear?)")
+    parser.add_argument("--dump-merges", type=Path, metavar="FILE",
+                        help="write every merge (its mention, the node's records, right or not, half and fold) as "
+                             "JSON lines, for bench/facts_variants_fit.py")
+    parser.add_argument("--oracle-judge", action="store_true",
+                        help="after the right table, run resolve-links with answers taken from the gold (a stand-in "
+                             "for the LLM): what the step does to recall, and its time per link")
     parser.add_argument("--threshold", action="append", default=[], metavar="NAME=VALUE",
                         help="resolve with this line of graphlore.toolsets.facts.resolve.Thresholds changed, e.g. "
                              "code_merge_definition=0.4 (repeatable; passed to the Writer, src/ is not changed)")
@@ -523,6 +646,7 @@ def main() -> None:
         return
     embedder = CachedEmbedder(OnnxEmbedder(), None if args.no_cache else args.cache)
     base = Path(tempfile.mkdtemp(prefix="facts-er-"))
+    dump = None
     try:
         if args.write_sizes:
             sizes = [int(n) for n in args.write_sizes.split(",") if n]
@@ -530,13 +654,19 @@ def main() -> None:
                 run_write_sizes(SETS[s], embedder, base, sizes)
             return
         variants = [v for v in args.find_variants.split(",") if v]
-        results = [run_er(SETS[s], embedder, base, args.show, variants) for s in args.sets.split(",")]
+        dump = args.dump_merges.open("w", encoding="utf-8") if args.dump_merges else None
+        results = [run_er(SETS[s], embedder, base, args.show, variants, dump, args.oracle_judge)
+                   for s in args.sets.split(",")]
     finally:
         shutil.rmtree(base, ignore_errors=True)
-    print("\nset            find top-1  top-5  merge precision (both labelled)  recall  merges  resolve (right write)")
+        if dump is not None:
+            dump.close()
+    print("\nset            find top-1  top-5  merge precision (both labelled)  recall  merges  resolve (right write)"
+          "  | held-out half: both labelled  recall")
     for r in results:
         print(f"{r['set']:14} {r['top1']:10.3f} {r['top5']:6.3f} {r['precision']:16.3f} {r['judged']:15.3f} "
-              f"{r['recall']:7.3f} {r['merges']:7d} {r['resolve_right']:9.2f} s")
+              f"{r['recall']:7.3f} {r['merges']:7d} {r['resolve_right']:9.2f} s            {r['held_out'][0]:.3f}  "
+              f"{r['held_out'][1]:.3f}")
     print(f"texts embedded for real: {embedder.computed} in {embedder.seconds:.0f} s")
 
 

@@ -59,7 +59,7 @@ def mcp(server) -> Iterator[Session]:
 def test_tools_list_has_strict_schemas(mcp):
     tools = {t.name: t for t in mcp.portal.call(mcp.client.list_tools).tools}
     assert set(tools) == {"find", "search", "cat", "info", "ls", "stats", "kg_execute", "add_document", "extract_document",
-                          "split"}
+                          "split", "merge", "retract", "relation_set"}
     for name, tool in tools.items():
         spec = SPECS[name]
         assert tool.input_schema == spec.request.model_json_schema()
@@ -137,6 +137,16 @@ def test_an_unknown_tool_name_lists_the_tools_and_both_ways_in(mcp):
     text = mcp.error("kg_search", {"command": "help"})
     assert "[invalid_input] no tool 'kg_search' on this server" in text and "its tools: find, search," in text
     assert 'kg_execute(command="help")' in text
+
+
+def test_validity_and_the_writes_of_issue_25_over_mcp(mcp):
+    out, text = mcp.ok("search", {"entity": ["Apple Inc"], "current": True})
+    assert out.current and out.total >= 1 and text.splitlines()[0].endswith("current")
+    out, _ = mcp.ok("relation_set", {"name": "has CEO", "functional": True})
+    assert out.relationship == "has ceo" and out.default
+    assert "[not_found] no document named 'Nothing here'" in mcp.error("retract", {"document": "Nothing here"})
+    assert "one node already" in mcp.error("merge", {"name": "Apple Inc", "other": "Apple"})
+    assert "exclude each other" in mcp.error("search", {"entity": ["Apple"], "current": True, "as_of": "2020"})
 
 
 def test_add_document_again_is_unchanged(mcp):

@@ -224,3 +224,24 @@ def test_nodes_with_keys_takes_groups_of_any_size(store):
     store.upsert_nodes([Node(f"n{i}", "symbol") for i in range(3)])
     store.set_node_keys({"n1": ["k1"]})
     assert store.nodes_with_keys("symbol", [[f"k{i}" for i in range(40_000)]]) == (1, ["n1"])
+
+
+def test_valid_at_keeps_what_held_that_day_before_ranking_and_the_cut(store):
+    def held(eid, start, end=None, vector=None):
+        props = {"valid_from": start, **({"valid_to": end} if end else {})}
+        return Edge(eid, "acme", f"ceo-{eid}", "fact", props, f"acme ceo {eid}", vector, start)
+
+    store.upsert_edges([held("a", "2010-01-01", "2015-06-01", unit([1, 0])[0]),
+                        held("b", "2015-06-01", None, unit([0, 1])[0]),
+                        held("c", "2012-01-01", "2015-06-01", unit([1, 1])[0]),
+                        Edge("old", "acme", "x", "fact", {}, "acme before validity", None, "2001-01-01")])
+    ids = lambda sel: [e.id for e in sel.edges]  # noqa: E731
+    assert ids(store.select_edges(["acme"], valid_at="2011-01-01")) == ["a", "old"]  # no valid_from: always held
+    assert ids(store.select_edges(["acme"], valid_at="2015-05-31")) == ["c", "a", "old"]
+    assert ids(store.select_edges(["acme"], valid_at="2015-06-01")) == ["b", "old"]  # valid_to is exclusive
+    assert ids(store.select_edges(["acme"], valid_at="9999-12-31", limit=1)) == ["b"]
+    assert store.select_edges(["acme"], valid_at="9999-12-31", limit=1).total == 2
+    ranked = store.rank_edges(["acme"], vector=unit([1, 0])[0], valid_at="2013-01-01", limit=1)
+    assert ranked.total == 3 and [h.id for h in ranked.hits] == ["a"]
+    ranked = store.rank_edges(["acme"], vector=unit([1, 0])[0], valid_at="2020-01-01", limit=5)
+    assert [h.id for h in ranked.hits] == ["b", "old"]  # the best vector (a) ended: not ranked at all

@@ -34,6 +34,12 @@ Ordering
     is newest first (date descending, undated last, then the latest written first);
     ``rank_edges`` breaks ties in that order.
 
+Validity
+    ``select_edges`` and ``rank_edges`` take ``valid_at`` (an ISO date): only edges that held on that day
+    pass, those whose props' ``valid_from`` is on or before it (a missing one: always) and whose
+    ``valid_to`` is after it (a missing one: still holding). ``"9999-12-31"`` reads "now": what nothing
+    ended. Like every filter it applies before ranking and before ``limit``.
+
 Metadata
     Each namespace keeps JSON values by key (the embedder, an index's bookkeeping,
     per-file records). ``get_meta_many`` reads any number of keys and ``meta_items`` every
@@ -363,12 +369,13 @@ class Store(Protocol):
     def select_edges(
         self, node_ids: Sequence[str], *, mode: str = "around", type: str | None = None,
         date_from: str | None = None, date_to: str | None = None, limit: int | None = None,
-        with_vectors: bool = False,
+        with_vectors: bool = False, valid_at: str | None = None,
     ) -> EdgeSelection: ...
     def rank_edges(
         self, node_ids: Sequence[str], *, mode: str = "around", type: str | None = None,
         date_from: str | None = None, date_to: str | None = None, text: str | None = None,
         vector: np.ndarray | None = None, weights: tuple[float, float] = (0.3, 0.7), limit: int = 10,
+        valid_at: str | None = None,
     ) -> EdgeRanking:
         """The edges ``select_edges`` would select (the same arguments), ranked by a query: ``text`` by BM25
         over each edge's text (the store's tokens and formula, with the selection as the collection:

@@ -128,3 +128,37 @@ def test_definitions_naming_different_people_disagree():
     # short definitions name too few things to judge by (an LLM's one-sentence description)
     assert C.names_disagree("CEO of Microsoft since 2014, succeeded Steve Ballmer",
                             "Indian-American business executive, chairman and CEO of Microsoft") is None
+
+
+@pytest.mark.parametrize("a,b,texts,why,settled", [
+    ("Apple iPod nano 8GB Blue", "Apple iPod nano 8GB Black", ("", ""), "different colour variants (blue vs black)", True),
+    ("Travel adapter UK plug", "Travel adapter USA plug", ("", ""), "different region variants (uk vs usa)", True),
+    ("Polo shirt XL", "Polo shirt small", ("", ""), "different size variants (xl vs small)", True),
+    ("Office 2007 Retail", "Office 2007 OEM download", ("", ""), "different packaging variants", True),
+    ("iPod nano Grey", "iPod nano Gray", ("", ""), None, False),  # one colour, two spellings
+    ("Apple iPod nano Blue", "Apple iPod nano", ("", "a small music player"), "states the variant blue", False),
+    ("Apple iPod nano Blue", "Apple iPod nano", ("", "a small music player in blue"), None, False),
+    ("Sony DVPFX820LI portable DVD", "Sony DVP-FX820", ("", ""), "dvpfx820li and dvpfx820 differ only by a variant suffix", False),
+    ("Sony DVP-FX820", "Sony DVP-FX820", ("", ""), None, False),
+    ("Case XYZ123", "Case XYZ1234", ("", ""), None, False),  # a digit more is another model, not a variant suffix
+])
+def test_names_of_two_variants_of_one_thing(a, b, texts, why, settled):
+    found = C.variant_difference([a], [b], texts)
+    if why is None:
+        assert found is None
+    else:
+        assert found is not None and why in found[0] and found[1] is settled
+
+
+def test_variant_classes_and_suffix_are_parameters():
+    assert C.variant_difference(["iPod Blue"], ["iPod Black"], ("", ""), classes=("size",)) is None
+    assert C.variant_difference(["DVPFX820LI"], ["DVPFX820"], ("", ""), suffix=0) is None
+    assert C.variant_difference(["DVPFX820LIX"], ["DVPFX820"], ("", ""), suffix=2) is None
+
+
+@pytest.mark.parametrize("name,editions", [
+    ("Cola 12 fl oz", {"12oz"}), ("Cola 1.5 l", {"1.5l"}), ("USB charger 5V 2000mAh", {"5volt", "2000mah"}),
+    ("Office 2007 w/ SP1", set()),  # "w/" is "with", not watts
+])
+def test_capacities_with_units_are_quantities(name, editions):
+    assert set(C.identifiers(name).editions) == editions

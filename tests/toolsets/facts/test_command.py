@@ -234,7 +234,7 @@ def test_help_lists_the_commands_and_the_workflow(rt):
 
 def test_an_unknown_command_names_the_commands(rt):
     message = str(pytest.raises(InvalidInput, kg, rt, "foobar").value)
-    assert "unknown command 'foobar'" in message and "find, search, cat, info, ls, stats, help" in message
+    assert "unknown command 'foobar'" in message and "find, search, cat, info, ls, stats, retract, merge, help" in message
 
 
 # -- stats, find, search, ls (the original's command tests) ----------------------------------------------

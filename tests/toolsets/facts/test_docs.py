@@ -42,7 +42,7 @@ TROUBLE = SKILL.parent / "references" / "troubleshooting.md"
 SPECS = {spec.name: spec for spec in TOOLSET.on("mcp")}
 #: command name -> the tool it runs, read from the declarations (ingest is add_document's CLI form)
 COMMAND_TOOL = {spec.command: spec.name for spec in TOOLSET.on("cli")}
-DOCUMENTED_AS = {"ingest": "add_document", "extract": "extract_document"}
+DOCUMENTED_AS = {"ingest": "add_document", "extract": "extract_document", "relation": "relation_set"}
 GROUP = build_cli().commands["facts"]
 SHARED = frozenset({M.FactOut})
 
@@ -194,7 +194,7 @@ def documented_tool(name: str) -> str:
 
 
 def test_every_facts_command_is_in_the_cli_table():
-    assert set(GROUP.list_commands(None)) == set(COMMAND_TOOL) | {"extract"}
+    assert set(GROUP.list_commands(None)) == set(COMMAND_TOOL) | {"extract", "relation"}
     assert {documented_tool(c) for c in GROUP.list_commands(None)} == set(SPECS)
 
 

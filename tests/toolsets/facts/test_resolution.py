@@ -487,3 +487,18 @@ def test_name_normalisation_and_evidence():
     assert set(N.probe_keys("Beats Electronics")) & set(N.name_keys("Beats"))
     assert set(N.probe_keys("Samsung")) & set(N.name_keys("Samsung Electronics"))
     assert N.mention_key("entity", "Apple Inc.", "x") == N.mention_key("entity", "apple inc", " x ")
+
+
+PHONE = "smartphone by Acme with a 6.1 inch screen and 128 GB of storage, model AX1250"
+
+
+@pytest.mark.parametrize("first,second,why", [
+    ("Acme AX1250 phone Blue", "Acme AX1250 phone Black", "different colour variants (black vs blue)"),
+    # the alias "Acme phone" holds no code, so name evidence alone would merge: the node's codes tell
+    ("Acme AX1250 phone", "Acme AX1250LI phone", "ax1250li and ax1250 differ only by a variant suffix"),
+])
+def test_variants_of_one_product_are_linked_not_merged(graph, first, second, why):
+    write(graph, doc("a", "2024-01-01", [ent(first, "Product", PHONE, aliases=["Acme phone"])]))
+    [out] = write(graph, doc("b", "2024-01-02", [ent(second, "Product", PHONE)]))
+    r = resolution(out, second)
+    assert r.action == "created" and why in r.possible_duplicates[0].reason

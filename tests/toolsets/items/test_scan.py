@@ -343,6 +343,7 @@ def test_list_item_files_never_reads_contents(tree: Path, monkeypatch: pytest.Mo
     assert list_item_files(tree) == expected
 
 
+@pytest.mark.slow
 def test_list_item_files_lists_every_file_of_10k_items(tmp_path: Path) -> None:
     """Its speed is measured by bench/items_scale.py (no-op re-index), not asserted here."""
     root = tmp_path / "big"

@@ -204,6 +204,7 @@ def check_mode(mode: str) -> None:
 
 def select_edges_sql(
     s: str, node_ids: Sequence[str], mode: str, type: str | None, date_from: str | None, date_to: str | None,
+    valid_at: str | None = None,
 ) -> tuple[str, list[Any]]:
     """(seq, date) of edges around (either end in ``node_ids``) or between (both ends in it) the nodes,
     of ``type``, dated within [date_from, date_to] (inclusive): index-only on the (src|dst, type, date)
@@ -219,6 +220,10 @@ def select_edges_sql(
     if date_to is not None:
         cond += " AND date <= %s"
         extra.append(date_to)
+    if valid_at is not None:  # held on that day: valid_from <= day < valid_to (props of the edge's row)
+        cond += (""" AND coalesce(props ->> 'valid_from', '') COLLATE "C" <= %s"""
+                 """ AND coalesce(props ->> 'valid_to' COLLATE "C" > %s, TRUE)""")
+        extra += [valid_at, valid_at]
     ids = list(node_ids)
     if mode == "between":
         return (f"SELECT seq, date FROM {s}.edges WHERE src = ANY(%s) AND dst = ANY(%s){cond}",

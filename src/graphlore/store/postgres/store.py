@@ -760,13 +760,13 @@ class PostgresStore:
     def select_edges(
         self, node_ids: Sequence[str], *, mode: str = "around", type: str | None = None,
         date_from: str | None = None, date_to: str | None = None, limit: int | None = None,
-        with_vectors: bool = False,
+        with_vectors: bool = False, valid_at: str | None = None,
     ) -> EdgeSelection:
         """Every edge that passes the filters is counted and ordered before ``limit`` cuts (newest first)."""
         ids = list(dict.fromkeys(node_ids))
         if not ids:
             return EdgeSelection(0, [])
-        query, params = sql.select_edges_sql(self._s, ids, mode, type, date_from, date_to)
+        query, params = sql.select_edges_sql(self._s, ids, mode, type, date_from, date_to, valid_at)
         with self._snapshot() as conn, conn.cursor(binary=True) as cur:
             rows = cur.execute(query, params).fetchall()
             kept, first_date, last_date = newest_first(rows, limit)
@@ -788,6 +788,7 @@ class PostgresStore:
         self, node_ids: Sequence[str], *, mode: str = "around", type: str | None = None,
         date_from: str | None = None, date_to: str | None = None, text: str | None = None,
         vector: np.ndarray | None = None, weights: tuple[float, float] = (0.3, 0.7), limit: int = 10,
+        valid_at: str | None = None,
     ) -> EdgeRanking:
         """A selection ranked by ``text`` and ``vector`` in one statement: ``<=>`` on the edges' vectors and
         BM25 over their term counts, in the database (see the protocol); only the top ``limit`` comes back."""
@@ -798,7 +799,7 @@ class PostgresStore:
             return EdgeRanking(0, [])
         lexemes = [t for t in query_terms(text) if t] if text is not None and weights[0] else None
         statement, params = sql.rank_edges_sql(
-            self._s, sql.select_edges_sql(self._s, ids, mode, type, date_from, date_to), lexemes,
+            self._s, sql.select_edges_sql(self._s, ids, mode, type, date_from, date_to, valid_at), lexemes,
             query if query is not None and weights[1] else None, weights, page_bound(limit))
         with self._connection() as conn:
             try:

@@ -147,3 +147,36 @@ def overlay_scores(
             score[nodes] += idf * freq * (K1 + 1) / (freq + norm)
             matched[nodes] = True
     return out
+
+
+def selection_scores(rows: Sequence[tuple[bytes, bytes, int] | None], query: str) -> np.ndarray:
+    """BM25 of ``query`` over rows of term counts (``keys`` blob, ``text_tf`` blob, length; None: no row),
+    the rows that exist being the collection: the same formula as :func:`overlay_scores` over the text
+    column, computed straight from the blobs (only the postings of the query's terms are looked at), so a
+    selection of edges is scored without building an index for it."""
+    out = np.zeros(len(rows), dtype=np.float64)
+    present = [i for i, r in enumerate(rows) if r is not None]
+    query_ids = query_keys(query)
+    if not present or not query_ids.size:
+        return out
+    held = [rows[i] for i in present]
+    keys = np.frombuffer(b"".join(r[0] for r in held), dtype=np.int64)
+    tf = np.frombuffer(b"".join(r[1] for r in held), dtype=np.uint16)
+    sizes = np.fromiter((len(r[0]) // 8 for r in held), dtype=np.int64, count=len(held))
+    lengths = np.fromiter((r[2] for r in held), dtype=np.float64, count=len(held))
+    owner = np.repeat(np.asarray(present, dtype=np.int64), sizes)
+    hit = np.isin(keys, query_ids)
+    keys, tf, owner = keys[hit], tf[hit].astype(np.float64), owner[hit]
+    documents = len(held)
+    avgdl = max(float(lengths.sum()) / documents, 1e-9)
+    length_of = np.zeros(len(rows), dtype=np.float64)
+    length_of[present] = lengths
+    for key in query_ids.tolist():
+        match = keys == key
+        df = int(match.sum())
+        if not df:
+            continue
+        idf = max(np.log((documents - df + 0.5) / (df + 0.5)), MIN_IDF)
+        at, freq = owner[match], tf[match]
+        out[at] += idf * freq * (K1 + 1) / (freq + K1 * (1 - B + B * length_of[at] / avgdl))
+    return out

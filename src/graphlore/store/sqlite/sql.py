@@ -95,6 +95,7 @@ def check_mode(mode: str) -> None:
 
 def select_edges_sql(
     node_ids: Sequence[str], mode: str, type: str | None, date_from: str | None, date_to: str | None,
+    valid_at: str | None = None,
 ) -> tuple[str, list[Any]]:
     """The index-only query for (rowid, date) of edges around (either end in ``node_ids``) or between
     (both ends in it) the nodes, of ``type``, dated within [date_from, date_to] (inclusive). The ids go in
@@ -111,6 +112,10 @@ def select_edges_sql(
     if date_to is not None:
         cond += " AND date <= ?"
         extra.append(date_to)
+    if valid_at is not None:  # held on that day: valid_from <= day < valid_to (props of the edge's row)
+        cond += (" AND coalesce(json_extract(props, '$.valid_from'), '') <= ?"
+                 " AND coalesce(json_extract(props, '$.valid_to') > ?, 1)")
+        extra += [valid_at, valid_at]
     ids = json.dumps(list(node_ids))
     if mode == "between":
         return f"SELECT rowid, date FROM edges WHERE src IN {members} AND dst IN {members}{cond}", [ids, ids, *extra]

@@ -65,7 +65,7 @@ from graphlore.store.base import (
 )
 from graphlore.store.migrate import pending
 from graphlore.store.sqlite import migrations, sql
-from graphlore.store.sqlite.bm25 import KeywordIndex, TermVector
+from graphlore.store.sqlite.bm25 import TermVector, selection_scores
 from graphlore.store.sqlite.engine import KindPostings, Snapshot
 
 _NODE_COLUMNS = "id, kind, name, text, props, text_hash, created_at, updated_at"
@@ -733,15 +733,16 @@ class SQLiteStore:
         return paged(page)
 
     def _selection(self, node_ids: Sequence[str], mode: str, type: str | None, date_from: str | None,
-                   date_to: str | None) -> list[tuple[int, str | None]]:
-        """(rowid, date) of every edge of a selection (see ``select_edges``), from the indexes alone."""
-        query, params = sql.select_edges_sql(node_ids, mode, type, date_from, date_to)
+                   date_to: str | None, valid_at: str | None = None) -> list[tuple[int, str | None]]:
+        """(rowid, date) of every edge of a selection (see ``select_edges``), from the indexes alone (and
+        the rows' props with ``valid_at``)."""
+        query, params = sql.select_edges_sql(node_ids, mode, type, date_from, date_to, valid_at)
         return self._conn.execute(query, params).fetchall()
 
     def select_edges(
         self, node_ids: Sequence[str], *, mode: str = "around", type: str | None = None,
         date_from: str | None = None, date_to: str | None = None, limit: int | None = None,
-        with_vectors: bool = False,
+        with_vectors: bool = False, valid_at: str | None = None,
     ) -> EdgeSelection:
         """Every edge that passes the filters is counted and ordered before ``limit`` cuts (newest first)."""
         ids = list(dict.fromkeys(node_ids))
@@ -749,7 +750,7 @@ class SQLiteStore:
         if not ids:
             return EdgeSelection(0, [])
         with self._lock, self._read_transaction():
-            rows = self._selection(ids, mode, type, date_from, date_to)
+            rows = self._selection(ids, mode, type, date_from, date_to, valid_at)
             kept, first_date, last_date = newest_first(rows, limit)
             columns = "rowid, id, src, dst, date" + (", vector" if with_vectors else "")
             by_rowid: dict[int, EdgeRef] = {}
@@ -769,6 +770,7 @@ class SQLiteStore:
         self, node_ids: Sequence[str], *, mode: str = "around", type: str | None = None,
         date_from: str | None = None, date_to: str | None = None, text: str | None = None,
         vector: np.ndarray | None = None, weights: tuple[float, float] = (0.3, 0.7), limit: int = 10,
+        valid_at: str | None = None,
     ) -> EdgeRanking:
         """A selection ranked by ``text`` (BM25 over the selection) and ``vector`` (cosine), fused in numpy:
         see the protocol."""
@@ -778,7 +780,7 @@ class SQLiteStore:
         if not ids:
             return EdgeRanking(0, [])
         with self._lock, self._read_transaction():
-            rows, _, _ = newest_first(self._selection(ids, mode, type, date_from, date_to), None)
+            rows, _, _ = newest_first(self._selection(ids, mode, type, date_from, date_to, valid_at), None)
             rowids = [r[0] for r in rows]
             edge_ids, cosine = self._edge_cosines(rowids, query if weights[1] else None)
             keyword = self._edge_bm25(rowids, text) if text is not None and weights[0] else None
@@ -813,16 +815,12 @@ class SQLiteStore:
     def _edge_bm25(self, rowids: Sequence[int], text: str) -> np.ndarray:
         """BM25 of ``text`` over the edges' text with the selection as the collection, in the order of
         ``rowids``."""
-        terms: dict[int, TermVector] = {}
+        found: dict[int, tuple[bytes, bytes, int]] = {}
         for chunk in _chunks(rowids):
             marks = ",".join("?" * len(chunk))
-            for rowid, keys, text_tf, length in self._conn.execute(
-                    f"SELECT edge_rowid, keys, text_tf, length FROM edge_terms WHERE edge_rowid IN ({marks})", chunk):
-                text_tf = np.frombuffer(text_tf, dtype=np.uint16)
-                terms[rowid] = TermVector(np.frombuffer(keys, dtype=np.int64), np.zeros_like(text_tf), text_tf, length)
-        index = KeywordIndex(len(rowids), range(len(rowids)), [terms[r] for r in rowids])
-        scores, _ = index.scores(text, (0.0, 1.0))
-        return scores
+            found.update((rowid, (keys, text_tf, length)) for rowid, keys, text_tf, length in self._conn.execute(
+                f"SELECT edge_rowid, keys, text_tf, length FROM edge_terms WHERE edge_rowid IN ({marks})", chunk))
+        return selection_scores([found.get(r) for r in rowids], text)
 
     def edges_of(
         self, node_ids: Sequence[str], *, direction: str = "out", types: Sequence[str] | None = None,

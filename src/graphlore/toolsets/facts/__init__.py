@@ -3,14 +3,27 @@
 from __future__ import annotations
 
 from graphlore.tools import Arg, Cli, CommandTool, StoreKind, Toolset, ToolSpec
-from graphlore.toolsets.facts import cli, examples, models, render, split, tools, write
+from graphlore.toolsets.facts import (
+    cli,
+    examples,
+    links,
+    merge,
+    models,
+    render,
+    retract,
+    split,
+    tools,
+    validity,
+    write,
+)
 from graphlore.toolsets.facts.graph import store_label
 
 INSTRUCTIONS = """\
 A dated knowledge graph of what documents say: entities (companies, people, places...), topics,
 documents and facts (subject ──[relationship]──▶ object, with the sentence and the document date).
 Typical flow: find (name + definition -> node ids), then search around or between those nodes
-(optionally with a query and dates), then cat N to read a result's chunk. info NAME summarises a
+(optionally with a query and dates; current / as_of keep what still holds, or held on a day), then
+cat N to read a result's chunk. info NAME summarises a
 node; ls and stats list and count. Write with add_document (you extract) or extract_document (an
 LLM extracts). Every tool takes graph (default "default").
 Two ways in, same rules and answers: the typed tools find, search, cat, info, ls, stats (plus
@@ -47,16 +60,20 @@ TOOLSET = Toolset(
             description=(
                 "Facts around (subject or object selected; default) or between (both selected) the given "
                 "entities and topics, named by canonical name, alias or node id (an unknown name is an error "
-                "listing the nearest nodes). from / to_date filter on the document date (inclusive). Without "
-                "query: newest first; with query: the whole filtered set ranked by relevance of each fact's "
-                "sentence, then cut to limit (default 20). Results are numbered; cat N expands them."
+                "listing the nearest nodes). from / to_date filter on the document date (inclusive); current keeps "
+                "the facts that still hold, as_of those that held on a day (a fact of a functional relationship "
+                "such as 'has CEO' ends when a later fact names another object; results show valid_to and what "
+                "ended it). Without query: newest first; with query: the whole filtered set ranked by relevance "
+                "of each fact's sentence (its words and its meaning), then cut to limit (default 20). Results "
+                "are numbered; cat N expands them."
             ),
             request=models.SearchRequest, response=models.SearchResponse, run=tools.search, render=render.search,
             context=True, on_failure=tools.search_failed,
             cli=Cli(examples=('graphlore facts search --entity Apple --entity Microsoft --mode between',), help="Facts around or between entities and topics, newest first or by relevance to --query.",
                     args={"entity": cli.node("An entity"), "topic": cli.node("A topic"),
                           "from": Arg(metavar="DATE"), "to_date": Arg(flags=("--to",), metavar="DATE"),
-                          "query": Arg(short="-q", metavar="TEXT"), "limit": Arg(metavar="N"), "graph": cli.GRAPH}),
+                          "as_of": Arg(metavar="DATE"), "query": Arg(short="-q", metavar="TEXT"),
+                          "limit": Arg(metavar="N"), "graph": cli.GRAPH}),
         ),
         ToolSpec(
             name="cat",
@@ -111,6 +128,42 @@ TOOLSET = Toolset(
                     args={"name": Arg(positional=True), "mentions": Arg(metavar="ID_OR_NAME"), "graph": cli.GRAPH}),
         ),
         ToolSpec(
+            name="merge",
+            description=(
+                "Join two entities or topics you know are one (the inverse of split): the second (other) joins the "
+                "first (name) with every mention, alias, lookup key, fact and possible-duplicate link; the first is "
+                "rebuilt from both nodes' mentions and the second's id is gone. split with exactly the mentions "
+                "that came with it (the answer lists them) restores both nodes as they were."
+            ),
+            request=models.MergeRequest, response=models.MergeResponse, run=merge.merge, render=render.merge,
+            read_only=False, idempotent=False,
+            cli=Cli(help="Join two nodes that are one (the inverse of split): OTHER joins NAME.",
+                    args={"name": Arg(positional=True), "other": Arg(positional=True), "graph": cli.GRAPH}),
+        ),
+        ToolSpec(
+            name="retract",
+            description=(
+                "Take one document back (by name or id, as ls documents lists them): its chunks, facts, mentions "
+                "and their vectors go; an entity or topic goes only when no other document mentions it; a merge "
+                "that rested only on this document comes apart; validity this document's facts ended is restored. "
+                "The graph is then what it would be had the document never been added. One transaction."
+            ),
+            request=models.RetractRequest, response=models.RetractResponse, run=retract.retract,
+            render=render.retract, read_only=False, idempotent=False,
+            cli=Cli(help="Take one document back: the graph becomes what it was without it.",
+                    args={"document": Arg(positional=True, metavar="DOCUMENT"), "graph": cli.GRAPH}),
+        ),
+        ToolSpec(
+            name="relation_set",
+            description=(
+                "Declare a relationship functional in a graph (a subject has one object at a time: a later fact "
+                "naming another object ends the earlier one) or not; every fact of it gets its validity again. "
+                "Functional by default: " + ", ".join(repr(r) for r in validity.DEFAULT_FUNCTIONAL) + "."
+            ),
+            request=models.RelationSetRequest, response=models.RelationSetResponse, run=tools.relation_set,
+            render=render.relation_set, read_only=False, surfaces=frozenset({"mcp"}),
+        ),
+        ToolSpec(
             name="add_document",
             description=(
                 "Add one document you have extracted yourself: name, date (YYYY-MM-DD), source, chunks, "
@@ -146,11 +199,26 @@ TOOLSET = Toolset(
             run=tools.extract_document, render=render.add_document, read_only=False, idempotent=False,
             context=True, surfaces=frozenset({"mcp"}),
         ),
+        ToolSpec(
+            name="resolve_links",
+            description=(
+                "Have an LLM decide open possible-duplicate links (the ones info lists as open), strongest first: "
+                "same -> the two nodes merge (split with the mentions the answer lists undoes it); different -> "
+                "the link stays, marked, and is not asked again (merge undoes it). Every decision is recorded on "
+                "the link with the model's reason. Uses the configured OpenAI-compatible endpoint, else this "
+                "client's model (sampling); without either it fails and the links stay as they are."
+            ),
+            request=models.ResolveLinksRequest, response=models.ResolveLinksResponse, run=links.resolve_links,
+            render=render.resolve_links, read_only=False, idempotent=False, context=True,
+            cli=Cli(help="Have the configured LLM decide open possible-duplicate links (recorded, undoable).",
+                    args={"limit": Arg(metavar="N"), "graph": cli.GRAPH}),
+        ),
     ],
     command_tool=CommandTool(
         name="kg_execute",
         description=(
-            "Run one command string of the original facts server: find, search, cat, info, ls, stats or help "
+            "Run one command string of the original facts server: find, search, cat, info, ls, stats, retract, "
+            "merge or help "
             '(e.g. find --entity {"name":"Apple","definition":"US technology company"}; search -entity '
             '"Apple Inc, Microsoft Corp" --mode between -q acquired --from 2024-10; cat 1 2; info Apple Inc; '
             "ls entities -type company). The string is split as that server did (find takes raw JSON); its words "
@@ -159,7 +227,8 @@ TOOLSET = Toolset(
             "find -> search -> cat -> info. Shares the session of search and cat."
         ),
         request=models.ExecuteRequest, response=models.ExecuteResponse,
-        commands=("find", "search", "cat", "info", "ls", "stats"), guide=cli.GUIDE, examples=cli.EXAMPLES,
+        commands=("find", "search", "cat", "info", "ls", "stats", "retract", "merge"), guide=cli.GUIDE,
+        examples=cli.EXAMPLES,
         grammar=cli.ORIGINAL,
         cli=Cli(examples=('graphlore facts exec \'search -entity "Apple, Microsoft" --mode between\'',), command="exec", help="Run one command string of the original facts server (`exec help` lists the commands).",
                 args={"command": Arg(positional=True, metavar="COMMAND")}),

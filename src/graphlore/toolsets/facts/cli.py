@@ -105,6 +105,7 @@ ORIGINAL = {
                         "to_date": Arg(flags=("--to-date",), metavar="DATE")}, refused=SEARCH_LEGACY),
     "info": Cli(args={"name": Arg(positional=True, join=True)}),
     "ls": Cli(args={"type": Arg(flags=("-type", "--type"), metavar="TYPE")}),
+    "retract": Cli(args={"document": Arg(positional=True, join=True)}),
 }
 
 #: What ``kg_execute help`` says after the commands.
@@ -120,6 +121,9 @@ Workflow: find → search → cat → info
   3. cat N reads result N of that search: its sentence, source chunk and document
   4. info NAME summarises a node: definition, aliases, most connected nodes, latest facts
 around: facts touching a selected node (subject or object); between: facts with both ends selected.
+--current keeps the facts that still hold, --as-of DATE those that held on a day (a fact a later one ended
+shows "held FROM to TO; ended by FACT"). retract DOCUMENT takes a document back; merge NAME OTHER joins two
+nodes that are one (split undoes it).
 The same tools are also callable directly (typed arguments): find, search, cat, info, ls, stats."""
 
 #: Command strings ``kg_execute help`` shows.
@@ -127,6 +131,7 @@ EXAMPLES = (
     'find --entity {"name":"Apple","definition":"US technology company"}',
     'search -entity "Apple Inc, Microsoft Corp" --mode between -q acquired --from 2024-10',
     'search -topic Inflation --from 2024-10 --to-date 2024-12',
+    'search -entity "Apple Inc" --current',
     "cat 1 2",
     "info Apple Inc",
     "ls entities -type company --limit 20",
@@ -168,4 +173,27 @@ def commands(kit: Any) -> list[click.Command]:
             runtime.close()
         return ExtractBatch(results), lambda r: "\n\n".join(render.add_document(x) for x in r.root)
 
-    return [extract]
+    @click.group("relation")
+    def relation() -> None:
+        """Declare how a relationship behaves in a graph (functional: one object at a time)."""
+
+    @relation.command("set", epilog="Examples:\n\n\b\n  graphlore facts relation set \"has CEO\" --functional\n"
+                                    "  graphlore facts relation set \"works with\" --not-functional --graph news")
+    @click.argument("name", nargs=-1, required=True, metavar="NAME")
+    @click.option("--functional/--not-functional", "functional", default=None,
+                  help="Functional: a later fact naming another object ends the earlier one (required).")
+    @click.option("--graph", metavar="NAME", help=GRAPH.help)
+    @kit.output
+    def relation_set(name: tuple[str, ...], functional: bool | None, graph: str | None):
+        """Declare a relationship functional (or not) in a graph; its facts get their validity again."""
+        if functional is None:
+            raise InvalidInput("say --functional or --not-functional")
+        fields = {"name": " ".join(name), "functional": functional, **({"graph": graph} if graph else {})}
+        runtime = kit.runtime()
+        try:
+            response = kit.run("relation_set", fields, runtime)
+        finally:
+            runtime.close()
+        return response, render.relation_set
+
+    return [extract, relation]

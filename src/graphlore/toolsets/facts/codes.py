@@ -14,9 +14,19 @@ resolution reads a name's identifiers apart, as tokens (pure functions, no store
   "professional", "home", "premium", ...) and quantities ("60 day", "2 years",
   "pack of 3" = "3-pack", "5 user", "256 GB", '40"').
 - **platforms**: "mac", "windows" (= "win", "pc"), "linux", "unix".
+- **variants**: words that name one variant of a thing, by class (:data:`VARIANT_CLASSES`,
+  general knowledge, not read from any data set): its colour ("blue", "grey" = "gray"),
+  size ("small", "xl", "mini"), region or language ("uk", "japan" = "japanese", "ntsc"),
+  packaging or condition ("retail", "bulk", "download", "refurbished"; not "dvd" or "box", which
+  name what a thing is as often as how it is sold: a DVD player, a set-top box); a
+  capacity with its unit is a quantity above ("16 GB", "1.5 l", "12 oz").
 
 :func:`conflict` says why two names cannot be the same thing (their codes or
-editions differ, or they state different platforms); :func:`shared_strong_codes`
+editions differ, or they state different platforms); :func:`variant_difference`
+why two sets of names may name two variants of one thing (different variant words,
+a colour, size or packaging word on one side its other side does not explain, or model codes that
+differ only by a variant suffix, "DVPFX820LI" and "DVPFX820"): resolution links
+those instead of merging them. :func:`shared_strong_codes`
 finds the identifiers two names share that are specific enough to count as
 evidence on their own ("kxtca86", "460001"; not "2", "2007", "cs3" or "tsql2").
 :func:`numbers_disagree` compares the numbers two *definitions* state (years,
@@ -30,6 +40,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 #: Edition and packaging words, each mapped to the edition it names (synonyms share one).
@@ -49,6 +60,55 @@ EDITION_WORDS = {
 ROMAN = {"ii": "2", "iii": "3", "iv": "4", "vi": "6", "vii": "7", "viii": "8", "ix": "9", "xi": "11", "xii": "12"}
 PLATFORM_WORDS = {"mac": "mac", "macintosh": "mac", "osx": "mac", "win": "windows", "windows": "windows",
                   "pc": "windows", "linux": "linux", "unix": "unix"}
+#: Variant words by class, each mapped to the variant it names (synonyms and abbreviations share one). Two
+#: names that differ in them name two variants of one thing (a blue and a black phone, a UK and a US plug).
+#: Written from general knowledge of how catalogues name variants; capacities are quantities (:data:`UNITS`).
+VARIANT_CLASSES: dict[str, dict[str, str]] = {
+    "colour": {
+        **{c: c for c in (
+            "black white silver red blue green yellow orange purple violet pink brown beige tan navy teal "
+            "turquoise aqua cyan magenta maroon burgundy ivory cream bronze copper titanium graphite charcoal "
+            "champagne khaki olive lime coral indigo lavender mint chrome gunmetal pearl ruby emerald slate "
+            "crimson scarlet amber stainless bisque").split()},
+        "grey": "gray", "gray": "gray", "blk": "black", "wht": "white", "slv": "silver", "gry": "gray",
+        "blu": "blue", "grn": "green", "pnk": "pink", "brn": "brown", "nvy": "navy", "multicolor": "multicolour",
+        "multicolour": "multicolour", "multicolored": "multicolour", "clear": "clear", "transparent": "clear",
+    },
+    "size": {
+        "small": "small", "sm": "small", "medium": "medium", "med": "medium", "large": "large", "lg": "large",
+        "xs": "xs", "xsmall": "xs", "xl": "xl", "xlarge": "xl", "xxl": "xxl", "xxxl": "xxxl", "mini": "mini",
+        "micro": "micro", "compact": "compact", "jumbo": "jumbo", "petite": "petite", "toddler": "toddler",
+        "infant": "infant", "youth": "youth",
+    },  # not "king", "queen" or "junior": titles and parts of people's names as often as sizes
+    "region": {
+        "usa": "usa", "uk": "uk", "eu": "eu", "european": "europe", "europe": "europe", "international": "intl",
+        "intl": "intl", "worldwide": "intl", "asia": "asia", "asian": "asia", "japan": "japan",
+        "japanese": "japan", "jp": "japan", "jpn": "japan", "china": "china", "chinese": "china",
+        "korea": "korea", "korean": "korea", "taiwan": "taiwan", "australia": "australia",
+        "australian": "australia", "canada": "canada", "canadian": "canada", "mexico": "mexico",
+        "british": "uk", "germany": "germany", "german": "germany", "france": "france", "french": "france",
+        "spain": "spain", "spanish": "spain", "italy": "italy", "italian": "italy", "dutch": "netherlands",
+        "russia": "russia", "russian": "russia", "portuguese": "portugal", "brazil": "brazil",
+        "brazilian": "brazil", "arabic": "arabic", "hebrew": "hebrew", "greek": "greece", "polish": "poland",
+        "swedish": "sweden", "english": "english", "ntsc": "ntsc", "pal": "pal", "secam": "secam",
+    },
+    "packaging": {
+        "retail": "retail", "boxed": "boxed", "bulk": "bulk", "refill": "refill", "refills": "refill",
+        "multipack": "multipack", "download": "download", "downloadable": "download",
+        "esd": "download", "jewel": "jewel",
+        "refurbished": "refurbished", "refurb": "refurbished", "renewed": "refurbished",
+        "reconditioned": "refurbished", "bottle": "bottle", "jar": "jar", "tube": "tube", "pouch": "pouch",
+        "sachet": "sachet", "carton": "carton", "blister": "blister",
+    },
+}
+VARIANT_WORDS = {word: (kind, value) for kind, words in VARIANT_CLASSES.items() for word, value in words.items()}
+#: Classes whose word on one side only (unexplained by the other side) is a difference. Region and language
+#: words name organisations as often as variants ("Mondelez International", "Bank of China", "American
+#: Express"): only two different ones ("UK" / "US") count.
+ONE_SIDED_CLASSES = frozenset({"colour", "size", "packaging"})
+#: A model code that extends another by at most this many characters, at least one a letter, names a variant
+#: of it ("dvpfx820li" of "dvpfx820", "m9301zb" of "m9301z").
+VARIANT_SUFFIX_LENGTH = 3
 #: Units of a quantity ("60 day", "2 years", "5u"), each mapped to one spelling.
 UNITS = {
     "day": "day", "days": "day", "month": "month", "months": "month", "mo": "month", "year": "year",
@@ -57,14 +117,23 @@ UNITS = {
     "pc": "pc", "pcs": "pc", "piece": "pc", "pieces": "pc", "disc": "disc", "discs": "disc", "disk": "disc",
     "disks": "disc", "license": "license", "licenses": "license", "licence": "license", "gb": "gb", "mb": "mb",
     "tb": "tb", "kb": "kb", "ghz": "ghz", "mhz": "mhz", "mp": "mp", "megapixel": "mp", "mm": "mm", "cm": "cm",
-    "inch": "inch", "inches": "inch", "oz": "oz", "lb": "lb", "lbs": "lb", "ml": "ml", "watt": "watt",
-    "watts": "watt",
+    "inch": "inch", "inches": "inch", "oz": "oz", "ounce": "oz", "ounces": "oz", "floz": "oz", "lb": "lb",
+    "lbs": "lb", "pound": "lb", "pounds": "lb", "ml": "ml", "cl": "cl", "l": "l", "liter": "l", "liters": "l",
+    "litre": "l", "litres": "l", "qt": "qt", "quart": "qt", "quarts": "qt", "gal": "gal", "gallon": "gal",
+    "gallons": "gal", "pint": "pint", "pints": "pint", "g": "g", "gram": "g", "grams": "g", "kg": "kg",
+    "mg": "mg", "watt": "watt", "watts": "watt", "w": "watt", "v": "volt", "volt": "volt", "volts": "volt",
+    "mah": "mah", "wh": "wh", "kwh": "kwh", "hz": "hz", "khz": "khz", "ft": "ft", "feet": "ft", "foot": "ft",
+    "sheet": "sheet", "sheets": "sheet", "roll": "roll", "rolls": "roll", "pair": "pair", "pairs": "pair",
+    "tablet": "tablet", "tablets": "tablet", "capsule": "capsule", "capsules": "capsule", "serving": "serving",
+    "servings": "serving", "mbps": "mbps", "gbps": "gbps", "ppm": "ppm", "dpi": "dpi", "rpm": "rpm",
 }
 _UNIT = "|".join(sorted(UNITS, key=len, reverse=True))
 _QUANTITY = re.compile(rf"(?<![a-z0-9.])(\d+(?:\.\d+)?)\s?-?\s?({_UNIT})(?![a-z0-9])")
 _INCHES = re.compile(r"(?<![a-z0-9.])(\d+(?:\.\d+)?)\s?(?:''|\"|”|″)")
 _PACK_OF = re.compile(r"\b(?:pack|set|box) of (\d+)\b")
 _PREPAID = re.compile(r"\bpre[- ]?paid\b")
+_FLUID_OUNCE = re.compile(r"\bfl\.? ?oz\b")
+_WITH = re.compile(r"\bw/")
 _RUN = re.compile(r"[a-z0-9]+(?:[-./][a-z0-9]+)*")
 _VERSION = re.compile(r"v?\d+(?:\.\d+)+|v\.?\d+")
 _ORDINAL = re.compile(r"(\d+)(?:st|nd|rd|th)")
@@ -168,6 +237,7 @@ def identifiers(name: str) -> Identifiers:
     """The codes, editions, platforms and content words of one name (see the module docstring)."""
     text = fold(name)
     editions: set[str] = set()
+    text = _FLUID_OUNCE.sub("oz", _WITH.sub(" with ", text))  # "w/ SP1" is "with", not a wattage
     for pattern, unit in ((_PACK_OF, "pack"), (_INCHES, "inch")):
         editions.update(f"{_number(m.group(1))}{unit}" for m in pattern.finditer(text))
         text = pattern.sub(" ", text)
@@ -217,6 +287,72 @@ def conflict(a: str, b: str, editions: bool = True) -> str | None:
     # (bench/README.md, facts_resolution: counting a platform one name only states lost more right merges).
     if x.platforms and y.platforms and x.platforms != y.platforms:
         return f"different platforms ({_listed(x.platforms)} vs {_listed(y.platforms)})"
+    return None
+
+
+@functools.lru_cache(maxsize=100_000)
+def variants(name: str) -> frozenset[tuple[str, str]]:
+    """The (class, variant) of every variant word of a name: "iPod nano Blue 8GB" -> {("colour", "blue")}."""
+    return frozenset(VARIANT_WORDS[w] for w in _WORD.findall(fold(name)) if w in VARIANT_WORDS)
+
+
+@functools.lru_cache(maxsize=100_000)
+def text_platforms(text: str) -> frozenset[str]:
+    """The platforms a text states ("mac os x 10.2" -> {"mac"}, "win 98 me 2000 xp" -> {"windows"})."""
+    return frozenset(PLATFORM_WORDS[w] for w in _WORD.findall(fold(text)) if w in PLATFORM_WORDS)
+
+
+def _suffix_variant(longer: str, shorter: str, length: int) -> bool:
+    """``longer`` is ``shorter`` plus 1..``length`` characters, at least one a letter, and ``shorter`` is a
+    model code (letters and digits): "dvpfx820li" of "dvpfx820"."""
+    extra = longer[len(shorter):]
+    return (longer.startswith(shorter) and 0 < len(extra) <= length and any(c.isalpha() for c in extra)
+            and _mixed(shorter))
+
+
+def variant_difference(a: Iterable[str], b: Iterable[str], texts: tuple[str, str],
+                       classes: Iterable[str] = tuple(VARIANT_CLASSES),
+                       suffix: int = VARIANT_SUFFIX_LENGTH,
+                       platforms: bool = True) -> tuple[str, bool] | None:
+    """Why the names ``a`` and ``b`` (each side's canonical name and aliases) may name two variants of one
+    thing, and whether the names alone settle it; None when they do not differ so.
+
+    - both sides name a variant of one class and these differ ("Blue" and "Black", "UK" and "US"): settled;
+    - one side names a variant (of ``classes`` and :data:`ONE_SIDED_CLASSES`) that the other side's text
+      (``texts[i]`` goes with side ``i``: its definition and names) does not state ("Blue" against a
+      definition that says no colour);
+    - a model code of one side is a code of the other plus a short variant suffix (at most ``suffix``
+      characters, one a letter at least: "DVPFX820LI" and "DVPFX820"), in codes only one side holds;
+    - with ``platforms``: one side's names state a platform, the other's names none, and the other side's
+      text states only other platforms ("After Effects 7.0 (Mac)" against a definition that says "win"):
+      settled. A platform the other side does not state at all is no difference (shops leave it out).
+    """
+    kinds = frozenset(classes)
+    va = {v for n in a for v in variants(n) if v[0] in kinds}
+    vb = {v for n in b for v in variants(n) if v[0] in kinds}
+    for kind in sorted({k for k, _ in va} & {k for k, _ in vb}):
+        x, y = {v for k, v in va if k == kind}, {v for k, v in vb if k == kind}
+        if not x & y:
+            return f"their names name different {kind} variants ({_listed(frozenset(x))} vs {_listed(frozenset(y))})", True
+    stated = [variants(text) for text in texts]
+    for own, other, side in ((va, vb, 1), (vb, va, 0)):
+        unexplained = sorted(v for k, v in own - other if k in ONE_SIDED_CLASSES and (k, v) not in stated[side])
+        if unexplained:
+            return f"one name states the variant {', '.join(unexplained)} and the other side does not", False
+    if platforms:
+        pa = {p for n in a for p in identifiers(n).platforms}
+        pb = {p for n in b for p in identifiers(n).platforms}
+        for own, other, side in ((pa, pb, 1), (pb, pa, 0)):
+            said = text_platforms(texts[side])
+            if own and not other and said and not own & said:
+                return (f"one name states the platform {_listed(frozenset(own))} and the other side's text "
+                        f"states {_listed(said)}"), True
+    ca = frozenset(c for n in a for c in identifiers(n).codes)
+    cb = frozenset(c for n in b for c in identifiers(n).codes)
+    for x in sorted(ca - cb):
+        for y in sorted(cb - ca):
+            if suffix and (_suffix_variant(x, y, suffix) or _suffix_variant(y, x, suffix)):
+                return f"model codes {x} and {y} differ only by a variant suffix", False
     return None
 
 

@@ -48,28 +48,45 @@ MERGED = [
                 "sentence": "Apple opened a store in NYC.", "chunk": 0}]},
 ]
 
+#: Two names of one city resolution keeps apart (nothing in the names says so), in graph ``apart``: what
+#: ``merge`` joins; and a document ``retract`` takes back.
+BIG_APPLE = {"name": "The Big Apple", "type": "Location", "definition": "nickname of the largest US city"}
+APART = [
+    {"name": "City census", "date": "2020-04-01", "source": "https://example.com/census",
+     "chunks": ["New York City counted its people."], "entities": [NEW_YORK], "topics": [], "facts": []},
+    {"name": "Nicknames", "date": "2021-05-01", "source": "https://example.com/nicknames",
+     "chunks": ["Jazz musicians called it The Big Apple."], "entities": [BIG_APPLE], "topics": [], "facts": []},
+]
+
 
 def examples(runtime: Runtime, folder: Path) -> dict[str, list[dict[str, Any]]]:
-    """Write :data:`RECORDS` into graph ``default`` (and :data:`MERGED`, one write each, into ``merged``) and a
+    """Write :data:`RECORDS` into graph ``default`` (:data:`MERGED` and :data:`APART`, one write each, into
+    ``merged`` and ``apart``) and a
     JSONL copy under ``folder``; a valid call per tool."""
     Writer(FactsGraph(runtime, "default")).write([DocumentRecord.model_validate(r) for r in RECORDS])
-    for record in MERGED:
-        Writer(FactsGraph(runtime, "merged")).write([DocumentRecord.model_validate(record)])
+    for graph, records in (("merged", MERGED), ("apart", APART)):
+        for record in records:
+            Writer(FactsGraph(runtime, graph)).write([DocumentRecord.model_validate(record)])
     jsonl = folder / "records.jsonl"
     jsonl.write_text("".join(json.dumps(r) + "\n" for r in RECORDS), encoding="utf-8")
     selector = {"name": "Apple", "definition": "the company that makes the iPhone"}
     return {
         "find": [{"entity": [selector]}, {"topic": [{"name": "prices", "definition": "rising prices"}]}],
         "search": [{"entity": ["Apple Inc"]}, {"entity": ["Apple"], "topic": ["Inflation"], "mode": "between"},
-                   {"entity": ["東京都"], "query": "prices", "from": "2020-01-01", "limit": 5}],
+                   {"entity": ["東京都"], "query": "prices", "from": "2020-01-01", "limit": 5},
+                   {"entity": ["Apple Inc"], "current": True}, {"entity": ["Apple Inc"], "as_of": "2020"}],
         "cat": [{"numbers": [1]}],
         "info": [{"name": "Apple Inc"}, {"name": "東京都"}],
         "ls": [{"what": "entities"}, {"what": "documents", "limit": 1}],
         "stats": [{}],
         "add_document": [RECORDS[0], {**RECORDS[1], "graph": "other"}],
         "ingest": [{"file": str(jsonl)}],
-        "kg_execute": [{"command": "stats"}, {"command": 'search -entity "Apple Inc" --limit 3'},
+        "kg_execute": [{"command": "stats"}, {"command": 'search -entity "Apple Inc" --limit 3 --current'},
                        {"command": "help search"}],
         "split": [{"name": "New York City", "mentions": ["NYC"], "graph": "merged"}],
+        "merge": [{"name": "New York City", "other": "The Big Apple", "graph": "apart"}],
+        "retract": [{"document": "Nicknames", "graph": "apart"}],
+        "relation_set": [{"name": "raised prices in", "functional": False}],
         "extract_document": [{"name": "Note", "date": "2024-01-01", "text": "Apple opened a store in Tokyo."}],
+        "resolve_links": [{"limit": 5}],
     }

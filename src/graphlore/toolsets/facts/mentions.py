@@ -31,7 +31,7 @@ import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from graphlore.store import Edge
+from graphlore.store import Edge, Store
 
 MENTION = "mention"
 #: ``action`` of the record that keeps what a node written before records was
@@ -94,3 +94,10 @@ def edge(node_id: str, props: Mapping, document: str, date: str | None) -> Edge:
     key = props.get("key") or ""
     return Edge(edge_id(key) if key else legacy_edge_id(node_id), node_id, document, MENTION, dict(props), "", None,
                 date)
+
+
+def node_records(store: Store, node_id: str) -> list[Edge]:
+    """The node's mention records, in the order they were made."""
+    refs = store.select_edges([node_id], type=MENTION).edges
+    edges = [e for e in store.get_edges([r.id for r in refs]) if e.src == node_id]
+    return sorted(edges, key=lambda e: e.props.get("n", 0))

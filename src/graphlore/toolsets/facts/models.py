@@ -56,6 +56,8 @@ def _iso_date(value: str) -> str:
     return value
 
 
+#: The day ``current`` reads validity on: later than any fact's end, so only facts nothing ended pass.
+CURRENT_DAY = "9999-12-31"
 PERIOD_PATTERN = r"^\d{4}(-\d{2}(-\d{2})?)?$"
 PERIOD_FORM = "use YYYY-MM-DD (a day), YYYY-MM (a month) or YYYY (a year), e.g. 2025-10-15, 2025-10 or 2025"
 
@@ -287,6 +289,10 @@ class SearchRequest(Request):
         None, description="Only facts whose document date is on or before this day, or the last day of this month or "
                           "year (YYYY-MM-DD, YYYY-MM or YYYY: 2024-10 means through 2024-10-31).")
     limit: int = Field(20, ge=1, le=MAX_SEARCH_RESULTS, description="Most facts listed.")
+    as_of: Period | None = Field(
+        None, description="Only facts that held on this day (the last day of a month or year given): valid_from on "
+                          "or before it and not ended by then (YYYY-MM-DD, YYYY-MM or YYYY).")
+    current: bool = Field(False, description="Only facts nothing has ended (valid_to null): what holds now.")
     graph: Graph = DEFAULT_GRAPH
 
     @model_validator(mode="before")
@@ -312,7 +318,15 @@ class SearchRequest(Request):
             given = f"from ({self.from_}{'' if self.from_ == self.date_from else ' = ' + self.date_from})"
             end = f"to_date ({self.to_date}{'' if self.to_date == self.date_to else ' = ' + self.date_to})"
             raise ValueError(f"{given} is after {end}")
+        if self.as_of and self.current:
+            raise ValueError("as_of and current exclude each other: current is what holds now, as_of what held "
+                             "on a day; give one")
         return self
+
+    @property
+    def valid_at(self) -> str | None:
+        """The day validity is read on: the last day ``as_of`` stands for, "now" for ``current``, else None."""
+        return period_bounds(self.as_of)[1] if self.as_of else CURRENT_DAY if self.current else None
 
     @property
     def date_from(self) -> str | None:
@@ -359,12 +373,39 @@ class StatsRequest(Request):
     graph: Graph = DEFAULT_GRAPH
 
 
+class RetractRequest(Request):
+    document: Name = Field(description="The document to take back: its name (as ls documents lists it) or its id "
+                                       "(D:...).")
+    graph: Graph = DEFAULT_GRAPH
+
+
+class MergeRequest(Request):
+    name: Name = Field(description="The entity or topic that stays (canonical name, alias or node id).")
+    other: Name = Field(description="The one that joins it and disappears (canonical name, alias or node id), "
+                                    "of the same kind.")
+    graph: Graph = DEFAULT_GRAPH
+
+
+class RelationSetRequest(Request):
+    name: Name = Field(description="The relationship, as facts state it (compared case-insensitively), "
+                                   "e.g. 'has CEO'.")
+    functional: bool = Field(description="true: a subject has one object at a time, so a later fact naming another "
+                                         "object ends the earlier one; false: facts of it never end each other.")
+    graph: Graph = DEFAULT_GRAPH
+
+
 class SplitRequest(Request):
     name: Name = Field(description="The entity or topic to split: canonical name, alias or node id.")
     mentions: list[Name] = Field(
         min_length=1, max_length=100,
         description="The mentions that leave it for a new node: mention ids as info lists them (8 characters, or "
                     "legacy), or names as a mention gave them (every mention with that name).")
+    graph: Graph = DEFAULT_GRAPH
+
+
+class ResolveLinksRequest(Request):
+    limit: int = Field(default=20, ge=1, le=500,
+                       description="Open possible-duplicate links to ask the LLM about, strongest first (default 20).")
     graph: Graph = DEFAULT_GRAPH
 
 
@@ -384,6 +425,13 @@ class DocumentRef(Response):
     source: str
 
 
+class EndedBy(Response):
+    fact: str = Field(description="The fact that ended it.")
+    document: str | None = Field(description="That fact's document id.")
+    object: str = Field(description="The object that replaced this fact's object (node id).")
+    reason: str
+
+
 class FactOut(Response):
     number: int = Field(description="Position in the result list (1-based); 0 outside a search.")
     id: str
@@ -395,6 +443,10 @@ class FactOut(Response):
     date_context: str
     document: DocumentRef
     score: Score | None = Field(None, description="Cosine of query and sentence (search with query only).")
+    valid_from: str = Field("", description="From when the fact holds: its date_context when that is a date (its "
+                                            "first day), else the document date.")
+    valid_to: str | None = Field(None, description="When a later fact ended it; null: it still holds.")
+    ended_by: EndedBy | None = Field(None, description="What ended it (the evidence); null while it holds.")
 
 
 class Candidate(Response):
@@ -436,7 +488,9 @@ class SearchResponse(Response):
     from_: str | None = Field(alias="from", description="The first day searched (YYYY-MM-DD), or null.")
     to_date: str | None = Field(description="The last day searched (YYYY-MM-DD), or null.")
     limit: int
-    total: int = Field(description="Facts that pass the selectors and date filters.")
+    as_of: str | None = Field(None, description="The day validity was read on (as_of as given), or null.")
+    current: bool = Field(False, description="Only facts that still hold were searched.")
+    total: int = Field(description="Facts that pass the selectors, date and validity filters.")
     results: list[FactOut]
 
 
@@ -464,6 +518,8 @@ class SearchSummary(Response):
     query: str | None
     from_: str | None = Field(alias="from")
     to_date: str | None
+    as_of: str | None = None
+    current: bool = False
     total: int
 
 
@@ -487,6 +543,11 @@ class DuplicateLink(Response):
     name: str
     score: Score
     reason: str
+    decision: Literal["open", "same", "different", "settled"] = Field(
+        default="open", description="open: nothing decided it yet (resolve_links asks an LLM); same / different: "
+                                    "what the LLM judge decided (same: merged, unless a split undid it); settled: "
+                                    "identifiers (codes, editions, variants) keep the two apart, never asked.")
+    evidence: str | None = Field(default=None, description="The judge's reason, and which model (null: not judged).")
 
 
 class MentionOut(Response):
@@ -516,7 +577,10 @@ class InfoResponse(Response):
     first_date: str | None
     last_date: str | None
     neighbours: list[Neighbour]
-    latest_facts: list[FactOut]
+    latest_facts: list[FactOut] = Field(description="Its newest facts that still hold.")
+    superseded_facts: list[FactOut] = Field(default_factory=list, description=(
+        "Its newest facts that a later fact ended (valid_to, ended_by), listed apart from the ones that hold."))
+    superseded_count: int = Field(0, description="Facts of the node that a later fact ended.")
     possible_duplicates: list[DuplicateLink]
     mention_count: int = Field(description="Mention records of the node (0: written before records were kept).")
     mentions: list[MentionOut] = Field(description="Its mention records, newest first (at most 20): which document "
@@ -559,6 +623,37 @@ class SplitResponse(Response):
     kept: SplitNode = Field(description="The node that was split, rebuilt from the mentions it kept (same id).")
     split_off: SplitNode = Field(description="The new node, rebuilt from the mentions that left.")
     facts_moved: int = Field(description="Facts whose subject or object came from a mention that left.")
+
+
+class RetractResponse(Response):
+    graph: str
+    document: DocumentRef
+    chunks_removed: int
+    facts_removed: int
+    mentions_removed: int = Field(description="Mention records only this document said.")
+    nodes_removed: list[NodeRef] = Field(description="Entities and topics no other document mentions.")
+    nodes_rebuilt: list[NodeRef] = Field(description="Entities and topics rebuilt from the mentions they keep.")
+    came_apart: list[NodeRef] = Field(description="Nodes made from mentions whose merge rested on this document.")
+    validity_changed: int = Field(description="Facts whose validity changed (what this document's facts ended "
+                                              "holds again).")
+
+
+class MergeResponse(Response):
+    graph: str
+    merged: SplitNode = Field(description="The node that stayed, rebuilt from both nodes' mentions.")
+    removed: NodeRef = Field(description="The node that joined it (its id is gone; split restores it).")
+    joined_mentions: list[str] = Field(description="Ids of the mentions that came with it: split NAME with exactly "
+                                                   "these restores both nodes as they were.")
+    facts_moved: int
+    validity_changed: int
+
+
+class RelationSetResponse(Response):
+    graph: str
+    relationship: str = Field(description="The relationship as compared (lower case, spaces collapsed).")
+    functional: bool
+    default: bool = Field(description="Whether it is functional by default (graphlore's list).")
+    facts_changed: int = Field(description="Facts whose validity changed.")
 
 
 class StatsResponse(Response):
@@ -620,17 +715,38 @@ class IngestResponse(Response):
 
 # -- kg_execute: the original server's command language ----------------------------------------------
 
-CommandName = Literal["find", "search", "cat", "info", "ls", "stats", "help"]
+CommandName = Literal["find", "search", "cat", "info", "ls", "stats", "retract", "merge", "help"]
 
 
 class ExecuteRequest(Request):
     command: Annotated[str, Field(min_length=1, max_length=MAX_COMMAND, pattern=r"\S")] = Field(description=(
         "One command line of the original facts server: find --entity {\"name\": \"Apple\", \"definition\": "
         "\"US technology company\"} | search -entity \"Apple Inc, Microsoft Corp\" [--mode between] [-q TEXT] "
-        "[--from DATE] [--to-date DATE] | cat 1 2 | info Apple Inc | ls entities [-type company] | stats | help."))
+        "[--from DATE] [--to-date DATE] [--as-of DATE] [--current] | cat 1 2 | info Apple Inc | ls entities [-type company] "
+        "| stats | retract DOCUMENT | merge NAME OTHER | help."))
 
 
 class ExecuteResponse(Response):
     command: CommandName = Field(description="The command that ran.")
     text: str = Field(description="The typed tool's text rendering (help: the commands and the workflow).")
     result: dict[str, Any] | None = Field(description="The typed tool's structured output; null for help.")
+
+
+class LinkDecision(Response):
+    link: str = Field(description="The possible-duplicate link's id.")
+    a: NodeRef
+    b: NodeRef
+    decision: Literal["same", "different", "undecided"] = Field(
+        description="same: the two nodes were merged; different: the link stays, marked, and is not asked again; "
+                    "undecided: no usable answer, the link stays open.")
+    evidence: str = Field(description="The judge's reason (or why there is no decision).")
+    merged_into: NodeRef | None = Field(description="The node both are now (same); null otherwise.")
+    undo: str | None = Field(description="The command that undoes the decision (split after a merge, merge after "
+                                         "a 'different'); null when there is nothing to undo.")
+
+
+class ResolveLinksResponse(Response):
+    graph: str
+    llm: str = Field(description="The model that judged.")
+    decisions: list[LinkDecision]
+    open_links: int = Field(description="Links still open after this call (ask again to go on).")

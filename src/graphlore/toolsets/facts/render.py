@@ -19,7 +19,11 @@ from graphlore.toolsets.facts.models import (
     InfoResponse,
     IngestResponse,
     LsResponse,
+    MergeResponse,
     NodeSummary,
+    RelationSetResponse,
+    ResolveLinksResponse,
+    RetractResponse,
     SearchResponse,
     SearchSummary,
     SplitResponse,
@@ -38,6 +42,9 @@ def fact_line(f: FactOut, number: int | None = None) -> str:
 
 def fact_block(f: FactOut, number: int | None = None) -> list[str]:
     lines = [fact_line(f, number), f"    {f.sentence}"]
+    if f.valid_to is not None:
+        by = f" by {f.ended_by.fact} ({f.ended_by.object})" if f.ended_by else ""
+        lines.append(f"    held {f.valid_from} to {f.valid_to}; ended{by}")
     if f.score is not None:
         lines.append(f"    relevance {f.score:.3f}")
     return lines
@@ -79,6 +86,10 @@ def _searched(r: SearchResponse | SearchSummary) -> str:
         parts.append(f"dates {r.from_ or '…'} to {r.to_date or '…'}")
     if r.query:
         parts.append(f"query={r.query!r}")
+    if r.as_of:
+        parts.append(f"as of {r.as_of}")
+    if r.current:
+        parts.append("current")
     return "  ".join(parts)
 
 
@@ -125,15 +136,20 @@ def info(r: InfoResponse) -> str:
         f"facts: {r.fact_count}" + (f", {r.first_date} to {r.last_date}" if r.first_date else ""),
         "most connected:",
         *([f"  {n.name} ({n.id}): {count(n.facts, 'fact')}" for n in r.neighbours] or ["  (none)"]),
-        "latest facts:",
+        "latest facts (still holding):",
     ]
     for f in r.latest_facts or []:
         lines += ["  " + line for line in fact_block(f)]
     if not r.latest_facts:
         lines.append("  (none)")
+    if r.superseded_count:
+        lines.append(f"superseded facts ({r.superseded_count}; a later fact ended them):")
+        for f in r.superseded_facts:
+            lines += ["  " + line for line in fact_block(f)]
     if r.possible_duplicates:
         lines.append("possible duplicates:")
-        lines += [f"  {d.name} ({d.id}) {d.score:.2f}: {d.reason}" for d in r.possible_duplicates]
+        lines += [f"  {d.name} ({d.id}) {d.score:.2f}: {d.reason}" + LINK_STATES[d.decision].format(evidence=d.evidence)
+                  for d in r.possible_duplicates]
     if r.kept_apart:
         lines.append("kept apart (by split) from: " + ", ".join(f"{n.name} ({n.id})" for n in r.kept_apart))
     shown = f", newest {len(r.mentions)}" if len(r.mentions) < r.mention_count else ""
@@ -203,3 +219,59 @@ def ingest(r: IngestResponse) -> str:
         f"facts +{r.facts_added} -{r.facts_removed}; new entities {r.entities_created}, new topics {r.topics_created}, "
         f"merged mentions {r.merged}; texts embedded {r.embedded_texts}",
     ])
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+def retract(r: RetractResponse) -> str:
+    lines = [f"retracted {r.document.name} ({r.document.id}, {r.document.date}): {_count(r.facts_removed, 'fact')}, "
+             f"{_count(r.chunks_removed, 'chunk')}, {_count(r.mentions_removed, 'mention')} only it said; validity "
+             f"changed for {_count(r.validity_changed, 'fact')}"]
+    for label, refs in (("removed (no other document mentions them)", r.nodes_removed),
+                        ("rebuilt from the mentions they keep", r.nodes_rebuilt),
+                        ("came apart (their merge rested on this document)", r.came_apart)):
+        if refs:
+            lines.append(f"  {label}: " + ", ".join(f"{n.name} ({n.id})" for n in refs))
+    return "\n".join(lines)
+
+
+def merge(r: MergeResponse) -> str:
+    n = r.merged
+    kind = f" [{n.type}]" if n.type else ""
+    aliases = f"; aliases {', '.join(n.aliases)}" if n.aliases else ""
+    return "\n".join([
+        f"merged {r.removed.name} ({r.removed.id}) into {n.name} ({n.id}): {_count(r.facts_moved, 'fact')} moved; "
+        f"validity changed for {_count(r.validity_changed, 'fact')}",
+        f"  {n.name}{kind} ({n.id}; {n.facts} facts; mentions {', '.join(n.mentions)}{aliases})",
+        f"    {n.definition}",
+        f"  undo: split {n.id} " + " ".join(f"--mentions {m}" for m in r.joined_mentions),
+    ])
+
+
+def relation_set(r: RelationSetResponse) -> str:
+    state = "functional (one object at a time per subject)" if r.functional else "not functional"
+    default = " (graphlore's default)" if r.functional == r.default else f" (the default is {'on' if r.default else 'off'})"
+    return (f"relationship {r.relationship!r} in graph {r.graph}: {state}{default}; validity changed for "
+            f"{_count(r.facts_changed, 'fact')}")
+
+
+#: How info shows a possible-duplicate link's state after its resolution reason.
+LINK_STATES = {
+    "open": " [open: resolve-links asks an LLM]",
+    "settled": " [settled: identifiers keep them apart]",
+    "different": " [judged different: {evidence}]",
+    "same": " [judged the same: {evidence}; not merged, or a split undid the merge]",
+}
+
+
+def resolve_links(r: ResolveLinksResponse) -> str:
+    lines = [f"resolve-links with {r.llm}: {len(r.decisions)} link(s) judged; {r.open_links} open link(s) left"]
+    for d in r.decisions:
+        into = f" -> merged into {d.merged_into.name} ({d.merged_into.id})" if d.merged_into else ""
+        lines.append(f"  {d.decision}: {d.a.name} ({d.a.id}) ~ {d.b.name} ({d.b.id}){into}")
+        lines.append(f"    evidence: {d.evidence}")
+        if d.undo:
+            lines.append(f"    undo: graphlore facts {d.undo}")
+    return "\n".join(lines)

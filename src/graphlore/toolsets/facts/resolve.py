@@ -70,7 +70,13 @@ import numpy as np
 from graphlore.embeddings import Embeddings
 from graphlore.store import Edge, Node, Store
 from graphlore.toolsets.facts import mentions
-from graphlore.toolsets.facts.codes import names_disagree, numbers_disagree
+from graphlore.toolsets.facts.codes import (
+    VARIANT_CLASSES,
+    VARIANT_SUFFIX_LENGTH,
+    names_disagree,
+    numbers_disagree,
+    variant_difference,
+)
 from graphlore.toolsets.facts.graph import DUPLICATE, PREFIX, node_text
 from graphlore.toolsets.facts.lookup import keyword_text
 from graphlore.toolsets.facts.names import (
@@ -83,8 +89,8 @@ from graphlore.toolsets.facts.names import (
     unexplained_words,
 )
 
-#: Bump when a default threshold below changes, so stored links can say which rules made them.
-RESOLUTION_VERSION = 2
+#: Bump when a default threshold below changes, so stored links can say which rules made them (3: variants).
+RESOLUTION_VERSION = 3
 #: Levels whose longer name must not add words the other side does not explain (see names.unexplained_words).
 ADDED_WORDS_LEVELS = ("prefix", "contained")
 #: Mentions earlier in a write are compared by a matrix product over blocks of this many mentions.
@@ -114,6 +120,12 @@ class Thresholds:
     code_merge_definition: float = 0.50
     #: names that differ only by codes, editions or platforms are linked above this text cosine
     conflict_duplicate_text: float = 0.70
+    #: variant word classes (of codes.VARIANT_CLASSES) whose difference blocks a merge, and the longest model-code
+    #: suffix read as a variant (0: none); see codes.variant_difference
+    variant_classes: tuple[str, ...] = tuple(VARIANT_CLASSES)
+    variant_suffix_length: int = VARIANT_SUFFIX_LENGTH
+    #: a platform one name states against a text of the other side that states only other platforms blocks a merge
+    variant_platforms: bool = True
     #: vector-search candidates per mention (stored, and earlier in the same write)
     vector_candidates: int = 10
     #: possible-duplicate links kept per new node
@@ -324,6 +336,13 @@ def decide(mention: Mention, node: NodeState, text_cos: float, definition_cos: C
                 or names_disagree(mention.definition, node.definition)) if decision.action != "separate" else None
     if disagree is not None:
         return Decision("duplicate", decision.score, f"{decision.reason}, but {disagree}", settled=True)
+    variant = (variant_difference(mention.names, node.names,
+                                  (" ".join([mention.definition, *mention.names]), " ".join([node.definition, *node.names])),
+                                  t.variant_classes, t.variant_suffix_length, t.variant_platforms)
+               if decision.action == "merge" and level != "acronym" else None)
+    if variant is not None:
+        why_variant, settled = variant
+        return Decision("duplicate", decision.score, f"{decision.reason}, but {why_variant}", settled=settled)
     if (decision.action == "merge" and mention.type and node.type
             and mention.type.casefold() != node.type.casefold()):
         return Decision("duplicate", decision.score, f"{decision.reason}, but types differ ({mention.type} vs {node.type})")
@@ -569,12 +588,14 @@ class Resolver:
         return out
 
 
+def duplicate_edge(one: str, other: str, decision: Decision) -> Edge:
+    """The possible-duplicate link of two nodes (one per pair, its id from the sorted ids); ``settled`` when
+    identifiers decided it (a judge is never asked about it, see :mod:`links`)."""
+    a, b = sorted((one, other))
+    return Edge(f"dup:{a}|{b}", a, b, DUPLICATE,
+                {"score": round(max(0.0, min(1.0, decision.score)), 4), "reason": decision.reason,
+                 "rules": RESOLUTION_VERSION, **({"settled": True} if decision.settled else {})})
+
+
 def duplicate_edges(outcomes: list[Outcome]) -> list[Edge]:
-    edges = []
-    for o in outcomes:
-        for other, decision in o.links:
-            a, b = sorted((o.node.id, other.id))
-            edges.append(Edge(f"dup:{a}|{b}", a, b, DUPLICATE,
-                              {"score": round(max(0.0, min(1.0, decision.score)), 4), "reason": decision.reason,
-                               "rules": RESOLUTION_VERSION}))
-    return edges
+    return [duplicate_edge(o.node.id, other.id, decision) for o in outcomes for other, decision in o.links]

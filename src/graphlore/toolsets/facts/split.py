@@ -27,9 +27,11 @@ import hashlib
 from graphlore.errors import InvalidInput
 from graphlore.runtime import Runtime
 from graphlore.store import Edge, Node, Store
-from graphlore.toolsets.facts import lookup, mentions
+from graphlore.toolsets.facts import lookup, mentions, validity
 from graphlore.toolsets.facts.graph import FACT, PREFIX, FactsGraph, node_text
-from graphlore.toolsets.facts.models import SplitNode, SplitRequest, SplitResponse
+from graphlore.toolsets.facts.mentions import node_records
+from graphlore.toolsets.facts.merge import restore, summary
+from graphlore.toolsets.facts.models import SplitRequest, SplitResponse
 from graphlore.toolsets.facts.names import exact_key, name_keys, normalize, slug
 
 #: Fact ids read per batch while moving facts.
@@ -52,6 +54,11 @@ def split(runtime: Runtime, request: SplitRequest) -> SplitResponse:
         if not staying:
             raise InvalidInput(f"those are all the mentions of {node.name} ({node.id}); leave at least one (mention "
                                f"ids: {', '.join(mentions.short_id(r.props) for r in records)})")
+        restored = restore(runtime, store, node, leaving)
+        if restored is not None:  # exactly what a merge joined: both nodes as they were
+            kept, made, moved = restored
+            return SplitResponse(graph=graph.name, kept=summary(store, kept, staying),
+                                 split_off=summary(store, made, leaving), facts_moved=moved)
         new_id = _allocate(store, node.kind, mentions.fold([r.props for r in leaving]).name)
         kept_props, new_props = dict(node.props), {}
         names = {side: {normalize(n) for r in group for n in r.props["names"]}
@@ -67,15 +74,14 @@ def split(runtime: Runtime, request: SplitRequest) -> SplitResponse:
             r.src = new_id
         store.upsert_edges(leaving)
         moved = _move_facts(store, node.id, new_id, leaving)
-    return SplitResponse(graph=graph.name, kept=_summary(store, kept, staying), split_off=_summary(store, made, leaving),
+        validity.revalidate(store, _timelines(store, [node.id, new_id]))
+    return SplitResponse(graph=graph.name, kept=summary(store, kept, staying), split_off=summary(store, made, leaving),
                          facts_moved=moved)
 
 
-def node_records(store: Store, node_id: str) -> list[Edge]:
-    """The node's mention records, in the order they were made."""
-    refs = store.select_edges([node_id], type=mentions.MENTION).edges
-    edges = [e for e in store.get_edges([r.id for r in refs]) if e.src == node_id]
-    return sorted(edges, key=lambda e: e.props.get("n", 0))
+def _timelines(store: Store, ids: list[str]) -> set[tuple[str, str]]:
+    """(subject, relationship) of the facts the nodes are subjects of."""
+    return {(e.src, e.props["relationship"]) for e in store.edges_of(ids, direction="out", types=[FACT]).edges}
 
 
 def choose(node: Node, records: list[Edge], wanted: list[str]) -> list[Edge]:
@@ -146,8 +152,3 @@ def _move_facts(store: Store, old_id: str, new_id: str, leaving: list[Edge]) -> 
         moved += len(changed)
     return moved
 
-
-def _summary(store: Store, node: Node, records: list[Edge]) -> SplitNode:
-    return SplitNode(id=node.id, name=node.name, type=node.props.get("type"), definition=node.props["definition"],
-                     aliases=node.props["aliases"], mentions=[mentions.short_id(r.props) for r in records],
-                     facts=store.select_edges([node.id], type=FACT, limit=0).total)

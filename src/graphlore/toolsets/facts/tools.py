@@ -24,8 +24,10 @@ from graphlore.runtime import Runtime
 from graphlore.search import HybridParams, cosine_to_unit, hybrid_search_many
 from graphlore.store import Edge, Hit, Node, Store
 from graphlore.tools import CallContext, Progress
-from graphlore.toolsets.facts import extract, lookup, mentions, sessions
+from graphlore.toolsets.facts import extract, lookup, mentions, sessions, validity
 from graphlore.toolsets.facts.graph import DUPLICATE, FACT, FactsGraph, node_text
+from graphlore.toolsets.facts.links import state as link_state
+from graphlore.toolsets.facts.mentions import node_records
 from graphlore.toolsets.facts.models import (
     DEFAULT_GRAPH,
     GRAPH_PATTERN,
@@ -38,6 +40,7 @@ from graphlore.toolsets.facts.models import (
     DocumentRecord,
     DocumentRef,
     DuplicateLink,
+    EndedBy,
     ExtractDocumentRequest,
     ExtractDocumentResponse,
     FactOut,
@@ -54,6 +57,8 @@ from graphlore.toolsets.facts.models import (
     Neighbour,
     NodeRef,
     NodeSummary,
+    RelationSetRequest,
+    RelationSetResponse,
     ResolvedName,
     SearchRequest,
     SearchResponse,
@@ -64,7 +69,6 @@ from graphlore.toolsets.facts.models import (
     StatsResponse,
 )
 from graphlore.toolsets.facts.names import code_keys
-from graphlore.toolsets.facts.split import node_records
 from graphlore.toolsets.facts.write import Writer, ingest_file, record_fields
 
 #: Candidates per find selector; neighbours and latest facts shown by info.
@@ -75,9 +79,10 @@ INFO_NEIGHBOURS = 5
 INFO_LATEST = 5
 #: Mention records info lists (newest first).
 INFO_MENTIONS = 20
-#: How ``search --query`` ranks the selected facts (keyword, vector weights of ``Store.rank_edges``): by the
-#: cosine of the query and the fact's sentence alone.
-QUERY_WEIGHTS = (0.0, 1.0)
+#: How ``search --query`` ranks the selected facts (keyword, vector weights of ``Store.rank_edges``): BM25 of
+#: the query over the selected sentences (scaled to the best one) fused with the cosine of query and sentence
+#: (measured in bench/README.md, ``bench/facts_search_fusion.py``).
+QUERY_WEIGHTS = (0.3, 0.7)
 
 
 def _unit(score: float) -> float:
@@ -102,6 +107,8 @@ def _facts_out(store: Store, edges: list[Edge], scores: dict[str, float] | None 
             document=DocumentRef(id=e.props["document"], name=doc.name if doc else "", date=e.date or "",
                                  source=doc.props.get("source", "") if doc else ""),
             score=None if scores is None else _unit(scores.get(e.id, 0.0)),
+            valid_from=validity.fact_start(e), valid_to=e.props.get("valid_to"),
+            ended_by=EndedBy.model_validate(e.props["ended_by"]) if e.props.get("ended_by") else None,
         ))
     return out
 
@@ -182,23 +189,26 @@ def _search(runtime: Runtime, graph: FactsGraph, request: SearchRequest, context
     scores = None
     if request.query:
         ranking = store.rank_edges(ids, mode=request.mode, type=FACT, date_from=request.date_from,
-                                   date_to=request.date_to, vector=runtime.embeddings.embed([request.query])[0],
-                                   weights=QUERY_WEIGHTS, limit=request.limit)
+                                   date_to=request.date_to, text=request.query,
+                                   vector=runtime.embeddings.embed([request.query])[0],
+                                   weights=QUERY_WEIGHTS, limit=request.limit, valid_at=request.valid_at)
         total, found = ranking.total, [h.id for h in ranking.hits]
         scores = {h.id: h.cosine for h in ranking.hits if h.cosine is not None}
     else:
         selection = store.select_edges(ids, mode=request.mode, type=FACT, date_from=request.date_from,
-                                       date_to=request.date_to, limit=request.limit)
+                                       date_to=request.date_to, limit=request.limit, valid_at=request.valid_at)
         total, found = selection.total, [r.id for r in selection.edges]
     edges = store.get_edges(found)
     results = _facts_out(store, edges, scores)
     summary = SearchSummary(mode=request.mode, selected=selected, query=request.query,
-                            **{"from": request.date_from}, to_date=request.date_to, total=total)
+                            **{"from": request.date_from}, to_date=request.date_to, as_of=request.as_of,
+                            current=request.current, total=total)
     search_id = sessions.remember(runtime, graph.name, context, [e.id for e in edges],
                                   summary.model_dump(mode="json", by_alias=True))
     return SearchResponse(
         graph=graph.name, search_id=search_id, mode=request.mode, selected=selected, query=request.query,
-        **{"from": request.date_from}, to_date=request.date_to, limit=request.limit, total=total,
+        **{"from": request.date_from}, to_date=request.date_to, limit=request.limit, as_of=request.as_of,
+        current=request.current, total=total,
         results=results,
     )
 
@@ -247,7 +257,8 @@ def info(runtime: Runtime, request: InfoRequest) -> InfoResponse:
     graph = FactsGraph(runtime, request.graph)
     store = graph.store()
     node, _ = graph.resolve(store, request.name, None)
-    selection = store.select_edges([node.id], type=FACT, limit=INFO_LATEST)
+    selection = store.select_edges([node.id], type=FACT, limit=0)
+    holding = store.select_edges([node.id], type=FACT, limit=INFO_LATEST, valid_at=validity.CURRENT)
     counts = store.neighbour_counts(node.id, type=FACT, limit=INFO_NEIGHBOURS)
     others = {n.id: n for n in store.get_nodes([i for i, _ in counts])}
     dups = store.select_edges([node.id], type=DUPLICATE)
@@ -258,7 +269,7 @@ def info(runtime: Runtime, request: InfoRequest) -> InfoResponse:
         other = dup_nodes.get(e.dst if e.src == node.id else e.src)
         if other is not None:
             links.append(DuplicateLink(id=other.id, name=other.name, score=_unit(e.props.get("score", 0.0)),
-                                       reason=e.props.get("reason", "")))
+                                       reason=e.props.get("reason", ""), **link_state(e.props)))
     records = node_records(store, node.id)
     apart = {n.id: n for n in store.get_nodes(list(node.props.get("kept_apart", {})))}
     return InfoResponse(
@@ -266,11 +277,27 @@ def info(runtime: Runtime, request: InfoRequest) -> InfoResponse:
         definition=node.props.get("definition", ""), aliases=node.props.get("aliases", []),
         fact_count=selection.total, first_date=selection.first_date, last_date=selection.last_date,
         neighbours=[Neighbour(id=i, name=others[i].name, kind=others[i].kind, facts=c) for i, c in counts if i in others],
-        latest_facts=_facts_out(store, store.get_edges([e.id for e in selection.edges]), numbered=False),
+        latest_facts=_facts_out(store, store.get_edges([e.id for e in holding.edges]), numbered=False),
+        superseded_count=selection.total - holding.total,
+        superseded_facts=_facts_out(store, _superseded(store, node.id, selection.total - holding.total),
+                                    numbered=False),
         possible_duplicates=sorted(links, key=lambda d: (-d.score, d.id)),
         mention_count=len(records), mentions=_mentions_out(store, records[::-1][:INFO_MENTIONS]),
         kept_apart=[NodeRef(id=n.id, name=n.name, kind=n.kind) for n in apart.values()],
     )
+
+
+def _superseded(store: Store, node_id: str, count: int) -> list[Edge]:
+    """The node's newest INFO_LATEST facts that a later fact ended (read newest first, only when it has any)."""
+    if not count:
+        return []
+    found: list[Edge] = []
+    refs = store.select_edges([node_id], type=FACT).edges
+    for start in range(0, len(refs), 500):
+        found += [e for e in store.get_edges([r.id for r in refs[start:start + 500]]) if e.props.get("valid_to")]
+        if len(found) >= min(count, INFO_LATEST):
+            break
+    return found[:INFO_LATEST]
 
 
 def _mentions_out(store: Store, records: list[Edge]) -> list[MentionOut]:
@@ -342,6 +369,16 @@ def stats(runtime: Runtime, request: StatsRequest) -> StatsResponse:
 
 
 # -- writing ------------------------------------------------------------------------------------------
+
+
+def relation_set(runtime: Runtime, request: RelationSetRequest) -> RelationSetResponse:
+    """Declare a relationship functional (or not) in a graph; every fact of it gets its validity again."""
+    graph = FactsGraph(runtime, request.graph)
+    store = graph.store()
+    changed = validity.set_relation(store, request.name, request.functional)
+    key = validity.relation_key(request.name)
+    return RelationSetResponse(graph=graph.name, relationship=key, functional=request.functional,
+                               default=key in validity.DEFAULT_FUNCTIONAL, facts_changed=changed)
 
 
 def add_document(runtime: Runtime, request: AddDocumentRequest) -> AddDocumentResponse:

@@ -20,6 +20,7 @@ from graphlore.errors import InvalidInput, without_mcp_only
 from graphlore.store import Edge, Node, Store
 from graphlore.store.factory import EMBEDDER_META
 from graphlore.tools import Progress
+from graphlore.toolsets.facts import validity
 from graphlore.toolsets.facts.graph import FACT, PREFIX, FactsGraph
 from graphlore.toolsets.facts.models import (
     AddDocumentResponse,
@@ -41,6 +42,10 @@ from graphlore.toolsets.facts.resolve import (
     duplicate_edges,
 )
 
+#: The lookup key prefix of a document's mentions: ``said:<mention key>`` (see ``retract``).
+SAID = "said:"
+#: Metadata flag: every document of the graph holds its ``said:`` keys (set when its first document is written).
+SAID_META = "facts_said_keys"
 #: A file is written in transactions of at most this many documents / facts (each batch all-or-nothing).
 INGEST_BATCH_DOCUMENTS = 500
 INGEST_BATCH_FACTS = 5000
@@ -88,6 +93,8 @@ class Writer:
         store = self.graph.store(create=True)
         self._embed_ahead(store, records, keys)
         with store.atomic():
+            if store.get_meta(SAID_META) is None and not store.count_nodes("document"):
+                store.set_meta(SAID_META, True)
             existing = self._existing(store, keys)
             changed = [i for i, r in enumerate(records)
                        if existing.get(keys[i]) is None or existing[keys[i]].props.get("content_hash") != content_hash(r)]
@@ -105,9 +112,11 @@ class Writer:
                 store.add_node_keys(resolver.keys_to_add())
             store.upsert_edges(duplicate_edges(outcomes) + resolver.mention_edges())
             responses: dict[int, AddDocumentResponse] = {}
+            self.touched: set[tuple[str, str]] = set()
             for i in changed:
                 responses[i] = self._write_document(store, records[i], keys[i], doc_ids[i], existing.get(keys[i]),
                                                     per_record.get(i, []))
+            validity.revalidate(store, self.touched)
             if store.get_meta(EMBEDDER_META) is None:
                 self.graph.handle.record_embedder(store)
         return [responses.get(i) or self._unchanged(store, records[i], existing[keys[i]]) for i in range(len(records))]
@@ -156,6 +165,7 @@ class Writer:
                 "chunk": chunk_ids[f.chunk], "document": doc_id,
                 # which mention each end came from: a split moves the fact with it (see mentions.py)
                 "subject_key": key_of[ends[0]], "object_key": key_of[ends[1]],
+                "valid_from": validity.valid_from(f.date_context, record.date),
             }, f.sentence, None, record.date)
         kept = {e.id: e.vector for e in store.get_edges([i for i in facts if i in old_facts])}
         for fid, edge in facts.items():
@@ -166,16 +176,21 @@ class Writer:
         doc = Node(doc_id, "document", record.name, "", {
             "date": record.date, "source": record.source, "content_hash": content_hash(record),
             "chunks": len(chunk_ids), "facts": len(facts),
-            "mentions": [{"kind": r.kind, "name": r.name, "id": r.id, "action": r.action, "key": o.mention.key}
+            "mentions": [{"kind": r.kind, "name": r.name, "aliases": o.mention.aliases, "id": r.id,
+                          "action": r.action, "key": o.mention.key}
                          for r, o in zip(resolutions, outcomes, strict=True)],
         })
         chunks = [Node(cid, "chunk", f"{record.name} #{i}", text, {"document": doc_id, "index": i})
                   for i, (cid, text) in enumerate(zip(chunk_ids, record.chunks, strict=True))]
         store.upsert_nodes([doc, *chunks])
-        store.set_node_keys({doc_id: [key]})
+        # said:<mention key>: which documents said a mention, in the order written (what retract reads)
+        store.set_node_keys({doc_id: [key, *dict.fromkeys(SAID + o.mention.key for o in outcomes)]})
         store.delete_nodes(sorted(old_chunks - set(chunk_ids)))
-        store.delete_edges(sorted(old_facts - set(facts)))
+        removed = sorted(old_facts - set(facts))
+        self.touched.update((e.src, e.props["relationship"]) for e in store.get_edges(removed))
+        store.delete_edges(removed)
         store.upsert_edges(list(facts.values()))
+        self.touched.update((e.src, e.props["relationship"]) for e in facts.values())
         return AddDocumentResponse(
             graph=self.graph.name, status="updated" if old is not None else "created",
             document=DocumentRef(id=doc_id, name=record.name, date=record.date, source=record.source),

@@ -320,6 +320,15 @@ class Folder:
             return None
         return choice([self.fold_in(Scope(scope.facts, key, line, ()), exprs) for key, line, exprs in found])
 
+    def scoped(self, name: str, receiver: str) -> Folded | None:
+        """A bare name as a local (`local`), ``<receiver>.attr`` as a field of the class around the scope
+        (`member`); None when neither assigns it."""
+        if "." not in name:
+            return self.local(name)
+        if name.startswith(receiver + ".") and name.count(".") == 1:
+            return self.member(name[len(receiver) + 1:], (receiver,))
+        return None
+
     def fold_in(self, scope: Scope, exprs: list[str]) -> Folded:
         """Each of ``exprs`` folded in ``scope``; several make a choice."""
         saved = self.scope

@@ -113,3 +113,25 @@ def innermost_owner(spans: list[tuple[int, int, str]], positions: list[int]) -> 
             stack.pop()
         result[index] = stack[-1][2] if stack else None
     return result
+
+
+def enclosing_lambda_calls(call_nodes: list[Node], outer_call: Callable[[Node], Node | bool | None]) -> list[int]:
+    """For each call node, the index (in ``call_nodes``) of the call whose function literal holds it, else -1:
+    what ``extra["lambda_of"]`` records (``r.Route("/api", func(r chi.Router) { r.Get(...) })``).
+
+    ``outer_call(node)`` reads one ancestor in the language's grammar: the call a function-literal argument
+    belongs to, ``False`` where the search stops (a declaration), ``None`` to go on upwards."""
+    index_of = {(n.start_byte, n.end_byte): i for i, n in enumerate(call_nodes)}
+    found = []
+    for call in call_nodes:
+        node, enclosing = call.parent, -1
+        while node is not None:
+            outer = outer_call(node)
+            if outer is False:
+                break
+            if outer is not None:
+                enclosing = index_of.get((outer.start_byte, outer.end_byte), -1)
+                break
+            node = node.parent
+        found.append(enclosing)
+    return found

@@ -24,7 +24,7 @@ from tree_sitter import Node, QueryCursor
 
 from ...model import FileFacts, ImportFact, SymbolFact
 from ..extractor import Extractor, Syntax
-from ..parsing import Grammar, innermost_owner, query, squash, text
+from ..parsing import Grammar, enclosing_lambda_calls, innermost_owner, query, squash, text
 
 GRAMMAR = Grammar("go", tree_sitter_go.language)
 
@@ -321,19 +321,7 @@ class _Extractor(Extractor):
     def lambdas(self, root: Node) -> None:
         """``extra["lambda_of"]``: for each call made in a function literal passed to another call
         (``r.Route("/api", func(r chi.Router) { r.Get(...) })``), the index of that call, else -1."""
-        index_of = {(n.start_byte, n.end_byte): i for i, c in enumerate(self.facts.calls)
-                    for n in [self.call_nodes[id(c)]]}
-        found = []
-        for call in self.facts.calls:
-            node = self.call_nodes[id(call)].parent
-            enclosing = -1
-            while node is not None and node.type not in ("function_declaration", "method_declaration"):
-                if node.type == "func_literal" and node.parent is not None and node.parent.type == "argument_list":
-                    outer = node.parent.parent
-                    enclosing = index_of.get((outer.start_byte, outer.end_byte), -1) if outer is not None else -1
-                    break
-                node = node.parent
-            found.append(enclosing)
+        found = enclosing_lambda_calls([self.call_nodes[id(c)] for c in self.facts.calls], _go_outer_call)
         if any(i >= 0 for i in found):
             self.facts.extra["lambda_of"] = found
 
@@ -457,3 +445,12 @@ SYNTAX = Syntax(
 def extract(path: str, src: bytes) -> FileFacts:
     """The facts of one Go file (pure: depends only on ``path`` and ``src``)."""
     return _Extractor(path, src).run()
+
+
+def _go_outer_call(node: Node) -> Node | bool | None:
+    """The call a ``func`` literal argument belongs to; a function or method declaration ends the search."""
+    if node.type in ("function_declaration", "method_declaration"):
+        return False
+    if node.type == "func_literal" and node.parent is not None and node.parent.type == "argument_list":
+        return node.parent.parent or False
+    return None

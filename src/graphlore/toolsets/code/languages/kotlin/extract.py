@@ -27,7 +27,7 @@ from tree_sitter import Node
 
 from ...model import AnnotationFact, CallFact, FileFacts, ImportFact, SymbolFact
 from ..extractor import Extractor, Syntax
-from ..parsing import Grammar, squash, text
+from ..parsing import Grammar, enclosing_lambda_calls, squash, text
 
 GRAMMAR = Grammar("kotlin", tree_sitter_kotlin.language)
 
@@ -389,20 +389,7 @@ class _Extractor(Extractor):
 
     def lambdas(self) -> None:
         """``extra["lambda_of"]``: for each call, the call whose trailing lambda holds it (see the docstring)."""
-        index_of = {(n.start_byte, n.end_byte): i for i, c in enumerate(self.facts.calls)
-                    for n in [self.nodes[id(c)]]}
-        found = []
-        for call in self.facts.calls:
-            node = self.nodes[id(call)].parent
-            enclosing = -1
-            while node is not None:
-                if node.type == "annotated_lambda" and node.parent is not None and node.parent.type == "call_expression":
-                    outer = node.parent
-                    inner = outer.named_children[0] if outer.named_children[0].type == "call_expression" else outer
-                    enclosing = index_of.get((inner.start_byte, inner.end_byte), -1)
-                    break
-                node = node.parent
-            found.append(enclosing)
+        found = enclosing_lambda_calls([self.nodes[id(c)] for c in self.facts.calls], _kotlin_outer_call)
         if any(i >= 0 for i in found):
             self.facts.extra["lambda_of"] = found
 
@@ -515,3 +502,10 @@ def extract(path: str, src: bytes) -> FileFacts:
     """The facts of one Kotlin file (pure: depends only on ``path`` and ``src``)."""
     return _Extractor(path, src).run()
 
+
+def _kotlin_outer_call(node: Node) -> Node | None:
+    """The call a trailing lambda belongs to (``get("/x") { ... }``: the inner ``get("/x")`` call)."""
+    if node.type == "annotated_lambda" and node.parent is not None and node.parent.type == "call_expression":
+        outer = node.parent
+        return outer.named_children[0] if outer.named_children[0].type == "call_expression" else outer
+    return None

@@ -35,14 +35,9 @@ class PythonFolder(FileFolder):
     env_tables = frozenset({"os.environ", "environ"})
 
     def name(self, name: str) -> Folded:
-        if "." not in name:
-            found = self.local(name)
-            if found is not None:
-                return found
-        elif name.startswith("self.") and name.count(".") == 1:
-            found = self.member(name[5:])
-            if found is not None:
-                return found
+        found = self.scoped(name, "self")
+        if found is not None:
+            return found
         return super().name(name)
 
     def string(self, kind: str, text: str) -> Folded:

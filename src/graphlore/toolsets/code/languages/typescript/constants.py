@@ -19,14 +19,9 @@ class ScriptFolder(FileFolder):
     env_tables = frozenset({"process.env", "import.meta.env"})
 
     def name(self, name: str) -> Folded:
-        if "." not in name:
-            found = self.local(name)
-            if found is not None:
-                return found
-        elif name.startswith("this.") and name.count(".") == 1:
-            found = self.member(name[5:], ("this",))
-            if found is not None:
-                return found
+        found = self.scoped(name, "this")
+        if found is not None:
+            return found
         variable = _ENV.match(name)
         if variable:
             return env(variable.group(1))

@@ -1,0 +1,141 @@
+"""Validity in time: from when a fact holds, until what ended it.
+
+Every fact holds from ``valid_from`` (its ``date_context`` when that is a date, YYYY, YYYY-MM or
+YYYY-MM-DD, read as its first day; else the document date). A relationship can be *functional* in a
+graph: a subject has one object at a time ("has CEO", "headquartered in"). For a functional relationship
+the facts of one subject are a timeline, and ``valid_to`` is a function of the whole timeline, never of
+the order documents arrived in:
+
+    a fact ends at the ``valid_from`` of the first fact of the same subject and relationship that starts
+    strictly later and names another object; that fact is its evidence (``ended_by``: the fact, its
+    document and the object that replaced it).
+
+So a fact restated later (the same object again) does not end the one it restates, two facts of one day
+that disagree end neither (nothing says which came first: both stay open), an old fact stated by a new
+document (out of order) takes its place in the timeline, and retracting a document gives back the
+validity it ended (the timelines it touched are computed again). Nothing is deleted: an ended fact keeps
+every field and gains ``valid_to`` and ``ended_by``. Relationships are compared case-insensitively with
+spaces collapsed; which are functional is :data:`DEFAULT_FUNCTIONAL` plus what ``graphlore facts relation
+set`` declared in the graph (stored in its metadata under :data:`RELATIONS_META`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable
+
+from graphlore.store import Edge, Store
+from graphlore.toolsets.facts.graph import FACT
+from graphlore.toolsets.facts.models import CURRENT_DAY, PERIOD_PATTERN, period_bounds
+
+#: Relationships functional in every graph unless ``relation set NAME --not-functional`` says otherwise.
+DEFAULT_FUNCTIONAL = (
+    "has ceo", "ceo", "ceo of", "is ceo of", "chief executive officer of", "is chief executive officer of",
+    "headquartered in", "is headquartered in", "has headquarters in", "acquired by", "was acquired by",
+    "is owned by", "owned by", "parent company", "has parent company",
+)
+#: Metadata key of a graph's declarations: normalised relationship -> functional (true / false).
+RELATIONS_META = "facts_relations"
+#: ``valid_at`` of the store's edge filters that reads "now": facts nothing has ended.
+CURRENT = CURRENT_DAY
+#: Subjects whose timelines are computed in one batch when a relationship is declared.
+BATCH = 2000
+
+
+def relation_key(name: str) -> str:
+    return " ".join(name.casefold().split())
+
+
+def valid_from(date_context: str | None, document_date: str) -> str:
+    """The first day of ``date_context`` when it is a date (YYYY, YYYY-MM, YYYY-MM-DD), else the document's."""
+    text = (date_context or "").strip()
+    if re.fullmatch(PERIOD_PATTERN, text):
+        try:
+            return period_bounds(text)[0]
+        except ValueError:
+            pass
+    return document_date
+
+
+def fact_start(edge: Edge) -> str:
+    """A fact's ``valid_from`` (facts written before validity: computed from their date context)."""
+    return edge.props.get("valid_from") or valid_from(edge.props.get("date_context"), edge.date or "")
+
+
+def declared(store: Store) -> dict[str, bool]:
+    return dict(store.get_meta(RELATIONS_META) or {})
+
+
+def functional(store: Store) -> set[str]:
+    """The graph's functional relationships (normalised)."""
+    said = declared(store)
+    return {r for r in DEFAULT_FUNCTIONAL if said.get(r, True)} | {r for r, on in said.items() if on}
+
+
+def endings(facts: list[Edge]) -> dict[str, tuple[str | None, dict | None]]:
+    """fact id -> (valid_to, ended_by) over one subject's timeline of one functional relationship."""
+    ordered = sorted(facts, key=lambda e: (fact_start(e), e.date or "", e.id))
+    out: dict[str, tuple[str | None, dict | None]] = {}
+    for i, fact in enumerate(ordered):
+        start = fact_start(fact)
+        ender = next((g for g in ordered[i + 1:] if fact_start(g) > start and g.dst != fact.dst), None)
+        out[fact.id] = (None, None) if ender is None else (fact_start(ender), {
+            "fact": ender.id, "document": ender.props.get("document"), "object": ender.dst,
+            "reason": f"a later fact of the functional relationship {relation_key(fact.props['relationship'])!r} "
+                      "names another object"})
+    return out
+
+
+def _apply(edge: Edge, valid_to: str | None, ended_by: dict | None) -> bool:
+    """Set the fact's validity; whether anything changed."""
+    before = (edge.props.get("valid_from"), edge.props.get("valid_to"), edge.props.get("ended_by"))
+    edge.props["valid_from"] = fact_start(edge)
+    edge.props.pop("valid_to", None)
+    edge.props.pop("ended_by", None)
+    if valid_to is not None:
+        edge.props["valid_to"] = valid_to
+        edge.props["ended_by"] = ended_by
+    return before != (edge.props.get("valid_from"), edge.props.get("valid_to"), edge.props.get("ended_by"))
+
+
+def revalidate(store: Store, touched: Iterable[tuple[str, str]]) -> int:
+    """Compute again the timelines of (subject id, relationship) pairs a write touched (non-functional ones
+    are skipped: nothing ends them); returns how many facts changed. Runs inside the caller's transaction."""
+    rules = functional(store)
+    wanted = {(s, relation_key(r)) for s, r in touched if relation_key(r) in rules}
+    if not wanted:
+        return 0
+    page = store.edges_of(sorted({s for s, _ in wanted}), direction="out", types=[FACT])
+    ids = [e.id for e in page.edges if (e.src, relation_key(e.props.get("relationship", ""))) in wanted]
+    return _recompute(store, ids, rules)
+
+
+def _recompute(store: Store, ids: list[str], rules: set[str]) -> int:
+    groups: dict[tuple[str, str], list[Edge]] = defaultdict(list)
+    for edge in store.get_edges(ids):  # with their vectors: an upsert writes every column
+        groups[(edge.src, relation_key(edge.props["relationship"]))].append(edge)
+    changed = []
+    for (_, rel), facts in groups.items():
+        ends = endings(facts) if rel in rules else {}
+        changed += [e for e in facts if _apply(e, *ends.get(e.id, (None, None)))]
+    store.upsert_edges(changed)
+    return len(changed)
+
+
+def set_relation(store: Store, name: str, on: bool) -> int:
+    """Declare ``name`` functional or not in this graph and compute every fact of it again (one
+    transaction); returns how many facts changed."""
+    key = relation_key(name)
+    with store.atomic():
+        said = declared(store)
+        said[key] = on
+        store.set_meta(RELATIONS_META, said)
+        subjects = sorted({e.src for e in store.iter_edges(FACT)
+                           if relation_key(e.props.get("relationship", "")) == key})
+        rules, changed = functional(store), 0
+        for start in range(0, len(subjects), BATCH):  # a subject's whole timeline in one batch
+            page = store.edges_of(subjects[start:start + BATCH], direction="out", types=[FACT])
+            changed += _recompute(store, [e.id for e in page.edges
+                                          if relation_key(e.props.get("relationship", "")) == key], rules)
+    return changed
