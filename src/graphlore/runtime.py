@@ -32,8 +32,8 @@ models, languages, grammars and their queries): ``contract.path_fields``; the co
 tables (``registry._index``, ``parsing.language``, ``parsing.query``, ``walk._kinds``, ``layout._builds``,
 in ``code/languages/`` and ``code/layout/``); the facts toolset's name and code readers
 (``names._words``, ``names._core_words`` 100,000 each, ``names._pair_evidence_given`` 200,000,
-``codes.identifiers``, ``codes.definition_numbers``, ``codes.variants``, ``codes.text_platforms`` 100,000 each); the BM25 tokeniser's
-(``store.terms._normalise``, ``store.sqlite.bm25._key``, 500,000 each). ``tests/test_runtime.py`` checks
+``codes.identifiers``, ``codes.variants``, ``codes.text_platforms``, ``codes.definition_numbers`` 100,000
+each); the BM25 tokeniser's (``store.terms._normalise``, ``store.sqlite.bm25._key``, 500,000 each). ``tests/test_runtime.py`` checks
 that this list names every memo in the source.
 """
 
