@@ -79,7 +79,7 @@ def prepare(work: Path) -> tuple[Path, dict[str, tuple[str, dict[str, Any]]]]:
     started = time.monotonic()
     graphlore(home, "items", "index", "-p", str(items))
     graphlore(home, "facts", "ingest", str(news))
-    graphlore(home, "code", "index", str(code))
+    graphlore(home, "code", "index", "-p", str(code))
     if abcd.is_file():
         skills = f"ABCD's {abcd}"
         graphlore(home, "skills", "import", "--format", "abcd", str(abcd))

@@ -30,22 +30,29 @@ them, and :meth:`graphlore.tools.ToolSpec.call` confines each to the allowed roo
 (:mod:`graphlore.roots`) before the tool runs, whichever adapter called it. The JSON schema shows
 such a field with ``"format": "path"``.
 
-**Errors quote little.** A refused value is shown by a short prefix and its size
-(:func:`quote`), at most :data:`MAX_PROBLEMS` problems are listed, and every
-error message is cut at :data:`graphlore.errors.MAX_MESSAGE` characters.
+**Errors quote little and speak plainly.** A refused value is shown by a short prefix and its size
+(:func:`quote`; an object or a list is not shown), every problem is listed (up to :data:`MAX_PROBLEMS`,
+then how many more), in plain words (no pydantic phrasing, no regular expression: a ``pattern`` is
+declared with the rule people read, :func:`described_pattern`), and each names its place with
+:func:`graphlore.errors.at`, which every surface spells in its caller's words (a field over MCP, a
+flag on the command line).
 """
 
 from __future__ import annotations
 
 import functools
 import math
+import re
+import sys
+import typing
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, GetJsonSchemaHandler, ValidationError
 from pydantic_core import CoreSchema
 
-from graphlore.errors import InvalidInput
+from graphlore.errors import InvalidInput, at, mcp_only
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -58,7 +65,7 @@ MAX_INTEGER = 2**53 - 1
 #: The largest offset of a page (every ``offset`` field declares it in its schema).
 MAX_OFFSET = 1_000_000_000
 #: Problems listed in one validation error (the rest are counted).
-MAX_PROBLEMS = 5
+MAX_PROBLEMS = 20
 #: Characters of a refused value shown in an error.
 QUOTE_CHARS = 60
 
@@ -123,7 +130,19 @@ def describe_fields(model: type[BaseModel]) -> str:
 
 
 def _where(loc: tuple | list) -> str:
-    return ".".join(quote(p, 40).strip("'") if isinstance(p, str) else str(p) for p in loc) or "(input)"
+    """A place in the request as messages name it (:func:`graphlore.errors.at`; the surface spells it)."""
+    return at([quote(p, 40).strip("'") if isinstance(p, str) else p for p in loc])
+
+
+#: Rules people read when a value breaks a field's ``pattern`` (see :func:`described_pattern`).
+_PATTERN_RULES: dict[str, str] = {}
+
+
+def described_pattern(pattern: str, rule: str) -> str:
+    """``pattern`` for ``Field(pattern=...)``, registered with the rule a refused value is answered with
+    (``rule``, e.g. "1 to 64 lower-case letters, digits, - and _"), never with the regular expression."""
+    _PATTERN_RULES[pattern] = rule
+    return pattern
 
 
 def _is_empty_text(err: dict) -> bool:
@@ -137,32 +156,116 @@ def _is_empty_text(err: dict) -> bool:
             or (err["type"] == "string_pattern_mismatch" and ctx.get("pattern") == r"\S"))
 
 
-def format_validation_error(model: type[BaseModel], exc: ValidationError, quote_input: bool = True) -> str:
-    """One line per problem (at most :data:`MAX_PROBLEMS`), then the valid fields, so an agent can retry right.
-    ``quote_input=False``: for values read from a file, which are never shown (only where and what is wrong)."""
+def _values(n: int) -> str:
+    return f"{n:,} value" + ("" if n == 1 else "s")
+
+
+def _plain(err: dict) -> str:
+    """What pydantic found wrong with a value, in plain words: no "Input should", no regular expression, no
+    type names of Python."""
+    kind, ctx = err["type"], err.get("ctx") or {}
+    bound = {"greater_than_equal": ("at least", "ge"), "greater_than": ("more than", "gt"),
+             "less_than_equal": ("at most", "le"), "less_than": ("less than", "lt")}.get(kind)
+    if bound:
+        return f"must be {bound[0]} {ctx[bound[1]]}"
+    if kind in ("literal_error", "enum"):
+        return f"must be {ctx.get('expected', 'one of the valid values')}"
+    if kind == "string_pattern_mismatch":
+        rule = _PATTERN_RULES.get(str(ctx.get("pattern")))
+        return f"must be {rule}" if rule else "does not have the form the field's description gives"
+    if kind == "string_too_short":
+        return f"must be at least {ctx['min_length']:,} characters long"
+    if kind == "string_too_long":
+        return f"must be at most {ctx['max_length']:,} characters long"
+    if kind == "too_short":
+        return f"must hold at least {_values(ctx['min_length'])}" + (
+            f" (got {ctx['actual_length']:,})" if "actual_length" in ctx else "")
+    if kind == "too_long":
+        return f"must hold at most {_values(ctx['max_length'])}" + (
+            f" (got {ctx['actual_length']:,})" if ctx.get("actual_length") is not None else "")
+    words = {"int_type": "must be a whole number", "int_parsing": "must be a whole number",
+             "int_from_float": "must be a whole number", "float_type": "must be a number",
+             "float_parsing": "must be a number", "finite_number": "must be a finite number",
+             "bool_type": "must be true or false", "bool_parsing": "must be true or false",
+             "string_type": "must be text", "list_type": "must be a list", "dict_type": "must be an object",
+             "model_type": "must be an object", "model_attributes_type": "must be an object",
+             "none_required": "must be null"}
+    if kind in words:
+        return words[kind]
+    plain = re.sub(r"^(Input|String|List|Value|Dictionary|Tuple|Set|Object) should ", "must ", err["msg"])
+    return plain if plain.startswith("must ") else f": {plain}"  # a rule's own message follows its place
+
+
+def _placed(where: str, problem: str) -> str:
+    """``where`` followed by what is wrong with it (a rule's own message after a colon)."""
+    return f"{where}{problem}" if problem.startswith(":") else f"{where} {problem}"
+
+
+def _got(value: Any) -> str:
+    """`` (got VALUE)`` for a short value people can read back; nothing for an object or a list."""
+    if isinstance(value, dict | list | tuple):
+        return ""
+    return f" (got {quote(value)})"
+
+
+def _model_at(model: type[BaseModel], loc: tuple | list) -> type[BaseModel] | None:
+    """The model of the object at ``loc`` inside ``model`` (list indexes skipped), or None."""
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        fields = {f.alias or n: f for n, f in model.model_fields.items()}
+        if part not in fields:
+            return None
+        inner = _inner_model(fields[part].annotation)
+        if inner is None:
+            return None
+        model = inner
+    return model
+
+
+def _inner_model(annotation: Any) -> type[BaseModel] | None:
+    args = [annotation]
+    while args:
+        candidate = args.pop()
+        if isinstance(candidate, type) and issubclass(candidate, BaseModel):
+            return candidate
+        args += typing.get_args(candidate)
+    return None
+
+
+def format_validation_error(model: type[BaseModel], exc: ValidationError, quote_input: bool = True,
+                            valid_fields: bool = True) -> str:
+    """Every problem (up to :data:`MAX_PROBLEMS`, then how many more), each naming its place with
+    :func:`graphlore.errors.at` (spelled by the surface: a field over MCP, a flag on the CLI), then, for MCP
+    callers, the valid fields (unless ``valid_fields=False``). ``quote_input=False``: for values read from a
+    file, which are never shown (only where and what is wrong)."""
     lines = []
     errors = exc.errors()
     for err in errors[:MAX_PROBLEMS]:
-        loc = _where(err["loc"])
+        loc = tuple(err["loc"])
+        where = _where(loc)
         if err["type"] == "extra_forbidden":
-            lines.append(f"unknown field '{loc}'")
+            parent = _model_at(model, loc[:-1])
+            valid = f" (valid: {describe_fields(parent)})" if parent is not None and parent is not model else ""
+            lines.append(f"unknown {where}{valid}")
         elif err["type"] == "missing":
-            lines.append(f"missing required field '{loc}'")
+            lines.append(f"missing required {where}")
+        elif err["type"] in ("value_error", "assertion_error"):
+            # a rule of ours: its message says what is wrong and quotes what it needs (never the whole input)
+            error = (err.get("ctx") or {}).get("error")
+            message = str(error) if error is not None and quote_input else "its value breaks the field's rules"
+            lines.append(f"{where}: {message}" if loc else message)
         elif not quote_input:
-            # a rule's own message may quote the value (e.g. a playbook line): only pydantic's are kept
-            custom = err["type"] in ("value_error", "assertion_error")
-            lines.append(f"field '{loc}': " + ("its value breaks the field's rules" if custom else err["msg"]))
+            lines.append(_placed(where, _plain(err)))
         elif _is_empty_text(err):
             blank = "only whitespace" if err.get("input") else "empty"
-            lines.append(f"field '{loc}' must not be empty (got {blank}: {quote(err.get('input'))}); give some text")
+            lines.append(f"{where} must not be empty (got {blank}: {quote(err.get('input'))}); give some text")
         else:
-            # a literal's message lists the valid options (our declaration, never input): kept whole
-            whole = err["type"] in ("literal_error", "enum")
-            message = err["msg"] if whole or len(err["msg"]) <= 300 else err["msg"][:300] + "..."
-            lines.append(f"field '{loc}': {message} (got {quote(err.get('input'))})")
+            lines.append(_placed(where, _plain(err) + _got(err.get("input"))))
     if len(errors) > MAX_PROBLEMS:
         lines.append(f"and {len(errors) - MAX_PROBLEMS} more problems")
-    return "; ".join(lines) + f". Valid fields: {describe_fields(model)} (? = optional)."
+    valid = mcp_only(f". Valid fields: {describe_fields(model)} (? = optional).") if valid_fields else ""
+    return "; ".join(lines) + valid
 
 
 def _surrogate(text: str) -> int:
@@ -188,22 +291,22 @@ def check_input(data: Any) -> str | None:
         where = _where(loc)
         if isinstance(value, str):
             if len(value) > MAX_STRING:
-                raise InvalidInput(f"field '{where}' holds {len(value):,} characters; a string holds at most "
+                raise InvalidInput(f"{where} holds {len(value):,} characters; a string holds at most "
                                    f"{MAX_STRING:,}")
             bad = _surrogate(value)
             if bad >= 0:
-                raise InvalidInput(f"field '{where}' is not valid Unicode text: a lone surrogate "
+                raise InvalidInput(f"{where} is not valid Unicode text: a lone surrogate "
                                    f"(U+{ord(value[bad]):04X}) at character {bad}; send UTF-8 text")
             total += len(value)
         elif isinstance(value, float) and not math.isfinite(value):
-            raise InvalidInput(f"field '{where}' is {value}; numbers must be finite")
+            raise InvalidInput(f"{where} is {value}; numbers must be finite")
         elif isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_INTEGER and huge is None:
-            huge = f"field '{where}' is {quote(value, 30)}; an integer is at most {MAX_INTEGER:,} in size"
+            huge = f"{where} is {quote(value, 30)}; an integer is at most {MAX_INTEGER:,} in size"
         elif isinstance(value, dict | list | tuple):
             if depth >= MAX_DEPTH:
-                raise InvalidInput(f"field '{where}' nests lists and objects more than {MAX_DEPTH} levels deep")
+                raise InvalidInput(f"{where} nests lists and objects more than {MAX_DEPTH} levels deep")
             if len(value) > MAX_ITEMS:
-                raise InvalidInput(f"field '{where}' holds {len(value):,} entries; a list or object holds at most "
+                raise InvalidInput(f"{where} holds {len(value):,} entries; a list or object holds at most "
                                    f"{MAX_ITEMS:,}")
             total += len(value)
             if isinstance(value, dict):
@@ -222,7 +325,9 @@ def check_input(data: Any) -> str | None:
 def parse_request(model: type[M], data: Any) -> M:
     """Validate raw input against ``model`` (strict types, the limits above) or raise :class:`InvalidInput`."""
     if not isinstance(data, dict):
-        raise InvalidInput(f"expected an object with fields {describe_fields(model)}, got {type(data).__name__}")
+        got = {list: "a list", str: "text", bool: "true or false", int: "a number", float: "a number"}.get(
+            type(data), "null" if data is None else "another value")
+        raise InvalidInput(f"expected an object with fields {describe_fields(model)}, got {got}")
     huge = check_input(data)
     try:
         request = model.model_validate(data)
@@ -231,3 +336,24 @@ def parse_request(model: type[M], data: Any) -> M:
     if huge is not None:  # in a free-form value the model let through (e.g. a filter's)
         raise InvalidInput(huge)
     return request
+
+
+def json_text(flag: str, text: str) -> str:
+    """The JSON text of a command-line value: ``@FILE`` reads the file (``@-``: standard input); so does a value
+    that cannot start JSON (not ``{``, ``[`` or ``"``) and names an existing file (``--skill playbook.json``);
+    anything else is the text."""
+    if not text.startswith("@"):
+        name = text.strip()
+        if not name or name[0] in '{["' or not Path(name).expanduser().is_file():
+            return text
+        text = "@" + name
+    name = text[1:]
+    if name == "-":
+        return sys.stdin.read()
+    try:
+        return Path(name).expanduser().read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InvalidInput(f"{flag} {text}: cannot read {name!r} ({exc.strerror or type(exc).__name__}); give "
+                           "@FILE with a JSON file, or the JSON itself") from exc
+    except UnicodeDecodeError as exc:
+        raise InvalidInput(f"{flag} {text}: {name!r} is not UTF-8 text (byte {exc.start + 1})") from exc

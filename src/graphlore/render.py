@@ -5,6 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+#: Nouns whose plural is not the noun plus "s".
+_PLURALS = {"entry": "entries", "summary": "summaries", "match": "matches", "index": "indexes", "status": "statuses"}
+
+
+def count(n: int, noun: str) -> str:
+    """``n`` and ``noun`` agreeing in number: "1 fact", "2 facts", "0 skills" (thousands separated)."""
+    return f"{n:,} {noun if n == 1 else _PLURALS.get(noun, noun + 's')}"
+
 
 def table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str], widths: Mapping[str, int] | None = None) -> str:
     """Aligned columns with a header rule; floats with 3 decimals; cells cut at ``widths`` (default 40)."""

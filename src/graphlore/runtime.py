@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import secrets
 import threading
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, TypeVar
@@ -160,10 +161,12 @@ class Runtime:
                 cached[1].close()
             factory.drop_store(self.settings, namespace)
 
-    def lock(self, namespace: str, key: str, timeout: float | None = None) -> AbstractContextManager[None]:
+    def lock(self, namespace: str, key: str, timeout: float | None = None,
+             on_wait: Callable[[], None] | None = None) -> AbstractContextManager[None]:
         """A named lock on ``namespace`` across processes, waited for ``timeout`` seconds at most (None: as long
-        as it takes; see :func:`factory.namespace_lock`)."""
-        return factory.namespace_lock(self.settings, namespace, key, timeout)
+        as it takes; see :func:`factory.namespace_lock`); ``on_wait`` is called before waiting for another
+        process that holds it."""
+        return factory.namespace_lock(self.settings, namespace, key, timeout, on_wait)
 
     def close(self) -> None:
         """Close every state with a ``close()`` (first: background work stops before its stores close), every

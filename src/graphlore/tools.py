@@ -7,7 +7,7 @@ the docs tests all read the same declaration, so the surfaces cannot drift.
 
 The function is ``run(runtime, request)`` and may ask for keyword arguments:
 ``context`` (a :class:`CallContext`, when ``context=True``) and ``progress`` (a
-``(done, total)`` callback, when ``progress=True``). The adapters call it through
+:class:`Progress` callback, when ``progress=True``). The adapters call it through
 :meth:`ToolSpec.call`, which first confines every path the request names
 (:class:`graphlore.contract.LocalPath`) to the allowed roots.
 
@@ -31,7 +31,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from graphlore.contract import Request, Response, path_fields
 from graphlore.llm import LLM
@@ -39,8 +39,18 @@ from graphlore.llm import LLM
 if TYPE_CHECKING:
     from graphlore.runtime import Runtime
 
-#: ``progress(done, total)``: work done so far, out of ``total`` units.
-Progress = Callable[[int, int], None]
+class Progress(Protocol):
+    """``progress(done, total, unit)``: work done so far, out of ``total`` ``unit``s (``"passages"``,
+    ``"files parsed"``...); a call with another unit or total starts the next phase of the work. The CLI
+    shows it as a bar or as lines (``index: 128/406 passages``), MCP as progress notifications. A progress
+    callback may raise :class:`Cancelled` (the caller stopped the call): work stops between two steps."""
+
+    def __call__(self, done: int, total: int, unit: str = "") -> None: ...
+
+
+class Cancelled(BaseException):
+    """Raised by a progress callback when the caller stopped the call (Ctrl-C): not an :class:`Exception`,
+    so no tool's error handling mistakes it for a failure; transactions under way roll back."""
 
 logger = logging.getLogger("graphlore")
 
@@ -107,6 +117,9 @@ class Arg:
     help: str | None = None
     #: a correct value, shown when a value is refused (e.g. a JSON selector)
     example: str | None = None
+    #: ``parse(flag, text)``: each value's text as the field takes it (e.g. ``NAME: DEFINITION`` to a selector);
+    #: raises :class:`graphlore.errors.InvalidInput` naming the flag
+    parse: Callable[[str, str], Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -121,6 +134,12 @@ class Cli:
     refused: Mapping[str, str] = field(default_factory=dict)
     #: the command's one-line help; default: the first sentence of the tool's description
     help: str | None = None
+    #: command lines its ``--help`` shows under ``Examples:`` (a test runs them against the bundled examples)
+    examples: tuple[str, ...] = ()
+    #: ``kept(runtime, request)``: after Ctrl-C, what the interrupted call kept and the command that goes on
+    #: (e.g. "21 of 38 items embedded and kept; run `graphlore items index -p PATH` to finish"); it reads
+    #: the store with a runtime of its own
+    kept: Callable[[Runtime, Request], str] | None = None
 
 
 @dataclass(frozen=True)

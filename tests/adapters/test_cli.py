@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
 import sys
+import threading
 
 import click
 import pytest
@@ -48,7 +50,7 @@ def test_toolsets_are_imported_only_when_used(tmp_path):
 @pytest.mark.parametrize("args, code, shown", [
     (["toy", "echo"], "invalid_input", "Missing argument 'TEXT'"),
     (["toy", "echo", "x", "-n", "nine"], "invalid_input", "'nine' is not a valid integer"),
-    (["toy", "echo", "x", "-n", "9"], "invalid_input", "field 'times'"),
+    (["toy", "echo", "x", "-n", "9"], "invalid_input", "--times must be at most 5 (got 9)"),
     (["toy", "echo", "x", "--mood", "sad"], "invalid_input", "'sad' is not one of 'calm', 'happy'"),
     (["toy", "echo", "x", "--bogus"], "invalid_input", "No such option '--bogus'"),
     (["toy", "echo", "x", "-mood", "calm"], "invalid_input", "'-mood' is not an option of graphlore toy echo "
@@ -69,10 +71,10 @@ def test_toolsets_are_imported_only_when_used(tmp_path):
                                                          "'claude-code'"),
     # huge integers are refused by the field's declared range before any store is opened (they overflowed SQLite)
     (["facts", "ls", "entities", "--offset", "1" + "0" * 29], "invalid_input",
-     "field 'offset': Input should be less than or equal to 1000000000"),
-    (["facts", "exec", "ls entities --offset " + "9" * 40], "invalid_input", "field 'offset'"),
-    (["code", "find", "symbol", "--offset", "1" + "0" * 29, "-p", "."], "invalid_input", "field 'offset'"),
-    (["skills", "ls", "--offset", "1" + "0" * 100], "invalid_input", "field 'offset'"),
+     "--offset must be at most 1000000000"),
+    (["facts", "exec", "ls entities --offset " + "9" * 40], "invalid_input", "--offset must be at most"),
+    (["code", "find", "symbol", "--offset", "1" + "0" * 29, "-p", "."], "invalid_input", "--offset must be at most"),
+    (["skills", "ls", "--offset", "1" + "0" * 100], "invalid_input", "--offset must be at most"),
 ])
 def test_every_failure_is_one_error_line_and_exit_2(app, args, code, shown):
     out = invoke(app, *args)
@@ -158,6 +160,47 @@ def test_every_command_has_help(path, command):
                 assert opt in result.stdout
 
 
+@pytest.mark.parametrize("path, command", COMMANDS, ids=[" ".join(["graphlore", *p]) for p, _ in COMMANDS])
+def test_every_command_follows_the_cli_convention(path, command):
+    """-h is --help everywhere; long options take two dashes; the conventional fields have one flag each."""
+    assert CliRunner().invoke(build_cli(REGISTRY), [*path, "-h"]).stdout.startswith("Usage: ")
+    conventional = {"--project": "-p", "--limit": "-n"}
+    for param in command.params:
+        if not isinstance(param, click.Option):
+            continue
+        assert all(opt.startswith("--") or len(opt) == 2 for opt in param.opts), param.opts
+        for long, short in conventional.items():
+            if long in param.opts:
+                assert short in param.opts, f"graphlore {' '.join(path)} {long} lacks {short}"
+
+
+def test_a_json_option_reads_a_file_given_as_at_file(app, tmp_path):
+    bad = tmp_path / "filter.json"
+    bad.write_text('{"role": "CONTROLLER"', encoding="utf-8")
+    out = invoke(app, "code", "find", "symbol", "-f", f"@{bad}", "-p", str(tmp_path))
+    assert out.exit_code == 2 and "filter is a string but not JSON" in out.stderr
+    out = invoke(app, "code", "find", "symbol", "-f", f"@{tmp_path / 'missing.json'}", "-p", str(tmp_path))
+    assert out.exit_code == 2 and "cannot read" in out.stderr and "missing.json" in out.stderr
+    good = tmp_path / "good.json"
+    good.write_text('{"role": "CONTROLLER"}', encoding="utf-8")
+    for given in (f"@{good}", str(good)):  # a plain path that cannot be JSON is read as a file too
+        (tmp_path / "tree").mkdir(exist_ok=True)
+        out = invoke(app, "code", "find", "symbol", "-f", given, "-p", str(tmp_path / "tree"),
+                     env={"GRAPHLORE_HOME": str(tmp_path / "home")})
+        assert "no symbol has role 'CONTROLLER'" in out.stdout + out.stderr, out.output
+    out = invoke(app, "skills", "create", "--skill", str(tmp_path / "nowhere.json"))
+    assert out.exit_code == 2 and "no file has that name either" in out.stderr
+
+
+def test_declared_examples_end_the_help_and_run(app):
+    """A command's Cli.examples are shown under Examples: in its --help, each on a line of its own, and run."""
+    help_text = invoke(app, "toy", "echo", "-h").stdout
+    assert help_text.rstrip().endswith("Examples:\n  graphlore toy echo hello -n 2 --shout")
+    for line in app.commands["toy"].get_command(None, "echo").examples:
+        out = invoke(app, *shlex.split(line)[1:])
+        assert out.exit_code == 0 and out.stdout == "HELLO\nHELLO\n"
+
+
 # -- mcp-config ----------------------------------------------------------------------------------------------
 
 
@@ -200,3 +243,81 @@ def test_the_console_scripts_mcp_config_names_the_console_script(tmp_path):
     out = subprocess.run([script, "mcp-config"], capture_output=True, text=True, env=env, timeout=60, check=True)
     assert json.loads(out.stdout)["mcpServers"]["graphlore"] == {"command": script, "args": ["serve"]}
     assert out.stderr == ""
+
+
+# -- progress and Ctrl-C ---------------------------------------------------------------------------------------
+
+
+def test_progress_off_a_terminal_is_a_line_with_its_unit_while_a_step_runs_long(capsys):
+    from graphlore.adapters.cli import ProgressReport
+
+    report = ProgressReport("index")
+    report.tty, report.every_s = False, 0.01
+    report(128, 406, "passages embedded")  # then nothing for a while: the line still comes
+    for _ in range(500):
+        if "index: 128/406 passages embedded" in capsys.readouterr().err:
+            break
+        threading.Event().wait(0.01)
+    else:
+        pytest.fail("no progress line while the step ran")
+    report(406, 406, "passages embedded")
+    report.close()
+    assert capsys.readouterr().err.splitlines()[-1] == "index: 406/406 passages embedded"
+
+
+def test_a_cancelled_command_stops_at_its_next_progress_report():
+    from graphlore.adapters.cli import ProgressReport
+    from graphlore.tools import Cancelled
+
+    cancel = threading.Event()
+    report = ProgressReport("index", cancel)
+    report.tty = False
+    report(1, 10, "files read")
+    cancel.set()
+    with pytest.raises(Cancelled):
+        report(2, 10, "files read")
+    report.close()
+
+
+def test_serve_on_a_terminal_says_what_it_is_and_how_to_stop_it(tmp_path):
+    """stdin is a terminal (a person typed `graphlore serve`): one line on stderr, nothing on stdout."""
+    import pty
+    import signal
+
+    leader, follower = pty.openpty()
+    env = {**os.environ, "GRAPHLORE_HOME": str(tmp_path)}
+    proc = subprocess.Popen([sys.executable, "-m", "graphlore", "serve", "items"], stdin=follower,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+    os.close(follower)
+    try:
+        line = proc.stderr.readline()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=60)
+        os.close(leader)
+    assert "MCP server on stdin/stdout" in line and "Ctrl-C to stop" in line
+    assert out == ""
+
+
+def test_every_declared_example_runs_against_the_bundled_examples(tmp_path, monkeypatch, embedder):
+    """Every command's Examples: lines run, as shown, from the repository (the bundled examples), in a fresh
+    data folder: the commands that build an index or a graph first, then the rest in the order declared."""
+    from helpers.paths import REPO
+
+    from graphlore.config import Settings
+    from graphlore.runtime import Runtime
+
+    app = build_cli(REGISTRY, make_runtime=lambda: Runtime(Settings(home=tmp_path / "home"), embedder=embedder))
+    from graphlore.adapters.command import attach
+    from graphlore.toolsets import load_toolset
+
+    examples = [line for name in REGISTRY for spec in attach(load_toolset(name, REGISTRY)).on("cli")
+                for line in spec.cli.examples]
+    assert set(examples) == {line for _, command in COMMANDS for line in getattr(command, "examples", ())}
+    assert len(examples) >= 13
+    builds_first = sorted(examples, key=lambda line: not re.search(r" (index|ingest) ", line))
+    monkeypatch.chdir(REPO)
+    for line in builds_first:
+        out = invoke(app, *shlex.split(line)[1:])
+        assert out.exit_code == 0, f"{line}\n{out.output}"
+        assert out.stdout.strip(), line

@@ -115,7 +115,7 @@ def test_kg_execute_shares_the_session_and_answers_with_the_typed_text(mcp):
     assert expanded.items[0].fact.id == out.result["results"][0]["id"]
     assert "Workflow: find → search → cat → info" in mcp.ok("kg_execute", {"command": "help"})[1]
     error = mcp.error("kg_execute", {"command": "search -entity Inflation"})
-    assert "[invalid_input] 'Inflation' is a topic (T:inflation): use -topic" in error
+    assert "[invalid_input] 'Inflation' is a topic (T:inflation): use topic, not entity" in error
 
 
 def test_a_typed_search_refused_by_validation_ends_this_sessions_latest_search(server):

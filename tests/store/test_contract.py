@@ -3,6 +3,8 @@ for every method, transactions, concurrency, the factory's namespace rules and t
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 import time
 
@@ -300,6 +302,48 @@ def test_atomic_is_exclusive_across_connections(open_namespace):
     for t in threads:
         t.join()
     assert stores[0].get_meta("counter") == 50
+
+
+HOLDER = """
+import sys
+from pathlib import Path
+from graphlore.config import Settings
+from graphlore.store.factory import namespace_lock
+settings = Settings(home=Path(sys.argv[1]), database_url=sys.argv[2])
+with namespace_lock(settings, "test/locked", "index"):
+    print("held", flush=True)
+    sys.stdin.readline()
+"""
+
+
+def test_a_namespace_lock_says_when_it_waits_for_another_process(store_settings):
+    """``on_wait`` is called once, before waiting, when another process holds the lock (the CLI says so)."""
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(store_settings.home), store_settings.database_url or ""],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        said, got = [], threading.Event()
+
+        def take() -> None:
+            with namespace_lock(store_settings, "test/locked", "index", on_wait=lambda: said.append("waiting")):
+                got.set()
+
+        taker = threading.Thread(target=take)
+        taker.start()
+        for _ in range(3000):
+            if said:
+                break
+            time.sleep(0.01)
+        assert said == ["waiting"] and not got.is_set()
+        holder.stdin.write("\n")
+        holder.stdin.flush()
+        taker.join(60)
+        assert got.is_set() and said == ["waiting"]
+    finally:
+        holder.kill()
+        holder.wait()
+    with namespace_lock(store_settings, "test/locked", "index", on_wait=lambda: said.append("again")):
+        assert said == ["waiting"]  # free: no wait, nothing said
 
 
 def test_namespace_lock_is_exclusive_and_needs_no_store(store_settings):

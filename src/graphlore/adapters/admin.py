@@ -178,7 +178,7 @@ def _writers_done(settings: Settings, kinds: Mapping[str, StoreKind], namespaces
 def drop_command(registry: Mapping[str, str]) -> click.Command:
     @click.command("drop")
     @click.argument("namespace", required=False)
-    @click.option("--project", metavar="PATH", help="The store that indexes this folder (items or code).")
+    @click.option("-p", "--project", metavar="PATH", help="The store that indexes this folder (items or code).")
     @click.option("--toolset", metavar="NAME", help="With --project: the toolset whose store (items or code).")
     @click.option("--yes", "-y", is_flag=True, help="Drop without asking (needed when stdin is not a terminal).")
     @click.option("--json", "as_json", is_flag=True, help=JSON_HELP)

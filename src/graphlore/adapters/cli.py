@@ -20,8 +20,11 @@ one of their commands runs (``graphlore --help`` lists them).
 
 from __future__ import annotations
 
+import logging
 import os
+import signal
 import sys
+import threading
 import time
 import traceback
 from collections.abc import Callable, Mapping
@@ -36,12 +39,26 @@ import click  # noqa: E402
 from graphlore import __version__  # noqa: E402
 from graphlore.adapters import admin, db  # noqa: E402
 from graphlore.adapters.command import attach  # noqa: E402
-from graphlore.adapters.flags import ToolCommand, command_help, fields_of, request_fields  # noqa: E402
+from graphlore.adapters.flags import (  # noqa: E402
+    HELP_OPTIONS,
+    ToolCommand,
+    command_help,
+    fields_of,
+    request_fields,
+    speller,
+)
 from graphlore.config import Settings  # noqa: E402
 from graphlore.contract import Response, parse_request  # noqa: E402
-from graphlore.errors import GraphloreError, InternalError, InvalidInput, from_os_error  # noqa: E402
+from graphlore.errors import (  # noqa: E402
+    AtSpeller,
+    GraphloreError,
+    InternalError,
+    InvalidInput,
+    RefSpeller,
+    from_os_error,
+)
 from graphlore.runtime import Runtime  # noqa: E402
-from graphlore.tools import CallContext, Progress, Toolset, ToolSpec  # noqa: E402
+from graphlore.tools import CallContext, Cancelled, Progress, Toolset, ToolSpec, cancellation  # noqa: E402
 from graphlore.toolsets import TOOLSETS, ExtraMissing, load_toolset, select  # noqa: E402
 
 #: The CLI's session for tools that keep per-session state: one across commands (the state is in the store).
@@ -52,35 +69,147 @@ CLI_CONTEXT = CallContext(session="cli")
 
 
 class ProgressReport:
-    """A bar on a terminal; otherwise, for work that runs past 5 s, a line on stderr every 5 s and one
-    at the end (quick work prints nothing)."""
+    """Progress with its unit: a bar per phase on a terminal; otherwise, once the work has run 5 s, a line
+    on stderr at least every 5 s (``index: 128/406 passages embedded``, repeated while a step runs long)
+    and one when a phase ends (quick work prints nothing). Once ``cancel`` is set (Ctrl-C), the next report
+    raises :class:`~graphlore.tools.Cancelled`, so the work stops between two steps."""
 
     every_s = 5.0
 
-    def __init__(self, label: str, unit: str = "") -> None:
+    def __init__(self, label: str, cancel: threading.Event | None = None, unit: str = "") -> None:
         self.label = label
-        self.unit = unit
+        self.cancel = cancel
+        self.unit = unit  # the unit of a report that names none (the tool's progress_unit)
         self.tty = sys.stderr.isatty()
         self._bar: Any = None
-        self._last = time.monotonic()
-        self._printed = False
+        self._phase: tuple[str, int] | None = None
+        self._state: tuple[int, int, str] | None = None
+        self._started = time.monotonic()
+        self._printed = 0.0
+        self._closed = threading.Event()
+        self._ticker: threading.Thread | None = None
+        self._lock = threading.Lock()
 
-    def __call__(self, done: int, total: int) -> None:
-        if self.tty:
-            if self._bar is None:
-                self._bar = click.progressbar(length=total, label=f"{self.label} ({self.unit})" if self.unit else self.label,
-                                              file=sys.stderr)
-                self._bar.__enter__()
-            self._bar.update(done - self._bar.pos)
-            return
-        now = time.monotonic()
-        if now - self._last >= self.every_s or (done >= total and self._printed):
-            self._last, self._printed = now, True
-            click.echo(f"{self.label}: {done}/{total} {self.unit}".rstrip(), err=True)
+    def __call__(self, done: int, total: int, unit: str = "") -> None:
+        self.check()
+        unit = unit or self.unit
+        with self._lock:
+            phase_ends = self._phase is not None and self._phase != (unit, total)
+            if phase_ends and self._state is not None and self._printed:
+                self._line(*self._state)  # the last count of the phase before
+            self._phase, self._state = (unit, total), (done, total, unit)
+            if self.tty:
+                self._draw(done, total, unit, phase_ends)
+                return
+            if self._ticker is None:
+                self._ticker = threading.Thread(target=self._tick, name="graphlore-progress", daemon=True)
+                self._ticker.start()
+            if self._due() or (done >= total and self._printed):
+                self._line(done, total, unit)
+
+    def check(self) -> None:
+        """Raise :class:`~graphlore.tools.Cancelled` once Ctrl-C was pressed (between two steps of the work)."""
+        if self.cancel is not None and self.cancel.is_set():
+            raise Cancelled
+
+    def _draw(self, done: int, total: int, unit: str, new_phase: bool) -> None:
+        if new_phase and self._bar is not None:
+            self._bar.__exit__(None, None, None)
+            self._bar = None
+        if self._bar is None:
+            label = f"{self.label}: {unit}" if unit else self.label
+            self._bar = click.progressbar(length=max(total, 1), label=label, file=sys.stderr)
+            self._bar.__enter__()
+        self._bar.update(done - self._bar.pos)
+
+    def _line(self, done: int, total: int, unit: str) -> None:
+        self._printed = time.monotonic()
+        click.echo(f"{self.label}: {done}/{total} {unit}".rstrip(), err=True)
+
+    def _due(self) -> bool:
+        """5 s since the last line (or since the work began)."""
+        return time.monotonic() - (self._printed or self._started) >= self.every_s
+
+    def _tick(self) -> None:
+        """The latest count every 5 s (the first after 5 s): a line even while a step runs long."""
+        while not self._closed.wait(max(self.every_s, 0.1) / 2):
+            with self._lock:
+                if self._state is not None and not self._closed.is_set() and self._due():
+                    self._line(*self._state)
 
     def close(self) -> None:
-        if self._bar is not None:
-            self._bar.__exit__(None, None, None)
+        with self._lock:
+            self._closed.set()
+            if self._bar is not None:
+                self._bar.__exit__(None, None, None)
+                self._bar = None
+
+
+#: After Ctrl-C, how long the command may take to stop at its next step before the process leaves without it.
+STOP_GRACE_S = 0.5
+
+
+class Stopped(Exception):  # noqa: N818 - what happened, not an error
+    """Ctrl-C stopped a command; ``line`` says what was kept (the process then leaves, see :func:`run`)."""
+
+    def __init__(self, line: str = "") -> None:
+        super().__init__(line)
+        self.line = line
+
+
+def in_worker(work: Callable[[], Any], cancel: threading.Event) -> Any:
+    """``work()`` in a thread of its own while this (the main) thread waits: Ctrl-C reaches the main thread at
+    once, even while the work is inside a long native call (an embedding batch). On Ctrl-C ``cancel`` is set
+    and the work has :data:`STOP_GRACE_S` to stop at its next progress report or cancellation check
+    (:func:`graphlore.tools.check_cancelled`); raises :class:`Stopped`
+    (its ``line`` empty: the caller says what was kept) either way."""
+    box: dict[str, Any] = {}
+
+    def stop_here() -> None:  # graphlore.tools.check_cancelled, between the work's steps (embedding batches)
+        if cancel.is_set():
+            raise Cancelled
+
+    def target() -> None:
+        try:
+            with cancellation(stop_here):
+                box["value"] = work()
+        except BaseException as exc:  # noqa: BLE001 - handed to the main thread
+            box["error"] = exc
+
+    worker = threading.Thread(target=target, name="graphlore-command", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(0.2)
+    except KeyboardInterrupt:
+        cancel.set()
+        worker.join(STOP_GRACE_S)
+        raise Stopped() from None
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+def kept_line(kit: Kit, spec: ToolSpec, request: Mapping[str, Any]) -> str:
+    """What an interrupted call kept, from the tool's :attr:`Cli.kept` (read with a runtime of its own, within
+    a short wait), or the general rule."""
+    general = ("every step finished before it is kept, the one under way was rolled back; run the command "
+               "again to go on")
+    if spec.cli.kept is None:
+        return general
+    box: dict[str, str] = {}
+
+    def read() -> None:
+        runtime = kit.runtime()
+        try:
+            box["line"] = spec.cli.kept(runtime, parse_request(spec.request, dict(request)))
+        finally:
+            runtime.close()
+
+    reader = threading.Thread(target=read, name="graphlore-kept", daemon=True)
+    reader.start()
+    reader.join(STOP_GRACE_S)
+    return box.get("line", general)
 
 
 class Kit:
@@ -97,8 +226,15 @@ class Kit:
         """A runtime for one command (the command closes it when done)."""
         return self._make_runtime()
 
-    def run(self, name: str, fields: Mapping[str, Any], runtime: Runtime, progress: Progress | None = None) -> Response:
-        """Validate ``fields`` (unset ones left out, so the model's defaults apply) and call the tool."""
+    @staticmethod
+    def progress(label: str, unit: str = "") -> ProgressReport:
+        """Progress shown as generated commands show it (the command closes it when done)."""
+        return ProgressReport(label, unit=unit)
+
+    def run(self, name: str, fields: Mapping[str, Any], runtime: Runtime, progress: Progress | None = None,
+            words: tuple[RefSpeller, AtSpeller] | None = None) -> Response:
+        """Validate ``fields`` (unset ones left out, so the model's defaults apply) and call the tool; an error
+        is spelled with ``words`` (the command line's flags, see :func:`graphlore.adapters.flags.speller`)."""
         spec = self.toolset.tool(name)
         extra: dict[str, Any] = {}
         if spec.context:
@@ -109,6 +245,8 @@ class Kit:
             request = parse_request(spec.request, {k: v for k, v in fields.items() if v is not None})
             return spec.call(runtime, request, **extra)
         except Exception as exc:
+            if words is not None and isinstance(exc, GraphloreError):
+                exc.in_words_of(*words)  # before the tool hears of it (a failed search keeps its reason)
             spec.failed(runtime, fields, CLI_CONTEXT, exc)
             raise
 
@@ -143,27 +281,40 @@ def tool_command(kit: Kit, spec: ToolSpec) -> click.Command:
     def failed(arguments: Mapping[str, Any], error: BaseException) -> None:
         kit.report_failure(spec, arguments, error)
 
+    words = speller(fields)
+
     def callback(as_json: bool, **values: Any) -> None:
         try:
             request = request_fields(fields, values)
         except GraphloreError as exc:
+            exc.in_words_of(*words)
             failed({k: v for k, v in values.items() if v is not None and v != ()}, exc)
             raise
         runtime = kit.runtime()
-        progress = ProgressReport(spec.command, spec.progress_unit) if spec.progress else None
+        cancel = threading.Event()
+        progress = ProgressReport(spec.command, cancel, spec.progress_unit) if spec.progress else None
         try:
-            response = kit.run(spec.name, request, runtime, progress)
+            response = in_worker(lambda: kit.run(spec.name, request, runtime, progress, words), cancel)
+        except (Stopped, Cancelled):  # the process leaves at once (the work may still use the runtime)
+            raise Stopped(kept_line(kit, spec, request)) from None
+        except GraphloreError as exc:
+            runtime.close()
+            exc.in_words_of(*words)
+            raise
+        except BaseException:
+            runtime.close()
+            raise
         finally:
             if progress is not None:
                 progress.close()
-            runtime.close()
+        runtime.close()
         click.echo(response.model_dump_json(indent=2, by_alias=True) if as_json else spec.render(response))
 
     help_text = command_help(spec)
     params = [*(f.param for f in fields), click.Option(["--json", "as_json"], is_flag=True,
                                                        help="Print the exact tool output as JSON.")]
     return ToolCommand(spec.command, params=params, callback=callback, help=help_text, short_help=help_text,
-                       refused=spec.cli.refused, failed=failed)
+                       refused=spec.cli.refused, failed=failed, examples=spec.cli.examples)
 
 
 # -- groups ---------------------------------------------------------------------------------------------
@@ -221,6 +372,15 @@ class RootGroup(click.Group):
         sys.exit(run(lambda: super(RootGroup, self).main(args, prog_name or "graphlore", complete_var,
                                                          standalone_mode=False, **extra)))
 
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """The console script (and ``python -m graphlore``): once the command has its exit status, a late Ctrl-C
+        changes nothing (it would end the process by the signal while the interpreter shuts down)."""
+        try:
+            return self.main(*args, **kwargs)
+        except SystemExit:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            raise
+
 
 def default_runtime() -> Runtime:
     return Runtime(Settings.load())
@@ -233,7 +393,7 @@ def build_cli(
     a fresh runtime from ``make_runtime`` (tests pass one that shares an already loaded embedder)."""
     registry = dict(TOOLSETS if registry is None else registry)
 
-    @click.group(name="graphlore", cls=RootGroup)
+    @click.group(name="graphlore", cls=RootGroup, context_settings=HELP_OPTIONS)
     @click.version_option(__version__, prog_name="graphlore")
     def root() -> None:
         """graphlore: strict, honest knowledge tools for AI agents (MCP server and CLI)."""
@@ -278,6 +438,10 @@ def build_cli(
             check_bind(host, settings.auth_token)
             settings = http_settings(settings)  # over HTTP files and folders are always confined
         runtime = Runtime(settings, watch_files=True)
+        if transport == "stdio" and sys.stdin.isatty():  # a person started it, not an MCP client
+            click.echo(f"graphlore {__version__}: an MCP server on stdin/stdout for {', '.join(t.name for t in served)}, "
+                       "waiting for an MCP client's messages (register it with `graphlore mcp-config`); "
+                       "press Ctrl-C to stop", err=True)
         run_server(served, runtime, transport=transport, host=host, port=port, read_only=read_only)
 
     @root.command("mcp-config")
@@ -355,6 +519,34 @@ def installed(names: list[str], registry: Mapping[str, str], named: bool) -> lis
     return out
 
 
+#: The exit status of a command stopped by Ctrl-C (128 + SIGINT), as shells report it.
+INTERRUPTED = 130
+
+
+def _interrupted(line: str) -> int:
+    """One line on stderr, what the interrupted command kept; then the process leaves at once with status 130,
+    without waiting for work still under way (a native embedding call can run for seconds, and the embedder's
+    threads may not survive an orderly exit after a signal): the database rolls back the transaction under
+    way, the finished ones are kept."""
+    click.echo(f"interrupted: {line}", err=True)
+    sys.stderr.flush()
+    sys.stdout.flush()
+    os._exit(INTERRUPTED)
+
+
+class _Notes(logging.Handler):
+    """The warnings of graphlore's logger (e.g. waiting for another index) as lines on stderr."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        click.echo(record.getMessage(), err=True)
+
+
+def _say_notes() -> None:
+    logger = logging.getLogger("graphlore")
+    if not any(isinstance(h, _Notes) for h in logger.handlers):
+        logger.addHandler(_Notes(logging.WARNING))
+
+
 def _fail(error: GraphloreError) -> int:
     click.echo(f"error: {error}", err=True)
     return 2
@@ -369,15 +561,17 @@ def _home() -> Any:
 
 def run(invoke: Callable[[], Any]) -> int:
     """Call ``invoke`` (a non-standalone click ``main``) and turn every failure into one line; the exit status."""
+    _say_notes()
     try:
         result = invoke()
     except GraphloreError as exc:
         return _fail(exc)
     except click.exceptions.Exit as exc:
         return exc.exit_code
-    except click.Abort:
-        click.echo("error: aborted", err=True)
-        return 1
+    except Stopped as stop:
+        return _interrupted(stop.line)
+    except (KeyboardInterrupt, click.Abort, Cancelled):
+        return _interrupted("nothing was written by the step under way (each write is one transaction)")
     except click.UsageError as exc:
         hint = f" (see '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
         return _fail(InvalidInput(f"{exc.format_message()}{hint}"))

@@ -29,9 +29,9 @@ from typing import Any
 
 import click
 
-from graphlore.adapters.flags import Field, ToolCommand, command_help, fields_of, request_fields
+from graphlore.adapters.flags import Field, ToolCommand, command_help, fields_of, request_fields, speller
 from graphlore.contract import Request, Response, parse_request
-from graphlore.errors import InvalidInput
+from graphlore.errors import GraphloreError, InvalidInput
 from graphlore.runtime import Runtime
 from graphlore.tools import CallContext, Cli, CommandTool, Toolset, ToolSpec
 
@@ -156,17 +156,19 @@ class Command:
         """The request fields (by wire name) ``words`` give, not yet validated by the request model."""
         try:
             with self.parser.make_context(self.spec.name, list(words)) as ctx:
-                return request_fields(self.fields, ctx.params)
+                return request_fields(self.fields, ctx.params, files=False)
         except click.UsageError as exc:
             raise InvalidInput(exc.format_message()) from exc
 
     def request(self, words: list[str]) -> tuple[Request, dict[str, Any]]:
-        """The typed request ``words`` stand for, and its fields by wire name; an error ends with the usage."""
+        """The typed request ``words`` stand for, and its fields by wire name; an error names the command's
+        flags (not the request's fields) and ends with the usage."""
         try:
             fields = self.arguments(words)
             return parse_request(self.spec.request, fields), fields
         except InvalidInput as exc:
-            raise InvalidInput(f"{exc.message} Usage: {self.usage()}") from exc
+            said = exc.spelled(*speller(self.fields)).rstrip(".")
+            raise InvalidInput(f"{said}. Usage: {self.usage()}") from exc
 
     def usage(self) -> str:
         return " ".join([self.spec.name, *(_usage(f) for f in self.fields)])
@@ -238,6 +240,8 @@ class Language:
             response = spec.call(runtime, typed, **({"context": context} if spec.context else {}))
         except Exception as exc:
             spec.failed(runtime, arguments, context, exc)
+            if isinstance(exc, GraphloreError):
+                exc.in_words_of(*speller(command.fields))  # the command line's flags, not the fields
             raise
         return self.declared.response(command=spec.name, text=spec.render(response),
                                       result=response.model_dump(mode="json", by_alias=True))

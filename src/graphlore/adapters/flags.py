@@ -7,13 +7,27 @@ comma lists, words joined); :func:`request_fields` turns the parsed values back 
 long options typed with one dash and an option given twice before click parses. The CLI builder
 (:mod:`graphlore.adapters.cli`) and the command-string translation (:mod:`graphlore.adapters.command`) read
 the same parameters, so a flag means the same in both.
+
+**The conventions every command follows** (the builder applies them to every field of every tool, present
+and future; ``tests/adapters/test_cli.py`` walks the whole command tree to hold them):
+
+- long options have two dashes; ``-h`` is ``--help``; a list field is one repeatable option;
+- the fields in :data:`CONVENTIONAL` have one flag everywhere (``-p/--project PATH`` for the folder a
+  command works on, ``-n/--limit N`` for how many results), and a flag name means one kind of value in
+  every command;
+- every JSON value may be given as ``@FILE`` (the file's text; ``@-``: standard input);
+- errors name flags, not request fields (:func:`speller`: a message's field references are spelled as this
+  command's flags);
+- a command's help ends with ``Examples:`` when its :class:`~graphlore.tools.Cli` declares some
+  (:class:`Documented`); a test runs them.
 """
 
 from __future__ import annotations
 
 import json
+import shlex
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -21,7 +35,8 @@ import click
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
-from graphlore.errors import GraphloreError, InvalidInput
+from graphlore.contract import json_text, quote
+from graphlore.errors import AtSpeller, GraphloreError, InvalidInput, RefSpeller
 from graphlore.tools import UNSET, Arg, ToolSpec
 
 
@@ -63,6 +78,14 @@ def _help(field: FieldInfo, arg: Arg, repeat: str = "") -> str:
     return f"{text} (default: {default})".strip()
 
 
+#: Request fields whose flags are the same in every command (the CLI convention): one flag, one kind of value.
+CONVENTIONAL: Mapping[str, tuple[str, ...]] = {
+    "project_path": ("-p", "--project"),
+    "limit": ("-n", "--limit"),
+    "offset": ("--offset",),
+}
+
+
 def _parameter(name: str, field: FieldInfo, arg: Arg) -> click.Parameter:
     element, many = _unwrap(field.annotation)
     wire = field.alias or name
@@ -73,8 +96,8 @@ def _parameter(name: str, field: FieldInfo, arg: Arg) -> click.Parameter:
         default = {} if arg.default is UNSET else {"default": arg.default}
         return click.Argument([wire], nargs=-1 if many or arg.join else 1, type=kind, required=required,
                               metavar=arg.metavar, **default)
-    flags = list(arg.flags) or [f"--{wire.replace('_', '-')}"]
-    if arg.short:
+    flags = list(arg.flags or CONVENTIONAL.get(wire, ())) or [f"--{wire.replace('_', '-')}"]
+    if arg.short and arg.short not in flags:
         flags.insert(0, arg.short)
     if element is bool and not many:
         if "/" not in flags[-1] and field.default is True:
@@ -91,21 +114,33 @@ def _first_flag(param: click.Parameter) -> str:
     return max(param.opts, key=len) if isinstance(param, click.Option) else param.name.upper()
 
 
-def _value(param: click.Parameter, arg: Arg, element: Any, raw: Any) -> Any:
+def _value(param: click.Parameter, arg: Arg, element: Any, raw: Any, files: bool = True) -> Any:
     """A parsed CLI value as the request model expects it (JSON decoded, comma lists split, words joined)."""
     if arg.join:
         return " ".join(raw)
     values = list(raw) if isinstance(raw, tuple | list) else None
     flag = _first_flag(param)
+    if arg.parse is not None:
+        parsed = [arg.parse(flag, text) for text in (values if values is not None else [raw])]
+        return parsed if values is not None else parsed[0]
+    if arg.metavar == "JSON" and not _is_json(element, arg):  # JSON text the request model decodes itself
+        texts = [json_text(flag, text) if files else text for text in (values if values is not None else [raw])]
+        return texts if values is not None else texts[0]
     if _is_json(element, arg):
         decoded = []
-        for number, text in enumerate(values if values is not None else [raw], 1):
+        for number, given in enumerate(values if values is not None else [raw], 1):
+            text = json_text(flag, given) if files else given
             try:
                 decoded.append(json.loads(text))
             except json.JSONDecodeError as exc:
                 example = f", e.g. {flag} {arg.example}" if arg.example else ""
-                raise InvalidInput(f"{flag} value {number} is not JSON ({exc.msg}): {text!r}. Each {flag} takes one "
-                                   f"JSON value{example}") from exc
+                read = given != text  # the text of a file
+                source = f"the file {given.lstrip('@')!r}" if read else repr(quote(text, 60).strip("'"))
+                which = f" value {number}" if values is not None and len(values) > 1 else ""
+                nofile = "" if read or text.strip()[:1] in '{["' or not files else "; no file has that name either"
+                raise InvalidInput(f"{flag}{which} is not JSON ({exc.msg}, line {exc.lineno} column {exc.colno} "
+                                   f"of {source}){nofile}. Each {flag} takes one JSON value, or a file holding one "
+                                   f"(FILE or @FILE){example}") from exc
         return decoded if values is not None else decoded[0]
     if arg.split and values is not None:
         out = []
@@ -142,6 +177,40 @@ class Field:
         """Each value is JSON text (an object, or a model)."""
         return _is_json(_unwrap(self.info.annotation)[0], self.arg)
 
+    @property
+    def flag(self) -> str:
+        """How the command line names the field: its long flag (``--limit``), or its metavar (``QUERY``)."""
+        param = self.param
+        if isinstance(param, click.Option):
+            return max(param.opts, key=len)
+        return self.arg.metavar or self.wire.upper()
+
+
+def speller(fields: Sequence[Field]) -> tuple[RefSpeller, AtSpeller]:
+    """How a message names the request fields on this command line (see :func:`graphlore.errors.spell`):
+    ``--limit`` (with the flag's own example value when asked for one), a place inside a value as ``field
+    'title' in --skill`` or ``--entity value 2``."""
+    by_wire = {f.wire: f for f in fields}
+
+    def field(name: str, example: str | None) -> str:
+        known = by_wire.get(name)
+        if known is None:
+            return name
+        return f"{known.flag} {known.arg.example}" if example is not None and known.arg.example else known.flag
+
+    def place(loc: str) -> str:
+        first, _, rest = loc.partition(".")
+        known = by_wire.get(first)
+        if known is None:
+            return f"field '{loc}'" if loc else "the command line"
+        name, parts = known.flag, rest.split(".") if rest else []
+        if parts and parts[0].isdigit():
+            index = int(parts.pop(0))
+            name = f"{name} value {index + 1}"
+        return f"field '{'.'.join(parts)}' in {name}" if parts else name
+
+    return field, place
+
 
 def fields_of(spec: ToolSpec, args: Mapping[str, Arg] | None = None) -> list[Field]:
     """The request fields of ``spec`` as command-line parameters, refined by its :class:`Arg` hints (or by
@@ -158,22 +227,58 @@ def fields_of(spec: ToolSpec, args: Mapping[str, Arg] | None = None) -> list[Fie
     return out
 
 
-def request_fields(fields: list[Field], values: Mapping[str, Any]) -> dict[str, Any]:
+def request_fields(fields: list[Field], values: Mapping[str, Any], files: bool = True) -> dict[str, Any]:
     """click's parsed ``values`` (by parameter name) as the request's fields by wire name: JSON decoded, lists
-    split, words joined, unset ones left out (so the model's defaults apply)."""
+    split, words joined, unset ones left out (so the model's defaults apply). ``files=False`` (a command string
+    sent over MCP): a JSON value is never read from ``@FILE`` (the caller is not on this machine)."""
     request: dict[str, Any] = {}
     for field in fields:
         raw = values.get(field.wire)
         if raw is None or raw == ():
             continue
-        request[field.wire] = _value(field.param, field.arg, _unwrap(field.info.annotation)[0], raw)
+        if not files and (field.json or field.arg.parse is not None):
+            texts = raw if isinstance(raw, tuple | list) else [raw]
+            if any(isinstance(t, str) and t.startswith("@") for t in texts):
+                raise InvalidInput(f"{field.flag} takes the JSON itself here (@FILE is read only by the command "
+                                   "line on your machine)")
+        request[field.wire] = _value(field.param, field.arg, _unwrap(field.info.annotation)[0], raw, files)
     return request
 
 
-class ToolCommand(click.Command):
-    """A generated command: refuses declared old forms, single-dash long flags and an option given twice
-    before click parses; a command line that does not parse is reported to ``failed`` (with the
-    ``--flag VALUE`` pairs it has)."""
+#: Usual other spellings of conventional flags, accepted as the command's own (``--project-path``: the field's
+#: name over MCP).
+ALIASES: Mapping[str, str] = {"--project-path": "--project", "--to-date": "--to", "--service": "--microservice",
+                              "--mention": "--mentions"}
+
+#: ``-h`` is ``--help`` in every command (set on the root group; its commands inherit it).
+HELP_OPTIONS = {"help_option_names": ["-h", "--help"]}
+
+
+def write_examples(formatter: click.HelpFormatter, examples: Sequence[str]) -> None:
+    """The ``Examples:`` section of a help text: each command on a line of its own, never rewrapped."""
+    if not examples:
+        return
+    with formatter.section("Examples"):
+        for line in examples:
+            formatter.write(f"{'':>{formatter.current_indent}}{line}\n")
+
+
+class Documented(click.Command):
+    """A command whose help ends with ``Examples:`` (``examples=``: command lines a test runs)."""
+
+    def __init__(self, *args: Any, examples: Sequence[str] = (), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.examples = tuple(examples)
+
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        super().format_epilog(ctx, formatter)
+        write_examples(formatter, self.examples)
+
+
+class ToolCommand(Documented):
+    """A generated command: refuses declared old forms, single-dash long flags, an option given twice and
+    a folder given as an argument to a command that takes ``-p/--project`` before click parses; a command
+    line that does not parse is reported to ``failed`` (with the ``--flag VALUE`` pairs it has)."""
 
     def __init__(self, *args: Any, refused: Mapping[str, str],
                  failed: Callable[[Mapping[str, Any], BaseException], None], **kwargs: Any) -> None:
@@ -182,12 +287,25 @@ class ToolCommand(click.Command):
         self.failed = failed
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        args = self.spelled_as_ours(args)
         given = list(args)  # click's parser consumes the list it is given
         try:
             return self._parse_args(ctx, args)
         except (GraphloreError, click.UsageError) as exc:
             self.failed(self.given(given), exc)
             raise
+
+    def spelled_as_ours(self, args: list[str]) -> list[str]:
+        """``args`` with the usual other spellings of this command's flags (:data:`ALIASES`) as its own."""
+        known = {opt for p in self.params if isinstance(p, click.Option) for opt in p.opts}
+        out = []
+        for arg in args:
+            if arg == "--":
+                return out + args[len(out):]
+            flag, eq, value = arg.partition("=")
+            ours = ALIASES.get(flag)
+            out.append(f"{ours}{eq}{value}" if ours in known and flag not in known else arg)
+        return out
 
     def given(self, args: list[str]) -> dict[str, str]:
         """The values of ``--flag VALUE`` / ``--flag=VALUE`` in a command line that did not parse, by field."""
@@ -207,11 +325,15 @@ class ToolCommand(click.Command):
         once = {opt: p for p in options if not p.is_flag and not p.multiple for opt in p.opts}
         seen: dict[str, str] = {}
         value_next = False
+        words: list[str] = []
         for arg in args:
             if arg == "--":
                 break
             if value_next:  # the value of the option before it, even when it starts with a dash
                 value_next = False
+                continue
+            if not arg.startswith("-") or arg == "-":
+                words.append(arg)
                 continue
             token = arg.split("=", 1)[0]
             value_next = token in takes_value and "=" not in arg
@@ -233,6 +355,10 @@ class ToolCommand(click.Command):
                     hint += f"; if '{token}' is part of {' or '.join(single)}, quote {single[0]} as one argument"
                 raise InvalidInput(f"'{token}' is not an option of {ctx.command_path} (long options take two "
                                    f"dashes); {hint}")
+        if words and "--project" in known and not any(isinstance(p, click.Argument) for p in self.params):
+            raise InvalidInput(f"{ctx.command_path} takes no arguments, and the folder it works on is given with "
+                               f"-p/--project (default: the current folder): {ctx.command_path} -p "
+                               f"{shlex.quote(words[0])}")
         return super().parse_args(ctx, args)
 
 

@@ -168,16 +168,24 @@ def _input_required(need: SamplingRequired) -> types.InputRequiredResult:
 
 
 def _progress(ctx: Context, unit: str = "") -> Progress:
-    """Progress notifications to the client (when it asked for them), at most five a second; ``unit``
-    (what is counted) is their message."""
+    """Progress notifications to the client (when it asked for them), at most five a second; the message is
+    what is counted (the report's unit, else the tool's ``unit``). Work of several phases (files read, then
+    nodes embedded) counts on from one phase to the next, so the progress value only grows, as MCP asks."""
     last = [0.0]
+    phase: dict[str, Any] = {"key": None, "offset": 0, "total": 0}
 
-    def report(done: int, total: int) -> None:
+    def report(done: int, total: int, unit_now: str = "") -> None:
+        if phase["key"] != (unit_now, total):
+            if phase["key"] is not None:
+                phase["offset"] += phase["total"]
+            phase["key"], phase["total"] = (unit_now, total), total
         now = time.monotonic()
         if done < total and now - last[0] < 0.2:
             return
         last[0] = now
-        anyio.from_thread.run(functools.partial(ctx.report_progress, done, total, unit or None))
+        offset = phase["offset"]
+        anyio.from_thread.run(functools.partial(ctx.report_progress, offset + done, offset + total,
+                                                unit_now or unit or None))
 
     return report
 

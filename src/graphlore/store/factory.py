@@ -22,7 +22,7 @@ import re
 import sys
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -251,11 +251,13 @@ def _size(path: Path) -> int:
 
 
 @contextmanager
-def namespace_lock(settings: Settings, namespace: str, key: str, timeout: float | None = None) -> Iterator[None]:
+def namespace_lock(settings: Settings, namespace: str, key: str, timeout: float | None = None,
+                   on_wait: Callable[[], None] | None = None) -> Iterator[None]:
     """A named lock on a namespace across threads and processes, held until the block ends: for work
     longer than one transaction (an index update that embeds before it writes). It does not need the
     store to exist or be readable, so a rebuild can take it before dropping a damaged store.
     ``timeout``: seconds to wait for it at most, then :class:`StoreBusy` (None: as long as the holder works).
+    ``on_wait`` is called once, before waiting, when another holder has it (to say so).
 
     SQLite: ``flock`` on ``{home}/{namespace}/{key}.lock``. PostgreSQL: a session advisory lock.
     """
@@ -266,7 +268,7 @@ def namespace_lock(settings: Settings, namespace: str, key: str, timeout: float 
     if backend(settings) == "postgres":
         from graphlore.store.postgres import namespaces
 
-        with namespaces.lock(_postgres(settings), check_namespace(namespace), key, timeout, busy):
+        with namespaces.lock(_postgres(settings), check_namespace(namespace), key, timeout, busy, on_wait):
             yield
         return
     folder = settings.home / check_namespace(namespace)
@@ -276,7 +278,7 @@ def namespace_lock(settings: Settings, namespace: str, key: str, timeout: float 
     except OSError as exc:
         raise StoreUnavailable(f"cannot create the lock file in {folder}: {exc.strerror or exc}") from exc
     try:
-        _flock(fd, timeout, busy)
+        _flock(fd, timeout, busy, on_wait)
         yield
     finally:
         os.close(fd)  # closing the descriptor releases the lock
@@ -286,8 +288,15 @@ def namespace_lock(settings: Settings, namespace: str, key: str, timeout: float 
 LOCK_POLL_S = 0.05
 
 
-def _flock(fd: int, timeout: float | None, busy: str) -> None:
-    """An exclusive ``flock`` on ``fd``: waited for as long as it takes, or ``timeout`` seconds at most."""
+def _flock(fd: int, timeout: float | None, busy: str, on_wait: Callable[[], None] | None = None) -> None:
+    """An exclusive ``flock`` on ``fd``: waited for as long as it takes, or ``timeout`` seconds at most;
+    ``on_wait`` first when another holder has it."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return
+    except BlockingIOError:
+        if on_wait is not None:
+            on_wait()
     if timeout is None:
         fcntl.flock(fd, fcntl.LOCK_EX)
         return

@@ -50,8 +50,15 @@ from graphlore.watch import ChangeFeed
 logger = logging.getLogger("graphlore")
 
 INDEX_LOCK = "index"
+#: The embedding phase of an index that embeds after its structural update (code): one process at a time,
+#: so two never embed the same text; taken before :data:`INDEX_LOCK`, never while holding it.
+EMBED_LOCK = "embed"
+#: What a process says when another holds a project's index lock (the CLI prints it on stderr).
+WAITING = "waiting for another index of this project ({root}) to finish"
 #: Indexes whose change feed a process keeps open (:class:`FolderWatches`).
 WATCHED_INDEXES = 16
+
+logger = logging.getLogger("graphlore")
 
 _KINDS = {stat.S_IFIFO: "a named pipe", stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device",
           stat.S_IFSOCK: "a socket", stat.S_IFDIR: "a folder"}
@@ -127,7 +134,7 @@ def folder_label(namespace: str, meta: Callable[[str], object]) -> str | None:
 
 def folder_stores(toolset: str) -> StoreKind:
     """What ``graphlore stores`` and ``drop`` know of a folder-backed toolset's indexes."""
-    return StoreKind(label=folder_label, of_folder=lambda root: folder_namespace(toolset, root), locks=(INDEX_LOCK,))
+    return StoreKind(label=folder_label, of_folder=lambda root: folder_namespace(toolset, root), locks=(EMBED_LOCK, INDEX_LOCK))
 
 
 def now_iso() -> str:
@@ -367,7 +374,8 @@ class FolderIndex:
 
     def sync(self, force: bool = False, progress: Progress | None = None) -> object:
         """Run :meth:`update` with this folder's update locks held (this process and others)."""
-        with self.runtime.state(FolderWatches).lock(self.namespace), self.runtime.lock(self.namespace, INDEX_LOCK):
+        with self.runtime.state(FolderWatches).lock(self.namespace), self.runtime.lock(
+                self.namespace, INDEX_LOCK, on_wait=self.say_waiting):
             if force:
                 self.handle.drop()  # also what repairs a damaged file
             self.handle.reread()  # read under the locks: another process may have updated it meanwhile
@@ -378,3 +386,6 @@ class FolderIndex:
         self.refreshed = self.refreshed or getattr(result, "status", None) != "unchanged"
         return result
 
+    def say_waiting(self) -> None:
+        """Say that another process holds this index's lock (before waiting for it)."""
+        logger.warning(WAITING.format(root=self.root))

@@ -73,7 +73,8 @@ TOOLSET = Toolset(
     tools=[
         ToolSpec(name="echo", description="Say the text back, as often as asked, optionally in upper case.",
                  request=EchoRequest, response=EchoResponse, run=echo, progress=True, progress_unit="echoes",
-                 render=lambda r: "\n".join(r.said), cli=Cli(args={"text": Arg(positional=True), "times": Arg(short="-n")})),
+                 render=lambda r: "\n".join(r.said), cli=Cli(args={"text": Arg(positional=True), "times": Arg(short="-n")},
+                         examples=("graphlore toy echo hello -n 2 --shout",))),
         ToolSpec(name="fail", description="Fail on purpose: with a tool error, or with a bug.",
                  request=FailRequest, response=EchoResponse, run=fail, render=lambda r: "", context=True,
                  on_failure=failed),

@@ -25,7 +25,7 @@ def env(tmp_path_factory, embedder):
     home = base / "home"
     app = build_cli(make_runtime=lambda: Runtime(Settings.load(), embedder=embedder))
     runner = CliRunner(env=backend.env_for(home))
-    result = runner.invoke(app, ["code", "index", str(project), "--no-embed"], catch_exceptions=False)
+    result = runner.invoke(app, ["code", "index", "-p", str(project), "--no-embed"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     return runner, app, project, home, embedder
 
@@ -89,7 +89,7 @@ def test_status_and_unchanged_index(env):
     project = str(env[2])
     status = as_json(invoke(env, "status", "-p", project, "--json"))
     assert status["exists"] and {s["name"] for s in status["microservices"]} == {"orders", "billing-svc", "shop-common"}
-    again = as_json(invoke(env, "index", project, "--no-embed", "--json"))
+    again = as_json(invoke(env, "index", "-p", project, "--no-embed", "--json"))
     assert again["status"] == "unchanged" and again["nodes_written"] == 0
 
 

@@ -62,7 +62,9 @@ def test_embedding_resumes_and_search_says_how_it_ranks(tmp_path, embedder, monk
     monkeypatch.setattr(index_module, "EMBED_STEP", 10)  # a commit after every batch of 10
     seen = []
 
-    def stop_after_two_steps(done, of):
+    def stop_after_two_steps(done, of, unit=""):
+        if unit:  # the structural phase reports files (read, resolved); the embedding counts nodes
+            return
         seen.append((done, of))
         if done >= 20:
             raise Stop
@@ -83,7 +85,8 @@ def test_embedding_resumes_and_search_says_how_it_ranks(tmp_path, embedder, monk
     assert refreshed.index_status.embedded <= committed
 
     seen.clear()
-    done = run(runtime, "index", progress=lambda d, t: seen.append((d, t)), project_path=str(tree))
+    done = run(runtime, "index", progress=lambda d, t, unit="": None if unit else seen.append((d, t)),
+               project_path=str(tree))
     assert done.index_status.embedded == done.index_status.embeddable == total
     assert seen[-1][0] == seen[-1][1] == total - refreshed.index_status.embedded
     store = CodeIndex(runtime, tree).store()

@@ -67,6 +67,20 @@ def test_ingest_errors_name_the_line(env, tmp_path):
     assert "is not a file" in result.stderr
 
 
+def test_ingest_reports_every_bad_line_up_to_twenty_then_a_count(env, tmp_path):
+    good = EXAMPLE.read_text().splitlines()[0]
+    bad = tmp_path / "bad.jsonl"
+    chunk = good.replace('"chunk": 0', '"chunk": "0"')
+    bad.write_text("\n".join([good, "not json", "[1]", chunk, *["{oops"] * 30, good]) + "\n")
+    err = run(env, "ingest", str(bad), "--graph", "bad-file", code=2).stderr
+    assert "33 of its 35 lines are bad, so nothing was written" in err
+    assert "bad.jsonl:2 is not JSON" in err and "bad.jsonl:3 is not a JSON object" in err
+    assert "bad.jsonl:4: field 'facts.0.chunk' must be a whole number" in err
+    assert "bad.jsonl:21 is not JSON" in err and "bad.jsonl:22" not in err and "and 13 more bad lines" in err
+    assert "Valid fields" not in err
+    assert not (Path(env[1]) / "facts" / "bad-file").exists()
+
+
 # -- find -------------------------------------------------------------------------------------------------
 
 
@@ -82,29 +96,38 @@ def test_find_takes_repeated_json_selectors(env):
 
 
 @pytest.mark.parametrize("args,shown", [
-    (["-entity", "Apple Inc, Microsoft"], "'-entity' is an old form"),
-    (["-topic", "Inflation"], "'-topic' is an old form"),
-    (["-to", "2020-01-01"], "'-to' is an old form"),
-    (["--entity-name", "Apple", "--entity-def", "company"], "'--entity-name' is an old form"),
+    (["-entity", "Apple Inc, Microsoft"], "'-entity' is not an option of graphlore facts find (long options take two dashes)"),
+    (["-topic", "Inflation"], "'-topic' is not an option"),
+    (["--to", "2020-01-01"], "find has no date filter (dates belong to search: --from DATE --to DATE)"),
+    (["--entity-name", "Apple", "--entity-def", "company"], "a selector is one value: --entity 'NAME: DEFINITION'"),
     (["--entity-def=company"], "'--entity-def' is an old form"),
-    (["--topic-name", "Inflation"], "'--topic-name' is an old form"),
-    (["--entity", "Apple: technology company"], "--entity value 1 is not JSON"),
-    (["--entity", "Apple"], "--entity value 1 is not JSON"),
-    (["--entity", '"Apple: technology company"'], "not names or 'name: definition' strings"),
-    (["--entity", '["Apple"]'], "not names or 'name: definition' strings"),
+    (["--topic-name", "Inflation"], "a selector is one value: --topic 'NAME: DEFINITION'"),
+    (["--entity", "Apple"], "--entity takes a name and what it is, NAME: DEFINITION (got 'Apple')"),
+    (["--entity", "Apple:  "], "--entity takes a name and what it is"),
+    (["--entity", '{"name": "Apple"'], "--entity is not a JSON selector"),
+    (["--entity", '["Apple"]'], "--entity takes a name and what it is"),
 ])
-def test_find_refuses_old_forms_and_shows_the_right_one(env, args, shown):
+def test_find_refuses_other_forms_and_shows_the_right_one(env, args, shown):
     result = run(env, "find", *args, code=2)
     assert result.stderr.startswith("error: [invalid_input]") and shown in result.stderr
-    assert '"name": "Apple Inc", "definition": "American technology company"' in result.stderr
+
+
+def test_find_takes_name_colon_definition_json_or_a_file(env, tmp_path):
+    """--entity NAME: DEFINITION on the typed CLI; a JSON selector and @FILE are taken too, with the same answer."""
+    said = json.loads(run(env, "find", "--entity", "Apple: company that makes the iPhone", "--json").output)
+    selector = '{"name": "Apple", "definition": "company that makes the iPhone"}'
+    (tmp_path / "apple.json").write_text(selector, encoding="utf-8")
+    assert json.loads(run(env, "find", "--entity", selector, "--json").output) == said
+    assert json.loads(run(env, "find", "--entity", f"@{tmp_path / 'apple.json'}", "--json").output) == said
+    assert said["entities"][0]["candidates"][0]["id"] == "E:apple-inc"
 
 
 @pytest.mark.parametrize("selector,problem", [
-    ('{"name": "Apple"}', "missing required field 'entity.0.definition'"),
-    ('{"definition": "x"}', "missing required field 'entity.0.name'"),
-    ('{"name": " ", "definition": "x"}', "field 'entity.0.name'"),
-    ('{"name": "A", "definition": "x", "id": ""}', "field 'entity.0.id'"),
-    ('{"name": "A", "definition": "x", "type": "Company"}', "unknown field 'entity.0.type'"),
+    ('{"name": "Apple"}', "missing required field 'definition' in --entity value 1"),
+    ('{"definition": "x"}', "missing required field 'name' in --entity value 1"),
+    ('{"name": " ", "definition": "x"}', "field 'name' in --entity value 1 must not be empty"),
+    ('{"name": "A", "definition": "x", "id": ""}', "field 'id' in --entity value 1 must not be empty"),
+    ('{"name": "A", "definition": "x", "type": "Company"}', "unknown field 'type' in --entity value 1 (valid: name, definition, id?)"),
 ])
 def test_find_selector_fields_are_checked(env, selector, problem):
     assert problem in run(env, "find", "--entity", selector, code=2).stderr
@@ -118,32 +141,35 @@ def test_find_needs_a_selector(env):
 
 
 def test_search_flags_and_output(env):
-    out = run(env, "search", "-entity", "Apple, Microsoft", "--mode", "between").output
+    out = run(env, "search", "--entity", "Apple", "--entity", "Microsoft", "--mode", "between").output
     assert out.splitlines()[0] == ("SEARCH mode=between  entity: Apple Inc. [E:apple-inc], "
                                    "Microsoft Corp [E:microsoft-corp]")
     assert ("[1] 2024-09-10 (September 2024)  Microsoft Corp ──[settled a patent dispute with]──▶ Apple Inc.  "
             "(Microsoft and Apple settle)") in out
     assert "    Microsoft and Apple settled a long-running patent dispute over touchscreens." in out
-    data = json.loads(run(env, "search", "-entity", "NYC", "-topic", "Inflation", "--from", "2022-06-15",
-                          "--to-date", "2022-06-15", "--limit", "5", "--json").output)
+    data = json.loads(run(env, "search", "--entity", "NYC", "--topic", "Inflation", "--from", "2022-06-15",
+                          "--to", "2022-06-15", "-n", "5", "--json").output)
     assert data["mode"] == "around" and data["from"] == "2022-06-15" and data["to_date"] == "2022-06-15"
     assert [r["date"] for r in data["results"]] == ["2022-06-15"] * len(data["results"]) and data["results"]
-    repeated = json.loads(run(env, "search", "-entity", "Apple", "-entity", "Microsoft", "--json").output)
+    repeated = json.loads(run(env, "search", "--entity", "Apple", "--entity", "Microsoft", "--json").output)
     assert [s["id"] for s in repeated["selected"]] == ["E:apple-inc", "E:microsoft-corp"]
+    spelled = json.loads(run(env, "search", "--entity", "NYC", "--topic", "Inflation", "--from", "2022-06-15",
+                             "--to-date", "2022-06-15", "--json").output)  # the other usual spelling
+    assert spelled["to_date"] == "2022-06-15"
 
 
 def test_search_with_query(env):
-    data = json.loads(run(env, "search", "-entity", "Apple", "--query", "headphones", "--limit", "1", "--json").output)
+    data = json.loads(run(env, "search", "--entity", "Apple", "--query", "headphones", "--limit", "1", "--json").output)
     assert data["results"][0]["object"]["name"] == "Beats Electronics" and data["results"][0]["score"] > 0
 
 
 @pytest.mark.parametrize("args,shown", [
-    (["-entity", "Apple", "-to", "2020-01-01"], "'-to' is an old form and is not accepted; the end date is --to-date"),
-    (["-entity", "Apple", "--to", "2020-01-01"], "'--to' is an old form"),
-    (["--entity", '{"name": "Apple", "definition": "x"}'], "search takes names, aliases or ids"),
-    (["-entity", "Apple", "--from", "01/02/2020"], "is not a date: use YYYY-MM-DD"),
-    (["-entity", "Apple,,Microsoft"], "has an empty name"),
-    (["-entity", "Apple Computers"], "no entity named 'Apple Computers'"),
+    (["--entity", "Apple", "-to", "2020-01-01"], "'-to' is not an option of graphlore facts search (long options "
+                                                 "take two dashes)"),
+    (["-entity", "Apple"], "'-entity' is not an option"),
+    (["--entity", "Apple", "--from", "01/02/2020"], "is not a date: use YYYY-MM-DD"),
+    (["--entity", ""], "--entity value 1 must not be empty"),
+    (["--entity", "Apple Computers"], "no entity named 'Apple Computers'"),
     ([], "give at least one entity or topic"),
 ])
 def test_search_errors(env, args, shown):
@@ -151,12 +177,12 @@ def test_search_errors(env, args, shown):
 
 
 def test_an_unknown_name_lists_candidates_and_says_use_find(env):
-    err = run(env, "search", "-entity", "Apple Computers", code=2).stderr
+    err = run(env, "search", "--entity", "Apple Computers", code=2).stderr
     assert "Nearest: E:apple-inc (Apple Inc.)" in err and "Use find" in err
 
 
 def test_cat_expands_the_latest_cli_search_across_invocations(env):
-    out = json.loads(run(env, "search", "-entity", "Federal Reserve", "--json").output)
+    out = json.loads(run(env, "search", "--entity", "Federal Reserve", "--json").output)
     assert len(out["results"]) == 2
     text = run(env, "cat", "2").output
     assert text.startswith(f"search {out['search_id']}")
@@ -169,22 +195,22 @@ def test_cat_expands_the_latest_cli_search_across_invocations(env):
 
 
 def test_q_is_the_short_form_of_query(env):
-    short = json.loads(run(env, "search", "-entity", "Apple", "-q", "headphones", "--limit", "1", "--json").output)
-    long = json.loads(run(env, "search", "-entity", "Apple", "--query", "headphones", "--limit", "1", "--json").output)
+    short = json.loads(run(env, "search", "--entity", "Apple", "-q", "headphones", "--limit", "1", "--json").output)
+    long = json.loads(run(env, "search", "--entity", "Apple", "--query", "headphones", "--limit", "1", "--json").output)
     assert short["query"] == "headphones" and short["results"] == long["results"]
 
 
 @pytest.mark.parametrize("args, shown", [
-    (["-entity", "Apple", "--from", "2024-13"], "'2024-13' is not a date"),  # the request model refuses it
-    (["-entity", "Apple", "-to", "2024"], "'-to' is an old form"),  # the adapter refuses it before click
-    (["-entity", "Apple", "--mode", "beside"], "'beside' is not one of 'around', 'between'"),  # click refuses it
-    (["-entity", "Apple,,Microsoft"], "has an empty name"),  # a value the adapter cannot convert
-    (["-entity", "Apple Computers"], "no entity named 'Apple Computers'"),  # the tool itself
+    (["--entity", "Apple", "--from", "2024-13"], "'2024-13' is not a date"),  # the request model refuses it
+    (["--entity", "Apple", "-to", "2024"], "'-to' is not an option"),  # the adapter refuses it before click
+    (["--entity", "Apple", "--mode", "beside"], "'beside' is not one of 'around', 'between'"),  # click refuses it
+    (["--entity", ""], "--entity value 1 must not be empty"),  # a value the request model refuses
+    (["--entity", "Apple Computers"], "no entity named 'Apple Computers'"),  # the tool itself
 ])
 def test_a_failed_search_ends_the_latest_cli_search(env, args, shown):
     """However a typed search fails on the CLI, ``cat`` then refuses with the reason instead of expanding the
     search before it; that search stays reachable by its id."""
-    first = json.loads(run(env, "search", "-entity", "Federal Reserve", "--json").output)
+    first = json.loads(run(env, "search", "--entity", "Federal Reserve", "--json").output)
     assert "Federal Reserve" in run(env, "cat", "1").output
     assert shown in run(env, "search", *args, code=2).stderr
     err = run(env, "cat", "1", code=2).stderr
@@ -193,9 +219,9 @@ def test_a_failed_search_ends_the_latest_cli_search(env, args, shown):
 
 
 def test_a_failed_search_on_another_graph_leaves_this_graphs_latest_search(env):
-    run(env, "search", "-entity", "Federal Reserve")
-    run(env, "search", "-entity", "Apple", "--from", "2024-13", "--graph", "elsewhere", code=2)
-    run(env, "search", "-entity", "Apple", "--mode", "beside", "--graph=elsewhere", code=2)
+    run(env, "search", "--entity", "Federal Reserve")
+    run(env, "search", "--entity", "Apple", "--from", "2024-13", "--graph", "elsewhere", code=2)
+    run(env, "search", "--entity", "Apple", "--mode", "beside", "--graph=elsewhere", code=2)
     assert "Federal Reserve" in run(env, "cat", "1").output
     assert not (Path(env[1]) / "facts" / "elsewhere").exists()  # a graph without data gets no searches' store
 
@@ -222,12 +248,12 @@ def test_exec_runs_a_command_string_in_the_cli_session(env):
     out = run(env, "exec", 'search -entity "Apple, Microsoft" --mode between -q settled --from 2024').output
     assert out.startswith("SEARCH mode=between") and "dates 2024-01-01 to …" in out and "query='settled'" in out
     assert "settled a patent dispute" in run(env, "cat", "1").output
-    run(env, "search", "-entity", "Federal Reserve")
+    run(env, "search", "--entity", "Federal Reserve")
     assert "Federal Reserve" in run(env, "exec", "cat 1").output.split("\n\n")[1]
     data = json.loads(run(env, "exec", "ls entities -type company", "--json").output)
     assert data["command"] == "ls" and data["result"]["type"] == "company"
     assert "Workflow: find → search → cat → info" in run(env, "exec", "help").output
-    assert "'Inflation' is a topic (T:inflation): use -topic" in run(env, "exec", "search -entity Inflation",
+    assert "'Inflation' is a topic (T:inflation): use -topic, not -entity" in run(env, "exec", "search -entity Inflation",
                                                                       code=2).stderr
     assert "the latest search on this graph failed" in run(env, "exec", "cat 1", code=2).stderr
     err = run(env, "exec", "search", "-entity", "Apple", code=2).stderr
@@ -250,8 +276,8 @@ def test_info_ls_stats(env):
     assert ls[0] == f"documents: 2 of {len(records())} (newest first)" and "2025-11-02" in ls[1]
     assert "Mercury [Planet]" in run(env, "ls", "entities").output
     assert "facts" in run(env, "stats").output
-    assert "field 'limit'" in run(env, "ls", "topics", "--limit", "0", code=2).stderr
-    assert "field 'graph'" in run(env, "stats", "--graph", "Bad Name", code=2).stderr
+    assert "--limit must be at least 1 (got 0)" in run(env, "ls", "topics", "--limit", "0", code=2).stderr
+    assert "--graph must be 1 to 64 lower-case letters" in run(env, "stats", "--graph", "Bad Name", code=2).stderr
 
 
 def test_split_from_the_command_line(env):
@@ -261,7 +287,7 @@ def test_split_from_the_command_line(env):
     [nyc] = [m for m in info["mentions"] if m["name"] == "NYC"]
     assert nyc["action"] == "merged" and nyc["document"]["name"] == "Apple opens NYC office"
     out = run(env, "split", "New York City", "--mentions", nyc["id"], "--graph", "splitting").output
-    assert out.splitlines()[0] == "split New York City (E:new-york-city): 1 mention(s) left for a new node; 2 facts moved"
+    assert out.splitlines()[0] == "split New York City (E:new-york-city): 1 mention left for a new node; 2 facts moved"
     assert "new: NYC [Location] (E:nyc; 2 facts" in out
     err = run(env, "split", "New York City", "--mentions", "Gotham", "--graph", "splitting", code=2).stderr
     assert "no mention of New York City (E:new-york-city) has that id or name" in err
@@ -278,10 +304,10 @@ def test_the_real_entry_point_keeps_cat_numbers_between_processes(env):
     home = env[1]
     base = [sys.executable, "-m", "graphlore", "facts"]
     environ = {**os.environ, **env_for(home)}
-    first = subprocess.run([*base, "search", "-entity", "Mercury", "--graph", "default"], env=environ,
+    first = subprocess.run([*base, "search", "--entity", "Mercury", "--graph", "default"], env=environ,
                            capture_output=True, text=True, timeout=120)
     assert first.returncode == 2 and "names 2 entities" in first.stderr and "E:mercury-2" in first.stderr
-    searched = subprocess.run([*base, "search", "-entity", "E:mercury-2"], env=environ, capture_output=True,
+    searched = subprocess.run([*base, "search", "--entity", "E:mercury-2"], env=environ, capture_output=True,
                               text=True, timeout=120)
     assert searched.returncode == 0 and "[1] 2025-11-02  Mercury ──[was used in]──▶ Thermometer" in searched.stdout
     expanded = subprocess.run([*base, "cat", "1"], env=environ, capture_output=True, text=True, timeout=120)

@@ -68,8 +68,7 @@ def run_hint(command: str, home, replacements: dict[str, str]) -> None:
 def test_a_record_with_ten_thousand_entities_is_refused_with_the_limit_and_the_size(runtime):
     record = {"name": "Huge", "date": "2024-01-01", "chunks": ["x"],
               "entities": [{"name": f"E{i}", "type": "T", "definition": "d"} for i in range(10_000)]}
-    with pytest.raises(InvalidInput, match=r"field 'entities': List should have at most 500 items after validation, "
-                                           r"not 10000"):
+    with pytest.raises(InvalidInput, match=r"field 'entities' must hold at most 500 values \(got 10,000\)"):
         call(runtime, "add_document", record)
     assert not runtime.store_exists("facts/default")
 
@@ -214,10 +213,10 @@ def test_a_jsonl_line_is_held_to_the_same_contract(runtime, tmp_path):
     file = tmp_path / "bad.jsonl"
     good = json.dumps(examples.RECORDS[0])
     file.write_bytes(good.encode() + b"\n" + good.replace("Apple buys", "Apple \\ud800 buys").encode() + b"\n")
-    with pytest.raises(InvalidInput, match=r":2: field 'name' is not valid Unicode text.*Nothing was written"):
+    with pytest.raises(InvalidInput, match=r"nothing was written: .*:2: field .name. is not valid Unicode text"):
         call(runtime, "ingest", {"file": str(file)})
     file.write_bytes(good.encode() + b"\n" + good.replace('"chunk": 0', '"chunk": "0"').encode() + b"\n")
-    with pytest.raises(InvalidInput, match=r":2: field 'facts.0.chunk': Input should be a valid integer"):
+    with pytest.raises(InvalidInput, match=r":2: field 'facts.0.chunk' must be a whole number"):
         call(runtime, "ingest", {"file": str(file)})
     file.write_bytes(good.encode() + b"\n" + b"\xff\xfe not utf-8\n")
     with pytest.raises(InvalidInput, match=r":2 is not JSON"):

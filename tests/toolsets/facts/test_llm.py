@@ -101,7 +101,7 @@ def test_extract_from_the_cli_with_the_configured_endpoint(endpoint, tmp_path, e
     assert out["document"]["name"] == "beats.txt" and out["document"]["source"] == str(doc.resolve())
     assert out["llm"] == "openai:fake" and out["facts"] == 2
     text = runner.invoke(app, ["facts", "extract", str(doc), "--date", "2014-05-28"]).output
-    assert text.startswith("unchanged: beats.txt") and "skipped 2 item(s) the LLM proposed" in text
+    assert text.startswith("unchanged: beats.txt") and "skipped 2 items the LLM proposed" in text
 
 
 def test_endpoint_failures_and_partial_settings(endpoint, settings, embedder):

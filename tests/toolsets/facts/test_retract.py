@@ -151,15 +151,15 @@ def test_the_cli_and_kg_execute_retract_merge_and_read_validity(tmp_path, embedd
     jsonl = tmp_path / "docs.jsonl"
     jsonl.write_text("".join(json.dumps(r.model_dump(mode="json")) + "\n" for r in (A, B)), encoding="utf-8")
     run("ingest", str(jsonl), "--graph", "g")
-    now = json.loads(run("search", "-entity", "Mondelez International", "--current", "--graph", "g", "--json").output)
+    now = json.loads(run("search", "--entity", "Mondelez International", "--current", "--graph", "g", "--json").output)
     assert [f["object"]["name"] for f in now["results"]] == ["Dirk Van de Put"] and now["current"] is True
-    then = run("search", "-entity", "Mondelez International", "--as-of", "2015", "--graph", "g").output
+    then = run("search", "--entity", "Mondelez International", "--as-of", "2015", "--graph", "g").output
     assert "as of 2015" in then and "held 2012-01-01 to 2017-01-01; ended by D:b/" in then
-    assert "exclude each other" in run("search", "-entity", "Mondelez International", "--as-of", "2015", "--current",
+    assert "exclude each other" in run("search", "--entity", "Mondelez International", "--as-of", "2015", "--current",
                                        "--graph", "g", code=2).stderr
     off = run("relation", "set", "has", "CEO", "--not-functional", "--graph", "g").output
     assert "'has ceo'" in off and "not functional" in off and "validity changed for 1 fact" in off
-    assert json.loads(run("search", "-entity", "Mondelez International", "--current", "--graph", "g",
+    assert json.loads(run("search", "--entity", "Mondelez International", "--current", "--graph", "g",
                           "--json").output)["total"] == 2
     run("relation", "set", "has CEO", "--functional", "--graph", "g")
 

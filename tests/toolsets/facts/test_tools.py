@@ -187,7 +187,7 @@ def test_an_unknown_name_lists_the_nearest_nodes_and_points_to_find(rt):
     message = exc.value.message
     assert "no entity named 'Apple Computers'" in message and "Use find" in message
     assert "E:apple-inc (Apple Inc)" in message.split("Nearest:")[1]
-    with pytest.raises(InvalidInput, match=r"'Apple Inc' is an entity \(E:apple-inc\): use -entity \(field entity\)"):
+    with pytest.raises(InvalidInput, match=r"'Apple Inc' is an entity \(E:apple-inc\): use entity, not topic"):
         call(rt, "search", {"topic": ["Apple Inc"]})  # an entity is not a topic: the error says where it belongs
 
 

@@ -161,7 +161,7 @@ def test_an_interrupted_index_keeps_its_steps_and_the_next_run_resumes(settings,
     store = ItemIndex(runtime, project).store(create=True)
     kept = []
 
-    def stop_after_the_first_commit(done: int, total: int) -> None:
+    def stop_after_the_first_commit(done: int, total: int, unit: str = "") -> None:
         if stored_passages(store):
             kept.append((stored_passages(store), done, total))
             raise Stop  # later batches were embedded but not committed
@@ -245,7 +245,7 @@ def test_a_path_too_long_for_the_file_system_is_invalid_input_on_the_cli(tmp_pat
     result = CliRunner(env=env_for(tmp_path / "home")).invoke(
         build_cli(), ["items", "status", "-p", str(tmp_path / ("a" * 300))])
     assert result.exit_code == 2 and "Traceback" not in result.output
-    assert result.stderr.startswith("error: [invalid_input] project_path '") and "File name too long" in result.stderr
+    assert result.stderr.startswith("error: [invalid_input] --project '") and "File name too long" in result.stderr
 
 
 def test_a_path_too_long_for_the_file_system_is_an_error_over_mcp(settings, embedder, tmp_path):

@@ -54,7 +54,7 @@ def test_create_search_outcome_show_history_ls(env):
     assert "### 1. Verify the account" in cli(env, "show", skill_id, "--version", "1").output
     assert "### 1. Find the account" in cli(env, "show", skill_id).output
     listing = cli(env, "ls").output
-    assert skill_id in listing and "1 of 1 skill(s)" in listing
+    assert skill_id in listing and "1 of 1 skill" in listing
     assert as_json(env, "search", "how do I bake bread")["skill"] is None
 
 
@@ -64,9 +64,9 @@ def test_archive_and_unarchive(env):
     assert out.startswith(f"Reset a password ({skill_id}) is archived since ") and "no longer returns it" in out
     assert "No skill solves this" in cli(env, "search", "I forgot my password").output
     assert "ARCHIVED since " in cli(env, "show", skill_id).output
-    assert skill_id not in cli(env, "ls").output and "0 of 0 skill(s)" in cli(env, "ls").output
+    assert skill_id not in cli(env, "ls").output and "0 of 0 skills" in cli(env, "ls").output
     listed = cli(env, "ls", "--archived", "include").output
-    assert skill_id in listed and "archived" in listed.splitlines()[0] and "1 of 1 skill(s)" in listed
+    assert skill_id in listed and "archived" in listed.splitlines()[0] and "1 of 1 skill" in listed
     history = cli(env, "history", skill_id).output
     assert "(first version)\narchived  20" in history and history.rstrip().endswith("(replaced)")
     refused = cli(env, "update", skill_id, "--skill", json.dumps({"problem": "x y z"}), code=2)

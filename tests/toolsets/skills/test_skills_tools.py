@@ -123,13 +123,20 @@ def test_search_abstains_on_an_unrelated_question_and_counts_nothing(runtime):
     assert run(runtime, "get_skill", skill_id=reset).times_used == 0
 
 
-def test_search_of_a_library_that_does_not_exist_finds_nothing_and_creates_nothing(runtime):
-    out = run(runtime, "search_skills", query="reset my password", library="nowhere")
-    assert out.skill is None and not SkillLibrary(runtime, "nowhere").exists()
+def test_a_library_that_does_not_exist_is_not_found_and_nothing_is_created(runtime):
+    """A typo is not an empty library: search and ls answer not_found (as facts does for a graph), naming the
+    libraries there are; the default library is empty until its first skill."""
+    create(runtime, library="team-a")
+    for tool, fields in (("search_skills", {"query": "reset my password"}), ("list_skills", {})):
+        with pytest.raises(NotFound, match=r"no skill library 'nowhere' \(libraries: team-a\)"):
+            run(runtime, tool, library="nowhere", **fields)
+    assert not SkillLibrary(runtime, "nowhere").exists()
+    assert run(runtime, "search_skills", query="reset my password").skill is None  # the default: empty
 
 
 def test_libraries_are_apart(runtime):
     create(runtime, library="team-a")
+    create(runtime, library="team-b", skill=REFUND)
     assert run(runtime, "search_skills", query="I forgot my password", library="team-b").skill is None
     assert run(runtime, "search_skills", query="I forgot my password", library="team-a").skill is not None
     assert run(runtime, "list_skills", library="default").total == 0

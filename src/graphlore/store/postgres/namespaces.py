@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import psycopg
@@ -129,11 +129,13 @@ def _local(key: tuple[str, str, str], timeout: float | None = None, busy: str = 
 
 
 @contextmanager
-def lock(db: Database, namespace: str, key: str, timeout: float | None = None, busy: str = "") -> Iterator[None]:
+def lock(db: Database, namespace: str, key: str, timeout: float | None = None, busy: str = "",
+         on_wait: Callable[[], None] | None = None) -> Iterator[None]:
     """A session advisory lock held on a connection of its own (never a pooled one: waiters would hold
     the pool's connections while they wait); threads of this process queue on a thread lock first.
     ``timeout`` None: it waits as long as the holder works, as ``flock`` does for SQLite; else at most
-    ``timeout`` seconds in all, then :class:`StoreBusy` with the message ``busy``."""
+    ``timeout`` seconds in all, then :class:`StoreBusy` with the message ``busy``. ``on_wait`` is called
+    before waiting for another process that holds it."""
     deadline = None if timeout is None else time.monotonic() + timeout
     with _local((db.url, namespace, key), timeout, busy):
         conn = db.connect()
@@ -142,7 +144,11 @@ def lock(db: Database, namespace: str, key: str, timeout: float | None = None, b
             with _guarded(db):
                 try:
                     conn.execute("SET lock_timeout = 0" if left is None else f"SET lock_timeout = {int(left * 1000) or 1}")
-                    conn.execute("SELECT pg_advisory_lock(%s)", (advisory_key("lock", namespace, key),))
+                    lock_id = advisory_key("lock", namespace, key)
+                    if not conn.execute("SELECT pg_try_advisory_lock(%s)", (lock_id,)).fetchone()[0]:
+                        if on_wait is not None:
+                            on_wait()
+                        conn.execute("SELECT pg_advisory_lock(%s)", (lock_id,))
                 except psycopg.errors.LockNotAvailable as exc:
                     raise StoreBusy(busy) from exc
             yield

@@ -240,7 +240,7 @@ TOOLSET = Toolset(
               "into markdown, or Graphviz DOT. Optionally around one microservice, to a depth.",
               models.ServiceMapRequest, models.ServiceMapResponse, tools.service_map, render.service_map,
               Cli(command="map", help="Draw the services and their links (Mermaid or DOT).", args={
-                  "microservice": Arg(flags=("--service",), metavar="NAME"), "format": Arg(short="-f"),
+                  "microservice": Arg(metavar="NAME"), "format": Arg(short="-f"),
                   "project_path": PROJECT})),
         ToolSpec(name="status",
                  description="Whether the tree is indexed, how fresh the index is (files changed since, git commit), "
@@ -254,8 +254,8 @@ TOOLSET = Toolset(
               "progress). force=true rebuilds from scratch.",
               models.IndexRequest, models.IndexResponse, tools.index, render.index,
               Cli(help="Build or update the index (structure, then embeddings).", args={
-                  "project_path": Arg(positional=True, default=".", metavar="PATH"),
-                  "embed": Arg(flags=("--embed/--no-embed",))}),
+                  "project_path": PROJECT, "embed": Arg(flags=("--embed/--no-embed",))},
+                  kept=tools.index_kept),
               progress=True, progress_unit="nodes embedded", idempotent=True),
     ],
 )

@@ -51,9 +51,9 @@ TOOLSET = Toolset(
                 "No facts are retrieved. Names-only strings and 'name: definition' strings are rejected."
             ),
             request=models.FindRequest, response=models.FindResponse, run=tools.find, render=render.find,
-            cli=Cli(help="Resolve selectors to canonical entities and topics (top 5 each).",
-                    args={"entity": cli.SELECTOR, "topic": cli.SELECTOR, "graph": cli.GRAPH},
-                    refused=cli.FIND_LEGACY),
+            cli=Cli(examples=("graphlore facts find --entity 'Apple: company that makes the iPhone'",), help="Resolve selectors to canonical entities and topics (top 5 each).",
+                    args={"entity": cli.NAMED, "topic": cli.NAMED, "graph": cli.GRAPH},
+                    refused=cli.FIND_REFUSED),
         ),
         ToolSpec(
             name="search",
@@ -69,11 +69,11 @@ TOOLSET = Toolset(
             ),
             request=models.SearchRequest, response=models.SearchResponse, run=tools.search, render=render.search,
             context=True, on_failure=tools.search_failed,
-            cli=Cli(help="Facts around or between entities and topics, newest first or by relevance to --query.",
-                    args={"entity": cli.names("-entity", "Entities"), "topic": cli.names("-topic", "Topics"),
-                          "from": Arg(metavar="DATE"), "to_date": Arg(metavar="DATE"), "as_of": Arg(metavar="DATE"),
-                          "query": Arg(short="-q", metavar="TEXT"), "limit": Arg(metavar="N"), "graph": cli.GRAPH},
-                    refused=cli.SEARCH_LEGACY),
+            cli=Cli(examples=('graphlore facts search --entity Apple --entity Microsoft --mode between',), help="Facts around or between entities and topics, newest first or by relevance to --query.",
+                    args={"entity": cli.node("An entity"), "topic": cli.node("A topic"),
+                          "from": Arg(metavar="DATE"), "to_date": Arg(flags=("--to",), metavar="DATE"),
+                          "as_of": Arg(metavar="DATE"), "query": Arg(short="-q", metavar="TEXT"),
+                          "limit": Arg(metavar="N"), "graph": cli.GRAPH}),
         ),
         ToolSpec(
             name="cat",
@@ -83,7 +83,7 @@ TOOLSET = Toolset(
                 "a number out of range, is an error."
             ),
             request=models.CatRequest, response=models.CatResponse, run=tools.cat, render=render.cat, context=True,
-            cli=Cli(help="Expand results N... of the latest search: fact, chunk, document, both ends.",
+            cli=Cli(examples=('graphlore facts cat 1',), help="Expand results N... of the latest search: fact, chunk, document, both ends.",
                     args={"numbers": Arg(positional=True, metavar="N..."), "search_id": Arg(metavar="ID"),
                           "graph": cli.GRAPH}),
         ),
@@ -94,7 +94,7 @@ TOOLSET = Toolset(
                 "count, first and last fact dates, most connected neighbours, latest facts, possible duplicates."
             ),
             request=models.InfoRequest, response=models.InfoResponse, run=tools.info, render=render.info,
-            cli=Cli(help="Summarise an entity or topic (canonical name, alias or id).",
+            cli=Cli(examples=('graphlore facts info Apple',), help="Summarise an entity or topic (canonical name, alias or id).",
                     args={"name": Arg(positional=True), "graph": cli.GRAPH}),
         ),
         ToolSpec(
@@ -104,7 +104,7 @@ TOOLSET = Toolset(
                 "a time: limit rows (default 50) after offset (default 0); total and has_more say what is left."
             ),
             request=models.LsRequest, response=models.LsResponse, run=tools.ls, render=render.ls,
-            cli=Cli(help="List entities, topics or documents with counts (a page: --limit, --offset).",
+            cli=Cli(examples=('graphlore facts ls entities -n 5',), help="List entities, topics or documents with counts (a page: --limit, --offset).",
                     args={"what": Arg(positional=True), "type": Arg(metavar="TYPE"), "limit": Arg(metavar="N"),
                           "offset": Arg(metavar="N"), "graph": cli.GRAPH}),
         ),
@@ -112,7 +112,7 @@ TOOLSET = Toolset(
             name="stats",
             description="Totals of the graph: entities, topics, documents, chunks, facts, possible duplicates, dates.",
             request=models.StatsRequest, response=models.StatsResponse, run=tools.stats, render=render.stats,
-            cli=Cli(help="Totals of the graph.", args={"graph": cli.GRAPH}),
+            cli=Cli(examples=('graphlore facts stats',), help="Totals of the graph.", args={"graph": cli.GRAPH}),
         ),
         ToolSpec(
             name="split",
@@ -185,7 +185,7 @@ TOOLSET = Toolset(
             ),
             request=models.IngestRequest, response=models.IngestResponse, run=tools.ingest, render=render.ingest,
             read_only=False, progress=True, progress_unit="documents written", surfaces=frozenset({"cli"}),
-            cli=Cli(help="Add the document records of a JSONL file (validated in full before anything is written).",
+            cli=Cli(examples=('graphlore facts ingest examples/facts/news.jsonl',), help="Add the document records of a JSONL file (validated in full before anything is written).",
                     args={"file": Arg(positional=True), "graph": cli.GRAPH}),
         ),
         ToolSpec(
@@ -230,7 +230,7 @@ TOOLSET = Toolset(
         commands=("find", "search", "cat", "info", "ls", "stats", "retract", "merge"), guide=cli.GUIDE,
         examples=cli.EXAMPLES,
         grammar=cli.ORIGINAL,
-        cli=Cli(command="exec", help="Run one command string of the original facts server (`exec help` lists the commands).",
+        cli=Cli(examples=('graphlore facts exec \'search -entity "Apple, Microsoft" --mode between\'',), command="exec", help="Run one command string of the original facts server (`exec help` lists the commands).",
                 args={"command": Arg(positional=True, metavar="COMMAND")}),
     ),
 )

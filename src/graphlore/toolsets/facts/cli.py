@@ -1,11 +1,15 @@
 """How the facts tools read on the command line: flag hints, refused old forms, and ``extract``.
 
-The flags keep the facts contract's spellings: ``find --entity JSON`` (one JSON
-selector per use) and ``search -entity "A, B"`` (names, comma-separated). Forms of
-older interfaces (``-entity`` on find, ``-to``, ``--entity-name``...) are refused
-with the form that replaced them (:data:`FIND_LEGACY`, :data:`SEARCH_LEGACY`). The
-same hints read ``kg_execute``'s command strings (``graphlore facts exec``: see
-:mod:`graphlore.adapters.command`), so both refuse and accept the same forms.
+The typed CLI follows the CLI convention: ``--entity`` / ``--topic`` name a node in
+every command, one per use: ``search --entity NAME`` (a canonical name, alias or id)
+and ``find --entity 'NAME: DEFINITION'`` (a name and what it is; a JSON selector or
+``@FILE`` with one is taken too), and ``search --from DATE --to DATE``.
+
+``kg_execute``'s command strings (``graphlore facts exec``: see
+:mod:`graphlore.adapters.command`) keep the original server's grammar verbatim
+(:data:`ORIGINAL`): ``find --entity JSON``, ``search -entity "A, B" --to-date DATE``;
+forms of older interfaces there (``-entity`` on find, ``-to``, ``--entity-name``...) are
+refused with the form that replaced them (:data:`FIND_LEGACY`, :data:`SEARCH_LEGACY`).
 ``extract`` is a command of its own: it reads text files and calls
 ``extract_document`` once per file.
 """
@@ -13,12 +17,14 @@ same hints read ``kg_execute``'s command strings (``graphlore facts exec``: see
 from __future__ import annotations
 
 import datetime as dt
+import json
 from pathlib import Path
 from typing import Any
 
 import click
 from pydantic import RootModel
 
+from graphlore.contract import json_text, quote
 from graphlore.errors import InvalidInput
 from graphlore.tools import Arg, Cli
 from graphlore.toolsets.facts import render
@@ -28,6 +34,44 @@ GRAPH = Arg(metavar="NAME", help="Graph name (default: default); each graph is i
 SELECTOR = Arg(json=True, metavar="JSON", example='\'{"name": "Apple Inc", "definition": "American technology company"}\'',
                help='Selector {"name": ..., "definition": ..., "id"?: ...} (repeatable).')
 
+
+
+def selector(flag: str, text: str) -> dict[str, Any]:
+    """``NAME: DEFINITION`` (split at the first colon), or a JSON selector object, or ``@FILE`` with one."""
+    text = json_text(flag, text)
+    if text.lstrip().startswith("{"):
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InvalidInput(f"{flag} is not a JSON selector ({exc.msg}, line {exc.lineno} column {exc.colno}); "
+                               f"give {flag} 'NAME: DEFINITION' or {flag} '{{\"name\": ..., \"definition\": ...}}'") from exc
+        return value
+    name, colon, definition = text.partition(":")
+    if not colon or not name.strip() or not definition.strip():
+        raise InvalidInput(f"{flag} takes a name and what it is, NAME: DEFINITION (got {quote(text)}); e.g. "
+                           f"{flag} 'Apple Inc: American technology company'")
+    return {"name": name.strip(), "definition": definition.strip()}
+
+
+#: A selector on the typed CLI: ``--entity 'Apple Inc: American technology company'``.
+NAMED = Arg(parse=selector, metavar="'NAME: DEFINITION'", example="'Apple Inc: American technology company'",
+            help="A name and what it is, 'NAME: DEFINITION' (or a JSON selector {\"name\", \"definition\", \"id\"?}, "
+                 "or @FILE with one); repeatable.")
+
+
+def node(what: str) -> Arg:
+    """A node of ``search`` on the typed CLI: one name, alias or id per use."""
+    return Arg(metavar="NAME", help=f"{what} by canonical name, alias or id (repeatable).")
+
+
+#: What the typed find refuses (``kg_execute`` refuses :data:`FIND_LEGACY`).
+FIND_REFUSED = {
+    "--entity-name": "a selector is one value: --entity 'NAME: DEFINITION'",
+    "--entity-def": "a selector is one value: --entity 'NAME: DEFINITION'",
+    "--topic-name": "a selector is one value: --topic 'NAME: DEFINITION'",
+    "--topic-def": "a selector is one value: --topic 'NAME: DEFINITION'",
+    "--to": "find has no date filter (dates belong to search: --from DATE --to DATE)",
+}
 
 FIND_LEGACY = {
     "-entity": f"find takes JSON selectors, not names: {FIND_FORM}",
@@ -47,9 +91,18 @@ SEARCH_LEGACY = {
                "find)",
 }
 
-#: Where the original server's commands spell a field otherwise than ``graphlore facts``: ``info Apple Inc``
-#: (the words joined, no quotes needed) and ``ls entities -type company``.
+def names(flag: str, what: str) -> Arg:
+    return Arg(flags=(flag,), split=",", metavar="NAMES",
+               help=f"{what} by canonical name, alias or id, comma-separated (repeatable).")
+
+
+#: Where the original server's commands spell a field otherwise than ``graphlore facts``: ``find --entity JSON``,
+#: ``search -entity "A, B" --to-date DATE``, ``info Apple Inc`` (the words joined, no quotes needed) and
+#: ``ls entities -type company``.
 ORIGINAL = {
+    "find": Cli(args={"entity": SELECTOR, "topic": SELECTOR}, refused=FIND_LEGACY),
+    "search": Cli(args={"entity": names("-entity", "Entities"), "topic": names("-topic", "Topics"),
+                        "to_date": Arg(flags=("--to-date",), metavar="DATE")}, refused=SEARCH_LEGACY),
     "info": Cli(args={"name": Arg(positional=True, join=True)}),
     "ls": Cli(args={"type": Arg(flags=("-type", "--type"), metavar="TYPE")}),
     "retract": Cli(args={"document": Arg(positional=True, join=True)}),
@@ -84,11 +137,6 @@ EXAMPLES = (
     "ls entities -type company --limit 20",
     "stats",
 )
-
-
-def names(flag: str, what: str) -> Arg:
-    return Arg(flags=(flag,), split=",", metavar="NAMES",
-               help=f"{what} by canonical name, alias or id, comma-separated (repeatable).")
 
 
 class ExtractBatch(RootModel[list[ExtractDocumentResponse]]):

@@ -16,7 +16,7 @@ import re
 from pydantic import ValidationError
 
 from graphlore.contract import format_validation_error
-from graphlore.errors import ProviderError
+from graphlore.errors import ProviderError, spell
 from graphlore.llm import LLM, LLMRequest, parse_json_reply
 from graphlore.toolsets.facts.models import DocumentRecord, EntityIn, ExtractDocumentRequest, FactIn, TopicIn
 from graphlore.toolsets.facts.names import exact_key
@@ -126,7 +126,7 @@ def _items(reply: dict, key: str, source: str) -> list:
 
 
 def _problem(model, exc: ValidationError) -> str:
-    return format_validation_error(model, exc).split(". Valid fields:")[0]
+    return spell(format_validation_error(model, exc, valid_fields=False))
 
 
 def extract_record(llm: LLM, request: ExtractDocumentRequest) -> tuple[DocumentRecord, list[str]]:

@@ -21,7 +21,7 @@ default ``default``); its recent searches are the namespace ``facts/{g}/searches
 from __future__ import annotations
 
 from graphlore.contract import quote
-from graphlore.errors import InvalidInput, NotFound
+from graphlore.errors import InvalidInput, NotFound, ref
 from graphlore.runtime import Runtime
 from graphlore.store import Node, Store
 from graphlore.toolsets.facts.names import exact_key, normalize, spaceless
@@ -104,12 +104,11 @@ class FactsGraph:
             try:
                 mixed = self._lookup(store, given, [other], other)
             except InvalidInput as exc:  # several nodes of the other kind: still the wrong field
-                raise InvalidInput(f"{quote(given)} is not {ARTICLE[kind]}: {exc.message}; give it under -{other} "
-                                   f"(field {other})") from exc
+                raise InvalidInput(f"{quote(given)} is not {ARTICLE[kind]}: {exc.raw}; give it under "
+                                   f"{ref(other)}") from exc
             if mixed is not None:
                 node = mixed[0]
-                raise InvalidInput(f"{quote(given)} is {ARTICLE[other]} ({node.id}): use -{other} (field {other}), "
-                                   f"not -{kind}")
+                raise InvalidInput(f"{quote(given)} is {ARTICLE[other]} ({node.id}): use {ref(other)}, not {ref(kind)}")
         nearest = self.nearest(store, given, kinds)
         hint = "; ".join(f"{n.id} ({n.name})" for n in nearest) or "none: the graph has no such nodes yet"
         what = kind or "entity or topic"

@@ -16,10 +16,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, field_validator, model_validator
 
-from graphlore.contract import MAX_OFFSET, LocalPath, Request, Response, quote
+from graphlore.contract import MAX_OFFSET, LocalPath, Request, Response, described_pattern, quote
 from graphlore.toolsets.facts.names import exact_key
 
-GRAPH_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
+GRAPH_PATTERN = described_pattern(r"^[a-z0-9][a-z0-9_-]{0,63}$", "1 to 64 lower-case letters, digits, - and _, starting with a letter or digit")
 DEFAULT_GRAPH = "default"
 MAX_SELECTORS = 20
 #: Facts one search lists (its ``limit``), so also the largest result number ``cat`` can expand.
@@ -102,10 +102,12 @@ Score = Annotated[float, Field(ge=0.0, le=1.0)]
 
 FIND_FORM = (
     'entity=[{"name": "Apple Inc", "definition": "American technology company"}] '
-    '(CLI: --entity \'{"name": "Apple Inc", "definition": "American technology company"}\', repeatable; '
-    "topics the same with topic / --topic)"
+    "(CLI: --entity 'Apple Inc: American technology company', repeatable; kg_execute: "
+    '--entity {"name": "Apple Inc", "definition": "American technology company"}; topics the same with '
+    "topic / --topic)"
 )
-SEARCH_FORM = 'entity=["Apple Inc", "Microsoft Corp"] (CLI: -entity "Apple Inc, Microsoft Corp")'
+SEARCH_FORM = ('entity=["Apple Inc", "Microsoft Corp"] (CLI: --entity "Apple Inc" --entity "Microsoft Corp"; '
+               'kg_execute: -entity "Apple Inc, Microsoft Corp")')
 
 
 # -- the document record --------------------------------------------------------------------------

@@ -9,6 +9,7 @@ the fact happened.
 
 from __future__ import annotations
 
+from graphlore.render import count
 from graphlore.toolsets.facts.models import (
     AddDocumentResponse,
     Candidate,
@@ -95,7 +96,7 @@ def _searched(r: SearchResponse | SearchSummary) -> str:
 def search(r: SearchResponse) -> str:
     order = "most relevant to the query first" if r.query else "newest first"
     lines = ["SEARCH " + _searched(r),
-             f"{len(r.results)} of {r.total} facts, {order}; search_id {r.search_id} (cat N expands result N)"]
+             f"{len(r.results)} of {count(r.total, 'fact')}, {order}; search_id {r.search_id} (cat N expands result N)"]
     if not r.results:
         lines.append("(no facts match)")
     for f in r.results:
@@ -105,7 +106,7 @@ def search(r: SearchResponse) -> str:
 
 def _node_line(label: str, n: NodeSummary) -> str:
     kind = f"{n.type}, " if n.type else ""
-    return f"  {label}: {n.name} ({kind}{n.kind} {n.id}, {n.facts} facts): {n.definition}"
+    return f"  {label}: {n.name} ({kind}{n.kind} {n.id}, {count(n.facts, 'fact')}): {n.definition}"
 
 
 def cat(r: CatResponse) -> str:
@@ -121,7 +122,7 @@ def cat(r: CatResponse) -> str:
             "  chunk:",
             *("    " + line for line in item.chunk.splitlines()),
         ]))
-    searched = (f"{_searched(r.search)}; {r.search.total} facts" if r.search is not None
+    searched = (f"{_searched(r.search)}; {count(r.search.total, 'fact')}" if r.search is not None
                 else "(what it searched was not recorded)")
     return f"search {r.search_id}: {searched}\n\n" + "\n\n".join(blocks)
 
@@ -134,7 +135,7 @@ def info(r: InfoResponse) -> str:
         f"aliases: {', '.join(r.aliases) if r.aliases else '(none)'}",
         f"facts: {r.fact_count}" + (f", {r.first_date} to {r.last_date}" if r.first_date else ""),
         "most connected:",
-        *([f"  {n.name} ({n.id}): {n.facts} facts" for n in r.neighbours] or ["  (none)"]),
+        *([f"  {n.name} ({n.id}): {count(n.facts, 'fact')}" for n in r.neighbours] or ["  (none)"]),
         "latest facts (still holding):",
     ]
     for f in r.latest_facts or []:
@@ -168,22 +169,22 @@ def ls(r: LsResponse) -> str:
                                                           " (newest first)")]
     for row in r.rows:
         if r.what == "documents":
-            lines.append(f"  {row.date}  {row.name}  ({row.id}; {row.chunks} chunks, {row.facts} facts)")
+            lines.append(f"  {row.date}  {row.name}  ({row.id}; {count(row.chunks, 'chunk')}, {count(row.facts, 'fact')})")
         else:
             kind = f" [{row.type}]" if row.type else ""
-            lines.append(f"  {row.name}{kind}  ({row.id}; {row.facts} facts)")
+            lines.append(f"  {row.name}{kind}  ({row.id}; {count(row.facts, 'fact')})")
     if r.has_more:
         lines.append(f"more rows: ask again with offset {r.offset + len(r.rows)} (--offset {r.offset + len(r.rows)})")
     return "\n".join(lines)
 
 
 def split(r: SplitResponse) -> str:
-    lines = [f"split {r.kept.name} ({r.kept.id}): {len(r.split_off.mentions)} mention(s) left for a new node; "
-             f"{r.facts_moved} facts moved"]
+    lines = [f"split {r.kept.name} ({r.kept.id}): {count(len(r.split_off.mentions), 'mention')} left for a new node; "
+             f"{count(r.facts_moved, 'fact')} moved"]
     for label, n in (("kept", r.kept), ("new", r.split_off)):
         kind = f" [{n.type}]" if n.type else ""
         aliases = f"; aliases {', '.join(n.aliases)}" if n.aliases else ""
-        lines.append(f"  {label}: {n.name}{kind} ({n.id}; {n.facts} facts; mentions {', '.join(n.mentions)}{aliases})")
+        lines.append(f"  {label}: {n.name}{kind} ({n.id}; {count(n.facts, 'fact')}; mentions {', '.join(n.mentions)}{aliases})")
         lines.append(f"    {n.definition}")
     return "\n".join(lines)
 
@@ -199,14 +200,14 @@ def stats(r: StatsResponse) -> str:
 
 
 def add_document(r: AddDocumentResponse) -> str:
-    lines = [f"{r.status}: {r.document.name} ({r.document.id}, {r.document.date}): {r.chunks} chunks, {r.facts} facts "
+    lines = [f"{r.status}: {r.document.name} ({r.document.id}, {r.document.date}): {count(r.chunks, 'chunk')}, {count(r.facts, 'fact')} "
              f"(+{r.facts_added} -{r.facts_removed})"]
     for res in r.resolutions:
         into = f" -> {res.canonical_name} ({res.id})"
         lines.append(f"  {res.kind} {res.name!r}: {res.action}{into}: {res.reason}")
     skipped = getattr(r, "skipped", [])
     if skipped:
-        lines.append(f"skipped {len(skipped)} item(s) the LLM proposed:")
+        lines.append(f"skipped {count(len(skipped), 'item')} the LLM proposed:")
         lines += [f"  {s}" for s in skipped]
     return "\n".join(lines)
 

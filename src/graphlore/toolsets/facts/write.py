@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from graphlore.contract import parse_request, quote
-from graphlore.errors import InvalidInput
+from graphlore.errors import InvalidInput, without_mcp_only
 from graphlore.store import Edge, Node, Store
 from graphlore.store.factory import EMBEDDER_META
 from graphlore.tools import Progress
@@ -237,22 +237,53 @@ class Writer:
 # -- JSONL files ----------------------------------------------------------------------------------
 
 
-def _records(path: Path) -> Iterator[tuple[int, DocumentRecord]]:
-    """Each line's record, held to the same contract as add_document (strict types, limits)."""
+#: Bad lines of a JSONL file listed in its error (the rest are counted).
+MAX_BAD_LINES = 20
+
+
+def _record(path: Path, lineno: int, line: str) -> DocumentRecord:
+    """One line's record, held to the same contract as add_document (strict types, limits)."""
+    where = f"{path.name}:{lineno}"
+    try:
+        data = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise InvalidInput(f"{where} is not JSON ({exc.msg}, column {exc.colno})") from exc
+    if not isinstance(data, dict):
+        raise InvalidInput(f"{where} is not a JSON object")
+    try:
+        return parse_request(DocumentRecord, data)
+    except InvalidInput as exc:
+        raise InvalidInput(f"{where}: {without_mcp_only(exc.raw)}") from exc
+
+
+def _lines(path: Path) -> Iterator[tuple[int, str]]:
     with path.open(encoding="utf-8", errors="surrogateescape") as fh:
         for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                data = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InvalidInput(f"{path}:{lineno} is not JSON ({exc.msg}); nothing was written") from exc
-            if not isinstance(data, dict):
-                raise InvalidInput(f"{path}:{lineno} is not a JSON object; nothing was written")
-            try:
-                yield lineno, parse_request(DocumentRecord, data)
-            except InvalidInput as exc:
-                raise InvalidInput(f"{path}:{lineno}: {exc.message} Nothing was written") from exc
+            if line.strip():
+                yield lineno, line
+
+
+def _checked(path: Path) -> int:
+    """The number of records in the file, once every line is checked: a file with bad lines is refused with
+    every one of them (up to :data:`MAX_BAD_LINES`, then how many more), and nothing is written."""
+    count, bad = 0, []
+    for lineno, line in _lines(path):
+        count += 1
+        try:
+            _record(path, lineno, line)
+        except InvalidInput as exc:
+            bad.append(exc.raw)
+    if bad:
+        more = f"; and {len(bad) - MAX_BAD_LINES} more bad lines" if len(bad) > MAX_BAD_LINES else ""
+        lines = f"{len(bad)} of its {count} lines are" if len(bad) > 1 else f"1 of its {count} lines is"
+        raise InvalidInput(f"{path}: {lines} bad, so nothing was written: {'; '.join(bad[:MAX_BAD_LINES])}{more}")
+    return count
+
+
+def _records(path: Path) -> Iterator[tuple[int, DocumentRecord]]:
+    """Each line's record (the file was checked first: see :func:`_checked`)."""
+    for lineno, line in _lines(path):
+        yield lineno, _record(path, lineno, line)
 
 
 def ingest_file(graph: FactsGraph, path: str | Path, progress: Progress | None = None) -> IngestResponse:
@@ -265,7 +296,7 @@ def ingest_file(graph: FactsGraph, path: str | Path, progress: Progress | None =
     path = Path(path)
     if not path.is_file():
         raise InvalidInput(f"{quote(str(path))} is not a file; give a JSONL file with one document record per line")
-    total = sum(1 for _ in _records(path))
+    total = _checked(path)
     if not total:
         raise InvalidInput(f"{path} holds no document records (one JSON object per line)")
     key = "ingest-" + hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:16]
@@ -284,7 +315,7 @@ def _write_file(graph: FactsGraph, path: Path, total: int, progress: Progress | 
         batch.clear()
         keys.clear()
         if progress:
-            progress(len(outcomes), total)
+            progress(len(outcomes), total, "documents written")
 
     for _, record in _records(path):
         key = document_key(record)

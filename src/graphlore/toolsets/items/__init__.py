@@ -40,7 +40,7 @@ TOOLSET = Toolset(
             read_only=False,  # builds or refreshes the index first
             progress=True, progress_unit="passages embedded",
             mcp_text="json",
-            cli=Cli(help="Find items by meaning and keywords.", args={
+            cli=Cli(examples=('graphlore items search "sync conflicts after working offline" -p examples/feature-management',), help="Find items by meaning and keywords.", args={
                 "query": Arg(positional=True), "project_path": PROJECT, "item_types": TYPES,
                 "status": Arg(short="-s"), "limit": Arg(short="-n"),
             }),
@@ -60,8 +60,8 @@ TOOLSET = Toolset(
             read_only=False,
             progress=True, progress_unit="passages embedded",
             mcp_text="json",
-            cli=Cli(help="Build or update the index (only changed items are embedded).",
-                    args={"project_path": PROJECT}),
+            cli=Cli(examples=('graphlore items index -p examples/feature-management',), help="Build or update the index (only changed items are embedded).",
+                    args={"project_path": PROJECT}, kept=tools.index_kept),
         ),
         ToolSpec(
             name="check_duplicates",
@@ -80,7 +80,7 @@ TOOLSET = Toolset(
             read_only=False,  # builds or refreshes the index first
             progress=True, progress_unit="passages embedded",
             mcp_text="json",
-            cli=Cli(help="Check whether an item already exists before creating it.",
+            cli=Cli(examples=('graphlore items check-duplicates --title "Offline edits overwrite each other" --description "Notes edited offline lose changes when they sync" -p examples/feature-management',), help="Check whether an item already exists before creating it.",
                     args={"project_path": PROJECT, "item_type": TYPES}),
         ),
         ToolSpec(
@@ -97,7 +97,7 @@ TOOLSET = Toolset(
             read_only=False,  # builds or refreshes the index first
             progress=True, progress_unit="passages embedded",
             mcp_text="json",
-            cli=Cli(command="similar", help="List the items most similar to ITEM_ID.", args={
+            cli=Cli(examples=('graphlore items similar BUG-002 -p examples/feature-management',), command="similar", help="List the items most similar to ITEM_ID.", args={
                 "item_id": Arg(positional=True), "project_path": PROJECT, "limit": Arg(short="-n"),
                 "include_completed": Arg(flags=("--include-completed/--exclude-completed",)),
             }),
@@ -113,7 +113,7 @@ TOOLSET = Toolset(
             run=tools.get_index_status,
             render=render.get_index_status,
             mcp_text="json",
-            cli=Cli(command="status", help="Show whether the index exists and is up to date.",
+            cli=Cli(examples=('graphlore items status -p examples/feature-management',), command="status", help="Show whether the index exists and is up to date.",
                     args={"project_path": PROJECT}),
         ),
     ],

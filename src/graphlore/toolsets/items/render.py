@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import shlex
 
-from graphlore.render import table
+from graphlore.render import count, table
 from graphlore.toolsets.items.models import (
     CheckDuplicatesResponse,
     GetIndexStatusResponse,
@@ -23,9 +23,13 @@ def search(r: SearchResponse) -> str:
     rows = [{**x.model_dump(), "keyword": "yes" if x.keyword_match else ""} for x in r.results]
     text = table(rows, ["item_id", "similarity_score", "keyword", "item_type", "status", "priority", "title"],
                  {"title": 60})
-    text += (f"\n\n{r.total_results} result(s); index: {r.index_status.items_indexed} items, last indexed "
+    text += (f"\n\n{count(r.total_results, 'result')}; index: {count(r.index_status.items_indexed, 'item')}, last indexed "
              f"{r.index_status.last_indexed}")
     return text + "".join(f"\n{note}" for note in search_notes(r, cli=True))
+
+
+def _matches(n: int) -> str:
+    return "match" if n == 1 else "matches"
 
 
 def search_notes(r: SearchResponse, cli: bool) -> list[str]:
@@ -42,11 +46,11 @@ def search_notes(r: SearchResponse, cli: bool) -> list[str]:
     if not r.results:
         notes.append(f"no result: no item holds the query's rare words and none reaches similarity {threshold:.2f}")
     if r.more_results:
-        notes.append(f"{r.more_results} more match(es) past the limit: {option('limit', min(100, r.total_results + r.more_results))}")
+        notes.append(f"{r.more_results} more {_matches(r.more_results)} past the limit: {option('limit', min(100, r.total_results + r.more_results))}")
     if r.retry_adds and r.retry_threshold is not None:
         notes.append(f"{r.retry_adds} more below threshold {threshold:.2f}: {option('threshold', f'{r.retry_threshold:.2f}')}")
     if r.completed_matches:
-        notes.append(f"{r.completed_matches} match(es) in completed/: {option('include_completed', True)}")
+        notes.append(f"{r.completed_matches} {_matches(r.completed_matches)} in completed/: {option('include_completed', True)}")
     if r.index_status.partial:
         notes.append(_partial(r.index_status).strip())
     return notes
@@ -54,7 +58,7 @@ def search_notes(r: SearchResponse, cli: bool) -> list[str]:
 
 def index(r: IndexResponse) -> str:
     lines = [
-        f"{r.status}: {r.items_indexed} items indexed, {r.items_updated} embedded, {r.items_removed} removed "
+        f"{r.status}: {count(r.items_indexed, 'item')} indexed, {r.items_updated} embedded, {r.items_removed} removed "
         f"in {r.duration_ms} ms",
         f"index: {r.index_location}",
     ]
@@ -96,7 +100,7 @@ def get_index_status(r: GetIndexStatusResponse) -> str:
         *([f"partial: {r.items_embedded} of {r.items_indexed} items embedded ({r.passages_embedded} of "
            f"{r.passages_total} passages); run `graphlore items index -p {shlex.quote(r.project_path)}` to finish"]
           if r.partial else []),
-        f"stale: {'yes' if r.is_stale else 'no'} ({len(r.stale_files)} file(s) changed)",
+        f"stale: {'yes' if r.is_stale else 'no'} ({count(len(r.stale_files), 'file')} changed)",
     ]
     lines += [f"  {p}" for p in r.stale_files[:20]]
     if len(r.stale_files) > 20:

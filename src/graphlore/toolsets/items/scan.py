@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from graphlore.contract import quote
-from graphlore.errors import InvalidInput
+from graphlore.errors import InvalidInput, ref
 from graphlore.roots import ESCAPES, escapes
 from graphlore.toolsets.folder_index import read_file
 
@@ -93,7 +93,7 @@ def check_layout(project_path: str | Path) -> Path:
     """Resolve ``project_path`` and make sure it looks like a feature-management folder."""
     given = quote(str(project_path))
     if not str(project_path).strip():
-        raise InvalidInput(f"project_path is empty; {LAYOUT_HELP}")
+        raise InvalidInput(f"{ref('project_path')} is empty; {LAYOUT_HELP}")
     try:
         root = Path(os.path.realpath(os.path.expanduser(str(project_path))))
         exists, is_dir = root.exists(), root.is_dir()
@@ -102,11 +102,11 @@ def check_layout(project_path: str | Path) -> Path:
         nested = not layout and is_dir and inner.is_dir()
     except (ValueError, OSError) as exc:  # a NUL byte, a name too long for the file system, a loop...
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise InvalidInput(f"project_path {given} is not a usable path ({reason}); {LAYOUT_HELP}") from exc
+        raise InvalidInput(f"{ref('project_path')} {given} is not a usable path ({reason}); {LAYOUT_HELP}") from exc
     if not exists:
-        raise InvalidInput(f"project_path {given} does not exist; {LAYOUT_HELP}")
+        raise InvalidInput(f"{ref('project_path')} {given} does not exist; {LAYOUT_HELP}")
     if not is_dir:
-        raise InvalidInput(f"project_path {given} is a file, not a folder; {LAYOUT_HELP}")
+        raise InvalidInput(f"{ref('project_path')} {given} is a file, not a folder; {LAYOUT_HELP}")
     if not layout:
         hint = f"; did you mean {quote(str(inner), 200)}?" if nested else ""
         raise InvalidInput(f"{quote(str(root), 200)} is not a feature-management folder: {LAYOUT_HELP}{hint}")

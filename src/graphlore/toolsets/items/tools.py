@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import shlex
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -174,6 +175,16 @@ class _Matches:
 
 def index(runtime: Runtime, request: IndexRequest, progress: Progress | None = None) -> IndexResponse:
     return ItemIndex(runtime, request.project_path).sync(force=request.force, progress=progress)
+
+
+def index_kept(runtime: Runtime, request: IndexRequest) -> str:
+    """After Ctrl-C: how many items the index keeps embedded (finished steps are committed) and the command
+    that finishes it."""
+    index = ItemIndex(runtime, request.project_path)
+    again = f"run `graphlore items index -p {shlex.quote(str(index.root))}` to finish"
+    items = len({path.rsplit("/", 1)[0] for path in index.list_files()})
+    kept = index.store().count_nodes(KIND) if index.exists() else 0
+    return f"{kept} of {items} items embedded and kept; {again}"
 
 
 def _relationship(score: float, threshold: float) -> str:

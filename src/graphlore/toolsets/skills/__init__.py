@@ -45,7 +45,7 @@ TOOLSET = Toolset(
             ),
             request=models.SearchSkillsRequest, response=models.SearchSkillsResponse, run=tools.search_skills,
             render=render.search_skills, read_only=False, idempotent=False, context=True,
-            cli=Cli(command="search", help="The one playbook that solves a problem, or none.",
+            cli=Cli(command="search", examples=('graphlore skills search "I was charged twice for my order"',), help="The one playbook that solves a problem, or none.",
                     args={"query": Arg(positional=True, metavar="QUERY"), "library": cli.LIBRARY}),
         ),
         ToolSpec(
@@ -111,7 +111,7 @@ TOOLSET = Toolset(
                          "archived skills only with archived=include or only."),
             request=models.ListSkillsRequest, response=models.ListSkillsResponse, run=tools.list_skills,
             render=render.list_skills,
-            cli=Cli(command="ls", help="List the library's skills (--archived include|only: archived ones too).",
+            cli=Cli(command="ls", examples=("graphlore skills ls -n 20",), help="List the library's skills (--archived include|only: archived ones too).",
                     args={"limit": Arg(metavar="N"), "offset": Arg(metavar="N"), "library": cli.LIBRARY}),
         ),
         ToolSpec(

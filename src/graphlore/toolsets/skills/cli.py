@@ -7,7 +7,6 @@ tool (``import_skills``), with the format named by the command.
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import click
@@ -23,18 +22,6 @@ SKILL_JSON = Arg(json=True, metavar="JSON",
                          '"resolution_md": "# Reset a password\\n\\n## Goal\\n...\\n\\n## Steps\\n\\n### 1. ..."}\'')
 
 
-class _Progress:
-    """``name: embedded N/M`` on stderr every 5 s of a long import (quick ones print nothing)."""
-
-    def __init__(self, name: str) -> None:
-        self.name, self.last = name, time.monotonic()
-
-    def __call__(self, done: int, total: int) -> None:
-        if time.monotonic() - self.last >= 5.0:
-            self.last = time.monotonic()
-            click.echo(f"{self.name}: embedded {done}/{total} texts", err=True)
-
-
 def _import_command(kit: Any, name: str, fmt: str, what: str) -> click.Command:
     @click.command(name, help=what, short_help=what)
     @click.argument("path", metavar="FILE")
@@ -42,10 +29,12 @@ def _import_command(kit: Any, name: str, fmt: str, what: str) -> click.Command:
     @kit.output
     def command(path: str, library: str | None, **columns: str | None):
         runtime = kit.runtime()
+        progress = kit.progress(name, "passages embedded")
         try:
             response = kit.run("import_skills", {"format": fmt, "path": path, "library": library, **columns}, runtime,
-                               progress=_Progress(name))
+                               progress=progress)
         finally:
+            progress.close()
             runtime.close()
         return response, render.import_skills
 

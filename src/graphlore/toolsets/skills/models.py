@@ -23,12 +23,12 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, Field, model_validator
 from pydantic_core import PydanticCustomError, core_schema
 
-from graphlore.contract import MAX_OFFSET, LocalPath, Request, Response
+from graphlore.contract import MAX_OFFSET, LocalPath, Request, Response, described_pattern
 from graphlore.errors import InvalidInput
 from graphlore.toolsets.skills.outcomes import Outcome
 from graphlore.toolsets.skills.playbook import PlaybookError, parse
 
-LIBRARY_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
+LIBRARY_PATTERN = described_pattern(r"^[a-z0-9][a-z0-9_-]{0,63}$", "1 to 64 lower-case letters, digits, - and _, starting with a letter or digit")
 DEFAULT_LIBRARY = "default"
 ISSUE_TYPES = ("how-to", "bug", "feature-request", "escalation", "other")
 IssueType = Literal["how-to", "bug", "feature-request", "escalation", "other"]

@@ -6,7 +6,7 @@ counters); the lines around it say which skill it is and what to do next.
 
 from __future__ import annotations
 
-from graphlore.render import table
+from graphlore.render import count, table
 from graphlore.toolsets.skills.diff import describe
 from graphlore.toolsets.skills.models import (
     ArchiveSkillResponse,
@@ -108,12 +108,12 @@ def list_skills(r: ListSkillsResponse) -> str:
     if any(s.archived_at for s in r.skills):
         columns.append("archived")
     body = table(rows, columns, {"skill_id": 36, "title": 50, "source": 40})
-    return f"{body}\n\n{len(r.skills)} of {r.total} skill(s)"
+    return f"{body}\n\n{len(r.skills)} of {count(r.total, 'skill')}"
 
 
 def skill_history(r: SkillHistoryResponse) -> str:
     """Versions and archive events in the order they happened."""
-    lines = [f"SKILL {r.skill_id}: {len(r.versions)} version(s)"]
+    lines = [f"SKILL {r.skill_id}: {count(len(r.versions), 'version')}"]
     events = list(r.events)
     for v in r.versions:
         lines.append(f"version {v.version}  {v.updated_at}  {v.title}")
@@ -135,7 +135,7 @@ def archive_skill(r: ArchiveSkillResponse) -> str:
 def import_skills(r: ImportSkillsResponse) -> str:
     archived = f", {r.archived} archived left as they are" if r.archived else ""
     lines = [f"imported {r.path} ({r.format}): {r.created} created, {r.updated} updated, {r.unchanged} unchanged"
-             f"{archived}; {r.embedded_texts} text(s) embedded"]
+             f"{archived}; {count(r.embedded_texts, 'text')} embedded"]
     flagged = {kind: n for kind, n in r.warnings.items() if n}
     if flagged:
         lines.append("playbook warnings: " + ", ".join(f"{kind} {n}" for kind, n in flagged.items()))
@@ -148,4 +148,4 @@ def import_skills(r: ImportSkillsResponse) -> str:
 
 
 def reindex_skills(r: ReindexSkillsResponse) -> str:
-    return f"library {r.library}: {r.skills} skill(s) re-embedded ({r.embedded_texts} texts) with {r.embedder}"
+    return f"library {r.library}: {count(r.skills, 'skill')} re-embedded ({count(r.embedded_texts, 'text')}) with {r.embedder}"

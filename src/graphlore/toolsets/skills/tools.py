@@ -22,10 +22,11 @@ import numpy as np
 from pydantic import ValidationError
 
 from graphlore.contract import format_validation_error, parse_request
-from graphlore.errors import ConfigError, InvalidInput, NotFound, ProviderError
+from graphlore.errors import ConfigError, InvalidInput, NotFound, ProviderError, spell
 from graphlore.roots import ESCAPES, escapes
 from graphlore.runtime import Runtime
 from graphlore.store import Node
+from graphlore.store.factory import list_namespaces
 from graphlore.tools import CallContext, Progress
 from graphlore.toolsets.skills import (
     abcd,
@@ -64,6 +65,7 @@ from graphlore.toolsets.skills.library import (
     to_skill,
 )
 from graphlore.toolsets.skills.models import (
+    DEFAULT_LIBRARY,
     LOW_CONFIDENCE,
     STRUCTURED_CREATE,
     STRUCTURED_UPDATE,
@@ -152,7 +154,7 @@ def search_skills(runtime: Runtime, request: SearchSkillsRequest, context: CallC
                   ) -> SearchSkillsResponse:
     started = time.perf_counter()
     query = check_query(request.query)
-    library = SkillLibrary(runtime, request.library)
+    library = known(SkillLibrary(runtime, request.library))
     store = library.store()
     found: list[Stored] = []
     vector = None
@@ -334,9 +336,20 @@ def get_skill(runtime: Runtime, request: GetSkillRequest) -> Skill:
 LIST_FILTERS: dict[str, Any] = {"exclude": IN_USE, "include": None, "only": ARCHIVED_ONLY}
 
 
+def known(library: SkillLibrary) -> SkillLibrary:
+    """``library``, when it exists or is the default one (empty until the first skill); another name that
+    does not exist is ``not_found`` (a typo is not an empty library), naming the libraries there are."""
+    if library.name == DEFAULT_LIBRARY or library.exists():
+        return library
+    names = sorted(ns.split("/", 1)[1] for ns in list_namespaces(library.runtime.settings)
+                   if ns.startswith("skills/") and ns.count("/") == 1)
+    there = f"libraries: {', '.join(names)}" if names else "no library has skills yet"
+    raise NotFound(f"no skill library {library.name!r} ({there}); create or import skills to start one")
+
+
 @_store_errors
 def list_skills(runtime: Runtime, request: ListSkillsRequest) -> ListSkillsResponse:
-    library = SkillLibrary(runtime, request.library)
+    library = known(SkillLibrary(runtime, request.library))
     store = library.store()
     if store is None:
         return ListSkillsResponse(skills=[], total=0)
@@ -436,7 +449,7 @@ def checked_imports(skills: list[dict[str, Any]]) -> list[dict[str, Any]]:
         try:
             checked = SkillInput.model_validate({k: skill[k] for k in CONTENT})
         except ValidationError as exc:
-            problem = format_validation_error(SkillInput, exc, quote_input=False).split(". Valid fields:")[0]
+            problem = spell(format_validation_error(SkillInput, exc, quote_input=False, valid_fields=False))
             kind = skill["source"].split(":", 1)[0]
             order = "intents in alphabetical order" if kind == "intent" else "subflows sorted by flow and name"
             raise InvalidInput(f"skill {number} of the file's {len(skills)} ({order}): {problem}; nothing was "

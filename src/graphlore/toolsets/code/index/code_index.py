@@ -40,12 +40,19 @@ from typing import Any
 import numpy as np
 
 from graphlore.contract import quote
-from graphlore.errors import IndexCorrupted, InvalidInput
+from graphlore.errors import IndexCorrupted, InvalidInput, ref
 from graphlore.runtime import Runtime
 from graphlore.store import Edge, Node, Store
 from graphlore.store.factory import EMBEDDER_META
 from graphlore.tools import Progress
-from graphlore.toolsets.folder_index import INDEX_LOCK, PROJECT_PATH, FolderIndex, FolderWatches, now_iso
+from graphlore.toolsets.folder_index import (
+    EMBED_LOCK,
+    INDEX_LOCK,
+    PROJECT_PATH,
+    FolderIndex,
+    FolderWatches,
+    now_iso,
+)
 
 from ..layout.walk import SKIP_DIRS, Scan, scan
 from ..model import GraphEdge, GraphNode
@@ -249,12 +256,12 @@ def source_root(project_path: str | Path) -> Path:
         home = Path(os.path.realpath(os.path.expanduser("~")))
     except (ValueError, OSError) as exc:  # a NUL byte, a name too long for the file system, a loop...
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise InvalidInput(f"project_path {given} is not a usable path ({reason}); {TREE_HELP}") from exc
+        raise InvalidInput(f"{ref('project_path')} {given} is not a usable path ({reason}); {TREE_HELP}") from exc
     if not is_dir:
-        raise InvalidInput(f"project_path {given} is not a folder; {TREE_HELP}")
+        raise InvalidInput(f"{ref('project_path')} {given} is not a folder; {TREE_HELP}")
     if root == Path(root.anchor) or root == home:
         what = "the filesystem root" if root == Path(root.anchor) else "your home folder"
-        raise InvalidInput(f"project_path {given} is {what}, not one source tree; {TREE_HELP}")
+        raise InvalidInput(f"{ref('project_path')} {given} is {what}, not one source tree; {TREE_HELP}")
     return root
 
 
@@ -271,7 +278,7 @@ class CodeIndex(FolderIndex):
         self._scan: Scan | None = None
 
     def repair_hint(self) -> str:
-        return (f"run the index tool with force=true (CLI: graphlore code index --force "
+        return (f"run the index tool with force=true (CLI: graphlore code index --force -p "
                 f"{shlex.quote(str(self.root))})")
 
     def list_files(self) -> dict[str, float]:
@@ -300,7 +307,7 @@ class CodeIndex(FolderIndex):
             return UpdateReport("unchanged", files=files_indexed(store, meta))
         graph, restored = self._graph(store, existed)
         clock = time.perf_counter()
-        stats = graph.update(found)
+        stats = graph.update(found, progress)
         seconds = {"graph": time.perf_counter() - clock}
         report = UpdateReport("rebuilt" if force else ("updated" if existed else "created"), files=stats.files,
                               parsed=stats.parsed, resolved=stats.resolved, removed=stats.removed, restored=restored)
@@ -400,7 +407,12 @@ class CodeIndex(FolderIndex):
         return out
 
     def embed(self, progress: Progress | None = None) -> int:
-        """Embed every pending node (see the module docstring); returns how many were embedded."""
+        """Embed every pending node (see the module docstring); returns how many were embedded. One process
+        embeds a project at a time (:data:`EMBED_LOCK`): another waits, then finds only what is still pending."""
+        with self.runtime.lock(self.namespace, EMBED_LOCK, on_wait=self.say_waiting):
+            return self._embed(progress)
+
+    def _embed(self, progress: Progress | None) -> int:
         store = self.store()
         self.check_embedder(store)
         todo = self.pending(store)

@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from graphlore.tools import Progress
+
 from ..frameworks.read import PartTwo
 from ..languages import registry
 from ..languages.symbols import Bound, FileResult, Table, Tracker, digests
@@ -147,8 +149,9 @@ class CodeGraph:
         return graph
 
     # ---- update -------------------------------------------------------------------------------
-    def update(self, found: Scan | None = None) -> UpdateStats:
-        """Bring the graph up to date with the tree (``found``: a walk of it just made, to reuse)."""
+    def update(self, found: Scan | None = None, progress: Progress | None = None) -> UpdateStats:
+        """Bring the graph up to date with the tree (``found``: a walk of it just made, to reuse), reporting
+        ``progress`` in files read and files resolved."""
         stats = UpdateStats()
         with _phase(stats, "scan"):
             found = scan(self.root) if found is None else found
@@ -162,11 +165,11 @@ class CodeGraph:
         layout = self.layout
         assert layout is not None
         with _phase(stats, "parse"):
-            changed = self._read_changed(found, stats)
+            changed = self._read_changed(found, stats, progress)
         with _phase(stats, "invalidate"):
             dirty = self._invalidate(found, layout, changed, stats)
         with _phase(stats, "resolve"):
-            self._resolve(dirty)
+            self._resolve(dirty, progress)
             stats.resolved = len(dirty)
             stats.resolved_paths = dirty
         with _phase(stats, "layout_records"):
@@ -219,9 +222,12 @@ class CodeGraph:
             dirty |= self.dependents.get(key, set())
         return sorted(dirty & set(self.table.files))
 
-    def _read_changed(self, found: Scan, stats: UpdateStats) -> dict[str, FileFacts]:
+    def _read_changed(self, found: Scan, stats: UpdateStats, progress: Progress | None = None) -> dict[str, FileFacts]:
         changed: dict[str, FileFacts] = {}
-        for path, source in found.sources.items():
+        total = len(found.sources)
+        for number, (path, source) in enumerate(found.sources.items(), 1):
+            if progress is not None:
+                progress(number, total, "files read")
             stamp = (source.size, source.mtime_ns)
             old = self.facts.get(path)
             if old is not None and self.stamps.get(path) == stamp and old.language == source.language:
@@ -250,11 +256,13 @@ class CodeGraph:
                     if not holders:
                         del self.dependents[key]
 
-    def _resolve(self, paths: list[str]) -> None:
+    def _resolve(self, paths: list[str], progress: Progress | None = None) -> None:
         self.table.new_batch()
         tracker = Tracker()
         resolvers = {}
-        for path in paths:
+        for number, path in enumerate(paths, 1):
+            if progress is not None:
+                progress(number, len(paths), "files resolved")
             bound = self.table.files[path]
             language = bound.language
             resolver = resolvers.get(language.name)

@@ -39,7 +39,7 @@ def _where(ref: NodeRef) -> str:
 
 def _rows(refs: list[NodeRef]) -> list[dict]:
     return [{"id": r.id, "kind": r.symbol_kind or r.kind, "label": r.label, "role": r.role or "",
-             "service": r.microservice or "", "where": _where(r)} for r in refs]
+             "microservice": r.microservice or "", "where": _where(r)} for r in refs]
 
 
 def _note(note: str | None) -> str:
@@ -50,7 +50,7 @@ def find(r: FindResponse) -> str:
     head = f"{r.total} {r.kind} node(s) match {json.dumps(r.filter)}"
     if r.results:
         head += f"; showing {r.offset + 1}-{r.offset + len(r.results)}" + (" (more: raise offset)" if r.has_more else "")
-    return "\n".join([head, table(_rows(r.results), ["id", "kind", "label", "role", "service", "where"],
+    return "\n".join([head, table(_rows(r.results), ["id", "kind", "label", "role", "microservice", "where"],
                                   {"label": 80, "where": 60}) + _note(r.note), status_line(r.index_status)])
 
 
@@ -131,7 +131,7 @@ def _edge_detail(props: dict) -> str:
 def search(r: SearchResponse) -> str:
     rows = [{**_rows([h.node])[0], "score": h.score} for h in r.results]
     head = f"{len(r.results)} result(s) for {r.query!r}, ranked {r.ranking}"
-    return "\n".join([head, table(rows, ["score", "id", "kind", "label", "service", "where"],
+    return "\n".join([head, table(rows, ["score", "id", "kind", "label", "microservice", "where"],
                                   {"label": 80, "where": 60}) + _note(r.note), status_line(r.index_status)])
 
 

@@ -7,6 +7,7 @@ embedding), so an answer is never served from a stale index without saying so (`
 from __future__ import annotations
 
 import difflib
+import shlex
 import time
 
 from graphlore.errors import InvalidInput, NotFound
@@ -457,10 +458,23 @@ def status(runtime: Runtime, request: StatusRequest) -> StatusResponse:
                           stale_files=stale[:50], index_status=index_status(index, store, changed=len(stale)))
 
 
+def index_kept(runtime: Runtime, request: IndexRequest) -> str:
+    """After Ctrl-C: what the index keeps (the last finished structural update, the nodes embedded so far)
+    and the command that finishes it."""
+    code_index = CodeIndex(runtime, request.project_path)
+    again = f"`graphlore code index -p {shlex.quote(str(code_index.root))}`"
+    store = code_index.store() if code_index.exists() else None
+    if store is None or store.get_meta("last_indexed") is None:
+        return f"no structure was written yet (it is written in one transaction); run {again} to start again"
+    embedding = store.get_meta("embedding") or {"done": 0, "total": 0}
+    return (f"the structure of the last finished update and {embedding['done']} of {embedding['total']} nodes "
+            f"embedded are kept; run {again} to finish")
+
+
 def index(runtime: Runtime, request: IndexRequest, progress=None) -> IndexResponse:
     code_index = CodeIndex(runtime, request.project_path)
     started = time.perf_counter()
-    report = code_index.sync(force=request.force)
+    report = code_index.sync(force=request.force, progress=progress)
     structural = time.perf_counter() - started
     embedded = code_index.embed(progress) if request.embed else 0
     store = code_index.store()
