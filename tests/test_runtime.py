@@ -123,6 +123,15 @@ def test_a_text_is_embedded_once_across_toolsets_and_calls(tmp_path, embedder):
     assert np.allclose(first[0], embedder.embed(["alpha"])[0], atol=1e-5)
 
 
+def test_progress_counts_cached_texts_as_done(tmp_path, embedder):
+    """A call whose texts are all in the cache still tells the person watching that they are done."""
+    runtime = Runtime(Settings(home=tmp_path / "home"), embedder=Counting(embedder))
+    runtime.embeddings.embed(["alpha", "beta"])
+    seen: list[tuple[int, int]] = []
+    runtime.embeddings.embed(["alpha", "beta"], progress=lambda done, total, *_: seen.append((done, total)))
+    assert seen == [(2, 2)]
+
+
 def test_no_cache_when_embed_cache_mb_is_zero(tmp_path, embedder):
     counting = Counting(embedder)
     runtime = Runtime(Settings(home=tmp_path / "home", embed_cache_mb=0), embedder=counting)

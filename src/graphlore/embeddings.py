@@ -188,7 +188,7 @@ class Embeddings:
         done = total - sum(len(p) for p in missing.values())
         if finished is not None and done:
             finished([p for p in range(total) if rows[p] is not None])
-        if progress is not None and total and missing:
+        if progress is not None and total:   # texts found in the cache count as done: a person sees them
             progress(done, total)
         if not missing:
             return
