@@ -4,7 +4,8 @@ The node that joins (``other``) gives the one that stays (``name``) every mentio
 (renumbered after the stayer's), its lookup keys, its facts (either end) and its possible-duplicate
 links (the link between the two goes); the stayer is rebuilt from all the records (:func:`mentions.fold`,
 the rule resolution applies) and the joiner's id is gone. The timelines of functional relationships of
-the merged node are computed again (:mod:`validity`). One transaction.
+the merged node, and of the subjects whose facts name it, are computed again (:mod:`validity`). One
+transaction.
 
 What the two nodes were is kept on the stayer (prop ``merged``: the joiner's id -> both nodes as they
 were, their keys, the joiner's records and links), so ``split`` with exactly the joiner's mentions puts
@@ -85,7 +86,9 @@ def merge(runtime: Runtime, request: MergeRequest) -> MergeResponse:
                 relinked.append(Edge(f"dup:{a}|{b}", a, b, DUPLICATE, e.props))
         store.delete_nodes([join.id])  # its keys, and what still pointed to it (the link between the two)
         store.upsert_edges(relinked)
-        changed = validity.revalidate(store, {(stay.id, e.props["relationship"]) for e in facts}
+        # every timeline a moved fact is in (its subject may be another node, the joiner its object) and the
+        # stayer's own
+        changed = validity.revalidate(store, {(e.src, e.props["relationship"]) for e in facts}
                                       | _relationships(store, stay.id))
     return MergeResponse(
         graph=graph.name, merged=summary(store, merged, everything),

@@ -1,0 +1,57 @@
+"""Merge and split recompute every timeline they touch, and keep recorded link decisions (reviewer findings on
+the facts toolset: a joining or leaving node that was a fact's object; links both nodes held)."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphlore.runtime import Runtime
+from graphlore.toolsets.facts.graph import FACT, FactsGraph
+from graphlore.toolsets.facts.merge import merge
+from graphlore.toolsets.facts.models import DocumentRecord, MergeRequest
+from graphlore.toolsets.facts.write import Writer
+
+
+def doc(name, date, entities, facts=()):
+    return DocumentRecord.model_validate({
+        "name": name, "date": date, "chunks": [f"text of {name}"],
+        "entities": [{"name": n, "type": t, "definition": d} for n, t, d in entities],
+        "facts": [{"subject": s, "relationship": r, "object": o, "sentence": f"{s} {r} {o}.", "chunk": 0,
+                   "date_context": dc} for s, r, o, dc in facts]})
+
+
+ACME = ("Acme Corp", "Company", "American maker of anvils and rockets")
+JANE = ("Jane Doe", "Person", "American executive, chief executive of Acme")
+ZEB = ("Zebulon Quarry", "Person", "Canadian geologist and mountaineer")
+A = doc("a", "2020-01-01", [ACME, JANE], [("Acme Corp", "has CEO", "Jane Doe", "2020")])
+B = doc("b", "2022-01-01", [ACME, ZEB], [("Acme Corp", "has CEO", "Zebulon Quarry", "2022")])
+
+
+@pytest.fixture
+def runtime(settings, embedder) -> Runtime:
+    return Runtime(settings, embedder=embedder)
+
+
+def graph_of(runtime, *records):
+    graph = FactsGraph(runtime, "g")
+    for r in records:
+        Writer(graph).write([r])
+    return graph.store()
+
+
+def facts(store):
+    return sorted((e.src, e.dst, e.props.get("valid_from"), e.props.get("valid_to"),
+                   (e.props.get("ended_by") or {}).get("object")) for e in store.iter_edges(FACT))
+
+
+def test_a_merge_of_two_objects_recomputes_the_subjects_timeline(runtime):
+    store = graph_of(runtime, A, B)
+    [(_, _, _, ended, by), _] = facts(store)
+    assert ended == "2022-01-01" and by == "E:zebulon-quarry"  # Jane's fact ended by Zebulon's
+    out = merge(runtime, MergeRequest(name="Jane Doe", other="Zebulon Quarry", graph="g"))
+    # one CEO now: a restatement, nothing ends the first fact and nothing names the removed node
+    assert out.validity_changed >= 1
+    found = facts(store)
+    assert all(e[1] == "E:jane-doe" for e in found)
+    assert all(by != "E:zebulon-quarry" for *_, by in found)
+    assert [e for e in found if e[3] is None], found  # the timeline has a current fact
