@@ -6,9 +6,11 @@ from __future__ import annotations
 import pytest
 
 from graphlore.runtime import Runtime
+from graphlore.toolsets.facts import tools
 from graphlore.toolsets.facts.graph import FACT, FactsGraph
 from graphlore.toolsets.facts.merge import merge
-from graphlore.toolsets.facts.models import DocumentRecord, MergeRequest
+from graphlore.toolsets.facts.models import DocumentRecord, InfoRequest, MergeRequest, SplitRequest
+from graphlore.toolsets.facts.split import split
 from graphlore.toolsets.facts.write import Writer
 
 
@@ -55,3 +57,17 @@ def test_a_merge_of_two_objects_recomputes_the_subjects_timeline(runtime):
     assert all(e[1] == "E:jane-doe" for e in found)
     assert all(by != "E:zebulon-quarry" for *_, by in found)
     assert [e for e in found if e[3] is None], found  # the timeline has a current fact
+
+
+def test_a_split_that_makes_a_restatement_two_objects_ends_the_older_fact(runtime):
+    leads = "American businesswoman who leads Acme Corp as its chief executive"
+    store = graph_of(runtime, doc("a", "2020-01-01", [ACME, JANE], [("Acme Corp", "has CEO", "Jane Doe", "2020")]),
+                     doc("b", "2022-01-01", [ACME, ("Jane Doe", "Person", leads)],
+                         [("Acme Corp", "has CEO", "Jane Doe", "2022")]))
+    assert [e[3] for e in facts(store)] == [None, None]  # one CEO said twice
+    first = tools.info(runtime, InfoRequest(name="Jane Doe", graph="g")).mentions[0].id
+    out = split(runtime, SplitRequest(name="Jane Doe", mentions=[first], graph="g"))
+    assert out.facts_moved == 1
+    ended = [e for e in facts(store) if e[3] is not None]
+    assert len(ended) == 1 and ended[0][3] == "2022-01-01", facts(store)
+    assert {ended[0][1], ended[0][4]} == {out.kept.id, out.split_off.id}
