@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 
 from graphlore.runtime import Runtime
+from graphlore.store import Edge
 from graphlore.toolsets.facts import tools
-from graphlore.toolsets.facts.graph import FACT, FactsGraph
+from graphlore.toolsets.facts.graph import DUPLICATE, FACT, FactsGraph
 from graphlore.toolsets.facts.merge import merge
 from graphlore.toolsets.facts.models import DocumentRecord, InfoRequest, MergeRequest, SplitRequest
 from graphlore.toolsets.facts.split import split
@@ -71,3 +72,23 @@ def test_a_split_that_makes_a_restatement_two_objects_ends_the_older_fact(runtim
     ended = [e for e in facts(store) if e[3] is not None]
     assert len(ended) == 1 and ended[0][3] == "2022-01-01", facts(store)
     assert {ended[0][1], ended[0][4]} == {out.kept.id, out.split_off.id}
+
+
+def test_a_merge_keeps_the_stayers_link_to_a_node_both_link_to_and_split_gives_both_back(runtime):
+    store = graph_of(runtime, doc("a", "2020-01-01", [
+        ("Jane Doe", "Person", "American executive"), ("Zebulon Quarry", "Person", "Canadian geologist"),
+        ("Xavier Pond", "Person", "British sailor")]))
+    store.upsert_edges([
+        Edge("dup:E:jane-doe|E:xavier-pond", "E:jane-doe", "E:xavier-pond", DUPLICATE,
+             {"score": 0.9, "reason": "stay's", "decision": "different"}),
+        Edge("dup:E:xavier-pond|E:zebulon-quarry", "E:xavier-pond", "E:zebulon-quarry", DUPLICATE,
+             {"score": 0.5, "reason": "join's"})])
+
+    def links():
+        return sorted((e.id, e.props.get("reason"), e.props.get("decision")) for e in store.iter_edges(DUPLICATE))
+
+    before = links()
+    out = merge(runtime, MergeRequest(name="Jane Doe", other="Zebulon Quarry", graph="g"))
+    assert links() == [("dup:E:jane-doe|E:xavier-pond", "stay's", "different")]  # the decision is kept
+    split(runtime, SplitRequest(name="E:jane-doe", mentions=out.joined_mentions, graph="g"))
+    assert links() == before
