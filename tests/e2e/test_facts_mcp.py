@@ -59,7 +59,7 @@ def mcp(server) -> Iterator[Session]:
 def test_tools_list_has_strict_schemas(mcp):
     tools = {t.name: t for t in mcp.portal.call(mcp.client.list_tools).tools}
     assert set(tools) == {"find", "search", "cat", "info", "ls", "stats", "kg_execute", "add_document", "extract_document",
-                          "split", "merge", "retract", "relation_set"}
+                          "split", "merge", "retract", "relation_set", "resolve_links"}
     for name, tool in tools.items():
         spec = SPECS[name]
         assert tool.input_schema == spec.request.model_json_schema()
@@ -115,7 +115,10 @@ def test_kg_execute_shares_the_session_and_answers_with_the_typed_text(mcp):
     assert expanded.items[0].fact.id == out.result["results"][0]["id"]
     assert "Workflow: find → search → cat → info" in mcp.ok("kg_execute", {"command": "help"})[1]
     error = mcp.error("kg_execute", {"command": "search -entity Inflation"})
-    assert "[invalid_input] 'Inflation' is a topic (T:inflation): use topic, not entity" in error
+    # kg_execute speaks its command grammar's flags; the typed tool speaks fields
+    assert "[invalid_input] 'Inflation' is a topic (T:inflation): use -topic, not -entity" in error
+    typed = mcp.error("search", {"entity": ["Inflation"]})
+    assert "[invalid_input] 'Inflation' is a topic (T:inflation): use topic, not entity" in typed
 
 
 def test_a_typed_search_refused_by_validation_ends_this_sessions_latest_search(server):

@@ -249,7 +249,9 @@ def test_wrong_type_is_rejected_with_valid_fields(mcp: Session, tool: str):
     field, bad = VALID[tool][1]
     args = {**VALID[tool][0], "project_path": str(mcp.project), field: bad}
     text = mcp.error(tool, args)
-    assert "[invalid_input]" in text and f"field '{field}'" in text and repr(bad) in text
+    assert "[invalid_input]" in text and f"field '{field}'" in text and "Valid fields:" in text
+    # a short scalar is echoed back; a list or an object is not (its repr is Python's, not the caller's)
+    assert (repr(bad) in text) is not isinstance(bad, list | dict)
     assert "Valid fields:" in text
 
 

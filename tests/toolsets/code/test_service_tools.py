@@ -13,7 +13,7 @@ from graphlore.contract import parse_request
 from graphlore.errors import InvalidInput, NotFound
 from graphlore.runtime import Runtime
 from graphlore.toolsets.code.index.graph import CodeGraph
-from graphlore.toolsets.code.query import models, tools
+from graphlore.toolsets.code.query import models, render, tools
 
 
 @pytest.fixture(scope="module")
@@ -177,6 +177,9 @@ def test_impact_is_the_blast_radius_grouped_by_service(system):
     assert {h.node.id for h in near.results} <= set(by_id) and max(h.depth for h in near.results) == 1
     down = call(system, "impact", id=handler.node.id, direction="out", depth=1)
     assert all(hit.path[0].source.id == handler.node.id for hit in down.results)
+    text = render.impact(out)  # the text answer names every hit with its microservice
+    assert text.splitlines()[1].startswith("by microservice: ") and "microservice" in text.splitlines()[2]
+    assert all(hit.node.id in text for hit in out.results)
 
 
 def test_paths_and_impact_refuse_what_they_cannot_walk(system):

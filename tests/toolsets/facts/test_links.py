@@ -171,3 +171,43 @@ def test_a_merge_the_graph_refuses_leaves_both_nodes_and_says_why(settings, embe
     assert (d.decision, d.merged_into, d.undo) == ("same", None, None)
     assert d.evidence.endswith("(not merged: Stars (E:stars) has no mention records)")
     assert graph.store().count_nodes("entity") == 4
+
+
+def test_a_link_that_goes_while_the_judge_is_asked_is_not_written_back_nor_merged(settings, embedder, monkeypatch):
+    """Another call removes a node while the judge answers: its link went with it; the answer is reported,
+    nothing writes the link back, and no merge of a node that is gone fails the call."""
+    from graphlore.toolsets.facts import links
+
+    asked = links.ask
+
+    def ask_then_remove(llm, a, b, reason):
+        answer = asked(llm, a, b, reason)
+        FactsGraph(runtime, "default").store().delete_nodes([b.id])
+        return answer
+
+    monkeypatch.setattr(links, "ask", ask_then_remove)
+    with chat_endpoint(reply(True)) as (url, _):
+        runtime = judge_with(settings, embedder, url)
+        store = linked_graph(runtime).store()
+        [d] = resolve_links(runtime).decisions
+    assert (d.decision, d.merged_into, d.undo) == ("undecided", None, None)
+    assert "the link went" in d.evidence
+    assert store.count_edges(DUPLICATE) == 1  # the settled one; the removed node's link is not written back
+    assert store.count_nodes("entity") == 3
+
+
+def test_a_node_a_merge_cannot_find_is_reported_not_a_failure(settings, embedder, monkeypatch):
+    from graphlore.errors import NotFound
+    from graphlore.toolsets.facts import merge
+
+    def vanished(runtime, request):
+        raise NotFound("no entity or topic named 'Stars Cafe'")
+
+    monkeypatch.setattr(merge, "merge", vanished)
+    with chat_endpoint(reply(True)) as (url, _):
+        runtime = judge_with(settings, embedder, url)
+        graph = linked_graph(runtime)
+        [d] = resolve_links(runtime).decisions
+    assert (d.decision, d.merged_into, d.undo) == ("same", None, None)
+    assert d.evidence.endswith("(not merged: no entity or topic named 'Stars Cafe')")
+    assert graph.store().count_nodes("entity") == 4

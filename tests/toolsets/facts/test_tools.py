@@ -150,6 +150,8 @@ def test_date_bounds_are_inclusive(rt):
 @pytest.mark.parametrize("args,message", [
     ({"entity": ["Apple Inc"], "from": "2020-1-1"}, "is not a date: use YYYY-MM-DD"),
     ({"entity": ["Apple Inc"], "to_date": "yesterday"}, "is not a date"),
+    ({"entity": ["Apple Inc"], "from": "2020-W53-7"}, "is not a date: use YYYY-MM-DD"),  # an ISO week date
+    ({"entity": ["Apple Inc"], "to_date": "2020-12-3\u0661"}, "is not a date: use YYYY-MM-DD"),  # a non-ASCII digit
     ({"entity": ["Apple Inc"], "from": "2021-01-01", "to_date": "2020-01-01"}, "is after to_date"),
     ({}, "give at least one entity or topic"),
     ({"entity": "Apple Inc, Microsoft Corp"}, 'takes a list of names, e.g. entity=["Apple Inc", "Microsoft Corp"]'),
@@ -162,6 +164,14 @@ def test_date_bounds_are_inclusive(rt):
 def test_search_rejects_bad_input(rt, args, message):
     with pytest.raises(InvalidInput, match=message.replace("[", r"\[").replace("]", r"\]").replace("(", r"\(")):
         call(rt, "search", args)
+
+
+@pytest.mark.parametrize("date", ["2020-W53-7", "20201231", "2020-12-3\u0661", "2020-02-30"])
+def test_a_document_date_is_a_day_spelled_yyyy_mm_dd(rt, date):
+    """date.fromisoformat also takes week dates and basic forms: stored dates compare as text, one spelling."""
+    record = {"name": "week", "date": date, "chunks": ["text"], "entities": []}
+    with pytest.raises(InvalidInput, match=r"is not a date.*: use YYYY-MM-DD \(year, month, day\), e\.g\. "):
+        call(rt, "add_document", record)
 
 
 def test_query_ranks_the_whole_filtered_set_and_finds_an_old_fact(rt):

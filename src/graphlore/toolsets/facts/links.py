@@ -30,7 +30,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
-from graphlore.errors import ConfigError, InvalidInput
+from graphlore.errors import ConfigError, InvalidInput, NotFound
 from graphlore.llm import LLM, Choice, judge
 from graphlore.runtime import Runtime
 from graphlore.store import Edge, Node, Store
@@ -109,19 +109,28 @@ def resolve_links(runtime: Runtime, request: ResolveLinksRequest, context: CallC
     answers = [(e, ask(llm, nodes[e.src], nodes[e.dst], e.props.get("reason", "")))
                for e in asked if e.src in nodes and e.dst in nodes]
     decided = dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
-    with store.atomic():
+    with store.atomic():  # the links as they are now: another call may have removed or moved one meanwhile
+        now = {e.id: e for e in store.get_edges([e.id for e, _ in answers])}
+        gone = {e.id for e, _ in answers if e.id not in now or (now[e.id].src, now[e.id].dst) != (e.src, e.dst)}
         marked = []
         for e, answer in answers:
-            if answer.same is not None:
-                e.props.update(decision="same" if answer.same else "different", judge=llm.name,
-                               evidence=answer.evidence, decided=decided)
-                marked.append(e)
+            if answer.same is not None and e.id not in gone:
+                link = now[e.id]
+                link.props.update(decision="same" if answer.same else "different", judge=llm.name,
+                                  evidence=answer.evidence, decided=decided)
+                marked.append(link)
         store.upsert_edges(marked)
     decisions, moved = [], {}  # moved: a node a merge removed -> the node it joined
     for e, answer in answers:
         a, b = nodes[e.src], nodes[e.dst]
         refs = NodeRef(id=a.id, name=a.name, kind=a.kind), NodeRef(id=b.id, name=b.name, kind=b.kind)
-        if answer.same is None:
+        if e.id in gone and answer.same is not None:
+            said = "the same" if answer.same else "different"
+            decisions.append(LinkDecision(
+                link=e.id, a=refs[0], b=refs[1], decision="undecided", merged_into=None, undo=None,
+                evidence=f"{answer.evidence} (judged {said}, not recorded: the link went or changed while the judge "
+                         "was asked)"))
+        elif answer.same is None:
             decisions.append(LinkDecision(link=e.id, a=refs[0], b=refs[1], decision="undecided",
                                           evidence=answer.evidence, merged_into=None, undo=None))
         elif not answer.same:
@@ -151,7 +160,8 @@ def _merge(runtime: Runtime, store: Store, graph: str, link: Edge, answer: Answe
     stay, join = sorted((a, b), key=lambda i: (-counts[i], i))
     try:
         done = merge.merge(runtime, MergeRequest(name=stay, other=join, graph=graph))
-    except InvalidInput as exc:  # e.g. a node written before mention records: the decision stays recorded
+    except (InvalidInput, NotFound) as exc:  # e.g. a node written before mention records, or one another call
+        # removed meanwhile: the decision stays recorded
         return LinkDecision(link=link.id, a=refs[0], b=refs[1], decision="same",
                             evidence=f"{answer.evidence} (not merged: {exc.message})", merged_into=None, undo=None)
     moved[join] = stay

@@ -2,9 +2,11 @@
 
 The node that joins (``other``) gives the one that stays (``name``) every mention record it holds
 (renumbered after the stayer's), its lookup keys, its facts (either end) and its possible-duplicate
-links (the link between the two goes); the stayer is rebuilt from all the records (:func:`mentions.fold`,
+links (the link between the two goes; where both link to one node, the stayer's link stays as it was,
+with any decision recorded on it); the stayer is rebuilt from all the records (:func:`mentions.fold`,
 the rule resolution applies) and the joiner's id is gone. The timelines of functional relationships of
-the merged node are computed again (:mod:`validity`). One transaction.
+the merged node, and of the subjects whose facts name it, are computed again (:mod:`validity`). One
+transaction.
 
 What the two nodes were is kept on the stayer (prop ``merged``: the joiner's id -> both nodes as they
 were, their keys, the joiner's records and links), so ``split`` with exactly the joiner's mentions puts
@@ -50,9 +52,19 @@ def merge(runtime: Runtime, request: MergeRequest) -> MergeResponse:
                                    "them): it cannot be merged and split again; add a document that mentions it first")
         keys = store.node_keys([stay.id, join.id])
         links = [e for e in store.get_edges([r.id for r in store.select_edges([join.id], type=DUPLICATE).edges])]
+        # the joiner's links go to the stayer, but for a node the stayer links to already: the stayer's link
+        # (and any decision recorded on it) stays as it is
+        linked = {e.dst if e.src == stay.id else e.src for e in store.edges_of([stay.id], direction="both",
+                                                                             types=[DUPLICATE]).edges}
+        relinked = []
+        for e in links:
+            other = e.dst if e.src == join.id else e.src
+            if other != stay.id and other not in linked:
+                a, b = sorted((stay.id, other))
+                relinked.append(Edge(f"dup:{a}|{b}", a, b, DUPLICATE, e.props))
         saved = {"stay": _snapshot(stay, keys.get(stay.id, [])), "join": _snapshot(join, keys.get(join.id, [])),
                  "records": {r.id: r.props for r in joining}, "stay_records": [r.id for r in records],
-                 "links": [_edge_json(e) for e in links]}
+                 "links": [_edge_json(e) for e in links], "relinked": [e.id for e in relinked]}
         seq = max(r.props.get("n", 0) for r in records)
         moved_records = []
         for i, r in enumerate(joining, 1):
@@ -77,15 +89,11 @@ def merge(runtime: Runtime, request: MergeRequest) -> MergeResponse:
             e.src = stay.id if e.src == join.id else e.src
             e.dst = stay.id if e.dst == join.id else e.dst
         store.upsert_edges(facts)
-        relinked = []
-        for e in links:
-            other = e.dst if e.src == join.id else e.src
-            if other != stay.id:
-                a, b = sorted((stay.id, other))
-                relinked.append(Edge(f"dup:{a}|{b}", a, b, DUPLICATE, e.props))
         store.delete_nodes([join.id])  # its keys, and what still pointed to it (the link between the two)
         store.upsert_edges(relinked)
-        changed = validity.revalidate(store, {(stay.id, e.props["relationship"]) for e in facts}
+        # every timeline a moved fact is in (its subject may be another node, the joiner its object) and the
+        # stayer's own
+        changed = validity.revalidate(store, {(e.src, e.props["relationship"]) for e in facts}
                                       | _relationships(store, stay.id))
     return MergeResponse(
         graph=graph.name, merged=summary(store, merged, everything),
@@ -142,8 +150,11 @@ def restore(runtime: Runtime, store: Store, node: Node, leaving: list[Edge]) -> 
             moved.append(e)
     store.upsert_edges(moved)
     links = [_edge_from(d) for d in saved["links"]]
-    store.delete_edges([f"dup:{'|'.join(sorted((node.id, e.dst if e.src == join_id else e.src)))}" for e in links
-                        if node.id not in (e.src, e.dst)])
+    made = saved.get("relinked")  # the links the merge made (a merge recorded before them: every moved link's)
+    if made is None:
+        made = [f"dup:{'|'.join(sorted((node.id, e.dst if e.src == join_id else e.src)))}" for e in links
+                if node.id not in (e.src, e.dst)]
+    store.delete_edges(made)
     store.upsert_edges(links)
     validity.revalidate(store, {(e.src, e.props["relationship"]) for e in facts})
     return stay, join, len(moved)

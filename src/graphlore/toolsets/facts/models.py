@@ -46,19 +46,25 @@ MAX_PATH = 4096
 MAX_COMMAND = 10_000
 
 
+DATE_PATTERN = r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
+
+
 def _iso_date(value: str) -> str:
+    """A day as YYYY-MM-DD only (``date.fromisoformat`` also takes week dates such as 2020-W53-7 and
+    20201231: stored dates compare as text, so each day has one spelling)."""
+    form = "use YYYY-MM-DD (year, month, day), e.g. 2025-10-15"
+    if not re.fullmatch(DATE_PATTERN, value):
+        raise ValueError(f"{quote(value)} is not a date: {form}")
     try:
         dt.date.fromisoformat(value)
     except ValueError as exc:
-        raise ValueError(f"{quote(value)} is not a date: use YYYY-MM-DD, e.g. 2025-10-15") from exc
-    if len(value) != 10:
-        raise ValueError(f"{quote(value)} is not a date: use YYYY-MM-DD, e.g. 2025-10-15")
+        raise ValueError(f"{quote(value)} is not a date ({exc}): {form}") from exc
     return value
 
 
 #: The day ``current`` reads validity on: later than any fact's end, so only facts nothing ended pass.
 CURRENT_DAY = "9999-12-31"
-PERIOD_PATTERN = r"^\d{4}(-\d{2}(-\d{2})?)?$"
+PERIOD_PATTERN = r"^[0-9]{4}(-[0-9]{2}(-[0-9]{2})?)?$"  # ASCII digits (\d takes any script's)
 PERIOD_FORM = "use YYYY-MM-DD (a day), YYYY-MM (a month) or YYYY (a year), e.g. 2025-10-15, 2025-10 or 2025"
 
 

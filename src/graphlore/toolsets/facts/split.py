@@ -80,8 +80,9 @@ def split(runtime: Runtime, request: SplitRequest) -> SplitResponse:
 
 
 def _timelines(store: Store, ids: list[str]) -> set[tuple[str, str]]:
-    """(subject, relationship) of the facts the nodes are subjects of."""
-    return {(e.src, e.props["relationship"]) for e in store.edges_of(ids, direction="out", types=[FACT]).edges}
+    """(subject, relationship) of the facts the nodes are in, either end: a split that gives a subject's
+    facts two objects changes the subject's timeline as much as one that splits the subject."""
+    return {(e.src, e.props["relationship"]) for e in store.edges_of(ids, direction="both", types=[FACT]).edges}
 
 
 def choose(node: Node, records: list[Edge], wanted: list[str]) -> list[Edge]:

@@ -91,12 +91,12 @@ def impact(r: ImpactResponse) -> str:
     what = "reach" if r.direction == "in" else "are reached from"
     lines = [f"{r.total} node(s) {what} {r.node.label} within {r.depth} hops; by depth "
              + ", ".join(f"{d}: {n}" for d, n in r.by_depth.items()),
-             "by service: " + "; ".join(f"{svc} " + ", ".join(f"{n} {k}" for k, n in kinds.items())
+             "by microservice: " + "; ".join(f"{svc} " + ", ".join(f"{n} {k}" for k, n in kinds.items())
                                         for svc, kinds in r.by_service.items())]
     rows = [{**_rows([hit.node])[0], "depth": hit.depth,
              "via": " -> ".join([hit.path[0].source.name] + [f"{h.edge} {h.target.name}" for h in hit.path])}
             for hit in r.results]
-    lines.append(table(rows, ["depth", "id", "kind", "label", "service", "where", "via"],
+    lines.append(table(rows, ["depth", "id", "kind", "label", "microservice", "where", "via"],
                        {"label": 70, "where": 50, "via": 80}))
     if r.has_more:
         lines.append(f"more: offset {r.offset + len(r.results)} of {r.total}")
