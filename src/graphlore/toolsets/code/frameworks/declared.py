@@ -10,7 +10,9 @@ annotations, decorators or attributes).
 
 A declaration has priority: the routes (clients, producers) the frameworks read on a method that declares
 some of that kind are dropped (`exclusive`), so a call site is never counted twice. Declared items carry
-``source_layer`` ``declared``. Enum values are read by their last name (``CodebaseHttpMethod.POST``); an
+``source_layer`` ``declared``. Enum values (``method``, ``clientKind``, ``framework``, ``producerKind``) are read
+by their last name (``CodebaseHttpMethod.POST``); ``path``, ``topic`` and ``targetService`` only as one string
+literal (a constant or an expression is not followed here: the value is unknown, saying so); an
 async declaration's broker comes from its ``framework`` or ``producerKind`` (``kafka``, ``rabbit``, ``jms``,
 ``stream``), Kafka when neither names one (the original's default ``kafka_send``).
 """
@@ -19,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..languages.folding import array_items, literal, split_top
+from ..languages.folding import Folded, array_items, literal, split_top, tokens, unescape, unknown
 from ..languages.symbols import Bound
 from ..model import AnnotationFact
 from ..services.endpoints import ANY, BROKERS, HTTP_METHODS, Item, normalise_path
@@ -35,13 +37,34 @@ CLIENT_KINDS = {"feign_method": "feign", "feign": "feign", "rest_template": "res
 
 
 def _value(raw: str | None) -> str:
-    """An argument as its plain value: a string literal's text, an enum constant's last name."""
+    """An enum argument as its plain value: a string literal's text, an enum constant's last name."""
     if raw is None:
         return ""
     raw = raw.strip()
     if len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "\"'":
         return raw[1:-1]
     return raw.rsplit(".", 1)[-1]
+
+
+def _text(raw: str | None) -> Folded:
+    """A path, topic or service argument: one string literal's text, else unknown (never a name read as text)."""
+    if raw is None:
+        return literal("")
+    found = tokens(raw)
+    if len(found) == 1 and found[0][0] == "str":
+        token = found[0][1]
+        prefix = token[:len(token) - len(token.lstrip("rRbBuUfF"))]
+        body = token[len(prefix) + 1:-1]
+        if "f" not in prefix.lower():
+            return literal(body if "r" in prefix.lower() else unescape(body))
+    if len(found) == 1 and found[0][0] == "tpl" and "${" not in found[0][1]:   # a JS/TS template without a hole
+        return literal(unescape(found[0][1][1:-1]))
+    return unknown(f"not a literal ({raw.strip()})")
+
+
+def _path(raw: str | None) -> Folded:
+    value = _text(raw)
+    return literal(normalise_path(value.text)) if value.known else value
 
 
 def _args(annotation: AnnotationFact) -> dict[str, str]:
@@ -84,29 +107,29 @@ def read_declared(bound: Bound) -> Iterator[Item]:
             if name == "CodebaseHttpRoute":
                 method = _value(args.get("method")).upper()
                 yield item(bound, index, "route", "declared", http_method=method if method in HTTP_METHODS else ANY,
-                           path=literal(normalise_path(_value(args.get("path") or args.get("value")))),
+                           path=_path(args.get("path") or args.get("value")),
                            written=written, source_layer="declared")
             elif name == "CodebaseAsyncRoute":
                 framework = _value(args.get("framework"))
                 yield item(bound, index, "route", "declared", broker=_broker(framework),
-                           topic=literal(_value(args.get("topic") or args.get("value"))), written=written,
+                           topic=_text(args.get("topic") or args.get("value")), written=written,
                            source_layer="declared")
             elif name == "CodebaseHttpClient":
                 method = _value(args.get("method")).upper()
                 kind = CLIENT_KINDS.get(_value(args.get("clientKind")), "declared")
                 found = item(bound, index, "client", kind, http_method=method if method in HTTP_METHODS else None,
-                             path=literal(normalise_path(_value(args.get("path")))), written=written,
+                             path=_path(args.get("path")), written=written,
                              source_layer="declared")
-                target = _value(args.get("targetService"))
-                if target:
-                    found.target, found.target_source = literal(target), "declared"
+                target = _text(args.get("targetService"))
+                if target.text or not target.known:
+                    found.target, found.target_source = target, "declared"
                 else:
                     found.problems.append("the declaration names no targetService")
                 yield found
             elif name == "CodebaseProducer":
                 kind = _value(args.get("producerKind")) or "kafka_send"
                 yield item(bound, index, "producer", "declared", broker=_broker(kind),
-                           topic=literal(_value(args.get("topic") or args.get("value"))), written=written,
+                           topic=_text(args.get("topic") or args.get("value")), written=written,
                            source_layer="declared")
 
 

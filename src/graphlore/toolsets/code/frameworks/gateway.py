@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ..languages.folding import Folded, literal
+from ..languages.folding import MAX_CHOICES, Folded, expand, literal
 from ..languages.symbols import Bound
 from ..services.endpoints import ANY, HTTP_METHODS, Forward, Item, normalise_path
 from ..services.settings import Values
@@ -36,8 +36,22 @@ APPLICATION = ("SpringBootApplication", "EnableZuulProxy", "EnableZuulServer")
 _REWRITE = re.compile(r"^\s*(/[^()]*?)/?\(\?<(\w+)>\.\*\)\s*,\s*(/[^$]*?)/?\$\\?\{\2\}\s*$")
 
 
-def _bool(value: str | None, default: bool) -> bool:
-    return default if value is None else value.strip().lower() not in ("false", "0", "no", "off")
+def _alternatives(value: str | None) -> list[str]:
+    """The values a setting may take: one, or one each when a profile or the deployment gives it another."""
+    return [] if value is None else [one.text for one in expand(literal(value))]
+
+
+def _bools(value: str | None, default: bool) -> set[bool]:
+    """The values a boolean setting may take (two when profiles disagree)."""
+    return {one.strip().lower() not in ("false", "0", "no", "off") for one in _alternatives(value)} or {default}
+
+
+def _variants(specs: list[str]) -> list[list[str]]:
+    """Each list of values ``specs`` may be, one per combination of their alternatives (at most `MAX_CHOICES`)."""
+    out: list[list[str]] = [[]]
+    for spec in specs:
+        out = [head + [one] for head in out for one in _alternatives(spec)][:MAX_CHOICES]
+    return out
 
 
 def _list(values: Values, key: str) -> list[str]:
@@ -78,53 +92,78 @@ def _rewrite(filters: list[str]) -> tuple[int, tuple[str, str] | None, bool]:
 
 
 def yaml_routes(values: Values, services: list[str]) -> Iterator[tuple[str, str, str, Forward, str | None]]:
-    """(framework, method, path, forward, problem) of each gateway route the settings declare."""
+    """(framework, method, path, forward, problem) of each gateway route the settings declare; a setting a
+    profile or the deployment gives another value makes one route per value (`_alternatives`)."""
     for prefix in PREFIXES:
         index = 0
         while values.get(f"{prefix}[{index}].uri") is not None or values.get(f"{prefix}[{index}].id") is not None:
             base = f"{prefix}[{index}]"
             index += 1
-            uri = values.get(f"{base}.uri") or ""
-            text, missing = values.resolve(uri)
-            target = Folded(text, not missing, tuple(f"placeholder ${{{k}}}" for k in missing))
-            paths, methods = [], []
-            for position, spec in enumerate(_list(values, f"{base}.predicates")):
-                name, _, args = spec.partition("=")
-                if not args:   # the long form: predicates[i].name / .args.*
-                    name = values.get(f"{base}.predicates[{position}].name") or ""
-                    args = ",".join(v for k, v in values.entries.items()
-                                    if k.startswith(f"{base}.predicates[{position}].args."))
-                if name.strip() == "Path":
-                    paths += [p.strip() for p in args.split(",") if p.strip()]
-                elif name.strip() == "Method":
-                    methods += [m.strip().upper() for m in args.split(",") if m.strip().upper() in HTTP_METHODS]
-            strip, rewrite, understood = _rewrite(_list(values, f"{base}.filters"))
-            problem = None if understood else "a filter rewrites the path in a way this reader does not follow"
-            for path in paths or ["/**"]:
-                for method in methods or [ANY]:
-                    yield "spring_cloud_gateway", method, path, _route(path, target, strip, rewrite), problem
-    locator = "spring.cloud.gateway.discovery.locator.enabled"
-    if _bool(values.get(locator) or values.get("spring.cloud.gateway.server.webflux.discovery.locator.enabled"),
-             False):
+            text, missing = values.resolve(values.get(f"{base}.uri") or "")
+            why = tuple(f"placeholder ${{{k}}}" for k in missing)
+            paths, methods = _predicates(values, base)
+            filters = {_rewrite(one) for one in _variants(_list(values, f"{base}.filters"))}
+            for uri in _alternatives(text):
+                target = Folded(uri, not missing, why)
+                for strip, rewrite, understood in sorted(filters, key=repr):
+                    problem = None if understood else "a filter rewrites the path in a way this reader does not follow"
+                    for path in paths:
+                        for method in methods or [ANY]:
+                            yield "spring_cloud_gateway", method, path, _route(path, target, strip, rewrite), problem
+    locator = _bools(values.get("spring.cloud.gateway.discovery.locator.enabled")
+                     or values.get("spring.cloud.gateway.server.webflux.discovery.locator.enabled"), False)
+    if True in locator:
+        problem = "the discovery locator is enabled only under some profiles or deployments" if False in locator \
+            else None
         for service in services:
             path = f"/{service}/**"
-            yield "spring_cloud_gateway", ANY, path, _route(path, literal(f"lb://{service}"), 1, None), None
+            yield "spring_cloud_gateway", ANY, path, _route(path, literal(f"lb://{service}"), 1, None), problem
+    yield from _zuul(values)
+
+
+def _predicates(values: Values, base: str) -> tuple[list[str], list[str]]:
+    """The paths and methods of a route's predicates, every alternative of each; a route without a Path
+    predicate matches every path."""
+    paths, methods = [], []
+    for position, spec in enumerate(_list(values, f"{base}.predicates")):
+        for one in _alternatives(spec):
+            name, _, args = one.partition("=")
+            if not args:   # the long form: predicates[i].name / .args.*
+                name = values.get(f"{base}.predicates[{position}].name") or ""
+                args = ",".join(v for k, v in values.entries.items()
+                                if k.startswith(f"{base}.predicates[{position}].args."))
+            for name_ in _alternatives(name):
+                if name_.strip() == "Path":
+                    paths += [p.strip() for p in args.split(",") if p.strip()]
+                elif name_.strip() == "Method":
+                    methods += [m.strip().upper() for m in args.split(",") if m.strip().upper() in HTTP_METHODS]
+    return list(dict.fromkeys(paths)) or ["/**"], list(dict.fromkeys(methods))
+
+
+def _zuul(values: Values) -> Iterator[tuple[str, str, str, Forward, str | None]]:
     routes = sorted({key.split(".")[2] for key in values.entries if key.startswith("zuul.routes.")
                      and key.count(".") >= 3})
-    global_strip = _bool(values.get("zuul.stripPrefix") or values.get("zuul.strip-prefix"), True)
-    zuul_prefix = values.get("zuul.prefix") or ""
+    global_strips = _bools(values.get("zuul.stripPrefix") or values.get("zuul.strip-prefix"), True)
     for name in routes:
         base = f"zuul.routes.{name}"
-        path = values.get(f"{base}.path") or f"/{name}/**"
         target_text = values.get(f"{base}.url") or values.get(f"{base}.serviceId") or \
             values.get(f"{base}.service-id") or name
         text, missing = values.resolve(target_text)
-        full = normalise_path(f"{zuul_prefix}/{path}")
-        strip = len([s for s in path.split("/") if s and "*" not in s]) if _bool(
-            values.get(f"{base}.stripPrefix") or values.get(f"{base}.strip-prefix"), global_strip) else 0
-        strip += len([s for s in zuul_prefix.split("/") if s]) if global_strip else 0
-        target = Folded(text, not missing, tuple(f"placeholder ${{{k}}}" for k in missing))
-        yield "zuul", ANY, full, _route(full, target, strip, None), None
+        why = tuple(f"placeholder ${{{k}}}" for k in missing)
+        strip_setting = values.get(f"{base}.stripPrefix") or values.get(f"{base}.strip-prefix")
+        seen = set()
+        for path in _alternatives(values.get(f"{base}.path") or f"/{name}/**"):
+            for zuul_prefix in _alternatives(values.get("zuul.prefix") or "") or [""]:
+                full = normalise_path(f"{zuul_prefix}/{path}")
+                for global_strip in sorted(global_strips):
+                    for route_strip in sorted(_bools(strip_setting, global_strip)):
+                        strip = len([s for s in path.split("/") if s and "*" not in s]) if route_strip else 0
+                        strip += len([s for s in zuul_prefix.split("/") if s]) if global_strip else 0
+                        for target_ in _alternatives(text):
+                            if (full, strip, target_) not in seen:
+                                seen.add((full, strip, target_))
+                                target = Folded(target_, not missing, why)
+                                yield "zuul", ANY, full, _route(full, target, strip, None), None
 
 
 def _dsl(bound: Bound) -> Iterator[tuple[int, int, str, str, list[str], list[tuple[str, ...]], list[str]]]:

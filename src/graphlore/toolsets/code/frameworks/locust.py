@@ -6,10 +6,11 @@ method of a class deriving (in the file, or through a class of the file) from ``
 such a class names, on its first parameter (the user or task set Locust hands it). Nothing else in the file is
 taken for Locust's client.
 
-**Where to.** The ``host`` attribute of the calling class, else of the file's user classes when they all give
-the same one; else what Locust itself reads when no class names one: ``--host`` in the service's Dockerfile
-(``services.deployment``) or ``LOCUST_HOST``, both settled with the environment the project's deployment files
-give the service. No host at all leaves the client unresolved, saying ``LOCUST_HOST`` is set by none of them.
+**Where to.** What Locust reads first: ``--host`` in the service's Dockerfile (``services.deployment``) or
+``LOCUST_HOST``, both settled with the environment the project's deployment files give the service (they
+override a class's ``host``); else the ``host`` attribute of the calling class, else of the file's user classes
+when they all give the same one. No host at all leaves the client unresolved, saying ``LOCUST_HOST`` is set by
+none of them. A call whose URL is not readable (``**kwargs``) is a client too, unresolved, saying why.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ..languages.folding import Folded, env, unknown
+from ..languages.folding import CHOICE_OPEN, ENV_OPEN, Folded, env, unknown
 from ..languages.python.constants import PythonFolder
 from ..languages.symbols import Bound
 from ..services.endpoints import Item
@@ -86,17 +87,18 @@ def read_locust(bound: Bound) -> Iterator[Item]:
         else:
             continue
         args = positional(call.args)
+        at = 1 if call.name == "request" else 0   # where the URL is
+        if any(a.startswith("*") for a in args[:at + 1]):   # ``*args`` / ``**kwargs``: positions unknown
+            args = args[:[a.startswith("*") for a in args].index(True)]
         if call.name == "request":
             method_value = folder.fold(args[0]) if args else unknown("no method")
             method = method_value.text.upper() if method_value.known else None
-            written = args[1] if len(args) > 1 else kwarg(call.args, "url") or ""
         else:
-            method, written = call.name.upper(), (args[0] if args else kwarg(call.args, "path") or "")
-        if not written:
-            continue
-        host: Folded = folder.at(facts, owner_class, call.line).fold(host_exprs[0]) if len(host_exprs) == 1 \
-            else env("LOCUST_HOST")
-        path = folder.at(facts, call.owner, call.line).fold(written)
+            method = call.name.upper()
+        written = args[at] if len(args) > at else kwarg(call.args, "url") or ""
+        host = _host(folder.at(facts, owner_class, call.line).fold(host_exprs[0]) if len(host_exprs) == 1 else None)
+        path = folder.at(facts, call.owner, call.line).fold(written) if written else \
+            unknown(f"the call's URL is not readable ({', '.join(call.args) or 'no argument'})")
         if path.text.startswith("/"):   # Locust joins the host and a path; a full URL goes where it says
             path = Folded(host.text.rstrip("/"), host.known, host.why) + path
         index = by_key.get(call.owner)
@@ -104,6 +106,17 @@ def read_locust(bound: Bound) -> Iterator[Item]:
                    owner_fqn=bound.fqns[index] if index is not None else bound.file_fqn,
                    microservice=bound.ctx.microservice, module=bound.ctx.module, file=bound.path, line=call.line,
                    flavor="locust", http_method=method, path=path, written=written)
+
+
+def _host(own: Folded | None) -> Folded:
+    """The host a client calls: Locust's ``--host``/``LOCUST_HOST`` when the deployment gives one (it overrides
+    the class's ``host``), else the class's host; a class host that is not a plain value is not guessed at."""
+    if own is None:
+        return env("LOCUST_HOST")
+    if own.known and not any(m in own.text for m in (ENV_OPEN, CHOICE_OPEN)):
+        return env("LOCUST_HOST", own.text)
+    found = env("LOCUST_HOST")
+    return Folded(found.text, False, found.why + ("the class's host is not a plain value",))
 
 
 def prepare(files: list[Bound], project: Project) -> Reader:

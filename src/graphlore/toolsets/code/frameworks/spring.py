@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from ..languages.folding import Folded, array_items, literal, unknown
+from ..languages.folding import Folded, array_items, expand, literal, unknown
 from ..languages.symbols import Bound
 from ..model import AnnotationFact, CallFact, FileFacts, SymbolFact
 from ..services.endpoints import ANY, Item, join_paths
@@ -211,8 +211,9 @@ def _binding(jf: JavaFile, member: int, binding: Folded, framework: str, kind: s
 
 def _functional(jf: JavaFile, member: int, sym: SymbolFact) -> Iterator[Item]:
     name = sym.name
-    definition = jf.values.get("spring.cloud.function.definition") or ""
-    defined = name in [d.strip() for d in definition.replace("|", ";").replace(",", ";").split(";")]
+    definition = literal(jf.values.get("spring.cloud.function.definition") or "")
+    defined = any(name in [d.strip() for d in one.text.replace("|", ";").replace(",", ";").split(";")]
+                  for one in expand(definition))   # a profile may define other functions
     for direction, kind in (("in", "route"), ("out", "producer")):
         if direction == "in" and sym.type == "Supplier" or direction == "out" and sym.type == "Consumer":
             continue

@@ -53,7 +53,8 @@ class Unit:
     names: list[tuple[str, str]] = field(default_factory=list)      # (name, source)
     env: dict[str, list[str]] = field(default_factory=dict)
     env_from: list[str] = field(default_factory=list)              # ConfigMap names
-    ports: list[int] = field(default_factory=list)
+    ports: list[int] = field(default_factory=list)                 # in the cluster / the Compose network
+    published: list[int] = field(default_factory=list)             # on the host machine
     labels: dict[str, str] = field(default_factory=dict)
     selector: dict[str, str] = field(default_factory=dict)
 
@@ -61,11 +62,14 @@ class Unit:
 @dataclass
 class Deployment:
     """Per project microservice: its deployed names (name -> source), its environment (variable -> values),
-    the ports it listens on or is published at, and where each came from."""
+    the ports it listens on (container and Service ports, reached by its names), the ports the host machine
+    publishes it at (Compose ``HOST:CONTAINER``, Kubernetes ``nodePort``/``hostPort``, reached at
+    ``localhost``), and where each came from."""
 
     names: dict[str, dict[str, str]] = field(default_factory=dict)
     env: dict[str, dict[str, list[str]]] = field(default_factory=dict)
     ports: dict[str, set[int]] = field(default_factory=dict)
+    published: dict[str, set[int]] = field(default_factory=dict)
     files: list[str] = field(default_factory=list)
 
     def env_of(self, service: str, name: str) -> list[str]:
@@ -189,6 +193,8 @@ class Reader:
                 for port in spec.get("ports") or [] if isinstance(spec, dict) else []:
                     if isinstance(port, dict) and isinstance(port.get("port"), int):
                         unit.ports.append(port["port"])
+                    if isinstance(port, dict) and isinstance(port.get("nodePort"), int):
+                        unit.published.append(port["nodePort"])
                 self.units.append(unit)
         elif kind == "ConfigMap":
             meta, data = doc.get("metadata") or {}, doc.get("data") or {}
@@ -242,12 +248,16 @@ class Reader:
             for name, value in pairs:
                 if value is not None:
                     unit.env.setdefault(name, []).append(interpolate(value))
-            for port in spec.get("ports") or []:
-                published = str(port).split("/", 1)[0].split(":")
-                if len(published) >= 2 and published[-2].isdigit():
-                    unit.ports.append(int(published[-2]))
-                if published[-1].isdigit():
-                    unit.ports.append(int(published[-1]))
+            for port in spec.get("ports") or []:   # "HOST:CONTAINER", "IP:HOST:CONTAINER", "CONTAINER" (no host port)
+                if isinstance(port, dict):   # the long form
+                    host, container = str(port.get("published", "")), str(port.get("target", ""))
+                else:
+                    parts = str(port).split("/", 1)[0].split(":")
+                    host, container = (parts[-2] if len(parts) >= 2 else ""), parts[-1]
+                if host.isdigit():
+                    unit.published.append(int(host))
+                if container.isdigit():
+                    unit.ports.append(int(container))
             self.units.append(unit)
 
     def _workload(self, doc: dict, rel: str) -> None:
@@ -286,6 +296,8 @@ class Reader:
             for port in container.get("ports") or []:
                 if isinstance(port, dict) and isinstance(port.get("containerPort"), int):
                     unit.ports.append(port["containerPort"])
+                if isinstance(port, dict) and isinstance(port.get("hostPort"), int):
+                    unit.published.append(port["hostPort"])
         self.units.append(unit)
 
 
@@ -361,6 +373,7 @@ def read_deployment(layout: Layout, root: Path, paths: list[str]) -> Deployment:
         for image in unit.images:
             names.setdefault(_image_name(image), "container image")
         out.ports.setdefault(service, set()).update(unit.ports)
+        out.published.setdefault(service, set()).update(unit.published)
         env = out.env.setdefault(service, {})
         for name, values in unit.env.items():
             for value in values:

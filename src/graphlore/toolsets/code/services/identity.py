@@ -8,8 +8,9 @@ case-insensitively, tier by tier: the first tier that knows it decides, and a na
 that tier names neither (the caller says so).
 
 **Hosts.** A URL's host names a service by its names. A loopback host (``localhost``, ``127.0.0.1``,
-``host.docker.internal``) names the one service published at that port (a Compose ``ports`` entry, a
-Kubernetes container or Service port, ``server.port``), else, when the address came from an environment
+``host.docker.internal``) names the one service the host machine publishes at that port (a Compose ``ports``
+entry's host side, a Kubernetes ``nodePort`` or ``hostPort``; a container's own port is not reachable there),
+else, when the address came from an environment
 variable, the service the variable's name names by the usual convention (``ORDERS_URL``, ``ORDERS_HOST``,
 ``ORDERS_SERVICE_ADDR``, ``VITE_BACKEND_PORT``: the name without its framework prefix and address suffix);
 nothing else.
@@ -66,7 +67,7 @@ class ServiceNames:
         for service, names in self.deployment.names.items():
             for alias, source in names.items():
                 self._add("declared", alias, service, source)
-        for service, ports in self.deployment.ports.items():
+        for service, ports in self.deployment.published.items():
             for port in ports:
                 self.ports.setdefault(port, set()).add(service)
 

@@ -395,7 +395,7 @@ def link(items: Iterable[Item], layout: Layout, deployment: Deployment | None = 
 
     for node, item in routes:
         if item.forward is not None:
-            edges += _link_forward(node, item, names, http_by_service)
+            edges += _link_forward(node, item, names, http_by_service, settler)
     for node, client in clients:
         item = client.item
         edges.append(make_edge(item.owner, "DECLARES_CLIENT", node.id))
@@ -521,13 +521,18 @@ def _forward_props(item: Item, settler: Settler) -> dict | None:
 
 
 def _link_forward(node: GraphNode, item: Item, names: ServiceNames,
-                  http_by_service: dict[str, list[tuple[GraphNode, Item]]]) -> list[GraphEdge]:
-    """A gateway route to every route of its target that a request it matches can reach."""
+                  http_by_service: dict[str, list[tuple[GraphNode, Item]]], settler: Settler) -> list[GraphEdge]:
+    """A gateway route to every route of its target that a request it matches can reach (the target settled with
+    its service's environment, as `_forward_props` shows it)."""
     forward = item.forward
     assert forward is not None
-    target = forward.target
+    target = settler.value(item, forward.target)
     if target is None or not target.known:
         node.props.update(match="unresolved", match_detail="the gateway route's target is not known")
+        return []
+    if CHOICE_OPEN in target.text:
+        node.props.update(match="unresolved", match_detail=f"the gateway route's target is one of several "
+                                                           f"({plain(target.text)})")
         return []
     url = split_url(_bare_address(target)) if "://" in target.text or ":" in target.text else None
     name = url.host.text if url is not None and url.host is not None else target.text.strip("/")

@@ -1,0 +1,25 @@
+"""A gateway route's target read from an environment variable is linked by the value the deployment gives it,
+the same value its ``forward`` shows."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from helpers.code_graph import FIXTURES, edit
+
+from graphlore.toolsets.code.index.graph import CodeGraph
+
+
+def test_a_forward_target_settled_by_the_deployment_is_the_one_linked(tmp_path: Path):
+    root = tmp_path / "cloud"
+    shutil.copytree(FIXTURES / "cloud-system", root)
+    edit(root, "gateway/src/main/java/com/acme/gateway/Routes.java", '.uri("lb://shipping")',
+         '.uri(System.getenv("SHIPPING_URI"))')
+    edit(root, "docker-compose.yml", '    build: ./gateway\n',
+         '    build: ./gateway\n    environment:\n      SHIPPING_URI: lb://shipping\n')
+    nodes, edges = CodeGraph.build(root).snapshot()
+    [ship] = [n for n in nodes.values() if n.kind == "route" and n.props["label"] == "ANY /ship/**"]
+    assert ship.props["forward"]["target"] == "lb://shipping"
+    assert (ship.props.get("target_service"), ship.props["match"]) == ("shipping", "cross_service")
+    assert any(e.src == ship.id and e.type == "HTTP_CALLS" for e in edges.values())
