@@ -15,7 +15,7 @@ from graphlore.runtime import Runtime
 from graphlore.toolsets.folder_index import BackgroundWork
 from graphlore.toolsets.items import tools
 from graphlore.toolsets.items.index import ItemIndex
-from graphlore.toolsets.items.models import CheckDuplicatesRequest, GetSimilarRequest
+from graphlore.toolsets.items.models import CheckDuplicatesRequest, GetSimilarRequest, IndexRequest
 from graphlore.toolsets.items.render import check_duplicates as render_duplicates
 from graphlore.toolsets.items.render import get_index_status as render_status
 
@@ -102,3 +102,16 @@ def test_closing_the_runtime_stops_the_background_work_and_the_next_call_resumes
     cli = Runtime(settings, embedder=embedder)
     assert not search(cli, tree, "sync").index_status.partial and not status(cli, tree).partial
     assert index(cli, tree).status == "unchanged"
+
+
+def test_ctrl_c_during_the_embedding_says_how_many_items_were_embedded(settings, embedder, tree):
+    # The structural phase writes every item before the embedding starts: an interrupt during the
+    # embedding must count embedded items, not item nodes.
+    runtime = Runtime(settings, embedder=embedder)
+    request = IndexRequest(project_path=str(tree))
+    deferred = ItemIndex(runtime, tree)
+    deferred.defer_embedding = True
+    deferred.sync()
+    assert tools.index_kept(runtime, request).startswith("0 of 13 items embedded and kept; ")
+    ItemIndex(runtime, tree).embed_pending()
+    assert tools.index_kept(runtime, request).startswith("13 of 13 items embedded and kept; ")
