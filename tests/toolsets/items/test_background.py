@@ -12,7 +12,7 @@ from helpers.items import index, search, status
 from helpers.paths import EXAMPLE_TREE
 
 from graphlore.runtime import Runtime
-from graphlore.toolsets.folder_index import BackgroundWork
+from graphlore.toolsets.folder_index import EMBED_LOCK, BackgroundWork
 from graphlore.toolsets.items import tools
 from graphlore.toolsets.items.index import ItemIndex
 from graphlore.toolsets.items.models import CheckDuplicatesRequest, GetSimilarRequest, IndexRequest
@@ -115,3 +115,32 @@ def test_ctrl_c_during_the_embedding_says_how_many_items_were_embedded(settings,
     assert tools.index_kept(runtime, request).startswith("0 of 13 items embedded and kept; ")
     ItemIndex(runtime, tree).embed_pending()
     assert tools.index_kept(runtime, request).startswith("13 of 13 items embedded and kept; ")
+
+
+def test_closing_the_runtime_does_not_wait_for_another_embedder_of_the_project(settings, embedder, tree):
+    # Another process (a CLI `items index`) embeds the same project: the background thread waits for the
+    # embed lock, and stopping the server must not wait for that process to finish.
+    server = Runtime(settings, embedder=embedder, watch_files=True)
+    namespace = ItemIndex(server, tree).namespace
+    held, release = threading.Event(), threading.Event()
+
+    def other_process() -> None:
+        with Runtime(settings, embedder=embedder).lock(namespace, EMBED_LOCK):
+            held.set()
+            release.wait(120)
+
+    holder = threading.Thread(target=other_process)
+    holder.start()
+    try:
+        assert held.wait(60)
+        assert search(server, tree, "cursor").index_status.partial
+        assert server.state(BackgroundWork).running(namespace)
+        closer = threading.Thread(target=server.close)
+        closer.start()
+        closer.join(60)
+        assert not closer.is_alive(), "close() waited for the embed lock another process holds"
+    finally:
+        release.set()
+        holder.join(60)
+    # The next call (here a one-shot CLI runtime) finds the embedding still to do and does it.
+    assert not search(Runtime(settings, embedder=embedder), tree, "cursor").index_status.partial
