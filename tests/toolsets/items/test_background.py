@@ -144,3 +144,35 @@ def test_closing_the_runtime_does_not_wait_for_another_embedder_of_the_project(s
         holder.join(60)
     # The next call (here a one-shot CLI runtime) finds the embedding still to do and does it.
     assert not search(Runtime(settings, embedder=embedder), tree, "cursor").index_status.partial
+
+
+def test_a_second_items_index_says_it_waits_for_the_first_ones_embedding(settings, embedder, tree, caplog):
+    from graphlore.toolsets.folder_index import WAITING
+
+    runtime = Runtime(settings, embedder=embedder)
+    deferred = ItemIndex(runtime, tree)
+    deferred.defer_embedding = True
+    deferred.sync()
+    held, release = threading.Event(), threading.Event()
+
+    def first_index() -> None:
+        with Runtime(settings, embedder=embedder).lock(deferred.namespace, EMBED_LOCK):
+            held.set()
+            release.wait(120)
+
+    holder = threading.Thread(target=first_index)
+    holder.start()
+    assert held.wait(60)
+    said = WAITING.format(root=deferred.root)
+    with caplog.at_level("WARNING"):
+        second = threading.Thread(target=ItemIndex(runtime, tree).embed_pending)
+        second.start()
+        for _ in range(600):
+            if any(said in r.getMessage() for r in caplog.records):
+                break
+            second.join(0.1)
+        release.set()
+        holder.join(60)
+        second.join(120)
+    assert any(said in r.getMessage() for r in caplog.records)
+    assert not second.is_alive() and not status(runtime, tree).partial

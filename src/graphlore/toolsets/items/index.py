@@ -30,6 +30,7 @@ from graphlore.runtime import Runtime
 from graphlore.store import Node, Store
 from graphlore.tools import Progress
 from graphlore.toolsets.folder_index import (
+    EMBED_LOCK,
     INDEX_LOCK,
     PROJECT_PATH,
     BackgroundWork,
@@ -50,8 +51,6 @@ from graphlore.toolsets.items.scan import (
 KIND = "item"
 #: metadata: passages per item and the items whose vectors are missing (see :meth:`ItemIndex.update`)
 EMBEDDING = "embedding"
-#: the namespace lock the embedding phase holds (the structural phase holds ``index``)
-EMBED_LOCK = "embed"
 #: Background work waits for another process's ``embed`` lock in waits this long (seconds), checking between
 #: them whether the runtime is closing.
 LOCK_RETRY_S = 0.25
@@ -201,7 +200,7 @@ class ItemIndex(FolderIndex):
         """The ``embed`` lock: waited for as long as it takes, or (``stopping`` given) in short waits until it
         is taken (yields True) or ``stopping()`` is true (yields False, holding nothing)."""
         if stopping is None:
-            with self.runtime.lock(self.namespace, EMBED_LOCK):
+            with self.runtime.lock(self.namespace, EMBED_LOCK, on_wait=self.say_waiting):
                 yield True
             return
         with ExitStack() as held:
