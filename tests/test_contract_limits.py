@@ -225,3 +225,36 @@ def test_the_limit_check_sees_unbounded_integers_and_numbers():
         "limit": {"type": "integer", "minimum": 1, "maximum": 9}, "n": {"type": "integer", "exclusiveMinimum": 0,
                                                                          "exclusiveMaximum": 5}}}) == [
         "offset (an integer without a minimum and a maximum)", "score (a number without a minimum and a maximum)"]
+
+
+def test_a_union_field_is_named_as_sent_with_its_problems_merged():
+    # pydantic names the union member it tried in the location ("filter.dict[str,any]",
+    # "filter.constrained-str"); callers sent "filter", and one value that is neither gets one problem.
+    from pydantic import BaseModel as Model
+    from pydantic import ConfigDict, Field, ValidationError
+
+    from graphlore.contract import format_validation_error
+    from graphlore.toolsets.code.query.models import SearchRequest
+
+    try:
+        SearchRequest.model_validate({"project_path": "/x", "query": "q", "kind": "symbol", "filter": 5})
+    except ValidationError as exc:
+        message = format_validation_error(SearchRequest, exc, valid_fields=False)
+    assert message == "⟪filter⟫ must be an object or text (got 5)"
+
+    class Inner(Model):
+        model_config = ConfigDict(extra="forbid")
+        when: int | str
+
+    class Outer(Model):
+        model_config = ConfigDict(extra="forbid")
+        parts: list[Inner | int] = Field(default_factory=list)
+        named: dict[str, int] = Field(default_factory=dict)
+
+    try:
+        Outer.model_validate({"parts": [{"when": [1]}, "x"], "named": {"a": "b"}})
+    except ValidationError as exc:
+        message = format_validation_error(Outer, exc, valid_fields=False)
+    assert "⟪parts.0.when⟫ must be a whole number or text" in message
+    assert "⟪named.a⟫ must be a whole number (got 'b')" in message
+    assert "Inner" not in message and "[" not in message.replace("[1]", "")

@@ -9,7 +9,7 @@ from pydantic import Field
 from graphlore.config import Settings
 from graphlore.contract import Request, parse_request
 from graphlore.embedding import ONNX_MODEL_NAME, OnnxEmbedder, OpenAICompatibleEmbedder, build_embedder
-from graphlore.errors import ConfigError, InvalidInput
+from graphlore.errors import ConfigError, InvalidInput, ProviderError
 
 
 class Example(Request):
@@ -119,3 +119,17 @@ def test_a_model_failure_is_a_provider_error(embedder, monkeypatch):
 
     with pytest.raises(ProviderError, match="the local embedding model failed on a batch of 1 texts"):
         model.embed(["hello"])
+
+
+def test_a_tokenizer_failure_is_a_provider_error_like_a_model_failure():
+    class Broken:
+        def encode_batch(self, *args, **kwargs):
+            raise RuntimeError("tokenizer exploded")
+
+    embedder = OnnxEmbedder()
+    embedder._load()
+    embedder._tokenizer = embedder._splitter = Broken()
+    with pytest.raises(ProviderError, match="tokenizer exploded"):
+        embedder.embed_batch(["some text"])
+    with pytest.raises(ProviderError, match="tokenizer exploded"):
+        embedder.lengths(["some text"])

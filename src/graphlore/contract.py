@@ -44,6 +44,7 @@ import functools
 import math
 import re
 import sys
+import types
 import typing
 from dataclasses import dataclass
 from pathlib import Path
@@ -208,6 +209,74 @@ def _got(value: Any) -> str:
     return f" (got {quote(value)})"
 
 
+def _field_loc(model: type[BaseModel], loc: tuple | list) -> tuple:
+    """``loc`` as the caller sent it: field names, keys and list indexes, without the names pydantic adds for
+    the members of a union it tried (``dict[str,any]``, ``constrained-str``, a model's class name)."""
+    kept: list = []
+    annotation: Any = model
+    for part in loc:
+        members = _union_members(annotation)
+        if members is not None:  # ``part`` names a member: drop it, go on in that member if it is known
+            annotation = _member_named(members, part)
+            continue
+        kept.append(part)
+        annotation = _child(annotation, part)
+    return tuple(kept)
+
+
+def _unwrapped(annotation: Any) -> Any:
+    """``annotation`` without ``Annotated`` and without ``None`` in a union of it and one type."""
+    while typing.get_origin(annotation) is typing.Annotated:
+        annotation = typing.get_args(annotation)[0]
+    args = [a for a in typing.get_args(annotation) if a is not type(None)]
+    if _is_union(annotation) and len(args) == 1:
+        return _unwrapped(args[0])
+    return annotation
+
+
+def _is_union(annotation: Any) -> bool:
+    return typing.get_origin(annotation) in (typing.Union, types.UnionType)
+
+
+def _union_members(annotation: Any) -> list | None:
+    """The members (not None) of a union of two types or more, whose errors pydantic places under their names."""
+    annotation = _unwrapped(annotation)
+    if not _is_union(annotation):
+        return None
+    return [a for a in typing.get_args(annotation) if a is not type(None)]
+
+
+def _member_named(members: list, name: Any) -> Any:
+    """The member of a union that pydantic calls ``name`` as far as it can be told (None: unknown)."""
+    for member in members:
+        member = _unwrapped(member)
+        if isinstance(member, type) and issubclass(member, BaseModel):
+            if member.__name__ == name:
+                return member
+            continue
+        origin = typing.get_origin(member) or member
+        label = getattr(origin, "__name__", None)
+        if isinstance(name, str) and label and (name == label or name.startswith(f"{label}[")):
+            return member
+    return None
+
+
+def _child(annotation: Any, part: Any) -> Any:
+    """The annotation of ``part`` (a field, a key, an index) inside a value of ``annotation`` (None: unknown)."""
+    annotation = _unwrapped(annotation)
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        fields = {f.alias or n: f for n, f in annotation.model_fields.items()}
+        return fields[part].annotation if part in fields else None
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin in (list, set, frozenset) and args and isinstance(part, int):
+        return args[0]
+    if origin is tuple and args and isinstance(part, int):
+        return args[0] if len(args) == 2 and args[1] is Ellipsis else (args[part] if part < len(args) else None)
+    if origin is dict and len(args) == 2:
+        return args[1]
+    return None
+
+
 def _model_at(model: type[BaseModel], loc: tuple | list) -> type[BaseModel] | None:
     """The model of the object at ``loc`` inside ``model`` (list indexes skipped), or None."""
     for part in loc:
@@ -239,10 +308,11 @@ def format_validation_error(model: type[BaseModel], exc: ValidationError, quote_
     :func:`graphlore.errors.at` (spelled by the surface: a field over MCP, a flag on the CLI), then, for MCP
     callers, the valid fields (unless ``valid_fields=False``). ``quote_input=False``: for values read from a
     file, which are never shown (only where and what is wrong)."""
-    lines = []
+    lines: list[str] = []
+    merged: dict[tuple[str, str], int] = {}  # (place, got) -> its line's index: one "must be A or B" per place
     errors = exc.errors()
     for err in errors[:MAX_PROBLEMS]:
-        loc = tuple(err["loc"])
+        loc = _field_loc(model, err["loc"])
         where = _where(loc)
         if err["type"] == "extra_forbidden":
             parent = _model_at(model, loc[:-1])
@@ -261,7 +331,14 @@ def format_validation_error(model: type[BaseModel], exc: ValidationError, quote_
             blank = "only whitespace" if err.get("input") else "empty"
             lines.append(f"{where} must not be empty (got {blank}: {quote(err.get('input'))}); give some text")
         else:
-            lines.append(_placed(where, _plain(err) + _got(err.get("input"))))
+            problem, got = _plain(err), _got(err.get("input"))
+            same = merged.get((where, got)) if problem.startswith("must be ") else None
+            if same is not None:  # a union: what each member needs, in one problem
+                lines[same] = lines[same].removesuffix(got) + problem.replace("must be", " or", 1) + got
+            else:
+                if problem.startswith("must be "):
+                    merged[(where, got)] = len(lines)
+                lines.append(_placed(where, problem + got))
     if len(errors) > MAX_PROBLEMS:
         lines.append(f"and {len(errors) - MAX_PROBLEMS} more problems")
     valid = mcp_only(f". Valid fields: {describe_fields(model)} (? = optional).") if valid_fields else ""

@@ -217,7 +217,11 @@ class OnnxEmbedder(BaseEmbedder):
 
     def embed_batch(self, texts: list[str]) -> np.ndarray:
         self._load()
-        encodings = self._tokenizer.encode_batch(texts)
+        try:
+            encodings = self._tokenizer.encode_batch(texts)
+        except Exception as exc:  # noqa: BLE001 - the tokenizer's errors, like the model's, are the provider's
+            raise ProviderError(f"the local embedding model's tokenizer failed on a batch of {len(texts)} texts: "
+                                f"{exc}") from exc
         width = len(encodings[0].ids) if encodings else 0  # padded to the longest
         rows = max(1, TOKEN_CELLS // max(1, width * width))
         if len(texts) > rows:  # long texts: fewer at once (see TOKEN_CELLS)
@@ -241,7 +245,10 @@ class OnnxEmbedder(BaseEmbedder):
         batches ordered by characters hold far more padding (bench/README.md, items_scale)."""
         self._load()
         window = 8 * self.max_tokens  # characters enough for a full window: only the order depends on it
-        encodings = self._splitter.encode_batch([t[:window] for t in texts], add_special_tokens=False)
+        try:
+            encodings = self._splitter.encode_batch([t[:window] for t in texts], add_special_tokens=False)
+        except Exception as exc:  # noqa: BLE001 - as in embed_batch
+            raise ProviderError(f"the local embedding model's tokenizer failed on {len(texts)} texts: {exc}") from exc
         return [min(len(e.ids) + 2, self.max_tokens) for e in encodings]
 
     def token_count(self, text: str) -> int:

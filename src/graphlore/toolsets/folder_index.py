@@ -187,6 +187,10 @@ class BackgroundWork:
             thread.start()
             return True
 
+    def closing(self) -> bool:
+        """True once :meth:`close` was called (until it returns): work waiting for something should give up."""
+        return self._closing.is_set()
+
     def running(self, key: str) -> bool:
         with self._lock:
             return key in self._threads

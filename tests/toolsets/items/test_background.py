@@ -12,10 +12,10 @@ from helpers.items import index, search, status
 from helpers.paths import EXAMPLE_TREE
 
 from graphlore.runtime import Runtime
-from graphlore.toolsets.folder_index import BackgroundWork
+from graphlore.toolsets.folder_index import EMBED_LOCK, BackgroundWork
 from graphlore.toolsets.items import tools
 from graphlore.toolsets.items.index import ItemIndex
-from graphlore.toolsets.items.models import CheckDuplicatesRequest, GetSimilarRequest
+from graphlore.toolsets.items.models import CheckDuplicatesRequest, GetSimilarRequest, IndexRequest
 from graphlore.toolsets.items.render import check_duplicates as render_duplicates
 from graphlore.toolsets.items.render import get_index_status as render_status
 
@@ -102,3 +102,77 @@ def test_closing_the_runtime_stops_the_background_work_and_the_next_call_resumes
     cli = Runtime(settings, embedder=embedder)
     assert not search(cli, tree, "sync").index_status.partial and not status(cli, tree).partial
     assert index(cli, tree).status == "unchanged"
+
+
+def test_ctrl_c_during_the_embedding_says_how_many_items_were_embedded(settings, embedder, tree):
+    # The structural phase writes every item before the embedding starts: an interrupt during the
+    # embedding must count embedded items, not item nodes.
+    runtime = Runtime(settings, embedder=embedder)
+    request = IndexRequest(project_path=str(tree))
+    deferred = ItemIndex(runtime, tree)
+    deferred.defer_embedding = True
+    deferred.sync()
+    assert tools.index_kept(runtime, request).startswith("0 of 13 items embedded and kept; ")
+    ItemIndex(runtime, tree).embed_pending()
+    assert tools.index_kept(runtime, request).startswith("13 of 13 items embedded and kept; ")
+
+
+def test_closing_the_runtime_does_not_wait_for_another_embedder_of_the_project(settings, embedder, tree):
+    # Another process (a CLI `items index`) embeds the same project: the background thread waits for the
+    # embed lock, and stopping the server must not wait for that process to finish.
+    server = Runtime(settings, embedder=embedder, watch_files=True)
+    namespace = ItemIndex(server, tree).namespace
+    held, release = threading.Event(), threading.Event()
+
+    def other_process() -> None:
+        with Runtime(settings, embedder=embedder).lock(namespace, EMBED_LOCK):
+            held.set()
+            release.wait(120)
+
+    holder = threading.Thread(target=other_process)
+    holder.start()
+    try:
+        assert held.wait(60)
+        assert search(server, tree, "cursor").index_status.partial
+        assert server.state(BackgroundWork).running(namespace)
+        closer = threading.Thread(target=server.close)
+        closer.start()
+        closer.join(60)
+        assert not closer.is_alive(), "close() waited for the embed lock another process holds"
+    finally:
+        release.set()
+        holder.join(60)
+    # The next call (here a one-shot CLI runtime) finds the embedding still to do and does it.
+    assert not search(Runtime(settings, embedder=embedder), tree, "cursor").index_status.partial
+
+
+def test_a_second_items_index_says_it_waits_for_the_first_ones_embedding(settings, embedder, tree, caplog):
+    from graphlore.toolsets.folder_index import WAITING
+
+    runtime = Runtime(settings, embedder=embedder)
+    deferred = ItemIndex(runtime, tree)
+    deferred.defer_embedding = True
+    deferred.sync()
+    held, release = threading.Event(), threading.Event()
+
+    def first_index() -> None:
+        with Runtime(settings, embedder=embedder).lock(deferred.namespace, EMBED_LOCK):
+            held.set()
+            release.wait(120)
+
+    holder = threading.Thread(target=first_index)
+    holder.start()
+    assert held.wait(60)
+    said = WAITING.format(root=deferred.root)
+    with caplog.at_level("WARNING"):
+        second = threading.Thread(target=ItemIndex(runtime, tree).embed_pending)
+        second.start()
+        for _ in range(600):
+            if any(said in r.getMessage() for r in caplog.records):
+                break
+            second.join(0.1)
+        release.set()
+        holder.join(60)
+        second.join(120)
+    assert any(said in r.getMessage() for r in caplog.records)
+    assert not second.is_alive() and not status(runtime, tree).partial

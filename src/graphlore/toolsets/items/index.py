@@ -17,16 +17,20 @@ from __future__ import annotations
 
 import shlex
 import time
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 from graphlore.embedding import Embedder
+from graphlore.errors import StoreBusy
 from graphlore.runtime import Runtime
 from graphlore.store import Node, Store
 from graphlore.tools import Progress
 from graphlore.toolsets.folder_index import (
+    EMBED_LOCK,
     INDEX_LOCK,
     PROJECT_PATH,
     BackgroundWork,
@@ -47,8 +51,9 @@ from graphlore.toolsets.items.scan import (
 KIND = "item"
 #: metadata: passages per item and the items whose vectors are missing (see :meth:`ItemIndex.update`)
 EMBEDDING = "embedding"
-#: the namespace lock the embedding phase holds (the structural phase holds ``index``)
-EMBED_LOCK = "embed"
+#: Background work waits for another process's ``embed`` lock in waits this long (seconds), checking between
+#: them whether the runtime is closing.
+LOCK_RETRY_S = 0.25
 #: How item text becomes passages (see :func:`item_passages`); a change needs a rebuild.
 #: 1: the implementation windows repeated the title; 2: they do not.
 PASSAGE_LAYOUT = 2
@@ -149,13 +154,17 @@ class ItemIndex(FolderIndex):
         embedding = self.meta(store).get(EMBEDDING)
         return list(embedding["pending"]) if embedding else []
 
-    def embed_pending(self, progress: Progress | None = None) -> int:
+    def embed_pending(self, progress: Progress | None = None, stopping: Callable[[], bool] | None = None) -> int:
         """Embed the items whose vectors are missing, committing in steps; returns how many items.
 
         Holds the namespace's ``embed`` lock (so no two threads or processes embed the same items), and the
         index locks only while each step commits, so structural updates and searches go on meanwhile. A
-        step writes only the items whose text is still the one embedded."""
-        with self.runtime.lock(self.namespace, EMBED_LOCK):
+        step writes only the items whose text is still the one embedded. ``stopping`` (background work):
+        while another process holds the ``embed`` lock, checked every :data:`LOCK_RETRY_S` seconds; once
+        true, nothing is embedded (so closing the server does not wait for another process's index)."""
+        with self._embed_lock(stopping) as taken:
+            if not taken:
+                return 0
             self.handle.reread()
             store = self.open()
             if store is None:
@@ -186,6 +195,24 @@ class ItemIndex(FolderIndex):
             self.runtime.embeddings.embed_owners(owners, commit, progress)
             return len(owners)
 
+    @contextmanager
+    def _embed_lock(self, stopping: Callable[[], bool] | None) -> Iterator[bool]:
+        """The ``embed`` lock: waited for as long as it takes, or (``stopping`` given) in short waits until it
+        is taken (yields True) or ``stopping()`` is true (yields False, holding nothing)."""
+        if stopping is None:
+            with self.runtime.lock(self.namespace, EMBED_LOCK, on_wait=self.say_waiting):
+                yield True
+            return
+        with ExitStack() as held:
+            while not stopping():
+                try:
+                    held.enter_context(self.runtime.lock(self.namespace, EMBED_LOCK, timeout=LOCK_RETRY_S))
+                except StoreBusy:
+                    continue
+                yield True
+                return
+            yield False
+
     def sync(self, force: bool = False, progress: Progress | None = None) -> IndexResponse:
         """The structural update under the index locks, then (unless :attr:`defer_embedding`) the embeddings."""
         result = super().sync(force, progress)
@@ -209,8 +236,9 @@ class ItemIndex(FolderIndex):
         if self.pending(store):
             if self.defer_embedding:
                 root, runtime = self.root, self.runtime
-                runtime.state(BackgroundWork).start(
-                    self.namespace, lambda stop: ItemIndex(runtime, root).embed_pending(stop))
+                work = runtime.state(BackgroundWork)
+                work.start(
+                    self.namespace, lambda stop: ItemIndex(runtime, root).embed_pending(stop, work.closing))
             else:
                 self.embed_pending(progress)
                 self.handle.reread()

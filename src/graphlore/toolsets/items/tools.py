@@ -183,7 +183,9 @@ def index_kept(runtime: Runtime, request: IndexRequest) -> str:
     index = ItemIndex(runtime, request.project_path)
     again = f"run `graphlore items index -p {shlex.quote(str(index.root))}` to finish"
     items = len({path.rsplit("/", 1)[0] for path in index.list_files()})
-    kept = index.store().count_nodes(KIND) if index.exists() else 0
+    # The index's own bookkeeping, not its item nodes: the structural phase writes every item before the
+    # embedding starts, so an interrupt during the embedding has all of them and none embedded.
+    kept = index.progress_of(index.store())[0] if index.exists() else 0
     return f"{kept} of {items} items embedded and kept; {again}"
 
 
