@@ -34,9 +34,7 @@ class CSharpFolder(Folder):
 
     def __init__(self, constants: CSharpConstants, facts: FileFacts, class_key: str) -> None:
         super().__init__()
-        self.constants = constants
-        self.facts = facts
-        self.class_key = class_key
+        self.constants, self.facts, self.class_key = constants, facts, class_key
 
     def fold(self, text: str) -> Folded:
         text = text.strip()
@@ -64,10 +62,9 @@ class CSharpFolder(Folder):
         return literal(unescape(text[1:-1]))
 
     def name(self, name: str) -> Folded:
-        if "." not in name:
-            found = self.local(name)
-            if found is not None:
-                return found
+        found = None if "." in name else self.local(name)
+        if found is not None:
+            return found
         owner, dot, field = name.rpartition(".")
         candidates = []
         if dot:

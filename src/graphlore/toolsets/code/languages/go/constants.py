@@ -60,9 +60,7 @@ class GoFolder(Folder):
 
     def __init__(self, values: GoValues, package: str, facts: FileFacts) -> None:
         super().__init__()
-        self.values = values
-        self.package = package
-        self.facts = facts
+        self.values, self.package, self.facts = values, package, facts
 
     def string(self, kind: str, text: str) -> Folded:
         if kind == "tpl":   # a raw string `...`
@@ -77,10 +75,9 @@ class GoFolder(Folder):
         return None
 
     def name(self, name: str) -> Folded:
-        if "." not in name:
-            found = self.local(name)
-            if found is not None:
-                return found
+        found = None if "." in name else self.local(name)
+        if found is not None:
+            return found
         head, dot, rest = name.partition(".")
         package = self._qualifier(head) if dot else self.package
         key = rest if dot else name

@@ -72,9 +72,7 @@ class JavaFolder(Folder):
 
     def __init__(self, constants: JavaConstants, facts: FileFacts, class_key: str) -> None:
         super().__init__()
-        self.constants = constants
-        self.facts = facts
-        self.class_key = class_key
+        self.constants, self.facts, self.class_key = constants, facts, class_key
         self.package = facts.package
 
     def string(self, kind: str, text: str) -> Folded:

@@ -71,14 +71,9 @@ def _modifiers(node: Node) -> tuple[tuple[str, ...], tuple[AnnotationFact, ...]]
     holder = next((c for c in node.named_children if c.type == "modifiers"), None)
     if holder is None:
         return (), ()
-    words: list[str] = []
-    annotations: list[AnnotationFact] = []
-    for child in holder.named_children:
-        if child.type == "annotation":
-            annotations.append(_annotation(child))
-        else:
-            words.append(text(child))
-    return tuple(words), tuple(annotations)
+    children = holder.named_children
+    return (tuple(text(c) for c in children if c.type != "annotation"),
+            tuple(_annotation(c) for c in children if c.type == "annotation"))
 
 
 def _annotation(node: Node) -> AnnotationFact:
