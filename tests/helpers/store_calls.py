@@ -101,10 +101,13 @@ def counting() -> Iterator[Counter]:
             setattr(owner, name, original)
 
 
-def warm_call(call: Callable[[], Any], repeat: int = 1) -> Tally:
-    """Run ``call`` once untimed and uncounted (cold: the index built, the stores opened), then count the
-    next ``repeat`` calls (their counts per call, rounded up)."""
+def warm_call(call: Callable[[], Any], repeat: int = 1, settle: Callable[[], Any] | None = None) -> Tally:
+    """Run ``call`` once untimed and uncounted (cold: the index built, the stores opened), let ``settle``
+    wait for what it started in the background (an items index embedding after a first search), then count
+    the next ``repeat`` calls (their counts per call, rounded up)."""
     call()
+    if settle is not None:
+        settle()
     with counting() as counts:
         for _ in range(repeat):
             call()
@@ -138,6 +141,9 @@ def run_tool(toolset: str, tool: str, runtime: Any, arguments: Mapping[str, Any]
 def per_tool(toolset: str, runtime: Any, folder: Path, tools: Sequence[str] | None = None) -> dict[str, Tally]:
     """Warm counts of each tool of ``toolset`` that is not a writer, with its first example (``tools``: only
     those)."""
+    from graphlore.toolsets.folder_index import BackgroundWork
+
     calls = example_calls(toolset, runtime, folder)
-    return {tool: warm_call(lambda t=tool, a=arguments: run_tool(toolset, t, runtime, a))
+    settle = lambda: runtime.state(BackgroundWork).wait_all(timeout=300)  # noqa: E731
+    return {tool: warm_call(lambda t=tool, a=arguments: run_tool(toolset, t, runtime, a), settle=settle)
             for tool, arguments in calls.items() if tools is None or tool in tools}

@@ -202,12 +202,16 @@ class BackgroundWork:
         if thread is not None:
             thread.join(timeout)
 
-    def close(self) -> None:
-        self._closing.set()
+    def wait_all(self, timeout: float | None = None) -> None:
+        """Wait for every work in progress (tests and benchmarks that count what one call does)."""
         with self._lock:
             threads = list(self._threads.values())
         for thread in threads:
-            thread.join()
+            thread.join(timeout)
+
+    def close(self) -> None:
+        self._closing.set()
+        self.wait_all()
         self._closing.clear()
 
 
