@@ -107,16 +107,22 @@ _local_locks_guard = threading.Lock()
 
 
 @contextmanager
-def _local(key: tuple[str, str, str], timeout: float | None = None, busy: str = "") -> Iterator[None]:
+def _local(key: tuple[str, str, str], timeout: float | None = None, busy: str = "",
+           on_wait: Callable[[], None] | None = None) -> Iterator[bool]:
+    """Yields whether it waited for another thread (``on_wait`` was then called before waiting)."""
     with _local_locks_guard:
         local, users = _local_locks.get(key, (None, 0))
         local = local or threading.Lock()
         _local_locks[key] = (local, users + 1)
     try:
-        if not local.acquire(timeout=-1 if timeout is None else timeout):
-            raise StoreBusy(busy)
+        waited = not local.acquire(blocking=False)
+        if waited:
+            if on_wait is not None:
+                on_wait()
+            if not local.acquire(timeout=-1 if timeout is None else timeout):
+                raise StoreBusy(busy)
         try:
-            yield
+            yield waited
         finally:
             local.release()
     finally:
@@ -135,9 +141,9 @@ def lock(db: Database, namespace: str, key: str, timeout: float | None = None, b
     the pool's connections while they wait); threads of this process queue on a thread lock first.
     ``timeout`` None: it waits as long as the holder works, as ``flock`` does for SQLite; else at most
     ``timeout`` seconds in all, then :class:`StoreBusy` with the message ``busy``. ``on_wait`` is called
-    before waiting for another process that holds it."""
+    before waiting for another thread or process that holds it (once)."""
     deadline = None if timeout is None else time.monotonic() + timeout
-    with _local((db.url, namespace, key), timeout, busy):
+    with _local((db.url, namespace, key), timeout, busy, on_wait) as waited:
         conn = db.connect()
         try:
             left = None if deadline is None else max(deadline - time.monotonic(), 0.001)
@@ -146,7 +152,7 @@ def lock(db: Database, namespace: str, key: str, timeout: float | None = None, b
                     conn.execute("SET lock_timeout = 0" if left is None else f"SET lock_timeout = {int(left * 1000) or 1}")
                     lock_id = advisory_key("lock", namespace, key)
                     if not conn.execute("SELECT pg_try_advisory_lock(%s)", (lock_id,)).fetchone()[0]:
-                        if on_wait is not None:
+                        if on_wait is not None and not waited:
                             on_wait()
                         conn.execute("SELECT pg_advisory_lock(%s)", (lock_id,))
                 except psycopg.errors.LockNotAvailable as exc:
