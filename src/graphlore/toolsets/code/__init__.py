@@ -217,7 +217,7 @@ TOOLSET = Toolset(
               Cli(help="What reaches a node (or what it reaches) within a depth, by service.", args={
                   "id": Arg(positional=True), "direction": Arg(short="-d"),
                   "edge_types": Arg(short="-e", metavar="KEY"), "project_path": PROJECT,
-                  "limit": Arg(short="-n")})),
+                  "include_tests": Arg(flags=("--tests/--no-tests",)), "limit": Arg(short="-n")})),
         _spec("search",
               "Find nodes by words or a description: BM25 over names (split at case changes), fqns, signatures "
               "and docstrings, fused with vector search once embeddings are done (ranking says which). An "
