@@ -22,7 +22,9 @@ the candidates would, and stops there (no retry on a wrong pick).
 * ``config``: every value the key lists (``value`` fields) appears in what the calls returned.
 
 Prints each question's verdict, calls and what was missing, then the share answered and the median calls per
-system and class. Run: ``python bench/code_questions.py [--system NAME] [--verbose]``.
+system and class. Run: ``python bench/code_questions.py [--system NAME] [--verbose] [--system-dir NAME=PATH]``
+(``--system-dir``: a system whose checkout is not under ``../shared/data/code``, e.g.
+``robot-shop=/tmp/robot-shop``; its key is ``code_gold/NAME.json``, its questions ``questions_*.jsonl``).
 """
 
 from __future__ import annotations
@@ -49,7 +51,8 @@ from graphlore.runtime import Runtime  # noqa: E402
 from graphlore.toolsets.code import TOOLSET  # noqa: E402
 from graphlore.toolsets.code.index.code_index import CodeIndex  # noqa: E402
 
-QUESTIONS = gold.GOLD / "questions.jsonl"
+#: every question set: ``questions.jsonl`` (the shared three) and ``questions_<system>.jsonl`` (one more each)
+QUESTIONS = "questions*.jsonl"
 
 
 class Refused(Exception):
@@ -416,18 +419,22 @@ def _name(item: dict) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--system", choices=gold.SYSTEMS)
+    parser.add_argument("--system", help="only this system")
     parser.add_argument("--verbose", action="store_true", help="print each question and the plan's answer")
     parser.add_argument("--only", nargs="*", help="only these question ids")
+    gold.add_system_dirs(parser)
     args = parser.parse_args()
-    questions = [json.loads(line) for line in QUESTIONS.read_text(encoding="utf-8").splitlines() if line.strip()]
+    questions = [json.loads(line) for path in sorted(gold.GOLD.glob(QUESTIONS))
+                 for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    systems = gold.roots(args.system_dir)
+    if args.system and args.system not in systems:
+        parser.error(f"--system {args.system!r}: not one of {', '.join(systems)} (another needs --system-dir)")
     results: dict[str, list[tuple[str, bool, int]]] = defaultdict(list)
     with tempfile.TemporaryDirectory() as home:
         runtime = Runtime(Settings(home=Path(home)))
-        for system in gold.SYSTEMS:
+        for system, root in systems.items():
             if args.system and system != args.system:
                 continue
-            root = gold.DATA / system
             if not root.is_dir():
                 print(f"({system} not found at {root}: skipped)")
                 continue
@@ -438,8 +445,8 @@ def main() -> None:
                 if args.only and question["id"] not in args.only:
                     continue
                 agent = Agent(runtime, root)
-                try:
-                    answer = PLANS[question["id"]](agent)
+                try:  # a question without a plan is not answered (never left out of the count)
+                    answer = PLANS[question["id"]](agent) if question["id"] in PLANS else {"refused": "no plan"}
                 except Refused as exc:
                     answer = {"refused": str(exc)}
                 answer["_seen"] = agent.seen

@@ -19,6 +19,7 @@ The keys were written by hand from the source by someone who had not seen the to
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 from dataclasses import dataclass, field
@@ -30,6 +31,30 @@ REPO = Path(__file__).resolve().parents[1]
 GOLD = REPO / "bench" / "data" / "code_gold"
 DATA = REPO.parent / "shared" / "data" / "code"
 SYSTEMS = ("piggymetrics", "microservices-demo", "cypress-realworld-app")
+
+
+def system_dir(text: str) -> tuple[str, Path]:
+    """``NAME=PATH`` from the command line (``--system-dir``): a system whose source is not under
+    ``../shared/data/code`` (a read-only checkout elsewhere), keyed by ``code_gold/NAME.json``."""
+    name, sep, path = text.partition("=")
+    if not sep or not name or not path:
+        raise argparse.ArgumentTypeError(f"expected NAME=PATH (e.g. robot-shop=/tmp/robot-shop), got {text!r}")
+    if not (GOLD / f"{name}.json").is_file():
+        keys = sorted(p.stem for p in GOLD.glob("*.json"))
+        raise argparse.ArgumentTypeError(f"no answer key bench/data/code_gold/{name}.json (keys: {', '.join(keys)})")
+    return name, Path(path).expanduser()
+
+
+def add_system_dirs(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--system-dir", type=system_dir, action="append", default=[], metavar="NAME=PATH",
+                        help="also measure the system NAME (its key bench/data/code_gold/NAME.json) from a "
+                             "checkout at PATH, skipped when PATH is absent; may be given more than once")
+
+
+def roots(extra: list[tuple[str, Path]]) -> dict[str, Path]:
+    """Every system to measure and where its source is: the shared three, then those given on the command line
+    (a later NAME=PATH replaces the place of a system of the same name)."""
+    return {**{system: DATA / system for system in SYSTEMS}, **dict(extra)}
 
 
 def load(system: str) -> dict:
