@@ -14,7 +14,7 @@ from __future__ import annotations
 from ..languages.symbols import Bound, Table
 from ..services.endpoints import Item
 from ..services.settings import Values
-from . import aspnet, declared, gateway, go_web, jaxrs, ktor, locust, python_web, script_web, spring
+from . import aspnet, declared, gateway, go_web, jaxrs, k6, ktor, locust, python_web, script_web, spring
 from .base import FileMemo, Framework, Project
 from .grpc import csharp as grpc_csharp
 from .grpc import go as grpc_go
@@ -29,6 +29,7 @@ FRAMEWORKS: tuple[Framework, ...] = (
     python_web.FRAMEWORK,
     locust.FRAMEWORK,
     script_web.FRAMEWORK,
+    k6.FRAMEWORK,
     go_web.FRAMEWORK,
     aspnet.FRAMEWORK,
     ktor.FRAMEWORK,
