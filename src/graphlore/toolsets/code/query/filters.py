@@ -28,7 +28,7 @@ from ..services.endpoints import ANY, HTTP_METHODS
 from ..services.links import LINK_MATCHES
 
 #: what declares a route
-FRAMEWORKS = ("spring_web", "spring_cloud_gateway", "zuul", "jaxrs", "spring_kafka", "spring_rabbit", "spring_jms",
+FRAMEWORKS = ("spring_web", "spring_cloud_gateway", "zuul", "nginx", "jaxrs", "spring_kafka", "spring_rabbit", "spring_jms",
               "spring_cloud_stream",
               "fastapi", "flask", "express", "nestjs", "net_http", "gorilla_mux", "gin", "echo", "chi", "aspnet", "ktor",
               "grpc", "sarama", "kafka_go", "confluent_kafka", "declared")

@@ -20,7 +20,8 @@ a manifest and a Helm chart: each is one of its values); the ``.env`` in its roo
 fill what no unit sets (Compose and ``dotenv`` read them from there). A service whose Dockerfile runs Locust
 with ``--host``/``-H`` (``ENTRYPOINT locust --host="http://${FRONTEND_ADDR}"``) is given that value as
 ``LOCUST_HOST`` (Locust's own variable for the same option; its ``${VAR}`` are the service's variables), beside
-any value a unit gives ``LOCUST_HOST``. One that runs k6 with ``-e``/``--env NAME=VALUE`` (``k6 run -e
+any value a unit gives ``LOCUST_HOST``. A Dockerfile's ``ENV NAME=VALUE`` is the service's value of a variable
+no unit, ``.env`` file nor ``k6``/``locust`` flag sets (the image's default, which they override). One that runs k6 with ``-e``/``--env NAME=VALUE`` (``k6 run -e
 BASE_URL=http://web:8080 script.js``) gives the service that variable (what k6's ``__ENV.NAME`` reads).
 """
 
@@ -400,6 +401,8 @@ def read_deployment(layout: Layout, root: Path, paths: list[str]) -> Deployment:
                 values = out.env.setdefault(module.microservice, {}).setdefault(name, [])
                 if value not in values:
                     values.append(value)
+            for name, value in dockerfile_env(dockerfile).items():   # the image's default: any unit overrides it
+                out.env.setdefault(module.microservice, {}).setdefault(name, [value])
     return out
 
 
@@ -408,6 +411,27 @@ _SHELL_VAR = re.compile(r"\$\{(\w+)(?::?-[^}]*)?\}|\$(\w+)")
 
 
 _K6_ENV = re.compile(r"""(?:^|\s)(?:-e|--env)[=\s]\s*(?:"(\w+)=([^"]*)"|'(\w+)=([^']*)'|(\w+)=([^\s"']*))""")
+
+
+_ENV_PAIR = re.compile(r"""(\w+)=(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|((?:[^\s\\]|\\.)*))""")
+
+
+def dockerfile_env(dockerfile: str) -> dict[str, str]:
+    """The variables a Dockerfile's ``ENV`` instructions set (``ENV A=1 B=2``, continued lines, the legacy ``ENV A 1``);
+    a value that reads another variable (``$X``) is left out."""
+    out: dict[str, str] = {}
+    logical = re.sub(r"\\\s*\n", " ", dockerfile)
+    for line in logical.splitlines():
+        words = line.strip().split(None, 1)
+        if len(words) != 2 or words[0].upper() != "ENV":
+            continue
+        pairs = _ENV_PAIR.findall(words[1]) if "=" in words[1].split(None, 1)[0] else [
+            (words[1].split(None, 1)[0], "", "", words[1].split(None, 1)[1] if " " in words[1] else "")]
+        for name, double, single, bare in pairs:
+            value = double or single or bare
+            if "$" not in value:
+                out[name] = value
+    return out
 
 
 def k6_env(dockerfile: str) -> list[tuple[str, str]]:
