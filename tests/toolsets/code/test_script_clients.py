@@ -1,4 +1,4 @@
-"""k6 load tests as HTTP clients: ``http.get/post/del/request`` of ``k6/http`` (any name, or its functions
+"""JavaScript clients: the request package's calls, and k6 load tests as HTTP clients: ``http.get/post/del/request`` of ``k6/http`` (any name, or its functions
 imported by name), the URL folded with ``__ENV.X`` settled by the deployment (a Dockerfile's ``k6 run -e``,
 a Deployment's env) or the ``||`` default; a URL that does not fold is an unresolved client saying why."""
 
@@ -64,3 +64,38 @@ def test_without_a_deployment_value_the_default_is_the_url(tmp_path: Path):
                and n.props["line"] == 8)
     assert (get["target_url"], get["target_service"]) == ("http://localhost:8080/cart", "shop")
     assert "the name of the environment variable SHOP_URL" in get["target_service_matched_by"]
+
+
+REQUEST = '''const request = require("request");
+const catalogueHost = process.env.CATALOGUE_HOST || "catalogue";
+
+function getProduct(sku) {
+  request("http://" + catalogueHost + ":8080/product/" + sku, (err, res, body) => {});
+}
+
+function addToCart(sku) {
+  request({ url: `http://${catalogueHost}:8080/cart/${sku}`, method: "POST" }, () => {});
+  request.del("http://" + catalogueHost + ":8080/cart/" + sku);
+}
+'''
+
+CATALOGUE = '''const express = require("express");
+const app = express();
+app.get("/product/:sku", (req, res) => res.json({}));
+app.post("/cart/:sku", (req, res) => res.json({}));
+'''
+
+
+def test_the_request_package_calls_are_clients(tmp_path: Path):
+    """The Node request package (the cart-calls-catalogue shape): request(url, cb) is a GET, an options object
+    gives url and method, request.del is a DELETE; the host from an env read's || default."""
+    for name, source in (("cart", REQUEST), ("catalogue", CATALOGUE)):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "package.json").write_text(f'{{"name": "{name}", "version": "1.0.0"}}\n')
+        (tmp_path / name / "server.js").write_text(source)
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    found = sorted((n.props["line"], n.props["http_method"], n.props["target_url"], n.props["match"])
+                   for n in nodes.values() if n.kind == "client" and n.props["client_kind"] == "request")
+    assert found == [(5, "GET", "http://catalogue:8080/product/{sku}", "cross_service"),
+                     (9, "POST", "http://catalogue:8080/cart/{sku}", "cross_service"),
+                     (10, "DELETE", "http://catalogue:8080/cart/{sku}", "no_route")]
