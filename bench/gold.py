@@ -12,7 +12,8 @@ The keys were written by hand from the source by someone who had not seen the to
   ``accept_paths``; a route the tool splits per method counts once;
 * gRPC route: same service and ``package.Service/Method``;
 * client: same file, a line within the key's ``span``, the same method (HTTP) or ``grpc``;
-* link: a matched client (or gateway route) and a matched route that the key links.
+* message producer / consumer (keys that list them): same file, a line within the key's ``span``;
+* link: a matched client (or gateway route, or producer) and a matched route (or consumer) that the key links.
 
 ``required: false`` entries count neither way; anything else found is a false positive.
 """
@@ -121,6 +122,8 @@ class Matcher:
         self.service_of = {n.name: self.gold_service(n) for n in nodes.values() if n.kind == "microservice"}
         self.routes = {node_id: self.route_entry(node) for node_id, node in nodes.items() if node.kind == "route"}
         self.clients = {node_id: self.client_entry(node) for node_id, node in nodes.items() if node.kind == "client"}
+        self.producers = {node_id: self.message_entry(node, "producers") for node_id, node in nodes.items()
+                          if node.kind == "producer"}
 
     def gold_service(self, node: GraphNode) -> str | None:
         found = self._roots.get(node.props["root"]) or self._names.get(node.name.lower())
@@ -131,8 +134,16 @@ class Matcher:
                     break
         return found
 
+    def message_entry(self, node: GraphNode, kind: str) -> str | None:
+        """The key's producer or consumer (``kind``) at the node's file and line (keys that list them)."""
+        p = node.props
+        return next((entry["id"] for entry in self.key.get(kind, [])
+                     if entry["file"] == p["file"] and entry["span"][0] <= p["line"] <= entry["span"][1]), None)
+
     def route_entry(self, node: GraphNode) -> str | None:
         p = node.props
+        if p.get("broker"):
+            return self.message_entry(node, "consumers")
         service = self.service_of.get(p["microservice"])
         for route in self.key["routes"]:
             if route["service"] != service:
@@ -192,7 +203,7 @@ class Matcher:
         for edge in self.edges.values():
             if edge.type not in types:
                 continue
-            src = self.clients.get(edge.src) or self.routes.get(edge.src)
+            src = self.clients.get(edge.src) or self.routes.get(edge.src) or self.producers.get(edge.src)
             dst = self.routes.get(edge.dst)
             link = gold.get((src, dst)) if src is not None and dst is not None else None
             found.append((f"{self.describe(edge.src)} -> {self.describe(edge.dst)} [{edge.props.get('match')}]",

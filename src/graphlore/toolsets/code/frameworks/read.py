@@ -15,6 +15,7 @@ from ..languages.symbols import Bound, Table
 from ..services.endpoints import Item
 from ..services.settings import Values
 from . import (
+    amqp,
     aspnet,
     declared,
     gateway,
@@ -45,6 +46,7 @@ FRAMEWORKS: tuple[Framework, ...] = (
     script_web.FRAMEWORK,
     k6.FRAMEWORK,
     go_web.FRAMEWORK,
+    amqp.FRAMEWORK,
     aspnet.FRAMEWORK,
     ktor.FRAMEWORK,
     grpc_go.FRAMEWORK,
