@@ -64,6 +64,7 @@ The map (packages by concern; a package imports only the packages above it)::
       k6.py                       k6 load tests (JavaScript) as HTTP clients of the URLs they request
       nginx.py                    nginx proxy_pass locations as gateway routes forwarding to a service
       amqp.py                     AMQP producers and consumers (pika, Go amqp, amqplib) by exchange/key
+      apache_http.py              Apache HttpClient requests (new HttpGet(url) ...) as HTTP clients
       script_web.py               Express and NestJS routes, fetch and axios clients
       gateway.py                  Spring Cloud Gateway and Zuul routes (YAML and the Java DSL) to their services
       declared.py                 in-source declarations (@CodebaseHttpClient, @CodebaseProducer ...)

@@ -16,6 +16,7 @@ from ..services.endpoints import Item
 from ..services.settings import Values
 from . import (
     amqp,
+    apache_http,
     aspnet,
     declared,
     gateway,
@@ -41,6 +42,7 @@ FRAMEWORKS: tuple[Framework, ...] = (
     gateway.FRAMEWORK,
     nginx.FRAMEWORK,
     jaxrs.FRAMEWORK,
+    apache_http.FRAMEWORK,
     python_web.FRAMEWORK,
     locust.FRAMEWORK,
     script_web.FRAMEWORK,
