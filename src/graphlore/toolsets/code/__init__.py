@@ -65,6 +65,7 @@ The map (packages by concern; a package imports only the packages above it)::
       nginx.py                    nginx proxy_pass locations as gateway routes forwarding to a service
       amqp.py                     AMQP producers and consumers (pika, Go amqp, amqplib) by exchange/key
       apache_http.py              Apache HttpClient requests (new HttpGet(url) ...) as HTTP clients
+      triggers.py                 TRIGGERS edges: XState events, passport callbacks (no call in the code)
       script_web.py               Express and NestJS routes, fetch and axios clients
       gateway.py                  Spring Cloud Gateway and Zuul routes (YAML and the Java DSL) to their services
       declared.py                 in-source declarations (@CodebaseHttpClient, @CodebaseProducer ...)
@@ -135,7 +136,8 @@ store's ``Node(id, kind, name, text, props)`` and ``Edge(id, src, dst, type, pro
   type/function, props ``via`` [field | constructor | method | bean_method | depends] and ``members``;
   ``IMPORTS`` file/module -> imported project module or symbol, props ``lines`` (``static``,
   ``reexport``); ``CALLS`` caller -> callee, props ``resolution`` (`model.RESOLUTIONS`), ``confidence``,
-  ``lines``, ``count``. Ids are stable hashes (`model.symbol_id`: file path + key in the file;
+  ``lines``, ``count``; ``TRIGGERS`` symbol -> symbol, what an XState event or a framework callback
+  (passport) sets off, never a call (`frameworks.triggers`, computed with part 2). Ids are stable hashes (`model.symbol_id`: file path + key in the file;
   `model.edge_id`: src, type, dst).
 """
 
