@@ -26,7 +26,7 @@ from ..languages import registry
 from ..languages.folding import Folded, choice, env, literal, unknown
 from ..languages.symbols import Bound
 from ..services.endpoints import ANY, Forward, Item, normalise_path
-from .base import Framework, Project, Reader, item
+from .base import Framework, Project, Reader, brace_block, item
 
 _COMMENT = re.compile(r"#[^\n]*")
 _LOCATION = re.compile(r"\blocation\s+(?:(=|\^~|~\*?)\s+)?([^\s{]+)\s*\{")
@@ -36,19 +36,6 @@ _SERVER = re.compile(r"\bserver\s+([^;\s]+)[^;]*;")
 _URL = re.compile(r"^(https?://)([^/]+)(/.*)?$")
 _TEMPLATE_VAR = re.compile(r"\$\{(\w+)\}")
 _NGINX_VAR = re.compile(r"\$\{?\w+\}?")
-
-
-def _block(text: str, start: int) -> str:
-    """The body of the ``{`` block that opens just before ``start``."""
-    depth = 1
-    for index in range(start, len(text)):
-        if text[index] == "{":
-            depth += 1
-        elif text[index] == "}":
-            depth -= 1
-            if depth == 0:
-                return text[start:index]
-    return text[start:]
 
 
 def _value(text: str, template: bool) -> Folded:
@@ -66,10 +53,10 @@ def locations(path: str, text: str) -> Iterator[tuple[int, str, str, Forward | N
     """(line, method, route path, forward, problem) of each proxying location of one configuration file."""
     text = _COMMENT.sub(lambda m: " " * len(m.group(0)), text)   # keep offsets (and so lines)
     template = path.endswith(".template")
-    upstreams = {m.group(1): _SERVER.findall(_block(text, m.end())) for m in _UPSTREAM.finditer(text)}
+    upstreams = {m.group(1): _SERVER.findall(brace_block(text, m.end())) for m in _UPSTREAM.finditer(text)}
     for found in _LOCATION.finditer(text):
         modifier, where = found.group(1), found.group(2)
-        proxy = _PROXY.search(_block(text, found.end()))
+        proxy = _PROXY.search(brace_block(text, found.end()))
         if proxy is None or modifier in ("~", "~*"):
             continue
         line = text.count("\n", 0, found.start()) + 1

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from ..languages.symbols import Bound, Table
 from ..model import GraphEdge, make_edge
+from .base import brace_block
 
 SCRIPT = ("typescript", "javascript")
 MACHINES = frozenset({"Machine", "createMachine"})
@@ -34,24 +35,12 @@ _EVENT = re.compile(r"""^\s*(?:\{[^{}]*?\btype\s*:\s*["']([\w.:-]+)["']|["']([\w
 _STRATEGY = re.compile(r"\bnew\s+(\w+?)Strategy\b")
 
 
-def _block(text: str, start: int) -> str:
-    depth = 1
-    for index in range(start, len(text)):
-        if text[index] == "{":
-            depth += 1
-        elif text[index] == "}":
-            depth -= 1
-            if depth == 0:
-                return text[start:index]
-    return text[start:]
-
-
 def machine_events(config: str) -> dict[str, set[str]]:
     """event -> the services the states it leads to invoke, in one machine's config (as written)."""
     invokes = {state: src for state, src in _INVOKE.findall(config)}
     out: dict[str, set[str]] = {}
     for found in _ON.finditer(config):
-        for event, plain_target, target in _TRANSITION.findall(_block(config, found.end())):
+        for event, plain_target, target in _TRANSITION.findall(brace_block(config, found.end())):
             state = (plain_target or target).rsplit(".", 1)[-1].lstrip("#")
             if state in invokes:
                 out.setdefault(event, set()).add(invokes[state])
@@ -81,7 +70,7 @@ def _config(root: Path, bound: Bound, line: int, name: str) -> str:
         return ""
     text = "".join(lines[line - 1:])
     call = re.search(rf"\b{name}\b[^(]*\(\s*\{{", text)
-    return _block(text, call.end()) if call else ""
+    return brace_block(text, call.end()) if call else ""
 
 
 def _xstate(files: list[Bound], root: Path) -> Iterator[GraphEdge]:
