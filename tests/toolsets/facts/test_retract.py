@@ -222,3 +222,33 @@ def test_retracting_any_document_of_a_small_world_gives_the_world_without_it(run
     retract(runtime, RetractRequest(document=gone, graph="all"))
     write(runtime, "without", *[w for w in WORLD if w.name != gone])
     assert_same_graph(state(runtime, "all"), state(runtime, "without"))
+
+
+ANVILS = "American maker of anvils and rocket skates"
+
+
+@pytest.mark.parametrize("alias_on", ["stayer", "joiner"])
+def test_a_split_after_merge_and_retract_does_not_bring_back_what_the_retracted_document_said(runtime, alias_on):
+    """merge -> retract -> split: the merge kept both nodes as they were, alias of a retracted document
+    included (on the node that stays or the one that joins); the split gives the ids back, not what the
+    retraction took back."""
+    a = doc("a", "2020-01-01", [("Acme Corp", "Company", ANVILS + ", founded in Arizona")])
+    b = doc("b", "2021-01-01", [("Acme Corp", "Company", ANVILS + " and founded in Arizona", "ACME Incorporated")])
+    c = doc("c", "2022-01-01", [("Acme Corp", "Company", ANVILS + " and founded in Arizona")])
+    write(runtime, "g", a, b)
+    [_, held] = tools.info(runtime, InfoRequest(name="Acme Corp", graph="g")).mentions
+    off = split(runtime, SplitRequest(name="Acme Corp", mentions=[held.id], graph="g")).split_off
+    write(runtime, "g", c)  # says b's mention again, without the alias
+    stay, join = ("E:acme-corp", off.id) if alias_on == "stayer" else (off.id, "E:acme-corp")
+    joined = merge(runtime, MergeRequest(name=stay, other=join, graph="g")).joined_mentions
+    retract(runtime, RetractRequest(document="b", graph="g"))
+    assert "ACME Incorporated" not in tools.info(runtime, InfoRequest(name=stay, graph="g")).aliases
+    out = split(runtime, SplitRequest(name=stay, mentions=joined, graph="g"))
+    assert out.split_off.id == join  # the merge's snapshot still gives the id back
+    store = FactsGraph(runtime, "g").store()
+    for node in store.iter_nodes("entity"):
+        assert "ACME Incorporated" not in [node.name, *node.props["aliases"]], node.id
+    keys = store.node_keys(["E:acme-corp", off.id])
+    assert not [k for held in keys.values() for k in held if "incorporated" in k], keys
+    records = {e.src: (e.dst, e.props["names"]) for e in store.iter_edges("mention")}
+    assert records == {"E:acme-corp": ("D:c", ["Acme Corp"]), off.id: ("D:a", ["Acme Corp"])}
