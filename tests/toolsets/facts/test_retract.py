@@ -252,3 +252,41 @@ def test_a_split_after_merge_and_retract_does_not_bring_back_what_the_retracted_
     assert not [k for held in keys.values() for k in held if "incorporated" in k], keys
     records = {e.src: (e.dst, e.props["names"]) for e in store.iter_edges("mention")}
     assert records == {"E:acme-corp": ("D:c", ["Acme Corp"]), off.id: ("D:a", ["Acme Corp"])}
+
+
+def test_a_graph_written_before_validity_gets_it_on_first_open(settings, embedder):
+    """Facts stored without valid_from / valid_to (the shape before validity): the first open fills them in as a
+    write computes them, once (recorded in the graph's metadata), so --as-of reads the dates the answer shows."""
+    from graphlore.runtime import Runtime
+    from graphlore.toolsets.facts import validity
+    from graphlore.toolsets.facts.graph import FACT
+
+    first = Runtime(settings, embedder=embedder)
+    write(first, "old", A, B)
+    store = FactsGraph(first, "old").store()
+    with store.atomic():
+        facts = list(store.iter_edges(FACT))
+        for e in facts:
+            for key in ("valid_from", "valid_to", "ended_by"):
+                e.props.pop(key, None)
+        store.upsert_edges(facts)
+        store.set_meta(validity.VALIDITY_META, None)
+    first.close()
+
+    runtime = Runtime(settings, embedder=embedder)  # another process opens the old graph
+    ask = {"entity": ["Mondelez International"], "graph": "old"}
+    then = tools.search(runtime, SearchRequest(**ask, as_of="2015"), context=CONTEXT)
+    assert [(f.object.name, f.valid_from, f.valid_to) for f in then.results] == [
+        ("Irene Rosenfeld", "2012-01-01", "2017-01-01")]
+    assert tools.search(runtime, SearchRequest(**ask, as_of="2011"), context=CONTEXT).total == 0
+    now = tools.search(runtime, SearchRequest(**ask, current=True), context=CONTEXT)
+    assert [f.object.name for f in now.results] == ["Dirk Van de Put"]
+    store = FactsGraph(runtime, "old").store()
+    assert store.get_meta(validity.VALIDITY_META) is True
+    write(runtime, "new", A, B)
+    assert_same_graph(state(runtime, "old"), state(runtime, "new"))
+    before = state(runtime, "old")
+    validity._FILLED.clear()  # opened again: the metadata says it is done, nothing is written
+    assert validity.backfill(store) == 0
+    assert_same_graph(state(runtime, "old"), before)
+    runtime.close()

@@ -84,6 +84,9 @@ class FactsGraph:
         self.handle.check_embedder(
             store, repair="configure the embedder that made it (GRAPHLORE_EMBEDDER and its settings), or add "
                           f"the documents to a new graph: `{self.ingest_command('NEW')}`")
+        from graphlore.toolsets.facts.validity import backfill  # validity reads this module's row types
+
+        backfill(store)
         return store
 
     # -- names to nodes ----------------------------------------------------------------------

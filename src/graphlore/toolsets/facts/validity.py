@@ -17,11 +17,17 @@ validity it ended (the timelines it touched are computed again). Nothing is dele
 every field and gains ``valid_to`` and ``ended_by``. Relationships are compared case-insensitively with
 spaces collapsed; which are functional is :data:`DEFAULT_FUNCTIONAL` plus what ``graphlore facts relation
 set`` declared in the graph (stored in its metadata under :data:`RELATIONS_META`).
+
+Graphs written before validity stored no ``valid_from`` (nor any ending): the store's ``valid_at`` filter
+would read their facts as always held. The first open of such a graph fills validity in (:func:`backfill`,
+one transaction: the timeline of every subject with such a fact, as a write computes it) and records that
+in the graph's metadata (:data:`VALIDITY_META`), so it runs once; a graph's first write records it too.
 """
 
 from __future__ import annotations
 
 import re
+import weakref
 from collections import defaultdict
 from collections.abc import Iterable
 
@@ -37,6 +43,8 @@ DEFAULT_FUNCTIONAL = (
 )
 #: Metadata key of a graph's declarations: normalised relationship -> functional (true / false).
 RELATIONS_META = "facts_relations"
+#: Metadata flag: every fact of the graph holds its validity (see :func:`backfill`).
+VALIDITY_META = "facts_validity"
 #: ``valid_at`` of the store's edge filters that reads "now": facts nothing has ended.
 CURRENT = CURRENT_DAY
 #: Subjects whose timelines are computed in one batch when a relationship is declared.
@@ -138,4 +146,30 @@ def set_relation(store: Store, name: str, on: bool) -> int:
             page = store.edges_of(subjects[start:start + BATCH], direction="out", types=[FACT])
             changed += _recompute(store, [e.id for e in page.edges
                                           if relation_key(e.props.get("relationship", "")) == key], rules)
+    return changed
+
+
+#: Stores this process has seen hold :data:`VALIDITY_META` (no metadata read per call after the first).
+_FILLED: weakref.WeakSet[Store] = weakref.WeakSet()
+
+
+def backfill(store: Store) -> int:
+    """Give every fact written before validity its ``valid_from`` and the endings its timelines make (once per
+    graph: :data:`VALIDITY_META` records it); returns how many facts changed."""
+    if store in _FILLED:
+        return 0
+    if store.get_meta(VALIDITY_META):
+        _FILLED.add(store)
+        return 0
+    with store.atomic():
+        if store.get_meta(VALIDITY_META):  # another process filled it meanwhile
+            _FILLED.add(store)
+            return 0
+        subjects = sorted({e.src for e in store.iter_edges(FACT) if "valid_from" not in e.props})
+        rules, changed = functional(store), 0
+        for start in range(0, len(subjects), BATCH):  # a subject's whole timeline in one batch
+            page = store.edges_of(subjects[start:start + BATCH], direction="out", types=[FACT])
+            changed += _recompute(store, [e.id for e in page.edges], rules)
+        store.set_meta(VALIDITY_META, True)
+    _FILLED.add(store)
     return changed

@@ -94,7 +94,7 @@ class Writer:
         self._embed_ahead(store, records, keys)
         with store.atomic():
             if store.get_meta(SAID_META) is None and not store.count_nodes("document"):
-                store.set_meta(SAID_META, True)
+                store.set_meta_many({SAID_META: True, validity.VALIDITY_META: True})
             existing = self._existing(store, keys)
             changed = [i for i, r in enumerate(records)
                        if existing.get(keys[i]) is None or existing[keys[i]].props.get("content_hash") != content_hash(r)]
