@@ -18,6 +18,12 @@ every field and gains ``valid_to`` and ``ended_by``. Relationships are compared 
 spaces collapsed; which are functional is :data:`DEFAULT_FUNCTIONAL` plus what ``graphlore facts relation
 set`` declared in the graph (stored in its metadata under :data:`RELATIONS_META`).
 
+An LLM judge (:mod:`contradictions`) can end a fact of any relationship: its verdict is kept on the fact
+(``contradicted_by``: the later fact that contradicts it, the judge, its reason) and ends it at that fact's
+``valid_from`` whenever validity is computed, while that fact exists and starts later; the earlier of the
+two endings (the rule's, the judge's) wins. So retracting the evidence's document drops the verdict and
+gives the validity back, as for the rule's endings. A verdict never deletes a fact.
+
 Graphs written before validity stored no ``valid_from`` (nor any ending): the store's ``valid_at`` filter
 would read their facts as always held. The first open of such a graph fills validity in (:func:`backfill`,
 one transaction: the timeline of every subject with such a fact, as a write computes it) and records that
@@ -32,8 +38,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from graphlore.store import Edge, Store
-from graphlore.toolsets.facts.graph import FACT
-from graphlore.toolsets.facts.models import CURRENT_DAY, PERIOD_PATTERN, period_bounds
+from graphlore.toolsets.facts.models import CURRENT_DAY, FACT, PERIOD_PATTERN, period_bounds
 
 #: Relationships functional in every graph unless ``relation set NAME --not-functional`` says otherwise.
 DEFAULT_FUNCTIONAL = (
@@ -43,6 +48,10 @@ DEFAULT_FUNCTIONAL = (
 )
 #: Metadata key of a graph's declarations: normalised relationship -> functional (true / false).
 RELATIONS_META = "facts_relations"
+#: The fact prop that keeps a judge's verdict (see the module docstring).
+JUDGED = "contradicted_by"
+#: Metadata flag: a judge has ended a fact in this graph (writes then look at judged facts too).
+JUDGED_META = "facts_judged"
 #: Metadata flag: every fact of the graph holds its validity (see :func:`backfill`).
 VALIDITY_META = "facts_validity"
 #: ``valid_at`` of the store's edge filters that reads "now": facts nothing has ended.
@@ -109,26 +118,61 @@ def _apply(edge: Edge, valid_to: str | None, ended_by: dict | None) -> bool:
 
 def revalidate(store: Store, touched: Iterable[tuple[str, str]]) -> int:
     """Compute again the timelines of (subject id, relationship) pairs a write touched (non-functional ones
-    are skipped: nothing ends them); returns how many facts changed. Runs inside the caller's transaction."""
+    are skipped: nothing ends them), and the judged facts of those subjects (their evidence may be gone);
+    returns how many facts changed. Runs inside the caller's transaction."""
+    touched = set(touched)
     rules = functional(store)
     wanted = {(s, relation_key(r)) for s, r in touched if relation_key(r) in rules}
-    if not wanted:
+    judged = bool(touched) and bool(store.get_meta(JUDGED_META))
+    if not wanted and not judged:
         return 0
-    page = store.edges_of(sorted({s for s, _ in wanted}), direction="out", types=[FACT])
-    ids = [e.id for e in page.edges if (e.src, relation_key(e.props.get("relationship", ""))) in wanted]
+    page = store.edges_of(sorted({s for s, _ in (touched if judged else wanted)}), direction="out", types=[FACT])
+    ids = [e.id for e in page.edges
+           if (e.src, relation_key(e.props.get("relationship", ""))) in wanted or (judged and JUDGED in e.props)]
     return _recompute(store, ids, rules)
 
 
 def _recompute(store: Store, ids: list[str], rules: set[str]) -> int:
     groups: dict[tuple[str, str], list[Edge]] = defaultdict(list)
-    for edge in store.get_edges(ids):  # with their vectors: an upsert writes every column
+    facts = store.get_edges(ids)  # with their vectors: an upsert writes every column
+    for edge in facts:
         groups[(edge.src, relation_key(edge.props["relationship"]))].append(edge)
+    evidence = _evidence(store, facts)
     changed = []
-    for (_, rel), facts in groups.items():
-        ends = endings(facts) if rel in rules else {}
-        changed += [e for e in facts if _apply(e, *ends.get(e.id, (None, None)))]
+    for (_, rel), group in groups.items():
+        ends = endings(group) if rel in rules else {}
+        for e in group:
+            ending = min([x for x in (ends.get(e.id), judged_ending(e, evidence)) if x and x[0]],
+                         key=lambda x: x[0], default=(None, None))
+            if _apply(e, *ending) | _drop_stale_verdict(e, evidence):
+                changed.append(e)
     store.upsert_edges(changed)
     return len(changed)
+
+
+def _evidence(store: Store, facts: list[Edge]) -> dict[str, Edge]:
+    """The facts the judged ones among ``facts`` name as evidence, those that exist."""
+    wanted = sorted({e.props[JUDGED]["fact"] for e in facts if e.props.get(JUDGED)})
+    return {e.id: e for e in store.get_edges(wanted)} if wanted else {}
+
+
+def judged_ending(edge: Edge, evidence: dict[str, Edge]) -> tuple[str, dict] | None:
+    """(valid_to, ended_by) of a judge's verdict on ``edge`` while its evidence exists and starts later."""
+    verdict = edge.props.get(JUDGED)
+    later = evidence.get(verdict["fact"]) if verdict else None
+    if later is None or fact_start(later) <= fact_start(edge):
+        return None
+    return fact_start(later), {"fact": later.id, "document": later.props.get("document"), "object": later.dst,
+                               "reason": verdict["reason"], "judge": verdict["judge"], "decided": verdict["decided"]}
+
+
+def _drop_stale_verdict(edge: Edge, evidence: dict[str, Edge]) -> bool:
+    """Forget a verdict whose evidence is gone (its document was retracted); whether it did."""
+    verdict = edge.props.get(JUDGED)
+    if verdict and verdict["fact"] not in evidence:
+        del edge.props[JUDGED]
+        return True
+    return False
 
 
 def set_relation(store: Store, name: str, on: bool) -> int:
