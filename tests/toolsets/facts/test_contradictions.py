@@ -115,6 +115,8 @@ def test_a_judged_ending_survives_later_writes_and_retracting_its_evidence_undoe
         graph = written(runtime)
         run("check_contradictions", runtime)
     Writer(graph).write([doc("moved", "2023-01-01", [JANE, PARIS], [("lives in", "Paris", "2023")])])
+    again = DOCS[0].model_copy(update={"chunks": ["text of joined", "a second chunk"]})  # its fact unchanged
+    assert Writer(graph).write([again])[0].status == "updated"
     assert facts(graph)["sits on the board of E:acme-corp"]["valid_to"] == "2021-01-01"
     out = run("retract", runtime, document="left")
     assert out.validity_changed == 1

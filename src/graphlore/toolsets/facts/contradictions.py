@@ -50,7 +50,7 @@ holder has at a time, a move away, an end, a reversal). Pick none when every lat
 #: Later facts shown per question (the earliest: the likeliest to end it).
 SHOWN = 10
 #: The fact prop that marks what the judge was shown last (a hash of those later facts' ids).
-CHECKED = "contradiction_checked"
+CHECKED = validity.CHECKED
 #: Entities and topics whose facts are read per batch while looking for questions.
 BATCH = 2000
 

@@ -50,6 +50,10 @@ DEFAULT_FUNCTIONAL = (
 RELATIONS_META = "facts_relations"
 #: The fact prop that keeps a judge's verdict (see the module docstring).
 JUDGED = "contradicted_by"
+#: The fact prop that marks what the judge was shown last (see :mod:`contradictions`).
+CHECKED = "contradiction_checked"
+#: What a judge keeps on a fact: a document written again keeps them on its facts that did not change.
+JUDGE_PROPS = (JUDGED, CHECKED)
 #: Metadata flag: a judge has ended a fact in this graph (writes then look at judged facts too).
 JUDGED_META = "facts_judged"
 #: Metadata flag: every fact of the graph holds its validity (see :func:`backfill`).

@@ -167,11 +167,14 @@ class Writer:
                 "subject_key": key_of[ends[0]], "object_key": key_of[ends[1]],
                 "valid_from": validity.valid_from(f.date_context, record.date),
             }, f.sentence, None, record.date)
-        kept = {e.id: e.vector for e in store.get_edges([i for i in facts if i in old_facts])}
+        kept = {e.id: e for e in store.get_edges([i for i in facts if i in old_facts])}
         for fid, edge in facts.items():
-            edge.vector = kept.get(fid)
+            before = kept.get(fid)
+            edge.vector = before.vector if before is not None else None
             if edge.vector is None:
                 edge.vector = self.vectors[edge.text]
+            if before is not None:  # what a judge decided about an unchanged fact stays
+                edge.props.update({k: before.props[k] for k in validity.JUDGE_PROPS if k in before.props})
         resolutions = [self._resolution(o) for o in outcomes]
         doc = Node(doc_id, "document", record.name, "", {
             "date": record.date, "source": record.source, "content_hash": content_hash(record),
