@@ -126,6 +126,17 @@ def test_a_judged_ending_survives_later_writes_and_retracting_its_evidence_undoe
     assert "sits on the board of" in {f.relationship for f in now.results}
 
 
+def test_a_limit_asks_that_many_and_counts_what_is_left(settings, embedder):
+    with chat_endpoint(reply) as (url, seen):
+        runtime = judge_with(settings, embedder, url)
+        written(runtime)
+        first = run("check_contradictions", runtime, limit=1)
+        assert (len(first.checks), first.unchecked, len(seen)) == (1, 1, 1)
+        second = run("check_contradictions", runtime, limit=1)
+        assert (len(second.checks), second.unchecked, len(seen)) == (1, 0, 2)
+        assert first.checks[0].fact != second.checks[0].fact
+
+
 @pytest.mark.parametrize("answer", ["I think so", json.dumps({"id": "D:nope/123", "reason": "made up"})])
 def test_an_unusable_answer_ends_nothing(settings, embedder, answer):
     with chat_endpoint(lambda prompt: answer) as (url, seen):

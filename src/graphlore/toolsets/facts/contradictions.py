@@ -149,8 +149,9 @@ def check_contradictions(runtime: Runtime, request: CheckContradictionsRequest,
     valid_to = {e.id: e.props.get("valid_to") for e in store.get_edges([c.fact for c in checks if c.decision == "ended"])}
     for c in checks:
         c.valid_to = valid_to.get(c.fact)
+    # what this call marked is weighed; the rest of what was pending is not (one scan of the graph per call)
     return CheckContradictionsResponse(graph=graph.name, llm=llm.name, checks=checks,
-                                       unchecked=len(questions(store)))
+                                       unchecked=len(pending) - len(marked))
 
 
 def _check(q: Question, decision: str, evidence: Edge | None, reason: str) -> ContradictionCheck:
