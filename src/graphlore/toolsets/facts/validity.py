@@ -197,6 +197,8 @@ def set_relation(store: Store, name: str, on: bool) -> int:
     return changed
 
 
+#: A ``valid_at`` before every ISO date: only facts stored without ``valid_from`` held on it.
+BEFORE_EVERY_DAY = "0"
 #: Stores this process has seen hold :data:`VALIDITY_META` (no metadata read per call after the first).
 _FILLED: weakref.WeakSet[Store] = weakref.WeakSet()
 
@@ -213,7 +215,10 @@ def backfill(store: Store) -> int:
         if store.get_meta(VALIDITY_META):  # another process filled it meanwhile
             _FILLED.add(store)
             return 0
-        subjects = sorted({e.src for e in store.iter_edges(FACT) if "valid_from" not in e.props})
+        nodes = [n.id for kind in ("entity", "topic") for n in store.iter_nodes(kind)]
+        subjects = sorted({e.src for start in range(0, len(nodes), BATCH)  # no props nor vectors read
+                           for e in store.select_edges(nodes[start:start + BATCH], mode="around", type=FACT,
+                                                       valid_at=BEFORE_EVERY_DAY).edges})
         rules, changed = functional(store), 0
         for start in range(0, len(subjects), BATCH):  # a subject's whole timeline in one batch
             page = store.edges_of(subjects[start:start + BATCH], direction="out", types=[FACT])
