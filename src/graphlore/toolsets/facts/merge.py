@@ -10,8 +10,10 @@ transaction.
 
 What the two nodes were is kept on the stayer (prop ``merged``: the joiner's id -> both nodes as they
 were, their keys, the joiner's records and links), so ``split`` with exactly the joiner's mentions puts
-both back as they were (:func:`restore`): ids, names, definitions, keys, records, facts and links. A split
-of other mentions, or after more mentions joined, rebuilds as ``split`` always does.
+both back as they were (:func:`restore`): ids, names, definitions, keys, records, facts and links. A side
+whose records changed since (a retraction took a document's names back, a document added names) is made
+from its records as they are now, on its saved id, so a snapshot never brings back what a retraction took.
+A split of other mentions, or after more mentions joined, rebuilds as ``split`` always does.
 """
 
 from __future__ import annotations
