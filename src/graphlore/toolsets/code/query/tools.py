@@ -14,6 +14,7 @@ from graphlore.errors import InvalidInput, NotFound
 from graphlore.runtime import Runtime
 from graphlore.search import hybrid_search
 from graphlore.store import Node, Store
+from graphlore.toolsets.folder_index import rebuild_kept
 
 from ..index.code_index import CodeIndex
 from ..index.records import (
@@ -464,6 +465,9 @@ def index_kept(runtime: Runtime, request: IndexRequest) -> str:
     code_index = CodeIndex(runtime, request.project_path)
     again = f"`graphlore code index -p {shlex.quote(str(code_index.root))}`"
     store = code_index.store() if code_index.exists() else None
+    if request.force:
+        embedding = (store.get_meta("embedding") if store is not None else None) or {"done": 0, "total": 0}
+        return rebuild_kept(code_index, f"{embedding['done']} of {embedding['total']} nodes embedded", "code")
     if store is None or store.get_meta("last_indexed") is None:
         return f"no structure was written yet (it is written in one transaction); run {again} to start again"
     embedding = store.get_meta("embedding") or {"done": 0, "total": 0}
@@ -474,9 +478,10 @@ def index_kept(runtime: Runtime, request: IndexRequest) -> str:
 def index(runtime: Runtime, request: IndexRequest, progress=None) -> IndexResponse:
     code_index = CodeIndex(runtime, request.project_path)
     started = time.perf_counter()
+    code_index.embed_rebuild = request.embed
     report = code_index.sync(force=request.force, progress=progress)
-    structural = time.perf_counter() - started
-    embedded = code_index.embed(progress) if request.embed else 0
+    structural = time.perf_counter() - started - report.seconds.get("embedding", 0.0)  # a rebuild embeds in sync
+    embedded = report.embedded_beside + (code_index.embed(progress) if request.embed else 0)
     store = code_index.store()
     notes = []
     if report.files == 0:
