@@ -178,7 +178,7 @@ def test_a_json_option_reads_a_file_given_as_at_file(app, tmp_path):
     bad = tmp_path / "filter.json"
     bad.write_text('{"role": "CONTROLLER"', encoding="utf-8")
     out = invoke(app, "code", "find", "symbol", "-f", f"@{bad}", "-p", str(tmp_path))
-    assert out.exit_code == 2 and "filter is a string but not JSON" in out.stderr
+    assert out.exit_code == 2 and "--filter is not JSON" in out.stderr
     out = invoke(app, "code", "find", "symbol", "-f", f"@{tmp_path / 'missing.json'}", "-p", str(tmp_path))
     assert out.exit_code == 2 and "cannot read" in out.stderr and "missing.json" in out.stderr
     good = tmp_path / "good.json"

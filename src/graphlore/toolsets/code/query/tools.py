@@ -10,7 +10,7 @@ import difflib
 import shlex
 import time
 
-from graphlore.errors import InvalidInput, NotFound
+from graphlore.errors import InvalidInput, NotFound, ref
 from graphlore.runtime import Runtime
 from graphlore.search import hybrid_search
 from graphlore.store import Node, Store
@@ -163,7 +163,7 @@ def describe(runtime: Runtime, request: DescribeRequest) -> DescribeResponse:
         assert request.fqn is not None
         ids = store.nodes_by_keys([f"fqn:{request.fqn}"], kind="symbol").get(f"fqn:{request.fqn}", [])
         if not ids:
-            raise NotFound(f"no symbol has the fqn {request.fqn!r} (fqn is exact, e.g. "
+            raise NotFound(f"no symbol has the fqn {request.fqn!r} ({ref('fqn')} is exact, e.g. "
                            "'com.shop.Order#place(Order,int)'); resolve turns a name into candidates")
         if len(ids) > 1:
             raise InvalidInput(f"the fqn {request.fqn!r} names {len(ids)} symbols (ids: {', '.join(ids)}); "
@@ -349,8 +349,8 @@ def resolve(runtime: Runtime, request: ResolveRequest) -> ResolveResponse:
     identifier = request.identifier.strip()
     if _PATTERN & set(identifier.replace("{?}", "")) or identifier.endswith(".*"):
         raise InvalidInput(f"resolve takes one identifier, not a pattern ({identifier!r}); to list symbols "
-                           "under a package use find(kind='symbol', filter={'fqn_prefix': 'com.example'}), to look "
-                           "for something by words use search(query=...)")
+                           "under a package use find with the kind symbol and the filter field fqn_prefix (e.g. "
+                           "com.example), to look for something by words use search")
     index, store, status = open_fresh(runtime, request.project_path)
     hint = request.hint_kind
     # "module" is both a node kind (a build module) and a symbol kind (a Python or TS/JS file): it means either
