@@ -321,3 +321,25 @@ def test_every_declared_example_runs_against_the_bundled_examples(tmp_path, monk
         out = invoke(app, *shlex.split(line)[1:])
         assert out.exit_code == 0, f"{line}\n{out.output}"
         assert out.stdout.strip(), line
+
+
+def test_a_field_with_a_grammar_of_its_own_reads_files_only_on_the_command_line(tmp_path):
+    """The rule for ``@FILE`` and a field whose grammar has its own parser (a facts selector): the command line
+    reads the file and hands its text to the parser; a command string (sent over MCP) never reads a file,
+    even when its value names one."""
+    from helpers.toy_toolset import TOOLSET as TOY
+
+    from graphlore.adapters.flags import fields_of, request_fields
+    from graphlore.errors import InvalidInput
+    from graphlore.tools import Arg
+    from graphlore.toolsets.facts.cli import selector
+
+    fields = fields_of(TOY.tool("echo"), {"text": Arg(parse=lambda flag, text: selector(flag, text))})
+    selected = tmp_path / "selector.txt"
+    selected.write_text("Secret: a value read from a file", encoding="utf-8")
+    assert request_fields(fields, {"text": f"@{selected}"})["text"] == {"name": "Secret",
+                                                                       "definition": "a value read from a file"}
+    with pytest.raises(InvalidInput, match="takes the value itself here"):
+        request_fields(fields, {"text": f"@{selected}"}, files=False)
+    with pytest.raises(InvalidInput, match="NAME: DEFINITION"):  # the path itself, never the file's text
+        request_fields(fields, {"text": str(selected)}, files=False)

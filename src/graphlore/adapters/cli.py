@@ -535,10 +535,11 @@ def _interrupted(line: str) -> int:
 
 
 class _Notes(logging.Handler):
-    """The warnings of graphlore's logger (e.g. waiting for another index) as lines on stderr."""
+    """The warnings of graphlore's logger (e.g. waiting for another index) as lines on stderr (with the
+    traceback of a logged exception)."""
 
     def emit(self, record: logging.LogRecord) -> None:
-        click.echo(record.getMessage(), err=True)
+        click.echo(self.format(record), err=True)
 
 
 def _say_notes() -> None:

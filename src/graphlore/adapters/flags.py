@@ -15,7 +15,10 @@ and future; ``tests/adapters/test_cli.py`` walks the whole command tree to hold 
 - the fields in :data:`CONVENTIONAL` have one flag everywhere (``-p/--project PATH`` for the folder a
   command works on, ``-n/--limit N`` for how many results), and a flag name means one kind of value in
   every command;
-- every JSON value may be given as ``@FILE`` (the file's text; ``@-``: standard input);
+- every JSON value, and every value of a field with a grammar of its own (:attr:`Arg.parse`), may be given as
+  ``@FILE`` (the file's text; ``@-``: standard input); the file is read here, before the parser sees the
+  text, and only on the command line: a command string sent over MCP never names a file to read (its
+  ``@FILE`` is refused, and a value that happens to name a file is the value itself);
 - errors name flags, not request fields (:func:`speller`: a message's field references are spelled as this
   command's flags);
 - a command's help ends with ``Examples:`` when its :class:`~graphlore.tools.Cli` declares some
@@ -120,8 +123,9 @@ def _value(param: click.Parameter, arg: Arg, element: Any, raw: Any, files: bool
         return " ".join(raw)
     values = list(raw) if isinstance(raw, tuple | list) else None
     flag = _first_flag(param)
-    if arg.parse is not None:
-        parsed = [arg.parse(flag, text) for text in (values if values is not None else [raw])]
+    if arg.parse is not None:  # the file of an @FILE is read here, never by the parser (see request_fields)
+        texts = [json_text(flag, text) if files else text for text in (values if values is not None else [raw])]
+        parsed = [arg.parse(flag, text) for text in texts]
         return parsed if values is not None else parsed[0]
     if arg.metavar == "JSON" and not _is_json(element, arg):  # JSON text the request model decodes itself
         texts = [json_text(flag, text) if files else text for text in (values if values is not None else [raw])]
@@ -239,7 +243,8 @@ def request_fields(fields: list[Field], values: Mapping[str, Any], files: bool =
         if not files and (field.json or field.arg.parse is not None):
             texts = raw if isinstance(raw, tuple | list) else [raw]
             if any(isinstance(t, str) and t.startswith("@") for t in texts):
-                raise InvalidInput(f"{field.flag} takes the JSON itself here (@FILE is read only by the command "
+                what = "JSON" if field.json else "value"
+                raise InvalidInput(f"{field.flag} takes the {what} itself here (@FILE is read only by the command "
                                    "line on your machine)")
         request[field.wire] = _value(field.param, field.arg, _unwrap(field.info.annotation)[0], raw, files)
     return request

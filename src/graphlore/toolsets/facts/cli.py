@@ -24,7 +24,7 @@ from typing import Any
 import click
 from pydantic import RootModel
 
-from graphlore.contract import json_text, quote
+from graphlore.contract import quote
 from graphlore.errors import InvalidInput
 from graphlore.tools import Arg, Cli
 from graphlore.toolsets.facts import render
@@ -37,8 +37,8 @@ SELECTOR = Arg(json=True, metavar="JSON", example='\'{"name": "Apple Inc", "defi
 
 
 def selector(flag: str, text: str) -> dict[str, Any]:
-    """``NAME: DEFINITION`` (split at the first colon), or a JSON selector object, or ``@FILE`` with one."""
-    text = json_text(flag, text)
+    """``NAME: DEFINITION`` (split at the first colon), or a JSON selector object (the CLI reads an ``@FILE``
+    before: :attr:`graphlore.tools.Arg.parse`)."""
     if text.lstrip().startswith("{"):
         try:
             value = json.loads(text)
