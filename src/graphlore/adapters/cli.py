@@ -41,6 +41,7 @@ from graphlore.adapters import admin, db  # noqa: E402
 from graphlore.adapters.command import attach  # noqa: E402
 from graphlore.adapters.flags import (  # noqa: E402
     HELP_OPTIONS,
+    Documented,
     ToolCommand,
     command_help,
     fields_of,
@@ -217,6 +218,8 @@ class Kit:
     :attr:`graphlore.tools.Toolset.commands`), without importing this module."""
 
     context = CLI_CONTEXT
+    #: the command class whose help ends with ``Examples:`` (``cls=kit.Documented, examples=(...)``)
+    Documented = Documented
 
     def __init__(self, toolset: Toolset, make_runtime: Callable[[], Runtime]) -> None:
         self.toolset = toolset
@@ -414,7 +417,9 @@ def build_cli(
             return select([name.strip() for name in option.split(",")], registry, "--toolsets")
         return select(list(positional), registry)
 
-    @root.command(short_help="Run the MCP server (default: every toolset in one process).")
+    @root.command(short_help="Run the MCP server (default: every toolset in one process).", cls=Documented,
+                  examples=("graphlore serve items", "graphlore serve --toolsets items,code --read-only",
+                            "graphlore serve --transport http --port 8765"))
     @click.argument("toolset", nargs=-1, type=click.Choice(list(registry)))
     @toolsets_option
     @read_only_option
@@ -444,7 +449,8 @@ def build_cli(
                        "press Ctrl-C to stop", err=True)
         run_server(served, runtime, transport=transport, host=host, port=port, read_only=read_only)
 
-    @root.command("mcp-config")
+    @root.command("mcp-config", cls=Documented, examples=(
+        "graphlore mcp-config --client cursor", "graphlore mcp-config --client claude-code --toolsets items,code"))
     @click.option("--client", type=click.Choice(["claude-desktop", "cursor", "vscode", "claude-code"]),
                   default="claude-desktop", show_default=True, help="The client whose configuration to print.")
     @toolsets_option
@@ -463,7 +469,9 @@ def build_cli(
             click.echo(f"note: {', '.join(unset)} set in this shell but not in the snippet (values may be secret); "
                        "add them to the client's configuration or to $GRAPHLORE_HOME/config.toml", err=True)
 
-    @root.command()
+    @root.command(cls=Documented, examples=(
+        "graphlore migrate --from sqlite --to postgresql://localhost:5432/graphlore",
+        "graphlore migrate --from sqlite --namespace facts/default --skip-existing"))
     @click.option("--from", "source", type=click.Choice(["sqlite"]), required=True,
                   help="The backend to copy from: the embedded stores under GRAPHLORE_HOME.")
     @click.option("--to", "target", default=None, metavar="URL",

@@ -146,7 +146,7 @@ class ExtractBatch(RootModel[list[ExtractDocumentResponse]]):
 def commands(kit: Any) -> list[click.Command]:
     """``graphlore facts extract DOC...``: built with the CLI adapter's kit (see graphlore.tools.Toolset)."""
 
-    @click.command("extract")
+    @click.command("extract", cls=kit.Documented, examples=("graphlore facts extract examples/facts/memo.txt --date 2024-05-02",))
     @click.argument("docs", nargs=-1, required=True, metavar="DOC...")
     @click.option("--date", metavar="YYYY-MM-DD", help="Document date (default: each file's modification date).")
     @click.option("--source", metavar="TEXT", help="Where the documents come from (default: each file's path).")
@@ -177,8 +177,8 @@ def commands(kit: Any) -> list[click.Command]:
     def relation() -> None:
         """Declare how a relationship behaves in a graph (functional: one object at a time)."""
 
-    @relation.command("set", epilog="Examples:\n\n\b\n  graphlore facts relation set \"has CEO\" --functional\n"
-                                    "  graphlore facts relation set \"works with\" --not-functional --graph news")
+    @relation.command("set", cls=kit.Documented, examples=('graphlore facts relation set "has CEO" --functional',
+                                                      'graphlore facts relation set "works with" --not-functional'))
     @click.argument("name", nargs=-1, required=True, metavar="NAME")
     @click.option("--functional/--not-functional", "functional", default=None,
                   help="Functional: a later fact naming another object ends the earlier one (required).")
