@@ -299,12 +299,12 @@ def test_serve_on_a_terminal_says_what_it_is_and_how_to_stop_it(tmp_path):
     assert out == ""
 
 
-def leaf_commands(command: click.Command, path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], click.Command]]:
-    """Every command of the tree that runs (groups' commands, at any depth), with its path."""
+def every_command(command: click.Command, path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], click.Command]]:
+    """Every command of the tree, groups included (``graphlore``, ``graphlore facts relation``...), with its path."""
     if not isinstance(command, click.Group):
         return [(path, command)]
-    return [leaf for name in command.list_commands(None)
-            for leaf in leaf_commands(command.get_command(None, name), (*path, name))]
+    return [(path, command), *(found for name in command.list_commands(None)
+                               for found in every_command(command.get_command(None, name), (*path, name)))]
 
 
 def help_examples(app: click.Command, path: tuple[str, ...]) -> list[str]:
@@ -334,7 +334,7 @@ FIRST, LAST = ("index", "ingest", "create", "import", "import-intents"), ("merge
 
 
 def test_every_help_example_runs(tmp_path, monkeypatch, embedder):
-    """Every command's --help ends with Examples:, and each example runs as shown from the repository (the
+    """Every command's and group's --help ends with Examples:, and each example runs as shown from the repository (the
     bundled examples/) in a fresh data folder and exits 0: what builds an index, a graph or a library first,
     what removes one last. ``SKILL_ID`` (a skill's id is made when it is created) is the id of the skill the
     create example made: the one placeholder. The examples in :data:`NOT_RUN` need a server or an LLM;
@@ -348,7 +348,7 @@ def test_every_help_example_runs(tmp_path, monkeypatch, embedder):
     for key, value in env_for(tmp_path / "home").items():
         monkeypatch.setenv(key, value)
     app = build_cli(make_runtime=lambda: Runtime(Settings.load(), embedder=embedder))
-    lines = [line for path, _ in leaf_commands(app) for line in help_examples(app, path)]
+    lines = [line for path, _ in every_command(app) for line in help_examples(app, path)]
     from graphlore.adapters.command import attach
     from graphlore.toolsets import load_toolset
 
@@ -370,7 +370,7 @@ def test_every_help_example_runs(tmp_path, monkeypatch, embedder):
             assert skill_id, f"{line}: no skill was created before it"
             line = line.replace("SKILL_ID", skill_id)
         args = shlex.split(line)[1:]
-        if args[0] == "serve":  # a stdio server ends when its input does
+        if args and args[0] == "serve":  # a stdio server ends when its input does
             out = subprocess.run([sys.executable, "-m", "graphlore", *args], stdin=subprocess.DEVNULL,
                                  capture_output=True, text=True, timeout=120)
             assert out.returncode == 0, f"{line}\n{out.stderr}"

@@ -42,9 +42,11 @@ from graphlore.adapters.command import attach  # noqa: E402
 from graphlore.adapters.flags import (  # noqa: E402
     HELP_OPTIONS,
     Documented,
+    DocumentedGroup,
     ToolCommand,
     command_help,
     fields_of,
+    first_examples,
     request_fields,
     speller,
 )
@@ -218,8 +220,9 @@ class Kit:
     :attr:`graphlore.tools.Toolset.commands`), without importing this module."""
 
     context = CLI_CONTEXT
-    #: the command class whose help ends with ``Examples:`` (``cls=kit.Documented, examples=(...)``)
+    #: the command and group classes whose help ends with ``Examples:`` (``cls=kit.Documented, examples=(...)``)
     Documented = Documented
+    DocumentedGroup = DocumentedGroup
 
     def __init__(self, toolset: Toolset, make_runtime: Callable[[], Runtime]) -> None:
         self.toolset = toolset
@@ -323,8 +326,9 @@ def tool_command(kit: Kit, spec: ToolSpec) -> click.Command:
 # -- groups ---------------------------------------------------------------------------------------------
 
 
-class ToolsetGroup(click.Group):
-    """``graphlore <toolset>``: its commands are built from the toolset's specs when first needed."""
+class ToolsetGroup(DocumentedGroup):
+    """``graphlore <toolset>``: its commands are built from the toolset's specs when first needed; its help's
+    examples are its commands' (:func:`first_examples`)."""
 
     def __init__(self, name: str, module: str, make_runtime: Callable[[], Runtime]) -> None:
         super().__init__(name)
@@ -363,8 +367,12 @@ class ToolsetGroup(click.Group):
         self._build()
         super().format_help(ctx, formatter)
 
+    def group_examples(self) -> list[str]:
+        self._build()
+        return first_examples(list(self.commands.values()))
 
-class RootGroup(click.Group):
+
+class RootGroup(DocumentedGroup):
     """The ``graphlore`` command: run standalone (the console script, click's test runner), every failure
     becomes one ``error: [code] message`` line and exit status 2 (see :func:`run`)."""
 
@@ -396,7 +404,9 @@ def build_cli(
     a fresh runtime from ``make_runtime`` (tests pass one that shares an already loaded embedder)."""
     registry = dict(TOOLSETS if registry is None else registry)
 
-    @click.group(name="graphlore", cls=RootGroup, context_settings=HELP_OPTIONS)
+    @click.group(name="graphlore", cls=RootGroup, context_settings=HELP_OPTIONS, examples=(
+        'graphlore items search "sync conflicts after working offline" -p examples/feature-management',
+        "graphlore code map -p examples/code", "graphlore doctor", "graphlore serve"))
     @click.version_option(__version__, prog_name="graphlore")
     def root() -> None:
         """graphlore: strict, honest knowledge tools for AI agents (MCP server and CLI)."""

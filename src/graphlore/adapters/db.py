@@ -27,7 +27,7 @@ from urllib.parse import quote
 
 import click
 
-from graphlore.adapters.flags import Documented
+from graphlore.adapters.flags import Documented, DocumentedGroup
 from graphlore.config import Settings
 from graphlore.errors import ConfigError, NotFound, StoreUnavailable
 
@@ -137,7 +137,7 @@ def _as_root_note(folder: Path) -> str:
 
 
 def group() -> click.Group:
-    @click.group("db")
+    @click.group("db", cls=DocumentedGroup, examples=('eval "$(graphlore db start)"', "graphlore db status"))
     def db() -> None:
         """A local PostgreSQL with pgvector under the data folder (needs graphlore[pgserver])."""
 

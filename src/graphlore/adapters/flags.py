@@ -280,6 +280,32 @@ class Documented(click.Command):
         write_examples(formatter, self.examples)
 
 
+class DocumentedGroup(click.Group):
+    """A group whose help ends with ``Examples:`` (``examples=``, or :meth:`group_examples` of a subclass)."""
+
+    def __init__(self, *args: Any, examples: Sequence[str] = (), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.examples = tuple(examples)
+
+    def group_examples(self) -> Sequence[str]:
+        return self.examples
+
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        super().format_epilog(ctx, formatter)
+        write_examples(formatter, self.group_examples())
+
+
+#: Words of the commands that build what the others read (an index, a graph, a library): a group's examples
+#: show them first.
+BUILDS = ("index", "ingest", "create", "import")
+
+
+def first_examples(commands: Sequence[click.Command], count: int = 3) -> list[str]:
+    """A group's examples: the first example of its commands, those that build first, at most ``count``."""
+    shown = [c.examples[0] for c in commands if getattr(c, "examples", ())]
+    return sorted(shown, key=lambda line: not any(f" {word} " in f"{line} " for word in BUILDS))[:count]
+
+
 class ToolCommand(Documented):
     """A generated command: refuses declared old forms, single-dash long flags, an option given twice and
     a folder given as an argument to a command that takes ``-p/--project`` before click parses; a command

@@ -173,7 +173,7 @@ def commands(kit: Any) -> list[click.Command]:
             runtime.close()
         return ExtractBatch(results), lambda r: "\n\n".join(render.add_document(x) for x in r.root)
 
-    @click.group("relation")
+    @click.group("relation", cls=kit.DocumentedGroup, examples=('graphlore facts relation set "has CEO" --functional',))
     def relation() -> None:
         """Declare how a relationship behaves in a graph (functional: one object at a time)."""
 
