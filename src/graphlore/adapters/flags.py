@@ -21,8 +21,10 @@ and future; ``tests/adapters/test_cli.py`` walks the whole command tree to hold 
   ``@FILE`` is refused, and a value that happens to name a file is the value itself);
 - errors name flags, not request fields (:func:`speller`: a message's field references are spelled as this
   command's flags);
-- a command's help ends with ``Examples:`` when its :class:`~graphlore.tools.Cli` declares some
-  (:class:`Documented`); a test runs them.
+- every command's help ends with ``Examples:``: a tool's from its :class:`~graphlore.tools.Cli`, any other
+  command's and group's from ``examples=`` (:class:`Documented`, :class:`DocumentedGroup`; a toolset's group
+  shows its commands' first ones); ``tests/adapters/test_cli.py`` requires them and runs every one that
+  needs no server or LLM.
 """
 
 from __future__ import annotations
