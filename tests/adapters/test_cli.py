@@ -320,6 +320,7 @@ NOT_RUN = {
     "graphlore serve --transport http --port 8765": "a server that runs until stopped (the stdio ones end with their input)",
     "graphlore facts extract examples/facts/memo.txt --date 2024-05-02": "needs an LLM (GRAPHLORE_LLM_URL)",
     "graphlore facts resolve-links -n 5": "needs an LLM (GRAPHLORE_LLM_URL)",
+    "graphlore facts check-contradictions -n 5": "needs an LLM (GRAPHLORE_LLM_URL)",
     "graphlore migrate --from sqlite --to postgresql://localhost:5432/graphlore": "needs a PostgreSQL server there",
     "graphlore migrate --from sqlite --namespace facts/default --skip-existing": "needs GRAPHLORE_DATABASE_URL",
     'eval "$(graphlore db start)"': "starts a PostgreSQL server of its own (the pgserver extra)",
