@@ -1,0 +1,1 @@
+CATALOG_URL = "http://catalog:8000"
