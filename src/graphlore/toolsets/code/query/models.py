@@ -280,6 +280,10 @@ class ImpactResponse(Response):
     limit: int
     has_more: bool
     results: list[Reached]
+    consumers: list[Reached] = Field(
+        default_factory=list, description="With direction in: the consumers of the messages the node itself sends "
+        "(their routes and handlers, one ASYNC_CALLS hop away): not callers, but they break when what it sends "
+        "changes. Empty for out, or when ASYNC_CALLS is not among edge_types.")
     note: str | None = None
     index_status: IndexStatus
 

@@ -233,8 +233,8 @@ def impact(runtime: Runtime, request: ImpactRequest) -> ImpactResponse:
     node = traverse.get_node(store, request.id)
     keys = tuple(request.edge_types or FLOW_KEYS)
     skip = None if request.include_tests else (lambda ids: reach.tests_among(store, ids))
-    reached, tests_left_out = reach.reach(store, reach.seeds(store, node), keys, request.direction, request.depth,
-                                          skip)
+    starts = reach.seeds(store, node)
+    reached, tests_left_out = reach.reach(store, starts, keys, request.direction, request.depth, skip)
     order = sorted(reached, key=lambda i: (reached[i][0], i))
     nodes = {n.id: n for n in store.get_nodes(order)}
     order = [i for i in order if i in nodes]
@@ -251,6 +251,7 @@ def impact(runtime: Runtime, request: ImpactRequest) -> ImpactResponse:
     results = [Reached(node=found[i], depth=reached[i][0],
                        path=_hops(reached[i][1], found, backwards=request.direction == "in")) for i in page]
     note = None
+    consumers = _consumers(store, starts) if request.direction == "in" and "ASYNC_CALLS" in keys else []
     if not order:
         what = "reaches" if request.direction == "in" else "is reached from"
         note = f"nothing {what} {node_ref(node).label} by {', '.join(keys)} within {request.depth} hops"
@@ -261,8 +262,21 @@ def impact(runtime: Runtime, request: ImpactRequest) -> ImpactResponse:
     return ImpactResponse(node=node_ref(node), direction=request.direction, edge_types=list(keys),
                           depth=request.depth, total=len(order), by_service=dict(sorted(by_service.items())),
                           by_depth=by_depth, tests_left_out=tests_left_out, offset=request.offset, limit=request.limit,
-                          has_more=request.offset + len(page) < len(order), results=results, note=note,
-                          index_status=status)
+                          has_more=request.offset + len(page) < len(order), results=results, consumers=consumers,
+                          note=note, index_status=status)
+
+
+#: from a symbol to the consumers of what it sends: its producers, their links, the consumers' handlers
+CONSUMER_KEYS = ("DECLARES_PRODUCER", "ASYNC_CALLS", "EXPOSED_BY")
+
+
+def _consumers(store, starts: list[str]) -> list[Reached]:
+    """The consumer routes and handlers one ``ASYNC_CALLS`` hop from the producers ``starts`` declare."""
+    reached, _ = reach.reach(store, starts, CONSUMER_KEYS, "out", 1)
+    kept = sorted((i for i, (_, path) in reached.items() if any(s.key == "ASYNC_CALLS" for s in path)),
+                  key=lambda i: (len(reached[i][1]), i))
+    found = refs(store, [i for n in kept for s in reached[n][1] for i in (s.src, s.dst)])
+    return [Reached(node=found[i], depth=reached[i][0], path=_hops(reached[i][1], found)) for i in kept]
 
 
 # -- search ----------------------------------------------------------------------------------------------
