@@ -132,6 +132,8 @@ def test_searches_answer_from_the_old_index_while_a_forced_rebuild_runs(settings
         worker.join(120)
         rebuilding.close()
     assert done["result"].status == "rebuilt" and done["result"].items_indexed == 13
+    # review finding: the response named the rebuild's location, which the replace has just deleted
+    assert done["result"].index_location == ItemIndex(rebuilding, tree).location
     assert not store_exists(settings, side)
     after = answers_now(settings, embedder, tree)
     assert {q: [i for i, _ in hits] for q, hits in after.items()} == {q: [i for i, _ in hits] for q, hits in built.items()}
