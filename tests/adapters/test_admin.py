@@ -357,6 +357,11 @@ def test_doctor_shows_the_judge_llm_even_when_only_the_judge_has_one(tmp_path, c
     assert "judge LLM     model small at http://127.0.0.1:8/v1" in out.stdout
     alone = {"GRAPHLORE_LLM_URL": "http://127.0.0.1:8/v1", "GRAPHLORE_LLM_MODEL": "big"}
     assert "not contacted); the judge's too" in cli(tmp_path / "home", "doctor", env=alone).stdout
+    # review finding: a judge with only its own API key was said to be the LLM's ("no API key; the judge's too")
+    keyed = cli(tmp_path / "home", "doctor", env={**alone, "GRAPHLORE_JUDGE_LLM_API_KEY": "sk-judge"}).stdout
+    assert "LLM           model big at http://127.0.0.1:8/v1 (no API key; not contacted)\n" in keyed
+    assert "judge LLM     model big at http://127.0.0.1:8/v1 (API key set; not contacted)" in keyed
+    assert "sk-judge" not in keyed
 
 
 def test_doctor_finds_a_missing_or_changed_model_file(tmp_path, cli, monkeypatch):
