@@ -208,3 +208,24 @@ def test_the_mcp_clients_model_judges_round_by_round(tmp_path, embedder):
     runtime.close()
     board = facts(FactsGraph(Runtime(settings_for(tmp_path / "home"), embedder=embedder), "default"))
     assert board["sits on the board of E:acme-corp"]["ended_by"]["judge"] == "mcp-sampling"
+
+
+GLOBEX = {"name": "Globex", "type": "Company", "definition": "American maker of household appliances"}
+ROME = {"name": "Rome", "type": "Location", "definition": "capital city of Italy"}
+
+
+def test_a_judged_fact_keeps_the_rules_earlier_ending_when_another_relationship_of_its_subject_is_written(
+        settings, embedder):
+    """A judged fact of a functional relationship is computed again with its whole timeline: a write that touches
+    another relationship of its subject (the judged facts are looked at then) keeps the rule's earlier ending."""
+    with chat_endpoint(reply) as (url, _):
+        runtime = judge_with(settings, embedder, url)
+        graph = written(runtime)
+        run("check_contradictions", runtime)  # the judge ends the board fact at 2021
+    run("relation_set", runtime, name="sits on the board of", functional=True)
+    Writer(graph).write([doc("globex", "2019-09-01", [JANE, GLOBEX], [("sits on the board of", "Globex", "2019")])])
+    board = facts(graph)["sits on the board of E:acme-corp"]
+    assert (board["valid_to"], board["ended_by"]["document"]) == ("2019-01-01", "D:globex")  # the rule's, earlier
+    Writer(graph).write([doc("rome", "2023-01-01", [JANE, ROME], [("lives in", "Rome", "2023")])])
+    board = facts(graph)["sits on the board of E:acme-corp"]
+    assert board["valid_to"] == "2019-01-01", board["ended_by"]

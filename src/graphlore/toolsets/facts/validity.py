@@ -131,6 +131,9 @@ def revalidate(store: Store, touched: Iterable[tuple[str, str]]) -> int:
     if not wanted and not judged:
         return 0
     page = store.edges_of(sorted({s for s, _ in (touched if judged else wanted)}), direction="out", types=[FACT])
+    if judged:  # a judged fact's timeline is computed whole: the rule may end it earlier than the judge
+        wanted |= {(e.src, key) for e in page.edges if JUDGED in e.props
+                   and (key := relation_key(e.props.get("relationship", ""))) in rules}
     ids = [e.id for e in page.edges
            if (e.src, relation_key(e.props.get("relationship", ""))) in wanted or (judged and JUDGED in e.props)]
     return _recompute(store, ids, rules)
