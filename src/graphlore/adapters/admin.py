@@ -35,7 +35,7 @@ from graphlore.catalog import (
 )
 from graphlore.config import Settings
 from graphlore.contract import Response
-from graphlore.doctor import Report, diagnose
+from graphlore.doctor import LLMInfo, Report, diagnose
 from graphlore.errors import InvalidInput, NotFound
 from graphlore.render import table
 from graphlore.store import factory
@@ -219,6 +219,11 @@ def render_report(report: Report) -> str:
     return "\n".join(lines)
 
 
+def _llm_text(llm: LLMInfo) -> str:
+    key = "API key set" if llm.api_key_set else "no API key"
+    return f"model {llm.model or '(not set)'} at {llm.url or '(not set)'} ({key}; not contacted)"
+
+
 def _report_lines(report: Report) -> list[str]:
     lines = [f"graphlore {report.version}, Python {report.python} ({report.executable})"]
 
@@ -259,11 +264,11 @@ def _report_lines(report: Report) -> list[str]:
         row("allowed roots", ", ".join(report.allowed_roots) if report.allowed_roots else
             "none: any folder (an HTTP server reads only under its working directory)")
     if report.llm is not None:
-        key = "API key set" if report.llm.api_key_set else "no API key"
-        row("LLM", f"model {report.llm.model or '(not set)'} at {report.llm.url or '(not set)'} ({key}; not "
-                   "contacted)")
+        row("LLM", _llm_text(report.llm) + ("" if report.judge_llm else "; the judge's too"))
     else:
         row("LLM", "none configured (GRAPHLORE_LLM_URL, GRAPHLORE_LLM_MODEL): MCP sampling, else no LLM")
+    if report.judge_llm is not None:
+        row("judge LLM", _llm_text(report.judge_llm))
     row("HTTP token", "set" if report.auth_token_set else "not set (needed to serve HTTP off loopback)")
     if report.stores is None:
         row("stores", "not read (see the problems below)")
