@@ -782,11 +782,15 @@ class SQLiteStore:
             return EdgeRanking(0, [])
         query = query if weights[1] else None
         terms = text is not None and bool(weights[0])
-        selection, params = sql.select_edges_sql(ids, mode, type, date_from, date_to, valid_at)
+        # validity is read on the joined row (the selection then stays index-only: each row is read once)
+        selection, params = sql.select_edges_sql(ids, mode, type, date_from, date_to)
         statement = (f"SELECT s.rowid, s.date, e.id, {'e.vector' if query is not None else 'NULL'}, "
                      f"{'t.keys, t.text_tf, t.length' if terms else 'NULL, NULL, NULL'} FROM ({selection}) s "
                      f"JOIN edges e ON e.rowid = s.rowid"
                      f"{' LEFT JOIN edge_terms t ON t.edge_rowid = s.rowid' if terms else ''}")
+        if valid_at is not None:
+            statement += f" WHERE {sql.valid_at_sql('e.props')}"
+            params = [*params, valid_at, valid_at]
         with self._lock, self._read_transaction():
             rows, _, _ = newest_first(self._conn.execute(statement, params).fetchall(), None)
         cosine = None if query is None else edge_cosines([r[3] for r in rows], query)
