@@ -61,6 +61,11 @@ The map (packages by concern; a package imports only the packages above it)::
       jaxrs.py                    JAX-RS routes
       python_web.py               FastAPI and Flask routes, requests/httpx/aiohttp clients
       locust.py                   Locust load tests as HTTP clients of the service their host names
+      k6.py                       k6 load tests (JavaScript) as HTTP clients of the URLs they request
+      nginx.py                    nginx proxy_pass locations as gateway routes forwarding to a service
+      amqp.py                     AMQP producers and consumers (pika, Go amqp, amqplib) by exchange/key
+      apache_http.py              Apache HttpClient requests (new HttpGet(url) ...) as HTTP clients
+      triggers.py                 TRIGGERS edges: XState events, passport callbacks (no call in the code)
       script_web.py               Express and NestJS routes, fetch and axios clients
       gateway.py                  Spring Cloud Gateway and Zuul routes (YAML and the Java DSL) to their services
       declared.py                 in-source declarations (@CodebaseHttpClient, @CodebaseProducer ...)
@@ -131,7 +136,8 @@ store's ``Node(id, kind, name, text, props)`` and ``Edge(id, src, dst, type, pro
   type/function, props ``via`` [field | constructor | method | bean_method | depends] and ``members``;
   ``IMPORTS`` file/module -> imported project module or symbol, props ``lines`` (``static``,
   ``reexport``); ``CALLS`` caller -> callee, props ``resolution`` (`model.RESOLUTIONS`), ``confidence``,
-  ``lines``, ``count``. Ids are stable hashes (`model.symbol_id`: file path + key in the file;
+  ``lines``, ``count``; ``TRIGGERS`` symbol -> symbol, what an XState event or a framework callback
+  (passport) sets off, never a call (`frameworks.triggers`, computed with part 2). Ids are stable hashes (`model.symbol_id`: file path + key in the file;
   `model.edge_id`: src, type, dst).
 """
 
@@ -217,7 +223,7 @@ TOOLSET = Toolset(
               Cli(help="What reaches a node (or what it reaches) within a depth, by service.", args={
                   "id": Arg(positional=True), "direction": Arg(short="-d"),
                   "edge_types": Arg(short="-e", metavar="KEY"), "project_path": PROJECT,
-                  "limit": Arg(short="-n")})),
+                  "include_tests": Arg(flags=("--tests/--no-tests",)), "limit": Arg(short="-n")})),
         _spec("search",
               "Find nodes by words or a description: BM25 over names (split at case changes), fqns, signatures "
               "and docstrings, fused with vector search once embeddings are done (ranking says which). An "

@@ -5,6 +5,7 @@ from __future__ import annotations
 from graphlore.tools import Arg, Cli, CommandTool, StoreKind, Toolset, ToolSpec
 from graphlore.toolsets.facts import (
     cli,
+    contradictions,
     examples,
     links,
     merge,
@@ -211,6 +212,22 @@ TOOLSET = Toolset(
             request=models.ResolveLinksRequest, response=models.ResolveLinksResponse, run=links.resolve_links,
             render=render.resolve_links, read_only=False, idempotent=False, context=True,
             cli=Cli(help="Have the configured LLM decide open possible-duplicate links (recorded, undoable).",
+                    args={"limit": Arg(metavar="N"), "graph": cli.GRAPH}),
+        ),
+        ToolSpec(
+            name="check_contradictions",
+            description=(
+                "Have an LLM look for facts a later fact contradicts (beyond the functional-relationship rule): each "
+                "fact still held is shown with the later facts of its subject that share its relationship or its "
+                "object; a fact the judge says a later one contradicts ends at that fact's valid_from, the verdict "
+                "recorded on it (evidence fact, judge, reason). It never deletes a fact; retracting the evidence's "
+                "document undoes an ending. Uses the configured OpenAI-compatible endpoint, else this client's "
+                "model (sampling); without either it fails and nothing changes."
+            ),
+            request=models.CheckContradictionsRequest, response=models.CheckContradictionsResponse,
+            run=contradictions.check_contradictions, render=render.check_contradictions, read_only=False,
+            idempotent=False, context=True,
+            cli=Cli(help="Have the configured LLM end facts a later fact contradicts (recorded, undoable).",
                     args={"limit": Arg(metavar="N"), "graph": cli.GRAPH}),
         ),
     ],

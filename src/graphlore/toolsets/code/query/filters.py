@@ -28,16 +28,16 @@ from ..services.endpoints import ANY, HTTP_METHODS
 from ..services.links import LINK_MATCHES
 
 #: what declares a route
-FRAMEWORKS = ("spring_web", "spring_cloud_gateway", "zuul", "jaxrs", "spring_kafka", "spring_rabbit", "spring_jms",
+FRAMEWORKS = ("spring_web", "spring_cloud_gateway", "zuul", "nginx", "jaxrs", "spring_kafka", "spring_rabbit", "spring_jms",
               "spring_cloud_stream",
               "fastapi", "flask", "express", "nestjs", "net_http", "gorilla_mux", "gin", "echo", "chi", "aspnet", "ktor",
-              "grpc", "sarama", "kafka_go", "confluent_kafka", "declared")
+              "grpc", "sarama", "kafka_go", "confluent_kafka", "pika", "amqp_go", "amqplib", "declared")
 #: what makes an HTTP call
 CLIENT_KINDS = ("feign", "rest_template", "web_client", "rest_client", "http_exchange", "requests", "httpx",
-                "aiohttp", "fetch", "axios", "net_http", "http_client", "ktor_client", "locust", "grpc", "declared")
+                "aiohttp", "fetch", "axios", "request", "apache_http", "net_http", "http_client", "ktor_client", "locust", "k6", "grpc", "declared")
 #: what sends a message
 PRODUCER_KINDS = ("kafka_template", "stream_bridge", "rabbit_template", "jms_template", "send_to", "sarama", "kafka_go",
-                  "confluent_kafka", "declared")
+                  "confluent_kafka", "pika", "amqp_go", "amqplib", "declared")
 #: where a route, client or producer was read (`services.endpoints.Item.source_layer`)
 SOURCE_LAYERS = ("framework", "config", "declared")
 

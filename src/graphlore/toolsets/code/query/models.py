@@ -252,6 +252,8 @@ class ImpactRequest(Request):
         None, min_length=1, max_length=len(WALK_KEYS), description=_WALK_DOC)
     depth: int = Field(3, ge=1, le=10, description="Most hops from the node, counted as in paths (depth 0: the node "
                                                      "in another guise: its interface method, its route, its client).")
+    include_tests: bool = Field(True, description="false: leave test code out (symbols with role TEST are neither "
+                                                  "listed nor walked through), so the radius is production code.")
     limit: int = Field(100, ge=1, le=500, description="Most nodes returned (nearest first).")
     offset: int = Field(0, ge=0, le=MAX_OFFSET, description="Nodes to skip (pagination).")
 
@@ -271,6 +273,8 @@ class ImpactResponse(Response):
     by_service: dict[str, dict[str, int]] = Field(
         description="Per microservice: nodes reached by kind (symbol, route, client, producer).")
     by_depth: dict[str, int] = Field(description="Nodes reached at each distance.")
+    tests_left_out: int = Field(0, description="With include_tests=false: test symbols the walk reached and "
+                                               "left out (not walked through).")
     offset: int
     limit: int
     has_more: bool

@@ -231,7 +231,9 @@ def impact(runtime: Runtime, request: ImpactRequest) -> ImpactResponse:
     index, store, status = open_fresh(runtime, request.project_path)
     node = traverse.get_node(store, request.id)
     keys = tuple(request.edge_types or FLOW_KEYS)
-    reached = reach.reach(store, reach.seeds(store, node), keys, request.direction, request.depth)
+    skip = None if request.include_tests else (lambda ids: reach.tests_among(store, ids))
+    reached, tests_left_out = reach.reach(store, reach.seeds(store, node), keys, request.direction, request.depth,
+                                          skip)
     order = sorted(reached, key=lambda i: (reached[i][0], i))
     nodes = {n.id: n for n in store.get_nodes(order)}
     order = [i for i in order if i in nodes]
@@ -251,11 +253,13 @@ def impact(runtime: Runtime, request: ImpactRequest) -> ImpactResponse:
     if not order:
         what = "reaches" if request.direction == "in" else "is reached from"
         note = f"nothing {what} {node_ref(node).label} by {', '.join(keys)} within {request.depth} hops"
+        if tests_left_out:
+            note += f" but {tests_left_out} test symbol(s), left out (include_tests=false)"
     elif request.offset >= len(order):
         note = f"offset {request.offset} is past the end: {len(order)} nodes reached"
     return ImpactResponse(node=node_ref(node), direction=request.direction, edge_types=list(keys),
                           depth=request.depth, total=len(order), by_service=dict(sorted(by_service.items())),
-                          by_depth=by_depth, offset=request.offset, limit=request.limit,
+                          by_depth=by_depth, tests_left_out=tests_left_out, offset=request.offset, limit=request.limit,
                           has_more=request.offset + len(page) < len(order), results=results, note=note,
                           index_status=status)
 

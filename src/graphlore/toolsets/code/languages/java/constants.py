@@ -158,10 +158,16 @@ class JavaFolder(Folder):
                 value = None
             if value is not None:
                 return value
-        found = self.member(name, ("this",))
+        found = None if self._is_parameter(name) else self.member(name, ("this",))   # a parameter hides a field
         if found is not None:
             return found
         return named_unknown(name, f"{name} is not a constant (a variable or parameter: known at run time only)")
+
+    def _is_parameter(self, name: str) -> bool:
+        if self.scope is None:
+            return False
+        owner = next((s for s in self.scope.facts.symbols if s.key == self.scope.owner), None)
+        return owner is not None and any(param == name for param, _ in owner.params)
 
     def injected_parameter(self, name: str) -> Folded | None:
         """A parameter of the scope's method injected with ``@Value("${key}")``: that placeholder."""
