@@ -85,3 +85,21 @@ def test_small_slices_and_large_limits_scan_exactly(store, scifact_vectors, monk
     monkeypatch.setattr(engine, "SKETCH_ROWS", 100)
     store.vector_search(queries[0], kind="doc", limit=400)  # a shortlist of 1600: no gain over the slice
     assert store._snapshot.base._sketch is None
+
+
+def test_a_sketched_search_after_writes_skips_deleted_nodes_and_finds_rewritten_ones(store, scifact_vectors, monkeypatch):
+    """Deleted rows of the sketched part are masked before the shortlist; a rewritten node is scored from the
+    small second part (scanned exactly), so the sketch made before the writes never answers for it."""
+    passages, queries = scifact_vectors
+    monkeypatch.setattr(engine, "SKETCH_ROWS", 100)
+    monkeypatch.setattr(engine, "SHORTLIST_MIN", 40)
+    before = searches(store, queries[:5])
+    gone = before[0][0][0]
+    moved = f"d{(int(before[1][0][0][1:]) + 250) % len(passages)}"  # a node far down query 1's list ...
+    store.delete_nodes([gone])
+    store.upsert_nodes([Node(moved, "doc", "moved", "", {"half": 0}, queries[1][None, :])])  # ... now its query
+    after = searches(store, queries[:5])
+    assert all(gone not in {i for i, _ in hits} for hits in after)
+    assert after[1][0] == (moved, pytest.approx(1.0, abs=1e-5))
+    monkeypatch.setattr(engine, "SKETCH_ROWS", 1 << 62)
+    assert [[i for i, _ in hits] for hits in searches(store, queries[:5])] == [[i for i, _ in hits] for hits in after]
