@@ -19,7 +19,9 @@ the candidates would, and stops there (no retry on a wrong pick).
 * ``service_pairs`` / ``services`` / ``routes``: the required pairs, services or routes are all found, and nothing
   outside the key's items (optional ones included) is;
 * ``none``: the plan's structural query comes back empty (a ``find`` total of 0, no link, no path ...);
-* ``config``: every value the key lists (``value`` fields) appears in what the calls returned.
+* ``config``: every required value the key lists (``value`` fields, a trailing note in brackets dropped, as in a
+  route: ``cart (code default, no port)`` is ``cart``) appears in what the calls returned
+  (``--verbatim-config``: every value as written, optional ones too).
 
 Prints each question's verdict, calls and what was missing, then the share answered and the median calls per
 system and class. Run: ``python bench/code_questions.py [--system NAME] [--verbose] [--system-dir NAME=PATH]``
@@ -387,8 +389,8 @@ PLANS = {
 class Judge:
     """What the key's items mean in the index: each node's file and lines, each route's label and service."""
 
-    def __init__(self, key: dict, store) -> None:
-        self.key = key
+    def __init__(self, key: dict, store, verbatim: bool = False) -> None:
+        self.key, self.verbatim = key, verbatim
         self.nodes = {n.id: n for kind in ("symbol", "route", "client") for n in store.iter_nodes(kind)}
         self.spans: dict[str, list[tuple[int, int, str]]] = defaultdict(list)
         for node in self.nodes.values():
@@ -462,7 +464,10 @@ class Judge:
             return self.routes(key, answer.get("routes", []))
         if kind == "config":
             text = json.dumps([o.model_dump() for o in answer.get("_seen", [])])
-            values = [str(i["value"]) for i in key["items"] if "value" in i and "{{" not in str(i["value"])]
+            values = [str(i["value"]) for i in key["items"] if "value" in i and "{{" not in str(i["value"])
+                      and (self.verbatim or not i.get("optional"))]
+            if not self.verbatim:  # a note in brackets after the value is the key's comment, as in a route
+                values = [re.sub(r"\s*\([^()]*\)$", "", v) for v in values]
             missing = [v for v in values if v not in text]
             return not missing, missing
         raise ValueError(kind)
@@ -516,6 +521,9 @@ def main() -> None:
     parser.add_argument("--system", help="only this system")
     parser.add_argument("--verbose", action="store_true", help="print each question and the plan's answer")
     parser.add_argument("--only", nargs="*", help="only these question ids")
+    parser.add_argument("--verbatim-config", action="store_true",
+                        help="config values as the key writes them: with their bracketed notes, optional ones too "
+                             "(the judge before session 3's blind-set review)")
     gold.add_system_dirs(parser)
     args = parser.parse_args()
     questions = [json.loads(line) for path in sorted(gold.GOLD.glob(QUESTIONS))
@@ -533,7 +541,7 @@ def main() -> None:
                 print(f"({system} not found at {root}: skipped)")
                 continue
             CodeIndex(runtime, root).sync()
-            judge = Judge(gold.load(system), CodeIndex(runtime, root).store())
+            judge = Judge(gold.load(system), CodeIndex(runtime, root).store(), args.verbatim_config)
             print(f"\n== {system}")
             for question in (q for q in questions if q["system"] == system):
                 if args.only and question["id"] not in args.only:

@@ -23,6 +23,7 @@ from contextlib import ExitStack, contextmanager
 import click
 from pydantic import Field
 
+from graphlore.adapters.flags import Documented
 from graphlore.catalog import (
     Catalog,
     StoreInfo,
@@ -105,7 +106,7 @@ def render_catalog(found: Catalog) -> str:
 
 
 def stores_command(registry: Mapping[str, str]) -> click.Command:
-    @click.command("stores")
+    @click.command("stores", cls=Documented, examples=("graphlore stores", "graphlore stores --json"))
     @click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
     def stores(as_json: bool) -> None:
         """List every store on the configured backend: what it holds, size, last write, embedder."""
@@ -176,7 +177,8 @@ def _writers_done(settings: Settings, kinds: Mapping[str, StoreKind], namespaces
 
 
 def drop_command(registry: Mapping[str, str]) -> click.Command:
-    @click.command("drop")
+    @click.command("drop", cls=Documented, examples=(
+        "graphlore drop -p examples/feature-management --toolset items --yes", "graphlore drop facts/default --yes"))
     @click.argument("namespace", required=False)
     @click.option("-p", "--project", metavar="PATH", help="The store that indexes this folder (items or code).")
     @click.option("--toolset", metavar="NAME", help="With --project: the toolset whose store (items or code).")
@@ -279,7 +281,7 @@ def _report_lines(report: Report) -> list[str]:
 
 
 def doctor_command(registry: Mapping[str, str]) -> click.Command:
-    @click.command("doctor")
+    @click.command("doctor", cls=Documented, examples=("graphlore doctor", "graphlore doctor --json"))
     @click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
     def doctor(as_json: bool) -> None:
         """Show the setup on one screen and check it (exit status 2 when something is broken)."""

@@ -6,7 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from helpers import backend
+
+from graphlore.contract import parse_request
+from graphlore.runtime import Runtime
 from graphlore.toolsets.code.index.graph import CodeGraph
+from graphlore.toolsets.code.query import models, tools
 
 PUBLISHER = '''import pika
 
@@ -56,14 +61,19 @@ async function notify(ch, queue) {
 '''
 
 
-def test_amqp_producers_reach_the_consumers_their_exchange_and_key_reach(tmp_path: Path):
+def _system(tmp_path: Path) -> Path:
     for name, file, text in (("payment", "rabbitmq.py", PUBLISHER), ("dispatch", "main.go", CONSUMER),
                              ("mailer", "index.js", NODE)):
-        (tmp_path / name).mkdir()
+        (tmp_path / name).mkdir(parents=True)
         (tmp_path / name / "Dockerfile").write_text("FROM scratch\n")
         (tmp_path / name / file).write_text(text)
     (tmp_path / "dispatch/go.mod").write_text("module dispatch\n\ngo 1.22\n")
     (tmp_path / "mailer/package.json").write_text('{"name": "mailer", "version": "1.0.0"}\n')
+    return tmp_path
+
+
+def test_amqp_producers_reach_the_consumers_their_exchange_and_key_reach(tmp_path: Path):
+    _system(tmp_path)
     nodes, edges = CodeGraph.build(tmp_path).snapshot()
     found = {(n.kind, n.props["microservice"], n.props["label"]): n for n in nodes.values() if n.props.get("broker")}
     assert set(found) == {
@@ -78,3 +88,25 @@ def test_amqp_producers_reach_the_consumers_their_exchange_and_key_reach(tmp_pat
     assert audit["match"] == "unresolved" and "no listener" in audit["match_detail"]
     unknown = found[("route", "mailer", "rabbit {?}")].props
     assert not unknown["resolved"] and "queue" in unknown["unresolved_reason"]
+
+
+def test_impact_of_a_sender_names_the_consumers_of_what_it_sends(tmp_path: Path, embedder):
+    tree = _system(tmp_path / "tree")
+    runtime = Runtime(backend.settings_for(tmp_path / "home"), embedder=embedder)
+    try:
+        def impact(name: str, **fields):
+            found = tools.resolve(runtime, parse_request(models.ResolveRequest, {
+                "project_path": str(tree), "identifier": name}))
+            return tools.impact(runtime, parse_request(models.ImpactRequest, {
+                "project_path": str(tree), "id": found.node.id, **fields}))
+
+        publish = impact("Publisher.publish")
+        assert {(c.node.microservice, c.node.label) for c in publish.consumers} == {
+            ("dispatch", "rabbit shop/orders"), ("dispatch", "dispatch.main")}
+        assert all(c.path[0].source.label.endswith("Publisher.publish") for c in publish.consumers)
+        assert not {c.node.id for c in publish.consumers} & {r.node.id for r in publish.results}  # not callers
+        assert impact("Publisher.audit").consumers == []   # a key nothing binds: no consumer
+        assert impact("Publisher.publish", direction="out").consumers == []
+        assert impact("Publisher.publish", edge_types=["CALLS"]).consumers == []
+    finally:
+        runtime.close()

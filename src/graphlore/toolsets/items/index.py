@@ -213,9 +213,16 @@ class ItemIndex(FolderIndex):
                 return
             yield False
 
+    def finish_rebuild(self, result: IndexResponse, progress: Progress | None) -> IndexResponse:
+        """A rebuild is embedded whole before it replaces the index (:meth:`FolderIndex.rebuild`)."""
+        self.embed_pending(progress)
+        return result
+
     def sync(self, force: bool = False, progress: Progress | None = None) -> IndexResponse:
         """The structural update under the index locks, then (unless :attr:`defer_embedding`) the embeddings."""
         result = super().sync(force, progress)
+        if force:  # made beside the index, whose place it has taken
+            result = result.model_copy(update={"index_location": self.location})
         if self.defer_embedding:
             return result
         started = time.perf_counter()

@@ -20,7 +20,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from graphlore.errors import InvalidInput
+from graphlore.errors import InvalidInput, ref
 
 from ..languages import registry
 from ..model import CAPABILITIES, ROLES, SYMBOL_KINDS
@@ -181,14 +181,14 @@ def parse_filter(kind: str, raw: Any) -> list[Condition]:
         try:
             raw = json.loads(text) if text else {}
         except json.JSONDecodeError as exc:
-            raise InvalidInput(f"filter is a string but not JSON ({exc.msg}); pass an object such as "
+            raise InvalidInput(f"{ref('filter')} is not JSON ({exc.msg}); pass an object such as "
                                f'{{"{next(iter(fields))}": "..."}}; {kind} filter fields: {field_list(kind)}') from exc
     if not isinstance(raw, dict):
-        raise InvalidInput(f"filter must be an object (or a JSON-encoded object), got {type(raw).__name__}; "
+        raise InvalidInput(f"{ref('filter')} must be an object (or a JSON-encoded object), got {type(raw).__name__}; "
                            f"{kind} filter fields: {field_list(kind)}")
     problems = []
     if "kind" in raw:
-        problems.append(f"'kind' goes beside the filter (find(kind='{kind}', filter={{...}})), not inside it")
+        problems.append(f"'kind' is not a filter field: it goes beside the filter, as {ref('kind')}")
     for name in raw:
         if name == "kind" or name in fields:
             continue

@@ -101,6 +101,9 @@ def impact(r: ImpactResponse) -> str:
                        {"label": 70, "where": 50, "via": 80}))
     if r.has_more:
         lines.append(f"more: offset {r.offset + len(r.results)} of {r.total}")
+    if r.consumers:
+        lines.append(f"consumers of what it sends ({len(r.consumers)}; not callers, they break when the message "
+                     "changes): " + ", ".join(f"{c.node.label} ({c.node.microservice})" for c in r.consumers))
     return "\n".join(lines) + _note(r.note) + "\n" + status_line(r.index_status)
 
 
