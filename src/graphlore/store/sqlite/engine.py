@@ -12,7 +12,14 @@ changed (rebuilding every posting after each write cost ~26 s at 300k nodes, and
 vectors were reloaded after every use counter written).
 
 :class:`Snapshot` (vectors) holds every passage vector of the nodes that have vectors, grouped by kind
-(a search restricted to one kind scans a slice); a node scores its best passage; everything is exact.
+(a search restricted to one kind scans a slice); a node scores its best passage. Scores are exact cosines.
+A slice of :data:`SKETCH_ROWS` rows or more is scanned in two steps: a :class:`Sketch` (the rows projected
+on their :data:`SKETCH_DIM` leading principal directions, a third of the bytes) ranks every node, and the
+best :func:`shortlist_size` of them are scored again on their full vectors, which give the order and
+the scores returned. The exact float32 scan runs at memory bandwidth (100k x 384 rows: 154 MB per pass),
+so reading fewer bytes is what makes it faster; the shortlist is what keeps the answer the exact scan's
+(bench/README.md measures both on real vectors: the same top 10, and of a top 100 all but a few tail
+ranks). Smaller slices, and the small second part (below), are scanned exactly.
 A snapshot is never changed in place: :meth:`Snapshot.updated` returns a new one sharing the first part's
 matrix, so a search running in another thread keeps reading the one it started with.
 
@@ -27,6 +34,7 @@ never reads the postings of chunks) and scored from two indexes in the same way
 from __future__ import annotations
 
 import sqlite3
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -34,11 +42,46 @@ import numpy as np
 
 from graphlore.store.sqlite.bm25 import KeywordIndex, TermVector, overlay_scores
 
-#: Rows scored per block by :meth:`Snapshot.search_many`: small enough to stay in the CPU cache while
-#: every query of the pass reads it (3 queries over 100k x 384 rows: ~18 ms blocked vs ~31 ms one by one).
+#: Rows scored per block by :func:`scan`: small enough to stay in the CPU cache while every query of the
+#: pass reads it.
 SCAN_BLOCK = 2048
 #: Ids per ``IN (...)`` list when re-reading changed rows.
 READ_CHUNK = 400
+#: Rows of a slice from which a search ranks on the sketch first (below it the exact scan is cheap: ~1 ms
+#: per 10k rows, and the sketch's shortlist would be a large share of the slice).
+SKETCH_ROWS = 20_000
+#: Dimensions of the sketch: 128 of 384 keep ~85-97 % of real vectors' energy (bench/README.md).
+SKETCH_DIM = 128
+#: Rows the principal directions are computed from (a sample: the directions barely change past it).
+SKETCH_SAMPLE = 20_000
+#: The shortlist the sketch passes to the exact scores: this many nodes at least ...
+SHORTLIST_MIN = 400
+#: ... and this many times the nodes asked for.
+SHORTLIST_FACTOR = 4
+
+
+def shortlist_size(limit: int) -> int:
+    """How many nodes the sketch shortlists for a search of ``limit``."""
+    return max(SHORTLIST_MIN, SHORTLIST_FACTOR * limit)
+
+
+class Sketch:
+    """A part's rows on their leading principal directions: ``rows`` (n x :data:`SKETCH_DIM`, float32,
+    the part's row order) approximate each cosine as ``rows @ (basis.T @ query)``. The directions are those
+    of the uncentred rows (cosines are dot products of unit vectors, which the uncentred directions keep
+    best), from a seeded sample of :data:`SKETCH_SAMPLE` rows."""
+
+    def __init__(self, matrix: np.ndarray) -> None:
+        sample = matrix
+        if matrix.shape[0] > SKETCH_SAMPLE:
+            picked = np.random.default_rng(0).choice(matrix.shape[0], SKETCH_SAMPLE, replace=False)
+            sample = matrix[np.sort(picked)]
+        gram = (sample.T @ sample).astype(np.float64)
+        _, directions = np.linalg.eigh(gram)  # ascending eigenvalues: the leading directions are the last
+        self.basis = np.ascontiguousarray(directions[:, ::-1][:, :SKETCH_DIM], dtype=np.float32)  # dim x SKETCH_DIM
+        self.rows = np.empty((matrix.shape[0], self.basis.shape[1]), dtype=np.float32)
+        for b in range(0, matrix.shape[0], SCAN_BLOCK * 8):
+            np.dot(matrix[b : b + SCAN_BLOCK * 8], self.basis, out=self.rows[b : b + SCAN_BLOCK * 8])
 
 
 class Part:
@@ -65,6 +108,16 @@ class Part:
         self.owners = owner[self.starts] if owner.size else owner
         self._ends = np.r_[self.starts[1:], owner.size] if owner.size else owner
         self._by_id: dict[str, int] | None = None
+        self._sketch: Sketch | None = None
+        self._sketch_lock = threading.Lock()
+
+    def sketch(self) -> Sketch:
+        """The part's :class:`Sketch`, made on the first search that needs it (once: parts are shared)."""
+        if self._sketch is None:
+            with self._sketch_lock:
+                if self._sketch is None:
+                    self._sketch = Sketch(self.matrix)
+        return self._sketch
 
     def passages(self, node_id: str) -> np.ndarray | None:
         """The passage rows of ``node_id`` here (None: not here); the id index is built on first use."""
@@ -106,16 +159,18 @@ class Part:
         self, queries: np.ndarray, members: Sequence[int], kind: str | None, keep: np.ndarray | None, limit: int,
     ) -> dict[int, list[tuple[int, float]]]:
         """Top ``limit`` (position, best-passage cosine) per query row in ``members``, within ``kind``'s
-        rows and the positions ``keep`` allows (None: all), blocked as the module docstring says."""
+        rows and the positions ``keep`` allows (None: all): a blocked pass over the full vectors, or over
+        the sketch and then the shortlist's full vectors (the module docstring says when)."""
         start, end = self.span(kind)
         if end <= start:
             return {}
-        block = self.matrix[start:end]
-        scores = np.empty((len(members), end - start), dtype=np.float32)
-        for b in range(0, end - start, SCAN_BLOCK):
-            rows = block[b : b + SCAN_BLOCK]
-            for j, q in enumerate(members):
-                np.dot(rows, queries[q], out=scores[j, b : b + SCAN_BLOCK])
+        sketched = (end - start >= SKETCH_ROWS and shortlist_size(limit) * 4 < end - start
+                    and self.matrix.shape[1] >= 2 * SKETCH_DIM)
+        if sketched:
+            sketch = self.sketch()
+            scores = scan(sketch.rows[start:end], queries[list(members)] @ sketch.basis)
+        else:
+            scores = scan(self.matrix[start:end], queries[list(members)])
         # Each node's passages are one run inside the slice: its score is the run's maximum.
         lo, hi = np.searchsorted(self.starts, [start, end])
         starts, owners = self.starts[lo:hi] - start, self.owners[lo:hi]
@@ -129,9 +184,36 @@ class Part:
             k = min(limit, candidates.size)
             if k == 0:
                 continue
+            if sketched:
+                candidates = best_k(candidates, best, shortlist_size(limit), order)
+                best = self._rescored(queries[q], start, starts, lo, candidates, best.size)
             candidates = best_k(candidates, best, k, order)
             out[q] = [(int(owners[t]), float(best[t])) for t in candidates]
         return out
+
+    def _rescored(self, query: np.ndarray, start: int, starts: np.ndarray, lo: int, nodes: np.ndarray,
+                  size: int) -> np.ndarray:
+        """Best-passage cosines from the full vectors for ``nodes`` (indexes into the slice's runs
+        ``starts``, the first being run ``lo`` of the part), in an array of ``size`` (others: -inf)."""
+        first = starts[nodes] + start
+        counts = self._ends[lo + nodes] - first
+        rows = np.repeat(first - np.r_[0, np.cumsum(counts)[:-1]], counts) + np.arange(int(counts.sum()))
+        cosines = self.matrix[rows] @ query
+        out = np.full(size, -np.inf, dtype=np.float32)
+        out[nodes] = np.maximum.reduceat(cosines, np.r_[0, np.cumsum(counts)[:-1]])
+        return out
+
+
+def scan(matrix: np.ndarray, queries: np.ndarray) -> np.ndarray:
+    """``queries @ matrix.T`` (queries x rows), :data:`SCAN_BLOCK` rows at a time: a block read from memory
+    serves every query before the next is loaded (3 queries over 100k x 384 rows: ~18 ms blocked vs ~31 ms
+    one by one)."""
+    scores = np.empty((len(queries), matrix.shape[0]), dtype=np.float32)
+    for b in range(0, matrix.shape[0], SCAN_BLOCK):
+        rows = matrix[b : b + SCAN_BLOCK]
+        for j, q in enumerate(queries):
+            np.dot(rows, q, out=scores[j, b : b + SCAN_BLOCK])
+    return scores
 
 
 @dataclass(frozen=True)

@@ -112,9 +112,8 @@ def select_edges_sql(
     if date_to is not None:
         cond += " AND date <= ?"
         extra.append(date_to)
-    if valid_at is not None:  # held on that day: valid_from <= day < valid_to (props of the edge's row)
-        cond += (" AND coalesce(json_extract(props, '$.valid_from'), '') <= ?"
-                 " AND coalesce(json_extract(props, '$.valid_to') > ?, 1)")
+    if valid_at is not None:
+        cond += " AND " + valid_at_sql("props")
         extra += [valid_at, valid_at]
     ids = json.dumps(list(node_ids))
     if mode == "between":
@@ -122,6 +121,13 @@ def select_edges_sql(
     sql = (f"SELECT rowid, date FROM edges WHERE src IN {members}{cond} "
            f"UNION SELECT rowid, date FROM edges WHERE dst IN {members}{cond}")
     return sql, [ids, *extra, ids, *extra]
+
+
+def valid_at_sql(props: str) -> str:
+    """The condition that an edge held on a day (two ``?``, the day twice): valid_from <= day < valid_to,
+    read from its ``props`` column (an open end holds)."""
+    return (f"coalesce(json_extract({props}, '$.valid_from'), '') <= ? "
+            f"AND coalesce(json_extract({props}, '$.valid_to') > ?, 1)")
 
 
 def prop_value(value: Any, json_type: str | None) -> Any:

@@ -788,54 +788,33 @@ class SQLiteStore:
         valid_at: str | None = None,
     ) -> EdgeRanking:
         """A selection ranked by ``text`` (BM25 over the selection) and ``vector`` (cosine), fused in numpy:
-        see the protocol."""
+        see the protocol. The selection, each edge's id, vector and term counts come from one statement
+        (reading the edges' rows once: at a hub's thousands of facts the row reads are most of the cost)."""
         query = check_edge_ranking(text, vector, weights)
         ids = list(dict.fromkeys(node_ids))
         sql.check_mode(mode)
         if not ids:
             return EdgeRanking(0, [])
+        query = query if weights[1] else None
+        terms = text is not None and bool(weights[0])
+        # validity is read on the joined row (the selection then stays index-only: each row is read once)
+        selection, params = sql.select_edges_sql(ids, mode, type, date_from, date_to)
+        statement = (f"SELECT s.rowid, s.date, e.id, {'e.vector' if query is not None else 'NULL'}, "
+                     f"{'t.keys, t.text_tf, t.length' if terms else 'NULL, NULL, NULL'} FROM ({selection}) s "
+                     f"JOIN edges e ON e.rowid = s.rowid"
+                     f"{' LEFT JOIN edge_terms t ON t.edge_rowid = s.rowid' if terms else ''}")
+        if valid_at is not None:
+            statement += f" WHERE {sql.valid_at_sql('e.props')}"
+            params = [*params, valid_at, valid_at]
         with self._lock, self._read_transaction():
-            rows, _, _ = newest_first(self._selection(ids, mode, type, date_from, date_to, valid_at), None)
-            rowids = [r[0] for r in rows]
-            edge_ids, cosine = self._edge_cosines(rowids, query if weights[1] else None)
-            keyword = self._edge_bm25(rowids, text) if text is not None and weights[0] else None
-        scores = fused_edge_scores(keyword, cosine, weights, len(rowids))
+            rows, _, _ = newest_first(self._conn.execute(statement, params).fetchall(), None)
+        cosine = None if query is None else edge_cosines([r[3] for r in rows], query)
+        keyword = selection_scores([None if r[4] is None else r[4:] for r in rows], text) if terms else None
+        scores = fused_edge_scores(keyword, cosine, weights, len(rows))
         top = np.argsort(-scores, kind="stable")[: page_bound(limit)]  # stable: ties stay newest first
-        return EdgeRanking(len(rowids), [
-            EdgeHit(edge_ids[i], float(scores[i]), None if cosine is None or np.isnan(cosine[i]) else float(cosine[i]),
+        return EdgeRanking(len(rows), [
+            EdgeHit(rows[i][2], float(scores[i]), None if cosine is None or np.isnan(cosine[i]) else float(cosine[i]),
                     0.0 if keyword is None else float(keyword[i])) for i in top])
-
-    def _edge_cosines(self, rowids: Sequence[int], query: np.ndarray | None) -> tuple[list[str], np.ndarray | None]:
-        """Each edge's id and the cosine of its vector to ``query`` (NaN: no vector; None: no query), in the
-        order of ``rowids``, read in one pass."""
-        at = {rowid: i for i, rowid in enumerate(rowids)}
-        ids: list[str] = [""] * len(rowids)
-        out = None if query is None else np.full(len(rowids), np.nan, dtype=np.float64)
-        column = "vector" if query is not None else "NULL"
-        for chunk in _chunks(rowids):
-            marks = ",".join("?" * len(chunk))
-            found = self._conn.execute(f"SELECT rowid, id, {column} FROM edges WHERE rowid IN ({marks})",
-                                       chunk).fetchall()
-            for rowid, edge_id, _ in found:
-                ids[at[rowid]] = edge_id
-            vectors = [(rowid, blob) for rowid, _, blob in found if blob is not None]
-            if out is None or not vectors:
-                continue
-            if any(len(blob) != 4 * query.shape[0] for _, blob in vectors):
-                raise InvalidInput(f"query vector has dimension {query.shape[0]}, the edges hold another")
-            matrix = np.frombuffer(b"".join(blob for _, blob in vectors), dtype=np.float32).reshape(len(vectors), -1)
-            out[[at[rowid] for rowid, _ in vectors]] = matrix @ query
-        return ids, out
-
-    def _edge_bm25(self, rowids: Sequence[int], text: str) -> np.ndarray:
-        """BM25 of ``text`` over the edges' text with the selection as the collection, in the order of
-        ``rowids``."""
-        found: dict[int, tuple[bytes, bytes, int]] = {}
-        for chunk in _chunks(rowids):
-            marks = ",".join("?" * len(chunk))
-            found.update((rowid, (keys, text_tf, length)) for rowid, keys, text_tf, length in self._conn.execute(
-                f"SELECT edge_rowid, keys, text_tf, length FROM edge_terms WHERE edge_rowid IN ({marks})", chunk))
-        return selection_scores([found.get(r) for r in rowids], text)
 
     def edges_of(
         self, node_ids: Sequence[str], *, direction: str = "out", types: Sequence[str] | None = None,
@@ -916,3 +895,16 @@ def _chunks(items: Sequence[str]) -> Iterator[list[str]]:
     for start in range(0, len(items), _CHUNK):
         yield items[start : start + _CHUNK]
 
+
+def edge_cosines(blobs: Sequence[bytes | None], query: np.ndarray) -> np.ndarray:
+    """The cosine of each edge's vector (float32 blob; None: no vector, NaN) to ``query``. A vector of
+    another dimension is InvalidInput."""
+    out = np.full(len(blobs), np.nan, dtype=np.float64)
+    held = [i for i, blob in enumerate(blobs) if blob is not None]
+    if not held:
+        return out
+    if any(len(blobs[i]) != 4 * query.shape[0] for i in held):
+        raise InvalidInput(f"query vector has dimension {query.shape[0]}, the edges hold another")
+    matrix = np.frombuffer(b"".join(blobs[i] for i in held), dtype=np.float32).reshape(len(held), -1)
+    out[held] = matrix @ query
+    return out
