@@ -108,3 +108,19 @@ def test_upstreams_plain_configs_and_nginx_variables():
 def test_dockerfile_env_reads_both_forms_and_continued_lines():
     assert dockerfile_env('FROM x\nENV A 1 2\nENV B="x y" C=z \\\n  D=$E F=g\n') == {
         "A": "1 2", "B": "x y", "C": "z", "F": "g"}
+
+
+def test_a_nested_locations_proxy_pass_is_not_the_outer_ones():
+    conf = """server {
+    location /api/ {
+        location /api/cart/ { proxy_pass http://cart:8080/; }
+        root /srv;
+    }
+    location /shop/ {
+        if ($request_method = POST) { return 405; }
+        proxy_pass http://shop:8080;
+    }
+}
+"""
+    found = [(pattern, plain(forward.target.text)) for _, _, pattern, forward, _ in locations("nginx.conf", conf)]
+    assert found == [("/api/cart/**", "http://cart:8080"), ("/shop/**", "http://shop:8080")]
