@@ -6,6 +6,9 @@ default) (``tests/fixtures/code/ctor-args``, its expected results in its README)
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
 from helpers.code_graph import FIXTURES
 
 from graphlore.toolsets.code.index.graph import CodeGraph
@@ -36,3 +39,52 @@ def test_a_constructors_parameter_is_what_its_sites_pass():
         assert "http://orders:8080" in url and "{?" not in url
     assert "target is not a constant" in clients["AuditClient"]["unresolved_reason"]
     assert "target is not a constant" in clients["AuditApi"]["unresolved_reason"]
+
+
+CLIENTS = '''import os
+
+import requests
+
+
+class CartApi:
+    def __init__(self, base):
+        self.base = base
+FACTORY
+    def add(self, item_id):
+        return requests.post(self.base + "/shipping/" + item_id)
+'''
+FACTORY = '''
+    @classmethod
+    def from_env(cls):
+        return cls(os.environ["PAYMENT_URL"])
+'''
+APP = '''from clients import CartApi
+ALIAS
+
+def confirm(item_id):
+    CartApi("http://cart:8080").add(item_id)
+'''
+ALIAS = '''from clients import CartApi as Api
+
+
+def other(item_id, url):
+    Api(url).add(item_id)
+'''
+
+
+@pytest.mark.parametrize("unseen", ["classmethod", "alias"])
+def test_a_class_made_by_a_call_not_read_keeps_its_parameter_unknown(tmp_path: Path, unseen: str):
+    """``cls(...)`` in a classmethod, or a call through ``import ... as``, may pass another value: the one call
+    read (``CartApi("http://cart:8080")``) is not all the evidence, so the client stays unresolved."""
+    (tmp_path / "billing").mkdir()
+    (tmp_path / "billing/Dockerfile").write_text("FROM python:3.12\n")
+    (tmp_path / "billing/requirements.txt").write_text("requests\n")
+    (tmp_path / "billing/clients.py").write_text(CLIENTS.replace("FACTORY", FACTORY if unseen == "classmethod" else ""))
+    (tmp_path / "billing/app.py").write_text(APP.replace("ALIAS", ALIAS if unseen == "alias" else ""))
+    (tmp_path / "cart").mkdir()
+    (tmp_path / "cart/package.json").write_text('{"name": "cart", "version": "1.0.0"}\n')
+    (tmp_path / "cart/server.js").write_text('const express = require("express");\nconst app = express();\n'
+                                             'app.post("/shipping/:id", (req, res) => res.send("ok"));\n')
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    [client] = [n.props for n in nodes.values() if n.kind == "client"]
+    assert client["match"] == "unresolved" and "base is not a constant" in client["unresolved_reason"]
