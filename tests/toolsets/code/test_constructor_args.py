@@ -88,3 +88,67 @@ def test_a_class_made_by_a_call_not_read_keeps_its_parameter_unknown(tmp_path: P
     nodes, _ = CodeGraph.build(tmp_path).snapshot()
     [client] = [n.props for n in nodes.values() if n.kind == "client"]
     assert client["match"] == "unresolved" and "base is not a constant" in client["unresolved_reason"]
+
+
+JAVA_CLIENT = '''package com.acme.shipping;
+
+import org.apache.http.client.methods.HttpPost;
+
+public class CartClient {
+    private final String base;
+    private final int timeout;
+DELEGATE
+    public CartClient(String base, int timeout) {
+        this.base = base;
+        this.timeout = timeout;
+    }
+
+    public void add(String id) {
+        HttpPost post = new HttpPost(base + id);
+    }
+}
+'''
+JAVA_SITES = '''package com.acme.shipping;
+
+import java.util.List;
+
+public class Shipments {
+    public void confirm(String id) {
+        new CartClient("http://cart:8080/shipping/", 1).add(id);
+    }
+OTHER
+}
+'''
+
+
+@pytest.mark.parametrize("unseen", ["this", "reference"])
+def test_a_java_constructor_reached_another_way_keeps_its_parameter_unknown(tmp_path: Path, unseen: str):
+    """Another constructor's ``this(...)``, or a ``CartClient::new`` reference, passes values the one ``new`` read
+    does not show: the client stays unresolved."""
+    source = tmp_path / "shipping/src/main/java/com/acme/shipping"
+    source.mkdir(parents=True)
+    (tmp_path / "shipping/pom.xml").write_text("<project><artifactId>shipping</artifactId></project>\n")
+    (tmp_path / "shipping/Dockerfile").write_text("FROM eclipse-temurin:21\n")
+    delegate = '''
+    public CartClient(String host) {
+        this("http://" + host + "/shipping/", 5);
+    }
+'''
+    other = '''
+    public void more(String id, String host) {
+        new CartClient(host).add(id);
+    }
+''' if unseen == "this" else '''
+    public void more(List<String> hosts, java.util.function.BiFunction<String, Integer, CartClient> make) {
+        make = CartClient::new;
+    }
+'''
+    (source / "CartClient.java").write_text(JAVA_CLIENT.replace("DELEGATE", delegate if unseen == "this" else ""))
+    (source / "Shipments.java").write_text(JAVA_SITES.replace("OTHER", other))
+    (tmp_path / "cart").mkdir()
+    (tmp_path / "cart/package.json").write_text('{"name": "cart", "version": "1.0.0"}\n')
+    (tmp_path / "cart/server.js").write_text('const express = require("express");\nconst app = express();\n'
+                                             'app.post("/shipping/:id", (req, res) => res.send("ok"));\n')
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    [client] = [n.props for n in nodes.values() if n.kind == "client"]
+    assert client["match"] == "unresolved" and "base is not a constant" in client["unresolved_reason"]
