@@ -124,3 +124,11 @@ def test_a_nested_locations_proxy_pass_is_not_the_outer_ones():
 """
     found = [(pattern, plain(forward.target.text)) for _, _, pattern, forward, _ in locations("nginx.conf", conf)]
     assert found == [("/api/cart/**", "http://cart:8080"), ("/shop/**", "http://shop:8080")]
+
+
+def test_dockerfile_env_is_the_running_images_not_a_build_stages():
+    multi = ("FROM golang:1.22 AS build\nENV API_URL=http://build-mock:9000 CGO_ENABLED=0\nRUN go build\n"
+             "FROM alpine\nENV PORT=8080\nCOPY --from=build /app /app\n")
+    assert dockerfile_env(multi) == {"PORT": "8080"}
+    assert dockerfile_env("FROM node AS base\nENV A=1\nFROM --platform=linux/amd64 base AS run\nENV B=2\n") == {
+        "A": "1", "B": "2"}
