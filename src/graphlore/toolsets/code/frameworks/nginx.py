@@ -15,7 +15,8 @@ settled with the environment the project's deployment files give the service; el
 nginx variable, known at run time only.
 
 The route belongs to the module's first source file (nginx configuration is no source the index holds); its
-``file`` and ``line`` are the ``location``'s, and its ``source_layer`` is ``config``.
+``file`` and ``line`` are the ``location``'s, and its ``source_layer`` is ``config``. A module with no source
+file (an nginx-only image) has no file to hold them: its locations are not read.
 """
 
 from __future__ import annotations
