@@ -81,13 +81,7 @@ def test_a_class_made_by_a_call_not_read_keeps_its_parameter_unknown(tmp_path: P
     (tmp_path / "billing/requirements.txt").write_text("requests\n")
     (tmp_path / "billing/clients.py").write_text(CLIENTS.replace("FACTORY", FACTORY if unseen == "classmethod" else ""))
     (tmp_path / "billing/app.py").write_text(APP.replace("ALIAS", ALIAS if unseen == "alias" else ""))
-    (tmp_path / "cart").mkdir()
-    (tmp_path / "cart/package.json").write_text('{"name": "cart", "version": "1.0.0"}\n')
-    (tmp_path / "cart/server.js").write_text('const express = require("express");\nconst app = express();\n'
-                                             'app.post("/shipping/:id", (req, res) => res.send("ok"));\n')
-    nodes, _ = CodeGraph.build(tmp_path).snapshot()
-    [client] = [n.props for n in nodes.values() if n.kind == "client"]
-    assert client["match"] == "unresolved" and "base is not a constant" in client["unresolved_reason"]
+    _assert_unresolved_beside_cart(tmp_path)
 
 
 JAVA_CLIENT = '''package com.acme.shipping;
@@ -145,10 +139,15 @@ def test_a_java_constructor_reached_another_way_keeps_its_parameter_unknown(tmp_
 '''
     (source / "CartClient.java").write_text(JAVA_CLIENT.replace("DELEGATE", delegate if unseen == "this" else ""))
     (source / "Shipments.java").write_text(JAVA_SITES.replace("OTHER", other))
-    (tmp_path / "cart").mkdir()
-    (tmp_path / "cart/package.json").write_text('{"name": "cart", "version": "1.0.0"}\n')
-    (tmp_path / "cart/server.js").write_text('const express = require("express");\nconst app = express();\n'
-                                             'app.post("/shipping/:id", (req, res) => res.send("ok"));\n')
-    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    _assert_unresolved_beside_cart(tmp_path)
+
+
+def _assert_unresolved_beside_cart(root: Path) -> None:
+    """Beside a cart service serving ``POST /shipping/:id``, the project's one client stays unresolved."""
+    (root / "cart").mkdir()
+    (root / "cart/package.json").write_text('{"name": "cart", "version": "1.0.0"}\n')
+    (root / "cart/server.js").write_text('const express = require("express");\nconst app = express();\n'
+                                         'app.post("/shipping/:id", (req, res) => res.send("ok"));\n')
+    nodes, _ = CodeGraph.build(root).snapshot()
     [client] = [n.props for n in nodes.values() if n.kind == "client"]
     assert client["match"] == "unresolved" and "base is not a constant" in client["unresolved_reason"]
