@@ -48,7 +48,9 @@ export const otherMachine = createMachine({
 });
 '''
 
-FORM = '''export function SignUpForm({ authService }) {
+FORM = '''import { useService } from "@xstate/react";
+
+export function SignUpForm({ authService }) {
   const signUpPending = (payload) => authService.send({ type: "SIGNUP", ...payload });
   const reset = () => authService.send("RESET");
   const shared = () => authService.send("SHARED");
@@ -117,3 +119,15 @@ def test_a_trigger_reaches_only_its_own_module(tmp_path: Path):
     nodes, edges = CodeGraph.build(tmp_path).snapshot()
     triggers = {(nodes[e.src].props["fqn"], nodes[e.dst].props["fqn"]) for e in edges.values() if e.type == "TRIGGERS"}
     assert triggers == {("api/app.ts", "api/auth.ts"), ("admin/app.ts", "admin/auth.ts")}
+
+
+def test_only_a_file_that_uses_xstate_sends_its_events(tmp_path: Path):
+    """``ws.send("LOGIN")`` in a file that imports no XState package is a socket's send, not the machine's event."""
+    (tmp_path / "web/src").mkdir(parents=True)
+    (tmp_path / "web/package.json").write_text('{"name": "web", "version": "1.0.0"}\n')
+    (tmp_path / "web/src/authMachine.ts").write_text(MACHINE)
+    (tmp_path / "web/src/SignUpForm.tsx").write_text(FORM)
+    (tmp_path / "web/src/socket.ts").write_text('export function ping(ws) {\n  ws.send("LOGIN");\n}\n')
+    nodes, edges = CodeGraph.build(tmp_path).snapshot()
+    triggers = {(nodes[e.src].props["fqn"], e.props["event"]) for e in edges.values() if e.type == "TRIGGERS"}
+    assert triggers == {("web/src/SignUpForm.tsx#SignUpForm.signUpPending", "SIGNUP")}

@@ -5,7 +5,8 @@ after every update (TypeScript and JavaScript files).
 **State-machine events (XState).** A machine is a ``Machine(config, options)`` / ``createMachine(...)`` call in a
 file that imports ``xstate``; its config's ``on: { EVENT: "state" }`` (or ``{ target: "state" }``) transitions
 lead to states whose ``invoke: { src: "service" }`` runs a service. A call that sends an event (a callee whose
-name holds ``send``, with ``{ type: "EVENT", ... }`` or ``"EVENT"`` first) triggers the symbol that holds the
+name holds ``send``, with ``{ type: "EVENT", ... }`` or ``"EVENT"`` first, in a file that imports ``xstate`` or an
+``@xstate/`` package: a ``ws.send("EVENT")`` elsewhere is no machine's) triggers the symbol that holds the
 machine when exactly one machine of the sender's module invokes a service on that event (several: no edge, the
 sender's service is not known statically; a machine runs in its module's process, so a sender in another module
 never reaches it). Props: ``kind: state_machine_event``, ``event``, ``services``.
@@ -87,6 +88,8 @@ def _xstate(files: list[Bound], root: Path) -> Iterator[GraphEdge]:
     if not handlers:
         return
     for bound in files:
+        if not any(imp.target == "xstate" or imp.target.startswith("@xstate/") for imp in bound.facts.imports):
+            continue
         for call in bound.facts.calls:
             if "send" not in call.name.lower() or not call.args:
                 continue
