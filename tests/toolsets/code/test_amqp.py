@@ -110,3 +110,48 @@ def test_impact_of_a_sender_names_the_consumers_of_what_it_sends(tmp_path: Path,
         assert impact("Publisher.publish", edge_types=["CALLS"]).consumers == []
     finally:
         runtime.close()
+
+
+SERVER_NAMED = '''package main
+
+import (
+	"github.com/rabbitmq/amqp091-go"
+)
+
+func listen(ch *amqp091.Channel) {
+	q, _ := ch.QueueDeclare("", false, false, true, false, nil)
+	ch.QueueBind(q.Name, "KEY", "EXCHANGE", false, nil)
+	msgs, _ := ch.Consume(q.Name, "", true, false, false, false, nil)
+	for range msgs {
+	}
+}
+
+func unbound(ch *amqp091.Channel) {
+	q, _ := ch.QueueDeclare("", false, false, true, false, nil)
+	msgs, _ := ch.Consume(q.Name, "", true, false, false, false, nil)
+	for range msgs {
+	}
+}
+'''
+
+
+def test_a_queue_the_broker_names_is_bound_by_its_own_function_only(tmp_path: Path):
+    """Two services each declare a server-named queue (QueueDeclare("")) and bind it to their own exchange: a
+    message to one exchange reaches that service's consumer only, never the other's."""
+    for name, exchange, key in (("audit", "logs", "info"), ("billing", "payments", "done")):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "Dockerfile").write_text("FROM scratch\n")
+        (tmp_path / name / "go.mod").write_text(f"module {name}\n\ngo 1.22\n")
+        (tmp_path / name / "main.go").write_text(SERVER_NAMED.replace("KEY", key).replace("EXCHANGE", exchange))
+    (tmp_path / "web").mkdir()
+    (tmp_path / "web/Dockerfile").write_text("FROM scratch\n")
+    (tmp_path / "web/pub.py").write_text(
+        'import pika\n\n\ndef send(channel):\n    channel.basic_publish(exchange="logs", routing_key="info", body="x")\n')
+    nodes, edges = CodeGraph.build(tmp_path).snapshot()
+    routes = {(n.props["microservice"], n.props["label"], n.props["resolved"]) for n in nodes.values()
+              if n.kind == "route" and n.props.get("broker")}
+    assert routes == {("audit", "rabbit logs/info", True), ("billing", "rabbit payments/done", True),
+                      ("audit", "rabbit {?}", False), ("billing", "rabbit {?}", False)}
+    links = {(nodes[e.src].props["label"], nodes[e.dst].props["microservice"]) for e in edges.values()
+             if e.type == "ASYNC_CALLS"}
+    assert links == {("rabbit logs/info", "audit")}

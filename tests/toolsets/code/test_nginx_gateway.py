@@ -108,3 +108,45 @@ def test_upstreams_plain_configs_and_nginx_variables():
 def test_dockerfile_env_reads_both_forms_and_continued_lines():
     assert dockerfile_env('FROM x\nENV A 1 2\nENV B="x y" C=z \\\n  D=$E F=g\n') == {
         "A": "1 2", "B": "x y", "C": "z", "F": "g"}
+
+
+def test_a_nested_locations_proxy_pass_is_not_the_outer_ones():
+    conf = """server {
+    location /api/ {
+        location /api/cart/ { proxy_pass http://cart:8080/; }
+        root /srv;
+    }
+    location /shop/ {
+        if ($request_method = POST) { return 405; }
+        proxy_pass http://shop:8080;
+    }
+}
+"""
+    found = [(pattern, plain(forward.target.text)) for _, _, pattern, forward, _ in locations("nginx.conf", conf)]
+    assert found == [("/api/cart/**", "http://cart:8080"), ("/shop/**", "http://shop:8080")]
+
+
+def test_dockerfile_env_is_the_running_images_not_a_build_stages():
+    multi = ("FROM golang:1.22 AS build\nENV API_URL=http://build-mock:9000 CGO_ENABLED=0\nRUN go build\n"
+             "FROM alpine\nENV PORT=8080\nCOPY --from=build /app /app\n")
+    assert dockerfile_env(multi) == {"PORT": "8080"}
+    assert dockerfile_env("FROM node AS base\nENV A=1\nFROM --platform=linux/amd64 base AS run\nENV B=2\n") == {
+        "A": "1", "B": "2"}
+
+
+def test_an_nginx_only_image_inside_a_service_is_not_that_services_gateway(tmp_path: Path):
+    """``gw/`` builds its own nginx image (its Dockerfile, no source): its locations are not the routes of the
+    service around it (the root's), which serves none of them."""
+    (tmp_path / "gw").mkdir()
+    (tmp_path / "gw/Dockerfile").write_text("FROM nginx:1.27\nCOPY nginx.conf /etc/nginx/nginx.conf\n")
+    (tmp_path / "gw/nginx.conf").write_text("server {\n  location /api/orders/ {\n    proxy_pass http://orders:8000/;\n"
+                                            "  }\n}\n")
+    (tmp_path / "package.json").write_text('{"name": "frontend", "version": "1.0.0"}\n')
+    (tmp_path / "Dockerfile").write_text("FROM node:20\n")
+    (tmp_path / "index.js").write_text("export const x = 1;\n")
+    (tmp_path / "conf").mkdir()
+    (tmp_path / "conf/site.conf").write_text("server {\n  location /api/ {\n    proxy_pass http://orders:8000/;\n"
+                                             "  }\n}\n")
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    routes = {(n.props["microservice"], n.props["label"], n.props["file"]) for n in nodes.values() if n.kind == "route"}
+    assert routes == {("frontend", "ANY /api/**", "conf/site.conf")}   # the module's own folder's conf is still read

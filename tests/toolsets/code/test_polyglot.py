@@ -317,3 +317,46 @@ def test_java_and_csharp_grpc_channels_give_their_address_too():
     ids = {n.id for n in nodes.values() if n.kind == "client" and n.props["file"].startswith(("invoice/", "storefront/"))}
     agreeing = [e for e in edges.values() if e.type == "GRPC_CALLS" and e.src in ids]
     assert len(agreeing) == 4 and all(e.props["evidence"].get("channel_agrees") for e in agreeing)
+
+
+INJECTED_SHOP = '''using System;
+using Grpc.Net.Client;
+using Shop;
+
+namespace Storefront
+{
+    public class Shop
+    {
+        private readonly Pricing.PricingClient prices;
+
+        public Shop(Pricing.PricingClient injected)
+        {
+            prices = injected;
+        }
+
+        public object Fast(string sku)
+        {
+            return prices.QuoteAsync(new QuoteRequest());
+        }
+
+        public object Quote(string sku)
+        {
+            var channel = GrpcChannel.ForAddress(new Uri("http://pricing-canary:50051"));
+            var pricing = new Pricing.PricingClient(channel);
+            return pricing.QuoteAsync(new QuoteRequest());
+        }
+    }
+}
+'''
+
+
+def test_a_csharp_fields_channel_is_never_another_methods_local(tmp_path: Path):
+    """A field the constructor is given (dependency injection) dials an address no code here says: not the one
+    a local of another method is made with."""
+    root = tmp_path / "grpc-channels"
+    shutil.copytree(FIXTURES / "grpc-channels", root)
+    (root / "storefront/Shop.cs").write_text(INJECTED_SHOP)
+    nodes, _ = CodeGraph.build(root).snapshot()
+    found = {n.props["declaring_fqn"]: n.props["channel_address"] for n in nodes.values()
+             if n.kind == "client" and n.props["file"].startswith("storefront/")}
+    assert found == {"Storefront.Shop.Fast": "{?}", "Storefront.Shop.Quote": "http://pricing-canary:50051"}

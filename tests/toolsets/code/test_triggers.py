@@ -48,7 +48,9 @@ export const otherMachine = createMachine({
 });
 '''
 
-FORM = '''export function SignUpForm({ authService }) {
+FORM = '''import { useService } from "@xstate/react";
+
+export function SignUpForm({ authService }) {
   const signUpPending = (payload) => authService.send({ type: "SIGNUP", ...payload });
   const reset = () => authService.send("RESET");
   const shared = () => authService.send("SHARED");
@@ -97,3 +99,35 @@ def test_events_and_framework_callbacks_are_trigger_edges(tmp_path: Path):
         ("api/app.ts", "api/auth.ts", "passport.session -> deserializeUser")}
     assert not any(e.type == "CALLS" and nodes[e.dst].props.get("fqn") == "web/src/authMachine.ts"
                    for e in edges.values())
+
+
+def test_a_trigger_reaches_only_its_own_module(tmp_path: Path):
+    """Each Node process has its own passport and its own machines: two services with passport, and a sender in
+    a module with no machine, link nothing across modules."""
+    for service in ("api", "admin"):
+        (tmp_path / service).mkdir()
+        (tmp_path / f"{service}/package.json").write_text(f'{{"name": "{service}", "version": "1.0.0"}}\n')
+        (tmp_path / f"{service}/auth.ts").write_text(BACKEND_AUTH)
+        (tmp_path / f"{service}/app.ts").write_text(BACKEND_APP)
+        (tmp_path / f"{service}/database.ts").write_text("export function getUserById(id) {\n  return id;\n}\n")
+    (tmp_path / "web/src").mkdir(parents=True)
+    (tmp_path / "web/package.json").write_text('{"name": "web", "version": "1.0.0"}\n')
+    (tmp_path / "web/src/authMachine.ts").write_text(MACHINE)
+    (tmp_path / "bot").mkdir()
+    (tmp_path / "bot/package.json").write_text('{"name": "bot", "version": "1.0.0"}\n')
+    (tmp_path / "bot/ws.ts").write_text('export function notify(ws) {\n  ws.send("LOGIN");\n}\n')
+    nodes, edges = CodeGraph.build(tmp_path).snapshot()
+    triggers = {(nodes[e.src].props["fqn"], nodes[e.dst].props["fqn"]) for e in edges.values() if e.type == "TRIGGERS"}
+    assert triggers == {("api/app.ts", "api/auth.ts"), ("admin/app.ts", "admin/auth.ts")}
+
+
+def test_only_a_file_that_uses_xstate_sends_its_events(tmp_path: Path):
+    """``ws.send("LOGIN")`` in a file that imports no XState package is a socket's send, not the machine's event."""
+    (tmp_path / "web/src").mkdir(parents=True)
+    (tmp_path / "web/package.json").write_text('{"name": "web", "version": "1.0.0"}\n')
+    (tmp_path / "web/src/authMachine.ts").write_text(MACHINE)
+    (tmp_path / "web/src/SignUpForm.tsx").write_text(FORM)
+    (tmp_path / "web/src/socket.ts").write_text('export function ping(ws) {\n  ws.send("LOGIN");\n}\n')
+    nodes, edges = CodeGraph.build(tmp_path).snapshot()
+    triggers = {(nodes[e.src].props["fqn"], e.props["event"]) for e in edges.values() if e.type == "TRIGGERS"}
+    assert triggers == {("web/src/SignUpForm.tsx#SignUpForm.signUpPending", "SIGNUP")}

@@ -14,7 +14,9 @@ the project), and always through the default exchange by its name: a consumer is
 binding (``exchange/key``) and one for the queue's name. So a producer links to the consumers whose queue its
 exchange and key reach (`services.links`), exactly: an exchange's type (a topic exchange's patterns, a
 fanout's keys) is not read. A queue, exchange or key that does not fold leaves the item unresolved, saying
-why. Go's ``QueueBind(q.Name, ...)`` names the queue ``QueueDeclare`` made in the same function.
+why. Go's ``QueueBind(q.Name, ...)`` names the queue ``QueueDeclare`` made in the same function; a queue declared
+with the empty name (the broker names it, one per declaration) is bound only by the bindings of that function,
+and a consumer of one with none is unresolved.
 """
 
 from __future__ import annotations
@@ -108,8 +110,14 @@ def bindings(files: list[Bound], folders: Folders) -> dict[str, list[Folded]]:
                 continue
             queue, exchange, key = (folders.fold(bound, call, _arg(bound, call, w)) for w in where)
             if queue.known:
-                out.setdefault(queue.text, []).append(exchange + literal("/") + key)
+                out.setdefault(_queue_key(bound, call, queue), []).append(exchange + literal("/") + key)
     return out
+
+
+def _queue_key(bound: Bound, call: CallFact, queue: Folded) -> str:
+    """A queue's name; for a queue the broker names (declared as ``""``) the function that declares it, since
+    every such declaration is a queue of its own."""
+    return queue.text if queue.text else f"\0{bound.path}\0{call.owner}"
 
 
 def read_amqp(folders: Folders, bound_to: dict[str, list[Folded]], bound: Bound) -> Iterator[Item]:
@@ -130,6 +138,13 @@ def read_amqp(folders: Folders, bound_to: dict[str, list[Folded]], bound: Bound)
             if not queue.known:
                 yield item(bound, owner, "route", CONSUME[call.name], call.line, broker="rabbit", topic=queue,
                            written=written)
+                continue
+            if not queue.text:   # a queue the broker names: reached by this function's bindings only
+                bound_here = bound_to.get(_queue_key(bound, call, queue), [])
+                for topic in bound_here or [unknown("the broker names this queue (declared with an empty name) "
+                                                    "and this function binds it to no exchange")]:
+                    yield item(bound, owner, "route", CONSUME[call.name], call.line, broker="rabbit", topic=topic,
+                               written=written)
                 continue
             topics = {t.text: t for t in [*bound_to.get(queue.text, []), queue]}
             for topic in topics.values():

@@ -4,7 +4,8 @@ forwarding to the service the URL's host names (`services.endpoints.Forward`; `s
 the target's routes).
 
 **Paths.** ``location /api/cart/`` matches everything under ``/api/cart/`` (``/api/cart/**``), ``location =
-/x`` only ``/x``; a regular-expression location (``~``, ``~*``) is not read. Any method.
+/x`` only ``/x``; a regular-expression location (``~``, ``~*``) is not read, nor a ``proxy_pass`` inside a
+nested block (an ``if``; a nested ``location`` is a route of its own). Any method.
 
 **Where to.** ``proxy_pass http://host:port/uri``: a URI part (even ``/``) replaces the matched prefix (``/api/cart/``
 then ``/``: the target sees ``/x`` for ``/api/cart/x``); none passes the path unchanged. A host that names an
@@ -14,7 +15,8 @@ settled with the environment the project's deployment files give the service; el
 nginx variable, known at run time only.
 
 The route belongs to the module's first source file (nginx configuration is no source the index holds); its
-``file`` and ``line`` are the ``location``'s, and its ``source_layer`` is ``config``.
+``file`` and ``line`` are the ``location``'s, and its ``source_layer`` is ``config``. A module with no source
+file (an nginx-only image) has no file to hold them: its locations are not read.
 """
 
 from __future__ import annotations
@@ -49,6 +51,18 @@ def _value(text: str, template: bool) -> Folded:
     return out + literal(text[last:])
 
 
+def _own(block: str) -> str:
+    """A block's own directives: its nested blocks (a ``location`` inside it, an ``if``) blanked out, so a
+    ``proxy_pass`` of a nested location is never the outer one's."""
+    braces = _TEMPLATE_VAR.sub(lambda m: " " * len(m.group(0)), block)   # ${VAR} opens no block
+    out, depth = [], 0
+    for char, brace in zip(block, braces, strict=True):
+        depth += brace == "{"
+        out.append(char if depth == 0 else " ")
+        depth -= brace == "}" and depth > 0
+    return "".join(out)
+
+
 def locations(path: str, text: str) -> Iterator[tuple[int, str, str, Forward | None, str | None]]:
     """(line, method, route path, forward, problem) of each proxying location of one configuration file."""
     text = _COMMENT.sub(lambda m: " " * len(m.group(0)), text)   # keep offsets (and so lines)
@@ -56,7 +70,7 @@ def locations(path: str, text: str) -> Iterator[tuple[int, str, str, Forward | N
     upstreams = {m.group(1): _SERVER.findall(brace_block(text, m.end())) for m in _UPSTREAM.finditer(text)}
     for found in _LOCATION.finditer(text):
         modifier, where = found.group(1), found.group(2)
-        proxy = _PROXY.search(brace_block(text, found.end()))
+        proxy = _PROXY.search(_own(brace_block(text, found.end())))
         if proxy is None or modifier in ("~", "~*"):
             continue
         line = text.count("\n", 0, found.start()) + 1

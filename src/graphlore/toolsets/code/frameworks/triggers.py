@@ -5,14 +5,17 @@ after every update (TypeScript and JavaScript files).
 **State-machine events (XState).** A machine is a ``Machine(config, options)`` / ``createMachine(...)`` call in a
 file that imports ``xstate``; its config's ``on: { EVENT: "state" }`` (or ``{ target: "state" }``) transitions
 lead to states whose ``invoke: { src: "service" }`` runs a service. A call that sends an event (a callee whose
-name holds ``send``, with ``{ type: "EVENT", ... }`` or ``"EVENT"`` first) triggers the symbol that holds the
-machine when exactly one machine of the project invokes a service on that event (several: no edge, the
-sender's service is not known statically). Props: ``kind: state_machine_event``, ``event``, ``services``.
+name holds ``send``, with ``{ type: "EVENT", ... }`` or ``"EVENT"`` first, in a file that imports ``xstate`` or an
+``@xstate/`` package: a ``ws.send("EVENT")`` elsewhere is no machine's) triggers the symbol that holds the
+machine when exactly one machine of the sender's module invokes a service on that event (several: no edge, the
+sender's service is not known statically; a machine runs in its module's process, so a sender in another module
+never reaches it). Props: ``kind: state_machine_event``, ``event``, ``services``.
 
 **Framework callbacks (passport).** ``passport.session()`` runs the callback ``passport.deserializeUser(fn)``
 registered; ``passport.authenticate("name")`` runs the verify callback of the strategy ``passport.use(...)``
 registered under that name (``new LocalStrategy(...)`` is ``local``; ``passport.use("name", ...)`` names it).
-The callback is an argument, so the edge goes to the symbol that registers it. Props: ``kind:
+The callback is an argument, so the edge goes to the symbol that registers it, in the trigger's module (each
+process has its own ``passport``). Props: ``kind:
 framework_callback``, ``via`` (``passport.session -> deserializeUser``).
 """
 
@@ -74,23 +77,25 @@ def _config(root: Path, bound: Bound, line: int, name: str) -> str:
 
 
 def _xstate(files: list[Bound], root: Path) -> Iterator[GraphEdge]:
-    handlers: dict[str, list[tuple[str, set[str]]]] = {}
+    handlers: dict[tuple[str, str], list[tuple[str, set[str]]]] = {}   # (module, event) -> machines
     for bound in files:
         if not _imports(bound, "xstate"):
             continue
         for call in bound.facts.calls:
             if call.name in MACHINES and call.receiver is None and call.args:
                 for event, services in machine_events(_config(root, bound, call.line, call.name)).items():
-                    handlers.setdefault(event, []).append((_owner(bound, call.owner), services))
+                    handlers.setdefault((bound.ctx.module, event), []).append((_owner(bound, call.owner), services))
     if not handlers:
         return
     for bound in files:
+        if not any(imp.target == "xstate" or imp.target.startswith("@xstate/") for imp in bound.facts.imports):
+            continue
         for call in bound.facts.calls:
             if "send" not in call.name.lower() or not call.args:
                 continue
             found = _EVENT.match(call.args[0])
             event = (found.group(1) or found.group(2)) if found else None
-            machines = handlers.get(event or "", [])
+            machines = handlers.get((bound.ctx.module, event), []) if event else []
             if len(machines) != 1:
                 continue
             target, services = machines[0]
@@ -101,8 +106,8 @@ def _xstate(files: list[Bound], root: Path) -> Iterator[GraphEdge]:
 
 
 def _passport(files: list[Bound]) -> Iterator[GraphEdge]:
-    callbacks: dict[str, list[str]] = {}   # what a trigger runs -> the symbols that register it
-    triggers: list[tuple[str, str, int]] = []
+    callbacks: dict[tuple[str, str], list[str]] = {}   # (module, what a trigger runs) -> the symbols registering it
+    triggers: list[tuple[str, str, str, int]] = []
     for bound in files:
         if not _imports(bound, "passport"):
             continue
@@ -111,21 +116,21 @@ def _passport(files: list[Bound]) -> Iterator[GraphEdge]:
                 continue
             owner = _owner(bound, call.owner)
             if call.name == "deserializeUser" and call.args:
-                callbacks.setdefault("session", []).append(owner)
+                callbacks.setdefault((bound.ctx.module, "session"), []).append(owner)
             elif call.name == "use" and call.args:
                 named = re.fullmatch(r"""\s*["']([\w-]+)["']\s*""", call.args[0]) if len(call.args) > 1 else None
                 strategy = _STRATEGY.search(call.args[-1])
                 name = named.group(1) if named else strategy.group(1).lower() if strategy else None
                 if name:
-                    callbacks.setdefault(f"authenticate:{name}", []).append(owner)
+                    callbacks.setdefault((bound.ctx.module, f"authenticate:{name}"), []).append(owner)
             elif call.name == "session":
-                triggers.append(("session", owner, call.line))
+                triggers.append((bound.ctx.module, "session", owner, call.line))
             elif call.name == "authenticate" and call.args:
                 named = re.fullmatch(r"""\s*["']([\w-]+)["']\s*""", call.args[0])
                 if named:
-                    triggers.append((f"authenticate:{named.group(1)}", owner, call.line))
-    for what, source, line in triggers:
-        for target in dict.fromkeys(callbacks.get(what, [])):
+                    triggers.append((bound.ctx.module, f"authenticate:{named.group(1)}", owner, call.line))
+    for module, what, source, line in triggers:
+        for target in dict.fromkeys(callbacks.get((module, what), [])):
             if target != source:
                 via = "passport.session -> deserializeUser" if what == "session" else \
                     f"passport.authenticate({what.split(':', 1)[1]!r}) -> its strategy's verify callback"

@@ -185,6 +185,18 @@ def _is_test_path(parts: tuple[str, ...]) -> bool:
     return any(p in ("test", "tests", "__tests__", "testing") for p in parts[:-1])
 
 
+def _own_image(found: Scan, folder: str, owner: str) -> bool:
+    """Whether a folder between ``folder`` and its module ``owner`` (``folder`` included, ``owner`` not) has a
+    ``Dockerfile`` of its own: what it holds goes into that image, not into the module's."""
+    while (folder or ".") != owner:
+        if "Dockerfile" in found.layout_files.get(folder, ()):
+            return True
+        if not folder:
+            return False
+        folder = folder.rsplit("/", 1)[0] if "/" in folder else ""
+    return False
+
+
 def _read_configs(root: Path, found: Scan, modules: dict[str, Module]) -> None:
     """Each module's ``application*``/``bootstrap*`` files (test resources excluded) and the
     ``spring.application.name`` the first of them declares; and its nginx configuration files."""
@@ -195,6 +207,8 @@ def _read_configs(root: Path, found: Scan, modules: dict[str, Module]) -> None:
             if CONFIG_FILE.match(name) or nginx:
                 path = f"{rel}/{name}" if rel else name
                 owner = None if _is_test_path(tuple(path.split("/"))) else _nearest(modules, rel)
+                if owner is not None and nginx and _own_image(found, rel, owner):
+                    continue   # another image's configuration (an nginx-only folder), never its module's
                 if owner is not None and nginx:
                     modules[owner].nginx_files = tuple(sorted((*modules[owner].nginx_files, path)))
                 elif owner is not None:

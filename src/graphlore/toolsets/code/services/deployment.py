@@ -21,7 +21,8 @@ fill what no unit sets (Compose and ``dotenv`` read them from there). A service 
 with ``--host``/``-H`` (``ENTRYPOINT locust --host="http://${FRONTEND_ADDR}"``) is given that value as
 ``LOCUST_HOST`` (Locust's own variable for the same option; its ``${VAR}`` are the service's variables), beside
 any value a unit gives ``LOCUST_HOST``. A Dockerfile's ``ENV NAME=VALUE`` is the service's value of a variable
-no unit, ``.env`` file nor ``k6``/``locust`` flag sets (the image's default, which they override). One that runs k6 with ``-e``/``--env NAME=VALUE`` (``k6 run -e
+no unit, ``.env`` file nor ``k6``/``locust`` flag sets (the image's default, which they override; the last
+stage's, with the stages it is built ``FROM``: a build stage's ``ENV`` is not the running image's). One that runs k6 with ``-e``/``--env NAME=VALUE`` (``k6 run -e
 BASE_URL=http://web:8080 script.js``) gives the service that variable (what k6's ``__ENV.NAME`` reads).
 """
 
@@ -417,12 +418,20 @@ _ENV_PAIR = re.compile(r"""(\w+)=(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|((?:[^\s\\]|\\
 
 
 def dockerfile_env(dockerfile: str) -> dict[str, str]:
-    """The variables a Dockerfile's ``ENV`` instructions set (``ENV A=1 B=2``, continued lines, the legacy ``ENV A 1``);
-    a value that reads another variable (``$X``) is left out."""
+    """The variables a Dockerfile's ``ENV`` instructions set (``ENV A=1 B=2``, continued lines, the legacy ``ENV A 1``)
+    in the image it builds: its last stage's, with those of the stages it is built ``FROM`` (a build stage's ``ENV``
+    is not the running image's); a value that reads another variable (``$X``) is left out."""
+    stages: dict[str, dict[str, str]] = {}
     out: dict[str, str] = {}
     logical = re.sub(r"\\\s*\n", " ", dockerfile)
     for line in logical.splitlines():
         words = line.strip().split(None, 1)
+        if len(words) == 2 and words[0].upper() == "FROM":
+            base = [w for w in words[1].split() if not w.startswith("--")]
+            out = dict(stages.get(base[0].lower(), {})) if base else {}
+            if len(base) >= 3 and base[1].upper() == "AS":
+                stages[base[2].lower()] = out
+            continue
         if len(words) != 2 or words[0].upper() != "ENV":
             continue
         pairs = _ENV_PAIR.findall(words[1]) if "=" in words[1].split(None, 1)[0] else [

@@ -57,8 +57,9 @@ def _address(constants: CSharpConstants, bound: Bound, call, client_type: str) -
     if declared:
         makers = [c for c in bound.facts.calls if c.owner == call.owner and c.line == max(declared)
                   and c.name == simple]
-    else:
-        makers = [c for c in bound.facts.calls if c.name == simple and c.owner.rsplit(".", 1)[0] == class_key
+    else:   # a field: what the class's constructors make (never a local of another method)
+        constructors = {s.key for s in bound.facts.symbols if s.kind == "constructor" and s.parent == class_key}
+        makers = [c for c in bound.facts.calls if c.name == simple and c.owner in constructors
                   and c.owner != call.owner]
     makers = [c for c in makers if len(c.args) == 1]
     if not makers:

@@ -193,8 +193,9 @@ class JavaFolder(Folder):
     def constructed(self, name: str) -> Folded | None:
         """A constructor's parameter as every ``new T(...)`` of the project passes it (several values: a choice).
         None (known at run time only) when the scope is no constructor, the class is a bean or extended (something
-        other than ``new`` may make it), no ``new`` makes it, two constructors take as many arguments, or a
-        site passes a value not known."""
+        other than ``new`` may make it), no ``new`` makes it, two constructors take as many arguments, a site
+        passes a value not known, or a value comes through a way not read (another constructor's ``this(...)``,
+        a ``T::new`` reference)."""
         scope = self.scope
         if scope is None or self.depth > 8:
             return None
@@ -207,14 +208,20 @@ class JavaFolder(Folder):
         if sum(s.kind == "constructor" and s.parent == cls.key and len(s.params) == len(ctor.params)
                for s in symbols.values()) != 1:
             return None
+        if any(call.kind == "this" and call.argc == len(ctor.params) and getattr(symbols.get(call.owner), "parent",
+                                                                                  None) == cls.key
+               for call in scope.facts.calls):
+            return None
         fqn = self._qualify(cls.key)
         values: list[Folded] = []
         for call, facts in self.constants.constructions.get(cls.name, ()):
             site_class = call.owner.partition("#")[0]
             written = call.receiver[1] if isinstance(call.receiver, list) and len(call.receiver) > 1 else call.name
             site = JavaFolder(self.constants, facts, site_class)
-            if call.argc != len(ctor.params) or site.type_fqn(str(written).partition("<")[0]) != fqn:
+            if call.argc not in (len(ctor.params), -1) or site.type_fqn(str(written).partition("<")[0]) != fqn:
                 continue
+            if call.argc == -1:   # T::new: its arguments are not written here
+                return None
             if index >= len(call.args):
                 return None
             value = site.with_depth(self.depth + 1).at(facts, call.owner, call.line).fold(call.args[index])

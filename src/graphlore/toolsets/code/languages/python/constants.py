@@ -56,7 +56,8 @@ class PythonFolder(FileFolder):
         """An ``__init__`` parameter as every call of the class in the project passes it (by position or keyword;
         several values: a choice). None (known at run time only) when the scope is no ``__init__``, the class is
         decorated or a project class extends it (something else may make it), nothing calls it, or a call
-        passes a value not known or does not pass it (a default, ``*args``)."""
+        passes a value not known or does not pass it (a default, ``*args``), or something may make it through
+        a call not read (`_made_unseen`)."""
         scope = self.scope
         if scope is None or self.depth > 8 or self.files.get(self.key) is not scope.facts:
             return None
@@ -68,7 +69,7 @@ class PythonFolder(FileFolder):
                 or any(p.startswith("*") for p in params):
             return None
         if any(written.rsplit(".", 1)[-1] == cls.name for facts in self.files.values() for sym in facts.symbols
-               for _, written in sym.supers):
+               for _, written in sym.supers) or self._made_unseen(cls):
             return None
         values: list[Folded] = []
         for key, facts in self.files.items():
@@ -83,6 +84,16 @@ class PythonFolder(FileFolder):
                     return None
                 values.append(value)
         return choice(values) if values else None
+
+    def _made_unseen(self, cls) -> bool:
+        """Whether the class may be made by a call this reader does not follow: ``cls(...)`` in one of its
+        methods (a ``@classmethod`` factory), or a call through an import that renames it (``import X as Y``)."""
+        methods = {s.key for s in self.scope.facts.symbols if s.parent == cls.key}
+        if any(call.name == "cls" and call.owner in methods for call in self.scope.facts.calls):
+            return True
+        return any(alias != imported and imported.rsplit(".", 1)[-1] == cls.name
+                   and self.imported(facts, key, alias) == (self.key, cls.name)
+                   for key, facts in self.files.items() for imp in facts.imports for imported, alias in imp.names)
 
     def _makes(self, facts: FileFacts, key: str, call, class_name: str) -> bool:
         """Whether ``call`` in module ``key`` calls the class ``class_name`` of this folder's module."""
