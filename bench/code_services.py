@@ -17,7 +17,8 @@ user-info calls whose URL comes from a constructor argument (no static reader ca
 Then the full index of piggymetrics through the store (structure only, as ``graphlore code index
 --no-embed``), best and median of ``--repeat`` runs, with the part-2 pass's own time.
 
-Run: ``python bench/code_services.py [--repeat 5]``. Wall-clock on a shared 2-core machine: noisy.
+Run: ``python bench/code_services.py [--repeat 5] [--system-dir NAME=PATH]`` (``--system-dir``: a system keyed
+in ``bench/data/code_gold/NAME.json`` whose checkout is elsewhere, e.g. ``robot-shop=/tmp/robot-shop``). Wall-clock on a shared 2-core machine: noisy.
 """
 
 from __future__ import annotations
@@ -70,6 +71,7 @@ def split(lines: list[str]) -> dict[str, Counter]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=5)
+    gold.add_system_dirs(parser)
     args = parser.parse_args()
 
     for system in ("spring-system", "py-system", "ts-system"):
@@ -82,8 +84,7 @@ def main() -> None:
         print(f"  links by match: {dict(Counter(matches))}; unresolved clients: "
               f"{sum(n for line, n in found['clients'].items() if 'match=unresolved' in line)}")
 
-    for system in gold.SYSTEMS:
-        root = gold.DATA / system
+    for system, root in gold.roots(args.system_dir).items():
         if not root.is_dir():
             print(f"\n({system} not found at {root}: skipped)")
             continue

@@ -4,6 +4,7 @@ retraction against a graph that never saw the retracted documents.
     python bench/facts_time.py                                  # 10k companies over 20 years
     python bench/facts_time.py --companies 500 --queries 300    # a quick check
     python bench/facts_time.py --cache /tmp/facts-time-cache    # vectors read from a cache on the next run
+    python bench/facts_time.py --companies 300 --no-retract --oracle-judge   # the contradiction judge's plumbing
 
 The generator (seeded) gives each company a timeline over ``--years`` years: a CEO who changes every 2 to
 6 years ("has CEO"), headquarters that move every 4 to 12 years ("headquartered in", among ``--cities``
@@ -28,6 +29,14 @@ Run 2 (retraction): in the same graph every tenth document (in ingest order) is 
 batches, minus them); both graphs are then compared row by row: every node (name, text, props, text
 hash, lookup keys, vector), every edge (ends, type, props, text, date, vector). Free-text ``reason``
 props are left out of the comparison (they may be worded differently after a rebuild).
+
+Run 3 (``--oracle-judge``, the LLM contradiction judge's plumbing): the same stream written into a third
+graph with the three relationships declared not functional (so the rule ends nothing), then
+``check_contradictions`` as shipped (questions, verdicts recorded on the facts, validity computed from them)
+until nothing is left to ask, with the generator's truth answering for the LLM: of the later facts shown, the
+one stating the next change of the same relationship. Counted: the facts the truth says were superseded and
+whether each ended on the right day, facts ended that should hold, then ``--current`` / ``--as-of`` as in
+run 1. It measures the plumbing (questions, recording, validity), not how good an LLM is.
 
 Prints what it measured: sizes, times (wall and CPU), precision / recall and the comparison's result
 (with the first differences, if any).
@@ -266,6 +275,89 @@ def retraction(runtime: Runtime, world: World, args: argparse.Namespace) -> None
         Path(os.environ["FACTS_TIME_DIFF"]).write_text("\n".join(diff), encoding="utf-8")
 
 
+class TruthOracle:
+    """Stands in for the LLM of ``check_contradictions`` here: its name only (the answers come from the
+    generator's truth, see :func:`judged`)."""
+
+    name = "generator-oracle"
+
+    def complete(self, request):  # pragma: no cover - never asked: judged() answers for it
+        raise AssertionError("the oracle answers through contradictions.ask")
+
+
+def next_change(world: World, company: str, rel: str, day: str) -> tuple[str, str] | None:
+    """The truth's first event of ``rel`` after ``day`` (day, object), if any."""
+    return next(((d, obj) for d, obj in world.truth.get(company, {}).get(rel, []) if d > day), None)
+
+
+def judged(runtime: Runtime, world: World, args: argparse.Namespace) -> None:
+    from graphlore.llm import Verdict
+    from graphlore.toolsets.facts import contradictions, validity
+    from graphlore.toolsets.facts.graph import FACT
+
+    write(FactsGraph(runtime, "judged"), world.documents, args.batch)
+    for rel in (CEO, HQ, ACQ):
+        call(runtime, "relation_set", {"name": rel, "functional": False, "graph": "judged"})
+
+    def ask(llm, question, names):
+        fact = question.fact
+        change = next_change(world, names[fact.src], fact.props["relationship"], validity.fact_start(fact))
+        picked = next((g.id for g in question.later if change is not None
+                       and (g.props["relationship"], names[g.dst], validity.fact_start(g))
+                       == (fact.props["relationship"], change[1], change[0])), None)
+        return Verdict(picked, True, "the generator's next change" if picked else "no later change shown")
+
+    original, contradictions.ask = contradictions.ask, ask
+    asked = ended = 0
+    began, cpu = time.perf_counter(), time.process_time()
+    try:
+        while True:
+            out = contradictions.check_contradictions(
+                runtime, parse_request(SPECS["check_contradictions"].request, {"limit": 500, "graph": "judged"}),
+                CallContext(session="bench", llm=TruthOracle()))
+            asked += len(out.checks)
+            ended += sum(c.decision == "ended" for c in out.checks)
+            if not out.checks or not out.unchecked:
+                break
+    finally:
+        contradictions.ask = original
+    wall, cpu = time.perf_counter() - began, time.process_time() - cpu
+    print(f"check-contradictions with the truth as judge (functional relationships off): {asked} facts asked, "
+          f"{ended} ended in {wall:.1f} s wall, {cpu:.1f} s CPU ({1000 * cpu / max(1, asked):.1f} ms CPU per fact, "
+          "the LLM's time excluded)")
+    store = FactsGraph(runtime, "judged").store()
+    facts = list(store.iter_edges(FACT))
+    names = {n.id: n.name for n in store.get_nodes(sorted({i for e in facts for i in (e.src, e.dst)}))}
+    superseded = right = wrong_day = missed = wrongly = 0
+    for e in facts:
+        change = next_change(world, names[e.src], e.props["relationship"], validity.fact_start(e))
+        if change is None:
+            wrongly += e.props.get("valid_to") is not None
+            continue
+        superseded += 1
+        if e.props.get("valid_to") is None:
+            missed += 1
+        elif e.props["valid_to"] == change[0]:
+            right += 1
+        else:
+            wrong_day += 1
+    print(f"superseded facts (by the truth): {superseded}; ended on the right day {right} "
+          f"({right / max(1, superseded):.3f}), on another day {wrong_day}, not ended {missed}; facts that hold "
+          f"but were ended: {wrongly}")
+    sample = random.Random(args.seed + 1).sample(world.companies, min(args.queries, len(world.companies)))
+    for label in ("current", "as_of"):
+        hit = got = want = 0
+        rng = random.Random(args.seed + 2)
+        for company in sample:
+            day = None if label == "current" else (
+                world.start + dt.timedelta(days=rng.randint(0, (world.end - world.start).days))).isoformat()
+            found = answers(runtime, "judged", company, **({"current": True} if day is None else {"as_of": day}))
+            truth = world.holding(company, day)
+            hit, got, want = hit + len(found & truth), got + len(found), want + len(truth)
+        print(f"  judged graph --{label.replace('_', '-')}: {len(sample)} companies, {want} true pairs, {got} answered: "
+              f"precision {hit / max(got, 1):.3f}, recall {hit / max(want, 1):.3f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--companies", type=int, default=10_000)
@@ -278,6 +370,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=25)
     parser.add_argument("--cache", type=Path, metavar="DIR", help="embedding cache folder outside the repo")
     parser.add_argument("--no-retract", action="store_true", help="skip run 2")
+    parser.add_argument("--oracle-judge", action="store_true",
+                        help="run 3: functional relationships off, check-contradictions with the truth as its judge")
     args = parser.parse_args()
     began = time.perf_counter()
     world = World(args)
@@ -296,6 +390,8 @@ def main() -> None:
         validity(runtime, world, args)
         if not args.no_retract:
             retraction(runtime, world, args)
+        if args.oracle_judge:
+            judged(runtime, world, args)
     finally:
         runtime.close()
         shutil.rmtree(home, ignore_errors=True)

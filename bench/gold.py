@@ -12,13 +12,15 @@ The keys were written by hand from the source by someone who had not seen the to
   ``accept_paths``; a route the tool splits per method counts once;
 * gRPC route: same service and ``package.Service/Method``;
 * client: same file, a line within the key's ``span``, the same method (HTTP) or ``grpc``;
-* link: a matched client (or gateway route) and a matched route that the key links.
+* message producer / consumer (keys that list them): same file, a line within the key's ``span``;
+* link: a matched client (or gateway route, or producer) and a matched route (or consumer) that the key links.
 
 ``required: false`` entries count neither way; anything else found is a false positive.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 from dataclasses import dataclass, field
@@ -30,6 +32,30 @@ REPO = Path(__file__).resolve().parents[1]
 GOLD = REPO / "bench" / "data" / "code_gold"
 DATA = REPO.parent / "shared" / "data" / "code"
 SYSTEMS = ("piggymetrics", "microservices-demo", "cypress-realworld-app")
+
+
+def system_dir(text: str) -> tuple[str, Path]:
+    """``NAME=PATH`` from the command line (``--system-dir``): a system whose source is not under
+    ``../shared/data/code`` (a read-only checkout elsewhere), keyed by ``code_gold/NAME.json``."""
+    name, sep, path = text.partition("=")
+    if not sep or not name or not path:
+        raise argparse.ArgumentTypeError(f"expected NAME=PATH (e.g. robot-shop=/tmp/robot-shop), got {text!r}")
+    if not (GOLD / f"{name}.json").is_file():
+        keys = sorted(p.stem for p in GOLD.glob("*.json"))
+        raise argparse.ArgumentTypeError(f"no answer key bench/data/code_gold/{name}.json (keys: {', '.join(keys)})")
+    return name, Path(path).expanduser()
+
+
+def add_system_dirs(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--system-dir", type=system_dir, action="append", default=[], metavar="NAME=PATH",
+                        help="also measure the system NAME (its key bench/data/code_gold/NAME.json) from a "
+                             "checkout at PATH, skipped when PATH is absent; may be given more than once")
+
+
+def roots(extra: list[tuple[str, Path]]) -> dict[str, Path]:
+    """Every system to measure and where its source is: the shared three, then those given on the command line
+    (a later NAME=PATH replaces the place of a system of the same name)."""
+    return {**{system: DATA / system for system in SYSTEMS}, **dict(extra)}
 
 
 def load(system: str) -> dict:
@@ -96,6 +122,8 @@ class Matcher:
         self.service_of = {n.name: self.gold_service(n) for n in nodes.values() if n.kind == "microservice"}
         self.routes = {node_id: self.route_entry(node) for node_id, node in nodes.items() if node.kind == "route"}
         self.clients = {node_id: self.client_entry(node) for node_id, node in nodes.items() if node.kind == "client"}
+        self.producers = {node_id: self.message_entry(node, "producers") for node_id, node in nodes.items()
+                          if node.kind == "producer"}
 
     def gold_service(self, node: GraphNode) -> str | None:
         found = self._roots.get(node.props["root"]) or self._names.get(node.name.lower())
@@ -106,8 +134,16 @@ class Matcher:
                     break
         return found
 
+    def message_entry(self, node: GraphNode, kind: str) -> str | None:
+        """The key's producer or consumer (``kind``) at the node's file and line (keys that list them)."""
+        p = node.props
+        return next((entry["id"] for entry in self.key.get(kind, [])
+                     if entry["file"] == p["file"] and entry["span"][0] <= p["line"] <= entry["span"][1]), None)
+
     def route_entry(self, node: GraphNode) -> str | None:
         p = node.props
+        if p.get("broker"):
+            return self.message_entry(node, "consumers")
         service = self.service_of.get(p["microservice"])
         for route in self.key["routes"]:
             if route["service"] != service:
@@ -167,7 +203,7 @@ class Matcher:
         for edge in self.edges.values():
             if edge.type not in types:
                 continue
-            src = self.clients.get(edge.src) or self.routes.get(edge.src)
+            src = self.clients.get(edge.src) or self.routes.get(edge.src) or self.producers.get(edge.src)
             dst = self.routes.get(edge.dst)
             link = gold.get((src, dst)) if src is not None and dst is not None else None
             found.append((f"{self.describe(edge.src)} -> {self.describe(edge.dst)} [{edge.props.get('match')}]",

@@ -81,7 +81,10 @@ class Report(Response):
     embedder: EmbedderInfo | None
     backend: BackendInfo | None
     allowed_roots: list[str] | None = Field(description="[]: any folder (an HTTP server: its working directory).")
-    llm: LLMInfo | None = Field(description="null: none configured (an empty url or model: incomplete)")
+    llm: LLMInfo | None = Field(description="The LLM that writes (extraction); null: none configured (an empty url "
+                                "or model: incomplete)")
+    judge_llm: LLMInfo | None = Field(description="The judge's own LLM (GRAPHLORE_JUDGE_LLM_*, each unset value "
+                                      "taken from the LLM's); null: the judge uses the LLM above, if any")
     auth_token_set: bool | None
     stores: dict[str, ToolsetStores] | None = Field(description="Per toolset; null: the backend was not read.")
     problems: list[Problem]
@@ -187,7 +190,7 @@ def diagnose(kinds: Mapping[str, StoreKind], env: Mapping[str, str] | None = Non
     """Everything ``graphlore doctor`` shows, read from ``env`` (default: this process's environment)."""
     problems: list[Problem] = []
     report = Report(version=__version__, python=platform.python_version(), executable=sys.executable, home=None,
-                    config_file=None, embedder=None, backend=None, allowed_roots=None, llm=None,
+                    config_file=None, embedder=None, backend=None, allowed_roots=None, llm=None, judge_llm=None,
                     auth_token_set=None, stores=None, problems=[])
     settings = _check(problems, lambda: Settings.load(dict(os.environ if env is None else env)))
     if settings is None:
@@ -203,6 +206,9 @@ def diagnose(kinds: Mapping[str, StoreKind], env: Mapping[str, str] | None = Non
         report.llm = LLMInfo(url=settings.llm_url, model=settings.llm_model, api_key_set=bool(settings.llm_api_key))
         _check(problems, lambda: build_llm(settings))
     if settings.judge_llm_url or settings.judge_llm_model:
+        report.judge_llm = LLMInfo(url=settings.judge_llm_url or settings.llm_url,
+                                   model=settings.judge_llm_model or settings.llm_model,
+                                   api_key_set=bool(settings.judge_llm_api_key or settings.llm_api_key))
         _check(problems, lambda: build_llm(settings, "judge"))
     backend = _check(problems, lambda: _backend(settings, problems))
     if backend is not None:

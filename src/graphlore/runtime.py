@@ -161,6 +161,16 @@ class Runtime:
                 cached[1].close()
             factory.drop_store(self.settings, namespace)
 
+    def replace_store(self, namespace: str, source: str) -> None:
+        """Give ``namespace`` the contents of ``source`` in one transaction and delete ``source`` (a rebuild made
+        beside it; see :func:`factory.replace_store`). This process's handle of ``namespace`` is kept: calls
+        using it go on, and the identity check reopens it where the backend made a new one."""
+        with self._lock:
+            cached = self._stores.pop(source, None)
+        if cached is not None:
+            cached[1].close()
+        factory.replace_store(self.settings, namespace, source)  # not under the lock: calls go on meanwhile
+
     def lock(self, namespace: str, key: str, timeout: float | None = None,
              on_wait: Callable[[], None] | None = None) -> AbstractContextManager[None]:
         """A named lock on ``namespace`` across processes, waited for ``timeout`` seconds at most (None: as long

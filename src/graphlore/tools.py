@@ -118,7 +118,8 @@ class Arg:
     #: a correct value, shown when a value is refused (e.g. a JSON selector)
     example: str | None = None
     #: ``parse(flag, text)``: each value's text as the field takes it (e.g. ``NAME: DEFINITION`` to a selector);
-    #: raises :class:`graphlore.errors.InvalidInput` naming the flag
+    #: raises :class:`graphlore.errors.InvalidInput` naming the flag. It gets the text itself: an ``@FILE`` is
+    #: read before it (on the command line only), so a parser never reads a file
     parse: Callable[[str, str], Any] | None = None
 
 

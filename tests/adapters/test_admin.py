@@ -327,6 +327,24 @@ def test_doctor_never_shows_an_api_key_or_token(tmp_path, cli):
                    for secret in ("sk-x1", "tok-x2", "sk-x3"))
 
 
+def test_doctor_shows_the_judge_llm_even_when_only_the_judge_has_one(tmp_path, cli):
+    # review finding: with only GRAPHLORE_JUDGE_LLM_* set, doctor said "none configured"
+    judge = {"GRAPHLORE_JUDGE_LLM_URL": "http://127.0.0.1:9/v1", "GRAPHLORE_JUDGE_LLM_MODEL": "small"}
+    out = cli(tmp_path / "home", "doctor", env=judge)
+    assert out.exit_code == 0, out.stderr
+    assert "judge LLM     model small at http://127.0.0.1:9/v1 (no API key; not contacted)" in out.stdout
+    assert "LLM           none configured" in out.stdout
+    report = json.loads(cli(tmp_path / "home", "doctor", "--json", env=judge).stdout)
+    assert report["llm"] is None and report["judge_llm"]["model"] == "small"
+    both = {**judge, "GRAPHLORE_LLM_URL": "http://127.0.0.1:8/v1", "GRAPHLORE_LLM_MODEL": "big",
+            "GRAPHLORE_JUDGE_LLM_URL": ""}  # the judge takes the unset url from the LLM's
+    out = cli(tmp_path / "home", "doctor", env=both)
+    assert "LLM           model big at http://127.0.0.1:8/v1 (no API key; not contacted)\n" in out.stdout
+    assert "judge LLM     model small at http://127.0.0.1:8/v1" in out.stdout
+    alone = {"GRAPHLORE_LLM_URL": "http://127.0.0.1:8/v1", "GRAPHLORE_LLM_MODEL": "big"}
+    assert "not contacted); the judge's too" in cli(tmp_path / "home", "doctor", env=alone).stdout
+
+
 def test_doctor_finds_a_missing_or_changed_model_file(tmp_path, cli, monkeypatch):
     from graphlore import embedding
     from graphlore.errors import ConfigError

@@ -153,7 +153,7 @@ def test_an_unknown_tool_name_gets_the_tools_and_the_toolsets_hint(runtime):
     _, result = call(runtime, "kg_query", {"command": "help"}, load_toolset("facts"))
     code, message = error(result)
     assert code == "invalid_input" and message.startswith("no tool 'kg_query' on this server; ")
-    assert "its tools: find, search, cat, info, ls, stats, split, merge, retract, relation_set, add_document, extract_document, resolve_links, kg_execute" in message
+    assert "its tools: find, search, cat, info, ls, stats, split, merge, retract, relation_set, add_document, extract_document, resolve_links, check_contradictions, kg_execute" in message
     assert message.endswith('; the original facts server\'s command strings go through kg_execute(command="..."); '
                             'kg_execute(command="help") lists its commands')
 

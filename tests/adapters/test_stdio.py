@@ -78,3 +78,41 @@ def test_stray_output_never_reaches_the_wire(tmp_path, stderr):
         err = proc.stderr.read().decode()
         assert "stray output from a tool" in err and "stray output from a child process" in err
         assert "wire: the loop's" in err
+
+
+WARNING_SERVER = """
+import logging
+from graphlore.adapters.cli import build_cli
+import helpers.toy_toolset as toy
+
+spec = toy.TOOLSET.tool("echo")
+real = spec.run
+
+def warned(runtime, request, **extra):
+    logging.getLogger("graphlore").warning("a warning from a tool")
+    return real(runtime, request, **extra)
+
+object.__setattr__(spec, "run", warned)
+build_cli({"toy": "helpers.toy_toolset"}).main(["serve", "toy"])
+"""
+
+
+def test_graphlore_serve_writes_each_warning_once_on_stderr(tmp_path):
+    tests = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tests), os.environ.get("PYTHONPATH", "")]),
+           "GRAPHLORE_HOME": str(tmp_path / "home")}
+    proc = subprocess.Popen([sys.executable, "-c", WARNING_SERVER], env=env, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        rpc(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+        rpc(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+        rpc(proc, {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                   "params": {"name": "echo", "arguments": {"text": "hi"}}})
+        while json.loads(proc.stdout.readline() or b'{"id": 2}').get("id") != 2:
+            pass
+    finally:
+        proc.stdin.close()
+        assert proc.wait(timeout=60) == 0
+    err = proc.stderr.read().decode()
+    assert err.count("a warning from a tool") == 1, err

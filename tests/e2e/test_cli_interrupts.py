@@ -23,7 +23,7 @@ import pytest
 from helpers import paths as PATHS
 from helpers.backend import BACKEND, env_for
 
-from graphlore.toolsets.folder_index import EMBED_LOCK, INDEX_LOCK, folder_namespace
+from graphlore.toolsets.folder_index import EMBED_LOCK, INDEX_LOCK, folder_namespace, rebuild_namespace
 
 pytestmark = [
     pytest.mark.slow,
@@ -118,3 +118,36 @@ def test_a_second_items_index_waits_then_finds_nothing_to_do(tmp_path):
     assert "waiting for another index of this project" in second.stderr
     assert json.loads(out)["items_updated"] == 13
     assert json.loads(second.stdout)["status"] == "unchanged"
+
+
+def test_ctrl_c_during_a_forced_rebuild_keeps_the_old_index_answering_as_before(tmp_path):
+    tree = Path(shutil.copytree(PATHS.EXAMPLE_TREE, tmp_path / "fm"))
+    home = tmp_path / "home"
+    namespace = folder_namespace("items", tree.resolve())
+    built = subprocess.run(_cli("items", "index", "-p", str(tree)), env=_env(home), capture_output=True, text=True,
+                           timeout=300)
+    assert built.returncode == 0, built.stderr
+    query = _cli("items", "search", "cursor jumps while typing", "-p", str(tree), "--json")
+    before = subprocess.run(query, env=_env(home), capture_output=True, text=True, timeout=120)
+    assert before.returncode == 0, before.stderr
+
+    proc = subprocess.Popen(_cli("items", "index", "--force", "-p", str(tree)), env=_env(home),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    _wait_until_held(home / rebuild_namespace(namespace) / f"{EMBED_LOCK}.lock", proc)  # embedding the rebuild
+    during = subprocess.Popen(query, env=_env(home), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    during_out, _ = during.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    last = err.strip().splitlines()[-1]
+    assert last == ("interrupted: the rebuild was stopped and removed; the index as it was before is kept unchanged "
+                    f"(13 of 13 items embedded); run `graphlore items index --force -p {tree.resolve()}` to rebuild it")
+    assert "Traceback" not in err and out == ""
+
+    after = subprocess.run(query, env=_env(home), capture_output=True, text=True, timeout=120)
+    assert json.loads(during_out)["results"] == json.loads(before.stdout)["results"]
+    assert json.loads(after.stdout)["results"] == json.loads(before.stdout)["results"]
+    # the rebuild is gone: right away when it could clean up, else the next update removes it
+    assert not (home / rebuild_namespace(namespace) / "store.db").exists() or \
+        "removed an unfinished rebuild" in after.stderr
+    assert not (home / rebuild_namespace(namespace) / "store.db").exists()

@@ -59,7 +59,8 @@ def mcp(server) -> Iterator[Session]:
 def test_tools_list_has_strict_schemas(mcp):
     tools = {t.name: t for t in mcp.portal.call(mcp.client.list_tools).tools}
     assert set(tools) == {"find", "search", "cat", "info", "ls", "stats", "kg_execute", "add_document", "extract_document",
-                          "split", "merge", "retract", "relation_set", "resolve_links"}
+                          "split", "merge", "retract", "relation_set", "resolve_links",
+                          "check_contradictions"}
     for name, tool in tools.items():
         spec = SPECS[name]
         assert tool.input_schema == spec.request.model_json_schema()

@@ -26,7 +26,7 @@ BOOKKEEPING_METHODS = ("get_meta", "set_meta", "get_meta_many", "set_meta_many",
 #: tools that change what they read (counted apart: their writes are their job); every other tool with an
 #: example is counted, the query tools that build or refresh an index first included
 WRITERS = frozenset({"index", "add_document", "ingest", "extract_document", "split", "merge", "retract", "relation_set",
-                     "resolve_links", "create_skill", "update_skill",
+                     "resolve_links", "check_contradictions", "create_skill", "update_skill",
                      "import_skills", "reindex_skills", "archive_skill", "unarchive_skill", "record_outcome", "kg_execute"})
 
 

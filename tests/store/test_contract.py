@@ -15,8 +15,9 @@ from helpers.vectors import unit
 
 from graphlore.config import Settings
 from graphlore.errors import IndexCorrupted, InvalidInput, NotFound, StoreBusy
+from graphlore.runtime import Runtime
 from graphlore.search import hybrid_search
-from graphlore.store import Edge, Node, drop_store, open_store, store_exists, store_size
+from graphlore.store import Edge, Node, drop_store, open_store, replace_store, store_exists, store_size
 from graphlore.store.factory import list_namespaces, namespace_lock
 
 # -- nodes ------------------------------------------------------------------------------------------------
@@ -409,6 +410,50 @@ def test_namespaces_exist_drop_and_size(store_settings, open_namespace):
     drop_store(store_settings, "test/a")
     assert not store_exists(store_settings, "test/a")
     assert open_namespace("test/a").count_nodes() == 0
+
+
+def _filled(open_namespace, namespace: str, node_id: str, word: str, direction: list[float]):
+    store = open_namespace(namespace)
+    store.upsert_nodes([Node(node_id, "item", name=word, text=f"{word} text", vectors=unit(direction))])
+    store.set_meta("built_by", namespace)
+    return store
+
+
+def test_replace_gives_a_namespace_the_contents_of_another_in_one_step(store_settings, open_namespace):
+    _filled(open_namespace, "test/live", "old", "alpha", [1, 0, 0])
+    runtime = Runtime(store_settings)
+    try:
+        before = runtime.open_store("test/live")
+        assert [h.id for h in before.keyword_search("alpha", kind="item")] == ["old"]  # its caches are warm
+        assert [h.id for h in before.vector_search(unit([1, 0, 0])[0], kind="item")] == ["old"]
+        _filled(open_namespace, "test/live/rebuild", "new", "beta", [0, 1, 0]).close()
+
+        runtime.replace_store("test/live", "test/live/rebuild")
+
+        assert not store_exists(store_settings, "test/live/rebuild")
+        assert list_namespaces(store_settings) == ["test/live"]
+        for store in (runtime.open_store("test/live"), open_store(store_settings, "test/live")):
+            assert [n.id for n in store.iter_nodes()] == ["new"]
+            assert store.keyword_search("alpha", kind="item") == []
+            assert [h.id for h in store.keyword_search("beta", kind="item")] == ["new"]
+            assert [h.id for h in store.vector_search(unit([1, 0, 0])[0], kind="item")] == ["new"]
+            assert store.get_meta("built_by") == "test/live/rebuild"
+            assert store.get_meta("namespace") == "test/live"  # the store's own name, not the copy's
+            store.upsert_nodes([Node("later", "item", text="gamma")])  # and it takes writes as any store
+            assert [h.id for h in store.keyword_search("gamma", kind="item")] == ["later"]
+            store.delete_nodes(["later"])
+    finally:
+        runtime.close()
+
+
+def test_replace_makes_a_missing_namespace_and_refuses_a_missing_source(store_settings, open_namespace):
+    _filled(open_namespace, "test/copy", "new", "beta", [0, 1, 0]).close()
+    replace_store(store_settings, "test/made", "test/copy")
+    assert [n.id for n in open_namespace("test/made", create=False).iter_nodes()] == ["new"]
+    with pytest.raises(NotFound):
+        replace_store(store_settings, "test/made", "test/copy")
+    assert [n.id for n in open_namespace("test/made", create=False).iter_nodes()] == ["new"]  # unchanged
+    assert list_namespaces(store_settings) == ["test/made"]
 
 
 def test_every_namespace_of_the_backend_is_listed(store_settings, open_namespace):

@@ -23,6 +23,7 @@ from contextlib import ExitStack, contextmanager
 import click
 from pydantic import Field
 
+from graphlore.adapters.flags import Documented
 from graphlore.catalog import (
     Catalog,
     StoreInfo,
@@ -35,7 +36,7 @@ from graphlore.catalog import (
 )
 from graphlore.config import Settings
 from graphlore.contract import Response
-from graphlore.doctor import Report, diagnose
+from graphlore.doctor import LLMInfo, Report, diagnose
 from graphlore.errors import InvalidInput, NotFound
 from graphlore.render import table
 from graphlore.store import factory
@@ -105,7 +106,7 @@ def render_catalog(found: Catalog) -> str:
 
 
 def stores_command(registry: Mapping[str, str]) -> click.Command:
-    @click.command("stores")
+    @click.command("stores", cls=Documented, examples=("graphlore stores", "graphlore stores --json"))
     @click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
     def stores(as_json: bool) -> None:
         """List every store on the configured backend: what it holds, size, last write, embedder."""
@@ -176,7 +177,8 @@ def _writers_done(settings: Settings, kinds: Mapping[str, StoreKind], namespaces
 
 
 def drop_command(registry: Mapping[str, str]) -> click.Command:
-    @click.command("drop")
+    @click.command("drop", cls=Documented, examples=(
+        "graphlore drop -p examples/feature-management --toolset items --yes", "graphlore drop facts/default --yes"))
     @click.argument("namespace", required=False)
     @click.option("-p", "--project", metavar="PATH", help="The store that indexes this folder (items or code).")
     @click.option("--toolset", metavar="NAME", help="With --project: the toolset whose store (items or code).")
@@ -219,6 +221,11 @@ def render_report(report: Report) -> str:
     return "\n".join(lines)
 
 
+def _llm_text(llm: LLMInfo) -> str:
+    key = "API key set" if llm.api_key_set else "no API key"
+    return f"model {llm.model or '(not set)'} at {llm.url or '(not set)'} ({key}; not contacted)"
+
+
 def _report_lines(report: Report) -> list[str]:
     lines = [f"graphlore {report.version}, Python {report.python} ({report.executable})"]
 
@@ -259,11 +266,11 @@ def _report_lines(report: Report) -> list[str]:
         row("allowed roots", ", ".join(report.allowed_roots) if report.allowed_roots else
             "none: any folder (an HTTP server reads only under its working directory)")
     if report.llm is not None:
-        key = "API key set" if report.llm.api_key_set else "no API key"
-        row("LLM", f"model {report.llm.model or '(not set)'} at {report.llm.url or '(not set)'} ({key}; not "
-                   "contacted)")
+        row("LLM", _llm_text(report.llm) + ("" if report.judge_llm else "; the judge's too"))
     else:
         row("LLM", "none configured (GRAPHLORE_LLM_URL, GRAPHLORE_LLM_MODEL): MCP sampling, else no LLM")
+    if report.judge_llm is not None:
+        row("judge LLM", _llm_text(report.judge_llm))
     row("HTTP token", "set" if report.auth_token_set else "not set (needed to serve HTTP off loopback)")
     if report.stores is None:
         row("stores", "not read (see the problems below)")
@@ -274,7 +281,7 @@ def _report_lines(report: Report) -> list[str]:
 
 
 def doctor_command(registry: Mapping[str, str]) -> click.Command:
-    @click.command("doctor")
+    @click.command("doctor", cls=Documented, examples=("graphlore doctor", "graphlore doctor --json"))
     @click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
     def doctor(as_json: bool) -> None:
         """Show the setup on one screen and check it (exit status 2 when something is broken)."""

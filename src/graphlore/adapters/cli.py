@@ -41,9 +41,12 @@ from graphlore.adapters import admin, db  # noqa: E402
 from graphlore.adapters.command import attach  # noqa: E402
 from graphlore.adapters.flags import (  # noqa: E402
     HELP_OPTIONS,
+    Documented,
+    DocumentedGroup,
     ToolCommand,
     command_help,
     fields_of,
+    first_examples,
     request_fields,
     speller,
 )
@@ -217,6 +220,9 @@ class Kit:
     :attr:`graphlore.tools.Toolset.commands`), without importing this module."""
 
     context = CLI_CONTEXT
+    #: the command and group classes whose help ends with ``Examples:`` (``cls=kit.Documented, examples=(...)``)
+    Documented = Documented
+    DocumentedGroup = DocumentedGroup
 
     def __init__(self, toolset: Toolset, make_runtime: Callable[[], Runtime]) -> None:
         self.toolset = toolset
@@ -320,8 +326,9 @@ def tool_command(kit: Kit, spec: ToolSpec) -> click.Command:
 # -- groups ---------------------------------------------------------------------------------------------
 
 
-class ToolsetGroup(click.Group):
-    """``graphlore <toolset>``: its commands are built from the toolset's specs when first needed."""
+class ToolsetGroup(DocumentedGroup):
+    """``graphlore <toolset>``: its commands are built from the toolset's specs when first needed; its help's
+    examples are its commands' (:func:`first_examples`)."""
 
     def __init__(self, name: str, module: str, make_runtime: Callable[[], Runtime]) -> None:
         super().__init__(name)
@@ -360,8 +367,12 @@ class ToolsetGroup(click.Group):
         self._build()
         super().format_help(ctx, formatter)
 
+    def group_examples(self) -> list[str]:
+        self._build()
+        return first_examples(list(self.commands.values()))
 
-class RootGroup(click.Group):
+
+class RootGroup(DocumentedGroup):
     """The ``graphlore`` command: run standalone (the console script, click's test runner), every failure
     becomes one ``error: [code] message`` line and exit status 2 (see :func:`run`)."""
 
@@ -393,7 +404,9 @@ def build_cli(
     a fresh runtime from ``make_runtime`` (tests pass one that shares an already loaded embedder)."""
     registry = dict(TOOLSETS if registry is None else registry)
 
-    @click.group(name="graphlore", cls=RootGroup, context_settings=HELP_OPTIONS)
+    @click.group(name="graphlore", cls=RootGroup, context_settings=HELP_OPTIONS, examples=(
+        'graphlore items search "sync conflicts after working offline" -p examples/feature-management',
+        "graphlore code map -p examples/code", "graphlore doctor", "graphlore serve"))
     @click.version_option(__version__, prog_name="graphlore")
     def root() -> None:
         """graphlore: strict, honest knowledge tools for AI agents (MCP server and CLI)."""
@@ -414,7 +427,9 @@ def build_cli(
             return select([name.strip() for name in option.split(",")], registry, "--toolsets")
         return select(list(positional), registry)
 
-    @root.command(short_help="Run the MCP server (default: every toolset in one process).")
+    @root.command(short_help="Run the MCP server (default: every toolset in one process).", cls=Documented,
+                  examples=("graphlore serve items", "graphlore serve --toolsets items,code --read-only",
+                            "graphlore serve --transport http --port 8765"))
     @click.argument("toolset", nargs=-1, type=click.Choice(list(registry)))
     @toolsets_option
     @read_only_option
@@ -444,7 +459,8 @@ def build_cli(
                        "press Ctrl-C to stop", err=True)
         run_server(served, runtime, transport=transport, host=host, port=port, read_only=read_only)
 
-    @root.command("mcp-config")
+    @root.command("mcp-config", cls=Documented, examples=(
+        "graphlore mcp-config --client cursor", "graphlore mcp-config --client claude-code --toolsets items,code"))
     @click.option("--client", type=click.Choice(["claude-desktop", "cursor", "vscode", "claude-code"]),
                   default="claude-desktop", show_default=True, help="The client whose configuration to print.")
     @toolsets_option
@@ -463,7 +479,9 @@ def build_cli(
             click.echo(f"note: {', '.join(unset)} set in this shell but not in the snippet (values may be secret); "
                        "add them to the client's configuration or to $GRAPHLORE_HOME/config.toml", err=True)
 
-    @root.command()
+    @root.command(cls=Documented, examples=(
+        "graphlore migrate --from sqlite --to postgresql://localhost:5432/graphlore",
+        "graphlore migrate --from sqlite --namespace facts/default --skip-existing"))
     @click.option("--from", "source", type=click.Choice(["sqlite"]), required=True,
                   help="The backend to copy from: the embedded stores under GRAPHLORE_HOME.")
     @click.option("--to", "target", default=None, metavar="URL",
@@ -535,10 +553,11 @@ def _interrupted(line: str) -> int:
 
 
 class _Notes(logging.Handler):
-    """The warnings of graphlore's logger (e.g. waiting for another index) as lines on stderr."""
+    """The warnings of graphlore's logger (e.g. waiting for another index) as lines on stderr (with the
+    traceback of a logged exception)."""
 
     def emit(self, record: logging.LogRecord) -> None:
-        click.echo(record.getMessage(), err=True)
+        click.echo(self.format(record), err=True)
 
 
 def _say_notes() -> None:

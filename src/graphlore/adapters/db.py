@@ -27,6 +27,7 @@ from urllib.parse import quote
 
 import click
 
+from graphlore.adapters.flags import Documented, DocumentedGroup
 from graphlore.config import Settings
 from graphlore.errors import ConfigError, NotFound, StoreUnavailable
 
@@ -136,11 +137,11 @@ def _as_root_note(folder: Path) -> str:
 
 
 def group() -> click.Group:
-    @click.group("db")
+    @click.group("db", cls=DocumentedGroup, examples=('eval "$(graphlore db start)"', "graphlore db status"))
     def db() -> None:
         """A local PostgreSQL with pgvector under the data folder (needs graphlore[pgserver])."""
 
-    @db.command("start")
+    @db.command("start", cls=Documented, examples=('eval "$(graphlore db start)"',))
     def start_command() -> None:
         """Start it (or find it running) and print the GRAPHLORE_DATABASE_URL line to export."""
         settings = Settings.load()
@@ -152,7 +153,7 @@ def group() -> click.Group:
                    f"`graphlore db stop`. To use it in this shell: eval \"$(graphlore db start)\", or run the "
                    f"export line above.{'' if already else _as_root_note(folder)}", err=True)
 
-    @db.command("stop")
+    @db.command("stop", cls=Documented, examples=('graphlore db stop',))
     def stop_command() -> None:
         """Stop it (its data stays; db start runs it again)."""
         settings = Settings.load()
@@ -161,7 +162,7 @@ def group() -> click.Group:
         click.echo(f"stopped PostgreSQL (pid {pid}); its data stays in {folder}" if pid is not None
                    else f"no local PostgreSQL runs on {folder}: nothing to stop")
 
-    @db.command("status")
+    @db.command("status", cls=Documented, examples=('graphlore db status',))
     def status_command() -> None:
         """Say whether it runs, and its URL (exit status 3 when it does not run)."""
         settings = Settings.load()
@@ -176,7 +177,7 @@ def group() -> click.Group:
             raise click.exceptions.Exit(NOT_RUNNING)
         click.echo(f"running (pid {info.pid}), data in {folder}\nGRAPHLORE_DATABASE_URL={url_of(info)}")
 
-    @db.command("url")
+    @db.command("url", cls=Documented, examples=('eval "$(graphlore db url)"',))
     def url_command() -> None:
         """Print the export line of the running server (for a new shell: eval "$(graphlore db url)")."""
         folder = folder_of(Settings.load())

@@ -15,11 +15,16 @@ and future; ``tests/adapters/test_cli.py`` walks the whole command tree to hold 
 - the fields in :data:`CONVENTIONAL` have one flag everywhere (``-p/--project PATH`` for the folder a
   command works on, ``-n/--limit N`` for how many results), and a flag name means one kind of value in
   every command;
-- every JSON value may be given as ``@FILE`` (the file's text; ``@-``: standard input);
+- every JSON value, and every value of a field with a grammar of its own (:attr:`Arg.parse`), may be given as
+  ``@FILE`` (the file's text; ``@-``: standard input); the file is read here, before the parser sees the
+  text, and only on the command line: a command string sent over MCP never names a file to read (its
+  ``@FILE`` is refused, and a value that happens to name a file is the value itself);
 - errors name flags, not request fields (:func:`speller`: a message's field references are spelled as this
   command's flags);
-- a command's help ends with ``Examples:`` when its :class:`~graphlore.tools.Cli` declares some
-  (:class:`Documented`); a test runs them.
+- every command's help ends with ``Examples:``: a tool's from its :class:`~graphlore.tools.Cli`, any other
+  command's and group's from ``examples=`` (:class:`Documented`, :class:`DocumentedGroup`; a toolset's group
+  shows its commands' first ones); ``tests/adapters/test_cli.py`` requires them and runs every one that
+  needs no server or LLM.
 """
 
 from __future__ import annotations
@@ -120,8 +125,9 @@ def _value(param: click.Parameter, arg: Arg, element: Any, raw: Any, files: bool
         return " ".join(raw)
     values = list(raw) if isinstance(raw, tuple | list) else None
     flag = _first_flag(param)
-    if arg.parse is not None:
-        parsed = [arg.parse(flag, text) for text in (values if values is not None else [raw])]
+    if arg.parse is not None:  # the file of an @FILE is read here, never by the parser (see request_fields)
+        texts = [json_text(flag, text) if files else text for text in (values if values is not None else [raw])]
+        parsed = [arg.parse(flag, text) for text in texts]
         return parsed if values is not None else parsed[0]
     if arg.metavar == "JSON" and not _is_json(element, arg):  # JSON text the request model decodes itself
         texts = [json_text(flag, text) if files else text for text in (values if values is not None else [raw])]
@@ -239,7 +245,8 @@ def request_fields(fields: list[Field], values: Mapping[str, Any], files: bool =
         if not files and (field.json or field.arg.parse is not None):
             texts = raw if isinstance(raw, tuple | list) else [raw]
             if any(isinstance(t, str) and t.startswith("@") for t in texts):
-                raise InvalidInput(f"{field.flag} takes the JSON itself here (@FILE is read only by the command "
+                what = "JSON" if field.json else "value"
+                raise InvalidInput(f"{field.flag} takes the {what} itself here (@FILE is read only by the command "
                                    "line on your machine)")
         request[field.wire] = _value(field.param, field.arg, _unwrap(field.info.annotation)[0], raw, files)
     return request
@@ -273,6 +280,32 @@ class Documented(click.Command):
     def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         super().format_epilog(ctx, formatter)
         write_examples(formatter, self.examples)
+
+
+class DocumentedGroup(click.Group):
+    """A group whose help ends with ``Examples:`` (``examples=``, or :meth:`group_examples` of a subclass)."""
+
+    def __init__(self, *args: Any, examples: Sequence[str] = (), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.examples = tuple(examples)
+
+    def group_examples(self) -> Sequence[str]:
+        return self.examples
+
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        super().format_epilog(ctx, formatter)
+        write_examples(formatter, self.group_examples())
+
+
+#: Words of the commands that build what the others read (an index, a graph, a library): a group's examples
+#: show them first.
+BUILDS = ("index", "ingest", "create", "import")
+
+
+def first_examples(commands: Sequence[click.Command], count: int = 3) -> list[str]:
+    """A group's examples: the first example of its commands, those that build first, at most ``count``."""
+    shown = [c.examples[0] for c in commands if getattr(c, "examples", ())]
+    return sorted(shown, key=lambda line: not any(f" {word} " in f"{line} " for word in BUILDS))[:count]
 
 
 class ToolCommand(Documented):

@@ -422,8 +422,10 @@ def serve(toolsets: Toolset | Sequence[Toolset], runtime: Runtime, transport: st
           port: int = 8765, read_only: bool = False) -> None:
     """Run until the client disconnects (stdio) or the process is stopped (HTTP: see
     :mod:`graphlore.adapters.http` for the bind rules, the token, ``/healthz`` and the start line). Logs go
-    to stderr."""
+    to stderr, each record once: graphlore's through its own handler when it has one (the CLI's), else the root's."""
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
+    if logger.handlers:  # the CLI writes graphlore's warnings itself: the root's handler would repeat them
+        logger.propagate = False
     if transport not in ("stdio", "http"):
         raise ValueError(f"transport must be 'stdio' or 'http', got {transport!r}")
     server = build_server(toolsets, runtime, read_only)

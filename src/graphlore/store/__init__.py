@@ -6,6 +6,7 @@ from graphlore.store.factory import (
     drop_store,
     open_store,
     record_embedder,
+    replace_store,
     store_exists,
     store_location,
     store_size,
@@ -13,5 +14,5 @@ from graphlore.store.factory import (
 
 __all__ = [
     "Edge", "EdgePage", "EdgeRef", "EdgeSelection", "Hit", "Node", "Store", "Where", "check_embedder", "drop_store",
-    "open_store", "record_embedder", "store_exists", "store_location", "store_size",
+    "open_store", "record_embedder", "replace_store", "store_exists", "store_location", "store_size",
 ]

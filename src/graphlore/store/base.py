@@ -62,6 +62,13 @@ Transactions and processes
     before a write), :func:`graphlore.store.factory.namespace_lock` is a named lock
     across processes.
 
+Replacing a namespace
+    :func:`graphlore.store.factory.replace_store` gives a namespace the contents of another in one
+    transaction and deletes the other: a rebuild is made in a namespace of its own and replaces the
+    namespace it rebuilds at the end, so readers see the old contents until then, and a rebuild that
+    fails or is interrupted leaves them as they were. A store opened on the namespace before keeps
+    working (SQLite) or is opened again by the runtime, whose identity check sees the change (PostgreSQL).
+
 Last write
     Every transaction that changes a row records when it committed, in the reserved metadata key
     :data:`WRITTEN_AT` (epoch seconds; a transaction that only reads records nothing). It is what

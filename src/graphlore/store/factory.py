@@ -180,6 +180,42 @@ def drop_store(settings: Settings, namespace: str) -> None:
             raise StoreUnavailable(f"cannot delete {path}{suffix}: {exc.strerror or exc}") from exc
 
 
+def replace_store(settings: Settings, namespace: str, source: str) -> None:
+    """Give ``namespace`` the contents of ``source`` in one transaction, then delete ``source``: how a rebuild
+    made beside a store replaces it. Readers, in any process, see the old contents or the new, never a mix;
+    until this call the old contents are untouched, so a rebuild that fails first leaves them as they were.
+    ``namespace`` is made when missing (and replaced whole when damaged); a missing ``source`` is
+    :class:`NotFound` and changes nothing.
+
+    SQLite: the online backup copies ``source``'s file into ``namespace``'s in one write transaction (the
+    file stays where it is, so processes holding it keep their connection and rebuild their caches).
+    PostgreSQL: ``source``'s schema takes the namespace's name in one transaction (the old schema dropped).
+    """
+    if backend(settings) == "postgres":
+        from graphlore.store.postgres import namespaces
+
+        namespaces.replace(_postgres(settings), check_namespace(namespace), check_namespace(source))
+        return
+    copy = open_store(settings, source)
+    try:
+        try:
+            _replace_sqlite(settings, namespace, copy)
+        except IndexCorrupted:  # a damaged store holds nothing worth keeping: the copy takes its place
+            drop_store(settings, namespace)
+            _replace_sqlite(settings, namespace, copy)
+    finally:
+        copy.close()
+    drop_store(settings, source)
+
+
+def _replace_sqlite(settings: Settings, namespace: str, copy: Any) -> None:
+    target = open_store(settings, namespace, create=True)
+    try:
+        target.replace_contents(copy)
+    finally:
+        target.close()
+
+
 def open_store(settings: Settings, namespace: str, *, create: bool = False, repair: str = "") -> Store:
     """Open a namespace; ``create`` makes it when missing. ``repair`` is what a user is told to do if the
     store turns out to be damaged (it ends every :class:`IndexCorrupted` the store raises).

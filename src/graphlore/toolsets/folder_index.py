@@ -12,6 +12,10 @@
 - **One update at a time**: a thread lock per index in this process, and a namespace lock (``index``)
   across processes. A call that finds another update running waits for it, then checks again, and
   usually finds nothing left to do.
+- **A rebuild goes beside the index** (``index --force``, :meth:`FolderIndex.rebuild`): it is made in
+  :func:`rebuild_namespace` and replaces the index in one transaction when it is complete (embeddings
+  too), so searches answer from the old index meanwhile, and a failure, Ctrl-C or a crash leaves the old
+  index exactly as it was (what a killed rebuild left is removed by the next update).
 - **Embed only what changed**: a subclass passes only nodes whose text hash changed to
   ``runtime.embeddings`` (:mod:`graphlore.embeddings`: one global length order, the vector cache,
   progress, cancellation, and commits in steps, so an update that is interrupted keeps its finished
@@ -26,10 +30,12 @@ A subclass says which files count (:meth:`list_files`) and how to bring the stor
 
 from __future__ import annotations
 
+import copy
 import errno
 import hashlib
 import logging
 import os
+import shlex
 import stat
 import threading
 import weakref
@@ -55,6 +61,8 @@ INDEX_LOCK = "index"
 EMBED_LOCK = "embed"
 #: What a process says when another holds a project's index lock (the CLI prints it on stderr).
 WAITING = "waiting for another index of this project ({root}) to finish"
+#: The last part of the namespace a forced rebuild is made in (:func:`rebuild_namespace`).
+REBUILD = "rebuild"
 #: Indexes whose change feed a process keeps open (:class:`FolderWatches`).
 WATCHED_INDEXES = 16
 
@@ -126,15 +134,37 @@ def folder_namespace(toolset: str, root: Path) -> str:
     return f"{toolset}/{hashlib.sha256(str(root).encode()).hexdigest()[:12]}"
 
 
+def rebuild_namespace(namespace: str) -> str:
+    """Where ``index --force`` builds the new index of ``namespace`` before it replaces the old one (under the
+    index's own namespace, so ``graphlore drop`` of the index removes it too)."""
+    return f"{namespace}/{REBUILD}"
+
+
 def folder_label(namespace: str, meta: Callable[[str], object]) -> str | None:
     """A folder index for people: the folder it indexes (recorded by every finished update)."""
     path = meta(PROJECT_PATH)
+    if path and namespace.endswith(f"/{REBUILD}"):
+        return f"{path} (a rebuild of its index, under way or left by a killed one)"
     return str(path) if path else None
 
 
 def folder_stores(toolset: str) -> StoreKind:
     """What ``graphlore stores`` and ``drop`` know of a folder-backed toolset's indexes."""
     return StoreKind(label=folder_label, of_folder=lambda root: folder_namespace(toolset, root), locks=(EMBED_LOCK, INDEX_LOCK))
+
+
+def rebuild_kept(index: FolderIndex, embedded: str, toolset: str) -> str:
+    """After Ctrl-C stopped ``index --force``: the old index is kept as it was (``embedded``: how far its
+    embedding is, in the toolset's words), and the command that rebuilds it. Removes the rebuild first: the
+    stopped command leaves without waiting for its embedding batch to end (else the next update would)."""
+    side = index.beside()
+    if side.exists():
+        side.abandon_rebuild()
+    again = f"`graphlore {toolset} index --force -p {shlex.quote(str(index.root))}`"
+    if not index.exists():
+        return f"the rebuild was stopped and removed; there was no index before it; run {again} to build one"
+    return (f"the rebuild was stopped and removed; the index as it was before is kept unchanged ({embedded}); "
+            f"run {again} to rebuild it")
 
 
 def now_iso() -> str:
@@ -381,18 +411,73 @@ class FolderIndex:
         return store
 
     def sync(self, force: bool = False, progress: Progress | None = None) -> object:
-        """Run :meth:`update` with this folder's update locks held (this process and others)."""
+        """Run :meth:`update` with this folder's update locks held (this process and others); ``force``
+        rebuilds beside the index (:meth:`rebuild`)."""
         with self.runtime.state(FolderWatches).lock(self.namespace), self.runtime.lock(
                 self.namespace, INDEX_LOCK, on_wait=self.say_waiting):
+            self.discard_rebuild()
             if force:
-                self.handle.drop()  # also what repairs a damaged file
-            self.handle.reread()  # read under the locks: another process may have updated it meanwhile
-            try:
-                result = self.update(self.store(create=True), force, progress)
-            finally:
-                self.handle.reread()
+                result = self.rebuild(progress)
+            else:
+                self.handle.reread()  # read under the locks: another process may have updated it meanwhile
+                try:
+                    result = self.update(self.store(create=True), force, progress)
+                finally:
+                    self.handle.reread()
         self.refreshed = self.refreshed or getattr(result, "status", None) != "unchanged"
         return result
+
+    # -- rebuilding beside the index -----------------------------------------------------------------
+
+    def rebuild(self, progress: Progress | None) -> object:
+        """Build the index from scratch in a namespace of its own (:func:`rebuild_namespace`), finish it
+        (:meth:`finish_rebuild`: its embeddings), then make it the index in one transaction. Until then
+        searches answer from the old index; a failure or an interrupt removes the rebuild and leaves the
+        old index as it was (call with the update locks held)."""
+        side = self.beside()
+        try:
+            store = side.store(create=True)
+            side.start_rebuild(store, self)
+            result = side.finish_rebuild(side.update(store, True, progress), progress)
+            self.runtime.replace_store(self.namespace, side.namespace)
+        except BaseException:
+            side.abandon_rebuild()
+            raise
+        finally:
+            self.handle.reread()
+        return result
+
+    def beside(self) -> FolderIndex:
+        """This index's rebuild: the same folder, kept in :func:`rebuild_namespace`."""
+        side = copy.copy(self)
+        side.namespace = rebuild_namespace(self.namespace)
+        side.handle = Namespace(self.runtime, side.namespace, what=f"the rebuild of the index of {self.root}",
+                                meta_keys=self.meta_keys, repair=self.repair_hint())
+        return side
+
+    def start_rebuild(self, store: Store, index: FolderIndex) -> None:
+        """Prepare the empty rebuild ``store`` of ``index`` (a subclass carries over what must survive it)."""
+
+    def finish_rebuild(self, result: Any, progress: Progress | None) -> Any:
+        """What a rebuild does after its structural update and before it replaces the index (a subclass embeds
+        there, so the index it swaps in is complete); returns the result to report."""
+        return result
+
+    def abandon_rebuild(self) -> None:
+        """Remove this rebuild (never raising: the reason it is abandoned is what the caller reports)."""
+        try:
+            self.handle.drop()
+        except Exception:  # noqa: BLE001 - left for the next update, which removes it (discard_rebuild)
+            logger.warning("could not remove the unfinished rebuild %s; the next index removes it", self.namespace)
+
+    def discard_rebuild(self) -> None:
+        """Remove what a rebuild that was killed (no chance to clean up) left (call with the update locks held:
+        no other rebuild of this index runs then)."""
+        side = rebuild_namespace(self.namespace)
+        if self.runtime.store_exists(side):
+            self.runtime.drop_store(side)
+            logger.warning("removed an unfinished rebuild of the index of %s (the index itself is unchanged)",
+                           self.root)
 
     def say_waiting(self) -> None:
         """Say that another process holds this index's lock (before waiting for it)."""

@@ -87,3 +87,19 @@ def test_racing_creators_and_readers_never_see_a_half_made_store(settings):
     assert not errors, errors
     assert seen.count("created") == 6 and set(seen) <= {"created", "test/race"}
     assert [p.name for p in sqlite_path(settings, "test/race").parent.iterdir() if p.name.endswith(".new")] == []
+
+
+def test_a_damaged_store_is_replaced_whole_by_its_rebuild(settings):
+    """A rebuild made beside a damaged file (garbage where the store was) takes its place: the damage is
+    what the rebuild repairs, so it is never copied into."""
+    from graphlore.store import replace_store
+
+    path = sqlite_path(settings, "test/broken")
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"not a database at all" * 300)
+    copy = open_store(settings, "test/broken/rebuild", create=True)
+    copy.upsert_nodes([Node("new", "item", text="fresh")])
+    copy.close()
+    replace_store(settings, "test/broken", "test/broken/rebuild")
+    assert [n.id for n in open_store(settings, "test/broken").iter_nodes()] == ["new"]
+    assert not sqlite_path(settings, "test/broken/rebuild").exists()

@@ -76,7 +76,7 @@ def test_errors_are_one_line_and_exit_2(env):
     project = str(env[2])
     result = invoke(env, "find", "symbol", "-p", project, "-f", '{"kind": "symbol"}')
     assert result.exit_code == 2 and result.stdout == ""
-    assert result.stderr.startswith("error: [invalid_input] 'kind' goes beside the filter")
+    assert result.stderr.startswith("error: [invalid_input] 'kind' is not a filter field: it goes beside the filter, as KIND")
     result = invoke(env, "find", "widget", "-p", project)
     assert result.exit_code == 2 and "'widget' is not one of 'symbol', 'microservice', 'module', 'route'" in result.stderr
     result = invoke(env, "resolve", "Order*", "-p", project)
@@ -106,3 +106,29 @@ def test_help_says_a_list_flag_takes_one_value_each_and_paths_impact_source_answ
     assert out == direct(env, "impact", {"id": node_id, "depth": 3})
     text = invoke(env, "paths", node_id, node_id, "-p", project, "-e", "EXTENDS", "--max-depth", "2").output
     assert text.startswith("0 path(s) from com.shop.orders.service.OrderServiceImpl") and "note: no path" in text
+
+
+#: Command lines each refused for a reason a message states, and the flags that message must name.
+REFUSED = [
+    (("search", "payment", "--filter", '{"role": "SERVICE"}'), ["--filter", "--kind"]),
+    (("find", "symbol", "--filter", '{"kind": "symbol"}'), ["KIND"]),
+    (("find", "symbol", "--filter", "{role"), ["--filter"]),
+    (("describe",), ["ID", "--fqn"]),
+    (("describe", "--fqn", "com.nowhere.Nothing"), ["--fqn"]),
+    (("resolve", "com.shop.*"), []),
+]
+#: How a message spells request fields over MCP: never on the command line.
+MCP_DIALECT = r"\b(kind|filter|query|fqn|id|project_path|limit)=|\b(find|search|resolve)\(|field '"
+
+
+@pytest.mark.parametrize(("args", "flags"), REFUSED, ids=[" ".join(a[:2]) for a, _ in REFUSED])
+def test_every_refusal_on_the_command_line_names_flags_not_fields(env, args, flags):
+    import re
+
+    out = invoke(env, *args, "-p", str(env[2]))
+    assert out.exit_code == 2 and out.stderr.startswith("error: [")
+    message = out.stderr
+    for flag in flags:
+        assert re.search(rf"(?<![\w-]){re.escape(flag)}\b", message), (flag, message)
+    assert not re.search(MCP_DIALECT, message), message
+    assert not re.search(r"(?<![-\w'])(filter|fqn) (needs|is|must)", message), message  # a bare field name

@@ -297,3 +297,23 @@ def test_a_grpc_clients_channel_address_comes_from_the_deployment_env_as_evidenc
             "channel_address": "cart:7070", "channel_agrees": True} in evidence
     assert not any(ev.get("channel_agrees") and ev["service"] == "cart" and ev.get("channel_address") ==
                    "pricing:50051" for ev in evidence)
+
+
+def test_java_and_csharp_grpc_channels_give_their_address_too():
+    """grpc-channels' invoice (Java: ManagedChannelBuilder.forAddress(host, port) with the host from the
+    environment and the port a constant, on a field a constructor assigns; forTarget on a stub made in the
+    call) and storefront (C#: GrpcChannel.ForAddress on a field a constructor makes, and new Uri(...) on a
+    local): each channel's address is settled as Go's and Python's are, and agrees with the method's server."""
+    nodes, edges = CodeGraph.build(FIXTURES / "grpc-channels").snapshot()
+    found = {(n.props["file"].split("/", 1)[0], n.props["grpc"]): n.props for n in nodes.values()
+             if n.kind == "client" and n.props["grpc"] and n.props["file"].startswith(("invoice/", "storefront/"))}
+    assert {key: (p["channel_address"], p["channel_service"], p["target_service"], p["match"])
+            for key, p in found.items()} == {
+        ("invoice", "shop.Pricing/Quote"): ("pricing:50051", "pricing", "pricing", "cross_service"),
+        ("invoice", "shop.Cart/GetCart"): ("cart:7070", "cart", "cart", "cross_service"),
+        ("storefront", "shop.Cart/GetCart"): ("http://cart:7070", "cart", "cart", "cross_service"),
+        ("storefront", "shop.Pricing/Quote"): ("http://pricing:50051", "pricing", "pricing", "cross_service"),
+    }
+    ids = {n.id for n in nodes.values() if n.kind == "client" and n.props["file"].startswith(("invoice/", "storefront/"))}
+    agreeing = [e for e in edges.values() if e.type == "GRPC_CALLS" and e.src in ids]
+    assert len(agreeing) == 4 and all(e.props["evidence"].get("channel_agrees") for e in agreeing)

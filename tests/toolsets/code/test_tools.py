@@ -154,7 +154,7 @@ def find_error(filter_, kind="symbol") -> str:
 def test_strict_filter_errors_teach_the_contract():
     symbol_fields = ", ".join(FIELDS["symbol"])
     message = find_error({"fqn_prefix": "no.such.pkg", "kind": "client"})
-    assert "'kind' goes beside the filter" in message and symbol_fields in message
+    assert "'kind' is not a filter field: it goes beside the filter, as kind" in message and symbol_fields in message
     message = find_error({"deployable": True})
     assert "'deployable' is a filter field of kind microservice, not of kind symbol" in message
     assert symbol_fields in message
@@ -305,7 +305,7 @@ def test_search_ranks_by_bm25_until_embedded_and_says_so(system):
     assert filtered.results and all(h.node.label.startswith("pyshop") for h in filtered.results)
     none = call(system, "search", query="zzzqqq")
     assert none.results == [] and "no indexed name" in none.note
-    with pytest.raises(InvalidInput, match="a filter needs a kind"):
+    with pytest.raises(InvalidInput, match="filter needs kind: "):
         parse_request(models.SearchRequest, {"project_path": ".", "query": "x", "filter": {"role": "SERVICE"}})
 
 
@@ -342,7 +342,7 @@ def test_resolve_one_many_none_and_refuses_patterns(system):
     by_id = call(system, "resolve", identifier=one.node.id)
     assert (by_id.status, by_id.reason) == ("one", "id")
     for pattern in ("com.shop.*", "Order*", "place?"):
-        with pytest.raises(InvalidInput, match=r"find\(kind='symbol'.*search\(query"):
+        with pytest.raises(InvalidInput, match=r"use find with the kind symbol and the filter field fqn_prefix.*use search"):
             call(system, "resolve", identifier=pattern)
 
 

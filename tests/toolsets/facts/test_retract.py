@@ -222,3 +222,71 @@ def test_retracting_any_document_of_a_small_world_gives_the_world_without_it(run
     retract(runtime, RetractRequest(document=gone, graph="all"))
     write(runtime, "without", *[w for w in WORLD if w.name != gone])
     assert_same_graph(state(runtime, "all"), state(runtime, "without"))
+
+
+ANVILS = "American maker of anvils and rocket skates"
+
+
+@pytest.mark.parametrize("alias_on", ["stayer", "joiner"])
+def test_a_split_after_merge_and_retract_does_not_bring_back_what_the_retracted_document_said(runtime, alias_on):
+    """merge -> retract -> split: the merge kept both nodes as they were, alias of a retracted document
+    included (on the node that stays or the one that joins); the split gives the ids back, not what the
+    retraction took back."""
+    a = doc("a", "2020-01-01", [("Acme Corp", "Company", ANVILS + ", founded in Arizona")])
+    b = doc("b", "2021-01-01", [("Acme Corp", "Company", ANVILS + " and founded in Arizona", "ACME Incorporated")])
+    c = doc("c", "2022-01-01", [("Acme Corp", "Company", ANVILS + " and founded in Arizona")])
+    write(runtime, "g", a, b)
+    [_, held] = tools.info(runtime, InfoRequest(name="Acme Corp", graph="g")).mentions
+    off = split(runtime, SplitRequest(name="Acme Corp", mentions=[held.id], graph="g")).split_off
+    write(runtime, "g", c)  # says b's mention again, without the alias
+    stay, join = ("E:acme-corp", off.id) if alias_on == "stayer" else (off.id, "E:acme-corp")
+    joined = merge(runtime, MergeRequest(name=stay, other=join, graph="g")).joined_mentions
+    retract(runtime, RetractRequest(document="b", graph="g"))
+    assert "ACME Incorporated" not in tools.info(runtime, InfoRequest(name=stay, graph="g")).aliases
+    out = split(runtime, SplitRequest(name=stay, mentions=joined, graph="g"))
+    assert out.split_off.id == join  # the merge's snapshot still gives the id back
+    store = FactsGraph(runtime, "g").store()
+    for node in store.iter_nodes("entity"):
+        assert "ACME Incorporated" not in [node.name, *node.props["aliases"]], node.id
+    keys = store.node_keys(["E:acme-corp", off.id])
+    assert not [k for held in keys.values() for k in held if "incorporated" in k], keys
+    records = {e.src: (e.dst, e.props["names"]) for e in store.iter_edges("mention")}
+    assert records == {"E:acme-corp": ("D:c", ["Acme Corp"]), off.id: ("D:a", ["Acme Corp"])}
+
+
+def test_a_graph_written_before_validity_gets_it_on_first_open(settings, embedder):
+    """Facts stored without valid_from / valid_to (the shape before validity): the first open fills them in as a
+    write computes them, once (recorded in the graph's metadata), so --as-of reads the dates the answer shows."""
+    from graphlore.runtime import Runtime
+    from graphlore.toolsets.facts import validity
+    from graphlore.toolsets.facts.graph import FACT
+
+    first = Runtime(settings, embedder=embedder)
+    write(first, "old", A, B)
+    store = FactsGraph(first, "old").store()
+    with store.atomic():
+        facts = list(store.iter_edges(FACT))
+        for e in facts:
+            for key in ("valid_from", "valid_to", "ended_by"):
+                e.props.pop(key, None)
+        store.upsert_edges(facts)
+        store.set_meta(validity.VALIDITY_META, None)
+    first.close()
+
+    runtime = Runtime(settings, embedder=embedder)  # another process opens the old graph
+    ask = {"entity": ["Mondelez International"], "graph": "old"}
+    then = tools.search(runtime, SearchRequest(**ask, as_of="2015"), context=CONTEXT)
+    assert [(f.object.name, f.valid_from, f.valid_to) for f in then.results] == [
+        ("Irene Rosenfeld", "2012-01-01", "2017-01-01")]
+    assert tools.search(runtime, SearchRequest(**ask, as_of="2011"), context=CONTEXT).total == 0
+    now = tools.search(runtime, SearchRequest(**ask, current=True), context=CONTEXT)
+    assert [f.object.name for f in now.results] == ["Dirk Van de Put"]
+    store = FactsGraph(runtime, "old").store()
+    assert store.get_meta(validity.VALIDITY_META) is True
+    write(runtime, "new", A, B)
+    assert_same_graph(state(runtime, "old"), state(runtime, "new"))
+    before = state(runtime, "old")
+    validity._FILLED.clear()  # opened again: the metadata says it is done, nothing is written
+    assert validity.backfill(store) == 0
+    assert_same_graph(state(runtime, "old"), before)
+    runtime.close()

@@ -492,6 +492,22 @@ def test_a_changed_file_never_overwrites_an_agents_edit_and_says_what_it_kept(ru
     assert flight.conditions[-1] == "book me a flight" and flight.version == 2
 
 
+def test_a_merge_past_the_condition_limit_keeps_the_agents_list_and_says_so(runtime, tmp_path):
+    # review finding: merged conditions were written unchecked, so a merge past MAX_CONDITIONS made every
+    # later update of the skill refused
+    from graphlore.toolsets.skills.models import MAX_CONDITIONS
+    first = run(runtime, "import_skills", format="intents", path=str(intents_file(tmp_path, ROWS)))
+    balance = first.skill_ids[0]
+    mine = [*(t for t, i in ROWS if i == "balance"), *(f"agent question {n}" for n in range(300))]
+    run(runtime, "update_skill", skill_id=balance, skill={"conditions": mine})
+    theirs = [(f"file question {n}", "balance") for n in range(MAX_CONDITIONS - 250)]
+    out = run(runtime, "import_skills", format="intents", path=str(intents_file(tmp_path, [*theirs, *ROWS[2:]])))
+    [kept] = out.kept_edits
+    assert (kept.skill_id, kept.kept, kept.merged) == (balance, ["conditions"], [])
+    assert run(runtime, "get_skill", skill_id=balance).conditions == mine
+    run(runtime, "update_skill", skill_id=balance, skill={"problem": "Balance questions."})  # still possible
+
+
 def test_a_field_both_changed_keeps_the_agents_version_and_reports_it(runtime, tmp_path):
     first = run(runtime, "import_skills", format="intents", path=str(intents_file(tmp_path, ROWS)))
     run(runtime, "update_skill", skill_id=first.skill_ids[0], skill={"keywords": ["money"]})

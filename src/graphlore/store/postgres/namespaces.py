@@ -1,4 +1,5 @@
-"""Namespaces in a PostgreSQL database: open (and create, and migrate), exist, size, identity, drop, lock.
+"""Namespaces in a PostgreSQL database: open (and create, and migrate), exist, size, identity, drop, replace,
+lock.
 
 The registry ``graphlore.namespaces`` maps a namespace name to the id of its
 schema ``gs_<id>``. Creating, migrating and dropping a namespace take the same
@@ -98,6 +99,26 @@ def drop(db: Database, namespace: str) -> None:
         if row is not None:
             conn.execute(f"DROP SCHEMA IF EXISTS {schema_name(row[0])} CASCADE")
             conn.execute("DELETE FROM graphlore.namespaces WHERE id = %s", (row[0],))
+
+
+def replace(db: Database, namespace: str, source: str) -> None:
+    """Give ``namespace`` the schema of ``source`` in one transaction (the old schema dropped, ``source``'s
+    registry row renamed): readers see the old contents or the new, never a mix. The namespace's id changes,
+    so a process holding the old store opens the new one on its next call."""
+    with _guarded(db), db.connection() as conn, conn.transaction():
+        for name in sorted({namespace, source}):  # one order, so two replaces never wait for each other
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (atomic_key(name),))
+        found = conn.execute("SELECT id FROM graphlore.namespaces WHERE name = %s", (source,)).fetchone()
+        if found is None:
+            raise NotFound(f"no store {source!r} in {db.location}")
+        old = conn.execute("SELECT id FROM graphlore.namespaces WHERE name = %s", (namespace,)).fetchone()
+        if old is not None:
+            conn.execute(f"DROP SCHEMA IF EXISTS {schema_name(old[0])} CASCADE")
+            conn.execute("DELETE FROM graphlore.namespaces WHERE id = %s", (old[0],))
+        conn.execute("UPDATE graphlore.namespaces SET name = %s WHERE id = %s", (namespace, found[0]))
+        schema = schema_name(found[0])
+        conn.execute(f"UPDATE {schema}.meta SET value = to_json(%s::text) WHERE key = 'namespace'", (namespace,))
+        conn.execute(sql.record_write_sql(schema), (WRITTEN_AT,))
 
 
 #: A thread lock per held or awaited named lock, with how many threads hold or wait for it: the entry goes

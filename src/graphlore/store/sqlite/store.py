@@ -225,6 +225,21 @@ class SQLiteStore:
         """Never: searches run in this process on one connection (and mostly hold the GIL)."""
         return False
 
+    def replace_contents(self, source: SQLiteStore) -> None:
+        """Make this file hold ``source``'s contents, in one write transaction (SQLite's online backup):
+        readers, in any process, see the old contents or the new, never a mix. The copy's change log is one
+        reset row, so every reader's caches are rebuilt (see the module docstring)."""
+        with self._lock, source._lock:
+            with source.atomic():
+                source._conn.execute("DELETE FROM changes")
+                source._conn.execute("INSERT INTO changes(node_rowid, what) VALUES (?, ?)",
+                                     (RESET, VECTORS | TERMS | PROPS))
+                source.set_meta("namespace", self.namespace)
+            source._conn.backup(self._conn)
+            self._drop_caches()
+            self._wrote = True
+            self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+
     # -- transactions and locks ---------------------------------------------------------------------
 
     @contextmanager

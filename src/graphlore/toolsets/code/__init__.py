@@ -61,6 +61,11 @@ The map (packages by concern; a package imports only the packages above it)::
       jaxrs.py                    JAX-RS routes
       python_web.py               FastAPI and Flask routes, requests/httpx/aiohttp clients
       locust.py                   Locust load tests as HTTP clients of the service their host names
+      k6.py                       k6 load tests (JavaScript) as HTTP clients of the URLs they request
+      nginx.py                    nginx proxy_pass locations as gateway routes forwarding to a service
+      amqp.py                     AMQP producers and consumers (pika, Go amqp, amqplib) by exchange/key
+      apache_http.py              Apache HttpClient requests (new HttpGet(url) ...) as HTTP clients
+      triggers.py                 TRIGGERS edges: XState events, passport callbacks (no call in the code)
       script_web.py               Express and NestJS routes, fetch and axios clients
       gateway.py                  Spring Cloud Gateway and Zuul routes (YAML and the Java DSL) to their services
       declared.py                 in-source declarations (@CodebaseHttpClient, @CodebaseProducer ...)
@@ -131,7 +136,8 @@ store's ``Node(id, kind, name, text, props)`` and ``Edge(id, src, dst, type, pro
   type/function, props ``via`` [field | constructor | method | bean_method | depends] and ``members``;
   ``IMPORTS`` file/module -> imported project module or symbol, props ``lines`` (``static``,
   ``reexport``); ``CALLS`` caller -> callee, props ``resolution`` (`model.RESOLUTIONS`), ``confidence``,
-  ``lines``, ``count``. Ids are stable hashes (`model.symbol_id`: file path + key in the file;
+  ``lines``, ``count``; ``TRIGGERS`` symbol -> symbol, what an XState event or a framework callback
+  (passport) sets off, never a call (`frameworks.triggers`, computed with part 2). Ids are stable hashes (`model.symbol_id`: file path + key in the file;
   `model.edge_id`: src, type, dst).
 """
 
@@ -177,7 +183,7 @@ TOOLSET = Toolset(
               "field of another kind, 'kind' inside the filter or a bad value is an error naming the valid "
               "ones. An empty result says why when it can.",
               models.FindRequest, models.FindResponse, tools.find, render.find,
-              Cli(help="List nodes of a kind matching a strict filter.", args={
+              Cli(examples=('graphlore code find route -f \'{"microservice": "catalog"}\' -p examples/code',), help="List nodes of a kind matching a strict filter.", args={
                   "kind": Arg(positional=True), "filter": Arg(short="-f", metavar="JSON",
                                                               example='\'{"role": "SERVICE"}\''),
                   "project_path": PROJECT, "limit": Arg(short="-n")})),
@@ -186,7 +192,7 @@ TOOLSET = Toolset(
               "edge type and direction, plus '(via members)' roll-ups over everything a class, package, module "
               "or service declares. include_source=true adds its source lines, numbered (at most 400).",
               models.DescribeRequest, models.DescribeResponse, tools.describe, render.describe,
-              Cli(help="Every attribute of a node and its edge counts.", args={
+              Cli(examples=('graphlore code describe --fqn catalog.items.get_item -p examples/code',), help="Every attribute of a node and its edge counts.", args={
                   "id": Arg(positional=True, default=None), "project_path": PROJECT,
                   "include_source": Arg(flags=("--source/--no-source",))})),
         _spec("neighbors",
@@ -195,7 +201,7 @@ TOOLSET = Toolset(
               "call made by what a class declares). direction out|in|both; paginated; include_unresolved lists "
               "call sites that resolve to nothing, with the reason.",
               models.NeighborsRequest, models.NeighborsResponse, tools.neighbors, render.neighbors,
-              Cli(help="Follow a node's edges (stored, reversed or member views).", args={
+              Cli(examples=('graphlore code neighbors rt_a193aca444f1932f -d in -p examples/code',), help="Follow a node's edges (stored, reversed or member views).", args={
                   "id": Arg(positional=True), "edge_types": Arg(short="-e", metavar="KEY"),
                   "direction": Arg(short="-d"), "project_path": PROJECT, "limit": Arg(short="-n")})),
         _spec("paths",
@@ -204,7 +210,7 @@ TOOLSET = Toolset(
               "interface method to its overrides, a method to its clients and producers, HTTP/gRPC/async links "
               "across services, a route to its handler. A class stands for its members.",
               models.PathsRequest, models.PathsResponse, tools.paths, render.paths,
-              Cli(help="Every path between two nodes (a call trace, across services).", args={
+              Cli(examples=('graphlore code paths sym_3f9dce0bfd51292d sym_43acdcda58373089 -p examples/code',), help="Every path between two nodes (a call trace, across services).", args={
                   "from_id": Arg(positional=True), "to_id": Arg(positional=True),
                   "edge_types": Arg(short="-e", metavar="KEY"),
                   "project_path": PROJECT, "limit": Arg(short="-n")})),
@@ -214,16 +220,16 @@ TOOLSET = Toolset(
               "Follows the same edges as paths by default, so callers in other services (through their clients "
               "and the routes they call) are in it. A class stands for its members.",
               models.ImpactRequest, models.ImpactResponse, tools.impact, render.impact,
-              Cli(help="What reaches a node (or what it reaches) within a depth, by service.", args={
+              Cli(examples=('graphlore code impact sym_43acdcda58373089 -p examples/code',), help="What reaches a node (or what it reaches) within a depth, by service.", args={
                   "id": Arg(positional=True), "direction": Arg(short="-d"),
                   "edge_types": Arg(short="-e", metavar="KEY"), "project_path": PROJECT,
-                  "limit": Arg(short="-n")})),
+                  "include_tests": Arg(flags=("--tests/--no-tests",)), "limit": Arg(short="-n")})),
         _spec("search",
               "Find nodes by words or a description: BM25 over names (split at case changes), fqns, signatures "
               "and docstrings, fused with vector search once embeddings are done (ranking says which). An "
               "optional kind and strict filter apply before ranking.",
               models.SearchRequest, models.SearchResponse, tools.search, render.search,
-              Cli(help="Find nodes by words (hybrid once embedded, BM25 until then).", args={
+              Cli(examples=('graphlore code search "search items" -p examples/code',), help="Find nodes by words (hybrid once embedded, BM25 until then).", args={
                   "query": Arg(positional=True), "kind": Arg(short="-k"),
                   "filter": Arg(short="-f", metavar="JSON", example='\'{"role": "SERVICE"}\''),
                   "project_path": PROJECT, "limit": Arg(short="-n")})),
@@ -232,14 +238,14 @@ TOOLSET = Toolset(
               "to 10 candidates of the strongest kind of match, each with its reason and score; never a silent "
               "pick) or 'none' (with what was tried and the closest names). Patterns are refused.",
               models.ResolveRequest, models.ResolveResponse, tools.resolve, render.resolve,
-              Cli(help="Turn a name into a node id (one, many or none).", args={
+              Cli(examples=('graphlore code resolve get_item -p examples/code',), help="Turn a name into a node id (one, many or none).", args={
                   "identifier": Arg(positional=True), "hint_kind": Arg(short="-k"), "project_path": PROJECT})),
         _spec("service_map",
               "A picture of the system: the microservices and the links between them (HTTP with method and "
               "path, async with topic; ambiguous and unresolved ones dashed and labelled) as Mermaid text to paste "
               "into markdown, or Graphviz DOT. Optionally around one microservice, to a depth.",
               models.ServiceMapRequest, models.ServiceMapResponse, tools.service_map, render.service_map,
-              Cli(command="map", help="Draw the services and their links (Mermaid or DOT).", args={
+              Cli(examples=('graphlore code map -p examples/code',), command="map", help="Draw the services and their links (Mermaid or DOT).", args={
                   "microservice": Arg(metavar="NAME"), "format": Arg(short="-f"),
                   "project_path": PROJECT})),
         ToolSpec(name="status",
@@ -247,13 +253,13 @@ TOOLSET = Toolset(
                              "node and edge counts, the microservices found, and the index size. Never modifies the "
                              "index.",
                  request=models.StatusRequest, response=models.StatusResponse, run=tools.status, render=render.status,
-                 cli=Cli(help="Show the index: freshness, counts, microservices.", args={"project_path": PROJECT})),
+                 cli=Cli(examples=('graphlore code status -p examples/code',), help="Show the index: freshness, counts, microservices.", args={"project_path": PROJECT})),
         _spec("index",
               "Build or update the index: the structure first (only changed files are parsed; files depending on "
               "them are resolved again), then the embeddings of new or changed symbols (resumable, with "
               "progress). force=true rebuilds from scratch.",
               models.IndexRequest, models.IndexResponse, tools.index, render.index,
-              Cli(help="Build or update the index (structure, then embeddings).", args={
+              Cli(examples=('graphlore code index -p examples/code',), help="Build or update the index (structure, then embeddings).", args={
                   "project_path": PROJECT, "embed": Arg(flags=("--embed/--no-embed",))},
                   kept=tools.index_kept),
               progress=True, progress_unit="nodes embedded", idempotent=True),

@@ -40,7 +40,7 @@ CAPABILITIES = (
 )
 
 #: Edge types: the code's structure (part 1), then routes, clients, producers and the links between them.
-EDGE_TYPES = ("DECLARES", "EXTENDS", "IMPLEMENTS", "OVERRIDES", "INJECTS", "IMPORTS", "CALLS",
+EDGE_TYPES = ("DECLARES", "EXTENDS", "IMPLEMENTS", "OVERRIDES", "INJECTS", "IMPORTS", "CALLS", "TRIGGERS",
               "EXPOSES", "DECLARES_CLIENT", "DECLARES_PRODUCER", "HTTP_CALLS", "ASYNC_CALLS", "GRPC_CALLS")
 
 #: Node kinds: the layout, symbols, and part 2's routes (HTTP endpoints, gRPC methods and message listeners),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from graphlore.tools import Arg, Cli, CommandTool, StoreKind, Toolset, ToolSpec
 from graphlore.toolsets.facts import (
     cli,
+    contradictions,
     examples,
     links,
     merge,
@@ -124,7 +125,7 @@ TOOLSET = Toolset(
             ),
             request=models.SplitRequest, response=models.SplitResponse, run=split.split, render=render.split,
             read_only=False, idempotent=False,
-            cli=Cli(help="Undo a merge: mentions (ids or names from info) leave a node for a new one.",
+            cli=Cli(examples=('graphlore facts split "Amazon Web Services" --mentions Amazon',), help="Undo a merge: mentions (ids or names from info) leave a node for a new one.",
                     args={"name": Arg(positional=True), "mentions": Arg(metavar="ID_OR_NAME"), "graph": cli.GRAPH}),
         ),
         ToolSpec(
@@ -137,7 +138,7 @@ TOOLSET = Toolset(
             ),
             request=models.MergeRequest, response=models.MergeResponse, run=merge.merge, render=render.merge,
             read_only=False, idempotent=False,
-            cli=Cli(help="Join two nodes that are one (the inverse of split): OTHER joins NAME.",
+            cli=Cli(examples=('graphlore facts merge "Amazon Web Services" Amazon',), help="Join two nodes that are one (the inverse of split): OTHER joins NAME.",
                     args={"name": Arg(positional=True), "other": Arg(positional=True), "graph": cli.GRAPH}),
         ),
         ToolSpec(
@@ -150,7 +151,7 @@ TOOLSET = Toolset(
             ),
             request=models.RetractRequest, response=models.RetractResponse, run=retract.retract,
             render=render.retract, read_only=False, idempotent=False,
-            cli=Cli(help="Take one document back: the graph becomes what it was without it.",
+            cli=Cli(examples=('graphlore facts retract "Apple buys Beats"',), help="Take one document back: the graph becomes what it was without it.",
                     args={"document": Arg(positional=True, metavar="DOCUMENT"), "graph": cli.GRAPH}),
         ),
         ToolSpec(
@@ -210,7 +211,24 @@ TOOLSET = Toolset(
             ),
             request=models.ResolveLinksRequest, response=models.ResolveLinksResponse, run=links.resolve_links,
             render=render.resolve_links, read_only=False, idempotent=False, context=True,
-            cli=Cli(help="Have the configured LLM decide open possible-duplicate links (recorded, undoable).",
+            cli=Cli(examples=('graphlore facts resolve-links -n 5',), help="Have the configured LLM decide open possible-duplicate links (recorded, undoable).",
+                    args={"limit": Arg(metavar="N"), "graph": cli.GRAPH}),
+        ),
+        ToolSpec(
+            name="check_contradictions",
+            description=(
+                "Have an LLM look for facts a later fact contradicts (beyond the functional-relationship rule): each "
+                "fact still held is shown with the later facts of its subject that share its relationship or its "
+                "object; a fact the judge says a later one contradicts ends at that fact's valid_from, the verdict "
+                "recorded on it (evidence fact, judge, reason). It never deletes a fact; retracting the evidence's "
+                "document undoes an ending. Uses the configured OpenAI-compatible endpoint, else this client's "
+                "model (sampling); without either it fails and nothing changes."
+            ),
+            request=models.CheckContradictionsRequest, response=models.CheckContradictionsResponse,
+            run=contradictions.check_contradictions, render=render.check_contradictions, read_only=False,
+            idempotent=False, context=True,
+            cli=Cli(examples=("graphlore facts check-contradictions -n 5",),
+                    help="Have the configured LLM end facts a later fact contradicts (recorded, undoable).",
                     args={"limit": Arg(metavar="N"), "graph": cli.GRAPH}),
         ),
     ],

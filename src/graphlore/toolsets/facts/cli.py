@@ -24,7 +24,7 @@ from typing import Any
 import click
 from pydantic import RootModel
 
-from graphlore.contract import json_text, quote
+from graphlore.contract import quote
 from graphlore.errors import InvalidInput
 from graphlore.tools import Arg, Cli
 from graphlore.toolsets.facts import render
@@ -37,8 +37,8 @@ SELECTOR = Arg(json=True, metavar="JSON", example='\'{"name": "Apple Inc", "defi
 
 
 def selector(flag: str, text: str) -> dict[str, Any]:
-    """``NAME: DEFINITION`` (split at the first colon), or a JSON selector object, or ``@FILE`` with one."""
-    text = json_text(flag, text)
+    """``NAME: DEFINITION`` (split at the first colon), or a JSON selector object (the CLI reads an ``@FILE``
+    before: :attr:`graphlore.tools.Arg.parse`)."""
     if text.lstrip().startswith("{"):
         try:
             value = json.loads(text)
@@ -146,7 +146,7 @@ class ExtractBatch(RootModel[list[ExtractDocumentResponse]]):
 def commands(kit: Any) -> list[click.Command]:
     """``graphlore facts extract DOC...``: built with the CLI adapter's kit (see graphlore.tools.Toolset)."""
 
-    @click.command("extract")
+    @click.command("extract", cls=kit.Documented, examples=("graphlore facts extract examples/facts/memo.txt --date 2024-05-02",))
     @click.argument("docs", nargs=-1, required=True, metavar="DOC...")
     @click.option("--date", metavar="YYYY-MM-DD", help="Document date (default: each file's modification date).")
     @click.option("--source", metavar="TEXT", help="Where the documents come from (default: each file's path).")
@@ -173,12 +173,12 @@ def commands(kit: Any) -> list[click.Command]:
             runtime.close()
         return ExtractBatch(results), lambda r: "\n\n".join(render.add_document(x) for x in r.root)
 
-    @click.group("relation")
+    @click.group("relation", cls=kit.DocumentedGroup, examples=('graphlore facts relation set "has CEO" --functional',))
     def relation() -> None:
         """Declare how a relationship behaves in a graph (functional: one object at a time)."""
 
-    @relation.command("set", epilog="Examples:\n\n\b\n  graphlore facts relation set \"has CEO\" --functional\n"
-                                    "  graphlore facts relation set \"works with\" --not-functional --graph news")
+    @relation.command("set", cls=kit.Documented, examples=('graphlore facts relation set "has CEO" --functional',
+                                                      'graphlore facts relation set "works with" --not-functional'))
     @click.argument("name", nargs=-1, required=True, metavar="NAME")
     @click.option("--functional/--not-functional", "functional", default=None,
                   help="Functional: a later fact naming another object ends the earlier one (required).")

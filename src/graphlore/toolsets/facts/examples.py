@@ -89,4 +89,5 @@ def examples(runtime: Runtime, folder: Path) -> dict[str, list[dict[str, Any]]]:
         "relation_set": [{"name": "raised prices in", "functional": False}],
         "extract_document": [{"name": "Note", "date": "2024-01-01", "text": "Apple opened a store in Tokyo."}],
         "resolve_links": [{"limit": 5}],
+        "check_contradictions": [{"limit": 5}],
     }

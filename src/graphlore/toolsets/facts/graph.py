@@ -24,10 +24,11 @@ from graphlore.contract import quote
 from graphlore.errors import InvalidInput, NotFound, ref
 from graphlore.runtime import Runtime
 from graphlore.store import Node, Store
+from graphlore.toolsets.facts import validity
+from graphlore.toolsets.facts.models import FACT as FACT  # the rows' edge type, defined beside the models
 from graphlore.toolsets.facts.names import exact_key, normalize, spaceless
 from graphlore.toolsets.handle import Namespace
 
-FACT = "fact"
 DUPLICATE = "possible_duplicate"
 PREFIX = {"entity": "E:", "topic": "T:", "document": "D:"}
 KINDS = ("entity", "topic")
@@ -84,6 +85,7 @@ class FactsGraph:
         self.handle.check_embedder(
             store, repair="configure the embedder that made it (GRAPHLORE_EMBEDDER and its settings), or add "
                           f"the documents to a new graph: `{self.ingest_command('NEW')}`")
+        validity.backfill(store)
         return store
 
     # -- names to nodes ----------------------------------------------------------------------

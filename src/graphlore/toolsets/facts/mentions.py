@@ -32,6 +32,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from graphlore.store import Edge, Store
+from graphlore.toolsets.facts.names import name_keys
 
 MENTION = "mention"
 #: ``action`` of the record that keeps what a node written before records was
@@ -101,3 +102,9 @@ def node_records(store: Store, node_id: str) -> list[Edge]:
     refs = store.select_edges([node_id], type=MENTION).edges
     edges = [e for e in store.get_edges([r.id for r in refs]) if e.src == node_id]
     return sorted(edges, key=lambda e: e.props.get("n", 0))
+
+
+def lookup_keys(records: Sequence[Edge]) -> list[str]:
+    """The lookup keys the node ``records`` make holds: every name's keys, then the mention keys."""
+    keys = [k for r in records for name in r.props["names"] for k in name_keys(name)]
+    return list(dict.fromkeys([*keys, *(r.props["key"] for r in records if r.props.get("key"))]))

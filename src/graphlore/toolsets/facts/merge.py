@@ -10,8 +10,10 @@ transaction.
 
 What the two nodes were is kept on the stayer (prop ``merged``: the joiner's id -> both nodes as they
 were, their keys, the joiner's records and links), so ``split`` with exactly the joiner's mentions puts
-both back as they were (:func:`restore`): ids, names, definitions, keys, records, facts and links. A split
-of other mentions, or after more mentions joined, rebuilds as ``split`` always does.
+both back as they were (:func:`restore`): ids, names, definitions, keys, records, facts and links. A side
+whose records changed since (a retraction took a document's names back, a document added names) is made
+from its records as they are now, on its saved id, so a snapshot never brings back what a retraction took.
+A split of other mentions, or after more mentions joined, rebuilds as ``split`` always does.
 """
 
 from __future__ import annotations
@@ -114,8 +116,12 @@ def restore(runtime: Runtime, store: Store, node: Node, leaving: list[Edge]) -> 
     if store.get_nodes([join_id]):
         return None
     staying = [r for r in node_records(store, node.id) if r.id not in ids]
-    before = saved["stay"] if [r.id for r in staying] == saved["stay_records"] else None
-    join = _restored(runtime, saved["join"])
+    before = saved["stay"] if ([r.id for r in staying] == saved["stay_records"]
+                               and _folds_to(staying, saved["stay"])) else None
+    # a record the joiner brought that changed since (a retraction took names back, a document added some):
+    # the joiner is made from its records as they are, on its id
+    fresh = all(_unnumbered(saved["records"][r.id]) == _unnumbered(r.props) for r in leaving)
+    join = _restored(runtime, saved["join"]) if fresh else _folded(runtime, saved["join"], leaving)
     if before is not None:
         stay = _restored(runtime, before, node)
         rest = {k: v for k, v in joined.items() if k != join_id}
@@ -133,12 +139,10 @@ def restore(runtime: Runtime, store: Store, node: Node, leaving: list[Edge]) -> 
             props[MERGED] = rest
         stay = _node(runtime, node, node.id, folded.name, folded.definition, folded.aliases, props)
     store.upsert_nodes([stay, join])
-    stay_keys = before["keys"] if before is not None else [
-        k for k in store.node_keys([node.id]).get(node.id, []) if k not in set(saved["join"]["keys"])]
-    store.set_node_keys({node.id: stay_keys, join_id: saved["join"]["keys"]})
-    records = {r.id: r for r in leaving}
-    store.upsert_edges([mentions.edge(join_id, props, records[rid].dst, records[rid].date)
-                        for rid, props in saved["records"].items()])
+    store.set_node_keys({node.id: before["keys"] if before is not None else mentions.lookup_keys(staying),
+                         join_id: saved["join"]["keys"] if fresh else mentions.lookup_keys(leaving)})
+    store.upsert_edges([mentions.edge(join_id, {**r.props, "n": saved["records"][r.id].get("n", 0)}, r.dst, r.date)
+                        for r in leaving])
     keys = {r.props["key"] for r in leaving if r.props.get("key")}
     facts = store.get_edges([r.id for r in store.select_edges([node.id], type=FACT).edges])
     moved = []
@@ -158,6 +162,32 @@ def restore(runtime: Runtime, store: Store, node: Node, leaving: list[Edge]) -> 
     store.upsert_edges(links)
     validity.revalidate(store, {(e.src, e.props["relationship"]) for e in facts})
     return stay, join, len(moved)
+
+
+def _unnumbered(props: dict) -> dict:
+    """A record's props but its number and free-text reason (what a rebuild may renumber or reword)."""
+    return {k: v for k, v in props.items() if k not in ("n", "reason")}
+
+
+def _folds_to(records: list[Edge], saved: dict) -> bool:
+    """Whether ``records`` still make the node ``saved`` keeps (its names, definition and type)."""
+    folded = mentions.fold([r.props for r in records])
+    props = saved["props"]
+    return (folded.name, folded.aliases, folded.definition, folded.type) == (
+        saved["name"], props.get("aliases"), props.get("definition"), props.get("type"))
+
+
+def _folded(runtime: Runtime, saved: dict, records: list[Edge]) -> Node:
+    """The node ``saved`` keeps (its id and other props) as ``records`` make it now."""
+    folded = mentions.fold([r.props for r in records])
+    props = {k: v for k, v in saved["props"].items() if k not in ("definition", "aliases", "type")}
+    props.update(definition=folded.definition, aliases=folded.aliases)
+    if saved["kind"] == "entity":
+        props["type"] = folded.type
+    text = node_text(folded.name, folded.definition)
+    return Node(saved["id"], saved["kind"], folded.name, lookup.keyword_text(folded.name, folded.definition,
+                                                                           folded.aliases), props,
+                np.asarray(runtime.embeddings.embed([text]))[:1], hashlib.sha256(text.encode()).hexdigest()[:32])
 
 
 def _relationships(store: Store, node_id: str) -> set[tuple[str, str]]:

@@ -62,6 +62,8 @@ def _iso_date(value: str) -> str:
     return value
 
 
+#: The edge type of facts (:mod:`graph` describes the rows).
+FACT = "fact"
 #: The day ``current`` reads validity on: later than any fact's end, so only facts nothing ended pass.
 CURRENT_DAY = "9999-12-31"
 PERIOD_PATTERN = r"^[0-9]{4}(-[0-9]{2}(-[0-9]{2})?)?$"  # ASCII digits (\d takes any script's)
@@ -415,6 +417,13 @@ class ResolveLinksRequest(Request):
     graph: Graph = DEFAULT_GRAPH
 
 
+class CheckContradictionsRequest(Request):
+    limit: int = Field(default=20, ge=1, le=500,
+                       description="Facts still held to ask the LLM about, each with the later facts of its subject "
+                                   "that could contradict it (default 20).")
+    graph: Graph = DEFAULT_GRAPH
+
+
 # -- responses ---------------------------------------------------------------------------------------
 
 
@@ -432,10 +441,13 @@ class DocumentRef(Response):
 
 
 class EndedBy(Response):
-    fact: str = Field(description="The fact that ended it.")
+    fact: str = Field(description="The fact that ended it (the evidence).")
     document: str | None = Field(description="That fact's document id.")
-    object: str = Field(description="The object that replaced this fact's object (node id).")
+    object: str = Field(description="That fact's object (node id): what replaced this fact's object.")
     reason: str
+    judge: str | None = Field(None, description="The LLM that judged the later fact contradicts this one "
+                                                "(check_contradictions); null: the functional-relationship rule.")
+    decided: str | None = Field(None, description="When the judge decided (UTC); null for the rule.")
 
 
 class FactOut(Response):
@@ -756,3 +768,25 @@ class ResolveLinksResponse(Response):
     llm: str = Field(description="The model that judged.")
     decisions: list[LinkDecision]
     open_links: int = Field(description="Links still open after this call (ask again to go on).")
+
+
+class ContradictionCheck(Response):
+    fact: str = Field(description="The fact asked about (its id).")
+    sentence: str
+    decision: Literal["ended", "holds", "undecided"] = Field(
+        description="ended: a later fact contradicts it, so it held until that fact's valid_from (the verdict is "
+                    "recorded on it; retracting the evidence's document undoes it); holds: no later fact contradicts "
+                    "it (asked again only when its subject gains other later facts); undecided: no usable answer, "
+                    "nothing changed (asked again next time).")
+    evidence: str | None = Field(description="The later fact that ended it (ended); null otherwise.")
+    evidence_sentence: str | None = Field(description="That fact's sentence; null otherwise.")
+    valid_to: str | None = Field(description="Until when it held (ended); null otherwise.")
+    reason: str = Field(description="The judge's reason (or why there is no decision).")
+
+
+class CheckContradictionsResponse(Response):
+    graph: str
+    llm: str = Field(description="The model that judged.")
+    checks: list[ContradictionCheck]
+    unchecked: int = Field(description="Facts still held with later facts the judge has not weighed yet (call "
+                                       "again to go on).")

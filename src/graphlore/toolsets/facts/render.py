@@ -14,6 +14,7 @@ from graphlore.toolsets.facts.models import (
     AddDocumentResponse,
     Candidate,
     CatResponse,
+    CheckContradictionsResponse,
     FactOut,
     FindResponse,
     InfoResponse,
@@ -44,6 +45,8 @@ def fact_block(f: FactOut, number: int | None = None) -> list[str]:
     lines = [fact_line(f, number), f"    {f.sentence}"]
     if f.valid_to is not None:
         by = f" by {f.ended_by.fact} ({f.ended_by.object})" if f.ended_by else ""
+        if f.ended_by and f.ended_by.judge:
+            by += f", judged by {f.ended_by.judge}: {f.ended_by.reason}"
         lines.append(f"    held {f.valid_from} to {f.valid_to}; ended{by}")
     if f.score is not None:
         lines.append(f"    relevance {f.score:.3f}")
@@ -274,4 +277,17 @@ def resolve_links(r: ResolveLinksResponse) -> str:
         lines.append(f"    evidence: {d.evidence}")
         if d.undo:
             lines.append(f"    undo: graphlore facts {d.undo}")
+    return "\n".join(lines)
+
+
+def check_contradictions(r: CheckContradictionsResponse) -> str:
+    lines = [f"check-contradictions with {r.llm}: {_count(len(r.checks), 'fact')} judged; {r.unchecked} left to judge"]
+    for c in r.checks:
+        until = f" until {c.valid_to}" if c.valid_to else ""
+        lines.append(f"  {c.decision}{until}: {c.fact}  {c.sentence}")
+        if c.evidence:
+            lines.append(f"    evidence: {c.evidence}  {c.evidence_sentence}")
+        lines.append(f"    reason: {c.reason}")
+    if any(c.decision == "ended" for c in r.checks):
+        lines.append("  undo an ending: retract the evidence's document")
     return "\n".join(lines)

@@ -34,7 +34,7 @@ from graphlore.store import Edge, Node, Store
 from graphlore.toolsets.facts import lookup, mentions, validity
 from graphlore.toolsets.facts.graph import DUPLICATE, FACT, PREFIX, FactsGraph, node_text
 from graphlore.toolsets.facts.models import DocumentRef, NodeRef, RetractRequest, RetractResponse
-from graphlore.toolsets.facts.names import name_keys, slug
+from graphlore.toolsets.facts.names import slug
 from graphlore.toolsets.facts.resolve import (
     THRESHOLDS,
     Decision,
@@ -201,7 +201,7 @@ class Undo:
         if node_id not in ids:
             store.delete_nodes([node_id])  # its facts, records and links are written again below
         store.upsert_nodes(written)
-        store.set_node_keys({n: _keys(g) for n, g in zip(ids, groups, strict=True)})
+        store.set_node_keys({n: mentions.lookup_keys(g) for n, g in zip(ids, groups, strict=True)})
         store.upsert_edges([r for g, new_id in zip(groups, ids, strict=True) for r in _renumbered(g, new_id, old.kind)])
         store.upsert_edges(self._links(node_id, ids, links, old_links))
         self._documents(groups, ids, node_id, actions)
@@ -329,10 +329,6 @@ def _allocate(store: Store, kind: str, name: str, free: set[str], taken: list[st
         candidate = f"{base}-{n}"
     return candidate
 
-
-def _keys(records: list[Edge]) -> list[str]:
-    keys = [k for r in records for name in r.props["names"] for k in name_keys(name)]
-    return list(dict.fromkeys([*keys, *(r.props["key"] for r in records if r.props.get("key"))]))
 
 
 def _renumbered(group: list[Edge], node_id: str, kind: str) -> list[Edge]:

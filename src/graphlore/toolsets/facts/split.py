@@ -32,7 +32,7 @@ from graphlore.toolsets.facts.graph import FACT, PREFIX, FactsGraph, node_text
 from graphlore.toolsets.facts.mentions import node_records
 from graphlore.toolsets.facts.merge import restore, summary
 from graphlore.toolsets.facts.models import SplitRequest, SplitResponse
-from graphlore.toolsets.facts.names import exact_key, name_keys, normalize, slug
+from graphlore.toolsets.facts.names import exact_key, normalize, slug
 
 #: Fact ids read per batch while moving facts.
 BATCH = 2000
@@ -69,7 +69,7 @@ def split(runtime: Runtime, request: SplitRequest) -> SplitResponse:
         kept = _rebuilt(runtime, node, node.id, staying, kept_props)
         made = _rebuilt(runtime, node, new_id, leaving, new_props)
         store.upsert_nodes([kept, made])
-        store.set_node_keys({node.id: _keys(staying), new_id: _keys(leaving)})
+        store.set_node_keys({node.id: mentions.lookup_keys(staying), new_id: mentions.lookup_keys(leaving)})
         for r in leaving:
             r.src = new_id
         store.upsert_edges(leaving)
@@ -125,10 +125,6 @@ def _rebuilt(runtime: Runtime, old: Node, node_id: str, records: list[Edge], ext
     return Node(node_id, old.kind, folded.name, lookup.keyword_text(folded.name, folded.definition, folded.aliases),
                 props, vectors, text_hash)
 
-
-def _keys(records: list[Edge]) -> list[str]:
-    keys = [k for r in records for name in r.props["names"] for k in name_keys(name)]
-    return list(dict.fromkeys([*keys, *(r.props["key"] for r in records if r.props.get("key"))]))
 
 
 def _move_facts(store: Store, old_id: str, new_id: str, leaving: list[Edge]) -> int:

@@ -94,7 +94,7 @@ class Writer:
         self._embed_ahead(store, records, keys)
         with store.atomic():
             if store.get_meta(SAID_META) is None and not store.count_nodes("document"):
-                store.set_meta(SAID_META, True)
+                store.set_meta_many({SAID_META: True, validity.VALIDITY_META: True})
             existing = self._existing(store, keys)
             changed = [i for i, r in enumerate(records)
                        if existing.get(keys[i]) is None or existing[keys[i]].props.get("content_hash") != content_hash(r)]
@@ -167,11 +167,14 @@ class Writer:
                 "subject_key": key_of[ends[0]], "object_key": key_of[ends[1]],
                 "valid_from": validity.valid_from(f.date_context, record.date),
             }, f.sentence, None, record.date)
-        kept = {e.id: e.vector for e in store.get_edges([i for i in facts if i in old_facts])}
+        kept = {e.id: e for e in store.get_edges([i for i in facts if i in old_facts])}
         for fid, edge in facts.items():
-            edge.vector = kept.get(fid)
+            before = kept.get(fid)
+            edge.vector = before.vector if before is not None else None
             if edge.vector is None:
                 edge.vector = self.vectors[edge.text]
+            if before is not None:  # what a judge decided about an unchanged fact stays
+                edge.props.update({k: before.props[k] for k in validity.JUDGE_PROPS if k in before.props})
         resolutions = [self._resolution(o) for o in outcomes]
         doc = Node(doc_id, "document", record.name, "", {
             "date": record.date, "source": record.source, "content_hash": content_hash(record),

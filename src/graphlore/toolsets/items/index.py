@@ -213,6 +213,11 @@ class ItemIndex(FolderIndex):
                 return
             yield False
 
+    def finish_rebuild(self, result: IndexResponse, progress: Progress | None) -> IndexResponse:
+        """A rebuild is embedded whole before it replaces the index (:meth:`FolderIndex.rebuild`)."""
+        self.embed_pending(progress)
+        return result
+
     def sync(self, force: bool = False, progress: Progress | None = None) -> IndexResponse:
         """The structural update under the index locks, then (unless :attr:`defer_embedding`) the embeddings."""
         result = super().sync(force, progress)

@@ -24,6 +24,7 @@ from graphlore.search.keywords import keyword_support
 from graphlore.store import Store
 from graphlore.store.base import Hit
 from graphlore.tools import Progress
+from graphlore.toolsets.folder_index import rebuild_kept
 from graphlore.toolsets.items.config import load_project_config
 from graphlore.toolsets.items.index import KIND, ItemIndex, summary_text
 from graphlore.toolsets.items.models import (
@@ -186,6 +187,8 @@ def index_kept(runtime: Runtime, request: IndexRequest) -> str:
     # The index's own bookkeeping, not its item nodes: the structural phase writes every item before the
     # embedding starts, so an interrupt during the embedding has all of them and none embedded.
     kept = index.progress_of(index.store())[0] if index.exists() else 0
+    if request.force:
+        return rebuild_kept(index, f"{kept} of {items} items embedded", "items")
     return f"{kept} of {items} items embedded and kept; {again}"
 
 

@@ -22,8 +22,8 @@ SKILL_JSON = Arg(json=True, metavar="JSON",
                          '"resolution_md": "# Reset a password\\n\\n## Goal\\n...\\n\\n## Steps\\n\\n### 1. ..."}\'')
 
 
-def _import_command(kit: Any, name: str, fmt: str, what: str) -> click.Command:
-    @click.command(name, help=what, short_help=what)
+def _import_command(kit: Any, name: str, fmt: str, what: str, example: str) -> click.Command:
+    @click.command(name, help=what, short_help=what, cls=kit.Documented, examples=(example,))
     @click.argument("path", metavar="FILE")
     @click.option("--library", "-l", metavar="NAME", help=LIBRARY.help)
     @kit.output
@@ -50,8 +50,9 @@ def commands(kit: Any) -> list[click.Command]:
     """``import-abcd`` and ``import-intents``, built with the CLI adapter's kit (see graphlore.tools.Toolset)."""
     return [
         _import_command(kit, "import-abcd", "abcd",
-                        "Import ABCD's procedures (guidelines.json, with kb.json and ontology.json next to it)."),
+                        "Import ABCD's procedures (guidelines.json, with kb.json and ontology.json next to it).",
+                        "graphlore skills import-abcd ../shared/data/abcd/guidelines.json"),
         _import_command(kit, "import-intents", "intents",
                         "Import one template skill per intent of labelled examples (.jsonl or .csv: text and intent, "
-                        "category or label)."),
+                        "category or label).", "graphlore skills import-intents examples/skills/intents.csv --library bank"),
     ]

@@ -7,7 +7,9 @@ Per content field:
 - the file gives what the last import gave: the skill's value (the agent's edit) is kept;
 - both changed it: for ``conditions`` and ``keywords`` the lists are merged (the file's items, less those
   the agent removed, then the items the agent added), so neither side loses an item; for any other field
-  the agent's value is kept and the field is reported as a conflict.
+  the agent's value is kept and the field is reported as a conflict. A merged list that would break a
+  skill's limits (more than ``MAX_CONDITIONS`` conditions) is not written: the agent's list is kept and
+  reported as a conflict, as for any other field, so every later update of the skill stays possible.
 
 The playbook is compared without its ``# Title`` line (a renamed skill's heading follows its title), and
 rendered again under the merged title. A skill imported before the ``imported`` prop existed has no
@@ -23,6 +25,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import ValidationError
+
+from graphlore.toolsets.skills.models import SkillInput
 from graphlore.toolsets.skills.playbook import parse, render
 
 #: The props key of the content fields as the last import gave them.
@@ -78,4 +83,15 @@ def merge(base: Mapping[str, Any] | None, mine: Mapping[str, Any], theirs: Mappi
             out[name] = m[name]
             kept.append(name)
     out["resolution_md"] = render(dataclasses.replace(parse(out["resolution_md"]), title=out["title"]))
+    if merged and not _valid(out):
+        out |= {name: m[name] for name in merged}
+        kept, merged = kept + merged, []
     return Merged(out, kept, merged)
+
+
+def _valid(fields: dict[str, Any]) -> bool:
+    try:
+        SkillInput.model_validate(fields)
+    except ValidationError:
+        return False
+    return True

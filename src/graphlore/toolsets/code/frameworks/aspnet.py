@@ -52,11 +52,16 @@ def _template(annotation: AnnotationFact | None) -> str | None:
     return args.get("") or args.get("template") or args.get("Template")
 
 
+def csharp_constants(project: Project) -> CSharpConstants:
+    """Every C# constant of the project (built once per update, whichever framework asks first)."""
+    return project.shared("csharp.constants", lambda: CSharpConstants(project.table))
+
+
 class AspNet:
     """The C# files of the project, their constants and the base addresses each module sets."""
 
     def __init__(self, bounds: list[Bound], project: Project) -> None:
-        self.constants = CSharpConstants(project.table)
+        self.constants = csharp_constants(project)
         self.bases: dict[str, list[tuple[str, str, FileFacts]]] = {}
         for bound in bounds:
             for base in bound.facts.extra.get("base_addresses", []):

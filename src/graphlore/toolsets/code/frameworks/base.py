@@ -88,6 +88,19 @@ def item(bound: Bound, index: int, kind: str, flavor: str, line: int | None = No
                 **kw)
 
 
+def brace_block(text: str, start: int) -> str:
+    """The body of the ``{`` block that opens just before ``start`` (to its matching ``}``, or the end)."""
+    depth = 1
+    for index in range(start, len(text)):
+        if text[index] == "{":
+            depth += 1
+        elif text[index] == "}":
+            depth -= 1
+            if depth == 0:
+                return text[start:index]
+    return text[start:]
+
+
 def declared_type(bound: Bound, owner: str, name: str, line: int) -> str:
     """The type a local, parameter or field (of the types around ``owner``) is declared or made with, as
     written ("" when none is known): the local's nearest declaration before ``line``, else a field's."""

@@ -14,7 +14,22 @@ from __future__ import annotations
 from ..languages.symbols import Bound, Table
 from ..services.endpoints import Item
 from ..services.settings import Values
-from . import aspnet, declared, gateway, go_web, jaxrs, ktor, locust, python_web, script_web, spring
+from . import (
+    amqp,
+    apache_http,
+    aspnet,
+    declared,
+    gateway,
+    go_web,
+    jaxrs,
+    k6,
+    ktor,
+    locust,
+    nginx,
+    python_web,
+    script_web,
+    spring,
+)
 from .base import FileMemo, Framework, Project
 from .grpc import csharp as grpc_csharp
 from .grpc import go as grpc_go
@@ -25,11 +40,15 @@ from .grpc import script as grpc_script
 FRAMEWORKS: tuple[Framework, ...] = (
     spring.FRAMEWORK,
     gateway.FRAMEWORK,
+    nginx.FRAMEWORK,
     jaxrs.FRAMEWORK,
+    apache_http.FRAMEWORK,
     python_web.FRAMEWORK,
     locust.FRAMEWORK,
     script_web.FRAMEWORK,
+    k6.FRAMEWORK,
     go_web.FRAMEWORK,
+    amqp.FRAMEWORK,
     aspnet.FRAMEWORK,
     ktor.FRAMEWORK,
     grpc_go.FRAMEWORK,

@@ -10,7 +10,10 @@ NestJS: methods decorated ``@Get(path)`` ... in a class decorated ``@Controller(
 
 **Clients.** ``fetch(url, {method})`` (GET when no method is given), ``axios.get(url)`` ... and calls on an
 ``axios.create({baseURL})`` instance, made in the file or imported from another module of the project
-(``import { httpClient } from "../utils/asyncUtils"``), whose ``baseURL`` prefixes the path.
+(``import { httpClient } from "../utils/asyncUtils"``), whose ``baseURL`` prefixes the path. The ``request``
+package (``const request = require("request")``, any name): ``request(url, cb)`` (GET, or the ``method`` of an
+options object with ``url``/``uri``) and ``request.get(url)``, ``post``, ``put``, ``patch``, ``del``/``delete``,
+``head``.
 """
 
 from __future__ import annotations
@@ -182,6 +185,12 @@ def read_script(project: ScriptProject, bound: Bound) -> Iterator[Item]:
                         http_method=method.text.upper() if method.known else None,
                         path=folder.at(facts, call.owner, call.line).fold(call.args[0]),
                         written=call.args[0])
+        elif call.args and (found := _request_call(facts, call)) is not None:
+            method, url = found
+            yield _item(bound, index, line=call.line, kind="client", flavor="request",
+                        http_method=method.text.upper() if method.known else None,
+                        path=folder.at(facts, call.owner, call.line).fold(url) if url else
+                        unknown(f"the call's URL is not readable ({call.args[0][:60]})"), written=url or call.args[0])
         elif receiver and receiver[0] == "name" and call.name in VERBS - {"all"} and call.args:
             base = _axios(project, bound.path, receiver[1])
             if base is None:
@@ -189,6 +198,31 @@ def read_script(project: ScriptProject, bound: Bound) -> Iterator[Item]:
             yield _item(bound, index, line=call.line, kind="client", flavor="axios", http_method=call.name.upper(),
                         path=folder.at(facts, call.owner, call.line).fold(call.args[0]), written=call.args[0],
                         base_url=base.text if base.text else None)
+
+
+#: the ``request`` package's method functions -> the HTTP method
+REQUEST_VERBS = {"get": "GET", "post": "POST", "put": "PUT", "patch": "PATCH", "del": "DELETE", "delete": "DELETE",
+                 "head": "HEAD"}
+
+
+def _request_call(facts: FileFacts, call: CallFact) -> tuple[Folded, str | None] | None:
+    """(method, URL as written) of a call of the ``request`` package, None for any other call."""
+    names = {alias for imp in facts.imports if imp.target == "request" for _, alias in imp.names}
+    if not names:
+        return None
+    if call.receiver is None and call.name in names:
+        method = literal("GET")
+    elif call.receiver and call.receiver[0] == "name" and call.receiver[1] in names and call.name in REQUEST_VERBS:
+        method = literal(REQUEST_VERBS[call.name])
+    else:
+        return None
+    first = call.args[0].strip()
+    if not first.startswith("{"):
+        return method, first
+    written = object_field(first, "method")
+    if written is not None and call.receiver is None:
+        method = ScriptFolder({}, "").fold(written)
+    return method, object_field(first, "url") or object_field(first, "uri")
 
 
 def _axios(project: ScriptProject, path: str, var: str) -> Folded | None:

@@ -239,6 +239,8 @@ class UpdateReport:
     edges_written: int = 0
     edges_deleted: int = 0
     embedded_inline: int = 0
+    #: nodes a rebuild embedded before it replaced the index
+    embedded_beside: int = 0
     restored: bool = False
     seconds: dict[str, float] = field(default_factory=dict)
 
@@ -276,6 +278,8 @@ class CodeIndex(FolderIndex):
     def __init__(self, runtime: Runtime, project_path: str | Path) -> None:
         super().__init__(runtime, source_root(project_path))
         self._scan: Scan | None = None
+        #: a rebuild (force) embeds before it replaces the index (the index tool's ``embed``)
+        self.embed_rebuild = True
 
     def repair_hint(self) -> str:
         return (f"run the index tool with force=true (CLI: graphlore code index --force -p "
@@ -290,6 +294,31 @@ class CodeIndex(FolderIndex):
         """The locks `FolderIndex.sync` holds: this index's thread lock and the namespace's index lock."""
         with self.runtime.state(FolderWatches).lock(self.namespace), self.runtime.lock(self.namespace, INDEX_LOCK):
             yield
+
+    # -- a rebuild (index --force) ------------------------------------------------------------------
+
+    def start_rebuild(self, store: Store, index: FolderIndex) -> None:
+        """The rebuild's generation goes on from the index's, so no process takes a graph it keeps of the old
+        index (`WarmGraphs`) for the new one."""
+        try:
+            generation = index.meta(index.store()).get("generation") if index.exists() else None
+        except IndexCorrupted:  # what the rebuild repairs
+            generation = None
+        if generation:
+            store.set_meta("generation", generation)
+            self.handle.reread()
+
+    def finish_rebuild(self, result: UpdateReport, progress: Progress | None) -> UpdateReport:
+        """Embed the rebuild before it replaces the index (unless the call asked for no embedding)."""
+        if self.embed_rebuild:
+            clock = time.perf_counter()
+            result.embedded_beside = self.embed(progress)
+            result.seconds["embedding"] = time.perf_counter() - clock
+        return result
+
+    def abandon_rebuild(self) -> None:
+        self.runtime.state(WarmGraphs).take(self.root)  # the rebuild's graph, never the index's
+        super().abandon_rebuild()
 
     # -- the structural phase ----------------------------------------------------------------------
 

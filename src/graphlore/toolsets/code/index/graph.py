@@ -27,6 +27,7 @@ from typing import Protocol
 from graphlore.tools import Progress
 
 from ..frameworks.read import PartTwo
+from ..frameworks.triggers import trigger_edges
 from ..languages import registry
 from ..languages.symbols import Bound, FileResult, Table, Tracker, digests
 from ..layout.layout import Layout, detect_layout, layout_sources
@@ -185,6 +186,7 @@ class CodeGraph:
             items = self._part_two.items(self.table, settings)
             stats.frameworks_read = list(self._part_two.read)
             self.service_nodes, self.service_edges = link(items, layout, deployment, names)
+            self.service_edges += trigger_edges(self.table, self.root)
         stats.files = len(self.facts)
         stats.loc = sum(f.loc for f in self.facts.values())
         return stats

@@ -203,7 +203,9 @@ def prefix_props(node: GraphNode) -> dict[str, list[str]]:
     if node.kind == "route" and p.get("path_template"):
         out["_path_prefixes"] = url_path_prefixes(p["path_template"])
     if node.kind == "client" and p.get("target_path_template"):
-        out["_target_path_prefixes"] = url_path_prefixes(p["target_path_template"])
+        # a path with choices (``/{likes|comments}/{id}``) starts with each of its values' prefixes
+        values = [p["target_path_template"], *(p.get("path_values") or [])]
+        out["_target_path_prefixes"] = list(dict.fromkeys(x for v in values for x in url_path_prefixes(v)))
     if node.kind in ("route", "producer") and p.get("topic"):
         out["_topic_prefixes"] = topic_prefixes(p["topic"])
     return out

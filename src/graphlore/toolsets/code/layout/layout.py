@@ -43,7 +43,7 @@ import yaml
 from ..languages import registry
 from ..languages.base import BuildFile
 from ..model import FileContext
-from .walk import CONFIG_FILE, Scan, is_deployment_file
+from .walk import CONFIG_FILE, NGINX_FILE, Scan, is_deployment_file
 
 
 @dataclass(slots=True)
@@ -60,6 +60,8 @@ class Module:
     spring_name: str | None = None
     spring_name_raw: str | None = None
     config_files: tuple[str, ...] = ()
+    #: its nginx configuration files (`walk.NGINX_FILE`): a gateway's routes, if they proxy
+    nginx_files: tuple[str, ...] = ()
     parent: str | None = None
     microservice: str = ""
     #: the import path its build declares for the folder (``go.mod``), if any
@@ -185,14 +187,17 @@ def _is_test_path(parts: tuple[str, ...]) -> bool:
 
 def _read_configs(root: Path, found: Scan, modules: dict[str, Module]) -> None:
     """Each module's ``application*``/``bootstrap*`` files (test resources excluded) and the
-    ``spring.application.name`` the first of them declares."""
+    ``spring.application.name`` the first of them declares; and its nginx configuration files."""
     configs: dict[str, list[str]] = {}
     for rel, names in found.layout_files.items():
         for name in names:
-            if CONFIG_FILE.match(name):
+            nginx = NGINX_FILE.match(name)
+            if CONFIG_FILE.match(name) or nginx:
                 path = f"{rel}/{name}" if rel else name
                 owner = None if _is_test_path(tuple(path.split("/"))) else _nearest(modules, rel)
-                if owner is not None:
+                if owner is not None and nginx:
+                    modules[owner].nginx_files = tuple(sorted((*modules[owner].nginx_files, path)))
+                elif owner is not None:
                     configs.setdefault(owner, []).append(path)
     for owner, paths in configs.items():
         paths.sort(key=_config_order)

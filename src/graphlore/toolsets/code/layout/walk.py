@@ -25,6 +25,9 @@ SKIP_DIRS = frozenset({
 CONFIG_FILE = re.compile(r"^(bootstrap|application)(-[\w.-]+)?\.(ya?ml|properties)$")
 #: settings files read for part 2's values (``${...}`` placeholders, Spring Cloud Config shared files)
 SETTINGS_SUFFIXES = (".yml", ".yaml", ".properties")
+#: nginx configuration (``nginx.conf``, ``default.conf``, the official image's ``*.conf.template``): a gateway's
+#: ``proxy_pass`` routes (`frameworks.nginx`)
+NGINX_FILE = re.compile(r"^(?:nginx\.conf|[\w.-]+\.conf)(?:\.template)?$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,11 +76,11 @@ def _kinds(languages: tuple) -> _Kinds:
 
 def is_layout_file(name: str, folder: str = "") -> bool:
     """A file whose change can move the layout or the configuration: build files, Dockerfiles,
-    ``application*``/``bootstrap*`` files, any settings file under a ``resources`` folder (config
+    ``application*``/``bootstrap*`` files, nginx configuration (`NGINX_FILE`), any settings file under a ``resources`` folder (config
     servers keep their shared files there), and deployment files (`is_deployment_file`)."""
     kinds = _kinds(registry.LANGUAGES)
-    if name in kinds.layout_names or CONFIG_FILE.match(name) or (kinds.layout_suffixes and name.endswith(
-            kinds.layout_suffixes)):
+    if name in kinds.layout_names or CONFIG_FILE.match(name) or NGINX_FILE.match(name) or (
+            kinds.layout_suffixes and name.endswith(kinds.layout_suffixes)):
         return True
     return name.endswith(SETTINGS_SUFFIXES) and "resources" in folder.split("/") or is_deployment_file(name)
 

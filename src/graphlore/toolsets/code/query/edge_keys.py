@@ -26,6 +26,7 @@ REVERSED: dict[str, str] = {
     "INJECTED_BY": "INJECTS",
     "IMPORTED_BY": "IMPORTS",
     "CALLED_BY": "CALLS",
+    "TRIGGERED_BY": "TRIGGERS",
     "EXPOSED_BY": "EXPOSES",
     "CLIENT_DECLARED_BY": "DECLARES_CLIENT",
     "PRODUCER_DECLARED_BY": "DECLARES_PRODUCER",
@@ -42,10 +43,10 @@ _MEMBER_BASES = [k for k in (*EDGE_TYPES, *REVERSED) if k not in _NOT_FROM_SYMBO
 EDGE_KEYS: tuple[str, ...] = (*EDGE_TYPES, *REVERSED, *(f"DECLARES.{k}" for k in _MEMBER_BASES))
 #: the keys paths and impact walk over several hops (member views are one node's roll-ups, not hops)
 WALK_KEYS: tuple[str, ...] = (*EDGE_TYPES, *REVERSED)
-#: what paths and impact follow by default: a request as it runs, caller to callee, across services (a call,
-#: an interface method to its overrides, a method to the clients and producers it declares, those to the
+#: what paths and impact follow by default: a request as it runs, caller to callee, across services (a call, what
+#: a state-machine event or a framework callback sets off, an interface method to its overrides, a method to the clients and producers it declares, those to the
 #: routes and listeners they reach, a route to its handler)
-FLOW_KEYS = ("CALLS", "OVERRIDDEN_BY", "DECLARES_CLIENT", "DECLARES_PRODUCER", "HTTP_CALLS", "GRPC_CALLS",
+FLOW_KEYS = ("CALLS", "TRIGGERS", "OVERRIDDEN_BY", "DECLARES_CLIENT", "DECLARES_PRODUCER", "HTTP_CALLS", "GRPC_CALLS",
              "ASYNC_CALLS", "EXPOSED_BY")
 FLIP = {"out": "in", "in": "out", "both": "both"}
 

@@ -20,7 +20,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from graphlore.errors import InvalidInput
+from graphlore.errors import InvalidInput, ref
 
 from ..languages import registry
 from ..model import CAPABILITIES, ROLES, SYMBOL_KINDS
@@ -28,16 +28,16 @@ from ..services.endpoints import ANY, HTTP_METHODS
 from ..services.links import LINK_MATCHES
 
 #: what declares a route
-FRAMEWORKS = ("spring_web", "spring_cloud_gateway", "zuul", "jaxrs", "spring_kafka", "spring_rabbit", "spring_jms",
+FRAMEWORKS = ("spring_web", "spring_cloud_gateway", "zuul", "nginx", "jaxrs", "spring_kafka", "spring_rabbit", "spring_jms",
               "spring_cloud_stream",
               "fastapi", "flask", "express", "nestjs", "net_http", "gorilla_mux", "gin", "echo", "chi", "aspnet", "ktor",
-              "grpc", "sarama", "kafka_go", "confluent_kafka", "declared")
+              "grpc", "sarama", "kafka_go", "confluent_kafka", "pika", "amqp_go", "amqplib", "declared")
 #: what makes an HTTP call
 CLIENT_KINDS = ("feign", "rest_template", "web_client", "rest_client", "http_exchange", "requests", "httpx",
-                "aiohttp", "fetch", "axios", "net_http", "http_client", "ktor_client", "locust", "grpc", "declared")
+                "aiohttp", "fetch", "axios", "request", "apache_http", "net_http", "http_client", "ktor_client", "locust", "k6", "grpc", "declared")
 #: what sends a message
 PRODUCER_KINDS = ("kafka_template", "stream_bridge", "rabbit_template", "jms_template", "send_to", "sarama", "kafka_go",
-                  "confluent_kafka", "declared")
+                  "confluent_kafka", "pika", "amqp_go", "amqplib", "declared")
 #: where a route, client or producer was read (`services.endpoints.Item.source_layer`)
 SOURCE_LAYERS = ("framework", "config", "declared")
 
@@ -181,14 +181,14 @@ def parse_filter(kind: str, raw: Any) -> list[Condition]:
         try:
             raw = json.loads(text) if text else {}
         except json.JSONDecodeError as exc:
-            raise InvalidInput(f"filter is a string but not JSON ({exc.msg}); pass an object such as "
+            raise InvalidInput(f"{ref('filter')} is not JSON ({exc.msg}); pass an object such as "
                                f'{{"{next(iter(fields))}": "..."}}; {kind} filter fields: {field_list(kind)}') from exc
     if not isinstance(raw, dict):
-        raise InvalidInput(f"filter must be an object (or a JSON-encoded object), got {type(raw).__name__}; "
+        raise InvalidInput(f"{ref('filter')} must be an object (or a JSON-encoded object), got {type(raw).__name__}; "
                            f"{kind} filter fields: {field_list(kind)}")
     problems = []
     if "kind" in raw:
-        problems.append(f"'kind' goes beside the filter (find(kind='{kind}', filter={{...}})), not inside it")
+        problems.append(f"'kind' is not a filter field: it goes beside the filter, as {ref('kind')}")
     for name in raw:
         if name == "kind" or name in fields:
             continue

@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, model_validator
 
 from graphlore.contract import MAX_OFFSET, LocalPath, Request, Response
-from graphlore.errors import InvalidInput
+from graphlore.errors import InvalidInput, ref
 
 from ..model import SYMBOL_KINDS
 from . import filters
@@ -120,7 +120,8 @@ class DescribeRequest(Request):
     @model_validator(mode="after")
     def _one_of(self) -> DescribeRequest:
         if (self.id is None) == (self.fqn is None):
-            raise InvalidInput("give exactly one of id or fqn (to turn a name into an id, use resolve)")
+            raise InvalidInput(f"give exactly one of {ref('id')} or {ref('fqn')} (to turn a name into an id, use "
+                               "resolve)")
         return self
 
 
@@ -252,6 +253,8 @@ class ImpactRequest(Request):
         None, min_length=1, max_length=len(WALK_KEYS), description=_WALK_DOC)
     depth: int = Field(3, ge=1, le=10, description="Most hops from the node, counted as in paths (depth 0: the node "
                                                      "in another guise: its interface method, its route, its client).")
+    include_tests: bool = Field(True, description="false: leave test code out (symbols with role TEST are neither "
+                                                  "listed nor walked through), so the radius is production code.")
     limit: int = Field(100, ge=1, le=500, description="Most nodes returned (nearest first).")
     offset: int = Field(0, ge=0, le=MAX_OFFSET, description="Nodes to skip (pagination).")
 
@@ -271,10 +274,16 @@ class ImpactResponse(Response):
     by_service: dict[str, dict[str, int]] = Field(
         description="Per microservice: nodes reached by kind (symbol, route, client, producer).")
     by_depth: dict[str, int] = Field(description="Nodes reached at each distance.")
+    tests_left_out: int = Field(0, description="With include_tests=false: test symbols the walk reached and "
+                                               "left out (not walked through).")
     offset: int
     limit: int
     has_more: bool
     results: list[Reached]
+    consumers: list[Reached] = Field(
+        default_factory=list, description="With direction in: the consumers of the messages the node itself sends "
+        "(their routes and handlers, one ASYNC_CALLS hop away): not callers, but they break when what it sends "
+        "changes. Empty for out, or when ASYNC_CALLS is not among edge_types.")
     note: str | None = None
     index_status: IndexStatus
 
@@ -295,7 +304,7 @@ class SearchRequest(Request):
         if self.kind is None:
             empty = self.filter == {} or (isinstance(self.filter, str) and self.filter.strip() in ("", "{}"))
             if not empty:
-                raise InvalidInput("a filter needs a kind: filter fields differ per kind ("
+                raise InvalidInput(f"{ref('filter')} needs {ref('kind')}: filter fields differ per kind ("
                                    + "; ".join(f"{k}: {filters.field_list(k)}" for k in filters.KINDS) + ")")
             self.filter = {}
             return self

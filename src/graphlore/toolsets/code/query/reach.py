@@ -8,8 +8,11 @@ path crosses services without the agent stitching hops together.
 
 from __future__ import annotations
 
+import heapq
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import count
 
 from graphlore.store import Node, Store
 
@@ -70,34 +73,38 @@ def distances(store: Store, starts: list[str], keys: tuple[str, ...], direction:
     return {node: level for node, (level, _) in _walk(store, starts, keys, direction, depth).items()}
 
 
-def _walk(store: Store, starts: list[str], keys: tuple[str, ...], direction: str,
-          depth: int) -> dict[str, tuple[int, Step | None]]:
+def _walk(store: Store, starts: list[str], keys: tuple[str, ...], direction: str, depth: int,
+          skip: Callable[[list[str]], set[str]] | None = None,
+          left_out: set[str] | None = None) -> dict[str, tuple[int, Step | None]]:
     """Every node within ``depth`` hops with its distance and the step that first reached it (a breadth-first
-    walk where free edges cost nothing: each level is closed over them before the next call is taken)."""
+    walk where free edges cost nothing: each level is closed over them before the next call is taken).
+    ``skip`` names the newly reached nodes to leave out (collected in ``left_out``): they are neither kept
+    nor walked through."""
     free = tuple(k for k in keys if cost(k) == 0)
     paid = tuple(k for k in keys if cost(k) == 1)
     found: dict[str, tuple[int, Step | None]] = {node: (0, None) for node in starts}
+    left_out = set() if left_out is None else left_out
+
+    def take(steps: dict[str, list[Step]], level: int) -> list[str]:
+        fresh = [s for group in steps.values() for s in group if s.dst not in found and s.dst not in left_out]
+        if skip is not None and fresh:
+            left_out.update(skip(list(dict.fromkeys(s.dst for s in fresh))))
+        taken = []
+        for step in fresh:
+            if step.dst not in found and step.dst not in left_out:
+                found[step.dst] = (level, step)
+                taken.append(step.dst)
+        return taken
+
     frontier = list(dict.fromkeys(starts))
     for level in range(depth + 1):
         closing = list(frontier)
         while closing and free:  # the level's closure over free edges
-            steps = hop(store, closing, free, direction)
-            closing = []
-            for node in list(steps):
-                for step in steps[node]:
-                    if step.dst not in found:
-                        found[step.dst] = (level, step)
-                        closing.append(step.dst)
-                        frontier.append(step.dst)
+            closing = take(hop(store, closing, free, direction), level)
+            frontier += closing
         if level == depth or not paid:
             break
-        steps = hop(store, frontier, paid, direction)
-        frontier = []
-        for node in list(steps):
-            for step in steps[node]:
-                if step.dst not in found:
-                    found[step.dst] = (level + 1, step)
-                    frontier.append(step.dst)
+        frontier = take(hop(store, frontier, paid, direction), level + 1)
         if not frontier:
             break
     return found
@@ -107,7 +114,8 @@ def all_paths(store: Store, sources: list[str], targets: list[str], keys: tuple[
               most: int) -> tuple[list[list[Step]], bool]:
     """Simple paths from a source to a target of at most ``depth`` hops (`cost`), fewest first, at most ``most``
     (and whether there were more). Only nodes on some short enough path are expanded: the distances from
-    the sources and to the targets bound the search."""
+    the sources and to the targets bound the search. Paths come out best-first (hops spent plus the fewest
+    still needed, then edges): a fan-out of long paths never hides a shorter one behind the limit."""
     ahead = distances(store, sources, keys, "out", depth)
     behind = distances(store, targets, keys, "in", depth)
     useful = {n for n in ahead if n in behind and ahead[n] + behind[n] <= depth}
@@ -119,34 +127,32 @@ def all_paths(store: Store, sources: list[str], targets: list[str], keys: tuple[
         steps[src] = [s for s in group if s.dst in useful]
     target_set = set(targets)
     found: list[list[Step]] = []
-
-    def walk(node: str, path: list[Step], spent: int, on_path: set[str]) -> None:
+    queue: list[tuple[int, int, int, str, tuple[Step, ...]]] = []
+    order = count()
+    for source in dict.fromkeys(sources):
+        if source in useful:
+            heapq.heappush(queue, (behind[source], 0, next(order), source, ()))
+    while queue and len(found) <= most:
+        bound, _, _, node, path = heapq.heappop(queue)
         if node in target_set and path:
             found.append(list(path))
-        if len(found) > most * 10:
-            return
+        spent = bound - behind[node]
+        on_path = {path[0].src, *(s.dst for s in path)} if path else {node}
         for step in steps.get(node, []):
             paid = spent + cost(step.key)
             if step.dst in on_path or paid + behind[step.dst] > depth:
                 continue
-            path.append(step)
-            on_path.add(step.dst)
-            walk(step.dst, path, paid, on_path)
-            on_path.discard(step.dst)
-            path.pop()
-
-    for source in sources:
-        if source in useful:
-            walk(source, [], 0, {source})
-    found.sort(key=lambda p: (sum(cost(s.key) for s in p), len(p)))
+            heapq.heappush(queue, (paid + behind[step.dst], len(path) + 1, next(order), step.dst, (*path, step)))
     return found[:most], len(found) > most
 
 
-def reach(store: Store, starts: list[str], keys: tuple[str, ...], direction: str,
-          depth: int) -> dict[str, tuple[int, list[Step]]]:
+def reach(store: Store, starts: list[str], keys: tuple[str, ...], direction: str, depth: int,
+          skip: Callable[[list[str]], set[str]] | None = None) -> tuple[dict[str, tuple[int, list[Step]]], int]:
     """Every node reached from ``starts`` within ``depth`` hops (``direction`` in: what reaches them), with
-    its distance and one shortest path (as walked: from the start outwards)."""
-    found = _walk(store, starts, keys, direction, depth)
+    its distance and one shortest path (as walked: from the start outwards); and how many nodes ``skip``
+    left out."""
+    left_out: set[str] = set()
+    found = _walk(store, starts, keys, direction, depth, skip, left_out)
     out = {}
     for node, (level, step) in found.items():
         if step is None:
@@ -156,4 +162,9 @@ def reach(store: Store, starts: list[str], keys: tuple[str, ...], direction: str
             path.append(step)
             step = found[step.src][1]
         out[node] = (level, list(reversed(path)))
-    return out
+    return out, len(left_out)
+
+
+def tests_among(store: Store, ids: list[str]) -> set[str]:
+    """The test symbols among ``ids`` (role TEST: the symbols of test files)."""
+    return {n.id for n in store.get_nodes(ids) if n.kind == "symbol" and n.props.get("role") == "TEST"}

@@ -89,7 +89,8 @@ def paths(r: PathsResponse) -> str:
 
 def impact(r: ImpactResponse) -> str:
     what = "reach" if r.direction == "in" else "are reached from"
-    lines = [f"{r.total} node(s) {what} {r.node.label} within {r.depth} hops; by depth "
+    tests = f" ({r.tests_left_out} test symbol(s) left out)" if r.tests_left_out else ""
+    lines = [f"{r.total} node(s) {what} {r.node.label} within {r.depth} hops{tests}; by depth "
              + ", ".join(f"{d}: {n}" for d, n in r.by_depth.items()),
              "by microservice: " + "; ".join(f"{svc} " + ", ".join(f"{n} {k}" for k, n in kinds.items())
                                         for svc, kinds in r.by_service.items())]
@@ -100,6 +101,9 @@ def impact(r: ImpactResponse) -> str:
                        {"label": 70, "where": 50, "via": 80}))
     if r.has_more:
         lines.append(f"more: offset {r.offset + len(r.results)} of {r.total}")
+    if r.consumers:
+        lines.append(f"consumers of what it sends ({len(r.consumers)}; not callers, they break when the message "
+                     "changes): " + ", ".join(f"{c.node.label} ({c.node.microservice})" for c in r.consumers))
     return "\n".join(lines) + _note(r.note) + "\n" + status_line(r.index_status)
 
 

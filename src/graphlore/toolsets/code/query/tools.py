@@ -10,10 +10,11 @@ import difflib
 import shlex
 import time
 
-from graphlore.errors import InvalidInput, NotFound
+from graphlore.errors import InvalidInput, NotFound, ref
 from graphlore.runtime import Runtime
 from graphlore.search import hybrid_search
 from graphlore.store import Node, Store
+from graphlore.toolsets.folder_index import rebuild_kept
 
 from ..index.code_index import CodeIndex
 from ..index.records import (
@@ -162,7 +163,7 @@ def describe(runtime: Runtime, request: DescribeRequest) -> DescribeResponse:
         assert request.fqn is not None
         ids = store.nodes_by_keys([f"fqn:{request.fqn}"], kind="symbol").get(f"fqn:{request.fqn}", [])
         if not ids:
-            raise NotFound(f"no symbol has the fqn {request.fqn!r} (fqn is exact, e.g. "
+            raise NotFound(f"no symbol has the fqn {request.fqn!r} ({ref('fqn')} is exact, e.g. "
                            "'com.shop.Order#place(Order,int)'); resolve turns a name into candidates")
         if len(ids) > 1:
             raise InvalidInput(f"the fqn {request.fqn!r} names {len(ids)} symbols (ids: {', '.join(ids)}); "
@@ -231,7 +232,9 @@ def impact(runtime: Runtime, request: ImpactRequest) -> ImpactResponse:
     index, store, status = open_fresh(runtime, request.project_path)
     node = traverse.get_node(store, request.id)
     keys = tuple(request.edge_types or FLOW_KEYS)
-    reached = reach.reach(store, reach.seeds(store, node), keys, request.direction, request.depth)
+    skip = None if request.include_tests else (lambda ids: reach.tests_among(store, ids))
+    starts = reach.seeds(store, node)
+    reached, tests_left_out = reach.reach(store, starts, keys, request.direction, request.depth, skip)
     order = sorted(reached, key=lambda i: (reached[i][0], i))
     nodes = {n.id: n for n in store.get_nodes(order)}
     order = [i for i in order if i in nodes]
@@ -248,16 +251,32 @@ def impact(runtime: Runtime, request: ImpactRequest) -> ImpactResponse:
     results = [Reached(node=found[i], depth=reached[i][0],
                        path=_hops(reached[i][1], found, backwards=request.direction == "in")) for i in page]
     note = None
+    consumers = _consumers(store, starts) if request.direction == "in" and "ASYNC_CALLS" in keys else []
     if not order:
         what = "reaches" if request.direction == "in" else "is reached from"
         note = f"nothing {what} {node_ref(node).label} by {', '.join(keys)} within {request.depth} hops"
+        if tests_left_out:
+            note += f" but {tests_left_out} test symbol(s), left out (include_tests=false)"
     elif request.offset >= len(order):
         note = f"offset {request.offset} is past the end: {len(order)} nodes reached"
     return ImpactResponse(node=node_ref(node), direction=request.direction, edge_types=list(keys),
                           depth=request.depth, total=len(order), by_service=dict(sorted(by_service.items())),
-                          by_depth=by_depth, offset=request.offset, limit=request.limit,
-                          has_more=request.offset + len(page) < len(order), results=results, note=note,
-                          index_status=status)
+                          by_depth=by_depth, tests_left_out=tests_left_out, offset=request.offset, limit=request.limit,
+                          has_more=request.offset + len(page) < len(order), results=results, consumers=consumers,
+                          note=note, index_status=status)
+
+
+#: from a symbol to the consumers of what it sends: its producers, their links, the consumers' handlers
+CONSUMER_KEYS = ("DECLARES_PRODUCER", "ASYNC_CALLS", "EXPOSED_BY")
+
+
+def _consumers(store, starts: list[str]) -> list[Reached]:
+    """The consumer routes and handlers one ``ASYNC_CALLS`` hop from the producers ``starts`` declare."""
+    reached, _ = reach.reach(store, starts, CONSUMER_KEYS, "out", 1)
+    kept = sorted((i for i, (_, path) in reached.items() if any(s.key == "ASYNC_CALLS" for s in path)),
+                  key=lambda i: (len(reached[i][1]), i))
+    found = refs(store, [i for n in kept for s in reached[n][1] for i in (s.src, s.dst)])
+    return [Reached(node=found[i], depth=reached[i][0], path=_hops(reached[i][1], found)) for i in kept]
 
 
 # -- search ----------------------------------------------------------------------------------------------
@@ -348,8 +367,8 @@ def resolve(runtime: Runtime, request: ResolveRequest) -> ResolveResponse:
     identifier = request.identifier.strip()
     if _PATTERN & set(identifier.replace("{?}", "")) or identifier.endswith(".*"):
         raise InvalidInput(f"resolve takes one identifier, not a pattern ({identifier!r}); to list symbols "
-                           "under a package use find(kind='symbol', filter={'fqn_prefix': 'com.example'}), to look "
-                           "for something by words use search(query=...)")
+                           "under a package use find with the kind symbol and the filter field fqn_prefix (e.g. "
+                           "com.example), to look for something by words use search")
     index, store, status = open_fresh(runtime, request.project_path)
     hint = request.hint_kind
     # "module" is both a node kind (a build module) and a symbol kind (a Python or TS/JS file): it means either
@@ -464,6 +483,9 @@ def index_kept(runtime: Runtime, request: IndexRequest) -> str:
     code_index = CodeIndex(runtime, request.project_path)
     again = f"`graphlore code index -p {shlex.quote(str(code_index.root))}`"
     store = code_index.store() if code_index.exists() else None
+    if request.force:
+        embedding = (store.get_meta("embedding") if store is not None else None) or {"done": 0, "total": 0}
+        return rebuild_kept(code_index, f"{embedding['done']} of {embedding['total']} nodes embedded", "code")
     if store is None or store.get_meta("last_indexed") is None:
         return f"no structure was written yet (it is written in one transaction); run {again} to start again"
     embedding = store.get_meta("embedding") or {"done": 0, "total": 0}
@@ -474,9 +496,10 @@ def index_kept(runtime: Runtime, request: IndexRequest) -> str:
 def index(runtime: Runtime, request: IndexRequest, progress=None) -> IndexResponse:
     code_index = CodeIndex(runtime, request.project_path)
     started = time.perf_counter()
+    code_index.embed_rebuild = request.embed
     report = code_index.sync(force=request.force, progress=progress)
-    structural = time.perf_counter() - started
-    embedded = code_index.embed(progress) if request.embed else 0
+    structural = time.perf_counter() - started - report.seconds.get("embedding", 0.0)  # a rebuild embeds in sync
+    embedded = report.embedded_beside + (code_index.embed(progress) if request.embed else 0)
     store = code_index.store()
     notes = []
     if report.files == 0:

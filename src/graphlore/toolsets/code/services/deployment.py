@@ -20,7 +20,9 @@ a manifest and a Helm chart: each is one of its values); the ``.env`` in its roo
 fill what no unit sets (Compose and ``dotenv`` read them from there). A service whose Dockerfile runs Locust
 with ``--host``/``-H`` (``ENTRYPOINT locust --host="http://${FRONTEND_ADDR}"``) is given that value as
 ``LOCUST_HOST`` (Locust's own variable for the same option; its ``${VAR}`` are the service's variables), beside
-any value a unit gives ``LOCUST_HOST``.
+any value a unit gives ``LOCUST_HOST``. A Dockerfile's ``ENV NAME=VALUE`` is the service's value of a variable
+no unit, ``.env`` file nor ``k6``/``locust`` flag sets (the image's default, which they override). One that runs k6 with ``-e``/``--env NAME=VALUE`` (``k6 run -e
+BASE_URL=http://web:8080 script.js``) gives the service that variable (what k6's ``__ENV.NAME`` reads).
 """
 
 from __future__ import annotations
@@ -392,16 +394,59 @@ def read_deployment(layout: Layout, root: Path, paths: list[str]) -> Deployment:
                 env.setdefault(key, [value])
     for module in layout.modules.values():
         if module.dockerfile and module.microservice:
-            host = locust_host(_read(root / module.path / "Dockerfile" if module.path != "." else root / "Dockerfile"))
-            if host is not None:
-                values = out.env.setdefault(module.microservice, {}).setdefault("LOCUST_HOST", [])
-                if host not in values:
-                    values.append(host)
+            dockerfile = _read(root / module.path / "Dockerfile" if module.path != "." else root / "Dockerfile")
+            host = locust_host(dockerfile)
+            given = ([("LOCUST_HOST", host)] if host is not None else []) + k6_env(dockerfile)
+            for name, value in given:
+                values = out.env.setdefault(module.microservice, {}).setdefault(name, [])
+                if value not in values:
+                    values.append(value)
+            for name, value in dockerfile_env(dockerfile).items():   # the image's default: any unit overrides it
+                out.env.setdefault(module.microservice, {}).setdefault(name, [value])
     return out
 
 
 _LOCUST_HOST = re.compile(r"""\blocust\b[^\n]*?(?:--host[=\s]|-H\s+)\s*(?:"([^"]*)"|'([^']*)'|([^\s"']+))""")
 _SHELL_VAR = re.compile(r"\$\{(\w+)(?::?-[^}]*)?\}|\$(\w+)")
+
+
+_K6_ENV = re.compile(r"""(?:^|\s)(?:-e|--env)[=\s]\s*(?:"(\w+)=([^"]*)"|'(\w+)=([^']*)'|(\w+)=([^\s"']*))""")
+
+
+_ENV_PAIR = re.compile(r"""(\w+)=(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|((?:[^\s\\]|\\.)*))""")
+
+
+def dockerfile_env(dockerfile: str) -> dict[str, str]:
+    """The variables a Dockerfile's ``ENV`` instructions set (``ENV A=1 B=2``, continued lines, the legacy ``ENV A 1``);
+    a value that reads another variable (``$X``) is left out."""
+    out: dict[str, str] = {}
+    logical = re.sub(r"\\\s*\n", " ", dockerfile)
+    for line in logical.splitlines():
+        words = line.strip().split(None, 1)
+        if len(words) != 2 or words[0].upper() != "ENV":
+            continue
+        pairs = _ENV_PAIR.findall(words[1]) if "=" in words[1].split(None, 1)[0] else [
+            (words[1].split(None, 1)[0], "", "", words[1].split(None, 1)[1] if " " in words[1] else "")]
+        for name, double, single, bare in pairs:
+            value = double or single or bare
+            if "$" not in value:
+                out[name] = value
+    return out
+
+
+def k6_env(dockerfile: str) -> list[tuple[str, str]]:
+    """The variables a Dockerfile's ``ENTRYPOINT``/``CMD`` gives k6 with ``-e``/``--env NAME=VALUE`` (their
+    ``${VAR}`` as environment reads, settled like any other)."""
+    out: list[tuple[str, str]] = []
+    if not re.search(r"\bk6\b", dockerfile):   # k6 runs in it (its image's entrypoint, or the command)
+        return out
+    for line in dockerfile.splitlines():
+        if not line.lstrip().upper().startswith(("ENTRYPOINT", "CMD")):
+            continue
+        for found in _K6_ENV.finditer(line.replace('", "', " ").replace('","', " ")):
+            name, value = next((found.group(i), found.group(i + 1)) for i in (1, 3, 5) if found.group(i))
+            out.append((name, _SHELL_VAR.sub(lambda m: env(m.group(1) or m.group(2)).text, value)))
+    return out
 
 
 def locust_host(dockerfile: str) -> str | None:

@@ -107,6 +107,8 @@ class Values:
     env: dict[str, list[str]] = field(default_factory=dict)
     #: profile -> that profile's settings (``application-docker.yml``)
     profiles: dict[str, dict[str, str]] = field(default_factory=dict)
+    #: (path, text) of the module's nginx configuration files (read by `frameworks.nginx`)
+    nginx: list[tuple[str, str]] = field(default_factory=list)
     _canonical: dict[str, str] = field(default_factory=dict)
 
     def add(self, settings: dict[str, str], source: str) -> None:
@@ -204,6 +206,13 @@ def module_values(layout: Layout, root: Path, deployment: Deployment | None = No
         for source, settings in profiles[path]:
             stem = PurePosixPath(source).stem
             values.add_profile(stem.split("-", 1)[1], settings, source)
+        for source in module.nginx_files:
+            try:
+                text = (root / source).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            if "proxy_pass" in text:
+                values.nginx.append((source, text))
         service = layout.services.get(module.microservice)
         name = module.spring_name or (service.declared_names.get("spring.application.name") if service else None)
         for folder in shared:

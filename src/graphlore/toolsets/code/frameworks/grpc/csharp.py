@@ -1,14 +1,24 @@
 """gRPC in C# (Grpc.AspNetCore, Grpc.Net.Client): a class deriving from ``X.XBase`` serves service ``X`` with the
 methods it overrides, and a call of one of ``X``'s methods (or its ``...Async`` form) on a client typed or made
-``X.XClient`` is a client (unresolved, saying so, when no ``.proto`` declares ``X``)."""
+``X.XClient`` is a client (unresolved, saying so, when no ``.proto`` declares ``X``).
+
+A client's channel address (`CSharpAddress`) is what the client's channel dials: ``new X.XClient(channel)`` with
+``GrpcChannel.ForAddress(address)`` (a string or ``new Uri(...)``) or Grpc.Core's ``new Channel(target, creds)``
+/ ``new Channel(host, port, creds)``, followed through locals and the fields a class's constructors make, with
+constants and ``Environment.GetEnvironmentVariable`` as every C# value is. A client registered with the
+dependency-injection container (``AddGrpcClient<X.XClient>(o => o.Address = ...)``) is not read: its
+address stays unknown."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
+from ...languages.csharp.constants import CSharpConstants, CSharpFolder
+from ...languages.folding import Folded, choice, literal, unknown
 from ...languages.symbols import Bound
 from ...services.endpoints import Item
+from ..aspnet import csharp_constants
 from ..base import Framework, Project, Reader, declared_type
 from .services import GrpcServices, Reading, services, uses_grpc
 
@@ -18,7 +28,49 @@ CLIENT_TYPE = re.compile(r"(?:^|\.)(\w+)Client$")
 GENERATED_CLIENT = re.compile(r"(?:^|\.)(\w+)\.\1Client$")
 
 
-def read_csharp(known: GrpcServices, bound: Bound) -> Iterator[Item]:
+class CSharpAddress(CSharpFolder):
+    """Folds a channel expression to the address it dials (see the module docstring)."""
+
+    def _term(self, toks: list[tuple[str, str]]) -> tuple[Folded, list[tuple[str, str]]]:
+        if len(toks) > 1 and toks[0] == ("name", "new"):   # new Uri(...): the constructor's call
+            toks = toks[1:]
+        return super()._term(toks)
+
+    def call(self, name: str, args: list[list[tuple[str, str]]]) -> Folded:
+        head, _, last = name.rpartition(".")
+        if (last == "ForAddress" and head.endswith("GrpcChannel") or last == "Uri") and args:
+            return self.fold_tokens(args[0])
+        if last == "Channel" and len(args) == 2:   # Grpc.Core: new Channel(target, credentials)
+            return self.fold_tokens(args[0])
+        if last == "Channel" and len(args) == 3:   # new Channel(host, port, credentials)
+            return self.fold_tokens(args[0]) + literal(":") + self.fold_tokens(args[1])
+        return super().call(name, args)
+
+
+def _address(constants: CSharpConstants, bound: Bound, call, client_type: str) -> Folded:
+    """The address of the channel the client a call is made on was made with: the ``new X.XClient(channel)`` of a
+    local (its declaration's line) or of a field (every constructor of the class that makes one)."""
+    receiver, simple = call.receiver, client_type.rsplit(".", 1)[-1]
+    class_key = call.owner.rsplit(".", 1)[0] if "." in call.owner else call.owner
+    declared = [line for line, _ in bound.facts.locals.get(call.owner, {}).get(receiver[-1], [])
+                if line <= call.line] if receiver[0] == "name" else []
+    if declared:
+        makers = [c for c in bound.facts.calls if c.owner == call.owner and c.line == max(declared)
+                  and c.name == simple]
+    else:
+        makers = [c for c in bound.facts.calls if c.name == simple and c.owner.rsplit(".", 1)[0] == class_key
+                  and c.owner != call.owner]
+    makers = [c for c in makers if len(c.args) == 1]
+    if not makers:
+        return unknown("the client's channel is not known (made elsewhere, or by the dependency-injection container)")
+    values = []
+    for maker in makers:
+        folder = CSharpAddress(constants, bound.facts, class_key).at(bound.facts, maker.owner, maker.line + 1)
+        values.append(folder.fold(maker.args[0]))
+    return choice(values)
+
+
+def read_csharp(known: GrpcServices, constants: Callable[[], CSharpConstants], bound: Bound) -> Iterator[Item]:
     if not uses_grpc(bound) or bound.facts.extra.get("generated"):
         return
     reading = Reading(known, bound)
@@ -36,12 +88,17 @@ def read_csharp(known: GrpcServices, bound: Bound) -> Iterator[Item]:
         typed = typed.lstrip("~").removesuffix("()")
         client = CLIENT_TYPE.search(typed)
         if client:
-            yield from reading.stub_call(client.group(1), call, certain=bool(GENERATED_CLIENT.search(typed)))
+            found = reading.stub_call(client.group(1), call, certain=bool(GENERATED_CLIENT.search(typed)))
+            if found and receiver[0] in ("name", "field"):
+                address = _address(constants(), bound, call, typed)
+                for item in found:
+                    item.address = address
+            yield from found
 
 
 def prepare(files: list[Bound], project: Project) -> Reader:
     known = services(project)
-    return lambda bound: read_csharp(known, bound)
+    return lambda bound: read_csharp(known, lambda: csharp_constants(project), bound)
 
 
 FRAMEWORK = Framework("grpc_csharp", ("csharp",), prepare, reads=("csharp", "proto"))

@@ -4,16 +4,26 @@ lowerCamelCase), and a call of one of ``X``'s methods on a stub (a field, local 
 ``XGrpc.XBlockingStub`` / ``XStub`` / ``XFutureStub`` / ``XCoroutineStub``, or the result of
 ``XGrpc.newBlockingStub(channel)`` ...) is a client: unresolved, saying so, when no ``.proto`` of the project
 declares ``X`` and the stub is certainly generated (``XGrpc.newBlockingStub``, ``XBlockingStub``,
-``XGrpc.XStub``)."""
+``XGrpc.XStub``).
+
+A client's channel address (`JavaAddress`) is what the stub's channel dials: ``XGrpc.newBlockingStub(channel)``
+with ``ManagedChannelBuilder.forTarget(target)`` or ``forAddress(host, port)`` (``NettyChannelBuilder``'s,
+``OkHttpChannelBuilder``'s, ``Grpc.newChannelBuilder(target, creds)`` and ``newChannelBuilderForAddress``
+alike), the builder's settings (``usePlaintext()``, ``build()`` ...) keeping it, followed through locals and the
+fields a constructor assigns (``this.stub = ...``), with constants, ``@Value`` fields and ``System.getenv``
+as every Java value is."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
+from ...languages.folding import Folded, literal, unknown
+from ...languages.java.constants import JavaConstants, JavaFolder
 from ...languages.symbols import Bound
 from ...services.endpoints import Item
 from ..base import Framework, Project, Reader, declared_type
+from ..jvm import constants, java_expression
 from .services import STUB_API, GrpcServices, Reading, services, uses_grpc
 
 IMPL_BASE = re.compile(r"(?:^|\.)(\w+?)(?:Coroutine)?ImplBase$")
@@ -25,6 +35,59 @@ MADE_STUB = re.compile(r"(?:^|\.)(\w+)Grpc(?:Kt)?\.(?:new(?:Blocking|Future)?Stu
 #: a type only grpc-java's generator writes: ``XGrpc.XStub`` / ``XBlockingStub`` / ``XFutureStub`` / ``XCoroutineStub``
 #: (a bare ``XStub`` may be a test double: it is a client only of a service a .proto declares)
 GENERATED_STUB = re.compile(r"(?:Grpc(?:Kt)?\.\w+Stub|(?:Blocking|Future|Coroutine)Stub)$")
+
+
+#: (builder class, factory) -> how the factory's arguments give the address: "target" (the first) or "host:port"
+CHANNEL_FACTORIES = {
+    **{(builder, "forTarget"): "target" for builder in ("ManagedChannelBuilder", "NettyChannelBuilder",
+                                                         "OkHttpChannelBuilder", "InProcessChannelBuilder")},
+    **{(builder, "forAddress"): "host:port" for builder in ("ManagedChannelBuilder", "NettyChannelBuilder",
+                                                             "OkHttpChannelBuilder")},
+    ("Grpc", "newChannelBuilder"): "target", ("Grpc", "newChannelBuilderForAddress"): "host:port",
+}
+#: what a channel builder (or a channel) answers that keeps its address
+BUILDER_API = frozenset({
+    "usePlaintext", "useTransportSecurity", "build", "intercept", "userAgent", "overrideAuthority",
+    "defaultLoadBalancingPolicy", "keepAliveTime", "keepAliveTimeout", "keepAliveWithoutCalls", "idleTimeout",
+    "maxInboundMessageSize", "maxInboundMetadataSize", "enableRetry", "disableRetry", "executor", "offloadExecutor",
+    "defaultServiceConfig", "maxRetryAttempts", "enableFullStreamDecompression", "negotiationType", "sslContext",
+    "nameResolverFactory", "proxyDetector", "directExecutor", "propagateCauseWithStatus",
+}) | STUB_API
+
+
+class JavaAddress(JavaFolder):
+    """Folds a stub or channel expression to the address it dials (see the module docstring)."""
+
+    def call(self, name: str, args: list[list[tuple[str, str]]]) -> Folded:
+        head, _, last = name.rpartition(".")
+        how = CHANNEL_FACTORIES.get((head.rsplit(".", 1)[-1], last))
+        if how == "target" and args:
+            return self.fold_tokens(args[0])
+        if how == "host:port" and len(args) >= 2:
+            return self.fold_tokens(args[0]) + literal(":") + self.fold_tokens(args[1])
+        if how == "host:port":
+            return unknown(f"{name}(...) of a socket address")
+        if last in STUB_FACTORIES and GRPC_CLASS.search(head) and args:   # XGrpc.newBlockingStub(channel)
+            return self.fold_tokens(args[0])
+        return super().call(name, args)
+
+    def chained(self, value: Folded, method: str, args: list[list[tuple[str, str]]]) -> Folded:
+        return value if method in BUILDER_API else super().chained(value, method, args)
+
+
+def _address(java: JavaConstants, bound: Bound, call, receiver: list) -> Folded:
+    """The address the stub a call is made on dials (a stub made in the call itself: that maker's channel)."""
+    class_key = call.owner.split("#", 1)[0]
+    folder = JavaAddress(java, bound.facts, class_key).at(bound.facts, call.owner, call.line + 1)
+    if receiver[0] == "call":
+        makers = [c for c in bound.facts.calls if c.owner == call.owner and c.line == call.line and
+                  c.name == receiver[2] and len(c.args) == 1]
+        if len(makers) != 1:
+            return unknown("the stub's channel is not known")
+        expr = makers[0].args[0]
+    else:
+        expr = receiver[-1] if receiver[0] == "name" else f"this.{receiver[-1]}"
+    return folder.fold(java_expression(expr) if bound.facts.language != "java" else expr)
 
 
 def _stub_of(tree) -> tuple[str | None, bool]:
@@ -52,7 +115,7 @@ def _stub_type(written: str) -> tuple[str | None, bool]:
     return (match.group(1), bool(GENERATED_STUB.search(written))) if match else (None, False)
 
 
-def read_jvm(known: GrpcServices, bound: Bound) -> Iterator[Item]:
+def read_jvm(known: GrpcServices, java: Callable[[], JavaConstants], bound: Bound) -> Iterator[Item]:
     if not uses_grpc(bound) or bound.facts.extra.get("generated"):
         return
     reading = Reading(known, bound)
@@ -68,12 +131,17 @@ def read_jvm(known: GrpcServices, bound: Bound) -> Iterator[Item]:
         else:
             simple, certain = _stub_of(receiver)
         if simple:
-            yield from reading.stub_call(simple, call, certain=certain)
+            found = reading.stub_call(simple, call, certain=certain)
+            if found:
+                address = _address(java(), bound, call, receiver)
+                for client in found:
+                    client.address = address
+            yield from found
 
 
 def prepare(files: list[Bound], project: Project) -> Reader:
     known = services(project)
-    return lambda bound: read_jvm(known, bound)
+    return lambda bound: read_jvm(known, lambda: constants(project), bound)
 
 
 FRAMEWORK = Framework("grpc_jvm", ("java", "kotlin"), prepare, reads=("java", "kotlin", "proto"))

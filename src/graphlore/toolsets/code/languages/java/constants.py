@@ -9,8 +9,20 @@ looked up by name (``discoveryClient.getInstances("orders")``, ``loadBalancer.ch
 
 from __future__ import annotations
 
-from ...model import FileFacts
-from ..folding import Folded, Folder, Scope, choice, literal, named_unknown, printf, unescape, unknown
+from ...model import CallFact, FileFacts
+from ..folding import (
+    UNKNOWN,
+    Folded,
+    Folder,
+    Scope,
+    choice,
+    has_unknown,
+    literal,
+    named_unknown,
+    printf,
+    unescape,
+    unknown,
+)
 from ..symbols import Table
 
 #: calls that read an environment variable
@@ -41,11 +53,19 @@ class JavaConstants:
         self.properties: dict[str, str] = {}
         #: type fqn -> field (or record component) -> its type as written
         self.fields: dict[str, dict[str, str]] = {}
+        #: simple type name -> every ``new T(...)`` of the project (the call, its file)
+        self.constructions: dict[str, list[tuple[CallFact, FileFacts]]] = {}
+        #: simple names of the types some project type extends or implements
+        self.extended: set[str] = set()
         for bound in table.files.values():
             if bound.facts.language not in languages:
                 continue
+            for call in bound.facts.calls:
+                if call.kind == "new":
+                    self.constructions.setdefault(call.name, []).append((call, bound.facts))
             for index, sym in enumerate(bound.facts.symbols):
                 fqn = bound.fqns[index]
+                self.extended.update(name.partition("<")[0].rsplit(".", 1)[-1] for _, name in sym.supers)
                 if sym.kind == "field" and sym.parent in bound.by_key:
                     self.fields.setdefault(bound.fqns[bound.by_key[sym.parent]], {})[sym.name] = sym.type
                 if sym.kind in ("class", "interface", "enum", "record", "annotation"):
@@ -158,10 +178,50 @@ class JavaFolder(Folder):
                 value = None
             if value is not None:
                 return value
-        found = self.member(name, ("this",))
+        # a parameter hides a field
+        found = self.constructed(name) if self._is_parameter(name) else self.member(name, ("this",))
         if found is not None:
             return found
         return named_unknown(name, f"{name} is not a constant (a variable or parameter: known at run time only)")
+
+    def _is_parameter(self, name: str) -> bool:
+        if self.scope is None:
+            return False
+        owner = next((s for s in self.scope.facts.symbols if s.key == self.scope.owner), None)
+        return owner is not None and any(param == name for param, _ in owner.params)
+
+    def constructed(self, name: str) -> Folded | None:
+        """A constructor's parameter as every ``new T(...)`` of the project passes it (several values: a choice).
+        None (known at run time only) when the scope is no constructor, the class is a bean or extended (something
+        other than ``new`` may make it), no ``new`` makes it, two constructors take as many arguments, or a
+        site passes a value not known."""
+        scope = self.scope
+        if scope is None or self.depth > 8:
+            return None
+        symbols = {s.key: s for s in scope.facts.symbols}
+        ctor = symbols.get(scope.owner)
+        cls = symbols.get(ctor.parent or "") if ctor is not None and ctor.kind == "constructor" else None
+        if cls is None or cls.annotations or ctor.annotations or cls.name in self.constants.extended:
+            return None
+        index = next(i for i, (param, _) in enumerate(ctor.params) if param == name)
+        if sum(s.kind == "constructor" and s.parent == cls.key and len(s.params) == len(ctor.params)
+               for s in symbols.values()) != 1:
+            return None
+        fqn = self._qualify(cls.key)
+        values: list[Folded] = []
+        for call, facts in self.constants.constructions.get(cls.name, ()):
+            site_class = call.owner.partition("#")[0]
+            written = call.receiver[1] if isinstance(call.receiver, list) and len(call.receiver) > 1 else call.name
+            site = JavaFolder(self.constants, facts, site_class)
+            if call.argc != len(ctor.params) or site.type_fqn(str(written).partition("<")[0]) != fqn:
+                continue
+            if index >= len(call.args):
+                return None
+            value = site.with_depth(self.depth + 1).at(facts, call.owner, call.line).fold(call.args[index])
+            if has_unknown(value.text) or value.text == UNKNOWN:
+                return None
+            values.append(value)
+        return choice(values) if values else None
 
     def injected_parameter(self, name: str) -> Folded | None:
         """A parameter of the scope's method injected with ``@Value("${key}")``: that placeholder."""

@@ -7,7 +7,17 @@ from __future__ import annotations
 import re
 
 from ...model import FileFacts
-from ..folding import FileFolder, Folded, literal, named_unknown, printf, unescape, unknown
+from ..folding import (
+    FileFolder,
+    Folded,
+    choice,
+    has_unknown,
+    literal,
+    named_unknown,
+    printf,
+    unescape,
+    unknown,
+)
 
 #: calls that read an environment variable (``os.getenv("X", default)``)
 ENV_READERS = frozenset({"os.getenv", "os.environ.get", "getenv", "environ.get"})
@@ -36,9 +46,51 @@ class PythonFolder(FileFolder):
 
     def name(self, name: str) -> Folded:
         found = self.scoped(name, "self")
+        if found is None and "." not in name:
+            found = self.constructed(name)
         if found is not None:
             return found
         return super().name(name)
+
+    def constructed(self, name: str) -> Folded | None:
+        """An ``__init__`` parameter as every call of the class in the project passes it (by position or keyword;
+        several values: a choice). None (known at run time only) when the scope is no ``__init__``, the class is
+        decorated or a project class extends it (something else may make it), nothing calls it, or a call
+        passes a value not known or does not pass it (a default, ``*args``)."""
+        scope = self.scope
+        if scope is None or self.depth > 8 or self.files.get(self.key) is not scope.facts:
+            return None
+        symbols = {s.key: s for s in scope.facts.symbols}
+        init = symbols.get(scope.owner)
+        cls = symbols.get(init.parent or "") if init is not None and init.kind == "constructor" else None
+        params = [param for param, _ in init.params] if cls is not None else []
+        if cls is None or name not in params or cls.annotations or init.annotations \
+                or any(p.startswith("*") for p in params):
+            return None
+        if any(written.rsplit(".", 1)[-1] == cls.name for facts in self.files.values() for sym in facts.symbols
+               for _, written in sym.supers):
+            return None
+        values: list[Folded] = []
+        for key, facts in self.files.items():
+            for call in facts.calls:
+                if call.name != cls.name or call.kind != "call" or not self._makes(facts, key, call, cls.name):
+                    continue
+                arg = _argument(call, params.index(name), name)
+                site = type(self)(self.files, key)
+                site.depth = self.depth + 1
+                value = site.at(facts, call.owner, call.line).fold(arg) if arg is not None else None
+                if value is None or has_unknown(value.text):
+                    return None
+                values.append(value)
+        return choice(values) if values else None
+
+    def _makes(self, facts: FileFacts, key: str, call, class_name: str) -> bool:
+        """Whether ``call`` in module ``key`` calls the class ``class_name`` of this folder's module."""
+        if call.receiver is None:
+            return key == self.key or self.imported(facts, key, class_name) == (self.key, class_name)
+        if isinstance(call.receiver, list) and call.receiver[:1] == ["name"]:
+            return self.imported(facts, key, f"{call.receiver[1]}.{class_name}") == (self.key, class_name)
+        return False
 
     def string(self, kind: str, text: str) -> Folded:
         match = re.match(r"^([rRbBuUfF]{0,2})('''|\"\"\"|'|\")", text)
@@ -132,3 +184,20 @@ class PythonFolder(FileFolder):
 
     def percent(self, template: Folded, args: list[Folded]) -> Folded:
         return printf(template, args, "sdr", "%-formatting")
+
+
+
+_KEYWORD = re.compile(r"^(\w+)\s*=(?!=)")
+
+
+def _argument(call, index: int, name: str) -> str | None:
+    """The argument a call passes for parameter ``name`` (at ``index``), as written; None when it passes none,
+    unpacks (``*args``, ``**kw``), or has more arguments than were recorded."""
+    if any(a.startswith("*") for a in call.args) or call.argc > len(call.args):
+        return None
+    for arg in call.args:
+        match = _KEYWORD.match(arg)
+        if match and match.group(1) == name:
+            return arg[match.end():]
+    positional = [a for a in call.args if not _KEYWORD.match(a)]
+    return positional[index] if index < len(positional) else None

@@ -1,6 +1,7 @@
 """TS/JS constants for folding: module-level ``const`` strings, also imported (``import { API } from
 "./config"``), template literals with constant parts, a function's locals and a class's fields
-(``this.baseUrl``), and environment reads (``process.env.X``, ``process.env["X"]``, ``import.meta.env.X``)."""
+(``this.baseUrl``), and environment reads (``process.env.X``, ``process.env["X"]``, ``import.meta.env.X``, k6's
+``__ENV.X``), with the default a literal after ``||`` or ``??`` gives (``process.env.API || "http://api"``)."""
 
 from __future__ import annotations
 
@@ -8,15 +9,37 @@ import posixpath
 import re
 
 from ...model import FileFacts
-from ..folding import FileFolder, Folded, env, literal, named_unknown, unescape, unknown
+from ..folding import (
+    CHOICE_OPEN,
+    ENV_OPEN,
+    FileFolder,
+    Folded,
+    env,
+    literal,
+    named_unknown,
+    unescape,
+    unknown,
+)
 
-_ENV = re.compile(r"^(?:process\.env|import\.meta\.env)\.([A-Za-z_]\w*)$")
+_ENV_TABLE = r"(?:process\.env|import\.meta\.env|__ENV)"
+_ENV = re.compile(rf"^{_ENV_TABLE}\.([A-Za-z_]\w*)$")
+#: an environment read with a fallback: ``process.env.X || "..."`` / ``?? "..."`` (also ``process.env["X"]``)
+_ENV_OR = re.compile(rf"""^{_ENV_TABLE}(?:\.([A-Za-z_]\w*)|\[\s*["']([A-Za-z_]\w*)["']\s*\])\s*(?:\|\||\?\?)\s*(.+)$""",
+                     re.DOTALL)
 
 
 class ScriptFolder(FileFolder):
     """Folds a TS/JS expression in a file (its ``const`` strings and the ones it imports); files by path."""
 
-    env_tables = frozenset({"process.env", "import.meta.env"})
+    env_tables = frozenset({"process.env", "import.meta.env", "__ENV"})
+
+    def fold(self, text: str) -> Folded:
+        found = _ENV_OR.match(text.strip())
+        if found:
+            fallback = super().fold(found.group(3))
+            plain = fallback.known and not any(m in fallback.text for m in (ENV_OPEN, CHOICE_OPEN))
+            return env(found.group(1) or found.group(2), fallback.text if plain else None)
+        return super().fold(text)
 
     def name(self, name: str) -> Folded:
         found = self.scoped(name, "this")

@@ -1,0 +1,154 @@
+"""AMQP (RabbitMQ) clients outside Spring: producers and consumers in Python (pika), Go (streadway/amqp,
+rabbitmq/amqp091-go) and Node (amqplib), in files that import the library.
+
+**Producers** publish to an exchange with a routing key: pika ``basic_publish(exchange, routing_key, ...)``
+(keywords or positions), Go ``Publish(exchange, key, ...)`` / ``PublishWithContext(ctx, exchange, key, ...)``,
+amqplib ``publish(exchange, key, ...)`` and ``sendToQueue(queue, ...)`` (the default exchange ``""``). The
+topic is ``exchange/key`` (``robot-shop/orders``), on the default exchange the key alone (the queue it names,
+as Spring's ``@RabbitListener`` and ``RabbitTemplate`` name it); the broker is ``rabbit``.
+
+**Consumers** read a queue: pika ``basic_consume(queue=..., ...)`` (or its first argument), Go ``Consume(queue,
+...)``, amqplib ``consume(queue, ...)``. A message reaches a queue through each binding the project declares
+for it (pika ``queue_bind``, Go ``QueueBind``, amqplib ``bindQueue``; in any of the three languages, anywhere in
+the project), and always through the default exchange by its name: a consumer is one listener route per
+binding (``exchange/key``) and one for the queue's name. So a producer links to the consumers whose queue its
+exchange and key reach (`services.links`), exactly: an exchange's type (a topic exchange's patterns, a
+fanout's keys) is not read. A queue, exchange or key that does not fold leaves the item unresolved, saying
+why. Go's ``QueueBind(q.Name, ...)`` names the queue ``QueueDeclare`` made in the same function.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+
+from ..languages.folding import Folded, literal, unknown
+from ..languages.python.constants import PythonFolder
+from ..languages.symbols import Bound
+from ..languages.typescript.constants import ScriptFolder
+from ..model import CallFact
+from ..services.endpoints import Item
+from .base import Framework, Project, Reader, item
+from .golang import GoProject
+from .python_web import kwarg, positional
+
+#: the libraries, by language: an import whose target starts with one of them
+LIBRARIES = {"python": ("pika",), "go": ("github.com/streadway/amqp", "github.com/rabbitmq/amqp091-go"),
+             "javascript": ("amqplib",), "typescript": ("amqplib",)}
+#: call name -> (kind, flavor, the positions (or Python keywords) of exchange and key, or of the queue)
+PUBLISH = {"basic_publish": ("pika", ("exchange", "routing_key")), "Publish": ("amqp_go", (0, 1)),
+           "PublishWithContext": ("amqp_go", (1, 2)), "publish": ("amqplib", (0, 1)),
+           "sendToQueue": ("amqplib", (None, 0))}
+CONSUME = {"basic_consume": "pika", "Consume": "amqp_go", "consume": "amqplib"}
+#: binding calls -> the positions of queue, exchange and key (Python: keywords first)
+BIND = {"queue_bind": ("queue", "exchange", "routing_key"), "QueueBind": (0, 2, 1), "bindQueue": (0, 1, 2)}
+#: pika's positions: queue_bind(queue, exchange, routing_key), basic_consume(queue, ...), basic_publish(exchange, key)
+_PY_POSITIONS = {"queue": 0, "exchange": 1, "routing_key": 2}
+_PY_PUBLISH = {"exchange": 0, "routing_key": 1}
+_QUEUE_NAME = re.compile(r"^(\w+)\.Name$")
+
+Fold = Callable[[Bound, CallFact, str], Folded]
+
+
+def _uses(bound: Bound) -> bool:
+    libraries = LIBRARIES.get(bound.facts.language, ())
+    return any(imp.target.startswith(libraries) for imp in bound.facts.imports)
+
+
+def _arg(bound: Bound, call: CallFact, where: int | str | None) -> str | None:
+    """An argument as written: by position, or (Python) by keyword, else at its keyword's usual position."""
+    if where is None:
+        return None
+    if isinstance(where, str):
+        found = kwarg(call.args, where)
+        if found is not None:
+            return found
+        args = positional(call.args)
+        index = (_PY_PUBLISH if call.name == "basic_publish" else _PY_POSITIONS)[where]
+        return args[index] if len(args) > index else None
+    return call.args[where] if len(call.args) > where else None
+
+
+class Folders:
+    """One folder per language, made at the first use."""
+
+    def __init__(self, files: list[Bound]) -> None:
+        self.files = files
+        self._go: GoProject | None = None
+        self._modules = {b.ctx.module_name: b.facts for b in files if b.facts.language == "python"}
+        self._scripts = {b.path: b.facts for b in files if b.facts.language in ("javascript", "typescript")}
+
+    def fold(self, bound: Bound, call: CallFact, expr: str | None) -> Folded:
+        if expr is None:
+            return unknown(f"{call.name}(...) names no value here")
+        language = bound.facts.language
+        if language == "go":
+            queue = _QUEUE_NAME.match(expr.strip())
+            if queue:   # q.Name of q, _ := ch.QueueDeclare("orders", ...) in the same function
+                declared = [c for c in bound.facts.calls if c.owner == call.owner and c.name == "QueueDeclare"]
+                if len(declared) == 1 and declared[0].args:
+                    expr = declared[0].args[0]
+            if self._go is None:
+                self._go = GoProject([b for b in self.files if b.facts.language == "go"])
+            return self._go.fold(bound, expr, call.owner, call.line)
+        if language == "python":
+            return PythonFolder(self._modules, bound.ctx.module_name).at(bound.facts, call.owner, call.line).fold(expr)
+        return ScriptFolder(self._scripts, bound.path).at(bound.facts, call.owner, call.line).fold(expr)
+
+
+def bindings(files: list[Bound], folders: Folders) -> dict[str, list[Folded]]:
+    """queue -> the ``exchange/key`` topics the project binds it to."""
+    out: dict[str, list[Folded]] = {}
+    for bound in files:
+        if not _uses(bound):
+            continue
+        for call in bound.facts.calls:
+            where = BIND.get(call.name)
+            if where is None:
+                continue
+            queue, exchange, key = (folders.fold(bound, call, _arg(bound, call, w)) for w in where)
+            if queue.known:
+                out.setdefault(queue.text, []).append(exchange + literal("/") + key)
+    return out
+
+
+def read_amqp(folders: Folders, bound_to: dict[str, list[Folded]], bound: Bound) -> Iterator[Item]:
+    by_key = {sym.key: index for index, sym in enumerate(bound.facts.symbols)}
+    for call in bound.facts.calls:
+        owner = by_key.get(call.owner, -1)
+        if call.name in PUBLISH:
+            flavor, (exchange_at, key_at) = PUBLISH[call.name]
+            exchange = literal("") if exchange_at is None else folders.fold(bound, call, _arg(bound, call, exchange_at))
+            key = folders.fold(bound, call, _arg(bound, call, key_at))
+            topic = key if exchange.known and exchange.text == "" else exchange + literal("/") + key
+            yield item(bound, owner, "producer", flavor, call.line, broker="rabbit", topic=topic,
+                       written=", ".join(call.args[:3]))
+        elif call.name in CONSUME:
+            where = "queue" if bound.facts.language == "python" else 0
+            queue = folders.fold(bound, call, _arg(bound, call, where))
+            written = _arg(bound, call, where) or ""
+            if not queue.known:
+                yield item(bound, owner, "route", CONSUME[call.name], call.line, broker="rabbit", topic=queue,
+                           written=written)
+                continue
+            topics = {t.text: t for t in [*bound_to.get(queue.text, []), queue]}
+            for topic in topics.values():
+                yield item(bound, owner, "route", CONSUME[call.name], call.line, broker="rabbit", topic=topic,
+                           written=written)
+
+
+def prepare(files: list[Bound], project: Project) -> Reader:
+    folders = Folders(files)
+    bound_to: list[dict[str, list[Folded]]] = []
+
+    def read(bound: Bound) -> Iterator[Item]:
+        if not project.memo.get("amqp", bound, _uses):
+            return iter(())
+        if not bound_to:   # the project's bindings, read at the first file that uses AMQP
+            bound_to.append(bindings(files, folders))
+        return read_amqp(folders, bound_to[0], bound)
+
+    return read
+
+
+FRAMEWORK = Framework("amqp", ("python", "go", "javascript", "typescript"), prepare)

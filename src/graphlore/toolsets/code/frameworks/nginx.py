@@ -1,0 +1,94 @@
+"""nginx as a gateway: each ``location`` that ``proxy_pass``-es is a route of the module whose folder holds the
+configuration (``nginx.conf``, ``*.conf``, the official image's ``*.conf.template``; `layout.walk.NGINX_FILE`),
+forwarding to the service the URL's host names (`services.endpoints.Forward`; `services.links` links it to
+the target's routes).
+
+**Paths.** ``location /api/cart/`` matches everything under ``/api/cart/`` (``/api/cart/**``), ``location =
+/x`` only ``/x``; a regular-expression location (``~``, ``~*``) is not read. Any method.
+
+**Where to.** ``proxy_pass http://host:port/uri``: a URI part (even ``/``) replaces the matched prefix (``/api/cart/``
+then ``/``: the target sees ``/x`` for ``/api/cart/x``); none passes the path unchanged. A host that names an
+``upstream`` block of the file is that block's ``server`` (one of them when it lists several). In a
+``*.template`` file ``${VAR}`` is an environment variable (``envsubst`` fills it when the container starts),
+settled with the environment the project's deployment files give the service; elsewhere ``$var`` is an
+nginx variable, known at run time only.
+
+The route belongs to the module's first source file (nginx configuration is no source the index holds); its
+``file`` and ``line`` are the ``location``'s, and its ``source_layer`` is ``config``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from ..languages import registry
+from ..languages.folding import Folded, choice, env, literal, unknown
+from ..languages.symbols import Bound
+from ..services.endpoints import ANY, Forward, Item, normalise_path
+from .base import Framework, Project, Reader, brace_block, item
+
+_COMMENT = re.compile(r"#[^\n]*")
+_LOCATION = re.compile(r"\blocation\s+(?:(=|\^~|~\*?)\s+)?([^\s{]+)\s*\{")
+_UPSTREAM = re.compile(r"\bupstream\s+([\w.-]+)\s*\{")
+_PROXY = re.compile(r"\bproxy_pass\s+([^;\s]+)\s*;")
+_SERVER = re.compile(r"\bserver\s+([^;\s]+)[^;]*;")
+_URL = re.compile(r"^(https?://)([^/]+)(/.*)?$")
+_TEMPLATE_VAR = re.compile(r"\$\{(\w+)\}")
+_NGINX_VAR = re.compile(r"\$\{?\w+\}?")
+
+
+def _value(text: str, template: bool) -> Folded:
+    """A host or URI as written: a template's ``${VAR}`` an environment variable, any other variable unknown."""
+    out, last = literal(""), 0
+    pattern = _TEMPLATE_VAR if template else _NGINX_VAR
+    for found in pattern.finditer(text):
+        out = out + literal(text[last:found.start()])
+        out = out + (env(found.group(1)) if template else unknown(f"the nginx variable {found.group(0)}"))
+        last = found.end()
+    return out + literal(text[last:])
+
+
+def locations(path: str, text: str) -> Iterator[tuple[int, str, str, Forward | None, str | None]]:
+    """(line, method, route path, forward, problem) of each proxying location of one configuration file."""
+    text = _COMMENT.sub(lambda m: " " * len(m.group(0)), text)   # keep offsets (and so lines)
+    template = path.endswith(".template")
+    upstreams = {m.group(1): _SERVER.findall(brace_block(text, m.end())) for m in _UPSTREAM.finditer(text)}
+    for found in _LOCATION.finditer(text):
+        modifier, where = found.group(1), found.group(2)
+        proxy = _PROXY.search(brace_block(text, found.end()))
+        if proxy is None or modifier in ("~", "~*"):
+            continue
+        line = text.count("\n", 0, found.start()) + 1
+        url = _URL.match(proxy.group(1))
+        if url is None:
+            yield line, ANY, where, None, f"proxy_pass {proxy.group(1)} is not an http(s) URL"
+            continue
+        scheme, host, uri = url.groups()
+        servers = upstreams.get(host)
+        target = choice([literal(scheme) + _value(s, template) for s in servers]) if servers else \
+            literal(scheme) + _value(host, template)
+        pattern = where if modifier == "=" else where.rstrip("/") + "/**"
+        rewrite = (where, uri) if uri is not None else None
+        yield line, ANY, pattern, Forward(target, 0, rewrite, normalise_path(pattern)), None
+
+
+def prepare(files: list[Bound], project: Project) -> Reader:
+    first: dict[str, Bound] = {}
+    for bound in files:
+        first.setdefault(bound.ctx.module, bound)
+    planned: dict[str, list[Item]] = {}
+    for module, home in first.items():
+        for path, text in project.values(module).nginx:
+            for line, method, pattern, forward, problem in locations(path, text):
+                route = item(home, -1, "route", "nginx", line, http_method=method,
+                             path=literal(normalise_path(pattern)), written=f"location {pattern}", forward=forward,
+                             source_layer="config")
+                route.file, route.line = path, line
+                if problem:
+                    route.problems.append(problem)
+                planned.setdefault(home.path, []).append(route)
+    return lambda bound: planned.get(bound.path, [])
+
+
+FRAMEWORK = Framework("nginx", registry.NAMES, prepare, reads=None, reads_services=True)

@@ -1,0 +1,101 @@
+"""JavaScript clients: the request package's calls, and k6 load tests as HTTP clients: ``http.get/post/del/request`` of ``k6/http`` (any name, or its functions
+imported by name), the URL folded with ``__ENV.X`` settled by the deployment (a Dockerfile's ``k6 run -e``,
+a Deployment's env) or the ``||`` default; a URL that does not fold is an unresolved client saying why."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from helpers.code_graph import FIXTURES
+
+from graphlore.toolsets.code.index.graph import CodeGraph
+
+SCRIPT = '''import http from "k6/http";
+import { del as remove } from "k6/http";
+import { check } from "k6";
+
+const BASE = __ENV.SHOP_URL || "http://localhost:8080";
+
+export default function () {
+  http.get(`${BASE}/cart`);
+  http.post(BASE + "/cart", JSON.stringify({ sku: "x" }));
+  http.request("GET", `${BASE}/product/${__VU}`);
+  remove(`${BASE}/cart`);
+  http.get(pick());
+}
+'''
+
+
+def _clients(root: Path) -> list[tuple[int, str | None, str | None, str | None, str | None]]:
+    nodes, _ = CodeGraph.build(root).snapshot()
+    return sorted((n.props["line"], n.props["http_method"], n.props["target_url"], n.props["target_service"],
+                   n.props["match"]) for n in nodes.values()
+                  if n.kind == "client" and n.props["client_kind"] == "k6")
+
+
+def _project(tmp_path: Path, dockerfile: str) -> Path:
+    root = tmp_path / "load-tests"
+    shutil.copytree(FIXTURES / "load-tests", root)
+    (root / "k6load").mkdir()
+    (root / "k6load/script.js").write_text(SCRIPT)
+    (root / "k6load/Dockerfile").write_text(dockerfile)
+    return root
+
+
+def test_k6_requests_are_clients_of_the_service_the_deployment_names(tmp_path: Path):
+    root = _project(tmp_path, 'FROM grafana/k6\nCOPY script.js /s.js\nCMD ["run", "-e", "SHOP_URL=http://shop:8080", "/s.js"]\n')
+    clients = _clients(root)
+    assert [c[:2] for c in clients] == [(8, "GET"), (9, "POST"), (10, "GET"), (11, "DELETE"), (12, "GET")]
+    by_line = {c[0]: c[2:] for c in clients}
+    assert by_line[8] == ("http://shop:8080/cart", "shop", "cross_service")
+    assert by_line[9] == ("http://shop:8080/cart", "shop", "cross_service")
+    assert by_line[10][1:] == ("shop", "cross_service")     # /product/{?}: any product
+    assert by_line[11] == ("http://shop:8080/cart", "shop", "no_route")   # the shop has no DELETE /cart
+    assert by_line[12][2] == "unresolved"
+
+
+def test_without_a_deployment_value_the_default_is_the_url(tmp_path: Path):
+    """The || default stands in; the service is then named by the variable (SHOP_URL: shop), as for any
+    environment read, and says so."""
+    root = _project(tmp_path, "FROM grafana/k6\nCOPY script.js /s.js\n")
+    nodes, _ = CodeGraph.build(root).snapshot()
+    get = next(n.props for n in nodes.values() if n.kind == "client" and n.props["client_kind"] == "k6"
+               and n.props["line"] == 8)
+    assert (get["target_url"], get["target_service"]) == ("http://localhost:8080/cart", "shop")
+    assert "the name of the environment variable SHOP_URL" in get["target_service_matched_by"]
+
+
+REQUEST = '''const request = require("request");
+const catalogueHost = process.env.CATALOGUE_HOST || "catalogue";
+
+function getProduct(sku) {
+  request("http://" + catalogueHost + ":8080/product/" + sku, (err, res, body) => {});
+}
+
+function addToCart(sku) {
+  request({ url: `http://${catalogueHost}:8080/cart/${sku}`, method: "POST" }, () => {});
+  request.del("http://" + catalogueHost + ":8080/cart/" + sku);
+}
+'''
+
+CATALOGUE = '''const express = require("express");
+const app = express();
+app.get("/product/:sku", (req, res) => res.json({}));
+app.post("/cart/:sku", (req, res) => res.json({}));
+'''
+
+
+def test_the_request_package_calls_are_clients(tmp_path: Path):
+    """The Node request package (the cart-calls-catalogue shape): request(url, cb) is a GET, an options object
+    gives url and method, request.del is a DELETE; the host from an env read's || default."""
+    for name, source in (("cart", REQUEST), ("catalogue", CATALOGUE)):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "package.json").write_text(f'{{"name": "{name}", "version": "1.0.0"}}\n')
+        (tmp_path / name / "server.js").write_text(source)
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    found = sorted((n.props["line"], n.props["http_method"], n.props["target_url"], n.props["match"])
+                   for n in nodes.values() if n.kind == "client" and n.props["client_kind"] == "request")
+    assert found == [(5, "GET", "http://catalogue:8080/product/{sku}", "cross_service"),
+                     (9, "POST", "http://catalogue:8080/cart/{sku}", "cross_service"),
+                     (10, "DELETE", "http://catalogue:8080/cart/{sku}", "no_route")]
