@@ -118,7 +118,9 @@ def real_folder(path: str) -> Path:
 
 def project_stores(settings: Settings, folder: Path, kinds: Mapping[str, StoreKind]) -> list[str]:
     """The namespaces that index ``folder`` (a real path): by the name its toolset gives the folder's store,
-    and by the ``project_path`` a store recorded (which also finds it after the folder moved)."""
+    and by the ``project_path`` a store recorded (which also finds it after the folder moved). A namespace
+    under another one found (a rebuild of an index, left by a killed ``index --force``) is part of it, not a
+    store of its own."""
     found = []
     present = factory.list_namespaces(settings)
     for toolset, kind in kinds.items():
@@ -130,7 +132,7 @@ def project_stores(settings: Settings, folder: Path, kinds: Mapping[str, StoreKi
                 continue
             if namespace == named or _recorded_folder(settings, namespace) == str(folder):
                 found.append(namespace)
-    return found
+    return [n for n in found if not any(n.startswith(f"{other}/") for other in found)]
 
 
 def _recorded_folder(settings: Settings, namespace: str) -> str | None:

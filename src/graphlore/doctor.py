@@ -205,7 +205,7 @@ def diagnose(kinds: Mapping[str, StoreKind], env: Mapping[str, str] | None = Non
     if settings.llm_url or settings.llm_model:
         report.llm = LLMInfo(url=settings.llm_url, model=settings.llm_model, api_key_set=bool(settings.llm_api_key))
         _check(problems, lambda: build_llm(settings))
-    if settings.judge_llm_url or settings.judge_llm_model:
+    if settings.judge_llm_url or settings.judge_llm_model or settings.judge_llm_api_key:  # any: not the LLM's own
         report.judge_llm = LLMInfo(url=settings.judge_llm_url or settings.llm_url,
                                    model=settings.judge_llm_model or settings.llm_model,
                                    api_key_set=bool(settings.judge_llm_api_key or settings.llm_api_key))

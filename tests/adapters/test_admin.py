@@ -29,7 +29,7 @@ from graphlore.store import Node, open_store, record_embedder, store_exists
 from graphlore.store.factory import list_namespaces, namespace_lock
 from graphlore.tools import CallContext
 from graphlore.toolsets import load_toolset
-from graphlore.toolsets.folder_index import folder_namespace
+from graphlore.toolsets.folder_index import folder_namespace, rebuild_namespace
 
 PLAYBOOK = {"title": "Reset a password", "problem": "The customer cannot sign in.", "conditions": ["forgot password"],
             "resolution_md": "# Reset a password\n\n## Goal\nLet them in.\n\n## Steps\n\n### 1. Send the link\n"
@@ -197,6 +197,20 @@ def test_the_store_of_a_folder_that_is_gone_can_be_dropped(tmp_path, cli):
         assert out.exit_code == 0 and out.stdout.startswith(f"dropped {namespace} (items: {gone}, ")
 
 
+def test_drop_by_project_takes_a_killed_rebuild_with_its_index(home, cli):
+    # review finding: a rebuild left by a killed `index --force` records the folder too, so drop --project
+    # found "2 stores" and its hint (--toolset items) could not tell them apart
+    home, project = home
+    index = namespace(home, "items/")
+    left = open_store(settings_of(home), rebuild_namespace(index), create=True)
+    left.set_meta("project_path", str(project))
+    left.close()
+    out = cli(home, "drop", "--project", str(project), "--toolset", "items", "--yes", "--json")
+    assert out.exit_code == 0, out.stderr
+    assert [d["namespace"] for d in json.loads(out.stdout)["dropped"]] == [index, rebuild_namespace(index)]
+    assert not [n for n in list_namespaces(settings_of(home)) if n.startswith("items/")]
+
+
 def test_drop_names_what_exists_when_it_cannot_tell(home, cli):
     home, _ = home
     for args, shown in [
@@ -343,6 +357,11 @@ def test_doctor_shows_the_judge_llm_even_when_only_the_judge_has_one(tmp_path, c
     assert "judge LLM     model small at http://127.0.0.1:8/v1" in out.stdout
     alone = {"GRAPHLORE_LLM_URL": "http://127.0.0.1:8/v1", "GRAPHLORE_LLM_MODEL": "big"}
     assert "not contacted); the judge's too" in cli(tmp_path / "home", "doctor", env=alone).stdout
+    # review finding: a judge with only its own API key was said to be the LLM's ("no API key; the judge's too")
+    keyed = cli(tmp_path / "home", "doctor", env={**alone, "GRAPHLORE_JUDGE_LLM_API_KEY": "sk-judge"}).stdout
+    assert "LLM           model big at http://127.0.0.1:8/v1 (no API key; not contacted)\n" in keyed
+    assert "judge LLM     model big at http://127.0.0.1:8/v1 (API key set; not contacted)" in keyed
+    assert "sk-judge" not in keyed
 
 
 def test_doctor_finds_a_missing_or_changed_model_file(tmp_path, cli, monkeypatch):

@@ -338,10 +338,10 @@ def test_every_help_example_runs(tmp_path, monkeypatch, embedder):
     """Every command's and group's --help ends with Examples:, and each example runs as shown from the repository (the
     bundled examples/) in a fresh data folder and exits 0: what builds an index, a graph or a library first,
     what removes one last. ``SKILL_ID`` (a skill's id is made when it is created) is the id of the skill the
-    create example made: the one placeholder. The examples in :data:`NOT_RUN` need a server or an LLM;
-    those that read ``../shared/data`` run when it is there."""
+    create example made: the one placeholder. The examples in :data:`NOT_RUN` need a server or an LLM; none
+    may read the evaluation data (``../shared/data``), which a user does not have."""
     from helpers.backend import env_for
-    from helpers.paths import REPO, SHARED_DATA
+    from helpers.paths import REPO
 
     from graphlore.config import Settings
     from graphlore.runtime import Runtime
@@ -365,7 +365,8 @@ def test_every_help_example_runs(tmp_path, monkeypatch, embedder):
     monkeypatch.chdir(REPO)
     skill_id, ran = None, []
     for line in sorted(dict.fromkeys(lines), key=order):
-        if line in NOT_RUN or ("../shared/data" in line and not SHARED_DATA.is_dir()):
+        assert "shared/data" not in line, f"{line}: an example needs data a user does not have"
+        if line in NOT_RUN:
             continue
         if "SKILL_ID" in line:
             assert skill_id, f"{line}: no skill was created before it"

@@ -151,3 +151,22 @@ def test_ctrl_c_during_a_forced_rebuild_keeps_the_old_index_answering_as_before(
     assert not (home / rebuild_namespace(namespace) / "store.db").exists() or \
         "removed an unfinished rebuild" in after.stderr
     assert not (home / rebuild_namespace(namespace) / "store.db").exists()
+
+
+def test_ctrl_c_during_a_forced_rebuild_of_a_damaged_index_says_what_was_kept(tmp_path):
+    # review finding: the line of what was kept read the damaged index, so Ctrl-C printed a traceback
+    tree = Path(shutil.copytree(PATHS.EXAMPLE_TREE, tmp_path / "fm"))
+    home = tmp_path / "home"
+    namespace = folder_namespace("items", tree.resolve())
+    (home / namespace).mkdir(parents=True)
+    (home / namespace / "store.db").write_bytes(b"not a database at all" * 300)
+    proc = subprocess.Popen(_cli("items", "index", "--force", "-p", str(tree)), env=_env(home),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    _wait_until_held(home / rebuild_namespace(namespace) / f"{EMBED_LOCK}.lock", proc)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and out == ""
+    assert err.strip().splitlines()[-1] == (
+        "interrupted: the rebuild was stopped and removed; the index as it was before is kept unchanged (damaged: "
+        f"only a rebuild repairs it); run `graphlore items index --force -p {tree.resolve()}` to rebuild it")

@@ -132,6 +132,8 @@ def test_searches_answer_from_the_old_index_while_a_forced_rebuild_runs(settings
         worker.join(120)
         rebuilding.close()
     assert done["result"].status == "rebuilt" and done["result"].items_indexed == 13
+    # review finding: the response named the rebuild's location, which the replace has just deleted
+    assert done["result"].index_location == ItemIndex(rebuilding, tree).location
     assert not store_exists(settings, side)
     after = answers_now(settings, embedder, tree)
     assert {q: [i for i, _ in hits] for q, hits in after.items()} == {q: [i for i, _ in hits] for q, hits in built.items()}
@@ -184,3 +186,25 @@ def test_a_forced_code_rebuild_that_fails_leaves_the_old_index_and_a_finished_on
             [i for i, _ in before]
     finally:
         runtime.close()
+
+
+@pytest.mark.parametrize("toolset", ["items", "code"])
+def test_what_ctrl_c_kept_of_a_damaged_index_says_it_is_damaged(settings, embedder, tree, toolset):
+    # review finding: the line read the damaged index and raised (the CLI printed a thread's traceback)
+    from graphlore.toolsets.code.query.tools import index_kept as code_kept
+    from graphlore.toolsets.items.models import IndexRequest as ItemsRequest
+    from graphlore.toolsets.items.tools import index_kept as items_kept
+
+    runtime = Runtime(settings, embedder=embedder)
+    try:
+        made = (ItemIndex if toolset == "items" else CodeIndex)(runtime, tree)
+        if backend.BACKEND == "postgres":
+            pytest.skip("a damaged file is SQLite's")
+        made.handle.folder.mkdir(parents=True, exist_ok=True)
+        (made.handle.folder / "store.db").write_bytes(b"not a database at all" * 300)
+        kept, model = (items_kept, ItemsRequest) if toolset == "items" else (code_kept, code_models.IndexRequest)
+        line = kept(runtime, parse_request(model, {"project_path": str(tree), "force": True}))
+    finally:
+        runtime.close()
+    assert line == ("the rebuild was stopped and removed; the index as it was before is kept unchanged (damaged: "
+                    f"only a rebuild repairs it); run `graphlore {toolset} index --force -p {tree}` to rebuild it")

@@ -67,7 +67,8 @@ Replacing a namespace
     transaction and deletes the other: a rebuild is made in a namespace of its own and replaces the
     namespace it rebuilds at the end, so readers see the old contents until then, and a rebuild that
     fails or is interrupted leaves them as they were. A store opened on the namespace before keeps
-    working (SQLite) or is opened again by the runtime, whose identity check sees the change (PostgreSQL).
+    working (SQLite) or is opened again by the runtime, whose identity check sees the change (PostgreSQL;
+    a read already past that check when the swap commits answers ``store_busy``: call again).
 
 Last write
     Every transaction that changes a row records when it committed, in the reserved metadata key

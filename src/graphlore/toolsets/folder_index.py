@@ -46,7 +46,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from graphlore.errors import NotFound
+from graphlore.errors import IndexCorrupted, NotFound
 from graphlore.runtime import Runtime
 from graphlore.store import Store
 from graphlore.tools import PROJECT_PATH, Progress, StoreKind
@@ -153,17 +153,22 @@ def folder_stores(toolset: str) -> StoreKind:
     return StoreKind(label=folder_label, of_folder=lambda root: folder_namespace(toolset, root), locks=(EMBED_LOCK, INDEX_LOCK))
 
 
-def rebuild_kept(index: FolderIndex, embedded: str, toolset: str) -> str:
-    """After Ctrl-C stopped ``index --force``: the old index is kept as it was (``embedded``: how far its
-    embedding is, in the toolset's words), and the command that rebuilds it. Removes the rebuild first: the
-    stopped command leaves without waiting for its embedding batch to end (else the next update would)."""
+def rebuild_kept(index: FolderIndex, embedded: Callable[[], str], toolset: str) -> str:
+    """After Ctrl-C stopped ``index --force``: the old index is kept as it was (``embedded()``: how far its
+    embedding is, in the toolset's words; a damaged index, which the rebuild was to repair, is said to be
+    one), and the command that rebuilds it. Removes the rebuild first: the stopped command leaves without
+    waiting for its embedding batch to end (else the next update would)."""
     side = index.beside()
     if side.exists():
         side.abandon_rebuild()
     again = f"`graphlore {toolset} index --force -p {shlex.quote(str(index.root))}`"
     if not index.exists():
         return f"the rebuild was stopped and removed; there was no index before it; run {again} to build one"
-    return (f"the rebuild was stopped and removed; the index as it was before is kept unchanged ({embedded}); "
+    try:
+        state = embedded()
+    except IndexCorrupted:
+        state = "damaged: only a rebuild repairs it"
+    return (f"the rebuild was stopped and removed; the index as it was before is kept unchanged ({state}); "
             f"run {again} to rebuild it")
 
 

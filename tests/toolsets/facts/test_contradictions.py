@@ -208,3 +208,46 @@ def test_the_mcp_clients_model_judges_round_by_round(tmp_path, embedder):
     runtime.close()
     board = facts(FactsGraph(Runtime(settings_for(tmp_path / "home"), embedder=embedder), "default"))
     assert board["sits on the board of E:acme-corp"]["ended_by"]["judge"] == "mcp-sampling"
+
+
+GLOBEX = {"name": "Globex", "type": "Company", "definition": "American maker of household appliances"}
+ROME = {"name": "Rome", "type": "Location", "definition": "capital city of Italy"}
+
+
+def test_a_judged_fact_keeps_the_rules_earlier_ending_when_another_relationship_of_its_subject_is_written(
+        settings, embedder):
+    """A judged fact of a functional relationship is computed again with its whole timeline: a write that touches
+    another relationship of its subject (the judged facts are looked at then) keeps the rule's earlier ending."""
+    with chat_endpoint(reply) as (url, _):
+        runtime = judge_with(settings, embedder, url)
+        graph = written(runtime)
+        run("check_contradictions", runtime)  # the judge ends the board fact at 2021
+    run("relation_set", runtime, name="sits on the board of", functional=True)
+    Writer(graph).write([doc("globex", "2019-09-01", [JANE, GLOBEX], [("sits on the board of", "Globex", "2019")])])
+    board = facts(graph)["sits on the board of E:acme-corp"]
+    assert (board["valid_to"], board["ended_by"]["document"]) == ("2019-01-01", "D:globex")  # the rule's, earlier
+    Writer(graph).write([doc("rome", "2023-01-01", [JANE, ROME], [("lives in", "Rome", "2023")])])
+    board = facts(graph)["sits on the board of E:acme-corp"]
+    assert board["valid_to"] == "2019-01-01", board["ended_by"]
+
+
+def test_a_verdict_applies_only_while_its_evidence_is_a_fact_of_the_same_subject(settings, embedder):
+    """A split that moves the evidence to another node gives the fact back (the judge weighed one subject's
+    facts), and retracting the evidence's document then leaves it held, not ended by a fact that is gone."""
+    other_jane = {**JANE, "definition": "American executive, former director of Acme Corp"}
+    docs = [*DOCS[:2], doc("left", "2021-06-01", [other_jane, ACME], [("left the board of", "Acme Corp", "2021")]),
+            DOCS[3]]
+    with chat_endpoint(reply) as (url, _):
+        runtime = judge_with(settings, embedder, url)
+        graph = written(runtime, docs=docs)
+        run("check_contradictions", runtime)
+    assert facts(graph)["sits on the board of E:acme-corp"]["valid_to"] == "2021-01-01"
+    [mention] = [m.id for m in run("info", runtime, name="Jane Doe").mentions if "former" in m.definition]
+    moved = run("split", runtime, name="Jane Doe", mentions=[mention]).split_off.id
+    assert {e.src for e in graph.store().iter_edges(FACT) if e.props["relationship"] == "left the board of"} == {moved}
+    assert "valid_to" not in facts(graph)["sits on the board of E:acme-corp"]
+    run("retract", runtime, document="left")
+    board = facts(graph)["sits on the board of E:acme-corp"]
+    assert not {"valid_to", "ended_by"} & set(board)
+    now = run("search", runtime, entity=["Jane Doe"], current=True)
+    assert "sits on the board of" in {f.relationship for f in now.results}

@@ -55,9 +55,10 @@ from typing import Any
 import numpy as np
 import psycopg
 import psycopg_pool
+from psycopg import errors as pg_errors
 from psycopg.types.json import Json, Jsonb
 
-from graphlore.errors import InvalidInput
+from graphlore.errors import GraphloreError, InvalidInput, StoreBusy
 from graphlore.store.base import (
     READ_BATCH,
     WRITTEN_AT,
@@ -92,7 +93,7 @@ def _guard(method: Callable) -> Callable:
         try:
             return method(self, *args, **kwargs)
         except (psycopg.Error, psycopg_pool.PoolTimeout) as exc:
-            raise translated(exc, self.location, self.repair) from exc
+            raise self._error(exc) from exc
         except OverflowError as exc:  # a Python int past what PostgreSQL's integers hold
             raise InvalidInput(f"a number is too large for the store (64-bit integers at most): {exc}") from exc
 
@@ -169,6 +170,21 @@ class PostgresStore:
         self._closed = False
         self._deferred = False
 
+    def _error(self, exc: BaseException) -> GraphloreError:
+        """The graphlore error for a driver error; tables gone because ``replace_store`` gave the namespace
+        another schema while this store read the old one is a busy store to call again, not a damaged one."""
+        if isinstance(exc, pg_errors.UndefinedTable | pg_errors.InvalidSchemaName) and self._replaced():
+            return StoreBusy(f"{self.location} was replaced by a rebuild while this call read it; call again")
+        return translated(exc, self.location, self.repair)
+
+    def _replaced(self) -> bool:
+        try:
+            with self._db.connection() as conn:
+                row = conn.execute("SELECT id FROM graphlore.namespaces WHERE name = %s", (self.namespace,)).fetchone()
+        except (psycopg.Error, psycopg_pool.PoolTimeout):
+            return False
+        return row is not None and int(row[0]) != self.namespace_id
+
     def close(self) -> None:
         """Connections belong to the process's pool; a closed store refuses further use."""
         self._closed = True
@@ -221,7 +237,7 @@ class PostgresStore:
                 finally:
                     self._local.conn = None
         except (psycopg.Error, psycopg_pool.PoolTimeout) as exc:
-            raise translated(exc, self.location, self.repair) from exc
+            raise self._error(exc) from exc
 
     @contextmanager
     def bulk_load(self) -> Iterator[None]:
@@ -484,7 +500,7 @@ class PostgresStore:
         try:
             yield
         except (psycopg.Error, psycopg_pool.PoolTimeout) as exc:
-            raise translated(exc, self.location, self.repair) from exc
+            raise self._error(exc) from exc
 
     def count_nodes(self, kind: str | None = None, where: Where | None = None) -> int:
         with self._connection() as conn:

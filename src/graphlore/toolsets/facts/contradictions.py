@@ -15,7 +15,8 @@ the client's model), asks the configured LLM about facts still held, one questio
   ``ended_by`` naming the evidence, the judge and the reason). Nothing is deleted. Undo: retract the
   evidence's document (the verdict goes with its evidence and the fact holds again).
 - **none**: nothing changes but a mark of what was asked (``contradiction_checked``: a hash of the later
-  facts shown), so the fact is asked again only when its subject gains other later facts.
+  facts shown), so the fact is asked again only when the later facts it is shown change (a later fact that
+  starts after the :data:`SHOWN` earliest is not shown, so it does not ask again).
 - **no usable answer (twice)**: nothing changes; the fact is asked again next time. An endpoint that
   fails fails the call before anything is written.
 

@@ -776,8 +776,8 @@ class ContradictionCheck(Response):
     decision: Literal["ended", "holds", "undecided"] = Field(
         description="ended: a later fact contradicts it, so it held until that fact's valid_from (the verdict is "
                     "recorded on it; retracting the evidence's document undoes it); holds: no later fact contradicts "
-                    "it (asked again only when its subject gains other later facts); undecided: no usable answer, "
-                    "nothing changed (asked again next time).")
+                    "it (asked again only when the later facts it is shown, the 10 earliest, change); undecided: no "
+                    "usable answer, nothing changed (asked again next time).")
     evidence: str | None = Field(description="The later fact that ended it (ended); null otherwise.")
     evidence_sentence: str | None = Field(description="That fact's sentence; null otherwise.")
     valid_to: str | None = Field(description="Until when it held (ended); null otherwise.")

@@ -13,8 +13,8 @@ document holds (which documents said a mention, in the order they were written):
   own (linked as a possible duplicate when the rule says so), with the id resolution would have given
   it. A node whose first record went takes the id its new first record would have created;
 - facts of those nodes follow their mentions (``subject_key`` / ``object_key``);
-- the timelines of functional relationships the document touched are computed again
-  (:mod:`validity`), so what its facts ended holds again.
+- the timelines of functional relationships the document touched are computed again, and the facts a
+  contradiction judge ended on its subjects (:mod:`validity`), so what its facts ended holds again.
 
 All in one transaction. What it cannot restore: a merge an LLM judge decided (without the judge, the
 records are resolved again by the rule), and a document id that took a ``-2`` suffix because the

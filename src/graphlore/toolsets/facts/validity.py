@@ -20,8 +20,8 @@ set`` declared in the graph (stored in its metadata under :data:`RELATIONS_META`
 
 An LLM judge (:mod:`contradictions`) can end a fact of any relationship: its verdict is kept on the fact
 (``contradicted_by``: the later fact that contradicts it, the judge, its reason) and ends it at that fact's
-``valid_from`` whenever validity is computed, while that fact exists and starts later; the earlier of the
-two endings (the rule's, the judge's) wins. So retracting the evidence's document drops the verdict and
+``valid_from`` whenever validity is computed, while that fact exists, is of the same subject (a split may move
+it to another node) and starts later; the earlier of the two endings (the rule's, the judge's) wins. So retracting the evidence's document drops the verdict and
 gives the validity back, as for the rule's endings. A verdict never deletes a fact.
 
 Graphs written before validity stored no ``valid_from`` (nor any ending): the store's ``valid_at`` filter
@@ -131,6 +131,9 @@ def revalidate(store: Store, touched: Iterable[tuple[str, str]]) -> int:
     if not wanted and not judged:
         return 0
     page = store.edges_of(sorted({s for s, _ in (touched if judged else wanted)}), direction="out", types=[FACT])
+    if judged:  # a judged fact's timeline is computed whole: the rule may end it earlier than the judge
+        wanted |= {(e.src, key) for e in page.edges if JUDGED in e.props
+                   and (key := relation_key(e.props.get("relationship", ""))) in rules}
     ids = [e.id for e in page.edges
            if (e.src, relation_key(e.props.get("relationship", ""))) in wanted or (judged and JUDGED in e.props)]
     return _recompute(store, ids, rules)
@@ -161,10 +164,11 @@ def _evidence(store: Store, facts: list[Edge]) -> dict[str, Edge]:
 
 
 def judged_ending(edge: Edge, evidence: dict[str, Edge]) -> tuple[str, dict] | None:
-    """(valid_to, ended_by) of a judge's verdict on ``edge`` while its evidence exists and starts later."""
+    """(valid_to, ended_by) of a judge's verdict on ``edge`` while its evidence exists, is a fact of the same
+    subject (as the judge weighed it; a split may move it to another node) and starts later."""
     verdict = edge.props.get(JUDGED)
     later = evidence.get(verdict["fact"]) if verdict else None
-    if later is None or fact_start(later) <= fact_start(edge):
+    if later is None or later.src != edge.src or fact_start(later) <= fact_start(edge):
         return None
     return fact_start(later), {"fact": later.id, "document": later.props.get("document"), "object": later.dst,
                                "reason": verdict["reason"], "judge": verdict["judge"], "decided": verdict["decided"]}

@@ -221,6 +221,8 @@ class ItemIndex(FolderIndex):
     def sync(self, force: bool = False, progress: Progress | None = None) -> IndexResponse:
         """The structural update under the index locks, then (unless :attr:`defer_embedding`) the embeddings."""
         result = super().sync(force, progress)
+        if force:  # made beside the index, whose place it has taken
+            result = result.model_copy(update={"index_location": self.location})
         if self.defer_embedding:
             return result
         started = time.perf_counter()

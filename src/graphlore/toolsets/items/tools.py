@@ -186,9 +186,9 @@ def index_kept(runtime: Runtime, request: IndexRequest) -> str:
     items = len({path.rsplit("/", 1)[0] for path in index.list_files()})
     # The index's own bookkeeping, not its item nodes: the structural phase writes every item before the
     # embedding starts, so an interrupt during the embedding has all of them and none embedded.
-    kept = index.progress_of(index.store())[0] if index.exists() else 0
     if request.force:
-        return rebuild_kept(index, f"{kept} of {items} items embedded", "items")
+        return rebuild_kept(index, lambda: f"{index.progress_of(index.store())[0]} of {items} items embedded", "items")
+    kept = index.progress_of(index.store())[0] if index.exists() else 0
     return f"{kept} of {items} items embedded and kept; {again}"
 
 

@@ -51,7 +51,7 @@ def commands(kit: Any) -> list[click.Command]:
     return [
         _import_command(kit, "import-abcd", "abcd",
                         "Import ABCD's procedures (guidelines.json, with kb.json and ontology.json next to it).",
-                        "graphlore skills import-abcd ../shared/data/abcd/guidelines.json"),
+                        "graphlore skills import-abcd examples/skills/abcd/guidelines.json --library abcd-example"),
         _import_command(kit, "import-intents", "intents",
                         "Import one template skill per intent of labelled examples (.jsonl or .csv: text and intent, "
                         "category or label).", "graphlore skills import-intents examples/skills/intents.csv --library bank"),

@@ -482,10 +482,13 @@ def index_kept(runtime: Runtime, request: IndexRequest) -> str:
     and the command that finishes it."""
     code_index = CodeIndex(runtime, request.project_path)
     again = f"`graphlore code index -p {shlex.quote(str(code_index.root))}`"
-    store = code_index.store() if code_index.exists() else None
     if request.force:
-        embedding = (store.get_meta("embedding") if store is not None else None) or {"done": 0, "total": 0}
-        return rebuild_kept(code_index, f"{embedding['done']} of {embedding['total']} nodes embedded", "code")
+        def embedded() -> str:
+            embedding = code_index.store().get_meta("embedding") or {"done": 0, "total": 0}
+            return f"{embedding['done']} of {embedding['total']} nodes embedded"
+
+        return rebuild_kept(code_index, embedded, "code")
+    store = code_index.store() if code_index.exists() else None
     if store is None or store.get_meta("last_indexed") is None:
         return f"no structure was written yet (it is written in one transaction); run {again} to start again"
     embedding = store.get_meta("embedding") or {"done": 0, "total": 0}
