@@ -16,19 +16,19 @@ that the vectorised scores here are ``judge.judge``'s on a sample. The sets:
 - ``banking``: BANKING77 ``train.csv`` with every fifth intent (sorted by name) held
   out as out of scope, the 4/5 of its questions that are not reported on, 5 folds
   alike;
-- ``clinc_few`` / ``banking_few``: the same with 0, 1, 2, 3, 5, 10 or 20 conditions
-  per skill (drawn per skill), for the prior's weight;
-- ``clinc_titles``: every CLINC intent as its title and problem alone (no conditions),
-  the questions of ``train`` in scope and ``oos_train`` out, for the prior's value.
 
 Steps (:func:`fit`): ``TAU`` and ``PROTOTYPE_WEIGHT`` by top-1 on ``clinc`` +
-``banking``; the three weights by a logistic regression of "the best candidate is the
-right skill" on (match, match - typical, margin) over ``clinc`` + ``banking`` (each set
-and each class weighted equally); the bias at the largest smallest margin over the
-issue's targets (CLINC in-scope 0.88 and ``oos_train`` null 0.85, BANKING in-scope
-0.85 and null 0.60); ``PRIOR_MEAN`` the lowest at which ``clinc_titles`` refuses
-0.85 of ``oos_train``; repeated until ``PRIOR_MEAN`` settles; ``PRIOR_N`` the better
-of 1 and 3 on the ``_few`` sets (in-scope plus null).
+``banking``; the decision network (:mod:`decision`: its features of each question's
+best candidate among its 5 best-ranked skills, one layer of tanh units) by a weighted
+logistic loss of "the best candidate is the right skill" over ``clinc`` + ``banking``
+(each set and each class weighted equally); ``MIN_MARGIN`` the margin below which its
+answers were mostly wrong; the bias at the largest smallest margin over the issue's
+targets (CLINC in-scope 0.88 and ``oos_train`` null 0.85, BANKING in-scope 0.85 and
+null 0.60). Then the same fit on every four folds, judged on the fifth
+(:func:`cross_validated`). The network judges only skills with tens of examples (as
+here); judge v3's linear rule, which decides for the others, and ``PRIOR_N`` /
+``PRIOR_MEAN`` were fitted by this module's previous version (commit 79d6fdd: libraries
+of titles only and of 0-20 conditions per skill) and are not refitted.
 """
 
 from __future__ import annotations
@@ -43,13 +43,13 @@ from pathlib import Path
 
 import numpy as np
 
+from graphlore.toolsets.skills import decision as D
 from graphlore.toolsets.skills import judge as J
 from graphlore.toolsets.skills.imports import intent_skills
 from graphlore.toolsets.skills.routing import head_count, skill_passages
 
 Embed = Callable[[Sequence[str]], np.ndarray]
 TARGETS = {"clinc": (0.88, 0.85), "banking": (0.85, 0.60)}
-FEW = (0, 1, 2, 3, 5, 10, 20)
 
 
 # -- data and folds -----------------------------------------------------------------------------
@@ -125,24 +125,37 @@ class Library:
         return self._calibrations[tau]
 
 
+class Ev:
+    """One candidate's evidence as ``judge.Scored`` carries it (what :func:`decision.features` reads)."""
+
+    __slots__ = ("match", "rank", "typical", "cosines")
+
+    def __init__(self, match: float, rank: float, typical: float, cosines: np.ndarray) -> None:
+        self.match, self.rank, self.typical, self.cosines = match, rank, typical, cosines
+
+
 @dataclass
 class Table:
-    """Per question: the best and runner-up skill by rank, the judge's evidence, and what was right."""
+    """Per question: the judge's evidence for its best candidate (:data:`decision.FEATURES`), and what was
+    right."""
 
-    match: np.ndarray
-    typical: np.ndarray
-    margin: np.ndarray
+    x: np.ndarray
     correct: np.ndarray  # the best skill is the question's
     inside: np.ndarray  # the question is in scope
     generic: np.ndarray  # out of scope and from oos_train (not a left-out intent)
+    fold: np.ndarray
 
-    def features(self) -> np.ndarray:
-        return np.column_stack([self.match, self.match - self.typical, self.margin])
+    @property
+    def margin(self) -> np.ndarray:
+        return self.x[:, D.FEATURES.index("margin")]
 
     @staticmethod
     def join(tables: Sequence[Table]) -> Table:
         return Table(*(np.concatenate([getattr(t, f) for t in tables]) for f in
-                       ("match", "typical", "margin", "correct", "inside", "generic")))
+                       ("x", "correct", "inside", "generic", "fold")))
+
+    def where(self, rows: np.ndarray) -> Table:
+        return Table(self.x[rows], self.correct[rows], self.inside[rows], self.generic[rows], self.fold[rows])
 
     def rates(self, values: np.ndarray, generic_only: bool = False) -> tuple[float, float]:
         """(in-scope accuracy, null rate) when answering at ``values >= 0``."""
@@ -164,20 +177,28 @@ def scores(library: Library, cos: np.ndarray, tau: float, weight: float) -> tupl
     return match, rank
 
 
-def table(fold: Fold, tau: float, weight: float, prior: tuple[float, float] | None = None) -> Table:
-    """The judge's evidence for each question's best candidate (``prior``: (PRIOR_N, PRIOR_MEAN) to use)."""
-    library, labels, generic = fold.library, fold.labels, fold.generic
-    match, rank = scores(library, fold.cosines(), tau, weight)
-    order = np.argsort(-rank, axis=1, kind="stable")
-    rows = np.arange(len(fold.queries))
-    best, second = order[:, 0], order[:, 1]
+def table(fold: Fold, tau: float, weight: float, prior: tuple[float, float] | None = None, index: int = 0,
+          features: bool = True) -> Table:
+    """The judge's evidence for each question's best candidate among its :data:`judge.CANDIDATES` best-ranked
+    skills (``prior``: (PRIOR_N, PRIOR_MEAN) to use; ``features`` False: only which answer is right)."""
+    library, labels = fold.library, fold.labels
+    cos = fold.cosines()
+    match, rank = scores(library, cos, tau, weight)
+    order = np.argsort(-rank, axis=1, kind="stable")[:, :J.CANDIDATES]
     calibrations = library.calibrations(tau)
-    typical = np.array([typical_of(calibrations[b], prior) for b in best])
+    typical = np.array([typical_of(c, prior) for c in calibrations])
+    rows = []
+    if features:
+        for q, found in enumerate(order):
+            evs = [Ev(match[q, i], rank[q, i], typical[i], cos[q, library.starts[i]:library.starts[i + 1]])
+                   for i in found]
+            rows.append(D.features(evs[0], evs[1:]))
     names = np.array(library.names)
     labels_ = np.array([x if x is not None else "" for x in labels])
     inside = np.array([x is not None for x in labels])
-    return Table(match[rows, best], typical, rank[rows, best] - rank[rows, second],
-                 inside & (names[best] == labels_), inside, np.asarray(generic, dtype=bool))
+    x = np.array(rows) if rows else np.zeros((len(order), len(D.FEATURES)))
+    return Table(x, inside & (names[order[:, 0]] == labels_), inside, np.asarray(fold.generic, dtype=bool),
+                 np.full(len(order), index))
 
 
 def typical_of(calibration: J.Calibration, prior: tuple[float, float] | None) -> float:
@@ -198,13 +219,10 @@ class Fold:
     queries: np.ndarray
     labels: list[str | None]
     generic: np.ndarray
-    _cos: np.ndarray | None = None
 
     def cosines(self) -> np.ndarray:
-        """The questions' cosines to every passage of the library (computed once)."""
-        if self._cos is None:
-            self._cos = self.queries.astype(np.float64) @ self.library.vectors.T
-        return self._cos
+        """The questions' cosines to every passage of the library (not kept: ~300 MB a CLINC fold)."""
+        return self.queries.astype(np.float64) @ self.library.vectors.T
 
 
 def _skills(rows: Sequence[tuple[str, str]], keep: set[str], conditions: Callable[[str, list[str]], list[str]]
@@ -214,24 +232,16 @@ def _skills(rows: Sequence[tuple[str, str]], keep: set[str], conditions: Callabl
 
 
 def folds(rows: Sequence[tuple[str, str]], vectors: np.ndarray, known: set[str], extra_oos: np.ndarray,
-          embed: Embed, leave_intents_out: bool, few: bool = False, seed: int = 0) -> list[Fold]:
+          embed: Embed, leave_intents_out: bool) -> list[Fold]:
     """5 folds of ``rows`` (block folds; ``known``: intents that may be in the library; ``extra_oos``: vectors
     of generic out-of-scope questions added to every fold)."""
     fold = block_folds(rows)
-    rng = np.random.default_rng(seed)
-    sizes = {}
     out = []
     intents = sorted(known)
     for k in range(5):
         keep = known - ({x for n, x in enumerate(intents) if n % 5 == k} if leave_intents_out else set())
-
-        def conditions(source: str, examples: list[str], k: int = k) -> list[str]:
-            if not few:
-                return examples
-            n = sizes.setdefault((k, source), int(rng.choice(FEW)))
-            return [examples[j] for j in rng.permutation(len(examples))[:n]]
-
-        library = Library.of(_skills([r for r, f in zip(rows, fold, strict=True) if f != k], keep, conditions), embed)
+        library = Library.of(_skills([r for r, f in zip(rows, fold, strict=True) if f != k], keep,
+                                     lambda s, e: e), embed)
         held = np.flatnonzero(fold == k)
         labels = [f"intent:{rows[j][1]}" if rows[j][1] in keep else None for j in held]
         out.append(Fold(library, np.vstack([vectors[held], extra_oos]), labels + [None] * len(extra_oos),
@@ -247,64 +257,92 @@ def training_sets(data: Path, embed: Embed) -> dict[str, list[Fold]]:
     bank_vectors = embed([t for t, _ in fit_rows])
     no_oos = np.empty((0, train_vectors.shape[1]), dtype=np.float32)
     clinc_intents = {i for _, i in train}
-    titles = Library.of(_skills(train, clinc_intents, lambda s, e: []), embed)
     return {
         "clinc": folds(train, train_vectors, clinc_intents, oos_vectors, embed, leave_intents_out=True),
         "banking": folds(fit_rows, bank_vectors, known, no_oos, embed, leave_intents_out=False),
-        "clinc_few": folds(train, train_vectors, clinc_intents, oos_vectors, embed, True, few=True, seed=1),
-        "banking_few": folds(fit_rows, bank_vectors, known, no_oos, embed, False, few=True, seed=2),
-        "clinc_titles": [Fold(titles, np.vstack([train_vectors, oos_vectors]),
-                              [f"intent:{i}" for _, i in train] + [None] * len(oos_train),
-                              np.r_[np.zeros(len(train), bool), np.ones(len(oos_train), bool)])],
     }
 
 
 # -- fitting ------------------------------------------------------------------------------------
 
 
-def logistic(x: np.ndarray, y: np.ndarray, weights: np.ndarray, l2: float = 1e-3, steps: int = 50) -> np.ndarray:
-    """Weighted logistic regression by Newton's method: coefficients, then the intercept."""
-    x1 = np.hstack([x, np.ones((len(x), 1))])
-    w = np.zeros(x1.shape[1])
-    for _ in range(steps):
-        p = 1.0 / (1.0 + np.exp(-x1 @ w))
-        grad = x1.T @ (weights * (p - y)) + l2 * np.r_[w[:-1], 0.0]
-        hess = (x1 * (weights * p * (1 - p))[:, None]).T @ x1 + l2 * np.eye(len(w))
-        w -= np.linalg.solve(hess, grad)
-    return w
+@dataclass
+class Net:
+    """The decision network's constants (:mod:`decision`): standardisation, one tanh layer, output, bias."""
+
+    mean: np.ndarray
+    scale: np.ndarray
+    w1: np.ndarray
+    b1: np.ndarray
+    out_w: np.ndarray
+    out_b: float
+    bias: float = 0.0
+
+    def values(self, t: Table, min_margin: float = 0.0, shift: float = 0.0) -> np.ndarray:
+        """The decision value of each question's best candidate (below ``min_margin``: no answer)."""
+        out = D.network(t.x, self.w1, self.b1, self.out_w, self.out_b, self.mean, self.scale) + self.bias + shift
+        return np.where(t.margin < min_margin, -1.0, out)
+
+    @classmethod
+    def shipped(cls) -> Net:
+        return cls(D.MEAN, D.SCALE, D.W1, D.B1, D.OUT_W, D.OUT_B, D.BIAS)
 
 
-def values(t: Table, w: np.ndarray, min_margin: float = 0.0) -> np.ndarray:
-    """The decision value of each question's best candidate (below ``min_margin``: no answer)."""
-    out = t.features() @ w[:3] + w[3]
-    return np.where(t.margin < min_margin, -1.0, out)
+def train(t: Table, weights: np.ndarray, hidden: int = D.HIDDEN, steps: int = 3000, rate: float = 0.01,
+          l2: float = 1e-3, seed: int = 0) -> Net:
+    """A weighted logistic loss of "the best candidate is right" through one tanh layer, full-batch Adam from a
+    fixed seed (deterministic)."""
+    mean, scale = t.x.mean(axis=0), t.x.std(axis=0) + 1e-9
+    z, y, w = (t.x - mean) / scale, t.correct.astype(float), weights / weights.sum()
+    rng = np.random.default_rng(seed)
+    p = {"w1": rng.normal(0, 1 / np.sqrt(z.shape[1]), (z.shape[1], hidden)), "b1": np.zeros(hidden),
+         "out_w": rng.normal(0, 1 / np.sqrt(hidden), hidden), "out_b": np.zeros(1)}
+    m = {k: np.zeros_like(v) for k, v in p.items()}
+    v2 = {k: np.zeros_like(v) for k, v in p.items()}
+    for step in range(1, steps + 1):
+        h = np.tanh(z @ p["w1"] + p["b1"])
+        g = w * (1.0 / (1.0 + np.exp(-(h @ p["out_w"] + p["out_b"]))) - y)
+        gh = np.outer(g, p["out_w"]) * (1 - h ** 2)
+        grads = {"out_w": h.T @ g + l2 * p["out_w"], "out_b": np.array([g.sum()]),
+                 "w1": z.T @ gh + l2 * p["w1"], "b1": gh.sum(axis=0)}
+        for k in p:
+            m[k] = 0.9 * m[k] + 0.1 * grads[k]
+            v2[k] = 0.999 * v2[k] + 0.001 * grads[k] ** 2
+            p[k] -= rate * (m[k] / (1 - 0.9 ** step)) / (np.sqrt(v2[k] / (1 - 0.999 ** step)) + 1e-8)
+    return Net(mean, scale, p["w1"], p["b1"], p["out_w"], float(p["out_b"][0]))
 
 
-def worst_margin(tables: dict[str, Table], w: np.ndarray, min_margin: float) -> float:
-    """The smallest margin over the targets (CLINC's null on oos_train only)."""
+def balanced(tables: Sequence[Table]) -> np.ndarray:
+    """Row weights: each set counts alike, and within it in-scope and out-of-scope questions alike."""
+    return np.concatenate([np.where(t.inside, 0.5 / t.inside.sum(), 0.5 / (~t.inside).sum()) for t in tables])
+
+
+def worst_margin(tables: dict[str, Table], raw: dict[str, np.ndarray], shift: float) -> float:
+    """The smallest margin over the targets (CLINC's null on oos_train only) at ``raw + shift`` (``raw``: each
+    set's decision values, -inf below the minimum margin)."""
     out = math.inf
     for name, (in_target, null_target) in TARGETS.items():
-        inside, null = tables[name].rates(values(tables[name], w, min_margin), generic_only=name == "clinc")
+        inside, null = tables[name].rates(raw[name] + shift, generic_only=name == "clinc")
         out = min(out, inside - in_target, null - null_target)
     return out
 
 
-def best_bias(tables: dict[str, Table], w: np.ndarray, min_margin: float) -> tuple[np.ndarray, float]:
-    """``w`` with the bias at the largest smallest margin over the targets, and that margin."""
-    best = max((worst_margin(tables, np.r_[w[:3], w[3] + shift], min_margin), shift)
-               for shift in np.arange(-4, 4, 0.001))
-    return np.r_[w[:3], w[3] + best[1]], best[0]
+def best_bias(tables: dict[str, Table], net: Net, min_margin: float) -> tuple[Net, float]:
+    """``net`` with the bias at the largest smallest margin over the targets, and that margin."""
+    raw = {n: np.where(tables[n].margin < min_margin, -np.inf, net.values(tables[n])) for n in TARGETS}
+    best = max((worst_margin(tables, raw, shift), shift) for shift in np.arange(-6, 6, 0.005))
+    return Net(net.mean, net.scale, net.w1, net.b1, net.out_w, net.out_b, net.bias + best[1]), best[0]
 
 
 #: Margin buckets for MIN_MARGIN (their lower edges).
 MARGIN_EDGES = (0.0, 0.005, 0.01, 0.015, 0.02, 0.03, 0.05)
 
 
-def min_margin(tables: dict[str, Table], w: np.ndarray, log: Callable[[str], None] | None = None) -> float:
+def min_margin(tables: dict[str, Table], net: Net, log: Callable[[str], None] | None = None) -> float:
     """The margin below which the answers on clinc + banking were right less than half the time: from 0, the
     upper edge of the last bucket in a row whose answers were mostly wrong."""
     both = Table.join([tables["clinc"], tables["banking"]])
-    answered = values(both, w) >= 0
+    answered = net.values(both) >= 0
     out = 0.0
     for low, high in zip(MARGIN_EDGES[:-1], MARGIN_EDGES[1:], strict=True):
         bucket = answered & (both.margin >= low) & (both.margin < high)
@@ -317,34 +355,21 @@ def min_margin(tables: dict[str, Table], w: np.ndarray, log: Callable[[str], Non
     return out
 
 
-def fit_weights(tables: dict[str, Table], log: Callable[[str], None] | None = None
-                ) -> tuple[np.ndarray, float, float]:
-    """Logistic weights over clinc + banking; the minimum margin; the bias at the best smallest margin over
-    the targets. Returns (weights with the bias, minimum margin, the targets' smallest margin)."""
+def fit_net(tables: dict[str, Table], min_margin_: float | None = None) -> tuple[Net, float, float]:
+    """The network over clinc + banking; the minimum margin (unless given); the bias at the best smallest margin
+    over the targets. Returns (the network with its bias, minimum margin, the targets' smallest margin)."""
     sets = [tables["clinc"], tables["banking"]]
-    x = np.vstack([t.features() for t in sets])
-    y = np.concatenate([t.correct.astype(float) for t in sets])
-    weight = np.concatenate([np.where(t.inside, 0.5 / t.inside.sum(), 0.5 / (~t.inside).sum()) for t in sets])
-    w = logistic(x, y, weight * len(y) / len(sets))
-    w, _ = best_bias(tables, w, 0.0)
-    least = min_margin(tables, w, log)
-    w, worst = best_bias(tables, w, least)
-    return w, least, worst
-
-
-def prior_mean(titles: Table, w: np.ndarray, least: float) -> float:
-    """The lowest prior mean at which skills without conditions refuse 0.85 of oos_train."""
-    for mean in np.arange(0.2, 1.0, 0.001):
-        shifted = Table(titles.match, np.full_like(titles.match, mean), titles.margin, titles.correct,
-                        titles.inside, titles.generic)
-        if shifted.rates(values(shifted, w, least), generic_only=True)[1] >= 0.85:
-            return float(round(mean, 3))
-    raise RuntimeError("no prior mean refuses 0.85 of oos_train")
+    net = train(Table.join(sets), balanced(sets))
+    if min_margin_ is None:
+        net, _ = best_bias(tables, net, 0.0)
+        min_margin_ = min_margin(tables, net)
+    net, worst = best_bias(tables, net, min_margin_)
+    return net, min_margin_, worst
 
 
 def tables_at(sets: dict[str, list[Fold]], names: Sequence[str], tau: float, weight: float,
               prior: tuple[float, float]) -> dict[str, Table]:
-    return {n: Table.join([table(f, tau, weight, prior) for f in sets[n]]) for n in names}
+    return {n: Table.join([table(f, tau, weight, prior, k) for k, f in enumerate(sets[n])]) for n in names}
 
 
 @dataclass
@@ -353,26 +378,27 @@ class Fitted:
     weight: float
     prior_n: float
     prior_mean: float
-    w: np.ndarray
+    net: Net
     min_margin: float
     margin: float
     tables: dict[str, Table]
 
 
-def fit_for(sets: dict[str, list[Fold]], tau: float, weight: float, prior_n: float,
-            log: Callable[[str], None] | None = None) -> Fitted:
-    mean = 0.6
-    for _ in range(10):
-        tables = tables_at(sets, ("clinc", "banking", "clinc_titles"), tau, weight, (prior_n, mean))
-        w, least, margin = fit_weights(tables)
-        new = prior_mean(tables["clinc_titles"], w, least)
-        if abs(new - mean) < 0.0015:
-            break
-        mean = new
-    if log:
-        log(f"  PRIOR_N {prior_n:g}: the answers by margin on the clinc + banking folds")
-        min_margin(tables, w, log)
-    return Fitted(tau, weight, prior_n, mean, w, least, margin, tables)
+def cross_validated(tables: dict[str, Table], least: float) -> dict[str, tuple[float, float, float]]:
+    """Each fold judged by a network and bias fitted on the other four (of both sets): (in-scope, null,
+    oos_train null) per set."""
+    judged: dict[str, list[tuple[Table, np.ndarray]]] = {n: [] for n in TARGETS}
+    for k in range(5):
+        rest = {n: t.where(t.fold != k) for n, t in tables.items() if n in TARGETS}
+        net, _, _ = fit_net(rest, least)
+        for n in TARGETS:
+            held = tables[n].where(tables[n].fold == k)
+            judged[n].append((held, net.values(held, least)))
+    out = {}
+    for n, parts in judged.items():
+        t, v = Table.join([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+        out[n] = (*t.rates(v), t.rates(v, generic_only=True)[1])
+    return out
 
 
 def fit(sets: dict[str, list[Fold]], log: Callable[[str], None] = print) -> Fitted:
@@ -382,52 +408,79 @@ def fit(sets: dict[str, list[Fold]], log: Callable[[str], None] = print) -> Fitt
         for weight in (0.2, 0.3, 0.5):
             tops = []
             for name in ("clinc", "banking"):
-                t = Table.join([table(f, tau, weight) for f in sets[name]])
+                t = Table.join([table(f, tau, weight, features=False) for f in sets[name]])
                 tops.append(float(t.correct[t.inside].mean()))
             grid[(tau, weight)] = sum(tops)
             log(f"  tau {tau:.2f} weight {weight:.1f}: clinc {tops[0]:.4f}, banking {tops[1]:.4f}")
     tau, weight = max(grid, key=lambda k: (round(grid[k], 4), -k[0]))
     log(f"  chosen: TAU {tau}, PROTOTYPE_WEIGHT {weight}")
-    best = None
-    for prior_n in (1.0, 3.0):
-        fitted = fit_for(sets, tau, weight, prior_n, log)
-        few = tables_at(sets, ("clinc_few", "banking_few"), tau, weight, (prior_n, fitted.prior_mean))
-        a, b = few["clinc_few"].rates(values(few["clinc_few"], fitted.w, fitted.min_margin), generic_only=True)
-        c, d = few["banking_few"].rates(values(few["banking_few"], fitted.w, fitted.min_margin))
-        log(f"  PRIOR_N {prior_n:g}: MIN_MARGIN {fitted.min_margin}, PRIOR_MEAN {fitted.prior_mean}, smallest margin "
-            "over the targets "
-            f"{fitted.margin:+.4f}; 0-20 conditions per skill: clinc {a:.3f} / null (oos_train) {b:.3f}, "
-            f"banking {c:.3f} / null {d:.3f}")
-        if best is None or a + b + c + d > best[0]:
-            best = (a + b + c + d, fitted)
-    return best[1]
+    return fit_decision(sets, tau, weight, log)
 
 
-def check_against_judge(fold: Fold, tau: float, weight: float, n: int = 50) -> float:
-    """The largest difference between this module's rank scores and ``judge.judge``'s on ``n`` questions."""
-    _, rank = scores(fold.library, fold.cosines()[:n], tau, weight)
-    worst = 0.0
+def fit_decision(sets: dict[str, list[Fold]], tau: float, weight: float, log: Callable[[str], None] = print
+                 ) -> Fitted:
+    """The decision network, ``MIN_MARGIN`` and the bias at a given ``TAU`` and weight (the prior is judge
+    v3's: it barely moves the typical match of skills of tens of examples, the only ones the network judges)."""
+    tables = tables_at(sets, ("clinc", "banking"), tau, weight, (J.PRIOR_N, J.PRIOR_MEAN))
+    net, least, margin = fit_net(tables)
+    log(f"  MIN_MARGIN {least}, smallest margin over the targets {margin:+.4f}; the answers by margin on the "
+        "clinc + banking folds:")
+    min_margin(tables, net, log)
+    return Fitted(tau, weight, J.PRIOR_N, J.PRIOR_MEAN, net, least, margin, tables)
+
+
+def check_against_judge(fold: Fold, fitted: Fitted, n: int = 50) -> tuple[float, float]:
+    """The largest differences between this module's rank scores and decision values and ``judge.judge``'s on
+    ``n`` questions (the judge given the same best-ranked candidates, with the shipped constants)."""
+    t = table(fold, fitted.tau, fitted.weight, (fitted.prior_n, fitted.prior_mean))
+    cos = fold.queries[:n].astype(np.float64) @ fold.library.vectors.T
+    _, rank = scores(fold.library, cos, fitted.tau, fitted.weight)
+    calibrations = fold.library.calibrations(fitted.tau)
+    worst_rank = worst_value = 0.0
+    shipped = Net.shipped()
     for q in range(min(n, len(fold.queries))):
-        candidates = [J.Candidate(name, fold.library.block(i) @ fold.queries[q], fold.library.norms[i])
-                      for i, name in enumerate(fold.library.names)]
-        scored = {s.skill_id: s.rank for s in J.judge(candidates, tau=tau, weight=weight).scored}
-        worst = max(worst, max(abs(scored[name] - rank[q, i]) for i, name in enumerate(fold.library.names)))
-    return worst
+        found = np.argsort(-rank[q], kind="stable")[:J.CANDIDATES]
+        candidates = [J.Candidate(fold.library.names[i], fold.library.block(i) @ fold.queries[q],
+                                  fold.library.norms[i], calibrations[i]) for i in found]
+        verdict = J.judge(candidates, tau=fitted.tau, weight=fitted.weight)
+        by_name = {s.skill_id: s.rank for s in verdict.scored}
+        worst_rank = max(worst_rank, max(abs(by_name[fold.library.names[i]] - rank[q, i]) for i in found))
+        if verdict.margin >= J.MIN_MARGIN:
+            worst_value = max(worst_value, abs(verdict.value - float(shipped.values(t.where(np.array([q])))[0])))
+    return worst_rank, worst_value
+
+
+def constants(fitted: Fitted) -> str:
+    """The fitted network as the source lines of :mod:`decision`."""
+    net = fitted.net
+
+    def array(a: np.ndarray) -> str:
+        return "np.array(" + repr(np.round(a, 6).tolist()) + ")"
+
+    return "\n".join([f"MEAN = {array(net.mean)}", f"SCALE = {array(net.scale)}", f"W1 = {array(net.w1)}",
+                      f"B1 = {array(net.b1)}", f"OUT_W = {array(net.out_w)}", f"OUT_B = {round(net.out_b, 6)}",
+                      f"BIAS = {round(net.bias, 6)}"])
 
 
 def report(fitted: Fitted, log: Callable[[str], None] = print) -> None:
-    w = fitted.w
+    net = fitted.net
     log(f"fitted: TAU {fitted.tau}, PROTOTYPE_WEIGHT {fitted.weight}, PRIOR_N {fitted.prior_n:g}, PRIOR_MEAN "
-        f"{fitted.prior_mean}, W_MATCH {w[0]:.3f}, W_ABOVE_TYPICAL {w[1]:.3f}, W_MARGIN {w[2]:.3f}, BIAS {w[3]:.3f}, "
-        f"MIN_MARGIN {fitted.min_margin}")
-    shipped = (J.TAU, J.PROTOTYPE_WEIGHT, J.PRIOR_N, J.PRIOR_MEAN, J.W_MATCH, J.W_ABOVE_TYPICAL, J.W_MARGIN, J.BIAS,
-               J.MIN_MARGIN)
-    fitted_ = (fitted.tau, fitted.weight, fitted.prior_n, fitted.prior_mean, *np.round(w, 3), fitted.min_margin)
-    same = all(abs(a - b) < 1e-6 for a, b in zip(shipped, fitted_, strict=True))
-    log(f"  the shipped constants are {'these' if same else 'NOT these: ' + str(shipped)}")
+        f"{fitted.prior_mean}, MIN_MARGIN {fitted.min_margin}, decision network ({len(D.FEATURES)} features, "
+        f"{D.HIDDEN} tanh units):")
+    log(constants(fitted))
+    shipped = Net.shipped()
+    same = (abs(J.TAU - fitted.tau) < 1e-9 and abs(J.PROTOTYPE_WEIGHT - fitted.weight) < 1e-9
+            and abs(J.PRIOR_MEAN - fitted.prior_mean) < 1e-6 and abs(J.MIN_MARGIN - fitted.min_margin) < 1e-9
+            and all(np.allclose(getattr(shipped, f), np.round(getattr(net, f), 6), atol=1e-6)
+                    for f in ("mean", "scale", "w1", "b1", "out_w", "out_b", "bias")))
+    log(f"  the shipped constants are {'these' if same else 'NOT these'}")
     for name in ("clinc", "banking"):
         t = fitted.tables[name]
-        v = values(t, w, fitted.min_margin)
+        v = net.values(t, fitted.min_margin)
         inside, null = t.rates(v)
         extra = f", oos_train null {t.rates(v, generic_only=True)[1]:.3f}" if name == "clinc" else ""
         log(f"  on the {name} folds it was fitted on: in-scope {inside:.3f}, null {null:.3f}{extra}")
+    for name, (inside, null, generic) in cross_validated(fitted.tables, fitted.min_margin).items():
+        extra = f", oos_train null {generic:.3f}" if name == "clinc" else ""
+        log(f"  cross-validated (each fold judged by a network and bias fitted on the other four): {name} "
+            f"in-scope {inside:.3f}, null {null:.3f}{extra}")

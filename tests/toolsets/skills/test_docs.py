@@ -19,7 +19,7 @@ from helpers.paths import REPO
 
 from graphlore.adapters.cli import build_cli
 from graphlore.errors import GraphloreError
-from graphlore.toolsets.skills import TOOLSET, extract, judge, learning, models, outcomes, routing
+from graphlore.toolsets.skills import TOOLSET, decision, extract, judge, learning, models, outcomes, routing
 from graphlore.toolsets.skills.models import Skill, SkillChanges
 from graphlore.toolsets.skills.playbook import ARROW, Header, parse, render
 
@@ -141,8 +141,12 @@ def test_the_judge_constants_are_the_code_s():
     assert f"shrunk toward {judge.PRIOR_MEAN:g} (as if one more example matched at {judge.PRIOR_MEAN:g}" in f
     assert judge.PRIOR_N == 1 and judge.MIN_EXAMPLES == 2
     assert f"fewer than {judge.MIN_EXAMPLES} conditions is held to {judge.PRIOR_MEAN:g}" in f
+    assert f"at least {judge.NETWORK_EXAMPLES} conditions" in f
+    assert f"a small fixed network ({len(decision.FEATURES)} inputs, {decision.HIDDEN} tanh units)" in f
+    assert f"the margin is at least **{judge.LINEAR_MIN_MARGIN:g}**" in f
     assert (f"`{judge.W_MATCH:g} * match + {judge.W_ABOVE_TYPICAL:g} * (match - typical) + {judge.W_MARGIN:g} * "
             f"margin + {judge.BIAS:g} >= 0`") in f
+    assert f"the 5 and of the {decision.NEAREST} passages nearest the query" in f
     assert f"the margin is at least **{judge.MIN_MARGIN:g}**" in f
     assert f"confidence below {models.LOW_CONFIDENCE:g})" in f
     assert f"passages of the {learning.CHECK_SKILLS} skills nearest the question" in f
