@@ -157,14 +157,16 @@ class Part:
 
     def search(
         self, queries: np.ndarray, members: Sequence[int], kind: str | None, keep: np.ndarray | None, limit: int,
+        *, exact: bool = False,
     ) -> dict[int, list[tuple[int, float]]]:
         """Top ``limit`` (position, best-passage cosine) per query row in ``members``, within ``kind``'s
         rows and the positions ``keep`` allows (None: all): a blocked pass over the full vectors, or over
-        the sketch and then the shortlist's full vectors (the module docstring says when)."""
+        the sketch and then the shortlist's full vectors (the module docstring says when; never with
+        ``exact``)."""
         start, end = self.span(kind)
         if end <= start:
             return {}
-        sketched = (end - start >= SKETCH_ROWS and shortlist_size(limit) * 4 < end - start
+        sketched = (not exact and end - start >= SKETCH_ROWS and shortlist_size(limit) * 4 < end - start
                     and self.matrix.shape[1] >= 2 * SKETCH_DIM)
         if sketched:
             sketch = self.sketch()
@@ -341,7 +343,8 @@ class Snapshot:
         base_keep = masks[0] if self._keep is None else (self._keep if masks[0] is None else self._keep & masks[0])
         for kind, members in by_kind.items():
             found = [(self.base, self.base.search(queries, members, kind, base_keep, limit)),
-                     (self.delta, self.delta.search(queries, members, kind, masks[1], limit))]
+                     # the second part is made again after every write: a sketch of it would be too
+                     (self.delta, self.delta.search(queries, members, kind, masks[1], limit, exact=True))]
             for q in members:
                 merged = [(part.rowids[p], part.ids[p], score) for part, hits in found for p, score in hits.get(q, [])]
                 merged.sort(key=lambda h: (-h[2], h[0]))
