@@ -50,7 +50,7 @@ READ_CHUNK = 400
 #: Rows of a slice from which a search ranks on the sketch first (below it the exact scan is cheap: ~1 ms
 #: per 10k rows, and the sketch's shortlist would be a large share of the slice).
 SKETCH_ROWS = 20_000
-#: Dimensions of the sketch: 128 of 384 keep ~85-97 % of real vectors' energy (bench/README.md).
+#: Dimensions of the sketch: 128 of 384 keep 85-97 % of real vectors' energy (bench/README.md, the sketch).
 SKETCH_DIM = 128
 #: Rows the principal directions are computed from (a sample: the directions barely change past it).
 SKETCH_SAMPLE = 20_000
