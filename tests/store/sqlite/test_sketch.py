@@ -9,6 +9,8 @@ sketched path, with a shortlist of 40 of them (8 % of the slice; at 100k rows th
 from __future__ import annotations
 
 import json
+import time
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -161,3 +163,24 @@ def test_the_second_part_is_scanned_exactly_however_large(subspace_store, monkey
     assert store._snapshot.delta._sketch is None
     monkeypatch.setattr(engine, "SKETCH_ROWS", 1 << 62)
     assert ranked(store, queries, "a", None, 10) == exact
+
+
+def test_concurrent_first_searches_make_one_sketch_and_agree(subspace_store, monkeypatch):
+    """Searches rank without the store's lock: the first ones to need the sketch wait for one build."""
+    store, _, _, queries = subspace_store
+    monkeypatch.setattr(engine, "SHORTLIST_MIN", 20)
+    monkeypatch.setattr(engine, "SKETCH_ROWS", 1 << 62)
+    exact = ranked(store, queries, "a", None, 10)
+    made, real = [], engine.Sketch
+
+    def slow_sketch(matrix):
+        made.append(1)
+        time.sleep(0.2)  # widens the window in which another search could start a second build
+        return real(matrix)
+
+    monkeypatch.setattr(engine, "Sketch", slow_sketch)
+    monkeypatch.setattr(engine, "SKETCH_ROWS", 100)
+    with ThreadPoolExecutor(4) as pool:
+        answers = list(pool.map(lambda _: ranked(store, queries, "a", None, 10), range(4)))
+    assert made == [1]
+    assert answers == [exact] * 4
