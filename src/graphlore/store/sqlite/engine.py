@@ -18,8 +18,8 @@ on their :data:`SKETCH_DIM` leading principal directions, a third of the bytes) 
 best :func:`shortlist_size` of them are scored again on their full vectors, which give the order and
 the scores returned. The exact float32 scan runs at memory bandwidth (100k x 384 rows: 154 MB per pass),
 so reading fewer bytes is what makes it faster; the shortlist is what keeps the answer the exact scan's
-(bench/README.md measures both on real vectors: the same top 10, and of a top 100 all but a few tail
-ranks). Smaller slices, and the small second part (below), are scanned exactly.
+(bench/README.md measures both on real vectors: the same top 10 but for one query in 200 on held-out
+vectors, and of a top 100 all but a few tail ranks; not on vectors without dominant directions). Smaller slices, and the small second part (below), are scanned exactly.
 A snapshot is never changed in place: :meth:`Snapshot.updated` returns a new one sharing the first part's
 matrix, so a search running in another thread keeps reading the one it started with.
 
@@ -50,7 +50,7 @@ READ_CHUNK = 400
 #: Rows of a slice from which a search ranks on the sketch first (below it the exact scan is cheap: ~1 ms
 #: per 10k rows, and the sketch's shortlist would be a large share of the slice).
 SKETCH_ROWS = 20_000
-#: Dimensions of the sketch: 128 of 384 keep 85-97 % of real vectors' energy (bench/README.md, the sketch).
+#: Dimensions of the sketch: 128 of 384 keep 76-97 % of real vectors' energy (bench/README.md, the sketch).
 SKETCH_DIM = 128
 #: Rows the principal directions are computed from (a sample: the directions barely change past it).
 SKETCH_SAMPLE = 20_000
