@@ -265,6 +265,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.reuse and args.keep is None:
         parser.error("--reuse needs --keep DIR")
+    if args.random_vectors and args.cache is not None:
+        parser.error("--random-vectors and --cache exclude each other (random vectors are never cached)")
 
     base = args.keep or Path(tempfile.mkdtemp(prefix="facts-bench-"))
     base.mkdir(parents=True, exist_ok=True)

@@ -1,4 +1,5 @@
-"""Hybrid search over a store: BM25 and exact vector ranking of the same filtered nodes, fused.
+"""Hybrid search over a store: BM25 and vector ranking (exact cosines; on large slices the SQLite engine
+shortlists on a sketch and PostgreSQL searches its HNSW index) of the same filtered nodes, fused.
 
 Both rankings see exactly the candidates the filters (``kind``, ``where``) let
 through, before any top-k cut. The fused order decides the ranking; the score

@@ -9,6 +9,8 @@ sketched path, with a shortlist of 40 of them (8 % of the slice; at 100k rows th
 from __future__ import annotations
 
 import json
+import time
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -103,3 +105,82 @@ def test_a_sketched_search_after_writes_skips_deleted_nodes_and_finds_rewritten_
     assert after[1][0] == (moved, pytest.approx(1.0, abs=1e-5))
     monkeypatch.setattr(engine, "SKETCH_ROWS", 1 << 62)
     assert [[i for i, _ in hits] for hits in searches(store, queries[:5])] == [[i for i, _ in hits] for hits in after]
+
+
+def subspace_nodes(rng, count: int, kinds: tuple[str, ...], prefix: str, basis: np.ndarray) -> list[Node]:
+    """Nodes of 1-3 unit passages inside the span of ``basis`` (fewer rows than SKETCH_DIM): the sketch's
+    principal directions hold such vectors whole, so its scores are the exact ones up to rounding."""
+    nodes = []
+    for i in range(count):
+        rows = rng.standard_normal((int(rng.integers(1, 4)), basis.shape[0])).astype(np.float32) @ basis
+        nodes.append(Node(f"{prefix}{i}", kinds[i % len(kinds)], f"{prefix} {i}", "", {"half": i % 2},
+                          rows / np.linalg.norm(rows, axis=1, keepdims=True)))
+    return nodes
+
+
+@pytest.fixture
+def subspace_store(tmp_path):
+    rng = np.random.default_rng(7)
+    basis = np.linalg.qr(rng.standard_normal((384, 64)))[0].T.astype(np.float32)
+    s = SQLiteStore(tmp_path / "sub.db", "test/sketch-subspace")
+    s.upsert_nodes(subspace_nodes(rng, 600, ("a", "b", "c"), "n", basis))
+    queries = rng.standard_normal((12, 64)).astype(np.float32) @ basis
+    yield s, rng, basis, queries / np.linalg.norm(queries, axis=1, keepdims=True)
+    s.close()
+
+
+def ranked(store, queries, kind, where, limit):
+    return [[h.id for h in store.vector_search(q, kind=kind, where=where, limit=limit)] for q in queries]
+
+
+def test_on_vectors_the_sketch_holds_whole_every_kind_filter_and_limit_ranks_as_the_exact_scan(subspace_store,
+                                                                                                monkeypatch):
+    """Every slice of the sketched part (the first kind, later kinds, all kinds), with and without a filter,
+    at limits inside and at the shortlist's size, gives the exact scan's list."""
+    store, _, _, queries = subspace_store
+    monkeypatch.setattr(engine, "SHORTLIST_MIN", 20)
+    for kind in (None, "a", "b", "c"):
+        for where in (None, {"half": 1}):
+            for limit in (1, 10, 20):
+                monkeypatch.setattr(engine, "SKETCH_ROWS", 1 << 62)
+                exact = ranked(store, queries, kind, where, limit)
+                monkeypatch.setattr(engine, "SKETCH_ROWS", 100)
+                assert ranked(store, queries, kind, where, limit) == exact, (kind, where, limit)
+    assert store._snapshot.base._sketch is not None
+
+
+def test_the_second_part_is_scanned_exactly_however_large(subspace_store, monkeypatch):
+    """The second part is made again after every write: sketching it would rebuild a sketch (principal
+    directions and a projection of every row) on the first search after each write."""
+    store, rng, basis, queries = subspace_store
+    ranked(store, queries, "a", None, 10)  # the first part: the 600 nodes
+    store.upsert_nodes(subspace_nodes(rng, 400, ("a",), "w", basis))  # a second part of 400+ rows
+    monkeypatch.setattr(engine, "SKETCH_ROWS", 100)
+    monkeypatch.setattr(engine, "SHORTLIST_MIN", 20)
+    exact = ranked(store, queries, "a", None, 10)
+    assert len(store._snapshot.delta) == 400
+    assert store._snapshot.base._sketch is not None
+    assert store._snapshot.delta._sketch is None
+    monkeypatch.setattr(engine, "SKETCH_ROWS", 1 << 62)
+    assert ranked(store, queries, "a", None, 10) == exact
+
+
+def test_concurrent_first_searches_make_one_sketch_and_agree(subspace_store, monkeypatch):
+    """Searches rank without the store's lock: the first ones to need the sketch wait for one build."""
+    store, _, _, queries = subspace_store
+    monkeypatch.setattr(engine, "SHORTLIST_MIN", 20)
+    monkeypatch.setattr(engine, "SKETCH_ROWS", 1 << 62)
+    exact = ranked(store, queries, "a", None, 10)
+    made, real = [], engine.Sketch
+
+    def slow_sketch(matrix):
+        made.append(1)
+        time.sleep(0.2)  # widens the window in which another search could start a second build
+        return real(matrix)
+
+    monkeypatch.setattr(engine, "Sketch", slow_sketch)
+    monkeypatch.setattr(engine, "SKETCH_ROWS", 100)
+    with ThreadPoolExecutor(4) as pool:
+        answers = list(pool.map(lambda _: ranked(store, queries, "a", None, 10), range(4)))
+    assert made == [1]
+    assert answers == [exact] * 4

@@ -18,8 +18,8 @@ on their :data:`SKETCH_DIM` leading principal directions, a third of the bytes) 
 best :func:`shortlist_size` of them are scored again on their full vectors, which give the order and
 the scores returned. The exact float32 scan runs at memory bandwidth (100k x 384 rows: 154 MB per pass),
 so reading fewer bytes is what makes it faster; the shortlist is what keeps the answer the exact scan's
-(bench/README.md measures both on real vectors: the same top 10, and of a top 100 all but a few tail
-ranks). Smaller slices, and the small second part (below), are scanned exactly.
+(bench/README.md measures both on real vectors: the same top 10 but for one query in 200 on held-out
+vectors, and of a top 100 all but a few tail ranks; not on vectors without dominant directions). Smaller slices, and the small second part (below), are scanned exactly.
 A snapshot is never changed in place: :meth:`Snapshot.updated` returns a new one sharing the first part's
 matrix, so a search running in another thread keeps reading the one it started with.
 
@@ -50,7 +50,7 @@ READ_CHUNK = 400
 #: Rows of a slice from which a search ranks on the sketch first (below it the exact scan is cheap: ~1 ms
 #: per 10k rows, and the sketch's shortlist would be a large share of the slice).
 SKETCH_ROWS = 20_000
-#: Dimensions of the sketch: 128 of 384 keep ~85-97 % of real vectors' energy (bench/README.md).
+#: Dimensions of the sketch: 128 of 384 keep 76-97 % of real vectors' energy (bench/README.md, the sketch).
 SKETCH_DIM = 128
 #: Rows the principal directions are computed from (a sample: the directions barely change past it).
 SKETCH_SAMPLE = 20_000
@@ -157,14 +157,16 @@ class Part:
 
     def search(
         self, queries: np.ndarray, members: Sequence[int], kind: str | None, keep: np.ndarray | None, limit: int,
+        *, exact: bool = False,
     ) -> dict[int, list[tuple[int, float]]]:
         """Top ``limit`` (position, best-passage cosine) per query row in ``members``, within ``kind``'s
         rows and the positions ``keep`` allows (None: all): a blocked pass over the full vectors, or over
-        the sketch and then the shortlist's full vectors (the module docstring says when)."""
+        the sketch and then the shortlist's full vectors (the module docstring says when; never with
+        ``exact``)."""
         start, end = self.span(kind)
         if end <= start:
             return {}
-        sketched = (end - start >= SKETCH_ROWS and shortlist_size(limit) * 4 < end - start
+        sketched = (not exact and end - start >= SKETCH_ROWS and shortlist_size(limit) * 4 < end - start
                     and self.matrix.shape[1] >= 2 * SKETCH_DIM)
         if sketched:
             sketch = self.sketch()
@@ -341,7 +343,8 @@ class Snapshot:
         base_keep = masks[0] if self._keep is None else (self._keep if masks[0] is None else self._keep & masks[0])
         for kind, members in by_kind.items():
             found = [(self.base, self.base.search(queries, members, kind, base_keep, limit)),
-                     (self.delta, self.delta.search(queries, members, kind, masks[1], limit))]
+                     # the second part is made again after every write: a sketch of it would be too
+                     (self.delta, self.delta.search(queries, members, kind, masks[1], limit, exact=True))]
             for q in members:
                 merged = [(part.rowids[p], part.ids[p], score) for part, hits in found for p, score in hits.get(q, [])]
                 merged.sort(key=lambda h: (-h[2], h[0]))

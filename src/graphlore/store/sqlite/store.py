@@ -663,7 +663,8 @@ class SQLiteStore:
     def vector_search(
         self, vector: np.ndarray, *, kind: str | None = None, where: Where | None = None, limit: int = 100,
     ) -> list[Hit]:
-        """Exact cosine over every passage of the filtered nodes; a node scores its best passage."""
+        """Cosine over every passage of the filtered nodes; a node scores its best passage. Scores are exact;
+        past 20k rows the top is the sketch's shortlist rescored (:mod:`~graphlore.store.sqlite.engine`)."""
         query = np.asarray(vector, dtype=np.float32).reshape(-1)
         snapshot, masks = self._vectors(kind, where)
         self._check_dim(snapshot, query.shape[0])
@@ -680,7 +681,7 @@ class SQLiteStore:
     def vector_search_many(
         self, vectors: np.ndarray, *, kinds: str | Sequence[str | None] | None = None, limit: int = 100,
     ) -> list[list[Hit]]:
-        """Exact cosine top ``limit`` per query row, each restricted to its kind (one kind for all, or one per
+        """Cosine top ``limit`` (as :meth:`vector_search`) per query row, each restricted to its kind (one kind for all, or one per
         row); queries of one kind share one pass over that kind's vectors."""
         queries = np.asarray(vectors, dtype=np.float32)
         if queries.ndim == 1:

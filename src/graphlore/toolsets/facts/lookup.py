@@ -6,7 +6,7 @@ written as whole tokens: the store's tokeniser splits "KX-TCA86" into "kx" and
 vector side embeds ``"{name}: {definition}"`` (:func:`graph.node_text`).
 
 ``find`` ranks with the platform's :func:`graphlore.search.hybrid_search` (BM25 and
-exact cosine over the nodes of the selector's kind, fused ``anchored`` as items
+cosine over the nodes of the selector's kind, fused ``anchored`` as items
 search does, scores the clipped cosine) with :data:`FIND`, then
 :func:`codes_first` puts the nodes whose names carry a strong code of the query's
 name first: a model number names one product, however alike the neighbours read
