@@ -117,9 +117,26 @@ def test_a_blocked_candidate_still_counts_as_the_runner_up():
     a, b = (next(s for s in verdict.scored if s.skill_id == x) for x in "ab")
     assert verdict.best == "a" and verdict.margin == pytest.approx(a.rank - b.rank) and verdict.margin < 0
     assert verdict.skill_id is None and "guess" in verdict.reason
-    # far ahead of every other candidate, a skill is still returned when the one before it is blocked
-    clear = J.judge([J.Candidate("b", [0.96], negatives=[0.99]), J.Candidate("a", [0.95]), J.Candidate("c", [0.2])][1:])
-    assert clear.skill_id == "a"
+    # a blocked candidate ranked below the best is its runner-up: the margin is measured against it
+    below = J.judge([J.Candidate("b", [0.60], negatives=[0.99]), J.Candidate("a", [0.95]), J.Candidate("c", [0.2])])
+    a, b = (next(s for s in below.scored if s.skill_id == x) for x in "ab")
+    assert below.skill_id == "a" and below.margin == pytest.approx(a.rank - b.rank)
+    # and one ranked above it is never passed over, however far the best is ahead of the others
+    far = J.judge([J.Candidate("b", [0.96], negatives=[0.99]), J.Candidate("a", [0.95]), J.Candidate("c", [0.1])])
+    assert far.skill_id is None and "failed on a question" in far.reason
+
+
+def test_the_reason_names_the_rule_that_decided():
+    many, few = J.Calibration(J.NETWORK_EXAMPLES, 0.8), J.Calibration(J.NETWORK_EXAMPLES - 1, 0.8)
+    cos = np.r_[0.95, np.linspace(0.5, 0.85, J.NETWORK_EXAMPLES)]
+    for calibration, rule in ((many, "the network"), (few, "the linear rule")):
+        answer = J.judge([J.Candidate("a", cos, calibration=calibration), J.Candidate("b", cos - 0.2)])
+        short = J.judge([J.Candidate("a", cos - 0.5, calibration=calibration), J.Candidate("b", cos - 0.53)])
+        assert answer.skill_id == "a" and short.skill_id is None
+        for verdict in (answer, short):
+            assert rule in verdict.reason and f"{calibration.examples} conditions" in verdict.reason
+    alone = J.judge([J.Candidate("a", [0.3])])
+    assert alone.skill_id is None and "no other candidate" in alone.reason and "runner-up" not in alone.reason
 
 
 def test_judge_returns_the_best_ranked_candidate_when_the_evidence_is_enough():
