@@ -262,3 +262,20 @@ def test_a_lone_candidate_has_no_margin_and_must_carry_it_with_its_match():
     weak = J.judge([J.Candidate("a", [0.30])])
     assert weak.skill_id is None and weak.margin == 0 and "guess" not in weak.reason
     assert J.judge([J.Candidate("a", [0.90])]).skill_id == "a"
+
+
+def test_a_score_shown_as_one_half_always_answered():
+    # the margin guard keeps the value just below 0 (sigmoid 0.4999999998): rounded, the evidence said 0.5
+    # ("0.5 and above answers") and the CLI 0.50 for a search that returned no skill
+    from graphlore.toolsets.skills import evidence, render
+    from graphlore.toolsets.skills.models import JudgeInfo, SearchSkillsResponse
+
+    tie = J.judge([J.Candidate("a", [0.90]), J.Candidate("b", [0.90])])
+    assert tie.skill_id is None and tie.score < 0.5
+    shown = evidence.build([], J.Verdict(None, None, [], tie.margin, tie.value, tie.reason), None, {}, None)
+    assert shown.score < 0.5
+    out = render.search_skills(SearchSkillsResponse(skill=None, query="q", search_time_ms=1.0,
+                                                    judge=JudgeInfo(kind="calibrated"), evidence=shown))
+    assert "(score 0.49," in out
+    answered = evidence.build([], J.Verdict(None, None, [], 0.0, 0.0, "x"), None, {}, None)
+    assert answered.score == 0.5
