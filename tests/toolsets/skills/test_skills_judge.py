@@ -279,3 +279,17 @@ def test_a_score_shown_as_one_half_always_answered():
     assert "(score 0.49," in out
     answered = evidence.build([], J.Verdict(None, None, [], 0.0, 0.0, "x"), None, {}, None)
     assert answered.score == 0.5
+
+
+def test_a_search_refused_as_a_guess_answers_at_no_bias():
+    # bench/skills_routing.py's diagnostic moves the bias; a search the margin guard refused must stay refused
+    # (it counted as answered at any positive shift, its value being just below 0)
+    many = J.Calibration(40, 0.7)
+    cos = np.r_[0.9, np.linspace(0.5, 0.85, 40)]
+    guess = J.judge([J.Candidate("a", cos + J.MIN_MARGIN / 2, calibration=many), J.Candidate("b", cos, calibration=many)])
+    assert guess.skill_id is None and "guess" in guess.reason and not guess.answers_at(0.2)
+    short = J.judge([J.Candidate("a", [0.35]), J.Candidate("b", [0.32])])
+    assert short.skill_id is None and not short.answers_at(0.0) and short.answers_at(-short.value)
+    clear = J.judge([J.Candidate("a", [0.95]), J.Candidate("b", [0.3])])
+    assert clear.answers_at(0.0) and not clear.answers_at(-clear.value - 0.01)
+    assert not J.judge([]).answers_at(10.0)

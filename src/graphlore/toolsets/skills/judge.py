@@ -140,6 +140,12 @@ class Verdict:
     margin: float = 0.0
     value: float = -math.inf
     reason: str = "no candidates"
+    guess: bool = False  # the margin guard refused the best candidate, whatever its value
+
+    def answers_at(self, shift: float) -> bool:
+        """Whether the best candidate would be returned with the decision value moved by ``shift`` (the bench's
+        diagnostic of other biases): never when there is none or the margin guard refused it."""
+        return self.best is not None and not self.guess and self.value + shift >= 0
 
     @property
     def score(self) -> float:
@@ -219,7 +225,8 @@ def judge(candidates: Sequence[Candidate], *, tau: float = TAU, weight: float = 
     if rivals and margin < least:
         why = (f"skill {rivals[0].skill_id}, ranked above it (margin {margin:.3f}), failed on a question like this one"
                if margin < 0 else f"the runner-up is as close (margin {margin:.3f} < {least})")
-        return Verdict(None, best.skill_id, scored, margin, min(value, -1e-9), f"{why}: choosing would be a guess")
+        return Verdict(None, best.skill_id, scored, margin, min(value, -1e-9), f"{why}: choosing would be a guess",
+                       guess=True)
     if value >= 0:
         return Verdict(best.skill_id, best.skill_id, scored, margin, value,
                        f"{rule} scores {sigmoid(value):.2f}, 0.5 is enough: match {best.match:.3f} (typical {best.typical:.3f}), "
