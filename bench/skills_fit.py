@@ -5,9 +5,11 @@ Nothing here reads a split that ``bench/skills_routing.py`` reports on: CLINC150
 without its report fifth (every fifth question of each intent), no ABCD question.
 
 Libraries are built in memory from the product's own skills and passages
-(``imports.intent_skills``, ``routing.skill_passages``, ``judge.calibration``) and
-every skill is judged (no hybrid candidate cut); :func:`check_against_judge` shows
-that the vectorised scores here are ``judge.judge``'s on a sample. The sets:
+(``imports.intent_skills``, ``routing.skill_passages``, ``judge.calibration``); every
+skill is scored and a question's candidates are its 5 best-ranked skills (by rank: there
+is no BM25 here, so not the hybrid search's 5, which ``search_skills`` judges);
+:func:`check_against_judge` shows that the vectorised scores here are ``judge.judge``'s
+on a sample. The sets:
 
 - ``clinc``: 5 folds of CLINC150 ``train``, each a contiguous fifth of every
   intent's examples (neighbouring examples were written together: interleaved folds

@@ -204,8 +204,8 @@ class Pipeline:
 
 
 def at_bias(verdicts: Sequence[J.Verdict], shift: float, source_of: dict[str, str]) -> list[str | None]:
-    """The answers had the bias been ``BIAS + shift``."""
-    return [source_of[v.best] if v.best is not None and v.value + shift >= 0 else None for v in verdicts]
+    """The answers had the bias been ``BIAS + shift`` (the margin guard still refusing what it refused)."""
+    return [source_of[v.best] if v.answers_at(shift) else None for v in verdicts]
 
 
 def report(name: str, runtime: Runtime, library: str, questions: Labelled,

@@ -117,9 +117,26 @@ def test_a_blocked_candidate_still_counts_as_the_runner_up():
     a, b = (next(s for s in verdict.scored if s.skill_id == x) for x in "ab")
     assert verdict.best == "a" and verdict.margin == pytest.approx(a.rank - b.rank) and verdict.margin < 0
     assert verdict.skill_id is None and "guess" in verdict.reason
-    # far ahead of every other candidate, a skill is still returned when the one before it is blocked
-    clear = J.judge([J.Candidate("b", [0.96], negatives=[0.99]), J.Candidate("a", [0.95]), J.Candidate("c", [0.2])][1:])
-    assert clear.skill_id == "a"
+    # a blocked candidate ranked below the best is its runner-up: the margin is measured against it
+    below = J.judge([J.Candidate("b", [0.60], negatives=[0.99]), J.Candidate("a", [0.95]), J.Candidate("c", [0.2])])
+    a, b = (next(s for s in below.scored if s.skill_id == x) for x in "ab")
+    assert below.skill_id == "a" and below.margin == pytest.approx(a.rank - b.rank)
+    # and one ranked above it is never passed over, however far the best is ahead of the others
+    far = J.judge([J.Candidate("b", [0.96], negatives=[0.99]), J.Candidate("a", [0.95]), J.Candidate("c", [0.1])])
+    assert far.skill_id is None and "failed on a question" in far.reason
+
+
+def test_the_reason_names_the_rule_that_decided():
+    many, few = J.Calibration(J.NETWORK_EXAMPLES, 0.8), J.Calibration(J.NETWORK_EXAMPLES - 1, 0.8)
+    cos = np.r_[0.95, np.linspace(0.5, 0.85, J.NETWORK_EXAMPLES)]
+    for calibration, rule in ((many, "the network"), (few, "the linear rule")):
+        answer = J.judge([J.Candidate("a", cos, calibration=calibration), J.Candidate("b", cos - 0.2)])
+        short = J.judge([J.Candidate("a", cos - 0.5, calibration=calibration), J.Candidate("b", cos - 0.53)])
+        assert answer.skill_id == "a" and short.skill_id is None
+        for verdict in (answer, short):
+            assert rule in verdict.reason and f"{calibration.examples} conditions" in verdict.reason
+    alone = J.judge([J.Candidate("a", [0.3])])
+    assert alone.skill_id is None and "no other candidate" in alone.reason and "runner-up" not in alone.reason
 
 
 def test_judge_returns_the_best_ranked_candidate_when_the_evidence_is_enough():
@@ -245,3 +262,34 @@ def test_a_lone_candidate_has_no_margin_and_must_carry_it_with_its_match():
     weak = J.judge([J.Candidate("a", [0.30])])
     assert weak.skill_id is None and weak.margin == 0 and "guess" not in weak.reason
     assert J.judge([J.Candidate("a", [0.90])]).skill_id == "a"
+
+
+def test_a_score_shown_as_one_half_always_answered():
+    # the margin guard keeps the value just below 0 (sigmoid 0.4999999998): rounded, the evidence said 0.5
+    # ("0.5 and above answers") and the CLI 0.50 for a search that returned no skill
+    from graphlore.toolsets.skills import evidence, render
+    from graphlore.toolsets.skills.models import JudgeInfo, SearchSkillsResponse
+
+    tie = J.judge([J.Candidate("a", [0.90]), J.Candidate("b", [0.90])])
+    assert tie.skill_id is None and tie.score < 0.5
+    shown = evidence.build([], J.Verdict(None, None, [], tie.margin, tie.value, tie.reason), None, {}, None)
+    assert shown.score < 0.5
+    out = render.search_skills(SearchSkillsResponse(skill=None, query="q", search_time_ms=1.0,
+                                                    judge=JudgeInfo(kind="calibrated"), evidence=shown))
+    assert "(score 0.49," in out
+    answered = evidence.build([], J.Verdict(None, None, [], 0.0, 0.0, "x"), None, {}, None)
+    assert answered.score == 0.5
+
+
+def test_a_search_refused_as_a_guess_answers_at_no_bias():
+    # bench/skills_routing.py's diagnostic moves the bias; a search the margin guard refused must stay refused
+    # (it counted as answered at any positive shift, its value being just below 0)
+    many = J.Calibration(40, 0.7)
+    cos = np.r_[0.9, np.linspace(0.5, 0.85, 40)]
+    guess = J.judge([J.Candidate("a", cos + J.MIN_MARGIN / 2, calibration=many), J.Candidate("b", cos, calibration=many)])
+    assert guess.skill_id is None and "guess" in guess.reason and not guess.answers_at(0.2)
+    short = J.judge([J.Candidate("a", [0.35]), J.Candidate("b", [0.32])])
+    assert short.skill_id is None and not short.answers_at(0.0) and short.answers_at(-short.value)
+    clear = J.judge([J.Candidate("a", [0.95]), J.Candidate("b", [0.3])])
+    assert clear.answers_at(0.0) and not clear.answers_at(-clear.value - 0.01)
+    assert not J.judge([]).answers_at(10.0)

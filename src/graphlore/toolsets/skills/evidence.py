@@ -9,6 +9,7 @@ skill the nearest skill and what it lacked.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -19,6 +20,13 @@ from graphlore.toolsets.skills.models import CandidateEvidence, MatchedPassage, 
 
 #: Characters of a passage shown in the evidence.
 SHOWN = 200
+
+
+def floored(score: float, digits: int) -> float:
+    """``score`` cut (not rounded) to ``digits``: a score shown as 0.5 always answered (rounding showed 0.5 for
+    the margin guard's value just below 0). The small lift absorbs binary error (0.57 * 100 is 56.99...)."""
+    scale = 10 ** digits
+    return math.floor(score * scale + 1e-9) / scale
 
 
 def _cut(text: str) -> str:
@@ -74,5 +82,5 @@ def build(found: Sequence[Stored], verdict: judge.Verdict, vector: np.ndarray | 
             decision = f"no skill: the nearest, {by_id[nearest].fields['title']!r}, lacked evidence: {decision}"
         elif answer is None:
             decision = f"no skill: {decision}"
-    return RoutingEvidence(candidates=rows, margin=round(verdict.margin, 4), score=round(verdict.score, 4),
+    return RoutingEvidence(candidates=rows, margin=round(verdict.margin, 4), score=floored(verdict.score, 4),
                            decision=decision, nearest=nearest)

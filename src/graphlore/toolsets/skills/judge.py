@@ -140,11 +140,17 @@ class Verdict:
     margin: float = 0.0
     value: float = -math.inf
     reason: str = "no candidates"
+    guess: bool = False  # the margin guard refused the best candidate, whatever its value
+
+    def answers_at(self, shift: float) -> bool:
+        """Whether the best candidate would be returned with the decision value moved by ``shift`` (the bench's
+        diagnostic of other biases): never when there is none or the margin guard refused it."""
+        return self.best is not None and not self.guess and self.value + shift >= 0
 
     @property
     def score(self) -> float:
         """The decision value as a number in [0, 1]; 0.5 and above is an answer."""
-        return 1.0 / (1.0 + math.exp(-self.value)) if math.isfinite(self.value) else 0.0
+        return sigmoid(self.value) if math.isfinite(self.value) else 0.0
 
 
 def soft_match(cosines: np.ndarray, tau: float = TAU) -> float:
@@ -212,21 +218,34 @@ def judge(candidates: Sequence[Candidate], *, tau: float = TAU, weight: float = 
     rivals = [s for s in scored if s is not best]  # a blocked skill still competes: see the module docstring
     margin = best.rank - rivals[0].rank if rivals else 0.0  # alone: its own evidence must carry it
     if best.examples >= NETWORK_EXAMPLES:
-        value, least = decision.value(decision.features(best, rivals)), MIN_MARGIN
+        value, least, rule = decision.value(decision.features(best, rivals)), MIN_MARGIN, "the network"
     else:
-        value, least = linear_value(best.match, best.typical, margin), LINEAR_MIN_MARGIN
+        value, least, rule = linear_value(best.match, best.typical, margin), LINEAR_MIN_MARGIN, "the linear rule"
+    rule = f"{rule} (a skill of {best.examples} conditions)"
     if rivals and margin < least:
-        return Verdict(None, best.skill_id, scored, margin, min(value, -1e-9),
-                       f"the runner-up is as close (margin {margin:.3f} < {least}): choosing would be a guess")
+        why = (f"skill {rivals[0].skill_id}, ranked above it (margin {margin:.3f}), failed on a question like this one"
+               if margin < 0 else f"the runner-up is as close (margin {margin:.3f} < {least})")
+        return Verdict(None, best.skill_id, scored, margin, min(value, -1e-9), f"{why}: choosing would be a guess",
+                       guess=True)
     if value >= 0:
         return Verdict(best.skill_id, best.skill_id, scored, margin, value,
-                       f"match {best.match:.3f} (typical {best.typical:.3f}) and margin {margin:.3f} are enough")
-    return Verdict(None, best.skill_id, scored, margin, value, why_not(best, margin, value))
+                       f"{rule} scores {sigmoid(value):.2f}, 0.5 is enough: match {best.match:.3f} (typical {best.typical:.3f}), "
+                       f"{_margin(margin, bool(rivals))}")
+    return Verdict(None, best.skill_id, scored, margin, value, why_not(best, margin, value, rule, bool(rivals)))
 
 
-def why_not(best: Scored, margin: float, value: float) -> str:
-    """What the best candidate lacked, in words: how its match compares to its examples', the margin, the score."""
+def sigmoid(value: float) -> float:
+    """A decision value as a score in [0, 1] (0.5 at 0)."""
+    return 1.0 / (1.0 + math.exp(-value))
+
+
+def _margin(margin: float, rivals: bool) -> str:
+    return f"margin over the runner-up {margin:.3f}" if rivals else "no other candidate"
+
+
+def why_not(best: Scored, margin: float, value: float, rule: str = "the evidence", rivals: bool = True) -> str:
+    """What the best candidate lacked, in words: how its match compares to its examples', the margin, and what
+    the rule that decided (``rule``) scored it."""
     below = (f"match {best.match:.3f} is below what its examples reach ({best.typical:.3f})" if best.match < best.typical
              else f"match {best.match:.3f} (its examples reach {best.typical:.3f})")
-    return (f"{below}; margin over the runner-up {margin:.3f}; the evidence scores "
-            f"{1.0 / (1.0 + math.exp(-value)):.2f}, 0.5 needed")
+    return f"{below}; {_margin(margin, rivals)}; {rule} scores {sigmoid(value):.2f}, 0.5 needed"

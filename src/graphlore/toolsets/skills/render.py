@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from graphlore.render import count, table
 from graphlore.toolsets.skills.diff import describe
+from graphlore.toolsets.skills.evidence import floored
 from graphlore.toolsets.skills.models import (
     ArchiveSkillResponse,
     CreateSkillResponse,
@@ -34,7 +35,7 @@ def _conditions(conditions: list[str]) -> list[str]:
 
 def _evidence(r: SearchSkillsResponse) -> list[str]:
     """Why: the decision, then each candidate's rank, match, typical match and closest passage."""
-    lines = [f"why: {r.evidence.decision} (score {r.evidence.score:.2f}, margin {r.evidence.margin:.3f})"]
+    lines = [f"why: {r.evidence.decision} (score {floored(r.evidence.score, 2):.2f}, margin {r.evidence.margin:.3f})"]
     for c in r.evidence.candidates:
         closest = c.matched[0] if c.matched else None
         shown = f"; closest {closest.field} {closest.cosine:.2f} {closest.text!r}" if closest else ""
