@@ -67,7 +67,7 @@ def test_the_sketch_and_its_shortlist_give_the_exact_scans_top_10(store, scifact
     monkeypatch.setattr(engine, "SKETCH_ROWS", 100)
     monkeypatch.setattr(engine, "SHORTLIST_MIN", 40)
     sketched = searches(store, queries, where)
-    assert store._snapshot.base._sketch is not None  # the sketched path ran
+    assert store._snapshot.base._sketch.usable  # the sketched path ran: real vectors pass its probe check
     found = sum(len({i for i, _ in a} & {i for i, _ in b}) for a, b in zip(exact, sketched, strict=True))
     assert found / (LIMIT * len(queries)) >= 0.99
     for q, hits in zip(queries, sketched, strict=True):
@@ -184,3 +184,24 @@ def test_concurrent_first_searches_make_one_sketch_and_agree(subspace_store, mon
         answers = list(pool.map(lambda _: ranked(store, queries, "a", None, 10), range(4)))
     assert made == [1]
     assert answers == [exact] * 4
+
+
+def test_a_sketch_that_loses_its_probes_exact_neighbours_is_not_used(tmp_path, monkeypatch):
+    """Vectors without dominant directions (random ones, as a flat-spectrum embedder's might be) lose the exact
+    top 10 on a sketch (top-10 recall ~0.5): the sketch finds it on its probe rows when it is made, and the part
+    is scanned exactly."""
+    rng = np.random.default_rng(3)
+    vectors = rng.standard_normal((3000, 384)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    queries = vectors[:20] + 0.5 * rng.standard_normal((20, 384)).astype(np.float32)
+    s = SQLiteStore(tmp_path / "random.db", "test/random")
+    try:
+        s.upsert_nodes([Node(f"r{i}", "doc", f"r {i}", "", {}, v[None, :]) for i, v in enumerate(vectors)])
+        exact = searches(s, queries)
+        monkeypatch.setattr(engine, "SKETCH_ROWS", 1000)
+        monkeypatch.setattr(engine, "SHORTLIST_MIN", 40)
+        assert searches(s, queries) == exact
+        sketch = s._snapshot.base._sketch
+        assert sketch is not None and not sketch.usable and sketch.recall < engine.SKETCH_MIN_RECALL
+    finally:
+        s.close()

@@ -19,7 +19,10 @@ best :func:`shortlist_size` of them are scored again on their full vectors, whic
 the scores returned. The exact float32 scan runs at memory bandwidth (100k x 384 rows: 154 MB per pass),
 so reading fewer bytes is what makes it faster; the shortlist is what keeps the answer the exact scan's
 (bench/README.md measures both on real vectors: the same top 10 but for one query in 200 on held-out
-vectors, and of a top 100 all but a few tail ranks; not on vectors without dominant directions). Smaller slices, and the small second part (below), are scanned exactly.
+vectors, and of a top 100 all but a few tail ranks). A sketch checks itself when it is made: the exact 10
+nearest rows of :data:`SKETCH_PROBES` rows of the part must be in its shortlist (a share of at least
+:data:`SKETCH_MIN_RECALL`), else the part is scanned exactly (vectors without dominant directions, such as
+random ones, lose recall on a sketch). Smaller slices, and the small second part (below), are scanned exactly.
 A snapshot is never changed in place: :meth:`Snapshot.updated` returns a new one sharing the first part's
 matrix, so a search running in another thread keeps reading the one it started with.
 
@@ -54,6 +57,12 @@ SKETCH_ROWS = 20_000
 SKETCH_DIM = 128
 #: Rows the principal directions are computed from (a sample: the directions barely change past it).
 SKETCH_SAMPLE = 20_000
+#: Rows of a part taken as probe queries when its sketch is made, and the share of their exact 10 nearest
+#: rows the sketch's shortlist must hold for the sketch to be used: vectors without dominant directions
+#: (random ones; an embedder whose spectrum is flat) lose the exact top 10 on a sketch, so such a part is
+#: scanned exactly instead.
+SKETCH_PROBES = 16
+SKETCH_MIN_RECALL = 0.99
 #: The shortlist the sketch passes to the exact scores: this many nodes at least ...
 SHORTLIST_MIN = 400
 #: ... and this many times the nodes asked for.
@@ -82,6 +91,24 @@ class Sketch:
         self.rows = np.empty((matrix.shape[0], self.basis.shape[1]), dtype=np.float32)
         for b in range(0, matrix.shape[0], SCAN_BLOCK * 8):
             np.dot(matrix[b : b + SCAN_BLOCK * 8], self.basis, out=self.rows[b : b + SCAN_BLOCK * 8])
+        #: the share of the probes' exact 10 nearest rows (themselves left out) the shortlist held
+        self.recall = self._probe_recall(matrix)
+        #: False: the part is scanned exactly (the sketch would lose the exact top 10)
+        self.usable = self.recall >= SKETCH_MIN_RECALL
+
+    def _probe_recall(self, matrix: np.ndarray, k: int = 10) -> float:
+        n = matrix.shape[0]
+        if n <= SHORTLIST_MIN + k:
+            return 1.0
+        picked = np.sort(np.random.default_rng(1).choice(n, min(SKETCH_PROBES, n), replace=False))
+        exact, approx = scan(matrix, matrix[picked]), scan(self.rows, self.rows[picked])
+        held = 0
+        for row, e, a in zip(picked, exact, approx, strict=True):
+            e[row] = a[row] = -np.inf  # a row is its own nearest: left out
+            nearest = np.argpartition(-e, k)[:k]
+            shortlist = np.argpartition(-a, SHORTLIST_MIN)[:SHORTLIST_MIN]
+            held += np.isin(nearest, shortlist).sum()
+        return float(held) / (k * len(picked))
 
 
 class Part:
@@ -168,8 +195,9 @@ class Part:
             return {}
         sketched = (not exact and end - start >= SKETCH_ROWS and shortlist_size(limit) * 4 < end - start
                     and self.matrix.shape[1] >= 2 * SKETCH_DIM)
+        sketch = self.sketch() if sketched else None
+        sketched = sketch is not None and sketch.usable
         if sketched:
-            sketch = self.sketch()
             scores = scan(sketch.rows[start:end], queries[list(members)] @ sketch.basis)
         else:
             scores = scan(self.matrix[start:end], queries[list(members)])
