@@ -42,7 +42,7 @@ def hostile_paths(folder) -> list[str]:
     return [str(fifo), str(loop), str(dangling), str(folder)]
 
 
-@pytest.mark.parametrize("name", [*sorted(TOOLSETS), "all"])
+@pytest.mark.parametrize("name", [*sorted(TOOLSETS), pytest.param("all", marks=pytest.mark.slow)])  # all: ~3.5 s
 def test_every_tool_answers_every_input_with_a_result_or_a_structured_error(name, tmp_path, embedder, monkeypatch):
     toolsets = [attach(load_toolset(n)) for n in (TOOLSETS if name == "all" else [name])]
     # the server's working directory, which relative paths (".", "..") resolve against: not the repository

@@ -250,6 +250,7 @@ def test_after_a_drop_the_toolset_builds_a_new_store(home, cli, embedder):
     runtime.close()
 
 
+@pytest.mark.slow  # ~2 s: the installed console script in subprocesses
 def test_the_installed_command_lists_drops_on_a_terminal_and_checks(home):
     """The console script in real processes: stores, drop answered on a real terminal, doctor."""
     home, project = home

@@ -334,6 +334,7 @@ FIRST, LAST = ("index", "ingest", "create", "import", "import-intents"), ("merge
                                                                            "unarchive", "drop")
 
 
+@pytest.mark.slow  # ~4-15 s: every example of every --help, run
 def test_every_help_example_runs(tmp_path, monkeypatch, embedder):
     """Every command's and group's --help ends with Examples:, and each example runs as shown from the repository (the
     bundled examples/) in a fresh data folder and exits 0: what builds an index, a graph or a library first,

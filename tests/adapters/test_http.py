@@ -344,6 +344,7 @@ def test_healthz_answers_without_the_token_and_tells_only_version_and_backend(se
     assert post(secured[0], {}).status_code == 401  # everything else still needs the token
 
 
+@pytest.mark.slow  # ~2.5 s: servers that wait for a backend that never answers
 def test_healthz_says_503_and_why_when_the_backend_cannot_be_used(tmp_path):
     not_a_folder = tmp_path / "home"
     not_a_folder.write_text("a file where the data folder should be")

@@ -199,7 +199,8 @@ def judging_runtime(settings, embedder, url, **values) -> Runtime:
 
 
 @pytest.mark.parametrize("failures,what", [([500, 500], "answered 500: server error"),
-                                           (["slow", "slow"], "timed out")])
+                                           pytest.param(["slow", "slow"], "timed out",
+                                                        marks=pytest.mark.slow)])  # ~2 s of timeouts
 def test_an_llm_outage_falls_back_to_the_calibrated_judge_and_says_so(settings, embedder, failures, what):
     with flaky_endpoint(failures) as (url, seen):
         runtime = judging_runtime(settings, embedder, url, judge_llm_timeout=0.5)
