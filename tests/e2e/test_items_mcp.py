@@ -258,7 +258,7 @@ def test_wrong_type_is_rejected_with_valid_fields(mcp: Session, tool: str):
 @pytest.mark.parametrize("tool", sorted(VALID))
 def test_missing_project_says_what_layout_is_expected(mcp: Session, tool: str, tmp_path: Path):
     text = mcp.error(tool, {**VALID[tool][0], "project_path": str(tmp_path / "nowhere")})
-    assert "[invalid_input]" in text and "does not exist" in text
+    assert "[not_found]" in text and "does not exist" in text
     assert "expected a feature-management folder" in text and "bugs/BUG-001-" in text
 
 

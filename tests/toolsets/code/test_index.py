@@ -129,3 +129,17 @@ def test_project_paths_that_cannot_be_one_source_tree_are_refused_before_any_wal
     finally:
         runtime.close()
     assert not (home / "code").exists()
+
+
+def test_a_project_that_does_not_exist_is_not_found_and_indexes_nothing(tmp_path):
+    """An unknown project answers not_found, as an unknown skill library or facts graph does (issue 21)."""
+    from graphlore.errors import NotFound
+
+    home = tmp_path / "home"
+    runtime = Runtime(backend.settings_for(home))
+    try:
+        with pytest.raises(NotFound, match="does not exist; give the root"):
+            CodeIndex(runtime, tmp_path / "nowhere")
+    finally:
+        runtime.close()
+    assert not (home / "code").exists()

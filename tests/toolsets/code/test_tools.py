@@ -179,7 +179,7 @@ def test_a_bad_request_changes_nothing(tmp_path, embedder):
     with pytest.raises(InvalidInput):
         run(runtime, "find", project_path=str(FIXTURES / "py-shop"), kind="symbol", filter={"x": 1})
     assert not (tmp_path / "home").exists()
-    with pytest.raises(InvalidInput, match="not a folder"):
+    with pytest.raises(NotFound, match="does not exist"):
         run(runtime, "find", project_path=str(tmp_path / "nowhere"), kind="symbol")
     assert not (tmp_path / "home").exists()
 

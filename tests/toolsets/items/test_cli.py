@@ -232,7 +232,7 @@ def assert_error(result, code: str, *parts: str) -> str:
 @pytest.mark.parametrize("command", sorted(ARGS))
 def test_bad_project_path_exits_2_with_the_expected_layout(env, command, tmp_path):
     missing = invoke(env, "items", command, *ARGS[command], "-p", str(tmp_path / "nope"))
-    assert_error(missing, "invalid_input", "does not exist", "expected a feature-management folder")
+    assert_error(missing, "not_found", "does not exist", "expected a feature-management folder")
     (tmp_path / "README.md").write_text("not a tree")
     wrong = invoke(env, "items", command, *ARGS[command], "-p", str(tmp_path))
     assert_error(wrong, "invalid_input", "is not a feature-management folder", "bugs/")
@@ -276,5 +276,5 @@ def test_console_entry_point_reports_errors_on_stderr(tmp_path):
         capture_output=True, text=True, env={**os.environ, **env_for(tmp_path / "home")}, timeout=60,
     )
     assert proc.returncode == 2 and proc.stdout == ""
-    assert proc.stderr.startswith("error: [invalid_input] ") and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("error: [not_found] ") and "Traceback" not in proc.stderr
     assert not (tmp_path / "home").exists()

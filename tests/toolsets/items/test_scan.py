@@ -282,7 +282,9 @@ def test_items_are_sorted_by_path(tree: Path) -> None:
 # --- layout checks -------------------------------------------------------------------------------
 
 def test_check_layout_missing_path(tmp_path: Path) -> None:
-    with pytest.raises(InvalidInput) as exc:
+    from graphlore.errors import NotFound
+
+    with pytest.raises(NotFound) as exc:  # an unknown project is not_found, as an unknown library or graph
         check_layout(tmp_path / "nope")
     assert "does not exist" in exc.value.message and "bugs/BUG-001-short-title/" in exc.value.message
 

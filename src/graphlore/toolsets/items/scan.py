@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from graphlore.contract import quote
-from graphlore.errors import InvalidInput, ref
+from graphlore.errors import InvalidInput, NotFound, ref
 from graphlore.roots import ESCAPES, escapes
 from graphlore.toolsets.folder_index import read_file
 
@@ -103,8 +103,8 @@ def check_layout(project_path: str | Path) -> Path:
     except (ValueError, OSError) as exc:  # a NUL byte, a name too long for the file system, a loop...
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise InvalidInput(f"{ref('project_path')} {given} is not a usable path ({reason}); {LAYOUT_HELP}") from exc
-    if not exists:
-        raise InvalidInput(f"{ref('project_path')} {given} does not exist; {LAYOUT_HELP}")
+    if not exists:  # an unknown project answers not_found, as an unknown library or graph does
+        raise NotFound(f"{ref('project_path')} {given} does not exist; {LAYOUT_HELP}")
     if not is_dir:
         raise InvalidInput(f"{ref('project_path')} {given} is a file, not a folder; {LAYOUT_HELP}")
     if not layout:

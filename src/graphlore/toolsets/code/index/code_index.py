@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from graphlore.contract import quote
-from graphlore.errors import IndexCorrupted, InvalidInput, ref
+from graphlore.errors import IndexCorrupted, InvalidInput, NotFound, ref
 from graphlore.runtime import Runtime
 from graphlore.store import Edge, Node, Store
 from graphlore.store.factory import EMBEDDER_META
@@ -254,11 +254,13 @@ def source_root(project_path: str | Path) -> Path:
     given = quote(str(project_path))
     try:
         root = Path(os.path.realpath(os.path.expanduser(str(project_path))))
-        is_dir = root.is_dir()
+        exists, is_dir = root.exists(), root.is_dir()
         home = Path(os.path.realpath(os.path.expanduser("~")))
     except (ValueError, OSError) as exc:  # a NUL byte, a name too long for the file system, a loop...
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise InvalidInput(f"{ref('project_path')} {given} is not a usable path ({reason}); {TREE_HELP}") from exc
+    if not exists:  # an unknown project answers not_found, as an unknown library or graph does
+        raise NotFound(f"{ref('project_path')} {given} does not exist; {TREE_HELP}")
     if not is_dir:
         raise InvalidInput(f"{ref('project_path')} {given} is not a folder; {TREE_HELP}")
     if root == Path(root.anchor) or root == home:
