@@ -93,7 +93,7 @@ def test_strict_rules_are_errors_that_teach(server):
     mcp, project = server
     p = str(project)
     message = mcp.error("find", {"project_path": p, "kind": "symbol", "filter": {"fqn_prefix": "x", "kind": "symbol"}})
-    assert "[invalid_input]" in message and "'kind' goes beside the filter" in message and "fqn_prefix" in message
+    assert "[invalid_input]" in message and "'kind' is not a filter field: it goes beside the filter" in message and "fqn_prefix" in message
     message = mcp.error("find", {"project_path": p, "kind": "symbol", "filter": '{"role": "service"}'})
     assert "did you mean 'SERVICE'" in message
     message = mcp.error("find", {"project_path": p, "kind": "symbol", "limit": 10, "sort": "name"})
