@@ -152,9 +152,13 @@ def _register_vector(conn: psycopg.Connection) -> None:
 
 
 def _configure(conn: psycopg.Connection) -> None:
-    """Every pooled connection: autocommit (transactions are explicit), the busy timeout for lock waits,
-    no JIT (short queries) and the vector type (HNSW settings are per search: PostgresStore._nearest)."""
+    """Every pooled connection: autocommit (transactions are explicit), no server-side prepared statements
+    (a namespace's first vectors give its vector column a dimension, ``ALTER ... TYPE vector(dim)``, and a
+    statement another pooled connection prepared before that fails with "cached plan must not change result
+    type"), the busy timeout for lock waits, no JIT (short queries) and the vector type (HNSW settings are per
+    search: PostgresStore._nearest)."""
     conn.autocommit = True
+    conn.prepare_threshold = None
     conn.execute(f"SET lock_timeout = '{BUSY_TIMEOUT_S}s'")
     conn.execute("SET jit = off")
     _register_vector(conn)
