@@ -133,6 +133,17 @@ def build_llm(settings: Settings, role: str = "extraction") -> LLM | None:
     return OpenAICompatibleLLM(url, model, key, timeout)
 
 
+def required(llm: LLM | None, purpose: str, tool: str, without: str) -> LLM:
+    """``llm``, or the ``config_error`` a call that needs one answers: how to configure an endpoint (or use MCP
+    sampling, through ``tool``) to ``purpose``, and what ``without`` one to do instead."""
+    if llm is None:
+        raise ConfigError(
+            f"no LLM to {purpose} with: set GRAPHLORE_LLM_URL and GRAPHLORE_LLM_MODEL (any OpenAI-compatible "
+            f"/v1/chat/completions endpoint), or call {tool} from an MCP client that offers sampling. {without}"
+        )
+    return llm
+
+
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
 
 

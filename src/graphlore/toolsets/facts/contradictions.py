@@ -31,8 +31,7 @@ import datetime as dt
 import hashlib
 from dataclasses import dataclass
 
-from graphlore.errors import ConfigError
-from graphlore.llm import LLM, Choice, Verdict, judge
+from graphlore.llm import LLM, Choice, Verdict, judge, required
 from graphlore.runtime import Runtime
 from graphlore.store import Edge, Store
 from graphlore.tools import CallContext
@@ -55,11 +54,8 @@ CHECKED = validity.CHECKED
 #: Entities and topics whose facts are read per batch while looking for questions.
 BATCH = 2000
 
-NO_LLM = (
-    "no LLM to judge contradictions with: set GRAPHLORE_LLM_URL and GRAPHLORE_LLM_MODEL (any OpenAI-compatible "
-    "/v1/chat/completions endpoint), or call check_contradictions from an MCP client that offers sampling. Nothing "
-    "was changed: facts end only by the functional-relationship rule (relation set NAME --functional)"
-)
+#: What a call without an LLM is told to do instead.
+WITHOUT_LLM = "Nothing was changed: facts end only by the functional-relationship rule (relation set NAME --functional)"
 
 
 @dataclass(frozen=True)
@@ -111,9 +107,7 @@ def ask(llm: LLM, question: Question, names: dict[str, str]) -> Verdict:
 
 def check_contradictions(runtime: Runtime, request: CheckContradictionsRequest,
                          context: CallContext) -> CheckContradictionsResponse:
-    llm = runtime.llm or context.llm
-    if llm is None:
-        raise ConfigError(NO_LLM)
+    llm = required(runtime.llm or context.llm, "judge contradictions", "check_contradictions", WITHOUT_LLM)
     graph = FactsGraph(runtime, request.graph)
     store = graph.store()
     pending = questions(store)

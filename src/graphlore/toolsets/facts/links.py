@@ -30,8 +30,8 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
-from graphlore.errors import ConfigError, InvalidInput, NotFound
-from graphlore.llm import LLM, Choice, judge
+from graphlore.errors import InvalidInput, NotFound
+from graphlore.llm import LLM, Choice, judge, required
 from graphlore.runtime import Runtime
 from graphlore.store import Edge, Node, Store
 from graphlore.tools import CallContext
@@ -53,11 +53,9 @@ Why they were linked: {reason}"""
 #: Aliases of a node shown to the judge.
 SHOWN_ALIASES = 10
 
-NO_LLM = (
-    "no LLM to judge possible duplicates with: set GRAPHLORE_LLM_URL and GRAPHLORE_LLM_MODEL (any OpenAI-compatible "
-    "/v1/chat/completions endpoint), or call resolve_links from an MCP client that offers sampling. Without one the "
-    "possible-duplicate links stay as they are (info NAME lists them; merge A B joins two nodes you know are one)"
-)
+#: What a call without an LLM is told to do instead.
+WITHOUT_LLM = ("Without one the possible-duplicate links stay as they are (info NAME lists them; merge A B joins two "
+               "nodes you know are one)")
 
 
 @dataclass(frozen=True)
@@ -98,9 +96,7 @@ def ask(llm: LLM, a: Node, b: Node, reason: str) -> Answer:
 
 
 def resolve_links(runtime: Runtime, request: ResolveLinksRequest, context: CallContext) -> ResolveLinksResponse:
-    llm = runtime.llm or context.llm
-    if llm is None:
-        raise ConfigError(NO_LLM)
+    llm = required(runtime.llm or context.llm, "judge possible duplicates", "resolve_links", WITHOUT_LLM)
     graph = FactsGraph(runtime, request.graph)
     store = graph.store()
     pending = open_links(store)

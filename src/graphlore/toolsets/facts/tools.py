@@ -19,7 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from graphlore.errors import ConfigError, InvalidInput, NotFound
+from graphlore.errors import InvalidInput, NotFound
+from graphlore.llm import required
 from graphlore.runtime import Runtime
 from graphlore.search import HybridParams, cosine_to_unit, hybrid_search_many
 from graphlore.store import Edge, Hit, Node, Store
@@ -392,18 +393,13 @@ def ingest(runtime: Runtime, request: IngestRequest, progress: Progress | None =
     return ingest_file(FactsGraph(runtime, request.graph), request.file, progress)
 
 
-NO_LLM = (
-    "no LLM to extract with: set GRAPHLORE_LLM_URL and GRAPHLORE_LLM_MODEL (any OpenAI-compatible "
-    "/v1/chat/completions endpoint), or call extract_document from an MCP client that offers sampling. "
-    "Without an LLM, extract the entities, topics and facts yourself and send them with add_document (MCP) "
-    "or graphlore facts ingest FILE.jsonl (CLI)"
-)
+#: What a call without an LLM is told to do instead.
+WITHOUT_LLM = ("Without an LLM, extract the entities, topics and facts yourself and send them with add_document "
+               "(MCP) or graphlore facts ingest FILE.jsonl (CLI)")
 
 
 def extract_document(runtime: Runtime, request: ExtractDocumentRequest, context: CallContext) -> ExtractDocumentResponse:
-    llm = runtime.llm or context.llm
-    if llm is None:
-        raise ConfigError(NO_LLM)
+    llm = required(runtime.llm or context.llm, "extract", "extract_document", WITHOUT_LLM)
     graph = FactsGraph(runtime, request.graph)
     record, skipped = extract.extract_record(llm, request)
     [out] = Writer(graph, judge=extract.llm_judge(llm)).write([record])
