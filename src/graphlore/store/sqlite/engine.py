@@ -407,16 +407,32 @@ class Snapshot:
                 out[q] = [(node_id, score) for _, node_id, score in merged[:limit]]
         return out
 
+    def passages(self, node_id: str) -> np.ndarray | None:
+        """The current passage rows of ``node_id`` (a view; None: it has no vectors)."""
+        rows = self.delta.passages(node_id)
+        if rows is None:
+            position = self.base.position(node_id)
+            rows = self.base.passages(node_id) if position is not None and self.alive[position] else None
+        return rows
+
     def scores_for(self, query: np.ndarray, ids: Sequence[str]) -> dict[str, float]:
         """Best-passage cosine of ``query`` for each of ``ids`` that has vectors."""
         out = {}
         for node_id in dict.fromkeys(ids):
-            rows = self.delta.passages(node_id)
-            if rows is None:
-                position = self.base.position(node_id)
-                rows = self.base.passages(node_id) if position is not None and self.alive[position] else None
+            rows = self.passages(node_id)
             if rows is not None:
                 out[node_id] = float(np.max(rows @ query))
+        return out
+
+    def vectors_of(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """Passage vectors ``(k, dim)`` of each of ``ids`` that has some, as read-only views of the snapshot."""
+        out = {}
+        for node_id in dict.fromkeys(ids):
+            rows = self.passages(node_id)
+            if rows is not None:
+                rows = rows.view()
+                rows.flags.writeable = False
+                out[node_id] = rows
         return out
 
 
