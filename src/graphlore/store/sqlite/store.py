@@ -319,7 +319,7 @@ class SQLiteStore:
         """Insert or replace nodes by id. ``vectors=None`` leaves stored vectors as they are."""
         now = time.time()
         with self.atomic():
-            dim = self.get_meta("vector_dim")
+            dim = self.get_meta("vector_dim") if any(n.vectors is not None for n in nodes) else None  # props-only: unread
             before: dict[str, tuple[str, str, str, str]] = {}  # id -> (kind, name, text, props) as stored
             for chunk in _chunks(list(dict.fromkeys(n.id for n in nodes))):
                 marks = ",".join("?" * len(chunk))
