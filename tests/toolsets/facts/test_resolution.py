@@ -574,3 +574,24 @@ def test_ingest_reads_a_one_sided_platform_marker_within_one_source(graph, one_w
     # another source that leaves the platform out merges as before (into one of the two)
     [other] = write(graph, elsewhere)
     assert resolution(other, "Acme Web Designer Upgrade").action == "merged"
+
+
+def test_a_catalogue_file_in_two_parts_keeps_its_entries_apart_and_info_shows_the_links(graph, tmp_path):
+    """End to end through the file ingest (what `graphlore facts ingest` runs) and `info`: one catalogue in two
+    documents of one source."""
+    from graphlore.toolsets.facts import tools
+    from graphlore.toolsets.facts.models import InfoRequest
+
+    parts = [_catalogue("part 1", "shop.csv", ent("Acme Web Designer Upgrade [Mac]", "Product", PRINT_SHOP),
+                        ent("The Print Shop 22 Deluxe", "Product", PRINT_SHOP),
+                        ent("Print Shop 22 Deluxe", "Product", PRINT_SHOP + ", boxed")),
+             _catalogue("part 2", "shop.csv", ent("Acme Web Designer Upgrade", "Product", PRINT_SHOP))]
+    path = tmp_path / "catalogue.jsonl"
+    path.write_text("".join(p.model_dump_json() + "\n" for p in parts))
+    out = ingest_file(graph, path)
+    assert out.documents == 2 and graph.store().count_nodes("entity") == 4
+    mac = tools.info(graph.runtime, InfoRequest(name="Acme Web Designer Upgrade [Mac]"))
+    [link] = mac.possible_duplicates
+    assert (link.name, link.decision) == ("Acme Web Designer Upgrade", "settled") and "one source" in link.reason
+    deluxe = tools.info(graph.runtime, InfoRequest(name="Print Shop 22 Deluxe"))
+    assert [(d.name, d.decision) for d in deluxe.possible_duplicates] == [("The Print Shop 22 Deluxe", "open")]
