@@ -1,0 +1,345 @@
+"""PHP routes (Symfony, Laravel, Slim) and HTTP clients (curl, Guzzle, Symfony HttpClient, ``file_get_contents``),
+read from the facts of PHP files.
+
+**Routes.** Symfony: ``#[Route('/p', methods: ['GET'])]`` attributes and ``@Route("/p", methods={"GET"})``
+docblock annotations on a method (``path`` named or first), under the class's own ``Route`` (its prefix); no
+``methods`` is any method. Laravel: ``Route::get/post/put/patch/delete/options/any(path, ...)``,
+``Route::match([methods], path, ...)`` and ``Route::resource``/``apiResource(name, ...)`` (the controller's
+conventional actions), inside ``Route::prefix('p')->group(...)`` / ``Route::group(['prefix' => 'p'], ...)``
+groups; a file ``routes/api.php`` is served under ``/api`` (Laravel's default). Slim (a file that imports
+``Slim\\``): ``$app->get/post/put/patch/delete/options/any(path, handler)`` and ``->map([methods], path, handler)``
+inside ``->group('/p', ...)`` groups. A route registered in a file is owned by the symbol around it (the file).
+
+**Clients.** curl: ``curl_init($url)``, else ``curl_setopt($h, CURLOPT_URL, $url)`` or a ``CURLOPT_URL`` entry of
+``curl_setopt_array`` (the method: ``CURLOPT_CUSTOMREQUEST`` or ``CURLOPT_POST`` set in the same function, else
+GET). Guzzle: ``get/post/put/patch/delete/head/options(url)`` (and their ``...Async``) and ``request(method, url)`` on
+a receiver declared or made as ``GuzzleHttp\\Client``/``ClientInterface``; a relative URL starts at the
+``base_uri`` the client is made with in the same class. Symfony HttpClient: ``request(method, url)`` on a receiver
+declared as ``HttpClientInterface`` or made by ``HttpClient::create()``. ``file_get_contents(url)`` when the URL
+starts with ``http://`` or ``https://``. URLs are folded as every PHP value is (`languages.php.constants`):
+literals, class constants, locals, properties set in the class, ``getenv``/``$_ENV`` settled with the
+project's deployment environment; what does not fold stays unresolved, saying why.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from ..languages.folding import Folded, array_items, literal, split_top
+from ..languages.php.constants import PHPConstants, PHPFolder
+from ..languages.symbols import Bound, Tracker
+from ..services.endpoints import ANY, HTTP_METHODS, Item, join_paths
+from .base import Framework, Project, Reader, declared_type, item
+
+VERBS = {"get": "GET", "post": "POST", "put": "PUT", "patch": "PATCH", "delete": "DELETE", "options": "OPTIONS",
+         "any": ANY}
+#: Laravel's resource actions: (method, path after the resource, the controller's action, whether ``apiResource``
+#: has it); the resource's parameter is written ``{id}`` (Laravel names it after the resource in the singular)
+RESOURCE = (("GET", "", "index", True), ("GET", "/create", "create", False), ("POST", "", "store", True),
+            ("GET", "/{id}", "show", True), ("GET", "/{id}/edit", "edit", False), ("PUT", "/{id}", "update", True),
+            ("PATCH", "/{id}", "update", True), ("DELETE", "/{id}", "destroy", True))
+GUZZLE_TYPES = frozenset({"GuzzleHttp.Client", "GuzzleHttp.ClientInterface"})
+SYMFONY_CLIENT_TYPES = frozenset({"Symfony.Contracts.HttpClient.HttpClientInterface",
+                                  "Symfony.Component.HttpClient.HttpClient",
+                                  "Symfony.Component.HttpClient.CurlHttpClient",
+                                  "Symfony.Component.HttpClient.NativeHttpClient"})
+GUZZLE_CALLS = {**{verb: verb.upper() for verb in ("get", "post", "put", "patch", "delete", "head", "options")},
+                **{f"{verb}Async": verb.upper() for verb in ("get", "post", "put", "patch", "delete", "head", "options")}}
+_HANDLER = re.compile(r"^(function\b|fn\b|static\s+function\b|\[|'[^']*:|\"[^\"]*:|[\w\\]+::class)")
+
+
+def php_constants(project: Project) -> PHPConstants:
+    return project.shared("php.constants", lambda: PHPConstants(project.table))
+
+
+class PHPFile:
+    """Folds values written in one PHP file."""
+
+    def __init__(self, bound: Bound, constants: PHPConstants) -> None:
+        self.bound, self.constants = bound, constants
+
+    def class_of(self, owner: str) -> str:
+        index = self.bound.by_key.get(owner.split(".", 1)[0]) if owner else None
+        return self.bound.facts.symbols[index].key if index is not None and \
+            self.bound.facts.symbols[index].kind in ("class", "interface", "enum") else ""
+
+    def fold(self, expr: str, owner: str, line: int) -> Folded:
+        folder = PHPFolder(self.constants, self.bound.facts, self.class_of(owner))
+        folder.at(self.bound.facts, owner, line)
+        return folder.fold(expr)
+
+    def imported(self, name: str) -> str:
+        """The full name (``A.B.C``) a class name written in the file stands for."""
+        for imp in self.bound.facts.imports:
+            for target, alias in imp.names:
+                if alias == name:
+                    return target
+        return name
+
+
+def read_php(project: Project, bound: Bound) -> Iterator[Item]:
+    php = PHPFile(bound, php_constants(project))
+    yield from _symfony(php)
+    yield from _registered(php, project)
+    yield from _clients(php)
+
+
+# -- routes ------------------------------------------------------------------------------------------------------
+
+def _path_arg(args: tuple[tuple[str, str], ...]) -> str | None:
+    named = dict(args)
+    return named.get("path") or named.get("value") or named.get("")
+
+
+def _symfony(php: PHPFile) -> Iterator[Item]:
+    bound = php.bound
+    facts = bound.facts
+    for sym in facts.symbols:
+        if sym.kind != "class":
+            continue
+        prefixes = [_path_arg(a.args) for a in sym.annotations if a.name == "Route"] or [None]
+        methods_of = [m for m in bound.members(sym.key) if facts.symbols[m].kind == "method"]
+        invokable = next((m for m in methods_of if facts.symbols[m].name == "__invoke"), None)
+        routed = any(a.name == "Route" for m in methods_of for a in facts.symbols[m].annotations)
+        for member in methods_of:
+            method = facts.symbols[member]
+            annotations = [a for a in method.annotations if a.name == "Route"]
+            if member == invokable and not routed and prefixes != [None]:
+                annotations = [a for a in sym.annotations if a.name == "Route"]   # an invokable controller
+                prefixes_here: list[str | None] = [None]
+            else:
+                prefixes_here = prefixes
+            for annotation in annotations:
+                written = _path_arg(annotation.args)
+                if written is None:
+                    continue
+                methods_expr = dict(annotation.args).get("methods")
+                methods = [php.fold(m, method.key, method.line_start) for m in array_items(methods_expr)] \
+                    if methods_expr else []
+                verbs = [m.text.upper() for m in methods if m.known] if methods else [ANY]
+                if methods and len(verbs) != len(methods):
+                    verbs = [None]   # a method that does not fold
+                for prefix in prefixes_here:
+                    parts = ([php.fold(prefix, sym.key, sym.line_start)] if prefix else []) + \
+                        [php.fold(written, method.key, method.line_start)]
+                    for verb in verbs:
+                        yield item(bound, member, "route", "symfony", None, http_method=verb, path=join_paths(parts),
+                                   written=" + ".join(p for p in (prefix, written) if p))
+
+
+def _groups(php: PHPFile, line: int) -> list[Folded]:
+    """The prefixes of the route groups around ``line``, outermost first."""
+    out = []
+    for group in php.bound.facts.extra.get("route_groups", []):
+        if group["start"] <= line <= group["end"]:
+            out.append(php.fold(group["prefix"], "", group["line"]))
+    return out
+
+
+def _handler(php: PHPFile, project: Project, expr: str) -> tuple[Bound, int] | None:
+    """The project method a route's handler names: ``[X::class, 'm']``, ``X::class`` (``__invoke``), ``'X:m'`` and
+    ``X::class . ':m'`` (Slim), with ``X`` as the file's ``use`` imports and namespace make it; None otherwise."""
+    expr = expr.strip()
+    pair = re.fullmatch(r"\[\s*\\?([\w\\]+)::class\s*,\s*['\"](\w+)['\"]\s*\]", expr) or \
+        re.fullmatch(r"\\?([\w\\]+)::class\s*\.\s*['\"]:(\w+)['\"]", expr) or re.fullmatch(r"['\"]([\w\\]+):(\w+)['\"]", expr)
+    single = re.fullmatch(r"\\?([\w\\]+)::class", expr)
+    if pair is None and single is None:
+        return None
+    written, method = (pair.group(1), pair.group(2)) if pair is not None else (single.group(1), "__invoke")
+    name = written.replace("\\", ".")
+    head, dot, rest = name.partition(".")
+    imported = php.imported(head)
+    if imported != head or written.startswith("\\") or expr.startswith(("'", '"')):
+        fqn = imported + dot + rest
+    else:
+        fqn = f"{php.bound.facts.package}.{name}" if php.bound.facts.package else name
+    refs = project.table.lookup(fqn, Tracker())
+    if len(refs) != 1:
+        return None
+    other = project.table.files[refs[0][0]]
+    index = other.by_key.get(f"{other.sym(refs[0][1]).key}.{method}")
+    return (other, index) if index is not None else None
+
+
+def _registered(php: PHPFile, project: Project) -> Iterator[Item]:
+    """Laravel's ``Route::`` facade and Slim's ``$app->`` registrations."""
+    bound = php.bound
+    facts = bound.facts
+    slim = any(imp.target.startswith("Slim.") for imp in facts.imports)
+    laravel_file = bound.path.endswith("routes/api.php")
+    for call in facts.calls:
+        receiver = call.receiver
+        if call.kind != "call" or not receiver or not call.args:
+            continue
+        laravel = receiver == ["name", "Route"] and php.imported("Route") in ("Route", "Illuminate.Support.Facades.Route")
+        if laravel:
+            flavor = "laravel"
+        elif slim and receiver[0] == "name" and receiver[1].startswith("$") and len(call.args) >= 2:
+            flavor = "slim"
+        else:
+            continue
+        path_at = 1 if call.name in ("match", "map") else 0
+        if call.name in VERBS:
+            methods: list[str | None] = [VERBS[call.name]]
+        elif call.name in ("match", "map") and len(call.args) >= 2:
+            values = [php.fold(m, call.owner, call.line) for m in array_items(call.args[0])]
+            methods = [v.text.upper() for v in values] if values and all(v.known for v in values) else [None]
+        elif flavor == "laravel" and call.name in ("resource", "apiResource"):
+            yield from _resource(php, project, call, laravel_file)
+            continue
+        else:
+            continue
+        if len(call.args) <= path_at or (flavor == "slim" and not _HANDLER.match(call.args[path_at + 1]
+                                                                               if len(call.args) > path_at + 1 else "")):
+            continue
+        prefix = [literal("/api")] if flavor == "laravel" and laravel_file else []
+        path = join_paths([*prefix, *_groups(php, call.line), php.fold(call.args[path_at], call.owner, call.line)])
+        handler = _handler(php, project, call.args[path_at + 1]) if len(call.args) > path_at + 1 else None
+        where, owner = handler if handler is not None else (bound, bound.by_key.get(call.owner, -1) if call.owner else -1)
+        for method in methods:
+            if method is not None and method != ANY and method not in HTTP_METHODS:
+                method = None
+            found = item(where, owner, "route", flavor, call.line if handler is None else None, http_method=method,
+                         path=path, written=call.args[path_at])
+            found.microservice, found.module = bound.ctx.microservice, bound.ctx.module   # served where registered
+            yield found
+
+
+def _resource(php: PHPFile, project: Project, call, api_file: bool) -> Iterator[Item]:
+    bound = php.bound
+    name = php.fold(call.args[0], call.owner, call.line)
+    prefix = [literal("/api")] if api_file else []
+    for method, tail, action, in_api in RESOURCE:
+        if call.name == "apiResource" and not in_api:
+            continue
+        path = join_paths([*prefix, *_groups(php, call.line), name, literal(tail)])
+        handler = _handler(php, project, f"[{call.args[1]}, '{action}']") if len(call.args) > 1 else None
+        where, owner = handler if handler is not None else (bound, bound.by_key.get(call.owner, -1) if call.owner else -1)
+        found = item(where, owner, "route", "laravel", call.line if handler is None else None, http_method=method,
+                     path=path, written=call.args[0])
+        found.microservice, found.module = bound.ctx.microservice, bound.ctx.module
+        yield found
+
+
+# -- clients -----------------------------------------------------------------------------------------------------
+
+def _array_entry(array: str, key: str) -> str | None:
+    """The value of ``key => value`` in an array literal as written (``[CURLOPT_URL => $u, ...]``)."""
+    text = array.strip()
+    if not (text.startswith("[") and text.endswith("]")) and not text.startswith("array("):
+        return None
+    body = text[1:-1] if text.startswith("[") else text[6:-1]
+    for part in split_top(body):
+        name, arrow, value = part.partition("=>")
+        if arrow and name.strip().strip("'\"") == key:
+            return value.strip()
+    return None
+
+
+def _curl_method(php: PHPFile, owner: str) -> str | None:
+    calls = [c for c in php.bound.facts.calls if c.owner == owner and c.name in ("curl_setopt", "curl_setopt_array")]
+    for call in calls:
+        pairs = [(call.args[1], call.args[2])] if call.name == "curl_setopt" and len(call.args) >= 3 else []
+        if call.name == "curl_setopt_array" and len(call.args) >= 2:
+            pairs = [(k, v) for k in ("CURLOPT_CUSTOMREQUEST", "CURLOPT_POST")
+                     if (v := _array_entry(call.args[1], k)) is not None]
+        for key, value in pairs:
+            if key == "CURLOPT_CUSTOMREQUEST":
+                folded = php.fold(value, owner, call.line)
+                return folded.text.upper() if folded.known and folded.text.upper() in HTTP_METHODS else None
+            if key == "CURLOPT_POST" and value.lower() in ("true", "1"):
+                return "POST"
+    return "GET"
+
+
+def _receiver_type(php: PHPFile, call) -> str:
+    receiver = call.receiver
+    if receiver[0] == "name":
+        written = declared_type(php.bound, call.owner, receiver[1], call.line)
+    elif receiver[0] == "field" and receiver[1] == ["this"]:
+        written = declared_type(php.bound, call.owner, receiver[2], call.line)
+    else:
+        return ""
+    if written.startswith("~") and written.endswith("()"):
+        owner, _, made = written[1:-2].rpartition(".")
+        return php.imported(owner) if made in ("create", "createForBaseUri") else ""
+    head, dot, rest = written.partition(".")
+    return php.imported(head) + dot + rest
+
+
+def _base_uri(php: PHPFile, owner: str, types: frozenset[str]) -> Folded | None:
+    """The ``base_uri`` the clients of these types are made with in the class around ``owner`` (one value)."""
+    class_key = php.class_of(owner)
+    values: dict[str, Folded] = {}
+    for call in php.bound.facts.calls:
+        in_scope = call.owner == owner or (class_key and call.owner.split(".", 1)[0] == class_key)
+        if not in_scope or not call.args:
+            continue
+        made = call.kind == "new" and php.imported(call.receiver[1] if call.receiver else call.name) in types
+        created = call.kind == "call" and call.receiver and call.receiver[0] == "name" and \
+            php.imported(call.receiver[1]) in types and call.name in ("create", "createForBaseUri")
+        if not (made or created):
+            continue
+        expr = call.args[0] if call.name == "createForBaseUri" else _array_entry(call.args[0], "base_uri")
+        if expr is not None:
+            value = php.fold(expr, call.owner, call.line)
+            values[value.text] = value
+    return next(iter(values.values())) if len(values) == 1 else None
+
+
+def _clients(php: PHPFile) -> Iterator[Item]:
+    bound = php.bound
+    for call in bound.facts.calls:
+        if call.kind != "call" or call.owner not in bound.by_key and call.owner != "":
+            continue
+        owner = bound.by_key.get(call.owner, -1) if call.owner else -1
+        found: tuple[str, str | None, str] | None = None   # (flavor, method, url as written)
+        if call.receiver is None:
+            found = _function_client(php, call)
+        elif call.name in GUZZLE_CALLS or call.name in ("request", "requestAsync"):
+            kind = _receiver_type(php, call)
+            flavor = "guzzle" if kind in GUZZLE_TYPES else "symfony_http_client" if kind in SYMFONY_CLIENT_TYPES \
+                else None
+            if flavor is None or flavor == "symfony_http_client" and call.name != "request":
+                continue
+            if call.name in GUZZLE_CALLS:
+                found = (flavor, GUZZLE_CALLS[call.name], call.args[0]) if call.args else None
+            elif len(call.args) >= 2:
+                verb = php.fold(call.args[0], call.owner, call.line)
+                found = (flavor, verb.text.upper() if verb.known and verb.text.upper() in HTTP_METHODS else None,
+                         call.args[1])
+            if found is not None:
+                url = php.fold(found[2], call.owner, call.line)
+                types = GUZZLE_TYPES if flavor == "guzzle" else SYMFONY_CLIENT_TYPES
+                base = _base_uri(php, call.owner, types) if not re.match(r"^\w+://", url.text) else None
+                if base is not None:
+                    url = base + url if url.text.startswith("/") or not url.text else base + literal("/") + url
+                yield item(bound, owner, "client", found[0], call.line, http_method=found[1], path=url,
+                           written=found[2])
+                continue
+        if found is not None:
+            url = php.fold(found[2], call.owner, call.line)
+            if found[0] == "file_get_contents" and not re.match(r"^https?://", url.text):
+                continue
+            yield item(bound, owner, "client", found[0], call.line, http_method=found[1], path=url, written=found[2])
+
+
+def _function_client(php: PHPFile, call) -> tuple[str, str | None, str] | None:
+    if call.name == "curl_init" and call.args:
+        return "curl", _curl_method(php, call.owner), call.args[0]
+    if call.name == "curl_setopt" and len(call.args) >= 3 and call.args[1] == "CURLOPT_URL":
+        return "curl", _curl_method(php, call.owner), call.args[2]
+    if call.name == "curl_setopt_array" and len(call.args) >= 2:
+        url = _array_entry(call.args[1], "CURLOPT_URL")
+        return ("curl", _curl_method(php, call.owner), url) if url is not None else None
+    if call.name == "file_get_contents" and call.args:
+        return "file_get_contents", "GET", call.args[0]
+    return None
+
+
+def prepare(files: list[Bound], project: Project) -> Reader:
+    return lambda bound: read_php(project, bound)
+
+
+FRAMEWORK = Framework("php_web", ("php",), prepare)
