@@ -1,0 +1,254 @@
+"""PHP: the php-web fixture system (its README: Symfony, Laravel and Slim routes; curl, Guzzle, Symfony
+HttpClient and file_get_contents clients; URLs from constants, properties, locals and the deployment's env)
+against its exact expected set, the structure one PHP file gives, how values fold, and updates equal to a
+full build."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from helpers.code_graph import FIXTURES, edit, expected_lines, render
+
+from graphlore.toolsets.code.index.graph import CodeGraph
+from graphlore.toolsets.code.languages.folding import plain
+from graphlore.toolsets.code.languages.php.constants import PHPConstants, PHPFolder
+from graphlore.toolsets.code.languages.php.extract import extract
+
+PART2_EDGES = ("EXPOSES", "HTTP_CALLS", "DECLARES_CLIENT")
+
+
+def part2(graph: CodeGraph) -> list[str]:
+    return [line for line in render(graph) if line[0] in "RCPS"
+            or (line.startswith("E ") and line.split()[1] in PART2_EDGES)]
+
+
+def test_php_web_routes_clients_and_links_are_exactly_the_expected_ones():
+    assert part2(CodeGraph.build(FIXTURES / "php-web")) == expected_lines("php_web_services.txt")
+
+
+SHOP = b"""<?php
+namespace Shop\\Orders;
+
+use Shop\\Billing\\Ledger as Book;
+use Psr\\Log\\LoggerAwareTrait;
+
+interface Priced { public function price(): int; }
+
+trait Audits
+{
+    public function audit(string $what): void {}
+}
+
+/**
+ * Places orders.
+ */
+final class OrderService extends BaseService implements Priced
+{
+    use Audits, LoggerAwareTrait;
+
+    public const BASE = 'http://billing:8080';
+    private const PATH = self::BASE . '/charges';
+
+    /** @var Book */
+    private $book;
+    private $mailer;
+
+    public function __construct(private readonly Book $ledger, Mailer $mailer, Book $book)
+    {
+        $this->mailer = $mailer;
+        $this->book = $book;
+    }
+
+    public function price(): int
+    {
+        return 1;
+    }
+
+    public function place(int $id): void
+    {
+        $this->audit('place');
+        $this->ledger->record($id);
+        $this->book->record($id);
+        $this->mailer->send($id);
+        self::helper();
+        static::helper();
+        parent::boot();
+        Factory::make();
+        $order = new Order($id);
+        $order->total();
+        $made = Factory::make();
+        $made->total();
+        total($id);
+        strlen('x');
+    }
+
+    private static function helper(): void {}
+}
+
+class BaseService { public function boot(): void {} }
+class Mailer { public function send(int $id): void {} }
+class Order
+{
+    public function __construct(int $id) {}
+    public function total(): int { return 0; }
+}
+class Factory
+{
+    public static function make(): Order { return new Order(1); }
+}
+enum Status: string
+{
+    case Open = 'open';
+}
+function total(int $id): int
+{
+    return $id;
+}
+"""
+
+LEDGER = b"""<?php
+namespace Shop\\Billing;
+
+class Ledger
+{
+    public function record(int $id): void {}
+}
+"""
+
+
+@pytest.fixture
+def shop(tmp_path):
+    (tmp_path / "composer.json").write_text('{"name": "acme/shop"}')
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "OrderService.php").write_bytes(SHOP)
+    (tmp_path / "src" / "Ledger.php").write_bytes(LEDGER)
+    return tmp_path
+
+
+def _edges(graph: CodeGraph, kind: str) -> dict[tuple[str, str], str]:
+    nodes, edges = graph.snapshot()
+    return {(nodes[e.src].props["fqn"], nodes[e.dst].props["fqn"]): e.props.get("resolution", "")
+            for e in edges.values() if e.type == kind}
+
+
+def test_a_php_file_gives_namespaced_types_members_and_resolved_calls(shop):
+    graph = CodeGraph.build(shop)
+    nodes, _ = graph.snapshot()
+    symbols = {n.props["fqn"]: n.props for n in nodes.values() if n.kind == "symbol"}
+    service = "Shop.Orders.OrderService"
+    assert symbols[service]["extends"] == ["Shop.Orders.BaseService"]
+    assert symbols[service]["implements"] == ["Shop.Orders.Priced"]
+    assert symbols[service]["uses"] == ["Shop.Orders.Audits", "Psr.Log.LoggerAwareTrait"]
+    assert symbols[service]["docstring"] == "Places orders."
+    assert symbols["Shop.Orders.Audits"]["modifiers"] == ["trait"]
+    assert symbols[f"{service}.__construct"]["symbol_kind"] == "constructor"
+    assert symbols[f"{service}.ledger"]["type"] == "Book"            # a promoted constructor parameter
+    assert symbols[f"{service}.book"]["type"] == "Book"              # its docblock's @var
+    assert symbols[f"{service}.mailer"]["type"] == "Mailer"          # the constructor parameter assigned to it
+    assert symbols["Shop.Orders.Status.Open"]["symbol_kind"] == "field"
+    assert symbols["Shop.Orders.total"]["symbol_kind"] == "function"
+    calls = _edges(graph, "CALLS")
+    place = f"{service}.place"
+    for target in ("Shop.Orders.Audits.audit", "Shop.Billing.Ledger.record", "Shop.Orders.Mailer.send",
+                   f"{service}.helper", "Shop.Orders.BaseService.boot", "Shop.Orders.Factory.make",
+                   "Shop.Orders.Order.__construct", "Shop.Orders.Order.total", "Shop.Orders.total"):
+        assert (place, target) in calls, target
+    assert ("Shop.Orders.Factory.make", "Shop.Orders.Order.__construct") in calls
+    assert (service, "Shop.Orders.BaseService") in _edges(graph, "EXTENDS")
+    assert (service, "Shop.Orders.Priced") in _edges(graph, "IMPLEMENTS")
+    assert (f"{service}.price", "Shop.Orders.Priced.price") in _edges(graph, "OVERRIDES")
+    unresolved = {site["name"]: site["reason"] for site in symbols[place].get("unresolved_calls", [])}
+    assert unresolved == {"strlen": "builtin"}
+    services = {n.name: n.props for n in nodes.values() if n.kind == "microservice"}
+    assert services["shop"]["declared_names"] == {"composer.json": "shop"}
+
+
+def test_docblock_annotations_and_attributes_are_annotations_with_their_arguments():
+    facts = extract("C.php", b"""<?php
+/**
+ * @Route("/api", name="api")
+ */
+class C
+{
+    /**
+     * @Route(path="/rate/{sku}", methods={"PUT", "POST"})
+     * @Security("is_granted('ROLE_USER')")
+     */
+    public function rate() {}
+
+    #[Route('/a', methods: ['GET'])]
+    #[\\Symfony\\Component\\Routing\\Attribute\\Route('/b')]
+    public function a() {}
+}
+""")
+    notes = {s.key: [(a.name, a.args) for a in s.annotations] for s in facts.symbols}
+    assert notes["C"] == [("Route", (("", '"/api"'), ("name", '"api"')))]
+    assert notes["C.rate"] == [("Route", (("path", '"/rate/{sku}"'), ("methods", '{"PUT", "POST"}'))),
+                               ("Security", (("", "\"is_granted('ROLE_USER')\""),))]
+    assert notes["C.a"] == [("Route", (("", "'/a'"), ("methods", "['GET']"))), ("Route", (("", "'/b'"),))]
+
+
+@pytest.mark.parametrize(("expr", "value", "known"), [
+    ("self::URL . '/x'", "http://h/x", True),
+    ('"{$this->base}/items/$id"', "${env:BASE}/items/{id}", False),
+    ("sprintf('%s/items/%d', self::URL, 7)", "http://h/items/7", True),
+    ("$_ENV['HOST'] . '/p'", "${env:HOST}/p", False),
+    ("$url . '/q'", "http://h/v1/q", True),
+    ("$this->other", "{other}", False),
+    ("strtoupper('a')", "{?}", False),
+])
+def test_php_values_fold_from_literals_constants_locals_properties_and_the_environment(expr, value, known):
+    facts = extract("F.php", b"""<?php
+class F
+{
+    const URL = 'http://h';
+    private $base;
+
+    public function __construct()
+    {
+        $this->base = getenv('BASE') ?: 'http://fallback';
+    }
+
+    public function go($id, $other)
+    {
+        $url = self::URL . '/v1';
+        return 1;
+    }
+}
+""")
+    constants = PHPConstants.__new__(PHPConstants)
+    constants.by_type = {("F", "URL"): [("'http://h'", facts, "F")]}
+    folded = PHPFolder(constants, facts, "F").at(facts, "F.go", 16).fold(expr)
+    assert (plain(folded.text), folded.known) == (value, known)
+
+
+def test_an_env_read_with_a_default_keeps_the_default_for_when_no_deployment_sets_it():
+    facts = extract("F.php", b"<?php\n$u = getenv('CATALOGUE_URL') ?: 'http://catalogue:8080';\n")
+    constants = PHPConstants.__new__(PHPConstants)
+    constants.by_type = {}
+    folded = PHPFolder(constants, facts, "").at(facts, "", 3).fold("$u")
+    assert folded.text == "\x01CATALOGUE_URL\x1ehttp://catalogue:8080\x02"
+
+
+def test_updates_equal_a_full_build(tmp_path):
+    root = tmp_path / "php-web"
+    shutil.copytree(FIXTURES / "php-web", root)
+    graph = CodeGraph.build(root)
+    # a new Laravel route, a curl call to it, and the stock service's URL no longer set by the deployment
+    edit(root, "catalogue/routes/api.php", "Route::apiResource(", "Route::put('/products/{sku}/price', "
+         "[ProductController::class, 'search']);\nRoute::apiResource(")
+    edit(root, "ratings/src/Service/CatalogueClient.php", "    public function report(",
+         "    public function reprice(string $sku): void\n    {\n        $curl = curl_init();\n"
+         "        curl_setopt($curl, CURLOPT_URL, $this->baseUrl . \"/api/products/$sku/price\");\n"
+         "        curl_setopt($curl, CURLOPT_CUSTOMREQUEST, 'PUT');\n    }\n\n    public function report(")
+    edit(root, "docker-compose.yml", "      - STOCK_URL=http://stock:8080\n", "")
+    graph.update()
+    assert graph.snapshot() == CodeGraph.build(root).snapshot()
+    lines = part2(graph)
+    assert "C PUT catalogue /api/products/{sku}/price kind=curl from=Shop.Ratings.Service.CatalogueClient.reprice " \
+           "match=cross_service" in lines
+    level = [line for line in lines if line.startswith("C GET ") and "StockClient.level" in line]
+    assert level == ["C GET ? /{?}/stock/{?} kind=symfony_http_client from=App.Clients.StockClient.level "
+                     "match=unresolved why=the URL's start is not known; environment variable STOCK_URL is set by "
+                     "none of the project's deployment files; $sku is known at run time only"]
