@@ -252,3 +252,94 @@ def test_updates_equal_a_full_build(tmp_path):
     assert level == ["C GET ? /{?}/stock/{?} kind=symfony_http_client from=App.Clients.StockClient.level "
                      "match=unresolved why=the URL's start is not known; environment variable STOCK_URL is set by "
                      "none of the project's deployment files; $sku is known at run time only"]
+
+
+KERNEL = b"""<?php
+namespace App;
+
+use App\\Clients\\Pricing;
+
+class Kernel
+{
+    protected function configureContainer($c): void
+    {
+        $c->setParameter('pricing_url', getenv('PRICING_URL') ?: 'http://pricing:8080');
+        $c->register(Pricing::class)
+            ->addArgument($c->getParameter('pricing_url'))
+            ->setAutowired(true);
+    }
+
+    public function boot(string $where): void
+    {
+        (new Clients\\Stock('http://stock/api'))->level();
+        (new Clients\\Audit('http://audit'))->send();
+        (new Clients\\Audit($where))->send();
+    }
+}
+"""
+
+CLIENTS = {
+    "Pricing.php": b"""<?php
+namespace App\\Clients;
+
+class Pricing
+{
+    private $base;
+
+    public function __construct(string $base)
+    {
+        $this->base = $base;
+    }
+
+    public function quote(string $sku)
+    {
+        return file_get_contents($this->base . '/quotes/' . $sku);
+    }
+}
+""",
+    "Stock.php": b"""<?php
+namespace App\\Clients;
+
+class Stock
+{
+    public function __construct(private string $url) {}
+
+    public function level()
+    {
+        $h = curl_init($this->url . '/level');
+        return curl_exec($h);
+    }
+}
+""",
+    "Audit.php": b"""<?php
+namespace App\\Clients;
+
+class Audit
+{
+    public function __construct(private string $url) {}
+
+    public function send()
+    {
+        return curl_exec(curl_init($this->url . '/events'));
+    }
+}
+""",
+}
+
+
+def test_constructor_arguments_come_from_every_construction_and_container_registration(tmp_path):
+    """A constructor parameter is what every ``new T(...)`` and Symfony ``register(T::class)->addArgument(...)``
+    passes (a container parameter folded from its ``setParameter``); one construction with a run-time value
+    leaves it unknown."""
+    (tmp_path / "composer.json").write_text('{"name": "acme/web"}')
+    (tmp_path / "src" / "Clients").mkdir(parents=True)
+    (tmp_path / "src" / "Kernel.php").write_bytes(KERNEL)
+    for name, src in CLIENTS.items():
+        (tmp_path / "src" / "Clients" / name).write_bytes(src)
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    clients = sorted((n.props["declaring_fqn"], n.props["label"]) for n in nodes.values() if n.kind == "client")
+    assert clients == [
+        ("App.Clients.Audit.send", "GET ? /{?}/events"),
+        ("App.Clients.Pricing.quote", "GET pricing /quotes/{sku}"),   # PRICING_URL: no deployment sets it
+        ("App.Clients.Stock.level", "GET stock /api/level"),
+    ]

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ..languages.folding import Folded, array_items, literal, split_top
+from ..languages.folding import ENV_CLOSE, ENV_DEFAULT, ENV_OPEN, Folded, array_items, literal, split_top
 from ..languages.php.constants import PHPConstants, PHPFolder
 from ..languages.symbols import Bound, Tracker
 from ..services.endpoints import ANY, HTTP_METHODS, Item, join_paths
@@ -320,9 +320,17 @@ def _clients(php: PHPFile) -> Iterator[Item]:
                 continue
         if found is not None:
             url = php.fold(found[2], call.owner, call.line)
-            if found[0] == "file_get_contents" and not re.match(r"^https?://", url.text):
+            if found[0] == "file_get_contents" and not _http_url(url):
                 continue
             yield item(bound, owner, "client", found[0], call.line, http_method=found[1], path=url, written=found[2])
+
+
+def _http_url(url: Folded) -> bool:
+    """Whether a value read by ``file_get_contents`` is an HTTP URL: it starts with ``http(s)://``, or with an
+    environment variable whose default in the code does (a file path never does)."""
+    text = url.text
+    marker = re.match(f"{ENV_OPEN}[^{ENV_CLOSE}{ENV_DEFAULT}]*{ENV_DEFAULT}([^{ENV_CLOSE}]*){ENV_CLOSE}", text)
+    return bool(re.match(r"https?://", marker.group(1) if marker else text))
 
 
 def _function_client(php: PHPFile, call) -> tuple[str, str | None, str] | None:

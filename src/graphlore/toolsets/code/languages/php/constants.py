@@ -8,12 +8,16 @@ from __future__ import annotations
 
 import re
 
-from ...model import FileFacts
+from ...model import CallFact, FileFacts
 from ..folding import (
     ENV_OPEN,
+    UNKNOWN,
     Folded,
     Folder,
+    Scope,
+    choice,
     env,
+    has_unknown,
     literal,
     named_unknown,
     printf,
@@ -28,7 +32,7 @@ _TOKEN = re.compile("|".join((
     r"(?P<sq>'(?:[^'\\]|\\.)*')",
     r'(?P<dq>"(?:[^"\\]|\\.)*")',
     r"(?P<this>\$this\s*(?:->|\?->)\s*[A-Za-z_]\w*)",
-    r"(?P<var>\$[A-Za-z_]\w*)",
+    r"(?P<var>\$[A-Za-z_]\w*(?:\s*->\s*[A-Za-z_]\w*)*)",
     r"(?P<scoped>\\?[A-Za-z_][\w\\]*\s*::\s*[A-Za-z_]\w*)",
     r"(?P<num>\d[\w.]*)",
     r"(?P<name>\\?[A-Za-z_][\w\\]*)",
@@ -55,7 +59,7 @@ def php_tokens(text: str) -> list[tuple[str, str]]:
         elif kind == "this":
             out.append(("name", "this." + re.split(r"->\s*", value)[-1].strip()))
         elif kind == "var":
-            out.append(("name", value))
+            out.append(("name", re.sub(r"\s*->\s*", ".", value)))
         elif kind == "scoped":
             owner, _, member = re.sub(r"\s+", "", value).partition("::")
             out.append(("name", owner.lstrip("\\").replace("\\", ".") + "." + member))
@@ -114,18 +118,50 @@ def _split_default(text: str) -> tuple[str, str, str]:
     return text, "", ""
 
 
+def full_name(facts: FileFacts, written: str) -> str:
+    """The fully qualified name (``A.B.C``) a class name written in ``facts`` stands for: through its ``use``
+    imports, else in its namespace (a name written with a leading ``\\`` is already full)."""
+    name = written.replace("\\", ".")
+    if name.startswith("."):
+        return name[1:]
+    head, dot, rest = name.partition(".")
+    for imp in facts.imports:
+        for target, alias in imp.names:
+            if alias == head and not imp.static:
+                return target + dot + rest
+    return f"{facts.package}.{name}" if facts.package else name
+
+
 class PHPConstants:
-    """Every class constant of the project, by (class name, constant name)."""
+    """Every class constant of the project, by (class name, constant name); and what makes each class's
+    constructor arguments: its ``new T(...)`` sites and Symfony container registrations (by the class's full
+    name), the container's parameters (``setParameter('name', value)``), and the classes a project class
+    extends."""
 
     def __init__(self, table: Table) -> None:
         self.by_type: dict[tuple[str, str], list[tuple[str, FileFacts, str]]] = {}
+        self.constructions: dict[str, list[tuple[CallFact, FileFacts]]] = {}
+        self.registrations: dict[str, list[tuple[dict, FileFacts]]] = {}
+        self.parameters: dict[str, list[tuple[str, FileFacts, str, int]]] = {}
+        self.extended: set[str] = set()
         for bound in table.files.values():
-            if bound.facts.language != "php":
+            facts = bound.facts
+            if facts.language != "php":
                 continue
-            for sym in bound.facts.symbols:
+            for sym in facts.symbols:
                 if sym.kind == "field" and "const" in sym.modifiers and "value" in sym.extra and sym.parent:
-                    self.by_type.setdefault((sym.parent, sym.name), []).append((sym.extra["value"], bound.facts,
-                                                                                 sym.parent))
+                    self.by_type.setdefault((sym.parent, sym.name), []).append((sym.extra["value"], facts, sym.parent))
+                self.extended.update(full_name(facts, written) for relation, written in sym.supers
+                                     if relation == "extends")
+            for call in facts.calls:
+                if call.kind == "new" and call.receiver:
+                    self.constructions.setdefault(full_name(facts, call.receiver[1]), []).append((call, facts))
+                elif call.name == "setParameter" and len(call.args) == 2 and call.args[0][:1] in ("'", '"'):
+                    self.parameters.setdefault(call.args[0][1:-1], []).append((call.args[1], facts, call.owner,
+                                                                               call.line))
+            for registration in facts.extra.get("registrations", []):
+                self.registrations.setdefault(full_name(facts, registration["class"]), []).append((registration,
+                                                                                                   facts))
 
 
 class PHPFolder(Folder):
@@ -167,11 +203,17 @@ class PHPFolder(Folder):
         return literal(unescape(text[1:-1]))
 
     def name(self, name: str) -> Folded:
-        if name.startswith("$"):
+        if name.startswith("$") and "." not in name:
             found = self.local(name)
+            if found is None:
+                found = self.constructor_argument(name)
             return found if found is not None else named_unknown(name[1:], f"{name} is known at run time only")
+        if name.startswith("$"):
+            return unknown(f"{name.replace('.', '->')} is known at run time only")
         if name.startswith("this."):
             found = self.member(name[5:], ("this",))
+            if found is None:
+                found = self.promoted(name[5:])
             return found if found is not None else named_unknown(name[5:], f"$this->{name[5:]} is not set "
                                                                                  "to a constant")
         owner, dot, constant = name.rpartition(".")
@@ -190,6 +232,74 @@ class PHPFolder(Folder):
         inner.depth = self.depth + 1
         return inner.fold(expr)
 
+    def constructor_argument(self, name: str) -> Folded | None:
+        """A ``__construct`` parameter as everything that makes the class passes it: each ``new T(...)`` of the
+        project and each Symfony container registration's arguments (``addArgument``, ``setArguments``, a
+        ``getParameter('p')`` being the ``setParameter('p', value)``). None (known at run time only) when the
+        scope is no constructor, a project class extends the class (its constructor may pass anything), nothing
+        makes it, or one of them passes a value not known."""
+        scope = self.scope
+        if scope is None or self.depth > 8:
+            return None
+        symbols = {s.key: s for s in scope.facts.symbols}
+        ctor = symbols.get(scope.owner)
+        if ctor is None or ctor.kind != "constructor" or not ctor.parent:
+            return None
+        index = next((i for i, (param, _) in enumerate(ctor.params) if param == name), None)
+        fqn = f"{scope.facts.package}.{ctor.parent}" if scope.facts.package else ctor.parent
+        if index is None or fqn in self.constants.extended:
+            return None
+        written: list[tuple[str, FileFacts, str, int]] = []
+        for call, facts in self.constants.constructions.get(fqn, ()):
+            if index >= call.argc:
+                continue   # a default value: not read
+            if index >= len(call.args):
+                return None
+            written.append((call.args[index], facts, call.owner, call.line))
+        for registration, facts in self.constants.registrations.get(fqn, ()):
+            if index >= len(registration["args"]):
+                return None   # autowired: the container passes a service
+            written.append((registration["args"][index], facts, "", registration["line"]))
+        values = []
+        for expr, facts, owner, line in written:
+            site = PHPFolder(self.constants, facts, owner.split(".", 1)[0] if owner else "")
+            site.depth = self.depth + 1
+            value = site.at(facts, owner, line).fold(expr)
+            if has_unknown(value.text) or value.text == UNKNOWN:
+                return None
+            values.append(value)
+        return choice(values) if values else None
+
+    def promoted(self, field: str) -> Folded | None:
+        """A promoted constructor parameter (``__construct(private string $url)``): its constructor argument."""
+        if self.scope is None or not self.class_key:
+            return None
+        facts = self.scope.facts
+        key = f"{self.class_key}.{field}"
+        if not any(s.key == key and "promoted" in s.modifiers for s in facts.symbols):
+            return None
+        ctor = next((s for s in facts.symbols if s.key == f"{self.class_key}.__construct"), None)
+        if ctor is None:
+            return None
+        saved = self.scope
+        self.scope = Scope(facts, ctor.key, ctor.line_end + 1)
+        try:
+            return self.constructor_argument("$" + field)
+        finally:
+            self.scope = saved
+
+    def container_parameter(self, args: list[list[tuple[str, str]]]) -> Folded:
+        """``$container->getParameter('p')``: the value ``setParameter('p', value)`` gives it (one, project-wide)."""
+        key = self.fold_tokens(args[0]) if len(args) == 1 else unknown("getParameter without one name")
+        found = self.constants.parameters.get(key.text, []) if key.known else []
+        if len(found) != 1:
+            return unknown(f"container parameter {key.text} is set {len(found)} times" if key.known
+                           else "a container parameter that is not named by a constant")
+        expr, facts, owner, line = found[0]
+        site = PHPFolder(self.constants, facts, owner.split(".", 1)[0] if owner else "")
+        site.depth = self.depth + 1
+        return site.at(facts, owner, line).fold(expr)
+
     def imported(self, written: str) -> str:
         """The class name an alias or a qualified name stands for (``use A\\B as C``: ``C`` -> ``B``)."""
         for imp in self.facts.imports:
@@ -202,6 +312,8 @@ class PHPFolder(Folder):
         found = self.env_call(name, args, ENV_READERS)
         if found is not None:
             return found
+        if name.startswith("$") and name.endswith(".getParameter"):
+            return self.container_parameter(args)
         if name == "sprintf" and args:
             return printf(self.fold_tokens(args[0]), [self.fold_tokens(a) for a in args[1:]], "sd", "sprintf")
         return unknown(f"the result of {name}(...)")

@@ -174,6 +174,7 @@ class _Extractor(Extractor):
         self.record_values(self.pairs)   # type: ignore[arg-type]  (targets are names: ``$x``, ``this.x``)
         self.record_locals(self.typed, lambda owner, _type: owner or "")
         self.groups(root)
+        self.registrations(root)
         return self.finish(root)
 
     # -- declarations ---------------------------------------------------------------------------
@@ -453,6 +454,46 @@ class _Extractor(Extractor):
                           "prefix": prefix if prefix is not None else "''", "line": node.start_point[0] + 1})
         if found:
             self.facts.extra["route_groups"] = sorted(found, key=lambda g: (g["start"], -g["end"]))
+
+
+    def registrations(self, root: Node) -> None:
+        """Symfony container registrations: ``$c->register(T::class)->addArgument(a)->addArgument(b)`` (or
+        ``->setArguments([a, b])``), as the class and the constructor arguments as written, in
+        ``extra["registrations"]``."""
+        found = []
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            stack.extend(node.named_children)
+            if node.type != "member_call_expression" or text(node.child_by_field_name("name")) != "register" or \
+                    node.parent is None or node.parent.type != "member_access_expression" and \
+                    node.parent.type != "member_call_expression":
+                continue
+            args = _arguments(node)
+            made = args[-1] if len(args) == 2 else args[0] if args else None   # register(T::class) / register(id, T)
+            if made is None or made.type != "class_constant_access_expression" or not text(made).endswith("::class"):
+                continue
+            written: list[str] = []
+            outer = node.parent
+            while outer is not None and outer.type == "member_call_expression":
+                method = text(outer.child_by_field_name("name"))
+                values = _arguments(outer)
+                if method == "addArgument" and len(values) == 1:
+                    written.append(squash(text(values[0])))
+                elif method == "setArguments" and len(values) == 1 and values[0].type == "array_creation_expression":
+                    written = [squash(text(e.named_children[-1])) for e in values[0].named_children
+                               if e.type == "array_element_initializer" and len(e.named_children) == 1]
+                outer = outer.parent
+            found.append({"class": php_name(text(made).rsplit("::", 1)[0]), "args": [a[:300] for a in written],
+                          "line": node.start_point[0] + 1})
+        if found:
+            self.facts.extra["registrations"] = found
+
+
+def _arguments(call: Node) -> list[Node]:
+    holder = call.child_by_field_name("arguments")
+    return [c.named_children[-1] for c in (holder.named_children if holder is not None else [])
+            if c.type == "argument" and c.named_children]
 
 
 def _array_value(node: Node, key: str) -> str | None:
