@@ -21,6 +21,7 @@ from ..folding import (
     literal,
     named_unknown,
     printf,
+    split_top,
     unescape,
     unknown,
 )
@@ -97,24 +98,10 @@ def _interpolated(body: str) -> list[tuple[str, str]]:
 
 def _split_default(text: str) -> tuple[str, str, str]:
     """``a ?: b`` / ``a ?? b`` at the top level -> (a, operator, b); else (text, "", "")."""
-    depth, quote, index = 0, "", 0
-    while index < len(text) - 1:
-        ch = text[index]
-        if quote:
-            if ch == "\\":
-                index += 2
-                continue
-            if ch == quote:
-                quote = ""
-        elif ch in "'\"":
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif depth == 0 and text[index:index + 2] in ("?:", "??"):
-            return text[:index].strip(), text[index:index + 2], text[index + 2:].strip()
-        index += 1
+    for operator in ("?:", "??"):
+        parts = split_top(text, operator)
+        if len(parts) > 1:
+            return parts[0], operator, f" {operator} ".join(parts[1:])
     return text, "", ""
 
 
