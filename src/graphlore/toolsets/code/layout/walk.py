@@ -1,8 +1,8 @@
 """One walk of a source tree: its source files (by the registered languages' suffixes), the build, Docker
 and settings files that shape its layout, and the folders a language marks as packages.
 
-The walk skips VCS folders, build output, dependency folders and virtual environments, and never follows a
-symlinked folder. Nothing here parses source code.
+The walk skips VCS folders, build output, dependency folders (Composer's ``vendor`` with its ``autoload.php``
+too) and virtual environments, and never follows a symlinked folder. Nothing here parses source code.
 """
 
 from __future__ import annotations
@@ -112,6 +112,8 @@ def scan(root: str | Path) -> Scan:
             continue
         if rel and any(entry.name == "pyvenv.cfg" for entry in entries):
             continue   # a virtual environment
+        if rel.rsplit("/", 1)[-1] == "vendor" and any(entry.name == "autoload.php" for entry in entries):
+            continue   # Composer's installed dependencies (PHP), not the project's code
         for entry in entries:
             name = entry.name
             child = f"{rel}/{name}" if rel else name
