@@ -346,3 +346,18 @@ def test_constructor_arguments_come_from_every_construction_and_container_regist
         ("App.Clients.Pricing.quote", "GET pricing /quotes/{sku}"),   # PRICING_URL: no deployment sets it
         ("App.Clients.Stock.level", "GET stock /api/level"),
     ]
+
+
+def test_a_slim_app_made_without_imports_registers_routes_and_a_plain_router_does_not(tmp_path):
+    (tmp_path / "composer.json").write_text('{"name": "acme/legacy"}')
+    (tmp_path / "index.php").write_text("""<?php
+$app = new \\Slim\\App();
+$app->get('/hello/{name}', function ($request, $response, $args) { return $response; });
+$app->post('/orders', 'OrderAction:create');
+$router = new Router();
+$router->get('/not-a-route', function () {});
+$cache->get('/not/a/route/either');
+""")
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    routes = sorted(n.props["label"] for n in nodes.values() if n.kind == "route")
+    assert routes == ["GET /hello/{name}", "POST /orders"]

@@ -7,12 +7,13 @@ docblock annotations on a method (``path`` named or first), under the class's ow
 ``Route::match([methods], path, ...)`` and ``Route::resource``/``apiResource(name, ...)`` (the controller's
 conventional actions), inside ``Route::prefix('p')->group(...)`` / ``Route::group(['prefix' => 'p'], ...)``
 groups; a file ``routes/api.php`` is served under ``/api`` (Laravel's default). Slim (a file that imports
-``Slim\\``): ``$app->get/post/put/patch/delete/options/any(path, handler)`` and ``->map([methods], path, handler)``
-inside ``->group('/p', ...)`` groups. A route registered in a file is owned by the symbol around it (the file).
+``Slim\\`` or makes a ``new \\Slim\\App``): ``->get/post/put/patch/delete/options/any(path, handler)`` and
+``->map([methods], path, handler)`` on an app or a group (`_slim_app`) inside ``->group('/p', ...)`` groups. A route registered in a file is owned by the symbol around it (the file).
 
 **Clients.** curl: ``curl_init($url)``, else ``curl_setopt($h, CURLOPT_URL, $url)`` or a ``CURLOPT_URL`` entry of
 ``curl_setopt_array`` (the method: ``CURLOPT_CUSTOMREQUEST`` or ``CURLOPT_POST`` set in the same function, else
-GET). Guzzle: ``get/post/put/patch/delete/head/options(url)`` (and their ``...Async``) and ``request(method, url)`` on
+GET). Laravel's HTTP client: ``Http::get/post/put/patch/delete/head(url)``, after ``withToken(...)``-style calls
+too, from the chain's ``baseUrl(...)``. Guzzle: ``get/post/put/patch/delete/head/options(url)`` (and their ``...Async``) and ``request(method, url)`` on
 a receiver declared or made as ``GuzzleHttp\\Client``/``ClientInterface``; a relative URL starts at the
 ``base_uri`` the client is made with in the same class. Symfony HttpClient: ``request(method, url)`` on a receiver
 declared as ``HttpClientInterface`` or made by ``HttpClient::create()``. ``file_get_contents(url)`` when the URL
@@ -44,6 +45,7 @@ SYMFONY_CLIENT_TYPES = frozenset({"Symfony.Contracts.HttpClient.HttpClientInterf
                                   "Symfony.Component.HttpClient.HttpClient",
                                   "Symfony.Component.HttpClient.CurlHttpClient",
                                   "Symfony.Component.HttpClient.NativeHttpClient"})
+LARAVEL_HTTP_CALLS = {verb: verb.upper() for verb in ("get", "post", "put", "patch", "delete", "head")}
 GUZZLE_CALLS = {**{verb: verb.upper() for verb in ("get", "post", "put", "patch", "delete", "head", "options")},
                 **{f"{verb}Async": verb.upper() for verb in ("get", "post", "put", "patch", "delete", "head", "options")}}
 _HANDLER = re.compile(r"^(function\b|fn\b|static\s+function\b|\[|'[^']*:|\"[^\"]*:|[\w\\]+::class)")
@@ -166,7 +168,8 @@ def _registered(php: PHPFile, project: Project) -> Iterator[Item]:
     """Laravel's ``Route::`` facade and Slim's ``$app->`` registrations."""
     bound = php.bound
     facts = bound.facts
-    slim = any(imp.target.startswith("Slim.") for imp in facts.imports)
+    slim = any(imp.target.startswith("Slim.") for imp in facts.imports) or any(
+        c.kind == "new" and c.receiver and c.receiver[1].lstrip(".").startswith("Slim.") for c in facts.calls)
     laravel_file = bound.path.endswith("routes/api.php")
     for call in facts.calls:
         receiver = call.receiver
@@ -175,7 +178,7 @@ def _registered(php: PHPFile, project: Project) -> Iterator[Item]:
         laravel = receiver == ["name", "Route"] and php.imported("Route") in ("Route", "Illuminate.Support.Facades.Route")
         if laravel:
             flavor = "laravel"
-        elif slim and receiver[0] == "name" and receiver[1].startswith("$") and len(call.args) >= 2:
+        elif slim and len(call.args) >= 2 and _slim_app(php, call):
             flavor = "slim"
         else:
             continue
@@ -204,6 +207,25 @@ def _registered(php: PHPFile, project: Project) -> Iterator[Item]:
                          path=path, written=call.args[path_at])
             found.microservice, found.module = bound.ctx.microservice, bound.ctx.module   # served where registered
             yield found
+
+
+def _slim_app(php: PHPFile, call) -> bool:
+    """Whether a call's receiver is a Slim app or route group: a variable declared or made as one of Slim's
+    (``AppFactory::create()``, ``new \\Slim\\App``, a parameter typed ``App`` or ``RouteCollectorProxy``), a group
+    closure's first parameter, or ``$this`` inside a group closure (Slim 3 binds it to the app)."""
+    receiver = call.receiver
+    groups = [g for g in php.bound.facts.extra.get("route_groups", []) if g["start"] <= call.line <= g["end"]]
+    if receiver == ["this"]:
+        return bool(groups)
+    if receiver[0] != "name" or not receiver[1].startswith("$"):
+        return False
+    if any(g.get("param") == receiver[1] for g in groups):
+        return True
+    written = declared_type(php.bound, call.owner, receiver[1], call.line)
+    if written.startswith("~"):
+        written = written[1:].rsplit(".", 1)[0] if written.endswith(".create()") else ""
+    head, dot, rest = written.partition(".")
+    return (php.imported(head) + dot + rest).startswith("Slim.")
 
 
 def _resource(php: PHPFile, project: Project, call, api_file: bool) -> Iterator[Item]:
@@ -297,6 +319,14 @@ def _clients(php: PHPFile) -> Iterator[Item]:
         found: tuple[str, str | None, str] | None = None   # (flavor, method, url as written)
         if call.receiver is None:
             found = _function_client(php, call)
+        elif call.name in LARAVEL_HTTP_CALLS and (laravel := _laravel_http(php, call)) is not None:
+            url = php.fold(call.args[0], call.owner, call.line)
+            if laravel is not False and not re.match(r"^\w+://", url.text):
+                base = php.fold(laravel, call.owner, call.line)
+                url = base + url if url.text.startswith("/") or not url.text else base + literal("/") + url
+            yield item(bound, owner, "client", "laravel_http", call.line, http_method=LARAVEL_HTTP_CALLS[call.name],
+                       path=url, written=call.args[0])
+            continue
         elif call.name in GUZZLE_CALLS or call.name in ("request", "requestAsync"):
             kind = _receiver_type(php, call)
             flavor = "guzzle" if kind in GUZZLE_TYPES else "symfony_http_client" if kind in SYMFONY_CLIENT_TYPES \
@@ -323,6 +353,31 @@ def _clients(php: PHPFile) -> Iterator[Item]:
             if found[0] == "file_get_contents" and not _http_url(url):
                 continue
             yield item(bound, owner, "client", found[0], call.line, http_method=found[1], path=url, written=found[2])
+
+
+def _laravel_http(php: PHPFile, call) -> str | bool | None:
+    """A call of Laravel's HTTP client (``Http::get(url)``, ``Http::withToken(t)->post(url)``, the facade as
+    imported from ``Illuminate\\Support\\Facades`` or by its global alias): the ``baseUrl(...)`` of its chain as
+    written, False when it has none; None when the call is not one."""
+    if not call.args:
+        return None
+    chain, root = _chain(call.receiver)
+    if root != ["name", "Http"] or php.imported("Http") not in ("Http", "Illuminate.Support.Facades.Http"):
+        return None
+    if "baseUrl" not in chain:
+        return False
+    bases = [c for c in php.bound.facts.calls if c.name == "baseUrl" and c.owner == call.owner and
+             c.line <= call.line and c.args and _chain(c.receiver)[1] == ["name", "Http"]]
+    return bases[-1].args[0] if bases else None
+
+
+def _chain(receiver) -> tuple[list[str], list | None]:
+    """The methods a receiver calls (``Http::a()->b()`` -> ``[b, a]``) and what the chain starts at."""
+    chain = []
+    while receiver and receiver[0] == "call" and receiver[1] is not None:
+        chain.append(receiver[2])
+        receiver = receiver[1]
+    return chain, receiver
 
 
 def _http_url(url: Folded) -> bool:

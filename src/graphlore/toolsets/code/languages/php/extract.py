@@ -7,7 +7,8 @@ resolver reads PHP as it reads C#); a type's key is its name, a member's ``Type.
 ``$`` (``$client``), so a local is never taken for a property of the same name; ``$this->x`` is the receiver
 ``this.x``. A trait a class uses is one of its supertypes (``uses``), so its methods are found on the class. A
 promoted constructor parameter is a property too. A property's type is its declared type, else its docblock's
-``@var``, else the type of the constructor parameter assigned to it (``$this->x = $x``). Attributes
+``@var``, else what the constructor assigns to it: a parameter's type (``$this->x = $x``) or a construction
+(``$this->x = new T()``). Attributes
 (``#[Route('/a')]``) and docblock annotations (``@Route("/a", methods={"GET"})``) are both kept as
 annotations, by simple name.
 """
@@ -288,9 +289,12 @@ class _Extractor(Extractor):
                         assignment.type == "assignment_expression":
                     target = _variable(assignment.child_by_field_name("left"))
                     right = assignment.child_by_field_name("right")
-                    if target and target.startswith("this.") and right is not None and right.type == "variable_name" \
-                            and typed.get(text(right)):
+                    if not target or not target.startswith("this.") or right is None:
+                        continue
+                    if right.type == "variable_name" and typed.get(text(right)):
                         assigned[target[5:]] = typed[text(right)]
+                    elif right.type == "object_creation_expression" and _made(right):
+                        assigned[target[5:]] = _made(right)
         elif kind == "property_declaration":
             doc = _docblock(node)
             type_ = type_name(node.child_by_field_name("type")) or _doc_var(doc)
@@ -395,10 +399,17 @@ class _Extractor(Extractor):
         return tuple(found[:limit])
 
     def values(self, root: Node) -> None:
-        """Assignments (for folding) and the types locals are made with (``$x = new T()``)."""
+        """Assignments (for folding), the types locals are made with (``$x = new T()``) and a closure's typed
+        parameters (locals of the function around it)."""
         stack = [root]
         while stack:
             node = stack.pop()
+            if node.type in ("anonymous_function", "arrow_function"):
+                parameters = node.child_by_field_name("parameters")
+                for child in parameters.named_children if parameters is not None else []:
+                    name_node = child.child_by_field_name("name")
+                    if name_node is not None:
+                        self.typed.append((name_node, type_name(child.child_by_field_name("type"))))
             if node.type == "assignment_expression":
                 left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
                 target = _variable(left)
@@ -420,7 +431,7 @@ class _Extractor(Extractor):
     def groups(self, root: Node) -> None:
         """Route groups: a closure passed to ``->group(...)`` (Laravel ``Route::prefix('p')->group(fn)``,
         ``Route::group(['prefix' => 'p'], fn)``; Slim ``$app->group('/p', fn)``), as (first line, last line,
-        the prefix as written) in ``extra["route_groups"]``."""
+        the prefix as written, the closure's first parameter: Slim's group) in ``extra["route_groups"]``."""
         found = []
         stack = [root]
         while stack:
@@ -450,8 +461,12 @@ class _Extractor(Extractor):
                         break
                     inner = inner.child_by_field_name("object") or inner.child_by_field_name("scope")
             closure = args[-1]
+            parameters = closure.child_by_field_name("parameters")
+            first = next((c for c in parameters.named_children if c.child_by_field_name("name") is not None), None) \
+                if parameters is not None else None
             found.append({"start": closure.start_point[0] + 1, "end": closure.end_point[0] + 1,
-                          "prefix": prefix if prefix is not None else "''", "line": node.start_point[0] + 1})
+                          "prefix": prefix if prefix is not None else "''", "line": node.start_point[0] + 1,
+                          "param": text(first.child_by_field_name("name")) if first is not None else ""})
         if found:
             self.facts.extra["route_groups"] = sorted(found, key=lambda g: (g["start"], -g["end"]))
 
