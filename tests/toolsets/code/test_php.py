@@ -84,6 +84,7 @@ final class OrderService extends BaseService implements Priced
         $made->total();
         total($id);
         strlen('x');
+        price();
     }
 
     private static function helper(): void {}
@@ -162,7 +163,8 @@ def test_a_php_file_gives_namespaced_types_members_and_resolved_calls(shop):
     assert (service, "Shop.Orders.Priced") in _edges(graph, "IMPLEMENTS")
     assert (f"{service}.price", "Shop.Orders.Priced.price") in _edges(graph, "OVERRIDES")
     unresolved = {site["name"]: site["reason"] for site in symbols[place].get("unresolved_calls", [])}
-    assert unresolved == {"strlen": "builtin"}
+    assert unresolved == {"strlen": "builtin", "price": "external_name"}   # a bare price() is no method call
+    assert (place, f"{service}.price") not in calls
     services = {n.name: n.props for n in nodes.values() if n.kind == "microservice"}
     assert services["shop"]["declared_names"] == {"composer.json": "shop"}
 

@@ -1,8 +1,8 @@
 """PHP routes (Symfony, Laravel, Slim) and HTTP clients (curl, Guzzle, Symfony HttpClient, ``file_get_contents``),
 read from the facts of PHP files.
 
-**Routes.** Symfony: ``#[Route('/p', methods: ['GET'])]`` attributes and ``@Route("/p", methods={"GET"})``
-docblock annotations on a method (``path`` named or first), under the class's own ``Route`` (its prefix); no
+**Routes.** Symfony (``Route`` as Symfony's or Sensio's, or not imported): ``#[Route('/p', methods: ['GET'])]``
+attributes and ``@Route("/p", methods={"GET"})`` docblock annotations on a method (``path`` named or first), under the class's own ``Route`` (its prefix); no
 ``methods`` is any method. Laravel: ``Route::get/post/put/patch/delete/options/any(path, ...)``,
 ``Route::match([methods], path, ...)`` and ``Route::resource``/``apiResource(name, ...)`` (the controller's
 conventional actions), inside ``Route::prefix('p')->group(...)`` / ``Route::group(['prefix' => 'p'], ...)``
@@ -97,6 +97,8 @@ def _path_arg(args: tuple[tuple[str, str], ...]) -> str | None:
 def _symfony(php: PHPFile) -> Iterator[Item]:
     bound = php.bound
     facts = bound.facts
+    if not php.imported("Route").startswith(("Route", "Symfony.", "Sensio.")):
+        return   # a Route of another library
     for sym in facts.symbols:
         if sym.kind != "class":
             continue

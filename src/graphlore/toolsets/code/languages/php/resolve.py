@@ -1,7 +1,8 @@
 """PHP resolution: namespaces and ``use`` imports, base classes, interfaces and traits, calls by declared types.
 
 An unqualified class name is one a ``use`` imports (or aliases), else one of the file's namespace, else a global
-one; a qualified one is looked for as written. ``$this``, ``self::`` and ``static::`` are the enclosing class
+one; a qualified one is looked for as written. A bare call ``f()`` is a function (``use function``, the
+namespace's, a global one), never a method. ``$this``, ``self::`` and ``static::`` are the enclosing class
 (its traits' members included), ``parent::`` its base class; ``new T()`` calls ``T``'s ``__construct``.
 """
 
@@ -38,12 +39,23 @@ class PHPResolver(TypedResolver):
         return written.strip().lstrip("?")
 
     def unqualified(self, call: CallFact, bound: Bound) -> Target:
-        """As the typed resolver, except that a function no namespace of the project declares is PHP's own or a
-        library's (``curl_init``, ``array_map``): external, never undefined."""
-        target, how, why = super().unqualified(call, bound)
-        if target is None and why.get("reason") == "undefined_name":
-            return None, "", {"reason": "external_name", "detail": f"{call.name} (a PHP or library function)"}
-        return target, how, why
+        """A bare ``f()`` is a function, never a method (PHP calls those on ``$this``): one a ``use function``
+        imports, else one of the file's namespace, else a global one; a function no project namespace declares is
+        PHP's own or a library's (``curl_init``, ``array_map``): external, never undefined."""
+        name = call.name
+        for imp in bound.facts.imports:
+            if imp.static and imp.names[0][1] == name:
+                package, _, last = imp.target.rpartition(".")
+                found = self.package_callables(package, last)
+                return self.pick(found, call, "static_import") if found else \
+                    (None, "", {"reason": "external_name", "detail": imp.target})
+        for position, package in enumerate(self.visible_packages(bound)):
+            found = self.package_callables(package, name)
+            if found:
+                return self.pick(found, call, "local" if position == 0 else "static_import")
+        if name in self.BUILTIN_FUNCTIONS:
+            return None, "", {"reason": "builtin", "detail": name}
+        return None, "", {"reason": "external_name", "detail": f"{name} (a PHP or library function)"}
 
     def constructor_call(self, res: TypeRes, call: CallFact) -> Target:
         if res[0] == "project":
