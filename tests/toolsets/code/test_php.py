@@ -363,3 +363,23 @@ $cache->get('/not/a/route/either');
     nodes, _ = CodeGraph.build(tmp_path).snapshot()
     routes = sorted(n.props["label"] for n in nodes.values() if n.kind == "route")
     assert routes == ["GET /hello/{name}", "POST /orders"]
+
+
+def test_a_call_on_a_receiver_of_unknown_type_is_never_guessed(tmp_path):
+    (tmp_path / "composer.json").write_text('{"name": "acme/x"}')
+    (tmp_path / "A.php").write_text("""<?php
+class Controller { public function get(string $key, string $default) {} }
+class Listener
+{
+    public function on($event)
+    {
+        $request = $event->getRequest();
+        $request->headers->get('X-Id', 'none');
+    }
+}
+""")
+    nodes, edges = CodeGraph.build(tmp_path).snapshot()
+    assert not [e for e in edges.values() if e.type == "CALLS"]
+    on = next(n.props for n in nodes.values() if n.kind == "symbol" and n.props["fqn"] == "Listener.on")
+    assert {(s["name"], s["reason"]) for s in on["unresolved_calls"]} == {("getRequest", "unknown_receiver"),
+                                                                         ("get", "unknown_receiver")}

@@ -3,7 +3,8 @@
 An unqualified class name is one a ``use`` imports (or aliases), else one of the file's namespace, else a global
 one; a qualified one is looked for as written. A bare call ``f()`` is a function (``use function``, the
 namespace's, a global one), never a method. ``$this``, ``self::`` and ``static::`` are the enclosing class
-(its traits' members included), ``parent::`` its base class; ``new T()`` calls ``T``'s ``__construct``.
+(its traits' members included), ``parent::`` its base class; ``new T()`` calls ``T``'s ``__construct``. A
+call on a receiver of unknown type stays unresolved (no ``name_only`` guess: most PHP variables are untyped).
 """
 
 from __future__ import annotations
@@ -56,6 +57,15 @@ class PHPResolver(TypedResolver):
         if name in self.BUILTIN_FUNCTIONS:
             return None, "", {"reason": "builtin", "detail": name}
         return None, "", {"reason": "external_name", "detail": f"{name} (a PHP or library function)"}
+
+    def only_candidate(self, name: str, refs: list) -> Target:
+        """A receiver of unknown type stays unresolved: in PHP most variables carry no type, so the one project
+        method with the name (other languages' ``name_only``) would be a guess (``$request->headers->get(...)``
+        is no call of a controller's ``get``)."""
+        if refs:
+            return None, "", {"reason": "unknown_receiver",
+                              "detail": f"receiver type unknown; {len(refs)} project method(s) named {name}"}
+        return None, "", {"reason": "unknown_receiver"}
 
     def constructor_call(self, res: TypeRes, call: CallFact) -> Target:
         if res[0] == "project":
