@@ -383,3 +383,58 @@ class Listener
     on = next(n.props for n in nodes.values() if n.kind == "symbol" and n.props["fqn"] == "Listener.on")
     assert {(s["name"], s["reason"]) for s in on["unresolved_calls"]} == {("getRequest", "unknown_receiver"),
                                                                          ("get", "unknown_receiver")}
+
+
+ROUTED = """<?php
+namespace App\\Controller{sub};
+
+use Symfony\\Component\\Routing\\Attribute\\Route;
+
+#[Route('/NAME')]
+class {cls}
+{{
+    #[Route('/list', methods: ['GET'])]
+    public function list() {{}}
+}}
+"""
+
+
+def test_symfony_routes_take_the_prefix_of_the_routing_file_import_that_covers_their_controller(tmp_path):
+    (tmp_path / "composer.json").write_text('{"name": "acme/shop"}')
+    (tmp_path / "config" / "routes").mkdir(parents=True)
+    (tmp_path / "config" / "routes.yaml").write_text("""
+api:
+    resource: ../src/Controller/Api/
+    type: attribute
+    prefix: /api/v2
+admin:
+    resource: App\\Controller\\Admin\\
+    type: attribute
+    prefix: /admin
+""")
+    (tmp_path / "config" / "routes" / "localized.yaml").write_text("""
+web:
+    resource:
+        path: ../../src/Controller/Web/
+        namespace: App\\Controller\\Web
+    type: attribute
+    prefix:
+        en: /shop
+        fr: /boutique
+when@dev:
+    profiler:
+        resource: '@WebProfilerBundle/Resources/config/routing/wdt.xml'
+        prefix: /_wdt
+""")
+    for sub, cls in (("Api", "Orders"), ("Admin", "Users"), ("Web", "Pages"), ("Other", "Misc")):
+        (tmp_path / "src" / "Controller" / sub).mkdir(parents=True)
+        (tmp_path / "src" / "Controller" / sub / f"{cls}.php").write_text(
+            ROUTED.format(sub="\\" + sub, cls=cls).replace("NAME", cls.lower()))
+    graph = CodeGraph.build(tmp_path)
+    routes = sorted((n.props["label"], n.props["resolved"]) for n in graph.snapshot()[0].values() if n.kind == "route")
+    assert routes == [("GET /admin/users/list", True), ("GET /api/v2/orders/list", True),
+                      ("GET /misc/list", True), ("GET /{?}/pages/list", False)]
+    edit(tmp_path, "config/routes.yaml", "prefix: /api/v2", "prefix: /api/v3")
+    graph.update()
+    assert graph.snapshot() == CodeGraph.build(tmp_path).snapshot()
+    assert "GET /api/v3/orders/list" in {n.props["label"] for n in graph.snapshot()[0].values() if n.kind == "route"}

@@ -2,8 +2,10 @@
 read from the facts of PHP files.
 
 **Routes.** Symfony (``Route`` as Symfony's or Sensio's, or not imported): ``#[Route('/p', methods: ['GET'])]``
-attributes and ``@Route("/p", methods={"GET"})`` docblock annotations on a method (``path`` named or first), under the class's own ``Route`` (its prefix); no
-``methods`` is any method. Laravel: ``Route::get/post/put/patch/delete/options/any(path, ...)``,
+attributes and ``@Route("/p", methods={"GET"})`` docblock annotations on a method (``path`` named or first), under the class's own ``Route`` (its prefix), under
+the ``prefix`` of each import of the module's routing files (``config/routes.yaml``, ``config/routes/*.yaml``)
+whose ``resource`` covers the class (``routing.controllers``, its folder, its namespace; a prefix per locale is
+unknown); no ``methods`` is any method. Laravel: ``Route::get/post/put/patch/delete/options/any(path, ...)``,
 ``Route::match([methods], path, ...)`` and ``Route::resource``/``apiResource(name, ...)`` (the controller's
 conventional actions), inside ``Route::prefix('p')->group(...)`` / ``Route::group(['prefix' => 'p'], ...)``
 groups; a file ``routes/api.php`` is served under ``/api`` (Laravel's default). Slim (a file that imports
@@ -24,10 +26,20 @@ project's deployment environment; what does not fold stays unresolved, saying wh
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Iterator
 
-from ..languages.folding import ENV_CLOSE, ENV_DEFAULT, ENV_OPEN, Folded, array_items, literal, split_top
+from ..languages.folding import (
+    ENV_CLOSE,
+    ENV_DEFAULT,
+    ENV_OPEN,
+    Folded,
+    array_items,
+    literal,
+    split_top,
+    unknown,
+)
 from ..languages.php.constants import PHPConstants, PHPFolder
 from ..languages.symbols import Bound, Tracker
 from ..services.endpoints import ANY, HTTP_METHODS, Item, join_paths
@@ -82,7 +94,7 @@ class PHPFile:
 
 def read_php(project: Project, bound: Bound) -> Iterator[Item]:
     php = PHPFile(bound, php_constants(project))
-    yield from _symfony(php)
+    yield from _symfony(php, project.values(bound.ctx.module).route_imports)
     yield from _registered(php, project)
     yield from _clients(php)
 
@@ -94,7 +106,24 @@ def _path_arg(args: tuple[tuple[str, str], ...]) -> str | None:
     return named.get("path") or named.get("value") or named.get("")
 
 
-def _symfony(php: PHPFile) -> Iterator[Item]:
+def _imported_under(php: PHPFile, imports: list[tuple[str, str | None, str]], class_key: str) -> list[Folded]:
+    """The prefixes the module's Symfony routing files import a controller class's routes under: each import whose
+    resource covers it (``routing.controllers``, a folder above its file relative to the routing file, its
+    namespace); [""] when none does (the kernel imports it some other way)."""
+    fqn = f"{php.bound.facts.package}.{class_key}" if php.bound.facts.package else class_key
+    out: dict[str, Folded] = {}
+    for source, prefix, resource in imports:
+        folder = posixpath.normpath(posixpath.join(posixpath.dirname(source), resource))
+        if resource == "routing.controllers" or "\\" in resource and \
+                (fqn + ".").startswith(resource.replace("\\", ".").strip(".") + ".") or \
+                "\\" not in resource and php.bound.path.startswith(folder.rstrip("/") + "/"):
+            value = literal(prefix) if prefix is not None else unknown(f"{source} imports it under a prefix per "
+                                                                        "locale")
+            out.setdefault(value.text, value)
+    return list(out.values()) or [literal("")]
+
+
+def _symfony(php: PHPFile, imports: list[tuple[str, str | None, str]]) -> Iterator[Item]:
     bound = php.bound
     facts = bound.facts
     if not php.imported("Route").startswith(("Route", "Symfony.", "Sensio.")):
@@ -102,6 +131,9 @@ def _symfony(php: PHPFile) -> Iterator[Item]:
     for sym in facts.symbols:
         if sym.kind != "class":
             continue
+        imported = _imported_under(php, imports, sym.key) if any(
+            a.name == "Route" for m in bound.members(sym.key) for a in facts.symbols[m].annotations) or any(
+            a.name == "Route" for a in sym.annotations) else [literal("")]
         prefixes = [_path_arg(a.args) for a in sym.annotations if a.name == "Route"] or [None]
         methods_of = [m for m in bound.members(sym.key) if facts.symbols[m].kind == "method"]
         invokable = next((m for m in methods_of if facts.symbols[m].name == "__invoke"), None)
@@ -124,12 +156,13 @@ def _symfony(php: PHPFile) -> Iterator[Item]:
                 verbs = [m.text.upper() for m in methods if m.known] if methods else [ANY]
                 if methods and len(verbs) != len(methods):
                     verbs = [None]   # a method that does not fold
-                for prefix in prefixes_here:
-                    parts = ([php.fold(prefix, sym.key, sym.line_start)] if prefix else []) + \
-                        [php.fold(written, method.key, method.line_start)]
-                    for verb in verbs:
-                        yield item(bound, member, "route", "symfony", None, http_method=verb, path=join_paths(parts),
-                                   written=" + ".join(p for p in (prefix, written) if p))
+                for outer in imported:
+                    for prefix in prefixes_here:
+                        parts = [outer, *([php.fold(prefix, sym.key, sym.line_start)] if prefix else []),
+                                 php.fold(written, method.key, method.line_start)]
+                        for verb in verbs:
+                            yield item(bound, member, "route", "symfony", None, http_method=verb,
+                                       path=join_paths(parts), written=" + ".join(p for p in (prefix, written) if p))
 
 
 def _groups(php: PHPFile, line: int) -> list[Folded]:

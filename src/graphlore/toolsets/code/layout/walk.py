@@ -21,6 +21,9 @@ SKIP_DIRS = frozenset({
     "__pycache__", ".venv", "venv", ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache",
     ".eggs", "site-packages", "htmlcov", ".terraform",
 })
+#: Symfony's routing configuration (``config/routes.yaml``, ``config/routes/*.yaml``): where controllers' routes are
+#: imported, under which prefix (`frameworks.php_web`)
+SYMFONY_ROUTES = re.compile(r"(?:^|/)config/routes(?:\.ya?ml|/[^/]+\.ya?ml)$")
 #: Spring settings files: where ``spring.application.name`` and ``${...}`` values come from
 CONFIG_FILE = re.compile(r"^(bootstrap|application)(-[\w.-]+)?\.(ya?ml|properties)$")
 #: settings files read for part 2's values (``${...}`` placeholders, Spring Cloud Config shared files)

@@ -43,6 +43,27 @@ _PLACEHOLDER = re.compile(r"\$\{([^{}:]+)(?::([^{}]*))?\}")
 _SETTINGS = (".yml", ".yaml", ".properties")
 
 
+def read_route_imports(path: Path, source: str) -> list[tuple[str, str | None, str]]:
+    """The imports of a Symfony routing file: each entry with a ``resource`` (a path, ``routing.controllers``, a
+    namespace, or ``{path, namespace}``) as (file, its ``prefix``: "" when none, None when not one string, the
+    resource)."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, yaml.YAMLError):
+        return []
+    out: list[tuple[str, str | None, str]] = []
+    for entry in (data or {}).values() if isinstance(data, dict) else ():
+        if not isinstance(entry, dict) or "resource" not in entry:
+            continue
+        resource = entry["resource"]
+        if isinstance(resource, dict):
+            resource = resource.get("path") or resource.get("namespace")
+        prefix = entry.get("prefix", "")
+        if isinstance(resource, str):
+            out.append((source, prefix if isinstance(prefix, str) else None, resource))
+    return out
+
+
 def canonical(key: str) -> str:
     """Spring's relaxed key: lower case, ``-`` and ``_`` dropped."""
     return key.replace("-", "").replace("_", "").lower()
@@ -109,6 +130,8 @@ class Values:
     profiles: dict[str, dict[str, str]] = field(default_factory=dict)
     #: (path, text) of the module's nginx configuration files (read by `frameworks.nginx`)
     nginx: list[tuple[str, str]] = field(default_factory=list)
+    #: (file, prefix or None when it is not one string, resource) of each import in its Symfony routing files
+    route_imports: list[tuple[str, str | None, str]] = field(default_factory=list)
     _canonical: dict[str, str] = field(default_factory=dict)
 
     def add(self, settings: dict[str, str], source: str) -> None:
@@ -213,6 +236,8 @@ def module_values(layout: Layout, root: Path, deployment: Deployment | None = No
                 continue
             if "proxy_pass" in text:
                 values.nginx.append((source, text))
+        for source in module.route_files:
+            values.route_imports += read_route_imports(root / source, source)
         service = layout.services.get(module.microservice)
         name = module.spring_name or (service.declared_names.get("spring.application.name") if service else None)
         for folder in shared:
