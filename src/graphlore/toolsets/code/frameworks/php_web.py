@@ -159,10 +159,19 @@ def _symfony(php: PHPFile, imports: list[tuple[str, str | None, str]]) -> Iterat
                 for outer in imported:
                     for prefix in prefixes_here:
                         parts = [outer, *([php.fold(prefix, sym.key, sym.line_start)] if prefix else []),
-                                 php.fold(written, method.key, method.line_start)]
+                                 _route_path(php.fold(written, method.key, method.line_start))]
                         for verb in verbs:
                             yield item(bound, member, "route", "symfony", None, http_method=verb,
                                        path=join_paths(parts), written=" + ".join(p for p in (prefix, written) if p))
+
+
+_PARAMETER = re.compile(r"\{(\w+)(?:<[^<>{}]*>)?(?:\?[^{}]*)?\}")
+
+
+def _route_path(value: Folded) -> Folded:
+    """A route's path parameters as ``{name}``: Laravel's optional ``{id?}``, Symfony's inline requirement and
+    default ``{page<\\d+>?1}``."""
+    return Folded(_PARAMETER.sub(lambda m: "{" + m.group(1) + "}", value.text), value.known, value.why)
 
 
 def _groups(php: PHPFile, line: int) -> list[Folded]:
@@ -232,7 +241,8 @@ def _registered(php: PHPFile, project: Project) -> Iterator[Item]:
                                                                                if len(call.args) > path_at + 1 else "")):
             continue
         prefix = [literal("/api")] if flavor == "laravel" and laravel_file else []
-        path = join_paths([*prefix, *_groups(php, call.line), php.fold(call.args[path_at], call.owner, call.line)])
+        path = join_paths([*prefix, *_groups(php, call.line),
+                           _route_path(php.fold(call.args[path_at], call.owner, call.line))])
         handler = _handler(php, project, call.args[path_at + 1]) if len(call.args) > path_at + 1 else None
         where, owner = handler if handler is not None else (bound, bound.by_key.get(call.owner, -1) if call.owner else -1)
         for method in methods:
