@@ -438,3 +438,24 @@ when@dev:
     graph.update()
     assert graph.snapshot() == CodeGraph.build(tmp_path).snapshot()
     assert "GET /api/v3/orders/list" in {n.props["label"] for n in graph.snapshot()[0].values() if n.kind == "route"}
+
+
+def test_resolve_reads_a_name_as_php_writes_it(tmp_path, embedder):
+    from helpers import backend
+
+    from graphlore.contract import parse_request
+    from graphlore.runtime import Runtime
+    from graphlore.toolsets.code.query import models, tools
+
+    tree = tmp_path / "php-web"
+    shutil.copytree(FIXTURES / "php-web", tree)
+    runtime = Runtime(backend.settings_for(tmp_path / "home"), embedder=embedder)
+    try:
+        for written in ("Shop\\Ratings\\Controller\\RatingsController", "\\Shop\\Ratings\\Controller\\RatingsController",
+                        "RatingsController::rate", "Shop\\Ratings\\Controller\\RatingsController::rate"):
+            request = parse_request(models.ResolveRequest, {"identifier": written, "project_path": str(tree)})
+            found = tools.resolve(runtime, request)
+            assert found.status == "one", written
+            assert found.node.label.startswith("Shop.Ratings.Controller.RatingsController"), written
+    finally:
+        runtime.close()
