@@ -400,6 +400,7 @@ class {cls}
 
 
 def test_symfony_routes_take_the_prefix_of_the_routing_file_import_that_covers_their_controller(tmp_path):
+    """... and a route the routing file declares is its controller method's (one outside the project has none)."""
     (tmp_path / "composer.json").write_text('{"name": "acme/shop"}')
     (tmp_path / "config" / "routes").mkdir(parents=True)
     (tmp_path / "config" / "routes.yaml").write_text("""
@@ -421,6 +422,13 @@ web:
     prefix:
         en: /shop
         fr: /boutique
+orders_export:
+    path: /export/{format<csv|json>}
+    controller: App\\Controller\\Api\\Orders::list
+    methods: [GET, HEAD]
+home:
+    path: /{_locale}
+    controller: Symfony\\Bundle\\FrameworkBundle\\Controller\\TemplateController::templateAction
 when@dev:
     profiler:
         resource: '@WebProfilerBundle/Resources/config/routing/wdt.xml'
@@ -433,7 +441,8 @@ when@dev:
     graph = CodeGraph.build(tmp_path)
     routes = sorted((n.props["label"], n.props["resolved"]) for n in graph.snapshot()[0].values() if n.kind == "route")
     assert routes == [("GET /admin/users/list", True), ("GET /api/v2/orders/list", True),
-                      ("GET /misc/list", True), ("GET /{?}/pages/list", False)]
+                      ("GET /export/{format}", True), ("GET /misc/list", True), ("GET /{?}/pages/list", False),
+                      ("HEAD /export/{format}", True)]
     edit(tmp_path, "config/routes.yaml", "prefix: /api/v2", "prefix: /api/v3")
     graph.update()
     assert graph.snapshot() == CodeGraph.build(tmp_path).snapshot()

@@ -5,7 +5,8 @@ read from the facts of PHP files.
 attributes and ``@Route("/p", methods={"GET"})`` docblock annotations on a method (``path`` named or first), under the class's own ``Route`` (its prefix), under
 the ``prefix`` of each import of the module's routing files (``config/routes.yaml``, ``config/routes/*.yaml``)
 whose ``resource`` covers the class (``routing.controllers``, its folder, its namespace; a prefix per locale is
-unknown); no ``methods`` is any method. Laravel: ``Route::get/post/put/patch/delete/options/any(path, ...)``,
+unknown); no ``methods`` is any method. Routes those files declare themselves (``path`` and ``controller:
+App\\Controller\\X::m``) are routes of that method. Laravel: ``Route::get/post/put/patch/delete/options/any(path, ...)``,
 ``Route::match([methods], path, ...)`` and ``Route::resource``/``apiResource(name, ...)`` (the controller's
 conventional actions), inside ``Route::prefix('p')->group(...)`` / ``Route::group(['prefix' => 'p'], ...)``
 groups; a file ``routes/api.php`` is served under ``/api`` (Laravel's default). Slim (a file that imports
@@ -94,7 +95,9 @@ class PHPFile:
 
 def read_php(project: Project, bound: Bound) -> Iterator[Item]:
     php = PHPFile(bound, php_constants(project))
-    yield from _symfony(php, project.values(bound.ctx.module).route_imports)
+    values = project.values(bound.ctx.module)
+    yield from _symfony(php, values.route_imports)
+    yield from _yaml_routes(php, values.yaml_routes)
     yield from _registered(php, project)
     yield from _clients(php)
 
@@ -172,6 +175,25 @@ def _route_path(value: Folded) -> Folded:
     """A route's path parameters as ``{name}``: Laravel's optional ``{id?}``, Symfony's inline requirement and
     default ``{page<\\d+>?1}``."""
     return Folded(_PARAMETER.sub(lambda m: "{" + m.group(1) + "}", value.text), value.known, value.why)
+
+
+def _yaml_routes(php: PHPFile, routes: list[tuple[str, str, str, tuple[str, ...]]]) -> Iterator[Item]:
+    """The routes the module's Symfony routing files declare whose ``controller`` is a method of a class of this
+    file (``App\\Controller\\X::m``, ``App\\Controller\\X`` for an invokable one); a controller outside the project
+    (``TemplateController``) has no source to hold its route."""
+    bound = php.bound
+    package = bound.facts.package
+    for _source, path, controller, methods in routes:
+        fqn = controller.lstrip("\\").replace("\\", ".")
+        owner, _, method = fqn.partition("::")
+        key = owner[len(package) + 1:] if package and owner.startswith(package + ".") else (owner if not package
+                                                                                           else "")
+        index = bound.by_key.get(f"{key}.{method or '__invoke'}") if key else None
+        if index is None:
+            continue
+        for verb in methods or (ANY,):
+            yield item(bound, index, "route", "symfony", None, http_method=verb if verb in HTTP_METHODS or
+                       verb == ANY else None, path=join_paths([_route_path(literal(path))]), written=path)
 
 
 def _groups(php: PHPFile, line: int) -> list[Folded]:

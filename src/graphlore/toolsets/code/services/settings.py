@@ -43,25 +43,36 @@ _PLACEHOLDER = re.compile(r"\$\{([^{}:]+)(?::([^{}]*))?\}")
 _SETTINGS = (".yml", ".yaml", ".properties")
 
 
-def read_route_imports(path: Path, source: str) -> list[tuple[str, str | None, str]]:
-    """The imports of a Symfony routing file: each entry with a ``resource`` (a path, ``routing.controllers``, a
-    namespace, or ``{path, namespace}``) as (file, its ``prefix``: "" when none, None when not one string, the
-    resource)."""
+def read_symfony_routing(path: Path, source: str) -> tuple[list[tuple[str, str | None, str]],
+                                                         list[tuple[str, str, str, tuple[str, ...]]]]:
+    """A Symfony routing file's imports and routes. An import is an entry with a ``resource`` (a path,
+    ``routing.controllers``, a namespace, or ``{path, namespace}``): (file, its ``prefix``: "" when none, None when
+    not one string, the resource). A route is an entry with a ``path`` and a ``controller`` (``App\\X::m``, or
+    ``defaults: {_controller: ...}``): (file, path, controller, ``methods``; none: any)."""
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8", errors="replace"))
     except (OSError, yaml.YAMLError):
-        return []
-    out: list[tuple[str, str | None, str]] = []
+        return [], []
+    imports: list[tuple[str, str | None, str]] = []
+    routes: list[tuple[str, str, str, tuple[str, ...]]] = []
     for entry in (data or {}).values() if isinstance(data, dict) else ():
-        if not isinstance(entry, dict) or "resource" not in entry:
+        if not isinstance(entry, dict):
             continue
-        resource = entry["resource"]
-        if isinstance(resource, dict):
-            resource = resource.get("path") or resource.get("namespace")
-        prefix = entry.get("prefix", "")
-        if isinstance(resource, str):
-            out.append((source, prefix if isinstance(prefix, str) else None, resource))
-    return out
+        if "resource" in entry:
+            resource = entry["resource"]
+            if isinstance(resource, dict):
+                resource = resource.get("path") or resource.get("namespace")
+            prefix = entry.get("prefix", "")
+            if isinstance(resource, str):
+                imports.append((source, prefix if isinstance(prefix, str) else None, resource))
+            continue
+        defaults = entry.get("defaults")
+        controller = entry.get("controller") or (defaults.get("_controller") if isinstance(defaults, dict) else None)
+        methods = entry.get("methods") or ()
+        methods = [methods] if isinstance(methods, str) else methods
+        if isinstance(entry.get("path"), str) and isinstance(controller, str) and isinstance(methods, list | tuple):
+            routes.append((source, entry["path"], controller, tuple(str(m).upper() for m in methods)))
+    return imports, routes
 
 
 def canonical(key: str) -> str:
@@ -132,6 +143,8 @@ class Values:
     nginx: list[tuple[str, str]] = field(default_factory=list)
     #: (file, prefix or None when it is not one string, resource) of each import in its Symfony routing files
     route_imports: list[tuple[str, str | None, str]] = field(default_factory=list)
+    #: (file, path, controller, methods) of each route its Symfony routing files declare (``path`` + ``controller``)
+    yaml_routes: list[tuple[str, str, str, tuple[str, ...]]] = field(default_factory=list)
     _canonical: dict[str, str] = field(default_factory=dict)
 
     def add(self, settings: dict[str, str], source: str) -> None:
@@ -237,7 +250,9 @@ def module_values(layout: Layout, root: Path, deployment: Deployment | None = No
             if "proxy_pass" in text:
                 values.nginx.append((source, text))
         for source in module.route_files:
-            values.route_imports += read_route_imports(root / source, source)
+            imports, routes = read_symfony_routing(root / source, source)
+            values.route_imports += imports
+            values.yaml_routes += routes
         service = layout.services.get(module.microservice)
         name = module.spring_name or (service.declared_names.get("spring.application.name") if service else None)
         for folder in shared:
