@@ -468,3 +468,31 @@ def test_resolve_reads_a_name_as_php_writes_it(tmp_path, embedder):
             assert found.node.label.startswith("Shop.Ratings.Controller.RatingsController"), written
     finally:
         runtime.close()
+
+
+def test_a_plain_switch_router_routes_its_literal_paths_only(tmp_path):
+    (tmp_path / "composer.json").write_text('{"name": "acme/plain"}')
+    (tmp_path / "index.php").write_text("""<?php
+function route(): void
+{
+    $path = parse_url($_SERVER['REQUEST_URI'], PHP_URL_PATH);
+    switch ($path) {
+        case '/health':
+            echo 'ok';
+            break;
+        case "/api/items":
+            break;
+        case 'items':
+            break;
+        default:
+            http_response_code(404);
+    }
+}
+switch ($_SERVER['PATH_INFO']) { case '/status': break; }
+switch ($mode) { case '/not-a-path': break; }
+""")
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    routes = sorted((n.props["label"], n.props["framework"], nodes[n.props["handler"]].props["fqn"])
+                    for n in nodes.values() if n.kind == "route")
+    assert routes == [("ANY /api/items", "php_router", "route"), ("ANY /health", "php_router", "route"),
+                      ("ANY /status", "php_router", "index.php")]

@@ -11,7 +11,9 @@ App\\Controller\\X::m``) are routes of that method. Laravel: ``Route::get/post/p
 conventional actions), inside ``Route::prefix('p')->group(...)`` / ``Route::group(['prefix' => 'p'], ...)``
 groups; a file ``routes/api.php`` is served under ``/api`` (Laravel's default). Slim (a file that imports
 ``Slim\\`` or makes a ``new \\Slim\\App``): ``->get/post/put/patch/delete/options/any(path, handler)`` and
-``->map([methods], path, handler)`` on an app or a group (`_slim_app`) inside ``->group('/p', ...)`` groups. A route registered in a file is owned by the symbol around it (the file).
+``->map([methods], path, handler)`` on an app or a group (`_slim_app`) inside ``->group('/p', ...)`` groups. A
+plain router (``php_router``): a ``switch`` over ``$_SERVER['REQUEST_URI']`` (or a variable assigned from it)
+with string-literal ``case '/path':`` labels, any method. A route registered in a file is owned by the symbol around it (the file).
 
 **Clients.** curl: ``curl_init($url)``, else ``curl_setopt($h, CURLOPT_URL, $url)`` or a ``CURLOPT_URL`` entry of
 ``curl_setopt_array`` (the method: ``CURLOPT_CUSTOMREQUEST`` or ``CURLOPT_POST`` set in the same function, else
@@ -98,6 +100,7 @@ def read_php(project: Project, bound: Bound) -> Iterator[Item]:
     values = project.values(bound.ctx.module)
     yield from _symfony(php, values.route_imports)
     yield from _yaml_routes(php, values.yaml_routes)
+    yield from _switch_routes(php)
     yield from _registered(php, project)
     yield from _clients(php)
 
@@ -194,6 +197,38 @@ def _yaml_routes(php: PHPFile, routes: list[tuple[str, str, str, tuple[str, ...]
         for verb in methods or (ANY,):
             yield item(bound, index, "route", "symfony", None, http_method=verb if verb in HTTP_METHODS or
                        verb == ANY else None, path=join_paths([_route_path(literal(path))]), written=path)
+
+
+_REQUEST_PATH = re.compile(r"\$_SERVER\s*\[\s*['\"](REQUEST_URI|PATH_INFO)['\"]\s*\]")
+
+
+def _switch_routes(php: PHPFile) -> Iterator[Item]:
+    """A plain router: a ``switch`` over the request's path (``$_SERVER['REQUEST_URI']`` or ``PATH_INFO``, or a
+    variable the file assigns from one of them) whose ``case`` is a string literal starting with ``/`` routes
+    that path, any method, to the symbol around it."""
+    bound = php.bound
+    assigns = bound.facts.extra.get("assigns", {})
+    for switch in bound.facts.extra.get("switches", []):
+        subject = switch["subject"]
+        if not _REQUEST_PATH.search(subject) and not (re.fullmatch(r"\$\w+", subject) and any(
+                _REQUEST_PATH.search(value) for table in assigns.values() for _, values in table.get(subject, ())
+                for value in values)):
+            continue
+        for path, line in switch["cases"]:
+            if path.startswith("/"):
+                owner = innermost(bound, line)
+                yield item(bound, owner, "route", "php_router", line, http_method=ANY, path=join_paths([literal(path)]),
+                           written=repr(path))
+
+
+def innermost(bound: Bound, line: int) -> int:
+    """The innermost callable around a line (-1: the file)."""
+    best, size = -1, None
+    for index, sym in enumerate(bound.facts.symbols):
+        if sym.kind in ("function", "method", "constructor") and sym.line_start <= line <= sym.line_end and (
+                size is None or sym.line_end - sym.line_start < size):
+            best, size = index, sym.line_end - sym.line_start
+    return best
 
 
 def _groups(php: PHPFile, line: int) -> list[Folded]:

@@ -31,7 +31,7 @@ from ..services.links import LINK_MATCHES
 FRAMEWORKS = ("spring_web", "spring_cloud_gateway", "zuul", "nginx", "jaxrs", "spring_kafka", "spring_rabbit", "spring_jms",
               "spring_cloud_stream",
               "fastapi", "flask", "express", "nestjs", "net_http", "gorilla_mux", "gin", "echo", "chi", "aspnet", "ktor",
-              "symfony", "laravel", "slim",
+              "symfony", "laravel", "slim", "php_router",
               "grpc", "sarama", "kafka_go", "confluent_kafka", "pika", "amqp_go", "amqplib", "declared")
 #: what makes an HTTP call
 CLIENT_KINDS = ("feign", "rest_template", "web_client", "rest_client", "http_exchange", "requests", "httpx",

@@ -176,6 +176,7 @@ class _Extractor(Extractor):
         self.record_locals(self.typed, lambda owner, _type: owner or "")
         self.groups(root)
         self.registrations(root)
+        self.switches(root)
         return self.finish(root)
 
     # -- declarations ---------------------------------------------------------------------------
@@ -503,6 +504,31 @@ class _Extractor(Extractor):
                           "line": node.start_point[0] + 1})
         if found:
             self.facts.extra["registrations"] = found
+
+
+    def switches(self, root: Node) -> None:
+        """``switch`` statements over a value (``$_SERVER['REQUEST_URI']``, a variable) whose cases are plain string
+        literals, as the value as written and (literal, line) per case, in ``extra["switches"]`` (a plain router's
+        paths, when the value is the request's path: `frameworks.php_web`)."""
+        found = []
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            stack.extend(node.named_children)
+            if node.type != "switch_statement":
+                continue
+            subject, body = node.child_by_field_name("condition"), node.child_by_field_name("body")
+            cases = []
+            for case in body.named_children if body is not None else []:
+                value = case.child_by_field_name("value") if case.type == "case_statement" else None
+                if value is not None and value.type in ("string", "encapsed_string") and all(
+                        c.type == "string_content" for c in value.named_children):
+                    cases.append((text(value)[1:-1], case.start_point[0] + 1))
+            if subject is not None and cases:
+                found.append({"subject": squash(text(subject)).strip("()").strip(), "cases": cases,
+                              "line": node.start_point[0] + 1})
+        if found:
+            self.facts.extra["switches"] = sorted(found, key=lambda f: f["line"])
 
 
 def _arguments(call: Node) -> list[Node]:
