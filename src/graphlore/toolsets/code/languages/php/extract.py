@@ -164,19 +164,29 @@ class _Extractor(Extractor):
         self.pairs: list[tuple[str, Node]] = []
         self.typed: list[tuple[Node, str]] = []
 
+    def nodes(self, *types: str) -> list[Node]:
+        """The file's nodes of these types, in source order (one walk of the tree for every pass)."""
+        return sorted((node for kind in types for node in self.by_type.get(kind, ())), key=lambda n: n.start_byte)
+
     def run(self) -> FileFacts:
         root = self.parse()
+        self.by_type: dict[str, list[Node]] = {}
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            self.by_type.setdefault(node.type, []).append(node)
+            stack.extend(node.named_children)
         spaces = [php_name(text(n.child_by_field_name("name"))) for n in root.named_children
                   if n.type == "namespace_definition" and n.child_by_field_name("name") is not None]
         self.facts.package = spaces[0] if len(set(spaces)) == 1 else ""
         self.declarations(root)
         self.calls(root)
-        self.values(root)
+        self.values()
         self.record_values(self.pairs)   # type: ignore[arg-type]  (targets are names: ``$x``, ``this.x``)
         self.record_locals(self.typed, lambda owner, _type: owner or "")
-        self.groups(root)
-        self.registrations(root)
-        self.switches(root)
+        self.groups()
+        self.registrations()
+        self.switches()
         return self.finish(root)
 
     # -- declarations ---------------------------------------------------------------------------
@@ -399,12 +409,10 @@ class _Extractor(Extractor):
         found = [squash(text(c))[:width] for c in args.named_children if c.type == "argument"]
         return tuple(found[:limit])
 
-    def values(self, root: Node) -> None:
+    def values(self) -> None:
         """Assignments (for folding), the types locals are made with (``$x = new T()``) and a closure's typed
         parameters (locals of the function around it)."""
-        stack = [root]
-        while stack:
-            node = stack.pop()
+        for node in self.nodes("anonymous_function", "arrow_function", "assignment_expression"):
             if node.type in ("anonymous_function", "arrow_function"):
                 parameters = node.child_by_field_name("parameters")
                 for child in parameters.named_children if parameters is not None else []:
@@ -419,7 +427,6 @@ class _Extractor(Extractor):
                     made = _made(right)
                     if made and left is not None and left.type == "variable_name":
                         self.typed.append((left, made))
-            stack.extend(reversed(node.named_children))
 
     def branches(self, value: Node, depth: int) -> list[Node]:
         """The values an expression may have: both sides of ``c ? a : b``; itself for what folding reads
@@ -429,17 +436,12 @@ class _Extractor(Extractor):
                     *self.branches(value.child_by_field_name("alternative"), depth + 1)]
         return [value] if value.type in _VALUES else []
 
-    def groups(self, root: Node) -> None:
+    def groups(self) -> None:
         """Route groups: a closure passed to ``->group(...)`` (Laravel ``Route::prefix('p')->group(fn)``,
         ``Route::group(['prefix' => 'p'], fn)``; Slim ``$app->group('/p', fn)``), as (first line, last line,
         the prefix as written, the closure's first parameter: Slim's group) in ``extra["route_groups"]``."""
         found = []
-        stack = [root]
-        while stack:
-            node = stack.pop()
-            stack.extend(node.named_children)
-            if node.type not in ("member_call_expression", "scoped_call_expression"):
-                continue
+        for node in self.nodes("member_call_expression", "scoped_call_expression"):
             name = node.child_by_field_name("name")
             args = [c.named_children[-1] for c in (node.child_by_field_name("arguments").named_children
                                                    if node.child_by_field_name("arguments") is not None else [])
@@ -472,16 +474,13 @@ class _Extractor(Extractor):
             self.facts.extra["route_groups"] = sorted(found, key=lambda g: (g["start"], -g["end"]))
 
 
-    def registrations(self, root: Node) -> None:
+    def registrations(self) -> None:
         """Symfony container registrations: ``$c->register(T::class)->addArgument(a)->addArgument(b)`` (or
         ``->setArguments([a, b])``), as the class and the constructor arguments as written, in
         ``extra["registrations"]``."""
         found = []
-        stack = [root]
-        while stack:
-            node = stack.pop()
-            stack.extend(node.named_children)
-            if node.type != "member_call_expression" or text(node.child_by_field_name("name")) != "register" or \
+        for node in self.nodes("member_call_expression"):
+            if text(node.child_by_field_name("name")) != "register" or \
                     node.parent is None or node.parent.type != "member_access_expression" and \
                     node.parent.type != "member_call_expression":
                 continue
@@ -506,17 +505,12 @@ class _Extractor(Extractor):
             self.facts.extra["registrations"] = found
 
 
-    def switches(self, root: Node) -> None:
+    def switches(self) -> None:
         """``switch`` statements over a value (``$_SERVER['REQUEST_URI']``, a variable) whose cases are plain string
         literals, as the value as written and (literal, line) per case, in ``extra["switches"]`` (a plain router's
         paths, when the value is the request's path: `frameworks.php_web`)."""
         found = []
-        stack = [root]
-        while stack:
-            node = stack.pop()
-            stack.extend(node.named_children)
-            if node.type != "switch_statement":
-                continue
+        for node in self.nodes("switch_statement"):
             subject, body = node.child_by_field_name("condition"), node.child_by_field_name("body")
             cases = []
             for case in body.named_children if body is not None else []:
