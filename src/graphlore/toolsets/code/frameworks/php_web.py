@@ -1,29 +1,36 @@
-"""PHP routes (Symfony, Laravel, Slim) and HTTP clients (curl, Guzzle, Symfony HttpClient, ``file_get_contents``),
-read from the facts of PHP files.
+"""PHP routes (Symfony, Laravel, Slim, plain routers) and HTTP clients (curl, Guzzle, Symfony HttpClient, Laravel's
+``Http``, ``file_get_contents``), read from the facts of PHP files.
 
-**Routes.** Symfony (``Route`` as Symfony's or Sensio's, or not imported): ``#[Route('/p', methods: ['GET'])]``
-attributes and ``@Route("/p", methods={"GET"})`` docblock annotations on a method (``path`` named or first), under the class's own ``Route`` (its prefix), under
-the ``prefix`` of each import of the module's routing files (``config/routes.yaml``, ``config/routes/*.yaml``)
-whose ``resource`` covers the class (``routing.controllers``, its folder, its namespace; a prefix per locale is
-unknown); no ``methods`` is any method. Routes those files declare themselves (``path`` and ``controller:
-App\\Controller\\X::m``) are routes of that method. Laravel: ``Route::get/post/put/patch/delete/options/any(path, ...)``,
-``Route::match([methods], path, ...)`` and ``Route::resource``/``apiResource(name, ...)`` (the controller's
-conventional actions), inside ``Route::prefix('p')->group(...)`` / ``Route::group(['prefix' => 'p'], ...)``
-groups; a file ``routes/api.php`` is served under ``/api`` (Laravel's default). Slim (a file that imports
-``Slim\\`` or makes a ``new \\Slim\\App``): ``->get/post/put/patch/delete/options/any(path, handler)`` and
-``->map([methods], path, handler)`` on an app or a group (`_slim_app`) inside ``->group('/p', ...)`` groups. A
-plain router (``php_router``): a ``switch`` over ``$_SERVER['REQUEST_URI']`` (or a variable assigned from it)
-with string-literal ``case '/path':`` labels, any method. A route registered in a file is owned by the symbol around it (the file).
+**Symfony** (``Route`` as Symfony's or Sensio's, or not imported): ``#[Route('/p', methods: ['GET'])]`` attributes
+and ``@Route("/p", methods={"GET"})`` docblock annotations on a method (``path`` named or first), under the class's
+own ``Route``, under the ``prefix`` of each import of the module's routing files (``config/routes.yaml``,
+``config/routes/*.yaml``) whose ``resource`` covers the class (``routing.controllers``, its folder, its namespace;
+a prefix per locale is unknown); no ``methods`` is any method. A route those files declare (``path`` and
+``controller: App\\Controller\\X::m``) is that method's.
+
+**Laravel**: ``Route::get/post/put/patch/delete/options/any(path, ...)``, ``Route::match([methods], path, ...)`` and
+``Route::resource``/``apiResource(name, ...)`` (the controller's conventional actions), inside
+``Route::prefix('p')->group(...)`` / ``Route::group(['prefix' => 'p'], ...)`` groups; a file ``routes/api.php`` is
+served under ``/api`` (Laravel's default).
+
+**Slim** (a file that imports ``Slim\\`` or makes a ``new \\Slim\\App``): ``->get/post/put/patch/delete/options/any(path,
+handler)`` and ``->map([methods], path, handler)`` on an app or a group (`_slim_app`), inside ``->group('/p', ...)``.
+
+**Plain routers** (``php_router``): a ``switch`` over ``$_SERVER['REQUEST_URI']`` (or a variable assigned from it)
+with string-literal ``case '/path':`` labels, any method.
+
+A registered route's handler is the project method it names (`_handler`), else the symbol around the registration.
 
 **Clients.** curl: ``curl_init($url)``, else ``curl_setopt($h, CURLOPT_URL, $url)`` or a ``CURLOPT_URL`` entry of
 ``curl_setopt_array`` (the method: ``CURLOPT_CUSTOMREQUEST`` or ``CURLOPT_POST`` set in the same function, else
-GET). Laravel's HTTP client: ``Http::get/post/put/patch/delete/head(url)``, after ``withToken(...)``-style calls
-too, from the chain's ``baseUrl(...)``. Guzzle: ``get/post/put/patch/delete/head/options(url)`` (and their ``...Async``) and ``request(method, url)`` on
-a receiver declared or made as ``GuzzleHttp\\Client``/``ClientInterface``; a relative URL starts at the
-``base_uri`` the client is made with in the same class. Symfony HttpClient: ``request(method, url)`` on a receiver
-declared as ``HttpClientInterface`` or made by ``HttpClient::create()``. ``file_get_contents(url)`` when the URL
-starts with ``http://`` or ``https://``. URLs are folded as every PHP value is (`languages.php.constants`):
-literals, class constants, locals, properties set in the class, ``getenv``/``$_ENV`` settled with the
+GET). Laravel: ``Http::get/post/put/patch/delete/head(url)``, after ``withToken(...)``-style calls too, from the
+chain's ``baseUrl(...)``. Guzzle: ``get/post/put/patch/delete/head/options(url)`` (and their ``...Async``) and
+``request(method, url)`` on a receiver declared or made as ``GuzzleHttp\\Client``/``ClientInterface``; a relative
+URL starts at the ``base_uri`` the client is made with in the same class. Symfony HttpClient: ``request(method,
+url)`` on a receiver declared as ``HttpClientInterface`` or made by ``HttpClient::create()``.
+``file_get_contents(url)`` when the URL starts with ``http://`` or ``https://`` (or an environment variable whose
+default in the code does). URLs are folded as every PHP value is (`languages.php.constants`): literals, class
+constants, locals, properties set in the class, constructor arguments, ``getenv``/``$_ENV`` settled with the
 project's deployment environment; what does not fold stays unresolved, saying why.
 """
 
