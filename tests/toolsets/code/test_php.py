@@ -223,7 +223,7 @@ class F
 }
 """)
     constants = PHPConstants.__new__(PHPConstants)
-    constants.by_type = {("F", "URL"): [("'http://h'", facts, "F")]}
+    constants.by_type, constants.services = {("F", "URL"): [("'http://h'", facts, "F")]}, {}
     folded = PHPFolder(constants, facts, "F").at(facts, "F.go", 16).fold(expr)
     assert (plain(folded.text), folded.known) == (value, known)
 
@@ -231,7 +231,7 @@ class F
 def test_an_env_read_with_a_default_keeps_the_default_for_when_no_deployment_sets_it():
     facts = extract("F.php", b"<?php\n$u = getenv('CATALOGUE_URL') ?: 'http://catalogue:8080';\n")
     constants = PHPConstants.__new__(PHPConstants)
-    constants.by_type = {}
+    constants.by_type, constants.services = {}, {}
     folded = PHPFolder(constants, facts, "").at(facts, "", 3).fold("$u")
     assert folded.text == "\x01CATALOGUE_URL\x1ehttp://catalogue:8080\x02"
 
@@ -496,3 +496,56 @@ switch ($mode) { case '/not-a-path': break; }
                     for n in nodes.values() if n.kind == "route")
     assert routes == [("ANY /api/items", "php_router", "route"), ("ANY /health", "php_router", "route"),
                       ("ANY /status", "php_router", "index.php")]
+
+
+def test_symfony_services_yaml_gives_constructor_arguments(tmp_path):
+    """``arguments`` by name or position, a ``_defaults`` ``bind``, ``%env(X)%`` settled with the deployment,
+    ``%param%``; a service reference is no URL."""
+    (tmp_path / "composer.json").write_text('{"name": "acme/web"}')
+    (tmp_path / "docker-compose.yml").write_text("services:\n  web:\n    build: .\n    environment:\n"
+                                                  "      STOCK_HOST: stock:8080\n")
+    (tmp_path / "Dockerfile").write_text("FROM php:8.3-fpm\n")
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "services.yaml").write_text("""
+parameters:
+    pricing_url: 'http://pricing:9000/v2'
+services:
+    _defaults:
+        autowire: true
+        bind:
+            string $auditUrl: 'http://audit'
+    App\\:
+        resource: '../src/'
+    App\\Client\\Pricing:
+        arguments:
+            $base: '%pricing_url%'
+    App\\Client\\Stock:
+        arguments: ['http://%env(STOCK_HOST)%']
+    App\\Client\\Mailer:
+        arguments:
+            $base: '@mailer.transport'
+    handlers:
+        class: App\\Client\\Audit
+        arguments: [!tagged_iterator app.handler]
+""")
+    (tmp_path / "src" / "Client").mkdir(parents=True)
+    for cls, param, path in (("Pricing", "base", "/quotes"), ("Stock", "base", "/levels"),
+                             ("Mailer", "base", "/send"), ("Audit", "auditUrl", "/events")):
+        (tmp_path / "src" / "Client" / f"{cls}.php").write_text(f"""<?php
+namespace App\\Client;
+
+class {cls}
+{{
+    public function __construct(private string ${param}) {{}}
+
+    public function call(): void
+    {{
+        curl_exec(curl_init($this->{param} . '{path}'));
+    }}
+}}
+""")
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    clients = sorted((n.props["declaring_fqn"], n.props["label"]) for n in nodes.values() if n.kind == "client")
+    assert clients == [("App.Client.Audit.call", "GET audit /events"), ("App.Client.Mailer.call", "GET ? /{?}/send"),
+                       ("App.Client.Pricing.call", "GET pricing /v2/quotes"),
+                       ("App.Client.Stock.call", "GET stock /levels")]

@@ -74,7 +74,7 @@ _HANDLER = re.compile(r"^(function\b|fn\b|static\s+function\b|\[|'[^']*:|\"[^\"]
 
 
 def php_constants(project: Project) -> PHPConstants:
-    return project.shared("php.constants", lambda: PHPConstants(project.table))
+    return project.shared("php.constants", lambda: PHPConstants(project.table, project.settings))
 
 
 class PHPFile:

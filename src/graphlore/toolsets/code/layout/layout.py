@@ -43,7 +43,7 @@ import yaml
 from ..languages import registry
 from ..languages.base import BuildFile
 from ..model import FileContext
-from .walk import CONFIG_FILE, NGINX_FILE, SYMFONY_ROUTES, Scan, is_deployment_file
+from .walk import CONFIG_FILE, NGINX_FILE, SYMFONY_ROUTES, SYMFONY_SERVICES, Scan, is_deployment_file
 
 
 @dataclass(slots=True)
@@ -62,7 +62,8 @@ class Module:
     config_files: tuple[str, ...] = ()
     #: its nginx configuration files (`walk.NGINX_FILE`): a gateway's routes, if they proxy
     nginx_files: tuple[str, ...] = ()
-    #: its Symfony routing files (`walk.SYMFONY_ROUTES`): the prefixes its controllers' routes are imported under
+    #: its Symfony routing and service files (`walk.SYMFONY_ROUTES`, `walk.SYMFONY_SERVICES`): the prefixes its
+    #: controllers' routes are imported under, its services' constructor arguments
     route_files: tuple[str, ...] = ()
     parent: str | None = None
     microservice: str = ""
@@ -207,7 +208,7 @@ def _read_configs(root: Path, found: Scan, modules: dict[str, Module]) -> None:
     for rel, names in found.layout_files.items():
         for name in names:
             path = f"{rel}/{name}" if rel else name
-            if SYMFONY_ROUTES.search(path):
+            if SYMFONY_ROUTES.search(path) or SYMFONY_SERVICES.search(path):
                 owner = _nearest(modules, rel)
                 if owner is not None:
                     modules[owner].route_files = tuple(sorted((*modules[owner].route_files, path)))

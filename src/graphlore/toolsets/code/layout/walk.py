@@ -24,6 +24,8 @@ SKIP_DIRS = frozenset({
 #: Symfony's routing configuration (``config/routes.yaml``, ``config/routes/*.yaml``): where controllers' routes are
 #: imported, under which prefix (`frameworks.php_web`)
 SYMFONY_ROUTES = re.compile(r"(?:^|/)config/routes(?:\.ya?ml|/[^/]+\.ya?ml)$")
+#: Symfony's service container configuration: the arguments, bindings and parameters of its services
+SYMFONY_SERVICES = re.compile(r"(?:^|/)config/services\.ya?ml$")
 #: Spring settings files: where ``spring.application.name`` and ``${...}`` values come from
 CONFIG_FILE = re.compile(r"^(bootstrap|application)(-[\w.-]+)?\.(ya?ml|properties)$")
 #: settings files read for part 2's values (``${...}`` placeholders, Spring Cloud Config shared files)

@@ -43,6 +43,53 @@ _PLACEHOLDER = re.compile(r"\$\{([^{}:]+)(?::([^{}]*))?\}")
 _SETTINGS = (".yml", ".yaml", ".properties")
 
 
+@dataclass
+class SymfonyServices:
+    """What a Symfony ``config/services.yaml`` gives constructors: each service's ``arguments`` (by ``$name`` or
+    position; the service's id is its class), the ``_defaults`` ``bind`` (by ``$name`` or ``Type $name``), and the
+    container ``parameters`` (``%name%``), values as written."""
+
+    arguments: dict[str, dict[str, str]] = field(default_factory=dict)
+    bind: dict[str, str] = field(default_factory=dict)
+    parameters: dict[str, str] = field(default_factory=dict)
+
+
+class _TaggedLoader(yaml.SafeLoader):
+    """YAML with Symfony's tags (``!tagged_iterator``, ``!service``): a tagged value is read as None."""
+
+
+_TaggedLoader.add_multi_constructor("!", lambda loader, suffix, node: None)
+
+
+def read_symfony_services(path: Path) -> SymfonyServices:
+    found = SymfonyServices()
+    try:
+        data = yaml.load(path.read_text(encoding="utf-8", errors="replace"), Loader=_TaggedLoader)
+    except (OSError, yaml.YAMLError):
+        return found
+    if not isinstance(data, dict):
+        return found
+    scalars = (str, int, float)
+    for name, value in (data.get("parameters") or {}).items() if isinstance(data.get("parameters"), dict) else ():
+        if isinstance(value, scalars) and not isinstance(value, bool):
+            found.parameters[str(name)] = str(value)
+    services = data.get("services") if isinstance(data.get("services"), dict) else {}
+    defaults = services.get("_defaults") if isinstance(services.get("_defaults"), dict) else {}
+    for name, value in (defaults.get("bind") or {}).items() if isinstance(defaults.get("bind"), dict) else ():
+        if isinstance(value, scalars) and not isinstance(value, bool):
+            found.bind[str(name)] = str(value)
+    for service, config in services.items():
+        arguments = config.get("arguments") if isinstance(config, dict) else None
+        if isinstance(arguments, list):
+            arguments = dict(enumerate(arguments))
+        if isinstance(arguments, dict):
+            owner = str((config.get("class") if isinstance(config.get("class"), str) else None) or service)
+            found.arguments[owner.lstrip("\\").replace("\\", ".")] = {
+                str(key): str(value) for key, value in arguments.items()
+                if isinstance(value, scalars) and not isinstance(value, bool)}
+    return found
+
+
 def read_symfony_routing(path: Path, source: str) -> tuple[list[tuple[str, str | None, str]],
                                                          list[tuple[str, str, str, tuple[str, ...]]]]:
     """A Symfony routing file's imports and routes. An import is an entry with a ``resource`` (a path,
@@ -145,6 +192,8 @@ class Values:
     route_imports: list[tuple[str, str | None, str]] = field(default_factory=list)
     #: (file, path, controller, methods) of each route its Symfony routing files declare (``path`` + ``controller``)
     yaml_routes: list[tuple[str, str, str, tuple[str, ...]]] = field(default_factory=list)
+    #: its Symfony service container configuration (`read_symfony_services`)
+    symfony: SymfonyServices | None = None
     _canonical: dict[str, str] = field(default_factory=dict)
 
     def add(self, settings: dict[str, str], source: str) -> None:
@@ -250,6 +299,9 @@ def module_values(layout: Layout, root: Path, deployment: Deployment | None = No
             if "proxy_pass" in text:
                 values.nginx.append((source, text))
         for source in module.route_files:
+            if PurePosixPath(source).stem == "services":
+                values.symfony = read_symfony_services(root / source)
+                continue
             imports, routes = read_symfony_routing(root / source, source)
             values.route_imports += imports
             values.yaml_routes += routes

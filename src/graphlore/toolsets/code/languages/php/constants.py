@@ -7,6 +7,8 @@ reads (``getenv('X')``, ``$_ENV['X']``, ``$_SERVER['X']``) and a default given w
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from typing import Any
 
 from ...model import CallFact, FileFacts
 from ..folding import (
@@ -125,8 +127,10 @@ class PHPConstants:
     name), the container's parameters (``setParameter('name', value)``), and the classes a project class
     extends."""
 
-    def __init__(self, table: Table) -> None:
+    def __init__(self, table: Table, settings: Mapping[str, Any] | None = None) -> None:
         self.by_type: dict[tuple[str, str], list[tuple[str, FileFacts, str]]] = {}
+        #: a file's Symfony service configuration (`services.settings.SymfonyServices`), by the file's path
+        self.services: dict[str, Any] = {}
         self.constructions: dict[str, list[tuple[CallFact, FileFacts]]] = {}
         self.registrations: dict[str, list[tuple[dict, FileFacts]]] = {}
         self.parameters: dict[str, list[tuple[str, FileFacts, str, int]]] = {}
@@ -146,9 +150,33 @@ class PHPConstants:
                 elif call.name == "setParameter" and len(call.args) == 2 and call.args[0][:1] in ("'", '"'):
                     self.parameters.setdefault(call.args[0][1:-1], []).append((call.args[1], facts, call.owner,
                                                                                call.line))
+            symfony = getattr((settings or {}).get(bound.ctx.module), "symfony", None)
+            if symfony is not None:
+                self.services[facts.path] = symfony
             for registration in facts.extra.get("registrations", []):
                 self.registrations.setdefault(full_name(facts, registration["class"]), []).append((registration,
                                                                                                    facts))
+
+
+_CONTAINER = re.compile(r"%env\((?:[\w-]+:)*(\w+)\)%|%([\w.]+)%")
+
+
+def _container_value(written: str, parameters: Mapping[str, str], depth: int) -> Folded:
+    """A Symfony container value as written: ``%env(X)%`` (``%env(string:X)%`` too) the environment variable,
+    ``%name%`` the parameter, ``@id`` a service (not a string)."""
+    if written.startswith("@") or depth > 6:
+        return unknown(f"{written} is a service, not a value" if written.startswith("@") else "parameters nest too deeply")
+    out, last = literal(""), 0
+    for match in _CONTAINER.finditer(written):
+        out = out + literal(written[last:match.start()])
+        if match.group(1):
+            out = out + env(match.group(1))
+        elif match.group(2) in parameters:
+            out = out + _container_value(parameters[match.group(2)], parameters, depth + 1)
+        else:
+            out = out + unknown(f"container parameter {match.group(2)} is set in no services.yaml")
+        last = match.end()
+    return out + literal(written[last:].replace("%%", "%"))
 
 
 class PHPFolder(Folder):
@@ -247,7 +275,13 @@ class PHPFolder(Folder):
             if index >= len(registration["args"]):
                 return None   # autowired: the container passes a service
             written.append((registration["args"][index], facts, "", registration["line"]))
-        values = []
+        configured = self.configured_argument(fqn, name, index, ctor.params[index][1])
+        if configured is not None:
+            if has_unknown(configured.text):
+                return None
+            values = [configured]
+        else:
+            values = []
         for expr, facts, owner, line in written:
             site = PHPFolder(self.constants, facts, owner.split(".", 1)[0] if owner else "")
             site.depth = self.depth + 1
@@ -256,6 +290,19 @@ class PHPFolder(Folder):
                 return None
             values.append(value)
         return choice(values) if values else None
+
+    def configured_argument(self, fqn: str, name: str, index: int, type_: str) -> Folded | None:
+        """The value the module's Symfony ``services.yaml`` gives a constructor parameter: the service's
+        ``arguments`` (``$name`` or position), else a ``_defaults`` ``bind`` (``$name``, ``type $name``); None when it
+        gives none. ``%env(X)%`` is environment variable ``X``, ``%p%`` the parameter ``p``, ``@id`` a service."""
+        config = self.constants.services.get(self.scope.facts.path) if self.scope is not None else None
+        if config is None:
+            return None
+        given = config.arguments.get(fqn, {})
+        written = given.get(name, given.get(str(index)))
+        if written is None:
+            written = config.bind.get(f"{type_} {name}") or config.bind.get(name)
+        return None if written is None else _container_value(written, config.parameters, 0)
 
     def promoted(self, field: str) -> Folded | None:
         """A promoted constructor parameter (``__construct(private string $url)``): its constructor argument."""
