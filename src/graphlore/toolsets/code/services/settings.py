@@ -43,6 +43,85 @@ _PLACEHOLDER = re.compile(r"\$\{([^{}:]+)(?::([^{}]*))?\}")
 _SETTINGS = (".yml", ".yaml", ".properties")
 
 
+@dataclass
+class SymfonyServices:
+    """What a Symfony ``config/services.yaml`` gives constructors: each service's ``arguments`` (by ``$name`` or
+    position; the service's id is its class), the ``_defaults`` ``bind`` (by ``$name`` or ``Type $name``), and the
+    container ``parameters`` (``%name%``), values as written."""
+
+    arguments: dict[str, dict[str, str]] = field(default_factory=dict)
+    bind: dict[str, str] = field(default_factory=dict)
+    parameters: dict[str, str] = field(default_factory=dict)
+
+
+class _TaggedLoader(yaml.SafeLoader):
+    """YAML with Symfony's tags (``!tagged_iterator``, ``!service``): a tagged value is read as None."""
+
+
+_TaggedLoader.add_multi_constructor("!", lambda loader, suffix, node: None)
+
+
+def read_symfony_services(path: Path) -> SymfonyServices:
+    found = SymfonyServices()
+    try:
+        data = yaml.load(path.read_text(encoding="utf-8", errors="replace"), Loader=_TaggedLoader)
+    except (OSError, yaml.YAMLError):
+        return found
+    if not isinstance(data, dict):
+        return found
+    scalars = (str, int, float)
+    for name, value in (data.get("parameters") or {}).items() if isinstance(data.get("parameters"), dict) else ():
+        if isinstance(value, scalars) and not isinstance(value, bool):
+            found.parameters[str(name)] = str(value)
+    services = data.get("services") if isinstance(data.get("services"), dict) else {}
+    defaults = services.get("_defaults") if isinstance(services.get("_defaults"), dict) else {}
+    for name, value in (defaults.get("bind") or {}).items() if isinstance(defaults.get("bind"), dict) else ():
+        if isinstance(value, scalars) and not isinstance(value, bool):
+            found.bind[str(name)] = str(value)
+    for service, config in services.items():
+        arguments = config.get("arguments") if isinstance(config, dict) else None
+        if isinstance(arguments, list):
+            arguments = dict(enumerate(arguments))
+        if isinstance(arguments, dict):
+            owner = str((config.get("class") if isinstance(config.get("class"), str) else None) or service)
+            found.arguments[owner.lstrip("\\").replace("\\", ".")] = {
+                str(key): str(value) for key, value in arguments.items()
+                if isinstance(value, scalars) and not isinstance(value, bool)}
+    return found
+
+
+def read_symfony_routing(path: Path, source: str) -> tuple[list[tuple[str, str | None, str]],
+                                                         list[tuple[str, str, str, tuple[str, ...]]]]:
+    """A Symfony routing file's imports and routes. An import is an entry with a ``resource`` (a path,
+    ``routing.controllers``, a namespace, or ``{path, namespace}``): (file, its ``prefix``: "" when none, None when
+    not one string, the resource). A route is an entry with a ``path`` and a ``controller`` (``App\\X::m``, or
+    ``defaults: {_controller: ...}``): (file, path, controller, ``methods``; none: any)."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, yaml.YAMLError):
+        return [], []
+    imports: list[tuple[str, str | None, str]] = []
+    routes: list[tuple[str, str, str, tuple[str, ...]]] = []
+    for entry in (data or {}).values() if isinstance(data, dict) else ():
+        if not isinstance(entry, dict):
+            continue
+        if "resource" in entry:
+            resource = entry["resource"]
+            if isinstance(resource, dict):
+                resource = resource.get("path") or resource.get("namespace")
+            prefix = entry.get("prefix", "")
+            if isinstance(resource, str):
+                imports.append((source, prefix if isinstance(prefix, str) else None, resource))
+            continue
+        defaults = entry.get("defaults")
+        controller = entry.get("controller") or (defaults.get("_controller") if isinstance(defaults, dict) else None)
+        methods = entry.get("methods") or ()
+        methods = [methods] if isinstance(methods, str) else methods
+        if isinstance(entry.get("path"), str) and isinstance(controller, str) and isinstance(methods, list | tuple):
+            routes.append((source, entry["path"], controller, tuple(str(m).upper() for m in methods)))
+    return imports, routes
+
+
 def canonical(key: str) -> str:
     """Spring's relaxed key: lower case, ``-`` and ``_`` dropped."""
     return key.replace("-", "").replace("_", "").lower()
@@ -109,6 +188,12 @@ class Values:
     profiles: dict[str, dict[str, str]] = field(default_factory=dict)
     #: (path, text) of the module's nginx configuration files (read by `frameworks.nginx`)
     nginx: list[tuple[str, str]] = field(default_factory=list)
+    #: (file, prefix or None when it is not one string, resource) of each import in its Symfony routing files
+    route_imports: list[tuple[str, str | None, str]] = field(default_factory=list)
+    #: (file, path, controller, methods) of each route its Symfony routing files declare (``path`` + ``controller``)
+    yaml_routes: list[tuple[str, str, str, tuple[str, ...]]] = field(default_factory=list)
+    #: its Symfony service container configuration (`read_symfony_services`)
+    symfony: SymfonyServices | None = None
     _canonical: dict[str, str] = field(default_factory=dict)
 
     def add(self, settings: dict[str, str], source: str) -> None:
@@ -213,6 +298,13 @@ def module_values(layout: Layout, root: Path, deployment: Deployment | None = No
                 continue
             if "proxy_pass" in text:
                 values.nginx.append((source, text))
+        for source in module.route_files:
+            if PurePosixPath(source).stem == "services":
+                values.symfony = read_symfony_services(root / source)
+                continue
+            imports, routes = read_symfony_routing(root / source, source)
+            values.route_imports += imports
+            values.yaml_routes += routes
         service = layout.services.get(module.microservice)
         name = module.spring_name or (service.declared_names.get("spring.application.name") if service else None)
         for folder in shared:
