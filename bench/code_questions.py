@@ -246,6 +246,29 @@ def messaging_config(a: Agent, producer_service: str, consumer_service: str) -> 
     return {}
 
 
+def callers_of_every(a: Agent, name: str, depth: int = 1) -> dict:
+    """A name the question ties to no service: the callers of every candidate ``resolve`` returns (an agent reads
+    them all rather than pick one)."""
+    found = a("resolve", identifier=name)
+    nodes = [found.node.id] if found.status == "one" else [c.node.id for c in found.candidates]
+    return {"nodes": [n for node in nodes for n in a.upstream(node, depth)]}
+
+
+def search_everywhere(a: Agent, query: str) -> dict:
+    """A semantic question that names no service: one search over every service."""
+    return {"nodes": [h.node.id for h in a("search", query=query, kind="symbol", limit=10).results]}
+
+
+def database_config(a: Agent, services: tuple[str, ...]) -> dict:
+    """Where a service connects to its database: the best hit for a connection in each, read with its source."""
+    for service in services:
+        hits = a("search", query="database connection URI", kind="symbol", filter={"microservice": service},
+                 limit=1).results
+        if hits:
+            a("describe", id=hits[0].node.id, include_source=True)
+    return {}
+
+
 def callers_of_routes_named(a: Agent, service: str, words: tuple[str, ...]) -> dict:
     found = a("find", kind="route", filter={"microservice": service}, limit=500).results
     routes = [r.id for r in found if any(w in r.label.lower() for w in words)]
@@ -457,6 +480,51 @@ PLANS = {
     "pc-32": lambda a: top_symbols(a, "save new visit", "visits-service"),
     "pc-33": lambda a: top_symbols(a, "owner details fallback when visits fail circuit breaker", "api-gateway"),
     "pc-34": lambda a: top_symbols(a, "chat bot tools actions", "genai-service"),
+    # bank-of-anthos (blind: written from the questions' words and SKILL.md before any run; session 4)
+    "boa-01": lambda a: callers_of_route(a, "GET /balances/{accountId}", 2, "balancereader"),
+    "boa-02": lambda a: {"nodes": a.upstream(a.route_named("userservice", "/login"), 2)},
+    "boa-03": lambda a: {"nodes": a.upstream(a.route_named("userservice", "POST /users"), 1)},
+    "boa-04": lambda a: callers_of(a, "_submit_transaction", "frontend"),
+    "boa-05": lambda a: callers_of_every(a, "TransactionValidator.validateTransaction"),
+    "boa-06": lambda a: {"nodes": a.upstream(a.route_named("contacts", "POST /contacts"), 2)},
+    "boa-07": lambda a: trace(a, "POST /payment", "POST /transactions", "frontend", "ledgerwriter", "route", "route"),
+    "boa-08": lambda a: {"paths": a.trace(a.one("POST /transactions", "ledgerwriter", "route"),
+                                          a.route_named("balancereader", "/balances"))},
+    "boa-09": lambda a: {"paths": a.trace(a.route_named("frontend", "POST /login"), a.route_named("userservice", "/login"))},
+    "boa-10": lambda a: {"paths": a.trace(a.route_named("frontend", "/home"),
+                                          a.route_named("transactionhistory", "/transactions"))},
+    "boa-11": lambda a: {"paths": a.trace(a.one("POST /transactions", "ledgerwriter", "route"),
+                                          (top_symbols(a, "new transaction update balance", "balancereader")["nodes"]
+                                           or [None])[0])},
+    "boa-12": lambda a: callers_of_route(a, "GET /balances/{accountId}", 4, "balancereader"),
+    "boa-13": lambda a: callers_of_route(a, "GET /login", 4, "userservice"),
+    "boa-14": lambda a: callers_of_route(a, "POST /transactions", 4, "ledgerwriter"),
+    "boa-15": lambda a: callers_of(a, "ContactsDb.get_contacts", "contacts", 4),
+    "boa-16": lambda a: calls_from(a, "frontend"),
+    "boa-17": lambda a: calls_to(a, "balancereader"),
+    "boa-18": leaves,
+    "boa-19": lambda a: {"pairs": [(x.source, x.target) for x in a("service_map").links if x.match == "cross_service"]},
+    "boa-20": lambda a: calls_to(a, "userservice"),
+    "boa-21": lambda a: {"routes": a.routes("frontend")},
+    "boa-22": lambda a: {"routes": a.routes("ledgerwriter")},
+    "boa-23": lambda a: {"routes": a.routes("contacts")},
+    "boa-24": lambda a: {"routes": a.routes("transactionhistory")},
+    "boa-25": lambda a: config_of_clients(a, "frontend", target_service="balancereader"),
+    "boa-26": lambda a: config_of_clients(a, "ledgerwriter", target_service="balancereader"),
+    "boa-27": lambda a: database_config(a, ("userservice", "contacts")),
+    "boa-28": lambda a: config_of_clients(a, "loadgenerator"),
+    "boa-29": lambda a: {"found": calls_from(a, "userservice")["pairs"]},
+    "boa-30": lambda a: callers_of_routes_named(a, "frontend", ("/whereami",)),
+    "boa-31": lambda a: {"found": [1] * (a.total("producer") + a.total("route", framework=[
+        "spring_kafka", "spring_rabbit", "spring_jms", "spring_cloud_stream", "sarama", "kafka_go", "confluent_kafka",
+        "pika", "amqp_go", "amqplib"]))},
+    "boa-32": lambda a: no_link(a, "transactionhistory", ("balancereader",)),
+    "boa-33": lambda a: {"found": [1] * a.total("route", framework="grpc")},
+    "boa-34": lambda a: search_everywhere(a, "check password login"),
+    "boa-35": lambda a: search_everywhere(a, "reject payment insufficient balance"),
+    "boa-36": lambda a: search_everywhere(a, "create sign JWT login token"),
+    "boa-37": lambda a: search_everywhere(a, "detect duplicate transaction submission"),
+    "boa-38": lambda a: search_everywhere(a, "generate new bank account number"),
 }
 
 
