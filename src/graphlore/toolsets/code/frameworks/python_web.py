@@ -9,7 +9,8 @@ through imports. A router mounted nowhere in the project has an unknown prefix (
 gives two routes. An app or router made inside a function (an app factory, ``def create_app(): app =
 Flask(__name__)``) is that function's: the routes its nested functions declare on it are its routes.
 
-**Clients.** ``requests``/``httpx`` module calls (``get``... ``request(method, url)``) and calls on a
+**Clients.** ``requests``/``httpx`` module calls (``get``... ``request(method, url)``), also imported by name
+(``from requests import get``; ``from aiohttp import request``), and calls on a
 ``httpx.Client``/``AsyncClient``, ``requests.Session`` or ``aiohttp.ClientSession`` made in the same
 function or module (``with ... as client`` too), whose ``base_url`` prefixes the path.
 """
@@ -21,7 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ..languages.folding import Folded, literal, unknown
-from ..languages.python.constants import PythonFolder, absolute
+from ..languages.python.constants import PythonFolder, import_target
 from ..languages.symbols import Bound
 from ..model import CallFact, FileFacts
 from ..services.endpoints import Item, join_paths
@@ -34,6 +35,8 @@ CLIENT_TYPES = {"httpx.Client": "httpx", "httpx.AsyncClient": "httpx", "requests
                 "requests.session": "requests", "aiohttp.ClientSession": "aiohttp"}
 CLIENT_CALLS = ROUTE_VERBS | {"request"}
 CLIENT_LIBRARIES = frozenset({"requests", "httpx", "aiohttp"})
+#: the sending functions each library exposes at its top level (``aiohttp.request(method, url)`` only)
+MODULE_CALLS = {"requests": CLIENT_CALLS, "httpx": CLIENT_CALLS, "aiohttp": frozenset({"request"})}
 
 
 def kwarg(args: tuple[str, ...], name: str) -> str | None:
@@ -139,7 +142,8 @@ class PythonProject:
         for imp in facts.imports:
             for imported, alias in imp.names:
                 if alias == head:
-                    target = absolute(module, imp.target, facts.path.endswith("__init__.py"))
+                    target = import_target(module, imp.target, facts.path.endswith("__init__.py"),
+                                           self.modules.__contains__)
                     full = imported if imported == imp.target else f"{target}.{imported}"
                     return f"{full}.{rest}" if rest else full
         return dotted
@@ -242,35 +246,37 @@ def _clients(project: PythonProject, bound: Bound, folder: PythonFolder, candida
         return
     by_key = {sym.key: index for index, sym in enumerate(facts.symbols)}
     for call in facts.calls:
-        if call.name not in CLIENT_CALLS or not call.receiver or call.receiver[0] != "name":
-            continue
-        var = call.receiver[1]
-        if var not in candidates:
-            continue
-        kind, base = None, None
-        library = CLIENT_MODULES.get(project.imported(facts, module, var))
-        if library is not None:
-            kind = library
-        else:
-            type_ = _local_type(facts, call.owner, var, call.line)
-            full = project.imported(facts, module, _callee(type_)) if type_ else ""
-            if full in CLIENT_TYPES:
-                kind = CLIENT_TYPES[full]
-                owner = call.owner if call.owner in (facts.locals or {}) and var in facts.locals[call.owner] else ""
-                makers = [c for c in facts.calls if c.owner == owner and
-                          project.imported(facts, module, _dotted(c)) == full]
-                if len(makers) == 1:
-                    expr = kwarg(makers[0].args, "base_url")
-                    base = folder.fold(expr) if expr else None
+        verb, kind, base = call.name, None, None
+        if call.receiver is None:
+            if call.name not in candidates:
+                continue
+            # a sender imported by name (``from requests import get``, ``from httpx import post as send``)
+            library, _, verb = project.imported(facts, module, call.name).rpartition(".")
+            kind = library if verb in MODULE_CALLS.get(library, ()) else None
+        elif call.name in CLIENT_CALLS and call.receiver[0] == "name" and call.receiver[1] in candidates:
+            var = call.receiver[1]
+            kind = CLIENT_MODULES.get(project.imported(facts, module, var))
+            if kind is None:
+                type_ = _local_type(facts, call.owner, var, call.line)
+                full = project.imported(facts, module, _callee(type_)) if type_ else ""
+                if full in CLIENT_TYPES:
+                    kind = CLIENT_TYPES[full]
+                    owner = call.owner if call.owner in (facts.locals or {}) and var in facts.locals[call.owner] \
+                        else ""
+                    makers = [c for c in facts.calls if c.owner == owner and
+                              project.imported(facts, module, _dotted(c)) == full]
+                    if len(makers) == 1:
+                        expr = kwarg(makers[0].args, "base_url")
+                        base = folder.fold(expr) if expr else None
         if kind is None:
             continue
         args = positional(call.args)
-        if call.name == "request":
+        if verb == "request":
             method_expr, url_expr = (args + ["", ""])[:2]
             method_value = folder.fold(method_expr) if method_expr else unknown("no method")
             method = method_value.text.upper() if method_value.known else None
         else:
-            method, url_expr = call.name.upper(), (args[0] if args else kwarg(call.args, "url") or "")
+            method, url_expr = verb.upper(), (args[0] if args else kwarg(call.args, "url") or "")
         if not url_expr:
             continue
         owner_index = by_key.get(call.owner)

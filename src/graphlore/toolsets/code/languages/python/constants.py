@@ -10,6 +10,7 @@ from ...model import FileFacts
 from ..folding import (
     FileFolder,
     Folded,
+    Scope,
     choice,
     has_unknown,
     literal,
@@ -35,6 +36,20 @@ def absolute(module: str, target: str, is_package: bool) -> str:
         parts = parts[: max(len(parts) - (level - 1), 0)]
     base = ".".join(parts)
     return f"{base}.{rest}" if base and rest else (base or rest)
+
+
+def import_target(module: str, target: str, is_package: bool, exists) -> str:
+    """`absolute`, and Python's script-folder rule: an absolute import that no project module answers
+    (``from db import X`` where the project has no top-level ``db``) is the module beside the importing file
+    (``pkg.db``) when that exists, as Python finds it first on ``sys.path`` for a file run as a script.
+    ``exists(name)``: whether the project has a module ``name``."""
+    found = absolute(module, target, is_package)
+    if target.startswith(".") or exists(found) or exists(found.split(".")[0]):
+        return found
+    package = module if is_package else module.rpartition(".")[0]
+    if package and exists(f"{package}.{found.split('.')[0]}"):
+        return f"{package}.{found}"
+    return found
 
 
 
@@ -123,6 +138,8 @@ class PythonFolder(FileFolder):
                 expr = piece[1:-1]
                 if re.fullmatch(r"[A-Za-z_][\w.]*", expr.strip()):
                     out = out + self.name(expr.strip())
+                elif _KEYED_READ.fullmatch(expr.strip()):   # {app.config["URI"]}
+                    out = out + self.fold(expr)
                 else:
                     out = out + unknown(f"the f-string part {{{expr}}}")
             else:
@@ -133,7 +150,7 @@ class PythonFolder(FileFolder):
         head, _, rest = name.partition(".")
         is_package = facts.path.endswith("__init__.py")
         for imp in facts.imports:
-            target = absolute(key, imp.target, is_package)
+            target = import_target(key, imp.target, is_package, self.files.__contains__)
             for imported, alias in imp.names:
                 if imported == "*":
                     star = self.files.get(target)
@@ -196,9 +213,33 @@ class PythonFolder(FileFolder):
     def percent(self, template: Folded, args: list[Folded]) -> Folded:
         return printf(template, args, "sdr", "%-formatting")
 
+    def subscript(self, name: str, key: Folded) -> Folded:
+        """``name["KEY"]``: an environment read (``os.environ``), else the value the scope (the function, the
+        functions around it, the module) or the module ``name`` is imported from keeps under that key
+        (``app.config["KEY"] = ...``, a dict literal, ``.update(KEY=...)``: `extract.keyed_pairs`); else unknown."""
+        if name in self.env_tables or not key.known:
+            return super().subscript(name, key)
+        target = f'{name}["{key.text}"]'
+        found = self.local(target)
+        if found is not None:
+            return found
+        scope = self.scope
+        if scope is not None and self.files.get(self.key) is scope.facts:
+            head = name.partition(".")[0]
+            where = self.imported(scope.facts, self.key, head)
+            facts = self.files.get(where[0]) if where is not None else None
+            declared = facts.extra.get("assigns", {}).get("", {}).get(
+                f'{where[1]}{name[len(head):]}["{key.text}"]', ()) if facts is not None else ()
+            if len(declared) == 1:
+                inner = type(self)(self.files, where[0])
+                inner.depth = self.depth + 1
+                return inner.fold_in(Scope(facts, "", declared[0][0]), declared[0][1])
+        return unknown(f"{name}[{key.text!r}] is known at run time only (the code keeps no value under that key)")
+
 
 
 _KEYWORD = re.compile(r"^(\w+)\s*=(?!=)")
+_KEYED_READ = re.compile(r"[A-Za-z_][\w.]*\[\s*(?:'[^'\\{}]*'|\"[^\"\\{}]*\")\s*\]")
 
 
 def _argument(call, index: int, name: str) -> str | None:
