@@ -167,3 +167,52 @@ def test_two_configmaps_of_one_name_give_each_value_and_the_client_says_what_lin
         made = [e for e in edges.values() if e.src == node.id and e.type == "HTTP_CALLS"]
         assert [e.props["match"] for e in made] == ["cross_service"]
         assert nodes[made[0].dst].props["label"] == "GET /reads/{id}"
+
+
+API = '''from requests import get
+
+
+class Request:
+    def __init__(self, url, headers):
+        self.url = url
+        self.headers = headers
+
+
+class Call:
+    def __init__(self, name, request):
+        self.name = name
+        self.request = request
+
+    def run(self):
+        return get(url=self.request.url, headers=self.request.headers)
+'''
+
+PAGES = '''from api import Call, Request
+
+BASE = "http://items:8000"
+
+
+def page(item_id):
+    first = Call("item", Request(url=f"{BASE}/items/{item_id}", headers={}))
+    second = Call("stock", Request(headers={}, url=BASE + "/stock"))
+    return [first.run(), second.run()]
+'''
+
+
+def test_a_url_carried_in_an_object_is_a_client_where_the_object_is_built(tmp_path: Path):
+    _write(tmp_path, {"docker-compose.yml": COMPOSE, "items/Dockerfile": "FROM python:3.12\n", "items/app.py": ITEMS,
+                      "web/Dockerfile": "FROM python:3.12\n", "web/api.py": API, "web/pages.py": PAGES})
+    found = sorted((c["file"], c["line"], c["http_method"], c["target_url"], c["match"]) for c in _clients_of(tmp_path))
+    assert found == [("web/api.py", 16, "GET", "{url}", "unresolved"),
+                     ("web/pages.py", 7, "GET", "http://items:8000/items/{item_id}", "cross_service"),
+                     ("web/pages.py", 8, "GET", "http://items:8000/stock", "no_route")]
+    [sender] = [c for c in _clients_of(tmp_path) if c["file"] == "web/api.py"]
+    assert "read as the clients where they are built (web/pages.py:7, web/pages.py:8)" in sender["unresolved_reason"]
+
+    # one construction passes an object built elsewhere: no value is certain, so only the sender remains
+    (tmp_path / "web/pages.py").write_text(PAGES + '''
+
+def other(request):
+    return Call("other", request).run()
+''')
+    assert [(c["file"], c["match"]) for c in _clients_of(tmp_path)] == [("web/api.py", "unresolved")]

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ..languages.folding import Folded, literal, unknown
-from ..languages.python.constants import PythonFolder, import_target
+from ..languages.python.constants import PythonFolder, argument, import_target
 from ..languages.symbols import Bound
 from ..model import CallFact, FileFacts
 from ..services.endpoints import Item, join_paths
@@ -283,10 +283,101 @@ def _clients(project: PythonProject, bound: Bound, folder: PythonFolder, candida
         if owner_index is None:
             continue
         url = folder.at(facts, call.owner, call.line).fold(url_expr)
+        carried = list(_carried(project, bound, call, url_expr.strip(), kind, method)) \
+            if not url.known and _CARRIED.fullmatch(url_expr.strip()) else []
+        yield from carried
+        where = ", ".join(f"{c.file}:{c.line}" for c in carried)
         yield Item(kind="client", owner=bound.ids[owner_index], owner_fqn=bound.fqns[owner_index],
                    microservice=bound.ctx.microservice, module=bound.ctx.module, file=bound.path, line=call.line,
                    flavor=kind, http_method=method, path=url, written=url_expr,
-                   base_url=base.text if base is not None else None)
+                   base_url=base.text if base is not None else None,
+                   problems=[f"the URL is carried in objects built elsewhere: read as the clients where they are "
+                             f"built ({where})"] if carried else [])
+
+
+_CARRIED = re.compile(r"self(?:\.[A-Za-z_]\w*)+")
+
+
+def _carried(project: PythonProject, bound: Bound, call: CallFact, url_expr: str, kind: str,
+             method: str | None) -> Iterator[Item]:
+    """A URL carried in an object (``get(url=self.request.url)``: ``self.request`` is an ``__init__`` parameter,
+    ``ApiRequest(url=...)`` what every construction passes for it): one client at each place that builds the
+    object holding the URL, with the value passed there, declared by the function that builds it. Only where
+    every step is certain: each attribute is an ``__init__`` parameter kept as is, every construction of the
+    class in the project passes it, by keyword or position, and a nested object is built in the argument
+    itself; otherwise nothing (the sender stays the one client, unresolved, saying why)."""
+    syms = {s.key: s for s in bound.facts.symbols}
+    sender = syms.get(call.owner)
+    cls = syms.get(sender.parent or "") if sender is not None else None
+    if cls is None or cls.kind != "class":
+        return
+    sites = _follow(project, bound, cls, url_expr.split(".")[1:], None, 0)
+    for site, made, expr in sites or ():
+        index = next((i for i, sym in enumerate(site.facts.symbols) if sym.key == made.owner), None)
+        if index is None:
+            continue
+        url = project.folder(site.ctx.module_name).at(site.facts, made.owner, made.line).fold(expr)
+        yield Item(kind="client", owner=site.ids[index], owner_fqn=site.fqns[index],
+                   microservice=site.ctx.microservice, module=site.ctx.module, file=site.path, line=made.line,
+                   flavor=kind, http_method=method, path=url, written=expr)
+
+
+def _follow(project: PythonProject, bound: Bound, cls, attrs: list[str], only: tuple[Bound, CallFact] | None,
+            depth: int) -> list[tuple[Bound, CallFact, str]] | None:
+    """(site, construction call, expression passed) for ``attrs[0]`` of class ``cls`` (of ``bound``), followed
+    through nested constructions for the rest; None when a step is not certain (see `_carried`)."""
+    init = next((s for s in bound.facts.symbols if s.parent == cls.key and s.kind == "constructor"), None)
+    if init is None or depth > 4 or cls.annotations:
+        return None
+    params = [name for name, _ in init.params]
+    kept = bound.facts.extra.get("assigns", {}).get(init.key, {}).get(f"self.{attrs[0]}", [])
+    if len(kept) != 1 or len(kept[0][1]) != 1 or kept[0][1][0] not in params:
+        return None
+    param = kept[0][1][0]
+    if any(p.startswith("*") for p in params) or any(
+            written.rsplit(".", 1)[-1] == cls.name for b in project.bounds for sym in b.facts.symbols
+            for _, written in sym.supers):
+        return None
+    key = bound.ctx.module_name
+    makes = [only] if only is not None else [
+        (site, c) for site in project.bounds for c in site.facts.calls
+        if c.name == cls.name and c.kind == "call" and c.receiver is None and (
+            site.ctx.module_name == key or project.folder(key).imported(site.facts, site.ctx.module_name, cls.name)
+            == (key, cls.name))]
+    if not makes:
+        return None
+    out: list[tuple[Bound, CallFact, str]] = []
+    for site, made in makes:
+        arg = argument(made, params.index(param), param)
+        if arg is None:
+            return None
+        if len(attrs) == 1:
+            out.append((site, made, arg))
+            continue
+        built = re.match(r"^\s*([A-Za-z_]\w*)\s*\(", arg)
+        inner = [c for c in site.facts.calls if built and c.owner == made.owner and c.name == built.group(1)
+                 and c.argc == len(c.args) and _bare(f"{c.name}({','.join(c.args)})") == _bare(arg)]
+        where = _class_named(project, site, built.group(1)) if built and len(inner) == 1 else None
+        found = _follow(project, where[0], where[1], attrs[1:], (site, inner[0]), depth + 1) if where else None
+        if found is None:
+            return None
+        out += found
+    return out
+
+
+def _bare(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
+def _class_named(project: PythonProject, site: Bound, name: str) -> tuple[Bound, object] | None:
+    """The project class ``name`` means in ``site``'s module: its own, or one it imports."""
+    module = site.ctx.module_name
+    where = project.folder(module).imported(site.facts, module, name)
+    key, wanted = where if where is not None else (module, name)
+    found = next((b for b in project.bounds if b.ctx.module_name == key), None)
+    cls = next((s for s in found.facts.symbols if s.name == wanted and s.kind == "class" and not s.parent),
+               None) if found is not None else None
+    return (found, cls) if cls is not None else None
 
 
 def _dotted(call) -> str:

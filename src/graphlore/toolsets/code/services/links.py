@@ -369,7 +369,7 @@ def link(items: Iterable[Item], layout: Layout, deployment: Deployment | None = 
             if item.grpc is not None:
                 props.update(_channel(item, names, settler))
             if client.url is not None:  # what the environment settled is no longer unknown
-                why = "; ".join(dict.fromkeys(client.url.why)) if not client.url.known else ""
+                why = "; ".join(dict.fromkeys([*item.problems, *client.url.why])) if not client.url.known else ""
                 props.update(target_url=plain(client.url.text), resolved=client.url.known,
                              unresolved_reason=why or None)
             node = GraphNode(node_id, "client", "", "", props)

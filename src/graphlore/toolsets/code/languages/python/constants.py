@@ -91,7 +91,7 @@ class PythonFolder(FileFolder):
             for call in facts.calls:
                 if call.name != cls.name or call.kind != "call" or not self._makes(facts, key, call, cls.name):
                     continue
-                arg = _argument(call, params.index(name), name)
+                arg = argument(call, params.index(name), name)
                 site = type(self)(self.files, key)
                 site.depth = self.depth + 1
                 value = site.at(facts, call.owner, call.line).fold(arg) if arg is not None else None
@@ -242,7 +242,7 @@ _KEYWORD = re.compile(r"^(\w+)\s*=(?!=)")
 _KEYED_READ = re.compile(r"[A-Za-z_][\w.]*\[\s*(?:'[^'\\{}]*'|\"[^\"\\{}]*\")\s*\]")
 
 
-def _argument(call, index: int, name: str) -> str | None:
+def argument(call, index: int, name: str) -> str | None:
     """The argument a call passes for parameter ``name`` (at ``index``), as written; None when it passes none,
     unpacks (``*args``, ``**kw``), or has more arguments than were recorded."""
     if any(a.startswith("*") for a in call.args) or call.argc > len(call.args):
