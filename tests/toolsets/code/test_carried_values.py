@@ -216,3 +216,53 @@ def other(request):
     return Call("other", request).run()
 ''')
     assert [(c["file"], c["match"]) for c in _clients_of(tmp_path)] == [("web/api.py", "unresolved")]
+
+
+def test_class_attributes_and_django_settings_fold(tmp_path: Path):
+    """``Endpoints.ITEMS`` (a class attribute, here and imported) and ``settings.ITEMS_URL`` (Django's settings:
+    the module ``manage.py`` names) fold; a class attribute the module also assigns from outside does not."""
+    _write(tmp_path, {
+        "docker-compose.yml": COMPOSE, "items/Dockerfile": "FROM python:3.12\n", "items/app.py": ITEMS,
+        "web/Dockerfile": "FROM python:3.12\n",
+        "web/manage.py": 'import os\n\nos.environ.setdefault("DJANGO_SETTINGS_MODULE", "site.settings")\n',
+        "web/site/__init__.py": "",
+        "web/site/settings.py": 'import os\n\nITEMS_URL = "http://{}/items".format(os.environ["ITEMS_ADDR"])\n',
+        "web/site/endpoints.py": 'class Endpoints:\n    ITEMS = "http://items:8000/items"\n',
+        "web/site/views.py": '''import requests
+from django.conf import settings
+
+from site.endpoints import Endpoints
+
+
+class Local:
+    STOCK = "http://items:8000/stock"
+
+
+class Moved:
+    STOCK = "http://items:8000/stock"
+
+
+Moved.STOCK = "http://elsewhere:9000/stock"
+
+
+def by_settings(request):
+    return requests.get(settings.ITEMS_URL + "/1")
+
+
+def by_imported_class(request):
+    return requests.post(Endpoints.ITEMS)
+
+
+def by_local_class(request):
+    return requests.put(Local.STOCK)
+
+
+def by_moved_class(request):
+    return requests.put(Moved.STOCK)
+'''})
+    clients = _clients(tmp_path)
+    assert (clients["by_settings"]["target_url"], clients["by_settings"]["match"]) == (
+        "http://items:8000/items/1", "cross_service")
+    assert clients["by_imported_class"]["match"] == "cross_service"
+    assert clients["by_local_class"]["match"] == "cross_service"
+    assert clients["by_moved_class"]["match"] == "unresolved"

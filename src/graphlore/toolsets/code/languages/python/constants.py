@@ -67,6 +67,30 @@ class PythonFolder(FileFolder):
             return found
         return super().name(name)
 
+    def lookup(self, key: str, name: str, hops: int) -> Folded:
+        """`FileFolder.lookup`, and ``Cls.ATTR``: a class attribute the class body assigns once and no statement
+        of the module assigns as ``Cls.ATTR = ...``; ``settings.X`` (Django's ``django.conf.settings``): ``X``
+        in the one settings module the project names (`_settings_module`)."""
+        facts = self.files.get(key)
+        head, _, attr = name.partition(".")
+        if facts is not None and attr and "." not in attr:
+            if head == "settings" and self._django_settings(facts):
+                module = _settings_module(self.files)
+                if module is not None and hops <= self.HOPS:
+                    return self.lookup(module, attr, hops + 1)
+            cls = next((s for s in facts.symbols if s.name == head and s.kind == "class" and not s.parent), None)
+            assigns = facts.extra.get("assigns", {})
+            declared = assigns.get(cls.key, {}).get(attr, ()) if cls is not None else ()
+            if len(declared) == 1 and not any(name in table for table in assigns.values()):
+                inner = type(self)(self.files, key)
+                inner.depth = self.depth + 1
+                return inner.fold_in(Scope(facts, cls.key, declared[0][0]), declared[0][1])
+        return super().lookup(key, name, hops)
+
+    @staticmethod
+    def _django_settings(facts: FileFacts) -> bool:
+        return any(imp.target == "django.conf" and ("settings", "settings") in imp.names for imp in facts.imports)
+
     def constructed(self, name: str) -> Folded | None:
         """An ``__init__`` parameter as every call of the class in the project passes it (by position or keyword;
         several values: a choice). None (known at run time only) when the scope is no ``__init__``, the class is
@@ -167,11 +191,14 @@ class PythonFolder(FileFolder):
                             return sub, rest
                     elif not rest:
                         return target, imported
+                    elif target in self.files:   # from cfg import Settings; Settings.BASE
+                        return target, f"{imported}.{rest}"
         return None
 
     def unknown_name(self, name: str) -> Folded:
         if name.partition(".")[0] == "os" or name.startswith("settings."):
-            return unknown(f"{name}: an environment or settings value, known at run time only")
+            return unknown(f"{name}: an environment or settings value, known at run time only (no settings module "
+                           "of the project sets it)")
         return named_unknown(name, f"{name} is not a constant (a variable or parameter: known at run time only)")
 
     def call(self, name: str, args: list[list[tuple[str, str]]]) -> Folded:
@@ -236,6 +263,15 @@ class PythonFolder(FileFolder):
                 return inner.fold_in(Scope(facts, "", declared[0][0]), declared[0][1])
         return unknown(f"{name}[{key.text!r}] is known at run time only (the code keeps no value under that key)")
 
+
+
+def _settings_module(files: dict[str, FileFacts]) -> str | None:
+    """The project's Django settings module: the one ``DJANGO_SETTINGS_MODULE`` its ``os.environ.setdefault``
+    calls name (``manage.py``, ``wsgi.py``), when it is one of the project's modules; None when none or several."""
+    named = {call.args[1].strip("'\"") for facts in files.values() for call in facts.calls
+             if call.name == "setdefault" and len(call.args) > 1 and call.args[0].strip("'\"") ==
+             "DJANGO_SETTINGS_MODULE"}
+    return next(iter(named)) if len(named) == 1 and next(iter(named)) in files else None
 
 
 _KEYWORD = re.compile(r"^(\w+)\s*=(?!=)")
