@@ -18,7 +18,9 @@ specific wins, as in Spring. One: ``cross_service`` (another service) or ``intra
 equally specific: ``ambiguous``, every one linked with that mark and none chosen. None: ``no_route``, a
 link to the service itself that names the path it does not serve (never dropped, never guessed). A client
 whose path or service is not known: ``unresolved``, with the reason on the client. A client path that is
-not known at all (no known segment) is never matched.
+not known at all (no known segment) is never matched. A client whose URL has several values has one match for
+itself and its edges: the least certain among the values that link (``unresolved`` only when none does), its
+detail naming the values that do not link.
 
 **Gateways.** A gateway route (Spring Cloud Gateway, Zuul; `frameworks.gateway`) forwards what it matches to
 its target service, its prefix stripped or rewritten as configured: it links (``HTTP_CALLS``, evidence
