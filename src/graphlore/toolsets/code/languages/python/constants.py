@@ -69,7 +69,7 @@ class PythonFolder(FileFolder):
 
     def lookup(self, key: str, name: str, hops: int) -> Folded:
         """`FileFolder.lookup`, and ``Cls.ATTR``: a class attribute the class body assigns once and no statement
-        of the module assigns as ``Cls.ATTR = ...``; ``settings.X`` (Django's ``django.conf.settings``): ``X``
+        of the project assigns as ``Cls.ATTR = ...``; ``settings.X`` (Django's ``django.conf.settings``): ``X``
         in the one settings module the project names (`_settings_module`)."""
         facts = self.files.get(key)
         head, _, attr = name.partition(".")
@@ -81,7 +81,8 @@ class PythonFolder(FileFolder):
             cls = next((s for s in facts.symbols if s.name == head and s.kind == "class" and not s.parent), None)
             assigns = facts.extra.get("assigns", {})
             declared = assigns.get(cls.key, {}).get(attr, ()) if cls is not None else ()
-            if len(declared) == 1 and not any(name in table for table in assigns.values()):
+            if len(declared) == 1 and not any(name in table for other in self.files.values()
+                                              for table in other.extra.get("assigns", {}).values()):
                 inner = type(self)(self.files, key)
                 inner.depth = self.depth + 1
                 return inner.fold_in(Scope(facts, cls.key, declared[0][0]), declared[0][1])
