@@ -217,6 +217,8 @@ def paths(runtime: Runtime, request: PathsRequest) -> PathsResponse:
     keys = tuple(request.edge_types or FLOW_KEYS)
     found_paths, more = reach.all_paths(store, reach.seeds(store, source), reach.seeds(store, target), keys,
                                         request.max_depth, request.limit)
+    if target.kind == "route" and "EXPOSED_BY" in keys:
+        found_paths = [reach.on_to_handler(store, path) for path in found_paths]
     found = refs(store, [i for path in found_paths for s in path for i in (s.src, s.dst)])
     note = None
     if not found_paths:

@@ -5,9 +5,11 @@ environment variables each is given, and the ports it listens on.
 with ``build``, ``image``, ``container_name``, ``hostname``, ``environment``, ``env_file``, ``ports``; ``${VAR}``
 and ``${VAR:-default}`` interpolated from the ``.env`` beside the file), Kubernetes manifests (Deployment,
 StatefulSet, DaemonSet, ReplicaSet, Job, CronJob and Pod containers with their ``env`` values, ``valueFrom``
-ConfigMap keys and ``envFrom`` ConfigMaps; Service names and selectors; ConfigMaps), Helm charts (the
+ConfigMap keys and ``envFrom`` ConfigMaps; Service names and selectors; ConfigMaps: two of one name in different files, as
+alternative deployments of one system have, give each key every value they hold), Helm charts (the
 templates of a chart with its ``values.yaml``, ``{{ .Values.a.b }}`` substituted and template actions
-dropped), Skaffold artifacts (image -> build folder) and ``.env`` files (``KEY=VALUE``).
+dropped), Skaffold artifacts (image -> build folder: the
+``context``, or the module a Jib artifact's ``jib.project`` names in it) and ``.env`` files (``KEY=VALUE``).
 
 **Which service** a deployment unit is: the folder it is built from (a Compose ``build``, a Skaffold artifact
 for its image) holds the service's root, else its name (a Compose service, a Deployment, an image's last path
@@ -129,7 +131,9 @@ class Reader:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.units: list[Unit] = []
-        self.config_maps: dict[str, dict[str, str]] = {}
+        #: name -> key -> values (one per file that defines a ConfigMap of that name: each is one of its values)
+        self.config_maps: dict[str, dict[str, list[str]]] = {}
+        self._read_docs = 0
         self.artifacts: dict[str, str] = {}       # image -> build folder
         self.env_files: dict[str, dict[str, str]] = {}   # folder -> values
         self.files: list[str] = []
@@ -151,11 +155,11 @@ class Reader:
                 continue   # a template of something else
             if "services:" not in text and "kind:" not in text and "artifacts:" not in text:
                 continue
-            before = len(self.units) + len(self.config_maps) + len(self.artifacts)
+            before = len(self.units) + self._read_docs + len(self.artifacts)
             for doc in _docs(text):
                 if isinstance(doc, dict):
                     self._doc(doc, rel)
-            if len(self.units) + len(self.config_maps) + len(self.artifacts) > before:
+            if len(self.units) + self._read_docs + len(self.artifacts) > before:
                 self.files.append(rel)
 
     def _helm(self, text: str, chart: str) -> str:
@@ -202,14 +206,23 @@ class Reader:
         elif kind == "ConfigMap":
             meta, data = doc.get("metadata") or {}, doc.get("data") or {}
             if isinstance(meta, dict) and isinstance(meta.get("name"), str) and isinstance(data, dict):
-                self.config_maps[meta["name"]] = {str(k): s for k, v in data.items() if (s := _scalar(v)) is not None}
+                self._read_docs += 1
+                table = self.config_maps.setdefault(meta["name"], {})
+                for key, raw in data.items():
+                    value = _scalar(raw)
+                    if value is not None and value not in table.setdefault(str(key), []):
+                        table[str(key)].append(value)
         elif str(doc.get("apiVersion", "")).startswith("skaffold/"):
             build = doc.get("build") or {}
             base = PurePosixPath(rel).parent
             for artifact in build.get("artifacts") or [] if isinstance(build, dict) else []:
                 if isinstance(artifact, dict) and isinstance(artifact.get("image"), str):
-                    context = str(artifact.get("context") or ".")
-                    self.artifacts[_image_name(artifact["image"])] = _folder(base, context)
+                    folder = _folder(base, str(artifact.get("context") or "."))
+                    jib = artifact.get("jib")
+                    project = jib.get("project") if isinstance(jib, dict) else None
+                    if isinstance(project, str) and project.strip() and ":" not in project:
+                        folder = _folder(PurePosixPath(folder), project)   # a Jib module of a multi-module build
+                    self.artifacts[_image_name(artifact["image"])] = folder
 
     def _compose(self, services: dict, rel: str) -> None:
         base = PurePosixPath(rel).parent
@@ -318,11 +331,11 @@ def _folder(base: PurePosixPath, rel: str) -> str:
     return "/".join(parts) or "."
 
 
-def _k8s_env_value(value: str, config_maps: dict[str, dict[str, str]]) -> str | None:
+def _k8s_env_values(value: str, config_maps: dict[str, dict[str, list[str]]]) -> list[str]:
     if value.startswith("\x00configmap:"):
         _, name, key = value.split(":", 2)
-        return config_maps.get(name, {}).get(key)
-    return value
+        return config_maps.get(name, {}).get(key, [])
+    return [value]
 
 
 def read_deployment(layout: Layout, root: Path, paths: list[str]) -> Deployment:
@@ -380,13 +393,14 @@ def read_deployment(layout: Layout, root: Path, paths: list[str]) -> Deployment:
         env = out.env.setdefault(service, {})
         for name, values in unit.env.items():
             for value in values:
-                settled = _k8s_env_value(value, reader.config_maps)
-                if settled is not None and settled not in env.setdefault(name, []):
-                    env[name].append(settled)
+                for settled in _k8s_env_values(value, reader.config_maps):
+                    if settled not in env.setdefault(name, []):
+                        env[name].append(settled)
         for config_map in unit.env_from:
-            for name, value in reader.config_maps.get(config_map, {}).items():
-                if value not in env.setdefault(name, []):
-                    env[name].append(value)
+            for name, values in reader.config_maps.get(config_map, {}).items():
+                for value in values:
+                    if value not in env.setdefault(name, []):
+                        env[name].append(value)
     root_env = reader.env_files.get(".", {})
     for name, service in layout.services.items():
         env = out.env.setdefault(name, {})
