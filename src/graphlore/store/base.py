@@ -179,6 +179,24 @@ def newest_first(rows: list[tuple], limit: int | None) -> tuple[list[tuple], str
     return kept, (min(dated) if dated else None), (max(dated) if dated else None)
 
 
+def best_ranked(scores: np.ndarray, rows: Sequence[tuple], limit: int) -> list[int]:
+    """The positions of the ``limit`` best of ``(write order, date, ...)`` rows by ``scores``, highest first,
+    ties as :func:`newest_first` orders them. Only the rows that can reach the top are sorted (a hub's
+    selection holds thousands), so the order is the same as sorting them all."""
+    n = len(rows)
+    if limit <= 0 or not n:
+        return []
+    if limit < n:
+        threshold = np.partition(scores, n - limit)[n - limit]
+        candidates = np.flatnonzero(scores >= threshold).tolist()
+    else:
+        candidates = range(n)
+    values = scores.tolist()
+    candidates = sorted(candidates, key=lambda i: (values[i], rows[i][1] is not None, rows[i][1] or "", rows[i][0]),
+                        reverse=True)
+    return candidates[:limit]
+
+
 @dataclass(frozen=True)
 class EdgeHit:
     """One ranked edge of :meth:`Store.rank_edges`."""

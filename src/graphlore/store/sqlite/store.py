@@ -57,6 +57,7 @@ from graphlore.store.base import (
     Hit,
     Node,
     Where,
+    best_ranked,
     check_edge_ranking,
     fused_edge_scores,
     newest_first,
@@ -789,8 +790,9 @@ class SQLiteStore:
         valid_at: str | None = None,
     ) -> EdgeRanking:
         """A selection ranked by ``text`` (BM25 over the selection) and ``vector`` (cosine), fused in numpy:
-        see the protocol. The selection, each edge's id, vector and term counts come from one statement
-        (reading the edges' rows once: at a hub's thousands of facts the row reads are most of the cost)."""
+        see the protocol. The selection (validity included) comes from the indexes, then each edge's id,
+        vector and term counts from one join (at a hub's thousands of facts the row reads are most of the
+        cost); only the edges that can reach the top are sorted."""
         query = check_edge_ranking(text, vector, weights)
         ids = list(dict.fromkeys(node_ids))
         sql.check_mode(mode)
@@ -798,24 +800,19 @@ class SQLiteStore:
             return EdgeRanking(0, [])
         query = query if weights[1] else None
         terms = text is not None and bool(weights[0])
-        # validity is read on the joined row (the selection then stays index-only: each row is read once)
-        selection, params = sql.select_edges_sql(ids, mode, type, date_from, date_to)
+        selection, params = sql.select_edges_sql(ids, mode, type, date_from, date_to, valid_at)
         statement = (f"SELECT s.rowid, s.date, e.id, {'e.vector' if query is not None else 'NULL'}, "
                      f"{'t.keys, t.text_tf, t.length' if terms else 'NULL, NULL, NULL'} FROM ({selection}) s "
                      f"JOIN edges e ON e.rowid = s.rowid"
                      f"{' LEFT JOIN edge_terms t ON t.edge_rowid = s.rowid' if terms else ''}")
-        if valid_at is not None:
-            statement += f" WHERE {sql.valid_at_sql('e.props')}"
-            params = [*params, valid_at, valid_at]
         with self._lock, self._read_transaction():
-            rows, _, _ = newest_first(self._conn.execute(statement, params).fetchall(), None)
+            rows = self._conn.execute(statement, params).fetchall()
         cosine = None if query is None else edge_cosines([r[3] for r in rows], query)
         keyword = selection_scores([None if r[4] is None else r[4:] for r in rows], text) if terms else None
         scores = fused_edge_scores(keyword, cosine, weights, len(rows))
-        top = np.argsort(-scores, kind="stable")[: page_bound(limit)]  # stable: ties stay newest first
         return EdgeRanking(len(rows), [
             EdgeHit(rows[i][2], float(scores[i]), None if cosine is None or np.isnan(cosine[i]) else float(cosine[i]),
-                    0.0 if keyword is None else float(keyword[i])) for i in top])
+                    0.0 if keyword is None else float(keyword[i])) for i in best_ranked(scores, rows, page_bound(limit))])
 
     def edges_of(
         self, node_ids: Sequence[str], *, direction: str = "out", types: Sequence[str] | None = None,
@@ -904,8 +901,9 @@ def edge_cosines(blobs: Sequence[bytes | None], query: np.ndarray) -> np.ndarray
     held = [i for i, blob in enumerate(blobs) if blob is not None]
     if not held:
         return out
-    if any(len(blobs[i]) != 4 * query.shape[0] for i in held):
+    present = [blobs[i] for i in held]
+    if set(map(len, present)) != {4 * query.shape[0]}:
         raise InvalidInput(f"query vector has dimension {query.shape[0]}, the edges hold another")
-    matrix = np.frombuffer(b"".join(blobs[i] for i in held), dtype=np.float32).reshape(len(held), -1)
+    matrix = np.frombuffer(b"".join(present), dtype=np.float32).reshape(len(held), -1)
     out[held] = matrix @ query
     return out
