@@ -179,22 +179,14 @@ def newest_first(rows: list[tuple], limit: int | None) -> tuple[list[tuple], str
     return kept, (min(dated) if dated else None), (max(dated) if dated else None)
 
 
-def best_ranked(scores: np.ndarray, rows: Sequence[tuple], limit: int) -> list[int]:
-    """The positions of the ``limit`` best of ``(write order, date, ...)`` rows by ``scores``, highest first,
-    ties as :func:`newest_first` orders them. Only the rows that can reach the top are sorted (a hub's
-    selection holds thousands), so the order is the same as sorting them all."""
-    n = len(rows)
-    if limit <= 0 or not n:
-        return []
-    if limit < n:
-        threshold = np.partition(scores, n - limit)[n - limit]
-        candidates = np.flatnonzero(scores >= threshold).tolist()
-    else:
-        candidates = range(n)
-    values = scores.tolist()
-    candidates = sorted(candidates, key=lambda i: (values[i], rows[i][1] is not None, rows[i][1] or "", rows[i][0]),
-                        reverse=True)
-    return candidates[:limit]
+def newest_first_order(rows: Sequence[tuple]) -> np.ndarray:
+    """The positions of ``(write order, date, ...)`` rows in the order :func:`newest_first` sorts them, from
+    numpy's sort (a hub's selection holds thousands of rows; a Python sort with a key was a fifth of a
+    ranked search)."""
+    rowids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+    dates = np.array([r[1] or "" for r in rows], dtype=str)
+    dated = np.fromiter((r[1] is not None for r in rows), dtype=bool, count=len(rows))
+    return np.lexsort((rowids, dates, dated))[::-1]
 
 
 @dataclass(frozen=True)

@@ -57,10 +57,10 @@ from graphlore.store.base import (
     Hit,
     Node,
     Where,
-    best_ranked,
     check_edge_ranking,
     fused_edge_scores,
     newest_first,
+    newest_first_order,
     page_bound,
     paged,
 )
@@ -792,7 +792,7 @@ class SQLiteStore:
         """A selection ranked by ``text`` (BM25 over the selection) and ``vector`` (cosine), fused in numpy:
         see the protocol. The selection (validity included) comes from the indexes, then each edge's id,
         vector and term counts from one join (at a hub's thousands of facts the row reads are most of the
-        cost); only the edges that can reach the top are sorted."""
+        cost)."""
         query = check_edge_ranking(text, vector, weights)
         ids = list(dict.fromkeys(node_ids))
         sql.check_mode(mode)
@@ -806,13 +806,17 @@ class SQLiteStore:
                      f"JOIN edges e ON e.rowid = s.rowid"
                      f"{' LEFT JOIN edge_terms t ON t.edge_rowid = s.rowid' if terms else ''}")
         with self._lock, self._read_transaction():
-            rows = self._conn.execute(statement, params).fetchall()
+            fetched = self._conn.execute(statement, params).fetchall()
+        # newest first before scoring: ties keep that order, and the cosines come from the same matrix
+        # product as ever (its float32 rounding depends on a row's place in the matrix)
+        rows = [fetched[i] for i in newest_first_order(fetched)]
         cosine = None if query is None else edge_cosines([r[3] for r in rows], query)
         keyword = selection_scores([None if r[4] is None else r[4:] for r in rows], text) if terms else None
         scores = fused_edge_scores(keyword, cosine, weights, len(rows))
+        top = np.argsort(-scores, kind="stable")[: page_bound(limit)]  # stable: ties stay newest first
         return EdgeRanking(len(rows), [
             EdgeHit(rows[i][2], float(scores[i]), None if cosine is None or np.isnan(cosine[i]) else float(cosine[i]),
-                    0.0 if keyword is None else float(keyword[i])) for i in best_ranked(scores, rows, page_bound(limit))])
+                    0.0 if keyword is None else float(keyword[i])) for i in top])
 
     def edges_of(
         self, node_ids: Sequence[str], *, direction: str = "out", types: Sequence[str] | None = None,
