@@ -312,6 +312,23 @@ def describe_route_named(a: Agent, service: str, word: str) -> dict:
     return {}
 
 
+def callers_of_service(a: Agent, service: str, depth: int = 1) -> dict:
+    """Who calls any route of ``service`` (one find, then one impact per route)."""
+    routes = a("find", kind="route", filter={"microservice": service}, limit=50).results
+    return {"nodes": [n for r in routes for n in a.upstream(r.id, depth)]}
+
+
+def callers_and_consumers(a: Agent, name: str, service: str, depth: int) -> dict:
+    """A blast radius of a function that sends messages: its callers, and what its service's producers reach."""
+    return {"nodes": callers_of(a, name, service, depth)["nodes"] + consumers_of_producers(a, service)["nodes"]}
+
+
+def grpc_routes_named(a: Agent, word: str) -> dict:
+    """Every gRPC route whose label holds ``word`` (one find over the whole system)."""
+    found = a("find", kind="route", filter={"framework": "grpc"}, limit=100).results
+    return {"found": [r.id for r in found if word.lower() in r.label.lower()]}
+
+
 PLANS = {
     "pm-01": lambda a: callers_of_route(a, "POST /uaa/users", 3, "auth-service"),
     "pm-02": lambda a: callers_of(a, "StatisticsService.save", "statistics-service"),
@@ -525,6 +542,48 @@ PLANS = {
     "boa-36": lambda a: search_everywhere(a, "create sign JWT login token"),
     "boa-37": lambda a: search_everywhere(a, "detect duplicate transaction submission"),
     "boa-38": lambda a: search_everywhere(a, "generate new bank account number"),
+
+    # otel-demo (fourth blind set: written from the questions' words and SKILL.md after the key was committed,
+    # before any run; services named by their folders, as the key and the compose files name them)
+    "od-01": lambda a: {"nodes": a.upstream(a.route_named("cart", "GetCart"), 2)},
+    "od-02": lambda a: {"nodes": a.upstream(a.route_named("product-catalog", "ListProducts"), 2)},
+    "od-03": lambda a: callers_of_route(a, "POST /get-quote", 2, "shipping"),
+    "od-04": lambda a: consumers_of_producers(a, "checkout"),
+    "od-05": lambda a: callers_of(a, "convertCurrency", "checkout"),
+    "od-06": lambda a: callers_of_service(a, "quote", 2),
+    "od-07": lambda a: {"nodes": a.upstream(a.route_named("currency", "Convert"), 2)},
+    "od-08": lambda a: trace(a, "POST /api/checkout", "charge", "frontend", "payment", "route"),
+    "od-09": lambda a: {"paths": a.trace(a.one("GET /api/shipping", "frontend", "route"), first_route(a, "quote"))},
+    "od-10": lambda a: {"paths": a.trace(a.one("PlaceOrder", "checkout"),
+                                         (top_symbols(a, "save order to database", "accounting")["nodes"] or [None])[0])},
+    "od-11": lambda a: trace(a, "ListRecommendations", "ListProducts", "recommendation", "product-catalog"),
+    "od-12": lambda a: {"nodes": a.upstream(a.route_named("payment", "Charge"), 4)},
+    "od-13": lambda a: {"nodes": a.upstream(a.route_named("product-catalog", "ListProducts"), 3)},
+    "od-14": lambda a: callers_of_route(a, "POST /getquote", 4, "quote"),
+    "od-15": lambda a: callers_and_consumers(a, "sendToPostProcessor", "checkout", 2),
+    "od-16": lambda a: calls_from(a, "checkout"),
+    "od-17": lambda a: calls_to(a, "currency"),
+    "od-18": lambda a: {"pairs": [(x.source, x.target) for x in a("service_map").links if x.match == "cross_service"]},
+    "od-19": leaves,
+    "od-20": lambda a: calls_from(a, "frontend"),
+    "od-21": lambda a: {"routes": a.routes("shipping")},
+    "od-22": lambda a: {"routes": a.routes("frontend", path_prefix="/api")},
+    "od-23": lambda a: {"routes": a.routes("cart", framework="grpc")},
+    "od-24": lambda a: {"routes": a.routes("frontend-proxy")},
+    "od-25": lambda a: config_of_clients(a, "checkout", target_service="shipping"),
+    "od-26": lambda a: config_of_clients(a, "shipping"),
+    "od-27": lambda a: messaging_config(a, "checkout", "accounting"),
+    "od-28": lambda a: config_of_clients(a, "chatbot"),
+    "od-29": lambda a: config_of_clients(a, "frontend", target_service="product-catalog"),
+    "od-30": lambda a: callers_of_routes_named(a, "shipping", ("getquote", "shiporder")),
+    "od-31": lambda a: grpc_routes_named(a, "FeatureFlagService"),
+    "od-32": lambda a: callers_of_routes_named(a, "product-catalog", ("searchproducts",)),
+    "od-33": lambda a: {"found": calls_from(a, "payment")["pairs"]},
+    "od-34": lambda a: {"found": a.routes("email", framework="grpc")},
+    "od-35": lambda a: top_symbols(a, "charge credit card", "payment"),
+    "od-36": lambda a: top_symbols(a, "shipping cost per item quote", "quote"),
+    "od-37": lambda a: top_symbols(a, "save order to database", "accounting"),
+    "od-38": lambda a: top_symbols(a, "shipment tracking number", "shipping"),
 }
 
 
