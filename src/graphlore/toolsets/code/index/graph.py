@@ -30,7 +30,7 @@ from ..frameworks.read import PartTwo
 from ..frameworks.triggers import trigger_edges
 from ..languages import registry
 from ..languages.symbols import Bound, FileResult, Table, Tracker, digests
-from ..layout.layout import Layout, detect_layout, layout_sources
+from ..layout.layout import Layout, detect_layout, layout_sources, settle_deployable
 from ..layout.walk import Scan, scan
 from ..model import (
     FileContext,
@@ -54,7 +54,7 @@ from ..services.settings import Values, module_values
 def _phase(stats: UpdateStats, name: str) -> Iterator[None]:
     clock = time.perf_counter()
     yield
-    stats.seconds[name] = time.perf_counter() - clock
+    stats.seconds[name] = stats.seconds.get(name, 0.0) + time.perf_counter() - clock
 
 
 class FileState(Protocol):
@@ -96,6 +96,7 @@ def settings_of(graph: CodeGraph) -> tuple[Deployment, dict[str, Values]]:
     and environment variables with)."""
     assert graph.layout is not None
     deployment = read_deployment(graph.layout, graph.root, list(graph.layout.deployment_files))
+    settle_deployable(graph.layout, deployment.run)
     return deployment, module_values(graph.layout, graph.root, deployment)
 
 
@@ -173,11 +174,12 @@ class CodeGraph:
             self._resolve(dirty, progress)
             stats.resolved = len(dirty)
             stats.resolved_paths = dirty
-        with _phase(stats, "layout_records"):
-            self._layout_records(layout)
         with _phase(stats, "services"):
             if stats.layout_changed or self._settings is None:
                 self._settings = settings_of(self)
+        with _phase(stats, "layout_records"):
+            self._layout_records(layout)
+        with _phase(stats, "services"):
             deployment, settings = self._settings
             names = ServiceNames(layout, deployment)
             for node in self.layout_nodes:

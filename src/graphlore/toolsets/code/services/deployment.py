@@ -10,7 +10,8 @@ templates of a chart with its ``values.yaml``, ``{{ .Values.a.b }}`` substituted
 dropped), Skaffold artifacts (image -> build folder) and ``.env`` files (``KEY=VALUE``).
 
 **Which service** a deployment unit is: the folder it is built from (a Compose ``build``, a Skaffold artifact
-for its image) holds the service's root, else its name (a Compose service, a Deployment, an image's last path
+for its image; the Dockerfile's folder when a ``dockerfile`` below the build context is named) holds the
+service's root, else its name (a Compose service, a Deployment, an image's last path
 segment) is already one of the service's names (its folder, its build name, ``spring.application.name``). A
 Kubernetes Service is the service of the workload its selector picks, else of its own name. Units that are
 no service of the project (``image: redis``) are left out.
@@ -74,6 +75,8 @@ class Deployment:
     ports: dict[str, set[int]] = field(default_factory=dict)
     published: dict[str, set[int]] = field(default_factory=dict)
     files: list[str] = field(default_factory=list)
+    #: the services some deployment unit builds or runs (a Compose service, a workload, a Skaffold artifact)
+    run: set[str] = field(default_factory=set)
 
     def env_of(self, service: str, name: str) -> list[str]:
         return self.env.get(service, {}).get(name, [])
@@ -208,8 +211,12 @@ class Reader:
             base = PurePosixPath(rel).parent
             for artifact in build.get("artifacts") or [] if isinstance(build, dict) else []:
                 if isinstance(artifact, dict) and isinstance(artifact.get("image"), str):
-                    context = str(artifact.get("context") or ".")
-                    self.artifacts[_image_name(artifact["image"])] = _folder(base, context)
+                    context = _folder(base, str(artifact.get("context") or "."))
+                    docker = artifact.get("docker")
+                    dockerfile = docker.get("dockerfile") if isinstance(docker, dict) else None
+                    if isinstance(dockerfile, str):
+                        context = _dockerfile_folder(context, dockerfile)
+                    self.artifacts[_image_name(artifact["image"])] = context
 
     def _compose(self, services: dict, rel: str) -> None:
         base = PurePosixPath(rel).parent
@@ -226,9 +233,12 @@ class Reader:
                 continue
             unit = Unit("compose", str(key), rel, names=[(str(key), "docker-compose service")])
             build = spec.get("build")
-            context = build.get("context") if isinstance(build, dict) else build
+            context = build.get("context", ".") if isinstance(build, dict) else build
             if isinstance(context, str) and "://" not in context:
                 unit.build = _folder(base, interpolate(context))
+                dockerfile = build.get("dockerfile") if isinstance(build, dict) else None
+                if isinstance(dockerfile, str) and unit.build is not None:
+                    unit.build = _dockerfile_folder(unit.build, interpolate(dockerfile))
             if isinstance(spec.get("image"), str):
                 unit.images.append(interpolate(spec["image"]))
             for source in ("container_name", "hostname"):
@@ -318,6 +328,13 @@ def _folder(base: PurePosixPath, rel: str) -> str:
     return "/".join(parts) or "."
 
 
+def _dockerfile_folder(context: str, dockerfile: str) -> str:
+    """The folder a unit is built from when its Dockerfile lies below its build context (``context: .`` with
+    ``dockerfile: src/cart/Dockerfile`` builds ``src/cart``: the context is only the files the build may copy)."""
+    folder = _folder(PurePosixPath("" if context == "." else context), dockerfile).rpartition("/")[0]
+    return folder if folder and (context == "." or folder.startswith(context + "/")) else context
+
+
 def _k8s_env_value(value: str, config_maps: dict[str, dict[str, str]]) -> str | None:
     if value.startswith("\x00configmap:"):
         _, name, key = value.split(":", 2)
@@ -367,6 +384,7 @@ def read_deployment(layout: Layout, root: Path, paths: list[str]) -> Deployment:
         service = next(iter(picked)) if len(picked) == 1 else (by_name(unit.name) if not picked else None)
         if service is not None:
             owner[index] = service
+    out.run = set(owner.values())
     for index, service in owner.items():
         unit = reader.units[index]
         names = out.names.setdefault(service, {})

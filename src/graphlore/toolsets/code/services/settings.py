@@ -63,27 +63,54 @@ def _flatten(value: Any, prefix: str, out: dict[str, str]) -> None:
 
 def read_settings(path: Path) -> dict[str, str]:
     """One settings file as flat ``key -> value`` (unreadable files: empty)."""
+    return read_settings_at(path)[0]
+
+
+def read_settings_at(path: Path) -> tuple[dict[str, str], dict[str, int]]:
+    """One settings file as flat ``key -> value``, and the line each key (and each YAML map or list item:
+    ``routes[0]``) is written at; unreadable files: empty."""
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
-        return {}
+        return {}, {}
     out: dict[str, str] = {}
+    lines: dict[str, int] = {}
     if path.suffix == ".properties":
-        for line in text.splitlines():
+        for number, line in enumerate(text.splitlines(), 1):
             line = line.strip()
             if not line or line.startswith(("#", "!")):
                 continue
             match = re.match(r"^([^=:\s]+)\s*[=:]?\s*(.*)$", line)
             if match:
                 out[match.group(1)] = match.group(2).strip()
-        return out
+                lines[match.group(1)] = number
+        return out, lines
+    loader = yaml.SafeLoader(text)
     try:
-        for doc in yaml.safe_load_all(text):
+        while loader.check_node():
+            node = loader.get_node()
+            doc = loader.construct_document(node)
             if isinstance(doc, dict) and "spring.profiles" not in doc and not _profile_doc(doc):
                 _flatten(doc, "", out)
+                _node_lines(node, "", lines)
     except yaml.YAMLError:
-        return out
-    return out
+        pass
+    finally:
+        loader.dispose()
+    return out, lines
+
+
+def _node_lines(node: yaml.Node, prefix: str, out: dict[str, int]) -> None:
+    """The line of each flattened key under a composed YAML ``node`` (the keys `_flatten` makes)."""
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            name = f"{prefix}.{key.value}" if prefix else str(key.value)
+            out[name] = key.start_mark.line + 1
+            _node_lines(value, name, out)
+    elif isinstance(node, yaml.SequenceNode):
+        for index, value in enumerate(node.value):
+            out[f"{prefix}[{index}]"] = value.start_mark.line + 1
+            _node_lines(value, f"{prefix}[{index}]", out)
 
 
 def _profile_doc(doc: dict) -> bool:
@@ -109,10 +136,13 @@ class Values:
     profiles: dict[str, dict[str, str]] = field(default_factory=dict)
     #: (path, text) of the module's nginx configuration files (read by `frameworks.nginx`)
     nginx: list[tuple[str, str]] = field(default_factory=list)
+    #: key -> (file, line) of the setting that gives its value (the last file read wins, as in ``entries``)
+    where: dict[str, tuple[str, int]] = field(default_factory=dict)
     _canonical: dict[str, str] = field(default_factory=dict)
 
-    def add(self, settings: dict[str, str], source: str) -> None:
+    def add(self, settings: dict[str, str], source: str, lines: dict[str, int] | None = None) -> None:
         self.entries.update(settings)
+        self.where.update({key: (source, line) for key, line in (lines or {}).items()})
         self._canonical.update({canonical(k): v for k, v in settings.items()})
         self.files.append(source)
 
@@ -178,17 +208,17 @@ def _inside(path: Path, root: Path) -> bool:
 
 def module_values(layout: Layout, root: Path, deployment: Deployment | None = None) -> dict[str, Values]:
     """Each module's values (see the module docstring), by module path."""
-    local: dict[str, list[tuple[str, dict[str, str]]]] = {}
+    local: dict[str, list[tuple[str, dict[str, str], dict[str, int]]]] = {}
     profiles: dict[str, list[tuple[str, dict[str, str]]]] = {}
     for path, module in layout.modules.items():
         files = [f for f in module.config_files if not _PROFILE.match(PurePosixPath(f).name)]
-        local[path] = [(f, read_settings(root / f)) for f in files]
+        local[path] = [(f, *read_settings_at(root / f)) for f in files]
         profiles[path] = [(f, read_settings(root / f)) for f in module.config_files
                           if _PROFILE.match(PurePosixPath(f).name) and not PurePosixPath(f).name.startswith("bootstrap")]
     servers: list[str] = []
     for path, files in local.items():
         merged: dict[str, str] = {}
-        for _, settings in files:
+        for _, settings, _ in files:
             merged.update(settings)
         raw = merged.get("spring.cloud.config.server.native.search-locations") or merged.get(
             "spring.cloud.config.server.native.searchLocations")
@@ -200,9 +230,9 @@ def module_values(layout: Layout, root: Path, deployment: Deployment | None = No
         values = Values()
         if deployment is not None:
             values.env = deployment.env.get(module.microservice, {})
-        for source, settings in local[path]:
+        for source, settings, lines in local[path]:
             if not any(source.startswith(folder + "/") for folder in shared):
-                values.add(settings, source)
+                values.add(settings, source, lines)
         for source, settings in profiles[path]:
             stem = PurePosixPath(source).stem
             values.add_profile(stem.split("-", 1)[1], settings, source)
@@ -222,6 +252,7 @@ def module_values(layout: Layout, root: Path, deployment: Deployment | None = No
                 for suffix in _SETTINGS:
                     candidate = root / folder / f"{stem}{suffix}"
                     if candidate.is_file() and _inside(candidate, root):
-                        values.add(read_settings(candidate), f"{folder}/{stem}{suffix}")
+                        settings, lines = read_settings_at(candidate)
+                        values.add(settings, f"{folder}/{stem}{suffix}", lines)
         out[path] = values
     return out
