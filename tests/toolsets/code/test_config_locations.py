@@ -73,3 +73,36 @@ def test_dsl_routes_written_on_one_line_are_not_paired_by_guess(tmp_path: Path):
 ''')
     assert {label: (target, service) for label, (_, target, service) in found.items()} == {
         "ANY /a/**": ("{?}", None), "ANY /b/**": ("{?}", None)}
+
+
+def _config(root: Path) -> dict[str, list[str]]:
+    nodes, _ = CodeGraph.build(root).snapshot()
+    return {n.name: n.props.get("config", []) for n in nodes.values() if n.kind == "microservice"}
+
+
+def test_a_service_shows_its_port_and_where_it_is_published():
+    config = _config(FIXTURES / "cloud-system")
+    assert config["payments"] == [
+        "server.port: 8080 (payments/src/main/resources/application.yml:5)",
+        "docker-compose service payments: published at host port 8083 (container port 8080) (docker-compose.yml:16)"]
+    assert "Kubernetes Service orders-api port 8080 (k8s/orders.yaml:34)" in config["orders-service"]
+
+
+def test_a_service_shows_where_it_finds_its_config_server_and_the_server_its_backend(tmp_path: Path):
+    root = tmp_path / "cloud"
+    shutil.copytree(FIXTURES / "cloud-system", root)
+    edit(root, "shipping/src/main/resources/application.yml", "spring:\n",
+         "spring:\n  config:\n    import: optional:configserver:http://localhost:8888\n")
+    (root / "shipping/src/main/resources/application.yml").write_text(
+        (root / "shipping/src/main/resources/application.yml").read_text() +
+        "---\nspring:\n  config:\n    activate:\n      on-profile: docker\n    import: configserver:http://config:8888\n")
+    (root / "payments/src/main/resources/bootstrap.properties").write_text(
+        "spring.cloud.config.server.git.uri=https://git.example.com/acme/config\n")
+    config = _config(root)
+    assert config["shipping"][:2] == [
+        "spring.config.import: optional:configserver:http://localhost:8888 "
+        "(shipping/src/main/resources/application.yml:3)",
+        f"spring.config.import: configserver:http://config:8888 (shipping/src/main/resources/application.yml:"
+        f"{(root / 'shipping/src/main/resources/application.yml').read_text().splitlines().index('    import: configserver:http://config:8888') + 1}, profile docker)"]
+    assert config["payments"][0] == ("spring.cloud.config.server.git.uri: https://git.example.com/acme/config "
+                                     "(payments/src/main/resources/bootstrap.properties:1)")

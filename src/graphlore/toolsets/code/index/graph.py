@@ -185,6 +185,10 @@ class CodeGraph:
             for node in self.layout_nodes:
                 if node.kind == "microservice":
                     node.props["aliases"] = names.aliases(node.name)
+                    config = [note for module in node.props["modules"] for note in settings[module].notes
+                              if module in settings] + deployment.port_notes.get(node.name, [])
+                    if config:
+                        node.props["config"] = list(dict.fromkeys(config))
             items = self._part_two.items(self.table, settings)
             stats.frameworks_read = list(self._part_two.read)
             self.service_nodes, self.service_edges = link(items, layout, deployment, names)

@@ -38,6 +38,7 @@ import yaml
 
 from ..languages.folding import env
 from ..layout.layout import Layout
+from .yaml_lines import documents
 
 WORKLOADS = frozenset({"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob", "Pod"})
 _COMPOSE_VAR = re.compile(r"\$\{([A-Za-z_]\w*)(?::?-([^}]*))?\}|\$([A-Za-z_]\w*)")
@@ -61,6 +62,8 @@ class Unit:
     published: list[int] = field(default_factory=list)             # on the host machine
     labels: dict[str, str] = field(default_factory=dict)
     selector: dict[str, str] = field(default_factory=dict)
+    #: what each port entry says, where: "published at host port 8082 (container 8080) (docker-compose.yml:63)"
+    port_notes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -77,6 +80,8 @@ class Deployment:
     files: list[str] = field(default_factory=list)
     #: the services some deployment unit builds or runs (a Compose service, a workload, a Skaffold artifact)
     run: set[str] = field(default_factory=set)
+    #: per service, each port entry of the units that run it, with its file and line (`Unit.port_notes`)
+    port_notes: dict[str, list[str]] = field(default_factory=dict)
 
     def env_of(self, service: str, name: str) -> list[str]:
         return self.env.get(service, {}).get(name, [])
@@ -155,9 +160,10 @@ class Reader:
             if "services:" not in text and "kind:" not in text and "artifacts:" not in text:
                 continue
             before = len(self.units) + len(self.config_maps) + len(self.artifacts)
-            for doc in _docs(text):
+            # a chart's template is rendered line by line with lines dropped: its lines are not the file's
+            for doc, lines in documents(text) if chart is None else [(d, {}) for d in _docs(text)]:
                 if isinstance(doc, dict):
-                    self._doc(doc, rel)
+                    self._doc(doc, rel, lines)
             if len(self.units) + len(self.config_maps) + len(self.artifacts) > before:
                 self.files.append(rel)
 
@@ -183,12 +189,12 @@ class Reader:
             lines.append(line)
         return "\n".join(lines)
 
-    def _doc(self, doc: dict, rel: str) -> None:
+    def _doc(self, doc: dict, rel: str, lines: dict[str, int]) -> None:
         kind = doc.get("kind")
         if isinstance(doc.get("services"), dict) and kind is None:
-            self._compose(doc["services"], rel)
+            self._compose(doc["services"], rel, lines)
         elif kind in WORKLOADS:
-            self._workload(doc, rel)
+            self._workload(doc, rel, lines)
         elif kind == "Service":
             meta = doc.get("metadata") or {}
             spec = doc.get("spec") or {}
@@ -196,11 +202,15 @@ class Reader:
                 unit = Unit("k8s-service", meta["name"], rel, names=[(meta["name"], "Kubernetes Service")])
                 selector = spec.get("selector") if isinstance(spec, dict) else None
                 unit.selector = {str(k): str(v) for k, v in selector.items()} if isinstance(selector, dict) else {}
-                for port in spec.get("ports") or [] if isinstance(spec, dict) else []:
+                for number, port in enumerate(spec.get("ports") or [] if isinstance(spec, dict) else []):
+                    at = _at(rel, lines.get(f"spec.ports[{number}]"))
                     if isinstance(port, dict) and isinstance(port.get("port"), int):
                         unit.ports.append(port["port"])
+                        target = f" (target port {port['targetPort']})" if port.get("targetPort") else ""
+                        unit.port_notes.append(f"Kubernetes Service {meta['name']} port {port['port']}{target} {at}")
                     if isinstance(port, dict) and isinstance(port.get("nodePort"), int):
                         unit.published.append(port["nodePort"])
+                        unit.port_notes.append(f"published at node port {port['nodePort']} {at}")
                 self.units.append(unit)
         elif kind == "ConfigMap":
             meta, data = doc.get("metadata") or {}, doc.get("data") or {}
@@ -218,7 +228,7 @@ class Reader:
                         context = _dockerfile_folder(context, dockerfile)
                     self.artifacts[_image_name(artifact["image"])] = context
 
-    def _compose(self, services: dict, rel: str) -> None:
+    def _compose(self, services: dict, rel: str, lines: dict[str, int]) -> None:
         base = PurePosixPath(rel).parent
         dotenv = self.env_files.get(base.as_posix(), {})
 
@@ -261,7 +271,7 @@ class Reader:
             for name, value in pairs:
                 if value is not None:
                     unit.env.setdefault(name, []).append(interpolate(value))
-            for port in spec.get("ports") or []:   # "HOST:CONTAINER", "IP:HOST:CONTAINER", "CONTAINER" (no host port)
+            for number, port in enumerate(spec.get("ports") or []):   # "HOST:CONTAINER", "IP:HOST:CONTAINER", "CONTAINER"
                 if isinstance(port, dict):   # the long form
                     host, container = str(port.get("published", "")), str(port.get("target", ""))
                 else:
@@ -271,9 +281,14 @@ class Reader:
                     unit.published.append(int(host))
                 if container.isdigit():
                     unit.ports.append(int(container))
+                at = _at(rel, lines.get(f"services.{key}.ports[{number}]"))
+                if host.isdigit() or container.isdigit():
+                    unit.port_notes.append(f"docker-compose service {key}: " + (
+                        f"published at host port {host} (container port {container or '?'})" if host.isdigit()
+                        else f"container port {container}, not published") + f" {at}")
             self.units.append(unit)
 
-    def _workload(self, doc: dict, rel: str) -> None:
+    def _workload(self, doc: dict, rel: str, lines: dict[str, int]) -> None:
         meta = doc.get("metadata") or {}
         if not isinstance(meta, dict) or not isinstance(meta.get("name"), str):
             return
@@ -287,7 +302,8 @@ class Reader:
         labels = (template.get("metadata") or {}).get("labels") if isinstance(template.get("metadata"), dict) else None
         unit.labels = {str(k): str(v) for k, v in labels.items()} if isinstance(labels, dict) else {}
         pod = template.get("spec") or {}
-        for container in pod.get("containers") or [] if isinstance(pod, dict) else []:
+        prefix = {"Pod": "spec", "CronJob": None}.get(doc["kind"], "spec.template.spec")
+        for number, container in enumerate(pod.get("containers") or [] if isinstance(pod, dict) else []):
             if not isinstance(container, dict):
                 continue
             if isinstance(container.get("image"), str):
@@ -306,12 +322,20 @@ class Reader:
                 ref = source.get("configMapRef") if isinstance(source, dict) else None
                 if isinstance(ref, dict) and isinstance(ref.get("name"), str):
                     unit.env_from.append(ref["name"])
-            for port in container.get("ports") or []:
+            for index, port in enumerate(container.get("ports") or []):
+                at = _at(rel, lines.get(f"{prefix}.containers[{number}].ports[{index}]") if prefix else None)
                 if isinstance(port, dict) and isinstance(port.get("containerPort"), int):
                     unit.ports.append(port["containerPort"])
+                    unit.port_notes.append(f"Kubernetes {doc['kind']} {meta['name']} container port "
+                                           f"{port['containerPort']} {at}")
                 if isinstance(port, dict) and isinstance(port.get("hostPort"), int):
                     unit.published.append(port["hostPort"])
+                    unit.port_notes.append(f"published at host port {port['hostPort']} {at}")
         self.units.append(unit)
+
+
+def _at(rel: str, line: int | None) -> str:
+    return f"({rel}:{line})" if line else f"({rel})"
 
 
 def _folder(base: PurePosixPath, rel: str) -> str:
@@ -394,6 +418,8 @@ def read_deployment(layout: Layout, root: Path, paths: list[str]) -> Deployment:
         for image in unit.images:
             names.setdefault(_image_name(image), "container image")
         out.ports.setdefault(service, set()).update(unit.ports)
+        notes = out.port_notes.setdefault(service, [])
+        notes += [note for note in unit.port_notes if note not in notes]
         out.published.setdefault(service, set()).update(unit.published)
         env = out.env.setdefault(service, {})
         for name, values in unit.env.items():

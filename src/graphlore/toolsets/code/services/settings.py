@@ -32,11 +32,10 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-import yaml
-
 from ..languages.folding import CHOICE_CLOSE, CHOICE_OPEN, CHOICE_SEP
 from ..layout.layout import Layout
 from .deployment import Deployment
+from .yaml_lines import documents
 
 _PROFILE = re.compile(r"^(bootstrap|application)-[\w.-]+\.(ya?ml|properties)$")
 _PLACEHOLDER = re.compile(r"\$\{([^{}:]+)(?::([^{}]*))?\}")
@@ -85,32 +84,11 @@ def read_settings_at(path: Path) -> tuple[dict[str, str], dict[str, int]]:
                 out[match.group(1)] = match.group(2).strip()
                 lines[match.group(1)] = number
         return out, lines
-    loader = yaml.SafeLoader(text)
-    try:
-        while loader.check_node():
-            node = loader.get_node()
-            doc = loader.construct_document(node)
-            if isinstance(doc, dict) and "spring.profiles" not in doc and not _profile_doc(doc):
-                _flatten(doc, "", out)
-                _node_lines(node, "", lines)
-    except yaml.YAMLError:
-        pass
-    finally:
-        loader.dispose()
+    for doc, doc_lines in documents(text):
+        if isinstance(doc, dict) and "spring.profiles" not in doc and not _profile_doc(doc):
+            _flatten(doc, "", out)
+            lines.update(doc_lines)
     return out, lines
-
-
-def _node_lines(node: yaml.Node, prefix: str, out: dict[str, int]) -> None:
-    """The line of each flattened key under a composed YAML ``node`` (the keys `_flatten` makes)."""
-    if isinstance(node, yaml.MappingNode):
-        for key, value in node.value:
-            name = f"{prefix}.{key.value}" if prefix else str(key.value)
-            out[name] = key.start_mark.line + 1
-            _node_lines(value, name, out)
-    elif isinstance(node, yaml.SequenceNode):
-        for index, value in enumerate(node.value):
-            out[f"{prefix}[{index}]"] = value.start_mark.line + 1
-            _node_lines(value, f"{prefix}[{index}]", out)
 
 
 def _profile_doc(doc: dict) -> bool:
@@ -136,6 +114,8 @@ class Values:
     profiles: dict[str, dict[str, str]] = field(default_factory=dict)
     #: (path, text) of the module's nginx configuration files (read by `frameworks.nginx`)
     nginx: list[tuple[str, str]] = field(default_factory=list)
+    #: what an agent asks of the module's configuration, each with its file and line (`config_notes`)
+    notes: list[str] = field(default_factory=list)
     #: key -> (file, line) of the setting that gives its value (the last file read wins, as in ``entries``)
     where: dict[str, tuple[str, int]] = field(default_factory=dict)
     _canonical: dict[str, str] = field(default_factory=dict)
@@ -183,6 +163,45 @@ class Values:
             return value
 
         return _PLACEHOLDER.sub(replace, text), missing
+
+
+#: settings an agent asks about (relaxed spelling): where a service finds its config server and discovery
+#: server, the config server's backend, the port it listens on
+_NOTED = frozenset(canonical(k) for k in (
+    "spring.config.import", "spring.cloud.config.uri", "spring.cloud.config.discovery.service-id",
+    "spring.cloud.config.server.git.uri", "spring.cloud.config.server.git.search-paths",
+    "spring.cloud.config.server.git.default-label", "spring.cloud.config.server.native.search-locations",
+    "eureka.client.service-url.defaultZone", "server.port"))
+
+
+def config_notes(root: Path, files: list[str]) -> list[str]:
+    """``key: value (file:line[, profile p])`` for each `_NOTED` setting of the settings ``files``: every
+    document and profile file is shown (which profile runs is not in the code), in file order."""
+    out: list[str] = []
+    for rel in dict.fromkeys(files):
+        name = PurePosixPath(rel).name
+        file_profile = name.split("-", 1)[1].rsplit(".", 1)[0] if _PROFILE.match(name) else None
+        if name.endswith(".properties"):
+            settings, lines = read_settings_at(root / rel)
+            found = [(settings, lines, file_profile)]
+        else:
+            try:
+                text = (root / rel).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            found = []
+            for doc, lines in documents(text):
+                if isinstance(doc, dict):
+                    flat: dict[str, str] = {}
+                    _flatten(doc, "", flat)
+                    profile = flat.get("spring.config.activate.on-profile") or flat.get("spring.profiles")
+                    found.append((flat, lines, profile or file_profile))
+        for flat, lines, profile in found:
+            for key, value in flat.items():
+                if canonical(key) in _NOTED:
+                    where = f"{rel}:{lines[key]}" if key in lines else rel
+                    out.append(f"{key}: {value} ({where}" + (f", profile {profile})" if profile else ")"))
+    return out
 
 
 def _locations(module_path: str, raw: str) -> list[str]:
@@ -254,5 +273,6 @@ def module_values(layout: Layout, root: Path, deployment: Deployment | None = No
                     if candidate.is_file() and _inside(candidate, root):
                         settings, lines = read_settings_at(candidate)
                         values.add(settings, f"{folder}/{stem}{suffix}", lines)
+        values.notes = config_notes(root, values.files)
         out[path] = values
     return out
