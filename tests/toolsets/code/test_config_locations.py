@@ -84,7 +84,7 @@ def test_a_service_shows_its_port_and_where_it_is_published():
     config = _config(FIXTURES / "cloud-system")
     assert config["payments"] == [
         "server.port: 8080 (payments/src/main/resources/application.yml:5)",
-        "docker-compose service payments: published at host port 8083 (container port 8080) (docker-compose.yml:16)"]
+        "docker-compose service payments ports 8083:8080: published at host port 8083 (container port 8080) (docker-compose.yml:16)"]
     assert "Kubernetes Service orders-api port 8080 (k8s/orders.yaml:34)" in config["orders-service"]
 
 
@@ -92,7 +92,7 @@ def test_a_service_shows_where_it_finds_its_config_server_and_the_server_its_bac
     root = tmp_path / "cloud"
     shutil.copytree(FIXTURES / "cloud-system", root)
     edit(root, "shipping/src/main/resources/application.yml", "spring:\n",
-         "spring:\n  config:\n    import: optional:configserver:http://localhost:8888\n")
+         "spring:\n  config:\n    import: optional:configserver:${CONFIG_URL:http://payments:8080/}\n")
     (root / "shipping/src/main/resources/application.yml").write_text(
         (root / "shipping/src/main/resources/application.yml").read_text() +
         "---\nspring:\n  config:\n    activate:\n      on-profile: docker\n    import: configserver:http://config:8888\n")
@@ -100,9 +100,15 @@ def test_a_service_shows_where_it_finds_its_config_server_and_the_server_its_bac
         "spring.cloud.config.server.git.uri=https://git.example.com/acme/config\n")
     config = _config(root)
     assert config["shipping"][:2] == [
-        "spring.config.import: optional:configserver:http://localhost:8888 "
+        "spring.config.import: optional:configserver:${CONFIG_URL:http://payments:8080/} "
         "(shipping/src/main/resources/application.yml:3)",
         f"spring.config.import: configserver:http://config:8888 (shipping/src/main/resources/application.yml:"
         f"{(root / 'shipping/src/main/resources/application.yml').read_text().splitlines().index('    import: configserver:http://config:8888') + 1}, profile docker)"]
     assert config["payments"][0] == ("spring.cloud.config.server.git.uri: https://git.example.com/acme/config "
                                      "(payments/src/main/resources/bootstrap.properties:1)")
+    # the server lists what each service's settings say about reaching it (``config`` names no service: none)
+    assert config["payments"][-1] == (
+        "configuration of shipping from here: spring.config.import: optional:configserver:${CONFIG_URL:"
+        "http://payments:8080/} (shipping/src/main/resources/application.yml:3)")
+    assert not any("configserver:http://config:8888" in line for lines in config.values() for line in lines
+                   if line.startswith("configuration of"))

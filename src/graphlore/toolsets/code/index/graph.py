@@ -44,6 +44,7 @@ from ..model import (
     package_id,
     service_id,
 )
+from ..services.config_view import service_config
 from ..services.deployment import Deployment, read_deployment
 from ..services.identity import ServiceNames
 from ..services.links import link
@@ -182,13 +183,12 @@ class CodeGraph:
         with _phase(stats, "services"):
             deployment, settings = self._settings
             names = ServiceNames(layout, deployment)
+            config = service_config(layout, settings, deployment, names)
             for node in self.layout_nodes:
                 if node.kind == "microservice":
                     node.props["aliases"] = names.aliases(node.name)
-                    config = [note for module in node.props["modules"] for note in settings[module].notes
-                              if module in settings] + deployment.port_notes.get(node.name, [])
-                    if config:
-                        node.props["config"] = list(dict.fromkeys(config))
+                    if node.name in config:
+                        node.props["config"] = config[node.name]
             items = self._part_two.items(self.table, settings)
             stats.frameworks_read = list(self._part_two.read)
             self.service_nodes, self.service_edges = link(items, layout, deployment, names)

@@ -7,6 +7,7 @@ embedding), so an answer is never served from a stale index without saying so (`
 from __future__ import annotations
 
 import difflib
+import re
 import shlex
 import time
 
@@ -293,6 +294,26 @@ def keyword_query(query: str) -> str:
     return f"{query} {words}" if words else query
 
 
+def _squeezed(text: str) -> str:
+    return re.sub(r"[\W_]+", "", text).lower()
+
+
+def ranked(query: str, hits: list[SearchHit]) -> list[SearchHit]:
+    """The hits in the ranking's order (hybrid: fused, whatever the cosine shown), with two rules over it: a
+    symbol whose name is the query itself (case, spaces and underscores aside: ``load vet data`` names
+    ``loadVetData``) comes first, never under its class; within a run of equal scores, code comes before test
+    code (which stays listed)."""
+    exact = _squeezed(query)
+    runs, run = [], 0
+    for index, hit in enumerate(hits):
+        run += index > 0 and hit.score != hits[index - 1].score
+        runs.append(run)
+    order = sorted(range(len(hits)), key=lambda i: (
+        not (hits[i].node.kind == "symbol" and _squeezed(hits[i].node.name) == exact), runs[i],
+        hits[i].node.role == "TEST", i))
+    return [hits[i] for i in order]
+
+
 def search(runtime: Runtime, request: SearchRequest) -> SearchResponse:
     index, store, status = open_fresh(runtime, request.project_path)
     conditions = canonical(store, filters.parse_filter(request.kind, request.filter)) if request.kind else []
@@ -314,7 +335,8 @@ def search(runtime: Runtime, request: SearchRequest) -> SearchResponse:
                      "so BM25 gives it no weight (scores ~0) and this order is not a ranking: add a rarer word, "
                      "a kind or a filter")
     found = refs(store, [h.id for h in hits])
-    results = [SearchHit(node=found[h.id], score=round(h.score, 6)) for h in hits if h.id in found]
+    results = ranked(request.query, [SearchHit(node=found[h.id], score=round(h.score, 6)) for h in hits
+                                     if h.id in found])
     if not results:
         why = "no indexed name, fqn, signature or docstring contains a word of the query"
         if conditions:

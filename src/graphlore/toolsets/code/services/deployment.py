@@ -283,7 +283,8 @@ class Reader:
                     unit.ports.append(int(container))
                 at = _at(rel, lines.get(f"services.{key}.ports[{number}]"))
                 if host.isdigit() or container.isdigit():
-                    unit.port_notes.append(f"docker-compose service {key}: " + (
+                    written = "" if isinstance(port, dict) else f" {port}"
+                    unit.port_notes.append(f"docker-compose service {key} ports{written}: " + (
                         f"published at host port {host} (container port {container or '?'})" if host.isdigit()
                         else f"container port {container}, not published") + f" {at}")
             self.units.append(unit)

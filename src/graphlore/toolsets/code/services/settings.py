@@ -115,7 +115,7 @@ class Values:
     #: (path, text) of the module's nginx configuration files (read by `frameworks.nginx`)
     nginx: list[tuple[str, str]] = field(default_factory=list)
     #: what an agent asks of the module's configuration, each with its file and line (`config_notes`)
-    notes: list[str] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
     #: key -> (file, line) of the setting that gives its value (the last file read wins, as in ``entries``)
     where: dict[str, tuple[str, int]] = field(default_factory=dict)
     _canonical: dict[str, str] = field(default_factory=dict)
@@ -174,10 +174,35 @@ _NOTED = frozenset(canonical(k) for k in (
     "eureka.client.service-url.defaultZone", "server.port"))
 
 
-def config_notes(root: Path, files: list[str]) -> list[str]:
-    """``key: value (file:line[, profile p])`` for each `_NOTED` setting of the settings ``files``: every
-    document and profile file is shown (which profile runs is not in the code), in file order."""
-    out: list[str] = []
+@dataclass(frozen=True)
+class Note:
+    """One setting an agent asks about, where it is written."""
+
+    key: str
+    value: str
+    file: str
+    line: int | None
+    profile: str | None
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line else self.file
+        return f"{self.key}: {self.value} ({where}" + (f", profile {self.profile})" if self.profile else ")")
+
+    def config_server_urls(self) -> list[str]:
+        """The config server URLs the setting names (``spring.config.import``'s ``configserver:`` items,
+        ``spring.cloud.config.uri``'s comma-separated list)."""
+        if canonical(self.key) == canonical("spring.cloud.config.uri"):
+            return [u.strip() for u in self.value.split(",") if u.strip()]
+        if canonical(self.key) != canonical("spring.config.import"):
+            return []
+        items = [i.strip().removeprefix("optional:") for i in re.split(r",(?![^{]*\})", self.value)]
+        return [i.removeprefix("configserver:") for i in items if i.startswith("configserver:")]
+
+
+def config_notes(root: Path, files: list[str]) -> list[Note]:
+    """Each `_NOTED` setting of the settings ``files``: every document and profile file is read (which profile
+    runs is not in the code), in file order."""
+    out: list[Note] = []
     for rel in dict.fromkeys(files):
         name = PurePosixPath(rel).name
         file_profile = name.split("-", 1)[1].rsplit(".", 1)[0] if _PROFILE.match(name) else None
@@ -199,8 +224,7 @@ def config_notes(root: Path, files: list[str]) -> list[str]:
         for flat, lines, profile in found:
             for key, value in flat.items():
                 if canonical(key) in _NOTED:
-                    where = f"{rel}:{lines[key]}" if key in lines else rel
-                    out.append(f"{key}: {value} ({where}" + (f", profile {profile})" if profile else ")"))
+                    out.append(Note(key, value, rel, lines.get(key), profile))
     return out
 
 
