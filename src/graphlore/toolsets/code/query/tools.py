@@ -15,6 +15,7 @@ from graphlore.errors import InvalidInput, NotFound, ref
 from graphlore.runtime import Runtime
 from graphlore.search import hybrid_search
 from graphlore.store import Node, Store
+from graphlore.store.terms import STOPWORDS
 from graphlore.toolsets.folder_index import rebuild_kept
 
 from ..index.code_index import CodeIndex
@@ -314,17 +315,46 @@ def ranked(query: str, hits: list[SearchHit]) -> list[SearchHit]:
     return [hits[i] for i in order]
 
 
+#: kinds whose labels hold path segments and topics (``/chatclient``), and the shortest query word that may
+#: stand for a longer segment word it starts
+SEGMENT_KINDS = ("route", "client", "producer")
+MIN_PREFIX = 3
+#: per index root: (when it was indexed, the words of its route, client and producer labels)
+_SEGMENT_WORDS: dict[str, tuple[str | None, frozenset[str]]] = {}
+
+
+def _segment_words(store: Store, root: str, indexed_at: str | None) -> frozenset[str]:
+    kept = _SEGMENT_WORDS.get(root)
+    if kept is None or kept[0] != indexed_at:
+        found = frozenset(w.lower() for kind in SEGMENT_KINDS for node in store.iter_nodes(kind)
+                          for w in re.findall(r"[^\W_]+", node.props.get("label") or node.name))
+        kept = _SEGMENT_WORDS[root] = (indexed_at, found)
+    return kept[1]
+
+
+def prefix_words(query: str, segment_words: frozenset[str]) -> list[str]:
+    """The path-segment and topic words a query word is the start of (``chat`` -> ``chatclient``), so that
+    BM25, which matches whole words, finds them; at most 20, the shortest first."""
+    wanted = [w.lower() for w in re.findall(r"[^\W_]+", query) if len(w) >= MIN_PREFIX and w.lower() not in STOPWORDS]
+    found = sorted({s for s in segment_words for w in wanted if s.startswith(w) and s != w}, key=lambda s: (len(s), s))
+    return found[:20]
+
+
 def search(runtime: Runtime, request: SearchRequest) -> SearchResponse:
     index, store, status = open_fresh(runtime, request.project_path)
     conditions = canonical(store, filters.parse_filter(request.kind, request.filter)) if request.kind else []
     where = filters.where(conditions) or None
+    words = keyword_query(request.query)
+    if request.kind is None or request.kind in SEGMENT_KINDS:
+        words = " ".join([words, *prefix_words(request.query, _segment_words(store, str(index.root),
+                                                                              status.indexed_at))])
     if status.search_mode == "hybrid":
         vectors = runtime.embeddings.embed([request.query])
-        hits = hybrid_search(store, keyword_query(request.query), vectors, kind=request.kind, where=where,
+        hits = hybrid_search(store, words, vectors, kind=request.kind, where=where,
                              limit=request.limit, threads=runtime.search_threads)
         note = None
     else:
-        hits = store.keyword_search(keyword_query(request.query), kind=request.kind, where=where, limit=request.limit)
+        hits = store.keyword_search(words, kind=request.kind, where=where, limit=request.limit)
         note = (f"ranked by BM25 alone: embeddings are done for {status.embedded} of {status.embeddable} nodes; "
                 f"run the index tool to finish them (CLI: graphlore code index {index.root})")
         weighed = [h for h in hits if h.score >= NO_WEIGHT]
