@@ -10,6 +10,7 @@ import difflib
 import re
 import shlex
 import time
+import weakref
 
 from graphlore.errors import InvalidInput, NotFound, ref
 from graphlore.runtime import Runtime
@@ -319,16 +320,18 @@ def ranked(query: str, hits: list[SearchHit]) -> list[SearchHit]:
 #: stand for a longer segment word it starts
 SEGMENT_KINDS = ("route", "client", "producer")
 MIN_PREFIX = 3
-#: per index root: (when it was indexed, the words of its route, client and producer labels)
-_SEGMENT_WORDS: dict[str, tuple[str | None, frozenset[str]]] = {}
+#: per open store: (its generation, the words of its route, client and producer labels)
+_SEGMENT_WORDS: weakref.WeakKeyDictionary[Store, tuple[object, frozenset[str]]] = weakref.WeakKeyDictionary()
 
 
-def _segment_words(store: Store, root: str, indexed_at: str | None) -> frozenset[str]:
-    kept = _SEGMENT_WORDS.get(root)
-    if kept is None or kept[0] != indexed_at:
+def _segment_words(store: Store) -> frozenset[str]:
+    """The words of the index's route, client and producer labels, read again after each update of it."""
+    generation = store.get_meta("generation")
+    kept = _SEGMENT_WORDS.get(store)
+    if kept is None or kept[0] != generation:
         found = frozenset(w.lower() for kind in SEGMENT_KINDS for node in store.iter_nodes(kind)
                           for w in re.findall(r"[^\W_]+", node.props.get("label") or node.name))
-        kept = _SEGMENT_WORDS[root] = (indexed_at, found)
+        kept = _SEGMENT_WORDS[store] = (generation, found)
     return kept[1]
 
 
@@ -346,8 +349,7 @@ def search(runtime: Runtime, request: SearchRequest) -> SearchResponse:
     where = filters.where(conditions) or None
     words = keyword_query(request.query)
     if request.kind is None or request.kind in SEGMENT_KINDS:
-        words = " ".join([words, *prefix_words(request.query, _segment_words(store, str(index.root),
-                                                                              status.indexed_at))])
+        words = " ".join([words, *prefix_words(request.query, _segment_words(store))])
     if status.search_mode == "hybrid":
         vectors = runtime.embeddings.embed([request.query])
         hits = hybrid_search(store, words, vectors, kind=request.kind, where=where,
