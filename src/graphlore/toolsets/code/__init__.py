@@ -51,9 +51,11 @@ The map (packages by concern; a package imports only the packages above it)::
     services/                     what part 2 shares across frameworks
       endpoints.py                routes, clients and producers before linking; path and URL rules
       settings.py                 each module's Spring settings, config servers, ${...} placeholders
+      yaml_lines.py               YAML documents with the line of each key (file:line of settings and ports)
+      config_view.py              the configuration a microservice's describe shows (ports, config server)
       identity.py                 every name a service goes by (folder, artifact, application name, deployments)
       deployment.py               what the project's deployment files say: Compose, Kubernetes, Helm, Skaffold,
-                                  .env (service names, images, each service's environment)
+                                  .env (service names, images, each service's environment, ports)
       links.py                    which route each client calls and which listeners each producer reaches
       grpc_links.py               which services serve a gRPC client's fully qualified method
       service_map.py              the services and their links as Mermaid or DOT

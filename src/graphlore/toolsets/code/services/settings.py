@@ -37,6 +37,7 @@ import yaml
 from ..languages.folding import CHOICE_CLOSE, CHOICE_OPEN, CHOICE_SEP
 from ..layout.layout import Layout
 from .deployment import Deployment
+from .yaml_lines import documents
 
 _PROFILE = re.compile(r"^(bootstrap|application)-[\w.-]+\.(ya?ml|properties)$")
 _PLACEHOLDER = re.compile(r"\$\{([^{}:]+)(?::([^{}]*))?\}")
@@ -142,27 +143,33 @@ def _flatten(value: Any, prefix: str, out: dict[str, str]) -> None:
 
 def read_settings(path: Path) -> dict[str, str]:
     """One settings file as flat ``key -> value`` (unreadable files: empty)."""
+    return read_settings_at(path)[0]
+
+
+def read_settings_at(path: Path) -> tuple[dict[str, str], dict[str, int]]:
+    """One settings file as flat ``key -> value``, and the line each key (and each YAML map or list item:
+    ``routes[0]``) is written at; unreadable files: empty."""
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
-        return {}
+        return {}, {}
     out: dict[str, str] = {}
+    lines: dict[str, int] = {}
     if path.suffix == ".properties":
-        for line in text.splitlines():
+        for number, line in enumerate(text.splitlines(), 1):
             line = line.strip()
             if not line or line.startswith(("#", "!")):
                 continue
             match = re.match(r"^([^=:\s]+)\s*[=:]?\s*(.*)$", line)
             if match:
                 out[match.group(1)] = match.group(2).strip()
-        return out
-    try:
-        for doc in yaml.safe_load_all(text):
-            if isinstance(doc, dict) and "spring.profiles" not in doc and not _profile_doc(doc):
-                _flatten(doc, "", out)
-    except yaml.YAMLError:
-        return out
-    return out
+                lines[match.group(1)] = number
+        return out, lines
+    for doc, doc_lines in documents(text):
+        if isinstance(doc, dict) and "spring.profiles" not in doc and not _profile_doc(doc):
+            _flatten(doc, "", out)
+            lines.update(doc_lines)
+    return out, lines
 
 
 def _profile_doc(doc: dict) -> bool:
@@ -194,10 +201,15 @@ class Values:
     yaml_routes: list[tuple[str, str, str, tuple[str, ...]]] = field(default_factory=list)
     #: its Symfony service container configuration (`read_symfony_services`)
     symfony: SymfonyServices | None = None
+    #: what an agent asks of the module's configuration, each with its file and line (`config_notes`)
+    notes: list[Note] = field(default_factory=list)
+    #: key -> (file, line) of the setting that gives its value (the last file read wins, as in ``entries``)
+    where: dict[str, tuple[str, int]] = field(default_factory=dict)
     _canonical: dict[str, str] = field(default_factory=dict)
 
-    def add(self, settings: dict[str, str], source: str) -> None:
+    def add(self, settings: dict[str, str], source: str, lines: dict[str, int] | None = None) -> None:
         self.entries.update(settings)
+        self.where.update({key: (source, line) for key, line in (lines or {}).items()})
         self._canonical.update({canonical(k): v for k, v in settings.items()})
         self.files.append(source)
 
@@ -240,6 +252,69 @@ class Values:
         return _PLACEHOLDER.sub(replace, text), missing
 
 
+#: settings an agent asks about (relaxed spelling): where a service finds its config server and discovery
+#: server, the config server's backend, the port it listens on
+_NOTED = frozenset(canonical(k) for k in (
+    "spring.config.import", "spring.cloud.config.uri", "spring.cloud.config.discovery.service-id",
+    "spring.cloud.config.server.git.uri", "spring.cloud.config.server.git.search-paths",
+    "spring.cloud.config.server.git.default-label", "spring.cloud.config.server.native.search-locations",
+    "eureka.client.service-url.defaultZone", "server.port"))
+
+
+@dataclass(frozen=True)
+class Note:
+    """One setting an agent asks about, where it is written."""
+
+    key: str
+    value: str
+    file: str
+    line: int | None
+    profile: str | None
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line else self.file
+        return f"{self.key}: {self.value} ({where}" + (f", profile {self.profile})" if self.profile else ")")
+
+    def config_server_urls(self) -> list[str]:
+        """The config server URLs the setting names (``spring.config.import``'s ``configserver:`` items,
+        ``spring.cloud.config.uri``'s comma-separated list)."""
+        if canonical(self.key) == canonical("spring.cloud.config.uri"):
+            return [u.strip() for u in self.value.split(",") if u.strip()]
+        if canonical(self.key) != canonical("spring.config.import"):
+            return []
+        items = [i.strip().removeprefix("optional:") for i in re.split(r",(?![^{]*\})", self.value)]
+        return [i.removeprefix("configserver:") for i in items if i.startswith("configserver:")]
+
+
+def config_notes(root: Path, files: list[str]) -> list[Note]:
+    """Each `_NOTED` setting of the settings ``files``: every document and profile file is read (which profile
+    runs is not in the code), in file order."""
+    out: list[Note] = []
+    for rel in dict.fromkeys(files):
+        name = PurePosixPath(rel).name
+        file_profile = name.split("-", 1)[1].rsplit(".", 1)[0] if _PROFILE.match(name) else None
+        if name.endswith(".properties"):
+            settings, lines = read_settings_at(root / rel)
+            found = [(settings, lines, file_profile)]
+        else:
+            try:
+                text = (root / rel).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            found = []
+            for doc, lines in documents(text):
+                if isinstance(doc, dict):
+                    flat: dict[str, str] = {}
+                    _flatten(doc, "", flat)
+                    profile = flat.get("spring.config.activate.on-profile") or flat.get("spring.profiles")
+                    found.append((flat, lines, profile or file_profile))
+        for flat, lines, profile in found:
+            for key, value in flat.items():
+                if canonical(key) in _NOTED:
+                    out.append(Note(key, value, rel, lines.get(key), profile))
+    return out
+
+
 def _locations(module_path: str, raw: str) -> list[str]:
     """Folders (relative to the root) named by a native config server's search-locations."""
     base = PurePosixPath("" if module_path == "." else module_path)
@@ -263,17 +338,17 @@ def _inside(path: Path, root: Path) -> bool:
 
 def module_values(layout: Layout, root: Path, deployment: Deployment | None = None) -> dict[str, Values]:
     """Each module's values (see the module docstring), by module path."""
-    local: dict[str, list[tuple[str, dict[str, str]]]] = {}
+    local: dict[str, list[tuple[str, dict[str, str], dict[str, int]]]] = {}
     profiles: dict[str, list[tuple[str, dict[str, str]]]] = {}
     for path, module in layout.modules.items():
         files = [f for f in module.config_files if not _PROFILE.match(PurePosixPath(f).name)]
-        local[path] = [(f, read_settings(root / f)) for f in files]
+        local[path] = [(f, *read_settings_at(root / f)) for f in files]
         profiles[path] = [(f, read_settings(root / f)) for f in module.config_files
                           if _PROFILE.match(PurePosixPath(f).name) and not PurePosixPath(f).name.startswith("bootstrap")]
     servers: list[str] = []
     for path, files in local.items():
         merged: dict[str, str] = {}
-        for _, settings in files:
+        for _, settings, _ in files:
             merged.update(settings)
         raw = merged.get("spring.cloud.config.server.native.search-locations") or merged.get(
             "spring.cloud.config.server.native.searchLocations")
@@ -285,9 +360,9 @@ def module_values(layout: Layout, root: Path, deployment: Deployment | None = No
         values = Values()
         if deployment is not None:
             values.env = deployment.env.get(module.microservice, {})
-        for source, settings in local[path]:
+        for source, settings, lines in local[path]:
             if not any(source.startswith(folder + "/") for folder in shared):
-                values.add(settings, source)
+                values.add(settings, source, lines)
         for source, settings in profiles[path]:
             stem = PurePosixPath(source).stem
             values.add_profile(stem.split("-", 1)[1], settings, source)
@@ -314,6 +389,8 @@ def module_values(layout: Layout, root: Path, deployment: Deployment | None = No
                 for suffix in _SETTINGS:
                     candidate = root / folder / f"{stem}{suffix}"
                     if candidate.is_file() and _inside(candidate, root):
-                        values.add(read_settings(candidate), f"{folder}/{stem}{suffix}")
+                        settings, lines = read_settings_at(candidate)
+                        values.add(settings, f"{folder}/{stem}{suffix}", lines)
+        values.notes = config_notes(root, values.files)
         out[path] = values
     return out
