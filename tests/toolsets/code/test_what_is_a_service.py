@@ -86,6 +86,10 @@ def missing():
 
 def proxied():
     return requests.get('http://proxy:8080/items').json()
+
+
+def edged():
+    return requests.get('http://edge:8080/items').json()
 """
 
 
@@ -114,4 +118,32 @@ def test_compose_building_every_service_from_the_root_links_to_real_services_onl
     assert ends["known"] == ("cross_service", "store", ["route"])
     assert ends["missing"] == ("no_route", "store", ["microservice"])
     assert ends["proxied"][0] == "unresolved" and ends["proxied"][2] == []
-    assert "no service of the running system" in clients["proxied"].props["match_detail"]
+    assert "a deployment unit of this project (docker-compose.yml) built from a folder without source code" in \
+        clients["proxied"].props["match_detail"]
+
+
+def test_a_unit_built_from_a_folder_without_a_module_is_not_the_root_s_even_when_the_root_has_sources(
+        tmp_path: Path):
+    """The root is a module with a source file of its own (a ``package.json`` and a script), so it is no tooling
+    leftover, but it deploys nothing; a Compose service built from a folder that holds no module (an Envoy proxy's
+    config) is then no alias of the root, and a call to it stays unresolved (never ``no_route`` to the root)."""
+    root = _write(tmp_path / "sys", {
+        "store/Dockerfile": "FROM python:3.12\nCOPY store .\n", "store/app.py": FLASK,
+        "shop/Dockerfile": "FROM python:3.12\nCOPY shop .\n", "shop/app.py": FLASK.replace("/items", "/shop"),
+        "shop/calls.py": CALLER,
+        "deploy/proxy.Dockerfile": "FROM envoyproxy/envoy:v1.30\n", "deploy/envoy.yaml": "static_resources: {}\n",
+        "docker-compose.yml": "services:\n"
+                              "  store:\n    build:\n      context: ./\n      dockerfile: store/Dockerfile\n"
+                              "  shop:\n    build:\n      context: .\n      dockerfile: ./shop/Dockerfile\n"
+                              "  proxy:\n    build:\n      context: ./\n      dockerfile: deploy/proxy.Dockerfile\n"
+                              "  edge:\n    build:\n      context: ./\n      dockerfile: ${EDGE_DOCKERFILE}\n",
+        "package.json": '{"name": "sys-root", "private": true}\n',
+        "sanity.py": "import sys\nprint(sys.argv)\n",
+    })
+    nodes, edges = CodeGraph.build(root).snapshot()
+    clients = {n.props["declaring_fqn"].rsplit(".", 1)[-1]: n for n in nodes.values() if n.kind == "client"}
+    assert clients["known"].props["match"] == "cross_service"
+    assert clients["proxied"].props["match"] == "unresolved"
+    assert not [e for e in edges.values() if e.src == clients["proxied"].id and e.type == "HTTP_CALLS"]
+    assert "a deployment unit of this project" in clients["proxied"].props["match_detail"]
+    assert clients["edged"].props["match"] == "unresolved"   # built from the root by a Dockerfile a variable names

@@ -84,6 +84,8 @@ class Deployment:
     run: set[str] = field(default_factory=set)
     #: per service, each port entry of the units that run it, with its file and line (`Unit.port_notes`)
     port_notes: dict[str, list[str]] = field(default_factory=dict)
+    #: the units no service of the project owns (built from a folder without source code: a proxy's config) -> file
+    unowned: dict[str, str] = field(default_factory=dict)
 
     def env_of(self, service: str, name: str) -> list[str]:
         return self.env.get(service, {}).get(name, [])
@@ -395,7 +397,14 @@ def read_deployment(layout: Layout, root: Path, paths: list[str]) -> Deployment:
         path = folder if folder != "." else ""
         module = layout.module_of(path + "/x") if path else "."
         found = layout.modules.get(module)
-        return found.microservice if found is not None else None
+        if found is None:
+            return None
+        service = layout.services.get(found.microservice)
+        if (module != (path or ".") or module == ".") and service is not None and not service.deployable:
+            # the unit's folder holds no module of its own (or is the root, its Dockerfile named by a variable),
+            # and the module around it deploys nothing: the unit is no alias of it
+            return None
+        return found.microservice
 
     def by_name(name: str) -> str | None:
         found = own_names.get(name.lower(), set())
@@ -423,6 +432,7 @@ def read_deployment(layout: Layout, root: Path, paths: list[str]) -> Deployment:
         if service is not None:
             owner[index] = service
     out.run = set(owner.values())
+    out.unowned = {unit.name: unit.file for index, unit in enumerate(reader.units) if index not in owner}
     for index, service in owner.items():
         unit = reader.units[index]
         names = out.names.setdefault(service, {})

@@ -105,6 +105,10 @@ class ServiceNames:
                     return None, f"'{name}' names {len(found)} microservices ({', '.join(sorted(found))})"
                 service, source = next(iter(found.items()))
                 return self._runs(service, f"{source} ({tier})" if source != tier else tier)
+        unit = next((file for unit, file in self.deployment.unowned.items() if _key(unit) == _key(name)), None)
+        if unit is not None:
+            return None, (f"'{name}' is a deployment unit of this project ({unit}) built from a folder without source "
+                          "code the index reads (no routes to match)")
         return None, f"'{name}' is not a microservice of this project (an outside service?)"
 
     def at_port(self, port: int) -> tuple[str | None, str]:
