@@ -71,6 +71,7 @@ The map (packages by concern; a package imports only the packages above it)::
       k6.py                       k6 load tests (JavaScript) as HTTP clients of the URLs they request
       nginx.py                    nginx proxy_pass locations as gateway routes forwarding to a service
       amqp.py                     AMQP producers and consumers (pika, Go amqp, amqplib) by exchange/key
+      kafka.py                    Kafka's plain clients (Python, Node, Java/Kotlin, C#) by topic
       apache_http.py              Apache HttpClient requests (new HttpGet(url) ...) as HTTP clients
       triggers.py                 TRIGGERS edges: XState events, passport callbacks (no call in the code)
       script_web.py               Express and NestJS routes, fetch and axios clients

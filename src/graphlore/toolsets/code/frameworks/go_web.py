@@ -166,6 +166,7 @@ def read_go(web: GoWeb, bound: Bound) -> Iterator[Item]:
         yield from _route(web, bound, index, call, owner)
         yield from _client(web, bound, call, owner)
         yield from _kafka(web, bound, call, owner)
+    yield from _async_sends(web, bound)
 
 
 def _prefix_route(web: GoWeb, bound: Bound, call: CallFact, owner: int) -> Iterator[Item]:
@@ -308,6 +309,29 @@ def _kafka(web: GoWeb, bound: Bound, call: CallFact, owner: int) -> Iterator[Ite
         for expr in _topics(call):
             yield item(bound, owner, "route", "sarama" if name in ("ConsumePartition", "Consume") else "confluent_kafka",
                        call.line, broker="kafka", topic=web.go.fold(bound, expr), written=expr)
+
+
+SARAMA = ("github.com/IBM/sarama", "github.com/Shopify/sarama")
+_INPUT = re.compile(r"^(\w+)\.Input\(\)$")
+
+
+def _async_sends(web: GoWeb, bound: Bound) -> Iterator[Item]:
+    """sarama's async producer: ``producer.Input() <- &sarama.ProducerMessage{Topic: ...}`` (or a local made so)."""
+    for owner_key, line, channel, value in bound.facts.extra.get("sends", []):
+        producer = _INPUT.match(channel)
+        owner = bound.by_key.get(owner_key, -1) if owner_key else -1
+        if producer is None or owner < 0:
+            continue
+        call = CallFact(owner_key, "Input", ["name", producer.group(1)], 0, line)
+        typed = written_type(web.go.packages, bound, owner_key, call.receiver, line)
+        library = (web.qualified(bound, typed.lstrip("~").removesuffix("()")) or ("", ""))[0]
+        if not library.startswith(SARAMA) and not _made_by_kafka(web, bound, call, SARAMA):
+            continue
+        message = value if "{" in value else _composite(bound, owner_key, value.strip().lstrip("&"))
+        topic = _topic_in(web, bound, owner_key, message)
+        yield item(bound, owner, "producer", "sarama", line, broker="kafka",
+                   topic=topic if topic is not None else unknown(f"the message {value} sets no Topic here"),
+                   written=value)
 
 
 def _made_by_kafka(web: GoWeb, bound: Bound, call: CallFact, libraries: tuple[str, ...]) -> bool:

@@ -1,0 +1,185 @@
+"""Kafka outside Spring: the plain client libraries of Java, Kotlin, C#, Node, Python and Go (sarama's async
+producer) produce and consume topics folded from literals, constants and locals, and producers link to the
+consumers of their topic exactly, across languages; a pattern subscription, a list not written out, and
+calls that only look like Kafka's (Rx ``Subscribe``, a socket's ``send``) are said or left alone."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from graphlore.toolsets.code.index.graph import CodeGraph
+
+JAVA = '''package shop;
+
+import java.util.List;
+import java.util.regex.Pattern;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+
+public class Orders {
+    static final String PLACED = "orders.placed";
+    private final KafkaProducer<String, String> producer;
+    private final KafkaConsumer<String, String> consumer;
+
+    void place(String order) {
+        producer.send(new ProducerRecord<>(PLACED, order, order));
+        ProducerRecord<String, String> audit = new ProducerRecord<String, String>("orders.audit", order);
+        producer.send(audit);
+    }
+
+    void listen() {
+        consumer.subscribe(List.of("payments.done"));
+        consumer.subscribe(Pattern.compile("legacy\\\\..*"));
+    }
+}
+'''
+
+KOTLIN = '''package ledger
+
+import org.apache.kafka.clients.consumer.KafkaConsumer
+import org.apache.kafka.clients.producer.KafkaProducer
+import org.apache.kafka.clients.producer.ProducerRecord
+
+const val BOOKED = "ledger.booked"
+
+class Ledger(private val producer: KafkaProducer<String, String>, private val consumer: KafkaConsumer<String, String>) {
+    fun book(entry: String) {
+        producer.send(ProducerRecord(BOOKED, entry))
+    }
+
+    fun listen() {
+        consumer.subscribe(listOf("orders.audit"))
+    }
+}
+'''
+
+CSHARP = '''using System;
+using Confluent.Kafka;
+
+namespace Payments
+{
+    public class Worker
+    {
+        private const string Done = "payments.done";
+        private readonly IProducer<string, string> _producer;
+        private readonly IObservable<string> _events;
+
+        public async Task Pay(string id)
+        {
+            await _producer.ProduceAsync(Done, new Message<string, string> { Value = id });
+        }
+
+        public void Listen(ConsumerConfig config)
+        {
+            using var consumer = new ConsumerBuilder<string, string>(config).Build();
+            consumer.Subscribe(new[] { "orders.placed" });
+            _events.Subscribe(e => Console.WriteLine(e));
+        }
+    }
+}
+'''
+
+NODE = '''const { Kafka } = require('kafkajs');
+
+const kafka = new Kafka({ brokers: ['kafka:9092'] });
+const producer = kafka.producer();
+const consumer = kafka.consumer({ groupId: 'mailer' });
+const SENT = 'mail.sent';
+
+async function run(topics) {
+  await consumer.subscribe({ topics: ['payments.done', 'ledger.booked'] });
+  await consumer.subscribe({ topic: /^audit\\..*/ });
+  await consumer.subscribe({ topics });
+  await producer.send({ topic: SENT, messages: [{ value: 'x' }] });
+  await producer.sendBatch({ topicMessages: [{ topic: 'mail.batched', messages: [] }] });
+}
+'''
+
+PYTHON = '''from confluent_kafka import Consumer
+from kafka import KafkaConsumer, KafkaProducer
+
+DONE = "audit.done"
+
+
+class Auditor:
+    def __init__(self):
+        self.producer = KafkaProducer(bootstrap_servers="kafka:9092")
+
+    def record(self, value):
+        self.producer.send(topic=DONE, value=value)
+
+
+def listen():
+    consumer = KafkaConsumer("mail.sent", "stock.changed", bootstrap_servers="kafka:9092")
+    batched = Consumer({"group.id": "audit"})
+    batched.subscribe(["mail.batched"])
+    return consumer, batched
+'''
+
+NOT_KAFKA = '''import socket
+
+
+def ping(sock: socket.socket):
+    sock.send(b"orders.placed")
+'''
+
+GO = '''package main
+
+import "github.com/IBM/sarama"
+
+func publish(producer sarama.AsyncProducer) {
+	producer.Input() <- &sarama.ProducerMessage{Topic: "stock.changed", Value: sarama.StringEncoder("x")}
+}
+
+func made() {
+	p, _ := sarama.NewAsyncProducer([]string{"kafka:9092"}, nil)
+	msg := &sarama.ProducerMessage{Topic: "stock.counted"}
+	p.Input() <- msg
+}
+'''
+
+
+def _system(root: Path) -> Path:
+    for service, file, text in (("orders", "src/main/java/shop/Orders.java", JAVA),
+                                ("ledger", "src/main/kotlin/ledger/Ledger.kt", KOTLIN),
+                                ("payments", "Worker.cs", CSHARP), ("mailer", "index.js", NODE),
+                                ("audit", "audit.py", PYTHON), ("audit", "ping.py", NOT_KAFKA),
+                                ("stock", "main.go", GO)):
+        path = root / service / file
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        (root / service / "Dockerfile").write_text("FROM scratch\n")
+    (root / "mailer/package.json").write_text('{"name": "mailer", "version": "1.0.0"}\n')
+    (root / "stock/go.mod").write_text("module stock\n\ngo 1.22\n")
+    return root
+
+
+def test_plain_kafka_clients_link_producers_to_the_consumers_of_their_topic(tmp_path: Path):
+    nodes, edges = CodeGraph.build(_system(tmp_path)).snapshot()
+    kafka = [n.props for n in nodes.values() if n.props.get("broker") == "kafka"]
+    known = {(n["microservice"], "producer" if "producer_kind" in n else "route", n["label"].removeprefix("kafka "))
+             for n in kafka if n["resolved"]}
+    assert known == {
+        ("orders", "producer", "orders.placed"), ("orders", "producer", "orders.audit"),
+        ("orders", "route", "payments.done"),
+        ("ledger", "producer", "ledger.booked"), ("ledger", "route", "orders.audit"),
+        ("payments", "producer", "payments.done"), ("payments", "route", "orders.placed"),
+        ("mailer", "route", "payments.done"), ("mailer", "route", "ledger.booked"),
+        ("mailer", "producer", "mail.sent"), ("mailer", "producer", "mail.batched"),
+        ("audit", "producer", "audit.done"), ("audit", "route", "mail.sent"), ("audit", "route", "stock.changed"),
+        ("audit", "route", "mail.batched"),
+        ("stock", "producer", "stock.changed"), ("stock", "producer", "stock.counted")}
+    said = sorted((n["microservice"], n["unresolved_reason"]) for n in kafka if not n["resolved"])
+    assert [service for service, _ in said] == ["mailer", "mailer", "orders"]
+    assert "pattern" in said[2][1] and any("not written out" in why for _, why in said)
+    links = {(nodes[e.src].props["microservice"], nodes[e.src].props["label"].removeprefix("kafka "),
+              nodes[e.dst].props["microservice"]) for e in edges.values() if e.type == "ASYNC_CALLS"}
+    assert links == {
+        ("orders", "orders.placed", "payments"), ("orders", "orders.audit", "ledger"),
+        ("payments", "payments.done", "orders"), ("payments", "payments.done", "mailer"),
+        ("ledger", "ledger.booked", "mailer"), ("mailer", "mail.sent", "audit"),
+        ("mailer", "mail.batched", "audit"), ("stock", "stock.changed", "audit")}
+    flavors = {n.get("producer_kind") or n.get("framework") for n in kafka}
+    assert flavors == {"kafka_clients", "confluent_kafka_dotnet", "kafkajs", "kafka_python", "confluent_kafka",
+                       "sarama"}
