@@ -88,7 +88,7 @@ The map (packages by concern; a package imports only the packages above it)::
         jvm.py                    grpc-java and grpc-kotlin (Java and Kotlin): ...ImplBase, stubs
         python.py                 grpcio: add_..._to_server, ...Stub
         csharp.py                 Grpc.AspNetCore: ...Base subclasses, ...Client stubs
-        script.py                 grpc-js: server.addService, service clients
+        script.py                 grpc-js: server.addService, service and generated XClient clients
     index/                        the graph in memory and in the store
       graph.py                    CodeGraph: build / update (incremental == full) / restore / snapshot
       persist.py                  per-file records that let an update after a restart stay incremental
