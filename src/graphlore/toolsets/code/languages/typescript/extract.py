@@ -537,7 +537,31 @@ class _Extractor(Extractor):
         self.locals(root)
         self.record_values(self.assignment_pairs(root))
         self.env_destructures(root)
+        if b".method" in self.src:
+            self.method_checks(root)
         return self.finish(root)
+
+    def method_checks(self, root: Node) -> None:
+        """``extra["method_checks"]``: the string literals the file compares a ``.method`` with (``req.method ===
+        "POST"``, ``case "GET":`` of a ``switch (req.method)``), upper-cased: the HTTP methods a handler tells apart."""
+        found: set[str] = set()
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            stack.extend(node.named_children)
+            if node.type == "binary_expression" and node.child_by_field_name("operator") is not None and \
+                    text(node.child_by_field_name("operator")) in ("===", "==", "!==", "!="):
+                sides = [node.child_by_field_name("left"), node.child_by_field_name("right")]
+                if any(_is_method(side) for side in sides):
+                    found.update(_string_value(side) for side in sides if side is not None and side.type == "string")
+            elif node.type == "switch_statement" and _is_method(node.child_by_field_name("value")):
+                body = node.child_by_field_name("body")
+                for case in body.named_children if body is not None else []:
+                    value = case.child_by_field_name("value") if case.type == "switch_case" else None
+                    if value is not None and value.type == "string":
+                        found.add(_string_value(value))
+        if found:
+            self.facts.extra["method_checks"] = sorted(m.upper() for m in found if m)
 
     def env_destructures(self, root: Node) -> None:
         """``const { X = "d", Y: y } = process.env`` (or ``import.meta.env``): each name an environment read, its
@@ -650,6 +674,16 @@ JAVASCRIPT = replace(TYPESCRIPT, grammar=Grammar("javascript", tree_sitter_javas
 def extract(path: str, src: bytes) -> FileFacts:
     """The facts of one TS/JS file (pure: depends only on ``path`` and ``src``)."""
     return _Extractor(path, src).run()
+
+
+def _is_method(node: Node | None) -> bool:
+    """``x.method`` (in parentheses too)."""
+    while node is not None and node.type == "parenthesized_expression" and node.named_children:
+        node = node.named_children[0]
+    if node is None or node.type != "member_expression":
+        return False
+    prop = node.child_by_field_name("property")
+    return prop is not None and text(prop) == "method"
 
 
 def _destructured(prop: Node) -> tuple[str | None, str, Node | None]:
