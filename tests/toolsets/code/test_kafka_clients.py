@@ -96,7 +96,8 @@ async function run(topics) {
 }
 '''
 
-PYTHON = '''from confluent_kafka import Consumer
+PYTHON = '''import requests
+from confluent_kafka import Consumer
 from kafka import KafkaConsumer, KafkaProducer
 
 DONE = "audit.done"
@@ -114,6 +115,8 @@ def listen():
     consumer = KafkaConsumer("mail.sent", "stock.changed", bootstrap_servers="kafka:9092")
     batched = Consumer({"group.id": "audit"})
     batched.subscribe(["mail.batched"])
+    session = requests.Session()
+    session.send(prepared)
     return consumer, batched
 '''
 

@@ -140,6 +140,8 @@ class KafkaReader:
 
     def python(self, call: CallFact) -> Iterator[Item]:
         made = self.receiver_type(call) if call.receiver else ""
+        if made and made not in _PY_FLAVORS and call.name in ("send", "send_and_wait", "produce", "subscribe"):
+            return   # a receiver made by something else (a socket, an HTTP session)
         flavor = (_PY_FLAVORS.get(made) or
                   {"confluent_kafka": "confluent_kafka", "aiokafka": "aiokafka"}.get(self.library, "kafka_python"))
         args = positional(call.args)

@@ -30,7 +30,7 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: 2: part 2's records (routes, clients, producers) and Python ``with X() as y`` locals. 3: every file's
 #: assignments (``extra["assigns"]``, what folding reads locals and fields from), Java ``@Value`` parameters.
 #: 4: Go's channel sends to a method's result (``extra["sends"]``: sarama's ``producer.Input() <- msg``), TS/JS
-#: environment reads destructured from ``process.env`` as assignments.
+#: environment reads destructured from ``process.env`` as assignments, ``.method`` checks (``extra["method_checks"]``).
 FORMAT = 4
 
 
