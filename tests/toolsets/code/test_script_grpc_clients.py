@@ -1,5 +1,6 @@
 """TypeScript/JavaScript gRPC clients of generated client classes (grpc-tools' ``*_grpc_pb``, ts-proto's
-``XClient``), in a variable or a class field, and ``loadPackageDefinition`` constructors: each call of a method
+``XClient``), in a variable or a class field, and ``loadPackageDefinition`` constructors: each call (or
+``promisify`` of the method) of a method
 of the service is a client of ``pkg.X/Method`` linked to the service that serves it, with the address the
 construction assigned to that variable or field gives; a class named like a client of no declared service is
 not one."""
@@ -44,7 +45,8 @@ export class Stock {
 }
 '''
 
-LOADED = '''const grpc = require('@grpc/grpc-js');
+LOADED = '''const util = require('util');
+const grpc = require('@grpc/grpc-js');
 const loader = require('@grpc/proto-loader');
 
 const proto = grpc.loadPackageDefinition(loader.loadSync('shop.proto'));
@@ -54,6 +56,8 @@ const second = new proto.shop.v1.Orders('orders:5001', grpc.credentials.createIn
 function get(id) {
   second.get({ id }, () => {});
 }
+
+const place = util.promisify(first.place).bind(first);
 '''
 
 
@@ -72,8 +76,11 @@ def test_generated_client_classes_are_grpc_clients_linked_by_method(tmp_path: Pa
                for n in nodes.values() if n.kind == "client" and n.props["microservice"] == "shop-web"}
     assert clients == {("checkout.ts", "shop.v1.Orders/Place", "orders:5000"),
                        ("checkout.ts", "shop.v1.Stock/Reserve", "stock:7000"),
-                       ("loaded.js", "shop.v1.Orders/Get", "orders:5001")}
+                       ("loaded.js", "shop.v1.Orders/Get", "orders:5001"),
+                       ("loaded.js", "shop.v1.Orders/Place", "orders:5000")}
     links = {(nodes[e.src].props["grpc"], nodes[e.dst].props["microservice"]) for e in edges.values()
              if e.type == "GRPC_CALLS" and nodes[e.src].props["microservice"] == "shop-web"}
     assert links == {("shop.v1.Orders/Place", "orders"), ("shop.v1.Stock/Reserve", "stock"),
                      ("shop.v1.Orders/Get", "orders")}
+    assert sum(1 for e in edges.values() if e.type == "GRPC_CALLS" and nodes[e.src].props["microservice"] == "shop-web"
+               and nodes[e.src].props["grpc"] == "shop.v1.Orders/Place") == 2

@@ -3,7 +3,8 @@ the methods of service ``X`` its object names (keys in lowerCamelCase or as decl
 or ``Class.method`` of the file, ``.bind(...)`` dropped), and a call of one of ``X``'s methods on a client made
 with ``new pkg.X(address, credentials)`` (``loadPackageDefinition``'s constructors) or ``new XClient(address,
 credentials)`` (the generated client class of grpc-tools' ``*_grpc_pb`` and ts-proto), in a variable or a class
-field (``this.client``), is a client, with the address the construction assigned to it gives
+field (``this.client``), or passed to ``promisify`` (``promisify(client.getX).bind(client)``), is a client, with
+the address the construction assigned to it gives
 (``channel_address``) where it folds."""
 
 from __future__ import annotations
@@ -14,12 +15,14 @@ from collections.abc import Iterator
 from ...languages.folding import Folded, split_top, unknown
 from ...languages.symbols import Bound
 from ...languages.typescript.constants import ScriptFolder
+from ...model import CallFact
 from ...services.endpoints import Item
 from ..base import Framework, Project, Reader, declared_type
 from .services import GrpcServices, Reading, owner_of, services, uses_grpc
 
 SERVICE_ARG = re.compile(r"(?:^|\.)(\w+)\.service$")
 NEW = re.compile(r"^new\s+([\w.]+)\s*\(")
+PROMISIFIED = re.compile(r"^(this\.)?(\w+)\.(\w+)(?:\.bind\(.*\))?$", re.S)
 
 
 def _handlers(bound: Bound, literal: str) -> dict[str, tuple[Bound, int]] | None:
@@ -87,6 +90,18 @@ def _address(files: dict, bound: Bound, owner: str, receiver: list, type_: str) 
     return ScriptFolder(files, bound.path).at(bound.facts, made[0].owner, made[0].line + 1).fold(made[0].args[0])
 
 
+def _promisified(call: CallFact) -> CallFact:
+    """``promisify(client.getX)`` (``util.promisify``, ``.bind(client)`` on either side) stands for a call of
+    ``getX`` on ``client``; any other call is itself."""
+    if call.name != "promisify" or not call.args:
+        return call
+    method = PROMISIFIED.match(call.args[0].strip())
+    if method is None:
+        return call
+    receiver = ["field", ["this"], method.group(2)] if method.group(1) else ["name", method.group(2)]
+    return CallFact(call.owner, method.group(3), receiver, 1, call.line)
+
+
 def service_name(known: GrpcServices, type_: str) -> str:
     """The service a client type stands for: ``pkg.X`` is ``X``; a generated client class ``XClient``
     (grpc-tools' ``*_grpc_pb``, ts-proto) is ``X`` when a ``.proto`` declares ``X`` and not ``XClient``."""
@@ -106,6 +121,7 @@ def read_script(known: GrpcServices, files: dict, bound: Bound) -> Iterator[Item
         return
     reading = Reading(known, bound)
     for call in bound.facts.calls:
+        call = _promisified(call)
         if call.name == "addService" and len(call.args) >= 2:
             service = SERVICE_ARG.search(call.args[0].strip())
             if service is None:
