@@ -186,3 +186,27 @@ def test_plain_kafka_clients_link_producers_to_the_consumers_of_their_topic(tmp_
     flavors = {n.get("producer_kind") or n.get("framework") for n in kafka}
     assert flavors == {"kafka_clients", "confluent_kafka_dotnet", "kafkajs", "kafka_python", "confluent_kafka",
                        "sarama"}
+
+
+def test_topics_from_the_environment_the_deployment_gives(tmp_path: Path):
+    """A Python producer's topic read from ``os.environ`` (a bare-name Compose entry, its value in ``.env``) and
+    a kafkajs consumer's destructured ``process.env`` topic (Compose interpolating the same variable) link."""
+    files = {
+        "a/Dockerfile": "FROM scratch\n",
+        "a/pub.py": 'import os\nfrom kafka import KafkaProducer\n\n\ndef send(p: KafkaProducer):\n'
+                    '    p.send(os.environ["ORDERS_TOPIC"], b"x")\n',
+        "b/package.json": '{"name": "b"}\n',
+        "b/index.js": "const { Kafka } = require('kafkajs');\nconst { TOPIC = 'fallback' } = process.env;\n"
+                      "const consumer = new Kafka({}).consumer({ groupId: 'b' });\n"
+                      "async function run() { await consumer.subscribe({ topic: TOPIC }); }\n",
+        "docker-compose.yml": "services:\n  a:\n    build: ./a\n    environment:\n      - ORDERS_TOPIC\n"
+                              "  b:\n    build: ./b\n    environment:\n      TOPIC: ${ORDERS_TOPIC}\n",
+        ".env": "ORDERS_TOPIC=orders.v2\n",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    nodes, edges = CodeGraph.build(tmp_path).snapshot()
+    links = {(nodes[e.src].props["microservice"], e.props["evidence"]["topic"], nodes[e.dst].props["microservice"])
+             for e in edges.values() if e.type == "ASYNC_CALLS"}
+    assert links == {("a", "orders.v2", "b")}
