@@ -246,11 +246,87 @@ def messaging_config(a: Agent, producer_service: str, consumer_service: str) -> 
     return {}
 
 
+def callers_of_every(a: Agent, name: str, depth: int = 1) -> dict:
+    """A name the question ties to no service: the callers of every candidate ``resolve`` returns (an agent reads
+    them all rather than pick one)."""
+    found = a("resolve", identifier=name)
+    nodes = [found.node.id] if found.status == "one" else [c.node.id for c in found.candidates]
+    return {"nodes": [n for node in nodes for n in a.upstream(node, depth)]}
+
+
+def search_everywhere(a: Agent, query: str) -> dict:
+    """A semantic question that names no service: one search over every service."""
+    return {"nodes": [h.node.id for h in a("search", query=query, kind="symbol", limit=10).results]}
+
+
+def database_config(a: Agent, services: tuple[str, ...]) -> dict:
+    """Where a service connects to its database: the best hit for a connection in each, read with its source."""
+    for service in services:
+        hits = a("search", query="database connection URI", kind="symbol", filter={"microservice": service},
+                 limit=1).results
+        if hits:
+            a("describe", id=hits[0].node.id, include_source=True)
+    return {}
+
+
 def callers_of_routes_named(a: Agent, service: str, words: tuple[str, ...]) -> dict:
     found = a("find", kind="route", filter={"microservice": service}, limit=500).results
     routes = [r.id for r in found if any(w in r.label.lower() for w in words)]
     keys = ["HTTP_CALLED_BY", "GRPC_CALLED_BY"]
     return {"found": [n.node.id for r in routes for n in a("neighbors", id=r, edge_types=keys).neighbors]}
+
+
+def downstream(a: Agent, start: str | None, depth: int) -> list[str]:
+    """``start`` and everything it reaches within ``depth`` (one impact call, outward): "where does it end up"."""
+    if start is None:
+        return []
+    return [start] + [r.node.id for r in a("impact", id=start, direction="out", depth=depth, limit=500).results]
+
+
+def route_where(a: Agent, service: str, method: str, word: str) -> str | None:
+    """The first route of ``service`` with ``method`` whose label holds ``word`` (one find: an agent reads the list)."""
+    found = a("find", kind="route", filter={"microservice": service, "http_method": method}, limit=500).results
+    return next((r.id for r in found if word.lower() in r.label.lower()), None)
+
+
+def client_callers_of_route(a: Agent, route: str, service: str) -> dict:
+    """The clients (code, not gateway forwards) that call a route."""
+    node = a.one(route, service, "route")
+    if node is None:
+        return {"found": []}
+    return {"found": [n.node.id for n in a("neighbors", id=node, edge_types=["HTTP_CALLED_BY"]).neighbors
+                      if n.node.kind == "client"]}
+
+
+def describe_named(a: Agent, identifier: str, kind: str | None = None) -> dict:
+    node = a.one(identifier, None, kind)
+    if node is not None:
+        a("describe", id=node)
+    return {}
+
+
+def describe_route_named(a: Agent, service: str, word: str) -> dict:
+    node = a.route_named(service, word)
+    if node is not None:
+        a("describe", id=node)
+    return {}
+
+
+def callers_of_service(a: Agent, service: str, depth: int = 1) -> dict:
+    """Who calls any route of ``service`` (one find, then one impact per route)."""
+    routes = a("find", kind="route", filter={"microservice": service}, limit=50).results
+    return {"nodes": [n for r in routes for n in a.upstream(r.id, depth)]}
+
+
+def callers_and_consumers(a: Agent, name: str, service: str, depth: int) -> dict:
+    """A blast radius of a function that sends messages: its callers, and what its service's producers reach."""
+    return {"nodes": callers_of(a, name, service, depth)["nodes"] + consumers_of_producers(a, service)["nodes"]}
+
+
+def grpc_routes_named(a: Agent, word: str) -> dict:
+    """Every gRPC route whose label holds ``word`` (one find over the whole system)."""
+    found = a("find", kind="route", filter={"framework": "grpc"}, limit=100).results
+    return {"found": [r.id for r in found if word.lower() in r.label.lower()]}
 
 
 PLANS = {
@@ -380,6 +456,134 @@ PLANS = {
     "rs-39": lambda a: top_symbols(a, "calculate shipping cost", "shipping"),
     "rs-40": lambda a: top_symbols(a, "sales tax cart", "cart"),
     "rs-41": lambda a: top_symbols(a, "check password login", "user"),
+
+    # petclinic-ms (second blind set: written from the questions' words and SKILL.md before any run)
+    "pc-01": lambda a: callers_of_route(a, "GET /owners/{ownerId}", 2, "customers-service"),
+    "pc-02": lambda a: callers_of_route(a, "GET /pets/visits", 2, "visits-service"),
+    "pc-03": lambda a: callers_of_route(a, "POST /owners", 2, "customers-service"),
+    "pc-04": lambda a: callers_of(a, "AIDataProvider.getAllOwners", "genai-service"),
+    "pc-05": lambda a: callers_of_route(a, "GET /vets", 2, "vets-service"),
+    "pc-06": lambda a: {"paths": [downstream(a, a.route_named("api-gateway", "owners"), 4)]},
+    "pc-07": lambda a: {"paths": a.trace(a.one("chat", "genai-service", "route"),
+                                         route_where(a, "customers-service", "POST", "/pets"))},
+    "pc-08": lambda a: {"paths": [downstream(a, a.route_named("api-gateway", "/api/visit"), 2)]},
+    "pc-09": lambda a: {"paths": [downstream(a, (top_symbols(a, "load vet data into vector store", "genai-service")
+                                                 ["nodes"] or [None])[0], 3)]},
+    "pc-10": lambda a: callers_of_route(a, "GET /owners/{ownerId}", 4, "customers-service"),
+    "pc-11": lambda a: callers_of_route(a, "GET /pets/visits", 4, "visits-service"),
+    "pc-12": lambda a: callers_of(a, "AIDataProvider.getCustomerServiceUri", "genai-service", 4),
+    "pc-13": lambda a: callers_of_route(a, "POST /owners/{ownerId}/pets", 4, "customers-service"),
+    "pc-14": lambda a: {"nodes": [n for r in a.routes("vets-service")
+                                  for n in a.upstream(a.one(r, "vets-service", "route"), 3)]},
+    "pc-15": lambda a: calls_from(a, "api-gateway"),
+    "pc-16": lambda a: calls_from(a, "genai-service"),
+    "pc-17": lambda a: {"services": sorted({s for s, _ in calls_to(a, "customers-service")["pairs"]})},
+    "pc-18": leaves,
+    "pc-19": lambda a: {"routes": a.routes("customers-service")},
+    "pc-20": lambda a: {"routes": a.routes("visits-service")},
+    "pc-21": lambda a: {"routes": a.routes("api-gateway")},
+    "pc-22": lambda a: config_of_clients(a, "api-gateway", target_service="customers-service"),
+    "pc-23": lambda a: config_of_clients(a, "genai-service", target_service="customers-service"),
+    "pc-24": lambda a: describe_named(a, "config-server", "microservice"),
+    "pc-25": lambda a: describe_named(a, "visits-service", "microservice"),
+    "pc-26": lambda a: describe_route_named(a, "api-gateway", "/api/customer"),
+    "pc-27": lambda a: client_callers_of_route(a, "GET /petTypes", "customers-service"),
+    "pc-28": lambda a: no_link(a, "visits-service", ("customers-service",)),
+    "pc-29": lambda a: {"found": [1] * (a.total("producer") + a.total("route", framework=[
+        "spring_kafka", "spring_rabbit", "spring_jms", "spring_cloud_stream"]))},
+    "pc-30": lambda a: {"found": [1] * a.total("route", http_method="DELETE")},
+    "pc-31": lambda a: {"found": [c.id for c in a("find", kind="client", filter={
+        "microservice": "vets-service", "match": ["cross_service", "ambiguous", "no_route"]}, limit=10).results]},
+    "pc-32": lambda a: top_symbols(a, "save new visit", "visits-service"),
+    "pc-33": lambda a: top_symbols(a, "owner details fallback when visits fail circuit breaker", "api-gateway"),
+    "pc-34": lambda a: top_symbols(a, "chat bot tools actions", "genai-service"),
+    # bank-of-anthos (blind: written from the questions' words and SKILL.md before any run; session 4)
+    "boa-01": lambda a: callers_of_route(a, "GET /balances/{accountId}", 2, "balancereader"),
+    "boa-02": lambda a: {"nodes": a.upstream(a.route_named("userservice", "/login"), 2)},
+    "boa-03": lambda a: {"nodes": a.upstream(a.route_named("userservice", "POST /users"), 1)},
+    "boa-04": lambda a: callers_of(a, "_submit_transaction", "frontend"),
+    "boa-05": lambda a: callers_of_every(a, "TransactionValidator.validateTransaction"),
+    "boa-06": lambda a: {"nodes": a.upstream(a.route_named("contacts", "POST /contacts"), 2)},
+    "boa-07": lambda a: trace(a, "POST /payment", "POST /transactions", "frontend", "ledgerwriter", "route", "route"),
+    "boa-08": lambda a: {"paths": a.trace(a.one("POST /transactions", "ledgerwriter", "route"),
+                                          a.route_named("balancereader", "/balances"))},
+    "boa-09": lambda a: {"paths": a.trace(a.route_named("frontend", "POST /login"), a.route_named("userservice", "/login"))},
+    "boa-10": lambda a: {"paths": a.trace(a.route_named("frontend", "/home"),
+                                          a.route_named("transactionhistory", "/transactions"))},
+    "boa-11": lambda a: {"paths": a.trace(a.one("POST /transactions", "ledgerwriter", "route"),
+                                          (top_symbols(a, "new transaction update balance", "balancereader")["nodes"]
+                                           or [None])[0])},
+    "boa-12": lambda a: callers_of_route(a, "GET /balances/{accountId}", 4, "balancereader"),
+    "boa-13": lambda a: callers_of_route(a, "GET /login", 4, "userservice"),
+    "boa-14": lambda a: callers_of_route(a, "POST /transactions", 4, "ledgerwriter"),
+    "boa-15": lambda a: callers_of(a, "ContactsDb.get_contacts", "contacts", 4),
+    "boa-16": lambda a: calls_from(a, "frontend"),
+    "boa-17": lambda a: calls_to(a, "balancereader"),
+    "boa-18": leaves,
+    "boa-19": lambda a: {"pairs": [(x.source, x.target) for x in a("service_map").links if x.match == "cross_service"]},
+    "boa-20": lambda a: calls_to(a, "userservice"),
+    "boa-21": lambda a: {"routes": a.routes("frontend")},
+    "boa-22": lambda a: {"routes": a.routes("ledgerwriter")},
+    "boa-23": lambda a: {"routes": a.routes("contacts")},
+    "boa-24": lambda a: {"routes": a.routes("transactionhistory")},
+    "boa-25": lambda a: config_of_clients(a, "frontend", target_service="balancereader"),
+    "boa-26": lambda a: config_of_clients(a, "ledgerwriter", target_service="balancereader"),
+    "boa-27": lambda a: database_config(a, ("userservice", "contacts")),
+    "boa-28": lambda a: config_of_clients(a, "loadgenerator"),
+    "boa-29": lambda a: {"found": calls_from(a, "userservice")["pairs"]},
+    "boa-30": lambda a: callers_of_routes_named(a, "frontend", ("/whereami",)),
+    "boa-31": lambda a: {"found": [1] * (a.total("producer") + a.total("route", framework=[
+        "spring_kafka", "spring_rabbit", "spring_jms", "spring_cloud_stream", "sarama", "kafka_go", "confluent_kafka",
+        "pika", "amqp_go", "amqplib"]))},
+    "boa-32": lambda a: no_link(a, "transactionhistory", ("balancereader",)),
+    "boa-33": lambda a: {"found": [1] * a.total("route", framework="grpc")},
+    "boa-34": lambda a: search_everywhere(a, "check password login"),
+    "boa-35": lambda a: search_everywhere(a, "reject payment insufficient balance"),
+    "boa-36": lambda a: search_everywhere(a, "create sign JWT login token"),
+    "boa-37": lambda a: search_everywhere(a, "detect duplicate transaction submission"),
+    "boa-38": lambda a: search_everywhere(a, "generate new bank account number"),
+
+    # otel-demo (fourth blind set: written from the questions' words and SKILL.md after the key was committed,
+    # before any run; services named by their folders, as the key and the compose files name them)
+    "od-01": lambda a: {"nodes": a.upstream(a.route_named("cart", "GetCart"), 2)},
+    "od-02": lambda a: {"nodes": a.upstream(a.route_named("product-catalog", "ListProducts"), 2)},
+    "od-03": lambda a: callers_of_route(a, "POST /get-quote", 2, "shipping"),
+    "od-04": lambda a: consumers_of_producers(a, "checkout"),
+    "od-05": lambda a: callers_of(a, "convertCurrency", "checkout"),
+    "od-06": lambda a: callers_of_service(a, "quote", 2),
+    "od-07": lambda a: {"nodes": a.upstream(a.route_named("currency", "Convert"), 2)},
+    "od-08": lambda a: trace(a, "POST /api/checkout", "charge", "frontend", "payment", "route"),
+    "od-09": lambda a: {"paths": a.trace(a.one("GET /api/shipping", "frontend", "route"), first_route(a, "quote"))},
+    "od-10": lambda a: {"paths": a.trace(a.one("PlaceOrder", "checkout"),
+                                         (top_symbols(a, "save order to database", "accounting")["nodes"] or [None])[0])},
+    "od-11": lambda a: trace(a, "ListRecommendations", "ListProducts", "recommendation", "product-catalog"),
+    "od-12": lambda a: {"nodes": a.upstream(a.route_named("payment", "Charge"), 4)},
+    "od-13": lambda a: {"nodes": a.upstream(a.route_named("product-catalog", "ListProducts"), 3)},
+    "od-14": lambda a: callers_of_route(a, "POST /getquote", 4, "quote"),
+    "od-15": lambda a: callers_and_consumers(a, "sendToPostProcessor", "checkout", 2),
+    "od-16": lambda a: calls_from(a, "checkout"),
+    "od-17": lambda a: calls_to(a, "currency"),
+    "od-18": lambda a: {"pairs": [(x.source, x.target) for x in a("service_map").links if x.match == "cross_service"]},
+    "od-19": leaves,
+    "od-20": lambda a: calls_from(a, "frontend"),
+    "od-21": lambda a: {"routes": a.routes("shipping")},
+    "od-22": lambda a: {"routes": a.routes("frontend", path_prefix="/api")},
+    "od-23": lambda a: {"routes": a.routes("cart", framework="grpc")},
+    "od-24": lambda a: {"routes": a.routes("frontend-proxy")},
+    "od-25": lambda a: config_of_clients(a, "checkout", target_service="shipping"),
+    "od-26": lambda a: config_of_clients(a, "shipping"),
+    "od-27": lambda a: messaging_config(a, "checkout", "accounting"),
+    "od-28": lambda a: config_of_clients(a, "chatbot"),
+    "od-29": lambda a: config_of_clients(a, "frontend", target_service="product-catalog"),
+    "od-30": lambda a: callers_of_routes_named(a, "shipping", ("getquote", "shiporder")),
+    "od-31": lambda a: grpc_routes_named(a, "FeatureFlagService"),
+    "od-32": lambda a: callers_of_routes_named(a, "product-catalog", ("searchproducts",)),
+    "od-33": lambda a: {"found": calls_from(a, "payment")["pairs"]},
+    "od-34": lambda a: {"found": a.routes("email", framework="grpc")},
+    "od-35": lambda a: top_symbols(a, "charge credit card", "payment"),
+    "od-36": lambda a: top_symbols(a, "shipping cost per item quote", "quote"),
+    "od-37": lambda a: top_symbols(a, "save order to database", "accounting"),
+    "od-38": lambda a: top_symbols(a, "shipment tracking number", "shipping"),
 }
 
 

@@ -291,10 +291,12 @@ class Tracker:
         self.judged: list[bool] = []  # per merge: are the record and a record of the node in gold pairs?
         self.wrong: list[tuple[str, str, str, bool]] = []  # (record, node, reason, cross-table)
         self.merges: list[tuple[str, list[str], bool, bool, str]] = []  # (record, node's records, right, judged, reason)
+        self.document: dict[str, tuple[str, str]] = {}  # record -> (its document's id, that document's source)
 
     def record(self, responses, ids: list[list[str]]) -> None:
         for response, record_ids in zip(responses, ids, strict=True):
             for resolution, rec in zip(response.resolutions, record_ids, strict=True):
+                self.document[rec] = (response.document.id, response.document.source)
                 node = resolution.id
                 if resolution.action == "created":
                     self.members[node] = [rec]
@@ -506,8 +508,11 @@ def run_er(er: ErSet, embedder: CachedEmbedder, base: Path, show: int, find_vari
 
         for rec, members, ok, labelled, reason in tracker.merges:
             dump.write(json.dumps({"set": er.name, "record": rec, "half": half(rec), "fold": fold(rec),
-                                   "mention": side(rec), "node": [side(m) for m in members], "right": ok,
-                                   "judged": labelled, "reason": reason}) + "\n")
+                                   "mention": side(rec), "node": [side(m) for m in members], "members": members, "right": ok,
+                                   "judged": labelled, "reason": reason,
+                                   "same_document": tracker.document[members[0]][0] == tracker.document[rec][0],
+                                   "same_source": any(tracker.document[m][1] == tracker.document[rec][1] for m in members)})
+                       + "\n")
     for rec, node, reason, across in sorted(tracker.wrong, key=lambda w: not w[3])[:show]:
         members = [o for o in tracker.members[node] if o != rec][:2]
         labelled = "both in gold pairs" if rec in clusters.labelled and any(

@@ -1,13 +1,16 @@
 """Which variant rules to resolve with, fitted by cross-validation on the fit half of the ER sets.
 
     python bench/facts_resolution.py --er --threshold "variant_classes=()" --threshold variant_suffix_length=0 \\
-        --dump-merges /tmp/merges.jsonl          # every merge made without the variant rules
+        --threshold variant_platforms=False --threshold same_document=False --threshold source_platforms=False \\
+        --dump-merges /tmp/merges.jsonl          # every merge made without the rules
     python bench/facts_variants_fit.py /tmp/merges.jsonl
 
-A variant rule (:func:`graphlore.toolsets.facts.codes.variant_difference`) only ever turns a merge into a
-possible-duplicate link, so its effect on a run without it is read off that run's merges: a blocked merge that
-was wrong is a gain, a blocked right merge a loss. Candidates: every subset of the variant word classes
-(``codes.VARIANT_CLASSES``) times a model-code suffix length of 0 (off) to 4 times the platform rule on or off. Counted on merges whose two sides
+A variant rule (:func:`graphlore.toolsets.facts.codes.variant_difference`), the one-document rule
+(``Thresholds.same_document``) and the one-source platform rule (``Thresholds.source_platforms``) only ever turn
+a merge into a possible-duplicate link, so their effect on a run without them is read off that run's merges: a
+blocked merge that was wrong is a gain, a blocked right merge a loss. Candidates: every subset of the variant
+word classes (``codes.VARIANT_CLASSES``) times a model-code suffix length of 0 (off) to 4 times the platform rule
+on or off times each of the two source rules on or off. Counted on merges whose two sides
 are both in gold pairs (the figure the issue's target reads; merges outside the labels cannot be called right
 or wrong, see ``--gold-audit``).
 
@@ -33,33 +36,45 @@ from pathlib import Path
 
 from facts_resolution import FOLDS
 
-from graphlore.toolsets.facts.codes import VARIANT_CLASSES, VARIANT_SUFFIX_LENGTH, variant_difference
+from graphlore.toolsets.facts.codes import (
+    VARIANT_CLASSES,
+    VARIANT_SUFFIX_LENGTH,
+    one_sided_platform,
+    variant_difference,
+)
 from graphlore.toolsets.facts.mentions import longest_definition
 
 SUFFIXES = range(0, 5)
-DEFAULT = (tuple(VARIANT_CLASSES), VARIANT_SUFFIX_LENGTH, True)
+#: (variant classes, suffix length, platform rule, one-document rule, one-source platform rule)
+Setting = tuple[tuple[str, ...], int, bool, bool, bool]
+DEFAULT: Setting = (tuple(VARIANT_CLASSES), VARIANT_SUFFIX_LENGTH, True, True, True)
 
 
-def settings() -> list[tuple[tuple[str, ...], int, bool]]:
+def settings() -> list[Setting]:
     kinds = list(VARIANT_CLASSES)
     subsets = [c for n in range(len(kinds) + 1) for c in itertools.combinations(kinds, n)]
-    return [(c, s, p) for c in subsets for s in SUFFIXES for p in (True, False)]
+    return list(itertools.product(subsets, SUFFIXES, (True, False), (True, False), (True, False)))
 
 
-def distance(setting: tuple[tuple[str, ...], int, bool]) -> int:
-    """How far a setting is from graphlore's default: classes added or dropped, the suffix difference, the
-    platform rule on or off."""
-    return len(set(setting[0]) ^ set(DEFAULT[0])) + abs(setting[1] - DEFAULT[1]) + (setting[2] != DEFAULT[2])
+def distance(setting: Setting) -> int:
+    """How far a setting is from graphlore's default: classes added or dropped, the suffix difference, each
+    rule on or off."""
+    return (len(set(setting[0]) ^ set(DEFAULT[0])) + abs(setting[1] - DEFAULT[1])
+            + sum(a != b for a, b in zip(setting[2:], DEFAULT[2:], strict=True)))
 
 
-def blocked(merge: dict, setting: tuple[tuple[str, ...], int, bool]) -> bool:
-    if "abbreviates" in merge["reason"]:  # resolution does not read variants into acronyms
-        return False
+def blocked(merge: dict, setting: Setting) -> bool:
     mention, node = merge["mention"], merge["node"]
     node_names = [n["name"] for n in node]
+    if setting[3] and merge["same_document"]:
+        return True
+    if setting[4] and merge["same_source"] and one_sided_platform([mention["name"]], node_names) is not None:
+        return True
+    if "abbreviates" in merge["reason"]:  # resolution does not read variants into acronyms
+        return False
     texts = (" ".join([mention["definition"], mention["name"]]),
              " ".join([longest_definition([n["definition"] for n in node]), *node_names]))
-    return variant_difference([mention["name"]], node_names, texts, *setting) is not None
+    return variant_difference([mention["name"]], node_names, texts, *setting[:3]) is not None
 
 
 def gain(merges: list[dict], setting, cache: dict) -> tuple[int, int]:
@@ -75,7 +90,7 @@ def gain(merges: list[dict], setting, cache: dict) -> tuple[int, int]:
     return wrong, right
 
 
-def choose(merges: list[dict], cache: dict) -> tuple[tuple[tuple[str, ...], int], tuple[int, int]]:
+def choose(merges: list[dict], cache: dict) -> tuple[Setting, tuple[int, int]]:
     scored = [(gain(merges, s, cache), s) for s in settings()]
     (w, r), best = max(scored, key=lambda x: (x[0][0] - x[0][1], -distance(x[1])))
     return best, (w, r)
@@ -83,7 +98,8 @@ def choose(merges: list[dict], cache: dict) -> tuple[tuple[tuple[str, ...], int]
 
 def describe(setting) -> str:
     return (f"classes {'+'.join(setting[0]) or 'none'}, suffix {setting[1] or 'off'}, "
-            f"platform rule {'on' if setting[2] else 'off'}")
+            f"platform rule {'on' if setting[2] else 'off'}, one document {'on' if setting[3] else 'off'}, "
+            f"one-source platform {'on' if setting[4] else 'off'}")
 
 
 def main() -> None:
@@ -118,6 +134,12 @@ def main() -> None:
         ms = [m for m in fit if m["set"] == s]
         w, r = gain(ms, DEFAULT, cache)
         print(f"  default on {s} (fit half): blocks {w} wrong, {r} right of {len(ms)}")
+    off: Setting = ((), 0, False, False, False)
+    alone = {"variant rules": DEFAULT[:3] + (False, False), "one document": off[:3] + (True, False),
+             "one-source platform": off[:3] + (False, True)}
+    for name, setting in alone.items():
+        (fw, fr), (hw, hr) = gain(fit, setting, cache), gain(held, setting, cache)
+        print(f"  {name} alone: fit half blocks {fw} wrong, {fr} right; held-out half (read off) {hw} wrong, {hr} right")
 
 
 if __name__ == "__main__":

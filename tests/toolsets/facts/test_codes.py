@@ -150,6 +150,18 @@ def test_names_of_two_variants_of_one_thing(a, b, texts, why, settled):
         assert found is not None and why in found[0] and found[1] is settled
 
 
+@pytest.mark.parametrize("a,b,why", [
+    (["Dreamweaver CS3 Upgrade [Mac]"], ["Dreamweaver CS3 Upgrade"], "states the platform mac and the other none"),
+    (["Dreamweaver CS3 Upgrade"], ["Dreamweaver CS3 Upgrade (win)", "Dreamweaver upgrade"], "platform windows"),
+    (["Dreamweaver CS3 [Mac]"], ["Dreamweaver CS3 (Macintosh)"], None),  # both state one (the same)
+    (["Dreamweaver CS3 [Mac]"], ["Dreamweaver CS3 for Windows"], None),  # both state one: codes.conflict's case
+    (["Dreamweaver CS3"], ["Adobe Dreamweaver CS3"], None),  # neither
+])
+def test_a_platform_marker_on_one_side_only(a, b, why):
+    found = C.one_sided_platform(a, b)
+    assert found is None if why is None else why in found
+
+
 def test_variant_classes_and_suffix_are_parameters():
     assert C.variant_difference(["iPod Blue"], ["iPod Black"], ("", ""), classes=("size",)) is None
     assert C.variant_difference(["DVPFX820LI"], ["DVPFX820"], ("", ""), suffix=0) is None

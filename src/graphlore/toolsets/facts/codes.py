@@ -356,6 +356,19 @@ def variant_difference(a: Iterable[str], b: Iterable[str], texts: tuple[str, str
     return None
 
 
+def one_sided_platform(a: Iterable[str], b: Iterable[str]) -> str | None:
+    """Why the names ``a`` and ``b`` (each side's names) differ by a platform marker one side only states
+    ("Dreamweaver CS3 Upgrade [Mac]" and "Dreamweaver CS3 Upgrade"), or None. Between two sources this is no
+    difference (shops leave the platform out); resolution reads it only where one source says both
+    (:func:`graphlore.toolsets.facts.resolve.decide`), because a source that marks one of its entries and not
+    the other tells two things apart by the marker."""
+    pa = frozenset(p for n in a for p in identifiers(n).platforms)
+    pb = frozenset(p for n in b for p in identifiers(n).platforms)
+    if bool(pa) == bool(pb):
+        return None
+    return f"one name states the platform {_listed(pa or pb)} and the other none"
+
+
 def shared_strong_codes(a: str, b: str) -> frozenset[str]:
     return identifiers(a).strong & identifiers(b).strong
 

@@ -33,8 +33,12 @@ and, over every row: two definitions that both state numbers and share fewer
 than half of the smaller set of them (years, street and phone numbers: see
 :func:`codes.numbers_disagree`), or that both name at least five people or places
 and share at most half of them (:func:`codes.names_disagree`), are never merged,
-nor are entities whose types differ, nor names a split kept apart (all at most
-linked).
+nor are entities whose types differ, nor names a split kept apart, nor two variants
+of one thing (:func:`codes.variant_difference`), nor an entry and a node another
+entry of the same document created (a document lists each thing once:
+:func:`listed_apart`), nor two names of which one states a platform and the other
+none when one source says both (:func:`codes.one_sided_platform`; between two
+sources that is no difference, shops leave the platform out) (all at most linked).
 
 "Definition cosine" compares the two definitions alone; "text cosine" the two
 ``"{name}: {definition}"`` vectors. Equal names inflate the text cosine, so the
@@ -75,6 +79,7 @@ from graphlore.toolsets.facts.codes import (
     VARIANT_SUFFIX_LENGTH,
     names_disagree,
     numbers_disagree,
+    one_sided_platform,
     variant_difference,
 )
 from graphlore.toolsets.facts.graph import DUPLICATE, PREFIX, node_text
@@ -89,8 +94,9 @@ from graphlore.toolsets.facts.names import (
     unexplained_words,
 )
 
-#: Bump when a default threshold below changes, so stored links can say which rules made them (3: variants).
-RESOLUTION_VERSION = 3
+#: Bump when a default threshold below changes, so stored links can say which rules made them (3: variants;
+#: 4: one document, one source).
+RESOLUTION_VERSION = 4
 #: Levels whose longer name must not add words the other side does not explain (see names.unexplained_words).
 ADDED_WORDS_LEVELS = ("prefix", "contained")
 #: Mentions earlier in a write are compared by a matrix product over blocks of this many mentions.
@@ -126,6 +132,10 @@ class Thresholds:
     variant_suffix_length: int = VARIANT_SUFFIX_LENGTH
     #: a platform one name states against a text of the other side that states only other platforms blocks a merge
     variant_platforms: bool = True
+    #: two entries of one document never merge (the document lists one entry per thing, with its aliases)
+    same_document: bool = True
+    #: a platform one side's names state and the other's leave out blocks a merge when both come from one source
+    source_platforms: bool = True
     #: vector-search candidates per mention (stored, and earlier in the same write)
     vector_candidates: int = 10
     #: possible-duplicate links kept per new node
@@ -173,6 +183,8 @@ class Mention:
     #: the document that says it (its node id) and that document's date: where its record points
     document: str = ""
     date: str | None = None
+    #: that document's source ("": none stated)
+    source: str = ""
 
     @property
     def text(self) -> str:
@@ -284,9 +296,11 @@ class Decision:
 
 
 def decide(mention: Mention, node: NodeState, text_cos: float, definition_cos: Callable[[], float],
-           rare: Callable[[str], bool] | None = None, lines: Thresholds = THRESHOLDS) -> Decision:
+           rare: Callable[[str], bool] | None = None, lines: Thresholds = THRESHOLDS,
+           sources: Callable[[], set[str]] | None = None) -> Decision:
     """Merge, link as a possible duplicate, or keep apart (see the module docstring for the table);
-    ``rare(code)``: whether one node only holds the code (see :func:`names.name_evidence`)."""
+    ``rare(code)``: whether one node only holds the code (see :func:`names.name_evidence`); ``sources()``:
+    the sources of the documents that said the node (read only when a rule needs them)."""
     t = lines
     level, why, pair = name_evidence(mention.names, node.names, rare)
     if level == "code":
@@ -343,6 +357,13 @@ def decide(mention: Mention, node: NodeState, text_cos: float, definition_cos: C
     if variant is not None:
         why_variant, settled = variant
         return Decision("duplicate", decision.score, f"{decision.reason}, but {why_variant}", settled=settled)
+    if decision.action == "merge" and lines.same_document and listed_apart(mention, node):
+        return Decision("duplicate", decision.score, f"{decision.reason}, but one document lists them as two entries")
+    marker = (one_sided_platform(mention.names, node.names)
+              if decision.action == "merge" and lines.source_platforms and mention.source and sources is not None else None)
+    if marker is not None and mention.source in sources():
+        return Decision("duplicate", decision.score, f"{decision.reason}, but {marker}, and one source "
+                                                     f"({mention.source}) says both", settled=True)
     if (decision.action == "merge" and mention.type and node.type
             and mention.type.casefold() != node.type.casefold()):
         return Decision("duplicate", decision.score, f"{decision.reason}, but types differ ({mention.type} vs {node.type})")
@@ -351,6 +372,17 @@ def decide(mention: Mention, node: NodeState, text_cos: float, definition_cos: C
         return Decision("duplicate", decision.score, f"{decision.reason}, but a split kept {mention.name!r} apart "
                                                      f"from this node ({apart} holds it)", settled=True)
     return decision
+
+
+def listed_apart(mention: Mention, node: NodeState) -> bool:
+    """Whether another entry of the document that says ``mention`` created ``node``: a document lists each
+    thing once (names unique, other names as aliases), so two of its entries are two things. A node the graph
+    held before this write is left to the names and cosines even when an entry of this document merged into it
+    already: each merge then rests on what the graph knew before, and a mention the graph has seen is matched by
+    its key without a decision, so a rule there would make the graph depend on the order documents arrive in
+    (and retracting one would not give the graph that never saw it)."""
+    return (bool(mention.document) and not node.stored_hash and bool(node.records)
+            and node.records[0][1] == mention.document)
 
 
 def kept_apart_from(mention: Mention, node: NodeState) -> str | None:
@@ -396,6 +428,8 @@ class Resolver:
         self._code_holders: dict[str, set[str]] = {}  # "c:" key -> store node ids that hold it
         self._seen: dict[str, NodeState] = {}  # mention key -> the node it resolved to, in this write
         self._earlier: dict[str, list[str]] = {}  # mention key -> keys of its nearest earlier mentions
+        self._document_sources: dict[str, str] = {}  # document id -> its source, for this write's documents
+        self._stored_sources: dict[str, set[str]] = {}  # node id -> sources of its stored mention records
 
     # -- reads -----------------------------------------------------------------------------
 
@@ -405,6 +439,7 @@ class Resolver:
             self.states[node.id] = NodeState.from_node(node)
 
     def resolve(self, mentions: list[Mention]) -> list[Outcome]:
+        self._document_sources.update((m.document, m.source) for m in mentions if m.document)
         known = {k: ids[0] for k, ids in self.store.nodes_by_keys([m.key for m in mentions]).items()}
         fresh: dict[str, Mention] = {}
         for m in mentions:
@@ -499,6 +534,16 @@ class Resolver:
                 found.setdefault(id(node), node)
         return list(found.values())
 
+    def _sources_of(self, node: NodeState) -> set[str]:
+        """The sources of the documents that said ``node``: its records made by this write, and (read once
+        per node, only when a rule asks) those stored before."""
+        if node.stored_hash and node.id not in self._stored_sources:
+            records = self.store.edges_of([node.id], types=[mentions.MENTION]).edges
+            documents = self.store.get_nodes(sorted({r.dst for r in records}))
+            self._stored_sources[node.id] = {d.props.get("source", "") for d in documents}
+        found = {self._document_sources.get(document, "") for _, document, _ in node.records}
+        return (found | self._stored_sources.get(node.id, set())) - {""}
+
     def _holders(self, code: str, kind: str) -> int:
         """How many nodes of ``kind`` (stored or created by this write) have a name with ``code``."""
         key = "c:" + code
@@ -512,7 +557,8 @@ class Resolver:
         for node in {id(n): n for n in nodes}.values():
             decision = decide(m, node, self._text_cos(m, node),
                               lambda node=node: float(self.vectors[m.definition] @ self.vectors[node.definition]),
-                              lambda code: self._holders(code, m.kind) <= 1, self.lines)
+                              lambda code: self._holders(code, m.kind) <= 1, self.lines,
+                              lambda node=node: self._sources_of(node))
             if decision.action == "duplicate" and not decision.settled and self.judge is not None and self.judge(m, node):
                 decision = Decision("merge", decision.score, f"{decision.reason}; the LLM judged them the same")
             if decision.action != "separate":

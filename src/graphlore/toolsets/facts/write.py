@@ -71,9 +71,9 @@ def fact_id(doc_id: str, record: DocumentRecord, index: int) -> str:
 
 def mentions(record: DocumentRecord, document: str = "") -> list[Mention]:
     """The record's entities and topics as mentions said by ``document`` (its node id)."""
-    out = [Mention("entity", e.name, e.type, e.definition, list(e.aliases), document, record.date)
+    out = [Mention("entity", e.name, e.type, e.definition, list(e.aliases), document, record.date, record.source)
            for e in record.entities]
-    return out + [Mention("topic", t.name, None, t.definition, list(t.aliases), document, record.date)
+    return out + [Mention("topic", t.name, None, t.definition, list(t.aliases), document, record.date, record.source)
                   for t in record.topics]
 
 
