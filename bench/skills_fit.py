@@ -4,16 +4,16 @@ Nothing here reads a split that ``bench/skills_routing.py`` reports on: CLINC150
 ``train`` and ``oos_train`` (never ``val``/``oos_val``), BANKING77 ``train.csv``
 without its report fifth (every fifth question of each intent), no ABCD question.
 
-Libraries are built in memory from the product's own skills and passages
-(``imports.intent_skills``, ``routing.skill_passages``, ``judge.calibration``); every
-skill is scored and a question's candidates are its 5 best-ranked skills (by rank: there
-is no BM25 here, so not the hybrid search's 5, which ``search_skills`` judges);
-:func:`check_against_judge` shows that the vectorised scores here are ``judge.judge``'s
-on a sample. :func:`tool_tables` judges the same folds through the tool instead (imported
-with ``import_skills``, each question by ``search_skills``'s own steps): the hybrid
-search's runners-up are further behind, so the judge answers more there than on the
-in-memory folds, as on the report splits (bench/README.md: judge v5, fitted on those
-tables and not shipped). The sets:
+``TAU`` and ``PROTOTYPE_WEIGHT`` are chosen on libraries built in memory from the
+product's own skills and passages (``imports.intent_skills``, ``routing.skill_passages``,
+``judge.calibration``), where every skill is scored and a question's candidates are its 5
+best-ranked skills (:func:`check_against_judge` shows that the vectorised scores there are
+``judge.judge``'s on a sample). The decision is fitted on the same folds judged through
+the tool (:func:`tool_tables`: imported with ``import_skills``, each question by
+``search_skills``'s own steps), because the hybrid search's 5 candidates (BM25 and
+vectors fused) have runners-up further behind than the 5 best-ranked skills, so the
+in-memory folds made the judge look more cautious than the tool is (bench/README.md:
+judge v5). The sets:
 
 - ``clinc``: 5 folds of CLINC150 ``train``, each a contiguous fifth of every
   intent's examples (neighbouring examples were written together: interleaved folds
@@ -25,7 +25,7 @@ tables and not shipped). The sets:
 
 Steps (:func:`fit`): ``TAU`` and ``PROTOTYPE_WEIGHT`` by top-1 on ``clinc`` +
 ``banking``; the decision network (:mod:`decision`: its features of each question's
-best candidate among its 5 best-ranked skills, one layer of tanh units) by a weighted
+best candidate among the hybrid search's 5, one layer of tanh units) by a weighted
 logistic loss of "the best candidate is the right skill" over ``clinc`` + ``banking``
 (each set and each class weighted equally); ``MIN_MARGIN`` the margin below which its
 answers were mostly wrong; the bias at the largest smallest margin over the issue's
@@ -308,7 +308,7 @@ def tool_table(runtime: Runtime, tmp: Path, name: str, library_rows: Sequence[tu
         found = C.candidates(library, store, text, vector)
         verdict = C.calibrated(found, vector)
         best, rivals = verdict.scored[0], verdict.scored[1:]  # no negative examples: the best is the first
-        rows.append(D.features(best, rivals))
+        rows.append(D.features(best, rivals, [s.skill_id for s in found].index(best.skill_id)))
         correct.append(want is not None and source_of[best.skill_id] == want)
         judged.append(verdict.value if best.examples >= J.NETWORK_EXAMPLES and not verdict.guess else math.nan)
     inside = np.array([want is not None for _, want in questions])
@@ -532,7 +532,9 @@ def cross_validated(tables: dict[str, Table], least: float) -> dict[str, tuple[f
     return out
 
 
-def fit(sets: dict[str, list[Fold]], log: Callable[[str], None] = print) -> Fitted:
+def fit(sets: dict[str, list[Fold]], tables: dict[str, Table], log: Callable[[str], None] = print) -> Fitted:
+    """``sets``: the in-memory folds (for TAU and the weight, which top-1 decides); ``tables``: the same folds
+    judged through the tool at the shipped TAU and weight (:func:`tool_tables`), for the decision."""
     log("fit: top-1 (without abstaining) on the clinc + banking folds, per TAU and PROTOTYPE_WEIGHT")
     grid = {}
     for tau in (0.02, 0.03, 0.05, 0.1):
@@ -545,19 +547,16 @@ def fit(sets: dict[str, list[Fold]], log: Callable[[str], None] = print) -> Fitt
             log(f"  tau {tau:.2f} weight {weight:.1f}: clinc {tops[0]:.4f}, banking {tops[1]:.4f}")
     tau, weight = max(grid, key=lambda k: (round(grid[k], 4), -k[0]))
     log(f"  chosen: TAU {tau}, PROTOTYPE_WEIGHT {weight}")
-    return fit_decision(sets, tau, weight, log)
+    if (tau, weight) != (J.TAU, J.PROTOTYPE_WEIGHT):
+        raise SystemExit(f"TAU {tau} / PROTOTYPE_WEIGHT {weight} differ from the shipped ones: ship them, then fit "
+                         "the decision (its tables come through the tool, which uses the shipped ones)")
+    return fit_decision(tables, tau, weight, log)
 
 
-def tables_at(sets: dict[str, list[Fold]], names: Sequence[str], tau: float, weight: float,
-              prior: tuple[float, float]) -> dict[str, Table]:
-    return {n: Table.join([table(f, tau, weight, prior, k) for k, f in enumerate(sets[n])]) for n in names}
-
-
-def fit_decision(sets: dict[str, list[Fold]], tau: float, weight: float, log: Callable[[str], None] = print
+def fit_decision(tables: dict[str, Table], tau: float, weight: float, log: Callable[[str], None] = print
                  ) -> Fitted:
-    """The decision network, ``MIN_MARGIN`` and the bias at a given ``TAU`` and weight (the prior is judge
-    v3's: it barely moves the typical match of skills of tens of examples, the only ones the network judges)."""
-    tables = tables_at(sets, ("clinc", "banking"), tau, weight, (J.PRIOR_N, J.PRIOR_MEAN))
+    """The decision network, ``MIN_MARGIN`` and the bias on the tool's ``tables`` (the prior is judge v3's: it
+    barely moves the typical match of skills of tens of examples, the only ones the network judges)."""
     net, least, margin = fit_net(tables)
     log(f"  MIN_MARGIN {least}, smallest margin over the targets {margin:+.4f}; the answers by margin on the "
         "clinc + banking folds:")

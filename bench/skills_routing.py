@@ -483,18 +483,18 @@ def main() -> None:
     cache = CachedEmbedder(OnnxEmbedder(), args.cache_dir)
     if args.fit or args.fit_only:
         sets = skills_fit.training_sets(DATA, cache.embed)
-        fitted = skills_fit.fit(sets)
-        skills_fit.report(fitted)
-        rank, value = skills_fit.check_against_judge(sets["clinc"][0], fitted)
-        print(f"  vectorised scores vs judge.judge (shipped constants) on 50 questions: largest difference in rank "
-              f"{rank:.2e}, in decision value {value:.2e}")
         with tempfile.TemporaryDirectory(prefix="graphlore-bench-fit-") as tmp:
-            print("the same folds' libraries imported and their questions judged through the tool (the hybrid "
-                  "search's candidates); the shipped judge there:")
+            print("fit: the training folds' libraries imported and their questions judged through the tool")
             runtime = Runtime(Settings(home=Path(tmp) / "home"), embedder=cache)
             tables, judged = skills_fit.tool_tables(DATA, runtime, Path(tmp))
             small = skills_fit.small_libraries(DATA, runtime, Path(tmp))
             runtime.close()
+        fitted = skills_fit.fit(sets, tables)
+        skills_fit.report(fitted)
+        rank, value = skills_fit.check_against_judge(sets["clinc"][0], fitted)
+        print(f"  vectorised scores vs judge.judge (shipped constants) on 50 questions: largest difference in rank "
+              f"{rank:.2e}, in decision value {value:.2e}")
+        print("the shipped judge on the same folds through the tool, and on small libraries:")
         skills_fit.tool_report(tables, judged)
         skills_fit.small_report(small, skills_fit.Net.shipped())
         if args.fit_only:
