@@ -196,6 +196,46 @@ def test_a_props_only_write_keeps_the_vectors_and_a_filter_sees_it(store):
                                                "AND what & 3 != 0").fetchone()[0] == 5  # the first write only
 
 
+def test_node_vectors_come_from_the_snapshot_once_loaded_and_are_those_of_the_file(tmp_path):
+    """After a search loaded the snapshot, ``node_vectors`` answers from it: rows rewritten, deleted and written
+    by another connection are those of the file; inside a write transaction the file's (uncommitted) rows."""
+    path = tmp_path / "store.db"
+    store, other = SQLiteStore(path, "test/one"), SQLiteStore(path, "test/one")
+    try:
+        store.upsert_nodes([Node("a", "item", vectors=unit([1, 0], [0.6, 0.8])), Node("b", "item", vectors=unit([0, 1])),
+                            Node("c", "item")])
+        store.vector_search(np.array([1.0, 0.0]), limit=1)  # loads the snapshot
+        assert store._snapshot is not None
+
+        def from_file() -> dict[str, list]:
+            rows: dict[str, list] = {}
+            for node_id, blob in sqlite3.connect(path).execute(
+                    "SELECT n.id, v.vector FROM node_vectors v JOIN nodes n ON n.rowid = v.node_rowid "
+                    "ORDER BY v.node_rowid, v.seq"):
+                rows.setdefault(node_id, []).append(np.frombuffer(blob, dtype=np.float32).tolist())
+            return rows
+
+        def served(ids) -> dict[str, list]:
+            found = store.node_vectors(ids)
+            assert all(not v.flags.writeable for v in found.values())
+            return {k: v.tolist() for k, v in found.items()}
+
+        statements: list[str] = []
+        store._conn.set_trace_callback(statements.append)
+        assert served(["a", "b", "c", "zz"]) == from_file()
+        assert not any("node_vectors" in s for s in statements)  # none read from the file
+        other.upsert_nodes([Node("b", "item", vectors=unit([1, 1], [1, -1], [0, 1]))])  # another connection
+        store.delete_nodes(["a"])
+        assert served(["a", "b", "c"]) == from_file() and len(from_file()["b"]) == 3
+        with store.atomic():
+            store.upsert_nodes([Node("c", "item", vectors=unit([0.8, 0.6]))])
+            assert served(["c"]) == {"c": unit([0.8, 0.6]).tolist()}  # not yet in the snapshot
+        assert served(["b", "c"]) == from_file()
+    finally:
+        store.close()
+        other.close()
+
+
 def test_a_write_from_another_process_is_seen_by_the_next_search(tmp_path):
     import subprocess
     import sys

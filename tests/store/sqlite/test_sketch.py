@@ -205,3 +205,26 @@ def test_a_sketch_that_loses_its_probes_exact_neighbours_is_not_used(tmp_path, m
         assert sketch is not None and not sketch.usable and sketch.recall < engine.SKETCH_MIN_RECALL
     finally:
         s.close()
+
+
+@pytest.mark.parametrize("in_place", [1, 64, 1 << 30])
+def test_rescoring_reads_adjacent_nodes_in_place_and_gathers_the_rest_with_the_same_scores(monkeypatch, in_place):
+    """The shortlist's rescoring scores long runs of adjacent nodes where they lie and copies out the others
+    (``IN_PLACE_ROWS``): whichever way a node's rows are read, its score is its best passage's cosine, and
+    the nodes it is asked about come back in any order."""
+    rng = np.random.default_rng(11)
+    counts = [40, 40, 3, 1, 100, 2, 1, 1, 70, 5] * 6
+    rows = [(i + 1, f"n{i}", "doc") for i in range(len(counts))]
+    passages = [rng.standard_normal((c, 384)).astype(np.float32) for c in counts]
+    passages = [p / np.linalg.norm(p, axis=1, keepdims=True) for p in passages]
+    part = engine.Part(rows, {i + 1: [r.tobytes() for r in p] for i, p in enumerate(passages)}, 384)
+    query = rng.standard_normal(384).astype(np.float32)
+    query /= np.linalg.norm(query)
+    monkeypatch.setattr(engine, "IN_PLACE_ROWS", in_place)
+    start, end = part.span("doc")
+    nodes = rng.permutation(len(counts))[:37]  # adjacent and scattered nodes, not in matrix order
+    got = part._rescored(query, start, part.starts - start, 0, nodes, len(counts))
+    want = np.full(len(counts), -np.inf, dtype=np.float32)
+    want[nodes] = [np.max(passages[n] @ query) for n in nodes]
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-6)
+    assert np.isinf(got).sum() == len(counts) - len(nodes)

@@ -67,6 +67,9 @@ SKETCH_MIN_RECALL = 0.99
 SHORTLIST_MIN = 400
 #: ... and this many times the nodes asked for.
 SHORTLIST_FACTOR = 4
+#: Rows of adjacent shortlisted nodes from which the rescoring reads them in place rather than copying them
+#: out first (:meth:`Part._rescored`).
+IN_PLACE_ROWS = 64
 
 
 def shortlist_size(limit: int) -> int:
@@ -224,14 +227,39 @@ class Part:
     def _rescored(self, query: np.ndarray, start: int, starts: np.ndarray, lo: int, nodes: np.ndarray,
                   size: int) -> np.ndarray:
         """Best-passage cosines from the full vectors for ``nodes`` (indexes into the slice's runs
-        ``starts``, the first being run ``lo`` of the part), in an array of ``size`` (others: -inf)."""
+        ``starts``, the first being run ``lo`` of the part), in an array of ``size`` (others: -inf).
+
+        Nodes whose rows follow each other in the matrix (skills imported together) are scored where they
+        lie, a run of at least :data:`IN_PLACE_ROWS` rows at a time; the rest are copied out together
+        and scored in one product. Copying every shortlisted row first cost more than scoring them (at
+        10k skills ~10k rows of 384 floats per search: bench/README.md, skills_routing)."""
         first = starts[nodes] + start
-        counts = self._ends[lo + nodes] - first
-        rows = np.repeat(first - np.r_[0, np.cumsum(counts)[:-1]], counts) + np.arange(int(counts.sum()))
-        cosines = self.matrix[rows] @ query
+        order = np.argsort(first, kind="stable")
+        nodes, first = nodes[order], first[order]
+        ends = self._ends[lo + nodes]
+        counts = ends - first
+        offsets = np.r_[0, np.cumsum(counts)[:-1]]
+        query = np.asarray(query, dtype=self.matrix.dtype)
+        cosines = np.empty(int(counts.sum()), dtype=self.matrix.dtype)
+        # Runs of adjacent nodes: [a, b) in the matrix, written from offset ``at`` of ``cosines``.
+        breaks = np.flatnonzero(first[1:] != ends[:-1]) + 1
+        a, b = first[np.r_[0, breaks]], ends[np.r_[breaks - 1, nodes.size - 1]]
+        at = offsets[np.r_[0, breaks]]
+        long = b - a >= IN_PLACE_ROWS
+        for x, y, o in zip(a[long].tolist(), b[long].tolist(), at[long].tolist(), strict=True):
+            np.dot(self.matrix[x:y], query, out=cosines[o:o + y - x])
+        if not long.all():
+            short = ~long
+            rows, positions = spread(a[short], b[short] - a[short]), spread(at[short], b[short] - a[short])
+            cosines[positions] = self.matrix[rows] @ query
         out = np.full(size, -np.inf, dtype=np.float32)
-        out[nodes] = np.maximum.reduceat(cosines, np.r_[0, np.cumsum(counts)[:-1]])
+        out[nodes] = np.maximum.reduceat(cosines, offsets)
         return out
+
+
+def spread(firsts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """The positions ``firsts[i], firsts[i] + 1, ...`` (``counts[i]`` of them) for every i, in order."""
+    return np.repeat(firsts - np.r_[0, np.cumsum(counts)[:-1]], counts) + np.arange(int(counts.sum()))
 
 
 def scan(matrix: np.ndarray, queries: np.ndarray) -> np.ndarray:
@@ -379,16 +407,32 @@ class Snapshot:
                 out[q] = [(node_id, score) for _, node_id, score in merged[:limit]]
         return out
 
+    def passages(self, node_id: str) -> np.ndarray | None:
+        """The current passage rows of ``node_id`` (a view; None: it has no vectors)."""
+        rows = self.delta.passages(node_id)
+        if rows is None:
+            position = self.base.position(node_id)
+            rows = self.base.passages(node_id) if position is not None and self.alive[position] else None
+        return rows
+
     def scores_for(self, query: np.ndarray, ids: Sequence[str]) -> dict[str, float]:
         """Best-passage cosine of ``query`` for each of ``ids`` that has vectors."""
         out = {}
         for node_id in dict.fromkeys(ids):
-            rows = self.delta.passages(node_id)
-            if rows is None:
-                position = self.base.position(node_id)
-                rows = self.base.passages(node_id) if position is not None and self.alive[position] else None
+            rows = self.passages(node_id)
             if rows is not None:
                 out[node_id] = float(np.max(rows @ query))
+        return out
+
+    def vectors_of(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """Passage vectors ``(k, dim)`` of each of ``ids`` that has some, as read-only views of the snapshot."""
+        out = {}
+        for node_id in dict.fromkeys(ids):
+            rows = self.passages(node_id)
+            if rows is not None:
+                rows = rows.view()
+                rows.flags.writeable = False
+                out[node_id] = rows
         return out
 
 

@@ -2,8 +2,9 @@
 
 ``search_skills`` judges its 5 candidates from the query's cosine to each of their
 passages, so it needs their vectors; reading them from the store is a few hundred
-blobs per search (an imported intent has 100 passages). This cache keeps them in
-memory, keyed by ``(namespace, skill_id, text_hash)``. The text hash covers the
+blobs per search (an imported intent has 100 passages) from PostgreSQL (the SQLite
+store answers from its in-memory vector snapshot once a search has loaded it). This
+cache keeps them in memory, keyed by ``(namespace, skill_id, text_hash)``. The text hash covers the
 passages and the routing version (:func:`library.passages_hash`), and a library
 only ever holds vectors of one embedder (``check_embedder`` refuses another until
 the library is re-embedded; re-embedding with the same model gives the same

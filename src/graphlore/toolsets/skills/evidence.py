@@ -65,7 +65,8 @@ def failed_on(stored: Stored, scored: judge.Scored, negatives: np.ndarray | None
 def build(found: Sequence[Stored], verdict: judge.Verdict, vector: np.ndarray | None,
           negatives: Mapping[str, np.ndarray], answer: str | None, decision: str | None = None) -> RoutingEvidence:
     """The evidence of one search that returned ``answer`` (a skill_id or None); ``decision``: set when an
-    LLM decided, else the calibrated judge's reason is given."""
+    LLM decided, else the calibrated judge's reason is given. Each candidate's passage cosines are those the
+    judge computed (:attr:`judge.Scored.cosines`)."""
     by_id = {s.skill_id: s for s in found}
     rows = []
     for scored in verdict.scored:
@@ -74,7 +75,7 @@ def build(found: Sequence[Stored], verdict: judge.Verdict, vector: np.ndarray | 
         rows.append(CandidateEvidence(
             skill_id=scored.skill_id, title=stored.fields["title"], match=round(scored.match, 4),
             typical=round(scored.typical, 4), rank=round(scored.rank, 4),
-            matched=matched(stored, stored.node.vectors @ vector), failed_on=failed_on(stored, scored, negative)))
+            matched=matched(stored, scored.cosines), failed_on=failed_on(stored, scored, negative)))
     nearest = (verdict.best or (verdict.scored[0].skill_id if verdict.scored else None)) if answer is None else None
     if decision is None:
         decision = verdict.reason

@@ -154,8 +154,10 @@ def search_skills(runtime: Runtime, request: SearchSkillsRequest, context: CallC
                   ) -> SearchSkillsResponse:
     started = time.perf_counter()
     query = check_query(request.query)
-    library = known(SkillLibrary(runtime, request.library))
+    library = SkillLibrary(runtime, request.library)
     store = library.store()
+    if store is None:
+        known(library)  # no such library: a name other than the default one is not_found
     found: list[Stored] = []
     vector = None
     negatives: dict[str, np.ndarray] = {}
