@@ -320,7 +320,7 @@ def tool_tables(data: Path, runtime: Runtime, tmp: Path, log: Callable[[str], No
                 ) -> tuple[dict[str, Table], float]:
     """The folds of :func:`training_sets` (the same libraries and questions) judged through the tool, so the
     candidates are the hybrid search's, as ``search_skills`` judges them (the 5 best-ranked skills of an
-    in-memory library have closer runners-up: on BANKING's folds the shipped judge v4 abstained on 0.62 of the
+    in-memory library have closer runners-up: on BANKING's folds judge v4 abstained on 0.62 of the
     held-out intents' questions there and on 0.55 through the tool; its report split: 0.52). Returns the tables
     and the largest difference between the shipped network's value of a row and the judge's own."""
     rows, known, report = banking_split(data)
