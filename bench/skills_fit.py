@@ -528,7 +528,7 @@ def cross_validated(tables: dict[str, Table], least: float) -> dict[str, tuple[f
     out = {}
     for n, parts in judged.items():
         t, v = Table.join([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
-        out[n] = (*t.rates(v), t.rates(v, generic_only=True)[1])
+        out[n] = (*t.rates(v), t.rates(v, generic_only=True)[1] if t.generic.any() else math.nan)  # only clinc has oos_train
     return out
 
 
