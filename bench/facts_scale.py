@@ -46,6 +46,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import datetime as dt  # noqa: E402
 import hashlib  # noqa: E402
+import json  # noqa: E402
 import random  # noqa: E402
 import shutil  # noqa: E402
 import statistics  # noqa: E402
@@ -262,6 +263,9 @@ def main() -> None:
     parser.add_argument("--reuse", action="store_true",
                         help="with --keep: skip ingest and time find/search on the graph kept there by an "
                              "earlier run with the same sizes and seed")
+    parser.add_argument("--answers", type=Path, metavar="FILE",
+                        help="write every search call's request, total and results to FILE (JSON lines), so two "
+                             "trees' answers on the same graph and seed can be compared (diff)")
     args = parser.parse_args()
     if args.reuse and args.keep is None:
         parser.error("--reuse needs --keep DIR")
@@ -405,6 +409,7 @@ def measure(runtime: Runtime, store, gen: Generator, args: argparse.Namespace) -
         return list(dict.fromkeys([seed, *near[:1], *pick(1, hub)]))
 
     print(f"search ({args.queries} calls each; matched = facts passing selectors and dates, what --query ranks):")
+    answers = args.answers.open("w", encoding="utf-8") if args.answers else None
     for hub in (False, True):
         for mode in ("around", "between"):
             for query in (False, True):
@@ -429,9 +434,15 @@ def measure(runtime: Runtime, store, gen: Generator, args: argparse.Namespace) -
                         times.append(time.perf_counter() - began)
                         cpu.append(time.process_time() - used)
                         matched.append(out.total)
+                        if answers:
+                            answers.write(json.dumps({"request": request, "total": out.total,
+                                                      "results": [r.model_dump(mode="json") for r in out.results]}) + "\n")
                     label = f"{'hub' if hub else 'typical'} {mode:7} {'query' if query else 'newest':6} {when:7}"
                     print(f"  {label}: wall {ms(times)}, CPU {ms(cpu)}  matched mean {statistics.mean(matched):8.1f} "
                           f"max {max(matched)}", flush=True)
+    if answers:
+        answers.close()
+        print(f"answers: every search call's request, total and results in {args.answers}")
 
 
 def find_scale(runtime: Runtime, args: argparse.Namespace) -> None:

@@ -34,7 +34,9 @@ def render(graph: CodeGraph) -> list[str]:
         if node.kind in ("route", "client", "producer"):
             return f"{node.kind}:{node.props['label']}"
         fqn = node.props["fqn"]
-        return f"{fqn}@{node.props['line_start']}" if fqn_counts[fqn] > 1 else fqn
+        if fqn_counts[fqn] > 1:   # a package (two services' global namespaces) has no line: its module tells
+            return f"{fqn}@{node.props.get('line_start', node.props['module'])}"
+        return fqn
 
     lines = []
     for node in nodes.values():

@@ -211,6 +211,18 @@ def test_rank_edges_cuts_after_ranking_and_keeps_ties_newest_first(store):
     assert [h.score for h in ranking.hits] == [1.0, 1.0]
 
 
+def test_numpys_newest_first_order_is_the_python_sorts():
+    """The SQLite store orders a ranked selection with numpy: the same order as :func:`newest_first`."""
+    from graphlore.store.base import newest_first, newest_first_order
+
+    rng = np.random.default_rng(5)
+    for n in (0, 1, 2, 7, 60):
+        dates = [None if rng.random() < 0.2 else f"2024-01-{int(rng.integers(1, 4)):02d}" for _ in range(n)]
+        rows = [(int(w), d, f"e{w}") for w, d in zip(rng.permutation(n), dates, strict=True)]
+        expected, _, _ = newest_first(list(rows), None)
+        assert [rows[i] for i in newest_first_order(rows)] == expected
+
+
 def test_rank_edges_refuses_what_it_cannot_rank(store):
     store.upsert_edges([Edge("e", "a", "b", "fact", text="x", vector=unit([1, 0])[0])])
     with pytest.raises(InvalidInput, match="text, a query vector or both"):

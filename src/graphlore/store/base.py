@@ -179,6 +179,16 @@ def newest_first(rows: list[tuple], limit: int | None) -> tuple[list[tuple], str
     return kept, (min(dated) if dated else None), (max(dated) if dated else None)
 
 
+def newest_first_order(rows: Sequence[tuple]) -> np.ndarray:
+    """The positions of ``(write order, date, ...)`` rows in the order :func:`newest_first` sorts them, from
+    numpy's sort (a hub's selection holds thousands of rows; a Python sort with a key was a fifth of a
+    ranked search)."""
+    rowids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+    dates = np.array([r[1] or "" for r in rows], dtype=str)
+    dated = np.fromiter((r[1] is not None for r in rows), dtype=bool, count=len(rows))
+    return np.lexsort((rowids, dates, dated))[::-1]
+
+
 @dataclass(frozen=True)
 class EdgeHit:
     """One ranked edge of :meth:`Store.rank_edges`."""

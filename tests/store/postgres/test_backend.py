@@ -467,6 +467,31 @@ def test_edge_vectors_of_the_previous_version_become_vectors_with_their_term_cou
     assert upgraded.rank_edges(["a"], text="beats", weights=(1.0, 0.0)).total == 3
 
 
+def test_edges_of_the_previous_version_get_their_validity_into_the_indexes(settings, url, monkeypatch):
+    """A namespace made at schema version 3 read validity from each edge's props: the upgrade adds the
+    validity columns (computed from the props) to the edge indexes, and the same days select the same edges."""
+    from graphlore.store.postgres import migrations, namespaces
+
+    with monkeypatch.context() as patch:  # this process as graphlore at schema version 3
+        patch.setattr(migrations, "NAMESPACE", NAMESPACE[:3])
+        patch.setattr(namespaces, "NAMESPACE", NAMESPACE[:3])
+        old = open_store(settings, "test/old", create=True)
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f"INSERT INTO {old._s}.edges (id, src, dst, type, props, date) VALUES "
+                     """('old', 'a', 'b', 'fact', '{"valid_from": "2010-01-01", "valid_to": "2020-01-01"}', '2010-01-01'), """
+                     """('new', 'a', 'c', 'fact', '{"valid_from": "2020-01-01"}', '2020-01-01'), """
+                     "('undated', 'a', 'd', 'fact', '{}', NULL)")
+    connection.close_all()
+    upgraded = open_store(settings, "test/old")  # a new graphlore opens it: the migration runs
+    assert [e.id for e in upgraded.select_edges(["a"], valid_at="2015-06-30").edges] == ["old", "undated"]
+    assert [e.id for e in upgraded.select_edges(["a"], valid_at="9999-12-31").edges] == ["new", "undated"]
+    assert upgraded.rank_edges(["a"], text="x", valid_at="2020-01-01").total == 2
+    with psycopg.connect(url, autocommit=True) as conn:
+        [definition] = conn.execute("SELECT indexdef FROM pg_indexes WHERE schemaname = %s AND indexname = "
+                                    "'edges_src_type_date'", (old._s,)).fetchone()
+    assert definition.endswith("(src, type, date, dst, valid_from, valid_to)")
+
+
 def test_the_named_lock_table_keeps_only_locks_in_use(settings):
     from graphlore.store.factory import namespace_lock
     from graphlore.store.postgres import namespaces

@@ -27,7 +27,7 @@ def store(tmp_path):
 
 def test_schema_is_versioned_with_user_version_in_wal_mode(store):
     conn = sqlite3.connect(store.path)
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) == 4
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) == 5
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 
@@ -49,6 +49,32 @@ def test_a_version_1_store_gets_its_term_counts_from_the_migration(tmp_path):
     assert {"edges_src_type_date", "edges_dst_type_date", "edges_type", "node_keys_node"} <= indexes
     assert not {"edges_src", "edges_dst"} & indexes  # replaced by the wider indexes
     assert store.select_edges(["a"]).total == 1
+
+
+def test_a_version_4_store_gets_its_edges_validity_into_the_indexes(tmp_path):
+    """Stores written before migration 5 keep their answers: the edges' validity (read from their props)
+    joins the two edge indexes on open, once, and what held on a day is then read from the indexes alone."""
+    from graphlore.store.sqlite.migrations import apply
+
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path)
+    for step in MIGRATIONS[:4]:
+        apply(conn, step)
+    conn.execute("PRAGMA user_version = 4")
+    conn.executemany("INSERT INTO edges(id, src, dst, type, props, date) VALUES (?, 'a', ?, 'fact', ?, ?)", [
+        ("old", "b", '{"valid_from": "2010-01-01", "valid_to": "2020-01-01"}', "2010-01-01"),
+        ("new", "c", '{"valid_from": "2020-01-01"}', "2020-01-01"),
+        ("undated", "d", "{}", None)])
+    conn.commit()
+    conn.close()
+    store = SQLiteStore(path)
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 5
+    assert [e.id for e in store.select_edges(["a"], valid_at="2015-06-30").edges] == ["old", "undated"]
+    assert [e.id for e in store.select_edges(["a"], valid_at="9999-12-31").edges] == ["new", "undated"]
+    assert store.rank_edges(["a"], vector=unit([1, 0])[0], valid_at="2020-01-01").total == 2
+    store.close()
+    SQLiteStore(path).close()  # opened again: nothing left to apply
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 5
 
 
 def test_a_store_from_a_newer_graphlore_is_refused(tmp_path):
@@ -124,8 +150,16 @@ def test_structural_queries_are_answered_from_the_indexes(store):
             assert "COVERING INDEX edges_src_type_date" in plan and "COVERING INDEX edges_dst_type_date" in plan, plan
         else:  # either end's index holds the other end, so either answers alone
             assert "COVERING INDEX edges_" in plan and "SCAN edges" not in plan, plan
+        query, params = builders.select_edges_sql(["apple"], mode, "fact", None, None, valid_at="2020-01-01")
+        program = store._conn.execute(f"EXPLAIN {query}", params).fetchall()  # validity too: the indexes hold it
+        table_cursors = {r[2] for r in program if r[1] == "OpenRead" and r[3] == _table_root(store, "edges")}
+        assert not [r for r in program if r[1] == "Column" and r[2] in table_cursors], "validity read from the rows"
     plan = " ".join(r[3] for r in store._conn.execute("EXPLAIN QUERY PLAN SELECT count(*) FROM edges WHERE type = 'fact'"))
     assert "COVERING INDEX edges_type" in plan
+
+
+def _table_root(store, name: str) -> int:
+    return store._conn.execute("SELECT rootpage FROM sqlite_master WHERE name = ?", (name,)).fetchone()[0]
 
 
 def test_the_ranking_snapshot_is_dropped_by_every_write_of_this_connection(store):

@@ -26,8 +26,11 @@ def test_a_loopback_port_counts_only_ports_the_host_publishes(tmp_path: Path):
     edit(root, "docker-compose.yml", '"8083:8080"', '"8083"')
     client = _payments_client(root)
     assert client["target_service_matched_by"] != "URL host: the only service published at port 8083"
-    assert client["match"] == "unresolved"
-    assert client["match_detail"] == "'localhost' is this machine; no service of the project is published at port 8083"
+    # the URL's other value (the docker profile's http://payments:8080) still links: the client says what it links
+    # and why its localhost value does not (one truth for the client and its edges)
+    assert client["match"] == "cross_service"
+    assert client["match_detail"] == ("1 of the 2 values of its URL link; the others do not; "
+                                      "'localhost' is this machine; no service of the project is published at port 8083")
     # the long form publishes on the host too
     edit(root, "docker-compose.yml", '"8083"', '{target: 8080, published: 8083}')
     assert _payments_client(root)["target_service_matched_by"] == "URL host: the only service published at port 8083"

@@ -152,6 +152,10 @@ def test_paths_trace_a_call_across_services_in_one_call(system):
         assert all(a.target.id == b.source.id for a, b in zip(shortest, shortest[1:], strict=False))
         assert shortest[-2].props["match"] == "cross_service"
         assert all(len(p.hops) <= out.max_depth for p in out.paths)
+        # a path asked to end at the route goes on to its handler (free), so the trace ends in code
+        to_route = call(system, "paths", from_id=start, to_id=route.id)
+        assert [h.edge for h in to_route.paths[0].hops] == [h.edge for h in shortest]
+        assert to_route.paths[0].hops[-1].target.id == handler.node.id
     # only CALLS: no path leaves the service, and the note says what was tried
     none = call(system, "paths", from_id=next(iter(declared_by)), to_id=handler.node.id, edge_types=["CALLS"])
     assert none.paths == [] and "no path of at most 6 hops (CALLS)" in none.note

@@ -15,7 +15,7 @@ def _routes(base: dict[str, str], profile: dict[str, str]) -> list[tuple[str, st
     values.add(base, "application.yml")
     values.add_profile("docker", profile, "application-docker.yml")
     return sorted((framework, path, forward.target.text, forward.strip)
-                  for framework, _, path, forward, _ in yaml_routes(values, ["orders", "billing"]))
+                  for framework, _, path, forward, _, _ in yaml_routes(values, ["orders", "billing"]))
 
 
 def test_a_gateway_setting_a_profile_overrides_is_read_once_per_alternative():
@@ -40,7 +40,7 @@ def test_a_discovery_locator_only_a_profile_enables_is_said_so():
     values.add({"spring.cloud.gateway.discovery.locator.enabled": "false"}, "application.yml")
     values.add_profile("docker", {"spring.cloud.gateway.discovery.locator.enabled": "true"}, "application-docker.yml")
     routes = list(yaml_routes(values, ["orders"]))
-    assert [(path, problem) for _, _, path, _, problem in routes] == [
+    assert [(path, problem) for _, _, path, _, problem, _ in routes] == [
         ("/orders/**", "the discovery locator is enabled only under some profiles or deployments")]
 
 

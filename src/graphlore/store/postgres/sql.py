@@ -207,8 +207,8 @@ def select_edges_sql(
     valid_at: str | None = None,
 ) -> tuple[str, list[Any]]:
     """(seq, date) of edges around (either end in ``node_ids``) or between (both ends in it) the nodes,
-    of ``type``, dated within [date_from, date_to] (inclusive): index-only on the (src|dst, type, date)
-    indexes."""
+    of ``type``, dated within [date_from, date_to] (inclusive), held on ``valid_at``: index-only on the
+    (src|dst, type, date, other end, validity) indexes."""
     check_mode(mode)
     cond, extra = "", []
     if type is not None:
@@ -220,9 +220,8 @@ def select_edges_sql(
     if date_to is not None:
         cond += " AND date <= %s"
         extra.append(date_to)
-    if valid_at is not None:  # held on that day: valid_from <= day < valid_to (props of the edge's row)
-        cond += (""" AND coalesce(props ->> 'valid_from', '') COLLATE "C" <= %s"""
-                 """ AND coalesce(props ->> 'valid_to' COLLATE "C" > %s, TRUE)""")
+    if valid_at is not None:  # held on that day: valid_from <= day < valid_to (columns the indexes hold)
+        cond += " AND coalesce(valid_from, '') <= %s AND coalesce(valid_to > %s, TRUE)"
         extra += [valid_at, valid_at]
     ids = list(node_ids)
     if mode == "between":

@@ -160,10 +160,11 @@ def selection_scores(rows: Sequence[tuple[bytes, bytes, int] | None], query: str
     if not present or not query_ids.size:
         return out
     held = [rows[i] for i in present]
-    keys = np.frombuffer(b"".join(r[0] for r in held), dtype=np.int64)
-    tf = np.frombuffer(b"".join(r[1] for r in held), dtype=np.uint16)
-    sizes = np.fromiter((len(r[0]) // 8 for r in held), dtype=np.int64, count=len(held))
-    lengths = np.fromiter((r[2] for r in held), dtype=np.float64, count=len(held))
+    key_blobs, tf_blobs, lengths = zip(*held, strict=True)
+    keys = np.frombuffer(b"".join(key_blobs), dtype=np.int64)
+    tf = np.frombuffer(b"".join(tf_blobs), dtype=np.uint16)
+    sizes = np.fromiter(map(len, key_blobs), dtype=np.int64, count=len(held)) // 8
+    lengths = np.asarray(lengths, dtype=np.float64)
     owner = np.repeat(np.asarray(present, dtype=np.int64), sizes)
     hit = np.isin(keys, query_ids)
     keys, tf, owner = keys[hit], tf[hit].astype(np.float64), owner[hit]

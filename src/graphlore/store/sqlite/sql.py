@@ -98,8 +98,9 @@ def select_edges_sql(
     valid_at: str | None = None,
 ) -> tuple[str, list[Any]]:
     """The index-only query for (rowid, date) of edges around (either end in ``node_ids``) or between
-    (both ends in it) the nodes, of ``type``, dated within [date_from, date_to] (inclusive). The ids go in
-    as one JSON array, so any number of them may be given."""
+    (both ends in it) the nodes, of ``type``, dated within [date_from, date_to] (inclusive), held on
+    ``valid_at`` (see :data:`VALID_AT`). The ids go in as one JSON array, so any number of them may be
+    given."""
     check_mode(mode)
     members = "(SELECT value FROM json_each(?))"
     cond, extra = "", []
@@ -113,7 +114,7 @@ def select_edges_sql(
         cond += " AND date <= ?"
         extra.append(date_to)
     if valid_at is not None:
-        cond += " AND " + valid_at_sql("props")
+        cond += " AND " + VALID_AT
         extra += [valid_at, valid_at]
     ids = json.dumps(list(node_ids))
     if mode == "between":
@@ -123,11 +124,9 @@ def select_edges_sql(
     return sql, [ids, *extra, ids, *extra]
 
 
-def valid_at_sql(props: str) -> str:
-    """The condition that an edge held on a day (two ``?``, the day twice): valid_from <= day < valid_to,
-    read from its ``props`` column (an open end holds)."""
-    return (f"coalesce(json_extract({props}, '$.valid_from'), '') <= ? "
-            f"AND coalesce(json_extract({props}, '$.valid_to') > ?, 1)")
+#: The condition that an edge held on a day (two ``?``, the day twice): valid_from <= day < valid_to (an
+#: open end holds), on the edges' validity columns (migration 5: the edge indexes hold them).
+VALID_AT = "coalesce(valid_from, '') <= ? AND coalesce(valid_to > ?, 1)"
 
 
 def prop_value(value: Any, json_type: str | None) -> Any:

@@ -60,6 +60,7 @@ from graphlore.store.base import (
     check_edge_ranking,
     fused_edge_scores,
     newest_first,
+    newest_first_order,
     page_bound,
     paged,
 )
@@ -799,8 +800,9 @@ class SQLiteStore:
         valid_at: str | None = None,
     ) -> EdgeRanking:
         """A selection ranked by ``text`` (BM25 over the selection) and ``vector`` (cosine), fused in numpy:
-        see the protocol. The selection, each edge's id, vector and term counts come from one statement
-        (reading the edges' rows once: at a hub's thousands of facts the row reads are most of the cost)."""
+        see the protocol. The selection (validity included) comes from the indexes, then each edge's id,
+        vector and term counts from one join (at a hub's thousands of facts the row reads are most of the
+        cost)."""
         query = check_edge_ranking(text, vector, weights)
         ids = list(dict.fromkeys(node_ids))
         sql.check_mode(mode)
@@ -808,17 +810,16 @@ class SQLiteStore:
             return EdgeRanking(0, [])
         query = query if weights[1] else None
         terms = text is not None and bool(weights[0])
-        # validity is read on the joined row (the selection then stays index-only: each row is read once)
-        selection, params = sql.select_edges_sql(ids, mode, type, date_from, date_to)
+        selection, params = sql.select_edges_sql(ids, mode, type, date_from, date_to, valid_at)
         statement = (f"SELECT s.rowid, s.date, e.id, {'e.vector' if query is not None else 'NULL'}, "
                      f"{'t.keys, t.text_tf, t.length' if terms else 'NULL, NULL, NULL'} FROM ({selection}) s "
                      f"JOIN edges e ON e.rowid = s.rowid"
                      f"{' LEFT JOIN edge_terms t ON t.edge_rowid = s.rowid' if terms else ''}")
-        if valid_at is not None:
-            statement += f" WHERE {sql.valid_at_sql('e.props')}"
-            params = [*params, valid_at, valid_at]
         with self._lock, self._read_transaction():
-            rows, _, _ = newest_first(self._conn.execute(statement, params).fetchall(), None)
+            fetched = self._conn.execute(statement, params).fetchall()
+        # newest first before scoring: ties keep that order, and the cosines come from the same matrix
+        # product as ever (its float32 rounding depends on a row's place in the matrix)
+        rows = [fetched[i] for i in newest_first_order(fetched)]
         cosine = None if query is None else edge_cosines([r[3] for r in rows], query)
         keyword = selection_scores([None if r[4] is None else r[4:] for r in rows], text) if terms else None
         scores = fused_edge_scores(keyword, cosine, weights, len(rows))
@@ -914,8 +915,9 @@ def edge_cosines(blobs: Sequence[bytes | None], query: np.ndarray) -> np.ndarray
     held = [i for i, blob in enumerate(blobs) if blob is not None]
     if not held:
         return out
-    if any(len(blobs[i]) != 4 * query.shape[0] for i in held):
+    present = [blobs[i] for i in held]
+    if set(map(len, present)) != {4 * query.shape[0]}:
         raise InvalidInput(f"query vector has dimension {query.shape[0]}, the edges hold another")
-    matrix = np.frombuffer(b"".join(blobs[i] for i in held), dtype=np.float32).reshape(len(held), -1)
+    matrix = np.frombuffer(b"".join(present), dtype=np.float32).reshape(len(held), -1)
     out[held] = matrix @ query
     return out

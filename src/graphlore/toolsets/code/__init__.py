@@ -38,6 +38,11 @@ The map (packages by concern; a package imports only the packages above it)::
       csharp/extract.py           one C# file -> facts (namespaces, types, members, attributes, BaseAddress)
       csharp/resolve.py           namespaces, using directives, base types
       csharp/constants.py         C# constants for folding (const and static readonly strings, interpolation)
+      php/__init__.py             PHP as a Language: composer.json projects, Symfony role tables
+      php/extract.py              one PHP file -> facts (namespaces, types, traits, members, attributes and
+                                  docblock annotations, route groups)
+      php/resolve.py              namespaces, use imports, base types and traits, __construct
+      php/constants.py            PHP values for folding (class constants, ., interpolation, sprintf, getenv)
       proto/__init__.py           Protocol Buffers as a Language: a .proto declares, it calls nothing
       proto/extract.py            one .proto file -> services, rpc methods (their gRPC names), messages
     layout/                       the tree as microservices and modules
@@ -46,9 +51,11 @@ The map (packages by concern; a package imports only the packages above it)::
     services/                     what part 2 shares across frameworks
       endpoints.py                routes, clients and producers before linking; path and URL rules
       settings.py                 each module's Spring settings, config servers, ${...} placeholders
+      yaml_lines.py               YAML documents with the line of each key (file:line of settings and ports)
+      config_view.py              the configuration a microservice's describe shows (ports, config server)
       identity.py                 every name a service goes by (folder, artifact, application name, deployments)
       deployment.py               what the project's deployment files say: Compose, Kubernetes, Helm, Skaffold,
-                                  .env (service names, images, each service's environment)
+                                  .env (service names, images, each service's environment, ports)
       links.py                    which route each client calls and which listeners each producer reaches
       grpc_links.py               which services serve a gRPC client's fully qualified method
       service_map.py              the services and their links as Mermaid or DOT
@@ -73,6 +80,7 @@ The map (packages by concern; a package imports only the packages above it)::
       go_web.py                   net/http, gorilla/mux, gin, echo, chi routes; net/http clients; Go Kafka
       aspnet.py                   ASP.NET Core routes (attributes, minimal APIs), HttpClient clients
       ktor.py                     Ktor routing and clients (Kotlin)
+      php_web.py                  Symfony, Laravel, Slim routes; curl, Guzzle, Symfony HttpClient clients (PHP)
       grpc/                       gRPC routes and clients in every language, named package.Service/Method
         services.py               the .proto services, how each language names their methods
         go.py                     grpc-go: Register...Server, New...Client stubs

@@ -13,8 +13,9 @@ the tokens are written in lower case). Minimal APIs: ``MapGet(path, handler)``
 **Clients.** ``GetAsync``, ``PostAsync``, ``PutAsync``, ``DeleteAsync``, ``PatchAsync``, ``GetStringAsync``,
 ``GetFromJsonAsync``, ``PostAsJsonAsync``, ``PutAsJsonAsync`` ... on a receiver typed ``HttpClient`` (a local,
 parameter, field or property), and ``SendAsync`` with a ``new HttpRequestMessage(HttpMethod.X, url)`` made in
-the same method. A relative URL starts at the ``BaseAddress = new Uri(...)`` set in the same class, else the
-only one set in the module.
+the same method. A relative URL starts at the ``BaseAddress = new Uri(...)`` that the class's typed-client
+registration (``AddHttpClient<Class>(c => c.BaseAddress = ...)``) sets, else the one set in the same class, else
+the only one set in the module outside another class's registration.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import re
 from collections.abc import Iterator
 
 from ..languages.csharp.constants import CSharpConstants, CSharpFolder
-from ..languages.folding import Folded, literal, unknown
+from ..languages.folding import ENV_OPEN, Folded, literal, unknown
 from ..languages.symbols import Bound
 from ..model import AnnotationFact, FileFacts
 from ..services.endpoints import ANY, Item, join_paths
@@ -62,10 +63,13 @@ class AspNet:
 
     def __init__(self, bounds: list[Bound], project: Project) -> None:
         self.constants = csharp_constants(project)
-        self.bases: dict[str, list[tuple[str, str, FileFacts]]] = {}
+        #: module -> (owner, value as written, facts, the client type an ``AddHttpClient<T>`` registers, or "")
+        self.bases: dict[str, list[tuple[str, str, FileFacts, str]]] = {}
         for bound in bounds:
             for base in bound.facts.extra.get("base_addresses", []):
-                self.bases.setdefault(bound.ctx.module, []).append((base["owner"], base["value"], bound.facts))
+                if base.get("registrar", "AddHttpClient") == "AddHttpClient":
+                    self.bases.setdefault(bound.ctx.module, []).append(
+                        (base["owner"], base["value"], bound.facts, base.get("client", "").rsplit(".", 1)[-1]))
 
     def fold(self, facts: FileFacts, expr: str, class_key: str, owner: str | None = None, line: int = 0) -> Folded:
         folder = CSharpFolder(self.constants, facts, class_key)
@@ -74,11 +78,15 @@ class AspNet:
         return folder.fold(expr)
 
     def base_for(self, bound: Bound, class_key: str) -> Folded | None:
+        """The base address of the class's ``HttpClient``: the one its ``AddHttpClient<Class>(...)`` registration
+        sets, else the one the class sets, else the only one its module sets outside another class's
+        registration."""
         found = self.bases.get(bound.ctx.module, [])
-        own = [b for b in found if b[2] is bound.facts and b[0].startswith(class_key)]
-        chosen = own or found
+        registered = [b for b in found if b[3] and b[3] == class_key.rsplit(".", 1)[-1]]
+        own = [b for b in found if b[2] is bound.facts and b[0].startswith(class_key) and not b[3]]
+        chosen = registered or own or [b for b in found if not b[3]]
         values = {self.fold(facts, expr, owner.rsplit(".", 1)[0]).text: self.fold(facts, expr, owner.rsplit(".", 1)[0])
-                  for owner, expr, facts in chosen}
+                  for owner, expr, facts, _ in chosen}
         return next(iter(values.values())) if len(values) == 1 else None
 
 
@@ -212,8 +220,11 @@ def _clients(web: AspNet, bound: Bound) -> Iterator[Item]:
             continue
         url = url.removeprefix("new Uri(").removesuffix(")") if url.startswith("new Uri(") else url
         base = web.base_for(bound, class_key)
+        path = web.fold(facts, url, class_key, call.owner, call.line)
+        if base is not None and not base.known and ENV_OPEN in base.text and path.text.startswith("/"):
+            path = base + path   # the deployment's environment settles it
         found = item(bound, bound.by_key[call.owner], "client", "http_client", call.line, http_method=method,
-                     path=web.fold(facts, url, class_key, call.owner, call.line), written=url)
+                     path=path, written=url)
         if base is not None and base.known:
             found.base_url = base.text
         yield found

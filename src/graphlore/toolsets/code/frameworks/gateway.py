@@ -15,7 +15,9 @@ the calls of one ``route(...)`` up to the next, read from the facts.
 
 A route's handler is the module's application class (``@SpringBootApplication``, ``@EnableZuulProxy``) when
 it has one, else the configuring method (DSL) or the first file of the module; its ``source_layer`` is
-``config`` (YAML) or ``framework`` (DSL).
+``config`` (YAML) or ``framework`` (DSL). A YAML route's ``file`` and ``line`` are its own list item's in the
+settings file that gives it (a Zuul route's key; the discovery locator's switch), as nginx routes carry their
+``location``; a DSL route's are its ``route(...)`` call's.
 """
 
 from __future__ import annotations
@@ -91,14 +93,19 @@ def _rewrite(filters: list[str]) -> tuple[int, tuple[str, str] | None, bool]:
     return strip, rewrite, understood
 
 
-def yaml_routes(values: Values, services: list[str]) -> Iterator[tuple[str, str, str, Forward, str | None]]:
-    """(framework, method, path, forward, problem) of each gateway route the settings declare; a setting a
-    profile or the deployment gives another value makes one route per value (`_alternatives`)."""
+Declared = tuple[str, str, str, Forward, str | None, tuple[str, int] | None]
+
+
+def yaml_routes(values: Values, services: list[str]) -> Iterator[Declared]:
+    """(framework, method, path, forward, problem, (file, line) or None) of each gateway route the settings
+    declare; a setting a profile or the deployment gives another value makes one route per value
+    (`_alternatives`)."""
     for prefix in PREFIXES:
         index = 0
         while values.get(f"{prefix}[{index}].uri") is not None or values.get(f"{prefix}[{index}].id") is not None:
             base = f"{prefix}[{index}]"
             index += 1
+            at = values.where.get(base)
             text, missing = values.resolve(values.get(f"{base}.uri") or "")
             why = tuple(f"placeholder ${{{k}}}" for k in missing)
             paths, methods = _predicates(values, base)
@@ -109,15 +116,18 @@ def yaml_routes(values: Values, services: list[str]) -> Iterator[tuple[str, str,
                     problem = None if understood else "a filter rewrites the path in a way this reader does not follow"
                     for path in paths:
                         for method in methods or [ANY]:
-                            yield "spring_cloud_gateway", method, path, _route(path, target, strip, rewrite), problem
+                            yield ("spring_cloud_gateway", method, path, _route(path, target, strip, rewrite),
+                                   problem, at)
     locator = _bools(values.get("spring.cloud.gateway.discovery.locator.enabled")
                      or values.get("spring.cloud.gateway.server.webflux.discovery.locator.enabled"), False)
     if True in locator:
         problem = "the discovery locator is enabled only under some profiles or deployments" if False in locator \
             else None
+        at = values.where.get("spring.cloud.gateway.discovery.locator.enabled") or values.where.get(
+            "spring.cloud.gateway.server.webflux.discovery.locator.enabled")
         for service in services:
             path = f"/{service}/**"
-            yield "spring_cloud_gateway", ANY, path, _route(path, literal(f"lb://{service}"), 1, None), problem
+            yield "spring_cloud_gateway", ANY, path, _route(path, literal(f"lb://{service}"), 1, None), problem, at
     yield from _zuul(values)
 
 
@@ -140,12 +150,13 @@ def _predicates(values: Values, base: str) -> tuple[list[str], list[str]]:
     return list(dict.fromkeys(paths)) or ["/**"], list(dict.fromkeys(methods))
 
 
-def _zuul(values: Values) -> Iterator[tuple[str, str, str, Forward, str | None]]:
+def _zuul(values: Values) -> Iterator[Declared]:
     routes = sorted({key.split(".")[2] for key in values.entries if key.startswith("zuul.routes.")
                      and key.count(".") >= 3})
     global_strips = _bools(values.get("zuul.stripPrefix") or values.get("zuul.strip-prefix"), True)
     for name in routes:
         base = f"zuul.routes.{name}"
+        at = values.where.get(base)
         target_text = values.get(f"{base}.url") or values.get(f"{base}.serviceId") or \
             values.get(f"{base}.service-id") or name
         text, missing = values.resolve(target_text)
@@ -163,27 +174,51 @@ def _zuul(values: Values) -> Iterator[tuple[str, str, str, Forward, str | None]]
                             if (full, strip, target_) not in seen:
                                 seen.add((full, strip, target_))
                                 target = Folded(target_, not missing, why)
-                                yield "zuul", ANY, full, _route(full, target, strip, None), None
+                                yield "zuul", ANY, full, _route(full, target, strip, None), None, at
 
 
-def _dsl(bound: Bound) -> Iterator[tuple[int, int, str, str, list[str], list[tuple[str, ...]], list[str]]]:
-    """(owner index, line, paths, uri, stripPrefix args, rewritePath args, methods) of each Java DSL route."""
+def _depth(receiver: object) -> int:
+    """How many calls a receiver chains (``builder.routes().route(..)`` is 2): a route's place in its chain."""
+    depth = 0
+    while isinstance(receiver, list) and receiver and receiver[0] == "call":
+        depth, receiver = depth + 1, receiver[1]
+    return depth
+
+
+def _dsl(bound: Bound) -> Iterator[tuple[int, int, str, str | None, list[str], list[tuple[str, ...]], list[str]]]:
+    """(owner index, line, paths, uri or None when not told, stripPrefix args, rewritePath args, methods) of
+    each Java DSL route. A chain ``builder.routes().route(a).route(b)`` is one expression: its ``route`` calls
+    all start on its first line, so each route is the one ``uri(...)`` of its lambda, taken in line order, with
+    the calls from that line to the next route's; a uri the route's lambda text does not hold, or two routes on
+    one line, leave the route's target untold (never another route's)."""
     calls = bound.facts.calls
-    starts = [i for i, c in enumerate(calls) if c.name == "route" and c.args and (
+    heads = [c for c in calls if c.name == "route" and c.args and (
         c.receiver and c.receiver[0] == "call" and c.receiver[2] in ("routes", "route"))]
-    for number, start in enumerate(starts):
-        end = starts[number + 1] if number + 1 < len(starts) else len(calls)
-        head = calls[start]
-        group = [c for c in calls[start + 1:end] if c.owner == head.owner]
-        uri = next((c for c in group if c.name == "uri" and c.args), None)
-        if uri is None:
-            continue
-        paths = [a for c in group if c.name == "path" for a in c.args]
-        methods = [m.rsplit(".", 1)[-1].strip('"').upper() for c in group if c.name == "method" for m in c.args]
-        strips = [c.args[0] for c in group if c.name == "stripPrefix" and c.args]
-        rewrites = [c.args for c in group if c.name == "rewritePath" and len(c.args) >= 2]
-        owner = bound.by_key.get(head.owner, -1)
-        yield owner, head.line, ",".join(paths) or '"/**"', uri.args[0], strips, rewrites, methods
+    for owner_key in dict.fromkeys(c.owner for c in heads):
+        chain = sorted((c for c in heads if c.owner == owner_key), key=lambda c: _depth(c.receiver))
+        first = min(c.line for c in chain)
+        body = [c for c in calls if c.owner == owner_key and c.line >= first and c not in chain]
+        uris = sorted((c for c in body if c.name == "uri" and c.args), key=lambda c: c.line)
+        lines = [c.line for c in uris]
+        owner = bound.by_key.get(owner_key, -1)
+        for number, head in enumerate(chain):
+            if len(uris) != len(chain) or len(set(lines)) != len(lines):
+                # the routes cannot be told apart by line: read what the route's own text says, nothing more
+                lambda_text = next((a for a in head.args if "->" in a), "")
+                paths = re.findall(r"\.path\(([^()]*)\)", lambda_text)
+                yield owner, head.line, ",".join(paths) or '"/**"', None, [], [], []
+                continue
+            uri = uris[number]
+            until = lines[number + 1] if number + 1 < len(lines) else None
+            group = [c for c in body if c.line >= uri.line and (until is None or c.line < until)]
+            lambda_text = next((a for a in head.args if "->" in a), "")
+            told = "uri(" not in lambda_text or uri.args[0] in lambda_text
+            paths = [a for c in group if c.name == "path" for a in c.args]
+            methods = [m.rsplit(".", 1)[-1].strip('"').upper() for c in group if c.name == "method" for m in c.args]
+            strips = [c.args[0] for c in group if c.name == "stripPrefix" and c.args]
+            rewrites = [c.args for c in group if c.name == "rewritePath" and len(c.args) >= 2]
+            yield owner, uri.line, ",".join(paths) or '"/**"', uri.args[0] if told else None, strips, rewrites, \
+                methods
 
 
 def prepare(files: list[Bound], project: Project) -> Reader:
@@ -197,9 +232,11 @@ def prepare(files: list[Bound], project: Project) -> Reader:
         if not found:
             continue
         home, index = _home(bounds)
-        for framework, method, path, forward, problem in found:
+        for framework, method, path, forward, problem, at in found:
             route = item(home, index, "route", framework, http_method=method, path=literal(normalise_path(path)),
                          written=path, forward=forward, source_layer="config")
+            if at is not None:
+                route.file, route.line = at
             if problem:
                 route.problems.append(problem)
             planned.setdefault(home.path, []).append(route)
@@ -218,7 +255,8 @@ def prepare(files: list[Bound], project: Project) -> Reader:
                 regex, replacement = (jf.fold(a, class_key).text for a in rewrites[0][:2])
                 match = _REWRITE.match(f"{regex}, {replacement}")
                 rewrite = (match.group(1), match.group(3) or "/") if match else None
-            target = jf.fold(uri, class_key)
+            target = jf.fold(uri, class_key) if uri is not None else Folded(
+                "{?}", False, ("the routes of this chain cannot be told apart, so which uri is this route's is not known",))
             for written in [p.strip() for p in paths.split(",")]:
                 path = jf.fold(written, class_key)
                 forward = _route(path.text, target, strip, rewrite)

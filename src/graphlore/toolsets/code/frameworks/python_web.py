@@ -9,7 +9,8 @@ through imports. A router mounted nowhere in the project has an unknown prefix (
 gives two routes. An app or router made inside a function (an app factory, ``def create_app(): app =
 Flask(__name__)``) is that function's: the routes its nested functions declare on it are its routes.
 
-**Clients.** ``requests``/``httpx`` module calls (``get``... ``request(method, url)``) and calls on a
+**Clients.** ``requests``/``httpx`` module calls (``get``... ``request(method, url)``), also imported by name
+(``from requests import get``; ``from aiohttp import request``), and calls on a
 ``httpx.Client``/``AsyncClient``, ``requests.Session`` or ``aiohttp.ClientSession`` made in the same
 function or module (``with ... as client`` too), whose ``base_url`` prefixes the path.
 """
@@ -21,7 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ..languages.folding import Folded, literal, unknown
-from ..languages.python.constants import PythonFolder, absolute
+from ..languages.python.constants import PythonFolder, argument, import_target
 from ..languages.symbols import Bound
 from ..model import CallFact, FileFacts
 from ..services.endpoints import Item, join_paths
@@ -34,6 +35,8 @@ CLIENT_TYPES = {"httpx.Client": "httpx", "httpx.AsyncClient": "httpx", "requests
                 "requests.session": "requests", "aiohttp.ClientSession": "aiohttp"}
 CLIENT_CALLS = ROUTE_VERBS | {"request"}
 CLIENT_LIBRARIES = frozenset({"requests", "httpx", "aiohttp"})
+#: the sending functions each library exposes at its top level (``aiohttp.request(method, url)`` only)
+MODULE_CALLS = {"requests": CLIENT_CALLS, "httpx": CLIENT_CALLS, "aiohttp": frozenset({"request"})}
 
 
 def kwarg(args: tuple[str, ...], name: str) -> str | None:
@@ -139,7 +142,8 @@ class PythonProject:
         for imp in facts.imports:
             for imported, alias in imp.names:
                 if alias == head:
-                    target = absolute(module, imp.target, facts.path.endswith("__init__.py"))
+                    target = import_target(module, imp.target, facts.path.endswith("__init__.py"),
+                                           self.modules.__contains__)
                     full = imported if imported == imp.target else f"{target}.{imported}"
                     return f"{full}.{rest}" if rest else full
         return dotted
@@ -242,45 +246,138 @@ def _clients(project: PythonProject, bound: Bound, folder: PythonFolder, candida
         return
     by_key = {sym.key: index for index, sym in enumerate(facts.symbols)}
     for call in facts.calls:
-        if call.name not in CLIENT_CALLS or not call.receiver or call.receiver[0] != "name":
-            continue
-        var = call.receiver[1]
-        if var not in candidates:
-            continue
-        kind, base = None, None
-        library = CLIENT_MODULES.get(project.imported(facts, module, var))
-        if library is not None:
-            kind = library
-        else:
-            type_ = _local_type(facts, call.owner, var, call.line)
-            full = project.imported(facts, module, _callee(type_)) if type_ else ""
-            if full in CLIENT_TYPES:
-                kind = CLIENT_TYPES[full]
-                owner = call.owner if call.owner in (facts.locals or {}) and var in facts.locals[call.owner] else ""
-                makers = [c for c in facts.calls if c.owner == owner and
-                          project.imported(facts, module, _dotted(c)) == full]
-                if len(makers) == 1:
-                    expr = kwarg(makers[0].args, "base_url")
-                    base = folder.fold(expr) if expr else None
+        verb, kind, base = call.name, None, None
+        if call.receiver is None:
+            if call.name not in candidates:
+                continue
+            # a sender imported by name (``from requests import get``, ``from httpx import post as send``)
+            library, _, verb = project.imported(facts, module, call.name).rpartition(".")
+            kind = library if verb in MODULE_CALLS.get(library, ()) else None
+        elif call.name in CLIENT_CALLS and call.receiver[0] == "name" and call.receiver[1] in candidates:
+            var = call.receiver[1]
+            kind = CLIENT_MODULES.get(project.imported(facts, module, var))
+            if kind is None:
+                type_ = _local_type(facts, call.owner, var, call.line)
+                full = project.imported(facts, module, _callee(type_)) if type_ else ""
+                if full in CLIENT_TYPES:
+                    kind = CLIENT_TYPES[full]
+                    owner = call.owner if call.owner in (facts.locals or {}) and var in facts.locals[call.owner] \
+                        else ""
+                    makers = [c for c in facts.calls if c.owner == owner and
+                              project.imported(facts, module, _dotted(c)) == full]
+                    if len(makers) == 1:
+                        expr = kwarg(makers[0].args, "base_url")
+                        base = folder.fold(expr) if expr else None
         if kind is None:
             continue
         args = positional(call.args)
-        if call.name == "request":
+        if verb == "request":
             method_expr, url_expr = (args + ["", ""])[:2]
             method_value = folder.fold(method_expr) if method_expr else unknown("no method")
             method = method_value.text.upper() if method_value.known else None
         else:
-            method, url_expr = call.name.upper(), (args[0] if args else kwarg(call.args, "url") or "")
+            method, url_expr = verb.upper(), (args[0] if args else kwarg(call.args, "url") or "")
         if not url_expr:
             continue
         owner_index = by_key.get(call.owner)
         if owner_index is None:
             continue
         url = folder.at(facts, call.owner, call.line).fold(url_expr)
+        carried = list(_carried(project, bound, call, url_expr.strip(), kind, method)) \
+            if not url.known and _CARRIED.fullmatch(url_expr.strip()) else []
+        yield from carried
+        where = ", ".join(f"{c.file}:{c.line}" for c in carried)
         yield Item(kind="client", owner=bound.ids[owner_index], owner_fqn=bound.fqns[owner_index],
                    microservice=bound.ctx.microservice, module=bound.ctx.module, file=bound.path, line=call.line,
                    flavor=kind, http_method=method, path=url, written=url_expr,
-                   base_url=base.text if base is not None else None)
+                   base_url=base.text if base is not None else None,
+                   problems=[f"the URL is carried in objects built elsewhere: read as the clients where they are "
+                             f"built ({where})"] if carried else [])
+
+
+_CARRIED = re.compile(r"self(?:\.[A-Za-z_]\w*)+")
+
+
+def _carried(project: PythonProject, bound: Bound, call: CallFact, url_expr: str, kind: str,
+             method: str | None) -> Iterator[Item]:
+    """A URL carried in an object (``get(url=self.request.url)``: ``self.request`` is an ``__init__`` parameter,
+    ``ApiRequest(url=...)`` what every construction passes for it): one client at each place that builds the
+    object holding the URL, with the value passed there, declared by the function that builds it. Only where
+    every step is certain: each attribute is an ``__init__`` parameter kept as is, every construction of the
+    class in the project passes it, by keyword or position, and a nested object is built in the argument
+    itself; otherwise nothing (the sender stays the one client, unresolved, saying why)."""
+    syms = {s.key: s for s in bound.facts.symbols}
+    sender = syms.get(call.owner)
+    cls = syms.get(sender.parent or "") if sender is not None else None
+    if cls is None or cls.kind != "class":
+        return
+    sites = _follow(project, bound, cls, url_expr.split(".")[1:], None, 0)
+    for site, made, expr in sites or ():
+        index = next((i for i, sym in enumerate(site.facts.symbols) if sym.key == made.owner), None)
+        if index is None:
+            continue
+        url = project.folder(site.ctx.module_name).at(site.facts, made.owner, made.line).fold(expr)
+        yield Item(kind="client", owner=site.ids[index], owner_fqn=site.fqns[index],
+                   microservice=site.ctx.microservice, module=site.ctx.module, file=site.path, line=made.line,
+                   flavor=kind, http_method=method, path=url, written=expr)
+
+
+def _follow(project: PythonProject, bound: Bound, cls, attrs: list[str], only: tuple[Bound, CallFact] | None,
+            depth: int) -> list[tuple[Bound, CallFact, str]] | None:
+    """(site, construction call, expression passed) for ``attrs[0]`` of class ``cls`` (of ``bound``), followed
+    through nested constructions for the rest; None when a step is not certain (see `_carried`)."""
+    init = next((s for s in bound.facts.symbols if s.parent == cls.key and s.kind == "constructor"), None)
+    if init is None or depth > 4 or cls.annotations:
+        return None
+    params = [name for name, _ in init.params]
+    kept = bound.facts.extra.get("assigns", {}).get(init.key, {}).get(f"self.{attrs[0]}", [])
+    if len(kept) != 1 or len(kept[0][1]) != 1 or kept[0][1][0] not in params:
+        return None
+    param = kept[0][1][0]
+    if any(p.startswith("*") for p in params) or any(
+            written.rsplit(".", 1)[-1] == cls.name for b in project.bounds for sym in b.facts.symbols
+            for _, written in sym.supers):
+        return None
+    key = bound.ctx.module_name
+    makes = [only] if only is not None else [
+        (site, c) for site in project.bounds for c in site.facts.calls
+        if c.name == cls.name and c.kind == "call" and c.receiver is None and (
+            site.ctx.module_name == key or project.folder(key).imported(site.facts, site.ctx.module_name, cls.name)
+            == (key, cls.name))]
+    if not makes:
+        return None
+    out: list[tuple[Bound, CallFact, str]] = []
+    for site, made in makes:
+        arg = argument(made, params.index(param), param)
+        if arg is None:
+            return None
+        if len(attrs) == 1:
+            out.append((site, made, arg))
+            continue
+        built = re.match(r"^\s*([A-Za-z_]\w*)\s*\(", arg)
+        inner = [c for c in site.facts.calls if built and c.owner == made.owner and c.name == built.group(1)
+                 and c.argc == len(c.args) and _bare(f"{c.name}({','.join(c.args)})") == _bare(arg)]
+        where = _class_named(project, site, built.group(1)) if built and len(inner) == 1 else None
+        found = _follow(project, where[0], where[1], attrs[1:], (site, inner[0]), depth + 1) if where else None
+        if found is None:
+            return None
+        out += found
+    return out
+
+
+def _bare(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
+def _class_named(project: PythonProject, site: Bound, name: str) -> tuple[Bound, object] | None:
+    """The project class ``name`` means in ``site``'s module: its own, or one it imports."""
+    module = site.ctx.module_name
+    where = project.folder(module).imported(site.facts, module, name)
+    key, wanted = where if where is not None else (module, name)
+    found = next((b for b in project.bounds if b.ctx.module_name == key), None)
+    cls = next((s for s in found.facts.symbols if s.name == wanted and s.kind == "class" and not s.parent),
+               None) if found is not None else None
+    return (found, cls) if cls is not None else None
 
 
 def _dotted(call) -> str:

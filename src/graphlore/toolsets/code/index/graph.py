@@ -30,7 +30,7 @@ from ..frameworks.read import PartTwo
 from ..frameworks.triggers import trigger_edges
 from ..languages import registry
 from ..languages.symbols import Bound, FileResult, Table, Tracker, digests
-from ..layout.layout import Layout, detect_layout, layout_sources
+from ..layout.layout import Layout, detect_layout, layout_sources, settle_deployable
 from ..layout.walk import Scan, scan
 from ..model import (
     FileContext,
@@ -44,6 +44,7 @@ from ..model import (
     package_id,
     service_id,
 )
+from ..services.config_view import service_config
 from ..services.deployment import Deployment, read_deployment
 from ..services.identity import ServiceNames
 from ..services.links import link
@@ -54,7 +55,7 @@ from ..services.settings import Values, module_values
 def _phase(stats: UpdateStats, name: str) -> Iterator[None]:
     clock = time.perf_counter()
     yield
-    stats.seconds[name] = time.perf_counter() - clock
+    stats.seconds[name] = stats.seconds.get(name, 0.0) + time.perf_counter() - clock
 
 
 class FileState(Protocol):
@@ -96,6 +97,7 @@ def settings_of(graph: CodeGraph) -> tuple[Deployment, dict[str, Values]]:
     and environment variables with)."""
     assert graph.layout is not None
     deployment = read_deployment(graph.layout, graph.root, list(graph.layout.deployment_files))
+    settle_deployable(graph.layout, deployment.run)
     return deployment, module_values(graph.layout, graph.root, deployment)
 
 
@@ -173,16 +175,20 @@ class CodeGraph:
             self._resolve(dirty, progress)
             stats.resolved = len(dirty)
             stats.resolved_paths = dirty
-        with _phase(stats, "layout_records"):
-            self._layout_records(layout)
         with _phase(stats, "services"):
             if stats.layout_changed or self._settings is None:
                 self._settings = settings_of(self)
+        with _phase(stats, "layout_records"):
+            self._layout_records(layout)
+        with _phase(stats, "services"):
             deployment, settings = self._settings
             names = ServiceNames(layout, deployment)
+            config = service_config(layout, settings, deployment, names)
             for node in self.layout_nodes:
                 if node.kind == "microservice":
                     node.props["aliases"] = names.aliases(node.name)
+                    if node.name in config:
+                        node.props["config"] = config[node.name]
             items = self._part_two.items(self.table, settings)
             stats.frameworks_read = list(self._part_two.read)
             self.service_nodes, self.service_edges = link(items, layout, deployment, names)

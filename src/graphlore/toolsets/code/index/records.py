@@ -120,9 +120,12 @@ def embedding_text(node: GraphNode | Node) -> str:
 
 
 def bm25_text(node: GraphNode) -> str:
-    if node.kind != "symbol":
+    """What BM25 reads: the node's text and the case-change words of its identifiers (a symbol's name and fqn;
+    a route's, client's or producer's path and expressions: ``/chatClient`` is also ``chat client``;
+    ``snake_case`` and ``kebab-case`` parts are words already)."""
+    if node.kind in ("microservice", "module"):
         return node.text
-    words = split_words(node.name, node.props["fqn"])
+    words = split_words(node.name, node.props["fqn"]) if node.kind == "symbol" else split_words(node.text)
     return f"{node.text}\n{words}" if words else node.text
 
 

@@ -43,17 +43,20 @@ def read_pom(path: Path) -> BuildInfo:
         project = ET.parse(path).getroot()
     except (ET.ParseError, OSError):
         return BuildInfo()
-    artifact = None
+    artifact, packaging = None, "jar"
     members: list[str] = []
     for child in project:
         tag = _strip_ns(child.tag)
         if tag == "artifactId" and child.text:
             artifact = child.text.strip()
+        elif tag == "packaging" and child.text:
+            packaging = child.text.strip()
         elif tag == "modules":
             members += [m.text.strip() for m in child if _strip_ns(m.tag) == "module" and m.text]
         elif tag == "profiles":
             members += [m.text.strip() for m in child.iter() if _strip_ns(m.tag) == "module" and m.text]
-    return BuildInfo(artifact, tuple(members), "spring-boot-maven-plugin" in _text(path))
+    # a ``pom``-packaged build makes no artifact of its own: a Boot plugin it configures is for its members
+    return BuildInfo(artifact, tuple(members), packaging != "pom" and "spring-boot-maven-plugin" in _text(path))
 
 
 _GRADLE_INCLUDE = re.compile(r"^\s*include\s*\(?(.*?)\)?\s*$", re.M)

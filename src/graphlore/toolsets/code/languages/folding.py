@@ -159,7 +159,7 @@ def known_text(text: str) -> bool:
 
 
 def split_top(text: str, sep: str = ",") -> list[str]:
-    """``text`` split at ``sep`` outside brackets and quotes."""
+    """``text`` split at ``sep`` (one character or more) outside brackets and quotes."""
     out, depth, quote, start, i = [], 0, "", 0, 0
     while i < len(text):
         ch = text[i]
@@ -175,9 +175,11 @@ def split_top(text: str, sep: str = ",") -> list[str]:
             depth += 1
         elif ch in ")]}":
             depth -= 1
-        elif ch == sep and depth == 0:
+        elif depth == 0 and text.startswith(sep, i):
             out.append(text[start:i].strip())
-            start = i + 1
+            start = i + len(sep)
+            i = start
+            continue
         i += 1
     tail = text[start:].strip()
     if tail or out:

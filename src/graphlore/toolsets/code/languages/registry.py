@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from . import csharp, go, java, kotlin, proto, python, typescript
+from . import csharp, go, java, kotlin, php, proto, python, typescript
 from .base import Language
 
 LANGUAGES: tuple[Language, ...] = (
@@ -15,6 +15,7 @@ LANGUAGES: tuple[Language, ...] = (
     go.LANGUAGE,
     kotlin.LANGUAGE,
     csharp.LANGUAGE,
+    php.LANGUAGE,
     proto.LANGUAGE,
 )
 

@@ -43,7 +43,7 @@ import yaml
 from ..languages import registry
 from ..languages.base import BuildFile
 from ..model import FileContext
-from .walk import CONFIG_FILE, NGINX_FILE, Scan, is_deployment_file
+from .walk import CONFIG_FILE, NGINX_FILE, SYMFONY_ROUTES, SYMFONY_SERVICES, Scan, is_deployment_file
 
 
 @dataclass(slots=True)
@@ -62,6 +62,9 @@ class Module:
     config_files: tuple[str, ...] = ()
     #: its nginx configuration files (`walk.NGINX_FILE`): a gateway's routes, if they proxy
     nginx_files: tuple[str, ...] = ()
+    #: its Symfony routing and service files (`walk.SYMFONY_ROUTES`, `walk.SYMFONY_SERVICES`): the prefixes its
+    #: controllers' routes are imported under, its services' constructor arguments
+    route_files: tuple[str, ...] = ()
     parent: str | None = None
     microservice: str = ""
     #: the import path its build declares for the folder (``go.mod``), if any
@@ -84,6 +87,9 @@ class Microservice:
     deployable: bool
     declared_names: dict[str, str]     # source -> name, e.g. {"spring.application.name": "account-service"}
     name_source: str
+    #: whether it is a part of the running system a link may end at: not an aggregator's own folder without
+    #: sources, not the files outside every module, not a tool in a tooling folder no deployment runs
+    runs: bool = True
 
 
 # ---- modules from build files ------------------------------------------------------------------------------
@@ -199,10 +205,17 @@ def _own_image(found: Scan, folder: str, owner: str) -> bool:
 
 def _read_configs(root: Path, found: Scan, modules: dict[str, Module]) -> None:
     """Each module's ``application*``/``bootstrap*`` files (test resources excluded) and the
-    ``spring.application.name`` the first of them declares; and its nginx configuration files."""
+    ``spring.application.name`` the first of them declares; its nginx configuration files; and its Symfony
+    routing files."""
     configs: dict[str, list[str]] = {}
     for rel, names in found.layout_files.items():
         for name in names:
+            path = f"{rel}/{name}" if rel else name
+            if SYMFONY_ROUTES.search(path) or SYMFONY_SERVICES.search(path):
+                owner = _nearest(modules, rel)
+                if owner is not None:
+                    modules[owner].route_files = tuple(sorted((*modules[owner].route_files, path)))
+                continue
             nginx = NGINX_FILE.match(name)
             if CONFIG_FILE.match(name) or nginx:
                 path = f"{rel}/{name}" if rel else name
@@ -231,9 +244,11 @@ def _read_configs(root: Path, found: Scan, modules: dict[str, Module]) -> None:
 class _Services:
     """Microservices from the module tree, by the aggregator rule (see the module docstring)."""
 
-    def __init__(self, root: Path, modules: dict[str, Module]):
+    def __init__(self, root: Path, modules: dict[str, Module], own_sources: set[str] | None = None):
         self.root = root
         self.modules = modules
+        #: the modules that hold source files of their own (outside their member modules, tests and tooling)
+        self.own_sources = set(modules) if own_sources is None else own_sources
         self.services: dict[str, Microservice] = {}
         self.children: dict[str | None, list[str]] = {}
         for path in sorted(modules):
@@ -252,7 +267,7 @@ class _Services:
             out += self.subtree(child)
         return out
 
-    def add(self, root_path: str, members: list[str], is_deployable: bool) -> None:
+    def add(self, root_path: str, members: list[str], is_deployable: bool, runs: bool = True) -> None:
         modules = self.modules
         head = modules.get(root_path)
         declared: dict[str, str] = {}
@@ -272,7 +287,7 @@ class _Services:
         if name in self.services:
             name = f"{name}@{root_path}"
         self.services[name] = Microservice(name, root_path, [m for m in members if m in modules], is_deployable,
-                                           declared, source)
+                                           declared, source, runs)
         for member in members:
             if member in modules:
                 modules[member].microservice = name
@@ -280,8 +295,10 @@ class _Services:
     def assign(self, path: str) -> None:
         kids = self.children.get(path, [])
         if sum(self.deployable(k) for k in kids) >= 2:
-            # an aggregator: its own files (if any) form a service named after it; members split
-            self.add(path, [path], self.modules[path].deployable_here)
+            # an aggregator: its own files (if any) form a service named after it; members split. Without
+            # sources of its own it runs nothing (its Boot plugin, Dockerfile or settings are its members')
+            own = path in self.own_sources
+            self.add(path, [path], self.modules[path].deployable_here and own, runs=own)
             for kid in kids:
                 self.assign(kid)
         else:
@@ -395,6 +412,27 @@ def dockerfile_folders(found: Scan, sources: set[str] | None = None) -> frozense
                      if not stock_image(found.root / rel / "Dockerfile" if rel else found.root / "Dockerfile"))
 
 
+#: folder names that hold the project's tooling, not its running system (CI jobs, test suites and runners)
+_TOOLING = re.compile(r"^(?:\..+|ci|tools?|tooling|hack|scripts?|e2e|tests?|testing|__tests__|[\w.-]*[-_](?:e2e|tests?))$",
+                      re.I)
+
+
+def tooling_folder(path: str) -> bool:
+    """Whether ``path`` lies in a CI, test or tooling folder (``.github/workflows/ui-tests``, ``e2e``,
+    ``tools/loader``): a Dockerfile there builds a tool of the project, not a part of the system."""
+    return path != "." and any(_TOOLING.match(part) for part in path.split("/"))
+
+
+def settle_deployable(layout: Layout, run: set[str]) -> None:
+    """The deployment's word on which services run (``run``: the services a deployment unit of the project
+    builds or names): a service in a tooling folder (`tooling_folder`) runs (and is deployable) only when one
+    runs it.
+    Anywhere else a service keeps the build's word (a real service without a manifest still counts)."""
+    for name, service in layout.services.items():
+        if tooling_folder(service.root) and name not in run:
+            service.deployable = service.runs = False
+
+
 def detect_layout(found: Scan) -> Layout:
     """Modules from build files, then microservices by the aggregator rule in the module docstring."""
     root = found.root
@@ -420,7 +458,12 @@ def detect_layout(found: Scan) -> Layout:
     for path in sorted(modules):
         if modules[path].parent is None and path != ".":
             modules[path].parent = _nearest(modules, path.rsplit("/", 1)[0] if "/" in path else "")
-    services = _Services(root, modules)
+    nearest: dict[str, str | None] = {}   # folder -> its module, for the folders with running code
+    for path in found.sources:
+        folder = path.rsplit("/", 1)[0] if "/" in path else ""
+        if folder not in nearest and not tooling_folder(folder or "."):
+            nearest[folder] = _nearest(modules, folder)
+    services = _Services(root, modules, {owner for owner in nearest.values() if owner is not None})
     if "." in modules:
         services.assign(".")
     else:
@@ -431,6 +474,6 @@ def detect_layout(found: Scan) -> Layout:
     layout = Layout(root, modules, services.services, set(found.package_dirs), deployment_files)
     if "." not in modules:
         # files outside every module: a service named after the root folder
-        services.add(".", [], False)
+        services.add(".", [], False, runs=False)
         layout._root_service = next(s.name for s in services.services.values() if s.root == ".")
     return layout

@@ -1,8 +1,8 @@
 """One walk of a source tree: its source files (by the registered languages' suffixes), the build, Docker
 and settings files that shape its layout, and the folders a language marks as packages.
 
-The walk skips VCS folders, build output, dependency folders and virtual environments, and never follows a
-symlinked folder. Nothing here parses source code.
+The walk skips VCS folders, build output, dependency folders (Composer's ``vendor`` with its ``autoload.php``
+too) and virtual environments, and never follows a symlinked folder. Nothing here parses source code.
 """
 
 from __future__ import annotations
@@ -21,6 +21,11 @@ SKIP_DIRS = frozenset({
     "__pycache__", ".venv", "venv", ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache",
     ".eggs", "site-packages", "htmlcov", ".terraform",
 })
+#: Symfony's routing configuration (``config/routes.yaml``, ``config/routes/*.yaml``): where controllers' routes are
+#: imported, under which prefix (`frameworks.php_web`)
+SYMFONY_ROUTES = re.compile(r"(?:^|/)config/routes(?:\.ya?ml|/[^/]+\.ya?ml)$")
+#: Symfony's service container configuration: the arguments, bindings and parameters of its services
+SYMFONY_SERVICES = re.compile(r"(?:^|/)config/services\.ya?ml$")
 #: Spring settings files: where ``spring.application.name`` and ``${...}`` values come from
 CONFIG_FILE = re.compile(r"^(bootstrap|application)(-[\w.-]+)?\.(ya?ml|properties)$")
 #: settings files read for part 2's values (``${...}`` placeholders, Spring Cloud Config shared files)
@@ -112,6 +117,8 @@ def scan(root: str | Path) -> Scan:
             continue
         if rel and any(entry.name == "pyvenv.cfg" for entry in entries):
             continue   # a virtual environment
+        if rel.rsplit("/", 1)[-1] == "vendor" and any(entry.name == "autoload.php" for entry in entries):
+            continue   # Composer's installed dependencies (PHP), not the project's code
         for entry in entries:
             name = entry.name
             child = f"{rel}/{name}" if rel else name

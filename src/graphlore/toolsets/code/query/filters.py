@@ -31,10 +31,12 @@ from ..services.links import LINK_MATCHES
 FRAMEWORKS = ("spring_web", "spring_cloud_gateway", "zuul", "nginx", "jaxrs", "spring_kafka", "spring_rabbit", "spring_jms",
               "spring_cloud_stream",
               "fastapi", "flask", "express", "nestjs", "net_http", "gorilla_mux", "gin", "echo", "chi", "aspnet", "ktor",
+              "symfony", "laravel", "slim", "php_router",
               "grpc", "sarama", "kafka_go", "confluent_kafka", "pika", "amqp_go", "amqplib", "declared")
 #: what makes an HTTP call
 CLIENT_KINDS = ("feign", "rest_template", "web_client", "rest_client", "http_exchange", "requests", "httpx",
-                "aiohttp", "fetch", "axios", "request", "apache_http", "net_http", "http_client", "ktor_client", "locust", "k6", "grpc", "declared")
+                "aiohttp", "fetch", "axios", "request", "apache_http", "net_http", "http_client", "ktor_client", "locust", "k6",
+                "curl", "guzzle", "symfony_http_client", "laravel_http", "file_get_contents", "grpc", "declared")
 #: what sends a message
 PRODUCER_KINDS = ("kafka_template", "stream_bridge", "rabbit_template", "jms_template", "send_to", "sarama", "kafka_go",
                   "confluent_kafka", "pika", "amqp_go", "amqplib", "declared")

@@ -146,6 +146,17 @@ def all_paths(store: Store, sources: list[str], targets: list[str], keys: tuple[
     return found[:most], len(found) > most
 
 
+def on_to_handler(store: Store, path: list[Step]) -> list[Step]:
+    """A path that ends at a route, carried on to the route's handler (``EXPOSED_BY``, free): a trace to an
+    endpoint reaches the code that serves it. Unchanged when the handler is already on the path."""
+    route = path[-1].dst
+    on_path = {path[0].src, *(s.dst for s in path)}
+    for edge in store.edges_of([route], direction="in", types=["EXPOSES"]).edges:
+        if edge.src not in on_path:
+            return [*path, Step(route, edge.src, "EXPOSED_BY", edge.props)]
+    return path
+
+
 def reach(store: Store, starts: list[str], keys: tuple[str, ...], direction: str, depth: int,
           skip: Callable[[list[str]], set[str]] | None = None) -> tuple[dict[str, tuple[int, list[Step]]], int]:
     """Every node reached from ``starts`` within ``depth`` hops (``direction`` in: what reaches them), with

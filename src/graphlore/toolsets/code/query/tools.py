@@ -7,13 +7,16 @@ embedding), so an answer is never served from a stale index without saying so (`
 from __future__ import annotations
 
 import difflib
+import re
 import shlex
 import time
+import weakref
 
 from graphlore.errors import InvalidInput, NotFound, ref
 from graphlore.runtime import Runtime
 from graphlore.search import hybrid_search
 from graphlore.store import Node, Store
+from graphlore.store.terms import STOPWORDS
 from graphlore.toolsets.folder_index import rebuild_kept
 
 from ..index.code_index import CodeIndex
@@ -216,6 +219,8 @@ def paths(runtime: Runtime, request: PathsRequest) -> PathsResponse:
     keys = tuple(request.edge_types or FLOW_KEYS)
     found_paths, more = reach.all_paths(store, reach.seeds(store, source), reach.seeds(store, target), keys,
                                         request.max_depth, request.limit)
+    if target.kind == "route" and "EXPOSED_BY" in keys:
+        found_paths = [reach.on_to_handler(store, path) for path in found_paths]
     found = refs(store, [i for path in found_paths for s in path for i in (s.src, s.dst)])
     note = None
     if not found_paths:
@@ -293,17 +298,67 @@ def keyword_query(query: str) -> str:
     return f"{query} {words}" if words else query
 
 
+def _squeezed(text: str) -> str:
+    return re.sub(r"[\W_]+", "", text).lower()
+
+
+def ranked(query: str, hits: list[SearchHit]) -> list[SearchHit]:
+    """The hits in the ranking's order (hybrid: fused, whatever the cosine shown), with two rules over it: a
+    symbol whose name is the query itself (case, spaces and underscores aside: ``load vet data`` names
+    ``loadVetData``) comes first, never under its class; within a run of equal scores, code comes before test
+    code (which stays listed)."""
+    exact = _squeezed(query)
+    runs, run = [], 0
+    for index, hit in enumerate(hits):
+        run += index > 0 and hit.score != hits[index - 1].score
+        runs.append(run)
+    order = sorted(range(len(hits)), key=lambda i: (
+        not (hits[i].node.kind == "symbol" and _squeezed(hits[i].node.name) == exact), runs[i],
+        hits[i].node.role == "TEST", i))
+    return [hits[i] for i in order]
+
+
+#: kinds whose labels hold path segments and topics (``/chatclient``), and the shortest query word that may
+#: stand for a longer segment word it starts
+SEGMENT_KINDS = ("route", "client", "producer")
+MIN_PREFIX = 3
+#: per open store: (its generation, the words of its route, client and producer labels)
+_SEGMENT_WORDS: weakref.WeakKeyDictionary[Store, tuple[object, frozenset[str]]] = weakref.WeakKeyDictionary()
+
+
+def _segment_words(store: Store) -> frozenset[str]:
+    """The words of the index's route, client and producer labels, read again after each update of it."""
+    generation = store.get_meta("generation")
+    kept = _SEGMENT_WORDS.get(store)
+    if kept is None or kept[0] != generation:
+        found = frozenset(w.lower() for kind in SEGMENT_KINDS for node in store.iter_nodes(kind)
+                          for w in re.findall(r"[^\W_]+", node.props.get("label") or node.name))
+        kept = _SEGMENT_WORDS[store] = (generation, found)
+    return kept[1]
+
+
+def prefix_words(query: str, segment_words: frozenset[str]) -> list[str]:
+    """The path-segment and topic words a query word is the start of (``chat`` -> ``chatclient``), so that
+    BM25, which matches whole words, finds them; at most 20, the shortest first."""
+    wanted = [w.lower() for w in re.findall(r"[^\W_]+", query) if len(w) >= MIN_PREFIX and w.lower() not in STOPWORDS]
+    found = sorted({s for s in segment_words for w in wanted if s.startswith(w) and s != w}, key=lambda s: (len(s), s))
+    return found[:20]
+
+
 def search(runtime: Runtime, request: SearchRequest) -> SearchResponse:
     index, store, status = open_fresh(runtime, request.project_path)
     conditions = canonical(store, filters.parse_filter(request.kind, request.filter)) if request.kind else []
     where = filters.where(conditions) or None
+    words = keyword_query(request.query)
+    if request.kind is None or request.kind in SEGMENT_KINDS:
+        words = " ".join([words, *prefix_words(request.query, _segment_words(store))])
     if status.search_mode == "hybrid":
         vectors = runtime.embeddings.embed([request.query])
-        hits = hybrid_search(store, keyword_query(request.query), vectors, kind=request.kind, where=where,
+        hits = hybrid_search(store, words, vectors, kind=request.kind, where=where,
                              limit=request.limit, threads=runtime.search_threads)
         note = None
     else:
-        hits = store.keyword_search(keyword_query(request.query), kind=request.kind, where=where, limit=request.limit)
+        hits = store.keyword_search(words, kind=request.kind, where=where, limit=request.limit)
         note = (f"ranked by BM25 alone: embeddings are done for {status.embedded} of {status.embeddable} nodes; "
                 f"run the index tool to finish them (CLI: graphlore code index {index.root})")
         weighed = [h for h in hits if h.score >= NO_WEIGHT]
@@ -314,7 +369,8 @@ def search(runtime: Runtime, request: SearchRequest) -> SearchResponse:
                      "so BM25 gives it no weight (scores ~0) and this order is not a ranking: add a rarer word, "
                      "a kind or a filter")
     found = refs(store, [h.id for h in hits])
-    results = [SearchHit(node=found[h.id], score=round(h.score, 6)) for h in hits if h.id in found]
+    results = ranked(request.query, [SearchHit(node=found[h.id], score=round(h.score, 6)) for h in hits
+                                     if h.id in found])
     if not results:
         why = "no indexed name, fqn, signature or docstring contains a word of the query"
         if conditions:
@@ -344,6 +400,8 @@ MAX_CANDIDATES = 10
 #: candidates read per kind of match (enough to sort and filter; the count is exact either way)
 READ_CANDIDATES = 2000
 _PATTERN = set("*?[]|^$\\")
+#: a name as PHP writes it (``App\\Http\\Ctl``, ``\\App\\Ctl::make``, ``Ctl::make``), which the graph keeps with ``.``
+_PHP_NAME = re.compile(r"\\?[A-Za-z_]\w*(?:\\[A-Za-z_]\w*)*(?:::[A-Za-z_]\w*)?")
 
 
 def _tier_keys(prefix: str, identifier: str) -> list[str]:
@@ -365,6 +423,8 @@ def _tier_keys(prefix: str, identifier: str) -> list[str]:
 
 def resolve(runtime: Runtime, request: ResolveRequest) -> ResolveResponse:
     identifier = request.identifier.strip()
+    if ("\\" in identifier or "::" in identifier) and _PHP_NAME.fullmatch(identifier):
+        identifier = identifier.lstrip("\\").replace("\\", ".").replace("::", ".")
     if _PATTERN & set(identifier.replace("{?}", "")) or identifier.endswith(".*"):
         raise InvalidInput(f"resolve takes one identifier, not a pattern ({identifier!r}); to list symbols "
                            "under a package use find with the kind symbol and the filter field fqn_prefix (e.g. "

@@ -5,12 +5,15 @@ environment variables each is given, and the ports it listens on.
 with ``build``, ``image``, ``container_name``, ``hostname``, ``environment``, ``env_file``, ``ports``; ``${VAR}``
 and ``${VAR:-default}`` interpolated from the ``.env`` beside the file), Kubernetes manifests (Deployment,
 StatefulSet, DaemonSet, ReplicaSet, Job, CronJob and Pod containers with their ``env`` values, ``valueFrom``
-ConfigMap keys and ``envFrom`` ConfigMaps; Service names and selectors; ConfigMaps), Helm charts (the
+ConfigMap keys and ``envFrom`` ConfigMaps; Service names and selectors; ConfigMaps: two of one name in different files, as
+alternative deployments of one system have, give each key every value they hold), Helm charts (the
 templates of a chart with its ``values.yaml``, ``{{ .Values.a.b }}`` substituted and template actions
-dropped), Skaffold artifacts (image -> build folder) and ``.env`` files (``KEY=VALUE``).
+dropped), Skaffold artifacts (image -> build folder: the
+``context``, or the module a Jib artifact's ``jib.project`` names in it) and ``.env`` files (``KEY=VALUE``).
 
 **Which service** a deployment unit is: the folder it is built from (a Compose ``build``, a Skaffold artifact
-for its image) holds the service's root, else its name (a Compose service, a Deployment, an image's last path
+for its image; the Dockerfile's folder when a ``dockerfile`` below the build context is named) holds the
+service's root, else its name (a Compose service, a Deployment, an image's last path
 segment) is already one of the service's names (its folder, its build name, ``spring.application.name``). A
 Kubernetes Service is the service of the workload its selector picks, else of its own name. Units that are
 no service of the project (``image: redis``) are left out.
@@ -37,6 +40,7 @@ import yaml
 
 from ..languages.folding import env
 from ..layout.layout import Layout
+from .yaml_lines import documents
 
 WORKLOADS = frozenset({"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob", "Pod"})
 _COMPOSE_VAR = re.compile(r"\$\{([A-Za-z_]\w*)(?::?-([^}]*))?\}|\$([A-Za-z_]\w*)")
@@ -60,6 +64,8 @@ class Unit:
     published: list[int] = field(default_factory=list)             # on the host machine
     labels: dict[str, str] = field(default_factory=dict)
     selector: dict[str, str] = field(default_factory=dict)
+    #: what each port entry says, where: "published at host port 8082 (container 8080) (docker-compose.yml:63)"
+    port_notes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -74,6 +80,10 @@ class Deployment:
     ports: dict[str, set[int]] = field(default_factory=dict)
     published: dict[str, set[int]] = field(default_factory=dict)
     files: list[str] = field(default_factory=list)
+    #: the services some deployment unit builds or runs (a Compose service, a workload, a Skaffold artifact)
+    run: set[str] = field(default_factory=set)
+    #: per service, each port entry of the units that run it, with its file and line (`Unit.port_notes`)
+    port_notes: dict[str, list[str]] = field(default_factory=dict)
 
     def env_of(self, service: str, name: str) -> list[str]:
         return self.env.get(service, {}).get(name, [])
@@ -129,7 +139,9 @@ class Reader:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.units: list[Unit] = []
-        self.config_maps: dict[str, dict[str, str]] = {}
+        #: name -> key -> values (one per file that defines a ConfigMap of that name: each is one of its values)
+        self.config_maps: dict[str, dict[str, list[str]]] = {}
+        self._read_docs = 0
         self.artifacts: dict[str, str] = {}       # image -> build folder
         self.env_files: dict[str, dict[str, str]] = {}   # folder -> values
         self.files: list[str] = []
@@ -151,11 +163,12 @@ class Reader:
                 continue   # a template of something else
             if "services:" not in text and "kind:" not in text and "artifacts:" not in text:
                 continue
-            before = len(self.units) + len(self.config_maps) + len(self.artifacts)
-            for doc in _docs(text):
+            before = len(self.units) + self._read_docs + len(self.artifacts)
+            # a chart's template is rendered line by line with lines dropped: its lines are not the file's
+            for doc, lines in documents(text) if chart is None else [(d, {}) for d in _docs(text)]:
                 if isinstance(doc, dict):
-                    self._doc(doc, rel)
-            if len(self.units) + len(self.config_maps) + len(self.artifacts) > before:
+                    self._doc(doc, rel, lines)
+            if len(self.units) + self._read_docs + len(self.artifacts) > before:
                 self.files.append(rel)
 
     def _helm(self, text: str, chart: str) -> str:
@@ -180,12 +193,12 @@ class Reader:
             lines.append(line)
         return "\n".join(lines)
 
-    def _doc(self, doc: dict, rel: str) -> None:
+    def _doc(self, doc: dict, rel: str, lines: dict[str, int]) -> None:
         kind = doc.get("kind")
         if isinstance(doc.get("services"), dict) and kind is None:
-            self._compose(doc["services"], rel)
+            self._compose(doc["services"], rel, lines)
         elif kind in WORKLOADS:
-            self._workload(doc, rel)
+            self._workload(doc, rel, lines)
         elif kind == "Service":
             meta = doc.get("metadata") or {}
             spec = doc.get("spec") or {}
@@ -193,25 +206,42 @@ class Reader:
                 unit = Unit("k8s-service", meta["name"], rel, names=[(meta["name"], "Kubernetes Service")])
                 selector = spec.get("selector") if isinstance(spec, dict) else None
                 unit.selector = {str(k): str(v) for k, v in selector.items()} if isinstance(selector, dict) else {}
-                for port in spec.get("ports") or [] if isinstance(spec, dict) else []:
+                for number, port in enumerate(spec.get("ports") or [] if isinstance(spec, dict) else []):
+                    at = _at(rel, lines.get(f"spec.ports[{number}]"))
                     if isinstance(port, dict) and isinstance(port.get("port"), int):
                         unit.ports.append(port["port"])
+                        target = f" (target port {port['targetPort']})" if port.get("targetPort") else ""
+                        unit.port_notes.append(f"Kubernetes Service {meta['name']} port {port['port']}{target} {at}")
                     if isinstance(port, dict) and isinstance(port.get("nodePort"), int):
                         unit.published.append(port["nodePort"])
+                        unit.port_notes.append(f"published at node port {port['nodePort']} {at}")
                 self.units.append(unit)
         elif kind == "ConfigMap":
             meta, data = doc.get("metadata") or {}, doc.get("data") or {}
             if isinstance(meta, dict) and isinstance(meta.get("name"), str) and isinstance(data, dict):
-                self.config_maps[meta["name"]] = {str(k): s for k, v in data.items() if (s := _scalar(v)) is not None}
+                self._read_docs += 1
+                table = self.config_maps.setdefault(meta["name"], {})
+                for key, raw in data.items():
+                    value = _scalar(raw)
+                    if value is not None and value not in table.setdefault(str(key), []):
+                        table[str(key)].append(value)
         elif str(doc.get("apiVersion", "")).startswith("skaffold/"):
             build = doc.get("build") or {}
             base = PurePosixPath(rel).parent
             for artifact in build.get("artifacts") or [] if isinstance(build, dict) else []:
                 if isinstance(artifact, dict) and isinstance(artifact.get("image"), str):
-                    context = str(artifact.get("context") or ".")
-                    self.artifacts[_image_name(artifact["image"])] = _folder(base, context)
+                    folder = _folder(base, str(artifact.get("context") or "."))
+                    docker = artifact.get("docker")
+                    dockerfile = docker.get("dockerfile") if isinstance(docker, dict) else None
+                    if isinstance(dockerfile, str):
+                        folder = _dockerfile_folder(folder, dockerfile)
+                    jib = artifact.get("jib")
+                    project = jib.get("project") if isinstance(jib, dict) else None
+                    if isinstance(project, str) and project.strip() and ":" not in project:
+                        folder = _folder(PurePosixPath(folder), project)   # a Jib module of a multi-module build
+                    self.artifacts[_image_name(artifact["image"])] = folder
 
-    def _compose(self, services: dict, rel: str) -> None:
+    def _compose(self, services: dict, rel: str, lines: dict[str, int]) -> None:
         base = PurePosixPath(rel).parent
         dotenv = self.env_files.get(base.as_posix(), {})
 
@@ -226,9 +256,12 @@ class Reader:
                 continue
             unit = Unit("compose", str(key), rel, names=[(str(key), "docker-compose service")])
             build = spec.get("build")
-            context = build.get("context") if isinstance(build, dict) else build
+            context = build.get("context", ".") if isinstance(build, dict) else build
             if isinstance(context, str) and "://" not in context:
                 unit.build = _folder(base, interpolate(context))
+                dockerfile = build.get("dockerfile") if isinstance(build, dict) else None
+                if isinstance(dockerfile, str) and unit.build is not None:
+                    unit.build = _dockerfile_folder(unit.build, interpolate(dockerfile))
             if isinstance(spec.get("image"), str):
                 unit.images.append(interpolate(spec["image"]))
             for source in ("container_name", "hostname"):
@@ -251,7 +284,7 @@ class Reader:
             for name, value in pairs:
                 if value is not None:
                     unit.env.setdefault(name, []).append(interpolate(value))
-            for port in spec.get("ports") or []:   # "HOST:CONTAINER", "IP:HOST:CONTAINER", "CONTAINER" (no host port)
+            for number, port in enumerate(spec.get("ports") or []):   # "HOST:CONTAINER", "IP:HOST:CONTAINER", "CONTAINER"
                 if isinstance(port, dict):   # the long form
                     host, container = str(port.get("published", "")), str(port.get("target", ""))
                 else:
@@ -261,9 +294,15 @@ class Reader:
                     unit.published.append(int(host))
                 if container.isdigit():
                     unit.ports.append(int(container))
+                at = _at(rel, lines.get(f"services.{key}.ports[{number}]"))
+                if host.isdigit() or container.isdigit():
+                    written = "" if isinstance(port, dict) else f" {port}"
+                    unit.port_notes.append(f"docker-compose service {key} ports{written}: " + (
+                        f"published at host port {host} (container port {container or '?'})" if host.isdigit()
+                        else f"container port {container}, not published") + f" {at}")
             self.units.append(unit)
 
-    def _workload(self, doc: dict, rel: str) -> None:
+    def _workload(self, doc: dict, rel: str, lines: dict[str, int]) -> None:
         meta = doc.get("metadata") or {}
         if not isinstance(meta, dict) or not isinstance(meta.get("name"), str):
             return
@@ -277,7 +316,8 @@ class Reader:
         labels = (template.get("metadata") or {}).get("labels") if isinstance(template.get("metadata"), dict) else None
         unit.labels = {str(k): str(v) for k, v in labels.items()} if isinstance(labels, dict) else {}
         pod = template.get("spec") or {}
-        for container in pod.get("containers") or [] if isinstance(pod, dict) else []:
+        prefix = {"Pod": "spec", "CronJob": None}.get(doc["kind"], "spec.template.spec")
+        for number, container in enumerate(pod.get("containers") or [] if isinstance(pod, dict) else []):
             if not isinstance(container, dict):
                 continue
             if isinstance(container.get("image"), str):
@@ -296,12 +336,20 @@ class Reader:
                 ref = source.get("configMapRef") if isinstance(source, dict) else None
                 if isinstance(ref, dict) and isinstance(ref.get("name"), str):
                     unit.env_from.append(ref["name"])
-            for port in container.get("ports") or []:
+            for index, port in enumerate(container.get("ports") or []):
+                at = _at(rel, lines.get(f"{prefix}.containers[{number}].ports[{index}]") if prefix else None)
                 if isinstance(port, dict) and isinstance(port.get("containerPort"), int):
                     unit.ports.append(port["containerPort"])
+                    unit.port_notes.append(f"Kubernetes {doc['kind']} {meta['name']} container port "
+                                           f"{port['containerPort']} {at}")
                 if isinstance(port, dict) and isinstance(port.get("hostPort"), int):
                     unit.published.append(port["hostPort"])
+                    unit.port_notes.append(f"published at host port {port['hostPort']} {at}")
         self.units.append(unit)
+
+
+def _at(rel: str, line: int | None) -> str:
+    return f"({rel}:{line})" if line else f"({rel})"
 
 
 def _folder(base: PurePosixPath, rel: str) -> str:
@@ -318,11 +366,18 @@ def _folder(base: PurePosixPath, rel: str) -> str:
     return "/".join(parts) or "."
 
 
-def _k8s_env_value(value: str, config_maps: dict[str, dict[str, str]]) -> str | None:
+def _dockerfile_folder(context: str, dockerfile: str) -> str:
+    """The folder a unit is built from when its Dockerfile lies below its build context (``context: .`` with
+    ``dockerfile: src/cart/Dockerfile`` builds ``src/cart``: the context is only the files the build may copy)."""
+    folder = _folder(PurePosixPath("" if context == "." else context), dockerfile).rpartition("/")[0]
+    return folder if folder and (context == "." or folder.startswith(context + "/")) else context
+
+
+def _k8s_env_values(value: str, config_maps: dict[str, dict[str, list[str]]]) -> list[str]:
     if value.startswith("\x00configmap:"):
         _, name, key = value.split(":", 2)
-        return config_maps.get(name, {}).get(key)
-    return value
+        return config_maps.get(name, {}).get(key, [])
+    return [value]
 
 
 def read_deployment(layout: Layout, root: Path, paths: list[str]) -> Deployment:
@@ -367,6 +422,7 @@ def read_deployment(layout: Layout, root: Path, paths: list[str]) -> Deployment:
         service = next(iter(picked)) if len(picked) == 1 else (by_name(unit.name) if not picked else None)
         if service is not None:
             owner[index] = service
+    out.run = set(owner.values())
     for index, service in owner.items():
         unit = reader.units[index]
         names = out.names.setdefault(service, {})
@@ -376,17 +432,20 @@ def read_deployment(layout: Layout, root: Path, paths: list[str]) -> Deployment:
         for image in unit.images:
             names.setdefault(_image_name(image), "container image")
         out.ports.setdefault(service, set()).update(unit.ports)
+        notes = out.port_notes.setdefault(service, [])
+        notes += [note for note in unit.port_notes if note not in notes]
         out.published.setdefault(service, set()).update(unit.published)
         env = out.env.setdefault(service, {})
         for name, values in unit.env.items():
             for value in values:
-                settled = _k8s_env_value(value, reader.config_maps)
-                if settled is not None and settled not in env.setdefault(name, []):
-                    env[name].append(settled)
+                for settled in _k8s_env_values(value, reader.config_maps):
+                    if settled not in env.setdefault(name, []):
+                        env[name].append(settled)
         for config_map in unit.env_from:
-            for name, value in reader.config_maps.get(config_map, {}).items():
-                if value not in env.setdefault(name, []):
-                    env[name].append(value)
+            for name, values in reader.config_maps.get(config_map, {}).items():
+                for value in values:
+                    if value not in env.setdefault(name, []):
+                        env[name].append(value)
     root_env = reader.env_files.get(".", {})
     for name, service in layout.services.items():
         env = out.env.setdefault(name, {})

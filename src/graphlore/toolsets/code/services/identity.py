@@ -13,7 +13,9 @@ entry's host side, a Kubernetes ``nodePort`` or ``hostPort``; a container's own 
 else, when the address came from an environment
 variable, the service the variable's name names by the usual convention (``ORDERS_URL``, ``ORDERS_HOST``,
 ``ORDERS_SERVICE_ADDR``, ``VITE_BACKEND_PORT``: the name without its framework prefix and address suffix);
-nothing else.
+nothing else. A name of what is no service of the running system (an aggregator's folder without sources,
+the files outside every module, a tool no deployment runs: `layout.Microservice.runs`) names no service to
+link to: a link there would be a guess.
 """
 
 from __future__ import annotations
@@ -85,21 +87,30 @@ class ServiceNames:
                     out.setdefault(self.written[name], holders[service])
         return out
 
+    def _runs(self, service: str, how: str) -> tuple[str | None, str]:
+        """``service`` when it is a part of the running system (`layout.Microservice.runs`), else why a link to
+        it would be a guess."""
+        found = self.layout.services.get(service)
+        if found is None or found.runs:
+            return service, how
+        return None, (f"the name matches {service} ({how}), which is no service of the running system (no sources "
+                      "of its own, or a tool no deployment runs)")
+
     def find(self, name: str) -> tuple[str | None, str]:
-        """(the service, how it matched) or (None, why not)."""
+        """(the deployable service, how it matched) or (None, why not)."""
         for tier in TIERS:
             found = self.tiers[tier].get(_key(name))
             if found:
                 if len(found) > 1:
                     return None, f"'{name}' names {len(found)} microservices ({', '.join(sorted(found))})"
                 service, source = next(iter(found.items()))
-                return service, f"{source} ({tier})" if source != tier else tier
+                return self._runs(service, f"{source} ({tier})" if source != tier else tier)
         return None, f"'{name}' is not a microservice of this project (an outside service?)"
 
     def at_port(self, port: int) -> tuple[str | None, str]:
         found = self.ports.get(port, set())
         if len(found) == 1:
-            return next(iter(found)), f"the only service published at port {port}"
+            return self._runs(next(iter(found)), f"the only service published at port {port}")
         if found:
             return None, f"port {port} is published by {len(found)} services ({', '.join(sorted(found))})"
         return None, f"no service of the project is published at port {port}"
@@ -124,7 +135,7 @@ class ServiceNames:
             if found:
                 break
         if len(found) == 1:
-            return next(iter(found)), f"the name of the environment variable {variable}"
+            return self._runs(next(iter(found)), f"the name of the environment variable {variable}")
         if found:
             return None, f"{variable} could name {', '.join(sorted(found))}"
         return None, f"{variable} names no service of the project"

@@ -18,7 +18,9 @@ specific wins, as in Spring. One: ``cross_service`` (another service) or ``intra
 equally specific: ``ambiguous``, every one linked with that mark and none chosen. None: ``no_route``, a
 link to the service itself that names the path it does not serve (never dropped, never guessed). A client
 whose path or service is not known: ``unresolved``, with the reason on the client. A client path that is
-not known at all (no known segment) is never matched.
+not known at all (no known segment) is never matched. A client whose URL has several values has one match for
+itself and its edges: the least certain among the values that link (``unresolved`` only when none does), its
+detail naming the values that do not link.
 
 **Gateways.** A gateway route (Spring Cloud Gateway, Zuul; `frameworks.gateway`) forwards what it matches to
 its target service, its prefix stripped or rewritten as configured: it links (``HTTP_CALLS``, evidence
@@ -153,7 +155,8 @@ def _plain_unknowns(value: Folded | None) -> Folded | None:
 
 #: clients whose service and path come from one URL (the others name the service apart)
 URL_CLIENTS = frozenset({"rest_template", "web_client", "rest_client", "requests", "httpx", "aiohttp", "fetch",
-                         "net_http", "http_client", "ktor_client", "axios", "request", "apache_http", "locust", "k6"})
+                         "net_http", "http_client", "ktor_client", "axios", "request", "apache_http", "locust", "k6",
+                         "curl", "guzzle", "symfony_http_client", "laravel_http", "file_get_contents"})
 
 
 @dataclass
@@ -252,9 +255,11 @@ def prepare_client(item: Item, names: ServiceNames, settler: Settler) -> Client:
         return client
     # a service named apart from the path: Feign, @HttpExchange, a declaration
     path = settler.value(item, item.path)
-    url = settler.value(item, item.target) if item.target_source in ("feign url", "@HttpExchange url") else None
-    name = settler.value(item, item.target) if url is None else settler.value(item, item.target_name)
-    for one_path in expand(path) if path is not None else [None]:
+    whole_url = settler.value(item, item.target) if item.target_source in ("feign url", "@HttpExchange url") else None
+    name = settler.value(item, item.target) if whole_url is None else settler.value(item, item.target_name)
+    # a url with several values (two ConfigMaps of one name) is followed once per value, as a request's URL is
+    for url, one_path in [(u, p) for u in (expand(whole_url) if whole_url is not None else [None])
+                          for p in (expand(path) if path is not None else [None])]:
         target = None
         if url is not None and url.known and url.text:
             split = split_url(url)
@@ -367,7 +372,7 @@ def link(items: Iterable[Item], layout: Layout, deployment: Deployment | None = 
             if item.grpc is not None:
                 props.update(_channel(item, names, settler))
             if client.url is not None:  # what the environment settled is no longer unknown
-                why = "; ".join(dict.fromkeys(client.url.why)) if not client.url.known else ""
+                why = "; ".join(dict.fromkeys([*item.problems, *client.url.why])) if not client.url.known else ""
                 props.update(target_url=plain(client.url.text), resolved=client.url.known,
                              unresolved_reason=why or None)
             node = GraphNode(node_id, "client", "", "", props)
@@ -457,15 +462,20 @@ def _link_client(node: GraphNode, client: Client, http_by_service: dict[str, lis
     node.name = props["label"]
     node.text = node_text(props["label"], item.owner_fqn, item.written, "")
     edges: list[GraphEdge] = []
-    outcomes: list[tuple[str, str | None]] = []
+    outcomes: list[tuple[str, str | None, bool]] = []
     candidates: list[str] = []
     for target in targets:
         match, detail, made = _link_target(node, item, target, http_by_service)
-        outcomes.append((match, detail))
+        outcomes.append((match, detail, bool(made)))
         edges += made
         candidates += [e.dst for e in made if e.dst not in candidates]
-    match = min((m for m, _ in outcomes), key=_WORST.index)
-    details = list(dict.fromkeys(d for m, d in outcomes if d))
+    # one truth for the client and its edges: the least certain of the values that were linked; values that
+    # link nowhere (a host no deployment names) are said in the detail, never hidden
+    linked = [m for m, _, made in outcomes if made]
+    match = min(linked or [m for m, _, _ in outcomes], key=_WORST.index)
+    details = list(dict.fromkeys(d for _, d, _ in outcomes if d))
+    if linked and len(linked) < len(outcomes):
+        details.insert(0, f"{len(linked)} of the {len(outcomes)} values of its URL link; the others do not")
     props.update(match=match, match_detail="; ".join(details) or None, candidates=candidates)
     return edges
 

@@ -37,10 +37,90 @@ import yaml
 from ..languages.folding import CHOICE_CLOSE, CHOICE_OPEN, CHOICE_SEP
 from ..layout.layout import Layout
 from .deployment import Deployment
+from .yaml_lines import documents
 
 _PROFILE = re.compile(r"^(bootstrap|application)-[\w.-]+\.(ya?ml|properties)$")
 _PLACEHOLDER = re.compile(r"\$\{([^{}:]+)(?::([^{}]*))?\}")
 _SETTINGS = (".yml", ".yaml", ".properties")
+
+
+@dataclass
+class SymfonyServices:
+    """What a Symfony ``config/services.yaml`` gives constructors: each service's ``arguments`` (by ``$name`` or
+    position; the service's id is its class), the ``_defaults`` ``bind`` (by ``$name`` or ``Type $name``), and the
+    container ``parameters`` (``%name%``), values as written."""
+
+    arguments: dict[str, dict[str, str]] = field(default_factory=dict)
+    bind: dict[str, str] = field(default_factory=dict)
+    parameters: dict[str, str] = field(default_factory=dict)
+
+
+class _TaggedLoader(yaml.SafeLoader):
+    """YAML with Symfony's tags (``!tagged_iterator``, ``!service``): a tagged value is read as None."""
+
+
+_TaggedLoader.add_multi_constructor("!", lambda loader, suffix, node: None)
+
+
+def read_symfony_services(path: Path) -> SymfonyServices:
+    found = SymfonyServices()
+    try:
+        data = yaml.load(path.read_text(encoding="utf-8", errors="replace"), Loader=_TaggedLoader)
+    except (OSError, yaml.YAMLError):
+        return found
+    if not isinstance(data, dict):
+        return found
+    scalars = (str, int, float)
+    for name, value in (data.get("parameters") or {}).items() if isinstance(data.get("parameters"), dict) else ():
+        if isinstance(value, scalars) and not isinstance(value, bool):
+            found.parameters[str(name)] = str(value)
+    services = data.get("services") if isinstance(data.get("services"), dict) else {}
+    defaults = services.get("_defaults") if isinstance(services.get("_defaults"), dict) else {}
+    for name, value in (defaults.get("bind") or {}).items() if isinstance(defaults.get("bind"), dict) else ():
+        if isinstance(value, scalars) and not isinstance(value, bool):
+            found.bind[str(name)] = str(value)
+    for service, config in services.items():
+        arguments = config.get("arguments") if isinstance(config, dict) else None
+        if isinstance(arguments, list):
+            arguments = dict(enumerate(arguments))
+        if isinstance(arguments, dict):
+            owner = str((config.get("class") if isinstance(config.get("class"), str) else None) or service)
+            found.arguments[owner.lstrip("\\").replace("\\", ".")] = {
+                str(key): str(value) for key, value in arguments.items()
+                if isinstance(value, scalars) and not isinstance(value, bool)}
+    return found
+
+
+def read_symfony_routing(path: Path, source: str) -> tuple[list[tuple[str, str | None, str]],
+                                                         list[tuple[str, str, str, tuple[str, ...]]]]:
+    """A Symfony routing file's imports and routes. An import is an entry with a ``resource`` (a path,
+    ``routing.controllers``, a namespace, or ``{path, namespace}``): (file, its ``prefix``: "" when none, None when
+    not one string, the resource). A route is an entry with a ``path`` and a ``controller`` (``App\\X::m``, or
+    ``defaults: {_controller: ...}``): (file, path, controller, ``methods``; none: any)."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, yaml.YAMLError):
+        return [], []
+    imports: list[tuple[str, str | None, str]] = []
+    routes: list[tuple[str, str, str, tuple[str, ...]]] = []
+    for entry in (data or {}).values() if isinstance(data, dict) else ():
+        if not isinstance(entry, dict):
+            continue
+        if "resource" in entry:
+            resource = entry["resource"]
+            if isinstance(resource, dict):
+                resource = resource.get("path") or resource.get("namespace")
+            prefix = entry.get("prefix", "")
+            if isinstance(resource, str):
+                imports.append((source, prefix if isinstance(prefix, str) else None, resource))
+            continue
+        defaults = entry.get("defaults")
+        controller = entry.get("controller") or (defaults.get("_controller") if isinstance(defaults, dict) else None)
+        methods = entry.get("methods") or ()
+        methods = [methods] if isinstance(methods, str) else methods
+        if isinstance(entry.get("path"), str) and isinstance(controller, str) and isinstance(methods, list | tuple):
+            routes.append((source, entry["path"], controller, tuple(str(m).upper() for m in methods)))
+    return imports, routes
 
 
 def canonical(key: str) -> str:
@@ -63,27 +143,33 @@ def _flatten(value: Any, prefix: str, out: dict[str, str]) -> None:
 
 def read_settings(path: Path) -> dict[str, str]:
     """One settings file as flat ``key -> value`` (unreadable files: empty)."""
+    return read_settings_at(path)[0]
+
+
+def read_settings_at(path: Path) -> tuple[dict[str, str], dict[str, int]]:
+    """One settings file as flat ``key -> value``, and the line each key (and each YAML map or list item:
+    ``routes[0]``) is written at; unreadable files: empty."""
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
-        return {}
+        return {}, {}
     out: dict[str, str] = {}
+    lines: dict[str, int] = {}
     if path.suffix == ".properties":
-        for line in text.splitlines():
+        for number, line in enumerate(text.splitlines(), 1):
             line = line.strip()
             if not line or line.startswith(("#", "!")):
                 continue
             match = re.match(r"^([^=:\s]+)\s*[=:]?\s*(.*)$", line)
             if match:
                 out[match.group(1)] = match.group(2).strip()
-        return out
-    try:
-        for doc in yaml.safe_load_all(text):
-            if isinstance(doc, dict) and "spring.profiles" not in doc and not _profile_doc(doc):
-                _flatten(doc, "", out)
-    except yaml.YAMLError:
-        return out
-    return out
+                lines[match.group(1)] = number
+        return out, lines
+    for doc, doc_lines in documents(text):
+        if isinstance(doc, dict) and "spring.profiles" not in doc and not _profile_doc(doc):
+            _flatten(doc, "", out)
+            lines.update(doc_lines)
+    return out, lines
 
 
 def _profile_doc(doc: dict) -> bool:
@@ -109,10 +195,21 @@ class Values:
     profiles: dict[str, dict[str, str]] = field(default_factory=dict)
     #: (path, text) of the module's nginx configuration files (read by `frameworks.nginx`)
     nginx: list[tuple[str, str]] = field(default_factory=list)
+    #: (file, prefix or None when it is not one string, resource) of each import in its Symfony routing files
+    route_imports: list[tuple[str, str | None, str]] = field(default_factory=list)
+    #: (file, path, controller, methods) of each route its Symfony routing files declare (``path`` + ``controller``)
+    yaml_routes: list[tuple[str, str, str, tuple[str, ...]]] = field(default_factory=list)
+    #: its Symfony service container configuration (`read_symfony_services`)
+    symfony: SymfonyServices | None = None
+    #: what an agent asks of the module's configuration, each with its file and line (`config_notes`)
+    notes: list[Note] = field(default_factory=list)
+    #: key -> (file, line) of the setting that gives its value (the last file read wins, as in ``entries``)
+    where: dict[str, tuple[str, int]] = field(default_factory=dict)
     _canonical: dict[str, str] = field(default_factory=dict)
 
-    def add(self, settings: dict[str, str], source: str) -> None:
+    def add(self, settings: dict[str, str], source: str, lines: dict[str, int] | None = None) -> None:
         self.entries.update(settings)
+        self.where.update({key: (source, line) for key, line in (lines or {}).items()})
         self._canonical.update({canonical(k): v for k, v in settings.items()})
         self.files.append(source)
 
@@ -155,6 +252,69 @@ class Values:
         return _PLACEHOLDER.sub(replace, text), missing
 
 
+#: settings an agent asks about (relaxed spelling): where a service finds its config server and discovery
+#: server, the config server's backend, the port it listens on
+_NOTED = frozenset(canonical(k) for k in (
+    "spring.config.import", "spring.cloud.config.uri", "spring.cloud.config.discovery.service-id",
+    "spring.cloud.config.server.git.uri", "spring.cloud.config.server.git.search-paths",
+    "spring.cloud.config.server.git.default-label", "spring.cloud.config.server.native.search-locations",
+    "eureka.client.service-url.defaultZone", "server.port"))
+
+
+@dataclass(frozen=True)
+class Note:
+    """One setting an agent asks about, where it is written."""
+
+    key: str
+    value: str
+    file: str
+    line: int | None
+    profile: str | None
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line else self.file
+        return f"{self.key}: {self.value} ({where}" + (f", profile {self.profile})" if self.profile else ")")
+
+    def config_server_urls(self) -> list[str]:
+        """The config server URLs the setting names (``spring.config.import``'s ``configserver:`` items,
+        ``spring.cloud.config.uri``'s comma-separated list)."""
+        if canonical(self.key) == canonical("spring.cloud.config.uri"):
+            return [u.strip() for u in self.value.split(",") if u.strip()]
+        if canonical(self.key) != canonical("spring.config.import"):
+            return []
+        items = [i.strip().removeprefix("optional:") for i in re.split(r",(?![^{]*\})", self.value)]
+        return [i.removeprefix("configserver:") for i in items if i.startswith("configserver:")]
+
+
+def config_notes(root: Path, files: list[str]) -> list[Note]:
+    """Each `_NOTED` setting of the settings ``files``: every document and profile file is read (which profile
+    runs is not in the code), in file order."""
+    out: list[Note] = []
+    for rel in dict.fromkeys(files):
+        name = PurePosixPath(rel).name
+        file_profile = name.split("-", 1)[1].rsplit(".", 1)[0] if _PROFILE.match(name) else None
+        if name.endswith(".properties"):
+            settings, lines = read_settings_at(root / rel)
+            found = [(settings, lines, file_profile)]
+        else:
+            try:
+                text = (root / rel).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            found = []
+            for doc, lines in documents(text):
+                if isinstance(doc, dict):
+                    flat: dict[str, str] = {}
+                    _flatten(doc, "", flat)
+                    profile = flat.get("spring.config.activate.on-profile") or flat.get("spring.profiles")
+                    found.append((flat, lines, profile or file_profile))
+        for flat, lines, profile in found:
+            for key, value in flat.items():
+                if canonical(key) in _NOTED:
+                    out.append(Note(key, value, rel, lines.get(key), profile))
+    return out
+
+
 def _locations(module_path: str, raw: str) -> list[str]:
     """Folders (relative to the root) named by a native config server's search-locations."""
     base = PurePosixPath("" if module_path == "." else module_path)
@@ -178,17 +338,17 @@ def _inside(path: Path, root: Path) -> bool:
 
 def module_values(layout: Layout, root: Path, deployment: Deployment | None = None) -> dict[str, Values]:
     """Each module's values (see the module docstring), by module path."""
-    local: dict[str, list[tuple[str, dict[str, str]]]] = {}
+    local: dict[str, list[tuple[str, dict[str, str], dict[str, int]]]] = {}
     profiles: dict[str, list[tuple[str, dict[str, str]]]] = {}
     for path, module in layout.modules.items():
         files = [f for f in module.config_files if not _PROFILE.match(PurePosixPath(f).name)]
-        local[path] = [(f, read_settings(root / f)) for f in files]
+        local[path] = [(f, *read_settings_at(root / f)) for f in files]
         profiles[path] = [(f, read_settings(root / f)) for f in module.config_files
                           if _PROFILE.match(PurePosixPath(f).name) and not PurePosixPath(f).name.startswith("bootstrap")]
     servers: list[str] = []
     for path, files in local.items():
         merged: dict[str, str] = {}
-        for _, settings in files:
+        for _, settings, _ in files:
             merged.update(settings)
         raw = merged.get("spring.cloud.config.server.native.search-locations") or merged.get(
             "spring.cloud.config.server.native.searchLocations")
@@ -200,9 +360,9 @@ def module_values(layout: Layout, root: Path, deployment: Deployment | None = No
         values = Values()
         if deployment is not None:
             values.env = deployment.env.get(module.microservice, {})
-        for source, settings in local[path]:
+        for source, settings, lines in local[path]:
             if not any(source.startswith(folder + "/") for folder in shared):
-                values.add(settings, source)
+                values.add(settings, source, lines)
         for source, settings in profiles[path]:
             stem = PurePosixPath(source).stem
             values.add_profile(stem.split("-", 1)[1], settings, source)
@@ -213,6 +373,13 @@ def module_values(layout: Layout, root: Path, deployment: Deployment | None = No
                 continue
             if "proxy_pass" in text:
                 values.nginx.append((source, text))
+        for source in module.route_files:
+            if PurePosixPath(source).stem == "services":
+                values.symfony = read_symfony_services(root / source)
+                continue
+            imports, routes = read_symfony_routing(root / source, source)
+            values.route_imports += imports
+            values.yaml_routes += routes
         service = layout.services.get(module.microservice)
         name = module.spring_name or (service.declared_names.get("spring.application.name") if service else None)
         for folder in shared:
@@ -222,6 +389,8 @@ def module_values(layout: Layout, root: Path, deployment: Deployment | None = No
                 for suffix in _SETTINGS:
                     candidate = root / folder / f"{stem}{suffix}"
                     if candidate.is_file() and _inside(candidate, root):
-                        values.add(read_settings(candidate), f"{folder}/{stem}{suffix}")
+                        settings, lines = read_settings_at(candidate)
+                        values.add(settings, f"{folder}/{stem}{suffix}", lines)
+        values.notes = config_notes(root, values.files)
         out[path] = values
     return out

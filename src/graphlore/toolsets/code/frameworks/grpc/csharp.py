@@ -5,9 +5,9 @@ methods it overrides, and a call of one of ``X``'s methods (or its ``...Async`` 
 A client's channel address (`CSharpAddress`) is what the client's channel dials: ``new X.XClient(channel)`` with
 ``GrpcChannel.ForAddress(address)`` (a string or ``new Uri(...)``) or Grpc.Core's ``new Channel(target, creds)``
 / ``new Channel(host, port, creds)``, followed through locals and the fields a class's constructors make, with
-constants and ``Environment.GetEnvironmentVariable`` as every C# value is. A client registered with the
-dependency-injection container (``AddGrpcClient<X.XClient>(o => o.Address = ...)``) is not read: its
-address stays unknown."""
+constants and ``Environment.GetEnvironmentVariable`` as every C# value is; a client the class does not make is
+the one its module registers with the dependency-injection container (``AddGrpcClient<X.XClient>(o => o.Address
+= new Uri(...))``, every registration of that client type in the module)."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from ...languages.csharp.constants import CSharpConstants, CSharpFolder
 from ...languages.folding import Folded, choice, literal, unknown
 from ...languages.symbols import Bound
+from ...model import FileFacts
 from ...services.endpoints import Item
 from ..aspnet import csharp_constants
 from ..base import Framework, Project, Reader, declared_type
@@ -47,9 +48,32 @@ class CSharpAddress(CSharpFolder):
         return super().call(name, args)
 
 
-def _address(constants: CSharpConstants, bound: Bound, call, client_type: str) -> Folded:
+#: (module, client type's simple name) -> the ``AddGrpcClient<T>`` registrations' (address as written, facts, owner)
+Registered = dict[tuple[str, str], list[tuple[str, FileFacts, str, int]]]
+
+
+def registrations(files: list[Bound]) -> Registered:
+    found: Registered = {}
+    for bound in files:
+        for base in bound.facts.extra.get("base_addresses", []):
+            if base.get("registrar") == "AddGrpcClient":
+                key = (bound.ctx.module, base["client"].rsplit(".", 1)[-1])
+                found.setdefault(key, []).append((base["value"], bound.facts, base["owner"], base["line"]))
+    return found
+
+
+def _registered(constants: CSharpConstants, registered: Registered, bound: Bound, client_type: str) -> Folded | None:
+    found = registered.get((bound.ctx.module, client_type.rsplit(".", 1)[-1]), [])
+    if not found:
+        return None
+    return choice([CSharpAddress(constants, facts, owner.rsplit(".", 1)[0] if "." in owner else "")
+                   .at(facts, owner, line + 1).fold(f"new Uri({expr})") for expr, facts, owner, line in found])
+
+
+def _address(constants: CSharpConstants, bound: Bound, call, client_type: str) -> Folded | None:
     """The address of the channel the client a call is made on was made with: the ``new X.XClient(channel)`` of a
-    local (its declaration's line) or of a field (every constructor of the class that makes one)."""
+    local (its declaration's line) or of a field (every constructor of the class that makes one); None when the
+    class makes none."""
     receiver, simple = call.receiver, client_type.rsplit(".", 1)[-1]
     class_key = call.owner.rsplit(".", 1)[0] if "." in call.owner else call.owner
     declared = [line for line, _ in bound.facts.locals.get(call.owner, {}).get(receiver[-1], [])
@@ -63,7 +87,7 @@ def _address(constants: CSharpConstants, bound: Bound, call, client_type: str) -
                   and c.owner != call.owner]
     makers = [c for c in makers if len(c.args) == 1]
     if not makers:
-        return unknown("the client's channel is not known (made elsewhere, or by the dependency-injection container)")
+        return None
     values = []
     for maker in makers:
         folder = CSharpAddress(constants, bound.facts, class_key).at(bound.facts, maker.owner, maker.line + 1)
@@ -71,7 +95,8 @@ def _address(constants: CSharpConstants, bound: Bound, call, client_type: str) -
     return choice(values)
 
 
-def read_csharp(known: GrpcServices, constants: Callable[[], CSharpConstants], bound: Bound) -> Iterator[Item]:
+def read_csharp(known: GrpcServices, constants: Callable[[], CSharpConstants], registered: Registered,
+                bound: Bound) -> Iterator[Item]:
     if not uses_grpc(bound) or bound.facts.extra.get("generated"):
         return
     reading = Reading(known, bound)
@@ -91,7 +116,10 @@ def read_csharp(known: GrpcServices, constants: Callable[[], CSharpConstants], b
         if client:
             found = reading.stub_call(client.group(1), call, certain=bool(GENERATED_CLIENT.search(typed)))
             if found and receiver[0] in ("name", "field"):
-                address = _address(constants(), bound, call, typed)
+                address = _address(constants(), bound, call, typed) or \
+                    _registered(constants(), registered, bound, typed) or \
+                    unknown("the client's channel is not known (made elsewhere, or by the dependency-injection "
+                            "container with no AddGrpcClient registration in its module)")
                 for item in found:
                     item.address = address
             yield from found
@@ -99,7 +127,8 @@ def read_csharp(known: GrpcServices, constants: Callable[[], CSharpConstants], b
 
 def prepare(files: list[Bound], project: Project) -> Reader:
     known = services(project)
-    return lambda bound: read_csharp(known, lambda: csharp_constants(project), bound)
+    registered = registrations(files)
+    return lambda bound: read_csharp(known, lambda: csharp_constants(project), registered, bound)
 
 
 FRAMEWORK = Framework("grpc_csharp", ("csharp",), prepare, reads=("csharp", "proto"))

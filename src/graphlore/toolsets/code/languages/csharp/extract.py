@@ -7,7 +7,9 @@ fqn is the namespace then ``.`` and the key (``Shop.Orders.OrderService.Place``)
 namespace instead. A struct is a ``class`` (``modifiers`` say ``struct``), a property a ``field``
 (``property``), a positional record parameter a field of the record. Attributes are kept as annotations
 (``[HttpGet("{id}")]`` -> ``HttpGet`` with its arguments). ``BaseAddress = new Uri(x)`` assignments are kept
-in ``extra["base_addresses"]`` (what an ``HttpClient``'s relative URLs start with). Generic arguments are
+in ``extra["base_addresses"]`` (what an ``HttpClient``'s relative URLs start with), with the ``registrar`` and
+the ``client`` type when they configure a client registered with ``AddHttpClient<T>(...)``; so are the
+``Address = new Uri(x)`` of ``AddGrpcClient<T>(...)`` registrations (a gRPC client's channel). Generic arguments are
 dropped from types and called names (``Task<Cart>`` -> ``Task``).
 """
 
@@ -314,12 +316,18 @@ class _Extractor(Extractor):
         for node, _tag, owner in self.owned(root, "(assignment_expression) @set"):
             left = node.child_by_field_name("left")
             right = node.child_by_field_name("right")
-            if left is not None and text(left).rsplit(".", 1)[-1] == "BaseAddress" and right is not None \
-                    and right.type == "object_creation_expression":
-                args = self.arg_texts(right.child_by_field_name("arguments"))
-                if args:
-                    bases.append({"owner": owner or "", "target": squash(text(left)), "value": args[0],
-                                  "line": node.start_point[0] + 1})
+            prop = text(left).rsplit(".", 1)[-1] if left is not None else ""
+            if prop not in ("BaseAddress", "Address") or right is None or right.type != "object_creation_expression":
+                continue
+            args = self.arg_texts(right.child_by_field_name("arguments"))
+            registered = _registration(node)
+            if not args or prop == "Address" and (registered is None or registered[0] != "AddGrpcClient"):
+                continue
+            found = {"owner": owner or "", "target": squash(text(left)), "value": args[0],
+                     "line": node.start_point[0] + 1}
+            if registered is not None:
+                found["registrar"], found["client"] = registered
+            bases.append(found)
         if bases:
             self.facts.extra["base_addresses"] = bases
 
@@ -342,6 +350,32 @@ class _Keyword:
     def __init__(self, kind: str) -> None:
         self.kind = kind
         self.type = kind
+
+
+#: dependency-injection registrations whose configuration lambda sets a client's address
+_REGISTRARS = frozenset({"AddHttpClient", "AddGrpcClient"})
+
+
+def _registration(node: Node) -> tuple[str, str] | None:
+    """(registrar, client type) when ``node`` is inside the configuration lambda of ``AddHttpClient<T>(...)`` /
+    ``AddGrpcClient<T>(...)`` (``AddHttpClient<IT, T>``: the implementation ``T``), else None."""
+    lambda_seen = False
+    while node.parent is not None:
+        node = node.parent
+        if node.type == "lambda_expression":
+            lambda_seen = True
+        elif node.type == "invocation_expression":
+            if not lambda_seen:
+                return None
+            function = node.child_by_field_name("function")
+            name = function.child_by_field_name("name") if function is not None and \
+                function.type == "member_access_expression" else function
+            if name is None or name.type != "generic_name" or text(name.named_children[0]) not in _REGISTRARS:
+                return None
+            arguments = next((c for c in name.named_children if c.type == "type_argument_list"), None)
+            types = [type_name(c) for c in arguments.named_children] if arguments is not None else []
+            return (text(name.named_children[0]), types[-1]) if types else None
+    return None
 
 
 def _plain(name: str) -> str:

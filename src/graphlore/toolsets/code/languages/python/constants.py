@@ -10,6 +10,7 @@ from ...model import FileFacts
 from ..folding import (
     FileFolder,
     Folded,
+    Scope,
     choice,
     has_unknown,
     literal,
@@ -37,6 +38,20 @@ def absolute(module: str, target: str, is_package: bool) -> str:
     return f"{base}.{rest}" if base and rest else (base or rest)
 
 
+def import_target(module: str, target: str, is_package: bool, exists) -> str:
+    """`absolute`, and Python's script-folder rule: an absolute import that no project module answers
+    (``from db import X`` where the project has no top-level ``db``) is the module beside the importing file
+    (``pkg.db``) when that exists, as Python finds it first on ``sys.path`` for a file run as a script.
+    ``exists(name)``: whether the project has a module ``name``."""
+    found = absolute(module, target, is_package)
+    if target.startswith(".") or exists(found) or exists(found.split(".")[0]):
+        return found
+    package = module if is_package else module.rpartition(".")[0]
+    if package and exists(f"{package}.{found.split('.')[0]}"):
+        return f"{package}.{found}"
+    return found
+
+
 
 class PythonFolder(FileFolder):
     """Folds a Python expression in a module (its constants and the constants it imports); files by module name."""
@@ -51,6 +66,31 @@ class PythonFolder(FileFolder):
         if found is not None:
             return found
         return super().name(name)
+
+    def lookup(self, key: str, name: str, hops: int) -> Folded:
+        """`FileFolder.lookup`, and ``Cls.ATTR``: a class attribute the class body assigns once and no statement
+        of the project assigns as ``Cls.ATTR = ...``; ``settings.X`` (Django's ``django.conf.settings``): ``X``
+        in the one settings module the project names (`_settings_module`)."""
+        facts = self.files.get(key)
+        head, _, attr = name.partition(".")
+        if facts is not None and attr and "." not in attr:
+            if head == "settings" and self._django_settings(facts):
+                module = _settings_module(self.files)
+                if module is not None and hops <= self.HOPS:
+                    return self.lookup(module, attr, hops + 1)
+            cls = next((s for s in facts.symbols if s.name == head and s.kind == "class" and not s.parent), None)
+            assigns = facts.extra.get("assigns", {})
+            declared = assigns.get(cls.key, {}).get(attr, ()) if cls is not None else ()
+            if len(declared) == 1 and not any(name in table for other in self.files.values()
+                                              for table in other.extra.get("assigns", {}).values()):
+                inner = type(self)(self.files, key)
+                inner.depth = self.depth + 1
+                return inner.fold_in(Scope(facts, cls.key, declared[0][0]), declared[0][1])
+        return super().lookup(key, name, hops)
+
+    @staticmethod
+    def _django_settings(facts: FileFacts) -> bool:
+        return any(imp.target == "django.conf" and ("settings", "settings") in imp.names for imp in facts.imports)
 
     def constructed(self, name: str) -> Folded | None:
         """An ``__init__`` parameter as every call of the class in the project passes it (by position or keyword;
@@ -76,7 +116,7 @@ class PythonFolder(FileFolder):
             for call in facts.calls:
                 if call.name != cls.name or call.kind != "call" or not self._makes(facts, key, call, cls.name):
                     continue
-                arg = _argument(call, params.index(name), name)
+                arg = argument(call, params.index(name), name)
                 site = type(self)(self.files, key)
                 site.depth = self.depth + 1
                 value = site.at(facts, call.owner, call.line).fold(arg) if arg is not None else None
@@ -123,6 +163,8 @@ class PythonFolder(FileFolder):
                 expr = piece[1:-1]
                 if re.fullmatch(r"[A-Za-z_][\w.]*", expr.strip()):
                     out = out + self.name(expr.strip())
+                elif _KEYED_READ.fullmatch(expr.strip()):   # {app.config["URI"]}
+                    out = out + self.fold(expr)
                 else:
                     out = out + unknown(f"the f-string part {{{expr}}}")
             else:
@@ -133,7 +175,7 @@ class PythonFolder(FileFolder):
         head, _, rest = name.partition(".")
         is_package = facts.path.endswith("__init__.py")
         for imp in facts.imports:
-            target = absolute(key, imp.target, is_package)
+            target = import_target(key, imp.target, is_package, self.files.__contains__)
             for imported, alias in imp.names:
                 if imported == "*":
                     star = self.files.get(target)
@@ -150,11 +192,14 @@ class PythonFolder(FileFolder):
                             return sub, rest
                     elif not rest:
                         return target, imported
+                    elif target in self.files:   # from cfg import Settings; Settings.BASE
+                        return target, f"{imported}.{rest}"
         return None
 
     def unknown_name(self, name: str) -> Folded:
         if name.partition(".")[0] == "os" or name.startswith("settings."):
-            return unknown(f"{name}: an environment or settings value, known at run time only")
+            return unknown(f"{name}: an environment or settings value, known at run time only (no settings module "
+                           "of the project sets it)")
         return named_unknown(name, f"{name} is not a constant (a variable or parameter: known at run time only)")
 
     def call(self, name: str, args: list[list[tuple[str, str]]]) -> Folded:
@@ -196,12 +241,45 @@ class PythonFolder(FileFolder):
     def percent(self, template: Folded, args: list[Folded]) -> Folded:
         return printf(template, args, "sdr", "%-formatting")
 
+    def subscript(self, name: str, key: Folded) -> Folded:
+        """``name["KEY"]``: an environment read (``os.environ``), else the value the scope (the function, the
+        functions around it, the module) or the module ``name`` is imported from keeps under that key
+        (``app.config["KEY"] = ...``, a dict literal, ``.update(KEY=...)``: `extract.keyed_pairs`); else unknown."""
+        if name in self.env_tables or not key.known:
+            return super().subscript(name, key)
+        target = f'{name}["{key.text}"]'
+        found = self.local(target)
+        if found is not None:
+            return found
+        scope = self.scope
+        if scope is not None and self.files.get(self.key) is scope.facts:
+            head = name.partition(".")[0]
+            where = self.imported(scope.facts, self.key, head)
+            facts = self.files.get(where[0]) if where is not None else None
+            declared = facts.extra.get("assigns", {}).get("", {}).get(
+                f'{where[1]}{name[len(head):]}["{key.text}"]', ()) if facts is not None else ()
+            if len(declared) == 1:
+                inner = type(self)(self.files, where[0])
+                inner.depth = self.depth + 1
+                return inner.fold_in(Scope(facts, "", declared[0][0]), declared[0][1])
+        return unknown(f"{name}[{key.text!r}] is known at run time only (the code keeps no value under that key)")
+
+
+
+def _settings_module(files: dict[str, FileFacts]) -> str | None:
+    """The project's Django settings module: the one ``DJANGO_SETTINGS_MODULE`` its ``os.environ.setdefault``
+    calls name (``manage.py``, ``wsgi.py``), when it is one of the project's modules; None when none or several."""
+    named = {call.args[1].strip("'\"") for facts in files.values() for call in facts.calls
+             if call.name == "setdefault" and len(call.args) > 1 and call.args[0].strip("'\"") ==
+             "DJANGO_SETTINGS_MODULE"}
+    return next(iter(named)) if len(named) == 1 and next(iter(named)) in files else None
 
 
 _KEYWORD = re.compile(r"^(\w+)\s*=(?!=)")
+_KEYED_READ = re.compile(r"[A-Za-z_][\w.]*\[\s*(?:'[^'\\{}]*'|\"[^\"\\{}]*\")\s*\]")
 
 
-def _argument(call, index: int, name: str) -> str | None:
+def argument(call, index: int, name: str) -> str | None:
     """The argument a call passes for parameter ``name`` (at ``index``), as written; None when it passes none,
     unpacks (``*args``, ``**kw``), or has more arguments than were recorded."""
     if any(a.startswith("*") for a in call.args) or call.argc > len(call.args):

@@ -332,8 +332,40 @@ class _Extractor(Extractor):
             if found is not None:
                 self.facts.calls.append(found)
         self.locals(root)
-        self.record_values(self.assignment_pairs(root))
+        self.record_values(self.assignment_pairs(root) + self.keyed_pairs(root))
         return self.finish(root)
+
+    def keyed_pairs(self, root: Node) -> list[tuple[Node | str, Node]]:
+        """Values kept under a string key, as ``name["key"]`` targets (what `PythonFolder.subscript` reads):
+        ``app.config["KEY"] = v`` (Flask, Quart, any mapping), ``NAME = {"key": v, ...}`` and
+        ``name.update(KEY=v)`` / ``name.update({"key": v})``."""
+        out: list[tuple[Node | str, Node]] = []
+        for _, match in QueryCursor(query(GRAMMAR, _KEYED)).matches(root):
+            obj = squash(text(match["obj"][0]))
+            if "key" in match:
+                key = _string_key(match["key"][0])
+                if key is not None:
+                    out.append((f'{obj}["{key}"]', match["value"][0]))
+            elif "dict" in match:
+                out += self._dict_pairs(obj, match["dict"][0])
+            elif "args" in match:
+                for arg in match["args"][0].named_children:
+                    if arg.type == "keyword_argument" and arg.child_by_field_name("value") is not None:
+                        out.append((f'{obj}["{text(arg.child_by_field_name("name"))}"]',
+                                    arg.child_by_field_name("value")))
+                    elif arg.type == "dictionary":
+                        out += self._dict_pairs(obj, arg)
+        return out
+
+    @staticmethod
+    def _dict_pairs(obj: str, node: Node) -> list[tuple[Node | str, Node]]:
+        out: list[tuple[Node | str, Node]] = []
+        for pair in node.named_children:
+            key_node, value = pair.child_by_field_name("key"), pair.child_by_field_name("value")
+            key = _string_key(key_node) if pair.type == "pair" and key_node is not None else None
+            if key is not None and value is not None:
+                out.append((f'{obj}["{key}"]', value))
+        return out
 
     def locals(self, root: Node) -> None:
         items = []
@@ -350,6 +382,26 @@ class _Extractor(Extractor):
                 items.append((name, _value_type(value)))
         self.record_locals(items, lambda owner, type_: owner if owner is not None and type_ and
                            self.by_key[owner].kind != "class" else None)
+
+
+_KEYED = """
+(assignment left: (subscript value: (_) @obj subscript: (string) @key) right: (_) @value)
+(assignment left: [(identifier) (attribute)] @obj right: (dictionary) @dict)
+(call function: (attribute object: (_) @obj attribute: (identifier) @update) arguments: (argument_list) @args
+ (#eq? @update "update"))
+"""
+
+
+def _string_key(node: Node) -> str | None:
+    """A plain string literal's text (no f-string, no escapes), or None."""
+    if node.type != "string" or any(c.type == "interpolation" for c in node.children):
+        return None
+    raw = text(node)
+    body = raw.lstrip("rRbBuU")
+    if len(body) < 2 or body[0] not in "'\"" or body[-1] != body[0] or "\\" in body:
+        return None
+    inner = body.strip(body[0])
+    return inner if inner and '"' not in inner and "'" not in inner else None
 
 
 def extract(path: str, src: bytes) -> FileFacts:

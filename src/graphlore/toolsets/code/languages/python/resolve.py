@@ -4,7 +4,8 @@ A name is looked up in the enclosing function scopes (nested ``def``/``class``),
 namespace: its top-level classes and functions, its imports (followed through re-exports: ``from .base
 import Model`` in a package ``__init__`` makes ``pkg.Model`` resolve to ``pkg.base.Model``), its
 module-level variables, its submodules and its ``*`` imports; then builtins. Relative imports are
-made absolute from the module's dotted name.
+made absolute from the module's dotted name; an absolute import no project module answers is the module beside
+the file when there is one (Python's script-folder rule, `constants.import_target`).
 
 A value's type comes from an annotation (parameter, variable, field, return), from construction
 (``x = Foo()``), or from a function's return annotation (``x = make()`` with ``-> Foo``). Calls on
@@ -24,7 +25,7 @@ from ...model import symbol_id
 from ..names import NameResolver, Value
 from ..resolver import FileOutput, scope_chain
 from ..symbols import Bound, EdgeSink, Table, Tracker
-from .constants import absolute
+from .constants import import_target
 
 BUILTIN_NAMES = frozenset(dir(builtins))
 #: method names some builtin type has: never matched by name alone
@@ -36,8 +37,6 @@ _TYPE_WRAPPERS = ("Optional[", "typing.Optional[", "Annotated[", "typing.Annotat
                   "type[")
 
 
-def absolute_in(bound: Bound, target: str) -> str:
-    return absolute(bound.ctx.module_name, target, bound.path.endswith("__init__.py"))
 
 
 class PythonResolver(NameResolver):
@@ -52,6 +51,11 @@ class PythonResolver(NameResolver):
         self._imports = table.cache("py.imports")
 
     # ---- modules and namespaces -----------------------------------------------------------------
+    def import_target(self, bound: Bound, target: str) -> str:
+        """The module an import names (`constants.import_target`: relative made absolute, a script's sibling)."""
+        return import_target(bound.ctx.module_name, target, bound.path.endswith("__init__.py"),
+                             lambda name: self.module(name) is not None)
+
     def module(self, name: str) -> Bound | None:
         if not name:
             return None
@@ -69,7 +73,7 @@ class PythonResolver(NameResolver):
         names: dict[str, tuple] = {}
         stars: list[str] = []
         for imp in bound.facts.imports:
-            target = absolute_in(bound, imp.target)
+            target = self.import_target(bound, imp.target)
             for imported, alias in imp.names:
                 if imported == "*":
                     stars.append(target)
@@ -198,7 +202,7 @@ class PythonResolver(NameResolver):
     def file_props(self, bound: Bound, sink: EdgeSink) -> dict:
         imports_external: list[str] = []
         for imp in bound.facts.imports:
-            target = absolute_in(bound, imp.target)
+            target = self.import_target(bound, imp.target)
             for imported, _alias in imp.names:
                 if imported == "*":
                     found = self.module(target)

@@ -1,0 +1,50 @@
+"""The configuration an agent asks about a service, for its ``describe``: where it finds its config server
+and discovery server, the config server's backend, the port it listens on (its settings' ``server.port``)
+and the ports its deployment gives it, each with ``file:line``; on a config server, also what each service's
+settings say about reaching it (the answer to "where do the services get their configuration")."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from ..languages.folding import CHOICE_OPEN
+from ..layout.layout import Layout
+from .deployment import Deployment
+from .identity import ServiceNames
+from .settings import Values
+
+
+def service_config(layout: Layout, settings: dict[str, Values], deployment: Deployment,
+                   names: ServiceNames) -> dict[str, list[str]]:
+    """Per microservice, its configuration lines (see the module docstring), in file order, once each."""
+    own: dict[str, list[str]] = {}
+    served: dict[str, list[str]] = {}
+    for name, service in layout.services.items():
+        lines = own.setdefault(name, [])
+        for module in service.modules:
+            values = settings.get(module)
+            if values is None:
+                continue
+            lines += [str(note) for note in values.notes]
+            for note in values.notes:
+                for url in note.config_server_urls():
+                    server = _server(values, url, names)
+                    if server is not None and server != name:
+                        served.setdefault(server, []).append(f"configuration of {name} from here: {note}")
+        lines += deployment.port_notes.get(name, [])
+    out = {name: list(dict.fromkeys(own.get(name, []) + served.get(name, []))) for name in layout.services}
+    return {name: lines for name, lines in out.items() if lines}
+
+
+def _server(values: Values, url: str, names: ServiceNames) -> str | None:
+    """The project service a config server URL names (``${VAR:default}`` settled as the module's code sees it);
+    None when it names none, or not one for certain."""
+    text, missing = values.resolve(url)
+    if missing or CHOICE_OPEN in text or "://" not in text:
+        return None
+    try:
+        split = urlsplit(text)
+        host, port = split.hostname, split.port
+    except ValueError:
+        return None
+    return names.host(host, port, [])[0] if host else None

@@ -1,0 +1,117 @@
+"""What is a service of the system: a build without sources of its own (a Maven ``pom`` aggregator, a Gradle
+root that only configures its members) is none, nor a Dockerfile in a CI, test or tooling folder that no
+deployment file runs; a real service without a manifest still is. A link never ends at what is no service."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from graphlore.toolsets.code.index.graph import CodeGraph
+
+POM = """<project><modelVersion>4.0.0</modelVersion><groupId>com.acme</groupId><artifactId>{name}</artifactId>
+<version>1</version>{extra}</project>
+"""
+BOOT = "<build><plugins><plugin><artifactId>spring-boot-maven-plugin</artifactId></plugin></plugins></build>"
+
+
+def _write(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    return root
+
+
+def _spring_app(name: str) -> dict[str, str]:
+    return {f"{name}/pom.xml": POM.format(name=name, extra=BOOT),
+            f"{name}/src/main/java/com/acme/{name}/App.java":
+                f"package com.acme.{name};\n\n@org.springframework.boot.autoconfigure.SpringBootApplication\n"
+                "public class App {}\n"}
+
+
+def _services(root: Path) -> dict[str, bool]:
+    nodes, _ = CodeGraph.build(root).snapshot()
+    return {n.name: n.props["deployable"] for n in nodes.values() if n.kind == "microservice"}
+
+
+def test_a_pom_aggregator_is_no_service_even_with_the_boot_plugin_in_a_profile(tmp_path: Path):
+    profile = ("<packaging>pom</packaging><modules><module>orders</module><module>billing</module></modules>"
+               f"<profiles><profile><id>docker</id>{BOOT}</profile></profiles>")
+    root = _write(tmp_path / "shop", {"pom.xml": POM.format(name="shop", extra=profile),
+                                      **_spring_app("orders"), **_spring_app("billing")})
+    assert {name: deployable for name, deployable in _services(root).items() if deployable} == {
+        "orders": True, "billing": True}
+
+
+def test_a_gradle_root_without_sources_is_no_service(tmp_path: Path):
+    gradle = "plugins {\n    id 'org.springframework.boot' version '3.2.0' apply false\n}\n"
+    files = {"settings.gradle": "rootProject.name = 'shop'\ninclude 'orders', 'billing'\n", "build.gradle": gradle}
+    for name in ("orders", "billing"):
+        files[f"{name}/build.gradle"] = "plugins {\n    id 'org.springframework.boot'\n}\n"
+        files[f"{name}/src/main/java/com/acme/{name}/App.java"] = f"package com.acme.{name};\npublic class App {{}}\n"
+    services = _services(_write(tmp_path / "shop", files))
+    assert services.get("shop") in (None, False)
+    assert services["orders"] and services["billing"]
+
+
+FLASK = "from flask import Flask\n\napp = Flask(__name__)\n\n\n@app.route('/items')\ndef items():\n    return []\n"
+
+
+def test_a_dockerfile_in_a_tooling_folder_is_a_service_only_when_a_deployment_runs_it(tmp_path: Path):
+    root = _write(tmp_path / "sys", {
+        ".github/workflows/ui-tests/Dockerfile": "FROM cypress/included:13\nCOPY . .\n",
+        ".github/workflows/ui-tests/cypress/e2e/login.cy.js": "describe('login', () => { it('works', () => {}) })\n",
+        "tools/seeder/Dockerfile": "FROM python:3.12\nCOPY . .\nCMD python seed.py\n",
+        "tools/seeder/seed.py": "print('seed')\n",
+        "e2e/Dockerfile": "FROM python:3.12\nCOPY . .\n",
+        "e2e/check.py": "print('check')\n",
+        "store/Dockerfile": "FROM python:3.12\nCOPY . .\n", "store/app.py": FLASK,
+        # a real service no manifest names still counts
+        "worker/Dockerfile": "FROM python:3.12\nCOPY . .\n", "worker/app.py": FLASK,
+        "docker-compose.yml": "services:\n  store:\n    build: ./store\n  seeder:\n    build: ./tools/seeder\n",
+    })
+    deployable = {name for name, flag in _services(root).items() if flag}
+    assert deployable == {"store", "worker", "seeder"}
+
+
+CALLER = """import requests
+
+
+def known():
+    return requests.get('http://store:8000/items').json()
+
+
+def missing():
+    return requests.get('http://store:8000/nothing').json()
+
+
+def proxied():
+    return requests.get('http://proxy:8080/items').json()
+"""
+
+
+def test_compose_building_every_service_from_the_root_links_to_real_services_only(tmp_path: Path):
+    """Every Compose service builds from context ``./`` with its own ``dockerfile``: each is the service of its
+    Dockerfile's folder; one whose Dockerfile lies in a folder without sources is the root's, which runs nothing
+    (a ``pyproject.toml`` and release scripts), so a call to it stays unresolved (never ``no_route`` to the
+    repository's root)."""
+    root = _write(tmp_path / "sys", {
+        "store/Dockerfile": "FROM python:3.12\nCOPY store .\n", "store/app.py": FLASK,
+        "shop/Dockerfile": "FROM python:3.12\nCOPY shop .\n", "shop/app.py": FLASK.replace("/items", "/shop"),
+        "shop/calls.py": CALLER,
+        "deploy/proxy.Dockerfile": "FROM envoyproxy/envoy:v1.30\n",
+        "docker-compose.yml": "services:\n"
+                              "  store:\n    build:\n      context: ./\n      dockerfile: store/Dockerfile\n"
+                              "  shop:\n    build:\n      context: .\n      dockerfile: ./shop/Dockerfile\n"
+                              "  proxy:\n    build:\n      context: ./\n      dockerfile: deploy/proxy.Dockerfile\n",
+        "pyproject.toml": "[project]\nname = 'sys'\nversion = '1'\n",
+        "scripts/make_release.py": "print('release')\n",
+    })
+    nodes, edges = CodeGraph.build(root).snapshot()
+    clients = {n.props["declaring_fqn"].rsplit(".", 1)[-1]: n for n in nodes.values() if n.kind == "client"}
+    ends = {name: (n.props["match"], n.props.get("target_service"),
+                   sorted(nodes[e.dst].kind for e in edges.values() if e.src == n.id and e.type == "HTTP_CALLS"))
+            for name, n in clients.items()}
+    assert ends["known"] == ("cross_service", "store", ["route"])
+    assert ends["missing"] == ("no_route", "store", ["microservice"])
+    assert ends["proxied"][0] == "unresolved" and ends["proxied"][2] == []
+    assert "no service of the running system" in clients["proxied"].props["match_detail"]
