@@ -29,7 +29,8 @@ public class Orders {
     }
 
     void listen() {
-        consumer.subscribe(List.of("payments.done"));
+        List<String> topics = List.of("payments.done");
+        consumer.subscribe(topics);
         consumer.subscribe(Pattern.compile("legacy\\\\..*"));
     }
 }

@@ -16,7 +16,8 @@ positional arguments) and ``subscribe([...])`` (or ``topics=``); confluent ``sub
 ``subscribe(List.of(...))`` (``Arrays.asList``, ``Collections.singletonList``, ``Set.of``, ``listOf``, ``setOf``,
 ...) on a ``KafkaConsumer``/``Consumer``; C# ``Subscribe(topic)``/``Subscribe(new[] {...})`` on a value whose type
 names a consumer (``IConsumer<K, V>``, ``new ConsumerBuilder<K, V>(...).Build()``), so Rx's ``Subscribe`` is not
-read.
+read. The list may be made in a local of the function where the language's facts keep what a local is assigned
+(Java, Kotlin: ``List<String> topics = List.of("a")``).
 
 A topic is folded like a URL: literals, constants, locals and environment reads (settled later from the
 project's deployment files, as every value is). A topic that does not fold, a pattern subscription, or a list
@@ -129,6 +130,19 @@ class KafkaReader:
         for expr in exprs:
             yield self.make(call, kind, flavor, self.folders.topic(self.bound, call, expr), expr)
 
+    def made(self, call: CallFact, written: str) -> str:
+        """What a local named by ``written`` was last assigned before the call, as written (a list of topics made
+        in a local: ``topics = ["a", "b"]``); else ``written`` itself."""
+        name = written.strip()
+        if not re.fullmatch(r"[A-Za-z_]\w*", name):
+            return written
+        assigned = [(line, values) for line, values in
+                    self.bound.facts.extra.get("assigns", {}).get(call.owner, {}).get(name, []) if line <= call.line]
+        if not assigned:
+            return written
+        values = max(assigned, key=lambda found: found[0])[1]
+        return values[0] if len(values) == 1 else written
+
     def read(self) -> Iterator[Item]:
         language = self.bound.facts.language
         reader = {"python": self.python, "javascript": self.script, "typescript": self.script,
@@ -160,7 +174,7 @@ class KafkaReader:
             if pattern is not None and not kwarg(call.args, "topics"):
                 yield self.make(call, "route", flavor, unknown("it subscribes to a pattern of topics"), pattern)
                 return
-            yield from self.topics(call, "route", flavor, _listed(written), written)
+            yield from self.topics(call, "route", flavor, _listed(self.made(call, written)), written)
 
     # -- Node -------------------------------------------------------------------------------------------------
 
@@ -185,10 +199,10 @@ class KafkaReader:
                 exprs = [] if written.startswith("/") else [written]
             else:
                 written = keys.get("topics", "")
-                exprs = _listed(written)
+                exprs = _listed(self.made(call, written))
             yield from self.topics(call, "route", "kafkajs", exprs, written)
         elif call.name == "subscribe":
-            yield from self.topics(call, "route", "node_rdkafka", _listed(first), first)
+            yield from self.topics(call, "route", "node_rdkafka", _listed(self.made(call, first)), first)
 
     # -- Java and Kotlin --------------------------------------------------------------------------------------
 
@@ -203,7 +217,7 @@ class KafkaReader:
                                 record)
         elif call.name == "subscribe" and typed in ("KafkaConsumer", "Consumer", ""):
             written = call.args[0].strip()
-            listed = _JVM_LISTS.match(written)
+            listed = _JVM_LISTS.match(self.made(call, written))
             if re.match(r"^(?:java\.util\.regex\.)?Pattern\s*\.\s*compile\s*\(", written):
                 yield self.make(call, "route", "kafka_clients", unknown("it subscribes to a pattern of topics"),
                                 written)
@@ -247,7 +261,7 @@ class KafkaReader:
                             written)
         elif call.name == "Subscribe" and "Consumer" in self._written_type(call):
             written = call.args[0].strip()
-            listed = _CS_LISTS.match(written)
+            listed = _CS_LISTS.match(self.made(call, written))
             exprs = split_top(listed.group(1)) if listed else [written]
             yield from self.topics(call, "route", "confluent_kafka_dotnet", exprs, written)
 
