@@ -52,6 +52,10 @@ class Ledger(private val producer: KafkaProducer<String, String>, private val co
     fun listen() {
         consumer.subscribe(listOf("orders.audit"))
     }
+
+    fun replay(props: java.util.Properties) {
+        KafkaConsumer<String, String>(props).apply { subscribe(listOf("ledger.replayed")) }
+    }
 }
 '''
 
@@ -183,6 +187,7 @@ def test_plain_kafka_clients_link_producers_to_the_consumers_of_their_topic(tmp_
         ("orders", "producer", "orders.placed"), ("orders", "producer", "orders.audit"),
         ("orders", "route", "payments.done"),
         ("ledger", "producer", "ledger.booked"), ("ledger", "route", "orders.audit"),
+        ("ledger", "route", "ledger.replayed"),
         ("payments", "producer", "payments.done"), ("payments", "route", "orders.placed"),
         ("mailer", "route", "payments.done"), ("mailer", "route", "ledger.booked"),
         ("mailer", "producer", "mail.sent"), ("mailer", "producer", "mail.batched"),

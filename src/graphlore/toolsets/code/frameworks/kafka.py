@@ -7,14 +7,15 @@ confluent-kafka-go are read in `go_web`; Spring's ``KafkaTemplate`` and ``@Kafka
 ``produce(topic, ...)`` (or ``topic=``); kafkajs ``send({topic, messages})`` and ``sendBatch({topicMessages:
 [{topic, ...}]})``, node-rdkafka ``produce(topic, ...)``; Java/Kotlin ``send(record)`` on a ``KafkaProducer``
 (or ``Producer``) with ``new ProducerRecord<>(topic, ...)`` / ``ProducerRecord(topic, ...)`` written in the call
-or made in a local of the function; C# ``ProduceAsync(topic, ...)``/``Produce(topic, ...)`` (a ``new
-TopicPartition(topic, ...)`` gives its topic).
+or made in a local of the function (Kotlin: also inside ``producer.apply { ... }``); C# ``ProduceAsync(topic,
+...)``/``Produce(topic, ...)`` (a ``new TopicPartition(topic, ...)`` gives its topic).
 
 **Consumers**: the topics a consumer subscribes to: kafka-python/aiokafka ``KafkaConsumer(topic, ...)`` (its
 positional arguments) and ``subscribe([...])`` (or ``topics=``); confluent ``subscribe([...])``; kafkajs
 ``subscribe({topic})``/``subscribe({topics: [...]})``, node-rdkafka ``subscribe([...])``; Java/Kotlin
 ``subscribe(List.of(...))`` (``Arrays.asList``, ``Collections.singletonList``, ``Set.of``, ``listOf``, ``setOf``,
-...) on a ``KafkaConsumer``/``Consumer``; C# ``Subscribe(topic)``/``Subscribe(new[] {...})`` on a value whose type
+...) on a ``KafkaConsumer``/``Consumer`` (in Kotlin also without a receiver, inside ``consumer.apply { ... }``,
+when a list is written); C# ``Subscribe(topic)``/``Subscribe(new[] {...})`` on a value whose type
 names a consumer (``IConsumer<K, V>``, ``new ConsumerBuilder<K, V>(...).Build()``), so Rx's ``Subscribe`` is not
 read. The list may be made in a local of the function where the language's facts keep what a local is assigned
 (Java, Kotlin: ``List<String> topics = List.of("a")``).
@@ -207,9 +208,9 @@ class KafkaReader:
     # -- Java and Kotlin --------------------------------------------------------------------------------------
 
     def jvm(self, call: CallFact) -> Iterator[Item]:
-        if call.kind != "call" or not call.receiver or not call.args:
-            return
-        typed = self.receiver_type(call)
+        if call.kind != "call" or not call.args or not call.receiver and self.bound.facts.language != "kotlin":
+            return   # Kotlin: a call without a receiver is one on the scope function's (``apply { subscribe(...) }``)
+        typed = self.receiver_type(call) if call.receiver else ""
         if call.name == "send" and typed in ("KafkaProducer", "Producer", ""):
             record = self.record(call, call.args[0])
             if record is not None:
@@ -218,7 +219,7 @@ class KafkaReader:
         elif call.name == "subscribe" and typed in ("KafkaConsumer", "Consumer", ""):
             written = call.args[0].strip()
             listed = _JVM_LISTS.match(self.made(call, written))
-            if re.match(r"^(?:java\.util\.regex\.)?Pattern\s*\.\s*compile\s*\(", written):
+            if re.match(r"^(?:java\.util\.regex\.)?Pattern\s*\.\s*compile\s*\(", written) and call.receiver:
                 yield self.make(call, "route", "kafka_clients", unknown("it subscribes to a pattern of topics"),
                                 written)
             elif listed is not None or typed:
