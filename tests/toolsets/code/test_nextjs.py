@@ -67,3 +67,16 @@ def test_nextjs_api_routes_come_from_file_paths_and_link(tmp_path: Path):
              for e in edges.values() if e.type == "HTTP_CALLS"}
     assert links == {("DELETE store /api/orders/{id}", "DELETE /api/orders/{id}", "cross_service"),
                      ("GET store /items/abc", "GET /items/{sku}", "cross_service")}
+
+
+def test_an_update_that_makes_a_module_a_nextjs_one_equals_a_full_build(tmp_path: Path):
+    for rel, text in FILES.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    graph = CodeGraph.build(tmp_path)
+    (tmp_path / "legacy/next.config.mjs").write_text("export default {};\n")
+    graph.update()
+    nodes, _ = graph.snapshot()
+    assert graph.snapshot() == CodeGraph.build(tmp_path).snapshot()
+    assert any(n.kind == "route" and n.props["microservice"] == "legacy" and n.props["label"] == "ANY /api/ping"
+               for n in nodes.values())
