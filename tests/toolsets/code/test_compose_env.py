@@ -22,6 +22,9 @@ COMPOSE = """services:
       - KEPT_EMPTY=${EMPTY-80}
       - PRICE=$$5
       - UNSET
+    env_file:
+      - path: ./web/web.env
+        required: false
   shipping:
     build: ./shipping
     image: ${REGISTRY}/shipping:${TAG:-latest}
@@ -66,16 +69,17 @@ def test_compose_variables_are_settled_from_the_env_file_beside_it():
 
 def test_a_bare_environment_name_and_interpolated_values_reach_the_services(tmp_path: Path):
     for rel, text in {"docker-compose.yml": COMPOSE, ".env": DOTENV, ".env.production": "SHIPPING_ADDR=elsewhere:1\n",
-                      "web/Dockerfile": "FROM python:3.12\n", "web/web.py": WEB,
+                      "web/Dockerfile": "FROM python:3.12\n", "web/web.py": WEB, "web/web.env": "FROM_FILE=yes\n",
                       "shipping/Dockerfile": "FROM python:3.12\n", "shipping/app.py": SHIPPING}.items():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text(text)
     graph = CodeGraph.build(tmp_path)
     deployment = read_deployment(graph.layout, graph.root, list(graph.layout.deployment_files))
     env = deployment.env["web"]
-    assert {name: env.get(name) for name in ("SHIPPING_ADDR", "CART_ADDR", "EMPTY_PORT", "KEPT_EMPTY", "PRICE", "UNSET")} \
+    assert {name: env.get(name) for name in ("SHIPPING_ADDR", "CART_ADDR", "EMPTY_PORT", "KEPT_EMPTY", "PRICE", "UNSET",
+                                           "FROM_FILE")} \
         == {"SHIPPING_ADDR": ["shipping:8080"], "CART_ADDR": ["cart:7070"], "EMPTY_PORT": ["80"], "KEPT_EMPTY": [""],
-            "PRICE": ["$5"], "UNSET": None}
+            "PRICE": ["$5"], "UNSET": None, "FROM_FILE": ["yes"]}
     assert deployment.published["shipping"] == {9090} and deployment.ports["shipping"] == {8080}
     assert deployment.names["shipping"].get("shipping") and "web" in deployment.run
     nodes, edges = graph.snapshot()

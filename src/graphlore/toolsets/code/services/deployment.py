@@ -298,6 +298,8 @@ class Reader:
                 pairs = [(str(item).partition("=")[0], str(item).partition("=")[2] if "=" in str(item) else None)
                          for item in env]
             for files in [spec.get("env_file")] if isinstance(spec.get("env_file"), str) else spec.get("env_file") or []:
+                if isinstance(files, dict):   # the long form: {path: ..., required: false}
+                    files = files.get("path")
                 if isinstance(files, str):
                     path = _folder(base, files)
                     values = read_env_file(_read(self.root / path))
