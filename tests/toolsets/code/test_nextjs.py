@@ -25,6 +25,18 @@ FILES = {
 }
 ''',
     "store/pages/api/orders/index.js": "export default (req, res) => res.json([]);\n",
+    "store/pages/api/carts/[user].ts": '''const handler = async (req, res) => {
+  const { method } = req;
+  switch (method) {
+    case 'POST':
+      return res.status(201).end();
+    default:
+      return res.json({});
+  }
+};
+
+export default handler;
+''',
     "store/pages/api/docs/[...slug].ts": "export default function docs(req, res) { res.end(); }\n",
     "store/pages/api/_helpers.ts": "export const shared = 1;\n",
     "store/pages/about.tsx": "export default function About() { return null; }\n",
@@ -62,6 +74,7 @@ def test_nextjs_api_routes_come_from_file_paths_and_link(tmp_path: Path):
     assert routes == {
         ("store", "DELETE /api/orders/{id}", "handler"), ("store", "GET /api/orders/{id}", "handler"),
         ("store", "ANY /api/orders", "default"), ("store", "ANY /api/docs/{slug}", "docs"),
+        ("store", "POST /api/carts/{user}", "handler"),
         ("store", "GET /items/{sku}", "GET"), ("store", "PUT /items/{sku}", "update")}
     links = {(nodes[e.src].props["label"], nodes[e.dst].props["label"], e.props["match"])
              for e in edges.values() if e.type == "HTTP_CALLS"}

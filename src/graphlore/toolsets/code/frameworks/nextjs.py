@@ -3,7 +3,8 @@
 **Pages router**: a file under the module's ``pages/api/`` (or ``src/pages/api/``) with a default export (its
 handler) is the route ``/api/<path>``: the file's path without its extension, ``index`` the folder itself,
 ``[id]`` a parameter ``{id}``, ``[...slug]`` and ``[[...slug]]`` ``{slug}``. Its methods are the ones the file
-compares ``req.method`` with as literals (``req.method === "POST"``, ``case "GET":``), else any method.
+compares ``req.method`` (or a ``method`` variable: ``const { method } = req``) with as literals (``req.method
+=== "POST"``, ``case "GET":``), else any method.
 
 **App router**: a ``route.ts``/``route.js`` under the module's ``app/`` (or ``src/app/``) serves each HTTP method
 it exports a function for (``export async function GET(...)``, ``export const POST = ...``, ``export { h as

@@ -537,13 +537,14 @@ class _Extractor(Extractor):
         self.locals(root)
         self.record_values(self.assignment_pairs(root))
         self.env_destructures(root)
-        if b".method" in self.src:
+        if b"method" in self.src:
             self.method_checks(root)
         return self.finish(root)
 
     def method_checks(self, root: Node) -> None:
-        """``extra["method_checks"]``: the string literals the file compares a ``.method`` with (``req.method ===
-        "POST"``, ``case "GET":`` of a ``switch (req.method)``), upper-cased: the HTTP methods a handler tells apart."""
+        """``extra["method_checks"]``: the string literals the file compares a ``.method`` (or a ``method`` variable)
+        with (``req.method === "POST"``, ``case "GET":`` of a ``switch (method)``), upper-cased: the HTTP methods a
+        handler tells apart."""
         found: set[str] = set()
         stack = [root]
         while stack:
@@ -677,9 +678,11 @@ def extract(path: str, src: bytes) -> FileFacts:
 
 
 def _is_method(node: Node | None) -> bool:
-    """``x.method`` (in parentheses too)."""
+    """``x.method``, or a variable named ``method`` (``const { method } = req``), in parentheses too."""
     while node is not None and node.type == "parenthesized_expression" and node.named_children:
         node = node.named_children[0]
+    if node is not None and node.type == "identifier":
+        return text(node) == "method"
     if node is None or node.type != "member_expression":
         return False
     prop = node.child_by_field_name("property")
