@@ -8,7 +8,8 @@ document holds (which documents said a mention, in the order they were written):
   of them (its date), with the names those documents gave;
 - a node left without records goes (with its possible-duplicate links); a node that lost a record is
   rebuilt from the records it keeps, resolved again among themselves in the order they were made
-  (:func:`resolve.decide`, the rule the writes applied): a record that merged only because of what the
+  (:func:`resolve.decide`, the rule the writes applied, each record said by the document that first said it,
+  with that document's source): a record that merged only because of what the
   retracted document added (an alias, a longer definition) no longer merges and becomes a node of its
   own (linked as a possible duplicate when the rule says so), with the id resolution would have given
   it. A node whose first record went takes the id its new first record would have created;
