@@ -4,8 +4,7 @@ or ``Class.method`` of the file, ``.bind(...)`` dropped), and a call of one of `
 with ``new pkg.X(address, credentials)`` (``loadPackageDefinition``'s constructors) or ``new XClient(address,
 credentials)`` (the generated client class of grpc-tools' ``*_grpc_pb`` and ts-proto), in a variable or a class
 field (``this.client``), or passed to ``promisify`` (``promisify(client.getX).bind(client)``), is a client, with
-the address the construction assigned to it gives
-(``channel_address``) where it folds."""
+the address the construction assigned to it gives (``channel_address``) where it folds."""
 
 from __future__ import annotations
 
@@ -52,7 +51,7 @@ def _client_type(bound: Bound, owner: str, receiver: list) -> str:
             if type_ and not type_.startswith("~"):
                 return type_
         return bound.facts.extra.get("globals", {}).get(receiver[1], "")
-    declared = declared_type(bound, owner, receiver[2], 0)
+    declared = declared_type(bound, owner.rsplit(".", 1)[0], receiver[2], 0)   # the class's field, not a local
     if declared:
         return declared
     made = {m.group(1) for _scope, _line, expr in _assignments(bound, owner, receiver)
