@@ -99,3 +99,35 @@ def test_the_request_package_calls_are_clients(tmp_path: Path):
     assert found == [(5, "GET", "http://catalogue:8080/product/{sku}", "cross_service"),
                      (9, "POST", "http://catalogue:8080/cart/{sku}", "cross_service"),
                      (10, "DELETE", "http://catalogue:8080/cart/{sku}", "no_route")]
+
+
+DESTRUCTURED = '''const { ORDERS_URL = 'http://orders:3000', STOCK_URL: stock = 'http://stock-old:1', NOWHERE } = process.env;
+
+async function run() {
+  await fetch(`${ORDERS_URL}/orders`);
+  await fetch(`${stock}/levels`);
+  await fetch(`${NOWHERE}/x`);
+}
+'''
+
+
+def test_destructured_environment_reads_with_defaults(tmp_path: Path):
+    """``const { X = 'url' } = process.env``: an environment read whose default is the code's value, the
+    deployment's value (Compose ``environment``) first, as ``process.env.X ?? 'url'`` would be."""
+    for service, path in (("orders", "/orders"), ("stock", "/levels")):
+        (tmp_path / service).mkdir()
+        (tmp_path / service / "package.json").write_text(f'{{"name": "{service}"}}\n')
+        (tmp_path / service / "index.js").write_text(
+            f"const express = require('express');\nconst app = express();\napp.get('{path}', (req, res) => res.send());\n")
+    (tmp_path / "web").mkdir()
+    (tmp_path / "web/package.json").write_text('{"name": "web"}\n')
+    (tmp_path / "web/index.js").write_text(DESTRUCTURED)
+    (tmp_path / "docker-compose.yml").write_text(
+        "services:\n  web:\n    build: ./web\n    environment:\n      STOCK_URL: http://stock:3000\n"
+        "  orders:\n    build: ./orders\n  stock:\n    build: ./stock\n")
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    found = sorted((n.props["line"], n.props["target_url"], n.props["target_service"], n.props["match"])
+                   for n in nodes.values() if n.kind == "client")
+    assert found[:2] == [(4, "http://orders:3000/orders", "orders", "cross_service"),
+                         (5, "http://stock:3000/levels", "stock", "cross_service")]
+    assert found[2][0] == 6 and found[2][3] == "unresolved"

@@ -71,9 +71,11 @@ The map (packages by concern; a package imports only the packages above it)::
       k6.py                       k6 load tests (JavaScript) as HTTP clients of the URLs they request
       nginx.py                    nginx proxy_pass locations as gateway routes forwarding to a service
       amqp.py                     AMQP producers and consumers (pika, Go amqp, amqplib) by exchange/key
+      kafka.py                    Kafka's plain clients (Python, Node, Java/Kotlin, C#) by topic
       apache_http.py              Apache HttpClient requests (new HttpGet(url) ...) as HTTP clients
       triggers.py                 TRIGGERS edges: XState events, passport callbacks (no call in the code)
       script_web.py               Express and NestJS routes, fetch and axios clients
+      nextjs.py                   Next.js API routes (pages/api files, app router route.ts exports)
       gateway.py                  Spring Cloud Gateway and Zuul routes (YAML and the Java DSL) to their services
       declared.py                 in-source declarations (@CodebaseHttpClient, @CodebaseProducer ...)
       golang.py                   what Go frameworks read: types by package, receivers' types, handlers
@@ -87,7 +89,7 @@ The map (packages by concern; a package imports only the packages above it)::
         jvm.py                    grpc-java and grpc-kotlin (Java and Kotlin): ...ImplBase, stubs
         python.py                 grpcio: add_..._to_server, ...Stub
         csharp.py                 Grpc.AspNetCore: ...Base subclasses, ...Client stubs
-        script.py                 grpc-js: server.addService, service clients
+        script.py                 grpc-js: server.addService, service and generated XClient clients
     index/                        the graph in memory and in the store
       graph.py                    CodeGraph: build / update (incremental == full) / restore / snapshot
       persist.py                  per-file records that let an update after a restart stay incremental

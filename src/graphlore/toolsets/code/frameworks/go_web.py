@@ -14,8 +14,9 @@ The handler is the function or method the handler argument names, else the regis
 and the same calls on an ``http.Client``: the URL folded with the package's constants (a value read at run
 time is ``{?}``).
 
-**Kafka.** sarama ``SendMessage(&sarama.ProducerMessage{Topic: ...})``, ``ConsumePartition(topic, ...)`` and a
-consumer group's ``Consume(ctx, []string{...}, ...)``; segmentio ``kafka.NewWriter``/``kafka.Writer{Topic}``
+**Kafka.** sarama ``SendMessage(&sarama.ProducerMessage{Topic: ...})``, the async producer's ``p.Input() <-
+&sarama.ProducerMessage{...}`` (or a local made so), ``ConsumePartition(topic, ...)`` and a consumer group's
+``Consume(ctx, []string{...}, ...)`` (or a local made so); segmentio ``kafka.NewWriter``/``kafka.Writer{Topic}``
 with ``WriteMessages`` and ``kafka.NewReader(kafka.ReaderConfig{Topic})``; confluent ``Produce`` with a
 ``TopicPartition{Topic: ...}`` and ``Subscribe``/``SubscribeTopics``.
 """
@@ -166,6 +167,7 @@ def read_go(web: GoWeb, bound: Bound) -> Iterator[Item]:
         yield from _route(web, bound, index, call, owner)
         yield from _client(web, bound, call, owner)
         yield from _kafka(web, bound, call, owner)
+    yield from _async_sends(web, bound)
 
 
 def _prefix_route(web: GoWeb, bound: Bound, call: CallFact, owner: int) -> Iterator[Item]:
@@ -305,9 +307,31 @@ def _kafka(web: GoWeb, bound: Bound, call: CallFact, owner: int) -> Iterator[Ite
             yield item(bound, owner, "producer", "kafka_go", call.line, broker="kafka", topic=topic,
                        written=writer or call.args[0])
     else:
-        for expr in _topics(call):
+        for expr in _topics(bound, call):
             yield item(bound, owner, "route", "sarama" if name in ("ConsumePartition", "Consume") else "confluent_kafka",
                        call.line, broker="kafka", topic=web.go.fold(bound, expr), written=expr)
+
+
+SARAMA = ("github.com/IBM/sarama", "github.com/Shopify/sarama")
+
+
+def _async_sends(web: GoWeb, bound: Bound) -> Iterator[Item]:
+    """sarama's async producer: ``producer.Input() <- &sarama.ProducerMessage{Topic: ...}`` (or a local made so)."""
+    for owner_key, line, channel, value in bound.facts.extra.get("sends", []):
+        owner = bound.by_key.get(owner_key, -1) if owner_key else -1
+        call = next((c for c in bound.facts.calls if c.name == "Input" and c.owner == owner_key and c.line == line
+                     and c.receiver and channel.endswith(".Input()")), None)
+        if call is None or owner < 0:
+            continue
+        typed = written_type(web.go.packages, bound, owner_key, call.receiver, line)
+        library = (web.qualified(bound, typed.lstrip("~").removesuffix("()")) or ("", ""))[0]
+        if not library.startswith(SARAMA) and not _made_by_kafka(web, bound, call, SARAMA):
+            continue
+        message = value if "{" in value else _composite(bound, owner_key, value.strip().lstrip("&"))
+        topic = _topic_in(web, bound, owner_key, message)
+        yield item(bound, owner, "producer", "sarama", line, broker="kafka",
+                   topic=topic if topic is not None else unknown(f"the message {value} sets no Topic here"),
+                   written=value)
 
 
 def _made_by_kafka(web: GoWeb, bound: Bound, call: CallFact, libraries: tuple[str, ...]) -> bool:
@@ -322,9 +346,12 @@ def _made_by_kafka(web: GoWeb, bound: Bound, call: CallFact, libraries: tuple[st
     return False
 
 
-def _topics(call: CallFact) -> list[str]:
-    """The topic expressions of a consumer call: a string, or the items of a ``[]string{...}`` literal."""
+def _topics(bound: Bound, call: CallFact) -> list[str]:
+    """The topic expressions of a consumer call: a string, or the items of a ``[]string{...}`` literal (written
+    in the call, or what a local of the function is made from)."""
     first = call.args[1] if call.name == "Consume" and len(call.args) > 1 else call.args[0]
+    if re.fullmatch(r"\w+", first.strip()):
+        first = _composite(bound, call.owner, first.strip()) or first
     literal_list = re.match(r"^\[\]string\s*\{(.*)\}$", first.strip(), re.S)
     return split_top(literal_list.group(1)) if literal_list else [first]
 

@@ -29,7 +29,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: The format of persisted records and of the nodes they describe; an index of another format is rebuilt.
 #: 2: part 2's records (routes, clients, producers) and Python ``with X() as y`` locals. 3: every file's
 #: assignments (``extra["assigns"]``, what folding reads locals and fields from), Java ``@Value`` parameters.
-FORMAT = 3
+#: 4: Go's channel sends to a method's result (``extra["sends"]``: sarama's ``producer.Input() <- msg``), TS/JS
+#: environment reads destructured from ``process.env`` as assignments, ``.method`` checks (``extra["method_checks"]``).
+FORMAT = 4
 
 
 def _pairs(values: Any) -> tuple[tuple[str, str], ...]:

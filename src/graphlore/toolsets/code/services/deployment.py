@@ -2,8 +2,9 @@
 environment variables each is given, and the ports it listens on.
 
 **Read** (every file found by the walk, `layout.walk.is_deployment_file`): Docker Compose files (``services:``
-with ``build``, ``image``, ``container_name``, ``hostname``, ``environment``, ``env_file``, ``ports``; ``${VAR}``
-and ``${VAR:-default}`` interpolated from the ``.env`` beside the file), Kubernetes manifests (Deployment,
+with ``build``, ``image``, ``container_name``, ``hostname``, ``environment``, ``env_file``, ``ports``; their
+``${VAR}``, ``${VAR:-default}``, ``${VAR-default}`` ... settled from the ``.env`` beside the file, and an
+``environment`` entry written as a bare name given its value there, as Compose does), Kubernetes manifests (Deployment,
 StatefulSet, DaemonSet, ReplicaSet, Job, CronJob and Pod containers with their ``env`` values, ``valueFrom``
 ConfigMap keys and ``envFrom`` ConfigMaps; Service names and selectors; ConfigMaps: two of one name in different files, as
 alternative deployments of one system have, give each key every value they hold), Helm charts (the
@@ -43,7 +44,7 @@ from ..layout.layout import Layout
 from .yaml_lines import documents
 
 WORKLOADS = frozenset({"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob", "Pod"})
-_COMPOSE_VAR = re.compile(r"\$\{([A-Za-z_]\w*)(?::?-([^}]*))?\}|\$([A-Za-z_]\w*)")
+_COMPOSE_VAR = re.compile(r"\$\$|\$\{([A-Za-z_]\w*)(?:(:?)([-?+])([^}]*))?\}|\$([A-Za-z_]\w*)")
 _HELM_VALUE = re.compile(r"\{\{-?\s*\.Values\.([\w.]+)\s*(?:\|\s*quote\s*)?-?\}\}")
 _HELM_ACTION = re.compile(r"\{\{-?.*?-?\}\}")
 
@@ -115,6 +116,26 @@ def read_env_file(text: str) -> dict[str, str]:
     return out
 
 
+def compose_interpolate(value: str, dotenv: dict[str, str]) -> str:
+    """A Compose value with its variables settled from the ``.env`` beside the file, as Compose does:
+    ``${VAR}``/``$VAR``; ``${VAR:-d}`` (``d`` when unset or empty), ``${VAR-d}`` (when unset); ``${VAR:+a}`` /
+    ``${VAR+a}`` (``a`` when set and non-empty / set); ``${VAR:?e}`` / ``${VAR?e}`` (the value); ``$$`` is ``$``.
+    A variable the ``.env`` does not set (the shell's, at run time) is ``{?}``."""
+    def one(match: re.Match) -> str:
+        if match.group(0) == "$$":
+            return "$"
+        name = match.group(1) or match.group(5)
+        colon, op, word = match.group(2), match.group(3), match.group(4) or ""
+        found = dotenv.get(name)
+        present = found is not None and (found != "" or not colon)
+        if op == "-":
+            return found if present else word
+        if op == "+":
+            return word if present else ("" if found is not None else "{?}")
+        return found if found is not None else "{?}"
+    return _COMPOSE_VAR.sub(one, value)
+
+
 def _docs(text: str) -> list[Any]:
     try:
         return [d for d in yaml.safe_load_all(text) if d is not None]
@@ -146,12 +167,15 @@ class Reader:
         self._read_docs = 0
         self.artifacts: dict[str, str] = {}       # image -> build folder
         self.env_files: dict[str, dict[str, str]] = {}   # folder -> values
+        self.dotenv: dict[str, dict[str, str]] = {}   # folder -> its ``.env``'s values (what Compose reads)
         self.files: list[str] = []
 
     def read(self, paths: list[str]) -> None:
         charts = {PurePosixPath(p).parent.as_posix() for p in paths if PurePosixPath(p).name == "Chart.yaml"}
         for rel in sorted(p for p in paths if PurePosixPath(p).name.startswith(".env")):
             self.env_files[PurePosixPath(rel).parent.as_posix()] = read_env_file(_read(self.root / rel))
+            if PurePosixPath(rel).name == ".env":
+                self.dotenv[PurePosixPath(rel).parent.as_posix()] = self.env_files[PurePosixPath(rel).parent.as_posix()]
             self.files.append(rel)
         for rel in sorted(paths):
             name = PurePosixPath(rel).name
@@ -245,13 +269,10 @@ class Reader:
 
     def _compose(self, services: dict, rel: str, lines: dict[str, int]) -> None:
         base = PurePosixPath(rel).parent
-        dotenv = self.env_files.get(base.as_posix(), {})
+        dotenv = self.dotenv.get(base.as_posix(), {})
 
         def interpolate(value: str) -> str:
-            def one(match: re.Match) -> str:
-                name = match.group(1) or match.group(3)
-                return dotenv.get(name, match.group(2) if match.group(2) is not None else "{?}")
-            return _COMPOSE_VAR.sub(one, value)
+            return compose_interpolate(value, dotenv)
 
         for key, spec in services.items():
             if not isinstance(spec, dict):
@@ -277,6 +298,8 @@ class Reader:
                 pairs = [(str(item).partition("=")[0], str(item).partition("=")[2] if "=" in str(item) else None)
                          for item in env]
             for files in [spec.get("env_file")] if isinstance(spec.get("env_file"), str) else spec.get("env_file") or []:
+                if isinstance(files, dict):   # the long form: {path: ..., required: false}
+                    files = files.get("path")
                 if isinstance(files, str):
                     path = _folder(base, files)
                     values = read_env_file(_read(self.root / path))
@@ -284,13 +307,15 @@ class Reader:
                     if values:
                         self.files.append(path)
             for name, value in pairs:
+                if value is None:   # a bare name: Compose passes on its value from the environment (.env)
+                    value = dotenv.get(name)
                 if value is not None:
                     unit.env.setdefault(name, []).append(interpolate(value))
             for number, port in enumerate(spec.get("ports") or []):   # "HOST:CONTAINER", "IP:HOST:CONTAINER", "CONTAINER"
                 if isinstance(port, dict):   # the long form
-                    host, container = str(port.get("published", "")), str(port.get("target", ""))
+                    host, container = (interpolate(str(port.get(key, ""))) for key in ("published", "target"))
                 else:
-                    parts = str(port).split("/", 1)[0].split(":")
+                    parts = interpolate(str(port)).split("/", 1)[0].split(":")
                     host, container = (parts[-2] if len(parts) >= 2 else ""), parts[-1]
                 if host.isdigit():
                     unit.published.append(int(host))

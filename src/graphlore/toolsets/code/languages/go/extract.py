@@ -163,6 +163,7 @@ class _Extractor(Extractor):
         self.locals(root)
         self.record_values(self.assignment_pairs(root))
         self.assigned(root)
+        self.sends(root)
         facts = self.finish(root)
         self.lambdas(root)
         return facts
@@ -340,6 +341,18 @@ class _Extractor(Extractor):
         table = self.facts.extra.setdefault("composites", {})
         for (name, value), owner in zip(kept, owners, strict=True):
             table.setdefault(owner or "", {})[text(name)] = squash(text(value))[:400]
+
+    def sends(self, root: Node) -> None:
+        """``extra["sends"]``: each ``ch <- v`` whose channel is a method's result (``producer.Input() <- msg``,
+        sarama's async producer), as ``[owner, line, channel, value]`` written."""
+        found = []
+        for node, _tag, owner in self.owned(root, "(send_statement channel: (call_expression) value: (_)) @send"):
+            channel, value = node.child_by_field_name("channel"), node.child_by_field_name("value")
+            if channel is not None and value is not None:
+                found.append([owner or "", node.start_point[0] + 1, squash(text(channel))[:200],
+                              squash(text(value))[:400]])
+        if found:
+            self.facts.extra["sends"] = found
 
     def assigned(self, root: Node) -> None:
         """Package-level names that a function assigns (``baseUrl = os.Getenv(...)``): not constants."""

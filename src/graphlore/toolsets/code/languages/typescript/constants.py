@@ -1,7 +1,8 @@
 """TS/JS constants for folding: module-level ``const`` strings, also imported (``import { API } from
 "./config"``), template literals with constant parts, a function's locals and a class's fields
 (``this.baseUrl``), and environment reads (``process.env.X``, ``process.env["X"]``, ``import.meta.env.X``, k6's
-``__ENV.X``), with the default a literal after ``||`` or ``??`` gives (``process.env.API || "http://api"``)."""
+``__ENV.X``), with the default a literal after ``||`` or ``??`` gives (``process.env.API || "http://api"``), also
+destructured (``const { API = "http://api" } = process.env``, read as that ``??``)."""
 
 from __future__ import annotations
 

@@ -536,7 +536,54 @@ class _Extractor(Extractor):
         self.calls(root)
         self.locals(root)
         self.record_values(self.assignment_pairs(root))
+        self.env_destructures(root)
+        if b"method" in self.src:
+            self.method_checks(root)
         return self.finish(root)
+
+    def method_checks(self, root: Node) -> None:
+        """``extra["method_checks"]``: the string literals the file compares a ``.method`` (or a ``method`` variable)
+        with (``req.method === "POST"``, ``case "GET":`` of a ``switch (method)``), upper-cased: the HTTP methods a
+        handler tells apart."""
+        found: set[str] = set()
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            stack.extend(node.named_children)
+            if node.type == "binary_expression" and node.child_by_field_name("operator") is not None and \
+                    text(node.child_by_field_name("operator")) in ("===", "==", "!==", "!="):
+                sides = [node.child_by_field_name("left"), node.child_by_field_name("right")]
+                if any(_is_method(side) for side in sides):
+                    found.update(_string_value(side) for side in sides if side is not None and side.type == "string")
+            elif node.type == "switch_statement" and _is_method(node.child_by_field_name("value")):
+                body = node.child_by_field_name("body")
+                for case in body.named_children if body is not None else []:
+                    value = case.child_by_field_name("value") if case.type == "switch_case" else None
+                    if value is not None and value.type == "string":
+                        found.add(_string_value(value))
+        if found:
+            self.facts.extra["method_checks"] = sorted(m.upper() for m in found if m)
+
+    def env_destructures(self, root: Node) -> None:
+        """``const { X = "d", Y: y } = process.env`` (or ``import.meta.env``): each name an environment read, its
+        default what ``??`` would give (``X = process.env.X ?? "d"``), in ``extra["assigns"]`` as if so written."""
+        table = self.facts.extra.get("assigns", {})
+        for pattern, _tag, owner in self.owned(root, "(variable_declarator name: (object_pattern) @pattern)"):
+            value = pattern.parent.child_by_field_name("value") if pattern.parent is not None else None
+            source = squash(text(value)) if value is not None else ""
+            if source not in ("process.env", "import.meta.env"):
+                continue
+            declared = self.by_key.get(owner) if owner else None
+            if declared is not None and declared.kind not in ("function", "method", "constructor", "class"):
+                owner = declared.parent
+            for prop in pattern.named_children:
+                key, name, default = _destructured(prop)
+                if key is None:
+                    continue
+                read = f"{source}.{key}" + (f" ?? {squash(text(default))}" if default is not None else "")
+                table.setdefault(owner or "", {}).setdefault(name, []).append([prop.start_point[0] + 1, [read]])
+        if table:
+            self.facts.extra["assigns"] = table
 
     def calls(self, root: Node) -> None:
         calls = self.facts.calls
@@ -628,3 +675,36 @@ JAVASCRIPT = replace(TYPESCRIPT, grammar=Grammar("javascript", tree_sitter_javas
 def extract(path: str, src: bytes) -> FileFacts:
     """The facts of one TS/JS file (pure: depends only on ``path`` and ``src``)."""
     return _Extractor(path, src).run()
+
+
+def _is_method(node: Node | None) -> bool:
+    """``x.method``, or a variable named ``method`` (``const { method } = req``), in parentheses too."""
+    while node is not None and node.type == "parenthesized_expression" and node.named_children:
+        node = node.named_children[0]
+    if node is not None and node.type == "identifier":
+        return text(node) == "method"
+    if node is None or node.type != "member_expression":
+        return False
+    prop = node.child_by_field_name("property")
+    return prop is not None and text(prop) == "method"
+
+
+def _destructured(prop: Node) -> tuple[str | None, str, Node | None]:
+    """(the key read, the local it binds, its default) of one property of an object pattern; (None, ...) for
+    what binds no single name (a nested pattern, ``...rest``)."""
+    if prop.type == "shorthand_property_identifier_pattern":
+        return text(prop), text(prop), None
+    if prop.type == "object_assignment_pattern":
+        left = prop.child_by_field_name("left")
+        if left is not None and left.type == "shorthand_property_identifier_pattern":
+            return text(left), text(left), prop.child_by_field_name("right")
+    if prop.type == "pair_pattern":
+        key, value = prop.child_by_field_name("key"), prop.child_by_field_name("value")
+        if key is None or value is None or key.type != "property_identifier":
+            return None, "", None
+        if value.type == "identifier":
+            return text(key), text(value), None
+        if value.type == "assignment_pattern" and value.child_by_field_name("left") is not None and \
+                value.child_by_field_name("left").type == "identifier":
+            return text(key), text(value.child_by_field_name("left")), value.child_by_field_name("right")
+    return None, "", None

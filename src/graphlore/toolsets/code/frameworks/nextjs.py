@@ -1,0 +1,99 @@
+"""Next.js API routes, whose paths are their files' paths (no call registers them).
+
+**Pages router**: a file under the module's ``pages/api/`` (or ``src/pages/api/``) with a default export (its
+handler) is the route ``/api/<path>``: the file's path without its extension, ``index`` the folder itself,
+``[id]`` a parameter ``{id}``, ``[...slug]`` and ``[[...slug]]`` ``{slug}``. Its methods are the ones the file
+compares ``req.method`` (or a ``method`` variable: ``const { method } = req``) with as literals (``req.method
+=== "POST"``, ``case "GET":``), else any method.
+
+**App router**: a ``route.ts``/``route.js`` under the module's ``app/`` (or ``src/app/``) serves each HTTP method
+it exports a function for (``export async function GET(...)``, ``export const POST = ...``, ``export { h as
+DELETE }``) at the folder's path: route groups ``(group)`` and parallel slots ``@slot`` add no segment,
+``[id]`` is ``{id}``; a folder named ``_x`` (private) holds no route.
+
+Both are read in a Next.js module only: one with a ``next.config.*`` at its root, or in a file that imports
+``next`` (``next/server``, ...). ``basePath`` in ``next.config`` is not read.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from ..languages.folding import literal
+from ..languages.symbols import Bound
+from ..services.endpoints import ANY, HTTP_METHODS, Item
+from .base import Framework, Project, Reader, item
+
+_PAGES = re.compile(r"^(?:src/)?pages/(api(?:/.*)?)\.(?:ts|tsx|js|jsx|mjs|cjs)$")
+_APP = re.compile(r"^(?:src/)?app/(?:(.*)/)?route\.(?:ts|tsx|js|jsx|mjs|cjs)$")
+_CONFIG = re.compile(r"(?:^|/)next\.config\.(?:js|mjs|cjs|ts)$")
+_SEGMENT = re.compile(r"^\[{1,2}(?:\.\.\.)?(\w+)\]{1,2}$")
+
+
+def _inside(bound: Bound) -> str:
+    """The file's path inside its module."""
+    module = bound.ctx.module
+    return bound.path if module in (".", "") else bound.path.removeprefix(module + "/")
+
+
+def _path(segments: list[str]) -> str | None:
+    """A URL path from folder and file names (None when a private folder makes it no route)."""
+    out = []
+    for segment in segments:
+        if segment.startswith("_"):
+            return None
+        if segment.startswith("(") and segment.endswith(")") or segment.startswith("@"):
+            continue
+        param = _SEGMENT.match(segment)
+        out.append(f"{{{param.group(1)}}}" if param else segment)
+    return "/" + "/".join(out)
+
+
+def _next_modules(files: list[Bound]) -> set[str]:
+    """The modules that hold a ``next.config.*`` file."""
+    return {b.ctx.module for b in files if _CONFIG.search(b.path) and _inside(b).count("/") == 0}
+
+
+def _imports_next(bound: Bound) -> bool:
+    return any(imp.target == "next" or imp.target.startswith("next/") for imp in bound.facts.imports)
+
+
+def read_next(modules: set[str], bound: Bound) -> Iterator[Item]:
+    if bound.ctx.module not in modules and not _imports_next(bound):
+        return
+    inside = _inside(bound)
+    facts = bound.facts
+    by_key = {sym.key: index for index, sym in enumerate(facts.symbols)}
+    page = _PAGES.match(inside)
+    if page is not None and facts.extra.get("default"):
+        segments = page.group(1).split("/")
+        if segments[-1] == "index":
+            segments.pop()
+        path = _path(segments)
+        if path is None:
+            return
+        handler = by_key.get(facts.extra["default"], -1)
+        methods = [m for m in facts.extra.get("method_checks", []) if m in HTTP_METHODS] or [ANY]
+        for method in methods:
+            yield item(bound, handler, "route", "nextjs", None, http_method=method, path=literal(path),
+                       written=inside)
+        return
+    app = _APP.match(inside)
+    if app is None:
+        return
+    path = _path(app.group(1).split("/") if app.group(1) else [])
+    if path is None:
+        return
+    for exported, local in facts.extra.get("exports", {}).items():
+        if exported in HTTP_METHODS:
+            yield item(bound, by_key.get(local, -1), "route", "nextjs", None, http_method=exported,
+                       path=literal(path), written=f"{inside} {exported}")
+
+
+def prepare(files: list[Bound], project: Project) -> Reader:
+    modules = _next_modules(files)
+    return lambda bound: read_next(modules, bound)
+
+
+FRAMEWORK = Framework("nextjs", ("typescript", "javascript"), prepare)
