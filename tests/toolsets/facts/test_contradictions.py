@@ -251,3 +251,35 @@ def test_a_verdict_applies_only_while_its_evidence_is_a_fact_of_the_same_subject
     assert not {"valid_to", "ended_by"} & set(board)
     now = run("search", runtime, entity=["Jane Doe"], current=True)
     assert "sits on the board of" in {f.relationship for f in now.results}
+
+
+def test_a_fact_with_more_later_facts_than_one_question_shows_is_shown_every_one_over_successive_calls(
+        settings, embedder):
+    """Eleven boards Jane joined later, then the one that shows she left Acme's: the twelfth later fact, past the
+    first question's ten; the next call shows the later facts the judge has not cleared, so it ends the fact."""
+    boards = [{"name": f"Board {chr(65 + i)} Holdings", "type": "Company",
+               "definition": f"holding company number {i + 1} of a test"} for i in range(11)]
+    docs = [doc("joined", "2010-03-01", [JANE, ACME], [("sits on the board of", "Acme Corp", "2010")])]
+    docs += [doc(f"board {i}", f"{2011 + i}-03-01", [JANE, b], [("sits on the board of", b["name"], str(2011 + i))])
+             for i, b in enumerate(boards)]
+    docs.append(doc("left", "2023-06-01", [JANE, ACME], [("left the board of", "Acme Corp", "2023")]))
+
+    def left_acme(prompt: str) -> str:
+        request = prompt.split("Request:\n", 1)[1].split("\n\nCandidates:", 1)[0]
+        blocks = prompt.split("Candidates:\n", 1)[1].split("\n\n")  # "[id]\ndescription" each
+        picked = next((b[1:].split("]", 1)[0] for b in blocks if "left the board of Acme" in b), None)
+        if "sits on the board of Acme" in request and picked:
+            return json.dumps({"id": picked, "reason": "she left that board in 2023"})
+        return json.dumps({"id": None, "reason": "one can sit on several boards"})
+
+    with chat_endpoint(left_acme) as (url, _):
+        runtime = judge_with(settings, embedder, url)
+        graph = written(runtime, docs=docs)
+        first = {c.sentence: c for c in run("check_contradictions", runtime, limit=500).checks}
+        assert first["Jane Doe sits on the board of Acme Corp."].decision == "holds"  # the first ten later facts
+        second = {c.sentence: c for c in run("check_contradictions", runtime, limit=500).checks}
+        ended = second["Jane Doe sits on the board of Acme Corp."]
+        assert (ended.decision, ended.evidence_sentence) == ("ended", "Jane Doe left the board of Acme Corp.")
+        assert facts(graph)["sits on the board of E:acme-corp"]["valid_to"] == "2023-01-01"
+        third = run("check_contradictions", runtime, limit=500)  # every later fact of every fact cleared or ended
+        assert third.checks == [] and third.unchecked == 0

@@ -8,15 +8,18 @@ the client's model), asks the configured LLM about facts still held, one questio
 
     the fact, and the later facts of its subject that could contradict it: those that start strictly
     later and share its relationship (another object) or its object (another relationship), the
-    :data:`SHOWN` earliest of them. "Pick the one that shows this fact stopped holding, or none."
+    :data:`SHOWN` earliest of them the judge has not cleared yet. "Pick the one that shows this fact
+    stopped holding, or none."
 
 - **a later fact picked**: the verdict is kept on the fact (``contradicted_by``: the evidence fact, the
   judge, its reason, when) and :mod:`validity` ends it at the evidence's ``valid_from`` (``valid_to``,
   ``ended_by`` naming the evidence, the judge and the reason). Nothing is deleted. Undo: retract the
   evidence's document (the verdict goes with its evidence and the fact holds again).
-- **none**: nothing changes but a mark of what was asked (``contradiction_checked``: a hash of the later
-  facts shown), so the fact is asked again only when the later facts it is shown change (a later fact that
-  starts after the :data:`SHOWN` earliest is not shown, so it does not ask again).
+- **none**: nothing changes but a mark of what was asked: the later facts shown join the ones the judge
+  cleared (``contradiction_cleared``; ``contradiction_checked``: a hash of those shown last), so the next
+  call shows the next :data:`SHOWN` later facts, in the order they start, and a fact with more later facts
+  than that is shown every one of them over successive calls; it is asked again only when a later fact the
+  judge has not cleared appears.
 - **no usable answer (twice)**: nothing changes; the fact is asked again next time. An endpoint that
   fails fails the call before anything is written.
 
@@ -47,10 +50,12 @@ TASK = """STILL TRUE? The request is a fact that holds from its date on. Pick th
 fact stopped holding: it states something that cannot be true at the same time (another holder of a role one
 holder has at a time, a move away, an end, a reversal). Pick none when every later fact can hold together with it
 (a restatement, an addition, another role). In the reason, state the evidence you decided on."""
-#: Later facts shown per question (the earliest: the likeliest to end it).
+#: Later facts shown per question (the earliest not cleared yet: the likeliest to end it).
 SHOWN = 10
 #: The fact prop that marks what the judge was shown last (a hash of those later facts' ids).
 CHECKED = validity.CHECKED
+#: The fact prop that lists the later facts the judge has seen and ended nothing with.
+CLEARED = validity.CLEARED
 #: Entities and topics whose facts are read per batch while looking for questions.
 BATCH = 2000
 
@@ -88,9 +93,12 @@ def _question(fact: Edge, facts: list[Edge]) -> Question | None:
     start, rel = validity.fact_start(fact), validity.relation_key(fact.props["relationship"])
     later = sorted((g for g in facts if validity.fact_start(g) > start
                     and (validity.relation_key(g.props["relationship"]) == rel) != (g.dst == fact.dst)),
-                   key=lambda g: (validity.fact_start(g), g.id))[:SHOWN]
-    question = Question(fact, later) if later else None
-    return question if question and fact.props.get(CHECKED) != question.shown else None
+                   key=lambda g: (validity.fact_start(g), g.id))
+    cleared = set(fact.props.get(CLEARED, []))
+    if not cleared and fact.props.get(CHECKED) == Question(fact, later[:SHOWN]).shown:  # checked before CLEARED
+        cleared = {g.id for g in later[:SHOWN]}
+    unseen = [g for g in later if g.id not in cleared][:SHOWN]
+    return Question(fact, unseen) if unseen else None
 
 
 def describe(fact: Edge, names: dict[str, str]) -> str:
@@ -131,7 +139,9 @@ def check_contradictions(runtime: Runtime, request: CheckContradictionsRequest,
                 checks.append(_check(q, "undecided", None, verdict.reason))
                 continue
             fact.props[CHECKED] = q.shown
-            if picked is not None:
+            if picked is None:
+                fact.props[CLEARED] = sorted({*fact.props.get(CLEARED, []), *(g.id for g in q.later)})
+            else:
                 fact.props[validity.JUDGED] = {"fact": picked.id, "reason": verdict.reason.strip() or "(no reason "
                                                "given)", "judge": llm.name, "decided": decided}
                 ended.append(fact)

@@ -52,8 +52,10 @@ RELATIONS_META = "facts_relations"
 JUDGED = "contradicted_by"
 #: The fact prop that marks what the judge was shown last (see :mod:`contradictions`).
 CHECKED = "contradiction_checked"
+#: The fact prop that lists the later facts the judge was shown and ended nothing with (see :mod:`contradictions`).
+CLEARED = "contradiction_cleared"
 #: What a judge keeps on a fact: a document written again keeps them on its facts that did not change.
-JUDGE_PROPS = (JUDGED, CHECKED)
+JUDGE_PROPS = (JUDGED, CHECKED, CLEARED)
 #: Metadata flag: a judge has ended a fact in this graph (writes then look at judged facts too).
 JUDGED_META = "facts_judged"
 #: Metadata flag: every fact of the graph holds its validity (see :func:`backfill`).
