@@ -55,21 +55,26 @@ def test_stray_output_never_reaches_the_wire(tmp_path, stderr):
     proc = subprocess.Popen([sys.executable, "-c", SERVER, str(tmp_path / "home")], env=env, stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE if stderr == "own pipe" else subprocess.STDOUT)
-    try:
-        rpc(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
-        rpc(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
-        rpc(proc, {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-                   "params": {"name": "echo", "arguments": {"text": "hi", "times": 2}}})
-        answers = {}
-        while len(answers) < 2:
+    answers = {}
+
+    def answer(wanted: int) -> dict:
+        while wanted not in answers:
             line = proc.stdout.readline()
             assert line, "the server closed the wire"
             if stderr == "stdout's pipe" and not line.startswith(b"{"):
                 continue  # its stderr shares the pipe: the stray lines arrive here by the caller's own choice
             message = json.loads(line)  # every line on a wire of its own is one JSON-RPC message
             answers[message["id"]] = message
-        assert answers[2]["result"]["structuredContent"]["said"] == ["hi", "hi"]
+        return answers[wanted]
+
+    try:
+        rpc(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+        answer(1)  # as MCP asks of a client: nothing but pings before the server has answered initialize
+        rpc(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+        rpc(proc, {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                   "params": {"name": "echo", "arguments": {"text": "hi", "times": 2}}})
+        assert answer(2)["result"]["structuredContent"]["said"] == ["hi", "hi"]
     finally:
         proc.stdin.close()
         assert proc.wait(timeout=60) == 0
@@ -106,6 +111,8 @@ def test_graphlore_serve_writes_each_warning_once_on_stderr(tmp_path):
     try:
         rpc(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+        while json.loads(proc.stdout.readline() or b'{"id": 1}').get("id") != 1:
+            pass  # as MCP asks of a client: nothing but pings before the server has answered initialize
         rpc(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
         rpc(proc, {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
                    "params": {"name": "echo", "arguments": {"text": "hi"}}})
