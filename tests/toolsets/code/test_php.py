@@ -385,6 +385,42 @@ class Listener
                                                                          ("get", "unknown_receiver")}
 
 
+
+def test_a_variable_given_another_value_has_no_type_to_resolve_a_call_by(tmp_path):
+    """PHP variables declare no type: one given a value of another (or no known) type anywhere in the function
+    (reassigned, a branch, a loop) is no receiver of the type it was first made with."""
+    (tmp_path / "composer.json").write_text('{"name": "acme/x"}')
+    (tmp_path / "A.php").write_text("""<?php
+class A { public function run() {} public function stop() {} public function wait() {} }
+class B { public function run() {} }
+class Caller
+{
+    public function go($factory, $items, $flag)
+    {
+        $a = new A();
+        $a = $factory->make();
+        $a->run();
+        $b = new A();
+        if ($flag) { $b = new B(); }
+        $b->stop();
+        $c = new A();
+        foreach ($items as $c) { $c->wait(); }
+        $d = new A();
+        $d->stop();
+        $d = new A();
+        $d->wait();
+    }
+}
+""")
+    nodes, edges = CodeGraph.build(tmp_path).snapshot()
+    fqn = {n.id: n.props.get("fqn") for n in nodes.values()}
+    lines = {(fqn[e.dst], line) for e in edges.values() if e.type == "CALLS" for line in e.props["lines"]}
+    assert {(target, line) for target, line in lines if not target.endswith(("A", "B"))} == {
+        ("A.stop", 17), ("A.wait", 19)}   # only $d: made as an A each time
+    go = next(n.props for n in nodes.values() if n.kind == "symbol" and n.props["fqn"] == "Caller.go")
+    assert {(s["name"], s["line"]) for s in go["unresolved_calls"]} >= {("run", 10), ("stop", 13), ("wait", 15)}
+
+
 ROUTED = """<?php
 namespace App\\Controller{sub};
 

@@ -411,22 +411,30 @@ class _Extractor(Extractor):
 
     def values(self) -> None:
         """Assignments (for folding), the types locals are made with (``$x = new T()``) and a closure's typed
-        parameters (locals of the function around it)."""
-        for node in self.nodes("anonymous_function", "arrow_function", "assignment_expression"):
+        parameters (locals of the function around it). Every other value a variable is given (another
+        assignment, ``list(...)``, ``foreach ... as $x``, ``&``) is kept as untyped: a PHP variable has the
+        type of whatever it was given last, so the resolver trusts a type only when every value agrees."""
+        for node in self.nodes("anonymous_function", "arrow_function", "assignment_expression",
+                               "reference_assignment_expression", "foreach_statement"):
             if node.type in ("anonymous_function", "arrow_function"):
                 parameters = node.child_by_field_name("parameters")
                 for child in parameters.named_children if parameters is not None else []:
                     name_node = child.child_by_field_name("name")
                     if name_node is not None:
                         self.typed.append((name_node, type_name(child.child_by_field_name("type"))))
-            if node.type == "assignment_expression":
+            elif node.type == "foreach_statement":
+                given = node.named_children[1:-1] if len(node.named_children) > 2 else []
+                self.typed += [(v, "") for g in given for v in _variables(g)]
+            else:
                 left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
                 target = _variable(left)
-                if target is not None and right is not None:
+                if target is not None and right is not None and node.type == "assignment_expression":
                     self.pairs.append((target, right))
-                    made = _made(right)
-                    if made and left is not None and left.type == "variable_name":
-                        self.typed.append((left, made))
+                if left is not None and left.type == "variable_name":
+                    made = _made(right) if right is not None and node.type == "assignment_expression" else ""
+                    self.typed.append((left, made))
+                elif left is not None and left.type == "list_literal":
+                    self.typed += [(v, "") for v in _variables(left)]
 
     def branches(self, value: Node, depth: int) -> list[Node]:
         """The values an expression may have: both sides of ``c ? a : b``; itself for what folding reads
@@ -523,6 +531,16 @@ class _Extractor(Extractor):
                               "line": node.start_point[0] + 1})
         if found:
             self.facts.extra["switches"] = sorted(found, key=lambda f: f["line"])
+
+
+def _variables(node: Node) -> list[Node]:
+    """The variables a ``foreach`` or ``list(...)`` target gives values to (``$k => $v``, ``[$a, [$b]]``,
+    ``&$x``)."""
+    if node.type == "variable_name":
+        return [node]
+    if node.type in ("pair", "by_ref", "list_literal", "array_element_initializer"):
+        return [v for child in node.named_children for v in _variables(child)]
+    return []
 
 
 def _arguments(call: Node) -> list[Node]:
