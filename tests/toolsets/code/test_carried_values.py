@@ -133,6 +133,21 @@ def test_a_scripts_sibling_module_is_the_import(tmp_path: Path):
     assert "json" in other.props["imports_external"]   # no json.py beside it: the library, as before
 
 
+
+def test_a_sibling_named_like_the_standard_library_or_the_module_itself_is_not_the_import(tmp_path: Path):
+    """``import logging`` beside a ``logging.py`` is Python's own module when the folder is imported as a package
+    (the sibling only when run as a script): which one is not known, so no link to the sibling; and a module never
+    imports itself (``import redis`` inside ``redis.py`` is the library it wraps)."""
+    _write(tmp_path, {"svc/Dockerfile": "FROM python:3.12\n", "svc/__init__.py": "",
+                      "svc/logging.py": "import logging\n\n\ndef getLogger(name):\n    return logging.getLogger(name)\n",
+                      "svc/redis.py": "import redis\n\n\ndef from_url(url):\n    return redis.from_url(url)\n",
+                      "svc/views.py": "import logging\n\nlog = logging.getLogger(__name__)\n"})
+    nodes, edges = CodeGraph.build(tmp_path).snapshot()
+    fqn = {n.id: n.props.get("fqn") for n in nodes.values()}
+    calls = {(fqn[e.src], fqn[e.dst]) for e in edges.values() if e.type == "CALLS"}
+    assert not calls, calls
+
+
 def test_spring_placeholders_take_the_deployment_env_in_every_position(tmp_path: Path):
     """``${READER_ADDR}`` with no property file entry is the env var the Deployment gives the service through a
     ConfigMap (``envFrom``): on a field, a constructor and a method parameter, a Feign ``url`` and a

@@ -5,6 +5,7 @@ class's attributes (``self.base``), and environment reads (``os.environ["X"]``, 
 from __future__ import annotations
 
 import re
+import sys
 
 from ...model import FileFacts
 from ..folding import (
@@ -41,15 +42,18 @@ def absolute(module: str, target: str, is_package: bool) -> str:
 def import_target(module: str, target: str, is_package: bool, exists) -> str:
     """`absolute`, and Python's script-folder rule: an absolute import that no project module answers
     (``from db import X`` where the project has no top-level ``db``) is the module beside the importing file
-    (``pkg.db``) when that exists, as Python finds it first on ``sys.path`` for a file run as a script.
-    ``exists(name)``: whether the project has a module ``name``."""
+    (``pkg.db``) when that exists, as Python finds it first on ``sys.path`` for a file run as a script. Not for a
+    name of the standard library (``import logging`` beside a ``logging.py`` is Python's own module when the
+    folder is imported as a package: which one is not known) nor for the importing module itself (``import
+    redis`` in ``redis.py`` is the library it wraps). ``exists(name)``: whether the project has a module
+    ``name``."""
     found = absolute(module, target, is_package)
-    if target.startswith(".") or exists(found) or exists(found.split(".")[0]):
+    head = found.split(".")[0]
+    if target.startswith(".") or exists(found) or exists(head) or head in sys.stdlib_module_names:
         return found
     package = module if is_package else module.rpartition(".")[0]
-    if package and exists(f"{package}.{found.split('.')[0]}"):
-        return f"{package}.{found}"
-    return found
+    beside = f"{package}.{head}"
+    return f"{package}.{found}" if package and beside != module and exists(beside) else found
 
 
 
