@@ -228,6 +228,35 @@ class F
     assert (plain(folded.text), folded.known) == (value, known)
 
 
+
+def test_a_class_constant_is_the_one_of_the_class_the_name_means_never_one_of_the_same_name(tmp_path):
+    """``Config::URL`` is the constant of the class the file's ``use`` imports or namespace make ``Config``: a
+    project class of that name in another namespace is not it (a library's, or one that does not exist)."""
+    (tmp_path / "composer.json").write_text('{"name": "acme/x"}')
+    (tmp_path / "Config.php").write_text("<?php\nnamespace App\\Settings;\n\nclass Config { const URL = 'http://h'; }\n")
+    for name, head in (("Library", "use Vendor\\Sdk\\Config;"), ("Relative", ""),
+                       ("Aliased", "use App\\Settings\\Config as Settings;")):
+        written = "Settings::URL" if name == "Aliased" else "Config::URL"
+        (tmp_path / f"{name}.php").write_text(f"""<?php
+namespace App\\Web;
+
+{head}
+
+class {name}
+{{
+    public function go()
+    {{
+        return curl_init({written} . '/x');
+    }}
+}}
+""")
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    urls = {n.props["declaring_fqn"].split(".")[-2]: (plain(n.props["target_url"]), n.props["resolved"])
+            for n in nodes.values() if n.kind == "client"}
+    assert urls["Aliased"] == ("http://h/x", True)
+    assert not urls["Library"][1] and not urls["Relative"][1], urls
+
+
 def test_an_env_read_with_a_default_keeps_the_default_for_when_no_deployment_sets_it():
     facts = extract("F.php", b"<?php\n$u = getenv('CATALOGUE_URL') ?: 'http://catalogue:8080';\n")
     constants = PHPConstants.__new__(PHPConstants)
