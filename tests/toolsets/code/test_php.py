@@ -394,6 +394,26 @@ $cache->get('/not/a/route/either');
     assert routes == ["GET /hello/{name}", "POST /orders"]
 
 
+
+def test_a_route_handler_written_with_its_full_name_is_that_class_in_a_namespaced_file(tmp_path):
+    (tmp_path / "composer.json").write_text('{"name": "acme/x"}')
+    (tmp_path / "Action.php").write_text("<?php\nnamespace Stock;\n\nclass Action { public function __invoke() {} "
+                                         "public function forget() {} }\n")
+    (tmp_path / "app.php").write_text("""<?php
+namespace Stock;
+
+use Slim\\Factory\\AppFactory;
+
+$app = AppFactory::create();
+$app->get('/a', \\Stock\\Action::class);
+$app->delete('/b', [\\Stock\\Action::class, 'forget']);
+$app->get('/c', Action::class);
+""")
+    routes = [line for line in render(CodeGraph.build(tmp_path)) if line.startswith("R ")]
+    handlers = {line.split()[2]: line.split("handler=")[1].split()[0] for line in routes}
+    assert handlers == {"/a": "Stock.Action.__invoke", "/b": "Stock.Action.forget", "/c": "Stock.Action.__invoke"}
+
+
 def test_a_call_on_a_receiver_of_unknown_type_is_never_guessed(tmp_path):
     (tmp_path / "composer.json").write_text('{"name": "acme/x"}')
     (tmp_path / "A.php").write_text("""<?php

@@ -249,18 +249,21 @@ def _groups(php: PHPFile, line: int) -> list[Folded]:
 
 def _handler(php: PHPFile, project: Project, expr: str) -> tuple[Bound, int] | None:
     """The project method a route's handler names: ``[X::class, 'm']``, ``X::class`` (``__invoke``), ``'X:m'`` and
-    ``X::class . ':m'`` (Slim), with ``X`` as the file's ``use`` imports and namespace make it; None otherwise."""
+    ``X::class . ':m'`` (Slim), with ``X`` as the file's ``use`` imports and namespace make it (``\\A\\X`` and a
+    string name the class by its full name); None otherwise."""
     expr = expr.strip()
-    pair = re.fullmatch(r"\[\s*\\?([\w\\]+)::class\s*,\s*['\"](\w+)['\"]\s*\]", expr) or \
-        re.fullmatch(r"\\?([\w\\]+)::class\s*\.\s*['\"]:(\w+)['\"]", expr) or re.fullmatch(r"['\"]([\w\\]+):(\w+)['\"]", expr)
-    single = re.fullmatch(r"\\?([\w\\]+)::class", expr)
+    pair = re.fullmatch(r"\[\s*(\\?[\w\\]+)::class\s*,\s*['\"](\w+)['\"]\s*\]", expr) or \
+        re.fullmatch(r"(\\?[\w\\]+)::class\s*\.\s*['\"]:(\w+)['\"]", expr) or re.fullmatch(r"['\"]([\w\\]+):(\w+)['\"]", expr)
+    single = re.fullmatch(r"(\\?[\w\\]+)::class", expr)
     if pair is None and single is None:
         return None
     written, method = (pair.group(1), pair.group(2)) if pair is not None else (single.group(1), "__invoke")
-    name = written.replace("\\", ".")
+    name = written.lstrip("\\").replace("\\", ".")
     head, dot, rest = name.partition(".")
     imported = php.imported(head)
-    if imported != head or written.startswith("\\") or expr.startswith(("'", '"')):
+    if written.startswith("\\") or expr.startswith(("'", '"')):
+        fqn = name   # full already (a string names a class by its full name: no use import applies)
+    elif imported != head:
         fqn = imported + dot + rest
     else:
         fqn = f"{php.bound.facts.package}.{name}" if php.bound.facts.package else name

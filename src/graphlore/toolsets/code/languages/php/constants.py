@@ -1,7 +1,7 @@
 """PHP values for folding: string literals (``'...'``, ``"..."`` with ``$x`` / ``{$this->x}`` interpolated),
-``.`` concatenation, class constants (``self::X``, ``static::X``, ``Type::X`` of any project class), locals and
-properties (``$this->x`` set by an initialiser or in a method), ``sprintf`` with ``%s``/``%d``, environment
-reads (``getenv('X')``, ``$_ENV['X']``, ``$_SERVER['X']``) and a default given with ``?:`` or ``??``
+``.`` concatenation, class constants (``self::X``, ``static::X``, ``Type::X`` of the project class the name
+means as the file's ``use`` imports or namespace make it), locals and properties (``$this->x`` set by an
+initialiser or in a method), ``sprintf`` with ``%s``/``%d``, environment reads (``getenv('X')``, ``$_ENV['X']``, ``$_SERVER['X']``) and a default given with ``?:`` or ``??``
 (``getenv('X') ?: 'http://d'``: the variable, with that default)."""
 
 from __future__ import annotations
