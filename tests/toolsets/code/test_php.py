@@ -414,6 +414,31 @@ $app->get('/c', Action::class);
     assert handlers == {"/a": "Stock.Action.__invoke", "/b": "Stock.Action.forget", "/c": "Stock.Action.__invoke"}
 
 
+
+def test_curl_s_custom_request_is_the_method_whatever_the_order_of_the_options(tmp_path):
+    (tmp_path / "composer.json").write_text('{"name": "acme/x"}')
+    (tmp_path / "C.php").write_text("""<?php
+class C
+{
+    public function put()
+    {
+        $h = curl_init('http://stock/items');
+        curl_setopt($h, CURLOPT_POST, true);
+        curl_setopt($h, CURLOPT_CUSTOMREQUEST, 'PUT');
+    }
+
+    public function patch()
+    {
+        $h = curl_init('http://stock/items');
+        curl_setopt_array($h, [CURLOPT_POST => 1, CURLOPT_CUSTOMREQUEST => 'PATCH']);
+    }
+}
+""")
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    methods = {n.props["declaring_fqn"]: n.props["http_method"] for n in nodes.values() if n.kind == "client"}
+    assert methods == {"C.put": "PUT", "C.patch": "PATCH"}
+
+
 def test_a_call_on_a_receiver_of_unknown_type_is_never_guessed(tmp_path):
     (tmp_path / "composer.json").write_text('{"name": "acme/x"}')
     (tmp_path / "A.php").write_text("""<?php

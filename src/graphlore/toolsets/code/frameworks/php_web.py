@@ -372,7 +372,10 @@ def _array_entry(array: str, key: str) -> str | None:
 
 
 def _curl_method(php: PHPFile, owner: str) -> str | None:
+    """The method the function's curl options set: ``CURLOPT_CUSTOMREQUEST`` (whatever the order: it overrides
+    ``CURLOPT_POST``), else ``CURLOPT_POST``, else GET; None when the custom request does not fold."""
     calls = [c for c in php.bound.facts.calls if c.owner == owner and c.name in ("curl_setopt", "curl_setopt_array")]
+    posted = False
     for call in calls:
         pairs = [(call.args[1], call.args[2])] if call.name == "curl_setopt" and len(call.args) >= 3 else []
         if call.name == "curl_setopt_array" and len(call.args) >= 2:
@@ -382,9 +385,8 @@ def _curl_method(php: PHPFile, owner: str) -> str | None:
             if key == "CURLOPT_CUSTOMREQUEST":
                 folded = php.fold(value, owner, call.line)
                 return folded.text.upper() if folded.known and folded.text.upper() in HTTP_METHODS else None
-            if key == "CURLOPT_POST" and value.lower() in ("true", "1"):
-                return "POST"
-    return "GET"
+            posted = posted or key == "CURLOPT_POST" and value.lower() in ("true", "1")
+    return "POST" if posted else "GET"
 
 
 def _receiver_type(php: PHPFile, call) -> str:
