@@ -439,6 +439,49 @@ class C
     assert methods == {"C.put": "PUT", "C.patch": "PATCH"}
 
 
+
+def test_a_url_is_resolved_against_the_base_uri_as_guzzle_does(tmp_path):
+    """RFC 3986, as Guzzle and Symfony HttpClient resolve: a path starting with ``/`` replaces the base's path;
+    another replaces its last segment (so ``http://h/api`` + ``x`` is ``http://h/x``)."""
+    (tmp_path / "composer.json").write_text('{"name": "acme/x"}')
+    (tmp_path / "C.php").write_text("""<?php
+use GuzzleHttp\\Client;
+
+class C
+{
+    private $bare;
+    private $slashed;
+
+    public function __construct()
+    {
+        $this->bare = new Client(['base_uri' => 'http://ratings/api']);
+    }
+
+    public function rooted() { return $this->bare->get('/fetch/1'); }
+    public function segment() { return $this->bare->get('fetch/2'); }
+    public function whole() { return $this->bare->get('http://stock/items'); }
+}
+
+class D
+{
+    private $http;
+
+    public function __construct()
+    {
+        $this->http = new Client(['base_uri' => 'http://ratings/api/']);
+    }
+
+    public function below() { return $this->http->get('fetch/3'); }
+    public function empty() { return $this->http->get(''); }
+}
+""")
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    urls = {n.props["declaring_fqn"]: plain(n.props["target_url"]) for n in nodes.values() if n.kind == "client"}
+    assert urls == {"C.rooted": "http://ratings/fetch/1", "C.segment": "http://ratings/fetch/2",
+                    "C.whole": "http://stock/items", "D.below": "http://ratings/api/fetch/3",
+                    "D.empty": "http://ratings/api/"}
+
+
 def test_a_call_on_a_receiver_of_unknown_type_is_never_guessed(tmp_path):
     (tmp_path / "composer.json").write_text('{"name": "acme/x"}')
     (tmp_path / "A.php").write_text("""<?php

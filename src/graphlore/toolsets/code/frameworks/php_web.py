@@ -26,7 +26,8 @@ A registered route's handler is the project method it names (`_handler`), else t
 GET). Laravel: ``Http::get/post/put/patch/delete/head(url)``, after ``withToken(...)``-style calls too, from the
 chain's ``baseUrl(...)``. Guzzle: ``get/post/put/patch/delete/head/options(url)`` (and their ``...Async``) and
 ``request(method, url)`` on a receiver declared or made as ``GuzzleHttp\\Client``/``ClientInterface``; a relative
-URL starts at the ``base_uri`` the client is made with in the same class. Symfony HttpClient: ``request(method,
+URL is resolved against the ``base_uri`` the client is made with in the same class as Guzzle does (RFC 3986: a
+path starting with ``/`` replaces the base's path, `_resolved`). Symfony HttpClient: ``request(method,
 url)`` on a receiver declared as ``HttpClientInterface`` or made by ``HttpClient::create()``.
 ``file_get_contents(url)`` when the URL starts with ``http://`` or ``https://`` (or an environment variable whose
 default in the code does). URLs are folded as every PHP value is (`languages.php.constants`): literals, class
@@ -458,7 +459,7 @@ def _clients(php: PHPFile) -> Iterator[Item]:
                 types = GUZZLE_TYPES if flavor == "guzzle" else SYMFONY_CLIENT_TYPES
                 base = _base_uri(php, call.owner, types) if not re.match(r"^\w+://", url.text) else None
                 if base is not None:
-                    url = base + url if url.text.startswith("/") or not url.text else base + literal("/") + url
+                    url = _resolved(base, url)
                 yield item(bound, owner, "client", found[0], call.line, http_method=found[1], path=url,
                            written=found[2])
                 continue
@@ -467,6 +468,26 @@ def _clients(php: PHPFile) -> Iterator[Item]:
             if found[0] == "file_get_contents" and not _http_url(url):
                 continue
             yield item(bound, owner, "client", found[0], call.line, http_method=found[1], path=url, written=found[2])
+
+
+_ORIGIN = re.compile(r"^(\w+://[^/?#]*)([^?#]*)")
+
+
+def _resolved(base: Folded, url: Folded) -> Folded:
+    """A URL against the base URI a Guzzle or Symfony client is made with, as they resolve it (RFC 3986): a path
+    starting with ``/`` replaces the base's path (``http://h/api`` + ``/x`` is ``http://h/x``), another one its
+    last segment (``http://h/api/`` + ``x`` is ``http://h/api/x``; ``http://h/api`` + ``x`` is ``http://h/x``), an
+    empty one is the base. A base known at run time only (an environment variable) is taken as an origin
+    followed by the path."""
+    if not url.text:
+        return base
+    split = _ORIGIN.match(base.text) if base.known else None
+    if split is None:
+        return base + url if url.text.startswith("/") else base + literal("/") + url
+    origin, path = split.groups()
+    if url.text.startswith("/"):
+        return literal(origin) + url
+    return literal(origin + (path[:path.rfind("/") + 1] if "/" in path else "/")) + url
 
 
 def _laravel_http(php: PHPFile, call) -> str | bool | None:
