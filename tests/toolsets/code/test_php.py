@@ -482,6 +482,37 @@ class D
                     "D.empty": "http://ratings/api/"}
 
 
+
+def test_a_base_uri_is_the_one_of_the_client_the_call_is_made_on(tmp_path):
+    """The class makes one client with a ``base_uri``; a call on another client (injected, or made without one)
+    does not start at it."""
+    (tmp_path / "composer.json").write_text('{"name": "acme/x"}')
+    (tmp_path / "C.php").write_text("""<?php
+use GuzzleHttp\\Client;
+
+class C
+{
+    private $catalogue;
+    private $ratings;
+
+    public function __construct(Client $ratings)
+    {
+        $this->catalogue = new Client(['base_uri' => 'http://catalogue:8080']);
+        $this->ratings = $ratings;
+    }
+
+    public function listed() { return $this->catalogue->get('/products'); }
+    public function rate() { return $this->ratings->get('/api/rate'); }
+    public function local() { $c = new Client(); return $c->get('/api/local'); }
+    public function made() { $c = new Client(['base_uri' => 'http://stock']); return $c->get('/items'); }
+}
+""")
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    urls = {n.props["declaring_fqn"]: plain(n.props["target_url"]) for n in nodes.values() if n.kind == "client"}
+    assert urls == {"C.listed": "http://catalogue:8080/products", "C.rate": "/api/rate", "C.local": "/api/local",
+                    "C.made": "http://stock/items"}
+
+
 def test_a_call_on_a_receiver_of_unknown_type_is_never_guessed(tmp_path):
     (tmp_path / "composer.json").write_text('{"name": "acme/x"}')
     (tmp_path / "A.php").write_text("""<?php

@@ -26,7 +26,8 @@ A registered route's handler is the project method it names (`_handler`), else t
 GET). Laravel: ``Http::get/post/put/patch/delete/head(url)``, after ``withToken(...)``-style calls too, from the
 chain's ``baseUrl(...)``. Guzzle: ``get/post/put/patch/delete/head/options(url)`` (and their ``...Async``) and
 ``request(method, url)`` on a receiver declared or made as ``GuzzleHttp\\Client``/``ClientInterface``; a relative
-URL is resolved against the ``base_uri`` the client is made with in the same class as Guzzle does (RFC 3986: a
+URL is resolved against the ``base_uri`` the receiver is made with (in the function, or for ``$this->c`` in the
+class; an injected client has none) as Guzzle does (RFC 3986: a
 path starting with ``/`` replaces the base's path, `_resolved`). Symfony HttpClient: ``request(method,
 url)`` on a receiver declared as ``HttpClientInterface`` or made by ``HttpClient::create()``.
 ``file_get_contents(url)`` when the URL starts with ``http://`` or ``https://`` (or an environment variable whose
@@ -405,22 +406,31 @@ def _receiver_type(php: PHPFile, call) -> str:
     return php.imported(head) + dot + rest
 
 
-def _base_uri(php: PHPFile, owner: str, types: frozenset[str]) -> Folded | None:
-    """The ``base_uri`` the clients of these types are made with in the class around ``owner`` (one value)."""
-    class_key = php.class_of(owner)
+def _base_uri(php: PHPFile, call, types: frozenset[str]) -> Folded | None:
+    """The ``base_uri`` of the client a call is made on: the one its receiver is made with (``$c = new
+    Client([...])`` in the function, ``$this->c = new Client([...])`` in the class; ``HttpClient::create([...])``,
+    ``createForBaseUri(url)``), one value; None when the receiver is made elsewhere (injected) or with none."""
+    receiver, facts = call.receiver, php.bound.facts
+    class_key = php.class_of(call.owner)
+    if receiver[0] == "name":
+        target, in_scope = receiver[1], (lambda owner: owner == call.owner)
+    elif receiver[0] == "field" and receiver[1] == ["this"] and class_key:
+        target, in_scope = f"this.{receiver[2]}", (lambda owner: owner.split(".", 1)[0] == class_key)
+    else:
+        return None
+    lines = {made["line"] for made in facts.extra.get("constructed", []) if made["target"] == target}
     values: dict[str, Folded] = {}
-    for call in php.bound.facts.calls:
-        in_scope = call.owner == owner or (class_key and call.owner.split(".", 1)[0] == class_key)
-        if not in_scope or not call.args:
+    for maker in facts.calls:
+        if maker.line not in lines or not in_scope(maker.owner) or not maker.args:
             continue
-        made = call.kind == "new" and php.imported(call.receiver[1] if call.receiver else call.name) in types
-        created = call.kind == "call" and call.receiver and call.receiver[0] == "name" and \
-            php.imported(call.receiver[1]) in types and call.name in ("create", "createForBaseUri")
+        made = maker.kind == "new" and php.imported(maker.receiver[1] if maker.receiver else maker.name) in types
+        created = maker.kind == "call" and maker.receiver and maker.receiver[0] == "name" and \
+            php.imported(maker.receiver[1]) in types and maker.name in ("create", "createForBaseUri")
         if not (made or created):
             continue
-        expr = call.args[0] if call.name == "createForBaseUri" else _array_entry(call.args[0], "base_uri")
+        expr = maker.args[0] if maker.name == "createForBaseUri" else _array_entry(maker.args[0], "base_uri")
         if expr is not None:
-            value = php.fold(expr, call.owner, call.line)
+            value = php.fold(expr, maker.owner, maker.line)
             values[value.text] = value
     return next(iter(values.values())) if len(values) == 1 else None
 
@@ -457,7 +467,7 @@ def _clients(php: PHPFile) -> Iterator[Item]:
             if found is not None:
                 url = php.fold(found[2], call.owner, call.line)
                 types = GUZZLE_TYPES if flavor == "guzzle" else SYMFONY_CLIENT_TYPES
-                base = _base_uri(php, call.owner, types) if not re.match(r"^\w+://", url.text) else None
+                base = _base_uri(php, call, types) if not re.match(r"^\w+://", url.text) else None
                 if base is not None:
                     url = _resolved(base, url)
                 yield item(bound, owner, "client", found[0], call.line, http_method=found[1], path=url,

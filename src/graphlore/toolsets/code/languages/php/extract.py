@@ -430,6 +430,10 @@ class _Extractor(Extractor):
                 target = _variable(left)
                 if target is not None and right is not None and node.type == "assignment_expression":
                     self.pairs.append((target, right))
+                    if right.type in ("object_creation_expression", "scoped_call_expression"):
+                        # what a client is made with, by the variable or property it is kept in (`php_web`)
+                        self.facts.extra.setdefault("constructed", []).append(
+                            {"target": target, "line": right.start_point[0] + 1})
                 if left is not None and left.type == "variable_name":
                     made = _made(right) if right is not None and node.type == "assignment_expression" else ""
                     self.typed.append((left, made))
