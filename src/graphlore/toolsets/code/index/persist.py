@@ -29,7 +29,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: The format of persisted records and of the nodes they describe; an index of another format is rebuilt.
 #: 2: part 2's records (routes, clients, producers) and Python ``with X() as y`` locals. 3: every file's
 #: assignments (``extra["assigns"]``, what folding reads locals and fields from), Java ``@Value`` parameters.
-FORMAT = 3
+#: 4: session 4's facts (PHP files; Python values under a key in ``assigns``; C# ``AddHttpClient``/``AddGrpcClient``
+#: registrations in ``base_addresses``): an index of format 3 restored would keep files' facts without them.
+FORMAT = 4
 
 
 def _pairs(values: Any) -> tuple[tuple[str, str], ...]:
