@@ -4,12 +4,16 @@ Nothing here reads a split that ``bench/skills_routing.py`` reports on: CLINC150
 ``train`` and ``oos_train`` (never ``val``/``oos_val``), BANKING77 ``train.csv``
 without its report fifth (every fifth question of each intent), no ABCD question.
 
-Libraries are built in memory from the product's own skills and passages
-(``imports.intent_skills``, ``routing.skill_passages``, ``judge.calibration``); every
-skill is scored and a question's candidates are its 5 best-ranked skills (by rank: there
-is no BM25 here, so not the hybrid search's 5, which ``search_skills`` judges);
-:func:`check_against_judge` shows that the vectorised scores here are ``judge.judge``'s
-on a sample. The sets:
+``TAU`` and ``PROTOTYPE_WEIGHT`` are chosen on libraries built in memory from the
+product's own skills and passages (``imports.intent_skills``, ``routing.skill_passages``,
+``judge.calibration``), where every skill is scored and a question's candidates are its 5
+best-ranked skills (:func:`check_against_judge` shows that the vectorised scores there are
+``judge.judge``'s on a sample). The decision is fitted on the same folds judged through
+the tool (:func:`tool_tables`: imported with ``import_skills``, each question by
+``search_skills``'s own steps), because the hybrid search's 5 candidates (BM25 and
+vectors fused) have runners-up further behind than the 5 best-ranked skills, so the
+in-memory folds made the judge look more cautious than the tool is (bench/README.md:
+judge v5). The sets:
 
 - ``clinc``: 5 folds of CLINC150 ``train``, each a contiguous fifth of every
   intent's examples (neighbouring examples were written together: interleaved folds
@@ -21,7 +25,7 @@ on a sample. The sets:
 
 Steps (:func:`fit`): ``TAU`` and ``PROTOTYPE_WEIGHT`` by top-1 on ``clinc`` +
 ``banking``; the decision network (:mod:`decision`: its features of each question's
-best candidate among its 5 best-ranked skills, one layer of tanh units) by a weighted
+best candidate among the hybrid search's 5, one layer of tanh units) by a weighted
 logistic loss of "the best candidate is the right skill" over ``clinc`` + ``banking``
 (each set and each class weighted equally); ``MIN_MARGIN`` the margin below which its
 answers were mostly wrong; the bias at the largest smallest margin over the issue's
@@ -42,12 +46,19 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from graphlore.contract import parse_request
+from graphlore.runtime import Runtime
+from graphlore.tools import CallContext
+from graphlore.toolsets.skills import TOOLSET
+from graphlore.toolsets.skills import candidates as C
 from graphlore.toolsets.skills import decision as D
 from graphlore.toolsets.skills import judge as J
 from graphlore.toolsets.skills.imports import intent_skills
+from graphlore.toolsets.skills.library import KIND, SkillLibrary
 from graphlore.toolsets.skills.routing import head_count, skill_passages
 
 Embed = Callable[[Sequence[str]], np.ndarray]
@@ -265,6 +276,129 @@ def training_sets(data: Path, embed: Embed) -> dict[str, list[Fold]]:
     }
 
 
+# -- the judge's evidence through the tool ------------------------------------------------------
+
+
+def call(runtime: Runtime, name: str, **fields: Any) -> Any:
+    """A skills tool as an agent calls it (its request model checked)."""
+    spec = TOOLSET.tool(name)
+    extra = {"context": CallContext(session="bench")} if spec.context else {}
+    return spec.run(runtime, parse_request(spec.request, fields), **extra)
+
+
+def write_intents(path: Path, rows: Sequence[tuple[str, str]]) -> Path:
+    path.write_text("".join(json.dumps({"text": t, "intent": i}) + "\n" for t, i in rows))
+    return path
+
+
+def tool_table(runtime: Runtime, tmp: Path, name: str, library_rows: Sequence[tuple[str, str]],
+               questions: Sequence[tuple[str, str | None]], generic: np.ndarray, index: int
+               ) -> tuple[Table, np.ndarray]:
+    """``library_rows`` imported with ``import_skills``; each question judged by the tool's own steps
+    (``candidates.candidates``: the hybrid search's 5; ``candidates.calibrated``). Returns the evidence for
+    each question's best candidate, and the judge's decision value where the network decided (else nan)."""
+    call(runtime, "import_skills", format="intents", path=str(write_intents(tmp / f"{name}.jsonl", library_rows)),
+         library=name)
+    library = SkillLibrary(runtime, name)
+    store = library.store()
+    source_of = {n.id: n.props.get("source") for n in store.iter_nodes(KIND)}
+    vectors = runtime.embedder.embed([q for q, _ in questions])
+    rows, correct, judged = [], [], []
+    for (text, want), vector in zip(questions, vectors, strict=True):
+        found = C.candidates(library, store, text, vector)
+        verdict = C.calibrated(found, vector)
+        best, rivals = verdict.scored[0], verdict.scored[1:]  # no negative examples: the best is the first
+        rows.append(D.features(best, rivals, [s.skill_id for s in found].index(best.skill_id)))
+        correct.append(want is not None and source_of[best.skill_id] == want)
+        judged.append(verdict.value if best.examples >= J.NETWORK_EXAMPLES and not verdict.guess else math.nan)
+    inside = np.array([want is not None for _, want in questions])
+    return (Table(np.array(rows), np.array(correct), inside, np.asarray(generic, dtype=bool),
+                  np.full(len(questions), index)), np.array(judged))
+
+
+def tool_tables(data: Path, runtime: Runtime, tmp: Path, log: Callable[[str], None] = print
+                ) -> tuple[dict[str, Table], float]:
+    """The folds of :func:`training_sets` (the same libraries and questions) judged through the tool, so the
+    candidates are the hybrid search's, as ``search_skills`` judges them (the 5 best-ranked skills of an
+    in-memory library have closer runners-up: on BANKING's folds judge v4 abstained on 0.62 of the
+    held-out intents' questions there and on 0.55 through the tool; its report split: 0.52). Returns the tables
+    and the largest difference between the shipped network's value of a row and the judge's own."""
+    rows, known, report = banking_split(data)
+    fit_rows = [r for r, held in zip(rows, report, strict=True) if not held]
+    out, worst = {}, 0.0
+    for name, spec in (("clinc", clinc_spec(data)), ("banking", (fit_rows, [], lambda k: known))):
+        out[name], judged = fold_tables(name, *spec, runtime, tmp, log)
+        decided = ~np.isnan(judged)
+        worst = max(worst, float(np.abs(Net.shipped().values(out[name])[decided] - judged[decided]).max()))
+    return out, worst
+
+
+def clinc_spec(data: Path) -> tuple[list[tuple[str, str]], list[tuple[str, None]], Callable[[int], set[str]]]:
+    """CLINC150 train, oos_train as questions, and the intents fold k keeps (those with n % 5 != k)."""
+    train = clinc(data, "train")
+    intents = sorted({i for _, i in train})
+    return train, [(t, None) for t, _ in clinc(data, "oos_train")], lambda k: set(intents) - set(intents[k::5])
+
+
+def fold_tables(name: str, rows: Sequence[tuple[str, str]], extra: Sequence[tuple[str, None]],
+                keep_of: Callable[[int], set[str]], runtime: Runtime, tmp: Path, log: Callable[[str], None],
+                sizes: Sequence[int] | None = None) -> tuple[Table, np.ndarray]:
+    """5 block folds of ``rows`` through the tool (fold k's library: the other folds' rows of the intents
+    ``keep_of(k)``, at most ``sizes[k]`` a skill if given), with ``extra`` out-of-scope questions in each."""
+    fold, parts, judged = block_folds(rows), [], []
+    for k in range(5):
+        keep, count = keep_of(k), collections.Counter()
+        library_rows = []
+        for (text, intent), f in zip(rows, fold, strict=True):
+            if f != k and intent in keep and (sizes is None or count[intent] < sizes[k]):
+                library_rows.append((text, intent))
+                count[intent] += 1
+        questions = [(t, f"intent:{i}" if i in keep else None) for (t, i), f in zip(rows, fold, strict=True) if f == k]
+        generic = np.r_[np.zeros(len(questions), bool), np.ones(len(extra), bool)]
+        t, values = tool_table(runtime, tmp, f"{name}-{k}", library_rows, [*questions, *extra], generic, k)
+        parts.append(t)
+        judged.append(values)
+        log(f"  {name} fold {k}: {len(library_rows)} examples in the library, {len(questions) + len(extra)} "
+            "questions judged")
+    return Table.join(parts), np.concatenate(judged)
+
+
+#: Examples a skill in the small libraries of :func:`small_libraries`, per fold (the network decides from 10).
+SMALL_SIZES = (10, 11, 12, 10, 12)
+
+
+def small_libraries(data: Path, runtime: Runtime, tmp: Path, log: Callable[[str], None] = print) -> Table:
+    """CLINC150's folds with libraries of 10-12 examples a skill (:data:`SMALL_SIZES`): where the network
+    takes over from the linear rule, the check that it is not less safe there (never fitted on)."""
+    return fold_tables("small", *clinc_spec(data), runtime, tmp, log, SMALL_SIZES)[0]
+
+
+def linear_values(t: Table) -> np.ndarray:
+    """Judge v3's linear rule on ``t`` (its value; -1 below its minimum margin)."""
+    match, above, margin = (t.x[:, D.FEATURES.index(f)] for f in ("match", "above_typical", "margin"))
+    value = J.W_MATCH * match + J.W_ABOVE_TYPICAL * above + J.W_MARGIN * margin + J.BIAS
+    return np.where(margin < J.LINEAR_MIN_MARGIN, -1.0, value)
+
+
+def tool_report(tables: dict[str, Table], judged: float, log: Callable[[str], None] = print) -> None:
+    """The shipped judge on :func:`tool_tables` (in-scope, null; CLINC's oos_train null)."""
+    net = Net.shipped()
+    for name, t in tables.items():
+        values = net.values(t, J.MIN_MARGIN)
+        extra = f", oos_train null {t.rates(values, generic_only=True)[1]:.3f}" if name == "clinc" else ""
+        log(f"  {name} folds through the tool: in-scope {t.rates(values)[0]:.3f}, null {t.rates(values)[1]:.3f}{extra}")
+    log(f"  the tables' decision values vs the judge's own (every question the network decided): largest "
+        f"difference {judged:.2e}")
+
+
+def small_report(t: Table, net: Net, log: Callable[[str], None] = print) -> None:
+    for label, values in (("the network", net.values(t, J.MIN_MARGIN)), ("the linear rule", linear_values(t))):
+        inside, null = t.rates(values)
+        log(f"  libraries of {min(SMALL_SIZES)}-{max(SMALL_SIZES)} examples a skill (CLINC train folds, never "
+            f"fitted on), {label}: in-scope {inside:.3f}, null {null:.3f}, oos_train null "
+            f"{t.rates(values, generic_only=True)[1]:.3f}")
+
+
 # -- fitting ------------------------------------------------------------------------------------
 
 
@@ -369,11 +503,6 @@ def fit_net(tables: dict[str, Table], min_margin_: float | None = None) -> tuple
     return net, min_margin_, worst
 
 
-def tables_at(sets: dict[str, list[Fold]], names: Sequence[str], tau: float, weight: float,
-              prior: tuple[float, float]) -> dict[str, Table]:
-    return {n: Table.join([table(f, tau, weight, prior, k) for k, f in enumerate(sets[n])]) for n in names}
-
-
 @dataclass
 class Fitted:
     tau: float
@@ -399,11 +528,13 @@ def cross_validated(tables: dict[str, Table], least: float) -> dict[str, tuple[f
     out = {}
     for n, parts in judged.items():
         t, v = Table.join([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
-        out[n] = (*t.rates(v), t.rates(v, generic_only=True)[1])
+        out[n] = (*t.rates(v), t.rates(v, generic_only=True)[1] if t.generic.any() else math.nan)  # only clinc has oos_train
     return out
 
 
-def fit(sets: dict[str, list[Fold]], log: Callable[[str], None] = print) -> Fitted:
+def fit(sets: dict[str, list[Fold]], tables: dict[str, Table], log: Callable[[str], None] = print) -> Fitted:
+    """``sets``: the in-memory folds (for TAU and the weight, which top-1 decides); ``tables``: the same folds
+    judged through the tool at the shipped TAU and weight (:func:`tool_tables`), for the decision."""
     log("fit: top-1 (without abstaining) on the clinc + banking folds, per TAU and PROTOTYPE_WEIGHT")
     grid = {}
     for tau in (0.02, 0.03, 0.05, 0.1):
@@ -416,14 +547,16 @@ def fit(sets: dict[str, list[Fold]], log: Callable[[str], None] = print) -> Fitt
             log(f"  tau {tau:.2f} weight {weight:.1f}: clinc {tops[0]:.4f}, banking {tops[1]:.4f}")
     tau, weight = max(grid, key=lambda k: (round(grid[k], 4), -k[0]))
     log(f"  chosen: TAU {tau}, PROTOTYPE_WEIGHT {weight}")
-    return fit_decision(sets, tau, weight, log)
+    if (tau, weight) != (J.TAU, J.PROTOTYPE_WEIGHT):
+        raise SystemExit(f"TAU {tau} / PROTOTYPE_WEIGHT {weight} differ from the shipped ones: ship them, then fit "
+                         "the decision (its tables come through the tool, which uses the shipped ones)")
+    return fit_decision(tables, tau, weight, log)
 
 
-def fit_decision(sets: dict[str, list[Fold]], tau: float, weight: float, log: Callable[[str], None] = print
+def fit_decision(tables: dict[str, Table], tau: float, weight: float, log: Callable[[str], None] = print
                  ) -> Fitted:
-    """The decision network, ``MIN_MARGIN`` and the bias at a given ``TAU`` and weight (the prior is judge
-    v3's: it barely moves the typical match of skills of tens of examples, the only ones the network judges)."""
-    tables = tables_at(sets, ("clinc", "banking"), tau, weight, (J.PRIOR_N, J.PRIOR_MEAN))
+    """The decision network, ``MIN_MARGIN`` and the bias on the tool's ``tables`` (the prior is judge v3's: it
+    barely moves the typical match of skills of tens of examples, the only ones the network judges)."""
     net, least, margin = fit_net(tables)
     log(f"  MIN_MARGIN {least}, smallest margin over the targets {margin:+.4f}; the answers by margin on the "
         "clinc + banking folds:")

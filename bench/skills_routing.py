@@ -69,14 +69,13 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import skills_fit  # noqa: E402
+from skills_fit import call, write_intents  # noqa: E402
 
 from graphlore.config import Settings  # noqa: E402
-from graphlore.contract import parse_request  # noqa: E402
 from graphlore.embedding import OnnxEmbedder  # noqa: E402
 from graphlore.runtime import Runtime  # noqa: E402
-from graphlore.tools import CallContext  # noqa: E402
-from graphlore.toolsets.skills import TOOLSET, learning, tools  # noqa: E402
 from graphlore.toolsets.skills import judge as J  # noqa: E402
+from graphlore.toolsets.skills import learning, tools  # noqa: E402
 from graphlore.toolsets.skills.abcd import load_abcd  # noqa: E402
 from graphlore.toolsets.skills.library import KIND, SkillLibrary  # noqa: E402
 from graphlore.toolsets.skills.playbook import Playbook, Step, render  # noqa: E402
@@ -139,18 +138,7 @@ def labelled_file(path: Path) -> Labelled:
     return [(row["text"], row["source"]) for row in map(json.loads, path.read_text().splitlines()) if row]
 
 
-def write_intents(path: Path, rows: Sequence[tuple[str, str]]) -> Path:
-    path.write_text("".join(json.dumps({"text": t, "intent": i}) + "\n" for t, i in rows))
-    return path
-
-
 # -- the tools ----------------------------------------------------------------------------------
-
-
-def call(runtime: Runtime, name: str, **fields: Any) -> Any:
-    spec = TOOLSET.tool(name)
-    extra = {"context": CallContext(session="bench")} if spec.context else {}
-    return spec.run(runtime, parse_request(spec.request, fields), **extra)
 
 
 def sources(runtime: Runtime, library: str) -> dict[str, str]:
@@ -483,6 +471,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--cache-dir", type=Path, default=Path("/tmp/graphlore-bench-skills"))
     parser.add_argument("--fit", action="store_true", help="also run the fitting procedure (training data only)")
+    parser.add_argument("--fit-only", action="store_true", help="only the fitting procedure (implies --fit)")
     parser.add_argument("--learning", action="store_true", help="also the learning-from-use simulation")
     parser.add_argument("--scale", type=int, default=10_000, help="skills in the latency library (0: skip)")
     parser.add_argument("--latency", type=int, default=300, help="questions timed one by one")
@@ -492,13 +481,24 @@ def main() -> None:
     if not DATA.is_dir():
         sys.exit(f"needs the shared evaluation data at {DATA}")
     cache = CachedEmbedder(OnnxEmbedder(), args.cache_dir)
-    if args.fit:
+    if args.fit or args.fit_only:
         sets = skills_fit.training_sets(DATA, cache.embed)
-        fitted = skills_fit.fit(sets)
+        with tempfile.TemporaryDirectory(prefix="graphlore-bench-fit-") as tmp:
+            print("fit: the training folds' libraries imported and their questions judged through the tool")
+            runtime = Runtime(Settings(home=Path(tmp) / "home"), embedder=cache)
+            tables, judged = skills_fit.tool_tables(DATA, runtime, Path(tmp))
+            small = skills_fit.small_libraries(DATA, runtime, Path(tmp))
+            runtime.close()
+        fitted = skills_fit.fit(sets, tables)
         skills_fit.report(fitted)
         rank, value = skills_fit.check_against_judge(sets["clinc"][0], fitted)
         print(f"  vectorised scores vs judge.judge (shipped constants) on 50 questions: largest difference in rank "
               f"{rank:.2e}, in decision value {value:.2e}")
+        print("the shipped judge on the same folds through the tool, and on small libraries:")
+        skills_fit.tool_report(tables, judged)
+        skills_fit.small_report(small, skills_fit.Net.shipped())
+        if args.fit_only:
+            return
     with tempfile.TemporaryDirectory(prefix="graphlore-bench-skills-") as tmp:
         home = args.keep or Path(tmp) / "home"
         clinc_file = write_intents(Path(tmp) / "clinc_train.jsonl", clinc("train"))

@@ -147,7 +147,7 @@ def test_the_judge_constants_are_the_code_s():
     assert (f"`{judge.W_MATCH:g} * match + {judge.W_ABOVE_TYPICAL:g} * (match - typical) + {judge.W_MARGIN:g} * "
             f"margin + {judge.BIAS:g} >= 0`") in f
     assert f"the 5 and of the {decision.NEAREST} passages nearest the query" in f
-    assert f"the margin is at least **{judge.MIN_MARGIN:g}**" in f
+    assert f"the margin is above **{judge.MIN_MARGIN:g}**" in f
     assert f"confidence below {models.LOW_CONFIDENCE:g})" in f
     assert f"passages of the {learning.CHECK_SKILLS} skills nearest the question" in f
     assert f"(cosine {routing.DUPLICATE_THRESHOLD:g} or more)" in f

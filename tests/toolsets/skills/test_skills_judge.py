@@ -161,6 +161,21 @@ def test_judge_never_guesses_between_candidates_as_close_as_the_minimum_margin()
     assert near.skill_id is None and "guess" in near.reason
 
 
+def test_an_exact_tie_is_a_guess_even_where_the_network_would_answer():
+    # the network's minimum margin is 0 (its answers were right more often than not at every margin on the
+    # training folds), so only the tie guard stands between an exact tie and a coin flip
+    cos = np.r_[0.9, np.linspace(0.5, 0.85, 40)]
+    a = J.Candidate("a", cos, calibration=J.Calibration(40, 0.5))
+    b = J.Candidate("b", cos, calibration=J.Calibration(40, 0.99))
+    scored_a, scored_b = J.score(a), J.score(b)
+    assert scored_a.rank == scored_b.rank and D.value(D.features(scored_a, [scored_b])) > 0  # the network says yes
+    tie = J.judge([a, b])
+    assert tie.skill_id is None and tie.best == "a" and tie.margin == 0 and tie.guess and tie.score < 0.5
+    assert "skill b ranks exactly as high (margin 0): choosing would be a guess" in tie.reason
+    ahead = J.judge([J.Candidate("a", cos + 1e-4, calibration=J.Calibration(40, 0.5)), b])
+    assert ahead.skill_id == "a" and 0 < ahead.margin < 1e-3 and not ahead.guess
+
+
 def test_judge_abstains_when_the_evidence_is_short_and_says_what_was_missing():
     verdict = J.judge([J.Candidate("a", [0.35]), J.Candidate("b", [0.32])])
     assert verdict.skill_id is None and verdict.best == "a" and verdict.score < 0.5

@@ -10,7 +10,9 @@ into one decision value (>= 0 answers). The evidence, per search (:data:`FEATURE
 - the share of the 5 and of the 10 nearest passages (over every candidate) that are the best one's
   (the label agreement of the nearest examples);
 - the best one's best cosine, and how far its 3rd and 10th best passages fall below it (one stray
-  close example vs a region of them).
+  close example vs a region of them);
+- where the hybrid search (keyword and vector sides fused) placed the best one among the candidates
+  (0: first): the keyword side's agreement with the passages' verdict.
 
 A question of an unknown intent that sits beside a known one ("card delivery estimate" beside "card
 arrival") matches that skill about as well as its own examples do; what gives it away is the rest:
@@ -32,7 +34,7 @@ import numpy as np
 
 #: The evidence the network reads, in order (see the module docstring).
 FEATURES = ("match", "above_typical", "margin", "nearest_5_share", "nearest_10_share", "rank_entropy",
-            "spread_10", "spread_3", "runner_up_above_typical", "match_margin", "best_cosine")
+            "spread_10", "spread_3", "runner_up_above_typical", "match_margin", "best_cosine", "fused_position")
 #: Temperature of the softmax over the candidates' ranks whose entropy is a feature.
 ENTROPY_TAU = 0.02
 #: Nearest passages whose owners are counted (the first 5 and all 10).
@@ -40,26 +42,27 @@ NEAREST = 10
 HIDDEN = 8
 
 # Fitted by bench/skills_fit.py (training data only); regenerated there, never edited by hand.
-MEAN = np.array([0.710328, -0.058385, 0.173056, 0.849607, 0.818289, 0.196083, 0.141081, 0.064789, -0.228959, 0.168664, 0.78671])
-SCALE = np.array([0.158208, 0.142246, 0.128271, 0.246477, 0.255427, 0.350365, 0.089825, 0.066079, 0.127025, 0.133391, 0.158853])
+MEAN = np.array([0.709515, -0.059282, 0.176489, 0.859372, 0.830098, 0.163252, 0.141593, 0.065074, -0.231807, 0.171483, 0.785995, 0.225641])
+SCALE = np.array([0.159811, 0.144171, 0.128314, 0.235412, 0.243936, 0.295429, 0.089782, 0.066132, 0.12968, 0.133006, 0.160342, 0.682252])
 W1 = np.array([
-    [-0.100165, 0.011995, 0.713909, 0.29176, 0.459814, 0.198582, 0.815742, 0.755564],
-    [0.094615, 0.175677, -0.629655, 0.126249, -0.43639, -0.419528, -1.1485, -0.284292],
-    [-0.901729, 0.157562, -0.510618, 0.104439, 0.447903, 0.4981, 0.892859, -0.635688],
-    [-0.113109, 0.165562, 0.07534, 0.033391, 0.250376, 0.035918, -0.058604, 0.207354],
-    [-0.098049, -0.023825, 0.303093, -0.002979, 0.147841, -0.053148, -0.25377, 0.051722],
-    [0.863963, -0.239689, 0.20105, -0.22038, 0.143244, 0.373813, 0.14112, -0.116739],
-    [0.024388, 0.19905, 0.585618, -0.635842, -0.30498, 0.141993, -0.184674, -0.020644],
-    [0.006196, 0.041241, 0.06334, -0.050905, -0.371018, 0.07806, 0.036889, -0.243422],
-    [-0.048544, -0.324972, -0.077597, 0.275543, -0.140567, -0.35808, -0.036056, -0.120236],
-    [0.136287, 0.615743, -0.374209, -0.443094, -0.540559, 0.835192, -0.434854, 0.705696],
-    [-0.311117, 0.249643, 0.31192, 0.348205, 0.12464, -0.037331, 0.243042, 1.01888],
+    [0.510523, 0.707333, 0.297155, -0.071613, 0.388869, 0.662706, 0.810093, -0.014027],
+    [0.141114, -0.727603, -0.62415, 0.045432, 0.1712, -0.162702, -1.145861, 0.150925],
+    [-0.54232, -0.670815, -0.229126, 0.159793, 0.149807, -0.739002, 0.897178, -0.866396],
+    [0.008214, 0.165868, -0.183722, -0.416578, 0.020769, 0.292687, 0.109254, 0.068788],
+    [0.172148, 0.100183, -0.221421, 0.028963, 0.111892, 0.053272, -0.235504, 0.206111],
+    [-0.159908, 0.085459, -0.114939, 0.290784, 0.016681, -0.441482, -0.085913, 0.349158],
+    [0.117337, 0.368966, 0.013039, -0.192369, -0.426723, -0.042591, -0.215113, 0.170029],
+    [0.28419, -0.060588, 0.095845, -0.114388, 0.091651, -0.167737, -0.124478, 0.325087],
+    [0.467655, -0.224109, -0.236619, 0.318959, 0.244051, -0.144513, -0.073666, 0.018297],
+    [-0.469315, 0.068992, 0.155918, -0.822202, -0.27577, 0.757853, -0.814472, 0.615224],
+    [0.500305, 0.425198, 0.107921, -0.393323, 0.430744, 0.866804, 0.354151, -0.142324],
+    [-0.234634, 0.007176, 0.038158, -0.086492, 0.016652, 0.09919, 0.118373, 0.284333],
 ])
-B1 = np.array([0.076937, -0.44174, 0.829625, 1.975211, -1.079457, 1.137099, -0.584518, -1.318363])
-OUT_W = np.array([-1.242583, 0.906444, -1.416573, 0.970936, -1.005912, -1.146383, -1.507522, 1.86192])
-OUT_B = 1.059191
+B1 = np.array([-1.346933, 0.698722, -0.529005, 0.558015, 2.114649, -1.301389, -0.823927, -0.410853])
+OUT_W = np.array([0.859728, -1.460043, -0.897667, -1.165806, 0.844414, 1.733984, -1.656638, -1.207703])
+OUT_B = 0.722006
 #: The shift of the decision value at the largest smallest margin over the targets on the training folds.
-BIAS = 1.6
+BIAS = 1.485
 
 
 class Evidence(Protocol):
@@ -71,10 +74,10 @@ class Evidence(Protocol):
     cosines: np.ndarray
 
 
-def features(best: Evidence, rivals: Sequence[Evidence]) -> np.ndarray:
-    """The evidence for returning ``best`` against its ``rivals`` (best first, by rank), as :data:`FEATURES`.
-    With no rival the search is treated as a tie with a runner-up like the best (margins 0): its own
-    evidence must carry it."""
+def features(best: Evidence, rivals: Sequence[Evidence], position: int = 0) -> np.ndarray:
+    """The evidence for returning ``best`` against its ``rivals`` (best first, by rank), as :data:`FEATURES`
+    (``position``: the best one's place in the hybrid search's fused order). With no rival the search is
+    treated as a tie with a runner-up like the best (margins 0): its own evidence must carry it."""
     if rivals:
         runner = rivals[0]
         margin, match_margin = best.rank - runner.rank, best.match - max(r.match for r in rivals)
@@ -93,7 +96,7 @@ def features(best: Evidence, rivals: Sequence[Evidence]) -> np.ndarray:
     top = np.sort(own)[::-1]
     return np.array([best.match, best.match - best.typical, margin, nearest[:5].mean(), nearest.mean(), entropy,
                      top[0] - top[min(9, len(top) - 1)], top[0] - top[min(2, len(top) - 1)], runner_above,
-                     match_margin, top[0]])
+                     match_margin, top[0], position])
 
 
 def network(x: np.ndarray, w1: np.ndarray = W1, b1: np.ndarray = B1, out_w: np.ndarray = OUT_W,

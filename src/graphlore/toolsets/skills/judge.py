@@ -26,7 +26,8 @@ When the best candidate has at least ``NETWORK_EXAMPLES`` conditions, :mod:`deci
 adds the margin over the runner-up, the runner-up's own evidence, how the nearest
 passages are shared among the candidates and how spread the best one's close passages
 are, and reads them with a small fixed network; it answers when its value is >= 0
-(``score = 1 / (1 + exp(-value))`` >= 0.5) and the margin is at least ``MIN_MARGIN``.
+(``score = 1 / (1 + exp(-value))`` >= 0.5) and the margin is at least ``MIN_MARGIN`` and above 0 (a
+tie is a guess).
 With fewer (a skill written by hand, an imported procedure: the network never saw such
 skills and reads them wrongly), judge v3's linear rule decides:
 
@@ -57,7 +58,7 @@ import numpy as np
 from graphlore.toolsets.skills import decision
 
 #: Bump when a constant below changes, so benchmark notes can say which judge made them.
-JUDGE_VERSION = 4
+JUDGE_VERSION = 5
 #: Candidates hybrid search hands the judge.
 CANDIDATES = 5
 #: Temperature of the soft best match, in cosine units: passages within ~TAU of the best count.
@@ -73,9 +74,9 @@ MIN_EXAMPLES = 2
 #: tens of examples (and reads the spread of the 10 closest); below, the linear rule of judge v3 decides.
 NETWORK_EXAMPLES = 10
 #: A best candidate less than this (in rank) ahead of the runner-up is never returned: a coin flip (the
-#: network's answers with a margin under 0.005 were right less than half the time on the training folds;
-#: the linear rule's under 0.015).
-MIN_MARGIN = 0.005
+#: linear rule's answers with a margin under 0.015 were right less than half the time on the training folds;
+#: the network's were right more often than not at every margin, so it only needs to rank strictly above).
+MIN_MARGIN = 0.0
 LINEAR_MIN_MARGIN = 0.015
 #: The linear rule (judge v3's, for skills with fewer than NETWORK_EXAMPLES conditions): weights of match,
 #: match above what the skill's examples reach, margin, and its bias.
@@ -206,10 +207,12 @@ def score(candidate: Candidate, tau: float = TAU, weight: float = PROTOTYPE_WEIG
 
 def judge(candidates: Sequence[Candidate], *, tau: float = TAU, weight: float = PROTOTYPE_WEIGHT) -> Verdict:
     """The best-ranked candidate that no negative example blocks, if the evidence for it is enough; else none.
-    Ties go to the smaller id."""
+    ``candidates`` come in the hybrid search's order (the network reads where the best one stood). Ties go to
+    the smaller id."""
     scored = sorted((s for s in (score(c, tau, weight) for c in candidates) if s is not None),
                     key=lambda s: (-s.rank, s.skill_id))
     eligible = [s for s in scored if not s.blocked]
+    fused = {c.skill_id: n for n, c in enumerate(candidates)}  # the hybrid search's order
     if not eligible:
         reason = ("no candidates" if not scored else
                   "every candidate is closer to a question it failed on than to its own passages")
@@ -218,13 +221,17 @@ def judge(candidates: Sequence[Candidate], *, tau: float = TAU, weight: float = 
     rivals = [s for s in scored if s is not best]  # a blocked skill still competes: see the module docstring
     margin = best.rank - rivals[0].rank if rivals else 0.0  # alone: its own evidence must carry it
     if best.examples >= NETWORK_EXAMPLES:
-        value, least, rule = decision.value(decision.features(best, rivals)), MIN_MARGIN, "the network"
+        value, least, rule = decision.value(decision.features(best, rivals, fused[best.skill_id])), MIN_MARGIN, "the network"
     else:
         value, least, rule = linear_value(best.match, best.typical, margin), LINEAR_MIN_MARGIN, "the linear rule"
     rule = f"{rule} (a skill of {best.examples} conditions)"
-    if rivals and margin < least:
-        why = (f"skill {rivals[0].skill_id}, ranked above it (margin {margin:.3f}), failed on a question like this one"
-               if margin < 0 else f"the runner-up is as close (margin {margin:.3f} < {least})")
+    if rivals and (margin < least or margin <= 0):  # a tie is a guess, whatever the fitted minimum
+        if margin < 0:
+            why = f"skill {rivals[0].skill_id}, ranked above it (margin {margin:.3f}), failed on a question like this one"
+        elif margin == 0:
+            why = f"skill {rivals[0].skill_id} ranks exactly as high (margin 0)"
+        else:
+            why = f"the runner-up is as close (margin {margin:.3f} < {least:g})"
         return Verdict(None, best.skill_id, scored, margin, min(value, -1e-9), f"{why}: choosing would be a guess",
                        guess=True)
     if value >= 0:
