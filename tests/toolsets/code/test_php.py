@@ -513,6 +513,33 @@ class C
                     "C.made": "http://stock/items"}
 
 
+
+def test_an_untyped_property_another_method_gives_a_value_has_no_type_to_resolve_a_call_by(tmp_path):
+    (tmp_path / "composer.json").write_text('{"name": "acme/x"}')
+    (tmp_path / "C.php").write_text("""<?php
+class A { public function run() {} public function stop() {} }
+class C
+{
+    private $x;
+    private $y;
+
+    public function __construct(A $a)
+    {
+        $this->x = $a;
+        $this->y = new A();
+    }
+
+    public function swap($other) { $this->x = $other; }
+    public function reset() { $this->y = new A(); }
+    public function go() { $this->x->run(); $this->y->stop(); }
+}
+""")
+    nodes, edges = CodeGraph.build(tmp_path).snapshot()
+    fqn = {n.id: n.props.get("fqn") for n in nodes.values()}
+    calls = {fqn[e.dst] for e in edges.values() if e.type == "CALLS" and fqn[e.src] == "C.go"}
+    assert calls == {"A.stop"}   # $this->y is made an A wherever it is set; $this->x is given anything in swap()
+
+
 def test_a_call_on_a_receiver_of_unknown_type_is_never_guessed(tmp_path):
     (tmp_path / "composer.json").write_text('{"name": "acme/x"}')
     (tmp_path / "A.php").write_text("""<?php

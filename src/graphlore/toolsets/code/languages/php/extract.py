@@ -8,8 +8,8 @@ resolver reads PHP as it reads C#); a type's key is its name, a member's ``Type.
 ``this.x``. A trait a class uses is one of its supertypes (``uses``), so its methods are found on the class. A
 promoted constructor parameter is a property too. A property's type is its declared type, else its docblock's
 ``@var``, else what the constructor assigns to it: a parameter's type (``$this->x = $x``) or a construction
-(``$this->x = new T()``). Attributes
-(``#[Route('/a')]``) and docblock annotations (``@Route("/a", methods={"GET"})``) are both kept as
+(``$this->x = new T()``), when no other method of the class gives it a value of another or no known type.
+Attributes (``#[Route('/a')]``) and docblock annotations (``@Route("/a", methods={"GET"})``) are both kept as
 annotations, by simple name.
 """
 
@@ -249,10 +249,26 @@ class _Extractor(Extractor):
         assigned: dict[str, str] = {}
         for member in body.named_children if body is not None else []:
             self.member(member, sym, assigned)
+        elsewhere = self.assigned_elsewhere(body)
         for index in range(len(self.symbols)):   # untyped properties: the constructor parameter assigned to them
             field = self.symbols[index]
-            if field.parent == sym.key and field.kind == "field" and not field.type and field.name in assigned:
+            if field.parent == sym.key and field.kind == "field" and not field.type and field.name in assigned and \
+                    elsewhere.get(field.name, {assigned[field.name]}) == {assigned[field.name]}:
                 field.type = assigned[field.name]
+
+    def assigned_elsewhere(self, body: Node | None) -> dict[str, set[str]]:
+        """What the class's other methods assign to its properties (``$this->x = ...``): the type each value
+        makes ("" when none is known). An untyped property one of them gives another value has no type."""
+        out: dict[str, set[str]] = {}
+        methods = [m for m in (body.named_children if body is not None else []) if m.type == "method_declaration"
+                   and text(m.child_by_field_name("name")) != "__construct"]
+        for node in self.by_type.get("assignment_expression", ()):
+            target = _variable(node.child_by_field_name("left"))
+            right = node.child_by_field_name("right")
+            if target and target.startswith("this.") and right is not None and any(
+                    m.start_byte <= node.start_byte < m.end_byte for m in methods):
+                out.setdefault(target[5:], set()).add(_made(right))
+        return out
 
     def callable(self, node: Node, owner: SymbolFact | None, kind: str) -> SymbolFact:
         name = text(node.child_by_field_name("name"))
