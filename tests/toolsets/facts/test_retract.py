@@ -227,6 +227,37 @@ def test_retracting_any_document_of_a_small_world_gives_the_world_without_it(run
 ANVILS = "American maker of anvils and rocket skates"
 
 
+PRINT_SHOP = "desktop publishing software for cards, banners and labels, deluxe edition 22"
+
+
+def catalogue(name, source, *entries):
+    return DocumentRecord.model_validate({
+        "name": name, "date": "2024-01-01", "source": source, "chunks": [f"entries of {name}"],
+        "entities": [{"name": n, "type": "Product", "definition": d, "aliases": []} for n, d in entries]})
+
+
+@pytest.mark.parametrize("rule", ["one document", "one source"])
+def test_a_rebuilt_node_is_regrouped_by_the_one_document_and_one_source_rules(runtime, rule):
+    """Two entries of one document that merged into a node an earlier document created (the rules leave a
+    stored node to the names and cosines), or a platform marker one source states on one entry only that
+    merged because another source stated it too: once that earlier document is retracted they are two
+    nodes, as in the graph that never saw it."""
+    if rule == "one document":
+        first = catalogue("x", "a.csv", ("The Print Shop 22 Deluxe", PRINT_SHOP))
+        rest = [catalogue("d", "b.csv", ("Print Shop 22 Deluxe", PRINT_SHOP + ", boxed"),
+                          ("The Print Shop Deluxe 22", PRINT_SHOP + " in a box"))]
+    else:
+        first = catalogue("x", "a.csv", ("Acme Web Designer Upgrade (Mac)", PRINT_SHOP))
+        rest = [catalogue("p1", "shop.csv", ("Acme Web Designer Upgrade", PRINT_SHOP + ".")),
+                catalogue("p2", "shop.csv", ("Acme Web Designer Upgrade for Mac", PRINT_SHOP + ", boxed"))]
+    merged = write(runtime, "all", first, *rest)
+    assert {r.action for out in merged[1:] for r in out.resolutions} == {"merged"}  # all into x's node
+    retract(runtime, RetractRequest(document="x", graph="all"))
+    apart = write(runtime, "without", *rest)
+    assert [r.action for out in apart for r in out.resolutions] == ["created", "created"]
+    assert_same_graph(state(runtime, "all"), state(runtime, "without"))
+
+
 @pytest.mark.parametrize("alias_on", ["stayer", "joiner"])
 def test_a_split_after_merge_and_retract_does_not_bring_back_what_the_retracted_document_said(runtime, alias_on):
     """merge -> retract -> split: the merge kept both nodes as they were, alias of a retracted document

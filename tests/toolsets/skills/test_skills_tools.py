@@ -721,6 +721,24 @@ def test_the_passage_cache_serves_a_skill_until_its_passages_change(runtime, mon
     assert out.skill.conditions == ["my password expired"]
 
 
+def test_the_passage_cache_holds_its_skills_rows_not_the_stores_whole_matrix(runtime):
+    """The SQLite store serves passage vectors as views of its in-memory snapshot: a cached view would keep
+    the whole snapshot's matrix alive (every skill's rows, and after the snapshot is rebuilt, an old copy
+    of it), so the cache's bound would not bound memory. Each cached skill holds its own rows only."""
+    create(runtime)
+    create(runtime, REFUND)
+    run(runtime, "search_skills", query="I forgot my password")  # loads the snapshot, fills the cache
+    cached = list(runtime.state(PassageCache)._rows.values())
+    assert cached
+
+    def pinned(rows: np.ndarray) -> int:  # bytes the array keeps alive
+        while isinstance(rows.base, np.ndarray):
+            rows = rows.base
+        return rows.nbytes
+
+    assert [pinned(rows) for rows in cached] == [rows.nbytes for rows in cached]
+
+
 def test_the_passage_cache_keeps_nothing_read_across_a_write_and_is_bounded(runtime):
     ids = [create(runtime).skill_id, create(runtime, REFUND).skill_id]
     store = store_of(runtime)

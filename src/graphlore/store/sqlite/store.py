@@ -761,8 +761,8 @@ class SQLiteStore:
 
     def _selection(self, node_ids: Sequence[str], mode: str, type: str | None, date_from: str | None,
                    date_to: str | None, valid_at: str | None = None) -> list[tuple[int, str | None]]:
-        """(rowid, date) of every edge of a selection (see ``select_edges``), from the indexes alone (and
-        the rows' props with ``valid_at``)."""
+        """(rowid, date) of every edge of a selection (see ``select_edges``), from the indexes alone (they
+        hold the validity ``valid_at`` reads: migration 5)."""
         query, params = sql.select_edges_sql(node_ids, mode, type, date_from, date_to, valid_at)
         return self._conn.execute(query, params).fetchall()
 

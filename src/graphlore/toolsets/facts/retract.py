@@ -8,7 +8,8 @@ document holds (which documents said a mention, in the order they were written):
   of them (its date), with the names those documents gave;
 - a node left without records goes (with its possible-duplicate links); a node that lost a record is
   rebuilt from the records it keeps, resolved again among themselves in the order they were made
-  (:func:`resolve.decide`, the rule the writes applied): a record that merged only because of what the
+  (:func:`resolve.decide`, the rule the writes applied, each record said by the document that first said it,
+  with that document's source): a record that merged only because of what the
   retracted document added (an alias, a longer definition) no longer merges and becomes a node of its
   own (linked as a possible duplicate when the rule says so), with the id resolution would have given
   it. A node whose first record went takes the id its new first record would have created;
@@ -245,6 +246,9 @@ class Undo:
         """The records resolved again among themselves, in the order made: groups (the first holds the
         first record) and the possible-duplicate decisions between a group and an earlier one."""
         embed = self.runtime.embeddings.embed
+        # the rules that read which document and source said a record (resolve.listed_apart, the one-source
+        # platform rule) read them here as the write did: a record's document is the one that first said it
+        sources = {d.id: d.props.get("source", "") for d in self.store.get_nodes(sorted({r.dst for r in records if r.dst}))}
         groups: list[list[Edge]] = []
         links: list[tuple[int, int, Decision]] = []
         for record in records:
@@ -252,7 +256,8 @@ class Undo:
                 (groups[0].append(record) if groups else groups.append([record]))
                 continue
             p = record.props
-            mention = Mention(old.kind, p["names"][0], p.get("type"), p["definition"], p["names"][1:])
+            mention = Mention(old.kind, p["names"][0], p.get("type"), p["definition"], p["names"][1:], record.dst,
+                              record.date, sources.get(record.dst, ""))
             states = [_state(old, g) for g in groups]
             vectors = embed([mention.text, mention.definition, *(s.text for s in states),
                              *(s.definition for s in states)])
@@ -261,7 +266,8 @@ class Undo:
             definitions = [float(vectors[1] @ vectors[2 + n + j]) for j in range(n)]
             judged = []
             for j, state in enumerate(states):
-                d = decide(mention, state, texts[j], lambda d=definitions[j]: d, lambda code: True, THRESHOLDS)
+                d = decide(mention, state, texts[j], lambda d=definitions[j]: d, lambda code: True, THRESHOLDS,
+                           lambda g=groups[j]: {sources.get(r.dst, "") for r in g} - {""})
                 if d.action != "separate":
                     judged.append((j, d))
             merges = sorted((x for x in judged if x[1].action == "merge"), key=lambda x: (-x[1].score, x[0]))
@@ -317,8 +323,11 @@ def _records(store: Store, node_id: str, known: dict[str, Edge]) -> list[Edge]:
 
 
 def _state(old: Node, group: list[Edge]) -> NodeState:
+    """The node ``group`` makes, as a write would see it had it created the node (its records, the first
+    one's document first)."""
     folded = mentions.fold([r.props for r in group])
-    return NodeState(old.id, old.kind, folded.name, folded.type, folded.definition, folded.aliases)
+    return NodeState(old.id, old.kind, folded.name, folded.type, folded.definition, folded.aliases,
+                     records=[(r.props, r.dst, r.date) for r in group])
 
 
 def _allocate(store: Store, kind: str, name: str, free: set[str], taken: list[str]) -> str:

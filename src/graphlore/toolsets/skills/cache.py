@@ -13,7 +13,8 @@ hash and misses. Vectors are cached only when the skill's hash read after them i
 the hash read before them (no write landed in between).
 
 Bounded: at most :data:`MAX_SKILLS` skills, least recently used dropped first
-(~100 MB for skills of 100 passages at 384 dimensions). One instance per runtime
+(~100 MB for skills of 100 passages at 384 dimensions; each entry is a copy of its
+skill's rows, never a view that keeps a store's snapshot alive). One instance per runtime
 (``runtime.state(PassageCache)``), emptied when the runtime closes.
 """
 
@@ -59,6 +60,9 @@ class PassageCache:
             for node in missing:
                 node.vectors = vectors.get(node.id)
                 if node.vectors is not None and again.get(node.id) == node.text_hash:
+                    # a copy: the SQLite store's rows are views of its whole snapshot matrix, which a cached
+                    # view would keep alive (after the snapshot is rebuilt, an old copy of it)
+                    node.vectors = np.array(node.vectors)
                     node.vectors.flags.writeable = False
                     self._rows[(store.namespace, node.id, node.text_hash)] = node.vectors
             while len(self._rows) > self.max_skills:
