@@ -540,6 +540,24 @@ class C
     assert calls == {"A.stop"}   # $this->y is made an A wherever it is set; $this->x is given anything in swap()
 
 
+
+def test_laravel_joins_its_base_url_and_the_path_with_one_slash(tmp_path):
+    (tmp_path / "composer.json").write_text('{"name": "acme/x"}')
+    (tmp_path / "C.php").write_text("""<?php
+use Illuminate\\Support\\Facades\\Http;
+
+class C
+{
+    public function a() { return Http::baseUrl('http://stock/api/')->get('/items'); }
+    public function b() { return Http::baseUrl('http://stock/api')->get('items'); }
+    public function c() { return Http::baseUrl('http://stock/api/')->get(''); }
+}
+""")
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    urls = {n.props["declaring_fqn"]: plain(n.props["target_url"]) for n in nodes.values() if n.kind == "client"}
+    assert urls == {"C.a": "http://stock/api/items", "C.b": "http://stock/api/items", "C.c": "http://stock/api/"}
+
+
 def test_a_call_on_a_receiver_of_unknown_type_is_never_guessed(tmp_path):
     (tmp_path / "composer.json").write_text('{"name": "acme/x"}')
     (tmp_path / "A.php").write_text("""<?php

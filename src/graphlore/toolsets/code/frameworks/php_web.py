@@ -447,8 +447,12 @@ def _clients(php: PHPFile) -> Iterator[Item]:
         elif call.name in LARAVEL_HTTP_CALLS and (laravel := _laravel_http(php, call)) is not None:
             url = php.fold(call.args[0], call.owner, call.line)
             if laravel is not False and not re.match(r"^\w+://", url.text):
+                # Laravel joins the two with one slash (``rtrim($base, '/') . '/' . ltrim($url, '/')``)
                 base = php.fold(laravel, call.owner, call.line)
-                url = base + url if url.text.startswith("/") or not url.text else base + literal("/") + url
+                if base.known and base.text.endswith("/"):
+                    base = Folded(base.text.rstrip("/"), True, base.why)
+                tail = Folded(url.text.lstrip("/"), url.known, url.why)
+                url = base + literal("/") + tail
             yield item(bound, owner, "client", "laravel_http", call.line, http_method=LARAVEL_HTTP_CALLS[call.name],
                        path=url, written=call.args[0])
             continue
