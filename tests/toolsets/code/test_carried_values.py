@@ -109,6 +109,45 @@ def test_urls_kept_in_a_config_mapping_and_senders_imported_by_name(tmp_path: Pa
     assert "app.config['NEVER_SET'] is known at run time only" in lost["unresolved_reason"]
 
 
+
+LOADED = '''import os
+
+import requests
+from flask import Flask
+
+app = Flask(__name__)
+app.config.from_object("web.defaults")
+app.config["KEPT"] = "http://items:8000/items"
+app.config["ITEMS_URI"] = "http://items:8000/items"
+app.config.from_envvar("WEB_SETTINGS")
+
+
+@app.route("/kept/<item_id>")
+def kept(item_id):
+    return requests.get(f'{app.config["KEPT"]}/{item_id}').json()
+
+
+@app.route("/show/<item_id>")
+def show(item_id):
+    return requests.get(f'{app.config["ITEMS_URI"]}/{item_id}').json()
+'''
+
+
+def test_a_key_a_bulk_load_may_replace_after_it_is_set_is_not_known(tmp_path: Path):
+    """``app.config.from_envvar(...)`` after ``app.config["ITEMS_URI"] = ...`` may replace it (a file the code does
+    not name): no value, so no link; a load before the key is set does not."""
+    _write(tmp_path, {"docker-compose.yml": COMPOSE, "items/Dockerfile": "FROM python:3.12\n", "items/app.py": ITEMS,
+                      "web/Dockerfile": "FROM python:3.12\n", "web/web.py": LOADED})
+    clients = _clients(tmp_path)
+    assert clients["show"]["match"] == "unresolved"
+    assert "app.config.from_envvar(...) (line 10) may replace it" in clients["show"]["unresolved_reason"]
+    assert clients["kept"]["match"] == "unresolved"   # from_envvar comes after it too
+    body = LOADED.replace('app.config.from_envvar("WEB_SETTINGS")\n', "")
+    _write(tmp_path, {"web/web.py": body})
+    clients = _clients(tmp_path)
+    assert (clients["kept"]["match"], clients["show"]["match"]) == ("cross_service", "cross_service")
+
+
 SCRIPT = '''from store import Store
 
 
@@ -131,6 +170,21 @@ def test_a_scripts_sibling_module_is_the_import(tmp_path: Path):
     assert any(src.endswith("main.main") and dst.endswith("store.Store.load") for src, dst in calls)
     other = next(n for n in nodes.values() if n.props.get("fqn") == "svc.other")
     assert "json" in other.props["imports_external"]   # no json.py beside it: the library, as before
+
+
+
+def test_a_sibling_named_like_the_standard_library_or_the_module_itself_is_not_the_import(tmp_path: Path):
+    """``import logging`` beside a ``logging.py`` is Python's own module when the folder is imported as a package
+    (the sibling only when run as a script): which one is not known, so no link to the sibling; and a module never
+    imports itself (``import redis`` inside ``redis.py`` is the library it wraps)."""
+    _write(tmp_path, {"svc/Dockerfile": "FROM python:3.12\n", "svc/__init__.py": "",
+                      "svc/logging.py": "import logging\n\n\ndef getLogger(name):\n    return logging.getLogger(name)\n",
+                      "svc/redis.py": "import redis\n\n\ndef from_url(url):\n    return redis.from_url(url)\n",
+                      "svc/views.py": "import logging\n\nlog = logging.getLogger(__name__)\n"})
+    nodes, edges = CodeGraph.build(tmp_path).snapshot()
+    fqn = {n.id: n.props.get("fqn") for n in nodes.values()}
+    calls = {(fqn[e.src], fqn[e.dst]) for e in edges.values() if e.type == "CALLS"}
+    assert not calls, calls
 
 
 def test_spring_placeholders_take_the_deployment_env_in_every_position(tmp_path: Path):

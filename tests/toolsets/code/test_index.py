@@ -10,9 +10,11 @@ import pytest
 from helpers import backend
 from helpers.code_graph import FIXTURES, bump, edit
 
+from graphlore.errors import IndexCorrupted
 from graphlore.runtime import Runtime
 from graphlore.toolsets.code.index.code_index import CodeIndex
 from graphlore.toolsets.code.index.graph import CodeGraph
+from graphlore.toolsets.code.index.persist import FORMAT
 
 
 def dump(store) -> tuple[dict, dict]:
@@ -143,3 +145,14 @@ def test_a_project_that_does_not_exist_is_not_found_and_indexes_nothing(tmp_path
     finally:
         runtime.close()
     assert not (home / "code").exists()
+
+
+def test_an_index_of_another_format_is_never_read_as_this_one(runtime, tree):
+    """An index whose records an earlier version wrote (`persist.FORMAT`) would keep every unchanged file's facts
+    as that version read them: it is refused with the command that rebuilds it, never updated."""
+    index = CodeIndex(runtime, tree)
+    index.sync()
+    index.store().set_meta("code_format", FORMAT - 1)
+    bump(next(tree.rglob("*.py")))
+    with pytest.raises(IndexCorrupted, match="built by another graphlore version.*--force"):
+        index.sync()

@@ -228,6 +228,35 @@ class F
     assert (plain(folded.text), folded.known) == (value, known)
 
 
+
+def test_a_class_constant_is_the_one_of_the_class_the_name_means_never_one_of_the_same_name(tmp_path):
+    """``Config::URL`` is the constant of the class the file's ``use`` imports or namespace make ``Config``: a
+    project class of that name in another namespace is not it (a library's, or one that does not exist)."""
+    (tmp_path / "composer.json").write_text('{"name": "acme/x"}')
+    (tmp_path / "Config.php").write_text("<?php\nnamespace App\\Settings;\n\nclass Config { const URL = 'http://h'; }\n")
+    for name, head in (("Library", "use Vendor\\Sdk\\Config;"), ("Relative", ""),
+                       ("Aliased", "use App\\Settings\\Config as Settings;")):
+        written = "Settings::URL" if name == "Aliased" else "Config::URL"
+        (tmp_path / f"{name}.php").write_text(f"""<?php
+namespace App\\Web;
+
+{head}
+
+class {name}
+{{
+    public function go()
+    {{
+        return curl_init({written} . '/x');
+    }}
+}}
+""")
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    urls = {n.props["declaring_fqn"].split(".")[-2]: (plain(n.props["target_url"]), n.props["resolved"])
+            for n in nodes.values() if n.kind == "client"}
+    assert urls["Aliased"] == ("http://h/x", True)
+    assert not urls["Library"][1] and not urls["Relative"][1], urls
+
+
 def test_an_env_read_with_a_default_keeps_the_default_for_when_no_deployment_sets_it():
     facts = extract("F.php", b"<?php\n$u = getenv('CATALOGUE_URL') ?: 'http://catalogue:8080';\n")
     constants = PHPConstants.__new__(PHPConstants)
@@ -365,6 +394,170 @@ $cache->get('/not/a/route/either');
     assert routes == ["GET /hello/{name}", "POST /orders"]
 
 
+
+def test_a_route_handler_written_with_its_full_name_is_that_class_in_a_namespaced_file(tmp_path):
+    (tmp_path / "composer.json").write_text('{"name": "acme/x"}')
+    (tmp_path / "Action.php").write_text("<?php\nnamespace Stock;\n\nclass Action { public function __invoke() {} "
+                                         "public function forget() {} }\n")
+    (tmp_path / "app.php").write_text("""<?php
+namespace Stock;
+
+use Slim\\Factory\\AppFactory;
+
+$app = AppFactory::create();
+$app->get('/a', \\Stock\\Action::class);
+$app->delete('/b', [\\Stock\\Action::class, 'forget']);
+$app->get('/c', Action::class);
+""")
+    routes = [line for line in render(CodeGraph.build(tmp_path)) if line.startswith("R ")]
+    handlers = {line.split()[2]: line.split("handler=")[1].split()[0] for line in routes}
+    assert handlers == {"/a": "Stock.Action.__invoke", "/b": "Stock.Action.forget", "/c": "Stock.Action.__invoke"}
+
+
+
+def test_curl_s_custom_request_is_the_method_whatever_the_order_of_the_options(tmp_path):
+    (tmp_path / "composer.json").write_text('{"name": "acme/x"}')
+    (tmp_path / "C.php").write_text("""<?php
+class C
+{
+    public function put()
+    {
+        $h = curl_init('http://stock/items');
+        curl_setopt($h, CURLOPT_POST, true);
+        curl_setopt($h, CURLOPT_CUSTOMREQUEST, 'PUT');
+    }
+
+    public function patch()
+    {
+        $h = curl_init('http://stock/items');
+        curl_setopt_array($h, [CURLOPT_POST => 1, CURLOPT_CUSTOMREQUEST => 'PATCH']);
+    }
+}
+""")
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    methods = {n.props["declaring_fqn"]: n.props["http_method"] for n in nodes.values() if n.kind == "client"}
+    assert methods == {"C.put": "PUT", "C.patch": "PATCH"}
+
+
+
+def test_a_url_is_resolved_against_the_base_uri_as_guzzle_does(tmp_path):
+    """RFC 3986, as Guzzle and Symfony HttpClient resolve: a path starting with ``/`` replaces the base's path;
+    another replaces its last segment (so ``http://h/api`` + ``x`` is ``http://h/x``)."""
+    (tmp_path / "composer.json").write_text('{"name": "acme/x"}')
+    (tmp_path / "C.php").write_text("""<?php
+use GuzzleHttp\\Client;
+
+class C
+{
+    private $bare;
+    private $slashed;
+
+    public function __construct()
+    {
+        $this->bare = new Client(['base_uri' => 'http://ratings/api']);
+    }
+
+    public function rooted() { return $this->bare->get('/fetch/1'); }
+    public function segment() { return $this->bare->get('fetch/2'); }
+    public function whole() { return $this->bare->get('http://stock/items'); }
+}
+
+class D
+{
+    private $http;
+
+    public function __construct()
+    {
+        $this->http = new Client(['base_uri' => 'http://ratings/api/']);
+    }
+
+    public function below() { return $this->http->get('fetch/3'); }
+    public function empty() { return $this->http->get(''); }
+}
+""")
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    urls = {n.props["declaring_fqn"]: plain(n.props["target_url"]) for n in nodes.values() if n.kind == "client"}
+    assert urls == {"C.rooted": "http://ratings/fetch/1", "C.segment": "http://ratings/fetch/2",
+                    "C.whole": "http://stock/items", "D.below": "http://ratings/api/fetch/3",
+                    "D.empty": "http://ratings/api/"}
+
+
+
+def test_a_base_uri_is_the_one_of_the_client_the_call_is_made_on(tmp_path):
+    """The class makes one client with a ``base_uri``; a call on another client (injected, or made without one)
+    does not start at it."""
+    (tmp_path / "composer.json").write_text('{"name": "acme/x"}')
+    (tmp_path / "C.php").write_text("""<?php
+use GuzzleHttp\\Client;
+
+class C
+{
+    private $catalogue;
+    private $ratings;
+
+    public function __construct(Client $ratings)
+    {
+        $this->catalogue = new Client(['base_uri' => 'http://catalogue:8080']);
+        $this->ratings = $ratings;
+    }
+
+    public function listed() { return $this->catalogue->get('/products'); }
+    public function rate() { return $this->ratings->get('/api/rate'); }
+    public function local() { $c = new Client(); return $c->get('/api/local'); }
+    public function made() { $c = new Client(['base_uri' => 'http://stock']); return $c->get('/items'); }
+}
+""")
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    urls = {n.props["declaring_fqn"]: plain(n.props["target_url"]) for n in nodes.values() if n.kind == "client"}
+    assert urls == {"C.listed": "http://catalogue:8080/products", "C.rate": "/api/rate", "C.local": "/api/local",
+                    "C.made": "http://stock/items"}
+
+
+
+def test_an_untyped_property_another_method_gives_a_value_has_no_type_to_resolve_a_call_by(tmp_path):
+    (tmp_path / "composer.json").write_text('{"name": "acme/x"}')
+    (tmp_path / "C.php").write_text("""<?php
+class A { public function run() {} public function stop() {} }
+class C
+{
+    private $x;
+    private $y;
+
+    public function __construct(A $a)
+    {
+        $this->x = $a;
+        $this->y = new A();
+    }
+
+    public function swap($other) { $this->x = $other; }
+    public function reset() { $this->y = new A(); }
+    public function go() { $this->x->run(); $this->y->stop(); }
+}
+""")
+    nodes, edges = CodeGraph.build(tmp_path).snapshot()
+    fqn = {n.id: n.props.get("fqn") for n in nodes.values()}
+    calls = {fqn[e.dst] for e in edges.values() if e.type == "CALLS" and fqn[e.src] == "C.go"}
+    assert calls == {"A.stop"}   # $this->y is made an A wherever it is set; $this->x is given anything in swap()
+
+
+
+def test_laravel_joins_its_base_url_and_the_path_with_one_slash(tmp_path):
+    (tmp_path / "composer.json").write_text('{"name": "acme/x"}')
+    (tmp_path / "C.php").write_text("""<?php
+use Illuminate\\Support\\Facades\\Http;
+
+class C
+{
+    public function a() { return Http::baseUrl('http://stock/api/')->get('/items'); }
+    public function b() { return Http::baseUrl('http://stock/api')->get('items'); }
+    public function c() { return Http::baseUrl('http://stock/api/')->get(''); }
+}
+""")
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    urls = {n.props["declaring_fqn"]: plain(n.props["target_url"]) for n in nodes.values() if n.kind == "client"}
+    assert urls == {"C.a": "http://stock/api/items", "C.b": "http://stock/api/items", "C.c": "http://stock/api/"}
+
+
 def test_a_call_on_a_receiver_of_unknown_type_is_never_guessed(tmp_path):
     (tmp_path / "composer.json").write_text('{"name": "acme/x"}')
     (tmp_path / "A.php").write_text("""<?php
@@ -383,6 +576,42 @@ class Listener
     on = next(n.props for n in nodes.values() if n.kind == "symbol" and n.props["fqn"] == "Listener.on")
     assert {(s["name"], s["reason"]) for s in on["unresolved_calls"]} == {("getRequest", "unknown_receiver"),
                                                                          ("get", "unknown_receiver")}
+
+
+
+def test_a_variable_given_another_value_has_no_type_to_resolve_a_call_by(tmp_path):
+    """PHP variables declare no type: one given a value of another (or no known) type anywhere in the function
+    (reassigned, a branch, a loop) is no receiver of the type it was first made with."""
+    (tmp_path / "composer.json").write_text('{"name": "acme/x"}')
+    (tmp_path / "A.php").write_text("""<?php
+class A { public function run() {} public function stop() {} public function wait() {} }
+class B { public function run() {} }
+class Caller
+{
+    public function go($factory, $items, $flag)
+    {
+        $a = new A();
+        $a = $factory->make();
+        $a->run();
+        $b = new A();
+        if ($flag) { $b = new B(); }
+        $b->stop();
+        $c = new A();
+        foreach ($items as $c) { $c->wait(); }
+        $d = new A();
+        $d->stop();
+        $d = new A();
+        $d->wait();
+    }
+}
+""")
+    nodes, edges = CodeGraph.build(tmp_path).snapshot()
+    fqn = {n.id: n.props.get("fqn") for n in nodes.values()}
+    lines = {(fqn[e.dst], line) for e in edges.values() if e.type == "CALLS" for line in e.props["lines"]}
+    assert {(target, line) for target, line in lines if not target.endswith(("A", "B"))} == {
+        ("A.stop", 17), ("A.wait", 19)}   # only $d: made as an A each time
+    go = next(n.props for n in nodes.values() if n.kind == "symbol" and n.props["fqn"] == "Caller.go")
+    assert {(s["name"], s["line"]) for s in go["unresolved_calls"]} >= {("run", 10), ("stop", 13), ("wait", 15)}
 
 
 ROUTED = """<?php

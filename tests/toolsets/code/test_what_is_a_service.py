@@ -147,3 +147,19 @@ def test_a_unit_built_from_a_folder_without_a_module_is_not_the_root_s_even_when
     assert not [e for e in edges.values() if e.src == clients["proxied"].id and e.type == "HTTP_CALLS"]
     assert "a deployment unit of this project" in clients["proxied"].props["match_detail"]
     assert clients["edged"].props["match"] == "unresolved"   # built from the root by a Dockerfile a variable names
+
+
+def test_a_unit_made_from_an_image_is_an_outside_service_not_a_unit_built_without_sources(tmp_path: Path):
+    """``image: redis`` builds nothing of the project: a call to it names an outside service, not "a deployment unit
+    built from a folder without source code"."""
+    root = _write(tmp_path / "sys", {
+        "store/Dockerfile": "FROM python:3.12\nCOPY . .\n", "store/app.py": FLASK,
+        "shop/Dockerfile": "FROM python:3.12\nCOPY . .\n", "shop/calls.py": CALLER.replace("proxy:8080", "redis:6379"),
+        "docker-compose.yml": "services:\n  store:\n    build: ./store\n  shop:\n    build: ./shop\n"
+                              "  redis:\n    image: redis:7\n",
+    })
+    nodes, _ = CodeGraph.build(root).snapshot()
+    clients = {n.props["declaring_fqn"].rsplit(".", 1)[-1]: n.props for n in nodes.values() if n.kind == "client"}
+    assert clients["proxied"]["match"] == "unresolved"
+    assert "not a microservice of this project (an outside service?)" in clients["proxied"]["match_detail"]
+    assert "built from a folder" not in clients["proxied"]["match_detail"]

@@ -26,7 +26,9 @@ A registered route's handler is the project method it names (`_handler`), else t
 GET). Laravel: ``Http::get/post/put/patch/delete/head(url)``, after ``withToken(...)``-style calls too, from the
 chain's ``baseUrl(...)``. Guzzle: ``get/post/put/patch/delete/head/options(url)`` (and their ``...Async``) and
 ``request(method, url)`` on a receiver declared or made as ``GuzzleHttp\\Client``/``ClientInterface``; a relative
-URL starts at the ``base_uri`` the client is made with in the same class. Symfony HttpClient: ``request(method,
+URL is resolved against the ``base_uri`` the receiver is made with (in the function, or for ``$this->c`` in the
+class; an injected client has none) as Guzzle does (RFC 3986: a
+path starting with ``/`` replaces the base's path, `_resolved`). Symfony HttpClient: ``request(method,
 url)`` on a receiver declared as ``HttpClientInterface`` or made by ``HttpClient::create()``.
 ``file_get_contents(url)`` when the URL starts with ``http://`` or ``https://`` (or an environment variable whose
 default in the code does). URLs are folded as every PHP value is (`languages.php.constants`): literals, class
@@ -249,18 +251,21 @@ def _groups(php: PHPFile, line: int) -> list[Folded]:
 
 def _handler(php: PHPFile, project: Project, expr: str) -> tuple[Bound, int] | None:
     """The project method a route's handler names: ``[X::class, 'm']``, ``X::class`` (``__invoke``), ``'X:m'`` and
-    ``X::class . ':m'`` (Slim), with ``X`` as the file's ``use`` imports and namespace make it; None otherwise."""
+    ``X::class . ':m'`` (Slim), with ``X`` as the file's ``use`` imports and namespace make it (``\\A\\X`` and a
+    string name the class by its full name); None otherwise."""
     expr = expr.strip()
-    pair = re.fullmatch(r"\[\s*\\?([\w\\]+)::class\s*,\s*['\"](\w+)['\"]\s*\]", expr) or \
-        re.fullmatch(r"\\?([\w\\]+)::class\s*\.\s*['\"]:(\w+)['\"]", expr) or re.fullmatch(r"['\"]([\w\\]+):(\w+)['\"]", expr)
-    single = re.fullmatch(r"\\?([\w\\]+)::class", expr)
+    pair = re.fullmatch(r"\[\s*(\\?[\w\\]+)::class\s*,\s*['\"](\w+)['\"]\s*\]", expr) or \
+        re.fullmatch(r"(\\?[\w\\]+)::class\s*\.\s*['\"]:(\w+)['\"]", expr) or re.fullmatch(r"['\"]([\w\\]+):(\w+)['\"]", expr)
+    single = re.fullmatch(r"(\\?[\w\\]+)::class", expr)
     if pair is None and single is None:
         return None
     written, method = (pair.group(1), pair.group(2)) if pair is not None else (single.group(1), "__invoke")
-    name = written.replace("\\", ".")
+    name = written.lstrip("\\").replace("\\", ".")
     head, dot, rest = name.partition(".")
     imported = php.imported(head)
-    if imported != head or written.startswith("\\") or expr.startswith(("'", '"')):
+    if written.startswith("\\") or expr.startswith(("'", '"')):
+        fqn = name   # full already (a string names a class by its full name: no use import applies)
+    elif imported != head:
         fqn = imported + dot + rest
     else:
         fqn = f"{php.bound.facts.package}.{name}" if php.bound.facts.package else name
@@ -369,7 +374,10 @@ def _array_entry(array: str, key: str) -> str | None:
 
 
 def _curl_method(php: PHPFile, owner: str) -> str | None:
+    """The method the function's curl options set: ``CURLOPT_CUSTOMREQUEST`` (whatever the order: it overrides
+    ``CURLOPT_POST``), else ``CURLOPT_POST``, else GET; None when the custom request does not fold."""
     calls = [c for c in php.bound.facts.calls if c.owner == owner and c.name in ("curl_setopt", "curl_setopt_array")]
+    posted = False
     for call in calls:
         pairs = [(call.args[1], call.args[2])] if call.name == "curl_setopt" and len(call.args) >= 3 else []
         if call.name == "curl_setopt_array" and len(call.args) >= 2:
@@ -379,9 +387,8 @@ def _curl_method(php: PHPFile, owner: str) -> str | None:
             if key == "CURLOPT_CUSTOMREQUEST":
                 folded = php.fold(value, owner, call.line)
                 return folded.text.upper() if folded.known and folded.text.upper() in HTTP_METHODS else None
-            if key == "CURLOPT_POST" and value.lower() in ("true", "1"):
-                return "POST"
-    return "GET"
+            posted = posted or key == "CURLOPT_POST" and value.lower() in ("true", "1")
+    return "POST" if posted else "GET"
 
 
 def _receiver_type(php: PHPFile, call) -> str:
@@ -399,22 +406,31 @@ def _receiver_type(php: PHPFile, call) -> str:
     return php.imported(head) + dot + rest
 
 
-def _base_uri(php: PHPFile, owner: str, types: frozenset[str]) -> Folded | None:
-    """The ``base_uri`` the clients of these types are made with in the class around ``owner`` (one value)."""
-    class_key = php.class_of(owner)
+def _base_uri(php: PHPFile, call, types: frozenset[str]) -> Folded | None:
+    """The ``base_uri`` of the client a call is made on: the one its receiver is made with (``$c = new
+    Client([...])`` in the function, ``$this->c = new Client([...])`` in the class; ``HttpClient::create([...])``,
+    ``createForBaseUri(url)``), one value; None when the receiver is made elsewhere (injected) or with none."""
+    receiver, facts = call.receiver, php.bound.facts
+    class_key = php.class_of(call.owner)
+    if receiver[0] == "name":
+        target, in_scope = receiver[1], (lambda owner: owner == call.owner)
+    elif receiver[0] == "field" and receiver[1] == ["this"] and class_key:
+        target, in_scope = f"this.{receiver[2]}", (lambda owner: owner.split(".", 1)[0] == class_key)
+    else:
+        return None
+    lines = {made["line"] for made in facts.extra.get("constructed", []) if made["target"] == target}
     values: dict[str, Folded] = {}
-    for call in php.bound.facts.calls:
-        in_scope = call.owner == owner or (class_key and call.owner.split(".", 1)[0] == class_key)
-        if not in_scope or not call.args:
+    for maker in facts.calls:
+        if maker.line not in lines or not in_scope(maker.owner) or not maker.args:
             continue
-        made = call.kind == "new" and php.imported(call.receiver[1] if call.receiver else call.name) in types
-        created = call.kind == "call" and call.receiver and call.receiver[0] == "name" and \
-            php.imported(call.receiver[1]) in types and call.name in ("create", "createForBaseUri")
+        made = maker.kind == "new" and php.imported(maker.receiver[1] if maker.receiver else maker.name) in types
+        created = maker.kind == "call" and maker.receiver and maker.receiver[0] == "name" and \
+            php.imported(maker.receiver[1]) in types and maker.name in ("create", "createForBaseUri")
         if not (made or created):
             continue
-        expr = call.args[0] if call.name == "createForBaseUri" else _array_entry(call.args[0], "base_uri")
+        expr = maker.args[0] if maker.name == "createForBaseUri" else _array_entry(maker.args[0], "base_uri")
         if expr is not None:
-            value = php.fold(expr, call.owner, call.line)
+            value = php.fold(expr, maker.owner, maker.line)
             values[value.text] = value
     return next(iter(values.values())) if len(values) == 1 else None
 
@@ -431,8 +447,12 @@ def _clients(php: PHPFile) -> Iterator[Item]:
         elif call.name in LARAVEL_HTTP_CALLS and (laravel := _laravel_http(php, call)) is not None:
             url = php.fold(call.args[0], call.owner, call.line)
             if laravel is not False and not re.match(r"^\w+://", url.text):
+                # Laravel joins the two with one slash (``rtrim($base, '/') . '/' . ltrim($url, '/')``)
                 base = php.fold(laravel, call.owner, call.line)
-                url = base + url if url.text.startswith("/") or not url.text else base + literal("/") + url
+                if base.known and base.text.endswith("/"):
+                    base = Folded(base.text.rstrip("/"), True, base.why)
+                tail = Folded(url.text.lstrip("/"), url.known, url.why)
+                url = base + literal("/") + tail
             yield item(bound, owner, "client", "laravel_http", call.line, http_method=LARAVEL_HTTP_CALLS[call.name],
                        path=url, written=call.args[0])
             continue
@@ -451,9 +471,9 @@ def _clients(php: PHPFile) -> Iterator[Item]:
             if found is not None:
                 url = php.fold(found[2], call.owner, call.line)
                 types = GUZZLE_TYPES if flavor == "guzzle" else SYMFONY_CLIENT_TYPES
-                base = _base_uri(php, call.owner, types) if not re.match(r"^\w+://", url.text) else None
+                base = _base_uri(php, call, types) if not re.match(r"^\w+://", url.text) else None
                 if base is not None:
-                    url = base + url if url.text.startswith("/") or not url.text else base + literal("/") + url
+                    url = _resolved(base, url)
                 yield item(bound, owner, "client", found[0], call.line, http_method=found[1], path=url,
                            written=found[2])
                 continue
@@ -462,6 +482,26 @@ def _clients(php: PHPFile) -> Iterator[Item]:
             if found[0] == "file_get_contents" and not _http_url(url):
                 continue
             yield item(bound, owner, "client", found[0], call.line, http_method=found[1], path=url, written=found[2])
+
+
+_ORIGIN = re.compile(r"^(\w+://[^/?#]*)([^?#]*)")
+
+
+def _resolved(base: Folded, url: Folded) -> Folded:
+    """A URL against the base URI a Guzzle or Symfony client is made with, as they resolve it (RFC 3986): a path
+    starting with ``/`` replaces the base's path (``http://h/api`` + ``/x`` is ``http://h/x``), another one its
+    last segment (``http://h/api/`` + ``x`` is ``http://h/api/x``; ``http://h/api`` + ``x`` is ``http://h/x``), an
+    empty one is the base. A base known at run time only (an environment variable) is taken as an origin
+    followed by the path."""
+    if not url.text:
+        return base
+    split = _ORIGIN.match(base.text) if base.known else None
+    if split is None:
+        return base + url if url.text.startswith("/") else base + literal("/") + url
+    origin, path = split.groups()
+    if url.text.startswith("/"):
+        return literal(origin) + url
+    return literal(origin + (path[:path.rfind("/") + 1] if "/" in path else "/")) + url
 
 
 def _laravel_http(php: PHPFile, call) -> str | bool | None:

@@ -29,8 +29,11 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: The format of persisted records and of the nodes they describe; an index of another format is rebuilt.
 #: 2: part 2's records (routes, clients, producers) and Python ``with X() as y`` locals. 3: every file's
 #: assignments (``extra["assigns"]``, what folding reads locals and fields from), Java ``@Value`` parameters.
-#: 4: Go's channel sends to a method's result (``extra["sends"]``: sarama's ``producer.Input() <- msg``), TS/JS
-#: environment reads destructured from ``process.env`` as assignments, ``.method`` checks (``extra["method_checks"]``).
+#: 4: session 4's facts: Go's channel sends to a method's result (``extra["sends"]``: sarama's
+#: ``producer.Input() <- msg``), TS/JS environment reads destructured from ``process.env`` as assignments,
+#: ``.method`` checks (``extra["method_checks"]``); PHP files; Python values under a key in ``assigns``; C#
+#: ``AddHttpClient``/``AddGrpcClient`` registrations in ``base_addresses``: an index of format 3 restored would
+#: keep files' facts without them.
 FORMAT = 4
 
 

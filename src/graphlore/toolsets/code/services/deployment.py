@@ -457,7 +457,8 @@ def read_deployment(layout: Layout, root: Path, paths: list[str]) -> Deployment:
         if service is not None:
             owner[index] = service
     out.run = set(owner.values())
-    out.unowned = {unit.name: unit.file for index, unit in enumerate(reader.units) if index not in owner}
+    out.unowned = {unit.name: unit.file for index, unit in enumerate(reader.units) if index not in owner and (
+        unit.build or any(_image_name(i) in reader.artifacts for i in unit.images))}   # built from a folder here
     for index, service in owner.items():
         unit = reader.units[index]
         names = out.names.setdefault(service, {})

@@ -1,7 +1,7 @@
 """PHP values for folding: string literals (``'...'``, ``"..."`` with ``$x`` / ``{$this->x}`` interpolated),
-``.`` concatenation, class constants (``self::X``, ``static::X``, ``Type::X`` of any project class), locals and
-properties (``$this->x`` set by an initialiser or in a method), ``sprintf`` with ``%s``/``%d``, environment
-reads (``getenv('X')``, ``$_ENV['X']``, ``$_SERVER['X']``) and a default given with ``?:`` or ``??``
+``.`` concatenation, class constants (``self::X``, ``static::X``, ``Type::X`` of the project class the name
+means as the file's ``use`` imports or namespace make it), locals and properties (``$this->x`` set by an
+initialiser or in a method), ``sprintf`` with ``%s``/``%d``, environment reads (``getenv('X')``, ``$_ENV['X']``, ``$_SERVER['X']``) and a default given with ``?:`` or ``??``
 (``getenv('X') ?: 'http://d'``: the variable, with that default)."""
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def php_tokens(text: str) -> list[tuple[str, str]]:
             out.append(("name", re.sub(r"\s*->\s*", ".", value)))
         elif kind == "scoped":
             owner, _, member = re.sub(r"\s+", "", value).partition("::")
-            out.append(("name", owner.lstrip("\\").replace("\\", ".") + "." + member))
+            out.append(("name", owner.replace("\\", ".") + "." + member))   # ``\A\B::X``: ``.A.B.X``, full
         elif kind == "name":
             out.append(("name", value.lstrip("\\").replace("\\", ".")))
         elif kind == "arrow":
@@ -122,7 +122,7 @@ def full_name(facts: FileFacts, written: str) -> str:
 
 
 class PHPConstants:
-    """Every class constant of the project, by (class name, constant name); and what makes each class's
+    """Every class constant of the project, by (the class's full name, constant name); and what makes each class's
     constructor arguments: its ``new T(...)`` sites and Symfony container registrations (by the class's full
     name), the container's parameters (``setParameter('name', value)``), and the classes a project class
     extends."""
@@ -141,7 +141,8 @@ class PHPConstants:
                 continue
             for sym in facts.symbols:
                 if sym.kind == "field" and "const" in sym.modifiers and "value" in sym.extra and sym.parent:
-                    self.by_type.setdefault((sym.parent, sym.name), []).append((sym.extra["value"], facts, sym.parent))
+                    owner = f"{facts.package}.{sym.parent}" if facts.package else sym.parent
+                    self.by_type.setdefault((owner, sym.name), []).append((sym.extra["value"], facts, sym.parent))
                 self.extended.update(full_name(facts, written) for relation, written in sym.supers
                                      if relation == "extends")
             for call in facts.calls:
@@ -235,9 +236,9 @@ class PHPFolder(Folder):
         if not dot:
             return unknown(f"{name} is not a constant")
         if owner in ("self", "static"):
-            owner = self.class_key
+            owner = f"{self.facts.package}.{self.class_key}" if self.facts.package else self.class_key
         else:
-            owner = self.imported(owner)
+            owner = full_name(self.facts, owner)   # as PHP reads the name: a use import, else the namespace's
         candidates = self.constants.by_type.get((owner, constant), [])
         if len(candidates) != 1:
             return unknown(f"{name.replace('.', '::')} is not a constant" if not candidates
@@ -333,14 +334,6 @@ class PHPFolder(Folder):
         site = PHPFolder(self.constants, facts, owner.split(".", 1)[0] if owner else "")
         site.depth = self.depth + 1
         return site.at(facts, owner, line).fold(expr)
-
-    def imported(self, written: str) -> str:
-        """The class name an alias or a qualified name stands for (``use A\\B as C``: ``C`` -> ``B``)."""
-        for imp in self.facts.imports:
-            for target, alias in imp.names:
-                if alias == written:
-                    return target.rsplit(".", 1)[-1]
-        return written.rsplit(".", 1)[-1]
 
     def call(self, name: str, args: list[list[tuple[str, str]]]) -> Folded:
         found = self.env_call(name, args, ENV_READERS)

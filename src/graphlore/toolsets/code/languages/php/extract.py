@@ -8,8 +8,8 @@ resolver reads PHP as it reads C#); a type's key is its name, a member's ``Type.
 ``this.x``. A trait a class uses is one of its supertypes (``uses``), so its methods are found on the class. A
 promoted constructor parameter is a property too. A property's type is its declared type, else its docblock's
 ``@var``, else what the constructor assigns to it: a parameter's type (``$this->x = $x``) or a construction
-(``$this->x = new T()``). Attributes
-(``#[Route('/a')]``) and docblock annotations (``@Route("/a", methods={"GET"})``) are both kept as
+(``$this->x = new T()``), when no other method of the class gives it a value of another or no known type.
+Attributes (``#[Route('/a')]``) and docblock annotations (``@Route("/a", methods={"GET"})``) are both kept as
 annotations, by simple name.
 """
 
@@ -249,10 +249,26 @@ class _Extractor(Extractor):
         assigned: dict[str, str] = {}
         for member in body.named_children if body is not None else []:
             self.member(member, sym, assigned)
+        elsewhere = self.assigned_elsewhere(body)
         for index in range(len(self.symbols)):   # untyped properties: the constructor parameter assigned to them
             field = self.symbols[index]
-            if field.parent == sym.key and field.kind == "field" and not field.type and field.name in assigned:
+            if field.parent == sym.key and field.kind == "field" and not field.type and field.name in assigned and \
+                    elsewhere.get(field.name, {assigned[field.name]}) == {assigned[field.name]}:
                 field.type = assigned[field.name]
+
+    def assigned_elsewhere(self, body: Node | None) -> dict[str, set[str]]:
+        """What the class's other methods assign to its properties (``$this->x = ...``): the type each value
+        makes ("" when none is known). An untyped property one of them gives another value has no type."""
+        out: dict[str, set[str]] = {}
+        methods = [m for m in (body.named_children if body is not None else []) if m.type == "method_declaration"
+                   and text(m.child_by_field_name("name")) != "__construct"]
+        for node in self.by_type.get("assignment_expression", ()):
+            target = _variable(node.child_by_field_name("left"))
+            right = node.child_by_field_name("right")
+            if target and target.startswith("this.") and right is not None and any(
+                    m.start_byte <= node.start_byte < m.end_byte for m in methods):
+                out.setdefault(target[5:], set()).add(_made(right))
+        return out
 
     def callable(self, node: Node, owner: SymbolFact | None, kind: str) -> SymbolFact:
         name = text(node.child_by_field_name("name"))
@@ -411,22 +427,34 @@ class _Extractor(Extractor):
 
     def values(self) -> None:
         """Assignments (for folding), the types locals are made with (``$x = new T()``) and a closure's typed
-        parameters (locals of the function around it)."""
-        for node in self.nodes("anonymous_function", "arrow_function", "assignment_expression"):
+        parameters (locals of the function around it). Every other value a variable is given (another
+        assignment, ``list(...)``, ``foreach ... as $x``, ``&``) is kept as untyped: a PHP variable has the
+        type of whatever it was given last, so the resolver trusts a type only when every value agrees."""
+        for node in self.nodes("anonymous_function", "arrow_function", "assignment_expression",
+                               "reference_assignment_expression", "foreach_statement"):
             if node.type in ("anonymous_function", "arrow_function"):
                 parameters = node.child_by_field_name("parameters")
                 for child in parameters.named_children if parameters is not None else []:
                     name_node = child.child_by_field_name("name")
                     if name_node is not None:
                         self.typed.append((name_node, type_name(child.child_by_field_name("type"))))
-            if node.type == "assignment_expression":
+            elif node.type == "foreach_statement":
+                given = node.named_children[1:-1] if len(node.named_children) > 2 else []
+                self.typed += [(v, "") for g in given for v in _variables(g)]
+            else:
                 left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
                 target = _variable(left)
-                if target is not None and right is not None:
+                if target is not None and right is not None and node.type == "assignment_expression":
                     self.pairs.append((target, right))
-                    made = _made(right)
-                    if made and left is not None and left.type == "variable_name":
-                        self.typed.append((left, made))
+                    if right.type in ("object_creation_expression", "scoped_call_expression"):
+                        # what a client is made with, by the variable or property it is kept in (`php_web`)
+                        self.facts.extra.setdefault("constructed", []).append(
+                            {"target": target, "line": right.start_point[0] + 1})
+                if left is not None and left.type == "variable_name":
+                    made = _made(right) if right is not None and node.type == "assignment_expression" else ""
+                    self.typed.append((left, made))
+                elif left is not None and left.type == "list_literal":
+                    self.typed += [(v, "") for v in _variables(left)]
 
     def branches(self, value: Node, depth: int) -> list[Node]:
         """The values an expression may have: both sides of ``c ? a : b``; itself for what folding reads
@@ -523,6 +551,16 @@ class _Extractor(Extractor):
                               "line": node.start_point[0] + 1})
         if found:
             self.facts.extra["switches"] = sorted(found, key=lambda f: f["line"])
+
+
+def _variables(node: Node) -> list[Node]:
+    """The variables a ``foreach`` or ``list(...)`` target gives values to (``$k => $v``, ``[$a, [$b]]``,
+    ``&$x``)."""
+    if node.type == "variable_name":
+        return [node]
+    if node.type in ("pair", "by_ref", "list_literal", "array_element_initializer"):
+        return [v for child in node.named_children for v in _variables(child)]
+    return []
 
 
 def _arguments(call: Node) -> list[Node]:

@@ -9,7 +9,7 @@ call on a receiver of unknown type stays unresolved (no ``name_only`` guess: mos
 
 from __future__ import annotations
 
-from ...model import CallFact
+from ...model import TYPE_KINDS, CallFact
 from ..resolver import Target
 from ..symbols import Bound
 from ..typed import TypedResolver, TypeRes
@@ -57,6 +57,22 @@ class PHPResolver(TypedResolver):
         if name in self.BUILTIN_FUNCTIONS:
             return None, "", {"reason": "builtin", "detail": name}
         return None, "", {"reason": "external_name", "detail": f"{name} (a PHP or library function)"}
+
+    def local_type(self, bound: Bound, owner: str | None, name: str, line: int) -> str | None:
+        """A variable's type when every value the function gives it agrees (a typed parameter, ``new T()`` each
+        time); "" (untyped) when any value is of another or no known type: the one made first is no guide to
+        the one a later call sees (``$a = new A(); $a = $f->make(); $a->run()``; a branch; a ``foreach``)."""
+        key = owner
+        while key:
+            table = bound.facts.locals.get(key)
+            if table and name in table:
+                types = {type_ for _line, type_ in table[name]}
+                return types.pop() if len(types) == 1 else ""
+            index = bound.by_key.get(key)
+            if index is None or bound.sym(index).kind in TYPE_KINDS:
+                return None
+            key = bound.sym(index).parent
+        return None
 
     def only_candidate(self, name: str, refs: list) -> Target:
         """A receiver of unknown type stays unresolved: in PHP most variables carry no type, so the one project

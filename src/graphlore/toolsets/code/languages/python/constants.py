@@ -5,6 +5,7 @@ class's attributes (``self.base``), and environment reads (``os.environ["X"]``, 
 from __future__ import annotations
 
 import re
+import sys
 
 from ...model import FileFacts
 from ..folding import (
@@ -41,15 +42,18 @@ def absolute(module: str, target: str, is_package: bool) -> str:
 def import_target(module: str, target: str, is_package: bool, exists) -> str:
     """`absolute`, and Python's script-folder rule: an absolute import that no project module answers
     (``from db import X`` where the project has no top-level ``db``) is the module beside the importing file
-    (``pkg.db``) when that exists, as Python finds it first on ``sys.path`` for a file run as a script.
-    ``exists(name)``: whether the project has a module ``name``."""
+    (``pkg.db``) when that exists, as Python finds it first on ``sys.path`` for a file run as a script. Not for a
+    name of the standard library (``import logging`` beside a ``logging.py`` is Python's own module when the
+    folder is imported as a package: which one is not known) nor for the importing module itself (``import
+    redis`` in ``redis.py`` is the library it wraps). ``exists(name)``: whether the project has a module
+    ``name``."""
     found = absolute(module, target, is_package)
-    if target.startswith(".") or exists(found) or exists(found.split(".")[0]):
+    head = found.split(".")[0]
+    if target.startswith(".") or exists(found) or exists(head) or head in sys.stdlib_module_names:
         return found
     package = module if is_package else module.rpartition(".")[0]
-    if package and exists(f"{package}.{found.split('.')[0]}"):
-        return f"{package}.{found}"
-    return found
+    beside = f"{package}.{head}"
+    return f"{package}.{found}" if package and beside != module and exists(beside) else found
 
 
 
@@ -244,26 +248,65 @@ class PythonFolder(FileFolder):
     def subscript(self, name: str, key: Folded) -> Folded:
         """``name["KEY"]``: an environment read (``os.environ``), else the value the scope (the function, the
         functions around it, the module) or the module ``name`` is imported from keeps under that key
-        (``app.config["KEY"] = ...``, a dict literal, ``.update(KEY=...)``: `extract.keyed_pairs`); else unknown."""
+        (``app.config["KEY"] = ...``, a dict literal, ``.update(KEY=...)``: `extract.keyed_pairs`); else unknown.
+        Unknown too when the file loads the mapping in bulk after the key is set (`_replaced`): the value may be
+        replaced at run time."""
         if name in self.env_tables or not key.known:
             return super().subscript(name, key)
         target = f'{name}["{key.text}"]'
-        found = self.local(target)
-        if found is not None:
-            return found
         scope = self.scope
-        if scope is not None and self.files.get(self.key) is scope.facts:
+        replaced = _replaced(scope.facts, name, target) if scope is not None else None
+        found = self.local(target)
+        if found is not None and replaced is None:
+            return found
+        if found is None and scope is not None and self.files.get(self.key) is scope.facts:
             head = name.partition(".")[0]
             where = self.imported(scope.facts, self.key, head)
             facts = self.files.get(where[0]) if where is not None else None
-            declared = facts.extra.get("assigns", {}).get("", {}).get(
-                f'{where[1]}{name[len(head):]}["{key.text}"]', ()) if facts is not None else ()
-            if len(declared) == 1:
+            there = f'{where[1]}{name[len(head):]}' if where is not None else ""
+            declared = facts.extra.get("assigns", {}).get("", {}).get(f'{there}["{key.text}"]', ()) \
+                if facts is not None else ()
+            replaced = replaced or (_replaced(facts, there, f'{there}["{key.text}"]') if facts is not None else None)
+            if len(declared) == 1 and replaced is None:
                 inner = type(self)(self.files, where[0])
                 inner.depth = self.depth + 1
                 return inner.fold_in(Scope(facts, "", declared[0][0]), declared[0][1])
+        if replaced is not None:
+            return unknown(f"{name}[{key.text!r}] is known at run time only ({replaced} may replace it)")
         return unknown(f"{name}[{key.text!r}] is known at run time only (the code keeps no value under that key)")
 
+
+#: calls that load a mapping in bulk (Flask's ``app.config.from_object(...)``...; ``update`` with anything but
+#: keywords or a dict literal): what it keeps under a key may be replaced at run time
+_BULK_LOADS = frozenset({"from_object", "from_envvar", "from_pyfile", "from_file", "from_mapping",
+                         "from_prefixed_env", "update"})
+
+
+def _written(receiver: list | None) -> str | None:
+    """A receiver as written (``["field", ["name", "app"], "config"]`` -> ``app.config``), or None."""
+    if receiver and receiver[0] == "name":
+        return receiver[1]
+    if receiver and receiver[0] == "field":
+        inner = _written(receiver[1])
+        return f"{inner}.{receiver[2]}" if inner is not None else None
+    return None
+
+
+def _replaced(facts: FileFacts, obj: str, target: str) -> str | None:
+    """The bulk load of ``obj`` in ``facts`` that may replace its ``target`` (``obj["KEY"]``) after the key is set
+    (one written before every setting of the key, in the same function, does not), as ``obj.call(...) (line
+    n)``; None when there is none."""
+    sets = [(owner, entry[0]) for owner, table in facts.extra.get("assigns", {}).items()
+            for entry in table.get(target, ())]
+    for call in facts.calls:
+        if call.name not in _BULK_LOADS or _written(call.receiver) != obj:
+            continue
+        if call.name == "update" and all(_KEYWORD.match(a) or a.lstrip().startswith("{") for a in call.args):
+            continue   # keys written out: `extract.keyed_pairs` reads them as settings of those keys
+        if sets and all(owner == call.owner and line > call.line for owner, line in sets):
+            continue
+        return f"{obj}.{call.name}(...) (line {call.line})"
+    return None
 
 
 def _settings_module(files: dict[str, FileFacts]) -> str | None:
