@@ -26,7 +26,8 @@ from typing import Any
 
 from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact, SymbolFact
 
-#: The format of persisted records and of the nodes they describe; an index of another format is rebuilt.
+#: The format of persisted records and of the nodes they describe; an index of another format is refused with
+#: the command that rebuilds it (`code index --force`), never updated with facts of two versions.
 #: 2: part 2's records (routes, clients, producers) and Python ``with X() as y`` locals. 3: every file's
 #: assignments (``extra["assigns"]``, what folding reads locals and fields from), Java ``@Value`` parameters.
 #: 4: session 4's facts: Go's channel sends to a method's result (``extra["sends"]``: sarama's
