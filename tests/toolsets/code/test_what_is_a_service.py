@@ -93,25 +93,31 @@ def edged():
 """
 
 
+COMPOSE_FROM_ROOT = ("services:\n"
+                     "  store:\n    build:\n      context: ./\n      dockerfile: store/Dockerfile\n"
+                     "  shop:\n    build:\n      context: .\n      dockerfile: ./shop/Dockerfile\n"
+                     "  proxy:\n    build:\n      context: ./\n      dockerfile: deploy/proxy.Dockerfile\n")
+
+
+def _compose_from_root(root: Path, files: dict[str, str], units: str = ""):
+    """store and shop (which calls store and proxy), every Compose service built from ``./``, plus ``files``."""
+    _write(root, {
+        "store/Dockerfile": "FROM python:3.12\nCOPY store .\n", "store/app.py": FLASK,
+        "shop/Dockerfile": "FROM python:3.12\nCOPY shop .\n", "shop/app.py": FLASK.replace("/items", "/shop"),
+        "shop/calls.py": CALLER, "deploy/proxy.Dockerfile": "FROM envoyproxy/envoy:v1.30\n",
+        "docker-compose.yml": COMPOSE_FROM_ROOT + units, **files})
+    nodes, edges = CodeGraph.build(root).snapshot()
+    clients = {n.props["declaring_fqn"].rsplit(".", 1)[-1]: n for n in nodes.values() if n.kind == "client"}
+    return nodes, edges, clients
+
+
 def test_compose_building_every_service_from_the_root_links_to_real_services_only(tmp_path: Path):
     """Every Compose service builds from context ``./`` with its own ``dockerfile``: each is the service of its
     Dockerfile's folder; one whose Dockerfile lies in a folder without sources is the root's, which runs nothing
     (a ``pyproject.toml`` and release scripts), so a call to it stays unresolved (never ``no_route`` to the
     repository's root)."""
-    root = _write(tmp_path / "sys", {
-        "store/Dockerfile": "FROM python:3.12\nCOPY store .\n", "store/app.py": FLASK,
-        "shop/Dockerfile": "FROM python:3.12\nCOPY shop .\n", "shop/app.py": FLASK.replace("/items", "/shop"),
-        "shop/calls.py": CALLER,
-        "deploy/proxy.Dockerfile": "FROM envoyproxy/envoy:v1.30\n",
-        "docker-compose.yml": "services:\n"
-                              "  store:\n    build:\n      context: ./\n      dockerfile: store/Dockerfile\n"
-                              "  shop:\n    build:\n      context: .\n      dockerfile: ./shop/Dockerfile\n"
-                              "  proxy:\n    build:\n      context: ./\n      dockerfile: deploy/proxy.Dockerfile\n",
-        "pyproject.toml": "[project]\nname = 'sys'\nversion = '1'\n",
-        "scripts/make_release.py": "print('release')\n",
-    })
-    nodes, edges = CodeGraph.build(root).snapshot()
-    clients = {n.props["declaring_fqn"].rsplit(".", 1)[-1]: n for n in nodes.values() if n.kind == "client"}
+    nodes, edges, clients = _compose_from_root(tmp_path / "sys", {
+        "pyproject.toml": "[project]\nname = 'sys'\nversion = '1'\n", "scripts/make_release.py": "print('release')\n"})
     ends = {name: (n.props["match"], n.props.get("target_service"),
                    sorted(nodes[e.dst].kind for e in edges.values() if e.src == n.id and e.type == "HTTP_CALLS"))
             for name, n in clients.items()}
@@ -127,21 +133,11 @@ def test_a_unit_built_from_a_folder_without_a_module_is_not_the_root_s_even_when
     """The root is a module with a source file of its own (a ``package.json`` and a script), so it is no tooling
     leftover, but it deploys nothing; a Compose service built from a folder that holds no module (an Envoy proxy's
     config) is then no alias of the root, and a call to it stays unresolved (never ``no_route`` to the root)."""
-    root = _write(tmp_path / "sys", {
-        "store/Dockerfile": "FROM python:3.12\nCOPY store .\n", "store/app.py": FLASK,
-        "shop/Dockerfile": "FROM python:3.12\nCOPY shop .\n", "shop/app.py": FLASK.replace("/items", "/shop"),
-        "shop/calls.py": CALLER,
-        "deploy/proxy.Dockerfile": "FROM envoyproxy/envoy:v1.30\n", "deploy/envoy.yaml": "static_resources: {}\n",
-        "docker-compose.yml": "services:\n"
-                              "  store:\n    build:\n      context: ./\n      dockerfile: store/Dockerfile\n"
-                              "  shop:\n    build:\n      context: .\n      dockerfile: ./shop/Dockerfile\n"
-                              "  proxy:\n    build:\n      context: ./\n      dockerfile: deploy/proxy.Dockerfile\n"
-                              "  edge:\n    build:\n      context: ./\n      dockerfile: ${EDGE_DOCKERFILE}\n",
-        "package.json": '{"name": "sys-root", "private": true}\n',
-        "sanity.py": "import sys\nprint(sys.argv)\n",
-    })
-    nodes, edges = CodeGraph.build(root).snapshot()
-    clients = {n.props["declaring_fqn"].rsplit(".", 1)[-1]: n for n in nodes.values() if n.kind == "client"}
+    _, edges, clients = _compose_from_root(
+        tmp_path / "sys", {"deploy/envoy.yaml": "static_resources: {}\n",
+                           "package.json": '{"name": "sys-root", "private": true}\n',
+                           "sanity.py": "import sys\nprint(sys.argv)\n"},
+        units="  edge:\n    build:\n      context: ./\n      dockerfile: ${EDGE_DOCKERFILE}\n")
     assert clients["known"].props["match"] == "cross_service"
     assert clients["proxied"].props["match"] == "unresolved"
     assert not [e for e in edges.values() if e.src == clients["proxied"].id and e.type == "HTTP_CALLS"]
