@@ -112,7 +112,8 @@ class FileRecord:
         return {
             "format": FORMAT,
             "stamp": list(self.stamp),
-            "ctx": [self.ctx.microservice, self.ctx.module, self.ctx.module_name, self.ctx.is_test],
+            "ctx": [self.ctx.microservice, self.ctx.module, self.ctx.module_name, self.ctx.is_test,
+                    self.ctx.deployable],
             "facts": pack(encode_facts(self.facts)),
             "digests": self.digests,
             "deps": sorted(self.deps),

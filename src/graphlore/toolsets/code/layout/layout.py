@@ -348,7 +348,8 @@ class Layout:
         spec = registry.by_name(language)
         parts = tuple(path.split("/"))
         ctx = FileContext(service, module, spec.module_name(path, self),
-                          _is_test_path(parts) or spec.is_test_file(parts[-1]))
+                          _is_test_path(parts) or spec.is_test_file(parts[-1]),
+                          service not in self.services or self.services[service].deployable)
         self._cache[key] = ctx
         return ctx
 
