@@ -33,6 +33,9 @@ SETTINGS_SUFFIXES = (".yml", ".yaml", ".properties")
 #: nginx configuration (``nginx.conf``, ``default.conf``, the official image's ``*.conf.template``): a gateway's
 #: ``proxy_pass`` routes (`frameworks.nginx`)
 NGINX_FILE = re.compile(r"^(?:nginx\.conf|[\w.-]+\.conf)(?:\.template)?$")
+#: reverse proxies declared in configuration (`frameworks.proxies`): .NET's YARP (``appsettings*.json``),
+#: Ocelot (``ocelot*.json``) and Envoy's static configuration (``envoy*.yaml``)
+PROXY_FILE = re.compile(r"^(?:(?:appsettings|ocelot)(?:\.[\w-]+)*\.json|envoy[\w.-]*\.ya?ml)$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,10 +84,10 @@ def _kinds(languages: tuple) -> _Kinds:
 
 def is_layout_file(name: str, folder: str = "") -> bool:
     """A file whose change can move the layout or the configuration: build files, Dockerfiles,
-    ``application*``/``bootstrap*`` files, nginx configuration (`NGINX_FILE`), any settings file under a ``resources`` folder (config
+    ``application*``/``bootstrap*`` files, nginx and proxy configuration (`NGINX_FILE`, `PROXY_FILE`), any settings file under a ``resources`` folder (config
     servers keep their shared files there), and deployment files (`is_deployment_file`)."""
     kinds = _kinds(registry.LANGUAGES)
-    if name in kinds.layout_names or CONFIG_FILE.match(name) or NGINX_FILE.match(name) or (
+    if name in kinds.layout_names or CONFIG_FILE.match(name) or NGINX_FILE.match(name) or PROXY_FILE.match(name) or (
             kinds.layout_suffixes and name.endswith(kinds.layout_suffixes)):
         return True
     return name.endswith(SETTINGS_SUFFIXES) and "resources" in folder.split("/") or is_deployment_file(name)
