@@ -103,3 +103,21 @@ def test_php_functions_and_classes_of_another_deployed_service_are_not_called(tm
     # the same files with b's own copy of the library: every call is b's own
     calls, _ = _calls(_write(tmp_path / "shop", {"b/lib.php": PHP_LIB}))
     assert calls == {("b/main.php", "b/lib.php")}
+
+
+def test_a_python_module_name_is_the_callers_own_services_and_a_path_import_is_kept(tmp_path: Path):
+    service = {"Dockerfile": "FROM python:3.12\n", "requirements.txt": "flask\n",
+               "logger.py": "def get():\n    return 1\n", "main.py": "import logger\n\n\ndef run():\n    logger.get()\n"}
+    files = {f"{name}/{rel}": text for name in ("email", "recommend") for rel, text in service.items()}
+    calls, _ = _calls(_write(tmp_path / "shop", files))
+    assert calls == {("email/main.py", "email/logger.py"), ("recommend/main.py", "recommend/logger.py")}
+    (tmp_path / "shop/recommend/logger.py").unlink()
+    calls, _ = _calls(tmp_path / "shop")
+    assert calls == {("email/main.py", "email/logger.py")}   # never the other service's logger
+    # TS/JS import files by their path: what a relative import names is what the code runs, whichever folder
+    web = {"api/package.json": '{"name": "api"}', "api/Dockerfile": "FROM node:20\n",
+           "api/server.ts": "import { total } from '../web/src/money';\nexport function sum() { return total(); }\n",
+           "web/package.json": '{"name": "web"}', "web/Dockerfile": "FROM nginx\n",
+           "web/src/money.ts": "export function total() { return 1; }\n"}
+    calls, _ = _calls(_write(tmp_path / "ts", web))
+    assert calls == {("api/server.ts", "web/src/money.ts")}

@@ -82,6 +82,10 @@ class Resolver:
     NOT_OVERRIDING: frozenset[str] = frozenset()
     #: the symbol kind of a file's own node
     FILE_KIND = "module"
+    #: its imports name a file or package by its path (TS/JS relative imports, Go import paths), not by a name
+    #: any service may declare: what such an import reaches is what the code runs, whichever service's folder
+    #: holds it (only a name-only match is kept to what the caller can reach, `reachable`)
+    PATH_IMPORTS = False
 
     def __init__(self, table: Table, tracker: Tracker, language: Language):
         self.table = table
@@ -193,11 +197,12 @@ class Resolver:
         return sorted(set(out))
 
     # ---- what a file's code can reach ------------------------------------------------------------
-    def reachable(self, refs: list[Ref], bound: Bound | None = None) -> list[Ref]:
+    def reachable(self, refs: list[Ref], bound: Bound | None = None, by_name: bool = False) -> list[Ref]:
         """The symbols of ``refs`` that code of ``bound`` (default: the caller being resolved) can call
-        in-process (`symbols.reaches`): never code of another deployed service, however it is named."""
+        in-process (`symbols.reaches`): never code of another deployed service that a name (a package, class or
+        function name, ``by_name``: a name-only match) found; a path import's target is kept (`PATH_IMPORTS`)."""
         viewer = bound or self.caller
-        if viewer is None:
+        if viewer is None or self.PATH_IMPORTS and not by_name:
             return refs
         return [r for r in refs if reaches(viewer.ctx, self.table.files[r[0]].ctx)]
 
@@ -221,7 +226,7 @@ class Resolver:
         names = self.language.names
         return self.reachable([r for r in self.table.by_name(name, self.t)
                                if self.table.files[r[0]].facts.language in names
-                               and self.table.sym(r).kind == "method"])
+                               and self.table.sym(r).kind == "method"], by_name=True)
 
     def only_candidate(self, name: str, refs: list[Ref]) -> Target:
         """A receiver of unknown type: the call goes to the one project method named so, else stays unresolved."""
@@ -361,7 +366,7 @@ class Resolver:
             return
         src = bound.ids[owner_index] if owner_index >= 0 else bound.file_id
         target, how, why = self.call_target(call, bound)
-        if target is not None and not self.reachable([target], bound):
+        if target is not None and not self.reachable([target], bound, by_name=how == "name_only"):
             other = self.table.files[target[0]].ctx.microservice
             target, why = None, {"reason": "other_service", "detail": f"{self.table.fqn_of(target)} is code of "
                                  f"the service {other}, deployed apart: reached over the network only"}

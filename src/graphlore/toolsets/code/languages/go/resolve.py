@@ -31,6 +31,7 @@ BUILTIN_TYPES = frozenset({
 
 
 class GoResolver(TypedResolver):
+    PATH_IMPORTS = True
     BUILTIN_FUNCTIONS = BUILTIN_FUNCTIONS
     BUILTIN_TYPES = BUILTIN_TYPES
     SELF_RECEIVERS = frozenset()
