@@ -24,12 +24,13 @@ file (an nginx-only image) has no file to hold them: its locations are not read.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from ..languages import registry
 from ..languages.folding import Folded, choice, env, literal, unknown
 from ..languages.symbols import Bound
 from ..services.endpoints import ANY, Forward, Item, normalise_path
+from ..services.settings import Values
 from .base import Framework, Project, Reader, brace_block, item
 
 _COMMENT = re.compile(r"#[^\n]*")
@@ -110,22 +111,37 @@ def locations(path: str, text: str) -> Iterator[tuple[int, str, str, Forward | N
         yield line, ANY, pattern, Forward(target, 0, rewrite, normalise_path(pattern)), None
 
 
-def prepare(files: list[Bound], project: Project) -> Reader:
+#: (line, method, route pattern, forward, problem, framework, the route as written) of one configured route
+ConfigRoute = tuple[int, str, str, Forward | None, str | None, str, str]
+
+
+def config_routes(files: list[Bound], project: Project,
+                  read: Callable[[Values], Iterator[tuple[str, ConfigRoute]]]) -> Reader:
+    """A reader of the routes a module's configuration declares (``read``: (file, route) of a module's settings),
+    each held by the module's first source file with the configuration's ``file`` and ``line``."""
     first: dict[str, Bound] = {}
     for bound in files:
         first.setdefault(bound.ctx.module, bound)
     planned: dict[str, list[Item]] = {}
     for module, home in first.items():
-        for path, text in project.values(module).nginx:
-            for line, method, pattern, forward, problem in locations(path, text):
-                route = item(home, -1, "route", "nginx", line, http_method=method,
-                             path=literal(normalise_path(pattern)), written=f"location {pattern}", forward=forward,
-                             source_layer="config")
-                route.file, route.line = path, line
-                if problem:
-                    route.problems.append(problem)
-                planned.setdefault(home.path, []).append(route)
+        for path, (line, method, pattern, forward, problem, flavor, written) in read(project.values(module)):
+            route = item(home, -1, "route", flavor, line, http_method=method, path=literal(normalise_path(pattern)),
+                         written=written, forward=forward, source_layer="config")
+            route.file, route.line = path, line
+            if problem:
+                route.problems.append(problem)
+            planned.setdefault(home.path, []).append(route)
     return lambda bound: planned.get(bound.path, [])
+
+
+def _read(values: Values) -> Iterator[tuple[str, ConfigRoute]]:
+    for path, text in values.nginx:
+        for line, method, pattern, forward, problem in locations(path, text):
+            yield path, (line, method, pattern, forward, problem, "nginx", f"location {pattern}")
+
+
+def prepare(files: list[Bound], project: Project) -> Reader:
+    return config_routes(files, project, _read)
 
 
 FRAMEWORK = Framework("nginx", registry.NAMES, prepare, reads=None, reads_services=True)

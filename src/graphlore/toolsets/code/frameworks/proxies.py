@@ -33,8 +33,10 @@ import yaml
 from ..languages import registry
 from ..languages.folding import Folded, choice, literal
 from ..languages.symbols import Bound
-from ..services.endpoints import ANY, HTTP_METHODS, Forward, Item, normalise_path
-from .base import Framework, Project, Reader, item
+from ..services.endpoints import ANY, HTTP_METHODS, Forward, normalise_path
+from ..services.settings import Values
+from .base import Framework, Project, Reader
+from .nginx import ConfigRoute, config_routes
 
 #: (line, method, route pattern, what it forwards to (its target None when not known), problem or None, flavor)
 Route = tuple[int, str, str, Forward | None, str | None, str]
@@ -246,23 +248,16 @@ def routes(path: str, text: str) -> Iterator[Route]:
         yield from envoy_routes(path, text)
 
 
+def _read(values: Values) -> Iterator[tuple[str, ConfigRoute]]:
+    for path, text in values.proxies:
+        for line, method, pattern, forward, problem, flavor in routes(path, text):
+            # a route whose target is not read still forwards: to a target not known (`services.links` says so)
+            yield path, (line, method, pattern, forward or Forward(None, 0, None, normalise_path(pattern)), problem,
+                         flavor, f"{flavor} route {pattern}")
+
+
 def prepare(files: list[Bound], project: Project) -> Reader:
-    first: dict[str, Bound] = {}
-    for bound in files:
-        first.setdefault(bound.ctx.module, bound)
-    planned: dict[str, list[Item]] = {}
-    for module, home in first.items():
-        for path, text in project.values(module).proxies:
-            for line, method, pattern, forward, problem, flavor in routes(path, text):
-                route = item(home, -1, "route", flavor, line, http_method=method,
-                             path=literal(normalise_path(pattern)), written=f"{flavor} route {pattern}",
-                             forward=forward or Forward(None, 0, None, normalise_path(pattern)),
-                             source_layer="config")
-                route.file, route.line = path, line
-                if problem:
-                    route.problems.append(problem)
-                planned.setdefault(home.path, []).append(route)
-    return lambda bound: planned.get(bound.path, [])
+    return config_routes(files, project, _read)
 
 
 FRAMEWORK = Framework("proxies", registry.NAMES, prepare, reads=None, reads_services=True)
