@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from helpers.code_graph import render
+
 from graphlore.toolsets.code.index.graph import CodeGraph
 
 POM = """<project><modelVersion>4.0.0</modelVersion><groupId>com.acme</groupId><artifactId>{name}</artifactId>
@@ -121,3 +123,16 @@ def test_a_python_module_name_is_the_callers_own_services_and_a_path_import_is_k
            "web/src/money.ts": "export function total() { return 1; }\n"}
     calls, _ = _calls(_write(tmp_path / "ts", web))
     assert calls == {("api/server.ts", "web/src/money.ts")}
+
+
+def test_a_library_that_becomes_deployed_loses_its_callers_on_update_as_in_a_full_build(tmp_path: Path):
+    root = _reactor(tmp_path / "shop", {"common": False, "a": True, "b": True}, {
+        "common/src/main/java/acme/Util.java": UTIL.format(name="run"),
+        "a/src/main/java/acme/Main.java": MAIN.format(body="Util.run();"),
+        "b/src/main/java/acme/Main.java": MAIN.format(body="Util.run();")})
+    graph = CodeGraph.build(root)
+    assert len([e for e in graph.snapshot()[1].values() if e.type == "CALLS"]) == 2
+    _write(root, {"common/pom.xml": POM.format(name="common", extra=BOOT)})   # now an application of its own
+    graph.update()
+    assert render(graph) == render(CodeGraph.build(root))
+    assert not [e for e in graph.snapshot()[1].values() if e.type == "CALLS"]
