@@ -329,6 +329,30 @@ def grpc_routes_named(a: Agent, word: str) -> dict:
     return {"found": [r.id for r in found if word.lower() in r.label.lower()]}
 
 
+def declaring_client(a: Agent, service: str, method: str) -> str | None:
+    """The code that declares ``service``'s first client sending ``method`` (find, then its declaring symbol)."""
+    found = a("find", kind="client", filter={"microservice": service, "http_method": method}, limit=1).results
+    if not found:
+        return None
+    owners = a("neighbors", id=found[0].id, edge_types=["CLIENT_DECLARED_BY"]).neighbors
+    return owners[0].node.id if owners else None
+
+
+def producer_owner(a: Agent, service: str) -> str | None:
+    """The code that declares ``service``'s first producer (find, then its declaring symbol)."""
+    found = a("find", kind="producer", filter={"microservice": service}, limit=1).results
+    if not found:
+        return None
+    owners = a("neighbors", id=found[0].id, edge_types=["PRODUCER_DECLARED_BY"]).neighbors
+    return owners[0].node.id if owners else None
+
+
+def served_endpoints(a: Agent, service: str) -> list[str]:
+    """``service``'s HTTP and gRPC routes (one find; message listeners, labelled by their broker, left out)."""
+    verbs = {"GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS", "ANY", "grpc"}
+    return [r for r in a.routes(service) if r.split(" ", 1)[0] in verbs]
+
+
 PLANS = {
     "pm-01": lambda a: callers_of_route(a, "POST /uaa/users", 3, "auth-service"),
     "pm-02": lambda a: callers_of(a, "StatisticsService.save", "statistics-service"),
@@ -584,6 +608,46 @@ PLANS = {
     "od-36": lambda a: top_symbols(a, "shipping cost per item quote", "quote"),
     "od-37": lambda a: top_symbols(a, "save order to database", "accounting"),
     "od-38": lambda a: top_symbols(a, "shipment tracking number", "shipping"),
+
+    # go-coffeeshop (fifth blind set: written from the questions' words and SKILL.md after the key was committed,
+    # before any run; services named as docker-compose names them: counter, product, barista, kitchen, proxy, web)
+    "gc-01": lambda a: {"nodes": a.upstream(a.route_named("product", "GetItemsByType"), 2)},
+    "gc-02": lambda a: {"nodes": a.upstream(a.route_named("product", "GetItemTypes"), 2)},
+    "gc-03": lambda a: {"nodes": a.upstream(a.route_named("counter", "PlaceOrder"), 2)},
+    "gc-04": lambda a: consumers_of_producers(a, "barista"),
+    "gc-05": lambda a: callers_of_service(a, "kitchen", 1),
+    "gc-06": lambda a: callers_of(a, "OrderRepo.Update", "counter"),
+    "gc-07": lambda a: {"paths": a.trace(declaring_client(a, "web", "POST"), first_route(a, "barista"))},
+    "gc-08": lambda a: {"paths": [downstream(a, producer_owner(a, "kitchen"), 5)]},
+    "gc-09": lambda a: {"paths": [downstream(a, a.one("GET /v1/fulfillment-orders", "proxy", "route"), 4)]},
+    "gc-10": lambda a: {"paths": [downstream(a, a.route_named("counter", "PlaceOrder"), 6)]},
+    "gc-11": lambda a: {"nodes": a.upstream(a.route_named("product", "GetItemsByType"), 5)},
+    "gc-12": lambda a: {"nodes": a.upstream(a.route_named("counter", "PlaceOrder"), 3)},
+    "gc-13": lambda a: callers_of(a, "OrderRepo.GetAll", "counter", 4),
+    "gc-14": lambda a: {"nodes": a.upstream((top_symbols(a, "order handler", "barista")["nodes"] or [None])[0], 4)},
+    "gc-15": lambda a: calls_from(a, "counter"),
+    "gc-16": leaves,
+    "gc-17": lambda a: {"pairs": [(x.source, x.target) for x in a("service_map").links
+                                  if x.kind == "async" and x.match == "cross_service"]},
+    "gc-18": lambda a: calls_from(a, "proxy"),
+    "gc-19": lambda a: {"routes": a.routes("proxy")},
+    "gc-20": lambda a: {"routes": a.routes("product")},
+    "gc-21": lambda a: {"routes": a.routes("web")},
+    "gc-22": lambda a: {"found": served_endpoints(a, "barista")},
+    "gc-23": lambda a: no_link(a, "kitchen", ("product",)),
+    "gc-24": lambda a: {"found": [1] * a.total("route", http_method="DELETE")
+                        + grpc_routes_named(a, "cancel")["found"] + grpc_routes_named(a, "delete")["found"]},
+    "gc-25": lambda a: {"found": [c.id for c in a("find", kind="client", filter={
+        "microservice": "web", "match": ["cross_service", "ambiguous", "no_route"]}, limit=50).results
+        if c.file and c.file.endswith(".go")]},
+    "gc-26": lambda a: config_of_clients(a, "counter", client_kind="grpc"),
+    "gc-27": lambda a: {**config_of_clients(a, "proxy", client_kind="grpc"), **describe_named(a, "proxy", "microservice")},
+    "gc-28": lambda a: {**config_of_clients(a, "web"), **describe_named(a, "web", "microservice")},
+    "gc-29": lambda a: {**config_of_routes(a, "kitchen"), **describe_named(a, "kitchen", "microservice")},
+    "gc-30": lambda a: search_everywhere(a, "menu item prices"),
+    "gc-31": lambda a: search_everywhere(a, "simulate delay prepare drink food"),
+    "gc-32": lambda a: search_everywhere(a, "mark order fulfilled status"),
+    "gc-33": lambda a: search_everywhere(a, "decide item goes to barista or kitchen"),
 }
 
 
