@@ -683,7 +683,7 @@ PLANS = {
     "gc-31": lambda a: search_everywhere(a, "simulate delay prepare drink food"),
     "gc-32": lambda a: search_everywhere(a, "mark order fulfilled status"),
     "gc-33": lambda a: search_everywhere(a, "decide item goes to barista or kitchen"),
-    # fastapi-template (fifth blind set, session 5: written from the questions' words and SKILL.md after the key
+    # fastapi-template (sixth blind set, session 5: written from the questions' words and SKILL.md after the key
     # was committed, before any run; services named by their folders, as the key and the compose files name them)
     "fa-01": lambda a: callers_of_route(a, "GET /api/v1/users/me", 3, "backend"),
     "fa-02": lambda a: callers_of_route(a, "DELETE /api/v1/items/{id}", 3, "backend"),
