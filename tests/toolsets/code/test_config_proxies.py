@@ -10,7 +10,12 @@ from pathlib import Path
 
 from helpers.code_graph import edit, render
 
-from graphlore.toolsets.code.frameworks.proxies import envoy_routes, ocelot_routes, yarp_routes
+from graphlore.toolsets.code.frameworks.proxies import (
+    envoy_routes,
+    ocelot_routes,
+    traefik_routes,
+    yarp_routes,
+)
 from graphlore.toolsets.code.index.graph import CodeGraph
 from graphlore.toolsets.code.languages.folding import plain
 
@@ -91,6 +96,37 @@ ENVOY = """static_resources:
 """
 
 
+TRAEFIK = """http:
+  routers:
+    orders:
+      rule: "Host(`shop.local`) && PathPrefix(`/api/orders`)"
+      service: orders
+      middlewares: [strip, auth@docker]
+    plain:
+      rule: "PathPrefix(`/shop`)"
+      service: orders
+      middlewares: [strip-shop, add-v1]
+    either:
+      rule: "Path(`/a`) || Path(`/b`)"
+      service: orders
+  middlewares:
+    strip-shop:
+      stripPrefix:
+        prefixes: ["/shop"]
+    add-v1:
+      addPrefix:
+        prefix: "/orders"
+    strip:
+      stripPrefix:
+        prefixes: ["/api"]
+  services:
+    orders:
+      loadBalancer:
+        servers:
+          - url: "http://orders:8000/"
+"""
+
+
 def _write(root: Path, files: dict[str, str]) -> Path:
     for rel, text in files.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -105,16 +141,16 @@ def _system(root: Path) -> Path:
         "gw/appsettings.Development.json": '{"Logging": {}}',
         "ocelot/ocelot.csproj": CSPROJ, "ocelot/Program.cs": PROGRAM, "ocelot/ocelot.json": json.dumps(OCELOT, indent=2),
         "edge/package.json": '{"name": "edge", "version": "1.0.0"}', "edge/Dockerfile": "FROM node:20\n",
-        "edge/index.js": "export const up = true;\n", "edge/envoy.yaml": ENVOY})
+        "edge/index.js": "export const up = true;\n", "edge/envoy.yaml": ENVOY, "edge/conf/dynamic.yml": TRAEFIK})
 
 
 def _proxy_routes(root: Path) -> tuple[dict[tuple[str, str], dict], set[tuple[str, str, str]]]:
     nodes, edges = CodeGraph.build(root).snapshot()
     routes = {(n.props["framework"], n.props["label"]): n.props for n in nodes.values()
-              if n.kind == "route" and n.props["framework"] in ("yarp", "ocelot", "envoy")}
+              if n.kind == "route" and n.props["framework"] in ("yarp", "ocelot", "envoy", "traefik")}
     links = {(nodes[e.src].props["framework"], nodes[e.src].props["label"], nodes[e.dst].props["label"])
              for e in edges.values() if e.type == "HTTP_CALLS" and nodes[e.src].props.get("framework") in
-             ("yarp", "ocelot", "envoy")}
+             ("yarp", "ocelot", "envoy", "traefik")}
     return routes, links
 
 
@@ -130,7 +166,12 @@ def test_yarp_ocelot_and_envoy_routes_forward_to_the_target_services_routes(tmp_
         ("ocelot", "ANY /status", "GET /health"),
         # Envoy: the matched prefix replaced by prefix_rewrite
         ("envoy", "ANY /shop/**", "GET /orders/{order_id}"), ("envoy", "ANY /shop/**", "POST /orders"),
-        ("envoy", "ANY /shop/**", "GET /health"), ("envoy", "ANY /ping", "GET /health")}
+        ("envoy", "ANY /shop/**", "GET /health"), ("envoy", "ANY /ping", "GET /health"),
+        # Traefik: /shop stripped, /orders added: /shop/{id} reaches /orders/{id}, /shop itself /orders
+        ("traefik", "ANY /shop/**", "GET /orders/{order_id}"), ("traefik", "ANY /shop/**", "POST /orders")}
+    # a middleware of another provider (auth@docker) may change the path: not read; an || rule neither
+    assert "auth@docker" in routes[("traefik", "ANY /api/orders/**")]["unresolved_reason"]
+    assert "||" in routes[("traefik", "ANY /**")]["unresolved_reason"]
     orders = routes[("yarp", "ANY /api/orders/**")]
     assert (orders["microservice"], orders["file"], orders["source_layer"], orders["target_service"]) == (
         "gw", "gw/appsettings.json", "config", "orders")
@@ -176,3 +217,12 @@ def test_an_edit_of_a_proxy_file_updates_as_a_full_build_does(tmp_path: Path):
     lines = render(graph)
     assert lines == render(CodeGraph.build(root))
     assert any("ANY /state" in line for line in lines) and not any("ANY /status" in line for line in lines)
+
+
+def test_traefik_toml_and_a_host_only_rule():
+    toml = ('[http.routers.all]\nrule = "Host(`x.local`)"\nservice = "svc"\n'
+            '[[http.services.svc.loadBalancer.servers]]\nurl = "http://orders:8000"\n')
+    [(_, method, pattern, forward, problem, flavor)] = traefik_routes("dynamic.toml", toml)
+    assert (method, pattern, plain(forward.target.text), forward.rewrite, problem, flavor) == (
+        "ANY", "/**", "http://orders:8000", None, None, "traefik")
+    assert list(traefik_routes("traefik.yml", "entryPoints:\n  web:\n    address: ':80'\n")) == []   # static config

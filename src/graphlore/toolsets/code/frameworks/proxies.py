@@ -10,6 +10,12 @@ service its target names; `services.links` links it to the target's routes a req
   ``DownstreamPathTemplate`` on ``DownstreamScheme://DownstreamHostAndPorts[0]`` (or a discovery
   ``ServiceName``), for each ``UpstreamHttpMethod`` (none: any). A placeholder that ends both templates is
   Ocelot's catch-all (every path under the prefix); any other template is matched as a whole.
+- **Traefik**'s file provider (``traefik*`` / ``dynamic*`` YAML or TOML): ``http.routers`` whose ``rule``
+  matches ``PathPrefix`` (every path under it), ``Path`` or ``Host`` only (every path), its ``service``'s
+  ``loadBalancer.servers[].url`` the target; the ``stripPrefix`` and ``addPrefix`` middlewares declared in the
+  file change the path, any other middleware does not; a rule with ``||``, ``!`` or a regular expression, a
+  middleware of another provider or one that replaces the path is not read. Compose labels are not read: the
+  Traefik container runs no source of the project to hold its routes.
 - **Envoy** static configuration (``envoy*.yaml``): every ``route_config.virtual_hosts[].routes[]`` with a
   ``match.prefix`` (every path under it) or ``match.path`` (that path) and a ``route.cluster``, whose
   ``socket_address.address`` / ``port_value`` (``load_assignment`` or the older ``hosts``) is the target;
@@ -25,6 +31,7 @@ from __future__ import annotations
 
 import json
 import re
+import tomllib
 from collections.abc import Iterator
 from typing import Any
 
@@ -235,6 +242,82 @@ def envoy_routes(path: str, text: str) -> Iterator[Route]:
                     yield line, ANY, pattern, _forward(pattern, choice(hosts), written, inner), None, "envoy"
 
 
+# ---- Traefik (file provider) ----------------------------------------------------------------------------
+
+_MATCHER = re.compile(r"(\w+)\(([^()]*)\)")
+_QUOTED = re.compile(r"[`\"']([^`\"']*)[`\"']")
+
+
+def _traefik_paths(rule: str) -> list[tuple[str, str]] | str:
+    """(kind, path) of each path a router's rule matches (``PathPrefix``: under it, ``Path``: that path; a rule of
+    ``Host`` only: every path), or why the rule is not read (``||``, ``!``, a regular expression)."""
+    if "||" in rule or "!" in rule:
+        return f"the rule {rule} is not read"
+    paths: list[tuple[str, str]] = []
+    for name, args in _MATCHER.findall(rule):
+        if name in ("Path", "PathPrefix"):
+            paths += [(name, value) for value in _QUOTED.findall(args)]
+        elif name not in ("Host", "Method", "Headers", "Header", "Query", "ClientIP"):
+            return f"the matcher {name} is not read"
+    return paths or [("PathPrefix", "/")]
+
+
+def _traefik_rewrite(middlewares: list[str], declared: dict, prefix: str) -> tuple[str, str] | str:
+    """(outer, inner) prefix the router's middlewares make (``stripPrefix``, ``addPrefix``; any other is no
+    path change), or why they are not read (a middleware of another provider, a path replaced)."""
+    outer, inner = "/", "/"
+    for name in middlewares:
+        found = declared.get(name.removesuffix("@file"))
+        if not isinstance(found, dict):
+            return f"the middleware {name} is not declared in this file"
+        if "stripPrefix" in found:
+            prefixes = [p for p in (found["stripPrefix"] or {}).get("prefixes", []) if isinstance(p, str)]
+            strip = next((p for p in prefixes if prefix.startswith(p.rstrip("/"))), None)
+            if strip is None:
+                return f"the middleware {name} strips a prefix the rule does not match"
+            outer = strip
+        elif "addPrefix" in found:
+            inner = str((found["addPrefix"] or {}).get("prefix", "/"))
+        elif any(k in found for k in ("replacePath", "replacePathRegex", "stripPrefixRegex", "redirectRegex")):
+            return f"the middleware {name} replaces the path (not read)"
+    return outer, inner
+
+
+def traefik_routes(path: str, text: str) -> Iterator[Route]:
+    try:
+        data = tomllib.loads(text) if path.endswith(".toml") else yaml.safe_load(text)
+    except (ValueError, yaml.YAMLError):   # tomllib.TOMLDecodeError is a ValueError
+        return
+    http = data.get("http") if isinstance(data, dict) else None
+    if not isinstance(http, dict) or not isinstance(http.get("routers"), dict):
+        return
+    services = http.get("services") if isinstance(http.get("services"), dict) else {}
+    declared = http.get("middlewares") if isinstance(http.get("middlewares"), dict) else {}
+    for name, router in http["routers"].items():
+        if not isinstance(router, dict) or not isinstance(router.get("rule"), str):
+            continue
+        line = _line(text, str(name))
+        service = services.get(str(router.get("service", "")).removesuffix("@file"))
+        balancer = service.get("loadBalancer") if isinstance(service, dict) else None
+        servers = balancer.get("servers") if isinstance(balancer, dict) else None
+        hosts = [literal(re.sub(r"^(\w+://[^/]+).*$", r"\1", s["url"])) for s in servers or []
+                 if isinstance(s, dict) and isinstance(s.get("url"), str)]
+        paths = _traefik_paths(router["rule"])
+        if isinstance(paths, str):
+            yield line, ANY, "/**", None, paths, "traefik"
+            continue
+        for kind, written in paths:
+            pattern = _under(written) if kind == "PathPrefix" else normalise_path(written)
+            middlewares = [m for m in router.get("middlewares") or [] if isinstance(m, str)]
+            rewrite = _traefik_rewrite(middlewares, declared, normalise_path(written))
+            if not hosts:
+                yield line, ANY, pattern, None, f"service {router.get('service')} has no server url", "traefik"
+            elif isinstance(rewrite, str):
+                yield line, ANY, pattern, None, rewrite, "traefik"
+            else:
+                yield line, ANY, pattern, _forward(pattern, choice(hosts), *rewrite), None, "traefik"
+
+
 # ---- the framework --------------------------------------------------------------------------------------
 
 def routes(path: str, text: str) -> Iterator[Route]:
@@ -244,8 +327,10 @@ def routes(path: str, text: str) -> Iterator[Route]:
         yield from yarp_routes(path, text)
     elif name.startswith("ocelot"):
         yield from ocelot_routes(path, text)
-    else:
+    elif name.startswith("envoy"):
         yield from envoy_routes(path, text)
+    else:
+        yield from traefik_routes(path, text)
 
 
 def _read(values: Values) -> Iterator[tuple[str, ConfigRoute]]:

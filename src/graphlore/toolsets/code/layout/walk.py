@@ -34,8 +34,10 @@ SETTINGS_SUFFIXES = (".yml", ".yaml", ".properties")
 #: ``proxy_pass`` routes (`frameworks.nginx`)
 NGINX_FILE = re.compile(r"^(?:nginx\.conf|[\w.-]+\.conf)(?:\.template)?$")
 #: reverse proxies declared in configuration (`frameworks.proxies`): .NET's YARP (``appsettings*.json``),
-#: Ocelot (``ocelot*.json``) and Envoy's static configuration (``envoy*.yaml``)
-PROXY_FILE = re.compile(r"^(?:(?:appsettings|ocelot)(?:\.[\w-]+)*\.json|envoy[\w.-]*\.ya?ml)$")
+#: Ocelot (``ocelot*.json``), Envoy's static configuration (``envoy*.yaml``) and Traefik's file provider
+#: (``traefik*`` / ``dynamic*`` ``.yml``, ``.yaml``, ``.toml``)
+PROXY_FILE = re.compile(r"^(?:(?:appsettings|ocelot)(?:\.[\w-]+)*\.json|envoy[\w.-]*\.ya?ml"
+                        r"|(?:traefik|dynamic)[\w.-]*\.(?:ya?ml|toml))$")
 
 
 @dataclass(frozen=True, slots=True)
