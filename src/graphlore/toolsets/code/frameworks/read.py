@@ -30,6 +30,7 @@ from . import (
     nginx,
     php_web,
     python_web,
+    ruby_web,
     script_web,
     spring,
 )
@@ -57,6 +58,7 @@ FRAMEWORKS: tuple[Framework, ...] = (
     aspnet.FRAMEWORK,
     ktor.FRAMEWORK,
     php_web.FRAMEWORK,
+    ruby_web.FRAMEWORK,
     grpc_go.FRAMEWORK,
     grpc_csharp.FRAMEWORK,
     grpc_jvm.FRAMEWORK,
