@@ -26,6 +26,11 @@ def part2(graph: CodeGraph) -> list[str]:
 def test_ruby_web_routes_clients_and_links_are_exactly_the_expected_ones():
     graph = CodeGraph.build(FIXTURES / "ruby-web")
     assert part2(graph) == expected_lines("ruby_web_services.txt")
+    nodes, _ = graph.snapshot()
+    # a gRPC stub's address: ENV.fetch's default (no deployment file sets RATINGS_ADDR), and a literal
+    assert {n.name: n.props["channel_address"] for n in nodes.values() if n.kind == "client" and
+            n.name.startswith("grpc")} == {"grpc ratings shop.ratings.Ratings/GetRating": "ratings:50051",
+                                           "grpc ? shop.ratings.Ratings/Rate": "ratings:50051"}
 
 
 SHOP = b"""require_relative 'ledger'

@@ -39,6 +39,7 @@ from .grpc import csharp as grpc_csharp
 from .grpc import go as grpc_go
 from .grpc import jvm as grpc_jvm
 from .grpc import python as grpc_python
+from .grpc import ruby as grpc_ruby
 from .grpc import script as grpc_script
 
 FRAMEWORKS: tuple[Framework, ...] = (
@@ -63,6 +64,7 @@ FRAMEWORKS: tuple[Framework, ...] = (
     grpc_csharp.FRAMEWORK,
     grpc_jvm.FRAMEWORK,
     grpc_python.FRAMEWORK,
+    grpc_ruby.FRAMEWORK,
     grpc_script.FRAMEWORK,
     declared.FRAMEWORK,
 )
