@@ -154,7 +154,11 @@ def test_a_gemspec_names_its_service(tmp_path):
     (tmp_path / "web").mkdir()
     (tmp_path / "web" / "Gemfile").write_text("source 'https://rubygems.org'\n")
     (tmp_path / "web" / "app.rb").write_text("class Web; end\n")
+    gems = tmp_path / "web" / "vendor" / "bundle" / "ruby" / "3.3.0" / "gems" / "rack-3.0" / "lib"
+    gems.mkdir(parents=True)
+    (gems / "rack.rb").write_text("module Rack; end\n")   # Bundler's installed gems: never read
     nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    assert not any("vendor/" in n.props.get("file", "") for n in nodes.values())
     services = {n.name: n.props for n in nodes.values() if n.kind == "microservice"}
     assert set(services) == {"payments", "web"}
     assert services["payments"]["declared_names"] == {"gemspec": "payments"}
