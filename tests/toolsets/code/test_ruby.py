@@ -218,6 +218,12 @@ def test_rails_resources_give_the_conventional_actions_with_forms_unless_the_app
     lines = _routes(tmp_path, {"Gemfile": "", "config/routes.rb": """Rails.application.routes.draw do
   resources :photos, except: [:destroy]
   resource :account, controller: 'users', only: %i[show edit]
+  resources :articles, param: :slug, only: [:show] do
+    get :feed, on: :collection
+    get :preview
+    post :publish, on: :member
+    resource :favorite, only: [:create]
+  end
   scope module: 'v1', path: 'v1' do
     get 'ping/now'
   end
@@ -226,9 +232,13 @@ end
         "app/controllers/v1/ping_controller.rb": "module V1\n  class PingController\n    def now; end\n  end\nend\n"})
     routes = sorted(line.split(" framework=")[0] + " " + line.split("handler=")[1].split()[0] for line in lines)
     assert routes == ["R GET /account config/routes.rb", "R GET /account/edit UsersController.edit",
+                      "R GET /articles/feed config/routes.rb", "R GET /articles/{article_slug}/preview config/routes.rb",
+                      "R GET /articles/{slug} config/routes.rb",
                       "R GET /photos config/routes.rb", "R GET /photos/new config/routes.rb",
                       "R GET /photos/{id} config/routes.rb", "R GET /photos/{id}/edit config/routes.rb",
                       "R GET /v1/ping/now V1.PingController.now", "R PATCH /photos/{id} config/routes.rb",
+                      "R POST /articles/{article_slug}/favorite config/routes.rb",
+                      "R POST /articles/{slug}/publish config/routes.rb",
                       "R POST /photos config/routes.rb", "R PUT /photos/{id} config/routes.rb"]
 
 

@@ -10,7 +10,8 @@ requires ``sinatra`` (classic), or in the body of a class whose superclass is ``
 ``controller:``/``action:``, or a path ``'c/a'`` alone), ``match 'p', to: ..., via: [...]`` (``via: :all``: any
 method), ``root 'c#a'``, ``resources``/``resource`` with ``only:``/``except:`` (the seven conventional actions; no
 ``new``/``edit`` forms when the application sets ``config.api_only = true``; a singular resource's controller is
-the plural), their ``member``/``collection`` blocks and nested resources (``/photos/{photo_id}/...``), under
+the plural; ``param:`` names the parameter), their ``member``/``collection`` blocks, routes inside a ``resources`` block
+(nested, ``/photos/{photo_id}/x``, unless ``on: :member``/``on: :collection``) and nested resources, under
 ``namespace`` (path and controller module) and ``scope`` (``path:``/first argument, ``module:``) blocks. A
 route's handler is the controller's action (``Admin::PhotosController#index``) when the project declares it,
 else the routes file.
@@ -204,14 +205,13 @@ def _enter(scope: _Scope, block: dict, rb: RubyFile) -> _Scope:
             inner.path = list(scope.nested_path)
         base = [*inner.path, literal(_plain(named.get("path")) or first)]
         inner.controller = _plain(named.get("controller")) or (first if name == "resources" else _plural(first))
-        inner.member_path = [*base, literal("{id}")] if name == "resources" else base
-        inner.nested_path = [*base, literal("{" + _singular(first) + "_id}")] if name == "resources" else base
+        param = _plain(named.get("param")) or "id"
+        inner.member_path = [*base, literal("{" + param + "}")] if name == "resources" else base
+        inner.nested_path = [*base, literal("{" + _singular(first) + "_" + param + "}")] if name == "resources" \
+            else base
         inner.path = base
-    elif name == "member":
-        inner.path = list(scope.member_path)
-        inner.nested_path = []
-    elif name == "collection":
-        inner.path = list(scope.path)
+    elif name in ("member", "collection"):
+        inner.path = list(scope.member_path if name == "member" else scope.path)
         inner.nested_path = []
     return inner
 
@@ -242,10 +242,11 @@ def _rails(rb: RubyFile, project: Project) -> Iterator[Item]:
             actions = RESOURCES if call.name == "resources" else RESOURCE
             only = _symbols(named["only"]) if "only" in named else None
             except_ = _symbols(named["except"]) if "except" in named else []
+            param = "{" + (_plain(named.get("param")) or "id") + "}"
             for method, tail, action, form in actions:
                 if only is not None and action not in only or action in except_ or form and api_only and only is None:
                     continue
-                path = join_paths([*inner.path, literal(tail)])
+                path = join_paths([*inner.path, literal(tail.replace("{id}", param))])
                 yield _rails_route(rb, project, call, method, path, inner.module + inner.controller, action, call.args[0])
             continue
         if call.name == "root":
@@ -269,7 +270,10 @@ def _rails(rb: RubyFile, project: Project) -> Iterator[Item]:
             methods = [ANY] if "all" in via else [v.upper() for v in _symbols(via) if v.upper() in VERBS.values()]
         else:
             methods = [VERBS[call.name]]
-        parts = [*scope.path, Folded(re.sub(r"\([^()]*\)", "", path.text), path.known, path.why)]
+        on = _plain(named.get("on"))
+        under = scope.path if on == "collection" or not scope.nested_path else \
+            scope.member_path if on == "member" else scope.nested_path   # in a resources block: nested by default
+        parts = [*under, Folded(re.sub(r"\([^()]*\)", "", path.text), path.known, path.why)]
         for method in methods:
             yield _rails_route(rb, project, call, method, join_paths(parts), *_controller_action(scope, target or ""),
                                written)
