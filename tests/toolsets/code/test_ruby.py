@@ -45,7 +45,12 @@ module Shop
 
     def self.build(x)
       new(x)
+      self.make
+      make
+      helper
     end
+
+    def self.make; end
 
     def initialize(ledger)
       @ledger = Ledger.new
@@ -89,7 +94,14 @@ LEDGER = b"""module Shop
   end
 end
 
+module Shop
+  module Factory
+    def self.new(kind); end
+  end
+end
+
 def total
+  Shop::Factory.new(:a)
   Shop::Ledger.open
   d = Shop::Ledger.new
   d = nil if rand > 1
@@ -135,7 +147,12 @@ def test_a_ruby_project_gives_nested_modules_classes_members_and_resolved_calls(
                    "Shop.Ledger"):
         assert (add, target) in calls, target
     assert (f"{cart}.build", f"{cart}.initialize") in calls            # new(x) in a singleton method
+    assert (f"{cart}.build", f"{cart}.make") in calls                  # self.make, make: the class's singleton
+    assert (f"{cart}.build", f"{cart}.helper") not in calls            # an instance method: not from the class
+    assert {(site["name"], site["reason"]) for site in symbols[f"{cart}.build"]["unresolved_calls"]} == \
+        {("helper", "not_found")}
     assert ("total", "Shop.Ledger.open") in calls                      # Shop::Ledger from another file
+    assert ("total", "Shop.Factory.new") in calls                      # a singleton new, not a construction
     assert ("total", "Shop.Ledger.record") not in calls                # d is given nil too: no type, no guess
     unresolved = {(site["name"], site["reason"]) for site in symbols[add].get("unresolved_calls", [])}
     # Ledger.record is an instance method (no singleton call), @other and item have no known class

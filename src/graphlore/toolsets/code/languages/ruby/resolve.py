@@ -60,8 +60,36 @@ class RubyResolver(TypedResolver):
             return ("external", name)
         return found
 
+    def in_singleton(self, bound: Bound, owner: str | None) -> bool:
+        """Whether ``owner`` is a singleton method (``def self.m``, ``class << self``): there ``self`` is the class."""
+        for _index, sym in scope_chain(bound, owner):
+            if sym.kind in TYPE_KINDS:
+                return False
+            if sym.kind == "method":
+                return "static" in sym.modifiers
+        return False
+
+    def receiver(self, tree, bound: Bound, owner: str | None, line: int) -> tuple[Receiver, str]:
+        found, how = super().receiver(tree, bound, owner, line)
+        if tree[0] in self.SELF_RECEIVERS and found[0] == "instance" and found[1][0] == "project" and \
+                self.in_singleton(bound, owner):
+            return ("static", found[1][1]), how
+        return found, how
+
+    def kind_mismatch(self, target, static: bool, name: str) -> Target | None:
+        """A method of the other kind than the call reaches (``T.m`` / bare ``m`` in a singleton method reach
+        singleton methods only; ``x.m`` / bare ``m`` in an instance method instance methods only): no target."""
+        sym = self.table.sym(target)
+        if sym.kind == "method" and sym.parent and ("static" in sym.modifiers) != static:
+            return None, "", {"reason": "not_found", "detail": (
+                f"{name} is an instance method" if static else f"{name} is a singleton method (def self.{name})")}
+        return None
+
     def unqualified(self, call: CallFact, bound: Bound) -> Target:
         target, how, why = super().unqualified(call, bound)
+        if target is not None and how in ("same_class", "inherited", "enclosing_class"):
+            return self.kind_mismatch(target, self.in_singleton(bound, call.owner or None), call.name) or \
+                (target, how, why)
         if target is None and why.get("reason") in ("undefined_name", "dynamic") and \
                 call.name not in self.BUILTIN_FUNCTIONS:
             return None, "", {"reason": "external_name", "detail": f"{call.name} (a Ruby, gem or DSL method)"}
@@ -86,11 +114,7 @@ class RubyResolver(TypedResolver):
         other kind with the name is no target."""
         target, found_how, why = super().member_call(what, how, call, bound)
         if target is not None and what[0] in ("static", "instance"):
-            sym = self.table.sym(target)
-            if sym.kind == "method" and ("static" in sym.modifiers) != (what[0] == "static"):
-                return None, "", {"reason": "not_found", "detail": (
-                    f"{call.name} is an instance method" if what[0] == "static" else
-                    f"{call.name} is a singleton method (def self.{call.name})")}
+            return self.kind_mismatch(target, what[0] == "static", call.name) or (target, found_how, why)
         return target, found_how, why
 
     def only_candidate(self, name: str, refs: list) -> Target:
@@ -100,7 +124,12 @@ class RubyResolver(TypedResolver):
         return None, "", {"reason": "unknown_receiver"}
 
     def constructor_call(self, res: TypeRes, call: CallFact) -> Target:
+        """``T.new``: a singleton ``new`` ``T`` defines (``def self.new``), else ``T#initialize``, else ``T``."""
         if res[0] == "project":
+            own = [r for r in self.own_members(res[1], "new", frozenset({"method"}))
+                   if "static" in self.table.sym(r).modifiers]
+            if own:
+                return own[0], "static", {}
             found, _inherited, _external = self.find_members(res[1], "initialize", frozenset({"constructor"}))
             if found:
                 return found[0], "constructor", {}
