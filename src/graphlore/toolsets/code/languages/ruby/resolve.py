@@ -16,14 +16,14 @@ from __future__ import annotations
 from ...model import TYPE_KINDS, CallFact
 from ..resolver import Target, scope_chain
 from ..symbols import Bound
-from ..typed import Receiver, TypedResolver, TypeRes
+from ..typed import Receiver, TypedResolver, TypeRes, UntypedLocals
 
 BUILTIN_TYPES = frozenset({"String", "Integer", "Float", "Array", "Hash", "Symbol", "Object", "BasicObject",
                            "Kernel", "Comparable", "Enumerable", "NilClass", "Proc", "Struct", "Time",
                            "StandardError", "RuntimeError", "ArgumentError", "Exception", "ENV", "JSON", "URI"})
 
 
-class RubyResolver(TypedResolver):
+class RubyResolver(UntypedLocals, TypedResolver):
     BUILTIN_TYPES = BUILTIN_TYPES
     BUILTIN_FUNCTIONS = frozenset({"puts", "print", "p", "pp", "require", "require_relative", "raise", "loop",
                                    "lambda", "proc", "attr_reader", "attr_writer", "attr_accessor", "private",
@@ -95,20 +95,6 @@ class RubyResolver(TypedResolver):
             return None, "", {"reason": "external_name", "detail": f"{call.name} (a Ruby, gem or DSL method)"}
         return target, how, why
 
-    def local_type(self, bound: Bound, owner: str | None, name: str, line: int) -> str | None:
-        """A local's class when every value the method gives it is ``T.new`` of one ``T``; "" (untyped) else."""
-        key = owner
-        while key:
-            table = bound.facts.locals.get(key)
-            if table and name in table:
-                types = {type_ for _line, type_ in table[name]}
-                return types.pop() if len(types) == 1 else ""
-            index = bound.by_key.get(key)
-            if index is None or bound.sym(index).kind in TYPE_KINDS:
-                return None
-            key = bound.sym(index).parent
-        return None
-
     def member_call(self, what: Receiver, how: str, call: CallFact, bound: Bound) -> Target:
         """``T.m`` is a singleton method of ``T``, ``x.m`` an instance method of ``x``'s class: a method of the
         other kind with the name is no target."""
@@ -116,12 +102,6 @@ class RubyResolver(TypedResolver):
         if target is not None and what[0] in ("static", "instance"):
             return self.kind_mismatch(target, what[0] == "static", call.name) or (target, found_how, why)
         return target, found_how, why
-
-    def only_candidate(self, name: str, refs: list) -> Target:
-        if refs:
-            return None, "", {"reason": "unknown_receiver",
-                              "detail": f"receiver type unknown; {len(refs)} project method(s) named {name}"}
-        return None, "", {"reason": "unknown_receiver"}
 
     def constructor_call(self, res: TypeRes, call: CallFact) -> Target:
         """``T.new``: a singleton ``new`` ``T`` defines (``def self.new``), else ``T#initialize``, else ``T``."""
