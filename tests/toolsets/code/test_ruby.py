@@ -261,7 +261,21 @@ end
 
 def test_sinatra_routes_only_in_a_sinatra_file_or_app_class_and_never_in_a_method(tmp_path):
     lines = _routes(tmp_path, {"Gemfile": "", "app.rb": """require 'sinatra'
+require_relative 'routes/b'
 get('/a') { 'a' }
+""", "routes/b.rb": "post '/b' do\nend\n", "shop/base.rb": """module Shop
+  class Base < Sinatra::Base; end
+  class Admin < Base
+    get '/admin' do
+    end
+  end
+end
+""", "shop/admin_routes.rb": """module Shop
+  class Admin
+    delete '/admin/:id' do
+    end
+  end
+end
 """, "other.rb": """get '/not-a-route' do
 end
 class Plain
@@ -276,8 +290,11 @@ class Api < Sinatra::Application
   end
 end
 """})
+    # a file app.rb requires relatively, a subclass of a project Sinatra class, the class reopened elsewhere
     assert sorted(line.split(" service=")[0] for line in lines) == [
-        "R GET /a framework=sinatra handler=app.rb", "R PUT /{?} framework=sinatra handler=Api"]
+        "R DELETE /admin/{id} framework=sinatra handler=Shop.Admin", "R GET /a framework=sinatra handler=app.rb",
+        "R GET /admin framework=sinatra handler=Shop.Admin", "R POST /b framework=sinatra handler=routes/b.rb",
+        "R PUT /{?} framework=sinatra handler=Api"]
 
 
 def test_clients_resolve_from_their_base_and_an_unknown_url_stays_unresolved(tmp_path):

@@ -2,8 +2,9 @@
 of Ruby files.
 
 **Sinatra**: ``get/post/put/patch/delete/options/head/link/unlink '/p' do ... end`` at the top of a file that
-requires ``sinatra`` (classic), or in the body of a class whose superclass is ``Sinatra::Base`` or
-``Sinatra::Application`` (modular), under the paths of the ``namespace '/p' do`` blocks around them
+requires ``sinatra`` or that such a file ``require_relative``s (classic), or in the body of a class deriving from
+``Sinatra::Base`` or ``Sinatra::Application``, directly or through project classes, in any file that opens it
+(modular), under the paths of the ``namespace '/p' do`` blocks around them
 (sinatra-contrib). The route is the file's or the class's (its block is no method).
 
 **Rails** (``config/routes.rb``): ``get/post/put/patch/delete 'p', to: 'c#a'`` (or ``'p' => 'c#a'``, or
@@ -29,6 +30,7 @@ stays unresolved, saying why.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Iterator
 
@@ -89,7 +91,7 @@ class RubyFile:
 
 def read_ruby(project: Project, bound: Bound) -> Iterator[Item]:
     rb = RubyFile(bound, ruby_constants(project))
-    yield from _sinatra(rb)
+    yield from _sinatra(rb, project.shared("ruby.sinatra", lambda: SinatraApps(project.table)))
     if bound.path == "config/routes.rb" or bound.path.endswith("/config/routes.rb"):
         yield from _rails(rb, project)
     yield from _clients(rb)
@@ -128,13 +130,51 @@ def _plain(written: str | None) -> str | None:
 
 # -- Sinatra -----------------------------------------------------------------------------------------------------
 
-def _sinatra(rb: RubyFile) -> Iterator[Item]:
+class SinatraApps:
+    """The project's Sinatra applications: the classes deriving from ``Sinatra::Base``/``Sinatra::Application``
+    (directly or through project classes; a class reopened in another file without its superclass is the same
+    application), and the files of classic applications: those requiring ``sinatra`` and the files they
+    ``require_relative``, transitively."""
+
+    def __init__(self, table) -> None:
+        supers: dict[str, set[str]] = {}
+        requires: dict[str, list[str]] = {}
+        self.classic: set[str] = set()
+        for bound in table.files.values():
+            facts = bound.facts
+            if facts.language != "ruby":
+                continue
+            for sym in facts.symbols:
+                if sym.kind == "class":
+                    outer = sym.key.rsplit(".", 1)[0] + "." if "." in sym.key else ""
+                    for relation, written in sym.supers:   # ``Base`` in ``module Shop``: Shop::Base or ::Base
+                        if relation == "extends":
+                            supers.setdefault(sym.key, set()).update({written, outer + written} if outer else {written})
+                    supers.setdefault(sym.key, set())
+            folder = posixpath.dirname(bound.path)
+            requires[bound.path] = [posixpath.normpath(posixpath.join(folder, imp.target)) + (
+                "" if imp.target.endswith(".rb") else ".rb") for imp in facts.imports if imp.static]
+            if any(imp.target == "sinatra" and not imp.static for imp in facts.imports):
+                self.classic.add(bound.path)
+        self.apps: set[str] = set()
+        grown = True
+        while grown:
+            before = len(self.apps)
+            self.apps |= {key for key, bases in supers.items() if bases & (SINATRA_BASES | self.apps)}
+            grown = len(self.apps) > before
+        stack = list(self.classic)
+        while stack:
+            for target in requires.get(stack.pop(), ()):
+                if target in requires and target not in self.classic:
+                    self.classic.add(target)
+                    stack.append(target)
+
+
+def _sinatra(rb: RubyFile, apps: SinatraApps) -> Iterator[Item]:
     bound = rb.bound
     facts = bound.facts
-    classic = any(imp.target in ("sinatra", "sinatra/base") for imp in facts.imports) and \
-        any(imp.target == "sinatra" for imp in facts.imports)
-    modular = {sym.key for sym in facts.symbols if sym.kind == "class" and
-               any(relation == "extends" and written in SINATRA_BASES for relation, written in sym.supers)}
+    classic = bound.path in apps.classic
+    modular = {sym.key for sym in facts.symbols if sym.kind == "class" and sym.key in apps.apps}
     if not classic and not modular:
         return
     spaces = [b for b in facts.extra.get("blocks", ()) if b["name"] == "namespace" and not b["receiver"] and b["args"]]
