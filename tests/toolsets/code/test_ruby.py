@@ -234,6 +234,7 @@ def _routes(tmp_path, files: dict[str, str]) -> list[str]:
 def test_rails_resources_give_the_conventional_actions_with_forms_unless_the_app_is_api_only(tmp_path):
     lines = _routes(tmp_path, {"Gemfile": "", "config/routes.rb": """Rails.application.routes.draw do
   resources :photos, except: [:destroy]
+  resources :tags, :labels, only: :index
   resource :account, controller: 'users', only: %i[show edit]
   resources :articles, param: :slug, only: [:show] do
     get :feed, on: :collection
@@ -250,9 +251,10 @@ end
     routes = sorted(line.split(" framework=")[0] + " " + line.split("handler=")[1].split()[0] for line in lines)
     assert routes == ["R GET /account config/routes.rb", "R GET /account/edit UsersController.edit",
                       "R GET /articles/feed config/routes.rb", "R GET /articles/{article_slug}/preview config/routes.rb",
-                      "R GET /articles/{slug} config/routes.rb",
+                      "R GET /articles/{slug} config/routes.rb", "R GET /labels config/routes.rb",
                       "R GET /photos config/routes.rb", "R GET /photos/new config/routes.rb",
                       "R GET /photos/{id} config/routes.rb", "R GET /photos/{id}/edit config/routes.rb",
+                      "R GET /tags config/routes.rb",
                       "R GET /v1/ping/now V1.PingController.now", "R PATCH /photos/{id} config/routes.rb",
                       "R POST /articles/{article_slug}/favorite config/routes.rb",
                       "R POST /articles/{slug}/publish config/routes.rb",
@@ -308,6 +310,9 @@ def test_clients_resolve_from_their_base_and_an_unknown_url_stays_unresolved(tmp
     RestClient.delete("http://api:9000/items/#{1}")
     Net::HTTP.get('api', '/status')
     req = Net::HTTP::Put.new(URI('http://api:9000/x'))
+    http = Net::HTTP.new('api', 9000)
+    http.post('/orders', '{}')
+    RestClient::Request.execute(method: :patch, url: 'http://api:9000/p')
   end
 
   def b(url)
@@ -320,7 +325,8 @@ end
 """})
     assert sorted(line.split(" from=")[0] for line in lines if line.startswith("C ")) == [
         "C DELETE api /items/1 kind=restclient", "C GET ? /{?} kind=httparty", "C GET ? /{?}/y kind=faraday",
-        "C GET api /status kind=net_http", "C POST api /v1/items kind=faraday", "C PUT api /x kind=net_http"]
+        "C GET api /status kind=net_http", "C PATCH api /p kind=restclient", "C POST api /orders kind=net_http",
+        "C POST api /v1/items kind=faraday", "C PUT api /x kind=net_http"]
 
 
 def test_updates_equal_a_full_build(tmp_path):

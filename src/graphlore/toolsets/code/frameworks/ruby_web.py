@@ -18,11 +18,12 @@ route's handler is the controller's action (``Admin::PhotosController#index``) w
 else the routes file.
 
 **Clients.** Net::HTTP: ``Net::HTTP.get/get_response/post/post_form(URI(url), ...)`` and
-``Net::HTTP::Get/Post/Put/Patch/Delete.new(uri)``. Faraday: ``Faraday.get/post/...(url)``, and the verbs called on
+``Net::HTTP::Get/Post/Put/Patch/Delete.new(uri)``, and the verbs on a ``Net::HTTP.new(host, port)`` the same method
+makes. Faraday: ``Faraday.get/post/...(url)``, and the verbs called on
 a local or instance variable made by ``Faraday.new(url: base)`` (or ``Faraday.new(base)``), the path resolved
 against the base as Faraday does (RFC 3986 after a ``/`` is added to the base's path). HTTParty:
 ``HTTParty.get(url)``, and the verbs called in a class that includes ``HTTParty`` (bare, on ``self``, on
-``self.class`` or on the class), after its ``base_uri``. RestClient: ``RestClient.get/post/...(url)``. URLs are
+``self.class`` or on the class), after its ``base_uri``. RestClient: ``RestClient.get/post/...(url)``, ``RestClient::Request.execute(method:, url:)``. URLs are
 folded as every Ruby value is (`languages.ruby.constants`): literals, ``#{...}``, constants, locals, instance
 variables, ``ENV['X']``/``ENV.fetch('X')`` settled with the project's deployment environment; what does not fold
 stays unresolved, saying why.
@@ -277,17 +278,19 @@ def _rails(rb: RubyFile, project: Project) -> Iterator[Item]:
         scope = scope_at(call.line)
         positional, named = _options(call.args)
         if call.name in ("resources", "resource"):
-            block = next((b for b in blocks if b["line"] == call.line and b["name"] == call.name), None)
-            inner = _enter(scope, block or {"name": call.name, "args": list(call.args), "line": call.line}, rb)
+            options = [arg for arg in call.args if arg not in positional]
             actions = RESOURCES if call.name == "resources" else RESOURCE
             only = _symbols(named["only"]) if "only" in named else None
             except_ = _symbols(named["except"]) if "except" in named else []
             param = "{" + (_plain(named.get("param")) or "id") + "}"
-            for method, tail, action, form in actions:
-                if only is not None and action not in only or action in except_ or form and api_only and only is None:
-                    continue
-                path = join_paths([*inner.path, literal(tail.replace("{id}", param))])
-                yield _rails_route(rb, project, call, method, path, inner.module + inner.controller, action, call.args[0])
+            for name in positional:   # ``resources :photos, :books``: each
+                inner = _enter(scope, {"name": call.name, "args": [name, *options], "line": call.line}, rb)
+                for method, tail, action, form in actions:
+                    if only is not None and action not in only or action in except_ or \
+                            form and api_only and only is None:
+                        continue
+                    path = join_paths([*inner.path, literal(tail.replace("{id}", param))])
+                    yield _rails_route(rb, project, call, method, path, inner.module + inner.controller, action, name)
             continue
         if call.name == "root":
             target = _plain(named.get("to")) or (_plain(positional[0]) if positional else None)
@@ -399,6 +402,16 @@ def _faraday_base(rb: RubyFile, call) -> Folded | None:
     return value
 
 
+def _net_http_origin(rb: RubyFile, call) -> str | None:
+    """``http = Net::HTTP.new(host, port)``: the origin its ``http.get(path)`` asks, as an expression to fold
+    (``'http://' + host + ':' + port``, in the scope of the call); None when the receiver is no such object."""
+    made = _assigned(rb, call.owner, call.receiver) if call.receiver else None
+    args = _inner_args(made[0], "Net::HTTP.new") if made is not None else None
+    if not args or made[1] != call.owner:   # type: ignore[index]
+        return None
+    return "'http://' + " + args[0] + (f" + ':' + {args[1]}" if len(args) > 1 else "")
+
+
 def _httparty_base(rb: RubyFile, call) -> Folded | None:
     """The ``base_uri`` of the HTTParty class a call is made in, on itself (``get``, ``self.get``,
     ``self.class.get``, ``Klass.get``); None when the call is on something else or the class includes no
@@ -435,14 +448,22 @@ def _clients(rb: RubyFile) -> Iterator[Item]:
                 found = ("net_http", "GET", f"'http://' + {call.args[0]} + {call.args[1]}", None)   # get(host, path)
             else:
                 found = ("net_http", NET_HTTP_CALLS[call.name], call.args[0], None)
+        elif receiver == ["name", "RestClient.Request"] and call.name == "execute":
+            _, named = _options(call.args)
+            verb = _plain(named.get("method"))
+            if "url" in named:
+                found = ("restclient", VERBS.get(verb or ""), named["url"], None)
         elif receiver in (["name", "Faraday"], ["name", "HTTParty"], ["name", "RestClient"]) and call.name in VERBS \
                 and call.args:
             found = (receiver[1].lower() if receiver[1] != "RestClient" else "restclient", VERBS[call.name],
                      call.args[0], None)
         elif call.name in VERBS and call.args:
             base = _faraday_base(rb, call) if receiver and receiver[0] in ("name", "field") else None
+            origin = _net_http_origin(rb, call) if receiver and receiver[0] in ("name", "field") else None
             if base is not None:
                 found = ("faraday", VERBS[call.name], call.args[0], base)
+            elif origin is not None:
+                found = ("net_http", VERBS[call.name], f"{origin} + {call.args[0]}", None)
             elif (base := _httparty_base(rb, call)) is not None:
                 found = ("httparty", VERBS[call.name], call.args[0], base)
         if found is None:
