@@ -250,7 +250,8 @@ end
         "app/controllers/v1/ping_controller.rb": "module V1\n  class PingController\n    def now; end\n  end\nend\n"})
     routes = sorted(line.split(" framework=")[0] + " " + line.split("handler=")[1].split()[0] for line in lines)
     assert routes == ["R GET /account config/routes.rb", "R GET /account/edit UsersController.edit",
-                      "R GET /articles/feed config/routes.rb", "R GET /articles/{article_slug}/preview config/routes.rb",
+                      "R GET /articles/feed config/routes.rb",
+                      "R GET /articles/{article_slug}/preview config/routes.rb",
                       "R GET /articles/{slug} config/routes.rb", "R GET /labels config/routes.rb",
                       "R GET /photos config/routes.rb", "R GET /photos/new config/routes.rb",
                       "R GET /photos/{id} config/routes.rb", "R GET /photos/{id}/edit config/routes.rb",

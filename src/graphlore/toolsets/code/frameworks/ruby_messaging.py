@@ -8,8 +8,8 @@ files that require the library (Racecar and Sneakers: in classes deriving from o
 handles them).
 
 **RabbitMQ** (``bunny``, in a file requiring ``bunny``): an exchange is what ``ch.topic(name)``,
-``ch.direct(name)``, ``ch.fanout(name)``, ``ch.headers(name)``, ``ch.exchange(name, ...)`` make (``ch.default_exchange``:
-``""``), a queue what ``ch.queue(name)`` makes, as a local, an instance variable or the call's own receiver.
+``ch.direct(name)``, ``ch.fanout(name)``, ``ch.headers(name)``, ``ch.exchange(name, ...)`` make
+(``ch.default_exchange``: ``""``), a queue what ``ch.queue(name)`` makes, as a local, an instance variable or the call's own receiver.
 ``exchange.publish(payload, routing_key: k)`` produces ``exchange/k`` (on the default exchange, ``k`` alone: the
 queue it names), ``queue.publish(payload)`` the queue's name; ``queue.subscribe`` consumes the queue: one route
 for its name and one per ``queue.bind(exchange, routing_key: k)`` the file makes of it. ``sneakers``:

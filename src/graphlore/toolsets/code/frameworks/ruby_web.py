@@ -17,16 +17,16 @@ the plural; ``param:`` names the parameter), their ``member``/``collection`` blo
 route's handler is the controller's action (``Admin::PhotosController#index``) when the project declares it,
 else the routes file.
 
-**Clients.** Net::HTTP: ``Net::HTTP.get/get_response/post/post_form(URI(url), ...)`` and
-``Net::HTTP::Get/Post/Put/Patch/Delete.new(uri)``, and the verbs on a ``Net::HTTP.new(host, port)`` the same method
-makes. Faraday: ``Faraday.get/post/...(url)``, and the verbs called on
-a local or instance variable made by ``Faraday.new(url: base)`` (or ``Faraday.new(base)``), the path resolved
-against the base as Faraday does (RFC 3986 after a ``/`` is added to the base's path). HTTParty:
-``HTTParty.get(url)``, and the verbs called in a class that includes ``HTTParty`` (bare, on ``self``, on
-``self.class`` or on the class), after its ``base_uri``. RestClient: ``RestClient.get/post/...(url)``, ``RestClient::Request.execute(method:, url:)``. URLs are
-folded as every Ruby value is (`languages.ruby.constants`): literals, ``#{...}``, constants, locals, instance
-variables, ``ENV['X']``/``ENV.fetch('X')`` settled with the project's deployment environment; what does not fold
-stays unresolved, saying why.
+**Clients.** Net::HTTP: ``Net::HTTP.get/get_response/post/post_form(URI(url), ...)``,
+``Net::HTTP::Get/Post/Put/Patch/Delete.new(uri)``, and the verbs on a ``Net::HTTP.new(host, port)`` the same
+method makes. Faraday: ``Faraday.get/post/...(url)``, and the verbs called on a local or instance variable made
+by ``Faraday.new(url: base)`` (or ``Faraday.new(base)``), the path resolved against the base as Faraday does
+(RFC 3986 after a ``/`` is added to the base's path). HTTParty: ``HTTParty.get(url)``, and the verbs called in
+a class that includes ``HTTParty`` (bare, on ``self``, on ``self.class`` or on the class), after its
+``base_uri``. RestClient: ``RestClient.get/post/...(url)``, ``RestClient::Request.execute(method:, url:)``. URLs
+are folded as every Ruby value is (`languages.ruby.constants`): literals, ``#{...}``, constants, locals,
+instance variables, ``ENV['X']``/``ENV.fetch('X')`` settled with the project's deployment environment; what
+does not fold stays unresolved, saying why.
 """
 
 from __future__ import annotations
