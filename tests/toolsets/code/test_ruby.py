@@ -347,3 +347,26 @@ def test_updates_equal_a_full_build(tmp_path):
     assert ready == ["C GET ? /{?}/ready kind=faraday from=CatalogClient.ready match=unresolved why=the URL's start "
                      "is not known; environment variable CATALOG_URL is set by none of the project's deployment "
                      "files"]
+
+
+def test_resolve_reads_a_name_as_ruby_writes_it(tmp_path, embedder):
+    from helpers import backend
+
+    from graphlore.contract import parse_request
+    from graphlore.runtime import Runtime
+    from graphlore.toolsets.code.query import models, tools
+
+    tree = tmp_path / "ruby-web"
+    shutil.copytree(FIXTURES / "ruby-web", tree)
+    runtime = Runtime(backend.settings_for(tmp_path / "home"), embedder=embedder)
+    try:
+        for written, label in (("Api::ProductsController", "Api.ProductsController"),
+                               ("::Api::ProductsController", "Api.ProductsController"),
+                               ("Api::ProductsController#show", "Api.ProductsController.show"),
+                               ("Shop::Ratings::Ratings::Service", "Shop.Ratings.Ratings.Service")):
+            request = parse_request(models.ResolveRequest, {"identifier": written, "project_path": str(tree)})
+            found = tools.resolve(runtime, request)
+            assert found.status == "one", written
+            assert found.node.label.startswith(label), written
+    finally:
+        runtime.close()
