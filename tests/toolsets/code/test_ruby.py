@@ -370,3 +370,39 @@ def test_resolve_reads_a_name_as_ruby_writes_it(tmp_path, embedder):
             assert found.node.label.startswith(label), written
     finally:
         runtime.close()
+
+
+def test_grape_routes_take_the_prefix_version_and_the_blocks_around_them(tmp_path):
+    lines = _routes(tmp_path, {"Gemfile": "", "api.rb": """module Shop
+  class API < Grape::API
+    version 'v1', using: :path
+    format :json
+    prefix :api
+
+    resource :orders do
+      get do
+      end
+      route_param :id do
+        get do
+        end
+        put :cancel do
+        end
+      end
+    end
+    post '/ping' do
+    end
+  end
+
+  class Quiet < Grape::API
+    version 'v2', using: :header
+    get :status do
+    end
+  end
+end
+"""})
+    assert sorted(line.split(" service=")[0] for line in lines) == [
+        "R GET /api/v1/orders framework=grape handler=Shop.API",
+        "R GET /api/v1/orders/{id} framework=grape handler=Shop.API",
+        "R GET /status framework=grape handler=Shop.Quiet",
+        "R POST /api/v1/ping framework=grape handler=Shop.API",
+        "R PUT /api/v1/orders/{id}/cancel framework=grape handler=Shop.API"]

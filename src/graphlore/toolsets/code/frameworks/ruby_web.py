@@ -7,6 +7,8 @@ requires ``sinatra`` or that such a file ``require_relative``s (classic), or in 
 (modular), under the paths of the ``namespace '/p' do`` blocks around them
 (sinatra-contrib). The route is the file's or the class's (its block is no method).
 
+**Grape**: see `_grape`.
+
 **Rails** (``config/routes.rb``): ``get/post/put/patch/delete 'p', to: 'c#a'`` (or ``'p' => 'c#a'``, or
 ``controller:``/``action:``, or a path ``'c/a'`` alone), ``match 'p', to: ..., via: [...]`` (``via: :all``: any
 method), ``root 'c#a'``, ``resources``/``resource`` with ``only:``/``except:`` (the seven conventional actions; no
@@ -93,6 +95,7 @@ class RubyFile:
 def read_ruby(project: Project, bound: Bound) -> Iterator[Item]:
     rb = RubyFile(bound, ruby_constants(project))
     yield from _sinatra(rb, project.shared("ruby.sinatra", lambda: SinatraApps(project.table)))
+    yield from _grape(rb)
     if bound.path == "config/routes.rb" or bound.path.endswith("/config/routes.rb"):
         yield from _rails(rb, project)
     yield from _clients(rb)
@@ -195,6 +198,48 @@ def _sinatra(rb: RubyFile, apps: SinatraApps) -> Iterator[Item]:
             path = unknown(f"a regular-expression route ({call.args[0][:40]})")
         yield item(bound, rb.owner_index(call.owner), "route", "sinatra", call.line,
                    http_method=SINATRA_VERBS[call.name], path=join_paths([*prefix, path]), written=call.args[0])
+
+
+# -- Grape -------------------------------------------------------------------------------------------------------
+
+GRAPE_BASES = frozenset({"Grape.API", "Grape.API.Instance"})
+_GRAPE_SCOPES = frozenset({"resource", "resources", "namespace", "group", "segment", "route_param"})
+
+
+def _grape(rb: RubyFile) -> Iterator[Item]:
+    """Grape APIs: the verbs (``get :name do``, ``post do``) in a class deriving from ``Grape::API``, under its
+    ``prefix``, its ``version`` (in the path unless ``using:`` says a header or a parameter carries it) and the
+    ``resource``/``namespace``/``group``/``segment`` names and ``route_param :id`` (``{id}``) blocks around them.
+    Where another API or Rails mounts it (``mount API => '/x'``) is not read."""
+    facts = rb.bound.facts
+    apis = {sym.key for sym in facts.symbols if sym.kind == "class" and
+            any(relation == "extends" and written in GRAPE_BASES for relation, written in sym.supers)}
+    if not apis:
+        return
+    scopes = [b for b in facts.extra.get("blocks", ()) if b["name"] in _GRAPE_SCOPES and not b["receiver"]]
+    heads: dict[tuple[str, str], Folded] = {}   # (api, prefix | version) -> its path segment
+    for call in facts.calls:
+        if call.owner in apis and call.receiver is None and call.name in ("prefix", "version") and call.args:
+            positional, named = _options(call.args)
+            using = _plain(named.get("using")) or "path"
+            if positional and (call.name == "prefix" or using == "path"):
+                heads[(call.owner, call.name)] = rb.fold(positional[0], call.owner, call.line)
+    for call in facts.calls:
+        if call.kind != "call" or call.receiver is not None or call.name not in VERBS or call.owner not in apis:
+            continue
+        parts = [heads[(call.owner, head)] for head in ("prefix", "version") if (call.owner, head) in heads]
+        for scope in scopes:
+            if scope["start"] <= call.line <= scope["end"] and scope["line"] != call.line and scope["args"]:
+                name = _options(scope["args"])[0]
+                if name:
+                    value = rb.fold(name[0], call.owner, scope["line"])
+                    parts.append(literal("{" + value.text + "}") if scope["name"] == "route_param" and value.known
+                                 else value)
+        positional = _options(call.args)[0]
+        if positional:
+            parts.append(rb.fold(positional[0], call.owner, call.line))
+        yield item(rb.bound, rb.owner_index(call.owner), "route", "grape", call.line, http_method=VERBS[call.name],
+                   path=join_paths(parts), written=positional[0] if positional else "")
 
 
 # -- Rails -------------------------------------------------------------------------------------------------------

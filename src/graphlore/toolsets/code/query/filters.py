@@ -31,7 +31,7 @@ from ..services.links import LINK_MATCHES
 FRAMEWORKS = ("spring_web", "spring_cloud_gateway", "zuul", "nginx", "jaxrs", "spring_kafka", "spring_rabbit", "spring_jms",
               "spring_cloud_stream",
               "fastapi", "flask", "express", "nestjs", "nextjs", "net_http", "gorilla_mux", "gin", "echo", "chi", "aspnet", "ktor",
-              "symfony", "laravel", "slim", "php_router", "sinatra", "rails",
+              "symfony", "laravel", "slim", "php_router", "sinatra", "rails", "grape",
               "grpc", "sarama", "kafka_go", "confluent_kafka", "kafka_python", "aiokafka", "kafkajs", "node_rdkafka",
               "kafka_clients", "confluent_kafka_dotnet", "pika", "amqp_go", "amqplib", "ruby_kafka", "rdkafka", "racecar",
               "bunny", "sneakers", "declared")
