@@ -29,7 +29,7 @@ from ..languages.symbols import Bound
 from ..model import CallFact
 from ..services.endpoints import Item
 from .base import Framework, Project, Reader, item
-from .ruby_web import RubyFile, _assigned, _options, ruby_constants
+from .ruby_web import RubyFile, assigned_value, call_options, ruby_constants
 
 KAFKA_PRODUCE = frozenset({"produce", "produce_async", "deliver_message"})
 EXCHANGES = frozenset({"topic", "direct", "fanout", "headers", "exchange"})
@@ -81,7 +81,7 @@ class _Reader:
         for call in self.bound.facts.calls:
             if call.kind != "call" or call.receiver is None:
                 continue
-            positional, named = _options(call.args)
+            positional, named = call_options(call.args)
             if call.name in KAFKA_PRODUCE and "topic" in named:
                 yield self.make(call, "producer", library, "kafka", self.rb.fold(named["topic"], call.owner, call.line),
                                 named["topic"])
@@ -100,7 +100,7 @@ class _Reader:
         given to the local or instance variable it is made on (a Bunny queue's ``subscribe`` is not)."""
         if call.receiver[0] == "call":
             return call.receiver[2] == "consumer"
-        found = _assigned(self.rb, call.owner, call.receiver)
+        found = assigned_value(self.rb, call.owner, call.receiver)
         return found is not None and re.search(r"\.\s*consumer\b", found[0]) is not None
 
     def racecar(self) -> Iterator[Item]:
@@ -110,7 +110,7 @@ class _Reader:
         for call in facts.calls:
             if call.name == "subscribes_to" and call.receiver is None and call.owner in consumers:
                 handler = self.bound.by_key.get(f"{call.owner}.process", self.rb.owner_index(call.owner))
-                for expr in _options(call.args)[0]:
+                for expr in call_options(call.args)[0]:
                     yield self.make(call, "route", "racecar", "kafka", self.rb.fold(expr, call.owner, call.line), expr,
                                     handler)
 
@@ -126,7 +126,7 @@ class _Reader:
                 return None
             return ("queue" if receiver[2] == "queue" else "exchange",
                     self.rb.fold(makers[0].args[0], call.owner, call.line))
-        found = _assigned(self.rb, call.owner, receiver)
+        found = assigned_value(self.rb, call.owner, receiver)
         match = _MAKER.search(found[0]) if found is not None else None
         if match is None:
             return None
@@ -145,7 +145,7 @@ class _Reader:
                 queue = self.made(call, call.receiver)
                 if queue is None or queue[0] != "queue" or not queue[1].known:
                     continue
-                positional, named = _options(call.args)
+                positional, named = call_options(call.args)
                 exchange_expr = positional[0] if positional else None
                 exchange = self.exchange_named(call, exchange_expr) if exchange_expr else unknown("no exchange")
                 key = self.rb.fold(named["routing_key"], call.owner, call.line) if "routing_key" in named \
@@ -159,7 +159,7 @@ class _Reader:
                 continue
             what, name = made
             if call.name == "publish":
-                positional, named = _options(call.args)
+                positional, named = call_options(call.args)
                 if what == "queue":
                     topic = name
                 else:

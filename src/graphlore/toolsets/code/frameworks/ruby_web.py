@@ -40,9 +40,8 @@ from collections.abc import Iterator
 from ..languages.folding import Folded, literal, split_top, unknown
 from ..languages.ruby.constants import RubyConstants, RubyFolder
 from ..languages.symbols import Bound, Tracker
-from ..services.endpoints import ANY, Item, join_paths
+from ..services.endpoints import ANY, Item, join_paths, resolve_reference
 from .base import Framework, Project, Reader, item
-from .php_web import _resolved
 
 VERBS = {"get": "GET", "post": "POST", "put": "PUT", "patch": "PATCH", "delete": "DELETE", "options": "OPTIONS",
          "head": "HEAD"}
@@ -103,7 +102,7 @@ def read_ruby(project: Project, bound: Bound) -> Iterator[Item]:
 
 # -- arguments ---------------------------------------------------------------------------------------------------
 
-def _options(args: tuple[str, ...] | list[str]) -> tuple[list[str], dict[str, str]]:
+def call_options(args: tuple[str, ...] | list[str]) -> tuple[list[str], dict[str, str]]:
     """A call's positional arguments and its ``key: value`` / ``:key => value`` / ``'a' => 'b'`` options."""
     positional, named = [], {}
     for arg in args:
@@ -220,7 +219,7 @@ def _grape(rb: RubyFile) -> Iterator[Item]:
     heads: dict[tuple[str, str], Folded] = {}   # (api, prefix | version) -> its path segment
     for call in facts.calls:
         if call.owner in apis and call.receiver is None and call.name in ("prefix", "version") and call.args:
-            positional, named = _options(call.args)
+            positional, named = call_options(call.args)
             using = _plain(named.get("using")) or "path"
             if positional and (call.name == "prefix" or using == "path"):
                 heads[(call.owner, call.name)] = rb.fold(positional[0], call.owner, call.line)
@@ -230,12 +229,12 @@ def _grape(rb: RubyFile) -> Iterator[Item]:
         parts = [heads[(call.owner, head)] for head in ("prefix", "version") if (call.owner, head) in heads]
         for scope in scopes:
             if scope["start"] <= call.line <= scope["end"] and scope["line"] != call.line and scope["args"]:
-                name = _options(scope["args"])[0]
+                name = call_options(scope["args"])[0]
                 if name:
                     value = rb.fold(name[0], call.owner, scope["line"])
                     parts.append(literal("{" + value.text + "}") if scope["name"] == "route_param" and value.known
                                  else value)
-        positional = _options(call.args)[0]
+        positional = call_options(call.args)[0]
         if positional:
             parts.append(rb.fold(positional[0], call.owner, call.line))
         yield item(rb.bound, rb.owner_index(call.owner), "route", "grape", call.line, http_method=VERBS[call.name],
@@ -273,7 +272,7 @@ def _enter(scope: _Scope, block: dict, rb: RubyFile) -> _Scope:
     inner = _Scope()
     inner.path, inner.module, inner.controller = list(scope.path), scope.module, scope.controller
     inner.member_path, inner.nested_path = scope.member_path, scope.nested_path
-    positional, named = _options(block["args"])
+    positional, named = call_options(block["args"])
     name = block["name"]
     first = _plain(positional[0]) if positional else None
     if name == "namespace" and first:
@@ -321,7 +320,7 @@ def _rails(rb: RubyFile, project: Project) -> Iterator[Item]:
         if call.kind != "call" or call.receiver is not None:
             continue
         scope = scope_at(call.line)
-        positional, named = _options(call.args)
+        positional, named = call_options(call.args)
         if call.name in ("resources", "resource"):
             options = [arg for arg in call.args if arg not in positional]
             actions = RESOURCES if call.name == "resources" else RESOURCE
@@ -410,7 +409,7 @@ def _inner_args(expr: str, head: str) -> list[str] | None:
     return [a.strip() for a in split_top(expr[match.end():end - 1]) if a.strip()]
 
 
-def _assigned(rb: RubyFile, owner: str, receiver: list) -> tuple[str, str, int] | None:
+def assigned_value(rb: RubyFile, owner: str, receiver: list) -> tuple[str, str, int] | None:
     """What a local or instance variable a call is made on was last given: (value as written, owner, line)."""
     assigns = rb.bound.facts.extra.get("assigns", {})
     if receiver[0] == "name":
@@ -433,11 +432,11 @@ def _assigned(rb: RubyFile, owner: str, receiver: list) -> tuple[str, str, int] 
 
 
 def _faraday_base(rb: RubyFile, call) -> Folded | None:
-    made = _assigned(rb, call.owner, call.receiver) if call.receiver else None
+    made = assigned_value(rb, call.owner, call.receiver) if call.receiver else None
     args = _inner_args(made[0], "Faraday.new") if made is not None else None
     if args is None:
         return None
-    positional, named = _options(args)
+    positional, named = call_options(args)
     base = named.get("url") or (positional[0] if positional else None)
     if base is None:
         return unknown("Faraday.new without a url")
@@ -450,7 +449,7 @@ def _faraday_base(rb: RubyFile, call) -> Folded | None:
 def _net_http_origin(rb: RubyFile, call) -> str | None:
     """``http = Net::HTTP.new(host, port)``: the origin its ``http.get(path)`` asks, as an expression to fold
     (``'http://' + host + ':' + port``, in the scope of the call); None when the receiver is no such object."""
-    made = _assigned(rb, call.owner, call.receiver) if call.receiver else None
+    made = assigned_value(rb, call.owner, call.receiver) if call.receiver else None
     args = _inner_args(made[0], "Net::HTTP.new") if made is not None else None
     if not args or made[1] != call.owner:   # type: ignore[index]
         return None
@@ -494,7 +493,7 @@ def _clients(rb: RubyFile) -> Iterator[Item]:
             else:
                 found = ("net_http", NET_HTTP_CALLS[call.name], call.args[0], None)
         elif receiver == ["name", "RestClient.Request"] and call.name == "execute":
-            _, named = _options(call.args)
+            _, named = call_options(call.args)
             verb = _plain(named.get("method"))
             if "url" in named:
                 found = ("restclient", VERBS.get(verb or ""), named["url"], None)
@@ -518,7 +517,7 @@ def _clients(rb: RubyFile) -> Iterator[Item]:
         if base is not None and flavor == "httparty":
             url = (base + url) if not re.match(r"^\w+://", url.text) else url   # HTTParty prepends base_uri
         elif base is not None and not re.match(r"^\w+://", url.text):
-            url = _resolved(base, url)
+            url = resolve_reference(base, url)
         yield item(bound, owner, "client", flavor, call.line, http_method=method, path=url, written=written)
 
 
