@@ -524,6 +524,7 @@ def write_imports(library: SkillLibrary, skills: list[dict[str, Any]], progress:
             updated += 1
         with store.atomic():
             library.commit(store, writes)
+        library.calibrate(store)  # after the write: a failure here leaves the import whole, its calibration stale
     written = {w.node.props["source"]: w.node.id for w in writes}
     texts = sum(len(e.vectors) for e in embedded if e.vectors is not None)
     return {"created": created, "updated": updated, "unchanged": unchanged + len(skills) - len(todo) - len(archived),
@@ -548,6 +549,7 @@ def reindex_skills(runtime: Runtime, request: ReindexSkillsRequest, progress: Pr
     with library.lock():
         store = library.store(check=False)
         skills, texts = library.reindex(store, progress)
+        library.calibrate(store)
     return ReindexSkillsResponse(library=request.library, skills=skills, embedded_texts=texts,
                                  embedder=runtime.embedder.name)
 
