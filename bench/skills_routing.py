@@ -489,7 +489,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory(prefix="graphlore-bench-fit-") as tmp:
             print("fit: the training folds' libraries imported and their questions judged through the tool")
             runtime = Runtime(Settings(home=Path(tmp) / "home"), embedder=cache)
-            tables, judged = skills_fit.tool_tables(DATA, runtime, Path(tmp))
+            tables, judged, sims = skills_fit.tool_tables(DATA, runtime, Path(tmp))
             small = skills_fit.small_libraries(DATA, runtime, Path(tmp))
             runtime.close()
         fitted = skills_fit.fit(sets, tables)
@@ -499,7 +499,8 @@ def main() -> None:
               f"{rank:.2e}, in decision value {value:.2e}")
         print("the shipped judge on the same folds through the tool, and on small libraries:")
         skills_fit.tool_report(tables, judged)
-        skills_fit.small_report(small, skills_fit.Net.shipped())
+        skills_fit.small_report(small[0], skills_fit.Net.shipped())
+        skills_fit.fit_level(tables, sims, small)
         if args.fit_only:
             return
     with tempfile.TemporaryDirectory(prefix="graphlore-bench-skills-") as tmp:
