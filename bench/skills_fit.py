@@ -432,10 +432,11 @@ def fit_level(tables: dict[str, Table], sims: dict[str, list[Sim | None]], small
     for name in TARGETS:
         shifts = shifts_of(sims[name], level)
         t = tables[name]
-        inside, null = t.rates(with_shifts(t, net, shifts))
-        generic = t.rates(with_shifts(t, net, shifts), generic_only=True)[1]
+        values = with_shifts(t, net, shifts)
+        inside, null = t.rates(values)
+        extra = f", oos_train null {t.rates(values, generic_only=True)[1]:.3f}" if name == "clinc" else ""
         log(f"  {name} folds: shifts {', '.join(f'{x:+.2f}' for x in shifts)}; in-scope {inside:.3f}, null "
-            f"{null:.3f}" + (f", oos_train null {generic:.3f}" if name == "clinc" else ""))
+            f"{null:.3f}{extra}")
     cv = {name: np.zeros(len(tables[name].fold), bool) for name in TARGETS}
     answers = {name: np.zeros(len(tables[name].fold)) for name in TARGETS}
     for k in range(5):
@@ -445,7 +446,7 @@ def fit_level(tables: dict[str, Table], sims: dict[str, list[Sim | None]], small
             rows = tables[name].fold == k
             answers[name][rows] = with_shifts(tables[name], net, shifts_of(sims[name], chosen))[rows]
             cv[name] |= rows
-        log(f"  fold {k} judged at the level chosen on the other four: {chosen:.2f}")
+        log(f"  fold {k} judged at the level chosen on the other four (the network: the shipped one): {chosen:.2f}")
     for name in TARGETS:
         t = tables[name]
         inside, null = t.rates(answers[name])
