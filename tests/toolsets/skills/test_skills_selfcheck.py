@@ -83,7 +83,7 @@ def test_without_a_calibration_of_its_own_the_shipped_bias_decides_and_the_evide
     library = SkillLibrary(runtime, "default")
     store = library.store()
     for damaged in ("garbage", {"shift": "x", "fresh": True, "judge": judge.JUDGE_VERSION},
-                    {"shift": float("nan"), "fresh": True, "judge": judge.JUDGE_VERSION}):
+                    {"shift": True, "fresh": True, "judge": judge.JUDGE_VERSION}, [1, 2]):
         with store.atomic():
             store.set_meta(SELF_CALIBRATION, damaged)
         library.handle.reread()

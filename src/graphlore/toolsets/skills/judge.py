@@ -25,7 +25,8 @@ fewer than 2 conditions has no calibration of its own and is held to ``PRIOR_MEA
 When the best candidate has at least ``NETWORK_EXAMPLES`` conditions, :mod:`decision`
 adds the margin over the runner-up, the runner-up's own evidence, how the nearest
 passages are shared among the candidates and how spread the best one's close passages
-are, and reads them with a small fixed network; it answers when its value is >= 0
+are, and reads them with a small fixed network; it answers when its value, moved by the library's own shift
+of the bias (:mod:`selfcheck`; none while that is stale or missing), is >= 0
 (``score = 1 / (1 + exp(-value))`` >= 0.5) and the margin is at least ``MIN_MARGIN`` and above 0 (a
 tie is a guess).
 With fewer (a skill written by hand, an imported procedure: the network never saw such
