@@ -120,3 +120,22 @@ def test_an_import_calibrates_the_library_and_any_other_write_makes_it_stale(run
     run(runtime, "import_skills", format="intents", path=str(path))  # importing again makes a fresh one
     library = SkillLibrary(runtime, "default")
     assert library.handle.meta(library.store())[SELF_CALIBRATION]["fresh"] is True
+
+
+def test_a_calibration_is_recorded_only_if_nothing_was_written_since_the_write_it_was_made_for(runtime):
+    run(runtime, "create_skill", skill=_big("Card arrival", "when my new card arrives"))
+    library = SkillLibrary(runtime, "default")
+    store = library.store()
+    with library.lock(), store.atomic():
+        late = library.pending_calibration(store)
+    run(runtime, "create_skill", skill=_big("Exchange rates", "the exchange rate"))  # written since: too late
+    assert library.calibrate(late) is None
+    library.handle.reread()
+    assert library.handle.meta(store)[SELF_CALIBRATION] == {"fresh": False}
+    with library.lock(), store.atomic():
+        token = library.pending_calibration(store)
+    record = library.calibrate(token)
+    assert record["fresh"] is True and record["shift"] is None and record["skills"] == 2
+    assert record["how"] == "2 skills in use, 10 needed"
+    out = run(runtime, "search_skills", query="question 3 about the exchange rate")
+    assert "no calibration of its own: 2 skills in use, 10 needed" in out.evidence.decision

@@ -446,14 +446,29 @@ class SkillLibrary:
             store.set_meta_many(wanted)
             self.handle.reread()
 
-    def calibrate(self, store: Store) -> dict[str, Any]:
-        """Compute the library's own calibration (:mod:`selfcheck`) from its stored vectors and record it (one
-        transaction; call with the write lock held, after the write it describes). Returns the record."""
+    def pending_calibration(self, store: Store) -> str:
+        """Mark the library's own calibration as to be made for the write in progress (call inside its
+        transaction, under the write lock): the token :meth:`calibrate` needs, which any later write drops."""
+        token = new_id()
+        old = store.get_meta(SELF_CALIBRATION)
+        store.set_meta(SELF_CALIBRATION, {**(old if isinstance(old, dict) else {}), "fresh": False, "pending": token})
+        self.handle.reread()
+        return token
+
+    def calibrate(self, token: str) -> dict[str, Any] | None:
+        """Compute the library's own calibration (:mod:`selfcheck`) from its stored vectors, outside the write
+        lock (seconds on a large library), then record it under the lock, unless the library was written since
+        the write that left ``token`` (the next import or reindex makes one then). Returns the record or None."""
+        store = self.store()
         blocks, heads = self.blocks(store)
         shift, how = selfcheck.library_shift(blocks, heads)
         record = {"shift": shift, "fresh": True, "judge": judge.JUDGE_VERSION, "skills": len(blocks), "how": how}
-        with store.atomic():
-            store.set_meta(SELF_CALIBRATION, record)
+        with self.lock():
+            current = store.get_meta(SELF_CALIBRATION)
+            if not isinstance(current, dict) or current.get("pending") != token:
+                return None
+            with store.atomic():
+                store.set_meta(SELF_CALIBRATION, record)
         self.handle.reread()
         return record
 
@@ -517,8 +532,11 @@ class SkillLibrary:
 
 
 def stale(record: Any) -> Any:
-    """A calibration record (:data:`SELF_CALIBRATION`) once the library was written since it was made."""
-    return {**record, "fresh": False} if isinstance(record, dict) and record.get("fresh") else record
+    """A calibration record (:data:`SELF_CALIBRATION`) once the library was written since it was made (or since
+    the write it was to be made for: the pending token goes)."""
+    if not isinstance(record, dict) or not (record.get("fresh") or "pending" in record):
+        return record
+    return {**{k: v for k, v in record.items() if k != "pending"}, "fresh": False}
 
 
 def count_archived(store: Store) -> None:
