@@ -48,6 +48,13 @@ def test_a_library_of_close_neighbours_gets_a_lower_bias_than_one_of_separate_in
     assert "left-out skills" in separate[1]
 
 
+def test_the_calibration_reports_each_fold_it_has_done():
+    """Seconds on a large library, after the import's write: the caller sees it advance, with its unit."""
+    heard = []
+    selfcheck.library_shift(*_library(pairs=False), progress=lambda done, total, unit: heard.append((done, total, unit)))
+    assert heard == [(k, selfcheck.FOLDS, "calibration folds") for k in range(1, selfcheck.FOLDS + 1)]
+
+
 def test_the_shift_is_where_the_unknown_questions_are_refused_at_the_level():
     values = np.array([-2.0, -1.0, 0.0, 1.0, 2.0, 5.0])
     known = np.array([False] * 5 + [True])

@@ -455,13 +455,14 @@ class SkillLibrary:
         self.handle.reread()
         return token
 
-    def calibrate(self, token: str) -> dict[str, Any] | None:
+    def calibrate(self, token: str, progress: Callable[[int, int, str], None] | None = None
+                  ) -> dict[str, Any] | None:
         """Compute the library's own calibration (:mod:`selfcheck`) from its stored vectors, outside the write
         lock (seconds on a large library), then record it under the lock, unless the library was written since
         the write that left ``token`` (the next import or reindex makes one then). Returns the record or None."""
         store = self.store()
         blocks, heads = self.blocks(store)
-        shift, how = selfcheck.library_shift(blocks, heads)
+        shift, how = selfcheck.library_shift(blocks, heads, progress)
         record = {"shift": shift, "fresh": True, "judge": judge.JUDGE_VERSION, "skills": len(blocks), "how": how}
         with self.lock():
             current = store.get_meta(SELF_CALIBRATION)

@@ -22,7 +22,7 @@ search's evidence says.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -48,10 +48,11 @@ def applies(conditions: Sequence[int]) -> str | None:
     return None
 
 
-def simulate(blocks: Sequence[np.ndarray], heads: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+def simulate(blocks: Sequence[np.ndarray], heads: Sequence[int],
+             progress: Callable[[int, int, str], None] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The network's value before its bias for every simulated question, and whether it was known (see the
     module docstring). ``blocks``: each skill's passage vectors (in a fixed order), ``heads``: how many of them
-    describe the skill (title, problem) before its conditions."""
+    describe the skill (title, problem) before its conditions; ``progress`` hears of each fold done."""
     values, known = [], []
     for k in range(FOLDS):
         kept, questions, labels = [], [], []
@@ -68,6 +69,8 @@ def simulate(blocks: Sequence[np.ndarray], heads: Sequence[int]) -> tuple[np.nda
             continue
         values.append(_judged(kept, np.vstack(questions).astype(np.float64)))
         known.append(np.array(labels) >= 0)
+        if progress is not None:
+            progress(k + 1, FOLDS, "calibration folds")
     return np.concatenate(values), np.concatenate(known)
 
 
@@ -115,12 +118,13 @@ def shift_for(values: np.ndarray, known: np.ndarray, level: float = NULL_LEVEL) 
     return float(ok.max()) if ok.size else float(SHIFTS[0])
 
 
-def library_shift(blocks: Sequence[np.ndarray], heads: Sequence[int]) -> tuple[float | None, str]:
+def library_shift(blocks: Sequence[np.ndarray], heads: Sequence[int],
+                  progress: Callable[[int, int, str], None] | None = None) -> tuple[float | None, str]:
     """The library's shift of the network's bias and how it was found (or why there is none)."""
     why = applies([len(b) - h for b, h in zip(blocks, heads, strict=True)])
     if why is not None:
         return None, why
-    values, known = simulate(blocks, heads)
+    values, known = simulate(blocks, heads, progress)
     shift = shift_for(values, known)
     return shift, (f"{int((~known).sum())} questions of left-out skills and {int(known.sum())} of left-out "
                    f"conditions: the network abstains on {NULL_LEVEL:g} of the first at a shift of {shift:+.2f}")

@@ -525,7 +525,7 @@ def write_imports(library: SkillLibrary, skills: list[dict[str, Any]], progress:
         with store.atomic():
             library.commit(store, writes)
             token = library.pending_calibration(store)
-    _calibrate(library, token)
+    _calibrate(library, token, progress)
     written = {w.node.props["source"]: w.node.id for w in writes}
     texts = sum(len(e.vectors) for e in embedded if e.vectors is not None)
     return {"created": created, "updated": updated, "unchanged": unchanged + len(skills) - len(todo) - len(archived),
@@ -533,11 +533,12 @@ def write_imports(library: SkillLibrary, skills: list[dict[str, Any]], progress:
             "skill_ids": [written.get(s["source"]) or existing_ids[s["source"]] for s in skills]}
 
 
-def _calibrate(library: SkillLibrary, token: str) -> None:
-    """The library's own calibration after an import or reindex (:mod:`selfcheck`); a writer holding the lock
-    too long leaves it stale (the search then uses the shipped bias and says so), never fails the write."""
+def _calibrate(library: SkillLibrary, token: str, progress: Progress | None = None) -> None:
+    """The library's own calibration after an import or reindex (:mod:`selfcheck`, seconds on a large library,
+    shown as ``calibration folds``); a writer holding the lock too long leaves it stale (the search then uses the
+    shipped bias and says so), never fails the write."""
     try:
-        library.calibrate(token)
+        library.calibrate(token, progress)
     except StoreBusy as exc:
         log.warning("skill library %r: its own calibration was not recorded (%s); the shipped bias decides until "
                     "the next import or reindex", library.name, exc.message)
@@ -562,7 +563,7 @@ def reindex_skills(runtime: Runtime, request: ReindexSkillsRequest, progress: Pr
         skills, texts = library.reindex(store, progress)
         with store.atomic():
             token = library.pending_calibration(store)
-    _calibrate(library, token)
+    _calibrate(library, token, progress)
     return ReindexSkillsResponse(library=request.library, skills=skills, embedded_texts=texts,
                                  embedder=runtime.embedder.name)
 
