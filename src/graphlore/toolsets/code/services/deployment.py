@@ -57,6 +57,7 @@ class Unit:
     name: str
     file: str
     build: str | None = None       # the folder it is built from (relative to the root)
+    dockerfile: str | None = None  # the Dockerfile it names, if any (relative to the root)
     images: list[str] = field(default_factory=list)
     names: list[tuple[str, str]] = field(default_factory=list)      # (name, source)
     env: dict[str, list[str]] = field(default_factory=dict)
@@ -284,6 +285,8 @@ class Reader:
                 unit.build = _folder(base, interpolate(context))
                 dockerfile = build.get("dockerfile") if isinstance(build, dict) else None
                 if isinstance(dockerfile, str) and unit.build is not None:
+                    unit.dockerfile = _folder(PurePosixPath("" if unit.build == "." else unit.build),
+                                              interpolate(dockerfile))
                     unit.build = _dockerfile_folder(unit.build, interpolate(dockerfile))
             if isinstance(spec.get("image"), str):
                 unit.images.append(interpolate(spec["image"]))
@@ -435,11 +438,12 @@ def read_deployment(layout: Layout, root: Path, paths: list[str]) -> Deployment:
         found = own_names.get(name.lower(), set())
         return next(iter(found)) if len(found) == 1 else None
 
+    entry = {module.built_by: module.microservice for module in layout.modules.values() if module.built_by}
     owner: dict[int, str] = {}
     for index, unit in enumerate(reader.units):
         if unit.kind == "k8s-service":
             continue
-        service = by_folder(unit.build) if unit.build else None
+        service = entry.get(unit.dockerfile) or (by_folder(unit.build) if unit.build else None)
         for image in unit.images:
             if service is None and _image_name(image) in reader.artifacts:
                 service = by_folder(reader.artifacts[_image_name(image)])
