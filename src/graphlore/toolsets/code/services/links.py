@@ -401,6 +401,8 @@ def link(items: Iterable[Item], layout: Layout, deployment: Deployment | None = 
     for node, item in routes:
         if item.forward is not None:
             edges += _link_forward(node, item, names, http_by_service, settler)
+        if item.forward_grpc is not None:
+            edges += grpc_links.link_gateway(node, item, grpc_routes)
     for node, client in clients:
         item = client.item
         edges.append(make_edge(item.owner, "DECLARES_CLIENT", node.id))
