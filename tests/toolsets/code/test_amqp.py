@@ -155,3 +155,45 @@ def test_a_queue_the_broker_names_is_bound_by_its_own_function_only(tmp_path: Pa
     links = {(nodes[e.src].props["label"], nodes[e.dst].props["microservice"]) for e in edges.values()
              if e.type == "ASYNC_CALLS"}
     assert links == {("rabbit logs/info", "audit")}
+
+
+OWN_PUBLISH = '''package publisher
+
+import (
+	"context"
+
+	amqp "github.com/rabbitmq/amqp091-go"
+)
+
+type Sender interface {
+	Publish(ctx context.Context, body []byte, contentType string) error
+}
+
+type sender struct {
+	ch *amqp.Channel
+}
+
+func (s *sender) Publish(ctx context.Context, body []byte, contentType string) error {
+	return s.ch.PublishWithContext(ctx, "billing", "invoice.created", false, false, amqp.Publishing{Body: body})
+}
+
+func (s *sender) PublishAll(ctx context.Context, bodies [][]byte) {
+	for _, b := range bodies {
+		s.Publish(ctx, b, "text/plain")
+	}
+}
+
+func Notify(ctx context.Context, out Sender, body []byte) error {
+	return out.Publish(ctx, body, "application/json")
+}
+'''
+
+
+def test_the_project_s_own_publish_method_is_no_library_publish(tmp_path: Path):
+    root = tmp_path / "billing"
+    (root / "publisher").mkdir(parents=True)
+    (root / "go.mod").write_text("module example.org/billing\n\ngo 1.22\n")
+    (root / "publisher" / "publisher.go").write_text(OWN_PUBLISH)
+    nodes, _ = CodeGraph.build(root).snapshot()
+    producers = sorted((n.props["line"], n.props["topic"]) for n in nodes.values() if n.kind == "producer")
+    assert producers == [(18, "billing/invoice.created")]

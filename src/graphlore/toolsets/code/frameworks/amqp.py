@@ -14,7 +14,9 @@ the project), and always through the default exchange by its name: a consumer is
 binding (``exchange/key``) and one for the queue's name. So a producer links to the consumers whose queue its
 exchange and key reach (`services.links`), exactly: an exchange's type (a topic exchange's patterns, a
 fanout's keys) is not read. A queue, exchange or key that does not fold leaves the item unresolved, saying
-why. Go's ``QueueBind(q.Name, ...)`` names the queue ``QueueDeclare`` made in the same function; a queue declared
+why. A Go call whose receiver's static type is a project type with a method of that name (``p.Publish(ctx, body,
+"text/plain")`` on the project's own ``*publisher``, or a project interface declaring it) is the project's method,
+never the library's. Go's ``QueueBind(q.Name, ...)`` names the queue ``QueueDeclare`` made in the same function; a queue declared
 with the empty name (the broker names it, one per declaration) is bound only by the bindings of that function,
 and a consumer of one with none is unresolved.
 """
@@ -80,6 +82,15 @@ class Folders:
         self._modules = {b.ctx.module_name: b.facts for b in files if b.facts.language == "python"}
         self._scripts = {b.path: b.facts for b in files if b.facts.language in ("javascript", "typescript")}
 
+    def go(self) -> GoProject:
+        if self._go is None:
+            self._go = GoProject([b for b in self.files if b.facts.language == "go"])
+        return self._go
+
+    def project_call(self, bound: Bound, call: CallFact) -> bool:
+        """A Go call of the project's own method of the library's name (`GoProject.project_call`)."""
+        return bound.facts.language == "go" and self.go().project_call(bound, call)
+
     def fold(self, bound: Bound, call: CallFact, expr: str | None) -> Folded:
         if expr is None:
             return unknown(f"{call.name}(...) names no value here")
@@ -90,9 +101,7 @@ class Folders:
                 declared = [c for c in bound.facts.calls if c.owner == call.owner and c.name == "QueueDeclare"]
                 if len(declared) == 1 and declared[0].args:
                     expr = declared[0].args[0]
-            if self._go is None:
-                self._go = GoProject([b for b in self.files if b.facts.language == "go"])
-            return self._go.fold(bound, expr, call.owner, call.line)
+            return self.go().fold(bound, expr, call.owner, call.line)
         if language == "python":
             return PythonFolder(self._modules, bound.ctx.module_name).at(bound.facts, call.owner, call.line).fold(expr)
         return ScriptFolder(self._scripts, bound.path).at(bound.facts, call.owner, call.line).fold(expr)
@@ -124,6 +133,8 @@ def read_amqp(folders: Folders, bound_to: dict[str, list[Folded]], bound: Bound)
     by_key = {sym.key: index for index, sym in enumerate(bound.facts.symbols)}
     for call in bound.facts.calls:
         owner = by_key.get(call.owner, -1)
+        if (call.name in PUBLISH or call.name in CONSUME) and folders.project_call(bound, call):
+            continue   # the project's own Publish/Consume method, not the library's
         if call.name in PUBLISH:
             flavor, (exchange_at, key_at) = PUBLISH[call.name]
             exchange = literal("") if exchange_at is None else folders.fold(bound, call, _arg(bound, call, exchange_at))
