@@ -16,7 +16,8 @@ exchange and key reach (`services.links`), exactly: an exchange's type (a topic 
 fanout's keys) is not read. A queue, exchange or key that does not fold leaves the item unresolved, saying
 why. A Go call whose receiver's static type is a project type with a method of that name (``p.Publish(ctx, body,
 "text/plain")`` on the project's own ``*publisher``, or a project interface declaring it) is the project's method,
-never the library's. Go's ``QueueBind(q.Name, ...)`` names the queue ``QueueDeclare`` made in the same function; a queue declared
+never the library's. Go endpoints named through functional options (``pub.Configure(publisher.ExchangeName("x"),
+...)``) are read at the configuring call (`amqp_options`). Go's ``QueueBind(q.Name, ...)`` names the queue ``QueueDeclare`` made in the same function; a queue declared
 with the empty name (the broker names it, one per declaration) is bound only by the bindings of that function,
 and a consumer of one with none is unresolved.
 """
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from itertools import chain
 
 from ..languages.folding import Folded, literal, unknown
 from ..languages.python.constants import PythonFolder
@@ -32,6 +34,7 @@ from ..languages.symbols import Bound
 from ..languages.typescript.constants import ScriptFolder
 from ..model import CallFact
 from ..services.endpoints import Item
+from .amqp_options import Options
 from .base import Framework, Project, Reader, item
 from .golang import GoProject
 from .python_web import kwarg, positional
@@ -166,13 +169,23 @@ def read_amqp(folders: Folders, bound_to: dict[str, list[Folded]], bound: Bound)
 def prepare(files: list[Bound], project: Project) -> Reader:
     folders = Folders(files)
     bound_to: list[dict[str, list[Folded]]] = []
+    options: list[Options] = []
+
+    def uses(bound: Bound) -> bool:
+        return project.memo.get("amqp", bound, _uses)
 
     def read(bound: Bound) -> Iterator[Item]:
-        if not project.memo.get("amqp", bound, _uses):
-            return iter(())
+        configured: Iterator[Item] = iter(())
+        if bound.facts.language == "go":
+            if not options:   # the project's option functions and shared AMQP code, read at the first Go file
+                options.append(Options(files, uses, PUBLISH, CONSUME, BIND))
+            if options[0].setters and options[0].shared:
+                configured = options[0].read(bound, folders.fold)
+        if not uses(bound):
+            return configured
         if not bound_to:   # the project's bindings, read at the first file that uses AMQP
             bound_to.append(bindings(files, folders))
-        return read_amqp(folders, bound_to[0], bound)
+        return chain(read_amqp(folders, bound_to[0], bound), configured)
 
     return read
 
