@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from helpers import backend
+from helpers.code_tools import write_tree
 
 from graphlore.contract import parse_request
 from graphlore.runtime import Runtime
@@ -281,10 +282,7 @@ def test_endpoints_named_through_functional_options_are_read_at_the_configuring_
                                                 '\tvar s bus.Sender\n\t_ = s\n')}
     for name in ("grinder", "baker"):
         files[f"deploy/Dockerfile-{name}"] = f"FROM golang:1.22\nRUN go build -o /app ./cmd/{name}\n"
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
-    nodes, edges = CodeGraph.build(root).snapshot()
+    nodes, edges = CodeGraph.build(write_tree(root, files)).snapshot()
     configured = {(n.kind, n.props["microservice"], n.props["line"], n.props["topic"]) for n in nodes.values()
                   if n.kind in ("producer", "route") and n.props["file"].startswith("cmd/")}
     assert configured == {("producer", "grinder", 10, "flour/sack.ready"), ("producer", "grinder", 11, "bran/{?}"),

@@ -8,17 +8,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from helpers.code_tools import write_tree
+
 from graphlore.toolsets.code.index.graph import CodeGraph
 from graphlore.toolsets.code.layout.entry_points import built_packages
 
 MOD = "example.org/teahouse"
-
-
-def _write(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
-    return root
 
 
 def _main(imports: list[str]) -> str:
@@ -43,7 +38,7 @@ CMD ["/app"]
 
 
 def _system(root: Path) -> Path:
-    return _write(root, {
+    return write_tree(root, {
         "go.mod": f"module {MOD}\n\ngo 1.22\n",
         "cmd/brewer/main.go": _main(["internal/brewer/steep", "pkg/bus"]),
         "cmd/till/main.go": _main(["internal/till/orders", "pkg/bus"]),

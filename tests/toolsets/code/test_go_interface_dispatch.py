@@ -9,11 +9,10 @@ from pathlib import Path
 
 import pytest
 from helpers import backend
+from helpers.code_tools import node, run, write_tree
 
-from graphlore.contract import parse_request
 from graphlore.runtime import Runtime
 from graphlore.toolsets.code.index.graph import CodeGraph
-from graphlore.toolsets.code.query import models, tools
 
 FILES = {
     "go.mod": "module example.org/bakery\n\ngo 1.22\n",
@@ -69,10 +68,7 @@ func (b *Bakery) Check(id string) int {
 
 
 def _tree(root: Path) -> Path:
-    for rel, text in FILES.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
-    return root
+    return write_tree(root, FILES)
 
 
 def test_implementing_methods_override_the_interface_s_methods(tmp_path: Path):
@@ -93,15 +89,6 @@ def project(tmp_path_factory, embedder):
     run(runtime, tree, "index", embed=False)
     yield runtime, tree
     runtime.close()
-
-
-def run(runtime: Runtime, tree: Path, tool: str, **fields):
-    return getattr(tools, tool)(runtime, parse_request(getattr(models, f"{tool.capitalize()}Request"),
-                                                       {"project_path": str(tree), **fields}))
-
-
-def node(project, identifier: str) -> str:
-    return run(*project, "resolve", identifier=identifier).node.id
 
 
 def test_impact_and_paths_go_through_the_interface_to_each_implementation(project):

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from helpers.code_tools import write_tree
+
 from graphlore.toolsets.code.index.graph import CodeGraph
 
 PROTO = """syntax = "proto3";
@@ -91,10 +93,7 @@ def _tree(root: Path) -> Path:
         files[f"{name}/go.mod"] = f"module example.org/shop/{name}\n\ngo 1.22\n"
         files[f"{name}/Dockerfile"] = "FROM scratch\n"
         files[f"{name}/main.go"] = _server(name, service, method)
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
-    return root
+    return write_tree(root, files)
 
 
 def test_tagged_fields_are_their_environment_variables(tmp_path: Path):

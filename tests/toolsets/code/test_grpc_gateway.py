@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from helpers.code_tools import write_tree
+
 from graphlore.toolsets.code.index.graph import CodeGraph
 from graphlore.toolsets.code.languages.proto.extract import extract
 
@@ -96,10 +98,7 @@ def _system(root: Path) -> Path:
              "gateway/Dockerfile": "FROM golang:1.22\nCOPY . .\nRUN go build -o /app .\n",
              "shelf/go.mod": "module example.org/library/shelf\n\ngo 1.22\n", "shelf/main.go": SERVER,
              "shelf/Dockerfile": "FROM golang:1.22\nCOPY . .\nRUN go build -o /app .\n"}
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
-    return root
+    return write_tree(root, files)
 
 
 def test_the_proto_s_http_rule_is_read_per_rpc():
