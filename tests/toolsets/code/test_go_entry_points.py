@@ -108,3 +108,24 @@ def test_go_build_commands_name_their_packages_not_their_flag_values():
     assert built_packages("RUN go build -o /bin/app -ldflags '-s -w' ./cmd/api && echo ok\n") == ["./cmd/api"]
     assert built_packages("RUN go install example.org/x/cmd/worker@latest\n") == ["example.org/x/cmd/worker@latest"]
     assert built_packages("RUN go build -o app main.go\n") == []
+
+
+def test_a_ko_image_and_a_skaffold_artifact_s_dockerfile_name_their_entry_points(tmp_path: Path):
+    root = write_tree(tmp_path / "teahouse", {
+        "go.mod": f"module {MOD}\n\ngo 1.22\n",
+        "cmd/steamer/main.go": _main(["pkg/bus"]), "cmd/pourer/main.go": _main(["pkg/bus"]),
+        "pkg/bus/bus.go": _package("bus"),
+        "deploy/pourer.Dockerfile": DOCKERFILE.format(name="pourer"),
+        "k8s/steam.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: steam-jobs\nspec:\n  template:\n"
+                          "    spec:\n      containers:\n        - name: steam\n"
+                          f"          image: ko://{MOD}/cmd/steamer\n",
+        "k8s/pour.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: pouring\nspec:\n  template:\n"
+                         "    spec:\n      containers:\n        - name: pour\n          image: tea/pour-image\n",
+        "skaffold.yaml": "apiVersion: skaffold/v4beta6\nkind: Config\nbuild:\n  artifacts:\n"
+                         "    - image: tea/pour-image\n      context: .\n      docker:\n"
+                         "        dockerfile: deploy/pourer.Dockerfile\n",
+    })
+    services = _services(CodeGraph.build(root))
+    assert {name for name, props in services.items() if props["deployable"]} == {"steamer", "pourer"}
+    assert services["steamer"]["aliases"]["steam-jobs"] == "Kubernetes Deployment"
+    assert services["pourer"]["aliases"]["pouring"] == "Kubernetes Deployment"

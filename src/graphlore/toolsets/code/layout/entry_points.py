@@ -5,8 +5,9 @@ package in ``cmd/<svc>`` built by its own Dockerfile).
 the tree) whose ``RUN`` builds a package of a subfolder (``go build [flags] ./cmd/counter``, ``go install``, or the
 package by its import path under the module's path) names that folder as a deployable's entry point. The path is
 read against the Go module around the Dockerfile (``go build`` runs in a module; a Dockerfile in ``docker/`` of a
-root ``go.mod`` builds ``cmd/counter`` of the root), and counts only when that folder holds Go sources. A Makefile
-target is not enough: it builds, it does not deploy.
+root ``go.mod`` builds ``cmd/counter`` of the root), and counts only when that folder holds Go sources. An image
+``ko://<module path>/cmd/x`` in a deployment file (ko's Kubernetes and Skaffold images) names ``cmd/x`` of the Go module
+with that path the same way. A Makefile target is not enough: it builds, it does not deploy.
 
 **Shared code.** Each entry point's service also holds the packages of its module that only it reaches through
 imports (``internal/counter/...``: `reached`); a package two or more entry points reach stays with the module's own
@@ -25,6 +26,7 @@ _RUN_GO = re.compile(r"\bgo\s+(?:build|install)\b([^&;|\n]*)")
 #: ``go build`` flags that take a value (the value is not a package)
 _VALUE_FLAGS = frozenset({"-o", "-tags", "-ldflags", "-gcflags", "-asmflags", "-mod", "-modfile", "-p", "-pkgdir",
                           "-buildmode", "-compiler", "-installsuffix", "-overlay", "-pgo", "-toolexec", "-trimpath="})
+_KO = re.compile(r"ko://([\w.\-/]+)")
 _IMPORT_BLOCK = re.compile(r"^import\s*\((.*?)^\)", re.S | re.M)
 _IMPORT_LINE = re.compile(r'^import\s+(?:[\w.]+\s+)?"([^"]+)"', re.M)
 _QUOTED = re.compile(r'"([^"]+)"')
@@ -60,9 +62,15 @@ def built_packages(text: str) -> list[str]:
 
 
 def entry_points(found: Scan, go_modules: dict[str, str]) -> dict[str, str]:
-    """Dockerfile path -> the folder of the one entry point it builds (see the module docstring). ``go_modules``:
-    folder ("." for the root) -> its ``go.mod`` module path."""
+    """Dockerfile path (or ``ko://`` image) -> the folder of the one entry point it builds (see the module
+    docstring). ``go_modules``: folder ("." for the root) -> its ``go.mod`` module path."""
     out: dict[str, str] = {}
+    for _file, package in ko_images(found):
+        for module, namespace in go_modules.items():
+            if package.startswith(namespace + "/"):
+                rel = ("" if module == "." else module + "/") + package[len(namespace) + 1:]
+                if _holds_go(found, rel):
+                    out[f"ko://{package}"] = rel
     for path in dockerfiles(found):
         folder = path.rpartition("/")[0]
         module = _around(folder, go_modules)
@@ -82,11 +90,30 @@ def entry_points(found: Scan, go_modules: dict[str, str]) -> dict[str, str]:
             else:
                 continue
             rel = (base + rel).strip("/")
-            if rel and ".." not in rel.split("/") and any(p.startswith(rel + "/") and p.endswith(".go")
-                                                           and "/" not in p[len(rel) + 1:] for p in found.sources):
+            if rel and ".." not in rel.split("/") and _holds_go(found, rel):
                 targets.add(rel)
         if len(targets) == 1:
             out[path] = targets.pop()
+    return out
+
+
+def _holds_go(found: Scan, folder: str) -> bool:
+    return any(p.startswith(folder + "/") and p.endswith(".go") and "/" not in p[len(folder) + 1:]
+               for p in found.sources)
+
+
+def ko_images(found: Scan) -> list[tuple[str, str]]:
+    """(deployment file, package) of every ``ko://`` image the deployment files name."""
+    out = []
+    for rel, names in found.layout_files.items():
+        for name in names:
+            if name.endswith((".yml", ".yaml")):
+                path = f"{rel}/{name}" if rel else name
+                try:
+                    text = (found.root / path).read_text(encoding="utf-8", errors="replace")
+                except OSError:
+                    continue
+                out += [(path, package.rstrip("/")) for package in _KO.findall(text)]
     return out
 
 
@@ -108,9 +135,13 @@ def import_stamps(found: Scan) -> tuple:
         except OSError:
             continue
         if _RUN_GO.search(text):
-            return tuple(sorted((path, source.size, source.mtime_ns) for path, source in found.sources.items()
-                                if path.endswith(".go")))
-    return ()
+            return _go_stamps(found)
+    return _go_stamps(found) if ko_images(found) else ()
+
+
+def _go_stamps(found: Scan) -> tuple:
+    return tuple(sorted((path, source.size, source.mtime_ns) for path, source in found.sources.items()
+                        if path.endswith(".go")))
 
 
 def go_imports(root: Path, paths: list[str]) -> list[str]:

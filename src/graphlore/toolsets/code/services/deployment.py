@@ -167,6 +167,7 @@ class Reader:
         self.config_maps: dict[str, dict[str, list[str]]] = {}
         self._read_docs = 0
         self.artifacts: dict[str, str] = {}       # image -> build folder
+        self.artifact_dockerfiles: dict[str, str] = {}   # image -> the Dockerfile its artifact names
         self.env_files: dict[str, dict[str, str]] = {}   # folder -> values
         self.dotenv: dict[str, dict[str, str]] = {}   # folder -> its ``.env``'s values (what Compose reads)
         self.files: list[str] = []
@@ -261,6 +262,8 @@ class Reader:
                     docker = artifact.get("docker")
                     dockerfile = docker.get("dockerfile") if isinstance(docker, dict) else None
                     if isinstance(dockerfile, str):
+                        self.artifact_dockerfiles[_image_name(artifact["image"])] = _folder(
+                            PurePosixPath("" if folder == "." else folder), dockerfile)
                         folder = _dockerfile_folder(folder, dockerfile)
                     jib = artifact.get("jib")
                     project = jib.get("project") if isinstance(jib, dict) else None
@@ -444,7 +447,9 @@ def read_deployment(layout: Layout, root: Path, paths: list[str]) -> Deployment:
         if unit.kind == "k8s-service":
             continue
         service = entry.get(unit.dockerfile) or (by_folder(unit.build) if unit.build else None)
-        for image in unit.images:
+        for image in unit.images:   # an entry point's image (ko://..., a Skaffold artifact's Dockerfile)
+            if service is None:
+                service = entry.get(image) or entry.get(reader.artifact_dockerfiles.get(_image_name(image)))
             if service is None and _image_name(image) in reader.artifacts:
                 service = by_folder(reader.artifacts[_image_name(image)])
         if service is None:
