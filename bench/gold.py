@@ -106,6 +106,24 @@ def score(name: str, found: list[tuple[str, str | None]], gold: dict[str, bool])
     return result
 
 
+def _at(place: dict, props: dict) -> bool:
+    """Whether a node's file and line are a key place's (``span`` [first, last], else ``line``)."""
+    if place.get("file") != props["file"]:
+        return False
+    span = place.get("span") or [place.get("line"), place.get("line")]
+    return span[0] is not None and span[0] <= props["line"] <= span[1]
+
+
+def _topics(entry: dict) -> set[str]:
+    """The topics (as the tool writes them: ``exchange/key``, a queue) a key producer or consumer stands for."""
+    out = {entry["queue"]} if entry.get("queue") else set()
+    for exchange, key in [(entry.get("exchange"), entry.get("routing_key")),
+                          ((entry.get("binding") or {}).get("exchange"), (entry.get("binding") or {}).get("routing_key"))]:
+        if key is not None:
+            out.add(key if not exchange else f"{exchange}/{key}")
+    return out
+
+
 class Matcher:
     """One system's key and one graph of it: which tool node is which key entry."""
 
@@ -135,10 +153,18 @@ class Matcher:
         return found
 
     def message_entry(self, node: GraphNode, kind: str) -> str | None:
-        """The key's producer or consumer (``kind``) at the node's file and line (keys that list them)."""
+        """The key's producer or consumer (``kind``) at the node's file and line (keys that list them), else the one
+        whose ``also_accept`` lists that place: a place several entries accept (a shared send or consume site) is the
+        entry whose exchange and key (producers) or queue or binding (consumers) the node's topic names, else none."""
         p = node.props
-        return next((entry["id"] for entry in self.key.get(kind, [])
-                     if entry["file"] == p["file"] and entry["span"][0] <= p["line"] <= entry["span"][1]), None)
+        entries = self.key.get(kind, [])
+        found = next((entry["id"] for entry in entries if _at(entry, p)), None)
+        if found is not None:
+            return found
+        accepted = [entry for entry in entries if any(_at(place, p) for place in entry.get("also_accept", ()))]
+        if len(accepted) > 1:
+            accepted = [entry for entry in accepted if p.get("topic") in _topics(entry)]
+        return accepted[0]["id"] if len(accepted) == 1 else None
 
     def route_entry(self, node: GraphNode) -> str | None:
         p = node.props

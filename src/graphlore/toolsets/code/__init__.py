@@ -53,6 +53,7 @@ The map (packages by concern; a package imports only the packages above it)::
     layout/                       the tree as microservices and modules
       walk.py                     one walk: sources by the registered suffixes, layout files, package folders
       layout.py                   modules from build files, microservices, each file's context
+      entry_points.py             services built from a subfolder's entry point (go build ./cmd/x), their packages
     services/                     what part 2 shares across frameworks
       endpoints.py                routes, clients and producers before linking; path and URL rules
       settings.py                 each module's Spring settings, config servers, ${...} placeholders
@@ -76,6 +77,7 @@ The map (packages by concern; a package imports only the packages above it)::
       k6.py                       k6 load tests (JavaScript) as HTTP clients of the URLs they request
       nginx.py                    nginx proxy_pass locations as gateway routes forwarding to a service
       amqp.py                     AMQP producers and consumers (pika, Go amqp, amqplib) by exchange/key
+      amqp_options.py             Go AMQP endpoints named through functional options, at the configuring call
       kafka.py                    Kafka's plain clients (Python, Node, Java/Kotlin, C#) by topic
       apache_http.py              Apache HttpClient requests (new HttpGet(url) ...) as HTTP clients
       triggers.py                 TRIGGERS edges: XState events, passport callbacks (no call in the code)

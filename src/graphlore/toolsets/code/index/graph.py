@@ -30,6 +30,7 @@ from ..frameworks.read import PartTwo
 from ..frameworks.triggers import trigger_edges
 from ..languages import registry
 from ..languages.symbols import Bound, FileResult, Table, Tracker, digests
+from ..layout.entry_points import import_stamps
 from ..layout.layout import Layout, detect_layout, layout_sources, settle_deployable
 from ..layout.walk import Scan, scan
 from ..model import (
@@ -160,7 +161,7 @@ class CodeGraph:
             found = scan(self.root) if found is None else found
         with _phase(stats, "layout"):
             layout_key = (tuple(sorted(found.layout_stamp.items())), tuple(sorted(found.package_dirs)),
-                          layout_sources(found))
+                          layout_sources(found), import_stamps(found))
             if layout_key != self._layout_key:
                 self.layout = detect_layout(found)
                 self._layout_key = layout_key

@@ -32,9 +32,9 @@ FRAMEWORKS = ("spring_web", "spring_cloud_gateway", "zuul", "nginx", "jaxrs", "s
               "spring_cloud_stream",
               "fastapi", "flask", "express", "nestjs", "nextjs", "net_http", "gorilla_mux", "gin", "echo", "chi", "aspnet", "ktor",
               "symfony", "laravel", "slim", "php_router", "sinatra", "rails", "grape",
-              "grpc", "sarama", "kafka_go", "confluent_kafka", "kafka_python", "aiokafka", "kafkajs", "node_rdkafka",
-              "kafka_clients", "confluent_kafka_dotnet", "pika", "amqp_go", "amqplib", "ruby_kafka", "rdkafka", "racecar",
-              "bunny", "sneakers", "declared")
+              "grpc", "grpc_gateway", "sarama", "kafka_go", "confluent_kafka", "kafka_python", "aiokafka", "kafkajs",
+              "node_rdkafka", "kafka_clients", "confluent_kafka_dotnet", "pika", "amqp_go", "amqplib", "ruby_kafka",
+              "rdkafka", "racecar", "bunny", "sneakers", "declared")
 #: what makes an HTTP call
 CLIENT_KINDS = ("feign", "rest_template", "web_client", "rest_client", "http_exchange", "requests", "httpx",
                 "aiohttp", "fetch", "axios", "request", "apache_http", "net_http", "http_client", "ktor_client", "locust", "k6",

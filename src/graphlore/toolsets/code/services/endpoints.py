@@ -56,8 +56,11 @@ class Item:
     target_name: Folded | None = None
     #: gateway routes: where they forward (see `Forward`)
     forward: Forward | None = None
-    #: gRPC clients: the address their channel dials, as folded (None: not traced); evidence, never the target
+    #: gRPC clients (and grpc-gateway routes): the address their channel dials, as folded (None: not traced);
+    #: evidence, never the target
     address: Folded | None = None
+    #: grpc-gateway routes: the gRPC method (``package.Service/Method``) the HTTP route forwards to
+    forward_grpc: str | None = None
 
     @property
     def resolved(self) -> bool:

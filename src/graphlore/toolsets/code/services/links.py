@@ -355,6 +355,8 @@ def link(items: Iterable[Item], layout: Layout, deployment: Deployment | None = 
                              path_template=item.path.text if item.path is not None else None, broker=item.broker,
                              topic=item.topic.text if item.topic is not None else None, grpc=item.grpc,
                              grpc_service=grpc_links.service_of(item), forward=_forward_props(item, settler))
+                if item.forward_grpc is not None:   # a grpc-gateway route: the endpoint it dials
+                    props.update(_channel(item, names, settler))
                 node = GraphNode(node_id, "route", props["label"],
                                  node_text(props["label"], item.owner_fqn, item.written, ""), props)
                 nodes.append(node)
@@ -402,6 +404,8 @@ def link(items: Iterable[Item], layout: Layout, deployment: Deployment | None = 
     for node, item in routes:
         if item.forward is not None:
             edges += _link_forward(node, item, names, http_by_service, settler)
+        if item.forward_grpc is not None:
+            edges += grpc_links.link_gateway(node, item, grpc_routes)
     for node, client in clients:
         item = client.item
         edges.append(make_edge(item.owner, "DECLARES_CLIENT", node.id))

@@ -9,7 +9,10 @@ its import names. A type's methods are the methods of its package whose receiver
 interface's (every method name with the same number of parameters; an interface's embedded project
 interfaces count, an embedded outside one makes it unknown, and an empty interface is left out). The
 interfaces looked at are those of the type's own Go module and of the packages its file imports; each
-implemented one is an ``IMPLEMENTS`` edge and is listed in ``implements``.
+implemented one is an ``IMPLEMENTS`` edge and is listed in ``implements``; each method of the type that
+implements one of the interface's methods ``OVERRIDES`` it (as a Java method its interface's), so a call through
+the interface (``CALLS`` to the interface method) reaches every implementation in ``impact`` and ``paths``
+(``OVERRIDDEN_BY``): interface dispatch, never a guess of one implementation.
 """
 
 from __future__ import annotations
@@ -168,7 +171,39 @@ class GoResolver(TypedResolver):
         return project, external
 
     def overridden(self, class_ref: Ref, method: SymbolFact) -> list[Ref]:
-        return []   # Go has no overriding; an embedded type's method is shadowed, not overridden
+        """The methods of the project interfaces the type implements that ``method`` implements (same name and
+        parameter count): what a call through the interface dispatches to. An embedded type's method is shadowed,
+        not overridden."""
+        if self.table.sym(class_ref).kind == "interface":
+            return []
+        out: list[Ref] = []
+        for relation, res in self.supers(class_ref):
+            if relation == "implements" and res[0] == "project":
+                out += self.interface_method(res[1], method.name, len(method.params), set())
+        return sorted(set(out))
+
+    def interface_method(self, ref: Ref, name: str, params: int, seen: set[Ref]) -> list[Ref]:
+        """The method ``name`` an interface declares, itself or through the project interfaces it embeds."""
+        seen.add(ref)
+        bound = self.table.files[ref[0]]
+        found = [(bound.path, i) for i in bound.members(bound.sym(ref[1]).key)
+                 if bound.sym(i).kind == "method" and bound.sym(i).name == name and len(bound.sym(i).params) == params]
+        if found:
+            return found
+        for relation, res in super().supers(ref):
+            if relation == "extends" and res[0] == "project" and res[1] not in seen:
+                found += self.interface_method(res[1], name, params, seen)
+        return found
+
+    def declare(self, bound: Bound, index: int, sym: SymbolFact, out) -> None:
+        """Also the ``OVERRIDES`` of a method declared in another file than its receiver type."""
+        super().declare(bound, index, sym, out)
+        receiver = sym.extra.get("receiver") if sym.kind == "method" and not sym.parent else None
+        if receiver:
+            res = self.resolve_type(receiver, bound, None)
+            if res[0] == "project" and self.table.sym(res[1]).kind in self.CLASS_KINDS:
+                for target in self.overridden(res[1], sym):
+                    out.sink.add(bound.ids[index], "OVERRIDES", self.table.id_of(target))
 
     # ---- the file -----------------------------------------------------------------------------
     def import_targets(self, target: str, bound: Bound) -> list[Ref]:
