@@ -43,6 +43,12 @@ The map (packages by concern; a package imports only the packages above it)::
                                   docblock annotations, route groups)
       php/resolve.py              namespaces, use imports, base types and traits, __construct
       php/constants.py            PHP values for folding (class constants, ., interpolation, sprintf, getenv)
+      rust/__init__.py            Rust as a Language: Cargo.toml crates and workspaces, module paths
+      rust/extract.py             one Rust file -> facts (structs, enums, traits, impl blocks, use trees,
+                                  attributes, call chains)
+      rust/resolve.py             module paths, use imports and re-exports, impl methods across files, traits
+      rust/paths.py               crate/self/super and declared mods in a path
+      rust/constants.py           Rust values for folding (consts, format!, struct literal fields, env::var)
       proto/__init__.py           Protocol Buffers as a Language: a .proto declares, it calls nothing
       proto/extract.py            one .proto file -> services, rpc methods (their gRPC names), messages
     layout/                       the tree as microservices and modules
@@ -83,6 +89,7 @@ The map (packages by concern; a package imports only the packages above it)::
       aspnet.py                   ASP.NET Core routes (attributes, minimal APIs), HttpClient clients
       ktor.py                     Ktor routing and clients (Kotlin)
       php_web.py                  Symfony, Laravel, Slim routes; curl, Guzzle, Symfony HttpClient clients (PHP)
+      rust_web.py                 axum, actix-web, rocket routes; reqwest clients; rdkafka (Rust)
       grpc/                       gRPC routes and clients in every language, named package.Service/Method
         services.py               the .proto services, how each language names their methods
         go.py                     grpc-go: Register...Server, New...Client stubs
@@ -90,6 +97,7 @@ The map (packages by concern; a package imports only the packages above it)::
         python.py                 grpcio: add_..._to_server, ...Stub
         csharp.py                 Grpc.AspNetCore: ...Base subclasses, ...Client stubs
         script.py                 grpc-js: server.addService, service and generated XClient clients
+        rust.py                   tonic: impl of the generated service trait, XClient stubs
     index/                        the graph in memory and in the store
       graph.py                    CodeGraph: build / update (incremental == full) / restore / snapshot
       persist.py                  per-file records that let an update after a restart stay incremental

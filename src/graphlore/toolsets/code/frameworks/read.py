@@ -30,6 +30,7 @@ from . import (
     nginx,
     php_web,
     python_web,
+    rust_web,
     script_web,
     spring,
 )
@@ -38,6 +39,7 @@ from .grpc import csharp as grpc_csharp
 from .grpc import go as grpc_go
 from .grpc import jvm as grpc_jvm
 from .grpc import python as grpc_python
+from .grpc import rust as grpc_rust
 from .grpc import script as grpc_script
 
 FRAMEWORKS: tuple[Framework, ...] = (
@@ -57,10 +59,12 @@ FRAMEWORKS: tuple[Framework, ...] = (
     aspnet.FRAMEWORK,
     ktor.FRAMEWORK,
     php_web.FRAMEWORK,
+    rust_web.FRAMEWORK,
     grpc_go.FRAMEWORK,
     grpc_csharp.FRAMEWORK,
     grpc_jvm.FRAMEWORK,
     grpc_python.FRAMEWORK,
+    grpc_rust.FRAMEWORK,
     grpc_script.FRAMEWORK,
     declared.FRAMEWORK,
 )
