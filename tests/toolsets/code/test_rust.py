@@ -89,8 +89,12 @@ pub fn total(o: &Order) -> u64 { o.price() }
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
-    fn it_places() {}
+    fn it_places() {
+        Order::new(1).place();
+    }
 }
 """
 STORE = """mod memory;
@@ -155,6 +159,7 @@ def test_a_crate_gives_modules_types_impl_methods_and_resolved_calls(crate):
     assert "ENTRY_POINT" in symbols["order_service.main"]["capabilities"]
     assert not any("it_places" in fqn for fqn in symbols)    # a #[cfg(test)] module is not read
     calls = _edges(graph, "CALLS")
+    assert not any(src == "order_service.model" for src, _dst in calls)   # nor its calls
     assert calls[("order_service.main", "order_service.model.Order.new")] == "static"                 # Type::f()
     assert calls[("order_service.main", "order_service.model.Order.place")] == "inferred_type"        # let x = T::new()
     assert calls[("order_service.main", "order_service.store.count")] == "static"                     # module::f()

@@ -9,7 +9,8 @@ registers is served under the prefixes of the places its value goes: an axum ``.
 begun by ``web::scope("/api")`` adds ``/api``, one begun by ``web::resource("/p")`` is that path; a function
 handed to ``.configure(f)`` registers on ``cfg`` under the prefixes of that call.
 
-**Routes.** axum ``.route("/p", get(h).post(h2))`` (``any`` is every method); actix-web ``.route("/p",
+**Routes.** axum ``.route("/p", get(h).post(h2))`` on a receiver (``any`` is every method; a bare ``route(..)`` is a
+function of the project's, not read); actix-web ``.route("/p",
 web::get().to(h))``, a resource's ``.route(web::post().to(h))`` and ``.to(h)``, and ``#[get("/p")]``-style
 attributes (``#[route("/p", method = "GET")]`` too) on a function registered with ``.service(h)``; rocket
 ``#[get("/p/<id>")]`` under each ``.mount("/base", routes![h, ..])`` that lists it. The handler is the project
@@ -77,8 +78,8 @@ class RustProject:
 
     def function(self, bound: Bound, expr: str) -> tuple[Bound, int] | None:
         """The project function a path names in ``bound`` (``h``, ``handlers::h``, ``crate::a::h``,
-        ``Type::h``), or None (a closure, a library's)."""
-        expr = expr.strip().lstrip("&").replace("::", ".").replace(" ", "")
+        ``Type::h``, ``h::<T>``), or None (a closure, a library's)."""
+        expr = re.sub(r"::<.*>$", "", expr.strip().lstrip("&")).replace("::", ".").replace(" ", "")
         if not re.fullmatch(r"[\w.]+", expr):
             return None
         module = bound.ctx.module_name
@@ -208,14 +209,14 @@ def _registrations(project: RustProject, prefixes: Prefixes, bound: Bound, index
                    owner: int) -> Iterator[Item]:
     axum = _uses(bound, "axum")
     actix = _uses(bound, "actix_web")
-    if call.name == "route" and len(call.args) >= 2 and axum:
+    if call.name == "route" and len(call.args) >= 2 and axum and call.receiver is not None:
         path = project.fold(bound, call.args[0], call.owner, call.line)
         for method, handler in _method_routers(call.args[1]):
             target, at = _handler_target(project, bound, handler, owner, call.line)
             for prefix in prefixes.of_chain(bound, index):
                 yield item(target[0], target[1], "route", "axum", at, http_method=method,
                            path=join_paths([prefix, path]), written=call.args[0])
-    elif actix and call.name == "route" and call.args:
+    elif actix and call.name == "route" and call.args and call.receiver is not None:
         method = _ACTIX_METHOD.search(call.args[-1])
         handler = _ACTIX_TO.search(call.args[-1])
         path = project.fold(bound, call.args[0], call.owner, call.line) if len(call.args) >= 2 else literal("")

@@ -171,6 +171,8 @@ class _Extractor(Extractor):
         self.impl_of: dict[int, str] = {}
         #: names that begin a ``a::b`` path somewhere in the file (a crate or module, never a local)
         self.path_heads: set[str] = set()
+        #: byte spans of the ``#[cfg(test)]`` modules: nothing in them is read
+        self.skipped: list[tuple[int, int]] = []
 
     def run(self) -> FileFacts:
         root = self.parse()
@@ -198,7 +200,9 @@ class _Extractor(Extractor):
                 name = text(node.child_by_field_name("name"))
                 if body is None:
                     self.facts.extra.setdefault("mods", []).append(name)
-                elif not _is_test_module(node):
+                elif _is_test_module(node):
+                    self.skipped.append((node.start_byte, node.end_byte))
+                else:
                     self.items(body, f"{prefix}{name}.")
             elif kind in ("struct_item", "enum_item", "union_item", "type_item"):
                 self.type_item(node, prefix)
@@ -335,9 +339,18 @@ class _Extractor(Extractor):
         ), (node.start_byte, node.end_byte))
 
     # -- calls and locals -----------------------------------------------------------------------
+    def read(self, node: Node) -> bool:
+        """Whether a node is outside every ``#[cfg(test)]`` module."""
+        return not any(start <= node.start_byte < end for start, end in self.skipped)
+
+    def assignment_pairs(self, root: Node) -> list[tuple[Node, Node]]:
+        return [pair for pair in super().assignment_pairs(root) if self.read(pair[0])]
+
     def calls(self, root: Node) -> None:
         self.call_nodes: dict[int, Node] = {}
         for node, _tag, owner in self.owned(root, _CALLS):
+            if not self.read(node):
+                continue
             found = self.call_fact(node, owner or "")
             if found is not None:
                 self.facts.calls.append(found)
@@ -386,6 +399,8 @@ class _Extractor(Extractor):
         constructor gives a field), ``Self`` read as the ``impl`` type."""
         out: list[tuple[str, Node]] = []
         for node, _tag, _owner in self.owned(root, "(struct_expression) @literal"):
+            if not self.read(node):
+                continue
             name = type_name(node.child_by_field_name("name"))
             if name == "Self":
                 name = self._self_type(node)
@@ -402,6 +417,8 @@ class _Extractor(Extractor):
     def locals(self, root: Node) -> None:
         items: list[tuple[Node, str]] = []
         for _, match in QueryCursor(query(GRAMMAR, _LOCALS)).matches(root):
+            if not self.read(match["let"][0] if "let" in match else match["name"][0]):
+                continue
             if "let" in match:
                 let = match["let"][0]
                 pattern = let.child_by_field_name("pattern")
