@@ -57,13 +57,19 @@ pub trait Priced {
     fn price(&self) -> u64;
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
 pub struct Order {
     pub id: u64,
     store: Store,
 }
 
-pub enum Status { Open, Closed }
+pub enum Status { Open, Held(u64) }
+
+pub struct Id(pub u64);
+
+impl Id {
+    pub fn zero() -> Self { Self(0) }
+}
 
 impl Order {
     pub fn new(id: u64) -> Self {
@@ -74,6 +80,9 @@ impl Order {
         self.store.put(self.id);
         self.audit();
         Self::check(self.id);
+        let held = Status::Held(self.id);
+        let id = Id(self.id);
+        self.to_value();
     }
 
     fn audit(&self) {}
@@ -167,6 +176,11 @@ def test_a_crate_gives_modules_types_impl_methods_and_resolved_calls(crate):
     assert calls[("order_service.main", "order_service.model.total")] == "static"
     assert calls[("order_service.model.Order.place", "order_service.model.Order.audit")] == "same_class"   # self.m()
     assert calls[("order_service.model.Order.place", "order_service.model.Order.check")] == "static"       # Self::f()
+    assert calls[("order_service.model.Order.place", "order_service.model.Status")] == "constructor"      # a variant
+    assert calls[("order_service.model.Order.place", "order_service.model.Id")] == "constructor"     # a tuple struct
+    assert calls[("order_service.model.Id.zero", "order_service.model.Id")] == "constructor"         # Self(..)
+    place_sites = {site["name"]: site["reason"] for site in symbols["order_service.model.Order.place"]["unresolved_calls"]}
+    assert place_sites == {"to_value": "external_base"}     # a method of a derived (library) trait
     assert calls[("order_service.model.Order.place", "order_service.store.Store.put")] == "same_class"     # self.field.m()
     assert calls[("order_service.helper", "order_service.store.Store.put")] == "receiver_type"             # let s: T
     assert calls[("order_service.helper", "order_service.store.make_thing")] == "static_import"            # use a::*

@@ -9,7 +9,8 @@ The fqn is the file's module path with ``.`` for ``::`` (``orders.handlers.creat
 
 Kinds: a struct is a ``class`` (``modifiers`` say ``struct``), an enum an ``enum``, a trait an ``interface``; an
 ``impl Trait for Type`` in the file that declares ``Type`` makes ``Trait`` one of its supertypes
-(``implements``); elsewhere it is listed in ``extra["impls"]`` as ``[type, trait]``. ``Self`` in a signature is
+(``implements``); elsewhere it is listed in ``extra["impls"]`` as ``[type, trait]``; a ``#[derive(..)]`` trait is a
+supertype too (its methods are the library's: ``User::query()`` of a derived ``Queryable``). ``Self`` in a signature is
 the ``impl`` block's type. Types as written drop references, ``mut``, lifetimes and generic arguments
 (``&mut Vec<T>`` -> ``Vec``); a local made by a call is typed ``~callee()`` (``Order::new()`` ->
 ``~Order.new()``; a trailing ``.unwrap()``, ``.expect(..)``, ``?`` or ``.await`` is looked through), by a struct
@@ -230,10 +231,13 @@ class _Extractor(Extractor):
         kind = node.type
         body = node.child_by_field_name("body")
         type_params = node.child_by_field_name("type_parameters")
+        annotations = attributes(node)
+        derived = tuple(("implements", squash(t).replace("::", ".")) for a in annotations if a.name == "derive"
+                        for t in (a.args[0][1].split(",") if a.args else ()) if t.strip())
         sym = self.add(SymbolFact(
             key=prefix + name, name=name, kind="enum" if kind == "enum_item" else "class", parent=None,
             line_start=node.start_point[0] + 1, line_end=node.end_point[0] + 1,
-            signature=_head(self.src, node, body), docstring=_doc(node), annotations=attributes(node),
+            signature=_head(self.src, node, body), docstring=_doc(node), annotations=annotations, supers=derived,
             modifiers=(*_visibility(node), {"struct_item": "struct", "union_item": "union", "type_item": "alias",
                                             "enum_item": "enum"}[kind]),
             type=type_name(node.child_by_field_name("type")) if kind == "type_item" else "",

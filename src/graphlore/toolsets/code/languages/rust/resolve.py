@@ -7,7 +7,9 @@ the modules it ``use``s whole (``use a::*``); a path ``a::b::f`` goes through a 
 a ``mod`` declaration, ``crate``, ``self``, ``super``, or a crate of the project by its name). A type's methods
 are those of every ``impl`` block of its crate whose type names it (``impl Order`` in another file too);
 ``Type::f()`` and ``Self::f()`` are its associated functions, ``self.m()`` the enclosing ``impl`` type's,
-``x.m()`` the type ``x`` was declared or made with (``let x = Type::new()``). A receiver of unknown type stays
+``x.m()`` the type ``x`` was declared or made with (``let x = Type::new()``); ``Self(..)``, ``Wrapper(..)`` and
+``Kind::Variant(..)`` make a value of the type; a type alias of a library's type has the library's members. A
+receiver of unknown type stays
 unresolved (no ``name_only`` guess: most Rust locals carry no written type). ``impl Trait for Type`` in any file
 of the crate is an ``IMPLEMENTS`` edge.
 """
@@ -224,6 +226,10 @@ class RustResolver(TypedResolver):
             if ref is not None:
                 return self.constructor_call(("project", ref), call)
             return None, "", {"reason": "external_name", "detail": imported}
+        if name == "Self":   # Self(..): the impl type's tuple-struct construction
+            index = self.enclosing_class(bound, call.owner or None)
+            if index is not None:
+                return (bound.path, index), "constructor", {}
         prefix = call.owner.rsplit(".", 1)[0] + "." if call.owner and "." in call.owner and \
             bound.sym(bound.by_key[call.owner]).kind == "function" else ""
         for position, package in enumerate(self.visible_packages(bound)):
@@ -231,6 +237,9 @@ class RustResolver(TypedResolver):
                 self.package_callables(package, name) if prefix and position == 0 else [])
             if found:
                 return self.pick(found, call, "local" if position == 0 else "static_import")
+            ref = self.type_ref(self.join(package, name), bound)
+            if ref is not None:   # a tuple struct made: Wrapper(x)
+                return self.constructor_call(("project", ref), call)
         if name in self.BUILTIN_FUNCTIONS:
             return None, "", {"reason": "builtin", "detail": name}
         opened = [p for p in self.visible_packages(bound)[1:] if p]
@@ -245,6 +254,16 @@ class RustResolver(TypedResolver):
                 if self.table.sym(r).kind == "function" and self.table.fqn_of(r) == fqn]
 
     def member_call(self, what, how: str, call: CallFact, bound: Bound) -> Target:
+        if what[0] == "static" and self.table.sym(what[1]).kind == "enum" and call.name[:1].isupper():
+            return what[1], "constructor", {}   # Kind::Variant(..): an enum value made
+        if what[0] in ("static", "instance"):
+            ref = what[1] if what[0] == "static" else (what[1][1] if what[1][0] == "project" else None)
+            sym = self.table.sym(ref) if ref is not None else None
+            if sym is not None and "alias" in sym.modifiers and sym.type:
+                aliased = self.resolve_type(sym.type, self.table.files[ref[0]], sym.parent)
+                if aliased[0] != "project":   # type Response = http::Response: the library's members
+                    return None, "", {"reason": "external_type", "detail": f"{aliased[1]}.{call.name}"}
+                what = (what[0], aliased[1]) if what[0] == "static" else ("instance", aliased)
         if what[0] == "package":
             found = self.package_callables(what[1], call.name)
             if found:
