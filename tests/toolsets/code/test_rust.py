@@ -301,3 +301,13 @@ def test_updates_equal_a_full_build(tmp_path):
     assert "R POST /internal/stock framework=actix_web handler=inventory.admin.add_stock service=inventory " \
            "resolved=True" in lines
     assert "C PUT orders /api/orders/1 kind=reqwest from=inventory.events.touch match=cross_service" in lines
+
+
+def test_route_attributes_and_library_calls_give_capabilities():
+    nodes, _ = CodeGraph.build(FIXTURES / "rust-web").snapshot()
+    caps = {n.props["fqn"]: n.props["capabilities"] for n in nodes.values() if n.kind == "symbol"}
+    assert caps["inventory.get_stock"] == ["HTTP_ENDPOINT"]                        # #[get("/api/stock/{sku}")]
+    assert caps["shipping.status.ping"] == ["HTTP_ENDPOINT"]                       # rocket's #[get(..)]
+    assert caps["orders.clients.inventory.InventoryClient.release"] == ["HTTP_CLIENT"]   # on a Client::new()
+    assert caps["orders.clients.events.announce"] == ["MESSAGE_PRODUCER"]
+    assert caps["inventory.events.listen"] == ["MESSAGE_LISTENER"]

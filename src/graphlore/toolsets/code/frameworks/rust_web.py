@@ -243,7 +243,7 @@ def _attribute_routes(project: RustProject, prefixes: Prefixes, bound: Bound,
         if sym.kind not in ("function", "method"):
             continue
         for annotation in sym.annotations:
-            verb = annotation.name.rsplit("::", 1)[-1]
+            verb = annotation.name.rsplit(".", 1)[-1]
             if verb not in VERBS and verb != "route" or not annotation.args:
                 continue
             args = split_top(annotation.args[0][1])

@@ -62,7 +62,18 @@ def _main(sym: SymbolFact) -> bool:
     return bool(sym.extra.get("entry_point"))
 
 
-RULES = roles.Rules(entry_point=_main)
+_VERBS = ("get", "post", "put", "delete", "patch", "head", "options")
+RULES = roles.Rules(
+    # actix-web's and rocket's route attributes (``#[get("/p")]``, ``#[actix_web::route(..)]``)
+    capabilities={**dict.fromkeys((*_VERBS, "route"), "HTTP_ENDPOINT")},
+    call_capabilities=(
+        *((f"reqwest.{verb}", "HTTP_CLIENT") for verb in _VERBS),
+        *((f"reqwest.{client}.{call}", "HTTP_CLIENT") for client in ("Client", "blocking.Client")
+          for call in (*_VERBS, "request")),
+        ("rdkafka.producer.", "MESSAGE_PRODUCER"), ("rdkafka.consumer.", "MESSAGE_LISTENER"),
+    ),
+    entry_point=_main,
+)
 
 LANGUAGE = Language(
     "rust", {".rs": "rust"}, extract.extract, RustResolver, RULES,

@@ -87,15 +87,15 @@ def _doc(node: Node) -> str:
 
 
 def attributes(node: Node) -> tuple[AnnotationFact, ...]:
-    """The ``#[...]`` attributes right above an item: name as written (``get``, ``tokio::main``) and the raw
-    argument list as one positional argument."""
+    """The ``#[...]`` attributes right above an item: name with ``.`` for ``::`` (``get``, ``tokio.main``) and the
+    raw argument list as one positional argument."""
     out: list[AnnotationFact] = []
     prev = node.prev_named_sibling
     while prev is not None and prev.type in ("attribute_item", "line_comment", "block_comment"):
         if prev.type == "attribute_item":
             attr = next((c for c in prev.named_children if c.type == "attribute"), None)
             if attr is not None and attr.named_children:
-                name = squash(text(attr.named_children[0]))
+                name = squash(text(attr.named_children[0])).replace("::", ".")
                 args = attr.child_by_field_name("arguments")
                 value = attr.child_by_field_name("value")
                 raw = text(args)[1:-1] if args is not None else (text(value) if value is not None else "")

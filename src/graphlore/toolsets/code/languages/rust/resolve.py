@@ -271,6 +271,14 @@ class RustResolver(TypedResolver):
             return None, "", {"reason": "external_name", "detail": f"{what[1]}.{call.name}"}
         return super().member_call(what, how, call, bound)
 
+    def call_result(self, call: CallFact, bound: Bound) -> TypeRes:
+        """A library type's ``T::new()``/``T::default()`` is a ``T`` (Rust's convention; it only names the library
+        type a later call is made on, never a project symbol)."""
+        found = super().call_result(call, bound)
+        if found[0] == "external" and call.name in ("new", "default") and found[1].endswith(f".{call.name}()"):
+            return ("external", found[1][:-len(call.name) - 3])
+        return found
+
     def constructor_call(self, res: TypeRes, call: CallFact) -> Target:
         """``Type(..)`` is a tuple struct or an enum variant's construction: the type itself."""
         if res[0] != "project":
