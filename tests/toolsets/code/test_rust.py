@@ -44,6 +44,9 @@ async fn main() {
 }
 
 fn helper() {
+    fn audit_log() {}
+
+    audit_log();
     let s: Store = Store::open();
     s.put(1);
     let x = make_thing();
@@ -173,6 +176,7 @@ def test_a_crate_gives_modules_types_impl_methods_and_resolved_calls(crate):
     assert calls[("order_service.main", "order_service.model.Order.place")] == "inferred_type"        # let x = T::new()
     assert calls[("order_service.main", "order_service.store.count")] == "static"                     # module::f()
     assert calls[("order_service.main", "order_service.helper")] == "local"
+    assert calls[("order_service.helper", "order_service.helper.audit_log")] == "local"   # declared in the body
     assert calls[("order_service.main", "order_service.model.total")] == "static"
     assert calls[("order_service.model.Order.place", "order_service.model.Order.audit")] == "same_class"   # self.m()
     assert calls[("order_service.model.Order.place", "order_service.model.Order.check")] == "static"       # Self::f()

@@ -76,9 +76,10 @@ class RustProject:
             folder.at(bound.facts, owner, line)
         return folder.fold(expr)
 
-    def function(self, bound: Bound, expr: str) -> tuple[Bound, int] | None:
+    def function(self, bound: Bound, expr: str, scope: str = "") -> tuple[Bound, int] | None:
         """The project function a path names in ``bound`` (``h``, ``handlers::h``, ``crate::a::h``,
-        ``Type::h``, ``h::<T>``), or None (a closure, a library's)."""
+        ``Type::h``, ``h::<T>``; one declared in the body of ``scope`` or a function around it first), or None
+        (a closure, a library's)."""
         expr = re.sub(r"::<.*>$", "", expr.strip().lstrip("&")).replace("::", ".").replace(" ", "")
         if not re.fullmatch(r"[\w.]+", expr):
             return None
@@ -86,6 +87,10 @@ class RustProject:
         imported = paths.imports(module, bound.facts)
         head, dot, rest = expr.partition(".")
         candidates = []
+        key = scope
+        while key and key in bound.by_key and not dot:
+            candidates.append(f"{bound.prefix}.{key}.{expr}")
+            key = bound.facts.symbols[bound.by_key[key]].parent or ""
         if head in imported:
             candidates.append(f"{imported[head]}.{rest}" if dot else imported[head])
         candidates += [f"{module}.{expr}", paths.absolute(expr, module, bound.facts)]
@@ -186,7 +191,8 @@ class Prefixes:
 # ---- routes -----------------------------------------------------------------------------------------------
 
 def _handler_target(project: RustProject, bound: Bound, expr: str, owner: int, line: int):
-    found = project.function(bound, expr) if expr else None
+    scope = bound.facts.symbols[owner].key if owner >= 0 else ""
+    found = project.function(bound, expr, scope) if expr else None
     return (found, None) if found is not None else ((bound, owner), line)
 
 

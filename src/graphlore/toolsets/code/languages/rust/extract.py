@@ -4,7 +4,8 @@ statics, ``use`` imports, ``mod`` declarations, attributes, call sites, typed lo
 Keys. A type's key is its name; a method of an ``impl`` block ``Type.method`` (wherever the crate declares the
 block: a method whose type is declared in another file has no parent here and says its type in
 ``extra["receiver"]``; an ``impl Trait for Type`` method also says ``extra["trait"]``); a struct field or a trait
-method ``Type.name``; a function, constant or static its name; an item of an inline ``mod m { ... }`` ``m.name``.
+method ``Type.name``; a function, constant or static its name; an item of an inline ``mod m { ... }`` ``m.name``;
+a function declared in a function's body ``outer.name`` (its parent the outer function).
 The fqn is the file's module path with ``.`` for ``::`` (``orders.handlers.create``, see `rust.module_path`).
 
 Kinds: a struct is a ``class`` (``modifiers`` say ``struct``), an enum an ``enum``, a trait an ``interface``; an
@@ -290,7 +291,7 @@ class _Extractor(Extractor):
                 self.function(item, prefix, owner, receiver=type_, trait=trait)
 
     def function(self, node: Node, prefix: str, owner: SymbolFact | None, receiver: str = "", trait: str = "",
-                 abstract: bool = False) -> None:
+                 abstract: bool = False, outer: str | None = None) -> None:
         name = text(node.child_by_field_name("name"))
         body = node.child_by_field_name("body")
         params_node = node.child_by_field_name("parameters")
@@ -301,21 +302,21 @@ class _Extractor(Extractor):
             result = self_type
         method = owner is not None or bool(receiver)
         key = f"{owner.key}.{name}" if owner is not None else (f"{prefix}{receiver}.{name}" if receiver
-                                                                else prefix + name)
+                                                                else f"{outer}.{name}" if outer else prefix + name)
         extra: dict = {}
         if receiver:
             extra["receiver"] = receiver
         if trait:
             extra["trait"] = trait
-        if not method and name == "main" and not prefix:
+        if not method and name == "main" and not prefix and not outer:
             extra["entry_point"] = True
             self.facts.extra["main"] = True
         modifiers = (*_visibility(node), *(("async",) if "async" in _head(self.src, node, params_node) else ()),
                      *(("static",) if method and not has_self else ()), *(("abstract",) if abstract else ()))
         type_params = node.child_by_field_name("type_parameters")
-        self.add(SymbolFact(
+        sym = self.add(SymbolFact(
             key=key, name=name, kind="method" if method else "function",
-            parent=owner.key if owner is not None else None,
+            parent=owner.key if owner is not None else outer,
             line_start=node.start_point[0] + 1, line_end=node.end_point[0] + 1,
             signature=_head(self.src, node, body), modifiers=modifiers, docstring=_doc(node),
             annotations=attributes(node), type=result, params=_params(params_node, self_type),
@@ -325,6 +326,9 @@ class _Extractor(Extractor):
         ), (node.start_byte, node.end_byte))
         if self_type:
             self.impl_of[node.start_byte] = self_type
+        for item in body.named_children if body is not None else []:
+            if item.type == "function_item":   # a function declared in the body: seen only there
+                self.function(item, prefix, None, outer=sym.key)
 
     def value(self, node: Node, prefix: str) -> None:
         name = text(node.child_by_field_name("name"))

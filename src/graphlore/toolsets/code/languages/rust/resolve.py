@@ -212,10 +212,17 @@ class RustResolver(TypedResolver):
 
     def unqualified(self, call: CallFact, bound: Bound) -> Target:
         """A bare ``f()`` is a function of the file's module, one a ``use`` brings in, or one of a module it opens
-        (never a method: Rust calls those on ``self``)."""
+        (never a method: Rust calls those on ``self``); first one declared in the body of a function around it."""
         name = call.name
         if self.local_type(bound, call.owner or None, name, call.line) is not None:
             return None, "", {"reason": "dynamic", "detail": f"{name} is a local or parameter"}
+        key = call.owner or None
+        while key and key in bound.by_key:   # a function declared in the body of one around the call
+            nested = [(bound.path, i) for i in bound.members(key) if bound.sym(i).kind == "function"
+                      and bound.sym(i).name == name]
+            if nested:
+                return self.pick(nested, call, "local")
+            key = bound.sym(bound.by_key[key]).parent
         imported = self.imported(bound).get(name)
         if imported is not None:
             package, _, last = imported.rpartition(".")
