@@ -7,7 +7,7 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from helpers.code_graph import FIXTURES, edit, expected_lines, render
+from helpers.code_graph import FIXTURES, edges_by_fqn, edit, expected_lines, render
 
 from graphlore.toolsets.code.index.graph import CodeGraph
 from graphlore.toolsets.code.languages.rust.constants import RustFolder, RustValues
@@ -150,12 +150,6 @@ def crate(tmp_path):
     return tmp_path
 
 
-def _edges(graph: CodeGraph, kind: str) -> dict[tuple[str, str], str]:
-    nodes, edges = graph.snapshot()
-    return {(nodes[e.src].props["fqn"], nodes[e.dst].props["fqn"]): e.props.get("resolution", "")
-            for e in edges.values() if e.type == kind}
-
-
 def test_a_crate_gives_modules_types_impl_methods_and_resolved_calls(crate):
     graph = CodeGraph.build(crate)
     nodes, _ = graph.snapshot()
@@ -170,7 +164,7 @@ def test_a_crate_gives_modules_types_impl_methods_and_resolved_calls(crate):
     assert symbols["order_service.main"]["docstring"] == "Starts the service."
     assert "ENTRY_POINT" in symbols["order_service.main"]["capabilities"]
     assert not any("it_places" in fqn for fqn in symbols)    # a #[cfg(test)] module is not read
-    calls = _edges(graph, "CALLS")
+    calls = edges_by_fqn(graph, "CALLS")
     assert not any(src == "order_service.model" for src, _dst in calls)   # nor its calls
     assert calls[("order_service.main", "order_service.model.Order.new")] == "static"                 # Type::f()
     assert calls[("order_service.main", "order_service.model.Order.place")] == "inferred_type"        # let x = T::new()
@@ -190,11 +184,11 @@ def test_a_crate_gives_modules_types_impl_methods_and_resolved_calls(crate):
     assert calls[("order_service.helper", "order_service.store.make_thing")] == "static_import"            # use a::*
     # a parameter typed with a type the module re-exports (pub use memory::MemoryRepo), methods of an impl elsewhere
     assert calls[("order_service.store.count", "order_service.store.memory.MemoryRepo.len_of")] == "receiver_type"
-    implements = _edges(graph, "IMPLEMENTS")
+    implements = edges_by_fqn(graph, "IMPLEMENTS")
     assert ("order_service.model.Order", "order_service.model.Priced") in implements
     assert ("order_service.store.memory.MemoryRepo", "order_service.model.Priced") in implements   # another file's trait
-    assert ("order_service.model.Order.price", "order_service.model.Priced.price") in _edges(graph, "OVERRIDES")
-    assert ("order_service", "order_service.model.Order") in _edges(graph, "IMPORTS")
+    assert ("order_service.model.Order.price", "order_service.model.Priced.price") in edges_by_fqn(graph, "OVERRIDES")
+    assert ("order_service", "order_service.model.Order") in edges_by_fqn(graph, "IMPORTS")
     # never guessed: a receiver whose type is not in the project, a name declared nowhere
     unresolved = {site["name"]: site["reason"] for site in symbols["order_service.helper"]["unresolved_calls"]}
     assert unresolved == {"place": "external_type", "undeclared": "external_name"}
@@ -267,7 +261,7 @@ def test_a_cargo_workspace_makes_each_member_a_service_and_a_bin_target_none(tmp
     assert not any("cli" in name for name in services)
     fqns = {n.props["fqn"] for n in nodes.values() if n.kind == "symbol"}
     assert {"billing_svc.main", "billing_svc.bin.cli.main", "util.log"} <= fqns
-    assert ("billing_svc.main", "util.log") in _edges(graph, "CALLS")    # another crate of the workspace by its name
+    assert ("billing_svc.main", "util.log") in edges_by_fqn(graph, "CALLS")    # another crate of the workspace by its name
 
 
 def test_a_client_whose_url_the_code_cannot_know_stays_unresolved(tmp_path):

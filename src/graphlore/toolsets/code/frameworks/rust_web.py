@@ -33,7 +33,7 @@ from ..languages.rust.constants import RustFolder, RustValues
 from ..languages.symbols import Bound
 from ..model import CallFact
 from ..services.endpoints import ANY, HTTP_METHODS, Item, join_paths
-from .base import Framework, Project, Reader, declared_type, item
+from .base import Framework, Project, Reader, declared_type, dotted, item
 
 VERBS = {m.lower(): m for m in HTTP_METHODS}
 #: axum method routers: ``get(h).post(h2)``
@@ -281,7 +281,7 @@ def _is_reqwest(bound: Bound, owner: str, receiver, line: int) -> bool:
     if receiver is None:
         return False
     if receiver[0] == "call" and receiver[2] in ("new", "builder") and receiver[1]:
-        written = _path(receiver[1])
+        written = dotted(receiver[1])
     elif receiver[0] in ("name", "field") and (receiver[0] == "name" or receiver[1] == ["self"]):
         written = declared_type(bound, owner, receiver[-1] if receiver[0] == "field" else receiver[1], line)
     else:
@@ -293,15 +293,6 @@ def _is_reqwest(bound: Bound, owner: str, receiver, line: int) -> bool:
         return True
     imported = paths.imports(bound.ctx.module_name, bound.facts).get(match.group(1).split(".", 1)[0], "")
     return imported.startswith("reqwest.")
-
-
-def _path(tree) -> str:
-    if tree[0] == "name":
-        return tree[1]
-    if tree[0] == "field":
-        inner = _path(tree[1])
-        return f"{inner}.{tree[2]}" if inner else ""
-    return ""
 
 
 def _clients(project: RustProject, bound: Bound, call: CallFact, owner: int) -> Iterator[Item]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from ...model import CallFact
 from ..resolver import Target
 from ..symbols import Bound, Ref
-from ..typed import TypedResolver, TypeRes
+from ..typed import DetachedMethods, TypedResolver, TypeRes
 from . import paths
 
 BUILTIN_TYPES = frozenset({
@@ -30,7 +30,7 @@ BUILTIN_TYPES = frozenset({
 BUILTIN_FUNCTIONS = frozenset({"Some", "Ok", "Err", "None", "drop", "Box", "Default"})
 
 
-class RustResolver(TypedResolver):
+class RustResolver(DetachedMethods, TypedResolver):
     BUILTIN_TYPES = BUILTIN_TYPES
     BUILTIN_FUNCTIONS = BUILTIN_FUNCTIONS
     SELF_RECEIVERS = frozenset({"self"})
@@ -159,22 +159,6 @@ class RustResolver(TypedResolver):
             return sorted(set(out))
         return self.t.memo(self._methods, ref, compute)
 
-    def own_members(self, ref: Ref, name: str, kinds: frozenset[str]) -> list[Ref]:
-        found = super().own_members(ref, name, kinds)
-        if "method" in kinds and not found:
-            found = [r for r in self.methods(ref) if self.table.sym(r).name == name]
-        return found
-
-    def enclosing_class(self, bound: Bound, key: str | None) -> int | None:
-        index = super().enclosing_class(bound, key)
-        if index is None and key and key in bound.by_key:
-            receiver = bound.sym(bound.by_key[key]).extra.get("receiver")
-            if receiver:
-                res = self.resolve_type(receiver, bound, None)
-                if res[0] == "project" and res[1][0] == bound.path:
-                    return res[1][1]
-        return index
-
     def supers(self, ref: Ref) -> list[tuple[str, TypeRes]]:
         declared = super().supers(ref)
         sym = self.table.sym(ref)
@@ -223,16 +207,9 @@ class RustResolver(TypedResolver):
             if nested:
                 return self.pick(nested, call, "local")
             key = bound.sym(bound.by_key[key]).parent
-        imported = self.imported(bound).get(name)
+        imported = self.imported_call(call, bound)
         if imported is not None:
-            package, _, last = imported.rpartition(".")
-            found = self.package_callables(package, last)
-            if found:
-                return self.pick(found, call, "static_import")
-            ref = self.type_ref(imported, bound)
-            if ref is not None:
-                return self.constructor_call(("project", ref), call)
-            return None, "", {"reason": "external_name", "detail": imported}
+            return imported
         if name == "Self":   # Self(..): the impl type's tuple-struct construction
             index = self.enclosing_class(bound, call.owner or None)
             if index is not None:
