@@ -32,7 +32,8 @@ from ..parsing import Grammar, query, squash, text
 
 GRAMMAR = Grammar("rust", tree_sitter_rust.language)
 
-_CALLS = "(call_expression) @call"
+#: call sites and struct literals, captured in one pass
+_CALLS = "(call_expression) @call (struct_expression) @literal"
 _LOCALS = """
 (let_declaration) @let
 (parameter pattern: (_) @name type: (_) @type)
@@ -183,7 +184,7 @@ class _Extractor(Extractor):
         self.items(root, "")
         self.calls(root)
         self.locals(root)
-        self.record_values([*self.assignment_pairs(root), *self.keyed_fields(root)])
+        self.record_values([*self.assignment_pairs(root), *self.keyed_fields()])
         facts = self.finish(root)
         self.chains()
         if self.path_heads:
@@ -356,8 +357,12 @@ class _Extractor(Extractor):
 
     def calls(self, root: Node) -> None:
         self.call_nodes: dict[int, Node] = {}
-        for node, _tag, owner in self.owned(root, _CALLS):
+        self.literals: list[Node] = []
+        for node, tag, owner in self.owned(root, _CALLS):
             if not self.read(node):
+                continue
+            if tag == "literal":
+                self.literals.append(node)
                 continue
             found = self.call_fact(node, owner or "")
             if found is not None:
@@ -402,13 +407,11 @@ class _Extractor(Extractor):
             return ["name", type_name(node)]
         return super().receiver(node)
 
-    def keyed_fields(self, root: Node) -> list[tuple[str, Node]]:
+    def keyed_fields(self) -> list[tuple[str, Node]]:
         """(``T{}.field``, value) of each field a struct literal sets (``T { base: x }``, ``T { base }``: what a
         constructor gives a field), ``Self`` read as the ``impl`` type."""
         out: list[tuple[str, Node]] = []
-        for node, _tag, _owner in self.owned(root, "(struct_expression) @literal"):
-            if not self.read(node):
-                continue
+        for node in self.literals:
             name = type_name(node.child_by_field_name("name"))
             if name == "Self":
                 name = self._self_type(node)
