@@ -329,6 +329,126 @@ def grpc_routes_named(a: Agent, word: str) -> dict:
     return {"found": [r.id for r in found if word.lower() in r.label.lower()]}
 
 
+def declaring_client(a: Agent, service: str, method: str) -> str | None:
+    """The code that declares ``service``'s first client sending ``method`` (find, then its declaring symbol)."""
+    found = a("find", kind="client", filter={"microservice": service, "http_method": method}, limit=1).results
+    if not found:
+        return None
+    owners = a("neighbors", id=found[0].id, edge_types=["CLIENT_DECLARED_BY"]).neighbors
+    return owners[0].node.id if owners else None
+
+
+def producer_owner(a: Agent, service: str) -> str | None:
+    """The code that declares ``service``'s first producer (find, then its declaring symbol)."""
+    found = a("find", kind="producer", filter={"microservice": service}, limit=1).results
+    if not found:
+        return None
+    owners = a("neighbors", id=found[0].id, edge_types=["PRODUCER_DECLARED_BY"]).neighbors
+    return owners[0].node.id if owners else None
+
+
+def served_endpoints(a: Agent, service: str) -> list[str]:
+    """``service``'s HTTP and gRPC routes (one find; message listeners, labelled by their broker, left out)."""
+    verbs = {"GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS", "ANY", "grpc"}
+    return [r for r in a.routes(service) if r.split(" ", 1)[0] in verbs]
+
+
+def search_route(a: Agent, query: str, service: str) -> str | None:
+    """A route the question describes in words, not by path: the first hit of a search over the service's routes."""
+    hits = a("search", query=query, kind="route", filter={"microservice": service}, limit=1).results
+    return hits[0].node.id if hits else None
+
+
+def app_callers_of_route(a: Agent, route: str, service: str) -> dict:
+    """Whether the application calls a route: the clients that call it, then who calls the code declaring each
+    (a generated API client's method is a client whether or not anything calls it)."""
+    node = a.one(route, service, "route")
+    if node is None:
+        return {"found": []}
+    found = []
+    for client in a("neighbors", id=node, edge_types=["HTTP_CALLED_BY"]).neighbors:
+        for owner in a("neighbors", id=client.node.id, edge_types=["CLIENT_DECLARED_BY"]).neighbors:
+            found += [n.node.id for n in a("neighbors", id=owner.node.id, edge_types=["CALLED_BY"]).neighbors]
+    return {"found": found}
+
+
+def config_by_search(a: Agent, query: str, service: str) -> dict:
+    """Where a service finds a setting the question names in words: the best hit, read with its source."""
+    hits = a("search", query=query, kind="symbol", filter={"microservice": service}, limit=1).results
+    if hits:
+        a("describe", id=hits[0].node.id, include_source=True)
+    return {}
+
+
+def routes_of_module(a: Agent, name: str, service: str) -> dict:
+    """The routes a module (a router file) declares: resolve it, then its DECLARES.EXPOSES."""
+    node = a.one(name, service, "module")
+    if node is None:
+        return {"routes": []}
+    return {"routes": [n.node.label for n in a("neighbors", id=node, edge_types=["DECLARES.EXPOSES"], limit=100).neighbors]}
+
+
+
+def consumers_of_event(a: Agent, service: str, event: str) -> dict:
+    """What the producers of ``service`` that send ``event`` reach (listeners and their handlers, two hops)."""
+    producers = a("find", kind="producer", filter={"microservice": service}, limit=50).results
+    return {"nodes": [r.node.id for p in producers if event.lower() in p.label.lower()
+                      for r in a("impact", id=p.id, direction="out", depth=2, limit=100).results]}
+
+
+def pairs_by_kind(a: Agent, service: str, kinds: tuple[str, ...], direction: str) -> dict:
+    """Cross-service links of ``service`` of the given kinds (``http``, ``grpc``, ``async``), outgoing (``from``),
+    incoming (``to``) or both (one service_map call)."""
+    pairs = []
+    for link in a("service_map", microservice=service).links:
+        if link.match != "cross_service" or link.kind not in kinds:
+            continue
+        out, inn = link.source.lower() == service.lower(), link.target.lower() == service.lower()
+        if (direction == "from" and out) or (direction == "to" and inn) or (direction == "both" and (out or inn)):
+            pairs.append((link.source, link.target))
+    return {"pairs": pairs}
+
+
+def between(a: Agent, one: str, other: str) -> dict:
+    """The cross-service links between two services, both directions (one service_map call)."""
+    return {"pairs": [(s, t) for s, t, m in a.links(one) if m == "cross_service" and {s.lower(), t.lower()} == {
+        one.lower(), other.lower()}]}
+
+
+def service_config_and_code(a: Agent, service: str, query: str) -> dict:
+    """A setting of a service: its configuration (describe the microservice), then the best code hit, with source."""
+    node = a.one(service, None, "microservice")
+    if node is not None:
+        a("describe", id=node)
+    hits = a("search", query=query, kind="symbol", filter={"microservice": service}, limit=1).results
+    if hits:
+        a("describe", id=hits[0].node.id, include_source=True)
+    return {}
+
+
+def messaging_settings(a: Agent, service: str) -> dict:
+    """Where a service's messaging is configured: the microservice's configuration and its first producer."""
+    node = a.one(service, None, "microservice")
+    if node is not None:
+        a("describe", id=node)
+    for ref in a("find", kind="producer", filter={"microservice": service}, limit=1).results[:1]:
+        a("describe", id=ref.id)
+    return {}
+
+
+def consumers_in(a: Agent, producer_service: str, consumer_service: str) -> dict:
+    """What ``producer_service``'s producers reach inside ``consumer_service`` (find, then impact per producer)."""
+    producers = a("find", kind="producer", filter={"microservice": producer_service}, limit=50).results
+    return {"found": [r.node.id for p in producers for r in a("impact", id=p.id, direction="out", depth=1,
+                                                               limit=100).results
+                      if _same(r.node.microservice, consumer_service)]}
+
+
+def direct_calls(a: Agent, source: str, target: str) -> dict:
+    """HTTP or gRPC links (not messages) from ``source`` to ``target`` (one service_map call)."""
+    return {"found": [(x.source, x.target) for x in a("service_map", microservice=source).links
+                      if x.source == source and x.target == target and x.kind in ("http", "grpc")]}
+
 PLANS = {
     "pm-01": lambda a: callers_of_route(a, "POST /uaa/users", 3, "auth-service"),
     "pm-02": lambda a: callers_of(a, "StatisticsService.save", "statistics-service"),
@@ -584,6 +704,137 @@ PLANS = {
     "od-36": lambda a: top_symbols(a, "shipping cost per item quote", "quote"),
     "od-37": lambda a: top_symbols(a, "save order to database", "accounting"),
     "od-38": lambda a: top_symbols(a, "shipment tracking number", "shipping"),
+
+    # go-coffeeshop (fifth blind set: written from the questions' words and SKILL.md after the key was committed,
+    # before any run; services named as docker-compose names them: counter, product, barista, kitchen, proxy, web)
+    "gc-01": lambda a: {"nodes": a.upstream(a.route_named("product", "GetItemsByType"), 2)},
+    "gc-02": lambda a: {"nodes": a.upstream(a.route_named("product", "GetItemTypes"), 2)},
+    "gc-03": lambda a: {"nodes": a.upstream(a.route_named("counter", "PlaceOrder"), 2)},
+    "gc-04": lambda a: consumers_of_producers(a, "barista"),
+    "gc-05": lambda a: callers_of_service(a, "kitchen", 1),
+    "gc-06": lambda a: callers_of(a, "OrderRepo.Update", "counter"),
+    "gc-07": lambda a: {"paths": a.trace(declaring_client(a, "web", "POST"), first_route(a, "barista"))},
+    "gc-08": lambda a: {"paths": [downstream(a, producer_owner(a, "kitchen"), 5)]},
+    "gc-09": lambda a: {"paths": [downstream(a, a.one("GET /v1/fulfillment-orders", "proxy", "route"), 4)]},
+    "gc-10": lambda a: {"paths": [downstream(a, a.route_named("counter", "PlaceOrder"), 6)]},
+    "gc-11": lambda a: {"nodes": a.upstream(a.route_named("product", "GetItemsByType"), 5)},
+    "gc-12": lambda a: {"nodes": a.upstream(a.route_named("counter", "PlaceOrder"), 3)},
+    "gc-13": lambda a: callers_of(a, "OrderRepo.GetAll", "counter", 4),
+    "gc-14": lambda a: {"nodes": a.upstream((top_symbols(a, "order handler", "barista")["nodes"] or [None])[0], 4)},
+    "gc-15": lambda a: calls_from(a, "counter"),
+    "gc-16": leaves,
+    "gc-17": lambda a: {"pairs": [(x.source, x.target) for x in a("service_map").links
+                                  if x.kind == "async" and x.match == "cross_service"]},
+    "gc-18": lambda a: calls_from(a, "proxy"),
+    "gc-19": lambda a: {"routes": a.routes("proxy")},
+    "gc-20": lambda a: {"routes": a.routes("product")},
+    "gc-21": lambda a: {"routes": a.routes("web")},
+    "gc-22": lambda a: {"found": served_endpoints(a, "barista")},
+    "gc-23": lambda a: no_link(a, "kitchen", ("product",)),
+    "gc-24": lambda a: {"found": [1] * a.total("route", http_method="DELETE")
+                        + grpc_routes_named(a, "cancel")["found"] + grpc_routes_named(a, "delete")["found"]},
+    "gc-25": lambda a: {"found": [c.id for c in a("find", kind="client", filter={
+        "microservice": "web", "match": ["cross_service", "ambiguous", "no_route"]}, limit=50).results
+        if c.file and c.file.endswith(".go")]},
+    "gc-26": lambda a: config_of_clients(a, "counter", client_kind="grpc"),
+    "gc-27": lambda a: {**config_of_clients(a, "proxy", client_kind="grpc"), **describe_named(a, "proxy", "microservice")},
+    "gc-28": lambda a: {**config_of_clients(a, "web"), **describe_named(a, "web", "microservice")},
+    "gc-29": lambda a: {**config_of_routes(a, "kitchen"), **describe_named(a, "kitchen", "microservice")},
+    "gc-30": lambda a: search_everywhere(a, "menu item prices"),
+    "gc-31": lambda a: search_everywhere(a, "simulate delay prepare drink food"),
+    "gc-32": lambda a: search_everywhere(a, "mark order fulfilled status"),
+    "gc-33": lambda a: search_everywhere(a, "decide item goes to barista or kitchen"),
+    # fastapi-template (sixth blind set, session 5: written from the questions' words and SKILL.md after the key
+    # was committed, before any run; services named by their folders, as the key and the compose files name them)
+    "fa-01": lambda a: callers_of_route(a, "GET /api/v1/users/me", 3, "backend"),
+    "fa-02": lambda a: callers_of_route(a, "DELETE /api/v1/items/{id}", 3, "backend"),
+    "fa-03": lambda a: callers_of(a, "crud.get_user_by_email", "backend"),
+    "fa-04": lambda a: callers_of(a, "send_email", "backend"),
+    "fa-05": lambda a: {"nodes": a.upstream(search_route(a, "create user without authentication development only",
+                                                         "backend"), 3)},
+    "fa-06": lambda a: callers_of_route(a, "PATCH /api/v1/users/{user_id}", 3, "backend"),
+    "fa-07": lambda a: trace(a, "login", "verify_password", "frontend", "backend"),
+    "fa-08": lambda a: {"paths": a.trace((top_symbols(a, "forgot password recover", "frontend")["nodes"] or [None])[0],
+                                         a.one("send_email", "backend"))},
+    "fa-09": lambda a: {"paths": [downstream(a, a.one("DeleteUser", "frontend"), 4)]},
+    "fa-10": lambda a: {"paths": [downstream(a, (top_symbols(a, "sign up register user", "frontend")["nodes"]
+                                                 or [None])[0], 6)]},
+    "fa-11": lambda a: callers_of_route(a, "PATCH /api/v1/users/me", 4, "backend"),
+    "fa-12": lambda a: callers_of(a, "crud.get_user_by_email", "backend", 4),
+    "fa-13": lambda a: callers_of(a, "security.verify_password", "backend", 5),
+    "fa-14": lambda a: callers_of_route(a, "GET /api/v1/items/", 4, "backend"),
+    "fa-15": lambda a: calls_from(a, "frontend"),
+    "fa-16": lambda a: {"services": sorted({s for s, _ in calls_to(a, "backend")["pairs"]})},
+    "fa-17": lambda a: {"pairs": [(x.source, x.target) for x in a("service_map").links if x.match == "cross_service"]},
+    "fa-18": leaves,
+    "fa-19": lambda a: {"routes": a.routes("backend", path_prefix="/api/v1/items")},
+    "fa-20": lambda a: routes_of_module(a, "login", "backend"),
+    "fa-21": lambda a: {"routes": a.routes("backend", path_prefix="/api/v1/users")},
+    "fa-22": lambda a: {"routes": [h.node.label for h in a("search", query="endpoint only in development", kind="route",
+                                                          filter={"microservice": "backend"}, limit=1).results]},
+    "fa-23": lambda a: config_of_clients(a, "frontend", target_service="backend"),
+    "fa-24": lambda a: database_config(a, ("backend",)),
+    "fa-25": lambda a: config_by_search(a, "SMTP mail server host port", "backend"),
+    "fa-26": lambda a: describe_named(a, "backend", "microservice"),
+    "fa-27": lambda a: config_by_search(a, "API prefix /api/v1", "backend"),
+    "fa-28": lambda a: {"found": [c.id for c in a("find", kind="client", filter={
+        "microservice": "backend", "match": ["cross_service", "ambiguous", "no_route"]}, limit=10).results]},
+    "fa-29": lambda a: {"found": [1] * (a.total("producer") + a.total("route", framework=[
+        "spring_kafka", "spring_rabbit", "spring_jms", "spring_cloud_stream", "sarama", "kafka_go", "confluent_kafka",
+        "kafka_python", "aiokafka", "kafkajs", "node_rdkafka", "kafka_clients", "confluent_kafka_dotnet", "pika",
+        "amqp_go", "amqplib"]))},
+    "fa-30": lambda a: app_callers_of_route(a, "GET /api/v1/items/{id}", "backend"),
+    "fa-31": lambda a: app_callers_of_route(a, "GET /api/v1/utils/health-check/", "backend"),
+    "fa-32": lambda a: {"found": [1] * (a.total("route", framework="grpc") + a.total("client", client_kind="grpc"))},
+    "fa-33": lambda a: top_symbols(a, "hash password", "backend"),
+    "fa-34": lambda a: top_symbols(a, "check access token of the current user", "backend"),
+    "fa-35": lambda a: callers_of(a, "get_current_active_superuser", "backend"),
+    "fa-36": lambda a: top_symbols(a, "store access token localStorage", "frontend"),
+
+    # eShop (dotnet/eShop, seventh blind set): written from the questions' words after the key's commit, before any
+    # run; services as the index names them by SKILL.md's rule (a .csproj's file name: Catalog.API, WebApp, ...)
+    "es-01": lambda a: callers_of_route(a, "GET /api/catalog/items/by", 2, "Catalog.API"),
+    "es-02": lambda a: consumers_of_event(a, "Ordering.API", "OrderStatusChangedToPaidIntegrationEvent"),
+    "es-03": lambda a: {"nodes": a.upstream(a.route_named("Basket.API", "UpdateBasket"), 2)},
+    "es-04": lambda a: callers_of_route(a, "POST /api/webhooks", 2, "Webhooks.API"),
+    "es-05": lambda a: search_everywhere(a, "OrderStatusChangedToStockConfirmedIntegrationEvent handler"),
+    "es-06": lambda a: callers_of_route(a, "GET /api/catalog/items/{id}", 2, "Catalog.API"),
+    "es-07": lambda a: consumers_of_producers(a, "Catalog.API"),
+    "es-08": lambda a: trace(a, "checkout", "DeleteBasketAsync", "WebApp", "Basket.API"),
+    "es-09": lambda a: trace(a, "payment succeeded", "RemoveStock", "PaymentProcessor", "Catalog.API"),
+    "es-10": lambda a: {"paths": a.trace(a.route_named("WebApp", "product-images"),
+                                         a.one("product picture", "Catalog.API"))},
+    "es-11": lambda a: trace(a, "grace period", "grace period confirmed", "OrderProcessor", "Ordering.API"),
+    "es-12": lambda a: callers_of_route(a, "GET /api/catalog/items/by", 4, "Catalog.API"),
+    "es-13": lambda a: {"nodes": a.upstream(a.route_named("Basket.API", "DeleteBasket"), 4)},
+    "es-14": lambda a: callers_of_route(a, "POST /api/orders", 4, "Ordering.API"),
+    "es-15": lambda a: callers_of_route(a, "GET /api/webhooks", 3, "Webhooks.API"),
+    "es-16": lambda a: callers_of_every(a, "OrderStatusChangedToShippedIntegrationEvent", 2),
+    "es-17": lambda a: pairs_by_kind(a, "WebApp", ("http", "grpc", "async"), "both"),
+    "es-18": leaves,
+    "es-19": lambda a: pairs_by_kind(a, "Ordering.API", ("async",), "to"),
+    "es-20": lambda a: pairs_by_kind(a, "Ordering.API", ("async",), "from"),
+    "es-21": lambda a: between(a, "WebhookClient", "Webhooks.API"),
+    "es-22": lambda a: {"routes": a.routes("Ordering.API")},
+    "es-23": lambda a: {"routes": a.routes("Basket.API")},
+    "es-24": lambda a: {"routes": a.routes("Webhooks.API")},
+    "es-25": lambda a: {"routes": a.routes("Catalog.API")},
+    "es-26": lambda a: {"routes": a.routes("WebhookClient")},
+    "es-27": lambda a: config_of_clients(a, "WebApp", target_path_prefix="/api/catalog"),
+    "es-28": lambda a: config_of_clients(a, "WebApp", client_kind="grpc"),
+    "es-29": lambda a: service_config_and_code(a, "PaymentProcessor", "payment succeeded or failed"),
+    "es-30": lambda a: messaging_settings(a, "Catalog.API"),
+    "es-31": lambda a: service_config_and_code(a, "OrderProcessor", "grace period check interval"),
+    "es-32": lambda a: service_config_and_code(a, "Ordering.API", "identity server url"),
+    "es-33": lambda a: no_link(a, "Basket.API", ("Catalog.API",)),
+    "es-34": lambda a: no_callers(a, "DELETE /api/catalog/items/{id}", "Catalog.API"),
+    "es-35": lambda a: direct_calls(a, "Ordering.API", "Basket.API"),
+    "es-36": lambda a: consumers_in(a, "Catalog.API", "Basket.API"),
+    "es-37": lambda a: no_link(a, "WebApp", ("Webhooks.API",)),
+    "es-38": lambda a: search_everywhere(a, "check enough stock for an order"),
+    "es-39": lambda a: search_everywhere(a, "deliver webhooks to subscribers"),
+    "es-40": lambda a: top_symbols(a, "vector embeddings for semantic search", "Catalog.API"),
+    "es-41": lambda a: top_symbols(a, "orders whose grace period has ended", "OrderProcessor"),
 }
 
 
