@@ -47,8 +47,8 @@ The map (packages by concern; a package imports only the packages above it)::
       rust/extract.py             one Rust file -> facts (structs, enums, traits, impl blocks, use trees,
                                   attributes, call chains)
       rust/resolve.py             module paths, use imports and re-exports, impl methods across files, traits
-      rust/paths.py               crate/self/super and declared mods in a path
-      rust/constants.py           Rust values for folding (consts, format!, struct literal fields, env::var)
+      rust/constants.py           Rust paths (crate/self/super, declared mods) and values for folding (consts,
+                                  format!, struct literal fields, env::var)
       proto/__init__.py           Protocol Buffers as a Language: a .proto declares, it calls nothing
       proto/extract.py            one .proto file -> services, rpc methods (their gRPC names), messages
     layout/                       the tree as microservices and modules

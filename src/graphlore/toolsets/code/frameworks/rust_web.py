@@ -28,8 +28,7 @@ import re
 from collections.abc import Iterator
 
 from ..languages.folding import Folded, array_items, literal, split_top, unknown
-from ..languages.rust import paths
-from ..languages.rust.constants import RustFolder, RustValues
+from ..languages.rust.constants import RustFolder, RustValues, absolute_path, imported_paths
 from ..languages.symbols import Bound
 from ..model import CallFact
 from ..services.endpoints import ANY, HTTP_METHODS, Item, join_paths
@@ -84,7 +83,7 @@ class RustProject:
         if not re.fullmatch(r"[\w.]+", expr):
             return None
         module = bound.ctx.module_name
-        imported = paths.imports(module, bound.facts)
+        imported = imported_paths(module, bound.facts)
         head, dot, rest = expr.partition(".")
         candidates = []
         key = scope
@@ -93,8 +92,8 @@ class RustProject:
             key = bound.facts.symbols[bound.by_key[key]].parent or ""
         if head in imported:
             candidates.append(f"{imported[head]}.{rest}" if dot else imported[head])
-        candidates += [f"{module}.{expr}", paths.absolute(expr, module, bound.facts)]
-        candidates += [f"{paths.absolute(imp.target, module, bound.facts)}.{expr}" for imp in bound.facts.imports
+        candidates += [f"{module}.{expr}", absolute_path(expr, module, bound.facts)]
+        candidates += [f"{absolute_path(imp.target, module, bound.facts)}.{expr}" for imp in bound.facts.imports
                        if imp.names == (("*", "*"),)]
         for fqn in candidates:
             found = self.functions.get(fqn)
@@ -291,7 +290,7 @@ def _is_reqwest(bound: Bound, owner: str, receiver, line: int) -> bool:
         return False
     if match.group(1).startswith("reqwest."):
         return True
-    imported = paths.imports(bound.ctx.module_name, bound.facts).get(match.group(1).split(".", 1)[0], "")
+    imported = imported_paths(bound.ctx.module_name, bound.facts).get(match.group(1).split(".", 1)[0], "")
     return imported.startswith("reqwest.")
 
 

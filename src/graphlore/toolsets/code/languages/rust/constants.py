@@ -1,4 +1,5 @@
-"""Rust values for folding: ``const`` and ``static`` items of any module of the project (through ``use`` imports
+"""How a Rust path names a module (``crate``, ``self``, ``super``, a ``mod`` the file declares), and Rust values for
+folding: ``const`` and ``static`` items of any module of the project (through ``use`` imports
 and paths too), a function's ``let`` bindings (`folding.Folder.local`), ``format!`` with ``{}``, ``{0}``, ``{name}``
 (a named argument or a captured local), a struct's field as the struct literals of its file set it
 (``InventoryClient { base, .. }`` in ``new``: ``self.base`` is the local ``base`` there), and
@@ -10,7 +11,6 @@ import re
 
 from ...model import FileFacts
 from ..folding import Folded, Folder, Scope, choice, env, env_names, literal, named_unknown, unescape, unknown
-from . import paths
 
 #: calls that read an environment variable
 ENV_READERS = frozenset({"std.env.var", "env.var", "std.env.var_os", "env.var_os", "dotenv.var", "dotenvy.var"})
@@ -28,6 +28,35 @@ def rust_text(expr: str) -> str:
     expr = re.sub(r"&(?:mut\s+)?(?=[\w\"(])", "", expr)
     expr = re.sub(r"\.await\b|\?(?=\s*(?:$|[.),;]))", "", expr)
     return expr.replace("::", ".")
+
+
+# ---- paths (the resolver and the frameworks read them so too) --------------------------------------------
+
+def absolute_path(path: str, module: str, facts: FileFacts) -> str:
+    """A dotted ``use`` or call path as the project names it (``crate.store.Store`` in crate ``orders`` ->
+    ``orders.store.Store``; ``super.x`` one module up; ``memory.Repo`` after ``mod memory;`` -> ``<module>.memory.Repo``);
+    any other path is a crate's as written."""
+    head, _, rest = path.partition(".")
+    if head == "crate":
+        base = module.split(".", 1)[0]
+    elif head == "self":
+        base = module
+    elif head == "super":
+        base = module.rsplit(".", 1)[0] if "." in module else module
+        while rest == "super" or rest.startswith("super."):
+            base = base.rsplit(".", 1)[0] if "." in base else base
+            rest = rest[6:]
+    elif head in facts.extra.get("mods", ()):
+        return f"{module}.{path}"
+    else:
+        return path
+    return f"{base}.{rest}" if rest else base
+
+
+def imported_paths(module: str, facts: FileFacts) -> dict[str, str]:
+    """Local name -> the path a ``use`` brings it from, as the project names it."""
+    return {alias: absolute_path(target, module, facts) for imp in facts.imports for target, alias in imp.names
+            if alias != "*"}
 
 
 class RustValues:
@@ -78,14 +107,14 @@ class RustFolder(Folder):
     def locate(self, name: str) -> tuple[str | None, str]:
         """(module, constant name) a name means: the file's own, one a ``use`` imports, or a path to one."""
         if "." not in name:
-            imported = paths.imports(self.module, self.facts).get(name)
+            imported = imported_paths(self.module, self.facts).get(name)
             if imported is not None:
                 module, _, key = imported.rpartition(".")
                 return module, key
             return self.module, name
         head, _, rest = name.partition(".")
-        imported = paths.imports(self.module, self.facts).get(head)
-        full = f"{imported}.{rest}" if imported is not None else paths.absolute(name, self.module, self.facts)
+        imported = imported_paths(self.module, self.facts).get(head)
+        full = f"{imported}.{rest}" if imported is not None else absolute_path(name, self.module, self.facts)
         module, _, key = full.rpartition(".")
         return module, key
 

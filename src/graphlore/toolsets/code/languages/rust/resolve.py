@@ -20,7 +20,7 @@ from ...model import CallFact
 from ..resolver import Target
 from ..symbols import Bound, Ref
 from ..typed import DetachedMethods, TypedResolver, TypeRes
-from . import paths
+from .constants import absolute_path, imported_paths
 
 BUILTIN_TYPES = frozenset({
     "bool", "char", "str", "String", "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128",
@@ -49,14 +49,14 @@ class RustResolver(DetachedMethods, TypedResolver):
         return bound.ctx.module_name.split(".", 1)[0]
 
     def absolute(self, path: str, bound: Bound) -> str:
-        return paths.absolute(path, bound.ctx.module_name, bound.facts)
+        return absolute_path(path, bound.ctx.module_name, bound.facts)
 
     def is_module(self, fqn: str) -> bool:
         return any(r[1] < 0 and self.table.files[r[0]].facts.language == "rust"
                    for r in self.table.lookup(fqn, self.t))
 
     def imported(self, bound: Bound) -> dict[str, str]:
-        return paths.imports(bound.ctx.module_name, bound.facts)
+        return imported_paths(bound.ctx.module_name, bound.facts)
 
     def qualifiers(self, bound: Bound) -> dict[str, str]:
         """Names that stand for a module in a path: ``crate``, ``self``, ``super``, a ``mod`` the file declares,
