@@ -309,3 +309,67 @@ def test_route_attributes_and_library_calls_give_capabilities():
     assert caps["orders.clients.inventory.InventoryClient.release"] == ["HTTP_CLIENT"]   # on a Client::new()
     assert caps["orders.clients.events.announce"] == ["MESSAGE_PRODUCER"]
     assert caps["inventory.events.listen"] == ["MESSAGE_LISTENER"]
+
+
+ACTIX = """use actix_web::{delete, get, post, web, App, HttpServer};
+
+#[get("/{id}")]
+async fn show() -> &'static str { "" }
+
+#[post("")]
+async fn create() -> &'static str { "" }
+
+#[delete("/{id}")]
+async fn remove() -> &'static str { "" }
+
+#[actix_web::route("/both", method = "GET", method = "HEAD")]
+async fn both() -> &'static str { "" }
+
+async fn list() -> &'static str { "" }
+
+#[actix_web::main]
+async fn main() -> std::io::Result<()> {
+    HttpServer::new(|| {
+        App::new()
+            .service(web::scope("/api/items").service(show).service(create).service(both))
+            .service(web::scope("/v2").service(web::scope("/items").service(remove).route("", web::get().to(list))))
+    })
+    .bind(("0.0.0.0", 8080))?
+    .run()
+    .await
+}
+"""
+ROCKET = """#[macro_use] extern crate rocket;
+
+#[get("/<id>")]
+fn show(id: u32) -> String { id.to_string() }
+
+#[post("/", data = "<body>")]
+fn create(body: String) -> String { body }
+
+#[get("/health")]
+fn health() -> &'static str { "ok" }
+
+#[launch]
+fn rocket() -> _ {
+    rocket::build().mount("/items", routes![show, create]).mount("/", routes![health])
+}
+"""
+
+
+@pytest.mark.parametrize(("source", "routes"), [
+    (ACTIX, ["R DELETE /v2/items/{id} framework=actix_web handler=api.remove service=api resolved=True",
+             "R GET /api/items/both framework=actix_web handler=api.both service=api resolved=True",
+             "R GET /api/items/{id} framework=actix_web handler=api.show service=api resolved=True",
+             "R GET /v2/items framework=actix_web handler=api.list service=api resolved=True",
+             "R HEAD /api/items/both framework=actix_web handler=api.both service=api resolved=True",
+             "R POST /api/items framework=actix_web handler=api.create service=api resolved=True"]),
+    (ROCKET, ["R GET /health framework=rocket handler=api.health service=api resolved=True",
+              "R GET /items/{id} framework=rocket handler=api.show service=api resolved=True",
+              "R POST /items framework=rocket handler=api.create service=api resolved=True"]),
+])
+def test_attribute_routes_take_the_prefixes_of_the_scopes_and_mounts_that_serve_them(tmp_path, source, routes):
+    (tmp_path / "Cargo.toml").write_text('[package]\nname = "api"\n')
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "main.rs").write_text(source)
+    assert [line for line in render(CodeGraph.build(tmp_path)) if line.startswith("R ")] == routes
