@@ -373,3 +373,17 @@ def test_attribute_routes_take_the_prefixes_of_the_scopes_and_mounts_that_serve_
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "main.rs").write_text(source)
     assert [line for line in render(CodeGraph.build(tmp_path)) if line.startswith("R ")] == routes
+
+
+def test_an_impl_block_in_another_file_is_followed_by_updates(crate):
+    graph = CodeGraph.build(crate)
+    # a method moves to a new file's impl block (declared by a new mod line), a trait impl goes away
+    edit(crate, "src/store/mod.rs", "mod memory;", "mod memory;\nmod extra;")
+    edit(crate, "src/store/mod.rs", "    pub fn put(&self, id: u64) {}\n", "")
+    (crate / "src" / "store" / "extra.rs").write_text("impl super::Store {\n    pub fn put(&self, id: u64) {}\n}\n")
+    edit(crate, "src/store/memory.rs", "impl crate::model::Priced for MemoryRepo {", "impl MemoryRepo {")
+    graph.update()
+    assert graph.snapshot() == CodeGraph.build(crate).snapshot()
+    calls = edges_by_fqn(graph, "CALLS")
+    assert calls[("order_service.helper", "order_service.store.extra.Store.put")] == "receiver_type"
+    assert ("order_service.store.memory.MemoryRepo", "order_service.model.Priced") not in edges_by_fqn(graph, "IMPLEMENTS")

@@ -302,7 +302,8 @@ class _Extractor(Extractor):
         if result == "Self" and self_type:
             result = self_type
         method = owner is not None or bool(receiver)
-        key = f"{owner.key}.{name}" if owner is not None else (f"{prefix}{receiver}.{name}" if receiver
+        simple = receiver.rsplit(".", 1)[-1]   # impl super::Store: the key says Store, extra["receiver"] the path
+        key = f"{owner.key}.{name}" if owner is not None else (f"{prefix}{simple}.{name}" if receiver
                                                                 else f"{outer}.{name}" if outer else prefix + name)
         extra: dict = {}
         if receiver:
