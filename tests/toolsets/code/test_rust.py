@@ -387,3 +387,26 @@ def test_an_impl_block_in_another_file_is_followed_by_updates(crate):
     calls = edges_by_fqn(graph, "CALLS")
     assert calls[("order_service.helper", "order_service.store.extra.Store.put")] == "receiver_type"
     assert ("order_service.store.memory.MemoryRepo", "order_service.model.Priced") not in edges_by_fqn(graph, "IMPLEMENTS")
+
+
+def test_resolve_reads_a_path_as_rust_writes_it(tmp_path, embedder):
+    from helpers import backend
+
+    from graphlore.contract import parse_request
+    from graphlore.runtime import Runtime
+    from graphlore.toolsets.code.query import models, tools
+
+    tree = tmp_path / "rust-web"
+    shutil.copytree(FIXTURES / "rust-web", tree)
+    runtime = Runtime(backend.settings_for(tmp_path / "home"), embedder=embedder)
+    try:
+        for written, fqn in (("orders::clients::inventory::InventoryClient::reserve",
+                              "orders.clients.inventory.InventoryClient.reserve"),
+                             ("crate::clients::inventory::InventoryClient", "orders.clients.inventory.InventoryClient"),
+                             ("InventoryClient::new", "orders.clients.inventory.InventoryClient.new"),
+                             ("super::routes::api", "orders.routes.api")):
+            request = parse_request(models.ResolveRequest, {"identifier": written, "project_path": str(tree)})
+            found = tools.resolve(runtime, request)
+            assert (found.status, found.node.label) == ("one", fqn), written
+    finally:
+        runtime.close()

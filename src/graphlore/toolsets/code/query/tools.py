@@ -414,6 +414,9 @@ READ_CANDIDATES = 2000
 _PATTERN = set("*?[]|^$\\")
 #: a name as PHP writes it (``App\\Http\\Ctl``, ``\\App\\Ctl::make``, ``Ctl::make``), which the graph keeps with ``.``
 _PHP_NAME = re.compile(r"\\?[A-Za-z_]\w*(?:\\[A-Za-z_]\w*)*(?:::[A-Za-z_]\w*)?")
+#: a path as Rust writes it (``orders::store::Store::open``, ``crate::store::Store``): ``crate``, ``self`` and ``super``
+#: stand for a module the name does not say, so the rest is matched as the end of an fqn
+_RUST_PATH = re.compile(r"(?:[A-Za-z_]\w*::)+[A-Za-z_]\w*")
 
 
 def _tier_keys(prefix: str, identifier: str) -> list[str]:
@@ -437,6 +440,8 @@ def resolve(runtime: Runtime, request: ResolveRequest) -> ResolveResponse:
     identifier = request.identifier.strip()
     if ("\\" in identifier or "::" in identifier) and _PHP_NAME.fullmatch(identifier):
         identifier = identifier.lstrip("\\").replace("\\", ".").replace("::", ".")
+    elif _RUST_PATH.fullmatch(identifier):
+        identifier = re.sub(r"^(?:(?:crate|self|super)::)+", "", identifier).replace("::", ".")
     if _PATTERN & set(identifier.replace("{?}", "")) or identifier.endswith(".*"):
         raise InvalidInput(f"resolve takes one identifier, not a pattern ({identifier!r}); to list symbols "
                            "under a package use find with the kind symbol and the filter field fqn_prefix (e.g. "
