@@ -410,3 +410,40 @@ def test_resolve_reads_a_path_as_rust_writes_it(tmp_path, embedder):
             assert (found.status, found.node.label) == ("one", fqn), written
     finally:
         runtime.close()
+
+
+MIDDLEWARE = """use reqwest_middleware::{ClientBuilder, ClientWithMiddleware};
+use reqwest_tracing::TracingMiddleware;
+use std::env;
+
+struct Quotes {
+    http: ClientWithMiddleware,
+}
+
+impl Quotes {
+    async fn get(&self, count: u32) {
+        let addr = env::var("QUOTE_ADDR").expect("QUOTE_ADDR is not set");
+        self.http.post(format!("{}/getquote", addr)).json(&count).send().await.unwrap();
+    }
+}
+
+async fn direct() {
+    let client = ClientBuilder::new(reqwest::Client::new()).with(TracingMiddleware::default()).build();
+    client.get("http://quote:8090/health").send().await.unwrap();
+}
+"""
+
+
+def test_a_reqwest_middleware_client_is_a_reqwest_client(tmp_path):
+    (tmp_path / "Cargo.toml").write_text('[package]\nname = "quote-client"\n')
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "main.rs").write_text(MIDDLEWARE)
+    graph = CodeGraph.build(tmp_path)
+    assert [line for line in render(graph) if line.startswith("C ")] == [
+        "C GET quote /health kind=reqwest from=quote_client.direct match=unresolved why='quote' is not a microservice "
+        "of this project (an outside service?)",
+        "C POST ? /{?}/getquote kind=reqwest from=quote_client.Quotes.get match=unresolved why=the URL's start is not "
+        "known; environment variable QUOTE_ADDR is set by none of the project's deployment files"]
+    nodes, _ = graph.snapshot()
+    caps = {n.props["fqn"]: n.props["capabilities"] for n in nodes.values() if n.kind == "symbol"}
+    assert caps["quote_client.Quotes.get"] == ["HTTP_CLIENT"]     # a field typed ClientWithMiddleware

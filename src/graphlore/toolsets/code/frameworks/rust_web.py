@@ -17,7 +17,8 @@ attributes (``#[route("/p", method = "GET")]`` too) on a function registered wit
 function the handler expression names (its module's, a ``use``d one, a path), else the registering function.
 
 **Clients.** ``reqwest::get(url)`` and ``get``/``post``/``put``/``delete``/``patch``/``head(url)`` and
-``request(Method::X, url)`` on a ``reqwest::Client`` (a local, parameter or field declared or made so), the URL
+``request(Method::X, url)`` on a ``reqwest::Client`` or a reqwest-middleware ``ClientWithMiddleware`` (a local,
+parameter or field declared or made so), the URL
 folded (`rust.constants`). **Kafka.** rdkafka ``FutureRecord::to(topic)``/``BaseRecord::to(topic)`` producers and
 ``consumer.subscribe(&[..])`` consumers in files that use rdkafka.
 """
@@ -272,7 +273,9 @@ def _attribute_routes(project: RustProject, prefixes: Prefixes, bound: Bound,
 
 # ---- clients and Kafka ------------------------------------------------------------------------------------
 
-_CLIENT_TYPE = re.compile(r"^~?((?:reqwest\.)?(?:blocking\.)?(?:Client|ClientBuilder))\b")
+_CLIENT_TYPE = re.compile(r"^~?((?:reqwest(?:_middleware)?\.)?(?:blocking\.)?(?:Client|ClientBuilder|ClientWithMiddleware))\b")
+#: the crates whose clients are reqwest's (reqwest-middleware wraps one: tracing, retries)
+_REQWEST = ("reqwest.", "reqwest_middleware.")
 
 
 def _is_reqwest(bound: Bound, owner: str, receiver, line: int) -> bool:
@@ -288,15 +291,15 @@ def _is_reqwest(bound: Bound, owner: str, receiver, line: int) -> bool:
     match = _CLIENT_TYPE.match(written)
     if match is None:
         return False
-    if match.group(1).startswith("reqwest."):
+    if match.group(1).startswith(_REQWEST):
         return True
     imported = imported_paths(bound.ctx.module_name, bound.facts).get(match.group(1).split(".", 1)[0], "")
-    return imported.startswith("reqwest.")
+    return imported.startswith(_REQWEST)
 
 
 def _clients(project: RustProject, bound: Bound, call: CallFact, owner: int) -> Iterator[Item]:
     receiver = call.receiver
-    if owner < 0 or not call.args or not _uses(bound, "reqwest"):
+    if owner < 0 or not call.args or not (_uses(bound, "reqwest") or _uses(bound, "reqwest_middleware")):
         return
     if call.name in VERBS and receiver in (["name", "reqwest"], ["field", ["name", "reqwest"], "blocking"]):
         method, url = VERBS[call.name], call.args[0]

@@ -68,7 +68,8 @@ RULES = roles.Rules(
     capabilities={**dict.fromkeys((*_VERBS, "route"), "HTTP_ENDPOINT")},
     call_capabilities=(
         *((f"reqwest.{verb}", "HTTP_CLIENT") for verb in _VERBS),
-        *((f"reqwest.{client}.{call}", "HTTP_CLIENT") for client in ("Client", "blocking.Client")
+        *((f"{client}.{call}", "HTTP_CLIENT") for client in ("reqwest.Client", "reqwest.blocking.Client",
+                                                            "reqwest_middleware.ClientWithMiddleware")
           for call in (*_VERBS, "request")),
         ("rdkafka.producer.", "MESSAGE_PRODUCER"), ("rdkafka.consumer.", "MESSAGE_LISTENER"),
     ),
