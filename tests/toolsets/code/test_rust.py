@@ -447,3 +447,49 @@ def test_a_reqwest_middleware_client_is_a_reqwest_client(tmp_path):
     nodes, _ = graph.snapshot()
     caps = {n.props["fqn"]: n.props["capabilities"] for n in nodes.values() if n.kind == "symbol"}
     assert caps["quote_client.Quotes.get"] == ["HTTP_CLIENT"]     # a field typed ClientWithMiddleware
+
+
+CONFIG_MAIN = """mod config;
+mod handlers;
+
+fn main() {
+    let state = AppState { config: config::Config::from_env() };
+}
+
+pub struct AppState {
+    pub config: config::Config,
+}
+"""
+CONFIG = """use std::env;
+
+pub struct Config {
+    pub quote_addr: String,
+    pub port: u16,
+}
+
+impl Config {
+    pub fn from_env() -> Self {
+        Config { quote_addr: env::var("QUOTE_ADDR").unwrap_or("http://quote:8090".to_string()), port: 8080 }
+    }
+}
+"""
+HANDLERS = """use crate::AppState;
+
+pub async fn quote(state: &AppState, count: u32) {
+    let client = reqwest::Client::new();
+    client.post(format!("{}/getquote", state.config.quote_addr)).send().await.unwrap();
+}
+"""
+
+
+def test_a_field_of_a_config_struct_is_what_the_crate_s_struct_literal_sets(tmp_path):
+    (tmp_path / "Cargo.toml").write_text('[package]\nname = "checkout"\n')
+    (tmp_path / "src").mkdir()
+    for name, text in (("main.rs", CONFIG_MAIN), ("config.rs", CONFIG), ("handlers.rs", HANDLERS)):
+        (tmp_path / "src" / name).write_text(text)
+    (tmp_path / "docker-compose.yml").write_text("services:\n  checkout:\n    build: .\n    environment:\n"
+                                                 "      - QUOTE_ADDR=http://quote-svc:9000\n")
+    clients = [line for line in render(CodeGraph.build(tmp_path)) if line.startswith("C ")]
+    # state.config.quote_addr: Config's literal in from_env sets it from QUOTE_ADDR, which the deployment sets
+    assert clients == ["C POST quote-svc /getquote kind=reqwest from=checkout.handlers.quote match=unresolved "
+                       "why='quote-svc' is not a microservice of this project (an outside service?)"]

@@ -2,7 +2,8 @@
 folding: ``const`` and ``static`` items of any module of the project (through ``use`` imports
 and paths too), a function's ``let`` bindings (`folding.Folder.local`), ``format!`` with ``{}``, ``{0}``, ``{name}``
 (a named argument or a captured local), a struct's field as the struct literals of its file set it
-(``InventoryClient { base, .. }`` in ``new``: ``self.base`` is the local ``base`` there), and
+(``InventoryClient { base, .. }`` in ``new``: ``self.base`` is the local ``base`` there; ``state.config.addr`` the
+``addr`` the crate's struct literals set, when one struct type only sets a field of that name), and
 ``std::env::var("X")`` as the environment variable (with the default an ``unwrap_or``/``unwrap_or_else`` gives)."""
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ ENV_READERS = frozenset({"std.env.var", "env.var", "std.env.var_os", "env.var_os
 #: methods that hand back the value they are called on (for a string or a ``Result`` of one)
 SAME = frozenset({"unwrap", "expect", "unwrap_or_default", "to_string", "to_owned", "as_str", "into", "clone",
                   "as_ref", "trim_end_matches"})
+#: struct literal writes of one field followed at most (a field every handler sets is no configured value)
+MAX_WRITES = 8
 _FORMAT = re.compile(r"\{\{|\}\}|\{([^{}:]*)(?::[^{}]*)?\}")
 _MACROS = re.compile(r"\b(format|concat)!\s*\(")
 
@@ -65,9 +68,17 @@ class RustValues:
     def __init__(self, files: list[tuple[str, FileFacts]]) -> None:
         self.values: dict[str, dict[str, str]] = {}
         self.facts: dict[str, FileFacts] = {}
+        #: crate -> field name -> (facts, owner, type, line, expressions) of each struct literal setting it
+        self.fields: dict[str, dict[str, list[tuple[FileFacts, str, str, int, list[str]]]]] = {}
         for module, facts in files:
             self.values.setdefault(module, {}).update(facts.extra.get("values", {}))
             self.facts.setdefault(module, facts)
+            crate = self.fields.setdefault(module.split(".", 1)[0], {})
+            for owner, table in facts.extra.get("assigns", {}).items():
+                for target, entries in table.items():
+                    type_, marker, field = target.partition("{}.")
+                    if marker:
+                        crate.setdefault(field, []).extend((facts, owner, type_, line, exprs) for line, exprs in entries)
 
 
 class RustFolder(Folder):
@@ -97,6 +108,9 @@ class RustFolder(Folder):
         module, key = self.locate(name)
         expr = self.values.values.get(module, {}).get(key) if module is not None else None
         if expr is None:
+            found = self.literal_field(name) if "." in name else None
+            if found is not None:
+                return found
             return named_unknown(name, f"{name} is not a constant (a variable, a field or a parameter: known at "
                                        "run time only)")
         facts = self.values.facts.get(module, self.facts)
@@ -130,6 +144,23 @@ class RustFolder(Folder):
         if not found:
             return None
         return choice([self.fold_in(Scope(scope.facts, owner, line + 1), exprs) for owner, line, exprs in found])
+
+    def literal_field(self, name: str) -> Folded | None:
+        """``x.config.addr``: what the crate's struct literals set ``addr`` to, when one struct type only has a
+        literal setting a field of that name (a field two types share is not known to be this one), at most
+        `MAX_WRITES` of them; None otherwise."""
+        writes = self.values.fields.get(self.module.split(".", 1)[0], {}).get(name.rsplit(".", 1)[-1], [])
+        if not writes or len(writes) > MAX_WRITES or len({type_ for _, _, type_, _, _ in writes}) > 1:
+            return None
+        out = []
+        for facts, owner, _type, line, exprs in writes:
+            inner = type(self)(self.values, self._module_of(facts), facts)
+            inner.depth = self.depth + 1
+            out.append(inner.fold_in(Scope(facts, owner, line + 1), exprs))
+        return choice(out)
+
+    def _module_of(self, facts: FileFacts) -> str:
+        return next((module for module, known in self.values.facts.items() if known is facts), self.module)
 
     def call(self, name: str, args: list[list[tuple[str, str]]]) -> Folded:
         found = self.env_call(name, args, ENV_READERS)
