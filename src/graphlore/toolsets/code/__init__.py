@@ -43,6 +43,11 @@ The map (packages by concern; a package imports only the packages above it)::
                                   docblock annotations, route groups)
       php/resolve.py              namespaces, use imports, base types and traits, __construct
       php/constants.py            PHP values for folding (class constants, ., interpolation, sprintf, getenv)
+      ruby/__init__.py            Ruby as a Language: Gemfile and *.gemspec projects, Rails controller roles
+      ruby/extract.py             one Ruby file -> facts (modules, classes, singleton methods, constants,
+                                  instance variables, include/extend, blocks given to DSL calls)
+      ruby/resolve.py             lexical constant lookup across reopened modules, mixins, T.new, self
+      ruby/constants.py           Ruby values for folding (constants, #{...}, +, format, ENV)
       rust/__init__.py            Rust as a Language: Cargo.toml crates and workspaces, module paths
       rust/extract.py             one Rust file -> facts (structs, enums, traits, impl blocks, use trees,
                                   attributes, call chains)
@@ -89,6 +94,8 @@ The map (packages by concern; a package imports only the packages above it)::
       aspnet.py                   ASP.NET Core routes (attributes, minimal APIs), HttpClient clients
       ktor.py                     Ktor routing and clients (Kotlin)
       php_web.py                  Symfony, Laravel, Slim routes; curl, Guzzle, Symfony HttpClient clients (PHP)
+      ruby_web.py                 Sinatra and Rails routes; Net::HTTP, Faraday, HTTParty, RestClient clients
+      ruby_messaging.py           ruby-kafka, rdkafka, Racecar, Bunny and Sneakers producers and consumers
       rust_web.py                 axum, actix-web, rocket routes; reqwest clients; rdkafka (Rust)
       grpc/                       gRPC routes and clients in every language, named package.Service/Method
         services.py               the .proto services, how each language names their methods
@@ -97,6 +104,7 @@ The map (packages by concern; a package imports only the packages above it)::
         python.py                 grpcio: add_..._to_server, ...Stub
         csharp.py                 Grpc.AspNetCore: ...Base subclasses, ...Client stubs
         script.py                 grpc-js: server.addService, service and generated XClient clients
+        ruby.py                   the grpc gem: Foo::Service subclasses, Foo::Stub stubs
         rust.py                   tonic: impl of the generated service trait, XClient stubs
     index/                        the graph in memory and in the store
       graph.py                    CodeGraph: build / update (incremental == full) / restore / snapshot

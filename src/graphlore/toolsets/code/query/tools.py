@@ -412,11 +412,12 @@ MAX_CANDIDATES = 10
 #: candidates read per kind of match (enough to sort and filter; the count is exact either way)
 READ_CANDIDATES = 2000
 _PATTERN = set("*?[]|^$\\")
-#: a name as PHP writes it (``App\\Http\\Ctl``, ``\\App\\Ctl::make``, ``Ctl::make``), which the graph keeps with ``.``
-_PHP_NAME = re.compile(r"\\?[A-Za-z_]\w*(?:\\[A-Za-z_]\w*)*(?:::[A-Za-z_]\w*)?")
-#: a path as Rust writes it (``orders::store::Store::open``, ``crate::store::Store``): ``crate``, ``self`` and ``super``
-#: stand for a module the name does not say, so the rest is matched as the end of an fqn
-_RUST_PATH = re.compile(r"(?:[A-Za-z_]\w*::)+[A-Za-z_]\w*")
+#: a name as PHP or Ruby writes it (``App\\Http\\Ctl``, ``\\App\\Ctl::make``, ``Ctl::make``, ``Shop::Cart#add``), which
+#: the graph keeps with ``.``
+_SCOPED_NAME = re.compile(r"(?:\\|::)?[A-Za-z_]\w*(?:(?:\\|::)[A-Za-z_]\w*)*(?:(?:::|#)[A-Za-z_]\w*[?!]?)?")
+#: a path as Rust writes it from where it is used (``crate::store::Store``, ``super::api``): ``crate``, ``self`` and
+#: ``super`` stand for a module the name does not say, so they are left out and the rest matched as an fqn's end
+_RUST_RELATIVE = re.compile(r"^(?:(?:crate|self|super)::)+(?=[A-Za-z_])")
 
 
 def _tier_keys(prefix: str, identifier: str) -> list[str]:
@@ -438,10 +439,9 @@ def _tier_keys(prefix: str, identifier: str) -> list[str]:
 
 def resolve(runtime: Runtime, request: ResolveRequest) -> ResolveResponse:
     identifier = request.identifier.strip()
-    if ("\\" in identifier or "::" in identifier) and _PHP_NAME.fullmatch(identifier):
-        identifier = identifier.lstrip("\\").replace("\\", ".").replace("::", ".")
-    elif _RUST_PATH.fullmatch(identifier):
-        identifier = re.sub(r"^(?:(?:crate|self|super)::)+", "", identifier).replace("::", ".")
+    identifier = _RUST_RELATIVE.sub("", identifier)
+    if ("\\" in identifier or "::" in identifier) and _SCOPED_NAME.fullmatch(identifier):
+        identifier = identifier.lstrip("\\:").replace("\\", ".").replace("::", ".").replace("#", ".")
     if _PATTERN & set(identifier.replace("{?}", "")) or identifier.endswith(".*"):
         raise InvalidInput(f"resolve takes one identifier, not a pattern ({identifier!r}); to list symbols "
                            "under a package use find with the kind symbol and the filter field fqn_prefix (e.g. "
