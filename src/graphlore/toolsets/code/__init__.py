@@ -48,6 +48,12 @@ The map (packages by concern; a package imports only the packages above it)::
                                   instance variables, include/extend, blocks given to DSL calls)
       ruby/resolve.py             lexical constant lookup across reopened modules, mixins, T.new, self
       ruby/constants.py           Ruby values for folding (constants, #{...}, +, format, ENV)
+      rust/__init__.py            Rust as a Language: Cargo.toml crates and workspaces, module paths
+      rust/extract.py             one Rust file -> facts (structs, enums, traits, impl blocks, use trees,
+                                  attributes, call chains)
+      rust/resolve.py             module paths, use imports and re-exports, impl methods across files, traits
+      rust/constants.py           Rust paths (crate/self/super, declared mods) and values for folding (consts,
+                                  format!, struct literal fields, env::var)
       proto/__init__.py           Protocol Buffers as a Language: a .proto declares, it calls nothing
       proto/extract.py            one .proto file -> services, rpc methods (their gRPC names), messages
     layout/                       the tree as microservices and modules
@@ -92,6 +98,7 @@ The map (packages by concern; a package imports only the packages above it)::
       php_web.py                  Symfony, Laravel, Slim routes; curl, Guzzle, Symfony HttpClient clients (PHP)
       ruby_web.py                 Sinatra and Rails routes; Net::HTTP, Faraday, HTTParty, RestClient clients
       ruby_messaging.py           ruby-kafka, rdkafka, Racecar, Bunny and Sneakers producers and consumers
+      rust_web.py                 axum, actix-web, rocket routes; reqwest clients; rdkafka (Rust)
       grpc/                       gRPC routes and clients in every language, named package.Service/Method
         services.py               the .proto services, how each language names their methods
         go.py                     grpc-go: Register...Server, New...Client stubs
@@ -100,6 +107,7 @@ The map (packages by concern; a package imports only the packages above it)::
         csharp.py                 Grpc.AspNetCore: ...Base subclasses, ...Client stubs
         script.py                 grpc-js: server.addService, service and generated XClient clients
         ruby.py                   the grpc gem: Foo::Service subclasses, Foo::Stub stubs
+        rust.py                   tonic: impl of the generated service trait, XClient stubs
     index/                        the graph in memory and in the store
       graph.py                    CodeGraph: build / update (incremental == full) / restore / snapshot
       persist.py                  per-file records that let an update after a restart stay incremental
