@@ -27,7 +27,7 @@ from ..languages.csharp.constants import CSharpConstants, CSharpFolder
 from ..languages.folding import ENV_OPEN, Folded, literal, unknown
 from ..languages.symbols import Bound
 from ..model import AnnotationFact, FileFacts
-from ..services.endpoints import ANY, Item, join_paths
+from ..services.endpoints import ANY, Forward, Item, join_paths, normalise_path
 from .base import Framework, Project, Reader, declared_type, item
 
 VERBS = {"HttpGet": "GET", "HttpPost": "POST", "HttpPut": "PUT", "HttpDelete": "DELETE", "HttpPatch": "PATCH",
@@ -70,6 +70,27 @@ class AspNet:
                 if base.get("registrar", "AddHttpClient") == "AddHttpClient":
                     self.bases.setdefault(bound.ctx.module, []).append(
                         (base["owner"], base["value"], bound.facts, base.get("client", "").rsplit(".", 1)[-1]))
+        self._bounds = bounds
+        self._calls: dict[str, list] | None = None
+        self._methods: dict[str, int] = {}
+
+    def callers(self, name: str) -> list:
+        """(bound, call) of every call of a method named ``name`` in the project's C# files."""
+        if self._calls is None:
+            self._calls = {}
+            for bound in self._bounds:
+                for call in bound.facts.calls:
+                    if call.kind == "call":
+                        self._calls.setdefault(call.name, []).append((bound, call))
+                for sym in bound.facts.symbols:
+                    if sym.kind in ("method", "function"):
+                        self._methods[sym.name] = self._methods.get(sym.name, 0) + 1
+        return self._calls.get(name, [])
+
+    def declarations(self, name: str) -> int:
+        """How many methods of the project's C# files are named ``name``."""
+        self.callers(name)
+        return self._methods.get(name, 0)
 
     def fold(self, facts: FileFacts, expr: str, class_key: str, owner: str | None = None, line: int = 0) -> Folded:
         folder = CSharpFolder(self.constants, facts, class_key)
@@ -147,24 +168,82 @@ def _fold_template(web: AspNet, facts: FileFacts, expr: str, class_key: str, con
     return Folded(_tokens(value.text, controller, action), value.known, value.why)
 
 
-def _group_prefix(web: AspNet, bound: Bound, owner: str, receiver, depth: int = 0) -> Folded:
-    """The prefix of a ``MapGroup`` group a receiver variable holds ("" for an app or endpoints)."""
-    if depth > 6 or not receiver or receiver[0] != "name":
-        return literal("")
-    seen = [t for _, t in bound.facts.locals.get(owner, {}).get(receiver[1], [])]
-    made = next((t for t in reversed(seen) if t.endswith(".MapGroup()")), None)
-    if made is None:
-        if any(t.rsplit(".", 1)[-1] in GROUP_TYPES for t in seen):   # a parameter: the caller made the group
-            return unknown(f"{receiver[1]} is a route group the caller passes in")
-        return literal("")
-    parent = made[1:-len(".MapGroup()")]
-    calls = [c for c in bound.facts.calls if c.owner == owner and c.name == "MapGroup" and c.receiver == ["name", parent]
-             and c.args]
-    if len(calls) != 1:
-        return literal("")
+def _group_prefixes(web: AspNet, bound: Bound, owner: str, receiver, line: int, depth: int = 0) -> list[Folded]:
+    """The prefixes of the ``MapGroup`` group a receiver is ("" for an app, endpoints or a versioned API set): a
+    chain's conventions (``.WithTags(..)``, ``.RequireAuthorization()``) return their group, a group's ``MapGroup``
+    nests, a local holds what it was made with, and a builder parameter holds what every caller passes (one
+    prefix per distinct caller's; unknown when no caller is found or the method's name is not unique)."""
+    if depth > 8 or not receiver:
+        return [literal("")]
+    if receiver[0] == "call":
+        inner = receiver[1]
+        if receiver[2] != "MapGroup":
+            return _group_prefixes(web, bound, owner, inner, line, depth + 1)
+        made = [c for c in bound.facts.calls if c.owner == owner and c.name == "MapGroup" and c.line == line
+                and c.receiver == inner and c.args]
+        if len(made) != 1:
+            return [unknown("a route group made by a chain the reader cannot follow")]
+        return _nested(web, bound, owner, made[0], depth)
+    if receiver[0] != "name":
+        return [literal("")]
+    name = receiver[1]
+    seen = [(at, t) for at, t in bound.facts.locals.get(owner, {}).get(name, []) if t and t != "?"]
+    before = [(at, t) for at, t in seen if at <= line] or seen[:1]
+    if not before:
+        return [literal("")]
+    at, made = before[-1]
+    if made.startswith("~"):
+        groups = [c for c in bound.facts.calls if c.owner == owner and c.name == "MapGroup" and c.line == at
+                  and c.args and ".MapGroup(" in made]
+        if groups:   # the last group of the chain: the one whose receiver holds every other
+            return _nested(web, bound, owner, max(groups, key=lambda c: len(repr(c.receiver))), depth)
+        head = re.match(r"~([A-Za-z_]\w*)\.", made)
+        if head is None or head.group(1) == name:
+            return [literal("")]
+        return _group_prefixes(web, bound, owner, ["name", head.group(1)], at, depth + 1)
+    if made.rsplit(".", 1)[-1] in GROUP_TYPES:   # a parameter: the callers pass the builder in
+        return _through_callers(web, bound, owner, name, depth)
+    return [literal("")]
+
+
+def _nested(web: AspNet, bound: Bound, owner: str, group, depth: int) -> list[Folded]:
     class_key = owner.rpartition(".")[0]
-    return join_paths([_group_prefix(web, bound, owner, ["name", parent], depth + 1),
-                       web.fold(bound.facts, calls[0].args[0], class_key)])
+    own = web.fold(bound.facts, group.args[0], class_key)
+    return [join_paths([outer, own])
+            for outer in _group_prefixes(web, bound, owner, group.receiver, group.line, depth + 1)]
+
+
+def _through_callers(web: AspNet, bound: Bound, owner: str, param: str, depth: int) -> list[Folded]:
+    """The prefixes of the builder each caller of ``owner`` passes as ``param`` (an extension method's receiver, or
+    an argument named by a plain identifier)."""
+    index = bound.by_key.get(owner)
+    sym = bound.facts.symbols[index] if index is not None else None
+    names = [p for p, _ in sym.params] if sym is not None else []
+    if sym is None or param not in names:
+        return [unknown(f"{param} is a route group the caller passes in")]
+    if web.declarations(sym.name) != 1:
+        return [unknown(f"{param} is a route group passed to {sym.name}, a name several methods have")]
+    position = names.index(param)
+    extension = "(this " in sym.signature
+    found: dict[str, Folded] = {}
+    for caller_bound, call in web.callers(sym.name):
+        class_call = call.receiver and call.receiver[0] == "name" and call.receiver[1] == sym.parent.rsplit(".", 1)[-1]
+        if extension and not class_call:
+            if position == 0:
+                receiver = call.receiver
+            else:
+                receiver = _name_arg(call.args, position - 1)
+        else:
+            receiver = _name_arg(call.args, position)
+        prefixes = [unknown(f"{param} is a route group the caller passes in")] if receiver is None else \
+            _group_prefixes(web, caller_bound, call.owner, receiver, call.line, depth + 1)
+        found.update((p.text, p) for p in prefixes)
+    return list(found.values()) or [unknown(f"{param} is a route group the caller passes in; no caller is read")]
+
+
+def _name_arg(args, position: int) -> list | None:
+    written = args[position].strip() if position < len(args) else ""
+    return ["name", written] if re.fullmatch(r"[A-Za-z_]\w*", written) else None
 
 
 def _minimal(web: AspNet, bound: Bound) -> Iterator[Item]:
@@ -179,18 +258,39 @@ def _minimal(web: AspNet, bound: Bound) -> Iterator[Item]:
             handler_expr = call.args[2]
         elif call.name == "Map" and len(call.args) == 2:
             methods, handler_expr = [ANY], call.args[1]
+        elif call.name == "MapForwarder" and len(call.args) >= 2:
+            yield _forwarder(web, bound, call)
+            continue
         else:
             continue
         class_key = call.owner.rpartition(".")[0] if "." in call.owner else ""
-        path = join_paths([_group_prefix(web, bound, call.owner, call.receiver),
-                           web.fold(facts, call.args[0], class_key)])
+        own = web.fold(facts, call.args[0], class_key)
+        paths = [join_paths([prefix, own]) for prefix in _group_prefixes(web, bound, call.owner, call.receiver, call.line)]
         written = handler_expr.strip()
         handler = bound.by_key.get(f"{class_key}.{written}" if class_key else written) \
             if re.fullmatch(r"[A-Za-z_][\w.]*", written) else None
         owner = handler if handler is not None else bound.by_key.get(call.owner, -1)
         for method in methods:
-            yield item(bound, owner, "route", "aspnet", None if handler is not None else call.line, http_method=method,
-                       path=path, written=call.args[0])
+            for path in paths:
+                yield item(bound, owner, "route", "aspnet", None if handler is not None else call.line,
+                           http_method=method, path=path, written=call.args[0])
+
+
+def _forwarder(web: AspNet, bound: Bound, call) -> Item:
+    """``MapForwarder(pattern, target[, target path])`` (YARP's direct forwarding): a gateway route that sends what
+    ``pattern`` matches to the target, at the target path when one is given, else at the same path."""
+    class_key = call.owner.rpartition(".")[0] if "." in call.owner else ""
+    own = web.fold(bound.facts, call.args[0], class_key)
+    prefixes = _group_prefixes(web, bound, call.owner, call.receiver, call.line)
+    path = join_paths([prefixes[0], own]) if len(prefixes) == 1 else join_paths([unknown("several groups"), own])
+    inner = web.fold(bound.facts, call.args[2], class_key) if len(call.args) > 2 else None
+    rewrite = (path.text, normalise_path(inner.text)) if inner is not None and inner.known else None
+    target = web.fold(bound.facts, call.args[1], class_key) if inner is None or inner.known else None
+    route = item(bound, bound.by_key.get(call.owner, -1), "route", "aspnet", call.line, http_method=ANY, path=path,
+                 written=call.args[0], forward=Forward(target, 0, rewrite, path.text))
+    if target is None:
+        route.problems.append("the path it forwards to is not known")
+    return route
 
 
 def _clients(web: AspNet, bound: Bound) -> Iterator[Item]:

@@ -1,0 +1,107 @@
+""".NET systems as they are written today: minimal-API route groups whose prefix follows the builder through
+chained conventions, nested groups, locals and extension methods (to every caller's prefix, unknown when none
+is read); ``MapForwarder`` as a gateway route."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from graphlore.toolsets.code.index.graph import CodeGraph
+
+CSPROJ = '<Project Sdk="Microsoft.NET.Sdk.Web"></Project>'
+
+ENDPOINTS = """namespace Shop.Billing;
+
+public static class InvoiceEndpoints
+{
+    public static RouteGroupBuilder MapInvoices(this IEndpointRouteBuilder routes)
+    {
+        var invoices = routes.MapGroup("invoices")
+            .WithTags("invoices")
+            .RequireAuthorization();
+        invoices.MapGet("/{number}", Find);
+        var drafts = invoices.MapGroup("drafts");
+        drafts.MapDelete("{number}", Discard);
+        routes.MapGroup("/health").WithName("h").MapGet("/ready", () => "ok");
+        return invoices;
+    }
+
+    public static IEndpointRouteBuilder MapReceipts(this IEndpointRouteBuilder routes)
+    {
+        routes.MapPost("/receipts", () => "ok");
+        return routes;
+    }
+
+    public static void MapRefunds(IEndpointRouteBuilder routes)
+    {
+        routes.MapPut("refunds/{id}", () => "ok");
+    }
+
+    public static void MapOrphans(this IEndpointRouteBuilder routes)
+    {
+        routes.MapGet("/orphans", () => "ok");
+    }
+
+    static object Find(string number) => number;
+    static object Discard(string number) => number;
+}
+"""
+
+PROGRAM = """var builder = WebApplication.CreateBuilder(args);
+var app = builder.Build();
+var versioned = app.NewVersionedApi("Billing");
+var v1 = versioned.MapGroup("/api/v1").HasApiVersion(1, 0);
+v1.MapInvoices();
+app.MapGroup("/api/v2").WithTags("v2").MapInvoices();
+app.MapReceipts();
+InvoiceEndpoints.MapRefunds(app.MapGroup("/x"));
+var admin = app.MapGroup("admin");
+InvoiceEndpoints.MapRefunds(admin);
+app.Run();
+"""
+
+
+def _routes(root: Path) -> set[str]:
+    nodes, _ = CodeGraph.build(root).snapshot()
+    return {n.props["label"] for n in nodes.values() if n.kind == "route"}
+
+
+def test_a_route_groups_prefix_follows_the_builder_through_chains_locals_and_extension_methods(tmp_path):
+    (tmp_path / "Billing.API.csproj").write_text(CSPROJ)
+    (tmp_path / "InvoiceEndpoints.cs").write_text(ENDPOINTS)
+    (tmp_path / "Program.cs").write_text(PROGRAM)
+    assert _routes(tmp_path) == {
+        # each caller's group: a versioned set adds nothing, a chained convention keeps its group
+        "GET /api/v1/invoices/{number}", "GET /api/v2/invoices/{number}",
+        "DELETE /api/v1/invoices/drafts/{number}", "DELETE /api/v2/invoices/drafts/{number}",
+        "GET /api/v1/health/ready", "GET /api/v2/health/ready",
+        "POST /receipts",                # called on the app itself
+        "PUT /admin/refunds/{id}",       # a plain argument naming a group; an inline group is not followed
+        "PUT /{?}/refunds/{id}",
+        "GET /{?}/orphans",              # nobody calls it: the prefix stays unknown
+    }
+
+
+FRONT = """var app = WebApplication.CreateBuilder(args).Build();
+app.MapForwarder("/pictures/{id}", "http://media:8080", "/api/media/{id}/picture");
+app.MapForwarder("/status", "http://media:8080");
+app.Run();
+"""
+
+MEDIA = """var app = WebApplication.CreateBuilder(args).Build();
+app.MapGet("/api/media/{mediaId:int}/picture", (int mediaId) => mediaId);
+app.MapGet("/status", () => "up");
+app.MapGet("/api/media/{mediaId:int}", (int mediaId) => mediaId);
+app.Run();
+"""
+
+
+def test_map_forwarder_is_a_gateway_route_to_the_targets_route(tmp_path):
+    for name, program in {"front": FRONT, "media": MEDIA}.items():
+        (tmp_path / name).mkdir()
+        (tmp_path / name / f"{name}.csproj").write_text(CSPROJ)
+        (tmp_path / name / "Program.cs").write_text(program)
+    nodes, edges = CodeGraph.build(tmp_path).snapshot()
+    label = {i: n.props["label"] for i, n in nodes.items() if n.kind == "route"}
+    forwards = {(label[e.src], label[e.dst]) for e in edges.values() if e.src in label and e.dst in label}
+    assert forwards == {("ANY /pictures/{id}", "GET /api/media/{mediaId}/picture"), ("ANY /status", "GET /status")}
