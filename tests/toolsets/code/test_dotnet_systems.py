@@ -105,3 +105,77 @@ def test_map_forwarder_is_a_gateway_route_to_the_targets_route(tmp_path):
     label = {i: n.props["label"] for i, n in nodes.items() if n.kind == "route"}
     forwards = {(label[e.src], label[e.dst]) for e in edges.values() if e.src in label and e.dst in label}
     assert forwards == {("ANY /pictures/{id}", "GET /api/media/{mediaId}/picture"), ("ANY /status", "GET /status")}
+
+
+APPHOST = """var builder = DistributedApplication.CreateBuilder(args);
+var bus = builder.AddRabbitMQ("bus");
+var stock = builder.AddProject<Projects.Stock_Api>("stock-svc").WithReference(bus);
+builder.AddProject<Projects.Shop_Web>("storefront").WithReference(stock);
+builder.AddProject<Projects.Nowhere>("ghost");
+builder.Build().Run();
+"""
+
+STOCK = """var app = WebApplication.CreateBuilder(args).Build();
+var items = app.MapGroup("/api/Items");
+items.MapGet("/{id}", (int id) => id);
+items.MapGet("/Levels", () => 1);
+app.Run();
+"""
+
+LIBRARY_CLIENT = """namespace Shop.Parts.Clients;
+
+public class StockClient(HttpClient http)
+{
+    private readonly string prefix = "api/items/";
+
+    public Task<string> Item(int id) => http.GetStringAsync($"{prefix}{id}");
+
+    public Task<string> Levels() => http.GetStringAsync("API/ITEMS/levels");
+}
+"""
+
+WEB = """using Shop.Parts.Clients;
+
+var builder = WebApplication.CreateBuilder(args);
+builder.Services.AddHttpClient<StockClient>(o => o.BaseAddress = new("https+http://stock-svc"));
+builder.Build().Run();
+"""
+
+OTHER_APP = """namespace Shop.Kiosk;
+
+public class StockClient(HttpClient http)
+{
+    public Task<string> Item(int id) => http.GetStringAsync($"api/items/{id}");
+}
+
+public static class Setup
+{
+    public static void Register(IServiceCollection services) =>
+        services.AddHttpClient<StockClient>(o => o.BaseAddress = new(Settings.Host));
+}
+"""
+
+
+def test_aspire_resource_names_are_service_names_and_a_library_client_takes_the_apps_registration(tmp_path):
+    files = {"AppHost/AppHost.csproj": CSPROJ, "AppHost/Program.cs": APPHOST,
+             "Stock.Api/Stock.Api.csproj": CSPROJ, "Stock.Api/Program.cs": STOCK,
+             "Shop.Parts/Shop.Parts.csproj": '<Project Sdk="Microsoft.NET.Sdk.Razor"></Project>',
+             "Shop.Parts/StockClient.cs": LIBRARY_CLIENT,
+             "Shop.Web/Shop.Web.csproj": CSPROJ, "Shop.Web/Program.cs": WEB,
+             "Shop.Kiosk/Shop.Kiosk.csproj": CSPROJ, "Shop.Kiosk/Kiosk.cs": OTHER_APP}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(text)
+    graph = CodeGraph.build(tmp_path)
+    nodes, _ = graph.snapshot()
+    services = {n.name: n.props for n in nodes.values() if n.kind == "microservice"}
+    assert "stock-svc" in services["Stock.Api"]["aliases"] and "storefront" in services["Shop.Web"]["aliases"]
+    clients = {(n.props["declaring_fqn"], n.props["label"]): (n.props["match"], n.props.get("target_service"))
+               for n in nodes.values() if n.kind == "client"}
+    assert clients == {
+        # a relative URI is a path under the registered base address (never a host); ASP.NET matches any case
+        ("Shop.Parts.Clients.StockClient.Item", "GET Stock.Api /api/items/{id}"): ("cross_service", "Stock.Api"),
+        ("Shop.Parts.Clients.StockClient.Levels", "GET Stock.Api /API/ITEMS/levels"): ("cross_service", "Stock.Api"),
+        # another app's class of the same name keeps its own (unknown) registration
+        ("Shop.Kiosk.StockClient.Item", "GET ? /api/items/{id}"): ("unresolved", None),
+    }

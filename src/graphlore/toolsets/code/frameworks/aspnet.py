@@ -65,11 +65,16 @@ class AspNet:
         self.constants = csharp_constants(project)
         #: module -> (owner, value as written, facts, the client type an ``AddHttpClient<T>`` registers, or "")
         self.bases: dict[str, list[tuple[str, str, FileFacts, str]]] = {}
+        #: client type -> its ``AddHttpClient<T>`` registrations in any module (a library's client, registered by
+        #: the app that uses it)
+        self.registered: dict[str, list[tuple[tuple[str, str, FileFacts, str], str]]] = {}
         for bound in bounds:
             for base in bound.facts.extra.get("base_addresses", []):
                 if base.get("registrar", "AddHttpClient") == "AddHttpClient":
-                    self.bases.setdefault(bound.ctx.module, []).append(
-                        (base["owner"], base["value"], bound.facts, base.get("client", "").rsplit(".", 1)[-1]))
+                    found = (base["owner"], base["value"], bound.facts, base.get("client", "").rsplit(".", 1)[-1])
+                    self.bases.setdefault(bound.ctx.module, []).append(found)
+                    if found[3]:
+                        self.registered.setdefault(found[3], []).append((found, base.get("client", "")))
         self._bounds = bounds
         self._calls: dict[str, list] | None = None
         self._methods: dict[str, int] = {}
@@ -100,15 +105,26 @@ class AspNet:
 
     def base_for(self, bound: Bound, class_key: str) -> Folded | None:
         """The base address of the class's ``HttpClient``: the one its ``AddHttpClient<Class>(...)`` registration
-        sets, else the one the class sets, else the only one its module sets outside another class's
+        sets (in its module, else in any: one value when several), else the one the class sets, else the only one its module sets outside another class's
         registration."""
         found = self.bases.get(bound.ctx.module, [])
-        registered = [b for b in found if b[3] and b[3] == class_key.rsplit(".", 1)[-1]]
+        registered = [b for b in found if b[3] and b[3] == class_key.rsplit(".", 1)[-1]] or \
+            [b for b, written in self.registered.get(class_key.rsplit(".", 1)[-1], [])
+             if _names_class(b[2], written, bound.facts.package)]
         own = [b for b in found if b[2] is bound.facts and b[0].startswith(class_key) and not b[3]]
         chosen = registered or own or [b for b in found if not b[3]]
         values = {self.fold(facts, expr, owner.rsplit(".", 1)[0]).text: self.fold(facts, expr, owner.rsplit(".", 1)[0])
                   for owner, expr, facts, _ in chosen}
         return next(iter(values.values())) if len(values) == 1 else None
+
+
+def _names_class(facts: FileFacts, written: str, namespace: str) -> bool:
+    """Whether ``written`` (a type name in ``facts``' file) can be the class of that name in ``namespace``: written
+    with that namespace, or written plain in the namespace, one inside it, or a file that imports it."""
+    if "." in written:
+        return written.rpartition(".")[0] in (namespace, namespace.rpartition(".")[2])
+    return facts.package == namespace or facts.package.startswith(namespace + ".") or \
+        any(i.target == namespace and i.names == (("*", "*"),) for i in facts.imports)
 
 
 def _controller(sym, anns: dict[str, AnnotationFact]) -> bool:
@@ -321,6 +337,8 @@ def _clients(web: AspNet, bound: Bound) -> Iterator[Item]:
         url = url.removeprefix("new Uri(").removesuffix(")") if url.startswith("new Uri(") else url
         base = web.base_for(bound, class_key)
         path = web.fold(facts, url, class_key, call.owner, call.line)
+        if re.match(r"[\w.~-]", path.text) and "://" not in path.text:
+            path = literal("/") + path   # a relative URI: a path under the base address, never a host
         if base is not None and not base.known and ENV_OPEN in base.text and path.text.startswith("/"):
             path = base + path   # the deployment's environment settles it
         found = item(bound, bound.by_key[call.owner], "client", "http_client", call.line, http_method=method,

@@ -44,6 +44,7 @@ from ..model import (
     package_id,
     service_id,
 )
+from ..services.aspire import with_aspire
 from ..services.config_view import service_config
 from ..services.deployment import Deployment, read_deployment
 from ..services.identity import ServiceNames
@@ -182,6 +183,7 @@ class CodeGraph:
             self._layout_records(layout)
         with _phase(stats, "services"):
             deployment, settings = self._settings
+            deployment = with_aspire(deployment, layout, self.facts)
             names = ServiceNames(layout, deployment)
             config = service_config(layout, settings, deployment, names)
             for node in self.layout_nodes:

@@ -35,6 +35,7 @@ _LOCALS = """
 (parameter type: (_) @type name: (identifier) @name)
 (foreach_statement type: (_) @type left: (identifier) @name)
 """
+_CREATIONS = frozenset({"object_creation_expression", "implicit_object_creation_expression"})
 _STRINGS = frozenset({"string_literal", "verbatim_string_literal", "raw_string_literal", "interpolated_string_expression"})
 
 
@@ -302,11 +303,15 @@ class _Extractor(Extractor):
 
     def calls(self, root: Node) -> None:
         calls = self.facts.calls
+        projects = []
+        aspire = b"AddProject<" in self.src
         for node, tag, owner in self.owned(root, _CALLS):
             if tag == "call":
                 found = self.call_fact(node, owner or "")
                 if found is not None:
                     calls.append(found)
+                if aspire and (project := _aspire_project(node)) is not None:
+                    projects.append(project)
             elif owner is not None:
                 type_ = type_name(node.child_by_field_name("type"))
                 args = node.child_by_field_name("arguments")
@@ -317,9 +322,9 @@ class _Extractor(Extractor):
             left = node.child_by_field_name("left")
             right = node.child_by_field_name("right")
             prop = text(left).rsplit(".", 1)[-1] if left is not None else ""
-            if prop not in ("BaseAddress", "Address") or right is None or right.type != "object_creation_expression":
-                continue
-            args = self.arg_texts(right.child_by_field_name("arguments"))
+            if prop not in ("BaseAddress", "Address") or right is None or right.type not in _CREATIONS:
+                continue   # ``new Uri(x)`` or the target-typed ``new(x)``
+            args = self.arg_texts(next((c for c in right.named_children if c.type == "argument_list"), None))
             registered = _registration(node)
             if not args or prop == "Address" and (registered is None or registered[0] != "AddGrpcClient"):
                 continue
@@ -330,6 +335,8 @@ class _Extractor(Extractor):
             bases.append(found)
         if bases:
             self.facts.extra["base_addresses"] = bases
+        if projects:
+            self.facts.extra["aspire_projects"] = projects
 
     def locals(self, root: Node) -> None:
         items: list[tuple[Node, str]] = []
@@ -376,6 +383,24 @@ def _registration(node: Node) -> tuple[str, str] | None:
             types = [type_name(c) for c in arguments.named_children] if arguments is not None else []
             return (text(name.named_children[0]), types[-1]) if types else None
     return None
+
+
+def _aspire_project(node: Node) -> dict | None:
+    """A .NET Aspire AppHost's ``AddProject<Projects.Orders_API>("orders-api")``: the resource name it gives the
+    project (its type: the project file's name, every character outside ``[A-Za-z0-9_]`` written ``_``)."""
+    function = node.child_by_field_name("function")
+    name = function.child_by_field_name("name") if function is not None and \
+        function.type == "member_access_expression" else function
+    if name is None or name.type != "generic_name" or text(name.named_children[0]) != "AddProject":
+        return None
+    arguments = next((c for c in name.named_children if c.type == "type_argument_list"), None)
+    types = [type_name(c) for c in arguments.named_children] if arguments is not None else []
+    args = node.child_by_field_name("arguments")
+    first = next((c for c in args.named_children if c.type == "argument"), None) if args is not None else None
+    value = first.named_children[-1] if first is not None and first.named_children else None
+    if len(types) != 1 or value is None or value.type != "string_literal":
+        return None
+    return {"project": types[0], "name": text(value)[1:-1], "line": node.start_point[0] + 1}
 
 
 def _plain(name: str) -> str:
