@@ -137,14 +137,19 @@ class Matcher:
     def message_entry(self, node: GraphNode, kind: str) -> str | None:
         """The key's producer or consumer (``kind``) at the node's file and line (keys that list them)."""
         p = node.props
-        return next((entry["id"] for entry in self.key.get(kind, [])
-                     if entry["file"] == p["file"] and entry["span"][0] <= p["line"] <= entry["span"][1]), None)
+        found = [entry for entry in self.key.get(kind, [])
+                 if entry["file"] == p["file"] and entry["span"][0] <= p["line"] <= entry["span"][1]]
+        # one call publishing one of several events: the entry of the node's topic (its routing key or queue)
+        named = [e for e in found if p.get("topic") in (e.get("routing_key"), e.get("queue"), e.get("topic"),
+                                                          (e.get("binding") or {}).get("routing_key"))]
+        return (named or found or [{"id": None}])[0]["id"]
 
     def route_entry(self, node: GraphNode) -> str | None:
         p = node.props
         if p.get("broker"):
             return self.message_entry(node, "consumers")
         service = self.service_of.get(p["microservice"])
+        found = []
         for route in self.key["routes"]:
             if route["service"] != service:
                 continue
@@ -159,8 +164,11 @@ class Matcher:
                 continue
             paths = {norm_path(route["path"]), *(norm_path(a) for a in route.get("accept_paths") or [])}
             if norm_path(p["path_template"]) in paths:
-                return route["id"]
-        return None
+                found.append(route)
+        # one path mapped twice (two API versions): the entry of the node's own handler first
+        own = [r for r in found if (r.get("handler") or {}).get("symbol") and
+               str(p.get("handler_fqn") or "").endswith("." + r["handler"]["symbol"])]
+        return (own or found or [{"id": None}])[0]["id"]
 
     def client_entry(self, node: GraphNode) -> str | None:
         p = node.props

@@ -179,3 +179,129 @@ def test_aspire_resource_names_are_service_names_and_a_library_client_takes_the_
         # another app's class of the same name keeps its own (unknown) registration
         ("Shop.Kiosk.StockClient.Item", "GET ? /api/items/{id}"): ("unresolved", None),
     }
+
+
+BUS = """namespace Acme.Bus;
+
+public record Event { public Guid Id { get; init; } }
+
+public interface IBus
+{
+    Task PublishAsync(Event evt);
+}
+
+public interface IEventHandler<in T> where T : Event
+{
+    Task Handle(T evt);
+    Task Handle(Event evt) => Handle((T)evt);
+}
+"""
+
+BILLING = """using Acme.Bus;
+
+namespace Acme.Billing;
+
+public record InvoicePaid(int Order) : Event;
+public record InvoiceFailed(int Order) : Event;
+public record Audited : Event;
+
+public class Outbox(IBus bus)
+{
+    public Task SaveAndPublish(Event evt) => bus.PublishAsync(evt);
+}
+
+public class Payer(IBus bus, Outbox outbox)
+{
+    public async Task Pay(int order, bool ok)
+    {
+        Event outcome;
+        if (ok)
+        {
+            outcome = new InvoicePaid(order);
+        }
+        else
+        {
+            outcome = new InvoiceFailed(order);
+        }
+        await bus.PublishAsync(outcome);
+    }
+
+    public async Task Audit(Event[] pending)
+    {
+        var next = ok() ? (Event)new Audited() : new InvoicePaid(0);
+        await outbox.SaveAndPublish(next);
+        await outbox.SaveAndPublish(next);
+        foreach (var evt in pending) await bus.PublishAsync(evt);
+    }
+
+    static bool ok() => true;
+}
+"""
+
+ORDERS = """using Acme.Bus;
+using Acme.Orders.Handlers;
+
+var builder = WebApplication.CreateBuilder(args);
+builder.Services.AddEventBus().AddSubscription<InvoicePaid, InvoicePaidHandler>()
+    .AddSubscription<InvoiceFailed, MissingHandler>();
+builder.Build().Run();
+"""
+
+ORDERS_HANDLER = """using Acme.Bus;
+
+namespace Acme.Orders.Handlers;
+
+public class InvoicePaidHandler : IEventHandler<InvoicePaid>
+{
+    public Task Handle(InvoicePaid evt) => Task.CompletedTask;
+}
+"""
+
+AUDIT = """using Acme.Bus;
+
+var builder = WebApplication.CreateBuilder(args);
+builder.Services.AddEventBus().AddSubscription<Audited, InvoicePaidHandler>();
+builder.Build().Run();
+
+class InvoicePaidHandler : IEventHandler<Audited>
+{
+    public Task Handle(Audited evt) => Task.CompletedTask;
+}
+"""
+
+
+def test_an_event_bus_links_each_published_event_type_to_its_subscribed_handlers(tmp_path):
+    files = {"Bus/Bus.csproj": '<Project Sdk="Microsoft.NET.Sdk"></Project>', "Bus/Bus.cs": BUS,
+             "Billing/Billing.csproj": CSPROJ, "Billing/Billing.cs": BILLING,
+             "Orders/Orders.csproj": CSPROJ, "Orders/Program.cs": ORDERS, "Orders/Handlers.cs": ORDERS_HANDLER,
+             "Audit/Audit.csproj": CSPROJ, "Audit/Program.cs": AUDIT}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(text)
+    nodes, edges = CodeGraph.build(tmp_path).snapshot()
+    bus = {i: n.props for i, n in nodes.items() if n.props.get("broker") == "eventbus"}
+    listeners = {(p["microservice"], p["topic"], p.get("handler_fqn"), p["resolved"]) for p in bus.values()
+                 if "handler_fqn" in p}
+    assert listeners == {
+        ("Orders", "InvoicePaid", "Acme.Orders.Handlers.InvoicePaidHandler.Handle", True),
+        ("Audit", "Audited", "InvoicePaidHandler.Handle", True),      # its own module's class of that name
+        ("Orders", "InvoiceFailed", "Orders/Program.cs", False),       # no class of that name: said, not dropped
+    }
+    producers = sorted((p["label"], p["line"]) for p in bus.values() if "handler_fqn" not in p)
+    # each value the local may hold; one producer per method and type; a parameter passed on is no producer;
+    # an element of an array is unknown
+    assert producers == sorted([("eventbus InvoiceFailed", 27), ("eventbus InvoicePaid", 27),
+                                ("eventbus Audited", 33), ("eventbus InvoicePaid", 33), ("eventbus {?}", 35)])
+    label = {i: n.props.get("label") for i, n in nodes.items()}
+    links = sorted((label[e.src], nodes[e.src].props["line"], nodes[e.dst].props["microservice"])
+                   for e in edges.values() if e.type == "ASYNC_CALLS")
+    # the subscription without a handler class still receives the event (at the subscription)
+    assert links == [("eventbus Audited", 33, "Audit"), ("eventbus InvoiceFailed", 27, "Orders"),
+                     ("eventbus InvoicePaid", 27, "Orders"), ("eventbus InvoicePaid", 33, "Orders")]
+
+
+def test_map_methods_reads_the_http_methods_constants(tmp_path):
+    (tmp_path / "Hooks.csproj").write_text(CSPROJ)
+    (tmp_path / "Program.cs").write_text('var app = WebApplication.CreateBuilder(args).Build();\n'
+                                         'app.MapMethods("/check", [HttpMethods.Options, "HEAD"], () => "ok");\n')
+    assert _routes(tmp_path) == {"OPTIONS /check", "HEAD /check"}

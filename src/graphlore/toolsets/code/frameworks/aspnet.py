@@ -270,7 +270,8 @@ def _minimal(web: AspNet, bound: Bound) -> Iterator[Item]:
         if call.name in MAPS:
             methods, handler_expr = [MAPS[call.name]], call.args[1] if len(call.args) > 1 else ""
         elif call.name == "MapMethods" and len(call.args) >= 3:
-            methods = [m.upper() for m in re.findall(r"\"(\w+)\"", call.args[1])] or [ANY]
+            methods = [m.upper() for m in re.findall(r"\"(\w+)\"|HttpMethods\.(\w+)", call.args[1])
+                       for m in m if m] or [ANY]
             handler_expr = call.args[2]
         elif call.name == "Map" and len(call.args) == 2:
             methods, handler_expr = [ANY], call.args[1]

@@ -10,7 +10,9 @@ namespace instead. A struct is a ``class`` (``modifiers`` say ``struct``), a pro
 in ``extra["base_addresses"]`` (what an ``HttpClient``'s relative URLs start with), with the ``registrar`` and
 the ``client`` type when they configure a client registered with ``AddHttpClient<T>(...)``; so are the
 ``Address = new Uri(x)`` of ``AddGrpcClient<T>(...)`` registrations (a gRPC client's channel). Generic arguments are
-dropped from types and called names (``Task<Cart>`` -> ``Task``).
+dropped from types and called names (``Task<Cart>`` -> ``Task``); a generic call's are kept in
+``extra["generic_calls"]`` (``[line, name, [types]]``), and an Aspire AppHost's ``AddProject<T>("name")`` in
+``extra["aspire_projects"]``.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from tree_sitter import Node, QueryCursor
 
 from ...model import AnnotationFact, CallFact, FileFacts, ImportFact, SymbolFact
 from ..extractor import Extractor, Syntax
-from ..parsing import Grammar, query, squash, text
+from ..parsing import Grammar, innermost_owner, query, squash, text
 
 GRAMMAR = Grammar("csharp", tree_sitter_c_sharp.language)
 
@@ -136,7 +138,9 @@ class _Extractor(Extractor):
         self.declarations(root, None, "")
         self.calls(root)
         self.locals(root)
-        self.record_values(self.assignment_pairs(root))
+        pairs = self.assignment_pairs(root)
+        self.record_values(pairs)
+        self.record_made(pairs)
         return self.finish(root)
 
     # -- declarations ---------------------------------------------------------------------------
@@ -304,6 +308,7 @@ class _Extractor(Extractor):
     def calls(self, root: Node) -> None:
         calls = self.facts.calls
         projects = []
+        generic: list[list] = []
         aspire = b"AddProject<" in self.src
         for node, tag, owner in self.owned(root, _CALLS):
             if tag == "call":
@@ -312,6 +317,8 @@ class _Extractor(Extractor):
                     calls.append(found)
                 if aspire and (project := _aspire_project(node)) is not None:
                     projects.append(project)
+                if (typed := _type_arguments(node)) is not None:
+                    generic.append([node.start_point[0] + 1, *typed])
             elif owner is not None:
                 type_ = type_name(node.child_by_field_name("type"))
                 args = node.child_by_field_name("arguments")
@@ -337,6 +344,19 @@ class _Extractor(Extractor):
             self.facts.extra["base_addresses"] = bases
         if projects:
             self.facts.extra["aspire_projects"] = projects
+        if generic:
+            self.facts.extra["generic_calls"] = generic
+
+    def record_made(self, pairs: list[tuple[Node, Node]]) -> None:
+        """Variables assigned new objects, as ``extra["made"]``: owner key -> name -> ``[[line, [type, ...]]]``
+        (each branch of a conditional; a cast's operand): what an event a bus publishes may be."""
+        found = [(target, types) for target, value in pairs if (types := _made_types(value, 0))]
+        owners = innermost_owner(self.spans, [target.start_byte for target, _ in found])
+        table: dict[str, dict[str, list]] = {}
+        for (target, types), owner in zip(found, owners, strict=True):
+            table.setdefault(owner or "", {}).setdefault(text(target), []).append([target.start_point[0] + 1, types])
+        if table:
+            self.facts.extra["made"] = table
 
     def locals(self, root: Node) -> None:
         items: list[tuple[Node, str]] = []
@@ -383,6 +403,36 @@ def _registration(node: Node) -> tuple[str, str] | None:
             types = [type_name(c) for c in arguments.named_children] if arguments is not None else []
             return (text(name.named_children[0]), types[-1]) if types else None
     return None
+
+
+def _made_types(value: Node, depth: int) -> list[str] | None:
+    """The types a value is a new object of (``c ? (Base)new A() : new B()`` -> ``[A, B]``), or None when it may be
+    anything else."""
+    kind = value.type
+    if kind in _CREATIONS and kind != "implicit_object_creation_expression":
+        return [type_name(value.child_by_field_name("type"))]
+    inner = value.child_by_field_name("value") if kind == "cast_expression" else \
+        value.named_children[0] if kind == "parenthesized_expression" and value.named_children else None
+    if inner is not None:
+        return _made_types(inner, depth + 1)
+    if kind == "conditional_expression" and depth < 4:
+        sides = [value.child_by_field_name(side) for side in ("consequence", "alternative")]
+        found = [_made_types(side, depth + 1) if side is not None else None for side in sides]
+        return None if any(f is None for f in found) else [t for f in found for t in f or []]
+    return None
+
+
+def _type_arguments(node: Node) -> tuple[str, list[str]] | None:
+    """(called name, its type arguments as written) of a generic call: ``bus.AddSubscription<Paid, PaidHandler>()``
+    -> ``("AddSubscription", ["Paid", "PaidHandler"])``; None for any other call."""
+    function = node.child_by_field_name("function")
+    name = function.child_by_field_name("name") if function is not None and \
+        function.type == "member_access_expression" else function
+    if name is None or name.type != "generic_name":
+        return None
+    arguments = next((c for c in name.named_children if c.type == "type_argument_list"), None)
+    types = [type_name(c) for c in arguments.named_children] if arguments is not None else []
+    return (text(name.named_children[0]), types) if types else None
 
 
 def _aspire_project(node: Node) -> dict | None:
