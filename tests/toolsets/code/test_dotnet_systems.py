@@ -303,5 +303,7 @@ def test_an_event_bus_links_each_published_event_type_to_its_subscribed_handlers
 def test_map_methods_reads_the_http_methods_constants(tmp_path):
     (tmp_path / "Hooks.csproj").write_text(CSPROJ)
     (tmp_path / "Program.cs").write_text('var app = WebApplication.CreateBuilder(args).Build();\n'
-                                         'app.MapMethods("/check", [HttpMethods.Options, "HEAD"], () => "ok");\n')
-    assert _routes(tmp_path) == {"OPTIONS /check", "HEAD /check"}
+                                         'app.MapMethods("/check", [HttpMethods.Options, "HEAD"], () => "ok");\n'
+                                         'app.MapGet("/items/type/{typeId:int?}/brand/{brandId?}", () => 1);\n')
+    # an optional parameter is a parameter of the template
+    assert _routes(tmp_path) == {"OPTIONS /check", "HEAD /check", "GET /items/type/{typeId}/brand/{brandId}"}

@@ -175,8 +175,13 @@ def _controller_routes(web: AspNet, bound: Bound, index: int) -> Iterator[Item]:
                     parts.append(_fold_template(web, facts, prefix, sym.key, name, method.name))
                 if template is not None:
                     parts.append(_fold_template(web, facts, template.replace('"~/', '"/'), sym.key, name, method.name))
-                yield item(bound, member, "route", "aspnet", None, http_method=verb, path=join_paths(parts),
+                yield item(bound, member, "route", "aspnet", None, http_method=verb, path=_route(join_paths(parts)),
                            written=" + ".join(t for t in (prefix if not absolute else None, template) if t) or '""')
+
+
+def _route(path: Folded) -> Folded:
+    """A route template with its optional parameters (``{brandId?}``) written as parameters (``{brandId}``)."""
+    return Folded(re.sub(r"\{([^{}?]+)\?\}", r"{\1}", path.text), path.known, path.why)
 
 
 def _fold_template(web: AspNet, facts: FileFacts, expr: str, class_key: str, controller: str, action: str) -> Folded:
@@ -282,7 +287,8 @@ def _minimal(web: AspNet, bound: Bound) -> Iterator[Item]:
             continue
         class_key = call.owner.rpartition(".")[0] if "." in call.owner else ""
         own = web.fold(facts, call.args[0], class_key)
-        paths = [join_paths([prefix, own]) for prefix in _group_prefixes(web, bound, call.owner, call.receiver, call.line)]
+        paths = [_route(join_paths([prefix, own]))
+                 for prefix in _group_prefixes(web, bound, call.owner, call.receiver, call.line)]
         written = handler_expr.strip()
         handler = bound.by_key.get(f"{class_key}.{written}" if class_key else written) \
             if re.fullmatch(r"[A-Za-z_][\w.]*", written) else None
