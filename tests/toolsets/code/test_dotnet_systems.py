@@ -307,3 +307,51 @@ def test_map_methods_reads_the_http_methods_constants(tmp_path):
                                          'app.MapGet("/items/type/{typeId:int?}/brand/{brandId?}", () => 1);\n')
     # an optional parameter is a parameter of the template
     assert _routes(tmp_path) == {"OPTIONS /check", "HEAD /check", "GET /items/type/{typeId}/brand/{brandId}"}
+
+
+APPSETTINGS = """{
+  // comments and trailing commas are allowed, as .NET allows them
+  "Logging": { "LogLevel": { "Default": "Information" } },
+  "ConnectionStrings": {
+    "Bus": "amqp://localhost",
+  },
+  "Stock": { "Threshold": 5, "Zones": ["north", "south"] }
+}
+"""
+
+LAUNCH = '{"profiles": {"http": {"commandName": "Project", "applicationUrl": "http://localhost:5105"}}}'
+
+HOST = """var builder = DistributedApplication.CreateBuilder(args);
+var bus = builder.AddRabbitMQ("bus");
+var stock = builder.AddProject<Projects.Stock_Api>("stock-svc")
+    .WithReference(bus)
+    .WithEnvironment("Identity__Url", "http://id.example");
+stock.WithEnvironment("Mode", "fast");
+builder.Build().Run();
+"""
+
+
+def test_dotnet_settings_launch_profiles_and_apphost_environment_show_in_the_services_config(tmp_path):
+    files = {"AppHost/AppHost.csproj": CSPROJ, "AppHost/Program.cs": HOST,
+             "Stock.Api/Stock.Api.csproj": CSPROJ, "Stock.Api/Program.cs": STOCK,
+             "Stock.Api/appsettings.json": APPSETTINGS, "Stock.Api/Properties/launchSettings.json": LAUNCH,
+             # a test's host names nothing
+             "tests/Stock.Tests/Stock.Tests.csproj": CSPROJ,
+             "tests/Stock.Tests/Fixture.cs": 'class F { void M(IDistributedApplicationBuilder b) { '
+                                             'b.AddProject<Projects.Stock_Api>("stock-test"); } }'}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    stock = next(n.props for n in nodes.values() if n.kind == "microservice" and n.name == "Stock.Api")
+    assert stock["config"] == [
+        "ConnectionStrings:Bus = amqp://localhost (Stock.Api/appsettings.json:5)",
+        "Stock:Threshold = 5 (Stock.Api/appsettings.json:7)",
+        "Stock:Zones:0 = north (Stock.Api/appsettings.json:7)",
+        "Stock:Zones:1 = south (Stock.Api/appsettings.json:7)",
+        "listens at http://localhost:5105 (launch profile http) (Stock.Api/Properties/launchSettings.json:1)",
+        'Identity:Url = "http://id.example" (environment Identity__Url from the AppHost) (AppHost/Program.cs:3)',
+        "references bus (AppHost) (AppHost/Program.cs:3)",
+        'Mode = "fast" (environment Mode from the AppHost) (AppHost/Program.cs:6)',
+    ]
+    assert "stock-svc" in stock["aliases"] and "stock-test" not in stock["aliases"]
