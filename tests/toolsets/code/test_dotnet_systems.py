@@ -327,6 +327,9 @@ var stock = builder.AddProject<Projects.Stock_Api>("stock-svc")
     .WithReference(bus)
     .WithEnvironment("Identity__Url", "http://id.example");
 stock.WithEnvironment("Mode", "fast");
+var idp = builder.AddProject<Projects.Idp>("idp");
+var idpEndpoint = idp.GetEndpoint("http");
+stock.WithEnvironment("Idp__Url", idpEndpoint);
 builder.Build().Run();
 """
 
@@ -353,5 +356,7 @@ def test_dotnet_settings_launch_profiles_and_apphost_environment_show_in_the_ser
         'Identity:Url = "http://id.example" (environment Identity__Url from the AppHost) (AppHost/Program.cs:3)',
         "references bus (AppHost) (AppHost/Program.cs:3)",
         'Mode = "fast" (environment Mode from the AppHost) (AppHost/Program.cs:6)',
+        'Idp:Url = idpEndpoint (= idp.GetEndpoint("http")): an endpoint of idp (environment Idp__Url from the AppHost) '
+        '(AppHost/Program.cs:9)',
     ]
     assert "stock-svc" in stock["aliases"] and "stock-test" not in stock["aliases"]

@@ -103,11 +103,22 @@ def _apphost(layout: Layout, facts: Mapping[str, FileFacts]) -> dict[str, list[s
             if call.name == "WithEnvironment" and len(call.args) >= 2:
                 key = call.args[0].strip('"')
                 out.setdefault(service, []).append(
-                    f"{key.replace('__', ':')} = {call.args[1]} (environment {key} from the AppHost) "
-                    f"({path}:{call.line})")
+                    f"{key.replace('__', ':')} = {_value(call.args[1], file, variables, resources)} "
+                    f"(environment {key} from the AppHost) ({path}:{call.line})")
             elif call.name == "WithReference":
                 out.setdefault(service, []).append(f"references {call.args[0]} (AppHost) ({path}:{call.line})")
     return out
+
+
+def _value(written: str, file: FileFacts, variables: dict[str, int], resources: dict[int, str]) -> str:
+    """A value as written, with what a variable assigned once holds and whose endpoint ``x.GetEndpoint(..)``
+    is: ``identityEndpoint (= identityApi.GetEndpoint(profile): an endpoint of identity-api)``."""
+    assigned = [values for owner in file.extra.get("assigns", {}).values() for at, values in owner.get(written, [])]
+    held = assigned[0][0] if len(assigned) == 1 and len(assigned[0]) == 1 else None
+    endpoint = re.match(r"(\w+)\.GetEndpoint\(", held or written)
+    resource = resources.get(variables.get(endpoint.group(1), -1)) if endpoint else None
+    shown = f"{written} (= {held})" if held else written
+    return f"{shown}: an endpoint of {resource}" if resource else shown
 
 
 def dotnet_config(layout: Layout, root: Path, facts: Mapping[str, FileFacts]) -> dict[str, list[str]]:
