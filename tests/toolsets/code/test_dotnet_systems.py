@@ -360,3 +360,25 @@ def test_dotnet_settings_launch_profiles_and_apphost_environment_show_in_the_ser
         '(AppHost/Program.cs:9)',
     ]
     assert "stock-svc" in stock["aliases"] and "stock-test" not in stock["aliases"]
+
+
+def test_updates_equal_a_full_build_when_the_apphost_subscriptions_or_groups_change(tmp_path):
+    from helpers.code_graph import edit, render
+
+    files = {"AppHost/AppHost.csproj": CSPROJ, "AppHost/Program.cs": APPHOST,
+             "Stock.Api/Stock.Api.csproj": CSPROJ, "Stock.Api/Program.cs": STOCK,
+             "Shop.Parts/Shop.Parts.csproj": CSPROJ, "Shop.Parts/StockClient.cs": LIBRARY_CLIENT,
+             "Shop.Web/Shop.Web.csproj": CSPROJ, "Shop.Web/Program.cs": WEB,
+             "Bus/Bus.csproj": CSPROJ, "Bus/Bus.cs": BUS, "Billing/Billing.csproj": CSPROJ,
+             "Billing/Billing.cs": BILLING, "Orders/Orders.csproj": CSPROJ, "Orders/Program.cs": ORDERS,
+             "Orders/Handlers.cs": ORDERS_HANDLER}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(text)
+    graph = CodeGraph.build(tmp_path)
+    for path, old, new in (("AppHost/Program.cs", '"stock-svc"', '"stock-api"'),        # the name clients use goes
+                           ("Orders/Program.cs", "AddSubscription<InvoicePaid,", "AddSubscription<Audited,"),
+                           ("Stock.Api/Program.cs", '"/api/Items"', '"/api/v2/items"')):
+        edit(tmp_path, path, old, new)
+        graph.update()
+        assert render(graph) == render(CodeGraph.build(tmp_path)), path
