@@ -8,14 +8,19 @@ subclass, or a class whose name ends in ``Controller``) maps each action with ``
 action template starting with ``/`` or ``~/`` ignores the class's (ASP.NET matches paths case-insensitively, so
 the tokens are written in lower case). Minimal APIs: ``MapGet(path, handler)``
 ... ``MapPatch``, ``MapMethods(path, methods, handler)`` and ``Map(path, handler)`` on an app, endpoints or a
-``MapGroup(prefix)`` group (a group passed in as a parameter has an unknown prefix); the handler is the method a method group names, else the registering method.
+``MapGroup(prefix)`` group: a group's chained conventions (``.WithTags(..)``) keep it, groups nest, a local holds
+what it was made with, and a builder parameter holds what each caller passes (one route per distinct prefix;
+unknown when no caller is read or the method's name is not unique); the handler is the method a method group
+names, else the registering method. ``{id?}`` is ``{id}``. ``MapForwarder(pattern, target[, path])`` is a gateway
+route forwarding to the target (YARP's direct forwarding).
 
 **Clients.** ``GetAsync``, ``PostAsync``, ``PutAsync``, ``DeleteAsync``, ``PatchAsync``, ``GetStringAsync``,
 ``GetFromJsonAsync``, ``PostAsJsonAsync``, ``PutAsJsonAsync`` ... on a receiver typed ``HttpClient`` (a local,
 parameter, field or property), and ``SendAsync`` with a ``new HttpRequestMessage(HttpMethod.X, url)`` made in
 the same method. A relative URL starts at the ``BaseAddress = new Uri(...)`` that the class's typed-client
-registration (``AddHttpClient<Class>(c => c.BaseAddress = ...)``) sets, else the one set in the same class, else
-the only one set in the module outside another class's registration.
+registration (``AddHttpClient<Class>(c => c.BaseAddress = ...)``, in its module, else in the app whose file names
+the class) sets, else the one set in the same class, else the only one set in the module outside another class's
+registration; a URL without a scheme or a leading ``/`` is a path under it, never a host.
 """
 
 from __future__ import annotations
