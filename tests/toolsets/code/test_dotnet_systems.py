@@ -382,3 +382,87 @@ def test_updates_equal_a_full_build_when_the_apphost_subscriptions_or_groups_cha
         edit(tmp_path, path, old, new)
         graph.update()
         assert render(graph) == render(CodeGraph.build(tmp_path)), path
+
+
+MT_CONTRACTS = """namespace Shop.Contracts;
+
+public record OrderPlaced(int Id);
+public record ShipOrder(int Id);
+"""
+
+MT_ORDERS = """using MassTransit;
+using Shop.Contracts;
+
+namespace Shop.Orders;
+
+public class Checkout(IPublishEndpoint publish, ILogger log)
+{
+    public async Task Place(int id)
+    {
+        var placed = new OrderPlaced(id);
+        await publish.Publish(placed);
+        log.Publish(placed);
+    }
+}
+
+public class Dispatcher(ISendEndpoint send)
+{
+    public Task Ship(int id) => send.Send<ShipOrder>(new { Id = id });
+}
+"""
+
+MT_SHIPPING = """using MassTransit;
+using Shop.Contracts;
+
+namespace Shop.Shipping;
+
+public class OrderPlacedConsumer : IConsumer<OrderPlaced>
+{
+    public Task Consume(ConsumeContext<OrderPlaced> context) => Task.CompletedTask;
+}
+
+public class ShipOrderConsumer : IConsumer<ShipOrder>
+{
+    public Task Consume(ConsumeContext<ShipOrder> context) => Task.CompletedTask;
+}
+"""
+
+NSB = """using NServiceBus;
+
+namespace Shop.Billing;
+
+public record Charge(int Id);
+
+public class Charger(IMessageSession session)
+{
+    public Task Run() => session.Send(new Charge(1));
+}
+
+public class ChargeHandler : IHandleMessages<Charge>
+{
+    public Task Handle(Charge message, IMessageHandlerContext context) => Task.CompletedTask;
+}
+"""
+
+
+def test_masstransit_and_nservicebus_link_senders_to_handlers_by_message_type(tmp_path):
+    files = {"Contracts/Contracts.csproj": '<Project Sdk="Microsoft.NET.Sdk"></Project>',
+             "Contracts/Messages.cs": MT_CONTRACTS, "Orders/Orders.csproj": CSPROJ, "Orders/Checkout.cs": MT_ORDERS,
+             "Shipping/Shipping.csproj": CSPROJ, "Shipping/Consumers.cs": MT_SHIPPING,
+             "Billing/Billing.csproj": CSPROJ, "Billing/Billing.cs": NSB}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(text)
+    nodes, edges = CodeGraph.build(tmp_path).snapshot()
+    found = {(n.kind, n.props["label"], n.props["microservice"]) for n in nodes.values()
+             if n.props.get("broker") in ("masstransit", "nservicebus")}
+    assert found == {   # a logger's Publish is no send
+        ("producer", "masstransit OrderPlaced", "Orders"), ("producer", "masstransit ShipOrder", "Orders"),
+        ("route", "masstransit OrderPlaced", "Shipping"), ("route", "masstransit ShipOrder", "Shipping"),
+        ("producer", "nservicebus Charge", "Billing"), ("route", "nservicebus Charge", "Billing")}
+    links = {(nodes[e.src].props["label"], nodes[e.dst].props.get("handler_fqn"), e.props["match"])
+             for e in edges.values() if e.type == "ASYNC_CALLS"}
+    assert links == {
+        ("masstransit OrderPlaced", "Shop.Shipping.OrderPlacedConsumer.Consume", "cross_service"),
+        ("masstransit ShipOrder", "Shop.Shipping.ShipOrderConsumer.Consume", "cross_service"),
+        ("nservicebus Charge", "Shop.Billing.ChargeHandler.Handle", "intra_service")}

@@ -84,7 +84,8 @@ The map (packages by concern; a package imports only the packages above it)::
       go_web.py                   net/http, gorilla/mux, gin, echo, chi routes; net/http clients; Go Kafka
       aspnet.py                   ASP.NET Core routes (attributes, minimal APIs, groups, MapForwarder),
                                   HttpClient clients
-      eventbus.py                 .NET event buses whose topic is the event type (AddSubscription<E, H>)
+      eventbus.py                 .NET event buses whose topic is the event type (AddSubscription<E, H>),
+                                  MassTransit and NServiceBus
       ktor.py                     Ktor routing and clients (Kotlin)
       php_web.py                  Symfony, Laravel, Slim routes; curl, Guzzle, Symfony HttpClient clients (PHP)
       grpc/                       gRPC routes and clients in every language, named package.Service/Method

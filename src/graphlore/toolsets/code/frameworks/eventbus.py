@@ -18,18 +18,25 @@ argument may hold: ``new T(...)``, or a local assigned ``new T(...)`` (each bran
 assignment); one per method and type (the outbox's save and the publish after it are one message). A call
 passing the method's own parameter on is no producer (its callers are); one whose event type is not known
 stays unresolved, saying why.
+
+**MassTransit and NServiceBus** (in a project that imports them; their topic is the message type too, broker
+``masstransit`` / ``nservicebus``): a class implementing ``IConsumer<T>`` (``IHandleMessages<T>``) is a listener
+on ``T`` at its ``Consume`` (``Handle``); ``Publish``/``Send`` on a receiver declared as the library's sender
+(``IPublishEndpoint``, ``IBus``, ``ConsumeContext``...; ``IMessageSession``, ``IMessageHandlerContext``...) sends
+``new T(..)``, a local assigned one, or the ``T`` of ``Publish<T>(..)``.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from ..languages.folding import Folded, literal, unknown
 from ..languages.symbols import Bound
 from ..model import FileFacts
 from ..services.endpoints import Item
-from .base import Framework, Project, Reader, item
+from .base import Framework, Project, Reader, declared_type, item
 
 SUBSCRIBE = frozenset({"AddSubscription", "Subscribe"})
 #: the method of a handler class that receives the event
@@ -124,12 +131,20 @@ class EventBus:
         return out
 
 
-def _event_types(bus: EventBus, bound: Bound, owner: str, arg: str, line: int) -> list[Folded] | None:
+def _message_types(bus: EventBus, bound: Bound, owner: str, arg: str, line: int) -> list[Folded] | None:
+    """What a message argument may be (any class of the project), as topics; None when it is the method's own
+    parameter (passed on)."""
+    return _event_types(bus, bound, owner, arg, line, set(bus.types))
+
+
+def _event_types(bus: EventBus, bound: Bound, owner: str, arg: str, line: int,
+                 known: set[str] | None = None) -> list[Folded] | None:
     """What an argument may be, as topics; None when it is the method's own parameter (passed on)."""
+    known = bus.events if known is None else known
     made = _NEW.match(arg)
     if made:
         name = _simple(made.group(1))
-        return [literal(name) if name in bus.events else unknown(f"{name} is no event type of the project")]
+        return [literal(name) if name in known else unknown(f"{name} is no event type of the project")]
     if not re.fullmatch(r"@?\w+", arg):
         return [unknown(f"the event {arg} is not a local or a new event")]
     index = bound.by_key.get(owner)
@@ -139,9 +154,9 @@ def _event_types(bus: EventBus, bound: Bound, owner: str, arg: str, line: int) -
     assigned = [at for at, _ in bound.facts.extra.get("assigns", {}).get(owner, {}).get(arg, []) if at <= line]
     if made and set(assigned) <= {at for at, _ in made}:   # every value it is given is a new object
         found = dict.fromkeys(_simple(name) for _, types in made for name in types)
-        return [literal(n) if n in bus.events else unknown(f"{n} is no event type of the project") for n in found]
+        return [literal(n) if n in known else unknown(f"{n} is no event type of the project") for n in found]
     declared = [t for at, t in bound.facts.locals.get(owner, {}).get(arg, []) if at <= line]
-    if declared and _simple(declared[-1]) in bus.events:
+    if declared and _simple(declared[-1]) in known:
         return [literal(_simple(declared[-1]))]
     return [unknown(f"the type of the event {arg} is not known here")]
 
@@ -160,15 +175,79 @@ def _producers(bus: EventBus, bound: Bound) -> Iterator[Item]:
                        topic=topic, written=f"{call.name}({call.args[0]})")
 
 
+@dataclass(frozen=True)
+class Library:
+    """A message library whose topic is the message type: its namespace, the base a handler class implements
+    (``IConsumer<T>``) and the method that receives, and the types a sender is declared as."""
+
+    flavor: str
+    namespace: str
+    handler_base: str
+    receive: str
+    senders: frozenset[str]
+
+
+LIBRARIES = (
+    Library("masstransit", "MassTransit", "IConsumer", "Consume",
+            frozenset({"IPublishEndpoint", "IBus", "ISendEndpoint", "ConsumeContext", "IBusControl"})),
+    Library("nservicebus", "NServiceBus", "IHandleMessages", "Handle",
+            frozenset({"IMessageSession", "IMessageHandlerContext", "IEndpointInstance", "IPipelineContext"})),
+)
+SEND = frozenset({"Publish", "Send"})
+
+
+def _uses(bus: EventBus, bound: Bound, library: Library) -> bool:
+    return any(n == library.namespace or n.startswith(library.namespace + ".")
+               for n in bus.imports.get(bound.ctx.module, set()))
+
+
+def _library_items(bus: EventBus, bound: Bound, library: Library) -> Iterator[Item]:
+    """Handlers (``class X : IConsumer<T>``: a listener on ``T`` at ``Consume``) and sends (``Publish``/``Send``
+    on a receiver declared as one of the library's senders, of ``new T(..)``, a local assigned one, or
+    ``Publish<T>(..)``) of one file of a module that uses the library."""
+    facts = bound.facts
+    for key, bases in facts.extra.get("generic_bases", {}).items():
+        for base, types in bases:
+            if _simple(base) != library.handler_base or len(types) != 1:
+                continue
+            receives = [m for m in bound.members(key) if facts.symbols[m].name == library.receive]
+            owner = receives[0] if len(receives) == 1 else bound.by_key.get(key, -1)
+            yield item(bound, owner, "route", library.flavor, None, broker=library.flavor,
+                       topic=literal(_simple(types[0])), written=f"{base}<{types[0]}>")
+    typed = {(line, name): types for line, name, types in facts.extra.get("generic_calls", [])}
+    for call in facts.calls:
+        if call.kind != "call" or call.name not in SEND or call.owner not in bound.by_key or not call.receiver:
+            continue
+        if call.receiver[0] == "name" or call.receiver[0] == "field" and call.receiver[1] == ["this"]:
+            sender = declared_type(bound, call.owner, call.receiver[-1], call.line)
+        else:
+            continue
+        if _simple(sender) not in library.senders:
+            continue
+        written = typed.get((call.line, call.name))
+        if written and len(written) == 1:
+            topics = [literal(_simple(written[0]))]
+        elif call.args:
+            topics = _message_types(bus, bound, call.owner, call.args[0].strip(), call.line) or \
+                [unknown(f"the message {call.args[0]} is the method's own parameter")]
+        else:
+            topics = [unknown(f"{call.name}(...) names no message here")]
+        for topic in topics:
+            yield item(bound, bound.by_key[call.owner], "producer", library.flavor, call.line, broker=library.flavor,
+                       topic=topic, written=f"{call.name}({', '.join(call.args[:1])})")
+
+
 def prepare(files: list[Bound], project: Project) -> Reader:
     bus = EventBus(files)
-    if not bus.subscriptions:
-        return lambda bound: ()
-    listeners = bus.listeners()
+    listeners = bus.listeners() if bus.subscriptions else {}
 
     def read(bound: Bound) -> Iterator[Item]:
         yield from listeners.get(bound.path, [])
-        yield from _producers(bus, bound)
+        if bus.subscriptions:
+            yield from _producers(bus, bound)
+        for library in LIBRARIES:
+            if _uses(bus, bound, library):
+                yield from _library_items(bus, bound, library)
 
     return read
 

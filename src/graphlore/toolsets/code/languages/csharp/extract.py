@@ -11,7 +11,8 @@ in ``extra["base_addresses"]`` (what an ``HttpClient``'s relative URLs start wit
 the ``client`` type when they configure a client registered with ``AddHttpClient<T>(...)``; so are the
 ``Address = new Uri(x)`` of ``AddGrpcClient<T>(...)`` registrations (a gRPC client's channel). Generic arguments are
 dropped from types and called names (``Task<Cart>`` -> ``Task``); a generic call's are kept in
-``extra["generic_calls"]`` (``[line, name, [types]]``), and an Aspire AppHost's ``AddProject<T>("name")`` in
+``extra["generic_calls"]`` (``[line, name, [types]]``), a generic base type's in ``extra["generic_bases"]``
+(type key -> ``[[base, [types]]]``), and an Aspire AppHost's ``AddProject<T>("name")`` in
 ``extra["aspire_projects"]``.
 """
 
@@ -183,11 +184,16 @@ class _Extractor(Extractor):
         if node.type == "struct_declaration":
             words = (*words, "struct")
         supers: list[tuple[str, str]] = []
+        generic_bases: list[list] = []
         bases = next((c for c in node.named_children if c.type == "base_list"), None)
         for base in bases.named_children if bases is not None else []:
             if base.type in ("identifier", "qualified_name", "generic_name", "primary_constructor_base_type"):
                 written = type_name(base.named_children[0] if base.type == "primary_constructor_base_type" else base)
                 supers.append(("extends", written))
+                arguments = next((c for c in base.named_children if c.type == "type_argument_list"), None) \
+                    if base.type == "generic_name" else None
+                if arguments is not None:
+                    generic_bases.append([written, [type_name(c) for c in arguments.named_children]])
         body = node.child_by_field_name("body")
         type_params = node.child_by_field_name("type_parameters")
         sym = self.add(SymbolFact(
@@ -198,6 +204,8 @@ class _Extractor(Extractor):
             type_params=tuple(text(c) for c in (type_params.named_children if type_params is not None else [])),
         ), (node.start_byte, node.end_byte))
         key = sym.key
+        if generic_bases:   # ``IConsumer<OrderPlaced>``: what a message handler handles
+            self.facts.extra.setdefault("generic_bases", {})[key] = generic_bases
         record_params = next((c for c in node.named_children if c.type == "parameter_list"), None)
         for pname, ptype in _params(record_params):
             self.add(SymbolFact(f"{key}.{pname}", pname, "field", key, sym.line_start, sym.line_start,
