@@ -466,3 +466,42 @@ def test_masstransit_and_nservicebus_link_senders_to_handlers_by_message_type(tm
         ("masstransit OrderPlaced", "Shop.Shipping.OrderPlacedConsumer.Consume", "cross_service"),
         ("masstransit ShipOrder", "Shop.Shipping.ShipOrderConsumer.Consume", "cross_service"),
         ("nservicebus Charge", "Shop.Billing.ChargeHandler.Handle", "intra_service")}
+
+
+FACTORY = """var builder = WebApplication.CreateBuilder(args);
+builder.Services.AddHttpClient("media", c => c.BaseAddress = new Uri("http://media:8080"));
+builder.Build().Run();
+
+public class Pictures(IHttpClientFactory factory)
+{
+    public Task<string> Get(int id)
+    {
+        var client = factory.CreateClient("media");
+        return client.GetStringAsync($"/api/media/{id}");
+    }
+
+    public Task Notify(string target)
+    {
+        var client = factory.CreateClient();
+        var request = new HttpRequestMessage
+        {
+            RequestUri = new Uri(target, UriKind.Absolute),
+            Method = HttpMethod.Post,
+        };
+        return client.SendAsync(request);
+    }
+}
+"""
+
+
+def test_factory_clients_take_their_named_registration_and_initialised_requests_are_read(tmp_path):
+    for name, files in {"front": {"Program.cs": FACTORY}, "media": {"Program.cs": MEDIA}}.items():
+        (tmp_path / name).mkdir()
+        (tmp_path / name / f"{name}.csproj").write_text(CSPROJ)
+        for file, text in files.items():
+            (tmp_path / name / file).write_text(text)
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    clients = {n.props["declaring_fqn"]: (n.props["label"], n.props["match"]) for n in nodes.values()
+               if n.kind == "client"}
+    assert clients == {"Pictures.Get": ("GET media /api/media/{id}", "cross_service"),
+                       "Pictures.Notify": ("POST ? /{?}", "unresolved")}   # a URL known at run time only

@@ -73,9 +73,13 @@ class AspNet:
         #: client type -> its ``AddHttpClient<T>`` registrations in any module (a library's client, registered by
         #: the app that uses it)
         self.registered: dict[str, list[tuple[tuple[str, str, FileFacts, str], str]]] = {}
+        #: a named client's name -> its ``AddHttpClient("name", ...)`` registrations
+        self.named: dict[str, list[tuple[str, str, FileFacts]]] = {}
         for bound in bounds:
             for base in bound.facts.extra.get("base_addresses", []):
-                if base.get("registrar", "AddHttpClient") == "AddHttpClient":
+                if base.get("client", "").startswith("name:"):   # AddHttpClient("x", ...): CreateClient("x")'s
+                    self.named.setdefault(base["client"][5:], []).append((base["owner"], base["value"], bound.facts))
+                elif base.get("registrar", "AddHttpClient") == "AddHttpClient":
                     found = (base["owner"], base["value"], bound.facts, base.get("client", "").rsplit(".", 1)[-1])
                     self.bases.setdefault(bound.ctx.module, []).append(found)
                     if found[3]:
@@ -107,6 +111,12 @@ class AspNet:
         if owner is not None:
             folder.at(facts, owner, line)
         return folder.fold(expr)
+
+    def named_base(self, name: str) -> Folded | None:
+        """The base address ``AddHttpClient(name, ...)`` registrations set (one value), else None."""
+        values = {f.text: f for f in (self.fold(facts, expr, owner.rsplit(".", 1)[0])
+                                      for owner, expr, facts in self.named.get(name, []))}
+        return next(iter(values.values())) if len(values) == 1 else None
 
     def base_for(self, bound: Bound, class_key: str) -> Folded | None:
         """The base address of the class's ``HttpClient``: the one its ``AddHttpClient<Class>(...)`` registration
@@ -331,23 +341,29 @@ def _clients(web: AspNet, bound: Bound) -> Iterator[Item]:
             typed = declared_type(bound, call.owner, receiver[-1], call.line)
         else:
             continue
-        if typed.rsplit(".", 1)[-1] != "HttpClient":
+        factory = _from_factory(bound, call.owner, receiver[-1], typed, call.line) if typed.rsplit(".", 1)[-1] != "HttpClient" \
+            else None
+        if typed.rsplit(".", 1)[-1] != "HttpClient" and factory is None:
             continue
         class_key = call.owner.rpartition(".")[0]
         if call.name in CLIENT_CALLS:
             method, url = CLIENT_CALLS[call.name], call.args[0]
         elif call.name == "SendAsync":
-            made = [c for c in facts.calls if c.owner == call.owner and c.kind == "new" and c.name == "HttpRequestMessage"
-                    and len(c.args) >= 2 and c.line <= call.line]
+            made = [(c.line, c.args[0], c.args[1]) for c in facts.calls if c.owner == call.owner and c.kind == "new"
+                    and c.name == "HttpRequestMessage" and len(c.args) >= 2 and c.line <= call.line]
+            made += [(line, members.get("Method", "HttpMethod.Get"), members["RequestUri"])   # GET: its default
+                     for owner, line, members in facts.extra.get("initialised", [])
+                     if owner == call.owner and line <= call.line and "RequestUri" in members]
             if not made:
                 continue
-            verb = made[-1].args[0].rsplit(".", 1)[-1].upper()
-            method, url = (verb if verb in ("GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS") else None,
-                           made[-1].args[1])
+            _, verb_written, url = max(made)
+            verb = verb_written.rsplit(".", 1)[-1].upper()
+            method = verb if verb in ("GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS") else None
         else:
             continue
         url = url.removeprefix("new Uri(").removesuffix(")") if url.startswith("new Uri(") else url
-        base = web.base_for(bound, class_key)
+        url = re.sub(r",\s*UriKind\.\w+$", "", url)   # new Uri(x, UriKind.Absolute): the URL is x
+        base = web.base_for(bound, class_key) if factory is None else web.named_base(factory) if factory else None
         path = web.fold(facts, url, class_key, call.owner, call.line)
         if re.match(r"[\w.~-]", path.text) and "://" not in path.text:
             path = literal("/") + path   # a relative URI: a path under the base address, never a host
@@ -358,6 +374,18 @@ def _clients(web: AspNet, bound: Bound) -> Iterator[Item]:
         if base is not None and base.known:
             found.base_url = base.text
         yield found
+
+
+def _from_factory(bound: Bound, owner: str, variable: str, typed: str, line: int) -> str | None:
+    """For a local made by ``factory.CreateClient(...)`` on an ``IHttpClientFactory``, the client's name ("" for
+    the default client); None for any other."""
+    made = re.fullmatch(r"~(\w+)\.CreateClient\(\)", typed)
+    if made is None or declared_type(bound, owner, made.group(1), line).rsplit(".", 1)[-1] != "IHttpClientFactory":
+        return None
+    assigned = [values for at, values in bound.facts.extra.get("assigns", {}).get(owner, {}).get(variable, [])
+                if at <= line]
+    named = re.search(r"CreateClient\(\s*\"([^\"]*)\"", assigned[-1][-1]) if assigned and assigned[-1] else None
+    return named.group(1) if named else ""
 
 
 def prepare(files: list[Bound], project: Project) -> Reader:

@@ -12,7 +12,8 @@ the ``client`` type when they configure a client registered with ``AddHttpClient
 ``Address = new Uri(x)`` of ``AddGrpcClient<T>(...)`` registrations (a gRPC client's channel). Generic arguments are
 dropped from types and called names (``Task<Cart>`` -> ``Task``); a generic call's are kept in
 ``extra["generic_calls"]`` (``[line, name, [types]]``), a generic base type's in ``extra["generic_bases"]``
-(type key -> ``[[base, [types]]]``), and an Aspire AppHost's ``AddProject<T>("name")`` in
+(type key -> ``[[base, [types]]]``), the members a ``new HttpRequestMessage { ... }`` initialiser sets in
+``extra["initialised"]`` (``[owner, line, {member: value}]``), and an Aspire AppHost's ``AddProject<T>("name")`` in
 ``extra["aspire_projects"]``.
 """
 
@@ -317,6 +318,7 @@ class _Extractor(Extractor):
         calls = self.facts.calls
         projects = []
         generic: list[list] = []
+        initialised: list[list] = []
         aspire = b"AddProject<" in self.src
         for node, tag, owner in self.owned(root, _CALLS):
             if tag == "call":
@@ -332,6 +334,9 @@ class _Extractor(Extractor):
                 args = node.child_by_field_name("arguments")
                 calls.append(CallFact(owner, type_.rsplit(".", 1)[-1], ["type", type_], self.argc(args),
                                       node.start_point[0] + 1, "new", (), self.arg_texts(args)))
+                members = _initialised(node) if type_.endswith("HttpRequestMessage") else None
+                if members:
+                    initialised.append([owner, node.start_point[0] + 1, members])
         bases = []
         for node, _tag, owner in self.owned(root, "(assignment_expression) @set"):
             left = node.child_by_field_name("left")
@@ -354,6 +359,8 @@ class _Extractor(Extractor):
             self.facts.extra["aspire_projects"] = projects
         if generic:
             self.facts.extra["generic_calls"] = generic
+        if initialised:
+            self.facts.extra["initialised"] = initialised
 
     def record_made(self, pairs: list[tuple[Node, Node]]) -> None:
         """Variables assigned new objects, as ``extra["made"]``: owner key -> name -> ``[[line, [type, ...]]]``
@@ -393,7 +400,8 @@ _REGISTRARS = frozenset({"AddHttpClient", "AddGrpcClient"})
 
 def _registration(node: Node) -> tuple[str, str] | None:
     """(registrar, client type) when ``node`` is inside the configuration lambda of ``AddHttpClient<T>(...)`` /
-    ``AddGrpcClient<T>(...)`` (``AddHttpClient<IT, T>``: the implementation ``T``), else None."""
+    ``AddGrpcClient<T>(...)`` (``AddHttpClient<IT, T>``: the implementation ``T``; ``AddHttpClient("x", ...)``:
+    ``name:x``), else None."""
     lambda_seen = False
     while node.parent is not None:
         node = node.parent
@@ -405,12 +413,30 @@ def _registration(node: Node) -> tuple[str, str] | None:
             function = node.child_by_field_name("function")
             name = function.child_by_field_name("name") if function is not None and \
                 function.type == "member_access_expression" else function
+            if name is not None and name.type == "identifier" and text(name) == "AddHttpClient":
+                args = node.child_by_field_name("arguments")
+                first = next((c for c in args.named_children if c.type == "argument"), None) if args else None
+                value = first.named_children[-1] if first is not None and first.named_children else None
+                return ("AddHttpClient", "name:" + text(value)[1:-1]) if value is not None and \
+                    value.type == "string_literal" else None   # a named client: AddHttpClient("x", c => ...)
             if name is None or name.type != "generic_name" or text(name.named_children[0]) not in _REGISTRARS:
                 return None
             arguments = next((c for c in name.named_children if c.type == "type_argument_list"), None)
             types = [type_name(c) for c in arguments.named_children] if arguments is not None else []
             return (text(name.named_children[0]), types[-1]) if types else None
     return None
+
+
+def _initialised(node: Node) -> dict[str, str]:
+    """The members an object initialiser sets, as written: ``new HttpRequestMessage { Method = HttpMethod.Post }``
+    -> ``{"Method": "HttpMethod.Post"}``."""
+    block = node.child_by_field_name("initializer")
+    out = {}
+    for child in block.named_children if block is not None else []:
+        left, right = child.child_by_field_name("left"), child.child_by_field_name("right")
+        if child.type == "assignment_expression" and left is not None and right is not None:
+            out[text(left)] = squash(text(right))[:200]
+    return out
 
 
 def _made_types(value: Node, depth: int) -> list[str] | None:
