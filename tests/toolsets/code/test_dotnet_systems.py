@@ -505,3 +505,64 @@ def test_factory_clients_take_their_named_registration_and_initialised_requests_
                if n.kind == "client"}
     assert clients == {"Pictures.Get": ("GET media /api/media/{id}", "cross_service"),
                        "Pictures.Notify": ("POST ? /{?}", "unresolved")}   # a URL known at run time only
+
+
+MEDIATR = """using MediatR;
+
+namespace Shop.Orders;
+
+public record PlaceOrder(int Id) : IRequest<bool>;
+public record CancelOrder(int Id) : IRequest<bool>;
+public record OrderPlaced(int Id) : INotification;
+
+public class PlaceOrderHandler : IRequestHandler<PlaceOrder, bool>
+{
+    public Task<bool> Handle(PlaceOrder request, CancellationToken token) => Task.FromResult(true);
+}
+
+public class CancelA : IRequestHandler<CancelOrder, bool>
+{
+    public Task<bool> Handle(CancelOrder request, CancellationToken token) => Task.FromResult(true);
+}
+
+public class CancelB : IRequestHandler<CancelOrder, bool>
+{
+    public Task<bool> Handle(CancelOrder request, CancellationToken token) => Task.FromResult(false);
+}
+
+public class Mailer : INotificationHandler<OrderPlaced>
+{
+    public Task Handle(OrderPlaced note, CancellationToken token) => Task.CompletedTask;
+}
+
+public class Auditor : INotificationHandler<OrderPlaced>
+{
+    public Task Handle(OrderPlaced note, CancellationToken token) => Task.CompletedTask;
+}
+
+public class Api(IMediator mediator)
+{
+    public async Task Place(int id)
+    {
+        var command = new PlaceOrder(id);
+        await mediator.Send(command);
+        await mediator.Publish(new OrderPlaced(id));
+    }
+
+    public Task Cancel(int id) => mediator.Send(new CancelOrder(id));
+
+    public Task Forward(IRequest<bool> request) => mediator.Send(request);
+}
+"""
+
+
+def test_mediatr_send_triggers_the_one_handler_and_publish_every_handler(tmp_path):
+    (tmp_path / "Orders.csproj").write_text(CSPROJ)
+    (tmp_path / "Orders.cs").write_text(MEDIATR)
+    nodes, edges = CodeGraph.build(tmp_path).snapshot()
+    fqn = {i: n.props.get("fqn") for i, n in nodes.items()}
+    found = {(fqn[e.src], fqn[e.dst]) for e in edges.values() if e.props.get("kind") == "mediator"}
+    # two handlers of one request: no edge (MediatR would fail); a request of a base type: not known
+    assert found == {("Shop.Orders.Api.Place", "Shop.Orders.PlaceOrderHandler.Handle"),
+                     ("Shop.Orders.Api.Place", "Shop.Orders.Mailer.Handle"),
+                     ("Shop.Orders.Api.Place", "Shop.Orders.Auditor.Handle")}

@@ -76,6 +76,7 @@ The map (packages by concern; a package imports only the packages above it)::
       kafka.py                    Kafka's plain clients (Python, Node, Java/Kotlin, C#) by topic
       apache_http.py              Apache HttpClient requests (new HttpGet(url) ...) as HTTP clients
       triggers.py                 TRIGGERS edges: XState events, passport callbacks (no call in the code)
+      mediatr.py                  TRIGGERS edges of MediatR dispatch (Send -> the request's handler)
       script_web.py               Express and NestJS routes, fetch and axios clients
       nextjs.py                   Next.js API routes (pages/api files, app router route.ts exports)
       gateway.py                  Spring Cloud Gateway and Zuul routes (YAML and the Java DSL) to their services
