@@ -65,6 +65,8 @@ The map (packages by concern; a package imports only the packages above it)::
       settings.py                 each module's Spring settings, config servers, ${...} placeholders
       yaml_lines.py               YAML documents with the line of each key (file:line of settings and ports)
       config_view.py              the configuration a microservice's describe shows (ports, config server)
+      dotnet_config.py            .NET settings describe shows: appsettings*.json, launch profiles, AppHost env
+      aspire.py                   .NET Aspire AppHost resource names as the services' names
       identity.py                 every name a service goes by (folder, artifact, application name, deployments)
       deployment.py               what the project's deployment files say: Compose, Kubernetes, Helm, Skaffold,
                                   .env (service names, images, each service's environment, ports)
@@ -87,13 +89,17 @@ The map (packages by concern; a package imports only the packages above it)::
       kafka.py                    Kafka's plain clients (Python, Node, Java/Kotlin, C#) by topic
       apache_http.py              Apache HttpClient requests (new HttpGet(url) ...) as HTTP clients
       triggers.py                 TRIGGERS edges: XState events, passport callbacks (no call in the code)
+      mediatr.py                  TRIGGERS edges of MediatR dispatch (Send -> the request's handler)
       script_web.py               Express and NestJS routes, fetch and axios clients
       nextjs.py                   Next.js API routes (pages/api files, app router route.ts exports)
       gateway.py                  Spring Cloud Gateway and Zuul routes (YAML and the Java DSL) to their services
       declared.py                 in-source declarations (@CodebaseHttpClient, @CodebaseProducer ...)
       golang.py                   what Go frameworks read: types by package, receivers' types, handlers
       go_web.py                   net/http, gorilla/mux, gin, echo, chi routes; net/http clients; Go Kafka
-      aspnet.py                   ASP.NET Core routes (attributes, minimal APIs), HttpClient clients
+      aspnet.py                   ASP.NET Core routes (attributes, minimal APIs, groups, MapForwarder),
+                                  HttpClient clients
+      eventbus.py                 .NET event buses whose topic is the event type (AddSubscription<E, H>),
+                                  MassTransit and NServiceBus
       ktor.py                     Ktor routing and clients (Kotlin)
       php_web.py                  Symfony, Laravel, Slim routes; curl, Guzzle, Symfony HttpClient clients (PHP)
       ruby_web.py                 Sinatra and Rails routes; Net::HTTP, Faraday, HTTParty, RestClient clients
