@@ -106,6 +106,24 @@ def score(name: str, found: list[tuple[str, str | None]], gold: dict[str, bool])
     return result
 
 
+def _at(place: dict, props: dict) -> bool:
+    """Whether a node's file and line are a key place's (``span`` [first, last], else ``line``)."""
+    if place.get("file") != props["file"]:
+        return False
+    span = place.get("span") or [place.get("line"), place.get("line")]
+    return span[0] is not None and span[0] <= props["line"] <= span[1]
+
+
+def _topics(entry: dict) -> set[str]:
+    """The topics (as the tool writes them: ``exchange/key``, a queue) a key producer or consumer stands for."""
+    out = {entry["queue"]} if entry.get("queue") else set()
+    for exchange, key in [(entry.get("exchange"), entry.get("routing_key")),
+                          ((entry.get("binding") or {}).get("exchange"), (entry.get("binding") or {}).get("routing_key"))]:
+        if key is not None:
+            out.add(key if not exchange else f"{exchange}/{key}")
+    return out
+
+
 class Matcher:
     """One system's key and one graph of it: which tool node is which key entry."""
 
@@ -135,16 +153,28 @@ class Matcher:
         return found
 
     def message_entry(self, node: GraphNode, kind: str) -> str | None:
-        """The key's producer or consumer (``kind``) at the node's file and line (keys that list them)."""
+        """The key's producer or consumer (``kind``) at the node's file and line (keys that list them), else the one
+        whose ``also_accept`` lists that place: a place several entries accept (a shared send or consume site) is the
+        entry whose exchange and key (producers) or queue or binding (consumers) the node's topic names, else none."""
         p = node.props
-        return next((entry["id"] for entry in self.key.get(kind, [])
-                     if entry["file"] == p["file"] and entry["span"][0] <= p["line"] <= entry["span"][1]), None)
+        entries = self.key.get(kind, [])
+        found = [entry for entry in entries if _at(entry, p)]
+        if found:
+            # one call publishing one of several events: the entry of the node's topic (its routing key or queue)
+            named = [e for e in found if p.get("topic") in (e.get("routing_key"), e.get("queue"), e.get("topic"),
+                                                              (e.get("binding") or {}).get("routing_key"))]
+            return (named or found)[0]["id"]
+        accepted = [entry for entry in entries if any(_at(place, p) for place in entry.get("also_accept", ()))]
+        if len(accepted) > 1:
+            accepted = [entry for entry in accepted if p.get("topic") in _topics(entry)]
+        return accepted[0]["id"] if len(accepted) == 1 else None
 
     def route_entry(self, node: GraphNode) -> str | None:
         p = node.props
         if p.get("broker"):
             return self.message_entry(node, "consumers")
         service = self.service_of.get(p["microservice"])
+        found = []
         for route in self.key["routes"]:
             if route["service"] != service:
                 continue
@@ -159,8 +189,11 @@ class Matcher:
                 continue
             paths = {norm_path(route["path"]), *(norm_path(a) for a in route.get("accept_paths") or [])}
             if norm_path(p["path_template"]) in paths:
-                return route["id"]
-        return None
+                found.append(route)
+        # one path mapped twice (two API versions): the entry of the node's own handler first
+        own = [r for r in found if (r.get("handler") or {}).get("symbol") and
+               str(p.get("handler_fqn") or "").endswith("." + r["handler"]["symbol"])]
+        return (own or found or [{"id": None}])[0]["id"]
 
     def client_entry(self, node: GraphNode) -> str | None:
         p = node.props

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from helpers import backend
+from helpers.code_tools import write_tree
 
 from graphlore.contract import parse_request
 from graphlore.runtime import Runtime
@@ -155,3 +156,140 @@ def test_a_queue_the_broker_names_is_bound_by_its_own_function_only(tmp_path: Pa
     links = {(nodes[e.src].props["label"], nodes[e.dst].props["microservice"]) for e in edges.values()
              if e.type == "ASYNC_CALLS"}
     assert links == {("rabbit logs/info", "audit")}
+
+
+OWN_PUBLISH = '''package publisher
+
+import (
+	"context"
+
+	amqp "github.com/rabbitmq/amqp091-go"
+)
+
+type Sender interface {
+	Publish(ctx context.Context, body []byte, contentType string) error
+}
+
+type sender struct {
+	ch *amqp.Channel
+}
+
+func (s *sender) Publish(ctx context.Context, body []byte, contentType string) error {
+	return s.ch.PublishWithContext(ctx, "billing", "invoice.created", false, false, amqp.Publishing{Body: body})
+}
+
+func (s *sender) PublishAll(ctx context.Context, bodies [][]byte) {
+	for _, b := range bodies {
+		s.Publish(ctx, b, "text/plain")
+	}
+}
+
+func Notify(ctx context.Context, out Sender, body []byte) error {
+	return out.Publish(ctx, body, "application/json")
+}
+'''
+
+
+def test_the_project_s_own_publish_method_is_no_library_publish(tmp_path: Path):
+    root = tmp_path / "billing"
+    (root / "publisher").mkdir(parents=True)
+    (root / "go.mod").write_text("module example.org/billing\n\ngo 1.22\n")
+    (root / "publisher" / "publisher.go").write_text(OWN_PUBLISH)
+    nodes, _ = CodeGraph.build(root).snapshot()
+    producers = sorted((n.props["line"], n.props["topic"]) for n in nodes.values() if n.kind == "producer")
+    assert producers == [(18, "billing/invoice.created")]
+
+
+BUS_SEND = '''package bus
+
+import (
+	"context"
+
+	amqp "github.com/rabbitmq/amqp091-go"
+)
+
+type Setting func(*sender)
+
+func WithExchange(name string) Setting { return func(s *sender) { s.exchange = name } }
+
+func WithKey(key string) Setting {
+	return func(s *sender) {
+		s.key = key
+	}
+}
+
+type sender struct {
+	ch            *amqp.Channel
+	exchange, key string
+}
+
+func (s *sender) Apply(settings ...Setting) *sender {
+	for _, set := range settings {
+		set(s)
+	}
+	return s
+}
+
+func (s *sender) Send(ctx context.Context, body []byte) error {
+	return s.ch.PublishWithContext(ctx, s.exchange, s.key, false, false, amqp.Publishing{Body: body})
+}
+'''
+
+BUS_READ = '''package inbox
+
+import amqp "github.com/rabbitmq/amqp091-go"
+
+type Setting func(*reader)
+
+func Queue(name string) Setting { return func(r *reader) { r.queue = name } }
+func Exchange(name string) Setting { return func(r *reader) { r.exchange = name } }
+func Key(name string) Setting { return func(r *reader) { r.key = name } }
+
+type reader struct {
+	ch                   *amqp.Channel
+	queue, exchange, key string
+}
+
+func (r *reader) Tune(settings ...Setting) {
+	for _, set := range settings {
+		set(r)
+	}
+}
+
+func (r *reader) Listen() {
+	q, _ := r.ch.QueueDeclare(r.queue, true, false, false, false, nil)
+	_ = r.ch.QueueBind(q.Name, r.key, r.exchange, false, nil)
+	msgs, _ := r.ch.Consume(r.queue, "", false, false, false, false, nil)
+	for range msgs {
+	}
+}
+'''
+
+
+def _main(module: str, body: str) -> str:
+    return (f'package main\n\nimport (\n\t"{module}/bus"\n\t"{module}/inbox"\n)\n\nfunc main() {{\n{body}}}\n')
+
+
+def test_endpoints_named_through_functional_options_are_read_at_the_configuring_call(tmp_path: Path):
+    root = tmp_path / "mill"
+    module = "example.org/mill"
+    files = {"go.mod": f"module {module}\n\ngo 1.22\n", "bus/bus.go": BUS_SEND, "inbox/inbox.go": BUS_READ,
+             "cmd/grinder/main.go": _main(module, '\tvar s bus.Sender\n\ts.Apply(bus.WithExchange("flour"), '
+                                                  'bus.WithKey("sack.ready"))\n\ts.Apply(bus.WithExchange("bran"))\n'
+                                                  '\tvar r inbox.Reader\n\t_ = r\n'),
+             "cmd/baker/main.go": _main(module, '\tvar r inbox.Reader\n\tr.Tune(inbox.Queue("baker-sacks"), '
+                                                'inbox.Exchange("flour"), inbox.Key("sack.ready"))\n'
+                                                '\tvar s bus.Sender\n\t_ = s\n')}
+    for name in ("grinder", "baker"):
+        files[f"deploy/Dockerfile-{name}"] = f"FROM golang:1.22\nRUN go build -o /app ./cmd/{name}\n"
+    nodes, edges = CodeGraph.build(write_tree(root, files)).snapshot()
+    configured = {(n.kind, n.props["microservice"], n.props["line"], n.props["topic"]) for n in nodes.values()
+                  if n.kind in ("producer", "route") and n.props["file"].startswith("cmd/")}
+    assert configured == {("producer", "grinder", 10, "flour/sack.ready"), ("producer", "grinder", 11, "bran/{?}"),
+                          ("route", "baker", 10, "flour/sack.ready"), ("route", "baker", 10, "baker-sacks")}
+    unset = [n for n in nodes.values() if n.kind == "producer" and n.props["line"] == 11]
+    assert len(unset) == 1 and unset[0].props["match"] == "unresolved"
+    assert "does not set key" in unset[0].props["match_detail"]
+    links = {(nodes[e.src].props["microservice"], nodes[e.dst].props["microservice"], e.props["match"])
+             for e in edges.values() if e.type == "ASYNC_CALLS"}
+    assert links == {("grinder", "baker", "cross_service")}

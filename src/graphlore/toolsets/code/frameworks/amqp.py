@@ -14,7 +14,10 @@ the project), and always through the default exchange by its name: a consumer is
 binding (``exchange/key``) and one for the queue's name. So a producer links to the consumers whose queue its
 exchange and key reach (`services.links`), exactly: an exchange's type (a topic exchange's patterns, a
 fanout's keys) is not read. A queue, exchange or key that does not fold leaves the item unresolved, saying
-why. Go's ``QueueBind(q.Name, ...)`` names the queue ``QueueDeclare`` made in the same function; a queue declared
+why. A Go call whose receiver's static type is a project type with a method of that name (``p.Publish(ctx, body,
+"text/plain")`` on the project's own ``*publisher``, or a project interface declaring it) is the project's method,
+never the library's. Go endpoints named through functional options (``pub.Configure(publisher.ExchangeName("x"),
+...)``) are read at the configuring call (`amqp_options`). Go's ``QueueBind(q.Name, ...)`` names the queue ``QueueDeclare`` made in the same function; a queue declared
 with the empty name (the broker names it, one per declaration) is bound only by the bindings of that function,
 and a consumer of one with none is unresolved.
 """
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from itertools import chain
 
 from ..languages.folding import Folded, literal, unknown
 from ..languages.python.constants import PythonFolder
@@ -30,6 +34,7 @@ from ..languages.symbols import Bound
 from ..languages.typescript.constants import ScriptFolder
 from ..model import CallFact
 from ..services.endpoints import Item
+from .amqp_options import Options
 from .base import Framework, Project, Reader, item
 from .golang import GoProject
 from .python_web import kwarg, positional
@@ -80,6 +85,15 @@ class Folders:
         self._modules = {b.ctx.module_name: b.facts for b in files if b.facts.language == "python"}
         self._scripts = {b.path: b.facts for b in files if b.facts.language in ("javascript", "typescript")}
 
+    def go(self) -> GoProject:
+        if self._go is None:
+            self._go = GoProject([b for b in self.files if b.facts.language == "go"])
+        return self._go
+
+    def project_call(self, bound: Bound, call: CallFact) -> bool:
+        """A Go call of the project's own method of the library's name (`GoProject.project_call`)."""
+        return bound.facts.language == "go" and self.go().project_call(bound, call)
+
     def fold(self, bound: Bound, call: CallFact, expr: str | None) -> Folded:
         if expr is None:
             return unknown(f"{call.name}(...) names no value here")
@@ -90,9 +104,7 @@ class Folders:
                 declared = [c for c in bound.facts.calls if c.owner == call.owner and c.name == "QueueDeclare"]
                 if len(declared) == 1 and declared[0].args:
                     expr = declared[0].args[0]
-            if self._go is None:
-                self._go = GoProject([b for b in self.files if b.facts.language == "go"])
-            return self._go.fold(bound, expr, call.owner, call.line)
+            return self.go().fold(bound, expr, call.owner, call.line)
         if language == "python":
             return PythonFolder(self._modules, bound.ctx.module_name).at(bound.facts, call.owner, call.line).fold(expr)
         return ScriptFolder(self._scripts, bound.path).at(bound.facts, call.owner, call.line).fold(expr)
@@ -124,6 +136,8 @@ def read_amqp(folders: Folders, bound_to: dict[str, list[Folded]], bound: Bound)
     by_key = {sym.key: index for index, sym in enumerate(bound.facts.symbols)}
     for call in bound.facts.calls:
         owner = by_key.get(call.owner, -1)
+        if (call.name in PUBLISH or call.name in CONSUME) and folders.project_call(bound, call):
+            continue   # the project's own Publish/Consume method, not the library's
         if call.name in PUBLISH:
             flavor, (exchange_at, key_at) = PUBLISH[call.name]
             exchange = literal("") if exchange_at is None else folders.fold(bound, call, _arg(bound, call, exchange_at))
@@ -155,13 +169,23 @@ def read_amqp(folders: Folders, bound_to: dict[str, list[Folded]], bound: Bound)
 def prepare(files: list[Bound], project: Project) -> Reader:
     folders = Folders(files)
     bound_to: list[dict[str, list[Folded]]] = []
+    options: list[Options] = []
+
+    def uses(bound: Bound) -> bool:
+        return project.memo.get("amqp", bound, _uses)
 
     def read(bound: Bound) -> Iterator[Item]:
-        if not project.memo.get("amqp", bound, _uses):
-            return iter(())
+        configured: Iterator[Item] = iter(())
+        if bound.facts.language == "go":
+            if not options:   # the project's option functions and shared AMQP code, read at the first Go file
+                options.append(Options(files, uses, PUBLISH, CONSUME, BIND))
+            if options[0].setters and options[0].shared:
+                configured = options[0].read(bound, folders.fold)
+        if not uses(bound):
+            return configured
         if not bound_to:   # the project's bindings, read at the first file that uses AMQP
             bound_to.append(bindings(files, folders))
-        return read_amqp(folders, bound_to[0], bound)
+        return chain(read_amqp(folders, bound_to[0], bound), configured)
 
     return read
 

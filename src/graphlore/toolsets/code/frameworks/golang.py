@@ -9,6 +9,7 @@ import re
 from ..languages.folding import Folded
 from ..languages.go.constants import GoFolder, GoValues
 from ..languages.symbols import Bound
+from ..model import CallFact
 
 CONSTRUCTED = re.compile(r"^(?:&|new\()?\s*([\w.]+)\s*(?:\{[\s\S]*\}|\))?$")
 
@@ -22,6 +23,8 @@ class GoPackages:
         self.fields: dict[tuple[str, str, str], str] = {}
         self.functions: dict[tuple[str, str], str] = {}
         self.function_ref: dict[tuple[str, str], tuple[Bound, int]] = {}
+        #: (package, interface) -> the names of the methods it declares
+        self.interface_methods: dict[tuple[str, str], set[str]] = {}
         for bound in bounds:
             package = bound.ctx.module_name
             for index, sym in enumerate(bound.facts.symbols):
@@ -29,6 +32,8 @@ class GoPackages:
                     self.types[(package, sym.name)] = (bound, index)
                 elif sym.kind == "method" and "receiver" in sym.extra:
                     self.methods.setdefault((package, sym.extra["receiver"]), {})[sym.name] = (bound, index)
+                elif sym.kind == "method" and sym.parent:
+                    self.interface_methods.setdefault((package, sym.parent), set()).add(sym.name)
                 elif sym.kind == "field" and sym.parent:
                     self.fields[(package, sym.parent, sym.name)] = sym.type
                 elif sym.kind == "function":
@@ -100,6 +105,16 @@ class GoProject:
         if owner is not None:
             folder.at(bound.facts, owner, line)
         return folder.fold(expr)
+
+    def project_call(self, bound: Bound, call: CallFact) -> bool:
+        """Whether a call is of a method of the project's own type (the receiver's static type is a project struct
+        with that method, or a project interface that declares it): never a library's call of the same name."""
+        if not call.receiver or call.receiver[0] not in ("name", "field"):
+            return False
+        typed = written_type(self.packages, bound, call.owner, call.receiver, call.line)
+        key = self.packages.type_key(bound, typed) if typed and not typed.startswith("~") else None
+        return key is not None and (call.name in self.packages.methods.get(key, {})
+                                    or call.name in self.packages.interface_methods.get(key, ()))
 
     def handler(self, bound: Bound, owner: str, expr: str, line: int) -> tuple[Bound, int] | None:
         """The project function or method a handler expression names (``h``, ``pkg.H``, ``s.handle``,

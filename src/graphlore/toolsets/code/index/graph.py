@@ -30,6 +30,7 @@ from ..frameworks.read import PartTwo
 from ..frameworks.triggers import trigger_edges
 from ..languages import registry
 from ..languages.symbols import Bound, FileResult, Table, Tracker, digests
+from ..layout.entry_points import import_stamps
 from ..layout.layout import Layout, detect_layout, layout_sources, settle_deployable
 from ..layout.walk import Scan, scan
 from ..model import (
@@ -44,8 +45,10 @@ from ..model import (
     package_id,
     service_id,
 )
+from ..services.aspire import with_aspire
 from ..services.config_view import service_config
 from ..services.deployment import Deployment, read_deployment
+from ..services.dotnet_config import dotnet_config
 from ..services.identity import ServiceNames
 from ..services.links import link
 from ..services.settings import Values, module_values
@@ -160,7 +163,7 @@ class CodeGraph:
             found = scan(self.root) if found is None else found
         with _phase(stats, "layout"):
             layout_key = (tuple(sorted(found.layout_stamp.items())), tuple(sorted(found.package_dirs)),
-                          layout_sources(found))
+                          layout_sources(found), import_stamps(found))
             if layout_key != self._layout_key:
                 self.layout = detect_layout(found)
                 self._layout_key = layout_key
@@ -182,8 +185,12 @@ class CodeGraph:
             self._layout_records(layout)
         with _phase(stats, "services"):
             deployment, settings = self._settings
+            running = {path: bound.facts for path, bound in self.table.files.items() if not bound.ctx.is_test}
+            deployment = with_aspire(deployment, layout, running)
             names = ServiceNames(layout, deployment)
             config = service_config(layout, settings, deployment, names)
+            for service, lines in dotnet_config(layout, self.root, running).items():
+                config[service] = list(dict.fromkeys(config.get(service, []) + lines))
             for node in self.layout_nodes:
                 if node.kind == "microservice":
                     node.props["aliases"] = names.aliases(node.name)

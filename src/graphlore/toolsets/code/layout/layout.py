@@ -43,6 +43,7 @@ import yaml
 from ..languages import registry
 from ..languages.base import BuildFile
 from ..model import FileContext
+from .entry_points import entry_points, reached
 from .walk import (
     CONFIG_FILE,
     NGINX_FILE,
@@ -83,10 +84,14 @@ class Module:
     programs: tuple[tuple[str, str], ...] = ()
     #: a program module: the name of the script that runs it (``api`` for ``start:api``)
     declared_script: str | None = None
+    #: an entry point's module: the Dockerfile that builds it (`entry_points`)
+    built_by: str | None = None
+    #: a package folder two or more entry points reach: it stays with its build's own service (`entry_points`)
+    shared: bool = False
 
     @property
     def deployable_here(self) -> bool:
-        return bool(self.spring_name or self.dockerfile or self.boot_plugin)
+        return bool(self.spring_name or self.dockerfile or self.boot_plugin or self.built_by)
 
 
 @dataclass(slots=True)
@@ -254,6 +259,33 @@ def _read_configs(root: Path, found: Scan, modules: dict[str, Module]) -> None:
                 break
 
 
+def _entry_modules(found: Scan, modules: dict[str, Module]) -> None:
+    """A module for each entry point a Dockerfile builds, one for each package only it reaches (its member), and
+    one for each package several reach (shared: its build's own); see `entry_points`."""
+    go_modules = {path: module.namespace for path, module in modules.items()
+                  if module.namespace and "go.mod" in module.build_files}
+    built = entry_points(found, go_modules)
+    by_module: dict[str, list[str]] = {}
+    for dockerfile, folder in sorted(built.items()):
+        if folder in modules:
+            continue
+        modules[folder] = Module(path=folder, build_files=(), name=folder.rpartition("/")[2], name_source="folder",
+                                 built_by=dockerfile)
+        owner = _nearest(modules, folder.rpartition("/")[0])
+        if owner in go_modules:
+            by_module.setdefault(owner, []).append(folder)
+    for owner, entries in by_module.items():
+        if len(entries) < 2:
+            continue
+        for folder, reaching in sorted(reached(found, owner, go_modules[owner], entries).items()):
+            if folder in modules or any(folder.startswith(entry + "/") for entry in entries):
+                continue
+            shared = len(reaching) > 1
+            modules[folder] = Module(path=folder, build_files=(), name=folder.rpartition("/")[2],
+                                     name_source="folder", shared=shared,
+                                     parent=owner if shared else next(iter(reaching)))
+
+
 # ---- microservices ------------------------------------------------------------------------------------------
 
 class _Services:
@@ -311,11 +343,14 @@ class _Services:
         kids = self.children.get(path, [])
         if sum(self.deployable(k) for k in kids) >= 2:
             # an aggregator: its own files (if any) form a service named after it; members split. Without
-            # sources of its own it runs nothing (its Boot plugin, Dockerfile or settings are its members')
-            own = path in self.own_sources
-            self.add(path, [path], self.modules[path].deployable_here and own, runs=own)
+            # sources of its own it runs nothing (its Boot plugin, Dockerfile or settings are its members').
+            # Packages its entry points share stay with it
+            shared = [m for k in kids if self.modules[k].shared for m in self.subtree(k)]
+            own = path in self.own_sources or any(m in self.own_sources for m in shared)
+            self.add(path, [path, *shared], self.modules[path].deployable_here and own, runs=own)
             for kid in kids:
-                self.assign(kid)
+                if not self.modules[kid].shared:
+                    self.assign(kid)
         else:
             self.add(path, self.subtree(path), self.deployable(path))
 
@@ -465,6 +500,7 @@ def detect_layout(found: Scan) -> Layout:
             if program not in modules and program in sources:
                 modules[program] = Module(path=program, build_files=(), name=folder, name_source="folder",
                                           boot_plugin=True, declared_script=script)
+    _entry_modules(found, modules)
     _read_configs(root, found, modules)
     # membership tree: declared members first, then nearest enclosing module
     for path in sorted(modules):

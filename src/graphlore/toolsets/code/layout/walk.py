@@ -89,12 +89,15 @@ def is_layout_file(name: str, folder: str = "") -> bool:
     ``application*``/``bootstrap*`` files, nginx and proxy configuration (`NGINX_FILE`, `PROXY_FILE`), any settings file under a ``resources`` folder (config
     servers keep their shared files there), and deployment files (`is_deployment_file`)."""
     kinds = _kinds(registry.LANGUAGES)
-    if name in kinds.layout_names or CONFIG_FILE.match(name) or NGINX_FILE.match(name) or PROXY_FILE.match(name) or (
+    if name in kinds.layout_names or DOCKERFILE.match(name) or CONFIG_FILE.match(name) or NGINX_FILE.match(name) or \
+            PROXY_FILE.match(name) or (
             kinds.layout_suffixes and name.endswith(kinds.layout_suffixes)):
         return True
     return name.endswith(SETTINGS_SUFFIXES) and "resources" in folder.split("/") or is_deployment_file(name)
 
 
+#: a Dockerfile by any of its usual names (``Dockerfile``, ``Dockerfile-web``, ``Dockerfile.prod``, ``web.Dockerfile``)
+DOCKERFILE = re.compile(r"^(?:Dockerfile(?:[-.][\w.-]+)?|[\w.-]+\.[Dd]ockerfile)$")
 _EXAMPLE_ENV = re.compile(r"\.(example|sample|template|dist|defaults?)$", re.I)
 
 

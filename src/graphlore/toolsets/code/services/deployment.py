@@ -57,6 +57,7 @@ class Unit:
     name: str
     file: str
     build: str | None = None       # the folder it is built from (relative to the root)
+    dockerfile: str | None = None  # the Dockerfile it names, if any (relative to the root)
     images: list[str] = field(default_factory=list)
     names: list[tuple[str, str]] = field(default_factory=list)      # (name, source)
     env: dict[str, list[str]] = field(default_factory=dict)
@@ -166,6 +167,7 @@ class Reader:
         self.config_maps: dict[str, dict[str, list[str]]] = {}
         self._read_docs = 0
         self.artifacts: dict[str, str] = {}       # image -> build folder
+        self.artifact_dockerfiles: dict[str, str] = {}   # image -> the Dockerfile its artifact names
         self.env_files: dict[str, dict[str, str]] = {}   # folder -> values
         self.dotenv: dict[str, dict[str, str]] = {}   # folder -> its ``.env``'s values (what Compose reads)
         self.files: list[str] = []
@@ -260,6 +262,8 @@ class Reader:
                     docker = artifact.get("docker")
                     dockerfile = docker.get("dockerfile") if isinstance(docker, dict) else None
                     if isinstance(dockerfile, str):
+                        self.artifact_dockerfiles[_image_name(artifact["image"])] = _folder(
+                            PurePosixPath("" if folder == "." else folder), dockerfile)
                         folder = _dockerfile_folder(folder, dockerfile)
                     jib = artifact.get("jib")
                     project = jib.get("project") if isinstance(jib, dict) else None
@@ -284,6 +288,8 @@ class Reader:
                 unit.build = _folder(base, interpolate(context))
                 dockerfile = build.get("dockerfile") if isinstance(build, dict) else None
                 if isinstance(dockerfile, str) and unit.build is not None:
+                    unit.dockerfile = _folder(PurePosixPath("" if unit.build == "." else unit.build),
+                                              interpolate(dockerfile))
                     unit.build = _dockerfile_folder(unit.build, interpolate(dockerfile))
             if isinstance(spec.get("image"), str):
                 unit.images.append(interpolate(spec["image"]))
@@ -435,12 +441,15 @@ def read_deployment(layout: Layout, root: Path, paths: list[str]) -> Deployment:
         found = own_names.get(name.lower(), set())
         return next(iter(found)) if len(found) == 1 else None
 
+    entry = {module.built_by: module.microservice for module in layout.modules.values() if module.built_by}
     owner: dict[int, str] = {}
     for index, unit in enumerate(reader.units):
         if unit.kind == "k8s-service":
             continue
-        service = by_folder(unit.build) if unit.build else None
-        for image in unit.images:
+        service = entry.get(unit.dockerfile) or (by_folder(unit.build) if unit.build else None)
+        for image in unit.images:   # an entry point's image (ko://..., a Skaffold artifact's Dockerfile)
+            if service is None:
+                service = entry.get(image) or entry.get(reader.artifact_dockerfiles.get(_image_name(image)))
             if service is None and _image_name(image) in reader.artifacts:
                 service = by_folder(reader.artifacts[_image_name(image)])
         if service is None:

@@ -56,8 +56,11 @@ class Item:
     target_name: Folded | None = None
     #: gateway routes: where they forward (see `Forward`)
     forward: Forward | None = None
-    #: gRPC clients: the address their channel dials, as folded (None: not traced); evidence, never the target
+    #: gRPC clients (and grpc-gateway routes): the address their channel dials, as folded (None: not traced);
+    #: evidence, never the target
     address: Folded | None = None
+    #: grpc-gateway routes: the gRPC method (``package.Service/Method``) the HTTP route forwards to
+    forward_grpc: str | None = None
 
     @property
     def resolved(self) -> bool:
@@ -88,6 +91,8 @@ class Forward:
         """The path a request must have at the gateway to reach a target route at ``route_path`` (None: none)."""
         if self.rewrite is not None:
             outer, inner = self.rewrite
+            if "*" not in inner and match_score(inner, route_path) is not None:   # one path, its variables renamed
+                return outer
             if not (route_path == inner or route_path.startswith(inner.rstrip("/") + "/") or inner in ("", "/")):
                 return None
             rest = route_path[len(inner.rstrip("/")):] if inner not in ("", "/") else route_path

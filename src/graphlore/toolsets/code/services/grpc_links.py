@@ -12,6 +12,10 @@ environment the project's deployment files give its service, and the service its
 ``channel_service``), it is evidence only: the link still goes by the fully qualified method. An edge to the
 service the address names says so (``channel_agrees``); an address that names another service than every
 one serving the method is said (``channel_conflict``), never taken over the method.
+
+**grpc-gateway.** An HTTP route a grpc-gateway mux serves (`frameworks.grpc.go`) forwards to the gRPC method
+its ``google.api.http`` rule maps: a ``GRPC_CALLS`` edge to each route serving that method, marked as above, with
+``gateway_forward`` in its evidence (the endpoint the mux dials is a deployment value; the method decides).
 """
 
 from __future__ import annotations
@@ -66,4 +70,27 @@ def link_client(node: GraphNode, item: Item, routes: dict[str, list[tuple[GraphN
                      "service_matched_by": "fully qualified method",
                      **({"channel_address": props["channel_address"], "channel_agrees": True}
                         if channel is not None and channel == route_item.microservice else {})}})
+        for route, route_item in serving]
+
+
+def link_gateway(node: GraphNode, item: Item, routes: dict[str, list[tuple[GraphNode, Item]]]) -> list[GraphEdge]:
+    """A grpc-gateway HTTP route to the routes serving the gRPC method it forwards to (see the module docstring)."""
+    serving = routes.get(item.forward_grpc or "", [])
+    servers = sorted({route_item.microservice for _, route_item in serving})
+    node.props["forward"] = {"grpc": item.forward_grpc, "target": servers[0] if len(servers) == 1 else None}
+    if not serving:
+        node.props.update(match="unresolved", match_detail=f"no microservice of the project serves "
+                                                           f"{item.forward_grpc}")
+        return []
+    if len(servers) == 1:
+        match = "intra_service" if servers[0] == item.microservice else "cross_service"
+        node.props.update(match=match, match_detail=None)
+    else:
+        match = "ambiguous"
+        node.props.update(match=match, match_detail=f"{len(servers)} microservices serve {item.forward_grpc} "
+                                                    f"({', '.join(servers)})")
+    return [make_edge(node.id, "GRPC_CALLS", route.id, {
+        "match": match, "evidence": {"gateway_forward": True, "grpc": item.forward_grpc,
+                                     "service": route_item.microservice,
+                                     "service_matched_by": "fully qualified method"}})
         for route, route_item in serving]

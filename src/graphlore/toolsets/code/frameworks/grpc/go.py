@@ -1,4 +1,8 @@
-"""gRPC in Go (grpc-go): ``pb.RegisterXServer(srv, impl)`` serves service ``X`` with ``impl``'s methods (every
+"""gRPC in Go (grpc-go): grpc-gateway's ``pb.RegisterXHandlerFromEndpoint(ctx, mux, endpoint, opts)`` (also
+``RegisterXHandler(ctx, mux, conn)``, ``...HandlerClient``, ``...HandlerServer``) serves, at the call, an HTTP route
+for each ``google.api.http`` binding of ``X``'s methods in the ``.proto``, forwarding to the method
+(`services.grpc_links.link_gateway`; the endpoint folded as a client's channel address, evidence only);
+``pb.RegisterXServer(srv, impl)`` serves service ``X`` with ``impl``'s methods (every
 method of ``X`` when ``impl``'s type is not in the project, such as ``health.NewServer()``), and a call of one of
 ``X``'s methods on a ``pb.NewXClient(conn)`` result, or on a local, parameter or struct field typed ``XClient``,
 is a client (unresolved, saying so, when no ``.proto`` declares ``X`` and the file imports a gRPC package: a
@@ -17,11 +21,13 @@ from ...languages.folding import Folded, unknown
 from ...languages.go.constants import GoFolder, GoValues
 from ...languages.symbols import Bound
 from ...services.endpoints import Item
-from ..base import Framework, Project, Reader
+from ..base import Framework, Project, Reader, dotted
 from ..golang import GoPackages, written_type
 from .services import GrpcServices, Reading, owner_of, services, uses_grpc
 
 REGISTER = re.compile(r"^Register(\w+)Server$")
+#: grpc-gateway's registrations of a service's HTTP handlers on a ``runtime.ServeMux``
+REGISTER_GATEWAY = re.compile(r"^Register(\w+)Handler(?:FromEndpoint|Client|Server)?$")
 NEW_CLIENT = re.compile(r"^New(\w+)Client$")
 CLIENT_TYPE = re.compile(r"(?:^|\.)(\w+)Client$")
 #: grpc-go's functions that open a connection, and which argument is the address
@@ -48,16 +54,7 @@ def _address(values: GoValues, bound: Bound, call, receiver: list) -> Folded:
         makers = [c for c in bound.facts.calls if c.owner == call.owner and c.line == call.line and
                   c.name == receiver[2] and len(c.args) == 1]
         return folder.fold(makers[0].args[0]) if len(makers) == 1 else unknown("the stub's connection is not known")
-    return folder.fold(_written(receiver))
-
-
-def _written(expr: list) -> str:
-    if expr[0] == "name":
-        return expr[1]
-    if expr[0] == "field":
-        inner = _written(expr[1])
-        return f"{inner}.{expr[2]}" if inner else ""
-    return ""
+    return folder.fold(dotted(receiver))
 
 
 def read_go(known: GrpcServices, packages: GoPackages, values: Callable[[], GoValues], bound: Bound) -> Iterator[Item]:
@@ -66,6 +63,16 @@ def read_go(known: GrpcServices, packages: GoPackages, values: Callable[[], GoVa
     reading = Reading(known, bound)
     grpc_file = uses_grpc(bound)
     for call in bound.facts.calls:
+        gateway = REGISTER_GATEWAY.match(call.name)
+        if gateway and len(call.args) >= 3:
+            routes = reading.gateway_routes(gateway.group(1), owner_of(bound, call.owner), call.line)
+            if routes and call.name.endswith("FromEndpoint"):   # the endpoint the mux dials: evidence only
+                endpoint = GoAddress(values(), bound.ctx.module_name, bound.facts).at(
+                    bound.facts, call.owner, call.line + 1).fold(call.args[2])
+                for route in routes:
+                    route.address = endpoint
+            yield from routes
+            continue
         registered = REGISTER.match(call.name)
         if registered and len(call.args) >= 2:
             impl = written_type(packages, bound, call.owner, call.args[1], call.line)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from ...languages.folding import literal
 from ...languages.symbols import Bound, Table
 from ...model import CallFact, SymbolFact
-from ...services.endpoints import Item
+from ...services.endpoints import Item, normalise_path
 from ..base import Project, item
 
 #: what a generated stub answers besides the service's methods (grpc-java's AbstractStub, Grpc.Core's ClientBase),
@@ -40,6 +40,8 @@ class GrpcServices:
     methods: dict[str, dict[str, str]] = field(default_factory=dict)
     by_simple: dict[str, set[str]] = field(default_factory=dict)
     declared_in: dict[str, set[str]] = field(default_factory=dict)
+    #: gRPC name -> its grpc-gateway HTTP bindings (method, path) from the ``.proto``'s ``google.api.http``
+    http: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, table: Table) -> GrpcServices:
@@ -53,6 +55,9 @@ class GrpcServices:
                     found.methods.setdefault(service, {})[sym.name] = sym.extra["grpc"]
                     found.by_simple.setdefault(service.rsplit(".", 1)[-1], set()).add(service)
                     found.declared_in.setdefault(service, set()).add(bound.ctx.microservice)
+                    for verb, path in sym.extra.get("http", ()):
+                        if (verb, path) not in found.http.setdefault(sym.extra["grpc"], []):
+                            found.http[sym.extra["grpc"]].append((verb, path))
                 elif sym.kind == "interface" and "grpc_service" in sym.modifiers:
                     fqn = bound.fqns[index]
                     found.methods.setdefault(fqn, {})
@@ -130,6 +135,20 @@ class Reading:
                     handlers = {facts.symbols[i].name: (self.bound, i) for i in self.bound.members(sym.key)
                                 if facts.symbols[i].kind == "method" and serves(facts.symbols[i])}
                     yield from self.routes(found.group(1), handlers, index, sym.line_start)
+
+    def gateway_routes(self, simple: str, owner: int, line: int) -> list[Item]:
+        """The HTTP routes a grpc-gateway mux serves for service ``simple`` (``RegisterXHandlerFromEndpoint``):
+        each binding of its methods' ``google.api.http`` rules, forwarding to the method (``forward_grpc``)."""
+        service, why = self.known.service(simple, self.bound.ctx.microservice)
+        if service is None:
+            return []
+        out = []
+        for grpc in self.known.methods.get(service, {}).values():
+            for verb, path in self.known.http.get(grpc, ()):
+                out.append(item(self.bound, owner, "route", "grpc_gateway", line, http_method=verb,
+                                path=literal(normalise_path(path)), written=f"{simple} {verb} {path}",
+                                forward_grpc=grpc, source_layer="config"))
+        return out
 
     def stub_call(self, simple: str, call: CallFact, *, certain: bool = False) -> list[Item]:
         """The client a call on a stub of service ``simple`` is. None when the call is the stub's own API rather

@@ -9,12 +9,25 @@ environment variable. A struct field (``fe.addr``) is what the package's functio
 (``svc.addr = v``), in a struct literal (``&client{addr: v}``, when no other struct type of the package has a
 literal setting a field of that name), or through a pointer handed to a function of the package that writes it
 (``mustMapEnv(&svc.addr, "ADDR")`` with ``*target = os.Getenv(envKey)``), the function's parameters bound to
-the call's arguments."""
+the call's arguments.
+
+**Configuration structs.** A field whose struct tag names an environment variable (cleanenv ``env:"X"`` with
+``env-default:"d"``, envconfig ``envconfig:"X"`` with ``default:"d"``) is that variable wherever code reads it as
+``x.Type.Field`` or ``x.field.Field`` (``cfg.ProductClient.URL``: the struct type, or a field of that type, then the
+field), when every such field of the project names one variable, or as ``x.Field`` (a promoted field,
+``cfg.ProductHost``) when every field of that name in the project is tagged with one variable; the deployment env settles it as any other read.
+A ``yaml``/``mapstructure`` key alone (a value of a config file chosen at run time) is not read."""
 
 from __future__ import annotations
 
+import re
+
 from ...model import CallFact, FileFacts
-from ..folding import Folded, Folder, Scope, choice, literal, named_unknown, printf, unescape, unknown
+from ..folding import Folded, Folder, Scope, choice, env, literal, named_unknown, printf, unescape, unknown
+
+_TAG = re.compile(r'([\w-]+):"([^"]*)"')
+#: struct tag keys that name a field's environment variable, with the key of its default
+ENV_TAGS = {"env": "env-default", "envconfig": "default"}
 
 #: writes of one name followed at most (a field every handler sets is no configured value)
 MAX_WRITES = 8
@@ -33,7 +46,14 @@ class GoValues:
         self.pointers: dict[str, dict[str, list[tuple[FileFacts, CallFact]]]] = {}
         #: package -> function name -> (facts, key, parameter names)
         self.functions: dict[str, dict[str, tuple[FileFacts, str, list[str]]]] = {}
+        #: "Type.Field" -> (environment variable, default) of a field whose tag names one (see the module docstring)
+        self.tagged: dict[str, set[tuple[str, str | None]]] = {}
+        #: a field's name -> the types fields of that name have
+        self.field_types: dict[str, set[str]] = {}
+        #: field name -> the variables fields of that name are tagged with ("" for a field without one)
+        self.by_field: dict[str, set[tuple[str, str | None]]] = {}
         for package, facts in files:
+            self._tags(facts)
             self.values.setdefault(package, {}).update(facts.extra.get("values", {}))
             self.assigned.setdefault(package, set()).update(facts.extra.get("assigned", ()))
             writes = self.writes.setdefault(package, {})
@@ -53,6 +73,37 @@ class GoValues:
         for package, names in self.assigned.items():
             for name in names:
                 self.values[package].pop(name, None)
+
+    def _tags(self, facts: FileFacts) -> None:
+        for sym in facts.symbols:
+            if sym.kind != "field":
+                continue
+            if sym.type:
+                self.field_types.setdefault(sym.name, set()).add(sym.type.rsplit(".", 1)[-1])
+            tags = dict(_TAG.findall(sym.extra.get("tag", "")))
+            named = self.by_field.setdefault(sym.name, set())
+            for key, default in ENV_TAGS.items():
+                name = tags.get(key, "").split(",", 1)[0]
+                if name and name != "-":
+                    self.tagged.setdefault(sym.key, set()).add((name, tags.get(default)))
+                    named.add((name, tags.get(default)))
+            if sym.key not in self.tagged:
+                named.add(("", None))
+
+    def tagged_env(self, name: str) -> Folded | None:
+        """The environment variable ``x.Type.Field`` (or ``x.field.Field``) reads through a struct tag, if one."""
+        parts = name.split(".")
+        if len(parts) < 2:
+            return None
+        holder, field = parts[-2], parts[-1]
+        found = {entry for type_ in {holder, *self.field_types.get(holder, ())}
+                 for entry in self.tagged.get(f"{type_}.{field}", ())}
+        if not found and len(parts) == 2:   # a promoted field: every field of its name tagged alike
+            found = set(self.by_field.get(field, ()))
+        if len(found) != 1 or ("", None) in found:
+            return None
+        variable, default = found.pop()
+        return env(variable, default)
 
 
 class GoFolder(Folder):
@@ -86,6 +137,9 @@ class GoFolder(Folder):
             written = self.written(name) if package is None or not dot else None
             if written is not None:
                 return written
+            tagged = self.values.tagged_env(name) if package is None else None
+            if tagged is not None:
+                return tagged
             return named_unknown(name, f"{name} is not a constant (a variable, a field or a parameter: known at "
                                        "run time only)")
         inner = type(self)(self.values, package or "", self.facts if package == self.package else _NO_IMPORTS)

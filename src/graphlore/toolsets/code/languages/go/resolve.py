@@ -9,7 +9,10 @@ its import names. A type's methods are the methods of its package whose receiver
 interface's (every method name with the same number of parameters; an interface's embedded project
 interfaces count, an embedded outside one makes it unknown, and an empty interface is left out). The
 interfaces looked at are those of the type's own Go module and of the packages its file imports; each
-implemented one is an ``IMPLEMENTS`` edge and is listed in ``implements``.
+implemented one is an ``IMPLEMENTS`` edge and is listed in ``implements``; each method of the type that
+implements one of the interface's methods ``OVERRIDES`` it (as a Java method its interface's), so a call through
+the interface (``CALLS`` to the interface method) reaches every implementation in ``impact`` and ``paths``
+(``OVERRIDDEN_BY``): interface dispatch, never a guess of one implementation.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from typing import Any
 
 from ...model import CallFact, SymbolFact
 from ..symbols import Bound, EdgeSink, Ref
-from ..typed import TypedResolver, TypeRes
+from ..typed import DetachedMethods, TypedResolver, TypeRes
 
 BUILTIN_FUNCTIONS = frozenset({
     "append", "cap", "clear", "close", "complex", "copy", "delete", "imag", "len", "make", "max", "min", "new",
@@ -30,7 +33,7 @@ BUILTIN_TYPES = frozenset({
 })
 
 
-class GoResolver(TypedResolver):
+class GoResolver(DetachedMethods, TypedResolver):
     PATH_IMPORTS = True
     BUILTIN_FUNCTIONS = BUILTIN_FUNCTIONS
     BUILTIN_TYPES = BUILTIN_TYPES
@@ -80,22 +83,6 @@ class GoResolver(TypedResolver):
                         and other.sym(i).extra.get("receiver") == name]
             return sorted(set(out))
         return self.t.memo(self._methods, ref, compute)
-
-    def own_members(self, ref: Ref, name: str, kinds: frozenset[str]) -> list[Ref]:
-        found = super().own_members(ref, name, kinds)
-        if "method" in kinds and not found:
-            found = [r for r in self.methods(ref) if self.table.sym(r).name == name]
-        return found
-
-    def enclosing_class(self, bound: Bound, key: str | None) -> int | None:
-        index = super().enclosing_class(bound, key)
-        if index is None and key and key in bound.by_key:
-            receiver = bound.sym(bound.by_key[key]).extra.get("receiver")
-            if receiver:
-                res = self.resolve_type(receiver, bound, None)
-                if res[0] == "project" and res[1][0] == bound.path:
-                    return res[1][1]
-        return index
 
     # ---- implicit implementation --------------------------------------------------------------
     def method_set(self, ref: Ref) -> dict[str, int] | None:
@@ -169,7 +156,39 @@ class GoResolver(TypedResolver):
         return project, external
 
     def overridden(self, class_ref: Ref, method: SymbolFact) -> list[Ref]:
-        return []   # Go has no overriding; an embedded type's method is shadowed, not overridden
+        """The methods of the project interfaces the type implements that ``method`` implements (same name and
+        parameter count): what a call through the interface dispatches to. An embedded type's method is shadowed,
+        not overridden."""
+        if self.table.sym(class_ref).kind == "interface":
+            return []
+        out: list[Ref] = []
+        for relation, res in self.supers(class_ref):
+            if relation == "implements" and res[0] == "project":
+                out += self.interface_method(res[1], method.name, len(method.params), set())
+        return sorted(set(out))
+
+    def interface_method(self, ref: Ref, name: str, params: int, seen: set[Ref]) -> list[Ref]:
+        """The method ``name`` an interface declares, itself or through the project interfaces it embeds."""
+        seen.add(ref)
+        bound = self.table.files[ref[0]]
+        found = [(bound.path, i) for i in bound.members(bound.sym(ref[1]).key)
+                 if bound.sym(i).kind == "method" and bound.sym(i).name == name and len(bound.sym(i).params) == params]
+        if found:
+            return found
+        for relation, res in super().supers(ref):
+            if relation == "extends" and res[0] == "project" and res[1] not in seen:
+                found += self.interface_method(res[1], name, params, seen)
+        return found
+
+    def declare(self, bound: Bound, index: int, sym: SymbolFact, out) -> None:
+        """Also the ``OVERRIDES`` of a method declared in another file than its receiver type."""
+        super().declare(bound, index, sym, out)
+        receiver = sym.extra.get("receiver") if sym.kind == "method" and not sym.parent else None
+        if receiver:
+            res = self.resolve_type(receiver, bound, None)
+            if res[0] == "project" and self.table.sym(res[1]).kind in self.CLASS_KINDS:
+                for target in self.overridden(res[1], sym):
+                    out.sink.add(bound.ids[index], "OVERRIDES", self.table.id_of(target))
 
     # ---- the file -----------------------------------------------------------------------------
     def import_targets(self, target: str, bound: Bound) -> list[Ref]:

@@ -5,7 +5,9 @@ Keys: ``Service``, ``Service.Method``, ``Message``, ``Message.Nested``, ``Messag
 the proto package then ``.`` and the key (``shop.v1.Orders.Place``). A service is an ``interface``, an rpc a
 ``method`` (parameter the request type, result the response type; ``client_streaming`` /
 ``server_streaming`` among its modifiers) that carries its gRPC name in ``extra["grpc"]``
-(``shop.v1.Orders/Place``), a message a ``record``. Lines come from the source, in declaration order. A file
+(``shop.v1.Orders/Place``) and, when its ``option (google.api.http)`` maps it to HTTP for grpc-gateway, the
+(method, path) pairs of that rule in ``extra["http"]`` (``get``/``put``/``post``/``delete``/``patch``, ``custom``
+kinds, ``additional_bindings``; a ``{name=segments/*}`` variable written ``{name}``), a message a ``record``. Lines come from the source, in declaration order. A file
 the parser cannot read still yields its services and rpc methods from a tolerant scan (``syntax_errors``).
 """
 
@@ -24,6 +26,11 @@ _DECLARATION = re.compile(r"\b(service|rpc|message|enum)\s+([A-Za-z_]\w*)")
 _PACKAGE = re.compile(r"^\s*package\s+([\w.]+)\s*;", re.M)
 _IMPORT = re.compile(r"^\s*import\s+(?:public\s+|weak\s+)?[\"']([^\"']+)[\"']", re.M)
 _RPC = re.compile(r"\brpc\s+(\w+)\s*\(\s*(stream\s+)?([\w.]+)\s*\)\s*returns\s*\(\s*(stream\s+)?([\w.]+)\s*\)")
+_RPC_OPEN = re.compile(r"\brpc\s+(\w+)\s*\([^)]*\)\s*returns\s*\([^)]*\)\s*\{")
+_HTTP_RULE = re.compile(r"option\s*\(\s*google\.api\.http\s*\)\s*=\s*\{")
+_HTTP_VERB = re.compile(r"\b(get|put|post|delete|patch)\s*:\s*\"([^\"]*)\"")
+_HTTP_CUSTOM = re.compile(r"\bcustom\s*:?\s*\{\s*kind\s*:\s*\"(\w+)\"\s*,?\s*path\s*:\s*\"([^\"]*)\"")
+_SEGMENTS_VARIABLE = re.compile(r"\{([\w.]+)=[^{}]*\}")
 _COMMENTS = re.compile(r"//[^\n]*|/\*[\s\S]*?\*/|\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'")
 
 
@@ -53,11 +60,37 @@ class _Lines:
         return queue.popleft() if queue else 1
 
 
+def http_rules(code: str) -> dict[str, deque[list[list[str]]]]:
+    """Each rpc's grpc-gateway HTTP bindings (see the module docstring), in source order per rpc name."""
+    out: dict[str, deque[list[list[str]]]] = defaultdict(deque)
+    for match in _RPC_OPEN.finditer(code):
+        body = _block(code, match.end())
+        rule = _HTTP_RULE.search(body)
+        found: list[list[str]] = []
+        if rule:
+            text = _block(body, rule.end())
+            pairs = [(m.start(), m.group(1).upper(), m.group(2)) for m in _HTTP_VERB.finditer(text)]
+            pairs += [(m.start(), m.group(1).upper(), m.group(2)) for m in _HTTP_CUSTOM.finditer(text)]
+            found = [[verb, _SEGMENTS_VARIABLE.sub(r"{\1}", path)] for _, verb, path in sorted(pairs)]
+        out[match.group(1)].append(found)
+    return out
+
+
+def _block(text: str, start: int) -> str:
+    depth = 1
+    for index in range(start, len(text)):
+        depth += {"{": 1, "}": -1}.get(text[index], 0)
+        if depth == 0:
+            return text[start:index]
+    return text[start:]
+
+
 class _Extractor:
     def __init__(self, path: str, src: bytes):
         self.src = src.decode("utf-8", errors="replace")
         self.code = _COMMENTS.sub(_blank, self.src)
         self.lines = _Lines(self.code)
+        self.http = http_rules(self.code)
         self.facts = FileFacts(path=path, language="proto", content_hash=content_hash(src), loc=count_lines(src))
         self.package = ""
 
@@ -116,13 +149,15 @@ class _Extractor:
                server_stream: bool) -> int:
         line = self.lines.take("rpc", name)
         grpc = f"{self.package + '.' if self.package else ''}{service}/{name}"
+        queue = self.http.get(name)
+        http = queue.popleft() if queue else []
         modifiers = (*(("client_streaming",) if client_stream else ()), *(("server_streaming",) if server_stream else ()))
         self.add(SymbolFact(
             f"{service}.{name}", name, "method", service, line, line,
             f"rpc {name}({'stream ' if client_stream else ''}{request}) returns "
             f"({'stream ' if server_stream else ''}{response})",
             modifiers=("abstract", *modifiers), type=response, params=(("request", request),),
-            extra={"grpc": grpc}))
+            extra={"grpc": grpc, **({"http": http} if http else {})}))
         return line
 
     def message(self, message: ast.Message, parent: str | None) -> None:

@@ -1,0 +1,131 @@
+"""One Go module, many services: each ``main`` package ``cmd/<svc>`` that a Dockerfile builds (``go build ./cmd/x``)
+is a deployable service rooted there; a package only one entry point reaches through imports is that service's, a
+package two or more reach stays with the module's own service (a library), never given to one of them. A Makefile
+builds, it does not deploy: its entry points are no services."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from helpers.code_tools import write_tree
+
+from graphlore.toolsets.code.index.graph import CodeGraph
+from graphlore.toolsets.code.layout.entry_points import built_packages
+
+MOD = "example.org/teahouse"
+
+
+def _main(imports: list[str]) -> str:
+    lines = "\n".join(f'\t"{MOD}/{path}"' for path in imports)
+    return f"package main\n\nimport (\n\t\"fmt\"\n\n{lines}\n)\n\nfunc main() {{ fmt.Println(\"up\") }}\n"
+
+
+def _package(name: str, imports: list[str] = ()) -> str:
+    single = "".join(f'import "{MOD}/{path}"\n' for path in imports)
+    return f"package {name}\n\n{single}\nfunc Run() {{}}\n"
+
+
+DOCKERFILE = """FROM golang:1.22 AS builder
+COPY . /src
+WORKDIR /src
+RUN CGO_ENABLED=0 go build -tags netgo \\
+    -o /bin/app ./cmd/{name}
+FROM scratch
+COPY --from=builder /bin/app /app
+CMD ["/app"]
+"""
+
+
+def _system(root: Path) -> Path:
+    return write_tree(root, {
+        "go.mod": f"module {MOD}\n\ngo 1.22\n",
+        "cmd/brewer/main.go": _main(["internal/brewer/steep", "pkg/bus"]),
+        "cmd/till/main.go": _main(["internal/till/orders", "pkg/bus"]),
+        "cmd/audit/main.go": _main(["pkg/bus"]),                       # built by the Makefile only
+        "internal/brewer/steep/steep.go": _package("steep", ["internal/brewer/kettle"]),
+        "internal/brewer/kettle/kettle.go": _package("kettle"),
+        "internal/till/orders/orders.go": _package("orders", ["pkg/money"]),
+        "pkg/bus/bus.go": _package("bus"),
+        "pkg/money/money.go": _package("money"),
+        "deploy/images/Dockerfile-brewer": DOCKERFILE.format(name="brewer"),
+        "deploy/images/till.Dockerfile": DOCKERFILE.format(name="till"),
+        "Makefile": "audit:\n\tgo build -o bin/audit ./cmd/audit\n",
+        "compose.yaml": "services:\n  brewing:\n    build:\n      context: .\n"
+                        "      dockerfile: ./deploy/images/Dockerfile-brewer\n"
+                        "  till:\n    build:\n      context: .\n      dockerfile: deploy/images/till.Dockerfile\n"
+                        "    image: teahouse/till-api\n",
+    })
+
+
+def _services(graph: CodeGraph) -> dict[str, dict]:
+    nodes, _ = graph.snapshot()
+    return {n.name: n.props for n in nodes.values() if n.kind == "microservice"}
+
+
+def _service_of(graph: CodeGraph, path: str) -> str:
+    return graph.table.files[path].ctx.microservice   # the context the file was bound with
+
+
+def test_each_entry_point_a_dockerfile_builds_is_a_deployable_service(tmp_path: Path):
+    graph = CodeGraph.build(_system(tmp_path / "teahouse"))
+    services = _services(graph)
+    assert {name for name, props in services.items() if props["deployable"]} == {"brewer", "till"}
+    assert services["teahouse"]["deployable"] is False        # the module's own service: a library
+    assert "audit" not in services                             # a Makefile builds, it does not deploy
+    assert _service_of(graph, "cmd/audit/main.go") == "teahouse"
+
+
+def test_a_package_belongs_to_the_one_entry_point_that_reaches_it_and_shared_ones_to_none(tmp_path: Path):
+    graph = CodeGraph.build(_system(tmp_path / "teahouse"))
+    assert _service_of(graph, "internal/brewer/steep/steep.go") == "brewer"
+    assert _service_of(graph, "internal/brewer/kettle/kettle.go") == "brewer"   # through steep
+    assert _service_of(graph, "internal/till/orders/orders.go") == "till"
+    assert _service_of(graph, "pkg/money/money.go") == "till"                  # only till reaches it
+    assert _service_of(graph, "pkg/bus/bus.go") == "teahouse"                  # two reach it: shared
+
+
+def test_compose_names_join_the_entry_point_s_service(tmp_path: Path):
+    services = _services(CodeGraph.build(_system(tmp_path / "teahouse")))
+    assert services["brewer"]["aliases"]["brewing"] == "docker-compose service"
+    assert services["till"]["aliases"]["till-api"] == "container image"
+    assert "brewing" not in services["teahouse"]["aliases"]
+
+
+def test_an_import_that_changes_moves_the_package_on_update(tmp_path: Path):
+    root = _system(tmp_path / "teahouse")
+    graph = CodeGraph.build(root)
+    assert _service_of(graph, "pkg/money/money.go") == "till"
+    path = root / "cmd/brewer/main.go"
+    path.write_text(_main(["internal/brewer/steep", "pkg/bus", "pkg/money"]), encoding="utf-8")
+    os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 10**9))
+    graph.update()
+    assert _service_of(graph, "pkg/money/money.go") == "teahouse"
+    assert _services(graph) == _services(CodeGraph.build(root))
+
+
+def test_go_build_commands_name_their_packages_not_their_flag_values():
+    assert built_packages("RUN go build -o /bin/app -ldflags '-s -w' ./cmd/api && echo ok\n") == ["./cmd/api"]
+    assert built_packages("RUN go install example.org/x/cmd/worker@latest\n") == ["example.org/x/cmd/worker@latest"]
+    assert built_packages("RUN go build -o app main.go\n") == []
+
+
+def test_a_ko_image_and_a_skaffold_artifact_s_dockerfile_name_their_entry_points(tmp_path: Path):
+    root = write_tree(tmp_path / "teahouse", {
+        "go.mod": f"module {MOD}\n\ngo 1.22\n",
+        "cmd/steamer/main.go": _main(["pkg/bus"]), "cmd/pourer/main.go": _main(["pkg/bus"]),
+        "pkg/bus/bus.go": _package("bus"),
+        "deploy/pourer.Dockerfile": DOCKERFILE.format(name="pourer"),
+        "k8s/steam.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: steam-jobs\nspec:\n  template:\n"
+                          "    spec:\n      containers:\n        - name: steam\n"
+                          f"          image: ko://{MOD}/cmd/steamer\n",
+        "k8s/pour.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: pouring\nspec:\n  template:\n"
+                         "    spec:\n      containers:\n        - name: pour\n          image: tea/pour-image\n",
+        "skaffold.yaml": "apiVersion: skaffold/v4beta6\nkind: Config\nbuild:\n  artifacts:\n"
+                         "    - image: tea/pour-image\n      context: .\n      docker:\n"
+                         "        dockerfile: deploy/pourer.Dockerfile\n",
+    })
+    services = _services(CodeGraph.build(root))
+    assert {name for name, props in services.items() if props["deployable"]} == {"steamer", "pourer"}
+    assert services["steamer"]["aliases"]["steam-jobs"] == "Kubernetes Deployment"
+    assert services["pourer"]["aliases"]["pouring"] == "Kubernetes Deployment"
