@@ -351,6 +351,39 @@ def served_endpoints(a: Agent, service: str) -> list[str]:
     """``service``'s HTTP and gRPC routes (one find; message listeners, labelled by their broker, left out)."""
     verbs = {"GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS", "ANY", "grpc"}
     return [r for r in a.routes(service) if r.split(" ", 1)[0] in verbs]
+def search_route(a: Agent, query: str, service: str) -> str | None:
+    """A route the question describes in words, not by path: the first hit of a search over the service's routes."""
+    hits = a("search", query=query, kind="route", filter={"microservice": service}, limit=1).results
+    return hits[0].node.id if hits else None
+
+
+def app_callers_of_route(a: Agent, route: str, service: str) -> dict:
+    """Whether the application calls a route: the clients that call it, then who calls the code declaring each
+    (a generated API client's method is a client whether or not anything calls it)."""
+    node = a.one(route, service, "route")
+    if node is None:
+        return {"found": []}
+    found = []
+    for client in a("neighbors", id=node, edge_types=["HTTP_CALLED_BY"]).neighbors:
+        for owner in a("neighbors", id=client.node.id, edge_types=["CLIENT_DECLARED_BY"]).neighbors:
+            found += [n.node.id for n in a("neighbors", id=owner.node.id, edge_types=["CALLED_BY"]).neighbors]
+    return {"found": found}
+
+
+def config_by_search(a: Agent, query: str, service: str) -> dict:
+    """Where a service finds a setting the question names in words: the best hit, read with its source."""
+    hits = a("search", query=query, kind="symbol", filter={"microservice": service}, limit=1).results
+    if hits:
+        a("describe", id=hits[0].node.id, include_source=True)
+    return {}
+
+
+def routes_of_module(a: Agent, name: str, service: str) -> dict:
+    """The routes a module (a router file) declares: resolve it, then its DECLARES.EXPOSES."""
+    node = a.one(name, service, "module")
+    if node is None:
+        return {"routes": []}
+    return {"routes": [n.node.label for n in a("neighbors", id=node, edge_types=["DECLARES.EXPOSES"], limit=100).neighbors]}
 
 
 PLANS = {
@@ -648,6 +681,52 @@ PLANS = {
     "gc-31": lambda a: search_everywhere(a, "simulate delay prepare drink food"),
     "gc-32": lambda a: search_everywhere(a, "mark order fulfilled status"),
     "gc-33": lambda a: search_everywhere(a, "decide item goes to barista or kitchen"),
+    # fastapi-template (fifth blind set, session 5: written from the questions' words and SKILL.md after the key
+    # was committed, before any run; services named by their folders, as the key and the compose files name them)
+    "fa-01": lambda a: callers_of_route(a, "GET /api/v1/users/me", 3, "backend"),
+    "fa-02": lambda a: callers_of_route(a, "DELETE /api/v1/items/{id}", 3, "backend"),
+    "fa-03": lambda a: callers_of(a, "crud.get_user_by_email", "backend"),
+    "fa-04": lambda a: callers_of(a, "send_email", "backend"),
+    "fa-05": lambda a: {"nodes": a.upstream(search_route(a, "create user without authentication development only",
+                                                         "backend"), 3)},
+    "fa-06": lambda a: callers_of_route(a, "PATCH /api/v1/users/{user_id}", 3, "backend"),
+    "fa-07": lambda a: trace(a, "login", "verify_password", "frontend", "backend"),
+    "fa-08": lambda a: {"paths": a.trace((top_symbols(a, "forgot password recover", "frontend")["nodes"] or [None])[0],
+                                         a.one("send_email", "backend"))},
+    "fa-09": lambda a: {"paths": [downstream(a, a.one("DeleteUser", "frontend"), 4)]},
+    "fa-10": lambda a: {"paths": [downstream(a, (top_symbols(a, "sign up register user", "frontend")["nodes"]
+                                                 or [None])[0], 6)]},
+    "fa-11": lambda a: callers_of_route(a, "PATCH /api/v1/users/me", 4, "backend"),
+    "fa-12": lambda a: callers_of(a, "crud.get_user_by_email", "backend", 4),
+    "fa-13": lambda a: callers_of(a, "security.verify_password", "backend", 5),
+    "fa-14": lambda a: callers_of_route(a, "GET /api/v1/items/", 4, "backend"),
+    "fa-15": lambda a: calls_from(a, "frontend"),
+    "fa-16": lambda a: {"services": sorted({s for s, _ in calls_to(a, "backend")["pairs"]})},
+    "fa-17": lambda a: {"pairs": [(x.source, x.target) for x in a("service_map").links if x.match == "cross_service"]},
+    "fa-18": leaves,
+    "fa-19": lambda a: {"routes": a.routes("backend", path_prefix="/api/v1/items")},
+    "fa-20": lambda a: routes_of_module(a, "login", "backend"),
+    "fa-21": lambda a: {"routes": a.routes("backend", path_prefix="/api/v1/users")},
+    "fa-22": lambda a: {"routes": [h.node.label for h in a("search", query="endpoint only in development", kind="route",
+                                                          filter={"microservice": "backend"}, limit=1).results]},
+    "fa-23": lambda a: config_of_clients(a, "frontend", target_service="backend"),
+    "fa-24": lambda a: database_config(a, ("backend",)),
+    "fa-25": lambda a: config_by_search(a, "SMTP mail server host port", "backend"),
+    "fa-26": lambda a: describe_named(a, "backend", "microservice"),
+    "fa-27": lambda a: config_by_search(a, "API prefix /api/v1", "backend"),
+    "fa-28": lambda a: {"found": [c.id for c in a("find", kind="client", filter={
+        "microservice": "backend", "match": ["cross_service", "ambiguous", "no_route"]}, limit=10).results]},
+    "fa-29": lambda a: {"found": [1] * (a.total("producer") + a.total("route", framework=[
+        "spring_kafka", "spring_rabbit", "spring_jms", "spring_cloud_stream", "sarama", "kafka_go", "confluent_kafka",
+        "kafka_python", "aiokafka", "kafkajs", "node_rdkafka", "kafka_clients", "confluent_kafka_dotnet", "pika",
+        "amqp_go", "amqplib"]))},
+    "fa-30": lambda a: app_callers_of_route(a, "GET /api/v1/items/{id}", "backend"),
+    "fa-31": lambda a: app_callers_of_route(a, "GET /api/v1/utils/health-check/", "backend"),
+    "fa-32": lambda a: {"found": [1] * (a.total("route", framework="grpc") + a.total("client", client_kind="grpc"))},
+    "fa-33": lambda a: top_symbols(a, "hash password", "backend"),
+    "fa-34": lambda a: top_symbols(a, "check access token of the current user", "backend"),
+    "fa-35": lambda a: callers_of(a, "get_current_active_superuser", "backend"),
+    "fa-36": lambda a: top_symbols(a, "store access token localStorage", "frontend"),
 }
 
 
