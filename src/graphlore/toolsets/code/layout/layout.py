@@ -42,6 +42,7 @@ import yaml
 
 from ..languages import registry
 from ..languages.base import BuildFile
+from ..languages.typescript.aliases import folder_aliases
 from ..model import FileContext
 from .walk import CONFIG_FILE, NGINX_FILE, SYMFONY_ROUTES, SYMFONY_SERVICES, Scan, is_deployment_file
 
@@ -318,6 +319,8 @@ class Layout:
         self.deployment_files = deployment_files
         self._root_service = modules["."].microservice if "." in modules else root.name
         self._cache: dict[tuple[str, str], FileContext] = {}
+        #: TS/JS alias tables by folder (`typescript.aliases`)
+        self.aliases: dict[str, tuple] = {}
 
     def namespace_of(self, path: str) -> tuple[str, str] | None:
         folder = self.module_of(path)
@@ -338,6 +341,14 @@ class Layout:
             folder = folder.rsplit("/", 1)[0] if "/" in folder else ""
         return "."
 
+    def _aliases_of(self, path: str) -> tuple:
+        folder = path
+        while folder:
+            folder = folder.rsplit("/", 1)[0] if "/" in folder else ""
+            if folder in self.aliases:
+                return self.aliases[folder]
+        return ()
+
     def context(self, path: str, language: str) -> FileContext:
         key = (path, language)
         cached = self._cache.get(key)
@@ -348,7 +359,8 @@ class Layout:
         spec = registry.by_name(language)
         parts = tuple(path.split("/"))
         ctx = FileContext(service, module, spec.module_name(path, self),
-                          _is_test_path(parts) or spec.is_test_file(parts[-1]))
+                          _is_test_path(parts) or spec.is_test_file(parts[-1]),
+                          self._aliases_of(path) if language in ("typescript", "javascript") else ())
         self._cache[key] = ctx
         return ctx
 
@@ -472,6 +484,7 @@ def detect_layout(found: Scan) -> Layout:
     deployment_files = tuple(sorted(f"{rel}/{name}" if rel else name for rel, names in found.layout_files.items()
                                     for name in names if is_deployment_file(name)))
     layout = Layout(root, modules, services.services, set(found.package_dirs), deployment_files)
+    layout.aliases = folder_aliases(root, found.layout_files)
     if "." not in modules:
         # files outside every module: a service named after the root folder
         services.add(".", [], False, runs=False)

@@ -14,6 +14,7 @@ from functools import cache
 from pathlib import Path
 
 from ..languages import registry
+from ..languages.typescript.aliases import ALIAS_FILE
 
 SKIP_DIRS = frozenset({
     ".git", ".hg", ".svn", ".idea", ".vscode", ".gradle", ".mvn", "node_modules", "bower_components",
@@ -81,10 +82,10 @@ def _kinds(languages: tuple) -> _Kinds:
 
 def is_layout_file(name: str, folder: str = "") -> bool:
     """A file whose change can move the layout or the configuration: build files, Dockerfiles,
-    ``application*``/``bootstrap*`` files, nginx configuration (`NGINX_FILE`), any settings file under a ``resources`` folder (config
+    ``application*``/``bootstrap*`` files, nginx configuration (`NGINX_FILE`), TS/JS alias files (`ALIAS_FILE`), any settings file under a ``resources`` folder (config
     servers keep their shared files there), and deployment files (`is_deployment_file`)."""
     kinds = _kinds(registry.LANGUAGES)
-    if name in kinds.layout_names or CONFIG_FILE.match(name) or NGINX_FILE.match(name) or (
+    if name in kinds.layout_names or CONFIG_FILE.match(name) or NGINX_FILE.match(name) or ALIAS_FILE.match(name) or (
             kinds.layout_suffixes and name.endswith(kinds.layout_suffixes)):
         return True
     return name.endswith(SETTINGS_SUFFIXES) and "resources" in folder.split("/") or is_deployment_file(name)
