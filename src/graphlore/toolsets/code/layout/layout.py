@@ -15,7 +15,11 @@ module that runs, named after its folder. A module's members are the modules its
 module, with one exception seen in real systems (piggymetrics' root ``pom.xml`` is a reactor over nine
 Spring Boot applications): a build with two or more *deployable* members is an **aggregator**, and each
 member then starts its own microservice (a non-deployable member of an aggregator, e.g. a shared
-library, is a microservice of its own with ``deployable=false``). A module is deployable when it (or a
+library, is a microservice of its own with ``deployable=false``). A JS or Python **workspace** root (npm/yarn/
+bun ``workspaces``, ``pnpm-workspace.yaml``, uv ``[tool.uv.workspace]``) is an aggregator as soon as one member
+is deployable: its packages are programs and libraries of their own, not one service named after the root (a
+member no deployment builds, such as a front end built into another member's image, is then a microservice with
+``deployable=false``). A module is deployable when it (or a
 module inside it) declares ``spring.application.name``, has a ``Dockerfile``, or its build makes an
 application (the Spring Boot plugin). A tree whose root has no build file is an aggregator of its
 top-level builds; files outside every module belong to a service named after the root folder.
@@ -242,6 +246,10 @@ def _read_configs(root: Path, found: Scan, modules: dict[str, Module]) -> None:
 
 # ---- microservices ------------------------------------------------------------------------------------------
 
+#: build files whose members are a workspace's packages: each deploys (or not) on its own
+WORKSPACE_FILES = frozenset({"package.json", "pnpm-workspace.yaml", "pyproject.toml"})
+
+
 class _Services:
     """Microservices from the module tree, by the aggregator rule (see the module docstring)."""
 
@@ -293,9 +301,15 @@ class _Services:
             if member in modules:
                 modules[member].microservice = name
 
+    def workspace(self, path: str) -> bool:
+        """Whether the module is a JS or Python workspace root (npm/yarn/bun ``workspaces``, pnpm, uv)."""
+        module = self.modules[path]
+        return bool(module.declared_members) and bool(WORKSPACE_FILES & set(module.build_files))
+
     def assign(self, path: str) -> None:
         kids = self.children.get(path, [])
-        if sum(self.deployable(k) for k in kids) >= 2:
+        deployable = sum(self.deployable(k) for k in kids)
+        if deployable >= 2 or deployable == 1 and self.workspace(path):
             # an aggregator: its own files (if any) form a service named after it; members split. Without
             # sources of its own it runs nothing (its Boot plugin, Dockerfile or settings are its members')
             own = path in self.own_sources
