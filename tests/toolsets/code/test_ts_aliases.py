@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from helpers.code_graph import bump, render
+
 from graphlore.toolsets.code.index.graph import CodeGraph
 from graphlore.toolsets.code.languages.typescript.aliases import aliased, read_jsonc
 
@@ -81,3 +83,20 @@ def test_tsconfig_comments_inside_strings_are_kept(tmp_path: Path):
     path = tmp_path / "tsconfig.json"
     path.write_text('{"compilerOptions": {"paths": {"@/*": ["./src/*"]}}, // c\n "a": "http://x" /* y */,}')
     assert read_jsonc(path) == {"compilerOptions": {"paths": {"@/*": ["./src/*"]}}, "a": "http://x"}
+
+
+def test_an_alias_added_later_updates_like_a_full_build(tmp_path: Path):
+    """A tsconfig change moves the layout: the importing files resolve again (incremental == full)."""
+    root = _write(tmp_path / "shop", {
+        "web/package.json": '{"name": "web"}',
+        "web/src/api/index.ts": 'export { OrdersService } from "./orders.gen";\n',
+        "web/src/api/orders.gen.ts": SERVICE,
+        "web/src/pages/Page.tsx": APP,
+    })
+    graph = CodeGraph.build(root)
+    (root / "web/tsconfig.json").write_text('{"compilerOptions": {"paths": {"@/*": ["./src/*"]}}}')
+    bump(root / "web/tsconfig.json")
+    stats = graph.update()
+    assert stats.layout_changed
+    assert render(graph) == render(CodeGraph.build(root))
+    assert any("Page -> web/src/api/orders.gen.ts#OrdersService.listOrders" in line for line in render(graph))
