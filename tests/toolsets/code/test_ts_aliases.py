@@ -30,6 +30,14 @@ export function Page() {
 }
 '''
 
+#: a front end whose page imports ``@/api`` with no alias file
+WITHOUT_ALIASES = {
+    "web/package.json": '{"name": "web"}',
+    "web/src/api/index.ts": 'export { OrdersService } from "./orders.gen";\n',
+    "web/src/api/orders.gen.ts": SERVICE,
+    "web/src/pages/Page.tsx": APP,
+}
+
 
 def _write(root: Path, files: dict[str, str]) -> Path:
     for rel, text in files.items():
@@ -63,12 +71,7 @@ def test_tsconfig_paths_through_extends_resolve_aliased_imports(tmp_path: Path):
 
 
 def test_without_an_alias_file_the_import_stays_external(tmp_path: Path):
-    root = _write(tmp_path / "shop", {
-        "web/package.json": '{"name": "web"}',
-        "web/src/api/index.ts": 'export { OrdersService } from "./orders.gen";\n',
-        "web/src/api/orders.gen.ts": SERVICE,
-        "web/src/pages/Page.tsx": APP,
-    })
+    root = _write(tmp_path / "shop", WITHOUT_ALIASES)
     assert "web/src/api/orders.gen.ts#OrdersService.listOrders" not in _calls(root)
 
 
@@ -87,12 +90,7 @@ def test_tsconfig_comments_inside_strings_are_kept(tmp_path: Path):
 
 def test_an_alias_added_later_updates_like_a_full_build(tmp_path: Path):
     """A tsconfig change moves the layout: the importing files resolve again (incremental == full)."""
-    root = _write(tmp_path / "shop", {
-        "web/package.json": '{"name": "web"}',
-        "web/src/api/index.ts": 'export { OrdersService } from "./orders.gen";\n',
-        "web/src/api/orders.gen.ts": SERVICE,
-        "web/src/pages/Page.tsx": APP,
-    })
+    root = _write(tmp_path / "shop", WITHOUT_ALIASES)
     graph = CodeGraph.build(root)
     (root / "web/tsconfig.json").write_text('{"compilerOptions": {"paths": {"@/*": ["./src/*"]}}}')
     bump(root / "web/tsconfig.json")
