@@ -351,6 +351,8 @@ def served_endpoints(a: Agent, service: str) -> list[str]:
     """``service``'s HTTP and gRPC routes (one find; message listeners, labelled by their broker, left out)."""
     verbs = {"GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS", "ANY", "grpc"}
     return [r for r in a.routes(service) if r.split(" ", 1)[0] in verbs]
+
+
 def search_route(a: Agent, query: str, service: str) -> str | None:
     """A route the question describes in words, not by path: the first hit of a search over the service's routes."""
     hits = a("search", query=query, kind="route", filter={"microservice": service}, limit=1).results
@@ -385,6 +387,67 @@ def routes_of_module(a: Agent, name: str, service: str) -> dict:
         return {"routes": []}
     return {"routes": [n.node.label for n in a("neighbors", id=node, edge_types=["DECLARES.EXPOSES"], limit=100).neighbors]}
 
+
+
+def consumers_of_event(a: Agent, service: str, event: str) -> dict:
+    """What the producers of ``service`` that send ``event`` reach (listeners and their handlers, two hops)."""
+    producers = a("find", kind="producer", filter={"microservice": service}, limit=50).results
+    return {"nodes": [r.node.id for p in producers if event.lower() in p.label.lower()
+                      for r in a("impact", id=p.id, direction="out", depth=2, limit=100).results]}
+
+
+def pairs_by_kind(a: Agent, service: str, kinds: tuple[str, ...], direction: str) -> dict:
+    """Cross-service links of ``service`` of the given kinds (``http``, ``grpc``, ``async``), outgoing (``from``),
+    incoming (``to``) or both (one service_map call)."""
+    pairs = []
+    for link in a("service_map", microservice=service).links:
+        if link.match != "cross_service" or link.kind not in kinds:
+            continue
+        out, inn = link.source.lower() == service.lower(), link.target.lower() == service.lower()
+        if (direction == "from" and out) or (direction == "to" and inn) or (direction == "both" and (out or inn)):
+            pairs.append((link.source, link.target))
+    return {"pairs": pairs}
+
+
+def between(a: Agent, one: str, other: str) -> dict:
+    """The cross-service links between two services, both directions (one service_map call)."""
+    return {"pairs": [(s, t) for s, t, m in a.links(one) if m == "cross_service" and {s.lower(), t.lower()} == {
+        one.lower(), other.lower()}]}
+
+
+def service_config_and_code(a: Agent, service: str, query: str) -> dict:
+    """A setting of a service: its configuration (describe the microservice), then the best code hit, with source."""
+    node = a.one(service, None, "microservice")
+    if node is not None:
+        a("describe", id=node)
+    hits = a("search", query=query, kind="symbol", filter={"microservice": service}, limit=1).results
+    if hits:
+        a("describe", id=hits[0].node.id, include_source=True)
+    return {}
+
+
+def messaging_settings(a: Agent, service: str) -> dict:
+    """Where a service's messaging is configured: the microservice's configuration and its first producer."""
+    node = a.one(service, None, "microservice")
+    if node is not None:
+        a("describe", id=node)
+    for ref in a("find", kind="producer", filter={"microservice": service}, limit=1).results[:1]:
+        a("describe", id=ref.id)
+    return {}
+
+
+def consumers_in(a: Agent, producer_service: str, consumer_service: str) -> dict:
+    """What ``producer_service``'s producers reach inside ``consumer_service`` (find, then impact per producer)."""
+    producers = a("find", kind="producer", filter={"microservice": producer_service}, limit=50).results
+    return {"found": [r.node.id for p in producers for r in a("impact", id=p.id, direction="out", depth=1,
+                                                               limit=100).results
+                      if _same(r.node.microservice, consumer_service)]}
+
+
+def direct_calls(a: Agent, source: str, target: str) -> dict:
+    """HTTP or gRPC links (not messages) from ``source`` to ``target`` (one service_map call)."""
+    return {"found": [(x.source, x.target) for x in a("service_map", microservice=source).links
+                      if x.source == source and x.target == target and x.kind in ("http", "grpc")]}
 
 PLANS = {
     "pm-01": lambda a: callers_of_route(a, "POST /uaa/users", 3, "auth-service"),
@@ -681,7 +744,7 @@ PLANS = {
     "gc-31": lambda a: search_everywhere(a, "simulate delay prepare drink food"),
     "gc-32": lambda a: search_everywhere(a, "mark order fulfilled status"),
     "gc-33": lambda a: search_everywhere(a, "decide item goes to barista or kitchen"),
-    # fastapi-template (fifth blind set, session 5: written from the questions' words and SKILL.md after the key
+    # fastapi-template (sixth blind set, session 5: written from the questions' words and SKILL.md after the key
     # was committed, before any run; services named by their folders, as the key and the compose files name them)
     "fa-01": lambda a: callers_of_route(a, "GET /api/v1/users/me", 3, "backend"),
     "fa-02": lambda a: callers_of_route(a, "DELETE /api/v1/items/{id}", 3, "backend"),
@@ -727,6 +790,51 @@ PLANS = {
     "fa-34": lambda a: top_symbols(a, "check access token of the current user", "backend"),
     "fa-35": lambda a: callers_of(a, "get_current_active_superuser", "backend"),
     "fa-36": lambda a: top_symbols(a, "store access token localStorage", "frontend"),
+
+    # eShop (dotnet/eShop, seventh blind set): written from the questions' words after the key's commit, before any
+    # run; services as the index names them by SKILL.md's rule (a .csproj's file name: Catalog.API, WebApp, ...)
+    "es-01": lambda a: callers_of_route(a, "GET /api/catalog/items/by", 2, "Catalog.API"),
+    "es-02": lambda a: consumers_of_event(a, "Ordering.API", "OrderStatusChangedToPaidIntegrationEvent"),
+    "es-03": lambda a: {"nodes": a.upstream(a.route_named("Basket.API", "UpdateBasket"), 2)},
+    "es-04": lambda a: callers_of_route(a, "POST /api/webhooks", 2, "Webhooks.API"),
+    "es-05": lambda a: search_everywhere(a, "OrderStatusChangedToStockConfirmedIntegrationEvent handler"),
+    "es-06": lambda a: callers_of_route(a, "GET /api/catalog/items/{id}", 2, "Catalog.API"),
+    "es-07": lambda a: consumers_of_producers(a, "Catalog.API"),
+    "es-08": lambda a: trace(a, "checkout", "DeleteBasketAsync", "WebApp", "Basket.API"),
+    "es-09": lambda a: trace(a, "payment succeeded", "RemoveStock", "PaymentProcessor", "Catalog.API"),
+    "es-10": lambda a: {"paths": a.trace(a.route_named("WebApp", "product-images"),
+                                         a.one("product picture", "Catalog.API"))},
+    "es-11": lambda a: trace(a, "grace period", "grace period confirmed", "OrderProcessor", "Ordering.API"),
+    "es-12": lambda a: callers_of_route(a, "GET /api/catalog/items/by", 4, "Catalog.API"),
+    "es-13": lambda a: {"nodes": a.upstream(a.route_named("Basket.API", "DeleteBasket"), 4)},
+    "es-14": lambda a: callers_of_route(a, "POST /api/orders", 4, "Ordering.API"),
+    "es-15": lambda a: callers_of_route(a, "GET /api/webhooks", 3, "Webhooks.API"),
+    "es-16": lambda a: callers_of_every(a, "OrderStatusChangedToShippedIntegrationEvent", 2),
+    "es-17": lambda a: pairs_by_kind(a, "WebApp", ("http", "grpc", "async"), "both"),
+    "es-18": leaves,
+    "es-19": lambda a: pairs_by_kind(a, "Ordering.API", ("async",), "to"),
+    "es-20": lambda a: pairs_by_kind(a, "Ordering.API", ("async",), "from"),
+    "es-21": lambda a: between(a, "WebhookClient", "Webhooks.API"),
+    "es-22": lambda a: {"routes": a.routes("Ordering.API")},
+    "es-23": lambda a: {"routes": a.routes("Basket.API")},
+    "es-24": lambda a: {"routes": a.routes("Webhooks.API")},
+    "es-25": lambda a: {"routes": a.routes("Catalog.API")},
+    "es-26": lambda a: {"routes": a.routes("WebhookClient")},
+    "es-27": lambda a: config_of_clients(a, "WebApp", target_path_prefix="/api/catalog"),
+    "es-28": lambda a: config_of_clients(a, "WebApp", client_kind="grpc"),
+    "es-29": lambda a: service_config_and_code(a, "PaymentProcessor", "payment succeeded or failed"),
+    "es-30": lambda a: messaging_settings(a, "Catalog.API"),
+    "es-31": lambda a: service_config_and_code(a, "OrderProcessor", "grace period check interval"),
+    "es-32": lambda a: service_config_and_code(a, "Ordering.API", "identity server url"),
+    "es-33": lambda a: no_link(a, "Basket.API", ("Catalog.API",)),
+    "es-34": lambda a: no_callers(a, "DELETE /api/catalog/items/{id}", "Catalog.API"),
+    "es-35": lambda a: direct_calls(a, "Ordering.API", "Basket.API"),
+    "es-36": lambda a: consumers_in(a, "Catalog.API", "Basket.API"),
+    "es-37": lambda a: no_link(a, "WebApp", ("Webhooks.API",)),
+    "es-38": lambda a: search_everywhere(a, "check enough stock for an order"),
+    "es-39": lambda a: search_everywhere(a, "deliver webhooks to subscribers"),
+    "es-40": lambda a: top_symbols(a, "vector embeddings for semantic search", "Catalog.API"),
+    "es-41": lambda a: top_symbols(a, "orders whose grace period has ended", "OrderProcessor"),
 }
 
 

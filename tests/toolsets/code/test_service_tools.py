@@ -89,6 +89,15 @@ def test_empty_route_listing_says_why(system):
     assert out.total == 0 and "the longest prefix of '/api/ordrs/{id}' that matches is '/api'" in out.note
 
 
+def test_a_service_named_in_another_case_is_that_service(system):
+    """Compose says `orders-service`, a .NET project `Orders.Service`: a name in another case is the one service
+    that goes by it; the listing and the map are those of the name as written."""
+    exact = labels(system, "route", {"microservice": "orders-service"})
+    assert exact and labels(system, "route", {"microservice": "Orders-SERVICE"}) == exact
+    assert call(system, "service_map", microservice="INVENTORY").services == ["inventory", "storefront"]
+    assert labels(system, "route", {"microservice": "ORDERS"}) == exact  # an alias (its folder), in another case
+
+
 def test_who_calls_a_route_and_what_a_service_exposes(system):
     found = call(system, "resolve", identifier="GET /billing/api/invoices/{id}")
     assert (found.status, found.reason, found.node.kind) == ("one", "path_template", "route")

@@ -75,10 +75,22 @@ from .views import attributes, index_status, node_ref, open_fresh, refs
 SERVICE_FIELDS = frozenset({"microservice", "target_service"})
 
 
+#: microservices read to match a name whatever its case (a system has tens, not thousands)
+MOST_SERVICES = 1000
+
+
 def service_names(store: Store, name: str) -> list[str]:
-    """The microservices ``name`` is a name of (its own name, or any alias its node lists)."""
+    """The microservices ``name`` is a name of (its own name, or any alias its node lists). A name written in
+    another case (``accounting`` for the project ``Accounting``) counts when exactly one service goes by it in
+    any case; two such services are a choice not made for the caller."""
     total, ids = store.nodes_with_keys("microservice", [[f"f:name={name}"]], limit=10)
-    return sorted(n.name for n in store.get_nodes(ids)) if total else []
+    if total:
+        return sorted(n.name for n in store.get_nodes(ids))
+    _, ids = store.nodes_with_keys("microservice", [], limit=MOST_SERVICES)
+    folded = name.casefold()
+    named = {n.name for n in store.get_nodes(ids)
+             if folded in {other.casefold() for other in (n.name, *n.props.get("aliases", {}))}}
+    return sorted(named) if len(named) == 1 else []
 
 
 def canonical(store: Store, conditions: list[filters.Condition]) -> list[filters.Condition]:
