@@ -46,7 +46,6 @@ import yaml
 
 from ..languages import registry
 from ..languages.base import BuildFile
-from ..languages.typescript.aliases import folder_aliases
 from ..model import FileContext
 from .walk import CONFIG_FILE, NGINX_FILE, SYMFONY_ROUTES, SYMFONY_SERVICES, Scan, is_deployment_file
 
@@ -333,8 +332,8 @@ class Layout:
         self.deployment_files = deployment_files
         self._root_service = modules["."].microservice if "." in modules else root.name
         self._cache: dict[tuple[str, str], FileContext] = {}
-        #: TS/JS alias tables by folder (`typescript.aliases`)
-        self.aliases: dict[str, tuple] = {}
+        #: import alias tables by (language, folder) (`Language.read_aliases`)
+        self.aliases: dict[tuple[str, str], tuple] = {}
 
     def namespace_of(self, path: str) -> tuple[str, str] | None:
         folder = self.module_of(path)
@@ -355,12 +354,13 @@ class Layout:
             folder = folder.rsplit("/", 1)[0] if "/" in folder else ""
         return "."
 
-    def _aliases_of(self, path: str) -> tuple:
+    def _aliases_of(self, path: str, language: str) -> tuple:
+        """The import alias table of the nearest folder above ``path`` that has one for ``language``."""
         folder = path
         while folder:
             folder = folder.rsplit("/", 1)[0] if "/" in folder else ""
-            if folder in self.aliases:
-                return self.aliases[folder]
+            if (language, folder) in self.aliases:
+                return self.aliases[(language, folder)]
         return ()
 
     def context(self, path: str, language: str) -> FileContext:
@@ -374,7 +374,7 @@ class Layout:
         parts = tuple(path.split("/"))
         ctx = FileContext(service, module, spec.module_name(path, self),
                           _is_test_path(parts) or spec.is_test_file(parts[-1]),
-                          self._aliases_of(path) if language in ("typescript", "javascript") else ())
+                          self._aliases_of(path, spec.name))
         self._cache[key] = ctx
         return ctx
 
@@ -459,6 +459,20 @@ def settle_deployable(layout: Layout, run: set[str]) -> None:
             service.deployable = service.runs = False
 
 
+def _alias_tables(root: Path, layout_files: dict[str, list[str]]) -> dict[tuple[str, str], tuple]:
+    """(language, folder) -> the folder's import alias table, for every language that reads alias files."""
+    tables = {}
+    for language in registry.LANGUAGES:
+        if language.alias_files is None or language.read_aliases is None:
+            continue
+        for rel, names in layout_files.items():
+            mine = [n for n in names if language.alias_files.match(n)]
+            table = language.read_aliases(root, rel, mine) if mine else ()
+            if table:
+                tables[(language.name, rel)] = table
+    return tables
+
+
 def detect_layout(found: Scan) -> Layout:
     """Modules from build files, then microservices by the aggregator rule in the module docstring."""
     root = found.root
@@ -498,7 +512,7 @@ def detect_layout(found: Scan) -> Layout:
     deployment_files = tuple(sorted(f"{rel}/{name}" if rel else name for rel, names in found.layout_files.items()
                                     for name in names if is_deployment_file(name)))
     layout = Layout(root, modules, services.services, set(found.package_dirs), deployment_files)
-    layout.aliases = folder_aliases(root, found.layout_files)
+    layout.aliases = _alias_tables(root, found.layout_files)
     if "." not in modules:
         # files outside every module: a service named after the root folder
         services.add(".", [], False, runs=False)

@@ -4,7 +4,8 @@ literal values (``vite.config.*``, ``webpack.config.*``), so ``import { X } from
 project file instead of being taken for a package.
 
 Each folder holding such a file gets a table of (pattern, targets) pairs, targets relative to the tree's
-root; a source file uses the table of its nearest folder that has one (`Layout.context`). A specifier that
+root (`read_aliases`, the language's ``read_aliases``); a source file uses the table of its nearest folder that
+has one (`Layout.context`). A specifier that
 matches no pattern, or whose target is not a project file, stays external as before (never guessed).
 """
 
@@ -146,15 +147,3 @@ def aliased(aliases: Aliases, spec: str) -> list[str]:
             matches.append((len(pattern) + 1, list(targets)))
     matches.sort(key=lambda m: -m[0])
     return [_clean(target) for _, targets in matches for target in targets]
-
-
-def folder_aliases(root: Path, layout_files: dict[str, list[str]]) -> dict[str, Aliases]:
-    """Every folder's alias table (folders without alias files are left out)."""
-    tables = {}
-    for rel, names in layout_files.items():
-        mine = [n for n in names if ALIAS_FILE.match(n)]
-        if mine:
-            table = read_aliases(root, rel, mine)
-            if table:
-                tables[rel] = table
-    return tables
