@@ -53,7 +53,7 @@ import numpy as np
 from graphlore.contract import parse_request
 from graphlore.runtime import Runtime
 from graphlore.tools import CallContext
-from graphlore.toolsets.skills import TOOLSET
+from graphlore.toolsets.skills import TOOLSET, selfcheck
 from graphlore.toolsets.skills import candidates as C
 from graphlore.toolsets.skills import decision as D
 from graphlore.toolsets.skills import judge as J
@@ -317,20 +317,21 @@ def tool_table(runtime: Runtime, tmp: Path, name: str, library_rows: Sequence[tu
 
 
 def tool_tables(data: Path, runtime: Runtime, tmp: Path, log: Callable[[str], None] = print
-                ) -> tuple[dict[str, Table], float]:
+                ) -> tuple[dict[str, Table], float, dict[str, list[Sim | None]]]:
     """The folds of :func:`training_sets` (the same libraries and questions) judged through the tool, so the
     candidates are the hybrid search's, as ``search_skills`` judges them (the 5 best-ranked skills of an
     in-memory library have closer runners-up: on BANKING's folds judge v4 abstained on 0.62 of the
-    held-out intents' questions there and on 0.55 through the tool; its report split: 0.52). Returns the tables
-    and the largest difference between the shipped network's value of a row and the judge's own."""
+    held-out intents' questions there and on 0.55 through the tool; its report split: 0.52). Returns the tables,
+    the largest difference between the shipped network's value of a row and the judge's own (the tables hold
+    the values before the library's own shift), and each fold library's self-simulation."""
     rows, known, report = banking_split(data)
     fit_rows = [r for r, held in zip(rows, report, strict=True) if not held]
-    out, worst = {}, 0.0
+    out, sims, worst = {}, {}, 0.0
     for name, spec in (("clinc", clinc_spec(data)), ("banking", (fit_rows, [], lambda k: known))):
-        out[name], judged = fold_tables(name, *spec, runtime, tmp, log)
+        out[name], judged, sims[name] = fold_tables(name, *spec, runtime, tmp, log)
         decided = ~np.isnan(judged)
         worst = max(worst, float(np.abs(Net.shipped().values(out[name])[decided] - judged[decided]).max()))
-    return out, worst
+    return out, worst, sims
 
 
 def clinc_spec(data: Path) -> tuple[list[tuple[str, str]], list[tuple[str, None]], Callable[[int], set[str]]]:
@@ -342,10 +343,11 @@ def clinc_spec(data: Path) -> tuple[list[tuple[str, str]], list[tuple[str, None]
 
 def fold_tables(name: str, rows: Sequence[tuple[str, str]], extra: Sequence[tuple[str, None]],
                 keep_of: Callable[[int], set[str]], runtime: Runtime, tmp: Path, log: Callable[[str], None],
-                sizes: Sequence[int] | None = None) -> tuple[Table, np.ndarray]:
+                sizes: Sequence[int] | None = None) -> tuple[Table, np.ndarray, list[Sim | None]]:
     """5 block folds of ``rows`` through the tool (fold k's library: the other folds' rows of the intents
-    ``keep_of(k)``, at most ``sizes[k]`` a skill if given), with ``extra`` out-of-scope questions in each."""
-    fold, parts, judged = block_folds(rows), [], []
+    ``keep_of(k)``, at most ``sizes[k]`` a skill if given), with ``extra`` out-of-scope questions in each; and
+    each fold library's self-simulation (:func:`self_simulation`)."""
+    fold, parts, judged, sims = block_folds(rows), [], [], []
     for k in range(5):
         keep, count = keep_of(k), collections.Counter()
         library_rows = []
@@ -358,19 +360,105 @@ def fold_tables(name: str, rows: Sequence[tuple[str, str]], extra: Sequence[tupl
         t, values = tool_table(runtime, tmp, f"{name}-{k}", library_rows, [*questions, *extra], generic, k)
         parts.append(t)
         judged.append(values)
+        sims.append(self_simulation(SkillLibrary(runtime, f"{name}-{k}")))
         log(f"  {name} fold {k}: {len(library_rows)} examples in the library, {len(questions) + len(extra)} "
             "questions judged")
-    return Table.join(parts), np.concatenate(judged)
+    return Table.join(parts), np.concatenate(judged), sims
+
+
+#: A library's self-simulation (:func:`selfcheck.simulate`): the network's values before its bias, known.
+Sim = tuple[np.ndarray, np.ndarray]
+
+
+def self_simulation(library: SkillLibrary) -> Sim | None:
+    """What :mod:`selfcheck` simulates on ``library`` as the tool stored it (None: it gets no calibration)."""
+    blocks, heads = library.blocks(library.store())
+    if selfcheck.applies([len(b) - h for b, h in zip(blocks, heads, strict=True)]) is not None:
+        return None
+    return selfcheck.simulate(blocks, heads)
 
 
 #: Examples a skill in the small libraries of :func:`small_libraries`, per fold (the network decides from 10).
 SMALL_SIZES = (10, 11, 12, 10, 12)
 
 
-def small_libraries(data: Path, runtime: Runtime, tmp: Path, log: Callable[[str], None] = print) -> Table:
+def small_libraries(data: Path, runtime: Runtime, tmp: Path, log: Callable[[str], None] = print
+                    ) -> tuple[Table, list[Sim | None]]:
     """CLINC150's folds with libraries of 10-12 examples a skill (:data:`SMALL_SIZES`): where the network
     takes over from the linear rule, the check that it is not less safe there (never fitted on)."""
-    return fold_tables("small", *clinc_spec(data), runtime, tmp, log, SMALL_SIZES)[0]
+    t, _, sims = fold_tables("small", *clinc_spec(data), runtime, tmp, log, SMALL_SIZES)
+    return t, sims
+
+
+# -- the library's own calibration (judge v6) ---------------------------------------------------
+
+#: The levels tried for :data:`selfcheck.NULL_LEVEL`.
+LEVELS = np.round(np.arange(0.50, 0.751, 0.01), 2)
+
+
+def shifts_of(sims: Sequence[Sim | None], level: float) -> np.ndarray:
+    """Each fold library's shift at ``level`` (0 for a library that gets no calibration of its own)."""
+    return np.array([0.0 if s is None else selfcheck.shift_for(*s, level=level) for s in sims])
+
+
+def with_shifts(t: Table, net: Net, shifts: np.ndarray) -> np.ndarray:
+    return net.values(t, J.MIN_MARGIN) + shifts[t.fold]
+
+
+def level_margin(tables: dict[str, Table], sims: dict[str, list[Sim | None]], level: float,
+                 folds: Sequence[int] = range(5)) -> float:
+    """The smallest margin over the targets on ``folds`` with every fold library at its own shift."""
+    net, out = Net.shipped(), math.inf
+    for name, (in_target, null_target) in TARGETS.items():
+        t = tables[name].where(np.isin(tables[name].fold, list(folds)))
+        inside, null = t.rates(with_shifts(t, net, shifts_of(sims[name], level)), generic_only=name == "clinc")
+        out = min(out, inside - in_target, null - null_target)
+    return out
+
+
+def fit_level(tables: dict[str, Table], sims: dict[str, list[Sim | None]], small: tuple[Table, list[Sim | None]],
+              log: Callable[[str], None] = print) -> float:
+    """``selfcheck.NULL_LEVEL``: the level at the largest smallest margin over the targets on the tool folds,
+    the shipped network's values moved by each fold library's own shift; then the same chosen on four folds
+    and judged on the fifth, and the small libraries (which get no calibration of their own)."""
+    net = Net.shipped()
+    margins = {float(level): level_margin(tables, sims, level) for level in LEVELS}
+    level = max(margins, key=lambda v: (round(margins[v], 6), -v))
+    log(f"fit (judge v6): the library's own calibration, the level of null its self-simulation keeps (shipped "
+        f"network; the shipped bias alone: smallest margin {worst_margin(tables, {n: net.values(tables[n], J.MIN_MARGIN) for n in TARGETS}, 0.0):+.4f})")
+    for v in LEVELS:
+        log(f"  level {v:.2f}: smallest margin over the targets {margins[float(v)]:+.4f}")
+    log(f"  chosen: NULL_LEVEL {level} (shipped: {selfcheck.NULL_LEVEL})")
+    for name in TARGETS:
+        shifts = shifts_of(sims[name], level)
+        t = tables[name]
+        values = with_shifts(t, net, shifts)
+        inside, null = t.rates(values)
+        extra = f", oos_train null {t.rates(values, generic_only=True)[1]:.3f}" if name == "clinc" else ""
+        log(f"  {name} folds: shifts {', '.join(f'{x:+.2f}' for x in shifts)}; in-scope {inside:.3f}, null "
+            f"{null:.3f}{extra}")
+    cv = {name: np.zeros(len(tables[name].fold), bool) for name in TARGETS}
+    answers = {name: np.zeros(len(tables[name].fold)) for name in TARGETS}
+    for k in range(5):
+        others = [f for f in range(5) if f != k]
+        chosen = max(LEVELS, key=lambda v: (round(level_margin(tables, sims, v, others), 6), -v))
+        for name in TARGETS:
+            rows = tables[name].fold == k
+            answers[name][rows] = with_shifts(tables[name], net, shifts_of(sims[name], chosen))[rows]
+            cv[name] |= rows
+        log(f"  fold {k} judged at the level chosen on the other four (the network: the shipped one): {chosen:.2f}")
+    for name in TARGETS:
+        t = tables[name]
+        inside, null = t.rates(answers[name])
+        extra = f", oos_train null {t.rates(answers[name], generic_only=True)[1]:.3f}" if name == "clinc" else ""
+        log(f"  cross-validated: {name} in-scope {inside:.3f}, null {null:.3f}{extra}")
+    t, small_sims = small
+    shifts = shifts_of(small_sims, level)
+    inside, null = t.rates(with_shifts(t, net, shifts))
+    log(f"  libraries of 10-12 examples a skill: shifts {', '.join(f'{x:+.2f}' for x in shifts)} (0: none of "
+        f"their own); the network {inside:.3f} / null {null:.3f} / oos_train null "
+        f"{t.rates(with_shifts(t, net, shifts), generic_only=True)[1]:.3f}")
+    return level
 
 
 def linear_values(t: Table) -> np.ndarray:

@@ -77,7 +77,7 @@ from graphlore.runtime import Runtime  # noqa: E402
 from graphlore.toolsets.skills import judge as J  # noqa: E402
 from graphlore.toolsets.skills import learning, tools  # noqa: E402
 from graphlore.toolsets.skills.abcd import load_abcd  # noqa: E402
-from graphlore.toolsets.skills.library import KIND, SkillLibrary  # noqa: E402
+from graphlore.toolsets.skills.library import KIND, SELF_CALIBRATION, SkillLibrary  # noqa: E402
 from graphlore.toolsets.skills.playbook import Playbook, Step, render  # noqa: E402
 from graphlore.toolsets.skills.routing import skill_passages  # noqa: E402
 
@@ -184,9 +184,10 @@ class Pipeline:
         """The calibrated judge's verdict per question, and the sources of its candidates."""
         vectors = self.runtime.embedder.embed([q for q, _ in questions])
         out, gathered = [], []
+        shift = self.library.self_shift(self.store)[0]
         for (text, _), vector in zip(questions, vectors, strict=True):
             found = tools.candidates(self.library, self.store, text, vector)
-            out.append(tools.calibrated(found, vector, self.library.negative_vectors(self.store, found)))
+            out.append(tools.calibrated(found, vector, self.library.negative_vectors(self.store, found), shift=shift))
             gathered.append({self.source_of[s.skill_id] for s in found})
         return out, gathered
 
@@ -209,6 +210,8 @@ def report(name: str, runtime: Runtime, library: str, questions: Labelled,
     n_in = sum(want is not None for _, want in questions)
     print(f"{name}: {pipeline.store.count_nodes(KIND)} skills; {n_in} in-scope and {len(questions) - n_in} "
           f"out-of-scope questions ({len(questions)} search_skills calls in {took:.0f} s)")
+    record = pipeline.library.handle.meta(pipeline.store).get(SELF_CALIBRATION) or {}
+    print(f"  the library's own calibration: shift {record.get('shift')} ({record.get('how')})")
     print(f"  search_skills (calibrated judge v{J.JUDGE_VERSION}): in-scope top-1 {inside:.3f}, out-of-scope null "
           f"{null:.3f}" + (f" (targets {targets[0]} / {targets[1]})" if targets else ""))
     ranked = sum(v.best is not None and pipeline.source_of[v.best] == want
@@ -228,7 +231,7 @@ def report(name: str, runtime: Runtime, library: str, questions: Labelled,
         if meets_null:
             s, a, b = max(meets_null, key=lambda c: c[1])
             parts.append(f"bias {s:+.2f} gives null {b:.3f} with in-scope {a:.3f}")
-        print("  diagnostic, never used for the constants (what moving the bias would do here): "
+        print("  diagnostic, never used for the constants (what moving the bias from the library's would do here): "
               + "; ".join(parts or ["no bias meets either target"]))
     return inside, null
 
@@ -486,7 +489,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory(prefix="graphlore-bench-fit-") as tmp:
             print("fit: the training folds' libraries imported and their questions judged through the tool")
             runtime = Runtime(Settings(home=Path(tmp) / "home"), embedder=cache)
-            tables, judged = skills_fit.tool_tables(DATA, runtime, Path(tmp))
+            tables, judged, sims = skills_fit.tool_tables(DATA, runtime, Path(tmp))
             small = skills_fit.small_libraries(DATA, runtime, Path(tmp))
             runtime.close()
         fitted = skills_fit.fit(sets, tables)
@@ -496,7 +499,8 @@ def main() -> None:
               f"{rank:.2e}, in decision value {value:.2e}")
         print("the shipped judge on the same folds through the tool, and on small libraries:")
         skills_fit.tool_report(tables, judged)
-        skills_fit.small_report(small, skills_fit.Net.shipped())
+        skills_fit.small_report(small[0], skills_fit.Net.shipped())
+        skills_fit.fit_level(tables, sims, small)
         if args.fit_only:
             return
     with tempfile.TemporaryDirectory(prefix="graphlore-bench-skills-") as tmp:

@@ -44,6 +44,11 @@ The map (packages by concern; a package imports only the packages above it)::
                                   docblock annotations, route groups)
       php/resolve.py              namespaces, use imports, base types and traits, __construct
       php/constants.py            PHP values for folding (class constants, ., interpolation, sprintf, getenv)
+      ruby/__init__.py            Ruby as a Language: Gemfile and *.gemspec projects, Rails controller roles
+      ruby/extract.py             one Ruby file -> facts (modules, classes, singleton methods, constants,
+                                  instance variables, include/extend, blocks given to DSL calls)
+      ruby/resolve.py             lexical constant lookup across reopened modules, mixins, T.new, self
+      ruby/constants.py           Ruby values for folding (constants, #{...}, +, format, ENV)
       proto/__init__.py           Protocol Buffers as a Language: a .proto declares, it calls nothing
       proto/extract.py            one .proto file -> services, rpc methods (their gRPC names), messages
     layout/                       the tree as microservices and modules
@@ -86,6 +91,8 @@ The map (packages by concern; a package imports only the packages above it)::
       aspnet.py                   ASP.NET Core routes (attributes, minimal APIs), HttpClient clients
       ktor.py                     Ktor routing and clients (Kotlin)
       php_web.py                  Symfony, Laravel, Slim routes; curl, Guzzle, Symfony HttpClient clients (PHP)
+      ruby_web.py                 Sinatra and Rails routes; Net::HTTP, Faraday, HTTParty, RestClient clients
+      ruby_messaging.py           ruby-kafka, rdkafka, Racecar, Bunny and Sneakers producers and consumers
       grpc/                       gRPC routes and clients in every language, named package.Service/Method
         services.py               the .proto services, how each language names their methods
         go.py                     grpc-go: Register...Server, New...Client stubs
@@ -93,6 +100,7 @@ The map (packages by concern; a package imports only the packages above it)::
         python.py                 grpcio: add_..._to_server, ...Stub
         csharp.py                 Grpc.AspNetCore: ...Base subclasses, ...Client stubs
         script.py                 grpc-js: server.addService, service and generated XClient clients
+        ruby.py                   the grpc gem: Foo::Service subclasses, Foo::Stub stubs
     index/                        the graph in memory and in the store
       graph.py                    CodeGraph: build / update (incremental == full) / restore / snapshot
       persist.py                  per-file records that let an update after a restart stay incremental

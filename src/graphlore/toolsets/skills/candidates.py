@@ -10,6 +10,8 @@ negative examples) and hands them to the judge.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from graphlore.search.fusion import TITLE_FIELD_WEIGHTS
@@ -47,7 +49,13 @@ def calibrated(found: list[Stored], vector: np.ndarray, negatives: dict[str, np.
 
 def judged(library: SkillLibrary, store: Store, query: str, vector: np.ndarray
            ) -> tuple[list[Stored], dict[str, np.ndarray], judge.Verdict]:
-    """The candidates for ``query``, their negative examples' vectors, and the calibrated verdict."""
+    """The candidates for ``query``, their negative examples' vectors, and the calibrated verdict (with the
+    library's own bias shift while it is fresh; the verdict's ``calibration`` says when the shipped bias
+    decided instead and why)."""
     found = candidates(library, store, query, vector)
     negatives = library.negative_vectors(store, found)
-    return found, negatives, (calibrated(found, vector, negatives) if found else judge.Verdict(None, None))
+    if not found:
+        return found, negatives, judge.Verdict(None, None)
+    shift, fallback = library.self_shift(store)
+    verdict = calibrated(found, vector, negatives, shift=shift)
+    return found, negatives, replace(verdict, calibration=fallback) if fallback and verdict.network else verdict

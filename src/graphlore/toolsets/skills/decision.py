@@ -61,7 +61,8 @@ W1 = np.array([
 B1 = np.array([-1.346933, 0.698722, -0.529005, 0.558015, 2.114649, -1.301389, -0.823927, -0.410853])
 OUT_W = np.array([0.859728, -1.460043, -0.897667, -1.165806, 0.844414, 1.733984, -1.656638, -1.207703])
 OUT_B = 0.722006
-#: The shift of the decision value at the largest smallest margin over the targets on the training folds.
+#: The shift of the decision value at the largest smallest margin over the targets on the training folds
+#: (a library's own calibration moves it further, :mod:`selfcheck`).
 BIAS = 1.485
 
 

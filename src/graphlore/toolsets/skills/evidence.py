@@ -78,7 +78,7 @@ def build(found: Sequence[Stored], verdict: judge.Verdict, vector: np.ndarray | 
             matched=matched(stored, scored.cosines), failed_on=failed_on(stored, scored, negative)))
     nearest = (verdict.best or (verdict.scored[0].skill_id if verdict.scored else None)) if answer is None else None
     if decision is None:
-        decision = verdict.reason
+        decision = verdict.reason + (f" (the shipped bias: {verdict.calibration})" if verdict.calibration else "")
         if answer is None and verdict.best is not None:
             decision = f"no skill: the nearest, {by_id[nearest].fields['title']!r}, lacked evidence: {decision}"
         elif answer is None:

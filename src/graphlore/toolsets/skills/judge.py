@@ -25,7 +25,8 @@ fewer than 2 conditions has no calibration of its own and is held to ``PRIOR_MEA
 When the best candidate has at least ``NETWORK_EXAMPLES`` conditions, :mod:`decision`
 adds the margin over the runner-up, the runner-up's own evidence, how the nearest
 passages are shared among the candidates and how spread the best one's close passages
-are, and reads them with a small fixed network; it answers when its value is >= 0
+are, and reads them with a small fixed network; it answers when its value, moved by the library's own shift
+of the bias (:mod:`selfcheck`; none while that is stale or missing), is >= 0
 (``score = 1 / (1 + exp(-value))`` >= 0.5) and the margin is at least ``MIN_MARGIN`` and above 0 (a
 tie is a guess).
 With fewer (a skill written by hand, an imported procedure: the network never saw such
@@ -58,7 +59,7 @@ import numpy as np
 from graphlore.toolsets.skills import decision
 
 #: Bump when a constant below changes, so benchmark notes can say which judge made them.
-JUDGE_VERSION = 5
+JUDGE_VERSION = 6
 #: Candidates hybrid search hands the judge.
 CANDIDATES = 5
 #: Temperature of the soft best match, in cosine units: passages within ~TAU of the best count.
@@ -142,6 +143,15 @@ class Verdict:
     value: float = -math.inf
     reason: str = "no candidates"
     guess: bool = False  # the margin guard refused the best candidate, whatever its value
+    #: Set when the network decided with the shipped bias because the library has no fresh calibration of its
+    #: own (:mod:`selfcheck`): why.
+    calibration: str | None = None
+
+    @property
+    def network(self) -> bool:
+        """Whether the network decided (the best candidate has NETWORK_EXAMPLES conditions or more)."""
+        best = next((s for s in self.scored if s.skill_id == self.best), None)
+        return best is not None and best.examples >= NETWORK_EXAMPLES
 
     def answers_at(self, shift: float) -> bool:
         """Whether the best candidate would be returned with the decision value moved by ``shift`` (the bench's
@@ -205,10 +215,12 @@ def score(candidate: Candidate, tau: float = TAU, weight: float = PROTOTYPE_WEIG
                   float(negatives.max()) if negatives.size else None, candidate.calibration.examples, cosines)
 
 
-def judge(candidates: Sequence[Candidate], *, tau: float = TAU, weight: float = PROTOTYPE_WEIGHT) -> Verdict:
+def judge(candidates: Sequence[Candidate], *, tau: float = TAU, weight: float = PROTOTYPE_WEIGHT,
+          shift: float = 0.0) -> Verdict:
     """The best-ranked candidate that no negative example blocks, if the evidence for it is enough; else none.
     ``candidates`` come in the hybrid search's order (the network reads where the best one stood). Ties go to
-    the smaller id."""
+    the smaller id. ``shift``: the library's own move of the network's bias (:mod:`selfcheck`; the linear rule
+    has none)."""
     scored = sorted((s for s in (score(c, tau, weight) for c in candidates) if s is not None),
                     key=lambda s: (-s.rank, s.skill_id))
     eligible = [s for s in scored if not s.blocked]
@@ -221,7 +233,8 @@ def judge(candidates: Sequence[Candidate], *, tau: float = TAU, weight: float = 
     rivals = [s for s in scored if s is not best]  # a blocked skill still competes: see the module docstring
     margin = best.rank - rivals[0].rank if rivals else 0.0  # alone: its own evidence must carry it
     if best.examples >= NETWORK_EXAMPLES:
-        value, least, rule = decision.value(decision.features(best, rivals, fused[best.skill_id])), MIN_MARGIN, "the network"
+        value, least, rule = (decision.value(decision.features(best, rivals, fused[best.skill_id])) + shift,
+                              MIN_MARGIN, "the network" + (f" (the library's bias {shift:+.2f})" if shift else ""))
     else:
         value, least, rule = linear_value(best.match, best.typical, margin), LINEAR_MIN_MARGIN, "the linear rule"
     rule = f"{rule} (a skill of {best.examples} conditions)"

@@ -48,8 +48,10 @@ whole until it is unarchived (updates and imports leave it as it is).
 
 **Meta.** ``embedder`` (name, dimension: another embedder is refused, with the
 repair), ``skills`` = ``{"routing": ROUTING_VERSION, "judge": JUDGE_VERSION}``,
-``counters`` = ``"skill"`` (the counters live in the skills; see above) and
-``archived_skills`` (how many are archived). All four are read in one statement per call (:class:`~graphlore.toolsets.handle.Namespace`).
+``counters`` = ``"skill"`` (the counters live in the skills; see above),
+``archived_skills`` (how many are archived) and ``self_calibration`` (the library's own shift of the judge's
+bias, :mod:`selfcheck`: made by an import or a reindex after its write, marked stale by every other write
+of skills; the search uses it only while fresh). All five are read in one statement per call (:class:`~graphlore.toolsets.handle.Namespace`).
 A library written under another routing version is re-embedded when it is next
 opened (its texts are all in the store), so stale vectors never rank a search.
 
@@ -66,6 +68,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import math
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -79,7 +82,7 @@ from graphlore.runtime import Runtime
 from graphlore.store import Edge, Node, Store
 from graphlore.store.factory import EMBEDDER_META
 from graphlore.toolsets.handle import Namespace
-from graphlore.toolsets.skills import judge, routing
+from graphlore.toolsets.skills import judge, routing, selfcheck
 from graphlore.toolsets.skills.cache import PassageCache
 from graphlore.toolsets.skills.models import Skill, SkillChanges, database_failed, skill_not_found
 from graphlore.toolsets.skills.outcomes import Counters
@@ -110,6 +113,8 @@ IN_USE = {ARCHIVED: [None, False]}
 ARCHIVED_ONLY = {ARCHIVED: True}
 #: Meta: how many skills are archived, set by every write (see the docstring).
 ARCHIVED_COUNT = "archived_skills"
+#: Meta: the library's own calibration (:mod:`selfcheck`), set by imports and reindexes, stale after other writes.
+SELF_CALIBRATION = "self_calibration"
 SOURCE_KEY = "source:"
 #: The fields a skill's content is made of (what a version holds, what imports and updates compare).
 CONTENT = ("title", "problem", "conditions", "keywords", "resolution_md", "product_area", "issue_type")
@@ -271,7 +276,7 @@ class SkillLibrary:
         self.namespace = f"skills/{name}"
         self.usage_namespace = f"skills/{name}/usage"
         self.handle = Namespace(runtime, self.namespace, what=f"skill library {name!r}",
-                                meta_keys=(META, COUNTERS_META, ARCHIVED_COUNT),
+                                meta_keys=(META, COUNTERS_META, ARCHIVED_COUNT, SELF_CALIBRATION),
                                 rebuild=("import or create its skills again", ""))
 
     def exists(self) -> bool:
@@ -431,13 +436,63 @@ class SkillLibrary:
         edges = [w.version_edge for w in writes if w.version_edge is not None]
         if edges:
             store.upsert_edges(edges)
-        meta = store.get_meta_many([EMBEDDER_META, META, COUNTERS_META, ARCHIVED_COUNT])
+        meta = store.get_meta_many([EMBEDDER_META, META, COUNTERS_META, ARCHIVED_COUNT, SELF_CALIBRATION])
         versions = {"routing": routing.ROUTING_VERSION, "judge": judge.JUDGE_VERSION}
         wanted = {EMBEDDER_META: meta.get(EMBEDDER_META) or self.handle.embedder_record(), META: versions,
                   COUNTERS_META: IN_SKILLS, ARCHIVED_COUNT: store.count_nodes(KIND, ARCHIVED_ONLY)}
+        if meta.get(SELF_CALIBRATION) is not None:  # any write but an import's makes it stale (see calibrate)
+            wanted[SELF_CALIBRATION] = stale(meta[SELF_CALIBRATION])
         if any(meta.get(k) != v for k, v in wanted.items()):
             store.set_meta_many(wanted)
             self.handle.reread()
+
+    def pending_calibration(self, store: Store) -> str:
+        """Mark the library's own calibration as to be made for the write in progress (call inside its
+        transaction, under the write lock): the token :meth:`calibrate` needs, which any later write drops."""
+        token = new_id()
+        old = store.get_meta(SELF_CALIBRATION)
+        store.set_meta(SELF_CALIBRATION, {**(old if isinstance(old, dict) else {}), "fresh": False, "pending": token})
+        self.handle.reread()
+        return token
+
+    def calibrate(self, token: str, progress: Callable[[int, int, str], None] | None = None
+                  ) -> dict[str, Any] | None:
+        """Compute the library's own calibration (:mod:`selfcheck`) from its stored vectors, outside the write
+        lock (seconds on a large library), then record it under the lock, unless the library was written since
+        the write that left ``token`` (the next import or reindex makes one then). Returns the record or None."""
+        store = self.store()
+        blocks, heads = self.blocks(store)
+        shift, how = selfcheck.library_shift(blocks, heads, progress)
+        record = {"shift": shift, "fresh": True, "judge": judge.JUDGE_VERSION, "skills": len(blocks), "how": how}
+        with self.lock():
+            current = store.get_meta(SELF_CALIBRATION)
+            if not isinstance(current, dict) or current.get("pending") != token:
+                return None
+            with store.atomic():
+                store.set_meta(SELF_CALIBRATION, record)
+        self.handle.reread()
+        return record
+
+    @staticmethod
+    def blocks(store: Store) -> tuple[list[np.ndarray], list[int]]:
+        """Each skill in use's passage vectors and how many of them describe it (title, problem), by source
+        (then id): what :mod:`selfcheck` simulates from."""
+        nodes = sorted((n for n in store.iter_nodes(KIND, IN_USE, with_vectors=True) if n.vectors is not None),
+                       key=lambda n: (n.props.get("source") or "", n.id))
+        return [n.vectors for n in nodes], [routing.head_count({"title": n.name, **n.props}) for n in nodes]
+
+    def self_shift(self, store: Store) -> tuple[float, str | None]:
+        """The shift of the network's bias for this library, and what to say when it is the shipped bias's
+        (no calibration of its own, a stale one, or one another judge made)."""
+        record = self.handle.meta(store).get(SELF_CALIBRATION)
+        if not isinstance(record, dict):
+            return 0.0, "the library has no calibration of its own (import or reindex it to make one)"
+        if record.get("judge") != judge.JUDGE_VERSION or not record.get("fresh"):
+            return 0.0, "the library's own calibration is stale (written since; import or reindex it again)"
+        shift = record.get("shift")
+        if not isinstance(shift, (int, float)) or isinstance(shift, bool) or not math.isfinite(shift):
+            return 0.0, f"no calibration of its own: {record.get('how') or 'none recorded'}"
+        return float(shift), None
 
     def reindex(self, store: Store, progress: Callable[[int, int], None] | None = None) -> tuple[int, int]:
         """Embed every skill's passages again and record the current embedder and versions (one
@@ -477,11 +532,23 @@ class SkillLibrary:
         return before, after
 
 
+def stale(record: Any) -> Any:
+    """A calibration record (:data:`SELF_CALIBRATION`) once the library was written since it was made (or since
+    the write it was to be made for: the pending token goes)."""
+    if not isinstance(record, dict) or not (record.get("fresh") or "pending" in record):
+        return record
+    return {**{k: v for k, v in record.items() if k != "pending"}, "fresh": False}
+
+
 def count_archived(store: Store) -> None:
-    """Record how many skills are archived (call inside the transaction that changed them)."""
+    """Record how many skills are archived (call inside the transaction that changed them); the library's own
+    calibration is stale then."""
     archived = store.count_nodes(KIND, ARCHIVED_ONLY)
     if store.get_meta(ARCHIVED_COUNT) != archived:
         store.set_meta(ARCHIVED_COUNT, archived)
+    record = store.get_meta(SELF_CALIBRATION)
+    if stale(record) != record:
+        store.set_meta(SELF_CALIBRATION, stale(record))
 
 
 def _with_counters(node: Node, counters: Counters) -> Node:

@@ -22,7 +22,7 @@ import numpy as np
 from pydantic import ValidationError
 
 from graphlore.contract import format_validation_error, parse_request
-from graphlore.errors import ConfigError, InvalidInput, NotFound, ProviderError, spell
+from graphlore.errors import ConfigError, InvalidInput, NotFound, ProviderError, StoreBusy, spell
 from graphlore.roots import ESCAPES, escapes
 from graphlore.runtime import Runtime
 from graphlore.store import Node
@@ -524,11 +524,24 @@ def write_imports(library: SkillLibrary, skills: list[dict[str, Any]], progress:
             updated += 1
         with store.atomic():
             library.commit(store, writes)
+            token = library.pending_calibration(store)
+    _calibrate(library, token, progress)
     written = {w.node.props["source"]: w.node.id for w in writes}
     texts = sum(len(e.vectors) for e in embedded if e.vectors is not None)
     return {"created": created, "updated": updated, "unchanged": unchanged + len(skills) - len(todo) - len(archived),
             "archived": len(archived), "embedded_texts": texts, "kept_edits": kept_edits,
             "skill_ids": [written.get(s["source"]) or existing_ids[s["source"]] for s in skills]}
+
+
+def _calibrate(library: SkillLibrary, token: str, progress: Progress | None = None) -> None:
+    """The library's own calibration after an import or reindex (:mod:`selfcheck`, seconds on a large library,
+    shown as ``calibration folds``); a writer holding the lock too long leaves it stale (the search then uses the
+    shipped bias and says so), never fails the write."""
+    try:
+        library.calibrate(token, progress)
+    except StoreBusy as exc:
+        log.warning("skill library %r: its own calibration was not recorded (%s); the shipped bias decides until "
+                    "the next import or reindex", library.name, exc.message)
 
 
 def _last_import(old: Stored) -> dict[str, Any] | None:
@@ -548,6 +561,9 @@ def reindex_skills(runtime: Runtime, request: ReindexSkillsRequest, progress: Pr
     with library.lock():
         store = library.store(check=False)
         skills, texts = library.reindex(store, progress)
+        with store.atomic():
+            token = library.pending_calibration(store)
+    _calibrate(library, token, progress)
     return ReindexSkillsResponse(library=request.library, skills=skills, embedded_texts=texts,
                                  embedder=runtime.embedder.name)
 

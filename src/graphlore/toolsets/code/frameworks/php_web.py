@@ -28,7 +28,7 @@ chain's ``baseUrl(...)``. Guzzle: ``get/post/put/patch/delete/head/options(url)`
 ``request(method, url)`` on a receiver declared or made as ``GuzzleHttp\\Client``/``ClientInterface``; a relative
 URL is resolved against the ``base_uri`` the receiver is made with (in the function, or for ``$this->c`` in the
 class; an injected client has none) as Guzzle does (RFC 3986: a
-path starting with ``/`` replaces the base's path, `_resolved`). Symfony HttpClient: ``request(method,
+path starting with ``/`` replaces the base's path, `services.endpoints.resolve_reference`). Symfony HttpClient: ``request(method,
 url)`` on a receiver declared as ``HttpClientInterface`` or made by ``HttpClient::create()``.
 ``file_get_contents(url)`` when the URL starts with ``http://`` or ``https://`` (or an environment variable whose
 default in the code does). URLs are folded as every PHP value is (`languages.php.constants`): literals, class
@@ -54,7 +54,7 @@ from ..languages.folding import (
 )
 from ..languages.php.constants import PHPConstants, PHPFolder
 from ..languages.symbols import Bound, Tracker
-from ..services.endpoints import ANY, HTTP_METHODS, Item, join_paths
+from ..services.endpoints import ANY, HTTP_METHODS, Item, join_paths, resolve_reference
 from .base import Framework, Project, Reader, declared_type, item
 
 VERBS = {"get": "GET", "post": "POST", "put": "PUT", "patch": "PATCH", "delete": "DELETE", "options": "OPTIONS",
@@ -473,7 +473,7 @@ def _clients(php: PHPFile) -> Iterator[Item]:
                 types = GUZZLE_TYPES if flavor == "guzzle" else SYMFONY_CLIENT_TYPES
                 base = _base_uri(php, call, types) if not re.match(r"^\w+://", url.text) else None
                 if base is not None:
-                    url = _resolved(base, url)
+                    url = resolve_reference(base, url)
                 yield item(bound, owner, "client", found[0], call.line, http_method=found[1], path=url,
                            written=found[2])
                 continue
@@ -482,26 +482,6 @@ def _clients(php: PHPFile) -> Iterator[Item]:
             if found[0] == "file_get_contents" and not _http_url(url):
                 continue
             yield item(bound, owner, "client", found[0], call.line, http_method=found[1], path=url, written=found[2])
-
-
-_ORIGIN = re.compile(r"^(\w+://[^/?#]*)([^?#]*)")
-
-
-def _resolved(base: Folded, url: Folded) -> Folded:
-    """A URL against the base URI a Guzzle or Symfony client is made with, as they resolve it (RFC 3986): a path
-    starting with ``/`` replaces the base's path (``http://h/api`` + ``/x`` is ``http://h/x``), another one its
-    last segment (``http://h/api/`` + ``x`` is ``http://h/api/x``; ``http://h/api`` + ``x`` is ``http://h/x``), an
-    empty one is the base. A base known at run time only (an environment variable) is taken as an origin
-    followed by the path."""
-    if not url.text:
-        return base
-    split = _ORIGIN.match(base.text) if base.known else None
-    if split is None:
-        return base + url if url.text.startswith("/") else base + literal("/") + url
-    origin, path = split.groups()
-    if url.text.startswith("/"):
-        return literal(origin) + url
-    return literal(origin + (path[:path.rfind("/") + 1] if "/" in path else "/")) + url
 
 
 def _laravel_http(php: PHPFile, call) -> str | bool | None:

@@ -31,6 +31,8 @@ from . import (
     openapi_clients,
     php_web,
     python_web,
+    ruby_messaging,
+    ruby_web,
     script_web,
     spring,
 )
@@ -39,6 +41,7 @@ from .grpc import csharp as grpc_csharp
 from .grpc import go as grpc_go
 from .grpc import jvm as grpc_jvm
 from .grpc import python as grpc_python
+from .grpc import ruby as grpc_ruby
 from .grpc import script as grpc_script
 
 FRAMEWORKS: tuple[Framework, ...] = (
@@ -59,10 +62,13 @@ FRAMEWORKS: tuple[Framework, ...] = (
     aspnet.FRAMEWORK,
     ktor.FRAMEWORK,
     php_web.FRAMEWORK,
+    ruby_web.FRAMEWORK,
+    ruby_messaging.FRAMEWORK,
     grpc_go.FRAMEWORK,
     grpc_csharp.FRAMEWORK,
     grpc_jvm.FRAMEWORK,
     grpc_python.FRAMEWORK,
+    grpc_ruby.FRAMEWORK,
     grpc_script.FRAMEWORK,
     declared.FRAMEWORK,
 )

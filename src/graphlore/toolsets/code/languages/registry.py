@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from . import csharp, go, java, kotlin, php, proto, python, typescript
+from . import csharp, go, java, kotlin, php, proto, python, ruby, typescript
 from .base import Language
 
 LANGUAGES: tuple[Language, ...] = (
@@ -16,6 +16,7 @@ LANGUAGES: tuple[Language, ...] = (
     kotlin.LANGUAGE,
     csharp.LANGUAGE,
     php.LANGUAGE,
+    ruby.LANGUAGE,
     proto.LANGUAGE,
 )
 

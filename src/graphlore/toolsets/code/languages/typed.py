@@ -494,6 +494,34 @@ class TypedResolver(Resolver):
         return [ref] if ref is not None else []
 
 
+class UntypedLocals:
+    """For languages whose variables carry no declared type (PHP, Ruby): a local's type is trusted only when every
+    value its function gives it agrees (a typed parameter, ``new T()`` / ``T.new`` each time); "" (untyped) when
+    any value is of another or no known type, since the one made first is no guide to the one a later call sees
+    (``$a = new A(); $a = $f->make(); $a->run()``; a branch; a ``foreach``). And a receiver of unknown type stays
+    unresolved: most variables carry no type, so the one project method with the name (other languages'
+    ``name_only``) would be a guess (``$request->headers->get(...)`` is no call of a controller's ``get``)."""
+
+    def local_type(self, bound: Bound, owner: str | None, name: str, line: int) -> str | None:
+        key = owner
+        while key:
+            table = bound.facts.locals.get(key)
+            if table and name in table:
+                types = {type_ for _line, type_ in table[name]}
+                return types.pop() if len(types) == 1 else ""
+            index = bound.by_key.get(key)
+            if index is None or bound.sym(index).kind in TYPE_KINDS:
+                return None
+            key = bound.sym(index).parent
+        return None
+
+    def only_candidate(self, name: str, refs: list) -> Target:
+        if refs:
+            return None, "", {"reason": "unknown_receiver",
+                              "detail": f"receiver type unknown; {len(refs)} project method(s) named {name}"}
+        return None, "", {"reason": "unknown_receiver"}
+
+
 def _dotted_receiver(text: str) -> list | None:
     """``a.b.c`` as a receiver tree (``["field", ["field", ["name", "a"], "b"], "c"]``)."""
     parts = [p for p in text.split(".") if p]

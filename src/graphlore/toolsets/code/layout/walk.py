@@ -2,7 +2,7 @@
 and settings files that shape its layout, and the folders a language marks as packages.
 
 The walk skips VCS folders, build output, dependency folders (Composer's ``vendor`` with its ``autoload.php``
-too) and virtual environments, and never follows a symlinked folder. Nothing here parses source code.
+too, Bundler's ``vendor/bundle``) and virtual environments, and never follows a symlinked folder. Nothing here parses source code.
 """
 
 from __future__ import annotations
@@ -122,6 +122,8 @@ def scan(root: str | Path) -> Scan:
             continue   # a virtual environment
         if rel.rsplit("/", 1)[-1] == "vendor" and any(entry.name == "autoload.php" for entry in entries):
             continue   # Composer's installed dependencies (PHP), not the project's code
+        if rel == "vendor/bundle" or rel.endswith("/vendor/bundle"):
+            continue   # Bundler's installed gems (``bundle install --path vendor/bundle``, Ruby)
         for entry in entries:
             name = entry.name
             child = f"{rel}/{name}" if rel else name

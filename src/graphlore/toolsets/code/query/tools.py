@@ -412,8 +412,9 @@ MAX_CANDIDATES = 10
 #: candidates read per kind of match (enough to sort and filter; the count is exact either way)
 READ_CANDIDATES = 2000
 _PATTERN = set("*?[]|^$\\")
-#: a name as PHP writes it (``App\\Http\\Ctl``, ``\\App\\Ctl::make``, ``Ctl::make``), which the graph keeps with ``.``
-_PHP_NAME = re.compile(r"\\?[A-Za-z_]\w*(?:\\[A-Za-z_]\w*)*(?:::[A-Za-z_]\w*)?")
+#: a name as PHP or Ruby writes it (``App\\Http\\Ctl``, ``\\App\\Ctl::make``, ``Ctl::make``, ``Shop::Cart#add``), which
+#: the graph keeps with ``.``
+_SCOPED_NAME = re.compile(r"(?:\\|::)?[A-Za-z_]\w*(?:(?:\\|::)[A-Za-z_]\w*)*(?:(?:::|#)[A-Za-z_]\w*[?!]?)?")
 
 
 def _tier_keys(prefix: str, identifier: str) -> list[str]:
@@ -435,8 +436,8 @@ def _tier_keys(prefix: str, identifier: str) -> list[str]:
 
 def resolve(runtime: Runtime, request: ResolveRequest) -> ResolveResponse:
     identifier = request.identifier.strip()
-    if ("\\" in identifier or "::" in identifier) and _PHP_NAME.fullmatch(identifier):
-        identifier = identifier.lstrip("\\").replace("\\", ".").replace("::", ".")
+    if ("\\" in identifier or "::" in identifier) and _SCOPED_NAME.fullmatch(identifier):
+        identifier = identifier.lstrip("\\:").replace("\\", ".").replace("::", ".").replace("#", ".")
     if _PATTERN & set(identifier.replace("{?}", "")) or identifier.endswith(".*"):
         raise InvalidInput(f"resolve takes one identifier, not a pattern ({identifier!r}); to list symbols "
                            "under a package use find with the kind symbol and the filter field fqn_prefix (e.g. "

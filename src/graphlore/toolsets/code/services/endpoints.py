@@ -247,5 +247,26 @@ def host_of(url: str) -> str | None:
         return None
 
 
+
+_ORIGIN = re.compile(r"^(\w+://[^/?#]*)([^?#]*)")
+
+
+def resolve_reference(base: Folded, url: Folded) -> Folded:
+    """A URL against the base URI a client is made with, as Guzzle, Symfony HttpClient and Faraday resolve it
+    (RFC 3986): a path starting with ``/`` replaces the base's path (``http://h/api`` + ``/x`` is ``http://h/x``),
+    another one its last segment (``http://h/api/`` + ``x`` is ``http://h/api/x``; ``http://h/api`` + ``x`` is
+    ``http://h/x``), an empty one is the base. A base known at run time only (an environment variable) is taken as an origin
+    followed by the path."""
+    if not url.text:
+        return base
+    split = _ORIGIN.match(base.text) if base.known else None
+    if split is None:
+        return base + url if url.text.startswith("/") else base + literal("/") + url
+    origin, path = split.groups()
+    if url.text.startswith("/"):
+        return literal(origin) + url
+    return literal(origin + (path[:path.rfind("/") + 1] if "/" in path else "/")) + url
+
+
 __all__ = ["ANY", "BROKERS", "HTTP_METHODS", "Forward", "Item", "Url", "join_paths", "match_score",
-           "normalise_path", "segments", "split_url", "unknown"]
+           "normalise_path", "resolve_reference", "segments", "split_url", "unknown"]

@@ -9,10 +9,10 @@ call on a receiver of unknown type stays unresolved (no ``name_only`` guess: mos
 
 from __future__ import annotations
 
-from ...model import TYPE_KINDS, CallFact
+from ...model import CallFact
 from ..resolver import Target
 from ..symbols import Bound
-from ..typed import TypedResolver, TypeRes
+from ..typed import TypedResolver, TypeRes, UntypedLocals
 
 BUILTIN_TYPES = frozenset({
     "string", "int", "float", "bool", "array", "mixed", "void", "null", "callable", "iterable", "object", "never",
@@ -21,7 +21,7 @@ BUILTIN_TYPES = frozenset({
 })
 
 
-class PHPResolver(TypedResolver):
+class PHPResolver(UntypedLocals, TypedResolver):
     BUILTIN_TYPES = BUILTIN_TYPES
     BUILTIN_FUNCTIONS = frozenset({"isset", "unset", "empty", "array", "list", "echo", "print", "exit", "die",
                                    "compact", "extract", "count", "strlen", "sprintf", "json_encode", "json_decode"})
@@ -57,31 +57,6 @@ class PHPResolver(TypedResolver):
         if name in self.BUILTIN_FUNCTIONS:
             return None, "", {"reason": "builtin", "detail": name}
         return None, "", {"reason": "external_name", "detail": f"{name} (a PHP or library function)"}
-
-    def local_type(self, bound: Bound, owner: str | None, name: str, line: int) -> str | None:
-        """A variable's type when every value the function gives it agrees (a typed parameter, ``new T()`` each
-        time); "" (untyped) when any value is of another or no known type: the one made first is no guide to
-        the one a later call sees (``$a = new A(); $a = $f->make(); $a->run()``; a branch; a ``foreach``)."""
-        key = owner
-        while key:
-            table = bound.facts.locals.get(key)
-            if table and name in table:
-                types = {type_ for _line, type_ in table[name]}
-                return types.pop() if len(types) == 1 else ""
-            index = bound.by_key.get(key)
-            if index is None or bound.sym(index).kind in TYPE_KINDS:
-                return None
-            key = bound.sym(index).parent
-        return None
-
-    def only_candidate(self, name: str, refs: list) -> Target:
-        """A receiver of unknown type stays unresolved: in PHP most variables carry no type, so the one project
-        method with the name (other languages' ``name_only``) would be a guess (``$request->headers->get(...)``
-        is no call of a controller's ``get``)."""
-        if refs:
-            return None, "", {"reason": "unknown_receiver",
-                              "detail": f"receiver type unknown; {len(refs)} project method(s) named {name}"}
-        return None, "", {"reason": "unknown_receiver"}
 
     def constructor_call(self, res: TypeRes, call: CallFact) -> Target:
         if res[0] == "project":

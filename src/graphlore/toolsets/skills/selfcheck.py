@@ -1,0 +1,130 @@
+"""The library's own calibration: how far to move the network's bias for this library, found by judging the
+library against parts of itself.
+
+One bias cannot serve every library: on questions of unknown intents that sit beside known ones (BANKING77's)
+the network needs a lower bias to abstain enough, on a library of well separated intents (CLINC150's) a
+higher one to answer enough. The library itself is training data for that: leave a fifth of its skills out
+(their conditions become questions of unknown intents) and a contiguous fifth of every other skill's
+conditions out (questions of known ones), five times, judge every such question by the judge's own scores
+over the 5 best-ranked skills of what is left, and move the bias to the largest value (on a 0.01 grid) at
+which the network still abstains on :data:`NULL_LEVEL` of the unknown questions. That level is the one
+constant, fitted once by cross-validation on training folds (``bench/skills_fit.py``; bench/README.md,
+skills_routing, judge v6).
+
+Only for libraries the network decides for: at least :data:`MIN_SKILLS` skills whose median skill keeps
+:data:`judge.NETWORK_EXAMPLES` conditions with a fifth of them left out (:data:`MIN_CONDITIONS`); others keep
+the shipped bias (the simulation would judge skills the network never sees). Computed when a library is
+imported or re-embedded, never on the search path (a CLINC150-sized library of 15,000 conditions takes a few
+seconds); any other write makes it stale, and a stale or missing one leaves the shipped bias, which the
+search's evidence says.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from graphlore.toolsets.skills import decision, judge
+
+#: Share of the simulated unknown questions the network must still abstain on at the library's bias.
+NULL_LEVEL = 0.62
+#: Folds of the simulation (a fifth of the skills and of each skill's conditions left out each time).
+FOLDS = 5
+MIN_SKILLS = 10
+#: Conditions the median skill needs: NETWORK_EXAMPLES left with a fifth of them out.
+MIN_CONDITIONS = math.ceil(judge.NETWORK_EXAMPLES * FOLDS / (FOLDS - 1))
+#: The shifts tried, and the bounds of the answer.
+SHIFTS = np.round(np.arange(-3.0, 3.0, 0.01), 2)
+
+
+def applies(conditions: Sequence[int]) -> str | None:
+    """Why a library whose skills have ``conditions`` each gets no calibration of its own (None: it does)."""
+    if len(conditions) < MIN_SKILLS:
+        return f"{len(conditions)} skills in use, {MIN_SKILLS} needed"
+    if float(np.median(conditions)) < MIN_CONDITIONS:
+        return f"the median skill has {float(np.median(conditions)):g} conditions, {MIN_CONDITIONS} needed"
+    return None
+
+
+def simulate(blocks: Sequence[np.ndarray], heads: Sequence[int],
+             progress: Callable[[int, int, str], None] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The network's value before its bias for every simulated question, and whether it was known (see the
+    module docstring). ``blocks``: each skill's passage vectors (in a fixed order), ``heads``: how many of them
+    describe the skill (title, problem) before its conditions; ``progress`` hears of each fold done."""
+    values, known = [], []
+    for k in range(FOLDS):
+        kept, questions, labels = [], [], []
+        for i, (block, head) in enumerate(zip(blocks, heads, strict=True)):
+            n = len(block) - head
+            out = head + np.flatnonzero(np.arange(n) * FOLDS // max(n, 1) == k)
+            questions.append(block[out])
+            if i % FOLDS == k:  # left out: its questions are unknown
+                labels += [-1] * len(out)
+            else:
+                labels += [len(kept)] * len(out)
+                kept.append((np.delete(block, out, axis=0), head))
+        if not kept:
+            continue
+        values.append(_judged(kept, np.vstack(questions).astype(np.float64)))
+        known.append(np.array(labels) >= 0)
+        if progress is not None:
+            progress(k + 1, FOLDS, "calibration folds")
+    return np.concatenate(values), np.concatenate(known)
+
+
+def _judged(skills: list[tuple[np.ndarray, int]], queries: np.ndarray, chunk: int = 512) -> np.ndarray:
+    """The network's value (before its bias) of each query's best candidate among its 5 best-ranked skills
+    (``chunk`` queries at a time: the cosines of all of them to every passage would not fit in memory)."""
+    tau, weight = judge.TAU, judge.PROTOTYPE_WEIGHT
+    matrix = np.vstack([b for b, _ in skills]).astype(np.float64)
+    starts = np.concatenate([[0], np.cumsum([len(b) for b, _ in skills])])
+    norms = np.array([max(judge.centroid_norm(b), 1e-9) for b, _ in skills])
+    typical = np.array([judge.calibration(b, h).typical() for b, h in skills])
+    rows = []
+    for at in range(0, len(queries), chunk):
+        cos = queries[at:at + chunk] @ matrix.T
+        match, rank = np.empty((len(cos), len(skills))), np.empty((len(cos), len(skills)))
+        for i in range(len(skills)):
+            c = cos[:, starts[i]:starts[i + 1]]
+            top = c.max(axis=1)
+            match[:, i] = top + tau * np.log(np.mean(np.exp((c - top[:, None]) / tau), axis=1))
+            rank[:, i] = judge.rank_score(match[:, i], c.mean(axis=1) / norms[i], weight)
+        order = np.argsort(-rank, axis=1, kind="stable")[:, :judge.CANDIDATES]
+        for q, found in enumerate(order):
+            evs = [_Ev(match[q, i], rank[q, i], typical[i], cos[q, starts[i]:starts[i + 1]]) for i in found]
+            rows.append(decision.features(evs[0], evs[1:]))
+    return decision.network(np.array(rows))
+
+
+class _Ev:
+    """One candidate's evidence as :func:`decision.features` reads it."""
+
+    __slots__ = ("match", "rank", "typical", "cosines")
+
+    def __init__(self, match: float, rank: float, typical: float, cosines: np.ndarray) -> None:
+        self.match, self.rank, self.typical, self.cosines = match, rank, typical, cosines
+
+
+def shift_for(values: np.ndarray, known: np.ndarray, level: float = NULL_LEVEL) -> float:
+    """The largest shift of :data:`SHIFTS` at which the network abstains on ``level`` of the unknown
+    questions (the smallest shift when none does)."""
+    unknown = values[~known] + decision.BIAS
+    if unknown.size == 0:
+        return 0.0
+    refused = (unknown[None, :] + SHIFTS[:, None] < 0).mean(axis=1)
+    ok = SHIFTS[refused >= level]
+    return float(ok.max()) if ok.size else float(SHIFTS[0])
+
+
+def library_shift(blocks: Sequence[np.ndarray], heads: Sequence[int],
+                  progress: Callable[[int, int, str], None] | None = None) -> tuple[float | None, str]:
+    """The library's shift of the network's bias and how it was found (or why there is none)."""
+    why = applies([len(b) - h for b, h in zip(blocks, heads, strict=True)])
+    if why is not None:
+        return None, why
+    values, known = simulate(blocks, heads, progress)
+    shift = shift_for(values, known)
+    return shift, (f"{int((~known).sum())} questions of left-out skills and {int(known.sum())} of left-out "
+                   f"conditions: the network abstains on {NULL_LEVEL:g} of the first at a shift of {shift:+.2f}")

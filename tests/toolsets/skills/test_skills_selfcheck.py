@@ -1,0 +1,148 @@
+"""The library's own calibration (judge v6, :mod:`selfcheck`): which way it moves the bias, when it applies,
+and that a stale, missing or damaged one never breaks a search."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from helpers.skills_data import PLAYBOOK
+
+from graphlore.contract import parse_request
+from graphlore.runtime import Runtime
+from graphlore.tools import CallContext
+from graphlore.toolsets.skills import TOOLSET, judge, selfcheck
+from graphlore.toolsets.skills.library import SELF_CALIBRATION, SkillLibrary
+
+SPECS = {s.name: s for s in TOOLSET.tools}
+
+
+def run(runtime: Runtime, tool: str, **fields):
+    spec = SPECS[tool]
+    extra = {"context": CallContext(session="t")} if spec.context else {}
+    return spec.run(runtime, parse_request(spec.request, fields), **extra)
+
+
+def _unit(x: np.ndarray) -> np.ndarray:
+    return x / np.linalg.norm(x, axis=-1, keepdims=True)
+
+
+def _library(pairs: bool, skills: int = 20, conditions: int = 20, seed: int = 0) -> tuple[list[np.ndarray], list[int]]:
+    """Synthetic skills of ``conditions`` paraphrases each (a title, then the conditions) around a centre of
+    their own; with ``pairs``, every two skills' centres sit close together (unknown intents beside known
+    ones, BANKING77's case), else all centres are far apart (CLINC150's)."""
+    rng = np.random.default_rng(seed)
+    base = _unit(rng.normal(size=(skills, 64)))
+    if pairs:
+        base = _unit(np.repeat(base[::2], 2, axis=0) + 0.45 * _unit(rng.normal(size=(skills, 64))))
+    blocks = [_unit(c + 0.08 * rng.normal(size=(conditions + 1, 64))) for c in base]
+    return blocks, [1] * skills
+
+
+def test_a_library_of_close_neighbours_gets_a_lower_bias_than_one_of_separate_intents():
+    separate = selfcheck.library_shift(*_library(pairs=False))
+    neighbours = selfcheck.library_shift(*_library(pairs=True))
+    assert separate[0] is not None and neighbours[0] is not None
+    assert neighbours[0] < separate[0]
+    assert "left-out skills" in separate[1]
+
+
+def test_the_calibration_reports_each_fold_it_has_done():
+    """Seconds on a large library, after the import's write: the caller sees it advance, with its unit."""
+    heard = []
+    selfcheck.library_shift(*_library(pairs=False), progress=lambda done, total, unit: heard.append((done, total, unit)))
+    assert heard == [(k, selfcheck.FOLDS, "calibration folds") for k in range(1, selfcheck.FOLDS + 1)]
+
+
+def test_the_shift_is_where_the_unknown_questions_are_refused_at_the_level():
+    values = np.array([-2.0, -1.0, 0.0, 1.0, 2.0, 5.0])
+    known = np.array([False] * 5 + [True])
+    shift = selfcheck.shift_for(values, known, level=0.6)
+    refused = (values[~known] + selfcheck.decision.BIAS + shift < 0).mean()
+    assert refused >= 0.6
+    assert (values[~known] + selfcheck.decision.BIAS + shift + 0.01 < 0).mean() < 0.6
+
+
+@pytest.mark.parametrize("conditions, skills, why", [
+    ([30] * 9, 9, "9 skills in use, 10 needed"),
+    ([12] * 20, 20, "the median skill has 12 conditions, 13 needed"),
+])
+def test_libraries_the_network_does_not_decide_for_keep_the_shipped_bias(conditions, skills, why):
+    assert selfcheck.applies(conditions) == why
+    blocks = [np.eye(n + 1, 16) for n in conditions]
+    assert selfcheck.library_shift(blocks, [1] * skills) == (None, why)
+    assert selfcheck.MIN_CONDITIONS == 13  # the network's 10 conditions, with a fifth of them left out
+
+
+def _big(title: str, word: str) -> dict:
+    return {"title": title, "problem": f"The customer asks about {word}.",
+            "conditions": [f"question {n} about {word}" for n in range(judge.NETWORK_EXAMPLES)],
+            "keywords": [], "resolution_md": PLAYBOOK.replace("# Reset a password", f"# {title}"),
+            "product_area": "general", "issue_type": "how-to"}
+
+
+def test_without_a_calibration_of_its_own_the_shipped_bias_decides_and_the_evidence_says_so(runtime):
+    for title, word in (("Card arrival", "when my new card arrives"), ("Exchange rates", "the exchange rate")):
+        run(runtime, "create_skill", skill=_big(title, word))
+    out = run(runtime, "search_skills", query="question 3 about the exchange rate")
+    assert "no calibration of its own" in out.evidence.decision
+    library = SkillLibrary(runtime, "default")
+    store = library.store()
+    for damaged in ("garbage", {"shift": "x", "fresh": True, "judge": judge.JUDGE_VERSION},
+                    {"shift": True, "fresh": True, "judge": judge.JUDGE_VERSION}, [1, 2]):
+        with store.atomic():
+            store.set_meta(SELF_CALIBRATION, damaged)
+        library.handle.reread()
+        again = run(runtime, "search_skills", query="question 3 about the exchange rate")
+        assert (again.skill and again.skill.skill_id) == (out.skill and out.skill.skill_id)
+        assert "shipped bias" in again.evidence.decision
+
+
+@pytest.mark.slow
+def test_an_import_calibrates_the_library_and_any_other_write_makes_it_stale(runtime, tmp_path, shared_data):
+    rows = json.loads((shared_data / "clinc150" / "data_train_val.json").read_text())["train"]
+    intents = sorted({i for _, i in rows})[:12]
+    count: dict[str, int] = {}
+    path = tmp_path / "intents.jsonl"
+    with path.open("w") as fh:
+        for text, intent in rows:
+            if intent in intents and count.get(intent, 0) < 15:
+                count[intent] = count.get(intent, 0) + 1
+                fh.write(json.dumps({"text": text, "intent": intent}) + "\n")
+    run(runtime, "import_skills", format="intents", path=str(path))
+    library = SkillLibrary(runtime, "default")
+    record = library.handle.meta(library.store())[SELF_CALIBRATION]
+    assert record["fresh"] is True and record["judge"] == judge.JUDGE_VERSION and record["skills"] == 12
+    assert isinstance(record["shift"], float) and library.self_shift(library.store()) == (record["shift"], None)
+    question = [t for t, i in rows if i == intents[0]][20]
+    assert "shipped bias" not in run(runtime, "search_skills", query=question).evidence.decision
+
+    run(runtime, "create_skill", skill=_big("Exchange rates", "the exchange rate"))
+    library = SkillLibrary(runtime, "default")
+    assert library.handle.meta(library.store())[SELF_CALIBRATION]["fresh"] is False
+    out = run(runtime, "search_skills", query=question)
+    assert "the library's own calibration is stale" in out.evidence.decision
+
+    run(runtime, "import_skills", format="intents", path=str(path))  # importing again makes a fresh one
+    library = SkillLibrary(runtime, "default")
+    assert library.handle.meta(library.store())[SELF_CALIBRATION]["fresh"] is True
+
+
+def test_a_calibration_is_recorded_only_if_nothing_was_written_since_the_write_it_was_made_for(runtime):
+    run(runtime, "create_skill", skill=_big("Card arrival", "when my new card arrives"))
+    library = SkillLibrary(runtime, "default")
+    store = library.store()
+    with library.lock(), store.atomic():
+        late = library.pending_calibration(store)
+    run(runtime, "create_skill", skill=_big("Exchange rates", "the exchange rate"))  # written since: too late
+    assert library.calibrate(late) is None
+    library.handle.reread()
+    assert library.handle.meta(store)[SELF_CALIBRATION] == {"fresh": False}
+    with library.lock(), store.atomic():
+        token = library.pending_calibration(store)
+    record = library.calibrate(token)
+    assert record["fresh"] is True and record["shift"] is None and record["skills"] == 2
+    assert record["how"] == "2 skills in use, 10 needed"
+    out = run(runtime, "search_skills", query="question 3 about the exchange rate")
+    assert "no calibration of its own: 2 skills in use, 10 needed" in out.evidence.decision
