@@ -123,6 +123,8 @@ class FileContext:
     is_test: bool
     #: whether its service is deployed (runs on its own); a library's code is part of whichever service uses it
     deployable: bool = True
+    #: TS/JS module path aliases of the file's nearest tsconfig/bundler config (`typescript.aliases`)
+    aliases: tuple = ()
 
 
 @dataclass(slots=True)
