@@ -35,7 +35,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: ``.method`` checks (``extra["method_checks"]``); PHP files; Python values under a key in ``assigns``; C#
 #: ``AddHttpClient``/``AddGrpcClient`` registrations in ``base_addresses``: an index of format 3 restored would
 #: keep files' facts without them. 5: a ``.proto`` rpc's grpc-gateway HTTP rule (``extra["http"]``).
-FORMAT = 5
+#: 6: PHP's spans of code that may not run (``extra["branches"]``: a curl method set in an ``if``) and each file's
+#: context says whether its service is deployed (``ctx.deployable``).
+FORMAT = 6
 
 
 def _pairs(values: Any) -> tuple[tuple[str, str], ...]:
@@ -112,7 +114,8 @@ class FileRecord:
         return {
             "format": FORMAT,
             "stamp": list(self.stamp),
-            "ctx": [self.ctx.microservice, self.ctx.module, self.ctx.module_name, self.ctx.is_test],
+            "ctx": [self.ctx.microservice, self.ctx.module, self.ctx.module_name, self.ctx.is_test,
+                    self.ctx.deployable],
             "facts": pack(encode_facts(self.facts)),
             "digests": self.digests,
             "deps": sorted(self.deps),
