@@ -11,7 +11,7 @@ from helpers.skills_data import PLAYBOOK
 
 from graphlore.contract import parse_request
 from graphlore.runtime import Runtime
-from graphlore.tools import CallContext
+from graphlore.tools import CallContext, Cancelled
 from graphlore.toolsets.skills import TOOLSET, judge, selfcheck
 from graphlore.toolsets.skills.library import SELF_CALIBRATION, SkillLibrary
 
@@ -146,3 +146,28 @@ def test_a_calibration_is_recorded_only_if_nothing_was_written_since_the_write_i
     assert record["how"] == "2 skills in use, 10 needed"
     out = run(runtime, "search_skills", query="question 3 about the exchange rate")
     assert "no calibration of its own: 2 skills in use, 10 needed" in out.evidence.decision
+
+
+def _intents(path, intents: dict[str, list[str]]):
+    path.write_text("".join(json.dumps({"text": t, "intent": i}) + "\n" for i, ts in intents.items() for t in ts))
+    return path
+
+
+def test_the_same_file_again_keeps_a_fresh_calibration_even_when_stopped(runtime, tmp_path, monkeypatch):
+    """Importing the same file again writes nothing: it neither recomputes the library's own calibration nor,
+    stopped where that would run (Ctrl-C, a busy lock), leaves a fresh one stale."""
+    path = _intents(tmp_path / "intents.jsonl", {"card_arrival": ["where is my card", "my card has not come"],
+                                                 "exchange_rate": ["what is the exchange rate", "rate for euros"]})
+    run(runtime, "import_skills", format="intents", path=str(path))
+    library = SkillLibrary(runtime, "default")
+    before = library.handle.meta(library.store())[SELF_CALIBRATION]
+    assert before["fresh"] is True
+
+    def stopped(*args, **kwargs):
+        raise Cancelled
+
+    monkeypatch.setattr(selfcheck, "library_shift", stopped)
+    out = run(runtime, "import_skills", format="intents", path=str(path))
+    assert (out.created, out.updated, out.unchanged) == (0, 0, 2)
+    library = SkillLibrary(runtime, "default")
+    assert library.handle.meta(library.store())[SELF_CALIBRATION] == before

@@ -455,6 +455,12 @@ class SkillLibrary:
         self.handle.reread()
         return token
 
+    @staticmethod
+    def calibration_current(store: Store) -> bool:
+        """Whether the library's own calibration (or why it has none) is recorded, fresh and this judge's."""
+        record = store.get_meta(SELF_CALIBRATION)
+        return isinstance(record, dict) and bool(record.get("fresh")) and record.get("judge") == judge.JUDGE_VERSION
+
     def calibrate(self, token: str, progress: Callable[[int, int, str], None] | None = None
                   ) -> dict[str, Any] | None:
         """Compute the library's own calibration (:mod:`selfcheck`) from its stored vectors, outside the write
