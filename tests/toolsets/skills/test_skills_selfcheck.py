@@ -171,3 +171,21 @@ def test_the_same_file_again_keeps_a_fresh_calibration_even_when_stopped(runtime
     assert (out.created, out.updated, out.unchanged) == (0, 0, 2)
     library = SkillLibrary(runtime, "default")
     assert library.handle.meta(library.store())[SELF_CALIBRATION] == before
+
+
+@pytest.mark.parametrize("record, why", [
+    ({"shift": 0.1, "fresh": True, "judge": judge.JUDGE_VERSION - 1, "how": "x"},
+     f"made for judge v{judge.JUDGE_VERSION - 1}"),
+    ({"fresh": False, "pending": "t"}, "not recorded since the last import or reindex"),
+    ({"shift": 0.1, "fresh": False, "judge": judge.JUDGE_VERSION, "how": "x"}, "skills were written since"),
+])
+def test_the_evidence_says_why_the_shipped_bias_decides(runtime, record, why):
+    """Each reason the library's own calibration is not used is named as it is: another judge's (nothing was
+    written), one not recorded after its import (stopped, or being made), one skills were written since."""
+    library = SkillLibrary(runtime, "default")
+    run(runtime, "create_skill", skill=_big("Exchange rates", "the exchange rate"))
+    store = library.store()
+    with store.atomic():
+        store.set_meta(SELF_CALIBRATION, record)
+    library.handle.reread()
+    assert why in library.self_shift(store)[1]

@@ -493,8 +493,14 @@ class SkillLibrary:
         record = self.handle.meta(store).get(SELF_CALIBRATION)
         if not isinstance(record, dict):
             return 0.0, "the library has no calibration of its own (import or reindex it to make one)"
-        if record.get("judge") != judge.JUDGE_VERSION or not record.get("fresh"):
-            return 0.0, "the library's own calibration is stale (written since; import or reindex it again)"
+        if "pending" in record:
+            return 0.0, ("the library's own calibration is not recorded since the last import or reindex (being "
+                         "made, or that was stopped or found the library busy; import or reindex it again)")
+        if not record.get("fresh"):
+            return 0.0, "the library's own calibration is stale (skills were written since; import or reindex it again)"
+        if record.get("judge") != judge.JUDGE_VERSION:
+            return 0.0, (f"the library's own calibration was made for judge v{record.get('judge')}, this is "
+                         f"v{judge.JUDGE_VERSION} (import or reindex it again)")
         shift = record.get("shift")
         if not isinstance(shift, (int, float)) or isinstance(shift, bool) or not math.isfinite(shift):
             return 0.0, f"no calibration of its own: {record.get('how') or 'none recorded'}"
