@@ -189,3 +189,20 @@ def test_the_evidence_says_why_the_shipped_bias_decides(runtime, record, why):
         store.set_meta(SELF_CALIBRATION, record)
     library.handle.reread()
     assert why in library.self_shift(store)[1]
+
+
+def test_a_library_re_embedded_when_opened_under_a_new_routing_version_is_calibrated_again(runtime, tmp_path,
+                                                                                            monkeypatch):
+    """The re-embedding an upgrade makes on first open is a reindex: it leaves a current calibration of the
+    library, not a stale one until someone runs reindex by hand."""
+    from graphlore.toolsets.skills import library as library_module
+    path = _intents(tmp_path / "intents.jsonl", {"card_arrival": ["where is my card", "my card has not come"],
+                                                 "exchange_rate": ["what is the exchange rate", "rate for euros"]})
+    run(runtime, "import_skills", format="intents", path=str(path))
+    monkeypatch.setattr(library_module.routing, "ROUTING_VERSION", library_module.routing.ROUTING_VERSION + 1)
+    library = SkillLibrary(runtime, "default")
+    store = library.store()
+    assert store.get_meta("skills")["routing"] == library_module.routing.ROUTING_VERSION  # re-embedded
+    record = store.get_meta(SELF_CALIBRATION)
+    assert record["fresh"] is True and record["how"] == "2 skills in use, 10 needed"
+    assert library.self_shift(store) == (0.0, "no calibration of its own: 2 skills in use, 10 needed")
