@@ -206,3 +206,28 @@ def test_a_library_re_embedded_when_opened_under_a_new_routing_version_is_calibr
     record = store.get_meta(SELF_CALIBRATION)
     assert record["fresh"] is True and record["how"] == "2 skills in use, 10 needed"
     assert library.self_shift(store) == (0.0, "no calibration of its own: 2 skills in use, 10 needed")
+
+
+def test_an_import_stopped_while_calibrating_keeps_its_skills_and_the_same_file_again_calibrates(
+        runtime, tmp_path, monkeypatch):
+    """Ctrl-C during the calibration: the import's skills are kept, the library is judged with the shipped bias
+    and says why, and running the command again (as the CLI says) makes the calibration."""
+    path = _intents(tmp_path / "intents.jsonl", {"card_arrival": ["where is my card", "my card has not come"],
+                                                 "exchange_rate": ["what is the exchange rate", "rate for euros"]})
+    real = selfcheck.library_shift
+
+    def stopped(*args, **kwargs):
+        raise Cancelled
+
+    monkeypatch.setattr(selfcheck, "library_shift", stopped)
+    with pytest.raises(Cancelled):
+        run(runtime, "import_skills", format="intents", path=str(path))
+    library = SkillLibrary(runtime, "default")
+    store = library.store()
+    assert store.count_nodes("skill") == 2
+    assert "not recorded since the last import or reindex" in library.self_shift(store)[1]
+    monkeypatch.setattr(selfcheck, "library_shift", real)
+    out = run(runtime, "import_skills", format="intents", path=str(path))
+    assert (out.created, out.updated) == (0, 0)
+    library = SkillLibrary(runtime, "default")
+    assert library.handle.meta(library.store())[SELF_CALIBRATION]["fresh"] is True
