@@ -493,3 +493,18 @@ def test_a_field_of_a_config_struct_is_what_the_crate_s_struct_literal_sets(tmp_
     # state.config.quote_addr: Config's literal in from_env sets it from QUOTE_ADDR, which the deployment sets
     assert clients == ["C POST quote-svc /getquote kind=reqwest from=checkout.handlers.quote match=unresolved "
                        "why='quote-svc' is not a microservice of this project (an outside service?)"]
+
+
+def test_a_field_another_struct_declares_too_is_not_folded_from_that_struct_s_literal(tmp_path):
+    (tmp_path / "Cargo.toml").write_text('[package]\nname = "checkout"\n')
+    (tmp_path / "src").mkdir()
+    # Config is read from the environment (no literal) and declares quote_addr too: AuditSink's literal is not its
+    sink = "pub struct AuditSink {\n    pub quote_addr: String,\n}\n\npub fn sink() -> AuditSink {\n" \
+           "    AuditSink { quote_addr: \"http://audit:9000\".to_string() }\n}\n"
+    config = "#[derive(serde::Deserialize)]\npub struct Config {\n    pub quote_addr: String,\n}\n"
+    for name, text in (("main.rs", CONFIG_MAIN + sink), ("config.rs", config), ("handlers.rs", HANDLERS)):
+        (tmp_path / "src" / name).write_text(text)
+    clients = [line for line in render(CodeGraph.build(tmp_path)) if line.startswith("C ")]
+    assert clients == ["C POST ? /{?}/getquote kind=reqwest from=checkout.handlers.quote match=unresolved why=the URL's "
+                       "start is not known; state.config.quote_addr is not a constant (a variable, a field or a "
+                       "parameter: known at run time only)"]

@@ -70,10 +70,16 @@ class RustValues:
         self.facts: dict[str, FileFacts] = {}
         #: crate -> field name -> (facts, owner, type, line, expressions) of each struct literal setting it
         self.fields: dict[str, dict[str, list[tuple[FileFacts, str, str, int, list[str]]]]] = {}
+        #: crate -> field name -> the struct types of the crate that declare a field of that name
+        self.declared: dict[str, dict[str, set[str]]] = {}
         for module, facts in files:
             self.values.setdefault(module, {}).update(facts.extra.get("values", {}))
             self.facts.setdefault(module, facts)
             crate = self.fields.setdefault(module.split(".", 1)[0], {})
+            declared = self.declared.setdefault(module.split(".", 1)[0], {})
+            for sym in facts.symbols:
+                if sym.kind == "field" and sym.parent:
+                    declared.setdefault(sym.name, set()).add(sym.parent.rsplit(".", 1)[-1])
             for owner, table in facts.extra.get("assigns", {}).items():
                 for target, entries in table.items():
                     type_, marker, field = target.partition("{}.")
@@ -146,11 +152,15 @@ class RustFolder(Folder):
         return choice([self.fold_in(Scope(scope.facts, owner, line + 1), exprs) for owner, line, exprs in found])
 
     def literal_field(self, name: str) -> Folded | None:
-        """``x.config.addr``: what the crate's struct literals set ``addr`` to, when one struct type only has a
-        literal setting a field of that name (a field two types share is not known to be this one), at most
-        `MAX_WRITES` of them; None otherwise."""
-        writes = self.values.fields.get(self.module.split(".", 1)[0], {}).get(name.rsplit(".", 1)[-1], [])
-        if not writes or len(writes) > MAX_WRITES or len({type_ for _, _, type_, _, _ in writes}) > 1:
+        """``x.config.addr``: what the crate's struct literals set ``addr`` to, when one struct type of the crate
+        declares a field of that name and only its literals set it (a field two types declare is not known to be
+        this one, even when one of them is never made by a literal), at most `MAX_WRITES` of them; None
+        otherwise."""
+        crate, field = self.module.split(".", 1)[0], name.rsplit(".", 1)[-1]
+        writes = self.values.fields.get(crate, {}).get(field, [])
+        types = {type_ for _, _, type_, _, _ in writes}
+        if not writes or len(writes) > MAX_WRITES or len(types) > 1 or \
+                self.values.declared.get(crate, {}).get(field, set()) - types:
             return None
         out = []
         for facts, owner, _type, line, exprs in writes:
