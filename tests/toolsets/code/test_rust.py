@@ -508,3 +508,39 @@ def test_a_field_another_struct_declares_too_is_not_folded_from_that_struct_s_li
     assert clients == ["C POST ? /{?}/getquote kind=reqwest from=checkout.handlers.quote match=unresolved why=the URL's "
                        "start is not known; state.config.quote_addr is not a constant (a variable, a field or a "
                        "parameter: known at run time only)"]
+
+
+ROCKET_MAIN = """#[macro_use] extern crate rocket;
+mod users;
+
+#[launch]
+fn rocket() -> _ {
+    rocket::build().mount("/users", users::routes())
+}
+"""
+ROCKET_USERS = """#[get("/<id>")]
+pub fn show(id: u32) -> String { id.to_string() }
+
+#[post("/", data = "<body>")]
+pub fn create(body: String) -> String { body }
+
+pub fn routes() -> Vec<rocket::Route> {
+    routes![show]
+}
+"""
+
+
+def test_a_rocket_mount_of_a_function_s_routes_takes_its_base_and_a_file_without_use_rocket_is_rocket_s(tmp_path):
+    (tmp_path / "Cargo.toml").write_text('[package]\nname = "api"\n')
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "main.rs").write_text(ROCKET_MAIN)
+    (tmp_path / "src" / "users.rs").write_text(ROCKET_USERS)
+    graph = CodeGraph.build(tmp_path)
+    # users.rs names rocket nowhere (the crate's root has #[macro_use] extern crate rocket): its routes are rocket's
+    assert [line for line in render(graph) if line.startswith("R ")] == [
+        "R GET /users/{id} framework=rocket handler=api.users.show service=api resolved=True",
+        "R POST / framework=rocket handler=api.users.create service=api resolved=True"]
+    edit(tmp_path, "src/users.rs", "routes![show]", "routes![show, create]")
+    graph.update()
+    assert graph.snapshot() == CodeGraph.build(tmp_path).snapshot()
+    assert "R POST /users framework=rocket handler=api.users.create service=api resolved=True" in render(graph)

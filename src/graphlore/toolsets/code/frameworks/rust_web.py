@@ -13,7 +13,8 @@ handed to ``.configure(f)`` registers on ``cfg`` under the prefixes of that call
 function of the project's, not read); actix-web ``.route("/p",
 web::get().to(h))``, a resource's ``.route(web::post().to(h))`` and ``.to(h)``, and ``#[get("/p")]``-style
 attributes (``#[route("/p", method = "GET")]`` too) on a function registered with ``.service(h)``; rocket
-``#[get("/p/<id>")]`` under each ``.mount("/base", routes![h, ..])`` that lists it. The handler is the project
+``#[get("/p/<id>")]`` under each ``.mount("/base", routes![h, ..])`` that lists it (or a ``.mount("/base", f())`` of a
+project function whose body lists it in a ``routes!``). The handler is the project
 function the handler expression names (its module's, a ``use``d one, a path), else the registering function.
 
 **Clients.** ``reqwest::get(url)`` and ``get``/``post``/``put``/``delete``/``patch``/``head(url)`` and
@@ -241,10 +242,11 @@ def _registrations(project: RustProject, prefixes: Prefixes, bound: Bound, index
 
 def _attribute_routes(project: RustProject, prefixes: Prefixes, bound: Bound,
                       served: dict[str, list[tuple[Bound, int]]],
-                      mounted: dict[str, list[tuple[Bound, int]]]) -> Iterator[Item]:
+                      mounted: dict[str, list[tuple[Bound, int]]], rocket_crates: frozenset[str]) -> Iterator[Item]:
     """Functions with ``#[get("/p")]``-style attributes: rocket's under the mounts that list them, actix-web's
-    under the chains that ``.service(..)`` them."""
-    rocket = _uses(bound, "rocket")
+    under the chains that ``.service(..)`` them. A file of a crate that uses rocket (or its ``routes!``) and not
+    actix-web is rocket's without a ``use`` of it (``#[macro_use] extern crate rocket`` in the crate's root)."""
+    rocket = _uses(bound, "rocket") or _crate(bound) in rocket_crates
     for index, sym in enumerate(bound.facts.symbols):
         if sym.kind not in ("function", "method"):
             continue
@@ -327,6 +329,10 @@ def _kafka(project: RustProject, bound: Bound, call: CallFact, owner: int) -> It
                        topic=project.fold(bound, expr, call.owner, call.line), written=expr)
 
 
+def _crate(bound: Bound) -> str:
+    return f"{bound.ctx.microservice}:{bound.ctx.module_name.split('.', 1)[0]}"
+
+
 def _uses(bound: Bound, crate: str) -> bool:
     """The file names the crate: a ``use`` of it, or a path through it (``reqwest::get``)."""
     return any(imp.target == crate or imp.target.startswith(crate + ".") for imp in bound.facts.imports) or \
@@ -335,11 +341,29 @@ def _uses(bound: Bound, crate: str) -> bool:
 
 # ---- the framework ----------------------------------------------------------------------------------------
 
+def _mounted_lists(rust: RustProject, bound: Bound, expr: str) -> list[tuple[Bound, str]]:
+    """(file, names) of the ``routes![..]`` a ``.mount`` serves: written in the call, or in the body of the
+    project function it calls (``.mount("/users", users::routes())``)."""
+    listed = _ROUTES_MACRO.search(expr)
+    if listed:
+        return [(bound, listed.group(1))]
+    called = _CALLED.match(expr.strip())
+    found = rust.function(bound, called.group(1)) if called else None
+    if found is None:
+        return []
+    where, index = found
+    return [(where, match.group(1)) for written in where.facts.extra.get("routes", {}).get(
+        where.facts.symbols[index].key, ()) for match in [_ROUTES_MACRO.search(written)] if match]
+
+
 def prepare(files: list[Bound], project: Project) -> Reader:
     rust = RustProject(files)
     prefixes = Prefixes(rust)
     served: dict[str, list[tuple[Bound, int]]] = {}
     mounted: dict[str, list[tuple[Bound, int]]] = {}
+    actix_crates = {_crate(b) for b in files if _uses(b, "actix_web")}
+    rocket_crates = frozenset(_crate(b) for b in files if _uses(b, "rocket") or b.facts.extra.get("routes")) \
+        - actix_crates
     for bound in files:
         for index, call in enumerate(bound.facts.calls):
             if call.name == "service" and call.args:
@@ -347,11 +371,11 @@ def prepare(files: list[Bound], project: Project) -> Reader:
                 if found is not None:
                     served.setdefault(found[0].fqns[found[1]], []).append((bound, index))
             elif call.name == "mount" and len(call.args) >= 2:
-                listed = _ROUTES_MACRO.search(call.args[1])
-                for name in split_top(listed.group(1)) if listed else []:
-                    found = rust.function(bound, name)
-                    if found is not None:
-                        mounted.setdefault(found[0].fqns[found[1]], []).append((bound, index))
+                for where, listed in _mounted_lists(rust, bound, call.args[1]):
+                    for name in split_top(listed):
+                        found = rust.function(where, name)
+                        if found is not None:
+                            mounted.setdefault(found[0].fqns[found[1]], []).append((bound, index))
 
     def read(bound: Bound) -> Iterator[Item]:
         if bound.facts.extra.get("generated"):
@@ -361,7 +385,7 @@ def prepare(files: list[Bound], project: Project) -> Reader:
             yield from _registrations(rust, prefixes, bound, index, call, owner)
             yield from _clients(rust, bound, call, owner)
             yield from _kafka(rust, bound, call, owner)
-        yield from _attribute_routes(rust, prefixes, bound, served, mounted)
+        yield from _attribute_routes(rust, prefixes, bound, served, mounted, rocket_crates)
 
     return read
 
