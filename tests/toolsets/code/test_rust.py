@@ -544,3 +544,55 @@ def test_a_rocket_mount_of_a_function_s_routes_takes_its_base_and_a_file_without
     graph.update()
     assert graph.snapshot() == CodeGraph.build(tmp_path).snapshot()
     assert "R POST /users framework=rocket handler=api.users.create service=api resolved=True" in render(graph)
+
+
+CART_PROTO = 'syntax = "proto3";\npackage shop;\nservice Cart { rpc GetCart (Req) returns (Resp); }\n' \
+             'message Req {}\nmessage Resp {}\n'
+CART_SERVER = """use tonic::{Request, Response, Status};
+pub mod shop { tonic::include_proto!("shop"); }
+use shop::cart_server::{Cart, CartServer};
+struct Svc;
+#[tonic::async_trait]
+impl Cart for Svc {
+    async fn get_cart(&self, r: Request<shop::Req>) -> Result<Response<shop::Resp>, Status> { todo!() }
+}
+"""
+WEB_MAIN = """use tonic::transport::Channel;
+mod rest;
+mod stub;
+use rest::CartClient;
+
+async fn show(c: CartClient) { c.get_cart().await; }
+"""
+WEB_REST = """pub struct CartClient { base: String }
+
+impl CartClient {
+    pub async fn get_cart(&self) { reqwest::get(format!("{}/cart", self.base)).await; }
+}
+"""
+WEB_STUB = """use tonic::transport::Channel;
+
+pub mod shop { tonic::include_proto!("shop"); }
+
+pub struct Carts { inner: shop::cart_client::CartClient<Channel> }
+
+impl Carts {
+    pub async fn load(&mut self) { self.inner.get_cart(shop::Req {}).await; }
+}
+"""
+
+
+def test_a_project_struct_named_like_a_tonic_stub_is_no_grpc_client(tmp_path):
+    files = {"Cargo.toml": '[workspace]\nmembers = ["cart", "web"]\n', "proto/cart.proto": CART_PROTO,
+             "cart/Cargo.toml": '[package]\nname = "cart"\n', "cart/src/main.rs": CART_SERVER + "fn main() {}\n",
+             "web/Cargo.toml": '[package]\nname = "web"\n', "web/src/main.rs": WEB_MAIN + "fn main() {}\n",
+             "web/src/rest.rs": WEB_REST, "web/src/stub.rs": WEB_STUB}
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    graph = CodeGraph.build(tmp_path)
+    # web's rest::CartClient is a REST wrapper of its own: its get_cart is no call of the Cart service's GetCart;
+    # the tonic stub a struct of the project holds is
+    assert [line for line in render(graph) if line.startswith("C ")] == [
+        "C grpc cart shop.Cart/GetCart kind=grpc from=web.stub.Carts.load match=cross_service"]
+    assert ("web.show", "web.rest.CartClient.get_cart") in edges_by_fqn(graph, "CALLS")

@@ -1,7 +1,8 @@
 """gRPC in Rust (tonic): an ``impl X for T`` of the trait tonic generates for service ``X`` (its
 ``x_server::X``) serves ``X`` with the block's methods (``create_shipment`` is ``CreateShipment``: tonic names
 methods in snake case), and a call of one of ``X``'s methods on an ``XClient`` (``XClient::connect(addr)``,
-``XClient::new(channel)``, a local, parameter or field declared so) is a client. A client's address is what
+``XClient::new(channel)``, a local, parameter or field declared so; never a struct the project's own code declares
+under that name) is a client. A client's address is what
 ``connect`` dials, folded (evidence, never the target). Files that name no ``tonic`` path are not read."""
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import re
 from collections.abc import Iterator
 
 from ...languages.folding import Folded, unknown
-from ...languages.rust.constants import RustFolder, RustValues
+from ...languages.rust.constants import RustFolder, RustValues, absolute_path, imported_paths
 from ...languages.symbols import Bound
 from ...services.endpoints import Item
 from ..base import Framework, Project, Reader, declared_type
@@ -60,7 +61,20 @@ class RustAddress(RustFolder):
         return super().call(name, args)
 
 
-def _clients(known: GrpcServices, values: RustValues, bound: Bound) -> Iterator[Item]:
+def _project_type(bound: Bound, written: str, own: frozenset[str]) -> bool:
+    """Whether a written type (``CartClient``, ``rest::CartClient``, ``~CartClient.new()``) is a struct the project
+    declares in code of its own (a REST wrapper named like a stub), not a tonic stub."""
+    path = re.sub(r"\.(?:new|connect)\(\)$", "", written.lstrip("~"))
+    module = bound.ctx.module_name
+    head, dot, rest = path.partition(".")
+    imported = imported_paths(module, bound.facts).get(head)
+    candidates = {f"{module}.{path}", absolute_path(path, module, bound.facts)}
+    if imported is not None:
+        candidates.add(f"{imported}.{rest}" if dot else imported)
+    return bool(candidates & own)
+
+
+def _clients(known: GrpcServices, values: RustValues, bound: Bound, own: frozenset[str]) -> Iterator[Item]:
     reading = Reading(known, bound)
     for call in bound.facts.calls:
         receiver = call.receiver
@@ -74,7 +88,7 @@ def _clients(known: GrpcServices, values: RustValues, bound: Bound) -> Iterator[
         else:
             continue
         stub = CLIENT.search(written)
-        if stub is None or stub.group(1) not in known.by_simple:
+        if stub is None or stub.group(1) not in known.by_simple or _project_type(bound, written, own):
             continue
         service, _why = known.service(stub.group(1), bound.ctx.microservice)
         method = proto_name(known, service, call.name) if service else call.name
@@ -95,12 +109,15 @@ def _clients(known: GrpcServices, values: RustValues, bound: Bound) -> Iterator[
 def prepare(files: list[Bound], project: Project) -> Reader:
     known = services(project)
     values = RustValues([(b.ctx.module_name, b.facts) for b in files])
+    #: the structs the project's own (not generated) code declares, by fqn
+    own = frozenset(b.fqns[i] for b in files if not b.facts.extra.get("generated")
+                    for i, sym in enumerate(b.facts.symbols) if sym.kind == "class")
 
     def read(bound: Bound) -> Iterator[Item]:
         if bound.facts.extra.get("generated") or not _uses_tonic(bound):
             return
         yield from _servers(known, bound)
-        yield from _clients(known, values, bound)
+        yield from _clients(known, values, bound, own)
 
     return read
 
