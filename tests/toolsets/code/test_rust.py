@@ -596,3 +596,30 @@ def test_a_project_struct_named_like_a_tonic_stub_is_no_grpc_client(tmp_path):
     assert [line for line in render(graph) if line.startswith("C ")] == [
         "C grpc cart shop.Cart/GetCart kind=grpc from=web.stub.Carts.load match=cross_service"]
     assert ("web.show", "web.rest.CartClient.get_cart") in edges_by_fqn(graph, "CALLS")
+
+
+SHADOWED = """use axum::{Router, routing::get};
+async fn a() {}
+async fn b() {}
+async fn c() {}
+fn v1() -> Router { Router::new().route("/a", get(a)) }
+fn build_app() -> Router {
+    let app = Router::new().route("/b", get(b));
+    let app = Router::new()
+        .nest("/v2", app);
+    let api = Router::new().route("/c", get(c));
+    let app = app.nest("/api", api.clone()).nest("/v1", v1());
+    app
+}
+"""
+
+
+def test_a_router_a_let_shadows_is_served_where_each_binding_goes(tmp_path):
+    (tmp_path / "Cargo.toml").write_text('[package]\nname = "w"\n')
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "main.rs").write_text(SHADOWED)
+    # the first app goes under /v2 only; the chain on the second app adds nothing of /v2 to /api or /v1
+    assert [line for line in render(CodeGraph.build(tmp_path)) if line.startswith("R ")] == [
+        "R GET /api/c framework=axum handler=w.c service=w resolved=True",
+        "R GET /v1/a framework=axum handler=w.a service=w resolved=True",
+        "R GET /v2/b framework=axum handler=w.b service=w resolved=True"]

@@ -5,7 +5,8 @@ from the facts.
 ...``), a function's result, or an argument of another call (the extractor's ``extra["chains"]``). What a chain
 registers is served under the prefixes of the places its value goes: an axum ``.nest("/api", v)`` adds
 ``/api``, a ``.merge(v)`` nothing; a function's result goes wherever a call of that function does
-(``.nest("/api", routes::api())``); a value used nowhere is the application's (prefix ""). An actix-web chain
+(``.nest("/api", routes::api())``); a local a ``let`` shadows goes where the uses of each binding take it; a value
+used nowhere is the application's (prefix ""). An actix-web chain
 begun by ``web::scope("/api")`` adds ``/api``, one begun by ``web::resource("/p")`` is that path; a function
 handed to ``.configure(f)`` registers on ``cfg`` under the prefixes of that call.
 
@@ -141,11 +142,13 @@ class Prefixes:
         own = literal("")
         if root.name in ("scope", "resource") and root.args and root.receiver in (["name", "web"], None):
             own = self.project.fold(bound, root.args[0], root.owner, root.line)
-        if root.receiver and root.receiver[0] == "name" and root.receiver[1] != "web" and root.name not in ("new",):
+        top = top_of(bound, index)
+        into = _chains(bound)[top][1]
+        if root.receiver and root.receiver[0] == "name" and root.receiver[1] != "web" and root.name not in ("new",) \
+                and not into:   # cfg.service(..): where the parameter's value comes from
             base = self.of_variable(bound, root.owner, root.receiver[1], depth)
-        else:
-            top = top_of(bound, index)
-            base = self.of_value(bound, top, _chains(bound)[top][1], depth)
+        else:   # let app = app.nest(..): where the chain's value goes
+            base = self.of_value(bound, top, into, depth)
         return [join_paths([prefix, own]) for prefix in base]
 
     def of_value(self, bound: Bound, top: int, into: str, depth: int) -> list[Folded]:
@@ -156,7 +159,7 @@ class Prefixes:
         if into == "return":
             return self.of_function(bound, owner, depth)
         if into:
-            return self.of_variable(bound, owner, into, depth)
+            return self.of_variable(bound, owner, into, depth, top)
         return [literal("")]
 
     def through(self, bound: Bound, user: int, depth: int) -> list[Folded]:
@@ -168,16 +171,31 @@ class Prefixes:
             and len(call.args) > 1 else literal("")
         return [join_paths([prefix, added]) for prefix in self.of_chain(bound, user, depth + 1)]
 
-    def of_variable(self, bound: Bound, owner: str, name: str, depth: int) -> list[Folded]:
-        """A local handed on in its function; a parameter (``cfg``), what the callers of the function give."""
+    def of_variable(self, bound: Bound, owner: str, name: str, depth: int, defined: int | None = None) -> list[Folded]:
+        """A local handed on in its function (the uses that read the binding the chain ``defined`` made, when a
+        ``let`` shadows it: ``let app = Router::new().nest("/v2", app)``); a parameter (``cfg``), what the callers
+        of the function give."""
         users = [i for i, c in enumerate(bound.facts.calls) if c.owner == owner and c.name in USES and c.args
-                 and c.args[-1].lstrip("&").strip().removesuffix(".clone()") == name]
+                 and c.args[-1].lstrip("&").strip().removesuffix(".clone()") == name
+                 and (defined is None or self.binding_read(bound, owner, name, i) == defined)]
         if users:
             return [p for user in users for p in self.through(bound, user, depth)]
         sym = bound.facts.symbols[bound.by_key[owner]] if owner in bound.by_key else None
         if sym is not None and any(param == name for param, _type in sym.params):
             return self.of_function(bound, owner, depth)
         return [literal("")]
+
+    @staticmethod
+    def binding_read(bound: Bound, owner: str, name: str, use: int) -> int | None:
+        """The chain (its top call) whose ``let name = ..`` a use of ``name`` reads: the last one before it, never
+        the one the use is part of."""
+        calls, chains = bound.facts.calls, _chains(bound)
+        bindings = sorted((calls[i].line, i) for i, (_on, into) in enumerate(chains)
+                          if into == name and calls[i].owner == owner)
+        top = top_of(bound, use)
+        limit = next(((line, i) for line, i in bindings if i == top), (calls[use].line, len(calls)))
+        before = [b for b in bindings if b < limit and b[1] != top]
+        return before[-1][1] if before else None
 
     def of_function(self, bound: Bound, owner: str, depth: int) -> list[Folded]:
         index = bound.by_key.get(owner)
