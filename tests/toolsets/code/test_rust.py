@@ -557,6 +557,14 @@ impl Cart for Svc {
     async fn get_cart(&self, r: Request<shop::Req>) -> Result<Response<shop::Resp>, Status> { todo!() }
 }
 """
+CART_DOMAIN = """use tonic::Status;
+
+pub trait Cart { fn get_cart(&self) -> u32; }
+
+pub struct Pg;
+
+impl Cart for Pg { fn get_cart(&self) -> u32 { 1 } }
+"""
 WEB_MAIN = """use tonic::transport::Channel;
 mod rest;
 mod stub;
@@ -582,9 +590,10 @@ impl Carts {
 """
 
 
-def test_a_project_struct_named_like_a_tonic_stub_is_no_grpc_client(tmp_path):
+def test_a_project_struct_or_trait_named_like_a_tonic_stub_is_no_grpc_client_or_server(tmp_path):
     files = {"Cargo.toml": '[workspace]\nmembers = ["cart", "web"]\n', "proto/cart.proto": CART_PROTO,
-             "cart/Cargo.toml": '[package]\nname = "cart"\n', "cart/src/main.rs": CART_SERVER + "fn main() {}\n",
+             "cart/Cargo.toml": '[package]\nname = "cart"\n', "cart/src/domain.rs": CART_DOMAIN,
+             "cart/src/main.rs": "mod domain;\n" + CART_SERVER + "fn main() {}\n",
              "web/Cargo.toml": '[package]\nname = "web"\n', "web/src/main.rs": WEB_MAIN + "fn main() {}\n",
              "web/src/rest.rs": WEB_REST, "web/src/stub.rs": WEB_STUB}
     for rel, text in files.items():
@@ -596,6 +605,9 @@ def test_a_project_struct_named_like_a_tonic_stub_is_no_grpc_client(tmp_path):
     assert [line for line in render(graph) if line.startswith("C ")] == [
         "C grpc cart shop.Cart/GetCart kind=grpc from=web.stub.Carts.load match=cross_service"]
     assert ("web.show", "web.rest.CartClient.get_cart") in edges_by_fqn(graph, "CALLS")
+    # nor does an impl of the project's own trait Cart serve the Cart service: tonic's cart_server::Cart does
+    assert [line for line in render(graph) if line.startswith("R ")] == [
+        "R grpc shop.Cart/GetCart framework=grpc handler=cart.Svc.get_cart service=cart resolved=True"]
 
 
 SHADOWED = """use axum::{Router, routing::get};
