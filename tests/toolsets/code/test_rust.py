@@ -635,3 +635,26 @@ def test_a_router_a_let_shadows_is_served_where_each_binding_goes(tmp_path):
         "R GET /api/c framework=axum handler=w.c service=w resolved=True",
         "R GET /v1/a framework=axum handler=w.a service=w resolved=True",
         "R GET /v2/b framework=axum handler=w.b service=w resolved=True"]
+
+
+KAFKA_MAIN = """mod bus;
+use rdkafka::consumer::{Consumer, StreamConsumer};
+use bus::Bus;
+
+async fn start(b: Bus, c: StreamConsumer) {
+    b.subscribe(&["orders"]);
+    c.subscribe(&["payments"]).unwrap();
+}
+"""
+KAFKA_BUS = "pub struct Bus { topics: Vec<String> }\n\nimpl Bus {\n    pub fn subscribe(&self, names: &[&str]) {}\n}\n"
+
+
+def test_a_subscribe_of_the_project_s_own_type_is_no_rdkafka_consumer(tmp_path):
+    (tmp_path / "Cargo.toml").write_text('[package]\nname = "k"\n')
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "main.rs").write_text(KAFKA_MAIN + "fn main() {}\n")
+    (tmp_path / "src" / "bus.rs").write_text(KAFKA_BUS)
+    graph = CodeGraph.build(tmp_path)
+    assert [line for line in render(graph) if line.startswith("R ")] == [
+        "R kafka payments framework=rdkafka handler=k.start service=k resolved=True"]
+    assert ("k.start", "k.bus.Bus.subscribe") in edges_by_fqn(graph, "CALLS")

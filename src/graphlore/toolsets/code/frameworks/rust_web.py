@@ -22,7 +22,7 @@ function the handler expression names (its module's, a ``use``d one, a path), el
 ``request(Method::X, url)`` on a ``reqwest::Client`` or a reqwest-middleware ``ClientWithMiddleware`` (a local,
 parameter or field declared or made so), the URL
 folded (`rust.constants`). **Kafka.** rdkafka ``FutureRecord::to(topic)``/``BaseRecord::to(topic)`` producers and
-``consumer.subscribe(&[..])`` consumers in files that use rdkafka.
+``consumer.subscribe(&[..])`` consumers in files that use rdkafka (never on a receiver of a type the project declares).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ import re
 from collections.abc import Iterator
 
 from ..languages.folding import Folded, array_items, literal, split_top, unknown
-from ..languages.rust.constants import RustFolder, RustValues, absolute_path, imported_paths
+from ..languages.rust.constants import RustFolder, RustValues, absolute_path, imported_paths, project_type
 from ..languages.symbols import Bound
 from ..model import CallFact
 from ..services.endpoints import ANY, HTTP_METHODS, Item, join_paths
@@ -56,6 +56,10 @@ class RustProject:
     def __init__(self, bounds: list[Bound]) -> None:
         self.values = RustValues([(b.ctx.module_name, b.facts) for b in bounds])
         self.functions: dict[str, tuple[Bound, int]] = {}
+        #: the fqns of the structs and traits the project's own (not generated) code declares
+        self.types: frozenset[str] = frozenset(
+            b.fqns[i] for b in bounds if not b.facts.extra.get("generated")
+            for i, sym in enumerate(b.facts.symbols) if sym.kind in ("class", "interface"))
         for bound in bounds:
             for index, sym in enumerate(bound.facts.symbols):
                 if sym.kind in ("function", "method"):
@@ -335,12 +339,14 @@ def _clients(project: RustProject, bound: Bound, call: CallFact, owner: int) -> 
 
 
 def _kafka(project: RustProject, bound: Bound, call: CallFact, owner: int) -> Iterator[Item]:
+    """rdkafka's records and subscriptions; a ``subscribe`` on a receiver of a type the project declares (its own
+    bus) is that type's method, not rdkafka's."""
     if owner < 0 or not call.args or not _uses(bound, "rdkafka"):
         return
     if call.name == "to" and call.receiver and call.receiver[-1] in ("FutureRecord", "BaseRecord"):
         yield item(bound, owner, "producer", "rdkafka", call.line, broker="kafka",
                    topic=project.fold(bound, call.args[0], call.owner, call.line), written=call.args[0])
-    elif call.name == "subscribe" and call.receiver:
+    elif call.name == "subscribe" and call.receiver and not _of_project_type(project, bound, call):
         written = call.args[0].strip().lstrip("&").strip()
         for expr in array_items(written) if written.startswith("[") else [written]:
             yield item(bound, owner, "route", "rdkafka", call.line, broker="kafka",
@@ -349,6 +355,17 @@ def _kafka(project: RustProject, bound: Bound, call: CallFact, owner: int) -> It
 
 def _crate(bound: Bound) -> str:
     return f"{bound.ctx.microservice}:{bound.ctx.module_name.split('.', 1)[0]}"
+
+
+def _of_project_type(project: RustProject, bound: Bound, call: CallFact) -> bool:
+    receiver = call.receiver
+    if receiver[0] == "name":
+        written = declared_type(bound, call.owner, receiver[1], call.line)
+    elif receiver[0] == "field" and receiver[1] == ["self"]:
+        written = declared_type(bound, call.owner, receiver[2], call.line)
+    else:
+        return False
+    return bool(written) and project_type(bound.ctx.module_name, bound.facts, written, project.types)
 
 
 def _uses(bound: Bound, crate: str) -> bool:

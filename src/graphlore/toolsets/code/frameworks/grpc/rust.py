@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterator
 
 from ...languages.folding import Folded, unknown
-from ...languages.rust.constants import RustFolder, RustValues, absolute_path, imported_paths
+from ...languages.rust.constants import RustFolder, RustValues, project_type
 from ...languages.symbols import Bound
 from ...services.endpoints import Item
 from ..base import Framework, Project, Reader, declared_type
@@ -38,7 +38,7 @@ def _servers(known: GrpcServices, bound: Bound, own: frozenset[str]) -> Iterator
     first: dict[tuple[str, str], int] = {}
     for index, sym in enumerate(bound.facts.symbols):
         trait = sym.extra.get("trait", "").rsplit(".", 1)[-1]
-        if sym.kind != "method" or trait not in known.by_simple or _project_type(bound, sym.extra["trait"], own):
+        if sym.kind != "method" or trait not in known.by_simple or project_type(bound.ctx.module_name, bound.facts, sym.extra["trait"], own):
             continue
         service, _why = known.service(trait, bound.ctx.microservice)
         name = proto_name(known, service, sym.name) if service else None
@@ -61,19 +61,6 @@ class RustAddress(RustFolder):
         return super().call(name, args)
 
 
-def _project_type(bound: Bound, written: str, own: frozenset[str]) -> bool:
-    """Whether a written type (``CartClient``, ``rest::CartClient``, ``~CartClient.new()``) is a struct or trait the
-    project declares in code of its own (a REST wrapper, a domain trait named like a service), not tonic's."""
-    path = re.sub(r"\.(?:new|connect)\(\)$", "", written.lstrip("~"))
-    module = bound.ctx.module_name
-    head, dot, rest = path.partition(".")
-    imported = imported_paths(module, bound.facts).get(head)
-    candidates = {f"{module}.{path}", absolute_path(path, module, bound.facts)}
-    if imported is not None:
-        candidates.add(f"{imported}.{rest}" if dot else imported)
-    return bool(candidates & own)
-
-
 def _clients(known: GrpcServices, values: RustValues, bound: Bound, own: frozenset[str]) -> Iterator[Item]:
     reading = Reading(known, bound)
     for call in bound.facts.calls:
@@ -88,7 +75,7 @@ def _clients(known: GrpcServices, values: RustValues, bound: Bound, own: frozens
         else:
             continue
         stub = CLIENT.search(written)
-        if stub is None or stub.group(1) not in known.by_simple or _project_type(bound, written, own):
+        if stub is None or stub.group(1) not in known.by_simple or project_type(bound.ctx.module_name, bound.facts, written, own):
             continue
         service, _why = known.service(stub.group(1), bound.ctx.microservice)
         method = proto_name(known, service, call.name) if service else call.name

@@ -62,6 +62,19 @@ def imported_paths(module: str, facts: FileFacts) -> dict[str, str]:
             if alias != "*"}
 
 
+def project_type(module: str, facts: FileFacts, written: str, own: frozenset[str]) -> bool:
+    """Whether a type as written in a file of ``module`` (``CartClient``, ``rest::CartClient``,
+    ``~CartClient.new()``) is one of ``own``, the fqns of the structs and traits the project's own code declares
+    (a REST wrapper or a domain trait named like a library's or a generated one)."""
+    path = re.sub(r"\.(?:new|connect)\(\)$", "", written.lstrip("~")).replace("::", ".")
+    head, dot, rest = path.partition(".")
+    imported = imported_paths(module, facts).get(head)
+    candidates = {f"{module}.{path}", absolute_path(path, module, facts)}
+    if imported is not None:
+        candidates.add(f"{imported}.{rest}" if dot else imported)
+    return bool(candidates & own)
+
+
 class RustValues:
     """Every module's foldable values (``module path -> name -> expression``) and its file's facts."""
 
