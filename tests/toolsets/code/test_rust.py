@@ -658,3 +658,25 @@ def test_a_subscribe_of_the_project_s_own_type_is_no_rdkafka_consumer(tmp_path):
     assert [line for line in render(graph) if line.startswith("R ")] == [
         "R kafka payments framework=rdkafka handler=k.start service=k resolved=True"]
     assert ("k.start", "k.bus.Bus.subscribe") in edges_by_fqn(graph, "CALLS")
+
+
+def test_a_trait_impl_apart_from_its_struct_overrides_the_trait_s_method(tmp_path):
+    (tmp_path / "Cargo.toml").write_text('[package]\nname = "s"\n')
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "main.rs").write_text("mod model;\nmod repo;\nmod pg_impl;\nuse crate::repo::Repo;\n\n"
+                                 "fn by_dyn(r: &dyn Repo) { r.get(); }\n")
+    (src / "repo.rs").write_text("pub trait Repo { fn get(&self) -> u32; }\n")
+    (src / "model.rs").write_text("pub struct Pg {}\n\npub struct Mem {}\n")
+    (src / "pg_impl.rs").write_text("use crate::model::Pg;\nuse crate::repo::Repo;\n\n"
+                                    "impl Repo for Pg { fn get(&self) -> u32 { 1 } }\n")
+    graph = CodeGraph.build(tmp_path)
+    # a call through the trait reaches the implementation in impact and paths (OVERRIDDEN_BY), never one guessed
+    assert set(edges_by_fqn(graph, "OVERRIDES")) == {("s.pg_impl.Pg.get", "s.repo.Repo.get")}
+    assert edges_by_fqn(graph, "CALLS")[("s.by_dyn", "s.repo.Repo.get")] == "receiver_type"
+    (src / "mem_impl.rs").write_text("use crate::model::Mem;\n\nimpl crate::repo::Repo for Mem { fn get(&self) -> u32 "
+                                     "{ 2 } }\n")
+    edit(tmp_path, "src/main.rs", "mod pg_impl;", "mod pg_impl;\nmod mem_impl;")
+    graph.update()
+    assert graph.snapshot() == CodeGraph.build(tmp_path).snapshot()
+    assert ("s.mem_impl.Mem.get", "s.repo.Repo.get") in edges_by_fqn(graph, "OVERRIDES")
