@@ -680,3 +680,17 @@ def test_a_trait_impl_apart_from_its_struct_overrides_the_trait_s_method(tmp_pat
     graph.update()
     assert graph.snapshot() == CodeGraph.build(tmp_path).snapshot()
     assert ("s.mem_impl.Mem.get", "s.repo.Repo.get") in edges_by_fqn(graph, "OVERRIDES")
+
+
+def test_a_method_overrides_the_method_of_its_own_impl_block_s_trait_only(tmp_path):
+    (tmp_path / "Cargo.toml").write_text('[package]\nname = "s"\n')
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "main.rs").write_text(
+        "pub trait Named { fn name(&self) -> String; }\npub trait Other { fn name(&self) -> String; }\n"
+        "pub struct T;\n"
+        "impl Named for T { fn name(&self) -> String { String::new() } }\n"
+        "impl Other for T { fn name(&self) -> String { String::new() } }\n")
+    nodes, edges = CodeGraph.build(tmp_path).snapshot()
+    overrides = {(nodes[e.src].props["line_start"], nodes[e.dst].props["fqn"]) for e in edges.values()
+                 if e.type == "OVERRIDES"}
+    assert overrides == {(4, "s.Named.name"), (5, "s.Other.name")}
