@@ -27,6 +27,7 @@ The map (packages by concern; a package imports only the packages above it)::
       typescript/extract.py       one TS/JS file -> facts (exports, CommonJS)
       typescript/resolve.py       module specifiers, exports, this, constructor injection
       typescript/constants.py     TS/JS constants for folding (const strings, template literals)
+      typescript/aliases.py       tsconfig paths/baseUrl and bundler aliases: which project file a bare import names
       go/__init__.py              Go as a Language: go.mod modules, import paths as packages
       go/extract.py               one Go file -> facts (types, methods wherever declared, package values)
       go/resolve.py               packages, promoted members, implicit interface implementation
@@ -65,6 +66,8 @@ The map (packages by concern; a package imports only the packages above it)::
       settings.py                 each module's Spring settings, config servers, ${...} placeholders
       yaml_lines.py               YAML documents with the line of each key (file:line of settings and ports)
       config_view.py              the configuration a microservice's describe shows (ports, config server)
+      dotnet_config.py            .NET settings describe shows: appsettings*.json, launch profiles, AppHost env
+      aspire.py                   .NET Aspire AppHost resource names as the services' names
       identity.py                 every name a service goes by (folder, artifact, application name, deployments)
       deployment.py               what the project's deployment files say: Compose, Kubernetes, Helm, Skaffold,
                                   .env (service names, images, each service's environment, ports)
@@ -82,18 +85,25 @@ The map (packages by concern; a package imports only the packages above it)::
       locust.py                   Locust load tests as HTTP clients of the service their host names
       k6.py                       k6 load tests (JavaScript) as HTTP clients of the URLs they request
       nginx.py                    nginx proxy_pass locations as gateway routes forwarding to a service
+      proxies.py                  YARP, Ocelot, Envoy, Traefik routes in configuration, forwarding to a service
       amqp.py                     AMQP producers and consumers (pika, Go amqp, amqplib) by exchange/key
       amqp_options.py             Go AMQP endpoints named through functional options, at the configuring call
       kafka.py                    Kafka's plain clients (Python, Node, Java/Kotlin, C#) by topic
       apache_http.py              Apache HttpClient requests (new HttpGet(url) ...) as HTTP clients
       triggers.py                 TRIGGERS edges: XState events, passport callbacks (no call in the code)
+      mediatr.py                  TRIGGERS edges of MediatR dispatch (Send -> the request's handler)
+      fastapi_depends.py          TRIGGERS edges: FastAPI Depends(fn) of a handler or dependency
       script_web.py               Express and NestJS routes, fetch and axios clients
+      openapi_clients.py          generated OpenAPI clients (hey-api, openapi-typescript-codegen, openapi-fetch)
       nextjs.py                   Next.js API routes (pages/api files, app router route.ts exports)
       gateway.py                  Spring Cloud Gateway and Zuul routes (YAML and the Java DSL) to their services
       declared.py                 in-source declarations (@CodebaseHttpClient, @CodebaseProducer ...)
       golang.py                   what Go frameworks read: types by package, receivers' types, handlers
       go_web.py                   net/http, gorilla/mux, gin, echo, chi routes; net/http clients; Go Kafka
-      aspnet.py                   ASP.NET Core routes (attributes, minimal APIs), HttpClient clients
+      aspnet.py                   ASP.NET Core routes (attributes, minimal APIs, groups, MapForwarder),
+                                  HttpClient clients
+      eventbus.py                 .NET event buses whose topic is the event type (AddSubscription<E, H>),
+                                  MassTransit and NServiceBus
       ktor.py                     Ktor routing and clients (Kotlin)
       php_web.py                  Symfony, Laravel, Slim routes; curl, Guzzle, Symfony HttpClient clients (PHP)
       ruby_web.py                 Sinatra and Rails routes; Net::HTTP, Faraday, HTTParty, RestClient clients

@@ -372,7 +372,7 @@ def search(runtime: Runtime, request: SearchRequest) -> SearchResponse:
     else:
         hits = store.keyword_search(words, kind=request.kind, where=where, limit=request.limit)
         note = (f"ranked by BM25 alone: embeddings are done for {status.embedded} of {status.embeddable} nodes; "
-                f"run the index tool to finish them (CLI: graphlore code index {index.root})")
+                f"run the index tool to finish them (CLI: graphlore code index -p {shlex.quote(str(index.root))})")
         weighed = [h for h in hits if h.score >= NO_WEIGHT]
         if weighed and len(weighed) < len(hits):
             hits = weighed  # the rest match only words that carry no weight (see NO_WEIGHT)
