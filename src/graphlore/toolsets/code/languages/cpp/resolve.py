@@ -51,12 +51,8 @@ class CppResolver(DetachedMethods, TypedResolver):
     def type_ref(self, fqn: str, bound: Bound) -> Ref | None:
         """A C++ type only (a ``.proto`` message of the same name is what the generated code is made from, and has
         none of its accessors)."""
-        refs = [r for r in self.table.lookup(fqn, self.t) if r[1] >= 0 and
-                self.table.files[r[0]].facts.language == "cpp"]
-        if len(refs) > 1:
-            refs.sort(key=lambda r: (self.table.files[r[0]].ctx.module != bound.ctx.module,
-                                     self.table.files[r[0]].ctx.microservice != bound.ctx.microservice, r))
-        return refs[0] if refs else None
+        return self.pick_type([r for r in self.table.lookup(fqn, self.t) if r[1] >= 0 and
+                               self.table.files[r[0]].facts.language == "cpp"], bound)
 
     def named_receiver(self, name: str, bound: Bound, owner: str | None, line: int) -> tuple[Receiver, str]:
         if self.local_type(bound, owner, name, line) is None:
@@ -137,11 +133,6 @@ class CppResolver(DetachedMethods, TypedResolver):
                 if found:
                     return self.pick(found, call, "inherited" if inherited else "same_class")
         return super().unqualified(call, bound)
-
-    def package_callables(self, package: str, name: str) -> list[Ref]:
-        fqn = self.join(package, name)
-        return [r for r in self.table.by_name(name, self.t)
-                if self.table.sym(r).kind == "function" and self.table.fqn_of(r) == fqn]
 
     # ---- includes -----------------------------------------------------------------------------
     def import_targets(self, target: str, bound: Bound) -> list[Ref]:
