@@ -220,6 +220,23 @@ def test_a_stub_of_a_service_no_proto_declares_is_an_unresolved_client_that_says
                       "why=no .proto in the project declares a gRPC service named LedgerService"]
 
 
+def test_a_class_of_the_project_s_own_code_is_no_generated_stub_or_base_whatever_its_name(tmp_path):
+    root = tmp_path / "cpp-grpc"
+    shutil.copytree(FIXTURES / "cpp-grpc", root)
+    (root / "checkout" / "src" / "own.h").write_text(
+        "namespace shop {\nclass CurrencyService {\n public:\n  class Stub {\n   public:\n    void Convert();\n  };\n"
+        "  class Service {};\n};\n}\n")
+    (root / "checkout" / "src" / "local.cpp").write_text(
+        '#include "own.h"\nnamespace checkout {\nclass Local : public shop::CurrencyService::Service {\n'
+        "  void Convert() {}\n};\n}\n")
+    lines = part2(CodeGraph.build(root))
+    assert not any("CurrencyService/Convert" in line and "checkout" in line.split(" from=")[-1]
+                   for line in lines if line.startswith("C "))
+    assert not any("handler=checkout.Local" in line for line in lines)
+    assert "R grpc shop.CurrencyService/Convert framework=grpc handler=CurrencyService.Convert service=currency " \
+           "resolved=True" in lines
+
+
 def test_updates_equal_a_full_build(tmp_path):
     root = tmp_path / "cpp-grpc"
     shutil.copytree(FIXTURES / "cpp-grpc", root)

@@ -231,3 +231,20 @@ def test_an_import_stopped_while_calibrating_keeps_its_skills_and_the_same_file_
     assert (out.created, out.updated) == (0, 0)
     library = SkillLibrary(runtime, "default")
     assert library.handle.meta(library.store())[SELF_CALIBRATION]["fresh"] is True
+
+
+def test_a_calibration_that_fails_leaves_the_import_answered_as_written(runtime, tmp_path, monkeypatch, caplog):
+    """The skills are committed before the calibration runs: a failure there (a store error, memory) is logged
+    and leaves the shipped bias deciding; the import still answers what it wrote, never an error."""
+    path = _intents(tmp_path / "intents.jsonl", {"card_arrival": ["where is my card", "my card has not come"],
+                                                 "exchange_rate": ["what is the exchange rate", "rate for euros"]})
+
+    def broken(*args, **kwargs):
+        raise MemoryError("cannot allocate")
+
+    monkeypatch.setattr(selfcheck, "library_shift", broken)
+    out = run(runtime, "import_skills", format="intents", path=str(path))
+    assert out.created == 2
+    assert "its own calibration failed (MemoryError: cannot allocate)" in caplog.text
+    library = SkillLibrary(runtime, "default")
+    assert "not recorded since the last import or reindex" in library.self_shift(library.store())[1]

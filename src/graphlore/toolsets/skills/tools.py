@@ -545,6 +545,9 @@ def _calibrate(library: SkillLibrary, token: str, progress: Progress | None = No
     except StoreBusy as exc:
         log.warning("skill library %r: its own calibration was not recorded (%s); the shipped bias decides until "
                     "the next import or reindex", library.name, exc.message)
+    except Exception as exc:  # noqa: BLE001 - the write is committed: a failed calibration must not report it failed
+        log.warning("skill library %r: its own calibration failed (%s: %s); the skills are written, the shipped bias "
+                    "decides until the next import or reindex", library.name, type(exc).__name__, exc)
 
 
 def _last_import(old: Stored) -> dict[str, Any] | None:

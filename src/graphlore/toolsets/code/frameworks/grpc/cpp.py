@@ -10,7 +10,8 @@ A client's channel address is what the stub's channel dials: ``X::NewStub(grpc::
 member stub in the class's constructors, with string constants, ``+``, ``absl::StrCat`` and ``getenv("X")`` folded
 as every C++ value is (the environment settled with the deployment's, as for every language). A channel handed in
 from elsewhere (a constructor's parameter) is not traced: the address stays unknown and says so.
-``builder.RegisterService(&impl)`` is not read: a class deriving from the generated base is taken to be served.
+``builder.RegisterService(&impl)`` is not read: a class deriving from the generated base is taken to be served. A
+base or stub type that is a class of the service's own (not generated) code is neither, whatever its name.
 """
 
 from __future__ import annotations
@@ -50,7 +51,12 @@ class Classes:
         self.defined: dict[tuple[str, str], dict[str, tuple[Bound, int]]] = {}
         self.members: dict[tuple[str, str], dict[str, str]] = {}
         self.files: dict[tuple[str, str], list[Bound]] = {}
+        #: microservice -> the fqns of the classes its own (not generated) code declares
+        self.own: dict[str, set[str]] = {}
         for bound in files:
+            if not bound.facts.extra.get("generated"):
+                self.own.setdefault(bound.ctx.microservice, set()).update(
+                    bound.fqns[i] for i, sym in enumerate(bound.facts.symbols) if sym.kind == "class")
             service = bound.ctx.microservice
             for index, sym in enumerate(bound.facts.symbols):
                 receiver = sym.extra.get("receiver", "")
@@ -61,6 +67,13 @@ class Classes:
                     self.members.setdefault(simple, {})[sym.name] = sym.type
                 if sym.kind in ("method", "constructor") and simple[1] and bound not in self.files.get(simple, ()):
                     self.files.setdefault(simple, []).append(bound)
+
+    def declares(self, bound: Bound, written: str) -> bool:
+        """Whether a type as written (``shop.CartService.Service``) is a class of the own code of ``bound``'s service
+        (then it is no generated gRPC base or stub, whatever its name)."""
+        written = written.lstrip("~").removesuffix("()").rsplit(".", 1)[0] if written.endswith("NewStub()") \
+            else written
+        return any(fqn == written or fqn.endswith("." + written) for fqn in self.own.get(bound.ctx.microservice, ()))
 
 
 def _class_of(bound: Bound, owner: str) -> str:
@@ -81,7 +94,7 @@ def _servers(reading: Reading, classes: Classes, bound: Bound) -> Iterator[Item]
             continue
         for _relation, written in sym.supers:
             found = SERVICE_BASE.search(written)
-            if found and found.group(1) in reading.known.by_simple:
+            if found and found.group(1) in reading.known.by_simple and not classes.declares(bound, written):
                 handlers = {facts.symbols[i].name: (bound, i) for i in bound.members(sym.key)
                             if facts.symbols[i].kind == "method"}
                 handlers.update(classes.defined.get((bound.ctx.microservice, sym.name), {}))
@@ -118,7 +131,7 @@ def _clients(reading: Reading, values: CppValues, classes: Classes, bound: Bound
         if member:
             typed = classes.members.get((bound.ctx.microservice, _class_of(bound, call.owner)), {}).get(name, "")
         stub = STUB_TYPE.search(typed) or NEW_STUB.search(typed.lstrip("~"))
-        if stub is None:
+        if stub is None or classes.declares(bound, typed):
             continue
         for found in reading.stub_call(stub.group(1), call, certain=certain):
             if member:
