@@ -112,3 +112,87 @@ def test_a_service_shows_where_it_finds_its_config_server_and_the_server_its_bac
         "http://payments:8080/} (shipping/src/main/resources/application.yml:3)")
     assert not any("configserver:http://config:8888" in line for lines in config.values() for line in lines
                    if line.startswith("configuration of"))
+
+
+def _go_system(root: Path) -> Path:
+    """Two Go services of one module (``cmd/proxy``, ``cmd/web``) run by Compose and Kubernetes: the proxy reads
+    ``config.yml`` through cleanenv, whose struct tags let environment variables override it."""
+    files = {
+        "go.mod": "module example.com/shop\n\ngo 1.21\n",
+        "docker/Dockerfile-proxy": "FROM golang:1.21 AS build\nCOPY . /app\nWORKDIR /app\n"
+                                   "RUN go build -o /bin/app ./cmd/proxy\nFROM scratch\nCOPY --from=build /bin/app /app\n",
+        "docker/Dockerfile-web": "FROM golang:1.21 AS build\nCOPY . /app\nWORKDIR /app\n"
+                                 "RUN go build -o /bin/app ./cmd/web\nFROM scratch\nCOPY --from=build /bin/app /app\n",
+        "cmd/proxy/main.go": 'package main\n\nimport "example.com/shop/cmd/proxy/config"\n\n'
+                             'func main() {\n\tcfg, _ := config.NewConfig()\n\t_ = cfg\n}\n',
+        "cmd/proxy/config/config.go": (
+            'package config\n\nimport "github.com/ilyakaznacheev/cleanenv"\n\n'
+            'type Config struct {\n\tGRPC `yaml:"grpc"`\n}\n\n'
+            'type GRPC struct {\n\tProductHost string `yaml:"product_host" env:"GRPC_PRODUCT_HOST"`\n'
+            '\tProductPort int `env-required:"true" yaml:"product_port" env:"GRPC_PRODUCT_PORT"`\n}\n\n'
+            'func NewConfig() (*Config, error) {\n\tcfg := &Config{}\n\tdir := "."\n'
+            '\terr := cleanenv.ReadConfig(dir+"/config.yml", cfg)\n\treturn cfg, err\n}\n'),
+        "cmd/proxy/config.yml": "grpc:\n  product_host: '0.0.0.0'\n  product_port: 5001\n",
+        "cmd/proxy/fixture.yml": "seed: 42\n",   # no call names it: no setting of the service
+        "cmd/web/main.go": 'package main\n\nimport "os"\n\nfunc main() {\n\t_ = os.Getenv("REVERSE_PROXY_URL")\n}\n',
+        ".env": "# local values\nTOKEN=abc\nDOMAIN=shop.local\n",
+        "proxy.env": "LOG_LEVEL=debug\n\nTRACE=true\n",
+        "docker-compose.yaml": (
+            "services:\n"
+            "  proxy:\n"
+            "    build: {context: ., dockerfile: docker/Dockerfile-proxy}\n"
+            "    environment:\n"
+            "      GRPC_PRODUCT_HOST: 'product'\n"
+            "      GRPC_PRODUCT_PORT: 5001\n"
+            "    env_file: proxy.env\n"
+            "    labels:\n"
+            "      - traefik.http.routers.proxy.rule=Host(`${DOMAIN}`)\n"
+            "  web:\n"
+            "    build: {context: ., dockerfile: docker/Dockerfile-web}\n"
+            "    environment:\n"
+            "      - REVERSE_PROXY_URL=http://localhost:5000\n"
+            "      - SECRET=${SECRET}\n"
+            "      - TOKEN\n"
+            "      - API_KEY\n"),
+        "k8s/web.yaml": (
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n"
+            "      containers:\n        - name: web\n          image: shop/web\n          env:\n"
+            "            - name: REVERSE_PROXY_URL\n              value: http://proxy:5000\n"
+            "            - name: MODE\n              valueFrom:\n                configMapKeyRef:\n"
+            "                  name: web-config\n                  key: mode\n"),
+    }
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return root
+
+
+def test_a_service_lists_every_value_its_deployment_units_give_it(tmp_path: Path):
+    """Compose ``environment`` (map and list), ``env_file`` and ``labels``, Kubernetes ``env``: each as written,
+    with its ``file:line``; a value Compose settles from ``.env`` shows that too, and one nothing in the
+    repository sets is said to be set at run time, never guessed."""
+    config = _config(_go_system(tmp_path))
+    assert [line for line in config["proxy"] if line.startswith("docker-compose")] == [
+        "docker-compose service proxy environment GRPC_PRODUCT_HOST=product (docker-compose.yaml:5)",
+        "docker-compose service proxy environment GRPC_PRODUCT_PORT=5001 (docker-compose.yaml:6)",
+        "docker-compose service proxy env_file proxy.env: LOG_LEVEL=debug (proxy.env:1)",
+        "docker-compose service proxy env_file proxy.env: TRACE=true (proxy.env:3)",
+        "docker-compose service proxy label traefik.http.routers.proxy.rule=Host(`${DOMAIN}`) "
+        "(= Host(`shop.local`)) (docker-compose.yaml:9)"]
+    assert [line for line in config["web"] if "docker-compose" in line or "Kubernetes" in line] == [
+        "docker-compose service web environment REVERSE_PROXY_URL=http://localhost:5000 (docker-compose.yaml:13)",
+        "docker-compose service web environment SECRET=${SECRET} (= <set at run time>) (docker-compose.yaml:14)",
+        "docker-compose service web environment TOKEN = abc (from .env) (docker-compose.yaml:15)",
+        "docker-compose service web environment API_KEY (set at run time) (docker-compose.yaml:16)",
+        "Kubernetes Deployment web env REVERSE_PROXY_URL=http://proxy:5000 (k8s/web.yaml:12)",
+        "Kubernetes Deployment web env MODE from ConfigMap web-config key mode (k8s/web.yaml:14)"]
+
+
+def test_a_service_lists_the_settings_files_its_code_reads(tmp_path: Path):
+    """``cleanenv.ReadConfig(dir+"/config.yml", cfg)``: the file's settings with their lines, each one a struct
+    tag lets an environment variable override saying which; a file no call names is left out."""
+    config = _config(_go_system(tmp_path))
+    assert [line for line in config["proxy"] if "cmd/proxy/" in line] == [
+        "grpc.product_host: 0.0.0.0 (cmd/proxy/config.yml:2, overridden by environment GRPC_PRODUCT_HOST)",
+        "grpc.product_port: 5001 (cmd/proxy/config.yml:3, overridden by environment GRPC_PRODUCT_PORT)"]
+    assert not any("seed" in line for lines in config.values() for line in lines)

@@ -45,6 +45,7 @@ from ..model import (
     package_id,
     service_id,
 )
+from ..services.app_config import app_config
 from ..services.aspire import with_aspire
 from ..services.config_view import service_config
 from ..services.deployment import Deployment, read_deployment
@@ -189,8 +190,9 @@ class CodeGraph:
             deployment = with_aspire(deployment, layout, running)
             names = ServiceNames(layout, deployment)
             config = service_config(layout, settings, deployment, names)
-            for service, lines in dotnet_config(layout, self.root, running).items():
-                config[service] = list(dict.fromkeys(config.get(service, []) + lines))
+            for extra in (dotnet_config(layout, self.root, running), app_config(layout, self.root, running)):
+                for service, lines in extra.items():
+                    config[service] = list(dict.fromkeys(config.get(service, []) + lines))
             for node in self.layout_nodes:
                 if node.kind == "microservice":
                     node.props["aliases"] = names.aliases(node.name)

@@ -1,6 +1,8 @@
 """The configuration an agent asks about a service, for its ``describe``: where it finds its config server
 and discovery server, the config server's backend, the port it listens on (its settings' ``server.port``)
-and the ports its deployment gives it, each with ``file:line``; on a config server, also what each service's
+the ports its deployment gives it and the values each deployment unit that runs it gives it (Compose
+``environment``/``env_file``/``labels``, Kubernetes ``env``; at most `MAX_VALUES`, the rest counted), each with
+``file:line``; on a config server, also what each service's
 settings say about reaching it (the answer to "where do the services get their configuration")."""
 
 from __future__ import annotations
@@ -12,6 +14,9 @@ from ..layout.layout import Layout
 from .deployment import Deployment
 from .identity import ServiceNames
 from .settings import Values
+
+#: the deployment values a service's ``describe`` lists (a Compose service with a long ``env_file`` stays readable)
+MAX_VALUES = 50
 
 
 def service_config(layout: Layout, settings: dict[str, Values], deployment: Deployment,
@@ -32,6 +37,11 @@ def service_config(layout: Layout, settings: dict[str, Values], deployment: Depl
                     if server is not None and server != name:
                         served.setdefault(server, []).append(f"configuration of {name} from here: {note}")
         lines += deployment.port_notes.get(name, [])
+        values = deployment.value_notes.get(name, [])
+        lines += values[:MAX_VALUES]
+        if len(values) > MAX_VALUES:
+            lines.append(f"... {len(values) - MAX_VALUES} more deployment values, in "
+                         + ", ".join(sorted({v.rsplit("(", 1)[-1].split(":", 1)[0].rstrip(")") for v in values})))
     out = {name: list(dict.fromkeys(own.get(name, []) + served.get(name, []))) for name in layout.services}
     return {name: lines for name, lines in out.items() if lines}
 
