@@ -127,14 +127,19 @@ def _go_system(root: Path) -> Path:
                              'func main() {\n\tcfg, _ := config.NewConfig()\n\t_ = cfg\n}\n',
         "cmd/proxy/config/config.go": (
             'package config\n\nimport "github.com/ilyakaznacheev/cleanenv"\n\n'
-            'type Config struct {\n\tGRPC `yaml:"grpc"`\n}\n\n'
-            'type GRPC struct {\n\tProductHost string `yaml:"product_host" env:"GRPC_PRODUCT_HOST"`\n'
-            '\tProductPort int `env-required:"true" yaml:"product_port" env:"GRPC_PRODUCT_PORT"`\n}\n\n'
+            'type (\n\tConfig struct {\n\t\tGRPC `yaml:"grpc"`\n\t\tRabbitMQ `yaml:"rabbitmq"`\n'
+            '\t\tProduct ProductClient `yaml:"product_client"`\n\t}\n\n'
+            '\tGRPC struct {\n\t\tProductHost string `yaml:"product_host" env:"GRPC_PRODUCT_HOST"`\n'
+            '\t\tProductPort int `env-required:"true" yaml:"product_port" env:"GRPC_PRODUCT_PORT"`\n\t}\n\n'
+            '\tRabbitMQ struct {\n\t\tURL string `yaml:"url" env:"RABBITMQ_URL"`\n\t}\n\n'
+            '\tProductClient struct {\n\t\tURL string `yaml:"url" env:"PRODUCT_CLIENT_URL"`\n\t}\n)\n\n'
             'func NewConfig() (*Config, error) {\n\tcfg := &Config{}\n\tdir := "."\n'
             '\terr := cleanenv.ReadConfig(dir+"/config.yml", cfg)\n\treturn cfg, err\n}\n'),
-        "cmd/proxy/config.yml": "grpc:\n  product_host: '0.0.0.0'\n  product_port: 5001\n",
+        "cmd/proxy/config.yml": "grpc:\n  product_host: '0.0.0.0'\n  product_port: 5001\nrabbitmq:\n"
+                                "  url: amqp://localhost:5672/\nproduct_client:\n  url: 0.0.0.0:5001\n",
         "cmd/proxy/fixture.yml": "seed: 42\n",   # no call names it: no setting of the service
-        "cmd/web/main.go": 'package main\n\nimport "os"\n\nfunc main() {\n\t_ = os.Getenv("REVERSE_PROXY_URL")\n}\n',
+        "cmd/web/main.go": ('package main\n\nimport (\n\t"net/http"\n\t"os"\n)\n\n'
+                            'func main() {\n\thttp.Get(os.Getenv("REVERSE_PROXY_URL") + "/v1/items")\n}\n'),
         ".env": "# local values\nTOKEN=abc\nDOMAIN=shop.local\n",
         "proxy.env": "LOG_LEVEL=debug\n\nTRACE=true\n",
         "docker-compose.yaml": (
@@ -194,5 +199,20 @@ def test_a_service_lists_the_settings_files_its_code_reads(tmp_path: Path):
     config = _config(_go_system(tmp_path))
     assert [line for line in config["proxy"] if "cmd/proxy/" in line] == [
         "grpc.product_host: 0.0.0.0 (cmd/proxy/config.yml:2, overridden by environment GRPC_PRODUCT_HOST)",
-        "grpc.product_port: 5001 (cmd/proxy/config.yml:3, overridden by environment GRPC_PRODUCT_PORT)"]
+        "grpc.product_port: 5001 (cmd/proxy/config.yml:3, overridden by environment GRPC_PRODUCT_PORT)",
+        # one key name under two parents: each its own struct's variable (never the first ``url`` seen)
+        "rabbitmq.url: amqp://localhost:5672/ (cmd/proxy/config.yml:5, overridden by environment RABBITMQ_URL)",
+        "product_client.url: 0.0.0.0:5001 (cmd/proxy/config.yml:7, overridden by environment PRODUCT_CLIENT_URL)"]
     assert not any("seed" in line for lines in config.values() for line in lines)
+
+
+def test_a_client_whose_address_reads_the_environment_says_where_it_is_set(tmp_path: Path):
+    """``http.Get(os.Getenv("REVERSE_PROXY_URL") + ...)``: the client names the variable (``reads_env``) and
+    every deployment line that sets it, with its file:line (``config_from``)."""
+    nodes, _ = CodeGraph.build(_go_system(tmp_path)).snapshot()
+    client = next(n for n in nodes.values() if n.kind == "client" and n.props["microservice"] == "web")
+    assert client.props["reads_env"] == ["REVERSE_PROXY_URL"]
+    assert client.props["config_from"] == [
+        "docker-compose service web environment REVERSE_PROXY_URL=http://localhost:5000 (docker-compose.yaml:13)",
+        "Kubernetes Deployment web env REVERSE_PROXY_URL=http://proxy:5000 (k8s/web.yaml:12)"]
+

@@ -47,7 +47,7 @@ from ..model import (
 )
 from ..services.app_config import app_config
 from ..services.aspire import with_aspire
-from ..services.config_view import service_config
+from ..services.config_view import client_config, service_config
 from ..services.deployment import Deployment, read_deployment
 from ..services.dotnet_config import dotnet_config
 from ..services.identity import ServiceNames
@@ -201,6 +201,7 @@ class CodeGraph:
             items = self._part_two.items(self.table, settings)
             stats.frameworks_read = list(self._part_two.read)
             self.service_nodes, self.service_edges = link(items, layout, deployment, names)
+            client_config(self.service_nodes, config)
             self.service_edges += trigger_edges(self.table, self.root)
         stats.files = len(self.facts)
         stats.loc = sum(f.loc for f in self.facts.values())

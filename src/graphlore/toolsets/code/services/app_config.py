@@ -22,9 +22,10 @@ MAX_SETTINGS = 60
 _SUFFIXES = (".yml", ".yaml", ".json")
 #: files a build tool or editor reads, never the service's settings
 _NOT_SETTINGS = frozenset({"package.json", "package-lock.json", "tsconfig.json", "composer.json", "pubspec.yaml"})
-#: a Go struct field's tags: ``yaml:"key"`` (or json/toml/mapstructure) and ``env:"VAR"``
-_FIELD_TAGS = re.compile(r'`[^`]*?\b(?:yaml|json|mapstructure):"([\w.-]+)[^"]*"[^`]*?\benv:"(\w+)[^"]*"[^`]*`'
-                         r'|`[^`]*?\benv:"(\w+)[^"]*"[^`]*?\b(?:yaml|json|mapstructure):"([\w.-]+)[^"]*"[^`]*`')
+_GO_STRUCT = re.compile(r"\b(\w+)\s+struct\s*\{([^{}]*)\}")
+#: a Go struct field: ``Name Type `tags` `` or an embedded ``Type `tags` ``
+_GO_FIELD = re.compile(r"^\s*(?:\w+\s+)?\*?([\w.]+)\s+`([^`]*)`", re.M)
+_TAG = re.compile(r'\b(yaml|json|mapstructure|env):"([\w.-]*)[^"]*"')
 
 
 def _named(file: str, facts: list[FileFacts]) -> bool:
@@ -37,8 +38,10 @@ def _named(file: str, facts: list[FileFacts]) -> bool:
 
 
 def _env_vars(facts: list[FileFacts], root: Path) -> dict[str, str]:
-    """Setting key (its last part) -> the environment variable a Go struct tag overrides it with."""
-    out: dict[str, str] = {}
+    """Setting key (``grpc.product_host``) -> the environment variable a Go struct field's tags override it with
+    (``yaml:"product_host" env:"GRPC_PRODUCT_HOST"`` in a struct held under ``yaml:"grpc"``), followed from every
+    struct of the module's Go files; a key two structs give different variables is left out."""
+    fields: dict[str, list[tuple[str, str | None, str | None]]] = {}   # struct -> (type, key, variable)
     for fact in facts:
         if not fact.path.endswith(".go"):
             continue
@@ -46,10 +49,25 @@ def _env_vars(facts: list[FileFacts], root: Path) -> dict[str, str]:
             text = (root / fact.path).read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
-        for match in _FIELD_TAGS.finditer(text):
-            key, var = (match.group(1), match.group(2)) if match.group(1) else (match.group(4), match.group(3))
-            out.setdefault(key, var)
-    return out
+        for struct in _GO_STRUCT.finditer(text):
+            for field in _GO_FIELD.finditer(struct.group(2)):
+                tags = dict(_TAG.findall(field.group(2)))
+                key = tags.get("yaml") or tags.get("json") or tags.get("mapstructure")
+                fields.setdefault(struct.group(1), []).append((field.group(1).rsplit(".", 1)[-1], key,
+                                                               tags.get("env") or None))
+    found: dict[str, set[str]] = {}
+
+    def walk(struct: str, prefix: str, seen: frozenset[str]) -> None:
+        for kind, key, variable in fields.get(struct, []):
+            path = f"{prefix}.{key}" if prefix and key else (key or prefix)
+            if variable and key:
+                found.setdefault(path, set()).add(variable)
+            if kind in fields and kind not in seen:
+                walk(kind, path, seen | {kind})
+
+    for struct in fields:
+        walk(struct, "", frozenset({struct}))
+    return {key: next(iter(variables)) for key, variables in found.items() if len(variables) == 1}
 
 
 def _settings(rel: str, text: str, env: dict[str, str]) -> list[str]:
@@ -61,7 +79,7 @@ def _settings(rel: str, text: str, env: dict[str, str]) -> list[str]:
         _flatten(doc, "", flat)
         for key, value in flat.items():
             line = lines.get(key)
-            var = env.get(key.rsplit(".", 1)[-1])
+            var = env.get(key)
             over = f", overridden by environment {var}" if var else ""
             out.append(f"{key}: {value} ({rel}:{line}{over})" if line else f"{key}: {value} ({rel}{over})")
             if len(out) >= MAX_SETTINGS:

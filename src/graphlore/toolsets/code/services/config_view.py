@@ -7,10 +7,12 @@ settings say about reaching it (the answer to "where do the services get their c
 
 from __future__ import annotations
 
+import re
 from urllib.parse import urlsplit
 
 from ..languages.folding import CHOICE_OPEN
 from ..layout.layout import Layout
+from ..model import GraphNode
 from .deployment import Deployment
 from .identity import ServiceNames
 from .settings import Values
@@ -58,3 +60,21 @@ def _server(values: Values, url: str, names: ServiceNames) -> str | None:
     except ValueError:
         return None
     return names.host(host, port, [])[0] if host else None
+
+
+#: where the environment a client's address reads is set, at most (a variable set by many units stays readable)
+MAX_CLIENT_LINES = 20
+
+
+def client_config(nodes: list[GraphNode], config: dict[str, list[str]]) -> None:
+    """Each client whose address reads environment variables (``reads_env``) gets ``config_from``: the lines of
+    its service's configuration that name one of them (the deployment file:line that sets it, with the value;
+    a settings file's default it overrides). None where nothing in the repository sets them: set at run time."""
+    for node in nodes:
+        variables = node.props.get("reads_env") if node.kind == "client" else None
+        if not variables:
+            continue
+        named = re.compile(r"(?<![\w.])(?:" + "|".join(re.escape(v) for v in variables) + r")(?![\w.])")
+        lines = [line for line in config.get(node.props.get("microservice") or "", []) if named.search(line)]
+        node.props["config_from"] = lines[:MAX_CLIENT_LINES] or None
+
