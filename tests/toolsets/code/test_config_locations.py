@@ -158,7 +158,9 @@ def _go_system(root: Path) -> Path:
             "      - REVERSE_PROXY_URL=http://localhost:5000\n"
             "      - SECRET=${SECRET}\n"
             "      - TOKEN\n"
-            "      - API_KEY\n"),
+            "      - API_KEY\n"
+            "      - SENTRY_DSN=${SENTRY_DSN:-}\n"),
+        "cmd/web/.env": "# the web service's own\nREVERSE_PROXY_URL=http://localhost:5001\n",
         "k8s/web.yaml": (
             "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n"
             "      containers:\n        - name: web\n          image: shop/web\n          env:\n"
@@ -189,6 +191,7 @@ def test_a_service_lists_every_value_its_deployment_units_give_it(tmp_path: Path
         "docker-compose service web environment SECRET=${SECRET} (= <set at run time>) (docker-compose.yaml:14)",
         "docker-compose service web environment TOKEN = abc (from .env) (docker-compose.yaml:15)",
         "docker-compose service web environment API_KEY (set at run time) (docker-compose.yaml:16)",
+        'docker-compose service web environment SENTRY_DSN=${SENTRY_DSN:-} (= "") (docker-compose.yaml:17)',
         "Kubernetes Deployment web env REVERSE_PROXY_URL=http://proxy:5000 (k8s/web.yaml:12)",
         "Kubernetes Deployment web env MODE from ConfigMap web-config key mode (k8s/web.yaml:14)"]
 
@@ -214,5 +217,6 @@ def test_a_client_whose_address_reads_the_environment_says_where_it_is_set(tmp_p
     assert client.props["reads_env"] == ["REVERSE_PROXY_URL"]
     assert client.props["config_from"] == [
         "docker-compose service web environment REVERSE_PROXY_URL=http://localhost:5000 (docker-compose.yaml:13)",
-        "Kubernetes Deployment web env REVERSE_PROXY_URL=http://proxy:5000 (k8s/web.yaml:12)"]
+        "Kubernetes Deployment web env REVERSE_PROXY_URL=http://proxy:5000 (k8s/web.yaml:12)",
+        ".env of the service REVERSE_PROXY_URL=http://localhost:5001 (cmd/web/.env:2)"]
 

@@ -28,6 +28,12 @@ any value a unit gives ``LOCUST_HOST``. A Dockerfile's ``ENV NAME=VALUE`` is the
 no unit, ``.env`` file nor ``k6``/``locust`` flag sets (the image's default, which they override; the last
 stage's, with the stages it is built ``FROM``: a build stage's ``ENV`` is not the running image's). One that runs k6 with ``-e``/``--env NAME=VALUE`` (``k6 run -e
 BASE_URL=http://web:8080 script.js``) gives the service that variable (what k6's ``__ENV.NAME`` reads).
+
+**Where each value is written** (`Deployment.value_notes`, shown in a service's ``describe``): every Compose
+``environment``, ``env_file`` and ``labels`` entry and Kubernetes container ``env`` entry of a unit that runs the
+service, as written with its ``file:line`` (and what Compose settles it to from the ``.env`` beside the file; a
+variable nothing in the repository sets is "set at run time", never a guessed value), then the entries of the
+``.env`` in the service's own folder.
 """
 
 from __future__ import annotations
@@ -422,7 +428,7 @@ def _value_note(unit: str, name: str, value: str | None, dotenv: dict[str, str],
         settled = dotenv.get(name)
         return f"{unit} {name} " + ("(set at run time) " if settled is None else f"= {settled} (from .env) ") + at
     settled = compose_interpolate(value, dotenv)
-    shown = settled.replace("{?}", "<set at run time>")
+    shown = settled.replace("{?}", "<set at run time>") or '""'
     return f"{unit} {name}={value} " + (f"(= {shown}) " if settled != value else "") + at
 
 
@@ -534,6 +540,12 @@ def read_deployment(layout: Layout, root: Path, paths: list[str]) -> Deployment:
                 for value in values:
                     if value not in env.setdefault(name, []):
                         env[name].append(value)
+    for name, service in layout.services.items():   # the service's own .env (its dotenv or tooling reads it)
+        if service.root != "." and service.root in reader.dotenv:
+            rel = f"{service.root}/.env"
+            notes = out.value_notes.setdefault(name, [])
+            notes += [f".env of the service {key}={value} ({rel}:{line})"
+                      for key, (value, line) in read_env_lines(_read(root / rel)).items()]
     root_env = reader.env_files.get(".", {})
     for name, service in layout.services.items():
         env = out.env.setdefault(name, {})
