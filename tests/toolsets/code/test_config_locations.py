@@ -140,7 +140,7 @@ def _go_system(root: Path) -> Path:
         "cmd/proxy/fixture.yml": "seed: 42\n",   # no call names it: no setting of the service
         "cmd/web/main.go": ('package main\n\nimport (\n\t"net/http"\n\t"os"\n)\n\n'
                             'func main() {\n\thttp.Get(os.Getenv("REVERSE_PROXY_URL") + "/v1/items")\n}\n'),
-        ".env": "# local values\nTOKEN=abc\nDOMAIN=shop.local\n",
+        ".env": "# local values\nTOKEN=abc\nDOMAIN=shop.local\nREVERSE_PROXY_URL=http://localhost:9000\n",
         "proxy.env": "LOG_LEVEL=debug\n\nTRACE=true\n",
         "docker-compose.yaml": (
             "services:\n"
@@ -218,5 +218,6 @@ def test_a_client_whose_address_reads_the_environment_says_where_it_is_set(tmp_p
     assert client.props["config_from"] == [
         "docker-compose service web environment REVERSE_PROXY_URL=http://localhost:5000 (docker-compose.yaml:13)",
         "Kubernetes Deployment web env REVERSE_PROXY_URL=http://proxy:5000 (k8s/web.yaml:12)",
-        ".env of the service REVERSE_PROXY_URL=http://localhost:5001 (cmd/web/.env:2)"]
+        ".env of the service REVERSE_PROXY_URL=http://localhost:5001 (cmd/web/.env:2)",
+        ".env of the project REVERSE_PROXY_URL=http://localhost:9000 (.env:4; where no unit sets REVERSE_PROXY_URL)"]
 

@@ -201,7 +201,7 @@ class CodeGraph:
             items = self._part_two.items(self.table, settings)
             stats.frameworks_read = list(self._part_two.read)
             self.service_nodes, self.service_edges = link(items, layout, deployment, names)
-            client_config(self.service_nodes, config)
+            client_config(self.service_nodes, config, deployment)
             self.service_edges += trigger_edges(self.table, self.root)
         stats.files = len(self.facts)
         stats.loc = sum(f.loc for f in self.facts.values())

@@ -66,15 +66,17 @@ def _server(values: Values, url: str, names: ServiceNames) -> str | None:
 MAX_CLIENT_LINES = 20
 
 
-def client_config(nodes: list[GraphNode], config: dict[str, list[str]]) -> None:
+def client_config(nodes: list[GraphNode], config: dict[str, list[str]], deployment: Deployment) -> None:
     """Each client whose address reads environment variables (``reads_env``) gets ``config_from``: the lines of
     its service's configuration that name one of them (the deployment file:line that sets it, with the value;
-    a settings file's default it overrides). None where nothing in the repository sets them: set at run time."""
+    a settings file's default it overrides), then the project root ``.env``'s line for each (what Compose and
+    the folding read where no unit sets it). None where nothing in the repository sets them: set at run time."""
     for node in nodes:
         variables = node.props.get("reads_env") if node.kind == "client" else None
         if not variables:
             continue
         named = re.compile(r"(?<![\w.])(?:" + "|".join(re.escape(v) for v in variables) + r")(?![\w.])")
         lines = [line for line in config.get(node.props.get("microservice") or "", []) if named.search(line)]
+        lines += [deployment.root_env_notes[v] for v in variables if v in deployment.root_env_notes]
         node.props["config_from"] = lines[:MAX_CLIENT_LINES] or None
 

@@ -97,6 +97,9 @@ class Deployment:
     port_notes: dict[str, list[str]] = field(default_factory=dict)
     #: per service, each value the units that run it give it, with its file and line (`Unit.value_notes`)
     value_notes: dict[str, list[str]] = field(default_factory=dict)
+    #: variable -> where the project root's ``.env`` sets it (it fills what no unit sets: shown by the clients that
+    #: read it, `config_view.client_config`, not in every service's list)
+    root_env_notes: dict[str, str] = field(default_factory=dict)
     #: the units no service of the project owns (built from a folder without source code: a proxy's config) -> file
     unowned: dict[str, str] = field(default_factory=dict)
 
@@ -547,6 +550,9 @@ def read_deployment(layout: Layout, root: Path, paths: list[str]) -> Deployment:
             notes += [f".env of the service {key}={value} ({rel}:{line})"
                       for key, (value, line) in read_env_lines(_read(root / rel)).items()]
     root_env = reader.env_files.get(".", {})
+    if "." in reader.dotenv:
+        out.root_env_notes = {key: f".env of the project {key}={value} (.env:{line}; where no unit sets {key})"
+                              for key, (value, line) in read_env_lines(_read(root / ".env")).items()}
     for name, service in layout.services.items():
         env = out.env.setdefault(name, {})
         for values in (reader.env_files.get(service.root, {}) if service.root != "." else {}, root_env):
