@@ -129,3 +129,30 @@ def test_a_ko_image_and_a_skaffold_artifact_s_dockerfile_name_their_entry_points
     assert {name for name, props in services.items() if props["deployable"]} == {"steamer", "pourer"}
     assert services["steamer"]["aliases"]["steam-jobs"] == "Kubernetes Deployment"
     assert services["pourer"]["aliases"]["pouring"] == "Kubernetes Deployment"
+
+
+def _two_entry_points(extra: dict[str, str]) -> dict[str, str]:
+    return {"go.mod": f"module {MOD}\n\ngo 1.22\n", "cmd/api/main.go": _main(["pkg/bus"]),
+            "cmd/worker/main.go": _main(["pkg/bus"]), "pkg/bus/bus.go": _package("bus"), **extra}
+
+
+def test_a_root_dockerfile_that_builds_an_entry_point_deploys_that_one_not_the_library(tmp_path: Path):
+    root = write_tree(tmp_path / "teahouse", _two_entry_points({
+        "Dockerfile": DOCKERFILE.format(name="api"), "Dockerfile.worker": DOCKERFILE.format(name="worker"),
+        "compose.yaml": "services:\n  gateway:\n    build: .\n",
+    }))
+    services = _services(CodeGraph.build(root))
+    assert {name for name, props in services.items() if props["deployable"]} == {"api", "worker"}
+    assert services["teahouse"]["deployable"] is False
+    assert services["api"]["aliases"]["gateway"] == "docker-compose service"   # `build: .` reads ./Dockerfile
+
+
+def test_every_dockerfile_that_builds_an_entry_point_joins_its_service(tmp_path: Path):
+    root = write_tree(tmp_path / "teahouse", _two_entry_points({
+        "docker/Dockerfile.dev": DOCKERFILE.format(name="api"), "docker/api.Dockerfile": DOCKERFILE.format(name="api"),
+        "docker/worker.Dockerfile": DOCKERFILE.format(name="worker"),
+        "compose.yaml": "services:\n  api-dev:\n    build:\n      context: .\n      dockerfile: docker/Dockerfile.dev\n"
+                        "  api-prod:\n    build:\n      context: .\n      dockerfile: docker/api.Dockerfile\n",
+    }))
+    aliases = _services(CodeGraph.build(root))["api"]["aliases"]
+    assert aliases["api-dev"] == aliases["api-prod"] == "docker-compose service"
