@@ -109,6 +109,15 @@ def test_the_proto_s_http_rule_is_read_per_rpc():
                     "Ping": None, "Fetch": [["GET", "/v1/archive/{id}"]]}
 
 
+def test_an_rpc_without_a_body_keeps_the_rules_with_their_own_rpc():
+    """Two services with an rpc of one name, the first ended by ``;``: the rule stays with the rpc that writes it."""
+    proto = ('syntax = "proto3";\npackage lib.v1;\nservice Admin { rpc Get(Req) returns (Res); }\n'
+             'service Public {\n  rpc Get(Req) returns (Res) { option (google.api.http) = { get: "/v1/items/{id}" }; }\n}\n'
+             'message Req { string id = 1; }\nmessage Res {}\n')
+    http = {s.key: s.extra.get("http") for s in extract("items.proto", proto.encode()).symbols if s.kind == "method"}
+    assert http == {"Admin.Get": None, "Public.Get": [["GET", "/v1/items/{id}"]]}
+
+
 def test_gateway_routes_forward_to_the_service_serving_the_method(tmp_path: Path):
     nodes, edges = CodeGraph.build(_system(tmp_path / "library")).snapshot()
     routes = {(n.props["http_method"], n.props["path_template"]): n for n in nodes.values()

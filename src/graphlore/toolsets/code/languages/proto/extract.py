@@ -26,7 +26,8 @@ _DECLARATION = re.compile(r"\b(service|rpc|message|enum)\s+([A-Za-z_]\w*)")
 _PACKAGE = re.compile(r"^\s*package\s+([\w.]+)\s*;", re.M)
 _IMPORT = re.compile(r"^\s*import\s+(?:public\s+|weak\s+)?[\"']([^\"']+)[\"']", re.M)
 _RPC = re.compile(r"\brpc\s+(\w+)\s*\(\s*(stream\s+)?([\w.]+)\s*\)\s*returns\s*\(\s*(stream\s+)?([\w.]+)\s*\)")
-_RPC_OPEN = re.compile(r"\brpc\s+(\w+)\s*\([^)]*\)\s*returns\s*\([^)]*\)\s*\{")
+#: an rpc's head up to its body (``{``) or its end (``;``): every rpc, so each name's queue keeps source order
+_RPC_OPEN = re.compile(r"\brpc\s+(\w+)\s*\([^)]*\)\s*returns\s*\([^)]*\)\s*([{;])")
 _HTTP_RULE = re.compile(r"option\s*\(\s*google\.api\.http\s*\)\s*=\s*\{")
 _HTTP_VERB = re.compile(r"\b(get|put|post|delete|patch)\s*:\s*\"([^\"]*)\"")
 _HTTP_CUSTOM = re.compile(r"\bcustom\s*:?\s*\{\s*kind\s*:\s*\"(\w+)\"\s*,?\s*path\s*:\s*\"([^\"]*)\"")
@@ -64,7 +65,7 @@ def http_rules(code: str) -> dict[str, deque[list[list[str]]]]:
     """Each rpc's grpc-gateway HTTP bindings (see the module docstring), in source order per rpc name."""
     out: dict[str, deque[list[list[str]]]] = defaultdict(deque)
     for match in _RPC_OPEN.finditer(code):
-        body = _block(code, match.end())
+        body = _block(code, match.end()) if match.group(2) == "{" else ""
         rule = _HTTP_RULE.search(body)
         found: list[list[str]] = []
         if rule:
