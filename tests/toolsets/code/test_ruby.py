@@ -372,6 +372,31 @@ def test_resolve_reads_a_name_as_ruby_writes_it(tmp_path, embedder):
         runtime.close()
 
 
+def test_resolve_takes_a_predicate_method_s_question_mark_as_its_name_not_a_pattern(tmp_path, embedder):
+    from helpers import backend
+    from helpers.code_tools import write_tree
+
+    from graphlore.contract import parse_request
+    from graphlore.errors import InvalidInput
+    from graphlore.runtime import Runtime
+    from graphlore.toolsets.code.query import models, tools
+
+    tree = write_tree(tmp_path / "shop", {"Gemfile": "source 'https://rubygems.org'\n",
+                                          "lib/cart.rb": "module Shop\n  class Cart\n    def empty?\n      true\n"
+                                                         "    end\n  end\nend\n"})
+    runtime = Runtime(backend.settings_for(tmp_path / "home"), embedder=embedder)
+    try:
+        for written in ("Shop.Cart.empty?", "Shop::Cart#empty?"):
+            found = tools.resolve(runtime, parse_request(models.ResolveRequest,
+                                                         {"identifier": written, "project_path": str(tree)}))
+            assert (found.status, found.node.label.split("(")[0]) == ("one", "Shop.Cart.empty?"), written
+        with pytest.raises(InvalidInput):   # a ? inside a name is still a pattern
+            tools.resolve(runtime, parse_request(models.ResolveRequest,
+                                                 {"identifier": "Shop.Cart.emp?y", "project_path": str(tree)}))
+    finally:
+        runtime.close()
+
+
 def test_grape_routes_take_the_prefix_version_and_the_blocks_around_them(tmp_path):
     lines = _routes(tmp_path, {"Gemfile": "", "api.rb": """module Shop
   class API < Grape::API
