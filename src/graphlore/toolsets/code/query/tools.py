@@ -414,8 +414,8 @@ READ_CANDIDATES = 2000
 _PATTERN = set("*?[]|^$\\")
 #: a name as PHP or Ruby writes it (``App\\Http\\Ctl``, ``\\App\\Ctl::make``, ``Ctl::make``, ``Shop::Cart#add``), which
 #: the graph keeps with ``.``
-#: a Ruby predicate method's name (``Shop.Cart.empty?``): its ``?`` ends a name, it is no pattern
-_RUBY_PREDICATE = re.compile(r"(?:^|\.)[A-Za-z_]\w*\?$")
+#: a Ruby predicate method's qualified name (``Shop.Cart.empty?``): its ``?`` ends a name, it is no pattern
+_RUBY_PREDICATE = re.compile(r"\.[A-Za-z_]\w*\?$")
 _SCOPED_NAME = re.compile(r"(?:\\|::)?[A-Za-z_]\w*(?:(?:\\|::)[A-Za-z_]\w*)*(?:(?:::|#)[A-Za-z_]\w*[?!]?)?")
 
 
