@@ -431,3 +431,28 @@ end
         "R GET /status framework=grape handler=Shop.Quiet",
         "R POST /api/v1/ping framework=grape handler=Shop.API",
         "R PUT /api/v1/orders/{id}/cancel framework=grape handler=Shop.API"]
+
+
+def test_a_rails_route_s_handler_is_its_own_service_s_controller_never_another_s(tmp_path):
+    """Two Rails services route `resources :products`; only shop declares its controller: shop's routes are its
+    actions', admin's stay with admin's routes file (shop's controller serves nothing of admin's)."""
+    from helpers.code_tools import write_tree
+
+    files = {"docker-compose.yml": "services:\n  shop:\n    build: ./shop\n  admin:\n    build: ./admin\n"}
+    for svc in ("shop", "admin"):
+        files |= {f"{svc}/Gemfile": "gem 'rails'\n", f"{svc}/Dockerfile": "FROM ruby\n",
+                  f"{svc}/config/routes.rb": "Rails.application.routes.draw do\n  resources :products, only: [:show]\nend\n"}
+    files["shop/app/controllers/products_controller.rb"] = "class ProductsController\n  def show\n  end\nend\n"
+    root = write_tree(tmp_path / "sys", files)
+    nodes, edges = CodeGraph.build(root).snapshot()
+    exposed = {nodes[e.dst].props["microservice"]: nodes[e.src].props["file"] for e in edges.values()
+               if e.type == "EXPOSES"}
+    assert exposed == {"shop": "shop/app/controllers/products_controller.rb", "admin": "admin/config/routes.rb"}
+    # with admin's own controller too, each service's route is its own controller's (the name is no longer unique)
+    (root / "admin/app/controllers").mkdir(parents=True)
+    (root / "admin/app/controllers/products_controller.rb").write_text(files["shop/app/controllers/products_controller.rb"])
+    nodes, edges = CodeGraph.build(root).snapshot()
+    exposed = {nodes[e.dst].props["microservice"]: nodes[e.src].props["file"] for e in edges.values()
+               if e.type == "EXPOSES"}
+    assert exposed == {"shop": "shop/app/controllers/products_controller.rb",
+                       "admin": "admin/app/controllers/products_controller.rb"}
