@@ -456,3 +456,26 @@ def test_a_rails_route_s_handler_is_its_own_service_s_controller_never_another_s
                if e.type == "EXPOSES"}
     assert exposed == {"shop": "shop/app/controllers/products_controller.rb",
                        "admin": "admin/app/controllers/products_controller.rb"}
+
+
+def test_a_ruby_method_serves_and_calls_the_rpc_the_grpc_gem_names_it_after(tmp_path):
+    """`GetHTTPStatus` is `get_http_status` in the grpc gem (not `get_h_t_t_p_status`, and camel-casing it back
+    gives `GetHttpStatus`): the server's method serves it and the stub's call is its client."""
+    from helpers.code_tools import write_tree
+
+    proto = ('syntax = "proto3";\npackage ops;\nservice Health {\n  rpc GetHTTPStatus (Req) returns (Res);\n'
+             '  rpc Ping (Req) returns (Res);\n}\nmessage Req {}\nmessage Res {}\n')
+    root = write_tree(tmp_path / "sys", {
+        "docker-compose.yml": "services:\n  status:\n    build: ./status\n  web:\n    build: ./web\n",
+        "protos/status.proto": proto, "status/Gemfile": "gem 'grpc'\n", "web/Gemfile": "gem 'grpc'\n",
+        "status/Dockerfile": "FROM ruby\n", "web/Dockerfile": "FROM ruby\n",
+        "status/server.rb": "require 'grpc'\n\nclass HealthServer < Ops::Health::Service\n"
+                            "  def get_http_status(req, _call)\n  end\n\n  def ping(req, _call)\n  end\nend\n",
+        "web/client.rb": "require 'grpc'\n\nclass Checker\n  def check\n"
+                         "    stub = Ops::Health::Stub.new('status:50051', :this_channel_is_insecure)\n"
+                         "    stub.get_http_status(Ops::Req.new)\n  end\nend\n"})
+    nodes, _ = CodeGraph.build(root).snapshot()
+    grpc = sorted((n.kind, n.props["microservice"], n.props["grpc"]) for n in nodes.values()
+                  if n.kind in ("route", "client") and n.props.get("grpc"))
+    assert grpc == [("client", "web", "ops.Health/GetHTTPStatus"), ("route", "status", "ops.Health/GetHTTPStatus"),
+                    ("route", "status", "ops.Health/Ping")]
