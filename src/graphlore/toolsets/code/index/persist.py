@@ -34,8 +34,10 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: ``producer.Input() <- msg``), TS/JS environment reads destructured from ``process.env`` as assignments,
 #: ``.method`` checks (``extra["method_checks"]``); PHP files; Python values under a key in ``assigns``; C#
 #: ``AddHttpClient``/``AddGrpcClient`` registrations in ``base_addresses``: an index of format 3 restored would
-#: keep files' facts without them. 5: a ``.proto`` rpc's grpc-gateway HTTP rule (``extra["http"]``).
-FORMAT = 5
+#: keep files' facts without them. 5: a ``.proto`` rpc's grpc-gateway HTTP rule (``extra["http"]``). 6: that rule's
+#: ``{name=shelves/*}`` variables keep their literal segments, and an rpc ended by ``;`` keeps its place (format 5
+#: gave another service's rpc of the name its rule).
+FORMAT = 6
 
 
 def _pairs(values: Any) -> tuple[tuple[str, str], ...]:
