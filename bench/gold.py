@@ -158,9 +158,12 @@ class Matcher:
         entry whose exchange and key (producers) or queue or binding (consumers) the node's topic names, else none."""
         p = node.props
         entries = self.key.get(kind, [])
-        found = next((entry["id"] for entry in entries if _at(entry, p)), None)
-        if found is not None:
-            return found
+        found = [entry for entry in entries if _at(entry, p)]
+        if found:
+            # one call publishing one of several events: the entry of the node's topic (its routing key or queue)
+            named = [e for e in found if p.get("topic") in (e.get("routing_key"), e.get("queue"), e.get("topic"),
+                                                              (e.get("binding") or {}).get("routing_key"))]
+            return (named or found)[0]["id"]
         accepted = [entry for entry in entries if any(_at(place, p) for place in entry.get("also_accept", ()))]
         if len(accepted) > 1:
             accepted = [entry for entry in accepted if p.get("topic") in _topics(entry)]
@@ -171,6 +174,7 @@ class Matcher:
         if p.get("broker"):
             return self.message_entry(node, "consumers")
         service = self.service_of.get(p["microservice"])
+        found = []
         for route in self.key["routes"]:
             if route["service"] != service:
                 continue
@@ -185,8 +189,11 @@ class Matcher:
                 continue
             paths = {norm_path(route["path"]), *(norm_path(a) for a in route.get("accept_paths") or [])}
             if norm_path(p["path_template"]) in paths:
-                return route["id"]
-        return None
+                found.append(route)
+        # one path mapped twice (two API versions): the entry of the node's own handler first
+        own = [r for r in found if (r.get("handler") or {}).get("symbol") and
+               str(p.get("handler_fqn") or "").endswith("." + r["handler"]["symbol"])]
+        return (own or found or [{"id": None}])[0]["id"]
 
     def client_entry(self, node: GraphNode) -> str | None:
         p = node.props

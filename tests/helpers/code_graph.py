@@ -74,6 +74,13 @@ def render(graph: CodeGraph) -> list[str]:
     return sorted(lines)
 
 
+def edges_by_fqn(graph: CodeGraph, kind: str) -> dict[tuple[str, str], str]:
+    """(source fqn, target fqn) -> resolution ("" for edges that have none) of every edge of one type."""
+    nodes, edges = graph.snapshot()
+    return {(nodes[e.src].props["fqn"], nodes[e.dst].props["fqn"]): e.props.get("resolution", "")
+            for e in edges.values() if e.type == kind}
+
+
 def expected_lines(name: str) -> list[str]:
     text = (EXPECTED / name).read_text(encoding="utf-8")
     return sorted(line for line in text.splitlines() if line.strip() and not line.startswith("#"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 
 import pytest
@@ -132,3 +133,27 @@ def test_every_refusal_on_the_command_line_names_flags_not_fields(env, args, fla
         assert re.search(rf"(?<![\w-]){re.escape(flag)}\b", message), (flag, message)
     assert not re.search(MCP_DIALECT, message), message
     assert not re.search(r"(?<![-\w'])(filter|fqn) (needs|is|must)", message), message  # a bare field name
+
+
+def _run_verbatim(env, line: str):
+    """Run a command a note prints, as a user would paste it (``graphlore code ...``)."""
+    words = shlex.split(line)
+    assert words[:2] == ["graphlore", "code"], line
+    return invoke(env, *words[2:])
+
+
+@pytest.mark.slow
+def test_the_commands_the_notes_print_run_verbatim(env, tmp_path):
+    """`status` of a folder not indexed yet, and a search ranked by BM25 alone, each print a command: both run."""
+    fresh = tmp_path / "a shop"  # a space: the printed path must be quoted
+    shutil.copytree(env[2], fresh)
+    text = invoke(env, "status", "-p", str(fresh)).stdout
+    hint = text.split("run: ", 1)[1].strip()
+    assert _run_verbatim(env, hint).exit_code == 0
+    bm25 = tmp_path / "bm25 shop"
+    shutil.copytree(env[2], bm25)
+    assert invoke(env, "index", "-p", str(bm25), "--no-embed").exit_code == 0
+    note = as_json(invoke(env, "search", "order total", "-p", str(bm25), "--json"))["note"]
+    hint = note.split("(CLI: ", 1)[1].rsplit(")", 1)[0]
+    assert _run_verbatim(env, hint).exit_code == 0
+    assert as_json(invoke(env, "search", "order total", "-p", str(bm25), "--json"))["note"] is None

@@ -8,7 +8,7 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from helpers.code_graph import FIXTURES, edit, expected_lines, render
+from helpers.code_graph import FIXTURES, edges_by_fqn, edit, expected_lines, render
 
 from graphlore.toolsets.code.index.graph import CodeGraph
 from graphlore.toolsets.code.languages.folding import plain
@@ -130,12 +130,6 @@ def shop(tmp_path):
     return tmp_path
 
 
-def _edges(graph: CodeGraph, kind: str) -> dict[tuple[str, str], str]:
-    nodes, edges = graph.snapshot()
-    return {(nodes[e.src].props["fqn"], nodes[e.dst].props["fqn"]): e.props.get("resolution", "")
-            for e in edges.values() if e.type == kind}
-
-
 def test_a_php_file_gives_namespaced_types_members_and_resolved_calls(shop):
     graph = CodeGraph.build(shop)
     nodes, _ = graph.snapshot()
@@ -152,16 +146,16 @@ def test_a_php_file_gives_namespaced_types_members_and_resolved_calls(shop):
     assert symbols[f"{service}.mailer"]["type"] == "Mailer"          # the constructor parameter assigned to it
     assert symbols["Shop.Orders.Status.Open"]["symbol_kind"] == "field"
     assert symbols["Shop.Orders.total"]["symbol_kind"] == "function"
-    calls = _edges(graph, "CALLS")
+    calls = edges_by_fqn(graph, "CALLS")
     place = f"{service}.place"
     for target in ("Shop.Orders.Audits.audit", "Shop.Billing.Ledger.record", "Shop.Orders.Mailer.send",
                    f"{service}.helper", "Shop.Orders.BaseService.boot", "Shop.Orders.Factory.make",
                    "Shop.Orders.Order.__construct", "Shop.Orders.Order.total", "Shop.Orders.total"):
         assert (place, target) in calls, target
     assert ("Shop.Orders.Factory.make", "Shop.Orders.Order.__construct") in calls
-    assert (service, "Shop.Orders.BaseService") in _edges(graph, "EXTENDS")
-    assert (service, "Shop.Orders.Priced") in _edges(graph, "IMPLEMENTS")
-    assert (f"{service}.price", "Shop.Orders.Priced.price") in _edges(graph, "OVERRIDES")
+    assert (service, "Shop.Orders.BaseService") in edges_by_fqn(graph, "EXTENDS")
+    assert (service, "Shop.Orders.Priced") in edges_by_fqn(graph, "IMPLEMENTS")
+    assert (f"{service}.price", "Shop.Orders.Priced.price") in edges_by_fqn(graph, "OVERRIDES")
     unresolved = {site["name"]: site["reason"] for site in symbols[place].get("unresolved_calls", [])}
     assert unresolved == {"strlen": "builtin", "price": "external_name"}   # a bare price() is no method call
     assert (place, f"{service}.price") not in calls

@@ -27,6 +27,7 @@ The map (packages by concern; a package imports only the packages above it)::
       typescript/extract.py       one TS/JS file -> facts (exports, CommonJS)
       typescript/resolve.py       module specifiers, exports, this, constructor injection
       typescript/constants.py     TS/JS constants for folding (const strings, template literals)
+      typescript/aliases.py       tsconfig paths/baseUrl and bundler aliases: which project file a bare import names
       go/__init__.py              Go as a Language: go.mod modules, import paths as packages
       go/extract.py               one Go file -> facts (types, methods wherever declared, package values)
       go/resolve.py               packages, promoted members, implicit interface implementation
@@ -48,6 +49,12 @@ The map (packages by concern; a package imports only the packages above it)::
                                   instance variables, include/extend, blocks given to DSL calls)
       ruby/resolve.py             lexical constant lookup across reopened modules, mixins, T.new, self
       ruby/constants.py           Ruby values for folding (constants, #{...}, +, format, ENV)
+      rust/__init__.py            Rust as a Language: Cargo.toml crates and workspaces, module paths
+      rust/extract.py             one Rust file -> facts (structs, enums, traits, impl blocks, use trees,
+                                  attributes, call chains)
+      rust/resolve.py             module paths, use imports and re-exports, impl methods across files, traits
+      rust/constants.py           Rust paths (crate/self/super, declared mods) and values for folding (consts,
+                                  format!, struct literal fields, env::var)
       proto/__init__.py           Protocol Buffers as a Language: a .proto declares, it calls nothing
       proto/extract.py            one .proto file -> services, rpc methods (their gRPC names), messages
     layout/                       the tree as microservices and modules
@@ -59,6 +66,8 @@ The map (packages by concern; a package imports only the packages above it)::
       settings.py                 each module's Spring settings, config servers, ${...} placeholders
       yaml_lines.py               YAML documents with the line of each key (file:line of settings and ports)
       config_view.py              the configuration a microservice's describe shows (ports, config server)
+      dotnet_config.py            .NET settings describe shows: appsettings*.json, launch profiles, AppHost env
+      aspire.py                   .NET Aspire AppHost resource names as the services' names
       identity.py                 every name a service goes by (folder, artifact, application name, deployments)
       deployment.py               what the project's deployment files say: Compose, Kubernetes, Helm, Skaffold,
                                   .env (service names, images, each service's environment, ports)
@@ -81,17 +90,24 @@ The map (packages by concern; a package imports only the packages above it)::
       kafka.py                    Kafka's plain clients (Python, Node, Java/Kotlin, C#) by topic
       apache_http.py              Apache HttpClient requests (new HttpGet(url) ...) as HTTP clients
       triggers.py                 TRIGGERS edges: XState events, passport callbacks (no call in the code)
+      mediatr.py                  TRIGGERS edges of MediatR dispatch (Send -> the request's handler)
+      fastapi_depends.py          TRIGGERS edges: FastAPI Depends(fn) of a handler or dependency
       script_web.py               Express and NestJS routes, fetch and axios clients
+      openapi_clients.py          generated OpenAPI clients (hey-api, openapi-typescript-codegen, openapi-fetch)
       nextjs.py                   Next.js API routes (pages/api files, app router route.ts exports)
       gateway.py                  Spring Cloud Gateway and Zuul routes (YAML and the Java DSL) to their services
       declared.py                 in-source declarations (@CodebaseHttpClient, @CodebaseProducer ...)
       golang.py                   what Go frameworks read: types by package, receivers' types, handlers
       go_web.py                   net/http, gorilla/mux, gin, echo, chi routes; net/http clients; Go Kafka
-      aspnet.py                   ASP.NET Core routes (attributes, minimal APIs), HttpClient clients
+      aspnet.py                   ASP.NET Core routes (attributes, minimal APIs, groups, MapForwarder),
+                                  HttpClient clients
+      eventbus.py                 .NET event buses whose topic is the event type (AddSubscription<E, H>),
+                                  MassTransit and NServiceBus
       ktor.py                     Ktor routing and clients (Kotlin)
       php_web.py                  Symfony, Laravel, Slim routes; curl, Guzzle, Symfony HttpClient clients (PHP)
       ruby_web.py                 Sinatra and Rails routes; Net::HTTP, Faraday, HTTParty, RestClient clients
       ruby_messaging.py           ruby-kafka, rdkafka, Racecar, Bunny and Sneakers producers and consumers
+      rust_web.py                 axum, actix-web, rocket routes; reqwest clients; rdkafka (Rust)
       grpc/                       gRPC routes and clients in every language, named package.Service/Method
         services.py               the .proto services, how each language names their methods
         go.py                     grpc-go: Register...Server, New...Client stubs
@@ -100,6 +116,7 @@ The map (packages by concern; a package imports only the packages above it)::
         csharp.py                 Grpc.AspNetCore: ...Base subclasses, ...Client stubs
         script.py                 grpc-js: server.addService, service and generated XClient clients
         ruby.py                   the grpc gem: Foo::Service subclasses, Foo::Stub stubs
+        rust.py                   tonic: impl of the generated service trait, XClient stubs
     index/                        the graph in memory and in the store
       graph.py                    CodeGraph: build / update (incremental == full) / restore / snapshot
       persist.py                  per-file records that let an update after a restart stay incremental

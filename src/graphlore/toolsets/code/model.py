@@ -120,6 +120,8 @@ class FileContext:
     #: file declares its own namespace (a Java package)
     module_name: str
     is_test: bool
+    #: TS/JS module path aliases of the file's nearest tsconfig/bundler config (`typescript.aliases`)
+    aliases: tuple = ()
 
 
 @dataclass(slots=True)

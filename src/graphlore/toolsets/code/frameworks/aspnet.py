@@ -8,14 +8,19 @@ subclass, or a class whose name ends in ``Controller``) maps each action with ``
 action template starting with ``/`` or ``~/`` ignores the class's (ASP.NET matches paths case-insensitively, so
 the tokens are written in lower case). Minimal APIs: ``MapGet(path, handler)``
 ... ``MapPatch``, ``MapMethods(path, methods, handler)`` and ``Map(path, handler)`` on an app, endpoints or a
-``MapGroup(prefix)`` group (a group passed in as a parameter has an unknown prefix); the handler is the method a method group names, else the registering method.
+``MapGroup(prefix)`` group: a group's chained conventions (``.WithTags(..)``) keep it, groups nest, a local holds
+what it was made with, and a builder parameter holds what each caller passes (one route per distinct prefix;
+unknown when no caller is read or the method's name is not unique); the handler is the method a method group
+names, else the registering method. ``{id?}`` is ``{id}``. ``MapForwarder(pattern, target[, path])`` is a gateway
+route forwarding to the target (YARP's direct forwarding).
 
 **Clients.** ``GetAsync``, ``PostAsync``, ``PutAsync``, ``DeleteAsync``, ``PatchAsync``, ``GetStringAsync``,
 ``GetFromJsonAsync``, ``PostAsJsonAsync``, ``PutAsJsonAsync`` ... on a receiver typed ``HttpClient`` (a local,
 parameter, field or property), and ``SendAsync`` with a ``new HttpRequestMessage(HttpMethod.X, url)`` made in
 the same method. A relative URL starts at the ``BaseAddress = new Uri(...)`` that the class's typed-client
-registration (``AddHttpClient<Class>(c => c.BaseAddress = ...)``) sets, else the one set in the same class, else
-the only one set in the module outside another class's registration.
+registration (``AddHttpClient<Class>(c => c.BaseAddress = ...)``, in its module, else in the app whose file names
+the class) sets, else the one set in the same class, else the only one set in the module outside another class's
+registration; a URL without a scheme or a leading ``/`` is a path under it, never a host.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from ..languages.csharp.constants import CSharpConstants, CSharpFolder
 from ..languages.folding import ENV_OPEN, Folded, literal, unknown
 from ..languages.symbols import Bound
 from ..model import AnnotationFact, FileFacts
-from ..services.endpoints import ANY, Item, join_paths
+from ..services.endpoints import ANY, Forward, Item, join_paths, normalise_path
 from .base import Framework, Project, Reader, declared_type, item
 
 VERBS = {"HttpGet": "GET", "HttpPost": "POST", "HttpPut": "PUT", "HttpDelete": "DELETE", "HttpPatch": "PATCH",
@@ -65,11 +70,41 @@ class AspNet:
         self.constants = csharp_constants(project)
         #: module -> (owner, value as written, facts, the client type an ``AddHttpClient<T>`` registers, or "")
         self.bases: dict[str, list[tuple[str, str, FileFacts, str]]] = {}
+        #: client type -> its ``AddHttpClient<T>`` registrations in any module (a library's client, registered by
+        #: the app that uses it)
+        self.registered: dict[str, list[tuple[tuple[str, str, FileFacts, str], str]]] = {}
+        #: a named client's name -> its ``AddHttpClient("name", ...)`` registrations
+        self.named: dict[str, list[tuple[str, str, FileFacts]]] = {}
         for bound in bounds:
             for base in bound.facts.extra.get("base_addresses", []):
-                if base.get("registrar", "AddHttpClient") == "AddHttpClient":
-                    self.bases.setdefault(bound.ctx.module, []).append(
-                        (base["owner"], base["value"], bound.facts, base.get("client", "").rsplit(".", 1)[-1]))
+                if base.get("client", "").startswith("name:"):   # AddHttpClient("x", ...): CreateClient("x")'s
+                    self.named.setdefault(base["client"][5:], []).append((base["owner"], base["value"], bound.facts))
+                elif base.get("registrar", "AddHttpClient") == "AddHttpClient":
+                    found = (base["owner"], base["value"], bound.facts, base.get("client", "").rsplit(".", 1)[-1])
+                    self.bases.setdefault(bound.ctx.module, []).append(found)
+                    if found[3]:
+                        self.registered.setdefault(found[3], []).append((found, base.get("client", "")))
+        self._bounds = bounds
+        self._calls: dict[str, list] | None = None
+        self._methods: dict[str, int] = {}
+
+    def callers(self, name: str) -> list:
+        """(bound, call) of every call of a method named ``name`` in the project's C# files."""
+        if self._calls is None:
+            self._calls = {}
+            for bound in self._bounds:
+                for call in bound.facts.calls:
+                    if call.kind == "call":
+                        self._calls.setdefault(call.name, []).append((bound, call))
+                for sym in bound.facts.symbols:
+                    if sym.kind in ("method", "function"):
+                        self._methods[sym.name] = self._methods.get(sym.name, 0) + 1
+        return self._calls.get(name, [])
+
+    def declarations(self, name: str) -> int:
+        """How many methods of the project's C# files are named ``name``."""
+        self.callers(name)
+        return self._methods.get(name, 0)
 
     def fold(self, facts: FileFacts, expr: str, class_key: str, owner: str | None = None, line: int = 0) -> Folded:
         folder = CSharpFolder(self.constants, facts, class_key)
@@ -77,17 +112,34 @@ class AspNet:
             folder.at(facts, owner, line)
         return folder.fold(expr)
 
+    def named_base(self, name: str) -> Folded | None:
+        """The base address ``AddHttpClient(name, ...)`` registrations set (one value), else None."""
+        values = {f.text: f for f in (self.fold(facts, expr, owner.rsplit(".", 1)[0])
+                                      for owner, expr, facts in self.named.get(name, []))}
+        return next(iter(values.values())) if len(values) == 1 else None
+
     def base_for(self, bound: Bound, class_key: str) -> Folded | None:
         """The base address of the class's ``HttpClient``: the one its ``AddHttpClient<Class>(...)`` registration
-        sets, else the one the class sets, else the only one its module sets outside another class's
+        sets (in its module, else in any: one value when several), else the one the class sets, else the only one its module sets outside another class's
         registration."""
         found = self.bases.get(bound.ctx.module, [])
-        registered = [b for b in found if b[3] and b[3] == class_key.rsplit(".", 1)[-1]]
+        registered = [b for b in found if b[3] and b[3] == class_key.rsplit(".", 1)[-1]] or \
+            [b for b, written in self.registered.get(class_key.rsplit(".", 1)[-1], [])
+             if _names_class(b[2], written, bound.facts.package)]
         own = [b for b in found if b[2] is bound.facts and b[0].startswith(class_key) and not b[3]]
         chosen = registered or own or [b for b in found if not b[3]]
         values = {self.fold(facts, expr, owner.rsplit(".", 1)[0]).text: self.fold(facts, expr, owner.rsplit(".", 1)[0])
                   for owner, expr, facts, _ in chosen}
         return next(iter(values.values())) if len(values) == 1 else None
+
+
+def _names_class(facts: FileFacts, written: str, namespace: str) -> bool:
+    """Whether ``written`` (a type name in ``facts``' file) can be the class of that name in ``namespace``: written
+    with that namespace, or written plain in the namespace, one inside it, or a file that imports it."""
+    if "." in written:
+        return written.rpartition(".")[0] in (namespace, namespace.rpartition(".")[2])
+    return facts.package == namespace or facts.package.startswith(namespace + ".") or \
+        any(i.target == namespace and i.names == (("*", "*"),) for i in facts.imports)
 
 
 def _controller(sym, anns: dict[str, AnnotationFact]) -> bool:
@@ -138,8 +190,13 @@ def _controller_routes(web: AspNet, bound: Bound, index: int) -> Iterator[Item]:
                     parts.append(_fold_template(web, facts, prefix, sym.key, name, method.name))
                 if template is not None:
                     parts.append(_fold_template(web, facts, template.replace('"~/', '"/'), sym.key, name, method.name))
-                yield item(bound, member, "route", "aspnet", None, http_method=verb, path=join_paths(parts),
+                yield item(bound, member, "route", "aspnet", None, http_method=verb, path=_route(join_paths(parts)),
                            written=" + ".join(t for t in (prefix if not absolute else None, template) if t) or '""')
+
+
+def _route(path: Folded) -> Folded:
+    """A route template with its optional parameters (``{brandId?}``) written as parameters (``{brandId}``)."""
+    return Folded(re.sub(r"\{([^{}?]+)\?\}", r"{\1}", path.text), path.known, path.why)
 
 
 def _fold_template(web: AspNet, facts: FileFacts, expr: str, class_key: str, controller: str, action: str) -> Folded:
@@ -147,24 +204,82 @@ def _fold_template(web: AspNet, facts: FileFacts, expr: str, class_key: str, con
     return Folded(_tokens(value.text, controller, action), value.known, value.why)
 
 
-def _group_prefix(web: AspNet, bound: Bound, owner: str, receiver, depth: int = 0) -> Folded:
-    """The prefix of a ``MapGroup`` group a receiver variable holds ("" for an app or endpoints)."""
-    if depth > 6 or not receiver or receiver[0] != "name":
-        return literal("")
-    seen = [t for _, t in bound.facts.locals.get(owner, {}).get(receiver[1], [])]
-    made = next((t for t in reversed(seen) if t.endswith(".MapGroup()")), None)
-    if made is None:
-        if any(t.rsplit(".", 1)[-1] in GROUP_TYPES for t in seen):   # a parameter: the caller made the group
-            return unknown(f"{receiver[1]} is a route group the caller passes in")
-        return literal("")
-    parent = made[1:-len(".MapGroup()")]
-    calls = [c for c in bound.facts.calls if c.owner == owner and c.name == "MapGroup" and c.receiver == ["name", parent]
-             and c.args]
-    if len(calls) != 1:
-        return literal("")
+def _group_prefixes(web: AspNet, bound: Bound, owner: str, receiver, line: int, depth: int = 0) -> list[Folded]:
+    """The prefixes of the ``MapGroup`` group a receiver is ("" for an app, endpoints or a versioned API set): a
+    chain's conventions (``.WithTags(..)``, ``.RequireAuthorization()``) return their group, a group's ``MapGroup``
+    nests, a local holds what it was made with, and a builder parameter holds what every caller passes (one
+    prefix per distinct caller's; unknown when no caller is found or the method's name is not unique)."""
+    if depth > 8 or not receiver:
+        return [literal("")]
+    if receiver[0] == "call":
+        inner = receiver[1]
+        if receiver[2] != "MapGroup":
+            return _group_prefixes(web, bound, owner, inner, line, depth + 1)
+        made = [c for c in bound.facts.calls if c.owner == owner and c.name == "MapGroup" and c.line == line
+                and c.receiver == inner and c.args]
+        if len(made) != 1:
+            return [unknown("a route group made by a chain the reader cannot follow")]
+        return _nested(web, bound, owner, made[0], depth)
+    if receiver[0] != "name":
+        return [literal("")]
+    name = receiver[1]
+    seen = [(at, t) for at, t in bound.facts.locals.get(owner, {}).get(name, []) if t and t != "?"]
+    before = [(at, t) for at, t in seen if at <= line] or seen[:1]
+    if not before:
+        return [literal("")]
+    at, made = before[-1]
+    if made.startswith("~"):
+        groups = [c for c in bound.facts.calls if c.owner == owner and c.name == "MapGroup" and c.line == at
+                  and c.args and ".MapGroup(" in made]
+        if groups:   # the last group of the chain: the one whose receiver holds every other
+            return _nested(web, bound, owner, max(groups, key=lambda c: len(repr(c.receiver))), depth)
+        head = re.match(r"~([A-Za-z_]\w*)\.", made)
+        if head is None or head.group(1) == name:
+            return [literal("")]
+        return _group_prefixes(web, bound, owner, ["name", head.group(1)], at, depth + 1)
+    if made.rsplit(".", 1)[-1] in GROUP_TYPES:   # a parameter: the callers pass the builder in
+        return _through_callers(web, bound, owner, name, depth)
+    return [literal("")]
+
+
+def _nested(web: AspNet, bound: Bound, owner: str, group, depth: int) -> list[Folded]:
     class_key = owner.rpartition(".")[0]
-    return join_paths([_group_prefix(web, bound, owner, ["name", parent], depth + 1),
-                       web.fold(bound.facts, calls[0].args[0], class_key)])
+    own = web.fold(bound.facts, group.args[0], class_key)
+    return [join_paths([outer, own])
+            for outer in _group_prefixes(web, bound, owner, group.receiver, group.line, depth + 1)]
+
+
+def _through_callers(web: AspNet, bound: Bound, owner: str, param: str, depth: int) -> list[Folded]:
+    """The prefixes of the builder each caller of ``owner`` passes as ``param`` (an extension method's receiver, or
+    an argument named by a plain identifier)."""
+    index = bound.by_key.get(owner)
+    sym = bound.facts.symbols[index] if index is not None else None
+    names = [p for p, _ in sym.params] if sym is not None else []
+    if sym is None or param not in names:
+        return [unknown(f"{param} is a route group the caller passes in")]
+    if web.declarations(sym.name) != 1:
+        return [unknown(f"{param} is a route group passed to {sym.name}, a name several methods have")]
+    position = names.index(param)
+    extension = "(this " in sym.signature
+    found: dict[str, Folded] = {}
+    for caller_bound, call in web.callers(sym.name):
+        class_call = call.receiver and call.receiver[0] == "name" and call.receiver[1] == sym.parent.rsplit(".", 1)[-1]
+        if extension and not class_call:
+            if position == 0:
+                receiver = call.receiver
+            else:
+                receiver = _name_arg(call.args, position - 1)
+        else:
+            receiver = _name_arg(call.args, position)
+        prefixes = [unknown(f"{param} is a route group the caller passes in")] if receiver is None else \
+            _group_prefixes(web, caller_bound, call.owner, receiver, call.line, depth + 1)
+        found.update((p.text, p) for p in prefixes)
+    return list(found.values()) or [unknown(f"{param} is a route group the caller passes in; no caller is read")]
+
+
+def _name_arg(args, position: int) -> list | None:
+    written = args[position].strip() if position < len(args) else ""
+    return ["name", written] if re.fullmatch(r"[A-Za-z_]\w*", written) else None
 
 
 def _minimal(web: AspNet, bound: Bound) -> Iterator[Item]:
@@ -175,22 +290,45 @@ def _minimal(web: AspNet, bound: Bound) -> Iterator[Item]:
         if call.name in MAPS:
             methods, handler_expr = [MAPS[call.name]], call.args[1] if len(call.args) > 1 else ""
         elif call.name == "MapMethods" and len(call.args) >= 3:
-            methods = [m.upper() for m in re.findall(r"\"(\w+)\"", call.args[1])] or [ANY]
+            methods = [m.upper() for m in re.findall(r"\"(\w+)\"|HttpMethods\.(\w+)", call.args[1])
+                       for m in m if m] or [ANY]
             handler_expr = call.args[2]
         elif call.name == "Map" and len(call.args) == 2:
             methods, handler_expr = [ANY], call.args[1]
+        elif call.name == "MapForwarder" and len(call.args) >= 2:
+            yield _forwarder(web, bound, call)
+            continue
         else:
             continue
         class_key = call.owner.rpartition(".")[0] if "." in call.owner else ""
-        path = join_paths([_group_prefix(web, bound, call.owner, call.receiver),
-                           web.fold(facts, call.args[0], class_key)])
+        own = web.fold(facts, call.args[0], class_key)
+        paths = [_route(join_paths([prefix, own]))
+                 for prefix in _group_prefixes(web, bound, call.owner, call.receiver, call.line)]
         written = handler_expr.strip()
         handler = bound.by_key.get(f"{class_key}.{written}" if class_key else written) \
             if re.fullmatch(r"[A-Za-z_][\w.]*", written) else None
         owner = handler if handler is not None else bound.by_key.get(call.owner, -1)
         for method in methods:
-            yield item(bound, owner, "route", "aspnet", None if handler is not None else call.line, http_method=method,
-                       path=path, written=call.args[0])
+            for path in paths:
+                yield item(bound, owner, "route", "aspnet", None if handler is not None else call.line,
+                           http_method=method, path=path, written=call.args[0])
+
+
+def _forwarder(web: AspNet, bound: Bound, call) -> Item:
+    """``MapForwarder(pattern, target[, target path])`` (YARP's direct forwarding): a gateway route that sends what
+    ``pattern`` matches to the target, at the target path when one is given, else at the same path."""
+    class_key = call.owner.rpartition(".")[0] if "." in call.owner else ""
+    own = web.fold(bound.facts, call.args[0], class_key)
+    prefixes = _group_prefixes(web, bound, call.owner, call.receiver, call.line)
+    path = join_paths([prefixes[0], own]) if len(prefixes) == 1 else join_paths([unknown("several groups"), own])
+    inner = web.fold(bound.facts, call.args[2], class_key) if len(call.args) > 2 else None
+    rewrite = (path.text, normalise_path(inner.text)) if inner is not None and inner.known else None
+    target = web.fold(bound.facts, call.args[1], class_key) if inner is None or inner.known else None
+    route = item(bound, bound.by_key.get(call.owner, -1), "route", "aspnet", call.line, http_method=ANY, path=path,
+                 written=call.args[0], forward=Forward(target, 0, rewrite, path.text))
+    if target is None:
+        route.problems.append("the path it forwards to is not known")
+    return route
 
 
 def _clients(web: AspNet, bound: Bound) -> Iterator[Item]:
@@ -203,24 +341,32 @@ def _clients(web: AspNet, bound: Bound) -> Iterator[Item]:
             typed = declared_type(bound, call.owner, receiver[-1], call.line)
         else:
             continue
-        if typed.rsplit(".", 1)[-1] != "HttpClient":
+        factory = _from_factory(bound, call.owner, receiver[-1], typed, call.line) if typed.rsplit(".", 1)[-1] != "HttpClient" \
+            else None
+        if typed.rsplit(".", 1)[-1] != "HttpClient" and factory is None:
             continue
         class_key = call.owner.rpartition(".")[0]
         if call.name in CLIENT_CALLS:
             method, url = CLIENT_CALLS[call.name], call.args[0]
         elif call.name == "SendAsync":
-            made = [c for c in facts.calls if c.owner == call.owner and c.kind == "new" and c.name == "HttpRequestMessage"
-                    and len(c.args) >= 2 and c.line <= call.line]
+            made = [(c.line, c.args[0], c.args[1]) for c in facts.calls if c.owner == call.owner and c.kind == "new"
+                    and c.name == "HttpRequestMessage" and len(c.args) >= 2 and c.line <= call.line]
+            made += [(line, members.get("Method", "HttpMethod.Get"), members["RequestUri"])   # GET: its default
+                     for owner, line, members in facts.extra.get("initialised", [])
+                     if owner == call.owner and line <= call.line and "RequestUri" in members]
             if not made:
                 continue
-            verb = made[-1].args[0].rsplit(".", 1)[-1].upper()
-            method, url = (verb if verb in ("GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS") else None,
-                           made[-1].args[1])
+            _, verb_written, url = max(made)
+            verb = verb_written.rsplit(".", 1)[-1].upper()
+            method = verb if verb in ("GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS") else None
         else:
             continue
         url = url.removeprefix("new Uri(").removesuffix(")") if url.startswith("new Uri(") else url
-        base = web.base_for(bound, class_key)
+        url = re.sub(r",\s*UriKind\.\w+$", "", url)   # new Uri(x, UriKind.Absolute): the URL is x
+        base = web.base_for(bound, class_key) if factory is None else web.named_base(factory) if factory else None
         path = web.fold(facts, url, class_key, call.owner, call.line)
+        if re.match(r"[\w.~-]", path.text) and "://" not in path.text:
+            path = literal("/") + path   # a relative URI: a path under the base address, never a host
         if base is not None and not base.known and ENV_OPEN in base.text and path.text.startswith("/"):
             path = base + path   # the deployment's environment settles it
         found = item(bound, bound.by_key[call.owner], "client", "http_client", call.line, http_method=method,
@@ -228,6 +374,18 @@ def _clients(web: AspNet, bound: Bound) -> Iterator[Item]:
         if base is not None and base.known:
             found.base_url = base.text
         yield found
+
+
+def _from_factory(bound: Bound, owner: str, variable: str, typed: str, line: int) -> str | None:
+    """For a local made by ``factory.CreateClient(...)`` on an ``IHttpClientFactory``, the client's name ("" for
+    the default client); None for any other."""
+    made = re.fullmatch(r"~(\w+)\.CreateClient\(\)", typed)
+    if made is None or declared_type(bound, owner, made.group(1), line).rsplit(".", 1)[-1] != "IHttpClientFactory":
+        return None
+    assigned = [values for at, values in bound.facts.extra.get("assigns", {}).get(owner, {}).get(variable, [])
+                if at <= line]
+    named = re.search(r"CreateClient\(\s*\"([^\"]*)\"", assigned[-1][-1]) if assigned and assigned[-1] else None
+    return named.group(1) if named else ""
 
 
 def prepare(files: list[Bound], project: Project) -> Reader:

@@ -101,6 +101,17 @@ def brace_block(text: str, start: int) -> str:
     return text[start:]
 
 
+def dotted(tree) -> str:
+    """A receiver tree of names and fields as dotted text (``["field", ["name", "a"], "b"]`` -> ``a.b``), "" for any
+    other expression."""
+    if tree[0] == "name":
+        return tree[1]
+    if tree[0] == "field":
+        inner = dotted(tree[1])
+        return f"{inner}.{tree[2]}" if inner else ""
+    return ""
+
+
 def declared_type(bound: Bound, owner: str, name: str, line: int) -> str:
     """The type a local, parameter or field (of the types around ``owner``) is declared or made with, as
     written ("" when none is known): the local's nearest declaration before ``line``, else a field's."""

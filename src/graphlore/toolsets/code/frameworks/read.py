@@ -19,6 +19,7 @@ from . import (
     apache_http,
     aspnet,
     declared,
+    eventbus,
     gateway,
     go_web,
     jaxrs,
@@ -28,10 +29,12 @@ from . import (
     locust,
     nextjs,
     nginx,
+    openapi_clients,
     php_web,
     python_web,
     ruby_messaging,
     ruby_web,
+    rust_web,
     script_web,
     spring,
 )
@@ -41,6 +44,7 @@ from .grpc import go as grpc_go
 from .grpc import jvm as grpc_jvm
 from .grpc import python as grpc_python
 from .grpc import ruby as grpc_ruby
+from .grpc import rust as grpc_rust
 from .grpc import script as grpc_script
 
 FRAMEWORKS: tuple[Framework, ...] = (
@@ -52,21 +56,25 @@ FRAMEWORKS: tuple[Framework, ...] = (
     python_web.FRAMEWORK,
     locust.FRAMEWORK,
     script_web.FRAMEWORK,
+    openapi_clients.FRAMEWORK,
     nextjs.FRAMEWORK,
     k6.FRAMEWORK,
     go_web.FRAMEWORK,
     amqp.FRAMEWORK,
     kafka.FRAMEWORK,
     aspnet.FRAMEWORK,
+    eventbus.FRAMEWORK,
     ktor.FRAMEWORK,
     php_web.FRAMEWORK,
     ruby_web.FRAMEWORK,
     ruby_messaging.FRAMEWORK,
+    rust_web.FRAMEWORK,
     grpc_go.FRAMEWORK,
     grpc_csharp.FRAMEWORK,
     grpc_jvm.FRAMEWORK,
     grpc_python.FRAMEWORK,
     grpc_ruby.FRAMEWORK,
+    grpc_rust.FRAMEWORK,
     grpc_script.FRAMEWORK,
     declared.FRAMEWORK,
 )

@@ -1,6 +1,6 @@
 """What runs code that no call in the code names, where a static reader can know it: ``TRIGGERS`` edges (never
 ``CALLS``), from the symbol that sets it off to the symbol that holds what runs. Read across the whole project
-after every update (TypeScript and JavaScript files).
+after every update (TypeScript and JavaScript files; C# for MediatR, `frameworks.mediatr`; Python for FastAPI).
 
 **State-machine events (XState).** A machine is a ``Machine(config, options)`` / ``createMachine(...)`` call in a
 file that imports ``xstate``; its config's ``on: { EVENT: "state" }`` (or ``{ target: "state" }``) transitions
@@ -17,6 +17,8 @@ registered under that name (``new LocalStrategy(...)`` is ``local``; ``passport.
 The callback is an argument, so the edge goes to the symbol that registers it, in the trigger's module (each
 process has its own ``passport``). Props: ``kind:
 framework_callback``, ``via`` (``passport.session -> deserializeUser``).
+
+**FastAPI dependencies** (Python files): `fastapi_depends`.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ from pathlib import Path
 from ..languages.symbols import Bound, Table
 from ..model import GraphEdge, make_edge
 from .base import brace_block
+from .fastapi_depends import dependency_edges
+from .mediatr import mediator_edges
 
 SCRIPT = ("typescript", "javascript")
 MACHINES = frozenset({"Machine", "createMachine"})
@@ -61,7 +65,9 @@ def _imports(bound: Bound, module: str) -> bool:
 
 def trigger_edges(table: Table, root: Path) -> list[GraphEdge]:
     files = [b for _, b in sorted(table.files.items()) if b.facts.language in SCRIPT and not b.ctx.is_test]
-    return list({edge.id: edge for edge in (*_xstate(files, root), *_passport(files))}.values())
+    csharp = [b for _, b in sorted(table.files.items()) if b.facts.language == "csharp" and not b.ctx.is_test]
+    edges = (*_xstate(files, root), *_passport(files), *mediator_edges(csharp), *dependency_edges(table))
+    return list({edge.id: edge for edge in edges}.values())
 
 
 def _config(root: Path, bound: Bound, line: int, name: str) -> str:

@@ -45,8 +45,10 @@ from ..model import (
     package_id,
     service_id,
 )
+from ..services.aspire import with_aspire
 from ..services.config_view import service_config
 from ..services.deployment import Deployment, read_deployment
+from ..services.dotnet_config import dotnet_config
 from ..services.identity import ServiceNames
 from ..services.links import link
 from ..services.settings import Values, module_values
@@ -183,8 +185,12 @@ class CodeGraph:
             self._layout_records(layout)
         with _phase(stats, "services"):
             deployment, settings = self._settings
+            running = {path: bound.facts for path, bound in self.table.files.items() if not bound.ctx.is_test}
+            deployment = with_aspire(deployment, layout, running)
             names = ServiceNames(layout, deployment)
             config = service_config(layout, settings, deployment, names)
+            for service, lines in dotnet_config(layout, self.root, running).items():
+                config[service] = list(dict.fromkeys(config.get(service, []) + lines))
             for node in self.layout_nodes:
                 if node.kind == "microservice":
                     node.props["aliases"] = names.aliases(node.name)

@@ -112,6 +112,10 @@ class Language:
     #: annotations are kept by their simple names (``RestController``), else as written (``app.get``)
     simple_annotations: bool = False
     builds: tuple[BuildFile, ...] = field(default=())
+    #: files of a folder that map bare import specifiers to project paths (tsconfig ``paths``), and
+    #: ``read_aliases(root, folder, names)``: that folder's table for its files' `FileContext.aliases`
+    alias_files: re.Pattern[str] | None = None
+    read_aliases: Callable[[Path, str, list[str]], tuple] | None = None
 
     @cached_property
     def names(self) -> tuple[str, ...]:

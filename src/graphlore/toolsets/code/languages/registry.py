@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from . import csharp, go, java, kotlin, php, proto, python, ruby, typescript
+from . import csharp, go, java, kotlin, php, proto, python, ruby, rust, typescript
 from .base import Language
 
 LANGUAGES: tuple[Language, ...] = (
@@ -17,6 +17,7 @@ LANGUAGES: tuple[Language, ...] = (
     csharp.LANGUAGE,
     php.LANGUAGE,
     ruby.LANGUAGE,
+    rust.LANGUAGE,
     proto.LANGUAGE,
 )
 

@@ -440,16 +440,9 @@ class TypedResolver(Resolver):
                     return None, "", {"reason": "external_base", "detail": f"{external[0]}.{name}"}
             first = False
             index = self.enclosing_class(bound, bound.sym(index).parent)
-        imported = self.imported(bound).get(name)
+        imported = self.imported_call(call, bound)
         if imported is not None:
-            package, _, last = imported.rpartition(".")
-            found = self.package_callables(package, last)
-            if found:
-                return self.pick(found, call, "static_import")
-            ref = self.type_ref(imported, bound)
-            if ref is not None:
-                return self.constructor_call(("project", ref), call)
-            return None, "", {"reason": "external_name", "detail": imported}
+            return imported
         for position, package in enumerate(self.visible_packages(bound)):
             found = self.package_callables(package, name)
             if found:
@@ -463,6 +456,21 @@ class TypedResolver(Resolver):
         if opened:   # a wildcard import or an opened namespace outside the project may bring it
             return None, "", {"reason": "external_name", "detail": f"{name} (from one of: {', '.join(opened[:5])})"}
         return None, "", {"reason": "undefined_name", "detail": name}
+
+    def imported_call(self, call: CallFact, bound: Bound) -> Target | None:
+        """A bare call of a name a single import brings in: the imported function, a construction of the imported
+        type, else a library's (``external_name``); None when no import names it."""
+        imported = self.imported(bound).get(call.name)
+        if imported is None:
+            return None
+        package, _, last = imported.rpartition(".")
+        found = self.package_callables(package, last)
+        if found:
+            return self.pick(found, call, "static_import")
+        ref = self.type_ref(imported, bound)
+        if ref is not None:
+            return self.constructor_call(("project", ref), call)
+        return None, "", {"reason": "external_name", "detail": imported}
 
     def _declared_elsewhere(self, bound: Bound, name: str) -> bool:
         return any(self.package_callables(package, name) for package in self.visible_packages(bound))
@@ -520,6 +528,28 @@ class UntypedLocals:
             return None, "", {"reason": "unknown_receiver",
                               "detail": f"receiver type unknown; {len(refs)} project method(s) named {name}"}
         return None, "", {"reason": "unknown_receiver"}
+
+
+class DetachedMethods:
+    """A mixin (before `TypedResolver`) for languages whose methods may be declared apart from their type and say
+    it in ``extra["receiver"]`` (Go's receivers, Rust's ``impl`` blocks): a type's members include the methods its
+    ``methods(ref)`` finds, and such a method's enclosing class is its receiver's type when the file declares it."""
+
+    def own_members(self, ref: Ref, name: str, kinds: frozenset[str]) -> list[Ref]:
+        found = super().own_members(ref, name, kinds)
+        if "method" in kinds and not found:
+            found = [r for r in self.methods(ref) if self.table.sym(r).name == name]
+        return found
+
+    def enclosing_class(self, bound: Bound, key: str | None) -> int | None:
+        index = super().enclosing_class(bound, key)
+        if index is None and key and key in bound.by_key:
+            receiver = bound.sym(bound.by_key[key]).extra.get("receiver")
+            if receiver:
+                res = self.resolve_type(receiver, bound, None)
+                if res[0] == "project" and res[1][0] == bound.path:
+                    return res[1][1]
+        return index
 
 
 def _dotted_receiver(text: str) -> list | None:

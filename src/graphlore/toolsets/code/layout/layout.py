@@ -15,7 +15,11 @@ module that runs, named after its folder. A module's members are the modules its
 module, with one exception seen in real systems (piggymetrics' root ``pom.xml`` is a reactor over nine
 Spring Boot applications): a build with two or more *deployable* members is an **aggregator**, and each
 member then starts its own microservice (a non-deployable member of an aggregator, e.g. a shared
-library, is a microservice of its own with ``deployable=false``). A module is deployable when it (or a
+library, is a microservice of its own with ``deployable=false``). A JS or Python **workspace** root (npm/yarn/
+bun ``workspaces``, ``pnpm-workspace.yaml``, uv ``[tool.uv.workspace]``) is an aggregator as soon as one member
+is deployable: its packages are programs and libraries of their own, not one service named after the root (a
+member no deployment builds, such as a front end built into another member's image, is then a microservice with
+``deployable=false``). A module is deployable when it (or a
 module inside it) declares ``spring.application.name``, has a ``Dockerfile``, or its build makes an
 application (the Spring Boot plugin). A tree whose root has no build file is an aggregator of its
 top-level builds; files outside every module belong to a service named after the root folder.
@@ -279,6 +283,10 @@ def _entry_modules(found: Scan, modules: dict[str, Module]) -> None:
 
 # ---- microservices ------------------------------------------------------------------------------------------
 
+#: build files whose members are a workspace's packages: each deploys (or not) on its own
+WORKSPACE_FILES = frozenset({"package.json", "pnpm-workspace.yaml", "pyproject.toml"})
+
+
 class _Services:
     """Microservices from the module tree, by the aggregator rule (see the module docstring)."""
 
@@ -330,9 +338,15 @@ class _Services:
             if member in modules:
                 modules[member].microservice = name
 
+    def workspace(self, path: str) -> bool:
+        """Whether the module is a JS or Python workspace root (npm/yarn/bun ``workspaces``, pnpm, uv)."""
+        module = self.modules[path]
+        return bool(module.declared_members) and bool(WORKSPACE_FILES & set(module.build_files))
+
     def assign(self, path: str) -> None:
         kids = self.children.get(path, [])
-        if sum(self.deployable(k) for k in kids) >= 2:
+        deployable = sum(self.deployable(k) for k in kids)
+        if deployable >= 2 or deployable == 1 and self.workspace(path):
             # an aggregator: its own files (if any) form a service named after it; members split. Without
             # sources of its own it runs nothing (its Boot plugin, Dockerfile or settings are its members').
             # Packages its entry points share stay with it
@@ -359,6 +373,8 @@ class Layout:
         self.deployment_files = deployment_files
         self._root_service = modules["."].microservice if "." in modules else root.name
         self._cache: dict[tuple[str, str], FileContext] = {}
+        #: import alias tables by (language, folder) (`Language.read_aliases`)
+        self.aliases: dict[tuple[str, str], tuple] = {}
 
     def namespace_of(self, path: str) -> tuple[str, str] | None:
         folder = self.module_of(path)
@@ -379,6 +395,15 @@ class Layout:
             folder = folder.rsplit("/", 1)[0] if "/" in folder else ""
         return "."
 
+    def _aliases_of(self, path: str, language: str) -> tuple:
+        """The import alias table of the nearest folder above ``path`` that has one for ``language``."""
+        folder = path
+        while folder:
+            folder = folder.rsplit("/", 1)[0] if "/" in folder else ""
+            if (language, folder) in self.aliases:
+                return self.aliases[(language, folder)]
+        return ()
+
     def context(self, path: str, language: str) -> FileContext:
         key = (path, language)
         cached = self._cache.get(key)
@@ -389,7 +414,8 @@ class Layout:
         spec = registry.by_name(language)
         parts = tuple(path.split("/"))
         ctx = FileContext(service, module, spec.module_name(path, self),
-                          _is_test_path(parts) or spec.is_test_file(parts[-1]))
+                          _is_test_path(parts) or spec.is_test_file(parts[-1]),
+                          self._aliases_of(path, spec.name))
         self._cache[key] = ctx
         return ctx
 
@@ -474,6 +500,20 @@ def settle_deployable(layout: Layout, run: set[str]) -> None:
             service.deployable = service.runs = False
 
 
+def _alias_tables(root: Path, layout_files: dict[str, list[str]]) -> dict[tuple[str, str], tuple]:
+    """(language, folder) -> the folder's import alias table, for every language that reads alias files."""
+    tables = {}
+    for language in registry.LANGUAGES:
+        if language.alias_files is None or language.read_aliases is None:
+            continue
+        for rel, names in layout_files.items():
+            mine = [n for n in names if language.alias_files.match(n)]
+            table = language.read_aliases(root, rel, mine) if mine else ()
+            if table:
+                tables[(language.name, rel)] = table
+    return tables
+
+
 def detect_layout(found: Scan) -> Layout:
     """Modules from build files, then microservices by the aggregator rule in the module docstring."""
     root = found.root
@@ -514,6 +554,7 @@ def detect_layout(found: Scan) -> Layout:
     deployment_files = tuple(sorted(f"{rel}/{name}" if rel else name for rel, names in found.layout_files.items()
                                     for name in names if is_deployment_file(name)))
     layout = Layout(root, modules, services.services, set(found.package_dirs), deployment_files)
+    layout.aliases = _alias_tables(root, found.layout_files)
     if "." not in modules:
         # files outside every module: a service named after the root folder
         services.add(".", [], False, runs=False)

@@ -65,6 +65,7 @@ class _Kinds:
     package_files: frozenset[str]
     layout_names: frozenset[str]
     layout_suffixes: tuple[str, ...]
+    alias_files: tuple[re.Pattern[str], ...]
 
 
 @cache
@@ -76,15 +77,17 @@ def _kinds(languages: tuple) -> _Kinds:
         layout_names=frozenset(n for language in languages for build in language.builds for n in build.names)
         | {"Dockerfile"},
         layout_suffixes=tuple(s for language in languages for build in language.builds for s in build.suffixes),
+        alias_files=tuple(language.alias_files for language in languages if language.alias_files is not None),
     )
 
 
 def is_layout_file(name: str, folder: str = "") -> bool:
     """A file whose change can move the layout or the configuration: build files, Dockerfiles,
-    ``application*``/``bootstrap*`` files, nginx configuration (`NGINX_FILE`), any settings file under a ``resources`` folder (config
+    ``application*``/``bootstrap*`` files, nginx configuration (`NGINX_FILE`), import alias files (`Language.alias_files`: tsconfig), any settings file under a ``resources`` folder (config
     servers keep their shared files there), and deployment files (`is_deployment_file`)."""
     kinds = _kinds(registry.LANGUAGES)
-    if name in kinds.layout_names or DOCKERFILE.match(name) or CONFIG_FILE.match(name) or NGINX_FILE.match(name) or (
+    if name in kinds.layout_names or DOCKERFILE.match(name) or CONFIG_FILE.match(name) or NGINX_FILE.match(name) or any(
+            p.match(name) for p in kinds.alias_files) or (
             kinds.layout_suffixes and name.endswith(kinds.layout_suffixes)):
         return True
     return name.endswith(SETTINGS_SUFFIXES) and "resources" in folder.split("/") or is_deployment_file(name)

@@ -5,6 +5,7 @@ the index status line."""
 from __future__ import annotations
 
 import json
+import shlex
 
 from graphlore.render import table
 
@@ -161,7 +162,8 @@ def service_map(r: ServiceMapResponse) -> str:
 
 def status(r: StatusResponse) -> str:
     if not r.exists:
-        return f"not indexed ({len(r.stale_files)}+ files to index); run: graphlore code index {r.index_status.project_path}"
+        return (f"not indexed ({len(r.stale_files)}+ files to index); run: graphlore code index -p "
+                f"{shlex.quote(r.index_status.project_path)}")
     lines = [f"index of {r.index_status.project_path}: {r.index_size_bytes / 1e6:.1f} MB at {r.index_location}",
              "nodes: " + ", ".join(f"{k} {v}" for k, v in r.nodes.items()),
              "edges: " + ", ".join(f"{k} {v}" for k, v in r.edges.items()),

@@ -372,7 +372,7 @@ def search(runtime: Runtime, request: SearchRequest) -> SearchResponse:
     else:
         hits = store.keyword_search(words, kind=request.kind, where=where, limit=request.limit)
         note = (f"ranked by BM25 alone: embeddings are done for {status.embedded} of {status.embeddable} nodes; "
-                f"run the index tool to finish them (CLI: graphlore code index {index.root})")
+                f"run the index tool to finish them (CLI: graphlore code index -p {shlex.quote(str(index.root))})")
         weighed = [h for h in hits if h.score >= NO_WEIGHT]
         if weighed and len(weighed) < len(hits):
             hits = weighed  # the rest match only words that carry no weight (see NO_WEIGHT)
@@ -417,6 +417,9 @@ _PATTERN = set("*?[]|^$\\")
 #: a Ruby predicate method's qualified name (``Shop.Cart.empty?``): its ``?`` ends a name, it is no pattern
 _RUBY_PREDICATE = re.compile(r"\.[A-Za-z_]\w*\?$")
 _SCOPED_NAME = re.compile(r"(?:\\|::)?[A-Za-z_]\w*(?:(?:\\|::)[A-Za-z_]\w*)*(?:(?:::|#)[A-Za-z_]\w*[?!]?)?")
+#: a path as Rust writes it from where it is used (``crate::store::Store``, ``super::api``): ``crate``, ``self`` and
+#: ``super`` stand for a module the name does not say, so they are left out and the rest matched as an fqn's end
+_RUST_RELATIVE = re.compile(r"^(?:(?:crate|self|super)::)+(?=[A-Za-z_])")
 
 
 def _tier_keys(prefix: str, identifier: str) -> list[str]:
@@ -438,6 +441,7 @@ def _tier_keys(prefix: str, identifier: str) -> list[str]:
 
 def resolve(runtime: Runtime, request: ResolveRequest) -> ResolveResponse:
     identifier = request.identifier.strip()
+    identifier = _RUST_RELATIVE.sub("", identifier)
     if ("\\" in identifier or "::" in identifier) and _SCOPED_NAME.fullmatch(identifier):
         identifier = identifier.lstrip("\\:").replace("\\", ".").replace("::", ".").replace("#", ".")
     if _PATTERN & set(_RUBY_PREDICATE.sub("", identifier.replace("{?}", ""))) or identifier.endswith(".*"):

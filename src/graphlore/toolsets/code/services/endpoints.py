@@ -91,6 +91,8 @@ class Forward:
         """The path a request must have at the gateway to reach a target route at ``route_path`` (None: none)."""
         if self.rewrite is not None:
             outer, inner = self.rewrite
+            if "*" not in inner and match_score(inner, route_path) is not None:   # one path, its variables renamed
+                return outer
             if not (route_path == inner or route_path.startswith(inner.rstrip("/") + "/") or inner in ("", "/")):
                 return None
             rest = route_path[len(inner.rstrip("/")):] if inner not in ("", "/") else route_path

@@ -157,7 +157,7 @@ def _plain_unknowns(value: Folded | None) -> Folded | None:
 URL_CLIENTS = frozenset({"rest_template", "web_client", "rest_client", "requests", "httpx", "aiohttp", "fetch",
                          "net_http", "http_client", "ktor_client", "axios", "request", "apache_http", "locust", "k6",
                          "curl", "guzzle", "symfony_http_client", "laravel_http", "file_get_contents",
-                         "faraday", "httparty", "restclient"})
+                         "faraday", "httparty", "restclient", "reqwest", "openapi"})
 
 
 @dataclass
@@ -430,12 +430,20 @@ def _method_fits(method: str | None, route_method: str | None) -> bool:
     return route_method == ANY or method is None or method == ANY or route_method == method
 
 
+#: route flavors whose framework matches paths case-insensitively (ASP.NET Core)
+CASELESS = frozenset({"aspnet"})
+
+
 def _fits(method: str | None, template: str, candidates: list[tuple[GraphNode, Item]]
           ) -> list[tuple[int, GraphNode, Item]]:
     fits = []
     for route, route_item in candidates:
         method_fits = _method_fits(method, route_item.http_method)
-        score = match_score(template, route_item.path.text) if method_fits and route_item.path is not None else None
+        if not method_fits or route_item.path is None:
+            continue
+        caseless = route_item.flavor in CASELESS
+        score = match_score(template.lower() if caseless else template,
+                            route_item.path.text.lower() if caseless else route_item.path.text)
         if score is not None:
             fits.append((score, route, route_item))
     return fits

@@ -21,7 +21,7 @@ from ...languages.folding import Folded, unknown
 from ...languages.go.constants import GoFolder, GoValues
 from ...languages.symbols import Bound
 from ...services.endpoints import Item
-from ..base import Framework, Project, Reader
+from ..base import Framework, Project, Reader, dotted
 from ..golang import GoPackages, written_type
 from .services import GrpcServices, Reading, owner_of, services, uses_grpc
 
@@ -54,16 +54,7 @@ def _address(values: GoValues, bound: Bound, call, receiver: list) -> Folded:
         makers = [c for c in bound.facts.calls if c.owner == call.owner and c.line == call.line and
                   c.name == receiver[2] and len(c.args) == 1]
         return folder.fold(makers[0].args[0]) if len(makers) == 1 else unknown("the stub's connection is not known")
-    return folder.fold(_written(receiver))
-
-
-def _written(expr: list) -> str:
-    if expr[0] == "name":
-        return expr[1]
-    if expr[0] == "field":
-        inner = _written(expr[1])
-        return f"{inner}.{expr[2]}" if inner else ""
-    return ""
+    return folder.fold(dotted(receiver))
 
 
 def read_go(known: GrpcServices, packages: GoPackages, values: Callable[[], GoValues], bound: Bound) -> Iterator[Item]:

@@ -10,7 +10,11 @@ namespace instead. A struct is a ``class`` (``modifiers`` say ``struct``), a pro
 in ``extra["base_addresses"]`` (what an ``HttpClient``'s relative URLs start with), with the ``registrar`` and
 the ``client`` type when they configure a client registered with ``AddHttpClient<T>(...)``; so are the
 ``Address = new Uri(x)`` of ``AddGrpcClient<T>(...)`` registrations (a gRPC client's channel). Generic arguments are
-dropped from types and called names (``Task<Cart>`` -> ``Task``).
+dropped from types and called names (``Task<Cart>`` -> ``Task``); a generic call's are kept in
+``extra["generic_calls"]`` (``[line, name, [types]]``), a generic base type's in ``extra["generic_bases"]``
+(type key -> ``[[base, [types]]]``), the members a ``new HttpRequestMessage { ... }`` initialiser sets in
+``extra["initialised"]`` (``[owner, line, {member: value}]``), and an Aspire AppHost's ``AddProject<T>("name")`` in
+``extra["aspire_projects"]``.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from tree_sitter import Node, QueryCursor
 
 from ...model import AnnotationFact, CallFact, FileFacts, ImportFact, SymbolFact
 from ..extractor import Extractor, Syntax
-from ..parsing import Grammar, query, squash, text
+from ..parsing import Grammar, innermost_owner, query, squash, text
 
 GRAMMAR = Grammar("csharp", tree_sitter_c_sharp.language)
 
@@ -35,6 +39,7 @@ _LOCALS = """
 (parameter type: (_) @type name: (identifier) @name)
 (foreach_statement type: (_) @type left: (identifier) @name)
 """
+_CREATIONS = frozenset({"object_creation_expression", "implicit_object_creation_expression"})
 _STRINGS = frozenset({"string_literal", "verbatim_string_literal", "raw_string_literal", "interpolated_string_expression"})
 
 
@@ -135,7 +140,9 @@ class _Extractor(Extractor):
         self.declarations(root, None, "")
         self.calls(root)
         self.locals(root)
-        self.record_values(self.assignment_pairs(root))
+        pairs = self.assignment_pairs(root)
+        self.record_values(pairs)
+        self.record_made(pairs)
         return self.finish(root)
 
     # -- declarations ---------------------------------------------------------------------------
@@ -178,11 +185,16 @@ class _Extractor(Extractor):
         if node.type == "struct_declaration":
             words = (*words, "struct")
         supers: list[tuple[str, str]] = []
+        generic_bases: list[list] = []
         bases = next((c for c in node.named_children if c.type == "base_list"), None)
         for base in bases.named_children if bases is not None else []:
             if base.type in ("identifier", "qualified_name", "generic_name", "primary_constructor_base_type"):
                 written = type_name(base.named_children[0] if base.type == "primary_constructor_base_type" else base)
                 supers.append(("extends", written))
+                arguments = next((c for c in base.named_children if c.type == "type_argument_list"), None) \
+                    if base.type == "generic_name" else None
+                if arguments is not None:
+                    generic_bases.append([written, [type_name(c) for c in arguments.named_children]])
         body = node.child_by_field_name("body")
         type_params = node.child_by_field_name("type_parameters")
         sym = self.add(SymbolFact(
@@ -193,6 +205,8 @@ class _Extractor(Extractor):
             type_params=tuple(text(c) for c in (type_params.named_children if type_params is not None else [])),
         ), (node.start_byte, node.end_byte))
         key = sym.key
+        if generic_bases:   # ``IConsumer<OrderPlaced>``: what a message handler handles
+            self.facts.extra.setdefault("generic_bases", {})[key] = generic_bases
         record_params = next((c for c in node.named_children if c.type == "parameter_list"), None)
         for pname, ptype in _params(record_params):
             self.add(SymbolFact(f"{key}.{pname}", pname, "field", key, sym.line_start, sym.line_start,
@@ -302,24 +316,35 @@ class _Extractor(Extractor):
 
     def calls(self, root: Node) -> None:
         calls = self.facts.calls
+        projects = []
+        generic: list[list] = []
+        initialised: list[list] = []
+        aspire = b"AddProject<" in self.src
         for node, tag, owner in self.owned(root, _CALLS):
             if tag == "call":
                 found = self.call_fact(node, owner or "")
                 if found is not None:
                     calls.append(found)
+                if aspire and (project := _aspire_project(node)) is not None:
+                    projects.append(project)
+                if (typed := _type_arguments(node)) is not None:
+                    generic.append([node.start_point[0] + 1, *typed])
             elif owner is not None:
                 type_ = type_name(node.child_by_field_name("type"))
                 args = node.child_by_field_name("arguments")
                 calls.append(CallFact(owner, type_.rsplit(".", 1)[-1], ["type", type_], self.argc(args),
                                       node.start_point[0] + 1, "new", (), self.arg_texts(args)))
+                members = _initialised(node) if type_.endswith("HttpRequestMessage") else None
+                if members:
+                    initialised.append([owner, node.start_point[0] + 1, members])
         bases = []
         for node, _tag, owner in self.owned(root, "(assignment_expression) @set"):
             left = node.child_by_field_name("left")
             right = node.child_by_field_name("right")
             prop = text(left).rsplit(".", 1)[-1] if left is not None else ""
-            if prop not in ("BaseAddress", "Address") or right is None or right.type != "object_creation_expression":
-                continue
-            args = self.arg_texts(right.child_by_field_name("arguments"))
+            if prop not in ("BaseAddress", "Address") or right is None or right.type not in _CREATIONS:
+                continue   # ``new Uri(x)`` or the target-typed ``new(x)``
+            args = self.arg_texts(next((c for c in right.named_children if c.type == "argument_list"), None))
             registered = _registration(node)
             if not args or prop == "Address" and (registered is None or registered[0] != "AddGrpcClient"):
                 continue
@@ -330,6 +355,23 @@ class _Extractor(Extractor):
             bases.append(found)
         if bases:
             self.facts.extra["base_addresses"] = bases
+        if projects:
+            self.facts.extra["aspire_projects"] = projects
+        if generic:
+            self.facts.extra["generic_calls"] = generic
+        if initialised:
+            self.facts.extra["initialised"] = initialised
+
+    def record_made(self, pairs: list[tuple[Node, Node]]) -> None:
+        """Variables assigned new objects, as ``extra["made"]``: owner key -> name -> ``[[line, [type, ...]]]``
+        (each branch of a conditional; a cast's operand): what an event a bus publishes may be."""
+        found = [(target, types) for target, value in pairs if (types := _made_types(value, 0))]
+        owners = innermost_owner(self.spans, [target.start_byte for target, _ in found])
+        table: dict[str, dict[str, list]] = {}
+        for (target, types), owner in zip(found, owners, strict=True):
+            table.setdefault(owner or "", {}).setdefault(text(target), []).append([target.start_point[0] + 1, types])
+        if table:
+            self.facts.extra["made"] = table
 
     def locals(self, root: Node) -> None:
         items: list[tuple[Node, str]] = []
@@ -358,7 +400,8 @@ _REGISTRARS = frozenset({"AddHttpClient", "AddGrpcClient"})
 
 def _registration(node: Node) -> tuple[str, str] | None:
     """(registrar, client type) when ``node`` is inside the configuration lambda of ``AddHttpClient<T>(...)`` /
-    ``AddGrpcClient<T>(...)`` (``AddHttpClient<IT, T>``: the implementation ``T``), else None."""
+    ``AddGrpcClient<T>(...)`` (``AddHttpClient<IT, T>``: the implementation ``T``; ``AddHttpClient("x", ...)``:
+    ``name:x``), else None."""
     lambda_seen = False
     while node.parent is not None:
         node = node.parent
@@ -370,12 +413,78 @@ def _registration(node: Node) -> tuple[str, str] | None:
             function = node.child_by_field_name("function")
             name = function.child_by_field_name("name") if function is not None and \
                 function.type == "member_access_expression" else function
+            if name is not None and name.type == "identifier" and text(name) == "AddHttpClient":
+                args = node.child_by_field_name("arguments")
+                first = next((c for c in args.named_children if c.type == "argument"), None) if args else None
+                value = first.named_children[-1] if first is not None and first.named_children else None
+                return ("AddHttpClient", "name:" + text(value)[1:-1]) if value is not None and \
+                    value.type == "string_literal" else None   # a named client: AddHttpClient("x", c => ...)
             if name is None or name.type != "generic_name" or text(name.named_children[0]) not in _REGISTRARS:
                 return None
             arguments = next((c for c in name.named_children if c.type == "type_argument_list"), None)
             types = [type_name(c) for c in arguments.named_children] if arguments is not None else []
             return (text(name.named_children[0]), types[-1]) if types else None
     return None
+
+
+def _initialised(node: Node) -> dict[str, str]:
+    """The members an object initialiser sets, as written: ``new HttpRequestMessage { Method = HttpMethod.Post }``
+    -> ``{"Method": "HttpMethod.Post"}``."""
+    block = node.child_by_field_name("initializer")
+    out = {}
+    for child in block.named_children if block is not None else []:
+        left, right = child.child_by_field_name("left"), child.child_by_field_name("right")
+        if child.type == "assignment_expression" and left is not None and right is not None:
+            out[text(left)] = squash(text(right))[:200]
+    return out
+
+
+def _made_types(value: Node, depth: int) -> list[str] | None:
+    """The types a value is a new object of (``c ? (Base)new A() : new B()`` -> ``[A, B]``), or None when it may be
+    anything else."""
+    kind = value.type
+    if kind in _CREATIONS and kind != "implicit_object_creation_expression":
+        return [type_name(value.child_by_field_name("type"))]
+    inner = value.child_by_field_name("value") if kind == "cast_expression" else \
+        value.named_children[0] if kind == "parenthesized_expression" and value.named_children else None
+    if inner is not None:
+        return _made_types(inner, depth + 1)
+    if kind == "conditional_expression" and depth < 4:
+        sides = [value.child_by_field_name(side) for side in ("consequence", "alternative")]
+        found = [_made_types(side, depth + 1) if side is not None else None for side in sides]
+        return None if any(f is None for f in found) else [t for f in found for t in f or []]
+    return None
+
+
+def _type_arguments(node: Node) -> tuple[str, list[str]] | None:
+    """(called name, its type arguments as written) of a generic call: ``bus.AddSubscription<Paid, PaidHandler>()``
+    -> ``("AddSubscription", ["Paid", "PaidHandler"])``; None for any other call."""
+    function = node.child_by_field_name("function")
+    name = function.child_by_field_name("name") if function is not None and \
+        function.type == "member_access_expression" else function
+    if name is None or name.type != "generic_name":
+        return None
+    arguments = next((c for c in name.named_children if c.type == "type_argument_list"), None)
+    types = [type_name(c) for c in arguments.named_children] if arguments is not None else []
+    return (text(name.named_children[0]), types) if types else None
+
+
+def _aspire_project(node: Node) -> dict | None:
+    """A .NET Aspire AppHost's ``AddProject<Projects.Orders_API>("orders-api")``: the resource name it gives the
+    project (its type: the project file's name, every character outside ``[A-Za-z0-9_]`` written ``_``)."""
+    function = node.child_by_field_name("function")
+    name = function.child_by_field_name("name") if function is not None and \
+        function.type == "member_access_expression" else function
+    if name is None or name.type != "generic_name" or text(name.named_children[0]) != "AddProject":
+        return None
+    arguments = next((c for c in name.named_children if c.type == "type_argument_list"), None)
+    types = [type_name(c) for c in arguments.named_children] if arguments is not None else []
+    args = node.child_by_field_name("arguments")
+    first = next((c for c in args.named_children if c.type == "argument"), None) if args is not None else None
+    value = first.named_children[-1] if first is not None and first.named_children else None
+    if len(types) != 1 or value is None or value.type != "string_literal":
+        return None
+    return {"project": types[0], "name": text(value)[1:-1], "line": node.start_point[0] + 1}
 
 
 def _plain(name: str) -> str:

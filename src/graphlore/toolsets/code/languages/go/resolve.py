@@ -21,7 +21,7 @@ from typing import Any
 
 from ...model import CallFact, SymbolFact
 from ..symbols import Bound, EdgeSink, Ref
-from ..typed import TypedResolver, TypeRes
+from ..typed import DetachedMethods, TypedResolver, TypeRes
 
 BUILTIN_FUNCTIONS = frozenset({
     "append", "cap", "clear", "close", "complex", "copy", "delete", "imag", "len", "make", "max", "min", "new",
@@ -33,7 +33,7 @@ BUILTIN_TYPES = frozenset({
 })
 
 
-class GoResolver(TypedResolver):
+class GoResolver(DetachedMethods, TypedResolver):
     BUILTIN_FUNCTIONS = BUILTIN_FUNCTIONS
     BUILTIN_TYPES = BUILTIN_TYPES
     SELF_RECEIVERS = frozenset()
@@ -82,22 +82,6 @@ class GoResolver(TypedResolver):
                         and other.sym(i).extra.get("receiver") == name]
             return sorted(set(out))
         return self.t.memo(self._methods, ref, compute)
-
-    def own_members(self, ref: Ref, name: str, kinds: frozenset[str]) -> list[Ref]:
-        found = super().own_members(ref, name, kinds)
-        if "method" in kinds and not found:
-            found = [r for r in self.methods(ref) if self.table.sym(r).name == name]
-        return found
-
-    def enclosing_class(self, bound: Bound, key: str | None) -> int | None:
-        index = super().enclosing_class(bound, key)
-        if index is None and key and key in bound.by_key:
-            receiver = bound.sym(bound.by_key[key]).extra.get("receiver")
-            if receiver:
-                res = self.resolve_type(receiver, bound, None)
-                if res[0] == "project" and res[1][0] == bound.path:
-                    return res[1][1]
-        return index
 
     # ---- implicit implementation --------------------------------------------------------------
     def method_set(self, ref: Ref) -> dict[str, int] | None:

@@ -13,6 +13,7 @@ from ..folding import (
     Folded,
     Scope,
     choice,
+    env,
     has_unknown,
     literal,
     named_unknown,
@@ -74,7 +75,8 @@ class PythonFolder(FileFolder):
     def lookup(self, key: str, name: str, hops: int) -> Folded:
         """`FileFolder.lookup`, and ``Cls.ATTR``: a class attribute the class body assigns once and no statement
         of the project assigns as ``Cls.ATTR = ...``; ``settings.X`` (Django's ``django.conf.settings``): ``X``
-        in the one settings module the project names (`_settings_module`)."""
+        in the one settings module the project names (`_settings_module`); ``settings.X`` of a config object the
+        module makes (`_config_field`)."""
         facts = self.files.get(key)
         head, _, attr = name.partition(".")
         if facts is not None and attr and "." not in attr:
@@ -90,7 +92,37 @@ class PythonFolder(FileFolder):
                 inner = type(self)(self.files, key)
                 inner.depth = self.depth + 1
                 return inner.fold_in(Scope(facts, cls.key, declared[0][0]), declared[0][1])
+            if cls is None and not any(name in table for other in self.files.values()
+                                       for table in other.extra.get("assigns", {}).values()):
+                found = self._config_field(facts, key, head, attr)
+                if found is not None:
+                    return found
         return super().lookup(key, name, hops)
+
+    def _config_field(self, facts: FileFacts, key: str, instance: str, attr: str) -> Folded | None:
+        """``settings.X`` where ``settings = Settings()`` once at the module's top and ``Settings`` is a class of the
+        module (pydantic-settings, a dataclass, a plain config class) declaring the field ``X``: its default; for a
+        ``BaseSettings`` the environment variable of the field (``env_prefix`` + name) with that default, so a
+        deployment's value wins (None when ``instance`` is no such object)."""
+        made = facts.extra.get("assigns", {}).get("", {}).get(instance, ())
+        found = re.fullmatch(r"(\w+)\(\s*\)", made[0][1][0].strip()) if len(made) == 1 and made[0][1] else None
+        cls = next((s for s in facts.symbols if found and s.name == found.group(1) and s.kind == "class"
+                    and not s.parent), None)
+        if cls is None or not any(s.key == f"{cls.key}.{attr}" and s.kind == "field" for s in facts.symbols):
+            return None
+        fields = facts.extra.get("assigns", {}).get(cls.key, {})
+        declared = fields.get(attr, ())
+        default = None
+        if len(declared) == 1:
+            inner = type(self)(self.files, key)
+            inner.depth = self.depth + 1
+            default = inner.fold_in(Scope(facts, cls.key, declared[0][0]), declared[0][1])
+        if not any(name.rsplit(".", 1)[-1] == "BaseSettings" for _, name in cls.supers):
+            return default
+        config = " ".join(v for _, values in fields.get("model_config", ()) for v in values)
+        prefix = re.search(r"""env_prefix\s*=\s*["']([^"']*)["']""", config)
+        plain_default = default is not None and default.known and not has_unknown(default.text)
+        return env((prefix.group(1) if prefix else "") + attr, default.text if plain_default else None)
 
     @staticmethod
     def _django_settings(facts: FileFacts) -> bool:

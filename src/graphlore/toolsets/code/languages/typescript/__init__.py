@@ -8,7 +8,7 @@ import re
 
 from .. import builds, roles
 from ..base import Language, path_module
-from . import extract
+from . import aliases, extract
 from .resolve import TsResolver
 
 RULES = roles.Rules(
@@ -29,4 +29,6 @@ LANGUAGE = Language(
                           r"(cypress|playwright|jest|vitest|karma|wdio|nightwatch)\.conf(ig)?(\.[\w-]+)?\.[cm]?[jt]s$"),
     skip_suffixes=(".min.js", ".d.ts", ".bundle.js"),
     builds=(builds.NPM, builds.PNPM),
+    alias_files=aliases.ALIAS_FILE,
+    read_aliases=aliases.read_aliases,
 )

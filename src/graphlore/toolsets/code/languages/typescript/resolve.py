@@ -3,8 +3,8 @@
 A relative specifier resolves against the importing file's folder, trying the path as written, then
 with ``.ts``/``.tsx``/``.mts``/``.cts``/``.js``/``.jsx``/``.mjs``/``.cjs``, then ``/index.*`` (and a
 ``.js`` specifier also as the ``.ts`` file it is compiled from). Bare specifiers (``react``,
-``@nestjs/common``) are external; tsconfig path aliases are not read (they stay external, named as
-written). A module's exports follow ``export {a as b}``, ``export default``, ``export ... from`` and
+``@nestjs/common``) are external unless a tsconfig ``paths``/``baseUrl`` or bundler alias of the file's
+project maps them to a project file (`aliases`); then they resolve as that file. A module's exports follow ``export {a as b}``, ``export default``, ``export ... from`` and
 ``export * from`` chains; a ``require`` of a module with ``module.exports = x`` gives ``x``.
 
 Calls resolve as in Python (`names.NameResolver`) (scopes, imports, ``this``/``super``, typed receivers from
@@ -22,6 +22,7 @@ from ...model import TYPE_KINDS
 from ..names import NameResolver, Value
 from ..resolver import FileOutput
 from ..symbols import Bound, EdgeSink, Table, Tracker
+from .aliases import aliased
 
 EXTENSIONS = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
 JS_GLOBALS = frozenset("""
@@ -71,8 +72,17 @@ class TsResolver(NameResolver):
     # ---- modules ------------------------------------------------------------------------------
     def module_for(self, bound: Bound, spec: str) -> Bound | None:
         if not spec.startswith((".", "/")):
-            return None
+            if not bound.ctx.aliases:
+                return None
+            return self.t.memo(self._modules, (bound.ctx.aliases, spec), lambda: self._aliased(bound, spec))
         return self.t.memo(self._modules, (bound.path, spec), lambda: self._module_for(bound, spec))
+
+    def _aliased(self, bound: Bound, spec: str) -> Bound | None:
+        for target in aliased(bound.ctx.aliases, spec):
+            found = self._module_for(bound, "/" + target)
+            if found is not None:
+                return found
+        return None
 
     def _module_for(self, bound: Bound, spec: str) -> Bound | None:
         folder = posixpath.dirname(bound.path)

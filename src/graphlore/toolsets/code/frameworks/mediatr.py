@@ -1,0 +1,82 @@
+"""MediatR dispatch: ``mediator.Send(request)`` runs the ``Handle`` of the one ``IRequestHandler<TRequest>`` (or
+``IRequestHandler<TRequest, TResponse>``) of the request's type, and ``mediator.Publish(notification)`` the
+``Handle`` of every ``INotificationHandler<TNotification>`` of its type: ``TRIGGERS`` edges (``kind:
+mediator``), from the sending symbol to each handler's ``Handle``, in a file that imports ``MediatR`` (its
+module's ``global using`` counts).
+
+The request's type is what the argument is made as: ``new T(..)``, or a local assigned ``new T(..)`` or declared
+``T``; generic arguments are dropped (``IdentifiedCommand<CreateOrder, bool>`` is ``IdentifiedCommand``). The
+handlers are those of the sender's microservice (MediatR dispatches in its own process). Never a guess: a
+request type two handlers take gives no edge (MediatR would fail), and an argument whose type is not known
+(``message.Command``, a parameter of a base type) gives none either.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from ..languages.symbols import Bound
+from ..model import GraphEdge, make_edge
+
+NAMESPACE = "MediatR"
+#: handler base -> whether several handlers of one type all run (notifications) or one must (requests)
+HANDLERS = {"IRequestHandler": False, "IStreamRequestHandler": False, "INotificationHandler": True}
+SENDS = {"Send": False, "CreateStream": False, "Publish": True}
+_NEW = re.compile(r"^(?:\(\s*[\w.<>, ]+\s*\)\s*)?new\s+([\w.]+)")
+
+
+def _simple(name: str) -> str:
+    return name.rsplit(".", 1)[-1]
+
+
+def _argument_type(bound: Bound, owner: str, arg: str, line: int) -> str | None:
+    made = _NEW.match(arg)
+    if made:
+        return _simple(made.group(1))
+    if not re.fullmatch(r"@?\w+", arg):
+        return None
+    assigned = [types for at, types in bound.facts.extra.get("made", {}).get(owner, {}).get(arg, []) if at <= line]
+    if assigned and len(assigned[-1]) == 1:
+        return _simple(assigned[-1][0])
+    declared = [t for at, t in bound.facts.locals.get(owner, {}).get(arg, []) if at <= line]
+    return _simple(declared[-1]) if declared and declared[-1] not in ("?", "var") and \
+        not declared[-1].startswith("~") else None
+
+
+def mediator_edges(files: list[Bound]) -> Iterator[GraphEdge]:
+    """The ``TRIGGERS`` edges of MediatR dispatch in the project's C# files (see the module docstring)."""
+    imports: dict[str, bool] = {}
+    for bound in files:
+        if any(i.target == NAMESPACE or i.target.startswith(NAMESPACE + ".") for i in bound.facts.imports):
+            imports[bound.ctx.module] = True
+    if not imports:
+        return
+    handlers: dict[tuple[str, str, bool], list[str]] = {}   # (microservice, message type, notification) -> Handle
+    for bound in files:
+        for key, bases in bound.facts.extra.get("generic_bases", {}).items():
+            for base, types in bases:
+                notification = HANDLERS.get(_simple(base))
+                if notification is None or not types:
+                    continue
+                handle = [m for m in bound.members(key) if bound.facts.symbols[m].name == "Handle"]
+                if len(handle) == 1:
+                    handlers.setdefault((bound.ctx.microservice, _simple(types[0]), notification), []).append(
+                        bound.ids[handle[0]])
+    for bound in files:
+        if not imports.get(bound.ctx.module):
+            continue
+        for call in bound.facts.calls:
+            notification = SENDS.get(call.name)
+            if notification is None or call.kind != "call" or not call.args or call.owner not in bound.by_key:
+                continue
+            message = _argument_type(bound, call.owner, call.args[0].strip(), call.line)
+            targets = handlers.get((bound.ctx.microservice, message or "", notification), [])
+            if not targets or not notification and len(targets) != 1:
+                continue
+            source = bound.ids[bound.by_key[call.owner]]
+            for target in dict.fromkeys(targets):
+                if target != source:
+                    yield make_edge(source, "TRIGGERS", target, {"kind": "mediator", "message": message,
+                                                                 "via": f"{call.name}({call.args[0]})",
+                                                                 "line": call.line})

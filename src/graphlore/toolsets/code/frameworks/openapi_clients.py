@@ -1,0 +1,133 @@
+"""Generated OpenAPI clients (TypeScript/JavaScript): the usual way a front end calls its backend. Each
+generated function is a client (``client_kind: openapi``) with its method and path, declared by that function,
+so the application's calls of it are its call sites:
+
+- **@hey-api/openapi-ts**: ``(options?.client ?? client).get({ url: '/api/items/{id}', ... })`` (any verb) in
+  a file that imports the generated client (``./client.gen``, ``./client``, ``@hey-api/client-*``).
+- **openapi-typescript-codegen**: ``__request(OpenAPI, { method: 'GET', url: '/api/items' })``.
+- **openapi-fetch**: ``client.GET("/api/items", ...)`` (``POST`` ...) on a ``createClient(...)`` made from
+  ``openapi-fetch``, in the file or imported.
+
+**Base URL.** What the project sets in the same microservice: ``client.setConfig({ baseURL })`` /
+``createClient({ baseUrl })`` / ``createClient(createConfig({ baseURL }))`` (hey-api, openapi-fetch: the
+instance's own options first) and ``OpenAPI.BASE = ...`` (codegen), folded as any value (an
+``import.meta.env.X`` takes the deployment's value). One value is the base; none or several leave the path
+relative, so the client stays unresolved (a browser's relative call has no service to name).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from ..languages.folding import Folded, unknown
+from ..languages.symbols import Bound
+from ..languages.typescript.constants import ScriptFolder
+from ..model import CallFact, FileFacts
+from ..services.endpoints import Item
+from .base import Framework, Project, Reader, item
+from .script_web import ScriptProject, object_field
+
+VERBS = {"get": "GET", "post": "POST", "put": "PUT", "delete": "DELETE", "patch": "PATCH", "head": "HEAD",
+         "options": "OPTIONS"}
+FETCH_VERBS = {v: v for v in VERBS.values()}
+#: a hey-api generated module imports its client from one of these
+_HEY_API_CLIENT = re.compile(r"^@hey-api/client-|(^|/)client(\.gen)?(\.[jt]s)?$")
+_BASE_KEYS = ("baseURL", "baseUrl")
+_MAKERS = ("setConfig", "createClient", "createConfig")
+
+
+def _is_hey_api(facts: FileFacts) -> bool:
+    return any(_HEY_API_CLIENT.search(i.target) for i in facts.imports)
+
+
+def _url_literal(expr: str | None) -> bool:
+    return bool(expr) and expr[0] in "'\"`" and expr[1:2] == "/"
+
+
+class OpenApiProject:
+    """The TS/JS files, and the base URL the project gives each microservice's generated clients."""
+
+    def __init__(self, bounds: list[Bound]) -> None:
+        self.script = ScriptProject(bounds)
+        self.bases: dict[str, list[Folded]] = {}
+        for bound in bounds:
+            facts = bound.facts
+            folder = ScriptFolder(self.script.files, bound.path)
+            found = []
+            for call in facts.calls:
+                if call.name in _MAKERS and call.args:
+                    inner = call.args[0]
+                    for key in _BASE_KEYS:
+                        expr = object_field(inner, key) or object_field(_inner_config(inner), key)
+                        if expr:
+                            found.append(folder.at(facts, call.owner, call.line).fold(expr))
+            for assigns in facts.extra.get("assigns", {}).values():
+                for _, values in assigns.get("OpenAPI.BASE", []):
+                    found += [folder.fold(v) for v in values]
+            self.bases.setdefault(bound.ctx.microservice, []).extend(found)
+
+    def base(self, microservice: str) -> tuple[str | None, str | None]:
+        """(the base URL as folded, why there is none) for the microservice's generated clients."""
+        values = sorted({v.text for v in self.bases.get(microservice, [])})
+        if len(values) == 1:
+            return values[0] or None, None
+        if not values:
+            return None, "the generated client's base URL is set nowhere in the project (relative to the page)"
+        return None, f"the generated client's base URL is set {len(values)} ways ({', '.join(values)[:120]})"
+
+
+def _inner_config(text: str) -> str:
+    """``createConfig({ ... })`` inside ``createClient(...)``: the object it is given."""
+    found = re.match(r"^\s*createConfig(?:<[^>]*>)?\(\s*(\{.*\})\s*\)\s*$", text, re.DOTALL)
+    return found.group(1) if found else ""
+
+
+def read_generated(project: OpenApiProject, bound: Bound) -> Iterator[Item]:
+    facts = bound.facts
+    by_key = {sym.key: index for index, sym in enumerate(facts.symbols)}
+    folder = ScriptFolder(project.script.files, bound.path)
+    hey_api = _is_hey_api(facts)
+    for call in facts.calls:
+        found = _generated_call(project, bound, call, hey_api)
+        if found is None:
+            continue
+        method, url = found
+        path = folder.at(facts, call.owner, call.line).fold(url)
+        base, why = project.base(bound.ctx.microservice)
+        yield item(bound, by_key.get(call.owner, -1), "client", "openapi", call.line, http_method=method,
+                   path=unknown(why) + path if why else path, written=url, base_url=base)
+
+
+def _generated_call(project: OpenApiProject, bound: Bound, call: CallFact, hey_api: bool) -> tuple[str, str] | None:
+    """(method, URL as written) of a generated client's request, None for any other call."""
+    if not call.args:
+        return None
+    receiver = call.receiver
+    if call.name in VERBS and hey_api and call.argc == 1 and receiver is not None:
+        url = object_field(call.args[0], "url")
+        return (VERBS[call.name], url) if _url_literal(url) else None
+    if call.name in ("__request", "request") and receiver is None and len(call.args) == 2 and call.args[0] == "OpenAPI":
+        url, method = object_field(call.args[1], "url"), object_field(call.args[1], "method")
+        if _url_literal(url) and method and method.strip("'\"`").upper() in FETCH_VERBS:
+            return method.strip("'\"`").upper(), url
+        return None
+    if call.name in FETCH_VERBS and receiver and receiver[0] == "name" and _url_literal(call.args[0]):
+        found = project.script.definition(bound.path, receiver[1])
+        if found is not None and _made_by_openapi_fetch(project.script.files[found[0]], found[1]):
+            return call.name, call.args[0]
+    return None
+
+
+def _made_by_openapi_fetch(facts: FileFacts, var: str) -> bool:
+    type_ = facts.extra.get("globals", {}).get(var, "")
+    makers = {alias for i in facts.imports if i.target == "openapi-fetch" for _, alias in i.names}
+    return type_.startswith("~") and type_[1:].split("(", 1)[0] in makers
+
+
+def prepare(files: list[Bound], project: Project) -> Reader:
+    openapi_project = OpenApiProject(files)
+    return lambda bound: read_generated(openapi_project, bound)
+
+
+FRAMEWORK = Framework("openapi_clients", ("typescript", "javascript"), prepare)

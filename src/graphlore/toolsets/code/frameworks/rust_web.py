@@ -1,0 +1,369 @@
+"""Rust: HTTP routes of axum, actix-web and rocket, reqwest clients, and rdkafka producers and consumers, read
+from the facts.
+
+**Routers are values.** A call chain (``Router::new().route(..).nest(..)``) is one value: a local (``let api =
+...``), a function's result, or an argument of another call (the extractor's ``extra["chains"]``). What a chain
+registers is served under the prefixes of the places its value goes: an axum ``.nest("/api", v)`` adds
+``/api``, a ``.merge(v)`` nothing; a function's result goes wherever a call of that function does
+(``.nest("/api", routes::api())``); a value used nowhere is the application's (prefix ""). An actix-web chain
+begun by ``web::scope("/api")`` adds ``/api``, one begun by ``web::resource("/p")`` is that path; a function
+handed to ``.configure(f)`` registers on ``cfg`` under the prefixes of that call.
+
+**Routes.** axum ``.route("/p", get(h).post(h2))`` on a receiver (``any`` is every method; a bare ``route(..)`` is a
+function of the project's, not read); actix-web ``.route("/p",
+web::get().to(h))``, a resource's ``.route(web::post().to(h))`` and ``.to(h)``, and ``#[get("/p")]``-style
+attributes (``#[route("/p", method = "GET")]`` too) on a function registered with ``.service(h)``; rocket
+``#[get("/p/<id>")]`` under each ``.mount("/base", routes![h, ..])`` that lists it. The handler is the project
+function the handler expression names (its module's, a ``use``d one, a path), else the registering function.
+
+**Clients.** ``reqwest::get(url)`` and ``get``/``post``/``put``/``delete``/``patch``/``head(url)`` and
+``request(Method::X, url)`` on a ``reqwest::Client`` or a reqwest-middleware ``ClientWithMiddleware`` (a local,
+parameter or field declared or made so), the URL
+folded (`rust.constants`). **Kafka.** rdkafka ``FutureRecord::to(topic)``/``BaseRecord::to(topic)`` producers and
+``consumer.subscribe(&[..])`` consumers in files that use rdkafka.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from ..languages.folding import Folded, array_items, literal, split_top, unknown
+from ..languages.rust.constants import RustFolder, RustValues, absolute_path, imported_paths
+from ..languages.symbols import Bound
+from ..model import CallFact
+from ..services.endpoints import ANY, HTTP_METHODS, Item, join_paths
+from .base import Framework, Project, Reader, declared_type, dotted, item
+
+VERBS = {m.lower(): m for m in HTTP_METHODS}
+#: axum method routers: ``get(h).post(h2)``
+_METHOD_ROUTER = re.compile(r"(?:^|[.:\s])(get|post|put|delete|patch|head|options|any)\s*\(")
+_ACTIX_METHOD = re.compile(r"\bweb\s*::\s*(get|post|put|delete|patch|head|options)\s*\(\s*\)")
+_ACTIX_TO = re.compile(r"\.\s*to\s*\(\s*([\w:]+)\s*\)")
+_CALLED = re.compile(r"^([\w:]+)\s*(?:::<[^>]*>)?\s*\(")
+_ROUTES_MACRO = re.compile(r"routes!\s*\[([^\]]*)\]")
+_ATTRIBUTE_METHOD = re.compile(r"method\s*=\s*\"(\w+)\"")
+#: calls that hand a router (or a scope, a service, a configuration function) to another
+USES = frozenset({"nest", "merge", "service", "configure", "nest_service", "mount"})
+_DEPTH = 8
+
+
+class RustProject:
+    """The Rust files of one microservice set: values, functions by fqn, and the chains of each file."""
+
+    def __init__(self, bounds: list[Bound]) -> None:
+        self.values = RustValues([(b.ctx.module_name, b.facts) for b in bounds])
+        self.functions: dict[str, tuple[Bound, int]] = {}
+        for bound in bounds:
+            for index, sym in enumerate(bound.facts.symbols):
+                if sym.kind in ("function", "method"):
+                    self.functions.setdefault(bound.fqns[index], (bound, index))
+        #: (microservice, fqn) -> the calls that hand a call of that function to another (``.nest(p, api())``)
+        self.handed: dict[tuple[str, str], list[tuple[Bound, int]]] = {}
+        for bound in bounds:
+            for index, call in enumerate(bound.facts.calls):
+                if call.name in USES and call.args:
+                    called = _CALLED.match(call.args[-1].lstrip("&").strip())
+                    name = called.group(1) if called else call.args[-1].strip()
+                    found = self.function(bound, name)
+                    if found is not None:
+                        key = (bound.ctx.microservice, found[0].fqns[found[1]])
+                        self.handed.setdefault(key, []).append((bound, index))
+
+    def fold(self, bound: Bound, expr: str, owner: str | None = None, line: int = 0) -> Folded:
+        folder = RustFolder(self.values, bound.ctx.module_name, bound.facts)
+        if owner is not None:
+            folder.at(bound.facts, owner, line)
+        return folder.fold(expr)
+
+    def function(self, bound: Bound, expr: str, scope: str = "") -> tuple[Bound, int] | None:
+        """The project function a path names in ``bound`` (``h``, ``handlers::h``, ``crate::a::h``,
+        ``Type::h``, ``h::<T>``; one declared in the body of ``scope`` or a function around it first), or None
+        (a closure, a library's)."""
+        expr = re.sub(r"::<.*>$", "", expr.strip().lstrip("&")).replace("::", ".").replace(" ", "")
+        if not re.fullmatch(r"[\w.]+", expr):
+            return None
+        module = bound.ctx.module_name
+        imported = imported_paths(module, bound.facts)
+        head, dot, rest = expr.partition(".")
+        candidates = []
+        key = scope
+        while key and key in bound.by_key and not dot:
+            candidates.append(f"{bound.prefix}.{key}.{expr}")
+            key = bound.facts.symbols[bound.by_key[key]].parent or ""
+        if head in imported:
+            candidates.append(f"{imported[head]}.{rest}" if dot else imported[head])
+        candidates += [f"{module}.{expr}", absolute_path(expr, module, bound.facts)]
+        candidates += [f"{absolute_path(imp.target, module, bound.facts)}.{expr}" for imp in bound.facts.imports
+                       if imp.names == (("*", "*"),)]
+        for fqn in candidates:
+            found = self.functions.get(fqn)
+            if found is not None and found[0].ctx.microservice == bound.ctx.microservice:
+                return found
+        return None
+
+
+# ---- chains ---------------------------------------------------------------------------------------------
+
+def _chains(bound: Bound) -> list[list]:
+    return bound.facts.extra.get("chains") or [[-1, ""] for _ in bound.facts.calls]
+
+
+def root_of(bound: Bound, index: int) -> int:
+    chains = _chains(bound)
+    seen = 0
+    while chains[index][0] >= 0 and seen < 64:
+        index, seen = chains[index][0], seen + 1
+    return index
+
+
+def top_of(bound: Bound, index: int) -> int:
+    chains = _chains(bound)
+    up = {on: i for i, (on, _into) in enumerate(chains) if on >= 0}
+    seen = 0
+    while index in up and seen < 64:
+        index, seen = up[index], seen + 1
+    return index
+
+
+class Prefixes:
+    """The prefixes a chain's registrations are served under (see the module docstring)."""
+
+    def __init__(self, project: RustProject) -> None:
+        self.project = project
+
+    def of_chain(self, bound: Bound, index: int, depth: int = 0) -> list[Folded]:
+        if depth > _DEPTH:
+            return [unknown("routers handed on too deeply")]
+        calls = bound.facts.calls
+        root = calls[root_of(bound, index)]
+        own = literal("")
+        if root.name in ("scope", "resource") and root.args and root.receiver in (["name", "web"], None):
+            own = self.project.fold(bound, root.args[0], root.owner, root.line)
+        if root.receiver and root.receiver[0] == "name" and root.receiver[1] != "web" and root.name not in ("new",):
+            base = self.of_variable(bound, root.owner, root.receiver[1], depth)
+        else:
+            top = top_of(bound, index)
+            base = self.of_value(bound, top, _chains(bound)[top][1], depth)
+        return [join_paths([prefix, own]) for prefix in base]
+
+    def of_value(self, bound: Bound, top: int, into: str, depth: int) -> list[Folded]:
+        calls = bound.facts.calls
+        owner = calls[top].owner
+        if into.startswith("arg:"):
+            return self.through(bound, int(into[4:]), depth)
+        if into == "return":
+            return self.of_function(bound, owner, depth)
+        if into:
+            return self.of_variable(bound, owner, into, depth)
+        return [literal("")]
+
+    def through(self, bound: Bound, user: int, depth: int) -> list[Folded]:
+        """The prefixes of what a ``.nest(p, v)`` (``p`` added), ``.merge(v)``, ``.service(v)``, ... call hands on."""
+        call = bound.facts.calls[user]
+        if call.name not in USES:
+            return [literal("")]
+        added = self.project.fold(bound, call.args[0], call.owner, call.line) if call.name in ("nest", "nest_service") \
+            and len(call.args) > 1 else literal("")
+        return [join_paths([prefix, added]) for prefix in self.of_chain(bound, user, depth + 1)]
+
+    def of_variable(self, bound: Bound, owner: str, name: str, depth: int) -> list[Folded]:
+        """A local handed on in its function; a parameter (``cfg``), what the callers of the function give."""
+        users = [i for i, c in enumerate(bound.facts.calls) if c.owner == owner and c.name in USES and c.args
+                 and c.args[-1].lstrip("&").strip().removesuffix(".clone()") == name]
+        if users:
+            return [p for user in users for p in self.through(bound, user, depth)]
+        sym = bound.facts.symbols[bound.by_key[owner]] if owner in bound.by_key else None
+        if sym is not None and any(param == name for param, _type in sym.params):
+            return self.of_function(bound, owner, depth)
+        return [literal("")]
+
+    def of_function(self, bound: Bound, owner: str, depth: int) -> list[Folded]:
+        index = bound.by_key.get(owner)
+        if index is None:
+            return [literal("")]
+        handed = self.project.handed.get((bound.ctx.microservice, bound.fqns[index]), [])
+        if not handed:
+            return [literal("")]
+        return [p for other, user in handed for p in self.through(other, user, depth)]
+
+
+# ---- routes -----------------------------------------------------------------------------------------------
+
+def _handler_target(project: RustProject, bound: Bound, expr: str, owner: int, line: int):
+    scope = bound.facts.symbols[owner].key if owner >= 0 else ""
+    found = project.function(bound, expr, scope) if expr else None
+    return (found, None) if found is not None else ((bound, owner), line)
+
+
+def _method_routers(text: str) -> list[tuple[str, str]]:
+    """(method, handler expression) of each method router in ``get(h).post(h2)``."""
+    out = []
+    for match in _METHOD_ROUTER.finditer(text):
+        depth, start = 1, match.end()
+        end = start
+        while end < len(text) and depth:
+            depth += {"(": 1, ")": -1}.get(text[end], 0)
+            end += 1
+        args = split_top(text[start:end - 1])
+        verb = match.group(1)
+        out.append((ANY if verb == "any" else VERBS[verb], args[0] if args else ""))
+    return out
+
+
+def _registrations(project: RustProject, prefixes: Prefixes, bound: Bound, index: int, call: CallFact,
+                   owner: int) -> Iterator[Item]:
+    axum = _uses(bound, "axum")
+    actix = _uses(bound, "actix_web")
+    if call.name == "route" and len(call.args) >= 2 and axum and call.receiver is not None:
+        path = project.fold(bound, call.args[0], call.owner, call.line)
+        for method, handler in _method_routers(call.args[1]):
+            target, at = _handler_target(project, bound, handler, owner, call.line)
+            for prefix in prefixes.of_chain(bound, index):
+                yield item(target[0], target[1], "route", "axum", at, http_method=method,
+                           path=join_paths([prefix, path]), written=call.args[0])
+    elif actix and call.name == "route" and call.args and call.receiver is not None:
+        method = _ACTIX_METHOD.search(call.args[-1])
+        handler = _ACTIX_TO.search(call.args[-1])
+        path = project.fold(bound, call.args[0], call.owner, call.line) if len(call.args) >= 2 else literal("")
+        target, at = _handler_target(project, bound, handler.group(1) if handler else "", owner, call.line)
+        for prefix in prefixes.of_chain(bound, index):
+            yield item(target[0], target[1], "route", "actix_web", at,
+                       http_method=method.group(1).upper() if method else ANY, path=join_paths([prefix, path]),
+                       written=call.args[0] if len(call.args) >= 2 else call.args[-1])
+    elif actix and call.name == "to" and call.args and bound.facts.calls[root_of(bound, index)].name == "resource" \
+            and _chains(bound)[index][0] >= 0:
+        target, at = _handler_target(project, bound, call.args[0], owner, call.line)
+        for prefix in prefixes.of_chain(bound, index):
+            yield item(target[0], target[1], "route", "actix_web", at, http_method=ANY, path=prefix,
+                       written=call.args[0])
+
+
+def _attribute_routes(project: RustProject, prefixes: Prefixes, bound: Bound,
+                      served: dict[str, list[tuple[Bound, int]]],
+                      mounted: dict[str, list[tuple[Bound, int]]]) -> Iterator[Item]:
+    """Functions with ``#[get("/p")]``-style attributes: rocket's under the mounts that list them, actix-web's
+    under the chains that ``.service(..)`` them."""
+    rocket = _uses(bound, "rocket")
+    for index, sym in enumerate(bound.facts.symbols):
+        if sym.kind not in ("function", "method"):
+            continue
+        for annotation in sym.annotations:
+            verb = annotation.name.rsplit(".", 1)[-1]
+            if verb not in VERBS and verb != "route" or not annotation.args:
+                continue
+            args = split_top(annotation.args[0][1])
+            path = project.fold(bound, args[0]) if args else literal("")
+            if verb == "route":
+                methods = [m.upper() for m in _ATTRIBUTE_METHOD.findall(annotation.args[0][1])] or [ANY]
+            else:
+                methods = [VERBS[verb]]
+            fqn = bound.fqns[index]
+            framework = "rocket" if rocket or fqn in mounted else "actix_web"
+            if framework == "rocket":
+                bases = [project.fold(b, b.facts.calls[i].args[0], b.facts.calls[i].owner, b.facts.calls[i].line)
+                         for b, i in mounted.get(fqn, [])] or [literal("")]
+            else:
+                bases = [p for b, i in served.get(fqn, []) for p in prefixes.of_chain(b, i)] or [literal("")]
+            for base in bases:
+                for method in methods:
+                    yield item(bound, index, "route", framework, None, http_method=method,
+                               path=join_paths([base, path]), written=args[0] if args else "")
+
+
+# ---- clients and Kafka ------------------------------------------------------------------------------------
+
+_CLIENT_TYPE = re.compile(r"^~?((?:reqwest(?:_middleware)?\.)?(?:blocking\.)?(?:Client|ClientBuilder|ClientWithMiddleware))\b")
+#: the crates whose clients are reqwest's (reqwest-middleware wraps one: tracing, retries)
+_REQWEST = ("reqwest.", "reqwest_middleware.")
+
+
+def _is_reqwest(bound: Bound, owner: str, receiver, line: int) -> bool:
+    """A receiver that is a ``reqwest::Client`` (see the module docstring)."""
+    if receiver is None:
+        return False
+    if receiver[0] == "call" and receiver[2] in ("new", "builder") and receiver[1]:
+        written = dotted(receiver[1])
+    elif receiver[0] in ("name", "field") and (receiver[0] == "name" or receiver[1] == ["self"]):
+        written = declared_type(bound, owner, receiver[-1] if receiver[0] == "field" else receiver[1], line)
+    else:
+        return False
+    match = _CLIENT_TYPE.match(written)
+    if match is None:
+        return False
+    if match.group(1).startswith(_REQWEST):
+        return True
+    imported = imported_paths(bound.ctx.module_name, bound.facts).get(match.group(1).split(".", 1)[0], "")
+    return imported.startswith(_REQWEST)
+
+
+def _clients(project: RustProject, bound: Bound, call: CallFact, owner: int) -> Iterator[Item]:
+    receiver = call.receiver
+    if owner < 0 or not call.args or not (_uses(bound, "reqwest") or _uses(bound, "reqwest_middleware")):
+        return
+    if call.name in VERBS and receiver in (["name", "reqwest"], ["field", ["name", "reqwest"], "blocking"]):
+        method, url = VERBS[call.name], call.args[0]
+    elif call.name in VERBS and _is_reqwest(bound, call.owner, receiver, call.line):
+        method, url = VERBS[call.name], call.args[0]
+    elif call.name == "request" and len(call.args) >= 2 and _is_reqwest(bound, call.owner, receiver, call.line):
+        written = call.args[0].replace(" ", "").rsplit("::", 1)[-1].upper()
+        method, url = (written if written in HTTP_METHODS else None), call.args[1]
+    else:
+        return
+    yield item(bound, owner, "client", "reqwest", call.line, http_method=method,
+               path=project.fold(bound, url, call.owner, call.line), written=url)
+
+
+def _kafka(project: RustProject, bound: Bound, call: CallFact, owner: int) -> Iterator[Item]:
+    if owner < 0 or not call.args or not _uses(bound, "rdkafka"):
+        return
+    if call.name == "to" and call.receiver and call.receiver[-1] in ("FutureRecord", "BaseRecord"):
+        yield item(bound, owner, "producer", "rdkafka", call.line, broker="kafka",
+                   topic=project.fold(bound, call.args[0], call.owner, call.line), written=call.args[0])
+    elif call.name == "subscribe" and call.receiver:
+        written = call.args[0].strip().lstrip("&").strip()
+        for expr in array_items(written) if written.startswith("[") else [written]:
+            yield item(bound, owner, "route", "rdkafka", call.line, broker="kafka",
+                       topic=project.fold(bound, expr, call.owner, call.line), written=expr)
+
+
+def _uses(bound: Bound, crate: str) -> bool:
+    """The file names the crate: a ``use`` of it, or a path through it (``reqwest::get``)."""
+    return any(imp.target == crate or imp.target.startswith(crate + ".") for imp in bound.facts.imports) or \
+        crate in bound.facts.extra.get("path_heads", ())
+
+
+# ---- the framework ----------------------------------------------------------------------------------------
+
+def prepare(files: list[Bound], project: Project) -> Reader:
+    rust = RustProject(files)
+    prefixes = Prefixes(rust)
+    served: dict[str, list[tuple[Bound, int]]] = {}
+    mounted: dict[str, list[tuple[Bound, int]]] = {}
+    for bound in files:
+        for index, call in enumerate(bound.facts.calls):
+            if call.name == "service" and call.args:
+                found = rust.function(bound, call.args[0])
+                if found is not None:
+                    served.setdefault(found[0].fqns[found[1]], []).append((bound, index))
+            elif call.name == "mount" and len(call.args) >= 2:
+                listed = _ROUTES_MACRO.search(call.args[1])
+                for name in split_top(listed.group(1)) if listed else []:
+                    found = rust.function(bound, name)
+                    if found is not None:
+                        mounted.setdefault(found[0].fqns[found[1]], []).append((bound, index))
+
+    def read(bound: Bound) -> Iterator[Item]:
+        if bound.facts.extra.get("generated"):
+            return
+        for index, call in enumerate(bound.facts.calls):
+            owner = bound.by_key.get(call.owner, -1) if call.owner else -1
+            yield from _registrations(rust, prefixes, bound, index, call, owner)
+            yield from _clients(rust, bound, call, owner)
+            yield from _kafka(rust, bound, call, owner)
+        yield from _attribute_routes(rust, prefixes, bound, served, mounted)
+
+    return read
+
+
+FRAMEWORK = Framework("rust_web", ("rust",), prepare)

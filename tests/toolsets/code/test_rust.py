@@ -1,0 +1,495 @@
+"""Rust: the rust-web fixture system (its README: axum, actix-web and rocket routes; reqwest clients; rdkafka;
+tonic) against its exact expected set, the structure a crate gives (modules, impl blocks, traits, use imports,
+calls resolved and never guessed), how values fold, Cargo workspaces, and updates equal to a full build."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from helpers.code_graph import FIXTURES, edges_by_fqn, edit, expected_lines, render
+
+from graphlore.toolsets.code.index.graph import CodeGraph
+from graphlore.toolsets.code.languages.rust.constants import RustFolder, RustValues
+from graphlore.toolsets.code.languages.rust.extract import extract
+
+PART2_EDGES = ("EXPOSES", "HTTP_CALLS", "DECLARES_CLIENT", "DECLARES_PRODUCER", "ASYNC_CALLS", "GRPC_CALLS")
+
+
+def part2(graph: CodeGraph) -> list[str]:
+    return [line for line in render(graph) if line[0] in "RCPS"
+            or (line.startswith("E ") and line.split()[1] in PART2_EDGES)]
+
+
+def test_rust_web_routes_clients_and_links_are_exactly_the_expected_ones():
+    assert part2(CodeGraph.build(FIXTURES / "rust-web")) == expected_lines("rust_web_services.txt")
+
+
+CARGO = '[package]\nname = "order-service"\nversion = "0.1.0"\n'
+MAIN = """mod model;
+mod store;
+
+use crate::model::{Order, Priced as Price};
+use crate::store::*;
+
+/// Starts the service.
+#[tokio::main]
+async fn main() {
+    let order = Order::new(1);
+    order.place();
+    let repo = MemoryRepo::default();
+    store::count(&repo);
+    helper();
+    model::total(&order);
+}
+
+fn helper() {
+    fn audit_log() {}
+
+    audit_log();
+    let s: Store = Store::open();
+    s.put(1);
+    let x = make_thing();
+    x.place();
+    undeclared();
+}
+"""
+MODEL = """use crate::store::Store;
+
+pub trait Priced {
+    fn price(&self) -> u64;
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Order {
+    pub id: u64,
+    store: Store,
+}
+
+pub enum Status { Open, Held(u64) }
+
+pub struct Id(pub u64);
+
+impl Id {
+    pub fn zero() -> Self { Self(0) }
+}
+
+impl Order {
+    pub fn new(id: u64) -> Self {
+        Order { id, store: Store::open() }
+    }
+
+    pub fn place(&self) {
+        self.store.put(self.id);
+        self.audit();
+        Self::check(self.id);
+        let held = Status::Held(self.id);
+        let id = Id(self.id);
+        self.to_value();
+    }
+
+    fn audit(&self) {}
+
+    fn check(id: u64) -> bool { id > 0 }
+}
+
+impl Priced for Order {
+    fn price(&self) -> u64 { self.id }
+}
+
+pub fn total(o: &Order) -> u64 { o.price() }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn it_places() {
+        Order::new(1).place();
+    }
+}
+"""
+STORE = """mod memory;
+pub use memory::MemoryRepo;
+
+pub struct Store;
+
+impl Store {
+    pub fn open() -> Store { Store }
+    pub fn put(&self, id: u64) {}
+}
+
+pub fn count(repo: &MemoryRepo) -> usize { repo.len_of() }
+
+pub fn make_thing() -> Thing { Thing }
+"""
+MEMORY = """use super::Store;
+
+#[derive(Default)]
+pub struct MemoryRepo { items: Vec<u64> }
+
+impl MemoryRepo {
+    pub fn len_of(&self) -> usize { self.items.len() }
+}
+
+impl crate::model::Priced for MemoryRepo {
+    fn price(&self) -> u64 { 0 }
+}
+"""
+
+
+@pytest.fixture
+def crate(tmp_path):
+    (tmp_path / "Cargo.toml").write_text(CARGO)
+    src = tmp_path / "src"
+    (src / "store").mkdir(parents=True)
+    (src / "main.rs").write_text(MAIN)
+    (src / "model.rs").write_text(MODEL)
+    (src / "store" / "mod.rs").write_text(STORE)
+    (src / "store" / "memory.rs").write_text(MEMORY)
+    return tmp_path
+
+
+def test_a_crate_gives_modules_types_impl_methods_and_resolved_calls(crate):
+    graph = CodeGraph.build(crate)
+    nodes, _ = graph.snapshot()
+    symbols = {n.props["fqn"]: n.props for n in nodes.values() if n.kind == "symbol"}
+    # files are modules by their path in the crate: main.rs is the crate, store/mod.rs is store
+    assert {"order_service", "order_service.model", "order_service.store", "order_service.store.memory"} <= set(symbols)
+    assert symbols["order_service.model.Order"]["symbol_kind"] == "class"
+    assert symbols["order_service.model.Priced"]["symbol_kind"] == "interface"
+    assert symbols["order_service.model.Status"]["symbol_kind"] == "enum"
+    assert symbols["order_service.model.Order.id"]["symbol_kind"] == "field"
+    assert symbols["order_service.model.Order.new"]["symbol_kind"] == "method"
+    assert symbols["order_service.main"]["docstring"] == "Starts the service."
+    assert "ENTRY_POINT" in symbols["order_service.main"]["capabilities"]
+    assert not any("it_places" in fqn for fqn in symbols)    # a #[cfg(test)] module is not read
+    calls = edges_by_fqn(graph, "CALLS")
+    assert not any(src == "order_service.model" for src, _dst in calls)   # nor its calls
+    assert calls[("order_service.main", "order_service.model.Order.new")] == "static"                 # Type::f()
+    assert calls[("order_service.main", "order_service.model.Order.place")] == "inferred_type"        # let x = T::new()
+    assert calls[("order_service.main", "order_service.store.count")] == "static"                     # module::f()
+    assert calls[("order_service.main", "order_service.helper")] == "local"
+    assert calls[("order_service.helper", "order_service.helper.audit_log")] == "local"   # declared in the body
+    assert calls[("order_service.main", "order_service.model.total")] == "static"
+    assert calls[("order_service.model.Order.place", "order_service.model.Order.audit")] == "same_class"   # self.m()
+    assert calls[("order_service.model.Order.place", "order_service.model.Order.check")] == "static"       # Self::f()
+    assert calls[("order_service.model.Order.place", "order_service.model.Status")] == "constructor"      # a variant
+    assert calls[("order_service.model.Order.place", "order_service.model.Id")] == "constructor"     # a tuple struct
+    assert calls[("order_service.model.Id.zero", "order_service.model.Id")] == "constructor"         # Self(..)
+    place_sites = {site["name"]: site["reason"] for site in symbols["order_service.model.Order.place"]["unresolved_calls"]}
+    assert place_sites == {"to_value": "external_base"}     # a method of a derived (library) trait
+    assert calls[("order_service.model.Order.place", "order_service.store.Store.put")] == "same_class"     # self.field.m()
+    assert calls[("order_service.helper", "order_service.store.Store.put")] == "receiver_type"             # let s: T
+    assert calls[("order_service.helper", "order_service.store.make_thing")] == "static_import"            # use a::*
+    # a parameter typed with a type the module re-exports (pub use memory::MemoryRepo), methods of an impl elsewhere
+    assert calls[("order_service.store.count", "order_service.store.memory.MemoryRepo.len_of")] == "receiver_type"
+    implements = edges_by_fqn(graph, "IMPLEMENTS")
+    assert ("order_service.model.Order", "order_service.model.Priced") in implements
+    assert ("order_service.store.memory.MemoryRepo", "order_service.model.Priced") in implements   # another file's trait
+    assert ("order_service.model.Order.price", "order_service.model.Priced.price") in edges_by_fqn(graph, "OVERRIDES")
+    assert ("order_service", "order_service.model.Order") in edges_by_fqn(graph, "IMPORTS")
+    # never guessed: a receiver whose type is not in the project, a name declared nowhere
+    unresolved = {site["name"]: site["reason"] for site in symbols["order_service.helper"]["unresolved_calls"]}
+    assert unresolved == {"place": "external_type", "undeclared": "external_name"}
+    assert ("order_service.helper", "order_service.model.Order.place") not in calls
+
+
+def test_use_trees_give_one_import_per_name():
+    facts = extract("src/a.rs", b"use crate::a::{b::{C, D as E}, f};\nuse std::env;\nuse super::*;\nuse x::y::{self};\n")
+    assert [(i.target, i.names) for i in facts.imports] == [
+        ("crate.a.b.C", (("crate.a.b.C", "C"),)), ("crate.a.b.D", (("crate.a.b.D", "E"),)),
+        ("crate.a.f", (("crate.a.f", "f"),)), ("std.env", (("std.env", "env"),)), ("super", (("*", "*"),)),
+        ("x.y", (("x.y", "y"),))]
+
+
+VALUES = b"""use std::env;
+const BASE: &str = "http://inventory:8080";
+const API: &str = concat!("/api", "/v1");
+struct C { base: String }
+impl C {
+    fn new() -> Self {
+        let base = env::var("INVENTORY_URL").unwrap_or_else(|_| "http://localhost:8080".to_string());
+        C { base }
+    }
+    fn go(&self, id: u64, path: &str) {
+        let direct = format!("{}/items/{}", BASE, id);
+        let named = format!("{BASE}{API}/x/{id}");
+        let positional = format!("{0}/a/{1}/{0}", BASE, "b");
+        let from_env = std::env::var("PRICES").expect("set");
+        let field = format!("{}/stock", self.base);
+        let unknown = format!("{}/{}", path, id);
+    }
+}
+"""
+
+
+@pytest.mark.parametrize(("expr", "value"), [
+    ("direct", "http://inventory:8080/items/{?:id}"),
+    ("named", "http://inventory:8080/api/v1/x/{?:id}"),
+    ("positional", "http://inventory:8080/a/b/http://inventory:8080"),
+    ("from_env", "\x01PRICES\x02"),
+    ("field", "\x01INVENTORY_URL\x1ehttp://localhost:8080\x02/stock"),
+    ("unknown", "{?:path}/{?:id}"),
+])
+def test_rust_values_fold_from_literals_consts_format_fields_and_the_environment(expr, value):
+    facts = extract("src/c.rs", VALUES)
+    folded = RustFolder(RustValues([("c", facts)]), "c", facts).at(facts, "C.go", 17).fold(expr)
+    assert folded.text == value
+
+
+WORKSPACE = '[workspace]\nmembers = ["services/*", "libs/util"]\n'
+
+
+def test_a_cargo_workspace_makes_each_member_a_service_and_a_bin_target_none(tmp_path):
+    (tmp_path / "Cargo.toml").write_text(WORKSPACE)
+    for name in ("billing", "ledger"):
+        crate = tmp_path / "services" / name
+        (crate / "src" / "bin").mkdir(parents=True)
+        (crate / "Cargo.toml").write_text(f'[package]\nname = "{name}-svc"\n\n[[bin]]\nname = "{name}-cli"\n'
+                                          f'path = "src/bin/cli.rs"\n')
+        (crate / "src" / "main.rs").write_text("fn main() { util::log(); }\n")
+        (crate / "src" / "bin" / "cli.rs").write_text("fn main() {}\n")
+    (tmp_path / "libs" / "util" / "src").mkdir(parents=True)
+    (tmp_path / "libs" / "util" / "Cargo.toml").write_text('[package]\nname = "util"\n')
+    (tmp_path / "libs" / "util" / "src" / "lib.rs").write_text("pub fn log() {}\n")
+    graph = CodeGraph.build(tmp_path)
+    nodes, _ = graph.snapshot()
+    services = {n.name: n.props for n in nodes.values() if n.kind == "microservice"}
+    assert {"billing-svc", "ledger-svc", "util"} <= set(services)
+    assert services["billing-svc"]["deployable"] and not services["util"]["deployable"]   # a library crate
+    assert not any("cli" in name for name in services)
+    fqns = {n.props["fqn"] for n in nodes.values() if n.kind == "symbol"}
+    assert {"billing_svc.main", "billing_svc.bin.cli.main", "util.log"} <= fqns
+    assert ("billing_svc.main", "util.log") in edges_by_fqn(graph, "CALLS")    # another crate of the workspace by its name
+
+
+def test_a_client_whose_url_the_code_cannot_know_stays_unresolved(tmp_path):
+    root = tmp_path / "rust-web"
+    shutil.copytree(FIXTURES / "rust-web", root)
+    edit(root, "orders/src/clients/inventory.rs", 'env::var("INVENTORY_URL").unwrap_or_else', 'env::var("UPSTREAM").unwrap_or_else')
+    lines = part2(CodeGraph.build(root))
+    reserve = [line for line in lines if line.startswith("C GET ") and "reserve" in line]
+    # no deployment file sets UPSTREAM: the code's default (localhost) names no service of the project
+    assert reserve == ["C GET localhost /api/stock/{sku} kind=reqwest from=orders.clients.inventory.InventoryClient."
+                       "reserve match=unresolved why='localhost' is this machine; no service of the project is published "
+                       "at port 8080; the name UPSTREAM says no address"]
+    forward = [line for line in lines if "forward" in line]
+    assert forward == ["C POST ? /{?} kind=reqwest from=orders.clients.inventory.InventoryClient.forward match=unresolved "
+                       "why=the URL's start is not known; target is not a constant (a variable, a field or a parameter: "
+                       "known at run time only)",
+                       "E DECLARES_CLIENT orders.clients.inventory.InventoryClient.forward -> client:POST ? /{?}"]
+    assert not any(line.startswith("E HTTP_CALLS client:GET") and "/api/stock/" in line for line in lines)
+
+
+def test_updates_equal_a_full_build(tmp_path):
+    root = tmp_path / "rust-web"
+    shutil.copytree(FIXTURES / "rust-web", root)
+    graph = CodeGraph.build(root)
+    # a new axum route, an actix handler moved to another scope, and a reqwest call to the new route
+    edit(root, "orders/src/routes/mod.rs", '.route("/orders/:id", get(get_order))',
+         '.route("/orders/:id", get(get_order).put(get_order))')
+    edit(root, "inventory/src/main.rs", 'web::scope("/api/admin")', 'web::scope("/internal")')
+    edit(root, "inventory/src/events.rs", "pub fn listen() {",
+         "pub async fn touch() {\n    reqwest::Client::new().put(\"http://orders:8080/api/orders/1\").send().await;\n}\n\n"
+         "pub fn listen() {")
+    graph.update()
+    assert graph.snapshot() == CodeGraph.build(root).snapshot()
+    lines = part2(graph)
+    assert "R POST /internal/stock framework=actix_web handler=inventory.admin.add_stock service=inventory " \
+           "resolved=True" in lines
+    assert "C PUT orders /api/orders/1 kind=reqwest from=inventory.events.touch match=cross_service" in lines
+
+
+def test_route_attributes_and_library_calls_give_capabilities():
+    nodes, _ = CodeGraph.build(FIXTURES / "rust-web").snapshot()
+    caps = {n.props["fqn"]: n.props["capabilities"] for n in nodes.values() if n.kind == "symbol"}
+    assert caps["inventory.get_stock"] == ["HTTP_ENDPOINT"]                        # #[get("/api/stock/{sku}")]
+    assert caps["shipping.status.ping"] == ["HTTP_ENDPOINT"]                       # rocket's #[get(..)]
+    assert caps["orders.clients.inventory.InventoryClient.release"] == ["HTTP_CLIENT"]   # on a Client::new()
+    assert caps["orders.clients.events.announce"] == ["MESSAGE_PRODUCER"]
+    assert caps["inventory.events.listen"] == ["MESSAGE_LISTENER"]
+
+
+ACTIX = """use actix_web::{delete, get, post, web, App, HttpServer};
+
+#[get("/{id}")]
+async fn show() -> &'static str { "" }
+
+#[post("")]
+async fn create() -> &'static str { "" }
+
+#[delete("/{id}")]
+async fn remove() -> &'static str { "" }
+
+#[actix_web::route("/both", method = "GET", method = "HEAD")]
+async fn both() -> &'static str { "" }
+
+async fn list() -> &'static str { "" }
+
+#[actix_web::main]
+async fn main() -> std::io::Result<()> {
+    HttpServer::new(|| {
+        App::new()
+            .service(web::scope("/api/items").service(show).service(create).service(both))
+            .service(web::scope("/v2").service(web::scope("/items").service(remove).route("", web::get().to(list))))
+    })
+    .bind(("0.0.0.0", 8080))?
+    .run()
+    .await
+}
+"""
+ROCKET = """#[macro_use] extern crate rocket;
+
+#[get("/<id>")]
+fn show(id: u32) -> String { id.to_string() }
+
+#[post("/", data = "<body>")]
+fn create(body: String) -> String { body }
+
+#[get("/health")]
+fn health() -> &'static str { "ok" }
+
+#[launch]
+fn rocket() -> _ {
+    rocket::build().mount("/items", routes![show, create]).mount("/", routes![health])
+}
+"""
+
+
+@pytest.mark.parametrize(("source", "routes"), [
+    (ACTIX, ["R DELETE /v2/items/{id} framework=actix_web handler=api.remove service=api resolved=True",
+             "R GET /api/items/both framework=actix_web handler=api.both service=api resolved=True",
+             "R GET /api/items/{id} framework=actix_web handler=api.show service=api resolved=True",
+             "R GET /v2/items framework=actix_web handler=api.list service=api resolved=True",
+             "R HEAD /api/items/both framework=actix_web handler=api.both service=api resolved=True",
+             "R POST /api/items framework=actix_web handler=api.create service=api resolved=True"]),
+    (ROCKET, ["R GET /health framework=rocket handler=api.health service=api resolved=True",
+              "R GET /items/{id} framework=rocket handler=api.show service=api resolved=True",
+              "R POST /items framework=rocket handler=api.create service=api resolved=True"]),
+])
+def test_attribute_routes_take_the_prefixes_of_the_scopes_and_mounts_that_serve_them(tmp_path, source, routes):
+    (tmp_path / "Cargo.toml").write_text('[package]\nname = "api"\n')
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "main.rs").write_text(source)
+    assert [line for line in render(CodeGraph.build(tmp_path)) if line.startswith("R ")] == routes
+
+
+def test_an_impl_block_in_another_file_is_followed_by_updates(crate):
+    graph = CodeGraph.build(crate)
+    # a method moves to a new file's impl block (declared by a new mod line), a trait impl goes away
+    edit(crate, "src/store/mod.rs", "mod memory;", "mod memory;\nmod extra;")
+    edit(crate, "src/store/mod.rs", "    pub fn put(&self, id: u64) {}\n", "")
+    (crate / "src" / "store" / "extra.rs").write_text("impl super::Store {\n    pub fn put(&self, id: u64) {}\n}\n")
+    edit(crate, "src/store/memory.rs", "impl crate::model::Priced for MemoryRepo {", "impl MemoryRepo {")
+    graph.update()
+    assert graph.snapshot() == CodeGraph.build(crate).snapshot()
+    calls = edges_by_fqn(graph, "CALLS")
+    assert calls[("order_service.helper", "order_service.store.extra.Store.put")] == "receiver_type"
+    assert ("order_service.store.memory.MemoryRepo", "order_service.model.Priced") not in edges_by_fqn(graph, "IMPLEMENTS")
+
+
+def test_resolve_reads_a_path_as_rust_writes_it(tmp_path, embedder):
+    from helpers import backend
+
+    from graphlore.contract import parse_request
+    from graphlore.runtime import Runtime
+    from graphlore.toolsets.code.query import models, tools
+
+    tree = tmp_path / "rust-web"
+    shutil.copytree(FIXTURES / "rust-web", tree)
+    runtime = Runtime(backend.settings_for(tmp_path / "home"), embedder=embedder)
+    try:
+        for written, fqn in (("orders::clients::inventory::InventoryClient::reserve",
+                              "orders.clients.inventory.InventoryClient.reserve"),
+                             ("crate::clients::inventory::InventoryClient", "orders.clients.inventory.InventoryClient"),
+                             ("InventoryClient::new", "orders.clients.inventory.InventoryClient.new"),
+                             ("super::routes::api", "orders.routes.api")):
+            request = parse_request(models.ResolveRequest, {"identifier": written, "project_path": str(tree)})
+            found = tools.resolve(runtime, request)
+            assert (found.status, found.node.label) == ("one", fqn), written
+    finally:
+        runtime.close()
+
+
+MIDDLEWARE = """use reqwest_middleware::{ClientBuilder, ClientWithMiddleware};
+use reqwest_tracing::TracingMiddleware;
+use std::env;
+
+struct Quotes {
+    http: ClientWithMiddleware,
+}
+
+impl Quotes {
+    async fn get(&self, count: u32) {
+        let addr = env::var("QUOTE_ADDR").expect("QUOTE_ADDR is not set");
+        self.http.post(format!("{}/getquote", addr)).json(&count).send().await.unwrap();
+    }
+}
+
+async fn direct() {
+    let client = ClientBuilder::new(reqwest::Client::new()).with(TracingMiddleware::default()).build();
+    client.get("http://quote:8090/health").send().await.unwrap();
+}
+"""
+
+
+def test_a_reqwest_middleware_client_is_a_reqwest_client(tmp_path):
+    (tmp_path / "Cargo.toml").write_text('[package]\nname = "quote-client"\n')
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "main.rs").write_text(MIDDLEWARE)
+    graph = CodeGraph.build(tmp_path)
+    assert [line for line in render(graph) if line.startswith("C ")] == [
+        "C GET quote /health kind=reqwest from=quote_client.direct match=unresolved why='quote' is not a microservice "
+        "of this project (an outside service?)",
+        "C POST ? /{?}/getquote kind=reqwest from=quote_client.Quotes.get match=unresolved why=the URL's start is not "
+        "known; environment variable QUOTE_ADDR is set by none of the project's deployment files"]
+    nodes, _ = graph.snapshot()
+    caps = {n.props["fqn"]: n.props["capabilities"] for n in nodes.values() if n.kind == "symbol"}
+    assert caps["quote_client.Quotes.get"] == ["HTTP_CLIENT"]     # a field typed ClientWithMiddleware
+
+
+CONFIG_MAIN = """mod config;
+mod handlers;
+
+fn main() {
+    let state = AppState { config: config::Config::from_env() };
+}
+
+pub struct AppState {
+    pub config: config::Config,
+}
+"""
+CONFIG = """use std::env;
+
+pub struct Config {
+    pub quote_addr: String,
+    pub port: u16,
+}
+
+impl Config {
+    pub fn from_env() -> Self {
+        Config { quote_addr: env::var("QUOTE_ADDR").unwrap_or("http://quote:8090".to_string()), port: 8080 }
+    }
+}
+"""
+HANDLERS = """use crate::AppState;
+
+pub async fn quote(state: &AppState, count: u32) {
+    let client = reqwest::Client::new();
+    client.post(format!("{}/getquote", state.config.quote_addr)).send().await.unwrap();
+}
+"""
+
+
+def test_a_field_of_a_config_struct_is_what_the_crate_s_struct_literal_sets(tmp_path):
+    (tmp_path / "Cargo.toml").write_text('[package]\nname = "checkout"\n')
+    (tmp_path / "src").mkdir()
+    for name, text in (("main.rs", CONFIG_MAIN), ("config.rs", CONFIG), ("handlers.rs", HANDLERS)):
+        (tmp_path / "src" / name).write_text(text)
+    (tmp_path / "docker-compose.yml").write_text("services:\n  checkout:\n    build: .\n    environment:\n"
+                                                 "      - QUOTE_ADDR=http://quote-svc:9000\n")
+    clients = [line for line in render(CodeGraph.build(tmp_path)) if line.startswith("C ")]
+    # state.config.quote_addr: Config's literal in from_env sets it from QUOTE_ADDR, which the deployment sets
+    assert clients == ["C POST quote-svc /getquote kind=reqwest from=checkout.handlers.quote match=unresolved "
+                       "why='quote-svc' is not a microservice of this project (an outside service?)"]

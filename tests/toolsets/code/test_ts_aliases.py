@@ -1,0 +1,100 @@
+"""TypeScript/JavaScript module path aliases: tsconfig ``paths`` (with ``extends`` and ``baseUrl``, comments
+and trailing commas as tsconfig allows), a bare ``baseUrl``, and a bundler's literal ``resolve.alias``: an
+aliased import reaches the project file (an index file, an extension tried), so its calls resolve; a
+specifier no alias maps, or that maps to no project file, stays an external package."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers.code_graph import bump, render
+
+from graphlore.toolsets.code.index.graph import CodeGraph
+from graphlore.toolsets.code.languages.typescript.aliases import aliased, read_jsonc
+
+SERVICE = '''export class OrdersService {
+  static listOrders() { return 1; }
+}
+export function formatMoney(x: number) { return `${x}`; }
+'''
+APP = '''import { OrdersService } from "@/api";
+import { formatMoney } from "~lib/money";
+import { debounce } from "lodash";
+import { Missing } from "@/nowhere";
+
+export function Page() {
+  OrdersService.listOrders();
+  formatMoney(3);
+  debounce(1);
+  Missing.go();
+}
+'''
+
+#: a front end whose page imports ``@/api`` with no alias file
+WITHOUT_ALIASES = {
+    "web/package.json": '{"name": "web"}',
+    "web/src/api/index.ts": 'export { OrdersService } from "./orders.gen";\n',
+    "web/src/api/orders.gen.ts": SERVICE,
+    "web/src/pages/Page.tsx": APP,
+}
+
+
+def _write(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root
+
+
+def _calls(root: Path) -> set[str]:
+    """The project symbols ``Page`` calls (by fqn)."""
+    nodes, edges = CodeGraph.build(root).snapshot()
+    page = next(n.id for n in nodes.values() if n.props.get("fqn") == "web/src/pages/Page.tsx#Page")
+    return {nodes[e.dst].props["fqn"] for e in edges.values() if e.src == page and e.type == "CALLS"}
+
+
+def test_tsconfig_paths_through_extends_resolve_aliased_imports(tmp_path: Path):
+    root = _write(tmp_path / "shop", {
+        "web/package.json": '{"name": "web"}',
+        "web/tsconfig.base.json": '{\n  // shared\n  "compilerOptions": {"baseUrl": ".", "paths": {"@/*": ["./src/*"],},},\n}\n',
+        "web/tsconfig.json": '{"extends": "./tsconfig.base.json", "compilerOptions": {"strict": true /* "@/x" */}}',
+        "web/vite.config.ts": "import path from 'path'\nexport default { resolve: { alias: {\n"
+                              "  '~lib': path.resolve(__dirname, './src/lib'),\n} } }\n",
+        "web/src/api/index.ts": 'export { OrdersService } from "./orders.gen";\n',
+        "web/src/api/orders.gen.ts": SERVICE,
+        "web/src/lib/money.ts": SERVICE.replace("OrdersService", "Other"),
+        "web/src/pages/Page.tsx": APP,
+    })
+    # through @/api's index file and its re-export, and the bundler alias (not lib/money's twin names)
+    assert _calls(root) == {"web/src/api/orders.gen.ts#OrdersService.listOrders", "web/src/lib/money.ts#formatMoney"}
+
+
+def test_without_an_alias_file_the_import_stays_external(tmp_path: Path):
+    root = _write(tmp_path / "shop", WITHOUT_ALIASES)
+    assert "web/src/api/orders.gen.ts#OrdersService.listOrders" not in _calls(root)
+
+
+def test_alias_matching_follows_typescript():
+    table = (("*", ("src/*",)), ("@/*", ("src/*", "gen/*")), ("@app", ("src/app/main",)))
+    assert aliased(table, "@/client") == ["src/client", "gen/client", "src/@/client"]
+    assert aliased(table, "@app") == ["src/app/main", "src/@app"]
+    assert aliased((("@/*", ("src/*",)),), "react") == []
+
+
+def test_tsconfig_comments_inside_strings_are_kept(tmp_path: Path):
+    path = tmp_path / "tsconfig.json"
+    path.write_text('{"compilerOptions": {"paths": {"@/*": ["./src/*"]}}, // c\n "a": "http://x" /* y */,}')
+    assert read_jsonc(path) == {"compilerOptions": {"paths": {"@/*": ["./src/*"]}}, "a": "http://x"}
+
+
+def test_an_alias_added_later_updates_like_a_full_build(tmp_path: Path):
+    """A tsconfig change moves the layout: the importing files resolve again (incremental == full)."""
+    root = _write(tmp_path / "shop", WITHOUT_ALIASES)
+    graph = CodeGraph.build(root)
+    (root / "web/tsconfig.json").write_text('{"compilerOptions": {"paths": {"@/*": ["./src/*"]}}}')
+    bump(root / "web/tsconfig.json")
+    stats = graph.update()
+    assert stats.layout_changed
+    assert render(graph) == render(CodeGraph.build(root))
+    assert any("Page -> web/src/api/orders.gen.ts#OrdersService.listOrders" in line for line in render(graph))
