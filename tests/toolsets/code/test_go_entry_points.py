@@ -156,3 +156,17 @@ def test_every_dockerfile_that_builds_an_entry_point_joins_its_service(tmp_path:
     }))
     aliases = _services(CodeGraph.build(root))["api"]["aliases"]
     assert aliases["api-dev"] == aliases["api-prod"] == "docker-compose service"
+
+
+def test_an_edit_of_a_go_file_moves_no_layout_where_one_package_is_built(tmp_path: Path):
+    """`go build -o /app .`: no entry points to share packages between, so a Go edit is no layout change (the
+    layout and every deployment file are not read again)."""
+    root = write_tree(tmp_path / "svc", {"go.mod": f"module {MOD}\n\ngo 1.22\n",
+                                         "Dockerfile": "FROM golang:1.22\nRUN go build -o /app .\n",
+                                         "main.go": "package main\n\nfunc main() {}\n",
+                                         "util.go": "package main\n\nfunc helper() int { return 1 }\n"})
+    graph = CodeGraph.build(root)
+    path = root / "util.go"
+    path.write_text("package main\n\nfunc helper() int { return 2 }\n", encoding="utf-8")
+    os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 10**9))
+    assert graph.update().layout_changed is False

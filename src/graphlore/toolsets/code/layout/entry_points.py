@@ -127,16 +127,19 @@ def _around(folder: str, go_modules: dict[str, str]) -> str | None:
 
 
 def import_stamps(found: Scan) -> tuple:
-    """What can move the entry points' shares besides the layout files: the Go sources' stamps, when a Dockerfile
-    of the tree builds a Go package (their imports decide which service a package belongs to)."""
+    """What can move the entry points' shares besides the layout files: the Go sources' stamps, when the tree's
+    Dockerfiles and ``ko://`` images build two or more packages of subfolders (their imports decide which service a
+    package belongs to; with one entry point or none nothing is shared, and an edit of a Go file moves nothing)."""
+    packages = {package for _file, package in ko_images(found)}
     for path in dockerfiles(found):
         try:
             text = (found.root / path).read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
-        if _RUN_GO.search(text):
+        packages.update(p for p in built_packages(text) if p not in (".", "./") and not p.startswith("../"))
+        if len(packages) >= 2:
             return _go_stamps(found)
-    return _go_stamps(found) if ko_images(found) else ()
+    return _go_stamps(found) if len(packages) >= 2 else ()
 
 
 def _go_stamps(found: Scan) -> tuple:
