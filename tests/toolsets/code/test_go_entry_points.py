@@ -108,6 +108,7 @@ def test_go_build_commands_name_their_packages_not_their_flag_values():
     assert built_packages("RUN go build -o /bin/app -ldflags '-s -w' ./cmd/api && echo ok\n") == ["./cmd/api"]
     assert built_packages("RUN go install example.org/x/cmd/worker@latest\n") == ["example.org/x/cmd/worker@latest"]
     assert built_packages("RUN go build -o app main.go\n") == []
+    assert built_packages("RUN go build -o /app ./cmd/api/main.go ./cmd/api/routes.go\n") == ["./cmd/api"] * 2
 
 
 def test_a_ko_image_and_a_skaffold_artifact_s_dockerfile_name_their_entry_points(tmp_path: Path):

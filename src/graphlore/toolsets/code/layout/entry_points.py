@@ -2,7 +2,8 @@
 package in ``cmd/<svc>`` built by its own Dockerfile).
 
 **Entry points.** A Dockerfile (``Dockerfile``, ``Dockerfile-x``, ``Dockerfile.x``, ``x.Dockerfile``, anywhere in
-the tree) whose ``RUN`` builds a package of a subfolder (``go build [flags] ./cmd/counter``, ``go install``, or the
+the tree) whose ``RUN`` builds a package of a subfolder (``go build [flags] ./cmd/counter``, its files
+``./cmd/counter/main.go``, ``go install``, or the
 package by its import path under the module's path) names that folder as a deployable's entry point. The path is
 read against the Go module around the Dockerfile (``go build`` runs in a module; a Dockerfile in ``docker/`` of a
 root ``go.mod`` builds ``cmd/counter`` of the root), and counts only when that folder holds Go sources. An image
@@ -55,7 +56,12 @@ def built_packages(text: str) -> list[str]:
             if word.startswith("-"):
                 skip = word in _VALUE_FLAGS
                 continue
-            if word.startswith(("/", "$")) or word.endswith(".go"):
+            if word.startswith(("/", "$")):
+                continue
+            if word.endswith(".go"):   # ``go build ./cmd/api/main.go``: the files of the package in their folder
+                folder = word.rpartition("/")[0]
+                if folder not in ("", "."):
+                    out.append(folder)
                 continue
             out.append(word.rstrip("/"))
     return out
