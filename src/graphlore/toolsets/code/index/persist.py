@@ -34,10 +34,12 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: ``producer.Input() <- msg``), TS/JS environment reads destructured from ``process.env`` as assignments,
 #: ``.method`` checks (``extra["method_checks"]``); PHP files; Python values under a key in ``assigns``; C#
 #: ``AddHttpClient``/``AddGrpcClient`` registrations in ``base_addresses``: an index of format 3 restored would
-#: keep files' facts without them. 5: a ``.proto`` rpc's grpc-gateway HTTP rule (``extra["http"]``). 6: that rule's
-#: ``{name=shelves/*}`` variables keep their literal segments, and an rpc ended by ``;`` keeps its place (format 5
-#: gave another service's rpc of the name its rule).
-FORMAT = 6
+#: keep files' facts without them. 5: a ``.proto`` rpc's grpc-gateway HTTP rule (``extra["http"]``).
+#: 6: PHP's spans of code that may not run (``extra["branches"]``: a curl method set in an ``if``) and each file's
+#: context says whether its service is deployed (``ctx.deployable``).
+#: 7: the grpc-gateway rule's ``{name=shelves/*}`` variables keep their literal segments, and an rpc ended by
+#: ``;`` keeps its place (format 5 and 6 gave another service's rpc of the name its rule).
+FORMAT = 7
 
 
 def _pairs(values: Any) -> tuple[tuple[str, str], ...]:
@@ -114,7 +116,8 @@ class FileRecord:
         return {
             "format": FORMAT,
             "stamp": list(self.stamp),
-            "ctx": [self.ctx.microservice, self.ctx.module, self.ctx.module_name, self.ctx.is_test],
+            "ctx": [self.ctx.microservice, self.ctx.module, self.ctx.module_name, self.ctx.is_test,
+                    self.ctx.deployable],
             "facts": pack(encode_facts(self.facts)),
             "digests": self.digests,
             "deps": sorted(self.deps),
