@@ -215,6 +215,7 @@ def test_ruby_values_fold_from_literals_constants_locals_ivars_and_the_environme
 end
 """)
     constants = RubyConstants.__new__(RubyConstants)
+    constants.service_of = {}
     constants.by_name = {"Conf.F.URL": [("'http://h'", facts, "Conf.F")],
                          "Conf.ROOT": [("'http://root'.freeze", facts, "Conf")]}
     folded = RubyFolder(constants, facts, "Conf.F").at(facts, "Conf.F.go", 13).fold(expr)
@@ -479,3 +480,23 @@ def test_a_ruby_method_serves_and_calls_the_rpc_the_grpc_gem_names_it_after(tmp_
                   if n.kind in ("route", "client") and n.props.get("grpc"))
     assert grpc == [("client", "web", "ops.Health/GetHTTPStatus"), ("route", "status", "ops.Health/GetHTTPStatus"),
                     ("route", "status", "ops.Health/Ping")]
+
+
+def test_a_constant_of_another_service_is_never_read(tmp_path):
+    """admin reads `CATALOG_URL`, which only orders assigns: Ruby never loads orders' file in admin, so admin's
+    URL is not known (no link), while orders' own client links to catalog."""
+    from helpers.code_tools import write_tree
+
+    client = 'require \'net/http\'\n\nclass Cat\n  def items\n    Net::HTTP.get(URI("#{CATALOG_URL}/items"))\n  end\nend\n'
+    root = write_tree(tmp_path / "sys", {
+        "docker-compose.yml": "services:\n  catalog:\n    build: ./catalog\n  orders:\n    build: ./orders\n"
+                              "  admin:\n    build: ./admin\n",
+        "catalog/Gemfile": "gem 'sinatra'\n", "catalog/Dockerfile": "FROM ruby\n",
+        "catalog/app.rb": "require 'sinatra'\n\nget '/items' do\n  'x'\nend\n",
+        "orders/Gemfile": "gem 'sinatra'\n", "orders/Dockerfile": "FROM ruby\n",
+        "orders/config.rb": "CATALOG_URL = 'http://catalog:4567'\n", "orders/client.rb": client,
+        "admin/Gemfile": "gem 'sinatra'\n", "admin/Dockerfile": "FROM ruby\n", "admin/client.rb": client})
+    nodes, _ = CodeGraph.build(root).snapshot()
+    clients = {n.props["microservice"]: n.props for n in nodes.values() if n.kind == "client"}
+    assert (clients["orders"]["match"], clients["orders"]["target_service"]) == ("cross_service", "catalog")
+    assert clients["admin"]["match"] == "unresolved" and clients["admin"]["target_service"] is None

@@ -83,7 +83,7 @@ class RubyFile:
         return ""
 
     def fold(self, expr: str, owner: str, line: int) -> Folded:
-        folder = RubyFolder(self.constants, self.bound.facts, self.class_of(owner))
+        folder = RubyFolder(self.constants, self.bound.facts, self.class_of(owner), self.bound.ctx.microservice)
         folder.at(self.bound.facts, owner, line)
         return folder.fold(expr)
 
