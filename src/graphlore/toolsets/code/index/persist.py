@@ -36,10 +36,19 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: ``AddHttpClient``/``AddGrpcClient`` registrations in ``base_addresses``: an index of format 3 restored would
 #: keep files' facts without them. 5: a ``.proto`` rpc's grpc-gateway HTTP rule (``extra["http"]``).
 #: 6: PHP's spans of code that may not run (``extra["branches"]``: a curl method set in an ``if``) and each file's
-#: context says whether its service is deployed (``ctx.deployable``).
-#: 7: the grpc-gateway rule's ``{name=shelves/*}`` variables keep their literal segments, and an rpc ended by
-#: ``;`` keeps its place (format 5 and 6 gave another service's rpc of the name its rule).
-FORMAT = 7
+#: context says whether its service is deployed (``ctx.deployable``). 7: a Rust function's ``routes![..]`` macros
+#: (``extra["routes"]``: what a rocket ``.mount("/p", f())`` serves), and each file's context holds its import
+#: aliases (``ctx.aliases``), so a restored TS/JS file's context equals the layout's.
+#: 8: the grpc-gateway rule's ``{name=shelves/*}`` variables keep their literal segments, and an rpc ended by
+#: ``;`` keeps its place (formats 5 to 7 gave another service's rpc of the name its rule).
+FORMAT = 8
+
+
+def _context(values: list) -> FileContext:
+    """A file's stored context, its import aliases as the layout makes them (tuples), so that a restored file's
+    context equals the layout's and the file is not resolved again for nothing."""
+    *head, aliases = values
+    return FileContext(*head, aliases=tuple((alias, tuple(targets)) for alias, targets in aliases))
 
 
 def _pairs(values: Any) -> tuple[tuple[str, str], ...]:
@@ -117,7 +126,7 @@ class FileRecord:
             "format": FORMAT,
             "stamp": list(self.stamp),
             "ctx": [self.ctx.microservice, self.ctx.module, self.ctx.module_name, self.ctx.is_test,
-                    self.ctx.deployable],
+                    self.ctx.deployable, [[alias, list(targets)] for alias, targets in self.ctx.aliases]],
             "facts": pack(encode_facts(self.facts)),
             "digests": self.digests,
             "deps": sorted(self.deps),
@@ -133,7 +142,7 @@ class FileRecord:
         size, mtime_ns = data["stamp"]
         return cls(
             stamp=(size, mtime_ns),
-            ctx=FileContext(*data["ctx"]),
+            ctx=_context(data["ctx"]),
             facts=decode_facts(unpack(data["facts"])),
             digests=data["digests"],
             deps=frozenset(data["deps"]),
