@@ -305,7 +305,7 @@ class Reader:
             context = build.get("context", ".") if isinstance(build, dict) else build
             if isinstance(context, str) and "://" not in context:
                 unit.build = _folder(base, interpolate(context))
-                dockerfile = build.get("dockerfile") if isinstance(build, dict) else None
+                dockerfile = build.get("dockerfile", "Dockerfile") if isinstance(build, dict) else "Dockerfile"
                 if isinstance(dockerfile, str) and unit.build is not None:
                     unit.dockerfile = _folder(PurePosixPath("" if unit.build == "." else unit.build),
                                               interpolate(dockerfile))
@@ -491,7 +491,7 @@ def read_deployment(layout: Layout, root: Path, paths: list[str]) -> Deployment:
         found = own_names.get(name.lower(), set())
         return next(iter(found)) if len(found) == 1 else None
 
-    entry = {module.built_by: module.microservice for module in layout.modules.values() if module.built_by}
+    entry = {built_by: module.microservice for module in layout.modules.values() for built_by in module.built_by}
     owner: dict[int, str] = {}
     for index, unit in enumerate(reader.units):
         if unit.kind == "k8s-service":
