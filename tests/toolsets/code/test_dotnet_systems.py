@@ -566,3 +566,41 @@ def test_mediatr_send_triggers_the_one_handler_and_publish_every_handler(tmp_pat
     assert found == {("Shop.Orders.Api.Place", "Shop.Orders.PlaceOrderHandler.Handle"),
                      ("Shop.Orders.Api.Place", "Shop.Orders.Mailer.Handle"),
                      ("Shop.Orders.Api.Place", "Shop.Orders.Auditor.Handle")}
+
+
+MEDIATR_LOCALS = """using MediatR;
+
+namespace Shop;
+
+public record A(int Id) : IRequest<bool>;
+public record B(int Id) : IRequest<bool>;
+public class AH : IRequestHandler<A, bool> { public Task<bool> Handle(A r, CancellationToken t) => Task.FromResult(true); }
+public class BH : IRequestHandler<B, bool> { public Task<bool> Handle(B r, CancellationToken t) => Task.FromResult(true); }
+
+public class Api(IMediator mediator)
+{
+    public async Task Either(bool flag)
+    {
+        IRequest<bool> command = new A(1);
+        if (flag) command = new B(2);
+        await mediator.Send(command);
+    }
+
+    public async Task Replaced(IRequest<bool> other)
+    {
+        IRequest<bool> command = new A(1);
+        command = other;
+        await mediator.Send(command);
+    }
+}
+"""
+
+
+def test_mediatr_a_local_given_several_values_triggers_each_new_type_and_none_for_another_value(tmp_path):
+    (tmp_path / "Orders.csproj").write_text(CSPROJ)
+    (tmp_path / "Orders.cs").write_text(MEDIATR_LOCALS)
+    nodes, edges = CodeGraph.build(tmp_path).snapshot()
+    fqn = {i: n.props.get("fqn") for i, n in nodes.items()}
+    found = {(fqn[e.src], fqn[e.dst]) for e in edges.values() if e.props.get("kind") == "mediator"}
+    # the last assignment is no answer: either branch's request may be sent; a parameter's type is not known
+    assert found == {("Shop.Api.Either", "Shop.AH.Handle"), ("Shop.Api.Either", "Shop.BH.Handle")}
