@@ -604,3 +604,46 @@ def test_mediatr_a_local_given_several_values_triggers_each_new_type_and_none_fo
     found = {(fqn[e.src], fqn[e.dst]) for e in edges.values() if e.props.get("kind") == "mediator"}
     # the last assignment is no answer: either branch's request may be sent; a parameter's type is not known
     assert found == {("Shop.Api.Either", "Shop.AH.Handle"), ("Shop.Api.Either", "Shop.BH.Handle")}
+
+
+KIOSK = """var builder = WebApplication.CreateBuilder(args);
+builder.Build().Run();
+
+public class Pictures(IHttpClientFactory factory)
+{
+    public Task<string> Get(int id)
+    {
+        var client = factory.CreateClient("media");
+        return client.GetStringAsync($"/api/media/{id}");
+    }
+}
+"""
+
+PARTS_CLIENT = """namespace Shop.Parts;
+
+public class Thumbs(IHttpClientFactory factory)
+{
+    public Task<string> Get(int id)
+    {
+        var client = factory.CreateClient("media");
+        return client.GetStringAsync($"/api/media/{id}");
+    }
+}
+"""
+
+
+def test_a_named_client_takes_the_registration_of_its_own_process_never_another_services(tmp_path):
+    files = {"front/front.csproj": CSPROJ, "front/Program.cs": FACTORY, "kiosk/kiosk.csproj": CSPROJ,
+             "kiosk/Program.cs": KIOSK, "media/media.csproj": CSPROJ, "media/Program.cs": MEDIA,
+             "parts/parts.csproj": '<Project Sdk="Microsoft.NET.Sdk"></Project>', "parts/Thumbs.cs": PARTS_CLIENT}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(text)
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    clients = {(n.props["microservice"], n.props["declaring_fqn"]): (n.props["label"], n.props["match"])
+               for n in nodes.values() if n.kind == "client" and n.props["declaring_fqn"].endswith(".Get")}
+    # the kiosk registers no "media" client: front's registration is another process's; a library's client
+    # runs in the app that uses it (front's is the only registration of the name)
+    assert clients == {("front", "Pictures.Get"): ("GET media /api/media/{id}", "cross_service"),
+                       ("kiosk", "Pictures.Get"): ("GET ? /api/media/{id}", "unresolved"),
+                       ("parts", "Shop.Parts.Thumbs.Get"): ("GET media /api/media/{id}", "cross_service")}

@@ -30,8 +30,8 @@ from collections.abc import Iterator
 
 from ..languages.csharp.constants import CSharpConstants, CSharpFolder
 from ..languages.folding import ENV_OPEN, Folded, literal, unknown
-from ..languages.symbols import Bound
-from ..model import AnnotationFact, FileFacts
+from ..languages.symbols import Bound, reaches
+from ..model import AnnotationFact, FileContext, FileFacts
 from ..services.endpoints import ANY, Forward, Item, join_paths, normalise_path
 from .base import Framework, Project, Reader, declared_type, item
 
@@ -73,12 +73,13 @@ class AspNet:
         #: client type -> its ``AddHttpClient<T>`` registrations in any module (a library's client, registered by
         #: the app that uses it)
         self.registered: dict[str, list[tuple[tuple[str, str, FileFacts, str], str]]] = {}
-        #: a named client's name -> its ``AddHttpClient("name", ...)`` registrations
-        self.named: dict[str, list[tuple[str, str, FileFacts]]] = {}
+        #: a named client's name -> its ``AddHttpClient("name", ...)`` registrations, with where each is made
+        self.named: dict[str, list[tuple[str, str, FileFacts, FileContext]]] = {}
         for bound in bounds:
             for base in bound.facts.extra.get("base_addresses", []):
                 if base.get("client", "").startswith("name:"):   # AddHttpClient("x", ...): CreateClient("x")'s
-                    self.named.setdefault(base["client"][5:], []).append((base["owner"], base["value"], bound.facts))
+                    self.named.setdefault(base["client"][5:], []).append(
+                        (base["owner"], base["value"], bound.facts, bound.ctx))
                 elif base.get("registrar", "AddHttpClient") == "AddHttpClient":
                     found = (base["owner"], base["value"], bound.facts, base.get("client", "").rsplit(".", 1)[-1])
                     self.bases.setdefault(bound.ctx.module, []).append(found)
@@ -112,10 +113,13 @@ class AspNet:
             folder.at(facts, owner, line)
         return folder.fold(expr)
 
-    def named_base(self, name: str) -> Folded | None:
-        """The base address ``AddHttpClient(name, ...)`` registrations set (one value), else None."""
+    def named_base(self, name: str, bound: Bound) -> Folded | None:
+        """The base address the ``AddHttpClient(name, ...)`` registrations of the process running ``bound`` set
+        (its own service's; any app's for a library's file: one value), else None. Another deployed service's
+        registration of the name is no registration here."""
         values = {f.text: f for f in (self.fold(facts, expr, owner.rsplit(".", 1)[0])
-                                      for owner, expr, facts in self.named.get(name, []))}
+                                      for owner, expr, facts, where in self.named.get(name, [])
+                                      if reaches(where, bound.ctx))}
         return next(iter(values.values())) if len(values) == 1 else None
 
     def base_for(self, bound: Bound, class_key: str) -> Folded | None:
@@ -363,7 +367,7 @@ def _clients(web: AspNet, bound: Bound) -> Iterator[Item]:
             continue
         url = url.removeprefix("new Uri(").removesuffix(")") if url.startswith("new Uri(") else url
         url = re.sub(r",\s*UriKind\.\w+$", "", url)   # new Uri(x, UriKind.Absolute): the URL is x
-        base = web.base_for(bound, class_key) if factory is None else web.named_base(factory) if factory else None
+        base = web.base_for(bound, class_key) if factory is None else web.named_base(factory, bound) if factory else None
         path = web.fold(facts, url, class_key, call.owner, call.line)
         if re.match(r"[\w.~-]", path.text) and "://" not in path.text:
             path = literal("/") + path   # a relative URI: a path under the base address, never a host
