@@ -647,3 +647,45 @@ def test_a_named_client_takes_the_registration_of_its_own_process_never_another_
     assert clients == {("front", "Pictures.Get"): ("GET media /api/media/{id}", "cross_service"),
                        ("kiosk", "Pictures.Get"): ("GET ? /api/media/{id}", "unresolved"),
                        ("parts", "Shop.Parts.Thumbs.Get"): ("GET media /api/media/{id}", "cross_service")}
+
+
+BUS_LIB = """namespace Shop.Bus;
+
+public record IntegrationEvent;
+public record OrderPaid(int Id) : IntegrationEvent;
+public interface IEventBus { Task PublishAsync(IntegrationEvent e); }
+"""
+
+SUBSCRIBER = """namespace Shop;
+
+public static class Setup
+{
+    public static void Go(IEventBusBuilder builder) => builder.AddSubscription<OrderPaid, OrderPaidHandler>();
+}
+
+public class Pay(IEventBus bus)
+{
+    public Task Go() => bus.PublishAsync(new OrderPaid(1));
+}
+"""
+
+OTHER_HANDLER = """namespace Shop;
+
+public class OrderPaidHandler
+{
+    public Task Handle(OrderPaid e) => Task.CompletedTask;
+}
+"""
+
+
+def test_a_subscriptions_handler_is_never_another_deployed_services_class_of_that_name(tmp_path):
+    files = {"Bus/Bus.csproj": '<Project Sdk="Microsoft.NET.Sdk"></Project>', "Bus/Bus.cs": BUS_LIB,
+             "a/a.csproj": CSPROJ, "a/Program.cs": SUBSCRIBER, "b/b.csproj": CSPROJ, "b/Handler.cs": OTHER_HANDLER}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(text)
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    listeners = [(n.props["microservice"], n.props["file"], n.props["unresolved_reason"])
+                 for n in nodes.values() if n.kind == "route" and n.props.get("broker") == "eventbus"]
+    # b's class of the name runs in b's process: a's subscription names a handler a does not have
+    assert listeners == [("a", "a/Program.cs", "the classes named OrderPaidHandler are code of other deployed services")]
