@@ -689,3 +689,30 @@ def test_a_subscriptions_handler_is_never_another_deployed_services_class_of_tha
                  for n in nodes.values() if n.kind == "route" and n.props.get("broker") == "eventbus"]
     # b's class of the name runs in b's process: a's subscription names a handler a does not have
     assert listeners == [("a", "a/Program.cs", "the classes named OrderPaidHandler are code of other deployed services")]
+
+
+CATCH_ALL_FRONT = """var app = WebApplication.CreateBuilder(args).Build();
+app.MapForwarder("/media/{**rest}", "http://media:8080");
+app.MapForwarder("/shop/{**rest}", "http://media:8080", "/api/media/{**rest}");
+app.Run();
+"""
+
+MEDIA_TREE = """var app = WebApplication.CreateBuilder(args).Build();
+app.MapGet("/media/list", () => 1);
+app.MapGet("/api/media/{mediaId:int}/picture", (int mediaId) => mediaId);
+app.MapGet("/status", () => "up");
+app.Run();
+"""
+
+
+def test_map_forwarder_with_a_catch_all_forwards_every_path_under_its_prefix(tmp_path):
+    for name, program in {"front": CATCH_ALL_FRONT, "media": MEDIA_TREE}.items():
+        (tmp_path / name).mkdir()
+        (tmp_path / name / f"{name}.csproj").write_text(CSPROJ)
+        (tmp_path / name / "Program.cs").write_text(program)
+    nodes, edges = CodeGraph.build(tmp_path).snapshot()
+    label = {i: n.props["label"] for i, n in nodes.items() if n.kind == "route"}
+    forwards = {(label[e.src], label[e.dst]) for e in edges.values() if e.src in label and e.dst in label}
+    # a target path ending in the catch-all swaps the prefix (the deeper route was reached by nothing before)
+    assert forwards == {("ANY /media/**", "GET /media/list"),
+                        ("ANY /shop/**", "GET /api/media/{mediaId}/picture")}

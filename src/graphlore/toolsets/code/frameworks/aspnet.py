@@ -318,15 +318,27 @@ def _minimal(web: AspNet, bound: Bound) -> Iterator[Item]:
                            http_method=method, path=path, written=call.args[0])
 
 
+#: a route template's catch-all parameter at its end (``/{**rest}``, ``/{*rest}``)
+_CATCH_ALL = re.compile(r"/?\{\*\*?[^{}]*\}$")
+
+
 def _forwarder(web: AspNet, bound: Bound, call) -> Item:
     """``MapForwarder(pattern, target[, target path])`` (YARP's direct forwarding): a gateway route that sends what
-    ``pattern`` matches to the target, at the target path when one is given, else at the same path."""
+    ``pattern`` matches to the target, at the target path when one is given, else at the same path (a pattern
+    ending in a catch-all is every path under its prefix, and a target path ending in one swaps that prefix)."""
     class_key = call.owner.rpartition(".")[0] if "." in call.owner else ""
     own = web.fold(bound.facts, call.args[0], class_key)
     prefixes = _group_prefixes(web, bound, call.owner, call.receiver, call.line)
     path = join_paths([prefixes[0], own]) if len(prefixes) == 1 else join_paths([unknown("several groups"), own])
     inner = web.fold(bound.facts, call.args[2], class_key) if len(call.args) > 2 else None
-    rewrite = (path.text, normalise_path(inner.text)) if inner is not None and inner.known else None
+    outer_text, inner_text = path.text, inner.text if inner is not None else None
+    catch_all = _CATCH_ALL.search(outer_text)
+    if catch_all and path.known and (inner_text is None or _CATCH_ALL.search(inner_text)):
+        # ``/catalog/{**rest}`` is every path under ``/catalog``; a target path ending in it swaps that prefix
+        outer_text = outer_text[:catch_all.start()] or "/"
+        path = literal(outer_text.rstrip("/") + "/**")
+        inner_text = _CATCH_ALL.sub("", inner_text) or "/" if inner_text is not None else None
+    rewrite = (outer_text, normalise_path(inner_text)) if inner is not None and inner.known else None
     target = web.fold(bound.facts, call.args[1], class_key) if inner is None or inner.known else None
     route = item(bound, bound.by_key.get(call.owner, -1), "route", "aspnet", call.line, http_method=ANY, path=path,
                  written=call.args[0], forward=Forward(target, 0, rewrite, path.text))
