@@ -716,3 +716,39 @@ def test_map_forwarder_with_a_catch_all_forwards_every_path_under_its_prefix(tmp
     # a target path ending in the catch-all swaps the prefix (the deeper route was reached by nothing before)
     assert forwards == {("ANY /media/**", "GET /media/list"),
                         ("ANY /shop/**", "GET /api/media/{mediaId}/picture")}
+
+
+COPIED_CLIENT = """namespace Shop.Common;
+
+public class StockClient(HttpClient http)
+{
+    public Task<string> Item(int id) => http.GetStringAsync($"api/items/{id}");
+}
+"""
+
+REGISTERING_WEB = """using Shop.Common;
+
+var builder = WebApplication.CreateBuilder(args);
+builder.Services.AddHttpClient<StockClient>(o => o.BaseAddress = new("http://stock"));
+builder.Build().Run();
+"""
+
+STOCK_ITEMS = """var app = WebApplication.CreateBuilder(args).Build();
+app.MapGet("/api/items/{id}", (int id) => id);
+app.Run();
+"""
+
+
+def test_a_typed_client_never_takes_another_deployed_services_registration(tmp_path):
+    files = {"web/web.csproj": CSPROJ, "web/Program.cs": REGISTERING_WEB, "web/StockClient.cs": COPIED_CLIENT,
+             "kiosk/kiosk.csproj": CSPROJ, "kiosk/Program.cs": "WebApplication.CreateBuilder(args).Build().Run();\n",
+             "kiosk/StockClient.cs": COPIED_CLIENT, "stock/stock.csproj": CSPROJ, "stock/Program.cs": STOCK_ITEMS}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(text)
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    clients = {n.props["microservice"]: (n.props["label"], n.props["match"]) for n in nodes.values()
+               if n.kind == "client"}
+    # the kiosk's copy of the class runs in the kiosk, which registers it nowhere: web's base address is not its
+    assert clients == {"web": ("GET stock /api/items/{id}", "cross_service"),
+                       "kiosk": ("GET ? /api/items/{id}", "unresolved")}

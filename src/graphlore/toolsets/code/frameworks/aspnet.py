@@ -71,8 +71,8 @@ class AspNet:
         #: module -> (owner, value as written, facts, the client type an ``AddHttpClient<T>`` registers, or "")
         self.bases: dict[str, list[tuple[str, str, FileFacts, str]]] = {}
         #: client type -> its ``AddHttpClient<T>`` registrations in any module (a library's client, registered by
-        #: the app that uses it)
-        self.registered: dict[str, list[tuple[tuple[str, str, FileFacts, str], str]]] = {}
+        #: the app that uses it), as written, with where each is made
+        self.registered: dict[str, list[tuple[tuple[str, str, FileFacts, str], str, FileContext]]] = {}
         #: a named client's name -> its ``AddHttpClient("name", ...)`` registrations, with where each is made
         self.named: dict[str, list[tuple[str, str, FileFacts, FileContext]]] = {}
         for bound in bounds:
@@ -84,7 +84,7 @@ class AspNet:
                     found = (base["owner"], base["value"], bound.facts, base.get("client", "").rsplit(".", 1)[-1])
                     self.bases.setdefault(bound.ctx.module, []).append(found)
                     if found[3]:
-                        self.registered.setdefault(found[3], []).append((found, base.get("client", "")))
+                        self.registered.setdefault(found[3], []).append((found, base.get("client", ""), bound.ctx))
         self._bounds = bounds
         self._calls: dict[str, list] | None = None
         self._methods: dict[str, int] = {}
@@ -124,12 +124,13 @@ class AspNet:
 
     def base_for(self, bound: Bound, class_key: str) -> Folded | None:
         """The base address of the class's ``HttpClient``: the one its ``AddHttpClient<Class>(...)`` registration
-        sets (in its module, else in any: one value when several), else the one the class sets, else the only one its module sets outside another class's
-        registration."""
+        sets (in its module, else in a module whose process runs the class's code, never another deployed service:
+        one value when several), else the one the class sets, else the only one its module sets outside another
+        class's registration."""
         found = self.bases.get(bound.ctx.module, [])
         registered = [b for b in found if b[3] and b[3] == class_key.rsplit(".", 1)[-1]] or \
-            [b for b, written in self.registered.get(class_key.rsplit(".", 1)[-1], [])
-             if _names_class(b[2], written, bound.facts.package)]
+            [b for b, written, where in self.registered.get(class_key.rsplit(".", 1)[-1], [])
+             if reaches(where, bound.ctx) and _names_class(b[2], written, bound.facts.package)]
         own = [b for b in found if b[2] is bound.facts and b[0].startswith(class_key) and not b[3]]
         chosen = registered or own or [b for b in found if not b[3]]
         values = {self.fold(facts, expr, owner.rsplit(".", 1)[0]).text: self.fold(facts, expr, owner.rsplit(".", 1)[0])
