@@ -752,3 +752,22 @@ def test_a_typed_client_never_takes_another_deployed_services_registration(tmp_p
     # the kiosk's copy of the class runs in the kiosk, which registers it nowhere: web's base address is not its
     assert clients == {"web": ("GET stock /api/items/{id}", "cross_service"),
                        "kiosk": ("GET ? /api/items/{id}", "unresolved")}
+
+
+GROUPS_GIVEN_TWICE = """var app = WebApplication.CreateBuilder(args).Build();
+var pick = flag ? app.MapGroup("/a") : app.MapGroup("/b");
+pick.MapGet("/x", () => 1);
+var version = app.MapGroup("/v1");
+if (flag) version = app.MapGroup("/v2");
+version.MapGet("/z", () => 1);
+var plain = app.MapGroup("/k");
+plain.MapGet("/y", () => 1);
+app.Run();
+"""
+
+
+def test_a_group_local_given_several_values_has_an_unknown_prefix(tmp_path):
+    (tmp_path / "Shop.csproj").write_text(CSPROJ)
+    (tmp_path / "Program.cs").write_text(GROUPS_GIVEN_TWICE)
+    # the ternary lost its prefix and the reassigned local kept its first: either group may hold the route
+    assert _routes(tmp_path) == {"GET /{?}/x", "GET /{?}/z", "GET /k/y"}

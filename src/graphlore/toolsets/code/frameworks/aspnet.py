@@ -9,8 +9,9 @@ action template starting with ``/`` or ``~/`` ignores the class's (ASP.NET match
 the tokens are written in lower case). Minimal APIs: ``MapGet(path, handler)``
 ... ``MapPatch``, ``MapMethods(path, methods, handler)`` and ``Map(path, handler)`` on an app, endpoints or a
 ``MapGroup(prefix)`` group: a group's chained conventions (``.WithTags(..)``) keep it, groups nest, a local holds
-what it was made with, and a builder parameter holds what each caller passes (one route per distinct prefix;
-unknown when no caller is read or the method's name is not unique); the handler is the method a method group
+what it was made with (unknown when it is given several values), and a builder parameter holds what each caller
+passes (one route per distinct prefix; unknown when no caller is read or the method's name is not unique); the
+handler is the method a method group
 names, else the registering method. ``{id?}`` is ``{id}``. ``MapForwarder(pattern, target[, path])`` is a gateway
 route forwarding to the target (YARP's direct forwarding).
 
@@ -228,6 +229,9 @@ def _group_prefixes(web: AspNet, bound: Bound, owner: str, receiver, line: int, 
     if receiver[0] != "name":
         return [literal("")]
     name = receiver[1]
+    given = [texts for at, texts in bound.facts.extra.get("assigns", {}).get(owner, {}).get(name, []) if at <= line]
+    if len(given) > 1 or any(len(texts) > 1 for texts in given):   # which one holds at the call is not read
+        return [unknown(f"{name} is given several values (a conditional or a reassignment)")]
     seen = [(at, t) for at, t in bound.facts.locals.get(owner, {}).get(name, []) if t and t != "?"]
     before = [(at, t) for at, t in seen if at <= line] or seen[:1]
     if not before:
