@@ -771,3 +771,27 @@ def test_a_group_local_given_several_values_has_an_unknown_prefix(tmp_path):
     (tmp_path / "Program.cs").write_text(GROUPS_GIVEN_TWICE)
     # the ternary lost its prefix and the reassigned local kept its first: either group may hold the route
     assert _routes(tmp_path) == {"GET /{?}/x", "GET /{?}/z", "GET /k/y"}
+
+
+LIBRARY_REGISTRATION = """namespace Shop.Defaults;
+
+public static class Clients
+{
+    public static void AddMedia(IServiceCollection services) =>
+        services.AddHttpClient("gallery", c => c.BaseAddress = new Uri("http://media:8080"));
+}
+"""
+
+
+def test_a_named_client_a_library_registers_is_the_apps_that_use_it(tmp_path):
+    files = {"kiosk/kiosk.csproj": CSPROJ, "kiosk/Program.cs": KIOSK.replace('"media"', '"gallery"'),
+             "media/media.csproj": CSPROJ, "media/Program.cs": MEDIA,
+             "defaults/defaults.csproj": '<Project Sdk="Microsoft.NET.Sdk"></Project>',
+             "defaults/Clients.cs": LIBRARY_REGISTRATION}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(text)
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    clients = {n.props["microservice"]: (n.props["label"], n.props["match"]) for n in nodes.values()
+               if n.kind == "client"}
+    assert clients == {"kiosk": ("GET media /api/media/{id}", "cross_service")}   # a library runs in the app

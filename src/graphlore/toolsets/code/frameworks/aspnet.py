@@ -116,11 +116,11 @@ class AspNet:
 
     def named_base(self, name: str, bound: Bound) -> Folded | None:
         """The base address the ``AddHttpClient(name, ...)`` registrations of the process running ``bound`` set
-        (its own service's; any app's for a library's file: one value), else None. Another deployed service's
-        registration of the name is no registration here."""
+        (its own service's or a library's; any app's for a library's file: one value), else None. Another
+        deployed service's registration of the name is no registration here."""
         values = {f.text: f for f in (self.fold(facts, expr, owner.rsplit(".", 1)[0])
                                       for owner, expr, facts, where in self.named.get(name, [])
-                                      if reaches(where, bound.ctx))}
+                                      if reaches(where, bound.ctx) or reaches(bound.ctx, where))}
         return next(iter(values.values())) if len(values) == 1 else None
 
     def base_for(self, bound: Bound, class_key: str) -> Folded | None:
