@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from helpers.code_tools import write_tree
+from helpers.code_tools import node, run, write_tree
 
 from graphlore.toolsets.code.index.graph import CodeGraph
 
@@ -65,3 +65,52 @@ def test_a_go_grpc_route_registered_by_a_local_s_address_is_served_by_its_method
     handlers = {nodes[e.dst].props["grpc"]: nodes[e.src].props["fqn"].rsplit(".", 1)[-1] for e in edges.values()
                 if e.type == "EXPOSES" and nodes[e.dst].props.get("framework") == "grpc"}
     assert handlers == {"lib.v1.Shelf/ListBooks": "ListBooks", "lib.v1.Shelf/Lend": "Lend"}
+
+
+#: a component hands a function nested in it to a framework (``mutationFn``) instead of calling it by name
+COMPONENT = """import { useMutation } from "@tanstack/react-query"
+import { removeUser } from "./store"
+
+export const DeleteUser = ({ id }: { id: string }) => {
+  const deleteUser = async (userId: string) => {
+    await removeUser(userId)
+  }
+  const mutation = useMutation({ mutationFn: deleteUser })
+  return mutation
+}
+"""
+
+STORE = """export async function removeUser(id: string) {
+  return dropRow(id)
+}
+
+export function dropRow(id: string) {
+  return id
+}
+
+export class Audit {
+  record(id: string) {
+    return id
+  }
+}
+"""
+
+
+def test_paths_go_on_through_a_function_nested_in_the_one_that_hands_it_on(tmp_path: Path, runtime):
+    tree = write_tree(tmp_path / "web", {"package.json": '{"name": "web"}', "src/DeleteUser.tsx": COMPONENT,
+                                          "src/store.ts": STORE})
+    project = (runtime, tree)
+    out = run(*project, "paths", from_id=node(project, "DeleteUser"), to_id=node(project, "dropRow"))
+    assert [(h.source.label, h.edge, h.target.label) for h in out.paths[0].hops] == [
+        ("src/DeleteUser.tsx#DeleteUser", "DECLARES", "src/DeleteUser.tsx#DeleteUser.deleteUser"),
+        ("src/DeleteUser.tsx#DeleteUser.deleteUser", "CALLS", "src/store.ts#removeUser"),
+        ("src/store.ts#removeUser", "CALLS", "src/store.ts#dropRow")]
+    # a module stands for the functions it declares, as a class for its methods
+    module = run(*project, "resolve", identifier="src/DeleteUser.tsx").node.id
+    assert run(*project, "paths", from_id=module, to_id=node(project, "dropRow")).paths
+    # a nested function is part of what runs when the one declaring it does, so a call is 2 hops away
+    reached = run(*project, "impact", id=node(project, "dropRow"), direction="in", depth=2).results
+    assert {r.node.label.split("#")[-1] for r in reached} >= {"removeUser", "DeleteUser.deleteUser", "DeleteUser"}
+    # a module or a class in the middle of a walk is not a hop to everything it declares
+    down = run(*project, "impact", id=node(project, "removeUser"), direction="out", depth=3).results
+    assert {r.node.label.split("#")[-1] for r in down} == {"dropRow"}
