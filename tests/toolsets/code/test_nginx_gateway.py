@@ -150,3 +150,23 @@ def test_an_nginx_only_image_inside_a_service_is_not_that_services_gateway(tmp_p
     nodes, _ = CodeGraph.build(tmp_path).snapshot()
     routes = {(n.props["microservice"], n.props["label"], n.props["file"]) for n in nodes.values() if n.kind == "route"}
     assert routes == {("frontend", "ANY /api/**", "conf/site.conf")}   # the module's own folder's conf is still read
+
+
+def test_a_prefix_rewrite_break_swaps_the_prefix_and_another_rewrite_links_nothing():
+    conf = """server {
+    location /api/orders/ {
+        rewrite ^/api/orders/(.*)$ /v1/$1 break;
+        proxy_pass http://orders:8000;
+    }
+    location /legacy/ {
+        rewrite ^/legacy/(\\d+)/(.*)$ /items/$2?id=$1 break;
+        proxy_pass http://orders:8000;
+    }
+}
+"""
+    found = {pattern: (forward, problem) for _, _, pattern, forward, problem in locations("nginx.conf", conf)}
+    forward, problem = found["/api/orders/**"]
+    assert (plain(forward.target.text), forward.rewrite, problem) == ("http://orders:8000", ("/api/orders/", "/v1/"), None)
+    assert forward.outside("/v1/orders/{id}") == "/api/orders/orders/{id}"
+    forward, problem = found["/legacy/**"]
+    assert forward.target is None and "rewrite" in problem   # not read: said, never a guess

@@ -772,3 +772,36 @@ class {cls}
     assert clients == [("App.Client.Audit.call", "GET audit /events"), ("App.Client.Mailer.call", "GET ? /{?}/send"),
                        ("App.Client.Pricing.call", "GET pricing /v2/quotes"),
                        ("App.Client.Stock.call", "GET stock /levels")]
+
+
+def test_a_kernel_configure_routes_prefix_and_a_curl_method_set_on_one_branch(tmp_path):
+    """A Symfony Kernel's ``configureRoutes`` imports controllers under a prefix in PHP (Symfony 4's
+    ``import($resource, '/prefix', $type)``, the configurator's ``import(...)->prefix('/x')``); a
+    ``CURLOPT_POST`` set inside an ``if`` may not be set: the client's method is not known."""
+    files = {
+        "composer.json": '{"name": "acme/ratings", "type": "project"}',
+        "src/Kernel.php": "<?php\nnamespace App;\nclass Kernel\n{\n    protected function configureRoutes($routes)\n"
+                          "    {\n        $routes->import(__DIR__.'/Controller/', '/api', 'annotation');\n"
+                          "        $routes->import('../config/{routes}/*.yaml');\n    }\n}\n",
+        "src/Controller/R.php": "<?php\nnamespace App\\Controller;\nuse Symfony\\Component\\Routing\\Annotation\\Route;\n"
+                                "class R\n{\n    /** @Route(\"/fetch/{sku}\", methods={\"GET\"}) */\n"
+                                "    public function fetch($sku) {}\n}\n",
+        "src/Admin/A.php": "<?php\nnamespace App\\Admin;\nuse Symfony\\Component\\Routing\\Annotation\\Route;\n"
+                           "class A\n{\n    #[Route('/users', methods: ['GET'])]\n    public function users() {}\n}\n",
+        "src/Kernel5.php": "<?php\nnamespace App;\nclass Kernel5\n{\n    protected function configureRoutes($routes): void\n"
+                           "    {\n        $routes->import(__DIR__.'/Admin/', 'annotation')->prefix('/admin');\n    }\n}\n",
+        "src/C.php": "<?php\nclass C\n{\n    public function send() {\n        $h = curl_init('http://stock/items');\n"
+                     "        if (rand(0, 1)) { curl_setopt($h, CURLOPT_POST, true); }\n        return curl_exec($h);\n    }\n"
+                     "    public function always() {\n        $h = curl_init('http://stock/all');\n"
+                     "        curl_setopt($h, CURLOPT_POST, 1);\n        return curl_exec($h);\n    }\n"
+                     "    public function both() {\n        if (rand(0, 1)) {\n            $h = curl_init('http://stock/one');\n"
+                     "            curl_setopt($h, CURLOPT_POST, 1);\n        }\n    }\n}\n",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    labels = {n.props["label"] for n in nodes.values() if n.kind in ("route", "client")}
+    assert {"GET /api/fetch/{sku}", "GET /admin/users"} <= labels
+    assert not {"GET /fetch/{sku}", "GET /users"} & labels
+    assert {"? stock /items", "POST stock /all", "POST stock /one"} <= labels

@@ -196,15 +196,17 @@ def test_an_update_reads_again_only_the_frameworks_whose_files_changed_and_stays
 
     edit(root, "py/catalog/catalog/main.py", 'prefix="/api"', 'prefix="/api/v3"')
     stats = graph.update()
-    # nginx reads its module settings and each module's first file, so any change reads it again (cheaply)
-    assert set(stats.frameworks_read) == {"python_web", "locust", "grpc_python", "amqp", "kafka", "declared", "nginx"}
+    # nginx and the configured proxies read their module settings and each module's first file, so any change
+    # reads them again (cheaply)
+    assert set(stats.frameworks_read) == {"python_web", "locust", "grpc_python", "amqp", "kafka", "declared", "nginx",
+                                          "proxies"}
     lines = part2(graph)
     assert lines == part2(CodeGraph.build(root))
     assert any(line.startswith("R GET /api/v3/") and "catalog.items" in line for line in lines)
 
     edit(root, "web/catalog/paths.go", '"/api/v1"', '"/api/v2"')   # a constant another Go file's routes use
     stats = graph.update()
-    assert set(stats.frameworks_read) == {"go_web", "grpc_go", "amqp", "nginx"}
+    assert set(stats.frameworks_read) == {"go_web", "grpc_go", "amqp", "nginx", "proxies"}
     assert part2(graph) == part2(CodeGraph.build(root))
 
 

@@ -7,8 +7,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from helpers import backend
 from helpers.code_graph import bump, render
 
+from graphlore.runtime import Runtime
+from graphlore.toolsets.code.index.code_index import CodeIndex
 from graphlore.toolsets.code.index.graph import CodeGraph
 from graphlore.toolsets.code.languages.typescript.aliases import aliased, read_jsonc
 
@@ -98,3 +101,23 @@ def test_an_alias_added_later_updates_like_a_full_build(tmp_path: Path):
     assert stats.layout_changed
     assert render(graph) == render(CodeGraph.build(root))
     assert any("Page -> web/src/api/orders.gen.ts#OrdersService.listOrders" in line for line in render(graph))
+
+
+def test_a_restored_index_keeps_its_aliases_and_resolves_only_what_changed(tmp_path: Path, embedder):
+    """The stored record of a file holds its import aliases: after a restart, one edited file is resolved again,
+    not every file whose context lost its aliases on the way through the store."""
+    root = _write(tmp_path / "shop", {**WITHOUT_ALIASES,
+                                      "web/tsconfig.json": '{"compilerOptions": {"paths": {"@/*": ["./src/*"]}}}'})
+    home = tmp_path / "home"
+    runtime = Runtime(backend.settings_for(home), embedder=embedder)
+    CodeIndex(runtime, root).sync()
+    runtime.close()
+    other = root / "web/src/api/index.ts"
+    other.write_text(other.read_text() + "// edited\n")
+    bump(other)
+    runtime = Runtime(backend.settings_for(home), embedder=embedder)
+    try:
+        report = CodeIndex(runtime, root).sync()
+    finally:
+        runtime.close()
+    assert report.restored and (report.parsed, report.resolved) == (1, 1)

@@ -11,7 +11,7 @@ from helpers.skills_data import PLAYBOOK
 
 from graphlore.contract import parse_request
 from graphlore.runtime import Runtime
-from graphlore.tools import CallContext
+from graphlore.tools import CallContext, Cancelled
 from graphlore.toolsets.skills import TOOLSET, judge, selfcheck
 from graphlore.toolsets.skills.library import SELF_CALIBRATION, SkillLibrary
 
@@ -146,3 +146,105 @@ def test_a_calibration_is_recorded_only_if_nothing_was_written_since_the_write_i
     assert record["how"] == "2 skills in use, 10 needed"
     out = run(runtime, "search_skills", query="question 3 about the exchange rate")
     assert "no calibration of its own: 2 skills in use, 10 needed" in out.evidence.decision
+
+
+def _intents(path, intents: dict[str, list[str]]):
+    path.write_text("".join(json.dumps({"text": t, "intent": i}) + "\n" for i, ts in intents.items() for t in ts))
+    return path
+
+
+def test_the_same_file_again_keeps_a_fresh_calibration_even_when_stopped(runtime, tmp_path, monkeypatch):
+    """Importing the same file again writes nothing: it neither recomputes the library's own calibration nor,
+    stopped where that would run (Ctrl-C, a busy lock), leaves a fresh one stale."""
+    path = _intents(tmp_path / "intents.jsonl", {"card_arrival": ["where is my card", "my card has not come"],
+                                                 "exchange_rate": ["what is the exchange rate", "rate for euros"]})
+    run(runtime, "import_skills", format="intents", path=str(path))
+    library = SkillLibrary(runtime, "default")
+    before = library.handle.meta(library.store())[SELF_CALIBRATION]
+    assert before["fresh"] is True
+
+    def stopped(*args, **kwargs):
+        raise Cancelled
+
+    monkeypatch.setattr(selfcheck, "library_shift", stopped)
+    out = run(runtime, "import_skills", format="intents", path=str(path))
+    assert (out.created, out.updated, out.unchanged) == (0, 0, 2)
+    library = SkillLibrary(runtime, "default")
+    assert library.handle.meta(library.store())[SELF_CALIBRATION] == before
+
+
+@pytest.mark.parametrize("record, why", [
+    ({"shift": 0.1, "fresh": True, "judge": judge.JUDGE_VERSION - 1, "how": "x"},
+     f"made for judge v{judge.JUDGE_VERSION - 1}"),
+    ({"fresh": False, "pending": "t"}, "not recorded since the last import or reindex"),
+    ({"shift": 0.1, "fresh": False, "judge": judge.JUDGE_VERSION, "how": "x"}, "skills were written since"),
+])
+def test_the_evidence_says_why_the_shipped_bias_decides(runtime, record, why):
+    """Each reason the library's own calibration is not used is named as it is: another judge's (nothing was
+    written), one not recorded after its import (stopped, or being made), one skills were written since."""
+    library = SkillLibrary(runtime, "default")
+    run(runtime, "create_skill", skill=_big("Exchange rates", "the exchange rate"))
+    store = library.store()
+    with store.atomic():
+        store.set_meta(SELF_CALIBRATION, record)
+    library.handle.reread()
+    assert why in library.self_shift(store)[1]
+
+
+def test_a_library_re_embedded_when_opened_under_a_new_routing_version_is_calibrated_again(runtime, tmp_path,
+                                                                                            monkeypatch):
+    """The re-embedding an upgrade makes on first open is a reindex: it leaves a current calibration of the
+    library, not a stale one until someone runs reindex by hand."""
+    from graphlore.toolsets.skills import library as library_module
+    path = _intents(tmp_path / "intents.jsonl", {"card_arrival": ["where is my card", "my card has not come"],
+                                                 "exchange_rate": ["what is the exchange rate", "rate for euros"]})
+    run(runtime, "import_skills", format="intents", path=str(path))
+    monkeypatch.setattr(library_module.routing, "ROUTING_VERSION", library_module.routing.ROUTING_VERSION + 1)
+    library = SkillLibrary(runtime, "default")
+    store = library.store()
+    assert store.get_meta("skills")["routing"] == library_module.routing.ROUTING_VERSION  # re-embedded
+    record = store.get_meta(SELF_CALIBRATION)
+    assert record["fresh"] is True and record["how"] == "2 skills in use, 10 needed"
+    assert library.self_shift(store) == (0.0, "no calibration of its own: 2 skills in use, 10 needed")
+
+
+def test_an_import_stopped_while_calibrating_keeps_its_skills_and_the_same_file_again_calibrates(
+        runtime, tmp_path, monkeypatch):
+    """Ctrl-C during the calibration: the import's skills are kept, the library is judged with the shipped bias
+    and says why, and running the command again (as the CLI says) makes the calibration."""
+    path = _intents(tmp_path / "intents.jsonl", {"card_arrival": ["where is my card", "my card has not come"],
+                                                 "exchange_rate": ["what is the exchange rate", "rate for euros"]})
+    real = selfcheck.library_shift
+
+    def stopped(*args, **kwargs):
+        raise Cancelled
+
+    monkeypatch.setattr(selfcheck, "library_shift", stopped)
+    with pytest.raises(Cancelled):
+        run(runtime, "import_skills", format="intents", path=str(path))
+    library = SkillLibrary(runtime, "default")
+    store = library.store()
+    assert store.count_nodes("skill") == 2
+    assert "not recorded since the last import or reindex" in library.self_shift(store)[1]
+    monkeypatch.setattr(selfcheck, "library_shift", real)
+    out = run(runtime, "import_skills", format="intents", path=str(path))
+    assert (out.created, out.updated) == (0, 0)
+    library = SkillLibrary(runtime, "default")
+    assert library.handle.meta(library.store())[SELF_CALIBRATION]["fresh"] is True
+
+
+def test_a_calibration_that_fails_leaves_the_import_answered_as_written(runtime, tmp_path, monkeypatch, caplog):
+    """The skills are committed before the calibration runs: a failure there (a store error, memory) is logged
+    and leaves the shipped bias deciding; the import still answers what it wrote, never an error."""
+    path = _intents(tmp_path / "intents.jsonl", {"card_arrival": ["where is my card", "my card has not come"],
+                                                 "exchange_rate": ["what is the exchange rate", "rate for euros"]})
+
+    def broken(*args, **kwargs):
+        raise MemoryError("cannot allocate")
+
+    monkeypatch.setattr(selfcheck, "library_shift", broken)
+    out = run(runtime, "import_skills", format="intents", path=str(path))
+    assert out.created == 2
+    assert "its own calibration failed (MemoryError: cannot allocate)" in caplog.text
+    library = SkillLibrary(runtime, "default")
+    assert "not recorded since the last import or reindex" in library.self_shift(library.store())[1]

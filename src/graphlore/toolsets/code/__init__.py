@@ -85,6 +85,7 @@ The map (packages by concern; a package imports only the packages above it)::
       locust.py                   Locust load tests as HTTP clients of the service their host names
       k6.py                       k6 load tests (JavaScript) as HTTP clients of the URLs they request
       nginx.py                    nginx proxy_pass locations as gateway routes forwarding to a service
+      proxies.py                  YARP, Ocelot, Envoy, Traefik routes in configuration, forwarding to a service
       amqp.py                     AMQP producers and consumers (pika, Go amqp, amqplib) by exchange/key
       amqp_options.py             Go AMQP endpoints named through functional options, at the configuring call
       kafka.py                    Kafka's plain clients (Python, Node, Java/Kotlin, C#) by topic

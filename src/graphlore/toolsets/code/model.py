@@ -73,6 +73,7 @@ UNRESOLVED_REASONS = (
     "not_found",            # the receiver type is known and in the project but declares no such member
     "undefined_name",       # an unqualified name defined nowhere in scope
     "dynamic",              # the callee is a parameter or variable: its value is known only at run time
+    "other_service",        # what the name means is code of another deployed service: reached over the network only
 )
 
 
@@ -120,6 +121,8 @@ class FileContext:
     #: file declares its own namespace (a Java package)
     module_name: str
     is_test: bool
+    #: whether its service is deployed (runs on its own); a library's code is part of whichever service uses it
+    deployable: bool = True
     #: TS/JS module path aliases of the file's nearest tsconfig/bundler config (`typescript.aliases`)
     aliases: tuple = ()
 

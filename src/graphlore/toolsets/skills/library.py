@@ -52,8 +52,8 @@ repair), ``skills`` = ``{"routing": ROUTING_VERSION, "judge": JUDGE_VERSION}``,
 ``archived_skills`` (how many are archived) and ``self_calibration`` (the library's own shift of the judge's
 bias, :mod:`selfcheck`: made by an import or a reindex after its write, marked stale by every other write
 of skills; the search uses it only while fresh). All five are read in one statement per call (:class:`~graphlore.toolsets.handle.Namespace`).
-A library written under another routing version is re-embedded when it is next
-opened (its texts are all in the store), so stale vectors never rank a search.
+A library written under another routing version is re-embedded (and its own calibration made again) when it
+is next opened (its texts are all in the store), so stale vectors never rank a search.
 
 Writers of the library (create, update, import, reindex) hold the named lock
 ``write`` of the namespace across processes from their last read to their
@@ -304,6 +304,9 @@ class SkillLibrary:
     def _bring_up_to_date(self, store: Store) -> None:
         if self._stale(store):
             self.reindex(store)
+            with store.atomic():  # a reindex like the command's: the library's own calibration made again
+                store.set_meta(SELF_CALIBRATION, self._calibration(store))
+            self.handle.reread()
         if self.handle.meta(store).get(COUNTERS_META) != IN_SKILLS:
             self._fold_usage(store)
 
@@ -455,15 +458,19 @@ class SkillLibrary:
         self.handle.reread()
         return token
 
+    @staticmethod
+    def calibration_current(store: Store) -> bool:
+        """Whether the library's own calibration (or why it has none) is recorded, fresh and this judge's."""
+        record = store.get_meta(SELF_CALIBRATION)
+        return isinstance(record, dict) and bool(record.get("fresh")) and record.get("judge") == judge.JUDGE_VERSION
+
     def calibrate(self, token: str, progress: Callable[[int, int, str], None] | None = None
                   ) -> dict[str, Any] | None:
         """Compute the library's own calibration (:mod:`selfcheck`) from its stored vectors, outside the write
         lock (seconds on a large library), then record it under the lock, unless the library was written since
         the write that left ``token`` (the next import or reindex makes one then). Returns the record or None."""
         store = self.store()
-        blocks, heads = self.blocks(store)
-        shift, how = selfcheck.library_shift(blocks, heads, progress)
-        record = {"shift": shift, "fresh": True, "judge": judge.JUDGE_VERSION, "skills": len(blocks), "how": how}
+        record = self._calibration(store, progress)
         with self.lock():
             current = store.get_meta(SELF_CALIBRATION)
             if not isinstance(current, dict) or current.get("pending") != token:
@@ -472,6 +479,12 @@ class SkillLibrary:
                 store.set_meta(SELF_CALIBRATION, record)
         self.handle.reread()
         return record
+
+    def _calibration(self, store: Store, progress: Callable[[int, int, str], None] | None = None) -> dict[str, Any]:
+        """The record of the library's own calibration, computed from its stored vectors now."""
+        blocks, heads = self.blocks(store)
+        shift, how = selfcheck.library_shift(blocks, heads, progress)
+        return {"shift": shift, "fresh": True, "judge": judge.JUDGE_VERSION, "skills": len(blocks), "how": how}
 
     @staticmethod
     def blocks(store: Store) -> tuple[list[np.ndarray], list[int]]:
@@ -487,8 +500,14 @@ class SkillLibrary:
         record = self.handle.meta(store).get(SELF_CALIBRATION)
         if not isinstance(record, dict):
             return 0.0, "the library has no calibration of its own (import or reindex it to make one)"
-        if record.get("judge") != judge.JUDGE_VERSION or not record.get("fresh"):
-            return 0.0, "the library's own calibration is stale (written since; import or reindex it again)"
+        if "pending" in record:
+            return 0.0, ("the library's own calibration is not recorded since the last import or reindex (being "
+                         "made, or that was stopped or found the library busy; import or reindex it again)")
+        if not record.get("fresh"):
+            return 0.0, "the library's own calibration is stale (skills were written since; import or reindex it again)"
+        if record.get("judge") != judge.JUDGE_VERSION:
+            return 0.0, (f"the library's own calibration was made for judge v{record.get('judge')}, this is "
+                         f"v{judge.JUDGE_VERSION} (import or reindex it again)")
         shift = record.get("shift")
         if not isinstance(shift, (int, float)) or isinstance(shift, bool) or not math.isfinite(shift):
             return 0.0, f"no calibration of its own: {record.get('how') or 'none recorded'}"

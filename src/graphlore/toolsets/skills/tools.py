@@ -522,10 +522,13 @@ def write_imports(library: SkillLibrary, skills: list[dict[str, Any]], progress:
             props |= {"version": old.version + 1, "updated_at": stamp, "changes": changes.model_dump(mode="json")}
             writes.append(library.rows(old.skill_id, fields, props, e, previous=old))
             updated += 1
-        with store.atomic():
-            library.commit(store, writes)
-            token = library.pending_calibration(store)
-    _calibrate(library, token, progress)
+        token = None
+        if writes or not library.calibration_current(store):  # the same file again keeps a current calibration
+            with store.atomic():
+                library.commit(store, writes)
+                token = library.pending_calibration(store)
+    if token is not None:
+        _calibrate(library, token, progress)
     written = {w.node.props["source"]: w.node.id for w in writes}
     texts = sum(len(e.vectors) for e in embedded if e.vectors is not None)
     return {"created": created, "updated": updated, "unchanged": unchanged + len(skills) - len(todo) - len(archived),
@@ -542,6 +545,9 @@ def _calibrate(library: SkillLibrary, token: str, progress: Progress | None = No
     except StoreBusy as exc:
         log.warning("skill library %r: its own calibration was not recorded (%s); the shipped bias decides until "
                     "the next import or reindex", library.name, exc.message)
+    except Exception as exc:  # noqa: BLE001 - the write is committed: a failed calibration must not report it failed
+        log.warning("skill library %r: its own calibration failed (%s: %s); the skills are written, the shipped bias "
+                    "decides until the next import or reindex", library.name, type(exc).__name__, exc)
 
 
 def _last_import(old: Stored) -> dict[str, Any] | None:

@@ -8,7 +8,9 @@ the target's routes).
 nested block (an ``if``; a nested ``location`` is a route of its own). Any method.
 
 **Where to.** ``proxy_pass http://host:port/uri``: a URI part (even ``/``) replaces the matched prefix (``/api/cart/``
-then ``/``: the target sees ``/x`` for ``/api/cart/x``); none passes the path unchanged. A host that names an
+then ``/``: the target sees ``/x`` for ``/api/cart/x``); none passes the path unchanged. A ``rewrite ^/prefix/(.*)$ /other/$1 break;`` in the location swaps
+that prefix (the URI on ``proxy_pass`` is then ignored, as nginx does); any other ``rewrite`` is not read: the
+route says so and links nothing. A host that names an
 ``upstream`` block of the file is that block's ``server`` (one of them when it lists several). In a
 ``*.template`` file ``${VAR}`` is an environment variable (``envsubst`` fills it when the container starts),
 settled with the environment the project's deployment files give the service; elsewhere ``$var`` is an
@@ -22,18 +24,23 @@ file (an nginx-only image) has no file to hold them: its locations are not read.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from ..languages import registry
 from ..languages.folding import Folded, choice, env, literal, unknown
 from ..languages.symbols import Bound
 from ..services.endpoints import ANY, Forward, Item, normalise_path
+from ..services.settings import Values
 from .base import Framework, Project, Reader, brace_block, item
 
 _COMMENT = re.compile(r"#[^\n]*")
 _LOCATION = re.compile(r"\blocation\s+(?:(=|\^~|~\*?)\s+)?([^\s{]+)\s*\{")
 _UPSTREAM = re.compile(r"\bupstream\s+([\w.-]+)\s*\{")
 _PROXY = re.compile(r"\bproxy_pass\s+([^;\s]+)\s*;")
+_REWRITE = re.compile(r"\brewrite\s+(\S+)\s+(\S+)(?:\s+(\w+))?\s*;")
+#: a rewrite that swaps a literal prefix: ``^/api/(.*)$`` (``$`` optional) to ``/v1/$1``
+_PREFIX_REGEX = re.compile(r"^\^(/[\w./-]*)\(\.\*\)\$?$")
+_PREFIX_REPLACEMENT = re.compile(r"^(/[\w./-]*)\$1$")
 _SERVER = re.compile(r"\bserver\s+([^;\s]+)[^;]*;")
 _URL = re.compile(r"^(https?://)([^/]+)(/.*)?$")
 _TEMPLATE_VAR = re.compile(r"\$\{(\w+)\}")
@@ -63,6 +70,15 @@ def _own(block: str) -> str:
     return "".join(out)
 
 
+def _rewritten_prefix(rewrites: list[tuple[str, str, str]]) -> tuple[str, str] | None:
+    """(prefix seen outside, prefix the target sees) of one ``rewrite ^/prefix/(.*)$ /other/$1 break;`` (the
+    request then goes to ``proxy_pass`` as rewritten); None for any other rewrite (not read)."""
+    if len(rewrites) != 1 or rewrites[0][2] != "break":
+        return None
+    regex, replacement = _PREFIX_REGEX.match(rewrites[0][0]), _PREFIX_REPLACEMENT.match(rewrites[0][1])
+    return (regex.group(1), replacement.group(1)) if regex and replacement else None
+
+
 def locations(path: str, text: str) -> Iterator[tuple[int, str, str, Forward | None, str | None]]:
     """(line, method, route path, forward, problem) of each proxying location of one configuration file."""
     text = _COMMENT.sub(lambda m: " " * len(m.group(0)), text)   # keep offsets (and so lines)
@@ -70,10 +86,19 @@ def locations(path: str, text: str) -> Iterator[tuple[int, str, str, Forward | N
     upstreams = {m.group(1): _SERVER.findall(brace_block(text, m.end())) for m in _UPSTREAM.finditer(text)}
     for found in _LOCATION.finditer(text):
         modifier, where = found.group(1), found.group(2)
-        proxy = _PROXY.search(_own(brace_block(text, found.end())))
+        own = _own(brace_block(text, found.end()))
+        proxy = _PROXY.search(own)
         if proxy is None or modifier in ("~", "~*"):
             continue
         line = text.count("\n", 0, found.start()) + 1
+        pattern = where if modifier == "=" else where.rstrip("/") + "/**"
+        rewrites = _REWRITE.findall(own)
+        if rewrites:
+            prefix = _rewritten_prefix(rewrites)
+            if prefix is None:
+                yield line, ANY, pattern, Forward(None, 0, None, normalise_path(pattern)), \
+                    f"its rewrite {' '.join(rewrites[0][:2])} is not read"
+                continue
         url = _URL.match(proxy.group(1))
         if url is None:
             yield line, ANY, where, None, f"proxy_pass {proxy.group(1)} is not an http(s) URL"
@@ -82,27 +107,41 @@ def locations(path: str, text: str) -> Iterator[tuple[int, str, str, Forward | N
         servers = upstreams.get(host)
         target = choice([literal(scheme) + _value(s, template) for s in servers]) if servers else \
             literal(scheme) + _value(host, template)
-        pattern = where if modifier == "=" else where.rstrip("/") + "/**"
-        rewrite = (where, uri) if uri is not None else None
+        rewrite = prefix if rewrites else (where, uri) if uri is not None else None
         yield line, ANY, pattern, Forward(target, 0, rewrite, normalise_path(pattern)), None
 
 
-def prepare(files: list[Bound], project: Project) -> Reader:
+#: (line, method, route pattern, forward, problem, framework, the route as written) of one configured route
+ConfigRoute = tuple[int, str, str, Forward | None, str | None, str, str]
+
+
+def config_routes(files: list[Bound], project: Project,
+                  read: Callable[[Values], Iterator[tuple[str, ConfigRoute]]]) -> Reader:
+    """A reader of the routes a module's configuration declares (``read``: (file, route) of a module's settings),
+    each held by the module's first source file with the configuration's ``file`` and ``line``."""
     first: dict[str, Bound] = {}
     for bound in files:
         first.setdefault(bound.ctx.module, bound)
     planned: dict[str, list[Item]] = {}
     for module, home in first.items():
-        for path, text in project.values(module).nginx:
-            for line, method, pattern, forward, problem in locations(path, text):
-                route = item(home, -1, "route", "nginx", line, http_method=method,
-                             path=literal(normalise_path(pattern)), written=f"location {pattern}", forward=forward,
-                             source_layer="config")
-                route.file, route.line = path, line
-                if problem:
-                    route.problems.append(problem)
-                planned.setdefault(home.path, []).append(route)
+        for path, (line, method, pattern, forward, problem, flavor, written) in read(project.values(module)):
+            route = item(home, -1, "route", flavor, line, http_method=method, path=literal(normalise_path(pattern)),
+                         written=written, forward=forward, source_layer="config")
+            route.file, route.line = path, line
+            if problem:
+                route.problems.append(problem)
+            planned.setdefault(home.path, []).append(route)
     return lambda bound: planned.get(bound.path, [])
+
+
+def _read(values: Values) -> Iterator[tuple[str, ConfigRoute]]:
+    for path, text in values.nginx:
+        for line, method, pattern, forward, problem in locations(path, text):
+            yield path, (line, method, pattern, forward, problem, "nginx", f"location {pattern}")
+
+
+def prepare(files: list[Bound], project: Project) -> Reader:
+    return config_routes(files, project, _read)
 
 
 FRAMEWORK = Framework("nginx", registry.NAMES, prepare, reads=None, reads_services=True)

@@ -4,8 +4,9 @@
 **Symfony** (``Route`` as Symfony's or Sensio's, or not imported): ``#[Route('/p', methods: ['GET'])]`` attributes
 and ``@Route("/p", methods={"GET"})`` docblock annotations on a method (``path`` named or first), under the class's
 own ``Route``, under the ``prefix`` of each import of the module's routing files (``config/routes.yaml``,
-``config/routes/*.yaml``) whose ``resource`` covers the class (``routing.controllers``, its folder, its namespace;
-a prefix per locale is unknown); no ``methods`` is any method. A route those files declare (``path`` and
+``config/routes/*.yaml``) or of its Kernel's ``configureRoutes`` in PHP (`kernel_imports`) whose ``resource``
+covers the class (``routing.controllers``, its folder, its namespace; a prefix per locale is unknown); no
+``methods`` is any method. A route those files declare (``path`` and
 ``controller: App\\Controller\\X::m``) is that method's.
 
 **Laravel**: ``Route::get/post/put/patch/delete/options/any(path, ...)``, ``Route::match([methods], path, ...)`` and
@@ -104,10 +105,10 @@ class PHPFile:
         return name
 
 
-def read_php(project: Project, bound: Bound) -> Iterator[Item]:
+def read_php(project: Project, bound: Bound, kernel: list[tuple[str, str | None, str]] | None = None) -> Iterator[Item]:
     php = PHPFile(bound, php_constants(project))
     values = project.values(bound.ctx.module)
-    yield from _symfony(php, values.route_imports)
+    yield from _symfony(php, values.route_imports + (kernel or []))
     yield from _yaml_routes(php, values.yaml_routes)
     yield from _switch_routes(php)
     yield from _registered(php, project)
@@ -132,8 +133,8 @@ def _imported_under(php: PHPFile, imports: list[tuple[str, str | None, str]], cl
         if resource == "routing.controllers" or "\\" in resource and \
                 (fqn + ".").startswith(resource.replace("\\", ".").strip(".") + ".") or \
                 "\\" not in resource and php.bound.path.startswith(folder.rstrip("/") + "/"):
-            value = literal(prefix) if prefix is not None else unknown(f"{source} imports it under a prefix per "
-                                                                        "locale")
+            value = literal(prefix) if prefix is not None else unknown(f"{source} imports it under a prefix that is "
+                                                                        "not one string (per locale, or not folded)")
             out.setdefault(value.text, value)
     return list(out.values()) or [literal("")]
 
@@ -373,16 +374,21 @@ def _array_entry(array: str, key: str) -> str | None:
     return None
 
 
-def _curl_method(php: PHPFile, owner: str) -> str | None:
-    """The method the function's curl options set: ``CURLOPT_CUSTOMREQUEST`` (whatever the order: it overrides
-    ``CURLOPT_POST``), else ``CURLOPT_POST``, else GET; None when the custom request does not fold."""
+def _curl_method(php: PHPFile, owner: str, line: int) -> str | None:
+    """The method the function's curl options set for the client at ``line``: ``CURLOPT_CUSTOMREQUEST`` (whatever
+    the order: it overrides ``CURLOPT_POST``), else ``CURLOPT_POST``, else GET; None when the custom request does not
+    fold, or a method is set only on a branch the client's own line is outside of (an ``if``: it may not run)."""
     calls = [c for c in php.bound.facts.calls if c.owner == owner and c.name in ("curl_setopt", "curl_setopt_array")]
+    branches = php.bound.facts.extra.get("branches", [])
     posted = False
     for call in calls:
         pairs = [(call.args[1], call.args[2])] if call.name == "curl_setopt" and len(call.args) >= 3 else []
         if call.name == "curl_setopt_array" and len(call.args) >= 2:
             pairs = [(k, v) for k in ("CURLOPT_CUSTOMREQUEST", "CURLOPT_POST")
                      if (v := _array_entry(call.args[1], k)) is not None]
+        methods = [key for key, _ in pairs if key in ("CURLOPT_CUSTOMREQUEST", "CURLOPT_POST")]
+        if methods and any(start <= call.line <= end and not start <= line <= end for start, end in branches):
+            return None   # a method set on one branch only: not known
         for key, value in pairs:
             if key == "CURLOPT_CUSTOMREQUEST":
                 folded = php.fold(value, owner, call.line)
@@ -519,19 +525,63 @@ def _http_url(url: Folded) -> bool:
 
 def _function_client(php: PHPFile, call) -> tuple[str, str | None, str] | None:
     if call.name == "curl_init" and call.args:
-        return "curl", _curl_method(php, call.owner), call.args[0]
+        return "curl", _curl_method(php, call.owner, call.line), call.args[0]
     if call.name == "curl_setopt" and len(call.args) >= 3 and call.args[1] == "CURLOPT_URL":
-        return "curl", _curl_method(php, call.owner), call.args[2]
+        return "curl", _curl_method(php, call.owner, call.line), call.args[2]
     if call.name == "curl_setopt_array" and len(call.args) >= 2:
         url = _array_entry(call.args[1], "CURLOPT_URL")
-        return ("curl", _curl_method(php, call.owner), url) if url is not None else None
+        return ("curl", _curl_method(php, call.owner, call.line), url) if url is not None else None
     if call.name == "file_get_contents" and call.args:
         return "file_get_contents", "GET", call.args[0]
     return None
 
 
+_DIR_RESOURCE = re.compile(r"""^__DIR__\s*\.\s*(['"])([^'"]*)\1$""")
+_LITERAL = re.compile(r"""^(['"])([^'"]*)\1$""")
+
+
+def _kernel_resource(expr: str) -> str | None:
+    """A folder a Kernel's ``configureRoutes`` imports, relative to the Kernel's folder (``__DIR__.'/Controller/'``,
+    ``'../src/Controller/'``); None for a glob or a file of routing configuration (read as such) and any other
+    expression."""
+    found = _DIR_RESOURCE.match(expr.strip()) or _LITERAL.match(expr.strip())
+    if found is None:
+        return None
+    resource = found.group(2).lstrip("/") if found.re is _DIR_RESOURCE else found.group(2)
+    if not resource or any(c in resource for c in "{*%") or resource.endswith((".yaml", ".yml", ".xml", ".php")):
+        return None
+    return resource
+
+
+def kernel_imports(files: list[Bound], project: Project) -> dict[str, list[tuple[str, str | None, str]]]:
+    """Module -> the imports its Kernel's ``configureRoutes`` makes in PHP, as the routing files' are
+    (`services.settings.read_symfony_routing`): ``$routes->import($resource, '/prefix', $type)`` (Symfony 4's
+    ``RouteCollectionBuilder``) or ``$routes->import($resource, $type)->prefix('/prefix')`` (the
+    ``RoutingConfigurator``); the prefix None when it does not fold to one string."""
+    out: dict[str, list[tuple[str, str | None, str]]] = {}
+    for bound in files:
+        for call in bound.facts.calls:
+            if call.name != "import" or not call.owner or not call.owner.endswith("configureRoutes") or not call.args:
+                continue
+            resource = _kernel_resource(call.args[0])
+            if resource is None:
+                continue
+            php = PHPFile(bound, php_constants(project))
+            chained = next((c for c in bound.facts.calls if c.name == "prefix" and c.line == call.line and c.args
+                            and isinstance(c.receiver, list) and c.receiver[0] == "call"
+                            and c.receiver[2] == "import"), None)
+            written = chained.args[0] if chained else call.args[1] if len(call.args) >= 2 else None
+            folded = php.fold(written, call.owner, call.line) if written is not None else literal("")
+            prefix = folded.text if folded.known else None
+            if chained is None and prefix is not None and not prefix.startswith("/"):
+                prefix = ""   # ``import($resource, 'annotation')``: the second argument is the type
+            out.setdefault(bound.ctx.module, []).append((bound.path, prefix, resource))
+    return out
+
+
 def prepare(files: list[Bound], project: Project) -> Reader:
-    return lambda bound: read_php(project, bound)
+    kernels = kernel_imports(files, project)
+    return lambda bound: read_php(project, bound, kernels.get(bound.ctx.module, []))
 
 
 FRAMEWORK = Framework("php_web", ("php",), prepare)

@@ -35,7 +35,16 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: ``.method`` checks (``extra["method_checks"]``); PHP files; Python values under a key in ``assigns``; C#
 #: ``AddHttpClient``/``AddGrpcClient`` registrations in ``base_addresses``: an index of format 3 restored would
 #: keep files' facts without them. 5: a ``.proto`` rpc's grpc-gateway HTTP rule (``extra["http"]``).
-FORMAT = 5
+#: 6: PHP's spans of code that may not run (``extra["branches"]``: a curl method set in an ``if``) and each file's
+#: context says whether its service is deployed (``ctx.deployable``) and holds its import aliases (``ctx.aliases``).
+FORMAT = 6
+
+
+def _context(values: list) -> FileContext:
+    """A file's stored context, its import aliases as the layout makes them (tuples), so that a restored file's
+    context equals the layout's and the file is not resolved again for nothing."""
+    *head, aliases = values
+    return FileContext(*head, aliases=tuple((alias, tuple(targets)) for alias, targets in aliases))
 
 
 def _pairs(values: Any) -> tuple[tuple[str, str], ...]:
@@ -112,7 +121,8 @@ class FileRecord:
         return {
             "format": FORMAT,
             "stamp": list(self.stamp),
-            "ctx": [self.ctx.microservice, self.ctx.module, self.ctx.module_name, self.ctx.is_test],
+            "ctx": [self.ctx.microservice, self.ctx.module, self.ctx.module_name, self.ctx.is_test,
+                    self.ctx.deployable, [[alias, list(targets)] for alias, targets in self.ctx.aliases]],
             "facts": pack(encode_facts(self.facts)),
             "digests": self.digests,
             "deps": sorted(self.deps),
@@ -128,7 +138,7 @@ class FileRecord:
         size, mtime_ns = data["stamp"]
         return cls(
             stamp=(size, mtime_ns),
-            ctx=FileContext(*data["ctx"]),
+            ctx=_context(data["ctx"]),
             facts=decode_facts(unpack(data["facts"])),
             digests=data["digests"],
             deps=frozenset(data["deps"]),

@@ -23,7 +23,18 @@ from typing import Any, TypeVar
 from ..model import RESOLUTIONS, TYPE_KINDS, CallFact, GraphNode, SymbolFact
 from .base import Language
 from .roles import EXTERNAL_REASONS, NOT_ROLLED_UP
-from .symbols import Bound, EdgeSink, FileResult, Ref, Table, Tracker, file_node, receiver_text, symbol_node
+from .symbols import (
+    Bound,
+    EdgeSink,
+    FileResult,
+    Ref,
+    Table,
+    Tracker,
+    file_node,
+    reaches,
+    receiver_text,
+    symbol_node,
+)
 
 Found = TypeVar("Found")
 #: (target, how it resolved: a key of `model.RESOLUTIONS`, why not: {reason, detail?, candidates?})
@@ -71,6 +82,10 @@ class Resolver:
     NOT_OVERRIDING: frozenset[str] = frozenset()
     #: the symbol kind of a file's own node
     FILE_KIND = "module"
+    #: its imports name a file or package by its path (TS/JS relative imports, Go import paths), not by a name
+    #: any service may declare: what such an import reaches is what the code runs, whichever service's folder
+    #: holds it (only a name-only match is kept to what the caller can reach, `reachable`)
+    PATH_IMPORTS = False
 
     def __init__(self, table: Table, tracker: Tracker, language: Language):
         self.table = table
@@ -79,6 +94,8 @@ class Resolver:
         self.rules = language.rules
         self._roles = table.cache("roles")
         self._meta = table.cache("meta_roles")
+        #: the file whose calls are being resolved: name lookups keep what its code can reach (`reachable`)
+        self.caller: Bound | None = None
 
     def touch(self, ref: Ref) -> None:
         """Record that this resolution read a class's members or bases (its ``t:`` dependency key)."""
@@ -179,12 +196,37 @@ class Resolver:
             frontier = next_frontier
         return sorted(set(out))
 
+    # ---- what a file's code can reach ------------------------------------------------------------
+    def reachable(self, refs: list[Ref], bound: Bound | None = None, by_name: bool = False) -> list[Ref]:
+        """The symbols of ``refs`` that code of ``bound`` (default: the caller being resolved) can call
+        in-process (`symbols.reaches`): never code of another deployed service that a name (a package, class or
+        function name, ``by_name``: a name-only match) found; a path import's target is kept (`PATH_IMPORTS`)."""
+        viewer = bound or self.caller
+        if viewer is None or self.PATH_IMPORTS and not by_name:
+            return refs
+        return [r for r in refs if reaches(viewer.ctx, self.table.files[r[0]].ctx)]
+
+    def pick_type(self, refs: list[Ref], bound: Bound) -> Ref | None:
+        """The one of several project types with one fqn that ``bound`` means: among those it can reach, its
+        own module's, else its own service's, else the only library's; two libraries' is no guess (None)."""
+        refs = self.reachable(refs, bound)
+        if len(refs) <= 1:
+            return refs[0] if refs else None
+        for same in ("module", "microservice"):
+            own = getattr(bound.ctx, same)
+            found = [r for r in refs if getattr(self.table.files[r[0]].ctx, same) == own]
+            if found:
+                return found[0]
+        return None
+
     # ---- calls --------------------------------------------------------------------------------
     def project_methods(self, name: str) -> list[Ref]:
-        """The project methods named ``name`` in files of this language (dependency key ``n:<name>``)."""
+        """The project methods named ``name`` in files of this language the caller can reach (dependency key
+        ``n:<name>``)."""
         names = self.language.names
-        return [r for r in self.table.by_name(name, self.t)
-                if self.table.files[r[0]].facts.language in names and self.table.sym(r).kind == "method"]
+        return self.reachable([r for r in self.table.by_name(name, self.t)
+                               if self.table.files[r[0]].facts.language in names
+                               and self.table.sym(r).kind == "method"], by_name=True)
 
     def only_candidate(self, name: str, refs: list[Ref]) -> Target:
         """A receiver of unknown type: the call goes to the one project method named so, else stays unresolved."""
@@ -283,6 +325,7 @@ class Resolver:
 
     # ---- one file -----------------------------------------------------------------------------
     def resolve_file(self, bound: Bound) -> FileResult:
+        self.caller = bound
         out = FileOutput(caps={sid: set() for sid in bound.ids})
         self.declare_file(bound, out.sink)
         file_props = self.file_props(bound, out.sink)
@@ -323,6 +366,10 @@ class Resolver:
             return
         src = bound.ids[owner_index] if owner_index >= 0 else bound.file_id
         target, how, why = self.call_target(call, bound)
+        if target is not None and not self.reachable([target], bound, by_name=how == "name_only"):
+            other = self.table.files[target[0]].ctx.microservice
+            target, why = None, {"reason": "other_service", "detail": f"{self.table.fqn_of(target)} is code of "
+                                 f"the service {other}, deployed apart: reached over the network only"}
         if target is not None:
             out.sink.call(src, self.table.id_of(target), how, RESOLUTIONS[how], call.line)
             return

@@ -45,6 +45,13 @@ Ref = tuple[str, int]   # (path, symbol index); index -1 is the file / module sy
 #: the mark `Extractor.unique` puts on the second and later declarations of one name in a scope
 DUPLICATE_MARK = re.compile(r"~\d+")
 
+def reaches(caller: FileContext, target: FileContext) -> bool:
+    """Whether code in ``caller`` can call code in ``target`` in-process: its own service's, or a library's (a
+    service that is not deployed itself, so runs inside whichever service uses it). Another deployed service's
+    code runs in another process: a name there is never what a call here means, even when it is spelt alike."""
+    return target.microservice == caller.microservice or not target.deployable
+
+
 class Bound:
     """One file's facts bound to its layout context and language: ids, fqns and a child index.
 
@@ -208,7 +215,8 @@ def digests(bound: Bound) -> dict[str, str]:
     """What each dependency key this file defines reads as; see the module docstring."""
     facts = bound.facts
     context = (facts.language, facts.package, bound.prefix, bound.ctx.microservice, bound.ctx.module,
-               bound.ctx.is_test, [(i.target, i.names, i.static, i.reexport) for i in facts.imports])
+               bound.ctx.is_test, bound.ctx.deployable,
+               [(i.target, i.names, i.static, i.reexport) for i in facts.imports])
     out: dict[str, str] = {}
     for fqn, index in bound.indexed():
         if index < 0:

@@ -85,12 +85,8 @@ class TypedResolver(Resolver):
 
     # ---- types --------------------------------------------------------------------------------
     def type_ref(self, fqn: str, bound: Bound) -> Ref | None:
-        """The project type with this fqn (the one in the same module or service first, as Java does)."""
-        refs = [r for r in self.table.lookup(fqn, self.t) if r[1] >= 0]
-        if len(refs) > 1:
-            refs.sort(key=lambda r: (self.table.files[r[0]].ctx.module != bound.ctx.module,
-                                     self.table.files[r[0]].ctx.microservice != bound.ctx.microservice, r))
-        return refs[0] if refs else None
+        """The project type with this fqn that ``bound`` means (`Resolver.pick_type`)."""
+        return self.pick_type([r for r in self.table.lookup(fqn, self.t) if r[1] >= 0], bound)
 
     def resolve_type(self, written: str, bound: Bound, scope: str | None) -> TypeRes:
         name = self.base_type(written).strip()
@@ -206,8 +202,8 @@ class TypedResolver(Resolver):
     def package_callables(self, package: str, name: str) -> list[Ref]:
         """Top-level functions named ``name`` in ``package`` (dependency key ``n:<name>``)."""
         fqn = self.join(package, name)
-        return [r for r in self.table.by_name(name, self.t)
-                if self.table.sym(r).kind == "function" and self.table.fqn_of(r) == fqn]
+        return self.reachable([r for r in self.table.by_name(name, self.t)
+                               if self.table.sym(r).kind == "function" and self.table.fqn_of(r) == fqn])
 
     # ---- receivers ----------------------------------------------------------------------------
     def local_type(self, bound: Bound, owner: str | None, name: str, line: int) -> str | None:

@@ -48,7 +48,15 @@ from ..languages import registry
 from ..languages.base import BuildFile
 from ..model import FileContext
 from .entry_points import entry_points, reached
-from .walk import CONFIG_FILE, NGINX_FILE, SYMFONY_ROUTES, SYMFONY_SERVICES, Scan, is_deployment_file
+from .walk import (
+    CONFIG_FILE,
+    NGINX_FILE,
+    PROXY_FILE,
+    SYMFONY_ROUTES,
+    SYMFONY_SERVICES,
+    Scan,
+    is_deployment_file,
+)
 
 
 @dataclass(slots=True)
@@ -67,6 +75,8 @@ class Module:
     config_files: tuple[str, ...] = ()
     #: its nginx configuration files (`walk.NGINX_FILE`): a gateway's routes, if they proxy
     nginx_files: tuple[str, ...] = ()
+    #: its reverse proxy configuration files (`walk.PROXY_FILE`: YARP, Ocelot, Envoy)
+    proxy_files: tuple[str, ...] = ()
     #: its Symfony routing and service files (`walk.SYMFONY_ROUTES`, `walk.SYMFONY_SERVICES`): the prefixes its
     #: controllers' routes are imported under, its services' constructor arguments
     route_files: tuple[str, ...] = ()
@@ -214,8 +224,8 @@ def _own_image(found: Scan, folder: str, owner: str) -> bool:
 
 def _read_configs(root: Path, found: Scan, modules: dict[str, Module]) -> None:
     """Each module's ``application*``/``bootstrap*`` files (test resources excluded) and the
-    ``spring.application.name`` the first of them declares; its nginx configuration files; and its Symfony
-    routing files."""
+    ``spring.application.name`` the first of them declares; its nginx and reverse proxy configuration files; and
+    its Symfony routing files."""
     configs: dict[str, list[str]] = {}
     for rel, names in found.layout_files.items():
         for name in names:
@@ -226,6 +236,11 @@ def _read_configs(root: Path, found: Scan, modules: dict[str, Module]) -> None:
                     modules[owner].route_files = tuple(sorted((*modules[owner].route_files, path)))
                 continue
             nginx = NGINX_FILE.match(name)
+            if PROXY_FILE.match(name):
+                owner = None if _is_test_path(tuple(path.split("/"))) else _nearest(modules, rel)
+                if owner is not None and not _own_image(found, rel, owner):
+                    modules[owner].proxy_files = tuple(sorted((*modules[owner].proxy_files, path)))
+                continue
             if CONFIG_FILE.match(name) or nginx:
                 path = f"{rel}/{name}" if rel else name
                 owner = None if _is_test_path(tuple(path.split("/"))) else _nearest(modules, rel)
@@ -409,6 +424,7 @@ class Layout:
         parts = tuple(path.split("/"))
         ctx = FileContext(service, module, spec.module_name(path, self),
                           _is_test_path(parts) or spec.is_test_file(parts[-1]),
+                          service not in self.services or self.services[service].deployable,
                           self._aliases_of(path, spec.name))
         self._cache[key] = ctx
         return ctx

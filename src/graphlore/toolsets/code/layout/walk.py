@@ -33,6 +33,11 @@ SETTINGS_SUFFIXES = (".yml", ".yaml", ".properties")
 #: nginx configuration (``nginx.conf``, ``default.conf``, the official image's ``*.conf.template``): a gateway's
 #: ``proxy_pass`` routes (`frameworks.nginx`)
 NGINX_FILE = re.compile(r"^(?:nginx\.conf|[\w.-]+\.conf)(?:\.template)?$")
+#: reverse proxies declared in configuration (`frameworks.proxies`): .NET's YARP (``appsettings*.json``),
+#: Ocelot (``ocelot*.json``), Envoy's static configuration (``envoy*.yaml``) and Traefik's file provider
+#: (``traefik*`` / ``dynamic*`` ``.yml``, ``.yaml``, ``.toml``)
+PROXY_FILE = re.compile(r"^(?:(?:appsettings|ocelot)(?:\.[\w-]+)*\.json|envoy[\w.-]*\.ya?ml"
+                        r"|(?:traefik|dynamic)[\w.-]*\.(?:ya?ml|toml))$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,10 +88,11 @@ def _kinds(languages: tuple) -> _Kinds:
 
 def is_layout_file(name: str, folder: str = "") -> bool:
     """A file whose change can move the layout or the configuration: build files, Dockerfiles,
-    ``application*``/``bootstrap*`` files, nginx configuration (`NGINX_FILE`), import alias files (`Language.alias_files`: tsconfig), any settings file under a ``resources`` folder (config
+    ``application*``/``bootstrap*`` files, nginx and proxy configuration (`NGINX_FILE`, `PROXY_FILE`), import alias files (`Language.alias_files`: tsconfig), any settings file under a ``resources`` folder (config
     servers keep their shared files there), and deployment files (`is_deployment_file`)."""
     kinds = _kinds(registry.LANGUAGES)
-    if name in kinds.layout_names or DOCKERFILE.match(name) or CONFIG_FILE.match(name) or NGINX_FILE.match(name) or any(
+    if name in kinds.layout_names or DOCKERFILE.match(name) or CONFIG_FILE.match(name) or NGINX_FILE.match(name) or \
+            PROXY_FILE.match(name) or any(
             p.match(name) for p in kinds.alias_files) or (
             kinds.layout_suffixes and name.endswith(kinds.layout_suffixes)):
         return True

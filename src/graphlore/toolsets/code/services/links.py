@@ -567,8 +567,9 @@ def _link_forward(node: GraphNode, item: Item, names: ServiceNames,
     pattern = item.path.text if item.path is not None else "/"
     out = []
     for route, route_item in http_by_service.get(service, []):
-        if route_item.path is None:
-            continue
+        if route_item.path is None or item.http_method not in (None, ANY) and \
+                route_item.http_method not in (None, ANY, item.http_method):
+            continue   # a proxy route for one method reaches the target's routes of that method only
         outside = forward.outside(route_item.path.text)
         if outside is not None and match_score(outside, pattern) is not None:
             out.append(make_edge(node.id, "HTTP_CALLS", route.id, {

@@ -195,6 +195,8 @@ class Values:
     profiles: dict[str, dict[str, str]] = field(default_factory=dict)
     #: (path, text) of the module's nginx configuration files (read by `frameworks.nginx`)
     nginx: list[tuple[str, str]] = field(default_factory=list)
+    #: (path, text) of the module's reverse proxy configuration files (read by `frameworks.proxies`)
+    proxies: list[tuple[str, str]] = field(default_factory=list)
     #: (file, prefix or None when it is not one string, resource) of each import in its Symfony routing files
     route_imports: list[tuple[str, str | None, str]] = field(default_factory=list)
     #: (file, path, controller, methods) of each route its Symfony routing files declare (``path`` + ``controller``)
@@ -373,6 +375,11 @@ def module_values(layout: Layout, root: Path, deployment: Deployment | None = No
                 continue
             if "proxy_pass" in text:
                 values.nginx.append((source, text))
+        for source in module.proxy_files:
+            try:
+                values.proxies.append((source, (root / source).read_text(encoding="utf-8", errors="replace")))
+            except OSError:
+                continue
         for source in module.route_files:
             if PurePosixPath(source).stem == "services":
                 values.symfony = read_symfony_services(root / source)

@@ -34,6 +34,7 @@ BUILTIN_TYPES = frozenset({
 
 
 class GoResolver(DetachedMethods, TypedResolver):
+    PATH_IMPORTS = True
     BUILTIN_FUNCTIONS = BUILTIN_FUNCTIONS
     BUILTIN_TYPES = BUILTIN_TYPES
     SELF_RECEIVERS = frozenset()

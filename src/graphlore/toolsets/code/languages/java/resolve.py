@@ -95,22 +95,8 @@ class JavaResolver(Resolver):
             found = self._contexts[path] = JavaFileContext(self.table.files[path])
         return found
 
-    def pick(self, refs: list[Ref], bound: Bound) -> Ref | None:
-        """One of several types with the same fqn: same module, then same service, then path order."""
-        if not refs:
-            return None
-        if len(refs) == 1:
-            return refs[0]
-        for ref in refs:
-            if self.table.files[ref[0]].ctx.module == bound.ctx.module:
-                return ref
-        for ref in refs:
-            if self.table.files[ref[0]].ctx.microservice == bound.ctx.microservice:
-                return ref
-        return refs[0]
-
     def type_ref(self, fqn: str, bound: Bound) -> Ref | None:
-        return self.pick(self.table.lookup(fqn, self.t), bound)
+        return self.pick_type(self.table.lookup(fqn, self.t), bound)
 
     def resolve_type(self, name: str, bound: Bound, scope: str | None) -> TypeRes:
         """Resolve a type name as written in ``bound`` inside the symbol ``scope`` (a key or None)."""

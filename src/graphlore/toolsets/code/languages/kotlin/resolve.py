@@ -44,5 +44,6 @@ class KotlinResolver(TypedResolver):
     def package_callables(self, package: str, name: str) -> list[Ref]:
         """Top-level functions (keyed ``name(Types)``) of ``package``."""
         fqn = self.join(package, name)
-        return [r for r in self.table.by_name(name, self.t)
-                if self.table.sym(r).kind == "function" and self.table.fqn_of(r).split("(", 1)[0] == fqn]
+        return self.reachable([r for r in self.table.by_name(name, self.t)
+                               if self.table.sym(r).kind == "function"
+                               and self.table.fqn_of(r).split("(", 1)[0] == fqn])

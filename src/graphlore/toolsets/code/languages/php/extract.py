@@ -187,6 +187,7 @@ class _Extractor(Extractor):
         self.groups()
         self.registrations()
         self.switches()
+        self.branch_spans()
         return self.finish(root)
 
     # -- declarations ---------------------------------------------------------------------------
@@ -551,6 +552,22 @@ class _Extractor(Extractor):
                               "line": node.start_point[0] + 1})
         if found:
             self.facts.extra["switches"] = sorted(found, key=lambda f: f["line"])
+
+
+    def branch_spans(self) -> None:
+        """The line spans of code that may or may not run (an ``if``'s body, ``else``, a ``case``, a loop, a ``catch``,
+        a ternary), in ``extra["branches"]``: a curl option set in one is not known to be set (`frameworks.php_web`)."""
+        found = {(node.start_point[0] + 1, node.end_point[0] + 1)
+                 for node in self.nodes(*_BRANCHES)}
+        found |= {(body.start_point[0] + 1, body.end_point[0] + 1) for node in self.nodes("if_statement")
+                  if (body := node.child_by_field_name("body")) is not None}
+        if found:
+            self.facts.extra["branches"] = sorted(found)
+
+
+#: what may or may not run (an ``if`` statement's own body is taken apart: its condition always runs)
+_BRANCHES = ("else_clause", "else_if_clause", "case_statement", "default_statement", "while_statement",
+             "for_statement", "foreach_statement", "do_statement", "catch_clause", "conditional_expression")
 
 
 def _variables(node: Node) -> list[Node]:

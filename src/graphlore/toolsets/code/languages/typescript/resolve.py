@@ -53,6 +53,7 @@ json text blob append remove toggle item
 
 
 class TsResolver(NameResolver):
+    PATH_IMPORTS = True
     CLASS_KINDS = frozenset({"class", "interface"})
     RELATIONS = ("extends", "implements")
     NOT_OVERRIDING = frozenset({"static"})
