@@ -493,3 +493,204 @@ def test_a_field_of_a_config_struct_is_what_the_crate_s_struct_literal_sets(tmp_
     # state.config.quote_addr: Config's literal in from_env sets it from QUOTE_ADDR, which the deployment sets
     assert clients == ["C POST quote-svc /getquote kind=reqwest from=checkout.handlers.quote match=unresolved "
                        "why='quote-svc' is not a microservice of this project (an outside service?)"]
+
+
+def test_a_field_another_struct_declares_too_is_not_folded_from_that_struct_s_literal(tmp_path):
+    (tmp_path / "Cargo.toml").write_text('[package]\nname = "checkout"\n')
+    (tmp_path / "src").mkdir()
+    # Config is read from the environment (no literal) and declares quote_addr too: AuditSink's literal is not its
+    sink = "pub struct AuditSink {\n    pub quote_addr: String,\n}\n\npub fn sink() -> AuditSink {\n" \
+           "    AuditSink { quote_addr: \"http://audit:9000\".to_string() }\n}\n"
+    config = "#[derive(serde::Deserialize)]\npub struct Config {\n    pub quote_addr: String,\n}\n"
+    for name, text in (("main.rs", CONFIG_MAIN + sink), ("config.rs", config), ("handlers.rs", HANDLERS)):
+        (tmp_path / "src" / name).write_text(text)
+    clients = [line for line in render(CodeGraph.build(tmp_path)) if line.startswith("C ")]
+    assert clients == ["C POST ? /{?}/getquote kind=reqwest from=checkout.handlers.quote match=unresolved why=the URL's "
+                       "start is not known; state.config.quote_addr is not a constant (a variable, a field or a "
+                       "parameter: known at run time only)"]
+
+
+ROCKET_MAIN = """#[macro_use] extern crate rocket;
+mod users;
+
+#[launch]
+fn rocket() -> _ {
+    rocket::build().mount("/users", users::routes())
+}
+"""
+ROCKET_USERS = """#[get("/<id>")]
+pub fn show(id: u32) -> String { id.to_string() }
+
+#[post("/", data = "<body>")]
+pub fn create(body: String) -> String { body }
+
+pub fn routes() -> Vec<rocket::Route> {
+    routes![show]
+}
+"""
+
+
+def test_a_rocket_mount_of_a_function_s_routes_takes_its_base_and_a_file_without_use_rocket_is_rocket_s(tmp_path):
+    (tmp_path / "Cargo.toml").write_text('[package]\nname = "api"\n')
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "main.rs").write_text(ROCKET_MAIN)
+    (tmp_path / "src" / "users.rs").write_text(ROCKET_USERS)
+    graph = CodeGraph.build(tmp_path)
+    # users.rs names rocket nowhere (the crate's root has #[macro_use] extern crate rocket): its routes are rocket's
+    assert [line for line in render(graph) if line.startswith("R ")] == [
+        "R GET /users/{id} framework=rocket handler=api.users.show service=api resolved=True",
+        "R POST / framework=rocket handler=api.users.create service=api resolved=True"]
+    edit(tmp_path, "src/users.rs", "routes![show]", "routes![show, create]")
+    graph.update()
+    assert graph.snapshot() == CodeGraph.build(tmp_path).snapshot()
+    assert "R POST /users framework=rocket handler=api.users.create service=api resolved=True" in render(graph)
+
+
+CART_PROTO = 'syntax = "proto3";\npackage shop;\nservice Cart { rpc GetCart (Req) returns (Resp); }\n' \
+             'message Req {}\nmessage Resp {}\n'
+CART_SERVER = """use tonic::{Request, Response, Status};
+pub mod shop { tonic::include_proto!("shop"); }
+use shop::cart_server::{Cart, CartServer};
+struct Svc;
+#[tonic::async_trait]
+impl Cart for Svc {
+    async fn get_cart(&self, r: Request<shop::Req>) -> Result<Response<shop::Resp>, Status> { todo!() }
+}
+"""
+CART_DOMAIN = """use tonic::Status;
+
+pub trait Cart { fn get_cart(&self) -> u32; }
+
+pub struct Pg;
+
+impl Cart for Pg { fn get_cart(&self) -> u32 { 1 } }
+"""
+WEB_MAIN = """use tonic::transport::Channel;
+mod rest;
+mod stub;
+use rest::CartClient;
+
+async fn show(c: CartClient) { c.get_cart().await; }
+"""
+WEB_REST = """pub struct CartClient { base: String }
+
+impl CartClient {
+    pub async fn get_cart(&self) { reqwest::get(format!("{}/cart", self.base)).await; }
+}
+"""
+WEB_STUB = """use tonic::transport::Channel;
+
+pub mod shop { tonic::include_proto!("shop"); }
+
+pub struct Carts { inner: shop::cart_client::CartClient<Channel> }
+
+impl Carts {
+    pub async fn load(&mut self) { self.inner.get_cart(shop::Req {}).await; }
+}
+"""
+
+
+def test_a_project_struct_or_trait_named_like_a_tonic_stub_is_no_grpc_client_or_server(tmp_path):
+    files = {"Cargo.toml": '[workspace]\nmembers = ["cart", "web"]\n', "proto/cart.proto": CART_PROTO,
+             "cart/Cargo.toml": '[package]\nname = "cart"\n', "cart/src/domain.rs": CART_DOMAIN,
+             "cart/src/main.rs": "mod domain;\n" + CART_SERVER + "fn main() {}\n",
+             "web/Cargo.toml": '[package]\nname = "web"\n', "web/src/main.rs": WEB_MAIN + "fn main() {}\n",
+             "web/src/rest.rs": WEB_REST, "web/src/stub.rs": WEB_STUB}
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    graph = CodeGraph.build(tmp_path)
+    # web's rest::CartClient is a REST wrapper of its own: its get_cart is no call of the Cart service's GetCart;
+    # the tonic stub a struct of the project holds is
+    assert [line for line in render(graph) if line.startswith("C ")] == [
+        "C grpc cart shop.Cart/GetCart kind=grpc from=web.stub.Carts.load match=cross_service"]
+    assert ("web.show", "web.rest.CartClient.get_cart") in edges_by_fqn(graph, "CALLS")
+    # nor does an impl of the project's own trait Cart serve the Cart service: tonic's cart_server::Cart does
+    assert [line for line in render(graph) if line.startswith("R ")] == [
+        "R grpc shop.Cart/GetCart framework=grpc handler=cart.Svc.get_cart service=cart resolved=True"]
+
+
+SHADOWED = """use axum::{Router, routing::get};
+async fn a() {}
+async fn b() {}
+async fn c() {}
+fn v1() -> Router { Router::new().route("/a", get(a)) }
+fn build_app() -> Router {
+    let app = Router::new().route("/b", get(b));
+    let app = Router::new()
+        .nest("/v2", app);
+    let api = Router::new().route("/c", get(c));
+    let app = app.nest("/api", api.clone()).nest("/v1", v1());
+    app
+}
+"""
+
+
+def test_a_router_a_let_shadows_is_served_where_each_binding_goes(tmp_path):
+    (tmp_path / "Cargo.toml").write_text('[package]\nname = "w"\n')
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "main.rs").write_text(SHADOWED)
+    # the first app goes under /v2 only; the chain on the second app adds nothing of /v2 to /api or /v1
+    assert [line for line in render(CodeGraph.build(tmp_path)) if line.startswith("R ")] == [
+        "R GET /api/c framework=axum handler=w.c service=w resolved=True",
+        "R GET /v1/a framework=axum handler=w.a service=w resolved=True",
+        "R GET /v2/b framework=axum handler=w.b service=w resolved=True"]
+
+
+KAFKA_MAIN = """mod bus;
+use rdkafka::consumer::{Consumer, StreamConsumer};
+use bus::Bus;
+
+async fn start(b: Bus, c: StreamConsumer) {
+    b.subscribe(&["orders"]);
+    c.subscribe(&["payments"]).unwrap();
+}
+"""
+KAFKA_BUS = "pub struct Bus { topics: Vec<String> }\n\nimpl Bus {\n    pub fn subscribe(&self, names: &[&str]) {}\n}\n"
+
+
+def test_a_subscribe_of_the_project_s_own_type_is_no_rdkafka_consumer(tmp_path):
+    (tmp_path / "Cargo.toml").write_text('[package]\nname = "k"\n')
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "main.rs").write_text(KAFKA_MAIN + "fn main() {}\n")
+    (tmp_path / "src" / "bus.rs").write_text(KAFKA_BUS)
+    graph = CodeGraph.build(tmp_path)
+    assert [line for line in render(graph) if line.startswith("R ")] == [
+        "R kafka payments framework=rdkafka handler=k.start service=k resolved=True"]
+    assert ("k.start", "k.bus.Bus.subscribe") in edges_by_fqn(graph, "CALLS")
+
+
+def test_a_trait_impl_apart_from_its_struct_overrides_the_trait_s_method(tmp_path):
+    (tmp_path / "Cargo.toml").write_text('[package]\nname = "s"\n')
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "main.rs").write_text("mod model;\nmod repo;\nmod pg_impl;\nuse crate::repo::Repo;\n\n"
+                                 "fn by_dyn(r: &dyn Repo) { r.get(); }\n")
+    (src / "repo.rs").write_text("pub trait Repo { fn get(&self) -> u32; }\n")
+    (src / "model.rs").write_text("pub struct Pg {}\n\npub struct Mem {}\n")
+    (src / "pg_impl.rs").write_text("use crate::model::Pg;\nuse crate::repo::Repo;\n\n"
+                                    "impl Repo for Pg { fn get(&self) -> u32 { 1 } }\n")
+    graph = CodeGraph.build(tmp_path)
+    # a call through the trait reaches the implementation in impact and paths (OVERRIDDEN_BY), never one guessed
+    assert set(edges_by_fqn(graph, "OVERRIDES")) == {("s.pg_impl.Pg.get", "s.repo.Repo.get")}
+    assert edges_by_fqn(graph, "CALLS")[("s.by_dyn", "s.repo.Repo.get")] == "receiver_type"
+    (src / "mem_impl.rs").write_text("use crate::model::Mem;\n\nimpl crate::repo::Repo for Mem { fn get(&self) -> u32 "
+                                     "{ 2 } }\n")
+    edit(tmp_path, "src/main.rs", "mod pg_impl;", "mod pg_impl;\nmod mem_impl;")
+    graph.update()
+    assert graph.snapshot() == CodeGraph.build(tmp_path).snapshot()
+    assert ("s.mem_impl.Mem.get", "s.repo.Repo.get") in edges_by_fqn(graph, "OVERRIDES")
+
+
+def test_a_method_overrides_the_method_of_its_own_impl_block_s_trait_only(tmp_path):
+    (tmp_path / "Cargo.toml").write_text('[package]\nname = "s"\n')
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "main.rs").write_text(
+        "pub trait Named { fn name(&self) -> String; }\npub trait Other { fn name(&self) -> String; }\n"
+        "pub struct T;\n"
+        "impl Named for T { fn name(&self) -> String { String::new() } }\n"
+        "impl Other for T { fn name(&self) -> String { String::new() } }\n")
+    nodes, edges = CodeGraph.build(tmp_path).snapshot()
+    overrides = {(nodes[e.src].props["line_start"], nodes[e.dst].props["fqn"]) for e in edges.values()
+                 if e.type == "OVERRIDES"}
+    assert overrides == {(4, "s.Named.name"), (5, "s.Other.name")}

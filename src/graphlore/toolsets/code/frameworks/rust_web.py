@@ -5,7 +5,8 @@ from the facts.
 ...``), a function's result, or an argument of another call (the extractor's ``extra["chains"]``). What a chain
 registers is served under the prefixes of the places its value goes: an axum ``.nest("/api", v)`` adds
 ``/api``, a ``.merge(v)`` nothing; a function's result goes wherever a call of that function does
-(``.nest("/api", routes::api())``); a value used nowhere is the application's (prefix ""). An actix-web chain
+(``.nest("/api", routes::api())``); a local a ``let`` shadows goes where the uses of each binding take it; a value
+used nowhere is the application's (prefix ""). An actix-web chain
 begun by ``web::scope("/api")`` adds ``/api``, one begun by ``web::resource("/p")`` is that path; a function
 handed to ``.configure(f)`` registers on ``cfg`` under the prefixes of that call.
 
@@ -13,14 +14,15 @@ handed to ``.configure(f)`` registers on ``cfg`` under the prefixes of that call
 function of the project's, not read); actix-web ``.route("/p",
 web::get().to(h))``, a resource's ``.route(web::post().to(h))`` and ``.to(h)``, and ``#[get("/p")]``-style
 attributes (``#[route("/p", method = "GET")]`` too) on a function registered with ``.service(h)``; rocket
-``#[get("/p/<id>")]`` under each ``.mount("/base", routes![h, ..])`` that lists it. The handler is the project
+``#[get("/p/<id>")]`` under each ``.mount("/base", routes![h, ..])`` that lists it (or a ``.mount("/base", f())`` of a
+project function whose body lists it in a ``routes!``). The handler is the project
 function the handler expression names (its module's, a ``use``d one, a path), else the registering function.
 
 **Clients.** ``reqwest::get(url)`` and ``get``/``post``/``put``/``delete``/``patch``/``head(url)`` and
 ``request(Method::X, url)`` on a ``reqwest::Client`` or a reqwest-middleware ``ClientWithMiddleware`` (a local,
 parameter or field declared or made so), the URL
 folded (`rust.constants`). **Kafka.** rdkafka ``FutureRecord::to(topic)``/``BaseRecord::to(topic)`` producers and
-``consumer.subscribe(&[..])`` consumers in files that use rdkafka.
+``consumer.subscribe(&[..])`` consumers in files that use rdkafka (never on a receiver of a type the project declares).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ import re
 from collections.abc import Iterator
 
 from ..languages.folding import Folded, array_items, literal, split_top, unknown
-from ..languages.rust.constants import RustFolder, RustValues, absolute_path, imported_paths
+from ..languages.rust.constants import RustFolder, RustValues, absolute_path, imported_paths, project_type
 from ..languages.symbols import Bound
 from ..model import CallFact
 from ..services.endpoints import ANY, HTTP_METHODS, Item, join_paths
@@ -54,6 +56,10 @@ class RustProject:
     def __init__(self, bounds: list[Bound]) -> None:
         self.values = RustValues([(b.ctx.module_name, b.facts) for b in bounds])
         self.functions: dict[str, tuple[Bound, int]] = {}
+        #: the fqns of the structs and traits the project's own (not generated) code declares
+        self.types: frozenset[str] = frozenset(
+            b.fqns[i] for b in bounds if not b.facts.extra.get("generated")
+            for i, sym in enumerate(b.facts.symbols) if sym.kind in ("class", "interface"))
         for bound in bounds:
             for index, sym in enumerate(bound.facts.symbols):
                 if sym.kind in ("function", "method"):
@@ -140,11 +146,13 @@ class Prefixes:
         own = literal("")
         if root.name in ("scope", "resource") and root.args and root.receiver in (["name", "web"], None):
             own = self.project.fold(bound, root.args[0], root.owner, root.line)
-        if root.receiver and root.receiver[0] == "name" and root.receiver[1] != "web" and root.name not in ("new",):
+        top = top_of(bound, index)
+        into = _chains(bound)[top][1]
+        if root.receiver and root.receiver[0] == "name" and root.receiver[1] != "web" and root.name not in ("new",) \
+                and not into:   # cfg.service(..): where the parameter's value comes from
             base = self.of_variable(bound, root.owner, root.receiver[1], depth)
-        else:
-            top = top_of(bound, index)
-            base = self.of_value(bound, top, _chains(bound)[top][1], depth)
+        else:   # let app = app.nest(..): where the chain's value goes
+            base = self.of_value(bound, top, into, depth)
         return [join_paths([prefix, own]) for prefix in base]
 
     def of_value(self, bound: Bound, top: int, into: str, depth: int) -> list[Folded]:
@@ -155,7 +163,7 @@ class Prefixes:
         if into == "return":
             return self.of_function(bound, owner, depth)
         if into:
-            return self.of_variable(bound, owner, into, depth)
+            return self.of_variable(bound, owner, into, depth, top)
         return [literal("")]
 
     def through(self, bound: Bound, user: int, depth: int) -> list[Folded]:
@@ -167,16 +175,31 @@ class Prefixes:
             and len(call.args) > 1 else literal("")
         return [join_paths([prefix, added]) for prefix in self.of_chain(bound, user, depth + 1)]
 
-    def of_variable(self, bound: Bound, owner: str, name: str, depth: int) -> list[Folded]:
-        """A local handed on in its function; a parameter (``cfg``), what the callers of the function give."""
+    def of_variable(self, bound: Bound, owner: str, name: str, depth: int, defined: int | None = None) -> list[Folded]:
+        """A local handed on in its function (the uses that read the binding the chain ``defined`` made, when a
+        ``let`` shadows it: ``let app = Router::new().nest("/v2", app)``); a parameter (``cfg``), what the callers
+        of the function give."""
         users = [i for i, c in enumerate(bound.facts.calls) if c.owner == owner and c.name in USES and c.args
-                 and c.args[-1].lstrip("&").strip().removesuffix(".clone()") == name]
+                 and c.args[-1].lstrip("&").strip().removesuffix(".clone()") == name
+                 and (defined is None or self.binding_read(bound, owner, name, i) == defined)]
         if users:
             return [p for user in users for p in self.through(bound, user, depth)]
         sym = bound.facts.symbols[bound.by_key[owner]] if owner in bound.by_key else None
         if sym is not None and any(param == name for param, _type in sym.params):
             return self.of_function(bound, owner, depth)
         return [literal("")]
+
+    @staticmethod
+    def binding_read(bound: Bound, owner: str, name: str, use: int) -> int | None:
+        """The chain (its top call) whose ``let name = ..`` a use of ``name`` reads: the last one before it, never
+        the one the use is part of."""
+        calls, chains = bound.facts.calls, _chains(bound)
+        bindings = sorted((calls[i].line, i) for i, (_on, into) in enumerate(chains)
+                          if into == name and calls[i].owner == owner)
+        top = top_of(bound, use)
+        limit = next(((line, i) for line, i in bindings if i == top), (calls[use].line, len(calls)))
+        before = [b for b in bindings if b < limit and b[1] != top]
+        return before[-1][1] if before else None
 
     def of_function(self, bound: Bound, owner: str, depth: int) -> list[Folded]:
         index = bound.by_key.get(owner)
@@ -241,10 +264,11 @@ def _registrations(project: RustProject, prefixes: Prefixes, bound: Bound, index
 
 def _attribute_routes(project: RustProject, prefixes: Prefixes, bound: Bound,
                       served: dict[str, list[tuple[Bound, int]]],
-                      mounted: dict[str, list[tuple[Bound, int]]]) -> Iterator[Item]:
+                      mounted: dict[str, list[tuple[Bound, int]]], rocket_crates: frozenset[str]) -> Iterator[Item]:
     """Functions with ``#[get("/p")]``-style attributes: rocket's under the mounts that list them, actix-web's
-    under the chains that ``.service(..)`` them."""
-    rocket = _uses(bound, "rocket")
+    under the chains that ``.service(..)`` them. A file of a crate that uses rocket (or its ``routes!``) and not
+    actix-web is rocket's without a ``use`` of it (``#[macro_use] extern crate rocket`` in the crate's root)."""
+    rocket = _uses(bound, "rocket") or _crate(bound) in rocket_crates
     for index, sym in enumerate(bound.facts.symbols):
         if sym.kind not in ("function", "method"):
             continue
@@ -315,16 +339,33 @@ def _clients(project: RustProject, bound: Bound, call: CallFact, owner: int) -> 
 
 
 def _kafka(project: RustProject, bound: Bound, call: CallFact, owner: int) -> Iterator[Item]:
+    """rdkafka's records and subscriptions; a ``subscribe`` on a receiver of a type the project declares (its own
+    bus) is that type's method, not rdkafka's."""
     if owner < 0 or not call.args or not _uses(bound, "rdkafka"):
         return
     if call.name == "to" and call.receiver and call.receiver[-1] in ("FutureRecord", "BaseRecord"):
         yield item(bound, owner, "producer", "rdkafka", call.line, broker="kafka",
                    topic=project.fold(bound, call.args[0], call.owner, call.line), written=call.args[0])
-    elif call.name == "subscribe" and call.receiver:
+    elif call.name == "subscribe" and call.receiver and not _of_project_type(project, bound, call):
         written = call.args[0].strip().lstrip("&").strip()
         for expr in array_items(written) if written.startswith("[") else [written]:
             yield item(bound, owner, "route", "rdkafka", call.line, broker="kafka",
                        topic=project.fold(bound, expr, call.owner, call.line), written=expr)
+
+
+def _crate(bound: Bound) -> str:
+    return f"{bound.ctx.microservice}:{bound.ctx.module_name.split('.', 1)[0]}"
+
+
+def _of_project_type(project: RustProject, bound: Bound, call: CallFact) -> bool:
+    receiver = call.receiver
+    if receiver[0] == "name":
+        written = declared_type(bound, call.owner, receiver[1], call.line)
+    elif receiver[0] == "field" and receiver[1] == ["self"]:
+        written = declared_type(bound, call.owner, receiver[2], call.line)
+    else:
+        return False
+    return bool(written) and project_type(bound.ctx.module_name, bound.facts, written, project.types)
 
 
 def _uses(bound: Bound, crate: str) -> bool:
@@ -335,11 +376,29 @@ def _uses(bound: Bound, crate: str) -> bool:
 
 # ---- the framework ----------------------------------------------------------------------------------------
 
+def _mounted_lists(rust: RustProject, bound: Bound, expr: str) -> list[tuple[Bound, str]]:
+    """(file, names) of the ``routes![..]`` a ``.mount`` serves: written in the call, or in the body of the
+    project function it calls (``.mount("/users", users::routes())``)."""
+    listed = _ROUTES_MACRO.search(expr)
+    if listed:
+        return [(bound, listed.group(1))]
+    called = _CALLED.match(expr.strip())
+    found = rust.function(bound, called.group(1)) if called else None
+    if found is None:
+        return []
+    where, index = found
+    return [(where, match.group(1)) for written in where.facts.extra.get("routes", {}).get(
+        where.facts.symbols[index].key, ()) for match in [_ROUTES_MACRO.search(written)] if match]
+
+
 def prepare(files: list[Bound], project: Project) -> Reader:
     rust = RustProject(files)
     prefixes = Prefixes(rust)
     served: dict[str, list[tuple[Bound, int]]] = {}
     mounted: dict[str, list[tuple[Bound, int]]] = {}
+    actix_crates = {_crate(b) for b in files if _uses(b, "actix_web")}
+    rocket_crates = frozenset(_crate(b) for b in files if _uses(b, "rocket") or b.facts.extra.get("routes")) \
+        - actix_crates
     for bound in files:
         for index, call in enumerate(bound.facts.calls):
             if call.name == "service" and call.args:
@@ -347,11 +406,11 @@ def prepare(files: list[Bound], project: Project) -> Reader:
                 if found is not None:
                     served.setdefault(found[0].fqns[found[1]], []).append((bound, index))
             elif call.name == "mount" and len(call.args) >= 2:
-                listed = _ROUTES_MACRO.search(call.args[1])
-                for name in split_top(listed.group(1)) if listed else []:
-                    found = rust.function(bound, name)
-                    if found is not None:
-                        mounted.setdefault(found[0].fqns[found[1]], []).append((bound, index))
+                for where, listed in _mounted_lists(rust, bound, call.args[1]):
+                    for name in split_top(listed):
+                        found = rust.function(where, name)
+                        if found is not None:
+                            mounted.setdefault(found[0].fqns[found[1]], []).append((bound, index))
 
     def read(bound: Bound) -> Iterator[Item]:
         if bound.facts.extra.get("generated"):
@@ -361,7 +420,7 @@ def prepare(files: list[Bound], project: Project) -> Reader:
             yield from _registrations(rust, prefixes, bound, index, call, owner)
             yield from _clients(rust, bound, call, owner)
             yield from _kafka(rust, bound, call, owner)
-        yield from _attribute_routes(rust, prefixes, bound, served, mounted)
+        yield from _attribute_routes(rust, prefixes, bound, served, mounted, rocket_crates)
 
     return read
 

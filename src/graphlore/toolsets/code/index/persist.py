@@ -36,8 +36,10 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: ``AddHttpClient``/``AddGrpcClient`` registrations in ``base_addresses``: an index of format 3 restored would
 #: keep files' facts without them. 5: a ``.proto`` rpc's grpc-gateway HTTP rule (``extra["http"]``).
 #: 6: PHP's spans of code that may not run (``extra["branches"]``: a curl method set in an ``if``) and each file's
-#: context says whether its service is deployed (``ctx.deployable``) and holds its import aliases (``ctx.aliases``).
-FORMAT = 6
+#: context says whether its service is deployed (``ctx.deployable``). 7: a Rust function's ``routes![..]`` macros
+#: (``extra["routes"]``: what a rocket ``.mount("/p", f())`` serves), and each file's context holds its import
+#: aliases (``ctx.aliases``), so a restored TS/JS file's context equals the layout's.
+FORMAT = 7
 
 
 def _context(values: list) -> FileContext:

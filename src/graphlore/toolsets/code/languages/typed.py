@@ -547,6 +547,17 @@ class DetachedMethods:
                     return res[1][1]
         return index
 
+    def declare(self, bound: Bound, index: int, sym: SymbolFact, out) -> None:
+        """Also the ``OVERRIDES`` of a method declared in another file than its receiver type (a Go method, a Rust
+        ``impl Trait for Type`` block apart from the struct)."""
+        super().declare(bound, index, sym, out)
+        receiver = sym.extra.get("receiver") if sym.kind == "method" and not sym.parent else None
+        if receiver:
+            res = self.resolve_type(receiver, bound, None)
+            if res[0] == "project" and self.table.sym(res[1]).kind in self.CLASS_KINDS:
+                for target in self.overridden(res[1], sym):
+                    out.sink.add(bound.ids[index], "OVERRIDES", self.table.id_of(target))
+
 
 def _dotted_receiver(text: str) -> list | None:
     """``a.b.c`` as a receiver tree (``["field", ["field", ["name", "a"], "b"], "c"]``)."""

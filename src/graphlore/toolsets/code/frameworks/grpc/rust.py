@@ -1,8 +1,9 @@
 """gRPC in Rust (tonic): an ``impl X for T`` of the trait tonic generates for service ``X`` (its
-``x_server::X``) serves ``X`` with the block's methods (``create_shipment`` is ``CreateShipment``: tonic names
-methods in snake case), and a call of one of ``X``'s methods on an ``XClient`` (``XClient::connect(addr)``,
-``XClient::new(channel)``, a local, parameter or field declared so) is a client. A client's address is what
-``connect`` dials, folded (evidence, never the target). Files that name no ``tonic`` path are not read."""
+``x_server::X``; never a trait the project's own code declares) serves ``X`` with the block's methods
+(``create_shipment`` is ``CreateShipment``: tonic names methods in snake case), and a call of one of ``X``'s
+methods on an ``XClient`` (``XClient::connect(addr)``, ``XClient::new(channel)``, a local, parameter or field
+declared so; never a struct the project's own code declares under that name) is a client. A client's address is
+what ``connect`` dials, folded (evidence, never the target). Files that name no ``tonic`` path are not read."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import re
 from collections.abc import Iterator
 
 from ...languages.folding import Folded, unknown
-from ...languages.rust.constants import RustFolder, RustValues
+from ...languages.rust.constants import RustFolder, RustValues, project_type
 from ...languages.symbols import Bound
 from ...services.endpoints import Item
 from ..base import Framework, Project, Reader, declared_type
@@ -31,13 +32,13 @@ def _uses_tonic(bound: Bound) -> bool:
         imp.target.startswith("tonic") or "_server." in imp.target or "_client." in imp.target for imp in facts.imports)
 
 
-def _servers(known: GrpcServices, bound: Bound) -> Iterator[Item]:
+def _servers(known: GrpcServices, bound: Bound, own: frozenset[str]) -> Iterator[Item]:
     reading = Reading(known, bound)
     blocks: dict[tuple[str, str], dict[str, tuple[Bound, int]]] = {}
     first: dict[tuple[str, str], int] = {}
     for index, sym in enumerate(bound.facts.symbols):
         trait = sym.extra.get("trait", "").rsplit(".", 1)[-1]
-        if sym.kind != "method" or trait not in known.by_simple:
+        if sym.kind != "method" or trait not in known.by_simple or project_type(bound.ctx.module_name, bound.facts, sym.extra["trait"], own):
             continue
         service, _why = known.service(trait, bound.ctx.microservice)
         name = proto_name(known, service, sym.name) if service else None
@@ -60,7 +61,7 @@ class RustAddress(RustFolder):
         return super().call(name, args)
 
 
-def _clients(known: GrpcServices, values: RustValues, bound: Bound) -> Iterator[Item]:
+def _clients(known: GrpcServices, values: RustValues, bound: Bound, own: frozenset[str]) -> Iterator[Item]:
     reading = Reading(known, bound)
     for call in bound.facts.calls:
         receiver = call.receiver
@@ -74,7 +75,7 @@ def _clients(known: GrpcServices, values: RustValues, bound: Bound) -> Iterator[
         else:
             continue
         stub = CLIENT.search(written)
-        if stub is None or stub.group(1) not in known.by_simple:
+        if stub is None or stub.group(1) not in known.by_simple or project_type(bound.ctx.module_name, bound.facts, written, own):
             continue
         service, _why = known.service(stub.group(1), bound.ctx.microservice)
         method = proto_name(known, service, call.name) if service else call.name
@@ -95,12 +96,15 @@ def _clients(known: GrpcServices, values: RustValues, bound: Bound) -> Iterator[
 def prepare(files: list[Bound], project: Project) -> Reader:
     known = services(project)
     values = RustValues([(b.ctx.module_name, b.facts) for b in files])
+    #: the structs the project's own (not generated) code declares, by fqn
+    own = frozenset(b.fqns[i] for b in files if not b.facts.extra.get("generated")
+                    for i, sym in enumerate(b.facts.symbols) if sym.kind in ("class", "interface"))
 
     def read(bound: Bound) -> Iterator[Item]:
         if bound.facts.extra.get("generated") or not _uses_tonic(bound):
             return
-        yield from _servers(known, bound)
-        yield from _clients(known, values, bound)
+        yield from _servers(known, bound, own)
+        yield from _clients(known, values, bound, own)
 
     return read
 

@@ -180,16 +180,6 @@ class GoResolver(DetachedMethods, TypedResolver):
                 found += self.interface_method(res[1], name, params, seen)
         return found
 
-    def declare(self, bound: Bound, index: int, sym: SymbolFact, out) -> None:
-        """Also the ``OVERRIDES`` of a method declared in another file than its receiver type."""
-        super().declare(bound, index, sym, out)
-        receiver = sym.extra.get("receiver") if sym.kind == "method" and not sym.parent else None
-        if receiver:
-            res = self.resolve_type(receiver, bound, None)
-            if res[0] == "project" and self.table.sym(res[1]).kind in self.CLASS_KINDS:
-                for target in self.overridden(res[1], sym):
-                    out.sink.add(bound.ids[index], "OVERRIDES", self.table.id_of(target))
-
     # ---- the file -----------------------------------------------------------------------------
     def import_targets(self, target: str, bound: Bound) -> list[Ref]:
         return [(b.path, -1) for b in self.files_of(target)]

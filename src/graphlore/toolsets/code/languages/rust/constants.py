@@ -62,6 +62,19 @@ def imported_paths(module: str, facts: FileFacts) -> dict[str, str]:
             if alias != "*"}
 
 
+def project_type(module: str, facts: FileFacts, written: str, own: frozenset[str]) -> bool:
+    """Whether a type as written in a file of ``module`` (``CartClient``, ``rest::CartClient``,
+    ``~CartClient.new()``) is one of ``own``, the fqns of the structs and traits the project's own code declares
+    (a REST wrapper or a domain trait named like a library's or a generated one)."""
+    path = re.sub(r"\.(?:new|connect)\(\)$", "", written.lstrip("~")).replace("::", ".")
+    head, dot, rest = path.partition(".")
+    imported = imported_paths(module, facts).get(head)
+    candidates = {f"{module}.{path}", absolute_path(path, module, facts)}
+    if imported is not None:
+        candidates.add(f"{imported}.{rest}" if dot else imported)
+    return bool(candidates & own)
+
+
 class RustValues:
     """Every module's foldable values (``module path -> name -> expression``) and its file's facts."""
 
@@ -70,10 +83,16 @@ class RustValues:
         self.facts: dict[str, FileFacts] = {}
         #: crate -> field name -> (facts, owner, type, line, expressions) of each struct literal setting it
         self.fields: dict[str, dict[str, list[tuple[FileFacts, str, str, int, list[str]]]]] = {}
+        #: crate -> field name -> the struct types of the crate that declare a field of that name
+        self.declared: dict[str, dict[str, set[str]]] = {}
         for module, facts in files:
             self.values.setdefault(module, {}).update(facts.extra.get("values", {}))
             self.facts.setdefault(module, facts)
             crate = self.fields.setdefault(module.split(".", 1)[0], {})
+            declared = self.declared.setdefault(module.split(".", 1)[0], {})
+            for sym in facts.symbols:
+                if sym.kind == "field" and sym.parent:
+                    declared.setdefault(sym.name, set()).add(sym.parent.rsplit(".", 1)[-1])
             for owner, table in facts.extra.get("assigns", {}).items():
                 for target, entries in table.items():
                     type_, marker, field = target.partition("{}.")
@@ -146,11 +165,15 @@ class RustFolder(Folder):
         return choice([self.fold_in(Scope(scope.facts, owner, line + 1), exprs) for owner, line, exprs in found])
 
     def literal_field(self, name: str) -> Folded | None:
-        """``x.config.addr``: what the crate's struct literals set ``addr`` to, when one struct type only has a
-        literal setting a field of that name (a field two types share is not known to be this one), at most
-        `MAX_WRITES` of them; None otherwise."""
-        writes = self.values.fields.get(self.module.split(".", 1)[0], {}).get(name.rsplit(".", 1)[-1], [])
-        if not writes or len(writes) > MAX_WRITES or len({type_ for _, _, type_, _, _ in writes}) > 1:
+        """``x.config.addr``: what the crate's struct literals set ``addr`` to, when one struct type of the crate
+        declares a field of that name and only its literals set it (a field two types declare is not known to be
+        this one, even when one of them is never made by a literal), at most `MAX_WRITES` of them; None
+        otherwise."""
+        crate, field = self.module.split(".", 1)[0], name.rsplit(".", 1)[-1]
+        writes = self.values.fields.get(crate, {}).get(field, [])
+        types = {type_ for _, _, type_, _, _ in writes}
+        if not writes or len(writes) > MAX_WRITES or len(types) > 1 or \
+                self.values.declared.get(crate, {}).get(field, set()) - types:
             return None
         out = []
         for facts, owner, _type, line, exprs in writes:

@@ -32,8 +32,8 @@ from ..parsing import Grammar, query, squash, text
 
 GRAMMAR = Grammar("rust", tree_sitter_rust.language)
 
-#: call sites and struct literals, captured in one pass
-_CALLS = "(call_expression) @call (struct_expression) @literal"
+#: call sites, struct literals and macro invocations (rocket's ``routes![..]``), captured in one pass
+_CALLS = "(call_expression) @call (struct_expression) @literal (macro_invocation) @macro"
 _LOCALS = """
 (let_declaration) @let
 (parameter pattern: (_) @name type: (_) @type)
@@ -364,6 +364,11 @@ class _Extractor(Extractor):
                 continue
             if tag == "literal":
                 self.literals.append(node)
+                continue
+            if tag == "macro":   # a function's routes![..]: what a .mount("/p", f()) of it serves
+                macro = node.child_by_field_name("macro")
+                if owner and macro is not None and text(macro).rsplit("::", 1)[-1] == "routes":
+                    self.facts.extra.setdefault("routes", {}).setdefault(owner, []).append(squash(text(node)))
                 continue
             found = self.call_fact(node, owner or "")
             if found is not None:

@@ -177,15 +177,17 @@ class RustResolver(DetachedMethods, TypedResolver):
         return [*declared, *(("implements", res) for res in found)]
 
     def overridden(self, class_ref: Ref, method) -> list[Ref]:
-        """A trait method an ``impl Trait for Type`` method implements."""
+        """The method of the trait the method's ``impl Trait for Type`` block names (that trait of the ones the type
+        implements, by its name; none when two implemented traits share the name): never another trait's method of
+        the same name."""
         trait = method.extra.get("trait")
         if not trait:
             return []
-        out = []
-        for relation, res in self.supers(class_ref):
-            if relation == "implements" and res[0] == "project":
-                out += [r for r in self.own_members(res[1], method.name, frozenset({"method"}))]
-        return out
+        named = [res[1] for relation, res in self.supers(class_ref) if relation == "implements"
+                 and res[0] == "project" and self.table.sym(res[1]).name == trait.rsplit(".", 1)[-1]]
+        if len(set(named)) != 1:
+            return []
+        return list(self.own_members(named[0], method.name, frozenset({"method"})))
 
     # ---- calls --------------------------------------------------------------------------------
     def only_candidate(self, name: str, refs: list) -> Target:
