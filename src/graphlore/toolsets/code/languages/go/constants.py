@@ -6,8 +6,8 @@ constant: only its initialiser is known, so a ``var`` is folded from what the pa
 
 A function's locals are read as every language's are (`folding.Folder.local`); ``os.Getenv("X")`` is the
 environment variable. A struct field (``fe.addr``) is what the package's functions write into it: directly
-(``svc.addr = v``), in a struct literal (``&client{addr: v}``, when no other struct type of the package has a
-literal setting a field of that name), or through a pointer handed to a function of the package that writes it
+(``svc.addr = v``), in a struct literal (``&client{addr: v}``, when no other struct type of the package declares
+a field of that name), or through a pointer handed to a function of the package that writes it
 (``mustMapEnv(&svc.addr, "ADDR")`` with ``*target = os.Getenv(envKey)``), the function's parameters bound to
 the call's arguments.
 
@@ -52,8 +52,13 @@ class GoValues:
         self.field_types: dict[str, set[str]] = {}
         #: field name -> the variables fields of that name are tagged with ("" for a field without one)
         self.by_field: dict[str, set[tuple[str, str | None]]] = {}
+        #: package -> field name -> the struct types of the package that declare a field of that name
+        self.declared: dict[str, dict[str, set[str]]] = {}
         for package, facts in files:
             self._tags(facts)
+            for sym in facts.symbols:
+                if sym.kind == "field" and sym.parent:
+                    self.declared.setdefault(package, {}).setdefault(sym.name, set()).add(sym.parent)
             self.values.setdefault(package, {}).update(facts.extra.get("values", {}))
             self.assigned.setdefault(package, set()).update(facts.extra.get("assigned", ()))
             writes = self.writes.setdefault(package, {})
@@ -153,10 +158,12 @@ class GoFolder(Folder):
             return None   # a local of another function is no package variable
         found: list[Folded] = []
         writes = self.values.writes.get(self.package, {}).get(field, ())
-        # struct literals of one type only: a field two types of the package share is not known to be this one
+        # struct literals of one type only: a field two types of the package declare is not known to be this one
+        # (a `cfg.url` read from a file is no `AuditSink{url: ...}`, even when only the sink has a literal)
         literal_types = {target.partition("{}")[0] for _, _, target, _, _ in writes if "{}." in target}
+        types = literal_types | self.values.declared.get(self.package, {}).get(field, set())
         for facts, owner, target, line, exprs in writes:
-            if "{}." in target and len(literal_types) > 1:
+            if "{}." in target and len(types) > 1:
                 continue
             if target == name or ("." in name and "." in target and not target.startswith("*")):
                 found.append(self._in(facts, Scope(facts, owner, line), exprs))
