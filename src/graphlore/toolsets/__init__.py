@@ -26,7 +26,7 @@ EXTRAS: dict[str, tuple[str, tuple[str, ...]]] = {
     "code": ("code", ("tree_sitter", "tree_sitter_java", "tree_sitter_python", "tree_sitter_typescript",
                       "tree_sitter_javascript", "tree_sitter_go", "tree_sitter_c_sharp", "tree_sitter_kotlin", "tree_sitter_php",
                       "tree_sitter_ruby",
-                      "tree_sitter_rust",
+                      "tree_sitter_rust", "tree_sitter_cpp",
                       "proto_schema_parser", "antlr4", "yaml")),
 }
 

@@ -14,7 +14,7 @@ from graphlore.toolsets.code.model import FileFacts, module_id
 
 def test_every_registered_language_answers_the_interface():
     assert registry.NAMES == ("java", "python", "typescript", "javascript", "go", "kotlin", "csharp", "php", "ruby", "rust",
-                              "proto")
+                              "cpp", "proto")
     for language in registry.LANGUAGES:
         assert language.names and set(language.extensions.values()) == set(language.names)
         assert issubclass(language.resolver, Resolver)

@@ -162,7 +162,7 @@ def test_strict_filter_errors_teach_the_contract():
     assert "unknown filter field 'nme'" in message and "microservice filter fields: name, deployable" in message
     message = find_error({"role": "service"})
     assert "did you mean 'SERVICE'" in message and ", ".join(ROLES) in message
-    assert "valid values: java, python, typescript, javascript, go, kotlin, csharp, php, ruby, rust, proto" in find_error({"language": "cobol"})
+    assert "valid values: java, python, typescript, javascript, go, kotlin, csharp, php, ruby, rust, cpp, proto" in find_error({"language": "cobol"})
     assert "true or false" in find_error({"generated": "true"})
     assert "empty list" in find_error({"role": []})
     assert "non-empty string" in find_error({"microservice": 3})

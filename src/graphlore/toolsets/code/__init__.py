@@ -55,6 +55,11 @@ The map (packages by concern; a package imports only the packages above it)::
       rust/resolve.py             module paths, use imports and re-exports, impl methods across files, traits
       rust/constants.py           Rust paths (crate/self/super, declared mods) and values for folding (consts,
                                   format!, struct literal fields, env::var)
+      cpp/__init__.py             C++ as a Language: CMakeLists.txt projects (add_executable: an application)
+      cpp/extract.py              one C++ file -> facts (namespaces, classes and bases, methods in the class and
+                                  out of line, free functions, #include "...", typed locals)
+      cpp/resolve.py              namespaces, includes, out-of-line definitions, calls by declared types only
+      cpp/constants.py            C++ values for folding (constants, +, absl::StrCat, getenv)
       proto/__init__.py           Protocol Buffers as a Language: a .proto declares, it calls nothing
       proto/extract.py            one .proto file -> services, rpc methods (their gRPC names), messages
     layout/                       the tree as microservices and modules
@@ -118,6 +123,7 @@ The map (packages by concern; a package imports only the packages above it)::
         script.py                 grpc-js: server.addService, service and generated XClient clients
         ruby.py                   the grpc gem: Foo::Service subclasses, Foo::Stub stubs
         rust.py                   tonic: impl of the generated service trait, XClient stubs
+        cpp.py                    grpc++: ...::Service subclasses, X::NewStub / X::Stub stubs
     index/                        the graph in memory and in the store
       graph.py                    CodeGraph: build / update (incremental == full) / restore / snapshot
       persist.py                  per-file records that let an update after a restart stay incremental

@@ -40,6 +40,7 @@ from . import (
     spring,
 )
 from .base import FileMemo, Framework, Project
+from .grpc import cpp as grpc_cpp
 from .grpc import csharp as grpc_csharp
 from .grpc import go as grpc_go
 from .grpc import jvm as grpc_jvm
@@ -77,6 +78,7 @@ FRAMEWORKS: tuple[Framework, ...] = (
     grpc_python.FRAMEWORK,
     grpc_ruby.FRAMEWORK,
     grpc_rust.FRAMEWORK,
+    grpc_cpp.FRAMEWORK,
     grpc_script.FRAMEWORK,
     declared.FRAMEWORK,
 )

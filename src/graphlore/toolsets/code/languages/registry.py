@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from . import csharp, go, java, kotlin, php, proto, python, ruby, rust, typescript
+from . import cpp, csharp, go, java, kotlin, php, proto, python, ruby, rust, typescript
 from .base import Language
 
 LANGUAGES: tuple[Language, ...] = (
@@ -18,6 +18,7 @@ LANGUAGES: tuple[Language, ...] = (
     php.LANGUAGE,
     ruby.LANGUAGE,
     rust.LANGUAGE,
+    cpp.LANGUAGE,
     proto.LANGUAGE,
 )
 
