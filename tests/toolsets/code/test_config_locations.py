@@ -112,3 +112,112 @@ def test_a_service_shows_where_it_finds_its_config_server_and_the_server_its_bac
         "http://payments:8080/} (shipping/src/main/resources/application.yml:3)")
     assert not any("configserver:http://config:8888" in line for lines in config.values() for line in lines
                    if line.startswith("configuration of"))
+
+
+def _go_system(root: Path) -> Path:
+    """Two Go services of one module (``cmd/proxy``, ``cmd/web``) run by Compose and Kubernetes: the proxy reads
+    ``config.yml`` through cleanenv, whose struct tags let environment variables override it."""
+    files = {
+        "go.mod": "module example.com/shop\n\ngo 1.21\n",
+        "docker/Dockerfile-proxy": "FROM golang:1.21 AS build\nCOPY . /app\nWORKDIR /app\n"
+                                   "RUN go build -o /bin/app ./cmd/proxy\nFROM scratch\nCOPY --from=build /bin/app /app\n",
+        "docker/Dockerfile-web": "FROM golang:1.21 AS build\nCOPY . /app\nWORKDIR /app\n"
+                                 "RUN go build -o /bin/app ./cmd/web\nFROM scratch\nCOPY --from=build /bin/app /app\n",
+        "cmd/proxy/main.go": 'package main\n\nimport "example.com/shop/cmd/proxy/config"\n\n'
+                             'func main() {\n\tcfg, _ := config.NewConfig()\n\t_ = cfg\n}\n',
+        "cmd/proxy/config/config.go": (
+            'package config\n\nimport "github.com/ilyakaznacheev/cleanenv"\n\n'
+            'type (\n\tConfig struct {\n\t\tGRPC `yaml:"grpc"`\n\t\tRabbitMQ `yaml:"rabbitmq"`\n'
+            '\t\tProduct ProductClient `yaml:"product_client"`\n\t}\n\n'
+            '\tGRPC struct {\n\t\tProductHost string `yaml:"product_host" env:"GRPC_PRODUCT_HOST"`\n'
+            '\t\tProductPort int `env-required:"true" yaml:"product_port" env:"GRPC_PRODUCT_PORT"`\n\t}\n\n'
+            '\tRabbitMQ struct {\n\t\tURL string `yaml:"url" env:"RABBITMQ_URL"`\n\t}\n\n'
+            '\tProductClient struct {\n\t\tURL string `yaml:"url" env:"PRODUCT_CLIENT_URL"`\n\t}\n)\n\n'
+            'func NewConfig() (*Config, error) {\n\tcfg := &Config{}\n\tdir := "."\n'
+            '\terr := cleanenv.ReadConfig(dir+"/config.yml", cfg)\n\treturn cfg, err\n}\n'),
+        "cmd/proxy/config.yml": "grpc:\n  product_host: '0.0.0.0'\n  product_port: 5001\nrabbitmq:\n"
+                                "  url: amqp://localhost:5672/\nproduct_client:\n  url: 0.0.0.0:5001\n",
+        "cmd/proxy/fixture.yml": "seed: 42\n",   # no call names it: no setting of the service
+        "cmd/web/main.go": ('package main\n\nimport (\n\t"net/http"\n\t"os"\n)\n\n'
+                            'func main() {\n\thttp.Get(os.Getenv("REVERSE_PROXY_URL") + "/v1/items")\n}\n'),
+        ".env": "# local values\nTOKEN=abc\nDOMAIN=shop.local\nREVERSE_PROXY_URL=http://localhost:9000\n",
+        "proxy.env": "LOG_LEVEL=debug\n\nTRACE=true\n",
+        "docker-compose.yaml": (
+            "services:\n"
+            "  proxy:\n"
+            "    build: {context: ., dockerfile: docker/Dockerfile-proxy}\n"
+            "    environment:\n"
+            "      GRPC_PRODUCT_HOST: 'product'\n"
+            "      GRPC_PRODUCT_PORT: 5001\n"
+            "    env_file: proxy.env\n"
+            "    labels:\n"
+            "      - traefik.http.routers.proxy.rule=Host(`${DOMAIN}`)\n"
+            "  web:\n"
+            "    build: {context: ., dockerfile: docker/Dockerfile-web}\n"
+            "    environment:\n"
+            "      - REVERSE_PROXY_URL=http://localhost:5000\n"
+            "      - SECRET=${SECRET}\n"
+            "      - TOKEN\n"
+            "      - API_KEY\n"
+            "      - SENTRY_DSN=${SENTRY_DSN:-}\n"),
+        "cmd/web/.env": "# the web service's own\nREVERSE_PROXY_URL=http://localhost:5001\n",
+        "k8s/web.yaml": (
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n"
+            "      containers:\n        - name: web\n          image: shop/web\n          env:\n"
+            "            - name: REVERSE_PROXY_URL\n              value: http://proxy:5000\n"
+            "            - name: MODE\n              valueFrom:\n                configMapKeyRef:\n"
+            "                  name: web-config\n                  key: mode\n"),
+    }
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return root
+
+
+def test_a_service_lists_every_value_its_deployment_units_give_it(tmp_path: Path):
+    """Compose ``environment`` (map and list), ``env_file`` and ``labels``, Kubernetes ``env``: each as written,
+    with its ``file:line``; a value Compose settles from ``.env`` shows that too, and one nothing in the
+    repository sets is said to be set at run time, never guessed."""
+    config = _config(_go_system(tmp_path))
+    assert [line for line in config["proxy"] if line.startswith("docker-compose")] == [
+        "docker-compose service proxy environment GRPC_PRODUCT_HOST=product (docker-compose.yaml:5)",
+        "docker-compose service proxy environment GRPC_PRODUCT_PORT=5001 (docker-compose.yaml:6)",
+        "docker-compose service proxy env_file proxy.env: LOG_LEVEL=debug (proxy.env:1)",
+        "docker-compose service proxy env_file proxy.env: TRACE=true (proxy.env:3)",
+        "docker-compose service proxy label traefik.http.routers.proxy.rule=Host(`${DOMAIN}`) "
+        "(= Host(`shop.local`)) (docker-compose.yaml:9)"]
+    assert [line for line in config["web"] if "docker-compose" in line or "Kubernetes" in line] == [
+        "docker-compose service web environment REVERSE_PROXY_URL=http://localhost:5000 (docker-compose.yaml:13)",
+        "docker-compose service web environment SECRET=${SECRET} (= <set at run time>) (docker-compose.yaml:14)",
+        "docker-compose service web environment TOKEN = abc (from .env) (docker-compose.yaml:15)",
+        "docker-compose service web environment API_KEY (set at run time) (docker-compose.yaml:16)",
+        'docker-compose service web environment SENTRY_DSN=${SENTRY_DSN:-} (= "") (docker-compose.yaml:17)',
+        "Kubernetes Deployment web env REVERSE_PROXY_URL=http://proxy:5000 (k8s/web.yaml:12)",
+        "Kubernetes Deployment web env MODE from ConfigMap web-config key mode (k8s/web.yaml:14)"]
+
+
+def test_a_service_lists_the_settings_files_its_code_reads(tmp_path: Path):
+    """``cleanenv.ReadConfig(dir+"/config.yml", cfg)``: the file's settings with their lines, each one a struct
+    tag lets an environment variable override saying which; a file no call names is left out."""
+    config = _config(_go_system(tmp_path))
+    assert [line for line in config["proxy"] if "cmd/proxy/" in line] == [
+        "grpc.product_host: 0.0.0.0 (cmd/proxy/config.yml:2, overridden by environment GRPC_PRODUCT_HOST)",
+        "grpc.product_port: 5001 (cmd/proxy/config.yml:3, overridden by environment GRPC_PRODUCT_PORT)",
+        # one key name under two parents: each its own struct's variable (never the first ``url`` seen)
+        "rabbitmq.url: amqp://localhost:5672/ (cmd/proxy/config.yml:5, overridden by environment RABBITMQ_URL)",
+        "product_client.url: 0.0.0.0:5001 (cmd/proxy/config.yml:7, overridden by environment PRODUCT_CLIENT_URL)"]
+    assert not any("seed" in line for lines in config.values() for line in lines)
+
+
+def test_a_client_whose_address_reads_the_environment_says_where_it_is_set(tmp_path: Path):
+    """``http.Get(os.Getenv("REVERSE_PROXY_URL") + ...)``: the client names the variable (``reads_env``) and
+    every deployment line that sets it, with its file:line (``config_from``)."""
+    nodes, _ = CodeGraph.build(_go_system(tmp_path)).snapshot()
+    client = next(n for n in nodes.values() if n.kind == "client" and n.props["microservice"] == "web")
+    assert client.props["reads_env"] == ["REVERSE_PROXY_URL"]
+    assert client.props["config_from"] == [
+        "docker-compose service web environment REVERSE_PROXY_URL=http://localhost:5000 (docker-compose.yaml:13)",
+        "Kubernetes Deployment web env REVERSE_PROXY_URL=http://proxy:5000 (k8s/web.yaml:12)",
+        ".env of the service REVERSE_PROXY_URL=http://localhost:5001 (cmd/web/.env:2)",
+        ".env of the project REVERSE_PROXY_URL=http://localhost:9000 (.env:4; where no unit sets REVERSE_PROXY_URL)"]
+

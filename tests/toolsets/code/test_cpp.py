@@ -8,7 +8,7 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from helpers.code_graph import FIXTURES, edges_by_fqn, edit, expected_lines, render
+from helpers.code_graph import FIXTURES, bump, edges_by_fqn, edit, expected_lines, render
 
 from graphlore.toolsets.code.index.graph import CodeGraph
 from graphlore.toolsets.code.languages.cpp.constants import CppFolder, CppValues
@@ -249,3 +249,18 @@ def test_updates_equal_a_full_build(tmp_path):
     assert graph.snapshot() == CodeGraph.build(root).snapshot()
     assert "R grpc shop.CurrencyService/Audit framework=grpc handler=CurrencyService.Audit service=currency " \
            "resolved=True" in part2(graph)
+
+
+def test_a_header_added_later_is_included_like_a_full_build(tmp_path):
+    """`#include "util.h"` of a header that does not exist yet: adding it updates the including file's
+    IMPORTS edge, as a full build draws it (the include is looked up by the file's name)."""
+    root = tmp_path / "shop"
+    (root / "svc/src").mkdir(parents=True)
+    (root / "svc/CMakeLists.txt").write_text("project(svc)\nadd_executable(svc src/main.cpp)\n")
+    (root / "svc/src/main.cpp").write_text('#include "util.h"\nint main() { return 0; }\n')
+    graph = CodeGraph.build(root)
+    (root / "svc/src/util.h").write_text("int helper();\n")
+    bump(root / "svc/src/util.h")
+    graph.update()
+    assert render(graph) == render(CodeGraph.build(root))
+    assert "E IMPORTS svc/src/main.cpp -> svc/src/util.h" in render(graph)

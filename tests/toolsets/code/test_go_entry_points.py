@@ -108,6 +108,7 @@ def test_go_build_commands_name_their_packages_not_their_flag_values():
     assert built_packages("RUN go build -o /bin/app -ldflags '-s -w' ./cmd/api && echo ok\n") == ["./cmd/api"]
     assert built_packages("RUN go install example.org/x/cmd/worker@latest\n") == ["example.org/x/cmd/worker@latest"]
     assert built_packages("RUN go build -o app main.go\n") == []
+    assert built_packages("RUN go build -o /app ./cmd/api/main.go ./cmd/api/routes.go\n") == ["./cmd/api"] * 2
 
 
 def test_a_ko_image_and_a_skaffold_artifact_s_dockerfile_name_their_entry_points(tmp_path: Path):
@@ -129,3 +130,44 @@ def test_a_ko_image_and_a_skaffold_artifact_s_dockerfile_name_their_entry_points
     assert {name for name, props in services.items() if props["deployable"]} == {"steamer", "pourer"}
     assert services["steamer"]["aliases"]["steam-jobs"] == "Kubernetes Deployment"
     assert services["pourer"]["aliases"]["pouring"] == "Kubernetes Deployment"
+
+
+def _two_entry_points(extra: dict[str, str]) -> dict[str, str]:
+    return {"go.mod": f"module {MOD}\n\ngo 1.22\n", "cmd/api/main.go": _main(["pkg/bus"]),
+            "cmd/worker/main.go": _main(["pkg/bus"]), "pkg/bus/bus.go": _package("bus"), **extra}
+
+
+def test_a_root_dockerfile_that_builds_an_entry_point_deploys_that_one_not_the_library(tmp_path: Path):
+    root = write_tree(tmp_path / "teahouse", _two_entry_points({
+        "Dockerfile": DOCKERFILE.format(name="api"), "Dockerfile.worker": DOCKERFILE.format(name="worker"),
+        "compose.yaml": "services:\n  gateway:\n    build: .\n",
+    }))
+    services = _services(CodeGraph.build(root))
+    assert {name for name, props in services.items() if props["deployable"]} == {"api", "worker"}
+    assert services["teahouse"]["deployable"] is False
+    assert services["api"]["aliases"]["gateway"] == "docker-compose service"   # `build: .` reads ./Dockerfile
+
+
+def test_every_dockerfile_that_builds_an_entry_point_joins_its_service(tmp_path: Path):
+    root = write_tree(tmp_path / "teahouse", _two_entry_points({
+        "docker/Dockerfile.dev": DOCKERFILE.format(name="api"), "docker/api.Dockerfile": DOCKERFILE.format(name="api"),
+        "docker/worker.Dockerfile": DOCKERFILE.format(name="worker"),
+        "compose.yaml": "services:\n  api-dev:\n    build:\n      context: .\n      dockerfile: docker/Dockerfile.dev\n"
+                        "  api-prod:\n    build:\n      context: .\n      dockerfile: docker/api.Dockerfile\n",
+    }))
+    aliases = _services(CodeGraph.build(root))["api"]["aliases"]
+    assert aliases["api-dev"] == aliases["api-prod"] == "docker-compose service"
+
+
+def test_an_edit_of_a_go_file_moves_no_layout_where_one_package_is_built(tmp_path: Path):
+    """`go build -o /app .`: no entry points to share packages between, so a Go edit is no layout change (the
+    layout and every deployment file are not read again)."""
+    root = write_tree(tmp_path / "svc", {"go.mod": f"module {MOD}\n\ngo 1.22\n",
+                                         "Dockerfile": "FROM golang:1.22\nRUN go build -o /app .\n",
+                                         "main.go": "package main\n\nfunc main() {}\n",
+                                         "util.go": "package main\n\nfunc helper() int { return 1 }\n"})
+    graph = CodeGraph.build(root)
+    path = root / "util.go"
+    path.write_text("package main\n\nfunc helper() int { return 2 }\n", encoding="utf-8")
+    os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 10**9))
+    assert graph.update().layout_changed is False

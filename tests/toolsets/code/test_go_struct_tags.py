@@ -104,3 +104,26 @@ def test_tagged_fields_are_their_environment_variables(tmp_path: Path):
     assert channels[(16, "pay.v1.Ledger/Post")] == ("ledger:7000", "ledger")
     address, service = channels[(21, "pay.v1.Billing/Charge")]
     assert service is None and "BILLING_ADDR" not in address and "QUEUE_ADDR" not in address
+
+
+def test_a_field_of_a_library_type_is_not_the_project_s_tagged_field_of_that_name(tmp_path: Path):
+    """`h.URL` on a `hooks.Hook` (a library's type) is the library's field, not the project's `Config.URL` tagged
+    `env:"CATALOG_URL"`, though every field named URL in the project is tagged so: no link from it."""
+    handler = 'package main\n\nimport "net/http"\n\nfunc main() {\n\thttp.HandleFunc("/items", items)\n}\n\n' \
+              'func items(w http.ResponseWriter, r *http.Request) {}\n'
+    env = "    environment:\n      CATALOG_URL: http://catalog:8080\n"
+    root = write_tree(tmp_path / "sys", {
+        "docker-compose.yml": f"services:\n  catalog:\n    build: ./catalog\n  orders:\n    build: ./orders\n{env}"
+                              f"  notifier:\n    build: ./notifier\n{env}",
+        "catalog/go.mod": "module example.org/catalog\n\ngo 1.22\n", "catalog/main.go": handler,
+        "orders/go.mod": "module example.org/orders\n\ngo 1.22\n",
+        "orders/config.go": 'package main\n\ntype Config struct {\n\tURL string `env:"CATALOG_URL"`\n}\n',
+        "orders/main.go": 'package main\n\nimport "net/http"\n\nfunc fetch(cfg Config) {\n\thttp.Get(cfg.URL + "/items")\n}\n',
+        "notifier/go.mod": "module example.org/notifier\n\ngo 1.22\n",
+        "notifier/main.go": 'package main\n\nimport (\n\t"net/http"\n\n\t"github.com/acme/hooks"\n)\n\n'
+                            'func notify(h hooks.Hook) {\n\thttp.Get(h.URL + "/items")\n}\n',
+    })
+    nodes, _ = CodeGraph.build(root).snapshot()
+    clients = {n.props["microservice"]: n.props for n in nodes.values() if n.kind == "client"}
+    assert (clients["orders"]["match"], clients["orders"]["target_service"]) == ("cross_service", "catalog")
+    assert clients["notifier"]["match"] == "unresolved" and "h.URL" in clients["notifier"]["match_detail"]

@@ -104,16 +104,36 @@ def _system(root: Path) -> Path:
 def test_the_proto_s_http_rule_is_read_per_rpc():
     facts = extract("library.proto", PROTO.encode())
     http = {s.name: s.extra.get("http") for s in facts.symbols if s.kind == "method"}
-    assert http == {"ListBooks": [["GET", "/v1/{parent}/books"], ["GET", "/v1/books"]],
+    assert http == {"ListBooks": [["GET", "/v1/shelves/{parent}/books"], ["GET", "/v1/books"]],
                     "Lend": [["POST", "/v1/books/{book_id}:lend"]], "Purge": [["PURGE", "/v1/cache"]],
                     "Ping": None, "Fetch": [["GET", "/v1/archive/{id}"]]}
+
+
+def test_an_rpc_without_a_body_keeps_the_rules_with_their_own_rpc():
+    """Two services with an rpc of one name, the first ended by ``;``: the rule stays with the rpc that writes it."""
+    proto = ('syntax = "proto3";\npackage lib.v1;\nservice Admin { rpc Get(Req) returns (Res); }\n'
+             'service Public {\n  rpc Get(Req) returns (Res) { option (google.api.http) = { get: "/v1/items/{id}" }; }\n}\n'
+             'message Req { string id = 1; }\nmessage Res {}\n')
+    http = {s.key: s.extra.get("http") for s in extract("items.proto", proto.encode()).symbols if s.kind == "method"}
+    assert http == {"Admin.Get": None, "Public.Get": [["GET", "/v1/items/{id}"]]}
+
+
+def test_a_segments_variable_keeps_its_literal_segments():
+    """`{name=shelves/*}` fits `/v2/shelves/7`, not `/v2/users`: the variable's literal segments stay in the path."""
+    proto = ('syntax = "proto3";\npackage lib.v2;\nservice Shelf {\n'
+             '  rpc Get(Req) returns (Res) { option (google.api.http) = { get: "/v2/{name=shelves/*/books/*}" }; }\n'
+             '  rpc Tree(Req) returns (Res) { option (google.api.http) = { get: "/v2/{path=files/**}" }; }\n'
+             '  rpc One(Req) returns (Res) { option (google.api.http) = { get: "/v2/{id=*}" }; }\n}\n')
+    http = {s.name: s.extra.get("http") for s in extract("lib.proto", proto.encode()).symbols if s.kind == "method"}
+    assert http == {"Get": [["GET", "/v2/shelves/{name}/books/{name_2}"]], "Tree": [["GET", "/v2/files/**"]],
+                    "One": [["GET", "/v2/{id}"]]}
 
 
 def test_gateway_routes_forward_to_the_service_serving_the_method(tmp_path: Path):
     nodes, edges = CodeGraph.build(_system(tmp_path / "library")).snapshot()
     routes = {(n.props["http_method"], n.props["path_template"]): n for n in nodes.values()
               if n.kind == "route" and n.props["framework"] == "grpc_gateway"}
-    assert set(routes) == {("GET", "/v1/{parent}/books"), ("GET", "/v1/books"), ("POST", "/v1/books/{book_id}:lend"),
+    assert set(routes) == {("GET", "/v1/shelves/{parent}/books"), ("GET", "/v1/books"), ("POST", "/v1/books/{book_id}:lend"),
                            ("PURGE", "/v1/cache"), ("GET", "/v1/archive/{id}")}
     assert {n.props["microservice"] for n in routes.values()} == {"gateway"}
     assert routes[("GET", "/v1/books")].props["line"] == 17   # the registration call
@@ -122,7 +142,7 @@ def test_gateway_routes_forward_to_the_service_serving_the_method(tmp_path: Path
         if edge.type == "GRPC_CALLS" and edge.src in {n.id for n in routes.values()}:
             assert edge.props["evidence"]["gateway_forward"] is True
             forwards[(nodes[edge.src].props["path_template"], nodes[edge.dst].props["grpc"])] = edge.props["match"]
-    assert forwards == {("/v1/{parent}/books", "lib.v1.Shelf/ListBooks"): "cross_service",
+    assert forwards == {("/v1/shelves/{parent}/books", "lib.v1.Shelf/ListBooks"): "cross_service",
                         ("/v1/books", "lib.v1.Shelf/ListBooks"): "cross_service",
                         ("/v1/books/{book_id}:lend", "lib.v1.Shelf/Lend"): "cross_service",
                         ("/v1/cache", "lib.v1.Shelf/Purge"): "cross_service"}

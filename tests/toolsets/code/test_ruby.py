@@ -215,6 +215,7 @@ def test_ruby_values_fold_from_literals_constants_locals_ivars_and_the_environme
 end
 """)
     constants = RubyConstants.__new__(RubyConstants)
+    constants.service_of = {}
     constants.by_name = {"Conf.F.URL": [("'http://h'", facts, "Conf.F")],
                          "Conf.ROOT": [("'http://root'.freeze", facts, "Conf")]}
     folded = RubyFolder(constants, facts, "Conf.F").at(facts, "Conf.F.go", 13).fold(expr)
@@ -372,6 +373,31 @@ def test_resolve_reads_a_name_as_ruby_writes_it(tmp_path, embedder):
         runtime.close()
 
 
+def test_resolve_takes_a_predicate_method_s_question_mark_as_its_name_not_a_pattern(tmp_path, embedder):
+    from helpers import backend
+    from helpers.code_tools import write_tree
+
+    from graphlore.contract import parse_request
+    from graphlore.errors import InvalidInput
+    from graphlore.runtime import Runtime
+    from graphlore.toolsets.code.query import models, tools
+
+    tree = write_tree(tmp_path / "shop", {"Gemfile": "source 'https://rubygems.org'\n",
+                                          "lib/cart.rb": "module Shop\n  class Cart\n    def empty?\n      true\n"
+                                                         "    end\n  end\nend\n"})
+    runtime = Runtime(backend.settings_for(tmp_path / "home"), embedder=embedder)
+    try:
+        for written in ("Shop.Cart.empty?", "Shop::Cart#empty?"):
+            found = tools.resolve(runtime, parse_request(models.ResolveRequest,
+                                                         {"identifier": written, "project_path": str(tree)}))
+            assert (found.status, found.node.label.split("(")[0]) == ("one", "Shop.Cart.empty?"), written
+        with pytest.raises(InvalidInput):   # a ? inside a name is still a pattern
+            tools.resolve(runtime, parse_request(models.ResolveRequest,
+                                                 {"identifier": "Shop.Cart.emp?y", "project_path": str(tree)}))
+    finally:
+        runtime.close()
+
+
 def test_grape_routes_take_the_prefix_version_and_the_blocks_around_them(tmp_path):
     lines = _routes(tmp_path, {"Gemfile": "", "api.rb": """module Shop
   class API < Grape::API
@@ -406,3 +432,71 @@ end
         "R GET /status framework=grape handler=Shop.Quiet",
         "R POST /api/v1/ping framework=grape handler=Shop.API",
         "R PUT /api/v1/orders/{id}/cancel framework=grape handler=Shop.API"]
+
+
+def test_a_rails_route_s_handler_is_its_own_service_s_controller_never_another_s(tmp_path):
+    """Two Rails services route `resources :products`; only shop declares its controller: shop's routes are its
+    actions', admin's stay with admin's routes file (shop's controller serves nothing of admin's)."""
+    from helpers.code_tools import write_tree
+
+    files = {"docker-compose.yml": "services:\n  shop:\n    build: ./shop\n  admin:\n    build: ./admin\n"}
+    for svc in ("shop", "admin"):
+        files |= {f"{svc}/Gemfile": "gem 'rails'\n", f"{svc}/Dockerfile": "FROM ruby\n",
+                  f"{svc}/config/routes.rb": "Rails.application.routes.draw do\n  resources :products, only: [:show]\nend\n"}
+    files["shop/app/controllers/products_controller.rb"] = "class ProductsController\n  def show\n  end\nend\n"
+    root = write_tree(tmp_path / "sys", files)
+    nodes, edges = CodeGraph.build(root).snapshot()
+    exposed = {nodes[e.dst].props["microservice"]: nodes[e.src].props["file"] for e in edges.values()
+               if e.type == "EXPOSES"}
+    assert exposed == {"shop": "shop/app/controllers/products_controller.rb", "admin": "admin/config/routes.rb"}
+    # with admin's own controller too, each service's route is its own controller's (the name is no longer unique)
+    (root / "admin/app/controllers").mkdir(parents=True)
+    (root / "admin/app/controllers/products_controller.rb").write_text(files["shop/app/controllers/products_controller.rb"])
+    nodes, edges = CodeGraph.build(root).snapshot()
+    exposed = {nodes[e.dst].props["microservice"]: nodes[e.src].props["file"] for e in edges.values()
+               if e.type == "EXPOSES"}
+    assert exposed == {"shop": "shop/app/controllers/products_controller.rb",
+                       "admin": "admin/app/controllers/products_controller.rb"}
+
+
+def test_a_ruby_method_serves_and_calls_the_rpc_the_grpc_gem_names_it_after(tmp_path):
+    """`GetHTTPStatus` is `get_http_status` in the grpc gem (not `get_h_t_t_p_status`, and camel-casing it back
+    gives `GetHttpStatus`): the server's method serves it and the stub's call is its client."""
+    from helpers.code_tools import write_tree
+
+    proto = ('syntax = "proto3";\npackage ops;\nservice Health {\n  rpc GetHTTPStatus (Req) returns (Res);\n'
+             '  rpc Ping (Req) returns (Res);\n}\nmessage Req {}\nmessage Res {}\n')
+    root = write_tree(tmp_path / "sys", {
+        "docker-compose.yml": "services:\n  status:\n    build: ./status\n  web:\n    build: ./web\n",
+        "protos/status.proto": proto, "status/Gemfile": "gem 'grpc'\n", "web/Gemfile": "gem 'grpc'\n",
+        "status/Dockerfile": "FROM ruby\n", "web/Dockerfile": "FROM ruby\n",
+        "status/server.rb": "require 'grpc'\n\nclass HealthServer < Ops::Health::Service\n"
+                            "  def get_http_status(req, _call)\n  end\n\n  def ping(req, _call)\n  end\nend\n",
+        "web/client.rb": "require 'grpc'\n\nclass Checker\n  def check\n"
+                         "    stub = Ops::Health::Stub.new('status:50051', :this_channel_is_insecure)\n"
+                         "    stub.get_http_status(Ops::Req.new)\n  end\nend\n"})
+    nodes, _ = CodeGraph.build(root).snapshot()
+    grpc = sorted((n.kind, n.props["microservice"], n.props["grpc"]) for n in nodes.values()
+                  if n.kind in ("route", "client") and n.props.get("grpc"))
+    assert grpc == [("client", "web", "ops.Health/GetHTTPStatus"), ("route", "status", "ops.Health/GetHTTPStatus"),
+                    ("route", "status", "ops.Health/Ping")]
+
+
+def test_a_constant_of_another_service_is_never_read(tmp_path):
+    """admin reads `CATALOG_URL`, which only orders assigns: Ruby never loads orders' file in admin, so admin's
+    URL is not known (no link), while orders' own client links to catalog."""
+    from helpers.code_tools import write_tree
+
+    client = 'require \'net/http\'\n\nclass Cat\n  def items\n    Net::HTTP.get(URI("#{CATALOG_URL}/items"))\n  end\nend\n'
+    root = write_tree(tmp_path / "sys", {
+        "docker-compose.yml": "services:\n  catalog:\n    build: ./catalog\n  orders:\n    build: ./orders\n"
+                              "  admin:\n    build: ./admin\n",
+        "catalog/Gemfile": "gem 'sinatra'\n", "catalog/Dockerfile": "FROM ruby\n",
+        "catalog/app.rb": "require 'sinatra'\n\nget '/items' do\n  'x'\nend\n",
+        "orders/Gemfile": "gem 'sinatra'\n", "orders/Dockerfile": "FROM ruby\n",
+        "orders/config.rb": "CATALOG_URL = 'http://catalog:4567'\n", "orders/client.rb": client,
+        "admin/Gemfile": "gem 'sinatra'\n", "admin/Dockerfile": "FROM ruby\n", "admin/client.rb": client})
+    nodes, _ = CodeGraph.build(root).snapshot()
+    clients = {n.props["microservice"]: n.props for n in nodes.values() if n.kind == "client"}
+    assert (clients["orders"]["match"], clients["orders"]["target_service"]) == ("cross_service", "catalog")
+    assert clients["admin"]["match"] == "unresolved" and clients["admin"]["target_service"] is None

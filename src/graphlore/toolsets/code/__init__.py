@@ -70,7 +70,9 @@ The map (packages by concern; a package imports only the packages above it)::
       endpoints.py                routes, clients and producers before linking; path and URL rules
       settings.py                 each module's Spring settings, config servers, ${...} placeholders
       yaml_lines.py               YAML documents with the line of each key (file:line of settings and ports)
-      config_view.py              the configuration a microservice's describe shows (ports, config server)
+      config_view.py              the configuration a microservice's describe shows (ports, config server,
+                                  deployment values); where a client's environment is set (config_from)
+      app_config.py               the settings files a service's code reads (config.yml), Go env tag overrides
       dotnet_config.py            .NET settings describe shows: appsettings*.json, launch profiles, AppHost env
       aspire.py                   .NET Aspire AppHost resource names as the services' names
       identity.py                 every name a service goes by (folder, artifact, application name, deployments)

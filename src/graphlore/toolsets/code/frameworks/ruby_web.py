@@ -16,8 +16,8 @@ method), ``root 'c#a'``, ``resources``/``resource`` with ``only:``/``except:`` (
 the plural; ``param:`` names the parameter), their ``member``/``collection`` blocks, routes inside a ``resources`` block
 (nested, ``/photos/{photo_id}/x``, unless ``on: :member``/``on: :collection``) and nested resources, under
 ``namespace`` (path and controller module) and ``scope`` (``path:``/first argument, ``module:``) blocks. A
-route's handler is the controller's action (``Admin::PhotosController#index``) when the project declares it,
-else the routes file.
+route's handler is the controller's action (``Admin::PhotosController#index``) when the routes file's
+microservice declares it once (never another service's controller of that name), else the routes file.
 
 **Clients.** Net::HTTP: ``Net::HTTP.get/get_response/post/post_form(URI(url), ...)``,
 ``Net::HTTP::Get/Post/Put/Patch/Delete.new(uri)``, and the verbs on a ``Net::HTTP.new(host, port)`` the same
@@ -83,7 +83,7 @@ class RubyFile:
         return ""
 
     def fold(self, expr: str, owner: str, line: int) -> Folded:
-        folder = RubyFolder(self.constants, self.bound.facts, self.class_of(owner))
+        folder = RubyFolder(self.constants, self.bound.facts, self.class_of(owner), self.bound.ctx.microservice)
         folder.at(self.bound.facts, owner, line)
         return folder.fold(expr)
 
@@ -373,7 +373,7 @@ def _controller_action(scope: _Scope, target: str) -> tuple[str, str]:
 
 def _rails_route(rb: RubyFile, project: Project, call, method: str, path: Folded, controller: str, action: str,
                  written: str) -> Item:
-    handler = _action(project, controller, action) if controller and action else None
+    handler = _action(project, rb.bound.ctx.microservice, controller, action) if controller and action else None
     where, owner = handler if handler is not None else (rb.bound, rb.owner_index(call.owner))
     found = item(where, owner, "route", "rails", call.line if handler is None else None, http_method=method,
                  path=path, written=written)
@@ -381,10 +381,12 @@ def _rails_route(rb: RubyFile, project: Project, call, method: str, path: Folded
     return found
 
 
-def _action(project: Project, controller: str, action: str) -> tuple[Bound, int] | None:
-    """``admin/photos`` + ``index``: ``Admin::PhotosController#index``, when the project declares it once."""
+def _action(project: Project, microservice: str | None, controller: str, action: str) -> tuple[Bound, int] | None:
+    """``admin/photos`` + ``index``: ``Admin::PhotosController#index``, when the routes file's microservice declares
+    it once (another service's controller of that name serves no route of this one)."""
     name = ".".join("".join(w.capitalize() for w in part.split("_")) for part in controller.split("/")) + "Controller"
-    refs = [r for r in project.table.lookup(name, Tracker()) if r[1] >= 0]
+    refs = [r for r in project.table.lookup(name, Tracker())
+            if r[1] >= 0 and project.table.files[r[0]].ctx.microservice == microservice]
     if len(refs) != 1:
         return None
     other = project.table.files[refs[0][0]]

@@ -45,8 +45,9 @@ from ..model import (
     package_id,
     service_id,
 )
+from ..services.app_config import app_config
 from ..services.aspire import with_aspire
-from ..services.config_view import service_config
+from ..services.config_view import client_config, service_config
 from ..services.deployment import Deployment, read_deployment
 from ..services.dotnet_config import dotnet_config
 from ..services.identity import ServiceNames
@@ -189,8 +190,9 @@ class CodeGraph:
             deployment = with_aspire(deployment, layout, running)
             names = ServiceNames(layout, deployment)
             config = service_config(layout, settings, deployment, names)
-            for service, lines in dotnet_config(layout, self.root, running).items():
-                config[service] = list(dict.fromkeys(config.get(service, []) + lines))
+            for extra in (dotnet_config(layout, self.root, running), app_config(layout, self.root, running)):
+                for service, lines in extra.items():
+                    config[service] = list(dict.fromkeys(config.get(service, []) + lines))
             for node in self.layout_nodes:
                 if node.kind == "microservice":
                     node.props["aliases"] = names.aliases(node.name)
@@ -199,6 +201,7 @@ class CodeGraph:
             items = self._part_two.items(self.table, settings)
             stats.frameworks_read = list(self._part_two.read)
             self.service_nodes, self.service_edges = link(items, layout, deployment, names)
+            client_config(self.service_nodes, config, deployment)
             self.service_edges += trigger_edges(self.table, self.root)
         stats.files = len(self.facts)
         stats.loc = sum(f.loc for f in self.facts.values())

@@ -39,7 +39,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: context says whether its service is deployed (``ctx.deployable``). 7: a Rust function's ``routes![..]`` macros
 #: (``extra["routes"]``: what a rocket ``.mount("/p", f())`` serves), and each file's context holds its import
 #: aliases (``ctx.aliases``), so a restored TS/JS file's context equals the layout's.
-FORMAT = 7
+#: 8: the grpc-gateway rule's ``{name=shelves/*}`` variables keep their literal segments, and an rpc ended by
+#: ``;`` keeps its place (formats 5 to 7 gave another service's rpc of the name its rule).
+FORMAT = 8
 
 
 def _context(values: list) -> FileContext:

@@ -3,7 +3,8 @@ incremental builds exact.
 
 Every lookup a file's resolution makes into the rest of the project goes through `Table` and is
 recorded as a *dependency key*: ``t:<fqn>`` (a type, Python module or TS module, with its members and
-supertypes) or ``n:<name>`` (the project callables with that name, for name-only call resolution).
+supertypes), ``n:<name>`` (the project callables with that name, for name-only call resolution) or
+``b:<file name>`` (the files of that name, for a look-up by the end of a path: a C++ ``#include "x.h"``).
 Each file publishes a *digest* per key it defines (everything a dependant can read through that key).
 When files change, the keys whose digest changed (appeared, vanished or differ) are invalidated, and
 every unchanged file that looked one of them up is resolved again. Resolution of one file is a pure
@@ -20,6 +21,7 @@ from __future__ import annotations
 import bisect
 import hashlib
 import json
+import posixpath
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -230,6 +232,8 @@ def digests(bound: Bound) -> dict[str, str]:
         out[key] = _h((out.get(key), value)) if key in out else _h(value)
     if bound.language.packages:
         out["p:" + facts.package] = _h(facts.package)
+    # a file found by the end of its path (a C++ ``#include "x.h"``): its coming or going changes who finds it
+    out["b:" + posixpath.basename(facts.path)] = _h(facts.path)
     by_name: dict[str, list] = {}
     for index, sym in enumerate(facts.symbols):
         if sym.kind in CALLABLE_KINDS:

@@ -2,7 +2,8 @@
 package in ``cmd/<svc>`` built by its own Dockerfile).
 
 **Entry points.** A Dockerfile (``Dockerfile``, ``Dockerfile-x``, ``Dockerfile.x``, ``x.Dockerfile``, anywhere in
-the tree) whose ``RUN`` builds a package of a subfolder (``go build [flags] ./cmd/counter``, ``go install``, or the
+the tree) whose ``RUN`` builds a package of a subfolder (``go build [flags] ./cmd/counter``, its files
+``./cmd/counter/main.go``, ``go install``, or the
 package by its import path under the module's path) names that folder as a deployable's entry point. The path is
 read against the Go module around the Dockerfile (``go build`` runs in a module; a Dockerfile in ``docker/`` of a
 root ``go.mod`` builds ``cmd/counter`` of the root), and counts only when that folder holds Go sources. An image
@@ -55,7 +56,12 @@ def built_packages(text: str) -> list[str]:
             if word.startswith("-"):
                 skip = word in _VALUE_FLAGS
                 continue
-            if word.startswith(("/", "$")) or word.endswith(".go"):
+            if word.startswith(("/", "$")):
+                continue
+            if word.endswith(".go"):   # ``go build ./cmd/api/main.go``: the files of the package in their folder
+                folder = word.rpartition("/")[0]
+                if folder not in ("", "."):
+                    out.append(folder)
                 continue
             out.append(word.rstrip("/"))
     return out
@@ -127,16 +133,19 @@ def _around(folder: str, go_modules: dict[str, str]) -> str | None:
 
 
 def import_stamps(found: Scan) -> tuple:
-    """What can move the entry points' shares besides the layout files: the Go sources' stamps, when a Dockerfile
-    of the tree builds a Go package (their imports decide which service a package belongs to)."""
+    """What can move the entry points' shares besides the layout files: the Go sources' stamps, when the tree's
+    Dockerfiles and ``ko://`` images build two or more packages of subfolders (their imports decide which service a
+    package belongs to; with one entry point or none nothing is shared, and an edit of a Go file moves nothing)."""
+    packages = {package for _file, package in ko_images(found)}
     for path in dockerfiles(found):
         try:
             text = (found.root / path).read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
-        if _RUN_GO.search(text):
+        packages.update(p for p in built_packages(text) if p not in (".", "./") and not p.startswith("../"))
+        if len(packages) >= 2:
             return _go_stamps(found)
-    return _go_stamps(found) if ko_images(found) else ()
+    return _go_stamps(found) if len(packages) >= 2 else ()
 
 
 def _go_stamps(found: Scan) -> tuple:

@@ -88,8 +88,8 @@ class Module:
     programs: tuple[tuple[str, str], ...] = ()
     #: a program module: the name of the script that runs it (``api`` for ``start:api``)
     declared_script: str | None = None
-    #: an entry point's module: the Dockerfile that builds it (`entry_points`)
-    built_by: str | None = None
+    #: an entry point's module: the Dockerfiles (or ``ko://`` images) that build it (`entry_points`)
+    built_by: tuple[str, ...] = ()
     #: a package folder two or more entry points reach: it stays with its build's own service (`entry_points`)
     shared: bool = False
 
@@ -268,13 +268,19 @@ def _entry_modules(found: Scan, modules: dict[str, Module]) -> None:
     one for each package several reach (shared: its build's own); see `entry_points`."""
     go_modules = {path: module.namespace for path, module in modules.items()
                   if module.namespace and "go.mod" in module.build_files}
-    built = entry_points(found, go_modules)
+    built: dict[str, list[str]] = {}
+    for dockerfile, folder in sorted(entry_points(found, go_modules).items()):
+        built.setdefault(folder, []).append(dockerfile)
     by_module: dict[str, list[str]] = {}
-    for dockerfile, folder in sorted(built.items()):
+    for folder, dockerfiles in built.items():
         if folder in modules:
             continue
         modules[folder] = Module(path=folder, build_files=(), name=folder.rpartition("/")[2], name_source="folder",
-                                 built_by=dockerfile)
+                                 built_by=tuple(dockerfiles))
+        for dockerfile in dockerfiles:   # a module's own ``Dockerfile`` that builds an entry point deploys that one
+            home, _, name = dockerfile.rpartition("/")
+            if name == "Dockerfile" and (home or ".") in modules:
+                modules[home or "."].dockerfile = False
         owner = _nearest(modules, folder.rpartition("/")[0])
         if owner in go_modules:
             by_module.setdefault(owner, []).append(folder)

@@ -414,6 +414,8 @@ READ_CANDIDATES = 2000
 _PATTERN = set("*?[]|^$\\")
 #: a name as PHP or Ruby writes it (``App\\Http\\Ctl``, ``\\App\\Ctl::make``, ``Ctl::make``, ``Shop::Cart#add``), which
 #: the graph keeps with ``.``
+#: a Ruby predicate method's qualified name (``Shop.Cart.empty?``): its ``?`` ends a name, it is no pattern
+_RUBY_PREDICATE = re.compile(r"\.[A-Za-z_]\w*\?$")
 _SCOPED_NAME = re.compile(r"(?:\\|::)?[A-Za-z_]\w*(?:(?:\\|::)[A-Za-z_]\w*)*(?:(?:::|#)[A-Za-z_]\w*[?!]?)?")
 #: a path as Rust writes it from where it is used (``crate::store::Store``, ``super::api``): ``crate``, ``self`` and
 #: ``super`` stand for a module the name does not say, so they are left out and the rest matched as an fqn's end
@@ -442,7 +444,7 @@ def resolve(runtime: Runtime, request: ResolveRequest) -> ResolveResponse:
     identifier = _RUST_RELATIVE.sub("", identifier)
     if ("\\" in identifier or "::" in identifier) and _SCOPED_NAME.fullmatch(identifier):
         identifier = identifier.lstrip("\\:").replace("\\", ".").replace("::", ".").replace("#", ".")
-    if _PATTERN & set(identifier.replace("{?}", "")) or identifier.endswith(".*"):
+    if _PATTERN & set(_RUBY_PREDICATE.sub("", identifier.replace("{?}", ""))) or identifier.endswith(".*"):
         raise InvalidInput(f"resolve takes one identifier, not a pattern ({identifier!r}); to list symbols "
                            "under a package use find with the kind symbol and the filter field fqn_prefix (e.g. "
                            "com.example), to look for something by words use search")

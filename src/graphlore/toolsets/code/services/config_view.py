@@ -1,17 +1,24 @@
 """The configuration an agent asks about a service, for its ``describe``: where it finds its config server
 and discovery server, the config server's backend, the port it listens on (its settings' ``server.port``)
-and the ports its deployment gives it, each with ``file:line``; on a config server, also what each service's
+the ports its deployment gives it and the values each deployment unit that runs it gives it (Compose
+``environment``/``env_file``/``labels``, Kubernetes ``env``; at most `MAX_VALUES`, the rest counted), each with
+``file:line``; on a config server, also what each service's
 settings say about reaching it (the answer to "where do the services get their configuration")."""
 
 from __future__ import annotations
 
+import re
 from urllib.parse import urlsplit
 
 from ..languages.folding import CHOICE_OPEN
 from ..layout.layout import Layout
+from ..model import GraphNode
 from .deployment import Deployment
 from .identity import ServiceNames
 from .settings import Values
+
+#: the deployment values a service's ``describe`` lists (a Compose service with a long ``env_file`` stays readable)
+MAX_VALUES = 50
 
 
 def service_config(layout: Layout, settings: dict[str, Values], deployment: Deployment,
@@ -32,6 +39,11 @@ def service_config(layout: Layout, settings: dict[str, Values], deployment: Depl
                     if server is not None and server != name:
                         served.setdefault(server, []).append(f"configuration of {name} from here: {note}")
         lines += deployment.port_notes.get(name, [])
+        values = deployment.value_notes.get(name, [])
+        lines += values[:MAX_VALUES]
+        if len(values) > MAX_VALUES:
+            lines.append(f"... {len(values) - MAX_VALUES} more deployment values, in "
+                         + ", ".join(sorted({v.rsplit("(", 1)[-1].split(":", 1)[0].rstrip(")") for v in values})))
     out = {name: list(dict.fromkeys(own.get(name, []) + served.get(name, []))) for name in layout.services}
     return {name: lines for name, lines in out.items() if lines}
 
@@ -48,3 +60,23 @@ def _server(values: Values, url: str, names: ServiceNames) -> str | None:
     except ValueError:
         return None
     return names.host(host, port, [])[0] if host else None
+
+
+#: where the environment a client's address reads is set, at most (a variable set by many units stays readable)
+MAX_CLIENT_LINES = 20
+
+
+def client_config(nodes: list[GraphNode], config: dict[str, list[str]], deployment: Deployment) -> None:
+    """Each client whose address reads environment variables (``reads_env``) gets ``config_from``: the lines of
+    its service's configuration that name one of them (the deployment file:line that sets it, with the value;
+    a settings file's default it overrides), then the project root ``.env``'s line for each (what Compose and
+    the folding read where no unit sets it). None where nothing in the repository sets them: set at run time."""
+    for node in nodes:
+        variables = node.props.get("reads_env") if node.kind == "client" else None
+        if not variables:
+            continue
+        named = re.compile(r"(?<![\w.])(?:" + "|".join(re.escape(v) for v in variables) + r")(?![\w.])")
+        lines = [line for line in config.get(node.props.get("microservice") or "", []) if named.search(line)]
+        lines += [deployment.root_env_notes[v] for v in variables if v in deployment.root_env_notes]
+        node.props["config_from"] = lines[:MAX_CLIENT_LINES] or None
+

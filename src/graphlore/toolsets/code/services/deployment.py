@@ -28,6 +28,12 @@ any value a unit gives ``LOCUST_HOST``. A Dockerfile's ``ENV NAME=VALUE`` is the
 no unit, ``.env`` file nor ``k6``/``locust`` flag sets (the image's default, which they override; the last
 stage's, with the stages it is built ``FROM``: a build stage's ``ENV`` is not the running image's). One that runs k6 with ``-e``/``--env NAME=VALUE`` (``k6 run -e
 BASE_URL=http://web:8080 script.js``) gives the service that variable (what k6's ``__ENV.NAME`` reads).
+
+**Where each value is written** (`Deployment.value_notes`, shown in a service's ``describe``): every Compose
+``environment``, ``env_file`` and ``labels`` entry and Kubernetes container ``env`` entry of a unit that runs the
+service, as written with its ``file:line`` (and what Compose settles it to from the ``.env`` beside the file; a
+variable nothing in the repository sets is "set at run time", never a guessed value), then the entries of the
+``.env`` in the service's own folder.
 """
 
 from __future__ import annotations
@@ -68,6 +74,9 @@ class Unit:
     selector: dict[str, str] = field(default_factory=dict)
     #: what each port entry says, where: "published at host port 8082 (container 8080) (docker-compose.yml:63)"
     port_notes: list[str] = field(default_factory=list)
+    #: each value it is given, where: "docker-compose service proxy environment GRPC_PRODUCT_HOST=product
+    #: (docker-compose.yaml:40)" (its environment, env_file entries and labels as written)
+    value_notes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -86,6 +95,11 @@ class Deployment:
     run: set[str] = field(default_factory=set)
     #: per service, each port entry of the units that run it, with its file and line (`Unit.port_notes`)
     port_notes: dict[str, list[str]] = field(default_factory=dict)
+    #: per service, each value the units that run it give it, with its file and line (`Unit.value_notes`)
+    value_notes: dict[str, list[str]] = field(default_factory=dict)
+    #: variable -> where the project root's ``.env`` sets it (it fills what no unit sets: shown by the clients that
+    #: read it, `config_view.client_config`, not in every service's list)
+    root_env_notes: dict[str, str] = field(default_factory=dict)
     #: the units no service of the project owns (built from a folder without source code: a proxy's config) -> file
     unowned: dict[str, str] = field(default_factory=dict)
 
@@ -101,8 +115,13 @@ def _read(path: Path) -> str:
 
 
 def read_env_file(text: str) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for line in text.splitlines():
+    return {key: value for key, (value, _) in read_env_lines(text).items()}
+
+
+def read_env_lines(text: str) -> dict[str, tuple[str, int]]:
+    """A ``.env`` file's ``KEY=VALUE`` entries with the line each is written at (the last one wins)."""
+    out: dict[str, tuple[str, int]] = {}
+    for number, line in enumerate(text.splitlines(), 1):
         line = line.strip()
         if not line or line.startswith("#") or "=" not in line:
             continue
@@ -113,7 +132,7 @@ def read_env_file(text: str) -> dict[str, str]:
         elif " #" in value:
             value = value.split(" #", 1)[0].strip()
         if re.fullmatch(r"[A-Za-z_]\w*", key.strip()):
-            out[key.strip()] = value
+            out[key.strip()] = (value, number)
     return out
 
 
@@ -286,7 +305,7 @@ class Reader:
             context = build.get("context", ".") if isinstance(build, dict) else build
             if isinstance(context, str) and "://" not in context:
                 unit.build = _folder(base, interpolate(context))
-                dockerfile = build.get("dockerfile") if isinstance(build, dict) else None
+                dockerfile = build.get("dockerfile", "Dockerfile") if isinstance(build, dict) else "Dockerfile"
                 if isinstance(dockerfile, str) and unit.build is not None:
                     unit.dockerfile = _folder(PurePosixPath("" if unit.build == "." else unit.build),
                                               interpolate(dockerfile))
@@ -297,26 +316,41 @@ class Reader:
                 if isinstance(spec.get(source), str):
                     unit.names.append((interpolate(spec[source]), f"docker-compose {source}"))
             env = spec.get("environment")
-            pairs: list[tuple[str, str | None]] = []
+            pairs: list[tuple[str, str | None, str]] = []   # (name, value as written, where)
             if isinstance(env, dict):
-                pairs = [(str(k), _scalar(v)) for k, v in env.items()]
+                pairs = [(str(k), _scalar(v), _at(rel, lines.get(f"services.{key}.environment.{k}")))
+                         for k, v in env.items()]
             elif isinstance(env, list):
-                pairs = [(str(item).partition("=")[0], str(item).partition("=")[2] if "=" in str(item) else None)
-                         for item in env]
+                pairs = [(str(item).partition("=")[0], str(item).partition("=")[2] if "=" in str(item) else None,
+                          _at(rel, lines.get(f"services.{key}.environment[{number}]")))
+                         for number, item in enumerate(env)]
+            for name, value, at in pairs:
+                unit.value_notes.append(_value_note(f"docker-compose service {key} environment", name, value,
+                                                    dotenv, at))
             for files in [spec.get("env_file")] if isinstance(spec.get("env_file"), str) else spec.get("env_file") or []:
                 if isinstance(files, dict):   # the long form: {path: ..., required: false}
                     files = files.get("path")
                 if isinstance(files, str):
                     path = _folder(base, files)
-                    values = read_env_file(_read(self.root / path))
-                    pairs += list(values.items())
+                    values = read_env_lines(_read(self.root / path))
+                    pairs += [(name, value, _at(path, line)) for name, (value, line) in values.items()]
+                    unit.value_notes += [f"docker-compose service {key} env_file {files}: {name}={value} "
+                                         f"{_at(path, line)}" for name, (value, line) in values.items()]
                     if values:
                         self.files.append(path)
-            for name, value in pairs:
+            for name, value, _ in pairs:
                 if value is None:   # a bare name: Compose passes on its value from the environment (.env)
                     value = dotenv.get(name)
                 if value is not None:
                     unit.env.setdefault(name, []).append(interpolate(value))
+            labels = spec.get("labels")
+            written = ([(str(k), _scalar(v), lines.get(f"services.{key}.labels.{k}")) for k, v in labels.items()]
+                       if isinstance(labels, dict) else
+                       [(*str(item).partition("=")[::2], lines.get(f"services.{key}.labels[{number}]"))
+                        for number, item in enumerate(labels)] if isinstance(labels, list) else [])
+            for name, value, line in written:
+                unit.value_notes.append(_value_note(f"docker-compose service {key} label", name, value or "", dotenv,
+                                                    _at(rel, line)))
             for number, port in enumerate(spec.get("ports") or []):   # "HOST:CONTAINER", "IP:HOST:CONTAINER", "CONTAINER"
                 if isinstance(port, dict):   # the long form
                     host, container = (interpolate(str(port.get(key, ""))) for key in ("published", "target"))
@@ -355,14 +389,19 @@ class Reader:
                 continue
             if isinstance(container.get("image"), str):
                 unit.images.append(container["image"])
-            for item in container.get("env") or []:
+            for index, item in enumerate(container.get("env") or []):
                 if not isinstance(item, dict) or not isinstance(item.get("name"), str):
                     continue
                 value = _scalar(item.get("value"))
                 ref = ((item.get("valueFrom") or {}).get("configMapKeyRef") or {}) if isinstance(
                     item.get("valueFrom"), dict) else {}
+                at = _at(rel, lines.get(f"{prefix}.containers[{number}].env[{index}]") if prefix else None)
+                if value is not None:
+                    unit.value_notes.append(f"Kubernetes {doc['kind']} {meta['name']} env {item['name']}={value} {at}")
                 if value is None and isinstance(ref, dict) and ref.get("name") and ref.get("key"):
                     value = f"\x00configmap:{ref['name']}:{ref['key']}"
+                    unit.value_notes.append(f"Kubernetes {doc['kind']} {meta['name']} env {item['name']} from "
+                                            f"ConfigMap {ref['name']} key {ref['key']} {at}")
                 if value is not None:
                     unit.env.setdefault(item["name"], []).append(value)
             for source in container.get("envFrom") or []:
@@ -383,6 +422,17 @@ class Reader:
 
 def _at(rel: str, line: int | None) -> str:
     return f"({rel}:{line})" if line else f"({rel})"
+
+
+def _value_note(unit: str, name: str, value: str | None, dotenv: dict[str, str], at: str) -> str:
+    """``unit NAME=VALUE (file:line)``: the value as written, then as Compose settles it from the ``.env`` when
+    that differs; a bare name is passed on from the environment Compose runs in (set at run time)."""
+    if value is None:
+        settled = dotenv.get(name)
+        return f"{unit} {name} " + ("(set at run time) " if settled is None else f"= {settled} (from .env) ") + at
+    settled = compose_interpolate(value, dotenv)
+    shown = settled.replace("{?}", "<set at run time>") or '""'
+    return f"{unit} {name}={value} " + (f"(= {shown}) " if settled != value else "") + at
 
 
 def _folder(base: PurePosixPath, rel: str) -> str:
@@ -441,7 +491,7 @@ def read_deployment(layout: Layout, root: Path, paths: list[str]) -> Deployment:
         found = own_names.get(name.lower(), set())
         return next(iter(found)) if len(found) == 1 else None
 
-    entry = {module.built_by: module.microservice for module in layout.modules.values() if module.built_by}
+    entry = {built_by: module.microservice for module in layout.modules.values() for built_by in module.built_by}
     owner: dict[int, str] = {}
     for index, unit in enumerate(reader.units):
         if unit.kind == "k8s-service":
@@ -480,6 +530,8 @@ def read_deployment(layout: Layout, root: Path, paths: list[str]) -> Deployment:
         notes = out.port_notes.setdefault(service, [])
         notes += [note for note in unit.port_notes if note not in notes]
         out.published.setdefault(service, set()).update(unit.published)
+        values = out.value_notes.setdefault(service, [])
+        values += [note for note in unit.value_notes if note not in values]
         env = out.env.setdefault(service, {})
         for name, values in unit.env.items():
             for value in values:
@@ -491,7 +543,16 @@ def read_deployment(layout: Layout, root: Path, paths: list[str]) -> Deployment:
                 for value in values:
                     if value not in env.setdefault(name, []):
                         env[name].append(value)
+    for name, service in layout.services.items():   # the service's own .env (its dotenv or tooling reads it)
+        if service.root != "." and service.root in reader.dotenv:
+            rel = f"{service.root}/.env"
+            notes = out.value_notes.setdefault(name, [])
+            notes += [f".env of the service {key}={value} ({rel}:{line})"
+                      for key, (value, line) in read_env_lines(_read(root / rel)).items()]
     root_env = reader.env_files.get(".", {})
+    if "." in reader.dotenv:
+        out.root_env_notes = {key: f".env of the project {key}={value} (.env:{line}; where no unit sets {key})"
+                              for key, (value, line) in read_env_lines(_read(root / ".env")).items()}
     for name, service in layout.services.items():
         env = out.env.setdefault(name, {})
         for values in (reader.env_files.get(service.root, {}) if service.root != "." else {}, root_env):

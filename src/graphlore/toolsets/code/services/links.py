@@ -374,6 +374,10 @@ def link(items: Iterable[Item], layout: Layout, deployment: Deployment | None = 
                          grpc=item.grpc, grpc_service=grpc_links.service_of(item))
             if item.grpc is not None:
                 props.update(_channel(item, names, settler))
+            read = [name for value in (item.address, item.path, item.target, item.target_name) if value is not None
+                    for name in env_names(value.text)] + env_names(item.base_url or "")
+            if read:   # the environment variables its address reads (`config_view.client_config` adds where set)
+                props["reads_env"] = list(dict.fromkeys(read))
             if client.url is not None:  # what the environment settled is no longer unknown
                 why = "; ".join(dict.fromkeys([*item.problems, *client.url.why])) if not client.url.known else ""
                 props.update(target_url=plain(client.url.text), resolved=client.url.known,

@@ -1,6 +1,7 @@
 """gRPC in Ruby (the ``grpc`` gem): a class deriving from a generated ``Foo::Service`` (``class OrdersServer <
 Shop::Orders::Service``) serves service ``Foo`` with its instance methods (``def get_order(req, call)`` serves
-``GetOrder``; a method of the service it does not define is not served), and a call of one of ``Foo``'s methods
+``GetOrder``, ``get_http_status`` ``GetHTTPStatus``, as the gem names them; a method of the service it does not
+define is not served), and a call of one of ``Foo``'s methods
 (``get_order`` or ``GetOrder``) on a ``Foo::Stub.new(addr, ...)`` (the call itself, a local every value of which
 is such a stub, or an instance variable the class only sets to one) is a client (unresolved, saying so, when no
 ``.proto`` declares ``Foo`` and the file requires ``grpc`` or a ``*_services_pb`` file). Generated files
@@ -28,6 +29,21 @@ _STUB_NEW = re.compile(r"(?:^|::|\.)Stub\s*\.\s*new\s*\(?(.*)$", re.S)
 def camel(name: str) -> str:
     """``get_order`` -> ``GetOrder`` (the grpc gem's method names are the rpc's, in snake case)."""
     return "".join(part[:1].upper() + part[1:] for part in name.split("_"))
+
+
+def underscore(rpc: str) -> str:
+    """An rpc's Ruby method name as the grpc gem makes it (``GRPC::GenericService.underscore``):
+    ``GetHTTPStatus`` -> ``get_http_status``."""
+    rpc = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", rpc)
+    return re.sub(r"([a-z\d])([A-Z])", r"\1_\2", rpc).replace("-", "_").lower()
+
+
+def rpc_name(known: GrpcServices, simple: str, microservice: str | None, name: str) -> str:
+    """The rpc a Ruby method name stands for: the service's rpc whose `underscore` it is (``get_http_status`` is
+    ``GetHTTPStatus``, which `camel` would not give back), else `camel` of it."""
+    service, _why = known.service(simple, microservice)
+    rpcs = known.methods.get(service, {}) if service is not None else {}
+    return next((rpc for rpc in rpcs if underscore(rpc) == name), camel(name))
 
 
 def uses_grpc(bound: Bound) -> bool:
@@ -97,7 +113,8 @@ def read_ruby(known: GrpcServices, project: Project, bound: Bound) -> Iterator[I
         for relation, written in sym.supers:
             served = SERVICE.search(written) if relation == "extends" else None
             if served:
-                handlers = {camel(facts.symbols[i].name): (bound, i) for i in bound.members(sym.key)
+                handlers = {rpc_name(known, served.group(1), bound.ctx.microservice, facts.symbols[i].name): (bound, i)
+                            for i in bound.members(sym.key)
                             if facts.symbols[i].kind == "method" and "static" not in facts.symbols[i].modifiers}
                 yield from reading.routes(served.group(1), handlers, index, sym.line_start)
     rb = RubyFile(bound, ruby_constants(project))
@@ -108,7 +125,8 @@ def read_ruby(known: GrpcServices, project: Project, bound: Bound) -> Iterator[I
         stub = STUB.search(_stub_type(bound, call))
         if not stub:
             continue
-        found = reading.stub_call(stub.group(1), dataclasses.replace(call, name=camel(call.name)), certain=certain)
+        name = rpc_name(known, stub.group(1), bound.ctx.microservice, call.name)
+        found = reading.stub_call(stub.group(1), dataclasses.replace(call, name=name), certain=certain)
         if found:
             address = _address(rb, call, stub.string)
             for client in found:

@@ -136,6 +136,7 @@ class CppResolver(DetachedMethods, TypedResolver):
 
     # ---- includes -----------------------------------------------------------------------------
     def import_targets(self, target: str, bound: Bound) -> list[Ref]:
+        self.t.add("b:" + posixpath.basename(target))  # a header of that name added or removed later
         here = posixpath.normpath(posixpath.join(posixpath.dirname(bound.path), target))
         if here in self.table.files and self.table.files[here].facts.language == "cpp":
             return [(here, -1)]

@@ -16,6 +16,8 @@ the call's arguments.
 ``x.Type.Field`` or ``x.field.Field`` (``cfg.ProductClient.URL``: the struct type, or a field of that type, then the
 field), when every such field of the project names one variable, or as ``x.Field`` (a promoted field,
 ``cfg.ProductHost``) when every field of that name in the project is tagged with one variable; the deployment env settles it as any other read.
+Never when ``x`` is a local or parameter declared with a type of a package outside the project (``h hooks.Hook``:
+``h.URL`` is the library's field).
 A ``yaml``/``mapstructure`` key alone (a value of a config file chosen at run time) is not read."""
 
 from __future__ import annotations
@@ -142,7 +144,7 @@ class GoFolder(Folder):
             written = self.written(name) if package is None or not dot else None
             if written is not None:
                 return written
-            tagged = self.values.tagged_env(name) if package is None else None
+            tagged = self.values.tagged_env(name) if package is None and not self._outside_type(head) else None
             if tagged is not None:
                 return tagged
             return named_unknown(name, f"{name} is not a constant (a variable, a field or a parameter: known at "
@@ -150,6 +152,17 @@ class GoFolder(Folder):
         inner = type(self)(self.values, package or "", self.facts if package == self.package else _NO_IMPORTS)
         inner.depth = self.depth + 1
         return inner.fold(expr)
+
+    def _outside_type(self, head: str) -> bool:
+        """Whether ``head`` is a local or parameter declared with a type of a package outside the project: its
+        fields are no configuration struct's of the project, whatever their names."""
+        scope = self.scope
+        types = scope.facts.locals.get(scope.owner, {}).get(head, ()) if scope is not None else ()
+        for _line, type_ in types:
+            qualifier, dot, _ = type_.lstrip("*[]&").partition(".")
+            if dot and self._qualifier(qualifier) not in self.values.values:
+                return True
+        return False
 
     def written(self, name: str) -> Folded | None:
         """What the package's functions write into a package variable or a struct field (``x.field``), or None."""

@@ -7,7 +7,7 @@ the proto package then ``.`` and the key (``shop.v1.Orders.Place``). A service i
 ``server_streaming`` among its modifiers) that carries its gRPC name in ``extra["grpc"]``
 (``shop.v1.Orders/Place``) and, when its ``option (google.api.http)`` maps it to HTTP for grpc-gateway, the
 (method, path) pairs of that rule in ``extra["http"]`` (``get``/``put``/``post``/``delete``/``patch``, ``custom``
-kinds, ``additional_bindings``; a ``{name=segments/*}`` variable written ``{name}``), a message a ``record``. Lines come from the source, in declaration order. A file
+kinds, ``additional_bindings``; a ``{name=shelves/*}`` variable written as the path it fits, ``shelves/{name}``), a message a ``record``. Lines come from the source, in declaration order. A file
 the parser cannot read still yields its services and rpc methods from a tolerant scan (``syntax_errors``).
 """
 
@@ -26,11 +26,12 @@ _DECLARATION = re.compile(r"\b(service|rpc|message|enum)\s+([A-Za-z_]\w*)")
 _PACKAGE = re.compile(r"^\s*package\s+([\w.]+)\s*;", re.M)
 _IMPORT = re.compile(r"^\s*import\s+(?:public\s+|weak\s+)?[\"']([^\"']+)[\"']", re.M)
 _RPC = re.compile(r"\brpc\s+(\w+)\s*\(\s*(stream\s+)?([\w.]+)\s*\)\s*returns\s*\(\s*(stream\s+)?([\w.]+)\s*\)")
-_RPC_OPEN = re.compile(r"\brpc\s+(\w+)\s*\([^)]*\)\s*returns\s*\([^)]*\)\s*\{")
+#: an rpc's head up to its body (``{``) or its end (``;``): every rpc, so each name's queue keeps source order
+_RPC_OPEN = re.compile(r"\brpc\s+(\w+)\s*\([^)]*\)\s*returns\s*\([^)]*\)\s*([{;])")
 _HTTP_RULE = re.compile(r"option\s*\(\s*google\.api\.http\s*\)\s*=\s*\{")
 _HTTP_VERB = re.compile(r"\b(get|put|post|delete|patch)\s*:\s*\"([^\"]*)\"")
 _HTTP_CUSTOM = re.compile(r"\bcustom\s*:?\s*\{\s*kind\s*:\s*\"(\w+)\"\s*,?\s*path\s*:\s*\"([^\"]*)\"")
-_SEGMENTS_VARIABLE = re.compile(r"\{([\w.]+)=[^{}]*\}")
+_SEGMENTS_VARIABLE = re.compile(r"\{([\w.]+)=([^{}]*)\}")
 _COMMENTS = re.compile(r"//[^\n]*|/\*[\s\S]*?\*/|\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'")
 
 
@@ -64,16 +65,29 @@ def http_rules(code: str) -> dict[str, deque[list[list[str]]]]:
     """Each rpc's grpc-gateway HTTP bindings (see the module docstring), in source order per rpc name."""
     out: dict[str, deque[list[list[str]]]] = defaultdict(deque)
     for match in _RPC_OPEN.finditer(code):
-        body = _block(code, match.end())
+        body = _block(code, match.end()) if match.group(2) == "{" else ""
         rule = _HTTP_RULE.search(body)
         found: list[list[str]] = []
         if rule:
             text = _block(body, rule.end())
             pairs = [(m.start(), m.group(1).upper(), m.group(2)) for m in _HTTP_VERB.finditer(text)]
             pairs += [(m.start(), m.group(1).upper(), m.group(2)) for m in _HTTP_CUSTOM.finditer(text)]
-            found = [[verb, _SEGMENTS_VARIABLE.sub(r"{\1}", path)] for _, verb, path in sorted(pairs)]
+            found = [[verb, _SEGMENTS_VARIABLE.sub(_segments, path)] for _, verb, path in sorted(pairs)]
         out[match.group(1)].append(found)
     return out
+
+
+def _segments(variable: re.Match[str]) -> str:
+    """``{name=shelves/*}`` as the path it fits: ``shelves/{name}`` (its literal segments kept; each ``*`` one
+    segment, the first named after the variable; ``**`` the rest)."""
+    name, out, stars = variable.group(1), [], 0
+    for segment in variable.group(2).split("/"):
+        if segment == "*":
+            stars += 1
+            out.append("{" + name + ("" if stars == 1 else f"_{stars}") + "}")
+        else:
+            out.append(segment)
+    return "/".join(out)
 
 
 def _block(text: str, start: int) -> str:

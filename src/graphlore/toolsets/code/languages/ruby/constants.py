@@ -1,7 +1,7 @@
 """Ruby values for folding: string literals (``'...'``, ``"..."`` with ``#{...}`` interpolated), ``+``
 concatenation, symbols (``:get``), constants (``BASE``, ``Shop::BASE``: looked for in the modules and classes
-around the reference, innermost first, then from the top, across files), locals and instance variables set in
-the class (``@base``), ``format``/``sprintf`` with ``%s``/``%d``, ``URI(x)``/``URI.parse(x)`` (the URL itself),
+around the reference, innermost first, then from the top, across the files of the reading file's microservice),
+locals and instance variables set in the class (``@base``), ``format``/``sprintf`` with ``%s``/``%d``, ``URI(x)``/``URI.parse(x)`` (the URL itself),
 ``.freeze``/``.to_s``, and environment reads (``ENV['X']``, ``ENV.fetch('X', 'default')``, ``ENV['X'] ||
 'default'``): the variable, settled with the project's deployment environment."""
 
@@ -99,10 +99,13 @@ class RubyConstants:
 
     def __init__(self, table: Table) -> None:
         self.by_name: dict[str, list[tuple[str, FileFacts, str]]] = {}
+        #: file path -> its microservice (a constant of another service is none of a file's: Ruby never loads it)
+        self.service_of: dict[str, str | None] = {}
         for bound in table.files.values():
             facts = bound.facts
             if facts.language != "ruby":
                 continue
+            self.service_of[facts.path] = bound.ctx.microservice
             for sym in facts.symbols:
                 if sym.kind == "field" and "const" in sym.modifiers and "value" in sym.extra:
                     self.by_name.setdefault(sym.key, []).append((sym.extra["value"], facts, sym.parent or ""))
@@ -113,9 +116,12 @@ class RubyFolder(Folder):
 
     env_tables = frozenset({"ENV"})
 
-    def __init__(self, constants: RubyConstants, facts: FileFacts, class_key: str) -> None:
+    def __init__(self, constants: RubyConstants, facts: FileFacts, class_key: str,
+                 microservice: str | None = None) -> None:
         super().__init__()
         self.constants, self.facts, self.class_key = constants, facts, class_key
+        #: the microservice the expression is read in: constants of other services' files are not looked at
+        self.microservice = microservice
 
     def fold(self, text: str) -> Folded:
         text = text.strip()
@@ -166,12 +172,13 @@ class RubyFolder(Folder):
         outer = self.class_key.split(".") if self.class_key else []
         for cut in range(len(outer), -1, -1):
             full = ".".join([*outer[:cut], name])
-            candidates = self.constants.by_name.get(full, [])
+            candidates = [c for c in self.constants.by_name.get(full, []) if self.microservice is None
+                          or self.constants.service_of.get(c[1].path, self.microservice) == self.microservice]
             if len(candidates) > 1:
                 return unknown(f"{name.replace('.', '::')} is assigned {len(candidates)} times")
             if candidates:
                 expr, facts, class_key = candidates[0]
-                inner = RubyFolder(self.constants, facts, class_key)
+                inner = RubyFolder(self.constants, facts, class_key, self.microservice)
                 inner.depth = self.depth + 1
                 inner.at(facts, class_key, 1 << 30)
                 return inner.fold(expr)
