@@ -136,3 +136,15 @@ def test_a_library_that_becomes_deployed_loses_its_callers_on_update_as_in_a_ful
     graph.update()
     assert render(graph) == render(CodeGraph.build(root))
     assert not [e for e in graph.snapshot()[1].values() if e.type == "CALLS"]
+
+
+def test_a_python_module_two_libraries_declare_is_no_guess(tmp_path: Path):
+    files = {"a/Dockerfile": "FROM python:3.12\n", "a/requirements.txt": "flask\n",
+             "a/main.py": "import helpers\n\n\ndef run():\n    helpers.go()\n",
+             "x/pyproject.toml": '[project]\nname = "x"\n', "x/helpers.py": "def go():\n    return 1\n",
+             "y/pyproject.toml": '[project]\nname = "y"\n', "y/helpers.py": "def go():\n    return 2\n"}
+    calls, _ = _calls(_write(tmp_path / "shop", files))
+    assert calls == set()   # x's was taken by path order: which one is on sys.path is not read
+    (tmp_path / "shop/y/helpers.py").unlink()
+    calls, _ = _calls(tmp_path / "shop")
+    assert calls == {("a/main.py", "x/helpers.py")}   # the one library's

@@ -226,3 +226,17 @@ def test_traefik_toml_and_a_host_only_rule():
     assert (method, pattern, plain(forward.target.text), forward.rewrite, problem, flavor) == (
         "ANY", "/**", "http://orders:8000", None, None, "traefik")
     assert list(traefik_routes("traefik.yml", "entryPoints:\n  web:\n    address: ':80'\n")) == []   # static config
+
+
+def test_traefik_path_middlewares_apply_in_order():
+    def routes(order: str) -> list:
+        text = ("http:\n  routers:\n    r:\n      rule: \"PathPrefix(`/api`)\"\n      service: s\n"
+                f"      middlewares: [{order}]\n  middlewares:\n    add:\n      addPrefix:\n        prefix: /v1\n"
+                "    strip:\n      stripPrefix:\n        prefixes: [/api]\n"
+                "  services:\n    s:\n      loadBalancer:\n        servers:\n          - url: http://orders:80\n")
+        return [(pattern, forward and forward.rewrite, problem) for _, _, pattern, forward, problem, _ in
+                traefik_routes("dynamic.yml", text)]
+    assert routes("strip, add") == [("/api/**", ("/api", "/v1"), None)]   # /api/x -> /x -> /v1/x
+    # /api/x -> /v1/api/x, which /api no longer starts: the strip changes nothing (read as /api -> /v1 before)
+    [(pattern, rewrite, problem)] = routes("add, strip")
+    assert (pattern, rewrite) == ("/api/**", None) and "strip" in problem

@@ -566,3 +566,232 @@ def test_mediatr_send_triggers_the_one_handler_and_publish_every_handler(tmp_pat
     assert found == {("Shop.Orders.Api.Place", "Shop.Orders.PlaceOrderHandler.Handle"),
                      ("Shop.Orders.Api.Place", "Shop.Orders.Mailer.Handle"),
                      ("Shop.Orders.Api.Place", "Shop.Orders.Auditor.Handle")}
+
+
+MEDIATR_LOCALS = """using MediatR;
+
+namespace Shop;
+
+public record A(int Id) : IRequest<bool>;
+public record B(int Id) : IRequest<bool>;
+public class AH : IRequestHandler<A, bool> { public Task<bool> Handle(A r, CancellationToken t) => Task.FromResult(true); }
+public class BH : IRequestHandler<B, bool> { public Task<bool> Handle(B r, CancellationToken t) => Task.FromResult(true); }
+
+public class Api(IMediator mediator)
+{
+    public async Task Either(bool flag)
+    {
+        IRequest<bool> command = new A(1);
+        if (flag) command = new B(2);
+        await mediator.Send(command);
+    }
+
+    public async Task Replaced(IRequest<bool> other)
+    {
+        IRequest<bool> command = new A(1);
+        command = other;
+        await mediator.Send(command);
+    }
+}
+"""
+
+
+def test_mediatr_a_local_given_several_values_triggers_each_new_type_and_none_for_another_value(tmp_path):
+    (tmp_path / "Orders.csproj").write_text(CSPROJ)
+    (tmp_path / "Orders.cs").write_text(MEDIATR_LOCALS)
+    nodes, edges = CodeGraph.build(tmp_path).snapshot()
+    fqn = {i: n.props.get("fqn") for i, n in nodes.items()}
+    found = {(fqn[e.src], fqn[e.dst]) for e in edges.values() if e.props.get("kind") == "mediator"}
+    # the last assignment is no answer: either branch's request may be sent; a parameter's type is not known
+    assert found == {("Shop.Api.Either", "Shop.AH.Handle"), ("Shop.Api.Either", "Shop.BH.Handle")}
+
+
+KIOSK = """var builder = WebApplication.CreateBuilder(args);
+builder.Build().Run();
+
+public class Pictures(IHttpClientFactory factory)
+{
+    public Task<string> Get(int id)
+    {
+        var client = factory.CreateClient("media");
+        return client.GetStringAsync($"/api/media/{id}");
+    }
+}
+"""
+
+PARTS_CLIENT = """namespace Shop.Parts;
+
+public class Thumbs(IHttpClientFactory factory)
+{
+    public Task<string> Get(int id)
+    {
+        var client = factory.CreateClient("media");
+        return client.GetStringAsync($"/api/media/{id}");
+    }
+}
+"""
+
+
+def test_a_named_client_takes_the_registration_of_its_own_process_never_another_services(tmp_path):
+    files = {"front/front.csproj": CSPROJ, "front/Program.cs": FACTORY, "kiosk/kiosk.csproj": CSPROJ,
+             "kiosk/Program.cs": KIOSK, "media/media.csproj": CSPROJ, "media/Program.cs": MEDIA,
+             "parts/parts.csproj": '<Project Sdk="Microsoft.NET.Sdk"></Project>', "parts/Thumbs.cs": PARTS_CLIENT}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(text)
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    clients = {(n.props["microservice"], n.props["declaring_fqn"]): (n.props["label"], n.props["match"])
+               for n in nodes.values() if n.kind == "client" and n.props["declaring_fqn"].endswith(".Get")}
+    # the kiosk registers no "media" client: front's registration is another process's; a library's client
+    # runs in the app that uses it (front's is the only registration of the name)
+    assert clients == {("front", "Pictures.Get"): ("GET media /api/media/{id}", "cross_service"),
+                       ("kiosk", "Pictures.Get"): ("GET ? /api/media/{id}", "unresolved"),
+                       ("parts", "Shop.Parts.Thumbs.Get"): ("GET media /api/media/{id}", "cross_service")}
+
+
+BUS_LIB = """namespace Shop.Bus;
+
+public record IntegrationEvent;
+public record OrderPaid(int Id) : IntegrationEvent;
+public interface IEventBus { Task PublishAsync(IntegrationEvent e); }
+"""
+
+SUBSCRIBER = """namespace Shop;
+
+public static class Setup
+{
+    public static void Go(IEventBusBuilder builder) => builder.AddSubscription<OrderPaid, OrderPaidHandler>();
+}
+
+public class Pay(IEventBus bus)
+{
+    public Task Go() => bus.PublishAsync(new OrderPaid(1));
+}
+"""
+
+OTHER_HANDLER = """namespace Shop;
+
+public class OrderPaidHandler
+{
+    public Task Handle(OrderPaid e) => Task.CompletedTask;
+}
+"""
+
+
+def test_a_subscriptions_handler_is_never_another_deployed_services_class_of_that_name(tmp_path):
+    files = {"Bus/Bus.csproj": '<Project Sdk="Microsoft.NET.Sdk"></Project>', "Bus/Bus.cs": BUS_LIB,
+             "a/a.csproj": CSPROJ, "a/Program.cs": SUBSCRIBER, "b/b.csproj": CSPROJ, "b/Handler.cs": OTHER_HANDLER}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(text)
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    listeners = [(n.props["microservice"], n.props["file"], n.props["unresolved_reason"])
+                 for n in nodes.values() if n.kind == "route" and n.props.get("broker") == "eventbus"]
+    # b's class of the name runs in b's process: a's subscription names a handler a does not have
+    assert listeners == [("a", "a/Program.cs", "the classes named OrderPaidHandler are code of other deployed services")]
+
+
+CATCH_ALL_FRONT = """var app = WebApplication.CreateBuilder(args).Build();
+app.MapForwarder("/media/{**rest}", "http://media:8080");
+app.MapForwarder("/shop/{**rest}", "http://media:8080", "/api/media/{**rest}");
+app.Run();
+"""
+
+MEDIA_TREE = """var app = WebApplication.CreateBuilder(args).Build();
+app.MapGet("/media/list", () => 1);
+app.MapGet("/api/media/{mediaId:int}/picture", (int mediaId) => mediaId);
+app.MapGet("/status", () => "up");
+app.Run();
+"""
+
+
+def test_map_forwarder_with_a_catch_all_forwards_every_path_under_its_prefix(tmp_path):
+    for name, program in {"front": CATCH_ALL_FRONT, "media": MEDIA_TREE}.items():
+        (tmp_path / name).mkdir()
+        (tmp_path / name / f"{name}.csproj").write_text(CSPROJ)
+        (tmp_path / name / "Program.cs").write_text(program)
+    nodes, edges = CodeGraph.build(tmp_path).snapshot()
+    label = {i: n.props["label"] for i, n in nodes.items() if n.kind == "route"}
+    forwards = {(label[e.src], label[e.dst]) for e in edges.values() if e.src in label and e.dst in label}
+    # a target path ending in the catch-all swaps the prefix (the deeper route was reached by nothing before)
+    assert forwards == {("ANY /media/**", "GET /media/list"),
+                        ("ANY /shop/**", "GET /api/media/{mediaId}/picture")}
+
+
+COPIED_CLIENT = """namespace Shop.Common;
+
+public class StockClient(HttpClient http)
+{
+    public Task<string> Item(int id) => http.GetStringAsync($"api/items/{id}");
+}
+"""
+
+REGISTERING_WEB = """using Shop.Common;
+
+var builder = WebApplication.CreateBuilder(args);
+builder.Services.AddHttpClient<StockClient>(o => o.BaseAddress = new("http://stock"));
+builder.Build().Run();
+"""
+
+STOCK_ITEMS = """var app = WebApplication.CreateBuilder(args).Build();
+app.MapGet("/api/items/{id}", (int id) => id);
+app.Run();
+"""
+
+
+def test_a_typed_client_never_takes_another_deployed_services_registration(tmp_path):
+    files = {"web/web.csproj": CSPROJ, "web/Program.cs": REGISTERING_WEB, "web/StockClient.cs": COPIED_CLIENT,
+             "kiosk/kiosk.csproj": CSPROJ, "kiosk/Program.cs": "WebApplication.CreateBuilder(args).Build().Run();\n",
+             "kiosk/StockClient.cs": COPIED_CLIENT, "stock/stock.csproj": CSPROJ, "stock/Program.cs": STOCK_ITEMS}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(text)
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    clients = {n.props["microservice"]: (n.props["label"], n.props["match"]) for n in nodes.values()
+               if n.kind == "client"}
+    # the kiosk's copy of the class runs in the kiosk, which registers it nowhere: web's base address is not its
+    assert clients == {"web": ("GET stock /api/items/{id}", "cross_service"),
+                       "kiosk": ("GET ? /api/items/{id}", "unresolved")}
+
+
+GROUPS_GIVEN_TWICE = """var app = WebApplication.CreateBuilder(args).Build();
+var pick = flag ? app.MapGroup("/a") : app.MapGroup("/b");
+pick.MapGet("/x", () => 1);
+var version = app.MapGroup("/v1");
+if (flag) version = app.MapGroup("/v2");
+version.MapGet("/z", () => 1);
+var plain = app.MapGroup("/k");
+plain.MapGet("/y", () => 1);
+app.Run();
+"""
+
+
+def test_a_group_local_given_several_values_has_an_unknown_prefix(tmp_path):
+    (tmp_path / "Shop.csproj").write_text(CSPROJ)
+    (tmp_path / "Program.cs").write_text(GROUPS_GIVEN_TWICE)
+    # the ternary lost its prefix and the reassigned local kept its first: either group may hold the route
+    assert _routes(tmp_path) == {"GET /{?}/x", "GET /{?}/z", "GET /k/y"}
+
+
+LIBRARY_REGISTRATION = """namespace Shop.Defaults;
+
+public static class Clients
+{
+    public static void AddMedia(IServiceCollection services) =>
+        services.AddHttpClient("gallery", c => c.BaseAddress = new Uri("http://media:8080"));
+}
+"""
+
+
+def test_a_named_client_a_library_registers_is_the_apps_that_use_it(tmp_path):
+    files = {"kiosk/kiosk.csproj": CSPROJ, "kiosk/Program.cs": KIOSK.replace('"media"', '"gallery"'),
+             "media/media.csproj": CSPROJ, "media/Program.cs": MEDIA,
+             "defaults/defaults.csproj": '<Project Sdk="Microsoft.NET.Sdk"></Project>',
+             "defaults/Clients.cs": LIBRARY_REGISTRATION}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(text)
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    clients = {n.props["microservice"]: (n.props["label"], n.props["match"]) for n in nodes.values()
+               if n.kind == "client"}
+    assert clients == {"kiosk": ("GET media /api/media/{id}", "cross_service")}   # a library runs in the app

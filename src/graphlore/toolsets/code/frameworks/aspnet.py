@@ -9,8 +9,9 @@ action template starting with ``/`` or ``~/`` ignores the class's (ASP.NET match
 the tokens are written in lower case). Minimal APIs: ``MapGet(path, handler)``
 ... ``MapPatch``, ``MapMethods(path, methods, handler)`` and ``Map(path, handler)`` on an app, endpoints or a
 ``MapGroup(prefix)`` group: a group's chained conventions (``.WithTags(..)``) keep it, groups nest, a local holds
-what it was made with, and a builder parameter holds what each caller passes (one route per distinct prefix;
-unknown when no caller is read or the method's name is not unique); the handler is the method a method group
+what it was made with (unknown when it is given several values), and a builder parameter holds what each caller
+passes (one route per distinct prefix; unknown when no caller is read or the method's name is not unique); the
+handler is the method a method group
 names, else the registering method. ``{id?}`` is ``{id}``. ``MapForwarder(pattern, target[, path])`` is a gateway
 route forwarding to the target (YARP's direct forwarding).
 
@@ -30,8 +31,8 @@ from collections.abc import Iterator
 
 from ..languages.csharp.constants import CSharpConstants, CSharpFolder
 from ..languages.folding import ENV_OPEN, Folded, literal, unknown
-from ..languages.symbols import Bound
-from ..model import AnnotationFact, FileFacts
+from ..languages.symbols import Bound, reaches
+from ..model import AnnotationFact, FileContext, FileFacts
 from ..services.endpoints import ANY, Forward, Item, join_paths, normalise_path
 from .base import Framework, Project, Reader, declared_type, item
 
@@ -71,19 +72,20 @@ class AspNet:
         #: module -> (owner, value as written, facts, the client type an ``AddHttpClient<T>`` registers, or "")
         self.bases: dict[str, list[tuple[str, str, FileFacts, str]]] = {}
         #: client type -> its ``AddHttpClient<T>`` registrations in any module (a library's client, registered by
-        #: the app that uses it)
-        self.registered: dict[str, list[tuple[tuple[str, str, FileFacts, str], str]]] = {}
-        #: a named client's name -> its ``AddHttpClient("name", ...)`` registrations
-        self.named: dict[str, list[tuple[str, str, FileFacts]]] = {}
+        #: the app that uses it), as written, with where each is made
+        self.registered: dict[str, list[tuple[tuple[str, str, FileFacts, str], str, FileContext]]] = {}
+        #: a named client's name -> its ``AddHttpClient("name", ...)`` registrations, with where each is made
+        self.named: dict[str, list[tuple[str, str, FileFacts, FileContext]]] = {}
         for bound in bounds:
             for base in bound.facts.extra.get("base_addresses", []):
                 if base.get("client", "").startswith("name:"):   # AddHttpClient("x", ...): CreateClient("x")'s
-                    self.named.setdefault(base["client"][5:], []).append((base["owner"], base["value"], bound.facts))
+                    self.named.setdefault(base["client"][5:], []).append(
+                        (base["owner"], base["value"], bound.facts, bound.ctx))
                 elif base.get("registrar", "AddHttpClient") == "AddHttpClient":
                     found = (base["owner"], base["value"], bound.facts, base.get("client", "").rsplit(".", 1)[-1])
                     self.bases.setdefault(bound.ctx.module, []).append(found)
                     if found[3]:
-                        self.registered.setdefault(found[3], []).append((found, base.get("client", "")))
+                        self.registered.setdefault(found[3], []).append((found, base.get("client", ""), bound.ctx))
         self._bounds = bounds
         self._calls: dict[str, list] | None = None
         self._methods: dict[str, int] = {}
@@ -112,20 +114,24 @@ class AspNet:
             folder.at(facts, owner, line)
         return folder.fold(expr)
 
-    def named_base(self, name: str) -> Folded | None:
-        """The base address ``AddHttpClient(name, ...)`` registrations set (one value), else None."""
+    def named_base(self, name: str, bound: Bound) -> Folded | None:
+        """The base address the ``AddHttpClient(name, ...)`` registrations of the process running ``bound`` set
+        (its own service's or a library's; any app's for a library's file: one value), else None. Another
+        deployed service's registration of the name is no registration here."""
         values = {f.text: f for f in (self.fold(facts, expr, owner.rsplit(".", 1)[0])
-                                      for owner, expr, facts in self.named.get(name, []))}
+                                      for owner, expr, facts, where in self.named.get(name, [])
+                                      if reaches(where, bound.ctx) or reaches(bound.ctx, where))}
         return next(iter(values.values())) if len(values) == 1 else None
 
     def base_for(self, bound: Bound, class_key: str) -> Folded | None:
         """The base address of the class's ``HttpClient``: the one its ``AddHttpClient<Class>(...)`` registration
-        sets (in its module, else in any: one value when several), else the one the class sets, else the only one its module sets outside another class's
-        registration."""
+        sets (in its module, else in a module whose process runs the class's code, never another deployed service:
+        one value when several), else the one the class sets, else the only one its module sets outside another
+        class's registration."""
         found = self.bases.get(bound.ctx.module, [])
         registered = [b for b in found if b[3] and b[3] == class_key.rsplit(".", 1)[-1]] or \
-            [b for b, written in self.registered.get(class_key.rsplit(".", 1)[-1], [])
-             if _names_class(b[2], written, bound.facts.package)]
+            [b for b, written, where in self.registered.get(class_key.rsplit(".", 1)[-1], [])
+             if reaches(where, bound.ctx) and _names_class(b[2], written, bound.facts.package)]
         own = [b for b in found if b[2] is bound.facts and b[0].startswith(class_key) and not b[3]]
         chosen = registered or own or [b for b in found if not b[3]]
         values = {self.fold(facts, expr, owner.rsplit(".", 1)[0]).text: self.fold(facts, expr, owner.rsplit(".", 1)[0])
@@ -223,6 +229,9 @@ def _group_prefixes(web: AspNet, bound: Bound, owner: str, receiver, line: int, 
     if receiver[0] != "name":
         return [literal("")]
     name = receiver[1]
+    given = [texts for at, texts in bound.facts.extra.get("assigns", {}).get(owner, {}).get(name, []) if at <= line]
+    if len(given) > 1 or any(len(texts) > 1 for texts in given):   # which one holds at the call is not read
+        return [unknown(f"{name} is given several values (a conditional or a reassignment)")]
     seen = [(at, t) for at, t in bound.facts.locals.get(owner, {}).get(name, []) if t and t != "?"]
     before = [(at, t) for at, t in seen if at <= line] or seen[:1]
     if not before:
@@ -314,15 +323,27 @@ def _minimal(web: AspNet, bound: Bound) -> Iterator[Item]:
                            http_method=method, path=path, written=call.args[0])
 
 
+#: a route template's catch-all parameter at its end (``/{**rest}``, ``/{*rest}``)
+_CATCH_ALL = re.compile(r"/?\{\*\*?[^{}]*\}$")
+
+
 def _forwarder(web: AspNet, bound: Bound, call) -> Item:
     """``MapForwarder(pattern, target[, target path])`` (YARP's direct forwarding): a gateway route that sends what
-    ``pattern`` matches to the target, at the target path when one is given, else at the same path."""
+    ``pattern`` matches to the target, at the target path when one is given, else at the same path (a pattern
+    ending in a catch-all is every path under its prefix, and a target path ending in one swaps that prefix)."""
     class_key = call.owner.rpartition(".")[0] if "." in call.owner else ""
     own = web.fold(bound.facts, call.args[0], class_key)
     prefixes = _group_prefixes(web, bound, call.owner, call.receiver, call.line)
     path = join_paths([prefixes[0], own]) if len(prefixes) == 1 else join_paths([unknown("several groups"), own])
     inner = web.fold(bound.facts, call.args[2], class_key) if len(call.args) > 2 else None
-    rewrite = (path.text, normalise_path(inner.text)) if inner is not None and inner.known else None
+    outer_text, inner_text = path.text, inner.text if inner is not None else None
+    catch_all = _CATCH_ALL.search(outer_text)
+    if catch_all and path.known and (inner_text is None or _CATCH_ALL.search(inner_text)):
+        # ``/catalog/{**rest}`` is every path under ``/catalog``; a target path ending in it swaps that prefix
+        outer_text = outer_text[:catch_all.start()] or "/"
+        path = literal(outer_text.rstrip("/") + "/**")
+        inner_text = _CATCH_ALL.sub("", inner_text) or "/" if inner_text is not None else None
+    rewrite = (outer_text, normalise_path(inner_text)) if inner is not None and inner.known else None
     target = web.fold(bound.facts, call.args[1], class_key) if inner is None or inner.known else None
     route = item(bound, bound.by_key.get(call.owner, -1), "route", "aspnet", call.line, http_method=ANY, path=path,
                  written=call.args[0], forward=Forward(target, 0, rewrite, path.text))
@@ -363,7 +384,7 @@ def _clients(web: AspNet, bound: Bound) -> Iterator[Item]:
             continue
         url = url.removeprefix("new Uri(").removesuffix(")") if url.startswith("new Uri(") else url
         url = re.sub(r",\s*UriKind\.\w+$", "", url)   # new Uri(x, UriKind.Absolute): the URL is x
-        base = web.base_for(bound, class_key) if factory is None else web.named_base(factory) if factory else None
+        base = web.base_for(bound, class_key) if factory is None else web.named_base(factory, bound) if factory else None
         path = web.fold(facts, url, class_key, call.owner, call.line)
         if re.match(r"[\w.~-]", path.text) and "://" not in path.text:
             path = literal("/") + path   # a relative URI: a path under the base address, never a host

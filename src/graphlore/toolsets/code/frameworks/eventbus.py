@@ -8,7 +8,8 @@ class's simple name.
 **Consumers.** Each such subscription (two type arguments) is a listener on ``TEvent``, declared by the
 handler's ``Handle`` method (the one taking ``TEvent``, else the only one; the class without one): the handler
 class of that name in the subscribing file's module, else the one its namespace, usings or ``global using``
-make visible there; when none or several are, the listener is declared at the subscription and says so.
+make visible there (never another deployed service's: the handler runs in the subscriber's process); when none
+or several are, the listener is declared at the subscription and says so.
 
 **Producers.** The event types are the classes that derive (through any number of classes) from a base of a
 subscribed event type (``IntegrationEvent``). A publishing method is a method of the project whose first
@@ -33,7 +34,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..languages.folding import Folded, literal, unknown
-from ..languages.symbols import Bound
+from ..languages.symbols import Bound, reaches
 from ..model import FileFacts
 from ..services.endpoints import Item
 from .base import Framework, Project, Reader, declared_type, item
@@ -97,7 +98,10 @@ class EventBus:
 
     def handler(self, bound: Bound, name: str) -> tuple[Bound, int] | str:
         """The class a subscription in ``bound`` names (see the module docstring), or why none is."""
-        found = self.types.get(_simple(name), [])
+        named = self.types.get(_simple(name), [])
+        found = [(b, i) for b, i in named if reaches(bound.ctx, b.ctx)]   # a handler runs in the subscriber's process
+        if named and not found:
+            return f"the classes named {name} are code of other deployed services"
         here = [(b, i) for b, i in found if b.ctx.module == bound.ctx.module]
         if len(here) == 1:
             return here[0]

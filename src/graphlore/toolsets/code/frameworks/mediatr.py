@@ -4,9 +4,10 @@
 mediator``), from the sending symbol to each handler's ``Handle``, in a file that imports ``MediatR`` (its
 module's ``global using`` counts).
 
-The request's type is what the argument is made as: ``new T(..)``, or a local assigned ``new T(..)`` or declared
-``T``; generic arguments are dropped (``IdentifiedCommand<CreateOrder, bool>`` is ``IdentifiedCommand``). The
-handlers are those of the sender's microservice (MediatR dispatches in its own process). Never a guess: a
+The request's type is what the argument is made as: ``new T(..)``, a local every value of which is a ``new T(..)``
+(each branch's type, an edge to each; a local also given another value is not known), or a local declared ``T``
+and never given a new object; generic arguments are dropped (``IdentifiedCommand<CreateOrder, bool>`` is
+``IdentifiedCommand``). The handlers are those of the sender's microservice (MediatR dispatches in its own process). Never a guess: a
 request type two handlers take gives no edge (MediatR would fail), and an argument whose type is not known
 (``message.Command``, a parameter of a base type) gives none either.
 """
@@ -30,18 +31,23 @@ def _simple(name: str) -> str:
     return name.rsplit(".", 1)[-1]
 
 
-def _argument_type(bound: Bound, owner: str, arg: str, line: int) -> str | None:
+def _argument_types(bound: Bound, owner: str, arg: str, line: int) -> list[str]:
+    """The types the argument may be made as (each branch's ``new T(..)``), or its declared type; none when a
+    value it is given is not a new object (a parameter, a call's result: its type is not known here)."""
     made = _NEW.match(arg)
     if made:
-        return _simple(made.group(1))
+        return [_simple(made.group(1))]
     if not re.fullmatch(r"@?\w+", arg):
-        return None
-    assigned = [types for at, types in bound.facts.extra.get("made", {}).get(owner, {}).get(arg, []) if at <= line]
-    if assigned and len(assigned[-1]) == 1:
-        return _simple(assigned[-1][0])
+        return []
+    news = [(at, types) for at, types in bound.facts.extra.get("made", {}).get(owner, {}).get(arg, []) if at <= line]
+    assigned = [at for at, _ in bound.facts.extra.get("assigns", {}).get(owner, {}).get(arg, []) if at <= line]
+    if news and set(assigned) <= {at for at, _ in news}:   # every value it is given is a new object
+        return list(dict.fromkeys(_simple(name) for _, types in news for name in types))
+    if news:
+        return []
     declared = [t for at, t in bound.facts.locals.get(owner, {}).get(arg, []) if at <= line]
-    return _simple(declared[-1]) if declared and declared[-1] not in ("?", "var") and \
-        not declared[-1].startswith("~") else None
+    return [_simple(declared[-1])] if declared and declared[-1] not in ("?", "var") and \
+        not declared[-1].startswith("~") else []
 
 
 def mediator_edges(files: list[Bound]) -> Iterator[GraphEdge]:
@@ -70,13 +76,13 @@ def mediator_edges(files: list[Bound]) -> Iterator[GraphEdge]:
             notification = SENDS.get(call.name)
             if notification is None or call.kind != "call" or not call.args or call.owner not in bound.by_key:
                 continue
-            message = _argument_type(bound, call.owner, call.args[0].strip(), call.line)
-            targets = handlers.get((bound.ctx.microservice, message or "", notification), [])
-            if not targets or not notification and len(targets) != 1:
-                continue
             source = bound.ids[bound.by_key[call.owner]]
-            for target in dict.fromkeys(targets):
-                if target != source:
-                    yield make_edge(source, "TRIGGERS", target, {"kind": "mediator", "message": message,
-                                                                 "via": f"{call.name}({call.args[0]})",
-                                                                 "line": call.line})
+            for message in _argument_types(bound, call.owner, call.args[0].strip(), call.line):
+                targets = handlers.get((bound.ctx.microservice, message, notification), [])
+                if not targets or not notification and len(targets) != 1:
+                    continue
+                for target in dict.fromkeys(targets):
+                    if target != source:
+                        yield make_edge(source, "TRIGGERS", target, {"kind": "mediator", "message": message,
+                                                                     "via": f"{call.name}({call.args[0]})",
+                                                                     "line": call.line})

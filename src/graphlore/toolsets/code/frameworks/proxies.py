@@ -12,8 +12,9 @@ service its target names; `services.links` links it to the target's routes a req
   Ocelot's catch-all (every path under the prefix); any other template is matched as a whole.
 - **Traefik**'s file provider (``traefik*`` / ``dynamic*`` YAML or TOML): ``http.routers`` whose ``rule``
   matches ``PathPrefix`` (every path under it), ``Path`` or ``Host`` only (every path), its ``service``'s
-  ``loadBalancer.servers[].url`` the target; the ``stripPrefix`` and ``addPrefix`` middlewares declared in the
-  file change the path, any other middleware does not; a rule with ``||``, ``!`` or a regular expression, a
+  ``loadBalancer.servers[].url`` the target; a ``stripPrefix`` then an ``addPrefix`` middleware declared in the
+  file change the path (in that order; a change after an ``addPrefix`` or a second ``stripPrefix`` is not
+  read), any other middleware does not; a rule with ``||``, ``!`` or a regular expression, a
   middleware of another provider or one that replaces the path is not read. Compose labels are not read: the
   Traefik container runs no source of the project to hold its routes.
 - **Envoy** static configuration (``envoy*.yaml``): every ``route_config.virtual_hosts[].routes[]`` with a
@@ -263,13 +264,17 @@ def _traefik_paths(rule: str) -> list[tuple[str, str]] | str:
 
 
 def _traefik_rewrite(middlewares: list[str], declared: dict, prefix: str) -> tuple[str, str] | str:
-    """(outer, inner) prefix the router's middlewares make (``stripPrefix``, ``addPrefix``; any other is no
-    path change), or why they are not read (a middleware of another provider, a path replaced)."""
+    """(outer, inner) prefix the router's middlewares make (``stripPrefix``, then ``addPrefix``; any other is no
+    path change), or why they are not read (a middleware of another provider, a path replaced, a second path
+    change after an ``addPrefix`` or another ``stripPrefix``: they apply in order)."""
     outer, inner = "/", "/"
     for name in middlewares:
         found = declared.get(name.removesuffix("@file"))
         if not isinstance(found, dict):
             return f"the middleware {name} is not declared in this file"
+        if ("stripPrefix" in found and outer != "/") or ("addPrefix" in found or "stripPrefix" in found) and \
+                inner != "/":
+            return f"the middleware {name} changes a path another middleware changed (not read)"
         if "stripPrefix" in found:
             prefixes = [p for p in (found["stripPrefix"] or {}).get("prefixes", []) if isinstance(p, str)]
             strip = next((p for p in prefixes if prefix.startswith(p.rstrip("/"))), None)

@@ -57,14 +57,16 @@ class PythonResolver(NameResolver):
                              lambda name: self.module(name) is not None)
 
     def module(self, name: str) -> Bound | None:
-        """The Python module of this dotted name that the caller's code imports: its own service's, else a library's
-        (path order); never another deployed service's (each has its own ``sys.path``; `Resolver.reachable`)."""
+        """The Python module of this dotted name that the caller's code imports: its own service's, else the one
+        library's (two libraries' is no guess: which is on ``sys.path`` is not read); never another deployed
+        service's (each has its own ``sys.path``; `Resolver.reachable`)."""
         if not name:
             return None
         refs = self.reachable([r for r in self.table.lookup(name, self.t)
                                if r[1] < 0 and self.table.files[r[0]].facts.language == "python"])
         own = self.caller.ctx.microservice if self.caller is not None else None
-        found = next((r for r in refs if self.table.files[r[0]].ctx.microservice == own), refs[0] if refs else None)
+        found = next((r for r in refs if self.table.files[r[0]].ctx.microservice == own),
+                     refs[0] if len(refs) == 1 else None)
         return self.table.files[found[0]] if found is not None else None
 
     def bindings(self, bound: Bound) -> tuple[dict[str, tuple], list[str]]:
