@@ -121,3 +121,27 @@ def test_a_restored_index_keeps_its_aliases_and_resolves_only_what_changed(tmp_p
     finally:
         runtime.close()
     assert report.restored and (report.parsed, report.resolved) == (1, 1)
+
+
+def test_a_vite_root_path_is_the_config_folder_not_the_tree_root(tmp_path: Path):
+    """``'@': '/src'`` in ``web/vite.config.ts`` is ``web/src`` (Vite's root), never the tree's own ``src``."""
+    root = _write(tmp_path / "shop", {
+        "package.json": '{"name": "root"}',
+        "src/api/index.ts": SERVICE,
+        **{k: v for k, v in WITHOUT_ALIASES.items()},
+        "web/vite.config.ts": "export default { resolve: { alias: { '@': '/src' } } }\n",
+    })
+    assert _calls(root) == {"web/src/api/orders.gen.ts#OrdersService.listOrders"}
+
+
+def test_a_folder_tsconfig_without_paths_takes_no_alias_from_above(tmp_path: Path):
+    """The nearest tsconfig governs a file: one without ``paths`` (and no ``extends``) maps no ``@/``, so a
+    root tsconfig's ``@/*`` does not reach into another project's files."""
+    root = _write(tmp_path / "shop", {
+        "tsconfig.json": '{"compilerOptions": {"paths": {"@/*": ["./src/*"]}}}',
+        "src/api/index.ts": SERVICE,
+        "web/package.json": '{"name": "web"}',
+        "web/tsconfig.json": '{"compilerOptions": {"strict": true}}',
+        "web/src/pages/Page.tsx": APP,
+    })
+    assert _calls(root) == set()

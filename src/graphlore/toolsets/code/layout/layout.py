@@ -516,6 +516,10 @@ def settle_deployable(layout: Layout, run: set[str]) -> None:
             service.deployable = service.runs = False
 
 
+#: alias files that govern their folder's files on their own (a ``tsconfig.node.json`` covers build scripts)
+GOVERNING_ALIAS_FILES = frozenset({"tsconfig.json", "jsconfig.json"})
+
+
 def _alias_tables(root: Path, layout_files: dict[str, list[str]]) -> dict[tuple[str, str], tuple]:
     """(language, folder) -> the folder's import alias table, for every language that reads alias files."""
     tables = {}
@@ -525,7 +529,8 @@ def _alias_tables(root: Path, layout_files: dict[str, list[str]]) -> dict[tuple[
         for rel, names in layout_files.items():
             mine = [n for n in names if language.alias_files.match(n)]
             table = language.read_aliases(root, rel, mine) if mine else ()
-            if table:
+            # a folder's own tsconfig governs its files even without paths: no alias from a folder above
+            if table or any(n in GOVERNING_ALIAS_FILES for n in mine):
                 tables[(language.name, rel)] = table
     return tables
 

@@ -106,7 +106,8 @@ def read_aliases(root: Path, rel: str, names: list[str]) -> Aliases:
             pairs.setdefault("*", (posixpath.join(base_url, "*") if base_url else "*",))
     for name in sorted(n for n in names if not n.endswith(".json")):
         for key, value in _bundler_aliases(root / rel / name):
-            target = _clean(value.lstrip("/") if value.startswith("/") else posixpath.join(rel, value))
+            # '/src' is the bundler's project root (the config's folder), not the tree's
+            target = _clean(posixpath.join(rel, value.lstrip("/")))
             pairs.setdefault(key, (target,))
             pairs.setdefault(f"{key.rstrip('/')}/*", (f"{target}/*",))
     return tuple(pairs.items())
