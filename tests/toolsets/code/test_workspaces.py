@@ -67,3 +67,20 @@ def test_a_maven_parent_over_one_application_stays_one_service(tmp_path: Path):
     })
     services, _ = _graph(root)
     assert list(services) == ["shop"]
+
+
+def test_a_tooling_package_json_beside_a_maven_parent_is_no_workspace(tmp_path: Path):
+    """A root ``package.json`` without ``workspaces`` (husky, prettier) does not make the Maven parent's own
+    ``<modules>`` a workspace: one application and a library stay one service named after the parent."""
+    pom = ("<project><modelVersion>4.0.0</modelVersion><groupId>a</groupId><artifactId>{name}</artifactId>"
+           "<version>1</version>{extra}</project>")
+    boot = "<build><plugins><plugin><artifactId>spring-boot-maven-plugin</artifactId></plugin></plugins></build>"
+    root = _write(tmp_path / "shop", {
+        "pom.xml": pom.format(name="shop", extra="<packaging>pom</packaging><modules><module>app</module>"
+                                                 "<module>core</module></modules>"),
+        "package.json": '{"name": "shop", "private": true, "devDependencies": {"husky": "9"}}',
+        "app/pom.xml": pom.format(name="app", extra=boot), "app/src/main/java/a/App.java": "package a;\nclass App {}\n",
+        "core/pom.xml": pom.format(name="core", extra=""), "core/src/main/java/a/Core.java": "package a;\nclass Core {}\n",
+    })
+    services, _ = _graph(root)
+    assert list(services) == ["shop"]

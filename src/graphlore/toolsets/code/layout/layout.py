@@ -68,6 +68,8 @@ class Module:
     name: str                     # build name, else folder name
     name_source: str              # artifactId | rootProject.name | package.json | pyproject | setup | folder
     declared_members: tuple[str, ...] = ()
+    #: a JS or Python workspace file of it (`WORKSPACE_FILES`) declares members, not only a Maven/Gradle build
+    workspace: bool = False
     boot_plugin: bool = False
     dockerfile: bool = False
     spring_name: str | None = None
@@ -113,6 +115,10 @@ class Microservice:
 
 # ---- modules from build files ------------------------------------------------------------------------------
 
+#: build files whose members are a workspace's packages: each deploys (or not) on its own
+WORKSPACE_FILES = frozenset({"package.json", "pnpm-workspace.yaml", "pyproject.toml"})
+
+
 @cache
 def _builds(languages: tuple) -> tuple[BuildFile, ...]:
     """Every registered language's build files, the one that names a module first."""
@@ -128,19 +134,21 @@ def _read_module(root: Path, rel: str, names: list[str], has_sources: bool, buil
         return None
     folder = root / rel if rel else root
     name, source, members, application, namespace, programs = None, "folder", [], False, None, ()
+    workspace = False
     for build in builds:
         for file_name in names:
             if not build.matches(file_name) or file_name not in present and file_name != "Dockerfile":
                 continue
             info = build.read(folder / file_name)
             members += info.members
+            workspace = workspace or bool(info.members) and file_name in WORKSPACE_FILES
             application = application or info.application
             namespace = namespace or info.namespace
             programs = programs or info.programs
             if info.name and name is None and build.name_source:
                 name, source = info.name, build.name_source
     return Module(path=rel or ".", build_files=present or ("Dockerfile",), name=name or folder.name,
-                  name_source=source, declared_members=tuple(members), boot_plugin=application,
+                  name_source=source, declared_members=tuple(members), workspace=workspace, boot_plugin=application,
                   dockerfile="Dockerfile" in names, namespace=namespace, programs=programs)
 
 
@@ -298,10 +306,6 @@ def _entry_modules(found: Scan, modules: dict[str, Module]) -> None:
 
 # ---- microservices ------------------------------------------------------------------------------------------
 
-#: build files whose members are a workspace's packages: each deploys (or not) on its own
-WORKSPACE_FILES = frozenset({"package.json", "pnpm-workspace.yaml", "pyproject.toml"})
-
-
 class _Services:
     """Microservices from the module tree, by the aggregator rule (see the module docstring)."""
 
@@ -355,8 +359,7 @@ class _Services:
 
     def workspace(self, path: str) -> bool:
         """Whether the module is a JS or Python workspace root (npm/yarn/bun ``workspaces``, pnpm, uv)."""
-        module = self.modules[path]
-        return bool(module.declared_members) and bool(WORKSPACE_FILES & set(module.build_files))
+        return self.modules[path].workspace
 
     def assign(self, path: str) -> None:
         kids = self.children.get(path, [])
