@@ -221,3 +221,24 @@ def test_a_client_whose_address_reads_the_environment_says_where_it_is_set(tmp_p
         ".env of the service REVERSE_PROXY_URL=http://localhost:5001 (cmd/web/.env:2)",
         ".env of the project REVERSE_PROXY_URL=http://localhost:9000 (.env:4; where no unit sets REVERSE_PROXY_URL)"]
 
+
+
+def test_a_client_finds_where_its_variable_is_set_beyond_the_describes_bound(tmp_path: Path):
+    """A variable set past the 50 deployment values a describe lists is still the client's ``config_from`` (it
+    said null, "set nowhere in the repository", while the env_file sets it and the URL was folded from it)."""
+    orders = 'from fastapi import FastAPI\napp = FastAPI()\n\n\n@app.get("/api/orders/")\ndef items():\n    return []\n'
+    shop = 'import os\nimport httpx\n\n\ndef load():\n    return httpx.get(os.environ["ORDERS_URL"] + "/api/orders/")\n'
+    files = {
+        "compose.yml": "services:\n  orders:\n    build: ./orders\n  shop:\n    build: ./shop\n    env_file: shop.env\n",
+        "shop.env": "".join(f"VAR_{i:02}=x{i}\n" for i in range(60)) + "ORDERS_URL=http://orders:8000\n",
+        "orders/requirements.txt": "fastapi\n", "orders/Dockerfile": "FROM python\n", "orders/main.py": orders,
+        "shop/requirements.txt": "httpx\n", "shop/Dockerfile": "FROM python\n", "shop/load.py": shop,
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    client = next(n for n in nodes.values() if n.kind == "client")
+    assert client.props["target_url"] == "http://orders:8000/api/orders/"
+    assert client.props["config_from"] == [
+        "docker-compose service shop env_file shop.env: ORDERS_URL=http://orders:8000 (shop.env:61)"]
