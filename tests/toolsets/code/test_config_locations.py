@@ -7,7 +7,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from helpers.code_graph import FIXTURES, edit
+from helpers.code_graph import FIXTURES, bump, edit
 
 from graphlore.toolsets.code.index.graph import CodeGraph
 from graphlore.toolsets.code.services.settings import read_settings_at
@@ -242,3 +242,17 @@ def test_a_client_finds_where_its_variable_is_set_beyond_the_describes_bound(tmp
     assert client.props["target_url"] == "http://orders:8000/api/orders/"
     assert client.props["config_from"] == [
         "docker-compose service shop env_file shop.env: ORDERS_URL=http://orders:8000 (shop.env:61)"]
+
+
+def test_an_env_file_edit_updates_the_describe_like_a_full_build(tmp_path: Path):
+    """``env_file: proxy.env`` (not named ``.env``): its edit reaches the service's listed values on an update."""
+    root = _go_system(tmp_path)
+    graph = CodeGraph.build(root)
+    (root / "proxy.env").write_text("LOG_LEVEL=info\n\nTRACE=true\n")
+    bump(root / "proxy.env")
+    graph.update()
+
+    def proxy(of: CodeGraph) -> list[str]:
+        return next(n.props["config"] for n in of.layout_nodes if n.kind == "microservice" and n.name == "proxy")
+    assert "docker-compose service proxy env_file proxy.env: LOG_LEVEL=info (proxy.env:1)" in proxy(graph)
+    assert proxy(graph) == proxy(CodeGraph.build(root))
