@@ -145,3 +145,16 @@ def test_a_folder_tsconfig_without_paths_takes_no_alias_from_above(tmp_path: Pat
         "web/src/pages/Page.tsx": APP,
     })
     assert _calls(root) == set()
+
+
+def test_an_extends_target_of_any_name_updates_like_a_full_build(tmp_path: Path):
+    """``"extends": "./configs/base.json"`` (no tsconfig name): an edit of that file moves the layout too."""
+    root = _write(tmp_path / "shop", {**WITHOUT_ALIASES, "web/tsconfig.json": '{"extends": "./configs/base.json"}',
+                                      "web/configs/base.json": '{"compilerOptions": {"paths": {"@/x/*": ["../src/*"]}}}'})
+    graph = CodeGraph.build(root)
+    (root / "web/configs/base.json").write_text('{"compilerOptions": {"paths": {"@/*": ["../src/*"]}}}')
+    bump(root / "web/configs/base.json")
+    assert graph.update().layout_changed
+    assert render(graph) == render(CodeGraph.build(root))
+    assert any("Page -> web/src/api/orders.gen.ts#OrdersService.listOrders" in line for line in render(graph))
+    assert not graph.update().layout_changed   # and an update with nothing changed reads no layout again

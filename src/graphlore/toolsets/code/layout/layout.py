@@ -393,6 +393,21 @@ class Layout:
         self._cache: dict[tuple[str, str], FileContext] = {}
         #: import alias tables by (language, folder) (`Language.read_aliases`)
         self.aliases: dict[tuple[str, str], tuple] = {}
+        #: the files those tables were read from (an ``extends`` target may have any name: `input_stamps`)
+        self.alias_inputs: set[str] = set()
+
+    def input_stamps(self) -> tuple:
+        """(path, size, mtime) of the files the layout read that are no layout files by name (a tsconfig's
+        ``extends`` target): their change moves the layout too."""
+        out = []
+        for rel in sorted(self.alias_inputs):
+            try:
+                stat = (self.root / rel).stat()
+            except OSError:
+                out.append((rel, None))
+                continue
+            out.append((rel, stat.st_size, stat.st_mtime_ns))
+        return tuple(out)
 
     def namespace_of(self, path: str) -> tuple[str, str] | None:
         folder = self.module_of(path)
@@ -523,15 +538,17 @@ def settle_deployable(layout: Layout, run: set[str]) -> None:
 GOVERNING_ALIAS_FILES = frozenset({"tsconfig.json", "jsconfig.json"})
 
 
-def _alias_tables(root: Path, layout_files: dict[str, list[str]]) -> dict[tuple[str, str], tuple]:
-    """(language, folder) -> the folder's import alias table, for every language that reads alias files."""
+def _alias_tables(root: Path, layout_files: dict[str, list[str]],
+                  read: set[str]) -> dict[tuple[str, str], tuple]:
+    """(language, folder) -> the folder's import alias table, for every language that reads alias files (adding
+    to ``read`` every file read, ``extends`` targets of any name included)."""
     tables = {}
     for language in registry.LANGUAGES:
         if language.alias_files is None or language.read_aliases is None:
             continue
         for rel, names in layout_files.items():
             mine = [n for n in names if language.alias_files.match(n)]
-            table = language.read_aliases(root, rel, mine) if mine else ()
+            table = language.read_aliases(root, rel, mine, read) if mine else ()
             # a folder's own tsconfig governs its files even without paths: no alias from a folder above
             if table or any(n in GOVERNING_ALIAS_FILES for n in mine):
                 tables[(language.name, rel)] = table
@@ -578,7 +595,7 @@ def detect_layout(found: Scan) -> Layout:
     deployment_files = tuple(sorted(f"{rel}/{name}" if rel else name for rel, names in found.layout_files.items()
                                     for name in names if is_deployment_file(name)))
     layout = Layout(root, modules, services.services, set(found.package_dirs), deployment_files)
-    layout.aliases = _alias_tables(root, found.layout_files)
+    layout.aliases = _alias_tables(root, found.layout_files, layout.alias_inputs)
     if "." not in modules:
         # files outside every module: a service named after the root folder
         services.add(".", [], False, runs=False)
