@@ -256,3 +256,11 @@ def test_an_env_file_edit_updates_the_describe_like_a_full_build(tmp_path: Path)
         return next(n.props["config"] for n in of.layout_nodes if n.kind == "microservice" and n.name == "proxy")
     assert "docker-compose service proxy env_file proxy.env: LOG_LEVEL=info (proxy.env:1)" in proxy(graph)
     assert proxy(graph) == proxy(CodeGraph.build(root))
+
+
+def test_a_long_settings_file_says_how_many_settings_are_left_out(tmp_path: Path):
+    """At most 60 settings of a file are listed, then a count of the rest (they were dropped silently)."""
+    root = _go_system(tmp_path)
+    (root / "cmd/proxy/config.yml").write_text("".join(f"key{i:02}: {i}\n" for i in range(65)))
+    proxy = [line for line in _config(root)["proxy"] if "cmd/proxy/" in line]
+    assert len(proxy) == 61 and proxy[-1] == "... 5 more settings in cmd/proxy/config.yml"
