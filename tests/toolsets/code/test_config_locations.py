@@ -264,3 +264,17 @@ def test_a_long_settings_file_says_how_many_settings_are_left_out(tmp_path: Path
     (root / "cmd/proxy/config.yml").write_text("".join(f"key{i:02}: {i}\n" for i in range(65)))
     proxy = [line for line in _config(root)["proxy"] if "cmd/proxy/" in line]
     assert len(proxy) == 61 and proxy[-1] == "... 5 more settings in cmd/proxy/config.yml"
+
+
+def test_a_file_read_through_another_folder_is_not_the_module_folders_namesake(tmp_path: Path):
+    """``open("fixtures/settings.json")`` reads ``fixtures/settings.json``: the module folder's own
+    ``settings.json`` is no setting the service reads (it was listed)."""
+    files = {"svc/requirements.txt": "flask\n", "svc/Dockerfile": "FROM python\n",
+             "svc/main.py": 'import json\n\n\ndef load():\n    return json.load(open("fixtures/settings.json"))\n',
+             "svc/settings.json": '{"port": 1}\n', "svc/fixtures/settings.json": '{"port": 2}\n'}
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    assert not any("settings.json" in line for lines in _config(tmp_path).values() for line in lines)
+    (tmp_path / "svc/main.py").write_text('import json\n\n\ndef load():\n    return json.load(open("./settings.json"))\n')
+    assert _config(tmp_path)["svc"] == ["port: 1 (svc/settings.json:1)"]

@@ -29,10 +29,11 @@ _TAG = re.compile(r'\b(yaml|json|mapstructure|env):"([\w.-]*)[^"]*"')
 
 
 def _named(file: str, facts: list[FileFacts]) -> bool:
-    """Whether a call of ``facts`` passes the file's name (a path ending in it, or its stem to a
-    ``SetConfigName``)."""
+    """Whether a call of ``facts`` passes the file's name (as a string, ``./`` or ``/`` before it at most: a
+    path through another folder names another file), or its stem to a ``SetConfigName``."""
     stem = file.rsplit(".", 1)[0]
-    quoted = re.compile(rf"""["'`/\\]{re.escape(file)}["'`]""")
+    # "config.yml", "./config.yml", dir + "/config.yml": never "fixtures/config.yml" (another folder's file)
+    quoted = re.compile(rf"""["'`](?:\.?/)?{re.escape(file)}["'`]""")
     return any(quoted.search(arg) or (call.name == "SetConfigName" and arg.strip("\"'`") == stem)
                for fact in facts for call in fact.calls for arg in call.args)
 
