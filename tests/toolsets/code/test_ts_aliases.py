@@ -13,7 +13,7 @@ from helpers.code_graph import bump, render
 from graphlore.runtime import Runtime
 from graphlore.toolsets.code.index.code_index import CodeIndex
 from graphlore.toolsets.code.index.graph import CodeGraph
-from graphlore.toolsets.code.languages.typescript.aliases import aliased, read_jsonc
+from graphlore.toolsets.code.languages.typescript.aliases import aliased, read_aliases, read_jsonc
 
 SERVICE = '''export class OrdersService {
   static listOrders() { return 1; }
@@ -158,3 +158,16 @@ def test_an_extends_target_of_any_name_updates_like_a_full_build(tmp_path: Path)
     assert render(graph) == render(CodeGraph.build(root))
     assert any("Page -> web/src/api/orders.gen.ts#OrdersService.listOrders" in line for line in render(graph))
     assert not graph.update().layout_changed   # and an update with nothing changed reads no layout again
+
+
+def test_a_bundler_alias_joins_every_path_segment(tmp_path: Path):
+    """``path.resolve(__dirname, 'src', 'components')`` is ``web/src/components`` (only ``src`` was taken)."""
+    (tmp_path / "web").mkdir()
+    (tmp_path / "web/vite.config.ts").write_text(
+        "import path from 'path'\nexport default { resolve: { alias: [\n"
+        "  { find: '@c', replacement: path.resolve(__dirname, 'src', 'components') },\n] } }\n")
+    (tmp_path / "web/webpack.config.js").write_text(
+        "module.exports = { resolve: { alias: { '@': path.join(__dirname, 'src'), 'x': 'lib/x' } } };\n")
+    assert dict(read_aliases(tmp_path, "web", ["vite.config.ts", "webpack.config.js"])) == {
+        "@c": ("web/src/components",), "@c/*": ("web/src/components/*",), "@": ("web/src",), "@/*": ("web/src/*",),
+        "x": ("web/lib/x",), "x/*": ("web/lib/x/*",)}

@@ -21,12 +21,12 @@ ALIAS_FILE = re.compile(r"^(?:tsconfig(?:\.[\w-]+)?|jsconfig)\.json$|^(?:vite|we
 #: ``'@': path.resolve(__dirname, './src')``, ``'@': fileURLToPath(new URL('./src', import.meta.url))``,
 #: ``'~': '/src'``, ``{ find: '@', replacement: '/src' }`` inside a ``resolve.alias`` block
 _ALIAS_BLOCK = re.compile(r"\balias\s*:\s*([\[{])")
-_ALIAS_PAIR = re.compile(
-    r"""['"]?(?P<key>[@~$\w][\w@~$/.-]*|[@~])['"]?\s*:\s*"""
-    r"""(?:path\.(?:resolve|join)\(\s*__dirname\s*,\s*|fileURLToPath\(\s*new\s+URL\(\s*)?['"](?P<value>[^'"]+)['"]""")
-_FIND_REPLACE = re.compile(
-    r"""find\s*:\s*['"](?P<key>[^'"]+)['"]\s*,\s*replacement\s*:\s*"""
-    r"""(?:path\.(?:resolve|join)\(\s*__dirname\s*,\s*|fileURLToPath\(\s*new\s+URL\(\s*)?['"](?P<value>[^'"]+)['"]""")
+#: the value: a string, or ``path.resolve(__dirname, 'a', 'b')`` (every segment, joined), or ``fileURLToPath(new
+#: URL('./src', import.meta.url))``
+_VALUE = (r"""(?:path\.(?:resolve|join)\(\s*__dirname\s*,\s*(?P<segments>['"][^'"]+['"](?:\s*,\s*['"][^'"]+['"])*)\s*\)"""
+          r"""|(?:fileURLToPath\(\s*new\s+URL\(\s*)?['"](?P<value>[^'"]+)['"])""")
+_ALIAS_PAIR = re.compile(r"""['"]?(?P<key>[@~$\w][\w@~$/.-]*|[@~])['"]?\s*:\s*""" + _VALUE)
+_FIND_REPLACE = re.compile(r"""find\s*:\s*['"](?P<key>[^'"]+)['"]\s*,\s*replacement\s*:\s*""" + _VALUE)
 
 Aliases = tuple[tuple[str, tuple[str, ...]], ...]
 
@@ -134,8 +134,11 @@ def _bundler_aliases(path: Path) -> list[tuple[str, str]]:
                 break
         body = text[block.end():end]
         pattern = _FIND_REPLACE if block.group(1) == "[" else _ALIAS_PAIR
-        found += [(m.group("key"), m.group("value")) for m in pattern.finditer(body)
-                  if not m.group("value").startswith(("http:", "https:"))]
+        for m in pattern.finditer(body):
+            value = (posixpath.join(*re.findall(r"""['"]([^'"]+)['"]""", m.group("segments")))
+                     if m.group("segments") else m.group("value"))
+            if not value.startswith(("http:", "https:")):
+                found.append((m.group("key"), value))
     return found
 
 
