@@ -77,6 +77,36 @@ def test_a_version_4_store_gets_its_edges_validity_into_the_indexes(tmp_path):
     assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 5
 
 
+def test_a_schema_upgrade_that_fails_says_so_and_changes_nothing(tmp_path, monkeypatch):
+    """A disk that fills during migration 5 is a failed upgrade of a whole file, not a damaged one: the error says
+    which upgrade failed and that nothing changed (one transaction), and the next open upgrades it."""
+    from graphlore.errors import StoreUnavailable
+    from graphlore.store.sqlite import migrations
+
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path)
+    for step in MIGRATIONS[:4]:
+        migrations.apply(conn, step)
+    conn.execute("PRAGMA user_version = 4")
+    conn.commit()
+    conn.close()
+    real = migrations.apply
+
+    def full(conn, step):
+        if step is MIGRATIONS[4]:
+            raise sqlite3.OperationalError("database or disk is full")
+        real(conn, step)
+
+    monkeypatch.setattr(migrations, "apply", full)
+    with pytest.raises(StoreUnavailable, match=r"upgrading its schema from version 4 to 5 failed \(database or disk "
+                                               r"is full\); nothing was changed"):
+        SQLiteStore(path)
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 4
+    monkeypatch.setattr(migrations, "apply", real)
+    SQLiteStore(path).close()
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 5
+
+
 def test_a_store_from_a_newer_graphlore_is_refused(tmp_path):
     path = tmp_path / "new.db"
     SQLiteStore(path).close()

@@ -321,3 +321,29 @@ def test_a_graph_written_before_validity_gets_it_on_first_open(settings, embedde
     assert validity.backfill(store) == 0
     assert_same_graph(state(runtime, "old"), before)
     runtime.close()
+
+
+PRINT_SHOP = "desktop publishing software for cards, banners and labels, deluxe edition 22"
+
+
+def listing(name, source, *entities):
+    return DocumentRecord.model_validate({"name": name, "date": "2024-01-01", "source": source,
+                                          "chunks": [f"entries of {name} {len(entities)}"],
+                                          "entities": [{"name": n, "type": "Product", "definition": d, "aliases": []}
+                                                       for n, d in entities]})
+
+
+def test_reingesting_a_changed_document_then_retracting_another_gives_the_graph_that_never_saw_it(runtime):
+    """d is written, then written again with a second entry. In "all" both of d's entries merged into x's
+    node; retracting x regroups them by the document rule (one document lists two things as two entries).
+    Without x, the second version's new entry meets the node d's first version created: the same rule keeps
+    them apart there too (it was left to names and cosines: they merged)."""
+    x = listing("x", "a.csv", ("The Print Shop 22 Deluxe", PRINT_SHOP))
+    d1 = listing("d", "b.csv", ("Print Shop 22 Deluxe", PRINT_SHOP + ", boxed"))
+    d2 = listing("d", "b.csv", ("Print Shop 22 Deluxe", PRINT_SHOP + ", boxed"),
+                 ("The Print Shop Deluxe 22", PRINT_SHOP + " in a box"))
+    write(runtime, "all", x, d1, d2)
+    retract(runtime, RetractRequest(document="x", graph="all"))
+    [_, again] = write(runtime, "without", d1, d2)
+    assert [r.action for r in again.resolutions] == ["matched", "created"]
+    assert_same_graph(state(runtime, "all"), state(runtime, "without"))

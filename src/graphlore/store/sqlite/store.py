@@ -198,11 +198,26 @@ class SQLiteStore:
             return  # nothing to write: opening never waits for another process's write lock
         with self.atomic():
             applied = self._conn.execute("PRAGMA user_version").fetchone()[0]
-            for number, step in pending(applied, migrations.MIGRATIONS, str(self.path)):
-                migrations.apply(self._conn, step)
-                self._conn.execute(f"PRAGMA user_version = {number}")
+            try:
+                for number, step in pending(applied, migrations.MIGRATIONS, str(self.path)):
+                    migrations.apply(self._conn, step)
+                    self._conn.execute(f"PRAGMA user_version = {number}")
+            except sqlite3.Error as exc:
+                if "locked" in str(exc) or "busy" in str(exc):
+                    raise  # retried by the opener
+                raise self._upgrade_failed(applied, exc) from exc
             if self.get_meta("namespace") is None:
                 self.set_meta("namespace", self.namespace)
+
+    def _upgrade_failed(self, applied: int, exc: sqlite3.Error) -> Exception:
+        """A schema upgrade that failed, said as one (not as a damaged file unless SQLite says it is): the
+        upgrade is one transaction, so the file is as it was."""
+        kind = type(_translated(self, exc))
+        if kind not in (StoreUnavailable, IndexCorrupted):
+            kind = StoreUnavailable
+        return kind(f"{self.path}: upgrading its schema from version {applied} to {len(migrations.MIGRATIONS)} "
+                    f"failed ({exc}); nothing was changed (the upgrade is one transaction)"
+                    + (f"; {self.repair}" if kind is IndexCorrupted and self.repair else ""))
 
     def _retry_locked(self, step: Callable[[], None]) -> None:
         """Run ``step`` until it stops failing with "locked". SQLite skips the busy handler in a few

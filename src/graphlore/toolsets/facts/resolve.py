@@ -297,10 +297,11 @@ class Decision:
 
 def decide(mention: Mention, node: NodeState, text_cos: float, definition_cos: Callable[[], float],
            rare: Callable[[str], bool] | None = None, lines: Thresholds = THRESHOLDS,
-           sources: Callable[[], set[str]] | None = None) -> Decision:
+           sources: Callable[[], set[str]] | None = None, listed: Callable[[], bool] | None = None) -> Decision:
     """Merge, link as a possible duplicate, or keep apart (see the module docstring for the table);
     ``rare(code)``: whether one node only holds the code (see :func:`names.name_evidence`); ``sources()``:
-    the sources of the documents that said the node (read only when a rule needs them)."""
+    the sources of the documents that said the node (read only when a rule needs them); ``listed()``: whether
+    one document lists the mention and the node as two entries (default :func:`listed_apart`)."""
     t = lines
     level, why, pair = name_evidence(mention.names, node.names, rare)
     if level == "code":
@@ -357,7 +358,8 @@ def decide(mention: Mention, node: NodeState, text_cos: float, definition_cos: C
     if variant is not None:
         why_variant, settled = variant
         return Decision("duplicate", decision.score, f"{decision.reason}, but {why_variant}", settled=settled)
-    if decision.action == "merge" and lines.same_document and listed_apart(mention, node):
+    if decision.action == "merge" and lines.same_document and (
+            listed_apart(mention, node) if listed is None else listed()):
         return Decision("duplicate", decision.score, f"{decision.reason}, but one document lists them as two entries")
     marker = (one_sided_platform(mention.names, node.names)
               if decision.action == "merge" and lines.source_platforms and mention.source and sources is not None else None)
@@ -430,6 +432,7 @@ class Resolver:
         self._earlier: dict[str, list[str]] = {}  # mention key -> keys of its nearest earlier mentions
         self._document_sources: dict[str, str] = {}  # document id -> its source, for this write's documents
         self._stored_sources: dict[str, set[str]] = {}  # node id -> sources of its stored mention records
+        self._stored_first: dict[str, str] = {}  # node id -> the document of its first stored mention record
 
     # -- reads -----------------------------------------------------------------------------
 
@@ -534,6 +537,22 @@ class Resolver:
                 found.setdefault(id(node), node)
         return list(found.values())
 
+    def _listed(self, m: Mention, node: NodeState) -> bool:
+        """:func:`listed_apart`, and for a node stored before this write, whether its first mention record is of
+        the document ``m`` comes from (an earlier version of it, written again): the rule retraction regroups a
+        node's records by, so re-ingesting a changed document and retracting another gives the graph that never
+        saw the other (read once per node, only when a merge would rest on it)."""
+        if listed_apart(m, node):
+            return True
+        if not (m.document and node.stored_hash):
+            return False
+        if node.id not in self._stored_first:
+            records = sorted((r for r in self.store.edges_of([node.id], types=[mentions.MENTION]).edges
+                              if r.src == node.id and r.props.get("action") != mentions.LEGACY),
+                             key=lambda r: r.props.get("n", 0))
+            self._stored_first[node.id] = records[0].dst if records else ""
+        return self._stored_first[node.id] == m.document
+
     def _sources_of(self, node: NodeState) -> set[str]:
         """The sources of the documents that said ``node``: its records made by this write, and (read once
         per node, only when a rule asks) those stored before."""
@@ -558,7 +577,7 @@ class Resolver:
             decision = decide(m, node, self._text_cos(m, node),
                               lambda node=node: float(self.vectors[m.definition] @ self.vectors[node.definition]),
                               lambda code: self._holders(code, m.kind) <= 1, self.lines,
-                              lambda node=node: self._sources_of(node))
+                              lambda node=node: self._sources_of(node), listed=lambda node=node: self._listed(m, node))
             if decision.action == "duplicate" and not decision.settled and self.judge is not None and self.judge(m, node):
                 decision = Decision("merge", decision.score, f"{decision.reason}; the LLM judged them the same")
             if decision.action != "separate":

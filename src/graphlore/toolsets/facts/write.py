@@ -176,11 +176,15 @@ class Writer:
             if before is not None:  # what a judge decided about an unchanged fact stays
                 edge.props.update({k: before.props[k] for k in validity.JUDGE_PROPS if k in before.props})
         resolutions = [self._resolution(o) for o in outcomes]
+        # a mention an earlier version of this document said keeps what that version did with it (it created
+        # the node: re-written, it is matched by its key), as retract records the first document that said it
+        earlier = {m.get("key"): m.get("action") for m in old.props.get("mentions", [])} if old is not None else {}
         doc = Node(doc_id, "document", record.name, "", {
             "date": record.date, "source": record.source, "content_hash": content_hash(record),
             "chunks": len(chunk_ids), "facts": len(facts),
             "mentions": [{"kind": r.kind, "name": r.name, "aliases": o.mention.aliases, "id": r.id,
-                          "action": r.action, "key": o.mention.key}
+                          "action": earlier.get(o.mention.key) or r.action if r.action == "matched" else r.action,
+                          "key": o.mention.key}
                          for r, o in zip(resolutions, outcomes, strict=True)],
         })
         chunks = [Node(cid, "chunk", f"{record.name} #{i}", text, {"document": doc_id, "index": i})

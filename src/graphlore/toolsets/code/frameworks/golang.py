@@ -74,8 +74,8 @@ def written_type(packages: GoPackages, bound: Bound, owner: str, expr, line: int
     """The type of a receiver tree or an argument as written ("" when not known)."""
     if isinstance(expr, str):
         expr = expr.strip()
-        if re.fullmatch(r"\w+", expr):
-            return written_type(packages, bound, owner, ["name", expr], line)
+        if re.fullmatch(r"&?\w+", expr):   # a local or its address (``&svc``): the local's type
+            return written_type(packages, bound, owner, ["name", expr.lstrip("&")], line)
         match = CONSTRUCTED.match(expr)
         return match.group(1) if match and ("{" in expr or expr.startswith("new(")) else ""
     if expr[0] == "name":

@@ -45,9 +45,9 @@ EDGE_KEYS: tuple[str, ...] = (*EDGE_TYPES, *REVERSED, *(f"DECLARES.{k}" for k in
 WALK_KEYS: tuple[str, ...] = (*EDGE_TYPES, *REVERSED)
 #: what paths and impact follow by default: a request as it runs, caller to callee, across services (a call, what
 #: a state-machine event or a framework callback sets off, an interface method to its overrides, a method to the clients and producers it declares, those to the
-#: routes and listeners they reach, a route to its handler)
+#: routes and listeners they reach, a route to its handler, a function to the functions nested in it)
 FLOW_KEYS = ("CALLS", "TRIGGERS", "OVERRIDDEN_BY", "DECLARES_CLIENT", "DECLARES_PRODUCER", "HTTP_CALLS", "GRPC_CALLS",
-             "ASYNC_CALLS", "EXPOSED_BY")
+             "ASYNC_CALLS", "EXPOSED_BY", "DECLARES")
 FLIP = {"out": "in", "in": "out", "both": "both"}
 
 

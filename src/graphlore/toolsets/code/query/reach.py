@@ -16,14 +16,19 @@ from itertools import count
 
 from graphlore.store import Node, Store
 
-from ..model import TYPE_KINDS
+from ..model import CALLABLE_KINDS, CONTAINER_KINDS, TYPE_KINDS
 from .edge_keys import selection
 
 #: edges that take a request on without a call of its own (a call on an interface method is the override's;
 #: a method's client or producer, a route's handler are the method or handler itself): they cost no hop, so a
 #: depth counts calls, within a service or across services (a client's link to a route is one call)
 FREE_KEYS = frozenset({"OVERRIDDEN_BY", "OVERRIDES", "DECLARES_CLIENT", "CLIENT_DECLARED_BY", "DECLARES_PRODUCER",
-                       "PRODUCER_DECLARED_BY", "EXPOSED_BY", "EXPOSES"})
+                       "PRODUCER_DECLARED_BY", "EXPOSED_BY", "EXPOSES", "DECLARES", "DECLARED_BY"})
+#: keys walked only from a function to the functions declared in its body (or back): a nested function is
+#: handed on as a callback (``useMutation({mutationFn: deleteUser})``, ``onSubmit``) far more often than called
+#: by name, so it runs as part of the function that declares it; a type's or a module's members are reached
+#: through `seeds` at the ends, never in the middle of a path
+NESTED_KEYS = frozenset({"DECLARES", "DECLARED_BY"})
 
 
 def cost(key: str) -> int:
@@ -41,9 +46,10 @@ class Step:
 
 
 def seeds(store: Store, node: Node) -> list[str]:
-    """The node, and for a class (or another type) every symbol it declares: calls reach methods, not
-    classes, so a question about a class is a question about its members."""
-    if node.kind != "symbol" or node.props.get("symbol_kind") not in TYPE_KINDS:
+    """The node, and for a class (or another type) or a module every symbol it declares, at any depth: calls
+    reach methods and functions, not classes or files, so a question about a class or a module is a question
+    about its members."""
+    if node.kind != "symbol" or node.props.get("symbol_kind") not in TYPE_KINDS | CONTAINER_KINDS:
         return [node.id]
     out, frontier, seen = [node.id], [node.id], {node.id}
     while frontier:
@@ -62,10 +68,21 @@ def hop(store: Store, frontier: list[str], keys: tuple[str, ...], direction: str
         return out
     for key in keys:
         sel = selection(key, direction)
-        for edge in store.edges_of(frontier, direction=sel.direction, types=[sel.stored]).edges:
+        edges = store.edges_of(frontier, direction=sel.direction, types=[sel.stored]).edges
+        if key in NESTED_KEYS:
+            edges = _between_callables(store, edges)
+        for edge in edges:
             src, dst = (edge.src, edge.dst) if sel.direction == "out" else (edge.dst, edge.src)
             out[src].append(Step(src, dst, key, edge.props))
     return out
+
+
+def _between_callables(store: Store, edges: list) -> list:
+    """The edges whose two ends are functions or methods (`NESTED_KEYS`)."""
+    ends = {i for e in edges for i in (e.src, e.dst)}
+    callable_ = {n.id for n in store.get_nodes(list(ends))
+                 if n.kind == "symbol" and n.props.get("symbol_kind") in CALLABLE_KINDS}
+    return [e for e in edges if e.src in callable_ and e.dst in callable_]
 
 
 def distances(store: Store, starts: list[str], keys: tuple[str, ...], direction: str, depth: int) -> dict[str, int]:
