@@ -278,3 +278,30 @@ def test_a_file_read_through_another_folder_is_not_the_module_folders_namesake(t
     assert not any("settings.json" in line for lines in _config(tmp_path).values() for line in lines)
     (tmp_path / "svc/main.py").write_text('import json\n\n\ndef load():\n    return json.load(open("./settings.json"))\n')
     assert _config(tmp_path)["svc"] == ["port: 1 (svc/settings.json:1)"]
+
+
+def test_values_a_configmap_gives_through_env_from_are_listed_and_found_by_the_client(tmp_path: Path):
+    """``envFrom: configMapRef``: the ConfigMap's values are the service's (the address was folded from them) and
+    the describe and the client's ``config_from`` say where (they said nothing: null, "set nowhere")."""
+    orders = 'from fastapi import FastAPI\napp = FastAPI()\n\n\n@app.get("/api/orders/")\ndef items():\n    return []\n'
+    shop = 'import os\nimport httpx\n\n\ndef load():\n    return httpx.get(os.environ["ORDERS_URL"] + "/api/orders/")\n'
+    deployment = ("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {name}\nspec:\n  template:\n    spec:\n"
+                  "      containers:\n        - name: {name}\n          image: acme/{name}\n{extra}")
+    files = {
+        "k8s/shop.yaml": deployment.format(name="shop", extra="          envFrom:\n            - configMapRef:\n"
+                                                              "                name: shop-config\n"),
+        "k8s/orders.yaml": deployment.format(name="orders", extra=""),
+        "k8s/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shop-config\ndata:\n"
+                       "  ORDERS_URL: http://orders:8000\n",
+        "orders/requirements.txt": "fastapi\n", "orders/Dockerfile": "FROM python\n", "orders/main.py": orders,
+        "shop/requirements.txt": "httpx\n", "shop/Dockerfile": "FROM python\n", "shop/load.py": shop,
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    note = "Kubernetes shop envFrom ConfigMap shop-config ORDERS_URL=http://orders:8000 (k8s/cm.yaml)"
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    client = next(n for n in nodes.values() if n.kind == "client")
+    assert client.props["target_url"] == "http://orders:8000/api/orders/"
+    assert client.props["config_from"] == [note]
+    assert note in _config(tmp_path)["shop"]
