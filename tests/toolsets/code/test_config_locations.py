@@ -7,7 +7,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from helpers.code_graph import FIXTURES, edit
+from helpers.code_graph import FIXTURES, bump, edit
 
 from graphlore.toolsets.code.index.graph import CodeGraph
 from graphlore.toolsets.code.services.settings import read_settings_at
@@ -221,3 +221,87 @@ def test_a_client_whose_address_reads_the_environment_says_where_it_is_set(tmp_p
         ".env of the service REVERSE_PROXY_URL=http://localhost:5001 (cmd/web/.env:2)",
         ".env of the project REVERSE_PROXY_URL=http://localhost:9000 (.env:4; where no unit sets REVERSE_PROXY_URL)"]
 
+
+
+def test_a_client_finds_where_its_variable_is_set_beyond_the_describes_bound(tmp_path: Path):
+    """A variable set past the 50 deployment values a describe lists is still the client's ``config_from`` (it
+    said null, "set nowhere in the repository", while the env_file sets it and the URL was folded from it)."""
+    orders = 'from fastapi import FastAPI\napp = FastAPI()\n\n\n@app.get("/api/orders/")\ndef items():\n    return []\n'
+    shop = 'import os\nimport httpx\n\n\ndef load():\n    return httpx.get(os.environ["ORDERS_URL"] + "/api/orders/")\n'
+    files = {
+        "compose.yml": "services:\n  orders:\n    build: ./orders\n  shop:\n    build: ./shop\n    env_file: shop.env\n",
+        "shop.env": "".join(f"VAR_{i:02}=x{i}\n" for i in range(60)) + "ORDERS_URL=http://orders:8000\n",
+        "orders/requirements.txt": "fastapi\n", "orders/Dockerfile": "FROM python\n", "orders/main.py": orders,
+        "shop/requirements.txt": "httpx\n", "shop/Dockerfile": "FROM python\n", "shop/load.py": shop,
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    client = next(n for n in nodes.values() if n.kind == "client")
+    assert client.props["target_url"] == "http://orders:8000/api/orders/"
+    assert client.props["config_from"] == [
+        "docker-compose service shop env_file shop.env: ORDERS_URL=http://orders:8000 (shop.env:61)"]
+
+
+def test_an_env_file_edit_updates_the_describe_like_a_full_build(tmp_path: Path):
+    """``env_file: proxy.env`` (not named ``.env``): its edit reaches the service's listed values on an update."""
+    root = _go_system(tmp_path)
+    graph = CodeGraph.build(root)
+    (root / "proxy.env").write_text("LOG_LEVEL=info\n\nTRACE=true\n")
+    bump(root / "proxy.env")
+    graph.update()
+
+    def proxy(of: CodeGraph) -> list[str]:
+        return next(n.props["config"] for n in of.layout_nodes if n.kind == "microservice" and n.name == "proxy")
+    assert "docker-compose service proxy env_file proxy.env: LOG_LEVEL=info (proxy.env:1)" in proxy(graph)
+    assert proxy(graph) == proxy(CodeGraph.build(root))
+
+
+def test_a_long_settings_file_says_how_many_settings_are_left_out(tmp_path: Path):
+    """At most 60 settings of a file are listed, then a count of the rest (they were dropped silently)."""
+    root = _go_system(tmp_path)
+    (root / "cmd/proxy/config.yml").write_text("".join(f"key{i:02}: {i}\n" for i in range(65)))
+    proxy = [line for line in _config(root)["proxy"] if "cmd/proxy/" in line]
+    assert len(proxy) == 61 and proxy[-1] == "... 5 more settings in cmd/proxy/config.yml"
+
+
+def test_a_file_read_through_another_folder_is_not_the_module_folders_namesake(tmp_path: Path):
+    """``open("fixtures/settings.json")`` reads ``fixtures/settings.json``: the module folder's own
+    ``settings.json`` is no setting the service reads (it was listed)."""
+    files = {"svc/requirements.txt": "flask\n", "svc/Dockerfile": "FROM python\n",
+             "svc/main.py": 'import json\n\n\ndef load():\n    return json.load(open("fixtures/settings.json"))\n',
+             "svc/settings.json": '{"port": 1}\n', "svc/fixtures/settings.json": '{"port": 2}\n'}
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    assert not any("settings.json" in line for lines in _config(tmp_path).values() for line in lines)
+    (tmp_path / "svc/main.py").write_text('import json\n\n\ndef load():\n    return json.load(open("./settings.json"))\n')
+    assert _config(tmp_path)["svc"] == ["port: 1 (svc/settings.json:1)"]
+
+
+def test_values_a_configmap_gives_through_env_from_are_listed_and_found_by_the_client(tmp_path: Path):
+    """``envFrom: configMapRef``: the ConfigMap's values are the service's (the address was folded from them) and
+    the describe and the client's ``config_from`` say where (they said nothing: null, "set nowhere")."""
+    orders = 'from fastapi import FastAPI\napp = FastAPI()\n\n\n@app.get("/api/orders/")\ndef items():\n    return []\n'
+    shop = 'import os\nimport httpx\n\n\ndef load():\n    return httpx.get(os.environ["ORDERS_URL"] + "/api/orders/")\n'
+    deployment = ("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {name}\nspec:\n  template:\n    spec:\n"
+                  "      containers:\n        - name: {name}\n          image: acme/{name}\n{extra}")
+    files = {
+        "k8s/shop.yaml": deployment.format(name="shop", extra="          envFrom:\n            - configMapRef:\n"
+                                                              "                name: shop-config\n"),
+        "k8s/orders.yaml": deployment.format(name="orders", extra=""),
+        "k8s/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shop-config\ndata:\n"
+                       "  ORDERS_URL: http://orders:8000\n",
+        "orders/requirements.txt": "fastapi\n", "orders/Dockerfile": "FROM python\n", "orders/main.py": orders,
+        "shop/requirements.txt": "httpx\n", "shop/Dockerfile": "FROM python\n", "shop/load.py": shop,
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    note = "Kubernetes shop envFrom ConfigMap shop-config ORDERS_URL=http://orders:8000 (k8s/cm.yaml)"
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    client = next(n for n in nodes.values() if n.kind == "client")
+    assert client.props["target_url"] == "http://orders:8000/api/orders/"
+    assert client.props["config_from"] == [note]
+    assert note in _config(tmp_path)["shop"]

@@ -264,3 +264,17 @@ def test_a_header_added_later_is_included_like_a_full_build(tmp_path):
     graph.update()
     assert render(graph) == render(CodeGraph.build(root))
     assert "E IMPORTS svc/src/main.cpp -> svc/src/util.h" in render(graph)
+
+
+def test_each_service_includes_its_own_header_of_a_shared_name(tmp_path):
+    """Two services, each with ``include/cart.h``: ``#include "cart.h"`` from ``src/`` is the including file's
+    service's header (two candidates across the tree left the include unresolved)."""
+    root = tmp_path / "shop"
+    for s in "ab":
+        for rel, text in {"CMakeLists.txt": f"project({s})\nadd_executable({s} src/main.cpp)\n",
+                          "include/cart.h": "class Cart {};\n",
+                          "src/main.cpp": '#include "cart.h"\nint main() { return 0; }\n'}.items():
+            (root / s / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / s / rel).write_text(text)
+    imports = [line for line in render(CodeGraph.build(root)) if " IMPORTS " in line]
+    assert imports == ["E IMPORTS a/src/main.cpp -> a/include/cart.h", "E IMPORTS b/src/main.cpp -> b/include/cart.h"]

@@ -84,3 +84,22 @@ def test_dependencies_are_triggers_of_the_handler(tmp_path: Path):
         ("app.deps.scoped", "app.deps.get_current_user"),
     }
     assert not any(kind == "CALLS" and dst == "app.deps.get_superuser" for kind, _, dst in edges)
+
+
+def test_two_services_with_the_same_package_each_keep_their_dependencies(tmp_path: Path):
+    """Two services, each with its own ``app.deps``: each handler triggers its own service's ``get_db`` (the second
+    service's module stood for the first's, whose edges were dropped)."""
+    main = ('from fastapi import FastAPI, Depends\nfrom app.deps import get_db\n\napp = FastAPI()\n\n\n'
+            '@app.get("/x")\ndef read(db=Depends(get_db)):\n    return db\n')
+    files = {"compose.yml": "services:\n  a:\n    build: ./a\n  b:\n    build: ./b\n"}
+    for s in "ab":
+        files |= {f"{s}/requirements.txt": "fastapi\n", f"{s}/Dockerfile": "FROM python\n", f"{s}/app/__init__.py": "",
+                  f"{s}/app/deps.py": "def get_db():\n    return 1\n", f"{s}/app/main.py": main}
+    root = tmp_path / "two"
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    nodes, edges = CodeGraph.build(root).snapshot()
+    seen = sorted((nodes[e.src].props["file"], nodes[e.dst].props["file"]) for e in edges.values()
+                  if e.type == "TRIGGERS")
+    assert seen == [("a/app/main.py", "a/app/deps.py"), ("b/app/main.py", "b/app/deps.py")]

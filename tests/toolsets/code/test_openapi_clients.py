@@ -146,3 +146,25 @@ def test_a_client_without_a_base_url_says_why(tmp_path: Path):
     nodes, _ = CodeGraph.build(_project(tmp_path / "shop")).snapshot()
     lite = [n for n in nodes.values() if n.kind == "client" and n.props["microservice"] == "lite"]
     assert lite and all("base URL is set nowhere" in str(n.props) for n in lite)
+
+
+def test_one_generators_base_url_never_stands_for_anothers(tmp_path: Path):
+    """An openapi-fetch instance for another API beside hey-api clients with no base: the hey-api clients stay
+    unresolved (they were linked to the other API's service through its ``createClient({ baseUrl })``)."""
+    root = tmp_path / "shop"
+    files = {
+        "compose.yml": "services:\n  payments:\n    build: ./payments\n  lite:\n    build: ./lite\n",
+        "payments/requirements.txt": "fastapi\n", "payments/Dockerfile": "FROM python\n", "payments/main.py": ORDERS,
+        "lite/package.json": '{"name": "lite"}', "lite/Dockerfile": "FROM node\n",
+        "lite/src/client/sdk.gen.ts": HEY_SDK, "lite/src/client/client.gen.ts": HEY_CLIENT,
+        "lite/src/pay.ts": FETCH.replace("orders:8000", "payments:8000"),
+    }
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    nodes, _ = CodeGraph.build(root).snapshot()
+    seen = sorted((n.props["file"], n.props["http_method"], n.props.get("base_url"), n.props["match"])
+                  for n in nodes.values() if n.kind == "client")
+    assert seen == [("lite/src/client/sdk.gen.ts", "DELETE", None, "unresolved"),
+                    ("lite/src/client/sdk.gen.ts", "GET", None, "unresolved"),
+                    ("lite/src/pay.ts", "GET", "http://payments:8000", "cross_service")]

@@ -91,3 +91,13 @@ def test_a_field_the_project_assigns_stays_unknown(tmp_path: Path, monkeypatch):
                                                     'settings.API_V1_STR = "/changed"\nrouter = APIRouter()')
     monkeypatch.setattr(sys.modules[__name__], "ADMIN", changed)
     assert "/{?}/items" in _routes(tmp_path)
+
+
+def test_a_lower_case_field_reads_the_variable_in_any_case(tmp_path: Path, monkeypatch):
+    """pydantic matches ``API_V1_STR`` to a field ``api_v1_str`` (case_sensitive is off by default): the
+    deployment's value wins; with ``case_sensitive=True`` only the field's own spelling does."""
+    monkeypatch.setattr(sys.modules[__name__], "CONFIG", CONFIG.replace("API_V1_STR", "api_v1_str"))
+    monkeypatch.setattr(sys.modules[__name__], "MAIN", MAIN.replace("API_V1_STR", "api_v1_str"))
+    compose = "services:\n  backend:\n    build: ./backend\n    environment:\n      APP_API_V1_STR: /v2\n"
+    assert "/v2/items" in _routes(tmp_path / "a", compose, prefix=', env_prefix="APP_"')
+    assert "/api/v1/items" in _routes(tmp_path / "b", compose, prefix=', env_prefix="APP_", case_sensitive=True')

@@ -13,7 +13,7 @@ from helpers.code_graph import bump, render
 from graphlore.runtime import Runtime
 from graphlore.toolsets.code.index.code_index import CodeIndex
 from graphlore.toolsets.code.index.graph import CodeGraph
-from graphlore.toolsets.code.languages.typescript.aliases import aliased, read_jsonc
+from graphlore.toolsets.code.languages.typescript.aliases import aliased, read_aliases, read_jsonc
 
 SERVICE = '''export class OrdersService {
   static listOrders() { return 1; }
@@ -121,3 +121,53 @@ def test_a_restored_index_keeps_its_aliases_and_resolves_only_what_changed(tmp_p
     finally:
         runtime.close()
     assert report.restored and (report.parsed, report.resolved) == (1, 1)
+
+
+def test_a_vite_root_path_is_the_config_folder_not_the_tree_root(tmp_path: Path):
+    """``'@': '/src'`` in ``web/vite.config.ts`` is ``web/src`` (Vite's root), never the tree's own ``src``."""
+    root = _write(tmp_path / "shop", {
+        "package.json": '{"name": "root"}',
+        "src/api/index.ts": SERVICE,
+        **{k: v for k, v in WITHOUT_ALIASES.items()},
+        "web/vite.config.ts": "export default { resolve: { alias: { '@': '/src' } } }\n",
+    })
+    assert _calls(root) == {"web/src/api/orders.gen.ts#OrdersService.listOrders"}
+
+
+def test_a_folder_tsconfig_without_paths_takes_no_alias_from_above(tmp_path: Path):
+    """The nearest tsconfig governs a file: one without ``paths`` (and no ``extends``) maps no ``@/``, so a
+    root tsconfig's ``@/*`` does not reach into another project's files."""
+    root = _write(tmp_path / "shop", {
+        "tsconfig.json": '{"compilerOptions": {"paths": {"@/*": ["./src/*"]}}}',
+        "src/api/index.ts": SERVICE,
+        "web/package.json": '{"name": "web"}',
+        "web/tsconfig.json": '{"compilerOptions": {"strict": true}}',
+        "web/src/pages/Page.tsx": APP,
+    })
+    assert _calls(root) == set()
+
+
+def test_an_extends_target_of_any_name_updates_like_a_full_build(tmp_path: Path):
+    """``"extends": "./configs/base.json"`` (no tsconfig name): an edit of that file moves the layout too."""
+    root = _write(tmp_path / "shop", {**WITHOUT_ALIASES, "web/tsconfig.json": '{"extends": "./configs/base.json"}',
+                                      "web/configs/base.json": '{"compilerOptions": {"paths": {"@/x/*": ["../src/*"]}}}'})
+    graph = CodeGraph.build(root)
+    (root / "web/configs/base.json").write_text('{"compilerOptions": {"paths": {"@/*": ["../src/*"]}}}')
+    bump(root / "web/configs/base.json")
+    assert graph.update().layout_changed
+    assert render(graph) == render(CodeGraph.build(root))
+    assert any("Page -> web/src/api/orders.gen.ts#OrdersService.listOrders" in line for line in render(graph))
+    assert not graph.update().layout_changed   # and an update with nothing changed reads no layout again
+
+
+def test_a_bundler_alias_joins_every_path_segment(tmp_path: Path):
+    """``path.resolve(__dirname, 'src', 'components')`` is ``web/src/components`` (only ``src`` was taken)."""
+    (tmp_path / "web").mkdir()
+    (tmp_path / "web/vite.config.ts").write_text(
+        "import path from 'path'\nexport default { resolve: { alias: [\n"
+        "  { find: '@c', replacement: path.resolve(__dirname, 'src', 'components') },\n] } }\n")
+    (tmp_path / "web/webpack.config.js").write_text(
+        "module.exports = { resolve: { alias: { '@': path.join(__dirname, 'src'), 'x': 'lib/x' } } };\n")
+    assert dict(read_aliases(tmp_path, "web", ["vite.config.ts", "webpack.config.js"])) == {
+        "@c": ("web/src/components",), "@c/*": ("web/src/components/*",), "@": ("web/src",), "@/*": ("web/src/*",),
+        "x": ("web/lib/x",), "x/*": ("web/lib/x/*",)}

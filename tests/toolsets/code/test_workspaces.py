@@ -24,6 +24,10 @@ WEB = '''export async function load() {
 }
 '''
 
+POM = ("<project><modelVersion>4.0.0</modelVersion><groupId>a</groupId><artifactId>{name}</artifactId>"
+       "<version>1</version>{extra}</project>")
+BOOT = "<build><plugins><plugin><artifactId>spring-boot-maven-plugin</artifactId></plugin></plugins></build>"
+
 
 def _write(root: Path, files: dict[str, str]) -> Path:
     for rel, text in files.items():
@@ -56,14 +60,25 @@ def test_a_bun_and_uv_workspace_splits_into_its_members(tmp_path: Path):
 
 
 def test_a_maven_parent_over_one_application_stays_one_service(tmp_path: Path):
-    pom = ("<project><modelVersion>4.0.0</modelVersion><groupId>a</groupId><artifactId>{name}</artifactId>"
-           "<version>1</version>{extra}</project>")
-    boot = "<build><plugins><plugin><artifactId>spring-boot-maven-plugin</artifactId></plugin></plugins></build>"
     root = _write(tmp_path / "shop", {
-        "pom.xml": pom.format(name="shop", extra="<packaging>pom</packaging><modules><module>app</module>"
+        "pom.xml": POM.format(name="shop", extra="<packaging>pom</packaging><modules><module>app</module>"
                                                  "<module>core</module></modules>"),
-        "app/pom.xml": pom.format(name="app", extra=boot), "app/src/main/java/a/App.java": "package a;\nclass App {}\n",
-        "core/pom.xml": pom.format(name="core", extra=""), "core/src/main/java/a/Core.java": "package a;\nclass Core {}\n",
+        "app/pom.xml": POM.format(name="app", extra=BOOT), "app/src/main/java/a/App.java": "package a;\nclass App {}\n",
+        "core/pom.xml": POM.format(name="core", extra=""), "core/src/main/java/a/Core.java": "package a;\nclass Core {}\n",
+    })
+    services, _ = _graph(root)
+    assert list(services) == ["shop"]
+
+
+def test_a_tooling_package_json_beside_a_maven_parent_is_no_workspace(tmp_path: Path):
+    """A root ``package.json`` without ``workspaces`` (husky, prettier) does not make the Maven parent's own
+    ``<modules>`` a workspace: one application and a library stay one service named after the parent."""
+    root = _write(tmp_path / "shop", {
+        "pom.xml": POM.format(name="shop", extra="<packaging>pom</packaging><modules><module>app</module>"
+                                                 "<module>core</module></modules>"),
+        "package.json": '{"name": "shop", "private": true, "devDependencies": {"husky": "9"}}',
+        "app/pom.xml": POM.format(name="app", extra=BOOT), "app/src/main/java/a/App.java": "package a;\nclass App {}\n",
+        "core/pom.xml": POM.format(name="core", extra=""), "core/src/main/java/a/Core.java": "package a;\nclass Core {}\n",
     })
     services, _ = _graph(root)
     assert list(services) == ["shop"]

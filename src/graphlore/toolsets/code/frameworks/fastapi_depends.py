@@ -25,9 +25,21 @@ _FUNCTIONS = frozenset({"function", "method"})
 
 
 def dependency_edges(table: Table) -> Iterator[GraphEdge]:
-    modules = {b.ctx.module_name: b for _, b in sorted(table.files.items())
-               if b.facts.language == "python" and not b.ctx.is_test and b.ctx.module_name}
-    for bound in modules.values():
+    # modules by name as each microservice sees them: its own, then a name only one service has (a shared
+    # library's); two services' ``app.deps`` are two modules, neither standing for the other
+    by_service: dict[str, dict[str, Bound]] = {}
+    owners: dict[str, set[str]] = {}
+    for _, b in sorted(table.files.items()):
+        if b.facts.language == "python" and not b.ctx.is_test and b.ctx.module_name:
+            by_service.setdefault(b.ctx.microservice, {})[b.ctx.module_name] = b
+            owners.setdefault(b.ctx.module_name, set()).add(b.ctx.microservice)
+    shared = {name: modules[name] for modules in by_service.values() for name in modules if len(owners[name]) == 1}
+    for own in by_service.values():
+        yield from _service_edges(own, {**shared, **own})
+
+
+def _service_edges(own: dict[str, Bound], modules: dict[str, Bound]) -> Iterator[GraphEdge]:
+    for bound in own.values():
         if not any(imp.target == "fastapi" or imp.target.startswith("fastapi.") for imp in bound.facts.imports):
             continue
         for index, sym in enumerate(bound.facts.symbols):

@@ -8,11 +8,12 @@ so the application's calls of it are its call sites:
 - **openapi-fetch**: ``client.GET("/api/items", ...)`` (``POST`` ...) on a ``createClient(...)`` made from
   ``openapi-fetch``, in the file or imported.
 
-**Base URL.** What the project sets in the same microservice: ``client.setConfig({ baseURL })`` /
-``createClient({ baseUrl })`` / ``createClient(createConfig({ baseURL }))`` (hey-api, openapi-fetch: the
-instance's own options first) and ``OpenAPI.BASE = ...`` (codegen), folded as any value (an
-``import.meta.env.X`` takes the deployment's value). One value is the base; none or several leave the path
-relative, so the client stays unresolved (a browser's relative call has no service to name).
+**Base URL.** What the project sets in the same microservice for the same generator:
+``client.setConfig({ baseURL })`` / ``createClient(createConfig({ baseURL }))`` in a file that imports the
+hey-api client (hey-api), ``createClient({ baseUrl })`` imported from ``openapi-fetch`` (openapi-fetch, all
+instances together) and ``OpenAPI.BASE = ...`` (codegen), folded as any value (an ``import.meta.env.X`` takes
+the deployment's value). One value is the base; none or several leave the path relative, so the client stays
+unresolved (a browser's relative call has no service to name).
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ from .script_web import ScriptProject, object_field
 VERBS = {"get": "GET", "post": "POST", "put": "PUT", "delete": "DELETE", "patch": "PATCH", "head": "HEAD",
          "options": "OPTIONS"}
 FETCH_VERBS = {v: v for v in VERBS.values()}
+#: the generators, each with its own base URL (`OpenApiProject.bases`)
+HEY_API, CODEGEN, FETCH = "hey-api", "openapi-typescript-codegen", "openapi-fetch"
 #: a hey-api generated module imports its client from one of these
 _HEY_API_CLIENT = re.compile(r"^@hey-api/client-|(^|/)client(\.gen)?(\.[jt]s)?$")
 _BASE_KEYS = ("baseURL", "baseUrl")
@@ -50,26 +53,33 @@ class OpenApiProject:
 
     def __init__(self, bounds: list[Bound]) -> None:
         self.script = ScriptProject(bounds)
-        self.bases: dict[str, list[Folded]] = {}
+        #: (microservice, generator) -> the base URLs set for that generator's clients: one generator's
+        #: setting never stands for another's (an openapi-fetch instance for one API beside hey-api for another)
+        self.bases: dict[tuple[str, str], list[Folded]] = {}
         for bound in bounds:
             facts = bound.facts
             folder = ScriptFolder(self.script.files, bound.path)
-            found = []
+            fetch_makers = {alias for i in facts.imports if i.target == "openapi-fetch" for _, alias in i.names}
+            hey_api = _is_hey_api(facts)
             for call in facts.calls:
-                if call.name in _MAKERS and call.args:
+                generator = FETCH if call.name in fetch_makers else HEY_API if hey_api else None
+                if call.name in _MAKERS and call.args and generator is not None:
                     inner = call.args[0]
                     for key in _BASE_KEYS:
                         expr = object_field(inner, key) or object_field(_inner_config(inner), key)
                         if expr:
-                            found.append(folder.at(facts, call.owner, call.line).fold(expr))
+                            self._add(bound, generator, folder.at(facts, call.owner, call.line).fold(expr))
             for assigns in facts.extra.get("assigns", {}).values():
                 for _, values in assigns.get("OpenAPI.BASE", []):
-                    found += [folder.fold(v) for v in values]
-            self.bases.setdefault(bound.ctx.microservice, []).extend(found)
+                    for value in values:
+                        self._add(bound, CODEGEN, folder.fold(value))
 
-    def base(self, microservice: str) -> tuple[str | None, str | None]:
-        """(the base URL as folded, why there is none) for the microservice's generated clients."""
-        values = sorted({v.text for v in self.bases.get(microservice, [])})
+    def _add(self, bound: Bound, generator: str, value: Folded) -> None:
+        self.bases.setdefault((bound.ctx.microservice, generator), []).append(value)
+
+    def base(self, microservice: str, generator: str) -> tuple[str | None, str | None]:
+        """(the base URL as folded, why there is none) for the microservice's clients of one generator."""
+        values = sorted({v.text for v in self.bases.get((microservice, generator), [])})
         if len(values) == 1:
             return values[0] or None, None
         if not values:
@@ -92,30 +102,31 @@ def read_generated(project: OpenApiProject, bound: Bound) -> Iterator[Item]:
         found = _generated_call(project, bound, call, hey_api)
         if found is None:
             continue
-        method, url = found
+        method, url, generator = found
         path = folder.at(facts, call.owner, call.line).fold(url)
-        base, why = project.base(bound.ctx.microservice)
+        base, why = project.base(bound.ctx.microservice, generator)
         yield item(bound, by_key.get(call.owner, -1), "client", "openapi", call.line, http_method=method,
                    path=unknown(why) + path if why else path, written=url, base_url=base)
 
 
-def _generated_call(project: OpenApiProject, bound: Bound, call: CallFact, hey_api: bool) -> tuple[str, str] | None:
-    """(method, URL as written) of a generated client's request, None for any other call."""
+def _generated_call(project: OpenApiProject, bound: Bound, call: CallFact,
+                    hey_api: bool) -> tuple[str, str, str] | None:
+    """(method, URL as written, generator) of a generated client's request, None for any other call."""
     if not call.args:
         return None
     receiver = call.receiver
     if call.name in VERBS and hey_api and call.argc == 1 and receiver is not None:
         url = object_field(call.args[0], "url")
-        return (VERBS[call.name], url) if _url_literal(url) else None
+        return (VERBS[call.name], url, HEY_API) if _url_literal(url) else None
     if call.name in ("__request", "request") and receiver is None and len(call.args) == 2 and call.args[0] == "OpenAPI":
         url, method = object_field(call.args[1], "url"), object_field(call.args[1], "method")
         if _url_literal(url) and method and method.strip("'\"`").upper() in FETCH_VERBS:
-            return method.strip("'\"`").upper(), url
+            return method.strip("'\"`").upper(), url, CODEGEN
         return None
     if call.name in FETCH_VERBS and receiver and receiver[0] == "name" and _url_literal(call.args[0]):
         found = project.script.definition(bound.path, receiver[1])
         if found is not None and _made_by_openapi_fetch(project.script.files[found[0]], found[1]):
-            return call.name, call.args[0]
+            return call.name, call.args[0], FETCH
     return None
 
 

@@ -165,9 +165,11 @@ class CodeGraph:
         with _phase(stats, "layout"):
             layout_key = (tuple(sorted(found.layout_stamp.items())), tuple(sorted(found.package_dirs)),
                           layout_sources(found), import_stamps(found))
-            if layout_key != self._layout_key:
+            # the files the layout read besides layout files (a tsconfig's ``extends`` target) count too
+            extra = self.layout.input_stamps() if self.layout is not None else None
+            if (layout_key, extra) != self._layout_key:
                 self.layout = detect_layout(found)
-                self._layout_key = layout_key
+                self._layout_key = (layout_key, self.layout.input_stamps())
                 stats.layout_changed = True
         layout = self.layout
         assert layout is not None

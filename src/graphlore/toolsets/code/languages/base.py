@@ -113,9 +113,10 @@ class Language:
     simple_annotations: bool = False
     builds: tuple[BuildFile, ...] = field(default=())
     #: files of a folder that map bare import specifiers to project paths (tsconfig ``paths``), and
-    #: ``read_aliases(root, folder, names)``: that folder's table for its files' `FileContext.aliases`
+    #: ``read_aliases(root, folder, names, read)``: that folder's table for its files' `FileContext.aliases`
+    #: (adding to the set ``read`` the files it read)
     alias_files: re.Pattern[str] | None = None
-    read_aliases: Callable[[Path, str, list[str]], tuple] | None = None
+    read_aliases: Callable[..., tuple] | None = None
 
     @cached_property
     def names(self) -> tuple[str, ...]:

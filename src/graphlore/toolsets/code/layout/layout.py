@@ -68,6 +68,8 @@ class Module:
     name: str                     # build name, else folder name
     name_source: str              # artifactId | rootProject.name | package.json | pyproject | setup | folder
     declared_members: tuple[str, ...] = ()
+    #: a JS or Python workspace file of it (`WORKSPACE_FILES`) declares members, not only a Maven/Gradle build
+    workspace: bool = False
     boot_plugin: bool = False
     dockerfile: bool = False
     spring_name: str | None = None
@@ -113,6 +115,10 @@ class Microservice:
 
 # ---- modules from build files ------------------------------------------------------------------------------
 
+#: build files whose members are a workspace's packages: each deploys (or not) on its own
+WORKSPACE_FILES = frozenset({"package.json", "pnpm-workspace.yaml", "pyproject.toml"})
+
+
 @cache
 def _builds(languages: tuple) -> tuple[BuildFile, ...]:
     """Every registered language's build files, the one that names a module first."""
@@ -128,19 +134,21 @@ def _read_module(root: Path, rel: str, names: list[str], has_sources: bool, buil
         return None
     folder = root / rel if rel else root
     name, source, members, application, namespace, programs = None, "folder", [], False, None, ()
+    workspace = False
     for build in builds:
         for file_name in names:
             if not build.matches(file_name) or file_name not in present and file_name != "Dockerfile":
                 continue
             info = build.read(folder / file_name)
             members += info.members
+            workspace = workspace or bool(info.members) and file_name in WORKSPACE_FILES
             application = application or info.application
             namespace = namespace or info.namespace
             programs = programs or info.programs
             if info.name and name is None and build.name_source:
                 name, source = info.name, build.name_source
     return Module(path=rel or ".", build_files=present or ("Dockerfile",), name=name or folder.name,
-                  name_source=source, declared_members=tuple(members), boot_plugin=application,
+                  name_source=source, declared_members=tuple(members), workspace=workspace, boot_plugin=application,
                   dockerfile="Dockerfile" in names, namespace=namespace, programs=programs)
 
 
@@ -298,10 +306,6 @@ def _entry_modules(found: Scan, modules: dict[str, Module]) -> None:
 
 # ---- microservices ------------------------------------------------------------------------------------------
 
-#: build files whose members are a workspace's packages: each deploys (or not) on its own
-WORKSPACE_FILES = frozenset({"package.json", "pnpm-workspace.yaml", "pyproject.toml"})
-
-
 class _Services:
     """Microservices from the module tree, by the aggregator rule (see the module docstring)."""
 
@@ -355,8 +359,7 @@ class _Services:
 
     def workspace(self, path: str) -> bool:
         """Whether the module is a JS or Python workspace root (npm/yarn/bun ``workspaces``, pnpm, uv)."""
-        module = self.modules[path]
-        return bool(module.declared_members) and bool(WORKSPACE_FILES & set(module.build_files))
+        return self.modules[path].workspace
 
     def assign(self, path: str) -> None:
         kids = self.children.get(path, [])
@@ -390,6 +393,21 @@ class Layout:
         self._cache: dict[tuple[str, str], FileContext] = {}
         #: import alias tables by (language, folder) (`Language.read_aliases`)
         self.aliases: dict[tuple[str, str], tuple] = {}
+        #: the files those tables were read from (an ``extends`` target may have any name: `input_stamps`)
+        self.alias_inputs: set[str] = set()
+
+    def input_stamps(self) -> tuple:
+        """(path, size, mtime) of the files the layout read that are no layout files by name (a tsconfig's
+        ``extends`` target): their change moves the layout too."""
+        out = []
+        for rel in sorted(self.alias_inputs):
+            try:
+                stat = (self.root / rel).stat()
+            except OSError:
+                out.append((rel, None))
+                continue
+            out.append((rel, stat.st_size, stat.st_mtime_ns))
+        return tuple(out)
 
     def namespace_of(self, path: str) -> tuple[str, str] | None:
         folder = self.module_of(path)
@@ -516,16 +534,23 @@ def settle_deployable(layout: Layout, run: set[str]) -> None:
             service.deployable = service.runs = False
 
 
-def _alias_tables(root: Path, layout_files: dict[str, list[str]]) -> dict[tuple[str, str], tuple]:
-    """(language, folder) -> the folder's import alias table, for every language that reads alias files."""
+#: alias files that govern their folder's files on their own (a ``tsconfig.node.json`` covers build scripts)
+GOVERNING_ALIAS_FILES = frozenset({"tsconfig.json", "jsconfig.json"})
+
+
+def _alias_tables(root: Path, layout_files: dict[str, list[str]],
+                  read: set[str]) -> dict[tuple[str, str], tuple]:
+    """(language, folder) -> the folder's import alias table, for every language that reads alias files (adding
+    to ``read`` every file read, ``extends`` targets of any name included)."""
     tables = {}
     for language in registry.LANGUAGES:
         if language.alias_files is None or language.read_aliases is None:
             continue
         for rel, names in layout_files.items():
             mine = [n for n in names if language.alias_files.match(n)]
-            table = language.read_aliases(root, rel, mine) if mine else ()
-            if table:
+            table = language.read_aliases(root, rel, mine, read) if mine else ()
+            # a folder's own tsconfig governs its files even without paths: no alias from a folder above
+            if table or any(n in GOVERNING_ALIAS_FILES for n in mine):
                 tables[(language.name, rel)] = table
     return tables
 
@@ -570,7 +595,7 @@ def detect_layout(found: Scan) -> Layout:
     deployment_files = tuple(sorted(f"{rel}/{name}" if rel else name for rel, names in found.layout_files.items()
                                     for name in names if is_deployment_file(name)))
     layout = Layout(root, modules, services.services, set(found.package_dirs), deployment_files)
-    layout.aliases = _alias_tables(root, found.layout_files)
+    layout.aliases = _alias_tables(root, found.layout_files, layout.alias_inputs)
     if "." not in modules:
         # files outside every module: a service named after the root folder
         services.add(".", [], False, runs=False)

@@ -89,14 +89,16 @@ def _kinds(languages: tuple) -> _Kinds:
 def is_layout_file(name: str, folder: str = "") -> bool:
     """A file whose change can move the layout or the configuration: build files, Dockerfiles,
     ``application*``/``bootstrap*`` files, nginx and proxy configuration (`NGINX_FILE`, `PROXY_FILE`), import alias files (`Language.alias_files`: tsconfig), any settings file under a ``resources`` folder (config
-    servers keep their shared files there), and deployment files (`is_deployment_file`)."""
+    servers keep their shared files there), deployment files (`is_deployment_file`) and ``*.env`` files."""
     kinds = _kinds(registry.LANGUAGES)
     if name in kinds.layout_names or DOCKERFILE.match(name) or CONFIG_FILE.match(name) or NGINX_FILE.match(name) or \
             PROXY_FILE.match(name) or any(
             p.match(name) for p in kinds.alias_files) or (
             kinds.layout_suffixes and name.endswith(kinds.layout_suffixes)):
         return True
-    return name.endswith(SETTINGS_SUFFIXES) and "resources" in folder.split("/") or is_deployment_file(name)
+    # ``proxy.env``: a Compose ``env_file`` by another name than ``.env`` (its values are the service's)
+    return name.endswith(SETTINGS_SUFFIXES) and "resources" in folder.split("/") or is_deployment_file(name) or (
+        name.endswith(".env") and not _EXAMPLE_ENV.search(name))
 
 
 #: a Dockerfile by any of its usual names (``Dockerfile``, ``Dockerfile-web``, ``Dockerfile.prod``, ``web.Dockerfile``)

@@ -29,10 +29,11 @@ _TAG = re.compile(r'\b(yaml|json|mapstructure|env):"([\w.-]*)[^"]*"')
 
 
 def _named(file: str, facts: list[FileFacts]) -> bool:
-    """Whether a call of ``facts`` passes the file's name (a path ending in it, or its stem to a
-    ``SetConfigName``)."""
+    """Whether a call of ``facts`` passes the file's name (as a string, ``./`` or ``/`` before it at most: a
+    path through another folder names another file), or its stem to a ``SetConfigName``."""
     stem = file.rsplit(".", 1)[0]
-    quoted = re.compile(rf"""["'`/\\]{re.escape(file)}["'`]""")
+    # "config.yml", "./config.yml", dir + "/config.yml": never "fixtures/config.yml" (another folder's file)
+    quoted = re.compile(rf"""["'`](?:\.?/)?{re.escape(file)}["'`]""")
     return any(quoted.search(arg) or (call.name == "SetConfigName" and arg.strip("\"'`") == stem)
                for fact in facts for call in fact.calls for arg in call.args)
 
@@ -71,20 +72,23 @@ def _env_vars(facts: list[FileFacts], root: Path) -> dict[str, str]:
 
 
 def _settings(rel: str, text: str, env: dict[str, str]) -> list[str]:
+    """The file's leaf settings, at most `MAX_SETTINGS`, then how many more there are (never a silent drop)."""
     out: list[str] = []
+    left = 0
     for doc, lines in documents(text):
         if not isinstance(doc, dict):
             continue
         flat: dict[str, str] = {}
         _flatten(doc, "", flat)
         for key, value in flat.items():
+            if len(out) >= MAX_SETTINGS:
+                left += 1
+                continue
             line = lines.get(key)
             var = env.get(key)
             over = f", overridden by environment {var}" if var else ""
             out.append(f"{key}: {value} ({rel}:{line}{over})" if line else f"{key}: {value} ({rel}{over})")
-            if len(out) >= MAX_SETTINGS:
-                return out
-    return out
+    return out + ([f"... {left} more settings in {rel}"] if left else [])
 
 
 def app_config(layout: Layout, root: Path, facts: Mapping[str, FileFacts]) -> dict[str, list[str]]:

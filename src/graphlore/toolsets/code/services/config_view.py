@@ -76,7 +76,10 @@ def client_config(nodes: list[GraphNode], config: dict[str, list[str]], deployme
         if not variables:
             continue
         named = re.compile(r"(?<![\w.])(?:" + "|".join(re.escape(v) for v in variables) + r")(?![\w.])")
-        lines = [line for line in config.get(node.props.get("microservice") or "", []) if named.search(line)]
+        service = node.props.get("microservice") or ""
+        # every deployment value, not only the ones the describe's bounded list kept
+        every = dict.fromkeys([*config.get(service, []), *deployment.value_notes.get(service, [])])
+        lines = [line for line in every if named.search(line)]
         lines += [deployment.root_env_notes[v] for v in variables if v in deployment.root_env_notes]
         node.props["config_from"] = lines[:MAX_CLIENT_LINES] or None
 

@@ -30,8 +30,9 @@ stage's, with the stages it is built ``FROM``: a build stage's ``ENV`` is not th
 BASE_URL=http://web:8080 script.js``) gives the service that variable (what k6's ``__ENV.NAME`` reads).
 
 **Where each value is written** (`Deployment.value_notes`, shown in a service's ``describe``): every Compose
-``environment``, ``env_file`` and ``labels`` entry and Kubernetes container ``env`` entry of a unit that runs the
-service, as written with its ``file:line`` (and what Compose settles it to from the ``.env`` beside the file; a
+``environment``, ``env_file`` and ``labels`` entry and Kubernetes container ``env`` entry (and each value of a
+ConfigMap its ``envFrom`` names, with the ConfigMap's file) of a unit that runs the service, as written with its
+``file:line`` (and what Compose settles it to from the ``.env`` beside the file; a
 variable nothing in the repository sets is "set at run time", never a guessed value), then the entries of the
 ``.env`` in the service's own folder.
 """
@@ -184,6 +185,8 @@ class Reader:
         self.units: list[Unit] = []
         #: name -> key -> values (one per file that defines a ConfigMap of that name: each is one of its values)
         self.config_maps: dict[str, dict[str, list[str]]] = {}
+        #: ConfigMap name -> the files that declare it (where an ``envFrom`` value is written)
+        self.config_map_files: dict[str, list[str]] = {}
         self._read_docs = 0
         self.artifacts: dict[str, str] = {}       # image -> build folder
         self.artifact_dockerfiles: dict[str, str] = {}   # image -> the Dockerfile its artifact names
@@ -268,6 +271,8 @@ class Reader:
             if isinstance(meta, dict) and isinstance(meta.get("name"), str) and isinstance(data, dict):
                 self._read_docs += 1
                 table = self.config_maps.setdefault(meta["name"], {})
+                files = self.config_map_files.setdefault(meta["name"], [])
+                files += [rel] if rel not in files else []
                 for key, raw in data.items():
                     value = _scalar(raw)
                     if value is not None and value not in table.setdefault(str(key), []):
@@ -539,10 +544,13 @@ def read_deployment(layout: Layout, root: Path, paths: list[str]) -> Deployment:
                     if settled not in env.setdefault(name, []):
                         env[name].append(settled)
         for config_map in unit.env_from:
+            at = ", ".join(reader.config_map_files.get(config_map, []))
             for name, values in reader.config_maps.get(config_map, {}).items():
                 for value in values:
                     if value not in env.setdefault(name, []):
                         env[name].append(value)
+                    note = f"Kubernetes {unit.name} envFrom ConfigMap {config_map} {name}={value} ({at})"
+                    out.value_notes[service] += [note] if note not in out.value_notes[service] else []
     for name, service in layout.services.items():   # the service's own .env (its dotenv or tooling reads it)
         if service.root != "." and service.root in reader.dotenv:
             rel = f"{service.root}/.env"

@@ -10,7 +10,8 @@ method and a member ``f_`` are the method's class's (an out-of-line method's cla
 std::make_unique<T>()``, ``new T``); ``T::m()`` to ``T``'s static ``m``; ``ns::f()`` to ``f`` of namespace
 ``ns``. A receiver of unknown type (``auto x = f()`` of a library ``f``, a macro) stays unresolved: no
 ``name_only`` guess. An ``#include "x.h"`` is the project header at that path from the including file's folder,
-else the one project header whose path ends so (an include directory); ``<...>`` includes are libraries."""
+else the one project header whose path ends so (an include directory), else the one of the including file's
+microservice; ``<...>`` includes are libraries."""
 
 from __future__ import annotations
 
@@ -142,4 +143,6 @@ class CppResolver(DetachedMethods, TypedResolver):
             return [(here, -1)]
         ends = [path for path, other in self.table.files.items() if other.facts.language == "cpp"
                 and (path == target or path.endswith("/" + target))]
+        if len(ends) > 1:   # each service's own include/cart.h: the including file's service's
+            ends = [path for path in ends if self.table.files[path].ctx.microservice == bound.ctx.microservice]
         return [(ends[0], -1)] if len(ends) == 1 else []

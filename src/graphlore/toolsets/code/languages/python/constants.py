@@ -102,7 +102,8 @@ class PythonFolder(FileFolder):
     def _config_field(self, facts: FileFacts, key: str, instance: str, attr: str) -> Folded | None:
         """``settings.X`` where ``settings = Settings()`` once at the module's top and ``Settings`` is a class of the
         module (pydantic-settings, a dataclass, a plain config class) declaring the field ``X``: its default; for a
-        ``BaseSettings`` the environment variable of the field (``env_prefix`` + name) with that default, so a
+        ``BaseSettings`` the environment variable of the field (``env_prefix`` + name, upper case unless
+        ``case_sensitive=True``, as deployments write it) with that default, so a
         deployment's value wins (None when ``instance`` is no such object)."""
         made = facts.extra.get("assigns", {}).get("", {}).get(instance, ())
         found = re.fullmatch(r"(\w+)\(\s*\)", made[0][1][0].strip()) if len(made) == 1 and made[0][1] else None
@@ -122,7 +123,11 @@ class PythonFolder(FileFolder):
         config = " ".join(v for _, values in fields.get("model_config", ()) for v in values)
         prefix = re.search(r"""env_prefix\s*=\s*["']([^"']*)["']""", config)
         plain_default = default is not None and default.known and not has_unknown(default.text)
-        return env((prefix.group(1) if prefix else "") + attr, default.text if plain_default else None)
+        name = (prefix.group(1) if prefix else "") + attr
+        # pydantic matches environment variables in any case unless case_sensitive=True: ORDERS_URL sets orders_url
+        if not re.search(r"case_sensitive\s*=\s*True", config):
+            name = name.upper()
+        return env(name, default.text if plain_default else None)
 
     @staticmethod
     def _django_settings(facts: FileFacts) -> bool:

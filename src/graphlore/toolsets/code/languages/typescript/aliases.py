@@ -21,12 +21,12 @@ ALIAS_FILE = re.compile(r"^(?:tsconfig(?:\.[\w-]+)?|jsconfig)\.json$|^(?:vite|we
 #: ``'@': path.resolve(__dirname, './src')``, ``'@': fileURLToPath(new URL('./src', import.meta.url))``,
 #: ``'~': '/src'``, ``{ find: '@', replacement: '/src' }`` inside a ``resolve.alias`` block
 _ALIAS_BLOCK = re.compile(r"\balias\s*:\s*([\[{])")
-_ALIAS_PAIR = re.compile(
-    r"""['"]?(?P<key>[@~$\w][\w@~$/.-]*|[@~])['"]?\s*:\s*"""
-    r"""(?:path\.(?:resolve|join)\(\s*__dirname\s*,\s*|fileURLToPath\(\s*new\s+URL\(\s*)?['"](?P<value>[^'"]+)['"]""")
-_FIND_REPLACE = re.compile(
-    r"""find\s*:\s*['"](?P<key>[^'"]+)['"]\s*,\s*replacement\s*:\s*"""
-    r"""(?:path\.(?:resolve|join)\(\s*__dirname\s*,\s*|fileURLToPath\(\s*new\s+URL\(\s*)?['"](?P<value>[^'"]+)['"]""")
+#: the value: a string, or ``path.resolve(__dirname, 'a', 'b')`` (every segment, joined), or ``fileURLToPath(new
+#: URL('./src', import.meta.url))``
+_VALUE = (r"""(?:path\.(?:resolve|join)\(\s*__dirname\s*,\s*(?P<segments>['"][^'"]+['"](?:\s*,\s*['"][^'"]+['"])*)\s*\)"""
+          r"""|(?:fileURLToPath\(\s*new\s+URL\(\s*)?['"](?P<value>[^'"]+)['"])""")
+_ALIAS_PAIR = re.compile(r"""['"]?(?P<key>[@~$\w][\w@~$/.-]*|[@~])['"]?\s*:\s*""" + _VALUE)
+_FIND_REPLACE = re.compile(r"""find\s*:\s*['"](?P<key>[^'"]+)['"]\s*,\s*replacement\s*:\s*""" + _VALUE)
 
 Aliases = tuple[tuple[str, tuple[str, ...]], ...]
 
@@ -62,9 +62,13 @@ def read_jsonc(path: Path) -> dict:
     return data if isinstance(data, dict) else {}
 
 
-def _tsconfig(root: Path, rel: str, seen: frozenset = frozenset()) -> tuple[str | None, dict, str]:
+def _tsconfig(root: Path, rel: str, seen: frozenset = frozenset(),
+              read: set[str] | None = None) -> tuple[str | None, dict, str]:
     """(baseUrl relative to the root or None, paths, the folder ``paths`` are relative to) of one tsconfig,
-    its own settings over those of the file it ``extends`` (a relative path; packages are not read)."""
+    its own settings over those of the file it ``extends`` (a relative path; packages are not read), adding
+    each file it reads to ``read``."""
+    if read is not None:
+        read.add(rel)
     if rel in seen:
         return None, {}, posixpath.dirname(rel)
     data = read_jsonc(root / rel)
@@ -77,7 +81,7 @@ def _tsconfig(root: Path, rel: str, seen: frozenset = frozenset()) -> tuple[str 
             if not target.endswith(".json"):
                 target += ".json"
             if (root / target).is_file():
-                p_base, p_paths, p_folder = _tsconfig(root, target, seen | {rel})
+                p_base, p_paths, p_folder = _tsconfig(root, target, seen | {rel}, read)
                 base_url, paths, paths_folder = p_base or base_url, p_paths or paths, p_folder
     options = data.get("compilerOptions") if isinstance(data.get("compilerOptions"), dict) else {}
     if isinstance(options.get("baseUrl"), str):
@@ -92,13 +96,14 @@ def _clean(path: str) -> str:
     return "" if path == "." else path
 
 
-def read_aliases(root: Path, rel: str, names: list[str]) -> Aliases:
+def read_aliases(root: Path, rel: str, names: list[str], read: set[str] | None = None) -> Aliases:
     """The alias table of one folder: the paths of its tsconfig files (``tsconfig.json`` first, then
-    ``tsconfig.*.json`` as Vite projects split them), a bare ``baseUrl`` as ``*``, then bundler aliases."""
+    ``tsconfig.*.json`` as Vite projects split them), a bare ``baseUrl`` as ``*``, then bundler aliases; the
+    files an ``extends`` chain reads are added to ``read`` (a change to one moves the layout as a tsconfig's)."""
     pairs: dict[str, tuple[str, ...]] = {}
     configs = sorted((n for n in names if n.endswith(".json")), key=lambda n: (n != "tsconfig.json", n))
     for name in configs:
-        base_url, paths, paths_folder = _tsconfig(root, f"{rel}/{name}" if rel else name)
+        base_url, paths, paths_folder = _tsconfig(root, f"{rel}/{name}" if rel else name, read=read)
         for pattern, targets in paths.items():
             if isinstance(targets, list) and all(isinstance(t, str) for t in targets):
                 pairs.setdefault(pattern, tuple(_clean(posixpath.join(paths_folder, t)) for t in targets))
@@ -106,7 +111,8 @@ def read_aliases(root: Path, rel: str, names: list[str]) -> Aliases:
             pairs.setdefault("*", (posixpath.join(base_url, "*") if base_url else "*",))
     for name in sorted(n for n in names if not n.endswith(".json")):
         for key, value in _bundler_aliases(root / rel / name):
-            target = _clean(value.lstrip("/") if value.startswith("/") else posixpath.join(rel, value))
+            # '/src' is the bundler's project root (the config's folder), not the tree's
+            target = _clean(posixpath.join(rel, value.lstrip("/")))
             pairs.setdefault(key, (target,))
             pairs.setdefault(f"{key.rstrip('/')}/*", (f"{target}/*",))
     return tuple(pairs.items())
@@ -128,8 +134,11 @@ def _bundler_aliases(path: Path) -> list[tuple[str, str]]:
                 break
         body = text[block.end():end]
         pattern = _FIND_REPLACE if block.group(1) == "[" else _ALIAS_PAIR
-        found += [(m.group("key"), m.group("value")) for m in pattern.finditer(body)
-                  if not m.group("value").startswith(("http:", "https:"))]
+        for m in pattern.finditer(body):
+            value = (posixpath.join(*re.findall(r"""['"]([^'"]+)['"]""", m.group("segments")))
+                     if m.group("segments") else m.group("value"))
+            if not value.startswith(("http:", "https:")):
+                found.append((m.group("key"), value))
     return found
 
 
