@@ -63,6 +63,13 @@ def short_empty_grace(monkeypatch):
     monkeypatch.setattr("graphlore.store.factory.EMPTY_GRACE_S", 0.05)
 
 
+@pytest.fixture(autouse=True)
+def _short_retry_delay(monkeypatch):
+    """A failed endpoint call is tried again after 0.5 s (doubled per try); tests of the retry, not of the wait,
+    give it 0.01 s."""
+    monkeypatch.setattr("graphlore.endpoint.RETRY_DELAY_S", 0.01)
+
+
 def pytest_collection_modifyitems(config, items):
     """Everything under tests/e2e/ (real processes, real data at full size) is ``slow``."""
     e2e = Path(__file__).parent / "e2e"

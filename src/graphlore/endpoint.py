@@ -14,6 +14,9 @@ from typing import Any
 
 from graphlore.errors import ProviderError
 
+#: Seconds before the first try again (doubled at each further try), unless an endpoint is given its own.
+RETRY_DELAY_S = 0.5
+
 #: Statuses worth asking again: rate limited, or the server failed.
 TRANSIENT_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
 
@@ -24,7 +27,7 @@ class EndpointUnavailable(ProviderError):
 
 class JsonEndpoint:
     def __init__(self, base_url: str, api_key: str, timeout: float, label: str, retries: int = 0,
-                 retry_delay: float = 0.5) -> None:
+                 retry_delay: float | None = None) -> None:
         self.base_url = base_url.rstrip("/")
         self.api_key = api_key
         self.timeout = timeout
@@ -45,7 +48,8 @@ class JsonEndpoint:
             except EndpointUnavailable:
                 if attempt == self.retries:
                     raise
-                time.sleep(self.retry_delay * 2**attempt)
+                delay = RETRY_DELAY_S if self.retry_delay is None else self.retry_delay
+                time.sleep(delay * 2**attempt)
         raise AssertionError("unreachable")
 
     def _post_once(self, path: str, body: dict[str, Any]) -> Any:

@@ -53,7 +53,7 @@ class OpenAICompatibleLLM:
     """Any ``/v1/chat/completions`` endpoint."""
 
     def __init__(self, base_url: str, model: str, api_key: str = "", timeout: float = 120.0,
-                 retry_delay: float = 0.5) -> None:
+                 retry_delay: float | None = None) -> None:
         # One more try after a failure that may pass (a timeout, a 5xx): an outage of a second is not an error.
         self.endpoint = JsonEndpoint(base_url, api_key, timeout, "LLM endpoint", retries=1, retry_delay=retry_delay)
         self.model = model

@@ -141,6 +141,7 @@ def test_updates_equal_a_full_build(polyglot):
     assert graph.snapshot() == CodeGraph.build(polyglot).snapshot()
 
 
+@pytest.mark.slow  # a whole real system (67 files): the everyday run has its fixture twin above
 def test_microservices_demo_matches_the_answer_key(shared_data):
     root = shared_data / "code" / "microservices-demo"
     if not root.is_dir():
