@@ -96,14 +96,19 @@ app.Run();
 """
 
 
-def test_map_forwarder_is_a_gateway_route_to_the_targets_route(tmp_path):
-    for name, program in {"front": FRONT, "media": MEDIA}.items():
-        (tmp_path / name).mkdir()
-        (tmp_path / name / f"{name}.csproj").write_text(CSPROJ)
-        (tmp_path / name / "Program.cs").write_text(program)
-    nodes, edges = CodeGraph.build(tmp_path).snapshot()
+def _forwards(root, programs: dict[str, str]) -> set[tuple[str, str]]:
+    """(gateway route, target route) of every forward in a system of one ASP.NET project per program."""
+    for name, program in programs.items():
+        (root / name).mkdir()
+        (root / name / f"{name}.csproj").write_text(CSPROJ)
+        (root / name / "Program.cs").write_text(program)
+    nodes, edges = CodeGraph.build(root).snapshot()
     label = {i: n.props["label"] for i, n in nodes.items() if n.kind == "route"}
-    forwards = {(label[e.src], label[e.dst]) for e in edges.values() if e.src in label and e.dst in label}
+    return {(label[e.src], label[e.dst]) for e in edges.values() if e.src in label and e.dst in label}
+
+
+def test_map_forwarder_is_a_gateway_route_to_the_targets_route(tmp_path):
+    forwards = _forwards(tmp_path, {"front": FRONT, "media": MEDIA})
     assert forwards == {("ANY /pictures/{id}", "GET /api/media/{mediaId}/picture"), ("ANY /status", "GET /status")}
 
 
@@ -706,13 +711,7 @@ app.Run();
 
 
 def test_map_forwarder_with_a_catch_all_forwards_every_path_under_its_prefix(tmp_path):
-    for name, program in {"front": CATCH_ALL_FRONT, "media": MEDIA_TREE}.items():
-        (tmp_path / name).mkdir()
-        (tmp_path / name / f"{name}.csproj").write_text(CSPROJ)
-        (tmp_path / name / "Program.cs").write_text(program)
-    nodes, edges = CodeGraph.build(tmp_path).snapshot()
-    label = {i: n.props["label"] for i, n in nodes.items() if n.kind == "route"}
-    forwards = {(label[e.src], label[e.dst]) for e in edges.values() if e.src in label and e.dst in label}
+    forwards = _forwards(tmp_path, {"front": CATCH_ALL_FRONT, "media": MEDIA_TREE})
     # a target path ending in the catch-all swaps the prefix (the deeper route was reached by nothing before)
     assert forwards == {("ANY /media/**", "GET /media/list"),
                         ("ANY /shop/**", "GET /api/media/{mediaId}/picture")}
