@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from helpers.code_tools import write_tree
+
 from graphlore.toolsets.code.index.graph import CodeGraph
 
 API = '''from fastapi import FastAPI
@@ -29,13 +31,6 @@ POM = ("<project><modelVersion>4.0.0</modelVersion><groupId>a</groupId><artifact
 BOOT = "<build><plugins><plugin><artifactId>spring-boot-maven-plugin</artifactId></plugin></plugins></build>"
 
 
-def _write(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
-    return root
-
-
 def _graph(root: Path) -> tuple[dict[str, bool], set[str]]:
     nodes, _ = CodeGraph.build(root).snapshot()
     services = {n.name: n.props["deployable"] for n in nodes.values() if n.kind == "microservice"}
@@ -44,7 +39,7 @@ def _graph(root: Path) -> tuple[dict[str, bool], set[str]]:
 
 
 def test_a_bun_and_uv_workspace_splits_into_its_members(tmp_path: Path):
-    root = _write(tmp_path / "stack", {
+    root = write_tree(tmp_path / "stack", {
         "package.json": '{"name": "stack", "private": true, "workspaces": ["web", "libs/*"]}',
         "pyproject.toml": '[project]\nname = "stack"\n\n[tool.uv.workspace]\nmembers = ["api"]\n',
         "api/pyproject.toml": '[project]\nname = "api"\n', "api/Dockerfile": "FROM python:3.12\n",
@@ -60,7 +55,7 @@ def test_a_bun_and_uv_workspace_splits_into_its_members(tmp_path: Path):
 
 
 def test_a_maven_parent_over_one_application_stays_one_service(tmp_path: Path):
-    root = _write(tmp_path / "shop", {
+    root = write_tree(tmp_path / "shop", {
         "pom.xml": POM.format(name="shop", extra="<packaging>pom</packaging><modules><module>app</module>"
                                                  "<module>core</module></modules>"),
         "app/pom.xml": POM.format(name="app", extra=BOOT), "app/src/main/java/a/App.java": "package a;\nclass App {}\n",
@@ -73,7 +68,7 @@ def test_a_maven_parent_over_one_application_stays_one_service(tmp_path: Path):
 def test_a_tooling_package_json_beside_a_maven_parent_is_no_workspace(tmp_path: Path):
     """A root ``package.json`` without ``workspaces`` (husky, prettier) does not make the Maven parent's own
     ``<modules>`` a workspace: one application and a library stay one service named after the parent."""
-    root = _write(tmp_path / "shop", {
+    root = write_tree(tmp_path / "shop", {
         "pom.xml": POM.format(name="shop", extra="<packaging>pom</packaging><modules><module>app</module>"
                                                  "<module>core</module></modules>"),
         "package.json": '{"name": "shop", "private": true, "devDependencies": {"husky": "9"}}',
