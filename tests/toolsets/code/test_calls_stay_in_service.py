@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from helpers.code_graph import render
+from helpers.code_tools import write_tree
 
 from graphlore.toolsets.code.index.graph import CodeGraph
 
@@ -20,18 +21,11 @@ UTIL = "package acme;\npublic class Util {{ public static int {name}() {{ return
 MAIN = "package acme;\npublic class Main {{ void go() {{ {body} }} }}\n"
 
 
-def _write(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
-    return root
-
-
 def _reactor(root: Path, modules: dict[str, bool], files: dict[str, str]) -> Path:
     """A Maven reactor over ``modules`` (name -> deployed: the Spring Boot plugin), with ``files`` in them."""
     listed = "".join(f"<module>{m}</module>" for m in modules)
     poms = {f"{m}/pom.xml": POM.format(name=m, extra=BOOT if boot else "") for m, boot in modules.items()}
-    return _write(root, {"pom.xml": POM.format(name="shop", extra=REACTOR.format(listed)), **poms, **files})
+    return write_tree(root, {"pom.xml": POM.format(name="shop", extra=REACTOR.format(listed)), **poms, **files})
 
 
 def _calls(root: Path) -> tuple[set[tuple[str, str]], dict[str, list[dict]]]:
@@ -72,7 +66,7 @@ def test_a_shared_library_is_called_from_every_service_and_two_libraries_are_no_
     calls, _ = _calls(root)
     assert calls == {("a/src/main/java/acme/Main.java", "common/src/main/java/acme/Util.java"),
                      ("b/src/main/java/acme/Main.java", "common/src/main/java/acme/Util.java")}
-    _write(root, {"other/pom.xml": POM.format(name="other", extra=""),
+    write_tree(root, {"other/pom.xml": POM.format(name="other", extra=""),
                   "other/src/main/java/acme/Util.java": UTIL.format(name="run"),
                   "pom.xml": POM.format(name="shop", extra=REACTOR.format(
                       "".join(f"<module>{m}</module>" for m in ("common", "other", "a", "b"))))})
@@ -99,11 +93,11 @@ def test_php_functions_and_classes_of_another_deployed_service_are_not_called(tm
              "a/functions.php": PHP_LIB,
              "b/composer.json": '{"name": "acme/b", "type": "project"}', "b/Dockerfile": "FROM php:8\n",
              "b/main.php": PHP_MAIN}
-    calls, unresolved = _calls(_write(tmp_path / "shop", files))
+    calls, unresolved = _calls(write_tree(tmp_path / "shop", files))
     assert calls == set()
     assert [site["name"] for site in unresolved["go"]] == ["helper", "run", "Util"]
     # the same files with b's own copy of the library: every call is b's own
-    calls, _ = _calls(_write(tmp_path / "shop", {"b/lib.php": PHP_LIB}))
+    calls, _ = _calls(write_tree(tmp_path / "shop", {"b/lib.php": PHP_LIB}))
     assert calls == {("b/main.php", "b/lib.php")}
 
 
@@ -111,7 +105,7 @@ def test_a_python_module_name_is_the_callers_own_services_and_a_path_import_is_k
     service = {"Dockerfile": "FROM python:3.12\n", "requirements.txt": "flask\n",
                "logger.py": "def get():\n    return 1\n", "main.py": "import logger\n\n\ndef run():\n    logger.get()\n"}
     files = {f"{name}/{rel}": text for name in ("email", "recommend") for rel, text in service.items()}
-    calls, _ = _calls(_write(tmp_path / "shop", files))
+    calls, _ = _calls(write_tree(tmp_path / "shop", files))
     assert calls == {("email/main.py", "email/logger.py"), ("recommend/main.py", "recommend/logger.py")}
     (tmp_path / "shop/recommend/logger.py").unlink()
     calls, _ = _calls(tmp_path / "shop")
@@ -121,7 +115,7 @@ def test_a_python_module_name_is_the_callers_own_services_and_a_path_import_is_k
            "api/server.ts": "import { total } from '../web/src/money';\nexport function sum() { return total(); }\n",
            "web/package.json": '{"name": "web"}', "web/Dockerfile": "FROM nginx\n",
            "web/src/money.ts": "export function total() { return 1; }\n"}
-    calls, _ = _calls(_write(tmp_path / "ts", web))
+    calls, _ = _calls(write_tree(tmp_path / "ts", web))
     assert calls == {("api/server.ts", "web/src/money.ts")}
 
 
@@ -132,7 +126,7 @@ def test_a_library_that_becomes_deployed_loses_its_callers_on_update_as_in_a_ful
         "b/src/main/java/acme/Main.java": MAIN.format(body="Util.run();")})
     graph = CodeGraph.build(root)
     assert len([e for e in graph.snapshot()[1].values() if e.type == "CALLS"]) == 2
-    _write(root, {"common/pom.xml": POM.format(name="common", extra=BOOT)})   # now an application of its own
+    write_tree(root, {"common/pom.xml": POM.format(name="common", extra=BOOT)})   # now an application of its own
     graph.update()
     assert render(graph) == render(CodeGraph.build(root))
     assert not [e for e in graph.snapshot()[1].values() if e.type == "CALLS"]
@@ -143,7 +137,7 @@ def test_a_python_module_two_libraries_declare_is_no_guess(tmp_path: Path):
              "a/main.py": "import helpers\n\n\ndef run():\n    helpers.go()\n",
              "x/pyproject.toml": '[project]\nname = "x"\n', "x/helpers.py": "def go():\n    return 1\n",
              "y/pyproject.toml": '[project]\nname = "y"\n', "y/helpers.py": "def go():\n    return 2\n"}
-    calls, _ = _calls(_write(tmp_path / "shop", files))
+    calls, _ = _calls(write_tree(tmp_path / "shop", files))
     assert calls == set()   # x's was taken by path order: which one is on sys.path is not read
     (tmp_path / "shop/y/helpers.py").unlink()
     calls, _ = _calls(tmp_path / "shop")

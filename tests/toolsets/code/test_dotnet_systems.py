@@ -561,12 +561,17 @@ public class Api(IMediator mediator)
 """
 
 
-def test_mediatr_send_triggers_the_one_handler_and_publish_every_handler(tmp_path):
-    (tmp_path / "Orders.csproj").write_text(CSPROJ)
-    (tmp_path / "Orders.cs").write_text(MEDIATR)
-    nodes, edges = CodeGraph.build(tmp_path).snapshot()
+def _mediator_edges(root, source: str) -> set[tuple[str, str]]:
+    """(sender, handler) fqns of the MediatR TRIGGERS edges of one C# project holding ``source``."""
+    (root / "Orders.csproj").write_text(CSPROJ)
+    (root / "Orders.cs").write_text(source)
+    nodes, edges = CodeGraph.build(root).snapshot()
     fqn = {i: n.props.get("fqn") for i, n in nodes.items()}
-    found = {(fqn[e.src], fqn[e.dst]) for e in edges.values() if e.props.get("kind") == "mediator"}
+    return {(fqn[e.src], fqn[e.dst]) for e in edges.values() if e.props.get("kind") == "mediator"}
+
+
+def test_mediatr_send_triggers_the_one_handler_and_publish_every_handler(tmp_path):
+    found = _mediator_edges(tmp_path, MEDIATR)
     # two handlers of one request: no edge (MediatR would fail); a request of a base type: not known
     assert found == {("Shop.Orders.Api.Place", "Shop.Orders.PlaceOrderHandler.Handle"),
                      ("Shop.Orders.Api.Place", "Shop.Orders.Mailer.Handle"),
@@ -602,11 +607,7 @@ public class Api(IMediator mediator)
 
 
 def test_mediatr_a_local_given_several_values_triggers_each_new_type_and_none_for_another_value(tmp_path):
-    (tmp_path / "Orders.csproj").write_text(CSPROJ)
-    (tmp_path / "Orders.cs").write_text(MEDIATR_LOCALS)
-    nodes, edges = CodeGraph.build(tmp_path).snapshot()
-    fqn = {i: n.props.get("fqn") for i, n in nodes.items()}
-    found = {(fqn[e.src], fqn[e.dst]) for e in edges.values() if e.props.get("kind") == "mediator"}
+    found = _mediator_edges(tmp_path, MEDIATR_LOCALS)
     # the last assignment is no answer: either branch's request may be sent; a parameter's type is not known
     assert found == {("Shop.Api.Either", "Shop.AH.Handle"), ("Shop.Api.Either", "Shop.BH.Handle")}
 

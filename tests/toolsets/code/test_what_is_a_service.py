@@ -6,19 +6,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from helpers.code_tools import write_tree
+
 from graphlore.toolsets.code.index.graph import CodeGraph
 
 POM = """<project><modelVersion>4.0.0</modelVersion><groupId>com.acme</groupId><artifactId>{name}</artifactId>
 <version>1</version>{extra}</project>
 """
 BOOT = "<build><plugins><plugin><artifactId>spring-boot-maven-plugin</artifactId></plugin></plugins></build>"
-
-
-def _write(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
-    return root
 
 
 def _spring_app(name: str) -> dict[str, str]:
@@ -36,7 +31,7 @@ def _services(root: Path) -> dict[str, bool]:
 def test_a_pom_aggregator_is_no_service_even_with_the_boot_plugin_in_a_profile(tmp_path: Path):
     profile = ("<packaging>pom</packaging><modules><module>orders</module><module>billing</module></modules>"
                f"<profiles><profile><id>docker</id>{BOOT}</profile></profiles>")
-    root = _write(tmp_path / "shop", {"pom.xml": POM.format(name="shop", extra=profile),
+    root = write_tree(tmp_path / "shop", {"pom.xml": POM.format(name="shop", extra=profile),
                                       **_spring_app("orders"), **_spring_app("billing")})
     assert {name: deployable for name, deployable in _services(root).items() if deployable} == {
         "orders": True, "billing": True}
@@ -48,7 +43,7 @@ def test_a_gradle_root_without_sources_is_no_service(tmp_path: Path):
     for name in ("orders", "billing"):
         files[f"{name}/build.gradle"] = "plugins {\n    id 'org.springframework.boot'\n}\n"
         files[f"{name}/src/main/java/com/acme/{name}/App.java"] = f"package com.acme.{name};\npublic class App {{}}\n"
-    services = _services(_write(tmp_path / "shop", files))
+    services = _services(write_tree(tmp_path / "shop", files))
     assert services.get("shop") in (None, False)
     assert services["orders"] and services["billing"]
 
@@ -57,7 +52,7 @@ FLASK = "from flask import Flask\n\napp = Flask(__name__)\n\n\n@app.route('/item
 
 
 def test_a_dockerfile_in_a_tooling_folder_is_a_service_only_when_a_deployment_runs_it(tmp_path: Path):
-    root = _write(tmp_path / "sys", {
+    root = write_tree(tmp_path / "sys", {
         ".github/workflows/ui-tests/Dockerfile": "FROM cypress/included:13\nCOPY . .\n",
         ".github/workflows/ui-tests/cypress/e2e/login.cy.js": "describe('login', () => { it('works', () => {}) })\n",
         "tools/seeder/Dockerfile": "FROM python:3.12\nCOPY . .\nCMD python seed.py\n",
@@ -101,7 +96,7 @@ COMPOSE_FROM_ROOT = ("services:\n"
 
 def _compose_from_root(root: Path, files: dict[str, str], units: str = ""):
     """store and shop (which calls store and proxy), every Compose service built from ``./``, plus ``files``."""
-    _write(root, {
+    write_tree(root, {
         "store/Dockerfile": "FROM python:3.12\nCOPY store .\n", "store/app.py": FLASK,
         "shop/Dockerfile": "FROM python:3.12\nCOPY shop .\n", "shop/app.py": FLASK.replace("/items", "/shop"),
         "shop/calls.py": CALLER, "deploy/proxy.Dockerfile": "FROM envoyproxy/envoy:v1.30\n",
@@ -148,7 +143,7 @@ def test_a_unit_built_from_a_folder_without_a_module_is_not_the_root_s_even_when
 def test_a_unit_made_from_an_image_is_an_outside_service_not_a_unit_built_without_sources(tmp_path: Path):
     """``image: redis`` builds nothing of the project: a call to it names an outside service, not "a deployment unit
     built from a folder without source code"."""
-    root = _write(tmp_path / "sys", {
+    root = write_tree(tmp_path / "sys", {
         "store/Dockerfile": "FROM python:3.12\nCOPY . .\n", "store/app.py": FLASK,
         "shop/Dockerfile": "FROM python:3.12\nCOPY . .\n", "shop/calls.py": CALLER.replace("proxy:8080", "redis:6379"),
         "docker-compose.yml": "services:\n  store:\n    build: ./store\n  shop:\n    build: ./shop\n"
