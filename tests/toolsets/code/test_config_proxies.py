@@ -195,6 +195,10 @@ def test_readers_of_one_file_each():
                              "Clusters": {"c": {"Destinations": {"a": {"Address": "http://orders:8000/v2/"}}}}}}
     [(_, _, pattern, forward, problem, _)] = yarp_routes("appsettings.json", json.dumps(base))
     assert (pattern, forward.rewrite, problem) == ("/**", ("/", "/v2"), None)   # the address's path prefixes
+    hosts_only = {"ReverseProxy": {"Routes": {"r": {"ClusterId": "c", "Match": {"Hosts": ["shop.local"]}}},
+                                   "Clusters": {"c": {"Destinations": {"a": {"Address": "http://orders:8000"}}}}}}
+    [(_, method, pattern, forward, problem, _)] = yarp_routes("appsettings.json", json.dumps(hosts_only))
+    assert (method, pattern, plain(forward.target.text), problem) == ("ANY", "/**", "http://orders:8000", None)
     assert list(yarp_routes("appsettings.json", '{"Logging": {}}')) == []
     assert list(yarp_routes("appsettings.json", "{not json")) == []
     legacy = {"ReRoutes": [{"UpstreamPathTemplate": "/a/{id}/items", "DownstreamPathTemplate": "/items/{id}",

@@ -3,7 +3,7 @@ declares is a route of the module whose folder holds the file, forwarding (`serv
 service its target names; `services.links` links it to the target's routes a request it matches can reach.
 
 - **YARP** (.NET, ``appsettings*.json``): ``ReverseProxy.Routes.<id>`` with ``Match.Path`` (``{**rest}`` /
-  ``{*rest}`` is every path under it) and ``Match.Methods``, its ``ClusterId``'s
+  ``{*rest}`` is every path under it; a route matched by ``Hosts`` alone is every path) and ``Match.Methods``, its ``ClusterId``'s
   ``Destinations.*.Address`` the target (a path on the address prefixes what the target sees); one path
   transform among ``PathRemovePrefix``, ``PathPrefix`` and a ``PathPattern`` ending in the catch-all.
 - **Ocelot** (``ocelot*.json``): ``Routes[]`` (older ``ReRoutes[]``), ``UpstreamPathTemplate`` ->
@@ -112,10 +112,12 @@ def yarp_routes(path: str, text: str) -> Iterator[Route]:
     clusters = proxy.get("Clusters") if isinstance(proxy.get("Clusters"), dict) else {}
     for route_id, route in proxy["Routes"].items():
         match = route.get("Match") if isinstance(route, dict) else None
-        if not isinstance(match, dict) or not isinstance(match.get("Path"), str):
+        if not isinstance(match, dict):
             continue
         line = _line(text, f'"{route_id}"')
-        written = match["Path"]
+        written = match.get("Path")
+        if not isinstance(written, str):  # YARP matches every path of its Hosts (or of every host)
+            written = "/{**rest}"
         catch_all = bool(_CATCH_ALL.search(written))
         prefix = _CATCH_ALL.sub("", written) if catch_all else written
         pattern = _under(prefix) if catch_all else written
