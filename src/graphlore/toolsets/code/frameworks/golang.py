@@ -26,6 +26,8 @@ class GoPackages:
         #: (package, interface) -> the names of the methods it declares
         self.interface_methods: dict[tuple[str, str], set[str]] = {}
         for bound in bounds:
+            if bound.facts.extra.get("build_excluded"):   # Wire's injector template beside wire_gen.go
+                continue
             package = bound.ctx.module_name
             for index, sym in enumerate(bound.facts.symbols):
                 if sym.kind in ("class", "interface") and sym.parent is None:
