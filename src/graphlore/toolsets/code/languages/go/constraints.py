@@ -61,21 +61,20 @@ def _parse(expression: str) -> bool | None:
         return None
     at = 0
 
-    def either() -> bool | None:
+    def joined(operator: str, part, combine) -> bool | None:
+        """``part (operator part)*``, its values combined."""
         nonlocal at
-        values = [both()]
-        while at < len(tokens) and tokens[at] == "||":
+        values = [part()]
+        while at < len(tokens) and tokens[at] == operator:
             at += 1
-            values.append(both())
-        return _or(values)
+            values.append(part())
+        return combine(values)
+
+    def either() -> bool | None:
+        return joined("||", both, _or)
 
     def both() -> bool | None:
-        nonlocal at
-        values = [single()]
-        while at < len(tokens) and tokens[at] == "&&":
-            at += 1
-            values.append(single())
-        return _and(values)
+        return joined("&&", single, _and)
 
     def single() -> bool | None:
         nonlocal at
