@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from helpers.code_graph import edit, render
 from helpers.code_tools import write_tree
 
 from graphlore.toolsets.code.index.graph import CodeGraph
@@ -228,3 +229,18 @@ def test_two_producers_on_one_type_or_two_handed_functions_stay_at_the_configuri
         ("cmd/grinder/main.go", 11, "flour/sack.ready", "grinder.main"),
         ("cmd/grinder/main.go", 12, "bran/bran.ready", "grinder.main")}
     assert {f[5] for f in found if f[0] == "route"} == {"baker.main"}
+
+
+def test_an_update_of_the_sending_or_the_configured_file_equals_a_full_build(tmp_path: Path):
+    root = write_tree(tmp_path / "mill", _files())
+    graph = CodeGraph.build(root)
+    # the use case stops sending bran: one producer fewer, found in a file that imports no AMQP library
+    edit(root, "internal/grinder/orders/orders.go", "return m.bran.Send(ctx, []byte(\"bran\"))", "return nil")
+    graph.update()
+    lines = render(graph)
+    assert lines == render(CodeGraph.build(root))
+    assert not any("bran/bran.ready" in line and "Mill.Grind" in line for line in lines)
+    # the field's type changes: two flour senders, so both stay where they are configured
+    edit(root, "internal/grinder/app/app.go", "Bran  orders.BranSender", "Bran  orders.FlourSender")
+    graph.update()
+    assert render(graph) == render(CodeGraph.build(root))
