@@ -231,6 +231,17 @@ def test_two_producers_on_one_type_or_two_handed_functions_stay_at_the_configuri
     assert {f[5] for f in found if f[0] == "route"} == {"baker.main"}
 
 
+def test_a_producer_configured_where_its_type_is_not_known_keeps_the_others_at_their_configuring_calls(tmp_path: Path):
+    bus = BUS + "\nfunc Made(settings ...Setting) Sender {\n\ts := &sender{}\n\ts.Apply(settings...)\n\treturn s\n}\n"
+    main = GRINDER_MAIN.replace("\ta.Bran.Apply(", "\t_ = bus.Made(bus.WithExchange(\"chaff\"), bus.WithKey(\"chaff.ready\"))\n"
+                                                  "\ta.Bran.Apply(")
+    _, _, found = _endpoints(write_tree(tmp_path / "mill", _files(**{"bus/bus.go": bus, "cmd/grinder/main.go": main})))
+    # the constructor's object may be the one a use case sends through: nothing moves to the send calls
+    assert {(f[2], f[4]) for f in found if f[0] == "producer"} == {
+        ("cmd/grinder/main.go", "flour/sack.ready"), ("cmd/grinder/main.go", "chaff/chaff.ready"),
+        ("cmd/grinder/main.go", "bran/bran.ready")}
+
+
 def test_an_update_of_the_sending_or_the_configured_file_equals_a_full_build(tmp_path: Path):
     root = write_tree(tmp_path / "mill", _files())
     graph = CodeGraph.build(root)

@@ -15,8 +15,9 @@ A producer configured on a receiver of a project type (``a.BaristaOrderPub.Confi
 ``orders.BaristaEventPublisher``) sends where the service calls that type's send method (the name of the shared
 method that publishes, ``Publish``) on a receiver of the same type (``uc.baristaEventPub.Publish(...)`` in a use
 case): one producer at each such call, in the calling function, as a client is where its request is sent. When
-no such call is found, or the service configures two producers on receivers of that type (which one a call
-sends through is not known), the producer stays at the configuring call.
+no such call is found, or the service configures two producers on receivers of that type, or one on a receiver
+whose type is not known (a constructor given the options), which one a call sends through is not known: the
+producer stays at the configuring call.
 
 A consumer's handler is the function the same function hands to the configured receiver
 (``a.Consumer.Configure(...)``, then ``a.Consumer.StartConsumer(a.Worker)``): the one project function or method
@@ -63,8 +64,8 @@ class Options:
         self.setters: dict[tuple[str, str], str] = {}
         self.shared: dict[str, Shared] = {}
         self.files = [b for b in files if b.facts.language == "go" and not b.facts.extra.get("build_excluded")]
-        #: (microservice, receiver type) -> how many producer-configuring calls (made at the first `read`)
-        self._configured: dict[tuple[str, tuple[str, str]], int] | None = None
+        #: (microservice, receiver type or None) -> how many producer-configuring calls (made at the first `read`)
+        self._configured: dict[tuple[str, tuple[str, str] | None], int] | None = None
         for bound in files:
             if bound.facts.language != "go":
                 continue
@@ -148,8 +149,10 @@ class Options:
         """(file, calling symbol, line) of each call of the configured type's send method in the service (see the
         module docstring); none when the receiver's type is not known or not the service's only one."""
         typed = go.type_of(bound, call.owner, call.receiver, call.line) if call.receiver else None
-        if typed is None or self._configurations(go, fold).get((bound.ctx.microservice, typed), 0) != 1:
-            return []
+        counts = self._configurations(go, fold)
+        service = bound.ctx.microservice
+        if typed is None or counts.get((service, typed), 0) != 1 or counts.get((service, None), 0):
+            return []   # another producer of that type, or one whose type is not known, may be the one sending
         sites = []
         for other in self.files:
             if other.ctx.microservice != bound.ctx.microservice:
@@ -161,20 +164,20 @@ class Options:
                     sites.append((other, by_key[send.owner], send.line))
         return sites
 
-    def _configurations(self, go: GoProject, fold: Fold) -> dict[tuple[str, tuple[str, str]], int]:
-        """How many producer-configuring calls each service makes on receivers of each project type."""
+    def _configurations(self, go: GoProject, fold: Fold) -> dict[tuple[str, tuple[str, str] | None], int]:
+        """How many producer-configuring calls each service makes on receivers of each project type (None: of a
+        type not known, such as a constructor given the options)."""
         if self._configured is None:
             self._configured = {}
             for bound in self.files:
                 for call in bound.facts.calls:
-                    found = self.configured(bound, call, fold) if call.receiver else None
+                    found = self.configured(bound, call, fold)
                     sends = self.shared[found[0]].sends if found is not None else []
                     if found is None or not any(k in found[1] or e in found[1] for e, k in sends):
                         continue
-                    typed = go.type_of(bound, call.owner, call.receiver, call.line)
-                    if typed is not None:
-                        slot = (bound.ctx.microservice, typed)
-                        self._configured[slot] = self._configured.get(slot, 0) + 1
+                    typed = go.type_of(bound, call.owner, call.receiver, call.line) if call.receiver else None
+                    slot = (bound.ctx.microservice, typed)
+                    self._configured[slot] = self._configured.get(slot, 0) + 1
         return self._configured
 
 
