@@ -8,6 +8,7 @@
     python bench/facts_resolution.py --er --threshold code_merge_definition=0.4   # a variant of the lines
     python bench/facts_resolution.py --er --dump-merges /tmp/merges.jsonl   # every merge, for facts_variants_fit.py
     python bench/facts_resolution.py --er --oracle-judge   # then resolve-links, answers from the gold
+    python bench/facts_resolution.py --er --sets amazon_google --price   # a product's definition states its price
 
 **Pairs.** Each pair is (name A, definition A, name B, definition B, same thing?). Types are left
 equal, so only names and definitions decide (a differing type would block a merge on its own).
@@ -206,10 +207,17 @@ def paper_definition(r: dict) -> str:
     return f"paper {'by ' + authors + ' ' if authors else ''}in {r['venue'].strip()}, {r['year'].strip()}"
 
 
+#: ``--price``: a product's definition also states the shop's price, as a user's catalogue document would.
+WITH_PRICE = False
+
+
 def product_definition(r: dict) -> str:
     parts = [_words(r["description"], DESCRIPTION_WORDS)] if r["description"].strip() else ["product"]
     if r["manufacturer"].strip():
         parts.append(f"by {r['manufacturer'].strip()}")
+    price = r["price"].strip()
+    if WITH_PRICE and price and price.split()[0] not in ("0", "0.0", "0.00"):
+        parts.append(f"price {price}")
     return "; ".join(parts)
 
 
@@ -627,8 +635,12 @@ def main() -> None:
     parser.add_argument("--threshold", action="append", default=[], metavar="NAME=VALUE",
                         help="resolve with this line of graphlore.toolsets.facts.resolve.Thresholds changed, e.g. "
                              "code_merge_definition=0.4 (repeatable; passed to the Writer, src/ is not changed)")
+    parser.add_argument("--price", action="store_true",
+                        help="a product's definition also states the shop's price (left out by default: what one shop "
+                             "asks, not what the product is)")
     args = parser.parse_args()
-    global LINES
+    global LINES, WITH_PRICE
+    WITH_PRICE = args.price
     for given in args.threshold:
         name, _, value = given.partition("=")
         if name not in {f.name for f in fields(Thresholds)}:
