@@ -49,7 +49,8 @@ def _upgrade_notes(db: Database, conn: psycopg.Connection, location: str, applie
                    target: int | None) -> Iterator[Callable[[int], None] | None]:
     """While an existing namespace is upgraded on ``conn`` (an index build over a large graph's edges takes
     minutes), a watcher on a connection of its own reads every :data:`WATCH_S` the index build under way
-    (``pg_stat_progress_create_index``: rows done of the table's rows) or else the steps done, for
+    (``pg_stat_progress_create_index``: pages of the table read, then rows put in the index) or else the steps
+    done, for
     :class:`UpgradeNotes` (stderr, once the upgrade has run 5 s). Yields the steps' callback (None: a new
     namespace, nothing to say). Best effort: a watcher that cannot read stops, the upgrade goes on."""
     if target is None or applied >= target:
@@ -63,11 +64,15 @@ def _upgrade_notes(db: Database, conn: psycopg.Connection, location: str, applie
         try:
             with db.connect() as watcher:
                 while not stop.wait(WATCH_S):
-                    row = watcher.execute("SELECT tuples_done, tuples_total, relid::regclass::text FROM "
-                                          "pg_stat_progress_create_index WHERE pid = %s", (pid,)).fetchone()
-                    if row is not None and row[1]:
-                        notes(min(row[0], row[1] - 1), row[1], f"rows of {row[2].rsplit('.', 1)[-1]} indexed")
-                    else:
+                    row = watcher.execute("SELECT tuples_done, tuples_total, blocks_done, blocks_total, "
+                                          "relid::regclass::text FROM pg_stat_progress_create_index WHERE pid = %s",
+                                          (pid,)).fetchone()
+                    table = row[4].rsplit(".", 1)[-1] if row is not None else ""
+                    if row is not None and row[0] and row[1]:  # loading the sorted rows into the index
+                        notes(min(row[0], row[1] - 1), row[1], f"rows of {table} indexed")
+                    elif row is not None and row[3]:  # reading the table
+                        notes(min(row[2], row[3] - 1), row[3], f"pages of {table} read for an index")
+                    else:  # another statement (a table rewrite: PostgreSQL says nothing of its progress)
                         notes(done[0], steps, "schema steps")
         except (psycopg.Error, GraphloreError):
             return
