@@ -315,6 +315,7 @@ def test_the_real_entry_point_keeps_cat_numbers_between_processes(env):
     assert "only metal that is liquid at room temperature" in expanded.stdout
 
 
+@pytest.mark.slow  # a whole ingest, then a command on the upgraded graph
 @pytest.mark.skipif(BACKEND != "sqlite", reason="the SQLite schema's own migration (PostgreSQL migrates its namespaces)")
 def test_a_graph_of_an_older_schema_says_on_stderr_how_far_its_upgrade_is(tmp_path, embedder, monkeypatch):
     """The first command on a graph written before schema 5 upgrades it (an index build over every fact: minutes
