@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import json
 import re
 from pathlib import Path
 
-from facts_resolution import FOLDS, SETS, load_set
+from facts_resolution import SETS, load_set
+from facts_variants_fit import cross_validate, read_merges
 
 #: The columns of each set that state one value per thing, by kind ("number" or "name").
 ATTRIBUTES = {
@@ -131,28 +131,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("merges", type=Path, help="JSON lines of facts_resolution.py --dump-merges (shipped rules)")
     args = parser.parse_args()
-    merges = [json.loads(line) for line in args.merges.read_text(encoding="utf-8").splitlines() if line.strip()]
+    merges, fit, held = read_merges(args.merges)
     records: dict[str, dict] = {}
     for name in sorted({m["set"] for m in merges}):
         left, right, _ = load_set(SETS[name])
         records.update((r["id"], r) for r in [*left, *right])
-    labelled = [m for m in merges if m["judged"]]
-    fit = [m for m in labelled if m["half"] == "fit"]
-    held = [m for m in labelled if m["half"] == "held-out"]
     cache: dict = {}
-    print(f"{len(merges)} merges, {len(labelled)} between records both in gold pairs: fit half {len(fit)} "
-          f"({sum(not m['right'] for m in fit)} wrong), held-out half {len(held)} ({sum(not m['right'] for m in held)} wrong)")
-    total_w = total_r = 0
-    for k in range(FOLDS):
-        train = [m for m in fit if m["fold"] != k]
-        test = [m for m in fit if m["fold"] == k]
-        best, (tw, tr) = choose(train, records, cache)
-        w, r = gain(test, best, records, cache)
-        total_w, total_r = total_w + w, total_r + r
-        print(f"fold {k}: chosen on {len(train)} merges ({describe(best)}: blocks {tw} wrong, {tr} right); "
-              f"on the fold's {len(test)}: blocks {w} wrong, {r} right")
-    print(f"cross-validated over the fit half: blocks {total_w} wrong and {total_r} right merges "
-          f"(net {total_w - total_r:+d} of {len(fit)})")
+    cross_validate(fit, lambda ms: choose(ms, records, cache), lambda ms, s: gain(ms, s, records, cache), describe)
     best, (w, r) = choose(fit, records, cache)
     print(f"chosen on the whole fit half: {describe(best)} (blocks {w} wrong, {r} right there)")
     off: Setting = (None, None)
@@ -162,7 +147,7 @@ def main() -> None:
             w, r = gain(ms, best, records, cache)
             print(f"  {name} {part} half: blocks {w} wrong, {r} right of {len(ms)}; precision (both labelled) "
                   f"{precision(ms, off, records, cache)} -> {precision(ms, best, records, cache)}")
-    for m in labelled:
+    for m in [*fit, *held]:
         column = blocked(m, best, records)
         if column is not None:
             values = [records[x].get(column, "") for x in m["members"]]
