@@ -12,7 +12,7 @@ from graphlore.toolsets.code.index.records import bm25_text
 from graphlore.toolsets.code.model import GraphNode, node_text
 from graphlore.toolsets.code.query import models, tools
 from graphlore.toolsets.code.query.models import NodeRef, SearchHit
-from graphlore.toolsets.code.query.tools import prefix_words, ranked
+from graphlore.toolsets.code.query.tools import paged, prefix_words, ranked
 
 
 def run(runtime: Runtime, tool: str, **fields):
@@ -38,6 +38,18 @@ def test_test_code_follows_the_code_and_stays_listed_unless_the_query_asks_for_t
     assert [h.node.name for h in ranked("order", hits)] == [
         "Checkout", "OrderService", "Orders", "OrderServiceTest", "OrderFixture"]
     assert [h.node.name for h in ranked("order tests", hits)] == [h.node.name for h in hits]
+
+
+def test_the_page_gives_the_places_of_tests_to_the_next_code_and_nothing_else():
+    """Only the places test code leaves are filled from beyond the page (with code, never tests); a symbol named
+    as the query beyond the page stays there."""
+    hits = [_hit("OrderTest", 9.0, "TEST"), _hit("Checkout", 8.0), _hit("OrderSpec", 7.0, "TEST"),
+            _hit("order", 6.0), _hit("Orders", 5.0), _hit("OrderMore", 4.0, "TEST")]
+    assert [h.node.name for h in paged("order", hits, 3)] == ["Checkout", "order", "Orders"]
+    assert [h.node.name for h in paged("order", hits, 5)] == ["order", "Checkout", "Orders", "OrderTest", "OrderSpec"]
+    assert [h.node.name for h in paged("order tests", hits, 3)] == ["OrderTest", "Checkout", "OrderSpec"]
+    code = [_hit("Checkout", 8.0), _hit("Pay", 7.0), _hit("order", 6.0)]
+    assert [h.node.name for h in paged("order", code, 2)] == ["Checkout", "Pay"]
 
 
 def _symbol(fqn: str, score: float, symbol_kind: str) -> SearchHit:

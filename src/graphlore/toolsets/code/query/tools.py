@@ -345,6 +345,17 @@ def ranked(query: str, hits: list[SearchHit]) -> list[SearchHit]:
     return out
 
 
+def paged(query: str, hits: list[SearchHit], limit: int) -> list[SearchHit]:
+    """The page of ``limit`` hits: the first ``limit`` `ranked`, where test code that `ranked` puts last gives its
+    places to the next hits of other code (the ranking fetched `FETCHED` times the page), never to more tests."""
+    page = ranked(query, hits[:limit])
+    tests = TEST_WORDS.isdisjoint(_words(query)) and [h for h in page if h.node.role == "TEST"]
+    if not tests:
+        return page
+    more = [h for h in hits[limit:] if h.node.role != "TEST"][:len(tests)]
+    return ([h for h in page if h.node.role != "TEST"] + more + tests)[:limit]
+
+
 def _words(text: str) -> set[str]:
     """The lower-case words of ``text`` and the case-change words of its identifiers, stop words aside."""
     return {w.lower() for w in re.findall(r"[^\W_]+", f"{text} {split_words(text)}")} - STOPWORDS
@@ -410,8 +421,8 @@ def search(runtime: Runtime, request: SearchRequest) -> SearchResponse:
                      "so BM25 gives it no weight (scores ~0) and this order is not a ranking: add a rarer word, "
                      "a kind or a filter")
     found = refs(store, [h.id for h in hits])
-    results = ranked(request.query, [SearchHit(node=found[h.id], score=round(h.score, 6)) for h in hits
-                                     if h.id in found])[:request.limit]
+    results = paged(request.query, [SearchHit(node=found[h.id], score=round(h.score, 6)) for h in hits
+                                    if h.id in found], request.limit)
     if not results:
         why = "no indexed name, fqn, signature or docstring contains a word of the query"
         if conditions:
