@@ -393,8 +393,7 @@ def file_node(bound: Bound, symbol_kind: str, props: dict[str, Any]) -> GraphNod
     if facts.syntax_errors:
         base["syntax_errors"] = facts.syntax_errors
     base.update(props)
-    text = node_text(name, bound.file_fqn, "", base["docstring"], body_text(bound.calls.get("", [])))
-    return GraphNode(bound.file_id, "symbol", name, text, base)
+    return GraphNode(bound.file_id, "symbol", name, node_text(name, bound.file_fqn, "", base["docstring"]), base)
 
 
 def _annotation_text(annotation) -> str:
