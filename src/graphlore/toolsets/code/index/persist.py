@@ -43,7 +43,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: ``;`` keeps its place (formats 5 to 7 gave another service's rpc of the name its rule).
 #: 9: a Go file no default build compiles says so (``extra["build_excluded"]``): restored facts of format 8 would
 #: keep Wire's ``wireinject`` templates as call targets.
-FORMAT = 9
+#: 10: a symbol's search text holds what its body calls and the words of its string literals
+#: (`symbols.body_text`): an unchanged file of an index of format 9 would keep its symbols' shorter texts.
+FORMAT = 10
 
 
 def _context(values: list) -> FileContext:

@@ -2,7 +2,7 @@
 
 **Text.** BM25 reads a node's ``name`` and ``text``: for a symbol its name, the words of its name and fqn
 split at case changes (``getAccountByName`` -> ``get account by name``; BM25 alone would see one word),
-its fqn, signature and docstring. The embedding reads `embedding_text` (kind, name, fqn, signature and
+its fqn, signature, docstring and what its body calls and says (`symbols.body_text`). The embedding reads `embedding_text` (kind, name, fqn, signature and
 the start of the docstring); ``Node.text_hash`` is that text's hash, so a symbol is embedded again only
 when it changes.
 
