@@ -197,7 +197,8 @@ class Matcher:
 
     def client_entry(self, node: GraphNode) -> str | None:
         p = node.props
-        for client in self.key["clients"]:
+        # the narrowest span first: a redeclared method's span lies inside its interface's (an inherited client)
+        for client in sorted(self.key["clients"], key=lambda c: c["span"][1] - c["span"][0]):
             if client["file"] != p["file"] or not client["span"][0] <= p["line"] <= client["span"][1]:
                 continue
             if client["kind"] == "grpc":
