@@ -25,13 +25,22 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..languages.folding import Folded, literal, unknown
-from ..languages.java.constants import JavaFolder
 from ..languages.symbols import Bound
 from ..model import AnnotationFact
 from ..services.endpoints import Item, join_paths
 from ..services.settings import Values
 from .base import Framework, Project, Reader, item
-from .jvm import JVM_LANGUAGES, JavaFile, annotations, attr, constants
+from .jvm import (
+    JVM_LANGUAGES,
+    TYPE_KINDS,
+    JavaFile,
+    Mapped,
+    Types,
+    annotations,
+    attr,
+    constants,
+    inherited_mappings,
+)
 
 VERBS = {"Get": "GET", "Post": "POST", "Put": "PUT", "Delete": "DELETE", "Patch": "PATCH", "Head": "HEAD",
          "Options": "OPTIONS"}
@@ -42,72 +51,27 @@ RETRIEVES = {"retrieve", "exchange", "stream", "jsonStream", "eventStream"}
 HTTP_CLIENT_TYPES = {"HttpClient", "RxHttpClient", "ReactorHttpClient", "RxStreamingHttpClient",
                      "StreamingHttpClient", "BlockingHttpClient"}
 CONTEXT_KEY = "micronaut.server.context-path"
-TYPE_KINDS = ("class", "interface", "record", "enum", "object")
 
 
 def is_micronaut(bound: Bound) -> bool:
     return any(i.target.startswith("io.micronaut.") for i in bound.facts.imports)
 
 
-class Types:
-    """The project's JVM types by fqn, and the supertypes a type's file names (resolved through its imports)."""
-
-    def __init__(self, project: Project):
-        self.constants = constants(project)
-        self.by_fqn: dict[str, tuple[Bound, int]] = {}
-        for bound in project.table.files.values():
-            if bound.facts.language in JVM_LANGUAGES:
-                for index, sym in enumerate(bound.facts.symbols):
-                    if sym.kind in TYPE_KINDS or sym.kind == "annotation":
-                        self.by_fqn.setdefault(bound.fqns[index], (bound, index))
-
-    def supers(self, bound: Bound, index: int) -> list[tuple[Bound, int]]:
-        sym = bound.facts.symbols[index]
-        folder = JavaFolder(self.constants, bound.facts, sym.key)
-        out = []
-        for _relation, written in sym.supers:
-            fqn = folder.type_fqn(written.split("<", 1)[0].strip())
-            if fqn is not None and fqn in self.by_fqn:
-                out.append(self.by_fqn[fqn])
-        return out
+def mappings(types: Types, bound: Bound, index: int) -> list[Mapped]:
+    """Every mapped method of the type, its own and those inherited from its supertypes (Micronaut inherits a
+    method's annotations from the interface it implements)."""
+    return inherited_mappings(types, bound, index, _own_mappings)
 
 
-class Mapped:
-    """A method mapping (``@Get("/x")``...) a type has, its own or inherited: where it is written, and the
-    type's own method it belongs to (None: the type does not redeclare it)."""
-
-    def __init__(self, owner: int | None, bound: Bound, member: int, annotation: AnnotationFact, verb: str):
-        self.owner, self.bound, self.member, self.annotation, self.verb = owner, bound, member, annotation, verb
-
-
-def mappings(types: Types, bound: Bound, index: int, seen: frozenset[str] = frozenset()) -> list[Mapped]:
-    """Every mapped method of the type: its own mappings, then those of its supertypes that it does not map
-    again itself (Micronaut inherits a method's annotations from the interface it implements)."""
-    facts = bound.facts
-    key = f"{bound.path}:{index}"
-    if key in seen or len(seen) > 8:
+def _own_mappings(bound: Bound, member: int) -> list[tuple[str, AnnotationFact]]:
+    if not is_micronaut(bound):
         return []
-    methods = [i for i in bound.members(facts.symbols[index].key) if facts.symbols[i].kind == "method"]
-    own_methods = {facts.symbols[i].name: i for i in methods}
-    out: list[Mapped] = []
-    if is_micronaut(bound):
-        for member in methods:
-            for ann_name, annotation in annotations(facts.symbols[member]).items():
-                if ann_name in VERBS:
-                    out.append(Mapped(member, bound, member, annotation, VERBS[ann_name]))
-    mapped_here = {facts.symbols[m.member].name for m in out}
-    for super_bound, super_index in types.supers(bound, index):
-        for inherited in mappings(types, super_bound, super_index, seen | {key}):
-            name = inherited.bound.facts.symbols[inherited.member].name
-            if name in mapped_here:
-                continue
-            out.append(Mapped(own_methods.get(name), inherited.bound, inherited.member, inherited.annotation,
-                              inherited.verb))
-    return out
+    return [(VERBS[name], annotation) for name, annotation in annotations(bound.facts.symbols[member]).items()
+            if name in VERBS]
 
 
 def prepare(files: list[Bound], project: Project) -> Reader:
-    types = project.shared("micronaut.types", lambda: Types(project))
+    types = Types.of(project)
     consts = constants(project)
 
     def read(bound: Bound) -> Iterator[Item]:
@@ -143,7 +107,7 @@ def _context_path(values: Values) -> Folded:
 def _paths(jf: JavaFile, mapped: Mapped, values: Values) -> list[tuple[str, Folded]]:
     """The paths of a mapping (``value``/``uri``, or each of ``uris``; none: ``/``), folded where written."""
     where = jf if mapped.bound is jf.bound else JavaFile(mapped.bound, jf.constants, values)
-    class_key = mapped.bound.facts.symbols[mapped.member].parent or ""
+    class_key = mapped.class_key
     uris = attr(mapped.annotation, "uris")
     if uris is not None:
         return where.folds(uris, class_key)

@@ -20,8 +20,8 @@ project's deployment files give the module's service (`services.deployment`), as
 for ``orders.url``), nested values resolved in turn; a key that is nowhere and has no default stays unknown.
 A variable given several values (two manifests) is one of them (a `folding.choice`).
 
-**Profiles.** ``application-<profile>`` files are read apart (`Values.profiles`): which profile runs is not
-in the code, so a key they set is one of their values and the default's (`Values.get`).
+**Profiles.** ``application-<profile>`` files and Quarkus's ``%profile.`` keys (``%prod.quarkus.http.port``)
+are read apart (`Values.profiles`): which profile runs is not in the code, so a key they set is one of their values and the default's (`Values.get`).
 """
 
 from __future__ import annotations
@@ -170,6 +170,20 @@ def read_settings_at(path: Path) -> tuple[dict[str, str], dict[str, int]]:
             _flatten(doc, "", out)
             lines.update(doc_lines)
     return out, lines
+
+
+def _profile_keys(settings: dict[str, str]) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
+    """Quarkus's profile keys (``%prod.quarkus.http.port``) apart from the others: profile -> key -> value."""
+    plain: dict[str, str] = {}
+    profiles: dict[str, dict[str, str]] = {}
+    for key, value in settings.items():
+        profile, dot, rest = key[1:].partition(".") if key.startswith("%") else ("", "", "")
+        if dot and profile and rest:
+            for one in profile.split(","):   # %dev,test.key: both profiles
+                profiles.setdefault(one, {})[rest] = value
+        else:
+            plain[key] = value
+    return plain, profiles
 
 
 def _profile_doc(doc: dict) -> bool:
@@ -364,7 +378,10 @@ def module_values(layout: Layout, root: Path, deployment: Deployment | None = No
             values.env = deployment.env.get(module.microservice, {})
         for source, settings, lines in local[path]:
             if not any(source.startswith(folder + "/") for folder in shared):
+                settings, by_profile = _profile_keys(settings)
                 values.add(settings, source, lines)
+                for profile, profiled in by_profile.items():
+                    values.add_profile(profile, profiled, source)
         for source, settings in profiles[path]:
             stem = PurePosixPath(source).stem
             values.add_profile(stem.split("-", 1)[1], settings, source)
