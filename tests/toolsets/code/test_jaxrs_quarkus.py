@@ -111,6 +111,7 @@ public class Checkout {
 '''
 
 SHOP_PROPS = '''quarkus.application.name=shop
+%test.quarkus.rest-client.stock.url=http://localhost:8081
 quarkus.rest-client.stock.url=http://localhost:9999
 %prod.quarkus.rest-client.stock.url=http://stock-service:8080
 legacy/mp-rest/url=http://stock-service:8080
@@ -137,6 +138,12 @@ def test_jaxrs_interfaces_rest_clients_and_channels(tmp_path: Path):
     nodes, edges = CodeGraph.build(root).snapshot()
     services = {n.name: n.props for n in nodes.values() if n.kind == "microservice"}
     assert services["stock-service"]["name_source"] == "quarkus.application.name"
+    shop_config = services["shop"]["config"]                # what the service's describe shows, file:line
+    props = "shop/src/main/resources/application.properties"
+    assert f"quarkus.rest-client.stock.url: http://localhost:9999 ({props}:3)" in shop_config
+    assert f"quarkus.rest-client.stock.url: http://stock-service:8080 ({props}:4, profile prod)" in shop_config
+    assert f"mp.messaging.outgoing.orders-out.topic: orders.placed ({props}:7)" in shop_config
+    assert not any("8081" in line for line in shop_config)   # %test runs the tests only
     routes = {(p["framework"], p.get("http_method"), p.get("path_template") or p.get("topic"), p["line"])
               for p in (n.props for n in nodes.values() if n.kind == "route")}
     assert routes == {
