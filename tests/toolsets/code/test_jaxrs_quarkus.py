@@ -110,6 +110,33 @@ public class Checkout {
 }
 '''
 
+RAW_CLIENT = '''package com.acme.shop;
+
+import jakarta.ws.rs.client.ClientBuilder;
+import jakarta.ws.rs.client.Entity;
+import jakarta.ws.rs.client.WebTarget;
+
+public class StockCalls {
+    private static final String BASE = "http://stock-service:8080";
+    private WebTarget stock = ClientBuilder.newClient().target(BASE);
+
+    String level(String sku) {
+        return ClientBuilder.newClient().target(BASE).path("stock").path(sku).request().get(String.class);
+    }
+
+    void reserve(String body) {
+        stock.path("/stock")
+            .request()
+            .async()
+            .post(Entity.json(body));
+    }
+
+    void audit() {
+        stock.path("audit").request().method("PATCH");
+    }
+}
+'''
+
 SHOP_PROPS = '''quarkus.application.name=shop
 %test.quarkus.rest-client.stock.url=http://localhost:8081
 quarkus.rest-client.stock.url=http://localhost:9999
@@ -134,6 +161,7 @@ def test_jaxrs_interfaces_rest_clients_and_channels(tmp_path: Path):
         "shop/src/main/resources/application.properties": SHOP_PROPS,
         "shop/src/main/java/com/acme/shop/StockClient.java": CLIENTS,
         "shop/src/main/java/com/acme/shop/Checkout.java": SHOP_EVENTS,
+        "shop/src/main/java/com/acme/shop/StockCalls.java": RAW_CLIENT,
     })
     nodes, edges = CodeGraph.build(root).snapshot()
     services = {n.name: n.props for n in nodes.values() if n.kind == "microservice"}
@@ -156,12 +184,16 @@ def test_jaxrs_interfaces_rest_clients_and_channels(tmp_path: Path):
     loose = next(n.props for n in nodes.values() if n.kind == "route" and n.props.get("topic") == "loose")
     assert not loose["resolved"] and "names no connector" in loose["unresolved_reason"]
 
-    clients = {(p["line"], p["http_method"]): p for p in (n.props for n in nodes.values() if n.kind == "client")}
+    clients = {(p["line"], p["http_method"]): p for p in (n.props for n in nodes.values() if n.kind == "client")
+               if p["client_kind"] == "mp_rest_client" or p["file"].endswith("StockCalls.java")}
     assert {key: (p["client_kind"], p["target_service"], p["match"]) for key, p in clients.items()} == {
         (10, "GET"): ("mp_rest_client", "stock-service", "cross_service"),  # the %prod. URL (localhost: nothing)
         (15, "GET"): ("mp_rest_client", "stock-service", "cross_service"),  # inherited, legacy/mp-rest/url
         (15, "POST"): ("mp_rest_client", "stock-service", "cross_service"),
         (22, "GET"): ("mp_rest_client", None, "unresolved"),
+        (12, "GET"): ("jaxrs_client", "stock-service", "cross_service"),     # target + path + path, folded
+        (16, "POST"): ("jaxrs_client", "stock-service", "cross_service"),    # a WebTarget field's target(...)
+        (23, "PATCH"): ("jaxrs_client", "stock-service", "no_route"),        # a path the service does not serve
     }
     assert "quarkus.rest-client.nowhere.url" in clients[(22, "GET")]["unresolved_reason"]
     by_id = {n.id: n for n in nodes.values()}

@@ -11,6 +11,10 @@ A method with ``@Path`` and no HTTP method is a sub-resource locator: not read.
 ``@Path``, at its base URL: ``baseUri``, else the configuration of its ``configKey`` (or its fully qualified
 name) in the module's settings: ``quarkus.rest-client.<key>.url`` (or ``.uri``), ``<key>/mp-rest/url`` (or
 ``/mp-rest/uri``). A base URL found nowhere leaves the client unresolved, saying which keys were looked up.
+The JAX-RS client API, in files that import it: ``client.target(url).path(p)....request().get()`` (``post``,
+``put``, ``delete``, ``head``, ``options``, ``method("X")``; after ``async()``/``rx()`` too), the URL the
+``target`` and each ``path`` joined, folded; a chain that starts at a ``WebTarget`` variable takes its
+``target(...)``: the one in the same method, else the field's initialiser.
 """
 
 from __future__ import annotations
@@ -19,13 +23,16 @@ from collections.abc import Iterator
 
 from ..languages.folding import Folded, literal, unknown
 from ..languages.symbols import Bound
-from ..model import AnnotationFact
+from ..model import AnnotationFact, CallFact
 from ..services.endpoints import Item, join_paths
 from ..services.settings import Values
 from .base import Framework, Project, Reader, item
 from .jvm import JVM_LANGUAGES, JavaFile, Mapped, Types, annotations, attr, constants, inherited_mappings
 
 VERBS = {"GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"}
+#: the JAX-RS client API's packages, and the invocation calls that send a request
+CLIENT_PACKAGES = ("javax.ws.rs.client", "jakarta.ws.rs.client")
+INVOKES = {"get", "post", "put", "delete", "head", "options", "trace", "method"}
 
 
 def _application_paths(files: list[Bound], project: Project) -> dict[str, str]:
@@ -75,6 +82,8 @@ def prepare(files: list[Bound], project: Project) -> Reader:
                 found = _class_path(types, bound, index)
                 if found is not None:
                     yield from _routes(jf, types, index, found, application_paths.get(bound.ctx.module, ""), values)
+        if any(i.target.startswith(CLIENT_PACKAGES) for i in bound.facts.imports):
+            yield from _client_calls(jf)
     return read
 
 
@@ -145,6 +154,79 @@ def _rest_client(jf: JavaFile, types: Types, index: int, anns, values: Values) -
         if not url.known:
             client.problems.append("; ".join(url.why) or "the base URL is not known")
         yield client
+
+
+# -- the JAX-RS client API ---------------------------------------------------------------------------------------
+
+
+def _client_calls(jf: JavaFile) -> Iterator[Item]:
+    facts = jf.facts
+    by_key = {sym.key: i for i, sym in enumerate(facts.symbols)}
+    made = {(c.owner, c.name, repr(c.receiver)): c for c in facts.calls}
+    for call in facts.calls:
+        chain = _chain(call.receiver)
+        if call.name not in INVOKES or call.owner not in by_key or not chain or chain[-1][0] not in (
+                "request", "async", "rx") or "request" not in (name for name, _ in chain):
+            continue
+        if call.name == "method":
+            verb = (call.args[0].strip().strip('"').upper() if call.args else "")
+            if verb not in VERBS:
+                continue
+        else:
+            verb = call.name.upper()
+        class_key = call.owner.split("#", 1)[0]
+        pieces: list[Folded] = []
+        written: list[str] = []
+        base = chain[0]
+        if base[0] == "target":
+            target = made.get((call.owner, "target", repr(base[1])))
+        else:
+            target = _target_of(facts.calls, call, base[1])
+        if target is None or not target.args:
+            url = unknown("the WebTarget's target(...) is not in the method or the field that holds it")
+        else:
+            url = jf.fold(target.args[0], class_key, target.owner, target.line)
+            written.append(target.args[0])
+        for name, receiver in chain[1:-1]:
+            if name != "path":
+                continue
+            one = made.get((call.owner, "path", repr(receiver)))
+            if one is None or not one.args:
+                continue
+            folded = jf.fold(one.args[0], class_key, call.owner, one.line)
+            pieces.append(folded if folded.text.startswith("/") else literal("/") + folded)
+            written.append(one.args[0])
+        path = url
+        for piece in pieces:
+            path = path + piece
+        yield item(jf.bound, by_key[call.owner], "client", "jaxrs_client", call.line, http_method=verb, path=path,
+                   written=" + ".join(written))
+
+
+def _chain(receiver) -> list[tuple[str, object]]:
+    """A call chain from its start: (the call's name, its receiver) per call; the start is ("target", its
+    receiver) for a ``target(...)`` call, else ("var", the variable's name) for a chain on a variable."""
+    out: list[tuple[str, object]] = []
+    while receiver and receiver[0] == "call":
+        out.append((receiver[2], receiver[1]))
+        if receiver[2] == "target":
+            return list(reversed(out))
+        receiver = receiver[1]
+    if receiver and receiver[0] == "name":
+        return [("var", receiver[1]), *reversed(out)]
+    if receiver and receiver[0] == "field" and receiver[1] == ["this"]:
+        return [("var", receiver[2]), *reversed(out)]
+    return []
+
+
+def _target_of(calls: list[CallFact], call: CallFact, var: object) -> CallFact | None:
+    """The ``target(...)`` a WebTarget variable holds: the one call in the method, else the field's initialiser."""
+    here = [c for c in calls if c.owner == call.owner and c.name == "target" and c.line <= call.line]
+    if len(here) == 1:
+        return here[0]
+    field = f"{call.owner.split('#', 1)[0]}#{var}"
+    initial = [c for c in calls if c.owner == field and c.name == "target"]
+    return initial[0] if len(initial) == 1 and not here else None
 
 
 FRAMEWORK = Framework("jaxrs", JVM_LANGUAGES, prepare, reads=JVM_LANGUAGES)
