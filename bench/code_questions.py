@@ -483,6 +483,13 @@ def broker_settings(a: Agent) -> dict:
     return {}
 
 
+def through(a: Agent, service: str) -> dict:
+    """Cross-service links of ``service`` and of the services it calls directly (one service_map call, depth 2):
+    "directly and through X"."""
+    links = [x for x in a("service_map", microservice=service, depth=2).links if x.match == "cross_service"]
+    direct = {x.target for x in links if x.source.lower() == service.lower()}
+    return {"pairs": [(x.source, x.target) for x in links if x.source.lower() == service.lower() or x.source in direct]}
+
 PLANS = {
     "pm-01": lambda a: callers_of_route(a, "POST /uaa/users", 3, "auth-service"),
     "pm-02": lambda a: callers_of(a, "StatisticsService.save", "statistics-service"),
@@ -914,6 +921,46 @@ PLANS = {
     "mn-27": lambda a: search_everywhere(a, "open a payment account for a new policy"),
     "mn-28": lambda a: search_everywhere(a, "import bank statement payments and match them to policies"),
     "mn-29": lambda a: search_everywhere(a, "check agent password on login"),
+    # aspnetrun (ninth blind set, session 6): written from the questions' words and SKILL.md after the key's commit,
+    # before any run; services as the index names them by SKILL.md's rule (a .csproj's file name: Catalog.API, ...)
+    "ac-01": lambda a: callers_of_route(a, "POST /basket/checkout", 3, "Basket.API"),
+    "ac-02": lambda a: callers_of_route(a, "discount.DiscountProtoService/GetDiscount", 2, "Discount.Grpc"),
+    "ac-03": lambda a: consumers_of_event(a, "Basket.API", "BasketCheckoutEvent"),
+    "ac-04": lambda a: callers_of_route(a, "GET /products/{id}", 3, "Catalog.API"),
+    "ac-05": lambda a: callers_of(a, "LoadUserBasket", "Shopping.Web"),
+    "ac-06": lambda a: callers_of(a, "IBasketRepository.DeleteBasket", "Basket.API"),
+    "ac-07": lambda a: callers_of_route(a, "GET /orders/customer/{customerId}", 3, "Ordering.API"),
+    "ac-08": lambda a: trace(a, "checkout", "create order", "Shopping.Web", "Ordering.API"),
+    "ac-09": lambda a: {"paths": [downstream(a, a.one("product detail add to cart", "Shopping.Web"), 7)]},
+    "ac-10": lambda a: {"paths": [downstream(a, a.one("OrderList", "Shopping.Web"), 5)]},
+    "ac-11": lambda a: trace(a, "save new order", "publish integration event", "Ordering.API", "Ordering.API"),
+    "ac-12": lambda a: callers_of_route(a, "discount.DiscountProtoService/GetDiscount", 5, "Discount.Grpc"),
+    "ac-13": lambda a: callers_of_route(a, "POST /basket", 4, "Basket.API"),
+    "ac-14": lambda a: {"nodes": a.upstream(a.one("BasketCheckoutEvent"), 3)
+                        + consumers_of_event(a, "Basket.API", "BasketCheckoutEvent")["nodes"]},
+    "ac-15": lambda a: callers_of_route(a, "GET /orders/{orderName}", 4, "Ordering.API"),
+    "ac-16": lambda a: pairs_by_kind(a, "Basket.API", ("http", "grpc", "async"), "from"),
+    "ac-17": lambda a: through(a, "Shopping.Web"),
+    "ac-18": leaves,
+    "ac-19": lambda a: {"pairs": [(x.source, x.target) for x in a("service_map").links
+                                  if x.kind == "async" and x.match == "cross_service"]},
+    "ac-20": lambda a: {"routes": served_endpoints(a, "Ordering.API")},
+    "ac-21": lambda a: {"routes": served_endpoints(a, "Discount.Grpc")},
+    "ac-22": lambda a: {"routes": served_endpoints(a, "YarpApiGateway")},
+    "ac-23": lambda a: config_of_clients(a, "Basket.API", client_kind="grpc"),
+    "ac-24": lambda a: config_of_clients(a, "Shopping.Web"),
+    "ac-25": lambda a: describe_route_named(a, "YarpApiGateway", "catalog"),
+    "ac-26": lambda a: messaging_settings(a, "Basket.API"),
+    "ac-27": lambda a: service_config_and_code(a, "Ordering.API", "order fulfilment feature flag"),
+    "ac-28": lambda a: no_link(a, "Shopping.Web", ("Discount.Grpc",)),
+    "ac-29": lambda a: {"found": calls_from(a, "Catalog.API")["pairs"]},
+    "ac-30": lambda a: client_callers_of_route(a, "POST /products", "Catalog.API"),
+    "ac-31": lambda a: {"found": consumers_of_event(a, "Ordering.API", "OrderDto")["nodes"]},
+    "ac-32": lambda a: no_link(a, "Ordering.API", ("Catalog.API", "Basket.API")),
+    "ac-33": lambda a: search_everywhere(a, "subtract discount from cart item price"),
+    "ac-34": lambda a: top_symbols(a, "cache basket in Redis", "Basket.API"),
+    "ac-35": lambda a: service_config_and_code(a, "YarpApiGateway", "rate limiter fixed window"),
+    "ac-36": lambda a: top_symbols(a, "order items from basket checkout event", "Ordering.API"),
 }
 
 
