@@ -41,6 +41,7 @@ from .jvm import (
     constants,
     inherited_mappings,
 )
+from .spring import context_path
 
 VERBS = {"Get": "GET", "Post": "POST", "Put": "PUT", "Delete": "DELETE", "Patch": "PATCH", "Head": "HEAD",
          "Options": "OPTIONS"}
@@ -79,7 +80,7 @@ def prepare(files: list[Bound], project: Project) -> Reader:
             return
         values = project.values(bound.ctx.module)
         jf = JavaFile(bound, consts, values)
-        context = _context_path(values)
+        context = context_path(values, (CONTEXT_KEY,))
         for index, sym in enumerate(bound.facts.symbols):
             if sym.kind not in TYPE_KINDS:
                 continue
@@ -94,14 +95,6 @@ def prepare(files: list[Bound], project: Project) -> Reader:
                 yield from _producers(jf, index, anns)
         yield from _low_level(jf)
     return read
-
-
-def _context_path(values: Values) -> Folded:
-    raw = values.get(CONTEXT_KEY)
-    if raw is None:
-        return literal("")
-    text, missing = values.resolve(raw)
-    return Folded(text, not missing, tuple(f"placeholder ${{{k}}} in {CONTEXT_KEY}" for k in missing))
 
 
 def _paths(jf: JavaFile, mapped: Mapped, values: Values) -> list[tuple[str, Folded]]:
