@@ -88,7 +88,9 @@ The map (packages by concern; a package imports only the packages above it)::
       jvm.py                      what JVM frameworks read (Java and Kotlin): annotations, folded values
       spring.py                   Spring MVC/WebFlux, Kafka, Rabbit, JMS, Cloud Stream, Feign, HTTP clients
                                   (Java and Kotlin)
-      jaxrs.py                    JAX-RS routes
+      jaxrs.py                    JAX-RS routes, MicroProfile Rest Client, the JAX-RS client API
+      micronaut.py                Micronaut controllers, @Client, HttpClient, Kafka and RabbitMQ
+      mp_messaging.py             MicroProfile Reactive Messaging channels (@Incoming, @Outgoing, Emitter)
       python_web.py               FastAPI and Flask routes, requests/httpx/aiohttp clients
       locust.py                   Locust load tests as HTTP clients of the service their host names
       k6.py                       k6 load tests (JavaScript) as HTTP clients of the URLs they request

@@ -20,11 +20,12 @@ bun ``workspaces``, ``pnpm-workspace.yaml``, uv ``[tool.uv.workspace]``) is an a
 is deployable: its packages are programs and libraries of their own, not one service named after the root (a
 member no deployment builds, such as a front end built into another member's image, is then a microservice with
 ``deployable=false``). A module is deployable when it (or a
-module inside it) declares ``spring.application.name``, has a ``Dockerfile``, or its build makes an
+module inside it) declares an application name (``spring.application.name``, Micronaut's and Quarkus's
+``micronaut.application.name``, ``quarkus.application.name``), has a ``Dockerfile``, or its build makes an
 application (the Spring Boot plugin). A tree whose root has no build file is an aggregator of its
 top-level builds; files outside every module belong to a service named after the root folder.
 
-**Names.** A service's name is its declared ``spring.application.name`` (``bootstrap*`` before
+**Names.** A service's name is its declared application name (``bootstrap*`` before
 ``application*``, a ``${VAR:default}`` placeholder gives its default), else its build's name (Maven
 ``artifactId``, Gradle ``rootProject.name``, ``package.json`` / ``pyproject.toml`` name), else its folder.
 Every declared name is kept (``declared_names``) for part 2's cross-service matching.
@@ -74,6 +75,8 @@ class Module:
     dockerfile: bool = False
     spring_name: str | None = None
     spring_name_raw: str | None = None
+    #: the key it was declared with (`APPLICATION_NAME_KEYS`: Spring's, Micronaut's or Quarkus's)
+    spring_name_key: str = "spring.application.name"
     config_files: tuple[str, ...] = ()
     #: its nginx configuration files (`walk.NGINX_FILE`): a gateway's routes, if they proxy
     nginx_files: tuple[str, ...] = ()
@@ -182,29 +185,36 @@ def _nearest(modules: dict[str, Module], folder: str) -> str | None:
 _PLACEHOLDER = re.compile(r"^\$\{[^:}]+:([^}]*)\}$")
 
 
-def _spring_name_from(path: Path) -> str | None:
+#: the keys that name an application, by framework (Spring, Micronaut, Quarkus): its service id in discovery
+APPLICATION_NAME_KEYS = ("spring.application.name", "micronaut.application.name", "quarkus.application.name")
+
+
+def _spring_name_from(path: Path) -> tuple[str, str] | None:
+    """The application name a settings file declares and its key (`APPLICATION_NAME_KEYS`), or None."""
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None
     if path.suffix == ".properties":
         for line in text.splitlines():
-            match = re.match(r"^\s*spring\.application\.name\s*[=:]\s*(.+?)\s*$", line)
+            match = re.match(r"^\s*(spring|micronaut|quarkus)\.application\.name\s*[=:]\s*(.+?)\s*$", line)
             if match:
-                return match.group(1)
+                return match.group(2), f"{match.group(1)}.application.name"
         return None
     try:
         docs = [d for d in yaml.safe_load_all(text) if isinstance(d, dict)]
     except yaml.YAMLError:
         return None
     for doc in docs:
-        value = doc.get("spring.application.name")
-        spring = doc.get("spring")
-        if value is None and isinstance(spring, dict):
-            app = spring.get("application")
-            value = app.get("name") if isinstance(app, dict) else spring.get("application.name")
-        if isinstance(value, str | int | float) and not isinstance(value, bool):
-            return str(value)
+        for key in APPLICATION_NAME_KEYS:
+            framework = key.split(".", 1)[0]
+            value = doc.get(key)
+            section = doc.get(framework)
+            if value is None and isinstance(section, dict):
+                app = section.get("application")
+                value = app.get("name") if isinstance(app, dict) else section.get("application.name")
+            if isinstance(value, str | int | float) and not isinstance(value, bool):
+                return str(value), key
     return None
 
 
@@ -263,8 +273,9 @@ def _read_configs(root: Path, found: Scan, modules: dict[str, Module]) -> None:
         module = modules[owner]
         module.config_files = tuple(paths)
         for path in paths:
-            raw = _spring_name_from(root / path)
-            if raw:
+            found_name = _spring_name_from(root / path)
+            if found_name:
+                raw, module.spring_name_key = found_name
                 match = _PLACEHOLDER.match(raw)
                 module.spring_name_raw = raw
                 module.spring_name = match.group(1) if match else raw
@@ -336,15 +347,15 @@ class _Services:
         modules = self.modules
         head = modules.get(root_path)
         declared: dict[str, str] = {}
-        spring = next((modules[m].spring_name for m in members if m in modules and modules[m].spring_name), None)
-        if spring:
-            declared["spring.application.name"] = spring
+        named = next((modules[m] for m in members if m in modules and modules[m].spring_name), None)
+        if named is not None:
+            declared[named.spring_name_key] = named.spring_name
         if head is not None and head.name_source != "folder":
             declared[head.name_source] = head.name
         if head is not None and head.declared_script and head.declared_script != head.name:
             declared["package.json script"] = head.declared_script
-        if spring:
-            name, source = spring, "spring.application.name"
+        if named is not None:
+            name, source = named.spring_name, named.spring_name_key
         elif head is not None:
             name, source = head.name, head.name_source
         else:

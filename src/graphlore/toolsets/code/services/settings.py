@@ -20,8 +20,9 @@ project's deployment files give the module's service (`services.deployment`), as
 for ``orders.url``), nested values resolved in turn; a key that is nowhere and has no default stays unknown.
 A variable given several values (two manifests) is one of them (a `folding.choice`).
 
-**Profiles.** ``application-<profile>`` files are read apart (`Values.profiles`): which profile runs is not
-in the code, so a key they set is one of their values and the default's (`Values.get`).
+**Profiles.** ``application-<profile>`` files and Quarkus's ``%profile.`` keys (``%prod.quarkus.http.port``)
+are read apart (`Values.profiles`; Quarkus's ``%test`` is left out: it runs the tests only): which profile runs
+is not in the code, so a key they set is one of their values and the default's (`Values.get`).
 """
 
 from __future__ import annotations
@@ -172,6 +173,21 @@ def read_settings_at(path: Path) -> tuple[dict[str, str], dict[str, int]]:
     return out, lines
 
 
+def _profile_keys(settings: dict[str, str]) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
+    """Quarkus's profile keys (``%prod.quarkus.http.port``) apart from the others: profile -> key -> value."""
+    plain: dict[str, str] = {}
+    profiles: dict[str, dict[str, str]] = {}
+    for key, value in settings.items():
+        profile, dot, rest = key[1:].partition(".") if key.startswith("%") else ("", "", "")
+        if dot and profile and rest:
+            for one in profile.split(","):   # %dev,test.key: both profiles; %test only runs the tests
+                if one != "test":
+                    profiles.setdefault(one, {})[rest] = value
+        else:
+            plain[key] = value
+    return plain, profiles
+
+
 def _profile_doc(doc: dict) -> bool:
     """A YAML document that applies to one profile only (``spring.config.activate.on-profile``)."""
     spring = doc.get("spring")
@@ -260,7 +276,21 @@ _NOTED = frozenset(canonical(k) for k in (
     "spring.config.import", "spring.cloud.config.uri", "spring.cloud.config.discovery.service-id",
     "spring.cloud.config.server.git.uri", "spring.cloud.config.server.git.search-paths",
     "spring.cloud.config.server.git.default-label", "spring.cloud.config.server.native.search-locations",
-    "eureka.client.service-url.defaultZone", "server.port"))
+    "eureka.client.service-url.defaultZone", "server.port",
+    # Micronaut and Quarkus: the port, the discovery server, where the message broker is
+    "micronaut.server.port", "micronaut.server.context-path", "consul.client.defaultZone",
+    "consul.client.registration.enabled", "eureka.client.registration.enabled", "quarkus.http.port",
+    "quarkus.http.root-path", "kafka.bootstrap.servers", "spring.kafka.bootstrap-servers", "rabbitmq.uri"))
+#: settings an agent asks about, by pattern (relaxed spelling): a REST client's base URL (Quarkus, MicroProfile,
+#: Micronaut's manual service URLs) and a messaging channel's connector and topic
+_NOTED_PATTERN = re.compile(r"^(?:quarkus\.restclient\..+\.(?:url|uri)|.+/mprest/(?:url|uri)|"
+                            r"micronaut\.http\.services\..+\.urls?(?:\[\d+\])?|"
+                            r"mp\.messaging\.(?:incoming|outgoing)\.[^.]+\.(?:connector|topic))$")
+
+
+def noted(key: str) -> bool:
+    """Whether a setting is one an agent asks about (`_NOTED`, `_NOTED_PATTERN`)."""
+    return canonical(key) in _NOTED or bool(_NOTED_PATTERN.match(canonical(key)))
 
 
 @dataclass(frozen=True)
@@ -312,8 +342,11 @@ def config_notes(root: Path, files: list[str]) -> list[Note]:
                     found.append((flat, lines, profile or file_profile))
         for flat, lines, profile in found:
             for key, value in flat.items():
-                if canonical(key) in _NOTED:
-                    out.append(Note(key, value, rel, lines.get(key), profile))
+                shown, own_profile = key, profile
+                if key.startswith("%") and "." in key:   # Quarkus's %prod.key
+                    own_profile, shown = key[1:].split(".", 1)
+                if noted(shown) and own_profile != "test":
+                    out.append(Note(shown, value, rel, lines.get(key), own_profile))
     return out
 
 
@@ -364,7 +397,10 @@ def module_values(layout: Layout, root: Path, deployment: Deployment | None = No
             values.env = deployment.env.get(module.microservice, {})
         for source, settings, lines in local[path]:
             if not any(source.startswith(folder + "/") for folder in shared):
+                settings, by_profile = _profile_keys(settings)
                 values.add(settings, source, lines)
+                for profile, profiled in by_profile.items():
+                    values.add_profile(profile, profiled, source)
         for source, settings in profiles[path]:
             stem = PurePosixPath(source).stem
             values.add_profile(stem.split("-", 1)[1], settings, source)
