@@ -17,7 +17,8 @@ service its target names; `services.links` links it to the target's routes a req
   read), any other middleware does not; a rule with ``||``, ``!`` or a regular expression, a
   middleware of another provider or one that replaces the path is not read. Compose labels are not read: the
   Traefik container runs no source of the project to hold its routes.
-- **Envoy** static configuration (``envoy*.yaml``): every ``route_config.virtual_hosts[].routes[]`` with a
+- **Envoy** static configuration (``envoy*.yaml``, or any file an Envoy container is run with that holds
+  ``static_resources``: `layout.edge`): every ``route_config.virtual_hosts[].routes[]`` with a
   ``match.prefix`` (every path under it) or ``match.path`` (that path) and a ``route.cluster``, whose
   ``socket_address.address`` / ``port_value`` (``load_assignment`` or the older ``hosts``) is the target;
   ``prefix_rewrite`` replaces the matched prefix. A ``safe_regex`` match is not read.
@@ -25,7 +26,8 @@ service its target names; `services.links` links it to the target's routes a req
 A target with several hosts (a cluster of two services) is a choice: `services.links` leaves it unresolved,
 as it does an address that is no project service. What is not read (another path transform, a regular
 expression) is said on the route (``problems``), never guessed. As for nginx, the route belongs to the module's
-first source file, with the configuration's ``file`` and ``line``; a module with no source file is not read.
+first source file, with the configuration's ``file`` and ``line``; a proxy that is only a container (no source
+file) holds them itself (`frameworks.edge`).
 """
 
 from __future__ import annotations
@@ -334,13 +336,13 @@ def routes(path: str, text: str) -> Iterator[Route]:
         yield from yarp_routes(path, text)
     elif name.startswith("ocelot"):
         yield from ocelot_routes(path, text)
-    elif name.startswith("envoy"):
+    elif name.startswith("envoy") or "static_resources" in text:   # Envoy's, by any name (``front-envoy.yaml``)
         yield from envoy_routes(path, text)
     else:
         yield from traefik_routes(path, text)
 
 
-def _read(values: Values) -> Iterator[tuple[str, ConfigRoute]]:
+def read_routes(values: Values) -> Iterator[tuple[str, ConfigRoute]]:
     for path, text in values.proxies:
         for line, method, pattern, forward, problem, flavor in routes(path, text):
             # a route whose target is not read still forwards: to a target not known (`services.links` says so)
@@ -349,7 +351,7 @@ def _read(values: Values) -> Iterator[tuple[str, ConfigRoute]]:
 
 
 def prepare(files: list[Bound], project: Project) -> Reader:
-    return config_routes(files, project, _read)
+    return config_routes(files, project, read_routes)
 
 
 FRAMEWORK = Framework("proxies", registry.NAMES, prepare, reads=None, reads_services=True)

@@ -197,6 +197,9 @@ class Values:
     nginx: list[tuple[str, str]] = field(default_factory=list)
     #: (path, text) of the module's reverse proxy configuration files (read by `frameworks.proxies`)
     proxies: list[tuple[str, str]] = field(default_factory=list)
+    #: an edge proxy that is only a container (`layout.edge`): its service, which holds its routes (no source
+    #: file of it does; `frameworks.edge`)
+    edge_service: str | None = None
     #: (file, prefix or None when it is not one string, resource) of each import in its Symfony routing files
     route_imports: list[tuple[str, str | None, str]] = field(default_factory=list)
     #: (file, path, controller, methods) of each route its Symfony routing files declare (``path`` + ``controller``)
@@ -368,6 +371,7 @@ def module_values(layout: Layout, root: Path, deployment: Deployment | None = No
         for source, settings in profiles[path]:
             stem = PurePosixPath(source).stem
             values.add_profile(stem.split("-", 1)[1], settings, source)
+        values.edge_service = module.microservice if module.edge else None
         for source in module.nginx_files:
             try:
                 text = (root / source).read_text(encoding="utf-8", errors="replace")

@@ -1,0 +1,224 @@
+"""Edge proxies that are only a container: a stock proxy image (nginx, OpenResty, Envoy, Traefik, HAProxy, Caddy)
+run with configuration files from the repository, and no source code of the project. Each is a module and a
+service of its own (`layout.detect_layout`), so the routes its configuration declares (`frameworks.edge`) are
+the service's, and the services its upstreams name are linked as a gateway's.
+
+Two ways of running one are read:
+
+- **A folder with a ``Dockerfile``** whose final stage is built ``FROM`` a proxy image, no source file under it,
+  and the proxy's configuration in it: the files its ``COPY``/``ADD`` instructions take from the folder (a
+  ``COPY --from`` another stage is not one), and any nginx or proxy configuration file by its usual name
+  (`walk.NGINX_FILE`, `walk.PROXY_FILE`). The module is the folder, named after it.
+- **A Docker Compose service** with a proxy ``image`` and no ``build``, whose configuration is mounted from the
+  repository: bind ``volumes`` (``./nginx/templates:/etc/nginx/templates``, the long ``type: bind`` form) and
+  ``configs`` whose top-level entry names a ``file``. Its module is the nearest folder holding every mounted
+  path, named after the Compose service; a folder that holds source code or is already a module is another
+  service's, and then the proxy is not read (its files would be that service's).
+
+A proxy run from a Kubernetes ConfigMap (the configuration written inside the manifest) has no file of its own:
+it is not read. HAProxy's and Caddy's configuration languages are not read either: such a proxy is a service of
+the system with no routes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+import yaml
+
+from .walk import NGINX_FILE, PROXY_FILE, Scan
+
+#: proxy image (its last path segment, without tag) -> the kind of configuration it reads
+_EDGE_IMAGE = re.compile(r"^(nginx|openresty|envoy|traefik|haproxy|caddy)(?:$|[-_.\w]*)$")
+_FROM = re.compile(r"^\s*FROM\s+(?:--\S+\s+)*(\S+)(?:\s+AS\s+(\S+))?", re.I | re.M)
+_COPY = re.compile(r"^\s*(?:COPY|ADD)\s+(.+)$", re.I | re.M)
+#: a Compose file that may run a proxy image (a cheap look before the YAML is parsed)
+_COMPOSE_HINT = re.compile(r"image:\s*['\"]?[\w.:/-]*?(?:nginx|openresty|envoy|traefik|haproxy|caddy)", re.I)
+
+
+@dataclass
+class Edge:
+    """One proxy container: its kind (``nginx``, ``envoy``, ...), the folder of its module, the name it gets,
+    the configuration files it runs with (relative to the root), and where it is declared."""
+
+    kind: str
+    folder: str
+    name: str
+    name_source: str
+    files: list[str] = field(default_factory=list)
+    declared_in: str = ""
+
+
+def edge_kind(image: str) -> str | None:
+    """``envoyproxy/envoy:v1.30`` -> ``envoy``; ``nginx:alpine`` -> ``nginx``; any other image -> None."""
+    base = image.split("@", 1)[0].rsplit("/", 1)[-1].split(":", 1)[0].lower()
+    found = _EDGE_IMAGE.match(base)
+    if found is None:
+        return None
+    return "nginx" if found.group(1) == "openresty" else found.group(1)
+
+
+def final_image(dockerfile: str) -> str | None:
+    """The image a Dockerfile's final stage builds on, through the stages it names (``FROM build AS x``)."""
+    stages = _FROM.findall(dockerfile)
+    if not stages:
+        return None
+    names = {alias.lower(): image for image, alias in stages if alias}
+    image = stages[-1][0]
+    for _ in range(len(stages)):
+        if image.lower() not in names:
+            break
+        image = names[image.lower()]
+    return image
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def _rel(base: PurePosixPath, written: str) -> str | None:
+    """A path written relative to ``base``, relative to the root (None when it leaves the root or is absolute)."""
+    parts: list[str] = []
+    for part in PurePosixPath(base, written).parts:
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if not parts:
+                return None
+            parts.pop()
+            continue
+        parts.append(part)
+    return "/".join(parts) or "."
+
+
+def _files_at(root: Path, rel: str) -> list[str]:
+    """The file ``rel``, or the files under the folder ``rel`` (its configuration folder), relative to the root."""
+    path = root / rel
+    if path.is_file():
+        return [rel]
+    if not path.is_dir():
+        return []
+    return sorted(p.relative_to(root).as_posix() for p in path.rglob("*") if p.is_file()
+                  and not any(part.startswith(".") for part in p.relative_to(root).parts))
+
+
+def is_config(kind: str, path: str) -> bool:
+    """Whether a file run by a proxy of ``kind`` is its configuration (nginx ``*.conf`` and ``*.template``; Envoy
+    and Traefik YAML or TOML; HAProxy ``*.cfg``, a ``Caddyfile``: not read, but the proxy's)."""
+    name = PurePosixPath(path).name
+    if kind == "nginx":
+        return bool(NGINX_FILE.match(name)) or name.endswith(".template")
+    if kind in ("envoy", "traefik"):
+        return name.endswith((".yaml", ".yml", ".toml")) or bool(PROXY_FILE.match(name))
+    return name.endswith(".cfg") if kind == "haproxy" else name.startswith("Caddyfile") or name.endswith(".caddy")
+
+
+def dockerfile_edge(root: Path, folder: str, names: list[str]) -> Edge | None:
+    """The proxy a folder's ``Dockerfile`` builds (see the module docstring), or None."""
+    text = _read(root / folder / "Dockerfile" if folder else root / "Dockerfile")
+    image = final_image(text)
+    kind = edge_kind(image) if image else None
+    if kind is None:
+        return None
+    base = PurePosixPath(folder)
+    files: list[str] = []
+    for args in _COPY.findall(re.sub(r"\\\s*\n", " ", text)):
+        words = [w for w in args.split() if not w.startswith("--")]
+        if any(w.startswith("--from") for w in args.split()) or len(words) < 2:
+            continue
+        for source in words[:-1]:
+            rel = _rel(base, source.strip("\"',[]"))
+            if rel is not None and (rel == folder or rel.startswith(folder + "/") or not folder):
+                files += [f for f in _files_at(root, rel) if is_config(kind, f)]
+    files += [f"{folder}/{n}" if folder else n for n in names if is_config(kind, n) and n != "Dockerfile"]
+    return Edge(kind, folder, PurePosixPath(folder).name or root.name, "folder", sorted(set(files)),
+                f"{folder}/Dockerfile" if folder else "Dockerfile")
+
+
+def _mounts(spec: dict, configs: dict) -> list[str]:
+    """The host paths a Compose service mounts (bind volumes written ``./x``/``../x``, ``configs`` files)."""
+    out: list[str] = []
+    for volume in spec.get("volumes") or []:
+        if isinstance(volume, str):
+            host = volume.split(":", 1)[0]
+        elif isinstance(volume, dict) and volume.get("type", "bind") == "bind":
+            host = str(volume.get("source", ""))
+        else:
+            continue
+        if host.startswith(("./", "../")) or host in (".", ".."):
+            out.append(host)
+    for config in spec.get("configs") or []:
+        name = config if isinstance(config, str) else config.get("source") if isinstance(config, dict) else None
+        declared = configs.get(name) if isinstance(name, str) else None
+        if isinstance(declared, dict) and isinstance(declared.get("file"), str):
+            out.append(declared["file"])
+    return out
+
+
+def compose_edges(root: Path, paths: list[str]) -> list[Edge]:
+    """The proxies the Compose files at ``paths`` run from a stock image with mounted configuration."""
+    out: list[Edge] = []
+    for rel in paths:
+        text = _read(root / rel)
+        if "services:" not in text or not _COMPOSE_HINT.search(text):
+            continue
+        try:
+            docs = [d for d in yaml.safe_load_all(text) if isinstance(d, dict)]
+        except yaml.YAMLError:
+            continue
+        base = PurePosixPath(rel).parent
+        for doc in docs:
+            services: Any = doc.get("services")
+            configs = doc.get("configs") if isinstance(doc.get("configs"), dict) else {}
+            for key, spec in services.items() if isinstance(services, dict) else []:
+                if not isinstance(spec, dict) or spec.get("build") or not isinstance(spec.get("image"), str):
+                    continue
+                kind = edge_kind(spec["image"])
+                if kind is None:
+                    continue
+                mounted = [m for m in (_rel(base, h) for h in _mounts(spec, configs)) if m not in (None, ".")]
+                files = sorted({f for m in mounted for f in _files_at(root, m) if is_config(kind, f)})
+                if not files:
+                    continue
+                folders = [m if (root / m).is_dir() else m.rpartition("/")[0] for m in mounted]
+                common = _common(folders)
+                if common:
+                    out.append(Edge(kind, common, str(key), "docker-compose service", files, rel))
+    return out
+
+
+def _common(folders: list[str]) -> str:
+    """The nearest folder holding every one of ``folders`` ("" when it is the root)."""
+    split = [f.split("/") for f in folders if f]
+    if len(split) != len(folders) or not split:
+        return ""
+    out = []
+    for parts in zip(*split, strict=False):
+        if len(set(parts)) != 1:
+            break
+        out.append(parts[0])
+    return "/".join(out)
+
+
+def find_edges(found: Scan, sources: set[str], modules: set[str]) -> list[Edge]:
+    """Every proxy container of the tree (see the module docstring), one per folder: folders that hold source
+    code or are modules already are left alone."""
+    out: dict[str, Edge] = {}
+    for folder, names in sorted(found.layout_files.items()):
+        if "Dockerfile" in names and folder and folder not in sources and folder not in modules:
+            edge = dockerfile_edge(found.root, folder, names)
+            if edge is not None and edge.files:
+                out[folder] = edge
+    compose = [f"{rel}/{n}" if rel else n for rel, names in sorted(found.layout_files.items()) for n in names
+               if n.endswith((".yml", ".yaml"))]
+    for edge in compose_edges(found.root, compose):
+        if edge.folder in out or edge.folder in sources or edge.folder in modules:
+            continue
+        out[edge.folder] = edge
+    return list(out.values())

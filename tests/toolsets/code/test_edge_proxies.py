@@ -1,0 +1,157 @@
+"""Edge proxies that are only a container (a stock nginx, Envoy, Traefik, HAProxy or Caddy image run with the
+repository's configuration, no source code): each is a service of its own, holding the routes its configuration
+declares, linked as a gateway to the services its upstreams name (`layout.edge`, `frameworks.edge`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from graphlore.toolsets.code.index.graph import CodeGraph
+from graphlore.toolsets.code.layout.edge import edge_kind, final_image
+from tests.helpers.code_tools import write_tree
+
+ORDERS = '''from flask import Flask
+
+app = Flask(__name__)
+
+
+@app.get("/orders/<order_id>")
+def order(order_id):
+    return {}
+'''
+
+ORDERS_SERVICE = {
+    "orders/Dockerfile": "FROM python:3.12\nCMD [\"flask\", \"run\"]\n",
+    "orders/requirements.txt": "flask\n",
+    "orders/app.py": ORDERS,
+}
+
+NGINX = "server {\n  listen 80;\n  location /api/orders/ {\n    proxy_pass http://orders:8000/;\n  }\n}\n"
+
+ENVOY = """static_resources:
+  listeners:
+  - address: {socket_address: {address: 0.0.0.0, port_value: 8080}}
+    filter_chains:
+    - filters:
+      - name: envoy.filters.network.http_connection_manager
+        typed_config:
+          route_config:
+            virtual_hosts:
+            - name: backend
+              domains: ["*"]
+              routes:
+              - match: {prefix: "/api/orders/"}
+                route: {cluster: orders, prefix_rewrite: "/orders/"}
+  clusters:
+  - name: orders
+    load_assignment:
+      cluster_name: orders
+      endpoints:
+      - lb_endpoints:
+        - endpoint: {address: {socket_address: {address: orders, port_value: 8000}}}
+"""
+
+
+def _edge(root: Path) -> tuple[dict[str, dict], dict[str, dict], list[tuple[str, str, str]]]:
+    """(microservices by name, routes of services without source by label, (service, route, route) links)."""
+    nodes, edges = CodeGraph.build(root).snapshot()
+    services = {n.props["name"]: n.props for n in nodes.values() if n.kind == "microservice"}
+    routes = {n.props["label"]: n.props for n in nodes.values() if n.kind == "route"
+              and n.props["microservice"] not in ("orders",)}
+    links = sorted((nodes[e.src].props["microservice"], nodes[e.src].props["label"], nodes[e.dst].props["label"])
+                   for e in edges.values() if e.type == "HTTP_CALLS")
+    return services, routes, links
+
+
+def test_images_of_edge_proxies_are_told_by_their_last_path_segment():
+    assert [edge_kind(i) for i in ("nginx:1.27-alpine", "envoyproxy/envoy:v1.30-latest", "traefik:v3.1",
+                                   "haproxy:2.9", "caddy:2", "openresty/openresty:alpine",
+                                   "nginxinc/nginx-unprivileged:1.27", "bitnami/nginx@sha256:00")] == [
+        "nginx", "envoy", "traefik", "haproxy", "caddy", "nginx", "nginx", "nginx"]
+    assert [edge_kind(i) for i in ("python:3.12", "node:20", "my-nginx-app", "envoy-control-plane:1")] == [
+        None, None, None, "envoy"]
+    assert final_image("FROM node:20 AS build\nRUN npm ci\nFROM nginx:1.27 AS run\nCOPY --from=build /a /b\n") == \
+        "nginx:1.27"
+
+
+def test_a_folder_that_builds_a_proxy_image_is_a_service_holding_its_routes(tmp_path: Path):
+    """``gateway/`` has a Dockerfile ``FROM nginx`` and its configuration, no source: before, nothing of it was
+    read and a call through it linked nowhere."""
+    write_tree(tmp_path, {**ORDERS_SERVICE,
+                          "gateway/Dockerfile": "FROM nginx:1.27-alpine\nCOPY nginx.conf /etc/nginx/nginx.conf\n",
+                          "gateway/nginx.conf": NGINX,
+                          "docker-compose.yml": "services:\n  gateway:\n    build: ./gateway\n    ports: ['80:80']\n"
+                                                "  orders:\n    build: ./orders\n"})
+    services, routes, links = _edge(tmp_path)
+    assert services["gateway"]["root"] == "gateway" and services["gateway"]["deployable"]
+    route = routes["ANY /api/orders/**"]
+    assert (route["microservice"], route["file"], route["line"], route["source_layer"], route["framework"]) == (
+        "gateway", "gateway/nginx.conf", 3, "config", "nginx")
+    assert (route["target_service"], route["match"]) == ("orders", "cross_service")
+    assert links == [("gateway", "ANY /api/orders/**", "GET /orders/{order_id}")]
+
+
+def test_a_compose_proxy_image_runs_the_mounted_templates_with_the_env_it_is_given(tmp_path: Path):
+    """The official nginx image renders ``/etc/nginx/templates/*.template`` with ``envsubst``: the ``${VAR}`` are
+    the variables the Compose service sets. Its module is the mounted folder, named after the Compose service."""
+    write_tree(tmp_path, {**ORDERS_SERVICE,
+                          "deploy/nginx/templates/default.conf.template": NGINX.replace(
+                              "http://orders:8000/", "http://${ORDERS_ADDR}/"),
+                          "deploy/nginx/conf/proxy.conf": "proxy_set_header Host $host;\n",
+                          "docker-compose.yml": "services:\n  edge:\n    image: nginx:1.27\n    volumes:\n"
+                                                "      - ./deploy/nginx/templates:/etc/nginx/templates\n"
+                                                "      - ./deploy/nginx/conf/proxy.conf:/etc/nginx/conf.d/p.conf:ro\n"
+                                                "    environment:\n      ORDERS_ADDR: orders:8000\n"
+                                                "  orders:\n    build: ./orders\n"})
+    services, routes, links = _edge(tmp_path)
+    assert services["edge"]["root"] == "deploy/nginx"
+    route = routes["ANY /api/orders/**"]
+    assert (route["microservice"], route["file"]) == ("edge", "deploy/nginx/templates/default.conf.template")
+    assert route["forward"]["target"] == "http://orders:8000" and route["match"] == "cross_service"
+    assert links == [("edge", "ANY /api/orders/**", "GET /orders/{order_id}")]
+
+
+def test_an_envoy_image_reads_the_file_it_copies_by_any_name(tmp_path: Path):
+    write_tree(tmp_path, {**ORDERS_SERVICE,
+                          "front/Dockerfile": "FROM envoyproxy/envoy:v1.30-latest\n"
+                                              "COPY ./front-envoy.yaml /etc/envoy/envoy.yaml\n",
+                          "front/front-envoy.yaml": ENVOY})
+    services, routes, links = _edge(tmp_path)
+    assert "front" in services
+    route = routes["ANY /api/orders/**"]
+    assert (route["microservice"], route["framework"], route["file"]) == ("front", "envoy", "front/front-envoy.yaml")
+    assert links == [("front", "ANY /api/orders/**", "GET /orders/{order_id}")]
+
+
+def test_a_traefik_file_provider_mounted_through_compose_configs(tmp_path: Path):
+    dynamic = ("http:\n  routers:\n    orders:\n      rule: PathPrefix(`/orders`)\n      service: orders\n"
+               "  services:\n    orders:\n      loadBalancer:\n        servers:\n          - url: http://orders:8000\n")
+    write_tree(tmp_path, {**ORDERS_SERVICE,
+                          "ops/traefik/dynamic.yml": dynamic,
+                          "docker-compose.yml": "services:\n  proxy:\n    image: traefik:v3.1\n"
+                                                "    configs: [{source: routes, target: /etc/traefik/dynamic.yml}]\n"
+                                                "  orders:\n    build: ./orders\n"
+                                                "configs:\n  routes:\n    file: ./ops/traefik/dynamic.yml\n"})
+    services, routes, links = _edge(tmp_path)
+    assert services["proxy"]["root"] == "ops/traefik"
+    assert links == [("proxy", "ANY /orders/**", "GET /orders/{order_id}")]
+
+
+def test_what_is_no_edge_proxy_of_the_project_stays_out(tmp_path: Path):
+    """A static-file nginx (no configuration of its own) and a proxy on a named volume are no services; a proxy
+    image whose configuration language is not read is one, with no routes; a configuration folder inside a
+    service's folder that a proxy container mounts is the proxy's, not the service's."""
+    write_tree(tmp_path, {**ORDERS_SERVICE,
+                          "docs/Dockerfile": "FROM nginx:1.27\nCOPY html /usr/share/nginx/html\n",
+                          "docs/html/index.html": "<h1>docs</h1>\n",
+                          "orders/nginx/site.conf": NGINX,
+                          "lb/Dockerfile": "FROM haproxy:2.9\nCOPY haproxy.cfg /usr/local/etc/haproxy/\n",
+                          "lb/haproxy.cfg": "backend orders\n  server o1 orders:8000\n",
+                          "docker-compose.yml": "services:\n  cache:\n    image: nginx\n    volumes: [cache:/etc/nginx]\n"
+                                                "  side:\n    image: nginx\n"
+                                                "    volumes: ['./orders/nginx:/etc/nginx/conf.d']\n"
+                                                "  orders:\n    build: ./orders\nvolumes:\n  cache: {}\n"})
+    services, routes, _ = _edge(tmp_path)
+    assert "docs" not in services and "cache" not in services
+    assert "lb" in services   # HAProxy's configuration is not read: a service with no routes
+    assert {(r["microservice"], label) for label, r in routes.items()} == {("side", "ANY /api/orders/**")}
