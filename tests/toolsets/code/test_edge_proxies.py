@@ -6,9 +6,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from helpers import backend
+from helpers.code_tools import write_tree
+
+from graphlore.contract import parse_request
+from graphlore.runtime import Runtime
 from graphlore.toolsets.code.index.graph import CodeGraph
 from graphlore.toolsets.code.layout.edge import edge_kind, final_image
-from tests.helpers.code_tools import write_tree
+from graphlore.toolsets.code.query import models, tools
 
 ORDERS = '''from flask import Flask
 
@@ -155,3 +160,46 @@ def test_what_is_no_edge_proxy_of_the_project_stays_out(tmp_path: Path):
     assert "docs" not in services and "cache" not in services
     assert "lb" in services   # HAProxy's configuration is not read: a service with no routes
     assert {(r["microservice"], label) for label, r in routes.items()} == {("side", "ANY /api/orders/**")}
+
+
+WEB = '''import requests
+
+
+def load_order(order_id):
+    return requests.get(f"http://gateway/api/orders/{order_id}").json()
+'''
+
+
+def test_a_call_through_the_proxy_container_is_one_path_and_the_proxy_lists_its_routes(tmp_path: Path, embedder):
+    """A client that calls the proxy by its Compose name links to the proxy's route, which forwards to the
+    service: ``paths`` from the caller to the handler crosses both in one call, and ``describe`` of the proxy
+    service lists its routes as any service's (``DECLARES.EXPOSES``)."""
+    tree = write_tree(tmp_path / "tree", {
+        **ORDERS_SERVICE, "web/Dockerfile": "FROM python:3.12\n", "web/requirements.txt": "requests\n",
+        "web/client.py": WEB,
+        "gateway/Dockerfile": "FROM nginx:1.27-alpine\nCOPY nginx.conf /etc/nginx/nginx.conf\n",
+        "gateway/nginx.conf": NGINX,
+        "docker-compose.yml": "services:\n  gateway:\n    build: ./gateway\n  orders:\n    build: ./orders\n"
+                              "  web:\n    build: ./web\n"})
+    runtime = Runtime(backend.settings_for(tmp_path / "home"), embedder=embedder)
+    try:
+        def call(tool: str, **fields):
+            name = "ServiceMap" if tool == "service_map" else tool.capitalize()
+            return getattr(tools, tool)(runtime, parse_request(getattr(models, f"{name}Request"),
+                                                               {"project_path": str(tree), **fields}))
+
+        call("index", embed=False)
+        start = call("resolve", identifier="load_order").node.id
+        handler = call("resolve", identifier="order").node.id
+        out = call("paths", from_id=start, to_id=handler)
+        assert out.paths, out.note
+        crossed = [(h.edge, h.target.microservice, h.target.label) for h in out.paths[0].hops]
+        assert ("HTTP_CALLS", "gateway", "ANY /api/orders/**") in crossed
+        assert ("HTTP_CALLS", "orders", "GET /orders/{order_id}") in crossed
+        impact = call("impact", id=handler, depth=4)
+        assert "web" in {hit.node.microservice for hit in impact.results}   # the blast radius crosses the proxy
+        gateway = call("find", kind="microservice", filter={"name": "gateway"}).results[0]
+        served = call("neighbors", id=gateway.id, edge_types=["DECLARES.EXPOSES"])
+        assert [n.node.label for n in served.neighbors] == ["ANY /api/orders/**"]
+    finally:
+        runtime.close()

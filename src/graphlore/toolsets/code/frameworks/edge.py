@@ -8,7 +8,7 @@ their upstreams name, as any gateway's.
 from __future__ import annotations
 
 from ..languages.folding import literal
-from ..model import service_id
+from ..model import module_id
 from ..services.endpoints import Item, normalise_path
 from ..services.settings import Values
 from . import nginx, proxies
@@ -23,7 +23,7 @@ def edge_items(settings: dict[str, Values]) -> list[Item]:
             continue
         for read in (nginx.read_routes, proxies.read_routes):
             for path, (line, method, pattern, forward, problem, flavor, written) in read(values):
-                out.append(Item(kind="route", owner=service_id(service), owner_fqn=service, microservice=service,
+                out.append(Item(kind="route", owner=module_id(module), owner_fqn=module, microservice=service,
                                 module=module, file=path, line=line, flavor=flavor, http_method=method,
                                 path=literal(normalise_path(pattern)), written=written, forward=forward,
                                 source_layer="config", problems=[problem] if problem else []))
