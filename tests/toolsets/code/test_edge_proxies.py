@@ -11,7 +11,9 @@ from helpers.code_tools import write_tree
 
 from graphlore.contract import parse_request
 from graphlore.runtime import Runtime
+from graphlore.toolsets.code.frameworks.proxies import traefik_label_routes
 from graphlore.toolsets.code.index.graph import CodeGraph
+from graphlore.toolsets.code.languages.folding import plain
 from graphlore.toolsets.code.layout.edge import edge_kind, final_image
 from graphlore.toolsets.code.query import models, tools
 
@@ -203,3 +205,68 @@ def test_a_call_through_the_proxy_container_is_one_path_and_the_proxy_lists_its_
         assert [n.node.label for n in served.neighbors] == ["ANY /api/orders/**"]
     finally:
         runtime.close()
+
+
+TRAEFIK_COMPOSE = """services:
+  traefik:
+    image: traefik:v3.1
+    command: ["--providers.docker=true", "--entrypoints.web.address=:80"]
+    volumes: ["/var/run/docker.sock:/var/run/docker.sock:ro"]
+    labels:
+      - traefik.http.routers.dashboard.rule=Host(`traefik.localhost`)
+      - traefik.http.routers.dashboard.service=api@internal
+  orders:
+    build: ./orders
+    labels:
+      - "traefik.enable=true"
+      - "traefik.http.routers.orders.rule=Host(`shop.localhost`) && PathPrefix(`/api/orders`)"
+      - "traefik.http.routers.orders.middlewares=strip-api@docker"
+      - "traefik.http.middlewares.strip-api.stripprefix.prefixes=/api"
+      - "traefik.http.services.orders.loadbalancer.server.port=8000"
+  legacy:
+    build: ./legacy
+    labels:
+      traefik.enable: "false"
+      traefik.http.routers.legacy.rule: PathPrefix(`/legacy`)
+"""
+
+
+def test_traefik_docker_labels_are_the_routes_of_the_traefik_container(tmp_path: Path):
+    """Traefik's Docker provider: the routers other services declare in their labels are the Traefik
+    container's routes (it has no file of its own: its module is a folder beside the Compose file that holds
+    nothing), forwarding to the service that carries them, its middlewares' prefix stripped."""
+    write_tree(tmp_path, {**ORDERS_SERVICE, "legacy/Dockerfile": "FROM python:3.12\n",
+                          "legacy/requirements.txt": "flask\n", "legacy/app.py": ORDERS,
+                          "docker-compose.yml": TRAEFIK_COMPOSE})
+    services, routes, links = _edge(tmp_path)
+    assert services["traefik"]["root"] == "traefik" and not (tmp_path / "traefik").exists()
+    routes = {label: r for label, r in routes.items() if r["microservice"] == "traefik"}
+    assert set(routes) == {"ANY /api/orders/**"}   # not the dashboard (Traefik's own), not a disabled service's
+    route = routes["ANY /api/orders/**"]
+    assert (route["file"], route["line"], route["framework"]) == ("docker-compose.yml", 13, "traefik")
+    assert route["forward"]["target"] == "http://orders:8000" and route["forward"]["rewrite"] == ["/api", "/"]
+    assert [link for link in links if link[0] == "traefik"] == [
+        ("traefik", "ANY /api/orders/**", "GET /orders/{order_id}")]
+
+
+def test_traefik_labels_in_mapping_form_and_what_is_not_read():
+    compose = """services:
+  api:
+    image: example/api
+    labels:
+      traefik.http.routers.api.rule: PathPrefix(`/v1`) || PathPrefix(`/v2`)
+      traefik.http.routers.docs.rule: Host(`api.localhost`) && PathPrefix(`/docs`)
+      traefik.http.routers.users.rule: Path(`/users`)
+      traefik.http.routers.users.middlewares: rewrite
+      traefik.http.routers.web.rule: PathPrefix(`/web`)
+      traefik.http.routers.web.service: site
+      traefik.http.services.api.loadbalancer.server.port: "9000"
+      traefik.http.middlewares.rewrite.replacepath.path: /people
+"""
+    found = {(pattern, plain(forward.target.text) if forward else None, problem)
+             for _, _, pattern, forward, problem, _ in traefik_label_routes("docker-compose.yml", compose)}
+    assert found == {
+        ("/docs/**", "http://api:9000", None),   # the one service the container declares, at its port
+        ("/**", None, "the rule PathPrefix(`/v1`) || PathPrefix(`/v2`) is not read"),
+        ("/users", None, "the middleware rewrite replaces the path (not read)"),
+        ("/web/**", None, "its service site is another container's (not read)")}

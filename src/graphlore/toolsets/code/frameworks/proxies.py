@@ -15,8 +15,11 @@ service its target names; `services.links` links it to the target's routes a req
   ``loadBalancer.servers[].url`` the target; a ``stripPrefix`` then an ``addPrefix`` middleware declared in the
   file change the path (in that order; a change after an ``addPrefix`` or a second ``stripPrefix`` is not
   read), any other middleware does not; a rule with ``||``, ``!`` or a regular expression, a
-  middleware of another provider or one that replaces the path is not read. Compose labels are not read: the
-  Traefik container runs no source of the project to hold its routes.
+  middleware of another provider or one that replaces the path is not read.
+- **Traefik**'s Docker provider: the ``traefik.http.routers.<r>.rule`` (``.middlewares``, ``.service``) labels of
+  the services of the Compose file that runs a Traefik container (`layout.edge`), each forwarding to the service
+  that carries them at its ``traefik.http.services.<s>.loadbalancer.server.port``; ``stripprefix`` and
+  ``addprefix`` middlewares declared in any service's labels, as in a file.
 - **Envoy** static configuration (``envoy*.yaml``, or any file an Envoy container is run with that holds
   ``static_resources``: `layout.edge`): every ``route_config.virtual_hosts[].routes[]`` with a
   ``match.prefix`` (every path under it) or ``match.path`` (that path) and a ``route.cluster``, whose
@@ -327,6 +330,88 @@ def traefik_routes(path: str, text: str) -> Iterator[Route]:
                 yield line, ANY, pattern, _forward(pattern, choice(hosts), *rewrite), None, "traefik"
 
 
+# ---- Traefik (Docker provider: Compose labels) ---------------------------------------------------------
+
+_LABEL = re.compile(r"^traefik\.http\.(routers|services|middlewares)\.([^.]+)\.(.+)$", re.I)
+#: label middleware kinds (lower case, as labels are written in any case) -> the file provider's name
+_MIDDLEWARE_KINDS = {"stripprefix": "stripPrefix", "addprefix": "addPrefix", "replacepath": "replacePath",
+                     "replacepathregex": "replacePathRegex", "stripprefixregex": "stripPrefixRegex",
+                     "redirectregex": "redirectRegex"}
+
+
+def _labels(spec: dict) -> dict[str, str]:
+    labels = spec.get("labels")
+    if isinstance(labels, dict):
+        return {str(k).strip(): str(v).strip() for k, v in labels.items() if v is not None}
+    if isinstance(labels, list):
+        return {str(x).partition("=")[0].strip(): str(x).partition("=")[2].strip() for x in labels}
+    return {}
+
+
+def traefik_label_routes(path: str, text: str) -> Iterator[Route]:
+    """The routers a Compose file's services declare in ``traefik.http.routers.<r>.*`` labels (Traefik's Docker
+    provider): each forwards to the service that carries the labels, at its
+    ``traefik.http.services.<s>.loadbalancer.server.port`` (else the port it exposes: not known here);
+    ``stripprefix``/``addprefix`` middlewares declared in any service's labels change the path as in a file.
+    A service with ``traefik.enable=false`` is not routed."""
+    try:
+        docs = [d for d in yaml.safe_load_all(text) if isinstance(d, dict)]
+    except yaml.YAMLError:
+        return
+    for doc in docs:
+        services = doc.get("services") if isinstance(doc.get("services"), dict) else {}
+        declared: dict[str, dict] = {}
+        for spec in services.values():
+            for key, value in _labels(spec).items() if isinstance(spec, dict) else []:
+                found = _LABEL.match(key)
+                if found and found.group(1).lower() == "middlewares":
+                    kind, _, option = found.group(3).partition(".")
+                    entry = declared.setdefault(found.group(2), {}).setdefault(
+                        _MIDDLEWARE_KINDS.get(kind.lower(), kind), {})
+                    if option.lower() == "prefixes":
+                        entry["prefixes"] = [p.strip() for p in value.split(",") if p.strip()]
+                    elif option.lower() == "prefix":
+                        entry["prefix"] = value
+        for name, spec in services.items():
+            labels = _labels(spec) if isinstance(spec, dict) else {}
+            if labels.get("traefik.enable", "true").lower() == "false":
+                continue
+            routers: dict[str, dict[str, str]] = {}
+            ports: dict[str, str] = {}
+            for key, value in labels.items():
+                found = _LABEL.match(key)
+                if found and found.group(1).lower() == "routers":
+                    routers.setdefault(found.group(2), {})[found.group(3).lower()] = value
+                elif found and found.group(1).lower() == "services" and \
+                        found.group(3).lower() == "loadbalancer.server.port":
+                    ports[found.group(2)] = value
+            for router, options in routers.items():
+                if "rule" not in options or "@" in options.get("service", "").removesuffix("@docker"):
+                    continue   # a service of Traefik itself (``api@internal``: its dashboard) or of another provider
+                line = _line(text, f"traefik.http.routers.{router}.rule")
+                wanted = options.get("service", "").removesuffix("@docker")
+                port = ports.get(wanted) if wanted else next(iter(ports.values())) if len(ports) == 1 else None
+                host = literal(f"http://{name}" + (f":{port}" if port else ""))
+                if wanted and wanted not in ports and len(ports) > 0:
+                    host = None   # a service another container declares: not this one's
+                paths = _traefik_paths(options["rule"])
+                if isinstance(paths, str):
+                    yield line, ANY, "/**", None, paths, "traefik"
+                    continue
+                middlewares = [m.strip().removesuffix("@docker") for m in options.get("middlewares", "").split(",")
+                               if m.strip()]
+                for kind, written in paths:
+                    pattern = _under(written) if kind == "PathPrefix" else normalise_path(written)
+                    rewrite = _traefik_rewrite(middlewares, declared, normalise_path(written))
+                    if host is None:
+                        yield line, ANY, pattern, None, f"its service {wanted} is another container's (not read)", \
+                            "traefik"
+                    elif isinstance(rewrite, str):
+                        yield line, ANY, pattern, None, rewrite, "traefik"
+                    else:
+                        yield line, ANY, pattern, _forward(pattern, host, *rewrite), None, "traefik"
+
+
 # ---- the framework --------------------------------------------------------------------------------------
 
 def routes(path: str, text: str) -> Iterator[Route]:
@@ -343,8 +428,10 @@ def routes(path: str, text: str) -> Iterator[Route]:
 
 
 def read_routes(values: Values) -> Iterator[tuple[str, ConfigRoute]]:
-    for path, text in values.proxies:
-        for line, method, pattern, forward, problem, flavor in routes(path, text):
+    found = [(path, routes(path, text)) for path, text in values.proxies] + [
+        (path, traefik_label_routes(path, text)) for path, text in values.traefik_labels]
+    for path, declared in found:
+        for line, method, pattern, forward, problem, flavor in declared:
             # a route whose target is not read still forwards: to a target not known (`services.links` says so)
             yield path, (line, method, pattern, forward or Forward(None, 0, None, normalise_path(pattern)), problem,
                          flavor, f"{flavor} route {pattern}")

@@ -11,9 +11,12 @@ Two ways of running one are read:
   (`walk.NGINX_FILE`, `walk.PROXY_FILE`). The module is the folder, named after it.
 - **A Docker Compose service** with a proxy ``image`` and no ``build``, whose configuration is mounted from the
   repository: bind ``volumes`` (``./nginx/templates:/etc/nginx/templates``, the long ``type: bind`` form) and
-  ``configs`` whose top-level entry names a ``file``. Its module is the nearest folder holding every mounted
-  path, named after the Compose service; a folder that holds source code or is already a module is another
-  service's, and then the proxy is not read (its files would be that service's).
+  ``configs`` whose top-level entry names a ``file``; a Traefik image also when a service of its Compose file
+  declares a router in its ``labels`` (the Docker provider: `frameworks.proxies` reads them). Its module is
+  the nearest folder holding every mounted path, named after the Compose service; when that is the root, holds
+  source code or is a module already, or nothing is mounted, it is a folder named after the Compose service
+  beside the Compose file that does not exist (no file of the tree is in it), and a proxy whose such folder
+  exists is not read. Its files are its own then, never another module's too.
 
 A proxy run from a Kubernetes ConfigMap (the configuration written inside the manifest) has no file of its own:
 it is not read. HAProxy's and Caddy's configuration languages are not read either: such a proxy is a service of
@@ -50,6 +53,11 @@ class Edge:
     name_source: str
     files: list[str] = field(default_factory=list)
     declared_in: str = ""
+    #: the Compose files whose services' ``traefik.*`` labels it reads (a Traefik with the Docker provider)
+    labels: list[str] = field(default_factory=list)
+    #: where its module is when ``folder`` cannot be (a folder of its own beside the Compose file, named after
+    #: the Compose service, that no file of the tree is in)
+    fallback: str = ""
 
 
 def edge_kind(image: str) -> str | None:
@@ -184,13 +192,25 @@ def compose_edges(root: Path, paths: list[str]) -> list[Edge]:
                     continue
                 mounted = [m for m in (_rel(base, h) for h in _mounts(spec, configs)) if m not in (None, ".")]
                 files = sorted({f for m in mounted for f in _files_at(root, m) if is_config(kind, f)})
-                if not files:
+                labels = [rel] if kind == "traefik" and _router_labels(services) else []
+                if not files and not labels:
                     continue
                 folders = [m if (root / m).is_dir() else m.rpartition("/")[0] for m in mounted]
-                common = _common(folders)
-                if common:
-                    out.append(Edge(kind, common, str(key), "docker-compose service", files, rel))
+                fallback = _rel(base, str(key)) or ""
+                out.append(Edge(kind, _common(folders) if files else "", str(key), "docker-compose service", files,
+                                rel, labels, fallback))
     return out
+
+
+def _router_labels(services: dict) -> bool:
+    """Whether a Compose service declares a Traefik router (``traefik.http.routers.<name>.rule``)."""
+    for spec in services.values():
+        labels = spec.get("labels") if isinstance(spec, dict) else None
+        keys = labels.keys() if isinstance(labels, dict) else [str(x).partition("=")[0] for x in labels or []] \
+            if isinstance(labels, list) else []
+        if any(re.fullmatch(r"traefik\.http\.routers\.[^.]+\.rule", str(k).strip()) for k in keys):
+            return True
+    return False
 
 
 def _common(folders: list[str]) -> str:
@@ -218,7 +238,10 @@ def find_edges(found: Scan, sources: set[str], modules: set[str]) -> list[Edge]:
     compose = [f"{rel}/{n}" if rel else n for rel, names in sorted(found.layout_files.items()) for n in names
                if n.endswith((".yml", ".yaml"))]
     for edge in compose_edges(found.root, compose):
-        if edge.folder in out or edge.folder in sources or edge.folder in modules:
-            continue
+        if not edge.folder or edge.folder in out or edge.folder in sources or edge.folder in modules:
+            edge.folder = edge.fallback   # its own folder, beside the Compose file, that holds no file of the tree
+            if edge.folder in ("", ".") or edge.folder in out or edge.folder in sources or edge.folder in modules or \
+                    (found.root / edge.folder).exists():
+                continue
         out[edge.folder] = edge
     return list(out.values())

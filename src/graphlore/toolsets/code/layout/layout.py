@@ -97,6 +97,8 @@ class Module:
     shared: bool = False
     #: an edge proxy that is only a container (`edge`): the kind of its image (``nginx``, ``envoy``, ...)
     edge: str | None = None
+    #: a Traefik container's Compose files, whose services' ``traefik.*`` labels declare its routes
+    label_files: tuple[str, ...] = ()
 
     @property
     def deployable_here(self) -> bool:
@@ -587,6 +589,11 @@ def detect_layout(found: Scan) -> Layout:
         kept = {"nginx": "nginx_files", "envoy": "proxy_files", "traefik": "proxy_files"}.get(edge.kind)
         if kept is not None:   # HAProxy's and Caddy's configuration is not read
             setattr(module, kept, tuple(sorted({*getattr(module, kept), *edge.files})))
+        module.label_files = tuple(edge.labels)
+        for other in modules.values():   # the proxy's files are its own, not those of a module around them
+            if other is not module:
+                other.nginx_files = tuple(f for f in other.nginx_files if f not in edge.files)
+                other.proxy_files = tuple(f for f in other.proxy_files if f not in edge.files)
     # membership tree: declared members first, then nearest enclosing module (an edge proxy is no member)
     for path in sorted(modules):
         for member in _expand_members(path, modules[path].declared_members, set(modules)):

@@ -200,6 +200,9 @@ class Values:
     #: an edge proxy that is only a container (`layout.edge`): its service, which holds its routes (no source
     #: file of it does; `frameworks.edge`)
     edge_service: str | None = None
+    #: (path, text) of the Compose files whose services' ``traefik.*`` labels declare the module's routes (a
+    #: Traefik container's: `frameworks.proxies`)
+    traefik_labels: list[tuple[str, str]] = field(default_factory=list)
     #: (file, prefix or None when it is not one string, resource) of each import in its Symfony routing files
     route_imports: list[tuple[str, str | None, str]] = field(default_factory=list)
     #: (file, path, controller, methods) of each route its Symfony routing files declare (``path`` + ``controller``)
@@ -372,6 +375,11 @@ def module_values(layout: Layout, root: Path, deployment: Deployment | None = No
             stem = PurePosixPath(source).stem
             values.add_profile(stem.split("-", 1)[1], settings, source)
         values.edge_service = module.microservice if module.edge else None
+        for source in module.label_files:
+            try:
+                values.traefik_labels.append((source, (root / source).read_text(encoding="utf-8", errors="replace")))
+            except OSError:
+                continue
         for source in module.nginx_files:
             try:
                 text = (root / source).read_text(encoding="utf-8", errors="replace")
