@@ -270,3 +270,21 @@ def test_traefik_labels_in_mapping_form_and_what_is_not_read():
         ("/**", None, "the rule PathPrefix(`/v1`) || PathPrefix(`/v2`) is not read"),
         ("/users", None, "the middleware rewrite replaces the path (not read)"),
         ("/web/**", None, "its service site is another container's (not read)")}
+
+
+def test_one_traefik_in_several_compose_files_reads_them_all_and_honours_exposedbydefault(tmp_path: Path):
+    base = ("services:\n  proxy:\n    image: traefik:3.6\n    command:\n      - --providers.docker\n"
+            "      - --providers.docker.exposedbydefault=false\n  orders:\n    build: ./orders\n    labels:\n"
+            "      - traefik.http.routers.a.rule=PathPrefix(`/orders`)\n"
+            "      - traefik.http.services.a.loadbalancer.server.port=8000\n")
+    deploy = ("services:\n  proxy:\n    image: traefik:3.6\n  orders:\n    labels:\n      - traefik.enable=true\n"
+              "      - traefik.http.routers.b.rule=PathPrefix(`/orders`)\n"
+              "      - traefik.http.services.b.loadbalancer.server.port=8000\n"
+              "  legacy:\n    image: example/legacy\n    labels:\n"   # the flag in compose.yml holds here too
+              "      - traefik.http.routers.c.rule=PathPrefix(`/legacy`)\n")
+    write_tree(tmp_path, {**ORDERS_SERVICE, "compose.yml": base, "compose.deploy.yml": deploy})
+    services, routes, links = _edge(tmp_path)
+    assert set(routes) == {"ANY /orders/**"}
+    route = routes["ANY /orders/**"]   # compose.yml's router is not exposed (no traefik.enable=true)
+    assert (route["microservice"], route["file"]) == ("proxy", "compose.deploy.yml")
+    assert links == [("proxy", "ANY /orders/**", "GET /orders/{order_id}")]

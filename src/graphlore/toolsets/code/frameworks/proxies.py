@@ -348,16 +348,25 @@ def _labels(spec: dict) -> dict[str, str]:
     return {}
 
 
-def traefik_label_routes(path: str, text: str) -> Iterator[Route]:
+def exposed_by_default(*texts: str) -> bool:
+    """False when the Traefik container runs with ``--providers.docker.exposedbydefault=false`` (in any of the
+    Compose files: only a service labelled ``traefik.enable=true`` is routed then)."""
+    return not any(re.search(r"providers\.docker\.exposedbydefault[=\s]+false", t, re.I) for t in texts)
+
+
+def traefik_label_routes(path: str, text: str, exposed: bool | None = None) -> Iterator[Route]:
     """The routers a Compose file's services declare in ``traefik.http.routers.<r>.*`` labels (Traefik's Docker
     provider): each forwards to the service that carries the labels, at its
     ``traefik.http.services.<s>.loadbalancer.server.port`` (else the port it exposes: not known here);
     ``stripprefix``/``addprefix`` middlewares declared in any service's labels change the path as in a file.
-    A service with ``traefik.enable=false`` is not routed."""
+    A service with ``traefik.enable=false`` is not routed, nor one without ``traefik.enable=true`` when the Traefik
+    container runs with ``--providers.docker.exposedbydefault=false`` (``exposed``: whether it does not, in any of its
+    Compose files; None: as this file says)."""
     try:
         docs = [d for d in yaml.safe_load_all(text) if isinstance(d, dict)]
     except yaml.YAMLError:
         return
+    default = "true" if (exposed_by_default(text) if exposed is None else exposed) else "false"
     for doc in docs:
         services = doc.get("services") if isinstance(doc.get("services"), dict) else {}
         declared: dict[str, dict] = {}
@@ -374,7 +383,7 @@ def traefik_label_routes(path: str, text: str) -> Iterator[Route]:
                         entry["prefix"] = value
         for name, spec in services.items():
             labels = _labels(spec) if isinstance(spec, dict) else {}
-            if labels.get("traefik.enable", "true").lower() == "false":
+            if labels.get("traefik.enable", default).lower() != "true":
                 continue
             routers: dict[str, dict[str, str]] = {}
             ports: dict[str, str] = {}
@@ -429,7 +438,8 @@ def routes(path: str, text: str) -> Iterator[Route]:
 
 def read_routes(values: Values) -> Iterator[tuple[str, ConfigRoute]]:
     found = [(path, routes(path, text)) for path, text in values.proxies] + [
-        (path, traefik_label_routes(path, text)) for path, text in values.traefik_labels]
+        (path, traefik_label_routes(path, text, exposed_by_default(*(t for _, t in values.traefik_labels))))
+        for path, text in values.traefik_labels]
     for path, declared in found:
         for line, method, pattern, forward, problem, flavor in declared:
             # a route whose target is not read still forwards: to a target not known (`services.links` says so)

@@ -238,6 +238,11 @@ def find_edges(found: Scan, sources: set[str], modules: set[str]) -> list[Edge]:
     compose = [f"{rel}/{n}" if rel else n for rel, names in sorted(found.layout_files.items()) for n in names
                if n.endswith((".yml", ".yaml"))]
     for edge in compose_edges(found.root, compose):
+        same = out.get(edge.folder or edge.fallback)
+        if same is not None and (same.name, same.kind, same.fallback) == (edge.name, edge.kind, edge.fallback):
+            same.files = sorted({*same.files, *edge.files})   # one proxy in several Compose files (an override)
+            same.labels += [f for f in edge.labels if f not in same.labels]
+            continue
         if not edge.folder or edge.folder in out or edge.folder in sources or edge.folder in modules:
             edge.folder = edge.fallback   # its own folder, beside the Compose file, that holds no file of the tree
             if edge.folder in ("", ".") or edge.folder in out or edge.folder in sources or edge.folder in modules or \
