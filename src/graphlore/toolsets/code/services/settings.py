@@ -203,6 +203,10 @@ class Values:
     #: (path, text) of the Compose files whose services' ``traefik.*`` labels declare the module's routes (a
     #: Traefik container's: `frameworks.proxies`)
     traefik_labels: list[tuple[str, str]] = field(default_factory=list)
+    #: the ``basePath`` of the Next.js configuration at the module's root (`next_base_path`): "" none, None when
+    #: it is set to something not read (then ``next_base_path_written`` says what)
+    next_base_path: str | None = ""
+    next_base_path_written: str = ""
     #: (file, prefix or None when it is not one string, resource) of each import in its Symfony routing files
     route_imports: list[tuple[str, str | None, str]] = field(default_factory=list)
     #: (file, path, controller, methods) of each route its Symfony routing files declare (``path`` + ``controller``)
@@ -344,6 +348,32 @@ def _inside(path: Path, root: Path) -> bool:
     return real == base or real.is_relative_to(base)
 
 
+_BASE_PATH = re.compile(r"""\bbasePath\s*:\s*([^,}\n]+)""")
+_JS_STRING = re.compile(r"""^(['"`])([^'"`$]*)\1$""")
+
+
+def next_base_path(root: Path, module: str) -> tuple[str | None, str]:
+    """The ``basePath`` of the ``next.config.*`` at the module's root: a string literal, or a constant the file
+    declares as one (``const base = '/docs'``); "" when none is set; None (with what is written) for anything
+    else (an environment variable: known at run time only)."""
+    folder = root / module if module != "." else root
+    for suffix in ("js", "mjs", "cjs", "ts"):
+        try:
+            text = (folder / f"next.config.{suffix}").read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        found = _BASE_PATH.search(re.sub(r"//[^\n]*|/\*.*?\*/", "", text, flags=re.S))
+        if found is None:
+            return "", ""
+        written = found.group(1).strip()
+        literal = _JS_STRING.match(written)
+        if literal is None and re.fullmatch(r"[A-Za-z_$][\w$]*", written):
+            constant = re.search(rf"""\b(?:const|let|var)\s+{re.escape(written)}\s*=\s*(['"`][^'"`$]*['"`])""", text)
+            literal = _JS_STRING.match(constant.group(1)) if constant else None
+        return (literal.group(2), written) if literal else (None, written)
+    return "", ""
+
+
 def module_values(layout: Layout, root: Path, deployment: Deployment | None = None) -> dict[str, Values]:
     """Each module's values (see the module docstring), by module path."""
     local: dict[str, list[tuple[str, dict[str, str], dict[str, int]]]] = {}
@@ -375,6 +405,7 @@ def module_values(layout: Layout, root: Path, deployment: Deployment | None = No
             stem = PurePosixPath(source).stem
             values.add_profile(stem.split("-", 1)[1], settings, source)
         values.edge_service = module.microservice if module.edge else None
+        values.next_base_path, values.next_base_path_written = next_base_path(root, path)
         for source in module.label_files:
             try:
                 values.traefik_labels.append((source, (root / source).read_text(encoding="utf-8", errors="replace")))
