@@ -288,3 +288,86 @@ def test_one_traefik_in_several_compose_files_reads_them_all_and_honours_exposed
     route = routes["ANY /orders/**"]   # compose.yml's router is not exposed (no traefik.enable=true)
     assert (route["microservice"], route["file"]) == ("proxy", "compose.deploy.yml")
     assert links == [("proxy", "ANY /orders/**", "GET /orders/{order_id}")]
+
+
+INGRESS = """apiVersion: v1
+kind: Service
+metadata:
+  name: orders-svc
+spec:
+  selector: {app: orders}
+  ports: [{port: 80, targetPort: 8000}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: orders
+spec:
+  template:
+    metadata:
+      labels: {app: orders}
+    spec:
+      containers: [{name: orders, image: shop/orders}]
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: shop
+  annotations:
+    nginx.ingress.kubernetes.io/rewrite-target: /
+spec:
+  rules:
+  - host: shop.example.com
+    http:
+      paths:
+      - path: /api/orders
+        pathType: Prefix
+        backend:
+          service:
+            name: orders-svc
+            port: {number: 80}
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: legacy
+spec:
+  defaultBackend:
+    service: {name: orders, port: {number: 8000}}
+  rules:
+  - http:
+      paths:
+      - path: /old(/|$)(.*)
+        pathType: ImplementationSpecific
+        backend: {service: {name: orders, port: {number: 8000}}}
+      - path: /health
+        pathType: Exact
+        backend: {service: {name: payments, port: {number: 80}}}
+"""
+
+
+def test_kubernetes_ingresses_are_the_routes_of_the_ingress_controller(tmp_path: Path):
+    """Every Ingress of the manifests is a route of one proxy, the cluster's ingress controller (``ingress``, its
+    module a folder beside the manifests that holds nothing), forwarding to its backend Service (a Service name
+    is one of the service's names); ingress-nginx's plain ``rewrite-target`` replaces the prefix."""
+    write_tree(tmp_path, {**ORDERS_SERVICE, "k8s/shop.yaml": INGRESS})
+    services, _, links = _edge(tmp_path)
+    assert services["ingress"]["root"] == "k8s/ingress"
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    found = sorted((n.props["label"], n.props["line"], n.props.get("target_service"), n.props["match"])
+                   for n in nodes.values() if n.kind == "route" and n.props["microservice"] == "ingress")
+    assert found == [
+        ("ANY /**", 43, "orders", "cross_service"),   # the default backend: every path
+        ("ANY /**", 48, None, "unresolved"),   # a regular expression path: not read
+        ("ANY /api/orders/**", 31, "orders", "cross_service"),
+        ("ANY /health", 51, None, "unresolved")]   # payments: no service of the project
+    assert ("ingress", "ANY /api/orders/**", "GET /orders/{order_id}") in links
+
+
+def test_a_tooling_folders_proxies_deploy_no_part_of_the_system(tmp_path: Path):
+    """An Ingress of a CI job's release cluster (``.github/release-cluster``) or a test rig's nginx is no service."""
+    write_tree(tmp_path, {**ORDERS_SERVICE, ".github/release-cluster/ingress.yaml": INGRESS,
+                          "e2e/gateway/Dockerfile": "FROM nginx\nCOPY nginx.conf /etc/nginx/nginx.conf\n",
+                          "e2e/gateway/nginx.conf": NGINX})
+    services, routes, _ = _edge(tmp_path)
+    assert set(services) == {"orders"} and routes == {}

@@ -20,6 +20,8 @@ service its target names; `services.links` links it to the target's routes a req
   the services of the Compose file that runs a Traefik container (`layout.edge`), each forwarding to the service
   that carries them at its ``traefik.http.services.<s>.loadbalancer.server.port``; ``stripprefix`` and
   ``addprefix`` middlewares declared in any service's labels, as in a file.
+- **Kubernetes** ``Ingress`` resources (`ingress_routes`): the ingress controller's routes (`layout.edge`), each
+  path forwarding to its backend Service.
 - **Envoy** static configuration (``envoy*.yaml``, or any file an Envoy container is run with that holds
   ``static_resources``: `layout.edge`): every ``route_config.virtual_hosts[].routes[]`` with a
   ``match.prefix`` (every path under it) or ``match.path`` (that path) and a ``route.cluster``, whose
@@ -421,6 +423,74 @@ def traefik_label_routes(path: str, text: str, exposed: bool | None = None) -> I
                         yield line, ANY, pattern, _forward(pattern, host, *rewrite), None, "traefik"
 
 
+# ---- Kubernetes Ingress ---------------------------------------------------------------------------------
+
+_REGEX_PATH = re.compile(r"[()\[\]*+?$^|\\]")
+
+
+def _ingress_backend(backend: Any) -> Folded | None:
+    """``http://service:port`` of an Ingress backend (``service.name``/``port.number``, or the older
+    ``serviceName``/``servicePort``; a named port is left out), or None (a resource backend)."""
+    if not isinstance(backend, dict):
+        return None
+    service = backend.get("service")
+    if isinstance(service, dict) and isinstance(service.get("name"), str):
+        port = (service.get("port") or {}).get("number") if isinstance(service.get("port"), dict) else None
+        name = service["name"]
+    elif isinstance(backend.get("serviceName"), str):
+        name, port = backend["serviceName"], backend.get("servicePort")
+    else:
+        return None
+    return literal(f"http://{name}" + (f":{port}" if isinstance(port, int) else ""))
+
+
+def ingress_routes(path: str, text: str) -> Iterator[Route]:
+    """The routes of every ``Ingress`` in a manifest: each ``rules[].http.paths[]`` entry (``pathType: Prefix``
+    and ``ImplementationSpecific``: every path under it; ``Exact``: that path) and the ``defaultBackend``
+    (every path), forwarding to its backend Service; ingress-nginx's ``rewrite-target`` annotation replaces the
+    matched prefix when it is a plain path (one with a regular expression's groups is not read, nor is a
+    path that is a regular expression)."""
+    try:
+        docs = [d for d in yaml.safe_load_all(text) if isinstance(d, dict) and d.get("kind") == "Ingress"]
+    except yaml.YAMLError:
+        return
+    seen = 0
+    for doc in docs:
+        seen = start = max(seen, text.find("Ingress", seen + 1))   # this document's own text starts at its kind
+        spec = doc.get("spec") if isinstance(doc.get("spec"), dict) else {}
+        meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
+        annotations = meta.get("annotations") if isinstance(meta.get("annotations"), dict) else {}
+        rewrite = next((str(v) for k, v in annotations.items() if str(k).endswith("/rewrite-target")), None)
+        entries: list[tuple[str, str, Any]] = []
+        for rule in spec.get("rules") or []:
+            http = rule.get("http") if isinstance(rule, dict) else None
+            for entry in (http.get("paths") or []) if isinstance(http, dict) else []:
+                if isinstance(entry, dict):
+                    entries.append((str(entry.get("path") or "/"), str(entry.get("pathType") or ""),
+                                    entry.get("backend")))
+        default = spec.get("defaultBackend") or spec.get("backend")
+        if default is not None:
+            entries.append(("", "Prefix", default))
+        for written, kind, backend in entries:
+            at = text.find(written, seen) if written else text.find(
+                "defaultBackend" if "defaultBackend" in spec else "backend:", start)
+            seen = max(seen, at) if written else seen
+            line = text.count("\n", 0, at) + 1 if at >= 0 else _line(text, "kind: Ingress")
+            written = written or "/"
+            target = _ingress_backend(backend)
+            if _REGEX_PATH.search(written):
+                yield line, ANY, "/**", None, f"the path {written} is a regular expression (not read)", "ingress"
+                continue
+            pattern = normalise_path(written) if kind == "Exact" else _under(written)
+            if target is None:
+                yield line, ANY, pattern, None, "its backend is no Service", "ingress"
+            elif rewrite is not None and "$" in rewrite:
+                yield line, ANY, pattern, None, f"the rewrite-target {rewrite} is not read", "ingress"
+            else:
+                inner = rewrite if rewrite is not None else written
+                yield line, ANY, pattern, _forward(pattern, target, written, inner), None, "ingress"
+
+
 # ---- the framework --------------------------------------------------------------------------------------
 
 def routes(path: str, text: str) -> Iterator[Route]:
@@ -439,7 +509,7 @@ def routes(path: str, text: str) -> Iterator[Route]:
 def read_routes(values: Values) -> Iterator[tuple[str, ConfigRoute]]:
     found = [(path, routes(path, text)) for path, text in values.proxies] + [
         (path, traefik_label_routes(path, text, exposed_by_default(*(t for _, t in values.traefik_labels))))
-        for path, text in values.traefik_labels]
+        for path, text in values.traefik_labels] + [(path, ingress_routes(path, text)) for path, text in values.ingresses]
     for path, declared in found:
         for line, method, pattern, forward, problem, flavor in declared:
             # a route whose target is not read still forwards: to a target not known (`services.links` says so)

@@ -3,7 +3,7 @@ run with configuration files from the repository, and no source code of the proj
 service of its own (`layout.detect_layout`), so the routes its configuration declares (`frameworks.edge`) are
 the service's, and the services its upstreams name are linked as a gateway's.
 
-Two ways of running one are read:
+These ways of running one are read:
 
 - **A folder with a ``Dockerfile``** whose final stage is built ``FROM`` a proxy image, no source file under it,
   and the proxy's configuration in it: the files its ``COPY``/``ADD`` instructions take from the folder (a
@@ -18,6 +18,10 @@ Two ways of running one are read:
   beside the Compose file that does not exist (no file of the tree is in it), and a proxy whose such folder
   exists is not read. Its files are its own then, never another module's too.
 
+- **Kubernetes ``Ingress`` resources** (plain manifests; a Helm template's are not read): the cluster's ingress
+  controller, one proxy named ``ingress`` serving them all (`frameworks.proxies` reads them), its module a
+  folder of that name beside the manifests (the nearest folder holding them all).
+
 A proxy run from a Kubernetes ConfigMap (the configuration written inside the manifest) has no file of its own:
 it is not read. HAProxy's and Caddy's configuration languages are not read either: such a proxy is a service of
 the system with no routes.
@@ -26,6 +30,7 @@ the system with no routes.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -55,6 +60,8 @@ class Edge:
     declared_in: str = ""
     #: the Compose files whose services' ``traefik.*`` labels it reads (a Traefik with the Docker provider)
     labels: list[str] = field(default_factory=list)
+    #: the Kubernetes manifests whose ``Ingress`` resources it serves (the ingress controller)
+    ingress: list[str] = field(default_factory=list)
     #: where its module is when ``folder`` cannot be (a folder of its own beside the Compose file, named after
     #: the Compose service, that no file of the tree is in)
     fallback: str = ""
@@ -198,7 +205,7 @@ def compose_edges(root: Path, paths: list[str]) -> list[Edge]:
                 folders = [m if (root / m).is_dir() else m.rpartition("/")[0] for m in mounted]
                 fallback = _rel(base, str(key)) or ""
                 out.append(Edge(kind, _common(folders) if files else "", str(key), "docker-compose service", files,
-                                rel, labels, fallback))
+                                rel, labels=labels, fallback=fallback))
     return out
 
 
@@ -226,18 +233,37 @@ def _common(folders: list[str]) -> str:
     return "/".join(out)
 
 
-def find_edges(found: Scan, sources: set[str], modules: set[str]) -> list[Edge]:
+_INGRESS = re.compile(r"^kind:\s*['\"]?Ingress['\"]?\s*$", re.M)
+
+
+def ingress_edge(root: Path, paths: list[str]) -> Edge | None:
+    """The cluster's ingress controller, when the manifests at ``paths`` declare ``Ingress`` resources (a Helm
+    template's are not read): one proxy that serves them all, named ``ingress``, its module a folder of that
+    name beside the manifests (the nearest folder holding them all)."""
+    files = [rel for rel in paths if "{{" not in (text := _read(root / rel)) and _INGRESS.search(text)]
+    if not files:
+        return None
+    folder = _common([PurePosixPath(f).parent.as_posix().removeprefix(".") for f in files])
+    return Edge("ingress", "", "ingress", "Kubernetes Ingress", [], files[0], ingress=files,
+                fallback=f"{folder}/ingress" if folder else "ingress")
+
+
+def find_edges(found: Scan, sources: set[str], modules: set[str], tooling: Callable[[str], bool]) -> list[Edge]:
     """Every proxy container of the tree (see the module docstring), one per folder: folders that hold source
-    code or are modules already are left alone."""
+    code or are modules already are left alone, and so are the files of a tooling folder (``tooling``: CI jobs'
+    clusters, test rigs), which deploy no part of the system."""
     out: dict[str, Edge] = {}
     for folder, names in sorted(found.layout_files.items()):
+        if tooling(folder or "."):
+            continue
         if "Dockerfile" in names and folder and folder not in sources and folder not in modules:
             edge = dockerfile_edge(found.root, folder, names)
             if edge is not None and edge.files:
                 out[folder] = edge
     compose = [f"{rel}/{n}" if rel else n for rel, names in sorted(found.layout_files.items()) for n in names
-               if n.endswith((".yml", ".yaml"))]
-    for edge in compose_edges(found.root, compose):
+               if n.endswith((".yml", ".yaml")) and not tooling(rel or ".")]
+    ingress = ingress_edge(found.root, compose)
+    for edge in [*compose_edges(found.root, compose), *([ingress] if ingress else [])]:
         same = out.get(edge.folder or edge.fallback)
         if same is not None and (same.name, same.kind, same.fallback) == (edge.name, edge.kind, edge.fallback):
             same.files = sorted({*same.files, *edge.files})   # one proxy in several Compose files (an override)

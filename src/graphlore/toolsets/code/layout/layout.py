@@ -99,6 +99,8 @@ class Module:
     edge: str | None = None
     #: a Traefik container's Compose files, whose services' ``traefik.*`` labels declare its routes
     label_files: tuple[str, ...] = ()
+    #: the ingress controller's Kubernetes manifests, whose ``Ingress`` resources declare its routes
+    ingress_files: tuple[str, ...] = ()
 
     @property
     def deployable_here(self) -> bool:
@@ -312,7 +314,7 @@ def _entry_modules(found: Scan, modules: dict[str, Module]) -> None:
 def _edge_modules(found: Scan, modules: dict[str, Module], sources: set[str]) -> list:
     """A module for each edge proxy that is only a container (`edge.find_edges`), named after its folder or its
     Compose service."""
-    edges = find_edges(found, sources, set(modules))
+    edges = find_edges(found, sources, set(modules), tooling_folder)
     for edge in edges:
         dockerfile = edge.name_source == "folder"
         modules[edge.folder] = Module(path=edge.folder, build_files=("Dockerfile",) if dockerfile else (),
@@ -590,6 +592,7 @@ def detect_layout(found: Scan) -> Layout:
         if kept is not None:   # HAProxy's and Caddy's configuration is not read
             setattr(module, kept, tuple(sorted({*getattr(module, kept), *edge.files})))
         module.label_files = tuple(edge.labels)
+        module.ingress_files = tuple(edge.ingress)
         for other in modules.values():   # the proxy's files are its own, not those of a module around them
             if other is not module:
                 other.nginx_files = tuple(f for f in other.nginx_files if f not in edge.files)

@@ -203,6 +203,9 @@ class Values:
     #: (path, text) of the Compose files whose services' ``traefik.*`` labels declare the module's routes (a
     #: Traefik container's: `frameworks.proxies`)
     traefik_labels: list[tuple[str, str]] = field(default_factory=list)
+    #: (path, text) of the Kubernetes manifests whose ``Ingress`` resources declare the module's routes (the
+    #: ingress controller's: `frameworks.proxies`)
+    ingresses: list[tuple[str, str]] = field(default_factory=list)
     #: the ``basePath`` of the Next.js configuration at the module's root (`next_base_path`): "" none, None when
     #: it is set to something not read (then ``next_base_path_written`` says what)
     next_base_path: str | None = ""
@@ -406,11 +409,12 @@ def module_values(layout: Layout, root: Path, deployment: Deployment | None = No
             values.add_profile(stem.split("-", 1)[1], settings, source)
         values.edge_service = module.microservice if module.edge else None
         values.next_base_path, values.next_base_path_written = next_base_path(root, path)
-        for source in module.label_files:
-            try:
-                values.traefik_labels.append((source, (root / source).read_text(encoding="utf-8", errors="replace")))
-            except OSError:
-                continue
+        for kept, sources in ((values.traefik_labels, module.label_files), (values.ingresses, module.ingress_files)):
+            for source in sources:
+                try:
+                    kept.append((source, (root / source).read_text(encoding="utf-8", errors="replace")))
+                except OSError:
+                    continue
         for source in module.nginx_files:
             try:
                 text = (root / source).read_text(encoding="utf-8", errors="replace")
