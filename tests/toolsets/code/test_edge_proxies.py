@@ -11,7 +11,7 @@ from helpers.code_tools import write_tree
 
 from graphlore.contract import parse_request
 from graphlore.runtime import Runtime
-from graphlore.toolsets.code.frameworks.proxies import traefik_label_routes
+from graphlore.toolsets.code.frameworks.proxies import ingress_routes, traefik_label_routes
 from graphlore.toolsets.code.index.graph import CodeGraph
 from graphlore.toolsets.code.languages.folding import plain
 from graphlore.toolsets.code.layout.edge import edge_kind, final_image
@@ -371,3 +371,14 @@ def test_a_tooling_folders_proxies_deploy_no_part_of_the_system(tmp_path: Path):
                           "e2e/gateway/nginx.conf": NGINX})
     services, routes, _ = _edge(tmp_path)
     assert set(services) == {"orders"} and routes == {}
+
+
+def test_an_ingress_path_of_slash_is_told_by_its_own_line():
+    manifest = ("kind: Ingress\nmetadata: {name: web}\nspec:\n  rules:\n  - http:\n      paths:\n"
+                "      - path: /media\n        pathType: Prefix\n        backend: {service: {name: media, port: {number: 80}}}\n"
+                "  - host: shop.local\n    http:\n      paths:\n"
+                "      - path: /\n        pathType: Prefix\n        backend: {service: {name: web, port: {number: 80}}}\n"
+                "  - host: admin.local\n    http:\n      paths:\n"
+                "      - path: /\n        pathType: Prefix\n        backend: {service: {name: admin, port: {number: 80}}}\n")
+    assert [(line, pattern) for line, _, pattern, _, _, _ in ingress_routes("k8s/web.yaml", manifest)] == [
+        (7, "/media/**"), (13, "/**"), (19, "/**")]

@@ -472,9 +472,11 @@ def ingress_routes(path: str, text: str) -> Iterator[Route]:
         if default is not None:
             entries.append(("", "Prefix", default))
         for written, kind, backend in entries:
-            at = text.find(written, seen) if written else text.find(
+            own = re.compile(rf"""path:\s*['"]?{re.escape(written)}['"]?\s*$""", re.M).search(text, seen) \
+                if written else None
+            at = own.start() if own else text.find(written, seen) if written else text.find(
                 "defaultBackend" if "defaultBackend" in spec else "backend:", start)
-            seen = max(seen, at) if written else seen
+            seen = max(seen, at + 1) if written else seen
             line = text.count("\n", 0, at) + 1 if at >= 0 else _line(text, "kind: Ingress")
             written = written or "/"
             target = _ingress_backend(backend)
