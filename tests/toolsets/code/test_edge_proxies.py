@@ -379,6 +379,8 @@ def test_an_ingress_path_of_slash_is_told_by_its_own_line():
                 "  - host: shop.local\n    http:\n      paths:\n"
                 "      - path: /\n        pathType: Prefix\n        backend: {service: {name: web, port: {number: 80}}}\n"
                 "  - host: admin.local\n    http:\n      paths:\n"
-                "      - path: /\n        pathType: Prefix\n        backend: {service: {name: admin, port: {number: 80}}}\n")
+                "      - path: /\n        pathType: Prefix\n        backend: {service: {name: admin, port: {number: 80}}}\n"
+                "      - path: /static/*\n        pathType: ImplementationSpecific\n"
+                "        backend: {service: {name: admin, port: {number: 80}}}\n")
     assert [(line, pattern) for line, _, pattern, _, _, _ in ingress_routes("k8s/web.yaml", manifest)] == [
-        (7, "/media/**"), (13, "/**"), (19, "/**")]
+        (7, "/media/**"), (13, "/**"), (19, "/**"), (22, "/static/**")]   # ``/*``: GCE's wildcard

@@ -447,7 +447,8 @@ def _ingress_backend(backend: Any) -> Folded | None:
 def ingress_routes(path: str, text: str) -> Iterator[Route]:
     """The routes of every ``Ingress`` in a manifest: each ``rules[].http.paths[]`` entry (``pathType: Prefix``
     and ``ImplementationSpecific``: every path under it; ``Exact``: that path) and the ``defaultBackend``
-    (every path), forwarding to its backend Service; ingress-nginx's ``rewrite-target`` annotation replaces the
+    (every path), forwarding to its backend Service (a path ending in ``/*``, the GCE and ALB controllers'
+    wildcard, is every path under its prefix); ingress-nginx's ``rewrite-target`` annotation replaces the
     matched prefix when it is a plain path (one with a regular expression's groups is not read, nor is a
     path that is a regular expression)."""
     try:
@@ -480,6 +481,8 @@ def ingress_routes(path: str, text: str) -> Iterator[Route]:
             line = text.count("\n", 0, at) + 1 if at >= 0 else _line(text, "kind: Ingress")
             written = written or "/"
             target = _ingress_backend(backend)
+            if kind != "Exact" and written.endswith("/*") and not _REGEX_PATH.search(written[:-2]):
+                written = written[:-2] or "/"   # GCE's (and ALB's) wildcard: every path under the prefix
             if _REGEX_PATH.search(written):
                 yield line, ANY, "/**", None, f"the path {written} is a regular expression (not read)", "ingress"
                 continue
