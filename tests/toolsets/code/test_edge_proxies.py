@@ -384,3 +384,18 @@ def test_an_ingress_path_of_slash_is_told_by_its_own_line():
                 "        backend: {service: {name: admin, port: {number: 80}}}\n")
     assert [(line, pattern) for line, _, pattern, _, _, _ in ingress_routes("k8s/web.yaml", manifest)] == [
         (7, "/media/**"), (13, "/**"), (19, "/**"), (22, "/static/**")]   # ``/*``: GCE's wildcard
+
+
+def test_an_edited_proxy_configuration_updates_as_a_full_build_gives(tmp_path: Path):
+    write_tree(tmp_path, {**ORDERS_SERVICE,
+                          "gateway/Dockerfile": "FROM nginx:1.27-alpine\nCOPY nginx.conf /etc/nginx/nginx.conf\n",
+                          "gateway/nginx.conf": NGINX})
+    graph = CodeGraph.build(tmp_path)
+    (tmp_path / "gateway/nginx.conf").write_text(NGINX.replace("/api/orders/", "/v2/orders/"))
+    (tmp_path / "docker-compose.yml").write_text("services:\n  edge:\n    image: envoyproxy/envoy:v1.30\n"
+                                                 "    volumes: ['./edge/envoy.yaml:/etc/envoy/envoy.yaml']\n")
+    write_tree(tmp_path, {"edge/envoy.yaml": ENVOY})
+    graph.update()
+    assert graph.snapshot() == CodeGraph.build(tmp_path).snapshot()
+    labels = {(n.props["microservice"], n.props["label"]) for n in graph.snapshot()[0].values() if n.kind == "route"}
+    assert {("gateway", "ANY /v2/orders/**"), ("edge", "ANY /api/orders/**")} <= labels

@@ -124,13 +124,14 @@ def _files_at(root: Path, rel: str) -> list[str]:
 
 
 def is_config(kind: str, path: str) -> bool:
-    """Whether a file run by a proxy of ``kind`` is its configuration (nginx ``*.conf`` and ``*.template``; Envoy
-    and Traefik YAML or TOML; HAProxy ``*.cfg``, a ``Caddyfile``: not read, but the proxy's)."""
+    """Whether a file run by a proxy of ``kind`` is its configuration (nginx ``*.conf`` and ``*.conf.template``;
+    Envoy and Traefik YAML, Traefik's ``traefik*``/``dynamic*`` TOML; HAProxy ``*.cfg``, a ``Caddyfile``: not
+    read, but the proxy's). Each one read is a layout file of the walk, so its edit refreshes the routes."""
     name = PurePosixPath(path).name
     if kind == "nginx":
-        return bool(NGINX_FILE.match(name)) or name.endswith(".template")
+        return bool(NGINX_FILE.match(name))
     if kind in ("envoy", "traefik"):
-        return name.endswith((".yaml", ".yml", ".toml")) or bool(PROXY_FILE.match(name))
+        return name.endswith((".yaml", ".yml")) or bool(PROXY_FILE.match(name))
     return name.endswith(".cfg") if kind == "haproxy" else name.startswith("Caddyfile") or name.endswith(".caddy")
 
 
