@@ -399,3 +399,58 @@ def test_an_edited_proxy_configuration_updates_as_a_full_build_gives(tmp_path: P
     assert graph.snapshot() == CodeGraph.build(tmp_path).snapshot()
     labels = {(n.props["microservice"], n.props["label"]) for n in graph.snapshot()[0].values() if n.kind == "route"}
     assert {("gateway", "ANY /v2/orders/**"), ("edge", "ANY /api/orders/**")} <= labels
+
+
+K8S_PROXY = """apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: gateway-conf
+data:
+  nginx.conf: |
+    server {
+      listen 80;
+      location /api/orders/ {
+        proxy_pass http://orders:8000/;
+      }
+    }
+  banner.txt: hello
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: gateway
+spec:
+  template:
+    metadata:
+      labels: {app: gateway}
+    spec:
+      containers:
+      - name: nginx
+        image: nginx:1.27
+        volumeMounts: [{name: conf, mountPath: /etc/nginx/conf.d}]
+      volumes:
+      - name: conf
+        configMap: {name: gateway-conf}
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: gateway-svc
+spec:
+  selector: {app: gateway}
+  ports: [{port: 80}]
+"""
+
+
+def test_a_kubernetes_proxy_workload_reads_the_configuration_its_configmap_holds(tmp_path: Path):
+    """A Deployment running nginx with a ConfigMap volume: the ConfigMap's ``nginx.conf`` is its configuration,
+    its routes at their lines in the manifest; a client calling the proxy's Service name reaches them."""
+    write_tree(tmp_path, {**ORDERS_SERVICE, "deploy/k8s/gateway.yaml": K8S_PROXY,
+                          "web/Dockerfile": "FROM python:3.12\n", "web/requirements.txt": "requests\n",
+                          "web/client.py": WEB.replace("http://gateway/", "http://gateway-svc/")})
+    services, routes, links = _edge(tmp_path)
+    assert services["gateway"]["root"] == "deploy/k8s/gateway"
+    route = routes["ANY /api/orders/**"]
+    assert (route["microservice"], route["file"], route["line"]) == ("gateway", "deploy/k8s/gateway.yaml", 9)
+    assert ("gateway", "ANY /api/orders/**", "GET /orders/{order_id}") in links
+    assert ("web", "GET gateway /api/orders/{order_id}", "ANY /api/orders/**") in links

@@ -18,12 +18,15 @@ These ways of running one are read:
   beside the Compose file that does not exist (no file of the tree is in it), and a proxy whose such folder
   exists is not read. Its files are its own then, never another module's too.
 
+- **A Kubernetes workload** (plain manifests) whose container runs a proxy image with a ConfigMap volume whose
+  ``data`` holds the proxy's configuration by its usual name (``nginx.conf``, ``default.conf``, ``envoy.yaml``):
+  named after the workload, its module a folder of that name beside the manifest (`frameworks.edge` reads the
+  configuration inside the ConfigMap, with its lines in the manifest).
 - **Kubernetes ``Ingress`` resources** (plain manifests; a Helm template's are not read): the cluster's ingress
   controller, one proxy named ``ingress`` serving them all (`frameworks.proxies` reads them), its module a
   folder of that name beside the manifests (the nearest folder holding them all).
 
-A proxy run from a Kubernetes ConfigMap (the configuration written inside the manifest) has no file of its own:
-it is not read. HAProxy's and Caddy's configuration languages are not read either: such a proxy is a service of
+HAProxy's and Caddy's configuration languages are not read either: such a proxy is a service of
 the system with no routes.
 """
 
@@ -62,6 +65,8 @@ class Edge:
     labels: list[str] = field(default_factory=list)
     #: the Kubernetes manifests whose ``Ingress`` resources it serves (the ingress controller)
     ingress: list[str] = field(default_factory=list)
+    #: (manifest, ConfigMap name) of the ConfigMaps a Kubernetes workload mounts as its configuration
+    config_maps: list[tuple[str, str]] = field(default_factory=list)
     #: where its module is when ``folder`` cannot be (a folder of its own beside the Compose file, named after
     #: the Compose service, that no file of the tree is in)
     fallback: str = ""
@@ -249,6 +254,56 @@ def ingress_edge(root: Path, paths: list[str]) -> Edge | None:
                 fallback=f"{folder}/ingress" if folder else "ingress")
 
 
+_WORKLOADS = {"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Pod"}
+
+
+def _pod(doc: dict) -> dict:
+    spec = doc.get("spec") if isinstance(doc.get("spec"), dict) else {}
+    if doc.get("kind") == "Pod":
+        return spec
+    template = spec.get("template") if isinstance(spec.get("template"), dict) else {}
+    return template.get("spec") if isinstance(template.get("spec"), dict) else {}
+
+
+def k8s_edges(root: Path, paths: list[str]) -> list[Edge]:
+    """The Kubernetes workloads (plain manifests) whose container runs a proxy image with a ConfigMap volume
+    holding its configuration (a ``data`` key named as the proxy's configuration: ``nginx.conf``,
+    ``envoy.yaml``), each named after the workload."""
+    maps: dict[str, list[tuple[str, dict]]] = {}
+    workloads: list[tuple[str, dict]] = []
+    for rel in paths:
+        text = _read(root / rel)
+        if "{{" in text or "kind:" not in text:
+            continue
+        try:
+            docs = [d for d in yaml.safe_load_all(text) if isinstance(d, dict)]
+        except yaml.YAMLError:
+            continue
+        for doc in docs:
+            meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
+            if doc.get("kind") == "ConfigMap" and isinstance(meta.get("name"), str) and isinstance(doc.get("data"), dict):
+                maps.setdefault(meta["name"], []).append((rel, doc["data"]))
+            elif doc.get("kind") in _WORKLOADS and isinstance(meta.get("name"), str):
+                workloads.append((rel, doc))
+    out: list[Edge] = []
+    for rel, doc in workloads:
+        pod = _pod(doc)
+        kinds = [edge_kind(str(c.get("image", ""))) for c in pod.get("containers") or [] if isinstance(c, dict)]
+        kind = next((k for k in kinds if k), None)
+        if kind is None:
+            continue
+        mounted = [v["configMap"]["name"] for v in pod.get("volumes") or [] if isinstance(v, dict)
+                   and isinstance(v.get("configMap"), dict) and isinstance(v["configMap"].get("name"), str)]
+        held = [(file, name) for name in mounted for file, data in maps.get(name, [])
+                if any(is_config(kind, str(key)) for key in data)]
+        if held:
+            name = doc["metadata"]["name"]
+            folder = PurePosixPath(rel).parent.as_posix()
+            out.append(Edge(kind, "", name, "Kubernetes " + str(doc["kind"]), [], rel, config_maps=held,
+                            fallback=name if folder == "." else f"{folder}/{name}"))
+    return out
+
+
 def find_edges(found: Scan, sources: set[str], modules: set[str], tooling: Callable[[str], bool]) -> list[Edge]:
     """Every proxy container of the tree (see the module docstring), one per folder: folders that hold source
     code or are modules already are left alone, and so are the files of a tooling folder (``tooling``: CI jobs'
@@ -264,7 +319,7 @@ def find_edges(found: Scan, sources: set[str], modules: set[str], tooling: Calla
     compose = [f"{rel}/{n}" if rel else n for rel, names in sorted(found.layout_files.items()) for n in names
                if n.endswith((".yml", ".yaml")) and not tooling(rel or ".")]
     ingress = ingress_edge(found.root, compose)
-    for edge in [*compose_edges(found.root, compose), *([ingress] if ingress else [])]:
+    for edge in [*compose_edges(found.root, compose), *k8s_edges(found.root, compose), *([ingress] if ingress else [])]:
         same = out.get(edge.folder or edge.fallback)
         if same is not None and (same.name, same.kind, same.fallback) == (edge.name, edge.kind, edge.fallback):
             same.files = sorted({*same.files, *edge.files})   # one proxy in several Compose files (an override)

@@ -101,6 +101,8 @@ class Module:
     label_files: tuple[str, ...] = ()
     #: the ingress controller's Kubernetes manifests, whose ``Ingress`` resources declare its routes
     ingress_files: tuple[str, ...] = ()
+    #: a proxy workload's (manifest, ConfigMap name): the ConfigMaps that hold its configuration
+    config_maps: tuple[tuple[str, str], ...] = ()
 
     @property
     def deployable_here(self) -> bool:
@@ -593,6 +595,7 @@ def detect_layout(found: Scan) -> Layout:
             setattr(module, kept, tuple(sorted({*getattr(module, kept), *edge.files})))
         module.label_files = tuple(edge.labels)
         module.ingress_files = tuple(edge.ingress)
+        module.config_maps = tuple(edge.config_maps)
         for other in modules.values():   # the proxy's files are its own, not those of a module around them
             if other is not module:
                 other.nginx_files = tuple(f for f in other.nginx_files if f not in edge.files)

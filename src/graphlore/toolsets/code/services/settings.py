@@ -35,6 +35,7 @@ from typing import Any
 import yaml
 
 from ..languages.folding import CHOICE_CLOSE, CHOICE_OPEN, CHOICE_SEP
+from ..layout.edge import is_config
 from ..layout.layout import Layout
 from .deployment import Deployment
 from .yaml_lines import documents
@@ -206,6 +207,9 @@ class Values:
     #: (path, text) of the Kubernetes manifests whose ``Ingress`` resources declare the module's routes (the
     #: ingress controller's: `frameworks.proxies`)
     ingresses: list[tuple[str, str]] = field(default_factory=list)
+    #: (manifest, data key, text, the manifest line its text starts at) of each proxy configuration a ConfigMap
+    #: holds for a proxy workload (`embedded_configs`; read by `frameworks.edge`)
+    embedded: list[tuple[str, str, str, int]] = field(default_factory=list)
     #: the ``basePath`` of the Next.js configuration at the module's root (`next_base_path`): "" none, None when
     #: it is set to something not read (then ``next_base_path_written`` says what)
     next_base_path: str | None = ""
@@ -351,6 +355,29 @@ def _inside(path: Path, root: Path) -> bool:
     return real == base or real.is_relative_to(base)
 
 
+def embedded_configs(root: Path, config_maps: tuple[tuple[str, str], ...], kind: str) -> list[tuple[str, str, str, int]]:
+    """(manifest, data key, text, first line) of each proxy configuration (`layout.edge.is_config`) in the named
+    ConfigMaps of the manifests: what a proxy workload mounts."""
+    out: list[tuple[str, str, str, int]] = []
+    for rel, name in config_maps:
+        try:
+            text = (root / rel).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        raw = text.splitlines()
+        for doc, lines in documents(text):
+            if not isinstance(doc, dict) or doc.get("kind") != "ConfigMap" or not isinstance(doc.get("data"), dict) \
+                    or (doc.get("metadata") or {}).get("name") != name:
+                continue
+            for key, value in doc["data"].items():
+                line = lines.get(f"data.{key}")
+                if not isinstance(value, str) or not is_config(kind, str(key)) or line is None:
+                    continue
+                block = re.search(r":\s*[|>][-+0-9]*\s*(?:#.*)?$", raw[line - 1]) if line <= len(raw) else None
+                out.append((rel, str(key), value, line + 1 if block else line))
+    return out
+
+
 _BASE_PATH = re.compile(r"""\bbasePath\s*:\s*([^,}\n]+)""")
 _JS_STRING = re.compile(r"""^(['"`])([^'"`$]*)\1$""")
 
@@ -408,6 +435,7 @@ def module_values(layout: Layout, root: Path, deployment: Deployment | None = No
             stem = PurePosixPath(source).stem
             values.add_profile(stem.split("-", 1)[1], settings, source)
         values.edge_service = module.microservice if module.edge else None
+        values.embedded = embedded_configs(root, module.config_maps, module.edge or "")
         values.next_base_path, values.next_base_path_written = next_base_path(root, path)
         for kept, sources in ((values.traefik_labels, module.label_files), (values.ingresses, module.ingress_files)):
             for source in sources:
