@@ -75,8 +75,9 @@ def test_images_of_edge_proxies_are_told_by_their_last_path_segment():
                                    "haproxy:2.9", "caddy:2", "openresty/openresty:alpine",
                                    "nginxinc/nginx-unprivileged:1.27", "bitnami/nginx@sha256:00")] == [
         "nginx", "envoy", "traefik", "haproxy", "caddy", "nginx", "nginx", "nginx"]
-    assert [edge_kind(i) for i in ("python:3.12", "node:20", "my-nginx-app", "envoy-control-plane:1")] == [
-        None, None, None, "envoy"]
+    assert [edge_kind(i) for i in ("python:3.12", "node:20", "my-nginx-app", "envoy-control-plane:1",
+                                   "nginx/nginx-prometheus-exporter:1.1", "thomseddon/traefik-forward-auth:2",
+                                   "nginxproxymanager")] == [None] * 7   # tools named after a proxy are none
     assert final_image("FROM node:20 AS build\nRUN npm ci\nFROM nginx:1.27 AS run\nCOPY --from=build /a /b\n") == \
         "nginx:1.27"
 

@@ -42,8 +42,10 @@ import yaml
 
 from .walk import NGINX_FILE, PROXY_FILE, Scan
 
-#: proxy image (its last path segment, without tag) -> the kind of configuration it reads
-_EDGE_IMAGE = re.compile(r"^(nginx|openresty|envoy|traefik|haproxy|caddy)(?:$|[-_.\w]*)$")
+#: proxy image (its last path segment, without tag) -> the kind of configuration it reads; a variant of one
+#: (``nginx-unprivileged``, ``nginx-ingress``) too, but not a tool named after one (an exporter, an auth helper)
+_EDGE_IMAGE = re.compile(r"^(nginx|openresty|envoy|traefik|haproxy|caddy)(?:$|[-_.][-_.\w]*$)")
+_NOT_A_PROXY = re.compile(r"exporter|auth|control|operator|dashboard|ui$|gen$|plugin", re.I)
 _FROM = re.compile(r"^\s*FROM\s+(?:--\S+\s+)*(\S+)(?:\s+AS\s+(\S+))?", re.I | re.M)
 _COPY = re.compile(r"^\s*(?:COPY|ADD)\s+(.+)$", re.I | re.M)
 #: a Compose file that may run a proxy image (a cheap look before the YAML is parsed)
@@ -76,7 +78,7 @@ def edge_kind(image: str) -> str | None:
     """``envoyproxy/envoy:v1.30`` -> ``envoy``; ``nginx:alpine`` -> ``nginx``; any other image -> None."""
     base = image.split("@", 1)[0].rsplit("/", 1)[-1].split(":", 1)[0].lower()
     found = _EDGE_IMAGE.match(base)
-    if found is None:
+    if found is None or _NOT_A_PROXY.search(base[len(found.group(1)):]):
         return None
     return "nginx" if found.group(1) == "openresty" else found.group(1)
 
