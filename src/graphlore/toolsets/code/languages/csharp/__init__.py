@@ -13,6 +13,7 @@ from .. import roles
 from ..base import BuildFile, BuildInfo, Language, no_module
 from . import extract
 from .resolve import CSharpResolver
+from .usings import shared_imports
 
 _WEB_SDK = re.compile(r"Sdk\s*=\s*\"Microsoft\.NET\.Sdk\.(Web|Worker)", re.I)
 
@@ -43,4 +44,5 @@ RULES = roles.Rules(annotation_roles={**roles.ASPNET_ROLES, **roles.DOTNET_TEST_
                     capabilities=roles.ASPNET_CAPABILITIES, entry_point=_main)
 
 LANGUAGE = Language("csharp", {".cs": "csharp"}, extract.extract, CSharpResolver, RULES, module_name=no_module,
-                    test_files=re.compile(r".*Tests?\.cs$"), packages=True, simple_annotations=True, builds=(CSPROJ,))
+                    test_files=re.compile(r".*Tests?\.cs$"), packages=True, simple_annotations=True, builds=(CSPROJ,),
+                    shared_imports=shared_imports)

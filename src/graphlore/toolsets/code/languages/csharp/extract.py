@@ -176,7 +176,10 @@ class _Extractor(Extractor):
         written = type_name(target)
         static = any(c.type == "static" for c in node.children)
         names = ((written, text(alias)),) if alias is not None else (("*", "*"),)
-        self.facts.imports.append(ImportFact(written, names, node.start_point[0] + 1, static=static))
+        line = node.start_point[0] + 1
+        self.facts.imports.append(ImportFact(written, names, line, static=static))
+        if any(c.type == "global" for c in node.children):   # every file of the project imports it (`usings`)
+            self.facts.extra.setdefault("global_usings", []).append(line)
 
     def type_decl(self, node: Node, parent: str | None, namespace: str | None) -> None:
         name = text(node.child_by_field_name("name"))
