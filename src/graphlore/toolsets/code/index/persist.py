@@ -42,7 +42,8 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: 8: the grpc-gateway rule's ``{name=shelves/*}`` variables keep their literal segments, and an rpc ended by
 #: ``;`` keeps its place (formats 5 to 7 gave another service's rpc of the name its rule).
 #: 9: a C# file's ``global using`` lines (``extra["global_usings"]``) and the usings its project shares with it
-#: (imports of line 0, `csharp.usings`): an index of format 8 restored would not know which usings are global.
+#: (imports of line 0, `csharp.usings`), Razor files, and ``ConfigureHttpClient`` lambdas chained on
+#: ``AddHttpClient<T>()``/``AddRefitClient<T>()`` as registrations: an index of format 8 restored would miss them.
 FORMAT = 9
 
 

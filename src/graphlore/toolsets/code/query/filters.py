@@ -37,7 +37,7 @@ FRAMEWORKS = ("spring_web", "spring_cloud_gateway", "zuul", "nginx", "yarp", "oc
               "rdkafka", "racecar", "bunny", "sneakers", "event_bus", "masstransit", "nservicebus", "declared")
 #: what makes an HTTP call
 CLIENT_KINDS = ("feign", "rest_template", "web_client", "rest_client", "http_exchange", "requests", "httpx",
-                "aiohttp", "fetch", "axios", "request", "apache_http", "net_http", "http_client", "ktor_client", "locust", "k6",
+                "aiohttp", "fetch", "axios", "request", "apache_http", "net_http", "http_client", "refit", "ktor_client", "locust", "k6",
                 "curl", "guzzle", "symfony_http_client", "laravel_http", "file_get_contents",
                 "faraday", "httparty", "restclient", "reqwest", "openapi", "grpc", "declared")
 #: what sends a message
