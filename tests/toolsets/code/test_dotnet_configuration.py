@@ -149,3 +149,57 @@ def test_refit_interfaces_are_clients_under_the_base_address_they_are_given(tmp_
                                                          "http://stock:8080/api/prices")]
     # no base address anywhere: a path, unresolved
     assert [match for _, match, _ in clients["Shop.Front.Api.IOrphanApi.All"]] == ["unresolved"]
+
+
+OPTIONS_PROGRAM = """using Shop.Front;
+
+var builder = WebApplication.CreateBuilder(args);
+builder.Services.Configure<StockOptions>(builder.Configuration.GetSection("Services").GetSection("Stock"));
+builder.Services.AddOptions<PriceOptions>().BindConfiguration("Prices");
+builder.Services.Configure<TwiceOptions>(builder.Configuration.GetSection("A"));
+builder.Services.Configure<TwiceOptions>(builder.Configuration.GetSection("B"));
+builder.Build().Run();
+"""
+
+OPTIONS_CLIENTS = """namespace Shop.Front;
+
+public class StockOptions { public string Host { get; set; } = ""; }
+public class PriceOptions { public string Url { get; set; } = ""; }
+public class TwiceOptions { public string Url { get; set; } = ""; }
+
+public class Reader(IOptions<StockOptions> stock, IOptionsMonitor<PriceOptions> prices, IOptions<TwiceOptions> twice,
+                    IConfiguration configuration, HttpClient http)
+{
+    private readonly PriceOptions _prices = prices.CurrentValue;
+
+    public Task<string> Level() => http.GetStringAsync($"http://{stock.Value.Host}/api/levels/1");
+    public Task<string> Prices() => http.GetStringAsync(_prices.Url + "/api/prices");
+    public Task<string> Twice() => http.GetStringAsync(twice.Value.Url + "/api/prices");
+
+    public Task<string> Got()
+    {
+        var bound = configuration.GetSection("Addresses").Get<ServiceAddresses>();
+        return http.GetStringAsync($"http://{bound.Stock}/api/prices");
+    }
+}
+"""
+
+
+def test_options_bound_to_a_section_give_their_properties_as_settings(tmp_path):
+    settings = {"Services": {"Stock": {"Host": "stock:8080"}}, "Prices": {"Url": "http://stock:8080"},
+                "A": {"Url": "http://stock:8080"}, "B": {"Url": "http://other:1"}, "Addresses": {"Stock": "stock:8080"}}
+    write_tree(tmp_path, {
+        "stock/stock.csproj": WEB, "stock/Program.cs": STOCK,
+        "front/front.csproj": WEB, "front/Program.cs": OPTIONS_PROGRAM, "front/Reader.cs": OPTIONS_CLIENTS,
+        "front/appsettings.json": json.dumps(settings)})
+    clients = _clients(tmp_path)
+    assert clients["Shop.Front.Reader.Level"] == [("GET stock /api/levels/1", "cross_service",
+                                                    "http://stock:8080/api/levels/1")]
+    # a field set from IOptionsMonitor<T>.CurrentValue, declared T
+    assert clients["Shop.Front.Reader.Prices"] == [("GET stock /api/prices", "cross_service",
+                                                     "http://stock:8080/api/prices")]
+    # Get<T>() of a section held in a local is that section
+    assert clients["Shop.Front.Reader.Got"] == [("GET stock /api/prices", "cross_service",
+                                                  "http://stock:8080/api/prices")]
+    # a class bound to two sections is no one value
+    assert [m for _, m, _ in clients["Shop.Front.Reader.Twice"]] == ["unresolved"]
