@@ -203,3 +203,19 @@ def test_options_bound_to_a_section_give_their_properties_as_settings(tmp_path):
                                                   "http://stock:8080/api/prices")]
     # a class bound to two sections is no one value
     assert [m for _, m, _ in clients["Shop.Front.Reader.Twice"]] == ["unresolved"]
+
+
+def test_updates_equal_a_full_build_when_a_setting_or_a_binding_changes(tmp_path):
+    from helpers.code_graph import edit, render
+
+    write_tree(tmp_path, {
+        "stock/stock.csproj": WEB, "stock/Program.cs": STOCK, "docker-compose.yml": COMPOSE,
+        "front/front.csproj": WEB, "front/Levels.cs": CLIENTS, "front/Program.cs": OPTIONS_PROGRAM,
+        "front/Reader.cs": OPTIONS_CLIENTS, "front/appsettings.json": json.dumps(SETTINGS, indent=2)})
+    graph = CodeGraph.build(tmp_path)
+    for path, old, new in (("front/appsettings.json", '"stock:8080"', '"other:8080"'),
+                           ("front/Program.cs", 'GetSection("Stock")', 'GetSection("Elsewhere")'),
+                           ("docker-compose.yml", "Services__Prices", "Services__Other")):
+        edit(tmp_path, path, old, new)
+        graph.update()
+        assert render(graph) == render(CodeGraph.build(tmp_path)), path
