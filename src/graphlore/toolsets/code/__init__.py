@@ -96,7 +96,8 @@ The map (packages by concern; a package imports only the packages above it)::
       k6.py                       k6 load tests (JavaScript) as HTTP clients of the URLs they request
       nginx.py                    nginx proxy_pass locations as gateway routes forwarding to a service
       proxies.py                  YARP, Ocelot, Envoy, Traefik routes in configuration, forwarding to a service
-      amqp.py                     AMQP producers and consumers (pika, Go amqp, amqplib) by exchange/key
+      amqp.py                     AMQP producers and consumers (pika, Go amqp, amqplib, RabbitMQ.Client) by
+                                  exchange/key
       amqp_options.py             Go AMQP endpoints named through functional options, at the configuring call
       kafka.py                    Kafka's plain clients (Python, Node, Java/Kotlin, C#) by topic
       apache_http.py              Apache HttpClient requests (new HttpGet(url) ...) as HTTP clients
