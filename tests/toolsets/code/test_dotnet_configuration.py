@@ -219,3 +219,16 @@ def test_updates_equal_a_full_build_when_a_setting_or_a_binding_changes(tmp_path
         edit(tmp_path, path, old, new)
         graph.update()
         assert render(graph) == render(CodeGraph.build(tmp_path)), path
+
+
+def test_a_setting_of_several_values_whose_variable_the_deployment_gives_several_is_not_known(tmp_path):
+    compose = COMPOSE.replace("      Services__Prices: http://stock-svc:8080\n",
+                              "      Services__Stock: stock-svc:8080\n")
+    override = "services:\n  front:\n    environment:\n      Services__Stock: stock:8080\n"
+    write_tree(tmp_path, {
+        "stock/stock.csproj": WEB, "stock/Program.cs": STOCK, "docker-compose.yml": compose,
+        "docker-compose.override.yml": override,
+        "front/front.csproj": WEB, "front/Levels.cs": CLIENTS,
+        "front/appsettings.json": json.dumps(SETTINGS), "front/appsettings.Production.json": json.dumps(PRODUCTION)})
+    level = _clients(tmp_path)["Shop.Front.Levels.Level"]
+    assert [match for _, match, _ in level] == ["unresolved"]
