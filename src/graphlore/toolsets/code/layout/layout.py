@@ -48,6 +48,7 @@ import yaml
 from ..languages import registry
 from ..languages.base import BuildFile
 from ..model import FileContext
+from .edge import final_image, find_edges
 from .entry_points import entry_points, reached
 from .walk import (
     CONFIG_FILE,
@@ -97,10 +98,18 @@ class Module:
     built_by: tuple[str, ...] = ()
     #: a package folder two or more entry points reach: it stays with its build's own service (`entry_points`)
     shared: bool = False
+    #: an edge proxy that is only a container (`edge`): the kind of its image (``nginx``, ``envoy``, ...)
+    edge: str | None = None
+    #: a Traefik container's Compose files, whose services' ``traefik.*`` labels declare its routes
+    label_files: tuple[str, ...] = ()
+    #: the ingress controller's Kubernetes manifests, whose ``Ingress`` resources declare its routes
+    ingress_files: tuple[str, ...] = ()
+    #: a proxy workload's (manifest, ConfigMap name): the ConfigMaps that hold its configuration
+    config_maps: tuple[tuple[str, str], ...] = ()
 
     @property
     def deployable_here(self) -> bool:
-        return bool(self.spring_name or self.dockerfile or self.boot_plugin or self.built_by)
+        return bool(self.spring_name or self.dockerfile or self.boot_plugin or self.built_by or self.edge)
 
 
 @dataclass(slots=True)
@@ -315,6 +324,18 @@ def _entry_modules(found: Scan, modules: dict[str, Module]) -> None:
                                      parent=owner if shared else next(iter(reaching)))
 
 
+def _edge_modules(found: Scan, modules: dict[str, Module], sources: set[str]) -> list:
+    """A module for each edge proxy that is only a container (`edge.find_edges`), named after its folder or its
+    Compose service."""
+    edges = find_edges(found, sources, set(modules), tooling_folder)
+    for edge in edges:
+        dockerfile = edge.name_source == "folder"
+        modules[edge.folder] = Module(path=edge.folder, build_files=("Dockerfile",) if dockerfile else (),
+                                      name=edge.name, name_source=edge.name_source, dockerfile=dockerfile,
+                                      edge=edge.kind)
+    return edges
+
+
 # ---- microservices ------------------------------------------------------------------------------------------
 
 class _Services:
@@ -473,23 +494,16 @@ STOCK_IMAGES = frozenset({
     "minio", "influxdb", "neo4j", "couchbase", "couchdb", "clickhouse-server", "etcd", "nats", "localstack",
     "cockroach", "prometheus", "grafana",
 })
-_FROM = re.compile(r"^\s*FROM\s+(?:--\S+\s+)*(\S+)(?:\s+AS\s+(\S+))?", re.I | re.M)
 
 
 def stock_image(path: Path) -> bool:
     """Whether a Dockerfile's final stage builds on a stock datastore or broker image (`STOCK_IMAGES`)."""
     try:
-        stages = _FROM.findall(path.read_text(encoding="utf-8", errors="replace"))
+        image = final_image(path.read_text(encoding="utf-8", errors="replace"))
     except OSError:
         return False
-    if not stages:
+    if image is None:
         return False
-    names = {alias.lower(): image for image, alias in stages if alias}
-    image = stages[-1][0]
-    for _ in range(len(stages)):
-        if image.lower() not in names:
-            break
-        image = names[image.lower()]
     base = image.split("@", 1)[0].rsplit("/", 1)[-1].split(":", 1)[0].lower()
     return base in STOCK_IMAGES or "/mssql/" in image.lower()
 
@@ -583,14 +597,27 @@ def detect_layout(found: Scan) -> Layout:
                 modules[program] = Module(path=program, build_files=(), name=folder, name_source="folder",
                                           boot_plugin=True, declared_script=script)
     _entry_modules(found, modules)
+    edges = _edge_modules(found, modules, sources)
     _read_configs(root, found, modules)
-    # membership tree: declared members first, then nearest enclosing module
+    for edge in edges:   # the files it is run with, by whatever name (``COPY front-envoy.yaml /etc/envoy/``)
+        module = modules[edge.folder]
+        kept = {"nginx": "nginx_files", "envoy": "proxy_files", "traefik": "proxy_files"}.get(edge.kind)
+        if kept is not None:   # HAProxy's and Caddy's configuration is not read
+            setattr(module, kept, tuple(sorted({*getattr(module, kept), *edge.files})))
+        module.label_files = tuple(edge.labels)
+        module.ingress_files = tuple(edge.ingress)
+        module.config_maps = tuple(edge.config_maps)
+        for other in modules.values():   # the proxy's files are its own, not those of a module around them
+            if other is not module:
+                other.nginx_files = tuple(f for f in other.nginx_files if f not in edge.files)
+                other.proxy_files = tuple(f for f in other.proxy_files if f not in edge.files)
+    # membership tree: declared members first, then nearest enclosing module (an edge proxy is no member)
     for path in sorted(modules):
         for member in _expand_members(path, modules[path].declared_members, set(modules)):
-            if modules[member].parent is None and member != path:
+            if modules[member].parent is None and member != path and not modules[member].edge:
                 modules[member].parent = path
     for path in sorted(modules):
-        if modules[path].parent is None and path != ".":
+        if modules[path].parent is None and path != "." and not modules[path].edge:
             modules[path].parent = _nearest(modules, path.rsplit("/", 1)[0] if "/" in path else "")
     nearest: dict[str, str | None] = {}   # folder -> its module, for the folders with running code
     for path in found.sources:
@@ -603,6 +630,9 @@ def detect_layout(found: Scan) -> Layout:
     else:
         for top in services.children.get(None, []):
             services.assign(top)
+    for edge in edges:   # a service of its own, whatever module its folder lies in
+        if not modules[edge.folder].microservice:
+            services.add(edge.folder, [edge.folder], True)
     deployment_files = tuple(sorted(f"{rel}/{name}" if rel else name for rel, names in found.layout_files.items()
                                     for name in names if is_deployment_file(name)))
     layout = Layout(root, modules, services.services, set(found.package_dirs), deployment_files)

@@ -36,6 +36,7 @@ from typing import Any
 import yaml
 
 from ..languages.folding import CHOICE_CLOSE, CHOICE_OPEN, CHOICE_SEP
+from ..layout.edge import is_config
 from ..layout.layout import Layout
 from .deployment import Deployment
 from .yaml_lines import documents
@@ -213,6 +214,22 @@ class Values:
     nginx: list[tuple[str, str]] = field(default_factory=list)
     #: (path, text) of the module's reverse proxy configuration files (read by `frameworks.proxies`)
     proxies: list[tuple[str, str]] = field(default_factory=list)
+    #: an edge proxy that is only a container (`layout.edge`): its service, which holds its routes (no source
+    #: file of it does; `frameworks.edge`)
+    edge_service: str | None = None
+    #: (path, text) of the Compose files whose services' ``traefik.*`` labels declare the module's routes (a
+    #: Traefik container's: `frameworks.proxies`)
+    traefik_labels: list[tuple[str, str]] = field(default_factory=list)
+    #: (path, text) of the Kubernetes manifests whose ``Ingress`` resources declare the module's routes (the
+    #: ingress controller's: `frameworks.proxies`)
+    ingresses: list[tuple[str, str]] = field(default_factory=list)
+    #: (manifest, data key, text, the manifest line its text starts at) of each proxy configuration a ConfigMap
+    #: holds for a proxy workload (`embedded_configs`; read by `frameworks.edge`)
+    embedded: list[tuple[str, str, str, int]] = field(default_factory=list)
+    #: the ``basePath`` of the Next.js configuration at the module's root (`next_base_path`): "" none, None when
+    #: it is set to something not read (then ``next_base_path_written`` says what)
+    next_base_path: str | None = ""
+    next_base_path_written: str = ""
     #: (file, prefix or None when it is not one string, resource) of each import in its Symfony routing files
     route_imports: list[tuple[str, str | None, str]] = field(default_factory=list)
     #: (file, path, controller, methods) of each route its Symfony routing files declare (``path`` + ``controller``)
@@ -371,6 +388,55 @@ def _inside(path: Path, root: Path) -> bool:
     return real == base or real.is_relative_to(base)
 
 
+def embedded_configs(root: Path, config_maps: tuple[tuple[str, str], ...], kind: str) -> list[tuple[str, str, str, int]]:
+    """(manifest, data key, text, first line) of each proxy configuration (`layout.edge.is_config`) in the named
+    ConfigMaps of the manifests: what a proxy workload mounts."""
+    out: list[tuple[str, str, str, int]] = []
+    for rel, name in config_maps:
+        try:
+            text = (root / rel).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        raw = text.splitlines()
+        for doc, lines in documents(text):
+            if not isinstance(doc, dict) or doc.get("kind") != "ConfigMap" or not isinstance(doc.get("data"), dict) \
+                    or (doc.get("metadata") or {}).get("name") != name:
+                continue
+            for key, value in doc["data"].items():
+                line = lines.get(f"data.{key}")
+                if not isinstance(value, str) or not is_config(kind, str(key)) or line is None:
+                    continue
+                block = re.search(r":\s*[|>][-+0-9]*\s*(?:#.*)?$", raw[line - 1]) if line <= len(raw) else None
+                out.append((rel, str(key), value, line + 1 if block else line))
+    return out
+
+
+_BASE_PATH = re.compile(r"""\bbasePath\s*:\s*([^,}\n]+)""")
+_JS_STRING = re.compile(r"""^(['"`])([^'"`$]*)\1$""")
+
+
+def next_base_path(root: Path, module: str) -> tuple[str | None, str]:
+    """The ``basePath`` of the ``next.config.*`` at the module's root: a string literal, or a constant the file
+    declares as one (``const base = '/docs'``); "" when none is set; None (with what is written) for anything
+    else (an environment variable: known at run time only)."""
+    folder = root / module if module != "." else root
+    for suffix in ("js", "mjs", "cjs", "ts"):
+        try:
+            text = (folder / f"next.config.{suffix}").read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        found = _BASE_PATH.search(re.sub(r"//[^\n]*|/\*.*?\*/", "", text, flags=re.S))
+        if found is None:
+            return "", ""
+        written = found.group(1).strip()
+        literal = _JS_STRING.match(written)
+        if literal is None and re.fullmatch(r"[A-Za-z_$][\w$]*", written):
+            constant = re.search(rf"""\b(?:const|let|var)\s+{re.escape(written)}\s*=\s*(['"`][^'"`$]*['"`])""", text)
+            literal = _JS_STRING.match(constant.group(1)) if constant else None
+        return (literal.group(2), written) if literal else (None, written)
+    return "", ""
+
+
 def module_values(layout: Layout, root: Path, deployment: Deployment | None = None) -> dict[str, Values]:
     """Each module's values (see the module docstring), by module path."""
     local: dict[str, list[tuple[str, dict[str, str], dict[str, int]]]] = {}
@@ -404,6 +470,15 @@ def module_values(layout: Layout, root: Path, deployment: Deployment | None = No
         for source, settings in profiles[path]:
             stem = PurePosixPath(source).stem
             values.add_profile(stem.split("-", 1)[1], settings, source)
+        values.edge_service = module.microservice if module.edge else None
+        values.embedded = embedded_configs(root, module.config_maps, module.edge or "")
+        values.next_base_path, values.next_base_path_written = next_base_path(root, path)
+        for kept, sources in ((values.traefik_labels, module.label_files), (values.ingresses, module.ingress_files)):
+            for source in sources:
+                try:
+                    kept.append((source, (root / source).read_text(encoding="utf-8", errors="replace")))
+                except OSError:
+                    continue
         for source in module.nginx_files:
             try:
                 text = (root / source).read_text(encoding="utf-8", errors="replace")
