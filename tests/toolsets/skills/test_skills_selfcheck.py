@@ -110,10 +110,11 @@ def test_an_import_calibrates_the_library_and_any_other_write_makes_it_stale(run
             if intent in intents and count.get(intent, 0) < 15:
                 count[intent] = count.get(intent, 0) + 1
                 fh.write(json.dumps({"text": text, "intent": intent}) + "\n")
-    run(runtime, "import_skills", format="intents", path=str(path))
+    out = run(runtime, "import_skills", format="intents", path=str(path))
     library = SkillLibrary(runtime, "default")
     record = library.handle.meta(library.store())[SELF_CALIBRATION]
     assert record["fresh"] is True and record["judge"] == judge.JUDGE_VERSION and record["skills"] == 12
+    assert out.calibration.model_dump() == {"shift": record["shift"], "fresh": True, "how": record["how"]}
     assert isinstance(record["shift"], float) and library.self_shift(library.store()) == (record["shift"], None)
     question = [t for t, i in rows if i == intents[0]][20]
     assert "shipped bias" not in run(runtime, "search_skills", query=question).evidence.decision
@@ -246,5 +247,29 @@ def test_a_calibration_that_fails_leaves_the_import_answered_as_written(runtime,
     out = run(runtime, "import_skills", format="intents", path=str(path))
     assert out.created == 2
     assert "its own calibration failed (MemoryError: cannot allocate)" in caplog.text
+    assert out.calibration.shift is None and out.calibration.fresh is False
+    assert "its own calibration failed (MemoryError: cannot allocate)" in out.calibration.how
+    assert "the shipped bias decides until the next import or reindex" in out.calibration.how
     library = SkillLibrary(runtime, "default")
     assert "not recorded since the last import or reindex" in library.self_shift(library.store())[1]
+
+
+def test_import_and_reindex_answers_say_what_calibration_the_library_has(runtime, tmp_path):
+    """The answer of an import (a first one, the same file again) and of a reindex reports the library's own
+    calibration as it stands after it: the shift (null: the shipped bias), whether it is fresh, and how or why
+    not; the CLI prints it in a line."""
+    from graphlore.toolsets.skills import render
+    path = _intents(tmp_path / "intents.jsonl", {"card_arrival": ["where is my card", "my card has not come"],
+                                                 "exchange_rate": ["what is the exchange rate", "rate for euros"]})
+    first = run(runtime, "import_skills", format="intents", path=str(path))
+    assert first.calibration.model_dump() == {
+        "shift": None, "fresh": True, "how": "no calibration of its own: 2 skills in use, 10 needed"}
+    assert "the shipped bias (no calibration of its own: 2 skills in use, 10 needed)" in render.import_skills(first)
+    assert run(runtime, "import_skills", format="intents", path=str(path)).calibration == first.calibration
+    run(runtime, "create_skill", skill=_big("Exchange rates", "the exchange rate"))
+    again = run(runtime, "import_skills", format="intents", path=str(path))  # nothing written, but it was stale
+    assert again.calibration.model_dump() == {
+        "shift": None, "fresh": True, "how": "no calibration of its own: 3 skills in use, 10 needed"}
+    again = run(runtime, "reindex_skills")
+    assert again.calibration == first.calibration.model_copy(update={"how": again.calibration.how})
+    assert "the judge's calibration for this library" in render.reindex_skills(again)

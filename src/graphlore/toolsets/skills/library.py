@@ -513,6 +513,18 @@ class SkillLibrary:
             return 0.0, f"no calibration of its own: {record.get('how') or 'none recorded'}"
         return float(shift), None
 
+    def calibration_state(self, store: Store) -> dict[str, Any]:
+        """What an import or reindex answer says of the library's own calibration: ``shift`` (None: the shipped
+        bias decides), ``fresh`` (made for the library as it is now) and ``how`` it was found or why there is
+        none (read now, not from the cached meta)."""
+        self.handle.reread()
+        shift, why = self.self_shift(store)
+        record = store.get_meta(SELF_CALIBRATION)
+        if why is None:
+            return {"shift": shift, "fresh": True, "how": str(record.get("how") or "")}
+        fresh = isinstance(record, dict) and bool(record.get("fresh")) and record.get("judge") == judge.JUDGE_VERSION
+        return {"shift": None, "fresh": fresh, "how": why}
+
     def reindex(self, store: Store, progress: Callable[[int, int], None] | None = None) -> tuple[int, int]:
         """Embed every skill's passages again and record the current embedder and versions (one
         transaction; call with the write lock held). Returns (skills, texts embedded)."""
