@@ -273,3 +273,39 @@ def test_import_and_reindex_answers_say_what_calibration_the_library_has(runtime
     again = run(runtime, "reindex_skills")
     assert again.calibration == first.calibration.model_copy(update={"how": again.calibration.how})
     assert "the judge's calibration for this library" in render.reindex_skills(again)
+
+
+def test_an_example_learned_from_use_keeps_the_calibration_fresh_within_its_share(runtime, tmp_path):
+    """A confirmed outcome's routing example leaves the library's own calibration valid while the examples
+    learned since it was made stay within selfcheck.LEARNED_SHARE of the conditions it was made from; the next
+    one past that makes it stale (any other write of skills still does at once)."""
+    from graphlore.toolsets.skills import learning
+    words = {"card_arrival": "when my new card arrives", "exchange_rate": "the exchange rate"}
+    path = _intents(tmp_path / "intents.jsonl", {i: [f"question {n} about {w}" for n in range(30)]
+                                                 for i, w in words.items()})
+    out = run(runtime, "import_skills", format="intents", path=str(path))
+    library = SkillLibrary(runtime, "default")
+    record = library.store().get_meta(SELF_CALIBRATION)
+    assert (record["conditions"], record["learned"], record["fresh"]) == (60, 0, True)
+    assert selfcheck.keeps(1, 60) and not selfcheck.keeps(2, 60)  # 0.02 of 60: one example
+    skill_id = out.skill_ids[-1]
+    for n, fresh in ((1, True), (2, False)):
+        text = f"what is {words['exchange_rate']} today, case {n}"
+        added = learning.add_example(library, skill_id, text, runtime.embedder.embed([text])[0])
+        assert added.added, added.reason
+        record = library.store().get_meta(SELF_CALIBRATION)
+        assert record["fresh"] is fresh
+        assert (library.calibration_state(library.store())["fresh"]) is fresh
+    assert record["learned"] == 1  # the stale record keeps what it was made with
+    again = run(runtime, "import_skills", format="intents", path=str(path))  # stale: calibrated again
+    assert again.calibration.fresh is True
+
+
+def test_a_learned_example_on_a_record_of_another_shape_makes_it_stale():
+    from graphlore.toolsets.skills.library import learn
+    record = {"shift": 0.2, "fresh": True, "judge": judge.JUDGE_VERSION, "conditions": 1000, "learned": 3, "how": "x"}
+    assert learn(record) == {**record, "learned": 4}
+    for other in ({**record, "fresh": False}, {**record, "judge": judge.JUDGE_VERSION - 1}, {**record, "learned": True},
+                  {k: v for k, v in record.items() if k != "conditions"}, {**record, "pending": "t"},
+                  {**record, "learned": 20}, "garbage", None):
+        assert learn(other) is None

@@ -17,8 +17,9 @@ Only for libraries the network decides for: at least :data:`MIN_SKILLS` skills w
 :data:`judge.NETWORK_EXAMPLES` conditions with a fifth of them left out (:data:`MIN_CONDITIONS`); others keep
 the shipped bias (the simulation would judge skills the network never sees). Computed when a library is
 imported or re-embedded, never on the search path (a CLINC150-sized library of 15,000 conditions takes a few
-seconds); any other write makes it stale, and a stale or missing one leaves the shipped bias, which the
-search's evidence says.
+seconds); any other write makes it stale, but for routing examples learned from use up to
+:data:`LEARNED_SHARE` of the conditions it was made from (:func:`keeps`), and a stale or missing one leaves
+the shipped bias, which the search's evidence says.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ from graphlore.toolsets.skills import decision, judge
 NULL_LEVEL = 0.49
 #: Conditions nearest each left-out question of a known skill that leave with it (:func:`_unseen`).
 PARAPHRASES_OUT = 3
+#: Examples learned from use (as a share of the conditions it was made from) a calibration stays valid for.
+LEARNED_SHARE = 0.02
 #: Folds of the simulation (a fifth of the skills and of each skill's conditions left out each time).
 FOLDS = 5
 MIN_SKILLS = 10
@@ -123,6 +126,13 @@ class _Ev:
 
     def __init__(self, match: float, rank: float, typical: float, cosines: np.ndarray) -> None:
         self.match, self.rank, self.typical, self.cosines = match, rank, typical, cosines
+
+
+def keeps(learned: int, conditions: int) -> bool:
+    """Whether a calibration made from ``conditions`` conditions stays valid with ``learned`` routing examples
+    learned from use since (at most :data:`LEARNED_SHARE` of them): a few more examples of known skills barely
+    move the shift (bench/README.md, judge v7), and recomputing it is seconds no search should wait for."""
+    return learned <= LEARNED_SHARE * conditions
 
 
 def shift_for(values: np.ndarray, known: np.ndarray, level: float = NULL_LEVEL) -> float:
