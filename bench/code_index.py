@@ -28,14 +28,16 @@ Then the same through the store (``--part store``; what `graphlore code index` d
   walk of the tree, also measured: ``freshness check``);
 * piggymetrics: full index time with and without the embedding phase.
 
-Timings are wall-clock on a shared 2-core machine: noisy; run it alone.
+Timings are wall-clock on a shared 2-core machine: noisy; run it alone. The collector runs with the thresholds
+the console script sets (:mod:`graphlore.collector`), as in `graphlore serve`; ``--default-gc`` keeps CPython's.
 
-Run: ``python bench/code_index.py [--part graph|store|all] [--repeat 3] [--queries 50] [--keep DIR]``
+Run: ``python bench/code_index.py [--part graph|store|all] [--repeat 3] [--queries 50] [--keep DIR] [--default-gc]``
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib.util
 import os
 import resource
@@ -47,6 +49,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from graphlore import collector
 from graphlore.config import Settings
 from graphlore.contract import parse_request
 from graphlore.runtime import Runtime
@@ -278,7 +281,12 @@ def main() -> None:
     parser.add_argument("--part", choices=["graph", "store", "all"], default="all")
     parser.add_argument("--queries", type=int, default=50, help="rounds of the query mix")
     parser.add_argument("--embed", action="store_true", help="also time the embedding phase of piggymetrics")
+    parser.add_argument("--default-gc", action="store_true",
+                        help="keep CPython's collector thresholds (default: the console script's, graphlore.collector)")
     args = parser.parse_args()
+    if not args.default_gc:
+        collector.tune()
+    print(f"collector thresholds: {gc.get_threshold()}")
 
     work = args.keep or Path(tempfile.mkdtemp(prefix="code-bench-"))
     root = work / "django"

@@ -449,6 +449,47 @@ def direct_calls(a: Agent, source: str, target: str) -> dict:
     return {"found": [(x.source, x.target) for x in a("service_map", microservice=source).links
                       if x.source == source and x.target == target and x.kind in ("http", "grpc")]}
 
+def listeners_of(a: Agent, topic: str) -> dict:
+    """The listeners of a topic the question names, and the code each one runs (find, then its handler)."""
+    found = a("find", kind="route", filter={"topic": topic}, limit=50).results
+    return {"nodes": [r.id for r in found] + [h.node.id for r in found
+                                               for h in a("neighbors", id=r.id, edge_types=["EXPOSED_BY"]).neighbors]}
+
+
+def senders_of(a: Agent, topic: str) -> dict:
+    """Where a topic the question names is sent: its producers, the code declaring each, and who calls that code."""
+    nodes = []
+    for producer in a("find", kind="producer", filter={"topic": topic}, limit=20).results:
+        nodes.append(producer.id)
+        for owner in a("neighbors", id=producer.id, edge_types=["PRODUCER_DECLARED_BY"]).neighbors:
+            nodes += [owner.node.id] + a.upstream(owner.node.id, 1)
+    return {"nodes": nodes}
+
+
+def services_reached_by_event(a: Agent, word: str) -> dict:
+    """The services an event the question describes reaches: producers whose label holds ``word``, one hop out."""
+    producers = [p for p in a("find", kind="producer", limit=100).results if word.lower() in p.label.lower()]
+    return {"services": sorted({r.node.microservice for p in producers
+                                for r in a("impact", id=p.id, direction="out", depth=1, limit=100).results
+                                if r.node.microservice})}
+
+
+def broker_settings(a: Agent) -> dict:
+    """Where the message broker is configured when the question names no service: the first producer and its
+    microservice, described."""
+    for ref in a("find", kind="producer", limit=1).results[:1]:
+        a("describe", id=ref.id)
+        describe_named(a, ref.microservice, "microservice")
+    return {}
+
+
+def through(a: Agent, service: str) -> dict:
+    """Cross-service links of ``service`` and of the services it calls directly (one service_map call, depth 2):
+    "directly and through X"."""
+    links = [x for x in a("service_map", microservice=service, depth=2).links if x.match == "cross_service"]
+    direct = {x.target for x in links if x.source.lower() == service.lower()}
+    return {"pairs": [(x.source, x.target) for x in links if x.source.lower() == service.lower() or x.source in direct]}
+
 PLANS = {
     "pm-01": lambda a: callers_of_route(a, "POST /uaa/users", 3, "auth-service"),
     "pm-02": lambda a: callers_of(a, "StatisticsService.save", "statistics-service"),
@@ -835,6 +876,91 @@ PLANS = {
     "es-39": lambda a: search_everywhere(a, "deliver webhooks to subscribers"),
     "es-40": lambda a: top_symbols(a, "vector embeddings for semantic search", "Catalog.API"),
     "es-41": lambda a: top_symbols(a, "orders whose grace period has ended", "OrderProcessor"),
+
+    # micronaut-poc (asc-lab/micronaut-microservices-poc, eighth blind set): written from the questions' words after
+    # the key's commit, before any run; services as SKILL.md names them (no spring.application.name: the Maven
+    # artifactId, which is each folder's name; web-vue by its folder, a name the filters accept)
+    "mn-01": lambda a: callers_of_route(a, "POST /pricing/calculate", 2, "pricing-service"),
+    "mn-02": lambda a: listeners_of(a, "policy-registered"),
+    "mn-03": lambda a: callers_of_route(a, "GET /policies/{policyNumber}", 2, "policy-service"),
+    "mn-04": lambda a: senders_of(a, "policy-terminated"),
+    "mn-05": lambda a: callers_of_service(a, "product-service", 2),
+    "mn-06": lambda a: {"paths": a.trace(a.route_named("agent-portal-gateway", "offers"),
+                                         (top_symbols(a, "calculate price", "pricing-service")["nodes"] or [None])[0])},
+    "mn-07": lambda a: {"paths": a.trace(route_where(a, "agent-portal-gateway", "POST", "create"),
+                                         (top_symbols(a, "generate PDF document of a policy", "documents-service")[
+                                             "nodes"] or [None])[0])},
+    "mn-08": lambda a: {"paths": a.trace(search_route(a, "search policies", "agent-portal-gateway"),
+                                         (top_symbols(a, "find policies in the search index",
+                                                      "policy-search-service")["nodes"] or [None])[0])},
+    "mn-09": lambda a: callers_of_route(a, "POST /pricing/calculate", 5, "pricing-service"),
+    "mn-10": lambda a: {"nodes": a.upstream(a.one("PolicyRegisteredEvent", None, "class"), 2)
+                        + consumers_of_event(a, "policy-service", "registered")["nodes"]},
+    "mn-11": lambda a: callers_of_route(a, "GET /products/{productCode}", 4, "product-service"),
+    "mn-12": lambda a: calls_from(a, "agent-portal-gateway"),
+    "mn-13": lambda a: pairs_by_kind(a, "policy-service", ("http", "grpc", "async"), "from"),
+    "mn-14": lambda a: services_reached_by_event(a, "terminat"),
+    "mn-15": lambda a: {"pairs": [(x.source, x.target) for x in a("service_map").links
+                                  if x.match == "cross_service" and x.kind == "http"]},
+    "mn-16": lambda a: {"routes": served_endpoints(a, "policy-service")},
+    "mn-17": lambda a: {"routes": served_endpoints(a, "agent-portal-gateway")},
+    "mn-18": lambda a: {"routes": served_endpoints(a, "auth-service")},
+    "mn-19": lambda a: {**config_of_clients(a, "policy-service", target_service="pricing-service"),
+                        **describe_named(a, "pricing-service", "microservice")},
+    "mn-20": lambda a: {**config_of_clients(a, "documents-service"),
+                        **service_config_and_code(a, "documents-service", "render policy document report")},
+    "mn-21": lambda a: broker_settings(a),
+    "mn-22": lambda a: {**config_of_clients(a, "web-vue"), **describe_named(a, "web-vue", "microservice")},
+    "mn-23": lambda a: {"found": [1] * (a.total("producer", producer_kind=["rabbit_template", "pika", "amqp_go", "amqplib",
+                                                                           "bunny"])
+                                        + a.total("route", framework=["spring_rabbit", "pika", "amqp_go", "amqplib",
+                                                                      "bunny", "sneakers"]))},
+    "mn-24": lambda a: {"found": calls_from(a, "chat-service")["pairs"]},
+    "mn-25": lambda a: no_callers(a, "GET /payment/accounts/{accountNumber}", "payment-service"),
+    "mn-26": lambda a: search_everywhere(a, "calculate the premium of an insurance offer"),
+    "mn-27": lambda a: search_everywhere(a, "open a payment account for a new policy"),
+    "mn-28": lambda a: search_everywhere(a, "import bank statement payments and match them to policies"),
+    "mn-29": lambda a: search_everywhere(a, "check agent password on login"),
+    # aspnetrun (ninth blind set, session 6): written from the questions' words and SKILL.md after the key's commit,
+    # before any run; services as the index names them by SKILL.md's rule (a .csproj's file name: Catalog.API, ...)
+    "ac-01": lambda a: callers_of_route(a, "POST /basket/checkout", 3, "Basket.API"),
+    "ac-02": lambda a: callers_of_route(a, "discount.DiscountProtoService/GetDiscount", 2, "Discount.Grpc"),
+    "ac-03": lambda a: consumers_of_event(a, "Basket.API", "BasketCheckoutEvent"),
+    "ac-04": lambda a: callers_of_route(a, "GET /products/{id}", 3, "Catalog.API"),
+    "ac-05": lambda a: callers_of(a, "LoadUserBasket", "Shopping.Web"),
+    "ac-06": lambda a: callers_of(a, "IBasketRepository.DeleteBasket", "Basket.API"),
+    "ac-07": lambda a: callers_of_route(a, "GET /orders/customer/{customerId}", 3, "Ordering.API"),
+    "ac-08": lambda a: trace(a, "checkout", "create order", "Shopping.Web", "Ordering.API"),
+    "ac-09": lambda a: {"paths": [downstream(a, a.one("product detail add to cart", "Shopping.Web"), 7)]},
+    "ac-10": lambda a: {"paths": [downstream(a, a.one("OrderList", "Shopping.Web"), 5)]},
+    "ac-11": lambda a: trace(a, "save new order", "publish integration event", "Ordering.API", "Ordering.API"),
+    "ac-12": lambda a: callers_of_route(a, "discount.DiscountProtoService/GetDiscount", 5, "Discount.Grpc"),
+    "ac-13": lambda a: callers_of_route(a, "POST /basket", 4, "Basket.API"),
+    "ac-14": lambda a: {"nodes": a.upstream(a.one("BasketCheckoutEvent"), 3)
+                        + consumers_of_event(a, "Basket.API", "BasketCheckoutEvent")["nodes"]},
+    "ac-15": lambda a: callers_of_route(a, "GET /orders/{orderName}", 4, "Ordering.API"),
+    "ac-16": lambda a: pairs_by_kind(a, "Basket.API", ("http", "grpc", "async"), "from"),
+    "ac-17": lambda a: through(a, "Shopping.Web"),
+    "ac-18": leaves,
+    "ac-19": lambda a: {"pairs": [(x.source, x.target) for x in a("service_map").links
+                                  if x.kind == "async" and x.match == "cross_service"]},
+    "ac-20": lambda a: {"routes": served_endpoints(a, "Ordering.API")},
+    "ac-21": lambda a: {"routes": served_endpoints(a, "Discount.Grpc")},
+    "ac-22": lambda a: {"routes": served_endpoints(a, "YarpApiGateway")},
+    "ac-23": lambda a: config_of_clients(a, "Basket.API", client_kind="grpc"),
+    "ac-24": lambda a: config_of_clients(a, "Shopping.Web"),
+    "ac-25": lambda a: describe_route_named(a, "YarpApiGateway", "catalog"),
+    "ac-26": lambda a: messaging_settings(a, "Basket.API"),
+    "ac-27": lambda a: service_config_and_code(a, "Ordering.API", "order fulfilment feature flag"),
+    "ac-28": lambda a: no_link(a, "Shopping.Web", ("Discount.Grpc",)),
+    "ac-29": lambda a: {"found": calls_from(a, "Catalog.API")["pairs"]},
+    "ac-30": lambda a: client_callers_of_route(a, "POST /products", "Catalog.API"),
+    "ac-31": lambda a: {"found": consumers_of_event(a, "Ordering.API", "OrderDto")["nodes"]},
+    "ac-32": lambda a: no_link(a, "Ordering.API", ("Catalog.API", "Basket.API")),
+    "ac-33": lambda a: search_everywhere(a, "subtract discount from cart item price"),
+    "ac-34": lambda a: top_symbols(a, "cache basket in Redis", "Basket.API"),
+    "ac-35": lambda a: service_config_and_code(a, "YarpApiGateway", "rate limiter fixed window"),
+    "ac-36": lambda a: top_symbols(a, "order items from basket checkout event", "Ordering.API"),
 }
 
 

@@ -36,7 +36,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import click  # noqa: E402
 
-from graphlore import __version__  # noqa: E402
+from graphlore import __version__, collector  # noqa: E402
 from graphlore.adapters import admin, db  # noqa: E402
 from graphlore.adapters.command import attach  # noqa: E402
 from graphlore.adapters.flags import (  # noqa: E402
@@ -385,7 +385,9 @@ class RootGroup(DocumentedGroup):
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """The console script (and ``python -m graphlore``): once the command has its exit status, a late Ctrl-C
-        changes nothing (it would end the process by the signal while the interpreter shuts down)."""
+        changes nothing (it would end the process by the signal while the interpreter shuts down). The process
+        holds large graphs for its life, so the collector's first threshold is raised first (:mod:`graphlore.collector`)."""
+        collector.tune()
         try:
             return self.main(*args, **kwargs)
         except SystemExit:

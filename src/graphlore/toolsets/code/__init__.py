@@ -32,6 +32,7 @@ The map (packages by concern; a package imports only the packages above it)::
       go/extract.py               one Go file -> facts (types, methods wherever declared, package values)
       go/resolve.py               packages, promoted members, implicit interface implementation
       go/constants.py             Go constants for folding (package consts, vars no function assigns, Sprintf)
+      go/constraints.py           Go build constraints: a file no default build compiles (wireinject, ignore)
       kotlin/__init__.py          Kotlin as a Language: the JVM's role tables, Gradle Kotlin DSL builds
       kotlin/extract.py           one Kotlin file -> facts (JVM-style keys, companion objects, trailing lambdas)
       kotlin/resolve.py           packages, imports, constructor calls, Java types across the two
@@ -94,7 +95,8 @@ The map (packages by concern; a package imports only the packages above it)::
       nginx.py                    nginx proxy_pass locations as gateway routes forwarding to a service
       proxies.py                  YARP, Ocelot, Envoy, Traefik routes in configuration, forwarding to a service
       amqp.py                     AMQP producers and consumers (pika, Go amqp, amqplib) by exchange/key
-      amqp_options.py             Go AMQP endpoints named through functional options, at the configuring call
+      amqp_options.py             Go AMQP endpoints named through functional options: producers where the
+                                  configured type sends, consumers' handlers the function handed to them
       kafka.py                    Kafka's plain clients (Python, Node, Java/Kotlin, C#) by topic
       apache_http.py              Apache HttpClient requests (new HttpGet(url) ...) as HTTP clients
       triggers.py                 TRIGGERS edges: XState events, passport callbacks (no call in the code)
