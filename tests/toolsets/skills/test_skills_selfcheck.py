@@ -309,3 +309,18 @@ def test_a_learned_example_on_a_record_of_another_shape_makes_it_stale():
                   {k: v for k, v in record.items() if k != "conditions"}, {**record, "pending": "t"},
                   {**record, "learned": 20}, "garbage", None):
         assert learn(other) is None
+
+
+def test_a_left_out_question_takes_its_nearest_conditions_with_it_but_leaves_two():
+    """Judge v7's simulation: a known skill's left-out question finds none of its PARAPHRASES_OUT nearest
+    conditions among what is left (unseen wording), and a skill keeps at least 2 conditions."""
+    rng = np.random.default_rng(1)
+    question = _unit(rng.normal(size=(1, 16)))
+    copies = _unit(question + 0.01 * rng.normal(size=(selfcheck.PARAPHRASES_OUT, 16)))
+    others = _unit(rng.normal(size=(6, 16)))
+    kept = np.vstack([_unit(rng.normal(size=(1, 16))), copies, others])  # a title, then the conditions
+    left = selfcheck._unseen(kept, 1, question)
+    assert len(left) == 1 + len(others)
+    assert np.allclose(left[0], kept[0]) and np.allclose(left[1:], others)
+    small = kept[:1 + selfcheck.PARAPHRASES_OUT]
+    assert selfcheck._unseen(small, 1, question) is small  # fewer than 2 would be left: nothing leaves
