@@ -490,6 +490,17 @@ def through(a: Agent, service: str) -> dict:
     direct = {x.target for x in links if x.source.lower() == service.lower()}
     return {"pairs": [(x.source, x.target) for x in links if x.source.lower() == service.lower() or x.source in direct]}
 
+
+def config_of_clients_to(a: Agent, target: str, query: str) -> dict:
+    """Where the callers of a service find it, the question naming no caller: the first clients of ``target`` from
+    any service, described, then the best code hit for the setting, read with its source."""
+    for ref in a("find", kind="client", filter={"target_service": target}, limit=2).results[:2]:
+        a("describe", id=ref.id)
+    hits = a("search", query=query, kind="symbol", limit=1).results
+    if hits:
+        a("describe", id=hits[0].node.id, include_source=True)
+    return {}
+
 PLANS = {
     "pm-01": lambda a: callers_of_route(a, "POST /uaa/users", 3, "auth-service"),
     "pm-02": lambda a: callers_of(a, "StatisticsService.save", "statistics-service"),
@@ -961,6 +972,91 @@ PLANS = {
     "ac-34": lambda a: top_symbols(a, "cache basket in Redis", "Basket.API"),
     "ac-35": lambda a: service_config_and_code(a, "YarpApiGateway", "rate limiter fixed window"),
     "ac-36": lambda a: top_symbols(a, "order items from basket checkout event", "Ordering.API"),
+    # quarkus-heroes (quarkusio/quarkus-super-heroes, tenth blind set, session 6): written from the questions' words and
+    # SKILL.md after the key's commit, before any run; services as the index names them by SKILL.md's rule (no
+    # spring.application.name: the Maven artifactId, which is each folder's name)
+    "qh-01": lambda a: callers_of_route(a, "GET /api/heroes/random", 3, "rest-heroes"),
+    "qh-02": lambda a: callers_of_route(a, "GET /api/villains/random", 3, "rest-villains"),
+    "qh-03": lambda a: {"nodes": a.upstream(search_route(a, "narrate a fight", "rest-narration"), 3)},
+    "qh-04": lambda a: {"nodes": [n for r in grpc_routes_named(a, "GetRandomLocation")["found"] for n in a.upstream(r, 2)]},
+    "qh-05": lambda a: callers_of_route(a, "POST /api/fights", 2, "rest-fights"),
+    "qh-06": lambda a: consumers_of_event(a, "rest-fights", "fights"),
+    "qh-07": lambda a: {"nodes": a.upstream(search_route(a, "generate an image from a narration", "rest-narration"), 3)},
+    "qh-08": lambda a: {"paths": [downstream(a, (top_symbols(a, "new fighters", "ui-super-heroes")["nodes"] or [None])[0],
+                                             9)]},
+    "qh-09": lambda a: {"paths": [downstream(a, search_route(a, "narrate a fight", "rest-fights"), 6)]},
+    "qh-10": lambda a: {"paths": [downstream(a, search_route(a, "perform a fight", "rest-fights"), 6)]},
+    "qh-11": lambda a: {"paths": [downstream(a, a.one("GET /api/fights/randomlocation", "rest-fights", "route"), 6)]},
+    "qh-12": lambda a: callers_of(a, "HeroService.findRandomHero", "rest-heroes", 6),
+    "qh-13": lambda a: {"nodes": [n for r in grpc_routes_named(a, "GetRandomLocation")["found"] for n in a.upstream(r, 5)]},
+    "qh-14": lambda a: callers_of_route(a, "POST /api/narration/image", 5, "rest-narration"),
+    "qh-15": lambda a: consumers_of_event(a, "rest-fights", "fights"),
+    "qh-16": lambda a: {"pairs": [(x.source, x.target) for x in a("service_map").links if x.match == "cross_service"]},
+    "qh-17": lambda a: {"services": sorted({t for _, t in pairs_by_kind(a, "rest-fights", ("http", "grpc"), "from")["pairs"]})},
+    "qh-18": lambda a: {"services": sorted({s for s, _ in calls_to(a, "rest-villains")["pairs"]})},
+    "qh-19": leaves,
+    "qh-20": lambda a: {"routes": served_endpoints(a, "rest-villains")},
+    "qh-21": lambda a: {"routes": served_endpoints(a, "grpc-locations")},
+    "qh-22": lambda a: {"routes": served_endpoints(a, "rest-fights")},
+    "qh-23": lambda a: {**config_of_clients(a, "rest-fights", target_service="rest-heroes"),
+                        **describe_named(a, "rest-fights", "microservice")},
+    "qh-24": lambda a: {**config_of_clients(a, "rest-fights", client_kind="grpc"),
+                        **describe_named(a, "rest-fights", "microservice")},
+    "qh-25": lambda a: {**messaging_settings(a, "rest-fights"), **describe_named(a, "event-statistics", "microservice")},
+    "qh-26": lambda a: {**config_of_clients(a, "ui-super-heroes"), **describe_named(a, "ui-super-heroes", "microservice")},
+    "qh-27": lambda a: service_config_and_code(a, "rest-narration", "AI model provider for narration and images"),
+    "qh-28": lambda a: {"found": calls_from(a, "rest-heroes")["pairs"]},
+    "qh-29": lambda a: {"found": [r.label for r in a("find", kind="route", limit=500).results if "graphql" in r.label.lower()]},
+    "qh-30": lambda a: no_callers(a, "DELETE /api/heroes/{id}", "rest-heroes"),
+    "qh-31": lambda a: {"found": [1] * a.total("producer", microservice="event-statistics")},
+    "qh-32": lambda a: search_everywhere(a, "decide the winner of a fight"),
+    "qh-33": lambda a: top_symbols(a, "fallback when the villains service is down", "rest-fights"),
+    "qh-34": lambda a: search_everywhere(a, "push live team statistics to browsers over a websocket"),
+    "qh-35": lambda a: search_everywhere(a, "generate the narration text of a fight"),
+    # teastore (DescartesResearch/TeaStore, eleventh blind set, session 6): written from the questions' words and
+    # SKILL.md after the key's commit, before any run; services as SKILL.md names them (a reactor of Dockerfile'd
+    # members: each member's Maven artifactId, auth, image, persistence, recommender, registry, webui)
+    "ts-01": lambda a: callers_of_route(a, "GET /products/{id}", 2, "persistence"),
+    "ts-02": lambda a: callers_of_route(a, "POST /useractions/login", 3, "auth"),
+    "ts-03": lambda a: callers_of_route(a, "GET /categories", 2, "persistence"),
+    "ts-04": lambda a: callers_of_route(a, "POST /orders", 2, "persistence"),
+    "ts-05": lambda a: {"nodes": a.upstream(search_route(a, "product images", "image"), 4)},
+    "ts-06": lambda a: {"nodes": a.upstream(search_route(a, "instances of a service", "registry"), 2)},
+    "ts-07": lambda a: {"paths": a.trace(search_route(a, "place order confirm cart", "webui"),
+                                         (top_symbols(a, "store order in database", "persistence")["nodes"] or [None])[0])},
+    "ts-08": lambda a: {"paths": a.trace(a.route_named("webui", "/product"),
+                                         (top_symbols(a, "recommend products", "recommender")["nodes"] or [None])[0])},
+    "ts-09": lambda a: {"paths": [downstream(a, (top_symbols(a, "get training data and train", "recommender")["nodes"]
+                                                 or [None])[0], 3)]},
+    "ts-10": lambda a: {"paths": a.trace(a.route_named("webui", "loginaction"),
+                                         (top_symbols(a, "find user by name", "persistence")["nodes"] or [None])[0])},
+    "ts-11": lambda a: callers_of_route(a, "GET /users/name/{name}", 5, "persistence"),
+    "ts-12": lambda a: callers_of_route(a, "POST /cart/add/{pid}", 4, "auth"),
+    "ts-13": lambda a: {"services": sorted({s for s, _ in calls_to(a, "persistence")["pairs"]})},
+    "ts-14": lambda a: callers_of_route(a, "GET /train/isready", 3, "recommender"),
+    "ts-15": lambda a: {"pairs": [(x.source, x.target) for x in a("service_map").links
+                                  if x.match == "cross_service" and x.kind == "http"]},
+    "ts-16": lambda a: {"services": sorted({t for _, t in calls_from(a, "webui")["pairs"]})},
+    "ts-17": lambda a: no_link(a, "auth", ("recommender", "image")),
+    "ts-18": lambda a: {"routes": served_endpoints(a, "auth")},
+    "ts-19": lambda a: {"routes": served_endpoints(a, "recommender")},
+    "ts-20": lambda a: {"routes": [r for r in served_endpoints(a, "persistence") if "/products" in r]},
+    "ts-21": lambda a: config_of_clients_to(a, "registry", "registry URL address"),
+    "ts-22": lambda a: {**config_of_clients(a, "webui", target_service="auth"),
+                        **describe_named(a, "auth", "microservice")},
+    "ts-23": lambda a: service_config_and_code(a, "persistence", "database host connection"),
+    "ts-24": lambda a: no_callers(a, "POST /recommendsingle", "recommender"),
+    "ts-25": lambda a: {"found": [1] * (a.total("producer")
+                                        + a.total("route", framework=["spring_kafka", "spring_rabbit", "spring_jms",
+                                                                      "spring_cloud_stream", "pika", "amqp_go",
+                                                                      "amqplib", "bunny", "sneakers"]))},
+    "ts-26": lambda a: callers_of_routes_named(a, "image", ("setcachesize", "/state")),
+    "ts-27": lambda a: no_callers(a, "POST /users", "persistence"),
+    "ts-28": lambda a: top_symbols(a, "check password login", "auth"),
+    "ts-29": lambda a: {"nodes": [c.id for c in a("find", kind="client", filter={
+        "microservice": "webui", "target_service": "recommender"}, limit=20).results]
+        + top_symbols(a, "regenerate database retrain recommender", "webui")["nodes"]},
+    "ts-30": lambda a: search_everywhere(a, "shopping cart"),
 }
 
 
