@@ -6,8 +6,8 @@ the network needs a lower bias to abstain enough, on a library of well separated
 higher one to answer enough. The library itself is training data for that: leave a fifth of its skills out
 (their conditions become questions of unknown intents) and a contiguous fifth of every other skill's
 conditions out (questions of known ones), each taking its :data:`PARAPHRASES_OUT` nearest conditions with it
-(a library's examples were written together, so a left-out example finds a near copy of itself among the
-rest, where a question nobody wrote the examples for does not), five times; judge every such question by the
+(a library's examples were written together, so a left-out example may find a near copy of itself among the
+rest, where a question nobody wrote the examples for is less likely to), five times; judge every such question by the
 judge's own scores over the 5 best-ranked skills of what is left, and move the bias to the largest value (on
 a 0.01 grid) at which the network still abstains on :data:`NULL_LEVEL` of the unknown questions. Those two
 are the constants, fitted once together by cross-validation on training folds (``bench/skills_fit.py``;
@@ -83,7 +83,7 @@ def simulate(blocks: Sequence[np.ndarray], heads: Sequence[int],
 
 def _unseen(kept: np.ndarray, head: int, questions: np.ndarray) -> np.ndarray:
     """A skill's passages ``kept`` less each of its left-out ``questions``' :data:`PARAPHRASES_OUT` nearest
-    conditions (while 2 remain), so that a question left out finds no near copy of itself among what is left:
+    conditions (none leave when fewer than 2 would remain), so that a question left out finds no near copy of itself among what is left:
     unseen wording, as a question nobody wrote the examples for."""
     conditions = kept[head:]
     if PARAPHRASES_OUT == 0 or len(questions) == 0:
