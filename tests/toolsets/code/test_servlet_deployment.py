@@ -148,3 +148,132 @@ def test_jaxrs_routes_under_the_servlet_mapping_and_the_context_root(tmp_path: P
     }
     # a route whose context root is not known could fit, so the client links to nothing (never guessed)
     assert clients[18]["match"] == "unresolved" and "POST /{?}/v1/orders" in clients[18]["match_detail"]
+
+
+BASE_SERVLET = '''package com.acme.shopui;
+
+import java.io.IOException;
+import javax.servlet.http.HttpServlet;
+import javax.servlet.http.HttpServletRequest;
+import javax.servlet.http.HttpServletResponse;
+
+public abstract class PageServlet extends HttpServlet {
+    @Override
+    protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
+        render(request, response);
+    }
+
+    @Override
+    protected void doPost(HttpServletRequest request, HttpServletResponse response) throws IOException {
+        render(request, response);
+    }
+
+    protected abstract void render(HttpServletRequest request, HttpServletResponse response) throws IOException;
+}
+'''
+
+PAGES = '''package com.acme.shopui;
+
+import java.io.IOException;
+import javax.servlet.ServletException;
+import javax.servlet.annotation.WebServlet;
+import javax.servlet.http.HttpServlet;
+import javax.servlet.http.HttpServletRequest;
+import javax.servlet.http.HttpServletResponse;
+
+@WebServlet("/index")
+class IndexServlet extends PageServlet {
+    protected void render(HttpServletRequest request, HttpServletResponse response) { }
+}
+
+@WebServlet(urlPatterns = {Paths.CART, "/basket"}, name = "cart")
+class CartServlet extends PageServlet {
+    protected void render(HttpServletRequest request, HttpServletResponse response) { }
+}
+
+@WebServlet(value = "/files/*")
+class FileServlet extends HttpServlet {
+    @Override
+    protected void doGet(HttpServletRequest request, HttpServletResponse response) { }
+    @Override
+    protected void doDelete(HttpServletRequest request, HttpServletResponse response) { }
+}
+
+class LegacyServlet extends HttpServlet {
+    @Override
+    protected void service(HttpServletRequest request, HttpServletResponse response) { }
+}
+
+class ReportServlet extends com.vendor.BaseServlet {
+}
+
+class Paths {
+    static final String CART = "/cart";
+}
+'''
+
+SHOP_UI_WEB_XML = '''<?xml version="1.0"?>
+<web-app xmlns="https://jakarta.ee/xml/ns/jakartaee" version="5.0">
+  <servlet><servlet-name>legacy</servlet-name><servlet-class>com.acme.shopui.LegacyServlet</servlet-class></servlet>
+  <servlet-mapping><servlet-name>legacy</servlet-name><url-pattern>*.do</url-pattern></servlet-mapping>
+  <servlet><servlet-name>report</servlet-name><servlet-class>com.acme.shopui.ReportServlet</servlet-class></servlet>
+  <servlet-mapping><servlet-name>report</servlet-name><url-pattern>/report</url-pattern></servlet-mapping>
+  <servlet><servlet-name>jersey</servlet-name>
+    <servlet-class>org.glassfish.jersey.servlet.ServletContainer</servlet-class></servlet>
+  <servlet-mapping><servlet-name>jersey</servlet-name><url-pattern>/rest/*</url-pattern></servlet-mapping>
+</web-app>
+'''
+
+UI_CALLER = '''package com.acme.probe;
+
+import javax.ws.rs.client.ClientBuilder;
+
+public class Probe {
+    String home() {
+        return ClientBuilder.newClient().target("http://shop-ui:8080/shop/index").request().get(String.class);
+    }
+
+    String cart() {
+        return ClientBuilder.newClient().target("http://shop-ui:8080/shop/basket").request().post(null);
+    }
+}
+'''
+
+
+def test_servlets_by_web_servlet_and_web_xml_with_the_methods_they_handle(tmp_path: Path):
+    root = write_tree(tmp_path, {
+        "pom.xml": ("<project><modelVersion>4.0.0</modelVersion><groupId>com.acme</groupId><artifactId>all"
+                    "</artifactId><version>1.0</version><packaging>pom</packaging><modules><module>shop-ui</module>"
+                    "<module>probe</module></modules></project>\n"),
+        "shop-ui/pom.xml": _pom("shop-ui", "<build><finalName>shop</finalName></build>"),
+        "shop-ui/Dockerfile": "FROM tomcat:10\n",
+        "shop-ui/src/main/webapp/WEB-INF/web.xml": SHOP_UI_WEB_XML,
+        "shop-ui/src/main/java/com/acme/shopui/PageServlet.java": BASE_SERVLET,
+        "shop-ui/src/main/java/com/acme/shopui/Pages.java": PAGES,
+        "probe/pom.xml": _pom("probe", packaging="jar"),
+        "probe/Dockerfile": "FROM eclipse-temurin:17\n",
+        "probe/src/main/java/com/acme/probe/Probe.java": UI_CALLER,
+    })
+    nodes, edges = CodeGraph.build(root).snapshot()
+    routes = {(n.props["http_method"], n.props["path_template"], n.props["handler_fqn"], n.props["resolved"])
+              for n in nodes.values() if n.kind == "route"}
+    assert routes == {
+        # inherited doGet/doPost, filed at the page's class
+        ("GET", "/shop/index", "com.acme.shopui.IndexServlet", True),
+        ("POST", "/shop/index", "com.acme.shopui.IndexServlet", True),
+        ("GET", "/shop/cart", "com.acme.shopui.CartServlet", True),       # a constant in the array
+        ("POST", "/shop/cart", "com.acme.shopui.CartServlet", True),
+        ("GET", "/shop/basket", "com.acme.shopui.CartServlet", True),
+        ("POST", "/shop/basket", "com.acme.shopui.CartServlet", True),
+        # its own handlers, at each method
+        ("GET", "/shop/files/**", "com.acme.shopui.FileServlet#doGet(HttpServletRequest,HttpServletResponse)", True),
+        ("DELETE", "/shop/files/**",
+         "com.acme.shopui.FileServlet#doDelete(HttpServletRequest,HttpServletResponse)", True),
+        # web.xml only: service() takes any method; a library base class: any method, unresolved
+        ("ANY", "/shop/**/*.do", "com.acme.shopui.LegacyServlet#service(HttpServletRequest,HttpServletResponse)", True),
+        ("ANY", "/shop/report", "com.acme.shopui.ReportServlet", False),
+    }
+    by_id = {n.id: n for n in nodes.values()}
+    linked = {(by_id[e.src].props["line"], e.props["match"], by_id[e.dst].props.get("label"))
+              for e in edges.values() if e.type == "HTTP_CALLS"}
+    assert linked == {(7, "cross_service", "GET /shop/index"), (11, "cross_service", "POST /shop/basket")}

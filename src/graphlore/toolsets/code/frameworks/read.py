@@ -39,6 +39,7 @@ from . import (
     ruby_web,
     rust_web,
     script_web,
+    servlet,
     spring,
 )
 from .base import FileMemo, Framework, Project
@@ -58,6 +59,7 @@ FRAMEWORKS: tuple[Framework, ...] = (
     nginx.FRAMEWORK,
     proxies.FRAMEWORK,
     jaxrs.FRAMEWORK,
+    servlet.FRAMEWORK,
     micronaut.FRAMEWORK,
     mp_messaging.FRAMEWORK,
     apache_http.FRAMEWORK,
