@@ -125,7 +125,8 @@ def _tree(tmp_path: Path) -> Path:
 
 
 def test_jaxrs_routes_under_the_servlet_mapping_and_the_context_root(tmp_path: Path):
-    nodes, edges = CodeGraph.build(_tree(tmp_path)).snapshot()
+    graph = CodeGraph.build(_tree(tmp_path))
+    nodes, edges = graph.snapshot()
     routes = {(n.props["microservice"], n.props["http_method"], n.props["path_template"])
               for n in nodes.values() if n.kind == "route"}
     assert routes == {
@@ -148,6 +149,15 @@ def test_jaxrs_routes_under_the_servlet_mapping_and_the_context_root(tmp_path: P
     }
     # a route whose context root is not known could fit, so the client links to nothing (never guessed)
     assert clients[18]["match"] == "unresolved" and "POST /{?}/v1/orders" in clients[18]["match_detail"]
+
+    # a changed mapping or context root: incremental == full
+    (tmp_path / "inventory/src/main/webapp/WEB-INF/web.xml").write_text(_web_xml(
+        "<servlet-class>org.glassfish.jersey.servlet.ServletContainer</servlet-class>", "/api/*"))
+    (tmp_path / "billing/src/main/webapp/WEB-INF/jboss-web.xml").write_text("<jboss-web/>\n")
+    graph.update()
+    assert graph.snapshot() == CodeGraph.build(tmp_path).snapshot()
+    labels = {n.props["label"] for n in graph.snapshot()[0].values() if n.kind == "route"}
+    assert {"GET /inventory/api/items/{id}", "GET /billing-war/api/invoices/{id}"} <= labels
 
 
 BASE_SERVLET = '''package com.acme.shopui;
