@@ -200,3 +200,39 @@ def test_jaxrs_interfaces_rest_clients_and_channels(tmp_path: Path):
     sent = [(by_id[e.src].props["line"], by_id[e.dst].props["topic"]) for e in edges.values()
             if e.type == "ASYNC_CALLS" and by_id[e.src].props.get("producer_kind") == "smallrye_messaging"]
     assert sent == [(11, "orders.placed")]                  # the emitter's send, to the listener of the topic
+
+
+FALLBACK_CLIENT = '''package com.acme.shop;
+
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import org.eclipse.microprofile.rest.client.inject.RegisterRestClient;
+
+@Path("/stock")
+@RegisterRestClient(configKey = "stock")
+public interface StockClient {
+    @GET
+    String all();
+}
+'''
+
+FALLBACK = '''package com.acme.shop;
+
+public class StockFallback implements StockClient {
+    public String all() { return ""; }
+}
+'''
+
+
+def test_a_class_implementing_a_rest_client_interface_serves_none_of_its_paths(tmp_path: Path):
+    root = write_tree(tmp_path, {
+        "shop/pom.xml": _pom("shop"),
+        "shop/Dockerfile": "FROM eclipse-temurin:17\n",
+        "shop/src/main/resources/application.properties": "quarkus.rest-client.stock.url=http://stock:8080\n",
+        "shop/src/main/java/com/acme/shop/StockClient.java": FALLBACK_CLIENT,
+        "shop/src/main/java/com/acme/shop/StockFallback.java": FALLBACK,
+    })
+    nodes, _ = CodeGraph.build(root).snapshot()
+    assert [n.props["file"] for n in nodes.values() if n.kind == "route"] == []   # the fallback is no resource
+    assert [(n.props["client_kind"], n.props["http_method"]) for n in nodes.values() if n.kind == "client"] == [
+        ("mp_rest_client", "GET")]

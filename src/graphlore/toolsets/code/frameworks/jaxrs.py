@@ -5,7 +5,8 @@ clients, read from the facts of Java and Kotlin files.
 annotated ``@GET``, ``@POST``... (``@Path`` on the method joined after the class's), under the module's
 ``@ApplicationPath``. JAX-RS inherits a method's annotations from the interface it implements when the class
 does not annotate it: the route is filed at the class's method (at the class when it does not redeclare it).
-A method with ``@Path`` and no HTTP method is a sub-resource locator: not read.
+A method with ``@Path`` and no HTTP method is a sub-resource locator: not read. A class that implements a
+``@RegisterRestClient`` interface (a client's fallback or test double) serves none of its paths.
 
 **Clients.** A ``@RegisterRestClient`` interface calls each mapped method (inherited ones too) under its
 ``@Path``, at its base URL: ``baseUri``, else the configuration of its ``configKey`` (or its fully qualified
@@ -65,6 +66,13 @@ def _class_path(types: Types, bound: Bound, index: int, seen: int = 0) -> tuple[
     return None
 
 
+def _implements_rest_client(types: Types, bound: Bound, index: int, seen: int = 0) -> bool:
+    """Whether the type implements a ``@RegisterRestClient`` interface, at any depth: a fallback or a test double
+    of a client, which serves none of its paths."""
+    return seen < 8 and any("RegisterRestClient" in annotations(b.facts.symbols[i])
+                            or _implements_rest_client(types, b, i, seen + 1) for b, i in types.supers(bound, index))
+
+
 def prepare(files: list[Bound], project: Project) -> Reader:
     application_paths = _application_paths(files, project)
     types = Types.of(project)
@@ -78,7 +86,8 @@ def prepare(files: list[Bound], project: Project) -> Reader:
             if sym.kind == "interface" and "RegisterRestClient" in anns:
                 yield from _rest_client(jf, types, index, anns, values)
             elif sym.kind == "class" and "abstract" not in sym.modifiers and (
-                    "Path" in anns or sym.supers and not anns.keys() & {"Controller", "Client"}):
+                    "Path" in anns or sym.supers and not anns.keys() & {"Controller", "Client"}
+                    and not _implements_rest_client(types, bound, index)):
                 found = _class_path(types, bound, index)
                 if found is not None:
                     yield from _routes(jf, types, index, found, application_paths.get(bound.ctx.module, ""), values)
