@@ -202,3 +202,50 @@ def test_micronaut_routes_clients_and_messages(tmp_path: Path):
     assert outside["match"] == "unresolved"                               # no service of the project
     raw = clients[("micronaut_http_client", 41)]                          # the @Client field's URL + the request's
     assert (raw["http_method"], raw["target_service"], raw["match"]) == ("GET", "orders-service", "cross_service")
+
+
+LOW_LEVEL = '''package com.acme.shop;
+
+import io.micronaut.configuration.kafka.streams.ConfiguredStreamBuilder;
+import io.micronaut.http.client.HttpClient;
+import io.micronaut.http.client.annotation.Client;
+import org.apache.kafka.streams.kstream.KStream;
+
+class Streams {
+    KStream<String, String> orders(ConfiguredStreamBuilder builder) {
+        return builder.stream("orders-service");
+    }
+}
+
+class Raw {
+    @Client("http://orders:8080")
+    HttpClient client;
+
+    String count() {
+        return client.toBlocking().retrieve("/orders/count");
+    }
+
+    String all() {
+        return client.retrieve("/orders/count");
+    }
+}
+'''
+
+
+def test_only_an_http_clients_retrieve_of_a_written_uri_is_a_request(tmp_path: Path):
+    root = write_tree(tmp_path, {
+        "orders-api/pom.xml": _pom("orders-api"),
+        "orders-api/src/main/java/com/acme/orders/api/OrderOperations.java": API,
+        "orders/pom.xml": _pom("orders"),
+        "orders/Dockerfile": "FROM eclipse-temurin:17\n",
+        "orders/src/main/resources/application.yml": ORDERS_YML,
+        "orders/src/main/java/com/acme/orders/web/OrdersController.java": CONTROLLER,
+        "shop/pom.xml": _pom("shop"),
+        "shop/Dockerfile": "FROM eclipse-temurin:17\n",
+        "shop/src/main/java/com/acme/shop/Low.java": LOW_LEVEL,
+    })
+    nodes, _ = CodeGraph.build(root).snapshot()
+    clients = sorted((p["line"], p["target_service"], p["match"]) for p in (n.props for n in nodes.values()
+                                                                             if n.kind == "client"))
+    # a Kafka Streams builder's stream("topic") (line 10) sends no request, whatever the topic is named
+    assert clients == [(19, "orders-service", "cross_service"), (23, "orders-service", "cross_service")]

@@ -11,7 +11,8 @@ depth: the route is filed at the class's method of that name (at the class when 
 under its ``path``: ``@Client(id = "svc")`` / ``@Client("svc")`` names the service by its id in discovery
 (its ``micronaut.application.name``), ``@Client("http://host:8080")`` or a ``${...}`` that folds to a URL by
 its address. The low-level ``HttpClient``: ``HttpRequest.GET(uri)``... (and ``retrieve``/``exchange`` of a
-written URI) in a class whose one base URL is a ``@Client("...")`` field or an ``HttpClient.create(url)``.
+written URI on an HttpClient: a field or variable of its type, ``toBlocking()``) in a class whose one base URL
+is a ``@Client("...")`` field or an ``HttpClient.create(url)``.
 
 **Messaging.** ``@KafkaListener`` classes consume each ``@Topic`` method's topics (``patterns``: unknown);
 ``@KafkaClient`` interfaces produce to each ``@Topic`` method's topic. ``@RabbitListener`` classes consume
@@ -26,7 +27,7 @@ from collections.abc import Iterator
 
 from ..languages.folding import Folded, literal, unknown
 from ..languages.symbols import Bound
-from ..model import AnnotationFact
+from ..model import AnnotationFact, CallFact
 from ..services.endpoints import Item, join_paths
 from ..services.settings import Values
 from .base import Framework, Project, Reader, item
@@ -170,6 +171,32 @@ def _bases(jf: JavaFile) -> dict[str, list[Folded]]:
     return out
 
 
+def _is_http_client(written: str) -> bool:
+    return written.split("<", 1)[0].strip().rsplit(".", 1)[-1] in HTTP_CLIENT_TYPES
+
+
+def _on_http_client(jf: JavaFile, call: CallFact) -> bool:
+    """Whether a call's receiver is a low-level HTTP client: ``client.toBlocking()...``, ``HttpClient.create(...)``,
+    or a variable or field of an HttpClient type (``retrieve``, ``stream``, ``exchange`` of anything else, such as
+    a Kafka Streams builder's ``stream("topic")``, sends no request)."""
+    receiver = call.receiver
+    while receiver and receiver[0] == "call":
+        inner = receiver[1]
+        if receiver[2] == "toBlocking" or receiver[2] == "create" and inner and inner[0] == "name" and \
+                inner[1] in HTTP_CLIENT_TYPES:
+            return True
+        receiver = inner
+    name = receiver[1] if receiver and receiver[0] == "name" else receiver[2] if (
+        receiver and receiver[0] == "field" and receiver[1] == ["this"]) else None
+    if name is None:
+        return False
+    if any(_is_http_client(written) for _, written in jf.facts.locals.get(call.owner, {}).get(name, [])):
+        return True
+    class_key = call.owner.split("#", 1)[0]
+    return any(sym.kind == "field" and sym.parent == class_key and sym.name == name and _is_http_client(sym.type)
+               for sym in jf.facts.symbols)
+
+
 def _low_level(jf: JavaFile) -> Iterator[Item]:
     facts = jf.facts
     bases: dict[str, list[Folded]] | None = None
@@ -178,7 +205,8 @@ def _low_level(jf: JavaFile) -> Iterator[Item]:
         receiver = call.receiver
         factory = call.name in REQUESTS and receiver and receiver[0] == "name" and receiver[1] in (
             "HttpRequest", "MutableHttpRequest")
-        written_uri = call.name in RETRIEVES and call.args and call.args[0].lstrip().startswith('"')
+        written_uri = call.name in RETRIEVES and call.args and call.args[0].lstrip().startswith('"') and \
+            _on_http_client(jf, call)
         if not (factory or written_uri) or not call.args or call.owner not in by_key:
             continue
         if bases is None:
