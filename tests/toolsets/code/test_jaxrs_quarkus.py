@@ -196,6 +196,10 @@ def test_jaxrs_interfaces_rest_clients_and_channels(tmp_path: Path):
         (23, "PATCH"): ("jaxrs_client", "stock-service", "no_route"),        # a path the service does not serve
     }
     assert "quarkus.rest-client.nowhere.url" in clients[(22, "GET")]["unresolved_reason"]
+    # what is written names the key that gives the URL, its values as people read them
+    assert clients[(10, "GET")]["target_path"] == ('quarkus.rest-client.stock.url={http://localhost:9999|'
+                                                  'http://stock-service:8080} + "/stock" + "/{sku}"')
+    assert clients[(15, "GET")]["target_path"] == 'legacy/mp-rest/url=http://stock-service:8080 + "/stock" + "/{sku}"'
     by_id = {n.id: n for n in nodes.values()}
     sent = [(by_id[e.src].props["line"], by_id[e.dst].props["topic"]) for e in edges.values()
             if e.type == "ASYNC_CALLS" and by_id[e.src].props.get("producer_kind") == "smallrye_messaging"]

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..languages.folding import Folded, literal, unknown
+from ..languages.folding import Folded, literal, plain, unknown
 from ..languages.symbols import Bound
 from ..model import AnnotationFact, CallFact
 from ..services.endpoints import Item, join_paths
@@ -121,15 +121,16 @@ def _routes(jf: JavaFile, types: Types, index: int, class_path: tuple[Bound, int
                    written=" + ".join(w for w in (base_written, written) if w))
 
 
-def _config_key(values: Values, key: str) -> tuple[str | None, list[str]]:
-    """The base URL a MicroProfile Rest Client's key is given in the settings, and the keys looked up."""
+def _config_key(values: Values, key: str) -> tuple[str | None, str, list[str]]:
+    """The base URL a MicroProfile Rest Client's key is given in the settings, the key that gives it, and the keys
+    looked up."""
     keys = [f"quarkus.rest-client.{key}.url", f'quarkus.rest-client."{key}".url', f"quarkus.rest-client.{key}.uri",
             f'quarkus.rest-client."{key}".uri', f"{key}/mp-rest/url", f"{key}/mp-rest/uri"]
     for one in keys:
         raw = values.get(one)
         if raw is not None:
-            return raw, keys
-    return None, keys
+            return raw, one, keys
+    return None, "", keys
 
 
 def _rest_client(jf: JavaFile, types: Types, index: int, anns, values: Values) -> Iterator[Item]:
@@ -138,11 +139,11 @@ def _rest_client(jf: JavaFile, types: Types, index: int, anns, values: Values) -
     base_uri = attr(register, "baseUri")
     key_expr = attr(register, "configKey")
     key = jf.fold(key_expr, sym.key).text if key_expr else jf.bound.fqns[index]
-    raw, looked_up = _config_key(values, key)
+    raw, found_key, looked_up = _config_key(values, key)
     if raw is not None:
         text, missing = values.resolve(raw)
         url = Folded(text, not missing, tuple(f"placeholder ${{{k}}} is not in the module's settings" for k in missing))
-        written_url = f"{looked_up[0]}={raw}"
+        written_url = f"{found_key}={plain(raw)}"   # a value of several profiles: {a|b}
     elif base_uri:
         url, written_url = jf.fold(base_uri, sym.key), base_uri
     else:
