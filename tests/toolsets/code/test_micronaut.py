@@ -249,3 +249,41 @@ def test_only_an_http_clients_retrieve_of_a_written_uri_is_a_request(tmp_path: P
                                                                              if n.kind == "client"))
     # a Kafka Streams builder's stream("topic") (line 10) sends no request, whatever the topic is named
     assert clients == [(19, "orders-service", "cross_service"), (23, "orders-service", "cross_service")]
+
+
+BY_PROFILE = '''package com.acme.shop;
+
+import io.micronaut.http.annotation.Get;
+import io.micronaut.http.client.annotation.Client;
+
+@Client(id = "${orders.id}")
+interface Orders {
+    @Get("/orders/{id}")
+    String get(String id);
+}
+'''
+
+
+def test_a_client_id_two_profiles_set_apart_is_followed_once_per_value(tmp_path: Path):
+    root = write_tree(tmp_path, {
+        "orders-api/pom.xml": _pom("orders-api"),
+        "orders-api/src/main/java/com/acme/orders/api/OrderOperations.java": API,
+        "orders/pom.xml": _pom("orders"),
+        "orders/Dockerfile": "FROM eclipse-temurin:17\n",
+        "orders/src/main/resources/application.yml": ORDERS_YML,
+        "orders/src/main/java/com/acme/orders/web/OrdersController.java": CONTROLLER,
+        "billing/pom.xml": _pom("billing"),
+        "billing/Dockerfile": "FROM eclipse-temurin:17\n",
+        "shop/pom.xml": _pom("shop"),
+        "shop/Dockerfile": "FROM eclipse-temurin:17\n",
+        "shop/src/main/resources/application.yml": "orders:\n  id: orders-service\n",
+        "shop/src/main/resources/application-dev.yml": "orders:\n  id: billing\n",
+        "shop/src/main/java/com/acme/shop/Orders.java": BY_PROFILE,
+    })
+    nodes, edges = CodeGraph.build(root).snapshot()
+    client = next(n.props for n in nodes.values() if n.kind == "client")
+    assert client["label"] == "GET ? /orders/{id}"          # one of two services: neither is named alone
+    assert "no route of billing fits GET /orders/{id}" in client["match_detail"]
+    reached = {nodes[e.dst].props.get("path_template") or nodes[e.dst].name for e in edges.values()
+               if e.type == "HTTP_CALLS"}
+    assert reached == {"/orders/{id}", "billing"}             # the route of one, the other service (no route)
