@@ -287,3 +287,38 @@ def test_a_client_id_two_profiles_set_apart_is_followed_once_per_value(tmp_path:
     reached = {nodes[e.dst].props.get("path_template") or nodes[e.dst].name for e in edges.values()
                if e.type == "HTTP_CALLS"}
     assert reached == {"/orders/{id}", "billing"}             # the route of one, the other service (no route)
+
+
+def _copied_api(path: str) -> str:
+    return f'''package com.acme.api;
+
+import io.micronaut.http.annotation.Get;
+
+public interface OrdersApi {{
+    @Get("{path}")
+    String get(String id);
+}}
+'''
+
+
+COPIED_CONTROLLER = '''package com.acme.web;
+
+import com.acme.api.OrdersApi;
+import io.micronaut.http.annotation.Controller;
+
+@Controller("/")
+public class OrdersController implements OrdersApi {
+    public String get(String id) { return id; }
+}
+'''
+
+
+def test_an_interface_two_services_each_declare_is_their_own(tmp_path: Path):
+    files = {}
+    for service in ("alpha", "beta"):   # one fqn, two copies: each controller implements its own service's
+        files.update({f"{service}/pom.xml": _pom(service), f"{service}/Dockerfile": "FROM eclipse-temurin:17\n",
+                      f"{service}/src/main/java/com/acme/api/OrdersApi.java": _copied_api(f"/{service}/{{id}}"),
+                      f"{service}/src/main/java/com/acme/web/OrdersController.java": COPIED_CONTROLLER})
+    nodes, _ = CodeGraph.build(write_tree(tmp_path, files)).snapshot()
+    assert sorted((n.props["microservice"], n.props["label"]) for n in nodes.values() if n.kind == "route") == [
+        ("alpha", "GET /alpha/{id}"), ("beta", "GET /beta/{id}")]
