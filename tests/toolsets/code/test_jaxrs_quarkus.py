@@ -240,3 +240,56 @@ def test_a_class_implementing_a_rest_client_interface_serves_none_of_its_paths(t
     assert [n.props["file"] for n in nodes.values() if n.kind == "route"] == []   # the fallback is no resource
     assert [(n.props["client_kind"], n.props["http_method"]) for n in nodes.values() if n.kind == "client"] == [
         ("mp_rest_client", "GET")]
+
+
+def _resource(package: str, path: str) -> str:
+    return f'''package com.acme.{package};
+
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+
+@Path("/{path}")
+public class Resource {{
+    @GET
+    public String all() {{ return ""; }}
+}}
+'''
+
+
+TARGETS = '''package com.acme.shop;
+
+import jakarta.ws.rs.client.Client;
+import jakarta.ws.rs.client.ClientBuilder;
+import jakarta.ws.rs.client.WebTarget;
+
+public class Calls {
+    private final Client client = ClientBuilder.newClient();
+    private final WebTarget orders = client.target("http://orders:8080");
+
+    String both() {
+        String invoices = client.target("http://billing:8080").path("invoices").request().get(String.class);
+        return orders.path("orders").request().get(String.class);
+    }
+
+    String local() {
+        WebTarget billing = client.target("http://billing:8080");
+        return billing.path("invoices").request().get(String.class);
+    }
+}
+'''
+
+
+def test_a_webtarget_field_takes_its_initialiser_not_a_target_of_the_method(tmp_path: Path):
+    root = write_tree(tmp_path, {
+        "orders/pom.xml": _pom("orders"), "orders/Dockerfile": "FROM eclipse-temurin:17\n",
+        "orders/src/main/java/com/acme/orders/Resource.java": _resource("orders", "orders"),
+        "billing/pom.xml": _pom("billing"), "billing/Dockerfile": "FROM eclipse-temurin:17\n",
+        "billing/src/main/java/com/acme/billing/Resource.java": _resource("billing", "invoices"),
+        "shop/pom.xml": _pom("shop"), "shop/Dockerfile": "FROM eclipse-temurin:17\n",
+        "shop/src/main/java/com/acme/shop/Calls.java": TARGETS,
+    })
+    nodes, _ = CodeGraph.build(root).snapshot()
+    assert sorted((p["line"], p["label"], p["match"]) for p in (n.props for n in nodes.values() if n.kind == "client")
+                  ) == [(12, "GET billing /invoices", "cross_service"),
+                        (13, "GET orders /orders", "cross_service"),      # the field's, not line 12's target
+                        (18, "GET billing /invoices", "cross_service")]   # a local's: its method's one target

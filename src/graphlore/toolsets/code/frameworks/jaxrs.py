@@ -15,7 +15,7 @@ name) in the module's settings: ``quarkus.rest-client.<key>.url`` (or ``.uri``),
 The JAX-RS client API, in files that import it: ``client.target(url).path(p)....request().get()`` (``post``,
 ``put``, ``delete``, ``head``, ``options``, ``method("X")``; after ``async()``/``rx()`` too), the URL the
 ``target`` and each ``path`` joined, folded; a chain that starts at a ``WebTarget`` variable takes its
-``target(...)``: the one in the same method, else the field's initialiser.
+``target(...)``: a local's, the one in its method; a field's, its initialiser's.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from collections.abc import Iterator
 
 from ..languages.folding import Folded, literal, plain, unknown
 from ..languages.symbols import Bound
-from ..model import AnnotationFact, CallFact
+from ..model import AnnotationFact, CallFact, FileFacts
 from ..services.endpoints import Item, join_paths
 from ..services.settings import Values
 from .base import Framework, Project, Reader, item
@@ -191,7 +191,7 @@ def _client_calls(jf: JavaFile) -> Iterator[Item]:
         if base[0] == "target":
             target = made.get((call.owner, "target", repr(base[1])))
         else:
-            target = _target_of(facts.calls, call, base[1])
+            target = _target_of(facts, call, base[1])
         if target is None or not target.args:
             url = unknown("the WebTarget's target(...) is not in the method or the field that holds it")
         else:
@@ -229,14 +229,15 @@ def _chain(receiver) -> list[tuple[str, object]]:
     return []
 
 
-def _target_of(calls: list[CallFact], call: CallFact, var: object) -> CallFact | None:
-    """The ``target(...)`` a WebTarget variable holds: the one call in the method, else the field's initialiser."""
-    here = [c for c in calls if c.owner == call.owner and c.name == "target" and c.line <= call.line]
-    if len(here) == 1:
-        return here[0]
+def _target_of(facts: FileFacts, call: CallFact, var: object) -> CallFact | None:
+    """The ``target(...)`` a WebTarget variable holds: a local's, the one call in the method; a field's, its
+    initialiser's (a ``target(...)`` of the method is then another chain's, not the field's)."""
+    if var in facts.locals.get(call.owner, {}):
+        here = [c for c in facts.calls if c.owner == call.owner and c.name == "target" and c.line <= call.line]
+        return here[0] if len(here) == 1 else None
     field = f"{call.owner.split('#', 1)[0]}#{var}"
-    initial = [c for c in calls if c.owner == field and c.name == "target"]
-    return initial[0] if len(initial) == 1 and not here else None
+    initial = [c for c in facts.calls if c.owner == field and c.name == "target"]
+    return initial[0] if len(initial) == 1 else None
 
 
 FRAMEWORK = Framework("jaxrs", JVM_LANGUAGES, prepare, reads=JVM_LANGUAGES)
