@@ -293,3 +293,29 @@ def test_a_webtarget_field_takes_its_initialiser_not_a_target_of_the_method(tmp_
                   ) == [(12, "GET billing /invoices", "cross_service"),
                         (13, "GET orders /orders", "cross_service"),      # the field's, not line 12's target
                         (18, "GET billing /invoices", "cross_service")]   # a local's: its method's one target
+
+
+PROFILED_LISTENER = '''package com.acme.stock;
+
+import org.eclipse.microprofile.reactive.messaging.Incoming;
+
+public class Orders {
+    @Incoming("orders-in")
+    void on(String order) {}
+}
+'''
+
+
+def test_a_channel_whose_connector_differs_by_profile_says_so_and_links_nothing(tmp_path: Path):
+    root = write_tree(tmp_path, {
+        "stock/pom.xml": _pom("stock"), "stock/Dockerfile": "FROM eclipse-temurin:17\n",
+        "stock/src/main/resources/application.properties": (
+            "mp.messaging.incoming.orders-in.connector=smallrye-kafka\n"
+            "%dev.mp.messaging.incoming.orders-in.connector=smallrye-in-memory\n"
+            "mp.messaging.incoming.orders-in.topic=orders\n"),
+        "stock/src/main/java/com/acme/stock/Orders.java": PROFILED_LISTENER,
+    })
+    nodes, _ = CodeGraph.build(root).snapshot()
+    route = next(n.props for n in nodes.values() if n.kind == "route")
+    assert (route["label"], route["broker"], route["resolved"]) == ("channel orders-in", "channel", False)
+    assert "({smallrye-kafka|smallrye-in-memory})" in route["unresolved_reason"]
