@@ -322,3 +322,39 @@ def test_an_interface_two_services_each_declare_is_their_own(tmp_path: Path):
     nodes, _ = CodeGraph.build(write_tree(tmp_path, files)).snapshot()
     assert sorted((n.props["microservice"], n.props["label"]) for n in nodes.values() if n.kind == "route") == [
         ("alpha", "GET /alpha/{id}"), ("beta", "GET /beta/{id}")]
+
+
+BY_ID = '''package com.acme.shop;
+
+import io.micronaut.http.annotation.Get;
+import io.micronaut.http.client.annotation.Client;
+
+@Client(id = "orders-service")
+interface Orders {
+    @Get("/orders/{id}")
+    String get(String id);
+}
+'''
+
+
+def test_a_client_id_the_settings_give_an_address_calls_that_address(tmp_path: Path):
+    root = write_tree(tmp_path, {
+        "orders-api/pom.xml": _pom("orders-api"),
+        "orders-api/src/main/java/com/acme/orders/api/OrderOperations.java": API,
+        "orders/pom.xml": _pom("orders"),
+        "orders/Dockerfile": "FROM eclipse-temurin:17\n",
+        "orders/src/main/resources/application.yml": ORDERS_YML,
+        "orders/src/main/java/com/acme/orders/web/OrdersController.java": CONTROLLER,
+        "billing/pom.xml": _pom("billing"),
+        "billing/Dockerfile": "FROM eclipse-temurin:17\n",
+        "shop/pom.xml": _pom("shop"),
+        "shop/Dockerfile": "FROM eclipse-temurin:17\n",
+        "shop/src/main/resources/application.yml": ("micronaut:\n  http:\n    services:\n      orders-service:\n"
+                                                    "        urls:\n          - http://billing:8080\n"),
+        "shop/src/main/java/com/acme/shop/Orders.java": BY_ID,
+    })
+    nodes, _ = CodeGraph.build(root).snapshot()
+    client = next(n.props for n in nodes.values() if n.kind == "client")
+    # micronaut.http.services.<id>.urls, not discovery by the id, decides where the client calls
+    assert (client["target_service"], client["match"], client["base_url"]) == ("billing", "no_route",
+                                                                               "http://billing:8080")

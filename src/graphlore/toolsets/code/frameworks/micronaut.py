@@ -9,8 +9,8 @@ depth: the route is filed at the class's method of that name (at the class when 
 
 **Clients.** A ``@Client`` interface (or abstract class) calls each of its mapped methods, inherited ones too,
 under its ``path``: ``@Client(id = "svc")`` / ``@Client("svc")`` names the service by its id in discovery
-(its ``micronaut.application.name``), ``@Client("http://host:8080")`` or a ``${...}`` that folds to a URL by
-its address. The low-level ``HttpClient``: ``HttpRequest.GET(uri)``... (and ``retrieve``/``exchange`` of a
+(its ``micronaut.application.name``; by the address ``micronaut.http.services.<id>.url(s)`` gives it, when
+the settings do), ``@Client("http://host:8080")`` or a ``${...}`` that folds to a URL by its address. The low-level ``HttpClient``: ``HttpRequest.GET(uri)``... (and ``retrieve``/``exchange`` of a
 written URI on an HttpClient: a field or variable of its type, ``toBlocking()``) in a class whose one base URL
 is a ``@Client("...")`` field or an ``HttpClient.create(url)``.
 
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..languages.folding import Folded, literal, unknown
+from ..languages.folding import MAX_CHOICES, Folded, choice, literal, unknown
 from ..languages.symbols import Bound
 from ..model import AnnotationFact, CallFact
 from ..services.endpoints import Item, join_paths
@@ -131,6 +131,9 @@ def _declared_client(jf: JavaFile, types: Types, index: int, client: AnnotationF
     base = jf.fold(base_expr, sym.key) if base_expr else literal("")
     # an id names a service; a URL (or a placeholder that does not fold, as Micronaut's are for addresses)
     is_url = named is not None and ("://" in named.text or not named.known and "${" in (named_expr or ""))
+    # an id given its address in the settings (micronaut.http.services.<id>.url): that address, not discovery
+    configured = _service_url(values, named.text) if named is not None and named.known and named.text and \
+        not is_url else None
     for mapped in mappings(types, jf.bound, index):
         for written, path in _paths(jf, mapped, values):
             owner = mapped.owner if mapped.owner is not None else index
@@ -140,12 +143,28 @@ def _declared_client(jf: JavaFile, types: Types, index: int, client: AnnotationF
                          written=" + ".join(w for w in (named_expr, base_expr, written) if w))
             if named is None or not named.text and named.known:
                 found.problems.append("the @Client names no service (id or value)")
-            elif is_url:
-                found.base_url = named.text
-                found.target, found.target_source = named, "@Client url"
+            elif is_url or configured is not None:
+                url = configured if configured is not None else named
+                found.base_url = url.text if url.known else None
+                found.target, found.target_source = url, "@Client url"
             else:
                 found.target, found.target_source = named, "@Client id"
             yield found
+
+
+def _service_url(values: Values, service_id: str) -> Folded | None:
+    """The address the settings give a client id (``micronaut.http.services.<id>.url``, or each of ``urls``: one of
+    them), placeholders resolved; None when they give none (the id is then looked up in discovery)."""
+    prefix = f"micronaut.http.services.{service_id}"
+    raws = [values.get(f"{prefix}.url"), values.get(f"{prefix}.urls"), *(values.get(f"{prefix}.urls[{i}]")
+                                                                         for i in range(MAX_CHOICES))]
+    found = []
+    for raw in (r for r in raws if r is not None):
+        for one in raw.split(","):
+            text, missing = values.resolve(one.strip())
+            found.append(Folded(text, not missing, tuple(f"placeholder ${{{k}}} is not in the module's settings"
+                                                         for k in missing)))
+    return choice(found) if found else None
 
 
 # -- the low-level HttpClient ---------------------------------------------------------------------------------
