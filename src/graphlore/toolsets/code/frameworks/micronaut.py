@@ -10,9 +10,10 @@ depth: the route is filed at the class's method of that name (at the class when 
 **Clients.** A ``@Client`` interface (or abstract class) calls each of its mapped methods, inherited ones too,
 under its ``path``: ``@Client(id = "svc")`` / ``@Client("svc")`` names the service by its id in discovery
 (its ``micronaut.application.name``; by the address ``micronaut.http.services.<id>.url(s)`` gives it, when
-the settings do), ``@Client("http://host:8080")`` or a ``${...}`` that folds to a URL by its address. The low-level ``HttpClient``: ``HttpRequest.GET(uri)``... (and ``retrieve``/``exchange`` of a
-written URI on an HttpClient: a field or variable of its type, ``toBlocking()``) in a class whose one base URL
-is a ``@Client("...")`` field or an ``HttpClient.create(url)``.
+the settings do), ``@Client("http://host:8080")`` or a ``${...}`` that folds to a URL by its address. The
+low-level ``HttpClient``: ``HttpRequest.GET(uri)``... (and ``retrieve``/``exchange`` of a written URI on an
+HttpClient: a field or variable of its type, ``toBlocking()``) in a class whose one base URL is a
+``@Client("...")`` field or an ``HttpClient.create(url)``.
 
 **Messaging.** ``@KafkaListener`` classes consume each ``@Topic`` method's topics (``patterns``: unknown);
 ``@KafkaClient`` interfaces produce to each ``@Topic`` method's topic. ``@RabbitListener`` classes consume
