@@ -455,3 +455,24 @@ def test_a_kubernetes_proxy_workload_reads_the_configuration_its_configmap_holds
     assert (route["microservice"], route["file"], route["line"]) == ("gateway", "deploy/k8s/gateway.yaml", 9)
     assert ("gateway", "ANY /api/orders/**", "GET /orders/{order_id}") in links
     assert ("web", "GET gateway /api/orders/{order_id}", "ANY /api/orders/**") in links
+
+
+def test_a_proxy_workload_in_two_overlays_is_one_proxy_mounting_each_ones_configmap(tmp_path: Path):
+    prod = K8S_PROXY.replace("/api/orders/", "/prod/orders/")
+    write_tree(tmp_path, {**ORDERS_SERVICE, "k8s/dev/gateway.yaml": K8S_PROXY, "k8s/prod/gateway.yaml": prod})
+    services, routes, _ = _edge(tmp_path)
+    assert [name for name in services if name.startswith("gateway")] == ["gateway"]
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    held = sorted((n.props["label"], n.props["file"]) for n in nodes.values() if n.kind == "route"
+                  and n.props["microservice"] == "gateway")
+    # each overlay's ConfigMap once: the dev workload does not mount prod's ConfigMap of the same name
+    assert held == [("ANY /api/orders/**", "k8s/dev/gateway.yaml"), ("ANY /prod/orders/**", "k8s/prod/gateway.yaml")]
+
+
+def test_a_proxy_workload_mounts_the_configmap_of_its_own_manifest(tmp_path: Path):
+    other = K8S_PROXY.replace("/api/orders/", "/admin/orders/").replace("name: gateway\n", "name: admin\n")
+    write_tree(tmp_path, {**ORDERS_SERVICE, "k8s/web/gateway.yaml": K8S_PROXY, "k8s/admin/admin.yaml": other})
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    held = sorted((n.props["microservice"], n.props["label"]) for n in nodes.values() if n.kind == "route"
+                  and n.props["microservice"] != "orders")
+    assert held == [("admin", "ANY /admin/orders/**"), ("gateway", "ANY /api/orders/**")]   # one gateway-conf each
