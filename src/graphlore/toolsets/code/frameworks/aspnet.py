@@ -61,7 +61,7 @@ def _template(annotation: AnnotationFact | None) -> str | None:
 
 def csharp_constants(project: Project) -> CSharpConstants:
     """Every C# constant of the project (built once per update, whichever framework asks first)."""
-    return project.shared("csharp.constants", lambda: CSharpConstants(project.table))
+    return project.shared("csharp.constants", lambda: CSharpConstants(project.table, project.settings))
 
 
 class AspNet:
@@ -69,11 +69,11 @@ class AspNet:
 
     def __init__(self, bounds: list[Bound], project: Project) -> None:
         self.constants = csharp_constants(project)
-        #: module -> (owner, value as written, facts, the client type an ``AddHttpClient<T>`` registers, or "")
-        self.bases: dict[str, list[tuple[str, str, FileFacts, str]]] = {}
+        #: module -> (owner, value as written, facts, the client type an ``AddHttpClient<T>`` registers, or "", line)
+        self.bases: dict[str, list[tuple[str, str, FileFacts, str, int]]] = {}
         #: client type -> its ``AddHttpClient<T>`` registrations in any module (a library's client, registered by
         #: the app that uses it), as written, with where each is made
-        self.registered: dict[str, list[tuple[tuple[str, str, FileFacts, str], str, FileContext]]] = {}
+        self.registered: dict[str, list[tuple[tuple[str, str, FileFacts, str, int], str, FileContext]]] = {}
         #: a named client's name -> its ``AddHttpClient("name", ...)`` registrations, with where each is made
         self.named: dict[str, list[tuple[str, str, FileFacts, FileContext]]] = {}
         for bound in bounds:
@@ -82,7 +82,8 @@ class AspNet:
                     self.named.setdefault(base["client"][5:], []).append(
                         (base["owner"], base["value"], bound.facts, bound.ctx))
                 elif base.get("registrar", "AddHttpClient") == "AddHttpClient":
-                    found = (base["owner"], base["value"], bound.facts, base.get("client", "").rsplit(".", 1)[-1])
+                    found = (base["owner"], base["value"], bound.facts, base.get("client", "").rsplit(".", 1)[-1],
+                             base.get("line", 0))
                     self.bases.setdefault(bound.ctx.module, []).append(found)
                     if found[3]:
                         self.registered.setdefault(found[3], []).append((found, base.get("client", ""), bound.ctx))
@@ -134,8 +135,9 @@ class AspNet:
              if reaches(where, bound.ctx) and _names_class(b[2], written, bound.facts.package)]
         own = [b for b in found if b[2] is bound.facts and b[0].startswith(class_key) and not b[3]]
         chosen = registered or own or [b for b in found if not b[3]]
-        values = {self.fold(facts, expr, owner.rsplit(".", 1)[0]).text: self.fold(facts, expr, owner.rsplit(".", 1)[0])
-                  for owner, expr, facts, _ in chosen}
+        # each read where it is written: a local of the registering or setting method is its value there
+        folded = [self.fold(facts, expr, owner.rsplit(".", 1)[0], owner, line) for owner, expr, facts, _, line in chosen]
+        values = {value.text: value for value in folded}
         return next(iter(values.values())) if len(values) == 1 else None
 
 
