@@ -35,6 +35,8 @@ class _Defined:
         self.names: dict[str, int] = {}
         self.fqns: set[str] = set()
         for bound in project.table.files.values():
+            if bound.facts.language not in JVM:
+                continue   # a JVM class implements JVM types only
             for index, sym in enumerate(bound.facts.symbols):
                 if sym.kind in TYPE_KINDS:
                     self.names[sym.name] = self.names.get(sym.name, 0) + 1
@@ -129,4 +131,5 @@ def prepare(files: list[Bound], project: Project) -> Reader:
     return lambda bound: found.get(bound.path, [])
 
 
-FRAMEWORK = Framework("openapi_servers", (*JVM, "python"), prepare, reads=None)
+#: it reads its languages' files (tests too: `_Defined`) and the module settings, which hold the documents
+FRAMEWORK = Framework("openapi_servers", (*JVM, "python"), prepare)
