@@ -361,6 +361,8 @@ def link(items: Iterable[Item], layout: Layout, deployment: Deployment | None = 
                              path_template=item.path.text if item.path is not None else None, broker=item.broker,
                              topic=item.topic.text if item.topic is not None else None, grpc=item.grpc,
                              grpc_service=grpc_links.service_of(item), forward=_forward_props(item, settler))
+                if item.also_declared_in:
+                    props["also_declared_in"] = list(item.also_declared_in)
                 if item.forward_grpc is not None:   # a grpc-gateway route: the endpoint it dials
                     props.update(_channel(item, names, settler))
                 node = GraphNode(node_id, "route", props["label"],
