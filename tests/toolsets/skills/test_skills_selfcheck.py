@@ -358,3 +358,12 @@ def test_a_record_without_a_shift_is_kept_only_while_the_library_still_gets_none
     few = {**record, "skills": selfcheck.MIN_SKILLS - 1, "how": "9 skills in use, 10 needed"}
     assert learn(few, lambda: pytest.fail("a library of too few skills gets none whatever its conditions")) == {
         **few, "learned": 1}
+
+
+def test_the_documented_answer_says_when_the_calibration_is_made_again_and_what_leaves_it_fresh():
+    """The output model's descriptions (the MCP schema an agent reads) match the code: an import calibrates when
+    it wrote skills or the record was not current, and learned examples keep it fresh up to LEARNED_SHARE."""
+    from graphlore.toolsets.skills.models import ImportSkillsResponse, LibraryCalibration
+    fresh = LibraryCalibration.model_fields["fresh"].description
+    assert f"{selfcheck.LEARNED_SHARE * 100:g} % of the conditions" in fresh
+    assert "not current" in ImportSkillsResponse.model_fields["calibration"].description
