@@ -367,3 +367,11 @@ def test_the_documented_answer_says_when_the_calibration_is_made_again_and_what_
     fresh = LibraryCalibration.model_fields["fresh"].description
     assert f"{selfcheck.LEARNED_SHARE * 100:g} % of the conditions" in fresh
     assert "not current" in ImportSkillsResponse.model_fields["calibration"].description
+
+
+def test_the_cli_line_calls_the_libraries_shift_a_shift_as_the_answer_does():
+    """The answer's ``shift`` moves the shipped bias; the CLI line must not print it as the bias itself."""
+    from graphlore.toolsets.skills import render
+    from graphlore.toolsets.skills.models import LibraryCalibration
+    line = render.calibration(LibraryCalibration(shift=0.24, fresh=True, how="found so"))
+    assert line == "the judge's calibration for this library: its own, the shipped bias shifted by +0.24 (found so)"
