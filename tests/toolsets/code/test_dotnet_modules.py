@@ -1,0 +1,96 @@
+""".NET systems written in layers and modules: a gateway never links into a route whose prefix is not known,
+one YARP route overlaid by an environment's ``appsettings`` is one route, Carter and FastEndpoints modules, Refit
+clients, class libraries of one deployable, and message types that come through a mapping."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from graphlore.toolsets.code.index.graph import CodeGraph
+
+WEB = '<Project Sdk="Microsoft.NET.Sdk.Web"></Project>'
+LIB = '<Project Sdk="Microsoft.NET.Sdk"></Project>'
+GATEWAY = "var app = WebApplication.CreateBuilder(args).Build();\napp.MapReverseProxy();\napp.Run();\n"
+
+
+def _yarp(routes: dict[str, str], clusters: dict[str, str]) -> str:
+    return json.dumps({"ReverseProxy": {
+        "Routes": {rid: {"ClusterId": rid, "Match": {"Path": f"{prefix}/{{**catch-all}}"},
+                         "Transforms": [{"PathPattern": "{**catch-all}"}]} for rid, prefix in routes.items()},
+        "Clusters": {cid: {"Destinations": {"d1": {"Address": address}}} for cid, address in clusters.items()}}})
+
+
+def _build(root: Path, files: dict[str, str]):
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return CodeGraph.build(root).snapshot()
+
+
+def _links(nodes, edges, kind: str = "HTTP_CALLS") -> set[tuple[str, str]]:
+    return {(nodes[e.src].props["label"], nodes[e.dst].props["label"]) for e in edges.values()
+            if e.type == kind and e.src in nodes and e.dst in nodes}
+
+
+UNMOUNTED = """namespace Shop.Catalog;
+
+public static class ProductRoutes
+{
+    public static void Map(IEndpointRouteBuilder routes)
+    {
+        routes.MapGet("/products/{id}", (int id) => id);
+    }
+}
+"""
+CATALOG = "var app = WebApplication.CreateBuilder(args).Build();\napp.MapGet(\"/health\", () => \"ok\");\napp.Run();\n"
+
+
+def test_a_gateway_never_links_into_a_route_whose_prefix_is_not_known(tmp_path):
+    nodes, edges = _build(tmp_path, {
+        "Gateway/Gateway.csproj": WEB, "Gateway/Program.cs": GATEWAY,
+        "Gateway/appsettings.json": _yarp({"catalog": "/catalog-service"}, {"catalog": "http://catalog:8080"}),
+        "Catalog/Catalog.csproj": WEB, "Catalog/Program.cs": CATALOG, "Catalog/ProductRoutes.cs": UNMOUNTED})
+    routes = {n.props["label"]: n for n in nodes.values() if n.kind == "route"}
+    assert "GET /{?}/products/{id}" in routes   # nobody mounts it: its prefix is not known
+    assert _links(nodes, edges) == {("ANY /catalog-service/**", "GET /health")}
+    detail = routes["ANY /catalog-service/**"].props["match_detail"]
+    assert "unknown parts" in detail and "GET /{?}/products/{id}" in detail
+
+
+KNOWN_CATALOG = "var app = WebApplication.CreateBuilder(args).Build();\napp.MapGet(\"/products\", () => 1);\napp.Run();\n"
+COMPOSE = """services:
+  catalog:
+    build: {context: ., dockerfile: Catalog/Dockerfile}
+    ports: ["6000:8080"]
+  gateway:
+    build: {context: ., dockerfile: Gateway/Dockerfile}
+    environment:
+      - ASPNETCORE_ENVIRONMENT=%s
+"""
+
+
+def _overlaid(root: Path, environment: str | None):
+    files = {"Gateway/Gateway.csproj": WEB, "Gateway/Program.cs": GATEWAY, "Gateway/Dockerfile": "FROM x\n",
+             "Gateway/appsettings.json": _yarp({"catalog": "/catalog-service"}, {"catalog": "http://catalog:8080"}),
+             "Gateway/appsettings.Local.json": _yarp({"catalog": "/catalog-service"},
+                                                     {"catalog": "http://localhost:6000/"}),
+             "Gateway/appsettings.Development.json": '{"Logging": {}}',
+             "Catalog/Catalog.csproj": WEB, "Catalog/Program.cs": KNOWN_CATALOG, "Catalog/Dockerfile": "FROM x\n"}
+    if environment is not None:
+        files["docker-compose.yml"] = COMPOSE % environment
+    nodes, edges = _build(root, files)
+    gateway = [n for n in nodes.values() if n.kind == "route" and n.props["framework"] == "yarp"]
+    return gateway, _links(nodes, edges)
+
+
+def test_a_yarp_route_overlaid_by_an_environments_appsettings_is_one_route(tmp_path):
+    # no environment named: the overlay's values win; both files are its sources
+    [route], links = _overlaid(tmp_path / "a", None)
+    assert route.props["forward"]["target"] == "http://localhost:6000"
+    assert route.props["file"] == "Gateway/appsettings.json"
+    assert "Gateway/appsettings.json:" in route.props["path"] and "Gateway/appsettings.Local.json:" in route.props["path"]
+    # the deployment runs it in Development, whose file sets no route: the base's values
+    [route], links = _overlaid(tmp_path / "b", "Development")
+    assert route.props["forward"]["target"] == "http://catalog:8080"
+    assert links == {("ANY /catalog-service/**", "GET /products")}
