@@ -94,3 +94,110 @@ def test_a_yarp_route_overlaid_by_an_environments_appsettings_is_one_route(tmp_p
     [route], links = _overlaid(tmp_path / "b", "Development")
     assert route.props["forward"]["target"] == "http://catalog:8080"
     assert links == {("ANY /catalog-service/**", "GET /products")}
+
+
+CARTER = """namespace Shop.Catalog;
+
+public class GetProductEndpoint : ICarterModule
+{
+    public void AddRoutes(IEndpointRouteBuilder app)
+    {
+        app.MapGet("/products/{id}", (Guid id, ISender sender) => sender.Send(id)).WithName("GetProduct");
+        var admin = app.MapGroup("/admin");
+        admin.MapDelete("/products/{id}", (Guid id) => id);
+    }
+}
+
+public class StockModule : CarterModule
+{
+    public StockModule() : base("/stock")
+    {
+    }
+
+    public override void AddRoutes(IEndpointRouteBuilder app)
+    {
+        app.MapPut("/{sku}", Update);
+    }
+
+    private static int Update(string sku) => 1;
+}
+"""
+CARTER_PROGRAM = """var builder = WebApplication.CreateBuilder(args);
+builder.Services.AddCarter();
+var app = builder.Build();
+app.MapCarter();
+app.Run();
+"""
+CARTER_EXTENSION = """namespace Shop.Ordering;
+
+public static class DependencyInjection
+{
+    public static WebApplication UseApiServices(this WebApplication app)
+    {
+        app.MapGroup("/v1").MapCarter();
+        return app;
+    }
+}
+
+public class OrdersModule : ICarterModule
+{
+    public void AddRoutes(IEndpointRouteBuilder app) => app.MapGet("/orders", () => 1);
+}
+"""
+FAST = """namespace Shop.Users;
+
+public class GetUser : Endpoint<GetUserRequest, UserResponse>
+{
+    public override void Configure()
+    {
+        Get("/users/{id}", "/people/{id}");
+        AllowAnonymous();
+    }
+
+    public override Task HandleAsync(GetUserRequest req, CancellationToken ct) => Task.CompletedTask;
+}
+
+public class Ping : EndpointWithoutRequest
+{
+    public override void Configure()
+    {
+        Verbs(Http.POST, Http.PUT);
+        Routes("/ping");
+    }
+
+    public override Task HandleAsync(CancellationToken ct) => Task.CompletedTask;
+}
+"""
+FAST_PROGRAM = """var app = WebApplication.CreateBuilder(args).Build();
+app.UseFastEndpoints(c => c.Endpoints.RoutePrefix = "api");
+app.Run();
+"""
+
+
+def _route_handlers(nodes) -> set[tuple[str, str]]:
+    return {(n.props["label"], n.props["handler_fqn"]) for n in nodes.values() if n.kind == "route"}
+
+
+def test_carter_modules_are_mounted_where_map_carter_mounts_them(tmp_path):
+    nodes, _ = _build(tmp_path, {
+        "Catalog/Catalog.csproj": WEB, "Catalog/Program.cs": CARTER_PROGRAM, "Catalog/Endpoints.cs": CARTER,
+        "Ordering/Ordering.csproj": WEB, "Ordering/DependencyInjection.cs": CARTER_EXTENSION,
+        "Ordering/Program.cs": "var app = WebApplication.CreateBuilder(args).Build();\napp.UseApiServices();\n",
+        "Lonely/Lonely.csproj": WEB, "Lonely/Module.cs": CARTER.replace("Shop.Catalog", "Shop.Lonely")})
+    assert _route_handlers(nodes) == {
+        ("GET /products/{id}", "Shop.Catalog.GetProductEndpoint.AddRoutes"),
+        ("DELETE /admin/products/{id}", "Shop.Catalog.GetProductEndpoint.AddRoutes"),
+        ("PUT /stock/{sku}", "Shop.Catalog.StockModule.Update"),   # the CarterModule's base path
+        ("GET /v1/orders", "Shop.Ordering.OrdersModule.AddRoutes"),   # mounted on a group
+        # no MapCarter() in its service: the prefix is not known (never another service's mount)
+        ("GET /{?}/products/{id}", "Shop.Lonely.GetProductEndpoint.AddRoutes"),
+        ("DELETE /{?}/admin/products/{id}", "Shop.Lonely.GetProductEndpoint.AddRoutes"),
+        ("PUT /{?}/stock/{sku}", "Shop.Lonely.StockModule.Update"),
+    }
+
+
+def test_fast_endpoints_routes_come_from_configure_under_the_route_prefix(tmp_path):
+    nodes, _ = _build(tmp_path, {"Users/Users.csproj": WEB, "Users/Program.cs": FAST_PROGRAM, "Users/Users.cs": FAST})
+    assert _route_handlers(nodes) == {
+        ("GET /api/users/{id}", "Shop.Users.GetUser.HandleAsync"), ("GET /api/people/{id}", "Shop.Users.GetUser.HandleAsync"),
+        ("POST /api/ping", "Shop.Users.Ping.HandleAsync"), ("PUT /api/ping", "Shop.Users.Ping.HandleAsync")}
