@@ -201,3 +201,76 @@ def test_fast_endpoints_routes_come_from_configure_under_the_route_prefix(tmp_pa
     assert _route_handlers(nodes) == {
         ("GET /api/users/{id}", "Shop.Users.GetUser.HandleAsync"), ("GET /api/people/{id}", "Shop.Users.GetUser.HandleAsync"),
         ("POST /api/ping", "Shop.Users.Ping.HandleAsync"), ("PUT /api/ping", "Shop.Users.Ping.HandleAsync")}
+
+
+REFIT = """using Refit;
+
+namespace Shop.Web.Services;
+
+public interface ICatalogApi
+{
+    [Get("/catalog-service/products?page={page}")]
+    Task<Products> GetProducts(int page);
+
+    [Headers("Accept: application/json")]
+    [Get("/catalog-service/products/{id}")]
+    Task<Product> GetProduct(Guid id);
+
+    [Post("/catalog-service/products")]
+    Task Create([Body] Product product);
+
+    Task<Product> Cached(Guid id);
+}
+
+public interface IStockApi
+{
+    [Get("/stock/{sku}")]
+    Task<int> Level(string sku);
+}
+
+public interface IOrphanApi
+{
+    [Delete("/things/{id}")]
+    Task Remove(int id);
+}
+"""
+REFIT_PROGRAM = """using Shop.Web.Services;
+
+var builder = WebApplication.CreateBuilder(args);
+builder.Services.AddRefitClient<ICatalogApi>()
+    .ConfigureHttpClient(c => c.BaseAddress = new Uri("http://gateway:8080"));
+builder.Services.AddSingleton(RestService.For<IStockApi>("http://stock:8080/api"));
+builder.Build().Run();
+
+public class ProductPage(ICatalogApi catalog)
+{
+    public Task<Product> OnGet(Guid id) => catalog.GetProduct(id);
+}
+"""
+STOCK = """var app = WebApplication.CreateBuilder(args).Build();
+app.MapGet("/api/stock/{sku}", (string sku) => 1);
+app.Run();
+"""
+
+
+def test_refit_interfaces_are_clients_on_their_registrations_base_address(tmp_path):
+    nodes, edges = _build(tmp_path, {
+        "Web/Web.csproj": WEB, "Web/Program.cs": REFIT_PROGRAM, "Web/Services/Apis.cs": REFIT,
+        "Gateway/Gateway.csproj": WEB, "Gateway/Program.cs": GATEWAY,
+        "Gateway/appsettings.json": _yarp({"catalog": "/catalog-service"}, {"catalog": "http://catalog:8080"}),
+        "Catalog/Catalog.csproj": WEB, "Catalog/Program.cs": CARTER_PROGRAM, "Catalog/Endpoints.cs": CARTER,
+        "Stock/Stock.csproj": WEB, "Stock/Program.cs": STOCK})
+    clients = {n.props["label"]: n.props for n in nodes.values() if n.kind == "client"}
+    assert set(clients) == {"GET Gateway /catalog-service/products", "GET Gateway /catalog-service/products/{id}",
+                            "POST Gateway /catalog-service/products", "GET Stock /api/stock/{sku}",
+                            "DELETE ? /things/{id}"}
+    assert clients["DELETE ? /things/{id}"]["match"] == "unresolved"   # nothing registers it: no base address
+    links = _links(nodes, edges)
+    assert ("GET Gateway /catalog-service/products/{id}", "ANY /catalog-service/**") in links
+    assert ("GET Stock /api/stock/{sku}", "GET /api/stock/{sku}") in links
+    assert ("ANY /catalog-service/**", "GET /products/{id}") in links
+    # a call through the interface is a call of the method that declares the client
+    calls = {(nodes[e.src].props.get("qualified_name") or nodes[e.src].name, nodes[e.dst].name)
+             for e in edges.values() if e.type == "CALLS" and e.src in nodes and e.dst in nodes}
+    declared = {nodes[e.src].name for e in edges.values() if e.type == "DECLARES_CLIENT" and e.src in nodes}
+    assert "GetProduct" in declared and any(dst == "GetProduct" for _, dst in calls)

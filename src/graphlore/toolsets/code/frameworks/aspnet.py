@@ -25,7 +25,8 @@ parameter, field or property), and ``SendAsync`` with a ``new HttpRequestMessage
 the same method. A relative URL starts at the ``BaseAddress = new Uri(...)`` that the class's typed-client
 registration (``AddHttpClient<Class>(c => c.BaseAddress = ...)``, in its module, else in the app whose file names
 the class) sets, else the one set in the same class, else the only one set in the module outside another class's
-registration; a URL without a scheme or a leading ``/`` is a path under it, never a host.
+registration; a URL without a scheme or a leading ``/`` is a path under it, never a host. Refit and RestEase
+interfaces: see `_refit`.
 """
 
 from __future__ import annotations
@@ -45,6 +46,10 @@ VERBS = {"HttpGet": "GET", "HttpPost": "POST", "HttpPut": "PUT", "HttpDelete": "
 MAPS = {"MapGet": "GET", "MapPost": "POST", "MapPut": "PUT", "MapDelete": "DELETE", "MapPatch": "PATCH"}
 #: parameter types that may be a group with a prefix (an app is the root)
 GROUP_TYPES = {"IEndpointRouteBuilder", "RouteGroupBuilder"}
+#: Refit's and RestEase's request attributes
+REFIT_VERBS = {"Get": "GET", "Post": "POST", "Put": "PUT", "Delete": "DELETE", "Patch": "PATCH", "Head": "HEAD",
+               "Options": "OPTIONS"}
+REFIT_REGISTRARS = {"AddRefitClient", "AddRestEaseClient"}
 CLIENT_CALLS = {
     **{f"{verb}Async": verb.upper() for verb in ("Get", "Post", "Put", "Delete", "Patch")},
     "GetStringAsync": "GET", "GetStreamAsync": "GET", "GetByteArrayAsync": "GET", "GetFromJsonAsync": "GET",
@@ -80,10 +85,22 @@ class AspNet:
         self.registered: dict[str, list[tuple[tuple[str, str, FileFacts, str], str, FileContext]]] = {}
         #: a named client's name -> its ``AddHttpClient("name", ...)`` registrations, with where each is made
         self.named: dict[str, list[tuple[str, str, FileFacts, FileContext]]] = {}
+        #: a Refit/RestEase interface's simple name -> the base addresses its registrations and
+        #: ``RestService.For<IApi>(url)`` calls give it, with where each is made
+        self.refit: dict[str, list[tuple[str, str, FileFacts, FileContext]]] = {}
         for bound in bounds:
+            for line, name, *types in bound.facts.extra.get("generic_calls", []):
+                if name == "For" and types and types[0]:
+                    self.refit.setdefault(types[0][0].rsplit(".", 1)[-1], []).extend(
+                        (c.owner, c.args[0], bound.facts, bound.ctx) for c in bound.facts.calls
+                        if c.line == line and c.name == "For" and c.args and c.receiver in
+                        (["name", "RestService"], ["name", "RestClient"]))
             for base in bound.facts.extra.get("base_addresses", []):
                 if base.get("client", "").startswith("name:"):   # AddHttpClient("x", ...): CreateClient("x")'s
                     self.named.setdefault(base["client"][5:], []).append(
+                        (base["owner"], base["value"], bound.facts, bound.ctx))
+                elif base.get("registrar") in REFIT_REGISTRARS:   # AddRefitClient<IApi>().ConfigureHttpClient(..)
+                    self.refit.setdefault(base["client"].rsplit(".", 1)[-1], []).append(
                         (base["owner"], base["value"], bound.facts, bound.ctx))
                 elif base.get("registrar", "AddHttpClient") == "AddHttpClient":
                     found = (base["owner"], base["value"], bound.facts, base.get("client", "").rsplit(".", 1)[-1])
@@ -125,6 +142,14 @@ class AspNet:
         values = {f.text: f for f in (self.fold(facts, expr, owner.rsplit(".", 1)[0])
                                       for owner, expr, facts, where in self.named.get(name, [])
                                       if reaches(where, bound.ctx) or reaches(bound.ctx, where))}
+        return next(iter(values.values())) if len(values) == 1 else None
+
+    def refit_base(self, bound: Bound, interface: str) -> Folded | None:
+        """The base address a Refit/RestEase interface's registrations in a process running it give (one value),
+        else None."""
+        values = {f.text: f for f in (self.fold(facts, expr, owner.rpartition(".")[0])
+                                      for owner, expr, facts, where in self.refit.get(interface, [])
+                                      if reaches(where, bound.ctx))}
         return next(iter(values.values())) if len(values) == 1 else None
 
     def base_for(self, bound: Bound, class_key: str) -> Folded | None:
@@ -170,6 +195,8 @@ def read_csharp(web: AspNet, bound: Bound) -> Iterator[Item]:
             yield from _controller_routes(web, bound, index)
         if sym.kind == "class" and _fast_endpoint(sym):
             yield from _fast_endpoints(web, bound, sym.key)
+        if sym.kind == "interface":
+            yield from _refit(web, bound, sym)
     yield from _minimal(web, bound)
     yield from _clients(web, bound)
 
@@ -485,6 +512,37 @@ def _clients(web: AspNet, bound: Bound) -> Iterator[Item]:
                      path=path, written=url)
         if base is not None and base.known:
             found.base_url = base.text
+        yield found
+
+
+def _refit(web: AspNet, bound: Bound, interface) -> Iterator[Item]:
+    """A Refit (or RestEase) interface's methods with ``[Get("/path")]`` ... ``[Patch]`` are its clients (``[Headers]``
+    and parameters' attributes ignored; RestEase's ``[BasePath("x")]`` on the interface prefixes them), each on the
+    base address its registrations give (``AddRefitClient<IApi>().ConfigureHttpClient(c => c.BaseAddress = ..)``,
+    ``RestService.For<IApi>(url)``): Refit appends the path to the base address's. Calls through the interface are
+    calls of the method, so its callers are the client's call sites."""
+    facts = bound.facts
+    prefix = _template(_annotations(interface).get("BasePath"))
+    base = None
+    for member in bound.members(interface.key):
+        method = facts.symbols[member]
+        verbs = [(REFIT_VERBS[a.name.rsplit(".", 1)[-1]], _template(a)) for a in method.annotations
+                 if a.name.rsplit(".", 1)[-1] in REFIT_VERBS]
+        if method.kind != "method" or len(verbs) != 1 or verbs[0][1] is None:
+            continue
+        if base is None:
+            base = web.refit_base(bound, interface.name) or unknown(
+                f"no registration read gives {interface.name} its base address")
+        verb, template = verbs[0]
+        path = join_paths([web.fold(facts, prefix, interface.key) if prefix else literal(""),
+                           web.fold(facts, template, interface.key)])
+        url = literal(base.text.rstrip("/")) + path if base.known else \
+            base + path if ENV_OPEN in base.text else path
+        found = item(bound, member, "client", "refit", None, http_method=verb, path=url, written=template)
+        if base.known:
+            found.base_url = base.text
+        elif ENV_OPEN not in base.text:
+            found.problems.append(f"the base address is not known ({'; '.join(base.why) or base.text})")
         yield found
 
 

@@ -39,7 +39,7 @@ FRAMEWORKS = ("spring_web", "spring_cloud_gateway", "zuul", "nginx", "yarp", "oc
 CLIENT_KINDS = ("feign", "rest_template", "web_client", "rest_client", "http_exchange", "requests", "httpx",
                 "aiohttp", "fetch", "axios", "request", "apache_http", "net_http", "http_client", "ktor_client", "locust", "k6",
                 "curl", "guzzle", "symfony_http_client", "laravel_http", "file_get_contents",
-                "faraday", "httparty", "restclient", "reqwest", "openapi", "grpc", "declared")
+                "faraday", "httparty", "restclient", "reqwest", "openapi", "refit", "grpc", "declared")
 #: what sends a message
 PRODUCER_KINDS = ("kafka_template", "stream_bridge", "rabbit_template", "jms_template", "send_to", "sarama", "kafka_go",
                   "confluent_kafka", "kafka_python", "aiokafka", "kafkajs", "node_rdkafka", "kafka_clients",

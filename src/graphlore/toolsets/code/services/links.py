@@ -159,7 +159,7 @@ def _plain_unknowns(value: Folded | None) -> Folded | None:
 URL_CLIENTS = frozenset({"rest_template", "web_client", "rest_client", "requests", "httpx", "aiohttp", "fetch",
                          "net_http", "http_client", "ktor_client", "axios", "request", "apache_http", "locust", "k6",
                          "curl", "guzzle", "symfony_http_client", "laravel_http", "file_get_contents",
-                         "faraday", "httparty", "restclient", "reqwest", "openapi"})
+                         "faraday", "httparty", "restclient", "reqwest", "openapi", "refit"})
 
 
 @dataclass

@@ -396,6 +396,8 @@ class _Keyword:
 
 #: dependency-injection registrations whose configuration lambda sets a client's address
 _REGISTRARS = frozenset({"AddHttpClient", "AddGrpcClient"})
+#: registrations a ``.ConfigureHttpClient(c => c.BaseAddress = ...)`` may be chained to
+_CHAINED = frozenset({"AddHttpClient", "AddRefitClient", "AddRestEaseClient"})
 
 
 def _registration(node: Node) -> tuple[str, str] | None:
@@ -413,6 +415,9 @@ def _registration(node: Node) -> tuple[str, str] | None:
             function = node.child_by_field_name("function")
             name = function.child_by_field_name("name") if function is not None and \
                 function.type == "member_access_expression" else function
+            if name is not None and name.type == "identifier" and text(name) == "ConfigureHttpClient" and \
+                    function.type == "member_access_expression":
+                return _chained_registration(function.child_by_field_name("expression"))
             if name is not None and name.type == "identifier" and text(name) == "AddHttpClient":
                 args = node.child_by_field_name("arguments")
                 first = next((c for c in args.named_children if c.type == "argument"), None) if args else None
@@ -424,6 +429,23 @@ def _registration(node: Node) -> tuple[str, str] | None:
             arguments = next((c for c in name.named_children if c.type == "type_argument_list"), None)
             types = [type_name(c) for c in arguments.named_children] if arguments is not None else []
             return (text(name.named_children[0]), types[-1]) if types else None
+    return None
+
+
+def _chained_registration(node: Node | None) -> tuple[str, str] | None:
+    """(registrar, client type) of the registration a ``.ConfigureHttpClient(c => ...)`` is chained to
+    (``AddRefitClient<IApi>()``, ``AddRestEaseClient<IApi>()``, ``AddHttpClient<T>()``), else None."""
+    while node is not None and node.type == "invocation_expression":
+        function = node.child_by_field_name("function")
+        name = function.child_by_field_name("name") if function is not None and \
+            function.type == "member_access_expression" else function
+        if name is not None and name.type == "generic_name" and text(name.named_children[0]) in _CHAINED:
+            arguments = next((c for c in name.named_children if c.type == "type_argument_list"), None)
+            types = [type_name(c) for c in arguments.named_children] if arguments is not None else []
+            registrar = text(name.named_children[0])
+            return (registrar, types[0] if registrar != "AddHttpClient" else types[-1]) if types else None
+        node = function.child_by_field_name("expression") if function is not None and \
+            function.type == "member_access_expression" else None   # another chained call: look further left
     return None
 
 
