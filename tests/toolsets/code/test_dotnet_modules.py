@@ -274,3 +274,41 @@ def test_refit_interfaces_are_clients_on_their_registrations_base_address(tmp_pa
              for e in edges.values() if e.type == "CALLS" and e.src in nodes and e.dst in nodes}
     declared = {nodes[e.src].name for e in edges.values() if e.type == "DECLARES_CLIENT" and e.src in nodes}
     assert "GetProduct" in declared and any(dst == "GetProduct" for _, dst in calls)
+
+
+def _project(sdk: str, *references: str) -> str:
+    refs = "".join(f'<ProjectReference Include="..\\\\{r}\\\\{r}.csproj" />' for r in references)
+    return f'<Project Sdk="{sdk}"><ItemGroup>{refs}</ItemGroup></Project>'
+
+
+def test_class_libraries_of_one_deployable_are_part_of_its_microservice(tmp_path):
+    web, lib = "Microsoft.NET.Sdk.Web", "Microsoft.NET.Sdk"
+    (tmp_path / "src").mkdir()
+    files = {
+        "src/Ordering.API/Ordering.API.csproj": _project(web, "Ordering.Application", "Ordering.Infrastructure",
+                                                         "Shared"),
+        "src/Ordering.API/Program.cs": "var app = WebApplication.CreateBuilder(args).Build();\napp.Run();\n",
+        "src/Ordering.Application/Ordering.Application.csproj": _project(lib, "Ordering.Domain"),
+        "src/Ordering.Application/Handler.cs": "namespace Ordering.Application;\npublic class Handler { }\n",
+        "src/Ordering.Infrastructure/Ordering.Infrastructure.csproj": _project(lib, "Ordering.Application"),
+        "src/Ordering.Infrastructure/Db.cs": "namespace Ordering.Infrastructure;\npublic class Db { }\n",
+        "src/Ordering.Domain/Ordering.Domain.csproj": _project(lib),
+        "src/Ordering.Domain/Order.cs": "namespace Ordering.Domain;\npublic class Order { }\n",
+        "src/Basket.API/Basket.API.csproj": _project(web, "Shared"),
+        "src/Basket.API/Program.cs": "var app = WebApplication.CreateBuilder(args).Build();\napp.Run();\n",
+        "src/Shared/Shared.csproj": _project(lib),
+        "src/Shared/Bus.cs": "namespace Shared;\npublic class Bus { }\n",
+        # a test project and an Aspire AppHost reference projects without running them in a deployment
+        "tests/Ordering.Tests/Ordering.Tests.csproj": _project(web, "..\\\\src\\\\Ordering.Domain"),
+        "tests/Ordering.Tests/OrderTests.cs": "namespace Ordering.Tests;\npublic class OrderTests { }\n",
+        "src/AppHost/AppHost.csproj": _project("Aspire.AppHost.Sdk/9.0.0", "Ordering.API", "Basket.API",
+                                               "Ordering.Domain"),
+        "src/AppHost/Program.cs": "var builder = DistributedApplication.CreateBuilder(args);\n",
+    }
+    nodes, _ = _build(tmp_path, files)
+    services = {n.name: n.props for n in nodes.values() if n.kind == "microservice"}
+    assert {"Ordering.Application", "Ordering.Infrastructure", "Ordering.Domain"}.isdisjoint(services)
+    assert services["Shared"]["deployable"] is False   # two deployables use it: never given to one
+    where = {n.name: n.props["microservice"] for n in nodes.values() if n.props.get("symbol_kind") == "class"}
+    assert where == {"Handler": "Ordering.API", "Db": "Ordering.API", "Order": "Ordering.API", "Bus": "Shared",
+                     "OrderTests": "Ordering.Tests"}
