@@ -89,7 +89,8 @@ def test_a_yarp_route_overlaid_by_an_environments_appsettings_is_one_route(tmp_p
     [route], links = _overlaid(tmp_path / "a", None)
     assert route.props["forward"]["target"] == "http://localhost:6000"
     assert route.props["file"] == "Gateway/appsettings.json"
-    assert "Gateway/appsettings.json:" in route.props["path"] and "Gateway/appsettings.Local.json:" in route.props["path"]
+    assert route.props["path"] == ("yarp route catalog to cluster catalog: /catalog-service/** "
+                                   "(Gateway/appsettings.json:1, Gateway/appsettings.Local.json:1)")
     # the deployment runs it in Development, whose file sets no route: the base's values
     [route], links = _overlaid(tmp_path / "b", "Development")
     assert route.props["forward"]["target"] == "http://catalog:8080"

@@ -182,7 +182,7 @@ def yarp_overlaid(files: list[tuple[str, str]], environment: str | None) -> Iter
     """(file, route) of the routes one folder's ``appsettings.json`` and ``appsettings.{Environment}.json`` declare,
     one per route id: the base's values overlaid by the environment's file (the deployment's environment when it
     names one, else each environment file: values they disagree on are a choice), the route's sources every file
-    that declares it (written after its pattern)."""
+    that declares it (written, with its id and cluster: ``yarp route <id> to cluster <cluster>: <pattern> (files)``)."""
     loaded: dict[str | None, tuple[str, str, Any]] = {}
     for path, text in files:
         name = _SETTINGS.match(path.rsplit("/", 1)[-1])
@@ -201,9 +201,12 @@ def yarp_overlaid(files: list[tuple[str, str]], environment: str | None) -> Iter
         ([base[2]] if base else [])
     declared = ([base] if base else []) + list(overlays.values())
     found: dict[tuple[str, str, str], list[Route]] = {}
+    clusters: dict[str, set[str]] = {}
     for view in views:
         for route_id, route in _yarp(view, lambda _: 1):
             found.setdefault((route_id, route[1], route[2]), []).append(route)
+            cluster = ((_proxy(view) or {}).get("Routes", {}).get(route_id) or {}).get("ClusterId")
+            clusters.setdefault(route_id, set()).add(str(cluster))
     for (route_id, method, pattern), routes in found.items():
         sources = [(path, _line(text, f'"{route_id}"')) for path, text, data in declared
                    if route_id in (_proxy(data) or {}).get("Routes", {})]
@@ -220,8 +223,8 @@ def yarp_overlaid(files: list[tuple[str, str]], environment: str | None) -> Iter
                                   forwards[0].rewrite, forwards[0].pattern)
             else:
                 problem = "its environments' files forward it differently"
-        shown = f"yarp route {pattern}" + (" (" + ", ".join(f"{p}:{n}" for p, n in sources) + ")"
-                                           if len(sources) > 1 else "")
+        shown = f"yarp route {route_id} to cluster {'|'.join(sorted(clusters[route_id]))}: {pattern}" + (
+            " (" + ", ".join(f"{p}:{n}" for p, n in sources) + ")" if len(sources) > 1 else "")
         yield path, (line, method, pattern, forward, problem, "yarp", shown)
 
 
