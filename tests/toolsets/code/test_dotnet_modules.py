@@ -264,8 +264,9 @@ def test_refit_interfaces_are_clients_on_their_registrations_base_address(tmp_pa
     clients = {n.props["label"]: n.props for n in nodes.values() if n.kind == "client"}
     assert set(clients) == {"GET Gateway /catalog-service/products", "GET Gateway /catalog-service/products/{id}",
                             "POST Gateway /catalog-service/products", "GET Stock /api/stock/{sku}",
-                            "DELETE ? /things/{id}"}
-    assert clients["DELETE ? /things/{id}"]["match"] == "unresolved"   # nothing registers it: no base address
+                            "DELETE ? /{?}/things/{id}"}
+    orphan = clients["DELETE ? /{?}/things/{id}"]   # nothing registers it: its base address is not known
+    assert orphan["match"] == "unresolved" and "no registration read gives IOrphanApi" in orphan["unresolved_reason"]
     links = _links(nodes, edges)
     assert ("GET Gateway /catalog-service/products/{id}", "ANY /catalog-service/**") in links
     assert ("GET Stock /api/stock/{sku}", "GET /api/stock/{sku}") in links
@@ -380,3 +381,45 @@ def test_a_message_mapped_to_its_type_is_of_that_type(tmp_path):
                          "masstransit {?}"}   # o.Convert(): no method of the project says what it returns
     assert _links(nodes, edges, "ASYNC_CALLS") == {("masstransit OrderPlaced", "masstransit OrderPlaced"),
                                                    ("masstransit ShipOrder", "masstransit ShipOrder")}
+
+
+GRPC_PROTO = """syntax = "proto3";
+package shop.v1;
+option csharp_namespace = "Shop.V1";
+service Stock { rpc Reserve(ReserveRequest) returns (ReserveReply); }
+message ReserveRequest {}
+message ReserveReply {}
+"""
+GRPC_USER = """using Grpc.Net.Client;
+using Shop.V1;
+
+namespace Ordering.Application;
+
+public class Reserver(Stock.StockClient stock)
+{
+    public void Reserve() => stock.Reserve(new ReserveRequest());
+}
+"""
+
+
+def _registering(address: str) -> str:
+    return ("namespace Reg;\npublic static class Setup\n{\n    public static void Add(IServiceCollection services) =>\n"
+            f'        services.AddGrpcClient<Shop.V1.Stock.StockClient>(o => o.Address = new Uri("{address}"));\n}}\n')
+
+
+def test_a_grpc_client_takes_the_registration_of_another_layer_of_its_service_never_another_services(tmp_path):
+    web, lib = "Microsoft.NET.Sdk.Web", "Microsoft.NET.Sdk"
+    nodes, _ = _build(tmp_path, {
+        "Ordering.API/Ordering.API.csproj": _project(web, "Ordering.Application", "Ordering.Infrastructure"),
+        "Ordering.API/Program.cs": "var app = WebApplication.CreateBuilder(args).Build();\napp.Run();\n",
+        "Ordering.Application/Ordering.Application.csproj": _project(lib),
+        "Ordering.Application/Reserver.cs": GRPC_USER,
+        "Ordering.Infrastructure/Ordering.Infrastructure.csproj": _project(lib),
+        "Ordering.Infrastructure/Setup.cs": _registering("http://stock:5000"),
+        "Kiosk/Kiosk.csproj": _project(web), "Kiosk/Setup.cs": _registering("http://elsewhere:5000"),
+        "Stock/Stock.csproj": _project(web), "Stock/stock.proto": GRPC_PROTO,
+        "Stock/StockService.cs": "namespace StockSvc;\npublic class StockService : Shop.V1.Stock.StockBase {\n"
+                                 " public override object Reserve(object r, object c) => null;\n}\n"})
+    [client] = [n.props for n in nodes.values() if n.kind == "client"]
+    assert (client["microservice"], client["channel_address"], client["channel_service"]) == (
+        "Ordering.API", "http://stock:5000", "Stock")

@@ -537,12 +537,11 @@ def _refit(web: AspNet, bound: Bound, interface) -> Iterator[Item]:
         path = join_paths([web.fold(facts, prefix, interface.key) if prefix else literal(""),
                            web.fold(facts, template, interface.key)])
         url = literal(base.text.rstrip("/")) + path if base.known else \
-            base + path if ENV_OPEN in base.text else path
+            base + path if ENV_OPEN in base.text else \
+            unknown("; ".join(base.why) or "the base address is not known") + path
         found = item(bound, member, "client", "refit", None, http_method=verb, path=url, written=template)
         if base.known:
             found.base_url = base.text
-        elif ENV_OPEN not in base.text:
-            found.problems.append(f"the base address is not known ({'; '.join(base.why) or base.text})")
         yield found
 
 
