@@ -229,6 +229,12 @@ public interface IStockApi
     Task<int> Level(string sku);
 }
 
+public interface IPriceApi
+{
+    [Get("/prices/{sku}")]
+    Task<int> Price(string sku);
+}
+
 public interface IOrphanApi
 {
     [Delete("/things/{id}")]
@@ -240,8 +246,19 @@ REFIT_PROGRAM = """using Shop.Web.Services;
 var builder = WebApplication.CreateBuilder(args);
 builder.Services.AddRefitClient<ICatalogApi>()
     .ConfigureHttpClient(c => c.BaseAddress = new Uri("http://gateway:8080"));
-builder.Services.AddSingleton(RestService.For<IStockApi>("http://stock:8080/api"));
+builder.Services.AddSingleton(RestService.For<IPriceApi>("http://stock:8080"));
 builder.Build().Run();
+
+public class StockGateway
+{
+    private readonly IStockApi api;
+
+    public StockGateway(HttpClient http)
+    {
+        http.BaseAddress = new Uri("http://stock:8080/api");
+        api = RestService.For<IStockApi>(http, new RefitSettings());
+    }
+}
 
 public class ProductPage(ICatalogApi catalog)
 {
@@ -250,6 +267,7 @@ public class ProductPage(ICatalogApi catalog)
 """
 STOCK = """var app = WebApplication.CreateBuilder(args).Build();
 app.MapGet("/api/stock/{sku}", (string sku) => 1);
+app.MapGet("/prices/{sku}", (string sku) => 1);
 app.Run();
 """
 
@@ -264,12 +282,14 @@ def test_refit_interfaces_are_clients_on_their_registrations_base_address(tmp_pa
     clients = {n.props["label"]: n.props for n in nodes.values() if n.kind == "client"}
     assert set(clients) == {"GET Gateway /catalog-service/products", "GET Gateway /catalog-service/products/{id}",
                             "POST Gateway /catalog-service/products", "GET Stock /api/stock/{sku}",
+                            "GET Stock /prices/{sku}",
                             "DELETE ? /{?}/things/{id}"}
     orphan = clients["DELETE ? /{?}/things/{id}"]   # nothing registers it: its base address is not known
     assert orphan["match"] == "unresolved" and "no registration read gives IOrphanApi" in orphan["unresolved_reason"]
     links = _links(nodes, edges)
     assert ("GET Gateway /catalog-service/products/{id}", "ANY /catalog-service/**") in links
-    assert ("GET Stock /api/stock/{sku}", "GET /api/stock/{sku}") in links
+    assert ("GET Stock /api/stock/{sku}", "GET /api/stock/{sku}") in links   # the base's path kept, as Refit does
+    assert ("GET Stock /prices/{sku}", "GET /prices/{sku}") in links
     assert ("ANY /catalog-service/**", "GET /products/{id}") in links
     # a call through the interface is a call of the method that declares the client
     calls = {(nodes[e.src].props.get("qualified_name") or nodes[e.src].name, nodes[e.dst].name)

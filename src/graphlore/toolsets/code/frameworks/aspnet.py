@@ -92,9 +92,9 @@ class AspNet:
             for line, name, *types in bound.facts.extra.get("generic_calls", []):
                 if name == "For" and types and types[0]:
                     self.refit.setdefault(types[0][0].rsplit(".", 1)[-1], []).extend(
-                        (c.owner, c.args[0], bound.facts, bound.ctx) for c in bound.facts.calls
-                        if c.line == line and c.name == "For" and c.args and c.receiver in
-                        (["name", "RestService"], ["name", "RestClient"]))
+                        (c.owner, _given_base(bound.facts, c.owner, c.args[0]), bound.facts, bound.ctx)
+                        for c in bound.facts.calls if c.line == line and c.name == "For" and c.args and
+                        c.receiver in (["name", "RestService"], ["name", "RestClient"]))
             for base in bound.facts.extra.get("base_addresses", []):
                 if base.get("client", "").startswith("name:"):   # AddHttpClient("x", ...): CreateClient("x")'s
                     self.named.setdefault(base["client"][5:], []).append(
@@ -166,6 +166,14 @@ class AspNet:
         values = {self.fold(facts, expr, owner.rsplit(".", 1)[0]).text: self.fold(facts, expr, owner.rsplit(".", 1)[0])
                   for owner, expr, facts, _ in chosen}
         return next(iter(values.values())) if len(values) == 1 else None
+
+
+def _given_base(facts: FileFacts, owner: str, argument: str) -> str:
+    """What ``RestService.For<IApi>(argument)`` starts at: a URL, or the ``BaseAddress`` the method sets on the
+    ``HttpClient`` it passes (``http.BaseAddress = new Uri(..)``; the URL itself when it sets none)."""
+    set_here = [base["value"] for base in facts.extra.get("base_addresses", [])
+                if base["owner"] == owner and base["target"] == f"{argument.strip()}.BaseAddress"]
+    return set_here[-1] if len(set_here) == 1 else argument
 
 
 def _names_class(facts: FileFacts, written: str, namespace: str) -> bool:
@@ -536,9 +544,7 @@ def _refit(web: AspNet, bound: Bound, interface) -> Iterator[Item]:
         verb, template = verbs[0]
         path = join_paths([web.fold(facts, prefix, interface.key) if prefix else literal(""),
                            web.fold(facts, template, interface.key)])
-        url = literal(base.text.rstrip("/")) + path if base.known else \
-            base + path if ENV_OPEN in base.text else \
-            unknown("; ".join(base.why) or "the base address is not known") + path
+        url = Folded(base.text.rstrip("/"), base.known, base.why) + path   # Refit appends the path to the base's
         found = item(bound, member, "client", "refit", None, http_method=verb, path=url, written=template)
         if base.known:
             found.base_url = base.text
