@@ -443,3 +443,18 @@ def test_a_grpc_client_takes_the_registration_of_another_layer_of_its_service_ne
     [client] = [n.props for n in nodes.values() if n.kind == "client"]
     assert (client["microservice"], client["channel_address"], client["channel_service"]) == (
         "Ordering.API", "http://stock:5000", "Stock")
+
+
+def test_a_refit_base_address_from_an_environment_variable_is_settled_by_the_deployment(tmp_path):
+    program = REFIT_PROGRAM.replace('new Uri("http://gateway:8080")',
+                                    'new Uri(Environment.GetEnvironmentVariable("GATEWAY_URL"))')
+    compose = ("services:\n  web:\n    build: {context: ., dockerfile: Web/Dockerfile}\n    environment:\n"
+               "      - GATEWAY_URL=http://gateway:8080\n  gateway:\n    build: {context: ., dockerfile: Gateway/Dockerfile}\n")
+    nodes, edges = _build(tmp_path, {
+        "Web/Web.csproj": WEB, "Web/Program.cs": program, "Web/Services/Apis.cs": REFIT, "Web/Dockerfile": "FROM x\n",
+        "Gateway/Gateway.csproj": WEB, "Gateway/Program.cs": GATEWAY, "Gateway/Dockerfile": "FROM x\n",
+        "Gateway/appsettings.json": _yarp({"catalog": "/catalog-service"}, {"catalog": "http://catalog:8080"}),
+        "docker-compose.yml": compose})
+    [client] = [n.props for n in nodes.values() if n.kind == "client" and n.props["declaring_fqn"].endswith("GetProduct")]
+    assert (client["target_url"], client["match"]) == ("http://gateway:8080/catalog-service/products/{id}",
+                                                       "cross_service")
