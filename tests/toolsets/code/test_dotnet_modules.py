@@ -458,3 +458,35 @@ def test_a_refit_base_address_from_an_environment_variable_is_settled_by_the_dep
     [client] = [n.props for n in nodes.values() if n.kind == "client" and n.props["declaring_fqn"].endswith("GetProduct")]
     assert (client["target_url"], client["match"]) == ("http://gateway:8080/catalog-service/products/{id}",
                                                        "cross_service")
+
+
+MEDIATR_MAPPED = """using MediatR;
+using Mapster;
+
+namespace Shop;
+
+public record StoreCommand(int Id) : IRequest<bool>;
+public record StoreRequest(int Id);
+public class StoreHandler : IRequestHandler<StoreCommand, bool>
+{
+    public Task<bool> Handle(StoreCommand r, CancellationToken t) => Task.FromResult(true);
+}
+
+public class Endpoints
+{
+    public async Task Store(StoreRequest request, ISender sender)
+    {
+        var command = request.Adapt<StoreCommand>();
+        await sender.Send(command);
+    }
+
+    public Task Direct(StoreRequest request, ISender sender, IMapper mapper) => sender.Send(mapper.Map<StoreCommand>(request));
+}
+"""
+
+
+def test_a_mediatr_request_mapped_to_its_type_triggers_its_handler(tmp_path):
+    nodes, edges = _build(tmp_path, {"Shop/Shop.csproj": WEB, "Shop/Endpoints.cs": MEDIATR_MAPPED})
+    fqn = {i: n.props.get("fqn") for i, n in nodes.items()}
+    assert {(fqn[e.src], fqn[e.dst]) for e in edges.values() if e.props.get("kind") == "mediator"} == {
+        ("Shop.Endpoints.Store", "Shop.StoreHandler.Handle"), ("Shop.Endpoints.Direct", "Shop.StoreHandler.Handle")}

@@ -35,6 +35,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from ..languages.csharp.types import made_type
 from ..languages.folding import Folded, literal, unknown
 from ..languages.symbols import Bound, reaches
 from ..model import FileFacts
@@ -46,9 +47,6 @@ SUBSCRIBE = frozenset({"AddSubscription", "Subscribe"})
 HANDLE = "Handle"
 BROKER = "eventbus"
 FLAVOR = "event_bus"
-_NEW = re.compile(r"^(?:\(\s*[\w.]+\s*\)\s*)?new\s+([\w.]+)\s*[({]")
-#: a mapping to a type: Mapster's ``x.Adapt<T>()``, AutoMapper's ``mapper.Map<T>(x)`` (``Map<TSource, T>``)
-_MAPPED = re.compile(r"\.(?:Adapt|Map)\s*<\s*(?:[\w.]+\s*,\s*)?([\w.]+)\s*>\s*\([^()]*\)$")
 #: a call of a method of the project at the end of an expression (``order.ToOrderDto()``)
 _CALLED = re.compile(r"(?:^|\.)\s*([A-Za-z_]\w*)\s*\([^()]*\)$")
 #: a method declaration's return type (the last type before its name; ``Task<T>`` and ``void`` are no message)
@@ -189,9 +187,9 @@ def _value_type(bus: EventBus, text: str) -> str | None:
     """The type an expression makes: ``new T(..)``, ``x.Adapt<T>()``, ``mapper.Map<T>(x)``, or a call of a method
     every declaration of which in the project returns one type (``order.ToOrderDto()``); else None."""
     text = text.strip().removesuffix("!")
-    made = _NEW.match(text) or _MAPPED.search(text)
-    if made:
-        return _simple(made.group(1))
+    made = made_type(text)
+    if made is not None:
+        return made
     called = _CALLED.search(text)
     returned = bus.returns.get(called.group(1), set()) if called else set()
     if len(returned) == 1 and next(iter(returned)) in bus.types:

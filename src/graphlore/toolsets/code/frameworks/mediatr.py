@@ -5,8 +5,9 @@ mediator``), from the sending symbol to each handler's ``Handle``, in a file tha
 module's ``global using`` counts).
 
 The request's type is what the argument is made as: ``new T(..)``, a local every value of which is a ``new T(..)``
-(each branch's type, an edge to each; a local also given another value is not known), or a local declared ``T``
-and never given a new object; generic arguments are dropped (``IdentifiedCommand<CreateOrder, bool>`` is
+(each branch's type, an edge to each; a local also given another value is not known), a local declared ``T``
+and never given a new object, or a local every value of which is mapped to ``T`` (``x.Adapt<T>()``,
+``mapper.Map<T>(x)``); generic arguments are dropped (``IdentifiedCommand<CreateOrder, bool>`` is
 ``IdentifiedCommand``). The handlers are those of the sender's microservice (MediatR dispatches in its own process). Never a guess: a
 request type two handlers take gives no edge (MediatR would fail), and an argument whose type is not known
 (``message.Command``, a parameter of a base type) gives none either.
@@ -17,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from ..languages.csharp.types import made_type
 from ..languages.symbols import Bound
 from ..model import GraphEdge, make_edge
 
@@ -24,7 +26,6 @@ NAMESPACE = "MediatR"
 #: handler base -> whether several handlers of one type all run (notifications) or one must (requests)
 HANDLERS = {"IRequestHandler": False, "IStreamRequestHandler": False, "INotificationHandler": True}
 SENDS = {"Send": False, "CreateStream": False, "Publish": True}
-_NEW = re.compile(r"^(?:\(\s*[\w.<>, ]+\s*\)\s*)?new\s+([\w.]+)")
 
 
 def _simple(name: str) -> str:
@@ -34,9 +35,9 @@ def _simple(name: str) -> str:
 def _argument_types(bound: Bound, owner: str, arg: str, line: int) -> list[str]:
     """The types the argument may be made as (each branch's ``new T(..)``), or its declared type; none when a
     value it is given is not a new object (a parameter, a call's result: its type is not known here)."""
-    made = _NEW.match(arg)
-    if made:
-        return [_simple(made.group(1))]
+    made = made_type(arg)
+    if made is not None:
+        return [made]
     if not re.fullmatch(r"@?\w+", arg):
         return []
     news = [(at, types) for at, types in bound.facts.extra.get("made", {}).get(owner, {}).get(arg, []) if at <= line]
@@ -45,6 +46,10 @@ def _argument_types(bound: Bound, owner: str, arg: str, line: int) -> list[str]:
         return list(dict.fromkeys(_simple(name) for _, types in news for name in types))
     if news:
         return []
+    values = [made_type(text) for at, texts in bound.facts.extra.get("assigns", {}).get(owner, {}).get(arg, [])
+              if at <= line for text in texts]
+    if values and None not in values:   # every value it is given is mapped to a type (``x.Adapt<T>()``)
+        return list(dict.fromkeys(v for v in values if v is not None))
     declared = [t for at, t in bound.facts.locals.get(owner, {}).get(arg, []) if at <= line]
     return [_simple(declared[-1])] if declared and declared[-1] not in ("?", "var") and \
         not declared[-1].startswith("~") else []
