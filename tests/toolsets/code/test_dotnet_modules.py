@@ -472,8 +472,32 @@ public class StoreHandler : IRequestHandler<StoreCommand, bool>
     public Task<bool> Handle(StoreCommand r, CancellationToken t) => Task.FromResult(true);
 }
 
+public interface ICommandHandler<in TCommand, TResponse> : IRequestHandler<TCommand, TResponse> where TCommand : notnull
+{
+}
+
+public interface ICommandHandler<in TCommand> : ICommandHandler<TCommand, Unit>
+{
+}
+
+public record ClearCommand(int Id) : IRequest<Unit>;
+public record PriceQuery(int Id) : IRequest<int>;
+public class ClearHandler : ICommandHandler<ClearCommand>
+{
+    public Task<Unit> Handle(ClearCommand r, CancellationToken t) => Task.FromResult(Unit.Value);
+}
+
+public class PriceHandler : ICommandHandler<PriceQuery, int>
+{
+    public Task<int> Handle(PriceQuery r, CancellationToken t) => Task.FromResult(1);
+}
+
 public class Endpoints
 {
+    public Task Clear(ISender sender) => sender.Send(new ClearCommand(1));
+
+    public Task Price(ISender sender) => sender.Send(new PriceQuery(1));
+
     public async Task Store(StoreRequest request, ISender sender)
     {
         var command = request.Adapt<StoreCommand>();
@@ -485,8 +509,10 @@ public class Endpoints
 """
 
 
-def test_a_mediatr_request_mapped_to_its_type_triggers_its_handler(tmp_path):
+def test_a_mediatr_request_mapped_to_its_type_or_handled_through_a_cqrs_interface_triggers_its_handler(tmp_path):
     nodes, edges = _build(tmp_path, {"Shop/Shop.csproj": WEB, "Shop/Endpoints.cs": MEDIATR_MAPPED})
     fqn = {i: n.props.get("fqn") for i, n in nodes.items()}
     assert {(fqn[e.src], fqn[e.dst]) for e in edges.values() if e.props.get("kind") == "mediator"} == {
-        ("Shop.Endpoints.Store", "Shop.StoreHandler.Handle"), ("Shop.Endpoints.Direct", "Shop.StoreHandler.Handle")}
+        ("Shop.Endpoints.Store", "Shop.StoreHandler.Handle"), ("Shop.Endpoints.Direct", "Shop.StoreHandler.Handle"),
+        # through the project's own handler interfaces (a CQRS layer over IRequestHandler)
+        ("Shop.Endpoints.Clear", "Shop.ClearHandler.Handle"), ("Shop.Endpoints.Price", "Shop.PriceHandler.Handle")}

@@ -1,6 +1,7 @@
 """MediatR dispatch: ``mediator.Send(request)`` runs the ``Handle`` of the one ``IRequestHandler<TRequest>`` (or
 ``IRequestHandler<TRequest, TResponse>``) of the request's type, and ``mediator.Publish(notification)`` the
-``Handle`` of every ``INotificationHandler<TNotification>`` of its type: ``TRIGGERS`` edges (``kind:
+``Handle`` of every ``INotificationHandler<TNotification>`` of its type (also through the project's own handler
+interfaces: ``ICommandHandler<TCommand, TResponse> : IRequestHandler<TCommand, TResponse>``): ``TRIGGERS`` edges (``kind:
 mediator``), from the sending symbol to each handler's ``Handle``, in a file that imports ``MediatR`` (its
 module's ``global using`` counts).
 
@@ -55,6 +56,32 @@ def _argument_types(bound: Bound, owner: str, arg: str, line: int) -> list[str]:
         not declared[-1].startswith("~") else []
 
 
+_TYPE_PARAMETERS = re.compile(r"\binterface\s+\w+\s*<([^<>]*)>")
+
+
+def _derived_handlers(files: list[Bound]) -> dict[tuple[str, int], tuple[bool, int]]:
+    """The project's own handler interfaces (a CQRS layer's ``ICommandHandler<TCommand, TResponse> :
+    IRequestHandler<TCommand, TResponse>``, through any number of them): (simple name, number of type parameters)
+    -> (whether it handles notifications, the position of its message type parameter)."""
+    declared = []
+    for bound in files:
+        for key, bases in bound.facts.extra.get("generic_bases", {}).items():
+            index = bound.by_key.get(key)
+            written = _TYPE_PARAMETERS.search(bound.facts.symbols[index].signature) if index is not None else None
+            if written:
+                params = [p.split()[-1] for p in written.group(1).split(",") if p.strip()]
+                declared.append((bound.facts.symbols[index].name, params, bases))
+    found: dict[tuple[str, int], tuple[bool, int]] = {}
+    for _ in range(4):   # a chain of interfaces: ICommandHandler<T> : ICommandHandler<T, Unit> : IRequestHandler<..>
+        for name, params, bases in declared:
+            for base, types in bases:
+                kind = (HANDLERS[_simple(base)], 0) if _simple(base) in HANDLERS else \
+                    found.get((_simple(base), len(types)))
+                if kind is not None and len(types) > kind[1] and types[kind[1]] in params:
+                    found[(name, len(params))] = (kind[0], params.index(types[kind[1]]))
+    return found
+
+
 def mediator_edges(files: list[Bound]) -> Iterator[GraphEdge]:
     """The ``TRIGGERS`` edges of MediatR dispatch in the project's C# files (see the module docstring)."""
     imports: dict[str, bool] = {}
@@ -64,15 +91,17 @@ def mediator_edges(files: list[Bound]) -> Iterator[GraphEdge]:
     if not imports:
         return
     handlers: dict[tuple[str, str, bool], list[str]] = {}   # (microservice, message type, notification) -> Handle
+    derived = _derived_handlers(files)
     for bound in files:
         for key, bases in bound.facts.extra.get("generic_bases", {}).items():
             for base, types in bases:
-                notification = HANDLERS.get(_simple(base))
-                if notification is None or not types:
+                kind = (HANDLERS[_simple(base)], 0) if _simple(base) in HANDLERS else \
+                    derived.get((_simple(base), len(types)))
+                if kind is None or len(types) <= kind[1]:
                     continue
                 handle = [m for m in bound.members(key) if bound.facts.symbols[m].name == "Handle"]
-                if len(handle) == 1:
-                    handlers.setdefault((bound.ctx.microservice, _simple(types[0]), notification), []).append(
+                if len(handle) == 1 and bound.facts.symbols[bound.by_key[key]].kind != "interface":
+                    handlers.setdefault((bound.ctx.microservice, _simple(types[kind[1]]), kind[0]), []).append(
                         bound.ids[handle[0]])
     for bound in files:
         if not imports.get(bound.ctx.module):
