@@ -39,6 +39,7 @@ The map (packages by concern; a package imports only the packages above it)::
       csharp/extract.py           one C# file -> facts (namespaces, types, members, attributes, BaseAddress)
       csharp/resolve.py           namespaces, using directives, base types
       csharp/constants.py         C# constants for folding (const and static readonly strings, interpolation)
+      csharp/types.py             the type a C# expression makes (new T, Adapt<T>(), Map<T>(x))
       php/__init__.py             PHP as a Language: composer.json projects, Symfony role tables
       php/extract.py              one PHP file -> facts (namespaces, types, traits, members, attributes and
                                   docblock annotations, route groups)
@@ -107,8 +108,8 @@ The map (packages by concern; a package imports only the packages above it)::
       declared.py                 in-source declarations (@CodebaseHttpClient, @CodebaseProducer ...)
       golang.py                   what Go frameworks read: types by package, receivers' types, handlers
       go_web.py                   net/http, gorilla/mux, gin, echo, chi routes; net/http clients; Go Kafka
-      aspnet.py                   ASP.NET Core routes (attributes, minimal APIs, groups, MapForwarder),
-                                  HttpClient clients
+      aspnet.py                   ASP.NET Core routes (attributes, minimal APIs, groups, MapForwarder, Carter,
+                                  FastEndpoints), HttpClient, Refit and RestEase clients
       eventbus.py                 .NET event buses whose topic is the event type (AddSubscription<E, H>),
                                   MassTransit and NServiceBus
       ktor.py                     Ktor routing and clients (Kotlin)
