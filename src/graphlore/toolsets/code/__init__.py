@@ -38,8 +38,8 @@ The map (packages by concern; a package imports only the packages above it)::
       csharp/__init__.py          C# as a Language: .csproj projects, ASP.NET Core and .NET test role tables
       csharp/extract.py           one C# file -> facts (namespaces, types, members, attributes, BaseAddress)
       csharp/resolve.py           namespaces, using directives, base types
-      csharp/constants.py         C# constants for folding (const and static readonly strings, interpolation)
-      csharp/types.py             the type a C# expression makes (new T, Adapt<T>(), Map<T>(x))
+      csharp/constants.py         C# constants for folding (const and static readonly strings, interpolation),
+                                  the type an expression makes (new T, Adapt<T>(), Map<T>(x))
       php/__init__.py             PHP as a Language: composer.json projects, Symfony role tables
       php/extract.py              one PHP file -> facts (namespaces, types, traits, members, attributes and
                                   docblock annotations, route groups)

@@ -35,7 +35,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ..languages.csharp.types import made_type
+from ..languages.csharp.constants import made_type
 from ..languages.folding import Folded, literal, unknown
 from ..languages.symbols import Bound, reaches
 from ..model import FileFacts

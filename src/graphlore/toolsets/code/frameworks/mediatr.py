@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ..languages.csharp.types import made_type
+from ..languages.csharp.constants import made_type
 from ..languages.symbols import Bound
 from ..model import GraphEdge, make_edge
 
