@@ -8,6 +8,7 @@
     python bench/facts_resolution.py --er --threshold code_merge_definition=0.4   # a variant of the lines
     python bench/facts_resolution.py --er --dump-merges /tmp/merges.jsonl   # every merge, for facts_variants_fit.py
     python bench/facts_resolution.py --er --oracle-judge   # then resolve-links, answers from the gold
+    python bench/facts_resolution.py --er --sets amazon_google --price   # a product's definition states its price
 
 **Pairs.** Each pair is (name A, definition A, name B, definition B, same thing?). Types are left
 equal, so only names and definitions decide (a differing type would block a merge on its own).
@@ -74,10 +75,10 @@ try:  # the platform's Runtime (issue 7); older trees had it in graphlore.toolse
 except ImportError:  # pragma: no cover
     from graphlore.toolset import Runtime  # noqa: E402
 from graphlore.search import hybrid_search_many  # noqa: E402
-from graphlore.toolsets.facts import lookup, resolve, tools  # noqa: E402
+from graphlore.toolsets.facts import lookup, mentions, resolve, tools  # noqa: E402
 from graphlore.toolsets.facts.graph import DUPLICATE, FactsGraph, node_text  # noqa: E402
 from graphlore.toolsets.facts.models import DocumentRecord, FindRequest  # noqa: E402
-from graphlore.toolsets.facts.names import exact_key, name_evidence, normalize  # noqa: E402
+from graphlore.toolsets.facts.names import exact_key, mention_key, name_evidence, normalize  # noqa: E402
 from graphlore.toolsets.facts.resolve import THRESHOLDS, Mention, NodeState, Thresholds, decide  # noqa: E402
 from graphlore.toolsets.facts.write import Writer  # noqa: E402
 
@@ -206,10 +207,19 @@ def paper_definition(r: dict) -> str:
     return f"paper {'by ' + authors + ' ' if authors else ''}in {r['venue'].strip()}, {r['year'].strip()}"
 
 
+#: ``--price``: a product's definition also states the shop's price, as a user's catalogue document would.
+WITH_PRICE = False
+#: ``--attribute-rule T``: the tolerance of :class:`AttributeRule` (None: off).
+ATTRIBUTE_TOLERANCE: float | None = None
+
+
 def product_definition(r: dict) -> str:
     parts = [_words(r["description"], DESCRIPTION_WORDS)] if r["description"].strip() else ["product"]
     if r["manufacturer"].strip():
         parts.append(f"by {r['manufacturer'].strip()}")
+    price = r["price"].strip()
+    if WITH_PRICE and price and price.split()[0] not in ("0", "0.0", "0.00"):
+        parts.append(f"price {price}")
     return "; ".join(parts)
 
 
@@ -410,13 +420,75 @@ def find_ids(runtime: Runtime, request: FindRequest, ranking, codes: bool) -> li
     return [[h.id for h in row][:tools.FIND_CANDIDATES] for row in rows]
 
 
+class AttributeRule:
+    """``--attribute-rule T``: resolution as shipped, plus a rule over the attributes the records state (the one
+    ``facts_attributes_fit.py`` chose on the fit half: numbers more than a share T apart, or names sharing no word,
+    between records of one source), measured on the real writes instead of read off a dump: a merge it blocks
+    becomes a possible-duplicate link, and later mentions meet the two nodes. The toolset has no attribute fields,
+    so the rule is handed the records' own columns, found by the mention key of each record."""
+
+    def __init__(self, er: ErSet, left: list[dict], right: list[dict], graph: FactsGraph, tolerance: float) -> None:
+        from facts_attributes_fit import blocked
+
+        self.blocked, self.graph, self.set = blocked, graph, er.name
+        self.setting = ((tolerance, "one source"), "one source")
+        self.records = {r["id"]: r for r in [*left, *right]}
+        self.by_key: dict[str, list[str]] = {}
+        for rows, column in ((left, er.left_name), (right, er.right_name)):
+            for r in rows:
+                self.by_key.setdefault(mention_key("entity", r[column].strip(), er.definition(r), er.type), []).append(r["id"])
+        self._stored: dict[str, list[str]] = {}
+        self.kept_apart = 0
+
+    def _members(self, node: NodeState) -> list[str]:
+        keys = [props["key"] for props, _, _ in node.records]
+        if node.stored_hash:
+            if node.id not in self._stored:
+                self._stored[node.id] = [e.props.get("key", "") for e in mentions.node_records(self.graph.store(), node.id)]
+            keys += self._stored[node.id]
+        return [rec for key in dict.fromkeys(keys) for rec in self.by_key.get(key, [])]
+
+    def __enter__(self) -> AttributeRule:
+        self.original = original = resolve.decide
+
+        def decide(mention, node, *args, **kwargs):
+            decision = original(mention, node, *args, **kwargs)
+            mine, members = self.by_key.get(mention.key, []), self._members(node)
+            if decision.action != "merge" or not mine or not members:
+                return decision
+            columns = {self.blocked({"set": self.set, "record": rec, "members": members,
+                                     "same_source": any(m[0] == rec[0] for m in members)}, self.setting, self.records)
+                       for rec in mine}
+            if None in columns:
+                return decision
+            self.kept_apart += 1
+            return resolve.Decision("duplicate", decision.score, f"{decision.reason}, but the {', '.join(sorted(columns))} "
+                                                                 "one source states differs")
+
+        resolve.decide = decide
+        return self
+
+    def __exit__(self, *exc) -> None:
+        resolve.decide = self.original
+
+
 def run_er(er: ErSet, embedder: CachedEmbedder, base: Path, show: int, find_variants: list[str],
            dump=None, oracle: bool = False) -> dict:
     left, right, pairs = load_set(er)
-    clusters = Clusters(pairs)
-    tracker = Tracker(clusters)
     runtime = Runtime(Settings(home=base / er.name), embedder=embedder)
     graph = FactsGraph(runtime, "er")
+    if ATTRIBUTE_TOLERANCE is None:
+        return _run_er(er, left, right, pairs, runtime, graph, embedder, show, find_variants, dump, oracle)
+    with AttributeRule(er, left, right, graph, ATTRIBUTE_TOLERANCE) as rule:
+        out = _run_er(er, left, right, pairs, runtime, graph, embedder, show, find_variants, dump, oracle)
+    print(f"attribute rule (tolerance {ATTRIBUTE_TOLERANCE}): {rule.kept_apart} merges turned into links")
+    return out
+
+
+def _run_er(er: ErSet, left: list[dict], right: list[dict], pairs: list[tuple[str, str]], runtime: Runtime,
+            graph: FactsGraph, embedder: CachedEmbedder, show: int, find_variants: list[str], dump, oracle: bool) -> dict:
+    clusters = Clusters(pairs)
+    tracker = Tracker(clusters)
     print(f"\n== {er.name}: left {er.left} {len(left)} records, right {er.right} {len(right)}, "
           f"{len(pairs)} gold pairs", flush=True)
     audit_gold(er, left, right, clusters)
@@ -627,8 +699,17 @@ def main() -> None:
     parser.add_argument("--threshold", action="append", default=[], metavar="NAME=VALUE",
                         help="resolve with this line of graphlore.toolsets.facts.resolve.Thresholds changed, e.g. "
                              "code_merge_definition=0.4 (repeatable; passed to the Writer, src/ is not changed)")
+    parser.add_argument("--price", action="store_true",
+                        help="a product's definition also states the shop's price (left out by default: what one shop "
+                             "asks, not what the product is)")
+    parser.add_argument("--attribute-rule", type=float, metavar="T",
+                        help="also keep apart (link) records of one source whose stated numbers (price, year) differ "
+                             "by more than a share T of the larger or whose names (manufacturer, venue, city) share no "
+                             "word: the rule facts_attributes_fit.py chose on the fit half (T = 0.2), measured")
     args = parser.parse_args()
-    global LINES
+    global LINES, WITH_PRICE, ATTRIBUTE_TOLERANCE
+    WITH_PRICE = args.price
+    ATTRIBUTE_TOLERANCE = args.attribute_rule
     for given in args.threshold:
         name, _, value = given.partition("=")
         if name not in {f.name for f in fields(Thresholds)}:

@@ -102,28 +102,40 @@ def describe(setting) -> str:
             f"one-source platform {'on' if setting[4] else 'off'}")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("merges", type=Path, help="JSON lines of facts_resolution.py --dump-merges (rules off)")
-    args = parser.parse_args()
-    merges = [json.loads(line) for line in args.merges.read_text(encoding="utf-8").splitlines() if line.strip()]
+def read_merges(path: Path) -> tuple[list[dict], list[dict], list[dict]]:
+    """Every merge of a ``--dump-merges`` file, and those between labelled records of the fit and held-out halves."""
+    merges = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     labelled = [m for m in merges if m["judged"]]
     fit = [m for m in labelled if m["half"] == "fit"]
     held = [m for m in labelled if m["half"] == "held-out"]
-    cache: dict = {}
     print(f"{len(merges)} merges, {len(labelled)} between records both in gold pairs: fit half {len(fit)} "
           f"({sum(not m['right'] for m in fit)} wrong), held-out half {len(held)} ({sum(not m['right'] for m in held)} wrong)")
+    return merges, fit, held
+
+
+def cross_validate(fit: list[dict], choose, gain, describe) -> None:
+    """FOLDS-fold cross-validation over the fit half: ``choose(merges)`` a setting on four folds, ``gain(merges,
+    setting)`` (wrong, right merges blocked) counted on the fifth; prints each fold and the sum."""
     total_w = total_r = 0
     for k in range(FOLDS):
         train = [m for m in fit if m["fold"] != k]
         test = [m for m in fit if m["fold"] == k]
-        best, (tw, tr) = choose(train, cache)
-        w, r = gain(test, best, cache)
+        best, (tw, tr) = choose(train)
+        w, r = gain(test, best)
         total_w, total_r = total_w + w, total_r + r
         print(f"fold {k}: chosen on {len(train)} merges ({describe(best)}: blocks {tw} wrong, {tr} right); "
               f"on the fold's {len(test)}: blocks {w} wrong, {r} right")
     print(f"cross-validated over the fit half: blocks {total_w} wrong and {total_r} right merges "
           f"(net {total_w - total_r:+d} of {len(fit)})")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("merges", type=Path, help="JSON lines of facts_resolution.py --dump-merges (rules off)")
+    args = parser.parse_args()
+    merges, fit, held = read_merges(args.merges)
+    cache: dict = {}
+    cross_validate(fit, lambda ms: choose(ms, cache), lambda ms, s: gain(ms, s, cache), describe)
     best, (w, r) = choose(fit, cache)
     print(f"chosen on the whole fit half: {describe(best)} (blocks {w} wrong, {r} right there)")
     for name, setting in (("chosen", best), ("default", DEFAULT)):

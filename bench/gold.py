@@ -197,7 +197,11 @@ class Matcher:
 
     def client_entry(self, node: GraphNode) -> str | None:
         p = node.props
-        for client in self.key["clients"]:
+        # the narrowest span first (a redeclared method's span lies inside its interface's), then the entry of the
+        # same path (an interface's inherited methods share its span)
+        path = norm_path(str(p.get("target_path_template") or ""))
+        for client in sorted(self.key["clients"], key=lambda c: (c["span"][1] - c["span"][0],
+                                                                norm_path(str(c.get("path") or "")) != path)):
             if client["file"] != p["file"] or not client["span"][0] <= p["line"] <= client["span"][1]:
                 continue
             if client["kind"] == "grpc":

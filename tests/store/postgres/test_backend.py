@@ -130,6 +130,36 @@ def test_migrations_are_versioned_and_applying_them_again_changes_nothing(settin
         open_store(settings, "test/one")
 
 
+def test_an_upgrade_of_a_namespace_says_on_stderr_how_far_it_is_and_a_new_namespace_says_nothing(
+        settings, url, monkeypatch, caplog):
+    """Upgrading an existing namespace (an index build over every edge: minutes on a large graph) says through
+    graphlore's logger (stderr in the CLI and the servers) what it does once it has run ``every_s``: the steps
+    done (or the rows an index build has read), and when it is done. Creating a namespace says nothing."""
+    from graphlore.store import Edge, migrate
+    from graphlore.store.postgres import migrations, namespaces
+    from graphlore.store.url import redact
+
+    with monkeypatch.context() as patch:  # this process as graphlore one schema version earlier
+        patch.setattr(migrations, "NAMESPACE", NAMESPACE[:-1])
+        patch.setattr(namespaces, "NAMESPACE", NAMESPACE[:-1])
+        with caplog.at_level("WARNING", logger="graphlore"):
+            old = open_store(settings, "test/old", create=True)
+        old.upsert_nodes([Node("a", "entity", "A", "a"), Node("b", "entity", "B", "b")])
+        old.upsert_edges([Edge(f"e{i}", "a", "b", "fact", {"valid_from": "2020-01-01"}, f"fact {i}", None, "2020-01-01")
+                          for i in range(50)])
+    assert not [r for r in caplog.records if r.name == "graphlore"]
+    connection.close_all()
+    monkeypatch.setattr(migrate.UpgradeNotes, "every_s", 0.0)
+    monkeypatch.setattr(namespaces, "WATCH_S", 0.001)
+    with caplog.at_level("WARNING", logger="graphlore"):
+        upgraded = open_store(settings, "test/old")
+    lines = [r.getMessage() for r in caplog.records if r.name == "graphlore"]
+    start = f"upgrading the schema of {redact(url)} (namespace test/old) from version {len(NAMESPACE) - 1} to "
+    assert lines and all(line.startswith(f"{start}{len(NAMESPACE)}: ") for line in lines), lines
+    assert lines[-2].endswith(")") and ": 1/1 schema steps (" in lines[-2] and ": done in " in lines[-1], lines
+    assert upgraded.select_edges(["a"], valid_at="2020-06-01").total == 50
+
+
 def test_a_store_of_the_previous_version_upgrades_to_per_kind_statistics(settings, url, tmp_path, monkeypatch):
     """A namespace made at schema version 1 (one document frequency per lexeme over every kind) is upgraded
     on open, in its one migration transaction, to per-kind frequencies equal to a fresh store's, and then

@@ -77,6 +77,51 @@ def test_a_version_4_store_gets_its_edges_validity_into_the_indexes(tmp_path):
     assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 5
 
 
+def _version_4_store(path, edges: int) -> None:
+    from graphlore.store.sqlite.migrations import apply
+
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA synchronous = OFF")  # a test's file: no fsync per migration
+    for step in MIGRATIONS[:4]:
+        apply(conn, step)
+    conn.execute("PRAGMA user_version = 4")
+    conn.executemany("INSERT INTO edges(id, src, dst, type, props, date) VALUES (?, ?, ?, 'fact', ?, '2020-01-01')",
+                     [(f"e{i}", f"n{i % 97}", f"n{i % 89}", f'{{"valid_from": "2020-01-{1 + i % 28:02d}"}}')
+                      for i in range(edges)])
+    conn.commit()
+    conn.close()
+
+
+def test_a_long_schema_upgrade_reports_its_progress_in_edges_and_a_quick_one_says_nothing(tmp_path, monkeypatch,
+                                                                                          caplog):
+    """Migration 5 builds two indexes over every edge (minutes on a large graph): once it has run ``every_s``, it
+    says on graphlore's logger (stderr in the CLI and the servers) how many of the edges are indexed, counts that
+    grow to the total, and when it is done; an upgrade quicker than that prints nothing."""
+    from graphlore.store import migrate
+    from graphlore.store.sqlite import migrations
+
+    path = tmp_path / "old.db"
+    _version_4_store(path, 1000)
+    monkeypatch.setattr(migrations, "REPORT_EVERY_OPS", 5_000)
+    monkeypatch.setattr(migrate.UpgradeNotes, "every_s", 0.0)
+    with caplog.at_level("WARNING", logger="graphlore"):
+        SQLiteStore(path).close()
+    lines = [r.getMessage() for r in caplog.records if r.name == "graphlore"]
+    counts = [int(line.split(": ")[1].split("/")[0]) for line in lines if "edges indexed" in line]
+    assert all(line.startswith(f"upgrading the schema of {path} from version 4 to 5") for line in lines), lines
+    assert len(counts) >= 3 and counts == sorted(counts) and counts[-1] == 1000, lines
+    assert all("/1000 edges indexed" in line for line in lines[:-1]) and lines[-1].endswith("s") and "done in" in lines[-1]
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 5
+
+    caplog.clear()
+    quick = tmp_path / "quick.db"
+    _version_4_store(quick, 1000)
+    monkeypatch.setattr(migrate.UpgradeNotes, "every_s", 3600.0)
+    with caplog.at_level("WARNING", logger="graphlore"):
+        SQLiteStore(quick).close()
+    assert not [r for r in caplog.records if r.name == "graphlore"]
+
+
 def test_a_schema_upgrade_that_fails_says_so_and_changes_nothing(tmp_path, monkeypatch):
     """A disk that fills during migration 5 is a failed upgrade of a whole file, not a damaged one: the error says
     which upgrade failed and that nothing changed (one transaction), and the next open upgrades it."""
@@ -92,10 +137,10 @@ def test_a_schema_upgrade_that_fails_says_so_and_changes_nothing(tmp_path, monke
     conn.close()
     real = migrations.apply
 
-    def full(conn, step):
+    def full(conn, step, *progress):
         if step is MIGRATIONS[4]:
             raise sqlite3.OperationalError("database or disk is full")
-        real(conn, step)
+        real(conn, step, *progress)
 
     monkeypatch.setattr(migrations, "apply", full)
     with pytest.raises(StoreUnavailable, match=r"upgrading its schema from version 4 to 5 failed \(database or disk "

@@ -293,3 +293,25 @@ def test_endpoints_named_through_functional_options_are_read_at_the_configuring_
     links = {(nodes[e.src].props["microservice"], nodes[e.dst].props["microservice"], e.props["match"])
              for e in edges.values() if e.type == "ASYNC_CALLS"}
     assert links == {("grinder", "baker", "cross_service")}
+
+
+def test_paths_cross_a_producer_to_its_consumers_unless_async_calls_are_left_out(tmp_path: Path, embedder):
+    """"What happens after X publishes" is one ``paths`` call: producer -> listener route (``ASYNC_CALLS``) ->
+    its handler; leaving ``ASYNC_CALLS`` out of ``edge_types`` stops there."""
+    tree = _system(tmp_path / "tree")
+    runtime = Runtime(backend.settings_for(tmp_path / "home"), embedder=embedder)
+    try:
+        def call(tool: str, **fields):
+            return getattr(tools, tool)(runtime, parse_request(getattr(models, f"{tool.capitalize()}Request"),
+                                                               {"project_path": str(tree), **fields}))
+
+        start = call("resolve", identifier="Publisher.publish").node.id
+        handler = call("resolve", identifier="dispatch.main").node.id
+        out = call("paths", from_id=start, to_id=handler)
+        assert out.paths, out.note
+        assert [h.edge for h in out.paths[0].hops] == ["DECLARES_PRODUCER", "ASYNC_CALLS", "EXPOSED_BY"]
+        assert out.paths[0].hops[1].target.label == "rabbit shop/orders"
+        kept = ["CALLS", "DECLARES_PRODUCER", "EXPOSED_BY", "DECLARES"]
+        assert call("paths", from_id=start, to_id=handler, edge_types=kept).paths == []
+    finally:
+        runtime.close()

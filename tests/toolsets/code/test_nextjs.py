@@ -73,7 +73,7 @@ def test_nextjs_api_routes_come_from_file_paths_and_link(tmp_path: Path):
               for n in nodes.values() if n.kind == "route"}
     assert routes == {
         ("store", "DELETE /api/orders/{id}", "handler"), ("store", "GET /api/orders/{id}", "handler"),
-        ("store", "ANY /api/orders", "default"), ("store", "ANY /api/docs/{slug}", "docs"),
+        ("store", "ANY /api/orders", "default"), ("store", "ANY /api/docs/{slug}/**", "docs"),
         ("store", "POST /api/carts/{user}", "handler"),
         ("store", "GET /items/{sku}", "GET"), ("store", "PUT /items/{sku}", "update")}
     links = {(nodes[e.src].props["label"], nodes[e.dst].props["label"], e.props["match"])
@@ -93,3 +93,47 @@ def test_an_update_that_makes_a_module_a_nextjs_one_equals_a_full_build(tmp_path
     assert graph.snapshot() == CodeGraph.build(tmp_path).snapshot()
     assert any(n.kind == "route" and n.props["microservice"] == "legacy" and n.props["label"] == "ANY /api/ping"
                for n in nodes.values())
+
+
+BASE_PATH = {
+    "docs/package.json": '{"name": "docs", "dependencies": {"next": "14.2.0"}}\n',
+    "docs/next.config.mjs": "// basePath: '/old',\nconst base = '/docs';\n"
+                            "export default { reactStrictMode: true, basePath: base };\n",
+    "docs/Dockerfile": "FROM node:20\n",
+    "docs/pages/api/search/[[...terms]].ts": "export default function search(req, res) { res.end(); }\n",
+    "docs/app/api/files/[...path]/route.ts": "export async function GET() { return new Response(''); }\n",
+    "env/package.json": '{"name": "env", "dependencies": {"next": "14.2.0"}}\n',
+    "env/next.config.js": "module.exports = { basePath: process.env.BASE_PATH };\n",
+    "env/Dockerfile": "FROM node:20\n",
+    "env/pages/api/ping.js": "export default function ping(req, res) { res.end(); }\n",
+    "reader/package.json": '{"name": "reader"}\n',
+    "reader/Dockerfile": "FROM node:20\n",
+    "reader/index.js": """async function run() {
+  await fetch('http://docs:3000/docs/api/files/guides/intro.md');
+  await fetch('http://docs:3000/docs/api/search');
+  await fetch('http://docs:3000/api/search/x');
+}
+""",
+}
+
+
+def test_base_path_prefixes_every_route_and_catch_alls_take_the_rest(tmp_path: Path):
+    for rel, text in BASE_PATH.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    graph = CodeGraph.build(tmp_path)
+    nodes, edges = graph.snapshot()
+    routes = {(n.props["microservice"], n.props["label"]): n.props for n in nodes.values() if n.kind == "route"}
+    assert set(routes) == {("docs", "ANY /docs/api/search/**"), ("docs", "GET /docs/api/files/{path}/**"),
+                           ("env", "ANY {?}/api/ping")}
+    assert "process.env.BASE_PATH" in str(routes[("env", "ANY {?}/api/ping")]["unresolved_reason"])
+    links = {(nodes[e.src].props["label"], nodes[e.dst].props.get("label", nodes[e.dst].name), e.props["match"])
+             for e in edges.values() if e.type == "HTTP_CALLS"}
+    assert links == {   # the path without the basePath reaches no route: said, never guessed
+        ("GET docs /docs/api/files/guides/intro.md", "GET /docs/api/files/{path}/**", "cross_service"),
+        ("GET docs /docs/api/search", "ANY /docs/api/search/**", "cross_service"),
+        ("GET docs /api/search/x", "docs", "no_route")}
+    (tmp_path / "docs/next.config.mjs").write_text("export default { basePath: '/manual' };\n")
+    graph.update()
+    assert graph.snapshot() == CodeGraph.build(tmp_path).snapshot()   # a changed basePath: incremental == full
+    assert any(n.kind == "route" and n.props["label"] == "ANY /manual/api/search/**" for n in graph.snapshot()[0].values())

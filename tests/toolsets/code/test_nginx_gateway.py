@@ -105,6 +105,15 @@ def test_upstreams_plain_configs_and_nginx_variables():
     assert not found["/x/**"].target.known   # $host: an nginx variable, known at run time only
 
 
+def test_a_variable_the_location_sets_to_a_literal_is_that_literal():
+    conf = ("server {\n  location /search/ {\n    set $search_host \"search\";\n"
+            "    proxy_pass http://$search_host:8080;\n  }\n"
+            "  location /other/ {\n    set $other $http_x_target;\n    proxy_pass http://$other;\n  }\n}\n")
+    found = {pattern: forward for _, _, pattern, forward, _ in locations("nginx.conf", conf)}
+    assert plain(found["/search/**"].target.text) == "http://search:8080"
+    assert not found["/other/**"].target.known   # set from another variable: known at run time only
+
+
 def test_dockerfile_env_reads_both_forms_and_continued_lines():
     assert dockerfile_env('FROM x\nENV A 1 2\nENV B="x y" C=z \\\n  D=$E F=g\n') == {
         "A": "1 2", "B": "x y", "C": "z", "F": "g"}
@@ -136,7 +145,8 @@ def test_dockerfile_env_is_the_running_images_not_a_build_stages():
 
 def test_an_nginx_only_image_inside_a_service_is_not_that_services_gateway(tmp_path: Path):
     """``gw/`` builds its own nginx image (its Dockerfile, no source): its locations are not the routes of the
-    service around it (the root's), which serves none of them."""
+    service around it (the root's), which serves none of them, but of ``gw``, a service of its own
+    (`layout.edge`)."""
     (tmp_path / "gw").mkdir()
     (tmp_path / "gw/Dockerfile").write_text("FROM nginx:1.27\nCOPY nginx.conf /etc/nginx/nginx.conf\n")
     (tmp_path / "gw/nginx.conf").write_text("server {\n  location /api/orders/ {\n    proxy_pass http://orders:8000/;\n"
@@ -149,7 +159,8 @@ def test_an_nginx_only_image_inside_a_service_is_not_that_services_gateway(tmp_p
                                              "  }\n}\n")
     nodes, _ = CodeGraph.build(tmp_path).snapshot()
     routes = {(n.props["microservice"], n.props["label"], n.props["file"]) for n in nodes.values() if n.kind == "route"}
-    assert routes == {("frontend", "ANY /api/**", "conf/site.conf")}   # the module's own folder's conf is still read
+    assert routes == {("frontend", "ANY /api/**", "conf/site.conf"),   # the module's own folder's conf is still read
+                      ("gw", "ANY /api/orders/**", "gw/nginx.conf")}
 
 
 def test_a_prefix_rewrite_break_swaps_the_prefix_and_another_rewrite_links_nothing():

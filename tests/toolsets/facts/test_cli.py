@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from helpers.backend import env_for
+from helpers.backend import BACKEND, env_for
 from helpers.paths import FACTS_EXAMPLE
 
 from graphlore.adapters.cli import build_cli
@@ -313,3 +313,34 @@ def test_the_real_entry_point_keeps_cat_numbers_between_processes(env):
     expanded = subprocess.run([*base, "cat", "1"], env=environ, capture_output=True, text=True, timeout=120)
     assert expanded.returncode == 0, expanded.stderr
     assert "only metal that is liquid at room temperature" in expanded.stdout
+
+
+@pytest.mark.slow  # a whole ingest, then a command on the upgraded graph
+@pytest.mark.skipif(BACKEND != "sqlite", reason="the SQLite schema's own migration (PostgreSQL migrates its namespaces)")
+def test_a_graph_of_an_older_schema_says_on_stderr_how_far_its_upgrade_is(tmp_path, embedder, monkeypatch):
+    """The first command on a graph written before schema 5 upgrades it (an index build over every fact: minutes
+    on a large graph); it says so on stderr with the facts indexed so far, and the answer on stdout is unchanged."""
+    import sqlite3
+
+    from graphlore.store import migrate
+    from graphlore.store.factory import sqlite_path
+
+    home = tmp_path / "home"
+    app = build_cli(make_runtime=lambda: Runtime(Settings.load(), embedder=embedder))
+    runner = CliRunner(env=env_for(home))
+    assert runner.invoke(app, ["facts", "ingest", str(EXAMPLE)], catch_exceptions=False).exit_code == 0
+    before = runner.invoke(app, ["facts", "stats"], catch_exceptions=False).stdout
+    path = sqlite_path(Settings(home=home), "facts/default")
+    conn = sqlite3.connect(path)  # back to schema 4: the edge indexes without validity, no validity columns
+    conn.executescript("""DROP INDEX edges_src_type_date; DROP INDEX edges_dst_type_date;
+        ALTER TABLE edges DROP COLUMN valid_from; ALTER TABLE edges DROP COLUMN valid_to;
+        CREATE INDEX edges_src_type_date ON edges(src, type, date, dst);
+        CREATE INDEX edges_dst_type_date ON edges(dst, type, date, src); PRAGMA user_version = 4;""")
+    edges = conn.execute("SELECT count(*) FROM edges").fetchone()[0]
+    conn.close()
+    monkeypatch.setattr(migrate.UpgradeNotes, "every_s", 0.0)
+    result = runner.invoke(app, ["facts", "stats"], catch_exceptions=False)
+    assert result.exit_code == 0 and result.stdout == before
+    assert f"upgrading the schema of {path} from version 4 to 5: {edges}/{edges} edges indexed" in result.stderr
+    assert "done in" in result.stderr
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 5

@@ -193,15 +193,18 @@ def migrate_database(conn, location: str) -> None:
             conn.execute("UPDATE graphlore.version SET version = %s", (len(DATABASE),))
 
 
-def migrate_namespace(conn, schema: str, applied: int, location: str) -> int:
+def migrate_namespace(conn, schema: str, applied: int, location: str,
+                      on_step: Callable[[int], None] | None = None) -> int:
     """Apply the namespace steps after ``applied`` (the caller holds the namespace lock in a transaction);
-    the new version."""
+    the new version. ``on_step(n)``: ``n`` of the pending steps are done."""
     steps = pending(applied, NAMESPACE, location)
-    for _, step in steps:
+    for done, (_, step) in enumerate(steps, start=1):
         if callable(step):
             step(conn, schema)
         else:
             conn.execute(step.format(s=schema))
+        if on_step is not None:
+            on_step(done)
     return len(NAMESPACE)
 
 

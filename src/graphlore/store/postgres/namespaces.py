@@ -18,8 +18,9 @@ from contextlib import contextmanager
 
 import psycopg
 
-from graphlore.errors import NotFound, StoreBusy
+from graphlore.errors import GraphloreError, NotFound, StoreBusy
 from graphlore.store.base import WRITTEN_AT
+from graphlore.store.migrate import UpgradeNotes
 from graphlore.store.postgres import sql
 from graphlore.store.postgres.connection import Database, advisory_key, translated
 from graphlore.store.postgres.migrations import NAMESPACE, migrate_namespace, schema_name
@@ -37,6 +38,54 @@ def _guarded(db: Database):
             raise translated(exc, db.location) from exc
 
     return guard()
+
+
+#: How often a namespace upgrade's watcher reads what the upgrade does (seconds).
+WATCH_S = 1.0
+
+
+@contextmanager
+def _upgrade_notes(db: Database, conn: psycopg.Connection, location: str, applied: int,
+                   target: int | None) -> Iterator[Callable[[int], None] | None]:
+    """While an existing namespace is upgraded on ``conn`` (an index build over a large graph's edges takes
+    minutes), a watcher on a connection of its own reads every :data:`WATCH_S` the index build under way
+    (``pg_stat_progress_create_index``: pages of the table read, then rows put in the index) or else the steps
+    done, for
+    :class:`UpgradeNotes` (stderr, once the upgrade has run 5 s). Yields the steps' callback (None: a new
+    namespace, nothing to say). Best effort: a watcher that cannot read stops, the upgrade goes on."""
+    if target is None or applied >= target:
+        yield None
+        return
+    notes = UpgradeNotes(location, applied, target)
+    steps, done, stop = target - applied, [0], threading.Event()
+    pid = conn.info.backend_pid
+
+    def watch() -> None:
+        try:
+            with db.connect() as watcher:
+                while not stop.wait(WATCH_S):
+                    row = watcher.execute("SELECT tuples_done, tuples_total, blocks_done, blocks_total, "
+                                          "relid::regclass::text FROM pg_stat_progress_create_index WHERE pid = %s",
+                                          (pid,)).fetchone()
+                    table = row[4].rsplit(".", 1)[-1] if row is not None else ""
+                    if row is not None and row[0] and row[1]:  # loading the sorted rows into the index
+                        notes(min(row[0], row[1] - 1), row[1], f"rows of {table} indexed")
+                    elif row is not None and row[3]:  # reading the table
+                        notes(min(row[2], row[3] - 1), row[3], f"pages of {table} read for an index")
+                    else:  # another statement (a table rewrite: PostgreSQL says nothing of its progress)
+                        notes(done[0], steps, "schema steps")
+        except (psycopg.Error, GraphloreError):
+            return
+
+    thread = threading.Thread(target=watch, name="graphlore-upgrade-notes", daemon=True)
+    thread.start()
+    try:
+        yield lambda n: done.__setitem__(0, n)
+    finally:
+        stop.set()
+        thread.join()
+    notes(steps, steps, "schema steps")
+    notes.finished()
 
 
 def namespace_id(db: Database, namespace: str) -> int | None:
@@ -62,7 +111,9 @@ def open_namespace(db: Database, namespace: str, *, create: bool, repair: str) -
                                        (namespace,)).fetchone()
                     conn.execute(f"CREATE SCHEMA {schema_name(row[0])}")
                 schema = schema_name(row[0])
-                version = migrate_namespace(conn, schema, row[1], f"{db.location} (namespace {namespace})")
+                location = f"{db.location} (namespace {namespace})"
+                with _upgrade_notes(db, conn, location, row[1], None if made else len(NAMESPACE)) as on_step:
+                    version = migrate_namespace(conn, schema, row[1], location, on_step)
                 conn.execute("UPDATE graphlore.namespaces SET version = %s WHERE id = %s", (version, row[0]))
                 if made:
                     conn.execute(f"INSERT INTO {schema}.meta (key, value) VALUES ('namespace', to_json(%s::text))",

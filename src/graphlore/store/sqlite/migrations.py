@@ -10,12 +10,18 @@
 5. An edge's validity (``valid_from``, ``valid_to``: virtual columns read from its props) in the two edge
    indexes, so "what held on this day" is answered from the index alone, without reading the edges' rows
    (~2 kB each with the vector: a hub's thousands of facts were most of a ``--current`` search).
+
+A step that reads every row of a table (an index build over a large graph's edges takes minutes) is a
+:class:`Scan`: :func:`apply` then reports its progress in rows of that table. SQLite says nothing while one
+statement runs, so the rows done are estimated from the virtual machine's instructions (its progress
+handler), at the instructions per row the same statements cost on a copy of a sample of the table in memory.
 """
 
 from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 from graphlore.store.sqlite.bm25 import TermVector
 
@@ -53,7 +59,23 @@ def _change_log_and_edge_terms(conn: sqlite3.Connection) -> None:
         last = rows[-1][0]
 
 
-MIGRATIONS: list[str | Callable[[sqlite3.Connection], None]] = [
+@dataclass(frozen=True)
+class Scan:
+    """A migration step whose statements read every row of ``table``; its progress is counted in ``unit``."""
+
+    table: str
+    unit: str
+    script: str
+
+
+#: ``progress(done, total, unit)``, as :class:`graphlore.tools.Progress`.
+Report = Callable[[int, int, str], None]
+#: Rows of the table a :class:`Scan` is timed on, in memory, to count its instructions per row.
+SAMPLE_ROWS = 500
+#: Instructions between two progress reports of a :class:`Scan` (a few milliseconds of work).
+REPORT_EVERY_OPS = 20_000
+
+MIGRATIONS: list[str | Scan | Callable[[sqlite3.Connection], None]] = [
     """
     CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     CREATE TABLE nodes (
@@ -119,14 +141,14 @@ MIGRATIONS: list[str | Callable[[sqlite3.Connection], None]] = [
     _change_log_and_edge_terms,
     # VIRTUAL: adding the columns rewrites no row; each index stores their values (its build reads every
     # edge once). The same expressions as the props the store writes, so no answer changes.
-    """
+    Scan("edges", "edges indexed", """
     ALTER TABLE edges ADD COLUMN valid_from TEXT GENERATED ALWAYS AS (json_extract(props, '$.valid_from')) VIRTUAL;
     ALTER TABLE edges ADD COLUMN valid_to TEXT GENERATED ALWAYS AS (json_extract(props, '$.valid_to')) VIRTUAL;
     DROP INDEX edges_src_type_date;
     DROP INDEX edges_dst_type_date;
     CREATE INDEX edges_src_type_date ON edges(src, type, date, dst, valid_from, valid_to);
     CREATE INDEX edges_dst_type_date ON edges(dst, type, date, src, valid_from, valid_to);
-    """,
+    """),
 ]
 
 
@@ -142,9 +164,62 @@ def statements(script: str) -> Iterator[str]:
         raise ValueError(f"incomplete statement in migration: {buffer.strip()[:80]}")
 
 
-def apply(conn: sqlite3.Connection, step: str | Callable[[sqlite3.Connection], None]) -> None:
+def apply(conn: sqlite3.Connection, step: str | Scan | Callable[[sqlite3.Connection], None],
+          progress: Report | None = None) -> None:
+    """Run one step; a :class:`Scan` reports ``progress`` (rows done of the table's rows) while it runs."""
     if callable(step):
         step(conn)
-    else:
-        for statement in statements(step):
-            conn.execute(statement)
+        return
+    if not isinstance(step, Scan):
+        _run(conn, step)
+        return
+    total = conn.execute(f"SELECT count(*) FROM {step.table}").fetchone()[0] if progress is not None else 0
+    per_row = _instructions_per_row(conn, step) if total else 0.0
+    if not per_row:
+        _run(conn, step.script)
+        return
+    done = [0]
+
+    def tick() -> int:
+        done[0] += REPORT_EVERY_OPS
+        progress(min(total - 1, int(done[0] / per_row)), total, step.unit)
+        return 0
+
+    conn.set_progress_handler(tick, REPORT_EVERY_OPS)
+    try:
+        _run(conn, step.script)
+    finally:
+        conn.set_progress_handler(None, 0)
+    progress(total, total, step.unit)
+
+
+def _run(conn: sqlite3.Connection, script: str) -> None:
+    for statement in statements(script):
+        conn.execute(statement)
+
+
+def _instructions_per_row(conn: sqlite3.Connection, step: Scan) -> float:
+    """The instructions ``step`` costs per row, counted on a copy of the table's first :data:`SAMPLE_ROWS` rows
+    (and its indexes) in memory: an index build costs the same instructions for every row."""
+    copy = sqlite3.connect(":memory:")
+    try:
+        for (sql,) in conn.execute("SELECT sql FROM sqlite_master WHERE tbl_name = ? AND sql IS NOT NULL "
+                                   "ORDER BY type = 'table' DESC", (step.table,)):
+            copy.execute(sql)
+        columns = [r[1] for r in conn.execute(f"PRAGMA table_xinfo({step.table})") if r[6] == 0]
+        names = ", ".join(columns)
+        rows = conn.execute(f"SELECT {names} FROM {step.table} LIMIT {SAMPLE_ROWS}").fetchall()
+        if not rows:
+            return 0.0
+        copy.executemany(f"INSERT INTO {step.table} ({names}) VALUES ({', '.join('?' * len(columns))})", rows)
+        counted = [0]
+
+        def count() -> int:
+            counted[0] += 1
+            return 0
+
+        copy.set_progress_handler(count, 1)
+        _run(copy, step.script)
+        return counted[0] / len(rows)
+    finally:
+        copy.close()

@@ -64,7 +64,7 @@ from graphlore.store.base import (
     page_bound,
     paged,
 )
-from graphlore.store.migrate import pending
+from graphlore.store.migrate import UpgradeNotes, pending
 from graphlore.store.sqlite import migrations, sql
 from graphlore.store.sqlite.bm25 import TermVector, selection_scores
 from graphlore.store.sqlite.engine import KindPostings, Snapshot
@@ -198,9 +198,10 @@ class SQLiteStore:
             return  # nothing to write: opening never waits for another process's write lock
         with self.atomic():
             applied = self._conn.execute("PRAGMA user_version").fetchone()[0]
+            notes = UpgradeNotes(str(self.path), applied, len(migrations.MIGRATIONS))
             try:
                 for number, step in pending(applied, migrations.MIGRATIONS, str(self.path)):
-                    migrations.apply(self._conn, step)
+                    migrations.apply(self._conn, step, notes)
                     self._conn.execute(f"PRAGMA user_version = {number}")
             except sqlite3.Error as exc:
                 if "locked" in str(exc) or "busy" in str(exc):
@@ -208,6 +209,7 @@ class SQLiteStore:
                 raise self._upgrade_failed(applied, exc) from exc
             if self.get_meta("namespace") is None:
                 self.set_meta("namespace", self.namespace)
+        notes.finished()
 
     def _upgrade_failed(self, applied: int, exc: sqlite3.Error) -> Exception:
         """A schema upgrade that failed, said as one (not as a damaged file unless SQLite says it is): the

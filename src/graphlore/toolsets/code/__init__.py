@@ -32,6 +32,7 @@ The map (packages by concern; a package imports only the packages above it)::
       go/extract.py               one Go file -> facts (types, methods wherever declared, package values)
       go/resolve.py               packages, promoted members, implicit interface implementation
       go/constants.py             Go constants for folding (package consts, vars no function assigns, Sprintf)
+      go/constraints.py           Go build constraints: a file no default build compiles (wireinject, ignore)
       kotlin/__init__.py          Kotlin as a Language: the JVM's role tables, Gradle Kotlin DSL builds
       kotlin/extract.py           one Kotlin file -> facts (JVM-style keys, companion objects, trailing lambdas)
       kotlin/resolve.py           packages, imports, constructor calls, Java types across the two
@@ -67,6 +68,7 @@ The map (packages by concern; a package imports only the packages above it)::
       walk.py                     one walk: sources by the registered suffixes, layout files, package folders
       layout.py                   modules from build files, microservices, each file's context
       entry_points.py             services built from a subfolder's entry point (go build ./cmd/x), their packages
+      edge.py                     edge proxies that are only a container (a stock nginx/Envoy image, mounted config)
     services/                     what part 2 shares across frameworks
       endpoints.py                routes, clients and producers before linking; path and URL rules
       settings.py                 each module's Spring settings, config servers, ${...} placeholders
@@ -88,14 +90,18 @@ The map (packages by concern; a package imports only the packages above it)::
       jvm.py                      what JVM frameworks read (Java and Kotlin): annotations, folded values
       spring.py                   Spring MVC/WebFlux, Kafka, Rabbit, JMS, Cloud Stream, Feign, HTTP clients
                                   (Java and Kotlin)
-      jaxrs.py                    JAX-RS routes
+      jaxrs.py                    JAX-RS routes, MicroProfile Rest Client, the JAX-RS client API
+      micronaut.py                Micronaut controllers, @Client, HttpClient, Kafka and RabbitMQ
+      mp_messaging.py             MicroProfile Reactive Messaging channels (@Incoming, @Outgoing, Emitter)
       python_web.py               FastAPI and Flask routes, requests/httpx/aiohttp clients
       locust.py                   Locust load tests as HTTP clients of the service their host names
       k6.py                       k6 load tests (JavaScript) as HTTP clients of the URLs they request
       nginx.py                    nginx proxy_pass locations as gateway routes forwarding to a service
       proxies.py                  YARP, Ocelot, Envoy, Traefik routes in configuration, forwarding to a service
+      edge.py                     the routes of a container-only edge proxy, held by its service
       amqp.py                     AMQP producers and consumers (pika, Go amqp, amqplib) by exchange/key
-      amqp_options.py             Go AMQP endpoints named through functional options, at the configuring call
+      amqp_options.py             Go AMQP endpoints named through functional options: producers where the
+                                  configured type sends, consumers' handlers the function handed to them
       kafka.py                    Kafka's plain clients (Python, Node, Java/Kotlin, C#) by topic
       apache_http.py              Apache HttpClient requests (new HttpGet(url) ...) as HTTP clients
       triggers.py                 TRIGGERS edges: XState events, passport callbacks (no call in the code)

@@ -180,7 +180,7 @@ def prepare(files: list[Bound], project: Project) -> Reader:
             if not options:   # the project's option functions and shared AMQP code, read at the first Go file
                 options.append(Options(files, uses, PUBLISH, CONSUME, BIND))
             if options[0].setters and options[0].shared:
-                configured = options[0].read(bound, folders.fold)
+                configured = options[0].read(bound, folders.fold, folders.go())
         if not uses(bound):
             return configured
         if not bound_to:   # the project's bindings, read at the first file that uses AMQP

@@ -26,6 +26,8 @@ class GoPackages:
         #: (package, interface) -> the names of the methods it declares
         self.interface_methods: dict[tuple[str, str], set[str]] = {}
         for bound in bounds:
+            if bound.facts.extra.get("build_excluded"):   # Wire's injector template beside wire_gen.go
+                continue
             package = bound.ctx.module_name
             for index, sym in enumerate(bound.facts.symbols):
                 if sym.kind in ("class", "interface") and sym.parent is None:
@@ -55,6 +57,15 @@ class GoPackages:
         if package is None:
             return None
         return (package, name) if (package, name) in self.types else None
+
+    def result_key(self, bound: Bound, callee: str) -> tuple[str, str] | None:
+        """(package, type name) of the project type a project function returns first (``app.InitApp`` returning
+        ``(*App, func(), error)``: the ``App`` of ``app``'s package), or None."""
+        head, dot, name = callee.rpartition(".")
+        package = self.package_of(bound, head) if dot else bound.ctx.module_name
+        found = self.function_ref.get((package or "", name))
+        written = self.functions.get((package or "", name), "")
+        return self.type_key(found[0], written) if found is not None and written else None
 
     def result_of(self, bound: Bound, callee: str) -> str:
         """What a project function returns, as written ("" when it is not one)."""
@@ -116,6 +127,23 @@ class GoProject:
         return key is not None and (call.name in self.packages.methods.get(key, {})
                                     or call.name in self.packages.interface_methods.get(key, ()))
 
+    def type_of(self, bound: Bound, owner: str, tree, line: int) -> tuple[str, str] | None:
+        """(package, type name) of the project type a receiver tree has (a local, a parameter, a local made by a
+        project function's call, then fields down the chain, each field's type read where its struct is
+        declared), or None."""
+        packages = self.packages
+        if tree[0] == "name":
+            made = local(bound, owner, tree[1], line) or bound.facts.extra.get("globals", {}).get(tree[1], "")
+            if made.startswith("~") and made.endswith("()"):
+                return packages.result_key(bound, made[1:-2])
+            return packages.type_key(bound, made) if made else None
+        if tree[0] == "field":
+            inner = self.type_of(bound, owner, tree[1], line)
+            declaring = packages.types.get(inner) if inner is not None else None
+            written = packages.fields.get((*inner, tree[2]), "") if inner is not None else ""
+            return packages.type_key(declaring[0], written) if declaring is not None and written else None
+        return None
+
     def handler(self, bound: Bound, owner: str, expr: str, line: int) -> tuple[Bound, int] | None:
         """The project function or method a handler expression names (``h``, ``pkg.H``, ``s.handle``,
         ``s.handle()`` returning a handler is not followed), or None (a function literal, a library handler)."""
@@ -129,6 +157,5 @@ class GoProject:
         package = packages.package_of(bound, head)
         if package is not None:
             return packages.function_ref.get((package, name))
-        typed = written_type(packages, bound, owner, ["name", head], line) if "." not in head else ""
-        key = packages.type_key(bound, typed) if typed else None
+        key = self.type_of(bound, owner, ["name", head], line) if "." not in head else None
         return packages.methods.get(key, {}).get(name) if key is not None else None

@@ -1,18 +1,38 @@
-"""JAX-RS routes, read from the facts: a ``@Path`` class's methods annotated ``@GET``... (and ``@Path``),
-under the module's ``@ApplicationPath``."""
+"""JAX-RS (Jersey, RESTEasy, Quarkus, Helidon, Dropwizard, Open Liberty) routes and MicroProfile Rest Client
+clients, read from the facts of Java and Kotlin files.
+
+**Routes.** A class with ``@Path`` (its own, else one of an interface it implements) serves each method
+annotated ``@GET``, ``@POST``... (``@Path`` on the method joined after the class's), under the module's
+``@ApplicationPath``. JAX-RS inherits a method's annotations from the interface it implements when the class
+does not annotate it: the route is filed at the class's method (at the class when it does not redeclare it).
+A method with ``@Path`` and no HTTP method is a sub-resource locator: not read.
+
+**Clients.** A ``@RegisterRestClient`` interface calls each mapped method (inherited ones too) under its
+``@Path``, at its base URL: ``baseUri``, else the configuration of its ``configKey`` (or its fully qualified
+name) in the module's settings: ``quarkus.rest-client.<key>.url`` (or ``.uri``), ``<key>/mp-rest/url`` (or
+``/mp-rest/uri``). A base URL found nowhere leaves the client unresolved, saying which keys were looked up.
+The JAX-RS client API, in files that import it: ``client.target(url).path(p)....request().get()`` (``post``,
+``put``, ``delete``, ``head``, ``options``, ``method("X")``; after ``async()``/``rx()`` too), the URL the
+``target`` and each ``path`` joined, folded; a chain that starts at a ``WebTarget`` variable takes its
+``target(...)``: the one in the same method, else the field's initialiser.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..languages.folding import literal
+from ..languages.folding import Folded, literal, unknown
 from ..languages.symbols import Bound
+from ..model import AnnotationFact, CallFact
 from ..services.endpoints import Item, join_paths
 from ..services.settings import Values
 from .base import Framework, Project, Reader, item
-from .jvm import JVM_LANGUAGES, JavaFile, annotations, attr, constants
+from .jvm import JVM_LANGUAGES, JavaFile, Mapped, Types, annotations, attr, constants, inherited_mappings
 
 VERBS = {"GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"}
+#: the JAX-RS client API's packages, and the invocation calls that send a request
+CLIENT_PACKAGES = ("javax.ws.rs.client", "jakarta.ws.rs.client")
+INVOKES = {"get", "post", "put", "delete", "head", "options", "trace", "method"}
 
 
 def _application_paths(files: list[Bound], project: Project) -> dict[str, str]:
@@ -28,33 +48,185 @@ def _application_paths(files: list[Bound], project: Project) -> dict[str, str]:
     return out
 
 
+def _own(bound: Bound, member: int) -> list[tuple[str, AnnotationFact | None]]:
+    anns = annotations(bound.facts.symbols[member])
+    return [(verb, anns.get("Path")) for verb in anns if verb in VERBS]
+
+
+def _class_path(types: Types, bound: Bound, index: int, seen: int = 0) -> tuple[Bound, int, AnnotationFact] | None:
+    """The type's ``@Path``: its own, else the first one of its supertypes (where it is written)."""
+    found = annotations(bound.facts.symbols[index]).get("Path")
+    if found is not None:
+        return bound, index, found
+    for super_bound, super_index in types.supers(bound, index) if seen < 8 else ():
+        inherited = _class_path(types, super_bound, super_index, seen + 1)
+        if inherited is not None:
+            return inherited
+    return None
+
+
 def prepare(files: list[Bound], project: Project) -> Reader:
     application_paths = _application_paths(files, project)
+    types = Types.of(project)
+    consts = constants(project)
 
     def read(bound: Bound) -> Iterator[Item]:
-        jf = JavaFile(bound, constants(project), project.values(bound.ctx.module))
+        values = project.values(bound.ctx.module)
+        jf = JavaFile(bound, consts, values)
         for index, sym in enumerate(bound.facts.symbols):
             anns = annotations(sym)
-            if sym.kind == "class" and "Path" in anns:
-                yield from _routes(jf, index, anns, application_paths.get(bound.ctx.module, ""))
+            if sym.kind == "interface" and "RegisterRestClient" in anns:
+                yield from _rest_client(jf, types, index, anns, values)
+            elif sym.kind == "class" and "abstract" not in sym.modifiers and (
+                    "Path" in anns or sym.supers and not anns.keys() & {"Controller", "Client"}):
+                found = _class_path(types, bound, index)
+                if found is not None:
+                    yield from _routes(jf, types, index, found, application_paths.get(bound.ctx.module, ""), values)
+        if any(i.target.startswith(CLIENT_PACKAGES) for i in bound.facts.imports):
+            yield from _client_calls(jf)
     return read
 
 
-def _routes(jf: JavaFile, index: int, anns, application_path: str) -> Iterator[Item]:
+def _fold_at(jf: JavaFile, bound: Bound, expr: str | None, class_key: str, values: Values) -> Folded:
+    """An expression folded in the file where it is written (an interface's may be in another module)."""
+    where = jf if bound is jf.bound else JavaFile(bound, jf.constants, values)
+    return where.fold(expr, class_key) if expr else literal("")
+
+
+def _method_path(jf: JavaFile, mapped: Mapped, values: Values) -> tuple[str, Folded]:
+    written = attr(mapped.annotation, "value") or ""
+    return written, _fold_at(jf, mapped.bound, written or None, mapped.class_key, values)
+
+
+def _routes(jf: JavaFile, types: Types, index: int, class_path: tuple[Bound, int, AnnotationFact],
+            application_path: str, values: Values) -> Iterator[Item]:
+    sym = jf.facts.symbols[index]
+    path_bound, path_index, path_annotation = class_path
+    base_written = attr(path_annotation, "value")
+    base = _fold_at(jf, path_bound, base_written, path_bound.facts.symbols[path_index].key, values)
+    for mapped in inherited_mappings(types, jf.bound, index, _own):
+        written, path = _method_path(jf, mapped, values)
+        owner = mapped.owner if mapped.owner is not None else index
+        yield item(jf.bound, owner, "route", "jaxrs", None if mapped.owner is not None else sym.line_start,
+                   http_method=mapped.verb, path=join_paths([literal(application_path), base, path]),
+                   written=" + ".join(w for w in (base_written, written) if w))
+
+
+def _config_key(values: Values, key: str) -> tuple[str | None, list[str]]:
+    """The base URL a MicroProfile Rest Client's key is given in the settings, and the keys looked up."""
+    keys = [f"quarkus.rest-client.{key}.url", f'quarkus.rest-client."{key}".url', f"quarkus.rest-client.{key}.uri",
+            f'quarkus.rest-client."{key}".uri', f"{key}/mp-rest/url", f"{key}/mp-rest/uri"]
+    for one in keys:
+        raw = values.get(one)
+        if raw is not None:
+            return raw, keys
+    return None, keys
+
+
+def _rest_client(jf: JavaFile, types: Types, index: int, anns, values: Values) -> Iterator[Item]:
+    sym = jf.facts.symbols[index]
+    register = anns["RegisterRestClient"]
+    base_uri = attr(register, "baseUri")
+    key_expr = attr(register, "configKey")
+    key = jf.fold(key_expr, sym.key).text if key_expr else jf.bound.fqns[index]
+    raw, looked_up = _config_key(values, key)
+    if raw is not None:
+        text, missing = values.resolve(raw)
+        url = Folded(text, not missing, tuple(f"placeholder ${{{k}}} is not in the module's settings" for k in missing))
+        written_url = f"{looked_up[0]}={raw}"
+    elif base_uri:
+        url, written_url = jf.fold(base_uri, sym.key), base_uri
+    else:
+        url = unknown(f"the base URL is not in the module's settings ({', '.join(looked_up[:1] + looked_up[4:5])})")
+        written_url = ""
+    found_path = _class_path(types, jf.bound, index)
+    prefix_written = attr(found_path[2], "value") if found_path else None
+    prefix = _fold_at(jf, found_path[0], prefix_written, found_path[0].facts.symbols[found_path[1]].key,
+                      values) if found_path else literal("")
+    for mapped in inherited_mappings(types, jf.bound, index, _own):
+        written, path = _method_path(jf, mapped, values)
+        owner = mapped.owner if mapped.owner is not None else index
+        client = item(jf.bound, owner, "client", "mp_rest_client", None if mapped.owner is not None else sym.line_start,
+                      http_method=mapped.verb, path=join_paths([prefix, path]),
+                      written=" + ".join(w for w in (written_url, prefix_written, written) if w))
+        client.target, client.target_source = url, "@RegisterRestClient url"
+        client.base_url = url.text if url.known else None
+        if not url.known:
+            client.problems.append("; ".join(url.why) or "the base URL is not known")
+        yield client
+
+
+# -- the JAX-RS client API ---------------------------------------------------------------------------------------
+
+
+def _client_calls(jf: JavaFile) -> Iterator[Item]:
     facts = jf.facts
-    sym = facts.symbols[index]
-    base = jf.fold(attr(anns["Path"], "value"), sym.key)
-    for member in jf.bound.members(sym.key):
-        member_anns = annotations(facts.symbols[member])
-        verbs = [v for v in member_anns if v in VERBS]
-        if facts.symbols[member].kind != "method" or not verbs:
+    by_key = {sym.key: i for i, sym in enumerate(facts.symbols)}
+    made = {(c.owner, c.name, repr(c.receiver)): c for c in facts.calls}
+    for call in facts.calls:
+        chain = _chain(call.receiver)
+        if call.name not in INVOKES or call.owner not in by_key or not chain or chain[-1][0] not in (
+                "request", "async", "rx") or "request" not in (name for name, _ in chain):
             continue
-        written = attr(member_anns.get("Path"), "value")
-        path = jf.fold(written, sym.key) if written else literal("")
-        full = join_paths([literal(application_path), base, path])
-        for verb in verbs:
-            yield item(jf.bound, member, "route", "jaxrs", http_method=verb, path=full,
-                       written=" + ".join(w for w in (attr(anns["Path"], "value"), written) if w))
+        if call.name == "method":
+            verb = (call.args[0].strip().strip('"').upper() if call.args else "")
+            if verb not in VERBS:
+                continue
+        else:
+            verb = call.name.upper()
+        class_key = call.owner.split("#", 1)[0]
+        pieces: list[Folded] = []
+        written: list[str] = []
+        base = chain[0]
+        if base[0] == "target":
+            target = made.get((call.owner, "target", repr(base[1])))
+        else:
+            target = _target_of(facts.calls, call, base[1])
+        if target is None or not target.args:
+            url = unknown("the WebTarget's target(...) is not in the method or the field that holds it")
+        else:
+            url = jf.fold(target.args[0], class_key, target.owner, target.line)
+            written.append(target.args[0])
+        for name, receiver in chain[1:-1]:
+            if name != "path":
+                continue
+            one = made.get((call.owner, "path", repr(receiver)))
+            if one is None or not one.args:
+                continue
+            folded = jf.fold(one.args[0], class_key, call.owner, one.line)
+            pieces.append(folded if folded.text.startswith("/") else literal("/") + folded)
+            written.append(one.args[0])
+        path = url
+        for piece in pieces:
+            path = path + piece
+        yield item(jf.bound, by_key[call.owner], "client", "jaxrs_client", call.line, http_method=verb, path=path,
+                   written=" + ".join(written))
 
 
-FRAMEWORK = Framework("jaxrs", ("java",), prepare, reads=JVM_LANGUAGES)
+def _chain(receiver) -> list[tuple[str, object]]:
+    """A call chain from its start: (the call's name, its receiver) per call; the start is ("target", its
+    receiver) for a ``target(...)`` call, else ("var", the variable's name) for a chain on a variable."""
+    out: list[tuple[str, object]] = []
+    while receiver and receiver[0] == "call":
+        out.append((receiver[2], receiver[1]))
+        if receiver[2] == "target":
+            return list(reversed(out))
+        receiver = receiver[1]
+    if receiver and receiver[0] == "name":
+        return [("var", receiver[1]), *reversed(out)]
+    if receiver and receiver[0] == "field" and receiver[1] == ["this"]:
+        return [("var", receiver[2]), *reversed(out)]
+    return []
+
+
+def _target_of(calls: list[CallFact], call: CallFact, var: object) -> CallFact | None:
+    """The ``target(...)`` a WebTarget variable holds: the one call in the method, else the field's initialiser."""
+    here = [c for c in calls if c.owner == call.owner and c.name == "target" and c.line <= call.line]
+    if len(here) == 1:
+        return here[0]
+    field = f"{call.owner.split('#', 1)[0]}#{var}"
+    initial = [c for c in calls if c.owner == field and c.name == "target"]
+    return initial[0] if len(initial) == 1 and not here else None
+
+
+FRAMEWORK = Framework("jaxrs", JVM_LANGUAGES, prepare, reads=JVM_LANGUAGES)

@@ -6,6 +6,7 @@ templates (``"$BASE/x/${id}"``) as concatenations, ``arrayOf(a, b)`` as an array
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..languages.folding import Folded, array_items, literal
@@ -101,3 +102,72 @@ class JavaFile:
         """Each element of an annotation attribute (an array or one value): (as written, folded)."""
         items = array_items(java_expression(expr) if self.facts.language != "java" else expr) if expr else []
         return [(item, self.fold(item, class_key)) for item in items] or [("", literal(""))]
+
+
+TYPE_KINDS = ("class", "interface", "record", "enum", "object")
+
+
+class Types:
+    """The project's JVM types by fqn, and the supertypes a type's file names (resolved through its imports)."""
+
+    def __init__(self, project: Project):
+        self.constants = constants(project)
+        self.by_fqn: dict[str, tuple[Bound, int]] = {}
+        for bound in project.table.files.values():
+            if bound.facts.language in JVM_LANGUAGES:
+                for index, sym in enumerate(bound.facts.symbols):
+                    if sym.kind in TYPE_KINDS:
+                        self.by_fqn.setdefault(bound.fqns[index], (bound, index))
+
+    @staticmethod
+    def of(project: Project) -> Types:
+        """The project's types (built once per update, whichever framework asks first)."""
+        return project.shared("jvm.types", lambda: Types(project))
+
+    def supers(self, bound: Bound, index: int) -> list[tuple[Bound, int]]:
+        sym = bound.facts.symbols[index]
+        folder = JavaFolder(self.constants, bound.facts, sym.key)
+        out = []
+        for _relation, written in sym.supers:
+            fqn = folder.type_fqn(written.split("<", 1)[0].split("(", 1)[0].strip())
+            if fqn is not None and fqn in self.by_fqn:
+                out.append(self.by_fqn[fqn])
+        return out
+
+
+@dataclass
+class Mapped:
+    """A method mapping (``@Get("/x")``, ``@GET @Path("x")``) a type has, its own or inherited: the HTTP
+    method, the annotation that holds the path, where it is written, and the type's own method it belongs to
+    (None: the type does not redeclare it)."""
+
+    owner: int | None
+    bound: Bound
+    member: int
+    verb: str
+    annotation: AnnotationFact | None
+
+    @property
+    def class_key(self) -> str:
+        return self.bound.facts.symbols[self.member].parent or ""
+
+
+def inherited_mappings(types: Types, bound: Bound, index: int,
+                       own: Callable[[Bound, int], list[tuple[str, AnnotationFact | None]]],
+                       seen: frozenset[str] = frozenset()) -> list[Mapped]:
+    """Every mapped method of a type (``own`` gives a method's (HTTP method, path annotation) pairs): its own,
+    then those of its supertypes, at any depth, that it does not map itself, filed at its method of that name."""
+    facts = bound.facts
+    key = f"{bound.path}:{index}"
+    if key in seen or len(seen) > 8:
+        return []
+    methods = [i for i in bound.members(facts.symbols[index].key) if facts.symbols[i].kind == "method"]
+    by_name = {facts.symbols[i].name: i for i in methods}
+    out = [Mapped(member, bound, member, verb, annotation) for member in methods for verb, annotation in own(bound, member)]
+    mapped_here = {facts.symbols[m.member].name for m in out}
+    for super_bound, super_index in types.supers(bound, index):
+        for found in inherited_mappings(types, super_bound, super_index, own, seen | {key}):
+            name = found.bound.facts.symbols[found.member].name
+            if name not in mapped_here:
+                out.append(Mapped(by_name.get(name), found.bound, found.member, found.verb, found.annotation))
+    return out

@@ -2,17 +2,20 @@
 
 **Pages router**: a file under the module's ``pages/api/`` (or ``src/pages/api/``) with a default export (its
 handler) is the route ``/api/<path>``: the file's path without its extension, ``index`` the folder itself,
-``[id]`` a parameter ``{id}``, ``[...slug]`` and ``[[...slug]]`` ``{slug}``. Its methods are the ones the file
+``[id]`` a parameter ``{id}``, the catch-all ``[...slug]`` ``{slug}/**`` (one segment or more), the optional
+``[[...slug]]`` ``**`` (the folder itself too). Its methods are the ones the file
 compares ``req.method`` (or a ``method`` variable: ``const { method } = req``) with as literals (``req.method
 === "POST"``, ``case "GET":``), else any method.
 
 **App router**: a ``route.ts``/``route.js`` under the module's ``app/`` (or ``src/app/``) serves each HTTP method
 it exports a function for (``export async function GET(...)``, ``export const POST = ...``, ``export { h as
 DELETE }``) at the folder's path: route groups ``(group)`` and parallel slots ``@slot`` add no segment,
-``[id]`` is ``{id}``; a folder named ``_x`` (private) holds no route.
+``[id]`` is ``{id}`` (catch-alls as in the pages router); a folder named ``_x`` (private) holds no route.
 
 Both are read in a Next.js module only: one with a ``next.config.*`` at its root, or in a file that imports
-``next`` (``next/server``, ...). ``basePath`` in ``next.config`` is not read.
+``next`` (``next/server``, ...). The ``basePath`` that ``next.config`` sets (a string, or a constant of the file
+that is one) prefixes every route; one set otherwise (``process.env.BASE_PATH``) is a part not known (``{?}``),
+said on the route, never dropped.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ..languages.folding import literal
+from ..languages.folding import Folded, literal, unknown
 from ..languages.symbols import Bound
 from ..services.endpoints import ANY, HTTP_METHODS, Item
 from .base import Framework, Project, Reader, item
@@ -46,7 +49,14 @@ def _path(segments: list[str]) -> str | None:
         if segment.startswith("(") and segment.endswith(")") or segment.startswith("@"):
             continue
         param = _SEGMENT.match(segment)
-        out.append(f"{{{param.group(1)}}}" if param else segment)
+        if param is None:
+            out.append(segment)
+        elif segment.startswith("[[..."):   # an optional catch-all: the folder itself and every path under it
+            out.append("**")
+        elif segment.startswith("[..."):   # a catch-all: one segment or more
+            out += [f"{{{param.group(1)}}}", "**"]
+        else:
+            out.append(f"{{{param.group(1)}}}")
     return "/" + "/".join(out)
 
 
@@ -59,9 +69,18 @@ def _imports_next(bound: Bound) -> bool:
     return any(imp.target == "next" or imp.target.startswith("next/") for imp in bound.facts.imports)
 
 
-def read_next(modules: set[str], bound: Bound) -> Iterator[Item]:
+def _base(project: Project, module: str) -> Folded:
+    """The module's ``basePath`` (see the module docstring) as the start of its routes' paths."""
+    values = project.values(module)
+    if values.next_base_path is None:
+        return unknown(f"next.config sets basePath to {values.next_base_path_written}, which is not read")
+    return literal(values.next_base_path)
+
+
+def read_next(modules: set[str], project: Project, bound: Bound) -> Iterator[Item]:
     if bound.ctx.module not in modules and not _imports_next(bound):
         return
+    base = _base(project, bound.ctx.module)
     inside = _inside(bound)
     facts = bound.facts
     by_key = {sym.key: index for index, sym in enumerate(facts.symbols)}
@@ -76,7 +95,7 @@ def read_next(modules: set[str], bound: Bound) -> Iterator[Item]:
         handler = by_key.get(facts.extra["default"], -1)
         methods = [m for m in facts.extra.get("method_checks", []) if m in HTTP_METHODS] or [ANY]
         for method in methods:
-            yield item(bound, handler, "route", "nextjs", None, http_method=method, path=literal(path),
+            yield item(bound, handler, "route", "nextjs", None, http_method=method, path=base + literal(path),
                        written=inside)
         return
     app = _APP.match(inside)
@@ -88,12 +107,12 @@ def read_next(modules: set[str], bound: Bound) -> Iterator[Item]:
     for exported, local in facts.extra.get("exports", {}).items():
         if exported in HTTP_METHODS:
             yield item(bound, by_key.get(local, -1), "route", "nextjs", None, http_method=exported,
-                       path=literal(path), written=f"{inside} {exported}")
+                       path=base + literal(path), written=f"{inside} {exported}")
 
 
 def prepare(files: list[Bound], project: Project) -> Reader:
     modules = _next_modules(files)
-    return lambda bound: read_next(modules, bound)
+    return lambda bound: read_next(modules, project, bound)
 
 
 FRAMEWORK = Framework("nextjs", ("typescript", "javascript"), prepare)

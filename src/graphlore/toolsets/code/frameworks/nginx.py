@@ -14,11 +14,13 @@ route says so and links nothing. A host that names an
 ``upstream`` block of the file is that block's ``server`` (one of them when it lists several). In a
 ``*.template`` file ``${VAR}`` is an environment variable (``envsubst`` fills it when the container starts),
 settled with the environment the project's deployment files give the service; elsewhere ``$var`` is an
-nginx variable, known at run time only.
+nginx variable, known at run time only, unless the location ``set``s it to a literal (``set $search_host
+"search"; proxy_pass http://$search_host;``, the usual way to have nginx resolve a Docker host per request).
 
 The route belongs to the module's first source file (nginx configuration is no source the index holds); its
-``file`` and ``line`` are the ``location``'s, and its ``source_layer`` is ``config``. A module with no source
-file (an nginx-only image) has no file to hold them: its locations are not read.
+``file`` and ``line`` are the ``location``'s, and its ``source_layer`` is ``config``. An nginx that is only a
+container (a stock image run with the repository's configuration, `layout.edge`) is a service of its own that
+holds its routes itself (`frameworks.edge`).
 """
 
 from __future__ import annotations
@@ -44,16 +46,24 @@ _PREFIX_REPLACEMENT = re.compile(r"^(/[\w./-]*)\$1$")
 _SERVER = re.compile(r"\bserver\s+([^;\s]+)[^;]*;")
 _URL = re.compile(r"^(https?://)([^/]+)(/.*)?$")
 _TEMPLATE_VAR = re.compile(r"\$\{(\w+)\}")
-_NGINX_VAR = re.compile(r"\$\{?\w+\}?")
+_VARIABLE = re.compile(r"\$\{(\w+)\}|\$(\w+)")
+#: ``set $upstream_host "orders";`` with a literal (the usual way to have nginx resolve a Docker host per request)
+_SET = re.compile(r"""\bset\s+\$(\w+)\s+(?:"([^"$]*)"|'([^'$]*)'|([^\s;"'$]+))\s*;""")
 
 
-def _value(text: str, template: bool) -> Folded:
-    """A host or URI as written: a template's ``${VAR}`` an environment variable, any other variable unknown."""
+def _value(text: str, template: bool, sets: dict[str, str]) -> Folded:
+    """A host or URI as written: a template's ``${VAR}`` an environment variable, an nginx variable the location
+    ``set``s to a literal that literal, any other nginx variable unknown (known at run time only)."""
     out, last = literal(""), 0
-    pattern = _TEMPLATE_VAR if template else _NGINX_VAR
-    for found in pattern.finditer(text):
+    for found in _VARIABLE.finditer(text):
         out = out + literal(text[last:found.start()])
-        out = out + (env(found.group(1)) if template else unknown(f"the nginx variable {found.group(0)}"))
+        name = found.group(1) or found.group(2)
+        if template and found.group(1):
+            out = out + env(name)
+        elif name in sets:
+            out = out + literal(sets[name])
+        else:
+            out = out + unknown(f"the nginx variable {found.group(0)}")
         last = found.end()
     return out + literal(text[last:])
 
@@ -105,8 +115,9 @@ def locations(path: str, text: str) -> Iterator[tuple[int, str, str, Forward | N
             continue
         scheme, host, uri = url.groups()
         servers = upstreams.get(host)
-        target = choice([literal(scheme) + _value(s, template) for s in servers]) if servers else \
-            literal(scheme) + _value(host, template)
+        sets = {m.group(1): next(g for g in m.groups()[1:] if g is not None) for m in _SET.finditer(own)}
+        target = choice([literal(scheme) + _value(s, template, sets) for s in servers]) if servers else \
+            literal(scheme) + _value(host, template, sets)
         rewrite = prefix if rewrites else (where, uri) if uri is not None else None
         yield line, ANY, pattern, Forward(target, 0, rewrite, normalise_path(pattern)), None
 
@@ -134,14 +145,14 @@ def config_routes(files: list[Bound], project: Project,
     return lambda bound: planned.get(bound.path, [])
 
 
-def _read(values: Values) -> Iterator[tuple[str, ConfigRoute]]:
+def read_routes(values: Values) -> Iterator[tuple[str, ConfigRoute]]:
     for path, text in values.nginx:
         for line, method, pattern, forward, problem in locations(path, text):
             yield path, (line, method, pattern, forward, problem, "nginx", f"location {pattern}")
 
 
 def prepare(files: list[Bound], project: Project) -> Reader:
-    return config_routes(files, project, _read)
+    return config_routes(files, project, read_routes)
 
 
 FRAMEWORK = Framework("nginx", registry.NAMES, prepare, reads=None, reads_services=True)

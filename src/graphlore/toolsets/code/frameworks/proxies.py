@@ -18,9 +18,15 @@ service its target names; `services.links` links it to the target's routes a req
   ``loadBalancer.servers[].url`` the target; a ``stripPrefix`` then an ``addPrefix`` middleware declared in the
   file change the path (in that order; a change after an ``addPrefix`` or a second ``stripPrefix`` is not
   read), any other middleware does not; a rule with ``||``, ``!`` or a regular expression, a
-  middleware of another provider or one that replaces the path is not read. Compose labels are not read: the
-  Traefik container runs no source of the project to hold its routes.
-- **Envoy** static configuration (``envoy*.yaml``): every ``route_config.virtual_hosts[].routes[]`` with a
+  middleware of another provider or one that replaces the path is not read.
+- **Traefik**'s Docker provider: the ``traefik.http.routers.<r>.rule`` (``.middlewares``, ``.service``) labels of
+  the services of the Compose file that runs a Traefik container (`layout.edge`), each forwarding to the service
+  that carries them at its ``traefik.http.services.<s>.loadbalancer.server.port``; ``stripprefix`` and
+  ``addprefix`` middlewares declared in any service's labels, as in a file.
+- **Kubernetes** ``Ingress`` resources (`ingress_routes`): the ingress controller's routes (`layout.edge`), each
+  path forwarding to its backend Service.
+- **Envoy** static configuration (``envoy*.yaml``, or any file an Envoy container is run with that holds
+  ``static_resources``: `layout.edge`): every ``route_config.virtual_hosts[].routes[]`` with a
   ``match.prefix`` (every path under it) or ``match.path`` (that path) and a ``route.cluster``, whose
   ``socket_address.address`` / ``port_value`` (``load_assignment`` or the older ``hosts``) is the target;
   ``prefix_rewrite`` replaces the matched prefix. A ``safe_regex`` match is not read.
@@ -28,7 +34,8 @@ service its target names; `services.links` links it to the target's routes a req
 A target with several hosts (a cluster of two services) is a choice: `services.links` leaves it unresolved,
 as it does an address that is no project service. What is not read (another path transform, a regular
 expression) is said on the route (``problems``), never guessed. As for nginx, the route belongs to the module's
-first source file, with the configuration's ``file`` and ``line``; a module with no source file is not read.
+first source file, with the configuration's ``file`` and ``line``; a proxy that is only a container (no source
+file) holds them itself (`frameworks.edge`).
 """
 
 from __future__ import annotations
@@ -404,6 +411,170 @@ def traefik_routes(path: str, text: str) -> Iterator[Route]:
                 yield line, ANY, pattern, _forward(pattern, choice(hosts), *rewrite), None, "traefik"
 
 
+# ---- Traefik (Docker provider: Compose labels) ---------------------------------------------------------
+
+_LABEL = re.compile(r"^traefik\.http\.(routers|services|middlewares)\.([^.]+)\.(.+)$", re.I)
+#: label middleware kinds (lower case, as labels are written in any case) -> the file provider's name
+_MIDDLEWARE_KINDS = {"stripprefix": "stripPrefix", "addprefix": "addPrefix", "replacepath": "replacePath",
+                     "replacepathregex": "replacePathRegex", "stripprefixregex": "stripPrefixRegex",
+                     "redirectregex": "redirectRegex"}
+
+
+def _labels(spec: dict) -> dict[str, str]:
+    labels = spec.get("labels")
+    if isinstance(labels, dict):
+        return {str(k).strip(): str(v).strip() for k, v in labels.items() if v is not None}
+    if isinstance(labels, list):
+        return {str(x).partition("=")[0].strip(): str(x).partition("=")[2].strip() for x in labels}
+    return {}
+
+
+def exposed_by_default(*texts: str) -> bool:
+    """False when the Traefik container runs with ``--providers.docker.exposedbydefault=false`` (in any of the
+    Compose files: only a service labelled ``traefik.enable=true`` is routed then)."""
+    return not any(re.search(r"providers\.docker\.exposedbydefault[=\s]+false", t, re.I) for t in texts)
+
+
+def traefik_label_routes(path: str, text: str, exposed: bool | None = None) -> Iterator[Route]:
+    """The routers a Compose file's services declare in ``traefik.http.routers.<r>.*`` labels (Traefik's Docker
+    provider): each forwards to the service that carries the labels, at its
+    ``traefik.http.services.<s>.loadbalancer.server.port`` (else the port it exposes: not known here);
+    ``stripprefix``/``addprefix`` middlewares declared in any service's labels change the path as in a file.
+    A service with ``traefik.enable=false`` is not routed, nor one without ``traefik.enable=true`` when the Traefik
+    container runs with ``--providers.docker.exposedbydefault=false`` (``exposed``: whether it does not, in any of its
+    Compose files; None: as this file says)."""
+    try:
+        docs = [d for d in yaml.safe_load_all(text) if isinstance(d, dict)]
+    except yaml.YAMLError:
+        return
+    default = "true" if (exposed_by_default(text) if exposed is None else exposed) else "false"
+    for doc in docs:
+        services = doc.get("services") if isinstance(doc.get("services"), dict) else {}
+        declared: dict[str, dict] = {}
+        for spec in services.values():
+            for key, value in _labels(spec).items() if isinstance(spec, dict) else []:
+                found = _LABEL.match(key)
+                if found and found.group(1).lower() == "middlewares":
+                    kind, _, option = found.group(3).partition(".")
+                    entry = declared.setdefault(found.group(2), {}).setdefault(
+                        _MIDDLEWARE_KINDS.get(kind.lower(), kind), {})
+                    if option.lower() == "prefixes":
+                        entry["prefixes"] = [p.strip() for p in value.split(",") if p.strip()]
+                    elif option.lower() == "prefix":
+                        entry["prefix"] = value
+        for name, spec in services.items():
+            labels = _labels(spec) if isinstance(spec, dict) else {}
+            if labels.get("traefik.enable", default).lower() != "true":
+                continue
+            routers: dict[str, dict[str, str]] = {}
+            ports: dict[str, str] = {}
+            for key, value in labels.items():
+                found = _LABEL.match(key)
+                if found and found.group(1).lower() == "routers":
+                    routers.setdefault(found.group(2), {})[found.group(3).lower()] = value
+                elif found and found.group(1).lower() == "services" and \
+                        found.group(3).lower() == "loadbalancer.server.port":
+                    ports[found.group(2)] = value
+            for router, options in routers.items():
+                if "rule" not in options or "@" in options.get("service", "").removesuffix("@docker"):
+                    continue   # a service of Traefik itself (``api@internal``: its dashboard) or of another provider
+                line = _line(text, f"traefik.http.routers.{router}.rule")
+                wanted = options.get("service", "").removesuffix("@docker")
+                port = ports.get(wanted) if wanted else next(iter(ports.values())) if len(ports) == 1 else None
+                host = literal(f"http://{name}" + (f":{port}" if port else ""))
+                if wanted and wanted not in ports and len(ports) > 0:
+                    host = None   # a service another container declares: not this one's
+                paths = _traefik_paths(options["rule"])
+                if isinstance(paths, str):
+                    yield line, ANY, "/**", None, paths, "traefik"
+                    continue
+                middlewares = [m.strip().removesuffix("@docker") for m in options.get("middlewares", "").split(",")
+                               if m.strip()]
+                for kind, written in paths:
+                    pattern = _under(written) if kind == "PathPrefix" else normalise_path(written)
+                    rewrite = _traefik_rewrite(middlewares, declared, normalise_path(written))
+                    if host is None:
+                        yield line, ANY, pattern, None, f"its service {wanted} is another container's (not read)", \
+                            "traefik"
+                    elif isinstance(rewrite, str):
+                        yield line, ANY, pattern, None, rewrite, "traefik"
+                    else:
+                        yield line, ANY, pattern, _forward(pattern, host, *rewrite), None, "traefik"
+
+
+# ---- Kubernetes Ingress ---------------------------------------------------------------------------------
+
+_REGEX_PATH = re.compile(r"[()\[\]*+?$^|\\]")
+
+
+def _ingress_backend(backend: Any) -> Folded | None:
+    """``http://service:port`` of an Ingress backend (``service.name``/``port.number``, or the older
+    ``serviceName``/``servicePort``; a named port is left out), or None (a resource backend)."""
+    if not isinstance(backend, dict):
+        return None
+    service = backend.get("service")
+    if isinstance(service, dict) and isinstance(service.get("name"), str):
+        port = (service.get("port") or {}).get("number") if isinstance(service.get("port"), dict) else None
+        name = service["name"]
+    elif isinstance(backend.get("serviceName"), str):
+        name, port = backend["serviceName"], backend.get("servicePort")
+    else:
+        return None
+    return literal(f"http://{name}" + (f":{port}" if isinstance(port, int) else ""))
+
+
+def ingress_routes(path: str, text: str) -> Iterator[Route]:
+    """The routes of every ``Ingress`` in a manifest: each ``rules[].http.paths[]`` entry (``pathType: Prefix``
+    and ``ImplementationSpecific``: every path under it; ``Exact``: that path) and the ``defaultBackend``
+    (every path), forwarding to its backend Service (a path ending in ``/*``, the GCE and ALB controllers'
+    wildcard, is every path under its prefix); ingress-nginx's ``rewrite-target`` annotation replaces the
+    matched prefix when it is a plain path (one with a regular expression's groups is not read, nor is a
+    path that is a regular expression)."""
+    try:
+        docs = [d for d in yaml.safe_load_all(text) if isinstance(d, dict) and d.get("kind") == "Ingress"]
+    except yaml.YAMLError:
+        return
+    seen = 0
+    for doc in docs:
+        seen = start = max(seen, text.find("Ingress", seen + 1))   # this document's own text starts at its kind
+        spec = doc.get("spec") if isinstance(doc.get("spec"), dict) else {}
+        meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
+        annotations = meta.get("annotations") if isinstance(meta.get("annotations"), dict) else {}
+        rewrite = next((str(v) for k, v in annotations.items() if str(k).endswith("/rewrite-target")), None)
+        entries: list[tuple[str, str, Any]] = []
+        for rule in spec.get("rules") or []:
+            http = rule.get("http") if isinstance(rule, dict) else None
+            for entry in (http.get("paths") or []) if isinstance(http, dict) else []:
+                if isinstance(entry, dict):
+                    entries.append((str(entry.get("path") or "/"), str(entry.get("pathType") or ""),
+                                    entry.get("backend")))
+        default = spec.get("defaultBackend") or spec.get("backend")
+        if default is not None:
+            entries.append(("", "Prefix", default))
+        for written, kind, backend in entries:
+            own = re.compile(rf"""path:\s*['"]?{re.escape(written)}['"]?\s*$""", re.M).search(text, seen) \
+                if written else None
+            at = own.start() if own else text.find(written, seen) if written else text.find(
+                "defaultBackend" if "defaultBackend" in spec else "backend:", start)
+            seen = max(seen, at + 1) if written else seen
+            line = text.count("\n", 0, at) + 1 if at >= 0 else _line(text, "kind: Ingress")
+            written = written or "/"
+            target = _ingress_backend(backend)
+            if kind != "Exact" and written.endswith("/*") and not _REGEX_PATH.search(written[:-2]):
+                written = written[:-2] or "/"   # GCE's (and ALB's) wildcard: every path under the prefix
+            if _REGEX_PATH.search(written):
+                yield line, ANY, "/**", None, f"the path {written} is a regular expression (not read)", "ingress"
+                continue
+            pattern = normalise_path(written) if kind == "Exact" else _under(written)
+            if target is None:
+                yield line, ANY, pattern, None, "its backend is no Service", "ingress"
+            elif rewrite is not None and "$" in rewrite:
+                yield line, ANY, pattern, None, f"the rewrite-target {rewrite} is not read", "ingress"
+            else:
+                inner = rewrite if rewrite is not None else written
+                yield line, ANY, pattern, _forward(pattern, target, written, inner), None, "ingress"
+
+
 # ---- the framework --------------------------------------------------------------------------------------
 
 def routes(path: str, text: str) -> Iterator[Route]:
@@ -413,7 +584,7 @@ def routes(path: str, text: str) -> Iterator[Route]:
         yield from yarp_routes(path, text)
     elif name.startswith("ocelot"):
         yield from ocelot_routes(path, text)
-    elif name.startswith("envoy"):
+    elif name.startswith("envoy") or "static_resources" in text:   # Envoy's, by any name (``front-envoy.yaml``)
         yield from envoy_routes(path, text)
     else:
         yield from traefik_routes(path, text)
@@ -425,27 +596,32 @@ def _environment(values: Values) -> str | None:
     return named.pop() if len(named) == 1 else None
 
 
-def _read(values: Values) -> Iterator[tuple[str, ConfigRoute]]:
+def _settings_file(path: str) -> bool:
+    return bool(_SETTINGS.match(path.rsplit("/", 1)[-1]))
+
+
+def read_routes(values: Values) -> Iterator[tuple[str, ConfigRoute]]:
     settings: dict[str, list[tuple[str, str]]] = {}
     for path, text in values.proxies:
-        if _SETTINGS.match(path.rsplit("/", 1)[-1]):
+        if _settings_file(path):
             settings.setdefault(path.rpartition("/")[0], []).append((path, text))
-    for files in settings.values():
+    for files in settings.values():   # YARP: a folder's appsettings files are one configuration
         for path, (line, method, pattern, forward, problem, flavor, shown) in yarp_overlaid(
                 files, _environment(values)):
             yield path, (line, method, pattern, forward or Forward(None, 0, None, normalise_path(pattern)), problem,
                          flavor, shown)
-    for path, text in values.proxies:
-        if _SETTINGS.match(path.rsplit("/", 1)[-1]):
-            continue
-        for line, method, pattern, forward, problem, flavor in routes(path, text):
+    found = [(path, routes(path, text)) for path, text in values.proxies if not _settings_file(path)] + [
+        (path, traefik_label_routes(path, text, exposed_by_default(*(t for _, t in values.traefik_labels))))
+        for path, text in values.traefik_labels] + [(path, ingress_routes(path, text)) for path, text in values.ingresses]
+    for path, declared in found:
+        for line, method, pattern, forward, problem, flavor in declared:
             # a route whose target is not read still forwards: to a target not known (`services.links` says so)
             yield path, (line, method, pattern, forward or Forward(None, 0, None, normalise_path(pattern)), problem,
                          flavor, f"{flavor} route {pattern}")
 
 
 def prepare(files: list[Bound], project: Project) -> Reader:
-    return config_routes(files, project, _read)
+    return config_routes(files, project, read_routes)
 
 
 FRAMEWORK = Framework("proxies", registry.NAMES, prepare, reads=None, reads_services=True)

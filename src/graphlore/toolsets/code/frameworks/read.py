@@ -27,6 +27,8 @@ from . import (
     kafka,
     ktor,
     locust,
+    micronaut,
+    mp_messaging,
     nextjs,
     nginx,
     openapi_clients,
@@ -40,6 +42,7 @@ from . import (
     spring,
 )
 from .base import FileMemo, Framework, Project
+from .edge import edge_items
 from .grpc import cpp as grpc_cpp
 from .grpc import csharp as grpc_csharp
 from .grpc import go as grpc_go
@@ -55,6 +58,8 @@ FRAMEWORKS: tuple[Framework, ...] = (
     nginx.FRAMEWORK,
     proxies.FRAMEWORK,
     jaxrs.FRAMEWORK,
+    micronaut.FRAMEWORK,
+    mp_messaging.FRAMEWORK,
     apache_http.FRAMEWORK,
     python_web.FRAMEWORK,
     locust.FRAMEWORK,
@@ -124,6 +129,7 @@ class PartTwo:
                 self.read.append(framework.name)
             self._kept[framework.name] = (settings, inputs, found, services)
             items += found
+        items += edge_items(settings)   # container-only edge proxies: no source file holds their routes
         return declared.exclusive(items)
 
 

@@ -87,8 +87,9 @@ def prepare(files: list[Bound], project: Project) -> Reader:
     return lambda bound: read_java(spring_files[bound.path])
 
 
-def context_path(values: Values) -> Folded:
-    for key in CONTEXT_KEYS:
+def context_path(values: Values, keys: tuple[str, ...] = CONTEXT_KEYS) -> Folded:
+    """The service's context path: the first of ``keys`` its settings set, placeholders resolved."""
+    for key in keys:
         raw = values.get(key)
         if raw is not None:
             text, missing = values.resolve(raw)

@@ -41,7 +41,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: aliases (``ctx.aliases``), so a restored TS/JS file's context equals the layout's.
 #: 8: the grpc-gateway rule's ``{name=shelves/*}`` variables keep their literal segments, and an rpc ended by
 #: ``;`` keeps its place (formats 5 to 7 gave another service's rpc of the name its rule).
-FORMAT = 8
+#: 9: a Go file no default build compiles says so (``extra["build_excluded"]``): restored facts of format 8 would
+#: keep Wire's ``wireinject`` templates as call targets.
+FORMAT = 9
 
 
 def _context(values: list) -> FileContext:

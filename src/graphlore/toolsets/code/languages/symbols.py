@@ -156,7 +156,11 @@ class Table:
         return found
 
     def add(self, bound: Bound) -> None:
+        """Publish the file's names; a file the default build leaves out (``extra["build_excluded"]``, Go's build
+        constraints) is kept for its own calls, but nothing resolves to what it declares."""
         self.files[bound.path] = bound
+        if bound.facts.extra.get("build_excluded"):
+            return
         for fqn, index in bound.indexed():
             bisect.insort(self._by_fqn.setdefault(fqn, []), (bound.path, index))
         for index, sym in enumerate(bound.facts.symbols):
@@ -165,8 +169,8 @@ class Table:
 
     def remove(self, path: str) -> Bound | None:
         bound = self.files.pop(path, None)
-        if bound is None:
-            return None
+        if bound is None or bound.facts.extra.get("build_excluded"):
+            return bound
         for fqn, index in bound.indexed():
             refs = self._by_fqn.get(fqn)
             if refs is not None:

@@ -20,13 +20,14 @@ bun ``workspaces``, ``pnpm-workspace.yaml``, uv ``[tool.uv.workspace]``) is an a
 is deployable: its packages are programs and libraries of their own, not one service named after the root (a
 member no deployment builds, such as a front end built into another member's image, is then a microservice with
 ``deployable=false``). A module is deployable when it (or a
-module inside it) declares ``spring.application.name``, has a ``Dockerfile``, or its build makes an
+module inside it) declares an application name (``spring.application.name``, Micronaut's and Quarkus's
+``micronaut.application.name``, ``quarkus.application.name``), has a ``Dockerfile``, or its build makes an
 application (the Spring Boot plugin). A tree whose root has no build file is an aggregator of its
 top-level builds; files outside every module belong to a service named after the root folder. A library that
 the projects of one deployable service alone reference (.NET ``<ProjectReference>``) is part of it
 (`_attach_libraries`).
 
-**Names.** A service's name is its declared ``spring.application.name`` (``bootstrap*`` before
+**Names.** A service's name is its declared application name (``bootstrap*`` before
 ``application*``, a ``${VAR:default}`` placeholder gives its default), else its build's name (Maven
 ``artifactId``, Gradle ``rootProject.name``, ``package.json`` / ``pyproject.toml`` name), else its folder.
 Every declared name is kept (``declared_names``) for part 2's cross-service matching.
@@ -49,6 +50,7 @@ import yaml
 from ..languages import registry
 from ..languages.base import BuildFile
 from ..model import FileContext
+from .edge import final_image, find_edges
 from .entry_points import entry_points, reached
 from .walk import (
     CONFIG_FILE,
@@ -113,6 +115,8 @@ class Module:
     dockerfile: bool = False
     spring_name: str | None = None
     spring_name_raw: str | None = None
+    #: the key it was declared with (`APPLICATION_NAME_KEYS`: Spring's, Micronaut's or Quarkus's)
+    spring_name_key: str = "spring.application.name"
     config_files: tuple[str, ...] = ()
     #: its nginx configuration files (`walk.NGINX_FILE`): a gateway's routes, if they proxy
     nginx_files: tuple[str, ...] = ()
@@ -135,10 +139,18 @@ class Module:
     shared: bool = False
     #: the modules its build references (.NET ``<ProjectReference>``), as module paths
     references: tuple[str, ...] = ()
+    #: an edge proxy that is only a container (`edge`): the kind of its image (``nginx``, ``envoy``, ...)
+    edge: str | None = None
+    #: a Traefik container's Compose files, whose services' ``traefik.*`` labels declare its routes
+    label_files: tuple[str, ...] = ()
+    #: the ingress controller's Kubernetes manifests, whose ``Ingress`` resources declare its routes
+    ingress_files: tuple[str, ...] = ()
+    #: a proxy workload's (manifest, ConfigMap name): the ConfigMaps that hold its configuration
+    config_maps: tuple[tuple[str, str], ...] = ()
 
     @property
     def deployable_here(self) -> bool:
-        return bool(self.spring_name or self.dockerfile or self.boot_plugin or self.built_by)
+        return bool(self.spring_name or self.dockerfile or self.boot_plugin or self.built_by or self.edge)
 
 
 @dataclass(slots=True)
@@ -225,29 +237,36 @@ def _nearest(modules: dict[str, Module], folder: str) -> str | None:
 _PLACEHOLDER = re.compile(r"^\$\{[^:}]+:([^}]*)\}$")
 
 
-def _spring_name_from(path: Path) -> str | None:
+#: the keys that name an application, by framework (Spring, Micronaut, Quarkus): its service id in discovery
+APPLICATION_NAME_KEYS = ("spring.application.name", "micronaut.application.name", "quarkus.application.name")
+
+
+def _spring_name_from(path: Path) -> tuple[str, str] | None:
+    """The application name a settings file declares and its key (`APPLICATION_NAME_KEYS`), or None."""
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None
     if path.suffix == ".properties":
         for line in text.splitlines():
-            match = re.match(r"^\s*spring\.application\.name\s*[=:]\s*(.+?)\s*$", line)
+            match = re.match(r"^\s*(spring|micronaut|quarkus)\.application\.name\s*[=:]\s*(.+?)\s*$", line)
             if match:
-                return match.group(1)
+                return match.group(2), f"{match.group(1)}.application.name"
         return None
     try:
         docs = [d for d in yaml.safe_load_all(text) if isinstance(d, dict)]
     except yaml.YAMLError:
         return None
     for doc in docs:
-        value = doc.get("spring.application.name")
-        spring = doc.get("spring")
-        if value is None and isinstance(spring, dict):
-            app = spring.get("application")
-            value = app.get("name") if isinstance(app, dict) else spring.get("application.name")
-        if isinstance(value, str | int | float) and not isinstance(value, bool):
-            return str(value)
+        for key in APPLICATION_NAME_KEYS:
+            framework = key.split(".", 1)[0]
+            value = doc.get(key)
+            section = doc.get(framework)
+            if value is None and isinstance(section, dict):
+                app = section.get("application")
+                value = app.get("name") if isinstance(app, dict) else section.get("application.name")
+            if isinstance(value, str | int | float) and not isinstance(value, bool):
+                return str(value), key
     return None
 
 
@@ -306,8 +325,9 @@ def _read_configs(root: Path, found: Scan, modules: dict[str, Module]) -> None:
         module = modules[owner]
         module.config_files = tuple(paths)
         for path in paths:
-            raw = _spring_name_from(root / path)
-            if raw:
+            found_name = _spring_name_from(root / path)
+            if found_name:
+                raw, module.spring_name_key = found_name
                 match = _PLACEHOLDER.match(raw)
                 module.spring_name_raw = raw
                 module.spring_name = match.group(1) if match else raw
@@ -347,6 +367,18 @@ def _entry_modules(found: Scan, modules: dict[str, Module]) -> None:
                                      parent=owner if shared else next(iter(reaching)))
 
 
+def _edge_modules(found: Scan, modules: dict[str, Module], sources: set[str]) -> list:
+    """A module for each edge proxy that is only a container (`edge.find_edges`), named after its folder or its
+    Compose service."""
+    edges = find_edges(found, sources, set(modules), tooling_folder)
+    for edge in edges:
+        dockerfile = edge.name_source == "folder"
+        modules[edge.folder] = Module(path=edge.folder, build_files=("Dockerfile",) if dockerfile else (),
+                                      name=edge.name, name_source=edge.name_source, dockerfile=dockerfile,
+                                      edge=edge.kind)
+    return edges
+
+
 # ---- microservices ------------------------------------------------------------------------------------------
 
 class _Services:
@@ -379,15 +411,15 @@ class _Services:
         modules = self.modules
         head = modules.get(root_path)
         declared: dict[str, str] = {}
-        spring = next((modules[m].spring_name for m in members if m in modules and modules[m].spring_name), None)
-        if spring:
-            declared["spring.application.name"] = spring
+        named = next((modules[m] for m in members if m in modules and modules[m].spring_name), None)
+        if named is not None:
+            declared[named.spring_name_key] = named.spring_name
         if head is not None and head.name_source != "folder":
             declared[head.name_source] = head.name
         if head is not None and head.declared_script and head.declared_script != head.name:
             declared["package.json script"] = head.declared_script
-        if spring:
-            name, source = spring, "spring.application.name"
+        if named is not None:
+            name, source = named.spring_name, named.spring_name_key
         elif head is not None:
             name, source = head.name, head.name_source
         else:
@@ -505,23 +537,16 @@ STOCK_IMAGES = frozenset({
     "minio", "influxdb", "neo4j", "couchbase", "couchdb", "clickhouse-server", "etcd", "nats", "localstack",
     "cockroach", "prometheus", "grafana",
 })
-_FROM = re.compile(r"^\s*FROM\s+(?:--\S+\s+)*(\S+)(?:\s+AS\s+(\S+))?", re.I | re.M)
 
 
 def stock_image(path: Path) -> bool:
     """Whether a Dockerfile's final stage builds on a stock datastore or broker image (`STOCK_IMAGES`)."""
     try:
-        stages = _FROM.findall(path.read_text(encoding="utf-8", errors="replace"))
+        image = final_image(path.read_text(encoding="utf-8", errors="replace"))
     except OSError:
         return False
-    if not stages:
+    if image is None:
         return False
-    names = {alias.lower(): image for image, alias in stages if alias}
-    image = stages[-1][0]
-    for _ in range(len(stages)):
-        if image.lower() not in names:
-            break
-        image = names[image.lower()]
     base = image.split("@", 1)[0].rsplit("/", 1)[-1].split(":", 1)[0].lower()
     return base in STOCK_IMAGES or "/mssql/" in image.lower()
 
@@ -615,14 +640,27 @@ def detect_layout(found: Scan) -> Layout:
                 modules[program] = Module(path=program, build_files=(), name=folder, name_source="folder",
                                           boot_plugin=True, declared_script=script)
     _entry_modules(found, modules)
+    edges = _edge_modules(found, modules, sources)
     _read_configs(root, found, modules)
-    # membership tree: declared members first, then nearest enclosing module
+    for edge in edges:   # the files it is run with, by whatever name (``COPY front-envoy.yaml /etc/envoy/``)
+        module = modules[edge.folder]
+        kept = {"nginx": "nginx_files", "envoy": "proxy_files", "traefik": "proxy_files"}.get(edge.kind)
+        if kept is not None:   # HAProxy's and Caddy's configuration is not read
+            setattr(module, kept, tuple(sorted({*getattr(module, kept), *edge.files})))
+        module.label_files = tuple(edge.labels)
+        module.ingress_files = tuple(edge.ingress)
+        module.config_maps = tuple(edge.config_maps)
+        for other in modules.values():   # the proxy's files are its own, not those of a module around them
+            if other is not module:
+                other.nginx_files = tuple(f for f in other.nginx_files if f not in edge.files)
+                other.proxy_files = tuple(f for f in other.proxy_files if f not in edge.files)
+    # membership tree: declared members first, then nearest enclosing module (an edge proxy is no member)
     for path in sorted(modules):
         for member in _expand_members(path, modules[path].declared_members, set(modules)):
-            if modules[member].parent is None and member != path:
+            if modules[member].parent is None and member != path and not modules[member].edge:
                 modules[member].parent = path
     for path in sorted(modules):
-        if modules[path].parent is None and path != ".":
+        if modules[path].parent is None and path != "." and not modules[path].edge:
             modules[path].parent = _nearest(modules, path.rsplit("/", 1)[0] if "/" in path else "")
     nearest: dict[str, str | None] = {}   # folder -> its module, for the folders with running code
     for path in found.sources:
@@ -635,6 +673,9 @@ def detect_layout(found: Scan) -> Layout:
     else:
         for top in services.children.get(None, []):
             services.assign(top)
+    for edge in edges:   # a service of its own, whatever module its folder lies in
+        if not modules[edge.folder].microservice:
+            services.add(edge.folder, [edge.folder], True)
     _attach_libraries(services.services, modules)
     deployment_files = tuple(sorted(f"{rel}/{name}" if rel else name for rel, names in found.layout_files.items()
                                     for name in names if is_deployment_file(name)))

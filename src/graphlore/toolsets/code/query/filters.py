@@ -28,7 +28,8 @@ from ..services.endpoints import ANY, HTTP_METHODS
 from ..services.links import LINK_MATCHES
 
 #: what declares a route
-FRAMEWORKS = ("spring_web", "spring_cloud_gateway", "zuul", "nginx", "yarp", "ocelot", "envoy", "traefik", "jaxrs", "spring_kafka", "spring_rabbit", "spring_jms",
+FRAMEWORKS = ("spring_web", "spring_cloud_gateway", "zuul", "nginx", "yarp", "ocelot", "envoy", "traefik", "ingress", "jaxrs", "micronaut", "micronaut_kafka",
+              "micronaut_rabbit", "smallrye_messaging", "spring_kafka", "spring_rabbit", "spring_jms",
               "spring_cloud_stream",
               "fastapi", "flask", "express", "nestjs", "nextjs", "net_http", "gorilla_mux", "gin", "echo", "chi", "aspnet", "ktor",
               "symfony", "laravel", "slim", "php_router", "sinatra", "rails", "grape", "axum", "actix_web", "rocket",
@@ -36,12 +37,14 @@ FRAMEWORKS = ("spring_web", "spring_cloud_gateway", "zuul", "nginx", "yarp", "oc
               "node_rdkafka", "kafka_clients", "confluent_kafka_dotnet", "pika", "amqp_go", "amqplib", "ruby_kafka",
               "rdkafka", "racecar", "bunny", "sneakers", "event_bus", "masstransit", "nservicebus", "declared")
 #: what makes an HTTP call
-CLIENT_KINDS = ("feign", "rest_template", "web_client", "rest_client", "http_exchange", "requests", "httpx",
+CLIENT_KINDS = ("feign", "rest_template", "web_client", "rest_client", "http_exchange", "micronaut_client",
+                "micronaut_http_client", "mp_rest_client", "jaxrs_client", "requests", "httpx",
                 "aiohttp", "fetch", "axios", "request", "apache_http", "net_http", "http_client", "ktor_client", "locust", "k6",
                 "curl", "guzzle", "symfony_http_client", "laravel_http", "file_get_contents",
                 "faraday", "httparty", "restclient", "reqwest", "openapi", "refit", "grpc", "declared")
 #: what sends a message
-PRODUCER_KINDS = ("kafka_template", "stream_bridge", "rabbit_template", "jms_template", "send_to", "sarama", "kafka_go",
+PRODUCER_KINDS = ("kafka_template", "stream_bridge", "rabbit_template", "jms_template", "send_to",
+                  "micronaut_kafka_client", "micronaut_rabbit_client", "smallrye_messaging", "sarama", "kafka_go",
                   "confluent_kafka", "kafka_python", "aiokafka", "kafkajs", "node_rdkafka", "kafka_clients",
                   "confluent_kafka_dotnet", "pika", "amqp_go", "amqplib", "ruby_kafka", "rdkafka", "bunny", "event_bus",
                   "masstransit", "nservicebus", "declared")

@@ -1,6 +1,7 @@
 """Every name a service goes by, and which service a name, a host, a port or an environment variable names.
 
-**Names** (`ServiceNames`), from the strongest: ``spring.application.name``; the names its build and its
+**Names** (`ServiceNames`), from the strongest: its application name (``spring.application.name``,
+``micronaut.application.name``, ``quarkus.application.name``: its id in service discovery); the names its build and its
 deployment declare (Maven ``artifactId``, Gradle ``rootProject.name``, ``package.json``, ``pyproject``,
 ``go.mod``, ``.csproj``; a Docker Compose service, ``container_name`` or ``hostname``; a Kubernetes
 Deployment or Service; a container image, see `services.deployment`); then its folder. A name is looked up
@@ -23,7 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..layout.layout import Layout
+from ..layout.layout import APPLICATION_NAME_KEYS, Layout
 from .deployment import Deployment
 
 LOOPBACK = frozenset({"localhost", "127.0.0.1", "0.0.0.0", "::1", "[::1]", "host.docker.internal"})
@@ -61,7 +62,7 @@ class ServiceNames:
         self.tiers = {tier: {} for tier in TIERS}
         for name, service in self.layout.services.items():
             for source, declared in service.declared_names.items():
-                tier = "spring.application.name" if source == "spring.application.name" else "declared"
+                tier = "spring.application.name" if source in APPLICATION_NAME_KEYS else "declared"
                 self._add(tier, declared, name, source)
             self._add("declared", name, name, service.name_source)
             folder = service.root.rsplit("/", 1)[-1] if service.root != "." else self.layout.root.name

@@ -157,9 +157,13 @@ def _plain_unknowns(value: Folded | None) -> Folded | None:
 
 #: clients whose service and path come from one URL (the others name the service apart)
 URL_CLIENTS = frozenset({"rest_template", "web_client", "rest_client", "requests", "httpx", "aiohttp", "fetch",
-                         "net_http", "http_client", "ktor_client", "axios", "request", "apache_http", "locust", "k6",
+                         "net_http", "http_client", "ktor_client", "micronaut_http_client", "jaxrs_client", "axios", "request", "apache_http", "locust", "k6",
                          "curl", "guzzle", "symfony_http_client", "laravel_http", "file_get_contents",
                          "faraday", "httparty", "restclient", "reqwest", "openapi", "refit"})
+
+
+#: where a client's whole base URL comes from when it also names the service apart (or not at all)
+WHOLE_URL_SOURCES = ("feign url", "@HttpExchange url", "@Client url", "@RegisterRestClient url")
 
 
 @dataclass
@@ -258,7 +262,7 @@ def prepare_client(item: Item, names: ServiceNames, settler: Settler) -> Client:
         return client
     # a service named apart from the path: Feign, @HttpExchange, a declaration
     path = settler.value(item, item.path)
-    whole_url = settler.value(item, item.target) if item.target_source in ("feign url", "@HttpExchange url") else None
+    whole_url = settler.value(item, item.target) if item.target_source in WHOLE_URL_SOURCES else None
     name = settler.value(item, item.target) if whole_url is None else settler.value(item, item.target_name)
     # a url with several values (two ConfigMaps of one name) is followed once per value, as a request's URL is
     for url, one_path in [(u, p) for u in (expand(whole_url) if whole_url is not None else [None])

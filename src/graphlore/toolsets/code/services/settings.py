@@ -20,8 +20,9 @@ project's deployment files give the module's service (`services.deployment`), as
 for ``orders.url``), nested values resolved in turn; a key that is nowhere and has no default stays unknown.
 A variable given several values (two manifests) is one of them (a `folding.choice`).
 
-**Profiles.** ``application-<profile>`` files are read apart (`Values.profiles`): which profile runs is not
-in the code, so a key they set is one of their values and the default's (`Values.get`).
+**Profiles.** ``application-<profile>`` files and Quarkus's ``%profile.`` keys (``%prod.quarkus.http.port``)
+are read apart (`Values.profiles`; Quarkus's ``%test`` is left out: it runs the tests only): which profile runs
+is not in the code, so a key they set is one of their values and the default's (`Values.get`).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from typing import Any
 import yaml
 
 from ..languages.folding import CHOICE_CLOSE, CHOICE_OPEN, CHOICE_SEP
+from ..layout.edge import is_config
 from ..layout.layout import Layout
 from .deployment import Deployment
 from .yaml_lines import documents
@@ -172,6 +174,21 @@ def read_settings_at(path: Path) -> tuple[dict[str, str], dict[str, int]]:
     return out, lines
 
 
+def _profile_keys(settings: dict[str, str]) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
+    """Quarkus's profile keys (``%prod.quarkus.http.port``) apart from the others: profile -> key -> value."""
+    plain: dict[str, str] = {}
+    profiles: dict[str, dict[str, str]] = {}
+    for key, value in settings.items():
+        profile, dot, rest = key[1:].partition(".") if key.startswith("%") else ("", "", "")
+        if dot and profile and rest:
+            for one in profile.split(","):   # %dev,test.key: both profiles; %test only runs the tests
+                if one != "test":
+                    profiles.setdefault(one, {})[rest] = value
+        else:
+            plain[key] = value
+    return plain, profiles
+
+
 def _profile_doc(doc: dict) -> bool:
     """A YAML document that applies to one profile only (``spring.config.activate.on-profile``)."""
     spring = doc.get("spring")
@@ -197,6 +214,22 @@ class Values:
     nginx: list[tuple[str, str]] = field(default_factory=list)
     #: (path, text) of the module's reverse proxy configuration files (read by `frameworks.proxies`)
     proxies: list[tuple[str, str]] = field(default_factory=list)
+    #: an edge proxy that is only a container (`layout.edge`): its service, which holds its routes (no source
+    #: file of it does; `frameworks.edge`)
+    edge_service: str | None = None
+    #: (path, text) of the Compose files whose services' ``traefik.*`` labels declare the module's routes (a
+    #: Traefik container's: `frameworks.proxies`)
+    traefik_labels: list[tuple[str, str]] = field(default_factory=list)
+    #: (path, text) of the Kubernetes manifests whose ``Ingress`` resources declare the module's routes (the
+    #: ingress controller's: `frameworks.proxies`)
+    ingresses: list[tuple[str, str]] = field(default_factory=list)
+    #: (manifest, data key, text, the manifest line its text starts at) of each proxy configuration a ConfigMap
+    #: holds for a proxy workload (`embedded_configs`; read by `frameworks.edge`)
+    embedded: list[tuple[str, str, str, int]] = field(default_factory=list)
+    #: the ``basePath`` of the Next.js configuration at the module's root (`next_base_path`): "" none, None when
+    #: it is set to something not read (then ``next_base_path_written`` says what)
+    next_base_path: str | None = ""
+    next_base_path_written: str = ""
     #: (file, prefix or None when it is not one string, resource) of each import in its Symfony routing files
     route_imports: list[tuple[str, str | None, str]] = field(default_factory=list)
     #: (file, path, controller, methods) of each route its Symfony routing files declare (``path`` + ``controller``)
@@ -260,7 +293,21 @@ _NOTED = frozenset(canonical(k) for k in (
     "spring.config.import", "spring.cloud.config.uri", "spring.cloud.config.discovery.service-id",
     "spring.cloud.config.server.git.uri", "spring.cloud.config.server.git.search-paths",
     "spring.cloud.config.server.git.default-label", "spring.cloud.config.server.native.search-locations",
-    "eureka.client.service-url.defaultZone", "server.port"))
+    "eureka.client.service-url.defaultZone", "server.port",
+    # Micronaut and Quarkus: the port, the discovery server, where the message broker is
+    "micronaut.server.port", "micronaut.server.context-path", "consul.client.defaultZone",
+    "consul.client.registration.enabled", "eureka.client.registration.enabled", "quarkus.http.port",
+    "quarkus.http.root-path", "kafka.bootstrap.servers", "spring.kafka.bootstrap-servers", "rabbitmq.uri"))
+#: settings an agent asks about, by pattern (relaxed spelling): a REST client's base URL (Quarkus, MicroProfile,
+#: Micronaut's manual service URLs) and a messaging channel's connector and topic
+_NOTED_PATTERN = re.compile(r"^(?:quarkus\.restclient\..+\.(?:url|uri)|.+/mprest/(?:url|uri)|"
+                            r"micronaut\.http\.services\..+\.urls?(?:\[\d+\])?|"
+                            r"mp\.messaging\.(?:incoming|outgoing)\.[^.]+\.(?:connector|topic))$")
+
+
+def noted(key: str) -> bool:
+    """Whether a setting is one an agent asks about (`_NOTED`, `_NOTED_PATTERN`)."""
+    return canonical(key) in _NOTED or bool(_NOTED_PATTERN.match(canonical(key)))
 
 
 @dataclass(frozen=True)
@@ -312,8 +359,11 @@ def config_notes(root: Path, files: list[str]) -> list[Note]:
                     found.append((flat, lines, profile or file_profile))
         for flat, lines, profile in found:
             for key, value in flat.items():
-                if canonical(key) in _NOTED:
-                    out.append(Note(key, value, rel, lines.get(key), profile))
+                shown, own_profile = key, profile
+                if key.startswith("%") and "." in key:   # Quarkus's %prod.key
+                    own_profile, shown = key[1:].split(".", 1)
+                if noted(shown) and own_profile != "test":
+                    out.append(Note(shown, value, rel, lines.get(key), own_profile))
     return out
 
 
@@ -336,6 +386,55 @@ def _inside(path: Path, root: Path) -> bool:
     """Whether ``path``'s real path (``..`` collapsed, symlinks followed) is inside the project ``root``."""
     real, base = Path(os.path.realpath(path)), Path(os.path.realpath(root))
     return real == base or real.is_relative_to(base)
+
+
+def embedded_configs(root: Path, config_maps: tuple[tuple[str, str], ...], kind: str) -> list[tuple[str, str, str, int]]:
+    """(manifest, data key, text, first line) of each proxy configuration (`layout.edge.is_config`) in the named
+    ConfigMaps of the manifests: what a proxy workload mounts."""
+    out: list[tuple[str, str, str, int]] = []
+    for rel, name in config_maps:
+        try:
+            text = (root / rel).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        raw = text.splitlines()
+        for doc, lines in documents(text):
+            if not isinstance(doc, dict) or doc.get("kind") != "ConfigMap" or not isinstance(doc.get("data"), dict) \
+                    or (doc.get("metadata") or {}).get("name") != name:
+                continue
+            for key, value in doc["data"].items():
+                line = lines.get(f"data.{key}")
+                if not isinstance(value, str) or not is_config(kind, str(key)) or line is None:
+                    continue
+                block = re.search(r":\s*[|>][-+0-9]*\s*(?:#.*)?$", raw[line - 1]) if line <= len(raw) else None
+                out.append((rel, str(key), value, line + 1 if block else line))
+    return out
+
+
+_BASE_PATH = re.compile(r"""\bbasePath\s*:\s*([^,}\n]+)""")
+_JS_STRING = re.compile(r"""^(['"`])([^'"`$]*)\1$""")
+
+
+def next_base_path(root: Path, module: str) -> tuple[str | None, str]:
+    """The ``basePath`` of the ``next.config.*`` at the module's root: a string literal, or a constant the file
+    declares as one (``const base = '/docs'``); "" when none is set; None (with what is written) for anything
+    else (an environment variable: known at run time only)."""
+    folder = root / module if module != "." else root
+    for suffix in ("js", "mjs", "cjs", "ts"):
+        try:
+            text = (folder / f"next.config.{suffix}").read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        found = _BASE_PATH.search(re.sub(r"//[^\n]*|/\*.*?\*/", "", text, flags=re.S))
+        if found is None:
+            return "", ""
+        written = found.group(1).strip()
+        literal = _JS_STRING.match(written)
+        if literal is None and re.fullmatch(r"[A-Za-z_$][\w$]*", written):
+            constant = re.search(rf"""\b(?:const|let|var)\s+{re.escape(written)}\s*=\s*(['"`][^'"`$]*['"`])""", text)
+            literal = _JS_STRING.match(constant.group(1)) if constant else None
+        return (literal.group(2), written) if literal else (None, written)
+    return "", ""
 
 
 def module_values(layout: Layout, root: Path, deployment: Deployment | None = None) -> dict[str, Values]:
@@ -364,10 +463,22 @@ def module_values(layout: Layout, root: Path, deployment: Deployment | None = No
             values.env = deployment.env.get(module.microservice, {})
         for source, settings, lines in local[path]:
             if not any(source.startswith(folder + "/") for folder in shared):
+                settings, by_profile = _profile_keys(settings)
                 values.add(settings, source, lines)
+                for profile, profiled in by_profile.items():
+                    values.add_profile(profile, profiled, source)
         for source, settings in profiles[path]:
             stem = PurePosixPath(source).stem
             values.add_profile(stem.split("-", 1)[1], settings, source)
+        values.edge_service = module.microservice if module.edge else None
+        values.embedded = embedded_configs(root, module.config_maps, module.edge or "")
+        values.next_base_path, values.next_base_path_written = next_base_path(root, path)
+        for kept, sources in ((values.traefik_labels, module.label_files), (values.ingresses, module.ingress_files)):
+            for source in sources:
+                try:
+                    kept.append((source, (root / source).read_text(encoding="utf-8", errors="replace")))
+                except OSError:
+                    continue
         for source in module.nginx_files:
             try:
                 text = (root / source).read_text(encoding="utf-8", errors="replace")

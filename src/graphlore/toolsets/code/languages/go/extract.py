@@ -12,7 +12,9 @@ Kinds: a struct or any other named type is a ``class`` (``modifiers`` say ``stru
 names carry the modifier ``exported``. Types as written drop pointers and generic arguments (``*Repo`` ->
 ``Repo``, ``List[T]`` -> ``List``); a local made by a call is typed ``~callee()`` (what the callee returns),
 by a composite literal, ``new(T)`` or ``&T{}`` as ``T``. ``func main`` of ``package main`` is an entry point.
-A file whose header says ``Code generated ... DO NOT EDIT.`` is generated.
+A file whose header says ``Code generated ... DO NOT EDIT.`` is generated. A file whose build constraint no
+default build meets (``//go:build wireinject``, `constraints`) says so in ``extra["build_excluded"]``: nothing
+resolves to what it declares.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from tree_sitter import Node, QueryCursor
 from ...model import FileFacts, ImportFact, SymbolFact
 from ..extractor import Extractor, Syntax
 from ..parsing import Grammar, enclosing_lambda_calls, innermost_owner, query, squash, text
+from .constraints import excluded
 
 GRAMMAR = Grammar("go", tree_sitter_go.language)
 
@@ -147,6 +150,9 @@ class _Extractor(Extractor):
             if kind == "package_clause":
                 self.package = text(node.named_children[0]) if node.named_children else ""
                 self.facts.extra["package_name"] = self.package
+                constraint = excluded(self.src[:node.start_byte].decode("utf-8", "replace"))
+                if constraint:
+                    self.facts.extra["build_excluded"] = constraint
             elif kind == "import_declaration":
                 self.imports(node)
             elif kind == "type_declaration":

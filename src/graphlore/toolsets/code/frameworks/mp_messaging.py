@@ -1,0 +1,93 @@
+"""MicroProfile Reactive Messaging (SmallRye: Quarkus, Helidon, Open Liberty), read from the facts of Java and
+Kotlin files: ``@Incoming("ch")`` methods consume, ``@Outgoing("ch")`` methods produce, and ``send`` calls on
+an ``Emitter`` field annotated ``@Channel("ch")`` produce.
+
+A channel is a topic through its configuration: ``mp.messaging.{incoming,outgoing}.<ch>.connector`` gives the
+broker (``smallrye-kafka``: kafka, ``smallrye-rabbitmq``: rabbit, ``smallrye-amqp``: amqp, ...), and ``topic``
+(RabbitMQ: ``queue.name`` in, ``exchange.name`` out; AMQP: ``address``) the topic, the channel's name when none
+is set, as SmallRye does. A channel without a connector is in-process, or bound to the one connector the build
+has: which is not in the code, so the item stays unresolved and says so (a link would be a guess).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..languages.folding import Folded
+from ..languages.symbols import Bound
+from ..services.endpoints import Item
+from ..services.settings import Values
+from .base import Framework, Project, Reader, item
+from .jvm import JVM_LANGUAGES, JavaFile, annotations, attr, constants
+
+CONNECTORS = {"smallrye-kafka": "kafka", "smallrye-rabbitmq": "rabbit", "smallrye-amqp": "amqp",
+              "smallrye-mqtt": "mqtt", "smallrye-pulsar": "pulsar", "smallrye-jms": "jms"}
+#: the settings key of a channel's topic, by broker and direction (default: ``topic``)
+TOPIC_KEYS = {("rabbit", "incoming"): "queue.name", ("rabbit", "outgoing"): "exchange.name",
+              ("amqp", "incoming"): "address", ("amqp", "outgoing"): "address"}
+EMITTERS = {"Emitter", "MutinyEmitter"}
+SENDS = {"send", "sendAndAwait", "sendAndForget", "sendMessage", "sendMessageAndAwait", "sendMessageAndForget"}
+MP_PACKAGES = ("org.eclipse.microprofile.reactive.messaging", "io.smallrye.reactive.messaging")
+
+
+def _uses_mp(bound: Bound) -> bool:
+    return any(i.target.startswith(MP_PACKAGES) for i in bound.facts.imports)
+
+
+def prepare(files: list[Bound], project: Project) -> Reader:
+    consts = constants(project)
+
+    def read(bound: Bound) -> Iterator[Item]:
+        if not _uses_mp(bound):
+            return
+        values = project.values(bound.ctx.module)
+        jf = JavaFile(bound, consts, values)
+        facts = bound.facts
+        emitters: dict[tuple[str, str], tuple[str, Folded]] = {}
+        for index, sym in enumerate(facts.symbols):
+            anns = annotations(sym)
+            for name, direction, kind in (("Incoming", "incoming", "route"), ("Outgoing", "outgoing", "producer")):
+                if name in anns and sym.kind == "method":
+                    written = attr(anns[name], "value") or ""
+                    channel = jf.fold(written, sym.parent or "")
+                    yield _item(bound, index, kind, direction, channel, values, written)
+            if "Channel" in anns and sym.kind == "field" and sym.type.split("<", 1)[0].rsplit(".", 1)[-1] in EMITTERS:
+                written = attr(anns["Channel"], "value") or ""
+                emitters[(sym.parent or "", sym.name)] = (written, jf.fold(written, sym.parent or ""))
+        by_key = {sym.key: i for i, sym in enumerate(facts.symbols)}
+        for call in facts.calls if emitters else ():
+            receiver = call.receiver
+            if call.name not in SENDS or call.owner not in by_key or not receiver:
+                continue
+            name = receiver[1] if receiver[0] == "name" else receiver[2] if (
+                receiver[0] == "field" and receiver[1] == ["this"]) else None
+            class_key = call.owner.split("#", 1)[0]
+            found = emitters.get((class_key, name)) if name else None
+            if found is not None:
+                written, channel = found
+                yield _item(bound, by_key[call.owner], "producer", "outgoing", channel, values, written, call.line)
+    return read
+
+
+def _item(bound: Bound, index: int, kind: str, direction: str, channel: Folded, values: Values, written: str,
+          line: int | None = None) -> Item:
+    prefix = f"mp.messaging.{direction}.{channel.text}"
+    connector = values.get(f"{prefix}.connector") if channel.known else None
+    broker = CONNECTORS.get(connector or "", connector)
+    topic = channel
+    raw = values.get(f"{prefix}.{TOPIC_KEYS.get((broker or '', direction), 'topic')}") if broker else None
+    if raw is not None:
+        text, missing = values.resolve(raw)
+        topic = Folded(text, not missing, tuple(f"placeholder ${{{k}}} is not in the module's settings"
+                                                for k in missing))
+    found = item(bound, index, kind, "smallrye_messaging", line, broker=broker or "channel", topic=topic,
+                 written=written)
+    if channel.known and connector is None:
+        found.problems.append(f"the channel {channel.text} names no connector ({prefix}.connector): in-process, or "
+                              "bound to the one connector the build has")
+    elif broker == "rabbit" and direction == "outgoing":
+        found.problems.append("sent to an exchange: which queue gets it depends on the bindings, which are not read")
+    return found
+
+
+FRAMEWORK = Framework("mp_messaging", JVM_LANGUAGES, prepare, reads=JVM_LANGUAGES)

@@ -1,0 +1,204 @@
+"""Micronaut: controllers whose mappings are declared on an interface in another module, declarative
+``@Client`` interfaces (by service id, by a URL folded from ``application.yml``, inherited methods, ``path``),
+the low-level ``HttpClient``, ``@KafkaClient``/``@KafkaListener`` and ``@RabbitClient``/``@RabbitListener``
+topics, and ``micronaut.application.name`` as the service's name."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers.code_tools import write_tree
+
+from graphlore.toolsets.code.index.graph import CodeGraph
+
+
+def _pom(name: str) -> str:
+    return (f"<project><modelVersion>4.0.0</modelVersion><groupId>com.acme</groupId><artifactId>{name}</artifactId>"
+            "<version>1</version></project>\n")
+
+
+API = '''package com.acme.orders.api;
+
+import io.micronaut.http.annotation.Get;
+import io.micronaut.http.annotation.Post;
+
+public interface OrderOperations {
+    @Get("/{id}")
+    String get(String id);
+
+    @Post(uris = {"/", "/bulk"})
+    String create(String body);
+
+    @Get(uri = "/count")
+    int count();
+}
+'''
+
+CONTROLLER = '''package com.acme.orders.web;
+
+import com.acme.orders.api.OrderOperations;
+import io.micronaut.http.annotation.Controller;
+import io.micronaut.http.annotation.Delete;
+
+@Controller("/orders")
+public class OrdersController implements OrderOperations {
+    @Override
+    public String get(String id) { return id; }
+
+    @Override
+    public String create(String body) { return body; }
+
+    @Delete("/{id}")
+    public void remove(String id) { }
+}
+'''
+
+LISTENER = '''package com.acme.orders.events;
+
+import io.micronaut.configuration.kafka.annotation.KafkaListener;
+import io.micronaut.configuration.kafka.annotation.Topic;
+import io.micronaut.rabbitmq.annotation.Queue;
+import io.micronaut.rabbitmq.annotation.RabbitListener;
+
+@KafkaListener(groupId = "orders")
+public class PaymentListener {
+    @Topic("${app.topics.paid}")
+    void onPaid(String event) { }
+}
+
+@RabbitListener
+class AuditListener {
+    @Queue("audit")
+    void onAudit(String event) { }
+}
+'''
+
+ORDERS_YML = '''micronaut:
+  application:
+    name: orders-service
+app:
+  topics:
+    paid: payment-completed
+'''
+
+CLIENT = '''package com.acme.shop
+
+import com.acme.orders.api.OrderOperations
+import io.micronaut.http.annotation.Get
+import io.micronaut.http.client.annotation.Client
+
+@Client(id = "orders-service", path = "/orders")
+interface OrdersClient : OrderOperations {
+    @Get("/{id}")
+    override fun get(id: String): String
+}
+'''
+
+JAVA_CLIENTS = '''package com.acme.shop;
+
+import io.micronaut.http.HttpRequest;
+import io.micronaut.http.annotation.Get;
+import io.micronaut.http.client.HttpClient;
+import io.micronaut.http.client.annotation.Client;
+import io.micronaut.configuration.kafka.annotation.KafkaClient;
+import io.micronaut.configuration.kafka.annotation.Topic;
+import io.micronaut.rabbitmq.annotation.Binding;
+import io.micronaut.rabbitmq.annotation.RabbitClient;
+
+@Client("${orders.url}")
+interface OrdersByUrl {
+    @Get("/orders/count")
+    int count();
+}
+
+@Client("https://api.example.com")
+interface Outside {
+    @Get("/orders/count")
+    int count();
+}
+
+@KafkaClient
+interface PaymentEvents {
+    @Topic("payment-completed")
+    void paid(String event);
+}
+
+@RabbitClient
+interface Audit {
+    @Binding("audit")
+    void send(String event);
+}
+
+class Raw {
+    @Client("http://orders:8080")
+    HttpClient client;
+
+    String count() {
+        return client.toBlocking().retrieve(HttpRequest.GET("/orders/count"));
+    }
+}
+'''
+
+SHOP_YML = '''micronaut:
+  application:
+    name: shop
+orders:
+  url: http://orders-service:8080
+'''
+
+
+def _simple(fqn: str) -> str:
+    return fqn.split("(", 1)[0].replace("#", ".").rsplit(".", 1)[-1]
+
+
+def test_micronaut_routes_clients_and_messages(tmp_path: Path):
+    root = write_tree(tmp_path, {
+        "orders-api/pom.xml": _pom("orders-api"),
+        "orders-api/src/main/java/com/acme/orders/api/OrderOperations.java": API,
+        "orders/pom.xml": _pom("orders"),
+        "orders/Dockerfile": "FROM eclipse-temurin:17\n",
+        "orders/src/main/resources/application.yml": ORDERS_YML,
+        "orders/src/main/java/com/acme/orders/web/OrdersController.java": CONTROLLER,
+        "orders/src/main/java/com/acme/orders/events/PaymentListener.java": LISTENER,
+        "shop/pom.xml": _pom("shop-app"),
+        "shop/Dockerfile": "FROM eclipse-temurin:17\n",
+        "shop/src/main/resources/application.yml": SHOP_YML,
+        "shop/src/main/kotlin/com/acme/shop/OrdersClient.kt": CLIENT,
+        "shop/src/main/java/com/acme/shop/Clients.java": JAVA_CLIENTS,
+    })
+    nodes, edges = CodeGraph.build(root).snapshot()
+    services = {n.name: n.props for n in nodes.values() if n.kind == "microservice"}
+    assert {"orders-service", "shop"} <= set(services)
+    assert services["orders-service"]["name_source"] == "micronaut.application.name"
+
+    routes = {(p["framework"], p.get("http_method"), p.get("path_template") or p.get("topic"), _simple(p["handler_fqn"]))
+              for p in (n.props for n in nodes.values() if n.kind == "route")}
+    assert routes == {
+        ("micronaut", "GET", "/orders/{id}", "get"),              # the interface's mapping, at the override
+        ("micronaut", "POST", "/orders", "create"),              # each of uris
+        ("micronaut", "POST", "/orders/bulk", "create"),
+        ("micronaut", "GET", "/orders/count", "OrdersController"),  # inherited, not redeclared: at the class
+        ("micronaut", "DELETE", "/orders/{id}", "remove"),
+        ("micronaut_kafka", None, "payment-completed", "onPaid"),  # ${...} folded from application.yml
+        ("micronaut_rabbit", None, "audit", "onAudit"),
+    }
+
+    by_id = {n.id: n for n in nodes.values()}
+    links = {}
+    for edge in edges.values():
+        if edge.type in ("HTTP_CALLS", "ASYNC_CALLS"):
+            src, dst = by_id[edge.src].props, by_id[edge.dst].props
+            links.setdefault((src["file"].rsplit("/", 1)[-1], src.get("http_method") or src.get("topic")), set()).add(
+                (dst.get("path_template") or dst.get("topic"), edge.props.get("match")))
+    assert links[("OrdersClient.kt", "GET")] == {("/orders/{id}", "cross_service"),       # redeclared
+                                                 ("/orders/count", "cross_service")}      # inherited
+    assert links[("OrdersClient.kt", "POST")] == {("/orders", "cross_service"), ("/orders/bulk", "cross_service")}
+    assert links[("Clients.java", "payment-completed")] == {("payment-completed", "cross_service")}
+    assert links[("Clients.java", "audit")] == {("audit", "cross_service")}
+    clients = {(p["client_kind"], p["line"]): p for p in (n.props for n in nodes.values() if n.kind == "client")}
+    by_url = clients[("micronaut_client", 14)]
+    assert (by_url["target_service"], by_url["match"]) == ("orders-service", "cross_service")
+    outside = clients[("micronaut_client", 20)]
+    assert outside["match"] == "unresolved"                               # no service of the project
+    raw = clients[("micronaut_http_client", 41)]                          # the @Client field's URL + the request's
+    assert (raw["http_method"], raw["target_service"], raw["match"]) == ("GET", "orders-service", "cross_service")
