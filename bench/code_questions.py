@@ -490,6 +490,17 @@ def through(a: Agent, service: str) -> dict:
     direct = {x.target for x in links if x.source.lower() == service.lower()}
     return {"pairs": [(x.source, x.target) for x in links if x.source.lower() == service.lower() or x.source in direct]}
 
+
+def config_of_clients_to(a: Agent, target: str, query: str) -> dict:
+    """Where the callers of a service find it, the question naming no caller: the first clients of ``target`` from
+    any service, described, then the best code hit for the setting, read with its source."""
+    for ref in a("find", kind="client", filter={"target_service": target}, limit=2).results[:2]:
+        a("describe", id=ref.id)
+    hits = a("search", query=query, kind="symbol", limit=1).results
+    if hits:
+        a("describe", id=hits[0].node.id, include_source=True)
+    return {}
+
 PLANS = {
     "pm-01": lambda a: callers_of_route(a, "POST /uaa/users", 3, "auth-service"),
     "pm-02": lambda a: callers_of(a, "StatisticsService.save", "statistics-service"),
@@ -1002,6 +1013,50 @@ PLANS = {
     "qh-33": lambda a: top_symbols(a, "fallback when the villains service is down", "rest-fights"),
     "qh-34": lambda a: search_everywhere(a, "push live team statistics to browsers over a websocket"),
     "qh-35": lambda a: search_everywhere(a, "generate the narration text of a fight"),
+    # teastore (DescartesResearch/TeaStore, eleventh blind set, session 6): written from the questions' words and
+    # SKILL.md after the key's commit, before any run; services as SKILL.md names them (a reactor of Dockerfile'd
+    # members: each member's Maven artifactId, auth, image, persistence, recommender, registry, webui)
+    "ts-01": lambda a: callers_of_route(a, "GET /products/{id}", 2, "persistence"),
+    "ts-02": lambda a: callers_of_route(a, "POST /useractions/login", 3, "auth"),
+    "ts-03": lambda a: callers_of_route(a, "GET /categories", 2, "persistence"),
+    "ts-04": lambda a: callers_of_route(a, "POST /orders", 2, "persistence"),
+    "ts-05": lambda a: {"nodes": a.upstream(search_route(a, "product images", "image"), 4)},
+    "ts-06": lambda a: {"nodes": a.upstream(search_route(a, "instances of a service", "registry"), 2)},
+    "ts-07": lambda a: {"paths": a.trace(search_route(a, "place order confirm cart", "webui"),
+                                         (top_symbols(a, "store order in database", "persistence")["nodes"] or [None])[0])},
+    "ts-08": lambda a: {"paths": a.trace(a.route_named("webui", "/product"),
+                                         (top_symbols(a, "recommend products", "recommender")["nodes"] or [None])[0])},
+    "ts-09": lambda a: {"paths": [downstream(a, (top_symbols(a, "get training data and train", "recommender")["nodes"]
+                                                 or [None])[0], 3)]},
+    "ts-10": lambda a: {"paths": a.trace(a.route_named("webui", "loginaction"),
+                                         (top_symbols(a, "find user by name", "persistence")["nodes"] or [None])[0])},
+    "ts-11": lambda a: callers_of_route(a, "GET /users/name/{name}", 5, "persistence"),
+    "ts-12": lambda a: callers_of_route(a, "POST /cart/add/{pid}", 4, "auth"),
+    "ts-13": lambda a: {"services": sorted({s for s, _ in calls_to(a, "persistence")["pairs"]})},
+    "ts-14": lambda a: callers_of_route(a, "GET /train/isready", 3, "recommender"),
+    "ts-15": lambda a: {"pairs": [(x.source, x.target) for x in a("service_map").links
+                                  if x.match == "cross_service" and x.kind == "http"]},
+    "ts-16": lambda a: {"services": sorted({t for _, t in calls_from(a, "webui")["pairs"]})},
+    "ts-17": lambda a: no_link(a, "auth", ("recommender", "image")),
+    "ts-18": lambda a: {"routes": served_endpoints(a, "auth")},
+    "ts-19": lambda a: {"routes": served_endpoints(a, "recommender")},
+    "ts-20": lambda a: {"routes": [r for r in served_endpoints(a, "persistence") if "/products" in r]},
+    "ts-21": lambda a: config_of_clients_to(a, "registry", "registry URL address"),
+    "ts-22": lambda a: {**config_of_clients(a, "webui", target_service="auth"),
+                        **describe_named(a, "auth", "microservice")},
+    "ts-23": lambda a: service_config_and_code(a, "persistence", "database host connection"),
+    "ts-24": lambda a: no_callers(a, "POST /recommendsingle", "recommender"),
+    "ts-25": lambda a: {"found": [1] * (a.total("producer")
+                                        + a.total("route", framework=["spring_kafka", "spring_rabbit", "spring_jms",
+                                                                      "spring_cloud_stream", "pika", "amqp_go",
+                                                                      "amqplib", "bunny", "sneakers"]))},
+    "ts-26": lambda a: callers_of_routes_named(a, "image", ("setcachesize", "/state")),
+    "ts-27": lambda a: no_callers(a, "POST /users", "persistence"),
+    "ts-28": lambda a: top_symbols(a, "check password login", "auth"),
+    "ts-29": lambda a: {"nodes": [c.id for c in a("find", kind="client", filter={
+        "microservice": "webui", "target_service": "recommender"}, limit=20).results]
+        + top_symbols(a, "regenerate database retrain recommender", "webui")["nodes"]},
+    "ts-30": lambda a: search_everywhere(a, "shopping cart"),
 }
 
 
