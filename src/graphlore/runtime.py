@@ -30,7 +30,8 @@ store, so any process sharing it answers. Left at module level, process-wide: me
 resource and can never be stale, each bounded (the keys of the unbounded ones come from the code: request
 models, languages, grammars and their queries): ``contract.path_fields``; the code toolset's language
 tables (``registry._index``, ``parsing.language``, ``parsing.query``, ``walk._kinds``, ``layout._builds``,
-in ``code/languages/`` and ``code/layout/``); the facts toolset's name and code readers
+in ``code/languages/`` and ``code/layout/``), the MSBuild files the C# usings read (``usings._msbuild``, 512,
+keyed by path and stamp, so an edited file is read again); the facts toolset's name and code readers
 (``names._words``, ``names._core_words`` 100,000 each, ``names._pair_evidence_given`` 200,000,
 ``codes.identifiers``, ``codes.variants``, ``codes.text_platforms``, ``codes.definition_numbers`` 100,000
 each); the BM25 tokeniser's (``store.terms._normalise``, ``store.sqlite.bm25._key``, 500,000 each). ``tests/test_runtime.py`` checks

@@ -295,6 +295,63 @@ def test_endpoints_named_through_functional_options_are_read_at_the_configuring_
     assert links == {("grinder", "baker", "cross_service")}
 
 
+CS_PUBLISHER = """using System.Text;
+
+namespace Shop.Billing;
+
+public class Notifier(IChannel channel, IConfiguration configuration)
+{
+    private const string Exchange = "billing";
+
+    public async Task Paid(string body)
+    {
+        var key = "invoice.paid";
+        await channel.BasicPublishAsync(exchange: Exchange, routingKey: key, body: Encoding.UTF8.GetBytes(body));
+        channel.BasicPublish("billing", "invoice.void", null, Encoding.UTF8.GetBytes(body));
+        await channel.BasicPublishAsync(configuration["Bus:Exchange"], "invoice.late", false, null, new byte[0]);
+    }
+
+    public void Publish(string body) { }   // the project's own method of another name
+
+    public void Other() => Publish("x");
+}
+"""
+
+CS_CONSUMER = """namespace Shop.Ledger;
+
+public class Listener(IModel channel)
+{
+    public void Start()
+    {
+        channel.QueueBind("ledger", "billing", "invoice.paid");
+        channel.QueueBindAsync(queue: "ledger", exchange: "billing", routingKey: "invoice.late");
+        channel.BasicConsume(queue: "ledger", autoAck: true, consumer: null);
+    }
+}
+"""
+
+
+def test_rabbitmq_client_in_csharp_publishes_and_consumes_by_exchange_and_key(tmp_path: Path):
+    web = '<Project Sdk="Microsoft.NET.Sdk.Web"></Project>'
+    write_tree(tmp_path, {
+        "billing/billing.csproj": web, "billing/GlobalUsings.cs": "global using RabbitMQ.Client;\n",
+        "billing/Notifier.cs": CS_PUBLISHER, "billing/appsettings.json": '{"Bus": {"Exchange": "billing"}}',
+        "ledger/ledger.csproj": web.replace("</Project>", '<ItemGroup><Using Include="RabbitMQ.Client" />'
+                                                          '</ItemGroup></Project>'),
+        "ledger/Listener.cs": CS_CONSUMER})
+    nodes, edges = CodeGraph.build(tmp_path).snapshot()
+    found = {(n.kind, n.props["microservice"], n.props["label"]) for n in nodes.values() if n.props.get("broker")}
+    assert found == {
+        ("producer", "billing", "rabbit billing/invoice.paid"), ("producer", "billing", "rabbit billing/invoice.void"),
+        ("producer", "billing", "rabbit billing/invoice.late"),
+        ("route", "ledger", "rabbit billing/invoice.paid"), ("route", "ledger", "rabbit billing/invoice.late"),
+        ("route", "ledger", "rabbit ledger")}
+    links = {(nodes[e.src].props["label"], nodes[e.dst].props["label"], e.props["match"])
+             for e in edges.values() if e.type == "ASYNC_CALLS"}
+    assert links == {("rabbit billing/invoice.paid", "rabbit billing/invoice.paid", "cross_service"),
+                     ("rabbit billing/invoice.late", "rabbit billing/invoice.late", "cross_service")}
+
+
 def test_paths_cross_a_producer_to_its_consumers_unless_async_calls_are_left_out(tmp_path: Path, embedder):
     """"What happens after X publishes" is one ``paths`` call: producer -> listener route (``ASYNC_CALLS``) ->
     its handler; leaving ``ASYNC_CALLS`` out of ``edge_types`` stops there."""

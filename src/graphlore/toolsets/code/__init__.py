@@ -39,8 +39,10 @@ The map (packages by concern; a package imports only the packages above it)::
       csharp/__init__.py          C# as a Language: .csproj projects, ASP.NET Core and .NET test role tables
       csharp/extract.py           one C# file -> facts (namespaces, types, members, attributes, BaseAddress)
       csharp/resolve.py           namespaces, using directives, base types
-      csharp/constants.py         C# constants for folding (const and static readonly strings, interpolation),
-                                  the type an expression makes (new T, Adapt<T>(), Map<T>(x))
+      csharp/constants.py         C# constants for folding (const and static readonly strings, interpolation,
+                                  .NET configuration reads, the type an expression makes: new T, Adapt<T>())
+      csharp/usings.py            usings a C# project shares (global using, <Using>, ImplicitUsings, _Imports)
+      csharp/razor.py             Razor files (.razor, .cshtml) as the C# class they compile to
       php/__init__.py             PHP as a Language: composer.json projects, Symfony role tables
       php/extract.py              one PHP file -> facts (namespaces, types, traits, members, attributes and
                                   docblock annotations, route groups)
@@ -99,7 +101,8 @@ The map (packages by concern; a package imports only the packages above it)::
       nginx.py                    nginx proxy_pass locations as gateway routes forwarding to a service
       proxies.py                  YARP, Ocelot, Envoy, Traefik routes in configuration, forwarding to a service
       edge.py                     the routes of a container-only edge proxy, held by its service
-      amqp.py                     AMQP producers and consumers (pika, Go amqp, amqplib) by exchange/key
+      amqp.py                     AMQP producers and consumers (pika, Go amqp, amqplib, RabbitMQ.Client) by
+                                  exchange/key
       amqp_options.py             Go AMQP endpoints named through functional options: producers where the
                                   configured type sends, consumers' handlers the function handed to them
       kafka.py                    Kafka's plain clients (Python, Node, Java/Kotlin, C#) by topic
@@ -115,7 +118,8 @@ The map (packages by concern; a package imports only the packages above it)::
       golang.py                   what Go frameworks read: types by package, receivers' types, handlers
       go_web.py                   net/http, gorilla/mux, gin, echo, chi routes; net/http clients; Go Kafka
       aspnet.py                   ASP.NET Core routes (attributes, minimal APIs, groups, MapForwarder, Carter,
-                                  FastEndpoints), HttpClient, Refit and RestEase clients
+                                  FastEndpoints), HttpClient clients
+      refit.py                    Refit and RestEase interfaces as HTTP clients under their base address
       eventbus.py                 .NET event buses whose topic is the event type (AddSubscription<E, H>),
                                   MassTransit and NServiceBus
       ktor.py                     Ktor routing and clients (Kotlin)

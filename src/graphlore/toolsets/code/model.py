@@ -170,7 +170,8 @@ class ImportFact:
     (with leading dots when relative); TS the module specifier. ``names``: (imported, local alias)
     pairs; ``("*", "*")`` for a wildcard / star import, ``("default", x)`` for a TS default import,
     ``("*", ns)`` for ``import * as ns``. ``reexport`` marks TS ``export ... from`` and Python
-    ``__init__`` style re-exports are ordinary imports."""
+    ``__init__`` style re-exports are ordinary imports. ``line`` 0: no line of the file writes it, its project shares
+it with every file (C#'s ``global using``, `csharp.usings`)."""
 
     target: str
     names: tuple[tuple[str, str], ...]

@@ -25,8 +25,7 @@ parameter, field or property), and ``SendAsync`` with a ``new HttpRequestMessage
 the same method. A relative URL starts at the ``BaseAddress = new Uri(...)`` that the class's typed-client
 registration (``AddHttpClient<Class>(c => c.BaseAddress = ...)``, in its module, else in the app whose file names
 the class) sets, else the one set in the same class, else the only one set in the module outside another class's
-registration; a URL without a scheme or a leading ``/`` is a path under it, never a host. Refit and RestEase
-interfaces: see `_refit`.
+registration; a URL without a scheme or a leading ``/`` is a path under it, never a host.
 """
 
 from __future__ import annotations
@@ -46,10 +45,6 @@ VERBS = {"HttpGet": "GET", "HttpPost": "POST", "HttpPut": "PUT", "HttpDelete": "
 MAPS = {"MapGet": "GET", "MapPost": "POST", "MapPut": "PUT", "MapDelete": "DELETE", "MapPatch": "PATCH"}
 #: parameter types that may be a group with a prefix (an app is the root)
 GROUP_TYPES = {"IEndpointRouteBuilder", "RouteGroupBuilder"}
-#: Refit's and RestEase's request attributes
-REFIT_VERBS = {"Get": "GET", "Post": "POST", "Put": "PUT", "Delete": "DELETE", "Patch": "PATCH", "Head": "HEAD",
-               "Options": "OPTIONS"}
-REFIT_REGISTRARS = {"AddRefitClient", "AddRestEaseClient"}
 CLIENT_CALLS = {
     **{f"{verb}Async": verb.upper() for verb in ("Get", "Post", "Put", "Delete", "Patch")},
     "GetStringAsync": "GET", "GetStreamAsync": "GET", "GetByteArrayAsync": "GET", "GetFromJsonAsync": "GET",
@@ -70,7 +65,7 @@ def _template(annotation: AnnotationFact | None) -> str | None:
 
 def csharp_constants(project: Project) -> CSharpConstants:
     """Every C# constant of the project (built once per update, whichever framework asks first)."""
-    return project.shared("csharp.constants", lambda: CSharpConstants(project.table))
+    return project.shared("csharp.constants", lambda: CSharpConstants(project.table, project.settings))
 
 
 class AspNet:
@@ -78,32 +73,21 @@ class AspNet:
 
     def __init__(self, bounds: list[Bound], project: Project) -> None:
         self.constants = csharp_constants(project)
-        #: module -> (owner, value as written, facts, the client type an ``AddHttpClient<T>`` registers, or "")
-        self.bases: dict[str, list[tuple[str, str, FileFacts, str]]] = {}
+        #: module -> (owner, value as written, facts, the client type an ``AddHttpClient<T>`` registers, or "", line)
+        self.bases: dict[str, list[tuple[str, str, FileFacts, str, int]]] = {}
         #: client type -> its ``AddHttpClient<T>`` registrations in any module (a library's client, registered by
         #: the app that uses it), as written, with where each is made
-        self.registered: dict[str, list[tuple[tuple[str, str, FileFacts, str], str, FileContext]]] = {}
+        self.registered: dict[str, list[tuple[tuple[str, str, FileFacts, str, int], str, FileContext]]] = {}
         #: a named client's name -> its ``AddHttpClient("name", ...)`` registrations, with where each is made
         self.named: dict[str, list[tuple[str, str, FileFacts, FileContext]]] = {}
-        #: a Refit/RestEase interface's simple name -> the base addresses its registrations and
-        #: ``RestService.For<IApi>(url)`` calls give it, with where each is made
-        self.refit: dict[str, list[tuple[str, str, FileFacts, FileContext]]] = {}
         for bound in bounds:
-            for line, name, *types in bound.facts.extra.get("generic_calls", []):
-                if name == "For" and types and types[0]:
-                    self.refit.setdefault(types[0][0].rsplit(".", 1)[-1], []).extend(
-                        (c.owner, _given_base(bound.facts, c.owner, c.args[0]), bound.facts, bound.ctx)
-                        for c in bound.facts.calls if c.line == line and c.name == "For" and c.args and
-                        c.receiver in (["name", "RestService"], ["name", "RestClient"]))
             for base in bound.facts.extra.get("base_addresses", []):
                 if base.get("client", "").startswith("name:"):   # AddHttpClient("x", ...): CreateClient("x")'s
                     self.named.setdefault(base["client"][5:], []).append(
                         (base["owner"], base["value"], bound.facts, bound.ctx))
-                elif base.get("registrar") in REFIT_REGISTRARS:   # AddRefitClient<IApi>().ConfigureHttpClient(..)
-                    self.refit.setdefault(base["client"].rsplit(".", 1)[-1], []).append(
-                        (base["owner"], base["value"], bound.facts, bound.ctx))
                 elif base.get("registrar", "AddHttpClient") == "AddHttpClient":
-                    found = (base["owner"], base["value"], bound.facts, base.get("client", "").rsplit(".", 1)[-1])
+                    found = (base["owner"], base["value"], bound.facts, base.get("client", "").rsplit(".", 1)[-1],
+                             base.get("line", 0))
                     self.bases.setdefault(bound.ctx.module, []).append(found)
                     if found[3]:
                         self.registered.setdefault(found[3], []).append((found, base.get("client", ""), bound.ctx))
@@ -144,14 +128,6 @@ class AspNet:
                                       if reaches(where, bound.ctx) or reaches(bound.ctx, where))}
         return next(iter(values.values())) if len(values) == 1 else None
 
-    def refit_base(self, bound: Bound, interface: str) -> Folded | None:
-        """The base address a Refit/RestEase interface's registrations in a process running it give (one value),
-        else None."""
-        values = {f.text: f for f in (self.fold(facts, expr, owner.rpartition(".")[0])
-                                      for owner, expr, facts, where in self.refit.get(interface, [])
-                                      if reaches(where, bound.ctx))}
-        return next(iter(values.values())) if len(values) == 1 else None
-
     def base_for(self, bound: Bound, class_key: str) -> Folded | None:
         """The base address of the class's ``HttpClient``: the one its ``AddHttpClient<Class>(...)`` registration
         sets (in its module, else in a module whose process runs the class's code, never another deployed service:
@@ -163,17 +139,10 @@ class AspNet:
              if reaches(where, bound.ctx) and _names_class(b[2], written, bound.facts.package)]
         own = [b for b in found if b[2] is bound.facts and b[0].startswith(class_key) and not b[3]]
         chosen = registered or own or [b for b in found if not b[3]]
-        values = {self.fold(facts, expr, owner.rsplit(".", 1)[0]).text: self.fold(facts, expr, owner.rsplit(".", 1)[0])
-                  for owner, expr, facts, _ in chosen}
+        # each read where it is written: a local of the registering or setting method is its value there
+        folded = [self.fold(facts, expr, owner.rsplit(".", 1)[0], owner, line) for owner, expr, facts, _, line in chosen]
+        values = {value.text: value for value in folded}
         return next(iter(values.values())) if len(values) == 1 else None
-
-
-def _given_base(facts: FileFacts, owner: str, argument: str) -> str:
-    """What ``RestService.For<IApi>(argument)`` starts at: a URL, or the ``BaseAddress`` the method sets on the
-    ``HttpClient`` it passes (``http.BaseAddress = new Uri(..)``; the URL itself when it sets none)."""
-    set_here = [base["value"] for base in facts.extra.get("base_addresses", [])
-                if base["owner"] == owner and base["target"] == f"{argument.strip()}.BaseAddress"]
-    return set_here[-1] if len(set_here) == 1 else argument
 
 
 def _names_class(facts: FileFacts, written: str, namespace: str) -> bool:
@@ -203,8 +172,6 @@ def read_csharp(web: AspNet, bound: Bound) -> Iterator[Item]:
             yield from _controller_routes(web, bound, index)
         if sym.kind == "class" and _fast_endpoint(sym):
             yield from _fast_endpoints(web, bound, sym.key)
-        if sym.kind == "interface":
-            yield from _refit(web, bound, sym)
     yield from _minimal(web, bound)
     yield from _clients(web, bound)
 
@@ -519,34 +486,6 @@ def _clients(web: AspNet, bound: Bound) -> Iterator[Item]:
         found = item(bound, bound.by_key[call.owner], "client", "http_client", call.line, http_method=method,
                      path=path, written=url)
         if base is not None and base.known:
-            found.base_url = base.text
-        yield found
-
-
-def _refit(web: AspNet, bound: Bound, interface) -> Iterator[Item]:
-    """A Refit (or RestEase) interface's methods with ``[Get("/path")]`` ... ``[Patch]`` are its clients (``[Headers]``
-    and parameters' attributes ignored; RestEase's ``[BasePath("x")]`` on the interface prefixes them), each on the
-    base address its registrations give (``AddRefitClient<IApi>().ConfigureHttpClient(c => c.BaseAddress = ..)``,
-    ``RestService.For<IApi>(url)``): Refit appends the path to the base address's. Calls through the interface are
-    calls of the method, so its callers are the client's call sites."""
-    facts = bound.facts
-    prefix = _template(_annotations(interface).get("BasePath"))
-    base = None
-    for member in bound.members(interface.key):
-        method = facts.symbols[member]
-        verbs = [(REFIT_VERBS[a.name.rsplit(".", 1)[-1]], _template(a)) for a in method.annotations
-                 if a.name.rsplit(".", 1)[-1] in REFIT_VERBS]
-        if method.kind != "method" or len(verbs) != 1 or verbs[0][1] is None:
-            continue
-        if base is None:
-            base = web.refit_base(bound, interface.name) or unknown(
-                f"no registration read gives {interface.name} its base address")
-        verb, template = verbs[0]
-        path = join_paths([web.fold(facts, prefix, interface.key) if prefix else literal(""),
-                           web.fold(facts, template, interface.key)])
-        url = Folded(base.text.rstrip("/"), base.known, base.why) + path   # Refit appends the path to the base's
-        found = item(bound, member, "client", "refit", None, http_method=verb, path=url, written=template)
-        if base.known:
             found.base_url = base.text
         yield found
 

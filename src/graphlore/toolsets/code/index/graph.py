@@ -223,7 +223,7 @@ class CodeGraph:
         stats.removed = len(removed)
         stats.removed_paths = sorted(removed)
         self.facts.update(changed)
-        rebind = set(changed)
+        rebind = set(changed) | self._share_imports(layout)
         if stats.layout_changed:
             rebind |= {path for path, bound in self.table.files.items()
                        if bound.ctx != layout.context(path, bound.facts.language)}
@@ -241,6 +241,20 @@ class CodeGraph:
         for key in invalid:
             dirty |= self.dependents.get(key, set())
         return sorted(dirty & set(self.table.files))
+
+    def _share_imports(self, layout: Layout) -> set[str]:
+        """The files whose imports shared by their project (`Language.shared_imports`) changed, their facts
+        holding the new ones: another file's ``global using`` moves what every file of its project sees."""
+        moved: set[str] = set()
+        for language in registry.LANGUAGES:
+            if language.shared_imports is None:
+                continue
+            files = {path: (facts, layout.context(path, facts.language)) for path, facts in self.facts.items()
+                     if facts.language in language.names}
+            for path, facts in language.shared_imports(self.root, files).items():
+                self.facts[path] = facts
+                moved.add(path)
+        return moved
 
     def _read_changed(self, found: Scan, stats: UpdateStats, progress: Progress | None = None) -> dict[str, FileFacts]:
         changed: dict[str, FileFacts] = {}

@@ -43,7 +43,10 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: ``;`` keeps its place (formats 5 to 7 gave another service's rpc of the name its rule).
 #: 9: a Go file no default build compiles says so (``extra["build_excluded"]``): restored facts of format 8 would
 #: keep Wire's ``wireinject`` templates as call targets.
-FORMAT = 9
+#: 10: a C# file's ``global using`` lines (``extra["global_usings"]``) and the usings its project shares with it
+#: (imports of line 0, `csharp.usings`), Razor files, and ``ConfigureHttpClient`` lambdas chained on
+#: ``AddHttpClient<T>()``/``AddRefitClient<T>()`` as registrations: an index of format 9 restored would miss them.
+FORMAT = 10
 
 
 def _context(values: list) -> FileContext:

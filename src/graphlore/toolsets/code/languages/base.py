@@ -119,6 +119,9 @@ class Language:
     #: (adding to the set ``read`` the files it read)
     alias_files: re.Pattern[str] | None = None
     read_aliases: Callable[..., tuple] | None = None
+    #: ``shared_imports(root, {path: (facts, context)})``: the files whose imports their project gives them without
+    #: writing them (C#'s ``global using``) are not the ones their facts hold, with the facts holding them now
+    shared_imports: Callable[..., dict] | None = None
 
     @cached_property
     def names(self) -> tuple[str, ...]:

@@ -127,12 +127,13 @@ def expand(value: Folded) -> list[Folded]:
 
 def settle_env(value: Folded, lookup) -> tuple[Folded, list[str]]:
     """``value`` with its environment variables replaced by ``lookup(name)`` (a list of the values the deployment
-    files give it; several make a choice); a variable none gives takes the code's default, else is ``{?}``.
-    Returns the value and the variables it read."""
+    files give it; several make a choice, unless the value is already a choice: then ``{?}``, saying so); a
+    variable none gives takes the code's default, else is ``{?}``. Returns the value and the variables it read."""
     if ENV_OPEN not in value.text:
         return value, []
     names: list[str] = []
     missing: set[str] = set()
+    several: set[str] = set()
 
     def replace(match: re.Match) -> str:
         name, default = match.group(1), match.group(2)
@@ -145,11 +146,16 @@ def settle_env(value: Folded, lookup) -> tuple[Folded, list[str]]:
             return UNKNOWN
         if len(found) == 1:
             return found[0]
+        if inside_choice:   # a choice within a choice is not written: the value is not known
+            several.add(name)
+            return UNKNOWN
         return CHOICE_OPEN + CHOICE_SEP.join(found) + CHOICE_CLOSE
 
+    inside_choice = CHOICE_OPEN in value.text
     text = _ENV.sub(replace, value.text)
     settled = {env_why(n) for n in names if n not in missing}
-    why = tuple(w for w in value.why if w not in settled)
+    why = tuple(w for w in value.why if w not in settled) + tuple(
+        f"environment variable {n} is given several values, in one of several values already" for n in sorted(several))
     return Folded(text, known_text(text), why), names
 
 

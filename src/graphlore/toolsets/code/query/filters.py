@@ -34,19 +34,19 @@ FRAMEWORKS = ("spring_web", "spring_cloud_gateway", "zuul", "nginx", "yarp", "oc
               "fastapi", "flask", "express", "nestjs", "nextjs", "net_http", "gorilla_mux", "gin", "echo", "chi", "aspnet", "ktor",
               "symfony", "laravel", "slim", "php_router", "sinatra", "rails", "grape", "axum", "actix_web", "rocket",
               "grpc", "grpc_gateway", "sarama", "kafka_go", "confluent_kafka", "kafka_python", "aiokafka", "kafkajs",
-              "node_rdkafka", "kafka_clients", "confluent_kafka_dotnet", "pika", "amqp_go", "amqplib", "ruby_kafka",
+              "node_rdkafka", "kafka_clients", "confluent_kafka_dotnet", "pika", "amqp_go", "amqplib", "rabbitmq_client", "ruby_kafka",
               "rdkafka", "racecar", "bunny", "sneakers", "event_bus", "masstransit", "nservicebus", "declared")
 #: what makes an HTTP call
 CLIENT_KINDS = ("feign", "rest_template", "web_client", "rest_client", "http_exchange", "micronaut_client",
                 "micronaut_http_client", "mp_rest_client", "jaxrs_client", "requests", "httpx",
-                "aiohttp", "fetch", "axios", "request", "apache_http", "net_http", "http_client", "ktor_client", "locust", "k6",
+                "aiohttp", "fetch", "axios", "request", "apache_http", "net_http", "http_client", "refit", "ktor_client", "locust", "k6",
                 "curl", "guzzle", "symfony_http_client", "laravel_http", "file_get_contents",
-                "faraday", "httparty", "restclient", "reqwest", "openapi", "refit", "grpc", "declared")
+                "faraday", "httparty", "restclient", "reqwest", "openapi", "grpc", "declared")
 #: what sends a message
 PRODUCER_KINDS = ("kafka_template", "stream_bridge", "rabbit_template", "jms_template", "send_to",
                   "micronaut_kafka_client", "micronaut_rabbit_client", "smallrye_messaging", "sarama", "kafka_go",
                   "confluent_kafka", "kafka_python", "aiokafka", "kafkajs", "node_rdkafka", "kafka_clients",
-                  "confluent_kafka_dotnet", "pika", "amqp_go", "amqplib", "ruby_kafka", "rdkafka", "bunny", "event_bus",
+                  "confluent_kafka_dotnet", "pika", "amqp_go", "amqplib", "rabbitmq_client", "ruby_kafka", "rdkafka", "bunny", "event_bus",
                   "masstransit", "nservicebus", "declared")
 #: where a route, client or producer was read (`services.endpoints.Item.source_layer`)
 SOURCE_LAYERS = ("framework", "config", "declared")

@@ -22,7 +22,7 @@ from .aspire import aspire_names
 MAX_SETTINGS = 60
 _COMMENT = re.compile(r'("(?:[^"\\]|\\.)*")|//[^\n]*|/\*.*?\*/', re.S)
 _TRAILING_COMMA = re.compile(r",(\s*[}\]])")
-_APPSETTINGS = re.compile(r"^appsettings(\.[\w-]+)?\.json$", re.I)
+APPSETTINGS = re.compile(r"^appsettings(\.[\w-]+)?\.json$", re.I)
 
 
 def _load(path: Path) -> tuple[object, list[str]] | None:
@@ -46,6 +46,13 @@ def _leaves(value: object, prefix: str) -> Iterator[tuple[str, str]]:
             yield from _leaves(inner, f"{prefix}:{index}")
     else:
         yield prefix, json.dumps(value) if not isinstance(value, str) else value
+
+
+def appsettings(path: Path) -> list[tuple[str, str]]:
+    """One ``appsettings*.json`` file's leaf settings, ``A:B`` keys as .NET's configuration names them (empty when
+    it does not parse)."""
+    loaded = _load(path)
+    return list(_leaves(loaded[0], "")) if loaded is not None else []
 
 
 def _settings(rel: str, loaded: tuple[object, list[str]]) -> list[str]:
@@ -131,7 +138,7 @@ def dotnet_config(layout: Layout, root: Path, facts: Mapping[str, FileFacts]) ->
                 continue
             folder = root / module_path if module_path != "." else root
             prefix = f"{module_path}/" if module_path != "." else ""
-            files = sorted(p.name for p in folder.glob("appsettings*.json") if _APPSETTINGS.match(p.name))
+            files = sorted(p.name for p in folder.glob("appsettings*.json") if APPSETTINGS.match(p.name))
             lines = []
             for file in files:
                 loaded = _load(folder / file)

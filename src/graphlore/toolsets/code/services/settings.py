@@ -39,6 +39,7 @@ from ..languages.folding import CHOICE_CLOSE, CHOICE_OPEN, CHOICE_SEP
 from ..layout.edge import is_config
 from ..layout.layout import Layout
 from .deployment import Deployment
+from .dotnet_config import APPSETTINGS, appsettings
 from .yaml_lines import documents
 
 _PROFILE = re.compile(r"^(bootstrap|application)-[\w.-]+\.(ya?ml|properties)$")
@@ -240,6 +241,9 @@ class Values:
     notes: list[Note] = field(default_factory=list)
     #: key -> (file, line) of the setting that gives its value (the last file read wins, as in ``entries``)
     where: dict[str, tuple[str, int]] = field(default_factory=dict)
+    #: .NET configuration (`dotnet_values`): ``a:b`` (lower case: .NET's keys ignore case) -> (value, file) per
+    #: ``appsettings*.json`` file that sets it, ``appsettings.json`` first
+    dotnet: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     _canonical: dict[str, str] = field(default_factory=dict)
 
     def add(self, settings: dict[str, str], source: str, lines: dict[str, int] | None = None) -> None:
@@ -388,6 +392,18 @@ def _inside(path: Path, root: Path) -> bool:
     return real == base or real.is_relative_to(base)
 
 
+def dotnet_values(root: Path, files: tuple[str, ...]) -> dict[str, list[tuple[str, str]]]:
+    """The settings of a module's ``appsettings.json`` and ``appsettings.<Environment>.json`` files (`Values.dotnet`):
+    which environment runs is not in the code, so a key set in several files has each of their values."""
+    names = [f for f in files if APPSETTINGS.match(PurePosixPath(f).name)]
+    names.sort(key=lambda f: (PurePosixPath(f).name.lower() != "appsettings.json", f))
+    out: dict[str, list[tuple[str, str]]] = {}
+    for source in names:
+        for key, value in appsettings(root / source):
+            out.setdefault(key.lower(), []).append((value, source))
+    return out
+
+
 def embedded_configs(root: Path, config_maps: tuple[tuple[str, str], ...], kind: str) -> list[tuple[str, str, str, int]]:
     """(manifest, data key, text, first line) of each proxy configuration (`layout.edge.is_config`) in the named
     ConfigMaps of the manifests: what a proxy workload mounts."""
@@ -491,6 +507,7 @@ def module_values(layout: Layout, root: Path, deployment: Deployment | None = No
                 values.proxies.append((source, (root / source).read_text(encoding="utf-8", errors="replace")))
             except OSError:
                 continue
+        values.dotnet = dotnet_values(root, module.proxy_files)
         for source in module.route_files:
             if PurePosixPath(source).stem == "services":
                 values.symfony = read_symfony_services(root / source)

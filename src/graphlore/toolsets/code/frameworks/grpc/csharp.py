@@ -1,6 +1,6 @@
 """gRPC in C# (Grpc.AspNetCore, Grpc.Net.Client): a class deriving from ``X.XBase`` serves service ``X`` with the
 methods it overrides, and a call of one of ``X``'s methods (or its ``...Async`` form) on a client typed or made
-``X.XClient`` is a client (unresolved, saying so, when no ``.proto`` declares ``X``).
+``X.XClient`` (or a using alias of it) is a client (unresolved, saying so, when no ``.proto`` declares ``X``).
 
 A client's channel address (`CSharpAddress`) is what the client's channel dials: ``new X.XClient(channel)`` with
 ``GrpcChannel.ForAddress(address)`` (a string or ``new Uri(...)``) or Grpc.Core's ``new Channel(target, creds)``
@@ -107,6 +107,8 @@ def read_csharp(known: GrpcServices, constants: Callable[[], CSharpConstants], r
         return
     reading = Reading(known, bound)
     yield from reading.implementations(SERVICE_BASE, lambda method: "override" in method.modifiers)
+    # ``using GrpcBasketClient = eShop.Basket.API.Grpc.Basket.BasketClient;``: the type the alias names
+    aliases = {alias: target for imp in bound.facts.imports for target, alias in imp.names if alias != "*"}
     for call in bound.facts.calls:
         receiver = call.receiver
         if call.kind != "call" or not receiver:
@@ -118,6 +120,7 @@ def read_csharp(known: GrpcServices, constants: Callable[[], CSharpConstants], r
         else:
             typed = ""
         typed = typed.lstrip("~").removesuffix("()")
+        typed = aliases.get(typed, typed)
         client = CLIENT_TYPE.search(typed)
         if client:
             found = reading.stub_call(client.group(1), call, certain=bool(GENERATED_CLIENT.search(typed)))

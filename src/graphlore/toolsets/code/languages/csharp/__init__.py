@@ -1,5 +1,5 @@
 """C#: namespaces, classes, structs, interfaces, records, enums, members, attributes and call sites
-(`extract`); namespaces, using directives, base types and calls (`resolve`); ``.csproj`` projects; ASP.NET Core
+(`extract`; Razor ``.razor``/``.cshtml`` files as the class they compile to, `razor`); namespaces, using directives, base types and calls (`resolve`); ``.csproj`` projects; ASP.NET Core
 and xUnit/NUnit/MSTest conventions as role and capability tables."""
 
 from __future__ import annotations
@@ -8,11 +8,12 @@ import re
 import xml.etree.ElementTree as ET
 from pathlib import Path, PurePosixPath
 
-from ...model import SymbolFact
+from ...model import FileFacts, SymbolFact
 from .. import roles
 from ..base import BuildFile, BuildInfo, Language, no_module
-from . import extract
+from . import extract, razor
 from .resolve import CSharpResolver
+from .usings import shared_imports
 
 _WEB_SDK = re.compile(r"Sdk\s*=\s*\"Microsoft\.NET\.Sdk\.(Web|Worker)", re.I)
 
@@ -40,6 +41,12 @@ def read_csproj(path: Path) -> BuildInfo:
 CSPROJ = BuildFile((), read_csproj, "csproj", rank=12, suffixes=(".csproj", ".fsproj", ".vbproj"))
 
 
+def _extract(path: str, src: bytes) -> FileFacts:
+    if path.endswith(razor.SUFFIXES):
+        return razor.extract(path, src, extract.extract)
+    return extract.extract(path, src)
+
+
 def _main(sym: SymbolFact) -> bool:
     return sym.name == "Main" and sym.kind == "method" and "static" in sym.modifiers
 
@@ -47,5 +54,6 @@ def _main(sym: SymbolFact) -> bool:
 RULES = roles.Rules(annotation_roles={**roles.ASPNET_ROLES, **roles.DOTNET_TEST_ROLES}, base_roles=roles.ASPNET_BASES,
                     capabilities=roles.ASPNET_CAPABILITIES, entry_point=_main)
 
-LANGUAGE = Language("csharp", {".cs": "csharp"}, extract.extract, CSharpResolver, RULES, module_name=no_module,
-                    test_files=re.compile(r".*Tests?\.cs$"), packages=True, simple_annotations=True, builds=(CSPROJ,))
+LANGUAGE = Language("csharp", {".cs": "csharp", ".razor": "csharp", ".cshtml": "csharp"}, _extract, CSharpResolver,
+                    RULES, module_name=no_module, test_files=re.compile(r".*Tests?\.cs$"), packages=True,
+                    simple_annotations=True, builds=(CSPROJ,), shared_imports=shared_imports)

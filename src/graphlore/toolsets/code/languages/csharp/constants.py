@@ -1,33 +1,108 @@
 """C# constants for folding: ``const`` fields and ``static readonly`` string fields (in the enclosing types, or
 ``Type.Name`` of any project type), verbatim (``@"..."``) and interpolated (``$"...{X}..."``) strings with
 constant parts, and concatenation; and the type an expression makes when it says it (`made_type`: ``new T(..)``,
-Mapster's ``x.Adapt<T>()``, AutoMapper's ``mapper.Map<T>(x)``)."""
+Mapster's ``x.Adapt<T>()``, AutoMapper's ``mapper.Map<T>(x)``).
+
+**.NET configuration.** A read of ``IConfiguration`` (``configuration["A:B"]``, ``GetValue<T>("A:B")``,
+``GetConnectionString("X")`` for ``ConnectionStrings:X``, ``GetSection("A")["B"]``/``.GetValue<T>("B")``/``.Value``,
+sections held in locals) is the setting's value: each value the module's ``appsettings.json`` and
+``appsettings.<Environment>.json`` files give it (several make a choice: which environment runs is not in the
+code), each overridden by the environment variable ``A__B`` where the project's deployment files set it (as .NET's
+environment provider does), else unknown. The receiver must be configuration: a ``Configuration`` property
+(``builder.Configuration``) or a name declared ``IConfiguration`` (a parameter, local, field or primary constructor
+parameter); any other ``x["A:B"]`` is no setting. An options class bound to a section (``Configure<T>(configuration
+.GetSection("A"))``, ``AddOptions<T>().Bind(...)``/``.BindConfiguration("A")``, one section per class in the project)
+gives its properties as settings: ``options.Value.Url`` on an ``IOptions<T>`` (``IOptionsSnapshot<T>``,
+``IOptionsMonitor<T>.CurrentValue``) parameter, or on a field a constructor sets from one, ``settings.Url`` on a
+field or local declared ``T``, and ``configuration.GetSection("A").Get<T>()`` held in a local, are ``A:Url``.
+"""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from ...model import FileFacts
-from ..folding import Folded, Folder, literal, named_unknown, unescape, unknown
+from ..folding import Folded, Folder, choice, env, literal, named_unknown, unescape, unknown
 from ..symbols import Table
+
+if TYPE_CHECKING:
+    from ...services.settings import Values
 
 #: calls that read an environment variable
 ENV_READERS = frozenset({"Environment.GetEnvironmentVariable", "System.Environment.GetEnvironmentVariable"})
 
 
-class CSharpConstants:
-    """Every C# constant of the project: by (type name, field name) and by type key within a file."""
+#: the types whose instances are the whole configuration (a section's path is not known from its type)
+CONFIG_TYPES = frozenset({"IConfiguration", "IConfigurationRoot", "IConfigurationManager", "ConfigurationManager"})
+_SECTIONS = r"(?:\s*\.\s*Get(?:Required)?Section\s*\([^()]*\))*"
+_SECTION = re.compile(r"\.\s*Get(?:Required)?Section\s*\(([^()]*)\)")
+_CONFIG_READ = re.compile(
+    rf"^(?P<recv>[A-Za-z_][\w.]*?)(?P<sections>{_SECTIONS})\s*(?:\[(?P<index>[^\[\]]+)\]"
+    r"|\.\s*GetValue\s*<[^<>()]+>\s*\((?P<value>[^(),]+)(?:,(?P<default>[^()]*))?\)"
+    r"|\.\s*GetConnectionString\s*\((?P<connection>[^()]+)\)|\.\s*(?P<plain>Value))$")
+_SECTION_ONLY = re.compile(rf"^(?P<recv>[A-Za-z_][\w.]*?)(?P<sections>{_SECTIONS})$")
+_BOUND_GET = re.compile(rf"^(?P<recv>[A-Za-z_][\w.]*?)(?P<sections>{_SECTIONS})\s*\.\s*Get\s*<[^<>()]+>\s*\(\s*\)\s*!?$")
+#: the options interfaces and the property that gives the bound object
+OPTIONS = {"IOptions": "Value", "IOptionsSnapshot": "Value", "IOptionsMonitor": "CurrentValue"}
+_OPTIONS_PARAM = r"\b(?:IOptions|IOptionsSnapshot|IOptionsMonitor)\s*<\s*([\w.]+)\s*>\s*\??\s+{name}\b"
 
-    def __init__(self, table: Table) -> None:
+
+class CSharpConstants:
+    """Every C# constant of the project: by (type name, field name) and by type key within a file; and each
+    module's settings (``settings``, by module path), found by a file's path."""
+
+    def __init__(self, table: Table, settings: Mapping[str, Values] | None = None) -> None:
         self.by_type: dict[tuple[str, str], list[tuple[str, FileFacts, str]]] = {}
+        self.settings = settings or {}
+        self.module_of: dict[str, str] = {}
+        self._files = [bound.facts for bound in table.files.values() if bound.facts.language == "csharp"]
+        self._options: dict[str, set[str | None]] | None = None
         for bound in table.files.values():
             if bound.facts.language != "csharp":
                 continue
+            self.module_of[bound.path] = bound.ctx.module
             for sym in bound.facts.symbols:
                 if sym.kind == "field" and "value" in sym.extra and sym.parent and (
                         "const" in sym.modifiers or {"static", "readonly"} <= set(sym.modifiers)):
                     owner = sym.parent.rsplit(".", 1)[-1]
                     self.by_type.setdefault((owner, sym.name), []).append((sym.extra["value"], bound.facts, sym.parent))
+
+
+    def options_section(self, type_name: str) -> str | None:
+        """The section the project binds the options class ``type_name`` to (None: none, or several)."""
+        if self._options is None:
+            self._options = {}
+            for facts in self._files:
+                generic = facts.extra.get("generic_calls", [])
+                for call in facts.calls:
+                    if call.name not in ("Configure", "Bind", "BindConfiguration") or len(call.args) != 1:
+                        continue
+                    name = "Configure" if call.name == "Configure" else "AddOptions"
+                    if name == "AddOptions" and (not call.receiver or call.receiver[0] != "call" or
+                                                 call.receiver[2] != "AddOptions"):
+                        continue
+                    types = [t for line, n, t in generic if n == name and line <= call.line]
+                    if not types or not types[-1]:
+                        continue
+                    folder = CSharpFolder(self, facts, call.owner.rpartition(".")[0]).at(facts, call.owner, call.line)
+                    if call.name == "BindConfiguration":
+                        key = folder.fold(call.args[0])
+                        section = key.text if key.known else None
+                    else:
+                        held = _SECTION_ONLY.match(call.args[0].strip())
+                        path = folder.section_path(held.group("recv"), held.group("sections")) if held else None
+                        if path is None:
+                            continue   # a lambda, or no configuration
+                        section = ":".join(path) if path and None not in path else None
+                    self._options.setdefault(types[-1][0].rsplit(".", 1)[-1], set()).add(section)
+        found = self._options.get(type_name.rsplit(".", 1)[-1], set())
+        return next(iter(found)) if len(found) == 1 else None
+
+    def is_options(self, type_name: str) -> bool:
+        self.options_section("")
+        return type_name.rsplit(".", 1)[-1] in (self._options or {})
 
 
 class CSharpFolder(Folder):
@@ -39,6 +114,11 @@ class CSharpFolder(Folder):
 
     def fold(self, text: str) -> Folded:
         text = text.strip()
+        read = _CONFIG_READ.match(text)
+        if read is not None:
+            found = self.setting(read)
+            if found is not None:
+                return found
         if text.startswith(("$\"", "$@\"", "@$\"")):
             return self.interpolated(text)
         if text.startswith('@"') and text.endswith('"'):
@@ -62,7 +142,165 @@ class CSharpFolder(Folder):
     def string(self, kind: str, text: str) -> Folded:
         return literal(unescape(text[1:-1]))
 
+    def fold_tokens(self, toks: list[tuple[str, str]]) -> Folded:
+        read = _CONFIG_READ.match("".join(text for _, text in toks))
+        found = self.setting(read) if read is not None else None
+        return found if found is not None else super().fold_tokens(toks)
+
+    def subscript(self, name: str, key: Folded) -> Folded:
+        path = self.section_path(name, "")
+        if path is None or path == [None] or not key.known:
+            return super().subscript(name, key) if path is None else unknown("a configuration read of no known key")
+        return self.setting_value(":".join([*path, key.text]), None)
+
+    # -- .NET configuration (see the module docstring) ---------------------------------------------------------
+    def setting(self, read: re.Match) -> Folded | None:
+        """The value of a configuration read; None when the receiver is not configuration."""
+        path = self.section_path(read.group("recv"), read.group("sections"))
+        if path is None:
+            return None
+        if path == [None]:
+            return unknown("a configuration section whose path is not known")
+        written = read.group("index") or read.group("value") or read.group("connection")
+        if written is not None:
+            key = self.fold(written)
+            if not key.known:
+                return unknown("a configuration key that is not a constant")
+            path = [*path, "ConnectionStrings", key.text] if read.group("connection") else [*path, key.text]
+        elif not path:
+            return None   # ``configuration.Value``: no setting
+        default = self.fold(read.group("default")) if read.group("default") else None
+        return self.setting_value(":".join(path), default.text if default is not None and default.known else None)
+
+    def setting_value(self, key: str, default: str | None) -> Folded:
+        module = self.constants.module_of.get(self.facts.path)
+        values = self.constants.settings.get(module) if module is not None else None
+        given = list(dict.fromkeys(v for v, _ in (values.dotnet.get(key.lower(), []) if values else [])))
+        variable = key.replace(":", "__")
+        if not given:
+            return env(variable, default)
+        return choice([env(variable, value) for value in given])
+
+    def section_path(self, receiver: str, sections: str, depth: int = 0) -> list | None:
+        """The configuration path ``receiver`` and its ``GetSection`` calls stand for ([] the root, [None] a section
+        not known); None when the receiver is not configuration."""
+        keys = []
+        for written in _SECTION.findall(sections or ""):
+            key = self.fold(written)
+            if not key.known:
+                return [None]
+            keys.extend(key.text.split(":"))
+        receiver = receiver.removeprefix("this.")
+        if receiver == "Configuration" or receiver.endswith(".Configuration"):
+            return keys
+        if "." in receiver or self.scope is None or depth > 4:
+            return None
+        declared = self.declared_type(receiver)
+        if declared in CONFIG_TYPES:
+            return keys
+        if declared == "IConfigurationSection":
+            return [None]
+        held = self.held_section(receiver)
+        if held is None:
+            return None
+        inner = self.section_path(held.group("recv"), held.group("sections"), depth + 1)
+        return inner if inner is None or inner == [None] else [*inner, *keys]
+
+    def options_value(self, name: str) -> Folded | None:
+        """A property of a bound options object (see the module docstring); None when ``name`` is none."""
+        head, *rest = name.split(".")
+        section: str | None
+        wrapped = self.options_type(head)
+        if wrapped is not None:
+            kind, bound_type = wrapped
+            if len(rest) < 2 or rest[0] != OPTIONS[kind]:
+                return None
+            rest = rest[1:]
+        else:
+            declared = self.declared_type(head)
+            if declared and self.constants.is_options(declared):
+                bound_type = declared
+            else:
+                held = self.held(head, _BOUND_GET)
+                if held is None:
+                    return None
+                path = self.section_path(held.group("recv"), held.group("sections"))
+                if path is None:
+                    return None
+                if None in path:
+                    return unknown("a configuration section whose path is not known")
+                return self.setting_value(":".join([*path, *rest]), None)
+        section = self.constants.options_section(bound_type)
+        if section is None:
+            return unknown(f"the project binds {bound_type} to no one configuration section")
+        return self.setting_value(":".join(p for p in (section, *rest) if p), None)
+
+    def options_type(self, name: str) -> tuple[str, str] | None:
+        """(options interface, bound class) of a parameter (or a primary constructor's) declared
+        ``IOptions<T>``-like, or of a field a constructor sets from one."""
+        scope = self.scope
+        assert scope is not None
+        kind = self.declared_type(name)
+        if kind not in OPTIONS:
+            return None
+        pattern = re.compile(_OPTIONS_PARAM.format(name=re.escape(name)))
+        symbols = {sym.key: sym for sym in scope.facts.symbols}
+        parents = self._parents(scope.facts)
+        owner: str | None = scope.owner
+        while owner is not None:
+            sym = symbols.get(owner)
+            found = pattern.search(sym.signature) if sym is not None else None
+            if found:
+                return kind, found.group(1)
+            owner = parents.get(owner) if owner else None
+        # a field: the constructor parameter it is set from
+        for sym in scope.facts.symbols:
+            if sym.kind != "constructor":
+                continue
+            for _line, exprs in scope.facts.extra.get("assigns", {}).get(sym.key, {}).get(name, ()):
+                source = exprs[0].strip() if len(exprs) == 1 else ""
+                found = re.search(_OPTIONS_PARAM.format(name=re.escape(source)), sym.signature) if source else None
+                if found:
+                    return kind, found.group(1)
+        return None
+
+    def declared_type(self, name: str) -> str:
+        """The type a parameter, local, field or primary constructor parameter around the scope is declared with."""
+        scope = self.scope
+        assert scope is not None
+        parents = self._parents(scope.facts)
+        owner: str | None = scope.owner
+        while owner is not None:
+            seen = [t for line, t in scope.facts.locals.get(owner, {}).get(name, ()) if line <= scope.line]
+            if seen:
+                return seen[-1].split("<", 1)[0].rstrip("?").rsplit(".", 1)[-1]
+            field = next((sym for sym in scope.facts.symbols if sym.parent == owner and sym.name == name
+                          and sym.kind in ("field", "property")), None)
+            if field is not None:
+                return field.type.rstrip("?").rsplit(".", 1)[-1]
+            owner = parents.get(owner) if owner else None
+        return ""
+
+    def held_section(self, name: str) -> re.Match | None:
+        """``var section = configuration.GetSection("A")``: the one section expression a local is assigned."""
+        found = self.held(name, _SECTION_ONLY)
+        return found if found is not None and found.group("sections") else None
+
+    def held(self, name: str, pattern: re.Pattern[str]) -> re.Match | None:
+        """The one expression a local is assigned before the scope's line, when it matches ``pattern``."""
+        scope = self.scope
+        assert scope is not None
+        entries = [e for e in scope.facts.extra.get("assigns", {}).get(scope.owner, {}).get(name, ())
+                   if e[0] <= scope.line]
+        if len(entries) != 1 or len(entries[0][1]) != 1:
+            return None
+        return pattern.match(entries[0][1][0].strip())
+
     def name(self, name: str) -> Folded:
+        if "." in name and self.scope is not None:
+            bound = self.options_value(name.removeprefix("this."))
+            if bound is not None:
+                return bound
         found = None if "." in name else self.local(name)
         if found is not None:
             return found

@@ -176,7 +176,10 @@ class _Extractor(Extractor):
         written = type_name(target)
         static = any(c.type == "static" for c in node.children)
         names = ((written, text(alias)),) if alias is not None else (("*", "*"),)
-        self.facts.imports.append(ImportFact(written, names, node.start_point[0] + 1, static=static))
+        line = node.start_point[0] + 1
+        self.facts.imports.append(ImportFact(written, names, line, static=static))
+        if any(c.type == "global" for c in node.children):   # every file of the project imports it (`usings`)
+            self.facts.extra.setdefault("global_usings", []).append(line)
 
     def type_decl(self, node: Node, parent: str | None, namespace: str | None) -> None:
         name = text(node.child_by_field_name("name"))
@@ -395,15 +398,14 @@ class _Keyword:
 
 
 #: dependency-injection registrations whose configuration lambda sets a client's address
-_REGISTRARS = frozenset({"AddHttpClient", "AddGrpcClient"})
-#: registrations a ``.ConfigureHttpClient(c => c.BaseAddress = ...)`` may be chained to
-_CHAINED = frozenset({"AddHttpClient", "AddRefitClient", "AddRestEaseClient"})
+_REGISTRARS = frozenset({"AddHttpClient", "AddGrpcClient", "AddRefitClient"})
 
 
 def _registration(node: Node) -> tuple[str, str] | None:
     """(registrar, client type) when ``node`` is inside the configuration lambda of ``AddHttpClient<T>(...)`` /
     ``AddGrpcClient<T>(...)`` (``AddHttpClient<IT, T>``: the implementation ``T``; ``AddHttpClient("x", ...)``:
-    ``name:x``), else None."""
+    ``name:x``), or of a ``.ConfigureHttpClient(...)`` chained on ``AddHttpClient<T>()`` / Refit's
+    ``AddRefitClient<T>()``, else None."""
     lambda_seen = False
     while node.parent is not None:
         node = node.parent
@@ -415,9 +417,21 @@ def _registration(node: Node) -> tuple[str, str] | None:
             function = node.child_by_field_name("function")
             name = function.child_by_field_name("name") if function is not None and \
                 function.type == "member_access_expression" else function
-            if name is not None and name.type == "identifier" and text(name) == "ConfigureHttpClient" and \
-                    function.type == "member_access_expression":
-                return _chained_registration(function.child_by_field_name("expression"))
+            if name is not None and text(name) == "ConfigureHttpClient" and function.type == "member_access_expression":
+                registrar = function.child_by_field_name("expression")   # what it is chained on
+                while registrar is not None and registrar.type == "invocation_expression":
+                    inner = registrar.child_by_field_name("function")
+                    called = inner.child_by_field_name("name") if inner is not None and \
+                        inner.type == "member_access_expression" else inner
+                    if called is not None and called.type == "generic_name" and \
+                            text(called.named_children[0]) in _REGISTRARS:
+                        node, lambda_seen = registrar, True
+                        name = called
+                        break
+                    registrar = inner.child_by_field_name("expression") if inner is not None and \
+                        inner.type == "member_access_expression" else None
+                else:
+                    return None
             if name is not None and name.type == "identifier" and text(name) == "AddHttpClient":
                 args = node.child_by_field_name("arguments")
                 first = next((c for c in args.named_children if c.type == "argument"), None) if args else None
@@ -429,23 +443,6 @@ def _registration(node: Node) -> tuple[str, str] | None:
             arguments = next((c for c in name.named_children if c.type == "type_argument_list"), None)
             types = [type_name(c) for c in arguments.named_children] if arguments is not None else []
             return (text(name.named_children[0]), types[-1]) if types else None
-    return None
-
-
-def _chained_registration(node: Node | None) -> tuple[str, str] | None:
-    """(registrar, client type) of the registration a ``.ConfigureHttpClient(c => ...)`` is chained to
-    (``AddRefitClient<IApi>()``, ``AddRestEaseClient<IApi>()``, ``AddHttpClient<T>()``), else None."""
-    while node is not None and node.type == "invocation_expression":
-        function = node.child_by_field_name("function")
-        name = function.child_by_field_name("name") if function is not None and \
-            function.type == "member_access_expression" else function
-        if name is not None and name.type == "generic_name" and text(name.named_children[0]) in _CHAINED:
-            arguments = next((c for c in name.named_children if c.type == "type_argument_list"), None)
-            types = [type_name(c) for c in arguments.named_children] if arguments is not None else []
-            registrar = text(name.named_children[0])
-            return (registrar, types[0] if registrar != "AddHttpClient" else types[-1]) if types else None
-        node = function.child_by_field_name("expression") if function is not None and \
-            function.type == "member_access_expression" else None   # another chained call: look further left
     return None
 
 
