@@ -446,7 +446,7 @@ def test_a_grpc_client_takes_the_registration_of_another_layer_of_its_service_ne
 
 def test_a_refit_base_address_from_an_environment_variable_is_settled_by_the_deployment(tmp_path):
     program = REFIT_PROGRAM.replace('new Uri("http://gateway:8080")',
-                                    'new Uri(Environment.GetEnvironmentVariable("GATEWAY_URL"))')
+                                    'new Uri(Environment.GetEnvironmentVariable("GATEWAY_URL")!)')   # null-forgiving
     compose = ("services:\n  web:\n    build: {context: ., dockerfile: Web/Dockerfile}\n    environment:\n"
                "      - GATEWAY_URL=http://gateway:8080\n  gateway:\n    build: {context: ., dockerfile: Gateway/Dockerfile}\n")
     nodes, edges = _build(tmp_path, {

@@ -114,6 +114,8 @@ class CSharpFolder(Folder):
 
     def fold(self, text: str) -> Folded:
         text = text.strip()
+        if text.endswith("!") and len(text) > 1:   # the null-forgiving operator: ``configuration["A:B"]!`` is the read
+            text = text[:-1].rstrip()
         read = _CONFIG_READ.match(text)
         if read is not None:
             found = self.setting(read)
