@@ -74,6 +74,7 @@ The map (packages by concern; a package imports only the packages above it)::
     services/                     what part 2 shares across frameworks
       endpoints.py                routes, clients and producers before linking; path and URL rules
       settings.py                 each module's Spring settings, config servers, ${...} placeholders
+      webapp.py                   a Java web application's web.xml servlet mappings and its war's context root
       yaml_lines.py               YAML documents with the line of each key (file:line of settings and ports)
       config_view.py              the configuration a microservice's describe shows (ports, config server,
                                   deployment values); where a client's environment is set (config_from)
@@ -93,6 +94,7 @@ The map (packages by concern; a package imports only the packages above it)::
       spring.py                   Spring MVC/WebFlux, Kafka, Rabbit, JMS, Cloud Stream, Feign, HTTP clients
                                   (Java and Kotlin)
       jaxrs.py                    JAX-RS routes, MicroProfile Rest Client, the JAX-RS client API
+      servlet.py                  servlets: @WebServlet and web.xml mappings, the doGet/doPost... they handle
       micronaut.py                Micronaut controllers, @Client, HttpClient, Kafka and RabbitMQ
       mp_messaging.py             MicroProfile Reactive Messaging channels (@Incoming, @Outgoing, Emitter)
       python_web.py               FastAPI and Flask routes, requests/httpx/aiohttp clients

@@ -7,6 +7,12 @@ annotated ``@GET``, ``@POST``... (``@Path`` on the method joined after the class
 does not annotate it: the route is filed at the class's method (at the class when it does not redeclare it).
 A method with ``@Path`` and no HTTP method is a sub-resource locator: not read.
 
+**Deployment.** In a web application (`services.webapp`) the routes are served under the war's context root
+(``/{?}`` when the deployment chooses it), then under the ``web.xml`` ``<url-pattern>`` of the JAX-RS servlet
+(Jersey's ``ServletContainer``, RESTEasy's ``HttpServletDispatcher``, CXF's, or a servlet named after an
+``Application`` subclass), which replaces ``@ApplicationPath`` as the specification says; several patterns:
+``/{?}``.
+
 **Clients.** A ``@RegisterRestClient`` interface calls each mapped method (inherited ones too) under its
 ``@Path``, at its base URL: ``baseUri``, else the configuration of its ``configKey`` (or its fully qualified
 name) in the module's settings: ``quarkus.rest-client.<key>.url`` (or ``.uri``), ``<key>/mp-rest/url`` (or
@@ -30,6 +36,9 @@ from .base import Framework, Project, Reader, item
 from .jvm import JVM_LANGUAGES, JavaFile, Mapped, Types, annotations, attr, constants, inherited_mappings
 
 VERBS = {"GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"}
+#: the servlets that serve a JAX-RS application when ``web.xml`` maps them (by simple name)
+SERVLETS = {"ServletContainer", "HttpServletDispatcher", "HttpServlet30Dispatcher", "CXFNonSpringJaxrsServlet",
+            "CXFServlet", "Application"}
 #: the JAX-RS client API's packages, and the invocation calls that send a request
 CLIENT_PACKAGES = ("javax.ws.rs.client", "jakarta.ws.rs.client")
 INVOKES = {"get", "post", "put", "delete", "head", "options", "trace", "method"}
@@ -46,6 +55,35 @@ def _application_paths(files: list[Bound], project: Project) -> dict[str, str]:
                 if value.known:
                     out[bound.ctx.module] = value.text
     return out
+
+
+def _applications(files: list[Bound]) -> dict[str, list[str]]:
+    """Module path -> the fully qualified names of the ``Application`` subclasses declared in it."""
+    out: dict[str, list[str]] = {}
+    for bound in files:
+        for index, sym in enumerate(bound.facts.symbols):
+            if sym.kind == "class" and any(w.rsplit(".", 1)[-1] == "Application" for _, w in sym.supers):
+                out.setdefault(bound.ctx.module, []).append(bound.fqns[index])
+    return out
+
+
+def servlet_pattern_prefix(pattern: str) -> Folded:
+    """The path prefix a servlet's URL pattern serves under: ``/rest/*`` -> ``/rest``; ``/`` and ``/*`` none."""
+    return literal(pattern[:-2] if pattern.endswith("/*") else pattern.rstrip("/"))
+
+
+def _mount(values: Values, applications: list[str], application_path: str) -> Folded:
+    """The prefix of a module's JAX-RS routes: the context root, then the servlet mapping or ``@ApplicationPath``."""
+    web = values.webapp
+    context = unknown(f"the context root: {web.context_source}") if web.context_root is None else literal(
+        web.context())
+    patterns = sorted({p for cls, found in web.mappings.items()
+                       if cls.rsplit(".", 1)[-1] in SERVLETS or cls in applications for p in found})
+    if len(patterns) > 1:
+        mapped = unknown(f"the JAX-RS servlet is mapped to several patterns in {web.web_xml}: {', '.join(patterns)}")
+    else:
+        mapped = servlet_pattern_prefix(patterns[0]) if patterns else literal(application_path)
+    return join_paths([context, mapped])
 
 
 def _own(bound: Bound, member: int) -> list[tuple[str, AnnotationFact | None]]:
@@ -67,6 +105,7 @@ def _class_path(types: Types, bound: Bound, index: int, seen: int = 0) -> tuple[
 
 def prepare(files: list[Bound], project: Project) -> Reader:
     application_paths = _application_paths(files, project)
+    applications = _applications(files)
     types = Types.of(project)
     consts = constants(project)
 
@@ -81,7 +120,9 @@ def prepare(files: list[Bound], project: Project) -> Reader:
                     "Path" in anns or sym.supers and not anns.keys() & {"Controller", "Client"}):
                 found = _class_path(types, bound, index)
                 if found is not None:
-                    yield from _routes(jf, types, index, found, application_paths.get(bound.ctx.module, ""), values)
+                    mount = _mount(values, applications.get(bound.ctx.module, []),
+                                   application_paths.get(bound.ctx.module, ""))
+                    yield from _routes(jf, types, index, found, mount, values)
         if any(i.target.startswith(CLIENT_PACKAGES) for i in bound.facts.imports):
             yield from _client_calls(jf)
     return read
@@ -99,7 +140,7 @@ def _method_path(jf: JavaFile, mapped: Mapped, values: Values) -> tuple[str, Fol
 
 
 def _routes(jf: JavaFile, types: Types, index: int, class_path: tuple[Bound, int, AnnotationFact],
-            application_path: str, values: Values) -> Iterator[Item]:
+            mount: Folded, values: Values) -> Iterator[Item]:
     sym = jf.facts.symbols[index]
     path_bound, path_index, path_annotation = class_path
     base_written = attr(path_annotation, "value")
@@ -108,7 +149,7 @@ def _routes(jf: JavaFile, types: Types, index: int, class_path: tuple[Bound, int
         written, path = _method_path(jf, mapped, values)
         owner = mapped.owner if mapped.owner is not None else index
         yield item(jf.bound, owner, "route", "jaxrs", None if mapped.owner is not None else sym.line_start,
-                   http_method=mapped.verb, path=join_paths([literal(application_path), base, path]),
+                   http_method=mapped.verb, path=join_paths([mount, base, path]),
                    written=" + ".join(w for w in (base_written, written) if w))
 
 

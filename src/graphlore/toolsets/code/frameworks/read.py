@@ -40,6 +40,7 @@ from . import (
     ruby_web,
     rust_web,
     script_web,
+    servlet,
     spring,
 )
 from .base import FileMemo, Framework, Project
@@ -59,6 +60,7 @@ FRAMEWORKS: tuple[Framework, ...] = (
     nginx.FRAMEWORK,
     proxies.FRAMEWORK,
     jaxrs.FRAMEWORK,
+    servlet.FRAMEWORK,
     micronaut.FRAMEWORK,
     mp_messaging.FRAMEWORK,
     apache_http.FRAMEWORK,

@@ -40,6 +40,7 @@ from ..layout.edge import is_config
 from ..layout.layout import Layout
 from .deployment import Deployment
 from .dotnet_config import APPSETTINGS, appsettings
+from .webapp import WebApp, read_webapp
 from .yaml_lines import documents
 
 _PROFILE = re.compile(r"^(bootstrap|application)-[\w.-]+\.(ya?ml|properties)$")
@@ -237,6 +238,8 @@ class Values:
     yaml_routes: list[tuple[str, str, str, tuple[str, ...]]] = field(default_factory=list)
     #: its Symfony service container configuration (`read_symfony_services`)
     symfony: SymfonyServices | None = None
+    #: its Java web application's servlet mappings and context root (`services.webapp`)
+    webapp: WebApp = field(default_factory=WebApp)
     #: what an agent asks of the module's configuration, each with its file and line (`config_notes`)
     notes: list[Note] = field(default_factory=list)
     #: key -> (file, line) of the setting that gives its value (the last file read wins, as in ``entries``)
@@ -489,6 +492,7 @@ def module_values(layout: Layout, root: Path, deployment: Deployment | None = No
         values.edge_service = module.microservice if module.edge else None
         values.embedded = embedded_configs(root, module.config_maps, module.edge or "")
         values.next_base_path, values.next_base_path_written = next_base_path(root, path)
+        values.webapp = read_webapp(root, path)
         for kept, sources in ((values.traefik_labels, module.label_files), (values.ingresses, module.ingress_files)):
             for source in sources:
                 try:
