@@ -82,6 +82,7 @@ The map (packages by concern; a package imports only the packages above it)::
       dotnet_config.py            .NET settings describe shows: appsettings*.json, launch profiles, AppHost env
       aspire.py                   .NET Aspire AppHost resource names as the services' names
       identity.py                 every name a service goes by (folder, artifact, application name, deployments)
+      openapi_docs.py             OpenAPI documents' operations and base paths; the server generator a build configures
       deployment.py               what the project's deployment files say: Compose, Kubernetes, Helm, Skaffold,
                                   .env (service names, images, each service's environment, ports)
       links.py                    which route each client calls and which listeners each producer reaches
@@ -114,6 +115,8 @@ The map (packages by concern; a package imports only the packages above it)::
       fastapi_depends.py          TRIGGERS edges: FastAPI Depends(fn) of a handler or dependency
       script_web.py               Express and NestJS routes, fetch and axios clients
       openapi_clients.py          generated OpenAPI clients (hey-api, openapi-typescript-codegen, openapi-fetch)
+      openapi_servers.py          contract-first routes: OpenAPI operations a server generator or connexion serves,
+                                  handled by the method their operationId names
       nextjs.py                   Next.js API routes (pages/api files, app router route.ts exports)
       gateway.py                  Spring Cloud Gateway and Zuul routes (YAML and the Java DSL) to their services
       declared.py                 in-source declarations (@CodebaseHttpClient, @CodebaseProducer ...)
