@@ -151,6 +151,38 @@ def test_refit_interfaces_are_clients_under_the_base_address_they_are_given(tmp_
     assert [match for _, match, _ in clients["Shop.Front.Api.IOrphanApi.All"]] == ["unresolved"]
 
 
+OTHER_PROGRAM = """using Shop.Other.Api;
+
+var builder = WebApplication.CreateBuilder(args);
+builder.Services.AddRefitClient<IOrphanApi>()
+    .ConfigureHttpClient(c => c.BaseAddress = new Uri("http://stock:8080/api"));
+builder.Build().Run();
+"""
+
+OTHER_API = """using Refit;
+
+namespace Shop.Other.Api;
+
+public interface IOrphanApi
+{
+    [Get("/levels/{sku}")]
+    Task<string> Level(string sku);
+}
+"""
+
+
+def test_a_refit_registration_gives_no_address_to_another_services_interface_of_the_same_name(tmp_path):
+    write_tree(tmp_path, {
+        "stock/stock.csproj": WEB, "stock/Program.cs": STOCK,
+        "front/front.csproj": WEB, "front/Api.cs": REFIT_API,
+        "other/other.csproj": WEB, "other/Api.cs": OTHER_API, "other/Program.cs": OTHER_PROGRAM})
+    clients = _clients(tmp_path)
+    assert clients["Shop.Other.Api.IOrphanApi.Level"] == [
+        ("GET stock /api/levels/{sku}", "cross_service", "http://stock:8080/api/levels/{sku}")]
+    # front's own IOrphanApi is registered nowhere in front: a path, unresolved (not other's address)
+    assert [match for _, match, _ in clients["Shop.Front.Api.IOrphanApi.All"]] == ["unresolved"]
+
+
 OPTIONS_PROGRAM = """using Shop.Front;
 
 var builder = WebApplication.CreateBuilder(args);
