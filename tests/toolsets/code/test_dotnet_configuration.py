@@ -82,6 +82,19 @@ def test_configuration_reads_fold_to_the_appsettings_values_and_the_deployments_
     assert [m for _, m, _ in clients["Shop.Front.Levels.NotConfiguration"]] == ["unresolved"]
 
 
+def test_a_variable_the_deployment_sets_overrides_every_environments_value_as_one(tmp_path):
+    """Two appsettings files give Services:Stock two values, and the deployment's Services__Stock overrides both:
+    one address, not a choice of one value twice."""
+    compose = COMPOSE.replace("Services__Prices: http://stock-svc:8080", "Services__Stock: stock-svc:8080")
+    write_tree(tmp_path, {
+        "stock/stock.csproj": WEB, "stock/Program.cs": STOCK, "docker-compose.yml": compose,
+        "front/front.csproj": WEB, "front/Levels.cs": CLIENTS,
+        "front/appsettings.json": json.dumps(SETTINGS, indent=2),
+        "front/appsettings.Production.json": json.dumps(PRODUCTION, indent=2)})
+    assert _clients(tmp_path)["Shop.Front.Levels.Level"] == [
+        ("GET stock /api/levels/{sku}", "cross_service", "http://stock-svc:8080/api/levels/{sku}")]
+
+
 REFIT_API = """using Refit;
 
 namespace Shop.Front.Api;
