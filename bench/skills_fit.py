@@ -47,6 +47,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import numpy as np
 
@@ -366,16 +367,24 @@ def fold_tables(name: str, rows: Sequence[tuple[str, str]], extra: Sequence[tupl
     return Table.join(parts), np.concatenate(judged), sims
 
 
-#: A library's self-simulation (:func:`selfcheck.simulate`): the network's values before its bias, known.
-Sim = tuple[np.ndarray, np.ndarray]
+#: A library's self-simulation (:func:`selfcheck.simulate`): the network's values before its bias, known; one
+#: per value of :data:`PARAPHRASES` tried for ``selfcheck.PARAPHRASES_OUT``.
+Sim = dict[int, tuple[np.ndarray, np.ndarray]]
+#: The values tried for ``selfcheck.PARAPHRASES_OUT`` (0: judge v6's simulation).
+PARAPHRASES = (0, 1, 2, 3, 5)
 
 
 def self_simulation(library: SkillLibrary) -> Sim | None:
-    """What :mod:`selfcheck` simulates on ``library`` as the tool stored it (None: it gets no calibration)."""
+    """What :mod:`selfcheck` simulates on ``library`` as the tool stored it, at each of :data:`PARAPHRASES`
+    (None: it gets no calibration)."""
     blocks, heads = library.blocks(library.store())
     if selfcheck.applies([len(b) - h for b, h in zip(blocks, heads, strict=True)]) is not None:
         return None
-    return selfcheck.simulate(blocks, heads)
+    out = {}
+    for n in PARAPHRASES:
+        with mock.patch.object(selfcheck, "PARAPHRASES_OUT", n):
+            out[n] = selfcheck.simulate(blocks, heads)
+    return out
 
 
 #: Examples a skill in the small libraries of :func:`small_libraries`, per fold (the network decides from 10).
@@ -392,73 +401,86 @@ def small_libraries(data: Path, runtime: Runtime, tmp: Path, log: Callable[[str]
 
 # -- the library's own calibration (judge v6) ---------------------------------------------------
 
-#: The levels tried for :data:`selfcheck.NULL_LEVEL`.
-LEVELS = np.round(np.arange(0.50, 0.751, 0.01), 2)
+#: The levels tried for :data:`selfcheck.NULL_LEVEL`, and the settings (``PARAPHRASES_OUT``, level) of the fit.
+LEVELS = np.round(np.arange(0.30, 0.901, 0.01), 2)
+SETTINGS = [(n, float(v)) for n in PARAPHRASES for v in LEVELS]
+Setting = tuple[int, float]
 
 
-def shifts_of(sims: Sequence[Sim | None], level: float) -> np.ndarray:
-    """Each fold library's shift at ``level`` (0 for a library that gets no calibration of its own)."""
-    return np.array([0.0 if s is None else selfcheck.shift_for(*s, level=level) for s in sims])
+def shifts_of(sims: Sequence[Sim | None], setting: Setting) -> np.ndarray:
+    """Each fold library's shift at ``setting`` (0 for a library that gets no calibration of its own)."""
+    n, level = setting
+    return np.array([0.0 if s is None else selfcheck.shift_for(*s[n], level=level) for s in sims])
 
 
 def with_shifts(t: Table, net: Net, shifts: np.ndarray) -> np.ndarray:
     return net.values(t, J.MIN_MARGIN) + shifts[t.fold]
 
 
-def level_margin(tables: dict[str, Table], sims: dict[str, list[Sim | None]], level: float,
+def level_margin(tables: dict[str, Table], sims: dict[str, list[Sim | None]], setting: Setting,
                  folds: Sequence[int] = range(5)) -> float:
     """The smallest margin over the targets on ``folds`` with every fold library at its own shift."""
     net, out = Net.shipped(), math.inf
     for name, (in_target, null_target) in TARGETS.items():
         t = tables[name].where(np.isin(tables[name].fold, list(folds)))
-        inside, null = t.rates(with_shifts(t, net, shifts_of(sims[name], level)), generic_only=name == "clinc")
+        inside, null = t.rates(with_shifts(t, net, shifts_of(sims[name], setting)), generic_only=name == "clinc")
         out = min(out, inside - in_target, null - null_target)
     return out
 
 
+def _best(margins: dict[Setting, float]) -> Setting:
+    """The setting at the largest margin (ties: fewer conditions out, then the lower level)."""
+    return max(margins, key=lambda s: (round(margins[s], 6), -s[0], -s[1]))
+
+
 def fit_level(tables: dict[str, Table], sims: dict[str, list[Sim | None]], small: tuple[Table, list[Sim | None]],
-              log: Callable[[str], None] = print) -> float:
-    """``selfcheck.NULL_LEVEL``: the level at the largest smallest margin over the targets on the tool folds,
-    the shipped network's values moved by each fold library's own shift; then the same chosen on four folds
-    and judged on the fifth, and the small libraries (which get no calibration of their own)."""
+              log: Callable[[str], None] = print) -> Setting:
+    """``selfcheck.PARAPHRASES_OUT`` and ``selfcheck.NULL_LEVEL``: the setting at the largest smallest margin
+    over the targets on the tool folds, the shipped network's values moved by each fold library's own shift;
+    then the same chosen on four folds and judged on the fifth, and the small libraries (which get no
+    calibration of their own)."""
     net = Net.shipped()
-    margins = {float(level): level_margin(tables, sims, level) for level in LEVELS}
-    level = max(margins, key=lambda v: (round(margins[v], 6), -v))
-    log(f"fit (judge v6): the library's own calibration, the level of null its self-simulation keeps (shipped "
-        f"network; the shipped bias alone: smallest margin {worst_margin(tables, {n: net.values(tables[n], J.MIN_MARGIN) for n in TARGETS}, 0.0):+.4f})")
-    for v in LEVELS:
-        log(f"  level {v:.2f}: smallest margin over the targets {margins[float(v)]:+.4f}")
-    log(f"  chosen: NULL_LEVEL {level} (shipped: {selfcheck.NULL_LEVEL})")
+    margins = {st: level_margin(tables, sims, st) for st in SETTINGS}
+    chosen = _best(margins)
+    log(f"fit (judge v7): the library's own calibration, the conditions each left-out question takes with it and "
+        f"the level of null its self-simulation keeps (shipped network; the shipped bias alone: smallest margin "
+        f"{worst_margin(tables, {n: net.values(tables[n], J.MIN_MARGIN) for n in TARGETS}, 0.0):+.4f})")
+    for n in PARAPHRASES:
+        best = _best({st: m for st, m in margins.items() if st[0] == n})
+        near = [v for v in LEVELS if abs(v - best[1]) <= 0.021]
+        log(f"  {n} out: best level {best[1]:.2f}, smallest margin {margins[best]:+.4f} ("
+            + ", ".join(f"{v:.2f} {margins[(n, float(v))]:+.4f}" for v in near) + ")")
+    log(f"  chosen: PARAPHRASES_OUT {chosen[0]}, NULL_LEVEL {chosen[1]:.2f} (shipped: {selfcheck.PARAPHRASES_OUT}, "
+        f"{selfcheck.NULL_LEVEL})")
     for name in TARGETS:
-        shifts = shifts_of(sims[name], level)
+        shifts = shifts_of(sims[name], chosen)
         t = tables[name]
         values = with_shifts(t, net, shifts)
         inside, null = t.rates(values)
         extra = f", oos_train null {t.rates(values, generic_only=True)[1]:.3f}" if name == "clinc" else ""
         log(f"  {name} folds: shifts {', '.join(f'{x:+.2f}' for x in shifts)}; in-scope {inside:.3f}, null "
             f"{null:.3f}{extra}")
-    cv = {name: np.zeros(len(tables[name].fold), bool) for name in TARGETS}
     answers = {name: np.zeros(len(tables[name].fold)) for name in TARGETS}
     for k in range(5):
         others = [f for f in range(5) if f != k]
-        chosen = max(LEVELS, key=lambda v: (round(level_margin(tables, sims, v, others), 6), -v))
+        fold_chosen = _best({st: level_margin(tables, sims, st, others) for st in SETTINGS})
         for name in TARGETS:
             rows = tables[name].fold == k
-            answers[name][rows] = with_shifts(tables[name], net, shifts_of(sims[name], chosen))[rows]
-            cv[name] |= rows
-        log(f"  fold {k} judged at the level chosen on the other four (the network: the shipped one): {chosen:.2f}")
+            answers[name][rows] = with_shifts(tables[name], net, shifts_of(sims[name], fold_chosen))[rows]
+        log(f"  fold {k} judged at the setting chosen on the other four (the network: the shipped one): "
+            f"{fold_chosen[0]} out, level {fold_chosen[1]:.2f}")
     for name in TARGETS:
         t = tables[name]
         inside, null = t.rates(answers[name])
         extra = f", oos_train null {t.rates(answers[name], generic_only=True)[1]:.3f}" if name == "clinc" else ""
         log(f"  cross-validated: {name} in-scope {inside:.3f}, null {null:.3f}{extra}")
     t, small_sims = small
-    shifts = shifts_of(small_sims, level)
+    shifts = shifts_of(small_sims, chosen)
     inside, null = t.rates(with_shifts(t, net, shifts))
     log(f"  libraries of 10-12 examples a skill: shifts {', '.join(f'{x:+.2f}' for x in shifts)} (0: none of "
         f"their own); the network {inside:.3f} / null {null:.3f} / oos_train null "
         f"{t.rates(with_shifts(t, net, shifts), generic_only=True)[1]:.3f}")
-    return level
+    return chosen
 
 
 def linear_values(t: Table) -> np.ndarray:

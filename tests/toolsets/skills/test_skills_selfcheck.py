@@ -110,10 +110,11 @@ def test_an_import_calibrates_the_library_and_any_other_write_makes_it_stale(run
             if intent in intents and count.get(intent, 0) < 15:
                 count[intent] = count.get(intent, 0) + 1
                 fh.write(json.dumps({"text": text, "intent": intent}) + "\n")
-    run(runtime, "import_skills", format="intents", path=str(path))
+    out = run(runtime, "import_skills", format="intents", path=str(path))
     library = SkillLibrary(runtime, "default")
     record = library.handle.meta(library.store())[SELF_CALIBRATION]
     assert record["fresh"] is True and record["judge"] == judge.JUDGE_VERSION and record["skills"] == 12
+    assert out.calibration.model_dump() == {"shift": record["shift"], "fresh": True, "how": record["how"]}
     assert isinstance(record["shift"], float) and library.self_shift(library.store()) == (record["shift"], None)
     question = [t for t, i in rows if i == intents[0]][20]
     assert "shipped bias" not in run(runtime, "search_skills", query=question).evidence.decision
@@ -246,5 +247,80 @@ def test_a_calibration_that_fails_leaves_the_import_answered_as_written(runtime,
     out = run(runtime, "import_skills", format="intents", path=str(path))
     assert out.created == 2
     assert "its own calibration failed (MemoryError: cannot allocate)" in caplog.text
+    assert out.calibration.shift is None and out.calibration.fresh is False
+    assert "its own calibration failed (MemoryError: cannot allocate)" in out.calibration.how
+    assert "the shipped bias decides until the next import or reindex" in out.calibration.how
     library = SkillLibrary(runtime, "default")
     assert "not recorded since the last import or reindex" in library.self_shift(library.store())[1]
+
+
+def test_import_and_reindex_answers_say_what_calibration_the_library_has(runtime, tmp_path):
+    """The answer of an import (a first one, the same file again) and of a reindex reports the library's own
+    calibration as it stands after it: the shift (null: the shipped bias), whether it is fresh, and how or why
+    not; the CLI prints it in a line."""
+    from graphlore.toolsets.skills import render
+    path = _intents(tmp_path / "intents.jsonl", {"card_arrival": ["where is my card", "my card has not come"],
+                                                 "exchange_rate": ["what is the exchange rate", "rate for euros"]})
+    first = run(runtime, "import_skills", format="intents", path=str(path))
+    assert first.calibration.model_dump() == {
+        "shift": None, "fresh": True, "how": "no calibration of its own: 2 skills in use, 10 needed"}
+    assert "the shipped bias (no calibration of its own: 2 skills in use, 10 needed)" in render.import_skills(first)
+    assert run(runtime, "import_skills", format="intents", path=str(path)).calibration == first.calibration
+    run(runtime, "create_skill", skill=_big("Exchange rates", "the exchange rate"))
+    again = run(runtime, "import_skills", format="intents", path=str(path))  # nothing written, but it was stale
+    assert again.calibration.model_dump() == {
+        "shift": None, "fresh": True, "how": "no calibration of its own: 3 skills in use, 10 needed"}
+    again = run(runtime, "reindex_skills")
+    assert again.calibration == first.calibration.model_copy(update={"how": again.calibration.how})
+    assert "the judge's calibration for this library" in render.reindex_skills(again)
+
+
+def test_an_example_learned_from_use_keeps_the_calibration_fresh_within_its_share(runtime, tmp_path):
+    """A confirmed outcome's routing example leaves the library's own calibration valid while the examples
+    learned since it was made stay within selfcheck.LEARNED_SHARE of the conditions it was made from; the next
+    one past that makes it stale (any other write of skills still does at once)."""
+    from graphlore.toolsets.skills import learning
+    words = {"card_arrival": "when my new card arrives", "exchange_rate": "the exchange rate"}
+    path = _intents(tmp_path / "intents.jsonl", {i: [f"question {n} about {w}" for n in range(30)]
+                                                 for i, w in words.items()})
+    out = run(runtime, "import_skills", format="intents", path=str(path))
+    library = SkillLibrary(runtime, "default")
+    record = library.store().get_meta(SELF_CALIBRATION)
+    assert (record["conditions"], record["learned"], record["fresh"]) == (60, 0, True)
+    assert selfcheck.keeps(1, 60) and not selfcheck.keeps(2, 60)  # 0.02 of 60: one example
+    skill_id = out.skill_ids[-1]
+    for n, fresh in ((1, True), (2, False)):
+        text = f"what is {words['exchange_rate']} today, case {n}"
+        added = learning.add_example(library, skill_id, text, runtime.embedder.embed([text])[0])
+        assert added.added, added.reason
+        record = library.store().get_meta(SELF_CALIBRATION)
+        assert record["fresh"] is fresh
+        assert (library.calibration_state(library.store())["fresh"]) is fresh
+    assert record["learned"] == 1  # the stale record keeps what it was made with
+    again = run(runtime, "import_skills", format="intents", path=str(path))  # stale: calibrated again
+    assert again.calibration.fresh is True
+
+
+def test_a_learned_example_on_a_record_of_another_shape_makes_it_stale():
+    from graphlore.toolsets.skills.library import learn
+    record = {"shift": 0.2, "fresh": True, "judge": judge.JUDGE_VERSION, "conditions": 1000, "learned": 3, "how": "x"}
+    assert learn(record) == {**record, "learned": 4}
+    for other in ({**record, "fresh": False}, {**record, "judge": judge.JUDGE_VERSION - 1}, {**record, "learned": True},
+                  {k: v for k, v in record.items() if k != "conditions"}, {**record, "pending": "t"},
+                  {**record, "learned": 20}, "garbage", None):
+        assert learn(other) is None
+
+
+def test_a_left_out_question_takes_its_nearest_conditions_with_it_but_leaves_two():
+    """Judge v7's simulation: a known skill's left-out question finds none of its PARAPHRASES_OUT nearest
+    conditions among what is left (unseen wording), and a skill keeps at least 2 conditions."""
+    rng = np.random.default_rng(1)
+    question = _unit(rng.normal(size=(1, 16)))
+    copies = _unit(question + 0.01 * rng.normal(size=(selfcheck.PARAPHRASES_OUT, 16)))
+    others = _unit(rng.normal(size=(6, 16)))
+    kept = np.vstack([_unit(rng.normal(size=(1, 16))), copies, others])  # a title, then the conditions
+    left = selfcheck._unseen(kept, 1, question)
+    assert len(left) == 1 + len(others)
+    assert np.allclose(left[0], kept[0]) and np.allclose(left[1:], others)
+    small = kept[:1 + selfcheck.PARAPHRASES_OUT]
+    assert selfcheck._unseen(small, 1, question) is small  # fewer than 2 would be left: nothing leaves

@@ -59,7 +59,7 @@ import numpy as np
 from graphlore.toolsets.skills import decision
 
 #: Bump when a constant below changes, so benchmark notes can say which judge made them.
-JUDGE_VERSION = 6
+JUDGE_VERSION = 7
 #: Candidates hybrid search hands the judge.
 CANDIDATES = 5
 #: Temperature of the soft best match, in cosine units: passages within ~TAU of the best count.

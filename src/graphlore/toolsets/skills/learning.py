@@ -167,7 +167,7 @@ def add_example(library: SkillLibrary, skill_id: str, text: str, vector: np.ndar
                  "updated_at": stamp, "changes": diff.changes(current.fields, new).model_dump(mode="json"),
                  EVENTS: [*current.node.props.get(EVENTS, []), event]}
         with store.atomic():
-            library.commit(store, [library.rows(skill_id, new, props, embedded, previous=current)])
+            library.commit(store, [library.rows(skill_id, new, props, embedded, previous=current)], learned=True)
     return LearnedExample(kind="example", added=True, reason="added as a condition (a routing example)",
                           version=version)
 

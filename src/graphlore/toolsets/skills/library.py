@@ -51,7 +51,8 @@ repair), ``skills`` = ``{"routing": ROUTING_VERSION, "judge": JUDGE_VERSION}``,
 ``counters`` = ``"skill"`` (the counters live in the skills; see above),
 ``archived_skills`` (how many are archived) and ``self_calibration`` (the library's own shift of the judge's
 bias, :mod:`selfcheck`: made by an import or a reindex after its write, marked stale by every other write
-of skills; the search uses it only while fresh). All five are read in one statement per call (:class:`~graphlore.toolsets.handle.Namespace`).
+of skills but a few routing examples learned from use (:func:`selfcheck.keeps`); the search uses it only
+while fresh). All five are read in one statement per call (:class:`~graphlore.toolsets.handle.Namespace`).
 A library written under another routing version is re-embedded (and its own calibration made again) when it
 is next opened (its texts are all in the store), so stale vectors never rank a search.
 
@@ -425,9 +426,10 @@ class SkillLibrary:
         source = props.get("source")
         return Write(node, prototype, edge, [SOURCE_KEY + source] if source else [])
 
-    def commit(self, store: Store, writes: Sequence[Write]) -> None:
+    def commit(self, store: Store, writes: Sequence[Write], learned: bool = False) -> None:
         """Write the rows (call inside ``store.atomic()``), each skill with the counters it has now (a use
-        recorded since the skill was read is kept)."""
+        recorded since the skill was read is kept). ``learned``: the write adds one routing example learned from
+        use, which leaves the library's own calibration fresh within :func:`selfcheck.keeps`'s bound."""
         now_counters = {n.id: n.props.get("counters") for n in store.get_nodes([w.node.id for w in writes])}
         for w in writes:
             if now_counters.get(w.node.id) is not None:
@@ -443,8 +445,9 @@ class SkillLibrary:
         versions = {"routing": routing.ROUTING_VERSION, "judge": judge.JUDGE_VERSION}
         wanted = {EMBEDDER_META: meta.get(EMBEDDER_META) or self.handle.embedder_record(), META: versions,
                   COUNTERS_META: IN_SKILLS, ARCHIVED_COUNT: store.count_nodes(KIND, ARCHIVED_ONLY)}
-        if meta.get(SELF_CALIBRATION) is not None:  # any write but an import's makes it stale (see calibrate)
-            wanted[SELF_CALIBRATION] = stale(meta[SELF_CALIBRATION])
+        if meta.get(SELF_CALIBRATION) is not None:  # any write but an import's makes it stale (see calibrate),
+            # except a few examples learned from use
+            wanted[SELF_CALIBRATION] = (learn(meta[SELF_CALIBRATION]) if learned else None) or stale(meta[SELF_CALIBRATION])
         if any(meta.get(k) != v for k, v in wanted.items()):
             store.set_meta_many(wanted)
             self.handle.reread()
@@ -484,7 +487,8 @@ class SkillLibrary:
         """The record of the library's own calibration, computed from its stored vectors now."""
         blocks, heads = self.blocks(store)
         shift, how = selfcheck.library_shift(blocks, heads, progress)
-        return {"shift": shift, "fresh": True, "judge": judge.JUDGE_VERSION, "skills": len(blocks), "how": how}
+        return {"shift": shift, "fresh": True, "judge": judge.JUDGE_VERSION, "skills": len(blocks),
+                "conditions": sum(len(b) - h for b, h in zip(blocks, heads, strict=True)), "learned": 0, "how": how}
 
     @staticmethod
     def blocks(store: Store) -> tuple[list[np.ndarray], list[int]]:
@@ -512,6 +516,18 @@ class SkillLibrary:
         if not isinstance(shift, (int, float)) or isinstance(shift, bool) or not math.isfinite(shift):
             return 0.0, f"no calibration of its own: {record.get('how') or 'none recorded'}"
         return float(shift), None
+
+    def calibration_state(self, store: Store) -> dict[str, Any]:
+        """What an import or reindex answer says of the library's own calibration: ``shift`` (None: the shipped
+        bias decides), ``fresh`` (made for the library as it is now) and ``how`` it was found or why there is
+        none (read now, not from the cached meta)."""
+        self.handle.reread()
+        shift, why = self.self_shift(store)
+        record = store.get_meta(SELF_CALIBRATION)
+        if why is None:
+            return {"shift": shift, "fresh": True, "how": str(record.get("how") or "")}
+        fresh = isinstance(record, dict) and bool(record.get("fresh")) and record.get("judge") == judge.JUDGE_VERSION
+        return {"shift": None, "fresh": fresh, "how": why}
 
     def reindex(self, store: Store, progress: Callable[[int, int], None] | None = None) -> tuple[int, int]:
         """Embed every skill's passages again and record the current embedder and versions (one
@@ -557,6 +573,18 @@ def stale(record: Any) -> Any:
     if not isinstance(record, dict) or not (record.get("fresh") or "pending" in record):
         return record
     return {**{k: v for k, v in record.items() if k != "pending"}, "fresh": False}
+
+
+def learn(record: Any) -> dict[str, Any] | None:
+    """A fresh calibration record with one more example learned from use, while :func:`selfcheck.keeps` holds
+    (None: it does not, or the record is not fresh and this judge's)."""
+    if not (isinstance(record, dict) and record.get("fresh") and "pending" not in record
+            and record.get("judge") == judge.JUDGE_VERSION):
+        return None
+    learned, conditions = record.get("learned"), record.get("conditions")
+    if not isinstance(learned, int) or not isinstance(conditions, int) or isinstance(learned, bool):
+        return None
+    return {**record, "learned": learned + 1} if selfcheck.keeps(learned + 1, conditions) else None
 
 
 def count_archived(store: Store) -> None:

@@ -538,6 +538,16 @@ class KeptEdit(Response):
                               "agent removed) and the agent's added items were all kept.")
 
 
+class LibraryCalibration(Response):
+    """The library's own calibration of the judge's bias, as the import or reindex left it."""
+
+    shift: float | None = Field(description="How far the judge's bias moves for this library (positive: it "
+                                "answers more); null: the shipped bias decides.")
+    fresh: bool = Field(description="Made for the library as it is now. A later write of skills (create, update, "
+                        "archive, an example learned from use) makes it stale until the next import or reindex.")
+    how: str = Field(description="How the shift was found, or why the shipped bias decides.")
+
+
 class ImportSkillsResponse(Response):
     format: Literal["abcd", "intents"]
     path: str
@@ -557,6 +567,8 @@ class ImportSkillsResponse(Response):
         default_factory=list, description="Skills an agent changed since the last import whose fields the file "
         "changed too: a re-import never overwrites an agent's edit; what it kept, per skill."
     )
+    calibration: LibraryCalibration = Field(description="The library's own calibration of the judge after this "
+                                            "import (made again only when the import wrote skills).")
 
 
 class ListSkillsRequest(Request):
@@ -635,3 +647,5 @@ class ReindexSkillsResponse(Response):
     skills: int = Field(ge=0)
     embedded_texts: int = Field(ge=0)
     embedder: str
+    calibration: LibraryCalibration = Field(description="The library's own calibration of the judge, made again "
+                                            "from the new vectors.")

@@ -13,6 +13,7 @@ from graphlore.toolsets.skills.models import (
     ArchiveSkillResponse,
     CreateSkillResponse,
     ImportSkillsResponse,
+    LibraryCalibration,
     ListSkillsResponse,
     RecordOutcomeResponse,
     ReindexSkillsResponse,
@@ -145,8 +146,17 @@ def import_skills(r: ImportSkillsResponse) -> str:
         merged = f"merged {', '.join(k.merged)} (the file's and the agent's items)" if k.merged else ""
         lines.append(f"  {k.source} ({k.skill_id}): edited since the last import; "
                      + "; ".join(x for x in (kept, merged) if x))
+    lines.append(calibration(r.calibration))
     return "\n".join(lines)
 
 
 def reindex_skills(r: ReindexSkillsResponse) -> str:
-    return f"library {r.library}: {count(r.skills, 'skill')} re-embedded ({count(r.embedded_texts, 'text')}) with {r.embedder}"
+    return (f"library {r.library}: {count(r.skills, 'skill')} re-embedded ({count(r.embedded_texts, 'text')}) with "
+            f"{r.embedder}\n{calibration(r.calibration)}")
+
+
+def calibration(c: LibraryCalibration) -> str:
+    """The library's own calibration of the judge, in a line."""
+    if c.shift is not None:
+        return f"the judge's calibration for this library: bias {c.shift:+.2f} ({c.how})"
+    return f"the judge's calibration for this library: the shipped bias ({c.how})"

@@ -5,18 +5,21 @@ One bias cannot serve every library: on questions of unknown intents that sit be
 the network needs a lower bias to abstain enough, on a library of well separated intents (CLINC150's) a
 higher one to answer enough. The library itself is training data for that: leave a fifth of its skills out
 (their conditions become questions of unknown intents) and a contiguous fifth of every other skill's
-conditions out (questions of known ones), five times, judge every such question by the judge's own scores
-over the 5 best-ranked skills of what is left, and move the bias to the largest value (on a 0.01 grid) at
-which the network still abstains on :data:`NULL_LEVEL` of the unknown questions. That level is the one
-constant, fitted once by cross-validation on training folds (``bench/skills_fit.py``; bench/README.md,
-skills_routing, judge v6).
+conditions out (questions of known ones), each taking its :data:`PARAPHRASES_OUT` nearest conditions with it
+(a library's examples were written together, so a left-out example may find a near copy of itself among the
+rest, where a question nobody wrote the examples for is less likely to), five times; judge every such question by the
+judge's own scores over the 5 best-ranked skills of what is left, and move the bias to the largest value (on
+a 0.01 grid) at which the network still abstains on :data:`NULL_LEVEL` of the unknown questions. Those two
+are the constants, fitted once together by cross-validation on training folds (``bench/skills_fit.py``;
+bench/README.md, skills_routing, judges v6 and v7).
 
 Only for libraries the network decides for: at least :data:`MIN_SKILLS` skills whose median skill keeps
 :data:`judge.NETWORK_EXAMPLES` conditions with a fifth of them left out (:data:`MIN_CONDITIONS`); others keep
 the shipped bias (the simulation would judge skills the network never sees). Computed when a library is
 imported or re-embedded, never on the search path (a CLINC150-sized library of 15,000 conditions takes a few
-seconds); any other write makes it stale, and a stale or missing one leaves the shipped bias, which the
-search's evidence says.
+seconds); any other write makes it stale, but for routing examples learned from use up to
+:data:`LEARNED_SHARE` of the conditions it was made from (:func:`keeps`), and a stale or missing one leaves
+the shipped bias, which the search's evidence says.
 """
 
 from __future__ import annotations
@@ -29,7 +32,11 @@ import numpy as np
 from graphlore.toolsets.skills import decision, judge
 
 #: Share of the simulated unknown questions the network must still abstain on at the library's bias.
-NULL_LEVEL = 0.62
+NULL_LEVEL = 0.49
+#: Conditions nearest each left-out question of a known skill that leave with it (:func:`_unseen`).
+PARAPHRASES_OUT = 3
+#: Examples learned from use (as a share of the conditions it was made from) a calibration stays valid for.
+LEARNED_SHARE = 0.02
 #: Folds of the simulation (a fifth of the skills and of each skill's conditions left out each time).
 FOLDS = 5
 MIN_SKILLS = 10
@@ -64,7 +71,7 @@ def simulate(blocks: Sequence[np.ndarray], heads: Sequence[int],
                 labels += [-1] * len(out)
             else:
                 labels += [len(kept)] * len(out)
-                kept.append((np.delete(block, out, axis=0), head))
+                kept.append((_unseen(np.delete(block, out, axis=0), head, block[out]), head))
         if not kept:
             continue
         values.append(_judged(kept, np.vstack(questions).astype(np.float64)))
@@ -72,6 +79,20 @@ def simulate(blocks: Sequence[np.ndarray], heads: Sequence[int],
         if progress is not None:
             progress(k + 1, FOLDS, "calibration folds")
     return np.concatenate(values), np.concatenate(known)
+
+
+def _unseen(kept: np.ndarray, head: int, questions: np.ndarray) -> np.ndarray:
+    """A skill's passages ``kept`` less each of its left-out ``questions``' :data:`PARAPHRASES_OUT` nearest
+    conditions (none leave when fewer than 2 would remain), so that a question left out finds no near copy of itself among what is left:
+    unseen wording, as a question nobody wrote the examples for."""
+    conditions = kept[head:]
+    if PARAPHRASES_OUT == 0 or len(questions) == 0:
+        return kept
+    nearest = np.argsort(-(questions.astype(np.float64) @ conditions.T.astype(np.float64)), axis=1, kind="stable")
+    gone = np.unique(nearest[:, :PARAPHRASES_OUT])
+    if len(conditions) - len(gone) < 2:
+        return kept
+    return np.vstack([kept[:head], np.delete(conditions, gone, axis=0)])
 
 
 def _judged(skills: list[tuple[np.ndarray, int]], queries: np.ndarray, chunk: int = 512) -> np.ndarray:
@@ -105,6 +126,13 @@ class _Ev:
 
     def __init__(self, match: float, rank: float, typical: float, cosines: np.ndarray) -> None:
         self.match, self.rank, self.typical, self.cosines = match, rank, typical, cosines
+
+
+def keeps(learned: int, conditions: int) -> bool:
+    """Whether a calibration made from ``conditions`` conditions stays valid with ``learned`` routing examples
+    learned from use since (at most :data:`LEARNED_SHARE` of them): a few more examples of known skills barely
+    move the shift (bench/README.md, judge v7), and recomputing it is seconds no search should wait for."""
+    return learned <= LEARNED_SHARE * conditions
 
 
 def shift_for(values: np.ndarray, known: np.ndarray, level: float = NULL_LEVEL) -> float:

@@ -78,6 +78,7 @@ from graphlore.toolsets.skills.models import (
     ImportSkillsResponse,
     JudgeInfo,
     KeptEdit,
+    LibraryCalibration,
     ListSkillsRequest,
     ListSkillsResponse,
     RecordOutcomeRequest,
@@ -527,27 +528,38 @@ def write_imports(library: SkillLibrary, skills: list[dict[str, Any]], progress:
             with store.atomic():
                 library.commit(store, writes)
                 token = library.pending_calibration(store)
-    if token is not None:
-        _calibrate(library, token, progress)
+    failed = _calibrate(library, token, progress) if token is not None else None
     written = {w.node.props["source"]: w.node.id for w in writes}
     texts = sum(len(e.vectors) for e in embedded if e.vectors is not None)
     return {"created": created, "updated": updated, "unchanged": unchanged + len(skills) - len(todo) - len(archived),
             "archived": len(archived), "embedded_texts": texts, "kept_edits": kept_edits,
+            "calibration": _calibration(library, failed),
             "skill_ids": [written.get(s["source"]) or existing_ids[s["source"]] for s in skills]}
 
 
-def _calibrate(library: SkillLibrary, token: str, progress: Progress | None = None) -> None:
+def _calibrate(library: SkillLibrary, token: str, progress: Progress | None = None) -> str | None:
     """The library's own calibration after an import or reindex (:mod:`selfcheck`, seconds on a large library,
     shown as ``calibration folds``); a writer holding the lock too long leaves it stale (the search then uses the
-    shipped bias and says so), never fails the write."""
+    shipped bias and says so), never fails the write. Returns why it was not recorded (None: it was, or a later
+    write made it moot)."""
     try:
         library.calibrate(token, progress)
     except StoreBusy as exc:
-        log.warning("skill library %r: its own calibration was not recorded (%s); the shipped bias decides until "
-                    "the next import or reindex", library.name, exc.message)
+        why = f"its own calibration was not recorded ({exc.message})"
     except Exception as exc:  # noqa: BLE001 - the write is committed: a failed calibration must not report it failed
-        log.warning("skill library %r: its own calibration failed (%s: %s); the skills are written, the shipped bias "
-                    "decides until the next import or reindex", library.name, type(exc).__name__, exc)
+        why = f"its own calibration failed ({type(exc).__name__}: {exc}); the skills are written"
+    else:
+        return None
+    log.warning("skill library %r: %s; the shipped bias decides until the next import or reindex", library.name, why)
+    return why
+
+
+def _calibration(library: SkillLibrary, failed: str | None) -> LibraryCalibration:
+    """The answer's account of the library's own calibration after an import or reindex."""
+    state = library.calibration_state(library.store())
+    if failed is not None and state["shift"] is None:
+        state["how"] = f"{failed}: the shipped bias decides until the next import or reindex"
+    return LibraryCalibration(**state)
 
 
 def _last_import(old: Stored) -> dict[str, Any] | None:
@@ -569,7 +581,7 @@ def reindex_skills(runtime: Runtime, request: ReindexSkillsRequest, progress: Pr
         skills, texts = library.reindex(store, progress)
         with store.atomic():
             token = library.pending_calibration(store)
-    _calibrate(library, token, progress)
+    failed = _calibrate(library, token, progress)
     return ReindexSkillsResponse(library=request.library, skills=skills, embedded_texts=texts,
-                                 embedder=runtime.embedder.name)
+                                 embedder=runtime.embedder.name, calibration=_calibration(library, failed))
 
