@@ -277,3 +277,29 @@ def test_a_setting_of_several_values_whose_variable_the_deployment_gives_several
         "front/appsettings.json": json.dumps(SETTINGS), "front/appsettings.Production.json": json.dumps(PRODUCTION)})
     level = _clients(tmp_path)["Shop.Front.Levels.Level"]
     assert [match for _, match, _ in level] == ["unresolved"]
+
+
+OTHER_OPTIONS = """namespace Shop.Other;
+
+public class StockOptions { public string Host { get; set; } = ""; }
+
+public class Reader(IOptions<StockOptions> stock, HttpClient http)
+{
+    public Task<string> Level() => http.GetStringAsync($"http://{stock.Value.Host}/api/levels/1");
+}
+"""
+
+
+def test_an_options_class_takes_no_section_from_another_services_class_of_that_name(tmp_path):
+    """front binds its StockOptions to Services:Stock; other's own StockOptions is bound nowhere in other: its
+    property is no setting of other's appsettings (another deployed service's binding is not this class's)."""
+    settings = {"Services": {"Stock": {"Host": "stock:8080"}}}
+    write_tree(tmp_path, {
+        "stock/stock.csproj": WEB, "stock/Program.cs": STOCK,
+        "front/front.csproj": WEB, "front/Program.cs": OPTIONS_PROGRAM, "front/Reader.cs": OPTIONS_CLIENTS,
+        "front/appsettings.json": json.dumps(settings),
+        "other/other.csproj": WEB, "other/Reader.cs": OTHER_OPTIONS, "other/appsettings.json": json.dumps(settings)})
+    clients = _clients(tmp_path)
+    assert [m for _, m, _ in clients["Shop.Front.Reader.Level"]] == ["cross_service"]
+    assert [m for _, m, _ in clients["Shop.Other.Reader.Level"]] == ["unresolved"]
+
