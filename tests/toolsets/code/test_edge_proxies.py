@@ -365,6 +365,36 @@ def test_kubernetes_ingresses_are_the_routes_of_the_ingress_controller(tmp_path:
     assert ("ingress", "ANY /api/orders/**", "GET /orders/{order_id}") in links
 
 
+def test_one_ingress_in_several_deployment_variants_is_one_route_naming_every_file(tmp_path: Path):
+    """The same Ingress generated into several variants of the manifests (``java-kubernetes.yml``,
+    ``native-minikube.yml``...) is one route per rule, kept at the first file and naming the others; a repeat inside
+    one file stays a route of its own; editing one variant updates as a full build gives."""
+    variants = {f"deploy/k8s/{name}.yml": INGRESS for name in ("java-kubernetes", "java-minikube", "native-kubernetes")}
+    write_tree(tmp_path, {**ORDERS_SERVICE, **variants})
+    graph = CodeGraph.build(tmp_path)
+
+    def ingress_routes():
+        return sorted((n.props["label"], n.props["file"], n.props["line"], tuple(n.props.get("also_declared_in", ())))
+                      for n in graph.snapshot()[0].values() if n.kind == "route" and n.props["microservice"] == "ingress")
+
+    first = "deploy/k8s/java-kubernetes.yml"
+    others = ("deploy/k8s/java-minikube.yml", "deploy/k8s/native-kubernetes.yml")
+    assert ingress_routes() == [
+        ("ANY /**", first, 43, tuple(f"{o}:43" for o in others)),
+        ("ANY /**", first, 48, tuple(f"{o}:48" for o in others)),   # the regular expression path: its own route
+        ("ANY /api/orders/**", first, 31, tuple(f"{o}:31" for o in others)),
+        ("ANY /health", first, 51, tuple(f"{o}:51" for o in others))]
+    # a variant that differs is a route of its own; the same Ingress twice in one file stays two routes
+    (tmp_path / others[0]).write_text(INGRESS.replace("/api/orders", "/api/v2/orders"))
+    (tmp_path / others[1]).write_text(INGRESS + "---\n" + INGRESS.split("---\n")[2])
+    graph.update()
+    assert graph.snapshot() == CodeGraph.build(tmp_path).snapshot()
+    found = ingress_routes()
+    assert ("ANY /api/v2/orders/**", others[0], 31, ()) in found
+    assert ("ANY /api/orders/**", first, 31, (f"{others[1]}:31",)) in found
+    assert sum(label == "ANY /api/orders/**" for label, *_ in found) == 2   # native-kubernetes' second copy
+
+
 def test_a_tooling_folders_proxies_deploy_no_part_of_the_system(tmp_path: Path):
     """An Ingress of a CI job's release cluster (``.github/release-cluster``) or a test rig's nginx is no service."""
     write_tree(tmp_path, {**ORDERS_SERVICE, ".github/release-cluster/ingress.yaml": INGRESS,
@@ -455,3 +485,24 @@ def test_a_kubernetes_proxy_workload_reads_the_configuration_its_configmap_holds
     assert (route["microservice"], route["file"], route["line"]) == ("gateway", "deploy/k8s/gateway.yaml", 9)
     assert ("gateway", "ANY /api/orders/**", "GET /orders/{order_id}") in links
     assert ("web", "GET gateway /api/orders/{order_id}", "ANY /api/orders/**") in links
+
+
+def test_a_proxy_workload_in_two_overlays_is_one_proxy_mounting_each_ones_configmap(tmp_path: Path):
+    prod = K8S_PROXY.replace("/api/orders/", "/prod/orders/")
+    write_tree(tmp_path, {**ORDERS_SERVICE, "k8s/dev/gateway.yaml": K8S_PROXY, "k8s/prod/gateway.yaml": prod})
+    services, routes, _ = _edge(tmp_path)
+    assert [name for name in services if name.startswith("gateway")] == ["gateway"]
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    held = sorted((n.props["label"], n.props["file"]) for n in nodes.values() if n.kind == "route"
+                  and n.props["microservice"] == "gateway")
+    # each overlay's ConfigMap once: the dev workload does not mount prod's ConfigMap of the same name
+    assert held == [("ANY /api/orders/**", "k8s/dev/gateway.yaml"), ("ANY /prod/orders/**", "k8s/prod/gateway.yaml")]
+
+
+def test_a_proxy_workload_mounts_the_configmap_of_its_own_manifest(tmp_path: Path):
+    other = K8S_PROXY.replace("/api/orders/", "/admin/orders/").replace("name: gateway\n", "name: admin\n")
+    write_tree(tmp_path, {**ORDERS_SERVICE, "k8s/web/gateway.yaml": K8S_PROXY, "k8s/admin/admin.yaml": other})
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    held = sorted((n.props["microservice"], n.props["label"]) for n in nodes.values() if n.kind == "route"
+                  and n.props["microservice"] != "orders")
+    assert held == [("admin", "ANY /admin/orders/**"), ("gateway", "ANY /api/orders/**")]   # one gateway-conf each

@@ -196,7 +196,126 @@ def test_jaxrs_interfaces_rest_clients_and_channels(tmp_path: Path):
         (23, "PATCH"): ("jaxrs_client", "stock-service", "no_route"),        # a path the service does not serve
     }
     assert "quarkus.rest-client.nowhere.url" in clients[(22, "GET")]["unresolved_reason"]
+    # what is written names the key that gives the URL, its values as people read them
+    assert clients[(10, "GET")]["target_path"] == ('quarkus.rest-client.stock.url={http://localhost:9999|'
+                                                  'http://stock-service:8080} + "/stock" + "/{sku}"')
+    assert clients[(15, "GET")]["target_path"] == 'legacy/mp-rest/url=http://stock-service:8080 + "/stock" + "/{sku}"'
     by_id = {n.id: n for n in nodes.values()}
     sent = [(by_id[e.src].props["line"], by_id[e.dst].props["topic"]) for e in edges.values()
             if e.type == "ASYNC_CALLS" and by_id[e.src].props.get("producer_kind") == "smallrye_messaging"]
     assert sent == [(11, "orders.placed")]                  # the emitter's send, to the listener of the topic
+
+
+FALLBACK_CLIENT = '''package com.acme.shop;
+
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import org.eclipse.microprofile.rest.client.inject.RegisterRestClient;
+
+@Path("/stock")
+@RegisterRestClient(configKey = "stock")
+public interface StockClient {
+    @GET
+    String all();
+}
+'''
+
+FALLBACK = '''package com.acme.shop;
+
+public class StockFallback implements StockClient {
+    public String all() { return ""; }
+}
+'''
+
+
+def test_a_class_implementing_a_rest_client_interface_serves_none_of_its_paths(tmp_path: Path):
+    root = write_tree(tmp_path, {
+        "shop/pom.xml": _pom("shop"),
+        "shop/Dockerfile": "FROM eclipse-temurin:17\n",
+        "shop/src/main/resources/application.properties": "quarkus.rest-client.stock.url=http://stock:8080\n",
+        "shop/src/main/java/com/acme/shop/StockClient.java": FALLBACK_CLIENT,
+        "shop/src/main/java/com/acme/shop/StockFallback.java": FALLBACK,
+    })
+    nodes, _ = CodeGraph.build(root).snapshot()
+    assert [n.props["file"] for n in nodes.values() if n.kind == "route"] == []   # the fallback is no resource
+    assert [(n.props["client_kind"], n.props["http_method"]) for n in nodes.values() if n.kind == "client"] == [
+        ("mp_rest_client", "GET")]
+
+
+def _resource(package: str, path: str) -> str:
+    return f'''package com.acme.{package};
+
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+
+@Path("/{path}")
+public class Resource {{
+    @GET
+    public String all() {{ return ""; }}
+}}
+'''
+
+
+TARGETS = '''package com.acme.shop;
+
+import jakarta.ws.rs.client.Client;
+import jakarta.ws.rs.client.ClientBuilder;
+import jakarta.ws.rs.client.WebTarget;
+
+public class Calls {
+    private final Client client = ClientBuilder.newClient();
+    private final WebTarget orders = client.target("http://orders:8080");
+
+    String both() {
+        String invoices = client.target("http://billing:8080").path("invoices").request().get(String.class);
+        return orders.path("orders").request().get(String.class);
+    }
+
+    String local() {
+        WebTarget billing = client.target("http://billing:8080");
+        return billing.path("invoices").request().get(String.class);
+    }
+}
+'''
+
+
+def test_a_webtarget_field_takes_its_initialiser_not_a_target_of_the_method(tmp_path: Path):
+    root = write_tree(tmp_path, {
+        "orders/pom.xml": _pom("orders"), "orders/Dockerfile": "FROM eclipse-temurin:17\n",
+        "orders/src/main/java/com/acme/orders/Resource.java": _resource("orders", "orders"),
+        "billing/pom.xml": _pom("billing"), "billing/Dockerfile": "FROM eclipse-temurin:17\n",
+        "billing/src/main/java/com/acme/billing/Resource.java": _resource("billing", "invoices"),
+        "shop/pom.xml": _pom("shop"), "shop/Dockerfile": "FROM eclipse-temurin:17\n",
+        "shop/src/main/java/com/acme/shop/Calls.java": TARGETS,
+    })
+    nodes, _ = CodeGraph.build(root).snapshot()
+    assert sorted((p["line"], p["label"], p["match"]) for p in (n.props for n in nodes.values() if n.kind == "client")
+                  ) == [(12, "GET billing /invoices", "cross_service"),
+                        (13, "GET orders /orders", "cross_service"),      # the field's, not line 12's target
+                        (18, "GET billing /invoices", "cross_service")]   # a local's: its method's one target
+
+
+PROFILED_LISTENER = '''package com.acme.stock;
+
+import org.eclipse.microprofile.reactive.messaging.Incoming;
+
+public class Orders {
+    @Incoming("orders-in")
+    void on(String order) {}
+}
+'''
+
+
+def test_a_channel_whose_connector_differs_by_profile_says_so_and_links_nothing(tmp_path: Path):
+    root = write_tree(tmp_path, {
+        "stock/pom.xml": _pom("stock"), "stock/Dockerfile": "FROM eclipse-temurin:17\n",
+        "stock/src/main/resources/application.properties": (
+            "mp.messaging.incoming.orders-in.connector=smallrye-kafka\n"
+            "%dev.mp.messaging.incoming.orders-in.connector=smallrye-in-memory\n"
+            "mp.messaging.incoming.orders-in.topic=orders\n"),
+        "stock/src/main/java/com/acme/stock/Orders.java": PROFILED_LISTENER,
+    })
+    nodes, _ = CodeGraph.build(root).snapshot()
+    route = next(n.props for n in nodes.values() if n.kind == "route")
+    assert (route["label"], route["broker"], route["resolved"]) == ("channel orders-in", "channel", False)
+    assert "({smallrye-kafka|smallrye-in-memory})" in route["unresolved_reason"]

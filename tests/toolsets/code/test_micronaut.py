@@ -202,3 +202,159 @@ def test_micronaut_routes_clients_and_messages(tmp_path: Path):
     assert outside["match"] == "unresolved"                               # no service of the project
     raw = clients[("micronaut_http_client", 41)]                          # the @Client field's URL + the request's
     assert (raw["http_method"], raw["target_service"], raw["match"]) == ("GET", "orders-service", "cross_service")
+
+
+LOW_LEVEL = '''package com.acme.shop;
+
+import io.micronaut.configuration.kafka.streams.ConfiguredStreamBuilder;
+import io.micronaut.http.client.HttpClient;
+import io.micronaut.http.client.annotation.Client;
+import org.apache.kafka.streams.kstream.KStream;
+
+class Streams {
+    KStream<String, String> orders(ConfiguredStreamBuilder builder) {
+        return builder.stream("orders-service");
+    }
+}
+
+class Raw {
+    @Client("http://orders:8080")
+    HttpClient client;
+
+    String count() {
+        return client.toBlocking().retrieve("/orders/count");
+    }
+
+    String all() {
+        return client.retrieve("/orders/count");
+    }
+}
+'''
+
+
+def test_only_an_http_clients_retrieve_of_a_written_uri_is_a_request(tmp_path: Path):
+    root = write_tree(tmp_path, {
+        "orders-api/pom.xml": _pom("orders-api"),
+        "orders-api/src/main/java/com/acme/orders/api/OrderOperations.java": API,
+        "orders/pom.xml": _pom("orders"),
+        "orders/Dockerfile": "FROM eclipse-temurin:17\n",
+        "orders/src/main/resources/application.yml": ORDERS_YML,
+        "orders/src/main/java/com/acme/orders/web/OrdersController.java": CONTROLLER,
+        "shop/pom.xml": _pom("shop"),
+        "shop/Dockerfile": "FROM eclipse-temurin:17\n",
+        "shop/src/main/java/com/acme/shop/Low.java": LOW_LEVEL,
+    })
+    nodes, _ = CodeGraph.build(root).snapshot()
+    clients = sorted((p["line"], p["target_service"], p["match"]) for p in (n.props for n in nodes.values()
+                                                                             if n.kind == "client"))
+    # a Kafka Streams builder's stream("topic") (line 10) sends no request, whatever the topic is named
+    assert clients == [(19, "orders-service", "cross_service"), (23, "orders-service", "cross_service")]
+
+
+BY_PROFILE = '''package com.acme.shop;
+
+import io.micronaut.http.annotation.Get;
+import io.micronaut.http.client.annotation.Client;
+
+@Client(id = "${orders.id}")
+interface Orders {
+    @Get("/orders/{id}")
+    String get(String id);
+}
+'''
+
+
+def test_a_client_id_two_profiles_set_apart_is_followed_once_per_value(tmp_path: Path):
+    root = write_tree(tmp_path, {
+        "orders-api/pom.xml": _pom("orders-api"),
+        "orders-api/src/main/java/com/acme/orders/api/OrderOperations.java": API,
+        "orders/pom.xml": _pom("orders"),
+        "orders/Dockerfile": "FROM eclipse-temurin:17\n",
+        "orders/src/main/resources/application.yml": ORDERS_YML,
+        "orders/src/main/java/com/acme/orders/web/OrdersController.java": CONTROLLER,
+        "billing/pom.xml": _pom("billing"),
+        "billing/Dockerfile": "FROM eclipse-temurin:17\n",
+        "shop/pom.xml": _pom("shop"),
+        "shop/Dockerfile": "FROM eclipse-temurin:17\n",
+        "shop/src/main/resources/application.yml": "orders:\n  id: orders-service\n",
+        "shop/src/main/resources/application-dev.yml": "orders:\n  id: billing\n",
+        "shop/src/main/java/com/acme/shop/Orders.java": BY_PROFILE,
+    })
+    nodes, edges = CodeGraph.build(root).snapshot()
+    client = next(n.props for n in nodes.values() if n.kind == "client")
+    assert client["label"] == "GET ? /orders/{id}"          # one of two services: neither is named alone
+    assert "no route of billing fits GET /orders/{id}" in client["match_detail"]
+    reached = {nodes[e.dst].props.get("path_template") or nodes[e.dst].name for e in edges.values()
+               if e.type == "HTTP_CALLS"}
+    assert reached == {"/orders/{id}", "billing"}             # the route of one, the other service (no route)
+
+
+def _copied_api(path: str) -> str:
+    return f'''package com.acme.api;
+
+import io.micronaut.http.annotation.Get;
+
+public interface OrdersApi {{
+    @Get("{path}")
+    String get(String id);
+}}
+'''
+
+
+COPIED_CONTROLLER = '''package com.acme.web;
+
+import com.acme.api.OrdersApi;
+import io.micronaut.http.annotation.Controller;
+
+@Controller("/")
+public class OrdersController implements OrdersApi {
+    public String get(String id) { return id; }
+}
+'''
+
+
+def test_an_interface_two_services_each_declare_is_their_own(tmp_path: Path):
+    files = {}
+    for service in ("alpha", "beta"):   # one fqn, two copies: each controller implements its own service's
+        files.update({f"{service}/pom.xml": _pom(service), f"{service}/Dockerfile": "FROM eclipse-temurin:17\n",
+                      f"{service}/src/main/java/com/acme/api/OrdersApi.java": _copied_api(f"/{service}/{{id}}"),
+                      f"{service}/src/main/java/com/acme/web/OrdersController.java": COPIED_CONTROLLER})
+    nodes, _ = CodeGraph.build(write_tree(tmp_path, files)).snapshot()
+    assert sorted((n.props["microservice"], n.props["label"]) for n in nodes.values() if n.kind == "route") == [
+        ("alpha", "GET /alpha/{id}"), ("beta", "GET /beta/{id}")]
+
+
+BY_ID = '''package com.acme.shop;
+
+import io.micronaut.http.annotation.Get;
+import io.micronaut.http.client.annotation.Client;
+
+@Client(id = "orders-service")
+interface Orders {
+    @Get("/orders/{id}")
+    String get(String id);
+}
+'''
+
+
+def test_a_client_id_the_settings_give_an_address_calls_that_address(tmp_path: Path):
+    root = write_tree(tmp_path, {
+        "orders-api/pom.xml": _pom("orders-api"),
+        "orders-api/src/main/java/com/acme/orders/api/OrderOperations.java": API,
+        "orders/pom.xml": _pom("orders"),
+        "orders/Dockerfile": "FROM eclipse-temurin:17\n",
+        "orders/src/main/resources/application.yml": ORDERS_YML,
+        "orders/src/main/java/com/acme/orders/web/OrdersController.java": CONTROLLER,
+        "billing/pom.xml": _pom("billing"),
+        "billing/Dockerfile": "FROM eclipse-temurin:17\n",
+        "shop/pom.xml": _pom("shop"),
+        "shop/Dockerfile": "FROM eclipse-temurin:17\n",
+        "shop/src/main/resources/application.yml": ("micronaut:\n  http:\n    services:\n      orders-service:\n"
+                                                    "        urls:\n          - http://billing:8080\n"),
+        "shop/src/main/java/com/acme/shop/Orders.java": BY_ID,
+    })
+    nodes, _ = CodeGraph.build(root).snapshot()
+    client = next(n.props for n in nodes.values() if n.kind == "client")
+    # micronaut.http.services.<id>.urls, not discovery by the id, decides where the client calls
+    assert (client["target_service"], client["match"], client["base_url"]) == ("billing", "no_route",
+                                                                               "http://billing:8080")

@@ -199,7 +199,7 @@ def test_an_update_reads_again_only_the_frameworks_whose_files_changed_and_stays
     # nginx and the configured proxies read their module settings and each module's first file, so any change
     # reads them again (cheaply)
     assert set(stats.frameworks_read) == {"python_web", "locust", "grpc_python", "amqp", "kafka", "declared", "nginx",
-                                          "proxies"}
+                                          "proxies", "openapi_servers"}
     lines = part2(graph)
     assert lines == part2(CodeGraph.build(root))
     assert any(line.startswith("R GET /api/v3/") and "catalog.items" in line for line in lines)

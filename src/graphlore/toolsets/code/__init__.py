@@ -74,6 +74,7 @@ The map (packages by concern; a package imports only the packages above it)::
     services/                     what part 2 shares across frameworks
       endpoints.py                routes, clients and producers before linking; path and URL rules
       settings.py                 each module's Spring settings, config servers, ${...} placeholders
+      webapp.py                   a Java web application's web.xml servlet mappings and its war's context root
       yaml_lines.py               YAML documents with the line of each key (file:line of settings and ports)
       config_view.py              the configuration a microservice's describe shows (ports, config server,
                                   deployment values); where a client's environment is set (config_from)
@@ -81,6 +82,7 @@ The map (packages by concern; a package imports only the packages above it)::
       dotnet_config.py            .NET settings describe shows: appsettings*.json, launch profiles, AppHost env
       aspire.py                   .NET Aspire AppHost resource names as the services' names
       identity.py                 every name a service goes by (folder, artifact, application name, deployments)
+      openapi_docs.py             OpenAPI documents' operations and base paths; the server generator a build configures
       deployment.py               what the project's deployment files say: Compose, Kubernetes, Helm, Skaffold,
                                   .env (service names, images, each service's environment, ports)
       links.py                    which route each client calls and which listeners each producer reaches
@@ -93,6 +95,7 @@ The map (packages by concern; a package imports only the packages above it)::
       spring.py                   Spring MVC/WebFlux, Kafka, Rabbit, JMS, Cloud Stream, Feign, HTTP clients
                                   (Java and Kotlin)
       jaxrs.py                    JAX-RS routes, MicroProfile Rest Client, the JAX-RS client API
+      servlet.py                  servlets: @WebServlet and web.xml mappings, the doGet/doPost... they handle
       micronaut.py                Micronaut controllers, @Client, HttpClient, Kafka and RabbitMQ
       mp_messaging.py             MicroProfile Reactive Messaging channels (@Incoming, @Outgoing, Emitter)
       python_web.py               FastAPI and Flask routes, requests/httpx/aiohttp clients
@@ -112,6 +115,8 @@ The map (packages by concern; a package imports only the packages above it)::
       fastapi_depends.py          TRIGGERS edges: FastAPI Depends(fn) of a handler or dependency
       script_web.py               Express and NestJS routes, fetch and axios clients
       openapi_clients.py          generated OpenAPI clients (hey-api, openapi-typescript-codegen, openapi-fetch)
+      openapi_servers.py          contract-first routes: OpenAPI operations a server generator or connexion serves,
+                                  handled by the method their operationId names
       nextjs.py                   Next.js API routes (pages/api files, app router route.ts exports)
       gateway.py                  Spring Cloud Gateway and Zuul routes (YAML and the Java DSL) to their services
       declared.py                 in-source declarations (@CodebaseHttpClient, @CodebaseProducer ...)

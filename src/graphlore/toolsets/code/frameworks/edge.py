@@ -17,7 +17,7 @@ from ..model import module_id
 from ..services.endpoints import Forward, Item, normalise_path
 from ..services.settings import Values
 from . import nginx, proxies
-from .nginx import ConfigRoute
+from .nginx import ConfigRoute, merge_variants
 
 
 def edge_items(settings: dict[str, Values]) -> list[Item]:
@@ -33,7 +33,7 @@ def edge_items(settings: dict[str, Values]) -> list[Item]:
                             module=module, file=path, line=line, flavor=flavor, http_method=method,
                             path=literal(normalise_path(pattern)), written=written, forward=forward,
                             source_layer="config", problems=[problem] if problem else []))
-    return out
+    return merge_variants(out)
 
 
 def _embedded(values: Values) -> Iterator[tuple[str, ConfigRoute]]:

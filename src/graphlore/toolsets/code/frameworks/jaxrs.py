@@ -5,7 +5,14 @@ clients, read from the facts of Java and Kotlin files.
 annotated ``@GET``, ``@POST``... (``@Path`` on the method joined after the class's), under the module's
 ``@ApplicationPath``. JAX-RS inherits a method's annotations from the interface it implements when the class
 does not annotate it: the route is filed at the class's method (at the class when it does not redeclare it).
-A method with ``@Path`` and no HTTP method is a sub-resource locator: not read.
+A method with ``@Path`` and no HTTP method is a sub-resource locator: not read. A class that implements a
+``@RegisterRestClient`` interface (a client's fallback or test double) serves none of its paths.
+
+**Deployment.** In a web application (`services.webapp`) the routes are served under the war's context root
+(``/{?}`` when the deployment chooses it), then under the ``web.xml`` ``<url-pattern>`` of the JAX-RS servlet
+(Jersey's ``ServletContainer``, RESTEasy's ``HttpServletDispatcher``, CXF's, or a servlet named after an
+``Application`` subclass), which replaces ``@ApplicationPath`` as the specification says; several patterns:
+``/{?}``.
 
 **Clients.** A ``@RegisterRestClient`` interface calls each mapped method (inherited ones too) under its
 ``@Path``, at its base URL: ``baseUri``, else the configuration of its ``configKey`` (or its fully qualified
@@ -14,22 +21,25 @@ name) in the module's settings: ``quarkus.rest-client.<key>.url`` (or ``.uri``),
 The JAX-RS client API, in files that import it: ``client.target(url).path(p)....request().get()`` (``post``,
 ``put``, ``delete``, ``head``, ``options``, ``method("X")``; after ``async()``/``rx()`` too), the URL the
 ``target`` and each ``path`` joined, folded; a chain that starts at a ``WebTarget`` variable takes its
-``target(...)``: the one in the same method, else the field's initialiser.
+``target(...)``: a local's, the one in its method; a field's, its initialiser's.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..languages.folding import Folded, literal, unknown
+from ..languages.folding import Folded, literal, plain, unknown
 from ..languages.symbols import Bound
-from ..model import AnnotationFact, CallFact
+from ..model import AnnotationFact, CallFact, FileFacts
 from ..services.endpoints import Item, join_paths
 from ..services.settings import Values
 from .base import Framework, Project, Reader, item
 from .jvm import JVM_LANGUAGES, JavaFile, Mapped, Types, annotations, attr, constants, inherited_mappings
 
 VERBS = {"GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"}
+#: the servlets that serve a JAX-RS application when ``web.xml`` maps them (by simple name)
+SERVLETS = {"ServletContainer", "HttpServletDispatcher", "HttpServlet30Dispatcher", "CXFNonSpringJaxrsServlet",
+            "CXFServlet", "Application"}
 #: the JAX-RS client API's packages, and the invocation calls that send a request
 CLIENT_PACKAGES = ("javax.ws.rs.client", "jakarta.ws.rs.client")
 INVOKES = {"get", "post", "put", "delete", "head", "options", "trace", "method"}
@@ -46,6 +56,35 @@ def _application_paths(files: list[Bound], project: Project) -> dict[str, str]:
                 if value.known:
                     out[bound.ctx.module] = value.text
     return out
+
+
+def _applications(files: list[Bound]) -> dict[str, list[str]]:
+    """Module path -> the fully qualified names of the ``Application`` subclasses declared in it."""
+    out: dict[str, list[str]] = {}
+    for bound in files:
+        for index, sym in enumerate(bound.facts.symbols):
+            if sym.kind == "class" and any(w.rsplit(".", 1)[-1] == "Application" for _, w in sym.supers):
+                out.setdefault(bound.ctx.module, []).append(bound.fqns[index])
+    return out
+
+
+def servlet_pattern_prefix(pattern: str) -> Folded:
+    """The path prefix a servlet's URL pattern serves under: ``/rest/*`` -> ``/rest``; ``/`` and ``/*`` none."""
+    return literal(pattern[:-2] if pattern.endswith("/*") else pattern.rstrip("/"))
+
+
+def _mount(values: Values, applications: list[str], application_path: str) -> Folded:
+    """The prefix of a module's JAX-RS routes: the context root, then the servlet mapping or ``@ApplicationPath``."""
+    web = values.webapp
+    context = unknown(f"the context root: {web.context_source}") if web.context_root is None else literal(
+        web.context())
+    patterns = sorted({p for cls, found in web.mappings.items()
+                       if cls.rsplit(".", 1)[-1] in SERVLETS or cls in applications for p in found})
+    if len(patterns) > 1:
+        mapped = unknown(f"the JAX-RS servlet is mapped to several patterns in {web.web_xml}: {', '.join(patterns)}")
+    else:
+        mapped = servlet_pattern_prefix(patterns[0]) if patterns else literal(application_path)
+    return join_paths([context, mapped])
 
 
 def _own(bound: Bound, member: int) -> list[tuple[str, AnnotationFact | None]]:
@@ -65,8 +104,16 @@ def _class_path(types: Types, bound: Bound, index: int, seen: int = 0) -> tuple[
     return None
 
 
+def _implements_rest_client(types: Types, bound: Bound, index: int, seen: int = 0) -> bool:
+    """Whether the type implements a ``@RegisterRestClient`` interface, at any depth: a fallback or a test double
+    of a client, which serves none of its paths."""
+    return seen < 8 and any("RegisterRestClient" in annotations(b.facts.symbols[i])
+                            or _implements_rest_client(types, b, i, seen + 1) for b, i in types.supers(bound, index))
+
+
 def prepare(files: list[Bound], project: Project) -> Reader:
     application_paths = _application_paths(files, project)
+    applications = _applications(files)
     types = Types.of(project)
     consts = constants(project)
 
@@ -78,10 +125,13 @@ def prepare(files: list[Bound], project: Project) -> Reader:
             if sym.kind == "interface" and "RegisterRestClient" in anns:
                 yield from _rest_client(jf, types, index, anns, values)
             elif sym.kind == "class" and "abstract" not in sym.modifiers and (
-                    "Path" in anns or sym.supers and not anns.keys() & {"Controller", "Client"}):
+                    "Path" in anns or sym.supers and not anns.keys() & {"Controller", "Client"}
+                    and not _implements_rest_client(types, bound, index)):
                 found = _class_path(types, bound, index)
                 if found is not None:
-                    yield from _routes(jf, types, index, found, application_paths.get(bound.ctx.module, ""), values)
+                    mount = _mount(values, applications.get(bound.ctx.module, []),
+                                   application_paths.get(bound.ctx.module, ""))
+                    yield from _routes(jf, types, index, found, mount, values)
         if any(i.target.startswith(CLIENT_PACKAGES) for i in bound.facts.imports):
             yield from _client_calls(jf)
     return read
@@ -99,7 +149,7 @@ def _method_path(jf: JavaFile, mapped: Mapped, values: Values) -> tuple[str, Fol
 
 
 def _routes(jf: JavaFile, types: Types, index: int, class_path: tuple[Bound, int, AnnotationFact],
-            application_path: str, values: Values) -> Iterator[Item]:
+            mount: Folded, values: Values) -> Iterator[Item]:
     sym = jf.facts.symbols[index]
     path_bound, path_index, path_annotation = class_path
     base_written = attr(path_annotation, "value")
@@ -108,19 +158,20 @@ def _routes(jf: JavaFile, types: Types, index: int, class_path: tuple[Bound, int
         written, path = _method_path(jf, mapped, values)
         owner = mapped.owner if mapped.owner is not None else index
         yield item(jf.bound, owner, "route", "jaxrs", None if mapped.owner is not None else sym.line_start,
-                   http_method=mapped.verb, path=join_paths([literal(application_path), base, path]),
+                   http_method=mapped.verb, path=join_paths([mount, base, path]),
                    written=" + ".join(w for w in (base_written, written) if w))
 
 
-def _config_key(values: Values, key: str) -> tuple[str | None, list[str]]:
-    """The base URL a MicroProfile Rest Client's key is given in the settings, and the keys looked up."""
+def _config_key(values: Values, key: str) -> tuple[str | None, str, list[str]]:
+    """The base URL a MicroProfile Rest Client's key is given in the settings, the key that gives it, and the keys
+    looked up."""
     keys = [f"quarkus.rest-client.{key}.url", f'quarkus.rest-client."{key}".url', f"quarkus.rest-client.{key}.uri",
             f'quarkus.rest-client."{key}".uri', f"{key}/mp-rest/url", f"{key}/mp-rest/uri"]
     for one in keys:
         raw = values.get(one)
         if raw is not None:
-            return raw, keys
-    return None, keys
+            return raw, one, keys
+    return None, "", keys
 
 
 def _rest_client(jf: JavaFile, types: Types, index: int, anns, values: Values) -> Iterator[Item]:
@@ -129,11 +180,11 @@ def _rest_client(jf: JavaFile, types: Types, index: int, anns, values: Values) -
     base_uri = attr(register, "baseUri")
     key_expr = attr(register, "configKey")
     key = jf.fold(key_expr, sym.key).text if key_expr else jf.bound.fqns[index]
-    raw, looked_up = _config_key(values, key)
+    raw, found_key, looked_up = _config_key(values, key)
     if raw is not None:
         text, missing = values.resolve(raw)
         url = Folded(text, not missing, tuple(f"placeholder ${{{k}}} is not in the module's settings" for k in missing))
-        written_url = f"{looked_up[0]}={raw}"
+        written_url = f"{found_key}={plain(raw)}"   # a value of several profiles: {a|b}
     elif base_uri:
         url, written_url = jf.fold(base_uri, sym.key), base_uri
     else:
@@ -181,7 +232,7 @@ def _client_calls(jf: JavaFile) -> Iterator[Item]:
         if base[0] == "target":
             target = made.get((call.owner, "target", repr(base[1])))
         else:
-            target = _target_of(facts.calls, call, base[1])
+            target = _target_of(facts, call, base[1])
         if target is None or not target.args:
             url = unknown("the WebTarget's target(...) is not in the method or the field that holds it")
         else:
@@ -219,14 +270,15 @@ def _chain(receiver) -> list[tuple[str, object]]:
     return []
 
 
-def _target_of(calls: list[CallFact], call: CallFact, var: object) -> CallFact | None:
-    """The ``target(...)`` a WebTarget variable holds: the one call in the method, else the field's initialiser."""
-    here = [c for c in calls if c.owner == call.owner and c.name == "target" and c.line <= call.line]
-    if len(here) == 1:
-        return here[0]
+def _target_of(facts: FileFacts, call: CallFact, var: object) -> CallFact | None:
+    """The ``target(...)`` a WebTarget variable holds: a local's, the one call in the method; a field's, its
+    initialiser's (a ``target(...)`` of the method is then another chain's, not the field's)."""
+    if var in facts.locals.get(call.owner, {}):
+        here = [c for c in facts.calls if c.owner == call.owner and c.name == "target" and c.line <= call.line]
+        return here[0] if len(here) == 1 else None
     field = f"{call.owner.split('#', 1)[0]}#{var}"
-    initial = [c for c in calls if c.owner == field and c.name == "target"]
-    return initial[0] if len(initial) == 1 and not here else None
+    initial = [c for c in facts.calls if c.owner == field and c.name == "target"]
+    return initial[0] if len(initial) == 1 else None
 
 
 FRAMEWORK = Framework("jaxrs", JVM_LANGUAGES, prepare, reads=JVM_LANGUAGES)

@@ -112,12 +112,25 @@ class Types:
 
     def __init__(self, project: Project):
         self.constants = constants(project)
-        self.by_fqn: dict[str, tuple[Bound, int]] = {}
+        self.by_fqn: dict[str, list[tuple[Bound, int]]] = {}
         for bound in project.table.files.values():
             if bound.facts.language in JVM_LANGUAGES:
                 for index, sym in enumerate(bound.facts.symbols):
                     if sym.kind in TYPE_KINDS:
-                        self.by_fqn.setdefault(bound.fqns[index], (bound, index))
+                        self.by_fqn.setdefault(bound.fqns[index], []).append((bound, index))
+
+    def pick(self, fqn: str, bound: Bound) -> tuple[Bound, int] | None:
+        """The one type of that fqn that code of ``bound`` means: the only one, else its own module's, else its own
+        service's, else the only library's (two services' copies of one interface: neither, never a guess)."""
+        found = self.by_fqn.get(fqn, [])
+        if len(found) <= 1:
+            return found[0] if found else None
+        for same in ("module", "microservice"):
+            own = [ref for ref in found if getattr(ref[0].ctx, same) == getattr(bound.ctx, same)]
+            if own:
+                return min(own, key=lambda ref: ref[0].path)
+        libraries = [ref for ref in found if not ref[0].ctx.deployable]
+        return libraries[0] if len(libraries) == 1 else None
 
     @staticmethod
     def of(project: Project) -> Types:
@@ -130,8 +143,9 @@ class Types:
         out = []
         for _relation, written in sym.supers:
             fqn = folder.type_fqn(written.split("<", 1)[0].split("(", 1)[0].strip())
-            if fqn is not None and fqn in self.by_fqn:
-                out.append(self.by_fqn[fqn])
+            found = self.pick(fqn, bound) if fqn is not None else None
+            if found is not None:
+                out.append(found)
         return out
 
 

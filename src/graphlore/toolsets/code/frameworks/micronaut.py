@@ -9,9 +9,11 @@ depth: the route is filed at the class's method of that name (at the class when 
 
 **Clients.** A ``@Client`` interface (or abstract class) calls each of its mapped methods, inherited ones too,
 under its ``path``: ``@Client(id = "svc")`` / ``@Client("svc")`` names the service by its id in discovery
-(its ``micronaut.application.name``), ``@Client("http://host:8080")`` or a ``${...}`` that folds to a URL by
-its address. The low-level ``HttpClient``: ``HttpRequest.GET(uri)``... (and ``retrieve``/``exchange`` of a
-written URI) in a class whose one base URL is a ``@Client("...")`` field or an ``HttpClient.create(url)``.
+(its ``micronaut.application.name``; by the address ``micronaut.http.services.<id>.url(s)`` gives it, when
+the settings do), ``@Client("http://host:8080")`` or a ``${...}`` that folds to a URL by its address. The
+low-level ``HttpClient``: ``HttpRequest.GET(uri)``... (and ``retrieve``/``exchange`` of a written URI on an
+HttpClient: a field or variable of its type, ``toBlocking()``) in a class whose one base URL is a
+``@Client("...")`` field or an ``HttpClient.create(url)``.
 
 **Messaging.** ``@KafkaListener`` classes consume each ``@Topic`` method's topics (``patterns``: unknown);
 ``@KafkaClient`` interfaces produce to each ``@Topic`` method's topic. ``@RabbitListener`` classes consume
@@ -24,9 +26,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..languages.folding import Folded, literal, unknown
+from ..languages.folding import MAX_CHOICES, Folded, choice, literal, unknown
 from ..languages.symbols import Bound
-from ..model import AnnotationFact
+from ..model import AnnotationFact, CallFact
 from ..services.endpoints import Item, join_paths
 from ..services.settings import Values
 from .base import Framework, Project, Reader, item
@@ -130,6 +132,9 @@ def _declared_client(jf: JavaFile, types: Types, index: int, client: AnnotationF
     base = jf.fold(base_expr, sym.key) if base_expr else literal("")
     # an id names a service; a URL (or a placeholder that does not fold, as Micronaut's are for addresses)
     is_url = named is not None and ("://" in named.text or not named.known and "${" in (named_expr or ""))
+    # an id given its address in the settings (micronaut.http.services.<id>.url): that address, not discovery
+    configured = _service_url(values, named.text) if named is not None and named.known and named.text and \
+        not is_url else None
     for mapped in mappings(types, jf.bound, index):
         for written, path in _paths(jf, mapped, values):
             owner = mapped.owner if mapped.owner is not None else index
@@ -139,12 +144,28 @@ def _declared_client(jf: JavaFile, types: Types, index: int, client: AnnotationF
                          written=" + ".join(w for w in (named_expr, base_expr, written) if w))
             if named is None or not named.text and named.known:
                 found.problems.append("the @Client names no service (id or value)")
-            elif is_url:
-                found.base_url = named.text
-                found.target, found.target_source = named, "@Client url"
+            elif is_url or configured is not None:
+                url = configured if configured is not None else named
+                found.base_url = url.text if url.known else None
+                found.target, found.target_source = url, "@Client url"
             else:
                 found.target, found.target_source = named, "@Client id"
             yield found
+
+
+def _service_url(values: Values, service_id: str) -> Folded | None:
+    """The address the settings give a client id (``micronaut.http.services.<id>.url``, or each of ``urls``: one of
+    them), placeholders resolved; None when they give none (the id is then looked up in discovery)."""
+    prefix = f"micronaut.http.services.{service_id}"
+    raws = [values.get(f"{prefix}.url"), values.get(f"{prefix}.urls"), *(values.get(f"{prefix}.urls[{i}]")
+                                                                         for i in range(MAX_CHOICES))]
+    found = []
+    for raw in (r for r in raws if r is not None):
+        for one in raw.split(","):
+            text, missing = values.resolve(one.strip())
+            found.append(Folded(text, not missing, tuple(f"placeholder ${{{k}}} is not in the module's settings"
+                                                         for k in missing)))
+    return choice(found) if found else None
 
 
 # -- the low-level HttpClient ---------------------------------------------------------------------------------
@@ -170,6 +191,32 @@ def _bases(jf: JavaFile) -> dict[str, list[Folded]]:
     return out
 
 
+def _is_http_client(written: str) -> bool:
+    return written.split("<", 1)[0].strip().rsplit(".", 1)[-1] in HTTP_CLIENT_TYPES
+
+
+def _on_http_client(jf: JavaFile, call: CallFact) -> bool:
+    """Whether a call's receiver is a low-level HTTP client: ``client.toBlocking()...``, ``HttpClient.create(...)``,
+    or a variable or field of an HttpClient type (``retrieve``, ``stream``, ``exchange`` of anything else, such as
+    a Kafka Streams builder's ``stream("topic")``, sends no request)."""
+    receiver = call.receiver
+    while receiver and receiver[0] == "call":
+        inner = receiver[1]
+        if receiver[2] == "toBlocking" or receiver[2] == "create" and inner and inner[0] == "name" and \
+                inner[1] in HTTP_CLIENT_TYPES:
+            return True
+        receiver = inner
+    name = receiver[1] if receiver and receiver[0] == "name" else receiver[2] if (
+        receiver and receiver[0] == "field" and receiver[1] == ["this"]) else None
+    if name is None:
+        return False
+    if any(_is_http_client(written) for _, written in jf.facts.locals.get(call.owner, {}).get(name, [])):
+        return True
+    class_key = call.owner.split("#", 1)[0]
+    return any(sym.kind == "field" and sym.parent == class_key and sym.name == name and _is_http_client(sym.type)
+               for sym in jf.facts.symbols)
+
+
 def _low_level(jf: JavaFile) -> Iterator[Item]:
     facts = jf.facts
     bases: dict[str, list[Folded]] | None = None
@@ -178,7 +225,8 @@ def _low_level(jf: JavaFile) -> Iterator[Item]:
         receiver = call.receiver
         factory = call.name in REQUESTS and receiver and receiver[0] == "name" and receiver[1] in (
             "HttpRequest", "MutableHttpRequest")
-        written_uri = call.name in RETRIEVES and call.args and call.args[0].lstrip().startswith('"')
+        written_uri = call.name in RETRIEVES and call.args and call.args[0].lstrip().startswith('"') and \
+            _on_http_client(jf, call)
         if not (factory or written_uri) or not call.args or call.owner not in by_key:
             continue
         if bases is None:

@@ -6,14 +6,15 @@ A channel is a topic through its configuration: ``mp.messaging.{incoming,outgoin
 broker (``smallrye-kafka``: kafka, ``smallrye-rabbitmq``: rabbit, ``smallrye-amqp``: amqp, ...), and ``topic``
 (RabbitMQ: ``queue.name`` in, ``exchange.name`` out; AMQP: ``address``) the topic, the channel's name when none
 is set, as SmallRye does. A channel without a connector is in-process, or bound to the one connector the build
-has: which is not in the code, so the item stays unresolved and says so (a link would be a guess).
+has: which is not in the code, so the item stays unresolved and says so (a link would be a guess); so does one
+whose connector differs by profile.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..languages.folding import Folded
+from ..languages.folding import Folded, expand, literal, plain
 from ..languages.symbols import Bound
 from ..services.endpoints import Item
 from ..services.settings import Values
@@ -73,7 +74,9 @@ def _item(bound: Bound, index: int, kind: str, direction: str, channel: Folded, 
           line: int | None = None) -> Item:
     prefix = f"mp.messaging.{direction}.{channel.text}"
     connector = values.get(f"{prefix}.connector") if channel.known else None
-    broker = CONNECTORS.get(connector or "", connector)
+    brokers = {CONNECTORS.get(one.text, one.text) for one in expand(literal(connector))} if connector else set()
+    # profiles that give the channel different connectors (``%dev.`` in-memory): which broker runs is not known
+    broker = next(iter(brokers)) if len(brokers) == 1 else None
     topic = channel
     raw = values.get(f"{prefix}.{TOPIC_KEYS.get((broker or '', direction), 'topic')}") if broker else None
     if raw is not None:
@@ -82,7 +85,10 @@ def _item(bound: Bound, index: int, kind: str, direction: str, channel: Folded, 
                                                 for k in missing))
     found = item(bound, index, kind, "smallrye_messaging", line, broker=broker or "channel", topic=topic,
                  written=written)
-    if channel.known and connector is None:
+    if len(brokers) > 1:
+        found.problems.append(f"the channel {channel.text} has a connector per profile ({plain(connector or '')}): "
+                              "which broker it uses is not known")
+    elif channel.known and connector is None:
         found.problems.append(f"the channel {channel.text} names no connector ({prefix}.connector): in-process, or "
                               "bound to the one connector the build has")
     elif broker == "rabbit" and direction == "outgoing":

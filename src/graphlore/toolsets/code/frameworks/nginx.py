@@ -142,7 +142,31 @@ def config_routes(files: list[Bound], project: Project,
             if problem:
                 route.problems.append(problem)
             planned.setdefault(home.path, []).append(route)
+    planned = {path: merge_variants(routes) for path, routes in planned.items()}
     return lambda bound: planned.get(bound.path, [])
+
+
+def merge_variants(routes: list[Item]) -> list[Item]:
+    """One route for each route the same proxy declares alike (method, path, where it forwards, what is wrong)
+    in several files: deployment variants of one manifest (``java25-kubernetes.yml``, ``native-minikube.yml``...)
+    or overlaid settings. The first file (in path order) keeps it, naming the others (``also_declared_in``);
+    repeats inside one file stay apart (each is a declaration of its own): a file's n-th repeat joins the n-th
+    route kept."""
+    kept: dict[tuple, list[Item]] = {}
+    counts: dict[tuple, int] = {}
+    out: list[Item] = []
+    for route in sorted(routes, key=lambda r: (r.file, r.line)):
+        key = (route.microservice, route.module, route.flavor, route.http_method, route.path.text if route.path else None,
+               route.written, repr(route.forward), tuple(route.problems))
+        nth = counts.get((*key, route.file), 0)
+        counts[(*key, route.file)] = nth + 1
+        same = kept.setdefault(key, [])
+        if nth < len(same):
+            same[nth].also_declared_in.append(f"{route.file}:{route.line}")
+            continue
+        same.append(route)
+        out.append(route)
+    return out
 
 
 def read_routes(values: Values) -> Iterator[tuple[str, ConfigRoute]]:

@@ -32,6 +32,7 @@ from . import (
     nextjs,
     nginx,
     openapi_clients,
+    openapi_servers,
     php_web,
     proxies,
     python_web,
@@ -40,6 +41,7 @@ from . import (
     ruby_web,
     rust_web,
     script_web,
+    servlet,
     spring,
 )
 from .base import FileMemo, Framework, Project
@@ -59,6 +61,7 @@ FRAMEWORKS: tuple[Framework, ...] = (
     nginx.FRAMEWORK,
     proxies.FRAMEWORK,
     jaxrs.FRAMEWORK,
+    servlet.FRAMEWORK,
     micronaut.FRAMEWORK,
     mp_messaging.FRAMEWORK,
     apache_http.FRAMEWORK,
@@ -66,6 +69,7 @@ FRAMEWORKS: tuple[Framework, ...] = (
     locust.FRAMEWORK,
     script_web.FRAMEWORK,
     openapi_clients.FRAMEWORK,
+    openapi_servers.FRAMEWORK,
     nextjs.FRAMEWORK,
     k6.FRAMEWORK,
     go_web.FRAMEWORK,

@@ -21,7 +21,9 @@ These ways of running one are read:
 - **A Kubernetes workload** (plain manifests) whose container runs a proxy image with a ConfigMap volume whose
   ``data`` holds the proxy's configuration by its usual name (``nginx.conf``, ``default.conf``, ``envoy.yaml``):
   named after the workload, its module a folder of that name beside the manifest (`frameworks.edge` reads the
-  configuration inside the ConfigMap, with its lines in the manifest).
+  configuration inside the ConfigMap, with its lines in the manifest). The ConfigMap it mounts is the one of its
+  own manifest, else of its folder, else the only one of that name; a workload of one name in several folders
+  (overlays: dev, prod) is one proxy with each one's configuration.
 - **Kubernetes ``Ingress`` resources** (plain manifests; a Helm template's are not read): the cluster's ingress
   controller, one proxy named ``ingress`` serving them all (`frameworks.proxies` reads them), its module a
   folder of that name beside the manifests (the nearest folder holding them all).
@@ -296,14 +298,28 @@ def k8s_edges(root: Path, paths: list[str]) -> list[Edge]:
             continue
         mounted = [v["configMap"]["name"] for v in pod.get("volumes") or [] if isinstance(v, dict)
                    and isinstance(v.get("configMap"), dict) and isinstance(v["configMap"].get("name"), str)]
-        held = [(file, name) for name in mounted for file, data in maps.get(name, [])
+        held = [(file, name) for name in mounted for file, data in _nearest(rel, maps.get(name, []))
                 if any(is_config(kind, str(key)) for key in data)]
         if held:
             name = doc["metadata"]["name"]
+            same = next((e for e in out if (e.kind, e.name) == (kind, name)), None)
+            if same is not None:   # one workload in several overlays (dev, prod): one proxy, each one's configuration
+                same.config_maps += [h for h in held if h not in same.config_maps]
+                continue
             folder = PurePosixPath(rel).parent.as_posix()
             out.append(Edge(kind, "", name, "Kubernetes " + str(doc["kind"]), [], rel, config_maps=held,
                             fallback=name if folder == "." else f"{folder}/{name}"))
     return out
+
+
+def _nearest(rel: str, maps: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
+    """The ConfigMaps of one name a workload of the manifest ``rel`` mounts: those of its own manifest, else of its
+    folder, else the one manifest's that declares it; several elsewhere (other overlays') are none of them."""
+    folder = PurePosixPath(rel).parent
+    for near in ([m for m in maps if m[0] == rel], [m for m in maps if PurePosixPath(m[0]).parent == folder]):
+        if near:
+            return near
+    return maps if len({m[0] for m in maps}) == 1 else []
 
 
 def find_edges(found: Scan, sources: set[str], modules: set[str], tooling: Callable[[str], bool]) -> list[Edge]:

@@ -53,6 +53,7 @@ from .entry_points import entry_points, reached
 from .walk import (
     CONFIG_FILE,
     NGINX_FILE,
+    OPENAPI_FILE,
     PROXY_FILE,
     SYMFONY_ROUTES,
     SYMFONY_SERVICES,
@@ -86,6 +87,9 @@ class Module:
     #: its Symfony routing and service files (`walk.SYMFONY_ROUTES`, `walk.SYMFONY_SERVICES`): the prefixes its
     #: controllers' routes are imported under, its services' constructor arguments
     route_files: tuple[str, ...] = ()
+    #: its OpenAPI documents (`walk.OPENAPI_FILE`, tests excluded): the routes a server generator or a runtime
+    #: router makes of them (`frameworks.openapi_servers`)
+    openapi_files: tuple[str, ...] = ()
     parent: str | None = None
     microservice: str = ""
     #: the import path its build declares for the folder (``go.mod``), if any
@@ -263,6 +267,11 @@ def _read_configs(root: Path, found: Scan, modules: dict[str, Module]) -> None:
                     modules[owner].route_files = tuple(sorted((*modules[owner].route_files, path)))
                 continue
             nginx = NGINX_FILE.match(name)
+            if OPENAPI_FILE.match(name):
+                owner = None if _is_test_path(tuple(path.split("/"))) else _nearest(modules, rel)
+                if owner is not None:
+                    modules[owner].openapi_files = tuple(sorted((*modules[owner].openapi_files, path)))
+                continue
             if PROXY_FILE.match(name):
                 owner = None if _is_test_path(tuple(path.split("/"))) else _nearest(modules, rel)
                 if owner is not None and not _own_image(found, rel, owner):

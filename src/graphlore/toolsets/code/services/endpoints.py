@@ -61,6 +61,9 @@ class Item:
     address: Folded | None = None
     #: grpc-gateway routes: the gRPC method (``package.Service/Method``) the HTTP route forwards to
     forward_grpc: str | None = None
+    #: configuration routes: the other files (``file:line``) that declare the very same route for the same proxy
+    #: (deployment variants of one manifest: `frameworks.nginx.merge_variants`)
+    also_declared_in: list[str] = field(default_factory=list)
 
     @property
     def resolved(self) -> bool:

@@ -262,9 +262,11 @@ def prepare_client(item: Item, names: ServiceNames, settler: Settler) -> Client:
     path = settler.value(item, item.path)
     whole_url = settler.value(item, item.target) if item.target_source in WHOLE_URL_SOURCES else None
     name = settler.value(item, item.target) if whole_url is None else settler.value(item, item.target_name)
-    # a url with several values (two ConfigMaps of one name) is followed once per value, as a request's URL is
-    for url, one_path in [(u, p) for u in (expand(whole_url) if whole_url is not None else [None])
-                          for p in (expand(path) if path is not None else [None])]:
+    # a url with several values (two ConfigMaps of one name) is followed once per value, as a request's URL is;
+    # so is a name with several (``@FeignClient(name = "${orders.id}")`` that two profiles set apart)
+    names_of = expand(name) if whole_url is None and name is not None and name.known else [name]
+    for url, name, one_path in [(u, n, p) for u in (expand(whole_url) if whole_url is not None else [None])
+                                for n in names_of for p in (expand(path) if path is not None else [None])]:
         target = None
         if url is not None and url.known and url.text:
             split = split_url(url)
@@ -359,6 +361,8 @@ def link(items: Iterable[Item], layout: Layout, deployment: Deployment | None = 
                              path_template=item.path.text if item.path is not None else None, broker=item.broker,
                              topic=item.topic.text if item.topic is not None else None, grpc=item.grpc,
                              grpc_service=grpc_links.service_of(item), forward=_forward_props(item, settler))
+                if item.also_declared_in:
+                    props["also_declared_in"] = list(item.also_declared_in)
                 if item.forward_grpc is not None:   # a grpc-gateway route: the endpoint it dials
                     props.update(_channel(item, names, settler))
                 node = GraphNode(node_id, "route", props["label"],

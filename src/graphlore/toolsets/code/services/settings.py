@@ -40,6 +40,8 @@ from ..layout.edge import is_config
 from ..layout.layout import Layout
 from .deployment import Deployment
 from .dotnet_config import APPSETTINGS, appsettings
+from .openapi_docs import Operation, operations, server_generator
+from .webapp import WebApp, read_webapp
 from .yaml_lines import documents
 
 _PROFILE = re.compile(r"^(bootstrap|application)-[\w.-]+\.(ya?ml|properties)$")
@@ -237,6 +239,12 @@ class Values:
     yaml_routes: list[tuple[str, str, str, tuple[str, ...]]] = field(default_factory=list)
     #: its Symfony service container configuration (`read_symfony_services`)
     symfony: SymfonyServices | None = None
+    #: its Java web application's servlet mappings and context root (`services.webapp`)
+    webapp: WebApp = field(default_factory=WebApp)
+    #: the operations of the module's OpenAPI documents (`openapi_docs`), and the server generator its build
+    #: configures over them (None: none; the documents may still be read by a runtime router such as connexion)
+    openapi: list[Operation] = field(default_factory=list)
+    openapi_generator: str | None = None
     #: what an agent asks of the module's configuration, each with its file and line (`config_notes`)
     notes: list[Note] = field(default_factory=list)
     #: key -> (file, line) of the setting that gives its value (the last file read wins, as in ``entries``)
@@ -487,8 +495,18 @@ def module_values(layout: Layout, root: Path, deployment: Deployment | None = No
             stem = PurePosixPath(source).stem
             values.add_profile(stem.split("-", 1)[1], settings, source)
         values.edge_service = module.microservice if module.edge else None
+        if module.openapi_files:
+            values.openapi_generator, specs = server_generator(root, path)
+            for source in module.openapi_files:
+                if specs and PurePosixPath(source).name not in specs:
+                    continue   # a document the build's generator is not given (a client's, an example)
+                try:
+                    values.openapi += operations(source, (root / source).read_text(encoding="utf-8", errors="replace"))
+                except OSError:
+                    continue
         values.embedded = embedded_configs(root, module.config_maps, module.edge or "")
         values.next_base_path, values.next_base_path_written = next_base_path(root, path)
+        values.webapp = read_webapp(root, path)
         for kept, sources in ((values.traefik_labels, module.label_files), (values.ingresses, module.ingress_files)):
             for source in sources:
                 try:
