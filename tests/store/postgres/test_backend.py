@@ -160,6 +160,31 @@ def test_an_upgrade_of_a_namespace_says_on_stderr_how_far_it_is_and_a_new_namesp
     assert upgraded.select_edges(["a"], valid_at="2020-06-01").total == 50
 
 
+def test_a_namespace_upgrade_whose_transaction_fails_never_says_it_is_done(settings, url, monkeypatch, caplog):
+    """The upgrade is done when its transaction commits: a failure after the steps (recording the new version, or
+    the commit) leaves the namespace at its old version and prints no "done" line."""
+    from graphlore.errors import GraphloreError
+    from graphlore.store import migrate
+    from graphlore.store.postgres import migrations, namespaces
+
+    with monkeypatch.context() as patch:  # this process as graphlore one schema version earlier
+        patch.setattr(migrations, "NAMESPACE", NAMESPACE[:-1])
+        patch.setattr(namespaces, "NAMESPACE", NAMESPACE[:-1])
+        open_store(settings, "test/old", create=True)
+    connection.close_all()
+    monkeypatch.setattr(migrate.UpgradeNotes, "every_s", 0.0)
+    monkeypatch.setattr(namespaces, "WATCH_S", 0.001)
+    real = namespaces.migrate_namespace
+    monkeypatch.setattr(namespaces, "migrate_namespace", lambda *a: (real(*a), "no version")[1])
+    with caplog.at_level("WARNING", logger="graphlore"), pytest.raises(GraphloreError):
+        open_store(settings, "test/old")
+    lines = [r.getMessage() for r in caplog.records if r.name == "graphlore"]
+    assert lines and not [line for line in lines if ": done in " in line], lines
+    with psycopg.connect(url) as conn:
+        version = conn.execute("SELECT version FROM graphlore.namespaces WHERE name = 'test/old'").fetchone()[0]
+    assert version == len(NAMESPACE) - 1
+
+
 def test_a_store_of_the_previous_version_upgrades_to_per_kind_statistics(settings, url, tmp_path, monkeypatch):
     """A namespace made at schema version 1 (one document frequency per lexeme over every kind) is upgraded
     on open, in its one migration transaction, to per-kind frequencies equal to a fresh store's, and then

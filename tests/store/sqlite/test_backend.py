@@ -152,6 +152,35 @@ def test_a_schema_upgrade_that_fails_says_so_and_changes_nothing(tmp_path, monke
     assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 5
 
 
+def test_ctrl_c_during_a_long_upgrade_stops_it_as_an_interrupt_and_changes_nothing(tmp_path, monkeypatch):
+    """A Ctrl-C while migration 5 builds its indexes arrives in the progress handler, whose exceptions the sqlite3
+    module swallows (the statement stops as "interrupted" and SQLite rolls the whole transaction back): it is still
+    a KeyboardInterrupt, not a store error naming SQLite's rollback, the file is as it was, and the next open
+    upgrades it."""
+    import signal
+
+    from graphlore.store import migrate
+    from graphlore.store.sqlite import migrations
+
+    path = tmp_path / "old.db"
+    _version_4_store(path, 500)
+    monkeypatch.setattr(migrations, "REPORT_EVERY_OPS", 1_000)
+    pressed = []
+
+    def press(self, done, total, unit=""):
+        if not pressed:
+            pressed.append(done)
+            signal.raise_signal(signal.SIGINT)   # Python's handler: KeyboardInterrupt at the next bytecode
+
+    monkeypatch.setattr(migrate.UpgradeNotes, "__call__", press)
+    with pytest.raises(KeyboardInterrupt):
+        SQLiteStore(path)
+    assert pressed and sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 4
+    monkeypatch.undo()
+    SQLiteStore(path).close()
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 5
+
+
 def test_a_store_from_a_newer_graphlore_is_refused(tmp_path):
     path = tmp_path / "new.db"
     SQLiteStore(path).close()

@@ -82,6 +82,19 @@ def test_configuration_reads_fold_to_the_appsettings_values_and_the_deployments_
     assert [m for _, m, _ in clients["Shop.Front.Levels.NotConfiguration"]] == ["unresolved"]
 
 
+def test_a_variable_the_deployment_sets_overrides_every_environments_value_as_one(tmp_path):
+    """Two appsettings files give Services:Stock two values, and the deployment's Services__Stock overrides both:
+    one address, not a choice of one value twice."""
+    compose = COMPOSE.replace("Services__Prices: http://stock-svc:8080", "Services__Stock: stock-svc:8080")
+    write_tree(tmp_path, {
+        "stock/stock.csproj": WEB, "stock/Program.cs": STOCK, "docker-compose.yml": compose,
+        "front/front.csproj": WEB, "front/Levels.cs": CLIENTS,
+        "front/appsettings.json": json.dumps(SETTINGS, indent=2),
+        "front/appsettings.Production.json": json.dumps(PRODUCTION, indent=2)})
+    assert _clients(tmp_path)["Shop.Front.Levels.Level"] == [
+        ("GET stock /api/levels/{sku}", "cross_service", "http://stock-svc:8080/api/levels/{sku}")]
+
+
 REFIT_API = """using Refit;
 
 namespace Shop.Front.Api;
@@ -148,6 +161,38 @@ def test_refit_interfaces_are_clients_under_the_base_address_they_are_given(tmp_
     assert clients["Shop.Front.Api.IPriceApi.All"] == [("GET stock /api/prices", "cross_service",
                                                          "http://stock:8080/api/prices")]
     # no base address anywhere: a path, unresolved
+    assert [match for _, match, _ in clients["Shop.Front.Api.IOrphanApi.All"]] == ["unresolved"]
+
+
+OTHER_PROGRAM = """using Shop.Other.Api;
+
+var builder = WebApplication.CreateBuilder(args);
+builder.Services.AddRefitClient<IOrphanApi>()
+    .ConfigureHttpClient(c => c.BaseAddress = new Uri("http://stock:8080/api"));
+builder.Build().Run();
+"""
+
+OTHER_API = """using Refit;
+
+namespace Shop.Other.Api;
+
+public interface IOrphanApi
+{
+    [Get("/levels/{sku}")]
+    Task<string> Level(string sku);
+}
+"""
+
+
+def test_a_refit_registration_gives_no_address_to_another_services_interface_of_the_same_name(tmp_path):
+    write_tree(tmp_path, {
+        "stock/stock.csproj": WEB, "stock/Program.cs": STOCK,
+        "front/front.csproj": WEB, "front/Api.cs": REFIT_API,
+        "other/other.csproj": WEB, "other/Api.cs": OTHER_API, "other/Program.cs": OTHER_PROGRAM})
+    clients = _clients(tmp_path)
+    assert clients["Shop.Other.Api.IOrphanApi.Level"] == [
+        ("GET stock /api/levels/{sku}", "cross_service", "http://stock:8080/api/levels/{sku}")]
+    # front's own IOrphanApi is registered nowhere in front: a path, unresolved (not other's address)
     assert [match for _, match, _ in clients["Shop.Front.Api.IOrphanApi.All"]] == ["unresolved"]
 
 
@@ -232,3 +277,29 @@ def test_a_setting_of_several_values_whose_variable_the_deployment_gives_several
         "front/appsettings.json": json.dumps(SETTINGS), "front/appsettings.Production.json": json.dumps(PRODUCTION)})
     level = _clients(tmp_path)["Shop.Front.Levels.Level"]
     assert [match for _, match, _ in level] == ["unresolved"]
+
+
+OTHER_OPTIONS = """namespace Shop.Other;
+
+public class StockOptions { public string Host { get; set; } = ""; }
+
+public class Reader(IOptions<StockOptions> stock, HttpClient http)
+{
+    public Task<string> Level() => http.GetStringAsync($"http://{stock.Value.Host}/api/levels/1");
+}
+"""
+
+
+def test_an_options_class_takes_no_section_from_another_services_class_of_that_name(tmp_path):
+    """front binds its StockOptions to Services:Stock; other's own StockOptions is bound nowhere in other: its
+    property is no setting of other's appsettings (another deployed service's binding is not this class's)."""
+    settings = {"Services": {"Stock": {"Host": "stock:8080"}}}
+    write_tree(tmp_path, {
+        "stock/stock.csproj": WEB, "stock/Program.cs": STOCK,
+        "front/front.csproj": WEB, "front/Program.cs": OPTIONS_PROGRAM, "front/Reader.cs": OPTIONS_CLIENTS,
+        "front/appsettings.json": json.dumps(settings),
+        "other/other.csproj": WEB, "other/Reader.cs": OTHER_OPTIONS, "other/appsettings.json": json.dumps(settings)})
+    clients = _clients(tmp_path)
+    assert [m for _, m, _ in clients["Shop.Front.Reader.Level"]] == ["cross_service"]
+    assert [m for _, m, _ in clients["Shop.Other.Reader.Level"]] == ["unresolved"]
+

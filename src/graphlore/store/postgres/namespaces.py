@@ -46,15 +46,16 @@ WATCH_S = 1.0
 
 @contextmanager
 def _upgrade_notes(db: Database, conn: psycopg.Connection, location: str, applied: int,
-                   target: int | None) -> Iterator[Callable[[int], None] | None]:
+                   target: int | None) -> Iterator[tuple[Callable[[int], None] | None, UpgradeNotes | None]]:
     """While an existing namespace is upgraded on ``conn`` (an index build over a large graph's edges takes
     minutes), a watcher on a connection of its own reads every :data:`WATCH_S` the index build under way
     (``pg_stat_progress_create_index``: pages of the table read, then rows put in the index) or else the steps
     done, for
     :class:`UpgradeNotes` (stderr, once the upgrade has run 5 s). Yields the steps' callback (None: a new
-    namespace, nothing to say). Best effort: a watcher that cannot read stops, the upgrade goes on."""
+    namespace, nothing to say) and ``notes``, whose ``finished()`` the caller says once the upgrade's transaction
+    has committed. Best effort: a watcher that cannot read stops, the upgrade goes on."""
     if target is None or applied >= target:
-        yield None
+        yield None, None
         return
     notes = UpgradeNotes(location, applied, target)
     steps, done, stop = target - applied, [0], threading.Event()
@@ -80,12 +81,11 @@ def _upgrade_notes(db: Database, conn: psycopg.Connection, location: str, applie
     thread = threading.Thread(target=watch, name="graphlore-upgrade-notes", daemon=True)
     thread.start()
     try:
-        yield lambda n: done.__setitem__(0, n)
+        yield (lambda n: done.__setitem__(0, n)), notes
     finally:
         stop.set()
         thread.join()
     notes(steps, steps, "schema steps")
-    notes.finished()
 
 
 def namespace_id(db: Database, namespace: str) -> int | None:
@@ -100,6 +100,7 @@ def open_namespace(db: Database, namespace: str, *, create: bool, repair: str) -
         row = conn.execute("SELECT id, version FROM graphlore.namespaces WHERE name = %s", (namespace,)).fetchone()
         if row is None and not create:
             raise NotFound(f"no store {namespace!r} in {db.location}")
+        notes = None
         if row is None or row[1] != len(NAMESPACE):
             with conn.transaction():
                 conn.execute("SELECT pg_advisory_xact_lock(%s)", (atomic_key(namespace),))
@@ -112,13 +113,15 @@ def open_namespace(db: Database, namespace: str, *, create: bool, repair: str) -
                     conn.execute(f"CREATE SCHEMA {schema_name(row[0])}")
                 schema = schema_name(row[0])
                 location = f"{db.location} (namespace {namespace})"
-                with _upgrade_notes(db, conn, location, row[1], None if made else len(NAMESPACE)) as on_step:
+                with _upgrade_notes(db, conn, location, row[1], None if made else len(NAMESPACE)) as (on_step, notes):
                     version = migrate_namespace(conn, schema, row[1], location, on_step)
                 conn.execute("UPDATE graphlore.namespaces SET version = %s WHERE id = %s", (version, row[0]))
                 if made:
                     conn.execute(f"INSERT INTO {schema}.meta (key, value) VALUES ('namespace', to_json(%s::text))",
                                  (namespace,))
                     conn.execute(sql.record_write_sql(schema), (WRITTEN_AT,))
+            if notes is not None:   # committed: only now is the upgrade done
+                notes.finished()
     return PostgresStore(db, namespace, int(row[0]), repair=repair)
 
 

@@ -178,16 +178,26 @@ def apply(conn: sqlite3.Connection, step: str | Scan | Callable[[sqlite3.Connect
     if not per_row:
         _run(conn, step.script)
         return
-    done = [0]
+    done, failed = [0], []
 
     def tick() -> int:
-        done[0] += REPORT_EVERY_OPS
-        progress(min(total - 1, int(done[0] / per_row)), total, step.unit)
+        try:
+            done[0] += REPORT_EVERY_OPS
+            progress(min(total - 1, int(done[0] / per_row)), total, step.unit)
+        except BaseException as exc:   # the sqlite3 module would swallow it: raised again below
+            failed.append(exc)
+            return 1
         return 0
 
     conn.set_progress_handler(tick, REPORT_EVERY_OPS)
     try:
         _run(conn, step.script)
+    except sqlite3.OperationalError as exc:
+        if str(exc) != "interrupted":
+            raise
+        # the handler stopped the statement: with what it raised, else a signal's exception (Ctrl-C) that
+        # arrived as the handler was entered, which the sqlite3 module cleared
+        raise (failed[0] if failed else KeyboardInterrupt()) from None
     finally:
         conn.set_progress_handler(None, 0)
     progress(total, total, step.unit)

@@ -277,7 +277,9 @@ class SQLiteStore:
                     self._conn.execute("DELETE FROM changes WHERE seq <= ?", (seq - LOG_KEEP,))
             except BaseException:
                 self._depth -= 1
-                if outer:
+                if not self._conn.in_transaction:
+                    pass   # SQLite rolled the whole transaction back itself (an interrupted or full write)
+                elif outer:
                     self._conn.execute("ROLLBACK")
                 else:
                     self._conn.execute(f"ROLLBACK TO sp{self._depth}")

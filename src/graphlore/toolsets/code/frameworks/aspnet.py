@@ -136,7 +136,7 @@ class AspNet:
         found = self.bases.get(bound.ctx.module, [])
         registered = [b for b in found if b[3] and b[3] == class_key.rsplit(".", 1)[-1]] or \
             [b for b, written, where in self.registered.get(class_key.rsplit(".", 1)[-1], [])
-             if reaches(where, bound.ctx) and _names_class(b[2], written, bound.facts.package)]
+             if reaches(where, bound.ctx) and names_class(b[2], written, bound.facts.package)]
         own = [b for b in found if b[2] is bound.facts and b[0].startswith(class_key) and not b[3]]
         chosen = registered or own or [b for b in found if not b[3]]
         # each read where it is written: a local of the registering or setting method is its value there
@@ -145,7 +145,7 @@ class AspNet:
         return next(iter(values.values())) if len(values) == 1 else None
 
 
-def _names_class(facts: FileFacts, written: str, namespace: str) -> bool:
+def names_class(facts: FileFacts, written: str, namespace: str) -> bool:
     """Whether ``written`` (a type name in ``facts``' file) can be the class of that name in ``namespace``: written
     with that namespace, or written plain in the namespace, one inside it, or a file that imports it."""
     if "." in written:

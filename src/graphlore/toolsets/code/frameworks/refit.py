@@ -8,7 +8,10 @@ given:
 - ``AddRefitClient<I>().ConfigureHttpClient(c => c.BaseAddress = new Uri(...))`` registrations.
 
 Each read where it is written (locals and .NET configuration fold, `CSharpFolder`); several distinct base addresses
-are a choice (each value a candidate, none picked); none leaves the client's URL a path, unresolved, saying so.
+are a choice (each value a candidate, none picked); none leaves the client's URL a path, unresolved, saying so. A
+registration gives its address only to an interface its file can name (its namespace, one inside it, or a using of
+it) whose code runs in the registering process (its own service's, or a library's): another deployed service's
+interface of the same name is not the one it registers.
 """
 
 from __future__ import annotations
@@ -18,9 +21,10 @@ from collections.abc import Iterator
 
 from ..languages.csharp.constants import CSharpFolder
 from ..languages.folding import Folded, choice, literal
-from ..languages.symbols import Bound
+from ..languages.symbols import Bound, reaches
+from ..model import FileContext, FileFacts
 from ..services.endpoints import Item
-from .aspnet import csharp_constants
+from .aspnet import csharp_constants, names_class
 from .base import Framework, Project, Reader, item
 
 VERBS = {"Get": "GET", "Post": "POST", "Put": "PUT", "Delete": "DELETE", "Patch": "PATCH", "Head": "HEAD",
@@ -40,7 +44,8 @@ class Bases:
 
     def __init__(self, files: list[Bound], project: Project) -> None:
         self.constants = csharp_constants(project)
-        self.by_interface: dict[str, list[Folded]] = {}
+        #: interface name -> (base address, the type as written, the registering file's facts and context)
+        self.by_interface: dict[str, list[tuple[Folded, str, FileFacts, FileContext]]] = {}
         for bound in files:
             facts = bound.facts
             generic = {(line, name): types for line, name, types in facts.extra.get("generic_calls", [])}
@@ -64,17 +69,20 @@ class Bases:
                     value = folder.fold(first)
                     if value.text.startswith("{?"):
                         continue   # an HttpClient made elsewhere: no address here
-                self.by_interface.setdefault(types[0].rsplit(".", 1)[-1], []).append(value)
+                self.by_interface.setdefault(types[0].rsplit(".", 1)[-1], []).append(
+                    (value, types[0], facts, bound.ctx))
             for base in facts.extra.get("base_addresses", []):
                 if base.get("registrar") == "AddRefitClient" and base.get("client"):
                     owner = base["owner"]
                     folder = CSharpFolder(self.constants, facts, owner.rpartition(".")[0]).at(facts, owner,
                                                                                              base["line"])
                     self.by_interface.setdefault(base["client"].rsplit(".", 1)[-1], []).append(
-                        folder.fold(base["value"]))
+                        (folder.fold(base["value"]), base["client"], facts, bound.ctx))
 
-    def of(self, interface: str) -> Folded | None:
-        found = self.by_interface.get(interface, [])
+    def of(self, interface: str, bound: Bound) -> Folded | None:
+        """The base address of the interface ``interface`` declared in ``bound`` (see the module docstring)."""
+        found = [value for value, written, facts, where in self.by_interface.get(interface, [])
+                 if reaches(where, bound.ctx) and names_class(facts, written, bound.facts.package)]
         return choice(found) if found else None
 
 
@@ -94,7 +102,7 @@ def read_clients(bases: Bases, bound: Bound) -> Iterator[Item]:
             folder = CSharpFolder(bases.constants, facts, sym.parent or "")
             path = folder.fold(written)
             path = literal("/") + path if path.known and not path.text.startswith(("/", "http")) else path
-            base = bases.of((sym.parent or "").rsplit(".", 1)[-1])
+            base = bases.of((sym.parent or "").rsplit(".", 1)[-1], bound)
             if base is not None and base.text.endswith("/") and path.text.startswith("/"):
                 path = Folded(path.text[1:], path.known, path.why)   # ``new Uri(".../api/")`` + ``/items``
             url = base + path if base is not None else path

@@ -152,11 +152,18 @@ def settle_env(value: Folded, lookup) -> tuple[Folded, list[str]]:
         return CHOICE_OPEN + CHOICE_SEP.join(found) + CHOICE_CLOSE
 
     inside_choice = CHOICE_OPEN in value.text
-    text = _ENV.sub(replace, value.text)
+    text = _CHOICE.sub(_distinct, _ENV.sub(replace, value.text))
     settled = {env_why(n) for n in names if n not in missing}
     why = tuple(w for w in value.why if w not in settled) + tuple(
         f"environment variable {n} is given several values, in one of several values already" for n in sorted(several))
     return Folded(text, known_text(text), why), names
+
+
+def _distinct(match: re.Match) -> str:
+    """A choice with its equal values made one (the variable each was the default of is set once), none left when
+    one remains."""
+    values = list(dict.fromkeys(match.group(1).split(CHOICE_SEP)))
+    return values[0] if len(values) == 1 else CHOICE_OPEN + CHOICE_SEP.join(values) + CHOICE_CLOSE
 
 
 def known_text(text: str) -> bool:

@@ -11,7 +11,8 @@ code), each overridden by the environment variable ``A__B`` where the project's 
 environment provider does), else unknown. The receiver must be configuration: a ``Configuration`` property
 (``builder.Configuration``) or a name declared ``IConfiguration`` (a parameter, local, field or primary constructor
 parameter); any other ``x["A:B"]`` is no setting. An options class bound to a section (``Configure<T>(configuration
-.GetSection("A"))``, ``AddOptions<T>().Bind(...)``/``.BindConfiguration("A")``, one section per class in the project)
+.GetSection("A"))``, ``AddOptions<T>().Bind(...)``/``.BindConfiguration("A")``, one section per class in the process
+that runs the reading code: its service, or the app binding a library's class)
 gives its properties as settings: ``options.Value.Url`` on an ``IOptions<T>`` (``IOptionsSnapshot<T>``,
 ``IOptionsMonitor<T>.CurrentValue``) parameter, or on a field a constructor sets from one, ``settings.Url`` on a
 field or local declared ``T``, and ``configuration.GetSection("A").Get<T>()`` held in a local, are ``A:Url``.
@@ -23,9 +24,9 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from ...model import FileFacts
+from ...model import FileContext, FileFacts
 from ..folding import Folded, Folder, choice, env, literal, named_unknown, unescape, unknown
-from ..symbols import Table
+from ..symbols import Table, reaches
 
 if TYPE_CHECKING:
     from ...services.settings import Values
@@ -57,12 +58,15 @@ class CSharpConstants:
         self.by_type: dict[tuple[str, str], list[tuple[str, FileFacts, str]]] = {}
         self.settings = settings or {}
         self.module_of: dict[str, str] = {}
-        self._files = [bound.facts for bound in table.files.values() if bound.facts.language == "csharp"]
-        self._options: dict[str, set[str | None]] | None = None
+        self.context_of: dict[str, FileContext] = {}
+        self._files = [bound for bound in table.files.values() if bound.facts.language == "csharp"]
+        #: options class name -> (the section a binding gives it, None: not known; where the binding is)
+        self._options: dict[str, list[tuple[str | None, FileContext]]] | None = None
         for bound in table.files.values():
             if bound.facts.language != "csharp":
                 continue
             self.module_of[bound.path] = bound.ctx.module
+            self.context_of[bound.path] = bound.ctx
             for sym in bound.facts.symbols:
                 if sym.kind == "field" and "value" in sym.extra and sym.parent and (
                         "const" in sym.modifiers or {"static", "readonly"} <= set(sym.modifiers)):
@@ -70,11 +74,14 @@ class CSharpConstants:
                     self.by_type.setdefault((owner, sym.name), []).append((sym.extra["value"], bound.facts, sym.parent))
 
 
-    def options_section(self, type_name: str) -> str | None:
-        """The section the project binds the options class ``type_name`` to (None: none, or several)."""
+    def options_section(self, type_name: str, reader: FileContext | None) -> str | None:
+        """The section the project binds the options class ``type_name`` to, in the process of the code ``reader``
+        (its own service or, for a library's code, the app binding it; never another deployed service's class of
+        that name), or None: none, or several."""
         if self._options is None:
             self._options = {}
-            for facts in self._files:
+            for bound in self._files:
+                facts = bound.facts
                 generic = facts.extra.get("generic_calls", [])
                 for call in facts.calls:
                     if call.name not in ("Configure", "Bind", "BindConfiguration") or len(call.args) != 1:
@@ -96,12 +103,13 @@ class CSharpConstants:
                         if path is None:
                             continue   # a lambda, or no configuration
                         section = ":".join(path) if path and None not in path else None
-                    self._options.setdefault(types[-1][0].rsplit(".", 1)[-1], set()).add(section)
-        found = self._options.get(type_name.rsplit(".", 1)[-1], set())
+                    self._options.setdefault(types[-1][0].rsplit(".", 1)[-1], []).append((section, bound.ctx))
+        found = {section for section, where in self._options.get(type_name.rsplit(".", 1)[-1], [])
+                 if reader is None or reaches(where, reader)}
         return next(iter(found)) if len(found) == 1 else None
 
     def is_options(self, type_name: str) -> bool:
-        self.options_section("")
+        self.options_section("", None)
         return type_name.rsplit(".", 1)[-1] in (self._options or {})
 
 
@@ -232,7 +240,7 @@ class CSharpFolder(Folder):
                 if None in path:
                     return unknown("a configuration section whose path is not known")
                 return self.setting_value(":".join([*path, *rest]), None)
-        section = self.constants.options_section(bound_type)
+        section = self.constants.options_section(bound_type, self.constants.context_of.get(self.facts.path))
         if section is None:
             return unknown(f"the project binds {bound_type} to no one configuration section")
         return self.setting_value(":".join(p for p in (section, *rest) if p), None)
