@@ -287,3 +287,17 @@ def test_servlets_by_web_servlet_and_web_xml_with_the_methods_they_handle(tmp_pa
     linked = {(by_id[e.src].props["line"], e.props["match"], by_id[e.dst].props.get("label"))
               for e in edges.values() if e.type == "HTTP_CALLS"}
     assert linked == {(7, "cross_service", "GET /shop/index"), (11, "cross_service", "POST /shop/basket")}
+
+
+def test_jboss_web_xml_names_the_context_root_of_a_war_without_web_xml(tmp_path: Path):
+    """A war of annotated resources has no ``web.xml``; its ``jboss-web.xml`` still names the context root, which
+    comes before the war's ``<finalName>``."""
+    write_tree(tmp_path, {
+        "stock/pom.xml": _pom("stock", "<build><finalName>stock</finalName></build>"),
+        "stock/Dockerfile": "FROM jboss/wildfly\n",
+        "stock/src/main/webapp/WEB-INF/jboss-web.xml": "<jboss-web><context-root>/warehouse</context-root></jboss-web>\n",
+        "stock/src/main/java/com/acme/stock/Resource.java": _resource("com.acme.stock", "/items"),
+    })
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    paths = {n.props["path_template"] for n in nodes.values() if n.kind == "route"}
+    assert paths == {"/warehouse/items/{id}", "/warehouse/items"}

@@ -112,12 +112,13 @@ def read_webapp(root: Path, module: str) -> WebApp:
         if found is not None:
             web.mappings = _mappings(found)
             web.web_xml = f"{module}/{where}/web.xml" if module != "." else f"{where}/web.xml"
-            jboss = _parse(folder / where / "jboss-web.xml")
-            context = _child_text(jboss, "context-root") if jboss is not None else None
-            if context is not None:
-                web.context_root, web.context_source = context.strip("/"), "jboss-web.xml <context-root>"
-                return web
             break
+    for where in WEB_INF:   # a war of annotated servlets and resources has no web.xml, but may name its root
+        jboss = _parse(folder / where / "jboss-web.xml")
+        context = _child_text(jboss, "context-root") if jboss is not None else None
+        if context is not None:
+            web.context_root, web.context_source = context.strip("/"), "jboss-web.xml <context-root>"
+            return web
     pom = _parse(folder / "pom.xml")
     if pom is None or (_child_text(pom, "packaging") or "jar") != "war":
         return web
