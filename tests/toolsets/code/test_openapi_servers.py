@@ -287,3 +287,21 @@ def test_an_edited_contract_or_handler_updates_as_a_full_build_gives(tmp_path: P
     graph.update()
     assert graph.snapshot() == CodeGraph.build(tmp_path).snapshot()
     assert "no method" in _routes(graph.snapshot()[0])[("GET", "/api/heroes/by-id/{id}")]["unresolved_reason"]
+
+
+def test_a_class_implementing_only_platform_types_is_no_generated_interfaces_handler(tmp_path: Path):
+    """``Serializable``, ``Runnable`` or a ``jakarta.*`` interface is not in the repository either, but no
+    generator writes it: a method of such a class that the operationId names is not taken for the handler."""
+    service = ("package com.acme.heroes;\n\nimport java.io.Serializable;\n\n"
+               "public class HeroService implements Serializable, Runnable {\n"
+               "    public String createHero(String h) { return h; }\n    public void run() { }\n}\n")
+    write_tree(tmp_path, {
+        "heroes/pom.xml": _pom("rest-heroes", QUARKUS_SERVER),
+        "heroes/Dockerfile": "FROM eclipse-temurin:21\n",
+        "heroes/src/main/resources/openapi/openapi.yml": HEROES_SPEC,
+        "heroes/src/main/java/com/acme/heroes/HeroResource.java": HERO_RESOURCE,
+        "heroes/src/main/java/com/acme/heroes/HeroService.java": service,
+    })
+    routes = _routes(CodeGraph.build(tmp_path).snapshot()[0])
+    assert routes[("GET", "/api/heroes/{id}")]["resolved"]
+    assert "no method of a class implementing a generated type" in routes[("POST", "/api/heroes")]["unresolved_reason"]

@@ -26,6 +26,11 @@ from .base import Framework, Project, Reader
 FLAVOR = "openapi"
 JVM = ("java", "kotlin")
 METHOD_KINDS = frozenset({"method", "function"})
+#: the platform's packages and the ``java.lang`` types a class names without an import: never a generated type
+PLATFORM_PACKAGES = ("java.", "javax.", "jakarta.", "kotlin.")
+JAVA_LANG = frozenset({"Runnable", "Comparable", "Cloneable", "AutoCloseable", "Iterable", "CharSequence", "Appendable",
+                       "Readable", "Object", "Record", "Thread", "Exception", "RuntimeException", "Throwable", "Error",
+                       "Enum", "Number"})
 
 
 class _Defined:
@@ -52,13 +57,25 @@ class _Defined:
         return self.names.get(name, 0) - (name == own_name) <= 0
 
 
+def _platform(bound: Bound, written: str) -> bool:
+    """Whether a supertype as written is the platform's (``Serializable``, ``java.lang.Runnable``, a ``jakarta.*``
+    import...): a type no generator writes, so a class implementing it is no generated interface's implementor."""
+    name = written.split("<", 1)[0].strip()
+    if "." not in name:
+        if name in JAVA_LANG:
+            return True
+        name = next((i.target for i in bound.facts.imports if i.target.rsplit(".", 1)[-1] == name), name)
+    return name.startswith(PLATFORM_PACKAGES)
+
+
 def _external_implementors(bounds: list[Bound], defined: _Defined) -> dict[str, list[tuple[Bound, int]]]:
-    """operation name -> the methods of that name in classes that implement a type the repository lacks."""
+    """operation name -> the methods of that name in classes that implement a type the repository lacks (and the
+    platform does not define)."""
     out: dict[str, list[tuple[Bound, int]]] = {}
     for bound in bounds:
         symbols = bound.facts.symbols
         classes = {sym.key for sym in symbols if sym.kind in TYPE_KINDS and sym.kind != "interface"
-                   and any(defined.external(name, sym.name) for _, name in sym.supers)}
+                   and any(defined.external(name, sym.name) and not _platform(bound, name) for _, name in sym.supers)}
         for index, sym in enumerate(symbols):
             if sym.kind in METHOD_KINDS and sym.parent in classes:
                 out.setdefault(sym.name, []).append((bound, index))
