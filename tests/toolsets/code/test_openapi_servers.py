@@ -10,6 +10,7 @@ from pathlib import Path
 from helpers.code_tools import write_tree
 
 from graphlore.toolsets.code.index.graph import CodeGraph
+from graphlore.toolsets.code.services.openapi_docs import server_generator
 
 
 def _pom(name: str, extra: str = "") -> str:
@@ -305,3 +306,43 @@ def test_a_class_implementing_only_platform_types_is_no_generated_interfaces_han
     routes = _routes(CodeGraph.build(tmp_path).snapshot()[0])
     assert routes[("GET", "/api/heroes/{id}")]["resolved"]
     assert "no method of a class implementing a generated type" in routes[("POST", "/api/heroes")]["unresolved_reason"]
+
+
+def test_a_client_generators_document_in_the_same_build_gives_no_route(tmp_path: Path):
+    """A build that generates a server from its own contract and a client from another service's: each
+    ``inputSpec`` belongs to the generator of its execution, so the client's document is no route of this service."""
+    pom = ("<project><modelVersion>4.0.0</modelVersion><groupId>com.acme</groupId><artifactId>shop</artifactId>"
+           "<version>1</version><build><plugins><plugin><groupId>org.openapitools</groupId>"
+           "<artifactId>openapi-generator-maven-plugin</artifactId><executions>\n"
+           "<execution><id>server</id><configuration>"
+           "<inputSpec>${project.basedir}/src/main/resources/openapi.yaml</inputSpec>"
+           "<generatorName>spring</generatorName></configuration></execution>\n"
+           "<execution><id>pets-client</id><configuration>"
+           "<inputSpec>${project.basedir}/src/main/resources/openapi-pets.yaml</inputSpec>"
+           "<generatorName>java</generatorName></configuration></execution>\n"
+           "</executions></plugin></plugins></build></project>\n")
+    orders = PETS_SPEC.replace("/pets", "/orders").replace("listPets", "listOrders").replace("createPet", "createOrder")
+    write_tree(tmp_path, {
+        "shop/pom.xml": pom,
+        "shop/Dockerfile": "FROM eclipse-temurin:21\n",
+        "shop/src/main/resources/openapi.yaml": orders,
+        "shop/src/main/resources/openapi-pets.yaml": PETS_SPEC,
+        "shop/src/main/java/com/acme/shop/Orders.java":
+            "package com.acme.shop;\npublic class Orders implements com.acme.shop.api.OrdersApi {\n"
+            "    public String listOrders() { return \"\"; }\n}\n",
+    })
+    routes = _routes(CodeGraph.build(tmp_path).snapshot()[0])
+    assert set(routes) == {("GET", "/api/v1/orders"), ("POST", "/api/v1/orders")}
+    assert routes[("GET", "/api/v1/orders")]["resolved"]
+
+
+def test_the_generator_of_a_gradle_kotlin_build_and_the_documents_of_each_task(tmp_path: Path):
+    """The Kotlin DSL sets properties (``generatorName.set("kotlin-spring")``); a client task's document is not
+    the server's."""
+    write_tree(tmp_path, {"pets/build.gradle.kts": (
+        'plugins { id("org.openapi.generator") version "7.8.0" }\n'
+        'tasks.register<org.openapitools.generator.gradle.plugin.tasks.GenerateTask>("petsClient") {\n'
+        '    generatorName.set("java")\n    inputSpec.set("${rootDir}/specs/openapi-pets.yaml")\n}\n'
+        'openApiGenerate {\n    generatorName.set("kotlin-spring")\n    inputSpec.set("$rootDir/specs/openapi.yaml")\n'
+        '    configOptions.set(mapOf("interfaceOnly" to "true"))\n}\n')})
+    assert server_generator(tmp_path, "pets") == ("kotlin-spring", ("openapi.yaml",), ("openapi-pets.yaml",))

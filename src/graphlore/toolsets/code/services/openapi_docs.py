@@ -22,9 +22,12 @@ VERBS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 #: delegates) whose methods are named by each operation's ``operationId``
 _QUARKUS_SERVER = re.compile(r"quarkus-openapi-generator-server")
 _GENERATOR_NAME = re.compile(
-    r"generatorName\s*(?:>|=|:|\()\s*[\"']?(spring|kotlin-spring|kotlin-server|jaxrs-spec|jaxrs-[\w-]+"
+    r"generatorName(?:\.set)?\s*(?:>|=|:|\()\s*[\"']?(spring|kotlin-spring|kotlin-server|jaxrs-spec|jaxrs-[\w-]+"
     r"|java-micronaut-server|kotlin-micronaut-server|java-helidon-server|java-undertow-server)\b")
-_INPUT_SPEC = re.compile(r"inputSpec\s*(?:>|=|:|\()\s*[\"']?([^<\"'\s)]+)")
+_ANY_GENERATOR = re.compile(r"generatorName(?:\.set)?\s*(?:>|=|:|\()\s*[\"']?([\w-]+)")
+#: where one generator's configuration ends: a Maven ``<execution>`` or ``<plugin>``, a Gradle block's ``}`` line
+_BLOCK_END = re.compile(r"</execution>|</plugin>|^\s*\}\s*$", re.M)
+_INPUT_SPEC = re.compile(r"inputSpec(?:\.set)?\s*(?:>|=|:|\()\s*[\"']?([^<\"'\s)]+)")
 BUILD_FILES = ("pom.xml", "build.gradle", "build.gradle.kts")
 
 
@@ -82,19 +85,29 @@ def _join(base: str, route: str) -> str:
     return (base + "/" + route.lstrip("/")) if base else route
 
 
-def server_generator(root: Path, module: str) -> tuple[str | None, tuple[str, ...]]:
+def server_generator(root: Path, module: str) -> tuple[str | None, tuple[str, ...], tuple[str, ...]]:
     """(the server generator the module's build configures, the file names of the documents it is given
-    (``inputSpec``; () when not said)); (None, ()) when the build generates no server."""
+    (``inputSpec``; () when not said), the file names another generator of the build is given (a client's
+    contract, never this service's routes)); (None, (), ()) when the build generates no server."""
     for name in BUILD_FILES:
         try:
             text = (root / module / name).read_text(encoding="utf-8", errors="replace") if module != "." else (
                 root / name).read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
-        specs = tuple(sorted({PurePosixPath(s).name for s in _INPUT_SPEC.findall(text)}))
+        served: set[str] = set()
+        others: set[str] = set()
+        for block in _BLOCK_END.split(text):   # a Maven execution or plugin, a Gradle task: its generator, its specs
+            specs = {PurePosixPath(s).name for s in _INPUT_SPEC.findall(block)}
+            names = _ANY_GENERATOR.findall(block)
+            if names and not any(_GENERATOR_NAME.search(f"generatorName>{n}") for n in names):
+                others |= specs
+            else:
+                served |= specs
+        others -= served
         if _QUARKUS_SERVER.search(text):
-            return "quarkus-openapi-generator-server", specs
+            return "quarkus-openapi-generator-server", tuple(sorted(served)), tuple(sorted(others))
         found = _GENERATOR_NAME.search(text)
         if found:
-            return found.group(1), specs
-    return None, ()
+            return found.group(1), tuple(sorted(served)), tuple(sorted(others))
+    return None, (), ()
