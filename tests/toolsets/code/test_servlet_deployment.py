@@ -301,3 +301,24 @@ def test_jboss_web_xml_names_the_context_root_of_a_war_without_web_xml(tmp_path:
     nodes, _ = CodeGraph.build(tmp_path).snapshot()
     paths = {n.props["path_template"] for n in nodes.values() if n.kind == "route"}
     assert paths == {"/warehouse/items/{id}", "/warehouse/items"}
+
+
+def test_a_war_renamed_by_its_dockerfile_is_served_under_the_deployed_name(tmp_path: Path):
+    """``COPY target/stock.war .../deployments/ROOT.war`` serves the war at ``/`` whatever its ``<finalName>``;
+    two Dockerfiles deploying it under different names leave the context root unknown (never one of them)."""
+    write_tree(tmp_path, {
+        "stock/pom.xml": _pom("stock", "<build><finalName>stock</finalName></build>"),
+        "stock/Dockerfile": "FROM quay.io/wildfly/wildfly\n"
+                            "COPY --chown=jboss target/stock.war /opt/jboss/wildfly/standalone/deployments/ROOT.war\n",
+        "stock/src/main/java/com/acme/stock/Resource.java": _resource("com.acme.stock", "/items"),
+    })
+    graph = CodeGraph.build(tmp_path)
+
+    def paths() -> set[str]:
+        return {n.props["path_template"] for n in graph.snapshot()[0].values() if n.kind == "route"}
+
+    assert paths() == {"/items/{id}", "/items"}
+    (tmp_path / "stock/Dockerfile.tomcat").write_text("FROM tomcat:9\nCOPY target/stock.war /usr/local/tomcat/webapps/\n")
+    graph.update()
+    assert graph.snapshot() == CodeGraph.build(tmp_path).snapshot()
+    assert paths() == {"/{?}/items/{id}", "/{?}/items"}
