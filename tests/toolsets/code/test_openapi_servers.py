@@ -10,7 +10,7 @@ from pathlib import Path
 from helpers.code_tools import write_tree
 
 from graphlore.toolsets.code.index.graph import CodeGraph
-from graphlore.toolsets.code.services.openapi_docs import server_generator
+from graphlore.toolsets.code.services.openapi_docs import operations, server_generator
 
 
 def _pom(name: str, extra: str = "") -> str:
@@ -346,3 +346,12 @@ def test_the_generator_of_a_gradle_kotlin_build_and_the_documents_of_each_task(t
         'openApiGenerate {\n    generatorName.set("kotlin-spring")\n    inputSpec.set("$rootDir/specs/openapi.yaml")\n'
         '    configOptions.set(mapOf("interfaceOnly" to "true"))\n}\n')})
     assert server_generator(tmp_path, "pets") == ("kotlin-spring", ("openapi.yaml",), ("openapi-pets.yaml",))
+
+
+def test_servers_without_a_url_give_no_base_path_and_a_templated_one_is_said():
+    doc = ("openapi: 3.0.0\ninfo: {title: t, version: '1'}\nservers:\n  - description: the team's sandbox\n"
+           "paths:\n  /a:\n    get: {operationId: a}\n")
+    assert [(o.path, o.problem) for o in operations("openapi.yaml", doc)] == [("/a", "")]
+    templated = doc.replace("description: the team's sandbox", "url: https://api.example.com/{version}/shop")
+    assert [(o.path, o.problem) for o in operations("openapi.yaml", templated)] == [
+        ("/a", "the document's server path /{version}/shop has variables: paths as written")]

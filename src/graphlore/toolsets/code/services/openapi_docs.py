@@ -75,8 +75,12 @@ def _base_path(doc: dict) -> tuple[str, str]:
         return "", ""
     paths = sorted({urlsplit(s["url"]).path if "://" in s["url"] else s["url"]
                     for s in servers if isinstance(s, dict) and isinstance(s.get("url"), str)})
-    if len(paths) == 1 and "{" not in paths[0]:
-        return paths[0], ""
+    if not paths:
+        return "", ""   # servers without a url: no base path given
+    if len(paths) == 1:
+        if "{" not in paths[0]:
+            return paths[0], ""
+        return "", f"the document's server path {paths[0][:120]} has variables: paths as written"
     return "", f"the document's servers give {len(paths)} base paths ({', '.join(paths)[:120]}): paths as written"
 
 
