@@ -355,3 +355,19 @@ def test_servers_without_a_url_give_no_base_path_and_a_templated_one_is_said():
     templated = doc.replace("description: the team's sandbox", "url: https://api.example.com/{version}/shop")
     assert [(o.path, o.problem) for o in operations("openapi.yaml", templated)] == [
         ("/a", "the document's server path /{version}/shop has variables: paths as written")]
+
+
+def test_connexion_serves_only_the_documents_add_api_is_given(tmp_path: Path):
+    """A connexion service that also keeps another service's contract (for its client) serves only the document its
+    ``add_api`` names."""
+    write_tree(tmp_path, {
+        "todo/pyproject.toml": "[project]\nname = 'todo'\ndependencies = ['connexion']\n",
+        "todo/todo/__init__.py": "",
+        "todo/todo/app.py": CONNEXION_APP,
+        "todo/todo/swagger.yaml": CONNEXION_SPEC,
+        "todo/todo/openapi-pets.yaml": PETS_SPEC,
+        "todo/todo/api/__init__.py": "",
+        "todo/todo/api/todos.py": TODOS,
+    })
+    routes = _routes(CodeGraph.build(tmp_path).snapshot()[0])
+    assert set(routes) == {("GET", "/v1/todos"), ("DELETE", "/v1/todos/{id}")}

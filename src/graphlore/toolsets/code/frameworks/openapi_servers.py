@@ -8,13 +8,17 @@ runtime router (``framework: openapi``, ``source_layer: config``, at the documen
   method of that name in a class of the same service that implements (or extends) a type the repository does
   not define; none, or several, leave the route without a handler and say why (never a guess).
 - **connexion** (Python; a file of the service imports it, and it reads the document at run time): the handler
-  is the function the dotted ``operationId`` names (``pkg.module.func``).
+  is the function the dotted ``operationId`` names (``pkg.module.func``); when every ``add_api`` call is given
+  its document as a string, only those documents are served.
 
 Each route's path carries the document's base path (`services.openapi_docs`). The documents are read with the
 module's settings, so a changed document is read again by the next update as a full build reads it.
 """
 
 from __future__ import annotations
+
+import re
+from pathlib import PurePosixPath
 
 from ..languages.folding import literal
 from ..languages.symbols import Bound
@@ -24,6 +28,7 @@ from ..services.openapi_docs import Operation
 from .base import Framework, Project, Reader
 
 FLAVOR = "openapi"
+_KEYWORD = re.compile(r"^[A-Za-z_]\w*\s*=(?!=)")
 JVM = ("java", "kotlin")
 METHOD_KINDS = frozenset({"method", "function"})
 #: the platform's packages and the ``java.lang`` types a class names without an import: never a generated type
@@ -91,6 +96,22 @@ def _connexion_functions(bounds: list[Bound]) -> dict[str, list[tuple[Bound, int
     return out
 
 
+def _connexion_documents(bounds: list[Bound]) -> set[str] | None:
+    """The file names of the documents the service's ``add_api`` calls are given, when each is a string as
+    written; None when there is none, or one is not a literal (then which document is served is not known here)."""
+    names: set[str] = set()
+    for bound in bounds:
+        for call in bound.facts.calls:
+            if call.name != "add_api":
+                continue
+            first = next((a for a in call.args if not _KEYWORD.match(a) or a.startswith("specification")), "")
+            first = first.split("=", 1)[1].strip() if first.startswith("specification") else first.strip()
+            if len(first) < 2 or first[0] not in "'\"" or first[-1] != first[0]:
+                return None
+            names.add(PurePosixPath(first[1:-1]).name)
+    return names or None
+
+
 def _route(op: Operation, module: str, microservice: str, handler: tuple[Bound, int] | None, why: str) -> Item:
     problems = [p for p in (why, op.problem) if p]
     owner, owner_fqn = (handler[0].ids[handler[1]], handler[0].fqns[handler[1]]) if handler else (
@@ -126,17 +147,22 @@ def contract_routes(files: list[Bound], project: Project) -> dict[str, list[Item
             continue
         microservice = bounds[0].ctx.microservice
         service_bounds = [b for b in files if b.ctx.microservice == microservice]
+        ops = values.openapi
         if values.openapi_generator:
             defined = defined or _Defined(project)
             found = _external_implementors([b for b in service_bounds if b.facts.language in JVM], defined)
             what = f"method of a class implementing a generated type ({values.openapi_generator})"
         elif any(i.target.split(".")[0] == "connexion" for b in service_bounds if b.facts.language == "python"
                  for i in b.facts.imports):
-            found = _connexion_functions([b for b in service_bounds if b.facts.language == "python"])
+            python = [b for b in service_bounds if b.facts.language == "python"]
+            found = _connexion_functions(python)
             what = "function (connexion)"
+            given = _connexion_documents(python)
+            if given is not None:   # only the documents ``add_api`` is given: another is a client's contract
+                ops = [op for op in ops if PurePosixPath(op.file).name in given]
         else:
             continue   # a document nothing serves here: a client's contract, documentation
-        for op in values.openapi:
+        for op in ops:
             handler, why = _handler(op, found, what)
             anchor = handler[0].path if handler else bounds[0].path
             out.setdefault(anchor, []).append(_route(op, module, microservice, handler, why))
