@@ -322,3 +322,21 @@ def test_a_war_renamed_by_its_dockerfile_is_served_under_the_deployed_name(tmp_p
     graph.update()
     assert graph.snapshot() == CodeGraph.build(tmp_path).snapshot()
     assert paths() == {"/{?}/items/{id}", "/{?}/items"}
+
+
+def test_a_metadata_complete_web_xml_leaves_web_servlet_unread(tmp_path: Path):
+    """``<web-app metadata-complete="true">``: the container ignores ``@WebServlet``, so only the ``web.xml``
+    mappings are routes."""
+    servlet = ('package com.acme.ui;\n\nimport javax.servlet.annotation.WebServlet;\nimport javax.servlet.http.*;\n\n'
+               '@WebServlet("/annotated")\npublic class Page extends HttpServlet {\n'
+               '    protected void doGet(HttpServletRequest req, HttpServletResponse resp) { }\n}\n')
+    web_xml = _web_xml("<servlet-class>com.acme.ui.Page</servlet-class>", "/mapped", "page").replace(
+        'version="3.1">', 'version="3.1" metadata-complete="true">')
+    write_tree(tmp_path, {
+        "ui/pom.xml": _pom("ui", "<build><finalName>ROOT</finalName></build>"),
+        "ui/Dockerfile": "FROM tomcat:9\n",
+        "ui/src/main/webapp/WEB-INF/web.xml": web_xml,
+        "ui/src/main/java/com/acme/ui/Page.java": servlet,
+    })
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    assert {n.props["label"] for n in nodes.values() if n.kind == "route"} == {"GET /mapped"}

@@ -36,6 +36,8 @@ class WebApp:
     mappings: dict[str, list[str]] = field(default_factory=dict)
     #: the file the mappings are read from
     web_xml: str = ""
+    #: ``<web-app metadata-complete="true">``: the container ignores ``@WebServlet`` (the mappings are all there)
+    metadata_complete: bool = False
     #: "" none (not a war, or served at ``/``); None: a war whose context root the deployment chooses
     context_root: str | None = ""
     #: where the context root is written (``pom.xml <finalName>``), or why it is not known
@@ -116,6 +118,7 @@ def read_webapp(root: Path, module: str) -> WebApp:
         found = _parse(folder / where / "web.xml")
         if found is not None:
             web.mappings = _mappings(found)
+            web.metadata_complete = found.get("metadata-complete", "").strip().lower() == "true"
             web.web_xml = f"{module}/{where}/web.xml" if module != "." else f"{where}/web.xml"
             break
     for where in WEB_INF:   # a war of annotated servlets and resources has no web.xml, but may name its root
