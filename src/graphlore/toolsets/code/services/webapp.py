@@ -43,13 +43,6 @@ class WebApp:
     #: where the context root is written (``pom.xml <finalName>``), or why it is not known
     context_source: str = ""
 
-    def patterns(self, servlet_class: str) -> list[str]:
-        """The URL patterns of a servlet class, by its fully qualified or its simple name."""
-        found = self.mappings.get(servlet_class)
-        if found is None and "." not in servlet_class:
-            found = next((v for k, v in self.mappings.items() if k.rsplit(".", 1)[-1] == servlet_class), None)
-        return found or []
-
     def context(self) -> str:
         """The context root as a path prefix: ``/name``, "" for none, ``/{?}`` when the deployment chooses."""
         if self.context_root is None:
