@@ -340,3 +340,18 @@ def test_a_metadata_complete_web_xml_leaves_web_servlet_unread(tmp_path: Path):
     })
     nodes, _ = CodeGraph.build(tmp_path).snapshot()
     assert {n.props["label"] for n in nodes.values() if n.kind == "route"} == {"GET /mapped"}
+
+
+def test_a_web_xml_that_is_not_well_formed_leaves_the_jaxrs_mapping_unknown(tmp_path: Path):
+    """A broken ``web.xml`` may map the JAX-RS servlet anywhere: the routes say so (``{?}``), never ``@ApplicationPath``
+    or no prefix as if it were absent."""
+    write_tree(tmp_path, {
+        "inv/pom.xml": _pom("inv", "<build><finalName>ROOT</finalName></build>"),
+        "inv/Dockerfile": "FROM tomcat:9\n",
+        "inv/src/main/webapp/WEB-INF/web.xml": "<web-app><servlet><servlet-name>rest</servlet-name>\n",
+        "inv/src/main/java/com/acme/inv/Resource.java": _resource("com.acme.inv", "/items"),
+    })
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    routes = {n.props["path_template"]: n.props for n in nodes.values() if n.kind == "route"}
+    assert set(routes) == {"/{?}/items", "/{?}/items/{id}"}
+    assert "inv/src/main/webapp/WEB-INF/web.xml is not well-formed XML" in routes["/{?}/items"]["unresolved_reason"]

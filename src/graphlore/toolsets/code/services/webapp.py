@@ -36,6 +36,8 @@ class WebApp:
     mappings: dict[str, list[str]] = field(default_factory=dict)
     #: the file the mappings are read from
     web_xml: str = ""
+    #: why ``web_xml`` could not be read ("" when it was, or there is none): its mappings are not known
+    unreadable: str = ""
     #: ``<web-app metadata-complete="true">``: the container ignores ``@WebServlet`` (the mappings are all there)
     metadata_complete: bool = False
     #: "" none (not a war, or served at ``/``); None: a war whose context root the deployment chooses
@@ -109,6 +111,10 @@ def read_webapp(root: Path, module: str) -> WebApp:
     web = WebApp()
     for where in WEB_INF:
         found = _parse(folder / where / "web.xml")
+        if found is None and (folder / where / "web.xml").is_file():
+            web.web_xml = f"{module}/{where}/web.xml" if module != "." else f"{where}/web.xml"
+            web.unreadable = f"{web.web_xml} is not well-formed XML"
+            break
         if found is not None:
             web.mappings = _mappings(found)
             web.metadata_complete = found.get("metadata-complete", "").strip().lower() == "true"
