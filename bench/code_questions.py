@@ -27,6 +27,8 @@ Prints each question's verdict, calls and what was missing, then the share answe
 system and class. Run: ``python bench/code_questions.py [--system NAME] [--verbose] [--system-dir NAME=PATH]``
 (``--system-dir``: a system whose checkout is not under ``../shared/data/code``, e.g.
 ``robot-shop=/tmp/robot-shop``; its key is ``code_gold/NAME.json``, its questions ``questions_*.jsonl``).
+The index is structural only (``sync``: search ranks by BM25 alone) unless ``--embed`` embeds it as
+``graphlore code index`` does by default (search ranks hybrid).
 """
 
 from __future__ import annotations
@@ -1201,6 +1203,9 @@ def main() -> None:
     parser.add_argument("--verbatim-config", action="store_true",
                         help="config values as the key writes them: with their bracketed notes, optional ones too "
                              "(the judge before session 3's blind-set review)")
+    parser.add_argument("--embed", action="store_true",
+                        help="embed each index after its structural build, as `graphlore code index` does by default "
+                             "(search then ranks hybrid; without it BM25 alone)")
     gold.add_system_dirs(parser)
     args = parser.parse_args()
     questions = [json.loads(line) for path in sorted(gold.GOLD.glob(QUESTIONS))
@@ -1218,6 +1223,8 @@ def main() -> None:
                 print(f"({system} not found at {root}: skipped)")
                 continue
             CodeIndex(runtime, root).sync()
+            if args.embed:
+                CodeIndex(runtime, root).embed()
             judge = Judge(gold.load(system), CodeIndex(runtime, root).store(), args.verbatim_config)
             print(f"\n== {system}")
             for question in (q for q in questions if q["system"] == system):

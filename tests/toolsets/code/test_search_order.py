@@ -1,5 +1,6 @@
 """Code search order: a symbol named as the query comes first (never under its class), test code after the
-code it tests at an equal score (never dropped), and identifier parts of routes and clients are words."""
+other hits (never dropped), a type after its matching member, a body's calls and literals are words, and
+identifier parts of routes and clients are words."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from graphlore.toolsets.code.index.records import bm25_text
 from graphlore.toolsets.code.model import GraphNode, node_text
 from graphlore.toolsets.code.query import models, tools
 from graphlore.toolsets.code.query.models import NodeRef, SearchHit
-from graphlore.toolsets.code.query.tools import prefix_words, ranked
+from graphlore.toolsets.code.query.tools import paged, prefix_words, ranked
 
 
 def run(runtime: Runtime, tool: str, **fields):
@@ -29,13 +30,66 @@ def test_a_symbol_named_as_the_query_comes_first():
     assert [h.node.name for h in ranked("vector store", hits)] == ["VectorStoreLoader", "loadVetsIntoStore", "other"]
 
 
-def test_test_code_follows_the_code_at_an_equal_score_and_stays_listed():
-    """Only a run of equal scores is reordered: a better-ranked test stays above worse-ranked code (hybrid
-    ranks by fusion, whatever the cosine it shows)."""
+def test_test_code_follows_the_code_and_stays_listed_unless_the_query_asks_for_tests():
+    """A better-scored test goes below the code (an agent asking where a thing is done wants the code); a query
+    word that asks for tests keeps the ranking's order."""
     hits = [_hit("Checkout", 9.5), _hit("OrderServiceTest", 9.0, "TEST"), _hit("OrderService", 9.0, "SERVICE"),
-            _hit("OrderFixture", 2.0, "TEST"), _hit("Orders", 1.0)]
+            _hit("OrderFixture", 8.0, "TEST"), _hit("Orders", 1.0)]
     assert [h.node.name for h in ranked("order", hits)] == [
-        "Checkout", "OrderService", "OrderServiceTest", "OrderFixture", "Orders"]
+        "Checkout", "OrderService", "Orders", "OrderServiceTest", "OrderFixture"]
+    assert [h.node.name for h in ranked("order tests", hits)] == [h.node.name for h in hits]
+
+
+def test_the_page_gives_the_places_of_tests_to_the_next_code_and_nothing_else():
+    """Only the places test code leaves are filled from beyond the page (with code, never tests); a symbol named
+    as the query beyond the page stays there."""
+    hits = [_hit("OrderTest", 9.0, "TEST"), _hit("Checkout", 8.0), _hit("OrderSpec", 7.0, "TEST"),
+            _hit("order", 6.0), _hit("Orders", 5.0), _hit("OrderMore", 4.0, "TEST")]
+    assert [h.node.name for h in paged("order", hits, 3)] == ["Checkout", "order", "Orders"]
+    assert [h.node.name for h in paged("order", hits, 5)] == ["order", "Checkout", "Orders", "OrderTest", "OrderSpec"]
+    assert [h.node.name for h in paged("order tests", hits, 3)] == ["OrderTest", "Checkout", "OrderSpec"]
+    code = [_hit("Checkout", 8.0), _hit("Pay", 7.0), _hit("order", 6.0)]
+    assert [h.node.name for h in paged("order", code, 2)] == ["Checkout", "Pay"]
+
+
+def _symbol(fqn: str, score: float, symbol_kind: str) -> SearchHit:
+    name = fqn.rsplit("#", 1)[-1].rsplit(".", 1)[-1]
+    return SearchHit(node=NodeRef(id=fqn, kind="symbol", name=name, label=fqn, symbol_kind=symbol_kind), score=score)
+
+
+def test_a_type_follows_its_own_member_that_also_matches():
+    hits = [_symbol("vets.VectorStoreController", 9.0, "class"), _symbol("vets.Vet", 8.0, "class"),
+            _symbol("vets.VectorStoreController#loadVetDataToVectorStoreOnStartup", 7.0, "method"),
+            _symbol("vets.VectorStoreControllerTwo#load", 6.0, "method")]
+    assert [h.node.label for h in ranked("load vets into the vector store", hits)] == [
+        "vets.Vet", "vets.VectorStoreController#loadVetDataToVectorStoreOnStartup", "vets.VectorStoreController",
+        "vets.VectorStoreControllerTwo#load"]
+    alone = [hits[0], hits[1], hits[3]]  # no member of it matched: the class keeps its place
+    assert ranked("vector store", alone) == alone
+    unnamed = [hits[0], _symbol("vets.VectorStoreController#__init__", 8.0, "constructor"),
+               _symbol("vets.VectorStoreController#refresh", 7.0, "method")]  # members the query does not name
+    assert ranked("vector store data", unnamed) == unnamed
+
+
+def test_a_function_is_found_by_what_its_body_calls_and_says(tmp_path, embedder):
+    """A function whose name says nothing (``caclc``) is found by the names it calls and the words of the string
+    literals it passes; the route handler that only calls it, and a test that names the query, come after."""
+    tree = tmp_path / "tree"
+    (tree / "ship" / "tests").mkdir(parents=True)
+    (tree / "ship" / "requirements.txt").write_text("flask\n", encoding="utf-8")
+    (tree / "ship" / "app.py").write_text(
+        "import logging\nfrom flask import Flask\n\napp = Flask(__name__)\nlog = logging.getLogger('ship')\n\n\n"
+        "def caclc(dest):\n    km = haversine_distance(dest)\n    log.info('shipping cost for %s', dest)\n"
+        "    return round(km * 0.05, 2)\n\n\n@app.route('/calc/<dest>')\ndef calc(dest):\n"
+        "    return {'cost': caclc(dest)}\n", encoding="utf-8")
+    (tree / "ship" / "tests" / "test_app.py").write_text(
+        "def test_shipping_cost_distance():\n    assert caclc('x') > 0\n", encoding="utf-8")
+    runtime = Runtime(backend.settings_for(tmp_path / "home"), embedder=embedder)
+    run(runtime, "index", project_path=str(tree), embed=False)
+    found = run(runtime, "search", project_path=str(tree), query="shipping cost distance", kind="symbol")
+    assert [h.node.name for h in found.results][:1] == ["caclc"]
+    assert found.results[-1].node.name == "test_shipping_cost_distance"
+    runtime.close()
 
 
 def test_route_and_client_identifier_parts_are_words():

@@ -324,3 +324,54 @@ def test_a_left_out_question_takes_its_nearest_conditions_with_it_but_leaves_two
     assert np.allclose(left[0], kept[0]) and np.allclose(left[1:], others)
     small = kept[:1 + selfcheck.PARAPHRASES_OUT]
     assert selfcheck._unseen(small, 1, question) is small  # fewer than 2 would be left: nothing leaves
+
+
+def test_a_learned_example_that_gives_the_library_enough_conditions_makes_its_record_stale(runtime, tmp_path):
+    """A record without a calibration of its own because the median skill has too few conditions is not kept
+    fresh by a learned example that brings the median to MIN_CONDITIONS: the library now gets a calibration of
+    its own, and the next import must make it (a record that still says why it has none would be false)."""
+    from graphlore.toolsets.skills import learning
+    need = selfcheck.MIN_CONDITIONS
+    words = [f"topic{n}" for n in range(selfcheck.MIN_SKILLS)]  # half one short of MIN_CONDITIONS: median need - 0.5
+    path = _intents(tmp_path / "intents.jsonl", {w: [f"question {k} about {w}" for k in range(need - (n % 2))]
+                                                 for n, w in enumerate(words)})
+    out = run(runtime, "import_skills", format="intents", path=str(path))
+    assert out.calibration.shift is None and f"{need - 0.5:g} conditions, {need} needed" in out.calibration.how
+    library = SkillLibrary(runtime, "default")
+    record = library.store().get_meta(SELF_CALIBRATION)
+    assert selfcheck.keeps(1, record["conditions"])  # within the bound: only the median decides
+    text = f"a new question about {words[1]}"
+    added = learning.add_example(library, out.skill_ids[1], text, runtime.embedder.embed([text])[0])
+    assert added.added, added.reason
+    assert library.store().get_meta(SELF_CALIBRATION)["fresh"] is False
+    again = run(runtime, "import_skills", format="intents", path=str(path))
+    assert isinstance(again.calibration.shift, float) and again.calibration.fresh is True
+
+
+def test_a_record_without_a_shift_is_kept_only_while_the_library_still_gets_none():
+    from graphlore.toolsets.skills.library import learn
+    need = selfcheck.MIN_CONDITIONS
+    record = {"shift": None, "fresh": True, "judge": judge.JUDGE_VERSION, "skills": 20, "conditions": 20 * (need - 1),
+              "learned": 0, "how": f"the median skill has {need - 1} conditions, {need} needed"}
+    assert learn(record, lambda: [need - 1] * 20) == {**record, "learned": 1}
+    assert learn(record, lambda: [need] * 20) is None
+    few = {**record, "skills": selfcheck.MIN_SKILLS - 1, "how": "9 skills in use, 10 needed"}
+    assert learn(few, lambda: pytest.fail("a library of too few skills gets none whatever its conditions")) == {
+        **few, "learned": 1}
+
+
+def test_the_documented_answer_says_when_the_calibration_is_made_again_and_what_leaves_it_fresh():
+    """The output model's descriptions (the MCP schema an agent reads) match the code: an import calibrates when
+    it wrote skills or the record was not current, and learned examples keep it fresh up to LEARNED_SHARE."""
+    from graphlore.toolsets.skills.models import ImportSkillsResponse, LibraryCalibration
+    fresh = LibraryCalibration.model_fields["fresh"].description
+    assert f"{selfcheck.LEARNED_SHARE * 100:g} % of the conditions" in fresh
+    assert "not current" in ImportSkillsResponse.model_fields["calibration"].description
+
+
+def test_the_cli_line_calls_the_libraries_shift_a_shift_as_the_answer_does():
+    """The answer's ``shift`` moves the shipped bias; the CLI line must not print it as the bias itself."""
+    from graphlore.toolsets.skills import render
+    from graphlore.toolsets.skills.models import LibraryCalibration
+    line = render.calibration(LibraryCalibration(shift=0.24, fresh=True, how="found so"))
+    assert line == "the judge's calibration for this library: its own, the shipped bias shifted by +0.24 (found so)"

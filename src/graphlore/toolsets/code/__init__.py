@@ -40,7 +40,7 @@ The map (packages by concern; a package imports only the packages above it)::
       csharp/extract.py           one C# file -> facts (namespaces, types, members, attributes, BaseAddress)
       csharp/resolve.py           namespaces, using directives, base types
       csharp/constants.py         C# constants for folding (const and static readonly strings, interpolation,
-                                  .NET configuration reads)
+                                  .NET configuration reads, the type an expression makes: new T, Adapt<T>())
       csharp/usings.py            usings a C# project shares (global using, <Using>, ImplicitUsings, _Imports)
       csharp/razor.py             Razor files (.razor, .cshtml) as the C# class they compile to
       php/__init__.py             PHP as a Language: composer.json projects, Symfony role tables
@@ -122,8 +122,8 @@ The map (packages by concern; a package imports only the packages above it)::
       declared.py                 in-source declarations (@CodebaseHttpClient, @CodebaseProducer ...)
       golang.py                   what Go frameworks read: types by package, receivers' types, handlers
       go_web.py                   net/http, gorilla/mux, gin, echo, chi routes; net/http clients; Go Kafka
-      aspnet.py                   ASP.NET Core routes (attributes, minimal APIs, groups, MapForwarder),
-                                  HttpClient clients
+      aspnet.py                   ASP.NET Core routes (attributes, minimal APIs, groups, MapForwarder, Carter,
+                                  FastEndpoints), HttpClient clients
       refit.py                    Refit and RestEase interfaces as HTTP clients under their base address
       eventbus.py                 .NET event buses whose topic is the event type (AddSubscription<E, H>),
                                   MassTransit and NServiceBus

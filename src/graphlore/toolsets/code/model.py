@@ -17,6 +17,7 @@ the file, an edge's id a hash of (src, type, dst).
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -246,6 +247,23 @@ def make_edge(src: str, type_: str, dst: str, props: dict[str, Any] | None = Non
     return GraphEdge(edge_id(src, type_, dst), src, dst, type_, props or {})
 
 
-def node_text(name: str, fqn: str, signature: str, docstring: str) -> str:
-    """What BM25 sees for a symbol: its name, fqn, signature and docstring."""
-    return "\n".join(part for part in (name, fqn, signature, docstring) if part)
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z]|[0-9]|\b|_)|[A-Z]?[a-z]+|[0-9]+")
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def split_words(*texts: str) -> str:
+    """The case-change words of every identifier in ``texts`` that has more than one, once each."""
+    seen: dict[str, None] = {}
+    for text in texts:
+        for ident in _IDENT.findall(text):
+            parts = _CAMEL.findall(ident)
+            if len(parts) > 1:
+                for part in parts:
+                    seen.setdefault(part.lower())
+    return " ".join(seen)
+
+
+def node_text(name: str, fqn: str, signature: str, docstring: str, body: str = "") -> str:
+    """What BM25 sees for a symbol: its name, fqn, signature, docstring and what its body calls
+    (`symbols.body_text`)."""
+    return "\n".join(part for part in (name, fqn, signature, docstring, body) if part)

@@ -447,10 +447,16 @@ class SkillLibrary:
                   COUNTERS_META: IN_SKILLS, ARCHIVED_COUNT: store.count_nodes(KIND, ARCHIVED_ONLY)}
         if meta.get(SELF_CALIBRATION) is not None:  # any write but an import's makes it stale (see calibrate),
             # except a few examples learned from use
-            wanted[SELF_CALIBRATION] = (learn(meta[SELF_CALIBRATION]) if learned else None) or stale(meta[SELF_CALIBRATION])
+            wanted[SELF_CALIBRATION] = (learn(meta[SELF_CALIBRATION], lambda: self.condition_counts(store))
+                                        if learned else None) or stale(meta[SELF_CALIBRATION])
         if any(meta.get(k) != v for k, v in wanted.items()):
             store.set_meta_many(wanted)
             self.handle.reread()
+
+    @staticmethod
+    def condition_counts(store: Store) -> list[int]:
+        """How many conditions each skill in use has (what :func:`selfcheck.applies` decides on)."""
+        return [len(n.props.get("conditions") or []) for n in store.iter_nodes(KIND, IN_USE)]
 
     def pending_calibration(self, store: Store) -> str:
         """Mark the library's own calibration as to be made for the write in progress (call inside its
@@ -575,16 +581,23 @@ def stale(record: Any) -> Any:
     return {**{k: v for k, v in record.items() if k != "pending"}, "fresh": False}
 
 
-def learn(record: Any) -> dict[str, Any] | None:
+def learn(record: Any, conditions_now: Callable[[], Sequence[int]] | None = None) -> dict[str, Any] | None:
     """A fresh calibration record with one more example learned from use, while :func:`selfcheck.keeps` holds
-    (None: it does not, or the record is not fresh and this judge's)."""
+    (None: it does not, or the record is not fresh and this judge's). A record of a library of enough skills
+    without a calibration of its own (its skills had too few conditions) holds only while ``conditions_now``
+    (each skill in use's conditions, read only then) still gives it none: one more condition may give it one."""
     if not (isinstance(record, dict) and record.get("fresh") and "pending" not in record
             and record.get("judge") == judge.JUDGE_VERSION):
         return None
     learned, conditions = record.get("learned"), record.get("conditions")
     if not isinstance(learned, int) or not isinstance(conditions, int) or isinstance(learned, bool):
         return None
-    return {**record, "learned": learned + 1} if selfcheck.keeps(learned + 1, conditions) else None
+    if not selfcheck.keeps(learned + 1, conditions):
+        return None
+    if (record.get("shift") is None and isinstance(record.get("skills"), int) and record["skills"] >= selfcheck.MIN_SKILLS
+            and (conditions_now is None or selfcheck.applies(conditions_now()) is None)):
+        return None
+    return {**record, "learned": learned + 1}
 
 
 def count_archived(store: Store) -> None:

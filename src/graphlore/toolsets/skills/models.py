@@ -544,7 +544,8 @@ class LibraryCalibration(Response):
     shift: float | None = Field(description="How far the judge's bias moves for this library (positive: it "
                                 "answers more); null: the shipped bias decides.")
     fresh: bool = Field(description="Made for the library as it is now. A later write of skills (create, update, "
-                        "archive, an example learned from use) makes it stale until the next import or reindex.")
+                        "archive, unarchive; routing examples learned from use once more than 2 % of the conditions "
+                        "it was made from were learned since) makes it stale until the next import or reindex.")
     how: str = Field(description="How the shift was found, or why the shipped bias decides.")
 
 
@@ -568,7 +569,7 @@ class ImportSkillsResponse(Response):
         "changed too: a re-import never overwrites an agent's edit; what it kept, per skill."
     )
     calibration: LibraryCalibration = Field(description="The library's own calibration of the judge after this "
-                                            "import (made again only when the import wrote skills).")
+                                            "import (made again only when the import wrote skills or the last one was not current).")
 
 
 class ListSkillsRequest(Request):

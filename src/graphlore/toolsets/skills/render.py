@@ -158,5 +158,5 @@ def reindex_skills(r: ReindexSkillsResponse) -> str:
 def calibration(c: LibraryCalibration) -> str:
     """The library's own calibration of the judge, in a line."""
     if c.shift is not None:
-        return f"the judge's calibration for this library: bias {c.shift:+.2f} ({c.how})"
+        return f"the judge's calibration for this library: its own, the shipped bias shifted by {c.shift:+.2f} ({c.how})"
     return f"the judge's calibration for this library: the shipped bias ({c.how})"

@@ -18,7 +18,8 @@ Only for libraries the network decides for: at least :data:`MIN_SKILLS` skills w
 the shipped bias (the simulation would judge skills the network never sees). Computed when a library is
 imported or re-embedded, never on the search path (a CLINC150-sized library of 15,000 conditions takes a few
 seconds); any other write makes it stale, but for routing examples learned from use up to
-:data:`LEARNED_SHARE` of the conditions it was made from (:func:`keeps`), and a stale or missing one leaves
+:data:`LEARNED_SHARE` of the conditions it was made from (:func:`keeps`; not once they give a library that had
+too few conditions enough of them), and a stale or missing one leaves
 the shipped bias, which the search's evidence says.
 """
 

@@ -13,7 +13,11 @@ what it was made with (unknown when it is given several values), and a builder p
 passes (one route per distinct prefix; unknown when no caller is read or the method's name is not unique); the
 handler is the method a method group
 names, else the registering method. ``{id?}`` is ``{id}``. ``MapForwarder(pattern, target[, path])`` is a gateway
-route forwarding to the target (YARP's direct forwarding).
+route forwarding to the target (YARP's direct forwarding). Modules: a Carter module's ``AddRoutes(IEndpointRouteBuilder
+app)`` (``ICarterModule``, or a ``CarterModule`` with its base path ``: base("/x")``) maps under the group each
+``MapCarter()`` of a process running it is called on (unknown when none is read); a FastEndpoints endpoint
+(``Endpoint<TReq, TRes>``, ...) maps what its ``Configure()`` declares (``Get("/a")``, ``Verbs`` + ``Routes``) under
+its ``UseFastEndpoints`` ``RoutePrefix``.
 
 **Clients.** ``GetAsync``, ``PostAsync``, ``PutAsync``, ``DeleteAsync``, ``PatchAsync``, ``GetStringAsync``,
 ``GetFromJsonAsync``, ``PostAsJsonAsync``, ``PutAsJsonAsync`` ... on a receiver typed ``HttpClient`` (a local,
@@ -166,8 +170,49 @@ def read_csharp(web: AspNet, bound: Bound) -> Iterator[Item]:
     for index, sym in enumerate(facts.symbols):
         if sym.kind == "class" and _controller(sym, _annotations(sym)):
             yield from _controller_routes(web, bound, index)
+        if sym.kind == "class" and _fast_endpoint(sym):
+            yield from _fast_endpoints(web, bound, sym.key)
     yield from _minimal(web, bound)
     yield from _clients(web, bound)
+
+
+#: FastEndpoints' endpoint base classes (``Ep.Req<T>.Res<U>`` is written under ``Ep``)
+FAST_BASES = {"Endpoint", "EndpointWithoutRequest", "EndpointWithoutResponse", "EndpointWithMapping"}
+_PREFIX = re.compile(r"RoutePrefix\s*=\s*(\"[^\"]*\"|[A-Za-z_][\w.]*)")
+
+
+def _fast_endpoint(sym) -> bool:
+    return any(re.sub(r"<.*", "", written).rsplit(".", 1)[-1] in FAST_BASES or written.startswith("Ep.")
+               for _, written in sym.supers)
+
+
+def _fast_endpoints(web: AspNet, bound: Bound, class_key: str) -> Iterator[Item]:
+    """A FastEndpoints endpoint's routes: what its ``Configure()`` declares (``Get("/a", "/b")`` ... ``Patch``, or
+    ``Verbs(Http.POST, ..)`` with ``Routes(..)``) under the ``RoutePrefix`` its process's ``UseFastEndpoints(c =>
+    ..)`` sets (a ``Group<T>()``'s prefix is not read: unknown), handled by its ``HandleAsync``."""
+    facts = bound.facts
+    configure = [c for c in facts.calls if c.owner == f"{class_key}.Configure" and c.receiver is None]
+    declared = [(MAPS["Map" + c.name], c.args) for c in configure if "Map" + c.name in MAPS]
+    verbs = [v.rsplit(".", 1)[-1].upper() for c in configure if c.name == "Verbs" for v in c.args]
+    declared += [(verb, c.args) for c in configure if c.name == "Routes" for verb in verbs or [ANY]]
+    if not declared:
+        return
+    prefixes = {}
+    for caller_bound, call in web.callers("UseFastEndpoints"):
+        written = _PREFIX.search(" ".join(call.args))
+        if reaches(caller_bound.ctx, bound.ctx) and written:
+            value = web.fold(caller_bound.facts, written.group(1), call.owner.rpartition(".")[0])
+            prefixes[value.text] = value
+    if any(c.name.startswith("Group") for c in configure):
+        prefixes = {"?": unknown("a FastEndpoints group's prefix is not read")}
+    handler = next((bound.by_key[f"{class_key}.{name}"] for name in ("HandleAsync", "ExecuteAsync")
+                    if f"{class_key}.{name}" in bound.by_key), bound.by_key.get(f"{class_key}.Configure", -1))
+    for verb, templates in declared:
+        for template in templates:
+            own = web.fold(facts, template, class_key)
+            for prefix in prefixes.values() or [literal("")]:
+                yield item(bound, handler, "route", "aspnet", None, http_method=verb,
+                           path=_route(join_paths([prefix, own])), written=template)
 
 
 def _controller_routes(web: AspNet, bound: Bound, index: int) -> Iterator[Item]:
@@ -249,8 +294,54 @@ def _group_prefixes(web: AspNet, bound: Bound, owner: str, receiver, line: int, 
             return [literal("")]
         return _group_prefixes(web, bound, owner, ["name", head.group(1)], at, depth + 1)
     if made.rsplit(".", 1)[-1] in GROUP_TYPES:   # a parameter: the callers pass the builder in
-        return _through_callers(web, bound, owner, name, depth)
+        module = _carter_prefixes(web, bound, owner, depth)
+        return module if module is not None else _through_callers(web, bound, owner, name, depth)
     return [literal("")]
+
+
+def _bases(bound: Bound, class_key: str) -> set[str]:
+    """The simple names of a class's base types (``Endpoint<Req, Res>`` is ``Endpoint``)."""
+    index = bound.by_key.get(class_key)
+    sym = bound.facts.symbols[index] if index is not None else None
+    return {re.sub(r"<.*", "", written).rsplit(".", 1)[-1] for _, written in sym.supers} if sym is not None else set()
+
+
+_BASE_ARG = re.compile(r":\s*base\s*\(\s*(?:\w+\s*:\s*)?(\"(?:[^\"\\]|\\.)*\"|[A-Za-z_][\w.]*)")
+
+
+def _base_argument(web: AspNet, bound: Bound, class_key: str) -> Folded | None:
+    """The first argument the class's constructors pass to their base's (``: base("/api/x")``; unknown when they
+    pass several), else None."""
+    found = {}
+    for member in bound.members(class_key):
+        sym = bound.facts.symbols[member]
+        written = _BASE_ARG.search(sym.signature) if sym.kind == "constructor" else None
+        if written:
+            value = web.fold(bound.facts, written.group(1), class_key)
+            found[value.text] = value
+    if len(found) > 1:
+        return unknown("its constructors pass several paths to CarterModule")
+    return next(iter(found.values())) if found else None
+
+
+def _carter_prefixes(web: AspNet, bound: Bound, owner: str, depth: int) -> list[Folded] | None:
+    """The prefixes of a Carter module's ``AddRoutes(IEndpointRouteBuilder app)`` (None for any other method): the
+    group each ``MapCarter()`` call of a process running it mounts every module on (unknown when none is read),
+    then a ``CarterModule`` base class's path (``: base("/api/x")``)."""
+    class_key, _, method = owner.rpartition(".")
+    bases = _bases(bound, class_key)
+    if method != "AddRoutes" or not bases & {"ICarterModule", "CarterModule"}:
+        return None
+    own = literal("")
+    if "CarterModule" in bases:
+        own = _base_argument(web, bound, class_key) or literal("")
+    found: dict[str, Folded] = {}
+    for caller_bound, call in web.callers("MapCarter"):
+        if reaches(caller_bound.ctx, bound.ctx):
+            for prefix in _group_prefixes(web, caller_bound, call.owner, call.receiver, call.line, depth + 1):
+                joined = join_paths([prefix, own])
+                found[joined.text] = joined
+    return list(found.values()) or [join_paths([unknown("a Carter module no MapCarter() call read mounts"), own])]
 
 
 def _nested(web: AspNet, bound: Bound, owner: str, group, depth: int) -> list[Folded]:

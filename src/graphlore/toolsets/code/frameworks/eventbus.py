@@ -24,7 +24,9 @@ stays unresolved, saying why.
 ``masstransit`` / ``nservicebus``): a class implementing ``IConsumer<T>`` (``IHandleMessages<T>``) is a listener
 on ``T`` at its ``Consume`` (``Handle``); ``Publish``/``Send`` on a receiver declared as the library's sender
 (``IPublishEndpoint``, ``IBus``, ``ConsumeContext``...; ``IMessageSession``, ``IMessageHandlerContext``...) sends
-``new T(..)``, a local assigned one, or the ``T`` of ``Publish<T>(..)``.
+``new T(..)``, a local assigned one, or the ``T`` of ``Publish<T>(..)``. A message mapped to its type
+(``x.Adapt<T>()``, ``mapper.Map<T>(x)``) or returned by a method of the project that returns one type of it
+(``order.ToOrderDto()``), directly or through a local every value of which is such, is of that type.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from ..languages.csharp.constants import made_type
 from ..languages.folding import Folded, literal, unknown
 from ..languages.symbols import Bound, reaches
 from ..model import FileFacts
@@ -44,7 +47,10 @@ SUBSCRIBE = frozenset({"AddSubscription", "Subscribe"})
 HANDLE = "Handle"
 BROKER = "eventbus"
 FLAVOR = "event_bus"
-_NEW = re.compile(r"^(?:\(\s*[\w.]+\s*\)\s*)?new\s+([\w.]+)\s*[({]")
+#: a call of a method of the project at the end of an expression (``order.ToOrderDto()``)
+_CALLED = re.compile(r"(?:^|\.)\s*([A-Za-z_]\w*)\s*\([^()]*\)$")
+#: a method declaration's return type (the last type before its name; ``Task<T>`` and ``void`` are no message)
+_RETURNS = re.compile(r"([A-Za-z_][\w.]*)\s+[A-Za-z_]\w*\s*\(")
 
 
 def _simple(name: str) -> str:
@@ -85,6 +91,13 @@ class EventBus:
         self.publishers = {sym.name for bound in files for sym in bound.facts.symbols
                            if sym.kind == "method" and sym.params and _simple(sym.params[0][1]) in self.bases
                            and sym.name != HANDLE}
+        #: method name -> the types its declarations return (a mapping method ``ToOrderDto()``'s ``OrderDto``)
+        self.returns: dict[str, set[str]] = {}
+        for bound in files:
+            for sym in bound.facts.symbols:
+                returned = _RETURNS.search(sym.signature) if sym.kind == "method" else None
+                if returned:
+                    self.returns.setdefault(sym.name, set()).add(_simple(returned.group(1)))
 
     def _derives(self, name: str, seen: set[str]) -> bool:
         if name in seen:
@@ -145,9 +158,8 @@ def _event_types(bus: EventBus, bound: Bound, owner: str, arg: str, line: int,
                  known: set[str] | None = None) -> list[Folded] | None:
     """What an argument may be, as topics; None when it is the method's own parameter (passed on)."""
     known = bus.events if known is None else known
-    made = _NEW.match(arg)
-    if made:
-        name = _simple(made.group(1))
+    name = _value_type(bus, arg)
+    if name is not None:
         return [literal(name) if name in known else unknown(f"{name} is no event type of the project")]
     if not re.fullmatch(r"@?\w+", arg):
         return [unknown(f"the event {arg} is not a local or a new event")]
@@ -162,7 +174,27 @@ def _event_types(bus: EventBus, bound: Bound, owner: str, arg: str, line: int,
     declared = [t for at, t in bound.facts.locals.get(owner, {}).get(arg, []) if at <= line]
     if declared and _simple(declared[-1]) in known:
         return [literal(_simple(declared[-1]))]
+    values = [text for at, texts in bound.facts.extra.get("assigns", {}).get(owner, {}).get(arg, []) if at <= line
+              for text in texts]
+    mapped = [_value_type(bus, text) for text in values]
+    if mapped and None not in mapped:   # every value it is given is mapped or made to a type
+        return [literal(n) if n in known else unknown(f"{n} is no event type of the project")
+                for n in dict.fromkeys(n for n in mapped if n is not None)]
     return [unknown(f"the type of the event {arg} is not known here")]
+
+
+def _value_type(bus: EventBus, text: str) -> str | None:
+    """The type an expression makes: ``new T(..)``, ``x.Adapt<T>()``, ``mapper.Map<T>(x)``, or a call of a method
+    every declaration of which in the project returns one type (``order.ToOrderDto()``); else None."""
+    text = text.strip().removesuffix("!")
+    made = made_type(text)
+    if made is not None:
+        return made
+    called = _CALLED.search(text)
+    returned = bus.returns.get(called.group(1), set()) if called else set()
+    if len(returned) == 1 and next(iter(returned)) in bus.types:
+        return next(iter(returned))
+    return None
 
 
 def _producers(bus: EventBus, bound: Bound) -> Iterator[Item]:

@@ -1,12 +1,14 @@
 """MediatR dispatch: ``mediator.Send(request)`` runs the ``Handle`` of the one ``IRequestHandler<TRequest>`` (or
 ``IRequestHandler<TRequest, TResponse>``) of the request's type, and ``mediator.Publish(notification)`` the
-``Handle`` of every ``INotificationHandler<TNotification>`` of its type: ``TRIGGERS`` edges (``kind:
+``Handle`` of every ``INotificationHandler<TNotification>`` of its type (also through the project's own handler
+interfaces: ``ICommandHandler<TCommand, TResponse> : IRequestHandler<TCommand, TResponse>``): ``TRIGGERS`` edges (``kind:
 mediator``), from the sending symbol to each handler's ``Handle``, in a file that imports ``MediatR`` (its
 module's ``global using`` counts).
 
 The request's type is what the argument is made as: ``new T(..)``, a local every value of which is a ``new T(..)``
-(each branch's type, an edge to each; a local also given another value is not known), or a local declared ``T``
-and never given a new object; generic arguments are dropped (``IdentifiedCommand<CreateOrder, bool>`` is
+(each branch's type, an edge to each; a local also given another value is not known), a local declared ``T``
+and never given a new object, or a local every value of which is mapped to ``T`` (``x.Adapt<T>()``,
+``mapper.Map<T>(x)``); generic arguments are dropped (``IdentifiedCommand<CreateOrder, bool>`` is
 ``IdentifiedCommand``). The handlers are those of the sender's microservice (MediatR dispatches in its own process). Never a guess: a
 request type two handlers take gives no edge (MediatR would fail), and an argument whose type is not known
 (``message.Command``, a parameter of a base type) gives none either.
@@ -17,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from ..languages.csharp.constants import made_type
 from ..languages.symbols import Bound
 from ..model import GraphEdge, make_edge
 
@@ -24,7 +27,6 @@ NAMESPACE = "MediatR"
 #: handler base -> whether several handlers of one type all run (notifications) or one must (requests)
 HANDLERS = {"IRequestHandler": False, "IStreamRequestHandler": False, "INotificationHandler": True}
 SENDS = {"Send": False, "CreateStream": False, "Publish": True}
-_NEW = re.compile(r"^(?:\(\s*[\w.<>, ]+\s*\)\s*)?new\s+([\w.]+)")
 
 
 def _simple(name: str) -> str:
@@ -34,9 +36,9 @@ def _simple(name: str) -> str:
 def _argument_types(bound: Bound, owner: str, arg: str, line: int) -> list[str]:
     """The types the argument may be made as (each branch's ``new T(..)``), or its declared type; none when a
     value it is given is not a new object (a parameter, a call's result: its type is not known here)."""
-    made = _NEW.match(arg)
-    if made:
-        return [_simple(made.group(1))]
+    made = made_type(arg)
+    if made is not None:
+        return [made]
     if not re.fullmatch(r"@?\w+", arg):
         return []
     news = [(at, types) for at, types in bound.facts.extra.get("made", {}).get(owner, {}).get(arg, []) if at <= line]
@@ -45,9 +47,39 @@ def _argument_types(bound: Bound, owner: str, arg: str, line: int) -> list[str]:
         return list(dict.fromkeys(_simple(name) for _, types in news for name in types))
     if news:
         return []
+    values = [made_type(text) for at, texts in bound.facts.extra.get("assigns", {}).get(owner, {}).get(arg, [])
+              if at <= line for text in texts]
+    if values and None not in values:   # every value it is given is mapped to a type (``x.Adapt<T>()``)
+        return list(dict.fromkeys(v for v in values if v is not None))
     declared = [t for at, t in bound.facts.locals.get(owner, {}).get(arg, []) if at <= line]
     return [_simple(declared[-1])] if declared and declared[-1] not in ("?", "var") and \
         not declared[-1].startswith("~") else []
+
+
+_TYPE_PARAMETERS = re.compile(r"\binterface\s+\w+\s*<([^<>]*)>")
+
+
+def _derived_handlers(files: list[Bound]) -> dict[tuple[str, int], tuple[bool, int]]:
+    """The project's own handler interfaces (a CQRS layer's ``ICommandHandler<TCommand, TResponse> :
+    IRequestHandler<TCommand, TResponse>``, through any number of them): (simple name, number of type parameters)
+    -> (whether it handles notifications, the position of its message type parameter)."""
+    declared = []
+    for bound in files:
+        for key, bases in bound.facts.extra.get("generic_bases", {}).items():
+            index = bound.by_key.get(key)
+            written = _TYPE_PARAMETERS.search(bound.facts.symbols[index].signature) if index is not None else None
+            if written:
+                params = [p.split()[-1] for p in written.group(1).split(",") if p.strip()]
+                declared.append((bound.facts.symbols[index].name, params, bases))
+    found: dict[tuple[str, int], tuple[bool, int]] = {}
+    for _ in range(4):   # a chain of interfaces: ICommandHandler<T> : ICommandHandler<T, Unit> : IRequestHandler<..>
+        for name, params, bases in declared:
+            for base, types in bases:
+                kind = (HANDLERS[_simple(base)], 0) if _simple(base) in HANDLERS else \
+                    found.get((_simple(base), len(types)))
+                if kind is not None and len(types) > kind[1] and types[kind[1]] in params:
+                    found[(name, len(params))] = (kind[0], params.index(types[kind[1]]))
+    return found
 
 
 def mediator_edges(files: list[Bound]) -> Iterator[GraphEdge]:
@@ -59,15 +91,17 @@ def mediator_edges(files: list[Bound]) -> Iterator[GraphEdge]:
     if not imports:
         return
     handlers: dict[tuple[str, str, bool], list[str]] = {}   # (microservice, message type, notification) -> Handle
+    derived = _derived_handlers(files)
     for bound in files:
         for key, bases in bound.facts.extra.get("generic_bases", {}).items():
             for base, types in bases:
-                notification = HANDLERS.get(_simple(base))
-                if notification is None or not types:
+                kind = (HANDLERS[_simple(base)], 0) if _simple(base) in HANDLERS else \
+                    derived.get((_simple(base), len(types)))
+                if kind is None or len(types) <= kind[1]:
                     continue
                 handle = [m for m in bound.members(key) if bound.facts.symbols[m].name == "Handle"]
-                if len(handle) == 1:
-                    handlers.setdefault((bound.ctx.microservice, _simple(types[0]), notification), []).append(
+                if len(handle) == 1 and bound.facts.symbols[bound.by_key[key]].kind != "interface":
+                    handlers.setdefault((bound.ctx.microservice, _simple(types[kind[1]]), kind[0]), []).append(
                         bound.ids[handle[0]])
     for bound in files:
         if not imports.get(bound.ctx.module):

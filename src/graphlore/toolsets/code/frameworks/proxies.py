@@ -5,7 +5,10 @@ service its target names; `services.links` links it to the target's routes a req
 - **YARP** (.NET, ``appsettings*.json``): ``ReverseProxy.Routes.<id>`` with ``Match.Path`` (``{**rest}`` /
   ``{*rest}`` is every path under it; a route matched by ``Hosts`` alone is every path) and ``Match.Methods``, its ``ClusterId``'s
   ``Destinations.*.Address`` the target (a path on the address prefixes what the target sees); one path
-  transform among ``PathRemovePrefix``, ``PathPrefix`` and a ``PathPattern`` ending in the catch-all.
+  transform among ``PathRemovePrefix``, ``PathPrefix`` and a ``PathPattern`` ending in the catch-all. A folder's
+  ``appsettings.json`` and ``appsettings.{Environment}.json`` are one configuration, as .NET reads them: a route
+  id is one route, the environment's values laid over the base's (the environment the deployment names, else
+  each environment file's, a choice where they disagree), every file declaring it named after its pattern.
 - **Ocelot** (``ocelot*.json``): ``Routes[]`` (older ``ReRoutes[]``), ``UpstreamPathTemplate`` ->
   ``DownstreamPathTemplate`` on ``DownstreamScheme://DownstreamHostAndPorts[0]`` (or a discovery
   ``ServiceName``), for each ``UpstreamHttpMethod`` (none: any). A placeholder that ends both templates is
@@ -113,15 +116,26 @@ def yarp_routes(path: str, text: str) -> Iterator[Route]:
         data = json.loads(text)
     except ValueError:
         return
+    for _, route in _yarp(data, lambda route_id: _line(text, f'"{route_id}"')):
+        yield route
+
+
+def _proxy(data: Any) -> dict | None:
     proxy = data.get("ReverseProxy") if isinstance(data, dict) else None
-    if not isinstance(proxy, dict) or not isinstance(proxy.get("Routes"), dict):
+    return proxy if isinstance(proxy, dict) and isinstance(proxy.get("Routes"), dict) else None
+
+
+def _yarp(data: Any, line_of) -> Iterator[tuple[str, Route]]:
+    """(route id, route) of each route a parsed ``appsettings`` declares (``line_of``: a route id's line)."""
+    proxy = _proxy(data)
+    if proxy is None:
         return
     clusters = proxy.get("Clusters") if isinstance(proxy.get("Clusters"), dict) else {}
     for route_id, route in proxy["Routes"].items():
         match = route.get("Match") if isinstance(route, dict) else None
         if not isinstance(match, dict):
             continue
-        line = _line(text, f'"{route_id}"')
+        line = line_of(route_id)
         written = match.get("Path")
         if not isinstance(written, str):  # YARP matches every path of its Hosts (or of every host)
             written = "/{**rest}"
@@ -136,11 +150,11 @@ def yarp_routes(path: str, text: str) -> Iterator[Route]:
         transform = _yarp_transform(route.get("Transforms"), prefix, catch_all)
         for method in _methods(match.get("Methods")):
             if not addresses:
-                yield line, method, pattern, None, f"cluster {route.get('ClusterId')} has no destination address", \
-                    "yarp"
+                problem = f"cluster {route.get('ClusterId')} has no destination address"
+                yield route_id, (line, method, pattern, None, problem, "yarp")
                 continue
             if isinstance(transform, str):
-                yield line, method, pattern, None, transform, "yarp"
+                yield route_id, (line, method, pattern, None, transform, "yarp")
                 continue
             hosts, bases = [], set()
             for address in addresses:
@@ -148,12 +162,77 @@ def yarp_routes(path: str, text: str) -> Iterator[Route]:
                 hosts.append(literal(url.group(1) if url else address))
                 bases.add(_prefix(url.group(2) or "/") if url else "/")
             if len(bases) > 1:
-                yield line, method, pattern, None, "its destinations add different paths", "yarp"
+                yield route_id, (line, method, pattern, None, "its destinations add different paths", "yarp")
                 continue
             base = bases.pop()
             outer, inner = transform
             inner = normalise_path(base.rstrip("/") + "/" + inner.lstrip("/"))
-            yield line, method, pattern, _forward(pattern, choice(hosts), outer, inner), None, "yarp"
+            yield route_id, (line, method, pattern, _forward(pattern, choice(hosts), outer, inner), None, "yarp")
+
+
+_SETTINGS = re.compile(r"^appsettings(?:\.([\w-]+))?\.json$", re.I)
+#: the variables that name a .NET app's environment (``appsettings.{Environment}.json``)
+ENVIRONMENT_VARIABLES = ("ASPNETCORE_ENVIRONMENT", "DOTNET_ENVIRONMENT")
+
+
+def _overlay(base: Any, over: Any) -> Any:
+    """``over`` laid on ``base`` as .NET configuration does: objects key by key, arrays index by index, any
+    other value replaced."""
+    if isinstance(base, dict) and isinstance(over, dict):
+        return {**base, **{k: _overlay(base[k], v) if k in base else v for k, v in over.items()}}
+    if isinstance(base, list) and isinstance(over, list):
+        return [_overlay(base[i], over[i]) if i < len(over) else base[i] for i in range(len(base))] + over[len(base):]
+    return over
+
+
+def yarp_overlaid(files: list[tuple[str, str]], environment: str | None) -> Iterator[tuple[str, Route]]:
+    """(file, route) of the routes one folder's ``appsettings.json`` and ``appsettings.{Environment}.json`` declare,
+    one per route id: the base's values overlaid by the environment's file (the deployment's environment when it
+    names one, else each environment file: values they disagree on are a choice), the route's sources every file
+    that declares it (written, with its id and cluster: ``yarp route <id> to cluster <cluster>: <pattern> (files)``)."""
+    loaded: dict[str | None, tuple[str, str, Any]] = {}
+    for path, text in files:
+        name = _SETTINGS.match(path.rsplit("/", 1)[-1])
+        try:
+            data = json.loads(text)
+        except ValueError:
+            continue
+        if name is not None:
+            loaded[name.group(1)] = (path, text, data)
+    base = loaded.pop(None, None)
+    overlays = {env: found for env, found in loaded.items()
+                if isinstance(found[2], dict) and isinstance(found[2].get("ReverseProxy"), dict)}
+    if environment is not None:
+        overlays = {env: found for env, found in overlays.items() if env.lower() == environment.lower()}
+    views = [_overlay(base[2] if base else {}, data) for _, _, data in overlays.values()] or \
+        ([base[2]] if base else [])
+    declared = ([base] if base else []) + list(overlays.values())
+    found: dict[tuple[str, str, str], list[Route]] = {}
+    clusters: dict[str, set[str]] = {}
+    for view in views:
+        for route_id, route in _yarp(view, lambda _: 1):
+            found.setdefault((route_id, route[1], route[2]), []).append(route)
+            cluster = ((_proxy(view) or {}).get("Routes", {}).get(route_id) or {}).get("ClusterId")
+            clusters.setdefault(route_id, set()).add(str(cluster))
+    for (route_id, method, pattern), routes in found.items():
+        sources = [(path, _line(text, f'"{route_id}"')) for path, text, data in declared
+                   if route_id in (_proxy(data) or {}).get("Routes", {})]
+        path, line = sources[0] if sources else (declared[0][0], 1)
+        forwards: list[Forward] = []
+        for route in routes:
+            if route[3] is not None and route[3] not in forwards:
+                forwards.append(route[3])
+        problem = "; ".join(dict.fromkeys(r[4] for r in routes if r[4])) or None
+        forward = forwards[0] if len(forwards) == 1 and not problem else None
+        if len(forwards) > 1 and not problem:
+            if len({(f.rewrite, f.pattern) for f in forwards}) == 1:   # one path, a target per environment
+                forward = Forward(choice([f.target for f in forwards if f.target is not None]), 0,
+                                  forwards[0].rewrite, forwards[0].pattern)
+            else:
+                problem = "its environments' files forward it differently"
+        shown = f"yarp route {route_id} to cluster {'|'.join(sorted(clusters[route_id]))}: {pattern}" + (
+            " (" + ", ".join(f"{p}:{n}" for p, n in sources) + ")" if len(sources) > 1 else "")
+        yield path, (line, method, pattern, forward, problem, "yarp", shown)
 
 
 # ---- Ocelot ---------------------------------------------------------------------------------------------
@@ -511,8 +590,27 @@ def routes(path: str, text: str) -> Iterator[Route]:
         yield from traefik_routes(path, text)
 
 
+def _environment(values: Values) -> str | None:
+    """The environment the deployment runs a .NET service in (one value), else None."""
+    named = {v for key in ENVIRONMENT_VARIABLES for v in values.env.get(key, [])}
+    return named.pop() if len(named) == 1 else None
+
+
+def _settings_file(path: str) -> bool:
+    return bool(_SETTINGS.match(path.rsplit("/", 1)[-1]))
+
+
 def read_routes(values: Values) -> Iterator[tuple[str, ConfigRoute]]:
-    found = [(path, routes(path, text)) for path, text in values.proxies] + [
+    settings: dict[str, list[tuple[str, str]]] = {}
+    for path, text in values.proxies:
+        if _settings_file(path):
+            settings.setdefault(path.rpartition("/")[0], []).append((path, text))
+    for files in settings.values():   # YARP: a folder's appsettings files are one configuration
+        for path, (line, method, pattern, forward, problem, flavor, shown) in yarp_overlaid(
+                files, _environment(values)):
+            yield path, (line, method, pattern, forward or Forward(None, 0, None, normalise_path(pattern)), problem,
+                         flavor, shown)
+    found = [(path, routes(path, text)) for path, text in values.proxies if not _settings_file(path)] + [
         (path, traefik_label_routes(path, text, exposed_by_default(*(t for _, t in values.traefik_labels))))
         for path, text in values.traefik_labels] + [(path, ingress_routes(path, text)) for path, text in values.ingresses]
     for path, declared in found:

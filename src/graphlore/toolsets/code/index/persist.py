@@ -46,7 +46,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: 10: a C# file's ``global using`` lines (``extra["global_usings"]``) and the usings its project shares with it
 #: (imports of line 0, `csharp.usings`), Razor files, and ``ConfigureHttpClient`` lambdas chained on
 #: ``AddHttpClient<T>()``/``AddRefitClient<T>()`` as registrations: an index of format 9 restored would miss them.
-FORMAT = 10
+#: 11: a symbol's search text holds what its body calls and the words of its string literals
+#: (`symbols.body_text`): an unchanged file of an index of format 10 would keep its symbols' shorter texts.
+FORMAT = 11
 
 
 def _context(values: list) -> FileContext:

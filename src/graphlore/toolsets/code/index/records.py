@@ -2,7 +2,7 @@
 
 **Text.** BM25 reads a node's ``name`` and ``text``: for a symbol its name, the words of its name and fqn
 split at case changes (``getAccountByName`` -> ``get account by name``; BM25 alone would see one word),
-its fqn, signature and docstring. The embedding reads `embedding_text` (kind, name, fqn, signature and
+its fqn, signature, docstring and what its body calls and says (`symbols.body_text`). The embedding reads `embedding_text` (kind, name, fqn, signature and
 the start of the docstring); ``Node.text_hash`` is that text's hash, so a symbol is embedded again only
 when it changes.
 
@@ -36,15 +36,13 @@ from typing import Any
 
 from graphlore.store import Edge, Node
 
-from ..model import GraphEdge, GraphNode
+from ..model import GraphEdge, GraphNode, split_words
 
 #: node kinds that carry vectors (everything an agent searches for; services and modules are few and named)
 EMBEDDED_KINDS = frozenset({"symbol", "route", "client", "producer"})
 #: docstring characters that go into the embedding text
 DOCSTRING_CHARS = 600
 
-_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z]|[0-9]|\b|_)|[A-Z]?[a-z]+|[0-9]+")
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SEGMENT = re.compile(r"[.#/]")
 
 
@@ -52,18 +50,6 @@ def digest(value: Any) -> str:
     """A short hash of a JSON-able value as this code builds it: its ``repr`` (dict order is the code's,
     so two writes of the same `persist.FORMAT` agree; ``repr`` costs half of ``json.dumps``)."""
     return hashlib.blake2b(repr(value).encode(), digest_size=10).hexdigest()
-
-
-def split_words(*texts: str) -> str:
-    """The case-change words of every identifier in ``texts`` that has more than one, once each."""
-    seen: dict[str, None] = {}
-    for text in texts:
-        for ident in _IDENT.findall(text):
-            parts = _CAMEL.findall(ident)
-            if len(parts) > 1:
-                for part in parts:
-                    seen.setdefault(part.lower())
-    return " ".join(seen)
 
 
 def segment_prefixes(value: str) -> list[str]:

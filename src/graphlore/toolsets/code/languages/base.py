@@ -57,6 +57,8 @@ class BuildInfo:
     #: the folders (relative to the build's) of the programs its start script runs, when it runs two or more
     #: (one ``package.json`` for an API and a front end): each is a service of its own, with the script's name
     programs: tuple[tuple[str, str], ...] = ()
+    #: the folders (relative to the build's) of the projects it references (.NET ``<ProjectReference>``)
+    references: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, eq=False)

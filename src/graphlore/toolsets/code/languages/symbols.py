@@ -30,6 +30,7 @@ from typing import Any
 from ..model import (
     CALLABLE_KINDS,
     TYPE_KINDS,
+    CallFact,
     FileContext,
     FileFacts,
     GraphEdge,
@@ -37,6 +38,7 @@ from ..model import (
     SymbolFact,
     make_edge,
     node_text,
+    split_words,
     symbol_id,
 )
 from .base import Language
@@ -63,7 +65,7 @@ class Bound:
     """
 
     __slots__ = ("path", "facts", "ctx", "language", "prefix", "ids", "fqns", "by_key", "children", "file_id",
-                 "file_fqn")
+                 "file_fqn", "calls")
 
     def __init__(self, facts: FileFacts, ctx: FileContext, language: Language):
         self.path = facts.path
@@ -82,6 +84,10 @@ class Bound:
             self.fqns.append(self.fqn_of(sym))
             self.by_key[sym.key] = index
             self.children.setdefault(sym.parent or "", []).append(index)
+        #: symbol key ("" for the file) -> the call sites in its own body (what `body_text` reads)
+        self.calls: dict[str, list[CallFact]] = {}
+        for call in facts.calls:
+            self.calls.setdefault(call.owner, []).append(call)
 
     def fqn_of(self, sym: SymbolFact) -> str:
         key = DUPLICATE_MARK.sub("", sym.key)  # "Foo~2.save~2": the second Foo's second save is Foo.save
@@ -293,6 +299,37 @@ class EdgeSink:
         return sorted(self.edges.values(), key=lambda e: e.id)
 
 
+#: at most this many distinct names and literal words of a body go into its symbol's search text
+BODY_WORDS = 48
+#: a string literal longer than this is cut before its words are read
+LITERAL_CHARS = 120
+_LITERAL = re.compile(r"""(["'`])((?:\\.|(?!\1).)*)\1""")
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]+")
+
+
+def body_text(calls: list[CallFact]) -> str:
+    """What a symbol's body says it does, for BM25: the names it calls and the receivers it calls them on
+    (``localStorage.setItem`` -> ``localStorage setItem``, with their case-change words) and the words of the
+    string literals it passes (a log message, a key, a query), each once, at most `BODY_WORDS`. The call's
+    name is the syntax's, resolved or not, so the text depends on this file alone (incremental == full)."""
+    seen: dict[str, None] = {}
+    for call in calls:
+        for name in (receiver_text(call.receiver).rsplit(".", 1)[-1], call.name):
+            if name and _WORD.fullmatch(name):
+                seen.setdefault(name)
+        for arg in call.args:
+            for _, literal in _LITERAL.findall(arg[:LITERAL_CHARS]):
+                for word in _WORD.findall(literal):
+                    seen.setdefault(word)
+        if len(seen) >= BODY_WORDS:
+            break
+    names = list(seen)[:BODY_WORDS]
+    if not names:
+        return ""
+    words = split_words(*names)
+    return " ".join(names) + (f"\n{words}" if words else "")
+
+
 def symbol_node(bound: Bound, index: int, props: dict[str, Any]) -> GraphNode:
     """A symbol's node: the shared attributes plus the language resolver's ``props``."""
     sym = bound.facts.symbols[index]
@@ -326,8 +363,8 @@ def symbol_node(bound: Bound, index: int, props: dict[str, Any]) -> GraphNode:
     if sym.type_params:
         base["type_params"] = list(sym.type_params)
     base.update(props)
-    return GraphNode(bound.ids[index], "symbol", sym.name, node_text(sym.name, fqn, sym.signature, sym.docstring),
-                     base)
+    text = node_text(sym.name, fqn, sym.signature, sym.docstring, body_text(bound.calls.get(sym.key, [])))
+    return GraphNode(bound.ids[index], "symbol", sym.name, text, base)
 
 
 def file_node(bound: Bound, symbol_kind: str, props: dict[str, Any]) -> GraphNode:

@@ -23,7 +23,9 @@ member no deployment builds, such as a front end built into another member's ima
 module inside it) declares an application name (``spring.application.name``, Micronaut's and Quarkus's
 ``micronaut.application.name``, ``quarkus.application.name``), has a ``Dockerfile``, or its build makes an
 application (the Spring Boot plugin). A tree whose root has no build file is an aggregator of its
-top-level builds; files outside every module belong to a service named after the root folder.
+top-level builds; files outside every module belong to a service named after the root folder. A library that
+the projects of one deployable service alone reference (.NET ``<ProjectReference>``) is part of it
+(`_attach_libraries`).
 
 **Names.** A service's name is its declared application name (``bootstrap*`` before
 ``application*``, a ``${VAR:default}`` placeholder gives its default), else its build's name (Maven
@@ -60,6 +62,43 @@ from .walk import (
     Scan,
     is_deployment_file,
 )
+
+
+def _attach_libraries(services: dict[str, Microservice], modules: dict[str, Module]) -> None:
+    """A library (a service with ``deployable=false``) that the project references of exactly one deployable service
+    reach (.NET ``<ProjectReference>``, through other libraries too) runs inside that service only: its modules join
+    it. A library several deployables reach stays a service of its own, never given to one of them by a guess."""
+    referenced_by: dict[str, set[str]] = {}
+    for path, module in modules.items():
+        for target in module.references:
+            if target in modules and target != path:
+                referenced_by.setdefault(target, set()).add(path)
+
+    def users(path: str, seen: set[str]) -> set[str]:
+        """The deployable services whose projects reach the module."""
+        out: set[str] = set()
+        for source in referenced_by.get(path, ()):
+            if source in seen or tooling_folder(source):   # a test project runs no deployment
+                continue
+            seen.add(source)
+            owner = services.get(modules[source].microservice)
+            if owner is not None and owner.deployable:
+                out.add(owner.name)
+            else:
+                out |= users(source, seen)
+        return out
+
+    for name, library in list(services.items()):
+        if library.deployable or not library.modules or not any(modules[m].references or m in referenced_by
+                                                                for m in library.modules):
+            continue
+        reached = set().union(*(users(m, set()) for m in library.modules))
+        if len(reached) == 1:
+            home = services[reached.pop()]
+            home.modules += library.modules
+            for member in library.modules:
+                modules[member].microservice = home.name
+            del services[name]
 
 
 @dataclass(slots=True)
@@ -102,6 +141,8 @@ class Module:
     built_by: tuple[str, ...] = ()
     #: a package folder two or more entry points reach: it stays with its build's own service (`entry_points`)
     shared: bool = False
+    #: the modules its build references (.NET ``<ProjectReference>``), as module paths
+    references: tuple[str, ...] = ()
     #: an edge proxy that is only a container (`edge`): the kind of its image (``nginx``, ``envoy``, ...)
     edge: str | None = None
     #: a Traefik container's Compose files, whose services' ``traefik.*`` labels declare its routes
@@ -150,7 +191,7 @@ def _read_module(root: Path, rel: str, names: list[str], has_sources: bool, buil
         return None
     folder = root / rel if rel else root
     name, source, members, application, namespace, programs = None, "folder", [], False, None, ()
-    workspace = False
+    workspace, references = False, []
     for build in builds:
         for file_name in names:
             if not build.matches(file_name) or file_name not in present and file_name != "Dockerfile":
@@ -161,11 +202,13 @@ def _read_module(root: Path, rel: str, names: list[str], has_sources: bool, buil
             application = application or info.application
             namespace = namespace or info.namespace
             programs = programs or info.programs
+            references += [os.path.normpath(os.path.join(rel, ref)).replace(os.sep, "/") for ref in info.references]
             if info.name and name is None and build.name_source:
                 name, source = info.name, build.name_source
     return Module(path=rel or ".", build_files=present or ("Dockerfile",), name=name or folder.name,
                   name_source=source, declared_members=tuple(members), workspace=workspace, boot_plugin=application,
-                  dockerfile="Dockerfile" in names, namespace=namespace, programs=programs)
+                  dockerfile="Dockerfile" in names, namespace=namespace, programs=programs,
+                  references=tuple(dict.fromkeys(references)))
 
 
 def _expand_members(module: str, patterns: tuple[str, ...], module_paths: set[str]) -> list[str]:
@@ -642,6 +685,7 @@ def detect_layout(found: Scan) -> Layout:
     for edge in edges:   # a service of its own, whatever module its folder lies in
         if not modules[edge.folder].microservice:
             services.add(edge.folder, [edge.folder], True)
+    _attach_libraries(services.services, modules)
     deployment_files = tuple(sorted(f"{rel}/{name}" if rel else name for rel, names in found.layout_files.items()
                                     for name in names if is_deployment_file(name)))
     layout = Layout(root, modules, services.services, set(found.package_dirs), deployment_files)

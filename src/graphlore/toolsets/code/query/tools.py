@@ -30,7 +30,7 @@ from ..index.records import (
     url_path_prefixes,
 )
 from ..languages.registry import suffixes
-from ..model import EDGE_TYPES, SYMBOL_KINDS
+from ..model import EDGE_TYPES, SYMBOL_KINDS, TYPE_KINDS
 from ..services import service_map as maps
 from ..services.endpoints import HTTP_METHODS, normalise_path
 from . import filters, reach, traverse
@@ -50,6 +50,7 @@ from .models import (
     IndexResponse,
     NeighborsRequest,
     NeighborsResponse,
+    NodeRef,
     PathsRequest,
     PathsResponse,
     Reached,
@@ -314,20 +315,58 @@ def _squeezed(text: str) -> str:
     return re.sub(r"[\W_]+", "", text).lower()
 
 
+#: hits fetched per hit returned, so that the page `ranked` cuts holds the code that test code would have pushed out
+FETCHED = 2
+#: query words that ask for test code: without one, test code follows the code it tests
+TEST_WORDS = frozenset({"test", "tests", "testing", "spec", "specs", "fixture", "fixtures", "mock", "mocks", "e2e"})
+#: what separates a type's fqn from its members' (Java ``#``, Python and C# ``.``, Go ``.``, TS ``#``/``.``)
+_MEMBER_CUT = ".#:/"
+
+
 def ranked(query: str, hits: list[SearchHit]) -> list[SearchHit]:
-    """The hits in the ranking's order (hybrid: fused, whatever the cosine shown), with two rules over it: a
+    """The hits in the ranking's order (hybrid: fused, whatever the cosine shown), with three rules over it: a
     symbol whose name is the query itself (case, spaces and underscores aside: ``load vet data`` names
-    ``loadVetData``) comes first, never under its class; within a run of equal scores, code comes before test
-    code (which stays listed)."""
+    ``loadVetData``) comes first, never under its class; test code comes after every other hit (it stays
+    listed) unless a query word asks for tests (`TEST_WORDS`); a type comes just after the first of its own
+    methods that is also a hit and whose name shares a word with the query (the method that does the work,
+    not the class that holds it; a field, a constructor or a method named otherwise does not move it)."""
     exact = _squeezed(query)
-    runs, run = [], 0
-    for index, hit in enumerate(hits):
-        run += index > 0 and hit.score != hits[index - 1].score
-        runs.append(run)
+    tests_wanted = bool(TEST_WORDS & {w.lower() for w in re.findall(r"[^\W_]+", query)})
     order = sorted(range(len(hits)), key=lambda i: (
-        not (hits[i].node.kind == "symbol" and _squeezed(hits[i].node.name) == exact), runs[i],
-        hits[i].node.role == "TEST", i))
-    return [hits[i] for i in order]
+        not (hits[i].node.kind == "symbol" and _squeezed(hits[i].node.name) == exact),
+        not tests_wanted and hits[i].node.role == "TEST", i))
+    out = [hits[i] for i in order]
+    asked = _words(query)
+    for hit in [h for h in out if h.node.symbol_kind in TYPE_KINDS and _squeezed(h.node.name) != exact]:
+        at = out.index(hit)
+        member = next((j for j in range(at + 1, len(out)) if _named_member(out[j].node, hit.node, asked)), None)
+        if member is not None:
+            out.insert(member, out.pop(at))
+    return out
+
+
+def paged(query: str, hits: list[SearchHit], limit: int) -> list[SearchHit]:
+    """The page of ``limit`` hits: the first ``limit`` `ranked`, where test code that `ranked` puts last gives its
+    places to the next hits of other code (the ranking fetched `FETCHED` times the page), never to more tests."""
+    page = ranked(query, hits[:limit])
+    tests = TEST_WORDS.isdisjoint(_words(query)) and [h for h in page if h.node.role == "TEST"]
+    if not tests:
+        return page
+    more = [h for h in hits[limit:] if h.node.role != "TEST"][:len(tests)]
+    return ([h for h in page if h.node.role != "TEST"] + more + tests)[:limit]
+
+
+def _words(text: str) -> set[str]:
+    """The lower-case words of ``text`` and the case-change words of its identifiers, stop words aside."""
+    return {w.lower() for w in re.findall(r"[^\W_]+", f"{text} {split_words(text)}")} - STOPWORDS
+
+
+def _named_member(node: NodeRef, owner: NodeRef, asked: set[str]) -> bool:
+    """Whether ``node`` is a method or function of the type ``owner`` whose name shares a word with the query."""
+    label = owner.label
+    return (node.symbol_kind in ("method", "function") and len(node.label) > len(label) + 1
+            and node.label.startswith(label) and node.label[len(label)] in _MEMBER_CUT
+            and bool(_words(node.name) & asked))
 
 
 #: kinds whose labels hold path segments and topics (``/chatclient``), and the shortest query word that may
@@ -364,13 +403,14 @@ def search(runtime: Runtime, request: SearchRequest) -> SearchResponse:
     words = keyword_query(request.query)
     if request.kind is None or request.kind in SEGMENT_KINDS:
         words = " ".join([words, *prefix_words(request.query, _segment_words(store))])
+    fetched = request.limit * FETCHED  # `ranked` may lift product code from below the page over test code
     if status.search_mode == "hybrid":
         vectors = runtime.embeddings.embed([request.query])
         hits = hybrid_search(store, words, vectors, kind=request.kind, where=where,
-                             limit=request.limit, threads=runtime.search_threads)
+                             limit=fetched, threads=runtime.search_threads)
         note = None
     else:
-        hits = store.keyword_search(words, kind=request.kind, where=where, limit=request.limit)
+        hits = store.keyword_search(words, kind=request.kind, where=where, limit=fetched)
         note = (f"ranked by BM25 alone: embeddings are done for {status.embedded} of {status.embeddable} nodes; "
                 f"run the index tool to finish them (CLI: graphlore code index -p {shlex.quote(str(index.root))})")
         weighed = [h for h in hits if h.score >= NO_WEIGHT]
@@ -381,8 +421,8 @@ def search(runtime: Runtime, request: SearchRequest) -> SearchResponse:
                      "so BM25 gives it no weight (scores ~0) and this order is not a ranking: add a rarer word, "
                      "a kind or a filter")
     found = refs(store, [h.id for h in hits])
-    results = ranked(request.query, [SearchHit(node=found[h.id], score=round(h.score, 6)) for h in hits
-                                     if h.id in found])
+    results = paged(request.query, [SearchHit(node=found[h.id], score=round(h.score, 6)) for h in hits
+                                    if h.id in found], request.limit)
     if not results:
         why = "no indexed name, fqn, signature or docstring contains a word of the query"
         if conditions:

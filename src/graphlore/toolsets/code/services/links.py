@@ -24,7 +24,9 @@ detail naming the values that do not link.
 
 **Gateways.** A gateway route (Spring Cloud Gateway, Zuul; `frameworks.gateway`) forwards what it matches to
 its target service, its prefix stripped or rewritten as configured: it links (``HTTP_CALLS``, evidence
-``forward``) to every route of the target that a request it matches can reach.
+``forward``) to every route of the target that a request it matches can reach. A target route with an unknown
+part (``/{?}/products``: a prefix no code read gives) is never linked, whatever the gateway's pattern: the
+gateway route says which such routes could be reached (``unresolved`` when no other is).
 
 **Messages.** A producer reaches every listener route with the same broker and topic (queue,
 destination): publish/subscribe, so several listeners are not ambiguous. A topic no listener in the
@@ -577,18 +579,28 @@ def _link_forward(node: GraphNode, item: Item, names: ServiceNames,
         node.props.update(match="unresolved", match_detail=how)
         return []
     pattern = item.path.text if item.path is not None else "/"
-    out = []
+    out, unsure = [], []
     for route, route_item in http_by_service.get(service, []):
         if route_item.path is None or item.http_method not in (None, ANY) and \
                 route_item.http_method not in (None, ANY, item.http_method):
             continue   # a proxy route for one method reaches the target's routes of that method only
         outside = forward.outside(route_item.path.text)
+        if "{?" in route_item.path.text:   # a route with an unknown part is never reached on a known path
+            if outside is not None and match_score(outside, pattern) is not None:
+                unsure.append(route.props["label"])
+            continue
         if outside is not None and match_score(outside, pattern) is not None:
             out.append(make_edge(node.id, "HTTP_CALLS", route.id, {
                 "match": "cross_service" if service != item.microservice else "intra_service",
                 "evidence": {"forward": True, "gateway_path": pattern, "route_template": route_item.path.text,
                              "service": service, "service_matched_by": how,
                              "strip_prefix": forward.strip}}))
+    if unsure:   # no_route would claim what is not known
+        listed = ", ".join(sorted(unsure)[:8]) + (" ..." if len(unsure) > 8 else "")
+        detail = (f"{len(unsure)} routes of {service} have unknown parts that could make them reachable through "
+                  f"{pattern} ({listed}); not linked")
+        node.props.update(match="cross_service" if out else "unresolved", match_detail=detail)
+        return out
     node.props.update(match="cross_service" if out else "no_route",
                       match_detail=None if out else f"no route of {service} is reachable through {pattern}")
     return out

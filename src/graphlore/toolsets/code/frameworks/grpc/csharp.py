@@ -7,7 +7,8 @@ A client's channel address (`CSharpAddress`) is what the client's channel dials:
 / ``new Channel(host, port, creds)``, followed through locals and the fields a class's constructors make, with
 constants and ``Environment.GetEnvironmentVariable`` as every C# value is; a client the class does not make is
 the one its module registers with the dependency-injection container (``AddGrpcClient<X.XClient>(o => o.Address
-= new Uri(...))``, every registration of that client type in the module)."""
+= new Uri(...))``, every registration of that client type in the module; else in any module of a process running
+the client's code: the other layers of its service, or the apps using a library)."""
 
 from __future__ import annotations
 
@@ -16,8 +17,8 @@ from collections.abc import Callable, Iterator
 
 from ...languages.csharp.constants import CSharpConstants, CSharpFolder
 from ...languages.folding import Folded, choice, literal, unknown
-from ...languages.symbols import Bound
-from ...model import FileFacts
+from ...languages.symbols import Bound, reaches
+from ...model import FileContext, FileFacts
 from ...services.endpoints import Item
 from ..aspnet import csharp_constants
 from ..base import Framework, Project, Reader, declared_type
@@ -48,8 +49,9 @@ class CSharpAddress(CSharpFolder):
         return super().call(name, args)
 
 
-#: (module, client type's simple name) -> the ``AddGrpcClient<T>`` registrations' (address as written, facts, owner)
-Registered = dict[tuple[str, str], list[tuple[str, FileFacts, str, int]]]
+#: client type's simple name -> the ``AddGrpcClient<T>`` registrations' (address as written, facts, owner, line,
+#: where it is made)
+Registered = dict[str, list[tuple[str, FileFacts, str, int, FileContext]]]
 
 
 def registrations(files: list[Bound]) -> Registered:
@@ -57,13 +59,17 @@ def registrations(files: list[Bound]) -> Registered:
     for bound in files:
         for base in bound.facts.extra.get("base_addresses", []):
             if base.get("registrar") == "AddGrpcClient":
-                key = (bound.ctx.module, base["client"].rsplit(".", 1)[-1])
-                found.setdefault(key, []).append((base["value"], bound.facts, base["owner"], base["line"]))
+                found.setdefault(base["client"].rsplit(".", 1)[-1], []).append(
+                    (base["value"], bound.facts, base["owner"], base["line"], bound.ctx))
     return found
 
 
 def _registered(constants: CSharpConstants, registered: Registered, bound: Bound, client_type: str) -> Folded | None:
-    found = registered.get((bound.ctx.module, client_type.rsplit(".", 1)[-1]), [])
+    """The address the client type's registrations give: those of the client's module, else those of any module of
+    a process running its code (its service's layers, or the apps using a library's), never another service's."""
+    every = registered.get(client_type.rsplit(".", 1)[-1], [])
+    found = [r[:4] for r in every if r[4].module == bound.ctx.module] or \
+        [r[:4] for r in every if reaches(r[4], bound.ctx)]
     if not found:
         return None
     return choice([CSharpAddress(constants, facts, owner.rsplit(".", 1)[0] if "." in owner else "")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from ...model import FileFacts, SymbolFact
 from .. import roles
@@ -20,7 +20,8 @@ _WEB_SDK = re.compile(r"Sdk\s*=\s*\"Microsoft\.NET\.Sdk\.(Web|Worker)", re.I)
 
 def read_csproj(path: Path) -> BuildInfo:
     """The project's ``AssemblyName`` (else the file's name); an application when it builds a web or worker
-    host or an executable (``OutputType`` ``Exe``), not when it is a test project."""
+    host or an executable (``OutputType`` ``Exe``), not when it is a test project; the folders of the projects it
+    references (``<ProjectReference>``; none for an Aspire AppHost, which starts them as processes of their own)."""
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
         project = ET.fromstring(text)
@@ -30,7 +31,11 @@ def read_csproj(path: Path) -> BuildInfo:
               if group.tag.rsplit("}", 1)[-1] == "PropertyGroup" for child in group}
     test = values.get("IsTestProject", "").lower() == "true" or "Microsoft.NET.Test.Sdk" in text
     application = not test and (bool(_WEB_SDK.search(text)) or values.get("OutputType", "").lower() == "exe")
-    return BuildInfo(values.get("AssemblyName") or path.stem, application=application)
+    aspire_host = values.get("IsAspireHost", "").lower() == "true" or "Aspire.AppHost.Sdk" in project.get("Sdk", "")
+    references = () if aspire_host else tuple(dict.fromkeys(   # an AppHost starts its references, it runs none
+        str(PurePosixPath(ref.get("Include", "").replace("\\", "/")).parent) for ref in project.iter()
+        if ref.tag.rsplit("}", 1)[-1] == "ProjectReference" and ref.get("Include")))
+    return BuildInfo(values.get("AssemblyName") or path.stem, application=application, references=references)
 
 
 CSPROJ = BuildFile((), read_csproj, "csproj", rank=12, suffixes=(".csproj", ".fsproj", ".vbproj"))

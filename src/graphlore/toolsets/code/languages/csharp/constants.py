@@ -1,6 +1,7 @@
 """C# constants for folding: ``const`` fields and ``static readonly`` string fields (in the enclosing types, or
 ``Type.Name`` of any project type), verbatim (``@"..."``) and interpolated (``$"...{X}..."``) strings with
-constant parts, and concatenation.
+constant parts, and concatenation; and the type an expression makes when it says it (`made_type`: ``new T(..)``,
+Mapster's ``x.Adapt<T>()``, AutoMapper's ``mapper.Map<T>(x)``).
 
 **.NET configuration.** A read of ``IConfiguration`` (``configuration["A:B"]``, ``GetValue<T>("A:B")``,
 ``GetConnectionString("X")`` for ``ConnectionStrings:X``, ``GetSection("A")["B"]``/``.GetValue<T>("B")``/``.Value``,
@@ -113,6 +114,8 @@ class CSharpFolder(Folder):
 
     def fold(self, text: str) -> Folded:
         text = text.strip()
+        if text.endswith("!") and len(text) > 1:   # the null-forgiving operator: ``configuration["A:B"]!`` is the read
+            text = text[:-1].rstrip()
         read = _CONFIG_READ.match(text)
         if read is not None:
             found = self.setting(read)
@@ -325,3 +328,18 @@ class CSharpFolder(Folder):
     def call(self, name: str, args: list[list[tuple[str, str]]]) -> Folded:
         found = self.env_call(name, args, ENV_READERS)
         return found if found is not None else unknown(f"the result of {name}(...)")
+
+
+# ---- the type an expression makes (frameworks read a message's or request's type with it) ----
+
+#: ``new T(..)`` (a cast before it allowed; ``new T<A>(..)`` is ``T``)
+NEW = re.compile(r"^(?:\(\s*[\w.<>, ]+\s*\)\s*)?new\s+([\w.]+)\s*[({<]")
+#: Mapster's ``x.Adapt<T>()``, AutoMapper's ``mapper.Map<T>(x)`` (``Map<TSource, T>``: the last type argument)
+MAPPED = re.compile(r"\.(?:Adapt|Map)\s*<\s*(?:[\w.]+\s*,\s*)?([\w.]+)\s*>\s*\([^()]*\)$")
+
+
+def made_type(text: str) -> str | None:
+    """The simple name of the type ``text`` makes or maps to, else None."""
+    text = text.strip().removesuffix("!")
+    found = NEW.match(text) or MAPPED.search(text)
+    return found.group(1).rsplit(".", 1)[-1] if found else None
