@@ -371,3 +371,18 @@ def test_connexion_serves_only_the_documents_add_api_is_given(tmp_path: Path):
     })
     routes = _routes(CodeGraph.build(tmp_path).snapshot()[0])
     assert set(routes) == {("GET", "/v1/todos"), ("DELETE", "/v1/todos/{id}")}
+
+
+def test_client_generators_are_no_server_generators(tmp_path: Path):
+    """openapi-generator's ``jaxrs-cxf-client``, and ``spring`` with the ``spring-cloud`` (Feign) or
+    ``spring-http-interface`` library, write clients: the build generates no server."""
+    write_tree(tmp_path, {
+        "a/pom.xml": "<project><build><plugins><plugin><configuration><generatorName>jaxrs-cxf-client</generatorName>"
+                     "<inputSpec>pets.yaml</inputSpec></configuration></plugin></plugins></build></project>\n",
+        "b/build.gradle": 'openApiGenerate {\n    generatorName = "spring"\n    library = "spring-cloud"\n'
+                          '    inputSpec = "$rootDir/openapi.yaml"\n}\n',
+        "c/build.gradle": 'openApiGenerate {\n    generatorName = "spring"\n    library = "spring-boot"\n}\n',
+    })
+    assert server_generator(tmp_path, "a") == (None, (), ())
+    assert server_generator(tmp_path, "b") == (None, (), ())
+    assert server_generator(tmp_path, "c") == ("spring", (), ())

@@ -2,8 +2,8 @@
 runtime router (``framework: openapi``, ``source_layer: config``, at the document's ``file:line``).
 
 - **Interface generators** (the module's build configures one: `services.openapi_docs.server_generator`;
-  ``quarkus-openapi-generator-server``, openapi-generator's ``spring`` with ``interfaceOnly`` or
-  ``delegatePattern``, ``jaxrs-spec``, ``kotlin-spring`` ...): the generated interface is not in the repository,
+  ``quarkus-openapi-generator-server``, openapi-generator's ``spring`` (``interfaceOnly``, ``delegatePattern``;
+  not its client libraries), ``jaxrs-spec``, ``kotlin-spring`` ...): the generated interface is not in the repository,
   and the project implements it with un-annotated methods named by each ``operationId``. The handler is the
   method of that name in a class of the same service that implements (or extends) a type the repository does
   not define; none, or several, leave the route without a handler and say why (never a guess).
