@@ -10,6 +10,7 @@ from pathlib import Path
 from helpers.code_tools import write_tree
 
 from graphlore.toolsets.code.index.graph import CodeGraph
+from graphlore.toolsets.code.services.openapi_docs import operations, server_generator
 
 
 def _pom(name: str, extra: str = "") -> str:
@@ -287,3 +288,101 @@ def test_an_edited_contract_or_handler_updates_as_a_full_build_gives(tmp_path: P
     graph.update()
     assert graph.snapshot() == CodeGraph.build(tmp_path).snapshot()
     assert "no method" in _routes(graph.snapshot()[0])[("GET", "/api/heroes/by-id/{id}")]["unresolved_reason"]
+
+
+def test_a_class_implementing_only_platform_types_is_no_generated_interfaces_handler(tmp_path: Path):
+    """``Serializable``, ``Runnable`` or a ``jakarta.*`` interface is not in the repository either, but no
+    generator writes it: a method of such a class that the operationId names is not taken for the handler."""
+    service = ("package com.acme.heroes;\n\nimport java.io.Serializable;\n\n"
+               "public class HeroService implements Serializable, Runnable {\n"
+               "    public String createHero(String h) { return h; }\n    public void run() { }\n}\n")
+    write_tree(tmp_path, {
+        "heroes/pom.xml": _pom("rest-heroes", QUARKUS_SERVER),
+        "heroes/Dockerfile": "FROM eclipse-temurin:21\n",
+        "heroes/src/main/resources/openapi/openapi.yml": HEROES_SPEC,
+        "heroes/src/main/java/com/acme/heroes/HeroResource.java": HERO_RESOURCE,
+        "heroes/src/main/java/com/acme/heroes/HeroService.java": service,
+    })
+    routes = _routes(CodeGraph.build(tmp_path).snapshot()[0])
+    assert routes[("GET", "/api/heroes/{id}")]["resolved"]
+    assert "no method of a class implementing a generated type" in routes[("POST", "/api/heroes")]["unresolved_reason"]
+
+
+def test_a_client_generators_document_in_the_same_build_gives_no_route(tmp_path: Path):
+    """A build that generates a server from its own contract and a client from another service's: each
+    ``inputSpec`` belongs to the generator of its execution, so the client's document is no route of this service."""
+    pom = ("<project><modelVersion>4.0.0</modelVersion><groupId>com.acme</groupId><artifactId>shop</artifactId>"
+           "<version>1</version><build><plugins><plugin><groupId>org.openapitools</groupId>"
+           "<artifactId>openapi-generator-maven-plugin</artifactId><executions>\n"
+           "<execution><id>server</id><configuration>"
+           "<inputSpec>${project.basedir}/src/main/resources/openapi.yaml</inputSpec>"
+           "<generatorName>spring</generatorName></configuration></execution>\n"
+           "<execution><id>pets-client</id><configuration>"
+           "<inputSpec>${project.basedir}/src/main/resources/openapi-pets.yaml</inputSpec>"
+           "<generatorName>java</generatorName></configuration></execution>\n"
+           "</executions></plugin></plugins></build></project>\n")
+    orders = PETS_SPEC.replace("/pets", "/orders").replace("listPets", "listOrders").replace("createPet", "createOrder")
+    write_tree(tmp_path, {
+        "shop/pom.xml": pom,
+        "shop/Dockerfile": "FROM eclipse-temurin:21\n",
+        "shop/src/main/resources/openapi.yaml": orders,
+        "shop/src/main/resources/openapi-pets.yaml": PETS_SPEC,
+        "shop/src/main/java/com/acme/shop/Orders.java":
+            "package com.acme.shop;\npublic class Orders implements com.acme.shop.api.OrdersApi {\n"
+            "    public String listOrders() { return \"\"; }\n}\n",
+    })
+    routes = _routes(CodeGraph.build(tmp_path).snapshot()[0])
+    assert set(routes) == {("GET", "/api/v1/orders"), ("POST", "/api/v1/orders")}
+    assert routes[("GET", "/api/v1/orders")]["resolved"]
+
+
+def test_the_generator_of_a_gradle_kotlin_build_and_the_documents_of_each_task(tmp_path: Path):
+    """The Kotlin DSL sets properties (``generatorName.set("kotlin-spring")``); a client task's document is not
+    the server's."""
+    write_tree(tmp_path, {"pets/build.gradle.kts": (
+        'plugins { id("org.openapi.generator") version "7.8.0" }\n'
+        'tasks.register<org.openapitools.generator.gradle.plugin.tasks.GenerateTask>("petsClient") {\n'
+        '    generatorName.set("java")\n    inputSpec.set("${rootDir}/specs/openapi-pets.yaml")\n}\n'
+        'openApiGenerate {\n    generatorName.set("kotlin-spring")\n    inputSpec.set("$rootDir/specs/openapi.yaml")\n'
+        '    configOptions.set(mapOf("interfaceOnly" to "true"))\n}\n')})
+    assert server_generator(tmp_path, "pets") == ("kotlin-spring", ("openapi.yaml",), ("openapi-pets.yaml",))
+
+
+def test_servers_without_a_url_give_no_base_path_and_a_templated_one_is_said():
+    doc = ("openapi: 3.0.0\ninfo: {title: t, version: '1'}\nservers:\n  - description: the team's sandbox\n"
+           "paths:\n  /a:\n    get: {operationId: a}\n")
+    assert [(o.path, o.problem) for o in operations("openapi.yaml", doc)] == [("/a", "")]
+    templated = doc.replace("description: the team's sandbox", "url: https://api.example.com/{version}/shop")
+    assert [(o.path, o.problem) for o in operations("openapi.yaml", templated)] == [
+        ("/a", "the document's server path /{version}/shop has variables: paths as written")]
+
+
+def test_connexion_serves_only_the_documents_add_api_is_given(tmp_path: Path):
+    """A connexion service that also keeps another service's contract (for its client) serves only the document its
+    ``add_api`` names."""
+    write_tree(tmp_path, {
+        "todo/pyproject.toml": "[project]\nname = 'todo'\ndependencies = ['connexion']\n",
+        "todo/todo/__init__.py": "",
+        "todo/todo/app.py": CONNEXION_APP,
+        "todo/todo/swagger.yaml": CONNEXION_SPEC,
+        "todo/todo/openapi-pets.yaml": PETS_SPEC,
+        "todo/todo/api/__init__.py": "",
+        "todo/todo/api/todos.py": TODOS,
+    })
+    routes = _routes(CodeGraph.build(tmp_path).snapshot()[0])
+    assert set(routes) == {("GET", "/v1/todos"), ("DELETE", "/v1/todos/{id}")}
+
+
+def test_client_generators_are_no_server_generators(tmp_path: Path):
+    """openapi-generator's ``jaxrs-cxf-client``, and ``spring`` with the ``spring-cloud`` (Feign) or
+    ``spring-http-interface`` library, write clients: the build generates no server."""
+    write_tree(tmp_path, {
+        "a/pom.xml": "<project><build><plugins><plugin><configuration><generatorName>jaxrs-cxf-client</generatorName>"
+                     "<inputSpec>pets.yaml</inputSpec></configuration></plugin></plugins></build></project>\n",
+        "b/build.gradle": 'openApiGenerate {\n    generatorName = "spring"\n    library = "spring-cloud"\n'
+                          '    inputSpec = "$rootDir/openapi.yaml"\n}\n',
+        "c/build.gradle": 'openApiGenerate {\n    generatorName = "spring"\n    library = "spring-boot"\n}\n',
+    })
+    assert server_generator(tmp_path, "a") == (None, (), ())
+    assert server_generator(tmp_path, "b") == (None, (), ())
+    assert server_generator(tmp_path, "c") == ("spring", (), ())

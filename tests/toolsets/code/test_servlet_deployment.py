@@ -287,3 +287,71 @@ def test_servlets_by_web_servlet_and_web_xml_with_the_methods_they_handle(tmp_pa
     linked = {(by_id[e.src].props["line"], e.props["match"], by_id[e.dst].props.get("label"))
               for e in edges.values() if e.type == "HTTP_CALLS"}
     assert linked == {(7, "cross_service", "GET /shop/index"), (11, "cross_service", "POST /shop/basket")}
+
+
+def test_jboss_web_xml_names_the_context_root_of_a_war_without_web_xml(tmp_path: Path):
+    """A war of annotated resources has no ``web.xml``; its ``jboss-web.xml`` still names the context root, which
+    comes before the war's ``<finalName>``."""
+    write_tree(tmp_path, {
+        "stock/pom.xml": _pom("stock", "<build><finalName>stock</finalName></build>"),
+        "stock/Dockerfile": "FROM jboss/wildfly\n",
+        "stock/src/main/webapp/WEB-INF/jboss-web.xml": "<jboss-web><context-root>/warehouse</context-root></jboss-web>\n",
+        "stock/src/main/java/com/acme/stock/Resource.java": _resource("com.acme.stock", "/items"),
+    })
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    paths = {n.props["path_template"] for n in nodes.values() if n.kind == "route"}
+    assert paths == {"/warehouse/items/{id}", "/warehouse/items"}
+
+
+def test_a_war_renamed_by_its_dockerfile_is_served_under_the_deployed_name(tmp_path: Path):
+    """``COPY target/stock.war .../deployments/ROOT.war`` serves the war at ``/`` whatever its ``<finalName>``;
+    two Dockerfiles deploying it under different names leave the context root unknown (never one of them)."""
+    write_tree(tmp_path, {
+        "stock/pom.xml": _pom("stock", "<build><finalName>stock</finalName></build>"),
+        "stock/Dockerfile": "FROM quay.io/wildfly/wildfly\n"
+                            "COPY --chown=jboss target/stock.war /opt/jboss/wildfly/standalone/deployments/ROOT.war\n",
+        "stock/src/main/java/com/acme/stock/Resource.java": _resource("com.acme.stock", "/items"),
+    })
+    graph = CodeGraph.build(tmp_path)
+
+    def paths() -> set[str]:
+        return {n.props["path_template"] for n in graph.snapshot()[0].values() if n.kind == "route"}
+
+    assert paths() == {"/items/{id}", "/items"}
+    (tmp_path / "stock/Dockerfile.tomcat").write_text("FROM tomcat:9\nCOPY target/stock.war /usr/local/tomcat/webapps/\n")
+    graph.update()
+    assert graph.snapshot() == CodeGraph.build(tmp_path).snapshot()
+    assert paths() == {"/{?}/items/{id}", "/{?}/items"}
+
+
+def test_a_metadata_complete_web_xml_leaves_web_servlet_unread(tmp_path: Path):
+    """``<web-app metadata-complete="true">``: the container ignores ``@WebServlet``, so only the ``web.xml``
+    mappings are routes."""
+    servlet = ('package com.acme.ui;\n\nimport javax.servlet.annotation.WebServlet;\nimport javax.servlet.http.*;\n\n'
+               '@WebServlet("/annotated")\npublic class Page extends HttpServlet {\n'
+               '    protected void doGet(HttpServletRequest req, HttpServletResponse resp) { }\n}\n')
+    web_xml = _web_xml("<servlet-class>com.acme.ui.Page</servlet-class>", "/mapped", "page").replace(
+        'version="3.1">', 'version="3.1" metadata-complete="true">')
+    write_tree(tmp_path, {
+        "ui/pom.xml": _pom("ui", "<build><finalName>ROOT</finalName></build>"),
+        "ui/Dockerfile": "FROM tomcat:9\n",
+        "ui/src/main/webapp/WEB-INF/web.xml": web_xml,
+        "ui/src/main/java/com/acme/ui/Page.java": servlet,
+    })
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    assert {n.props["label"] for n in nodes.values() if n.kind == "route"} == {"GET /mapped"}
+
+
+def test_a_web_xml_that_is_not_well_formed_leaves_the_jaxrs_mapping_unknown(tmp_path: Path):
+    """A broken ``web.xml`` may map the JAX-RS servlet anywhere: the routes say so (``{?}``), never ``@ApplicationPath``
+    or no prefix as if it were absent."""
+    write_tree(tmp_path, {
+        "inv/pom.xml": _pom("inv", "<build><finalName>ROOT</finalName></build>"),
+        "inv/Dockerfile": "FROM tomcat:9\n",
+        "inv/src/main/webapp/WEB-INF/web.xml": "<web-app><servlet><servlet-name>rest</servlet-name>\n",
+        "inv/src/main/java/com/acme/inv/Resource.java": _resource("com.acme.inv", "/items"),
+    })
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    routes = {n.props["path_template"]: n.props for n in nodes.values() if n.kind == "route"}
+    assert set(routes) == {"/{?}/items", "/{?}/items/{id}"}
+    assert "inv/src/main/webapp/WEB-INF/web.xml is not well-formed XML" in routes["/{?}/items"]["unresolved_reason"]

@@ -80,7 +80,9 @@ def _mount(values: Values, applications: list[str], application_path: str) -> Fo
         web.context())
     patterns = sorted({p for cls, found in web.mappings.items()
                        if cls.rsplit(".", 1)[-1] in SERVLETS or cls in applications for p in found})
-    if len(patterns) > 1:
+    if web.unreadable:
+        mapped = unknown(f"the JAX-RS servlet's mapping: {web.unreadable}")
+    elif len(patterns) > 1:
         mapped = unknown(f"the JAX-RS servlet is mapped to several patterns in {web.web_xml}: {', '.join(patterns)}")
     else:
         mapped = servlet_pattern_prefix(patterns[0]) if patterns else literal(application_path)

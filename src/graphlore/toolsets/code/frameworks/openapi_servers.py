@@ -2,19 +2,23 @@
 runtime router (``framework: openapi``, ``source_layer: config``, at the document's ``file:line``).
 
 - **Interface generators** (the module's build configures one: `services.openapi_docs.server_generator`;
-  ``quarkus-openapi-generator-server``, openapi-generator's ``spring`` with ``interfaceOnly`` or
-  ``delegatePattern``, ``jaxrs-spec``, ``kotlin-spring`` ...): the generated interface is not in the repository,
+  ``quarkus-openapi-generator-server``, openapi-generator's ``spring`` (``interfaceOnly``, ``delegatePattern``;
+  not its client libraries), ``jaxrs-spec``, ``kotlin-spring`` ...): the generated interface is not in the repository,
   and the project implements it with un-annotated methods named by each ``operationId``. The handler is the
   method of that name in a class of the same service that implements (or extends) a type the repository does
   not define; none, or several, leave the route without a handler and say why (never a guess).
 - **connexion** (Python; a file of the service imports it, and it reads the document at run time): the handler
-  is the function the dotted ``operationId`` names (``pkg.module.func``).
+  is the function the dotted ``operationId`` names (``pkg.module.func``); when every ``add_api`` call is given
+  its document as a string, only those documents are served.
 
 Each route's path carries the document's base path (`services.openapi_docs`). The documents are read with the
 module's settings, so a changed document is read again by the next update as a full build reads it.
 """
 
 from __future__ import annotations
+
+import re
+from pathlib import PurePosixPath
 
 from ..languages.folding import literal
 from ..languages.symbols import Bound
@@ -24,8 +28,14 @@ from ..services.openapi_docs import Operation
 from .base import Framework, Project, Reader
 
 FLAVOR = "openapi"
+_KEYWORD = re.compile(r"^[A-Za-z_]\w*\s*=(?!=)")
 JVM = ("java", "kotlin")
 METHOD_KINDS = frozenset({"method", "function"})
+#: the platform's packages and the ``java.lang`` types a class names without an import: never a generated type
+PLATFORM_PACKAGES = ("java.", "javax.", "jakarta.", "kotlin.")
+JAVA_LANG = frozenset({"Runnable", "Comparable", "Cloneable", "AutoCloseable", "Iterable", "CharSequence", "Appendable",
+                       "Readable", "Object", "Record", "Thread", "Exception", "RuntimeException", "Throwable", "Error",
+                       "Enum", "Number"})
 
 
 class _Defined:
@@ -52,13 +62,25 @@ class _Defined:
         return self.names.get(name, 0) - (name == own_name) <= 0
 
 
+def _platform(bound: Bound, written: str) -> bool:
+    """Whether a supertype as written is the platform's (``Serializable``, ``java.lang.Runnable``, a ``jakarta.*``
+    import...): a type no generator writes, so a class implementing it is no generated interface's implementor."""
+    name = written.split("<", 1)[0].strip()
+    if "." not in name:
+        if name in JAVA_LANG:
+            return True
+        name = next((i.target for i in bound.facts.imports if i.target.rsplit(".", 1)[-1] == name), name)
+    return name.startswith(PLATFORM_PACKAGES)
+
+
 def _external_implementors(bounds: list[Bound], defined: _Defined) -> dict[str, list[tuple[Bound, int]]]:
-    """operation name -> the methods of that name in classes that implement a type the repository lacks."""
+    """operation name -> the methods of that name in classes that implement a type the repository lacks (and the
+    platform does not define)."""
     out: dict[str, list[tuple[Bound, int]]] = {}
     for bound in bounds:
         symbols = bound.facts.symbols
         classes = {sym.key for sym in symbols if sym.kind in TYPE_KINDS and sym.kind != "interface"
-                   and any(defined.external(name, sym.name) for _, name in sym.supers)}
+                   and any(defined.external(name, sym.name) and not _platform(bound, name) for _, name in sym.supers)}
         for index, sym in enumerate(symbols):
             if sym.kind in METHOD_KINDS and sym.parent in classes:
                 out.setdefault(sym.name, []).append((bound, index))
@@ -72,6 +94,22 @@ def _connexion_functions(bounds: list[Bound]) -> dict[str, list[tuple[Bound, int
             if sym.kind in METHOD_KINDS:
                 out.setdefault(bound.fqns[index], []).append((bound, index))
     return out
+
+
+def _connexion_documents(bounds: list[Bound]) -> set[str] | None:
+    """The file names of the documents the service's ``add_api`` calls are given, when each is a string as
+    written; None when there is none, or one is not a literal (then which document is served is not known here)."""
+    names: set[str] = set()
+    for bound in bounds:
+        for call in bound.facts.calls:
+            if call.name != "add_api":
+                continue
+            first = next((a for a in call.args if not _KEYWORD.match(a) or a.startswith("specification")), "")
+            first = first.split("=", 1)[1].strip() if first.startswith("specification") else first.strip()
+            if len(first) < 2 or first[0] not in "'\"" or first[-1] != first[0]:
+                return None
+            names.add(PurePosixPath(first[1:-1]).name)
+    return names or None
 
 
 def _route(op: Operation, module: str, microservice: str, handler: tuple[Bound, int] | None, why: str) -> Item:
@@ -109,17 +147,22 @@ def contract_routes(files: list[Bound], project: Project) -> dict[str, list[Item
             continue
         microservice = bounds[0].ctx.microservice
         service_bounds = [b for b in files if b.ctx.microservice == microservice]
+        ops = values.openapi
         if values.openapi_generator:
             defined = defined or _Defined(project)
             found = _external_implementors([b for b in service_bounds if b.facts.language in JVM], defined)
             what = f"method of a class implementing a generated type ({values.openapi_generator})"
         elif any(i.target.split(".")[0] == "connexion" for b in service_bounds if b.facts.language == "python"
                  for i in b.facts.imports):
-            found = _connexion_functions([b for b in service_bounds if b.facts.language == "python"])
+            python = [b for b in service_bounds if b.facts.language == "python"]
+            found = _connexion_functions(python)
             what = "function (connexion)"
+            given = _connexion_documents(python)
+            if given is not None:   # only the documents ``add_api`` is given: another is a client's contract
+                ops = [op for op in ops if PurePosixPath(op.file).name in given]
         else:
             continue   # a document nothing serves here: a client's contract, documentation
-        for op in values.openapi:
+        for op in ops:
             handler, why = _handler(op, found, what)
             anchor = handler[0].path if handler else bounds[0].path
             out.setdefault(anchor, []).append(_route(op, module, microservice, handler, why))

@@ -1,7 +1,8 @@
 """Servlets (Java EE, Jakarta EE): a route per URL pattern of each servlet class, for each HTTP method it handles.
 
 **Patterns.** ``@WebServlet`` (``value``, ``urlPatterns``: one string or an array) and the module's ``web.xml``
-``<servlet-mapping>`` of the class (`services.webapp`), under the war's context root (``/{?}`` when the
+``<servlet-mapping>`` of the class (`services.webapp`; ``@WebServlet`` not when ``web.xml`` is
+``metadata-complete``, as the container ignores it), under the war's context root (``/{?}`` when the
 deployment chooses it). ``/x`` is that path; ``/x/*`` the path and all below (``/x/**``); ``/`` (the default
 servlet) and ``/*`` everything; ``*.do`` any path with that extension.
 
@@ -66,7 +67,7 @@ def prepare(files: list[Bound], project: Project) -> Reader:
             fqn = bound.fqns[index]
             found = annotations(sym).get("WebServlet")
             patterns: list[tuple[str, Folded]] = []
-            if found is not None:
+            if found is not None and not web.metadata_complete:
                 patterns += [(w, p) for w, p in jf.folds(attr(found, "urlPatterns", "value"), sym.key) if w]
             mapped = web.mappings.get(fqn, [])
             if not patterns and not mapped or fqn.rsplit(".", 1)[-1] in JAXRS_SERVLETS or any(

@@ -21,10 +21,14 @@ VERBS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 #: openapi-generator's server ``generatorName``s (Maven and Gradle plugins), which generate interfaces (or
 #: delegates) whose methods are named by each operation's ``operationId``
 _QUARKUS_SERVER = re.compile(r"quarkus-openapi-generator-server")
-_GENERATOR_NAME = re.compile(
-    r"generatorName\s*(?:>|=|:|\()\s*[\"']?(spring|kotlin-spring|kotlin-server|jaxrs-spec|jaxrs-[\w-]+"
-    r"|java-micronaut-server|kotlin-micronaut-server|java-helidon-server|java-undertow-server)\b")
-_INPUT_SPEC = re.compile(r"inputSpec\s*(?:>|=|:|\()\s*[\"']?([^<\"'\s)]+)")
+_SERVER_GENERATORS = frozenset({"spring", "kotlin-spring", "kotlin-server", "java-micronaut-server",
+                                 "kotlin-micronaut-server", "java-helidon-server", "java-undertow-server"})
+#: ``library`` choices that make the ``spring`` generator write clients (Feign, HTTP interfaces), not a server
+_CLIENT_LIBRARY = re.compile(r"library(?:\.set)?\s*(?:>|=|:|\()\s*[\"']?(?:spring-cloud|spring-http-interface)\b")
+_ANY_GENERATOR = re.compile(r"generatorName(?:\.set)?\s*(?:>|=|:|\()\s*[\"']?([\w-]+)")
+#: where one generator's configuration ends: a Maven ``<execution>`` or ``<plugin>``, a Gradle block's ``}`` line
+_BLOCK_END = re.compile(r"</execution>|</plugin>|^\s*\}\s*$", re.M)
+_INPUT_SPEC = re.compile(r"inputSpec(?:\.set)?\s*(?:>|=|:|\()\s*[\"']?([^<\"'\s)]+)")
 BUILD_FILES = ("pom.xml", "build.gradle", "build.gradle.kts")
 
 
@@ -72,8 +76,12 @@ def _base_path(doc: dict) -> tuple[str, str]:
         return "", ""
     paths = sorted({urlsplit(s["url"]).path if "://" in s["url"] else s["url"]
                     for s in servers if isinstance(s, dict) and isinstance(s.get("url"), str)})
-    if len(paths) == 1 and "{" not in paths[0]:
-        return paths[0], ""
+    if not paths:
+        return "", ""   # servers without a url: no base path given
+    if len(paths) == 1:
+        if "{" not in paths[0]:
+            return paths[0], ""
+        return "", f"the document's server path {paths[0][:120]} has variables: paths as written"
     return "", f"the document's servers give {len(paths)} base paths ({', '.join(paths)[:120]}): paths as written"
 
 
@@ -82,19 +90,38 @@ def _join(base: str, route: str) -> str:
     return (base + "/" + route.lstrip("/")) if base else route
 
 
-def server_generator(root: Path, module: str) -> tuple[str | None, tuple[str, ...]]:
+def _is_server(generator: str) -> bool:
+    """Whether an openapi-generator ``generatorName`` writes server code (every ``jaxrs-*`` but the CXF client)."""
+    return generator in _SERVER_GENERATORS or generator.startswith("jaxrs-") and generator != "jaxrs-cxf-client"
+
+
+def server_generator(root: Path, module: str) -> tuple[str | None, tuple[str, ...], tuple[str, ...]]:
     """(the server generator the module's build configures, the file names of the documents it is given
-    (``inputSpec``; () when not said)); (None, ()) when the build generates no server."""
+    (``inputSpec``; () when not said), the file names another generator of the build is given (a client's
+    contract, never this service's routes)); (None, (), ()) when the build generates no server."""
     for name in BUILD_FILES:
         try:
             text = (root / module / name).read_text(encoding="utf-8", errors="replace") if module != "." else (
                 root / name).read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
-        specs = tuple(sorted({PurePosixPath(s).name for s in _INPUT_SPEC.findall(text)}))
+        served: set[str] = set()
+        others: set[str] = set()
+        generator = None
+        for block in _BLOCK_END.split(text):   # a Maven execution or plugin, a Gradle task: its generator, its specs
+            specs = {PurePosixPath(s).name for s in _INPUT_SPEC.findall(block)}
+            names = _ANY_GENERATOR.findall(block)
+            server = next((n for n in names if _is_server(n)), None)
+            if server and not _CLIENT_LIBRARY.search(block):
+                generator = generator or server
+                served |= specs
+            elif names:
+                others |= specs
+            else:
+                served |= specs
+        others -= served
         if _QUARKUS_SERVER.search(text):
-            return "quarkus-openapi-generator-server", specs
-        found = _GENERATOR_NAME.search(text)
-        if found:
-            return found.group(1), specs
-    return None, ()
+            return "quarkus-openapi-generator-server", tuple(sorted(served)), tuple(sorted(others))
+        if generator:
+            return generator, tuple(sorted(served)), tuple(sorted(others))
+    return None, (), ()

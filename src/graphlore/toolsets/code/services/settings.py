@@ -496,10 +496,11 @@ def module_values(layout: Layout, root: Path, deployment: Deployment | None = No
             values.add_profile(stem.split("-", 1)[1], settings, source)
         values.edge_service = module.microservice if module.edge else None
         if module.openapi_files:
-            values.openapi_generator, specs = server_generator(root, path)
+            values.openapi_generator, specs, others = server_generator(root, path)
             for source in module.openapi_files:
-                if specs and PurePosixPath(source).name not in specs:
-                    continue   # a document the build's generator is not given (a client's, an example)
+                name = PurePosixPath(source).name
+                if specs and name not in specs or name in others:
+                    continue   # a document the build's server generator is not given (a client's, an example)
                 try:
                     values.openapi += operations(source, (root / source).read_text(encoding="utf-8", errors="replace"))
                 except OSError:
