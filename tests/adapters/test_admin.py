@@ -226,6 +226,7 @@ def test_drop_names_what_exists_when_it_cannot_tell(home, cli):
     assert len(list_namespaces(settings_of(home))) == 4
 
 
+@pytest.mark.slow  # over a second: the everyday run keeps its 2 minutes
 def test_drop_waits_for_an_update_in_progress(home, cli):
     home, _ = home
     items = namespace(home, "items/")
@@ -296,6 +297,7 @@ def test_doctor_on_a_healthy_setup_shows_everything_and_exits_0(home, cli, embed
         assert "pgvector 0.8" in text
 
 
+@pytest.mark.slow  # over a second: the everyday run keeps its 2 minutes
 def test_doctor_reads_postgresql_without_writing_and_never_shows_the_password(tmp_path, cli):
     try:
         url = backend.database_for(tmp_path / "pg")  # a database of its own, new

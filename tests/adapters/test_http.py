@@ -85,6 +85,7 @@ def test_a_port_in_use_is_one_error_line(tmp_path):
     assert proc.stderr.count("\n") == 1
 
 
+@pytest.mark.slow  # over a second: the everyday run keeps its 2 minutes
 def test_an_allowed_root_that_is_not_a_folder_is_refused_at_start(tmp_path):
     proc = serve(["--transport", "http", "--port", str(free_port())], tmp_path / "home",
                  env={"GRAPHLORE_ALLOWED_ROOTS": str(tmp_path / "missing")})

@@ -60,6 +60,7 @@ def searches(store, queries, where=None) -> list[list[tuple[str, float]]]:
     return [[(h.id, h.score) for h in store.vector_search(q, kind="doc", where=where, limit=LIMIT)] for q in queries]
 
 
+@pytest.mark.slow  # over a second: the everyday run keeps its 2 minutes
 @pytest.mark.parametrize("where", [None, {"half": 1}])
 def test_the_sketch_and_its_shortlist_give_the_exact_scans_top_10(store, scifact_vectors, monkeypatch, where):
     passages, queries = scifact_vectors

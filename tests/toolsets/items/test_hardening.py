@@ -106,6 +106,7 @@ def test_the_cli_indexes_the_issue_repro(tmp_path):
 # -- 2. big files: bounded work, flat memory, resumable -----------------------------------------------------
 
 
+@pytest.mark.slow  # over a second: the everyday run keeps its 2 minutes
 def test_a_huge_markdown_file_is_read_up_to_the_cap_and_embedded_up_to_the_passage_cap(runtime, project,
                                                                                          monkeypatch):
     monkeypatch.setattr(index_module, "MAX_PASSAGES", 4)  # the real cap (32) costs the same, only slower

@@ -668,6 +668,7 @@ def test_a_store_that_cannot_be_written_is_database_connection_failed(tmp_path, 
     assert error.value.message.startswith("Database connection failed: cannot create ")
 
 
+@pytest.mark.slow  # over a second: the everyday run keeps its 2 minutes
 def test_a_write_waits_at_most_the_lock_timeout_then_store_busy_and_writes_nothing(tmp_path, embedder):
     # issue 24 audit 5: a create behind a long import waited 56 s, an update behind a 50 s holder had no end
     runtime = Runtime(backend.settings_for(tmp_path / "home", lock_timeout=0.5), embedder=embedder)
