@@ -251,6 +251,22 @@ def test_only_an_http_clients_retrieve_of_a_written_uri_is_a_request(tmp_path: P
     assert clients == [(19, "orders-service", "cross_service"), (23, "orders-service", "cross_service")]
 
 
+def _orders_billing_and_shop() -> dict[str, str]:
+    """orders (serving the API), billing (no routes) and a shop whose own files each test adds."""
+    return {
+        "orders-api/pom.xml": _pom("orders-api"),
+        "orders-api/src/main/java/com/acme/orders/api/OrderOperations.java": API,
+        "orders/pom.xml": _pom("orders"),
+        "orders/Dockerfile": "FROM eclipse-temurin:17\n",
+        "orders/src/main/resources/application.yml": ORDERS_YML,
+        "orders/src/main/java/com/acme/orders/web/OrdersController.java": CONTROLLER,
+        "billing/pom.xml": _pom("billing"),
+        "billing/Dockerfile": "FROM eclipse-temurin:17\n",
+        "shop/pom.xml": _pom("shop"),
+        "shop/Dockerfile": "FROM eclipse-temurin:17\n",
+    }
+
+
 BY_PROFILE = '''package com.acme.shop;
 
 import io.micronaut.http.annotation.Get;
@@ -266,16 +282,7 @@ interface Orders {
 
 def test_a_client_id_two_profiles_set_apart_is_followed_once_per_value(tmp_path: Path):
     root = write_tree(tmp_path, {
-        "orders-api/pom.xml": _pom("orders-api"),
-        "orders-api/src/main/java/com/acme/orders/api/OrderOperations.java": API,
-        "orders/pom.xml": _pom("orders"),
-        "orders/Dockerfile": "FROM eclipse-temurin:17\n",
-        "orders/src/main/resources/application.yml": ORDERS_YML,
-        "orders/src/main/java/com/acme/orders/web/OrdersController.java": CONTROLLER,
-        "billing/pom.xml": _pom("billing"),
-        "billing/Dockerfile": "FROM eclipse-temurin:17\n",
-        "shop/pom.xml": _pom("shop"),
-        "shop/Dockerfile": "FROM eclipse-temurin:17\n",
+        **_orders_billing_and_shop(),
         "shop/src/main/resources/application.yml": "orders:\n  id: orders-service\n",
         "shop/src/main/resources/application-dev.yml": "orders:\n  id: billing\n",
         "shop/src/main/java/com/acme/shop/Orders.java": BY_PROFILE,
@@ -339,16 +346,7 @@ interface Orders {
 
 def test_a_client_id_the_settings_give_an_address_calls_that_address(tmp_path: Path):
     root = write_tree(tmp_path, {
-        "orders-api/pom.xml": _pom("orders-api"),
-        "orders-api/src/main/java/com/acme/orders/api/OrderOperations.java": API,
-        "orders/pom.xml": _pom("orders"),
-        "orders/Dockerfile": "FROM eclipse-temurin:17\n",
-        "orders/src/main/resources/application.yml": ORDERS_YML,
-        "orders/src/main/java/com/acme/orders/web/OrdersController.java": CONTROLLER,
-        "billing/pom.xml": _pom("billing"),
-        "billing/Dockerfile": "FROM eclipse-temurin:17\n",
-        "shop/pom.xml": _pom("shop"),
-        "shop/Dockerfile": "FROM eclipse-temurin:17\n",
+        **_orders_billing_and_shop(),
         "shop/src/main/resources/application.yml": ("micronaut:\n  http:\n    services:\n      orders-service:\n"
                                                     "        urls:\n          - http://billing:8080\n"),
         "shop/src/main/java/com/acme/shop/Orders.java": BY_ID,
