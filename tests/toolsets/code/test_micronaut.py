@@ -267,16 +267,18 @@ def _orders_billing_and_shop() -> dict[str, str]:
     }
 
 
-BY_PROFILE = '''package com.acme.shop;
+def _orders_client(client_id: str) -> str:
+    """The shop's declarative client of the orders API, under the service id ``client_id``."""
+    return f'''package com.acme.shop;
 
 import io.micronaut.http.annotation.Get;
 import io.micronaut.http.client.annotation.Client;
 
-@Client(id = "${orders.id}")
-interface Orders {
-    @Get("/orders/{id}")
+@Client(id = "{client_id}")
+interface Orders {{
+    @Get("/orders/{{id}}")
     String get(String id);
-}
+}}
 '''
 
 
@@ -285,7 +287,7 @@ def test_a_client_id_two_profiles_set_apart_is_followed_once_per_value(tmp_path:
         **_orders_billing_and_shop(),
         "shop/src/main/resources/application.yml": "orders:\n  id: orders-service\n",
         "shop/src/main/resources/application-dev.yml": "orders:\n  id: billing\n",
-        "shop/src/main/java/com/acme/shop/Orders.java": BY_PROFILE,
+        "shop/src/main/java/com/acme/shop/Orders.java": _orders_client("${orders.id}"),
     })
     nodes, edges = CodeGraph.build(root).snapshot()
     client = next(n.props for n in nodes.values() if n.kind == "client")
@@ -331,25 +333,12 @@ def test_an_interface_two_services_each_declare_is_their_own(tmp_path: Path):
         ("alpha", "GET /alpha/{id}"), ("beta", "GET /beta/{id}")]
 
 
-BY_ID = '''package com.acme.shop;
-
-import io.micronaut.http.annotation.Get;
-import io.micronaut.http.client.annotation.Client;
-
-@Client(id = "orders-service")
-interface Orders {
-    @Get("/orders/{id}")
-    String get(String id);
-}
-'''
-
-
 def test_a_client_id_the_settings_give_an_address_calls_that_address(tmp_path: Path):
     root = write_tree(tmp_path, {
         **_orders_billing_and_shop(),
         "shop/src/main/resources/application.yml": ("micronaut:\n  http:\n    services:\n      orders-service:\n"
                                                     "        urls:\n          - http://billing:8080\n"),
-        "shop/src/main/java/com/acme/shop/Orders.java": BY_ID,
+        "shop/src/main/java/com/acme/shop/Orders.java": _orders_client("orders-service"),
     })
     nodes, _ = CodeGraph.build(root).snapshot()
     client = next(n.props for n in nodes.values() if n.kind == "client")
