@@ -38,6 +38,7 @@ from . import (
     proxies,
     python_web,
     refit,
+    router_functions,
     ruby_messaging,
     ruby_web,
     rust_web,
@@ -58,6 +59,7 @@ from .grpc import script as grpc_script
 
 FRAMEWORKS: tuple[Framework, ...] = (
     spring.FRAMEWORK,
+    router_functions.FRAMEWORK,
     gateway.FRAMEWORK,
     nginx.FRAMEWORK,
     proxies.FRAMEWORK,
