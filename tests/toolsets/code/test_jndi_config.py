@@ -74,9 +74,9 @@ public class OrdersServlet extends HttpServlet {
 '''
 
 
-def test_container_settings_and_where_the_code_reads_them(tmp_path: Path):
+def _shop(tmp_path: Path) -> Path:
     webapp = "shop/src/main/webapp"
-    root = write_tree(tmp_path, {
+    return write_tree(tmp_path, {
         "shop/pom.xml": ("<project><modelVersion>4.0.0</modelVersion><groupId>com.acme</groupId>"
                          "<artifactId>shop</artifactId><version>1</version><packaging>war</packaging></project>\n"),
         "shop/Dockerfile": "FROM tomcat:10\n",
@@ -84,7 +84,11 @@ def test_container_settings_and_where_the_code_reads_them(tmp_path: Path):
         f"{webapp}/META-INF/context.xml": CONTEXT_XML,
         "shop/src/main/java/com/acme/shop/OrdersServlet.java": SETTINGS,
     })
-    nodes, _ = CodeGraph.build(root).snapshot()
+
+
+def test_container_settings_and_where_the_code_reads_them(tmp_path: Path):
+    webapp = "shop/src/main/webapp"
+    nodes, _ = CodeGraph.build(_shop(tmp_path)).snapshot()
     config = next(n.props["config"] for n in nodes.values() if n.kind == "microservice" and n.name == "shop")
     web, context = f"{webapp}/WEB-INF/web.xml", f"{webapp}/META-INF/context.xml"
     code = "shop/src/main/java/com/acme/shop/OrdersServlet.java"
@@ -103,3 +107,14 @@ def test_container_settings_and_where_the_code_reads_them(tmp_path: Path):
         f"({context}:2)",
         f"getInitParameter mode read at {code}:27 (OrdersServlet.mode): web.xml context-param live ({web}:4)",
     ]
+
+
+def test_updates_equal_a_full_build_when_a_container_setting_changes(tmp_path: Path):
+    from helpers.code_graph import edit, render
+
+    graph = CodeGraph.build(_shop(tmp_path))
+    for path, old, new in (("shop/src/main/webapp/META-INF/context.xml", 'value="db"', 'value="db2"'),
+                           ("shop/src/main/webapp/WEB-INF/web.xml", "registry:8080", "registry:9090")):
+        edit(tmp_path, path, old, new)
+        assert graph.update().layout_changed, path   # a settings file: the index knows it changed
+        assert render(graph) == render(CodeGraph.build(tmp_path)), path
