@@ -64,20 +64,24 @@ def _line(lines: list[str], *needles: str) -> int:
     return next((n for n, line in enumerate(lines, 1) if all(x in line for x in needles)), 0)
 
 
-def _web_xml(path: Path, rel: str) -> list[Declared]:
+def _read(path: Path) -> tuple[list[ET.Element], list[str]]:
+    """The file's XML elements and its lines; none when it is absent or not well-formed (nothing is listed)."""
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
-        root = ET.fromstring(text)
+        return list(ET.fromstring(text).iter()), text.splitlines()
     except (OSError, ET.ParseError):
-        return []
-    lines = text.splitlines()
+        return [], []
+
+
+def _web_xml(path: Path, rel: str) -> list[Declared]:
+    elements, lines = _read(path)
     out: list[Declared] = []
 
     def add(kind: str, name: str | None, value: str | None, tag: str, detail: str = "") -> None:
         if name:
             out.append(Declared(kind, name, value, f"{rel}:{_line(lines, f'>{name}<', tag)}", detail))
 
-    for element in root.iter():
+    for element in elements:
         tag = _strip(element.tag)
         if tag == "env-entry":
             add("web.xml env-entry", _text(element, "env-entry-name"), _text(element, "env-entry-value"),
@@ -93,14 +97,9 @@ def _web_xml(path: Path, rel: str) -> list[Declared]:
 
 
 def _context_xml(path: Path, rel: str) -> list[Declared]:
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-        root = ET.fromstring(text)
-    except (OSError, ET.ParseError):
-        return []
-    lines = text.splitlines()
+    elements, lines = _read(path)
     out = []
-    for element in root.iter():
+    for element in elements:
         tag, name = _strip(element.tag), element.get("name")
         if tag in ("Environment", "Parameter", "Resource") and name:
             override = element.get("override")
