@@ -74,3 +74,48 @@ def test_an_overload_keeps_the_inherited_mapping_an_override_takes_it(tmp_path: 
         ("GET", "/users/{id}", "UserEndpoint.java", 9),             # inherited, not redeclared: at the class
         ("POST", "/users", "UserEndpoint.java", 15),                 # inherited, filed at its override
     ]
+
+
+STOCK_API = '''package com.acme.stock.api;
+
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+
+@Path("/stock")
+public interface StockApi {
+    @GET
+    @Path("/{id}")
+    String level(@PathParam("id") long id);
+}
+'''
+
+STOCK_KT = '''package com.acme.stock
+
+import com.acme.stock.api.StockApi
+import jakarta.ws.rs.GET
+import jakarta.ws.rs.Path
+
+class StockResource : StockApi {
+    override fun level(id: Long): String = ""
+
+    @GET
+    @Path("/level/{name}")
+    fun level(name: String): String = ""
+}
+'''
+
+
+def test_a_kotlin_class_overrides_a_java_interfaces_primitive_parameter(tmp_path: Path):
+    root = write_tree(tmp_path, {
+        "pom.xml": ("<project><modelVersion>4.0.0</modelVersion><groupId>com.acme</groupId>"
+                    "<artifactId>stock</artifactId><version>1</version></project>\n"),
+        "Dockerfile": "FROM eclipse-temurin:17\n",
+        "src/main/java/com/acme/stock/api/StockApi.java": STOCK_API,
+        "src/main/kotlin/com/acme/stock/StockResource.kt": STOCK_KT,
+    })
+    nodes, _ = CodeGraph.build(root).snapshot()
+    routes = sorted((p["http_method"], p["path_template"], p["file"].rsplit("/", 1)[-1], p["line"])
+                    for p in (n.props for n in nodes.values() if n.kind == "route"))
+    assert routes == [("GET", "/stock/level/{name}", "StockResource.kt", 10),   # the overload's own
+                      ("GET", "/stock/{id}", "StockResource.kt", 8)]            # the interface's, at its override

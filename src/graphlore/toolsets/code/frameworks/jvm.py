@@ -189,11 +189,17 @@ def inherited_mappings(types: Types, bound: Bound, index: int,
     return out
 
 
+#: a Java primitive, its box and Kotlin's name for it are one parameter type here (a Kotlin ``Long`` parameter
+#: implements a Java interface's ``long`` one)
+_NUMBERS = {"Integer": "int", "Int": "int", "Long": "long", "Short": "short", "Byte": "byte", "Double": "double",
+            "Float": "float", "Boolean": "boolean", "Character": "char", "Char": "char"}
+
+
 def _erased(written: str) -> str:
-    """A parameter type as the JVM compares it: generic arguments, package, Kotlin's ``?`` off; varargs an array."""
-    base = written.split("<", 1)[0].strip().rstrip("?")
-    suffix = "[]" if written.endswith("...") else ""
-    return base.removesuffix("...").rsplit(".", 1)[-1] + suffix
+    """A parameter type as the JVM compares it: generic arguments, package, Kotlin's ``?`` off; varargs an array;
+    a box as its primitive (`_NUMBERS`)."""
+    base = written.split("<", 1)[0].strip().rstrip("?").removesuffix("...").rsplit(".", 1)[-1]
+    return _NUMBERS.get(base, base) + ("[]" if written.endswith("...") else "")
 
 
 def overrides(method: SymbolFact, super_bound: Bound, super_member: int) -> bool:
