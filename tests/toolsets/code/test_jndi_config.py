@@ -30,6 +30,10 @@ WEB_XML = '''<?xml version="1.0" encoding="UTF-8"?>
     <env-entry-type>java.lang.String</env-entry-type>
     <env-entry-value>http://registry:8080/registry/rest/services/</env-entry-value>
   </env-entry>
+  <env-entry>
+    <env-entry-name>greeting</env-entry-name>
+    <env-entry-value>hello</env-entry-value>
+  </env-entry>
   <resource-ref>
     <res-ref-name>jdbc/Orders</res-ref-name>
     <res-type>javax.sql.DataSource</res-type>
@@ -52,6 +56,9 @@ import javax.servlet.http.HttpServlet;
 public class OrdersServlet extends HttpServlet {
     @Resource(name = "greeting")
     private String greeting;
+
+    @Resource(name = "orderService")
+    private Object orders;
 
     String registry() throws Exception {
         return (String) new InitialContext().lookup("java:comp/env/registryURL");
@@ -96,16 +103,18 @@ def test_container_settings_and_where_the_code_reads_them(tmp_path: Path):
         f"web.xml context-param mode = live ({web}:4)",
         f"web.xml init-param pageSize = 20 ({web}:11)",
         f"web.xml env-entry registryURL = http://registry:8080/registry/rest/services/ (java.lang.String) ({web}:16)",
-        f"web.xml resource-ref jdbc/Orders (javax.sql.DataSource) ({web}:21)",
+        f"web.xml env-entry greeting = hello ({web}:21)",
+        f"web.xml resource-ref jdbc/Orders (javax.sql.DataSource) ({web}:25)",
         f"context.xml Environment databaseHost = db (override=false: web.xml cannot change it) ({context}:2)",
-        f"@Resource greeting read at {code}:9 (OrdersServlet.greeting): declared in none of the module's files: "
-        "the container's deployment gives it",
-        f"JNDI lookup java:comp/env/registryURL read at {code}:13 (OrdersServlet.registry): web.xml env-entry "
+        f"@Resource greeting read at {code}:9 (OrdersServlet.greeting): web.xml env-entry hello ({web}:21)",
+        # no @Resource orderService (a name the module does not declare: a Spring bean's as often)
+        f"JNDI lookup java:comp/env/registryURL read at {code}:16 (OrdersServlet.registry): web.xml env-entry "
         f"http://registry:8080/registry/rest/services/ ({web}:16)",
-        f"JNDI lookup jdbc/Orders read at {code}:18 (OrdersServlet.orders): web.xml resource-ref (no value) ({web}:21)",
-        f"JNDI lookup java:comp/env/databaseHost read at {code}:22 (OrdersServlet.host): context.xml Environment db "
+        f"JNDI lookup jdbc/Orders read at {code}:21 (OrdersServlet.orders): web.xml resource-ref (no value) ({web}:25)",
+        f"JNDI lookup java:comp/env/databaseHost read at {code}:25 (OrdersServlet.host): context.xml Environment db "
         f"({context}:2)",
-        f"getInitParameter mode read at {code}:27 (OrdersServlet.mode): web.xml context-param live ({web}:4)",
+        # no cache.lookup("notASetting"): the receiver is no JNDI context
+        f"getInitParameter mode read at {code}:30 (OrdersServlet.mode): web.xml context-param live ({web}:4)",
     ]
 
 

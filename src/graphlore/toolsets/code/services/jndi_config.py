@@ -2,7 +2,8 @@
 ``WEB-INF/web.xml`` declares (``<env-entry>`` names, types and values, ``<context-param>``, servlets'
 ``<init-param>``, ``<resource-ref>``), what Tomcat's ``META-INF/context.xml`` gives (``<Environment>``,
 ``<Parameter>``, ``<Resource>``), and where the code reads them: a JNDI ``lookup`` of a ``java:`` name (or of a
-name on a ``Context`` variable), ``@Resource(name=..)`` / ``@Resource(lookup=..)``, and
+name on a ``Context`` variable), ``@Resource(lookup=..)`` and a ``@Resource(name=..)`` the module declares (a name it
+does not is a Spring bean's as often), and
 ``getInitParameter("x")``, each read with the value the module's files declare for its name, or saying that
 none does (the container's deployment gives it). Each line ends with its ``file:line``.
 
@@ -149,7 +150,7 @@ def _reads(fact: FileFacts) -> list[tuple[str, str, int, str]]:
                 continue
             args = dict(annotation.args)
             name = _string(args.get("lookup") or args.get("name") or args.get("mappedName") or "")
-            if name:
+            if name:   # a bare name may be a Spring bean's: `jndi_config` keeps it only when the module declares it
                 out.append(("@Resource", name, sym.line_start, sym.key))
     return sorted(out, key=lambda read: read[2])
 
@@ -175,6 +176,8 @@ def jndi_config(layout: Layout, root: Path, facts: Mapping[str, FileFacts]) -> d
             for path, fact in own:
                 for how, name, line, owner in _reads(fact):
                     found = by_name.get(_env_name(name), [])
+                    if how == "@Resource" and not found and not name.startswith("java:"):
+                        continue   # Spring's @Resource(name = "bean") injects a bean: no container setting
                     given = "; ".join(f"{d.kind} {d.value if d.value is not None else '(no value)'} ({d.where})"
                                       for d in found) or "declared in none of the module's files: the container's " \
                                                          "deployment gives it"
