@@ -83,7 +83,7 @@ class ScriptFolder(FileFolder):
                     continue
                 arg = call.args[index] if index < len(call.args) else None
                 if arg is not None and prop:
-                    arg = _properties(arg).get(prop)
+                    arg = object_properties(arg).get(prop)
                 if arg is None:
                     values.append(unknown(f"new {cls}(...) at {path}:{call.line} passes no {name}"))
                     continue
@@ -120,7 +120,7 @@ class ScriptFolder(FileFolder):
 
 
 
-def _properties(text: str) -> dict[str, str]:
+def object_properties(text: str) -> dict[str, str]:
     """The properties of an object literal as written (a shorthand property is its own value); {} for anything else."""
     text = text.strip()
     if not (text.startswith("{") and text.endswith("}")):
