@@ -17,7 +17,8 @@ A method with ``@Path`` and no HTTP method is a sub-resource locator: not read. 
 **Clients.** A ``@RegisterRestClient`` interface calls each mapped method (inherited ones too) under its
 ``@Path``, at its base URL: ``baseUri``, else the configuration of its ``configKey`` (or its fully qualified
 name) in the module's settings: ``quarkus.rest-client.<key>.url`` (or ``.uri``), ``<key>/mp-rest/url`` (or
-``/mp-rest/uri``). A base URL found nowhere leaves the client unresolved, saying which keys were looked up.
+``/mp-rest/uri``); a ``stork://name`` URL is the addresses the settings give ``name`` (`services.discovery`). A
+base URL found nowhere leaves the client unresolved, saying which keys were looked up.
 The JAX-RS client API, in files that import it: ``client.target(url).path(p)....request().get()`` (``post``,
 ``put``, ``delete``, ``head``, ``options``, ``method("X")``; after ``async()``/``rx()`` too), the URL the
 ``target`` and each ``path`` joined, folded; a chain that starts at a ``WebTarget`` variable takes its
@@ -31,6 +32,7 @@ from collections.abc import Iterator
 from ..languages.folding import Folded, literal, plain, unknown
 from ..languages.symbols import Bound
 from ..model import AnnotationFact, CallFact, FileFacts
+from ..services.discovery import stork_url
 from ..services.endpoints import Item, join_paths
 from ..services.settings import Values
 from .base import Framework, Project, Reader, item
@@ -184,9 +186,13 @@ def _rest_client(jf: JavaFile, types: Types, index: int, anns, values: Values) -
     key = jf.fold(key_expr, sym.key).text if key_expr else jf.bound.fqns[index]
     raw, found_key, looked_up = _config_key(values, key)
     if raw is not None:
+        written_url = f"{found_key}={plain(raw)}"   # a value of several profiles: {a|b}
+        stork = stork_url(values, found_key)
+        if stork is not None:   # stork://name: the addresses the settings give name, each a value
+            raw = stork[0]
+            written_url += "".join(f"; {k}" for k in stork[1])
         text, missing = values.resolve(raw)
         url = Folded(text, not missing, tuple(f"placeholder ${{{k}}} is not in the module's settings" for k in missing))
-        written_url = f"{found_key}={plain(raw)}"   # a value of several profiles: {a|b}
     elif base_uri:
         url, written_url = jf.fold(base_uri, sym.key), base_uri
     else:
