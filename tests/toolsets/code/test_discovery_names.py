@@ -205,3 +205,94 @@ def test_a_kubernetes_dns_name_of_no_project_service_is_not_linked(tmp_path: Pat
     assert names.host("stock.default.svc", None, [])[0] == "stock"
     service, why = names.host("billing.default.svc.cluster.local", None, [])
     assert service is None and "'billing'" in why
+
+
+PROTO = '''syntax = "proto3";
+
+package geo.v1;
+
+option java_package = "com.acme.geo.grpc";
+
+service Locations {
+  rpc GetRandomLocation(RandomRequest) returns (Location);
+  rpc Hello(HelloRequest) returns (HelloReply);
+}
+'''
+
+GEO_SERVER = '''package com.acme.geo;
+
+import io.quarkus.grpc.GrpcService;
+import com.acme.geo.grpc.LocationsGrpc;
+
+@GrpcService
+public class LocationService extends LocationsGrpc.LocationsImplBase {
+    public void getRandomLocation(Object request, Object observer) { }
+    public void hello(Object request, Object observer) { }
+}
+'''
+
+QUARKUS_CLIENTS = '''package com.acme.fights;
+
+import io.quarkus.grpc.GrpcClient;
+import com.acme.geo.grpc.Locations;
+import com.acme.geo.grpc.MutinyLocationsGrpc;
+
+public class LocationClient {
+    private final Locations locations;
+
+    public LocationClient(@GrpcClient("locations") Locations locations) {
+        this.locations = locations;
+    }
+
+    public Object random() {
+        return this.locations.getRandomLocation(null);
+    }
+}
+
+class HelloClient {
+    @GrpcClient
+    MutinyLocationsGrpc.MutinyLocationsStub geo;
+
+    Object hello() {
+        return geo.hello(null);
+    }
+
+    Object notAMethod() {
+        return geo.withDeadlineAfter(1, null);
+    }
+}
+'''
+
+FIGHTS_PROPS = '''quarkus.grpc.clients.locations.host=localhost
+quarkus.grpc.clients.locations.port=8089
+quarkus.grpc.clients.geo.host=geo-service
+quarkus.grpc.clients.geo.port=9000
+'''
+
+
+def test_quarkus_grpc_clients_injected_by_name(tmp_path: Path):
+    root = write_tree(tmp_path, {
+        "docker-compose.yml": "services:\n  geo:\n    build: ./geo\n    ports:\n      - \"8089:9000\"\n",
+        "protos/geo.proto": PROTO,
+        "geo/pom.xml": _pom("geo"),
+        "geo/Dockerfile": "FROM eclipse-temurin:21\n",
+        "geo/src/main/proto/geo.proto": PROTO,
+        "geo/src/main/java/com/acme/geo/LocationService.java": GEO_SERVER,
+        "fights/pom.xml": _pom("fights"),
+        "fights/Dockerfile": "FROM eclipse-temurin:21\n",
+        "fights/src/main/resources/application.properties": FIGHTS_PROPS,
+        "fights/src/main/java/com/acme/fights/LocationClient.java": QUARKUS_CLIENTS,
+    })
+    nodes, edges = CodeGraph.build(root).snapshot()
+    clients = {(_type(p), p["grpc"]): p for p in (n.props for n in nodes.values() if n.kind == "client")}
+    assert set(clients) == {("LocationClient", "geo.v1.Locations/GetRandomLocation"),
+                            ("HelloClient", "geo.v1.Locations/Hello")}
+    random = clients[("LocationClient", "geo.v1.Locations/GetRandomLocation")]
+    assert (random["match"], random["channel_address"], random["channel_service"]) == (
+        "cross_service", "localhost:8089", "geo")                  # the one service published at 8089
+    hello = clients[("HelloClient", "geo.v1.Locations/Hello")]     # @GrpcClient alone: the field's name
+    assert hello["channel_address"] == "geo-service:9000" and hello["channel_service"] is None
+    assert "'geo-service' is not a microservice" in hello["channel_service_matched_by"]
+    by_id = {n.id: n for n in nodes.values()}
+    assert sorted(by_id[e.dst].props["label"] for e in edges.values() if e.type == "GRPC_CALLS") == [
+        "grpc geo.v1.Locations/GetRandomLocation", "grpc geo.v1.Locations/Hello"]

@@ -57,7 +57,7 @@ def _env_name(key: str) -> str:
     return re.sub(r"[^A-Za-z0-9]", "_", key).upper()
 
 
-def _values_in(values: Values, key: str, profile: str | None) -> list[str]:
+def values_in(values: Values, key: str, profile: str | None) -> list[str]:
     """The values ``key`` takes in ``profile`` (None: no profile): the profile's own, else the plain settings' and
     the deployment's environment variables' (each a value: where the service runs decides)."""
     if profile is not None:
@@ -85,11 +85,11 @@ def _addresses(values: Values, name: str, profile: str | None) -> list[tuple[str
                     if one.strip()]
             out += [(profile_only[a], base + a) for a in _REGISTERED if profile_only[a]]
             continue   # a profile that sets the name's discovery is paired with its own settings only
-        for value in _values_in(values, base + "address-list", profile):
+        for value in values_in(values, base + "address-list", profile):
             out += [(one.strip(), base + "address-list") for one in value.split(",") if one.strip()]
         for attribute in _REGISTERED:
-            out += [(value, base + attribute) for value in _values_in(values, base + attribute, profile)]
-        if not out and any(t.lower() != "static" for t in _values_in(values, base + "type", profile)):
+            out += [(value, base + attribute) for value in values_in(values, base + attribute, profile)]
+        if not out and any(t.lower() != "static" for t in values_in(values, base + "type", profile)):
             out.append((name, base + "type"))   # registered under the Stork name itself
     return list(dict.fromkeys(out))
 
@@ -102,7 +102,7 @@ def stork_url(values: Values, key: str) -> tuple[str, list[str]] | None:
     keys: list[str] = []
     stork = False
     for profile in [None, *values.profiles]:
-        for url in _values_in(values, key, profile):
+        for url in values_in(values, key, profile):
             found = _STORK.match(url)
             if found is None:
                 urls.append(url)
@@ -132,4 +132,4 @@ def stork_placeholders(text: str, values: Values) -> str:
 
 
 __all__ = ["RESOLVER_SCHEMES", "SCHEME_SOURCES", "kubernetes_service", "resolver_target", "stork_placeholders",
-           "stork_url"]
+           "stork_url", "values_in"]

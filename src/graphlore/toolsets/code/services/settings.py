@@ -311,8 +311,11 @@ _NOTED = frozenset(canonical(k) for k in (
     "consul.client.registration.enabled", "eureka.client.registration.enabled", "quarkus.http.port",
     "quarkus.http.root-path", "kafka.bootstrap.servers", "spring.kafka.bootstrap-servers", "rabbitmq.uri"))
 #: settings an agent asks about, by pattern (relaxed spelling): a REST client's base URL (Quarkus, MicroProfile,
-#: Micronaut's manual service URLs) and a messaging channel's connector and topic
+#: Micronaut's manual service URLs), a Quarkus gRPC client's address, a Stork service's discovery and a messaging
+#: channel's connector and topic
 _NOTED_PATTERN = re.compile(r"^(?:quarkus\.restclient\..+\.(?:url|uri)|.+/mprest/(?:url|uri)|"
+                            r"quarkus\.grpc\.clients\.[^.]+\.(?:host|port|nameresolver)|"
+                            r"(?:quarkus\.)?stork\.[^.]+\.servicediscovery\.(?:type|addresslist|application|hostname)|"
                             r"micronaut\.http\.services\..+\.urls?(?:\[\d+\])?|"
                             r"mp\.messaging\.(?:incoming|outgoing)\.[^.]+\.(?:connector|topic))$")
 
