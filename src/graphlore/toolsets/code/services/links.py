@@ -214,7 +214,10 @@ def _host_variables(raw: str) -> list[str]:
 
 
 def _path_template(settled: str) -> str | None:
-    """A settled URL's path part, for people (its choices written ``{a|b}``)."""
+    """A settled URL's path part, for people (its choices written ``{a|b}``); None when a choice holds whole URLs
+    (their paths are listed apart)."""
+    if settled.startswith(CHOICE_OPEN) and "://" in settled.split(CHOICE_CLOSE, 1)[0]:
+        return None
     end = _host_end(settled)
     path = settled[end:] if end >= 0 else settled
     if not path.startswith("/") and end >= 0:
