@@ -123,3 +123,58 @@ def test_a_webtarget_built_in_a_constructor_from_a_config_mapping(tmp_path: Path
     assert clients["random()"]["target_url"].startswith("http://villains:8084/api/villains/")   # Stork's address
     assert "'heroes' is not a microservice" in clients["hero()"]["match_detail"]
     assert len([e for e in edges.values() if e.type == "HTTP_CALLS"]) == 2
+
+
+STATS = '''package com.acme.stats;
+
+import org.eclipse.microprofile.reactive.messaging.Incoming;
+
+public class Stats {
+    static final String FIGHTS = "fights";
+
+    @Incoming(FIGHTS)
+    public void onFight(String fight) { }
+}
+'''
+
+FIGHT_SERVICE = '''package com.acme.fights;
+
+import io.smallrye.common.annotation.Blocking;
+import io.smallrye.mutiny.Uni;
+import io.smallrye.reactive.messaging.MutinyEmitter;
+import io.smallrye.reactive.messaging.annotations.Broadcast;
+import org.eclipse.microprofile.reactive.messaging.Channel;
+
+public class FightService {
+    private final MutinyEmitter<String> emitter;
+
+    public FightService(Object other, @Broadcast @Channel("fights") MutinyEmitter<String> emitter) {
+        this.emitter = emitter;
+    }
+
+    public Uni<String> perform(Uni<String> fight) {
+        return fight.invoke(this.emitter::sendAndForget);
+    }
+}
+'''
+
+
+def test_an_emitter_injected_by_constructor_and_sent_by_method_reference(tmp_path: Path):
+    root = write_tree(tmp_path, {
+        "stats/pom.xml": _pom("stats"),
+        "stats/Dockerfile": "FROM eclipse-temurin:21\n",
+        "stats/src/main/resources/application.properties": (
+            "mp.messaging.incoming.fights.connector=smallrye-kafka\nmp.messaging.incoming.fights.topic=fight-log\n"),
+        "stats/src/main/java/com/acme/stats/Stats.java": STATS,
+        "fights/pom.xml": _pom("fights"),
+        "fights/Dockerfile": "FROM eclipse-temurin:21\n",
+        "fights/src/main/resources/application.properties": (
+            "mp.messaging.outgoing.fights.connector=smallrye-kafka\nmp.messaging.outgoing.fights.topic=fight-log\n"),
+        "fights/src/main/java/com/acme/fights/FightService.java": FIGHT_SERVICE,
+    })
+    nodes, edges = CodeGraph.build(root).snapshot()
+    producers = [(p["label"], p["line"], p["match"]) for p in (n.props for n in nodes.values() if n.kind == "producer")]
+    assert producers == [("kafka fight-log", 17, "cross_service")]
+    by_id = {n.id: n for n in nodes.values()}
+    assert [by_id[e.dst].props["handler_fqn"] for e in edges.values() if e.type == "ASYNC_CALLS"] == [
+        "com.acme.stats.Stats#onFight(String)"]
