@@ -296,3 +296,18 @@ def test_quarkus_grpc_clients_injected_by_name(tmp_path: Path):
     by_id = {n.id: n for n in nodes.values()}
     assert sorted(by_id[e.dst].props["label"] for e in edges.values() if e.type == "GRPC_CALLS") == [
         "grpc geo.v1.Locations/GetRandomLocation", "grpc geo.v1.Locations/Hello"]
+
+
+def test_the_settings_an_agent_asks_about_include_discovery_grpc_and_ai_models():
+    from graphlore.toolsets.code.services.settings import noted
+
+    asked = ["quarkus.grpc.clients.locations.host", "quarkus.grpc.clients.locations.port",
+             "quarkus.stork.hero-service.service-discovery.address-list",
+             "quarkus.stork.hero-service.service-discovery.application", "stork.orders.service-discovery.type",
+             "quarkus.langchain4j.chat-model.provider", "quarkus.langchain4j.openai.api-key",
+             "quarkus.langchain4j.openai.image-model.model-name", "langchain4j.open-ai.chat-model.model-name",
+             "spring.ai.openai.api-key", "spring.ai.openai.chat.options.model"]
+    tuning = ["quarkus.langchain4j.openai.chat-model.temperature", "quarkus.langchain4j.openai.timeout",
+              "quarkus.grpc.clients.locations.load-balancing-policy",
+              "quarkus.stork.hero-service.service-discovery.refresh-period"]
+    assert [k for k in asked if not noted(k)] == [] and [k for k in tuning if noted(k)] == []
