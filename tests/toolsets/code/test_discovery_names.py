@@ -158,9 +158,10 @@ COMPOSE = '''services:
 '''
 
 
-def test_a_stork_address_list_set_by_the_deployment_environment(tmp_path: Path):
+def _named_stock(tmp_path: Path, extra: dict[str, str]) -> dict:
+    """The ``NamedStock`` client of a shop whose ``stork://stock-service`` no setting of its own gives addresses."""
     root = write_tree(tmp_path, {
-        "docker-compose.yml": COMPOSE,
+        **extra,
         "stock/pom.xml": _pom("stock"),
         "stock/Dockerfile": "FROM eclipse-temurin:21\n",
         "stock/src/main/java/com/acme/stock/StockResource.java": STOCK,
@@ -170,24 +171,16 @@ def test_a_stork_address_list_set_by_the_deployment_environment(tmp_path: Path):
         "shop/src/main/java/com/acme/shop/Clients.java": CLIENTS,
     })
     nodes, _ = CodeGraph.build(root).snapshot()
-    named = next(n.props for n in nodes.values() if n.kind == "client"
-                 and _type(n.props) == "NamedStock")
+    return next(n.props for n in nodes.values() if n.kind == "client" and _type(n.props) == "NamedStock")
+
+
+def test_a_stork_address_list_set_by_the_deployment_environment(tmp_path: Path):
+    named = _named_stock(tmp_path, {"docker-compose.yml": COMPOSE})
     assert (named["target_service"], named["match"]) == ("stock", "cross_service")
 
 
 def test_a_stork_name_without_addresses_says_which_name_it_looked_for(tmp_path: Path):
-    root = write_tree(tmp_path, {
-        "stock/pom.xml": _pom("stock"),
-        "stock/Dockerfile": "FROM eclipse-temurin:21\n",
-        "stock/src/main/java/com/acme/stock/StockResource.java": STOCK,
-        "shop/pom.xml": _pom("shop"),
-        "shop/Dockerfile": "FROM eclipse-temurin:21\n",
-        "shop/src/main/resources/application.properties": "quarkus.rest-client.named-stock.url=stork://stock-service\n",
-        "shop/src/main/java/com/acme/shop/Clients.java": CLIENTS,
-    })
-    nodes, _ = CodeGraph.build(root).snapshot()
-    named = next(n.props for n in nodes.values() if n.kind == "client"
-                 and _type(n.props) == "NamedStock")
+    named = _named_stock(tmp_path, {})
     assert (named["target_service"], named["match"]) == ("stock-service", "unresolved")
     assert "'stock-service' is not a microservice of this project" in named["match_detail"]
 
