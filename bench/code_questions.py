@@ -1059,6 +1059,49 @@ PLANS = {
         "microservice": "webui", "target_service": "recommender"}, limit=20).results]
         + top_symbols(a, "regenerate database retrain recommender", "webui")["nodes"]},
     "ts-30": lambda a: search_everywhere(a, "shopping cart"),
+    # ftgo (microservices-patterns/ftgo-application, twelfth blind set, session 7): written from the questions' words
+    # and SKILL.md after the key's commit, before any run; services by their Gradle folder / spring.application.name
+    "ft-01": lambda a: callers_of_route(a, "GET /consumers/{consumerId}", 2, "ftgo-consumer-service"),
+    "ft-02": lambda a: callers_of_route(a, "GET /orders/{orderId}", 2, "ftgo-order-service"),
+    "ft-03": lambda a: consumers_of_producers(a, "ftgo-order-service"),
+    "ft-04": lambda a: {"nodes": search_everywhere(a, "send CreateTicket command")["nodes"]
+                        + top_symbols(a, "handle CreateTicket command", "ftgo-kitchen-service")["nodes"]
+                        + callers_of_every(a, "CreateTicket")["nodes"]},
+    "ft-05": lambda a: callers_of(a, "KitchenService.accept", "ftgo-kitchen-service"),
+    "ft-06": lambda a: callers_of_route(a, "GET /restaurants/{restaurantId}", 2, "ftgo-restaurant-service"),
+    "ft-07": lambda a: trace(a, "POST /orders", "KitchenService.createTicket", "ftgo-api-gateway", "ftgo-kitchen-service",
+                             "route"),
+    "ft-08": lambda a: trace(a, "POST /tickets/{ticketId}/accept", "DeliveryService.scheduleDelivery",
+                             "ftgo-kitchen-service", "ftgo-delivery-service", "route"),
+    "ft-09": lambda a: trace(a, "POST /consumers", "AccountingService.create", "ftgo-consumer-service",
+                             "ftgo-accounting-service", "route"),
+    "ft-10": lambda a: trace(a, "resolveOrders", "OrderHistoryController.getOrders", "ftgo-api-gateway-graphql",
+                             "ftgo-order-history-service"),
+    "ft-11": lambda a: callers_of_route(a, "GET /orders", 3, "ftgo-order-history-service"),
+    "ft-12": lambda a: callers_of_route(a, "POST /consumers", 3, "ftgo-consumer-service"),
+    "ft-13": lambda a: consumers_of_event(a, "ftgo-restaurant-service", "Restaurant"),
+    "ft-14": lambda a: callers_of(a, "KitchenService.createTicket", "ftgo-kitchen-service", 4),
+    "ft-15": lambda a: calls_from(a, "ftgo-order-service"),
+    "ft-16": lambda a: calls_from(a, "ftgo-api-gateway"),
+    "ft-17": lambda a: calls_to(a, "ftgo-delivery-service"),
+    "ft-18": leaves,
+    "ft-19": lambda a: {"routes": served_endpoints(a, "ftgo-order-service")},
+    "ft-20": lambda a: {"routes": a.routes("ftgo-api-gateway")},
+    "ft-21": lambda a: {"routes": served_endpoints(a, "ftgo-delivery-service")},
+    "ft-22": lambda a: {**config_of_clients(a, "ftgo-api-gateway", target_service="ftgo-order-service"),
+                        **describe_named(a, "ftgo-api-gateway", "microservice")},
+    "ft-23": lambda a: config_of_clients(a, "ftgo-api-gateway-graphql", target_service="ftgo-restaurant-service"),
+    "ft-24": lambda a: between(a, "ftgo-order-service", "ftgo-accounting-service"),
+    "ft-25": lambda a: service_config_and_code(a, "ftgo-order-history-service", "DynamoDB endpoint"),
+    "ft-26": lambda a: no_link(a, "ftgo-api-gateway", ("ftgo-kitchen-service", "ftgo-delivery-service",
+                                                       "ftgo-accounting-service")),
+    "ft-27": lambda a: no_callers(a, "GET /accounts/{accountId}", "ftgo-accounting-service"),
+    "ft-28": lambda a: {"found": [c.id for c in a("find", kind="client", filter={
+        "microservice": "ftgo-order-service", "match": ["cross_service", "ambiguous", "no_route"]}, limit=10).results]},
+    "ft-29": lambda a: direct_calls(a, "ftgo-api-gateway-graphql", "ftgo-delivery-service"),
+    "ft-30": lambda a: search_everywhere(a, "authorize the payment of an order"),
+    "ft-31": lambda a: search_everywhere(a, "validate that a consumer may place an order"),
+    "ft-32": lambda a: search_everywhere(a, "choose a courier for a delivery"),
 }
 
 
