@@ -34,7 +34,6 @@ import re
 from collections.abc import Iterator
 
 from ..languages.csharp.constants import CSharpConstants, CSharpFolder
-from ..languages.csharp.razor import SUFFIXES as RAZOR_SUFFIXES
 from ..languages.folding import ENV_OPEN, Folded, literal, unknown
 from ..languages.symbols import Bound, reaches
 from ..model import AnnotationFact, FileContext, FileFacts
@@ -296,7 +295,7 @@ class _RazorPages:
         classes: dict[tuple[str, str], list[Bound]] = {}
         for bound in bounds:
             for sym in bound.facts.symbols:
-                if sym.kind == "class" and not bound.path.endswith(RAZOR_SUFFIXES):
+                if sym.kind == "class" and "razor" not in bound.facts.extra:   # a page's own class is no model
                     classes.setdefault((bound.ctx.module, sym.name), []).append(bound)
         #: (model file, model class key) -> the pages it serves: (page bound, the page's @page template)
         self.models: dict[tuple[str, str], list[tuple[Bound, str | None]]] = {}
