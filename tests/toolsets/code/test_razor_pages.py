@@ -30,6 +30,9 @@ FILES = {
     # an Index page is its folder's path; handlers of every verb, named ones (?handler=Name) on the same path
     "Web/Pages/Index.cshtml": "@page\n@model IndexModel\n<h1>Shop</h1>\n",
     "Web/Pages/Index.cshtml.cs": _model("Shop.Web.Pages", "IndexModel", "OnGetAsync", "OnPostAddToCartAsync"),
+    # the same simple name one namespace in: the page's own namespace's class is its model (C# looks inward first)
+    "Web/Pages/Basket/Index.cshtml": '@page "{handler?}"\n@model IndexModel\n<h1>Basket</h1>\n',
+    "Web/Pages/Basket/Index.cshtml.cs": _model("Shop.Web.Pages.Basket", "IndexModel", "OnGet", "OnPostUpdate"),
     # a relative template is appended to the page's path; a helper that is no handler serves nothing
     "Web/Pages/Orders/Edit.cshtml": '@page "{id:int}"\n@model Shop.Web.Pages.Orders.EditModel\n<form></form>\n',
     "Web/Pages/Orders/Edit.cshtml.cs": _model("Shop.Web.Pages.Orders", "EditModel", "OnGet", "OnPostDelete",
@@ -86,6 +89,9 @@ def test_razor_pages_are_routed_by_their_place_and_handled_by_their_models_handl
     assert _routes(nodes) == {
         ("Web", "GET /", "Shop.Web.Pages.IndexModel.OnGetAsync", f"{pages}/Index.cshtml.cs"),
         ("Web", "POST /", "Shop.Web.Pages.IndexModel.OnPostAddToCartAsync", f"{pages}/Index.cshtml.cs"),
+        ("Web", "GET /Basket/{handler}", "Shop.Web.Pages.Basket.IndexModel.OnGet", f"{pages}/Basket/Index.cshtml.cs"),
+        ("Web", "POST /Basket/{handler}", "Shop.Web.Pages.Basket.IndexModel.OnPostUpdate",
+         f"{pages}/Basket/Index.cshtml.cs"),
         ("Web", "GET /Orders/Edit/{id}", "Shop.Web.Pages.Orders.EditModel.OnGet", f"{pages}/Orders/Edit.cshtml.cs"),
         ("Web", "POST /Orders/Edit/{id}", "Shop.Web.Pages.Orders.EditModel.OnPostDelete",
          f"{pages}/Orders/Edit.cshtml.cs"),

@@ -280,9 +280,9 @@ class _RazorPages:
     """The routes of routable Razor files. A Blazor component (``.razor``) serves ``GET`` at each of its ``@page
     "/template"`` directives, handled by the component. A Razor Page (``.cshtml`` with ``@page``) is served at
     `page_path` by the handler methods of its ``@model`` class (``OnGet``, ``OnPostAsync``, ``OnPostCheckOutAsync``:
-    one route per method, of its verb), found among the classes of the page's own module that the page's name of
-    the model can mean; a page with no model, or whose model has no handler method, serves ``GET`` itself (ASP.NET
-    renders it). A model class two pages name serves both pages' routes. Pages are HTTP routes only in a service
+    one route per method, of its verb), found among the classes of the page's own module as C# finds the name (the
+    innermost enclosing namespace first: ``Pages.Basket``'s ``IndexModel`` hides ``Pages``'; two at one depth:
+    none); a page with no model, or whose model has no handler method, serves ``GET`` itself (ASP.NET renders it). A model class two pages name serves both pages' routes. Pages are HTTP routes only in a service
     that serves them: one calling ``MapRazorPages()`` (``UseMvc()`` before ASP.NET Core 3) for Razor Pages,
     ``MapRazorComponents<T>()`` or ``MapBlazorHub()`` for components (a WebAssembly or MAUI Blazor Hybrid app's
     ``@page`` is navigation inside the app, not a request to a server)."""
@@ -304,16 +304,26 @@ class _RazorPages:
             model = bound.facts.extra.get("razor_model")
             if not model or not self.served(bound, ".cshtml"):
                 continue
-            simple = re.sub(r"<.*", "", model).rsplit(".", 1)[-1]
-            for owner in classes.get((bound.ctx.module, simple), []):
-                for sym in owner.facts.symbols:
-                    if sym.kind == "class" and sym.name == simple and \
-                            names_class(bound.facts, re.sub(r"<.*", "", model), owner.facts.package):
-                        for _, template in bound.facts.extra["razor_pages"][:1]:
-                            self.models.setdefault((owner.path, sym.key), []).append((bound, template))
-                        if any(_PAGE_HANDLER.fullmatch(owner.facts.symbols[m].name)
-                               for m in owner.members(sym.key) if owner.facts.symbols[m].kind == "method"):
-                            self._served.add(bound.path)
+            written = re.sub(r"<.*", "", model)
+            simple = written.rsplit(".", 1)[-1]
+            found = [(owner, sym) for owner in dict.fromkeys(classes.get((bound.ctx.module, simple), []))
+                     for sym in owner.facts.symbols if sym.kind == "class" and sym.name == simple
+                     and names_class(bound.facts, written, owner.facts.package)]
+            # C# looks a simple name up from the innermost enclosing namespace outward, then the usings: the
+            # page's own namespace's class hides an outer one; two at the same depth: not known, no model
+            page = bound.facts.package
+            depth = {id(sym): len(owner.facts.package) if page == owner.facts.package or
+                     page.startswith(owner.facts.package + ".") else -1 for owner, sym in found}
+            best = max(depth.values(), default=None)
+            nearest = [(owner, sym) for owner, sym in found if depth[id(sym)] == best]
+            if len(nearest) != 1:
+                continue
+            owner, sym = nearest[0]
+            for _, template in bound.facts.extra["razor_pages"][:1]:
+                self.models.setdefault((owner.path, sym.key), []).append((bound, template))
+            if any(_PAGE_HANDLER.fullmatch(owner.facts.symbols[m].name)
+                   for m in owner.members(sym.key) if owner.facts.symbols[m].kind == "method"):
+                self._served.add(bound.path)
 
     def served(self, bound: Bound, suffix: str) -> bool:
         """Whether ``bound`` is a page of kind ``suffix`` of a service that serves such pages."""
