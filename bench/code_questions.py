@@ -1102,6 +1102,57 @@ PLANS = {
     "ft-30": lambda a: search_everywhere(a, "authorize the payment of an order"),
     "ft-31": lambda a: search_everywhere(a, "validate that a consumer may place an order"),
     "ft-32": lambda a: search_everywhere(a, "choose a courier for a delivery"),
+
+    # wild-workouts (ThreeDotsLabs/wild-workouts-go-ddd-example, thirteenth blind set, session 7): written from the
+    # questions' words and SKILL.md after the key's commit, before any run; services as SKILL.md names them (the last
+    # element of each go.mod's module path: trainer, trainings, users; the Vue front end by its package.json name,
+    # wild-workouts)
+    "ww-01": lambda a: callers_of_route(a, "trainer.TrainerService/ScheduleTraining", 2, "trainer"),
+    "ww-02": lambda a: {"nodes": a.upstream(a.route_named("users", "UpdateTrainingBalance"), 2)},
+    "ww-03": lambda a: callers_of_route(a, "DELETE /api/trainings/{trainingUUID}", 2, "trainings"),
+    "ww-04": lambda a: callers_of_route(a, "GET /api/trainer/calendar", 2, "trainer"),
+    "ww-05": lambda a: callers_of_route(a, "users.UsersService/GetTrainingBalance", 2, "users"),
+    "ww-06": lambda a: callers_of(a, "CancelBalanceDelta", "trainings"),
+    "ww-07": lambda a: callers_of_every(a, "UpdateHour"),
+    "ww-08": lambda a: {"paths": [downstream(a, (top_symbols(a, "schedule training", "wild-workouts")["nodes"]
+                                                 or [None])[0], 8)]},
+    "ww-09": lambda a: {"paths": [downstream(a, route_where(a, "trainings", "DELETE", "/trainings"), 6)]},
+    "ww-10": lambda a: {"paths": [downstream(a, a.route_named("trainings", "approve"), 6)]},
+    "ww-11": lambda a: {"paths": [downstream(a, (top_symbols(a, "set schedule make hours available",
+                                                             "wild-workouts")["nodes"] or [None])[0], 8)]},
+    "ww-12": lambda a: callers_of_route(a, "trainer.TrainerService/ScheduleTraining", 4, "trainer"),
+    "ww-13": lambda a: callers_of_route(a, "users.UsersService/UpdateTrainingBalance", 4, "users"),
+    "ww-14": lambda a: callers_of_route(a, "PUT /api/trainings/{trainingUUID}/request-reschedule", 4, "trainings"),
+    "ww-15": lambda a: callers_of_route(a, "GET /api/users/current", 4, "users"),
+    "ww-16": lambda a: calls_from(a, "trainings"),
+    "ww-17": lambda a: {"pairs": [(x.source, x.target) for x in a("service_map").links if x.match == "cross_service"]},
+    "ww-18": leaves,
+    "ww-19": lambda a: calls_to(a, "trainer"),
+    "ww-20": lambda a: {"routes": [r for r in a.routes("trainings") if not r.startswith("grpc ")]},
+    "ww-21": lambda a: {"routes": a.routes("trainer", framework="grpc")},
+    "ww-22": lambda a: {"routes": served_endpoints(a, "users")},
+    "ww-23": lambda a: config_of_clients(a, "trainings", target_service="trainer", client_kind="grpc"),
+    "ww-24": lambda a: {**config_of_clients(a, "wild-workouts", target_service="trainings"),
+                        **describe_named(a, "wild-workouts", "microservice")},
+    "ww-25": lambda a: service_config_and_code(a, "trainer", "choose to run the HTTP or the gRPC server"),
+    "ww-26": lambda a: {**config_of_clients(a, "users", client_kind="grpc"),
+                        **describe_named(a, "users", "microservice")},
+    "ww-27": lambda a: {"found": calls_from(a, "trainer")["pairs"]},
+    "ww-28": lambda a: no_callers(a, "trainer.TrainerService/IsHourAvailable", "trainer"),
+    "ww-29": lambda a: {"found": [1] * (a.total("producer")
+                                        + a.total("route", framework=[
+                                            "micronaut_kafka", "micronaut_rabbit", "smallrye_messaging", "spring_kafka",
+                                            "spring_rabbit", "spring_jms", "spring_cloud_stream", "sarama", "kafka_go",
+                                            "confluent_kafka", "kafka_python", "aiokafka", "kafkajs", "node_rdkafka",
+                                            "kafka_clients", "confluent_kafka_dotnet", "pika", "amqp_go", "amqplib",
+                                            "rabbitmq_client", "ruby_kafka", "rdkafka", "racecar", "bunny",
+                                            "sneakers", "event_bus", "masstransit", "nservicebus"]))},
+    "ww-30": lambda a: no_callers(a, "trainer.TrainerService/MakeHourAvailable", "trainer"),
+    "ww-31": lambda a: {"found": a.routes("users", http_method="DELETE")},
+    "ww-32": lambda a: top_symbols(a, "mark hour as booked", "trainer"),
+    "ww-33": lambda a: top_symbols(a, "trainings an attendee gets back when a training is cancelled", "trainings"),
+    "ww-34": lambda a: search_everywhere(a, "check the token of incoming HTTP requests"),
+    "ww-35": lambda a: top_symbols(a, "training balance stored and changed", "users"),
 }
 
 
