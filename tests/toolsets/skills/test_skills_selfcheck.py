@@ -246,12 +246,29 @@ def test_a_calibration_that_fails_leaves_the_import_answered_as_written(runtime,
     monkeypatch.setattr(selfcheck, "library_shift", broken)
     out = run(runtime, "import_skills", format="intents", path=str(path))
     assert out.created == 2
-    assert "its own calibration failed (MemoryError: cannot allocate)" in caplog.text
+    assert "its own calibration ran out of memory" in caplog.text
     assert out.calibration.shift is None and out.calibration.fresh is False
-    assert "its own calibration failed (MemoryError: cannot allocate)" in out.calibration.how
+    assert "its own calibration ran out of memory; the skills are written" in out.calibration.how
+    assert "MemoryError" not in out.calibration.how
     assert "the shipped bias decides until the next import or reindex" in out.calibration.how
     library = SkillLibrary(runtime, "default")
     assert "not recorded since the last import or reindex" in library.self_shift(library.store())[1]
+
+
+def test_a_calibration_that_breaks_says_so_in_words_and_logs_the_cause(runtime, tmp_path, monkeypatch, caplog):
+    """Any other failure of the calibration is told in words (never an exception's name) and its cause logged."""
+    path = _intents(tmp_path / "intents.jsonl", {"card_arrival": ["where is my card", "my card has not come"],
+                                                 "exchange_rate": ["what is the exchange rate", "rate for euros"]})
+
+    def broken(*args, **kwargs):
+        raise KeyError("shift")
+
+    monkeypatch.setattr(selfcheck, "library_shift", broken)
+    out = run(runtime, "import_skills", format="intents", path=str(path))
+    assert out.created == 2
+    assert out.calibration.how.startswith("its own calibration could not be computed (an internal error, logged")
+    assert "KeyError" not in out.calibration.how and "'shift'" not in out.calibration.how
+    assert "KeyError: 'shift'" in caplog.text  # the traceback is in the server's log
 
 
 def test_import_and_reindex_answers_say_what_calibration_the_library_has(runtime, tmp_path):
