@@ -553,6 +553,23 @@ def _best(margins: dict[Setting, float]) -> Setting:
     return max(margins, key=lambda s: (round(margins[s], 6), -s[0], -s[1]))
 
 
+def cross_validated_level(tables: dict[str, Table], sims: dict[str, list[Sim | None]], settings: Sequence[Setting]
+                          ) -> tuple[dict[str, np.ndarray], list[Setting]]:
+    """Each fold's decision values at the setting of ``settings`` chosen on the other four (the shipped network),
+    and the setting chosen for each fold."""
+    net = Net.shipped()
+    answers = {name: np.zeros(len(tables[name].fold)) for name in TARGETS}
+    chosen = []
+    for k in range(5):
+        others = [f for f in range(5) if f != k]
+        fold_chosen = _best({st: level_margin(tables, sims, st, others) for st in settings})
+        chosen.append(fold_chosen)
+        for name in TARGETS:
+            rows = tables[name].fold == k
+            answers[name][rows] = with_shifts(tables[name], net, shifts_of(sims[name], fold_chosen))[rows]
+    return answers, chosen
+
+
 def fit_level(tables: dict[str, Table], sims: dict[str, list[Sim | None]], small: tuple[Table, list[Sim | None]],
               log: Callable[[str], None] = print) -> Setting:
     """``selfcheck.PARAPHRASES_OUT`` and ``selfcheck.NULL_LEVEL``: the setting at the largest smallest margin
@@ -580,13 +597,8 @@ def fit_level(tables: dict[str, Table], sims: dict[str, list[Sim | None]], small
         extra = f", oos_train null {t.rates(values, generic_only=True)[1]:.3f}" if name == "clinc" else ""
         log(f"  {name} folds: shifts {', '.join(f'{x:+.2f}' for x in shifts)}; in-scope {inside:.3f}, null "
             f"{null:.3f}{extra}")
-    answers = {name: np.zeros(len(tables[name].fold)) for name in TARGETS}
-    for k in range(5):
-        others = [f for f in range(5) if f != k]
-        fold_chosen = _best({st: level_margin(tables, sims, st, others) for st in SETTINGS})
-        for name in TARGETS:
-            rows = tables[name].fold == k
-            answers[name][rows] = with_shifts(tables[name], net, shifts_of(sims[name], fold_chosen))[rows]
+    answers, chosen_by_fold = cross_validated_level(tables, sims, SETTINGS)
+    for k, fold_chosen in enumerate(chosen_by_fold):
         log(f"  fold {k} judged at the setting chosen on the other four (the network: the shipped one): "
             f"{fold_chosen[0]} out, level {fold_chosen[1]:.2f}")
     for name in TARGETS:
@@ -594,6 +606,16 @@ def fit_level(tables: dict[str, Table], sims: dict[str, list[Sim | None]], small
         inside, null = t.rates(answers[name])
         extra = f", oos_train null {t.rates(answers[name], generic_only=True)[1]:.3f}" if name == "clinc" else ""
         log(f"  cross-validated: {name} in-scope {inside:.3f}, null {null:.3f}{extra}")
+    for n in PARAPHRASES:
+        answers, chosen_by_fold = cross_validated_level(tables, sims, [st for st in SETTINGS if st[0] == n])
+        parts = []
+        for name in TARGETS:
+            inside, null = tables[name].rates(answers[name])
+            extra = f", oos_train null {tables[name].rates(answers[name], generic_only=True)[1]:.3f}" \
+                if name == "clinc" else ""
+            parts.append(f"{name} {inside:.3f} / null {null:.3f}{extra}")
+        log(f"  {n} out, each fold at the level chosen on the other four ("
+            + ", ".join(f"{c[1]:.2f}" for c in chosen_by_fold) + "): " + "; ".join(parts))
     t, small_sims = small
     shifts = shifts_of(small_sims, chosen)
     inside, null = t.rates(with_shifts(t, net, shifts))
