@@ -235,41 +235,33 @@ def test_an_import_stopped_while_calibrating_keeps_its_skills_and_the_same_file_
     assert library.handle.meta(library.store())[SELF_CALIBRATION]["fresh"] is True
 
 
-def test_a_calibration_that_fails_leaves_the_import_answered_as_written(runtime, tmp_path, monkeypatch, caplog):
+@pytest.mark.parametrize("error, said, logged", [
+    (MemoryError("cannot allocate"), "its own calibration ran out of memory; the skills are written",
+     "its own calibration ran out of memory"),
+    (KeyError("shift"), "its own calibration could not be computed (an internal error, logged by the server); the "
+     "skills are written", "KeyError: 'shift'"),  # the cause, with its traceback, in the server's log only
+])
+def test_a_calibration_that_fails_leaves_the_import_answered_as_written(runtime, tmp_path, monkeypatch, caplog,
+                                                                         error, said, logged):
     """The skills are committed before the calibration runs: a failure there (a store error, memory) is logged
-    and leaves the shipped bias deciding; the import still answers what it wrote, never an error."""
+    and leaves the shipped bias deciding; the import still answers what it wrote, never an error, and says what
+    happened in words (never an exception's name)."""
     path = _intents(tmp_path / "intents.jsonl", {"card_arrival": ["where is my card", "my card has not come"],
                                                  "exchange_rate": ["what is the exchange rate", "rate for euros"]})
 
     def broken(*args, **kwargs):
-        raise MemoryError("cannot allocate")
+        raise error
 
     monkeypatch.setattr(selfcheck, "library_shift", broken)
     out = run(runtime, "import_skills", format="intents", path=str(path))
     assert out.created == 2
-    assert "its own calibration ran out of memory" in caplog.text
+    assert logged in caplog.text
     assert out.calibration.shift is None and out.calibration.fresh is False
-    assert "its own calibration ran out of memory; the skills are written" in out.calibration.how
-    assert "MemoryError" not in out.calibration.how
+    assert out.calibration.how.startswith(said)
+    assert type(error).__name__ not in out.calibration.how and str(error) not in out.calibration.how
     assert "the shipped bias decides until the next import or reindex" in out.calibration.how
     library = SkillLibrary(runtime, "default")
     assert "not recorded since the last import or reindex" in library.self_shift(library.store())[1]
-
-
-def test_a_calibration_that_breaks_says_so_in_words_and_logs_the_cause(runtime, tmp_path, monkeypatch, caplog):
-    """Any other failure of the calibration is told in words (never an exception's name) and its cause logged."""
-    path = _intents(tmp_path / "intents.jsonl", {"card_arrival": ["where is my card", "my card has not come"],
-                                                 "exchange_rate": ["what is the exchange rate", "rate for euros"]})
-
-    def broken(*args, **kwargs):
-        raise KeyError("shift")
-
-    monkeypatch.setattr(selfcheck, "library_shift", broken)
-    out = run(runtime, "import_skills", format="intents", path=str(path))
-    assert out.created == 2
-    assert out.calibration.how.startswith("its own calibration could not be computed (an internal error, logged")
-    assert "KeyError" not in out.calibration.how and "'shift'" not in out.calibration.how
-    assert "KeyError: 'shift'" in caplog.text  # the traceback is in the server's log
 
 
 def test_import_and_reindex_answers_say_what_calibration_the_library_has(runtime, tmp_path):
