@@ -13,6 +13,7 @@ from ..languages.folding import Folded, array_items, literal
 from ..languages.java.constants import JavaConstants, JavaFolder
 from ..languages.symbols import Bound
 from ..model import AnnotationFact, FileFacts, SymbolFact
+from ..services.discovery import stork_placeholders
 from ..services.settings import Values
 from .base import Project
 
@@ -93,7 +94,7 @@ class JavaFile:
     def settle(self, value: Folded) -> Folded:
         if "${" not in value.text:
             return value
-        text, missing = self.values.resolve(value.text)
+        text, missing = self.values.resolve(stork_placeholders(value.text, self.values))
         why = tuple(f"placeholder ${{{key}}} is not in the module's settings ({', '.join(self.values.files) or 'none'})"
                     for key in missing)
         return Folded(text, value.known and not missing, value.why + why)
