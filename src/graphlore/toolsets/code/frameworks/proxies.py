@@ -51,6 +51,7 @@ import yaml
 from ..languages import registry
 from ..languages.folding import Folded, choice, literal
 from ..languages.symbols import Bound
+from ..services.dotnet_config import loads_settings_json
 from ..services.endpoints import ANY, HTTP_METHODS, Forward, normalise_path
 from ..services.settings import Values
 from .base import Framework, Project, Reader
@@ -113,7 +114,7 @@ def _yarp_transform(transforms: Any, match_prefix: str, catch_all: bool) -> tupl
 
 def yarp_routes(path: str, text: str) -> Iterator[Route]:
     try:
-        data = json.loads(text)
+        data = loads_settings_json(text)
     except ValueError:
         return
     for _, route in _yarp(data, lambda route_id: _line(text, f'"{route_id}"')):
@@ -194,7 +195,7 @@ def yarp_overlaid(files: list[tuple[str, str]], environment: str | None) -> Iter
     for path, text in files:
         name = _SETTINGS.match(path.rsplit("/", 1)[-1])
         try:
-            data = json.loads(text)
+            data = loads_settings_json(text)
         except ValueError:
             continue
         if name is not None:
@@ -239,7 +240,7 @@ def yarp_overlaid(files: list[tuple[str, str]], environment: str | None) -> Iter
 
 def ocelot_routes(path: str, text: str) -> Iterator[Route]:
     try:
-        data = json.loads(text)
+        data = loads_settings_json(text)
     except ValueError:
         return
     routes = (data.get("Routes") or data.get("ReRoutes")) if isinstance(data, dict) else None
