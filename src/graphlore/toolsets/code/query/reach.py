@@ -90,6 +90,36 @@ def _followed_through(props: dict) -> bool:
     return (props.get("through") or {}).get("match") in ("cross_service", "intra_service", "ambiguous", "no_route")
 
 
+def shown_hops(store: Store, path: list[Step]) -> list[Step]:
+    """A path as shown: a client's link through proxies (its ``via``) is walked as one call, and shown as the hops
+    the request takes (the client's link to the first proxy route, each proxy route's forward to the next, the
+    last one's to the route that serves it), in the order the path was walked."""
+    if not any(s.key == "HTTP_CALLS" and s.props.get("via") for s in path):
+        return path
+    out: list[Step] = []
+    for step in path:
+        if step.key != "HTTP_CALLS" or not step.props.get("via"):
+            out.append(step)
+            continue
+        client, served = (step.src, step.dst) if _walked_out(store, step) else (step.dst, step.src)
+        chain = [client, *step.props["via"], served]
+        stored = {(e.src, e.dst): e.props for e in store.edges_of(chain[:-1], direction="out",
+                                                                    types=["HTTP_CALLS"]).edges}
+        # the last proxy's hop is its forward; to a service (``no_route``) it is the link's own
+        stored[(chain[-2], served)] = stored.get((chain[-2], served), step.props)
+        if any((a, b) not in stored for a, b in zip(chain, chain[1:], strict=False)):
+            out.append(step)   # a hop no longer stored: the link as it is
+            continue
+        hops = [Step(a, b, "HTTP_CALLS", stored[(a, b)]) for a, b in zip(chain, chain[1:], strict=False)]
+        out += hops if step.src == client else [Step(h.dst, h.src, h.key, h.props) for h in reversed(hops)]
+    return out
+
+
+def _walked_out(store: Store, step: Step) -> bool:
+    """Whether a link step was walked as stored (from its client), not backwards."""
+    return any(e.dst == step.dst for e in store.edges_of([step.src], direction="out", types=["HTTP_CALLS"]).edges)
+
+
 def _between_callables(store: Store, edges: list) -> list:
     """The edges whose two ends are functions or methods (`NESTED_KEYS`)."""
     ends = {i for e in edges for i in (e.src, e.dst)}
@@ -176,7 +206,7 @@ def all_paths(store: Store, sources: list[str], targets: list[str], keys: tuple[
             if step.dst in on_path or paid + behind[step.dst] > depth:
                 continue
             heapq.heappush(queue, (paid + behind[step.dst], len(path) + 1, next(order), step.dst, (*path, step)))
-    return found[:most], len(found) > most
+    return [shown_hops(store, path) for path in found[:most]], len(found) > most
 
 
 def on_to_handler(store: Store, path: list[Step]) -> list[Step]:
@@ -205,7 +235,7 @@ def reach(store: Store, starts: list[str], keys: tuple[str, ...], direction: str
         while step is not None:
             path.append(step)
             step = found[step.src][1]
-        out[node] = (level, list(reversed(path)))
+        out[node] = (level, shown_hops(store, list(reversed(path))))
     return out, len(left_out)
 
 
