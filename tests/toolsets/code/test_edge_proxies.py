@@ -148,7 +148,7 @@ def test_a_traefik_file_provider_mounted_through_compose_configs(tmp_path: Path)
 
 def test_what_is_no_edge_proxy_of_the_project_stays_out(tmp_path: Path):
     """A static-file nginx (no configuration of its own) and a proxy on a named volume are no services; a proxy
-    image whose configuration language is not read is one, with no routes; a configuration folder inside a
+    whose configuration declares no route (an HAProxy backend no frontend uses) is one, with no routes; a configuration folder inside a
     service's folder that a proxy container mounts is the proxy's, not the service's."""
     write_tree(tmp_path, {**ORDERS_SERVICE,
                           "docs/Dockerfile": "FROM nginx:1.27\nCOPY html /usr/share/nginx/html\n",
@@ -162,7 +162,7 @@ def test_what_is_no_edge_proxy_of_the_project_stays_out(tmp_path: Path):
                                                 "  orders:\n    build: ./orders\nvolumes:\n  cache: {}\n"})
     services, routes, _ = _edge(tmp_path)
     assert "docs" not in services and "cache" not in services
-    assert "lb" in services   # HAProxy's configuration is not read: a service with no routes
+    assert "lb" in services   # a backend no frontend uses: a service with no routes
     assert {(r["microservice"], label) for label, r in routes.items()} == {("side", "ANY /api/orders/**")}
 
 
@@ -207,6 +207,8 @@ def test_a_call_through_the_proxy_container_is_one_path_and_the_proxy_lists_its_
         reached = {hit.node.label for hit in impact.results}
         assert "client.load_order" in reached   # the blast radius crosses the proxy
         assert "cart.load_cart" not in reached   # ... by each request's own way: /carts/ is no route of orders
+        onward = {hit.node.label for hit in call("impact", id=start, direction="out", depth=2).results}
+        assert {"ANY /api/**", "GET /orders/{order_id}"} <= onward   # the proxy route it goes through too
         cart = call("paths", from_id=call("resolve", identifier="load_cart").node.id,
                     to_id=call("find", kind="microservice", filter={"name": "orders"}).results[0].id)
         assert [(h.edge, h.target.label, h.props.get("match")) for h in cart.paths[0].hops][-2:] == [

@@ -55,6 +55,8 @@ from ..services.dotnet_config import loads_settings_json
 from ..services.endpoints import ANY, HTTP_METHODS, Forward, normalise_path
 from ..services.settings import Values
 from .base import Framework, Project, Reader
+from .caddy import caddy_routes
+from .haproxy import haproxy_routes
 from .nginx import ConfigRoute, config_routes
 
 #: (line, method, route pattern, what it forwards to (its target None when not known), problem or None, flavor)
@@ -581,7 +583,11 @@ def ingress_routes(path: str, text: str) -> Iterator[Route]:
 def routes(path: str, text: str) -> Iterator[Route]:
     """The proxy routes one configuration file declares (by its name: `layout.walk.PROXY_FILE`)."""
     name = path.rsplit("/", 1)[-1]
-    if name.startswith("appsettings"):
+    if name.endswith(".cfg"):   # HAProxy's, by any name its container runs it with
+        yield from haproxy_routes(path, text)
+    elif name.startswith("Caddyfile") or name.endswith((".caddyfile", ".caddy")):
+        yield from caddy_routes(path, text)
+    elif name.startswith("appsettings"):
         yield from yarp_routes(path, text)
     elif name.startswith("ocelot"):
         yield from ocelot_routes(path, text)

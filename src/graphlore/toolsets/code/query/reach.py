@@ -236,6 +236,10 @@ def reach(store: Store, starts: list[str], keys: tuple[str, ...], direction: str
             path.append(step)
             step = found[step.src][1]
         out[node] = (level, shown_hops(store, list(reversed(path))))
+    for level, path in list(out.values()):   # the proxy routes a link went through are reached too
+        for index, step in enumerate(path[:-1]):
+            if step.dst not in out and step.dst not in found:
+                out[step.dst] = (level, path[:index + 1])
     return out, len(left_out)
 
 
