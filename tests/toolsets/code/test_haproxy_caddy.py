@@ -62,6 +62,27 @@ def test_haproxy_frontend_rules_backends_and_listen_sections():
     ]
 
 
+def test_haproxy_alternatives_and_a_regsub_set_path():
+    text = """frontend front
+    acl legacy path_beg -i /airports
+    use_backend grafana if { path /grafana } or { path_beg /grafana/ }
+    use_backend airports if legacy || { path_beg /v1/airports }
+    use_backend airports if !legacy
+backend grafana
+    http-request set-path %[path,regsub(^/grafana/?,/)]
+    server g grafana:3000
+backend airports
+    server a airports:8080 check resolvers docker_resolver
+"""
+    assert _shown(haproxy_routes("haproxy.cfg", text)) == [
+        (3, "/grafana", "http://grafana:3000", ["/grafana", "/"], None),
+        (3, "/grafana/**", "http://grafana:3000", ["/grafana", "/"], None),
+        (4, "/airports/**", "http://airports:8080", None, None),
+        (4, "/v1/airports/**", "http://airports:8080", None, None),
+        (5, "/**", None, None, "its condition '!legacy' is not read"),
+    ]
+
+
 CADDYFILE = """{
     email admin@example.com
 }

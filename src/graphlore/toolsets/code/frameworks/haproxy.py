@@ -4,15 +4,17 @@ servers) is a route forwarding to the backend's servers (`services.endpoints.For
 to the target's routes, as any gateway's).
 
 **Paths.** A rule's condition names ACLs (``acl api path_beg /api``, ANDed when several are listed) or writes
-one inline (``if { path_beg /api }``): ``path_beg /p`` is every path under ``/p`` (``/p/**``, one route per
-value), ``path /p`` that path only; a ``hdr(host)``/``hdr_dom(host)`` ACL names a host, not part of the route.
-Any other condition (``path_reg``, ``path_end``, a negation ``!``, ``||``/``or``, another criterion) is not read:
+one inline (``if { path_beg /api }``), alternatives joined by ``or``/``||``: ``path_beg /p`` is every path under
+``/p`` (``/p/**``, one route per value), ``path /p`` that path only; a ``hdr(host)``/``hdr_dom(host)`` ACL names a
+host, not part of the route. Any other condition (``path_reg``, ``path_end``, a negation ``!``, another
+criterion) is not read:
 the route (``/**``) says so and forwards to a target not known (never guessed). ``default_backend`` is ``/**``.
 Any method.
 
 **Where to.** A backend's ``server name host:port`` lines (several hosts: one of them); ``"${VAR}"`` in an
 address is an environment variable, settled with the environment the deployment gives the service. A backend's
-``http-request replace-path ^/p(/.*)? \\1`` (or ``^/p/(.*) /\\1``) strips the prefix ``/p``; any other
+``http-request replace-path ^/p(/.*)? \\1`` (or ``^/p/(.*) /\\1``) and ``http-request set-path
+%[path,regsub(^/p/?,/)]`` strip the prefix ``/p``; any other
 ``set-path``/``replace-path``/``replace-uri``/``reqrep`` is not read (the route says so).
 """
 
@@ -32,6 +34,8 @@ _SECTIONS = ("global", "defaults", "frontend", "backend", "listen", "resolvers",
 _ENV = re.compile(r"\$\{(\w+)\}")
 _STRIP = (re.compile(r"^\^?(/[\w./-]*?)/?\(/\.\*\)\??\$?$"), re.compile(r"^\^?(/[\w./-]*?)/\(\.\*\)\$?$"))
 _REWRITES = ("set-path", "replace-path", "replace-uri", "set-uri")
+#: ``http-request set-path %[path,regsub(^/api/?,/)]``: the prefix ``/api`` stripped
+_REGSUB = re.compile(r"^%\[path,regsub\(\^(/[\w./-]*?)/?\??,/\)\]$")
 
 
 @dataclass
@@ -74,7 +78,12 @@ def _backend(section: _Section) -> tuple[Folded | None, tuple[str, str] | None, 
         if words[0] in ("http-request", "reqrep", "reqirep") and (words[0] != "http-request" or (
                 len(words) > 1 and words[1] in _REWRITES)):
             args = words[2:] if words[0] == "http-request" else words[1:]
-            stripped = _strip(args) if words[0] == "http-request" and words[1] == "replace-path" else None
+            stripped = None
+            if words[0] == "http-request" and words[1] == "replace-path":
+                stripped = _strip(args)
+            elif words[0] == "http-request" and words[1] == "set-path" and args:
+                found = _REGSUB.match(args[0])
+                stripped = normalise_path(found.group(1)) if found else None
             if stripped is not None:
                 rewrite = (stripped, "/")
             else:
@@ -98,28 +107,55 @@ def _strip(args: list[str]) -> str | None:
 _HOSTS = frozenset({"hdr(host)", "hdr_dom(host)", "hdr_beg(host)", "hdr_end(host)", "req.hdr(host)"})
 
 
+def _terms(words: list[str]) -> list[list[str]] | None:
+    """A condition as alternatives (``or``/``||``), each a list of terms ANDed: an ACL name or an inline
+    ``{ criterion values }``; None for a negation (not read)."""
+    alternatives: list[list[str]] = [[]]
+    index = 0
+    while index < len(words):
+        word = words[index]
+        if word in ("or", "||"):
+            alternatives.append([])
+        elif word.startswith("!"):
+            return None
+        elif word == "{":
+            close = words.index("}", index) if "}" in words[index:] else len(words)
+            alternatives[-1].append(" ".join(words[index:close + 1]))
+            index = close
+        else:
+            alternatives[-1].append(word)
+        index += 1
+    return alternatives
+
+
 def _condition(words: list[str], acls: dict[str, list[tuple[str, list[str]]]]) -> tuple[list[str], str | None]:
-    """(paths, problem) of a rule's condition: the route patterns it matches, or why it is not read. The ACLs
-    a rule lists are ANDed; the lines of one ACL name are ORed (as HAProxy does)."""
+    """(paths, problem) of a rule's condition: the route patterns it matches, or why it is not read. The terms
+    of an alternative are ANDed, alternatives (``or``) and the lines of one ACL name ORed, as HAProxy does."""
     inline = " ".join(words)
     unread = ["/**"], f"its condition '{inline}' is not read"
-    if inline.startswith("{") and inline.endswith("}"):
-        inner = inline[1:-1].split()
-        groups = [[(inner[0], inner[1:])]] if inner else []
-    elif any(w in ("||", "or") or w.startswith("!") or w not in acls for w in words):
+    alternatives = _terms(words)
+    if alternatives is None:
         return unread
-    else:
-        groups = [acls[w] for w in words]
-    paths: list[str] | None = None
-    for group in groups:
-        if all(criterion in _HOSTS for criterion, _ in group):
-            continue   # a host: not part of the route
-        if paths is not None or not all(c in ("path_beg", "path") and [v for v in vs if not v.startswith("-")]
-                                        for c, vs in group):
-            return unread
-        paths = [v.rstrip("/") + "/**" if c == "path_beg" else v
-                 for c, vs in group for v in vs if not v.startswith("-")]
-    return list(dict.fromkeys(paths or ["/**"])), None
+    out: list[str] = []
+    for terms in alternatives:
+        paths: list[str] | None = None
+        for term in terms:
+            if term.startswith("{"):
+                inner = term.strip("{} ").split()
+                group = [(inner[0], inner[1:])] if inner else []
+            elif term in acls:
+                group = acls[term]
+            else:
+                return unread
+            if group and all(criterion in _HOSTS for criterion, _ in group):
+                continue   # a host: not part of the route
+            if paths is not None or not group or not all(
+                    c in ("path_beg", "path") and [v for v in vs if not v.startswith("-")] for c, vs in group):
+                return unread
+            paths = [v.rstrip("/") + "/**" if c == "path_beg" else v
+                     for c, vs in group for v in vs if not v.startswith("-")]
+        out += paths or ["/**"]
+    return list(dict.fromkeys(out or ["/**"])), None
 
 
 def haproxy_routes(path: str, text: str) -> Iterator[Route]:
@@ -148,7 +184,7 @@ def haproxy_routes(path: str, text: str) -> Iterator[Route]:
                     paths, unread = ["/**"], None
                 for pattern in paths:
                     # a stripped prefix applies to the paths under it; the others pass unchanged
-                    applies = rewrite is not None and (pattern == "/**" or pattern.startswith(rewrite[0] + "/"))
+                    applies = rewrite is not None and (pattern in ("/**", rewrite[0]) or pattern.startswith(rewrite[0] + "/"))
                     forward = Forward(None if unread else target, 0, rewrite if applies else None,
                                       normalise_path(pattern))
                     yield number, ANY, pattern, forward, unread or problem, "haproxy"
