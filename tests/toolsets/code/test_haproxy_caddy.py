@@ -12,6 +12,7 @@ from graphlore.toolsets.code.frameworks.caddy import caddy_routes
 from graphlore.toolsets.code.frameworks.haproxy import haproxy_routes
 from graphlore.toolsets.code.index.graph import CodeGraph
 from graphlore.toolsets.code.languages.folding import plain
+from graphlore.toolsets.code.query.filters import FRAMEWORKS
 
 HAPROXY = """global
     maxconn 256
@@ -140,6 +141,10 @@ def order(order_id):
 
 ORDERS_SERVICE = {"orders/Dockerfile": "FROM python:3.12\n", "orders/requirements.txt": "flask\n",
                   "orders/app.py": ORDERS}
+
+
+def test_the_framework_filter_knows_them():
+    assert {"haproxy", "caddy"} <= set(FRAMEWORKS)
 
 
 def _links(root: Path, graph: CodeGraph | None = None) -> list[tuple[str, str, str, str]]:
