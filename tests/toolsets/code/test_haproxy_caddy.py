@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from helpers.code_tools import write_tree
+from helpers.code_tools import orders_service, write_tree
 
 from graphlore.toolsets.code.frameworks.caddy import caddy_routes
 from graphlore.toolsets.code.frameworks.haproxy import haproxy_routes
@@ -129,20 +129,6 @@ def test_caddy_reverse_proxies_with_their_matchers_and_handle_blocks():
     ]
 
 
-ORDERS = '''from flask import Flask
-
-app = Flask(__name__)
-
-
-@app.get("/orders/<order_id>")
-def order(order_id):
-    return {}
-'''
-
-ORDERS_SERVICE = {"orders/Dockerfile": "FROM python:3.12\n", "orders/requirements.txt": "flask\n",
-                  "orders/app.py": ORDERS}
-
-
 def test_the_framework_filter_knows_them():
     assert {"haproxy", "caddy"} <= set(FRAMEWORKS)
 
@@ -156,7 +142,7 @@ def _links(root: Path, graph: CodeGraph | None = None) -> list[tuple[str, str, s
 def test_a_haproxy_container_and_a_caddy_container_forward_to_the_service(tmp_path: Path):
     """Before: each was a service with no routes (their configuration was not read)."""
     write_tree(tmp_path, {
-        **ORDERS_SERVICE,
+        **orders_service(),
         "lb/Dockerfile": "FROM haproxy:2.9\nCOPY lb.cfg /usr/local/etc/haproxy/haproxy.cfg\n",
         "lb/lb.cfg": "frontend f\n    bind :80\n    use_backend orders if { path_beg /orders }\n"
                      "backend orders\n    server o orders:8000\n",
@@ -165,7 +151,9 @@ def test_a_haproxy_container_and_a_caddy_container_forward_to_the_service(tmp_pa
                               "      - ./edge/Caddyfile:/etc/caddy/Caddyfile\n  orders:\n    build: ./orders\n"})
     graph = CodeGraph.build(tmp_path)
     assert _links(tmp_path, graph) == [("edge", "caddy", "ANY /orders/**", "GET /orders/{order_id}"),
-                                       ("lb", "haproxy", "ANY /orders/**", "GET /orders/{order_id}")]
+                                       ("edge", "caddy", "ANY /orders/**", "POST /orders"),
+                                       ("lb", "haproxy", "ANY /orders/**", "GET /orders/{order_id}"),
+                                       ("lb", "haproxy", "ANY /orders/**", "POST /orders")]
     # ``lb.cfg`` is no configuration file by its name: its edit still moves the routes, as a full build gives
     (tmp_path / "lb/lb.cfg").write_text("frontend f\n    use_backend orders if { path_beg /shop }\n"
                                         "backend orders\n    server o orders:8000\n")
@@ -176,8 +164,9 @@ def test_a_haproxy_container_and_a_caddy_container_forward_to_the_service(tmp_pa
 
 def test_a_caddyfile_in_a_services_folder_is_its_gateway(tmp_path: Path):
     write_tree(tmp_path, {
-        **ORDERS_SERVICE,
+        **orders_service(),
         "web/package.json": '{"name": "web"}\n', "web/server.js": "const express = require('express');\n",
         "web/Caddyfile": "shop.example.com {\n    handle_path /api/* {\n        reverse_proxy orders:8000\n    }\n}\n",
         "docker-compose.yml": "services:\n  web:\n    build: ./web\n  orders:\n    build: ./orders\n"})
-    assert _links(tmp_path) == [("web", "caddy", "ANY /api/**", "GET /orders/{order_id}")]
+    assert _links(tmp_path) == [("web", "caddy", "ANY /api/**", "GET /orders/{order_id}"),
+                                ("web", "caddy", "ANY /api/**", "POST /orders")]

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from helpers.code_tools import write_tree
+
 from graphlore.toolsets.code.index.graph import CodeGraph
 
 FILES = {
@@ -151,10 +153,7 @@ def test_a_pages_handler_wrapped_in_a_call_is_the_files_route(tmp_path: Path):
                                "  if (req.method === 'GET') return res.json({});\n}\n\nexport default withAuth(me);\n",
         "web/pages/api/config.ts": "export default { runtime: 'edge' };\n",
     }
-    for rel, text in files.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(text)
-    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    nodes, _ = CodeGraph.build(write_tree(tmp_path, files)).snapshot()
     routes = {(n.props["label"], n.props["file"], n.props["line"]) for n in nodes.values() if n.kind == "route"}
     assert routes == {("ANY /api/auth/{nextauth}/**", "web/pages/api/auth/[...nextauth].ts", 4),
                       ("GET /api/me", "web/pages/api/me.ts", 7)}

@@ -7,26 +7,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from helpers.code_tools import write_tree
+from helpers.code_tools import orders_service, write_tree
 
 from graphlore.toolsets.code.index.graph import CodeGraph
 from graphlore.toolsets.code.languages.folding import literal
 from graphlore.toolsets.code.services.endpoints import Forward
-
-ORDERS = '''from flask import Flask
-
-app = Flask(__name__)
-
-
-@app.get("/orders/<order_id>")
-def order(order_id):
-    return {}
-
-
-@app.post("/orders")
-def create():
-    return {}
-'''
 
 WEB = '''import requests
 
@@ -42,7 +27,7 @@ def load_cart(cart_id):
 
 def _tree(root: Path, gateway_conf: str, web: str = WEB, extra: dict[str, str] | None = None) -> Path:
     return write_tree(root, {
-        "orders/Dockerfile": "FROM python:3.12\n", "orders/requirements.txt": "flask\n", "orders/app.py": ORDERS,
+        **orders_service(),
         "web/Dockerfile": "FROM python:3.12\n", "web/requirements.txt": "requests\n", "web/client.py": web,
         "gateway/Dockerfile": "FROM nginx:1.27-alpine\nCOPY nginx.conf /etc/nginx/nginx.conf\n",
         "gateway/nginx.conf": gateway_conf,

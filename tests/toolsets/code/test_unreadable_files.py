@@ -7,23 +7,13 @@ from pathlib import Path
 
 import pytest
 from helpers import backend
-from helpers.code_tools import run, write_tree
+from helpers.code_tools import orders_service, run, write_tree
 
 from graphlore.runtime import Runtime
 from graphlore.toolsets.code.frameworks.proxies import yarp_routes
 from graphlore.toolsets.code.index.graph import CodeGraph
 from graphlore.toolsets.code.query import render
 from graphlore.toolsets.code.services.unreadable import problem
-
-ORDERS = '''from flask import Flask
-
-app = Flask(__name__)
-
-
-@app.get("/orders/<order_id>")
-def order(order_id):
-    return {}
-'''
 
 
 @pytest.mark.parametrize(("name", "text", "why"), [
@@ -62,7 +52,7 @@ def test_a_yarp_file_with_comments_and_trailing_commas_is_read_as_dotnet_reads_i
 
 def _tree(root: Path) -> Path:
     return write_tree(root, {
-        "orders/Dockerfile": "FROM python:3.12\n", "orders/requirements.txt": "flask\n", "orders/app.py": ORDERS,
+        **orders_service(),
         "orders/openapi.yaml": "openapi: 3.0.0\npaths:\n  /orders: {get: {operationId: list\n",
         "docker-compose.yml": "services:\n  orders:\n    build: ./orders\n    environment:\n      - A=1\n      B: 2\n",
         "deploy/values.yaml": "replicas: 2\n"})
