@@ -1,5 +1,6 @@
 """Services a shared image runs: Compose services built from one generic image (``docker/app``) that pick their
-module by a ``working_dir`` inside a bind-mounted folder of the tree run that module, so it is a deployable
+module by a ``working_dir`` inside a bind-mounted folder of the tree, or by a build argument that names the image's
+``WORKDIR`` inside the copied build context, run that module, so it is a deployable
 service, reached by the unit's names and given its ``env_file`` values; a module no unit runs stays a library."""
 
 from __future__ import annotations
@@ -22,6 +23,11 @@ FILES = {
     "internal/ledger/main.go": MAIN,
     "internal/audit/go.mod": "module example.org/audit\n\ngo 1.22\n",
     "internal/audit/main.go": MAIN,
+    "internal/reports/go.mod": "module example.org/reports\n\ngo 1.22\n",
+    "internal/reports/main.go": MAIN,
+    "docker/app-prod/Dockerfile": "FROM golang:1.22 AS build\nARG SERVICE\nRUN mkdir /internal\n"
+                                  "COPY --chown=app . /internal\nWORKDIR /internal/$SERVICE\nRUN go build -o /app .\n"
+                                  "FROM gcr.io/distroless/base\nCOPY --from=build /app /app\nCMD [\"/app\"]\n",
     ".env": "PORT=3000\nLEDGER_ADDR=ledger-grpc:3000\n",
     "docker-compose.yml": """services:
   billing-http:
@@ -40,6 +46,12 @@ FILES = {
         source: ./internal/ledger
         target: /src
     working_dir: /src/
+  reports:
+    build:
+      context: ./internal
+      dockerfile: ../docker/app-prod/Dockerfile
+      args:
+        SERVICE: reports
   audit:
     build: docker/app
     volumes:
@@ -57,6 +69,7 @@ def test_a_unit_running_in_a_mounted_module_folder_deploys_that_module(tmp_path:
     assert deployable["billing"] and deployable["ledger"]
     assert not deployable["common"]      # a library no unit runs
     assert not deployable["audit"]       # a named volume is no folder of the tree
+    assert deployable["reports"]         # build.args SERVICE picks WORKDIR /internal/$SERVICE of COPY . /internal
     deployment = read_deployment(graph.layout, graph.root, list(graph.layout.deployment_files))
     assert "billing-http" in deployment.names["billing"] and "ledger-grpc" in deployment.names["ledger"]
     assert deployment.env["billing"]["LEDGER_ADDR"] == ["ledger-grpc:3000"]

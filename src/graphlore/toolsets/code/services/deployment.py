@@ -323,6 +323,12 @@ class Reader:
                 unit.images.append(interpolate(spec["image"]))
             if isinstance(spec.get("working_dir"), str):
                 unit.workdir = _mounted_folder(base, interpolate(spec["working_dir"]), spec.get("volumes"))
+            args = build.get("args") if isinstance(build, dict) else None
+            if unit.workdir is None and args and unit.dockerfile and unit.build is not None:
+                given = {str(k): interpolate(str(v)) for k, v in args.items() if v is not None} if isinstance(
+                    args, dict) else dict(str(a).partition("=")[::2] for a in args if "=" in str(a))
+                context = _folder(base, interpolate(build.get("context", ".")))
+                unit.workdir = _copied_folder(context, _read(self.root / unit.dockerfile), given)
             for source in ("container_name", "hostname"):
                 if isinstance(spec.get(source), str):
                     unit.names.append((interpolate(spec[source]), f"docker-compose {source}"))
@@ -480,6 +486,60 @@ def _mounted_folder(base: PurePosixPath, workdir: str, volumes: Any) -> str | No
             if best is None or len(target) > best[0]:
                 best = (len(target), _folder(base, host + "/" + workdir[len(target):].strip("/")))
     return best[1] if best is not None and not best[1].startswith("..") else None
+
+
+_ARG_REF = re.compile(r"\$\{(\w+)\}|\$(\w+)")
+
+
+def _copied_folder(context: str, dockerfile: str, args: dict[str, str]) -> str | None:
+    """The folder of the tree a generic image picks by a build argument the unit gives: a stage's final
+    ``WORKDIR`` written with that argument (``WORKDIR /internal/$SERVICE``, ``build.args: {SERVICE: trainer}``)
+    inside the container path a ``COPY``/``ADD`` of the build context puts it at (``COPY . /internal``). None when
+    no given argument picks the working directory, a value is not known, or no copy of the context holds it."""
+    values: dict[str, str] = {}
+    workdir, copies, picked = "/", [], False
+
+    def expand(word: str) -> str | None:
+        names = [m.group(1) or m.group(2) for m in _ARG_REF.finditer(word)]
+        if any(n not in values for n in names):
+            return None
+        return _ARG_REF.sub(lambda m: values[m.group(1) or m.group(2)], word)
+
+    def folder() -> str | None:
+        for source, target in reversed(copies) if picked else []:
+            if workdir.rstrip("/") == target or workdir.startswith(target.rstrip("/") + "/"):
+                inside = _folder(PurePosixPath("" if context == "." else context), source)
+                return _folder(PurePosixPath("" if inside == "." else inside), workdir[len(target):].strip("/") or ".")
+        return None
+
+    found = None
+    for line in re.sub(r"\\\s*\n", " ", dockerfile).splitlines():
+        words = line.strip().split()
+        op = words[0].upper() if words else ""
+        if op == "FROM":   # a stage (a build stage picks the module; the last stage may only copy its binary)
+            found = folder() or found
+            values, workdir, copies, picked = {}, "/", [], False
+        elif op == "ARG" and len(words) > 1:
+            name, _, default = words[1].partition("=")
+            if name in args or default:
+                values[name] = args.get(name, default.strip("\"'"))
+        elif op == "WORKDIR" and len(words) == 2:
+            expanded = expand(words[1])
+            if expanded is None:
+                workdir, picked = "/", False   # not known here: this stage picks nothing
+                continue
+            named = any((m.group(1) or m.group(2)) in args for m in _ARG_REF.finditer(words[1]))
+            picked = named or (picked and not expanded.startswith("/"))   # a relative WORKDIR keeps the pick
+            workdir = expanded if expanded.startswith("/") else f"{workdir.rstrip('/')}/{expanded}"
+        elif op in ("COPY", "ADD") and not any(w.startswith("--from") for w in words):   # not another stage's
+            plain = [w for w in words[1:] if not w.startswith("--")]
+            if len(plain) != 2:
+                continue
+            source, target = expand(plain[0]), expand(plain[1])
+            if source is not None and target is not None:
+                target = target if target.startswith("/") else f"{workdir.rstrip('/')}/{target}"
+                copies.append((source, target.rstrip("/") or "/"))
+    return folder() or found
 
 
 def _dockerfile_folder(context: str, dockerfile: str) -> str:
