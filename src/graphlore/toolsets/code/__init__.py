@@ -80,8 +80,10 @@ The map (packages by concern; a package imports only the packages above it)::
                                   deployment values); where a client's environment is set (config_from)
       app_config.py               the settings files a service's code reads (config.yml), Go env tag overrides
       dotnet_config.py            .NET settings describe shows: appsettings*.json, launch profiles, AppHost env
+      jndi_config.py              a Java web app's container settings (web.xml, context.xml) and JNDI reads
       aspire.py                   .NET Aspire AppHost resource names as the services' names
       identity.py                 every name a service goes by (folder, artifact, application name, deployments)
+      discovery.py                service discovery names in URLs (stork://, dns:///, Kubernetes DNS); Stork's addresses
       openapi_docs.py             OpenAPI documents' operations and base paths; the server generator a build configures
       deployment.py               what the project's deployment files say: Compose, Kubernetes, Helm, Skaffold,
                                   .env (service names, images, each service's environment, ports)
@@ -112,6 +114,7 @@ The map (packages by concern; a package imports only the packages above it)::
       apache_http.py              Apache HttpClient requests (new HttpGet(url) ...) as HTTP clients
       triggers.py                 TRIGGERS edges: XState events, passport callbacks (no call in the code)
       mediatr.py                  TRIGGERS edges of MediatR dispatch (Send -> the request's handler)
+      command_bus.py              TRIGGERS edges of Java command/query buses (executeCommand -> the type's handler)
       fastapi_depends.py          TRIGGERS edges: FastAPI Depends(fn) of a handler or dependency
       script_web.py               Express and NestJS routes, fetch and axios clients
       openapi_clients.py          generated OpenAPI clients (hey-api, openapi-typescript-codegen, openapi-fetch)

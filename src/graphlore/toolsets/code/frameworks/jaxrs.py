@@ -17,7 +17,8 @@ A method with ``@Path`` and no HTTP method is a sub-resource locator: not read. 
 **Clients.** A ``@RegisterRestClient`` interface calls each mapped method (inherited ones too) under its
 ``@Path``, at its base URL: ``baseUri``, else the configuration of its ``configKey`` (or its fully qualified
 name) in the module's settings: ``quarkus.rest-client.<key>.url`` (or ``.uri``), ``<key>/mp-rest/url`` (or
-``/mp-rest/uri``). A base URL found nowhere leaves the client unresolved, saying which keys were looked up.
+``/mp-rest/uri``); a ``stork://name`` URL is the addresses the settings give ``name`` (`services.discovery`). A
+base URL found nowhere leaves the client unresolved, saying which keys were looked up.
 The JAX-RS client API, in files that import it: ``client.target(url).path(p)....request().get()`` (``post``,
 ``put``, ``delete``, ``head``, ``options``, ``method("X")``; after ``async()``/``rx()`` too), the URL the
 ``target`` and each ``path`` joined, folded; a chain that starts at a ``WebTarget`` variable takes its
@@ -26,11 +27,13 @@ The JAX-RS client API, in files that import it: ``client.target(url).path(p)....
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from ..languages.folding import Folded, literal, plain, unknown
 from ..languages.symbols import Bound
 from ..model import AnnotationFact, CallFact, FileFacts
+from ..services.discovery import stork_url
 from ..services.endpoints import Item, join_paths
 from ..services.settings import Values
 from .base import Framework, Project, Reader, item
@@ -184,9 +187,13 @@ def _rest_client(jf: JavaFile, types: Types, index: int, anns, values: Values) -
     key = jf.fold(key_expr, sym.key).text if key_expr else jf.bound.fqns[index]
     raw, found_key, looked_up = _config_key(values, key)
     if raw is not None:
+        written_url = f"{found_key}={plain(raw)}"   # a value of several profiles: {a|b}
+        stork = stork_url(values, found_key)
+        if stork is not None:   # stork://name: the addresses the settings give name, each a value
+            raw = stork[0]
+            written_url += "".join(f"; {k}" for k in stork[1])
         text, missing = values.resolve(raw)
         url = Folded(text, not missing, tuple(f"placeholder ${{{k}}} is not in the module's settings" for k in missing))
-        written_url = f"{found_key}={plain(raw)}"   # a value of several profiles: {a|b}
     elif base_uri:
         url, written_url = jf.fold(base_uri, sym.key), base_uri
     else:
@@ -215,7 +222,9 @@ def _rest_client(jf: JavaFile, types: Types, index: int, anns, values: Values) -
 def _client_calls(jf: JavaFile) -> Iterator[Item]:
     facts = jf.facts
     by_key = {sym.key: i for i, sym in enumerate(facts.symbols)}
-    made = {(c.owner, c.name, repr(c.receiver)): c for c in facts.calls}
+    made: dict[tuple[str, str, str], list[CallFact]] = {}
+    for one in facts.calls:
+        made.setdefault((one.owner, one.name, repr(one.receiver)), []).append(one)
     for call in facts.calls:
         chain = _chain(call.receiver)
         if call.name not in INVOKES or call.owner not in by_key or not chain or chain[-1][0] not in (
@@ -227,31 +236,13 @@ def _client_calls(jf: JavaFile) -> Iterator[Item]:
                 continue
         else:
             verb = call.name.upper()
-        class_key = call.owner.split("#", 1)[0]
-        pieces: list[Folded] = []
-        written: list[str] = []
-        base = chain[0]
-        if base[0] == "target":
-            target = made.get((call.owner, "target", repr(base[1])))
-        else:
-            target = _target_of(facts, call, base[1])
-        if target is None or not target.args:
+        parts = _web_target(jf, call.owner, call.receiver, call.line, made, 0)
+        if parts is None:
             url = unknown("the WebTarget's target(...) is not in the method or the field that holds it")
+            written: list[str] = []
         else:
-            url = jf.fold(target.args[0], class_key, target.owner, target.line)
-            written.append(target.args[0])
-        for name, receiver in chain[1:-1]:
-            if name != "path":
-                continue
-            one = made.get((call.owner, "path", repr(receiver)))
-            if one is None or not one.args:
-                continue
-            folded = jf.fold(one.args[0], class_key, call.owner, one.line)
-            pieces.append(folded if folded.text.startswith("/") else literal("/") + folded)
-            written.append(one.args[0])
+            url, written = parts
         path = url
-        for piece in pieces:
-            path = path + piece
         yield item(jf.bound, by_key[call.owner], "client", "jaxrs_client", call.line, http_method=verb, path=path,
                    written=" + ".join(written))
 
@@ -272,15 +263,57 @@ def _chain(receiver) -> list[tuple[str, object]]:
     return []
 
 
-def _target_of(facts: FileFacts, call: CallFact, var: object) -> CallFact | None:
-    """The ``target(...)`` a WebTarget variable holds: a local's, the one call in the method; a field's, its
-    initialiser's (a ``target(...)`` of the method is then another chain's, not the field's)."""
-    if var in facts.locals.get(call.owner, {}):
-        here = [c for c in facts.calls if c.owner == call.owner and c.name == "target" and c.line <= call.line]
-        return here[0] if len(here) == 1 else None
-    field = f"{call.owner.split('#', 1)[0]}#{var}"
-    initial = [c for c in facts.calls if c.owner == field and c.name == "target"]
-    return initial[0] if len(initial) == 1 else None
+def _web_target(jf: JavaFile, owner: str, tree, line: int, made: dict, depth: int
+                ) -> tuple[Folded, list[str]] | None:
+    """The URL a WebTarget expression (a call's receiver tree in ``owner``) stands for, and its parts as written:
+    its ``target(...)`` and every ``path(...)`` after it, through the locals and fields that hold a WebTarget
+    (assigned in the method, in a constructor or in the field's initialiser). None: no ``target(...)`` found."""
+    if depth > 6 or not tree:
+        return None
+    class_key = owner.split("#", 1)[0]
+    if tree[0] == "call":
+        inner, name = tree[1], tree[2]
+        same = made.get((owner, name, repr(inner)), [])
+        at_line = [c for c in same if c.line == line]   # two chains alike in one method: the one at this line
+        call = at_line[0] if len(at_line) == 1 else same[0] if len(same) == 1 else None
+        if name == "target":
+            if call is None or not call.args:
+                return None
+            return jf.fold(call.args[0], class_key, call.owner, call.line), [call.args[0]]
+        base = _web_target(jf, owner, inner, line, made, depth + 1)
+        if base is None or name != "path" or call is None or not call.args:
+            return base
+        folded = jf.fold(call.args[0], class_key, owner, call.line)
+        return base[0] + (folded if folded.text.startswith("/") else literal("/") + folded), [*base[1], call.args[0]]
+    if tree[0] == "name" or tree[0] == "field" and tree[1] == ["this"]:
+        var = tree[-1]
+        local = tree[0] == "name" and var in jf.facts.locals.get(owner, {})
+        holders = [owner] if local else [m for m in _members(jf.facts, class_key)]
+        names = (var,) if local else (f"this.{var}", var)
+        found = [(m, at, exprs) for m in holders for n in names
+                 for at, exprs in jf.facts.extra.get("assigns", {}).get(m, {}).get(n, [])
+                 if not local or at <= line]
+        if local:
+            found = found[-1:]
+        elif not found:   # the field's initialiser
+            found = [(f"{class_key}#{var}", c.line, [""]) for c in jf.facts.calls if c.owner == f"{class_key}#{var}"][:1]
+        out = []
+        for member, at, exprs in found:
+            last = re.search(r"\.\s*(\w+)\s*\([^()]*(?:\([^()]*\)[^()]*)*\)\s*$", exprs[0]) if exprs[0] else None
+            calls = [c for c in jf.facts.calls if c.owner == member and c.line == at and
+                     (last is None or c.name == last.group(1))]
+            trees = [["call", c.receiver, c.name, len(c.args)] for c in calls]
+            outer = [t for t in trees if not any(c.receiver == t for c in calls)]   # the chain's last call
+            if len(outer) == 1:
+                one = _web_target(jf, member, outer[0], at, made, depth + 1)
+                if one is not None:
+                    out.append(one)
+        return out[0] if len({o[0].text for o in out}) == 1 else None
+    return None
+
+
+def _members(facts: FileFacts, class_key: str) -> list[str]:
+    return [s.key for s in facts.symbols if s.parent == class_key and s.kind in ("constructor", "method")]
 
 
 FRAMEWORK = Framework("jaxrs", JVM_LANGUAGES, prepare, reads=JVM_LANGUAGES)

@@ -13,6 +13,7 @@ from ..languages.folding import Folded, array_items, literal
 from ..languages.java.constants import JavaConstants, JavaFolder
 from ..languages.symbols import Bound
 from ..model import AnnotationFact, FileFacts, SymbolFact
+from ..services.discovery import stork_placeholders
 from ..services.settings import Values
 from .base import Project
 
@@ -93,7 +94,7 @@ class JavaFile:
     def settle(self, value: Folded) -> Folded:
         if "${" not in value.text:
             return value
-        text, missing = self.values.resolve(value.text)
+        text, missing = self.values.resolve(stork_placeholders(value.text, self.values))
         why = tuple(f"placeholder ${{{key}}} is not in the module's settings ({', '.join(self.values.files) or 'none'})"
                     for key in missing)
         return Folded(text, value.known and not missing, value.why + why)
@@ -170,18 +171,45 @@ def inherited_mappings(types: Types, bound: Bound, index: int,
                        own: Callable[[Bound, int], list[tuple[str, AnnotationFact | None]]],
                        seen: frozenset[str] = frozenset()) -> list[Mapped]:
     """Every mapped method of a type (``own`` gives a method's (HTTP method, path annotation) pairs): its own,
-    then those of its supertypes, at any depth, that it does not map itself, filed at its method of that name."""
+    then those of its supertypes, at any depth, that it does not map itself, filed at its method that overrides
+    them. Overriding is by signature, not by name: ``findById(String)`` mapped here leaves the inherited
+    ``findById(Long)`` mapping in place (an overload is another method)."""
     facts = bound.facts
     key = f"{bound.path}:{index}"
     if key in seen or len(seen) > 8:
         return []
     methods = [i for i in bound.members(facts.symbols[index].key) if facts.symbols[i].kind == "method"]
-    by_name = {facts.symbols[i].name: i for i in methods}
     out = [Mapped(member, bound, member, verb, annotation) for member in methods for verb, annotation in own(bound, member)]
-    mapped_here = {facts.symbols[m.member].name for m in out}
+    mapped_here = {m.member for m in out}
     for super_bound, super_index in types.supers(bound, index):
         for found in inherited_mappings(types, super_bound, super_index, own, seen | {key}):
-            name = found.bound.facts.symbols[found.member].name
-            if name not in mapped_here:
-                out.append(Mapped(by_name.get(name), found.bound, found.member, found.verb, found.annotation))
+            overriding = [i for i in methods if overrides(facts.symbols[i], found.bound, found.member)]
+            if not any(i in mapped_here for i in overriding):
+                out.append(Mapped(overriding[0] if overriding else None, found.bound, found.member, found.verb,
+                                  found.annotation))
     return out
+
+
+#: a Java primitive, its box and Kotlin's name for it are one parameter type here (a Kotlin ``Long`` parameter
+#: implements a Java interface's ``long`` one)
+_NUMBERS = {"Integer": "int", "Int": "int", "Long": "long", "Short": "short", "Byte": "byte", "Double": "double",
+            "Float": "float", "Boolean": "boolean", "Character": "char", "Char": "char"}
+
+
+def _erased(written: str) -> str:
+    """A parameter type as the JVM compares it: generic arguments, package, Kotlin's ``?`` off; varargs an array;
+    a box as its primitive (`_NUMBERS`)."""
+    base = written.split("<", 1)[0].strip().rstrip("?").removesuffix("...").rsplit(".", 1)[-1]
+    return _NUMBERS.get(base, base) + ("[]" if written.endswith("...") else "")
+
+
+def overrides(method: SymbolFact, super_bound: Bound, super_member: int) -> bool:
+    """Whether ``method`` overrides the supertype's method: the same name and parameter types, a type parameter of
+    the supertype or of its method standing for any type (``create(T)`` is overridden by ``create(User)``)."""
+    upper = super_bound.facts.symbols[super_member]
+    if method.name != upper.name or len(method.params) != len(upper.params):
+        return False
+    owner = next((s for s in super_bound.facts.symbols if s.key == upper.parent), None)
+    variables = set(upper.type_params) | set(owner.type_params if owner is not None else ())
+    return all(_erased(theirs) in variables or _erased(mine) == _erased(theirs)
+               for (_, mine), (_, theirs) in zip(method.params, upper.params, strict=True))

@@ -1,6 +1,8 @@
 """MicroProfile Reactive Messaging (SmallRye: Quarkus, Helidon, Open Liberty), read from the facts of Java and
 Kotlin files: ``@Incoming("ch")`` methods consume, ``@Outgoing("ch")`` methods produce, and ``send`` calls on
-an ``Emitter`` field annotated ``@Channel("ch")`` produce.
+an ``Emitter`` field annotated ``@Channel("ch")`` produce (or the field a constructor assigns such a parameter to:
+``Svc(@Channel("ch") MutinyEmitter<T> emitter) { this.emitter = emitter; }``; a method reference
+``this.emitter::sendAndForget`` is a send).
 
 A channel is a topic through its configuration: ``mp.messaging.{incoming,outgoing}.<ch>.connector`` gives the
 broker (``smallrye-kafka``: kafka, ``smallrye-rabbitmq``: rabbit, ``smallrye-amqp``: amqp, ...), and ``topic``
@@ -12,10 +14,12 @@ whose connector differs by profile.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from ..languages.folding import Folded, expand, literal, plain
 from ..languages.symbols import Bound
+from ..model import FileFacts, SymbolFact
 from ..services.endpoints import Item
 from ..services.settings import Values
 from .base import Framework, Project, Reader, item
@@ -55,6 +59,9 @@ def prepare(files: list[Bound], project: Project) -> Reader:
             if "Channel" in anns and sym.kind == "field" and sym.type.split("<", 1)[0].rsplit(".", 1)[-1] in EMITTERS:
                 written = attr(anns["Channel"], "value") or ""
                 emitters[(sym.parent or "", sym.name)] = (written, jf.fold(written, sym.parent or ""))
+            if sym.kind == "constructor" and sym.parent and "Channel" in sym.signature:
+                for written, field in _injected_emitters(facts, sym):
+                    emitters[(sym.parent, field)] = (written, jf.fold(written, sym.parent))
         by_key = {sym.key: i for i, sym in enumerate(facts.symbols)}
         for call in facts.calls if emitters else ():
             receiver = call.receiver
@@ -68,6 +75,23 @@ def prepare(files: list[Bound], project: Project) -> Reader:
                 written, channel = found
                 yield _item(bound, by_key[call.owner], "producer", "outgoing", channel, values, written, call.line)
     return read
+
+
+#: a constructor parameter ``@Channel("ch") Emitter<T> name`` (other annotations around it too): (channel, type, name)
+CHANNEL_PARAM = re.compile(r"@(?:[\w.]+\.)?Channel\s*\(\s*(?:value\s*=\s*)?([^()]*?)\s*\)\s+"
+                           r"(?:@[\w.]+(?:\([^()]*\))?\s+)*(?:final\s+)?([\w.]+)(?:<[^()]*?>)?\s+(\w+)")
+
+
+def _injected_emitters(facts: FileFacts, ctor: SymbolFact) -> Iterator[tuple[str, str]]:
+    """(channel as written, the field the constructor assigns it to) of each emitter injected as a
+    constructor parameter annotated ``@Channel``."""
+    assigns = facts.extra.get("assigns", {}).get(ctor.key, {})
+    for written, type_, param in CHANNEL_PARAM.findall(ctor.signature):
+        if type_.rsplit(".", 1)[-1] not in EMITTERS:
+            continue
+        for target, entries in assigns.items():
+            if any(exprs == [param] for _, exprs in entries):
+                yield written, target.removeprefix("this.")
 
 
 def _item(bound: Bound, index: int, kind: str, direction: str, channel: Folded, values: Values, written: str,

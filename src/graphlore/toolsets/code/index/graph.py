@@ -51,6 +51,7 @@ from ..services.config_view import client_config, service_config
 from ..services.deployment import Deployment, read_deployment
 from ..services.dotnet_config import dotnet_config
 from ..services.identity import ServiceNames
+from ..services.jndi_config import jndi_config
 from ..services.links import link
 from ..services.settings import Values, module_values
 
@@ -192,7 +193,8 @@ class CodeGraph:
             deployment = with_aspire(deployment, layout, running)
             names = ServiceNames(layout, deployment)
             config = service_config(layout, settings, deployment, names)
-            for extra in (dotnet_config(layout, self.root, running), app_config(layout, self.root, running)):
+            for extra in (dotnet_config(layout, self.root, running), app_config(layout, self.root, running),
+                          jndi_config(layout, self.root, running)):
                 for service, lines in extra.items():
                     config[service] = list(dict.fromkeys(config.get(service, []) + lines))
             for node in self.layout_nodes:

@@ -36,6 +36,8 @@ NGINX_FILE = re.compile(r"^(?:nginx\.conf|[\w.-]+\.conf)(?:\.template)?$")
 #: a Next.js app's configuration: its ``basePath`` prefixes every route (`services.settings.next_base_path`)
 #: a war's deployment descriptors (`services.webapp`), in its ``WEB-INF`` folder
 WEB_INF_FILES = ("web.xml", "jboss-web.xml")
+#: Tomcat's per-application container settings (`services.jndi_config`)
+META_INF_FILES = ("context.xml",)
 NEXT_CONFIG = re.compile(r"^next\.config\.(?:js|mjs|cjs|ts)$")
 #: reverse proxies declared in configuration (`frameworks.proxies`): .NET's YARP (``appsettings*.json``),
 #: Ocelot (``ocelot*.json``), Envoy's static configuration (``envoy*.yaml``) and Traefik's file provider
@@ -96,12 +98,12 @@ def _kinds(languages: tuple) -> _Kinds:
 def is_layout_file(name: str, folder: str = "") -> bool:
     """A file whose change can move the layout or the configuration: build files, Dockerfiles,
     ``application*``/``bootstrap*`` files, nginx and proxy configuration (`NGINX_FILE`, `PROXY_FILE`), Next.js's
-    ``next.config.*`` (`NEXT_CONFIG`), a war's ``WEB-INF/web.xml`` and ``jboss-web.xml``, OpenAPI documents (`OPENAPI_FILE`), import alias files (`Language.alias_files`: tsconfig), any settings file under a ``resources`` folder (config
+    ``next.config.*`` (`NEXT_CONFIG`), a war's ``WEB-INF/web.xml`` and ``jboss-web.xml`` and Tomcat's ``META-INF/context.xml``, OpenAPI documents (`OPENAPI_FILE`), import alias files (`Language.alias_files`: tsconfig), any settings file under a ``resources`` folder (config
     servers keep their shared files there), deployment files (`is_deployment_file`) and ``*.env`` files."""
     kinds = _kinds(registry.LANGUAGES)
     if name in kinds.layout_names or DOCKERFILE.match(name) or CONFIG_FILE.match(name) or NGINX_FILE.match(name) or \
             PROXY_FILE.match(name) or NEXT_CONFIG.match(name) or OPENAPI_FILE.match(name) or name in WEB_INF_FILES and folder.endswith(
-                "WEB-INF") or any(
+                "WEB-INF") or name in META_INF_FILES and folder.endswith("META-INF") or any(
             p.match(name) for p in kinds.alias_files) or (
             kinds.layout_suffixes and name.endswith(kinds.layout_suffixes)):
         return True

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from ..languages.folding import UNKNOWN, Folded, literal, unknown
+from .discovery import RESOLVER_SCHEMES, SCHEME_SOURCES, resolver_target
 
 HTTP_METHODS = ("GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS")
 #: a route that accepts every method (a Spring mapping without ``method``, Express ``all``)
@@ -219,11 +220,13 @@ class Url:
 
 
 _QUERY = re.compile(r"(?<!\{)[?#].*$", re.S)
+_RESOLVER = re.compile(f"^({'|'.join(sorted(RESOLVER_SCHEMES))}):(.*)$", re.S | re.I)
 
 
 def split_url(value: Folded, base: Folded | None = None) -> Url:
     """``http://billing:8080/api/x?q=1`` -> host ``billing``, path ``/api/x`` (the query and fragment are no part
-    of the path); ``lb://orders/x`` -> ``orders``; a path alone is joined to ``base`` (a base URL) when there is
+    of the path); ``lb://orders/x`` -> ``orders``, and the other names of service discovery (`discovery`:
+    ``stork://orders``, ``dns:///orders:50051``, ``consul://agent:8500/orders``); a path alone is joined to ``base`` (a base URL) when there is
     one."""
     text = _QUERY.sub("", value.text)
     value = Folded(text, value.known, value.why)
@@ -231,6 +234,13 @@ def split_url(value: Folded, base: Folded | None = None) -> Url:
         if base is not None:
             return split_url(base + value, None)
         return Url(None, Folded(normalise_path(text), False, value.why), "unknown")
+    resolver = _RESOLVER.match(text)
+    if resolver is not None:   # gRPC's name syntax: dns:///orders:50051, consul://agent:8500/orders
+        host, path = resolver_target(resolver.group(2))
+        if "{?" in host or not host:
+            return Url(None, Folded(normalise_path(path), False, value.why + ("the host is not known",)), "unknown")
+        return Url(literal(host), Folded(normalise_path(path), value.known, value.why),
+                   SCHEME_SOURCES[resolver.group(1).lower()])
     if "://" in text:
         scheme, _, rest = text.partition("://")
         host, slash, path = rest.partition("/")
@@ -238,8 +248,8 @@ def split_url(value: Folded, base: Folded | None = None) -> Url:
         if "{?" in host or not host:
             return Url(None, Folded(normalise_path(slash + path), False, value.why + ("the host is not known",)),
                        "unknown")
-        source = "lb:// URI" if scheme == "lb" else "URL host"
-        return Url(literal(host), Folded(normalise_path(slash + path), value.known, value.why), source)
+        return Url(literal(host), Folded(normalise_path(slash + path), value.known, value.why),
+                   SCHEME_SOURCES.get(scheme.lower(), "URL host"))
     if base is not None:
         base_url = split_url(base)
         joined = join_paths([base_url.path, value])

@@ -8,7 +8,8 @@ Deployment or Service; a container image, see `services.deployment`); then its f
 case-insensitively, tier by tier: the first tier that knows it decides, and a name two services share in
 that tier names neither (the caller says so).
 
-**Hosts.** A URL's host names a service by its names. A loopback host (``localhost``, ``127.0.0.1``,
+**Hosts.** A URL's host names a service by its names; a Kubernetes DNS name (``orders.shop.svc.cluster.local``)
+by its Service's (`discovery`). A loopback host (``localhost``, ``127.0.0.1``,
 ``host.docker.internal``) names the one service the host machine publishes at that port (a Compose ``ports``
 entry's host side, a Kubernetes ``nodePort`` or ``hostPort``; a container's own port is not reachable there),
 else, when the address came from an environment
@@ -26,6 +27,7 @@ from dataclasses import dataclass, field
 
 from ..layout.layout import APPLICATION_NAME_KEYS, Layout
 from .deployment import Deployment
+from .discovery import kubernetes_service
 
 LOOPBACK = frozenset({"localhost", "127.0.0.1", "0.0.0.0", "::1", "[::1]", "host.docker.internal"})
 #: prefixes front-end tool chains require on the variables they expose to the browser
@@ -148,7 +150,12 @@ class ServiceNames:
     def host(self, host: str, port: int | None, variables: list[str]) -> tuple[str | None, str]:
         """The service a URL's host (and port, and the variables its address was read from) names."""
         if _key(host) not in LOOPBACK:
-            return self.find(host)
+            service, how = self.find(host)
+            short = kubernetes_service(host) if service is None else None
+            if short is None:
+                return service, how
+            service, found = self.find(short)   # orders.shop.svc.cluster.local: the Kubernetes Service orders
+            return (service, f"the Kubernetes DNS name of {short}: {found}") if service else (None, f"{how}; {found}")
         why = [f"'{host}' is this machine"]
         if port is not None:
             service, how = self.at_port(port)

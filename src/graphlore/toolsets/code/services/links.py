@@ -214,7 +214,10 @@ def _host_variables(raw: str) -> list[str]:
 
 
 def _path_template(settled: str) -> str | None:
-    """A settled URL's path part, for people (its choices written ``{a|b}``)."""
+    """A settled URL's path part, for people (its choices written ``{a|b}``); None when a choice holds whole URLs
+    (their paths are listed apart)."""
+    if settled.startswith(CHOICE_OPEN) and "://" in settled.split(CHOICE_CLOSE, 1)[0]:
+        return None
     end = _host_end(settled)
     path = settled[end:] if end >= 0 else settled
     if not path.startswith("/") and end >= 0:
@@ -310,15 +313,28 @@ def _channel(item: Item, names: ServiceNames, settler: Settler) -> dict:
     assert settled is not None
     out = {"channel_address": plain(settled.text), "channel_service": None, "channel_service_matched_by": None,
            "channel_conflict": None}
-    if not settled.known:
-        out["channel_service_matched_by"] = "; ".join(dict.fromkeys(settled.why)) or "the address is not known"
-        return out
-    split = split_url(_bare_address(settled))
-    if split.host is None:
-        out["channel_service_matched_by"] = f"the address {settled.text} names no host"
-        return out
-    service, how = names.host(split.host.text, _port(_bare_address(settled).text), variables)
-    out.update(channel_service=service, channel_service_matched_by=how)
+    found: dict[str, str] = {}
+    why: list[str] = []
+    for value in expand(settled):   # an address with several values (profiles, deployments): each one's host
+        if not value.known:
+            why.append("; ".join(dict.fromkeys(value.why)) or f"the address {plain(value.text)} is not known")
+            continue
+        split = split_url(_bare_address(value))
+        if split.host is None:
+            why.append(f"the address {value.text} names no host")
+            continue
+        service, how = names.host(split.host.text, _port(_bare_address(value).text), variables)
+        if service is None:
+            why.append(how)
+        else:
+            found.setdefault(service, how)
+    if len(found) == 1:
+        service, how = next(iter(found.items()))
+        out.update(channel_service=service, channel_service_matched_by=how if not why else
+                   f"{how} (other values of the address name no service: {'; '.join(dict.fromkeys(why))})")
+    else:
+        out["channel_service_matched_by"] = (f"its values name {len(found)} services ({', '.join(sorted(found))})"
+                                             if found else "; ".join(dict.fromkeys(why)))
     return out
 
 

@@ -311,8 +311,15 @@ _NOTED = frozenset(canonical(k) for k in (
     "consul.client.registration.enabled", "eureka.client.registration.enabled", "quarkus.http.port",
     "quarkus.http.root-path", "kafka.bootstrap.servers", "spring.kafka.bootstrap-servers", "rabbitmq.uri"))
 #: settings an agent asks about, by pattern (relaxed spelling): a REST client's base URL (Quarkus, MicroProfile,
-#: Micronaut's manual service URLs) and a messaging channel's connector and topic
+#: Micronaut's manual service URLs), a Quarkus gRPC client's address, a Stork service's discovery, an AI model's
+#: provider, model, key and endpoint (Quarkus LangChain4j, LangChain4j's Spring Boot starters, Spring AI) and a
+#: messaging channel's connector and topic
 _NOTED_PATTERN = re.compile(r"^(?:quarkus\.restclient\..+\.(?:url|uri)|.+/mprest/(?:url|uri)|"
+                            r"quarkus\.grpc\.clients\.[^.]+\.(?:host|port|nameresolver)|"
+                            r"(?:quarkus\.)?stork\.[^.]+\.servicediscovery\.(?:type|addresslist|application|hostname)|"
+                            r"quarkus\.langchain4j\.(?:[^.]+\.)?(?:chat|image|embedding|moderation)model\.(?:provider|modelname)|"
+                            r"(?:quarkus\.)?langchain4j\.[^.]+\.(?:(?:chat|image|embedding)model\.)?(?:apikey|baseurl|modelname)|"
+                            r"spring\.ai\.[^.]+\.(?:apikey|baseurl|(?:chat|image|embedding)\.options\.model)|"
                             r"micronaut\.http\.services\..+\.urls?(?:\[\d+\])?|"
                             r"mp\.messaging\.(?:incoming|outgoing)\.[^.]+\.(?:connector|topic))$")
 

@@ -11,17 +11,25 @@ with ``ManagedChannelBuilder.forTarget(target)`` or ``forAddress(host, port)`` (
 ``OkHttpChannelBuilder``'s, ``Grpc.newChannelBuilder(target, creds)`` and ``newChannelBuilderForAddress``
 alike), the builder's settings (``usePlaintext()``, ``build()`` ...) keeping it, followed through locals and the
 fields a constructor assigns (``this.stub = ...``), with constants, ``@Value`` fields and ``System.getenv``
-as every Java value is."""
+as every Java value is.
+
+**Quarkus** injects clients: a field or a constructor (or method) parameter annotated ``@GrpcClient("name")``
+(``@GrpcClient`` alone: the field's or parameter's name) typed with the Mutiny service interface ``X``,
+``MutinyXGrpc.MutinyXStub`` or a grpc-java stub; a call of one of ``X``'s methods on it (or on the field a
+constructor assigns it to) is a client whose address is ``quarkus.grpc.clients.<name>.host`` and ``.port``
+(Quarkus's defaults ``localhost:9000``; ``name-resolver=stork``: the host is a Stork service name)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
 
-from ...languages.folding import Folded, literal, unknown
+from ...languages.folding import Folded, choice, literal, unknown
 from ...languages.java.constants import JavaConstants, JavaFolder
 from ...languages.symbols import Bound
+from ...services.discovery import values_in
 from ...services.endpoints import Item
+from ...services.settings import Values
 from ..base import Framework, Project, Reader, declared_type
 from ..jvm import constants, java_expression
 from .services import STUB_API, GrpcServices, Reading, services, uses_grpc
@@ -34,6 +42,9 @@ GRPC_CLASS = re.compile(r"(?:^|\.)(\w+)Grpc(?:Kt)?$")
 MADE_STUB = re.compile(r"(?:^|\.)(\w+)Grpc(?:Kt)?\.(?:new(?:Blocking|Future)?Stub|\w+CoroutineStub)$")
 #: a type only grpc-java's generator writes: ``XGrpc.XStub`` / ``XBlockingStub`` / ``XFutureStub`` / ``XCoroutineStub``
 #: (a bare ``XStub`` may be a test double: it is a client only of a service a .proto declares)
+#: a Quarkus client injected as a parameter: ``@GrpcClient("name") Type param`` (the name, the type, the parameter)
+GRPC_CLIENT_PARAM = re.compile(r'@(?:[\w.]+\.)?GrpcClient\b(?:\s*\(\s*(?:value\s*=\s*)?"([^"]*)"\s*\))?\s+'
+                               r'(?:final\s+)?([\w.]+(?:<[^()]*?>)?)\s+(\w+)')
 GENERATED_STUB = re.compile(r"(?:Grpc(?:Kt)?\.\w+Stub|(?:Blocking|Future|Coroutine)Stub)$")
 
 
@@ -115,25 +126,85 @@ def _stub_type(written: str) -> tuple[str | None, bool]:
     return (match.group(1), bool(GENERATED_STUB.search(written))) if match else (None, False)
 
 
-def read_jvm(known: GrpcServices, java: Callable[[], JavaConstants], bound: Bound) -> Iterator[Item]:
+def _injected_service(written: str, known: GrpcServices) -> str | None:
+    """The service an injected Quarkus gRPC client's type is for: the Mutiny service interface ``X`` (a service a
+    ``.proto`` declares), ``MutinyXGrpc.MutinyXStub``, or a grpc-java stub."""
+    simple = written.partition("<")[0].rsplit(".", 1)[-1]
+    mutiny = re.fullmatch(r"Mutiny(\w+)Stub", simple)
+    if mutiny:
+        return mutiny.group(1)
+    stub, _ = _stub_type(written)
+    if stub:
+        return stub
+    return simple if simple in known.by_simple else None
+
+
+def _injected_clients(bound: Bound, known: GrpcServices) -> dict[tuple[str, str], set[str]]:
+    """(class key, the service its type is for) -> the ``@GrpcClient`` names of the fields and constructor or method
+    parameters of that class injected with a client of the service (``@GrpcClient`` alone: the name of the field
+    or parameter)."""
+    out: dict[tuple[str, str], set[str]] = {}
+    for sym in bound.facts.symbols:
+        if sym.kind == "field" and sym.parent:
+            found = next((a for a in sym.annotations if a.name.rsplit(".", 1)[-1] == "GrpcClient"), None)
+            if found is not None:
+                service = _injected_service(sym.type, known)
+                name = (dict(found.args).get("") or dict(found.args).get("value") or "").strip().strip('"')
+                if service:
+                    out.setdefault((sym.parent, service), set()).add(name or sym.name)
+        elif sym.kind in ("constructor", "method") and sym.parent and "GrpcClient" in sym.signature:
+            for name, written, param in GRPC_CLIENT_PARAM.findall(sym.signature):
+                service = _injected_service(written, known)
+                if service:
+                    out.setdefault((sym.parent, service), set()).add(name or param)
+    return out
+
+
+def _quarkus_address(values: Values, names: set[str]) -> Folded:
+    """What a Quarkus gRPC client of the name dials: ``quarkus.grpc.clients.<name>.host`` and ``.port`` (Quarkus's
+    defaults: ``localhost``, ``9000``); a Stork name when its ``name-resolver`` is ``stork``."""
+    if len(names) != 1:
+        return unknown(f"the client is injected under several @GrpcClient names ({', '.join(sorted(names))})")
+    prefix = f"quarkus.grpc.clients.{next(iter(names))}."
+    addresses: list[Folded] = []
+    for profile in [None, *values.profiles]:   # host and port as one profile gives them, the deployment's env too
+        stork = "stork" in values_in(values, prefix + "name-resolver", profile)
+        for host in values_in(values, prefix + "host", profile) or ["localhost"]:
+            for port in values_in(values, prefix + "port", profile) or ["9000"]:
+                text, missing = values.resolve(f"stork://{host}" if stork else f"{host}:{port}")
+                addresses.append(Folded(text, not missing, tuple(
+                    f"placeholder ${{{k}}} is not in the module's settings" for k in missing)))
+    return choice(addresses)
+
+
+def read_jvm(known: GrpcServices, java: Callable[[], JavaConstants], values: Callable[[str], Values],
+             bound: Bound) -> Iterator[Item]:
     if not uses_grpc(bound) or bound.facts.extra.get("generated"):
         return
     reading = Reading(known, bound)
     yield from reading.implementations(IMPL_BASE, lambda method: True)
+    injected = _injected_clients(bound, known)
     for call in bound.facts.calls:
         receiver = call.receiver
         if not receiver or call.kind != "call":
             continue
         while receiver[0] == "call" and receiver[2] in STUB_API and receiver[1]:
             receiver = receiver[1]  # stub.withDeadlineAfter(...).method(...): the stub's own API returns a stub
+        names = None
         if receiver[0] == "name" or receiver[0] == "field" and receiver[1] == ["this"]:
-            simple, certain = _stub_type(declared_type(bound, call.owner, receiver[-1], call.line))
+            written = declared_type(bound, call.owner, receiver[-1], call.line)
+            simple, certain = _stub_type(written)
+            service = _injected_service(written, known) if written else None
+            names = injected.get((call.owner.split("#", 1)[0], service)) if service else None
+            if names:   # a Quarkus client (the Mutiny interface X): its @GrpcClient name gives the address
+                simple, certain = service, True
         else:
             simple, certain = _stub_of(receiver)
         if simple:
             found = reading.stub_call(simple, call, certain=certain)
             if found:
-                address = _address(java(), bound, call, receiver)
+                address = (_quarkus_address(values(bound.ctx.module), names) if names
+                           else _address(java(), bound, call, receiver))
                 for client in found:
                     client.address = address
             yield from found
@@ -141,7 +212,7 @@ def read_jvm(known: GrpcServices, java: Callable[[], JavaConstants], bound: Boun
 
 def prepare(files: list[Bound], project: Project) -> Reader:
     known = services(project)
-    return lambda bound: read_jvm(known, lambda: constants(project), bound)
+    return lambda bound: read_jvm(known, lambda: constants(project), project.values, bound)
 
 
 FRAMEWORK = Framework("grpc_jvm", ("java", "kotlin"), prepare, reads=("java", "kotlin", "proto"))

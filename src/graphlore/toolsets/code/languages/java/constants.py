@@ -4,10 +4,14 @@ class), fields injected with ``@Value("${...}")`` (constructor parameters too), 
 ``formatted`` with constant arguments, a method's locals, what a class's methods assign its fields
 (``this.baseUrl = ...``), what a method of the class returns (``baseUrl() + "/x"``, its parameters bound to
 the call's arguments), ``System.getenv("X")``, the getters of a ``@ConfigurationProperties`` class
-(``props.getOrders().getUrl()`` is ``${prefix.orders.url}``, nested property classes followed), and a service
+(``props.getOrders().getUrl()`` is ``${prefix.orders.url}``, nested property classes followed) and the methods of a
+SmallRye ``@ConfigMapping`` interface (``config.villain().clientBaseUrl()`` is ``${prefix.villain.client-base-url}``,
+a ``@WithDefault`` its default), and a service
 looked up by name (``discoveryClient.getInstances("orders")``, ``loadBalancer.choose("orders")``: ``lb://orders``)."""
 
 from __future__ import annotations
+
+import re
 
 from ...model import CallFact, FileFacts
 from ..folding import (
@@ -57,6 +61,12 @@ class JavaConstants:
         self.constructions: dict[str, list[tuple[CallFact, FileFacts]]] = {}
         #: simple names of the types some project type extends or implements
         self.extended: set[str] = set()
+        #: SmallRye ``@ConfigMapping`` interfaces and the interfaces nested in them: their keys are kebab-case
+        self.mappings: set[str] = set()
+        #: (mapping fqn, method) -> its ``@WithDefault`` string
+        self.defaults: dict[tuple[str, str], str] = {}
+        #: interface fqn -> method without parameters -> (its type, its ``@WithDefault``), for ``@ConfigMapping``
+        methods: dict[str, dict[str, tuple[str, str | None]]] = {}
         for bound in table.files.values():
             if bound.facts.language not in languages:
                 continue
@@ -68,14 +78,21 @@ class JavaConstants:
                 self.extended.update(name.partition("<")[0].rsplit(".", 1)[-1] for _, name in sym.supers)
                 if sym.kind == "field" and sym.parent in bound.by_key:
                     self.fields.setdefault(bound.fqns[bound.by_key[sym.parent]], {})[sym.name] = sym.type
+                elif sym.kind == "method" and not sym.params and sym.parent in bound.by_key and sym.type:
+                    default = next((dict(a.args).get("") or dict(a.args).get("value") for a in sym.annotations
+                                    if a.name.rsplit(".", 1)[-1] == "WithDefault"), None)
+                    methods.setdefault(bound.fqns[bound.by_key[sym.parent]], {})[sym.name] = (sym.type, default)
                 if sym.kind in ("class", "interface", "enum", "record", "annotation"):
                     self.types.add(fqn)
                     config = next((a for a in sym.annotations if a.name.rsplit(".", 1)[-1] == "ConfigurationProperties"),
                                   None)
-                    if config is not None:
-                        args = dict(config.args)
+                    mapping = next((a for a in sym.annotations if a.name.rsplit(".", 1)[-1] == "ConfigMapping"), None)
+                    if config is not None or mapping is not None and sym.kind == "interface":
+                        args = dict((config or mapping).args)
                         raw = args.get("prefix") or args.get("value") or args.get("") or '""'
                         self.properties[fqn] = raw.strip().strip('"')
+                        if config is None:
+                            self.mappings.add(fqn)
                     if sym.kind == "record":
                         self.fields.setdefault(fqn, {}).update(dict(sym.params))
                 elif sym.kind == "field" and "value" in sym.extra and {"static", "final"} <= set(sym.modifiers):
@@ -85,6 +102,13 @@ class JavaConstants:
                                      if a.name.rsplit(".", 1)[-1] == "Value"), None)
                     if injected:
                         self.injected[fqn] = (injected, bound.facts, sym.parent or "")
+        for root in list(self.mappings):   # a mapping's methods are its properties, its nested interfaces too
+            for fqn, members in methods.items():
+                if fqn == root or fqn.startswith(root + "."):
+                    self.mappings.add(fqn)
+                    self.fields.setdefault(fqn, {}).update({name: written for name, (written, _) in members.items()})
+                    self.defaults.update({(fqn, name): d.strip('"') for name, (_, d) in members.items()
+                                          if d and d.startswith('"')})
 
 
 class JavaFolder(Folder):
@@ -298,9 +322,17 @@ class JavaFolder(Folder):
                 break
         if name not in fields:
             return unknown(f"{method}() is no property of {fqn}")
+        mapped = fqn in self.constants.mappings
+        if mapped:   # SmallRye's default naming: kebab-case
+            name = re.sub(r"(?<=[a-z0-9])([A-Z])", lambda m: "-" + m.group(1).lower(), method)
         key = f"{prefix}.{name}" if prefix else name
-        written = fields[name].rsplit(".", 1)[-1]
-        nested = [t for t in self.constants.types if t.rsplit(".", 1)[-1] == written and t in self.constants.fields]
+        written = fields[method if mapped else name].rsplit(".", 1)[-1]
+        inside = [t for t in (f"{fqn}.{written}", f"{fqn.rpartition('.')[0]}.{written}") if t in self.constants.fields]
+        nested = inside[:1] or [t for t in self.constants.types
+                                if t.rsplit(".", 1)[-1] == written and t in self.constants.fields]
+        default = self.constants.defaults.get((fqn, method)) if mapped else None
+        if default is not None and len(nested) != 1:
+            return literal("${" + key + ":" + default + "}")
         if len(nested) == 1 and written not in ("String", "URI", "URL", "Integer", "Long", "Boolean"):
             return Folded(f"{_CONFIG}{nested[0]}\x1d{key}{_CONFIG}", False, (f"the properties object {key}",))
         return literal("${" + key + "}")

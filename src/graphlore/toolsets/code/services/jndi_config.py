@@ -1,0 +1,190 @@
+"""The settings a Java web application reads through its container, for its service's ``describe``: what its
+``WEB-INF/web.xml`` declares (``<env-entry>`` names, types and values, ``<context-param>``, servlets'
+``<init-param>``, ``<resource-ref>``), what Tomcat's ``META-INF/context.xml`` gives (``<Environment>``,
+``<Parameter>``, ``<Resource>``), and where the code reads them: a JNDI ``lookup`` of a ``java:`` name (or of a
+name on a ``Context`` variable), ``@Resource(lookup=..)`` and a ``@Resource(name=..)`` the module declares (a name it
+does not is a Spring bean's as often), and
+``getInitParameter("x")``, each read with the value the module's files declare for its name, or saying that
+none does (the container's deployment gives it). Each line ends with its ``file:line``.
+
+Only the service's own modules are read: a library's code runs in whichever service uses it, and which one's
+values it sees is not in its files."""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..layout.layout import Layout
+from ..model import FileFacts
+from .webapp import WEB_INF
+
+#: a Tomcat ``context.xml`` beside ``WEB-INF`` (Maven's war layout, then the Eclipse and NetBeans ones)
+META_INF = tuple(where.replace("WEB-INF", "META-INF") for where in WEB_INF)
+#: the JNDI context types whose ``lookup`` reads a setting by a relative name
+_CONTEXTS = {"Context", "InitialContext", "DirContext", "InitialDirContext"}
+_ENV = "java:comp/env/"
+_NAMING_CONTEXTS = {"java:comp/env", "java:comp", "java:global", "java:app", "java:module"}
+_STRING = re.compile(r'^"((?:[^"\\]|\\.)*)"$')
+#: settings read per service, at most (then how many more: never a silent drop)
+MAX_READS = 40
+
+
+@dataclass(frozen=True)
+class Declared:
+    """A name the module's deployment files declare: what declares it, its value (None: none written), where."""
+
+    kind: str
+    name: str
+    value: str | None
+    where: str
+    detail: str = ""
+
+    def __str__(self) -> str:
+        value = f" = {self.value}" if self.value is not None else ""
+        detail = f" ({self.detail})" if self.detail else ""
+        return f"{self.kind} {self.name}{value}{detail} ({self.where})"
+
+
+def _strip(tag: str) -> str:
+    return tag.rsplit("}", 1)[-1]
+
+
+def _text(element: ET.Element, name: str) -> str | None:
+    for child in element:
+        if _strip(child.tag) == name:
+            return (child.text or "").strip()
+    return None
+
+
+def _line(lines: list[str], *needles: str) -> int:
+    """The first line holding every needle (1-based), 0 when none does."""
+    return next((n for n, line in enumerate(lines, 1) if all(x in line for x in needles)), 0)
+
+
+def _read(path: Path) -> tuple[list[ET.Element], list[str]]:
+    """The file's XML elements and its lines; none when it is absent or not well-formed (nothing is listed)."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        return list(ET.fromstring(text).iter()), text.splitlines()
+    except (OSError, ET.ParseError):
+        return [], []
+
+
+def _web_xml(path: Path, rel: str) -> list[Declared]:
+    elements, lines = _read(path)
+    out: list[Declared] = []
+
+    def add(kind: str, name: str | None, value: str | None, tag: str, detail: str = "") -> None:
+        if name:
+            out.append(Declared(kind, name, value, f"{rel}:{_line(lines, f'>{name}<', tag)}", detail))
+
+    for element in elements:
+        tag = _strip(element.tag)
+        if tag == "env-entry":
+            add("web.xml env-entry", _text(element, "env-entry-name"), _text(element, "env-entry-value"),
+                "env-entry-name", _text(element, "env-entry-type") or "")
+        elif tag == "context-param":
+            add("web.xml context-param", _text(element, "param-name"), _text(element, "param-value"), "param-name")
+        elif tag == "init-param":
+            add("web.xml init-param", _text(element, "param-name"), _text(element, "param-value"), "param-name")
+        elif tag == "resource-ref":
+            add("web.xml resource-ref", _text(element, "res-ref-name"), None, "res-ref-name",
+                _text(element, "res-type") or "")
+    return out
+
+
+def _context_xml(path: Path, rel: str) -> list[Declared]:
+    elements, lines = _read(path)
+    out = []
+    for element in elements:
+        tag, name = _strip(element.tag), element.get("name")
+        if tag in ("Environment", "Parameter", "Resource") and name:
+            override = element.get("override")
+            detail = "override=false: web.xml cannot change it" if override == "false" else ""
+            value = element.get("value") if tag != "Resource" else None
+            line = _line(lines, f'name="{name}"')
+            out.append(Declared(f"context.xml {tag}", name, value, f"{rel}:{line}", detail or element.get("type", "")))
+    return out
+
+
+def _declared(root: Path, module: str) -> list[Declared]:
+    folder = root / module if module != "." else root
+    prefix = f"{module}/" if module != "." else ""
+    out: list[Declared] = []
+    for where in WEB_INF:
+        out += _web_xml(folder / where / "web.xml", f"{prefix}{where}/web.xml")
+    for where in META_INF:
+        out += _context_xml(folder / where / "context.xml", f"{prefix}{where}/context.xml")
+    return out
+
+
+def _string(arg: str) -> str | None:
+    found = _STRING.match(arg.strip())
+    return found.group(1) if found else None
+
+
+def _reads(fact: FileFacts) -> list[tuple[str, str, int, str]]:
+    """(how, name as the code writes it, line, symbol key) of each setting the file's code reads."""
+    out = []
+    for call in fact.calls:
+        name = _string(call.args[0]) if call.args else None
+        if name is None:
+            continue
+        if call.name == "lookup":
+            receiver = call.receiver or []
+            written = [t for _, t in fact.locals.get(call.owner, {}).get(receiver[1], [])] if receiver[:1] == [
+                "name"] else receiver[1:2] if receiver[:1] in (["type"], ["new"]) else []
+            if name.rstrip("/") in _NAMING_CONTEXTS:   # the naming context itself, not a setting
+                continue
+            if name.startswith("java:") or any(str(t).rsplit(".", 1)[-1] in _CONTEXTS for t in written):
+                out.append(("JNDI lookup", name, call.line, call.owner))
+        elif call.name == "getInitParameter":
+            out.append(("getInitParameter", name, call.line, call.owner))
+    for sym in fact.symbols:
+        for annotation in sym.annotations:
+            if annotation.name.rsplit(".", 1)[-1] != "Resource":
+                continue
+            args = dict(annotation.args)
+            name = _string(args.get("lookup") or args.get("name") or args.get("mappedName") or "")
+            if name:   # a bare name may be a Spring bean's: `jndi_config` keeps it only when the module declares it
+                out.append(("@Resource", name, sym.line_start, sym.key))
+    return sorted(out, key=lambda read: read[2])
+
+
+def _env_name(name: str) -> str:
+    return name[len(_ENV):] if name.startswith(_ENV) else name
+
+
+def jndi_config(layout: Layout, root: Path, facts: Mapping[str, FileFacts]) -> dict[str, list[str]]:
+    """Per microservice, its container settings and where its code reads them (see the module docstring)."""
+    out: dict[str, list[str]] = {}
+    for service_name, service in layout.services.items():
+        lines: list[str] = []
+        reads: list[str] = []
+        for module in service.modules:
+            declared = _declared(root, module)
+            by_name: dict[str, list[Declared]] = {}
+            for one in declared:
+                by_name.setdefault(one.name, []).append(one)
+            lines += [str(one) for one in declared]
+            own = sorted((p, f) for p, f in facts.items() if f.language in ("java", "kotlin")
+                         and layout.module_of(p) == module)
+            for path, fact in own:
+                for how, name, line, owner in _reads(fact):
+                    found = by_name.get(_env_name(name), [])
+                    if how == "@Resource" and not found and not name.startswith("java:"):
+                        continue   # Spring's @Resource(name = "bean") injects a bean: no container setting
+                    given = "; ".join(f"{d.kind} {d.value if d.value is not None else '(no value)'} ({d.where})"
+                                      for d in found) or "declared in none of the module's files: the container's " \
+                                                         "deployment gives it"
+                    where = owner.replace("#", ".").split("(", 1)[0]
+                    reads.append(f"{how} {name} read at {path}:{line} ({where}): {given}")
+        if len(reads) > MAX_READS:
+            reads = reads[:MAX_READS] + [f"... {len(reads) - MAX_READS} more container settings read"]
+        if lines or reads:
+            out[service_name] = list(dict.fromkeys(lines + reads))
+    return out
