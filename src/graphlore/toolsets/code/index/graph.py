@@ -103,7 +103,7 @@ def settings_of(graph: CodeGraph) -> tuple[Deployment, dict[str, Values]]:
     and environment variables with)."""
     assert graph.layout is not None
     deployment = read_deployment(graph.layout, graph.root, list(graph.layout.deployment_files))
-    settle_deployable(graph.layout, deployment.run)
+    settle_deployable(graph.layout, deployment.run, deployment.started)
     return deployment, module_values(graph.layout, graph.root, deployment)
 
 

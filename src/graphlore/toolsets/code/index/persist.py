@@ -51,7 +51,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: 12: a Java call's ``name_line`` (the line of a chain link's own name, where Eventuate and functional routes
 #: are placed) and ``super(...)``'s arguments: restored facts of format 11 would place them on the chain's first
 #: line and miss an aggregate publisher's type.
-FORMAT = 12
+#: 13: a Go function literal's parameters are typed inside the literal only (`go.extract.closure_params`):
+#: restored facts of format 12 would let a closure's ``h`` shadow the receiver ``h`` on the literal's line.
+FORMAT = 13
 
 
 def _context(values: list) -> FileContext:

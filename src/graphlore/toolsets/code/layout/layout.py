@@ -608,13 +608,16 @@ def tooling_folder(path: str) -> bool:
     return path != "." and any(_TOOLING.match(part) for part in path.split("/"))
 
 
-def settle_deployable(layout: Layout, run: set[str]) -> None:
+def settle_deployable(layout: Layout, run: set[str], started: frozenset[str] | set[str] = frozenset()) -> None:
     """The deployment's word on which services run (``run``: the services a deployment unit of the project
     builds or names): a service in a tooling folder (`tooling_folder`) runs (and is deployable) only when one
-    runs it.
+    runs it. A service a unit runs in its own folder (``started``: a shared image's Compose service with
+    ``working_dir`` in the module's mounted folder) is deployable whatever its build says.
     Anywhere else a service keeps the build's word (a real service without a manifest still counts)."""
     for name, service in layout.services.items():
-        if tooling_folder(service.root) and name not in run:
+        if name in started:
+            service.deployable = service.runs = True
+        elif tooling_folder(service.root) and name not in run:
             service.deployable = service.runs = False
 
 
