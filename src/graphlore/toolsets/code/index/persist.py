@@ -53,6 +53,8 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: line and miss an aggregate publisher's type.
 #: 13: a Go function literal's parameters are typed inside the literal only (`go.extract.closure_params`):
 #: restored facts of format 12 would let a closure's ``h`` shadow the receiver ``h`` on the literal's line.
+#: The same release's TS/JS extractor reads a default export that is a call's result (a Next.js
+#: ``export default NextAuth(..)`` API route), which restored facts of format 12 would lack too.
 FORMAT = 13
 
 
