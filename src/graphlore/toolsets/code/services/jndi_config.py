@@ -4,8 +4,10 @@
 ``<Parameter>``, ``<Resource>``), and where the code reads them: a JNDI ``lookup`` of a ``java:`` name (or of a
 name on a ``Context`` variable), ``@Resource(lookup=..)`` and a ``@Resource(name=..)`` the module declares (a name it
 does not is a Spring bean's as often), and
-``getInitParameter("x")``, each read with the value the module's files declare for its name, or saying that
-none does (the container's deployment gives it). Each line ends with its ``file:line``.
+``getInitParameter("x")``, each read with the value the module's files declare for its name in what the read
+sees (`_sees`: a JNDI read the JNDI names, a ``ServletContext`` the context parameters, a servlet or filter its own
+init parameters), or saying that none does (the container's deployment gives it). Each line ends with its
+``file:line``.
 
 Only the service's own modules are read: a library's code runs in whichever service uses it, and which one's
 values it sees is not in its files."""
@@ -42,7 +44,7 @@ class Declared:
     value: str | None
     where: str
     detail: str = ""
-    #: who can read it (`_SEES`): a JNDI name, a context parameter, or an init parameter of ``owner`` (the
+    #: who can read it (`_sees`): a JNDI name, a context parameter, or an init parameter of ``owner`` (the
     #: servlet's or filter's class)
     scope: str = "jndi"
     owner: str = ""
