@@ -304,3 +304,40 @@ def test_the_settings_an_agent_asks_about_include_discovery_grpc_and_ai_models()
               "quarkus.grpc.clients.locations.load-balancing-policy",
               "quarkus.stork.hero-service.service-discovery.refresh-period"]
     assert [k for k in asked if not noted(k)] == [] and [k for k in tuning if noted(k)] == []
+
+
+STOCK_SERVICE = '''apiVersion: v1
+kind: Service
+metadata:
+  name: stock
+  namespace: shop
+spec:
+  selector:
+    app: stock
+  ports:
+    - port: 8080
+'''
+
+
+def test_a_kubernetes_dns_name_of_another_namespace_is_not_the_project_service(tmp_path: Path):
+    """The project's Service ``stock`` is in the namespace ``shop``: ``stock.billing.svc`` is another Service."""
+    from graphlore.toolsets.code.services.deployment import read_deployment
+    from graphlore.toolsets.code.services.identity import ServiceNames
+
+    root = write_tree(tmp_path, {
+        "k8s/stock.yaml": STOCK_SERVICE,
+        "k8s/templated.yaml": STOCK_SERVICE.replace("name: stock", "name: prices").replace(
+            "namespace: shop", "namespace: {{ .Release.Namespace }}"),
+        "stock/pom.xml": _pom("stock"),
+        "stock/Dockerfile": "FROM eclipse-temurin:21\n",
+        "stock/src/main/java/com/acme/stock/StockResource.java": STOCK,
+        "prices/pom.xml": _pom("prices"),
+        "prices/Dockerfile": "FROM eclipse-temurin:21\n",
+        "prices/src/main/java/com/acme/prices/PriceResource.java": STOCK.replace("stock", "prices"),
+    })
+    layout = CodeGraph.build(root).layout
+    names = ServiceNames(layout, read_deployment(layout, root, ["k8s/stock.yaml", "k8s/templated.yaml"]))
+    assert names.host("stock.shop.svc.cluster.local", 8080, [])[0] == "stock"
+    service, why = names.host("stock.billing.svc.cluster.local", 8080, [])
+    assert service is None and "namespace billing" in why and "is in shop" in why
+    assert names.host("prices.billing.svc", 8080, [])[0] == "prices"   # a namespace not written: not known
