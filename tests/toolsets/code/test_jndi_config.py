@@ -121,12 +121,21 @@ def test_container_settings_and_where_the_code_reads_them(tmp_path: Path):
 def test_updates_equal_a_full_build_when_a_container_setting_changes(tmp_path: Path):
     from helpers.code_graph import edit, render
 
+    def config(graph: CodeGraph) -> list[str]:   # `render` leaves a service's config out
+        nodes, _ = graph.snapshot()
+        return next(n.props["config"] for n in nodes.values() if n.kind == "microservice" and n.name == "shop")
+
     graph = CodeGraph.build(_shop(tmp_path))
     for path, old, new in (("shop/src/main/webapp/META-INF/context.xml", 'value="db"', 'value="db2"'),
-                           ("shop/src/main/webapp/WEB-INF/web.xml", "registry:8080", "registry:9090")):
+                           ("shop/src/main/webapp/WEB-INF/web.xml", "registry:8080", "registry:9090"),
+                           ("shop/src/main/java/com/acme/shop/OrdersServlet.java", '"mode"', '"pageSize"')):
         edit(tmp_path, path, old, new)
-        assert graph.update().layout_changed, path   # a settings file: the index knows it changed
-        assert render(graph) == render(CodeGraph.build(tmp_path)), path
+        assert graph.update().layout_changed == path.endswith(".xml"), path   # a settings file: the index knows
+        full = CodeGraph.build(tmp_path)
+        assert render(graph) == render(full), path
+        assert config(graph) == config(full), path
+    assert any("Environment databaseHost = db2" in line for line in config(graph))
+    assert any("getInitParameter pageSize" in line for line in config(graph))
 
 
 TWO_SERVLETS_XML = '''<?xml version="1.0" encoding="UTF-8"?>
