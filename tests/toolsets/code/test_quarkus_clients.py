@@ -240,3 +240,42 @@ def test_a_config_mapping_method_reads_its_with_name_key(tmp_path: Path):
     got = {name: (p["target_service"], p["match"]) for name, p in clients.items()}
     assert got == {"random()": ("villains", "cross_service"), "hero()": ("heroes", "unresolved")}, got
     assert clients["random()"]["target_url"] == "http://villains:8084/api/villains/random"
+
+
+BRANCHED = '''package com.acme.fights;
+
+import jakarta.ws.rs.client.Client;
+import jakarta.ws.rs.client.ClientBuilder;
+import jakarta.ws.rs.client.WebTarget;
+
+public class VillainClient {
+    private final Client client = ClientBuilder.newClient();
+
+    public String random(boolean hero) {
+        WebTarget target;
+        if (hero) {
+            target = client.target("http://heroes:8080");
+        } else {
+            target = client.target("http://villains:8080");
+        }
+        return target.path("api/villains/random").request().get(String.class);
+    }
+}
+'''
+
+
+def test_a_webtarget_local_assigned_in_two_branches_is_not_known(tmp_path: Path):
+    """Which branch ran is not in the code: the last assignment is no more the value than the first."""
+    root = write_tree(tmp_path, {
+        "villains/pom.xml": _pom("villains"),
+        "villains/Dockerfile": "FROM eclipse-temurin:21\n",
+        "villains/src/main/java/com/acme/villains/VillainResource.java": VILLAINS,
+        "fights/pom.xml": _pom("fights"),
+        "fights/Dockerfile": "FROM eclipse-temurin:21\n",
+        "fights/src/main/java/com/acme/fights/VillainClient.java": BRANCHED,
+    })
+    nodes, edges = CodeGraph.build(root).snapshot()
+    [client] = [n.props for n in nodes.values() if n.kind == "client"]
+    assert (client["target_service"], client["match"]) == (None, "unresolved")
+    assert "assignments it may come from differ" in client["match_detail"]
+    assert not [e for e in edges.values() if e.type == "HTTP_CALLS"]
