@@ -100,13 +100,20 @@ quarkus.stork.villain-service.service-discovery.address-list=villains:8084
 '''
 
 
-def test_a_webtarget_built_in_a_constructor_from_a_config_mapping(tmp_path: Path):
-    root = write_tree(tmp_path, {
+def _fights(tmp_path: Path, fights: dict[str, str]) -> Path:
+    """The villains service and a fights service of the given files."""
+    return write_tree(tmp_path, {
         "villains/pom.xml": _pom("villains"),
         "villains/Dockerfile": "FROM eclipse-temurin:21\n",
         "villains/src/main/java/com/acme/villains/VillainResource.java": VILLAINS,
         "fights/pom.xml": _pom("fights"),
         "fights/Dockerfile": "FROM eclipse-temurin:21\n",
+        **fights,
+    })
+
+
+def test_a_webtarget_built_in_a_constructor_from_a_config_mapping(tmp_path: Path):
+    root = _fights(tmp_path, {
         "fights/src/main/resources/application.properties": PROPS,
         "fights/src/main/java/com/acme/fights/config/FightConfig.java": CONFIG,
         "fights/src/main/java/com/acme/fights/Villain.java": MODEL,   # a type of the nested interface's name
@@ -223,12 +230,7 @@ public class VillainClient {
 def test_a_config_mapping_method_reads_its_with_name_key(tmp_path: Path):
     """``@WithName("heroes-url") heroes()`` reads ``fight.heroes-url`` (never ``fight.heroes``, a key left over);
     ``villainURL()`` reads ``fight.villain-url``."""
-    root = write_tree(tmp_path, {
-        "villains/pom.xml": _pom("villains"),
-        "villains/Dockerfile": "FROM eclipse-temurin:21\n",
-        "villains/src/main/java/com/acme/villains/VillainResource.java": VILLAINS,
-        "fights/pom.xml": _pom("fights"),
-        "fights/Dockerfile": "FROM eclipse-temurin:21\n",
+    root = _fights(tmp_path, {
         "fights/src/main/resources/application.properties": (
             "fight.villain-url=http://villains:8084\nfight.heroes-url=http://heroes:8080\n"
             "fight.heroes=http://villains:8084\n"),
@@ -266,12 +268,7 @@ public class VillainClient {
 
 def test_a_webtarget_local_assigned_in_two_branches_is_not_known(tmp_path: Path):
     """Which branch ran is not in the code: the last assignment is no more the value than the first."""
-    root = write_tree(tmp_path, {
-        "villains/pom.xml": _pom("villains"),
-        "villains/Dockerfile": "FROM eclipse-temurin:21\n",
-        "villains/src/main/java/com/acme/villains/VillainResource.java": VILLAINS,
-        "fights/pom.xml": _pom("fights"),
-        "fights/Dockerfile": "FROM eclipse-temurin:21\n",
+    root = _fights(tmp_path, {
         "fights/src/main/java/com/acme/fights/VillainClient.java": BRANCHED,
     })
     nodes, edges = CodeGraph.build(root).snapshot()
