@@ -82,6 +82,21 @@ def test_configuration_reads_fold_to_the_appsettings_values_and_the_deployments_
     assert [m for _, m, _ in clients["Shop.Front.Levels.NotConfiguration"]] == ["unresolved"]
 
 
+def test_a_clients_config_from_names_the_deployments_variable_and_the_appsettings_default_it_overrides(tmp_path):
+    """``Services__Prices`` is the deployment's spelling of the key ``Services:Prices``: both lines say where the
+    address comes from (the default a developer's run uses, and what the deployment sets)."""
+    write_tree(tmp_path, {
+        "stock/stock.csproj": WEB, "stock/Program.cs": STOCK, "docker-compose.yml": COMPOSE,
+        "front/front.csproj": WEB, "front/Levels.cs": CLIENTS,
+        "front/appsettings.json": json.dumps(SETTINGS, indent=2)})
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    [prices] = [n.props for n in nodes.values() if n.kind == "client"
+                and n.props["declaring_fqn"] == "Shop.Front.Levels.Prices"]
+    assert prices["config_from"] == [
+        "docker-compose service front environment Services__Prices=http://stock-svc:8080 (docker-compose.yml:7)",
+        "Services:Prices = http://localhost:5001 (front/appsettings.json:4)"]
+
+
 def test_a_variable_the_deployment_sets_overrides_every_environments_value_as_one(tmp_path):
     """Two appsettings files give Services:Stock two values, and the deployment's Services__Stock overrides both:
     one address, not a choice of one value twice."""

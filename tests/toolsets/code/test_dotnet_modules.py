@@ -515,3 +515,19 @@ def test_a_mediatr_request_mapped_to_its_type_or_handled_through_a_cqrs_interfac
         ("Shop.Endpoints.Store", "Shop.StoreHandler.Handle"), ("Shop.Endpoints.Direct", "Shop.StoreHandler.Handle"),
         # through the project's own handler interfaces (a CQRS layer over IRequestHandler)
         ("Shop.Endpoints.Clear", "Shop.ClearHandler.Handle"), ("Shop.Endpoints.Price", "Shop.PriceHandler.Handle")}
+
+
+def test_a_grpc_address_read_from_configuration_through_the_null_forgiving_operator_is_folded(tmp_path):
+    program = ("var builder = WebApplication.CreateBuilder(args);\n"
+               "builder.Services.AddGrpcClient<Shop.V1.Stock.StockClient>(o =>\n"
+               '    o.Address = new Uri(builder.Configuration["GrpcSettings:StockUrl"]!));\n'
+               "var app = builder.Build();\napp.Run();\n")
+    nodes, _ = _build(tmp_path, {
+        "Ordering.API/Ordering.API.csproj": _project("Microsoft.NET.Sdk.Web"), "Ordering.API/Program.cs": program,
+        "Ordering.API/appsettings.json": json.dumps({"GrpcSettings": {"StockUrl": "http://stock:5000"}}),
+        "Ordering.API/Reserver.cs": GRPC_USER,
+        "Stock/Stock.csproj": _project("Microsoft.NET.Sdk.Web"), "Stock/stock.proto": GRPC_PROTO,
+        "Stock/StockService.cs": "namespace StockSvc;\npublic class StockService : Shop.V1.Stock.StockBase {\n"
+                                 " public override object Reserve(object r, object c) => null;\n}\n"})
+    [client] = [n.props for n in nodes.values() if n.kind == "client"]
+    assert (client["channel_address"], client["channel_service"]) == ("http://stock:5000", "Stock")

@@ -114,6 +114,7 @@ The map (packages by concern; a package imports only the packages above it)::
       apache_http.py              Apache HttpClient requests (new HttpGet(url) ...) as HTTP clients
       triggers.py                 TRIGGERS edges: XState events, passport callbacks (no call in the code)
       mediatr.py                  TRIGGERS edges of MediatR dispatch (Send -> the request's handler)
+      command_bus.py              TRIGGERS edges of Java command/query buses (executeCommand -> the type's handler)
       fastapi_depends.py          TRIGGERS edges: FastAPI Depends(fn) of a handler or dependency
       script_web.py               Express and NestJS routes, fetch and axios clients
       openapi_clients.py          generated OpenAPI clients (hey-api, openapi-typescript-codegen, openapi-fetch)

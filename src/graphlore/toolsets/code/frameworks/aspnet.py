@@ -94,6 +94,7 @@ class AspNet:
         self._bounds = bounds
         self._calls: dict[str, list] | None = None
         self._methods: dict[str, int] = {}
+        self.pages = _RazorPages(self)
 
     def callers(self, name: str) -> list:
         """(bound, call) of every call of a method named ``name`` in the project's C# files."""
@@ -172,6 +173,9 @@ def read_csharp(web: AspNet, bound: Bound) -> Iterator[Item]:
             yield from _controller_routes(web, bound, index)
         if sym.kind == "class" and _fast_endpoint(sym):
             yield from _fast_endpoints(web, bound, sym.key)
+        if sym.kind == "class":
+            yield from web.pages.handlers(bound, index)
+    yield from web.pages.unhandled(bound)
     yield from _minimal(web, bound)
     yield from _clients(web, bound)
 
@@ -245,6 +249,117 @@ def _controller_routes(web: AspNet, bound: Bound, index: int) -> Iterator[Item]:
                     parts.append(_fold_template(web, facts, template.replace('"~/', '"/'), sym.key, name, method.name))
                 yield item(bound, member, "route", "aspnet", None, http_method=verb, path=_route(join_paths(parts)),
                            written=" + ".join(t for t in (prefix if not absolute else None, template) if t) or '""')
+
+
+#: a Razor Page's handler method: ``On{Verb}[{Name}][Async]`` (a named handler is chosen by ``?handler=Name``: the
+#: same path)
+_PAGE_HANDLER = re.compile(r"On(Get|Post|Put|Delete|Patch|Head|Options)\w*")
+
+
+def page_path(path: str, template: str | None) -> Folded:
+    """The route of a Razor Page: its file's place under the nearest ``Pages`` folder (``Pages/Orders/Edit.cshtml``
+    -> ``/Orders/Edit``; an ``Index`` page is its folder's path; ``Areas/{area}/Pages/..`` under ``/{area}``), then
+    the ``@page`` template (relative: appended; ``/x`` or ``~/x``: the whole path). A page outside a ``Pages`` folder
+    is routed under the root the app configures (``RazorPagesOptions.RootDirectory``, not read): unknown."""
+    written = (template or "").strip()
+    if written.startswith(("/", "~/")):
+        return _route(join_paths([literal(written.removeprefix("~"))]))
+    parts = path.split("/")
+    if "Pages" not in parts[:-1]:
+        return _route(join_paths([unknown("a Razor Page outside a Pages folder: its root is the app's RootDirectory"),
+                                  literal(written)]))
+    at = len(parts) - 1 - parts[::-1].index("Pages", 1)
+    rel = parts[at + 1:-1] + [parts[-1].removesuffix(".cshtml")]
+    if rel[-1] == "Index":
+        rel.pop()
+    area = [parts[at - 1]] if at >= 2 and parts[at - 2] == "Areas" else []
+    return _route(join_paths([literal(p) for p in (*area, *rel, written)]))
+
+
+class _RazorPages:
+    """The routes of routable Razor files. A Blazor component (``.razor``) serves ``GET`` at each of its ``@page
+    "/template"`` directives, handled by the component. A Razor Page (``.cshtml`` with ``@page``) is served at
+    `page_path` by the handler methods of its ``@model`` class (``OnGet``, ``OnPostAsync``, ``OnPostCheckOutAsync``:
+    one route per method, of its verb), found among the classes of the page's own module as C# finds the name (the
+    innermost enclosing namespace first: ``Pages.Basket``'s ``IndexModel`` hides ``Pages``'; two at one depth:
+    none); a page with no model, or whose model has no handler method, serves ``GET`` itself (ASP.NET renders it). A model class two pages name serves both pages' routes. Pages are HTTP routes only in a service
+    that serves them: one calling ``MapRazorPages()`` (``UseMvc()`` before ASP.NET Core 3) for Razor Pages,
+    ``MapRazorComponents<T>()`` or ``MapBlazorHub()`` for components (a WebAssembly or MAUI Blazor Hybrid app's
+    ``@page`` is navigation inside the app, not a request to a server)."""
+
+    def __init__(self, web: AspNet) -> None:
+        bounds = web._bounds
+        self._serving = {kind: {caller.ctx.microservice for name in names for caller, _ in web.callers(name)}
+                         for kind, names in ((".cshtml", ("MapRazorPages", "UseMvc", "UseMvcWithDefaultRoute")),
+                                             (".razor", ("MapRazorComponents", "MapBlazorHub")))}
+        classes: dict[tuple[str, str], list[Bound]] = {}
+        for bound in bounds:
+            for sym in bound.facts.symbols:
+                if sym.kind == "class" and "razor" not in bound.facts.extra:   # a page's own class is no model
+                    classes.setdefault((bound.ctx.module, sym.name), []).append(bound)
+        #: (model file, model class key) -> the pages it serves: (page bound, the page's @page template)
+        self.models: dict[tuple[str, str], list[tuple[Bound, str | None]]] = {}
+        self._served: set[str] = set()   # pages whose model has a handler method
+        for bound in bounds:
+            model = bound.facts.extra.get("razor_model")
+            if not model or not self.served(bound, ".cshtml"):
+                continue
+            written = re.sub(r"<.*", "", model)
+            simple = written.rsplit(".", 1)[-1]
+            found = [(owner, sym) for owner in dict.fromkeys(classes.get((bound.ctx.module, simple), []))
+                     for sym in owner.facts.symbols if sym.kind == "class" and sym.name == simple
+                     and names_class(bound.facts, written, owner.facts.package)]
+            # C# looks a simple name up from the innermost enclosing namespace outward, then the usings: the
+            # page's own namespace's class hides an outer one; two at the same depth: not known, no model
+            page = bound.facts.package
+            depth = {id(sym): len(owner.facts.package) if page == owner.facts.package or
+                     page.startswith(owner.facts.package + ".") else -1 for owner, sym in found}
+            best = max(depth.values(), default=None)
+            nearest = [(owner, sym) for owner, sym in found if depth[id(sym)] == best]
+            if len(nearest) != 1:
+                continue
+            owner, sym = nearest[0]
+            for _, template in bound.facts.extra["razor_pages"][:1]:
+                self.models.setdefault((owner.path, sym.key), []).append((bound, template))
+            if any(_PAGE_HANDLER.fullmatch(owner.facts.symbols[m].name)
+                   for m in owner.members(sym.key) if owner.facts.symbols[m].kind == "method"):
+                self._served.add(bound.path)
+
+    def served(self, bound: Bound, suffix: str) -> bool:
+        """Whether ``bound`` is a page of kind ``suffix`` of a service that serves such pages."""
+        return bound.path.endswith(suffix) and bound.ctx.microservice in self._serving[suffix] and \
+            bool(bound.facts.extra.get("razor_pages"))
+
+    def handlers(self, bound: Bound, index: int) -> Iterator[Item]:
+        """The routes of the pages whose model is class ``index`` of ``bound``, one per handler method."""
+        sym = bound.facts.symbols[index]
+        for page, template in self.models.get((bound.path, sym.key), []):
+            path = page_path(page.path, template)
+            for member in bound.members(sym.key):
+                method = bound.facts.symbols[member]
+                verb = _PAGE_HANDLER.fullmatch(method.name) if method.kind == "method" else None
+                if verb:
+                    yield item(bound, member, "route", "aspnet", None, http_method=verb.group(1).upper(), path=path,
+                               written=f'@page "{template}" in {page.path}' if template is not None
+                               else f"@page in {page.path}")
+
+    def unhandled(self, bound: Bound) -> Iterator[Item]:
+        """A Blazor component's routes, and a Razor Page's ``GET`` when no model's method handles it."""
+        pages = bound.facts.extra.get("razor_pages") or []
+        if not (self.served(bound, ".razor") or self.served(bound, ".cshtml")) or bound.path in self._served:
+            return
+        index = next((i for i, s in enumerate(bound.facts.symbols) if s.kind == "class"), -1)
+        for line, template in pages:
+            if bound.path.endswith(".razor"):
+                if template is None:
+                    continue   # a component's @page names its template
+                path = _route(join_paths([literal(template)]))
+            elif line != pages[0][0]:
+                continue   # a Razor Page has one @page
+            else:
+                path = page_path(bound.path, template)
+            yield item(bound, index, "route", "aspnet", line, http_method="GET", path=path,
+                       written=f'@page "{template}"' if template is not None else "@page")
 
 
 def _route(path: Folded) -> Folded:

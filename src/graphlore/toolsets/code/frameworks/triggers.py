@@ -1,6 +1,7 @@
 """What runs code that no call in the code names, where a static reader can know it: ``TRIGGERS`` edges (never
 ``CALLS``), from the symbol that sets it off to the symbol that holds what runs. Read across the whole project
-after every update (TypeScript and JavaScript files; C# for MediatR, `frameworks.mediatr`; Python for FastAPI).
+after every update (TypeScript and JavaScript files; C# for MediatR, `frameworks.mediatr`; Java command and query
+buses, `frameworks.command_bus`; Python for FastAPI).
 
 **State-machine events (XState).** A machine is a ``Machine(config, options)`` / ``createMachine(...)`` call in a
 file that imports ``xstate``; its config's ``on: { EVENT: "state" }`` (or ``{ target: "state" }``) transitions
@@ -30,6 +31,7 @@ from pathlib import Path
 from ..languages.symbols import Bound, Table
 from ..model import GraphEdge, make_edge
 from .base import brace_block
+from .command_bus import command_bus_edges
 from .fastapi_depends import dependency_edges
 from .mediatr import mediator_edges
 
@@ -66,7 +68,9 @@ def _imports(bound: Bound, module: str) -> bool:
 def trigger_edges(table: Table, root: Path) -> list[GraphEdge]:
     files = [b for _, b in sorted(table.files.items()) if b.facts.language in SCRIPT and not b.ctx.is_test]
     csharp = [b for _, b in sorted(table.files.items()) if b.facts.language == "csharp" and not b.ctx.is_test]
-    edges = (*_xstate(files, root), *_passport(files), *mediator_edges(csharp), *dependency_edges(table))
+    java = [b for _, b in sorted(table.files.items()) if b.facts.language == "java" and not b.ctx.is_test]
+    edges = (*_xstate(files, root), *_passport(files), *mediator_edges(csharp), *command_bus_edges(java),
+             *dependency_edges(table))
     return list({edge.id: edge for edge in edges}.values())
 
 

@@ -69,13 +69,17 @@ MAX_CLIENT_LINES = 20
 def client_config(nodes: list[GraphNode], config: dict[str, list[str]], deployment: Deployment) -> None:
     """Each client whose address reads environment variables (``reads_env``) gets ``config_from``: the lines of
     its service's configuration that name one of them (the deployment file:line that sets it, with the value;
-    a settings file's default it overrides), then the project root ``.env``'s line for each (what Compose and
-    the folding read where no unit sets it). None where nothing in the repository sets them: set at run time."""
+    a settings file's default it overrides, ``A:B`` in .NET's spelling of ``A__B``), then the project root
+    ``.env``'s line for each (what Compose and the folding read where no unit sets it). None where nothing in the repository sets them: set at run time."""
     for node in nodes:
         variables = node.props.get("reads_env") if node.kind == "client" else None
         if not variables:
             continue
-        named = re.compile(r"(?<![\w.])(?:" + "|".join(re.escape(v) for v in variables) + r")(?![\w.])")
+        named = "|".join(re.escape(v) for v in variables)
+        # .NET reads ``A__B`` as the configuration key ``A:B``: an ``appsettings.json`` line names it so (the whole
+        # key: not a key below it)
+        keys = "|".join(re.escape(v.replace("__", ":")) for v in variables if "__" in v)
+        named = re.compile(rf"(?<![\w.])(?:{named})(?![\w.])" + (rf"|(?<![\w.:])(?:{keys})(?![\w.:])" if keys else ""))
         service = node.props.get("microservice") or ""
         # every deployment value, not only the ones the describe's bounded list kept
         every = dict.fromkeys([*config.get(service, []), *deployment.value_notes.get(service, [])])

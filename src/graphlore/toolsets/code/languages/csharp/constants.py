@@ -153,6 +153,8 @@ class CSharpFolder(Folder):
         return literal(unescape(text[1:-1]))
 
     def fold_tokens(self, toks: list[tuple[str, str]]) -> Folded:
+        if len(toks) > 1 and toks[-1][1] == "!":   # the null-forgiving operator, as in `fold` (an argument's tokens)
+            toks = toks[:-1]
         read = _CONFIG_READ.match("".join(text for _, text in toks))
         found = self.setting(read) if read is not None else None
         return found if found is not None else super().fold_tokens(toks)

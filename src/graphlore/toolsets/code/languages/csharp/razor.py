@@ -2,7 +2,8 @@
 compile to: the file's name is the class (``ItemPage.razor`` -> ``ItemPage``, partial, so a ``.razor.cs``
 code-behind is the same class), ``@inject T Name`` a field of type ``T``, ``@inherits``/``@implements`` its bases,
 ``@using`` its usings, and the ``@code``/``@functions`` blocks its members, kept at their own lines (`to_csharp`
-writes a C# text with the file's lines, so every ``file:line`` is the Razor file's).
+writes a C# text with the file's lines, so every ``file:line`` is the Razor file's). A page's ``@page`` directives
+and its ``@model`` are kept in its facts (``razor_pages``, ``razor_model``) for the routes `frameworks.aspnet` reads.
 
 Not read: C# inside the markup (``@onclick="..."``, ``@await X.Y()``, ``@if`` bodies): a call there has no owner
 method of its own. A component's namespace is not written in the file unless it says ``@namespace``: the
@@ -28,6 +29,10 @@ _USING = re.compile(r"^\s*@using\s+(?!\()(static\s+)?([\w.]+(?:\s*=\s*[\w.<>, ]+
 _INJECT = re.compile(r"^\s*@inject\s+([\w.]+(?:<[^\r\n]*>)?\??)\s+(\w+)\s*;?\s*$")
 _INHERITS = re.compile(r"^\s*@(inherits|implements)\s+([\w.<>, ]+?)\s*;?\s*$")
 _NAMESPACE = re.compile(r"^\s*@namespace\s+([\w.]+)\s*;?\s*$")
+#: ``@page`` (a Razor Page, routed by its file's place) or ``@page "/template"`` (a Blazor component's route, or a
+#: Razor Page's template: relative, or absolute when it starts with ``/`` or ``~/``)
+_PAGE = re.compile(r'^\s*@page(?:\s+"([^"]*)")?\s*;?\s*$')
+_MODEL = re.compile(r"^\s*@model\s+([\w.]+(?:<[^\r\n]*>)?)\s*;?\s*$")
 
 
 def _string_end(text: str, i: int) -> int:
@@ -88,9 +93,10 @@ def class_name(path: str) -> str:
     return re.sub(r"\W", "_", stem) or "_"
 
 
-def to_csharp(path: str, text: str) -> tuple[str, str]:
+def to_csharp(path: str, text: str, directives: dict | None = None) -> tuple[str, str]:
     """(a C# text of the Razor file's lines, the ``@namespace`` it declares or "") (see the module docstring); an
-    empty file declares nothing."""
+    empty file declares nothing. ``directives`` (when given) receives ``pages``: each ``@page`` directive as
+    ``[line, template or None]``, and ``model``: the ``@model`` type as written (a Razor Page's page model)."""
     if not text.strip():
         return text, ""
     blocks = []
@@ -117,6 +123,10 @@ def to_csharp(path: str, text: str) -> tuple[str, str]:
             bases.insert(0 if found.group(1) == "inherits" else len(bases), found.group(2))
         elif found := _NAMESPACE.match(line):
             namespace = found.group(1)
+        elif directives is not None and (found := _PAGE.match(line)):
+            directives.setdefault("pages", []).append([number + 1, found.group(1)])
+        elif directives is not None and (found := _MODEL.match(line)):
+            directives["model"] = found.group(1)
     if path.rsplit("/", 1)[-1] in IMPORT_FILES:
         lines = [line if not line.strip() else "" for line in lines]   # directives only: its usings
         lines[0] = " ".join(usings)
@@ -132,8 +142,13 @@ def to_csharp(path: str, text: str) -> tuple[str, str]:
 def extract(path: str, src: bytes, read_csharp: Callable[[str, bytes], FileFacts]) -> FileFacts:
     """The facts of one Razor file: those of its C# text (`to_csharp`), with the file's own hash and size, and
     ``extra["razor"]`` (the namespace it declares, "" for the project's) for `usings.shared_imports`."""
-    code, namespace = to_csharp(path, src.decode("utf-8-sig", errors="replace"))
+    directives: dict = {}
+    code, namespace = to_csharp(path, src.decode("utf-8-sig", errors="replace"), directives)
     facts = read_csharp(path, code.encode("utf-8"))
     facts.content_hash, facts.loc = content_hash(src), count_lines(src)
     facts.extra["razor"] = namespace
+    if directives.get("pages"):   # a routable page (`frameworks.aspnet` reads its routes)
+        facts.extra["razor_pages"] = directives["pages"]
+        if directives.get("model"):
+            facts.extra["razor_model"] = directives["model"]
     return facts

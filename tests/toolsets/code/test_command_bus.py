@@ -1,0 +1,129 @@
+"""Java command and query buses: a call of a dispatch method generic over a message base type triggers the one
+handler the caller's process runs for the argument's type; never a guess (two handlers, an unknown argument type,
+another service's handler: no edge)."""
+
+from __future__ import annotations
+
+from helpers.code_graph import edit, render
+from helpers.code_tools import write_tree
+
+from graphlore.toolsets.code.index.graph import CodeGraph
+
+
+def _pom(name: str) -> str:
+    return (f"<project><modelVersion>4.0.0</modelVersion><groupId>com.acme</groupId><artifactId>{name}</artifactId>"
+            "<version>1</version></project>\n")
+
+
+def _java(package: str, body: str, *imports: str) -> str:
+    return f"package {package};\n\n" + "".join(f"import {i};\n" for i in imports) + "\n" + body
+
+
+BUS = "com.acme.bus"
+FILES = {
+    "bus/pom.xml": _pom("bus"),
+    "bus/src/main/java/com/acme/bus/Command.java": _java(BUS, "public interface Command<R> { }\n"),
+    "bus/src/main/java/com/acme/bus/Query.java": _java(BUS, "public interface Query<R> { }\n"),
+    "bus/src/main/java/com/acme/bus/CommandHandler.java": _java(
+        BUS, "public interface CommandHandler<R, C extends Command<R>> {\n    R handle(C command);\n}\n"),
+    "bus/src/main/java/com/acme/bus/QueryHandler.java": _java(
+        BUS, "public interface QueryHandler<R, Q extends Query<R>> {\n    R handle(Q query);\n}\n"),
+    "bus/src/main/java/com/acme/bus/CommandBus.java": _java(BUS, """public interface CommandBus {
+    <R, C extends Command<R>> R executeCommand(C command);
+    <R, Q extends Query<R>> R executeQuery(Q query);
+}
+"""),
+    "bus/src/main/java/com/acme/bus/RegistryBus.java": _java(BUS, """public class RegistryBus implements CommandBus {
+    private final Registry registry;
+
+    public <R, C extends Command<R>> R executeCommand(C command) {
+        CommandHandler<R, C> handler = (CommandHandler<R, C>) registry.get(command.getClass());
+        return handler.handle(command);
+    }
+
+    public <R, Q extends Query<R>> R executeQuery(Q query) {
+        QueryHandler<R, Q> handler = (QueryHandler<R, Q>) registry.get(query.getClass());
+        return handler.handle(query);
+    }
+}
+"""),
+    "orders/pom.xml": _pom("orders"), "orders/Dockerfile": "FROM eclipse-temurin:17\n",
+    "orders/src/main/java/com/acme/orders/OrdersBus.java": _java(
+        "com.acme.orders", "public class OrdersBus extends RegistryBus { }\n", "com.acme.bus.RegistryBus"),
+    "orders/src/main/java/com/acme/orders/PlaceOrder.java": _java(
+        "com.acme.orders", "public class PlaceOrder implements Command<String> { }\n", "com.acme.bus.Command"),
+    "orders/src/main/java/com/acme/orders/CancelOrder.java": _java(
+        "com.acme.orders", "public class CancelOrder implements Command<String> { }\n", "com.acme.bus.Command"),
+    "orders/src/main/java/com/acme/orders/FindOrder.java": _java(
+        "com.acme.orders", "public class FindOrder implements Query<String> { public FindOrder(String id) { } }\n",
+        "com.acme.bus.Query"),
+    "orders/src/main/java/com/acme/orders/PlaceOrderHandler.java": _java("com.acme.orders", """public class PlaceOrderHandler implements CommandHandler<String, PlaceOrder> {
+    public String handle(PlaceOrder command) { return "placed"; }
+}
+""", "com.acme.bus.CommandHandler"),
+    # two handlers of one command: which runs is the registry's choice, so no edge
+    "orders/src/main/java/com/acme/orders/CancelOrderHandler.java": _java("com.acme.orders", """public class CancelOrderHandler implements CommandHandler<String, CancelOrder> {
+    public String handle(CancelOrder command) { return "cancelled"; }
+}
+""", "com.acme.bus.CommandHandler"),
+    "orders/src/main/java/com/acme/orders/AuditCancelHandler.java": _java("com.acme.orders", """public class AuditCancelHandler implements CommandHandler<String, CancelOrder> {
+    public String handle(CancelOrder command) { return "audited"; }
+}
+""", "com.acme.bus.CommandHandler"),
+    "orders/src/main/java/com/acme/orders/FindOrderHandler.java": _java("com.acme.orders", """public class FindOrderHandler implements QueryHandler<String, FindOrder> {
+    public String handle(FindOrder query) { return "found"; }
+}
+""", "com.acme.bus.QueryHandler"),
+    "orders/src/main/java/com/acme/orders/OrdersController.java": _java("com.acme.orders", """public class OrdersController {
+    private final CommandBus bus;
+
+    public OrdersController(CommandBus bus) { this.bus = bus; }
+
+    public String place(PlaceOrder cmd) { return bus.executeCommand(cmd); }
+
+    public String cancel(CancelOrder cmd) { return bus.executeCommand(cmd); }
+
+    public String find(String id) { return bus.executeQuery(new FindOrder(id)); }
+
+    public String replay(Object stored) { return bus.executeCommand(stored); }
+
+    public String local() {
+        PlaceOrder made = new PlaceOrder();
+        return bus.executeCommand(made);
+    }
+}
+""", "com.acme.bus.CommandBus"),
+    # another deployed service sending a command of a type only orders handles: its own process has no handler
+    "billing/pom.xml": _pom("billing"), "billing/Dockerfile": "FROM eclipse-temurin:17\n",
+    "billing/src/main/java/com/acme/billing/Billing.java": _java("com.acme.billing", """public class Billing {
+    private final CommandBus bus;
+
+    public String bill(PlaceOrder cmd) { return bus.executeCommand(cmd); }
+}
+""", "com.acme.bus.CommandBus", "com.acme.orders.PlaceOrder"),
+}
+
+
+def _triggers(graph: CodeGraph) -> set[tuple[str, str, str]]:
+    nodes, edges = graph.snapshot()
+    simple = {i: n.props.get("fqn", "").split("(")[0].rsplit(".", 1)[-1] for i, n in nodes.items()}
+    return {(simple[e.src], simple[e.dst], e.props["message"]) for e in edges.values()
+            if e.type == "TRIGGERS" and e.props.get("kind") == "command_bus"}
+
+
+def test_a_bus_call_triggers_the_one_handler_of_its_argument_type_in_its_process(tmp_path):
+    graph = CodeGraph.build(write_tree(tmp_path, FILES))
+    assert _triggers(graph) == {
+        ("OrdersController#place", "PlaceOrderHandler#handle", "PlaceOrder"),
+        ("OrdersController#find", "FindOrderHandler#handle", "FindOrder"),   # a query made in the call
+        ("OrdersController#local", "PlaceOrderHandler#handle", "PlaceOrder"),   # a local declared PlaceOrder
+    }
+    # a second handler of PlaceOrder: neither runs for certain, so the edge goes; an update equals a full build
+    edit(tmp_path, "orders/src/main/java/com/acme/orders/FindOrderHandler.java",
+         "public String handle(FindOrder query) { return \"found\"; }",
+         "public String handle(FindOrder query) { return \"found\"; }\n}\n"
+         "class ShadowPlace implements CommandHandler<String, PlaceOrder> {\n"
+         "    public String handle(PlaceOrder command) { return \"shadow\"; }")
+    graph.update()
+    assert _triggers(graph) == {("OrdersController#find", "FindOrderHandler#handle", "FindOrder")}
+    assert render(graph) == render(CodeGraph.build(tmp_path))
