@@ -59,7 +59,7 @@ from graphlore.toolsets.skills import candidates as C
 from graphlore.toolsets.skills import decision as D
 from graphlore.toolsets.skills import judge as J
 from graphlore.toolsets.skills.imports import intent_skills
-from graphlore.toolsets.skills.library import KIND, SkillLibrary
+from graphlore.toolsets.skills.library import IN_USE, KIND, SkillLibrary
 from graphlore.toolsets.skills.routing import head_count, skill_passages
 
 Embed = Callable[[Sequence[str]], np.ndarray]
@@ -158,6 +158,8 @@ class Table:
     inside: np.ndarray  # the question is in scope
     generic: np.ndarray  # out of scope and from oos_train (not a left-out intent)
     fold: np.ndarray
+    #: The best candidate's conformal p-value (:func:`conformal_p`; tool tables only, else None).
+    p: np.ndarray | None = None
 
     @property
     def margin(self) -> np.ndarray:
@@ -165,11 +167,13 @@ class Table:
 
     @staticmethod
     def join(tables: Sequence[Table]) -> Table:
+        p = np.concatenate([t.p for t in tables]) if all(t.p is not None for t in tables) else None
         return Table(*(np.concatenate([getattr(t, f) for t in tables]) for f in
-                       ("x", "correct", "inside", "generic", "fold")))
+                       ("x", "correct", "inside", "generic", "fold")), p)
 
     def where(self, rows: np.ndarray) -> Table:
-        return Table(self.x[rows], self.correct[rows], self.inside[rows], self.generic[rows], self.fold[rows])
+        return Table(self.x[rows], self.correct[rows], self.inside[rows], self.generic[rows], self.fold[rows],
+                     None if self.p is None else self.p[rows])
 
     def rates(self, values: np.ndarray, generic_only: bool = False) -> tuple[float, float]:
         """(in-scope accuracy, null rate) when answering at ``values >= 0``."""
@@ -372,8 +376,10 @@ def tool_table(runtime: Runtime, tmp: Path, name: str, library_rows: Sequence[tu
     library = SkillLibrary(runtime, name)
     store = library.store()
     source_of = {n.id: n.props.get("source") for n in store.iter_nodes(KIND)}
+    spreads = {n.id: leave_one_out(n.vectors, head_count({"title": n.name, **n.props}))
+               for n in store.iter_nodes(KIND, IN_USE, with_vectors=True) if n.vectors is not None}
     vectors = runtime.embedder.embed([q for q, _ in questions])
-    rows, correct, judged = [], [], []
+    rows, correct, judged, pvalues = [], [], [], []
     for (text, want), vector in zip(questions, vectors, strict=True):
         found = C.candidates(library, store, text, vector)
         verdict = C.calibrated(found, vector)
@@ -381,9 +387,31 @@ def tool_table(runtime: Runtime, tmp: Path, name: str, library_rows: Sequence[tu
         rows.append(D.features(best, rivals, [s.skill_id for s in found].index(best.skill_id)))
         correct.append(want is not None and source_of[best.skill_id] == want)
         judged.append(verdict.value if best.examples >= J.NETWORK_EXAMPLES and not verdict.guess else math.nan)
+        pvalues.append(conformal_p(spreads.get(best.skill_id), best.match))
     inside = np.array([want is not None for _, want in questions])
     return (Table(np.array(rows), np.array(correct), inside, np.asarray(generic, dtype=bool),
-                  np.full(len(questions), index)), np.array(judged))
+                  np.full(len(questions), index), np.array(pvalues)), np.array(judged))
+
+
+def leave_one_out(passage_vectors: np.ndarray, head: int, tau: float = J.TAU) -> np.ndarray:
+    """A skill's spread: each of its conditions matched (``judge.soft_match``) against the skill's other passages,
+    sorted (what :func:`judge.calibration` averages)."""
+    vectors = np.asarray(passage_vectors, dtype=np.float64)
+    n = len(vectors) - head
+    if n < J.MIN_EXAMPLES:
+        return np.empty(0)
+    cos = vectors[head:] @ vectors.T
+    cos[np.arange(n), head + np.arange(n)] = -np.inf
+    top = cos.max(axis=1)
+    return np.sort(top + tau * np.log(np.exp((cos - top[:, None]) / tau).sum(axis=1) / (len(vectors) - 1)))
+
+
+def conformal_p(spread: np.ndarray | None, match: float) -> float:
+    """The question's conformal p-value for a skill: the share of the skill's own conditions whose leave-one-out
+    match is below the question's match (1 for a skill of fewer than 2 conditions: no evidence either way)."""
+    if spread is None or spread.size == 0:
+        return 1.0
+    return float(np.searchsorted(spread, match, side="left")) / spread.size
 
 
 def tool_tables(data: Path, runtime: Runtime, tmp: Path, log: Callable[[str], None] = print
@@ -871,3 +899,107 @@ def report(fitted: Fitted, log: Callable[[str], None] = print) -> None:
         extra = f", oos_train null {generic:.3f}" if name == "clinc" else ""
         log(f"  cross-validated (each fold judged by a network and bias fitted on the other four): {name} "
             f"in-scope {inside:.3f}, null {null:.3f}{extra}")
+
+
+# -- per-skill conformal p-values (tried for judge v9) ----------------------------------------------
+
+#: The gate's alphas tried (0: no gate, judge v7) and the settings (alpha, NULL_LEVEL) of :func:`conformal`.
+ALPHAS = (0.0, 0.005, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, 0.25, 0.3)
+Gate = tuple[float, float]
+
+
+def gated(t: Table, net: Net, shifts: np.ndarray, alpha: float) -> np.ndarray:
+    """Decision values with the library's shifts, refused (-1) where the best candidate's p-value is below
+    ``alpha``."""
+    values = with_shifts(t, net, shifts)
+    return np.where(t.p < alpha, np.minimum(values, -1.0), values)
+
+
+_SHIFTS: dict[tuple[int, str, float], np.ndarray] = {}
+
+
+def level_shifts(sims: dict[str, list[Sim | None]], name: str, level: float) -> np.ndarray:
+    """``shifts_of`` at the shipped PARAPHRASES_OUT and ``level``, computed once per set and level."""
+    key = (id(sims), name, level)
+    if key not in _SHIFTS:
+        _SHIFTS[key] = shifts_of(sims[name], (selfcheck.PARAPHRASES_OUT, level))
+    return _SHIFTS[key]
+
+
+def gate_margin(tables: dict[str, Table], sims: dict[str, list[Sim | None]], gate: Gate,
+                folds: Sequence[int] = range(5)) -> float:
+    """The smallest margin over the targets on ``folds`` at ``gate`` (alpha, NULL_LEVEL; PARAPHRASES_OUT
+    shipped)."""
+    net, out = Net.shipped(), math.inf
+    alpha, level = gate
+    for name, (in_target, null_target) in TARGETS.items():
+        t = tables[name].where(np.isin(tables[name].fold, list(folds)))
+        inside, null = t.rates(gated(t, net, level_shifts(sims, name, level), alpha), generic_only=name == "clinc")
+        out = min(out, inside - in_target, null - null_target)
+    return out
+
+
+def conformal(tables: dict[str, Table], sims: dict[str, list[Sim | None]], small: tuple[Table, list[Sim | None]],
+              log: Callable[[str], None] = print) -> Gate:
+    """Judge v7 with a per-skill conformal gate: abstain when the network says so *or* the best candidate's
+    p-value (:func:`conformal_p`) is below alpha; alpha chosen with ``NULL_LEVEL`` (the gate refuses more, so the
+    library's own shift may want a lower level) at the largest smallest margin over the four targets on the tool
+    folds, then each fold judged at the gate chosen on the other four; and the small libraries (no calibration of
+    their own: the gate alone) at the chosen alpha."""
+    net = Net.shipped()
+    gates = [(a, float(v)) for a in ALPHAS for v in LEVELS]
+    margins = {g: gate_margin(tables, sims, g) for g in gates}
+    shipped = (0.0, selfcheck.NULL_LEVEL)
+    log(f"conformal gate (judge v9 tried): abstain when the network does or the best candidate's p-value < alpha; "
+        f"PARAPHRASES_OUT {selfcheck.PARAPHRASES_OUT}; v7 (alpha 0, level {selfcheck.NULL_LEVEL}): smallest margin "
+        f"{margins[shipped]:+.4f}")
+    for name in TARGETS:
+        t = tables[name]
+        for label, where in (("in scope, answered right", t.inside & t.correct), ("in scope, wrong best", t.inside & ~t.correct),
+                             ("out of scope", ~t.inside)):
+            q = np.quantile(t.p[where], [0.05, 0.1, 0.25, 0.5]) if where.any() else [math.nan] * 4
+            log(f"  {name} p-values, {label} ({int(where.sum())}): 5/10/25/50th percentiles "
+                + " / ".join(f"{x:.3f}" for x in q))
+    for a in ALPHAS:
+        best = max((g for g in gates if g[0] == a), key=lambda g: (round(margins[g], 6), -g[1]))
+        at_v7 = margins[(a, selfcheck.NULL_LEVEL)]
+        parts = []
+        for name in TARGETS:
+            t = tables[name]
+            v = gated(t, net, level_shifts(sims, name, best[1]), a)
+            inside, null = t.rates(v)
+            extra = f", oos_train null {t.rates(v, generic_only=True)[1]:.3f}" if name == "clinc" else ""
+            parts.append(f"{name} {inside:.3f} / null {null:.3f}{extra}")
+        log(f"  alpha {a:g}: best level {best[1]:.2f}, smallest margin {margins[best]:+.4f} (at level "
+            f"{selfcheck.NULL_LEVEL}: {at_v7:+.4f}); " + "; ".join(parts))
+    chosen = max(gates, key=lambda g: (round(margins[g], 6), -g[0], -g[1]))
+    log(f"  chosen in sample: alpha {chosen[0]:g}, NULL_LEVEL {chosen[1]:.2f}, smallest margin {margins[chosen]:+.4f}")
+    for label, pool in (("alpha and level", gates), ("alpha alone, level 0.49", [g for g in gates if g[1] == selfcheck.NULL_LEVEL]),
+                        ("level alone, no gate (v7's procedure)", [g for g in gates if g[0] == 0.0])):
+        answers = {name: np.zeros(len(tables[name].fold)) for name in TARGETS}
+        picks = []
+        for k in range(5):
+            others = [f for f in range(5) if f != k]
+            pick = max(pool, key=lambda g: (round(gate_margin(tables, sims, g, others), 6), -g[0], -g[1]))
+            picks.append(pick)
+            for name in TARGETS:
+                rows = tables[name].fold == k
+                answers[name][rows] = gated(tables[name], net, level_shifts(sims, name, pick[1]), pick[0])[rows]
+        worst, parts = math.inf, []
+        for name, (in_target, null_target) in TARGETS.items():
+            t = tables[name]
+            inside, null = t.rates(answers[name])
+            generic = t.rates(answers[name], generic_only=True)[1]
+            worst = min(worst, inside - in_target, (generic if name == "clinc" else null) - null_target)
+            extra = f", oos_train null {generic:.3f}" if name == "clinc" else ""
+            parts.append(f"{name} {inside:.3f} / null {null:.3f}{extra}")
+        log(f"  cross-validated, {label} chosen on the other four ("
+            + ", ".join(f"{a:g}/{v:.2f}" for a, v in picks) + f"): smallest margin {worst:+.4f}; " + "; ".join(parts))
+    t, small_sims = small
+    shifts = shifts_of(small_sims, (selfcheck.PARAPHRASES_OUT, chosen[1]))
+    for a in sorted({0.0, chosen[0]}):
+        v = gated(t, net, shifts, a)
+        inside, null = t.rates(v)
+        log(f"  libraries of 10-12 examples a skill at alpha {a:g}: in-scope {inside:.3f}, null {null:.3f}, "
+            f"oos_train null {t.rates(v, generic_only=True)[1]:.3f}")
+    return chosen
