@@ -903,16 +903,26 @@ def report(fitted: Fitted, log: Callable[[str], None] = print) -> None:
 
 # -- per-skill conformal p-values (tried for judge v9) ----------------------------------------------
 
-#: The gate's alphas tried (0: no gate, judge v7) and the settings (alpha, NULL_LEVEL) of :func:`conformal`.
+#: How the best candidate's p-value (:func:`conformal_p`) joins the decision, as tried by :func:`conformal`:
+#: ("gate", alpha): abstain when the network does or p < alpha (alpha 0: judge v7); ("add", beta, c): one more
+#: input, the decision value moved by beta * (p - c).
+Form = tuple[Any, ...]
 ALPHAS = (0.0, 0.005, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, 0.25, 0.3)
-Gate = tuple[float, float]
+BETAS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
+CENTRES = (0.02, 0.05, 0.1, 0.2, 0.3)
+FORMS: list[Form] = [("gate", a) for a in ALPHAS] + [("add", b, c) for b in BETAS for c in CENTRES]
+#: A setting of :func:`conformal`: the form and ``NULL_LEVEL`` (the library's own shift found at it).
+Gate = tuple[Form, float]
+V7: Gate = (("gate", 0.0), selfcheck.NULL_LEVEL)
 
 
-def gated(t: Table, net: Net, shifts: np.ndarray, alpha: float) -> np.ndarray:
-    """Decision values with the library's shifts, refused (-1) where the best candidate's p-value is below
-    ``alpha``."""
-    values = with_shifts(t, net, shifts)
-    return np.where(t.p < alpha, np.minimum(values, -1.0), values)
+def gated(t: Table, net: Net, shifts: np.ndarray, form: Form, base: np.ndarray | None = None) -> np.ndarray:
+    """Decision values with the library's shifts and the p-value joined by ``form`` (see :data:`FORMS`;
+    ``base``: the network's values of ``t``'s rows, if already computed)."""
+    values = (net.values(t, J.MIN_MARGIN) if base is None else base) + shifts[t.fold]
+    if form[0] == "gate":
+        return np.where(t.p < form[1], np.minimum(values, -1.0), values)
+    return values + form[1] * (t.p - form[2])
 
 
 _SHIFTS: dict[tuple[int, str, float], np.ndarray] = {}
@@ -926,80 +936,93 @@ def level_shifts(sims: dict[str, list[Sim | None]], name: str, level: float) -> 
     return _SHIFTS[key]
 
 
+def gate_rates(tables: dict[str, Table], answers: dict[str, np.ndarray]) -> tuple[float, str]:
+    """The smallest margin over the targets (CLINC's null on oos_train only) and the rates, in words."""
+    worst, parts = math.inf, []
+    for name, (in_target, null_target) in TARGETS.items():
+        t = tables[name]
+        inside, null = t.rates(answers[name])
+        if name == "clinc":
+            generic = t.rates(answers[name], generic_only=True)[1]
+            worst = min(worst, inside - in_target, generic - null_target)
+            parts.append(f"{name} {inside:.3f} / null {null:.3f}, oos_train null {generic:.3f}")
+        else:
+            worst = min(worst, inside - in_target, null - null_target)
+            parts.append(f"{name} {inside:.3f} / null {null:.3f}")
+    return worst, "; ".join(parts)
+
+
 def gate_margin(tables: dict[str, Table], sims: dict[str, list[Sim | None]], gate: Gate,
                 folds: Sequence[int] = range(5)) -> float:
-    """The smallest margin over the targets on ``folds`` at ``gate`` (alpha, NULL_LEVEL; PARAPHRASES_OUT
-    shipped)."""
-    net, out = Net.shipped(), math.inf
-    alpha, level = gate
-    for name, (in_target, null_target) in TARGETS.items():
-        t = tables[name].where(np.isin(tables[name].fold, list(folds)))
-        inside, null = t.rates(gated(t, net, level_shifts(sims, name, level), alpha), generic_only=name == "clinc")
-        out = min(out, inside - in_target, null - null_target)
-    return out
+    """The smallest margin over the targets on ``folds`` at ``gate``."""
+    net, part, base = Net.shipped(), {}, {}
+    for n in TARGETS:
+        key = (id(tables[n]), tuple(folds))
+        if key not in _PARTS:
+            rows = np.isin(tables[n].fold, list(folds))
+            _PARTS[key] = (tables[n].where(rows), net.values(tables[n], J.MIN_MARGIN)[rows])
+        part[n], base[n] = _PARTS[key]
+    return gate_rates(part, {n: gated(part[n], net, level_shifts(sims, n, gate[1]), gate[0], base[n])
+                             for n in TARGETS})[0]
+
+
+_PARTS: dict[tuple[int, tuple[int, ...]], tuple[Table, np.ndarray]] = {}
+
+
+def _form(form: Form) -> str:
+    return f"alpha {form[1]:g}" if form[0] == "gate" else f"+{form[1]:g} * (p - {form[2]:g})"
 
 
 def conformal(tables: dict[str, Table], sims: dict[str, list[Sim | None]], small: tuple[Table, list[Sim | None]],
               log: Callable[[str], None] = print) -> Gate:
-    """Judge v7 with a per-skill conformal gate: abstain when the network says so *or* the best candidate's
-    p-value (:func:`conformal_p`) is below alpha; alpha chosen with ``NULL_LEVEL`` (the gate refuses more, so the
-    library's own shift may want a lower level) at the largest smallest margin over the four targets on the tool
-    folds, then each fold judged at the gate chosen on the other four; and the small libraries (no calibration of
-    their own: the gate alone) at the chosen alpha."""
+    """Judge v7 with a per-skill conformal p-value (:func:`conformal_p` of the best candidate) in the decision
+    (:data:`FORMS`), chosen with ``NULL_LEVEL`` (a form that refuses more may want a lower level) at the largest
+    smallest margin over the four targets on the tool folds; then each fold judged at the setting chosen on the
+    other four, and the small libraries (no calibration of their own) at the chosen form."""
     net = Net.shipped()
-    gates = [(a, float(v)) for a in ALPHAS for v in LEVELS]
+    gates = [(f, float(v)) for f in FORMS for v in LEVELS]
     margins = {g: gate_margin(tables, sims, g) for g in gates}
-    shipped = (0.0, selfcheck.NULL_LEVEL)
-    log(f"conformal gate (judge v9 tried): abstain when the network does or the best candidate's p-value < alpha; "
-        f"PARAPHRASES_OUT {selfcheck.PARAPHRASES_OUT}; v7 (alpha 0, level {selfcheck.NULL_LEVEL}): smallest margin "
-        f"{margins[shipped]:+.4f}")
+    log(f"conformal p-values (judge v9 tried), PARAPHRASES_OUT {selfcheck.PARAPHRASES_OUT}; v7 (no p-value, level "
+        f"{selfcheck.NULL_LEVEL}): smallest margin {margins[V7]:+.4f}")
     for name in TARGETS:
         t = tables[name]
-        for label, where in (("in scope, answered right", t.inside & t.correct), ("in scope, wrong best", t.inside & ~t.correct),
+        for label, where in (("in scope, best right", t.inside & t.correct), ("in scope, best wrong", t.inside & ~t.correct),
                              ("out of scope", ~t.inside)):
-            q = np.quantile(t.p[where], [0.05, 0.1, 0.25, 0.5]) if where.any() else [math.nan] * 4
+            q = np.quantile(t.p[where], [0.05, 0.1, 0.25, 0.5])
             log(f"  {name} p-values, {label} ({int(where.sum())}): 5/10/25/50th percentiles "
                 + " / ".join(f"{x:.3f}" for x in q))
-    for a in ALPHAS:
-        best = max((g for g in gates if g[0] == a), key=lambda g: (round(margins[g], 6), -g[1]))
-        at_v7 = margins[(a, selfcheck.NULL_LEVEL)]
-        parts = []
-        for name in TARGETS:
-            t = tables[name]
-            v = gated(t, net, level_shifts(sims, name, best[1]), a)
-            inside, null = t.rates(v)
-            extra = f", oos_train null {t.rates(v, generic_only=True)[1]:.3f}" if name == "clinc" else ""
-            parts.append(f"{name} {inside:.3f} / null {null:.3f}{extra}")
-        log(f"  alpha {a:g}: best level {best[1]:.2f}, smallest margin {margins[best]:+.4f} (at level "
-            f"{selfcheck.NULL_LEVEL}: {at_v7:+.4f}); " + "; ".join(parts))
-    chosen = max(gates, key=lambda g: (round(margins[g], 6), -g[0], -g[1]))
-    log(f"  chosen in sample: alpha {chosen[0]:g}, NULL_LEVEL {chosen[1]:.2f}, smallest margin {margins[chosen]:+.4f}")
-    for label, pool in (("alpha and level", gates), ("alpha alone, level 0.49", [g for g in gates if g[1] == selfcheck.NULL_LEVEL]),
-                        ("level alone, no gate (v7's procedure)", [g for g in gates if g[0] == 0.0])):
+
+    def key(g: Gate) -> tuple[float, ...]:  # ties: no p-value, then the gentlest form, then the lower level
+        return (round(margins[g], 6), g[0] == V7[0], -g[0][1], -g[1])
+
+    for form in FORMS:
+        best = max((g for g in gates if g[0] == form), key=key)
+        answers = {n: gated(tables[n], net, level_shifts(sims, n, best[1]), form) for n in TARGETS}
+        log(f"  {_form(form)}: best level {best[1]:.2f}, smallest margin {margins[best]:+.4f} (at "
+            f"{selfcheck.NULL_LEVEL}: {margins[(form, selfcheck.NULL_LEVEL)]:+.4f}); {gate_rates(tables, answers)[1]}")
+    chosen = max(gates, key=key)
+    log(f"  chosen in sample: {_form(chosen[0])}, NULL_LEVEL {chosen[1]:.2f}, smallest margin {margins[chosen]:+.4f}")
+    pools = (("form and level", gates), ("the gate and level", [g for g in gates if g[0][0] == "gate"]),
+             ("one more input and level", [g for g in gates if g[0][0] == "add"] + [(V7[0], float(v)) for v in LEVELS]),
+             ("level alone, no p-value (v7's procedure)", [g for g in gates if g[0] == V7[0]]))
+    for label, pool in pools:
         answers = {name: np.zeros(len(tables[name].fold)) for name in TARGETS}
         picks = []
         for k in range(5):
             others = [f for f in range(5) if f != k]
-            pick = max(pool, key=lambda g: (round(gate_margin(tables, sims, g, others), 6), -g[0], -g[1]))
+            fold_margins = {g: gate_margin(tables, sims, g, others) for g in pool}
+            pick = max(pool, key=lambda g: (round(fold_margins[g], 6), g[0] == V7[0], -g[0][1], -g[1]))
             picks.append(pick)
             for name in TARGETS:
                 rows = tables[name].fold == k
                 answers[name][rows] = gated(tables[name], net, level_shifts(sims, name, pick[1]), pick[0])[rows]
-        worst, parts = math.inf, []
-        for name, (in_target, null_target) in TARGETS.items():
-            t = tables[name]
-            inside, null = t.rates(answers[name])
-            generic = t.rates(answers[name], generic_only=True)[1]
-            worst = min(worst, inside - in_target, (generic if name == "clinc" else null) - null_target)
-            extra = f", oos_train null {generic:.3f}" if name == "clinc" else ""
-            parts.append(f"{name} {inside:.3f} / null {null:.3f}{extra}")
-        log(f"  cross-validated, {label} chosen on the other four ("
-            + ", ".join(f"{a:g}/{v:.2f}" for a, v in picks) + f"): smallest margin {worst:+.4f}; " + "; ".join(parts))
+        worst, rates = gate_rates(tables, answers)
+        log(f"  cross-validated, {label} chosen on the other four (" + ", ".join(f"{_form(f)} / {v:.2f}" for f, v in picks)
+            + f"): smallest margin {worst:+.4f}; {rates}")
     t, small_sims = small
-    shifts = shifts_of(small_sims, (selfcheck.PARAPHRASES_OUT, chosen[1]))
-    for a in sorted({0.0, chosen[0]}):
-        v = gated(t, net, shifts, a)
+    for form in dict.fromkeys([V7[0], chosen[0]]):
+        v = gated(t, net, shifts_of(small_sims, (selfcheck.PARAPHRASES_OUT, chosen[1])), form)
         inside, null = t.rates(v)
-        log(f"  libraries of 10-12 examples a skill at alpha {a:g}: in-scope {inside:.3f}, null {null:.3f}, "
+        log(f"  libraries of 10-12 examples a skill at {_form(form)}: in-scope {inside:.3f}, null {null:.3f}, "
             f"oos_train null {t.rates(v, generic_only=True)[1]:.3f}")
     return chosen
