@@ -48,7 +48,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: ``AddHttpClient<T>()``/``AddRefitClient<T>()`` as registrations: an index of format 9 restored would miss them.
 #: 11: a symbol's search text holds what its body calls and the words of its string literals
 #: (`symbols.body_text`): an unchanged file of an index of format 10 would keep its symbols' shorter texts.
-FORMAT = 11
+#: 12: a symbol's search text also holds the words of its annotations' string arguments
+#: (`symbols.annotation_words`): an unchanged file of an index of format 11 would keep its symbols' texts without them.
+FORMAT = 12
 
 
 def _context(values: list) -> FileContext:
