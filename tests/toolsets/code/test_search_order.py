@@ -147,3 +147,23 @@ def test_a_method_is_found_by_the_strings_its_annotations_pass(tmp_path, embedde
     found = run(runtime, "search", project_path=str(tree), query="constant", kind="symbol")
     assert "drop" not in [h.node.name for h in found.results]
     runtime.close()
+
+
+def test_annotation_words_read_string_arguments_of_every_form():
+    """Keyword and positional string arguments as each language writes them (Python decorators, C# attributes,
+    TS decorators, Java text blocks); identifiers, numbers and constants are not words of the symbol."""
+    from graphlore.toolsets.code.languages.symbols import annotation_words
+    from graphlore.toolsets.code.model import AnnotationFact
+
+    said = annotation_words([
+        AnnotationFact("router.get", (("", '"/items/{item_id}"'), ("summary", "'Read one stocked item'"))),
+        AnnotationFact("EndpointSummary", (("", '"Refund a payment"'),)),
+        AnnotationFact("Get", (("", "`shelves/:shelf`"),)),
+        AnnotationFact("UserMessage", (("", '"""\n  Translate {{text}} into French\n  """'),)),
+        AnnotationFact("Cacheable", (("value", "CACHE_NAME"), ("ttl", "300"))),
+    ])
+    words = said.split()
+    for word in ("items", "item_id", "Read", "stocked", "Refund", "payment", "shelves", "shelf", "Translate",
+                 "French"):
+        assert word in words
+    assert not {"CACHE_NAME", "300", "CACHE", "ttl"} & set(words)

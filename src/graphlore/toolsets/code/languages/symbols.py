@@ -332,6 +332,8 @@ def body_text(calls: list[CallFact]) -> str:
 
 #: an annotation argument longer than this is cut before its words are read (a prompt, an OpenAPI description)
 ANNOTATION_CHARS = 600
+#: a string literal that may span lines (a Java text block, a Python triple-quoted string, a TS template: a prompt)
+_LITERAL_LINES = re.compile(_LITERAL.pattern, re.DOTALL)
 
 
 def annotation_words(annotations) -> str:
@@ -342,7 +344,7 @@ def annotation_words(annotations) -> str:
     seen: dict[str, None] = {}
     for annotation in annotations:
         for _, value in annotation.args:
-            for _, literal in _LITERAL.findall(value[:ANNOTATION_CHARS]):
+            for _, literal in _LITERAL_LINES.findall(value[:ANNOTATION_CHARS]):
                 for word in _WORD.findall(literal):
                     seen.setdefault(word)
     names = list(seen)[:BODY_WORDS]
