@@ -5,6 +5,8 @@ not in adds an alternative (a choice, each value followed), a later write in the
 from __future__ import annotations
 
 from graphlore.toolsets.code.languages.folding import CHOICE_OPEN, expand
+from graphlore.toolsets.code.languages.go.constants import GoFolder, GoValues
+from graphlore.toolsets.code.languages.go.extract import extract as extract_go
 from graphlore.toolsets.code.languages.python.constants import PythonFolder
 from graphlore.toolsets.code.languages.python.extract import extract as extract_python
 from graphlore.toolsets.code.languages.typescript.constants import ScriptFolder
@@ -85,3 +87,44 @@ def test_python_module_values_assigned_in_branches_are_alternatives():
     folder = PythonFolder({"app.conf": facts}, "app.conf")
     get = next(s.key for s in facts.symbols if s.name == "get")
     assert _values(folder, facts, get, 11, "URL") == ["http://a:1", "http://b:2", "http://c:3"]
+
+
+GO = '''package client
+
+import "net/http"
+
+func Get(kind string) {
+	url := "http://a:1/x"
+	switch kind {
+	case "b":
+		url = "http://b:2/x"
+	default:
+	}
+	if u := pick(); u != "" {
+		http.Get(u)
+	}
+	http.Get(url)
+}
+'''
+
+
+def test_go_switch_cases_are_alternatives_and_an_if_initialiser_always_runs():
+    facts = extract_go("client/get.go", GO.encode())
+    get = next(s.key for s in facts.symbols if s.name == "Get")
+    folder = GoFolder(GoValues([("client", facts)]), "client", facts)
+    assert _values(folder, facts, get, 16, "url") == ["http://a:1/x", "http://b:2/x"]
+    assert facts.extra.get("conditional", {}).get(get, {}).get("u") is None
+
+
+def test_a_page_global_config_value_stays_unknown_and_says_why():
+    facts = extract_script("src/api.js", b"let base = window?.APP_CONFIG?.API_BASE_URL\nif (!base) {\n  base = '/api'\n}\n")
+    folded = ScriptFolder({"src/api.js": facts}, "src/api.js").at(facts, "", 5).fold("base")
+    assert sorted(v.known for v in expand(folded)) == [False, True]
+    assert any("window.APP_CONFIG.API_BASE_URL is a browser global" in why for why in folded.why)
+
+
+def test_a_page_global_a_project_file_sets_is_its_value():
+    files = {"src/api.js": extract_script("src/api.js", b"const base = window.APP_CONFIG.API_BASE_URL\n"),
+             "public/env.js": extract_script("public/env.js", b"window.APP_CONFIG.API_BASE_URL = 'http://api:8080'\n")}
+    folded = ScriptFolder(files, "src/api.js").at(files["src/api.js"], "", 2).fold("base")
+    assert folded.text == "http://api:8080" and folded.known

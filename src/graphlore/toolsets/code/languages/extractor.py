@@ -302,6 +302,10 @@ _BRANCHING = frozenset({
     "for_each_statement", "enhanced_for_statement", "foreach_statement", "while_statement", "do_statement",
     "for_expression", "while_expression", "loop_expression", "if", "unless", "while", "until", "for",
 })
+#: what of a branching statement runs whenever the statement does: its condition, an ``if x := f(); ..``
+#: initialiser, a loop's header (a ``for``'s variables are the loop's own), a ``finally``
+_RUN_FIRST = ("condition", "initializer", "init", "left", "right", "value")
+_ALWAYS = frozenset({"finally_clause", "for_clause", "range_clause", "parenthesized_expression"})
 #: the flow of a function is its own: a branch around the function says nothing of code inside it
 _FLOW_STOPS = ("function", "method", "lambda", "arrow", "constructor", "class", "closure", "program", "module",
                "source_file", "compilation_unit")
@@ -316,8 +320,8 @@ def _arm(node: Node) -> Node | None:
             return node
         if any(stop in parent.type for stop in _FLOW_STOPS) and parent.type not in _BRANCHING:
             return None
-        if parent.type in _BRANCHING and node.is_named and node.type != "finally_clause" and \
-                parent.child_by_field_name("condition") != node:
+        if parent.type in _BRANCHING and node.is_named and node.type not in _ALWAYS and \
+                all(parent.child_by_field_name(name) != node for name in _RUN_FIRST):
             return node
         node = parent
     return None
