@@ -97,6 +97,20 @@ def test_a_clients_config_from_names_the_deployments_variable_and_the_appsetting
         "Services:Prices = http://localhost:5001 (front/appsettings.json:4)"]
 
 
+def test_config_from_finds_the_appsettings_key_in_any_case_as_dotnet_does(tmp_path):
+    """.NET configuration keys are case-insensitive: ``services:prices`` in appsettings.json is the key the
+    deployment's ``Services__Prices`` overrides."""
+    settings = {"services": {"Stock": "stock:8080", "prices": "http://localhost:5001"}}
+    write_tree(tmp_path, {
+        "stock/stock.csproj": WEB, "stock/Program.cs": STOCK, "docker-compose.yml": COMPOSE,
+        "front/front.csproj": WEB, "front/Levels.cs": CLIENTS,
+        "front/appsettings.json": json.dumps(settings, indent=2)})
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    [prices] = [n.props for n in nodes.values() if n.kind == "client"
+                and n.props["declaring_fqn"] == "Shop.Front.Levels.Prices"]
+    assert prices["config_from"][1:] == ["services:prices = http://localhost:5001 (front/appsettings.json:4)"]
+
+
 def test_a_variable_the_deployment_sets_overrides_every_environments_value_as_one(tmp_path):
     """Two appsettings files give Services:Stock two values, and the deployment's Services__Stock overrides both:
     one address, not a choice of one value twice."""
