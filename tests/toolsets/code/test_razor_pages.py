@@ -112,3 +112,19 @@ def test_a_pages_directive_edit_moves_its_routes_and_updates_equal_a_full_build(
     labels = {n.props["label"] for n in graph.snapshot()[0].values() if n.kind == "route"}
     assert "GET /orders/{id}/edit" in labels and "GET /Orders/Edit/{id}" not in labels
     assert render(graph) == render(CodeGraph.build(tmp_path))
+
+
+def test_a_page_whose_model_handles_only_post_still_answers_get(tmp_path):
+    """ASP.NET renders a page whose model has no handler of the request's verb: a page with only ``OnPost`` (a
+    logout form, a contact form) answers ``GET`` too, handled by the page."""
+    files = {"Web/Web.csproj": WEB, "Web/Program.cs": PROGRAM,
+             "Web/Pages/_ViewImports.cshtml": FILES["Web/Pages/_ViewImports.cshtml"],
+             "Web/Pages/Logout.cshtml": "@page\n@model LogoutModel\n<form method=\"post\"></form>\n",
+             "Web/Pages/Logout.cshtml.cs": _model("Shop.Web.Pages", "LogoutModel", "OnPostAsync")}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    assert _routes(nodes) == {
+        ("Web", "POST /Logout", "Shop.Web.Pages.LogoutModel.OnPostAsync", "Web/Pages/Logout.cshtml.cs"),
+        ("Web", "GET /Logout", "Shop.Web.Pages.Logout", "Web/Pages/Logout.cshtml")}
