@@ -128,3 +128,23 @@ def test_a_page_whose_model_handles_only_post_still_answers_get(tmp_path):
     assert _routes(nodes) == {
         ("Web", "POST /Logout", "Shop.Web.Pages.LogoutModel.OnPostAsync", "Web/Pages/Logout.cshtml.cs"),
         ("Web", "GET /Logout", "Shop.Web.Pages.Logout", "Web/Pages/Logout.cshtml")}
+
+
+def test_a_qualified_model_name_is_looked_up_under_the_pages_enclosing_namespaces_only(tmp_path):
+    """``@model Orders.EditModel`` in ``Shop.Web.Pages`` is ``Shop.Web.Pages.Orders.EditModel`` (C# looks the
+    qualifier up from the innermost enclosing namespace outward), not ``Admin.Orders``'; ``Reports.ListModel`` is
+    not ``Far.Away.Reports.ListModel`` (no enclosing namespace holds ``Reports``): that page has no known model."""
+    files = {"Web/Web.csproj": WEB, "Web/Program.cs": PROGRAM,
+             "Web/Pages/_ViewImports.cshtml": FILES["Web/Pages/_ViewImports.cshtml"],
+             "Web/Pages/Edit.cshtml": "@page\n@model Orders.EditModel\n",
+             "Web/Pages/Orders/EditModel.cs": _model("Shop.Web.Pages.Orders", "EditModel", "OnGet", "OnPostSave"),
+             "Web/Admin/EditModel.cs": _model("Admin.Orders", "EditModel", "OnGet", "OnPostWipe"),
+             "Web/Pages/List.cshtml": "@page\n@model Reports.ListModel\n",
+             "Web/Other/ListModel.cs": _model("Far.Away.Reports", "ListModel", "OnGet", "OnPostDrop")}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    assert {(label, handler) for _, label, handler, _ in _routes(nodes)} == {
+        ("GET /Edit", "Shop.Web.Pages.Orders.EditModel.OnGet"), ("POST /Edit", "Shop.Web.Pages.Orders.EditModel.OnPostSave"),
+        ("GET /List", "Shop.Web.Pages.List")}
