@@ -182,3 +182,20 @@ def test_a_bus_edge_needs_the_qualified_types_and_every_process_a_librarys_calle
         ("OrdersController#local", "PlaceOrderHandler#handle", "PlaceOrder"),
         ("Ctl#a", "PlaceHandler#handle", "Place"),   # the qualified a.Place: its one handler
     }
+
+
+def test_a_handler_through_an_abstract_base_class_makes_a_direct_handler_of_its_message_uncertain(tmp_path):
+    orders = "orders/src/main/java/com/acme/orders"
+    files = dict(FILES)
+    files.update({
+        f"{orders}/BaseHandler.java": _java(
+            "com.acme.orders",
+            "public abstract class BaseHandler<C extends Command<String>> implements CommandHandler<String, C> { }\n",
+            "com.acme.bus.*"),
+        f"{orders}/AuditPlace.java": _java("com.acme.orders", """public class AuditPlace extends BaseHandler<PlaceOrder> {
+    public String handle(PlaceOrder command) { return "audit"; }
+}
+"""),
+    })
+    assert _triggers(CodeGraph.build(write_tree(tmp_path, files))) == {
+        ("OrdersController#find", "FindOrderHandler#handle", "FindOrder")}

@@ -14,7 +14,8 @@ handler method (the interface's method taking the message) of the one concrete c
 guess: two such handlers, an argument whose type is not known, or a message type no handler names give no edge.
 Every type is its qualified name, resolved as javac does (`_Types`): another package's class of the same simple
 name is another type, and a handler whose interface or message is not resolved still makes a resolved one
-uncertain. A library's caller runs in each service that uses it: a handler of its message in any service counts.
+uncertain, and so does a concrete class that implements a handler interface through a base class (its
+method's parameter is its message). A library's caller runs in each service that uses it: a handler of its message in any service counts.
 Queries (``executeQuery(Q)`` with ``QueryHandler<R, Q extends Query<R>>``) are the same form.
 """
 
@@ -154,6 +155,17 @@ def command_bus_edges(files: list[Bound]) -> Iterator[GraphEdge]:
                     message = types.fqn(bound, args[spec[0]])
                     if resolved == name and message:
                         exact.setdefault((spec[1], message), []).append(handler)
+            own = _qualified(bound, sym.key)
+            for name, spec in interfaces.items():
+                if not _is_a(own, name, supers):
+                    continue
+                # a handler through a base class (``AuditPlace extends BaseHandler<PlaceOrder>``): its message is its
+                # method's parameter; it makes a direct handler of that type uncertain
+                for member in bound.members(sym.key):
+                    method = bound.facts.symbols[member]
+                    if method.kind == "method" and method.name == spec[2] and len(method.params) == 1:
+                        loose.setdefault((_simple(spec[1]), _simple(method.params[0][1])), []).append(
+                            (bound, bound.ids[member]))
     for bound in files:
         for call in bound.facts.calls:
             if call.kind != "call" or call.name not in dispatch or call.owner not in bound.by_key:
