@@ -277,6 +277,75 @@ def training_sets(data: Path, embed: Embed) -> dict[str, list[Fold]]:
     }
 
 
+# -- a kNN vote for top-1 (tried for judge v8) -------------------------------------------------------
+
+#: The vote's neighbours (passages of the candidates) and its weights in the fused score tried by :func:`knn_top1`.
+KNN_K = (5, 10, 20, 40)
+KNN_WEIGHTS = (0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5)
+
+
+def knn_votes(library: Library, cos: np.ndarray, found: np.ndarray, k: int) -> np.ndarray:
+    """Each query's vote share of each of its ``found`` candidates (rows of ``found``: skill indices): the ``k``
+    passages of the candidates nearest the query vote for their skill, each by its cosine."""
+    out = np.zeros(found.shape)
+    for q, skills in enumerate(found):
+        parts = [cos[q, library.starts[i]:library.starts[i + 1]] for i in skills]
+        owner = np.concatenate([np.full(len(c), j) for j, c in enumerate(parts)])
+        near = np.concatenate(parts)
+        top = np.argsort(-near, kind="stable")[:k]
+        votes = np.bincount(owner[top], weights=np.maximum(near[top], 0.0), minlength=len(skills))
+        out[q] = votes / max(votes.sum(), 1e-9)
+    return out
+
+
+def knn_top1(sets: dict[str, list[Fold]], log: Callable[[str], None] = print) -> None:
+    """Top-1 (without abstaining) on the in-memory training folds when each query's best skill among its 5
+    best-ranked is chosen by ``rank + weight * vote share`` (:func:`knn_votes`), per k and weight: in sample,
+    and each fold at the (k, weight) chosen on the other four by the sum of both sets' top-1."""
+    correct: dict[tuple[str, int, float, int], tuple[int, int]] = {}
+    for name in ("clinc", "banking"):
+        for f, fold in enumerate(sets[name]):
+            labels = np.array([x or "" for x in fold.labels])
+            inside = np.array([x is not None for x in fold.labels])
+            names = np.array(fold.library.names)
+            hits = collections.Counter()
+            for at in range(0, len(fold.queries), 512):
+                cos = fold.queries[at:at + 512].astype(np.float64) @ fold.library.vectors.T
+                _, rank = scores(fold.library, cos, J.TAU, J.PROTOTYPE_WEIGHT)
+                found = np.argsort(-rank, axis=1, kind="stable")[:, :J.CANDIDATES]
+                ranks = np.take_along_axis(rank, found, axis=1)
+                want, ins = labels[at:at + 512], inside[at:at + 512]
+                for k in KNN_K:
+                    votes = knn_votes(fold.library, cos, found, k)
+                    for w in KNN_WEIGHTS:
+                        best = found[np.arange(len(found)), np.argmax(ranks + w * votes, axis=1)]
+                        hits[(k, w)] += int(((names[best] == want) & ins).sum())
+            for key, n in hits.items():
+                correct[(name, *key, f)] = (n, int(inside.sum()))
+
+    def top1(name: str, k: int, w: float, folds: Sequence[int]) -> float:
+        parts = [correct[(name, k, w, f)] for f in folds]
+        return sum(p[0] for p in parts) / sum(p[1] for p in parts)
+
+    log("kNN vote for top-1 (in-memory training folds, each question's 5 best-ranked skills; weight 0: the shipped "
+        "rank alone)")
+    every = range(5)
+    for k in KNN_K:
+        log(f"  k {k}: " + "; ".join(f"weight {w:g} clinc {top1('clinc', k, w, every):.4f} banking "
+                                     f"{top1('banking', k, w, every):.4f}" for w in KNN_WEIGHTS))
+    settings = [(k, w) for k in KNN_K for w in KNN_WEIGHTS]
+    for name in ("clinc", "banking"):
+        right = total = 0
+        for f in every:
+            others = [x for x in every if x != f]
+            k, w = max(settings, key=lambda s: (round(top1("clinc", *s, others) + top1("banking", *s, others), 6),
+                                                -s[1], -s[0]))
+            n, m = correct[(name, k, w, f)]
+            right, total = right + n, total + m
+        log(f"  cross-validated (each fold at the setting chosen on the other four): {name} top-1 "
+            f"{right / total:.4f} (the rank alone: {top1(name, KNN_K[0], 0.0, every):.4f})")
+
+
 # -- the judge's evidence through the tool ------------------------------------------------------
 
 
@@ -399,6 +468,57 @@ def small_libraries(data: Path, runtime: Runtime, tmp: Path, log: Callable[[str]
     return t, sims
 
 
+#: The libraries ``selfcheck.MIN_CONDITIONS`` is set from (:func:`min_conditions`): CLINC150's folds cut to these
+#: conditions a skill, one pass of five folds per row (fold k at the k-th size; 13-16 twice, on other folds; 80:
+#: the whole fold, as the fit's).
+THRESHOLD_PASSES = ((10, 11, 12, 13, 14), (15, 16, 17, 18, 19), (20, 13, 14, 15, 16), (22, 26, 30, 35, 40),
+                    (45, 50, 60, 70, 80))
+
+
+def min_conditions(data: Path, runtime: Runtime, tmp: Path, log: Callable[[str], None] = print) -> int:
+    """``selfcheck.MIN_CONDITIONS``: on CLINC150's train folds cut to 10-80 conditions a skill
+    (:data:`THRESHOLD_PASSES`), each fold library judged through the tool by the shipped network at the shipped
+    bias and at the bias moved by its own calibration (computed whatever its size, at the shipped setting), on the
+    same questions. Compared by the fit's own objective for CLINC150 (:func:`level_margin`: the smallest margin
+    over in-scope 0.88 and ``oos_train`` null 0.85); printed beside it, the same counting the left-out intents'
+    questions as out of scope too. The minimum is the smallest size from which the calibration raises or keeps
+    the fit's margin at it and at every larger size measured, and never lowers ``oos_train``'s null on a
+    library of :data:`SMALL_SIZES` (10-12: the small libraries' safety)."""
+    net, setting = Net.shipped(), (selfcheck.PARAPHRASES_OUT, selfcheck.NULL_LEVEL)
+    in_target, null_target = TARGETS["clinc"]
+    helps: dict[int, list[bool]] = collections.defaultdict(list)
+    log(f"MIN_CONDITIONS (shipped {selfcheck.MIN_CONDITIONS}): CLINC150 train folds cut to 10-80 conditions a "
+        f"skill, the shipped network without -> with each library's own calibration (PARAPHRASES_OUT {setting[0]}, "
+        f"NULL_LEVEL {setting[1]:g}); the fit's margin = min(in-scope - {in_target}, oos_train null - "
+        f"{null_target}); 'every': min(in-scope - {in_target}, null of every out-of-scope question - {null_target})")
+    with mock.patch.object(selfcheck, "MIN_CONDITIONS", 0):
+        for p, sizes in enumerate(THRESHOLD_PASSES):
+            t, _, sims = fold_tables(f"conditions-{p}", *clinc_spec(data), runtime, tmp, log, sizes)
+            shifts = shifts_of(sims, setting)
+            for k, size in enumerate(sizes):
+                ft = t.where(t.fold == k)
+                left_out = ft.where(~ft.inside & ~ft.generic)
+                rates = []
+                for shift in (0.0, shifts[k]):
+                    values = net.values(ft, J.MIN_MARGIN) + shift
+                    inside, null = ft.rates(values)
+                    generic = ft.rates(values, generic_only=True)[1]
+                    intents = float((net.values(left_out, J.MIN_MARGIN) + shift < 0).mean())
+                    rates.append((inside, intents, generic, min(inside - in_target, generic - null_target),
+                                  min(inside - in_target, null - null_target)))
+                (i0, n0, g0, m0, e0), (i1, n1, g1, m1, e1) = rates
+                safe = size > max(SMALL_SIZES) or g1 >= g0
+                helps[size].append(m1 >= m0 and safe)
+                verdict = "helps" if m1 > m0 and safe else "the same" if m1 == m0 and safe else "hurts"
+                log(f"  {size} conditions (fold {k}): shift {shifts[k]:+.2f}; in-scope {i0:.3f} -> {i1:.3f}, "
+                    f"left-out intents' null {n0:.3f} -> {n1:.3f}, oos_train null {g0:.3f} -> {g1:.3f}; the fit's "
+                    f"margin {m0:+.4f} -> {m1:+.4f}: {verdict} (every: {e0:+.4f} -> {e1:+.4f})")
+    sizes = sorted(helps)
+    chosen = next((s for s in sizes if all(all(helps[x]) for x in sizes if x >= s)), max(sizes) + 1)
+    log(f"  chosen: MIN_CONDITIONS {chosen} (shipped {selfcheck.MIN_CONDITIONS})")
+    return chosen
+
+
 # -- the library's own calibration (judge v6) ---------------------------------------------------
 
 #: The levels tried for :data:`selfcheck.NULL_LEVEL`, and the settings (``PARAPHRASES_OUT``, level) of the fit.
@@ -433,6 +553,23 @@ def _best(margins: dict[Setting, float]) -> Setting:
     return max(margins, key=lambda s: (round(margins[s], 6), -s[0], -s[1]))
 
 
+def cross_validated_level(tables: dict[str, Table], sims: dict[str, list[Sim | None]], settings: Sequence[Setting]
+                          ) -> tuple[dict[str, np.ndarray], list[Setting]]:
+    """Each fold's decision values at the setting of ``settings`` chosen on the other four (the shipped network),
+    and the setting chosen for each fold."""
+    net = Net.shipped()
+    answers = {name: np.zeros(len(tables[name].fold)) for name in TARGETS}
+    chosen = []
+    for k in range(5):
+        others = [f for f in range(5) if f != k]
+        fold_chosen = _best({st: level_margin(tables, sims, st, others) for st in settings})
+        chosen.append(fold_chosen)
+        for name in TARGETS:
+            rows = tables[name].fold == k
+            answers[name][rows] = with_shifts(tables[name], net, shifts_of(sims[name], fold_chosen))[rows]
+    return answers, chosen
+
+
 def fit_level(tables: dict[str, Table], sims: dict[str, list[Sim | None]], small: tuple[Table, list[Sim | None]],
               log: Callable[[str], None] = print) -> Setting:
     """``selfcheck.PARAPHRASES_OUT`` and ``selfcheck.NULL_LEVEL``: the setting at the largest smallest margin
@@ -460,13 +597,8 @@ def fit_level(tables: dict[str, Table], sims: dict[str, list[Sim | None]], small
         extra = f", oos_train null {t.rates(values, generic_only=True)[1]:.3f}" if name == "clinc" else ""
         log(f"  {name} folds: shifts {', '.join(f'{x:+.2f}' for x in shifts)}; in-scope {inside:.3f}, null "
             f"{null:.3f}{extra}")
-    answers = {name: np.zeros(len(tables[name].fold)) for name in TARGETS}
-    for k in range(5):
-        others = [f for f in range(5) if f != k]
-        fold_chosen = _best({st: level_margin(tables, sims, st, others) for st in SETTINGS})
-        for name in TARGETS:
-            rows = tables[name].fold == k
-            answers[name][rows] = with_shifts(tables[name], net, shifts_of(sims[name], fold_chosen))[rows]
+    answers, chosen_by_fold = cross_validated_level(tables, sims, SETTINGS)
+    for k, fold_chosen in enumerate(chosen_by_fold):
         log(f"  fold {k} judged at the setting chosen on the other four (the network: the shipped one): "
             f"{fold_chosen[0]} out, level {fold_chosen[1]:.2f}")
     for name in TARGETS:
@@ -474,6 +606,16 @@ def fit_level(tables: dict[str, Table], sims: dict[str, list[Sim | None]], small
         inside, null = t.rates(answers[name])
         extra = f", oos_train null {t.rates(answers[name], generic_only=True)[1]:.3f}" if name == "clinc" else ""
         log(f"  cross-validated: {name} in-scope {inside:.3f}, null {null:.3f}{extra}")
+    for n in PARAPHRASES:
+        answers, chosen_by_fold = cross_validated_level(tables, sims, [st for st in SETTINGS if st[0] == n])
+        parts = []
+        for name in TARGETS:
+            inside, null = tables[name].rates(answers[name])
+            extra = f", oos_train null {tables[name].rates(answers[name], generic_only=True)[1]:.3f}" \
+                if name == "clinc" else ""
+            parts.append(f"{name} {inside:.3f} / null {null:.3f}{extra}")
+        log(f"  {n} out, each fold at the level chosen on the other four ("
+            + ", ".join(f"{c[1]:.2f}" for c in chosen_by_fold) + "): " + "; ".join(parts))
     t, small_sims = small
     shifts = shifts_of(small_sims, chosen)
     inside, null = t.rates(with_shifts(t, net, shifts))

@@ -480,10 +480,23 @@ def main() -> None:
     parser.add_argument("--latency", type=int, default=300, help="questions timed one by one")
     parser.add_argument("--keep", type=Path, help="keep the data folder here instead of a temporary one")
     parser.add_argument("--latency-only", action="store_true", help="only the 10k library and its latency")
+    parser.add_argument("--min-conditions", action="store_true",
+                        help="only the check MIN_CONDITIONS is set from (CLINC train folds of 10-80 conditions a skill)")
+    parser.add_argument("--knn", action="store_true",
+                        help="only the kNN vote for top-1 on the training folds (tried for judge v8)")
     args = parser.parse_args()
     if not DATA.is_dir():
         sys.exit(f"needs the shared evaluation data at {DATA}")
     cache = CachedEmbedder(OnnxEmbedder(), args.cache_dir)
+    if args.knn:
+        skills_fit.knn_top1(skills_fit.training_sets(DATA, cache.embed))
+        return
+    if args.min_conditions:
+        with tempfile.TemporaryDirectory(prefix="graphlore-bench-fit-") as tmp:
+            runtime = Runtime(Settings(home=Path(tmp) / "home"), embedder=cache)
+            skills_fit.min_conditions(DATA, runtime, Path(tmp))
+            runtime.close()
+        return
     if args.fit or args.fit_only:
         sets = skills_fit.training_sets(DATA, cache.embed)
         with tempfile.TemporaryDirectory(prefix="graphlore-bench-fit-") as tmp:

@@ -23,3 +23,24 @@ def test_a_forward_target_settled_by_the_deployment_is_the_one_linked(tmp_path: 
     assert ship.props["forward"]["target"] == "lb://shipping"
     assert (ship.props.get("target_service"), ship.props["match"]) == ("shipping", "cross_service")
     assert any(e.src == ship.id and e.type == "HTTP_CALLS" for e in edges.values())
+
+
+def test_a_java_dsl_target_read_through_a_configuration_properties_parameter(tmp_path: Path):
+    """``.uri(destinations.getShippingUrl())``, where the route method's parameter is a ``@ConfigurationProperties``
+    bean whose field the settings give, is folded as a WebClient's would be: the route forwards to that service."""
+    root = tmp_path / "cloud"
+    shutil.copytree(FIXTURES / "cloud-system", root)
+    edit(root, "gateway/src/main/java/com/acme/gateway/Routes.java",
+         "shippingRoutes(RouteLocatorBuilder builder)", "shippingRoutes(RouteLocatorBuilder builder, Destinations to)")
+    edit(root, "gateway/src/main/java/com/acme/gateway/Routes.java", '.uri("lb://shipping")',
+         ".uri(to.getShippingUrl())")
+    (root / "gateway/src/main/java/com/acme/gateway/Destinations.java").write_text(
+        "package com.acme.gateway;\n\nimport org.springframework.boot.context.properties.ConfigurationProperties;\n\n"
+        "@ConfigurationProperties(\"destinations\")\npublic class Destinations {\n"
+        "    private String shippingUrl;\n\n    public String getShippingUrl() { return shippingUrl; }\n}\n")
+    edit(root, "gateway/src/main/resources/application.yml", "spring:\n", "destinations:\n  shipping-url: lb://shipping\n"
+         "spring:\n")
+    nodes, edges = CodeGraph.build(root).snapshot()
+    [ship] = [n for n in nodes.values() if n.kind == "route" and n.props["label"] == "ANY /ship/**"]
+    assert ship.props["forward"]["target"] == "lb://shipping"
+    assert (ship.props.get("target_service"), ship.props["match"]) == ("shipping", "cross_service")

@@ -156,3 +156,16 @@ def test_an_index_of_another_format_is_never_read_as_this_one(runtime, tree):
     bump(next(tree.rglob("*.py")))
     with pytest.raises(IndexCorrupted, match="built by another graphlore version.*--force"):
         index.sync()
+
+
+def test_stored_facts_read_back_equal_to_the_extracted_ones():
+    """Restored facts are what an update resolves unchanged files from: every field a reader uses must survive
+    the round trip (a chain link's own line, ``name_line``, once did not)."""
+    from graphlore.toolsets.code.index.persist import decode_facts, encode_facts
+    from graphlore.toolsets.code.languages.java.extract import extract
+
+    src = (b"package shop;\n\nclass Handlers {\n  Object handlers() {\n    return Builder\n"
+           b"      .forAggregateType(\"shop.Order\")\n      .onEvent(Object.class, this::on)\n      .build();\n  }\n}\n")
+    facts = extract("src/main/java/shop/Handlers.java", src)
+    assert any(call.name_line for call in facts.calls)
+    assert decode_facts(encode_facts(facts)) == facts

@@ -154,3 +154,21 @@ def test_a_unit_made_from_an_image_is_an_outside_service_not_a_unit_built_withou
     assert clients["proxied"]["match"] == "unresolved"
     assert "not a microservice of this project (an outside service?)" in clients["proxied"]["match_detail"]
     assert "built from a folder" not in clients["proxied"]["match_detail"]
+
+
+def test_a_gradle_module_that_only_depends_on_spring_boot_is_a_library(tmp_path: Path):
+    """Only a build that applies the Spring Boot plugin makes an application: a module depending on a starter (the
+    shared ``common`` of a multi-module build), declaring the plugin ``apply false`` or turning its boot jar off is a
+    library, whichever DSL writes it."""
+    files = {"settings.gradle": "include 'orders', 'common', 'events', 'legacy', 'catalog'\n",
+             "build.gradle": "plugins {\n    id 'org.springframework.boot' version '3.2.0' apply false\n}\n",
+             "orders/build.gradle": "apply plugin: 'org.springframework.boot'\n",
+             "common/build.gradle": "dependencies {\n    compile \"org.springframework.boot:spring-boot-starter:2.1\"\n}\n",
+             "events/build.gradle.kts": 'plugins { id("org.springframework.boot") }\ntasks.bootJar { enabled = false }\n'
+                                       "tasks.getByName<BootJar>(\"bootJar\") {}\nbootJar { enabled = false }\n",
+             "legacy/build.gradle": "apply plugin: 'spring-boot'\n",
+             "catalog/build.gradle.kts": "plugins {\n    alias(libs.plugins.spring.boot)\n}\n"}
+    for name in ("orders", "common", "events", "legacy", "catalog"):
+        files[f"{name}/src/main/java/com/acme/{name}/A.java"] = f"package com.acme.{name};\npublic class A {{}}\n"
+    services = _services(write_tree(tmp_path / "shop", files))
+    assert {name for name, deployable in services.items() if deployable} == {"orders", "legacy", "catalog"}

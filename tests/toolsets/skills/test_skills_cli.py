@@ -88,7 +88,7 @@ def test_the_imports_under_the_issues_names(env, tmp_path, shared_data):
     *_, summary, calibration = out.splitlines()  # after the progress lines
     assert summary.startswith("imported ") and "(abcd): 55 created, 0 updated, 0 unchanged" in out
     assert calibration == ("the judge's calibration for this library: the shipped bias (no calibration of its own: "
-                           "the median skill has 0 conditions, 13 needed)")
+                           "the median skill has 0 conditions, 50 needed)")
     again = as_json(env, "import", "--format", "abcd", str(shared_data / "abcd" / "guidelines.json"), "-l", "abcd")
     assert (again["created"], again["unchanged"]) == (0, 55)
     rows = tmp_path / "intents.jsonl"

@@ -199,6 +199,9 @@ class CallFact:
     #: the first arguments as written (at most 3, each cut at 200 characters): what part 2 folds into
     #: paths, topics and URLs (``restTemplate.getForObject(BASE + "/x")``, ``fetch(`/api/${id}`)``)
     args: tuple[str, ...] = ()
+    #: the line that writes the called name when it is not ``line`` (Java: a link of a fluent chain written one
+    #: call a line, ``Builder\n  .forType(..)\n  .andForType(..)``, where ``line`` is the chain's first); 0 otherwise
+    name_line: int = 0
 
 
 @dataclass(slots=True)

@@ -471,7 +471,7 @@ class SkillLibrary:
     def calibration_current(store: Store) -> bool:
         """Whether the library's own calibration (or why it has none) is recorded, fresh and this judge's."""
         record = store.get_meta(SELF_CALIBRATION)
-        return isinstance(record, dict) and bool(record.get("fresh")) and record.get("judge") == judge.JUDGE_VERSION
+        return isinstance(record, dict) and bool(record.get("fresh")) and this_judges(record)
 
     def calibrate(self, token: str, progress: Callable[[int, int, str], None] | None = None
                   ) -> dict[str, Any] | None:
@@ -493,7 +493,8 @@ class SkillLibrary:
         """The record of the library's own calibration, computed from its stored vectors now."""
         blocks, heads = self.blocks(store)
         shift, how = selfcheck.library_shift(blocks, heads, progress)
-        return {"shift": shift, "fresh": True, "judge": judge.JUDGE_VERSION, "skills": len(blocks),
+        return {"shift": shift, "fresh": True, "judge": judge.JUDGE_VERSION,
+                "min_conditions": selfcheck.MIN_CONDITIONS, "skills": len(blocks),
                 "conditions": sum(len(b) - h for b, h in zip(blocks, heads, strict=True)), "learned": 0, "how": how}
 
     @staticmethod
@@ -518,6 +519,10 @@ class SkillLibrary:
         if record.get("judge") != judge.JUDGE_VERSION:
             return 0.0, (f"the library's own calibration was made for judge v{record.get('judge')}, this is "
                          f"v{judge.JUDGE_VERSION} (import or reindex it again)")
+        if not this_judges(record):
+            return 0.0, (f"the library's own calibration was made when a library needed a median skill of "
+                         f"{record.get('min_conditions', EARLIER_MIN_CONDITIONS)} conditions for one, now "
+                         f"{selfcheck.MIN_CONDITIONS} (import or reindex it again)")
         shift = record.get("shift")
         if not isinstance(shift, (int, float)) or isinstance(shift, bool) or not math.isfinite(shift):
             return 0.0, f"no calibration of its own: {record.get('how') or 'none recorded'}"
@@ -532,7 +537,7 @@ class SkillLibrary:
         record = store.get_meta(SELF_CALIBRATION)
         if why is None:
             return {"shift": shift, "fresh": True, "how": str(record.get("how") or "")}
-        fresh = isinstance(record, dict) and bool(record.get("fresh")) and record.get("judge") == judge.JUDGE_VERSION
+        fresh = isinstance(record, dict) and bool(record.get("fresh")) and this_judges(record)
         return {"shift": None, "fresh": fresh, "how": why}
 
     def reindex(self, store: Store, progress: Callable[[int, int], None] | None = None) -> tuple[int, int]:
@@ -573,6 +578,17 @@ class SkillLibrary:
         return before, after
 
 
+#: The minimum of conditions (:data:`selfcheck.MIN_CONDITIONS`) of calibration records made before they said it.
+EARLIER_MIN_CONDITIONS = 13
+
+
+def this_judges(record: dict[str, Any]) -> bool:
+    """Whether a calibration record was made by this judge under this minimum of conditions (another minimum
+    calibrates other libraries: a record made under it is not this judge's answer)."""
+    return (record.get("judge") == judge.JUDGE_VERSION
+            and record.get("min_conditions", EARLIER_MIN_CONDITIONS) == selfcheck.MIN_CONDITIONS)
+
+
 def stale(record: Any) -> Any:
     """A calibration record (:data:`SELF_CALIBRATION`) once the library was written since it was made (or since
     the write it was to be made for: the pending token goes)."""
@@ -586,8 +602,7 @@ def learn(record: Any, conditions_now: Callable[[], Sequence[int]] | None = None
     (None: it does not, or the record is not fresh and this judge's). A record of a library of enough skills
     without a calibration of its own (its skills had too few conditions) holds only while ``conditions_now``
     (each skill in use's conditions, read only then) still gives it none: one more condition may give it one."""
-    if not (isinstance(record, dict) and record.get("fresh") and "pending" not in record
-            and record.get("judge") == judge.JUDGE_VERSION):
+    if not (isinstance(record, dict) and record.get("fresh") and "pending" not in record and this_judges(record)):
         return None
     learned, conditions = record.get("learned"), record.get("conditions")
     if not isinstance(learned, int) or not isinstance(conditions, int) or isinstance(learned, bool):

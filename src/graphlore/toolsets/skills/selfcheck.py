@@ -13,9 +13,9 @@ a 0.01 grid) at which the network still abstains on :data:`NULL_LEVEL` of the un
 are the constants, fitted once together by cross-validation on training folds (``bench/skills_fit.py``;
 bench/README.md, skills_routing, judges v6 and v7).
 
-Only for libraries the network decides for: at least :data:`MIN_SKILLS` skills whose median skill keeps
-:data:`judge.NETWORK_EXAMPLES` conditions with a fifth of them left out (:data:`MIN_CONDITIONS`); others keep
-the shipped bias (the simulation would judge skills the network never sees). Computed when a library is
+Only for libraries of at least :data:`MIN_SKILLS` skills whose median skill has :data:`MIN_CONDITIONS`
+conditions; others keep the shipped bias (below it the simulation moves the bias by far more than it should:
+measured, bench/README.md, judge v7's minimum). Computed when a library is
 imported or re-embedded, never on the search path (a CLINC150-sized library of 15,000 conditions takes a few
 seconds); any other write makes it stale, but for routing examples learned from use up to
 :data:`LEARNED_SHARE` of the conditions it was made from (:func:`keeps`; not once they give a library that had
@@ -25,7 +25,6 @@ the shipped bias, which the search's evidence says.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -41,8 +40,11 @@ LEARNED_SHARE = 0.02
 #: Folds of the simulation (a fifth of the skills and of each skill's conditions left out each time).
 FOLDS = 5
 MIN_SKILLS = 10
-#: Conditions the median skill needs: NETWORK_EXAMPLES left with a fifth of them out.
-MIN_CONDITIONS = math.ceil(judge.NETWORK_EXAMPLES * FOLDS / (FOLDS - 1))
+#: Conditions the median skill needs: the smallest size from which the calibration raised the fit's margin on
+#: CLINC150's train folds cut to 10-80 conditions a skill at it and every larger size measured (at 45 it lowered
+#: it; on 10-12 it lowered oos_train's null too): ``bench/skills_fit.py`` ``min_conditions``, printed by
+#: ``bench/skills_routing.py --min-conditions``; bench/README.md, session 7.
+MIN_CONDITIONS = 50
 #: The shifts tried, and the bounds of the answer.
 SHIFTS = np.round(np.arange(-3.0, 3.0, 0.01), 2)
 

@@ -546,8 +546,11 @@ def _calibrate(library: SkillLibrary, token: str, progress: Progress | None = No
         library.calibrate(token, progress)
     except StoreBusy as exc:
         why = f"its own calibration was not recorded ({exc.message})"
-    except Exception as exc:  # noqa: BLE001 - the write is committed: a failed calibration must not report it failed
-        why = f"its own calibration failed ({type(exc).__name__}: {exc}); the skills are written"
+    except MemoryError:
+        why = "its own calibration ran out of memory; the skills are written"
+    except Exception:  # noqa: BLE001 - the write is committed: a failed calibration must not report it failed
+        why = "its own calibration could not be computed (an internal error, logged by the server); the skills are written"
+        log.exception("skill library %r: the calibration after an import or reindex failed", library.name)
     else:
         return None
     log.warning("skill library %r: %s; the shipped bias decides until the next import or reindex", library.name, why)

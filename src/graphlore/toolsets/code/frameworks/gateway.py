@@ -255,7 +255,10 @@ def prepare(files: list[Bound], project: Project) -> Reader:
                 regex, replacement = (jf.fold(a, class_key).text for a in rewrites[0][:2])
                 match = _REWRITE.match(f"{regex}, {replacement}")
                 rewrite = (match.group(1), match.group(3) or "/") if match else None
-            target = jf.fold(uri, class_key) if uri is not None else Folded(
+            # the owner and line give the route method's parameters their types (a ``@ConfigurationProperties``
+            # bean's getter: ``.uri(destinations.getOrderServiceUrl())``)
+            owner_key = bound.facts.symbols[owner].key if owner >= 0 else None
+            target = jf.fold(uri, class_key, owner_key, line) if uri is not None else Folded(
                 "{?}", False, ("the routes of this chain cannot be told apart, so which uri is this route's is not known",))
             for written in [p.strip() for p in paths.split(",")]:
                 path = jf.fold(written, class_key)

@@ -34,6 +34,7 @@ from collections.abc import Iterator
 from ..languages.csharp.constants import CSharpFolder
 from ..languages.folding import Folded, array_items, split_top, unknown
 from ..languages.symbols import Bound
+from ..languages.typescript.constants import object_properties
 from ..model import CallFact
 from ..services.endpoints import Item
 from .amqp import Folders
@@ -97,19 +98,6 @@ class KafkaFolders(Folders):
         if value.known and (not value.text or _NOT_A_TOPIC.search(value.text)):
             return unknown(f"{expr} is not one topic's name")
         return value
-
-
-def _object_keys(text: str) -> dict[str, str]:
-    """The keys of a JavaScript object literal and their values as written (a shorthand key is its own value)."""
-    text = text.strip()
-    if not (text.startswith("{") and text.endswith("}")):
-        return {}
-    out = {}
-    for part in split_top(text[1:-1]):
-        key, sep, value = part.partition(":")
-        key = key.strip().strip("'\"")
-        out[key] = (value if sep else key).strip()
-    return out
 
 
 class KafkaReader:
@@ -183,13 +171,13 @@ class KafkaReader:
         if not call.receiver or not call.args:
             return
         first = call.args[0]
-        keys = _object_keys(first)
+        keys = object_properties(first)
         if call.name == "send" and "topic" in keys:
             yield self.make(call, "producer", "kafkajs", self.folders.topic(self.bound, call, keys["topic"]),
                             keys["topic"])
         elif call.name == "sendBatch" and "topicMessages" in keys:
             for message in array_items(keys["topicMessages"]):
-                expr = _object_keys(message).get("topic")
+                expr = object_properties(message).get("topic")
                 yield self.make(call, "producer", "kafkajs", self.folders.topic(self.bound, call, expr),
                                 expr or message)
         elif call.name == "produce" and not keys:

@@ -20,6 +20,7 @@ from . import (
     aspnet,
     declared,
     eventbus,
+    eventuate,
     gateway,
     go_web,
     jaxrs,
@@ -37,6 +38,7 @@ from . import (
     proxies,
     python_web,
     refit,
+    router_functions,
     ruby_messaging,
     ruby_web,
     rust_web,
@@ -57,6 +59,7 @@ from .grpc import script as grpc_script
 
 FRAMEWORKS: tuple[Framework, ...] = (
     spring.FRAMEWORK,
+    router_functions.FRAMEWORK,
     gateway.FRAMEWORK,
     nginx.FRAMEWORK,
     proxies.FRAMEWORK,
@@ -64,6 +67,7 @@ FRAMEWORKS: tuple[Framework, ...] = (
     servlet.FRAMEWORK,
     micronaut.FRAMEWORK,
     mp_messaging.FRAMEWORK,
+    eventuate.FRAMEWORK,
     apache_http.FRAMEWORK,
     python_web.FRAMEWORK,
     locust.FRAMEWORK,

@@ -48,7 +48,10 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: ``AddHttpClient<T>()``/``AddRefitClient<T>()`` as registrations: an index of format 9 restored would miss them.
 #: 11: a symbol's search text holds what its body calls and the words of its string literals
 #: (`symbols.body_text`): an unchanged file of an index of format 10 would keep its symbols' shorter texts.
-FORMAT = 11
+#: 12: a Java call's ``name_line`` (the line of a chain link's own name, where Eventuate and functional routes
+#: are placed) and ``super(...)``'s arguments: restored facts of format 11 would place them on the chain's first
+#: line and miss an aggregate publisher's type.
+FORMAT = 12
 
 
 def _context(values: list) -> FileContext:
@@ -71,7 +74,7 @@ def encode_facts(facts: FileFacts) -> list:
         for s in facts.symbols
     ]
     imports = [[i.target, [list(n) for n in i.names], i.line, i.static, i.reexport] for i in facts.imports]
-    calls = [[c.owner, c.name, c.receiver, c.argc, c.line, c.kind, list(c.arg_types), list(c.args)]
+    calls = [[c.owner, c.name, c.receiver, c.argc, c.line, c.kind, list(c.arg_types), list(c.args), c.name_line]
              for c in facts.calls]
     locals_ = {owner: {name: [list(t) for t in types] for name, types in names.items()}
                for owner, names in facts.locals.items()}
@@ -93,8 +96,8 @@ def decode_facts(data: list) -> FileFacts:
         ],
         imports=[ImportFact(target, _pairs(names), line, static, reexport)
                  for target, names, line, static, reexport in imports],
-        calls=[CallFact(owner, name, receiver, argc, line, kind, tuple(arg_types), tuple(args))
-               for owner, name, receiver, argc, line, kind, arg_types, args in calls],
+        calls=[CallFact(owner, name, receiver, argc, line, kind, tuple(arg_types), tuple(args), name_line)
+               for owner, name, receiver, argc, line, kind, arg_types, args, name_line in calls],
         locals={owner: {name: [(line, type_) for line, type_ in types] for name, types in names.items()}
                 for owner, names in locals_.items()},
         extra=extra,

@@ -72,8 +72,23 @@ def read_gradle_settings(path: Path) -> BuildInfo:
     return BuildInfo(name.group(1) if name else None, tuple(members))
 
 
+#: a Gradle build that applies the Spring Boot plugin (``id 'org.springframework.boot'``, ``id("...")``, ``apply plugin:
+#: 'org.springframework.boot'`` or the old ``'spring-boot'``, a version catalog's ``alias(libs.plugins.spring.boot)``) or
+#: configures what only it adds (``bootRun``, ``bootBuildImage``, ``springBoot { }``); a build that turns its boot jar
+#: off (``bootJar { enabled = false }``, as a library does under a root that applies the plugin everywhere) makes none
+_GRADLE_BOOT = re.compile(r"""(?:\bid\s*\(?\s*|apply\s*\(?\s*plugin\s*[:=]\s*)["'](?:org\.springframework\.boot|spring-boot)["']|"""
+                          r"""\balias\s*\(\s*libs\.plugins\.spring[.\-_]?[bB]oot\b|\bboot(?:Run|BuildImage)\b|"""
+                          r"""\bspringBoot\s*\{""")
+_GRADLE_NO_BOOT_JAR = re.compile(r"\bbootJar\s*(?:\{\s*|\.\s*)enabled\s*=\s*false\b")
+
+
 def read_gradle_build(path: Path) -> BuildInfo:
-    return BuildInfo(application="org.springframework.boot" in _text(path))
+    """A Gradle build makes an application when it applies the Spring Boot plugin (`_GRADLE_BOOT`); one that only
+    depends on Spring Boot's artifacts (``org.springframework.boot:spring-boot-starter``) is a library."""
+    text = _text(path)
+    applied = any(not re.match(r"""[^\n]*?\bapply\s*\(?\s*false""", text[found.end():])
+                  for found in _GRADLE_BOOT.finditer(text))   # ``id '...' version 'x' apply false``: declared only
+    return BuildInfo(application=applied and not _GRADLE_NO_BOOT_JAR.search(text))
 
 
 def read_package_json(path: Path) -> BuildInfo:

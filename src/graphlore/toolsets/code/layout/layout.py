@@ -280,8 +280,15 @@ def _config_order(path: str) -> tuple[int, int, str]:
     return (0 if match.group(1) == "bootstrap" else 1, 1 if match.group(2) else 0, path)
 
 
+#: a Gradle/Maven source set of tests beside ``src/main`` (``src/integration-test``, ``src/intTest``, ``src/it``)
+_TEST_SOURCE_SET = re.compile(r"[a-z]+[-_]tests?|[a-z]+Tests?")
+_JVM_SOURCES = ("java", "kotlin", "groovy", "scala", "resources")
+
+
 def _is_test_path(parts: tuple[str, ...]) -> bool:
-    return any(p in ("test", "tests", "__tests__", "testing") for p in parts[:-1])
+    return any(p in ("test", "tests", "__tests__", "testing") or i > 0 and parts[i - 1] == "src" and (
+               _TEST_SOURCE_SET.fullmatch(p) or p == "it" and parts[i + 1] in _JVM_SOURCES)
+               for i, p in enumerate(parts[:-1]))
 
 
 def _own_image(found: Scan, folder: str, owner: str) -> bool:

@@ -37,6 +37,9 @@ ENV_PREFIXES = ("VITE_", "REACT_APP_", "NEXT_PUBLIC_", "NUXT_PUBLIC_", "VUE_APP_
 ENV_SUFFIXES = ("_SERVICE_HOST", "_SERVICE_PORT", "_BASE_URL", "_API_URL", "_ADDRESS", "_ADDR", "_HOSTNAME",
                 "_HOST", "_PORT", "_URL", "_URI", "_ENDPOINT")
 TIERS = ("spring.application.name", "declared", "folder")
+#: the deployment's names the network resolves as a host (`_settle`)
+NETWORK_NAMES = frozenset({"docker-compose service", "docker-compose container_name", "docker-compose hostname",
+                           "Kubernetes Service"})
 
 
 def _key(name: str) -> str:
@@ -99,13 +102,15 @@ class ServiceNames:
         return None, (f"the name matches {service} ({how}), which is no service of the running system (no sources "
                       "of its own, or a tool no deployment runs)")
 
-    def find(self, name: str) -> tuple[str | None, str]:
-        """(the deployable service, how it matched) or (None, why not)."""
+    def find(self, name: str, dns: bool = False) -> tuple[str | None, str]:
+        """(the deployable service, how it matched) or (None, why not). ``dns``: the name is a URL's host, which the
+        network resolves (a Compose service, a Kubernetes Service), not service discovery (``lb://``)."""
         for tier in TIERS:
             found = self.tiers[tier].get(_key(name))
             if found:
                 if len(found) > 1:
-                    return None, f"'{name}' names {len(found)} microservices ({', '.join(sorted(found))})"
+                    shared = f"'{name}' names {len(found)} microservices ({', '.join(sorted(found))})"
+                    return self._settle(name, set(found), shared) if dns else (None, shared)
                 service, source = next(iter(found.items()))
                 return self._runs(service, f"{source} ({tier})" if source != tier else tier)
         unit = next((file for unit, file in self.deployment.unowned.items() if _key(unit) == _key(name)), None)
@@ -113,6 +118,21 @@ class ServiceNames:
             return None, (f"'{name}' is a deployment unit of this project ({unit}) built from a folder without source "
                           "code the index reads (no routes to match)")
         return None, f"'{name}' is not a microservice of this project (an outside service?)"
+
+    def _settle(self, name: str, found: set[str], shared: str) -> tuple[str | None, str]:
+        """A host that several services claim in one tier (an application name copied into another service) is the
+        one whose Compose service or Kubernetes Service has that name, when exactly one has and it is one of them:
+        that is the host the network resolves. Else it names none, saying why (never a guess)."""
+        network = {service for service, names in self.deployment.names.items()
+                   if any(_key(alias) == _key(name) and source in NETWORK_NAMES for alias, source in names.items())}
+        if len(network) == 1 and network <= found:
+            service = next(iter(network))
+            sources = sorted({source for alias, source in self.deployment.names[service].items()
+                              if _key(alias) == _key(name) and source in NETWORK_NAMES})
+            return self._runs(service, f"{shared}; the {' and '.join(sources)} of that name is {service}'s")
+        if not network:
+            return None, f"{shared}, and no Compose service or Kubernetes Service of that name settles which"
+        return None, f"{shared}, and the deployment's hosts of that name are {', '.join(sorted(network))}'s"
 
     def at_port(self, port: int) -> tuple[str | None, str]:
         found = self.ports.get(port, set())
@@ -147,14 +167,15 @@ class ServiceNames:
             return None, f"{variable} could name {', '.join(sorted(found))}"
         return None, f"{variable} names no service of the project"
 
-    def host(self, host: str, port: int | None, variables: list[str]) -> tuple[str | None, str]:
-        """The service a URL's host (and port, and the variables its address was read from) names."""
+    def host(self, host: str, port: int | None, variables: list[str], dns: bool = False) -> tuple[str | None, str]:
+        """The service a URL's host (and port, and the variables its address was read from) names (``dns``: see
+        `find`)."""
         if _key(host) not in LOOPBACK:
-            service, how = self.find(host)
+            service, how = self.find(host, dns)
             short = kubernetes_service(host) if service is None else None
             if short is None:
                 return service, how
-            service, found = self.find(short)   # orders.shop.svc.cluster.local: the Kubernetes Service orders
+            service, found = self.find(short, dns)   # orders.shop.svc.cluster.local: the Kubernetes Service orders
             return (service, f"the Kubernetes DNS name of {short}: {found}") if service else (None, f"{how}; {found}")
         why = [f"'{host}' is this machine"]
         if port is not None:

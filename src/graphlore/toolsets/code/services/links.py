@@ -276,7 +276,7 @@ def prepare_client(item: Item, names: ServiceNames, settler: Settler) -> Client:
         if url is not None and url.known and url.text:
             split = split_url(url)
             if split.host is not None:
-                service, how = names.host(split.host.text, _port(url.text), [])
+                service, how = names.host(split.host.text, _port(url.text), [], dns=split.source == "URL host")
                 if service is not None:
                     joined = join_paths([split.path, one_path]) if one_path is not None else split.path
                     target = Target(service, f"{item.target_source} host: {how}", _client_folded(joined),
@@ -323,7 +323,8 @@ def _channel(item: Item, names: ServiceNames, settler: Settler) -> dict:
         if split.host is None:
             why.append(f"the address {value.text} names no host")
             continue
-        service, how = names.host(split.host.text, _port(_bare_address(value).text), variables)
+        service, how = names.host(split.host.text, _port(_bare_address(value).text), variables,
+                                  dns=split.source == "URL host")
         if service is None:
             why.append(how)
         else:
@@ -351,7 +352,7 @@ def _url_target(value: Folded, names: ServiceNames, variables: list[str], item: 
         why = ("the URL names no service (a path without a base URL)" if url.source == "path only"
                else "the URL's start is not known")
         return Target(None, "; ".join(dict.fromkeys([why, *(w for w in value.why if w)])), path)
-    service, how = names.host(url.host.text, _port(value.text), variables)
+    service, how = names.host(url.host.text, _port(value.text), variables, dns=url.source == "URL host")
     return Target(service, f"{url.source}: {how}" if service else how, path, url.host.text)
 
 
@@ -589,7 +590,8 @@ def _link_forward(node: GraphNode, item: Item, names: ServiceNames,
         return []
     url = split_url(_bare_address(target)) if "://" in target.text or ":" in target.text else None
     name = url.host.text if url is not None and url.host is not None else target.text.strip("/")
-    service, how = names.host(name, _port(target.text), []) if url is not None else names.find(name)
+    service, how = names.host(name, _port(target.text), [], dns=url.source == "URL host") if url is not None \
+        else names.find(name)
     node.props["target_service"] = service
     if service is None:
         node.props.update(match="unresolved", match_detail=how)

@@ -397,6 +397,9 @@ class _Extractor(Extractor):
             if tag == "call":
                 found = self.call_fact(node, owner)
                 if found is not None:
+                    obj, name = node.child_by_field_name("object"), node.child_by_field_name("name")
+                    if obj is not None and name is not None and name.start_point[0] + 1 != found.line:
+                        found.name_line = name.start_point[0] + 1   # a fluent chain's link, written lines below
                     calls.append(found)
                 continue
             line = node.start_point[0] + 1
@@ -407,7 +410,8 @@ class _Extractor(Extractor):
                                       self.arg_types(args), self.arg_texts(args)))
             elif tag == "ctor":
                 which = text(node.child_by_field_name("constructor"))
-                calls.append(CallFact(owner, which, None, self.argc(args), line, which, self.arg_types(args)))
+                calls.append(CallFact(owner, which, None, self.argc(args), line, which, self.arg_types(args),
+                                      self.arg_texts(args)))
             else:
                 calls.append(self.reference(node, owner, line))
 

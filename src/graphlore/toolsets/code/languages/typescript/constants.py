@@ -15,9 +15,11 @@ from ..folding import (
     ENV_OPEN,
     FileFolder,
     Folded,
+    choice,
     env,
     literal,
     named_unknown,
+    split_top,
     unescape,
     unknown,
 )
@@ -49,7 +51,46 @@ class ScriptFolder(FileFolder):
         variable = _ENV.match(name)
         if variable:
             return env(variable.group(1))
+        found = self.constructed(name)
+        if found is not None:
+            return found
         return super().name(name)
+
+    def constructed(self, name: str) -> Folded | None:
+        """A constructor's parameter, or a property of the options object it takes (``options.baseUrl``), as every
+        ``new C(...)`` of the project passes it (several: a choice), folded where each is written; None when the
+        name is no parameter of the constructor being folded or nothing constructs its class. A construction is
+        read in the class's own file or in a file that imports the class from it."""
+        scope = self.scope
+        if scope is None or not scope.owner:
+            return None
+        symbols = {sym.key: sym for sym in scope.facts.symbols}
+        ctor = symbols.get(scope.owner)
+        if ctor is None or ctor.kind != "constructor" or ctor.parent not in symbols:
+            return None
+        head, _, prop = name.partition(".")
+        params = [param.lstrip(".") for param, _ in ctor.params]
+        if head not in params or "." in prop:
+            return None
+        index, cls, home = params.index(head), symbols[ctor.parent].name, scope.facts.path
+        values: list[Folded] = []
+        for path, facts in self.files.items():
+            if path != home and not any(alias == cls and resolve_script(self.files, path, imp.target) == home
+                                        for imp in facts.imports for _, alias in imp.names):
+                continue
+            for call in facts.calls:
+                if call.kind != "new" or call.name != cls:
+                    continue
+                arg = call.args[index] if index < len(call.args) else None
+                if arg is not None and prop:
+                    arg = object_properties(arg).get(prop)
+                if arg is None:
+                    values.append(unknown(f"new {cls}(...) at {path}:{call.line} passes no {name}"))
+                    continue
+                folder = ScriptFolder(self.files, path).at(facts, call.owner, call.line + 1)
+                folder.depth = self.depth + 1
+                values.append(folder.fold(arg) if folder.depth <= 8 else unknown("values refer to each other too deeply"))
+        return choice(values) if values else None
 
     def string(self, kind: str, text: str) -> Folded:
         body = text[1:-1]
@@ -77,6 +118,20 @@ class ScriptFolder(FileFolder):
     def unknown_name(self, name: str) -> Folded:
         return named_unknown(name, f"{name} is not a constant (a variable or parameter: known at run time only)")
 
+
+
+def object_properties(text: str) -> dict[str, str]:
+    """The properties of an object literal as written (a shorthand property is its own value); {} for anything else."""
+    text = text.strip()
+    if not (text.startswith("{") and text.endswith("}")):
+        return {}
+    out = {}
+    for part in split_top(text[1:-1]):
+        key, sep, value = part.partition(":")
+        key = key.strip().strip("'\"")
+        if re.fullmatch(r"[A-Za-z_$][\w$]*", key):
+            out[key] = (value if sep else key).strip()
+    return out
 
 
 def resolve_script(files: dict[str, FileFacts], path: str, spec: str) -> str | None:
