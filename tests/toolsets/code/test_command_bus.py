@@ -199,3 +199,32 @@ def test_a_handler_through_an_abstract_base_class_makes_a_direct_handler_of_its_
     })
     assert _triggers(CodeGraph.build(write_tree(tmp_path, files))) == {
         ("OrdersController#find", "FindOrderHandler#handle", "FindOrder")}
+
+
+def test_a_message_declared_as_a_type_with_a_project_subtype_gives_no_edge(tmp_path):
+    """The registry finds the handler by the object's class: ``PlaceOrder cmd = new RushOrder()`` runs
+    ``RushOrderHandler``, so a local or parameter declared ``PlaceOrder`` names no handler for certain once a project
+    class extends ``PlaceOrder``; ``new PlaceOrder()`` still does."""
+    orders = "orders/src/main/java/com/acme/orders"
+    files = dict(FILES)
+    files.update({
+        f"{orders}/RushOrder.java": _java("com.acme.orders", "public class RushOrder extends PlaceOrder { }\n"),
+        f"{orders}/RushOrderHandler.java": _java("com.acme.orders", """public class RushOrderHandler implements CommandHandler<String, RushOrder> {
+    public String handle(RushOrder command) { return "rush"; }
+}
+""", "com.acme.bus.CommandHandler"),
+        f"{orders}/Rush.java": _java("com.acme.orders", """public class Rush {
+    private final CommandBus bus;
+
+    public String go() {
+        PlaceOrder cmd = new RushOrder();
+        return bus.executeCommand(cmd);
+    }
+
+    public String plain() { return bus.executeCommand(new PlaceOrder()); }
+}
+""", "com.acme.bus.CommandBus"),
+    })
+    assert _triggers(CodeGraph.build(write_tree(tmp_path, files))) == {
+        ("OrdersController#find", "FindOrderHandler#handle", "FindOrder"),
+        ("Rush#plain", "PlaceOrderHandler#handle", "PlaceOrder")}

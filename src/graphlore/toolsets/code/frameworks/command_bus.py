@@ -8,7 +8,8 @@ executeCommand(C command)``), and the handler interface is generic over a messag
 message type (``class CreateOfferHandler implements CommandHandler<CreateOfferResult, CreateOfferCommand>``).
 
 A call of such a dispatch method, on a receiver typed as the dispatching type or a subtype of it, whose argument's
-type is known (``new T(..)``, or a parameter or local declared ``T``), ``TRIGGERS`` (``kind: command_bus``) the
+type is known (``new T(..)``, or a parameter or local declared ``T`` when no project class extends ``T``: the registry
+looks the handler up by the object's class), ``TRIGGERS`` (``kind: command_bus``) the
 handler method (the interface's method taking the message) of the one concrete class the caller's process runs
 (its own service's or a library's) that implements a handler interface of that base for exactly ``T``. Never a
 guess: two such handlers, an argument whose type is not known, or a message type no handler names give no edge.
@@ -174,9 +175,11 @@ def command_bus_edges(files: list[Bound]) -> Iterator[GraphEdge]:
             for declaring, position, base in dispatch[call.name]:
                 if receiver is None or not _is_a(receiver, declaring, supers) or len(call.args) <= position:
                     continue
-                message = types.fqn(bound, _argument_type(bound, call.owner, call.args[position].strip(), call.line))
-                if message is None:
-                    continue
+                arg = call.args[position].strip()
+                message = types.fqn(bound, _argument_type(bound, call.owner, arg, call.line))
+                if message is None or (not _NEW.match(arg) and any(
+                        other != message and _is_a(other, message, supers) for other in supers)):
+                    continue   # a declared type with a project subtype: the object's class is not known
                 # a library's code runs in every service that uses it: a handler of the type in any of them counts
                 sure, maybe = ({target for where, target in found if not bound.ctx.deployable or reaches(bound.ctx, where.ctx)}
                                for found in (exact.get((base, message), []), loose.get((_simple(base), _simple(message)), [])))
