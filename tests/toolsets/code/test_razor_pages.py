@@ -148,3 +148,19 @@ def test_a_qualified_model_name_is_looked_up_under_the_pages_enclosing_namespace
     assert {(label, handler) for _, label, handler, _ in _routes(nodes)} == {
         ("GET /Edit", "Shop.Web.Pages.Orders.EditModel.OnGet"), ("POST /Edit", "Shop.Web.Pages.Orders.EditModel.OnPostSave"),
         ("GET /List", "Shop.Web.Pages.List")}
+
+
+def test_a_global_qualified_model_is_looked_up_from_the_root_namespace(tmp_path):
+    """``@model global::Orders.EditModel`` names ``Orders.EditModel`` itself, never one inside the page's
+    namespaces (``Shop.Web.Pages.Orders.EditModel``), as C#'s ``global::`` alias says."""
+    files = {"Web/Web.csproj": WEB, "Web/Program.cs": PROGRAM,
+             "Web/Pages/_ViewImports.cshtml": FILES["Web/Pages/_ViewImports.cshtml"],
+             "Web/Pages/Edit.cshtml": "@page\n@model global::Orders.EditModel\n",
+             "Web/Pages/Orders/EditModel.cs": _model("Shop.Web.Pages.Orders", "EditModel", "OnGet", "OnPostSave"),
+             "Web/Root/EditModel.cs": _model("Orders", "EditModel", "OnGet", "OnPostWipe")}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    assert {(label, handler) for _, label, handler, _ in _routes(nodes)} == {
+        ("GET /Edit", "Orders.EditModel.OnGet"), ("POST /Edit", "Orders.EditModel.OnPostWipe")}

@@ -304,13 +304,15 @@ class _RazorPages:
             model = bound.facts.extra.get("razor_model")
             if not model or not self.served(bound, ".cshtml"):
                 continue
-            written = re.sub(r"<.*", "", model).removeprefix("global::")
-            qualifier, _, simple = written.rpartition(".")
+            written = re.sub(r"<.*", "", model)
+            rooted = written.startswith("global::")   # ``global::A.B``: from the root namespace only
+            qualifier, _, simple = written.removeprefix("global::").rpartition(".")
             # C# looks a name up from the innermost enclosing namespace outward (``Orders.EditModel`` in ``A.B`` is
             # ``A.B.Orders.EditModel``, then ``A.Orders.EditModel``, ..., then ``Orders.EditModel``), then a simple
             # name in the usings' namespaces: the nearest wins; two at one place: not known, no model
             enclosing = [".".join(bound.facts.package.split(".")[:n])
-                         for n in range(bound.facts.package.count(".") + 1 if bound.facts.package else 0, -1, -1)]
+                         for n in range(bound.facts.package.count(".") + 1 if bound.facts.package and not rooted else 0,
+                                        -1, -1)]
             places = {".".join(p for p in (e, qualifier) if p): at for at, e in reversed(list(enumerate(enclosing)))}
             if not qualifier:
                 places.update({i.target: len(enclosing) for i in bound.facts.imports
