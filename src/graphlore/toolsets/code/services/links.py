@@ -54,7 +54,7 @@ from ..languages.folding import (
     settle_env,
 )
 from ..layout.layout import Layout
-from ..model import GraphEdge, GraphNode, make_edge, node_text, service_id, short_hash
+from ..model import GraphEdge, GraphNode, edge_id, make_edge, node_text, service_id, short_hash
 from . import grpc_links
 from .deployment import Deployment
 from .endpoints import (
@@ -549,7 +549,7 @@ def _link_target(node: GraphNode, item: Item, target: Target, http_by_service: d
         known = sorted(r.props["label"] for r, _ in http_by_service.get(service, []))
         listed = ", ".join(known[:8]) + (" ..." if len(known) > 8 else "") if known else "none found"
         detail = f"no route of {service} fits {item.http_method or 'any method'} {template} (its routes: {listed})"
-        return "no_route", detail, [make_edge(node.id, "HTTP_CALLS", service_id(service), {
+        return "no_route", detail, [_link_edge(node.id, service_id(service), via, {
             "match": "no_route", **_via_props(via), "evidence": {**evidence, "routes_of_service": known[:20]}})]
     best = max(score for score, _, _ in fits)
     top = [(route, route_item) for score, route, route_item in fits if score == best]
@@ -558,7 +558,7 @@ def _link_target(node: GraphNode, item: Item, target: Target, http_by_service: d
         detail = None
     else:
         match, detail = "ambiguous", f"{len(top)} routes of {service} fit {template} equally"
-    edges = [make_edge(node.id, "HTTP_CALLS", route.id, {
+    edges = [_link_edge(node.id, route.id, via, {
         "match": match, **_via_props(via), "evidence": {**evidence, "route_template": route_item.path.text,
                                                         "route_method": route_item.http_method}})
         for route, route_item in top]
@@ -571,6 +571,15 @@ def _link_target(node: GraphNode, item: Item, target: Target, http_by_service: d
 
 #: how many proxies one request is followed through (an edge proxy in front of a gateway is two)
 MAX_HOPS = 3
+
+
+def _link_edge(src: str, dst: str, via: tuple[GraphNode, ...], props: dict) -> GraphEdge:
+    """A client's link; one through proxies has an id of its own per ``via``, so that the same client reaching the
+    same route directly (another value of its URL) or through other proxies keeps both links."""
+    if not via:
+        return make_edge(src, "HTTP_CALLS", dst, props)
+    return GraphEdge(edge_id(src, "HTTP_CALLS", "\x00".join([dst, *(route.id for route in via)])), src, dst,
+                     "HTTP_CALLS", props)
 
 
 def _via_props(via: tuple[GraphNode, ...]) -> dict:
