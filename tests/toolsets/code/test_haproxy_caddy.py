@@ -57,7 +57,7 @@ def test_haproxy_frontend_rules_backends_and_listen_sections():
         (11, "/v2/**", "http://${env:ORDERS_HOST}:8000", None, None),             # the host is no part of the route
         (12, "/static/**", "{http://static:80|http://static-b:80}", None, None),
         (13, "/**", None, ["/api", "/"], "its condition 'legacy' is not read"),
-        (14, "/health", "http://web:3000", None, "its path rewrite 'http-request set-path /status' is not read"),
+        (14, "/health", None, None, "the rule at line 13, which may match first, is not read"),
         (15, "/**", "http://web:3000", None, None),
         (27, "/**", "http://app:9000", None, None),
     ]
@@ -82,6 +82,57 @@ backend airports
         (4, "/v1/airports/**", "http://airports:8080", None, None),
         (5, "/**", None, None, "its condition '!legacy' is not read"),
     ]
+
+
+def test_haproxy_reads_no_rule_it_cannot_be_sure_of():
+    """The first rule that matches wins (a later rule under an earlier prefix is never reached; after a rule not
+    read, no later rule is sure); a frontend's own rewrite changes the paths every rule sees; ``-m``/``-f`` flags
+    change what an ACL's words are. Before, each of these drew a route to a backend the request never reaches."""
+    first = """frontend fe
+    use_backend carts if { path_beg /api }
+    use_backend orders if { path_beg /api/orders }
+    use_backend admin if { hdr(host) -i admin.local }
+    use_backend orders if { path_beg /shop }
+    use_backend carts if { path_end .php }
+    use_backend orders if { path /health }
+backend orders
+    server o orders:8000
+backend carts
+    server c carts:8000
+backend admin
+    server a admin:8000
+"""
+    assert _shown(haproxy_routes("lb.cfg", first)) == [
+        (2, "/api/**", "http://carts:8000", None, None),
+        (4, "/**", "http://admin:8000", None, None),   # by host: it takes no path from the rules after it
+        (5, "/shop/**", "http://orders:8000", None, None),
+        (6, "/**", None, None, "its condition '{ path_end .php }' is not read"),
+        (7, "/health", None, None, "the rule at line 6, which may match first, is not read"),
+    ]
+    rewritten = """frontend fe
+    http-request set-path /v2%[path]
+    use_backend orders if { path_beg /v2/orders }
+    default_backend orders
+backend orders
+    server o orders:8000
+"""
+    why = "its frontend's path rewrite 'http-request set-path /v2%[path]' is not read"
+    assert _shown(haproxy_routes("lb.cfg", rewritten)) == [(3, "/v2/orders/**", None, None, why),
+                                                           (4, "/**", None, None, why)]
+    flags = """frontend fe
+    acl api path -m beg /api
+    acl listed path_beg -f /etc/haproxy/api.lst
+    acl caseless path_beg -i /shop
+    use_backend orders if api
+    use_backend orders if listed
+    use_backend orders if caseless
+backend orders
+    server o orders:8000
+"""
+    assert _shown(haproxy_routes("lb.cfg", flags)) == [
+        (5, "/**", None, None, "its condition 'api' is not read"),
+        (6, "/**", None, None, "its condition 'listed' is not read"),
+        (7, "/shop/**", None, None, "the rule at line 5, which may match first, is not read")]
 
 
 CADDYFILE = """{
