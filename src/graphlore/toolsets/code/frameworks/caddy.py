@@ -12,7 +12,9 @@ wildcard inside is not read: the route says so and forwards to a target not know
 **Where to.** The upstreams (arguments, or ``to`` lines in its block; several: one of them); ``{$VAR}`` and
 ``{env.VAR}`` are environment variables, settled with the environment the deployment gives the service.
 ``handle_path /api/*`` strips ``/api`` before the request goes on, as does ``uri strip_prefix /api`` in the
-same block; another ``uri``/``rewrite`` there is not read (the route says so). Snippets and ``import`` are not
+same block (one that only some of the block's paths start with is not read); another ``uri``/``rewrite`` there
+is not read (the route says so). A matcher inside a block sees the path the block left (inside ``handle_path
+/api/*``, ``/orders/*`` is ``/api/orders/**``); one outside its block's path is reached by no request (no route). Snippets and ``import`` are not
 read.
 """
 
@@ -109,22 +111,31 @@ def caddy_routes(path: str, text: str) -> Iterator[Route]:
 
 def _directives(blocks: list[_Block], matchers: dict[str, tuple[list[str], str | None]], pattern: str,
                 strip: str | None, problem: str | None) -> Iterator[Route]:
+    """The routes of a block's directives: ``pattern`` the paths it is reached by (as the client sends them),
+    ``strip`` the prefix of those already stripped (a matcher inside sees the rest)."""
     for block in blocks:
         name, args = (block.words[0], block.words[1:]) if block.words else ("", [])
         if name in ("handle", "handle_path", "route"):
-            inner, inner_problem = pattern, problem
+            inner, inner_problem, inner_strip = pattern, problem, strip
             paths, why = _paths(args[:1], matchers)
             if why:
-                inner, inner_problem = "/**", why
+                inner_problem = why
+            elif len(paths) > 1:
+                inner_problem = problem or f"{name} matches several paths ({', '.join(paths)}), not read"
             elif paths:
-                inner = paths[0] if len(paths) == 1 else pattern
-                inner_problem = problem if len(paths) == 1 else f"{name} matches several paths ({', '.join(paths)}), not read"
-            inner_strip = strip
-            if name == "handle_path" and paths and len(paths) == 1:
-                inner_strip = inner[:-3] if inner.endswith("/**") else inner
+                own = _outside(strip, paths[0])
+                placed = _within(pattern, own)
+                if placed is None:
+                    continue   # no request reaches it: its path is outside the block it is in
+                inner = placed
+                if name == "handle_path":
+                    inner_strip = own[:-3] if own.endswith("/**") else own
             for child in block.children:
                 if child.words[:2] == ["uri", "strip_prefix"] and len(child.words) > 2:
-                    inner_strip = normalise_path(child.words[2])
+                    inner_strip = normalise_path((inner_strip or "").rstrip("/") + "/" + child.words[2].lstrip("/"))
+                    if not (inner == inner_strip or _within(inner_strip + "/**", inner) == inner):
+                        inner_problem = inner_problem or (
+                            f"its '{' '.join(child.words)}' strips only some of its paths ({inner}): not read")
                 elif child.words[:1] in (["uri"], ["rewrite"]):
                     inner_problem = inner_problem or f"its '{' '.join(child.words)}' is not read"
             yield from _directives(block.children, matchers, inner, inner_strip, inner_problem)
@@ -135,10 +146,28 @@ def _directives(blocks: list[_Block], matchers: dict[str, tuple[list[str], str |
             paths, why = _paths(matcher, matchers)
             target = choice([_upstream(u) for u in upstreams]) if upstreams else None
             unread = why or problem
-            for one in paths or [pattern]:
+            placed = [_within(pattern, _outside(strip, one)) for one in paths] if paths else [pattern]
+            for one in dict.fromkeys(p for p in placed if p is not None):   # none: outside the block it is in
                 rewrite = (strip, "/") if strip and (one == strip or one.startswith(strip.rstrip("/") + "/")) else None
                 forward = Forward(None if unread else target, 0, rewrite, normalise_path(one))
                 yield block.line, ANY, one, forward, unread or (None if upstreams else "it names no upstream"), "caddy"
+
+
+def _outside(strip: str | None, pattern: str) -> str:
+    """A path matcher's pattern inside a block that stripped ``strip``, as the client sends the path."""
+    if not strip or strip == "/":
+        return pattern
+    return strip.rstrip("/") + "/**" if pattern == "/**" else normalise_path(strip.rstrip("/") + pattern)
+
+
+def _within(outer: str, pattern: str) -> str | None:
+    """The paths both ``outer`` (the enclosing block's) and ``pattern`` match, as one route pattern (None: none,
+    or not one pattern)."""
+    for wide, narrow in ((outer, pattern), (pattern, outer)):
+        head = wide[:-3] if wide.endswith("/**") else None
+        if wide == narrow or head == "" or head is not None and (narrow == head or narrow.startswith(head + "/")):
+            return narrow
+    return None
 
 
 def _paths(matcher: list[str], matchers: dict[str, tuple[list[str], str | None]]) -> tuple[list[str], str | None]:
