@@ -183,8 +183,9 @@ def test_caddy_reverse_proxies_with_their_matchers_and_handle_blocks():
 def test_caddy_matchers_inside_a_block_see_the_path_it_left():
     """A matcher inside ``handle_path`` sees the path with the prefix stripped (the client sends ``/api/orders/..``);
     one outside its block's path is never reached; a ``uri strip_prefix`` that some of the block's paths lack is
-    not read. Before, the first read ``/orders/**`` unstripped, the second ``/v1/**``, the third drew
-    ``/admin/**``, the last said the upstream sees the path unchanged."""
+    not read; in a ``route`` block the first ``reverse_proxy`` that matches wins. Before, the first read
+    ``/orders/**`` unstripped, the second ``/v1/**``, the third drew ``/admin/**``, the fourth said the upstream
+    sees the path unchanged, the last drew ``/r/orders/**``, which no request reaches."""
     text = """:80 {
     handle_path /api/* {
         reverse_proxy /orders/* orders:8000
@@ -201,12 +202,17 @@ def test_caddy_matchers_inside_a_block_see_the_path_it_left():
         uri strip_prefix /v1
         reverse_proxy orders:8000
     }
+    route /r/* {
+        reverse_proxy /r/* carts:8000
+        reverse_proxy /r/orders/* orders:8000
+    }
 }
 """
     assert _shown(caddy_routes("Caddyfile", text)) == [
         (3, "/api/orders/**", "http://orders:8000", ["/api", "/"], None),
         (7, "/x/v1/**", "http://orders:8000", ["/x/v1", "/"], None),
         (15, "/z/**", None, None, "its 'uri strip_prefix /v1' strips only some of its paths (/z/**): not read"),
+        (18, "/r/**", "http://carts:8000", None, None),   # a route block runs as written: the first one wins
     ]
 
 

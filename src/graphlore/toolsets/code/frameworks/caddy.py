@@ -110,9 +110,12 @@ def caddy_routes(path: str, text: str) -> Iterator[Route]:
 
 
 def _directives(blocks: list[_Block], matchers: dict[str, tuple[list[str], str | None]], pattern: str,
-                strip: str | None, problem: str | None) -> Iterator[Route]:
+                strip: str | None, problem: str | None, in_order: bool = False) -> Iterator[Route]:
     """The routes of a block's directives: ``pattern`` the paths it is reached by (as the client sends them),
-    ``strip`` the prefix of those already stripped (a matcher inside sees the rest)."""
+    ``strip`` the prefix of those already stripped (a matcher inside sees the rest); ``in_order``: a ``route``
+    block's, run as written (a ``reverse_proxy`` under an earlier one's path is never reached), not sorted by
+    how specific their paths are."""
+    taken: list[str] = []
     for block in blocks:
         name, args = (block.words[0], block.words[1:]) if block.words else ("", [])
         if name in ("handle", "handle_path", "route"):
@@ -138,7 +141,7 @@ def _directives(blocks: list[_Block], matchers: dict[str, tuple[list[str], str |
                             f"its '{' '.join(child.words)}' strips only some of its paths ({inner}): not read")
                 elif child.words[:1] in (["uri"], ["rewrite"]):
                     inner_problem = inner_problem or f"its '{' '.join(child.words)}' is not read"
-            yield from _directives(block.children, matchers, inner, inner_strip, inner_problem)
+            yield from _directives(block.children, matchers, inner, inner_strip, inner_problem, name == "route")
         elif name == "reverse_proxy":
             matcher = args[:1] if args and (args[0].startswith(("/", "@")) or args[0] == "*") else []
             upstreams = args[len(matcher):] + [w for child in block.children if child.words[:1] == ["to"]
@@ -148,6 +151,9 @@ def _directives(blocks: list[_Block], matchers: dict[str, tuple[list[str], str |
             unread = why or problem
             placed = [_within(pattern, _outside(strip, one)) for one in paths] if paths else [pattern]
             for one in dict.fromkeys(p for p in placed if p is not None):   # none: outside the block it is in
+                if in_order and any(_within(earlier, one) == one for earlier in taken):
+                    continue
+                taken.append(one)
                 rewrite = (strip, "/") if strip and (one == strip or one.startswith(strip.rstrip("/") + "/")) else None
                 forward = Forward(None if unread else target, 0, rewrite, normalise_path(one))
                 yield block.line, ANY, one, forward, unread or (None if upstreams else "it names no upstream"), "caddy"
