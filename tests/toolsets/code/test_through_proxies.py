@@ -136,3 +136,16 @@ def test_a_client_reaching_a_route_directly_and_through_a_proxy_keeps_both_links
         assert ways == [("ANY /**", "GET /orders/{order_id}"), ("GET /orders/{order_id}",)]
     finally:
         runtime.close()
+
+
+def test_where_a_request_ends_through_a_proxy_is_its_least_certain_value_in_any_order(tmp_path: Path):
+    """Two values of one URL through the same proxy route, one served and one not: the client's ``through_match``
+    is ``no_route`` (the least certain, as its own ``match``), whichever value comes first (before, the last)."""
+    web = ('import os\nimport requests\n\nKIND = "carts" if os.environ.get("CARTS") else "orders"\n\n\n'
+           'def load(item_id):\n    return requests.get(f"http://gateway/{KIND}/{item_id}").json()\n')
+    conf = "server {\n  location / {\n    proxy_pass http://orders:8000;\n  }\n}\n"
+    swapped = web.replace('"carts" if', '"orders" if').replace('else "orders"', 'else "carts"')
+    for index, text in enumerate((web, swapped)):
+        clients, _ = _links(_tree(tmp_path / str(index), conf, text))
+        assert (clients["load"]["through_match"], clients["load"]["through_detail"]) == (
+            "no_route", "no route of orders fits GET /carts/{item_id} (its routes: GET /orders/{order_id}, POST /orders)")

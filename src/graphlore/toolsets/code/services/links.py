@@ -614,7 +614,7 @@ def _through(node: GraphNode, item: Item, template: str, proxy: tuple[GraphNode,
     if why is not None:
         hop.props["through"] = {"match": "unresolved", "detail": why}
         if not via:
-            node.props.update(through_match="unresolved", through_detail=why)
+            _say_through(node, "unresolved", why)
         return []
     assert inner is not None and upstream is not None
     target = Target(upstream, f"through the proxy route {route.props['microservice']} {route.props['label']}",
@@ -623,8 +623,19 @@ def _through(node: GraphNode, item: Item, template: str, proxy: tuple[GraphNode,
     hop.props["through"] = {"match": match, "detail": detail, "upstream": upstream, "upstream_path": inner}
     if not via:   # the client says where its request ends (the last proxy's outcome)
         last = next((e.props["through"] for e in reversed(edges) if "through" in e.props), hop.props["through"])
-        node.props.update(through_match=last["match"], through_detail=last.get("detail"))
+        _say_through(node, last["match"], last.get("detail"))
     return edges
+
+
+def _say_through(node: GraphNode, match: str, detail: str | None) -> None:
+    """Where a client's request ends through a proxy: of its URL's values, the least certain (as its ``match``),
+    whatever order the values come in."""
+    had = node.props.get("through_match")
+    if had is None or _WORST.index(match) < _WORST.index(had):
+        node.props.update(through_match=match, through_detail=detail)
+    elif match == had and detail:
+        node.props["through_detail"] = "; ".join(dict.fromkeys(filter(None, [node.props.get("through_detail"),
+                                                                             detail])))
 
 
 # -- gateways ---------------------------------------------------------------------------------------------------
