@@ -241,6 +241,11 @@ def test_a_haproxy_container_and_a_caddy_container_forward_to_the_service(tmp_pa
                                        ("edge", "caddy", "ANY /orders/**", "POST /orders"),
                                        ("lb", "haproxy", "ANY /orders/**", "GET /orders/{order_id}"),
                                        ("lb", "haproxy", "ANY /orders/**", "POST /orders")]
+    # a backend's rewrite not read: the route forwards nowhere known (before: to /orders/** unchanged)
+    (tmp_path / "lb/lb.cfg").write_text("frontend f\n    use_backend orders if { path_beg /orders }\nbackend orders\n"
+                                        "    http-request replace-path ^/orders/(.*) /v2/orders/\\1\n"
+                                        "    server o orders:8000\n")
+    assert [link for link in _links(tmp_path) if link[0] == "lb"] == []
     # ``lb.cfg`` is no configuration file by its name: its edit still moves the routes, as a full build gives
     (tmp_path / "lb/lb.cfg").write_text("frontend f\n    use_backend orders if { path_beg /shop }\n"
                                         "backend orders\n    server o orders:8000\n")

@@ -17,7 +17,8 @@ says so. ``default_backend`` is ``/**``. Any method.
 address is an environment variable, settled with the environment the deployment gives the service. A backend's
 ``http-request replace-path ^/p(/.*)? \\1`` (or ``^/p/(.*) /\\1``) and ``http-request set-path
 %[path,regsub(^/p/?,/)]`` strip the prefix ``/p``; any other
-``set-path``/``replace-path``/``replace-uri``/``reqrep`` is not read (the route says so).
+``set-path``/``replace-path``/``replace-uri``/``reqrep`` is not read (the route says so, and forwards to a target
+not known).
 """
 
 from __future__ import annotations
@@ -227,9 +228,10 @@ def haproxy_routes(path: str, text: str) -> Iterator[Route]:
                 for pattern in paths:
                     # a stripped prefix applies to the paths under it; the others pass unchanged
                     applies = rewrite is not None and (pattern in ("/**", rewrite[0]) or pattern.startswith(rewrite[0] + "/"))
-                    forward = Forward(None if unread else target, 0, rewrite if applies else None,
+                    # a rewrite not read: where the backend's requests land is not known either (never guessed)
+                    forward = Forward(None if unread or problem else target, 0, rewrite if applies else None,
                                       normalise_path(pattern))
                     yield number, ANY, pattern, forward, unread or problem, "haproxy"
         if section.kind == "listen" and not ruled and any(w[0] == "server" for _, w in section.lines):
             target, rewrite, problem = _backend(section)
-            yield section.line, ANY, "/**", Forward(target, 0, rewrite, "/**"), problem, "haproxy"
+            yield section.line, ANY, "/**", Forward(None if problem else target, 0, rewrite, "/**"), problem, "haproxy"
