@@ -216,6 +216,15 @@ def test_caddy_matchers_inside_a_block_see_the_path_it_left():
     ]
 
 
+def test_a_caddy_sites_path_is_every_routes():
+    """Before, a site at ``localhost/api/*`` gave ``/**`` (every path of the container)."""
+    text = ("http://localhost:80/api/* {\n    reverse_proxy orders:8000\n}\n"
+            "a.com/x/*, b.com {\n    reverse_proxy web:3000\n}\n")
+    assert _shown(caddy_routes("Caddyfile", text)) == [
+        (2, "/api/**", "http://orders:8000", None, None),
+        (5, "/**", None, None, "its site's addresses have different paths (a.com/x/*, b.com), not read")]
+
+
 def test_the_framework_filter_knows_them():
     assert {"haproxy", "caddy"} <= set(FRAMEWORKS)
 

@@ -2,7 +2,7 @@
 ``reverse_proxy`` of a site block is a route forwarding to its upstreams (`services.endpoints.Forward`;
 `services.links` links it to the target's routes, as any gateway's).
 
-**Paths.** A ``reverse_proxy``'s own path matcher (``reverse_proxy /api/* api:8080``), a named matcher's ``path``
+**Paths.** A site address's path (``localhost/api/*``: every request of the site), a ``reverse_proxy``'s own path matcher (``reverse_proxy /api/* api:8080``), a named matcher's ``path``
 (``@api path /api/* /v1/*``, also in its block form; one route per path; a ``host`` condition names a host, not
 part of the route), else the path of the ``handle``, ``handle_path`` or ``route`` block it is in, else every path
 (``/**``). ``/api/*`` (or ``/api*``) is every path under ``/api``, ``*`` every path, ``/x`` that path only; a
@@ -106,7 +106,22 @@ def caddy_routes(path: str, text: str) -> Iterator[Route]:
     for site in _tree(text):
         if not site.words or site.words[0].startswith("("):
             continue   # the global options block, a snippet
-        yield from _directives(site.children, _matchers(site), "/**", None, None)
+        pattern, problem = _site_path(site.words)
+        yield from _directives(site.children, _matchers(site), pattern, None, problem)
+
+
+def _site_path(addresses: list[str]) -> tuple[str, str | None]:
+    """(pattern, problem) of a site block's addresses: a path in them (``localhost/api/*``) matches every request
+    of the site; different paths, or one with a wildcard inside, are not read."""
+    paths, written_as = set(), [a.rstrip(",") for a in addresses if a.rstrip(",")]
+    for address in written_as:
+        rest = address.split("://", 1)[-1]
+        paths.add(rest[rest.index("/"):] if "/" in rest else "*")
+    if len(paths) > 1:
+        return "/**", f"its site's addresses have different paths ({', '.join(written_as)}), not read"
+    written = paths.pop() if paths else "*"
+    pattern = _pattern(written)
+    return (pattern, None) if pattern is not None else ("/**", f"its site's path {written} is not read")
 
 
 def _directives(blocks: list[_Block], matchers: dict[str, tuple[list[str], str | None]], pattern: str,
