@@ -225,6 +225,20 @@ def test_a_caddy_sites_path_is_every_routes():
         (5, "/**", None, None, "its site's addresses have different paths (a.com/x/*, b.com), not read")]
 
 
+def test_a_caddy_rewrite_anywhere_in_the_site_is_said():
+    """Caddy runs ``uri``/``rewrite`` before ``reverse_proxy`` wherever they are written, and ``reverse_proxy``
+    has a ``rewrite`` of its own. Before, each of these forwarded the path unchanged."""
+    sites = [":80 {\n    uri strip_prefix /api\n    reverse_proxy orders:8000\n}\n",
+             ":80 {\n    rewrite * /v2{uri}\n    reverse_proxy orders:8000\n}\n",
+             ":80 {\n    reverse_proxy orders:8000 {\n        rewrite /v2{uri}\n    }\n}\n",
+             "localhost/api/* {\n    uri strip_prefix /api\n    reverse_proxy orders:8000\n}\n"]
+    assert [_shown(caddy_routes("Caddyfile", text)) for text in sites] == [
+        [(3, "/**", None, None, "its 'uri strip_prefix /api' strips only some of its paths (/**): not read")],
+        [(3, "/**", None, None, "its 'rewrite * /v2{uri}' is not read")],
+        [(2, "/**", None, None, "its 'rewrite /v2{uri}' is not read")],
+        [(3, "/api/**", "http://orders:8000", ["/api", "/"], None)]]
+
+
 def test_the_framework_filter_knows_them():
     assert {"haproxy", "caddy"} <= set(FRAMEWORKS)
 

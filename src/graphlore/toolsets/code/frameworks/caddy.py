@@ -12,10 +12,10 @@ wildcard inside is not read: the route says so and forwards to a target not know
 **Where to.** The upstreams (arguments, or ``to`` lines in its block; several: one of them); ``{$VAR}`` and
 ``{env.VAR}`` are environment variables, settled with the environment the deployment gives the service.
 ``handle_path /api/*`` strips ``/api`` before the request goes on, as does ``uri strip_prefix /api`` in the
-same block (one that only some of the block's paths start with is not read); another ``uri``/``rewrite`` there
-is not read (the route says so). A matcher inside a block sees the path the block left (inside ``handle_path
-/api/*``, ``/orders/*`` is ``/api/orders/**``); one outside its block's path is reached by no request (no route). Snippets and ``import`` are not
-read.
+same block or the site's (one that only some of the block's paths start with is not read); another
+``uri``/``rewrite`` there, or a ``reverse_proxy``'s own ``rewrite``, is not read (the route says so). A matcher
+inside a block sees the path the block left (inside ``handle_path /api/*``, ``/orders/*`` is ``/api/orders/**``);
+one outside its block's path is reached by no request (no route). Snippets and ``import`` are not read.
 """
 
 from __future__ import annotations
@@ -107,7 +107,8 @@ def caddy_routes(path: str, text: str) -> Iterator[Route]:
         if not site.words or site.words[0].startswith("("):
             continue   # the global options block, a snippet
         pattern, problem = _site_path(site.words)
-        yield from _directives(site.children, _matchers(site), pattern, None, problem)
+        strip, problem = _rewrites(site.children, pattern, None, problem)
+        yield from _directives(site.children, _matchers(site), pattern, strip, problem)
 
 
 def _site_path(addresses: list[str]) -> tuple[str, str | None]:
@@ -148,14 +149,7 @@ def _directives(blocks: list[_Block], matchers: dict[str, tuple[list[str], str |
                 inner = placed
                 if name == "handle_path":
                     inner_strip = own[:-3] if own.endswith("/**") else own
-            for child in block.children:
-                if child.words[:2] == ["uri", "strip_prefix"] and len(child.words) > 2:
-                    inner_strip = normalise_path((inner_strip or "").rstrip("/") + "/" + child.words[2].lstrip("/"))
-                    if not (inner == inner_strip or _within(inner_strip + "/**", inner) == inner):
-                        inner_problem = inner_problem or (
-                            f"its '{' '.join(child.words)}' strips only some of its paths ({inner}): not read")
-                elif child.words[:1] in (["uri"], ["rewrite"]):
-                    inner_problem = inner_problem or f"its '{' '.join(child.words)}' is not read"
+            inner_strip, inner_problem = _rewrites(block.children, inner, inner_strip, inner_problem)
             yield from _directives(block.children, matchers, inner, inner_strip, inner_problem, name == "route")
         elif name == "reverse_proxy":
             matcher = args[:1] if args and (args[0].startswith(("/", "@")) or args[0] == "*") else []
@@ -163,7 +157,9 @@ def _directives(blocks: list[_Block], matchers: dict[str, tuple[list[str], str |
                                                for w in child.words[1:]]
             paths, why = _paths(matcher, matchers)
             target = choice([_upstream(u) for u in upstreams]) if upstreams else None
-            unread = why or problem
+            # its own ``rewrite <to>`` (Caddy 2.7) changes the path the upstream sees
+            unread = why or problem or next((f"its '{' '.join(child.words)}' is not read" for child in block.children
+                                             if child.words[:1] == ["rewrite"]), None)
             placed = [_within(pattern, _outside(strip, one)) for one in paths] if paths else [pattern]
             for one in dict.fromkeys(p for p in placed if p is not None):   # none: outside the block it is in
                 if in_order and any(_within(earlier, one) == one for earlier in taken):
@@ -172,6 +168,20 @@ def _directives(blocks: list[_Block], matchers: dict[str, tuple[list[str], str |
                 rewrite = (strip, "/") if strip and (one == strip or one.startswith(strip.rstrip("/") + "/")) else None
                 forward = Forward(None if unread else target, 0, rewrite, normalise_path(one))
                 yield block.line, ANY, one, forward, unread or (None if upstreams else "it names no upstream"), "caddy"
+
+
+def _rewrites(children: list[_Block], pattern: str, strip: str | None, problem: str | None,
+              ) -> tuple[str | None, str | None]:
+    """(strip, problem) after a block's ``uri``/``rewrite`` directives (Caddy runs them before ``reverse_proxy``,
+    wherever they are written): ``uri strip_prefix`` that every path of the block has is read, others not."""
+    for child in children:
+        if child.words[:2] == ["uri", "strip_prefix"] and len(child.words) > 2:
+            strip = normalise_path((strip or "").rstrip("/") + "/" + child.words[2].lstrip("/"))
+            if not (pattern == strip or _within(strip + "/**", pattern) == pattern):
+                problem = problem or f"its '{' '.join(child.words)}' strips only some of its paths ({pattern}): not read"
+        elif child.words[:1] in (["uri"], ["rewrite"]):
+            problem = problem or f"its '{' '.join(child.words)}' is not read"
+    return strip, problem
 
 
 def _outside(strip: str | None, pattern: str) -> str:
