@@ -515,6 +515,7 @@ def _link_client(node: GraphNode, client: Client, http_by_service: dict[str, lis
         candidates += [e.dst for e in made if e.dst not in candidates]
     # one truth for the client and its edges: the least certain of the values that were linked; values that
     # link nowhere (a host no deployment names) are said in the detail, never hidden
+    edges = _one_per_id(edges)
     linked = [m for m, _, made in outcomes if made]
     match = min(linked or [m for m, _, _ in outcomes], key=_WORST.index)
     details = list(dict.fromkeys(d for _, d, _ in outcomes if d))
@@ -522,6 +523,19 @@ def _link_client(node: GraphNode, client: Client, http_by_service: dict[str, lis
         details.insert(0, f"{len(linked)} of the {len(outcomes)} values of its URL link; the others do not")
     props.update(match=match, match_detail="; ".join(details) or None, candidates=candidates)
     return edges
+
+
+def _one_per_id(edges: list[GraphEdge]) -> list[GraphEdge]:
+    """A client's edges, one per id: values of its URL that reach the same proxy route share the edge to it, whose
+    ``through`` is then the least certain of theirs (in any order of the values), as the client's own ``match``."""
+    kept: dict[str, GraphEdge] = {}
+    for edge in edges:
+        had = kept.pop(edge.id, None)
+        ways = [w for w in (had.props.get("through") if had else None, edge.props.get("through")) if w]
+        if ways:
+            edge.props["through"] = min(ways, key=lambda way: _WORST.index(way["match"]))
+        kept[edge.id] = edge
+    return list(kept.values())
 
 
 def _link_target(node: GraphNode, item: Item, target: Target, http_by_service: dict[str, list[tuple[GraphNode, Item]]],
