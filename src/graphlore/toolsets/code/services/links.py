@@ -356,6 +356,8 @@ def _url_target(value: Folded, names: ServiceNames, variables: list[str], item: 
                else "the URL's start is not known")
         return Target(None, "; ".join(dict.fromkeys([why, *(w for w in value.why if w)])), path)
     service, how = names.host(url.host.text, _port(value.text), variables, dns=url.source == "URL host")
+    if service is None:   # and what else the reader found that could have named it (the client's problems)
+        how = "; ".join(dict.fromkeys([how, *item.problems]))
     return Target(service, f"{url.source}: {how}" if service else how, path, url.host.text)
 
 

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import json
 import os
+import posixpath
 import re
 import shlex
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from ..layout.walk import GENERATOR_SCRIPT, SKIP_DIRS
 from .openapi_docs import _base_path, _is_server
@@ -115,15 +116,16 @@ def _mounts(words: list[str]) -> dict[str, str]:
     return out
 
 
-def _host_path(path: str, mounts: dict[str, str]) -> str | None:
+def _host_path(path: str, mounts: dict[str, str], cwd: str) -> str | None:
+    """The path relative to the repository root, None when it holds a variable or leaves the repository."""
     for inside, host in mounts.items():
         if path == inside or path.startswith(inside + "/"):
             path = (host + path[len(inside):]).lstrip("/")
             break
-    path = path.removeprefix("./")
     if "$" in path or "{" in path or path.startswith("/") or not path:
         return None
-    return str(PurePosixPath(path))
+    path = posixpath.normpath(posixpath.join(cwd, path) if cwd else path)
+    return None if path == ".." or path.startswith("../") else path
 
 
 def _side(tool: str, words: list[str]) -> str:
@@ -136,7 +138,7 @@ def _side(tool: str, words: list[str]) -> str:
     return "server" if _is_server(name) or _SERVERS.search(name) else "client"
 
 
-def _invocation(command: str) -> tuple[str, str, str, str] | None:
+def _invocation(command: str, cwd: str) -> tuple[str, str, str, str] | None:
     """(tool, document, output, side) of one command line, as written (variables kept)."""
     found = _TOOL.search(command)
     if not found:
@@ -152,7 +154,7 @@ def _invocation(command: str) -> tuple[str, str, str, str] | None:
     output = _option(words, _OUTPUT)
     if not document or not output:
         return None
-    doc, out = _host_path(document, mounts), _host_path(output, mounts)
+    doc, out = _host_path(document, mounts, cwd), _host_path(output, mounts, cwd)
     if doc is None or out is None:
         return None
     return tool, doc, out, _side(tool, words)
@@ -167,32 +169,48 @@ def _substitute(line: str, params: dict[str, str], args: list[str]) -> str:
     return line
 
 
+def _folder(path: str) -> str:
+    return path.rpartition("/")[0]
+
+
+def _script_calls(files: list[str], lines: dict[str, list[tuple[int, str]]]
+                  ) -> dict[str, list[tuple[list[str], str]]]:
+    """script -> (the literal arguments, the working folder) of each call of it in the repository's files; a
+    script is named relative to the caller's folder (where ``make`` and ``npm run`` run it)."""
+    scripts = {path for path in files if path.endswith((".sh", ".bash"))}
+    out: dict[str, list[tuple[list[str], str]]] = {}
+    for caller, numbered in lines.items():
+        cwd = _folder(caller)
+        for _, line in numbered:
+            for command in re.split(r"&&|\|\||;|\|", line.strip().lstrip("@-\t ")):
+                words = _words(command)
+                while words and words[0] in ("bash", "sh", "exec", "source", "."):
+                    words = words[1:]
+                if not words or not words[0].endswith((".sh", ".bash")) or "$" in words[0]:
+                    continue
+                script = posixpath.normpath(posixpath.join(cwd, words[0])) if cwd else posixpath.normpath(words[0])
+                if script in scripts and all("$" not in a for a in words[1:]):
+                    out.setdefault(script, []).append((words[1:], cwd))
+    return out
+
+
 def generations(root: Path) -> list[Generation]:
     """Every generator run the repository's scripts describe, in file order (see the module docstring)."""
     files = _files(root)
     lines = {path: _lines(root, path) for path in files}
-    calls: dict[str, list[list[str]]] = {}   # script -> the literal argument lists it is called with
-    for numbered in lines.values():
-        for _, line in numbered:
-            for script in files:
-                if not script.endswith((".sh", ".bash")):
-                    continue
-                found = re.search(r"(?:^|[\s;&|@])(?:\./|bash\s+|sh\s+)?" + re.escape(script) + r"\b(.*)$",
-                                  line.strip())
-                if found:
-                    args = _words(found.group(1).split(";")[0].split("&&")[0])
-                    if all("$" not in a for a in args):
-                        calls.setdefault(script, []).append(args)
+    calls = _script_calls(files, lines)
     out: list[Generation] = []
     for path, numbered in lines.items():
         params = {m.group(1): int(m.group(2)) for _, line in numbered if (m := _ARG_VAR.match(line))}
+        # a Makefile's and a package.json's commands run in their folder; a script in its caller's (or the root)
+        own = [] if path.endswith((".sh", ".bash")) else [([], _folder(path))]
         for number, line in numbered:
             if not _TOOL.search(line):
                 continue
             uses_args = re.search(r"\$\{?\d", line) or any(re.search(r"\$\{?" + p + r"\b", line) for p in params)
-            variants = calls.get(path, []) if uses_args else [[]]
-            for args in variants:
-                found = _invocation(_substitute(line, params, args) if args else line)
+            variants = calls.get(path, []) if uses_args else (own or calls.get(path) or [([], "")])
+            for args, cwd in variants:
+                found = _invocation(_substitute(line, params, args) if args else line, cwd)
                 if found is not None:
                     tool, doc, output, side = found
                     out.append(Generation(tool, doc, output, side, f"{path}:{number}", *_document_base(root, doc)))
