@@ -57,6 +57,7 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: ``export default NextAuth(..)`` API route), which restored facts of format 12 would lack too.
 #: 14: a symbol's search text also holds the words of its annotations' string arguments
 #: (`symbols.annotation_words`): an unchanged file of an index of format 13 would keep its symbols' texts without them.
+#: The same release keeps a Razor page's ``@model global::A.B`` (format 13 and before dropped it: no model).
 FORMAT = 14
 
 
