@@ -163,6 +163,9 @@ URL_CLIENTS = frozenset({"rest_template", "web_client", "rest_client", "requests
 
 
 #: where a client's whole base URL comes from when it also names the service apart (or not at all)
+#: a URL client whose service is named apart from its URL: a declaration, the OpenAPI document it was generated
+#: from (`frameworks.openapi_clients`)
+NAMED_SOURCES = ("declared", "openapi document")
 WHOLE_URL_SOURCES = ("feign url", "@HttpExchange url", "@Client url", "@RegisterRestClient url")
 
 
@@ -249,7 +252,7 @@ def prepare_client(item: Item, names: ServiceNames, settler: Settler) -> Client:
     client = Client(item)
     if item.grpc is not None:
         return client
-    if item.flavor in URL_CLIENTS and item.target_source != "declared":
+    if item.flavor in URL_CLIENTS and item.target_source not in NAMED_SOURCES:
         if item.path is None:
             return client
         raw = item.path
@@ -353,6 +356,8 @@ def _url_target(value: Folded, names: ServiceNames, variables: list[str], item: 
                else "the URL's start is not known")
         return Target(None, "; ".join(dict.fromkeys([why, *(w for w in value.why if w)])), path)
     service, how = names.host(url.host.text, _port(value.text), variables, dns=url.source == "URL host")
+    if service is None:   # and what else the reader found that could have named it (the client's problems)
+        how = "; ".join(dict.fromkeys([how, *item.problems]))
     return Target(service, f"{url.source}: {how}" if service else how, path, url.host.text)
 
 
