@@ -119,6 +119,19 @@ def _read(path: Path) -> str:
         return ""
 
 
+_GO_MAIN = re.compile(r"^package\s+main\b", re.M)
+
+
+def _runs_its_folder(root: Path, layout: Layout, folder: str) -> bool:
+    """Whether a unit working in a module's folder runs that module: a Go module only when its folder is itself a
+    ``main`` package (``go run .``); one whose programs lie below it (``cmd/billing``, ``cmd/ledger``) runs the
+    one the unit's command names, which the folder does not say."""
+    if "go.mod" not in layout.modules[folder].build_files:
+        return True
+    return any(_GO_MAIN.search(_read(path)) for path in sorted((root / folder).glob("*.go"))
+               if not path.name.endswith("_test.go"))
+
+
 def read_env_file(text: str) -> dict[str, str]:
     return {key: value for key, (value, _) in read_env_lines(text).items()}
 
@@ -590,7 +603,8 @@ def read_deployment(layout: Layout, root: Path, paths: list[str]) -> Deployment:
         if unit.kind == "k8s-service":
             continue
         service = entry.get(unit.dockerfile)
-        if service is None and unit.workdir in layout.modules:   # it runs a module's own folder (a shared image)
+        if service is None and unit.workdir in layout.modules and _runs_its_folder(root, layout, unit.workdir):
+            # it runs a module's own folder (a shared image)
             service = layout.modules[unit.workdir].microservice or None
             out.started |= {service} if service else set()
         service = service or (by_folder(unit.build) if unit.build else None)
