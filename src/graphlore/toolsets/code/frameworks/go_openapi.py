@@ -69,8 +69,7 @@ class _Callbacks:
                 found = web.router(bound, call.owner, call.receiver, call.line) if param is not None else None
                 if found is not None and call.args[1].strip().endswith(")"):
                     prefix = web.go.fold(bound, call.args[0])
-                    key = (bound.ctx.module_name, call.owner, param)
-                    self.mounts[key] = [join_paths([p, prefix]) for p in found[1]]
+                    self._add((bound.ctx.module_name, call.owner, param), [join_paths([p, prefix]) for p in found[1]])
         for _ in range(3):   # a callback handed on: RunHTTPServer(f) calls RunHTTPServerOnAddr(addr, f)
             for bound in go:
                 for call in bound.facts.calls:
@@ -81,7 +80,12 @@ class _Callbacks:
                         prefixes = self.mounts.get((*target, position))
                         param = self._param(bound, call.owner, arg.strip()) if prefixes else None
                         if param is not None:
-                            self.mounts.setdefault((bound.ctx.module_name, call.owner, param), prefixes)
+                            self._add((bound.ctx.module_name, call.owner, param), prefixes)
+
+    def _add(self, key: tuple[str, str, int], prefixes: list[Folded]) -> None:
+        """Each prefix a callback is mounted at (a function may mount it twice, or hand it to two that do)."""
+        known = self.mounts.setdefault(key, [])
+        known += [p for p in prefixes if p not in known]
 
     @staticmethod
     def _param(bound: Bound, owner: str, name: str) -> int | None:
