@@ -119,17 +119,14 @@ def _read(path: Path) -> str:
         return ""
 
 
-_GO_MAIN = re.compile(r"^package\s+main\b", re.M)
-
-
 def _runs_its_folder(root: Path, layout: Layout, folder: str) -> bool:
-    """Whether a unit working in a module's folder runs that module: a Go module only when its folder is itself a
-    ``main`` package (``go run .``); one whose programs lie below it (``cmd/billing``, ``cmd/ledger``) runs the
-    one the unit's command names, which the folder does not say."""
+    """Whether a unit working in a module's folder runs that module: a Go module only when its folder holds Go
+    files itself (``go run .``); one whose programs all lie below it (``cmd/billing``, ``cmd/ledger``) runs the
+    one the unit's command names, which the folder does not say. (Whether a folder holds sources is part of the
+    layout's key, so an update settles this as a full build does.)"""
     if "go.mod" not in layout.modules[folder].build_files:
         return True
-    return any(_GO_MAIN.search(_read(path)) for path in sorted((root / folder).glob("*.go"))
-               if not path.name.endswith("_test.go"))
+    return any(path.is_file() for path in (root / folder).glob("*.go"))
 
 
 def read_env_file(text: str) -> dict[str, str]:
