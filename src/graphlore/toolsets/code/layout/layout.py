@@ -579,11 +579,14 @@ def source_folders(found: Scan) -> set[str]:
 def layout_sources(found: Scan) -> tuple[str, ...]:
     """The folders whose holding source files or not can move the layout (a ``Dockerfile`` or a
     ``requirements.txt`` counts only beside sources, a program only in a folder with sources): every folder
-    with a layout file, and its subfolders one level down, that holds sources."""
+    with a layout file, and its subfolders one level down, that holds sources; and every folder with a layout file
+    that holds Go files itself (a Compose unit working in a Go module's folder runs it only then:
+    `deployment._runs_its_folder`)."""
     sources = source_folders(found)
     near = set(found.layout_files)
     near |= {folder for folder in sources if folder.rpartition("/")[0] in near}
-    return tuple(sorted(near & sources))
+    go_here = {path.rpartition("/")[0] for path in found.sources if path.endswith(".go")} & set(found.layout_files)
+    return tuple(sorted(near & sources)) + tuple(f"{folder}/*.go" for folder in sorted(go_here))
 
 
 def dockerfile_folders(found: Scan, sources: set[str] | None = None) -> frozenset[str]:
