@@ -283,14 +283,16 @@ def _config_order(path: str) -> tuple[int, int, str]:
     return (0 if match.group(1) == "bootstrap" else 1, 1 if match.group(2) else 0, path)
 
 
-#: a Gradle/Maven source set of tests beside ``src/main`` (``src/integration-test``, ``src/intTest``, ``src/it``)
-_TEST_SOURCE_SET = re.compile(r"[a-z]+[-_]tests?|[a-z]+Tests?")
+#: a Gradle/Maven source set of tests beside ``src/main`` (``src/integration-test/java``, ``src/intTest/kotlin``,
+#: ``src/it/java``): only with a JVM language's folder under it, so an application's own ``src/ab_tests`` package is
+#: not taken for tests
+_TEST_SOURCE_SET = re.compile(r"[a-z]+[-_]tests?|[a-z]+Tests?|it")
 _JVM_SOURCES = ("java", "kotlin", "groovy", "scala", "resources")
 
 
 def _is_test_path(parts: tuple[str, ...]) -> bool:
-    return any(p in ("test", "tests", "__tests__", "testing") or i > 0 and parts[i - 1] == "src" and (
-               _TEST_SOURCE_SET.fullmatch(p) or p == "it" and parts[i + 1] in _JVM_SOURCES)
+    return any(p in ("test", "tests", "__tests__", "testing") or i > 0 and parts[i - 1] == "src" and
+               _TEST_SOURCE_SET.fullmatch(p) and parts[i + 1] in _JVM_SOURCES
                for i, p in enumerate(parts[:-1]))
 
 
