@@ -205,6 +205,11 @@ def test_the_boot_plugin_applied_from_the_root_a_convention_plugin_or_a_catalog_
         "orders/build.gradle": dep, "events/build.gradle": "bootJar {\n    enabled = false\n}\n"})
     assert read_gradle_build(members / "orders" / "build.gradle").application
     assert not read_gradle_build(members / "events" / "build.gradle").application
+    some = write_tree(tmp_path / "some", {   # applied to some members only: not known to be this one's
+        "settings.gradle": "include 'orders'\n", "orders/build.gradle": dep,
+        "build.gradle": "subprojects {\n    if (name.endsWith('-service')) {\n"
+                        "        apply plugin: 'org.springframework.boot'\n    }\n}\n"})
+    assert not read_gradle_build(some / "orders" / "build.gradle").application
 
 
 def test_an_update_rereads_the_convention_plugin_a_member_is_an_application_by(tmp_path: Path):

@@ -93,13 +93,16 @@ _GRADLE_INCLUDED_BUILD = re.compile(r"""\bincludeBuild\s*\(?\s*["']([^"']+)["']"
 _CONVENTION_SOURCES = (".gradle", ".gradle.kts", ".groovy", ".java", ".kt")
 
 
-def _block(text: str, start: int) -> str:
-    """The text of the ``{ .. }`` block whose opening brace is at ``start - 1``."""
-    depth, at = 1, start
+def _top_level(text: str, start: int) -> str:
+    """The statements of the ``{ .. }`` block whose opening brace is at ``start - 1``, without the blocks nested in
+    it (``if (name.endsWith('-service')) { .. }`` applies to some members only)."""
+    depth, at, out = 1, start, []
     while at < len(text) and depth:
         depth += {"{": 1, "}": -1}.get(text[at], 0)
+        if depth == 1 and text[at] != "}":
+            out.append(text[at])
         at += 1
-    return text[start:at]
+    return "".join(out)
 
 
 def _gradle_root(folder: Path) -> Path | None:
@@ -151,7 +154,7 @@ def _inherits_boot(path: Path, inputs: list[Path]) -> bool:
     if root != path.parent:
         for build in ("build.gradle", "build.gradle.kts"):
             text = _text(root / build) if (root / build).is_file() else ""
-            if any(_applies_boot(_block(text, m.end())) for m in _GRADLE_MEMBERS_BLOCK.finditer(text)):
+            if any(_applies_boot(_top_level(text, m.end())) for m in _GRADLE_MEMBERS_BLOCK.finditer(text)):
                 return True
     text = _text(path)
     aliases = set(re.findall(r"\balias\s*\(\s*libs\.plugins\.([\w.]+)\s*\)", text))
