@@ -101,6 +101,11 @@ def main() -> None:
         print(f"    not deployable (listed apart): {', '.join(apart) or 'none'}")
         for client, required, state in matcher.must_stay_unresolved():
             print(f"  must stay unresolved{'' if required else ' (optional)'}: {client}: {state}")
+        composed, other = matcher.through_links()
+        print(f"  links through a proxy (not in the links line): {len(composed) + len(other)}, "
+              f"{len(composed)} composed of the key's links hop by hop, {len(other)} not")
+        for what in other:
+            print(f"    not composed of key links: {what}")
         drawn = matcher.must_not_link()
         print(f"  tempting wrong links drawn: {', '.join(drawn) or 'none'}")
         no_route = [e for e in graph.snapshot()[1].values() if e.props.get("match") == "no_route"]

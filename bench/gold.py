@@ -238,7 +238,7 @@ class Matcher:
         gold = {(link["from"], link["to"]): link for link in self.key["links"] if link["counted_in"] == counted_in}
         found = []
         for edge in self.edges.values():
-            if edge.type not in types:
+            if edge.type not in types or edge.props.get("via"):   # a link through a proxy: `through_links`
                 continue
             src = self.clients.get(edge.src) or self.routes.get(edge.src) or self.producers.get(edge.src)
             dst = self.routes.get(edge.dst)
@@ -247,6 +247,23 @@ class Matcher:
                           link["id"] if link else None))
         name = "links" if counted_in == "issue22" else "gRPC links"
         return score(name, found, {link["id"]: link["required"] for link in gold.values()})
+
+    def through_links(self) -> tuple[list[str], list[str]]:
+        """Links through a proxy (an edge with ``via``: the client to the route of the upstream that serves it),
+        which no key lists as such: (those the key's own links compose, hop by hop: the client's link to the
+        first proxy route and each proxy route's forward to the next route; the others), described."""
+        pairs = {(link["from"], link["to"]) for link in self.key["links"] if link["counted_in"] == "issue22"}
+        composed, other = [], []
+        for edge in self.edges.values():
+            if edge.type != "HTTP_CALLS" or not edge.props.get("via"):
+                continue
+            chain = [self.clients.get(edge.src)] + [self.routes.get(hop) for hop in edge.props["via"]] + \
+                [self.routes.get(edge.dst)]
+            what = (f"{self.describe(edge.src)} -> {self.describe(edge.dst)} [{edge.props.get('match')}] via "
+                    f"{', '.join(edge.props.get('via_labels') or [])}")
+            known = all(a is not None and b is not None and (a, b) in pairs for a, b in zip(chain, chain[1:], strict=False))
+            (composed if known else other).append(what)
+        return composed, other
 
     def describe(self, node_id: str) -> str:
         node = self.nodes[node_id]

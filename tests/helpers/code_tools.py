@@ -26,3 +26,26 @@ def run(runtime: Runtime, tree: Path, tool: str, **fields):
 def node(project: tuple[Runtime, Path], identifier: str) -> str:
     """The id of the node ``resolve`` finds for ``identifier``."""
     return run(*project, "resolve", identifier=identifier).node.id
+
+
+#: a small Flask service: ``GET /orders/<order_id>`` and ``POST /orders``
+FLASK_ORDERS = '''from flask import Flask
+
+app = Flask(__name__)
+
+
+@app.get("/orders/<order_id>")
+def order(order_id):
+    return {}
+
+
+@app.post("/orders")
+def create():
+    return {}
+'''
+
+
+def orders_service(folder: str = "orders") -> dict[str, str]:
+    """The files of `FLASK_ORDERS` as a service of its own (a Dockerfile and requirements.txt in ``folder``)."""
+    return {f"{folder}/Dockerfile": "FROM python:3.12\n", f"{folder}/requirements.txt": "flask\n",
+            f"{folder}/app.py": FLASK_ORDERS}

@@ -29,7 +29,7 @@ def _build(root: Path, files: dict[str, str]):
 
 
 def _links(nodes, edges, kind: str = "HTTP_CALLS") -> set[tuple[str, str]]:
-    return {(nodes[e.src].props["label"], nodes[e.dst].props["label"]) for e in edges.values()
+    return {(nodes[e.src].props["label"], nodes[e.dst].props.get("label", nodes[e.dst].name)) for e in edges.values()
             if e.type == kind and e.src in nodes and e.dst in nodes}
 
 

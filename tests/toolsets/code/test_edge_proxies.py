@@ -65,7 +65,8 @@ def _edge(root: Path) -> tuple[dict[str, dict], dict[str, dict], list[tuple[str,
     services = {n.props["name"]: n.props for n in nodes.values() if n.kind == "microservice"}
     routes = {n.props["label"]: n.props for n in nodes.values() if n.kind == "route"
               and n.props["microservice"] not in ("orders",)}
-    links = sorted((nodes[e.src].props["microservice"], nodes[e.src].props["label"], nodes[e.dst].props["label"])
+    links = sorted((nodes[e.src].props["microservice"], nodes[e.src].props["label"],
+                    nodes[e.dst].props.get("label", nodes[e.dst].name))
                    for e in edges.values() if e.type == "HTTP_CALLS")
     return services, routes, links
 
@@ -147,7 +148,7 @@ def test_a_traefik_file_provider_mounted_through_compose_configs(tmp_path: Path)
 
 def test_what_is_no_edge_proxy_of_the_project_stays_out(tmp_path: Path):
     """A static-file nginx (no configuration of its own) and a proxy on a named volume are no services; a proxy
-    image whose configuration language is not read is one, with no routes; a configuration folder inside a
+    whose configuration declares no route (an HAProxy backend no frontend uses) is one, with no routes; a configuration folder inside a
     service's folder that a proxy container mounts is the proxy's, not the service's."""
     write_tree(tmp_path, {**ORDERS_SERVICE,
                           "docs/Dockerfile": "FROM nginx:1.27\nCOPY html /usr/share/nginx/html\n",
@@ -161,7 +162,7 @@ def test_what_is_no_edge_proxy_of_the_project_stays_out(tmp_path: Path):
                                                 "  orders:\n    build: ./orders\nvolumes:\n  cache: {}\n"})
     services, routes, _ = _edge(tmp_path)
     assert "docs" not in services and "cache" not in services
-    assert "lb" in services   # HAProxy's configuration is not read: a service with no routes
+    assert "lb" in services   # a backend no frontend uses: a service with no routes
     assert {(r["microservice"], label) for label, r in routes.items()} == {("side", "ANY /api/orders/**")}
 
 
@@ -174,14 +175,17 @@ def load_order(order_id):
 
 
 def test_a_call_through_the_proxy_container_is_one_path_and_the_proxy_lists_its_routes(tmp_path: Path, embedder):
-    """A client that calls the proxy by its Compose name links to the proxy's route, which forwards to the
-    service: ``paths`` from the caller to the handler crosses both in one call, and ``describe`` of the proxy
-    service lists its routes as any service's (``DECLARES.EXPOSES``)."""
+    """A client that calls the proxy by its Compose name links to the proxy's route, and on through it to the
+    route of the service that serves the request (nginx's ``proxy_pass .../`` swaps ``/api/`` for ``/``):
+    ``paths`` from the caller to the handler is one call, its link naming the proxy route it goes ``via``;
+    ``impact`` crosses the proxy; ``describe`` of the proxy service lists its routes as any service's
+    (``DECLARES.EXPOSES``)."""
     tree = write_tree(tmp_path / "tree", {
         **ORDERS_SERVICE, "web/Dockerfile": "FROM python:3.12\n", "web/requirements.txt": "requests\n",
-        "web/client.py": WEB,
+        "web/client.py": WEB, "web/cart.py": WEB.replace("load_order(order_id)", "load_cart(cart_id)").replace(
+            "/api/orders/{order_id}", "/api/carts/{cart_id}"),
         "gateway/Dockerfile": "FROM nginx:1.27-alpine\nCOPY nginx.conf /etc/nginx/nginx.conf\n",
-        "gateway/nginx.conf": NGINX,
+        "gateway/nginx.conf": NGINX.replace("location /api/orders/", "location /api/"),
         "docker-compose.yml": "services:\n  gateway:\n    build: ./gateway\n  orders:\n    build: ./orders\n"
                               "  web:\n    build: ./web\n"})
     runtime = Runtime(backend.settings_for(tmp_path / "home"), embedder=embedder)
@@ -197,13 +201,24 @@ def test_a_call_through_the_proxy_container_is_one_path_and_the_proxy_lists_its_
         out = call("paths", from_id=start, to_id=handler)
         assert out.paths, out.note
         crossed = [(h.edge, h.target.microservice, h.target.label) for h in out.paths[0].hops]
-        assert ("HTTP_CALLS", "gateway", "ANY /api/orders/**") in crossed
+        assert ("HTTP_CALLS", "gateway", "ANY /api/**") in crossed   # the link through it is shown hop by hop
         assert ("HTTP_CALLS", "orders", "GET /orders/{order_id}") in crossed
         impact = call("impact", id=handler, depth=4)
-        assert "web" in {hit.node.microservice for hit in impact.results}   # the blast radius crosses the proxy
+        reached = {hit.node.label for hit in impact.results}
+        assert "client.load_order" in reached   # the blast radius crosses the proxy
+        assert "cart.load_cart" not in reached   # ... by each request's own way: /carts/ is no route of orders
+        onward = {hit.node.label for hit in call("impact", id=start, direction="out", depth=2).results}
+        assert {"ANY /api/**", "GET /orders/{order_id}"} <= onward   # the proxy route it goes through too
+        cart = call("paths", from_id=call("resolve", identifier="load_cart").node.id,
+                    to_id=call("find", kind="microservice", filter={"name": "orders"}).results[0].id)
+        assert [(h.edge, h.target.label, h.props.get("match")) for h in cart.paths[0].hops][-2:] == [
+            ("HTTP_CALLS", "ANY /api/**", "cross_service"), ("HTTP_CALLS", "orders", "no_route")]
+        assert len(cart.paths) == 1   # not also through the proxy's forward to GET /orders/{order_id}
         gateway = call("find", kind="microservice", filter={"name": "gateway"}).results[0]
         served = call("neighbors", id=gateway.id, edge_types=["DECLARES.EXPOSES"])
-        assert [n.node.label for n in served.neighbors] == ["ANY /api/orders/**"]
+        assert [n.node.label for n in served.neighbors] == ["ANY /api/**"]
+        proxied = call("impact", id=served.neighbors[0].node.id, depth=1)   # the proxy route lists every caller
+        assert {"client.load_order", "cart.load_cart"} <= {hit.node.label for hit in proxied.results}
     finally:
         runtime.close()
 

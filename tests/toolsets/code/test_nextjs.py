@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from helpers.code_tools import write_tree
+
 from graphlore.toolsets.code.index.graph import CodeGraph
 
 FILES = {
@@ -137,3 +139,21 @@ def test_base_path_prefixes_every_route_and_catch_alls_take_the_rest(tmp_path: P
     graph.update()
     assert graph.snapshot() == CodeGraph.build(tmp_path).snapshot()   # a changed basePath: incremental == full
     assert any(n.kind == "route" and n.props["label"] == "ANY /manual/api/search/**" for n in graph.snapshot()[0].values())
+
+
+def test_a_pages_handler_wrapped_in_a_call_is_the_files_route(tmp_path: Path):
+    """``export default NextAuth(authOptions)`` and ``export default withAuth(handler)``: the default export is a
+    call's result (before: no route)."""
+    files = {
+        "web/package.json": '{"name": "web", "dependencies": {"next": "14.2.0"}}\n',
+        "web/next.config.mjs": "export default { reactStrictMode: true };\n",
+        "web/pages/api/auth/[...nextauth].ts": 'import NextAuth from "next-auth"\nimport { authOptions } from '
+                                              '"../../../lib/auth"\n\nexport default NextAuth(authOptions)\n',
+        "web/pages/api/me.ts": "import { withAuth } from '../../lib/auth';\n\nasync function me(req, res) {\n"
+                               "  if (req.method === 'GET') return res.json({});\n}\n\nexport default withAuth(me);\n",
+        "web/pages/api/config.ts": "export default { runtime: 'edge' };\n",
+    }
+    nodes, _ = CodeGraph.build(write_tree(tmp_path, files)).snapshot()
+    routes = {(n.props["label"], n.props["file"], n.props["line"]) for n in nodes.values() if n.kind == "route"}
+    assert routes == {("ANY /api/auth/{nextauth}/**", "web/pages/api/auth/[...nextauth].ts", 4),
+                      ("GET /api/me", "web/pages/api/me.ts", 7)}

@@ -90,6 +90,7 @@ The map (packages by concern; a package imports only the packages above it)::
       links.py                    which route each client calls and which listeners each producer reaches
       grpc_links.py               which services serve a gRPC client's fully qualified method
       service_map.py              the services and their links as Mermaid or DOT
+      unreadable.py               configuration files the readers cannot parse, one line each with the reason
     frameworks/                   routes, clients and producers, read from the facts of their languages
       base.py                     Framework: languages + a reader prepared once per update
       read.py                     the frameworks, in reading order, and the pass over the project
@@ -104,7 +105,10 @@ The map (packages by concern; a package imports only the packages above it)::
       locust.py                   Locust load tests as HTTP clients of the service their host names
       k6.py                       k6 load tests (JavaScript) as HTTP clients of the URLs they request
       nginx.py                    nginx proxy_pass locations as gateway routes forwarding to a service
-      proxies.py                  YARP, Ocelot, Envoy, Traefik routes in configuration, forwarding to a service
+      proxies.py                  YARP, Ocelot, Envoy, Traefik, HAProxy, Caddy routes in configuration, forwarding
+                                  to a service
+      haproxy.py                  HAProxy frontends' use_backend rules as gateway routes to their backends' servers
+      caddy.py                    Caddyfile reverse_proxy directives as gateway routes to their upstreams
       edge.py                     the routes of a container-only edge proxy, held by its service
       amqp.py                     AMQP producers and consumers (pika, Go amqp, amqplib, RabbitMQ.Client) by
                                   exchange/key
@@ -127,6 +131,7 @@ The map (packages by concern; a package imports only the packages above it)::
       declared.py                 in-source declarations (@CodebaseHttpClient, @CodebaseProducer ...)
       golang.py                   what Go frameworks read: types by package, receivers' types, handlers
       go_web.py                   net/http, gorilla/mux, gin, echo, chi routes; net/http clients; Go Kafka
+      go_openapi.py               oapi-codegen Go servers: generated routes, their implementation, their prefix
       aspnet.py                   ASP.NET Core routes (attributes, minimal APIs, groups, MapForwarder, Carter,
                                   FastEndpoints), HttpClient clients
       refit.py                    Refit and RestEase interfaces as HTTP clients under their base address

@@ -1,7 +1,7 @@
 """Next.js API routes, whose paths are their files' paths (no call registers them).
 
 **Pages router**: a file under the module's ``pages/api/`` (or ``src/pages/api/``) with a default export (its
-handler) is the route ``/api/<path>``: the file's path without its extension, ``index`` the folder itself,
+handler; a call's result, ``export default NextAuth(options)``, is the file's, at that line) is the route ``/api/<path>``: the file's path without its extension, ``index`` the folder itself,
 ``[id]`` a parameter ``{id}``, the catch-all ``[...slug]`` ``{slug}/**`` (one segment or more), the optional
 ``[[...slug]]`` ``**`` (the folder itself too). Its methods are the ones the file
 compares ``req.method`` (or a ``method`` variable: ``const { method } = req``) with as literals (``req.method
@@ -85,18 +85,19 @@ def read_next(modules: set[str], project: Project, bound: Bound) -> Iterator[Ite
     facts = bound.facts
     by_key = {sym.key: index for index, sym in enumerate(facts.symbols)}
     page = _PAGES.match(inside)
-    if page is not None and facts.extra.get("default"):
+    if page is not None and (facts.extra.get("default") or facts.extra.get("default_call")):
         segments = page.group(1).split("/")
         if segments[-1] == "index":
             segments.pop()
         path = _path(segments)
         if path is None:
             return
-        handler = by_key.get(facts.extra["default"], -1)
+        # a handler wrapped in a call (``export default NextAuth(options)``, ``withAuth(handler)``) is the file's
+        handler = by_key.get(facts.extra.get("default") or "", -1)
         methods = [m for m in facts.extra.get("method_checks", []) if m in HTTP_METHODS] or [ANY]
         for method in methods:
-            yield item(bound, handler, "route", "nextjs", None, http_method=method, path=base + literal(path),
-                       written=inside)
+            yield item(bound, handler, "route", "nextjs", facts.extra.get("default_call"), http_method=method,
+                       path=base + literal(path), written=inside)
         return
     app = _APP.match(inside)
     if app is None:

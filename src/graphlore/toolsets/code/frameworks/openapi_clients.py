@@ -7,13 +7,19 @@ so the application's calls of it are its call sites:
 - **openapi-typescript-codegen**: ``__request(OpenAPI, { method: 'GET', url: '/api/items' })``.
 - **openapi-fetch**: ``client.GET("/api/items", ...)`` (``POST`` ...) on a ``createClient(...)`` made from
   ``openapi-fetch``, in the file or imported.
+- **openapi-generator's ``javascript`` client**: ``this.apiClient.callApi('/items/{id}', 'DELETE', pathParams,
+  queryParams, ...)`` (the generated signature: ten arguments or more) in a generated ``api/*.js``.
 
 **Base URL.** What the project sets in the same microservice for the same generator:
 ``client.setConfig({ baseURL })`` / ``createClient(createConfig({ baseURL }))`` in a file that imports the
 hey-api client (hey-api), ``createClient({ baseUrl })`` imported from ``openapi-fetch`` (openapi-fetch, all
 instances together) and ``OpenAPI.BASE = ...`` (codegen), folded as any value (an ``import.meta.env.X`` takes
-the deployment's value). One value is the base; none or several leave the path relative, so the client stays
-unresolved (a browser's relative call has no service to name).
+the deployment's value). openapi-generator's JavaScript clients each have their own: the generated
+``ApiClient.js``'s ``this.basePath = '...'`` (the document's server) and what the project assigns to the
+``basePath`` of an instance of that ``ApiClient`` (``c = new ApiClient(); c.basePath = ...``, the class imported
+from the client's folder; an instance whose class is not traced counts as a value unknown to every client of
+the file). One value is the base; none or several leave the path relative, so the client stays unresolved (a
+browser's relative call has no service to name).
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from collections.abc import Iterator
 
 from ..languages.folding import Folded, unknown
 from ..languages.symbols import Bound
-from ..languages.typescript.constants import ScriptFolder
+from ..languages.typescript.constants import ScriptFolder, resolve_script
 from ..model import CallFact, FileFacts
 from ..services.endpoints import Item
 from .base import Framework, Project, Reader, item
@@ -33,7 +39,11 @@ VERBS = {"get": "GET", "post": "POST", "put": "PUT", "delete": "DELETE", "patch"
          "options": "OPTIONS"}
 FETCH_VERBS = {v: v for v in VERBS.values()}
 #: the generators, each with its own base URL (`OpenApiProject.bases`)
-HEY_API, CODEGEN, FETCH = "hey-api", "openapi-typescript-codegen", "openapi-fetch"
+HEY_API, CODEGEN, FETCH, GENERATOR_JS = "hey-api", "openapi-typescript-codegen", "openapi-fetch", "openapi-generator"
+#: openapi-generator's ``callApi(path, httpMethod, pathParams, queryParams, headerParams, formParams, bodyParam,
+#: authNames, contentTypes, accepts, returnType, ...)``: a wrapper of another shape is not this generator's
+_CALL_API_ARGS = 10
+_DEFAULT_BASE = re.compile(r"^(['\"`][^'\"`]*['\"`])\.replace\(.*\)$", re.S)
 #: a hey-api generated module imports its client from one of these
 _HEY_API_CLIENT = re.compile(r"^@hey-api/client-|(^|/)client(\.gen)?(\.[jt]s)?$")
 _BASE_KEYS = ("baseURL", "baseUrl")
@@ -73,6 +83,48 @@ class OpenApiProject:
                 for _, values in assigns.get("OpenAPI.BASE", []):
                     for value in values:
                         self._add(bound, CODEGEN, folder.fold(value))
+            self._generator_js_bases(bound, folder)
+
+    def _generator_js_bases(self, bound: Bound, folder: ScriptFolder) -> None:
+        """openapi-generator JavaScript clients' base paths, by the folder of their ``ApiClient.js``."""
+        facts = bound.facts
+        assigns = facts.extra.get("assigns", {})
+        if bound.path.endswith("/ApiClient.js"):
+            for _, values in assigns.get("ApiClient.constructor", {}).get("this.basePath", []):
+                for value in values:
+                    default = _DEFAULT_BASE.match(value.strip())
+                    self._add_js(bound.path.rpartition("/")[0], folder.fold(default.group(1) if default else value))
+        classes = {alias: i.target for i in facts.imports if i.target.startswith(".") for name, alias in i.names
+                   if name == "ApiClient"}
+        if not classes:
+            return
+        for owner, table in assigns.items():
+            for target, entries in table.items():
+                var, dot, field = target.rpartition(".")
+                if not dot or field != "basePath":
+                    continue
+                made = facts.extra.get("globals", {}).get(var, "").lstrip("~").removesuffix("()")
+                spec = classes.get(made)
+                found = resolve_script(self.script.files, bound.path, spec) if spec else None
+                homes = [found.rpartition("/")[0]] if found else [
+                    r.rpartition("/")[0] for r in (resolve_script(self.script.files, bound.path, t)
+                                                   for t in classes.values()) if r]
+                for line, values in entries:
+                    for value in values:
+                        folded = folder.at(facts, owner, line).fold(value) if found else unknown(
+                            f"{var}.basePath: which client {var} is is not traced")
+                        for home in homes:
+                            self._add_js(home, folded)
+
+    def _add_js(self, home: str, value: Folded) -> None:
+        self.bases.setdefault((home, GENERATOR_JS), []).append(value)
+
+    def js_base(self, path: str) -> tuple[str | None, str | None]:
+        """(base, why none) of the openapi-generator JavaScript client a generated ``api/*.js`` file belongs to."""
+        home = path.rpartition("/")[0]
+        while home and f"{home}/ApiClient.js" not in self.script.files:
+            home = home.rpartition("/")[0]
+        return self.base(home, GENERATOR_JS)
 
     def _add(self, bound: Bound, generator: str, value: Folded) -> None:
         self.bases.setdefault((bound.ctx.microservice, generator), []).append(value)
@@ -104,7 +156,8 @@ def read_generated(project: OpenApiProject, bound: Bound) -> Iterator[Item]:
             continue
         method, url, generator = found
         path = folder.at(facts, call.owner, call.line).fold(url)
-        base, why = project.base(bound.ctx.microservice, generator)
+        base, why = project.js_base(bound.path) if generator == GENERATOR_JS else project.base(
+            bound.ctx.microservice, generator)
         yield item(bound, by_key.get(call.owner, -1), "client", "openapi", call.line, http_method=method,
                    path=unknown(why) + path if why else path, written=url, base_url=base)
 
@@ -123,6 +176,9 @@ def _generated_call(project: OpenApiProject, bound: Bound, call: CallFact,
         if _url_literal(url) and method and method.strip("'\"`").upper() in FETCH_VERBS:
             return method.strip("'\"`").upper(), url, CODEGEN
         return None
+    if call.name == "callApi" and call.argc >= _CALL_API_ARGS and _url_literal(call.args[0]):
+        method = call.args[1].strip("'\"`").upper()
+        return (method, call.args[0], GENERATOR_JS) if method in FETCH_VERBS and call.args[1][:1] in "'\"`" else None
     if call.name in FETCH_VERBS and receiver and receiver[0] == "name" and _url_literal(call.args[0]):
         found = project.script.definition(bound.path, receiver[1])
         if found is not None and _made_by_openapi_fetch(project.script.files[found[0]], found[1]):

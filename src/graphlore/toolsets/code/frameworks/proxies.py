@@ -51,9 +51,12 @@ import yaml
 from ..languages import registry
 from ..languages.folding import Folded, choice, literal
 from ..languages.symbols import Bound
+from ..services.dotnet_config import loads_settings_json
 from ..services.endpoints import ANY, HTTP_METHODS, Forward, normalise_path
 from ..services.settings import Values
 from .base import Framework, Project, Reader
+from .caddy import caddy_routes
+from .haproxy import haproxy_routes
 from .nginx import ConfigRoute, config_routes
 
 #: (line, method, route pattern, what it forwards to (its target None when not known), problem or None, flavor)
@@ -113,7 +116,7 @@ def _yarp_transform(transforms: Any, match_prefix: str, catch_all: bool) -> tupl
 
 def yarp_routes(path: str, text: str) -> Iterator[Route]:
     try:
-        data = json.loads(text)
+        data = loads_settings_json(text)
     except ValueError:
         return
     for _, route in _yarp(data, lambda route_id: _line(text, f'"{route_id}"')):
@@ -194,7 +197,7 @@ def yarp_overlaid(files: list[tuple[str, str]], environment: str | None) -> Iter
     for path, text in files:
         name = _SETTINGS.match(path.rsplit("/", 1)[-1])
         try:
-            data = json.loads(text)
+            data = loads_settings_json(text)
         except ValueError:
             continue
         if name is not None:
@@ -239,7 +242,7 @@ def yarp_overlaid(files: list[tuple[str, str]], environment: str | None) -> Iter
 
 def ocelot_routes(path: str, text: str) -> Iterator[Route]:
     try:
-        data = json.loads(text)
+        data = loads_settings_json(text)
     except ValueError:
         return
     routes = (data.get("Routes") or data.get("ReRoutes")) if isinstance(data, dict) else None
@@ -580,7 +583,11 @@ def ingress_routes(path: str, text: str) -> Iterator[Route]:
 def routes(path: str, text: str) -> Iterator[Route]:
     """The proxy routes one configuration file declares (by its name: `layout.walk.PROXY_FILE`)."""
     name = path.rsplit("/", 1)[-1]
-    if name.startswith("appsettings"):
+    if name.endswith(".cfg"):   # HAProxy's, by any name its container runs it with
+        yield from haproxy_routes(path, text)
+    elif name.startswith("Caddyfile") or name.endswith((".caddyfile", ".caddy")):
+        yield from caddy_routes(path, text)
+    elif name.startswith("appsettings"):
         yield from yarp_routes(path, text)
     elif name.startswith("ocelot"):
         yield from ocelot_routes(path, text)

@@ -397,6 +397,7 @@ class CodeIndex(FolderIndex):
                 **records, "sources": sources, "files_indexed": len(sources), "files": current,
                 PROJECT_PATH: str(self.root), "code_format": FORMAT, "git_commit": commit,
                 "embedding": {"done": done, "total": total}, "generation": generation, "last_indexed": now_iso(),
+                "unreadable": [f"{path}: {why}" for path, why in sorted(graph.unreadable.items())],
                 **({EMBEDDER_META: self.handle.embedder_record({"layout": FORMAT})} if vectors else {}),
             })
         report.nodes_written = len(changes.node_rows)

@@ -54,6 +54,7 @@ from ..services.identity import ServiceNames
 from ..services.jndi_config import jndi_config
 from ..services.links import link
 from ..services.settings import Values, module_values
+from ..services.unreadable import owner, unreadable_files
 
 
 @contextmanager
@@ -102,7 +103,7 @@ def settings_of(graph: CodeGraph) -> tuple[Deployment, dict[str, Values]]:
     and environment variables with)."""
     assert graph.layout is not None
     deployment = read_deployment(graph.layout, graph.root, list(graph.layout.deployment_files))
-    settle_deployable(graph.layout, deployment.run)
+    settle_deployable(graph.layout, deployment.run, deployment.started)
     return deployment, module_values(graph.layout, graph.root, deployment)
 
 
@@ -127,6 +128,8 @@ class CodeGraph:
         self.service_nodes: list[GraphNode] = []
         self.service_edges: list[GraphEdge] = []
         self._settings: tuple[Deployment, dict[str, Values]] | None = None
+        #: configuration files the readers cannot parse, path -> why (`services.unreadable`), with the settings
+        self.unreadable: dict[str, str] = {}
         self._part_two = PartTwo()
 
     @classmethod
@@ -185,6 +188,7 @@ class CodeGraph:
         with _phase(stats, "services"):
             if stats.layout_changed or self._settings is None:
                 self._settings = settings_of(self)
+                self.unreadable = unreadable_files(self.root, found.layout_files)
         with _phase(stats, "layout_records"):
             self._layout_records(layout)
         with _phase(stats, "services"):
@@ -197,9 +201,14 @@ class CodeGraph:
                           jndi_config(layout, self.root, running)):
                 for service, lines in extra.items():
                     config[service] = list(dict.fromkeys(config.get(service, []) + lines))
+            roots = {node.name: node.props["root"] for node in self.layout_nodes if node.kind == "microservice"}
+            held = {path: owner(path, roots) for path in self.unreadable}
             for node in self.layout_nodes:
                 if node.kind == "microservice":
                     node.props["aliases"] = names.aliases(node.name)
+                    mine = [f"{path}: {why}" for path, why in self.unreadable.items() if held[path] == node.name]
+                    if mine:
+                        node.props["unreadable_files"] = mine
                     if node.name in config:
                         node.props["config"] = config[node.name]
             items = self._part_two.items(self.table, settings)

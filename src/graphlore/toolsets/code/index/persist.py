@@ -51,7 +51,11 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: 12: a Java call's ``name_line`` (the line of a chain link's own name, where Eventuate and functional routes
 #: are placed) and ``super(...)``'s arguments: restored facts of format 11 would place them on the chain's first
 #: line and miss an aggregate publisher's type.
-FORMAT = 12
+#: 13: a Go function literal's parameters are typed inside the literal only (`go.extract.closure_params`):
+#: restored facts of format 12 would let a closure's ``h`` shadow the receiver ``h`` on the literal's line.
+#: The same release's TS/JS extractor reads a default export that is a call's result (a Next.js
+#: ``export default NextAuth(..)`` API route), which restored facts of format 12 would lack too.
+FORMAT = 13
 
 
 def _context(values: list) -> FileContext:

@@ -28,8 +28,8 @@ These ways of running one are read:
   controller, one proxy named ``ingress`` serving them all (`frameworks.proxies` reads them), its module a
   folder of that name beside the manifests (the nearest folder holding them all).
 
-HAProxy's and Caddy's configuration languages are not read either: such a proxy is a service of
-the system with no routes.
+HAProxy's ``*.cfg`` and Caddy's ``Caddyfile`` are read (`frameworks.haproxy`, `frameworks.caddy`) by whatever name
+the container runs them with; a Helm template's resources are not read.
 """
 
 from __future__ import annotations
@@ -134,14 +134,16 @@ def _files_at(root: Path, rel: str) -> list[str]:
 
 def is_config(kind: str, path: str) -> bool:
     """Whether a file run by a proxy of ``kind`` is its configuration (nginx ``*.conf`` and ``*.conf.template``;
-    Envoy and Traefik YAML, Traefik's ``traefik*``/``dynamic*`` TOML; HAProxy ``*.cfg``, a ``Caddyfile``: not
-    read, but the proxy's). Each one read is a layout file of the walk, so its edit refreshes the routes."""
+    Envoy and Traefik YAML, Traefik's ``traefik*``/``dynamic*`` TOML; HAProxy ``*.cfg``, a ``Caddyfile``). Each
+    one is a layout file of the walk or an input of the layout (`Layout.input_stamps`), so its edit refreshes the
+    routes."""
     name = PurePosixPath(path).name
     if kind == "nginx":
         return bool(NGINX_FILE.match(name))
     if kind in ("envoy", "traefik"):
         return name.endswith((".yaml", ".yml")) or bool(PROXY_FILE.match(name))
-    return name.endswith(".cfg") if kind == "haproxy" else name.startswith("Caddyfile") or name.endswith(".caddy")
+    return name.endswith(".cfg") if kind == "haproxy" else name.startswith("Caddyfile") or name.endswith(
+        (".caddy", ".caddyfile"))
 
 
 def dockerfile_edge(root: Path, folder: str, names: list[str]) -> Edge | None:

@@ -613,13 +613,16 @@ def tooling_folder(path: str) -> bool:
     return path != "." and any(_TOOLING.match(part) for part in path.split("/"))
 
 
-def settle_deployable(layout: Layout, run: set[str]) -> None:
+def settle_deployable(layout: Layout, run: set[str], started: frozenset[str] | set[str] = frozenset()) -> None:
     """The deployment's word on which services run (``run``: the services a deployment unit of the project
     builds or names): a service in a tooling folder (`tooling_folder`) runs (and is deployable) only when one
-    runs it.
+    runs it. A service a unit runs in its own folder (``started``: a shared image's Compose service with
+    ``working_dir`` in the module's mounted folder) is deployable whatever its build says.
     Anywhere else a service keeps the build's word (a real service without a manifest still counts)."""
     for name, service in layout.services.items():
-        if tooling_folder(service.root) and name not in run:
+        if name in started:
+            service.deployable = service.runs = True
+        elif tooling_folder(service.root) and name not in run:
             service.deployable = service.runs = False
 
 
@@ -665,9 +668,8 @@ def detect_layout(found: Scan) -> Layout:
     _read_configs(root, found, modules)
     for edge in edges:   # the files it is run with, by whatever name (``COPY front-envoy.yaml /etc/envoy/``)
         module = modules[edge.folder]
-        kept = {"nginx": "nginx_files", "envoy": "proxy_files", "traefik": "proxy_files"}.get(edge.kind)
-        if kept is not None:   # HAProxy's and Caddy's configuration is not read
-            setattr(module, kept, tuple(sorted({*getattr(module, kept), *edge.files})))
+        kept = "nginx_files" if edge.kind == "nginx" else "proxy_files"
+        setattr(module, kept, tuple(sorted({*getattr(module, kept), *edge.files})))
         module.label_files = tuple(edge.labels)
         module.ingress_files = tuple(edge.ingress)
         module.config_maps = tuple(edge.config_maps)
@@ -703,6 +705,8 @@ def detect_layout(found: Scan) -> Layout:
     layout = Layout(root, modules, services.services, set(found.package_dirs), deployment_files)
     layout.aliases = _alias_tables(root, found.layout_files, layout.alias_inputs)
     layout.alias_inputs.update(path for module in modules.values() for path in module.inputs)
+    # a proxy container's files by a name no walk keeps (HAProxy's ``lb.cfg``): their edits move its routes too
+    layout.alias_inputs |= {f for edge in edges for f in edge.files if f not in found.layout_stamp}
     if "." not in modules:
         # files outside every module: a service named after the root folder
         services.add(".", [], False, runs=False)

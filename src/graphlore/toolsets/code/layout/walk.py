@@ -40,10 +40,12 @@ WEB_INF_FILES = ("web.xml", "jboss-web.xml")
 META_INF_FILES = ("context.xml",)
 NEXT_CONFIG = re.compile(r"^next\.config\.(?:js|mjs|cjs|ts)$")
 #: reverse proxies declared in configuration (`frameworks.proxies`): .NET's YARP (``appsettings*.json``),
-#: Ocelot (``ocelot*.json``), Envoy's static configuration (``envoy*.yaml``) and Traefik's file provider
-#: (``traefik*`` / ``dynamic*`` ``.yml``, ``.yaml``, ``.toml``)
+#: Ocelot (``ocelot*.json``), Envoy's static configuration (``envoy*.yaml``), Traefik's file provider
+#: (``traefik*`` / ``dynamic*`` ``.yml``, ``.yaml``, ``.toml``), HAProxy (``haproxy*.cfg``) and Caddy
+#: (``Caddyfile``, ``Caddyfile.dev``, ``Caddyfile-dev``, ``*.caddyfile``)
 PROXY_FILE = re.compile(r"^(?:(?:appsettings|ocelot)(?:\.[\w-]+)*\.json|envoy[\w.-]*\.ya?ml"
-                        r"|(?:traefik|dynamic)[\w.-]*\.(?:ya?ml|toml))$")
+                        r"|(?:traefik|dynamic)[\w.-]*\.(?:ya?ml|toml)|haproxy[\w.-]*\.cfg"
+                        r"|Caddyfile(?:[.-][\w.-]+)?|[\w.-]+\.caddyfile)$")
 #: an OpenAPI (Swagger) document by its usual names: the contract a server generator or a runtime router reads
 #: (`services.openapi_docs`, `frameworks.openapi_servers`)
 OPENAPI_FILE = re.compile(r"^(?:openapi|swagger)[\w.-]*\.(?:ya?ml|json)$", re.I)

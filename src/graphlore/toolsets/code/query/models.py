@@ -441,4 +441,8 @@ class IndexResponse(Response):
     index_location: str
     note: str | None = Field(None, description="What the numbers do not say: no source file found, embeddings "
                                                "skipped.")
+    unreadable_files: list[str] = Field(default_factory=list, description=(
+        "Configuration files (settings, deployment manifests, proxy configurations, OpenAPI documents) that "
+        "cannot be parsed, so nothing was read from them: 'path: why' each. describe of the service holding "
+        "one shows it too."))
     index_status: IndexStatus

@@ -60,9 +60,12 @@ def seeds(store: Store, node: Node) -> list[str]:
     return out
 
 
-def hop(store: Store, frontier: list[str], keys: tuple[str, ...], direction: str) -> dict[str, list[Step]]:
+def hop(store: Store, frontier: list[str], keys: tuple[str, ...], direction: str,
+        ends: frozenset[str] = frozenset()) -> dict[str, list[Step]]:
     """The steps out of each frontier node by the keys, walking them ``direction`` (out: as the keys read;
-    in: backwards), always reported as walked."""
+    in: backwards), always reported as walked. A client's link to a proxy route that was followed through
+    (`_followed_through`) is walked only to or from a proxy route among ``ends`` (the walk's starts, a path's
+    ends): elsewhere the request goes on by its link ``via`` that route."""
     out: dict[str, list[Step]] = defaultdict(list)
     if not frontier:
         return out
@@ -71,10 +74,50 @@ def hop(store: Store, frontier: list[str], keys: tuple[str, ...], direction: str
         edges = store.edges_of(frontier, direction=sel.direction, types=[sel.stored]).edges
         if key in NESTED_KEYS:
             edges = _between_callables(store, edges)
+        if sel.stored == "HTTP_CALLS":
+            edges = [e for e in edges if e.dst in ends or not _followed_through(e.props)]
         for edge in edges:
             src, dst = (edge.src, edge.dst) if sel.direction == "out" else (edge.dst, edge.src)
             out[src].append(Step(src, dst, key, edge.props))
     return out
+
+
+def _followed_through(props: dict) -> bool:
+    """A client's link to a proxy route that was followed to the upstream's route (`services.links._through`):
+    walking out, the request goes on by that link (its ``via`` names the proxy route), not by every route the
+    proxy forwards to; walking in, the upstream's route reaches it by that link, not through the proxy route
+    (which every other client of the proxy reaches too)."""
+    return (props.get("through") or {}).get("match") in ("cross_service", "intra_service", "ambiguous", "no_route")
+
+
+def shown_hops(store: Store, path: list[Step]) -> list[Step]:
+    """A path as shown: a client's link through proxies (its ``via``) is walked as one call, and shown as the hops
+    the request takes (the client's link to the first proxy route, each proxy route's forward to the next, the
+    last one's to the route that serves it), in the order the path was walked."""
+    if not any(s.key == "HTTP_CALLS" and s.props.get("via") for s in path):
+        return path
+    out: list[Step] = []
+    for step in path:
+        if step.key != "HTTP_CALLS" or not step.props.get("via"):
+            out.append(step)
+            continue
+        client, served = (step.src, step.dst) if _walked_out(store, step) else (step.dst, step.src)
+        chain = [client, *step.props["via"], served]
+        stored = {(e.src, e.dst): e.props for e in store.edges_of(chain[:-1], direction="out",
+                                                                    types=["HTTP_CALLS"]).edges}
+        # the last proxy's hop is its forward; to a service (``no_route``) it is the link's own
+        stored[(chain[-2], served)] = stored.get((chain[-2], served), step.props)
+        if any((a, b) not in stored for a, b in zip(chain, chain[1:], strict=False)):
+            out.append(step)   # a hop no longer stored: the link as it is
+            continue
+        hops = [Step(a, b, "HTTP_CALLS", stored[(a, b)]) for a, b in zip(chain, chain[1:], strict=False)]
+        out += hops if step.src == client else [Step(h.dst, h.src, h.key, h.props) for h in reversed(hops)]
+    return out
+
+
+def _walked_out(store: Store, step: Step) -> bool:
+    """Whether a link step was walked as stored (from its client), not backwards."""
+    return any(e.dst == step.dst for e in store.edges_of([step.src], direction="out", types=["HTTP_CALLS"]).edges)
 
 
 def _between_callables(store: Store, edges: list) -> list:
@@ -85,14 +128,15 @@ def _between_callables(store: Store, edges: list) -> list:
     return [e for e in edges if e.src in callable_ and e.dst in callable_]
 
 
-def distances(store: Store, starts: list[str], keys: tuple[str, ...], direction: str, depth: int) -> dict[str, int]:
+def distances(store: Store, starts: list[str], keys: tuple[str, ...], direction: str, depth: int,
+              ends: frozenset[str] = frozenset()) -> dict[str, int]:
     """Hops (calls, `cost`) from the nearest start to every node reached within ``depth``."""
-    return {node: level for node, (level, _) in _walk(store, starts, keys, direction, depth).items()}
+    return {node: level for node, (level, _) in _walk(store, starts, keys, direction, depth, ends=ends).items()}
 
 
 def _walk(store: Store, starts: list[str], keys: tuple[str, ...], direction: str, depth: int,
           skip: Callable[[list[str]], set[str]] | None = None,
-          left_out: set[str] | None = None) -> dict[str, tuple[int, Step | None]]:
+          left_out: set[str] | None = None, ends: frozenset[str] = frozenset()) -> dict[str, tuple[int, Step | None]]:
     """Every node within ``depth`` hops with its distance and the step that first reached it (a breadth-first
     walk where free edges cost nothing: each level is closed over them before the next call is taken).
     ``skip`` names the newly reached nodes to leave out (collected in ``left_out``): they are neither kept
@@ -101,6 +145,7 @@ def _walk(store: Store, starts: list[str], keys: tuple[str, ...], direction: str
     paid = tuple(k for k in keys if cost(k) == 1)
     found: dict[str, tuple[int, Step | None]] = {node: (0, None) for node in starts}
     left_out = set() if left_out is None else left_out
+    ends = ends | frozenset(starts)
 
     def take(steps: dict[str, list[Step]], level: int) -> list[str]:
         fresh = [s for group in steps.values() for s in group if s.dst not in found and s.dst not in left_out]
@@ -117,11 +162,11 @@ def _walk(store: Store, starts: list[str], keys: tuple[str, ...], direction: str
     for level in range(depth + 1):
         closing = list(frontier)
         while closing and free:  # the level's closure over free edges
-            closing = take(hop(store, closing, free, direction), level)
+            closing = take(hop(store, closing, free, direction, ends), level)
             frontier += closing
         if level == depth or not paid:
             break
-        frontier = take(hop(store, frontier, paid, direction), level + 1)
+        frontier = take(hop(store, frontier, paid, direction, ends), level + 1)
         if not frontier:
             break
     return found
@@ -133,14 +178,15 @@ def all_paths(store: Store, sources: list[str], targets: list[str], keys: tuple[
     (and whether there were more). Only nodes on some short enough path are expanded: the distances from
     the sources and to the targets bound the search. Paths come out best-first (hops spent plus the fewest
     still needed, then edges): a fan-out of long paths never hides a shorter one behind the limit."""
-    ahead = distances(store, sources, keys, "out", depth)
-    behind = distances(store, targets, keys, "in", depth)
+    ends = frozenset(sources) | frozenset(targets)
+    ahead = distances(store, sources, keys, "out", depth, ends)
+    behind = distances(store, targets, keys, "in", depth, ends)
     useful = {n for n in ahead if n in behind and ahead[n] + behind[n] <= depth}
     if not useful:
         return [], False
     steps: dict[str, list[Step]] = defaultdict(list)
     nodes = sorted(useful)
-    for src, group in hop(store, nodes, keys, "out").items():
+    for src, group in hop(store, nodes, keys, "out", ends).items():
         steps[src] = [s for s in group if s.dst in useful]
     target_set = set(targets)
     found: list[list[Step]] = []
@@ -160,7 +206,7 @@ def all_paths(store: Store, sources: list[str], targets: list[str], keys: tuple[
             if step.dst in on_path or paid + behind[step.dst] > depth:
                 continue
             heapq.heappush(queue, (paid + behind[step.dst], len(path) + 1, next(order), step.dst, (*path, step)))
-    return found[:most], len(found) > most
+    return [shown_hops(store, path) for path in found[:most]], len(found) > most
 
 
 def on_to_handler(store: Store, path: list[Step]) -> list[Step]:
@@ -189,7 +235,11 @@ def reach(store: Store, starts: list[str], keys: tuple[str, ...], direction: str
         while step is not None:
             path.append(step)
             step = found[step.src][1]
-        out[node] = (level, list(reversed(path)))
+        out[node] = (level, shown_hops(store, list(reversed(path))))
+    for level, path in list(out.values()):   # the proxy routes a link went through are reached too
+        for index, step in enumerate(path[:-1]):
+            if step.dst not in out and step.dst not in found:
+                out[step.dst] = (level, path[:index + 1])
     return out, len(left_out)
 
 

@@ -183,4 +183,5 @@ def index(r: IndexResponse) -> str:
         (f"embedded {r.embedded_now} now in {r.embedding_ms} ms; " if r.embed else "embeddings: ")
         + f"{r.index_status.embedded}/{r.index_status.embeddable} done",
         f"index: {r.index_location}",
+        *(f"unreadable (nothing read from it): {line}" for line in r.unreadable_files),
     ]) + _note(r.note)

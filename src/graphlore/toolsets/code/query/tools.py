@@ -636,4 +636,5 @@ def index(runtime: Runtime, request: IndexRequest, progress=None) -> IndexRespon
         nodes_deleted=report.nodes_deleted, edges_written=report.edges_written, edges_deleted=report.edges_deleted,
         nodes=store.count_nodes(), edges=store.count_edges(), embedded_now=embedded, embed=request.embed,
         structural_ms=int(structural * 1000), embedding_ms=int((time.perf_counter() - started - structural) * 1000),
-        index_location=code_index.location, note="; ".join(notes) or None, index_status=status)
+        index_location=code_index.location, note="; ".join(notes) or None,
+        unreadable_files=store.get_meta("unreadable") or [], index_status=status)

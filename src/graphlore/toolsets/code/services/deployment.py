@@ -66,6 +66,8 @@ class Unit:
     build: str | None = None       # the folder it is built from (relative to the root)
     dockerfile: str | None = None  # the Dockerfile it names, if any (relative to the root)
     images: list[str] = field(default_factory=list)
+    #: the project folder it runs in: a Compose ``working_dir`` inside a bind-mounted folder of the tree
+    workdir: str | None = None
     names: list[tuple[str, str]] = field(default_factory=list)      # (name, source)
     env: dict[str, list[str]] = field(default_factory=dict)
     env_from: list[str] = field(default_factory=list)              # ConfigMap names
@@ -94,6 +96,8 @@ class Deployment:
     files: list[str] = field(default_factory=list)
     #: the services some deployment unit builds or runs (a Compose service, a workload, a Skaffold artifact)
     run: set[str] = field(default_factory=set)
+    #: the services a unit runs in their own module's folder (`Unit.workdir`): deployed, whatever their build says
+    started: set[str] = field(default_factory=set)
     #: per service, each port entry of the units that run it, with its file and line (`Unit.port_notes`)
     port_notes: dict[str, list[str]] = field(default_factory=dict)
     #: per service, each value the units that run it give it, with its file and line (`Unit.value_notes`)
@@ -317,6 +321,14 @@ class Reader:
                     unit.build = _dockerfile_folder(unit.build, interpolate(dockerfile))
             if isinstance(spec.get("image"), str):
                 unit.images.append(interpolate(spec["image"]))
+            if isinstance(spec.get("working_dir"), str):
+                unit.workdir = _mounted_folder(base, interpolate(spec["working_dir"]), spec.get("volumes"))
+            args = build.get("args") if isinstance(build, dict) else None
+            if unit.workdir is None and args and unit.dockerfile and unit.build is not None:
+                given = {str(k): interpolate(str(v)) for k, v in args.items() if v is not None} if isinstance(
+                    args, dict) else dict(str(a).partition("=")[::2] for a in args if "=" in str(a))
+                context = _folder(base, interpolate(build.get("context", ".")))
+                unit.workdir = _copied_folder(context, _read(self.root / unit.dockerfile), given)
             for source in ("container_name", "hostname"):
                 if isinstance(spec.get(source), str):
                     unit.names.append((interpolate(spec[source]), f"docker-compose {source}"))
@@ -454,6 +466,82 @@ def _folder(base: PurePosixPath, rel: str) -> str:
     return "/".join(parts) or "."
 
 
+def _mounted_folder(base: PurePosixPath, workdir: str, volumes: Any) -> str | None:
+    """The folder of the tree a container's working directory is: the host side of the bind mount whose
+    container path holds it (``./internal:/internal`` with ``working_dir: /internal/trainer`` runs in
+    ``internal/trainer``; the longest container path wins). None when no mount of the tree holds it."""
+    best: tuple[int, str] | None = None
+    for volume in volumes if isinstance(volumes, list) else []:
+        if isinstance(volume, str):
+            parts = volume.split(":")
+            host, target = (parts[0], parts[1]) if len(parts) >= 2 else ("", "")
+        elif isinstance(volume, dict) and volume.get("type", "bind") == "bind":
+            host, target = str(volume.get("source", "")), str(volume.get("target", ""))
+        else:
+            continue
+        target = target.rstrip("/") or "/"
+        if not host.startswith((".", "/")) or host.startswith("/") or not target.startswith("/"):
+            continue   # a named volume, an absolute host path: no folder of the tree
+        if workdir.rstrip("/") == target or workdir.startswith(target.rstrip("/") + "/"):
+            if best is None or len(target) > best[0]:
+                best = (len(target), _folder(base, host + "/" + workdir[len(target):].strip("/")))
+    return best[1] if best is not None and not best[1].startswith("..") else None
+
+
+_ARG_REF = re.compile(r"\$\{(\w+)\}|\$(\w+)")
+
+
+def _copied_folder(context: str, dockerfile: str, args: dict[str, str]) -> str | None:
+    """The folder of the tree a generic image picks by a build argument the unit gives: a stage's final
+    ``WORKDIR`` written with that argument (``WORKDIR /internal/$SERVICE``, ``build.args: {SERVICE: trainer}``)
+    inside the container path a ``COPY``/``ADD`` of the build context puts it at (``COPY . /internal``). None when
+    no given argument picks the working directory, a value is not known, or no copy of the context holds it."""
+    values: dict[str, str] = {}
+    workdir, copies, picked = "/", [], False
+
+    def expand(word: str) -> str | None:
+        names = [m.group(1) or m.group(2) for m in _ARG_REF.finditer(word)]
+        if any(n not in values for n in names):
+            return None
+        return _ARG_REF.sub(lambda m: values[m.group(1) or m.group(2)], word)
+
+    def folder() -> str | None:
+        for source, target in reversed(copies) if picked else []:
+            if workdir.rstrip("/") == target or workdir.startswith(target.rstrip("/") + "/"):
+                inside = _folder(PurePosixPath("" if context == "." else context), source)
+                return _folder(PurePosixPath("" if inside == "." else inside), workdir[len(target):].strip("/") or ".")
+        return None
+
+    found = None
+    for line in re.sub(r"\\\s*\n", " ", dockerfile).splitlines():
+        words = line.strip().split()
+        op = words[0].upper() if words else ""
+        if op == "FROM":   # a stage (a build stage picks the module; the last stage may only copy its binary)
+            found = folder() or found
+            values, workdir, copies, picked = {}, "/", [], False
+        elif op == "ARG" and len(words) > 1:
+            name, _, default = words[1].partition("=")
+            if name in args or default:
+                values[name] = args.get(name, default.strip("\"'"))
+        elif op == "WORKDIR" and len(words) == 2:
+            expanded = expand(words[1])
+            if expanded is None:
+                workdir, picked = "/", False   # not known here: this stage picks nothing
+                continue
+            named = any((m.group(1) or m.group(2)) in args for m in _ARG_REF.finditer(words[1]))
+            picked = named or (picked and not expanded.startswith("/"))   # a relative WORKDIR keeps the pick
+            workdir = expanded if expanded.startswith("/") else f"{workdir.rstrip('/')}/{expanded}"
+        elif op in ("COPY", "ADD") and not any(w.startswith("--from") for w in words):   # not another stage's
+            plain = [w for w in words[1:] if not w.startswith("--")]
+            if len(plain) != 2:
+                continue
+            source, target = expand(plain[0]), expand(plain[1])
+            if source is not None and target is not None:
+                target = target if target.startswith("/") else f"{workdir.rstrip('/')}/{target}"
+                copies.append((source, target.rstrip("/") or "/"))
+    return folder() or found
+
+
 def _dockerfile_folder(context: str, dockerfile: str) -> str:
     """The folder a unit is built from when its Dockerfile lies below its build context (``context: .`` with
     ``dockerfile: src/cart/Dockerfile`` builds ``src/cart``: the context is only the files the build may copy)."""
@@ -501,7 +589,11 @@ def read_deployment(layout: Layout, root: Path, paths: list[str]) -> Deployment:
     for index, unit in enumerate(reader.units):
         if unit.kind == "k8s-service":
             continue
-        service = entry.get(unit.dockerfile) or (by_folder(unit.build) if unit.build else None)
+        service = entry.get(unit.dockerfile)
+        if service is None and unit.workdir in layout.modules:   # it runs a module's own folder (a shared image)
+            service = layout.modules[unit.workdir].microservice or None
+            out.started |= {service} if service else set()
+        service = service or (by_folder(unit.build) if unit.build else None)
         for image in unit.images:   # an entry point's image (ko://..., a Skaffold artifact's Dockerfile)
             if service is None:
                 service = entry.get(image) or entry.get(reader.artifact_dockerfiles.get(_image_name(image)))

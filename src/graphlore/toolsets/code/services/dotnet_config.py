@@ -25,14 +25,19 @@ _TRAILING_COMMA = re.compile(r",(\s*[}\]])")
 APPSETTINGS = re.compile(r"^appsettings(\.[\w-]+)?\.json$", re.I)
 
 
+def loads_settings_json(text: str) -> object:
+    """A .NET settings file's JSON as .NET's configuration reads it: ``//`` and ``/* */`` comments and trailing
+    commas allowed (raises ``ValueError`` when it is not JSON even so)."""
+    return json.loads(_TRAILING_COMMA.sub(r"\1", _COMMENT.sub(lambda m: m.group(1) or "", text)))
+
+
 def _load(path: Path) -> tuple[object, list[str]] | None:
     try:
         text = path.read_text(encoding="utf-8-sig", errors="replace")
     except OSError:
         return None
-    bare = _TRAILING_COMMA.sub(r"\1", _COMMENT.sub(lambda m: m.group(1) or "", text))
     try:
-        return json.loads(bare), text.splitlines()
+        return loads_settings_json(text), text.splitlines()
     except ValueError:
         return None
 

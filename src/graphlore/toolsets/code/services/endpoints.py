@@ -106,6 +106,24 @@ class Forward:
             return None
         return normalise_path("/" + "/".join(kept) + "/" + route_path.lstrip("/"))
 
+    def inside(self, request_path: str) -> str | None:
+        """The path the target sees for a request at ``request_path`` that the route matched (None: not known):
+        the inverse of `outside`."""
+        if self.rewrite is not None:
+            outer, inner = self.rewrite
+            if "*" in outer or "*" in inner:
+                return None
+            if "*" not in self.pattern and match_score(request_path, outer) is not None:   # one path, renamed
+                return normalise_path(inner)
+            head = outer.rstrip("/")
+            if head and not (request_path == head or request_path.startswith(head + "/")):
+                return None
+            return normalise_path(inner.rstrip("/") + "/" + request_path[len(head):].lstrip("/"))
+        parts = segments(request_path)
+        if len(parts) < self.strip:
+            return None
+        return normalise_path("/" + "/".join(parts[self.strip:]))
+
 
 # -- paths ----------------------------------------------------------------------------------------------------
 

@@ -525,8 +525,9 @@ def _link_client(node: GraphNode, client: Client, http_by_service: dict[str, lis
 
 
 def _link_target(node: GraphNode, item: Item, target: Target, http_by_service: dict[str, list[tuple[GraphNode, Item]]],
-                 ) -> tuple[str, str | None, list[GraphEdge]]:
-    """(match, detail, edges) of one value of a client's request."""
+                 via: tuple[GraphNode, ...] = ()) -> tuple[str, str | None, list[GraphEdge]]:
+    """(match, detail, edges) of one value of a client's request; ``via``: the proxy routes it went through
+    (`_through`), named on its edges."""
     if target.service is None:
         return "unresolved", target.how, []
     template = target.path.text if target.path is not None else None
@@ -549,7 +550,7 @@ def _link_target(node: GraphNode, item: Item, target: Target, http_by_service: d
         listed = ", ".join(known[:8]) + (" ..." if len(known) > 8 else "") if known else "none found"
         detail = f"no route of {service} fits {item.http_method or 'any method'} {template} (its routes: {listed})"
         return "no_route", detail, [make_edge(node.id, "HTTP_CALLS", service_id(service), {
-            "match": "no_route", "evidence": {**evidence, "routes_of_service": known[:20]}})]
+            "match": "no_route", **_via_props(via), "evidence": {**evidence, "routes_of_service": known[:20]}})]
     best = max(score for score, _, _ in fits)
     top = [(route, route_item) for score, route, route_item in fits if score == best]
     if len(top) == 1:
@@ -557,10 +558,64 @@ def _link_target(node: GraphNode, item: Item, target: Target, http_by_service: d
         detail = None
     else:
         match, detail = "ambiguous", f"{len(top)} routes of {service} fit {template} equally"
-    return match, detail, [make_edge(node.id, "HTTP_CALLS", route.id, {
-        "match": match, "evidence": {**evidence, "route_template": route_item.path.text,
-                                     "route_method": route_item.http_method}})
+    edges = [make_edge(node.id, "HTTP_CALLS", route.id, {
+        "match": match, **_via_props(via), "evidence": {**evidence, "route_template": route_item.path.text,
+                                                        "route_method": route_item.http_method}})
         for route, route_item in top]
+    if len(top) == 1 and top[0][1].forward is not None:
+        edges += _through(node, item, template, top[0], edges[0], http_by_service, via)
+    return match, detail, edges
+
+
+# -- through a proxy --------------------------------------------------------------------------------------------
+
+#: how many proxies one request is followed through (an edge proxy in front of a gateway is two)
+MAX_HOPS = 3
+
+
+def _via_props(via: tuple[GraphNode, ...]) -> dict:
+    if not via:
+        return {}
+    return {"via": [route.id for route in via], "via_labels": [f"{route.props['microservice']} {route.props['label']}"
+                                                               for route in via]}
+
+
+def _through(node: GraphNode, item: Item, template: str, proxy: tuple[GraphNode, Item], hop: GraphEdge,
+             http_by_service: dict[str, list[tuple[GraphNode, Item]]], via: tuple[GraphNode, ...],
+             ) -> list[GraphEdge]:
+    """A request that reached a proxy route (``hop``, its edge) followed to the route of the upstream that serves
+    it: the path the upstream sees (the route's strip or rewrite applied) matched against the upstream's routes,
+    as a client's own path is, each edge naming the proxy routes it went ``via``; the outcome is also said on
+    ``hop`` (``through``) and on the client (``through_match``, ``through_detail``). Not followed (said why):
+    a proxy route that links nowhere, that names no single service, or whose path change this reader does not
+    follow."""
+    route, route_item = proxy
+    forward, upstream = route_item.forward, route.props.get("target_service")
+    assert forward is not None
+    why = None
+    if upstream is None or route.props.get("match") not in ("cross_service", "intra_service", "no_route"):
+        why = f"the proxy route {route.props['label']} reaches no one service"
+    elif route_item.problems:
+        why = f"the proxy route {route.props['label']}: " + "; ".join(route_item.problems)
+    elif route in via or len(via) >= MAX_HOPS:
+        why = f"the proxy route {route.props['label']} is reached again (a loop) or too deep"
+    inner = forward.inside(template) if why is None else None
+    if why is None and inner is None:
+        why = f"the path the upstream sees for {template} through {route.props['label']} is not known"
+    if why is not None:
+        hop.props["through"] = {"match": "unresolved", "detail": why}
+        if not via:
+            node.props.update(through_match="unresolved", through_detail=why)
+        return []
+    assert inner is not None and upstream is not None
+    target = Target(upstream, f"through the proxy route {route.props['microservice']} {route.props['label']}",
+                    Folded(inner, known_text(inner)))
+    match, detail, edges = _link_target(node, item, target, http_by_service, (*via, route))
+    hop.props["through"] = {"match": match, "detail": detail, "upstream": upstream, "upstream_path": inner}
+    if not via:   # the client says where its request ends (the last proxy's outcome)
+        last = next((e.props["through"] for e in reversed(edges) if "through" in e.props), hop.props["through"])
+        node.props.update(through_match=last["match"], through_detail=last.get("detail"))
+    return edges
 
 
 # -- gateways ---------------------------------------------------------------------------------------------------

@@ -68,7 +68,7 @@ def arrows(store: Store) -> tuple[list[str], list[Arrow]]:
         kind = ("grpc" if p.get("grpc") else "http") if caller.kind == "client" else "async"
         for edge in linked.get(caller.id, []):
             route = targets.get(edge.dst)
-            if route is None:
+            if route is None or edge.props.get("via"):   # through a proxy: its hops are the arrows
                 continue
             if route.kind == "microservice":  # no_route: the service is known, no route of it fits the path
                 add(p["microservice"], route.name, kind, edge.props["match"],

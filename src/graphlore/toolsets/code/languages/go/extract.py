@@ -409,6 +409,7 @@ class _Extractor(Extractor):
 
     def locals(self, root: Node) -> None:
         items: list[tuple[Node, str]] = []
+        closures: list[tuple[Node, str, Node]] = []
         composites: list[tuple[Node, Node | None]] = []
         for _, match in QueryCursor(query(GRAMMAR, _LOCALS)).matches(root):
             if "short" in match:
@@ -434,9 +435,40 @@ class _Extractor(Extractor):
                 type_ = type_name(param.child_by_field_name("type"))
                 if param.type == "variadic_parameter_declaration":
                     type_ = "[]" + type_
-                items += [(name, type_) for name in param.children_by_field_name("name")]
+                literal = param.parent.parent if param.parent is not None else None
+                if literal is not None and literal.type == "func_literal":
+                    closures += [(name, type_, literal) for name in param.children_by_field_name("name")]
+                else:
+                    items += [(name, type_) for name in param.children_by_field_name("name")]
         self.record_locals(items, lambda owner, _type: owner)
+        self.closure_params(closures)
         self.composites(composites)
+
+    def closure_params(self, params: list[tuple[Node, str, Node]]) -> None:
+        """A function literal's parameters name their type inside the literal's body only: from its first line
+        after the one the literal opens on (where the enclosing function's names are still used:
+        ``h.repo.Update(id, func(h *Hour) ... {``), to its closing line, where the name the parameter shadowed
+        (a receiver, a parameter, a local) takes its type back. A literal whose body is on one line has the
+        parameter from its line on, as any local (a line cannot tell its inside from its outside)."""
+        if not params:
+            return
+        owners = innermost_owner(self.spans, [name.start_byte for name, _, _ in params])
+        table = self.facts.locals
+        for (name_node, type_, literal), owner in zip(params, owners, strict=True):
+            if owner is None:
+                continue
+            body = literal.child_by_field_name("body") or literal
+            opens, first, last = literal.start_point[0] + 1, body.start_point[0] + 1, body.end_point[0] + 1
+            declared = table.setdefault(owner, {}).setdefault(text(name_node), [])
+            if last <= first:
+                declared.append((name_node.start_point[0] + 1, type_))
+                declared.sort(key=lambda entry: entry[0])
+                continue
+            before = [(line, t) for line, t in declared if line <= opens and t != "?"]
+            declared.append((first + 1, type_))
+            if before:
+                declared.append((last, before[-1][1]))   # the shadowed name's type again after the literal
+            declared.sort(key=lambda entry: entry[0])
 
 
 def default_name(path: str) -> str:

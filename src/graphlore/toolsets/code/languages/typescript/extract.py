@@ -156,6 +156,8 @@ class _Extractor(Extractor):
         super().__init__(syntax, path, src, "javascript" if syntax is JAVASCRIPT else "typescript")
         self.exports: dict[str, str] = {}
         self.default: str | None = None
+        #: the line of ``export default f(...)`` (a default export that is a call's result)
+        self.default_call: int | None = None
 
     def head(self, node: Node, body: Node | None) -> str:
         end = body.start_byte if body is not None else node.end_byte
@@ -229,6 +231,8 @@ class _Extractor(Extractor):
                 self.default = name
             elif value.type == "identifier":
                 self.default = text(value)
+            elif value.type == "call_expression":   # a wrapped handler: ``export default NextAuth(options)``
+                self.default_call = stmt.start_point[0] + 1
             return
         clause = next((c for c in stmt.named_children if c.type == "export_clause"), None)
         namespace = next((c for c in stmt.named_children if c.type == "namespace_export"), None)
@@ -533,6 +537,8 @@ class _Extractor(Extractor):
         self.facts.extra["exports"] = self.exports
         if self.default is not None:
             self.facts.extra["default"] = self.default
+        elif self.default_call is not None:
+            self.facts.extra["default_call"] = self.default_call
         self.calls(root)
         self.locals(root)
         self.record_values(self.assignment_pairs(root))
