@@ -59,7 +59,7 @@ from graphlore.toolsets.skills import candidates as C
 from graphlore.toolsets.skills import decision as D
 from graphlore.toolsets.skills import judge as J
 from graphlore.toolsets.skills.imports import intent_skills
-from graphlore.toolsets.skills.library import KIND, SkillLibrary
+from graphlore.toolsets.skills.library import IN_USE, KIND, SkillLibrary
 from graphlore.toolsets.skills.routing import head_count, skill_passages
 
 Embed = Callable[[Sequence[str]], np.ndarray]
@@ -158,6 +158,8 @@ class Table:
     inside: np.ndarray  # the question is in scope
     generic: np.ndarray  # out of scope and from oos_train (not a left-out intent)
     fold: np.ndarray
+    #: The best candidate's conformal p-value (:func:`conformal_p`; tool tables only, else None).
+    p: np.ndarray | None = None
 
     @property
     def margin(self) -> np.ndarray:
@@ -165,11 +167,13 @@ class Table:
 
     @staticmethod
     def join(tables: Sequence[Table]) -> Table:
+        p = np.concatenate([t.p for t in tables]) if all(t.p is not None for t in tables) else None
         return Table(*(np.concatenate([getattr(t, f) for t in tables]) for f in
-                       ("x", "correct", "inside", "generic", "fold")))
+                       ("x", "correct", "inside", "generic", "fold")), p)
 
     def where(self, rows: np.ndarray) -> Table:
-        return Table(self.x[rows], self.correct[rows], self.inside[rows], self.generic[rows], self.fold[rows])
+        return Table(self.x[rows], self.correct[rows], self.inside[rows], self.generic[rows], self.fold[rows],
+                     None if self.p is None else self.p[rows])
 
     def rates(self, values: np.ndarray, generic_only: bool = False) -> tuple[float, float]:
         """(in-scope accuracy, null rate) when answering at ``values >= 0``."""
@@ -372,8 +376,10 @@ def tool_table(runtime: Runtime, tmp: Path, name: str, library_rows: Sequence[tu
     library = SkillLibrary(runtime, name)
     store = library.store()
     source_of = {n.id: n.props.get("source") for n in store.iter_nodes(KIND)}
+    spreads = {n.id: leave_one_out(n.vectors, head_count({"title": n.name, **n.props}))
+               for n in store.iter_nodes(KIND, IN_USE, with_vectors=True) if n.vectors is not None}
     vectors = runtime.embedder.embed([q for q, _ in questions])
-    rows, correct, judged = [], [], []
+    rows, correct, judged, pvalues = [], [], [], []
     for (text, want), vector in zip(questions, vectors, strict=True):
         found = C.candidates(library, store, text, vector)
         verdict = C.calibrated(found, vector)
@@ -381,9 +387,31 @@ def tool_table(runtime: Runtime, tmp: Path, name: str, library_rows: Sequence[tu
         rows.append(D.features(best, rivals, [s.skill_id for s in found].index(best.skill_id)))
         correct.append(want is not None and source_of[best.skill_id] == want)
         judged.append(verdict.value if best.examples >= J.NETWORK_EXAMPLES and not verdict.guess else math.nan)
+        pvalues.append(conformal_p(spreads.get(best.skill_id), best.match))
     inside = np.array([want is not None for _, want in questions])
     return (Table(np.array(rows), np.array(correct), inside, np.asarray(generic, dtype=bool),
-                  np.full(len(questions), index)), np.array(judged))
+                  np.full(len(questions), index), np.array(pvalues)), np.array(judged))
+
+
+def leave_one_out(passage_vectors: np.ndarray, head: int, tau: float = J.TAU) -> np.ndarray:
+    """A skill's spread: each of its conditions matched (``judge.soft_match``) against the skill's other passages,
+    sorted (what :func:`judge.calibration` averages)."""
+    vectors = np.asarray(passage_vectors, dtype=np.float64)
+    n = len(vectors) - head
+    if n < J.MIN_EXAMPLES:
+        return np.empty(0)
+    cos = vectors[head:] @ vectors.T
+    cos[np.arange(n), head + np.arange(n)] = -np.inf
+    top = cos.max(axis=1)
+    return np.sort(top + tau * np.log(np.exp((cos - top[:, None]) / tau).sum(axis=1) / (len(vectors) - 1)))
+
+
+def conformal_p(spread: np.ndarray | None, match: float) -> float:
+    """The question's conformal p-value for a skill: the share of the skill's own conditions whose leave-one-out
+    match is below the question's match (1 for a skill of fewer than 2 conditions: no evidence either way)."""
+    if spread is None or spread.size == 0:
+        return 1.0
+    return float(np.searchsorted(spread, match, side="left")) / spread.size
 
 
 def tool_tables(data: Path, runtime: Runtime, tmp: Path, log: Callable[[str], None] = print
@@ -871,3 +899,130 @@ def report(fitted: Fitted, log: Callable[[str], None] = print) -> None:
         extra = f", oos_train null {generic:.3f}" if name == "clinc" else ""
         log(f"  cross-validated (each fold judged by a network and bias fitted on the other four): {name} "
             f"in-scope {inside:.3f}, null {null:.3f}{extra}")
+
+
+# -- per-skill conformal p-values (tried for judge v9) ----------------------------------------------
+
+#: How the best candidate's p-value (:func:`conformal_p`) joins the decision, as tried by :func:`conformal`:
+#: ("gate", alpha): abstain when the network does or p < alpha (alpha 0: judge v7); ("add", beta, c): one more
+#: input, the decision value moved by beta * (p - c).
+Form = tuple[Any, ...]
+ALPHAS = (0.0, 0.005, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, 0.25, 0.3)
+BETAS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
+CENTRES = (0.02, 0.05, 0.1, 0.2, 0.3)
+FORMS: list[Form] = [("gate", a) for a in ALPHAS] + [("add", b, c) for b in BETAS for c in CENTRES]
+#: A setting of :func:`conformal`: the form and ``NULL_LEVEL`` (the library's own shift found at it).
+Gate = tuple[Form, float]
+V7: Gate = (("gate", 0.0), selfcheck.NULL_LEVEL)
+
+
+def gated(t: Table, net: Net, shifts: np.ndarray, form: Form, base: np.ndarray | None = None) -> np.ndarray:
+    """Decision values with the library's shifts and the p-value joined by ``form`` (see :data:`FORMS`;
+    ``base``: the network's values of ``t``'s rows, if already computed)."""
+    values = (net.values(t, J.MIN_MARGIN) if base is None else base) + shifts[t.fold]
+    if form[0] == "gate":
+        return np.where(t.p < form[1], np.minimum(values, -1.0), values)
+    return values + form[1] * (t.p - form[2])
+
+
+_SHIFTS: dict[tuple[int, str, float], np.ndarray] = {}
+
+
+def level_shifts(sims: dict[str, list[Sim | None]], name: str, level: float) -> np.ndarray:
+    """``shifts_of`` at the shipped PARAPHRASES_OUT and ``level``, computed once per set and level."""
+    key = (id(sims), name, level)
+    if key not in _SHIFTS:
+        _SHIFTS[key] = shifts_of(sims[name], (selfcheck.PARAPHRASES_OUT, level))
+    return _SHIFTS[key]
+
+
+def gate_rates(tables: dict[str, Table], answers: dict[str, np.ndarray]) -> tuple[float, str]:
+    """The smallest margin over the targets (CLINC's null on oos_train only) and the rates, in words."""
+    worst, parts = math.inf, []
+    for name, (in_target, null_target) in TARGETS.items():
+        t = tables[name]
+        inside, null = t.rates(answers[name])
+        if name == "clinc":
+            generic = t.rates(answers[name], generic_only=True)[1]
+            worst = min(worst, inside - in_target, generic - null_target)
+            parts.append(f"{name} {inside:.3f} / null {null:.3f}, oos_train null {generic:.3f}")
+        else:
+            worst = min(worst, inside - in_target, null - null_target)
+            parts.append(f"{name} {inside:.3f} / null {null:.3f}")
+    return worst, "; ".join(parts)
+
+
+def gate_margin(tables: dict[str, Table], sims: dict[str, list[Sim | None]], gate: Gate,
+                folds: Sequence[int] = range(5)) -> float:
+    """The smallest margin over the targets on ``folds`` at ``gate``."""
+    net, part, base = Net.shipped(), {}, {}
+    for n in TARGETS:
+        key = (id(tables[n]), tuple(folds))
+        if key not in _PARTS:
+            rows = np.isin(tables[n].fold, list(folds))
+            _PARTS[key] = (tables[n].where(rows), net.values(tables[n], J.MIN_MARGIN)[rows])
+        part[n], base[n] = _PARTS[key]
+    return gate_rates(part, {n: gated(part[n], net, level_shifts(sims, n, gate[1]), gate[0], base[n])
+                             for n in TARGETS})[0]
+
+
+_PARTS: dict[tuple[int, tuple[int, ...]], tuple[Table, np.ndarray]] = {}
+
+
+def _form(form: Form) -> str:
+    return f"alpha {form[1]:g}" if form[0] == "gate" else f"+{form[1]:g} * (p - {form[2]:g})"
+
+
+def conformal(tables: dict[str, Table], sims: dict[str, list[Sim | None]], small: tuple[Table, list[Sim | None]],
+              log: Callable[[str], None] = print) -> Gate:
+    """Judge v7 with a per-skill conformal p-value (:func:`conformal_p` of the best candidate) in the decision
+    (:data:`FORMS`), chosen with ``NULL_LEVEL`` (a form that refuses more may want a lower level) at the largest
+    smallest margin over the four targets on the tool folds; then each fold judged at the setting chosen on the
+    other four, and the small libraries (no calibration of their own) at the chosen form."""
+    net = Net.shipped()
+    gates = [(f, float(v)) for f in FORMS for v in LEVELS]
+    margins = {g: gate_margin(tables, sims, g) for g in gates}
+    log(f"conformal p-values (judge v9 tried), PARAPHRASES_OUT {selfcheck.PARAPHRASES_OUT}; v7 (no p-value, level "
+        f"{selfcheck.NULL_LEVEL}): smallest margin {margins[V7]:+.4f}")
+    for name in TARGETS:
+        t = tables[name]
+        for label, where in (("in scope, best right", t.inside & t.correct), ("in scope, best wrong", t.inside & ~t.correct),
+                             ("out of scope", ~t.inside)):
+            q = np.quantile(t.p[where], [0.05, 0.1, 0.25, 0.5])
+            log(f"  {name} p-values, {label} ({int(where.sum())}): 5/10/25/50th percentiles "
+                + " / ".join(f"{x:.3f}" for x in q))
+
+    def key(g: Gate) -> tuple[float, ...]:  # ties: no p-value, then the gentlest form, then the lower level
+        return (round(margins[g], 6), g[0] == V7[0], -g[0][1], -g[1])
+
+    for form in FORMS:
+        best = max((g for g in gates if g[0] == form), key=key)
+        answers = {n: gated(tables[n], net, level_shifts(sims, n, best[1]), form) for n in TARGETS}
+        log(f"  {_form(form)}: best level {best[1]:.2f}, smallest margin {margins[best]:+.4f} (at "
+            f"{selfcheck.NULL_LEVEL}: {margins[(form, selfcheck.NULL_LEVEL)]:+.4f}); {gate_rates(tables, answers)[1]}")
+    chosen = max(gates, key=key)
+    log(f"  chosen in sample: {_form(chosen[0])}, NULL_LEVEL {chosen[1]:.2f}, smallest margin {margins[chosen]:+.4f}")
+    pools = (("form and level", gates), ("the gate and level", [g for g in gates if g[0][0] == "gate"]),
+             ("one more input and level", [g for g in gates if g[0][0] == "add"] + [(V7[0], float(v)) for v in LEVELS]),
+             ("level alone, no p-value (v7's procedure)", [g for g in gates if g[0] == V7[0]]))
+    for label, pool in pools:
+        answers = {name: np.zeros(len(tables[name].fold)) for name in TARGETS}
+        picks = []
+        for k in range(5):
+            others = [f for f in range(5) if f != k]
+            fold_margins = {g: gate_margin(tables, sims, g, others) for g in pool}
+            pick = max(pool, key=lambda g: (round(fold_margins[g], 6), g[0] == V7[0], -g[0][1], -g[1]))
+            picks.append(pick)
+            for name in TARGETS:
+                rows = tables[name].fold == k
+                answers[name][rows] = gated(tables[name], net, level_shifts(sims, name, pick[1]), pick[0])[rows]
+        worst, rates = gate_rates(tables, answers)
+        log(f"  cross-validated, {label} chosen on the other four (" + ", ".join(f"{_form(f)} / {v:.2f}" for f, v in picks)
+            + f"): smallest margin {worst:+.4f}; {rates}")
+    t, small_sims = small
+    for form in dict.fromkeys([V7[0], chosen[0]]):
+        v = gated(t, net, shifts_of(small_sims, (selfcheck.PARAPHRASES_OUT, chosen[1])), form)
+        inside, null = t.rates(v)
+        log(f"  libraries of 10-12 examples a skill at {_form(form)}: in-scope {inside:.3f}, null {null:.3f}, "
+            f"oos_train null {t.rates(v, generic_only=True)[1]:.3f}")
+    return chosen

@@ -484,12 +484,22 @@ def main() -> None:
                         help="only the check MIN_CONDITIONS is set from (CLINC train folds of 10-80 conditions a skill)")
     parser.add_argument("--knn", action="store_true",
                         help="only the kNN vote for top-1 on the training folds (tried for judge v8)")
+    parser.add_argument("--conformal", action="store_true",
+                        help="only the per-skill conformal gate on the tool folds (tried for judge v9)")
     args = parser.parse_args()
     if not DATA.is_dir():
         sys.exit(f"needs the shared evaluation data at {DATA}")
     cache = CachedEmbedder(OnnxEmbedder(), args.cache_dir)
     if args.knn:
         skills_fit.knn_top1(skills_fit.training_sets(DATA, cache.embed))
+        return
+    if args.conformal:
+        with tempfile.TemporaryDirectory(prefix="graphlore-bench-fit-") as tmp:
+            runtime = Runtime(Settings(home=Path(tmp) / "home"), embedder=cache)
+            tables, _, sims = skills_fit.tool_tables(DATA, runtime, Path(tmp))
+            small = skills_fit.small_libraries(DATA, runtime, Path(tmp))
+            runtime.close()
+        skills_fit.conformal(tables, sims, small)
         return
     if args.min_conditions:
         with tempfile.TemporaryDirectory(prefix="graphlore-bench-fit-") as tmp:

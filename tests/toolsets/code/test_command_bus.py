@@ -127,3 +127,104 @@ def test_a_bus_call_triggers_the_one_handler_of_its_argument_type_in_its_process
     graph.update()
     assert _triggers(graph) == {("OrdersController#find", "FindOrderHandler#handle", "FindOrder")}
     assert render(graph) == render(CodeGraph.build(tmp_path))
+
+
+def test_a_bus_edge_needs_the_qualified_types_and_every_process_a_librarys_caller_runs_in(tmp_path):
+    """Names are resolved as javac does, never by their simple name alone: another package's ``Place`` (no handler),
+    another service's own unrelated ``CommandBus``; a library's caller runs in each service that uses it, so a
+    second handler of its message in one of them leaves it no edge."""
+    files = dict(FILES)
+    orders = "orders/src/main/java/com/acme/orders"
+    files.update({
+        "bus/src/main/java/com/acme/bus/Ping.java": _java(BUS, "public class Ping implements Command<String> { }\n"),
+        "bus/src/main/java/com/acme/bus/PingHandler.java": _java(BUS, """public class PingHandler implements CommandHandler<String, Ping> {
+    public String handle(Ping command) { return "lib"; }
+}
+"""),
+        "bus/src/main/java/com/acme/bus/Pinger.java": _java(BUS, """public class Pinger {
+    private final CommandBus bus;
+    public String ping() { return bus.executeCommand(new Ping()); }
+}
+"""),
+        f"{orders}/OrdersPing.java": _java("com.acme.orders", """public class OrdersPing implements CommandHandler<String, Ping> {
+    public String handle(Ping command) { return "orders"; }
+}
+""", "com.acme.bus.*"),
+        f"{orders}/a/Place.java": _java("com.acme.orders.a", "public class Place implements Command<String> { }\n",
+                                        "com.acme.bus.Command"),
+        f"{orders}/b/Place.java": _java("com.acme.orders.b", "public class Place implements Command<String> { }\n",
+                                        "com.acme.bus.Command"),
+        f"{orders}/a/PlaceHandler.java": _java("com.acme.orders.a", """public class PlaceHandler implements CommandHandler<String, Place> {
+    public String handle(Place command) { return "a"; }
+}
+""", "com.acme.bus.CommandHandler"),
+        f"{orders}/Ctl.java": _java("com.acme.orders", """public class Ctl {
+    private final CommandBus bus;
+    public String b(com.acme.orders.b.Place cmd) { return bus.executeCommand(cmd); }
+    public String made() { return bus.executeCommand(new com.acme.orders.b.Place()); }
+    public String a() { return bus.executeCommand(new com.acme.orders.a.Place()); }
+}
+""", "com.acme.bus.CommandBus"),
+        "billing/src/main/java/com/acme/billing/CommandBus.java": _java("com.acme.billing", """public class CommandBus {
+    public String executeCommand(Object o) { return null; }
+}
+"""),
+        "billing/src/main/java/com/acme/billing/Billing.java": _java("com.acme.billing", """public class Billing {
+    private final CommandBus bus;
+
+    public String bill(com.acme.bus.Ping cmd) { return bus.executeCommand(cmd); }
+}
+"""),
+    })
+    assert _triggers(CodeGraph.build(write_tree(tmp_path, files))) == {
+        ("OrdersController#place", "PlaceOrderHandler#handle", "PlaceOrder"),
+        ("OrdersController#find", "FindOrderHandler#handle", "FindOrder"),
+        ("OrdersController#local", "PlaceOrderHandler#handle", "PlaceOrder"),
+        ("Ctl#a", "PlaceHandler#handle", "Place"),   # the qualified a.Place: its one handler
+    }
+
+
+def test_a_handler_through_an_abstract_base_class_makes_a_direct_handler_of_its_message_uncertain(tmp_path):
+    orders = "orders/src/main/java/com/acme/orders"
+    files = dict(FILES)
+    files.update({
+        f"{orders}/BaseHandler.java": _java(
+            "com.acme.orders",
+            "public abstract class BaseHandler<C extends Command<String>> implements CommandHandler<String, C> { }\n",
+            "com.acme.bus.*"),
+        f"{orders}/AuditPlace.java": _java("com.acme.orders", """public class AuditPlace extends BaseHandler<PlaceOrder> {
+    public String handle(PlaceOrder command) { return "audit"; }
+}
+"""),
+    })
+    assert _triggers(CodeGraph.build(write_tree(tmp_path, files))) == {
+        ("OrdersController#find", "FindOrderHandler#handle", "FindOrder")}
+
+
+def test_a_message_declared_as_a_type_with_a_project_subtype_gives_no_edge(tmp_path):
+    """The registry finds the handler by the object's class: ``PlaceOrder cmd = new RushOrder()`` runs
+    ``RushOrderHandler``, so a local or parameter declared ``PlaceOrder`` names no handler for certain once a project
+    class extends ``PlaceOrder``; ``new PlaceOrder()`` still does."""
+    orders = "orders/src/main/java/com/acme/orders"
+    files = dict(FILES)
+    files.update({
+        f"{orders}/RushOrder.java": _java("com.acme.orders", "public class RushOrder extends PlaceOrder { }\n"),
+        f"{orders}/RushOrderHandler.java": _java("com.acme.orders", """public class RushOrderHandler implements CommandHandler<String, RushOrder> {
+    public String handle(RushOrder command) { return "rush"; }
+}
+""", "com.acme.bus.CommandHandler"),
+        f"{orders}/Rush.java": _java("com.acme.orders", """public class Rush {
+    private final CommandBus bus;
+
+    public String go() {
+        PlaceOrder cmd = new RushOrder();
+        return bus.executeCommand(cmd);
+    }
+
+    public String plain() { return bus.executeCommand(new PlaceOrder()); }
+}
+""", "com.acme.bus.CommandBus"),
+    })
+    assert _triggers(CodeGraph.build(write_tree(tmp_path, files))) == {
+        ("OrdersController#find", "FindOrderHandler#handle", "FindOrder"),
+        ("Rush#plain", "PlaceOrderHandler#handle", "PlaceOrder")}

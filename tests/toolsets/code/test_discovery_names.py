@@ -263,9 +263,10 @@ quarkus.grpc.clients.geo.port=9000
 '''
 
 
-def test_quarkus_grpc_clients_injected_by_name(tmp_path: Path):
-    root = write_tree(tmp_path, {
-        "docker-compose.yml": "services:\n  geo:\n    build: ./geo\n    ports:\n      - \"8089:9000\"\n",
+def _geo(tmp_path: Path, clients: str, extra: dict[str, str] | None = None) -> Path:
+    """The geo gRPC service and a fights service whose ``LocationClient.java`` is ``clients``."""
+    return write_tree(tmp_path, {
+        **(extra or {}),
         "protos/geo.proto": PROTO,
         "geo/pom.xml": _pom("geo"),
         "geo/Dockerfile": "FROM eclipse-temurin:21\n",
@@ -274,8 +275,13 @@ def test_quarkus_grpc_clients_injected_by_name(tmp_path: Path):
         "fights/pom.xml": _pom("fights"),
         "fights/Dockerfile": "FROM eclipse-temurin:21\n",
         "fights/src/main/resources/application.properties": FIGHTS_PROPS,
-        "fights/src/main/java/com/acme/fights/LocationClient.java": QUARKUS_CLIENTS,
+        "fights/src/main/java/com/acme/fights/LocationClient.java": clients,
     })
+
+
+def test_quarkus_grpc_clients_injected_by_name(tmp_path: Path):
+    root = _geo(tmp_path, QUARKUS_CLIENTS, {
+        "docker-compose.yml": "services:\n  geo:\n    build: ./geo\n    ports:\n      - \"8089:9000\"\n"})
     nodes, edges = CodeGraph.build(root).snapshot()
     clients = {(_type(p), p["grpc"]): p for p in (n.props for n in nodes.values() if n.kind == "client")}
     assert set(clients) == {("LocationClient", "geo.v1.Locations/GetRandomLocation"),
@@ -304,3 +310,56 @@ def test_the_settings_an_agent_asks_about_include_discovery_grpc_and_ai_models()
               "quarkus.grpc.clients.locations.load-balancing-policy",
               "quarkus.stork.hero-service.service-discovery.refresh-period"]
     assert [k for k in asked if not noted(k)] == [] and [k for k in tuning if noted(k)] == []
+
+
+STOCK_SERVICE = '''apiVersion: v1
+kind: Service
+metadata:
+  name: stock
+  namespace: shop
+spec:
+  selector:
+    app: stock
+  ports:
+    - port: 8080
+'''
+
+
+def test_a_kubernetes_dns_name_of_another_namespace_is_not_the_project_service(tmp_path: Path):
+    """The project's Service ``stock`` is in the namespace ``shop``: ``stock.billing.svc`` is another Service."""
+    from graphlore.toolsets.code.services.deployment import read_deployment
+    from graphlore.toolsets.code.services.identity import ServiceNames
+
+    root = write_tree(tmp_path, {
+        "k8s/stock.yaml": STOCK_SERVICE,
+        "k8s/templated.yaml": STOCK_SERVICE.replace("name: stock", "name: prices").replace(
+            "namespace: shop", "namespace: {{ .Release.Namespace }}"),
+        "stock/pom.xml": _pom("stock"),
+        "stock/Dockerfile": "FROM eclipse-temurin:21\n",
+        "stock/src/main/java/com/acme/stock/StockResource.java": STOCK,
+        "prices/pom.xml": _pom("prices"),
+        "prices/Dockerfile": "FROM eclipse-temurin:21\n",
+        "prices/src/main/java/com/acme/prices/PriceResource.java": STOCK.replace("stock", "prices"),
+    })
+    layout = CodeGraph.build(root).layout
+    names = ServiceNames(layout, read_deployment(layout, root, ["k8s/stock.yaml", "k8s/templated.yaml"]))
+    assert names.host("stock.shop.svc.cluster.local", 8080, [])[0] == "stock"
+    service, why = names.host("stock.billing.svc.cluster.local", 8080, [])
+    assert service is None and "namespace billing" in why and "is in shop" in why
+    assert names.host("prices.billing.svc", 8080, [])[0] == "prices"   # a namespace not written: not known
+
+
+def test_a_stub_passed_in_is_not_the_injected_client(tmp_path: Path):
+    """A parameter of the Mutiny stub's type beside an ``@GrpcClient`` field is not that client: its address is not
+    known (it took the field's)."""
+    clients = QUARKUS_CLIENTS.replace('''    Object notAMethod() {''', '''    Object viaParameter(MutinyLocationsGrpc.MutinyLocationsStub other) {
+        return other.hello(null);
+    }
+
+    Object notAMethod() {''')
+    root = _geo(tmp_path, clients)
+    nodes, _ = CodeGraph.build(root).snapshot()
+    address = {p["declaring_fqn"].rsplit("#", 1)[-1]: p["channel_address"]
+               for p in (n.props for n in nodes.values() if n.kind == "client")}
+    assert address == {"random()": "localhost:8089", "hello()": "geo-service:9000",
+                       "viaParameter(MutinyLocationsStub)": "{other}"}, address

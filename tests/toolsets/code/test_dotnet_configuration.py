@@ -82,19 +82,32 @@ def test_configuration_reads_fold_to_the_appsettings_values_and_the_deployments_
     assert [m for _, m, _ in clients["Shop.Front.Levels.NotConfiguration"]] == ["unresolved"]
 
 
+def _prices_config_from(root, settings: dict) -> list[str]:
+    """The ``config_from`` of front's ``Prices`` client, with ``settings`` as its appsettings.json."""
+    write_tree(root, {
+        "stock/stock.csproj": WEB, "stock/Program.cs": STOCK, "docker-compose.yml": COMPOSE,
+        "front/front.csproj": WEB, "front/Levels.cs": CLIENTS,
+        "front/appsettings.json": json.dumps(settings, indent=2)})
+    nodes, _ = CodeGraph.build(root).snapshot()
+    [prices] = [n.props for n in nodes.values() if n.kind == "client"
+                and n.props["declaring_fqn"] == "Shop.Front.Levels.Prices"]
+    return prices["config_from"]
+
+
 def test_a_clients_config_from_names_the_deployments_variable_and_the_appsettings_default_it_overrides(tmp_path):
     """``Services__Prices`` is the deployment's spelling of the key ``Services:Prices``: both lines say where the
     address comes from (the default a developer's run uses, and what the deployment sets)."""
-    write_tree(tmp_path, {
-        "stock/stock.csproj": WEB, "stock/Program.cs": STOCK, "docker-compose.yml": COMPOSE,
-        "front/front.csproj": WEB, "front/Levels.cs": CLIENTS,
-        "front/appsettings.json": json.dumps(SETTINGS, indent=2)})
-    nodes, _ = CodeGraph.build(tmp_path).snapshot()
-    [prices] = [n.props for n in nodes.values() if n.kind == "client"
-                and n.props["declaring_fqn"] == "Shop.Front.Levels.Prices"]
-    assert prices["config_from"] == [
+    assert _prices_config_from(tmp_path, SETTINGS) == [
         "docker-compose service front environment Services__Prices=http://stock-svc:8080 (docker-compose.yml:7)",
         "Services:Prices = http://localhost:5001 (front/appsettings.json:4)"]
+
+
+def test_config_from_finds_the_appsettings_key_in_any_case_as_dotnet_does(tmp_path):
+    """.NET configuration keys are case-insensitive: ``services:prices`` in appsettings.json is the key the
+    deployment's ``Services__Prices`` overrides."""
+    settings = {"services": {"Stock": "stock:8080", "prices": "http://localhost:5001"}}
+    assert _prices_config_from(tmp_path, settings)[1:] == [
+        "services:prices = http://localhost:5001 (front/appsettings.json:4)"]
 
 
 def test_a_variable_the_deployment_sets_overrides_every_environments_value_as_one(tmp_path):

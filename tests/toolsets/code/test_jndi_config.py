@@ -121,9 +121,91 @@ def test_container_settings_and_where_the_code_reads_them(tmp_path: Path):
 def test_updates_equal_a_full_build_when_a_container_setting_changes(tmp_path: Path):
     from helpers.code_graph import edit, render
 
+    def config(graph: CodeGraph) -> list[str]:   # `render` leaves a service's config out
+        nodes, _ = graph.snapshot()
+        return next(n.props["config"] for n in nodes.values() if n.kind == "microservice" and n.name == "shop")
+
     graph = CodeGraph.build(_shop(tmp_path))
     for path, old, new in (("shop/src/main/webapp/META-INF/context.xml", 'value="db"', 'value="db2"'),
-                           ("shop/src/main/webapp/WEB-INF/web.xml", "registry:8080", "registry:9090")):
+                           ("shop/src/main/webapp/WEB-INF/web.xml", "registry:8080", "registry:9090"),
+                           ("shop/src/main/java/com/acme/shop/OrdersServlet.java", '"mode"', '"pageSize"')):
         edit(tmp_path, path, old, new)
-        assert graph.update().layout_changed, path   # a settings file: the index knows it changed
-        assert render(graph) == render(CodeGraph.build(tmp_path)), path
+        assert graph.update().layout_changed == path.endswith(".xml"), path   # a settings file: the index knows
+        full = CodeGraph.build(tmp_path)
+        assert render(graph) == render(full), path
+        assert config(graph) == config(full), path
+    assert any("Environment databaseHost = db2" in line for line in config(graph))
+    assert any("getInitParameter pageSize" in line for line in config(graph))
+
+
+TWO_SERVLETS_XML = '''<?xml version="1.0" encoding="UTF-8"?>
+<web-app xmlns="https://jakarta.ee/xml/ns/jakartaee" version="5.0">
+  <context-param>
+    <param-name>region</param-name>
+    <param-value>eu</param-value>
+  </context-param>
+  <servlet>
+    <servlet-name>a</servlet-name>
+    <servlet-class>com.acme.shop.AServlet</servlet-class>
+    <init-param>
+      <param-name>mode</param-name>
+      <param-value>fast</param-value>
+    </init-param>
+  </servlet>
+</web-app>
+'''
+
+A_SERVLET = '''package com.acme.shop;
+
+import javax.servlet.http.HttpServlet;
+
+public class AServlet extends HttpServlet {
+    String mode() {
+        return getInitParameter("mode");
+    }
+}
+'''
+
+B_SERVLET = '''package com.acme.shop;
+
+import javax.naming.InitialContext;
+import javax.servlet.http.HttpServlet;
+
+public class BServlet extends HttpServlet {
+    String mode() {
+        return getInitParameter("mode");
+    }
+
+    String contextMode() {
+        return getServletContext().getInitParameter("mode");
+    }
+
+    String region() throws Exception {
+        return (String) new InitialContext().lookup("java:comp/env/region");
+    }
+}
+'''
+
+
+def test_a_read_sees_only_what_its_scope_declares(tmp_path: Path):
+    """A servlet's init parameter is its own (another servlet's getInitParameter, or the context's, does not see
+    it), and a context parameter is no JNDI name."""
+    web = "shop/src/main/webapp/WEB-INF/web.xml"
+    code = "shop/src/main/java/com/acme/shop"
+    root = write_tree(tmp_path, {
+        "shop/pom.xml": ("<project><modelVersion>4.0.0</modelVersion><groupId>com.acme</groupId>"
+                         "<artifactId>shop</artifactId><version>1</version><packaging>war</packaging></project>\n"),
+        "shop/Dockerfile": "FROM tomcat:10\n",
+        web: TWO_SERVLETS_XML,
+        f"{code}/AServlet.java": A_SERVLET,
+        f"{code}/BServlet.java": B_SERVLET,
+    })
+    nodes, _ = CodeGraph.build(root).snapshot()
+    config = next(n.props["config"] for n in nodes.values() if n.kind == "microservice" and n.name == "shop")
+    none = "declared in none of the module's files: the container's deployment gives it"
+    assert [line for line in config if " read at " in line] == [
+        f"getInitParameter mode read at {code}/AServlet.java:7 (AServlet.mode): web.xml init-param fast ({web}:11)",
+        f"getInitParameter mode read at {code}/BServlet.java:8 (BServlet.mode): {none}",
+        f"getInitParameter mode read at {code}/BServlet.java:12 (BServlet.contextMode): {none}",
+        f"JNDI lookup java:comp/env/region read at {code}/BServlet.java:16 (BServlet.region): {none}",
+    ]

@@ -112,3 +112,55 @@ def test_a_pages_directive_edit_moves_its_routes_and_updates_equal_a_full_build(
     labels = {n.props["label"] for n in graph.snapshot()[0].values() if n.kind == "route"}
     assert "GET /orders/{id}/edit" in labels and "GET /Orders/Edit/{id}" not in labels
     assert render(graph) == render(CodeGraph.build(tmp_path))
+
+
+def test_a_page_whose_model_handles_only_post_still_answers_get(tmp_path):
+    """ASP.NET renders a page whose model has no handler of the request's verb: a page with only ``OnPost`` (a
+    logout form, a contact form) answers ``GET`` too, handled by the page."""
+    files = {"Web/Web.csproj": WEB, "Web/Program.cs": PROGRAM,
+             "Web/Pages/_ViewImports.cshtml": FILES["Web/Pages/_ViewImports.cshtml"],
+             "Web/Pages/Logout.cshtml": "@page\n@model LogoutModel\n<form method=\"post\"></form>\n",
+             "Web/Pages/Logout.cshtml.cs": _model("Shop.Web.Pages", "LogoutModel", "OnPostAsync")}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    assert _routes(nodes) == {
+        ("Web", "POST /Logout", "Shop.Web.Pages.LogoutModel.OnPostAsync", "Web/Pages/Logout.cshtml.cs"),
+        ("Web", "GET /Logout", "Shop.Web.Pages.Logout", "Web/Pages/Logout.cshtml")}
+
+
+def test_a_qualified_model_name_is_looked_up_under_the_pages_enclosing_namespaces_only(tmp_path):
+    """``@model Orders.EditModel`` in ``Shop.Web.Pages`` is ``Shop.Web.Pages.Orders.EditModel`` (C# looks the
+    qualifier up from the innermost enclosing namespace outward), not ``Admin.Orders``'; ``Reports.ListModel`` is
+    not ``Far.Away.Reports.ListModel`` (no enclosing namespace holds ``Reports``): that page has no known model."""
+    files = {"Web/Web.csproj": WEB, "Web/Program.cs": PROGRAM,
+             "Web/Pages/_ViewImports.cshtml": FILES["Web/Pages/_ViewImports.cshtml"],
+             "Web/Pages/Edit.cshtml": "@page\n@model Orders.EditModel\n",
+             "Web/Pages/Orders/EditModel.cs": _model("Shop.Web.Pages.Orders", "EditModel", "OnGet", "OnPostSave"),
+             "Web/Admin/EditModel.cs": _model("Admin.Orders", "EditModel", "OnGet", "OnPostWipe"),
+             "Web/Pages/List.cshtml": "@page\n@model Reports.ListModel\n",
+             "Web/Other/ListModel.cs": _model("Far.Away.Reports", "ListModel", "OnGet", "OnPostDrop")}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    assert {(label, handler) for _, label, handler, _ in _routes(nodes)} == {
+        ("GET /Edit", "Shop.Web.Pages.Orders.EditModel.OnGet"), ("POST /Edit", "Shop.Web.Pages.Orders.EditModel.OnPostSave"),
+        ("GET /List", "Shop.Web.Pages.List")}
+
+
+def test_a_global_qualified_model_is_looked_up_from_the_root_namespace(tmp_path):
+    """``@model global::Orders.EditModel`` names ``Orders.EditModel`` itself, never one inside the page's
+    namespaces (``Shop.Web.Pages.Orders.EditModel``), as C#'s ``global::`` alias says."""
+    files = {"Web/Web.csproj": WEB, "Web/Program.cs": PROGRAM,
+             "Web/Pages/_ViewImports.cshtml": FILES["Web/Pages/_ViewImports.cshtml"],
+             "Web/Pages/Edit.cshtml": "@page\n@model global::Orders.EditModel\n",
+             "Web/Pages/Orders/EditModel.cs": _model("Shop.Web.Pages.Orders", "EditModel", "OnGet", "OnPostSave"),
+             "Web/Root/EditModel.cs": _model("Orders", "EditModel", "OnGet", "OnPostWipe")}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    assert {(label, handler) for _, label, handler, _ in _routes(nodes)} == {
+        ("GET /Edit", "Orders.EditModel.OnGet"), ("POST /Edit", "Orders.EditModel.OnPostWipe")}

@@ -117,3 +117,53 @@ def test_a_query_word_finds_the_path_segment_it_starts(tmp_path, embedder):
     assert prefix_words("the chat bots", frozenset({"chatclient", "chat", "webchat", "them", "bots"})) == [
         "chatclient"]
     runtime.close()
+
+
+def test_a_method_is_found_by_the_strings_its_annotations_pass(tmp_path, embedder):
+    """What a framework is told a method does (a Spring AI ``@Tool`` description, an OpenAPI ``summary``, a Java
+    text block) is in its search text; a bare identifier argument (a constant) is not read."""
+    tree = tmp_path / "tree"
+    src = tree / "genai" / "src" / "main" / "java" / "demo"
+    src.mkdir(parents=True)
+    (tree / "genai" / "pom.xml").write_text("<project><artifactId>genai</artifactId></project>\n", encoding="utf-8")
+    (src / "ClinicTools.java").write_text(
+        "package demo;\n\nclass ClinicTools {\n"
+        "    @Tool(description = \"List the veterinarians of the clinic\")\n"
+        "    public java.util.List<String> vets() { return null; }\n\n"
+        "    @Operation(summary = \"Remove a pet from its owner\", description = SOME_CONSTANT)\n"
+        "    public void drop(int id) { }\n\n"
+        "    @SystemMessage(\"\"\"\n        You are a friendly receptionist of a pet clinic.\n        \"\"\")\n"
+        "    public String chat(String q) { return q; }\n}\n", encoding="utf-8")
+    runtime = Runtime(backend.settings_for(tmp_path / "home"), embedder=embedder)
+    run(runtime, "index", project_path=str(tree), embed=False)
+
+    def first(query: str) -> str:
+        found = run(runtime, "search", project_path=str(tree), query=query, kind="symbol")
+        return found.results[0].node.name if found.results else ""
+
+    assert first("veterinarians clinic") == "vets"
+    assert first("remove pet owner") == "drop"
+    assert first("friendly receptionist") == "chat"
+    found = run(runtime, "search", project_path=str(tree), query="constant", kind="symbol")
+    assert "drop" not in [h.node.name for h in found.results]
+    runtime.close()
+
+
+def test_annotation_words_read_string_arguments_of_every_form():
+    """Keyword and positional string arguments as each language writes them (Python decorators, C# attributes,
+    TS decorators, Java text blocks); identifiers, numbers and constants are not words of the symbol."""
+    from graphlore.toolsets.code.languages.symbols import annotation_words
+    from graphlore.toolsets.code.model import AnnotationFact
+
+    said = annotation_words([
+        AnnotationFact("router.get", (("", '"/items/{item_id}"'), ("summary", "'Read one stocked item'"))),
+        AnnotationFact("EndpointSummary", (("", '"Refund a payment"'),)),
+        AnnotationFact("Get", (("", "`shelves/:shelf`"),)),
+        AnnotationFact("UserMessage", (("", '"""\n  Translate {{text}} into French\n  """'),)),
+        AnnotationFact("Cacheable", (("value", "CACHE_NAME"), ("ttl", "300"))),
+    ])
+    words = said.split()
+    for word in ("items", "item_id", "Read", "stocked", "Refund", "payment", "shelves", "shelf", "Translate",
+                 "French"):
+        assert word in words
+    assert not {"CACHE_NAME", "300", "CACHE", "ttl"} & set(words)

@@ -281,8 +281,8 @@ class _RazorPages:
     "/template"`` directives, handled by the component. A Razor Page (``.cshtml`` with ``@page``) is served at
     `page_path` by the handler methods of its ``@model`` class (``OnGet``, ``OnPostAsync``, ``OnPostCheckOutAsync``:
     one route per method, of its verb), found among the classes of the page's own module as C# finds the name (the
-    innermost enclosing namespace first: ``Pages.Basket``'s ``IndexModel`` hides ``Pages``'; two at one depth:
-    none); a page with no model, or whose model has no handler method, serves ``GET`` itself (ASP.NET renders it). A model class two pages name serves both pages' routes. Pages are HTTP routes only in a service
+    innermost enclosing namespace first: ``Pages.Basket``'s ``IndexModel`` hides ``Pages``'; a qualified
+    ``Orders.EditModel`` under an enclosing namespace, never another namespace's ``Orders``; two at one depth: none); a page with no model, or whose model has no ``OnGet`` handler, serves ``GET`` itself (ASP.NET renders it). A model class two pages name serves both pages' routes. Pages are HTTP routes only in a service
     that serves them: one calling ``MapRazorPages()`` (``UseMvc()`` before ASP.NET Core 3) for Razor Pages,
     ``MapRazorComponents<T>()`` or ``MapBlazorHub()`` for components (a WebAssembly or MAUI Blazor Hybrid app's
     ``@page`` is navigation inside the app, not a request to a server)."""
@@ -299,31 +299,38 @@ class _RazorPages:
                     classes.setdefault((bound.ctx.module, sym.name), []).append(bound)
         #: (model file, model class key) -> the pages it serves: (page bound, the page's @page template)
         self.models: dict[tuple[str, str], list[tuple[Bound, str | None]]] = {}
-        self._served: set[str] = set()   # pages whose model has a handler method
+        self._got: set[str] = set()   # pages whose model has a GET handler method
         for bound in bounds:
             model = bound.facts.extra.get("razor_model")
             if not model or not self.served(bound, ".cshtml"):
                 continue
             written = re.sub(r"<.*", "", model)
-            simple = written.rsplit(".", 1)[-1]
-            found = [(owner, sym) for owner in dict.fromkeys(classes.get((bound.ctx.module, simple), []))
+            rooted = written.startswith("global::")   # ``global::A.B``: from the root namespace only
+            qualifier, _, simple = written.removeprefix("global::").rpartition(".")
+            # C# looks a name up from the innermost enclosing namespace outward (``Orders.EditModel`` in ``A.B`` is
+            # ``A.B.Orders.EditModel``, then ``A.Orders.EditModel``, ..., then ``Orders.EditModel``), then a simple
+            # name in the usings' namespaces: the nearest wins; two at one place: not known, no model
+            enclosing = [".".join(bound.facts.package.split(".")[:n])
+                         for n in range(bound.facts.package.count(".") + 1 if bound.facts.package and not rooted else 0,
+                                        -1, -1)]
+            places = {".".join(p for p in (e, qualifier) if p): at for at, e in reversed(list(enumerate(enclosing)))}
+            if not qualifier:
+                places.update({i.target: len(enclosing) for i in bound.facts.imports
+                               if i.names == (("*", "*"),) and i.target not in places})
+            found = [(places[owner.facts.package], owner, sym)
+                     for owner in dict.fromkeys(classes.get((bound.ctx.module, simple), []))
                      for sym in owner.facts.symbols if sym.kind == "class" and sym.name == simple
-                     and names_class(bound.facts, written, owner.facts.package)]
-            # C# looks a simple name up from the innermost enclosing namespace outward, then the usings: the
-            # page's own namespace's class hides an outer one; two at the same depth: not known, no model
-            page = bound.facts.package
-            depth = {id(sym): len(owner.facts.package) if page == owner.facts.package or
-                     page.startswith(owner.facts.package + ".") else -1 for owner, sym in found}
-            best = max(depth.values(), default=None)
-            nearest = [(owner, sym) for owner, sym in found if depth[id(sym)] == best]
+                     and owner.facts.package in places]
+            best = min((at for at, _, _ in found), default=None)
+            nearest = [(owner, sym) for at, owner, sym in found if at == best]
             if len(nearest) != 1:
                 continue
             owner, sym = nearest[0]
             for _, template in bound.facts.extra["razor_pages"][:1]:
                 self.models.setdefault((owner.path, sym.key), []).append((bound, template))
-            if any(_PAGE_HANDLER.fullmatch(owner.facts.symbols[m].name)
+            if any((handler := _PAGE_HANDLER.fullmatch(owner.facts.symbols[m].name)) and handler.group(1) == "Get"
                    for m in owner.members(sym.key) if owner.facts.symbols[m].kind == "method"):
-                self._served.add(bound.path)
+                self._got.add(bound.path)
 
     def served(self, bound: Bound, suffix: str) -> bool:
         """Whether ``bound`` is a page of kind ``suffix`` of a service that serves such pages."""
@@ -344,9 +351,11 @@ class _RazorPages:
                                else f"@page in {page.path}")
 
     def unhandled(self, bound: Bound) -> Iterator[Item]:
-        """A Blazor component's routes, and a Razor Page's ``GET`` when no model's method handles it."""
+        """A Blazor component's routes, and a Razor Page's ``GET`` when no ``OnGet`` method of its model handles it
+        (ASP.NET renders a page whose model has no handler of the request's verb: a page with only ``OnPost``
+        handlers still answers ``GET``)."""
         pages = bound.facts.extra.get("razor_pages") or []
-        if not (self.served(bound, ".razor") or self.served(bound, ".cshtml")) or bound.path in self._served:
+        if not (self.served(bound, ".razor") or self.served(bound, ".cshtml")) or bound.path in self._got:
             return
         index = next((i for i, s in enumerate(bound.facts.symbols) if s.kind == "class"), -1)
         for line, template in pages:

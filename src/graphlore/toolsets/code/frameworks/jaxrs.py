@@ -238,7 +238,8 @@ def _client_calls(jf: JavaFile) -> Iterator[Item]:
             verb = call.name.upper()
         parts = _web_target(jf, call.owner, call.receiver, call.line, made, 0)
         if parts is None:
-            url = unknown("the WebTarget's target(...) is not in the method or the field that holds it")
+            url = unknown("the WebTarget's target(...) is not in the method or the field that holds it, or the "
+                          "assignments it may come from differ")
             written: list[str] = []
         else:
             url, written = parts
@@ -293,9 +294,7 @@ def _web_target(jf: JavaFile, owner: str, tree, line: int, made: dict, depth: in
         found = [(m, at, exprs) for m in holders for n in names
                  for at, exprs in jf.facts.extra.get("assigns", {}).get(m, {}).get(n, [])
                  if not local or at <= line]
-        if local:
-            found = found[-1:]
-        elif not found:   # the field's initialiser
+        if not found and not local:   # the field's initialiser
             found = [(f"{class_key}#{var}", c.line, [""]) for c in jf.facts.calls if c.owner == f"{class_key}#{var}"][:1]
         out = []
         for member, at, exprs in found:
@@ -308,7 +307,8 @@ def _web_target(jf: JavaFile, owner: str, tree, line: int, made: dict, depth: in
                 one = _web_target(jf, member, outer[0], at, made, depth + 1)
                 if one is not None:
                     out.append(one)
-        return out[0] if len({o[0].text for o in out}) == 1 else None
+        # every assignment the value may come from (control flow is not read) must be read and agree
+        return out[0] if len(out) == len(found) and len({o[0].text for o in out}) == 1 else None
     return None
 
 

@@ -181,35 +181,68 @@ def inherited_mappings(types: Types, bound: Bound, index: int,
     methods = [i for i in bound.members(facts.symbols[index].key) if facts.symbols[i].kind == "method"]
     out = [Mapped(member, bound, member, verb, annotation) for member in methods for verb, annotation in own(bound, member)]
     mapped_here = {m.member for m in out}
+    kotlin = facts.language == "kotlin"
     for super_bound, super_index in types.supers(bound, index):
         for found in inherited_mappings(types, super_bound, super_index, own, seen | {key}):
-            overriding = [i for i in methods if overrides(facts.symbols[i], found.bound, found.member)]
+            overriding = [i for i in methods if overrides(facts.symbols[i], kotlin, found.bound, found.member)]
             if not any(i in mapped_here for i in overriding):
                 out.append(Mapped(overriding[0] if overriding else None, found.bound, found.member, found.verb,
                                   found.annotation))
     return out
 
 
-#: a Java primitive, its box and Kotlin's name for it are one parameter type here (a Kotlin ``Long`` parameter
-#: implements a Java interface's ``long`` one)
-_NUMBERS = {"Integer": "int", "Int": "int", "Long": "long", "Short": "short", "Byte": "byte", "Double": "double",
-            "Float": "float", "Boolean": "boolean", "Character": "char", "Char": "char"}
+#: a Java primitive and its box, one parameter type only where Kotlin is on either side (a Kotlin ``Long`` compiles
+#: to ``long`` or ``Long``: it implements either); between two Java methods ``f(long)`` and ``f(Long)`` are overloads
+_BOXES = {"Integer": "int", "Long": "long", "Short": "short", "Byte": "byte", "Double": "double", "Float": "float",
+          "Boolean": "boolean", "Character": "char"}
+#: Kotlin's names for the Java types a signature compiles to (the extractor keeps no generic arguments: ``Array``
+#: is an array of some reference type, `_ANY_ARRAY`)
+_KOTLIN = {"Any": "Object", "Int": "Integer", "Char": "Character", "Nothing": "Void", "MutableList": "List",
+           "MutableSet": "Set", "MutableMap": "Map", "MutableCollection": "Collection", "MutableIterable": "Iterable",
+           "Array": "?[]", **{f"{k}Array": f"{v}[]" for k, v in (
+               ("Int", "int"), ("Long", "long"), ("Short", "short"), ("Byte", "byte"), ("Double", "double"),
+               ("Float", "float"), ("Boolean", "boolean"), ("Char", "char"))}}
+_ANY_ARRAY = "?[]"
 
 
-def _erased(written: str) -> str:
+def _erased(written: str, kotlin: bool) -> str:
     """A parameter type as the JVM compares it: generic arguments, package, Kotlin's ``?`` off; varargs an array;
-    a box as its primitive (`_NUMBERS`)."""
-    base = written.split("<", 1)[0].strip().rstrip("?").removesuffix("...").rsplit(".", 1)[-1]
-    return _NUMBERS.get(base, base) + ("[]" if written.endswith("...") else "")
+    Kotlin's names as Java's (`_KOTLIN`)."""
+    text = written.strip().removesuffix("...")
+    dims = "[]" if written.strip().endswith("...") else ""
+    while text.endswith("[]"):
+        text, dims = text[:-2].rstrip(), dims + "[]"
+    base = text.split("<", 1)[0].strip().rstrip("?").rsplit(".", 1)[-1]
+    return (_KOTLIN.get(base, base) if kotlin else base) + dims
 
 
-def overrides(method: SymbolFact, super_bound: Bound, super_member: int) -> bool:
-    """Whether ``method`` overrides the supertype's method: the same name and parameter types, a type parameter of
-    the supertype or of its method standing for any type (``create(T)`` is overridden by ``create(User)``)."""
+def _same_type(mine: str, theirs: str, loose: bool) -> bool:
+    if loose:   # Kotlin on a side: a box and its primitive are one type
+        mine, theirs = _BOXES.get(mine, mine), _BOXES.get(theirs, theirs)
+    if _ANY_ARRAY in (mine, theirs):   # Kotlin's Array<T>: any array of a reference type
+        other = theirs if mine == _ANY_ARRAY else mine
+        return other.endswith("[]") and other[:-2] not in _BOXES.values()
+    return mine == theirs
+
+
+def overrides(method: SymbolFact, kotlin: bool, super_bound: Bound, super_member: int) -> bool:
+    """Whether ``method`` (of a Kotlin file when ``kotlin``) overrides the supertype's method: the same name and
+    parameter types, a type parameter of the supertype or of its method standing for any reference type (``create(T)``
+    is overridden by ``create(User)``, ``save(T[])`` by ``save(User[])``)."""
     upper = super_bound.facts.symbols[super_member]
     if method.name != upper.name or len(method.params) != len(upper.params):
         return False
     owner = next((s for s in super_bound.facts.symbols if s.key == upper.parent), None)
     variables = set(upper.type_params) | set(owner.type_params if owner is not None else ())
-    return all(_erased(theirs) in variables or _erased(mine) == _erased(theirs)
+    theirs_kotlin = super_bound.facts.language == "kotlin"
+    loose = kotlin or theirs_kotlin
+
+    def fits(mine: str, theirs: str) -> bool:
+        base = theirs.rstrip("[]")
+        if base in variables:   # T stands for any reference type; T[] for an array of one
+            dims = theirs[len(base):]
+            return mine.endswith(dims) and mine[:len(mine) - len(dims)] not in _BOXES.values()
+        return _same_type(mine, theirs, loose)
+
+    return all(fits(_erased(mine, kotlin), _erased(theirs, theirs_kotlin))
                for (_, mine), (_, theirs) in zip(method.params, upper.params, strict=True))

@@ -55,7 +55,10 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: restored facts of format 12 would let a closure's ``h`` shadow the receiver ``h`` on the literal's line.
 #: The same release's TS/JS extractor reads a default export that is a call's result (a Next.js
 #: ``export default NextAuth(..)`` API route), which restored facts of format 12 would lack too.
-FORMAT = 13
+#: 14: a symbol's search text also holds the words of its annotations' string arguments
+#: (`symbols.annotation_words`): an unchanged file of an index of format 13 would keep its symbols' texts without them.
+#: The same release keeps a Razor page's ``@model global::A.B`` (format 13 and before dropped it: no model).
+FORMAT = 14
 
 
 def _context(values: list) -> FileContext:

@@ -330,6 +330,28 @@ def body_text(calls: list[CallFact]) -> str:
     return " ".join(names) + (f"\n{words}" if words else "")
 
 
+#: an annotation argument longer than this is cut before its words are read (a prompt, an OpenAPI description)
+ANNOTATION_CHARS = 600
+#: a string literal that may span lines (a Java text block, a Python triple-quoted string, a TS template: a prompt)
+_LITERAL_LINES = re.compile(_LITERAL.pattern, re.DOTALL)
+
+
+def annotation_words(annotations) -> str:
+    """The words of the string literals a symbol's annotations or decorators pass (``@Tool(description = "Find
+    an owner by name")``, ``@SystemMessage("You are a ...")``, ``@Operation(summary = "...")``, a route decorator's
+    path), each once, at most `BODY_WORDS`: what a framework is told the symbol does, read from this file alone
+    (incremental == full). Identifiers and constants are not read (a name says nothing a reader would search)."""
+    seen: dict[str, None] = {}
+    for annotation in annotations:
+        for _, value in annotation.args:
+            for _, literal in _LITERAL_LINES.findall(value[:ANNOTATION_CHARS]):
+                for word in _WORD.findall(literal):
+                    seen.setdefault(word)
+    names = list(seen)[:BODY_WORDS]
+    words = split_words(*names) if names else ""
+    return " ".join(names) + (f"\n{words}" if words else "")
+
+
 def symbol_node(bound: Bound, index: int, props: dict[str, Any]) -> GraphNode:
     """A symbol's node: the shared attributes plus the language resolver's ``props``."""
     sym = bound.facts.symbols[index]
@@ -363,7 +385,9 @@ def symbol_node(bound: Bound, index: int, props: dict[str, Any]) -> GraphNode:
     if sym.type_params:
         base["type_params"] = list(sym.type_params)
     base.update(props)
-    text = node_text(sym.name, fqn, sym.signature, sym.docstring, body_text(bound.calls.get(sym.key, [])))
+    said = "\n".join(part for part in (annotation_words(sym.annotations), body_text(bound.calls.get(sym.key, [])))
+                      if part)
+    text = node_text(sym.name, fqn, sym.signature, sym.docstring, said)
     return GraphNode(bound.ids[index], "symbol", sym.name, text, base)
 
 

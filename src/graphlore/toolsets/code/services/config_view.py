@@ -77,9 +77,9 @@ def client_config(nodes: list[GraphNode], config: dict[str, list[str]], deployme
             continue
         named = "|".join(re.escape(v) for v in variables)
         # .NET reads ``A__B`` as the configuration key ``A:B``: an ``appsettings.json`` line names it so (the whole
-        # key: not a key below it)
+        # key: not a key below it; in any case, as .NET's configuration keys are)
         keys = "|".join(re.escape(v.replace("__", ":")) for v in variables if "__" in v)
-        named = re.compile(rf"(?<![\w.])(?:{named})(?![\w.])" + (rf"|(?<![\w.:])(?:{keys})(?![\w.:])" if keys else ""))
+        named = re.compile(rf"(?<![\w.])(?:{named})(?![\w.])" + (rf"|(?<![\w.:])(?i:{keys})(?![\w.:])" if keys else ""))
         service = node.props.get("microservice") or ""
         # every deployment value, not only the ones the describe's bounded list kept
         every = dict.fromkeys([*config.get(service, []), *deployment.value_notes.get(service, [])])

@@ -75,6 +75,8 @@ class Unit:
     published: list[int] = field(default_factory=list)             # on the host machine
     labels: dict[str, str] = field(default_factory=dict)
     selector: dict[str, str] = field(default_factory=dict)
+    #: a Kubernetes Service's ``metadata.namespace`` (None: not written; ``kubectl -n`` or kustomize decides)
+    namespace: str | None = None
     #: what each port entry says, where: "published at host port 8082 (container 8080) (docker-compose.yml:63)"
     port_notes: list[str] = field(default_factory=list)
     #: each value it is given, where: "docker-compose service proxy environment GRPC_PRODUCT_HOST=product
@@ -105,6 +107,8 @@ class Deployment:
     #: variable -> where the project root's ``.env`` sets it (it fills what no unit sets: shown by the clients that
     #: read it, `config_view.client_config`, not in every service's list)
     root_env_notes: dict[str, str] = field(default_factory=dict)
+    #: a Kubernetes Service's name (lower case) -> the namespace each of its manifests writes (None: one writes none)
+    k8s_namespaces: dict[str, set[str | None]] = field(default_factory=dict)
     #: the units no service of the project owns (built from a folder without source code: a proxy's config) -> file
     unowned: dict[str, str] = field(default_factory=dict)
 
@@ -260,6 +264,8 @@ class Reader:
                 unit = Unit("k8s-service", meta["name"], rel, names=[(meta["name"], "Kubernetes Service")])
                 selector = spec.get("selector") if isinstance(spec, dict) else None
                 unit.selector = {str(k): str(v) for k, v in selector.items()} if isinstance(selector, dict) else {}
+                written = str(meta.get("namespace") or "")   # a template's {{ .Release.Namespace }}: not known
+                unit.namespace = written if re.fullmatch(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?", written, re.I) else None
                 for number, port in enumerate(spec.get("ports") or [] if isinstance(spec, dict) else []):
                     at = _at(rel, lines.get(f"spec.ports[{number}]"))
                     if isinstance(port, dict) and isinstance(port.get("port"), int):
@@ -607,6 +613,7 @@ def read_deployment(layout: Layout, root: Path, paths: list[str]) -> Deployment:
     for index, unit in enumerate(reader.units):
         if unit.kind != "k8s-service":
             continue
+        out.k8s_namespaces.setdefault(unit.name.lower(), set()).add(unit.namespace)
         picked = {owner[i] for i, other in enumerate(reader.units) if i in owner and other.kind == "workload"
                   and unit.selector and all(other.labels.get(k) == v for k, v in unit.selector.items())}
         service = next(iter(picked)) if len(picked) == 1 else (by_name(unit.name) if not picked else None)

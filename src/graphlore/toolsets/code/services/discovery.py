@@ -5,7 +5,8 @@ client's own settings give that name.
 LoadBalancer), gRPC's name syntax ``dns:///svc:port``, ``dns://resolver/svc:port``, ``dns:svc:port``,
 ``xds:///svc``, ``discovery:///svc`` (grpc-spring-boot-starter, Kratos) and ``consul://agent:8500/svc`` (the
 service is the path: the authority is the resolver), ``static://host:port``; a Kubernetes DNS name
-(``svc.ns.svc.cluster.local``, ``svc.ns.svc``) names the Service ``svc``. The name is looked up among the
+(``svc.ns.svc.cluster.local``, ``svc.ns.svc``) names the Service ``svc``
+(`identity.ServiceNames.host`: not when the project's manifests put ``svc`` in another namespace). The name is looked up among the
 project's service names as any host is (`identity.ServiceNames`): a name that is none of them leaves the client
 unresolved, saying which name it looked for.
 
@@ -30,7 +31,7 @@ RESOLVER_SCHEMES = frozenset({"dns", "xds", "discovery", "consul"})
 #: how a URL's scheme names where its host came from (the others: a URL host)
 SCHEME_SOURCES = {"lb": "lb:// URI", "stork": "stork:// service name", "static": "static:// address",
                   **{scheme: f"{scheme}: target" for scheme in RESOLVER_SCHEMES}}
-_KUBE_DNS = re.compile(r"^([a-z0-9](?:[a-z0-9-]*[a-z0-9])?)\.[a-z0-9-]+\.svc(?:\.cluster\.local)?\.?$", re.I)
+_KUBE_DNS = re.compile(r"^([a-z0-9](?:[a-z0-9-]*[a-z0-9])?)\.([a-z0-9-]+)\.svc(?:\.cluster\.local)?\.?$", re.I)
 _STORK = re.compile(r"^stork://([^/?#]+)(.*)$", re.S)
 #: Stork service-discovery attributes that name what the service is registered under
 _REGISTERED = ("application", "hostname")
@@ -46,10 +47,11 @@ def resolver_target(rest: str) -> tuple[str, str]:
     return host.split(":")[0], "/" + path if path else ""
 
 
-def kubernetes_service(host: str) -> str | None:
-    """``orders.shop.svc.cluster.local`` -> ``orders`` (None: not a Kubernetes Service's DNS name)."""
+def kubernetes_service(host: str) -> tuple[str, str] | None:
+    """``orders.shop.svc.cluster.local`` -> (``orders``, its namespace ``shop``) (None: not a Kubernetes Service's
+    DNS name)."""
     found = _KUBE_DNS.match(host)
-    return found.group(1) if found else None
+    return (found.group(1), found.group(2)) if found else None
 
 
 def _env_name(key: str) -> str:

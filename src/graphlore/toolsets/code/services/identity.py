@@ -9,7 +9,7 @@ case-insensitively, tier by tier: the first tier that knows it decides, and a na
 that tier names neither (the caller says so).
 
 **Hosts.** A URL's host names a service by its names; a Kubernetes DNS name (``orders.shop.svc.cluster.local``)
-by its Service's (`discovery`). A loopback host (``localhost``, ``127.0.0.1``,
+by its Service's (`discovery`), unless every manifest of that Service writes another ``metadata.namespace``. A loopback host (``localhost``, ``127.0.0.1``,
 ``host.docker.internal``) names the one service the host machine publishes at that port (a Compose ``ports``
 entry's host side, a Kubernetes ``nodePort`` or ``hostPort``; a container's own port is not reachable there),
 else, when the address came from an environment
@@ -181,9 +181,14 @@ class ServiceNames:
         `find`)."""
         if _key(host) not in LOOPBACK:
             service, how = self.find(host, dns)
-            short = kubernetes_service(host) if service is None else None
-            if short is None:
+            k8s = kubernetes_service(host) if service is None else None
+            if k8s is None:
                 return service, how
+            short, namespace = k8s
+            spaces = self.deployment.k8s_namespaces.get(short.lower(), set())
+            if spaces and None not in spaces and namespace.lower() not in {s.lower() for s in spaces if s}:
+                return None, (f"{how}; '{host}' is the Service {short} of the namespace {namespace}: the project's "
+                              f"Service {short} is in {', '.join(sorted(s for s in spaces if s))}")
             service, found = self.find(short, dns)   # orders.shop.svc.cluster.local: the Kubernetes Service orders
             return (service, f"the Kubernetes DNS name of {short}: {found}") if service else (None, f"{how}; {found}")
         why = [f"'{host}' is this machine"]

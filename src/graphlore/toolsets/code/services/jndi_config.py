@@ -4,8 +4,10 @@
 ``<Parameter>``, ``<Resource>``), and where the code reads them: a JNDI ``lookup`` of a ``java:`` name (or of a
 name on a ``Context`` variable), ``@Resource(lookup=..)`` and a ``@Resource(name=..)`` the module declares (a name it
 does not is a Spring bean's as often), and
-``getInitParameter("x")``, each read with the value the module's files declare for its name, or saying that
-none does (the container's deployment gives it). Each line ends with its ``file:line``.
+``getInitParameter("x")``, each read with the value the module's files declare for its name in what the read
+sees (`_sees`: a JNDI read the JNDI names, a ``ServletContext`` the context parameters, a servlet or filter its own
+init parameters), or saying that none does (the container's deployment gives it). Each line ends with its
+``file:line``.
 
 Only the service's own modules are read: a library's code runs in whichever service uses it, and which one's
 values it sees is not in its files."""
@@ -42,6 +44,10 @@ class Declared:
     value: str | None
     where: str
     detail: str = ""
+    #: who can read it (`_sees`): a JNDI name, a context parameter, or an init parameter of ``owner`` (the
+    #: servlet's or filter's class)
+    scope: str = "jndi"
+    owner: str = ""
 
     def __str__(self) -> str:
         value = f" = {self.value}" if self.value is not None else ""
@@ -78,9 +84,10 @@ def _web_xml(path: Path, rel: str) -> list[Declared]:
     elements, lines = _read(path)
     out: list[Declared] = []
 
-    def add(kind: str, name: str | None, value: str | None, tag: str, detail: str = "") -> None:
+    def add(kind: str, name: str | None, value: str | None, tag: str, detail: str = "", scope: str = "jndi",
+            owner: str = "") -> None:
         if name:
-            out.append(Declared(kind, name, value, f"{rel}:{_line(lines, f'>{name}<', tag)}", detail))
+            out.append(Declared(kind, name, value, f"{rel}:{_line(lines, f'>{name}<', tag)}", detail, scope, owner))
 
     for element in elements:
         tag = _strip(element.tag)
@@ -88,9 +95,14 @@ def _web_xml(path: Path, rel: str) -> list[Declared]:
             add("web.xml env-entry", _text(element, "env-entry-name"), _text(element, "env-entry-value"),
                 "env-entry-name", _text(element, "env-entry-type") or "")
         elif tag == "context-param":
-            add("web.xml context-param", _text(element, "param-name"), _text(element, "param-value"), "param-name")
-        elif tag == "init-param":
-            add("web.xml init-param", _text(element, "param-name"), _text(element, "param-value"), "param-name")
+            add("web.xml context-param", _text(element, "param-name"), _text(element, "param-value"), "param-name",
+                scope="context")
+        elif tag in ("servlet", "filter"):   # its init-params: only its own class's getInitParameter reads them
+            owner = _text(element, f"{tag}-class") or ""
+            for param in element:
+                if _strip(param.tag) == "init-param":
+                    add("web.xml init-param", _text(param, "param-name"), _text(param, "param-value"), "param-name",
+                        scope="init", owner=owner)
         elif tag == "resource-ref":
             add("web.xml resource-ref", _text(element, "res-ref-name"), None, "res-ref-name",
                 _text(element, "res-type") or "")
@@ -107,7 +119,8 @@ def _context_xml(path: Path, rel: str) -> list[Declared]:
             detail = "override=false: web.xml cannot change it" if override == "false" else ""
             value = element.get("value") if tag != "Resource" else None
             line = _line(lines, f'name="{name}"')
-            out.append(Declared(f"context.xml {tag}", name, value, f"{rel}:{line}", detail or element.get("type", "")))
+            out.append(Declared(f"context.xml {tag}", name, value, f"{rel}:{line}", detail or element.get("type", ""),
+                                "context" if tag == "Parameter" else "jndi"))
     return out
 
 
@@ -127,8 +140,30 @@ def _string(arg: str) -> str | None:
     return found.group(1) if found else None
 
 
-def _reads(fact: FileFacts) -> list[tuple[str, str, int, str]]:
-    """(how, name as the code writes it, line, symbol key) of each setting the file's code reads."""
+#: the receivers of ``getInitParameter`` that read the context's parameters, and those that read the servlet's or
+#: filter's own (a bare call: ``GenericServlet``'s, its own)
+_CONTEXT_READERS = {"getServletContext", "ServletContext"}
+_CONFIG_READERS = {"getServletConfig", "getFilterConfig", "ServletConfig", "FilterConfig"}
+
+
+def _init_reader(fact: FileFacts, call) -> str:
+    """``getInitParameter``: "context" (a ``ServletContext``'s), "init" (a servlet's or filter's own), "" (not known)."""
+    receiver = call.receiver
+    if receiver is None:
+        return "init"
+    if receiver[:1] == ["call"]:
+        named = receiver[2]
+    elif receiver[:1] == ["name"]:
+        written = [str(t) for _, t in fact.locals.get(call.owner, {}).get(receiver[1], [])]
+        named = written[0].rsplit(".", 1)[-1] if len(set(written)) == 1 else ""
+    else:
+        named = ""
+    return "context" if named in _CONTEXT_READERS else "init" if named in _CONFIG_READERS else ""
+
+
+def _reads(fact: FileFacts) -> list[tuple[str, str, int, str, str]]:
+    """(how, name as the code writes it, line, symbol key, the scope a ``getInitParameter`` reads: `_init_reader`)
+    of each setting the file's code reads."""
     out = []
     for call in fact.calls:
         name = _string(call.args[0]) if call.args else None
@@ -141,9 +176,9 @@ def _reads(fact: FileFacts) -> list[tuple[str, str, int, str]]:
             if name.rstrip("/") in _NAMING_CONTEXTS:   # the naming context itself, not a setting
                 continue
             if name.startswith("java:") or any(str(t).rsplit(".", 1)[-1] in _CONTEXTS for t in written):
-                out.append(("JNDI lookup", name, call.line, call.owner))
+                out.append(("JNDI lookup", name, call.line, call.owner, ""))
         elif call.name == "getInitParameter":
-            out.append(("getInitParameter", name, call.line, call.owner))
+            out.append(("getInitParameter", name, call.line, call.owner, _init_reader(fact, call)))
     for sym in fact.symbols:
         for annotation in sym.annotations:
             if annotation.name.rsplit(".", 1)[-1] != "Resource":
@@ -151,8 +186,19 @@ def _reads(fact: FileFacts) -> list[tuple[str, str, int, str]]:
             args = dict(annotation.args)
             name = _string(args.get("lookup") or args.get("name") or args.get("mappedName") or "")
             if name:   # a bare name may be a Spring bean's: `jndi_config` keeps it only when the module declares it
-                out.append(("@Resource", name, sym.line_start, sym.key))
+                out.append(("@Resource", name, sym.line_start, sym.key, ""))
     return sorted(out, key=lambda read: read[2])
+
+
+def _sees(how: str, scope: str, reader: str, declared: Declared) -> bool:
+    """Whether a read (``how``, the ``getInitParameter`` scope, the reading class) sees the declared name: JNDI reads
+    the JNDI names, a ``ServletContext`` its context parameters, a servlet or filter its own init parameters (an
+    unknown receiver either)."""
+    if how != "getInitParameter":
+        return declared.scope == "jndi"
+    if declared.scope == "init":
+        return scope != "context" and declared.owner == reader
+    return declared.scope == "context" and scope != "init"
 
 
 def _env_name(name: str) -> str:
@@ -174,8 +220,9 @@ def jndi_config(layout: Layout, root: Path, facts: Mapping[str, FileFacts]) -> d
             own = sorted((p, f) for p, f in facts.items() if f.language in ("java", "kotlin")
                          and layout.module_of(p) == module)
             for path, fact in own:
-                for how, name, line, owner in _reads(fact):
-                    found = by_name.get(_env_name(name), [])
+                for how, name, line, owner, scope in _reads(fact):
+                    reader = f"{fact.package}.{owner.split('#', 1)[0]}" if fact.package else owner.split("#", 1)[0]
+                    found = [d for d in by_name.get(_env_name(name), []) if _sees(how, scope, reader, d)]
                     if how == "@Resource" and not found and not name.startswith("java:"):
                         continue   # Spring's @Resource(name = "bean") injects a bean: no container setting
                     given = "; ".join(f"{d.kind} {d.value if d.value is not None else '(no value)'} ({d.where})"

@@ -140,23 +140,28 @@ def _injected_service(written: str, known: GrpcServices) -> str | None:
 
 
 def _injected_clients(bound: Bound, known: GrpcServices) -> dict[tuple[str, str], set[str]]:
-    """(class key, the service its type is for) -> the ``@GrpcClient`` names of the fields and constructor or method
-    parameters of that class injected with a client of the service (``@GrpcClient`` alone: the name of the field
-    or parameter)."""
+    """(where, variable) -> the ``@GrpcClient`` names it holds a client of a known service under (``@GrpcClient``
+    alone: the name of the field or parameter): a field (where: its class's key), a constructor's or method's
+    parameter (where: that member's key) and the fields the member assigns such a parameter to. Any other variable
+    of the type (a parameter passed in, a local made otherwise) is no injected client: its address is not known."""
     out: dict[tuple[str, str], set[str]] = {}
+    assigns = bound.facts.extra.get("assigns", {})
     for sym in bound.facts.symbols:
         if sym.kind == "field" and sym.parent:
             found = next((a for a in sym.annotations if a.name.rsplit(".", 1)[-1] == "GrpcClient"), None)
-            if found is not None:
-                service = _injected_service(sym.type, known)
+            if found is not None and _injected_service(sym.type, known):
                 name = (dict(found.args).get("") or dict(found.args).get("value") or "").strip().strip('"')
-                if service:
-                    out.setdefault((sym.parent, service), set()).add(name or sym.name)
+                out.setdefault((sym.parent, sym.name), set()).add(name or sym.name)
         elif sym.kind in ("constructor", "method") and sym.parent and "GrpcClient" in sym.signature:
+            own = bound.facts.locals.get(sym.key, {})
             for name, written, param in GRPC_CLIENT_PARAM.findall(sym.signature):
-                service = _injected_service(written, known)
-                if service:
-                    out.setdefault((sym.parent, service), set()).add(name or param)
+                if not _injected_service(written, known):
+                    continue
+                out.setdefault((sym.key, param), set()).add(name or param)
+                for target, entries in assigns.get(sym.key, {}).items():   # this.locations = locations
+                    field = target.removeprefix("this.")
+                    if any(exprs == [param] for _, exprs in entries) and (target.startswith("this.") or field not in own):
+                        out.setdefault((sym.parent, field), set()).add(name or param)
     return out
 
 
@@ -195,7 +200,9 @@ def read_jvm(known: GrpcServices, java: Callable[[], JavaConstants], values: Cal
             written = declared_type(bound, call.owner, receiver[-1], call.line)
             simple, certain = _stub_type(written)
             service = _injected_service(written, known) if written else None
-            names = injected.get((call.owner.split("#", 1)[0], service)) if service else None
+            local = receiver[0] == "name" and receiver[-1] in bound.facts.locals.get(call.owner, {})
+            where = call.owner if local else call.owner.split("#", 1)[0]
+            names = injected.get((where, receiver[-1])) if service else None
             if names:   # a Quarkus client (the Mutiny interface X): its @GrpcClient name gives the address
                 simple, certain = service, True
         else:

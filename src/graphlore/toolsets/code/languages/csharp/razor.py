@@ -32,7 +32,7 @@ _NAMESPACE = re.compile(r"^\s*@namespace\s+([\w.]+)\s*;?\s*$")
 #: ``@page`` (a Razor Page, routed by its file's place) or ``@page "/template"`` (a Blazor component's route, or a
 #: Razor Page's template: relative, or absolute when it starts with ``/`` or ``~/``)
 _PAGE = re.compile(r'^\s*@page(?:\s+"([^"]*)")?\s*;?\s*$')
-_MODEL = re.compile(r"^\s*@model\s+([\w.]+(?:<[^\r\n]*>)?)\s*;?\s*$")
+_MODEL = re.compile(r"^\s*@model\s+((?:global::)?[\w.]+(?:<[^\r\n]*>)?)\s*;?\s*$")
 
 
 def _string_end(text: str, i: int) -> int:

@@ -6,7 +6,7 @@ class), fields injected with ``@Value("${...}")`` (constructor parameters too), 
 the call's arguments), ``System.getenv("X")``, the getters of a ``@ConfigurationProperties`` class
 (``props.getOrders().getUrl()`` is ``${prefix.orders.url}``, nested property classes followed) and the methods of a
 SmallRye ``@ConfigMapping`` interface (``config.villain().clientBaseUrl()`` is ``${prefix.villain.client-base-url}``,
-a ``@WithDefault`` its default), and a service
+or its ``@WithName``; a ``@WithDefault`` its default), and a service
 looked up by name (``discoveryClient.getInstances("orders")``, ``loadBalancer.choose("orders")``: ``lb://orders``)."""
 
 from __future__ import annotations
@@ -65,8 +65,11 @@ class JavaConstants:
         self.mappings: set[str] = set()
         #: (mapping fqn, method) -> its ``@WithDefault`` string
         self.defaults: dict[tuple[str, str], str] = {}
+        #: (mapping fqn, method) -> the key its ``@WithName`` gives (SmallRye reads that key, not the method's name)
+        self.key_names: dict[tuple[str, str], str] = {}
         #: interface fqn -> method without parameters -> (its type, its ``@WithDefault``), for ``@ConfigMapping``
         methods: dict[str, dict[str, tuple[str, str | None]]] = {}
+        key_names: dict[tuple[str, str], str] = {}
         for bound in table.files.values():
             if bound.facts.language not in languages:
                 continue
@@ -81,7 +84,12 @@ class JavaConstants:
                 elif sym.kind == "method" and not sym.params and sym.parent in bound.by_key and sym.type:
                     default = next((dict(a.args).get("") or dict(a.args).get("value") for a in sym.annotations
                                     if a.name.rsplit(".", 1)[-1] == "WithDefault"), None)
-                    methods.setdefault(bound.fqns[bound.by_key[sym.parent]], {})[sym.name] = (sym.type, default)
+                    named = next((dict(a.args).get("") or dict(a.args).get("value") for a in sym.annotations
+                                  if a.name.rsplit(".", 1)[-1] == "WithName"), None)
+                    owner = bound.fqns[bound.by_key[sym.parent]]
+                    methods.setdefault(owner, {})[sym.name] = (sym.type, default)
+                    if named:
+                        key_names[(owner, sym.name)] = named
                 if sym.kind in ("class", "interface", "enum", "record", "annotation"):
                     self.types.add(fqn)
                     config = next((a for a in sym.annotations if a.name.rsplit(".", 1)[-1] == "ConfigurationProperties"),
@@ -109,6 +117,8 @@ class JavaConstants:
                     self.fields.setdefault(fqn, {}).update({name: written for name, (written, _) in members.items()})
                     self.defaults.update({(fqn, name): d.strip('"') for name, (_, d) in members.items()
                                           if d and d.startswith('"')})
+                    self.key_names.update({(fqn, name): named.strip('"') for name in members
+                                           if (named := key_names.get((fqn, name))) is not None})
 
 
 class JavaFolder(Folder):
@@ -323,8 +333,9 @@ class JavaFolder(Folder):
         if name not in fields:
             return unknown(f"{method}() is no property of {fqn}")
         mapped = fqn in self.constants.mappings
-        if mapped:   # SmallRye's default naming: kebab-case
-            name = re.sub(r"(?<=[a-z0-9])([A-Z])", lambda m: "-" + m.group(1).lower(), method)
+        if mapped:   # its @WithName, else SmallRye's default naming: kebab-case (``villainURL``: ``villain-url``)
+            name = self.constants.key_names.get((fqn, method)) or re.sub(
+                r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "-", method).lower()
         key = f"{prefix}.{name}" if prefix else name
         written = fields[method if mapped else name].rsplit(".", 1)[-1]
         inside = [t for t in (f"{fqn}.{written}", f"{fqn.rpartition('.')[0]}.{written}") if t in self.constants.fields]
