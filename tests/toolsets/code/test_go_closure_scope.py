@@ -67,6 +67,11 @@ func (h scheduleHandler) Handle(id string) error {
 	}
 	return h.repo.Close()
 }
+
+func (h scheduleHandler) Quick(id string) error {
+	_ = h.repo.UpdateHour(id, func(h *hour.Hour) (*hour.Hour, error) { return h, h.Release() })
+	return h.repo.Close()
+}
 """,
 }
 
@@ -85,3 +90,10 @@ def test_a_closure_parameter_does_not_shadow_the_receiver_outside_the_closure(tm
     assert (handle, "store.MemoryRepo.Close") in calls        # the receiver again after the literal
     assert (handle, "hour.Hour.Book") in calls                # the parameter inside the literal
     assert (handle, "store.SQLRepo.UpdateHour") not in calls and (handle, "store.SQLRepo.Close") not in calls
+
+
+def test_a_one_line_closure_s_parameter_ends_with_its_line(tmp_path: Path):
+    calls = _calls(tmp_path / "gym")
+    quick = "app.scheduleHandler.Quick"
+    assert (quick, "hour.Hour.Release") in calls              # the parameter on the literal's line
+    assert (quick, "store.MemoryRepo.Close") in calls         # the receiver again on the next line

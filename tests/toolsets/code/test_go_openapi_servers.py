@@ -256,3 +256,43 @@ def test_two_implementations_and_no_entry_call_are_said_not_guessed(routes):
     assert props["handler_fqn"].endswith("stock.ServerInterfaceWrapper.ListItems")
     assert "2 types implement ServerInterface" in props["unresolved_reason"]
     assert "no call of the generated stock handler" in props["unresolved_reason"]
+
+
+def test_a_callback_mounted_twice_serves_under_both_prefixes(tmp_path):
+    files = {k: v for k, v in FILES.items() if k.startswith(("lib/", "orders/"))}
+    files["lib/httpserver/run.go"] = files["lib/httpserver/run.go"].replace(
+        'root.Mount("/v2", build(api))', 'root.Mount("/v1", build(api))\n\troot.Mount("/v2", build(chi.NewRouter()))')
+    nodes, _ = CodeGraph.build(write_tree(tmp_path / "shop", files)).snapshot()
+    paths = {n.props["path_template"] for n in nodes.values()
+             if n.kind == "route" and n.props.get("framework") == "oapi_codegen"}
+    assert {"/v1/orders", "/v2/orders", "/v1/orders/{orderId}", "/v2/orders/{orderId}"} <= paths
+
+
+def test_a_generated_handler_mounted_by_the_project_serves_under_the_mount(tmp_path):
+    """``root.Mount("/api", ports.Handler(si))``: the generated handler makes its own router, so its routes lie
+    under the prefix it is mounted at (not at the root)."""
+    files = {k: v for k, v in FILES.items() if k.startswith("orders/")}
+    files["orders/ports/api.gen.go"] = CHI_GEN + """
+func Handler(si ServerInterface) http.Handler {
+	return HandlerWithOptions(si, ChiServerOptions{})
+}
+"""
+    files["orders/main.go"] = """package main
+
+import (
+	"net/http"
+
+	"example.org/orders/ports"
+	"github.com/go-chi/chi/v5"
+)
+
+func main() {
+	root := chi.NewRouter()
+	root.Mount("/api", ports.Handler(ports.HttpServer{}))
+	http.ListenAndServe(":8080", root)
+}
+"""
+    nodes, _ = CodeGraph.build(write_tree(tmp_path / "shop", files)).snapshot()
+    paths = {n.props["path_template"] for n in nodes.values()
+             if n.kind == "route" and n.props.get("framework") == "oapi_codegen"}
+    assert paths == {"/api/orders", "/api/orders/{orderId}"}

@@ -74,3 +74,46 @@ def test_a_unit_running_in_a_mounted_module_folder_deploys_that_module(tmp_path:
     assert "billing-http" in deployment.names["billing"] and "ledger-grpc" in deployment.names["ledger"]
     assert deployment.env["billing"]["LEDGER_ADDR"] == ["ledger-grpc:3000"]
     assert any("env_file .env: LEDGER_ADDR=ledger-grpc:3000" in note for note in deployment.value_notes["billing"])
+
+
+MONO_MAIN = 'package main\n\nimport "example.org/mono/pkg/logs"\n\nfunc main() { logs.Init() }\n'
+MONO = {
+    "go.mod": "module example.org/mono\n\ngo 1.22\n",
+    "pkg/logs/logs.go": "package logs\n\nfunc Init() {}\n",
+    "cmd/billing/main.go": MONO_MAIN,
+    "cmd/ledger/main.go": MONO_MAIN,
+    "docker/dev/Dockerfile": "FROM golang:1.22\n",
+    "docker-compose.yml": """services:
+  billing-http:
+    build: docker/dev
+    volumes:
+      - .:/app
+    working_dir: /app
+    command: go run ./cmd/billing
+  ledger:
+    build: docker/dev
+    volumes:
+      - .:/app
+    working_dir: /app
+    command: go run ./cmd/ledger
+""",
+}
+
+
+def test_a_mounted_go_module_whose_programs_lie_below_its_folder_is_not_the_unit_s_service(tmp_path: Path):
+    """Units that run ``go run ./cmd/billing`` in the repository's root module, whose folder holds no Go file
+    itself: the folder does not say which program runs, so neither unit is given to the module (its names would
+    join one service by a guess)."""
+    graph = CodeGraph.build(write_tree(tmp_path / "mono", MONO))
+    assert not graph.layout.services["mono"].deployable
+    deployment = read_deployment(graph.layout, graph.root, list(graph.layout.deployment_files))
+    assert "billing-http" not in deployment.names.get("mono", {}) and not deployment.started
+
+
+def test_an_update_that_gives_the_module_s_folder_a_program_runs_it_as_a_full_build_does(tmp_path: Path):
+    root = write_tree(tmp_path / "mono", MONO)
+    graph = CodeGraph.build(root)
+    (root / "main.go").write_text("package main\n\nfunc main() {}\n", encoding="utf-8")
+    graph.update()
+    assert graph.layout.services["mono"].deployable == CodeGraph.build(root).layout.services["mono"].deployable
+    assert graph.layout.services["mono"].deployable

@@ -7,10 +7,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from helpers import backend
 from helpers.code_tools import orders_service, write_tree
 
+from graphlore.contract import parse_request
+from graphlore.runtime import Runtime
 from graphlore.toolsets.code.index.graph import CodeGraph
 from graphlore.toolsets.code.languages.folding import literal
+from graphlore.toolsets.code.query import models, tools
 from graphlore.toolsets.code.services.endpoints import Forward
 
 WEB = '''import requests
@@ -106,3 +110,45 @@ def test_a_proxy_route_whose_upstream_is_not_known_is_where_the_link_stops_sayin
     assert not [link for link in links if link[3]]   # no link through it
     assert (clients["load_order"]["through_match"], clients["load_order"]["through_detail"]) == (
         "unresolved", "the proxy route ANY /** reaches no one service")
+
+
+def test_a_client_reaching_a_route_directly_and_through_a_proxy_keeps_both_links(tmp_path: Path, embedder):
+    """Two values of one URL (the gateway or the service itself): the link through the gateway and the direct
+    link end at the same route, each its own edge (before, one overwrote the other); ``paths`` shows both ways."""
+    web = ('import os\nimport requests\n\nBASE = "http://gateway" if os.environ.get("VIA") else "http://orders:8000"\n'
+           '\n\ndef load_order(order_id):\n    return requests.get(f"{BASE}/orders/{order_id}").json()\n')
+    tree = _tree(tmp_path / "tree", "server {\n  location / {\n    proxy_pass http://orders:8000;\n  }\n}\n", web)
+    _, links = _links(tree)
+    assert [(fn, target, match, via) for fn, target, match, via, _ in links] == sorted([
+        ("load_order", "gateway ANY /**", "cross_service", ()),
+        ("load_order", "orders GET /orders/{order_id}", "cross_service", ()),
+        ("load_order", "orders GET /orders/{order_id}", "cross_service", ("gateway ANY /**",))], key=repr)
+    runtime = Runtime(backend.settings_for(tmp_path / "home"), embedder=embedder)
+    try:
+        def call(tool: str, **fields):
+            return getattr(tools, tool)(runtime, parse_request(getattr(models, f"{tool.capitalize()}Request"),
+                                                               {"project_path": str(tree), **fields}))
+
+        call("index", embed=False)
+        out = call("paths", from_id=call("resolve", identifier="load_order").node.id,
+                   to_id=call("resolve", identifier="order").node.id)
+        ways = sorted(tuple(h.target.label for h in path.hops if h.edge == "HTTP_CALLS") for path in out.paths)
+        assert ways == [("ANY /**", "GET /orders/{order_id}"), ("GET /orders/{order_id}",)]
+    finally:
+        runtime.close()
+
+
+def test_where_a_request_ends_through_a_proxy_is_its_least_certain_value_in_any_order(tmp_path: Path):
+    """Two values of one URL through the same proxy route, one served and one not: the client's ``through_match``
+    is ``no_route`` (the least certain, as its own ``match``), whichever value comes first (before, the last)."""
+    web = ('import os\nimport requests\n\nKIND = "carts" if os.environ.get("CARTS") else "orders"\n\n\n'
+           'def load(item_id):\n    return requests.get(f"http://gateway/{KIND}/{item_id}").json()\n')
+    conf = "server {\n  location / {\n    proxy_pass http://orders:8000;\n  }\n}\n"
+    swapped = web.replace('"carts" if', '"orders" if').replace('else "orders"', 'else "carts"')
+    missing = "no route of orders fits GET /carts/{item_id} (its routes: GET /orders/{order_id}, POST /orders)"
+    for index, text in enumerate((web, swapped)):
+        clients, links = _links(_tree(tmp_path / str(index), conf, text))
+        assert (clients["load"]["through_match"], clients["load"]["through_detail"]) == ("no_route", missing)
+        # the one edge both values share to the proxy route says the same (before: the last value's)
+        [hop] = [through for _, target, _, via, through in links if target == "gateway ANY /**" and not via]
+        assert hop == {"match": "no_route", "detail": missing, "upstream": "orders", "upstream_path": "/carts/{item_id}"}

@@ -13,7 +13,7 @@ from graphlore.runtime import Runtime
 from graphlore.toolsets.code.frameworks.proxies import yarp_routes
 from graphlore.toolsets.code.index.graph import CodeGraph
 from graphlore.toolsets.code.query import render
-from graphlore.toolsets.code.services.unreadable import problem
+from graphlore.toolsets.code.services.unreadable import problem, unreadable_files
 
 
 @pytest.mark.parametrize(("name", "text", "why"), [
@@ -41,6 +41,15 @@ def test_each_format_says_why_in_one_line(name: str, text: str, why: str):
 ])
 def test_what_parses_or_is_not_configuration_is_not_listed(name: str, text: str):
     assert problem(name, text) is None
+
+
+def test_a_symfony_services_file_with_tags_is_read_so_not_listed(tmp_path: Path):
+    """The Symfony reader takes ``config/services.yaml``'s tags (``!tagged_iterator``) as values: before, the file
+    was listed as unreadable (nothing read from it) though it is read; elsewhere such a tag is still said."""
+    tagged = "services:\n  App\\Bus:\n    arguments: [!tagged_iterator app.handler]\n"
+    write_tree(tmp_path, {"config/services.yaml": tagged, "deploy/other.yaml": tagged})
+    assert unreadable_files(tmp_path, {"config": ["services.yaml"], "deploy": ["other.yaml"]}) == {
+        "deploy/other.yaml": "YAML: could not determine a constructor for the tag '!tagged_iterator' at line 3"}
 
 
 def test_a_yarp_file_with_comments_and_trailing_commas_is_read_as_dotnet_reads_it():

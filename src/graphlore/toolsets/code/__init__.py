@@ -85,6 +85,7 @@ The map (packages by concern; a package imports only the packages above it)::
       identity.py                 every name a service goes by (folder, artifact, application name, deployments)
       discovery.py                service discovery names in URLs (stork://, dns:///, Kubernetes DNS); Stork's addresses
       openapi_docs.py             OpenAPI documents' operations and base paths; the server generator a build configures
+      openapi_generation.py       the generator runs a repository's scripts describe: document, output, side
       deployment.py               what the project's deployment files say: Compose, Kubernetes, Helm, Skaffold,
                                   .env (service names, images, each service's environment, ports)
       links.py                    which route each client calls and which listeners each producer reaches

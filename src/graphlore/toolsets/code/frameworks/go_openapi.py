@@ -13,7 +13,8 @@ of the interface. None, or several, leave the wrapper method as the handler and 
 "/v1")``, ...) give the base URL (a literal or constant; not given: ``""``) and the router, whose prefix is read as
 any router's (`go_web`), or, when the router is the parameter of a function literal handed to a function that
 mounts what the literal returns (``rootRouter.Mount("/api", createHandler(apiRouter))``, also through functions
-that pass the callback on), that mount's prefix. No entry-point call in the service leaves the prefix unknown.
+that pass the callback on), that mount's prefix; an entry point that makes its own router (``Handler(si)``) is
+under a ``Mount`` it is handed to on its line. No entry-point call in the service leaves the prefix unknown.
 """
 
 from __future__ import annotations
@@ -69,8 +70,7 @@ class _Callbacks:
                 found = web.router(bound, call.owner, call.receiver, call.line) if param is not None else None
                 if found is not None and call.args[1].strip().endswith(")"):
                     prefix = web.go.fold(bound, call.args[0])
-                    key = (bound.ctx.module_name, call.owner, param)
-                    self.mounts[key] = [join_paths([p, prefix]) for p in found[1]]
+                    self._add((bound.ctx.module_name, call.owner, param), [join_paths([p, prefix]) for p in found[1]])
         for _ in range(3):   # a callback handed on: RunHTTPServer(f) calls RunHTTPServerOnAddr(addr, f)
             for bound in go:
                 for call in bound.facts.calls:
@@ -81,7 +81,12 @@ class _Callbacks:
                         prefixes = self.mounts.get((*target, position))
                         param = self._param(bound, call.owner, arg.strip()) if prefixes else None
                         if param is not None:
-                            self.mounts.setdefault((bound.ctx.module_name, call.owner, param), prefixes)
+                            self._add((bound.ctx.module_name, call.owner, param), prefixes)
+
+    def _add(self, key: tuple[str, str, int], prefixes: list[Folded]) -> None:
+        """Each prefix a callback is mounted at (a function may mount it twice, or hand it to two that do)."""
+        known = self.mounts.setdefault(key, [])
+        known += [p for p in prefixes if p not in known]
 
     @staticmethod
     def _param(bound: Bound, owner: str, name: str) -> int | None:
@@ -121,6 +126,21 @@ def _router_prefixes(web: GoWeb, callbacks: _Callbacks, bound: Bound, index: int
     return found[1] if found is not None else [unknown(f"the router {router} handed to {call.name} is made elsewhere")]
 
 
+def _mounted_at(web: GoWeb, bound: Bound, call: CallFact) -> list[Folded]:
+    """The prefixes of the router the handler an entry point makes is served by: a ``Mount(prefix, <the call>)``
+    of its line (``root.Mount("/api", ports.Handler(si))``), else none (the handler is served as it is)."""
+    for mount in bound.facts.calls:
+        if mount.name != "Mount" or mount.line != call.line or mount.owner != call.owner or len(mount.args) != 2:
+            continue
+        if mount.args[1].strip().split("(", 1)[0].rsplit(".", 1)[-1] != call.name:
+            continue
+        found = web.router(bound, mount.owner, mount.receiver, mount.line)
+        prefix = web.go.fold(bound, mount.args[0], mount.owner, mount.line)
+        return [join_paths([p, prefix]) for p in found[1]] if found is not None else [
+            unknown(f"the router mounting the {call.name} handler at {mount.args[0][:40]} is made elsewhere")]
+    return [literal("")]
+
+
 def _prefixes(web: GoWeb, callbacks: _Callbacks, bounds: list[Bound], package: str) -> list[Folded]:
     """Each prefix (router prefix + base URL) under which the service's code serves the generated package."""
     out: list[Folded] = []
@@ -142,7 +162,7 @@ def _prefixes(web: GoWeb, callbacks: _Callbacks, bounds: list[Bound], package: s
                 named = _BASE_ROUTER_FIELD.search(options)
                 router = router or (named.group(1) if named else "")
             routers = _router_prefixes(web, callbacks, bound, index, router) if re.fullmatch(r"\w+", router) else (
-                [literal("")] if not router else [unknown(f"the router {router[:40]} is not a name")])
+                _mounted_at(web, bound, call) if not router else [unknown(f"the router {router[:40]} is not a name")])
             out += [join_paths([r, base]) for r in routers]
     return out or [unknown(f"no call of the generated {package.rsplit('/', 1)[-1]} handler in the service")]
 

@@ -6,16 +6,19 @@ to the target's routes, as any gateway's).
 **Paths.** A rule's condition names ACLs (``acl api path_beg /api``, ANDed when several are listed) or writes
 one inline (``if { path_beg /api }``), alternatives joined by ``or``/``||``: ``path_beg /p`` is every path under
 ``/p`` (``/p/**``, one route per value), ``path /p`` that path only; a ``hdr(host)``/``hdr_dom(host)`` ACL names a
-host, not part of the route. Any other condition (``path_reg``, ``path_end``, a negation ``!``, another
-criterion) is not read:
-the route (``/**``) says so and forwards to a target not known (never guessed). ``default_backend`` is ``/**``.
-Any method.
+host, not part of the route. Any other condition (``path_reg``, ``path_end``, a negation ``!``, ``unless``,
+another criterion, an ACL flag that changes its words: ``-m``, ``-f``) is not read: the route (``/**``) says so
+and forwards to a target not known (never guessed). The first rule that matches wins, as in HAProxy: a rule's path
+under an earlier rule's prefix is never reached (no route), and after a rule not read no later rule is sure (each
+says so). A frontend's own ``set-path``/``replace-path`` changes the paths its rules see: not read, each route
+says so. ``default_backend`` is ``/**``. Any method.
 
 **Where to.** A backend's ``server name host:port`` lines (several hosts: one of them); ``"${VAR}"`` in an
 address is an environment variable, settled with the environment the deployment gives the service. A backend's
 ``http-request replace-path ^/p(/.*)? \\1`` (or ``^/p/(.*) /\\1``) and ``http-request set-path
 %[path,regsub(^/p/?,/)]`` strip the prefix ``/p``; any other
-``set-path``/``replace-path``/``replace-uri``/``reqrep`` is not read (the route says so).
+``set-path``/``replace-path``/``replace-uri``/``reqrep`` is not read (the route says so, and forwards to a target
+not known).
 """
 
 from __future__ import annotations
@@ -128,15 +131,30 @@ def _terms(words: list[str]) -> list[list[str]] | None:
     return alternatives
 
 
-def _condition(words: list[str], acls: dict[str, list[tuple[str, list[str]]]]) -> tuple[list[str], str | None]:
-    """(paths, problem) of a rule's condition: the route patterns it matches, or why it is not read. The terms
-    of an alternative are ANDed, alternatives (``or``) and the lines of one ACL name ORed, as HAProxy does."""
+#: ACL flags that take an argument: a match method (``-m beg``), a file of patterns (``-f``, ``-M``), an id (``-u``)
+_FLAGS_WITH_VALUE = frozenset({"-m", "-f", "-M", "-u"})
+
+
+def _values(values: list[str]) -> list[str] | None:
+    """An ACL's patterns without its flags (``-i``, ``-n``, ``--``); None when a flag changes what they mean
+    (``-m beg``) or where they are (``-f file``): not read."""
+    if any(v in _FLAGS_WITH_VALUE for v in values):
+        return None
+    return [v for v in values if not v.startswith("-")]
+
+
+def _condition(words: list[str], acls: dict[str, list[tuple[str, list[str]]]],
+               ) -> tuple[list[str], str | None, bool]:
+    """(paths, problem, hosted) of a rule's condition: the route patterns it matches, or why it is not read, and
+    whether it also names a host. The terms of an alternative are ANDed, alternatives (``or``) and the lines of
+    one ACL name ORed, as HAProxy does."""
     inline = " ".join(words)
-    unread = ["/**"], f"its condition '{inline}' is not read"
+    unread = ["/**"], f"its condition '{inline}' is not read", False
     alternatives = _terms(words)
     if alternatives is None:
         return unread
     out: list[str] = []
+    hosted = False
     for terms in alternatives:
         paths: list[str] | None = None
         for term in terms:
@@ -148,14 +166,22 @@ def _condition(words: list[str], acls: dict[str, list[tuple[str, list[str]]]]) -
             else:
                 return unread
             if group and all(criterion in _HOSTS for criterion, _ in group):
+                hosted = True
                 continue   # a host: not part of the route
             if paths is not None or not group or not all(
-                    c in ("path_beg", "path") and [v for v in vs if not v.startswith("-")] for c, vs in group):
+                    c in ("path_beg", "path") and _values(vs) for c, vs in group):
                 return unread
-            paths = [v.rstrip("/") + "/**" if c == "path_beg" else v
-                     for c, vs in group for v in vs if not v.startswith("-")]
+            paths = [v.rstrip("/") + "/**" if c == "path_beg" else v for c, vs in group for v in _values(vs) or []]
         out += paths or ["/**"]
-    return list(dict.fromkeys(out or ["/**"])), None
+    return list(dict.fromkeys(out or ["/**"])), None, hosted
+
+
+def _covers(prefix: str, pattern: str) -> bool:
+    """Whether every path of ``pattern`` is under the route pattern ``prefix`` (``/api/**``)."""
+    if not prefix.endswith("/**"):
+        return False
+    head = prefix[:-3]
+    return not head or pattern == prefix or pattern == head or pattern.startswith(head + "/")
 
 
 def haproxy_routes(path: str, text: str) -> Iterator[Route]:
@@ -167,6 +193,13 @@ def haproxy_routes(path: str, text: str) -> Iterator[Route]:
             continue
         acls: dict[str, list[tuple[str, list[str]]]] = {}
         ruled = False
+        # the frontend's own path rewrite runs before its rules: the paths they see are not the request's
+        rewritten = next((f"its frontend's path rewrite '{' '.join(words)}' is not read" for _, words in section.lines
+                          if words[0] in ("reqrep", "reqirep") or words[:1] == ["http-request"] and len(words) > 1
+                          and words[1] in _REWRITES), None)
+        # the first rule that matches wins: the prefixes already taken, and an earlier rule not read
+        taken: list[str] = []
+        unknown_before: str | None = None
         for number, words in section.lines:
             if words[0] == "acl" and len(words) > 2:
                 acls.setdefault(words[1], []).append((words[2], words[3:]))
@@ -175,19 +208,30 @@ def haproxy_routes(path: str, text: str) -> Iterator[Route]:
                 backend = backends.get(words[1])
                 target, rewrite, problem = _backend(backend) if backend is not None else (
                     None, None, f"no backend {words[1]} in this file")
+                hosted = False
                 if words[0] == "default_backend":
                     paths, unread = ["/**"], None
                 elif len(words) > 3 and words[2] in ("if", "unless"):
-                    paths, unread = _condition(words[3:], acls) if words[2] == "if" else (
-                        ["/**"], f"its condition 'unless {' '.join(words[3:])}' is not read")
+                    paths, unread, hosted = _condition(words[3:], acls) if words[2] == "if" else (
+                        ["/**"], f"its condition 'unless {' '.join(words[3:])}' is not read", False)
                 else:
                     paths, unread = ["/**"], None
+                if words[0] == "use_backend":
+                    unread = rewritten or unread or unknown_before
+                    if unread is None and not hosted:
+                        paths = [p for p in paths if not any(_covers(t, p) for t in taken)]   # never reached
+                        taken += paths
+                    elif not hosted and unknown_before is None:
+                        unknown_before = f"the rule at line {number}, which may match first, is not read"
+                else:
+                    unread = rewritten
                 for pattern in paths:
                     # a stripped prefix applies to the paths under it; the others pass unchanged
                     applies = rewrite is not None and (pattern in ("/**", rewrite[0]) or pattern.startswith(rewrite[0] + "/"))
-                    forward = Forward(None if unread else target, 0, rewrite if applies else None,
+                    # a rewrite not read: where the backend's requests land is not known either (never guessed)
+                    forward = Forward(None if unread or problem else target, 0, rewrite if applies else None,
                                       normalise_path(pattern))
                     yield number, ANY, pattern, forward, unread or problem, "haproxy"
         if section.kind == "listen" and not ruled and any(w[0] == "server" for _, w in section.lines):
             target, rewrite, problem = _backend(section)
-            yield section.line, ANY, "/**", Forward(target, 0, rewrite, "/**"), problem, "haproxy"
+            yield section.line, ANY, "/**", Forward(None if problem else target, 0, rewrite, "/**"), problem, "haproxy"

@@ -27,11 +27,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ..languages.folding import Folded, unknown
+from ..languages.folding import Folded, literal, unknown
 from ..languages.symbols import Bound
 from ..languages.typescript.constants import ScriptFolder, resolve_script
 from ..model import CallFact, FileFacts
 from ..services.endpoints import Item
+from ..services.openapi_generation import Generation
 from .base import Framework, Project, Reader, item
 from .script_web import ScriptProject, object_field
 
@@ -61,8 +62,9 @@ def _url_literal(expr: str | None) -> bool:
 class OpenApiProject:
     """The TS/JS files, and the base URL the project gives each microservice's generated clients."""
 
-    def __init__(self, bounds: list[Bound]) -> None:
+    def __init__(self, bounds: list[Bound], documents: DocumentServers | None = None) -> None:
         self.script = ScriptProject(bounds)
+        self.documents = documents or DocumentServers()
         #: (microservice, generator) -> the base URLs set for that generator's clients: one generator's
         #: setting never stands for another's (an openapi-fetch instance for one API beside hey-api for another)
         self.bases: dict[tuple[str, str], list[Folded]] = {}
@@ -139,6 +141,54 @@ class OpenApiProject:
         return None, f"the generated client's base URL is set {len(values)} ways ({', '.join(values)[:120]})"
 
 
+class DocumentServers:
+    """Which document each generated client folder was made from, and which services serve each document."""
+
+    def __init__(self, project: Project | None = None) -> None:
+        #: client output (a folder or a file) -> the generator runs that write there
+        self.clients: dict[str, list[Generation]] = {}
+        #: document -> the microservices that serve it
+        self.servers: dict[str, set[str]] = {}
+        if project is None:
+            return
+        values = next(iter(project.settings.values()), None)
+        runs = values.generations if values is not None else []
+        files = project.table.files
+        for run in runs:
+            if run.side == "client":
+                self.clients.setdefault(run.output, []).append(run)
+            elif run.side == "server":   # the services whose files the server generator writes
+                self.servers.setdefault(run.document, set()).update(
+                    bound.ctx.microservice for path, bound in files.items()
+                    if (path == run.output or path.startswith(run.output + "/")) and not bound.ctx.is_test)
+        modules = {bound.ctx.module: bound.ctx.microservice for bound in project.table.files.values()}
+        for module, module_values in project.settings.items():
+            if module_values.openapi_generator and module in modules:
+                for op in module_values.openapi:
+                    self.servers.setdefault(op.file, set()).add(modules[module])
+
+    def target(self, path: str) -> tuple[Generation | None, str | None, str]:
+        """(the generator run that wrote the file, the one service serving its document, why none) for a
+        generated client's file; (None, None, "") when no run the repository describes wrote it."""
+        home = path
+        runs: list[Generation] = []
+        while home and not runs:
+            runs = self.clients.get(home, [])
+            home = home.rpartition("/")[0]
+        documents = sorted({run.document for run in runs})
+        if not documents:
+            return None, None, ""
+        if len(documents) > 1:
+            return None, None, f"the client's folder is generated from {len(documents)} documents ({', '.join(documents)})"
+        run = runs[0]
+        servers = sorted(self.servers.get(run.document, ()))
+        if len(servers) == 1:
+            return run, servers[0], ""
+        if not servers:
+            return run, None, f"no service serves {run.document}, the document it is generated from ({run.where})"
+        return run, None, f"{len(servers)} services serve {run.document} ({', '.join(servers)}): not told apart"
+
+
 def _inner_config(text: str) -> str:
     """``createConfig({ ... })`` inside ``createClient(...)``: the object it is given."""
     found = re.match(r"^\s*createConfig(?:<[^>]*>)?\(\s*(\{.*\})\s*\)\s*$", text, re.DOTALL)
@@ -158,8 +208,16 @@ def read_generated(project: OpenApiProject, bound: Bound) -> Iterator[Item]:
         path = folder.at(facts, call.owner, call.line).fold(url)
         base, why = project.js_base(bound.path) if generator == GENERATOR_JS else project.base(
             bound.ctx.microservice, generator)
+        run, service, no_service = project.documents.target(bound.path)
+        if run is not None and service is not None:
+            under = unknown(run.base_problem) if run.base_problem else literal(run.base)
+            yield item(bound, by_key.get(call.owner, -1), "client", "openapi", call.line, http_method=method,
+                       path=under + path, written=url, base_url=base, target=literal(service),
+                       target_source="openapi document")
+            continue
         yield item(bound, by_key.get(call.owner, -1), "client", "openapi", call.line, http_method=method,
-                   path=unknown(why) + path if why else path, written=url, base_url=base)
+                   path=unknown(why) + path if why else path, written=url, base_url=base,
+                   problems=[no_service] if no_service else [])
 
 
 def _generated_call(project: OpenApiProject, bound: Bound, call: CallFact,
@@ -193,8 +251,9 @@ def _made_by_openapi_fetch(facts: FileFacts, var: str) -> bool:
 
 
 def prepare(files: list[Bound], project: Project) -> Reader:
-    openapi_project = OpenApiProject(files)
+    openapi_project = OpenApiProject(files, DocumentServers(project))
     return lambda bound: read_generated(openapi_project, bound)
 
 
-FRAMEWORK = Framework("openapi_clients", ("typescript", "javascript"), prepare)
+#: every file: which service serves a client's document is told by the files a server generator wrote (Go, Java, ...)
+FRAMEWORK = Framework("openapi_clients", ("typescript", "javascript"), prepare, reads=None)

@@ -58,10 +58,13 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: 14: a symbol's search text also holds the words of its annotations' string arguments
 #: (`symbols.annotation_words`): an unchanged file of an index of format 13 would keep its symbols' texts without them.
 #: The same release keeps a Razor page's ``@model global::A.B`` (format 13 and before dropped it: no model).
-#: 15: each assignment in a branch arm (``if``/``else``, a ``case``, ``try``/``catch``, a loop) says so, with the arm's
-#: lines (``extra["conditional"]``, `extractor.record_values`): restored facts of format 14 would fold such a
+#: 15: a Go function literal written on one line types its parameter on that line only
+#: (`go.extract.closure_params`): restored facts of format 14 would keep the parameter's type for the rest of the
+#: enclosing function.
+#: 16: each assignment in a branch arm (``if``/``else``, a ``case``, ``try``/``catch``, a loop) says so, with the arm's
+#: lines (``extra["conditional"]``, `extractor.record_values`): restored facts of format 15 would fold such a
 #: variable to its last write only.
-FORMAT = 15
+FORMAT = 16
 
 
 def _context(values: list) -> FileContext:

@@ -104,7 +104,8 @@ def shown_hops(store: Store, path: list[Step]) -> list[Step]:
         client, served = (step.src, step.dst) if _walked_out(store, step) else (step.dst, step.src)
         chain = [client, *step.props["via"], served]
         stored = {(e.src, e.dst): e.props for e in store.edges_of(chain[:-1], direction="out",
-                                                                    types=["HTTP_CALLS"]).edges}
+                                                                    types=["HTTP_CALLS"]).edges
+                  if not e.props.get("via")}   # each hop is the client's own link or a proxy's forward
         # the last proxy's hop is its forward; to a service (``no_route``) it is the link's own
         stored[(chain[-2], served)] = stored.get((chain[-2], served), step.props)
         if any((a, b) not in stored for a, b in zip(chain, chain[1:], strict=False)):

@@ -123,6 +123,16 @@ def _read(path: Path) -> str:
         return ""
 
 
+def _runs_its_folder(root: Path, layout: Layout, folder: str) -> bool:
+    """Whether a unit working in a module's folder runs that module: a Go module only when its folder holds Go
+    files itself (``go run .``); one whose programs all lie below it (``cmd/billing``, ``cmd/ledger``) runs the
+    one the unit's command names, which the folder does not say. (Whether a folder holds sources is part of the
+    layout's key, so an update settles this as a full build does.)"""
+    if "go.mod" not in layout.modules[folder].build_files:
+        return True
+    return any(path.is_file() for path in (root / folder).glob("*.go"))
+
+
 def read_env_file(text: str) -> dict[str, str]:
     return {key: value for key, (value, _) in read_env_lines(text).items()}
 
@@ -596,7 +606,8 @@ def read_deployment(layout: Layout, root: Path, paths: list[str]) -> Deployment:
         if unit.kind == "k8s-service":
             continue
         service = entry.get(unit.dockerfile)
-        if service is None and unit.workdir in layout.modules:   # it runs a module's own folder (a shared image)
+        if service is None and unit.workdir in layout.modules and _runs_its_folder(root, layout, unit.workdir):
+            # it runs a module's own folder (a shared image)
             service = layout.modules[unit.workdir].microservice or None
             out.started |= {service} if service else set()
         service = service or (by_folder(unit.build) if unit.build else None)

@@ -54,7 +54,7 @@ from ..languages.folding import (
     settle_env,
 )
 from ..layout.layout import Layout
-from ..model import GraphEdge, GraphNode, make_edge, node_text, service_id, short_hash
+from ..model import GraphEdge, GraphNode, edge_id, make_edge, node_text, service_id, short_hash
 from . import grpc_links
 from .deployment import Deployment
 from .endpoints import (
@@ -163,6 +163,9 @@ URL_CLIENTS = frozenset({"rest_template", "web_client", "rest_client", "requests
 
 
 #: where a client's whole base URL comes from when it also names the service apart (or not at all)
+#: a URL client whose service is named apart from its URL: a declaration, the OpenAPI document it was generated
+#: from (`frameworks.openapi_clients`)
+NAMED_SOURCES = ("declared", "openapi document")
 WHOLE_URL_SOURCES = ("feign url", "@HttpExchange url", "@Client url", "@RegisterRestClient url")
 
 
@@ -249,7 +252,7 @@ def prepare_client(item: Item, names: ServiceNames, settler: Settler) -> Client:
     client = Client(item)
     if item.grpc is not None:
         return client
-    if item.flavor in URL_CLIENTS and item.target_source != "declared":
+    if item.flavor in URL_CLIENTS and item.target_source not in NAMED_SOURCES:
         if item.path is None:
             return client
         raw = item.path
@@ -353,6 +356,8 @@ def _url_target(value: Folded, names: ServiceNames, variables: list[str], item: 
                else "the URL's start is not known")
         return Target(None, "; ".join(dict.fromkeys([why, *(w for w in value.why if w)])), path)
     service, how = names.host(url.host.text, _port(value.text), variables, dns=url.source == "URL host")
+    if service is None:   # and what else the reader found that could have named it (the client's problems)
+        how = "; ".join(dict.fromkeys([how, *item.problems]))
     return Target(service, f"{url.source}: {how}" if service else how, path, url.host.text)
 
 
@@ -515,6 +520,7 @@ def _link_client(node: GraphNode, client: Client, http_by_service: dict[str, lis
         candidates += [e.dst for e in made if e.dst not in candidates]
     # one truth for the client and its edges: the least certain of the values that were linked; values that
     # link nowhere (a host no deployment names) are said in the detail, never hidden
+    edges = _one_per_id(edges)
     linked = [m for m, _, made in outcomes if made]
     match = min(linked or [m for m, _, _ in outcomes], key=_WORST.index)
     details = list(dict.fromkeys(d for _, d, _ in outcomes if d))
@@ -522,6 +528,19 @@ def _link_client(node: GraphNode, client: Client, http_by_service: dict[str, lis
         details.insert(0, f"{len(linked)} of the {len(outcomes)} values of its URL link; the others do not")
     props.update(match=match, match_detail="; ".join(details) or None, candidates=candidates)
     return edges
+
+
+def _one_per_id(edges: list[GraphEdge]) -> list[GraphEdge]:
+    """A client's edges, one per id: values of its URL that reach the same proxy route share the edge to it, whose
+    ``through`` is then the least certain of theirs (in any order of the values), as the client's own ``match``."""
+    kept: dict[str, GraphEdge] = {}
+    for edge in edges:
+        had = kept.pop(edge.id, None)
+        ways = [w for w in (had.props.get("through") if had else None, edge.props.get("through")) if w]
+        if ways:
+            edge.props["through"] = min(ways, key=lambda way: _WORST.index(way["match"]))
+        kept[edge.id] = edge
+    return list(kept.values())
 
 
 def _link_target(node: GraphNode, item: Item, target: Target, http_by_service: dict[str, list[tuple[GraphNode, Item]]],
@@ -549,7 +568,7 @@ def _link_target(node: GraphNode, item: Item, target: Target, http_by_service: d
         known = sorted(r.props["label"] for r, _ in http_by_service.get(service, []))
         listed = ", ".join(known[:8]) + (" ..." if len(known) > 8 else "") if known else "none found"
         detail = f"no route of {service} fits {item.http_method or 'any method'} {template} (its routes: {listed})"
-        return "no_route", detail, [make_edge(node.id, "HTTP_CALLS", service_id(service), {
+        return "no_route", detail, [_link_edge(node.id, service_id(service), via, {
             "match": "no_route", **_via_props(via), "evidence": {**evidence, "routes_of_service": known[:20]}})]
     best = max(score for score, _, _ in fits)
     top = [(route, route_item) for score, route, route_item in fits if score == best]
@@ -558,7 +577,7 @@ def _link_target(node: GraphNode, item: Item, target: Target, http_by_service: d
         detail = None
     else:
         match, detail = "ambiguous", f"{len(top)} routes of {service} fit {template} equally"
-    edges = [make_edge(node.id, "HTTP_CALLS", route.id, {
+    edges = [_link_edge(node.id, route.id, via, {
         "match": match, **_via_props(via), "evidence": {**evidence, "route_template": route_item.path.text,
                                                         "route_method": route_item.http_method}})
         for route, route_item in top]
@@ -571,6 +590,15 @@ def _link_target(node: GraphNode, item: Item, target: Target, http_by_service: d
 
 #: how many proxies one request is followed through (an edge proxy in front of a gateway is two)
 MAX_HOPS = 3
+
+
+def _link_edge(src: str, dst: str, via: tuple[GraphNode, ...], props: dict) -> GraphEdge:
+    """A client's link; one through proxies has an id of its own per ``via``, so that the same client reaching the
+    same route directly (another value of its URL) or through other proxies keeps both links."""
+    if not via:
+        return make_edge(src, "HTTP_CALLS", dst, props)
+    return GraphEdge(edge_id(src, "HTTP_CALLS", "\x00".join([dst, *(route.id for route in via)])), src, dst,
+                     "HTTP_CALLS", props)
 
 
 def _via_props(via: tuple[GraphNode, ...]) -> dict:
@@ -605,7 +633,7 @@ def _through(node: GraphNode, item: Item, template: str, proxy: tuple[GraphNode,
     if why is not None:
         hop.props["through"] = {"match": "unresolved", "detail": why}
         if not via:
-            node.props.update(through_match="unresolved", through_detail=why)
+            _say_through(node, "unresolved", why)
         return []
     assert inner is not None and upstream is not None
     target = Target(upstream, f"through the proxy route {route.props['microservice']} {route.props['label']}",
@@ -614,8 +642,19 @@ def _through(node: GraphNode, item: Item, template: str, proxy: tuple[GraphNode,
     hop.props["through"] = {"match": match, "detail": detail, "upstream": upstream, "upstream_path": inner}
     if not via:   # the client says where its request ends (the last proxy's outcome)
         last = next((e.props["through"] for e in reversed(edges) if "through" in e.props), hop.props["through"])
-        node.props.update(through_match=last["match"], through_detail=last.get("detail"))
+        _say_through(node, last["match"], last.get("detail"))
     return edges
+
+
+def _say_through(node: GraphNode, match: str, detail: str | None) -> None:
+    """Where a client's request ends through a proxy: of its URL's values, the least certain (as its ``match``),
+    whatever order the values come in."""
+    had = node.props.get("through_match")
+    if had is None or _WORST.index(match) < _WORST.index(had):
+        node.props.update(through_match=match, through_detail=detail)
+    elif match == had and detail:
+        node.props["through_detail"] = "; ".join(dict.fromkeys(filter(None, [node.props.get("through_detail"),
+                                                                             detail])))
 
 
 # -- gateways ---------------------------------------------------------------------------------------------------

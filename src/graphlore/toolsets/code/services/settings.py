@@ -41,6 +41,7 @@ from ..layout.layout import Layout
 from .deployment import Deployment
 from .dotnet_config import APPSETTINGS, appsettings
 from .openapi_docs import Operation, operations, server_generator
+from .openapi_generation import Generation, generations
 from .webapp import WebApp, read_webapp
 from .yaml_lines import documents
 
@@ -245,6 +246,8 @@ class Values:
     #: configures over them (None: none; the documents may still be read by a runtime router such as connexion)
     openapi: list[Operation] = field(default_factory=list)
     openapi_generator: str | None = None
+    #: the repository's OpenAPI generator runs (`openapi_generation`), the same list for every module
+    generations: list[Generation] = field(default_factory=list)
     #: what an agent asks of the module's configuration, each with its file and line (`config_notes`)
     notes: list[Note] = field(default_factory=list)
     #: key -> (file, line) of the setting that gives its value (the last file read wins, as in ``entries``)
@@ -488,8 +491,9 @@ def module_values(layout: Layout, root: Path, deployment: Deployment | None = No
             servers += _locations(path, raw)
     shared = [folder for folder in servers if (root / folder).is_dir() and _inside(root / folder, root)]
     out: dict[str, Values] = {}
+    generated = generations(root)
     for path, module in layout.modules.items():
-        values = Values()
+        values = Values(generations=generated)
         if deployment is not None:
             values.env = deployment.env.get(module.microservice, {})
         for source, settings, lines in local[path]:

@@ -20,16 +20,23 @@ from pathlib import Path
 
 import yaml
 
-from ..layout.walk import NGINX_FILE, OPENAPI_FILE, PROXY_FILE
+from ..layout.walk import NGINX_FILE, OPENAPI_FILE, PROXY_FILE, SYMFONY_SERVICES
 from .dotnet_config import loads_settings_json
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _TaggedLoader(_LOADER):   # type: ignore[misc,valid-type]
+    """As the Symfony reader reads ``config/services.yaml`` (`services.settings`): its tags are values."""
+
+
+_TaggedLoader.add_multi_constructor("!", lambda loader, suffix, node: None)
 _NGINX_NOISE = re.compile(r"#[^\n]*|\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|\$\{\w+\}")
 
 
-def _yaml(text: str) -> str | None:
+def _yaml(text: str, tagged: bool = False) -> str | None:
     try:
-        for _ in yaml.load_all(text, Loader=_LOADER):
+        for _ in yaml.load_all(text, Loader=_TaggedLoader if tagged else _LOADER):
             pass
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -73,11 +80,11 @@ def _nginx(text: str) -> str | None:
     return f"nginx: {depth} block(s) not closed at the end" if depth > 0 else None
 
 
-def problem(name: str, text: str) -> str | None:
+def problem(name: str, text: str, tagged: bool = False) -> str | None:
     """Why a configuration file of this name cannot be read (one line), or None when it can (or is not one
-    this module checks)."""
+    this module checks); ``tagged``: YAML whose reader takes its tags (Symfony's services)."""
     if name.endswith((".yml", ".yaml")):
-        return _yaml(text)
+        return _yaml(text, tagged)
     if PROXY_FILE.match(name) and name.endswith(".json"):
         return _json(text, settings=True)
     if OPENAPI_FILE.match(name) and name.lower().endswith(".json"):
@@ -100,7 +107,7 @@ def unreadable_files(root: Path, layout_files: dict[str, list[str]]) -> dict[str
             except OSError as exc:
                 out[rel] = f"cannot be read: {exc.strerror or exc}"
                 continue
-            why = problem(name, text)
+            why = problem(name, text, tagged=bool(SYMFONY_SERVICES.search(rel)))
             if why is not None:
                 out[rel] = why
     return out

@@ -449,7 +449,8 @@ class _Extractor(Extractor):
         after the one the literal opens on (where the enclosing function's names are still used:
         ``h.repo.Update(id, func(h *Hour) ... {``), to its closing line, where the name the parameter shadowed
         (a receiver, a parameter, a local) takes its type back. A literal whose body is on one line has the
-        parameter from its line on, as any local (a line cannot tell its inside from its outside)."""
+        parameter on that line (a line cannot tell its inside from its outside) and the shadowed name's type
+        again from the next line."""
         if not params:
             return
         owners = innermost_owner(self.spans, [name.start_byte for name, _, _ in params])
@@ -460,11 +461,13 @@ class _Extractor(Extractor):
             body = literal.child_by_field_name("body") or literal
             opens, first, last = literal.start_point[0] + 1, body.start_point[0] + 1, body.end_point[0] + 1
             declared = table.setdefault(owner, {}).setdefault(text(name_node), [])
-            if last <= first:
+            before = [(line, t) for line, t in declared if line <= opens and t != "?"]
+            if last <= first:   # one line: the parameter on that line, the shadowed name's type from the next
                 declared.append((name_node.start_point[0] + 1, type_))
+                if before:
+                    declared.append((last + 1, before[-1][1]))
                 declared.sort(key=lambda entry: entry[0])
                 continue
-            before = [(line, t) for line, t in declared if line <= opens and t != "?"]
             declared.append((first + 1, type_))
             if before:
                 declared.append((last, before[-1][1]))   # the shadowed name's type again after the literal
