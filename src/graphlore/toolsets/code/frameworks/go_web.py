@@ -4,7 +4,9 @@ consumers of sarama, segmentio/kafka-go and confluent-kafka-go, read from the fa
 **Routes.** A router is a value made by ``http.NewServeMux()`` (or the package-level ``http.HandleFunc``),
 ``mux.NewRouter()``, ``gin.Default()``/``gin.New()``, ``echo.New()`` or ``chi.NewRouter()``, or a parameter of
 their types; groups add their prefix (``r.PathPrefix("/api").Subrouter()``, ``r.Group("/v1")``, chi's
-``r.Route("/api", func(r chi.Router) {...})``). Registrations: ``HandleFunc``/``Handle`` (net/http: a Go 1.22
+``r.Route("/api", func(r chi.Router) {...})``), and so does a mount in the function that made the router (chi
+``root.Mount("/api", api)``, ``mux.Handle("/api/", http.StripPrefix("/api", api))``; under each of two mounts; a
+mount through another call, ``Mount("/api", wrap(api))``, leaves the prefix unknown). Registrations: ``HandleFunc``/``Handle`` (net/http: a Go 1.22
 pattern ``"GET /items/{id}"`` gives the method; gorilla: a chained ``.Methods(...)``; else any method; gorilla's
 ``r.PathPrefix(p).Handler(h)`` serves every path under ``p``: ``ANY p/**``), gin and
 echo ``GET``/``POST``/.../``Any``/``Handle(method, ...)``, chi ``Get``/``Post``/.../``Method(method, ...)``.
@@ -53,6 +55,7 @@ VERBS = {"GET": "GET", "POST": "POST", "PUT": "PUT", "DELETE": "DELETE", "PATCH"
          "Head": "HEAD", "Options": "OPTIONS"}
 GROUPS = {"Group", "PathPrefix", "Subrouter", "Route", "With"}
 SUBROUTER = re.compile(r"^(\w+)\.PathPrefix\((.*)\)\.Subrouter$")
+STRIP_PREFIX = re.compile(r"^http\.StripPrefix\((.+),\s*(\w+)\)$")
 CLIENT_CALLS = {"Get": "GET", "Head": "HEAD", "Post": "POST", "PostForm": "POST"}
 
 
@@ -105,7 +108,7 @@ class GoWeb:
                 return parent[0], [join_paths([p, prefix]) for p in parent[1]]
             key = self.qualified(bound, callee)
             if key in ROUTERS:
-                return ROUTERS[key], [literal("")]
+                return ROUTERS[key], self.mounted(bound, owner, name, depth)
             head, _, method = callee.rpartition(".")
             if method in GROUPS and head and "." not in head:
                 maker = self.maker(bound, owner, name, method, head)
@@ -120,6 +123,30 @@ class GoWeb:
             prefix = literal("") if key[1] in ROOT_TYPES else unknown(f"{name} is a group made elsewhere")
             return ROUTER_TYPES[key], [prefix]
         return None
+
+    def mounted(self, bound: Bound, owner: str, var: str, depth: int) -> list[Folded]:
+        """The prefixes a router made in this function serves under: each ``parent.Mount(prefix, var)`` (chi) or
+        ``parent.Handle(pattern, http.StripPrefix(prefix, var))`` of the function, else ``""`` (the root router). A
+        mount that hands the router through something else (``Mount("/api", wrap(var))``) leaves it unknown."""
+        out: list[Folded] = []
+        for call in bound.facts.calls:
+            if call.owner != owner or len(call.args) != 2 or not re.search(rf"\b{re.escape(var)}\b", call.args[1]):
+                continue
+            handed = call.args[1].strip()
+            stripped = STRIP_PREFIX.match(handed)
+            if call.name == "Mount" and handed == var:
+                prefix = self.go.fold(bound, call.args[0], owner, call.line)
+            elif call.name == "Handle" and stripped and stripped.group(2) == var:
+                prefix = self.go.fold(bound, stripped.group(1), owner, call.line)
+            elif call.name == "Mount":
+                out.append(unknown(f"{var} is mounted at {call.args[0][:40]} through {handed[:40]}"))
+                continue
+            else:
+                continue
+            parent = self.router(bound, owner, call.receiver, call.line, depth + 1)
+            out += [join_paths([p, prefix]) for p in parent[1]] if parent is not None else [
+                unknown(f"{var} is mounted at {call.args[0][:40]} on a router made elsewhere")]
+        return out or [literal("")]
 
     @staticmethod
     def maker(bound: Bound, owner: str, var: str, method: str, parent: str) -> CallFact | None:
