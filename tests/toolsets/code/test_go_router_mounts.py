@@ -166,3 +166,46 @@ def test_a_generated_handler_kept_in_a_local_then_mounted_serves_under_the_mount
 \thttp.ListenAndServe(":8080", root)"""
     files = {"ports/api.gen.go": OAPI_GEN, "ports/http.go": IMPL, "main.go": _main(OAPI_IMPORTS, body)}
     assert _routes(tmp_path, files, "oapi_codegen") == {("GET", "/api/orders")}
+
+
+API_PACKAGE = """package api
+
+import (
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+)
+
+func list(w http.ResponseWriter, r *http.Request) {}
+
+func New() chi.Router {
+	r := chi.NewRouter()
+	r.Get("/orders", list)
+	return r
+}
+"""
+API_IMPORTS = '\t"example.org/o/api"\n' + CHI
+
+
+def test_a_router_a_function_returns_serves_under_the_mount_of_its_call(tmp_path):
+    body = """\troot := chi.NewRouter()
+\troot.Mount("/api", api.New())
+\thttp.ListenAndServe(":8080", root)"""
+    files = {"api/api.go": API_PACKAGE, "main.go": _main(API_IMPORTS, body)}
+    assert _routes(tmp_path, files) == {("GET", "/api/orders")}
+
+
+def test_a_returned_router_kept_in_a_local_and_mounted_twice_serves_under_each(tmp_path):
+    body = """\tsub := api.New()
+\troot := chi.NewRouter()
+\troot.Mount("/v1", sub)
+\troot.Mount("/v2", sub)
+\thttp.ListenAndServe(":8080", root)"""
+    files = {"api/api.go": API_PACKAGE, "main.go": _main(API_IMPORTS, body)}
+    assert _routes(tmp_path, files) == {("GET", "/v1/orders"), ("GET", "/v2/orders")}
+
+
+def test_a_returned_router_served_as_it_is_keeps_its_paths(tmp_path):
+    body = """\thttp.ListenAndServe(":8080", api.New())"""
+    files = {"api/api.go": API_PACKAGE, "main.go": _main(API_IMPORTS, body)}
+    assert _routes(tmp_path, files) == {("GET", "/orders")}
