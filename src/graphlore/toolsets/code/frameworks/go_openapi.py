@@ -14,7 +14,8 @@ of the interface. None, or several, leave the wrapper method as the handler and 
 any router's (`go_web`), or, when the router is the parameter of a function literal handed to a function that
 mounts what the literal returns (``rootRouter.Mount("/api", createHandler(apiRouter))``, also through functions
 that pass the callback on), that mount's prefix; an entry point that makes its own router (``Handler(si)``) is
-under a ``Mount`` it is handed to on its line. No entry-point call in the service leaves the prefix unknown.
+under a ``Mount`` it is handed to on its line, or that mounts the local it is kept in. No entry-point call in the
+service leaves the prefix unknown.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from ..model import CallFact
 from ..services.endpoints import ANY, HTTP_METHODS, Item, join_paths
 from .base import Framework, Project, Reader, item
 from .go_web import VERBS, GoWeb
+from .golang import local
 
 FLAVOR = "oapi_codegen"
 INTERFACES = ("ServerInterface", "StrictServerInterface")
@@ -127,18 +129,26 @@ def _router_prefixes(web: GoWeb, callbacks: _Callbacks, bound: Bound, index: int
 
 
 def _mounted_at(web: GoWeb, bound: Bound, call: CallFact) -> list[Folded]:
-    """The prefixes of the router the handler an entry point makes is served by: a ``Mount(prefix, <the call>)``
-    of its line (``root.Mount("/api", ports.Handler(si))``), else none (the handler is served as it is)."""
+    """The prefixes of the router the handler an entry point makes is served by: each ``Mount(prefix, <the call>)``
+    of its line (``root.Mount("/api", ports.Handler(si))``) or ``Mount(prefix, h)`` of the local it is kept in
+    (``h := ports.Handler(si)``), else none (the handler is served as it is)."""
+    written = f"{call.receiver[1]}.{call.name}" if call.receiver and call.receiver[0] == "name" else call.name
+    out: list[Folded] = []
     for mount in bound.facts.calls:
-        if mount.name != "Mount" or mount.line != call.line or mount.owner != call.owner or len(mount.args) != 2:
+        if mount.name != "Mount" or mount.owner != call.owner or len(mount.args) != 2:
             continue
-        if mount.args[1].strip().split("(", 1)[0].rsplit(".", 1)[-1] != call.name:
+        handed = mount.args[1].strip()
+        if mount.line == call.line:
+            if handed.split("(", 1)[0].rsplit(".", 1)[-1] != call.name:
+                continue
+        elif not (re.fullmatch(r"\w+", handed) and mount.line > call.line
+                  and local(bound, mount.owner, handed, mount.line) == f"~{written}()"):
             continue
         found = web.router(bound, mount.owner, mount.receiver, mount.line)
         prefix = web.go.fold(bound, mount.args[0], mount.owner, mount.line)
-        return [join_paths([p, prefix]) for p in found[1]] if found is not None else [
+        out += [join_paths([p, prefix]) for p in found[1]] if found is not None else [
             unknown(f"the router mounting the {call.name} handler at {mount.args[0][:40]} is made elsewhere")]
-    return [literal("")]
+    return out or [literal("")]
 
 
 def _prefixes(web: GoWeb, callbacks: _Callbacks, bounds: list[Bound], package: str) -> list[Folded]:

@@ -4,7 +4,10 @@ consumers of sarama, segmentio/kafka-go and confluent-kafka-go, read from the fa
 **Routes.** A router is a value made by ``http.NewServeMux()`` (or the package-level ``http.HandleFunc``),
 ``mux.NewRouter()``, ``gin.Default()``/``gin.New()``, ``echo.New()`` or ``chi.NewRouter()``, or a parameter of
 their types; groups add their prefix (``r.PathPrefix("/api").Subrouter()``, ``r.Group("/v1")``, chi's
-``r.Route("/api", func(r chi.Router) {...})``). Registrations: ``HandleFunc``/``Handle`` (net/http: a Go 1.22
+``r.Route("/api", func(r chi.Router) {...})``), and so does a mount in the function that made the router (chi
+``root.Mount("/api", api)``, ``mux.Handle("/api/", http.StripPrefix("/api", api))``; under each of two mounts; a
+mount through another call, ``Mount("/api", wrap(api))``, leaves the prefix unknown), or, for a router a function
+makes and returns, a mount of a call of that function (``root.Mount("/api", api.New())``). Registrations: ``HandleFunc``/``Handle`` (net/http: a Go 1.22
 pattern ``"GET /items/{id}"`` gives the method; gorilla: a chained ``.Methods(...)``; else any method; gorilla's
 ``r.PathPrefix(p).Handler(h)`` serves every path under ``p``: ``ANY p/**``), gin and
 echo ``GET``/``POST``/.../``Any``/``Handle(method, ...)``, chi ``Get``/``Post``/.../``Method(method, ...)``.
@@ -31,7 +34,7 @@ from ..languages.symbols import Bound
 from ..model import CallFact
 from ..services.endpoints import ANY, HTTP_METHODS, Item, join_paths
 from .base import Framework, Project, Reader, item
-from .golang import GoProject, written_type
+from .golang import GoProject, local, written_type
 
 HTTP = "net/http"
 ROUTERS = {
@@ -53,6 +56,8 @@ VERBS = {"GET": "GET", "POST": "POST", "PUT": "PUT", "DELETE": "DELETE", "PATCH"
          "Head": "HEAD", "Options": "OPTIONS"}
 GROUPS = {"Group", "PathPrefix", "Subrouter", "Route", "With"}
 SUBROUTER = re.compile(r"^(\w+)\.PathPrefix\((.*)\)\.Subrouter$")
+STRIP_PREFIX = re.compile(r"^http\.StripPrefix\((.+),\s*(\w+)\)$")
+ONE_CALL = re.compile(r"^((?:\w+\.)?\w+)\([^()]*\)$")
 CLIENT_CALLS = {"Get": "GET", "Head": "HEAD", "Post": "POST", "PostForm": "POST"}
 
 
@@ -66,6 +71,8 @@ class GoWeb:
 
     def __init__(self, bounds: list[Bound]) -> None:
         self.go = GoProject(bounds)
+        self.mounts = [(b, c) for b in bounds if not b.facts.extra.get("generated")
+                       for c in b.facts.calls if c.name == "Mount" and len(c.args) == 2 and c.owner]
 
     def qualified(self, bound: Bound, written: str) -> tuple[str, str] | None:
         """(import path without version, name) of ``pkg.Name`` as written, None when not qualified."""
@@ -105,7 +112,7 @@ class GoWeb:
                 return parent[0], [join_paths([p, prefix]) for p in parent[1]]
             key = self.qualified(bound, callee)
             if key in ROUTERS:
-                return ROUTERS[key], [literal("")]
+                return ROUTERS[key], self.mounted(bound, owner, name, depth)
             head, _, method = callee.rpartition(".")
             if method in GROUPS and head and "." not in head:
                 maker = self.maker(bound, owner, name, method, head)
@@ -120,6 +127,59 @@ class GoWeb:
             prefix = literal("") if key[1] in ROOT_TYPES else unknown(f"{name} is a group made elsewhere")
             return ROUTER_TYPES[key], [prefix]
         return None
+
+    def mounted(self, bound: Bound, owner: str, var: str, depth: int) -> list[Folded]:
+        """The prefixes a router made in this function serves under: each ``parent.Mount(prefix, var)`` (chi) or
+        ``parent.Handle(pattern, http.StripPrefix(prefix, var))`` of the function, else ``""`` (the root router). A
+        mount that hands the router through something else (``Mount("/api", wrap(var))``) leaves it unknown."""
+        out: list[Folded] = []
+        for call in bound.facts.calls:
+            if call.owner != owner or len(call.args) != 2 or not re.search(rf"\b{re.escape(var)}\b", call.args[1]):
+                continue
+            handed = call.args[1].strip()
+            stripped = STRIP_PREFIX.match(handed)
+            if call.name == "Mount" and handed == var:
+                prefix = self.go.fold(bound, call.args[0], owner, call.line)
+            elif call.name == "Handle" and stripped and stripped.group(2) == var:
+                prefix = self.go.fold(bound, stripped.group(1), owner, call.line)
+            elif call.name == "Mount":
+                out.append(unknown(f"{var} is mounted at {call.args[0][:40]} through {handed[:40]}"))
+                continue
+            else:
+                continue
+            parent = self.router(bound, owner, call.receiver, call.line, depth + 1)
+            out += [join_paths([p, prefix]) for p in parent[1]] if parent is not None else [
+                unknown(f"{var} is mounted at {call.args[0][:40]} on a router made elsewhere")]
+        return out or self.returned(bound, owner, depth) or [literal("")]
+
+    def returned(self, bound: Bound, owner: str, depth: int) -> list[Folded]:
+        """The prefixes of the mounts of a call of the function ``owner`` that makes a router and returns a router
+        or handler type: ``root.Mount("/api", newAPI())``, or of the local kept from it (``api := newAPI()``)."""
+        index = bound.by_key.get(owner)
+        made = bound.facts.symbols[index] if index is not None else None
+        if made is None or made.kind != "function" or made.parent is not None:
+            return []
+        key = self.qualified(bound, made.type or "")
+        if key not in ROUTER_TYPES and key != (HTTP, "Handler"):
+            return []
+        out: list[Folded] = []
+        for other, mount in self.mounts:
+            handed = mount.args[1].strip()
+            called = ONE_CALL.match(handed)
+            if called is None and re.fullmatch(r"\w+", handed):
+                kept = local(other, mount.owner, handed, mount.line)
+                called = ONE_CALL.match(kept[1:]) if kept.startswith("~") else None
+            if called is None:
+                continue
+            head, dot, name = called.group(1).rpartition(".")
+            package = self.go.packages.package_of(other, head) if dot else other.ctx.module_name
+            if (package, name) != (bound.ctx.module_name, made.name):
+                continue
+            parent = self.router(other, mount.owner, mount.receiver, mount.line, depth + 1)
+            prefix = self.go.fold(other, mount.args[0], mount.owner, mount.line)
+            out += [join_paths([p, prefix]) for p in parent[1]] if parent is not None else [
+                unknown(f"{made.name}() is mounted at {mount.args[0][:40]} on a router made elsewhere")]
+        return out
 
     @staticmethod
     def maker(bound: Bound, owner: str, var: str, method: str, parent: str) -> CallFact | None:
