@@ -61,7 +61,10 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: 15: a Go function literal written on one line types its parameter on that line only
 #: (`go.extract.closure_params`): restored facts of format 14 would keep the parameter's type for the rest of the
 #: enclosing function.
-FORMAT = 15
+#: 16: nginx locations are selected as nginx does (`frameworks.nginx`): a prefix location a regex location may take
+#: requests from links nothing (or is no route), and a simple regex location is a route; restored routes of format 15
+#: would keep the prefix location's link.
+FORMAT = 16
 
 
 def _context(values: list) -> FileContext:
