@@ -73,7 +73,7 @@ def _gateway(root: Path) -> tuple[dict[str, dict], list[tuple[str, str]]]:
 
 def test_proxy_pass_locations_forward_to_the_service_their_host_names(tmp_path: Path):
     routes, links = _gateway(_project(tmp_path / "shop"))
-    assert set(routes) == {"ANY /api/orders/**", "ANY /api/stock/**", "ANY /health"}   # the regex one is not read
+    assert set(routes) == {"ANY /api/orders/**", "ANY /api/stock/**", "ANY /health", "ANY /img/**"}
     orders = routes["ANY /api/orders/**"]
     assert (orders["microservice"], orders["file"], orders["line"], orders["source_layer"]) == (
         "web", "web/default.conf.template", 7, "config")
@@ -181,3 +181,63 @@ def test_a_prefix_rewrite_break_swaps_the_prefix_and_another_rewrite_links_nothi
     assert forward.outside("/v1/orders/{id}") == "/api/orders/orders/{id}"
     forward, problem = found["/legacy/**"]
     assert forward.target is None and "rewrite" in problem   # not read: said, never a guess
+
+
+def test_regex_locations_are_checked_after_the_longest_prefix_and_win():
+    conf = """server {
+    location ~ ^/shop/(.*)$ { proxy_pass http://orders:8000; }
+    location /shop/ { proxy_pass http://orders:8000/; }
+    location ~ ^/img/(.*)$ { proxy_pass http://images:8000/v1/$1; }
+    location /cart/ { proxy_pass http://cart:8000/; }
+    location ~* \\.(png|jpg)$ { root /srv/img; }
+    location ^~ /static/ { proxy_pass http://assets:8000/; }
+    location = /health { proxy_pass http://orders:8000; }
+    location ~ ^/docs/(.*)$ { proxy_pass http://docs:8000; }
+}
+server {
+    location /shop/ { proxy_pass http://shop:8000/; }
+}
+"""
+    found = [(line, pattern, forward, problem) for line, _, pattern, forward, problem in locations("nginx.conf", conf)]
+    by_line = {line: (pattern, forward, problem) for line, pattern, forward, problem in found}
+    # the regex location takes every request under /shop/: the path passes unchanged, the prefix one is never picked
+    pattern, forward, problem = by_line[2]
+    assert (pattern, plain(forward.target.text), forward.rewrite, problem) == ("/shop/**", "http://orders:8000", None, None)
+    assert 3 not in by_line
+    # a regex not read (an image suffix) may take any request of a plain prefix: said, linked nowhere
+    pattern, forward, problem = by_line[5]
+    assert pattern == "/cart/**" and forward.target is None and "not read" in problem
+    # a capture under a literal URI swaps the prefix; ^~ stops the regex search; = is exact
+    assert by_line[4][1].rewrite == ("/img/", "/v1/") and by_line[4][1].outside("/v1/a.png") == "/img/a.png"
+    assert plain(by_line[7][1].target.text) == "http://assets:8000" and by_line[7][2] is None
+    assert by_line[8][0] == "/health" and by_line[8][2] is None
+    # a regex location after one not read may lose to it (written order): said, linked nowhere
+    assert by_line[9][1].target is None and "not read" in by_line[9][2]
+    # another server block's locations do not compete
+    assert plain(by_line[12][1].target.text) == "http://shop:8000" and by_line[12][2] is None
+
+
+def test_a_client_reaches_what_the_regex_location_forwards_not_the_prefix_ones_path(tmp_path: Path):
+    root = tmp_path / "shop"
+    (root / "gateway").mkdir(parents=True)
+    (root / "gateway/Dockerfile").write_text("FROM nginx:1.27-alpine\nCOPY nginx.conf /etc/nginx/nginx.conf\n")
+    (root / "gateway/nginx.conf").write_text(
+        "server {\n  location ~ ^/shop/(.*)$ {\n    proxy_pass http://orders:8000;\n  }\n"
+        "  location /shop/ {\n    proxy_pass http://orders:8000/;\n  }\n}\n")
+    (root / "orders").mkdir()
+    (root / "orders/Dockerfile").write_text("FROM python:3.12\nCMD [\"flask\", \"run\"]\n")
+    (root / "orders/requirements.txt").write_text("flask\n")
+    (root / "orders/app.py").write_text(ORDERS)
+    (root / "web").mkdir()
+    (root / "web/Dockerfile").write_text("FROM python:3.12\n")
+    (root / "web/requirements.txt").write_text("requests\n")
+    (root / "web/client.py").write_text("import requests\n\n\ndef load(order_id):\n"
+                                        "    return requests.get(f\"http://gateway/shop/orders/{order_id}\").json()\n")
+    (root / "docker-compose.yml").write_text("services:\n  gateway:\n    build: ./gateway\n  orders:\n"
+                                             "    build: ./orders\n  web:\n    build: ./web\n")
+    nodes, edges = CodeGraph.build(root).snapshot()
+    gateway = [n.props for n in nodes.values() if n.kind == "route" and n.props.get("microservice") == "gateway"]
+    assert [(r["label"], r["line"]) for r in gateway] == [("ANY /shop/**", 2)]   # the prefix location: never picked
+    # nginx sends /shop/orders/1 upstream unchanged: no route of orders serves it (never /orders/{order_id})
+    assert not [e for e in edges.values() if e.type == "HTTP_CALLS" and nodes[e.dst].kind == "route"
+                and nodes[e.dst].props.get("microservice") == "orders"]

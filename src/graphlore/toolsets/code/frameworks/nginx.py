@@ -4,8 +4,17 @@ forwarding to the service the URL's host names (`services.endpoints.Forward`; `s
 the target's routes).
 
 **Paths.** ``location /api/cart/`` matches everything under ``/api/cart/`` (``/api/cart/**``), ``location =
-/x`` only ``/x``; a regular-expression location (``~``, ``~*``) is not read, nor a ``proxy_pass`` inside a
-nested block (an ``if``; a nested ``location`` is a route of its own). Any method.
+/x`` only ``/x``; a ``proxy_pass`` inside a nested block (an ``if``) is not read (a nested ``location`` is a
+route of its own). Any method.
+
+**Which location.** Inside one ``server`` block nginx picks ``=`` exact, then the longest prefix, which stops there
+when it is ``^~``, else the first regular-expression location (``~``, ``~*``, in written order) that matches. A
+regex that takes everything under a literal prefix (``^/shop/(.*)$``, ``^/shop/``) is read as that prefix's route;
+any other is not read (no route). A plain prefix location every request of which such a regex takes is no route; one
+a regex may take some of (overlapping prefixes, or a regex not read) links nothing and names that regex, as does a
+regex location after an earlier regex that may match first, or under a ``^~`` prefix: never a link through a
+location nginx may not pick. A regex location's ``proxy_pass`` passes the path on unchanged without a URI, and
+``/v1/$1`` puts the rest under ``/v1/``; another URI is not read.
 
 **Where to.** ``proxy_pass http://host:port/uri``: a URI part (even ``/``) replaces the matched prefix (``/api/cart/``
 then ``/``: the target sees ``/x`` for ``/api/cart/x``); none passes the path unchanged. A ``rewrite ^/prefix/(.*)$ /other/$1 break;`` in the location swaps
@@ -43,6 +52,11 @@ _REWRITE = re.compile(r"\brewrite\s+(\S+)\s+(\S+)(?:\s+(\w+))?\s*;")
 #: a rewrite that swaps a literal prefix: ``^/api/(.*)$`` (``$`` optional) to ``/v1/$1``
 _PREFIX_REGEX = re.compile(r"^\^(/[\w./-]*)\(\.\*\)\$?$")
 _PREFIX_REPLACEMENT = re.compile(r"^(/[\w./-]*)\$1$")
+#: a regex location that takes everything under a literal prefix: ``^/shop/(.*)$``, ``^/shop/(.*)``, ``^/shop/``
+_REGEX_LOCATION = re.compile(r"^\^(/[\w/-]*)(?:\(\.\*\)\$?)?$")
+#: a regex location's ``proxy_pass`` URI that puts its capture under a literal path: ``/$1``, ``/v1/$1``
+_CAPTURE_URI = re.compile(r"^(/[\w./-]*)\$1$")
+_SERVER_BLOCK = re.compile(r"\bserver\s*\{")
 _SERVER = re.compile(r"\bserver\s+([^;\s]+)[^;]*;")
 _URL = re.compile(r"^(https?://)([^/]+)(/.*)?$")
 _TEMPLATE_VAR = re.compile(r"\$\{(\w+)\}")
@@ -89,19 +103,83 @@ def _rewritten_prefix(rewrites: list[tuple[str, str, str]]) -> tuple[str, str] |
     return (regex.group(1), replacement.group(1)) if regex and replacement else None
 
 
+def _regex_prefix(regex: str) -> str | None:
+    """The literal prefix a regular-expression location matches everything under (``^/shop/(.*)$``, ``^/shop/``:
+    ``/shop/``); None when the expression says more (not read)."""
+    found = _REGEX_LOCATION.match(regex)
+    return found.group(1) if found else None
+
+
+def _overlaps(prefix: str, regex: tuple[str, str]) -> bool:
+    """Whether a regular-expression location may match a request under ``prefix``: its literal prefix and
+    ``prefix`` nest (compared without case for ``~*``), or the expression is not read (then it may)."""
+    modifier, written = regex
+    literal_prefix = _regex_prefix(written)
+    if literal_prefix is None:
+        return True
+    a, b = (prefix.lower(), literal_prefix.lower()) if modifier == "~*" else (prefix, literal_prefix)
+    return a.startswith(b) or b.startswith(a)
+
+
+def _scopes(text: str) -> list[tuple[int, int]]:
+    """The spans of the file's ``server { }`` blocks (locations compete only inside one)."""
+    return [(m.end(), m.end() + len(brace_block(text, m.end()))) for m in _SERVER_BLOCK.finditer(text)]
+
+
+#: a location whose every request a regex location nginx checks first takes: no route (nginx never picks it)
+NEVER = "never picked"
+
+
+def _competing(where: str, modifier: str | None, regexes: list[tuple[int, str, str]], start: int) -> str | None:
+    """Why nginx may pick another location for a request this one matches, following nginx's order (``=``
+    exact, ``^~`` prefix stops the regex search, longest prefix, then regex locations in written order): a
+    plain prefix loses to any regex location that may match under it, a regex location to an earlier one."""
+    if modifier == "=" or modifier == "^~":
+        return None
+    prefix = where if modifier is None else _regex_prefix(where) or ""
+    for at, other_modifier, regex in regexes:
+        if (modifier is None or at < start) and _overlaps(prefix, (other_modifier, regex)):
+            taken = _regex_prefix(regex)
+            if taken is not None and _overlaps(prefix, (other_modifier, taken)) and \
+                    (prefix.lower() if other_modifier == "~*" else prefix).startswith(
+                        taken.lower() if other_modifier == "~*" else taken):
+                return NEVER
+            read = "" if taken else " (not read)"
+            return (f"the regex location {other_modifier} {regex}{read} is checked first and may take its requests; "
+                    "which location nginx picks is not known")
+    return None
+
+
 def locations(path: str, text: str) -> Iterator[tuple[int, str, str, Forward | None, str | None]]:
     """(line, method, route path, forward, problem) of each proxying location of one configuration file."""
     text = _COMMENT.sub(lambda m: " " * len(m.group(0)), text)   # keep offsets (and so lines)
     template = path.endswith(".template")
     upstreams = {m.group(1): _SERVER.findall(brace_block(text, m.end())) for m in _UPSTREAM.finditer(text)}
-    for found in _LOCATION.finditer(text):
+    scopes = _scopes(text)
+    scope_of = lambda at: next((s for s in reversed(scopes) if s[0] <= at < s[1]), None)   # noqa: E731
+    found_all = list(_LOCATION.finditer(text))
+    regexes = [(f.start(), f.group(1), f.group(2)) for f in found_all if f.group(1) in ("~", "~*")]
+    for found in found_all:
         modifier, where = found.group(1), found.group(2)
         own = _own(brace_block(text, found.end()))
         proxy = _PROXY.search(own)
-        if proxy is None or modifier in ("~", "~*"):
-            continue
+        regex_prefix = _regex_prefix(where) if modifier in ("~", "~*") else None
+        if proxy is None or (modifier in ("~", "~*") and regex_prefix is None):
+            continue   # an unread regex location is no route (the prefix locations it may shadow say so)
         line = text.count("\n", 0, found.start()) + 1
-        pattern = where if modifier == "=" else where.rstrip("/") + "/**"
+        start = regex_prefix or where
+        pattern = where if modifier == "=" else start.rstrip("/") + "/**"
+        scope = scope_of(found.start())
+        shadow = _competing(where, modifier, [r for r in regexes if scope_of(r[0]) == scope], found.start())
+        if shadow is None and regex_prefix is not None and any(
+                f.group(1) == "^~" and scope_of(f.start()) == scope and _overlaps(f.group(2), (modifier, where))
+                for f in found_all):
+            shadow = "a ^~ prefix location may take its requests first; which location nginx picks is not known"
+        if shadow == NEVER:
+            continue
+        if shadow:
+            yield line, ANY, pattern, Forward(None, 0, None, normalise_path(pattern)), shadow
+            continue
         rewrites = _REWRITE.findall(own)
         if rewrites:
             prefix = _rewritten_prefix(rewrites)
@@ -114,11 +192,18 @@ def locations(path: str, text: str) -> Iterator[tuple[int, str, str, Forward | N
             yield line, ANY, where, None, f"proxy_pass {proxy.group(1)} is not an http(s) URL"
             continue
         scheme, host, uri = url.groups()
+        if regex_prefix is not None and uri is not None and not rewrites:
+            capture = _CAPTURE_URI.match(uri) if where.endswith(("(.*)$", "(.*)")) else None
+            if capture is None:
+                yield line, ANY, pattern, Forward(None, 0, None, normalise_path(pattern)), \
+                    f"proxy_pass {proxy.group(1)} in a regex location is not read"
+                continue
+            uri = capture.group(1)   # /v1/$1: the part after the location's prefix, under /v1/
         servers = upstreams.get(host)
         sets = {m.group(1): next(g for g in m.groups()[1:] if g is not None) for m in _SET.finditer(own)}
         target = choice([literal(scheme) + _value(s, template, sets) for s in servers]) if servers else \
             literal(scheme) + _value(host, template, sets)
-        rewrite = prefix if rewrites else (where, uri) if uri is not None else None
+        rewrite = prefix if rewrites else (start, uri) if uri is not None else None
         yield line, ANY, pattern, Forward(target, 0, rewrite, normalise_path(pattern)), None
 
 

@@ -64,7 +64,10 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: 16: each assignment in a branch arm (``if``/``else``, a ``case``, ``try``/``catch``, a loop) says so, with the arm's
 #: lines (``extra["conditional"]``, `extractor.record_values`): restored facts of format 15 would fold such a
 #: variable to its last write only.
-FORMAT = 16
+#: 17: nginx locations are selected as nginx does (`frameworks.nginx`): a prefix location a regex location may take
+#: requests from links nothing (or is no route), and a simple regex location is a route; restored routes of format 16
+#: would keep the prefix location's link.
+FORMAT = 17
 
 
 def _context(values: list) -> FileContext:
