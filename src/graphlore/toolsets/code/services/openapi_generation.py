@@ -17,6 +17,7 @@ import os
 import posixpath
 import re
 import shlex
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,11 +27,12 @@ from .yaml_lines import documents
 
 TOOLS = ("openapi-generator-cli", "openapi-generator", "swagger-codegen-cli", "swagger-codegen", "oapi-codegen",
          "orval", "openapi-typescript")
-_TOOL = re.compile(r"(?:^|[\s/:\"'])(" + "|".join(re.escape(t) for t in TOOLS) + r")(?:[\s:@\"'.]|-cli\b|$)")
+_TOOL = re.compile(r"(?:^|[\s/:@\"'])(" + "|".join(re.escape(t) for t in TOOLS) + r")(?:[\s:@\"'.]|-cli\b|$)")
 _INPUT = ("-i", "--input-spec", "--input")
 _OUTPUT = ("-o", "--output")
 _GENERATOR = ("-g", "--generator-name", "-l", "--lang")
-_ARG_VAR = re.compile(r"^\s*(?:readonly\s+|local\s+|declare\s+(?:-r\s+)?)?(\w+)=[\"']?\$\{?(\d)\}?[\"']?\s*$")
+#: a script's own argument given a name (``local`` is a shell function's argument, not the script's)
+_ARG_VAR = re.compile(r"^\s*(?:readonly\s+|declare\s+(?:-r\s+)?)?(\w+)=[\"']?\$\{?(\d)\}?[\"']?\s*$")
 #: generator names that write a server (beside the JVM ones `openapi_docs` knows)
 _SERVERS = re.compile(r"server|^python-flask$|^python-fastapi$|^aspnetcore$|^go-gin-server$|^nodejs-express")
 
@@ -131,20 +133,55 @@ def _host_path(path: str, mounts: dict[str, str], cwd: str) -> str | None:
 def _side(tool: str, words: list[str]) -> str:
     if tool == "oapi-codegen":
         kinds = _option(words, ("-generate", "--generate")) or "types,client,server"
-        return "server" if "server" in kinds else "client" if "client" in kinds else "types"
+        # a run that also writes a client (the default does) is used by callers too: no evidence of serving
+        return "client" if "client" in kinds else "server" if "server" in kinds else "types"
     if tool in ("orval", "openapi-typescript"):
         return "client"
     name = _option(words, _GENERATOR) or ""
     return "server" if _is_server(name) or _SERVERS.search(name) else "client"
 
 
-def _invocation(command: str, cwd: str) -> tuple[str, str, str, str] | None:
-    """(tool, document, output, side) of one command line, as written (variables kept)."""
-    found = _TOOL.search(command)
+_SEPARATORS = ("&&", "||", ";", "|", "&")
+
+
+def _commands(words: list[str], cwd: str) -> Iterator[tuple[list[str], str]]:
+    """The words of each command of a line that runs a generator, and the folder it runs in (a literal ``cd``
+    before it moves it); none after a ``cd`` that goes where a variable says."""
+    command: list[str] = []
+    for word in [*words, ";"]:
+        end = word in _SEPARATORS or word.endswith(";")
+        word = word.removesuffix(";") if word not in _SEPARATORS else ""
+        if word:
+            command.append(word)
+        if not end:
+            continue
+        if command[:1] in (["cd"], ["pushd"]):
+            if len(command) != 2 or "$" in command[1] or command[1].startswith(("/", "~", "-")):
+                return
+            cwd = posixpath.normpath(posixpath.join(cwd, command[1]))
+            if cwd == ".." or cwd.startswith("../"):
+                return
+            cwd = "" if cwd == "." else cwd
+        elif _TOOL.search(" " + " ".join(command) + " "):
+            yield command, cwd
+        command = []
+
+
+def _invocations(line: str, cwd: str) -> Iterator[tuple[str, str, str, str]]:
+    """(tool, document, output, side) of each generator command of a line."""
+    if not _TOOL.search(line):
+        return
+    # a Makefile recipe's ``@``, ``-`` and ``+`` prefixes are make's, not the command's
+    for words, folder in _commands(_words(line.lstrip().lstrip("@-+")), cwd):
+        found = _invocation(words, folder)
+        if found is not None:
+            yield found
+
+
+def _invocation(words: list[str], cwd: str) -> tuple[str, str, str, str] | None:
+    """(tool, document, output, side) of one command, as written (variables kept)."""
+    found = _TOOL.search(" " + " ".join(words) + " ")
     if not found:
-        return None
-    words = _words(command)
-    if not words:
         return None
     tool = found.group(1).removesuffix("-cli")
     mounts = _mounts(words)
@@ -210,9 +247,7 @@ def generations(root: Path) -> list[Generation]:
             uses_args = re.search(r"\$\{?\d", line) or any(re.search(r"\$\{?" + p + r"\b", line) for p in params)
             variants = calls.get(path, []) if uses_args else (own or calls.get(path) or [([], "")])
             for args, cwd in variants:
-                found = _invocation(_substitute(line, params, args) if args else line, cwd)
-                if found is not None:
-                    tool, doc, output, side = found
+                for tool, doc, output, side in _invocations(_substitute(line, params, args) if args else line, cwd):
                     out.append(Generation(tool, doc, output, side, f"{path}:{number}", *_document_base(root, doc)))
     return list(dict.fromkeys(out))
 
