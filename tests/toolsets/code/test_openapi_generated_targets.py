@@ -196,3 +196,13 @@ def test_an_oapi_codegen_run_writing_a_client_serves_nothing(tmp_path):
     })
     sides = {r.output: r.side for r in generations(tmp_path)}
     assert sides == {"caller/orders/client.gen.go": "client", "svc/ports/api.gen.go": "server"}
+
+
+def test_two_serving_services_are_said_when_the_base_url_is_not_known_either(tmp_path):
+    stock = FILES["web/src/repositories/orders.js"].replace("Orders", "Stock").replace("orders", "stock")
+    root = write_tree(tmp_path / "shop", {**FILES, "web/src/repositories/stock.js": stock})
+    nodes, _ = CodeGraph.build(root).snapshot()
+    props = next(n.props for n in nodes.values()
+                 if n.kind == "client" and n.props["file"] == "web/src/clients/stock/src/api/DefaultApi.js")
+    assert props["match"] == "unresolved" and "base URL is set 3 ways" in props["match_detail"]
+    assert "2 services serve api/stock.yml (stock-a, stock-b)" in props["match_detail"]
