@@ -237,6 +237,7 @@ def generations(root: Path) -> list[Generation]:
     lines = {path: _lines(root, path) for path in files}
     calls = _script_calls(files, lines)
     out: list[Generation] = []
+    bases: dict[str, tuple[str, str]] = {}
     for path, numbered in lines.items():
         params = {m.group(1): int(m.group(2)) for _, line in numbered if (m := _ARG_VAR.match(line))}
         # a Makefile's and a package.json's commands run in their folder; a script in its caller's (or the root)
@@ -248,7 +249,9 @@ def generations(root: Path) -> list[Generation]:
             variants = calls.get(path, []) if uses_args else (own or calls.get(path) or [([], "")])
             for args, cwd in variants:
                 for tool, doc, output, side in _invocations(_substitute(line, params, args) if args else line, cwd):
-                    out.append(Generation(tool, doc, output, side, f"{path}:{number}", *_document_base(root, doc)))
+                    if doc not in bases:   # a document is parsed once, however many runs read it
+                        bases[doc] = _document_base(root, doc)
+                    out.append(Generation(tool, doc, output, side, f"{path}:{number}", *bases[doc]))
     return list(dict.fromkeys(out))
 
 
