@@ -206,3 +206,16 @@ def test_two_serving_services_are_said_when_the_base_url_is_not_known_either(tmp
                  if n.kind == "client" and n.props["file"] == "web/src/clients/stock/src/api/DefaultApi.js")
     assert props["match"] == "unresolved" and "base URL is set 3 ways" in props["match_detail"]
     assert "2 services serve api/stock.yml (stock-a, stock-b)" in props["match_detail"]
+
+
+def test_a_script_s_own_cd_moves_its_paths(tmp_path):
+    """A script that moves to its own folder reads its paths from there, not from its caller's; one that moves
+    where a variable says gives no run."""
+    write_tree(tmp_path, {
+        "web/package.json": json.dumps({"scripts": {"gen": "../scripts/gen.sh && ../scripts/other.sh"}}),
+        "scripts/gen.sh": '#!/bin/sh\ncd "$(dirname "$0")"\ncd ..\n'
+                          "openapi-generator-cli generate -i api/shop.yml -g typescript-axios -o web/src/gen\n",
+        "scripts/other.sh": '#!/bin/sh\ncd "$WORKDIR"\n'
+                            "openapi-generator-cli generate -i api/shop.yml -g typescript-axios -o web/src/other\n",
+    })
+    assert {(r.document, r.output) for r in generations(tmp_path)} == {("api/shop.yml", "web/src/gen")}

@@ -242,17 +242,53 @@ def generations(root: Path) -> list[Generation]:
         params = {m.group(1): int(m.group(2)) for _, line in numbered if (m := _ARG_VAR.match(line))}
         # a Makefile's and a package.json's commands run in their folder; a script in its caller's (or the root)
         own = [] if path.endswith((".sh", ".bash")) else [([], _folder(path))]
+        moved: str | None = ""   # a script's own ``cd`` so far: "" none, None where a variable says
         for number, line in numbered:
-            if not _TOOL.search(line):
+            if path.endswith((".sh", ".bash")) and (target := _cd(line, _folder(path))) != "":
+                moved = _then(moved, target)
+            if not _TOOL.search(line) or moved is None:
                 continue
             uses_args = re.search(r"\$\{?\d", line) or any(re.search(r"\$\{?" + p + r"\b", line) for p in params)
             variants = calls.get(path, []) if uses_args else (own or calls.get(path) or [([], "")])
             for args, cwd in variants:
+                if moved:   # ``cd "$(dirname "$0")"`` (the script's folder, given from the root) or a folder below
+                    cwd = moved[1:] if moved.startswith("/") else posixpath.normpath(posixpath.join(cwd, moved))
+                    cwd = "" if cwd == "." else cwd
                 for tool, doc, output, side in _invocations(_substitute(line, params, args) if args else line, cwd):
                     if doc not in bases:   # a document is parsed once, however many runs read it
                         bases[doc] = _document_base(root, doc)
                     out.append(Generation(tool, doc, output, side, f"{path}:{number}", *bases[doc]))
     return list(dict.fromkeys(out))
+
+
+_SCRIPT_FOLDER = re.compile(r"^(?:\$\(dirname \$\{?(?:0|BASH_SOURCE(?:\[0\])?)\}?\)|\$\{0%/\*\})(/.*)?$")
+
+
+def _cd(line: str, folder: str) -> str | None:
+    """Where a script line's own ``cd``/``pushd`` goes: "" for no ``cd``, ``/folder`` for a folder from the root
+    (the script's own, ``$(dirname "$0")``), a folder relative to the current one, None for one a variable says."""
+    words = _words(line.strip())
+    if words[:1] not in (["cd"], ["pushd"]):
+        return ""
+    if len(words) != 2:
+        return None
+    found = _SCRIPT_FOLDER.match(words[1])
+    if found:
+        moved = posixpath.normpath(posixpath.join(folder, (found.group(1) or "").lstrip("/")) or ".")
+        return None if moved == ".." or moved.startswith("../") else "/" + ("" if moved == "." else moved)
+    if "$" in words[1] or words[1].startswith(("/", "~", "-")):
+        return None
+    return words[1]
+
+
+def _then(moved: str | None, target: str | None) -> str | None:
+    """Where two ``cd``s in a row go (`_cd`'s forms)."""
+    if moved is None or target is None:
+        return None
+    if not moved or target.startswith("/"):
+        return target
+    prefix = "/" if moved.startswith("/") else ""
+    return prefix + posixpath.normpath(posixpath.join(moved.lstrip("/"), target))
 
 
 def _document_base(root: Path, document: str) -> tuple[str, str]:
