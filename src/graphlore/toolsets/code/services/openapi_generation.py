@@ -6,9 +6,11 @@ Read from Makefiles, shell scripts and ``package.json`` scripts: a command line 
 (``-i``/``--input-spec``/``--input``, oapi-codegen's last argument) and output (``-o``/``--output``). A script
 that takes the document from its arguments (``service="$1"``, ``$1`` used in place) is expanded once per call of
 it with literal arguments anywhere in the repository (``./scripts/openapi-js.sh trainer`` in a Makefile). A path
-inside a container (``docker run -v "${PWD}:/local" ... -i /local/api.yml``) is read relative to the mount. A
-path still holding a variable is not a generation (never a guess).
-"""
+inside a container (``docker run -v "${PWD}:/local" ... -i /local/api.yml``) is read relative to the mount. Each
+command of a line (``a && b; c``) is read alone, in the folder a literal ``cd`` before it moves to (a script's
+own ``cd "$(dirname "$0")"`` too). A path still holding a variable, or read after a ``cd`` a variable names, is
+not a generation (never a guess). oapi-codegen's run is a server's only when it writes no client (its default,
+types, client and server in one file, is a caller's as often as the server's)."""
 
 from __future__ import annotations
 
