@@ -164,6 +164,20 @@ def test_python_module_names_follow_package_folders(tmp_path):
     assert not layout.context("src/pkg/sub/mod.py", "python").is_test
 
 
+def test_a_jvm_test_source_set_is_test_code_and_an_app_s_own_tests_named_package_is_not(tmp_path):
+    """``src/integration-test/java``, ``src/intTest/kotlin``, ``src/it/java``: Gradle/Maven source sets of tests; an
+    application's own ``src/ab_tests`` package (A/B testing, no JVM folder under it) is its code."""
+    root = write(tmp_path / "proj", {"pyproject.toml": "[project]\nname = \"exp\"\n", "src/ab_tests/api.py": "",
+                                     "src/abTest/view.ts": "", "src/it/it.py": ""})
+    layout = layout_of(root)
+    assert [layout.context(path, "java").is_test for path in (
+        "src/integration-test/java/a/A.java", "src/intTest/kotlin/a/A.kt", "src/it/java/a/A.java",
+        "src/main/java/a/A.java")] == [True, True, True, False]
+    assert not layout.context("src/ab_tests/api.py", "python").is_test
+    assert not layout.context("src/abTest/view.ts", "typescript").is_test
+    assert not layout.context("src/it/it.py", "python").is_test
+
+
 def test_the_walk_reads_no_symlinked_file_or_folder(tmp_path):
     """A symlink inside a project (file or folder, leading out or not) is never followed, so nothing outside
     the project's real folder is read."""

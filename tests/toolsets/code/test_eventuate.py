@@ -99,6 +99,15 @@ TREE = {
         "    domainEventPublisher.publish(Customer.class, id, Collections.singletonList(new CustomerCreated()));\n"
         "    messageProducer.send(\"auditChannel\", null);\n"
         "    domainEventPublisher.publish(Ghost.class, id, Collections.emptyList());\n  }\n}\n",
+    # another service's own class of the publisher's simple name: its publish(..) is no Eventuate producer
+    "billing/Dockerfile": "FROM scratch\n",
+    "billing/src/main/java/shop/billing/OrderDomainEventPublisher.java":
+        "package shop.billing;\n\npublic class OrderDomainEventPublisher {\n"
+        "  public void publish(Object order, Object events) {}\n}\n",
+    "billing/src/main/java/shop/billing/Billing.java":
+        "package shop.billing;\n\npublic class Billing {\n"
+        "  private OrderDomainEventPublisher orderEvents;\n\n"
+        "  void bill(Object order) {\n    orderEvents.publish(order, null);\n  }\n}\n",
     "accounting/Dockerfile": "FROM scratch\n",
     "accounting/src/main/java/shop/accounting/AccountingHandlers.java":
         "package shop.accounting;\n\n"

@@ -61,3 +61,21 @@ def test_without_a_deployment_name_a_shared_host_stays_unresolved(tmp_path: Path
     direct = clients["web/src/main/java/com/acme/web/Calls.java:9"]
     assert direct["match"] == "unresolved" and "to" not in direct
     assert "no Compose service or Kubernetes Service of that name settles which" in direct["match_detail"]
+
+
+def test_a_host_one_service_declares_and_the_deployment_gives_another_names_neither(tmp_path: Path):
+    """The tiers disagree: ``orders`` is one service's application name, but the Compose service ``orders`` runs the
+    other service's folder, and that is the host the network resolves: unresolved, saying both."""
+    files = {"web/pom.xml": "<project><artifactId>web</artifactId></project>\n",
+             "web/src/main/resources/application.properties": "spring.application.name=web\n",
+             "web/src/main/java/com/acme/web/Calls.java": CLIENT,
+             "docker-compose.yml": "services:\n  orders:\n    build: ./delivery\n  ordersvc:\n    build: ./orders\n"
+                                   "  web:\n    build: ./web\n"}
+    for folder, path in (("orders", "/orders/{id}"), ("delivery", "/deliveries/{id}")):
+        files[f"{folder}/pom.xml"] = f"<project><artifactId>{folder}</artifactId></project>\n"
+        files[f"{folder}/src/main/resources/application.properties"] = f"spring.application.name={folder}\n"
+        files[f"{folder}/src/main/java/com/acme/{folder}/Api.java"] = CONTROLLER.format(pkg=folder, path=path)
+    direct = _clients(write_tree(tmp_path / "sys", files))["web/src/main/java/com/acme/web/Calls.java:9"]
+    assert direct["match"] == "unresolved" and "to" not in direct
+    assert direct["match_detail"] == ("'orders' is orders's spring.application.name, but the deployment's host of that "
+                                      "name is delivery's")

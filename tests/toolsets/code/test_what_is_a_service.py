@@ -172,3 +172,64 @@ def test_a_gradle_module_that_only_depends_on_spring_boot_is_a_library(tmp_path:
         files[f"{name}/src/main/java/com/acme/{name}/A.java"] = f"package com.acme.{name};\npublic class A {{}}\n"
     services = _services(write_tree(tmp_path / "shop", files))
     assert {name for name, deployable in services.items() if deployable} == {"orders", "legacy", "catalog"}
+
+
+def test_the_boot_plugin_applied_from_the_root_a_convention_plugin_or_a_catalog_alias_makes_an_application(
+        tmp_path: Path):
+    """The plugin reaches a member from its root's ``subprojects { }``, from a ``buildSrc`` convention plugin (a class
+    or a precompiled script plugin) it applies, or through a version catalog alias of any name: each member is an
+    application; a member that only depends on Boot, or applies another plugin, is still a library."""
+    from graphlore.toolsets.code.languages.builds import read_gradle_build
+
+    dep = "dependencies {\n    implementation 'org.springframework.boot:spring-boot-starter-web'\n}\n"
+    root = write_tree(tmp_path / "shop", {
+        "settings.gradle": "include 'orders', 'billing', 'common', 'catalog', 'tools'\n",
+        "gradle/libs.versions.toml": '[plugins]\nspringframework-boot = { id = "org.springframework.boot", '
+                                     'version = "3.2.0" }\nlombok = "io.freefair.lombok:8.4"\n',
+        "buildSrc/src/main/groovy/ServicePlugin.groovy":
+            "class ServicePlugin implements Plugin<Project> {\n  void apply(Project project) {\n"
+            "    project.apply(plugin: 'org.springframework.boot')\n  }\n}\n",
+        "buildSrc/src/main/groovy/shop.service-conventions.gradle": "plugins {\n    id 'org.springframework.boot'\n}\n",
+        "orders/build.gradle": "apply plugin: ServicePlugin\n" + dep,
+        "billing/build.gradle": "plugins {\n    id 'shop.service-conventions'\n}\n" + dep,
+        "common/build.gradle": "apply plugin: 'java-library'\n" + dep,
+        "catalog/build.gradle.kts": "plugins {\n    alias(libs.plugins.springframework.boot)\n}\n",
+        "tools/build.gradle.kts": "plugins {\n    alias(libs.plugins.lombok)\n}\n" + dep})
+    apps = {name for name in ("orders", "billing", "common", "catalog", "tools")
+            if read_gradle_build(root / name / ("build.gradle.kts" if name in ("catalog", "tools") else "build.gradle"))
+            .application}
+    assert apps == {"orders", "billing", "catalog"}
+    members = write_tree(tmp_path / "members", {
+        "settings.gradle": "include 'orders', 'events'\n",
+        "build.gradle": "subprojects {\n    apply plugin: 'java'\n    apply plugin: 'org.springframework.boot'\n}\n",
+        "orders/build.gradle": dep, "events/build.gradle": "bootJar {\n    enabled = false\n}\n"})
+    assert read_gradle_build(members / "orders" / "build.gradle").application
+    assert not read_gradle_build(members / "events" / "build.gradle").application
+    some = write_tree(tmp_path / "some", {   # applied to some members only: not known to be this one's
+        "settings.gradle": "include 'orders'\n", "orders/build.gradle": dep,
+        "build.gradle": "subprojects {\n    if (name.endsWith('-service')) {\n"
+                        "        apply plugin: 'org.springframework.boot'\n    }\n}\n"})
+    assert not read_gradle_build(some / "orders" / "build.gradle").application
+
+
+def test_an_update_rereads_the_convention_plugin_a_member_is_an_application_by(tmp_path: Path):
+    """The layout read ``buildSrc``'s plugins: editing one (or adding one) moves the layout, as a full build would."""
+    from helpers.code_graph import bump
+
+    files = {"settings.gradle": "include 'orders', 'billing'\n",
+             "buildSrc/src/main/groovy/ServicePlugin.groovy":
+                 "class ServicePlugin implements Plugin<Project> {\n  void apply(Project project) {}\n}\n",
+             "orders/build.gradle": "apply plugin: ServicePlugin\n",
+             "billing/build.gradle": "plugins {\n    id 'shop.service'\n}\n"}
+    for name in ("orders", "billing"):
+        files[f"{name}/src/main/java/com/acme/{name}/A.java"] = f"package com.acme.{name};\npublic class A {{}}\n"
+    root = write_tree(tmp_path / "shop", files)
+    graph = CodeGraph.build(root)
+    plugin = root / "buildSrc/src/main/groovy/ServicePlugin.groovy"
+    plugin.write_text("class ServicePlugin implements Plugin<Project> {\n  void apply(Project project) {\n"
+                      "    project.apply(plugin: 'org.springframework.boot')\n  }\n}\n")
+    bump(plugin)
+    (root / "buildSrc/src/main/groovy/shop.service.gradle").write_text("plugins {\n    id 'org.springframework.boot'\n}\n")
+    graph.update()
+    updated = {n.name: n.props["deployable"] for n in graph.snapshot()[0].values() if n.kind == "microservice"}
+    assert updated == _services(root) == {"orders": True, "billing": True}

@@ -60,12 +60,19 @@ def _root(receiver) -> str:
     return receiver[1] if receiver and receiver[0] == "name" else ""
 
 
+def _qualified(bound: Bound, key: str) -> str:
+    """A symbol key of the file (``Outer.Inner``) as the fully qualified class name."""
+    return f"{bound.facts.package}.{key}" if bound.facts.package else key
+
+
 def _simple_type(written: str) -> str:
     return re.sub(r"<.*$", "", written.lstrip("~")).strip().rsplit(".", 1)[-1].removesuffix("()")
 
 
 class Eventuate:
-    """The project's aggregate publishers (simple class name -> the aggregate type written in its ``super`` call)."""
+    """The project's aggregate publishers (the class's fully qualified name -> its ``super`` calls, which write the
+    aggregate type): keyed by the full name, so a class of the same simple name elsewhere (another service's own
+    ``OrderEvents``) is not taken for one."""
 
     def __init__(self, files: list[Bound], project: Project) -> None:
         self.project = project
@@ -78,7 +85,7 @@ class Eventuate:
                 if sym.kind == "class" and any(_simple_type(base) == AGGREGATE_PUBLISHER for _, base in sym.supers):
                     supers = [c for c in bound.facts.calls if c.kind == "super" and c.owner.split("#", 1)[0] == sym.key
                               and len(c.args) >= 2]
-                    self.publishers.setdefault(sym.name, []).extend((bound, c) for c in supers)
+                    self.publishers.setdefault(_qualified(bound, sym.key), []).extend((bound, c) for c in supers)
 
     def class_name(self, bound: Bound, name: str) -> Folded:
         """The fully qualified name of class ``name`` as the file sees it (Eventuate's channel of an aggregate)."""
@@ -124,11 +131,16 @@ class EventuateReader:
         return item(self.bound, self.by_key.get(call.owner, -1), kind, flavor, call.name_line or call.line,
                     broker=BROKER, topic=topic, written=expr or "")
 
-    def receiver_type(self, call: CallFact) -> str:
+    def written_type(self, call: CallFact) -> str:
+        """The receiver's declared type as written, without type arguments ("" when not known)."""
         receiver = call.receiver
         name = receiver[1] if receiver[0] == "name" else receiver[2] if receiver[0] == "field" and \
             receiver[1] == ["this"] else ""
-        return _simple_type(declared_type(self.bound, call.owner, name, call.line)) if name else ""
+        written = declared_type(self.bound, call.owner, name, call.line) if name else ""
+        return re.sub(r"<.*$", "", written.lstrip("~")).strip().removesuffix("()")
+
+    def receiver_type(self, call: CallFact) -> str:
+        return self.written_type(call).rsplit(".", 1)[-1]
 
     def read(self, imports_eventuate: bool) -> Iterator[Item]:
         for call in self.bound.facts.calls:
@@ -142,7 +154,7 @@ class EventuateReader:
     def call(self, call: CallFact) -> Iterator[Item]:
         first = call.args[0] if call.args else None
         receiver = call.receiver
-        if call.kind == "super" and call.owner.split("#", 1)[0].rsplit(".", 1)[-1] in self.ev.publishers:
+        if call.kind == "super" and _qualified(self.bound, call.owner.split("#", 1)[0]) in self.ev.publishers:
             if len(call.args) >= 2:
                 yield self.make(call, "producer", "eventuate_domain_events", call.args[1])
             return
@@ -177,8 +189,9 @@ class EventuateReader:
 
     def aggregate_publish(self, call: CallFact) -> Iterator[Item]:
         """``publisher.publish(aggregate, events)`` on a subclass of the aggregate publisher: its aggregate's channel."""
-        typed = self.receiver_type(call)
-        found = self.ev.publishers.get(typed, [])
+        typed = self.written_type(call)
+        fqn = self.ev.class_name(self.bound, typed) if typed else None
+        found = self.ev.publishers.get(fqn.text, []) if fqn is not None and fqn.known else []
         if len(found) != 1:
             return
         bound, sup = found[0]

@@ -4,9 +4,11 @@ Java files that import ``org.springframework.web.reactive.function.server`` or `
 A route is ``RouterFunctions.route(GET("/orders/{id}"), handler::get)`` (also ``RequestPredicates.GET(..)``, and a
 predicate narrowed with ``.and(accept(..))``), each ``.andRoute(POST("/x"), ..)`` after it, and each
 ``GET("/x", handler::m)`` / ``POST(..)``... of a builder chain that starts at ``route()``; the path is folded like a
-mapping's, under the service's context path. A route nested under a prefix (``nest(path("/api"), ..)``, a builder's
-``.path("/api", ..)``/``.nest(..)``) is read with the prefix unknown, so it links nothing and says why, rather than with
-a path it does not have. (Kotlin's ``router { }``/``coRouter { }`` DSL is not read.)
+mapping's, under the service's context path. A route nested under a prefix (``nest(path("/api"), ..)``,
+``.andNest(..)``, a builder's ``.path("/api", ..)``/``.nest(..)``, also the routes of a method of the file that a nest's
+arguments call) is read with the prefix unknown, so it links nothing and says why, rather than with a path it does not
+have. (A router function nested from another file or handed in as a bean is not seen. Kotlin's ``router { }``/
+``coRouter { }`` DSL is not read.)
 """
 
 from __future__ import annotations
@@ -50,8 +52,12 @@ def prepare(files: list[Bound], project: Project) -> Reader:
         jf = JavaFile(bound, consts, values)
         context = context_path(values)
         by_key = {sym.key: index for index, sym in enumerate(bound.facts.symbols)}
-        nested = {c.owner for c in bound.facts.calls if c.name == "nest" or c.name == "path" and c.args and
-                  c.receiver and _chain(c.receiver)[:1] == ["route"]}
+        nesting = [c for c in bound.facts.calls if c.name in ("nest", "andNest") or c.name == "path" and c.args and
+                   c.receiver and _chain(c.receiver)[:1] == ["route"]]
+        # the routes a nest's arguments build: in the same method, or in a method of the file they call
+        called = {name for c in nesting for arg in c.args for name in re.findall(r"\b([A-Za-z_]\w*)\s*\(", arg)}
+        nested = {c.owner for c in nesting} | {sym.key for sym in bound.facts.symbols
+                                               if sym.kind == "method" and sym.name in called}
         for call in bound.facts.calls:
             found = _route(call)
             if found is None:

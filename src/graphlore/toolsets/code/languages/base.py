@@ -59,6 +59,9 @@ class BuildInfo:
     programs: tuple[tuple[str, str], ...] = ()
     #: the folders (relative to the build's) of the projects it references (.NET ``<ProjectReference>``)
     references: tuple[str, ...] = ()
+    #: the files and folders it was read with besides itself (a Gradle build's convention plugins and version catalog):
+    #: a change to one moves the layout too (`layout.Layout.input_stamps`)
+    inputs: tuple[Path, ...] = ()
 
 
 @dataclass(frozen=True, eq=False)

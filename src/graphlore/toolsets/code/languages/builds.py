@@ -82,13 +82,115 @@ _GRADLE_BOOT = re.compile(r"""(?:\bid\s*\(?\s*|apply\s*\(?\s*plugin\s*[:=]\s*)["
 _GRADLE_NO_BOOT_JAR = re.compile(r"\bbootJar\s*(?:\{\s*|\.\s*)enabled\s*=\s*false\b")
 
 
-def read_gradle_build(path: Path) -> BuildInfo:
-    """A Gradle build makes an application when it applies the Spring Boot plugin (`_GRADLE_BOOT`); one that only
-    depends on Spring Boot's artifacts (``org.springframework.boot:spring-boot-starter``) is a library."""
+def _applies_boot(text: str) -> bool:
+    return any(not re.match(r"""[^\n]*?\bapply\s*\(?\s*false""", text[found.end():])
+               for found in _GRADLE_BOOT.finditer(text))   # ``id '...' version 'x' apply false``: declared only
+
+
+#: a root build's block that configures its members (``subprojects { .. }``, ``allprojects { .. }``)
+_GRADLE_MEMBERS_BLOCK = re.compile(r"\b(?:subprojects|allprojects)\s*\{")
+_GRADLE_INCLUDED_BUILD = re.compile(r"""\bincludeBuild\s*\(?\s*["']([^"']+)["']""")
+_CONVENTION_SOURCES = (".gradle", ".gradle.kts", ".groovy", ".java", ".kt")
+
+
+def _top_level(text: str, start: int) -> str:
+    """The statements of the ``{ .. }`` block whose opening brace is at ``start - 1``, without the blocks nested in
+    it (``if (name.endsWith('-service')) { .. }`` applies to some members only)."""
+    depth, at, out = 1, start, []
+    while at < len(text) and depth:
+        depth += {"{": 1, "}": -1}.get(text[at], 0)
+        if depth == 1 and text[at] != "}":
+            out.append(text[at])
+        at += 1
+    return "".join(out)
+
+
+def _gradle_root(folder: Path) -> Path | None:
+    """The outermost folder at or above ``folder`` of one Gradle build (each a ``settings.gradle[.kts]``), not above the
+    repository's root (a ``.git``)."""
+    found = None
+    for parent in (folder, *folder.parents):
+        if (parent / "settings.gradle").is_file() or (parent / "settings.gradle.kts").is_file():
+            found = parent
+        elif found is not None:
+            break
+        if (parent / ".git").exists():
+            break
+    return found
+
+
+def _boot_conventions(root: Path, inputs: list[Path]) -> set[str]:
+    """The convention plugins of a Gradle build (``buildSrc``, an ``includeBuild``'s) that apply the Boot plugin,
+    by the names a build applies them with: a class's name (``apply plugin: ServicePlugin``) and a precompiled
+    script plugin's id (``buildSrc/src/main/groovy/shop.service.gradle``: ``id 'shop.service'``). ``inputs`` gets
+    the files and folders read."""
+    settings = "".join(_text(root / name) for name in ("settings.gradle", "settings.gradle.kts")
+                       if (root / name).is_file())
+    found: set[str] = set()
+    for folder in [root / "buildSrc", *(root / rel for rel in _GRADLE_INCLUDED_BUILD.findall(settings))]:
+        sources = folder / "src" / "main"
+        inputs += [folder, sources]
+        if not sources.is_dir():
+            continue
+        for path in sorted(sources.rglob("*")):
+            if path.is_dir():
+                inputs.append(path)   # a file added to it changes its stamp
+                continue
+            suffix = next((s for s in _CONVENTION_SOURCES if path.name.endswith(s)), None)
+            if suffix is not None:
+                inputs.append(path)
+                if _applies_boot(_text(path)):
+                    found.add(path.name.removesuffix(suffix))
+    return found
+
+
+def _inherits_boot(path: Path, inputs: list[Path]) -> bool:
+    """A member build the Boot plugin reaches from elsewhere: its root's ``subprojects``/``allprojects`` block, a
+    version catalog's alias of it, or a convention plugin it applies (`_boot_conventions`). ``inputs`` gets the
+    files and folders read besides ``path``."""
+    root = _gradle_root(path.parent)
+    if root is None:
+        return False
+    if root != path.parent:
+        for build in ("build.gradle", "build.gradle.kts"):
+            text = _text(root / build) if (root / build).is_file() else ""
+            if any(_applies_boot(_top_level(text, m.end())) for m in _GRADLE_MEMBERS_BLOCK.finditer(text)):
+                return True
     text = _text(path)
-    applied = any(not re.match(r"""[^\n]*?\bapply\s*\(?\s*false""", text[found.end():])
-                  for found in _GRADLE_BOOT.finditer(text))   # ``id '...' version 'x' apply false``: declared only
-    return BuildInfo(application=applied and not _GRADLE_NO_BOOT_JAR.search(text))
+    aliases = set(re.findall(r"\balias\s*\(\s*libs\.plugins\.([\w.]+)\s*\)", text))
+    if aliases:
+        inputs.append(root / "gradle" / "libs.versions.toml")
+        if aliases & _catalog_boot_aliases(root):
+            return True
+    conventions = _boot_conventions(root, inputs)
+    applied = {next(g for g in m.groups() if g) for m in _APPLIED_PLUGIN.finditer(text)} if conventions else set()
+    return bool(applied & conventions)
+
+
+#: a plugin a build applies, by class or id: ``apply plugin: ServicePlugin``, ``id 'shop.service'``, Kotlin's
+#: ``id("shop.service")`` and ```shop-service``` (a precompiled script plugin)
+_APPLIED_PLUGIN = re.compile(r"""\bapply\s*\(?\s*plugin\s*[:=]\s*["']?([\w.-]+)|\bid\s*\(?\s*["']([\w.-]+)["']|"""
+                             r"""^\s*`([\w.-]+)`""", re.M)
+
+
+def _catalog_boot_aliases(root: Path) -> set[str]:
+    """The accessors (``spring.boot`` of ``libs.plugins.spring.boot``) of the version catalog's plugins whose id is
+    the Boot plugin (``gradle/libs.versions.toml``, ``[plugins]``)."""
+    try:
+        plugins = tomllib.loads(_text(root / "gradle" / "libs.versions.toml")).get("plugins", {})
+    except (OSError, tomllib.TOMLDecodeError):
+        return set()
+    return {re.sub(r"[-_]", ".", alias) for alias, spec in plugins.items()
+            if (spec.get("id") if isinstance(spec, dict) else str(spec).partition(":")[0]) == "org.springframework.boot"}
+
+
+def read_gradle_build(path: Path) -> BuildInfo:
+    """A Gradle build makes an application when it applies the Spring Boot plugin (`_GRADLE_BOOT`), itself or through
+    its root's ``subprojects { }``/``allprojects { }`` or a convention plugin of ``buildSrc`` (`_inherits_boot`); one
+    that only depends on Spring Boot's artifacts (``org.springframework.boot:spring-boot-starter``) is a library."""
+    text, inputs = _text(path), []
+    applied = _applies_boot(text) or _inherits_boot(path, inputs)
+    return BuildInfo(application=applied and not _GRADLE_NO_BOOT_JAR.search(text), inputs=tuple(inputs))
 
 
 def read_package_json(path: Path) -> BuildInfo:

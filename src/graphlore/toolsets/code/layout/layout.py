@@ -143,6 +143,8 @@ class Module:
     shared: bool = False
     #: the modules its build references (.NET ``<ProjectReference>``), as module paths
     references: tuple[str, ...] = ()
+    #: files and folders its builds were read with besides themselves (`BuildInfo.inputs`), relative to the root
+    inputs: tuple[str, ...] = ()
     #: an edge proxy that is only a container (`edge`): the kind of its image (``nginx``, ``envoy``, ...)
     edge: str | None = None
     #: a Traefik container's Compose files, whose services' ``traefik.*`` labels declare its routes
@@ -191,7 +193,7 @@ def _read_module(root: Path, rel: str, names: list[str], has_sources: bool, buil
         return None
     folder = root / rel if rel else root
     name, source, members, application, namespace, programs = None, "folder", [], False, None, ()
-    workspace, references = False, []
+    workspace, references, inputs = False, [], []
     for build in builds:
         for file_name in names:
             if not build.matches(file_name) or file_name not in present and file_name != "Dockerfile":
@@ -203,12 +205,13 @@ def _read_module(root: Path, rel: str, names: list[str], has_sources: bool, buil
             namespace = namespace or info.namespace
             programs = programs or info.programs
             references += [os.path.normpath(os.path.join(rel, ref)).replace(os.sep, "/") for ref in info.references]
+            inputs += [path.relative_to(root).as_posix() for path in info.inputs if path.is_relative_to(root)]
             if info.name and name is None and build.name_source:
                 name, source = info.name, build.name_source
     return Module(path=rel or ".", build_files=present or ("Dockerfile",), name=name or folder.name,
                   name_source=source, declared_members=tuple(members), workspace=workspace, boot_plugin=application,
                   dockerfile="Dockerfile" in names, namespace=namespace, programs=programs,
-                  references=tuple(dict.fromkeys(references)))
+                  references=tuple(dict.fromkeys(references)), inputs=tuple(dict.fromkeys(inputs)))
 
 
 def _expand_members(module: str, patterns: tuple[str, ...], module_paths: set[str]) -> list[str]:
@@ -280,14 +283,16 @@ def _config_order(path: str) -> tuple[int, int, str]:
     return (0 if match.group(1) == "bootstrap" else 1, 1 if match.group(2) else 0, path)
 
 
-#: a Gradle/Maven source set of tests beside ``src/main`` (``src/integration-test``, ``src/intTest``, ``src/it``)
-_TEST_SOURCE_SET = re.compile(r"[a-z]+[-_]tests?|[a-z]+Tests?")
+#: a Gradle/Maven source set of tests beside ``src/main`` (``src/integration-test/java``, ``src/intTest/kotlin``,
+#: ``src/it/java``): only with a JVM language's folder under it, so an application's own ``src/ab_tests`` package is
+#: not taken for tests
+_TEST_SOURCE_SET = re.compile(r"[a-z]+[-_]tests?|[a-z]+Tests?|it")
 _JVM_SOURCES = ("java", "kotlin", "groovy", "scala", "resources")
 
 
 def _is_test_path(parts: tuple[str, ...]) -> bool:
-    return any(p in ("test", "tests", "__tests__", "testing") or i > 0 and parts[i - 1] == "src" and (
-               _TEST_SOURCE_SET.fullmatch(p) or p == "it" and parts[i + 1] in _JVM_SOURCES)
+    return any(p in ("test", "tests", "__tests__", "testing") or i > 0 and parts[i - 1] == "src" and
+               _TEST_SOURCE_SET.fullmatch(p) and parts[i + 1] in _JVM_SOURCES
                for i, p in enumerate(parts[:-1]))
 
 
@@ -702,6 +707,7 @@ def detect_layout(found: Scan) -> Layout:
                                     for name in names if is_deployment_file(name)))
     layout = Layout(root, modules, services.services, set(found.package_dirs), deployment_files)
     layout.aliases = _alias_tables(root, found.layout_files, layout.alias_inputs)
+    layout.alias_inputs.update(path for module in modules.values() for path in module.inputs)
     # a proxy container's files by a name no walk keeps (HAProxy's ``lb.cfg``): their edits move its routes too
     layout.alias_inputs |= {f for edge in edges for f in edge.files if f not in found.layout_stamp}
     if "." not in modules:

@@ -104,7 +104,8 @@ class ServiceNames:
 
     def find(self, name: str, dns: bool = False) -> tuple[str | None, str]:
         """(the deployable service, how it matched) or (None, why not). ``dns``: the name is a URL's host, which the
-        network resolves (a Compose service, a Kubernetes Service), not service discovery (``lb://``)."""
+        network resolves (a Compose service, a Kubernetes Service), not service discovery (``lb://``): a name one
+        service declares while the deployment's host of that name is another's names neither."""
         for tier in TIERS:
             found = self.tiers[tier].get(_key(name))
             if found:
@@ -112,6 +113,10 @@ class ServiceNames:
                     shared = f"'{name}' names {len(found)} microservices ({', '.join(sorted(found))})"
                     return self._settle(name, set(found), shared) if dns else (None, shared)
                 service, source = next(iter(found.items()))
+                network = self._network(name) if dns else set()
+                if network and service not in network:   # the tiers disagree: the host the network resolves is another's
+                    return None, (f"'{name}' is {service}'s {source}, but the deployment's host of that name is "
+                                  f"{', '.join(sorted(network))}'s")
                 return self._runs(service, f"{source} ({tier})" if source != tier else tier)
         unit = next((file for unit, file in self.deployment.unowned.items() if _key(unit) == _key(name)), None)
         if unit is not None:
@@ -119,12 +124,16 @@ class ServiceNames:
                           "code the index reads (no routes to match)")
         return None, f"'{name}' is not a microservice of this project (an outside service?)"
 
+    def _network(self, name: str) -> set[str]:
+        """The services whose Compose service, container name, hostname or Kubernetes Service is ``name``."""
+        return {service for service, names in self.deployment.names.items()
+                if any(_key(alias) == _key(name) and source in NETWORK_NAMES for alias, source in names.items())}
+
     def _settle(self, name: str, found: set[str], shared: str) -> tuple[str | None, str]:
         """A host that several services claim in one tier (an application name copied into another service) is the
         one whose Compose service or Kubernetes Service has that name, when exactly one has and it is one of them:
         that is the host the network resolves. Else it names none, saying why (never a guess)."""
-        network = {service for service, names in self.deployment.names.items()
-                   if any(_key(alias) == _key(name) and source in NETWORK_NAMES for alias, source in names.items())}
+        network = self._network(name)
         if len(network) == 1 and network <= found:
             service = next(iter(network))
             sources = sorted({source for alias, source in self.deployment.names[service].items()

@@ -60,7 +60,8 @@ class ScriptFolder(FileFolder):
         """A constructor's parameter, or a property of the options object it takes (``options.baseUrl``), as every
         ``new C(...)`` of the project passes it (several: a choice), folded where each is written; None when the
         name is no parameter of the constructor being folded or nothing constructs its class. A construction is
-        read in the class's own file or in a file that imports the class from it."""
+        read in the class's own file or in a file that imports the class from it (under any local name); a subclass's
+        ``super(...)`` and an options object that spreads another over the property add a value not known."""
         scope = self.scope
         if scope is None or not scope.owner:
             return None
@@ -75,13 +76,19 @@ class ScriptFolder(FileFolder):
         index, cls, home = params.index(head), symbols[ctor.parent].name, scope.facts.path
         values: list[Folded] = []
         for path, facts in self.files.items():
-            if path != home and not any(alias == cls and resolve_script(self.files, path, imp.target) == home
-                                        for imp in facts.imports for _, alias in imp.names):
+            local = {cls} if path == home else self.imported_as(facts, path, home, cls)
+            if not local:
                 continue
+            values += [unknown(f"{sym.name} at {path} extends {cls}: what its super(...) passes is not read")
+                       for sym in facts.symbols if sym.kind == "class" and
+                       any(base.rsplit(".", 1)[-1] in local for _, base in sym.supers)]
             for call in facts.calls:
-                if call.kind != "new" or call.name != cls:
+                if call.kind != "new" or call.name not in local:
                     continue
                 arg = call.args[index] if index < len(call.args) else None
+                if arg is not None and prop and _spreads_over(arg, prop):
+                    values.append(unknown(f"new {cls}(...) at {path}:{call.line} spreads an object that may set {name}"))
+                    continue
                 if arg is not None and prop:
                     arg = object_properties(arg).get(prop)
                 if arg is None:
@@ -91,6 +98,16 @@ class ScriptFolder(FileFolder):
                 folder.depth = self.depth + 1
                 values.append(folder.fold(arg) if folder.depth <= 8 else unknown("values refer to each other too deeply"))
         return choice(values) if values else None
+
+    def imported_as(self, facts: FileFacts, path: str, home: str, cls: str) -> set[str]:
+        """The names a file gives class ``cls`` of file ``home`` (``{C as D}``, ``{C: D} = require``, a default
+        import or ``require``'s value); ``cls`` itself through a namespace import (``new ns.C()``)."""
+        names: set[str] = set()
+        for imp in facts.imports:
+            if resolve_script(self.files, path, imp.target) == home:
+                names |= {cls if name == "*" else alias for name, alias in imp.names
+                          if name in (cls, "default", "require", "*")}
+        return names
 
     def string(self, kind: str, text: str) -> Folded:
         body = text[1:-1]
@@ -132,6 +149,21 @@ def object_properties(text: str) -> dict[str, str]:
         if re.fullmatch(r"[A-Za-z_$][\w$]*", key):
             out[key] = (value if sep else key).strip()
     return out
+
+
+def _spreads_over(text: str, prop: str) -> bool:
+    """An object literal that spreads another object (``{...defaults}``) where it may set ``prop``: after ``prop`` is
+    written, or anywhere when it is not."""
+    text = text.strip()
+    if not (text.startswith("{") and text.endswith("}")):
+        return False
+    spread = False
+    for part in split_top(text[1:-1]):
+        if part.strip().startswith("..."):
+            spread = True
+        elif part.partition(":")[0].strip().strip("'\"") == prop:
+            spread = False
+    return spread
 
 
 def resolve_script(files: dict[str, FileFacts], path: str, spec: str) -> str | None:
