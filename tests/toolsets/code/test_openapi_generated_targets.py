@@ -157,3 +157,65 @@ def test_generator_runs_are_read_in_the_folder_they_run_in(tmp_path):
     runs = {(r.tool, r.document, r.output, r.side, r.base) for r in generations(tmp_path)}
     assert runs == {("openapi-generator", "api/shop.yml", "web/src/gen", "client", "/api"),
                     ("oapi-codegen", "api/shop.yml", "svc/ports/api.gen.go", "server", "/api")}
+
+
+def test_each_command_of_a_line_is_read_alone(tmp_path):
+    """Two commands on one line never lend each other their document or output, and a download's ``-o`` is no
+    generator's; a literal ``cd`` moves the folder the paths are read in, one with a variable is no run."""
+    write_tree(tmp_path, {
+        "Makefile": "gen:\n"
+                    "\toapi-codegen -generate chi-server -o a/server.gen.go api/a.yml; "
+                    "oapi-codegen -generate chi-server -o b/server.gen.go api/b.yml\n"
+                    "\t@cd svc && oapi-codegen -generate chi-server -o ports/api.gen.go api.yml\n"
+                    "\tcd $(SVC) && oapi-codegen -generate chi-server -o ports/api.gen.go api.yml\n",
+        "web/package.json": json.dumps({"scripts": {
+            "gen": "curl -o api.yml http://example.test/api.yml && "
+                   "openapi-generator-cli generate -i api.yml -g typescript-axios -o src/gen"}}),
+    })
+    runs = {(r.document, r.output, r.side) for r in generations(tmp_path)}
+    assert runs == {("api/a.yml", "a/server.gen.go", "server"), ("api/b.yml", "b/server.gen.go", "server"),
+                    ("svc/api.yml", "svc/ports/api.gen.go", "server"),
+                    ("web/api.yml", "web/src/gen", "client")}
+
+
+def test_a_function_s_argument_is_not_the_script_s(tmp_path):
+    """``local name="$1"`` is a shell function's argument: the script's caller's argument is not put there."""
+    write_tree(tmp_path, {
+        "Makefile": "gen:\n\t./gen.sh production\n",
+        "gen.sh": 'gen() {\n  local name="$1"\n'
+                  '  openapi-generator-cli generate -i api/$name.yml -g typescript-axios -o web/$name\n}\ngen orders\n',
+    })
+    assert generations(tmp_path) == []
+
+
+def test_an_oapi_codegen_run_writing_a_client_serves_nothing(tmp_path):
+    """oapi-codegen's default (types, client and server in one file) is used by callers too: not a server."""
+    write_tree(tmp_path, {
+        "caller/Makefile": "gen:\n\toapi-codegen -package orders -o orders/client.gen.go ../api/orders.yml\n",
+        "svc/Makefile": "gen:\n\toapi-codegen -generate types,chi-server -o ports/api.gen.go ../api/orders.yml\n",
+    })
+    sides = {r.output: r.side for r in generations(tmp_path)}
+    assert sides == {"caller/orders/client.gen.go": "client", "svc/ports/api.gen.go": "server"}
+
+
+def test_two_serving_services_are_said_when_the_base_url_is_not_known_either(tmp_path):
+    stock = FILES["web/src/repositories/orders.js"].replace("Orders", "Stock").replace("orders", "stock")
+    root = write_tree(tmp_path / "shop", {**FILES, "web/src/repositories/stock.js": stock})
+    nodes, _ = CodeGraph.build(root).snapshot()
+    props = next(n.props for n in nodes.values()
+                 if n.kind == "client" and n.props["file"] == "web/src/clients/stock/src/api/DefaultApi.js")
+    assert props["match"] == "unresolved" and "base URL is set 3 ways" in props["match_detail"]
+    assert "2 services serve api/stock.yml (stock-a, stock-b)" in props["match_detail"]
+
+
+def test_a_script_s_own_cd_moves_its_paths(tmp_path):
+    """A script that moves to its own folder reads its paths from there, not from its caller's; one that moves
+    where a variable says gives no run."""
+    write_tree(tmp_path, {
+        "web/package.json": json.dumps({"scripts": {"gen": "../scripts/gen.sh && ../scripts/other.sh"}}),
+        "scripts/gen.sh": '#!/bin/sh\ncd "$(dirname "$0")"\ncd ..\n'
+                          "openapi-generator-cli generate -i api/shop.yml -g typescript-axios -o web/src/gen\n",
+        "scripts/other.sh": '#!/bin/sh\ncd "$WORKDIR"\n'
+                            "openapi-generator-cli generate -i api/shop.yml -g typescript-axios -o web/src/other\n",
+    })
+    assert {(r.document, r.output) for r in generations(tmp_path)} == {("api/shop.yml", "web/src/gen")}

@@ -354,9 +354,10 @@ def _url_target(value: Folded, names: ServiceNames, variables: list[str], item: 
     if url.host is None:
         why = ("the URL names no service (a path without a base URL)" if url.source == "path only"
                else "the URL's start is not known")
-        return Target(None, "; ".join(dict.fromkeys([why, *(w for w in value.why if w)])), path)
+        # and what else the reader found that could have named it (the client's problems)
+        return Target(None, "; ".join(dict.fromkeys([why, *(w for w in value.why if w), *item.problems])), path)
     service, how = names.host(url.host.text, _port(value.text), variables, dns=url.source == "URL host")
-    if service is None:   # and what else the reader found that could have named it (the client's problems)
+    if service is None:
         how = "; ".join(dict.fromkeys([how, *item.problems]))
     return Target(service, f"{url.source}: {how}" if service else how, path, url.host.text)
 

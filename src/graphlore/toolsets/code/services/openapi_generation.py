@@ -6,9 +6,11 @@ Read from Makefiles, shell scripts and ``package.json`` scripts: a command line 
 (``-i``/``--input-spec``/``--input``, oapi-codegen's last argument) and output (``-o``/``--output``). A script
 that takes the document from its arguments (``service="$1"``, ``$1`` used in place) is expanded once per call of
 it with literal arguments anywhere in the repository (``./scripts/openapi-js.sh trainer`` in a Makefile). A path
-inside a container (``docker run -v "${PWD}:/local" ... -i /local/api.yml``) is read relative to the mount. A
-path still holding a variable is not a generation (never a guess).
-"""
+inside a container (``docker run -v "${PWD}:/local" ... -i /local/api.yml``) is read relative to the mount. Each
+command of a line (``a && b; c``) is read alone, in the folder a literal ``cd`` before it moves to (a script's
+own ``cd "$(dirname "$0")"`` too). A path still holding a variable, or read after a ``cd`` a variable names, is
+not a generation (never a guess). oapi-codegen's run is a server's only when it writes no client (its default,
+types, client and server in one file, is a caller's as often as the server's)."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ import os
 import posixpath
 import re
 import shlex
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,11 +29,12 @@ from .yaml_lines import documents
 
 TOOLS = ("openapi-generator-cli", "openapi-generator", "swagger-codegen-cli", "swagger-codegen", "oapi-codegen",
          "orval", "openapi-typescript")
-_TOOL = re.compile(r"(?:^|[\s/:\"'])(" + "|".join(re.escape(t) for t in TOOLS) + r")(?:[\s:@\"'.]|-cli\b|$)")
+_TOOL = re.compile(r"(?:^|[\s/:@\"'])(" + "|".join(re.escape(t) for t in TOOLS) + r")(?:[\s:@\"'.]|-cli\b|$)")
 _INPUT = ("-i", "--input-spec", "--input")
 _OUTPUT = ("-o", "--output")
 _GENERATOR = ("-g", "--generator-name", "-l", "--lang")
-_ARG_VAR = re.compile(r"^\s*(?:readonly\s+|local\s+|declare\s+(?:-r\s+)?)?(\w+)=[\"']?\$\{?(\d)\}?[\"']?\s*$")
+#: a script's own argument given a name (``local`` is a shell function's argument, not the script's)
+_ARG_VAR = re.compile(r"^\s*(?:readonly\s+|declare\s+(?:-r\s+)?)?(\w+)=[\"']?\$\{?(\d)\}?[\"']?\s*$")
 #: generator names that write a server (beside the JVM ones `openapi_docs` knows)
 _SERVERS = re.compile(r"server|^python-flask$|^python-fastapi$|^aspnetcore$|^go-gin-server$|^nodejs-express")
 
@@ -131,20 +135,55 @@ def _host_path(path: str, mounts: dict[str, str], cwd: str) -> str | None:
 def _side(tool: str, words: list[str]) -> str:
     if tool == "oapi-codegen":
         kinds = _option(words, ("-generate", "--generate")) or "types,client,server"
-        return "server" if "server" in kinds else "client" if "client" in kinds else "types"
+        # a run that also writes a client (the default does) is used by callers too: no evidence of serving
+        return "client" if "client" in kinds else "server" if "server" in kinds else "types"
     if tool in ("orval", "openapi-typescript"):
         return "client"
     name = _option(words, _GENERATOR) or ""
     return "server" if _is_server(name) or _SERVERS.search(name) else "client"
 
 
-def _invocation(command: str, cwd: str) -> tuple[str, str, str, str] | None:
-    """(tool, document, output, side) of one command line, as written (variables kept)."""
-    found = _TOOL.search(command)
+_SEPARATORS = ("&&", "||", ";", "|", "&")
+
+
+def _commands(words: list[str], cwd: str) -> Iterator[tuple[list[str], str]]:
+    """The words of each command of a line that runs a generator, and the folder it runs in (a literal ``cd``
+    before it moves it); none after a ``cd`` that goes where a variable says."""
+    command: list[str] = []
+    for word in [*words, ";"]:
+        end = word in _SEPARATORS or word.endswith(";")
+        word = word.removesuffix(";") if word not in _SEPARATORS else ""
+        if word:
+            command.append(word)
+        if not end:
+            continue
+        if command[:1] in (["cd"], ["pushd"]):
+            if len(command) != 2 or "$" in command[1] or command[1].startswith(("/", "~", "-")):
+                return
+            cwd = posixpath.normpath(posixpath.join(cwd, command[1]))
+            if cwd == ".." or cwd.startswith("../"):
+                return
+            cwd = "" if cwd == "." else cwd
+        elif _TOOL.search(" " + " ".join(command) + " "):
+            yield command, cwd
+        command = []
+
+
+def _invocations(line: str, cwd: str) -> Iterator[tuple[str, str, str, str]]:
+    """(tool, document, output, side) of each generator command of a line."""
+    if not _TOOL.search(line):
+        return
+    # a Makefile recipe's ``@``, ``-`` and ``+`` prefixes are make's, not the command's
+    for words, folder in _commands(_words(line.lstrip().lstrip("@-+")), cwd):
+        found = _invocation(words, folder)
+        if found is not None:
+            yield found
+
+
+def _invocation(words: list[str], cwd: str) -> tuple[str, str, str, str] | None:
+    """(tool, document, output, side) of one command, as written (variables kept)."""
+    found = _TOOL.search(" " + " ".join(words) + " ")
     if not found:
-        return None
-    words = _words(command)
-    if not words:
         return None
     tool = found.group(1).removesuffix("-cli")
     mounts = _mounts(words)
@@ -200,21 +239,58 @@ def generations(root: Path) -> list[Generation]:
     lines = {path: _lines(root, path) for path in files}
     calls = _script_calls(files, lines)
     out: list[Generation] = []
+    bases: dict[str, tuple[str, str]] = {}
     for path, numbered in lines.items():
         params = {m.group(1): int(m.group(2)) for _, line in numbered if (m := _ARG_VAR.match(line))}
         # a Makefile's and a package.json's commands run in their folder; a script in its caller's (or the root)
         own = [] if path.endswith((".sh", ".bash")) else [([], _folder(path))]
+        moved: str | None = ""   # a script's own ``cd`` so far: "" none, None where a variable says
         for number, line in numbered:
-            if not _TOOL.search(line):
+            if path.endswith((".sh", ".bash")) and (target := _cd(line, _folder(path))) != "":
+                moved = _then(moved, target)
+            if not _TOOL.search(line) or moved is None:
                 continue
             uses_args = re.search(r"\$\{?\d", line) or any(re.search(r"\$\{?" + p + r"\b", line) for p in params)
             variants = calls.get(path, []) if uses_args else (own or calls.get(path) or [([], "")])
             for args, cwd in variants:
-                found = _invocation(_substitute(line, params, args) if args else line, cwd)
-                if found is not None:
-                    tool, doc, output, side = found
-                    out.append(Generation(tool, doc, output, side, f"{path}:{number}", *_document_base(root, doc)))
+                if moved:   # ``cd "$(dirname "$0")"`` (the script's folder, given from the root) or a folder below
+                    cwd = moved[1:] if moved.startswith("/") else posixpath.normpath(posixpath.join(cwd, moved))
+                    cwd = "" if cwd == "." else cwd
+                for tool, doc, output, side in _invocations(_substitute(line, params, args) if args else line, cwd):
+                    if doc not in bases:   # a document is parsed once, however many runs read it
+                        bases[doc] = _document_base(root, doc)
+                    out.append(Generation(tool, doc, output, side, f"{path}:{number}", *bases[doc]))
     return list(dict.fromkeys(out))
+
+
+_SCRIPT_FOLDER = re.compile(r"^(?:\$\(dirname \$\{?(?:0|BASH_SOURCE(?:\[0\])?)\}?\)|\$\{0%/\*\})(/.*)?$")
+
+
+def _cd(line: str, folder: str) -> str | None:
+    """Where a script line's own ``cd``/``pushd`` goes: "" for no ``cd``, ``/folder`` for a folder from the root
+    (the script's own, ``$(dirname "$0")``), a folder relative to the current one, None for one a variable says."""
+    words = _words(line.strip())
+    if words[:1] not in (["cd"], ["pushd"]):
+        return ""
+    if len(words) != 2:
+        return None
+    found = _SCRIPT_FOLDER.match(words[1])
+    if found:
+        moved = posixpath.normpath(posixpath.join(folder, (found.group(1) or "").lstrip("/")) or ".")
+        return None if moved == ".." or moved.startswith("../") else "/" + ("" if moved == "." else moved)
+    if "$" in words[1] or words[1].startswith(("/", "~", "-")):
+        return None
+    return words[1]
+
+
+def _then(moved: str | None, target: str | None) -> str | None:
+    """Where two ``cd``s in a row go (`_cd`'s forms)."""
+    if moved is None or target is None:
+        return None
+    if not moved or target.startswith("/"):
+        return target
+    prefix = "/" if moved.startswith("/") else ""
+    return prefix + posixpath.normpath(posixpath.join(moved.lstrip("/"), target))
 
 
 def _document_base(root: Path, document: str) -> tuple[str, str]:
