@@ -124,6 +124,8 @@ class JavaConstants:
 class JavaFolder(Folder):
     """Folds a Java expression as written in ``facts`` inside the type ``class_key``."""
 
+    bare_field_assigns = True
+
     def __init__(self, constants: JavaConstants, facts: FileFacts, class_key: str) -> None:
         super().__init__()
         self.constants, self.facts, self.class_key = constants, facts, class_key
