@@ -50,7 +50,8 @@ def test_java_field_kept_when_every_assignment_is_known(tmp_path):
     """One initialiser, a constructor setting it from a literal, a parameter or local of the same name
     elsewhere (not the field): the value stays known."""
     one = client(tmp_path / "a", java_client("  private final String base = \"http://orders:8080\";\n"
-                                             "  void other(String base) { base = base.trim(); }\n"))
+                                             "  void other(String base) { base = base.trim(); }\n"
+                                             "  void local() { String base = \"http://billing\"; base = base + \"/x\"; }\n"))
     ctor = client(tmp_path / "b", java_client("  private String base;\n"
                                               "  public C() { this.base = \"http://orders:8080\"; }\n"))
     assert (one, ctor) == (("http://orders:8080/orders", "linked"), ("http://orders:8080/orders", "linked"))

@@ -61,7 +61,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: 15: a Go function literal written on one line types its parameter on that line only
 #: (`go.extract.closure_params`): restored facts of format 14 would keep the parameter's type for the rest of the
 #: enclosing function.
-FORMAT = 15
+#: 16: a Java/C# method's local declarations (``extra["declares"]``), so that a bare assignment to a name no
+#: local declares is the field's (`folding.Folder._field`): restored facts of format 15 would lack them.
+FORMAT = 16
 
 
 def _context(values: list) -> FileContext:

@@ -318,8 +318,8 @@ class Folder:
             found = cache[facts.path] = {sym.key: sym.kind for sym in facts.symbols}
         return found
 
-    #: whether a method assigns a field by its bare name (Java, Kotlin, C#: ``channel = c`` where no parameter is
-    #: so named); a language where a bare name in a method is always a local (Python, TS) leaves it False
+    #: whether a method assigns a field by its bare name (Java, C#: ``channel = c`` where no parameter or local
+    #: is so named, ``extra["declares"]``); a language where a bare name in a method is always a local (Python, TS) leaves it False
     bare_field_assigns = False
 
     def member(self, attr: str, receivers: tuple[str, ...] = ("this", "self")) -> Folded | None:
@@ -343,6 +343,7 @@ class Folder:
         assigns = scope.facts.extra.get("assigns", {}) if scope is not None else {}
         parents = self._parents(scope.facts)
         symbols = {sym.key: sym for sym in scope.facts.symbols}
+        declares = scope.facts.extra.get("declares", {})
         found: list[tuple[str, int, list[str]]] = [(owner, line, exprs) for line, exprs in
                                                     assigns.get(owner, {}).get(attr, ())]
         targets = [f"{receiver}.{attr}" for receiver in receivers]
@@ -353,7 +354,7 @@ class Folder:
                 found += [(key, line, exprs) for line, exprs in table.get(target, ())]
             method = symbols.get(key)
             if self.bare_field_assigns and method is not None and method.kind in ("method", "constructor") and \
-                    not any(param == attr for param, _ in method.params):
+                    not any(param == attr for param, _ in method.params) and attr not in declares.get(key, ()):
                 found += [(key, line, exprs) for line, exprs in table.get(attr, ())]
         if not found:
             return None
