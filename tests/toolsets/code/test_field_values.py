@@ -84,3 +84,14 @@ def test_csharp_field_overwritten_without_this_is_unknown_and_a_readonly_one_kep
                                              "  public C(string b) { _base = b; }\n"))
     readonly = client(tmp_path / "b", files("  private readonly string _base = \"http://orders:8080\";\n"))
     assert (set_later, readonly) == (("{_base}/orders", "unlinked"), ("http://orders:8080/orders", "linked"))
+
+
+def test_java_field_set_by_a_hook_only_tests_call_keeps_its_initialiser(tmp_path):
+    """A setter no deployed code calls (petclinic's ``VisitsServiceClient.setHostname``, a test's hook) does not
+    reach the read; once a production class calls it, the field is unknown."""
+    fields = "  private String base = \"http://orders:8080\";\n  void setBase(String b) { this.base = b; }\n"
+    hook = "package w;\npublic class CTest {\n  void t() { new C().setBase(\"http://localhost:1\"); }\n}\n"
+    tests_only = client(tmp_path / "a", {**java_client(fields), "web/src/test/java/w/CTest.java": hook})
+    production = client(tmp_path / "b", {**java_client(fields), "web/src/main/java/w/Boot.java":
+                                         hook.replace("CTest", "Boot")})
+    assert (tests_only, production) == (("http://orders:8080/orders", "linked"), ("{base}/orders", "unlinked"))

@@ -322,6 +322,11 @@ class Folder:
     #: is so named, ``extra["declares"]``); a language where a bare name in a method is always a local (Python, TS) leaves it False
     bare_field_assigns = False
 
+    def reaches(self, method) -> bool:
+        """Whether ``method``'s assignments can reach a read of a field in the deployed code (a language that
+        knows a test-only method says no)."""
+        return True
+
     def member(self, attr: str, receivers: tuple[str, ...] = ("this", "self")) -> Folded | None:
         """The value of a field of the class around the scope (`_field`), or None when none sets it."""
         scope = self.scope
@@ -340,7 +345,8 @@ class Folder:
         methods make. Several distinct values make a choice when each is known; one not known (a parameter, a
         call's result) makes the field known at run time only: its known alternatives are never linked on a guess."""
         scope = self.scope
-        assigns = scope.facts.extra.get("assigns", {}) if scope is not None else {}
+        assert scope is not None
+        assigns = scope.facts.extra.get("assigns", {})
         parents = self._parents(scope.facts)
         symbols = {sym.key: sym for sym in scope.facts.symbols}
         declares = scope.facts.extra.get("declares", {})
@@ -350,9 +356,11 @@ class Folder:
         for key, table in assigns.items():
             if not key or parents.get(key) != owner:
                 continue
+            method = symbols.get(key)
+            if method is not None and not self.reaches(method):
+                continue
             for target in targets:
                 found += [(key, line, exprs) for line, exprs in table.get(target, ())]
-            method = symbols.get(key)
             if self.bare_field_assigns and method is not None and method.kind in ("method", "constructor") and \
                     not any(param == attr for param, _ in method.params) and attr not in declares.get(key, ()):
                 found += [(key, line, exprs) for line, exprs in table.get(attr, ())]
