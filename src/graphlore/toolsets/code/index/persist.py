@@ -61,9 +61,12 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: 15: a Go function literal written on one line types its parameter on that line only
 #: (`go.extract.closure_params`): restored facts of format 14 would keep the parameter's type for the rest of the
 #: enclosing function.
-#: 16: a Java/C# method's local declarations (``extra["declares"]``), so that a bare assignment to a name no
-#: local declares is the field's (`folding.Folder._field`): restored facts of format 15 would lack them.
-FORMAT = 16
+#: 16: each assignment in a branch arm (``if``/``else``, a ``case``, ``try``/``catch``, a loop) says so, with the arm's
+#: lines (``extra["conditional"]``, `extractor.record_values`): restored facts of format 15 would fold such a
+#: variable to its last write only.
+#: 17: a Java/C# method's local declarations (``extra["declares"]``), so that a bare assignment to a name no
+#: local declares is the field's (`folding.Folder._field`): restored facts of format 16 would lack them.
+FORMAT = 17
 
 
 def _context(values: list) -> FileContext:

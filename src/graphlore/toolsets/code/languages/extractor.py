@@ -143,7 +143,9 @@ class Extractor:
         """Assignments and initialisers (target node, value node) as ``extra["assigns"]``: owner key ("" for the
         file) -> target as written -> ``[[line, [value as written, ...]]]``, several values for a conditional
         (what `folding.Folder.local` reads). A target given as a string names what is assigned (``return``: a
-        function's returned values)."""
+        function's returned values). An assignment in a branch arm (`_arm`) is also in ``extra["conditional"]``
+        (owner -> target -> ``[[line, arm's first line, arm's last line]]``): it may not run, so the value before
+        it may reach a use too (`folding.reaching`)."""
         if not pairs:
             return
         pairs.sort(key=lambda pair: (pair[1] if isinstance(pair[0], str) else pair[0]).start_byte)
@@ -151,6 +153,7 @@ class Extractor:
                                               for target, value in pairs])
         table: dict[str, dict[str, list]] = {}
         declares: dict[str, set[str]] = {}
+        arms: dict[str, dict[str, list]] = {}
         for (target, value), owner in zip(pairs, owners, strict=True):
             values = self.branches(value, 0)
             if not values:
@@ -168,10 +171,16 @@ class Extractor:
                     target.parent.type == "variable_declarator":
                 declares.setdefault(owner, set()).add(name)   # a local a method declares (Java, C#): not a field
             table.setdefault(owner or "", {}).setdefault(name, []).append([where.start_point[0] + 1, texts])
+            arm = None if isinstance(target, str) else _arm(target)
+            if arm is not None:
+                arms.setdefault(owner or "", {}).setdefault(name, []).append(
+                    [where.start_point[0] + 1, arm.start_point[0] + 1, arm.end_point[0] + 1])
         if table:
             self.facts.extra["assigns"] = table
         if declares:
             self.facts.extra["declares"] = {owner: sorted(names) for owner, names in declares.items()}
+        if arms:
+            self.facts.extra["conditional"] = arms
 
     def assignment_pairs(self, root: Node) -> list[tuple[Node, Node]]:
         """(target, value) of each match of the syntax's assignment query."""
@@ -284,3 +293,41 @@ class Extractor:
         if kind in syntax.type_names:
             return ["name", syntax.type_text(node)]
         return ["other"]
+
+
+#: a node of these types is one arm of a branch (a ``case``, an ``else``, a ``catch``): code in it may not run
+_ARMS = frozenset({
+    "else_clause", "elif_clause", "except_clause", "catch_clause", "switch_case", "switch_default", "switch_section",
+    "switch_block_statement_group", "switch_rule", "expression_case", "default_case", "type_case",
+    "communication_case", "case_clause", "case_block", "when_entry", "rescue", "else", "when", "else_if_clause",
+    "case_statement", "default_statement",
+})
+#: each child of a node of these types (but its condition and a ``finally``) is an arm: it may not run
+_BRANCHING = frozenset({
+    "if_statement", "if_expression", "try_statement", "try_expression", "for_statement", "for_in_statement",
+    "for_each_statement", "enhanced_for_statement", "foreach_statement", "while_statement", "do_statement",
+    "for_expression", "while_expression", "loop_expression", "if", "unless", "while", "until", "for",
+})
+#: what of a branching statement runs whenever the statement does: its condition, an ``if x := f(); ..``
+#: initialiser, a loop's header (a ``for``'s variables are the loop's own), a ``finally``
+_RUN_FIRST = ("condition", "initializer", "init", "left", "right", "value")
+_ALWAYS = frozenset({"finally_clause", "for_clause", "range_clause", "parenthesized_expression"})
+#: the flow of a function is its own: a branch around the function says nothing of code inside it
+_FLOW_STOPS = ("function", "method", "lambda", "arrow", "constructor", "class", "closure", "program", "module",
+               "source_file", "compilation_unit")
+
+
+def _arm(node: Node) -> Node | None:
+    """The innermost branch arm around ``node`` inside its function (or file), or None when ``node`` runs
+    whenever the code around it does (straight-line code, a ``finally``, a branch's condition)."""
+    while node.parent is not None:
+        parent = node.parent
+        if node.type in _ARMS:
+            return node
+        if any(stop in parent.type for stop in _FLOW_STOPS) and parent.type not in _BRANCHING:
+            return None
+        if parent.type in _BRANCHING and node.is_named and node.type not in _ALWAYS and \
+                all(parent.child_by_field_name(name) != node for name in _RUN_FIRST):
+            return node
+        node = parent
+    return None

@@ -14,10 +14,11 @@ its settings.
 
 **Locals.** A folder given a scope (`Folder.at`: the file, the symbol that makes the call and the line) reads
 the function's own assignments (``extra["assigns"]``, recorded by every extractor, `Extractor.record_values`):
-a name is the value of its nearest assignment before the line, looked up in the function, then in the
+a name is the value of its nearest assignment before the line (and, while that one is in a branch arm the
+line is not in, of the ones before it too: a choice, `reaching`), looked up in the function, then in the
 symbols around it (a nested function sees its outer function's locals, a method its class's fields: every
-assignment that can reach the read, `Folder._field`). A conditional of values (``c ? "likes" : "comments"``) is a `choice`: the value is one of
-them, and each is followed (`expand`).
+assignment that can reach the read, `Folder._field`). A conditional of values (``c ? "likes" : "comments"``) is a
+`choice`: the value is one of them, and each is followed (`expand`).
 
 **Markers.** Three parts of a value are written into its text as markers, so that they survive
 concatenation: an environment variable (`env`: ``os.getenv("X")``, ``process.env.X``, ``System.getenv("X")``),
@@ -110,6 +111,24 @@ def choice(values: list[Folded]) -> Folded:
         return unknown("one of several values that are not all known")
     why = tuple(w for v in distinct.values() for w in v.why)
     return Folded(CHOICE_OPEN + CHOICE_SEP.join(distinct) + CHOICE_CLOSE, all(v.known for v in distinct.values()), why)
+
+
+def reaching(entries: list, arms: dict[int, tuple[int, int]], line: int) -> list:
+    """Of the assignments ``[line, exprs]`` of one name before ``line``, those whose value may reach it: the
+    nearest, and while that one sits in a branch arm (``arms``: its line -> the arm's first and last line) the
+    use is not in, the ones before it too (an ``if`` may not run), up to one that runs whenever the use does. A
+    write in an arm already taken is overwritten by the later one there and left out."""
+    out: list = []
+    taken: list[tuple[int, int]] = []
+    for entry in sorted(entries[::-1], key=lambda e: -e[0]):   # the later of two on one line first
+        arm = arms.get(entry[0])
+        if arm is not None and any(first <= arm[0] and arm[1] <= last for first, last in taken):
+            continue
+        out.append(entry)
+        if arm is None or arm[0] <= line <= arm[1]:
+            break
+        taken.append(arm)
+    return out
 
 
 def expand(value: Folded) -> list[Folded]:
@@ -294,8 +313,10 @@ class Folder:
             if entries and kinds.get(owner) in _CLASSES:
                 return self._field(owner, name, ("this", "self"))
             if entries:
-                at, exprs = max(entries, key=lambda e: e[0])
-                value = self.fold_in(Scope(scope.facts, owner, at, scope.bindings), exprs)
+                arms = {at: (first, last) for at, first, last in
+                        scope.facts.extra.get("conditional", {}).get(owner, {}).get(name, ())}
+                value = choice([self.fold_in(Scope(scope.facts, owner, at, scope.bindings), exprs)
+                                for at, exprs in reaching(entries, arms, line)])
                 # a local whose value is not known stands for its run-time value
                 return named_unknown(name, "; ".join(value.why) or f"{name} is known at run time only") \
                     if value.text == UNKNOWN else value

@@ -15,6 +15,7 @@ from ..folding import (
     ENV_OPEN,
     FileFolder,
     Folded,
+    Scope,
     choice,
     env,
     literal,
@@ -30,6 +31,9 @@ _ENV = re.compile(rf"^{_ENV_TABLE}\.([A-Za-z_]\w*)$")
 _ENV_OR = re.compile(rf"""^{_ENV_TABLE}(?:\.([A-Za-z_]\w*)|\[\s*["']([A-Za-z_]\w*)["']\s*\])\s*(?:\|\||\?\?)\s*(.+)$""",
                      re.DOTALL)
 
+#: a property of a page's global object (``window?.APP_CONFIG?.API_BASE_URL``, ``globalThis.config.url``): a
+#: configuration script served beside the bundle sets it, which no project file is
+_GLOBAL = re.compile(r"^(?:window|globalThis)(?:\??\.[A-Za-z_$][\w$]*)+$")
 
 class ScriptFolder(FileFolder):
     """Folds a TS/JS expression in a file (its ``const`` strings and the ones it imports); files by path."""
@@ -37,12 +41,29 @@ class ScriptFolder(FileFolder):
     env_tables = frozenset({"process.env", "import.meta.env", "__ENV"})
 
     def fold(self, text: str) -> Folded:
+        if _GLOBAL.match(text.strip()):
+            return self.global_value(text.strip().replace("?.", "."))
         found = _ENV_OR.match(text.strip())
         if found:
             fallback = super().fold(found.group(3))
             plain = fallback.known and not any(m in fallback.text for m in (ENV_OPEN, CHOICE_OPEN))
             return env(found.group(1) or found.group(2), fallback.text if plain else None)
         return super().fold(text)
+
+    def global_value(self, read: str) -> Folded:
+        """``window.X.Y``: what the project's files assign it (``window.X.Y = ...``; several: a choice), else unknown,
+        saying whether a file sets ``window.X`` as a whole (not read into) or none does."""
+        whole = read.rsplit(".", 1)[0] if read.count(".") > 1 else None
+        found, wholes = [], []
+        for facts in self.files.values():
+            for owner, table in facts.extra.get("assigns", {}).items():
+                found += [self.fold_in(Scope(facts, owner, line, ()), exprs) for line, exprs in table.get(read, ())]
+                wholes += [f"{facts.path}:{line}" for line, _ in table.get(whole, ())] if whole else []
+        if found:
+            return choice(found)
+        if wholes:
+            return unknown(f"{read} is a part of {whole}, which {wholes[0]} sets as a whole (not read into)")
+        return unknown(f"{read} is a browser global the page sets at run time, set by no file of the project")
 
     def name(self, name: str) -> Folded:
         found = self.scoped(name, "this")
