@@ -67,7 +67,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: 17: nginx locations are selected as nginx does (`frameworks.nginx`): a prefix location a regex location may take
 #: requests from links nothing (or is no route), and a simple regex location is a route; restored routes of format 16
 #: would keep the prefix location's link.
-FORMAT = 17
+#: 18: a Java/C# method's local declarations (``extra["declares"]``), so that a bare assignment to a name no
+#: local declares is the field's (`folding.Folder._field`): restored facts of format 17 would lack them.
+FORMAT = 18
 
 
 def _context(values: list) -> FileContext:

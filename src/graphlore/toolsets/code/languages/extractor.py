@@ -152,6 +152,7 @@ class Extractor:
         owners = innermost_owner(self.spans, [(value if isinstance(target, str) else target).start_byte
                                               for target, value in pairs])
         table: dict[str, dict[str, list]] = {}
+        declares: dict[str, set[str]] = {}
         arms: dict[str, dict[str, list]] = {}
         for (target, value), owner in zip(pairs, owners, strict=True):
             values = self.branches(value, 0)
@@ -166,6 +167,9 @@ class Extractor:
             if declared is not None and declared.kind not in ("function", "method", "constructor", "class",
                                                               "interface", "enum", "record", "module"):
                 owner = declared.parent   # a field's or a constant's initialiser: its class's (or the file's)
+            elif declared is not None and not isinstance(target, str) and target.parent is not None and \
+                    target.parent.type == "variable_declarator":
+                declares.setdefault(owner, set()).add(name)   # a local a method declares (Java, C#): not a field
             table.setdefault(owner or "", {}).setdefault(name, []).append([where.start_point[0] + 1, texts])
             arm = None if isinstance(target, str) else _arm(target)
             if arm is not None:
@@ -173,6 +177,8 @@ class Extractor:
                     [where.start_point[0] + 1, arm.start_point[0] + 1, arm.end_point[0] + 1])
         if table:
             self.facts.extra["assigns"] = table
+        if declares:
+            self.facts.extra["declares"] = {owner: sorted(names) for owner, names in declares.items()}
         if arms:
             self.facts.extra["conditional"] = arms
 

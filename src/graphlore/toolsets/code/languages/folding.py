@@ -16,9 +16,9 @@ its settings.
 the function's own assignments (``extra["assigns"]``, recorded by every extractor, `Extractor.record_values`):
 a name is the value of its nearest assignment before the line (and, while that one is in a branch arm the
 line is not in, of the ones before it too: a choice, `reaching`), looked up in the function, then in the
-symbols around it (a nested function sees its outer function's locals, a method its class's field
-initialisers). A conditional of values (``c ? "likes" : "comments"``) is a `choice`: the value is one of
-them, and each is followed (`expand`).
+symbols around it (a nested function sees its outer function's locals, a method its class's fields: every
+assignment that can reach the read, `Folder._field`). A conditional of values (``c ? "likes" : "comments"``) is a
+`choice`: the value is one of them, and each is followed (`expand`).
 
 **Markers.** Three parts of a value are written into its text as markers, so that they survive
 concatenation: an environment variable (`env`: ``os.getenv("X")``, ``process.env.X``, ``System.getenv("X")``),
@@ -36,6 +36,7 @@ from ..model import FileFacts
 
 UNKNOWN = "{?}"
 _MAX_DEPTH = 12
+_CLASSES = ("class", "record", "enum", "interface", "object")
 ENV_OPEN, ENV_CLOSE, ENV_DEFAULT = "\x01", "\x02", "\x1e"
 CHOICE_OPEN, CHOICE_CLOSE, CHOICE_SEP = "\x03", "\x04", "\x1f"
 #: at most this many values of one expression are followed (choices multiply)
@@ -306,8 +307,11 @@ class Folder:
         parents = self._parents(scope.facts)
         owner: str | None = scope.owner
         line = scope.line
+        kinds = self._kinds(scope.facts)
         while owner is not None:
             entries = [e for e in assigns.get(owner, {}).get(name, ()) if e[0] < line]
+            if entries and kinds.get(owner) in _CLASSES:
+                return self._field(owner, name, ("this", "self"))
             if entries:
                 arms = {at: (first, last) for at, first, last in
                         scope.facts.extra.get("conditional", {}).get(owner, {}).get(name, ())}
@@ -328,33 +332,66 @@ class Folder:
             found = cache[facts.path] = {sym.key: sym.parent or "" for sym in facts.symbols}
         return found
 
+    def _kinds(self, facts: FileFacts) -> dict[str, str]:
+        cache = self.__dict__.setdefault("_kind_cache", {})
+        found = cache.get(facts.path)
+        if found is None:
+            found = cache[facts.path] = {sym.key: sym.kind for sym in facts.symbols}
+        return found
+
+    #: whether a method assigns a field by its bare name (Java, C#: ``channel = c`` where no parameter or local
+    #: is so named, ``extra["declares"]``); a language where a bare name in a method is always a local (Python, TS) leaves it False
+    bare_field_assigns = False
+
+    def reaches(self, method) -> bool:
+        """Whether ``method``'s assignments can reach a read of a field in the deployed code (a language that
+        knows a test-only method says no)."""
+        return True
+
     def member(self, attr: str, receivers: tuple[str, ...] = ("this", "self")) -> Folded | None:
-        """The value of a field of the class around the scope: its initialiser and every ``this.attr = ...`` /
-        ``self.attr = ...`` its methods make (several distinct values make a choice), or None when none sets it."""
+        """The value of a field of the class around the scope (`_field`), or None when none sets it."""
         scope = self.scope
-        if scope is None:
+        if scope is None or not scope.facts.extra.get("assigns"):
             return None
-        assigns = scope.facts.extra.get("assigns")
-        if not assigns:
-            return None
-        kinds = {sym.key: sym.kind for sym in scope.facts.symbols}
+        kinds = self._kinds(scope.facts)
         parents = self._parents(scope.facts)
         owner = scope.owner
-        while owner and kinds.get(owner) not in ("class", "record", "enum", "interface"):
+        while owner and kinds.get(owner) not in _CLASSES:
             owner = parents.get(owner, "")
-        if not owner:
-            return None
-        found: list[tuple[str, int, list[str]]] = []
-        for line, exprs in assigns.get(owner, {}).get(attr, ()):
-            found.append((owner, line, exprs))
+        return self._field(owner, attr, receivers) if owner else None
+
+    def _field(self, owner: str, attr: str, receivers: tuple[str, ...]) -> Folded | None:
+        """A field of class ``owner``: every assignment that can reach a read, its initialiser and each
+        ``this.attr = ...`` / ``self.attr = ...`` (and, where the language writes fields bare, ``attr = ...``) its
+        methods make. Several distinct values make a choice when each is known; one not known (a parameter, a
+        call's result) makes the field known at run time only: its known alternatives are never linked on a guess."""
+        scope = self.scope
+        assert scope is not None
+        assigns = scope.facts.extra.get("assigns", {})
+        parents = self._parents(scope.facts)
+        symbols = {sym.key: sym for sym in scope.facts.symbols}
+        declares = scope.facts.extra.get("declares", {})
+        found: list[tuple[str, int, list[str]]] = [(owner, line, exprs) for line, exprs in
+                                                    assigns.get(owner, {}).get(attr, ())]
         targets = [f"{receiver}.{attr}" for receiver in receivers]
         for key, table in assigns.items():
-            if key and parents.get(key) == owner:
-                for target in targets:
-                    found += [(key, line, exprs) for line, exprs in table.get(target, ())]
+            if not key or parents.get(key) != owner:
+                continue
+            method = symbols.get(key)
+            if method is not None and not self.reaches(method):
+                continue
+            for target in targets:
+                found += [(key, line, exprs) for line, exprs in table.get(target, ())]
+            if self.bare_field_assigns and method is not None and method.kind in ("method", "constructor") and \
+                    not any(param == attr for param, _ in method.params) and attr not in declares.get(key, ()):
+                found += [(key, line, exprs) for line, exprs in table.get(attr, ())]
         if not found:
             return None
-        return choice([self.fold_in(Scope(scope.facts, key, line, ()), exprs) for key, line, exprs in found])
+        values = [self.fold_in(Scope(scope.facts, key, line, ()), exprs) for key, line, exprs in found]
+        if len({v.text for v in values}) > 1 and any(has_unknown(v.text) for v in values):
+            why = next(w for v in values if has_unknown(v.text) for w in v.why or ("a value not known",))
+            return named_unknown(attr, f"{attr} is assigned a value known at run time only ({why})")
+        return choice(values)
 
     def scoped(self, name: str, receiver: str) -> Folded | None:
         """A bare name as a local (`local`), ``<receiver>.attr`` as a field of the class around the scope

@@ -116,6 +116,8 @@ class CSharpConstants:
 class CSharpFolder(Folder):
     """Folds a C# expression written in ``facts`` inside the type ``class_key``."""
 
+    bare_field_assigns = True
+
     def __init__(self, constants: CSharpConstants, facts: FileFacts, class_key: str) -> None:
         super().__init__()
         self.constants, self.facts, self.class_key = constants, facts, class_key

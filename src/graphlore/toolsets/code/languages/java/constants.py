@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from ...model import CallFact, FileFacts
+from ...model import CallFact, FileFacts, SymbolFact
 from ..folding import (
     UNKNOWN,
     Folded,
@@ -70,6 +70,12 @@ class JavaConstants:
         #: interface fqn -> method without parameters -> (its type, its ``@WithDefault``), for ``@ConfigMapping``
         methods: dict[str, dict[str, tuple[str, str | None]]] = {}
         key_names: dict[tuple[str, str], str] = {}
+        #: method name -> whether code outside tests calls a method so named (any language; False: tests only)
+        self.called_outside_tests: dict[str, bool] = {}
+        for bound in table.files.values():
+            for call in bound.facts.calls:
+                self.called_outside_tests[call.name] = self.called_outside_tests.get(call.name, False) or \
+                    not bound.ctx.is_test
         for bound in table.files.values():
             if bound.facts.language not in languages:
                 continue
@@ -123,6 +129,20 @@ class JavaConstants:
 
 class JavaFolder(Folder):
     """Folds a Java expression as written in ``facts`` inside the type ``class_key``."""
+
+    bare_field_assigns = True
+
+    def reaches(self, method: SymbolFact) -> bool:
+        """A method only tests call (a test hook such as ``void setHostname(String h)``; not a constructor, no
+        annotation, not in a ``@ConfigurationProperties`` class whose setters Spring calls) does not run in the
+        deployed service: its assignments do not reach a field's read there."""
+        if method.kind == "constructor" or method.annotations:
+            return True
+        facts = self.scope.facts if self.scope is not None else self.facts
+        owner = next((s for s in facts.symbols if s.key == method.parent), None)
+        if owner is None or any(a.name.rsplit(".", 1)[-1] == "ConfigurationProperties" for a in owner.annotations):
+            return True
+        return self.constants.called_outside_tests.get(method.name, True)
 
     def __init__(self, constants: JavaConstants, facts: FileFacts, class_key: str) -> None:
         super().__init__()
