@@ -98,13 +98,14 @@ class UpdateStats:
     frameworks_read: list[str] = field(default_factory=list)
 
 
-def settings_of(graph: CodeGraph) -> tuple[Deployment, dict[str, Values]]:
+def settings_of(graph: CodeGraph, found: Scan | None = None) -> tuple[Deployment, dict[str, Values]]:
     """The project's deployment files read, and each module's settings (what part 2 folds ``${...}`` placeholders
-    and environment variables with)."""
+    and environment variables with); ``found``: this update's scan of the tree, if there is one."""
     assert graph.layout is not None
     deployment = read_deployment(graph.layout, graph.root, list(graph.layout.deployment_files))
     settle_deployable(graph.layout, deployment.run, deployment.started)
-    return deployment, module_values(graph.layout, graph.root, deployment)
+    return deployment, module_values(graph.layout, graph.root, deployment,
+                                     found.layout_files if found is not None else None)
 
 
 class CodeGraph:
@@ -187,7 +188,7 @@ class CodeGraph:
             stats.resolved_paths = dirty
         with _phase(stats, "services"):
             if stats.layout_changed or self._settings is None:
-                self._settings = settings_of(self)
+                self._settings = settings_of(self, found)
                 self.unreadable = unreadable_files(self.root, found.layout_files)
         with _phase(stats, "layout_records"):
             self._layout_records(layout)

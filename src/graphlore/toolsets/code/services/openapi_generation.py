@@ -15,7 +15,6 @@ types, client and server in one file, is a caller's as often as the server's).""
 from __future__ import annotations
 
 import json
-import os
 import posixpath
 import re
 import shlex
@@ -23,7 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..layout.walk import GENERATOR_SCRIPT, SKIP_DIRS
+from ..layout.walk import GENERATOR_SCRIPT, scan
 from .openapi_docs import _base_path, _is_server
 from .yaml_lines import documents
 
@@ -54,16 +53,16 @@ class Generation:
     base_problem: str = ""
 
 
-def _files(root: Path) -> list[str]:
-    out = []
-    for folder, dirs, names in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
-        rel = Path(folder).relative_to(root).as_posix()
-        for name in sorted(names):
-            path = name if rel == "." else f"{rel}/{name}"
-            if GENERATOR_SCRIPT.match(name) or name == "package.json":
-                out.append(path)
-    return out
+def _files(root: Path, layout_files: dict[str, list[str]] | None) -> list[str]:
+    """The Makefiles, scripts and ``package.json`` files to read, folder by folder as a walk meets them: from the
+    index's own scan when it is given (`layout.walk.Scan.layout_files`, folder -> names; no second walk of the
+    tree), else from a scan made here; files under a dot-folder (``.github``, ...) are not read."""
+    if layout_files is None:
+        layout_files = scan(root).layout_files
+    return [f"{rel}/{name}" if rel else name
+            for rel, names in sorted(layout_files.items(), key=lambda item: item[0].split("/"))
+            if not any(part.startswith(".") for part in rel.split("/"))
+            for name in sorted(names) if GENERATOR_SCRIPT.match(name) or name == "package.json"]
 
 
 def _lines(root: Path, path: str) -> list[tuple[int, str]]:
@@ -233,9 +232,10 @@ def _script_calls(files: list[str], lines: dict[str, list[tuple[int, str]]]
     return out
 
 
-def generations(root: Path) -> list[Generation]:
-    """Every generator run the repository's scripts describe, in file order (see the module docstring)."""
-    files = _files(root)
+def generations(root: Path, layout_files: dict[str, list[str]] | None = None) -> list[Generation]:
+    """Every generator run the repository's scripts describe, in file order (see the module docstring);
+    ``layout_files``: the index's scan of the tree, when it has one."""
+    files = _files(root, layout_files)
     lines = {path: _lines(root, path) for path in files}
     calls = _script_calls(files, lines)
     out: list[Generation] = []

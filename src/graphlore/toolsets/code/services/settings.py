@@ -471,8 +471,10 @@ def next_base_path(root: Path, module: str) -> tuple[str | None, str]:
     return "", ""
 
 
-def module_values(layout: Layout, root: Path, deployment: Deployment | None = None) -> dict[str, Values]:
-    """Each module's values (see the module docstring), by module path."""
+def module_values(layout: Layout, root: Path, deployment: Deployment | None = None,
+                  layout_files: dict[str, list[str]] | None = None) -> dict[str, Values]:
+    """Each module's values (see the module docstring), by module path; ``layout_files``: the index's scan of
+    the tree (`layout.walk.Scan.layout_files`), where the generator scripts are found without a second walk."""
     local: dict[str, list[tuple[str, dict[str, str], dict[str, int]]]] = {}
     profiles: dict[str, list[tuple[str, dict[str, str]]]] = {}
     for path, module in layout.modules.items():
@@ -491,7 +493,7 @@ def module_values(layout: Layout, root: Path, deployment: Deployment | None = No
             servers += _locations(path, raw)
     shared = [folder for folder in servers if (root / folder).is_dir() and _inside(root / folder, root)]
     out: dict[str, Values] = {}
-    generated = generations(root)
+    generated = generations(root, layout_files)
     for path, module in layout.modules.items():
         values = Values(generations=generated)
         if deployment is not None:
