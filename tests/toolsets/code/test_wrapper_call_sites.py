@@ -1,0 +1,116 @@
+"""A client made through a project's own wrapper method (Java): each call site of the wrapper becomes a client of its
+own, the wrapper's parameters bound to what the site passes, linked by the usual rules; a site that cannot surely
+reach the method, or a parameter the method reassigns, gives no client (issue 22, brief 22-F-r3)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers.code_tools import write_tree
+
+from graphlore.toolsets.code.index.graph import CodeGraph
+
+COMPOSE = "services:\n  orders:\n    build: ./orders\n  web:\n    build: ./web\n"
+ORDERS = {
+    "docker-compose.yml": COMPOSE, "orders/Dockerfile": "FROM scratch\n", "web/Dockerfile": "FROM scratch\n",
+    "orders/pom.xml": "<project><artifactId>orders</artifactId></project>\n",
+    "web/pom.xml": "<project><artifactId>web</artifactId></project>\n",
+    "orders/src/main/java/o/Api.java": "package o;\nimport org.springframework.web.bind.annotation.*;\n@RestController\n"
+    "public class Api {\n  @GetMapping(\"/api/orders/{id}\")\n  public String one(@PathVariable long id) { return \"\"; }\n"
+    "  @GetMapping(\"/api/items\")\n  public String items() { return \"\"; }\n"
+    "  @PostMapping(\"/api/orders\")\n  public String create() { return \"\"; }\n}\n",
+}
+GATEWAY = """package w;
+import org.springframework.web.client.RestTemplate;
+public class OrdersGateway {
+  private static final String BASE = "http://orders:8080/api";
+  private final RestTemplate rest = new RestTemplate();
+  private String get(String path) { return rest.getForObject(BASE + path, String.class); }
+  public String order(long id) { return get("/orders/" + id); }
+  public String items() { return this.get("/items"); }
+  public String send(String body) { return rest.postForObject(BASE + "/orders", body, String.class); }
+}
+"""
+CALLER = """package w;
+public class Page {
+  private final OrdersGateway gateway = new OrdersGateway();
+  String show(long id) {
+    return gateway.order(id)
+        + Helpers.fetch("/items");
+  }
+}
+"""
+HELPERS = """package w;
+import org.springframework.web.client.RestTemplate;
+public final class Helpers {
+  private static final RestTemplate REST = new RestTemplate();
+  static String fetch(String path) { return REST.getForObject("http://orders:8080/api" + path, String.class); }
+  static String twice(String path) { return fetch(path + "/x"); }
+  static String changed(String path) { path = path.trim(); return REST.getForObject("http://orders:8080/api" + path, String.class); }
+  static String page() {
+    return twice("/orders")
+        + changed("/items")
+        + fetch(System.getenv("P"));
+  }
+}
+"""
+
+
+def _clients(tmp_path: Path, files: dict[str, str]) -> dict[tuple[str, int], tuple[str, str, str]]:
+    nodes, edges = CodeGraph.build(write_tree(tmp_path / "s", files)).snapshot()
+    routes = {n.id: n.props["label"] for n in nodes.values() if n.kind == "route"}
+    linked = {e.src: routes.get(e.dst, "") for e in edges.values() if e.type == "HTTP_CALLS"}
+    return {(n.props["file"].rsplit("/", 1)[-1], n.props["line"]): (n.props["label"], str(n.props.get("match")),
+                                                                    linked.get(n.id, ""))
+            for n in nodes.values() if n.kind == "client" and n.props.get("microservice") == "web"}
+
+
+def test_each_call_site_of_a_wrapper_is_a_client_with_its_own_path(tmp_path):
+    found = _clients(tmp_path, {**ORDERS, "web/src/main/java/w/OrdersGateway.java": GATEWAY,
+                                "web/src/main/java/w/Page.java": CALLER,
+                                "web/src/main/java/w/Helpers.java": HELPERS})
+    linked = {where: link for where, (_label, match, link) in found.items() if match == "cross_service"}
+    assert linked == {
+        ("OrdersGateway.java", 8): "GET /api/items",          # this.get("/items")
+        ("OrdersGateway.java", 9): "POST /api/orders",        # a client with its own URL: no wrapper
+        ("Page.java", 5): "GET /api/orders/{id}",   # gateway.order(id) -> get("/orders/" + id): the outermost site
+        ("Page.java", 6): "GET /api/items",                   # Helpers.fetch("/items"): a static method by its type
+        ("Helpers.java", 9): "GET /api/orders/{id}",          # wrapper of a wrapper: twice("/orders") -> fetch(.. + "/x")
+    }
+    # the wrappers' own clients stay unresolved (their path is the caller's to give); a site whose value is its own
+    # caller's (order's get("/orders/" + id), twice's fetch(path + "/x")) is no client: its callers' sites are
+    assert ("OrdersGateway.java", 7) not in found and ("Helpers.java", 6) not in found
+    assert found[("OrdersGateway.java", 6)][1] == "unresolved"
+    assert found[("Helpers.java", 5)][1] == "unresolved"
+    # a parameter the method reassigns is not the site's value; an unknown argument gives no other URL
+    assert ("Helpers.java", 10) not in found and found[("Helpers.java", 11)][1] == "unresolved"
+
+
+def test_a_site_that_may_reach_another_method_is_not_followed(tmp_path):
+    """``gateway.order(id)`` on an overridable method of a class a project type extends may run the subclass's."""
+    sub = "package w;\npublic class Other extends OrdersGateway {\n  @Override public String items() { return \"\"; }\n}\n"
+    gateway = GATEWAY.replace("private String get(", "String get(")
+    found = _clients(tmp_path, {**ORDERS, "web/src/main/java/w/OrdersGateway.java": gateway,
+                                "web/src/main/java/w/Other.java": sub})
+    assert {where for where, (_l, match, _t) in found.items() if match == "cross_service"} == {
+        ("OrdersGateway.java", 9)}
+
+
+JAXRS = """package w;
+import javax.ws.rs.client.Client;
+import javax.ws.rs.client.ClientBuilder;
+import javax.ws.rs.core.MediaType;
+public class OrdersClient {
+  private final Client client = ClientBuilder.newClient();
+  private String read(String resource) {
+    return client.target("http://orders:8080").path("api").path(resource).request(MediaType.TEXT_PLAIN).get(String.class);
+  }
+  public String items() { return read("items"); }
+}
+"""
+
+
+def test_a_jaxrs_client_api_wrapper_is_read_per_call_site(tmp_path):
+    found = _clients(tmp_path, {**ORDERS, "web/src/main/java/w/OrdersClient.java": JAXRS})
+    assert {where: link for where, (_l, match, link) in found.items() if match == "cross_service"} == {
+        ("OrdersClient.java", 10): "GET /api/items"}
