@@ -73,13 +73,14 @@ def test_each_call_site_of_a_wrapper_is_a_client_with_its_own_path(tmp_path):
     assert linked == {
         ("OrdersGateway.java", 8): "GET /api/items",          # this.get("/items")
         ("OrdersGateway.java", 9): "POST /api/orders",        # a client with its own URL: no wrapper
-        ("Page.java", 5): "GET /api/orders/{id}",   # gateway.order(id) -> get("/orders/" + id): the outermost site
+        ("OrdersGateway.java", 7): "GET /api/orders/{id}",   # get("/orders/" + id) in order(id): its callers'
+        # sites (Page's gateway.order(id)) add nothing known: the client is where the value was last made more known
         ("Page.java", 6): "GET /api/items",                   # Helpers.fetch("/items"): a static method by its type
         ("Helpers.java", 9): "GET /api/orders/{id}",          # wrapper of a wrapper: twice("/orders") -> fetch(.. + "/x")
     }
-    # the wrappers' own clients stay unresolved (their path is the caller's to give); a site whose value is its own
-    # caller's (order's get("/orders/" + id), twice's fetch(path + "/x")) is no client: its callers' sites are
-    assert ("OrdersGateway.java", 7) not in found and ("Helpers.java", 6) not in found
+    # the wrappers' own clients stay unresolved (their path is the caller's to give); a site whose value its
+    # caller's sites make more known (twice's fetch(path + "/x")) is no client: those sites are
+    assert ("Page.java", 5) not in found and ("Helpers.java", 6) not in found
     assert found[("OrdersGateway.java", 6)][1] == "unresolved"
     assert found[("Helpers.java", 5)][1] == "unresolved"
     # a parameter the method reassigns is not the site's value; an unknown argument gives no other URL
@@ -114,3 +115,14 @@ def test_a_jaxrs_client_api_wrapper_is_read_per_call_site(tmp_path):
     found = _clients(tmp_path, {**ORDERS, "web/src/main/java/w/OrdersClient.java": JAXRS})
     assert {where: link for where, (_l, match, link) in found.items() if match == "cross_service"} == {
         ("OrdersClient.java", 10): "GET /api/items"}
+
+
+def test_a_site_that_adds_nothing_known_makes_no_client(tmp_path):
+    """``one(order.getId())`` for ``/api/orders/{?:id}``: the wrapper's own client already says it all."""
+    source = GATEWAY.replace('public String order(long id) { return get("/orders/" + id); }',
+                             'private String one(String id) { return get("/orders/" + id); }\n'
+                             '  public String show(Order order) { return one(order.getId()); }')
+    found = _clients(tmp_path, {**ORDERS, "web/src/main/java/w/OrdersGateway.java": source})
+    assert sorted(where for where in found if where[0] == "OrdersGateway.java") == [
+        ("OrdersGateway.java", 6), ("OrdersGateway.java", 7), ("OrdersGateway.java", 9), ("OrdersGateway.java", 10)]
+    assert found[("OrdersGateway.java", 7)][2] == "GET /api/orders/{id}"   # one's site: get("/orders/" + id)

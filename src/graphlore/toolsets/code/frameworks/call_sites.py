@@ -3,8 +3,8 @@
 A client whose URL is not fully known, in a method whose parameters may give it (``private String get(String
 path) { return rest.getForObject(BASE + path, String.class); }``), is read again once per call site of that
 method in the project, the method's parameters bound to what the site passes (folded where the site is: its
-constants, its locals, and its own parameters when it is itself called through). Where that gives another URL,
-the site becomes a client of its own (in the caller's symbol, file, line and service, `Item.written` naming the
+constants, its locals, and its own parameters when it is itself called through). Where that gives a URL with
+more known text, the site becomes a client of its own (in the caller's symbol, file, line and service, `Item.written` naming the
 wrapper), linked by the usual rules; the wrapper's own client stays as it was (its URL is the caller's to give).
 
 Only a call that surely reaches the method is followed: an unqualified or ``this.`` call in its class,
@@ -18,6 +18,7 @@ sites a bound cuts says so on its own client.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
@@ -33,6 +34,7 @@ from .jvm import CALL_SITE, JavaFile, constants
 MAX_DEPTH = 3
 #: call sites followed per wrapper method
 MAX_SITES = 64
+_UNKNOWN_PART = re.compile(r"\{\?[^{}]*\}")
 #: modifiers that keep a method from being overridden
 _FIXED = frozenset({"static", "private", "final"})
 
@@ -63,7 +65,7 @@ def through_call_sites(read: Reader, files: list[Bound], project: Project, found
         bound = by_path.get(path)
         index = bound.ids.index(owner) if bound is not None and owner in bound.ids else -1
         if index >= 0 and bound.facts.symbols[index].kind == "method":
-            out += _expand(read, project, sites, bound, index, originals, [], 0)
+            out += _expand(read, project, sites, bound, index, originals, originals, [], 0)
     return out
 
 
@@ -75,9 +77,10 @@ def _by_owner(items: Iterable[Item]) -> dict[tuple[str, str], list[Item]]:
 
 
 def _expand(read: Reader, project: Project, sites: _Sites, bound: Bound, method: int, originals: list[Item],
-            outer: list[Site], depth: int) -> list[Item]:
+            values: list[Item], outer: list[Site], depth: int) -> list[Item]:
     """The clients the call sites of ``method`` make (``outer``: the sites already followed, innermost first;
-    ``originals``: the innermost wrapper's clients)."""
+    ``originals``: the innermost wrapper's clients; ``values``: them as the sites followed so far read them, which a
+    site must make more known to be a client)."""
     if depth >= MAX_DEPTH or not _bindable(bound, method):
         return []
     found, cut = sites.of(bound, method)
@@ -97,18 +100,24 @@ def _expand(read: Reader, project: Project, sites: _Sites, bound: Bound, method:
         if len(own) != len(originals):
             continue
         if _passes_on(site, own):   # the caller is a wrapper too: its sites, where it has some, say the value
-            deeper = _expand(read, project, sites, site.bound, site.caller, originals, chain, depth + 1)
+            deeper = _expand(read, project, sites, site.bound, site.caller, originals, own, chain, depth + 1)
             if deeper:
                 out += deeper
                 continue
-        made = [_at(new, site, chain) for old, new in zip(originals, own, strict=True)
-                if new.path is not None and old.path is not None and new.path.text != old.path.text]
+        made = [_at(new, site, chain) for old, new in zip(values, own, strict=True)
+                if new.path is not None and old.path is not None and _known(new.path) > _known(old.path)]
         if depth + 1 >= MAX_DEPTH and _passes_on(site, made):
             for item in made:
                 item.problems.append(f"wrappers followed {MAX_DEPTH} calls deep; the callers of "
                                      f"{site.bound.fqns[site.caller]} are not read")
         out += made
     return out
+
+
+def _known(value: Folded) -> int:
+    """How much of a value is known: its text without its unknown parts (a site that adds nothing known, such as
+    ``getBalance(token, tx.getAccount())`` for ``/balances/{?:account}``, makes no client of its own)."""
+    return len(_UNKNOWN_PART.sub("", value.text))
 
 
 def _passes_on(site: Site, items: list[Item]) -> bool:
