@@ -126,3 +126,43 @@ def test_a_site_that_adds_nothing_known_makes_no_client(tmp_path):
     assert sorted(where for where in found if where[0] == "OrdersGateway.java") == [
         ("OrdersGateway.java", 6), ("OrdersGateway.java", 7), ("OrdersGateway.java", 9), ("OrdersGateway.java", 10)]
     assert found[("OrdersGateway.java", 7)][2] == "GET /api/orders/{id}"   # one's site: get("/orders/" + id)
+
+
+API_CLIENT = """package w;
+import java.util.function.Supplier;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.stereotype.Component;
+import org.springframework.web.client.RestTemplate;
+@Component
+public class ApiClient {
+  private final RestTemplate restTemplate;
+  private final String baseUrl;
+  public ApiClient(RestTemplate restTemplate, @Value("${orders.base-url}") String baseUrl) {
+    this.restTemplate = restTemplate;
+    this.baseUrl = baseUrl;
+  }
+  public <T> T get(String path, Class<T> type, Object... variables) {
+    return call(() -> restTemplate.getForObject(baseUrl + path, type, variables));
+  }
+  private <T> T call(Supplier<T> action) { return action.get(); }
+}
+"""
+SERVICE = """package w;
+public class OrderService {
+  private final ApiClient api;
+  OrderService(ApiClient api) { this.api = api; }
+  String items() { return api.get("/items", String.class); }
+  String order(long id) { return api.get("/orders/{id}", String.class, id); }
+}
+"""
+
+
+def test_a_varargs_wrapper_with_a_configured_base_url(tmp_path):
+    """The base URL from ``@Value`` in the constructor, the call inside a lambda, a varargs wrapper on an injected
+    field: each site's path with the module's setting."""
+    found = _clients(tmp_path, {**ORDERS, "web/src/main/java/w/ApiClient.java": API_CLIENT,
+                                "web/src/main/java/w/OrderService.java": SERVICE,
+                                "web/src/main/resources/application.properties":
+                                "orders.base-url=http://orders:8080/api\n"})
+    assert {where: link for where, (_l, match, link) in found.items() if match == "cross_service"} == {
+        ("OrderService.java", 5): "GET /api/items", ("OrderService.java", 6): "GET /api/orders/{id}"}

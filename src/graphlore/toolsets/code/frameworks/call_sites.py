@@ -9,7 +9,8 @@ wrapper), linked by the usual rules; the wrapper's own client stays as it was (i
 
 Only a call that surely reaches the method is followed: an unqualified or ``this.`` call in its class,
 ``Type.m(..)`` of a static method, ``x.m(..)`` on a local, parameter or field declared of its class; with as
-many arguments, no other method of that name and count in the class, and not a method a subclass may override
+many arguments (varargs: at least the fixed ones), no other method of that name and count in the class (none at
+all for a varargs method), and not a method a subclass may override
 (one neither static, private nor final, in a class a project type extends). A parameter the method assigns is not
 bound (its value at the client is not the site's), nor one past the first three arguments (a call's facts keep
 three). Bounds: wrappers of wrappers to depth `MAX_DEPTH`, `MAX_SITES` call sites per method; a wrapper whose
@@ -178,9 +179,10 @@ class _Sites:
         """The call sites of ``method`` (at most `MAX_SITES`) and how many more the bound leaves out."""
         sym = bound.facts.symbols[method]
         cls = bound.by_key.get(sym.parent or "")
+        variadic = bool(sym.params) and sym.params[-1][1].endswith("...")
         if cls is None or sum(s.kind == "method" and s.parent == sym.parent and s.name == sym.name and
-                              len(s.params) == len(sym.params) for s in bound.facts.symbols) != 1:
-            return [], 0
+                              (variadic or len(s.params) == len(sym.params)) for s in bound.facts.symbols) != 1:
+            return [], 0   # overloads (of that count, or any with varargs): which one a call reaches is not read
         owner = bound.facts.symbols[cls]
         if not _FIXED & set(sym.modifiers) and (owner.kind != "class" or owner.name in self.constants.extended
                                                  or "abstract" in owner.modifiers):
@@ -188,7 +190,8 @@ class _Sites:
         found = []
         for where, call in self.calls.get(sym.name, ()):
             caller = where.by_key.get(call.owner)
-            if caller is not None and call.argc == len(sym.params) and self._reaches(bound, cls, sym, where, call):
+            count = call.argc == len(sym.params) or variadic and call.argc >= len(sym.params) - 1
+            if caller is not None and count and self._reaches(bound, cls, sym, where, call):
                 found.append(Site(bound, method, where, call, caller))
         return found[:MAX_SITES], max(0, len(found) - MAX_SITES)
 
