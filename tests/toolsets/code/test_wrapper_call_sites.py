@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from helpers.code_graph import edit, render
 from helpers.code_tools import write_tree
 
 from graphlore.toolsets.code.index.graph import CodeGraph
@@ -166,3 +167,18 @@ def test_a_varargs_wrapper_with_a_configured_base_url(tmp_path):
                                 "orders.base-url=http://orders:8080/api\n"})
     assert {where: link for where, (_l, match, link) in found.items() if match == "cross_service"} == {
         ("OrderService.java", 5): "GET /api/items", ("OrderService.java", 6): "GET /api/orders/{id}"}
+
+
+def test_an_update_of_a_callers_file_equals_a_full_build(tmp_path):
+    """The wrapper's file is unchanged; the clients of its call sites follow the caller's edit."""
+    root = write_tree(tmp_path / "s", {**ORDERS, "web/src/main/java/w/Helpers.java": HELPERS,
+                                       "web/src/main/java/w/Page.java": CALLER,
+                                       "web/src/main/java/w/OrdersGateway.java": GATEWAY})
+    graph = CodeGraph.build(root)
+    assert any("/api/items" in line and "Page" in line for line in render(graph))
+    edit(root, "web/src/main/java/w/Page.java", 'Helpers.fetch("/items")', 'Helpers.fetch("/orders/7")')
+    graph.update()
+    lines = render(graph)
+    assert lines == render(CodeGraph.build(root))
+    assert not any("/api/items" in line and "Page" in line for line in lines)
+    assert any("/api/orders/7" in line and "Page" in line for line in lines)

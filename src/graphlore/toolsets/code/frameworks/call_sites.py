@@ -57,7 +57,7 @@ def through_call_sites(read: Reader, files: list[Bound], project: Project, found
     wanted = [i for i in found if i.kind == "client" and i.grpc is None and i.path is not None and has_unknown(i.path.text)]
     if not java or not wanted:
         return found
-    sites = _Sites(java, constants(project))
+    sites = project.shared("java.call_sites", lambda: _Sites(java, constants(project)))
     by_path = {bound.path: bound for bound in java}
     owners = _by_owner(i for i in found if i.kind == "client" and i.grpc is None)
     out = list(found)
