@@ -182,3 +182,41 @@ def test_an_update_of_a_callers_file_equals_a_full_build(tmp_path):
     assert lines == render(CodeGraph.build(root))
     assert not any("/api/items" in line and "Page" in line for line in lines)
     assert any("/api/orders/7" in line and "Page" in line for line in lines)
+
+
+MAPS = """package w;
+import java.util.HashMap;
+import java.util.Map;
+import org.springframework.web.client.RestTemplate;
+public class Routes {
+  private final RestTemplate rest = new RestTemplate();
+  String known() {
+    Map<String, String> bases = new HashMap<>();
+    bases.put("orders", "http://orders:8080/api");
+    bases.putIfAbsent("other", "http://other:8080");
+    return rest.getForObject(bases.get("orders") + "/items", String.class);
+  }
+  String escapes() {
+    Map<String, String> bases = new HashMap<>();
+    bases.put("orders", "http://orders:8080/api");
+    fill(bases);
+    return rest.getForObject(bases.get("orders") + "/items", String.class);
+  }
+  String keyed(String name) {
+    Map<String, String> bases = new HashMap<>();
+    bases.put(name, "http://other:8080");
+    bases.put("orders", "http://orders:8080/api");
+    return rest.getForObject(bases.get("orders") + "/items", String.class);
+  }
+  void fill(Map<String, String> m) { m.put("orders", "http://other:8080"); }
+}
+"""
+
+
+def test_a_map_the_method_fills_gives_what_it_put_and_nothing_else(tmp_path):
+    """``m.get(k)`` is what the method put under ``k``; a map handed to another method, or a put whose key is not
+    known, stays unknown (brief 22-F-r3, point 3)."""
+    found = _clients(tmp_path, {**ORDERS, "web/src/main/java/w/Routes.java": MAPS})
+    assert {where: link for where, (_l, match, link) in found.items() if match == "cross_service"} == {
+        ("Routes.java", 11): "GET /api/items"}
+    assert found[("Routes.java", 17)][1] == found[("Routes.java", 23)][1] == "unresolved"
