@@ -220,3 +220,33 @@ def test_a_map_the_method_fills_gives_what_it_put_and_nothing_else(tmp_path):
     assert {where: link for where, (_l, match, link) in found.items() if match == "cross_service"} == {
         ("Routes.java", 11): "GET /api/items"}
     assert found[("Routes.java", 17)][1] == found[("Routes.java", 23)][1] == "unresolved"
+
+
+NESTED = """package w;
+import org.springframework.web.client.RestTemplate;
+public class Outer {
+  private final RestTemplate rest = new RestTemplate();
+  private String get(String path) { return rest.getForObject("http://orders:8080/api" + path, String.class); }
+  private String one(String id) { return rest.getForObject("http://orders:8080/api/orders/" + id, String.class); }
+  String items() { return one("7"); }
+  class Inner {
+    String get(String path) { return path; }
+    String items() { return get("/items"); }
+  }
+  class Plain {
+    String items() { return get("/items"); }
+  }
+}
+"""
+
+
+def test_a_nested_class_that_declares_the_name_and_a_path_parameter_wrapper(tmp_path):
+    """``get("/items")`` in a nested class that declares its own ``get`` is not the outer method's; one that does not
+    declare it reaches the outer ``get``. A site that passes a literal where the wrapper has a path parameter
+    (``one("7")`` for ``/orders/{?:id}``) is a client of its own too: a whole segment is not always an id (a JAX-RS
+    ``path(resource)`` names the resource)."""
+    found = _clients(tmp_path, {**ORDERS, "web/src/main/java/w/Outer.java": NESTED})
+    assert {where: link for where, (_l, match, link) in found.items() if match == "cross_service"} == {
+        ("Outer.java", 6): "GET /api/orders/{id}", ("Outer.java", 7): "GET /api/orders/{id}",
+        ("Outer.java", 13): "GET /api/items"}
+    assert ("Outer.java", 10) not in found

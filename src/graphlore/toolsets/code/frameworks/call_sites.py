@@ -7,7 +7,8 @@ constants, its locals, and its own parameters when it is itself called through).
 more known text, the site becomes a client of its own (in the caller's symbol, file, line and service, `Item.written` naming the
 wrapper), linked by the usual rules; the wrapper's own client stays as it was (its URL is the caller's to give).
 
-Only a call that surely reaches the method is followed: an unqualified or ``this.`` call in its class,
+Only a call that surely reaches the method is followed: an unqualified call in its class (or in
+a class nested in it that declares no method so named), a ``this.`` call in its class,
 ``Type.m(..)`` of a static method, ``x.m(..)`` on a local, parameter or field declared of its class; with as
 many arguments (varargs: at least the fixed ones), no other method of that name and count in the class (none at
 all for a varargs method), and not a method a subclass may override
@@ -200,7 +201,16 @@ class _Sites:
         class_key = bound.facts.symbols[cls].key
         if receiver is None or receiver == ["this"]:
             caller_class = call.owner.partition("#")[0]
-            return where is bound and (caller_class == class_key or caller_class.startswith(class_key + "."))
+            if where is not bound or receiver and caller_class != class_key:
+                return False
+            # an unqualified call in a nested class reaches the outer method unless a class between declares one so named
+            between = caller_class
+            while between != class_key:
+                if not between.startswith(class_key + ".") or any(
+                        s.parent == between and s.kind == "method" and s.name == sym.name for s in bound.facts.symbols):
+                    return False
+                between = between.rpartition(".")[0]
+            return True
         folder = JavaFolder(self.constants, where.facts, call.owner.partition("#")[0]).at(where.facts, call.owner,
                                                                                            call.line)
         if receiver[0] == "name":
