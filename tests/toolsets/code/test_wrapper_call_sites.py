@@ -208,18 +208,24 @@ public class Routes {
     bases.put("orders", "http://orders:8080/api");
     return rest.getForObject(bases.get("orders") + "/items", String.class);
   }
+  String copied(Map<String, String> defaults) {
+    Map<String, String> bases = new HashMap<>(defaults);
+    bases.putIfAbsent("orders", "http://orders:8080/api");
+    return rest.getForObject(bases.get("orders") + "/items", String.class);
+  }
   void fill(Map<String, String> m) { m.put("orders", "http://other:8080"); }
 }
 """
 
 
 def test_a_map_the_method_fills_gives_what_it_put_and_nothing_else(tmp_path):
-    """``m.get(k)`` is what the method put under ``k``; a map handed to another method, or a put whose key is not
-    known, stays unknown (brief 22-F-r3, point 3)."""
+    """``m.get(k)`` is what the method put under ``k``; a map handed to another method, a put whose key is not
+    known, or a map made as a copy of another stays unknown (brief 22-F-r3, point 3)."""
     found = _clients(tmp_path, {**ORDERS, "web/src/main/java/w/Routes.java": MAPS})
     assert {where: link for where, (_l, match, link) in found.items() if match == "cross_service"} == {
         ("Routes.java", 11): "GET /api/items"}
-    assert found[("Routes.java", 17)][1] == found[("Routes.java", 23)][1] == "unresolved"
+    assert found[("Routes.java", 17)][1] == found[("Routes.java", 23)][1] == found[("Routes.java", 28)][1] == \
+        "unresolved"   # handed to fill(..); a put of a key not known; a copy of a map not read
 
 
 NESTED = """package w;

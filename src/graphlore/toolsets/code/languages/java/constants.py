@@ -349,9 +349,9 @@ class JavaFolder(Folder):
                 name in facts.extra.get("assigns", {}).get(owner, {}):
             return None
         line = declared[0][0]
-        if not any(c.owner == owner and c.kind == "new" and c.line == line and c.name.endswith("Map")
-                   for c in facts.calls):
-            return None
+        if not any(c.owner == owner and c.kind == "new" and c.line == line and c.name.endswith("Map") and
+                   (c.argc == 0 or c.argc == 1 and c.args and c.args[0].strip().isdigit()) for c in facts.calls):
+            return None   # a map made empty (or with a capacity), not a copy of another
         used = re.compile(rf"\b{re.escape(name)}\b(?!\s*\.\s*(?:{'|'.join(_MAP_READS)})\s*\()")
         receiver = ["name", name]
         puts = []
