@@ -69,7 +69,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: would keep the prefix location's link.
 #: 18: a Java/C# method's local declarations (``extra["declares"]``), so that a bare assignment to a name no
 #: local declares is the field's (`folding.Folder._field`): restored facts of format 17 would lack them.
-FORMAT = 18
+#: 19: Terraform files (``.tf``) are deployment files (`services.terraform`): an index of format 18 never listed them
+#: among its layout files, so their values would stay unread until the layout changes.
+FORMAT = 19
 
 
 def _context(values: list) -> FileContext:

@@ -1,0 +1,211 @@
+"""Terraform as a deployment file: a container resource's environment (``env`` blocks, a ``dynamic "env"`` over
+``concat(local..., var...)``, Lambda's ``environment { variables }``, App Service's ``app_settings``) given to the
+service it runs, through a local module called with arguments; a value the files fix is the service's, one they do
+not (``module.x.endpoint``, a variable with no default) stays as written and says so, never a guessed value."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from graphlore.toolsets.code.index.graph import CodeGraph
+from graphlore.toolsets.code.services.deployment import read_deployment
+from graphlore.toolsets.code.services.terraform import parse, read_terraform
+
+from ...helpers.code_tools import write_tree
+
+GO_MAIN = """package main
+
+import "os"
+
+func main() {
+	_ = os.Getenv("SERVER_TO_RUN")
+}
+"""
+
+#: a local module every service goes through (the way real Cloud Run projects write it)
+SERVICE_TF = """locals {
+  default_envs = [
+    {
+      name  = "SERVER_TO_RUN"
+      value = var.protocol
+    },
+    {
+      name  = "GCP_PROJECT"  # the project: given by whoever applies it
+      value = var.project
+    }
+  ]
+}
+
+data "google_container_registry_image" "image" {
+  name = var.name
+}
+
+resource "google_cloud_run_service" "service" {
+  name     = "${var.name}-${var.protocol}"
+  location = var.location
+
+  template {
+    spec {
+      containers {
+        image = data.google_container_registry_image.image.image_url
+
+        dynamic "env" {
+          for_each = concat(local.default_envs, var.envs)
+          content {
+            name  = env.value.name
+            value = env.value.value
+          }
+        }
+      }
+    }
+  }
+}
+"""
+
+VARS_TF = """variable project {}
+variable name {}
+variable location {}
+variable protocol {
+  description = "grpc or http"
+}
+variable envs {
+  type = list(object({
+    name  = string
+    value = string
+  }))
+  default = []
+}
+"""
+
+OUTPUTS_TF = """output endpoint {
+  value = "${trimprefix(google_cloud_run_service.service.status[0].url, "https://")}:443"
+}
+"""
+
+ROOT_TF = """/* two deployments of one binary */
+module cloud_run_orders_grpc {
+  source = "./service"
+
+  project  = var.project
+  location = var.region
+  name     = "orders"
+  protocol = "grpc"
+}
+
+module "cloud_run_orders_http" {
+  source = "./service"
+
+  project  = var.project
+  location = var.region
+  name     = "orders"
+  protocol = "http"
+
+  envs = [
+    {
+      name  = "ORDERS_GRPC_ADDR"
+      value = module.cloud_run_orders_grpc.endpoint
+    },
+    {
+      name  = "LOG_LEVEL"
+      value = "debug"
+    }
+  ]
+}
+
+resource "aws_lambda_function" "billing" {
+  function_name = "billing"
+  image_uri     = "x"
+  environment {
+    variables = {
+      TABLE = "invoices"
+      REGION = var.region
+    }
+  }
+}
+
+resource "kubernetes_deployment" "billing" {
+  metadata {
+    name = "billing"
+  }
+  spec {
+    template {
+      spec {
+        container {
+          image = "registry.example.com/acme/billing:1.0"
+          env {
+            name  = "DB_HOST"
+            value = "billing-db"
+          }
+        }
+      }
+    }
+  }
+}
+
+resource "google_storage_bucket" "orders" {
+  name = "orders"
+}
+"""
+
+ROOT_VARS = """variable "project" {}
+variable "region" {
+  default = "europe-west1"
+}
+"""
+
+
+def _tree(tmp_path: Path) -> Path:
+    return write_tree(tmp_path / "p", {
+        "orders/go.mod": "module orders\n\ngo 1.22\n", "orders/main.go": GO_MAIN, "orders/Dockerfile": "FROM go\n",
+        "billing/go.mod": "module billing\n\ngo 1.22\n", "billing/main.go": GO_MAIN,
+        "billing/Dockerfile": "FROM go\n",
+        "terraform/main.tf": ROOT_TF, "terraform/vars.tf": ROOT_VARS,
+        "terraform/service/service.tf": SERVICE_TF, "terraform/service/vars.tf": VARS_TF,
+        "terraform/service/outputs.tf": OUTPUTS_TF,
+    })
+
+
+def test_hcl_reader_keeps_expressions_as_written_with_their_lines() -> None:
+    body = parse('# c\nresource "a" "b" {\n  x = "${f("q")}:1" // note\n  y = [1, 2]\n  z = <<-EOT\n  hi\n  EOT\n'
+                 '  w = a.b[0].c\n}\n')
+    block = body.blocks[0]
+    assert (block.type, block.labels, block.line) == ("resource", ["a", "b"], 2)
+    assert block.attrs["x"].text == '${f("q")}:1' and block.attrs["x"].line == 3
+    assert [i.raw for i in block.attrs["y"].items] == ["1", "2"]
+    assert block.attrs["z"].text.strip() == "hi"
+    assert block.attrs["w"].raw == "a.b[0].c" and block.attrs["w"].kind == "other"
+
+
+def test_module_calls_settle_what_the_files_fix(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    paths = [str(p.relative_to(root)) for p in root.rglob("*.tf")]
+    found = {(r.address, tuple(r.names)): {e.name: (e.written, e.value, e.needs) for e in r.env}
+             for r in read_terraform(root, paths)}
+    grpc = found[("google_cloud_run_service.service (module cloud_run_orders_grpc)", ("orders-grpc",))]
+    assert grpc == {"SERVER_TO_RUN": ("var.protocol", "grpc", None), "GCP_PROJECT": ("var.project", None, "project")}
+    http = found[("google_cloud_run_service.service (module cloud_run_orders_http)", ("orders-http",))]
+    assert http["ORDERS_GRPC_ADDR"] == ("module.cloud_run_orders_grpc.endpoint", None, None)
+    assert http["LOG_LEVEL"] == ("debug", "debug", None) and http["SERVER_TO_RUN"][1] == "http"
+    lam = found[("aws_lambda_function.billing", ())]
+    assert lam == {"TABLE": ("invoices", "invoices", None), "REGION": ("var.region", "europe-west1", None)}
+    assert not any("google_storage_bucket" in address for address, _ in found)   # no container: no service
+
+
+def test_terraform_values_reach_the_service_they_run(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    graph = CodeGraph.build(root)
+    deployment = read_deployment(graph.layout, root, list(graph.layout.deployment_files))
+    assert "terraform/main.tf" in graph.layout.deployment_files
+    orders = deployment.env["orders"]
+    assert sorted(orders["SERVER_TO_RUN"]) == ["grpc", "http"] and orders["LOG_LEVEL"] == ["debug"]
+    assert "ORDERS_GRPC_ADDR" not in orders and "GCP_PROJECT" not in orders   # not fixed by the files: not guessed
+    notes = deployment.value_notes["orders"]
+    assert ("Terraform google_cloud_run_service.service (module cloud_run_orders_http) env "
+            "ORDERS_GRPC_ADDR=module.cloud_run_orders_grpc.endpoint (known when Terraform applies it) "
+            "(terraform/main.tf:22)") in notes
+    assert ("Terraform google_cloud_run_service.service (module cloud_run_orders_grpc) env SERVER_TO_RUN=var.protocol "
+            "(= grpc) (terraform/service/service.tf:5)") in notes
+    assert any("GCP_PROJECT=var.project (the Terraform variable project, given when it is applied)" in n for n in notes)
+    assert deployment.names["orders"]["orders-grpc"] == "Terraform google_cloud_run_service"
+    billing = deployment.env["billing"]   # a Kubernetes deployment by its image's name and its metadata name
+    assert billing["DB_HOST"] == ["billing-db"]
