@@ -90,6 +90,10 @@ class Forward:
     rewrite: tuple[str, str] | None = None
     #: the route's own pattern (what the gateway matches)
     pattern: str = "/"
+    #: the route's predicates and filters as its settings write them (``Path=/api/customer/**``, ``StripPrefix=2``;
+    #: the gateway's ``default-filters`` after its own), shown in the route's ``describe``
+    predicates: tuple[str, ...] = ()
+    filters: tuple[str, ...] = ()
 
     def outside(self, route_path: str) -> str | None:
         """The path a request must have at the gateway to reach a target route at ``route_path`` (None: none)."""

@@ -665,8 +665,10 @@ def _forward_props(item: Item, settler: Settler) -> dict | None:
     if item.forward is None:
         return None
     target = settler.value(item, item.forward.target)
+    written = {"predicates": list(item.forward.predicates)} if item.forward.predicates else {}
+    written |= {"filters": list(item.forward.filters)} if item.forward.filters else {}
     return {"target": plain(target.text) if target is not None else None, "strip_prefix": item.forward.strip,
-            "rewrite": list(item.forward.rewrite) if item.forward.rewrite else None}
+            "rewrite": list(item.forward.rewrite) if item.forward.rewrite else None, **written}
 
 
 def _link_forward(node: GraphNode, item: Item, names: ServiceNames,
