@@ -305,3 +305,38 @@ def test_values_a_configmap_gives_through_env_from_are_listed_and_found_by_the_c
     assert client.props["target_url"] == "http://orders:8000/api/orders/"
     assert client.props["config_from"] == [note]
     assert note in _config(tmp_path)["shop"]
+
+
+def test_a_client_shows_the_codes_own_default_beside_the_deployments_value(tmp_path: Path):
+    """``os.getenv("ORDERS_URL", "http://localhost:8000")`` and ``process.env.ORDERS_URL || "http://localhost:8000"``:
+    where the deployment sets the variable the client is folded with its value, and ``config_from`` also says what
+    the code falls back to where nothing sets it (it listed the Compose line only); a read without a default adds
+    nothing."""
+    orders = 'from fastapi import FastAPI\napp = FastAPI()\n\n\n@app.get("/api/orders/")\ndef items():\n    return []\n'
+    shop = ('import os\nimport httpx\n\n\ndef load():\n'
+            '    return httpx.get(os.getenv("ORDERS_URL", "http://localhost:8000") + "/api/orders/")\n\n\n'
+            'def bare():\n    return httpx.get(os.environ["ORDERS_URL"] + "/api/orders/")\n')
+    web = ('const base = process.env.ORDERS_URL || "http://localhost:8000";\n\n'
+           'export function load() {\n  return fetch(`${base}/api/orders/`);\n}\n')
+    files = {
+        "compose.yml": "services:\n  orders:\n    build: ./orders\n  shop:\n    build: ./shop\n    environment:\n"
+                       "      ORDERS_URL: http://orders:8000\n  web:\n    build: ./web\n    environment:\n"
+                       "      ORDERS_URL: http://orders:8000\n",
+        "orders/requirements.txt": "fastapi\n", "orders/Dockerfile": "FROM python\n", "orders/main.py": orders,
+        "shop/requirements.txt": "httpx\n", "shop/Dockerfile": "FROM python\n", "shop/load.py": shop,
+        "web/package.json": '{"name": "web"}\n', "web/Dockerfile": "FROM node\n", "web/src/load.js": web,
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    clients = {(n.props["microservice"], n.props["declaring_fqn"].rsplit(".", 1)[-1].rsplit("#", 1)[-1]): n.props
+               for n in nodes.values() if n.kind == "client"}
+    default = "ORDERS_URL where nothing sets it: http://localhost:8000 (the code's default)"
+    for key, line in ((("shop", "load"), 7), (("web", "load"), 11)):
+        assert clients[key]["target_url"] == "http://orders:8000/api/orders/", key
+        assert clients[key]["config_from"] == [
+            f"docker-compose service {key[0]} environment ORDERS_URL=http://orders:8000 (compose.yml:{line})",
+            default], key
+        assert "env_defaults" not in clients[key]
+    assert default not in clients[("shop", "bare")]["config_from"]

@@ -94,6 +94,12 @@ def plain(text: str) -> str:
     return _NAMED.sub(lambda m: "{" + m.group(1) + "}", text)
 
 
+def env_defaults(text: str) -> dict[str, str]:
+    """The default the code gives each environment variable a value's text reads, where it gives a literal one
+    (``process.env.X || "http://localhost:8080"``, ``os.getenv("X", "d")``)."""
+    return {m.group(1): m.group(2) for m in _ENV.finditer(text) if m.group(2) is not None}
+
+
 def env_names(text: str) -> list[str]:
     """The environment variables a value's text reads, in order."""
     return [m.group(1) for m in _ENV.finditer(text)]

@@ -70,7 +70,9 @@ def client_config(nodes: list[GraphNode], config: dict[str, list[str]], deployme
     """Each client whose address reads environment variables (``reads_env``) gets ``config_from``: the lines of
     its service's configuration that name one of them (the deployment file:line that sets it, with the value;
     a settings file's default it overrides, ``A:B`` in .NET's spelling of ``A__B``), then the project root
-    ``.env``'s line for each (what Compose and the folding read where no unit sets it). None where nothing in the repository sets them: set at run time."""
+    ``.env``'s line for each (what Compose and the folding read where no unit sets it), then the code's own
+    default for each that has a literal one (``process.env.X || "http://localhost:8080"``: what it reaches where the
+    deployment sets none). None where nothing in the repository sets them: set at run time."""
     for node in nodes:
         variables = node.props.get("reads_env") if node.kind == "client" else None
         if not variables:
@@ -85,5 +87,7 @@ def client_config(nodes: list[GraphNode], config: dict[str, list[str]], deployme
         every = dict.fromkeys([*config.get(service, []), *deployment.value_notes.get(service, [])])
         lines = [line for line in every if named.search(line)]
         lines += [deployment.root_env_notes[v] for v in variables if v in deployment.root_env_notes]
+        defaults = node.props.pop("env_defaults", None) or {}
+        lines += [f"{name} where nothing sets it: {value} (the code's default)" for name, value in defaults.items()]
         node.props["config_from"] = lines[:MAX_CLIENT_LINES] or None
 

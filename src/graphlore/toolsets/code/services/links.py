@@ -46,6 +46,7 @@ from ..languages.folding import (
     ENV_CLOSE,
     ENV_OPEN,
     Folded,
+    env_defaults,
     env_names,
     env_why,
     expand,
@@ -411,6 +412,11 @@ def link(items: Iterable[Item], layout: Layout, deployment: Deployment | None = 
                     for name in env_names(value.text)] + env_names(item.base_url or "")
             if read:   # the environment variables its address reads (`config_view.client_config` adds where set)
                 props["reads_env"] = list(dict.fromkeys(read))
+                defaults = {k: v for value in (item.address, item.path, item.target, item.target_name)
+                            if value is not None for k, v in env_defaults(value.text).items()}
+                defaults |= env_defaults(item.base_url or "")
+                if defaults:   # what the code falls back to where the deployment sets none
+                    props["env_defaults"] = defaults
             if client.url is not None:  # what the environment settled is no longer unknown
                 why = "; ".join(dict.fromkeys([*item.problems, *client.url.why])) if not client.url.known else ""
                 props.update(target_url=plain(client.url.text), resolved=client.url.known,
