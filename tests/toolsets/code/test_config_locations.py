@@ -10,7 +10,8 @@ from pathlib import Path
 from helpers.code_graph import FIXTURES, bump, edit
 
 from graphlore.toolsets.code.index.graph import CodeGraph
-from graphlore.toolsets.code.services.settings import read_settings_at
+from graphlore.toolsets.code.services.config_view import port_not_set
+from graphlore.toolsets.code.services.settings import Note, Values, read_settings_at
 
 
 def test_gateway_routes_are_at_their_own_lines():
@@ -112,6 +113,25 @@ def test_a_service_shows_where_it_finds_its_config_server_and_the_server_its_bac
         "http://payments:8080/} (shipping/src/main/resources/application.yml:3)")
     assert not any("configserver:http://config:8888" in line for lines in config.values() for line in lines
                    if line.startswith("configuration of"))
+
+
+def test_a_port_nothing_in_the_repository_sets_is_said_to_be_unset(tmp_path: Path):
+    """A service that takes its settings from a config server, whose own files, the server's files in the project
+    and its deployment set no ``server.port``, says so (it said nothing: "which port" had no answer); a port set
+    by its settings or by ``SERVER_PORT`` in its deployment, or a service without a config server, says nothing
+    of the kind."""
+    root = tmp_path / "cloud"
+    shutil.copytree(FIXTURES / "cloud-system", root)
+    edit(root, "shipping/src/main/resources/application.yml", "spring:\n",
+         "spring:\n  config:\n    import: optional:configserver:http://payments:8080/\n")
+    unset = ("server.port: not set in its settings files or by its deployment (its config server may serve it from "
+             "a repository outside this one; else Spring Boot's default, 8080)")
+    config = _config(root)
+    assert unset in config["shipping"]
+    assert not any(unset in line for name, lines in config.items() if name != "shipping" for line in lines)
+    served = Values(notes=[Note("spring.config.import", "configserver:http://config:8888", "a.yml", 1, None)])
+    assert port_not_set(["m"], {"m": served}, {}) == [unset]
+    assert port_not_set(["m"], {"m": served}, {"SERVER_PORT": ["8085"]}) == []   # the deployment sets it
 
 
 def _go_system(root: Path) -> Path:

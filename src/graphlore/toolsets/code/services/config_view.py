@@ -38,6 +38,7 @@ def service_config(layout: Layout, settings: dict[str, Values], deployment: Depl
                     server = _server(values, url, names)
                     if server is not None and server != name:
                         served.setdefault(server, []).append(f"configuration of {name} from here: {note}")
+        lines += port_not_set(service.modules, settings, deployment.env.get(name, {}))
         lines += deployment.port_notes.get(name, [])
         values = deployment.value_notes.get(name, [])
         lines += values[:MAX_VALUES]
@@ -46,6 +47,19 @@ def service_config(layout: Layout, settings: dict[str, Values], deployment: Depl
                          + ", ".join(sorted({v.rsplit("(", 1)[-1].split(":", 1)[0].rstrip(")") for v in values})))
     out = {name: list(dict.fromkeys(own.get(name, []) + served.get(name, []))) for name in layout.services}
     return {name: lines for name, lines in out.items() if lines}
+
+
+def port_not_set(modules: list[str], settings: dict[str, Values], env: dict[str, list[str]]) -> list[str]:
+    """``server.port: not set ...`` for a service that takes its settings from a Spring Cloud Config server
+    (``spring.config.import: configserver:...``, ``spring.cloud.config.uri``) while neither its settings (its own files
+    and the server's files in the project) nor its deployment (``SERVER_PORT``) set a port: the port is served from
+    outside the repository, or is Spring Boot's default; never a guessed port."""
+    found = [settings[m] for m in modules if m in settings]
+    served = any(note.config_server_urls() for v in found for note in v.notes)
+    if not served or any(v.get("server.port") is not None for v in found) or "SERVER_PORT" in env:
+        return []
+    return ["server.port: not set in its settings files or by its deployment (its config server may serve it from "
+            "a repository outside this one; else Spring Boot's default, 8080)"]
 
 
 def _server(values: Values, url: str, names: ServiceNames) -> str | None:
