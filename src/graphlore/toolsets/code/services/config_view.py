@@ -8,9 +8,11 @@ settings say about reaching it (the answer to "where do the services get their c
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from ..languages.folding import CHOICE_OPEN
+from ..languages.symbols import Bound
 from ..layout.layout import Layout
 from ..model import GraphNode
 from .deployment import Deployment
@@ -105,3 +107,47 @@ def client_config(nodes: list[GraphNode], config: dict[str, list[str]], deployme
         lines += [f"{name} where nothing sets it: {value} (the code's default)" for name, value in defaults.items()]
         node.props["config_from"] = lines[:MAX_CLIENT_LINES] or None
 
+
+
+#: the base classes whose fields are read from the environment by their own names (pydantic-settings, and
+#: pydantic v1's ``pydantic.BaseSettings``)
+SETTINGS_BASES = ("BaseSettings",)
+_ENV_PREFIX = re.compile(r"""\benv_prefix\s*[=:]\s*["']([^"']*)["']""")
+
+
+def settings_fields(bounds: list[Bound], root: Path, config: dict[str, list[str]],
+                    deployment: Deployment) -> dict[str, dict[str, list[str]]]:
+    """Per microservice, for each field of a settings class (`SETTINGS_BASES`: the field ``DATABASE_URL`` is the
+    environment variable ``DATABASE_URL``, after the class's ``env_prefix``, in any case), where its value comes
+    from: the lines of the service's configuration that set the variable (as `client_config` finds them), the
+    project root ``.env``'s line, then the code's default (``SMTP_PORT: int = 587``), or that the code gives none
+    (the deployment must set it). ``describe`` of the field shows them (``settings_from``)."""
+    out: dict[str, dict[str, list[str]]] = {}
+    for bound in bounds:
+        facts = bound.facts
+        classes = {s.key for s in facts.symbols if s.kind == "class"
+                   and any(name.rsplit(".", 1)[-1] in SETTINGS_BASES for _, name in s.supers)}
+        if not classes or bound.ctx.is_test:
+            continue
+        try:
+            lines = (root / facts.path).read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            continue
+        service = bound.ctx.microservice
+        every = list(dict.fromkeys([*config.get(service, []), *deployment.value_notes.get(service, [])]))
+        root_env = {k.upper(): v for k, v in deployment.root_env_notes.items()}
+        for index, symbol in enumerate(facts.symbols):
+            if symbol.kind != "field" or symbol.parent not in classes or symbol.name == "model_config":
+                continue
+            owner = next(s for s in facts.symbols if s.key == symbol.parent)
+            prefix = next((m.group(1) for m in _ENV_PREFIX.finditer(
+                "\n".join(lines[owner.line_start - 1:owner.line_end]))), "")
+            variable = prefix + symbol.name
+            named = re.compile(rf"(?<![\w.])(?i:{re.escape(variable)})(?![\w.])")
+            found = [line for line in every if named.search(line)]
+            found += [root_env[variable.upper()]] if variable.upper() in root_env else []
+            _, equals, default = symbol.signature.partition(" = ")
+            found.append(f"{variable} where nothing sets it: {default.strip()} (the code's default)" if equals
+                         else f"{variable}: no default in the code (the environment must set it)")
+            out.setdefault(service, {})[bound.fqns[index]] = found
+    return out
