@@ -65,6 +65,9 @@ class Item:
     #: configuration routes: the other files (``file:line``) that declare the very same route for the same proxy
     #: (deployment variants of one manifest: `frameworks.nginx.merge_variants`)
     also_declared_in: list[str] = field(default_factory=list)
+    #: event-bus producers: the fqns of the project's methods that carry the publish (an ``IEventBus`` implementation's
+    #: ``PublishAsync``): the broker producers they declare are its ``transport`` (`links`)
+    carried_by: tuple[str, ...] = ()
 
     @property
     def resolved(self) -> bool:

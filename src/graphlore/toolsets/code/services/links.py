@@ -433,6 +433,7 @@ def link(items: Iterable[Item], layout: Layout, deployment: Deployment | None = 
                                  node_text(props["label"], item.owner_fqn, item.written, ""), props)
                 producers.append((node, item))
 
+    _transport(producers)
     http_by_service: dict[str, list[tuple[GraphNode, Item]]] = {}
     listeners: dict[tuple[str, str], list[GraphNode]] = {}
     grpc_routes = grpc_links.routes_by_method(routes)
@@ -662,6 +663,20 @@ def _say_through(node: GraphNode, match: str, detail: str | None) -> None:
     elif match == had and detail:
         node.props["through_detail"] = "; ".join(dict.fromkeys(filter(None, [node.props.get("through_detail"),
                                                                              detail])))
+
+
+def _transport(producers: list[tuple[GraphNode, Item]]) -> None:
+    """An event-bus producer's ``transport``: the broker producers (``rabbit eshop_event_bus/{?}``) declared in the
+    methods that carry its publish (`Item.carried_by`), each with its ``file:line``; none when no such method
+    declares one (the bus's transport is not read, or is outside the project)."""
+    declared: dict[str, list[str]] = {}
+    for node, item in producers:
+        if not item.carried_by:
+            declared.setdefault(item.owner_fqn, []).append(f"{node.props['label']} ({item.file}:{item.line})")
+    for node, item in producers:
+        found = [one for fqn in item.carried_by for one in declared.get(fqn, [])]
+        if found:
+            node.props["transport"] = list(dict.fromkeys(found))
 
 
 # -- gateways ---------------------------------------------------------------------------------------------------
