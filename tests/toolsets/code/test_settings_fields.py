@@ -1,5 +1,5 @@
 """A pydantic-settings field is read from the environment variable of its name (after the class's ``env_prefix``,
-in any case): ``describe`` of the field says where the deployment sets it (Compose, as written and as settled),
+upper case): ``describe`` of the field says where the deployment sets it (Compose, as written and as settled),
 the project root's ``.env`` line, and the code's default, or that the code gives none (``settings_from``); a field
 of a class that is no settings class says nothing of the kind."""
 
@@ -64,7 +64,7 @@ def test_a_settings_field_says_where_its_variable_is_set(tmp_path: Path, embedde
             "SMTP_PORT where nothing sets it: 587 (the code's default)"]
         assert settings_from("Mail.host") == [
             "docker-compose service backend environment MAIL_HOST=mailpit (compose.yml:6)",
-            "MAIL_host where nothing sets it: None (the code's default)"]
+            "MAIL_HOST where nothing sets it: None (the code's default)"]
         assert settings_from("Plain.DATABASE_URL") is None   # a model, not settings
         assert "_settings_fields" not in run(runtime, tree, "describe", id=node((runtime, tree), "Settings")).attributes
     finally:

@@ -216,8 +216,8 @@ class CodeGraph:
             stats.frameworks_read = list(self._part_two.read)
             self.service_nodes, self.service_edges = link(items, layout, deployment, names)
             client_config(self.service_nodes, config, deployment)
-            fields = settings_fields([b for b in self.table.files.values() if b.facts.language == "python"], self.root,
-                                     config, deployment)
+            fields = settings_fields([b for b in self.table.files.values() if b.facts.language == "python"], config,
+                                     deployment)
             for node in self.layout_nodes:   # hidden: `describe` of each field shows its own (``settings_from``)
                 if node.kind == "microservice":
                     node.props.pop("_settings_fields", None)

@@ -8,10 +8,10 @@ settings say about reaching it (the answer to "where do the services get their c
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from urllib.parse import urlsplit
 
 from ..languages.folding import CHOICE_OPEN
+from ..languages.python.constants import settings_variable
 from ..languages.symbols import Bound
 from ..layout.layout import Layout
 from ..model import GraphNode
@@ -88,7 +88,7 @@ def client_config(nodes: list[GraphNode], config: dict[str, list[str]], deployme
     a settings file's default it overrides, ``A:B`` in .NET's spelling of ``A__B``), then the project root
     ``.env``'s line for each (what Compose and the folding read where no unit sets it), then the code's own
     default for each that has a literal one (``process.env.X || "http://localhost:8080"``: what it reaches where the
-    deployment sets none). None where nothing in the repository sets them: set at run time."""
+    deployment sets none) unless a line above already gives that value (a .NET ``appsettings.json`` default). None where nothing in the repository sets them: set at run time."""
     for node in nodes:
         variables = node.props.get("reads_env") if node.kind == "client" else None
         if not variables:
@@ -103,8 +103,9 @@ def client_config(nodes: list[GraphNode], config: dict[str, list[str]], deployme
         every = dict.fromkeys([*config.get(service, []), *deployment.value_notes.get(service, [])])
         lines = [line for line in every if named.search(line)]
         lines += [deployment.root_env_notes[v] for v in variables if v in deployment.root_env_notes]
-        defaults = node.props.pop("env_defaults", None) or {}
-        lines += [f"{name} where nothing sets it: {value} (the code's default)" for name, value in defaults.items()]
+        defaults = node.props.pop("env_defaults", None) or {}   # one a listed settings line gives is shown there
+        lines += [f"{name} where nothing sets it: {value} (the code's default)" for name, value in defaults.items()
+                  if not any(value in line for line in lines)]
         node.props["config_from"] = lines[:MAX_CLIENT_LINES] or None
 
 
@@ -112,26 +113,21 @@ def client_config(nodes: list[GraphNode], config: dict[str, list[str]], deployme
 #: the base classes whose fields are read from the environment by their own names (pydantic-settings, and
 #: pydantic v1's ``pydantic.BaseSettings``)
 SETTINGS_BASES = ("BaseSettings",)
-_ENV_PREFIX = re.compile(r"""\benv_prefix\s*[=:]\s*["']([^"']*)["']""")
 
 
-def settings_fields(bounds: list[Bound], root: Path, config: dict[str, list[str]],
+def settings_fields(bounds: list[Bound], config: dict[str, list[str]],
                     deployment: Deployment) -> dict[str, dict[str, list[str]]]:
-    """Per microservice, for each field of a settings class (`SETTINGS_BASES`: the field ``DATABASE_URL`` is the
-    environment variable ``DATABASE_URL``, after the class's ``env_prefix``, in any case), where its value comes
-    from: the lines of the service's configuration that set the variable (as `client_config` finds them), the
-    project root ``.env``'s line, then the code's default (``SMTP_PORT: int = 587``), or that the code gives none
-    (the deployment must set it). ``describe`` of the field shows them (``settings_from``)."""
+    """Per microservice, for each field of a settings class (`SETTINGS_BASES`: the field is the environment variable
+    `python.constants.settings_variable` names), where its value comes from: the lines of the service's
+    configuration that set the variable (as `client_config` finds them, in any case), the project root ``.env``'s
+    line, then the code's default (``SMTP_PORT: int = 587``), or that the code gives none (the deployment must set
+    it). ``describe`` of the field shows them (``settings_from``)."""
     out: dict[str, dict[str, list[str]]] = {}
     for bound in bounds:
         facts = bound.facts
-        classes = {s.key for s in facts.symbols if s.kind == "class"
+        classes = {s.key: s for s in facts.symbols if s.kind == "class"
                    and any(name.rsplit(".", 1)[-1] in SETTINGS_BASES for _, name in s.supers)}
         if not classes or bound.ctx.is_test:
-            continue
-        try:
-            lines = (root / facts.path).read_text(encoding="utf-8", errors="replace").splitlines()
-        except OSError:
             continue
         service = bound.ctx.microservice
         every = list(dict.fromkeys([*config.get(service, []), *deployment.value_notes.get(service, [])]))
@@ -139,10 +135,7 @@ def settings_fields(bounds: list[Bound], root: Path, config: dict[str, list[str]
         for index, symbol in enumerate(facts.symbols):
             if symbol.kind != "field" or symbol.parent not in classes or symbol.name == "model_config":
                 continue
-            owner = next(s for s in facts.symbols if s.key == symbol.parent)
-            prefix = next((m.group(1) for m in _ENV_PREFIX.finditer(
-                "\n".join(lines[owner.line_start - 1:owner.line_end]))), "")
-            variable = prefix + symbol.name
+            variable = settings_variable(facts, classes[symbol.parent], symbol.name)
             named = re.compile(rf"(?<![\w.])(?i:{re.escape(variable)})(?![\w.])")
             found = [line for line in every if named.search(line)]
             found += [root_env[variable.upper()]] if variable.upper() in root_env else []
