@@ -1,7 +1,8 @@
 """Terraform as a deployment file: a container resource's environment (``env`` blocks, a ``dynamic "env"`` over
 ``concat(local..., var...)``, Lambda's ``environment { variables }``, App Service's ``app_settings``) given to the
 service it runs, through a local module called with arguments; a value the files fix is the service's, one they do
-not (``module.x.endpoint``, a variable with no default) stays as written and says so, never a guessed value."""
+not (``module.x.endpoint``, a variable with no default) stays as written and says so (a module output: the
+resource it is made of), never a guessed value."""
 
 from __future__ import annotations
 
@@ -201,8 +202,8 @@ def test_terraform_values_reach_the_service_they_run(tmp_path: Path) -> None:
     assert "ORDERS_GRPC_ADDR" not in orders and "GCP_PROJECT" not in orders   # not fixed by the files: not guessed
     notes = deployment.value_notes["orders"]
     assert ("Terraform google_cloud_run_service.service (module cloud_run_orders_http) env "
-            "ORDERS_GRPC_ADDR=module.cloud_run_orders_grpc.endpoint (known when Terraform applies it) "
-            "(terraform/main.tf:22)") in notes
+            "ORDERS_GRPC_ADDR=module.cloud_run_orders_grpc.endpoint (known when Terraform applies it: output endpoint "
+            "of module cloud_run_orders_grpc: google_cloud_run_service.service orders-grpc) (terraform/main.tf:22)") in notes
     assert ("Terraform google_cloud_run_service.service (module cloud_run_orders_grpc) env SERVER_TO_RUN=var.protocol "
             "(= grpc) (terraform/service/service.tf:5)") in notes
     assert any("GCP_PROJECT=var.project (the Terraform variable project, given when it is applied)" in n for n in notes)

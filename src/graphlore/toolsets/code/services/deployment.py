@@ -253,6 +253,7 @@ class Reader:
                     unit.env.setdefault(entry.name, []).append(entry.value)
                 settled = (f"(= {entry.value}) " if entry.value != entry.written else "") if entry.value is not None \
                     else f"(the Terraform variable {entry.needs}, given when it is applied) " if entry.needs \
+                    else f"(known when Terraform applies it: {entry.output}) " if entry.output \
                     else "(known when Terraform applies it) "
                 unit.value_notes.append(f"Terraform {resource.address} env {entry.name}={entry.written} {settled}"
                                         f"{_at(entry.file, entry.line)}")

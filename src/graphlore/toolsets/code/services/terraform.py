@@ -237,6 +237,8 @@ class EnvEntry:
     value: str | None
     #: the Terraform variable the value waits for (``var.project`` with no default, no argument): given at apply time
     needs: str | None = None
+    #: a module output it is (``module.x.endpoint``): what that output is made of (`_Scope.output`)
+    output: str | None = None
 
 
 @dataclass
@@ -255,6 +257,8 @@ class Resource:
 class _Module:
     folder: str
     blocks: list[tuple[Block, str]]   # (top-level block, its file)
+    #: every folder's blocks (the modules this one calls, by their ``source``)
+    folders: dict[str, list[tuple[Block, str]]] = field(default_factory=dict)
 
 
 class _Scope:
@@ -314,6 +318,34 @@ class _Scope:
         if found is None:
             return ref.group(2) if ref.group(1) == "var" else None
         return found[1].needs(found[0], depth + 1) if found[1] else None
+
+    def output(self, expr: Expr) -> str | None:
+        """``module.NAME.OUT`` of a local module this one calls: the resources that output is made of, settled with
+        the call's arguments (``output endpoint of module cloud_run_trainer_grpc: google_cloud_run_service.service
+        trainer-grpc``), the value itself known only when Terraform applies it."""
+        ref = re.fullmatch(r"module\.([\w-]+)\.([\w-]+)", expr.raw)
+        call = next((b for b, _ in self.module.blocks if ref and b.type == "module" and b.labels == [ref.group(1)]),
+                    None)
+        source = call.attrs.get("source") if call is not None else None
+        target = _source_folder(self.module.folder, source.text or "") if source is not None and source.kind == \
+            "string" else None
+        if ref is None or call is None or target not in self.module.folders:
+            return None
+        blocks = self.module.folders[target]
+        inner = _Scope(_Module(target, blocks, self.module.folders),
+                       {k: (v, self, "") for k, v in call.attrs.items() if k != "source"})
+        out = next((b for b, _ in blocks if b.type == "output" and b.labels == [ref.group(2)]), None)
+        value = out.attrs.get("value") if out is not None else None
+        if value is None:
+            return None
+        made = []
+        for block, _ in blocks:
+            address = ".".join(block.labels)
+            if block.type == "resource" and len(block.labels) == 2 and re.search(
+                    rf"(?<![\w.]){re.escape(address)}\.", value.raw):
+                name = inner.settle(block.attrs["name"]) if "name" in block.attrs else None
+                made.append(address + (f" {name}" if name else ""))
+        return f"output {ref.group(2)} of module {ref.group(1)}" + (f": {', '.join(made)}" if made else "")
 
     def objects(self, expr: Expr, file: str, depth: int = 0) -> list[tuple[Expr, _Scope, str]]:
         """The object items of a list expression (a literal, ``var.x``, ``local.x``, ``concat(...)``), each with the
@@ -384,7 +416,7 @@ def _instance(folders: dict[str, list[tuple[Block, str]]], folder: str,
               depth: int) -> None:
     if depth > 5 or folder not in folders:
         return
-    scope = _Scope(_Module(folder, folders[folder]), args)
+    scope = _Scope(_Module(folder, folders[folder], folders), args)
     for block, file in folders[folder]:
         if block.type == "module" and block.labels:
             source = block.attrs.get("source")
@@ -464,4 +496,4 @@ def _dynamic_env(block: Block, file: str, scope: _Scope) -> list[EnvEntry]:
 
 def _entry(name: str, expr: Expr, file: str, scope: _Scope) -> EnvEntry:
     written = expr.text if expr.kind == "string" and expr.text is not None and "${" not in expr.text else expr.raw
-    return EnvEntry(name, written, file, expr.line, scope.settle(expr), scope.needs(expr))
+    return EnvEntry(name, written, file, expr.line, scope.settle(expr), scope.needs(expr), scope.output(expr))
