@@ -210,3 +210,61 @@ def test_terraform_values_reach_the_service_they_run(tmp_path: Path) -> None:
     assert deployment.names["orders"]["orders-grpc"] == "Terraform google_cloud_run_service"
     billing = deployment.env["billing"]   # a Kubernetes deployment by its image's name and its metadata name
     assert billing["DB_HOST"] == ["billing-db"]
+
+
+MAP_MODULE = """variable "service_name" {}
+variable "image" {}
+variable "env_vars" {
+  type    = map(string)
+  default = {}
+}
+
+resource "google_cloud_run_v2_service" "service" {
+  name = var.service_name
+  template {
+    containers {
+      image = var.image
+      dynamic "env" {
+        for_each = merge({ LOG_LEVEL = "info" }, var.env_vars)
+        content {
+          name  = env.key
+          value = env.value
+        }
+      }
+      env {
+        name = "DB_PASS"
+        value_source {
+          secret_key_ref {
+            secret  = "db-pass"
+            version = "latest"
+          }
+        }
+      }
+    }
+  }
+}
+"""
+
+MAP_ROOT = """module "billing" {
+  source       = "../../modules/cloudrun"
+  service_name = "billing-api"
+  image        = "europe-docker.pkg.dev/acme/apps/billing:1.2"
+  env_vars = {
+    LOG_LEVEL   = "debug"
+    ORDERS_URL  = "https://orders.example.com"
+  }
+}
+"""
+
+
+def test_a_dynamic_env_over_a_map_and_a_secrets_value(tmp_path: Path) -> None:
+    """``for_each`` over a map (``name = env.key``, ``value = env.value``; ``merge`` later wins) from a module
+    argument in another folder (``../../modules/cloudrun``), and an ``env`` whose value is a secret (``value_source``):
+    named, its value known at run time only."""
+    root = write_tree(tmp_path / "p", {"infra/envs/prod/main.tf": MAP_ROOT, "infra/modules/cloudrun/main.tf": MAP_MODULE})
+    [resource] = read_terraform(root, ["infra/envs/prod/main.tf", "infra/modules/cloudrun/main.tf"])
+    assert (resource.names, resource.images) == (["billing-api"], ["europe-docker.pkg.dev/acme/apps/billing:1.2"])
+    assert {e.name: (e.written, e.value, e.file) for e in resource.env} == {
+        "LOG_LEVEL": ("debug", "debug", "infra/envs/prod/main.tf"),
+        "ORDERS_URL": ("https://orders.example.com", "https://orders.example.com", "infra/envs/prod/main.tf"),
+        "DB_PASS": ("value_source secret_key_ref", None, "infra/modules/cloudrun/main.tf")}

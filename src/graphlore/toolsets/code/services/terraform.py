@@ -10,9 +10,10 @@ guessed value.
 **Read.** Every ``resource`` of each root module (a folder with ``.tf`` files that no other module calls by a local
 ``source``), and of each module it calls with a local ``source`` (``./service``), with that call's arguments as
 the module's ``var``. Its environment: ``env { name = ... value = ... }`` blocks at any depth (Cloud Run,
-Kubernetes, Azure Container Apps), ``dynamic "env"`` blocks over a list (``var.envs``, ``local.default_envs``,
-``concat(...)`` of those, a list literal) of ``{name, value}`` objects, ``environment { variables = {...} }``
-(AWS Lambda) and ``app_settings = {...}`` (Azure App Service). **Its names**: its ``name`` and a nested
+Kubernetes, Azure Container Apps; one whose value is a ``value_source``/``value_from`` block, a secret's, is known at
+run time), ``dynamic "env"`` blocks over a list (``var.envs``, ``local.default_envs``, ``concat(...)`` of those, a
+list literal) of ``{name, value}`` objects or over a map (``env.key``/``env.value``; an object, ``merge(...)``),
+``environment { variables = {...} }`` (AWS Lambda) and ``app_settings = {...}`` (Azure App Service). **Its names**: its ``name`` and a nested
 ``metadata { name }``, settled, and the last path segment of its ``image`` (a ``data`` source's ``name`` when the
 image is that data source's attribute).
 """
@@ -347,6 +348,26 @@ class _Scope:
                 made.append(address + (f" {name}" if name else ""))
         return f"output {ref.group(2)} of module {ref.group(1)}" + (f": {', '.join(made)}" if made else "")
 
+    def pairs(self, expr: Expr, file: str, depth: int = 0) -> list[tuple[str, Expr, _Scope, str]]:
+        """The entries of a map expression (an object literal, ``var.x``, ``local.x``, ``merge(...)`` of those), each
+        with the scope and file it is written in; later ones win, as ``merge`` does."""
+        if depth > 8:
+            return []
+        if expr.kind == "object":
+            return [(key, value, self, file) for key, value in expr.entries.items()]
+        ref = _REF.fullmatch(expr.raw)
+        if ref is not None:
+            found = self.lookup(ref.group(1), ref.group(2))
+            return found[1].pairs(found[0], found[2], depth + 1) if found and found[1] else []
+        call = re.fullmatch(r"merge\((.*)\)", expr.raw, re.S)
+        if call is None:
+            return []
+        merged: dict[str, tuple[str, Expr, _Scope, str]] = {}
+        for item in _Parser(f"[{call.group(1)}]").expr().items:
+            for entry in self.pairs(item, file, depth + 1):
+                merged[entry[0]] = entry
+        return list(merged.values())
+
     def objects(self, expr: Expr, file: str, depth: int = 0) -> list[tuple[Expr, _Scope, str]]:
         """The object items of a list expression (a literal, ``var.x``, ``local.x``, ``concat(...)``), each with the
         scope and file it is written in."""
@@ -456,10 +477,14 @@ def _walk(block: Block, file: str, scope: _Scope, out: Resource) -> None:
     if settings is not None and settings.kind == "object":
         out.env += [_entry(key, expr, file, scope) for key, expr in settings.entries.items()]
     for inner in block.blocks:
-        if inner.type == "env" and "name" in inner.attrs and "value" in inner.attrs:
+        if inner.type == "env" and "name" in inner.attrs:
             key = scope.settle(inner.attrs["name"])
-            if key:
+            source = next((b for b in inner.blocks if b.type in ("value_source", "value_from")), None)
+            if key and "value" in inner.attrs:
                 out.env.append(_entry(key, inner.attrs["value"], file, scope))
+            elif key and source is not None:   # a secret's or a field's value: known at run time
+                what = "/".join(b.type for b in source.blocks) or source.type
+                out.env.append(EnvEntry(key, f"{source.type} {what}", file, source.line, None))
         elif inner.type == "dynamic" and inner.labels == ["env"]:
             out.env += _dynamic_env(inner, file, scope)
         elif inner.type == "environment" and inner.attrs.get("variables") is not None:
@@ -483,7 +508,12 @@ def _dynamic_env(block: Block, file: str, scope: _Scope) -> list[EnvEntry]:
         found = re.fullmatch(rf"{re.escape(iterator)}\.value\.([\w-]+)", expr.raw) if expr is not None else None
         return found.group(1) if found else None
 
-    name_key, value_key = pick(content.attrs.get("name")), pick(content.attrs.get("value"))
+    name, value = content.attrs.get("name"), content.attrs.get("value")
+    if name is not None and value is not None and (name.raw, value.raw) == (f"{iterator}.key", f"{iterator}.value"):
+        # ``for_each`` over a map: ``name = env.key``, ``value = env.value``
+        return [_entry(key, expr, item_file, item_scope)
+                for key, expr, item_scope, item_file in scope.pairs(for_each, file)]
+    name_key, value_key = pick(name), pick(value)
     out = []
     for item, item_scope, item_file in scope.objects(for_each, file):
         name = item.entries.get(name_key or "")
