@@ -268,3 +268,39 @@ def test_a_dynamic_env_over_a_map_and_a_secrets_value(tmp_path: Path) -> None:
         "LOG_LEVEL": ("debug", "debug", "infra/envs/prod/main.tf"),
         "ORDERS_URL": ("https://orders.example.com", "https://orders.example.com", "infra/envs/prod/main.tf"),
         "DB_PASS": ("value_source secret_key_ref", None, "infra/modules/cloudrun/main.tf")}
+
+
+ECS = """resource "aws_ecs_task_definition" "orders" {
+  family = "orders"
+  container_definitions = jsonencode([
+    {
+      name  = "orders"
+      image = "${var.registry}/orders:latest"
+      environment = [
+        { name = "DB_HOST", value = "orders-db" },
+        { name = "REGION", value = var.region }
+      ]
+    }
+  ])
+}
+
+resource "aws_ecs_task_definition" "legacy" {
+  family                = "legacy"
+  container_definitions = <<EOF
+[{"name": "billing", "image": "acme/billing:2", "environment": [{"name": "MODE", "value": "batch"}]}]
+EOF
+}
+
+variable "region" {
+  default = "eu-west-1"
+}
+"""
+
+
+def test_an_ecs_task_definitions_containers_are_read(tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "p", {"deploy/ecs.tf": ECS})
+    found = {r.address: (r.names, r.images, {e.name: (e.value, e.line) for e in r.env})
+             for r in read_terraform(root, ["deploy/ecs.tf"])}
+    assert found["aws_ecs_task_definition.orders"] == (
+        ["orders"], [], {"DB_HOST": ("orders-db", 8), "REGION": ("eu-west-1", 9)})   # the image waits for a variable
+    assert found["aws_ecs_task_definition.legacy"] == (["billing"], ["acme/billing:2"], {"MODE": ("batch", 17)})

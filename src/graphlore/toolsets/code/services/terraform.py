@@ -13,13 +13,16 @@ the module's ``var``. Its environment: ``env { name = ... value = ... }`` blocks
 Kubernetes, Azure Container Apps; one whose value is a ``value_source``/``value_from`` block, a secret's, is known at
 run time), ``dynamic "env"`` blocks over a list (``var.envs``, ``local.default_envs``, ``concat(...)`` of those, a
 list literal) of ``{name, value}`` objects or over a map (``env.key``/``env.value``; an object, ``merge(...)``),
-``environment { variables = {...} }`` (AWS Lambda) and ``app_settings = {...}`` (Azure App Service). **Its names**: its ``name`` and a nested
+``environment { variables = {...} }`` (AWS Lambda), ``app_settings = {...}`` (Azure App Service) and an ECS task's
+``container_definitions`` (``jsonencode([...])`` or a JSON heredoc: each container's ``environment``, ``name``,
+``image``). **Its names**: its ``name`` and a nested
 ``metadata { name }``, settled, and the last path segment of its ``image`` (a ``data`` source's ``name`` when the
 image is that data source's attribute).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -473,6 +476,9 @@ def _walk(block: Block, file: str, scope: _Scope, out: Resource) -> None:
             value = scope.settle(data_name) if data_name is not None else None
         if value:
             out.images.append(value)
+    definitions = block.attrs.get("container_definitions")
+    if definitions is not None:
+        _containers(definitions, file, scope, out)
     settings = block.attrs.get("app_settings")
     if settings is not None and settings.kind == "object":
         out.env += [_entry(key, expr, file, scope) for key, expr in settings.entries.items()]
@@ -492,6 +498,40 @@ def _walk(block: Block, file: str, scope: _Scope, out: Resource) -> None:
             out.env += [_entry(key, expr, file, scope) for key, expr in variables.entries.items()]
         else:
             _walk(inner, file, scope, out)
+
+
+def _containers(definitions: Expr, file: str, scope: _Scope, out: Resource) -> None:
+    """An ECS task definition's ``container_definitions``: ``jsonencode([{name, image, environment = [{name,
+    value}]}])`` or the same as a JSON string (a heredoc); each container's name, image and environment."""
+    call = re.fullmatch(r"jsonencode\((.*)\)", definitions.raw, re.S)
+    if call is not None:
+        parsed = _Parser(call.group(1)).expr()
+        for container in parsed.items if parsed.kind == "list" else []:
+            for key, target in (("name", out.names), ("image", out.images)):
+                value = scope.settle(container.entries[key]) if key in container.entries else None
+                if value:
+                    target.append(value)
+            environment = container.entries.get("environment")
+            for entry in environment.items if environment is not None and environment.kind == "list" else []:
+                name = scope.settle(entry.entries["name"]) if "name" in entry.entries else None
+                if name and "value" in entry.entries:
+                    value = entry.entries["value"]
+                    value.line = definitions.line + value.line - 1   # its line in the file, not in the call
+                    out.env.append(_entry(name, value, file, scope))
+        return
+    try:
+        data = json.loads(definitions.text or "") if definitions.kind == "string" else None
+    except ValueError:
+        return
+    for container in data if isinstance(data, list) else []:
+        if not isinstance(container, dict):
+            continue
+        out.names += [container["name"]] if isinstance(container.get("name"), str) else []
+        out.images += [container["image"]] if isinstance(container.get("image"), str) else []
+        for entry in container.get("environment") or []:
+            if isinstance(entry, dict) and isinstance(entry.get("name"), str) and "value" in entry:
+                out.env.append(EnvEntry(entry["name"], str(entry["value"]), file, definitions.line,
+                                        None if "${" in str(entry["value"]) else str(entry["value"])))
 
 
 def _dynamic_env(block: Block, file: str, scope: _Scope) -> list[EnvEntry]:
