@@ -120,6 +120,7 @@ resource "aws_lambda_function" "billing" {
     variables = {
       TABLE = "invoices"
       REGION = var.region
+      DSN    = "postgres://app:${var.db_password}@db:5432/app"
     }
   }
 }
@@ -149,6 +150,7 @@ resource "google_storage_bucket" "orders" {
 """
 
 ROOT_VARS = """variable "project" {}
+variable "db_password" {}
 variable "region" {
   default = "europe-west1"
 }
@@ -188,7 +190,8 @@ def test_module_calls_settle_what_the_files_fix(tmp_path: Path) -> None:
     assert http["ORDERS_GRPC_ADDR"] == ("module.cloud_run_orders_grpc.endpoint", None, None)
     assert http["LOG_LEVEL"] == ("debug", "debug", None) and http["SERVER_TO_RUN"][1] == "http"
     lam = found[("aws_lambda_function.billing", ())]
-    assert lam == {"TABLE": ("invoices", "invoices", None), "REGION": ("var.region", "europe-west1", None)}
+    assert lam == {"TABLE": ("invoices", "invoices", None), "REGION": ("var.region", "europe-west1", None),
+                   "DSN": ('"postgres://app:${var.db_password}@db:5432/app"', None, "db_password")}
     assert not any("google_storage_bucket" in address for address, _ in found)   # no container: no service
 
 

@@ -48,7 +48,7 @@ import yaml
 
 from ..languages.folding import env
 from ..layout.layout import Layout
-from .terraform import read_terraform
+from .terraform import EnvEntry, read_terraform
 from .yaml_lines import documents
 
 WORKLOADS = frozenset({"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob", "Pod"})
@@ -251,11 +251,7 @@ class Reader:
             for entry in resource.env:
                 if entry.value is not None:
                     unit.env.setdefault(entry.name, []).append(entry.value)
-                settled = (f"(= {entry.value}) " if entry.value != entry.written else "") if entry.value is not None \
-                    else f"(the Terraform variable {entry.needs}, given when it is applied) " if entry.needs \
-                    else f"(known when Terraform applies it: {entry.output}) " if entry.output \
-                    else "(known when Terraform applies it) "
-                unit.value_notes.append(f"Terraform {resource.address} env {entry.name}={entry.written} {settled}"
+                unit.value_notes.append(f"Terraform {resource.address} env {_terraform_value(entry)} "
                                         f"{_at(entry.file, entry.line)}")
             self.units.append(unit)
             self.files += [resource.file] + [e.file for e in resource.env if e.file != resource.file]
@@ -472,6 +468,17 @@ class Reader:
                     unit.published.append(port["hostPort"])
                     unit.port_notes.append(f"published at host port {port['hostPort']} {at}")
         self.units.append(unit)
+
+
+def _terraform_value(entry: EnvEntry) -> str:
+    """``NAME=written (= value)``, or what the value waits for: the root module's variables, a module output."""
+    written = f"{entry.name}={entry.written or chr(34) * 2}"
+    if entry.value is not None:
+        return written + (f" (= {entry.value})" if entry.value != entry.written else "")
+    if entry.needs:
+        plural = "s" if "," in entry.needs else ""
+        return f"{written} (the Terraform variable{plural} {entry.needs}, given when it is applied)"
+    return f"{written} (known when Terraform applies it" + (f": {entry.output})" if entry.output else ")")
 
 
 def _at(rel: str, line: int | None) -> str:

@@ -314,9 +314,16 @@ class _Scope:
         return None
 
     def needs(self, expr: Expr, depth: int = 0) -> str | None:
-        """The root module's variable an unsettled ``var.x`` chain ends at (what the deployment must give), if any."""
+        """The root module's variables an unsettled ``var.x`` chain, or a string template's, ends at (what the
+        deployment must give), if any: ``db_password, region``."""
+        if depth > 8:
+            return None
+        if expr.kind == "string" and expr.text is not None:
+            names = [self.needs(Expr(f"{m.group(1)}.{m.group(2)}", expr.line), depth + 1)
+                     for m in _TEMPLATE_REF.finditer(expr.text)]
+            return ", ".join(dict.fromkeys(n for n in names if n)) or None
         ref = _REF.fullmatch(expr.raw)
-        if ref is None or depth > 8:
+        if ref is None:
             return None
         found = self.lookup(ref.group(1), ref.group(2))
         if found is None:
