@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 from helpers.code_graph import FIXTURES, bump, edit
+from helpers.code_tools import write_tree
 
 from graphlore.toolsets.code.index.graph import CodeGraph
 from graphlore.toolsets.code.services.config_view import port_not_set
@@ -346,10 +347,7 @@ def test_a_client_shows_the_codes_own_default_beside_the_deployments_value(tmp_p
         "shop/requirements.txt": "httpx\n", "shop/Dockerfile": "FROM python\n", "shop/load.py": shop,
         "web/package.json": '{"name": "web"}\n', "web/Dockerfile": "FROM node\n", "web/src/load.js": web,
     }
-    for rel, text in files.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(text)
-    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    nodes, _ = CodeGraph.build(write_tree(tmp_path, files)).snapshot()
     clients = {(n.props["microservice"], n.props["declaring_fqn"].rsplit(".", 1)[-1].rsplit("#", 1)[-1]): n.props
                for n in nodes.values() if n.kind == "client"}
     default = "ORDERS_URL where nothing sets it: http://localhost:8000 (the code's default)"
