@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..model import FileFacts
+from ..model import FileFacts, SymbolFact
 
 UNKNOWN = "{?}"
 _MAX_DEPTH = 12
@@ -607,3 +607,14 @@ def printf(template: Folded, args: list[Folded], verbs: str, name: str) -> Folde
         else:
             out = out + literal(piece)
     return out
+
+
+def settings_variable(facts: FileFacts, cls: SymbolFact, attr: str) -> str:
+    """The environment variable a ``BaseSettings`` field ``attr`` of ``cls`` reads: ``env_prefix`` + name, upper
+    case unless ``case_sensitive=True`` (pydantic matches in any case: ``ORDERS_URL`` sets ``orders_url``, and
+    deployments write it so)."""
+    config = " ".join(v for _, values in facts.extra.get("assigns", {}).get(cls.key, {}).get("model_config", ())
+                      for v in values)
+    prefix = re.search(r"""env_prefix\s*=\s*["']([^"']*)["']""", config)
+    name = (prefix.group(1) if prefix else "") + attr
+    return name if re.search(r"case_sensitive\s*=\s*True", config) else name.upper()

@@ -10,8 +10,7 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
-from ..languages.folding import CHOICE_OPEN
-from ..languages.python.constants import settings_variable
+from ..languages.folding import CHOICE_OPEN, settings_variable
 from ..languages.symbols import Bound
 from ..layout.layout import Layout
 from ..model import GraphNode

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 import sys
 
-from ...model import FileFacts, SymbolFact
+from ...model import FileFacts
 from ..folding import (
     FileFolder,
     Folded,
@@ -18,6 +18,7 @@ from ..folding import (
     literal,
     named_unknown,
     printf,
+    settings_variable,
     unescape,
     unknown,
 )
@@ -365,13 +366,3 @@ def argument(call, index: int, name: str) -> str | None:
     positional = [a for a in call.args if not _KEYWORD.match(a)]
     return positional[index] if index < len(positional) else None
 
-
-def settings_variable(facts: FileFacts, cls: SymbolFact, attr: str) -> str:
-    """The environment variable a ``BaseSettings`` field ``attr`` of ``cls`` reads: ``env_prefix`` + name, upper
-    case unless ``case_sensitive=True`` (pydantic matches in any case: ``ORDERS_URL`` sets ``orders_url``, and
-    deployments write it so)."""
-    config = " ".join(v for _, values in facts.extra.get("assigns", {}).get(cls.key, {}).get("model_config", ())
-                      for v in values)
-    prefix = re.search(r"""env_prefix\s*=\s*["']([^"']*)["']""", config)
-    name = (prefix.group(1) if prefix else "") + attr
-    return name if re.search(r"case_sensitive\s*=\s*True", config) else name.upper()
