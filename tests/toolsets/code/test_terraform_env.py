@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from helpers.code_graph import bump
+from helpers.code_tools import write_tree
+
 from graphlore.toolsets.code.index.graph import CodeGraph
 from graphlore.toolsets.code.services.deployment import read_deployment
 from graphlore.toolsets.code.services.terraform import parse, read_terraform
-
-from ...helpers.code_tools import write_tree
 
 GO_MAIN = """package main
 
@@ -307,3 +308,18 @@ def test_an_ecs_task_definitions_containers_are_read(tmp_path: Path) -> None:
     assert found["aws_ecs_task_definition.orders"] == (
         ["orders"], [], {"DB_HOST": ("orders-db", 8), "REGION": ("eu-west-1", 9)})   # the image waits for a variable
     assert found["aws_ecs_task_definition.legacy"] == (["billing"], ["acme/billing:2"], {"MODE": ("batch", 17)})
+
+
+def test_a_terraform_edit_updates_the_describe_like_a_full_build(tmp_path: Path) -> None:
+    """A ``.tf`` file is a layout file: its edit reaches the service's listed values on an update."""
+    root = _tree(tmp_path)
+    graph = CodeGraph.build(root)
+    main = root / "terraform/main.tf"
+    main.write_text(main.read_text().replace('value = "debug"', 'value = "trace"'))
+    bump(main)
+    graph.update()
+
+    def orders(of: CodeGraph) -> list[str]:
+        return next(n.props["config"] for n in of.layout_nodes if n.kind == "microservice" and n.name == "orders")
+    assert any("LOG_LEVEL=trace" in line for line in orders(graph))
+    assert orders(graph) == orders(CodeGraph.build(root))
