@@ -323,3 +323,11 @@ def test_a_terraform_edit_updates_the_describe_like_a_full_build(tmp_path: Path)
         return next(n.props["config"] for n in of.layout_nodes if n.kind == "microservice" and n.name == "orders")
     assert any("LOG_LEVEL=trace" in line for line in orders(graph))
     assert orders(graph) == orders(CodeGraph.build(root))
+
+
+def test_a_file_that_does_not_close_its_brackets_ends_its_reading() -> None:
+    """A bracket that closes something else ends a list or an object (it looped for ever: every ``.tf`` file of a
+    project is read, so one broken file stalled the index)."""
+    for text in ("locals { a = { b = [ } }", "a = [ ) ]", "a = { ] }", 'x = [\n', "b = { x = [1, 2 }"):
+        parse(text)
+    assert parse("locals { a = { b = [ } }\nz = 1\n").blocks[0].type == "locals"

@@ -153,7 +153,10 @@ class _Parser:
                 if self.i >= len(self.s) or self.s[self.i] == "]":
                     self.i += 1
                     break
+                before = self.i
                 parsed.items.append(self.expr())
+                if self.i == before:   # a bracket that closes something else: the list ends unclosed
+                    break
                 self.skip()
                 if self.s.startswith(",", self.i):
                     self.i += 1
@@ -165,9 +168,12 @@ class _Parser:
                 if self.i >= len(self.s) or self.s[self.i] == "}":
                     self.i += 1
                     break
+                before = self.i
                 key = self._key()
                 if key is None:
                     self._to_end()
+                    if self.i == before:   # a bracket that closes something else: the object ends unclosed
+                        break
                     continue
                 self.skip(newlines=False)
                 if self.i < len(self.s) and self.s[self.i] in "=:":
