@@ -72,7 +72,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: 19: an application name copied into a second service names the one whose folder or artifact carries it (the
 #: layout), a Java static field nothing reassigns folds, and a SmallRye channel both ends of which are in one
 #: service is no producer or listener: restored records of format 18 would keep the old names and items.
-FORMAT = 19
+#: 20: Terraform files (``.tf``) are deployment files (`services.terraform`): an index of format 19 never listed them
+#: among its layout files, so their values would stay unread until the layout changes.
+FORMAT = 20
 
 
 def _context(values: list) -> FileContext:
