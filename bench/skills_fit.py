@@ -350,6 +350,163 @@ def knn_top1(sets: dict[str, list[Fold]], log: Callable[[str], None] = print) ->
             f"{right / total:.4f} (the rank alone: {top1(name, KNN_K[0], 0.0, every):.4f})")
 
 
+# -- a library-fitted metric for ranking (LDA whitening; tried for judge v10) ------------------------
+
+#: Shrinkage of the within-skill covariance towards a multiple of the identity tried by :func:`whiten_top1`
+#: ("lw": Ledoit-Wolf's estimate on the library's own conditions; 1: no whitening, the control).
+WHITEN_SHRINKAGE: tuple[str | float, ...] = ("lw", 0.02, 0.05, 0.1, 0.2, 0.4, 0.7, 1.0)
+#: How a candidate is scored in the whitened space: the judge's rank score over its whitened passage cosines
+#: (the vectors uncentred, or centred on the library's mean condition first), the cosine to its whitened mean
+#: condition (the same two ways), minus the Mahalanobis distance to its mean condition (LDA's rule), or the
+#: centred rank and prototype together (each in units of its spread).
+WHITEN_SCORES = ("rank", "rank-centred", "prototype", "prototype-centred", "mahalanobis", "both-centred")
+#: The whitened score's weight beside the shipped rank (each in units of its spread over the fold's candidates;
+#: inf: the whitened score alone).
+WHITEN_WEIGHTS = (0.5, 1.0, 2.0, math.inf)
+
+
+def within_skill(library: Library) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The library's conditions each minus its skill's mean (skills of 2 conditions or more), each skill's mean
+    condition (its passages' mean when it has none), and the mean condition of the library."""
+    rows, means = [], []
+    for i, head in enumerate(library.heads):
+        block = library.block(i)
+        conditions = block[head:] if len(block) > head else block
+        means.append(conditions.mean(axis=0))
+        if len(conditions) >= 2:
+            rows.append(conditions - means[-1])
+    every = np.vstack([library.block(i)[h:] for i, h in enumerate(library.heads) if len(library.block(i)) > h])
+    return np.vstack(rows), np.array(means), every.mean(axis=0)
+
+
+def ledoit_wolf(x: np.ndarray) -> float:
+    """Ledoit and Wolf's (2004) shrinkage intensity of the covariance of the centred rows ``x`` towards
+    ``trace / d`` times the identity."""
+    n, d = x.shape
+    s = x.T @ x / n
+    mu = np.trace(s) / d
+    delta = ((s - mu * np.eye(d)) ** 2).sum() / d
+    beta = ((np.einsum("ij,ij->i", x, x) ** 2).sum() / n - (s ** 2).sum()) / (n * d)
+    return float(min(beta, delta) / delta)
+
+
+def whitening(x: np.ndarray, shrinkage: str | float) -> tuple[np.ndarray, float]:
+    """The inverse square root of the covariance of ``x`` shrunk towards ``trace / d`` times the identity, and the
+    shrinkage used."""
+    n, d = x.shape
+    s = x.T @ x / n
+    a = ledoit_wolf(x) if shrinkage == "lw" else float(shrinkage)
+    values, vectors = np.linalg.eigh((1 - a) * s + a * np.trace(s) / d * np.eye(d))
+    return (vectors / np.sqrt(np.maximum(values, 1e-12))) @ vectors.T, a
+
+
+def _unit(x: np.ndarray) -> np.ndarray:
+    return x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-12)
+
+
+def whitened_library(library: Library, w: np.ndarray, centre: np.ndarray | float) -> Library:
+    """``library``'s passages moved by ``-centre``, whitened by ``w`` and normalised (their centroid norms anew)."""
+    passages = _unit((library.vectors - centre) @ w)
+    return Library(library.names, passages, library.starts,
+                   np.array([J.centroid_norm(passages[a:b]) for a, b in
+                             zip(library.starts[:-1], library.starts[1:], strict=True)]), library.heads)
+
+
+def whitened_scores(library: Library, queries: np.ndarray, found: np.ndarray, w: np.ndarray, means: np.ndarray,
+                    centre: np.ndarray) -> dict[str, np.ndarray]:
+    """Each of :data:`WHITEN_SCORES` for each query's ``found`` candidates (rows: skill indices) of ``library``,
+    under the whitening ``w``."""
+    out = {}
+    rows = np.arange(len(found))[:, None]
+    for name, at in (("", 0.0), ("-centred", centre)):
+        wl = whitened_library(library, w, at)
+        ranked, protos = [], []
+        for start in range(0, len(queries), 512):
+            q = _unit((queries[start:start + 512] - at) @ w)
+            part = found[start:start + 512]
+            _, rank = scores(wl, q @ wl.vectors.T, J.TAU, J.PROTOTYPE_WEIGHT)
+            ranked.append(rank[rows[:len(part)], part])
+            protos.append(np.einsum("qd,qkd->qk", q, _unit((means - at) @ w)[part]))
+        out["rank" + name], out["prototype" + name] = np.vstack(ranked), np.vstack(protos)
+    wm = means @ w
+    out["mahalanobis"] = np.vstack([
+        -((queries[start:start + 512, None, :] @ w - wm[found[start:start + 512]]) ** 2).sum(axis=2)
+        for start in range(0, len(queries), 512)])
+    out["both-centred"] = (out["rank-centred"] / out["rank-centred"].std()
+                           + out["prototype-centred"] / out["prototype-centred"].std())
+    return out
+
+
+def whiten_top1(sets: dict[str, list[Fold]], log: Callable[[str], None] = print) -> None:
+    """Top-1 (without abstaining) on the in-memory training folds when each query's best skill among its 5
+    best-ranked (by the shipped rank) is chosen by a metric fitted on the fold's library: the within-skill
+    covariance of its conditions, shrunk (:data:`WHITEN_SHRINKAGE`), whitens the vectors, and the candidates
+    are scored there (:data:`WHITEN_SCORES`), alone or beside the shipped rank (:data:`WHITEN_WEIGHTS`); in
+    sample, and each fold at the setting chosen on the other four by the sum of both sets' top-1."""
+    Setting_ = tuple[Any, str, float]
+    correct: dict[tuple[str, int], dict[Setting_, int]] = {}
+    totals: dict[tuple[str, int], int] = {}
+    for name in ("clinc", "banking"):
+        for f, fold in enumerate(sets[name]):
+            labels = np.array([x or "" for x in fold.labels])
+            inside = np.array([x is not None for x in fold.labels])
+            names = np.array(fold.library.names)
+            x, means, centre = within_skill(fold.library)
+            queries = fold.queries[inside].astype(np.float64)
+            want = labels[inside]
+            found, ranks = [], []
+            for at in range(0, len(queries), 512):
+                _, rank = scores(fold.library, queries[at:at + 512] @ fold.library.vectors.T, J.TAU,
+                                 J.PROTOTYPE_WEIGHT)
+                top = np.argsort(-rank, axis=1, kind="stable")[:, :J.CANDIDATES]
+                found.append(top)
+                ranks.append(np.take_along_axis(rank, top, axis=1))
+            found_, ranks_ = np.vstack(found), np.vstack(ranks)
+            hits: dict[Setting_, int] = {("raw", "rank", 0.0): int((names[found_[:, 0]] == want).sum())}
+            spread = ranks_.std()
+            shrinkages, ratios = [], []
+            for shrinkage in WHITEN_SHRINKAGE:
+                w, used = whitening(x, shrinkage)
+                shrinkages.append(f"{shrinkage}: {used:.3f}" if shrinkage == "lw" else None)
+                for score, v in whitened_scores(fold.library, queries, found_, w, means, centre).items():
+                    if (shrinkage, score) == (WHITEN_SHRINKAGE[1], "prototype-centred"):
+                        ratios.append(spread / v.std())
+                    for weight in WHITEN_WEIGHTS:
+                        mixed = v if math.isinf(weight) else ranks_ / spread + weight * v / v.std()
+                        best = found_[np.arange(len(found_)), np.argmax(mixed, axis=1)]
+                        hits[(shrinkage, score, weight)] = int((names[best] == want).sum())
+            correct[(name, f)], totals[(name, f)] = hits, int(inside.sum())
+            log(f"  {name} fold {f}: {len(x)} conditions, {len(fold.library.names)} skills; Ledoit-Wolf shrinkage "
+                + ", ".join(s.split(": ")[1] for s in shrinkages if s) + f"; the rank's spread over the "
+                f"prototype-centred's at shrinkage {WHITEN_SHRINKAGE[1]}: {ratios[0]:.4f}")
+
+    def top1(name: str, setting: Setting_, folds: Sequence[int]) -> float:
+        return sum(correct[(name, f)][setting] for f in folds) / sum(totals[(name, f)] for f in folds)
+
+    every = range(5)
+    settings = list(correct[("clinc", 0)])
+    raw = settings[0]
+    log("LDA whitening for top-1 (in-memory training folds, each question's 5 best-ranked skills re-ranked; "
+        f"the shipped rank alone: clinc {top1('clinc', raw, every):.4f}, banking {top1('banking', raw, every):.4f})")
+    for setting in settings[1:]:
+        log(f"  shrinkage {setting[0]}, {setting[1]}, weight {setting[2]:g}: clinc {top1('clinc', setting, every):.4f}"
+            f", banking {top1('banking', setting, every):.4f}")
+    best = max(settings, key=lambda s: round(top1("clinc", s, every) + top1("banking", s, every), 6))
+    log(f"  best in sample by the sum: {best} (clinc {top1('clinc', best, every):.4f}, banking "
+        f"{top1('banking', best, every):.4f})")
+    for name in ("clinc", "banking"):
+        right = total = 0
+        picks = []
+        for f in every:
+            others = [k for k in every if k != f]
+            pick = max(settings, key=lambda s: round(top1("clinc", s, others) + top1("banking", s, others), 6))
+            picks.append(pick)
+            right, total = right + correct[(name, f)][pick], total + totals[(name, f)]
+        log("  cross-validated (each fold at the setting chosen on the other four: "
+            + "; ".join(f"{p[0]} {p[1]} {p[2]:g}" for p in picks) + f"): {name} top-1 {right / total:.4f} "
+            f"(the rank alone: {top1(name, raw, every):.4f})")
+
+
 # -- the judge's evidence through the tool ------------------------------------------------------
 
 

@@ -486,12 +486,17 @@ def main() -> None:
                         help="only the kNN vote for top-1 on the training folds (tried for judge v8)")
     parser.add_argument("--conformal", action="store_true",
                         help="only the per-skill conformal gate on the tool folds (tried for judge v9)")
+    parser.add_argument("--whiten", action="store_true",
+                        help="only LDA whitening for top-1 on the training folds (tried for judge v10)")
     args = parser.parse_args()
     if not DATA.is_dir():
         sys.exit(f"needs the shared evaluation data at {DATA}")
     cache = CachedEmbedder(OnnxEmbedder(), args.cache_dir)
     if args.knn:
         skills_fit.knn_top1(skills_fit.training_sets(DATA, cache.embed))
+        return
+    if args.whiten:
+        skills_fit.whiten_top1(skills_fit.training_sets(DATA, cache.embed))
         return
     if args.conformal:
         with tempfile.TemporaryDirectory(prefix="graphlore-bench-fit-") as tmp:
