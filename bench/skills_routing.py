@@ -497,11 +497,17 @@ def main() -> None:
         return
     if args.whiten:
         skills_fit.whiten_top1(skills_fit.training_sets(DATA, cache.embed))
+        with tempfile.TemporaryDirectory(prefix="graphlore-bench-fit-") as tmp:
+            runtime = Runtime(Settings(home=Path(tmp) / "home"), embedder=cache)
+            raw, _, _, (whitened,) = skills_fit.tool_tables(DATA, runtime, Path(tmp), rerankers=[skills_fit.Whitened],
+                                                            simulate=False)
+            runtime.close()
+        skills_fit.whiten_decision(raw, whitened)
         return
     if args.conformal:
         with tempfile.TemporaryDirectory(prefix="graphlore-bench-fit-") as tmp:
             runtime = Runtime(Settings(home=Path(tmp) / "home"), embedder=cache)
-            tables, _, sims = skills_fit.tool_tables(DATA, runtime, Path(tmp))
+            tables, _, sims, _ = skills_fit.tool_tables(DATA, runtime, Path(tmp))
             small = skills_fit.small_libraries(DATA, runtime, Path(tmp))
             runtime.close()
         skills_fit.conformal(tables, sims, small)
@@ -517,7 +523,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory(prefix="graphlore-bench-fit-") as tmp:
             print("fit: the training folds' libraries imported and their questions judged through the tool")
             runtime = Runtime(Settings(home=Path(tmp) / "home"), embedder=cache)
-            tables, judged, sims = skills_fit.tool_tables(DATA, runtime, Path(tmp))
+            tables, judged, sims, _ = skills_fit.tool_tables(DATA, runtime, Path(tmp))
             small = skills_fit.small_libraries(DATA, runtime, Path(tmp))
             runtime.close()
         fitted = skills_fit.fit(sets, tables)
