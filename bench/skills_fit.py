@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import collections
 import csv
+import functools
 import json
 import math
 from collections.abc import Callable, Sequence
@@ -549,17 +550,20 @@ def _rates(tables: dict[str, Table], answers: dict[str, np.ndarray]) -> tuple[fl
     return gate_rates(tables, answers)
 
 
-def whiten_decision(raw: dict[str, Table], whitened: dict[str, Table], log: Callable[[str], None] = print) -> None:
+def whiten_decision(raw: dict[str, Table], whitened: dict[str, Table], log: Callable[[str], None] = print
+                    ) -> dict[str, Net]:
     """The tool folds judged with the shipped rank and with the whitened re-ranking (:class:`Whitened`): top-1
     without abstaining, then for each the whole decision refitted as :func:`fit_net` fits it (the network on its
     own tables' evidence, ``MIN_MARGIN``, the bias at the largest smallest margin over the four targets; no
     library's own shift: judge v5's procedure) in sample and cross-validated (each fold by a network and bias
-    fitted on the other four)."""
+    fitted on the other four). Returns the networks refitted on all five folds (by label)."""
+    nets = {}
     log(f"LDA whitening through the tool (shrinkage {WHITEN_SETTING[0]}, the centred whitened prototype at "
         f"{WHITEN_SETTING[1]} beside the rank); the decision refitted on each (judge v5's procedure, no library shift)")
     for label, tables in (("the shipped rank", raw), ("whitened", whitened)):
         tops = ", ".join(f"{n} {float(t.correct[t.inside].mean()):.4f}" for n, t in tables.items())
         net, least, margin = fit_net(tables)
+        nets[label] = net
         inside = {n: net.values(t, least) for n, t in tables.items()}
         worst, rates = _rates(tables, inside)
         log(f"  {label}: top-1 without abstaining {tops}; refitted MIN_MARGIN {least}, in sample smallest margin "
@@ -574,6 +578,101 @@ def whiten_decision(raw: dict[str, Table], whitened: dict[str, Table], log: Call
         shipped = {n: Net.shipped().values(t, J.MIN_MARGIN) for n, t in tables.items()}
         log(f"    the shipped network and bias on these tables: smallest margin {_rates(tables, shipped)[0]:+.4f} "
             f"({_rates(tables, shipped)[1]})")
+    return nets
+
+
+def whitened_simulation(library: SkillLibrary) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:mod:`selfcheck`'s simulation of ``library`` as the tool stored it (the shipped ``PARAPHRASES_OUT``), each
+    simulated question's evidence for its best candidate with the shipped rank and with the whitened
+    re-ranking (:class:`Whitened`'s, fitted on what each simulation fold keeps), and which were known."""
+    raw_rows: list[np.ndarray] = []
+    white_rows: list[np.ndarray] = []
+    shrinkage, weight = WHITEN_SETTING
+
+    def judged(skills: list[tuple[np.ndarray, int]], queries: np.ndarray, chunk: int = 512) -> np.ndarray:
+        rows, means, every = [], [], []
+        for block, head in skills:
+            conditions = block[head:] if len(block) > head else block
+            means.append(conditions.mean(axis=0))
+            every.append(conditions)
+            if len(conditions) >= 2:
+                rows.append(conditions - means[-1])
+        centre = np.vstack(every).mean(axis=0)
+        w, _ = whitening(np.vstack(rows).astype(np.float64), shrinkage)
+        prototypes = _unit((np.array(means) - centre) @ w)
+        matrix = np.vstack([b for b, _ in skills]).astype(np.float64)
+        starts = np.concatenate([[0], np.cumsum([len(b) for b, _ in skills])])
+        norms = np.array([max(J.centroid_norm(b), 1e-9) for b, _ in skills])
+        typical = np.array([J.calibration(b, h).typical() for b, h in skills])
+        for at in range(0, len(queries), chunk):
+            part = queries[at:at + chunk]
+            cos = part @ matrix.T
+            match, rank = np.empty((len(cos), len(skills))), np.empty((len(cos), len(skills)))
+            for i in range(len(skills)):
+                c = cos[:, starts[i]:starts[i + 1]]
+                top = c.max(axis=1)
+                match[:, i] = top + J.TAU * np.log(np.mean(np.exp((c - top[:, None]) / J.TAU), axis=1))
+                rank[:, i] = J.rank_score(match[:, i], c.mean(axis=1) / norms[i], J.PROTOTYPE_WEIGHT)
+            order = np.argsort(-rank, axis=1, kind="stable")[:, :J.CANDIDATES]
+            moved = rank + weight * (_unit((part - centre) @ w) @ prototypes.T)
+            for q, found in enumerate(order):
+                for out, ranks in ((raw_rows, rank), (white_rows, moved)):
+                    ranked = sorted(found, key=lambda i: (-ranks[q, i], i))
+                    evs = [Ev(match[q, i], ranks[q, i], typical[i], cos[q, starts[i]:starts[i + 1]]) for i in ranked]
+                    out.append(D.features(evs[0], evs[1:]))
+        return np.zeros(len(queries))
+
+    blocks, heads = library.blocks(library.store())
+    with mock.patch.object(selfcheck, "_judged", judged):
+        _, known = selfcheck.simulate(blocks, heads)
+    return np.array(raw_rows), np.array(white_rows), known
+
+
+def _level_answers(tables: dict[str, Table], base: dict[str, np.ndarray], shifts: dict[tuple[str, float], np.ndarray],
+                   level: float, folds: Sequence[int] = range(5)) -> tuple[dict[str, Table], dict[str, np.ndarray]]:
+    """The rows of ``folds`` and their decision values (``base``) moved by each fold library's shift at ``level``."""
+    part, out = {}, {}
+    for n in TARGETS:
+        t = tables[n]
+        rows = np.isin(t.fold, list(folds))
+        part[n], out[n] = t.where(rows), (base[n] + shifts[(n, level)][t.fold])[rows]
+    return part, out
+
+
+def whiten_level(tables: dict[str, dict[str, Table]], sims: dict[str, dict[str, list[tuple[np.ndarray, np.ndarray]]]],
+                 nets: dict[str, Net], log: Callable[[str], None] = print) -> None:
+    """Judge v7's second step for the shipped rank and for the whitened one (``tables``, ``sims``, ``nets`` by
+    label, each set's five fold libraries' simulated evidence and known flags in ``sims[label][set]``):
+    ``NULL_LEVEL`` at the largest smallest margin over the four targets with every fold library at its own shift
+    (``PARAPHRASES_OUT`` the shipped one), then each fold judged at the level chosen on the other four (the
+    network: the one fitted on all five, as v7's cross-validation)."""
+    log(f"the library's own calibration on each (judge v7's procedure: PARAPHRASES_OUT {selfcheck.PARAPHRASES_OUT}, "
+        "the level at the largest smallest margin over the four targets)")
+    for label, net in nets.items():
+        values = {n: [(D.network(x, net.w1, net.b1, net.out_w, net.out_b, net.mean, net.scale) + net.bias - D.BIAS,
+                       known) for x, known in sims[label][n]] for n in TARGETS}
+        shifts = {(n, float(v)): np.array([selfcheck.shift_for(a, k, level=float(v)) for a, k in values[n]])
+                  for n in TARGETS for v in LEVELS}
+        base = {n: net.values(t, J.MIN_MARGIN) for n, t in tables[label].items()}
+        answers = functools.partial(_level_answers, tables[label], base, shifts)
+        margins = {float(v): gate_rates(*answers(float(v)))[0] for v in LEVELS}
+        best = max(margins, key=lambda v: (round(margins[v], 6), -v))
+        worst, rates = gate_rates(*answers(best))
+        log(f"  {label}: level {best:.2f}, in sample smallest margin {worst:+.4f} ({rates}); shifts clinc "
+            + ", ".join(f"{x:+.2f}" for x in shifts[("clinc", best)]) + ", banking "
+            + ", ".join(f"{x:+.2f}" for x in shifts[("banking", best)]))
+        cv = {n: np.zeros(len(tables[label][n].fold)) for n in TARGETS}
+        picks = []
+        for k in range(5):
+            others = [f for f in range(5) if f != k]
+            fold_margins = {float(v): gate_rates(*answers(float(v), others))[0] for v in LEVELS}
+            pick = max(fold_margins, key=lambda v: (round(fold_margins[v], 6), -v))
+            picks.append(pick)
+            for n in TARGETS:
+                rows = tables[label][n].fold == k
+                cv[n][rows] = (base[n] + shifts[(n, pick)][tables[label][n].fold])[rows]
+        worst, rates = gate_rates(tables[label], cv)
+        log(f"    cross-validated (levels {', '.join(f'{p:.2f}' for p in picks)}): smallest margin {worst:+.4f} ({rates})")
 
 
 # -- the judge's evidence through the tool ------------------------------------------------------

@@ -501,8 +501,14 @@ def main() -> None:
             runtime = Runtime(Settings(home=Path(tmp) / "home"), embedder=cache)
             raw, _, _, (whitened,) = skills_fit.tool_tables(DATA, runtime, Path(tmp), rerankers=[skills_fit.Whitened],
                                                             simulate=False)
+            nets = skills_fit.whiten_decision(raw, whitened)
+            sims: dict[str, dict[str, list]] = {label: {} for label in nets}
+            for name in skills_fit.TARGETS:
+                simulated = [skills_fit.whitened_simulation(SkillLibrary(runtime, f"{name}-{k}")) for k in range(5)]
+                for label, at in zip(nets, (0, 1), strict=True):
+                    sims[label][name] = [(s[at], s[2]) for s in simulated]
             runtime.close()
-        skills_fit.whiten_decision(raw, whitened)
+        skills_fit.whiten_level({"the shipped rank": raw, "whitened": whitened}, sims, nets)
         return
     if args.conformal:
         with tempfile.TemporaryDirectory(prefix="graphlore-bench-fit-") as tmp:
