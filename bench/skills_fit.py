@@ -649,10 +649,7 @@ def whiten_level(tables: dict[str, dict[str, Table]], sims: dict[str, dict[str, 
     log(f"the library's own calibration on each (judge v7's procedure: PARAPHRASES_OUT {selfcheck.PARAPHRASES_OUT}, "
         "the level at the largest smallest margin over the four targets)")
     for label, net in nets.items():
-        values = {n: [(D.network(x, net.w1, net.b1, net.out_w, net.out_b, net.mean, net.scale) + net.bias - D.BIAS,
-                       known) for x, known in sims[label][n]] for n in TARGETS}
-        shifts = {(n, float(v)): np.array([selfcheck.shift_for(a, k, level=float(v)) for a, k in values[n]])
-                  for n in TARGETS for v in LEVELS}
+        shifts = _net_shifts(net, sims[label])
         base = {n: net.values(t, J.MIN_MARGIN) for n, t in tables[label].items()}
         answers = functools.partial(_level_answers, tables[label], base, shifts)
         margins = {float(v): gate_rates(*answers(float(v)))[0] for v in LEVELS}
@@ -673,6 +670,34 @@ def whiten_level(tables: dict[str, dict[str, Table]], sims: dict[str, dict[str, 
                 cv[n][rows] = (base[n] + shifts[(n, pick)][tables[label][n].fold])[rows]
         worst, rates = gate_rates(tables[label], cv)
         log(f"    cross-validated (levels {', '.join(f'{p:.2f}' for p in picks)}): smallest margin {worst:+.4f} ({rates})")
+        # the whole decision cross-validated: the network, MIN_MARGIN, its bias and the level fitted on four folds
+        cv = {n: np.zeros(len(tables[label][n].fold)) for n in TARGETS}
+        picks = []
+        for k in range(5):
+            others = [f for f in range(5) if f != k]
+            fold_net, least, _ = fit_net({n: t.where(t.fold != k) for n, t in tables[label].items()})
+            fold_shifts = _net_shifts(fold_net, sims[label])
+            fold_base = {n: fold_net.values(t, least) for n, t in tables[label].items()}
+            fold_answers = functools.partial(_level_answers, tables[label], fold_base, fold_shifts)
+            fold_margins = {float(v): gate_rates(*fold_answers(float(v), others))[0] for v in LEVELS}
+            pick = max(fold_margins, key=lambda v: (round(fold_margins[v], 6), -v))
+            picks.append(pick)
+            for n in TARGETS:
+                rows = tables[label][n].fold == k
+                cv[n][rows] = (fold_base[n] + fold_shifts[(n, pick)][tables[label][n].fold])[rows]
+        worst, rates = gate_rates(tables[label], cv)
+        log(f"    the whole decision cross-validated (the network, its bias and the level fitted on the other four; "
+            f"levels {', '.join(f'{p:.2f}' for p in picks)}): smallest margin {worst:+.4f} ({rates})")
+
+
+def _net_shifts(net: Net, sims: dict[str, list[tuple[np.ndarray, np.ndarray]]]
+                ) -> dict[tuple[str, float], np.ndarray]:
+    """Each fold library's shift at each of :data:`LEVELS` for ``net`` (``sims``: each set's five simulations'
+    evidence and known flags)."""
+    values = {n: [(D.network(x, net.w1, net.b1, net.out_w, net.out_b, net.mean, net.scale) + net.bias - D.BIAS,
+                   known) for x, known in sims[n]] for n in TARGETS}
+    return {(n, float(v)): np.array([selfcheck.shift_for(a, k, level=float(v)) for a, k in values[n]])
+            for n in TARGETS for v in LEVELS}
 
 
 # -- the judge's evidence through the tool ------------------------------------------------------
