@@ -545,11 +545,6 @@ class Whitened:
         return sorted(moved, key=lambda s: (-s.rank, s.skill_id))
 
 
-def _rates(tables: dict[str, Table], answers: dict[str, np.ndarray]) -> tuple[float, str]:
-    """The smallest margin over the four targets (CLINC's null on oos_train) and the rates in words."""
-    return gate_rates(tables, answers)
-
-
 def whiten_decision(raw: dict[str, Table], whitened: dict[str, Table], log: Callable[[str], None] = print
                     ) -> dict[str, Net]:
     """The tool folds judged with the shipped rank and with the whitened re-ranking (:class:`Whitened`): top-1
@@ -565,7 +560,7 @@ def whiten_decision(raw: dict[str, Table], whitened: dict[str, Table], log: Call
         net, least, margin = fit_net(tables)
         nets[label] = net
         inside = {n: net.values(t, least) for n, t in tables.items()}
-        worst, rates = _rates(tables, inside)
+        worst, rates = gate_rates(tables, inside)
         log(f"  {label}: top-1 without abstaining {tops}; refitted MIN_MARGIN {least}, in sample smallest margin "
             f"{margin:+.4f} ({rates})")
         cv = cross_validated(tables, least)
@@ -576,8 +571,8 @@ def whiten_decision(raw: dict[str, Table], whitened: dict[str, Table], log: Call
             parts.append(f"{n} {a:.3f} / null {b:.3f}" + (f", oos_train null {g:.3f}" if n == "clinc" else ""))
         log(f"    cross-validated: smallest margin {worst:+.4f} ({'; '.join(parts)})")
         shipped = {n: Net.shipped().values(t, J.MIN_MARGIN) for n, t in tables.items()}
-        log(f"    the shipped network and bias on these tables: smallest margin {_rates(tables, shipped)[0]:+.4f} "
-            f"({_rates(tables, shipped)[1]})")
+        log(f"    the shipped network and bias on these tables: smallest margin {gate_rates(tables, shipped)[0]:+.4f} "
+            f"({gate_rates(tables, shipped)[1]})")
     return nets
 
 
@@ -658,36 +653,38 @@ def whiten_level(tables: dict[str, dict[str, Table]], sims: dict[str, dict[str, 
         log(f"  {label}: level {best:.2f}, in sample smallest margin {worst:+.4f} ({rates}); shifts clinc "
             + ", ".join(f"{x:+.2f}" for x in shifts[("clinc", best)]) + ", banking "
             + ", ".join(f"{x:+.2f}" for x in shifts[("banking", best)]))
-        cv = {n: np.zeros(len(tables[label][n].fold)) for n in TARGETS}
-        picks = []
-        for k in range(5):
-            others = [f for f in range(5) if f != k]
-            fold_margins = {float(v): gate_rates(*answers(float(v), others))[0] for v in LEVELS}
-            pick = max(fold_margins, key=lambda v: (round(fold_margins[v], 6), -v))
-            picks.append(pick)
-            for n in TARGETS:
-                rows = tables[label][n].fold == k
-                cv[n][rows] = (base[n] + shifts[(n, pick)][tables[label][n].fold])[rows]
+        cv, picks = _cross_validated_levels(tables[label], lambda k, b=base, s=shifts: (b, s))
         worst, rates = gate_rates(tables[label], cv)
         log(f"    cross-validated (levels {', '.join(f'{p:.2f}' for p in picks)}): smallest margin {worst:+.4f} ({rates})")
-        # the whole decision cross-validated: the network, MIN_MARGIN, its bias and the level fitted on four folds
-        cv = {n: np.zeros(len(tables[label][n].fold)) for n in TARGETS}
-        picks = []
-        for k in range(5):
-            others = [f for f in range(5) if f != k]
-            fold_net, least, _ = fit_net({n: t.where(t.fold != k) for n, t in tables[label].items()})
-            fold_shifts = _net_shifts(fold_net, sims[label])
-            fold_base = {n: fold_net.values(t, least) for n, t in tables[label].items()}
-            fold_answers = functools.partial(_level_answers, tables[label], fold_base, fold_shifts)
-            fold_margins = {float(v): gate_rates(*fold_answers(float(v), others))[0] for v in LEVELS}
-            pick = max(fold_margins, key=lambda v: (round(fold_margins[v], 6), -v))
-            picks.append(pick)
-            for n in TARGETS:
-                rows = tables[label][n].fold == k
-                cv[n][rows] = (fold_base[n] + fold_shifts[(n, pick)][tables[label][n].fold])[rows]
+
+        def refitted(k: int, t: dict[str, Table] = tables[label], sim: dict = sims[label]) -> tuple[dict, dict]:
+            """The network, MIN_MARGIN and its bias fitted on the folds but ``k``, and the libraries' shifts for it."""
+            fold_net, least, _ = fit_net({n: x.where(x.fold != k) for n, x in t.items()})
+            return {n: fold_net.values(x, least) for n, x in t.items()}, _net_shifts(fold_net, sim)
+
+        cv, picks = _cross_validated_levels(tables[label], refitted)
         worst, rates = gate_rates(tables[label], cv)
         log(f"    the whole decision cross-validated (the network, its bias and the level fitted on the other four; "
             f"levels {', '.join(f'{p:.2f}' for p in picks)}): smallest margin {worst:+.4f} ({rates})")
+
+
+def _cross_validated_levels(tables: dict[str, Table], decision_of: Callable[[int], tuple[dict, dict]]
+                            ) -> tuple[dict[str, np.ndarray], list[float]]:
+    """Each fold's decision values at the level chosen on the other four, ``decision_of(k)`` giving the decision
+    values (every row) and the libraries' shifts per (set, level) to judge fold ``k`` with; and the levels chosen."""
+    cv = {n: np.zeros(len(tables[n].fold)) for n in TARGETS}
+    picks = []
+    for k in range(5):
+        others = [f for f in range(5) if f != k]
+        base, shifts = decision_of(k)
+        answers = functools.partial(_level_answers, tables, base, shifts)
+        fold_margins = {float(v): gate_rates(*answers(float(v), others))[0] for v in LEVELS}
+        pick = max(fold_margins, key=lambda v: (round(fold_margins[v], 6), -v))
+        picks.append(pick)
+        for n in TARGETS:
+            rows = tables[n].fold == k
+            cv[n][rows] = (base[n] + shifts[(n, pick)][tables[n].fold])[rows]
+    return cv, picks
 
 
 def _net_shifts(net: Net, sims: dict[str, list[tuple[np.ndarray, np.ndarray]]]
