@@ -69,7 +69,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: would keep the prefix location's link.
 #: 18: a Java/C# method's local declarations (``extra["declares"]``), so that a bare assignment to a name no
 #: local declares is the field's (`folding.Folder._field`): restored facts of format 17 would lack them.
-FORMAT = 18
+#: 19: a Go type defined as an instantiation of a generic type keeps its type arguments (``extra["type_args"]``,
+#: `go.extract.type_arguments`), which a call through it resolves by: restored facts of format 18 would lack them.
+FORMAT = 19
 
 
 def _context(values: list) -> FileContext:

@@ -180,6 +180,63 @@ class GoResolver(DetachedMethods, TypedResolver):
                 found += self.interface_method(res[1], name, params, seen)
         return found
 
+    # ---- defined interface types --------------------------------------------------------------
+    def member_call(self, what, how: str, call: CallFact, bound: Bound):
+        target = super().member_call(what, how, call, bound)
+        if target[0] is None and what[0] == "instance" and what[1][0] == "project":
+            return self.defined_interface_call(what[1][1], call) or target
+        return target
+
+    def defined_interface_call(self, ref: Ref, call: CallFact):
+        """A call through a type defined over a project interface (``type H I`` or ``type H I[Cmd]``), whose methods
+        are the interface's: the interface's method (dispatch, as any interface call); for an instantiation of a
+        generic interface whose method takes a type parameter, the one implementation whose method takes the
+        instantiation's type there (None: not such a type)."""
+        sym = self.table.sym(ref)
+        if sym.kind != "class" or not sym.type or "struct" in sym.modifiers:
+            return None
+        bound = self.table.files[ref[0]]
+        res = self.resolve_type(sym.type, bound, sym.parent)
+        if res[0] != "project" or self.table.sym(res[1]).kind != "interface":
+            return None
+        self.touch(res[1])
+        methods = [r for r in self.interface_method(res[1], call.name, call.argc, set())] if call.argc >= 0 else []
+        if len(methods) != 1:
+            return None
+        params = self.table.sym(res[1]).type_params
+        args = tuple(sym.extra.get("type_args") or ())
+        generic = {i: params.index(t) for i, (_n, t) in enumerate(self.table.sym(methods[0]).params)
+                   if t in params and params.index(t) < len(args)}
+        if not generic:
+            return methods[0], "receiver_type", {}
+        wanted = {i: self.resolve_type(args[k], bound, sym.parent) for i, k in generic.items()}
+        if any(w[0] != "project" for w in wanted.values()):
+            return None, "", {"reason": "external_type", "detail": f"{sym.type}[{', '.join(args)}].{call.name}"}
+        found = self.instantiation_methods(res[1], call, wanted)
+        if len(found) == 1:
+            return found[0], "receiver_type", {}
+        return None, "", {"reason": "ambiguous" if found else "not_found",
+                          "candidates": [self.table.id_of(r) for r in found[:10]],
+                          "detail": f"{len(found)} implementations of {sym.type}[{', '.join(args)}].{call.name}"}
+
+    def instantiation_methods(self, interface: Ref, call: CallFact, wanted: dict[int, TypeRes]) -> list[Ref]:
+        """The methods ``call.name`` of the project types implementing ``interface`` whose parameters at the
+        positions ``wanted`` names are those types (a generic implementation, such as a decorator over every
+        instantiation, takes a type parameter there and is not one)."""
+        out = []
+        for r in self.table.by_name(call.name, self.t):
+            method = self.table.sym(r)
+            other = self.table.files[r[0]]
+            if method.kind != "method" or other.facts.language != "go" or len(method.params) != call.argc:
+                continue
+            receiver = method.parent or method.extra.get("receiver")
+            owner = self.resolve_type(receiver, other, None) if receiver else ("unknown", "")
+            if owner[0] != "project" or ("implements", ("project", interface)) not in self.supers(owner[1]):
+                continue
+            if all(self.resolve_type(method.params[i][1], other, method.parent) == w for i, w in wanted.items()):
+                out.append(r)
+        return sorted(out)
+
     # ---- the file -----------------------------------------------------------------------------
     def import_targets(self, target: str, bound: Bound) -> list[Ref]:
         return [(b.path, -1) for b in self.files_of(target)]
