@@ -70,7 +70,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: 18: a Java/C# method's local declarations (``extra["declares"]``), so that a bare assignment to a name no
 #: local declares is the field's (`folding.Folder._field`): restored facts of format 17 would lack them.
 #: 19: a Go type defined as an instantiation of a generic type keeps its type arguments (``extra["type_args"]``,
-#: `go.extract.type_arguments`), which a call through it resolves by: restored facts of format 18 would lack them.
+#: `go.extract.type_arguments`), which a call through it resolves by; a TS/JS function's returned object and the
+#: locals taken apart from a call's result (``extra["returns_object"]``, ``extra["destructured"]``,
+#: `typescript.extract.hook_results`): restored facts of format 18 would lack them.
 FORMAT = 19
 
 
