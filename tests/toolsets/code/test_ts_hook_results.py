@@ -1,7 +1,8 @@
 """What a custom hook (a React hook, a Vue composable: any project function) returns in an object, taken apart by
 its caller (``const { signUpMutation, logout } = useAuth()``): calling a returned function reaches the function the
 hook declares; ``signUpMutation.mutate(x)`` reaches the hook, whose TanStack Query ``useMutation`` holds the
-``mutationFn`` that runs. A returned value that is neither (a query's data, a callback's return) draws nothing."""
+``mutationFn`` that runs. A returned value that is neither (a query's data, a callback's return) draws nothing.
+And CommonJS's ``module.exports = function charge(req) {...}`` (or a class) is what ``require`` of the module gives."""
 
 from __future__ import annotations
 
@@ -99,3 +100,45 @@ def test_a_mutation_a_hook_returns_runs_in_the_hook_and_a_returned_function_is_t
 def test_a_returned_value_that_is_no_function_or_mutation_draws_nothing(tmp_path: Path):
     calls = _calls(_tree(tmp_path / "web"))
     assert "SignUp.onUser" not in calls
+
+
+CHARGE = """function validate(card) {
+  return card
+}
+
+module.exports = function charge(request) {
+  return validate(request.card)
+}
+"""
+
+ERRORS = """module.exports = class PaymentError extends Error {
+  describe() {
+    return this.message
+  }
+}
+"""
+
+HANDLER = """const charge = require('./charge');
+const PaymentError = require('./errors');
+
+class Server {
+  static ChargeHandler(call, callback) {
+    callback(null, charge(call.request));
+  }
+
+  static Fail() {
+    return new PaymentError('no');
+  }
+}
+
+module.exports = Server;
+"""
+
+
+def test_a_function_or_class_assigned_to_module_exports_is_what_require_gives(tmp_path: Path):
+    root = write_tree(tmp_path / "payment", {"package.json": '{"name": "payment"}', "charge.js": CHARGE,
+                                             "errors.js": ERRORS, "server.js": HANDLER})
+    calls = _calls(root)
+    assert calls["Server.ChargeHandler"] == {"charge"}
+    assert calls["charge"] == {"validate"}
+    assert calls["Server.Fail"] == {"PaymentError"}

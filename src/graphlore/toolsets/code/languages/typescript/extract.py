@@ -13,7 +13,8 @@ Exports are kept in the module's ``extra``: ``exports`` (exported name -> local 
 (the local name; an anonymous default class or function is named ``default``); ``export ... from`` and
 ``export * from`` are imports marked ``reexport``; a ``require`` bound to a name is an import
 (``("require", name)``, or the destructured names); ``module.exports = x`` and ``exports.a = ...`` are
-exports. Types as written: annotations, ``new Foo()`` gives ``Foo``, ``x = make()`` gives
+exports (``module.exports = function name() {...}`` or a class: the module's default, named as written or
+``default``). Types as written: annotations, ``new Foo()`` gives ``Foo``, ``x = make()`` gives
 ``~make()`` (what ``make`` returns).
 """
 
@@ -268,6 +269,14 @@ class _Extractor(Extractor):
         if left == "module.exports" and right is not None:
             if right.type == "identifier":
                 self.default = text(right)
+            elif right.type in _FUNCTIONS + _CLASSES:   # ``module.exports = function charge(req) {...}``
+                own = right.child_by_field_name("name")
+                name = text(own) if own is not None else "default"
+                if right.type in _CLASSES:
+                    self.class_(right, name, None, True, expr.parent, [])
+                else:
+                    self.function(right, name, None, True, expr.parent)
+                self.default = name
             elif right.type == "object":
                 for prop in right.named_children:
                     if prop.type == "shorthand_property_identifier":
