@@ -3,7 +3,9 @@ a call through one (a struct field of an application's command set, as CQRS-styl
 handlers) reaches, for an instantiation of a generic interface, the one implementation whose method takes the
 instantiation's type argument (not the generic decorators, not the other commands' handlers; two such
 implementations: no edge); for a plain defined interface, the interface's method (dispatch). And a gRPC server
-registered as a local made by its constructor in another package serves its routes with that type's methods."""
+registered as a local made by its constructor in another package serves its routes with that type's methods.
+A method that takes another project type (or a builtin one) than an interface's method of that name implements
+nothing of it.
 
 from __future__ import annotations
 
@@ -285,3 +287,63 @@ def test_a_grpc_server_made_by_its_constructor_in_another_package_serves_the_rou
     handlers = {nodes[e.dst].props["grpc"]: nodes[e.src].props["fqn"].rsplit("/", 1)[-1] for e in edges.values()
                 if e.type == "EXPOSES" and nodes[e.dst].props.get("framework") == "grpc"}
     assert handlers == {"gym.v1.Trainer/Schedule": "ports.GrpcServer.Schedule"}
+
+
+EVENTS = """package event
+
+type BaristaOrderUpdated struct{ ID string }
+
+type KitchenOrderUpdated struct{ ID string }
+"""
+
+HANDLER_INTERFACES = """package events
+
+import (
+	"context"
+
+	"example.org/shop/event"
+)
+
+type (
+	BaristaUpdatedHandler interface {
+		Handle(context.Context, *event.BaristaOrderUpdated) error
+	}
+
+	KitchenUpdatedHandler interface {
+		Handle(context.Context, *event.KitchenOrderUpdated) error
+	}
+
+	// takes any payload: every Handle(ctx, x) implements it
+	AnyHandler interface {
+		Handle(context.Context, string) error
+	}
+)
+"""
+
+HANDLERS = """package handlers
+
+import (
+	"context"
+
+	"example.org/shop/event"
+)
+
+type baristaUpdated struct{}
+
+func (h *baristaUpdated) Handle(ctx context.Context, e *event.BaristaOrderUpdated) error { return nil }
+
+type kitchenUpdated struct{}
+
+func (h *kitchenUpdated) Handle(ctx context.Context, e *event.KitchenOrderUpdated) error { return nil }
+"""
+
+
+def test_a_go_method_taking_another_project_type_implements_no_interface_method_of_that_name(tmp_path: Path):
+    root = write_tree(tmp_path / "shop", {"go.mod": "module example.org/shop\n\ngo 1.22\n",
+                                          "event/event.go": EVENTS, "events/interfaces.go": HANDLER_INTERFACES,
+                                          "handlers/handlers.go": HANDLERS})
+    nodes, edges = CodeGraph.build(root).snapshot()
+    short = {i: n.props.get("fqn", n.name).rsplit("/", 1)[-1] for i, n in nodes.items()}
+    overrides = {(short[e.src], short[e.dst]) for e in edges.values() if e.type == "OVERRIDES"}
+    assert overrides == {("handlers.baristaUpdated.Handle", "events.BaristaUpdatedHandler.Handle"),
+                         ("handlers.kitchenUpdated.Handle", "events.KitchenUpdatedHandler.Handle")}

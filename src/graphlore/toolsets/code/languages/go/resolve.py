@@ -6,7 +6,8 @@ under it, so an unqualified name is looked for in all of them and ``pkg.Name`` i
 its import names. A type's methods are the methods of its package whose receiver is that type, in any file.
 
 **Implementation.** Go says nothing: a type implements an interface when its method set covers the
-interface's (every method name with the same number of parameters; an interface's embedded project
+interface's (every method name with the same number of parameters, and no parameter of another project type
+than the interface's method takes there; an interface's embedded project
 interfaces count, an embedded outside one makes it unknown, and an empty interface is left out). The
 interfaces looked at are those of the type's own Go module and of the packages its file imports; each
 implemented one is an ``IMPLEMENTS`` edge and is listed in ``implements``; each method of the type that
@@ -124,9 +125,34 @@ class GoResolver(DetachedMethods, TypedResolver):
         for candidate in sorted(candidates):
             self.touch(candidate)
             wanted = self.method_set(candidate)
-            if wanted and all(own.get(name) == count for name, count in wanted.items()):
+            if wanted and all(own.get(name) == count for name, count in wanted.items()) and \
+                    self.same_parameter_types(ref, candidate, wanted):
                 out.append(candidate)
         return out
+
+    def same_parameter_types(self, ref: Ref, interface: Ref, wanted: dict[str, int]) -> bool:
+        """False when a method of the type takes another project type where the interface's method takes a project
+        type, or a builtin one (``Handle(ctx, *event.KitchenOrderUpdated)`` does not implement ``Handle(ctx,
+        *event.BaristaOrderUpdated)`` nor ``Handle(ctx, string)``); a type outside the project, or the interface's
+        type parameter, is not compared."""
+        mine = {self.table.sym(r).name: r for r in self.methods(ref)}
+        params = set(self.table.sym(interface).type_params)
+        for name, count in wanted.items():
+            own = mine.get(name)
+            theirs = self.interface_method(interface, name, count, set())
+            if own is None or len(theirs) != 1:
+                continue
+            for (_a, written), (_b, other) in zip(self.table.sym(own).params, self.table.sym(theirs[0]).params,
+                                                  strict=False):
+                if other in params:
+                    continue
+                mine_res = self.resolve_type(written, self.table.files[own[0]], self.table.sym(own).parent)
+                their_res = self.resolve_type(other, self.table.files[theirs[0][0]], self.table.sym(theirs[0]).parent)
+                kinds = {mine_res[0], their_res[0]}
+                if (kinds == {"project"} and mine_res[1] != their_res[1]) or ("project" in kinds and (
+                        written in BUILTIN_TYPES or other in BUILTIN_TYPES)):
+                    return False
+        return True
 
     def supers(self, ref: Ref) -> list[tuple[str, TypeRes]]:
         declared = super().supers(ref)
