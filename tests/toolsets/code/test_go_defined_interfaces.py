@@ -5,7 +5,7 @@ instantiation's type argument (not the generic decorators, not the other command
 implementations: no edge); for a plain defined interface, the interface's method (dispatch). And a gRPC server
 registered as a local made by its constructor in another package serves its routes with that type's methods.
 A method that takes another project type (or a builtin one) than an interface's method of that name implements
-nothing of it.
+nothing of it."""
 
 from __future__ import annotations
 
