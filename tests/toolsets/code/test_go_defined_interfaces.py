@@ -5,7 +5,7 @@ instantiation's type argument (not the generic decorators, not the other command
 implementations: no edge); for a plain defined interface, the interface's method (dispatch). And a gRPC server
 registered as a local made by its constructor in another package serves its routes with that type's methods.
 A method that takes another project type (or a builtin one) than an interface's method of that name implements
-nothing of it."""
+nothing of it (an alias is the type it names)."""
 
 from __future__ import annotations
 
@@ -294,6 +294,9 @@ EVENTS = """package event
 type BaristaOrderUpdated struct{ ID string }
 
 type KitchenOrderUpdated struct{ ID string }
+
+// an alias is the type it names
+type BaristaUpdated = BaristaOrderUpdated
 """
 
 HANDLER_INTERFACES = """package events
@@ -335,6 +338,10 @@ func (h *baristaUpdated) Handle(ctx context.Context, e *event.BaristaOrderUpdate
 type kitchenUpdated struct{}
 
 func (h *kitchenUpdated) Handle(ctx context.Context, e *event.KitchenOrderUpdated) error { return nil }
+
+type baristaAliased struct{}
+
+func (h baristaAliased) Handle(ctx context.Context, e *event.BaristaUpdated) error { return nil }
 """
 
 
@@ -346,4 +353,5 @@ def test_a_go_method_taking_another_project_type_implements_no_interface_method_
     short = {i: n.props.get("fqn", n.name).rsplit("/", 1)[-1] for i, n in nodes.items()}
     overrides = {(short[e.src], short[e.dst]) for e in edges.values() if e.type == "OVERRIDES"}
     assert overrides == {("handlers.baristaUpdated.Handle", "events.BaristaUpdatedHandler.Handle"),
+                         ("handlers.baristaAliased.Handle", "events.BaristaUpdatedHandler.Handle"),
                          ("handlers.kitchenUpdated.Handle", "events.KitchenUpdatedHandler.Handle")}

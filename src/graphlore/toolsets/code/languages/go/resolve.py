@@ -146,8 +146,10 @@ class GoResolver(DetachedMethods, TypedResolver):
                                                   strict=False):
                 if other in params:
                     continue
-                mine_res = self.resolve_type(written, self.table.files[own[0]], self.table.sym(own).parent)
-                their_res = self.resolve_type(other, self.table.files[theirs[0][0]], self.table.sym(theirs[0]).parent)
+                mine_res = self.unaliased(self.resolve_type(written, self.table.files[own[0]],
+                                                            self.table.sym(own).parent))
+                their_res = self.unaliased(self.resolve_type(other, self.table.files[theirs[0][0]],
+                                                             self.table.sym(theirs[0]).parent))
                 kinds = {mine_res[0], their_res[0]}
                 if (kinds == {"project"} and mine_res[1] != their_res[1]) or ("project" in kinds and (
                         written in BUILTIN_TYPES or other in BUILTIN_TYPES)):
@@ -205,6 +207,18 @@ class GoResolver(DetachedMethods, TypedResolver):
             if relation == "extends" and res[0] == "project" and res[1] not in seen:
                 found += self.interface_method(res[1], name, params, seen)
         return found
+
+    def unaliased(self, res: TypeRes) -> TypeRes:
+        """The type an alias (``type AOptions = AppendV2Options``) stands for, through aliases of aliases."""
+        for _ in range(8):
+            if res[0] != "project":
+                return res
+            sym = self.table.sym(res[1])
+            if sym.kind != "class" or "alias" not in sym.modifiers or not sym.type:
+                return res
+            self.touch(res[1])
+            res = self.resolve_type(sym.type, self.table.files[res[1][0]], sym.parent)
+        return res
 
     # ---- defined interface types --------------------------------------------------------------
     def member_call(self, what, how: str, call: CallFact, bound: Bound):
