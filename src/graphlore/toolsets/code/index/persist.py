@@ -69,11 +69,14 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: would keep the prefix location's link.
 #: 18: a Java/C# method's local declarations (``extra["declares"]``), so that a bare assignment to a name no
 #: local declares is the field's (`folding.Folder._field`): restored facts of format 17 would lack them.
-#: 19: a Go type defined as an instantiation of a generic type keeps its type arguments (``extra["type_args"]``,
+#: 19: an application name copied into a second service names the one whose folder or artifact carries it (the
+#: layout), a Java static field nothing reassigns folds, and a SmallRye channel both ends of which are in one
+#: service is no producer or listener: restored records of format 18 would keep the old names and items.
+#: 20: a Go type defined as an instantiation of a generic type keeps its type arguments (``extra["type_args"]``,
 #: `go.extract.type_arguments`), which a call through it resolves by; a TS/JS function's returned object and the
 #: locals taken apart from a call's result (``extra["returns_object"]``, ``extra["destructured"]``,
-#: `typescript.extract.hook_results`): restored facts of format 18 would lack them.
-FORMAT = 19
+#: `typescript.extract.hook_results`): restored facts of format 19 would lack them.
+FORMAT = 20
 
 
 def _context(values: list) -> FileContext:
