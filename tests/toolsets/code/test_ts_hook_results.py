@@ -1,8 +1,9 @@
 """What a custom hook (a React hook, a Vue composable: any project function) returns in an object, taken apart by
-its caller (``const { signUpMutation, logout } = useAuth()``): calling a returned function reaches the function the
-hook declares; ``signUpMutation.mutate(x)`` reaches the hook, whose TanStack Query ``useMutation`` holds the
-``mutationFn`` that runs. A returned value that is neither (a query's data, a callback's return) draws nothing.
-And CommonJS's ``module.exports = function charge(req) {...}`` (or a class) is what ``require`` of the module gives."""
+its caller (``const { signUpMutation, logout } = useAuth()``) or kept whole (``const auth = useAuth()``): calling a
+returned function reaches the function the hook declares; ``signUpMutation.mutate(x)`` reaches the hook, whose
+TanStack Query ``useMutation`` holds the ``mutationFn`` that runs. A returned value that is neither (a query's data,
+a callback's return) draws nothing. And CommonJS's ``module.exports = function charge(req) {...}`` (or a class) is
+what ``require`` of the module gives."""
 
 from __future__ import annotations
 
@@ -70,6 +71,14 @@ export function SignUp() {
   const onUser = () => user.mutate()
   return onSubmit
 }
+
+export function Settings() {
+  const auth = useAuth()
+  const onSave = () => auth.signUpMutation.mutate({ email: "" })
+  const onLeave = () => auth.logout()
+  const onUser = () => auth.user.mutate()
+  return [onSave, onLeave, onUser]
+}
 """
 
 
@@ -95,11 +104,14 @@ def test_a_mutation_a_hook_returns_runs_in_the_hook_and_a_returned_function_is_t
     assert calls["SignUp.onLeave"] == {"useAuth.logout"}
     assert calls["SignUp.onQuit"] == {"useAuth.logout"}
     assert calls["SignUp.onBuy"] == {"useCart.addItem"}
+    # the returned object kept whole: the same calls
+    assert calls["Settings.onSave"] == {"useAuth"}
+    assert calls["Settings.onLeave"] == {"useAuth.logout"}
 
 
 def test_a_returned_value_that_is_no_function_or_mutation_draws_nothing(tmp_path: Path):
     calls = _calls(_tree(tmp_path / "web"))
-    assert "SignUp.onUser" not in calls
+    assert "SignUp.onUser" not in calls and "Settings.onUser" not in calls
 
 
 CHARGE = """function validate(card) {

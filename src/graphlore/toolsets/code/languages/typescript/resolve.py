@@ -215,8 +215,8 @@ class TsResolver(NameResolver):
 
     # ---- calls --------------------------------------------------------------------------------
     def resolve_call(self, receiver: Any, name: str, kind: str, bound: Bound, owner: str, line: int):
-        if kind == "call" and (receiver is None or receiver[0] == "name"):
-            found = self.hook_result_call(receiver, name, bound, owner)
+        if kind == "call" and (receiver is None or receiver[0] in ("name", "field")):
+            found = self.hook_result_call(receiver, name, bound, owner, line)
             if found is not None:
                 return found
         if kind == "new":
@@ -238,16 +238,14 @@ class TsResolver(NameResolver):
             return None, "", {"reason": "undefined_name", "detail": "no base class"}
         return super().resolve_call(receiver, name, kind, bound, owner, line)
 
-    def hook_result_call(self, receiver: Any, name: str, bound: Bound, owner: str):
-        """A call of what a project function handed out in the object it returned and the caller took apart
-        (``const { logout, saveMutation } = useAuth()``): ``logout()`` is the function of that name ``useAuth``
-        declares and returns; ``saveMutation.mutate(x)`` (``mutateAsync``) runs the ``mutationFn`` of the
-        TanStack Query ``useMutation(...)`` that ``useAuth`` assigned to what it returned, code of ``useAuth`` itself.
-        None: not such a call (anything else about it resolves as before)."""
-        local, method = (name, None) if receiver is None else (receiver[1], name)
-        if method is not None and method not in MUTATION_CALLS:
-            return None
-        made = self.destructured(bound, owner, local)
+    def hook_result_call(self, receiver: Any, name: str, bound: Bound, owner: str, line: int):
+        """A call of what a project function handed out in the object it returned, taken apart by the caller
+        (``const { logout, saveMutation } = useAuth()``) or kept whole (``const auth = useAuth()``): ``logout()``
+        (``auth.logout()``) is the function of that name ``useAuth`` declares and returns; ``saveMutation.mutate(x)``
+        (``auth.saveMutation.mutate(x)``, also ``mutateAsync``) runs the ``mutationFn`` of the TanStack Query
+        ``useMutation(...)`` that ``useAuth`` assigned to what it returned, code of ``useAuth`` itself. None: not such
+        a call (anything else about it resolves as before)."""
+        made, method = self.hook_value(receiver, name, bound, owner, line)
         if made is None:
             return None
         value = self.resolve_dotted(bound, owner or None, made[0])
@@ -269,6 +267,28 @@ class TsResolver(NameResolver):
                    for t in typed):
             return None
         return value[1], "inferred_type", {}
+
+    def hook_value(self, receiver: Any, name: str, bound: Bound, owner: str,
+                   line: int) -> tuple[tuple[str, str] | None, str | None]:
+        """((callee, property), the method called on it or None) of a call of a returned value (`hook_result_call`),
+        or (None, None)."""
+        if receiver is None:
+            return self.destructured(bound, owner, name), None
+        whole = receiver[1] if receiver[0] == "field" else receiver
+        if whole[0] != "name":
+            return None, None
+        if receiver[0] == "name":
+            if name in MUTATION_CALLS and (made := self.destructured(bound, owner, receiver[1])) is not None:
+                return made, name
+            callee = self.kept_whole(bound, owner, receiver[1], line)
+            return ((callee, name), None) if callee else (None, None)
+        callee = self.kept_whole(bound, owner, whole[1], line) if name in MUTATION_CALLS else None
+        return ((callee, receiver[2]), name) if callee else (None, None)
+
+    def kept_whole(self, bound: Bound, owner: str, name: str, line: int) -> str | None:
+        """The callee whose result the local ``name`` holds (``const auth = useAuth()``), or None."""
+        typed = self.local_type(bound, owner, name, line)
+        return typed[1:-2] if typed.startswith("~") and typed.endswith("()") else None
 
     @staticmethod
     def destructured(bound: Bound, owner: str, name: str) -> tuple[str, str] | None:
