@@ -256,3 +256,25 @@ def test_a_nested_class_that_declares_the_name_and_a_path_parameter_wrapper(tmp_
         ("Outer.java", 6): "GET /api/orders/{id}", ("Outer.java", 7): "GET /api/orders/{id}",
         ("Outer.java", 13): "GET /api/items"}
     assert ("Outer.java", 10) not in found
+
+
+DECLARED = """package w;
+import org.springframework.web.client.RestTemplate;
+public class Gateway {
+  private final RestTemplate rest = new RestTemplate();
+  @CodebaseHttpClient(clientKind = "rest_template", targetService = "orders", path = "/api/items")
+  private String get(String path) { return rest.getForObject("http://orders:8080/api" + path, String.class); }
+  @CodebaseHttpClient(clientKind = "rest_template", targetService = "orders", path = "/api/orders/{id}")
+  private String one(String id) { return get("/orders/" + id); }
+  String items() { return get("/items"); }
+  String order() { return one("7"); }
+}
+"""
+
+
+def test_a_wrapper_that_declares_its_clients_makes_none_at_its_call_sites(tmp_path):
+    """A declaration has priority over what the frameworks read on its method (`declared.exclusive`): the sites of a
+    wrapper (or of a wrapper's caller) that declares its clients are not counted again."""
+    found = _clients(tmp_path, {**ORDERS, "web/src/main/java/w/Gateway.java": DECLARED})
+    assert {where: link for where, (_l, match, link) in found.items() if match == "cross_service"} == {
+        ("Gateway.java", 5): "GET /api/items", ("Gateway.java", 7): "GET /api/orders/{id}"}

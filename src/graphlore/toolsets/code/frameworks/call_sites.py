@@ -12,7 +12,8 @@ a class nested in it that declares no method so named), a ``this.`` call in its 
 ``Type.m(..)`` of a static method, ``x.m(..)`` on a local, parameter or field declared of its class; with as
 many arguments (varargs: at least the fixed ones), no other method of that name and count in the class (none at
 all for a varargs method), and not a method a subclass may override
-(one neither static, private nor final, in a class a project type extends). A parameter the method assigns is not
+(one neither static, private nor final, in a class a project type extends), nor one that declares its clients
+(``@CodebaseHttpClient``: the declaration counts the call, `declared.exclusive`). A parameter the method assigns is not
 bound (its value at the client is not the site's), nor one past the first three arguments (a call's facts keep
 three). Bounds: wrappers of wrappers to depth `MAX_DEPTH`, `MAX_SITES` call sites per method; a wrapper whose
 sites a bound cuts says so on its own client.
@@ -30,6 +31,7 @@ from ..languages.symbols import Bound
 from ..model import CallFact
 from ..services.endpoints import Item
 from .base import Project, Reader
+from .declared import CONTAINERS, KINDS
 from .jvm import CALL_SITE, JavaFile, constants
 
 #: wrappers of wrappers followed at most this deep
@@ -39,6 +41,9 @@ MAX_SITES = 64
 _UNKNOWN_PART = re.compile(r"\{\?[^{}]*\}")
 #: modifiers that keep a method from being overridden
 _FIXED = frozenset({"static", "private", "final"})
+#: the in-source declarations of a method's clients (`declared`): they replace what the frameworks read there
+_DECLARES_CLIENTS = frozenset(name for name, kind in KINDS.items() if kind == "client") | frozenset(
+    name for name, one in CONTAINERS.items() if KINDS[one] == "client")
 
 
 @dataclass(frozen=True)
@@ -83,7 +88,7 @@ def _expand(read: Reader, project: Project, sites: _Sites, bound: Bound, method:
     """The clients the call sites of ``method`` make (``outer``: the sites already followed, innermost first;
     ``originals``: the innermost wrapper's clients; ``values``: them as the sites followed so far read them, which a
     site must make more known to be a client)."""
-    if depth >= MAX_DEPTH or not _bindable(bound, method):
+    if depth >= MAX_DEPTH or not _bindable(bound, method) or _declares_clients(bound, method):
         return []
     found, cut = sites.of(bound, method)
     if cut and not outer:
@@ -114,6 +119,12 @@ def _expand(read: Reader, project: Project, sites: _Sites, bound: Bound, method:
                                      f"{site.bound.fqns[site.caller]} are not read")
         out += made
     return out
+
+
+def _declares_clients(bound: Bound, method: int) -> bool:
+    """Whether the method declares its clients (``@CodebaseHttpClient``): the frameworks' clients there are dropped
+    (`declared.exclusive`), so its call sites are no clients either (the declaration already counts the call)."""
+    return any(a.name.rsplit(".", 1)[-1] in _DECLARES_CLIENTS for a in bound.facts.symbols[method].annotations)
 
 
 def _known(value: Folded) -> int:
