@@ -278,3 +278,39 @@ def test_a_wrapper_that_declares_its_clients_makes_none_at_its_call_sites(tmp_pa
     found = _clients(tmp_path, {**ORDERS, "web/src/main/java/w/Gateway.java": DECLARED})
     assert {where: link for where, (_l, match, link) in found.items() if match == "cross_service"} == {
         ("Gateway.java", 5): "GET /api/items", ("Gateway.java", 7): "GET /api/orders/{id}"}
+
+
+INHERITED = """package w;
+import org.springframework.web.client.RestTemplate;
+public class Gateway extends Base implements Named {
+  private static final Object KEY = "/items";
+  private final RestTemplate rest = new RestTemplate();
+  private String get(String path) { return rest.getForObject("http://orders:8080/api" + path, String.class); }
+  private String put(String path) { return rest.getForObject("http://orders:8080/api" + path, String.class); }
+  private String one(String path) { return rest.getForObject("http://orders:8080/api" + path, String.class); }
+  String first() { return get(KEY); }
+  String second() { return put(KEY); }
+  String third() { return one("/items"); }
+  class Inner extends Other {
+    String items() { return one("/items"); }
+  }
+  public String fetch(String path) { return rest.getForObject("http://orders:8080/api" + path, String.class); }
+  String fourth() { return fetch("/orders/7"); }
+}
+"""
+BASES = {"web/src/main/java/w/Base.java": "package w;\npublic class Base {\n"
+         "  protected String get(Object key) { return \"\"; }\n}\n",
+         "web/src/main/java/w/Other.java": "package w;\npublic class Other {\n"
+         "  protected String one(Object o) { return \"\"; }\n}\n",
+         "web/src/main/java/w/Named.java": "package w;\npublic interface Named {\n"
+         "  default String put(Object key) { return \"\"; }\n  String fetch(String path);\n}\n"}
+
+
+def test_a_site_that_may_reach_an_inherited_overload_is_not_followed(tmp_path):
+    """``get(KEY)`` with an ``Object`` constant runs the superclass's ``get(Object)`` (and ``put(KEY)`` an interface's
+    default ``put(Object)``), not the class's ``get(String)``; an unqualified ``one("/items")`` in a nested class
+    whose superclass has a ``one`` is that class's (Java looks no further out). ``third``'s site is the wrapper's, and
+    ``fourth``'s (``fetch`` implements the interface's ``fetch(String)``: the same method, no overload)."""
+    found = _clients(tmp_path, {**ORDERS, **BASES, "web/src/main/java/w/Gateway.java": INHERITED})
+    assert {where: link for where, (_l, match, link) in found.items() if match == "cross_service"} == {
+        ("Gateway.java", 11): "GET /api/items", ("Gateway.java", 16): "GET /api/orders/{id}"}

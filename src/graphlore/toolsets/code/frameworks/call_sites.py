@@ -8,10 +8,11 @@ more known text, the site becomes a client of its own (in the caller's symbol, f
 wrapper), linked by the usual rules; the wrapper's own client stays as it was (its URL is the caller's to give).
 
 Only a call that surely reaches the method is followed: an unqualified call in its class (or in
-a class nested in it that declares no method so named), a ``this.`` call in its class,
+a class nested in it that declares or inherits from a project type no method so named), a ``this.`` call in its class,
 ``Type.m(..)`` of a static method, ``x.m(..)`` on a local, parameter or field declared of its class; with as
-many arguments (varargs: at least the fixed ones), no other method of that name and count in the class (none at
-all for a varargs method), and not a method a subclass may override
+many arguments (varargs: at least the fixed ones), no other method of that name and count in the class or in the
+project types it extends or implements (none at all for a varargs method; a supertype's method with its parameter
+types is the one it overrides), and not a method a subclass may override
 (one neither static, private nor final, in a class a project type extends), nor one that declares its clients
 (``@CodebaseHttpClient``: the declaration counts the call, `declared.exclusive`). A parameter the method assigns is not
 bound (its value at the client is not the site's), nor one past the first three arguments (a call's facts keep
@@ -28,7 +29,7 @@ from dataclasses import dataclass, replace
 from ..languages.folding import Folded, has_unknown
 from ..languages.java.constants import JavaConstants, JavaFolder
 from ..languages.symbols import Bound
-from ..model import CallFact
+from ..model import CallFact, SymbolFact
 from ..services.endpoints import Item
 from .base import Project, Reader
 from .declared import CONTAINERS, KINDS
@@ -127,6 +128,18 @@ def _declares_clients(bound: Bound, method: int) -> bool:
     return any(a.name.rsplit(".", 1)[-1] in _DECLARES_CLIENTS for a in bound.facts.symbols[method].annotations)
 
 
+def _simple(written: str) -> str:
+    """A type as written without its package and generic arguments (``a.b.Base<T>`` -> ``Base``; varargs keep
+    their ``...``)."""
+    more = "..." if written.endswith("...") else ""
+    return written.removesuffix("...").partition("<")[0].rsplit(".", 1)[-1] + more
+
+
+def _types(method: SymbolFact) -> tuple[str, ...]:
+    """A method's parameter types as simple names (varargs keep their ``...``)."""
+    return tuple(_simple(written) for _, written in method.params)
+
+
 def _known(value: Folded) -> int:
     """How much of a value is known: its text without its unknown parts (a site that adds nothing known, such as
     ``getBalance(token, tx.getAccount())`` for ``/balances/{?:account}``, makes no client of its own)."""
@@ -182,10 +195,20 @@ class _Sites:
     def __init__(self, files: list[Bound], consts: JavaConstants) -> None:
         self.constants = consts
         self.calls: dict[str, list[tuple[Bound, CallFact]]] = {}
+        #: a project type's simple name -> the methods (name, parameter types as simple names) and the supertypes
+        #: (simple names) of the types so named: what a class inherits, by simple name (several types: all of them)
+        self.methods: dict[str, set[tuple[str, tuple[str, ...]]]] = {}
+        self.supers: dict[str, set[str]] = {}
         for bound in files:
             for call in bound.facts.calls:
                 if call.kind == "call":
                     self.calls.setdefault(call.name, []).append((bound, call))
+            for sym in bound.facts.symbols:
+                parent = bound.by_key.get(sym.parent or "")
+                if sym.kind == "method" and parent is not None:
+                    self.methods.setdefault(bound.facts.symbols[parent].name, set()).add((sym.name, _types(sym)))
+                if sym.supers:
+                    self.supers.setdefault(sym.name, set()).update(_simple(name) for _, name in sym.supers)
 
     def of(self, bound: Bound, method: int) -> tuple[list[Site], int]:
         """The call sites of ``method`` (at most `MAX_SITES`) and how many more the bound leaves out."""
@@ -196,6 +219,10 @@ class _Sites:
                               (variadic or len(s.params) == len(sym.params)) for s in bound.facts.symbols) != 1:
             return [], 0   # overloads (of that count, or any with varargs): which one a call reaches is not read
         owner = bound.facts.symbols[cls]
+        if any(name == sym.name and types != _types(sym) and (variadic or len(types) == len(sym.params) or
+                                                              types and types[-1].endswith("..."))
+               for name, types in self.inherited(owner)):
+            return [], 0   # an overload a supertype declares (the method it overrides has its types): not told apart
         if not _FIXED & set(sym.modifiers) and (owner.kind != "class" or owner.name in self.constants.extended
                                                  or "abstract" in owner.modifiers):
             return [], 0
@@ -207,6 +234,19 @@ class _Sites:
                 found.append(Site(bound, method, where, call, caller))
         return found[:MAX_SITES], max(0, len(found) - MAX_SITES)
 
+    def inherited(self, cls: SymbolFact) -> set[tuple[str, tuple[str, ...]]]:
+        """The methods the project's supertypes of class ``cls`` declare, through every level (see ``methods``)."""
+        found: set[tuple[str, tuple[str, ...]]] = set()
+        seen: set[str] = set()
+        todo = [_simple(name) for _, name in cls.supers]
+        while todo:
+            name = todo.pop()
+            if name not in seen:
+                seen.add(name)
+                found |= self.methods.get(name, set())
+                todo += self.supers.get(name, ())
+        return found
+
     def _reaches(self, bound: Bound, cls: int, sym, where: Bound, call: CallFact) -> bool:
         receiver = call.receiver
         class_key = bound.facts.symbols[cls].key
@@ -217,8 +257,11 @@ class _Sites:
             # an unqualified call in a nested class reaches the outer method unless a class between declares one so named
             between = caller_class
             while between != class_key:
+                nested = bound.by_key.get(between)
                 if not between.startswith(class_key + ".") or any(
-                        s.parent == between and s.kind == "method" and s.name == sym.name for s in bound.facts.symbols):
+                        s.parent == between and s.kind == "method" and s.name == sym.name for s in bound.facts.symbols) \
+                        or nested is not None and any(name == sym.name for name, _ in
+                                                      self.inherited(bound.facts.symbols[nested])):
                     return False
                 between = between.rpartition(".")[0]
             return True
