@@ -314,3 +314,26 @@ def test_a_site_that_may_reach_an_inherited_overload_is_not_followed(tmp_path):
     found = _clients(tmp_path, {**ORDERS, **BASES, "web/src/main/java/w/Gateway.java": INHERITED})
     assert {where: link for where, (_l, match, link) in found.items() if match == "cross_service"} == {
         ("Gateway.java", 11): "GET /api/items", ("Gateway.java", 16): "GET /api/orders/{id}"}
+
+
+SHADOWED = """package w;
+import java.util.List;
+public class Page {
+  private final OrdersGateway gateway = new OrdersGateway();
+  void each(List<Other> others) {
+    others.forEach(gateway -> gateway.order(7));
+    others.forEach((one, gateway) -> gateway.order(7));
+  }
+  String mine() { return gateway.order(7); }
+}
+"""
+OTHER = "package w;\npublic class Other {\n  String order(long id) { return \"\"; }\n}\n"
+
+
+def test_a_lambda_parameter_that_shadows_a_field_is_not_the_field(tmp_path):
+    """``gateway -> gateway.order(7)``: the lambda's parameter (an ``Other``), not the field of the wrapper's class."""
+    source = GATEWAY.replace("public class OrdersGateway", "public final class OrdersGateway")
+    found = _clients(tmp_path, {**ORDERS, "web/src/main/java/w/OrdersGateway.java": source,
+                                "web/src/main/java/w/Page.java": SHADOWED, "web/src/main/java/w/Other.java": OTHER})
+    assert {where: link for where, (_l, match, link) in found.items()
+            if match == "cross_service" and where[0] == "Page.java"} == {("Page.java", 9): "GET /api/orders/{id}"}

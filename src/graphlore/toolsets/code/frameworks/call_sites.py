@@ -9,7 +9,8 @@ wrapper), linked by the usual rules; the wrapper's own client stays as it was (i
 
 Only a call that surely reaches the method is followed: an unqualified call in its class (or in
 a class nested in it that declares or inherits from a project type no method so named), a ``this.`` call in its class,
-``Type.m(..)`` of a static method, ``x.m(..)`` on a local, parameter or field declared of its class; with as
+``Type.m(..)`` of a static method, ``x.m(..)`` on a local, parameter or field declared of its class (no lambda
+of the caller names a parameter ``x``: an untyped one is no local of the facts and may hide the field); with as
 many arguments (varargs: at least the fixed ones), no other method of that name and count in the class or in the
 project types it extends or implements (none at all for a varargs method; a supertype's method with its parameter
 types is the one it overrides), and not a method a subclass may override
@@ -40,6 +41,8 @@ MAX_DEPTH = 3
 #: call sites followed per wrapper method
 MAX_SITES = 64
 _UNKNOWN_PART = re.compile(r"\{\?[^{}]*\}")
+#: a lambda's parameters: ``(a, b) ->`` (group 1) or ``a ->`` (group 2)
+_LAMBDA = re.compile(r"\(([^()]*)\)\s*->|\b(\w+)\s*->")
 #: modifiers that keep a method from being overridden
 _FIXED = frozenset({"static", "private", "final"})
 #: the in-source declarations of a method's clients (`declared`): they replace what the frameworks read there
@@ -138,6 +141,15 @@ def _simple(written: str) -> str:
 def _types(method: SymbolFact) -> tuple[str, ...]:
     """A method's parameter types as simple names (varargs keep their ``...``)."""
     return tuple(_simple(written) for _, written in method.params)
+
+
+def _lambda_parameter(bound: Bound, owner: str, name: str) -> bool:
+    """Whether a lambda written in ``owner`` (in a call's arguments or an assigned value) has a parameter ``name``."""
+    assigned = bound.facts.extra.get("assigns", {}).get(owner, {})
+    texts = [arg for call in bound.facts.calls if call.owner == owner for arg in call.args]
+    texts += [expr for entries in assigned.values() for _, exprs in entries for expr in exprs]
+    return any(name in (single or "").split() + [part.split()[-1] for part in (listed or "").split(",") if part.split()]
+               for text in texts if "->" in text for listed, single in _LAMBDA.findall(text))
 
 
 def _known(value: Folded) -> int:
@@ -269,6 +281,8 @@ class _Sites:
                                                                                            call.line)
         if receiver[0] == "name":
             name = receiver[1]
+            if _lambda_parameter(where, call.owner, name):
+                return False   # an untyped lambda parameter (not in the facts' locals) may hide the field so named
         elif receiver[0] == "field" and receiver[1] == ["this"]:
             name = receiver[2]
         else:
