@@ -337,3 +337,17 @@ def test_a_lambda_parameter_that_shadows_a_field_is_not_the_field(tmp_path):
                                 "web/src/main/java/w/Page.java": SHADOWED, "web/src/main/java/w/Other.java": OTHER})
     assert {where: link for where, (_l, match, link) in found.items()
             if match == "cross_service" and where[0] == "Page.java"} == {("Page.java", 9): "GET /api/orders/{id}"}
+
+
+def test_a_wrapper_of_a_wrapper_with_more_sites_than_followed_says_so(tmp_path):
+    """``get`` <- ``m(p)`` <- 70 sites of ``m``: 64 are clients, and the wrapper's own client says the 6 left out."""
+    calls = "".join(f'  String c{k}() {{ return m("/{k}"); }}\n' for k in range(70))
+    source = ("package w;\nimport org.springframework.web.client.RestTemplate;\npublic class Gateway {\n"
+              "  private final RestTemplate rest = new RestTemplate();\n"
+              '  private String get(String path) { return rest.getForObject("http://orders:8080/api" + path, String.class); }\n'
+              '  private String m(String p) { return get("/orders" + p); }\n' + calls + "}\n")
+    root = write_tree(tmp_path / "s", {**ORDERS, "web/src/main/java/w/Gateway.java": source})
+    nodes, _ = CodeGraph.build(root).snapshot()
+    clients = {n.props["line"]: n.props for n in nodes.values() if n.kind == "client"}
+    assert len(clients) == 1 + 64
+    assert "6 call sites of w.Gateway#m(String) not followed (at most 64)" in clients[5]["unresolved_reason"]

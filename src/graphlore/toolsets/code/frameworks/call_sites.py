@@ -95,9 +95,11 @@ def _expand(read: Reader, project: Project, sites: _Sites, bound: Bound, method:
     if depth >= MAX_DEPTH or not _bindable(bound, method) or _declares_clients(bound, method):
         return []
     found, cut = sites.of(bound, method)
-    if cut and not outer:
+    if cut:   # said on the innermost wrapper's clients, whichever wrapper of the chain has too many sites
+        said = f"{cut} call sites of {'its method' if not outer else bound.fqns[method]} not followed (at most {MAX_SITES})"
         for item in originals:
-            item.problems.append(f"{cut} call sites of its method not followed (at most {MAX_SITES})")
+            if said not in item.problems:
+                item.problems.append(said)
     out: list[Item] = []
     for site in found:
         chain = [*outer, site]
