@@ -351,3 +351,27 @@ def test_a_wrapper_of_a_wrapper_with_more_sites_than_followed_says_so(tmp_path):
     clients = {n.props["line"]: n.props for n in nodes.values() if n.kind == "client"}
     assert len(clients) == 1 + 64
     assert "6 call sites of w.Gateway#m(String) not followed (at most 64)" in clients[5]["unresolved_reason"]
+
+
+FOURTH = """package w;
+import java.util.HashMap;
+import java.util.Map;
+import org.springframework.web.client.RestTemplate;
+public class Routes {
+  private final RestTemplate rest = new RestTemplate();
+  String fourth() {
+    Map<String, String> bases = new HashMap<>();
+    bases.put("orders", "http://orders:8080/api");
+    fill("a", "b", "c", bases);
+    return rest.getForObject(bases.get("orders") + "/items", String.class);
+  }
+  void fill(String a, String b, String c, Map<String, String> m) { m.put("orders", "http://other:8080"); }
+}
+"""
+
+
+def test_a_map_that_may_be_passed_past_the_arguments_the_facts_keep_is_unknown(tmp_path):
+    """A call's facts keep its first three arguments: ``fill("a", "b", "c", bases)`` may hand the map on (here it
+    does, and ``fill`` puts another value), so ``bases.get("orders")`` is not folded."""
+    found = _clients(tmp_path, {**ORDERS, "web/src/main/java/w/Routes.java": FOURTH})
+    assert found[("Routes.java", 11)][1] == "unresolved"

@@ -40,6 +40,8 @@ _CONFIG = "\x05"
 #: what a method may do with a map it makes for `JavaFolder.map_get` to read it (reads; puts are followed)
 _MAP_READS = ("get", "containsKey", "containsValue", "isEmpty", "size")
 _MAP_USES = frozenset({*_MAP_READS, "put", "putIfAbsent"})
+#: how much of an argument a call's facts keep (`extractor.arg_texts`): a longer one may be cut
+_ARG_WIDTH = 200
 
 
 def format_java(template: Folded, args: list[Folded]) -> Folded:
@@ -369,7 +371,8 @@ class JavaFolder(Folder):
         """``m.get(k)`` on a map the method makes (``Map<..> m = new HashMap<>()``) and only fills and reads
         (``put``/``putIfAbsent``, ``get``, ``containsKey``...): every value it puts under a key equal to ``k`` (several:
         a choice). None (the usual unknown result) when the map is a parameter or a field, is assigned again, goes
-        anywhere else (an argument, another variable, a nested class), a put's key is not known, or none puts ``k``."""
+        anywhere else (an argument, another variable, a nested class), may (a call of the method with arguments the
+        facts do not keep: past the third, or cut), a put's key is not known, or none puts ``k``."""
         scope = self.scope
         if scope is None or self.depth > 8:
             return None
@@ -390,8 +393,9 @@ class JavaFolder(Folder):
             inside = method.line_start <= call.line <= method.line_end
             if call.receiver == receiver and inside and (call.owner != owner or call.name not in _MAP_USES):
                 return None
-            if call.owner == owner and any(used.search(arg) for arg in call.args):
-                return None
+            if call.owner == owner and (any(used.search(arg) for arg in call.args) or call.argc > len(call.args) or
+                                        any(len(arg) >= _ARG_WIDTH for arg in call.args)):
+                return None   # handed on, or maybe in an argument the facts do not keep (past the third, or cut)
             if call.owner == owner and call.receiver == receiver and call.name in ("put", "putIfAbsent"):
                 puts.append(call)
         if any(used.search(expr) for entries in facts.extra.get("assigns", {}).get(owner, {}).values()
