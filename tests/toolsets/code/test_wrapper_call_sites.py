@@ -375,3 +375,26 @@ def test_a_map_that_may_be_passed_past_the_arguments_the_facts_keep_is_unknown(t
     does, and ``fill`` puts another value), so ``bases.get("orders")`` is not folded."""
     found = _clients(tmp_path, {**ORDERS, "web/src/main/java/w/Routes.java": FOURTH})
     assert found[("Routes.java", 11)][1] == "unresolved"
+
+
+ANONYMOUS = """package w;
+import java.util.function.Function;
+import org.springframework.web.client.RestTemplate;
+public class Gateway {
+  private final RestTemplate rest = new RestTemplate();
+  private String get(String path) {
+    Function<String, String> f = new Function<String, String>() {
+      public String apply(String path) { return rest.getForObject("http://orders:8080/api" + path, String.class); }
+    };
+    return f.apply("/orders/7");
+  }
+  String run() { return get("/items"); }
+}
+"""
+
+
+def test_a_parameter_an_anonymous_class_declares_again_is_not_bound(tmp_path):
+    """The client's ``path`` is the anonymous class's ``apply(String path)`` (its methods are no symbols of the
+    facts: the client is the wrapper's), not ``get``'s: ``get("/items")`` gives it no value."""
+    found = _clients(tmp_path, {**ORDERS, "web/src/main/java/w/Gateway.java": ANONYMOUS})
+    assert ("Gateway.java", 12) not in found and found[("Gateway.java", 8)][1] == "unresolved"

@@ -15,8 +15,8 @@ many arguments (varargs: at least the fixed ones), no other method of that name 
 project types it extends or implements (none at all for a varargs method; a supertype's method with its parameter
 types is the one it overrides), and not a method a subclass may override
 (one neither static, private nor final, in a class a project type extends), nor one that declares its clients
-(``@CodebaseHttpClient``: the declaration counts the call, `declared.exclusive`). A parameter the method assigns is not
-bound (its value at the client is not the site's), nor one past the first three arguments (a call's facts keep
+(``@CodebaseHttpClient``: the declaration counts the call, `declared.exclusive`). A parameter the method assigns, or declares
+again (an anonymous class's method in its body), is not bound (its value at the client is not the site's), nor one past the first three arguments (a call's facts keep
 three). Bounds: wrappers of wrappers to depth `MAX_DEPTH`, `MAX_SITES` call sites per method; a wrapper whose
 sites a bound cuts says so on its own client.
 """
@@ -179,10 +179,13 @@ def _at(item: Item, site: Site, chain: list[Site]) -> Item:
 
 
 def _bindable(bound: Bound, method: int) -> list[int]:
-    """The parameters a call site can give: the first three, not variadic, not assigned in the method."""
+    """The parameters a call site can give: the first three, not variadic, not assigned in the method, not declared
+    again in it (a method of an anonymous class in its body may name its own parameter so: no symbol of the facts)."""
     sym = bound.facts.symbols[method]
     assigned = bound.facts.extra.get("assigns", {}).get(sym.key, {})
-    return [i for i, (name, written) in enumerate(sym.params[:3]) if name not in assigned and not written.endswith("...")]
+    declared = bound.facts.locals.get(sym.key, {})
+    return [i for i, (name, written) in enumerate(sym.params[:3])
+            if name not in assigned and not written.endswith("...") and len(declared.get(name, ())) <= 1]
 
 
 def _context(project: Project, consts: JavaConstants, chain: list[Site]) -> dict[tuple[str, str], tuple]:
