@@ -286,8 +286,6 @@ class _Sites:
                                                                                            call.line)
         if receiver[0] == "name":
             name = receiver[1]
-            if _lambda_parameter(where, call.owner, name):
-                return False   # an untyped lambda parameter (not in the facts' locals) may hide the field so named
         elif receiver[0] == "field" and receiver[1] == ["this"]:
             name = receiver[2]
         else:
@@ -295,4 +293,6 @@ class _Sites:
         written = folder.variable_type(name)
         if not written and receiver[0] == "name" and "static" in sym.modifiers:
             written = name   # Type.m(..)
-        return bool(written) and folder.type_fqn(written.partition("<")[0]) == bound.fqns[cls]
+        # an untyped lambda parameter (no local of the facts) may hide the field so named
+        return bool(written) and folder.type_fqn(written.partition("<")[0]) == bound.fqns[cls] and not (
+            receiver[0] == "name" and _lambda_parameter(where, call.owner, name))
