@@ -398,3 +398,26 @@ def test_a_parameter_an_anonymous_class_declares_again_is_not_bound(tmp_path):
     facts: the client is the wrapper's), not ``get``'s: ``get("/items")`` gives it no value."""
     found = _clients(tmp_path, {**ORDERS, "web/src/main/java/w/Gateway.java": ANONYMOUS})
     assert ("Gateway.java", 12) not in found and found[("Gateway.java", 8)][1] == "unresolved"
+
+
+THIS_FIELD = """package w;
+public class Page {
+  private final Other gateway = new Other();
+  String show() {
+    OrdersGateway gateway = new OrdersGateway();
+    return this.gateway.order(7) + gateway.order(8);
+  }
+}
+"""
+
+
+def test_this_dot_a_field_is_the_field_not_a_local_of_that_name(tmp_path):
+    """``this.gateway`` is the field (an ``Other``) even where a local ``gateway`` is an ``OrdersGateway``: only the
+    local's call is the wrapper's (both on line 6: one client there, ``/orders/8``)."""
+    source = GATEWAY.replace("public class OrdersGateway", "public final class OrdersGateway")
+    root = write_tree(tmp_path / "s", {**ORDERS, "web/src/main/java/w/OrdersGateway.java": source,
+                                       "web/src/main/java/w/Page.java": THIS_FIELD,
+                                       "web/src/main/java/w/Other.java": OTHER})
+    nodes, _ = CodeGraph.build(root).snapshot()
+    assert sorted(n.props["label"] for n in nodes.values() if n.kind == "client" and
+                  n.props["file"].endswith("Page.java")) == ["GET orders /api/orders/8"]

@@ -286,11 +286,13 @@ class _Sites:
                                                                                            call.line)
         if receiver[0] == "name":
             name = receiver[1]
+            written = folder.variable_type(name)
         elif receiver[0] == "field" and receiver[1] == ["this"]:
-            name = receiver[2]
+            name = receiver[2]   # a field of the caller's own class (``this``), whatever local has its name
+            written = next((s.type for s in where.facts.symbols if s.kind == "field" and s.name == name and
+                            s.parent == call.owner.partition("#")[0]), "")
         else:
             return False
-        written = folder.variable_type(name)
         if not written and receiver[0] == "name" and "static" in sym.modifiers:
             written = name   # Type.m(..)
         # an untyped lambda parameter (no local of the facts) may hide the field so named
