@@ -421,3 +421,39 @@ def test_this_dot_a_field_is_the_field_not_a_local_of_that_name(tmp_path):
     nodes, _ = CodeGraph.build(root).snapshot()
     assert sorted(n.props["label"] for n in nodes.values() if n.kind == "client" and
                   n.props["file"].endswith("Page.java")) == ["GET orders /api/orders/8"]
+
+
+UNSURE = """package w;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.springframework.web.client.RestTemplate;
+public class Routes {
+  private final RestTemplate rest = new RestTemplate();
+  String choiceKey(boolean b) {
+    Map<String, String> bases = new HashMap<>();
+    String k = "x";
+    if (b) {
+      k = "orders";
+    }
+    bases.put("orders", "http://orders:8080/api");
+    bases.put(k, "http://other:8080");
+    return rest.getForObject(bases.get("orders") + "/items", String.class);
+  }
+  String loop(List<String> names) {
+    Map<String, String> bases = new HashMap<>();
+    bases.put("orders", "http://orders:8080/api");
+    for (String n : names) {
+      bases.put("orders", n);
+    }
+    return rest.getForObject(bases.get("orders") + "/items", String.class);
+  }
+}
+"""
+
+
+def test_a_map_get_that_may_be_another_value_is_not_linked(tmp_path):
+    """A put whose key is one of several (``k`` is "x" or "orders") may write under ``"orders"``; a put of a value
+    not known makes ``bases.get("orders")`` known at run time only (its known alternative is no guess to link)."""
+    found = _clients(tmp_path, {**ORDERS, "web/src/main/java/w/Routes.java": UNSURE})
+    assert found[("Routes.java", 16)][1] == found[("Routes.java", 24)][1] == "unresolved"

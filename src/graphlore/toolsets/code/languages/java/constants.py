@@ -15,6 +15,7 @@ import re
 
 from ...model import CallFact, FileFacts, SymbolFact
 from ..folding import (
+    CHOICE_OPEN,
     UNKNOWN,
     Folded,
     Folder,
@@ -406,10 +407,12 @@ class JavaFolder(Folder):
         for put in puts:
             at = Scope(facts, owner, put.line, scope.bindings)
             put_key = self.fold_in(at, [put.args[0]]) if len(put.args) == 2 else None
-            if put_key is None or not put_key.known or not wanted.known:
-                return None
+            if put_key is None or not put_key.known or not wanted.known or CHOICE_OPEN in put_key.text + wanted.text:
+                return None   # a key not known, or one of several: which entry a put writes is not known
             if put_key.text == wanted.text:
                 values.append(self.fold_in(at, [put.args[1]]))
+        if len({v.text for v in values}) > 1 and any(has_unknown(v.text) for v in values):
+            return named_unknown(name, f"{name}.get(..) is one of several values, one known at run time only")
         return choice(values) if values else None
 
     def variable_type(self, name: str) -> str:
