@@ -116,6 +116,8 @@ The map (packages by concern; a package imports only the packages above it)::
       amqp_options.py             Go AMQP endpoints named through functional options: producers where the
                                   configured type sends, consumers' handlers the function handed to them
       kafka.py                    Kafka's plain clients (Python, Node, Java/Kotlin, C#) by topic
+      azure_messaging.py          Azure Service Bus and Event Hubs senders and listeners (Java, C#, Node,
+                                  Python) by queue, topic or hub
       eventuate.py                Eventuate Tram saga commands by channel, domain events by aggregate type
       router_functions.py         Spring functional endpoints (RouterFunctions.route, route().GET ...)
       apache_http.py              Apache HttpClient requests (new HttpGet(url) ...) as HTTP clients

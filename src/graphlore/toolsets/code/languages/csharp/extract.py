@@ -336,7 +336,7 @@ class _Extractor(Extractor):
                 type_ = type_name(node.child_by_field_name("type"))
                 args = node.child_by_field_name("arguments")
                 calls.append(CallFact(owner, type_.rsplit(".", 1)[-1], ["type", type_], self.argc(args),
-                                      node.start_point[0] + 1, "new", (), self.arg_texts(args)))
+                                      node.start_point[0] + 1, "new", (), self.arg_texts(args, 4)))
                 members = _initialised(node) if type_.endswith("HttpRequestMessage") else None
                 if members:
                     initialised.append([owner, node.start_point[0] + 1, members])
