@@ -31,7 +31,7 @@ from ..services.links import LINK_MATCHES
 FRAMEWORKS = ("spring_web", "spring_cloud_gateway", "zuul", "nginx", "yarp", "ocelot", "envoy", "traefik", "haproxy", "caddy", "ingress", "openapi", "jaxrs", "servlet", "micronaut", "micronaut_kafka",
               "micronaut_rabbit", "smallrye_messaging", "spring_kafka", "spring_rabbit", "spring_jms",
               "spring_cloud_stream",
-              "fastapi", "flask", "express", "nestjs", "nextjs", "net_http", "gorilla_mux", "gin", "echo", "chi", "oapi_codegen", "aspnet", "ktor",
+              "fastapi", "flask", "express", "koa", "nestjs", "nextjs", "net_http", "gorilla_mux", "gin", "echo", "chi", "oapi_codegen", "aspnet", "ktor",
               "symfony", "laravel", "slim", "php_router", "sinatra", "rails", "grape", "axum", "actix_web", "rocket",
               "grpc", "grpc_gateway", "sarama", "kafka_go", "confluent_kafka", "kafka_python", "aiokafka", "kafkajs",
               "node_rdkafka", "kafka_clients", "confluent_kafka_dotnet", "pika", "amqp_go", "amqplib", "rabbitmq_client", "ruby_kafka",
