@@ -69,7 +69,10 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: would keep the prefix location's link.
 #: 18: a Java/C# method's local declarations (``extra["declares"]``), so that a bare assignment to a name no
 #: local declares is the field's (`folding.Folder._field`): restored facts of format 17 would lack them.
-FORMAT = 18
+#: 19: C# ``new`` calls keep four arguments (``new EventProcessorClient(storage, group, connection, hub)``) and an
+#: ``AddHttpClient("x", ..).AddTypedClient<T>()`` registration is also ``T``'s base address: restored facts of
+#: format 18 would lack both.
+FORMAT = 19
 
 
 def _context(values: list) -> FileContext:
