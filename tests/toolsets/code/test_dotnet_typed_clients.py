@@ -138,3 +138,54 @@ def test_typed_and_named_clients_start_at_their_registered_base_address(tmp_path
     # AddHttpClient("drones", ..).AddTypedClient<IDroneCaller, DroneCaller>(): the named client's base; a value
     # (not an interpolated string) is a relative URI too
     assert clients[f"{ns}.DroneCaller.Assign"] == [("PUT drones /api/drones/{Id}", "cross_service")]
+
+
+OPTIONS_PROGRAM = """using Microsoft.Extensions.Options;
+using Front;
+
+var builder = WebApplication.CreateBuilder(args);
+builder.Services.Configure<CatalogOptions>(builder.Configuration.GetSection("Catalog"));
+builder.Services.AddHttpClient<ICatalogService, CatalogService>((sp, client) =>
+{
+    var options = sp.GetRequiredService<IOptions<CatalogOptions>>().Value;
+    client.BaseAddress = new Uri(options.BaseUrl);
+});
+builder.Services.AddHttpClient<IStockService, StockService>((sp, client) =>
+    client.BaseAddress = new Uri(sp.GetRequiredService<IOptionsMonitor<CatalogOptions>>().CurrentValue.StockUrl));
+builder.Build().Run();
+"""
+
+OPTIONS_CLIENTS = """namespace Front;
+
+public class CatalogOptions { public string BaseUrl { get; set; } public string StockUrl { get; set; } }
+
+public class CatalogService : ICatalogService
+{
+    private readonly HttpClient _http;
+    public CatalogService(HttpClient http) { _http = http; }
+    public Task<string> Item(string id) => _http.GetStringAsync($"api/items/{id}");
+}
+
+public class StockService : IStockService
+{
+    private readonly HttpClient _http;
+    public StockService(HttpClient http) { _http = http; }
+    public Task<string> Level(string sku) => _http.GetStringAsync($"api/levels/{sku}");
+}
+"""
+
+CATALOG = """var app = WebApplication.CreateBuilder(args).Build();
+app.MapGet("/api/items/{id}", (string id) => id);
+app.MapGet("/api/levels/{sku}", (string sku) => sku);
+app.Run();
+"""
+
+
+def test_a_base_address_read_from_options_the_service_provider_gives(tmp_path):
+    write_tree(tmp_path, {
+        "catalog/catalog.csproj": WEB, "catalog/Program.cs": CATALOG,
+        "front/front.csproj": WEB, "front/Program.cs": OPTIONS_PROGRAM, "front/Clients.cs": OPTIONS_CLIENTS,
+        "front/appsettings.json": '{"Catalog": {"BaseUrl": "http://catalog", "StockUrl": "http://catalog"}}'})
+    clients = _clients(tmp_path)
+    assert clients["Front.CatalogService.Item"] == [("GET catalog /api/items/{id}", "cross_service")]
+    assert clients["Front.StockService.Level"] == [("GET catalog /api/levels/{sku}", "cross_service")]
