@@ -162,3 +162,82 @@ def test_service_bus_and_event_hubs_link_by_queue_topic_and_hub(tmp_path):
     # a listener nobody sends to stays a route, unlinked; the Python sender has no listener
     assert any(line.startswith("P servicebus reports kind=azure_service_bus") and "match=unresolved" in line
                for line in producers), producers
+
+
+LEGACY_SEND = """using Microsoft.Azure.ServiceBus;
+
+namespace Shop.Orders;
+
+public class Publisher
+{
+    private readonly TopicClient _topic = new TopicClient("Endpoint=sb://x/", "order-events");
+    private readonly QueueClient _queue;
+
+    public Publisher(string connection) { _queue = new QueueClient(connection, "invoices"); }
+
+    public Task Send(Message message) => _queue.SendAsync(message);
+}
+"""
+
+LEGACY_LISTEN = """using Microsoft.Azure.ServiceBus;
+
+namespace Shop.Billing;
+
+public class Listener
+{
+    public void Start(string connection)
+    {
+        var invoices = new QueueClient(connection, "invoices");
+        invoices.RegisterMessageHandler(Handle, new MessageHandlerOptions(e => Task.CompletedTask));
+        var events = new SubscriptionClient(connection, "order-events", "billing");
+    }
+
+    private Task Handle(Message m, CancellationToken t) => Task.CompletedTask;
+}
+"""
+
+PROCESSOR = """package com.shop.audit;
+
+import com.azure.messaging.servicebus.ServiceBusClientBuilder;
+import com.azure.messaging.servicebus.ServiceBusProcessorClient;
+
+public class Audit {
+    public ServiceBusProcessorClient start(String cs) {
+        return new ServiceBusClientBuilder().connectionString(cs).processor().topicName("order-events")
+            .subscriptionName("audit").processMessage(c -> {}).processError(e -> {}).buildProcessorClient();
+    }
+}
+"""
+
+HUB_SEND = """const { EventHubProducerClient } = require("@azure/event-hubs");
+
+const producer = new EventHubProducerClient(process.env.EH_CONNECTION, "clicks");
+
+async function track(event) { await producer.sendBatch([event]); }
+"""
+
+HUB_READ = """from azure.eventhub import EventHubConsumerClient
+
+
+def listen(conn):
+    client = EventHubConsumerClient.from_connection_string(conn, consumer_group="$Default", eventhub_name="clicks")
+    client.receive(on_event=print)
+"""
+
+
+def test_earlier_sdks_processors_and_event_hubs_in_node_and_python(tmp_path):
+    write_tree(tmp_path, {
+        "orders/orders.csproj": WORKER, "orders/Publisher.cs": LEGACY_SEND,
+        "billing/billing.csproj": WORKER, "billing/Listener.cs": LEGACY_LISTEN,
+        "audit/pom.xml": POM.format(name="audit"), "audit/src/main/java/com/shop/audit/Audit.java": PROCESSOR,
+        "web/package.json": '{"name": "web"}', "web/track.js": HUB_SEND,
+        "stats/requirements.txt": "azure-eventhub\n", "stats/Dockerfile": "FROM python\n", "stats/listen.py": HUB_READ})
+    lines = render(CodeGraph.build(tmp_path))
+    links = sorted(line for line in lines if line.startswith("E ASYNC_CALLS"))
+    assert links == [
+        "E ASYNC_CALLS producer:eventhubs clicks -> route:eventhubs clicks [cross_service]",
+        # the QueueClient that sends is a producer, the one that registers a handler a listener
+        "E ASYNC_CALLS producer:servicebus invoices -> route:servicebus invoices [cross_service]",
+        # a topic reaches each subscription's listener
+        "E ASYNC_CALLS producer:servicebus order-events -> route:servicebus order-events [cross_service]",
+        "E ASYNC_CALLS producer:servicebus order-events -> route:servicebus order-events [cross_service]"]
