@@ -69,10 +69,13 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: would keep the prefix location's link.
 #: 18: a Java/C# method's local declarations (``extra["declares"]``), so that a bare assignment to a name no
 #: local declares is the field's (`folding.Folder._field`): restored facts of format 17 would lack them.
-#: 19: C# ``new`` calls keep four arguments (``new EventProcessorClient(storage, group, connection, hub)``) and an
+#: 19: an application name copied into a second service names the one whose folder or artifact carries it (the
+#: layout), a Java static field nothing reassigns folds, and a SmallRye channel both ends of which are in one
+#: service is no producer or listener: restored records of format 18 would keep the old names and items.
+#: 20: C# ``new`` calls keep four arguments (``new EventProcessorClient(storage, group, connection, hub)``) and an
 #: ``AddHttpClient("x", ..).AddTypedClient<T>()`` registration is also ``T``'s base address: restored facts of
-#: format 18 would lack both.
-FORMAT = 19
+#: format 19 would lack both.
+FORMAT = 20
 
 
 def _context(values: list) -> FileContext:
