@@ -203,7 +203,8 @@ import com.azure.messaging.servicebus.ServiceBusProcessorClient;
 
 public class Audit {
     public ServiceBusProcessorClient start(String cs) {
-        return new ServiceBusClientBuilder().connectionString(cs).processor().topicName("order-events")
+        ServiceBusClientBuilder builder = new ServiceBusClientBuilder().connectionString(cs);
+        return builder.processor().topicName("order-events")
             .subscriptionName("audit").processMessage(c -> {}).processError(e -> {}).buildProcessorClient();
     }
 }

@@ -6,9 +6,9 @@ exactly (`services.links`); a name that does not fold leaves the item unresolved
 Each item is placed where its client is made (the client is bound to its queue, topic or hub there):
 
 - **Service Bus, current SDKs.** C# ``client.CreateSender(name)``; ``CreateProcessor``/``CreateReceiver``/
-  ``CreateSessionProcessor``/``AcceptNextSessionAsync``/``AcceptSessionAsync``/``CreateRuleManager``-free reads of
-  ``(queue)`` or ``(topic, subscription)`` on a ``ServiceBusClient``. Java builder chains ``new
-  ServiceBusClientBuilder()....sender().queueName(q)``/``.topicName(t)`` then ``buildClient()``/
+  ``CreateSessionProcessor``/``AcceptNextSessionAsync``/``AcceptSessionAsync`` of ``(queue)`` or ``(topic,
+  subscription)`` on a ``ServiceBusClient``. Java builder chains ``new ServiceBusClientBuilder()`` (or a variable
+  declared a builder) ``....sender().queueName(q)``/``.topicName(t)`` then ``buildClient()``/
   ``buildAsyncClient()`` (a producer), ``.processor()``/``.receiver()``/``.sessionProcessor()``/
   ``.sessionReceiver()`` (a listener). Node ``client.createSender(name)``, ``createReceiver(name[, sub])``,
   ``acceptSession``/``acceptNextSession(name[, sub])``. Python ``get_queue_sender(queue_name=..)``,
@@ -179,12 +179,15 @@ class AzureReader:
         while receiver and receiver[0] == "call":
             steps.append((receiver[2], receiver[1]))
             receiver = receiver[1]
-        if not receiver or receiver[0] != "type" or _simple(receiver[1]) not in _JAVA_BUILDERS:
+        root = _simple(receiver[1]) if receiver and receiver[0] == "type" else \
+            _simple(declared_type(self.bound, call.owner, receiver[-1], call.line)) \
+            if receiver and receiver[0] in ("name", "field") else ""   # a builder held in a variable
+        if root not in _JAVA_BUILDERS:
             return
-        flavor = _JAVA_BUILDERS[_simple(receiver[1])]
+        flavor = _JAVA_BUILDERS[root]
         names = {name for name, _ in steps} | {call.name}
         role = "producer" if names & _JAVA_PRODUCING else "route" if names & _JAVA_LISTENING or \
-            _simple(receiver[1]) == "EventProcessorClientBuilder" else None
+            root == "EventProcessorClientBuilder" else None
         if role is None:
             return
         args = {c.name: c.args for c in self.bound.facts.calls if c.owner == call.owner and c.kind == "call" and
