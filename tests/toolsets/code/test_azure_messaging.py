@@ -242,3 +242,57 @@ def test_earlier_sdks_processors_and_event_hubs_in_node_and_python(tmp_path):
         # a topic reaches each subscription's listener
         "E ASYNC_CALLS producer:servicebus order-events -> route:servicebus order-events [cross_service]",
         "E ASYNC_CALLS producer:servicebus order-events -> route:servicebus order-events [cross_service]"]
+
+
+ROOT_BOUND = """using Azure.Messaging.ServiceBus;
+using Microsoft.Extensions.Options;
+
+namespace Shop.Workflow;
+
+public class WorkflowOptions { public string QueueName { get; set; } }
+
+public static class Startup
+{
+    public static void ConfigureServices(HostBuilderContext context, IServiceCollection services)
+    {
+        services.Configure<WorkflowOptions>(context.Configuration);
+    }
+}
+
+public class Worker
+{
+    private readonly IOptions<WorkflowOptions> _options;
+    private readonly ServiceBusClient _client;
+    private ServiceBusProcessor _processor;
+
+    public Worker(IOptions<WorkflowOptions> options, ServiceBusClient client) { _options = options; _client = client; }
+
+    public async Task StartAsync()
+    {
+        _processor = _client.CreateProcessor(_options.Value.QueueName);
+        _processor.ProcessMessageAsync += OnMessage;
+        await _processor.StartProcessingAsync();
+    }
+
+    private Task OnMessage(ProcessMessageEventArgs args) => Task.CompletedTask;
+}
+"""
+
+COMPOSE = """services:
+  ingest:
+    build: ./ingest
+  workflow:
+    build: ./workflow
+    environment:
+      QueueName: deliveries
+"""
+
+
+def test_a_queue_name_from_options_bound_to_the_whole_configuration_takes_the_deployments_value(tmp_path):
+    write_tree(tmp_path, {
+        "ingest/pom.xml": POM.format(name="ingest"), "ingest/src/main/java/com/shop/ingest/Ingest.java": INGEST,
+        "workflow/workflow.csproj": WORKER, "workflow/Worker.cs": ROOT_BOUND, "docker-compose.yml": COMPOSE})
+    lines = render(CodeGraph.build(tmp_path))
+    assert "E ASYNC_CALLS producer:servicebus deliveries -> route:servicebus deliveries [cross_service]" in lines
+    assert any(line.startswith("R servicebus deliveries framework=azure_service_bus "
+                               "handler=Shop.Workflow.Worker.OnMessage ") for line in lines)

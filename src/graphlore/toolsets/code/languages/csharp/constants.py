@@ -11,7 +11,7 @@ code), each overridden by the environment variable ``A__B`` where the project's 
 environment provider does), else unknown. The receiver must be configuration: a ``Configuration`` property
 (``builder.Configuration``) or a name declared ``IConfiguration`` (a parameter, local, field or primary constructor
 parameter); any other ``x["A:B"]`` is no setting. An options class bound to a section (``Configure<T>(configuration
-.GetSection("A"))``, ``AddOptions<T>().Bind(...)``/``.BindConfiguration("A")``, one section per class in the process
+.GetSection("A"))``, ``AddOptions<T>().Bind(...)``/``.BindConfiguration("A")``; ``Configure<T>(configuration)`` binds the root), one section per class in the process
 that runs the reading code: its service, or the app binding a library's class)
 gives its properties as settings: ``options.Value.Url`` on an ``IOptions<T>`` (``IOptionsSnapshot<T>``,
 ``IOptionsMonitor<T>.CurrentValue``) parameter, or on a field a constructor sets from one, ``settings.Url`` on a
@@ -109,7 +109,8 @@ class CSharpConstants:
                         path = folder.section_path(held.group("recv"), held.group("sections")) if held else None
                         if path is None:
                             continue   # a lambda, or no configuration
-                        section = ":".join(path) if path and None not in path else None
+                        # ``Configure<T>(configuration)``: the root, its keys top-level ("")
+                        section = ":".join(path) if None not in path else None
                     self._options.setdefault(types[-1][0].rsplit(".", 1)[-1], []).append((section, bound.ctx))
         found = {section for section, where in self._options.get(type_name.rsplit(".", 1)[-1], [])
                  if reader is None or reaches(where, reader)}
