@@ -78,7 +78,10 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: `go.extract.type_arguments`), which a call through it resolves by; a TS/JS function's returned object and the
 #: locals taken apart from a call's result (``extra["returns_object"]``, ``extra["destructured"]``,
 #: `typescript.extract.hook_results`): restored facts of format 20 would lack them.
-FORMAT = 21
+#: 22: C# ``new`` calls keep four arguments (``new EventProcessorClient(storage, group, connection, hub)``) and an
+#: ``AddHttpClient("x", ..).AddTypedClient<T>()`` registration is also ``T``'s base address: restored facts of
+#: format 21 would lack both.
+FORMAT = 22
 
 
 def _context(values: list) -> FileContext:
