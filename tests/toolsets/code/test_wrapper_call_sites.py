@@ -457,3 +457,30 @@ def test_a_map_get_that_may_be_another_value_is_not_linked(tmp_path):
     not known makes ``bases.get("orders")`` known at run time only (its known alternative is no guess to link)."""
     found = _clients(tmp_path, {**ORDERS, "web/src/main/java/w/Routes.java": UNSURE})
     assert found[("Routes.java", 16)][1] == found[("Routes.java", 24)][1] == "unresolved"
+
+
+IN_ANONYMOUS = """package w;
+import org.springframework.web.client.RestTemplate;
+public class Gateway {
+  private final RestTemplate rest = new RestTemplate();
+  private String get(String path) { return rest.getForObject("http://orders:8080/api" + path, String.class); }
+  String run() {
+    Task t = new Task() {
+      String call() { return get("/items"); }
+    };
+    return t.call();
+  }
+  String plain() { return get("/orders/7"); }
+}
+"""
+TASK = ("package w;\npublic abstract class Task {\n  protected String get(String key) { return key; }\n"
+        "  abstract String call();\n}\n")
+
+
+def test_a_call_in_an_anonymous_class_that_inherits_the_name_is_not_followed(tmp_path):
+    """``get("/items")`` in the body of ``new Task() {..}`` runs ``Task.get`` (an anonymous class's body is no
+    symbol of the facts: its calls are ``run``'s); ``plain``'s ``get("/orders/7")`` is the wrapper's."""
+    found = _clients(tmp_path, {**ORDERS, "web/src/main/java/w/Gateway.java": IN_ANONYMOUS,
+                                "web/src/main/java/w/Task.java": TASK})
+    assert {where: link for where, (_l, match, link) in found.items() if match == "cross_service"} == {
+        ("Gateway.java", 12): "GET /api/orders/{id}"}

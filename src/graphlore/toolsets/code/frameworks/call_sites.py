@@ -7,18 +7,19 @@ constants, its locals, and its own parameters when it is itself called through).
 more known text, the site becomes a client of its own (in the caller's symbol, file, line and service, `Item.written` naming the
 wrapper), linked by the usual rules; the wrapper's own client stays as it was (its URL is the caller's to give).
 
-Only a call that surely reaches the method is followed: an unqualified call in its class (or in
-a class nested in it that declares or inherits from a project type no method so named), a ``this.`` call in its class,
-``Type.m(..)`` of a static method, ``x.m(..)`` on a local, parameter or field declared of its class (no lambda
-of the caller names a parameter ``x``: an untyped one is no local of the facts and may hide the field); with as
-many arguments (varargs: at least the fixed ones), no other method of that name and count in the class or in the
-project types it extends or implements (none at all for a varargs method; a supertype's method with its parameter
-types is the one it overrides), and not a method a subclass may override
-(one neither static, private nor final, in a class a project type extends), nor one that declares its clients
-(``@CodebaseHttpClient``: the declaration counts the call, `declared.exclusive`). A parameter the method assigns, or declares
-again (an anonymous class's method in its body), is not bound (its value at the client is not the site's), nor one past the first three arguments (a call's facts keep
-three). Bounds: wrappers of wrappers to depth `MAX_DEPTH`, `MAX_SITES` call sites per method; a wrapper whose
-sites a bound cuts says so on its own client.
+Only a call that surely reaches the method is followed: an unqualified call in its class (or in a class nested in
+it that declares, or inherits from a project type, no method so named), a ``this.`` call in its class (neither in a
+method that makes an object of a project type with a method so named: an anonymous class's body is no symbol of
+the facts, its calls are the method's), ``Type.m(..)`` of a static method, ``x.m(..)`` on a local, parameter or
+field declared of its class (no lambda of the caller names a parameter ``x``: an untyped one is no local of the
+facts and may hide the field); with as many arguments (varargs: at least the fixed ones), no other method of that
+name and count in the class or in the project types it extends or implements (none at all for a varargs method; a
+supertype's method with its parameter types is the one it overrides), not a method a subclass may override (one
+neither static, private nor final, in a class a project type extends), nor one that declares its clients
+(``@CodebaseHttpClient``: the declaration counts the call, `declared.exclusive`). A parameter the method assigns,
+or declares again (an anonymous class's method in its body), is not bound (its value at the client is not the
+site's), nor one past the first three arguments (a call's facts keep three). Bounds: wrappers of wrappers to depth
+`MAX_DEPTH`, `MAX_SITES` call sites per method; a cut is said on the innermost wrapper's own client.
 """
 
 from __future__ import annotations
@@ -238,7 +239,7 @@ class _Sites:
         owner = bound.facts.symbols[cls]
         if any(name == sym.name and types != _types(sym) and (variadic or len(types) == len(sym.params) or
                                                               types and types[-1].endswith("..."))
-               for name, types in self.inherited(owner)):
+               for name, types in self.inherited(_simple(name) for _, name in owner.supers)):
             return [], 0   # an overload a supertype declares (the method it overrides has its types): not told apart
         if not _FIXED & set(sym.modifiers) and (owner.kind != "class" or owner.name in self.constants.extended
                                                  or "abstract" in owner.modifiers):
@@ -251,11 +252,12 @@ class _Sites:
                 found.append(Site(bound, method, where, call, caller))
         return found[:MAX_SITES], max(0, len(found) - MAX_SITES)
 
-    def inherited(self, cls: SymbolFact) -> set[tuple[str, tuple[str, ...]]]:
-        """The methods the project's supertypes of class ``cls`` declare, through every level (see ``methods``)."""
+    def inherited(self, types: Iterable[str]) -> set[tuple[str, tuple[str, ...]]]:
+        """The methods the project types named ``types`` (simple names) and their supertypes declare, through every
+        level (see ``methods``)."""
         found: set[tuple[str, tuple[str, ...]]] = set()
         seen: set[str] = set()
-        todo = [_simple(name) for _, name in cls.supers]
+        todo = list(types)
         while todo:
             name = todo.pop()
             if name not in seen:
@@ -277,11 +279,15 @@ class _Sites:
                 nested = bound.by_key.get(between)
                 if not between.startswith(class_key + ".") or any(
                         s.parent == between and s.kind == "method" and s.name == sym.name for s in bound.facts.symbols) \
-                        or nested is not None and any(name == sym.name for name, _ in
-                                                      self.inherited(bound.facts.symbols[nested])):
+                        or nested is not None and any(name == sym.name for name, _ in self.inherited(
+                            _simple(name) for _, name in bound.facts.symbols[nested].supers)):
                     return False
                 between = between.rpartition(".")[0]
-            return True
+            # an anonymous class made in the caller (its body is no symbol of the facts: its calls are the caller's)
+            # whose project type declares or inherits a method so named may be what the call reaches
+            return not any(made.kind == "new" and made.owner == call.owner and made.line <= call.line and
+                           any(name == sym.name for name, _ in self.inherited([made.name]))
+                           for made in where.facts.calls)
         folder = JavaFolder(self.constants, where.facts, call.owner.partition("#")[0]).at(where.facts, call.owner,
                                                                                            call.line)
         if receiver[0] == "name":
