@@ -154,3 +154,60 @@ def test_a_function_or_class_assigned_to_module_exports_is_what_require_gives(tm
     assert calls["Server.ChargeHandler"] == {"charge"}
     assert calls["charge"] == {"validate"}
     assert calls["Server.Fail"] == {"PaymentError"}
+
+
+SHADOWED = """import { useAuth, useAdmin } from "../hooks/both"
+
+function other() {
+  return 3
+}
+
+export function Page(admin: boolean) {
+  if (admin) {
+    const { logout } = useAdmin()
+    logout()
+  } else {
+    const { logout } = useAuth()
+    logout()
+  }
+}
+
+export function Shadow(xs: Array<() => void>) {
+  const { logout } = useAuth()
+  function inner(logout: () => void) {
+    logout()
+  }
+  function local() {
+    const logout = other
+    logout()
+  }
+  xs.forEach((logout) => logout())
+  return [inner, local]
+}
+"""
+
+BOTH = """export function useAuth() {
+  function logout() {
+    return 1
+  }
+  return { logout }
+}
+
+export function useAdmin() {
+  function logout() {
+    return 2
+  }
+  return { logout }
+}
+"""
+
+
+def test_a_returned_function_s_name_taken_twice_or_shadowed_draws_no_edge(tmp_path: Path):
+    """Two blocks taking ``logout`` apart from two hooks, or a parameter or local ``logout`` nearer the call: which
+    function the call reaches is not read from the destructuring, so no edge to a hook's ``logout`` is drawn."""
+    root = write_tree(tmp_path / "web", {"package.json": '{"name": "web"}', "src/hooks/both.ts": BOTH,
+                                         "src/routes/page.tsx": SHADOWED})
+    calls = _calls(root)
+    assert calls["Page"] == {"useAdmin", "useAuth"}
+    assert calls["Shadow"] == {"useAuth"}
+    assert "Shadow.inner" not in calls and "Shadow.local" not in calls

@@ -78,7 +78,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: `go.extract.type_arguments`), which a call through it resolves by; a TS/JS function's returned object and the
 #: locals taken apart from a call's result (``extra["returns_object"]``, ``extra["destructured"]``,
 #: `typescript.extract.hook_results`): restored facts of format 20 would lack them.
-FORMAT = 21
+#: 22: a name one scope takes apart twice from calls' results is marked (``extra["destructured"]`` holds None for
+#: it, `typescript.extract.hook_results`): restored facts of format 21 would keep the last one and draw its edge.
+FORMAT = 22
 
 
 def _context(values: list) -> FileContext:

@@ -585,7 +585,8 @@ class _Extractor(Extractor):
         function's ``return { user, logout, saveMutation: save }`` (its own return, not a callback's) as
         ``extra["returns_object"]`` (function key -> property -> the identifier it holds), and
         ``const { logout, saveMutation } = useAuth()`` as ``extra["destructured"]`` (owner key ("" for the module)
-        -> local -> ``[callee as written, property, line]``): `resolve.TsResolver` follows a call of such a local
+        -> local -> ``[callee as written, property, line]``, None for a name one scope takes apart twice):
+        `resolve.TsResolver` follows a call of such a local
         (``logout()``, ``saveMutation.mutate(x)``) into the function that made it."""
         returned: dict[str, dict[str, str]] = {}
         for obj, _tag, owner in self.owned(root, "(return_statement (object) @obj) "
@@ -617,8 +618,11 @@ class _Extractor(Extractor):
                 continue
             for prop in pattern.named_children:
                 key, name, _default = _destructured(prop)
-                if key is not None:
-                    taken.setdefault(owner or "", {})[name] = [callee, key, prop.start_point[0] + 1]
+                if key is None:
+                    continue
+                scope = taken.setdefault(owner or "", {})
+                # the same name taken apart twice in one scope (two blocks): which one a call means is not read
+                scope[name] = [callee, key, prop.start_point[0] + 1] if name not in scope else None
         if returned:
             self.facts.extra["returns_object"] = {k: v for k, v in returned.items() if v}
         if taken:
