@@ -245,6 +245,15 @@ class GoResolver(DetachedMethods, TypedResolver):
             return None
         params = self.table.sym(res[1]).type_params
         args = tuple(sym.extra.get("type_args") or ())
+        method = self.table.sym(methods[0])
+        if method.parent != self.table.sym(res[1]).key or methods[0][0] != res[1][0]:
+            # declared by an embedded interface (``Pair[A, C] interface { Handler[A] }``): its type parameters are
+            # bound by the embedding's arguments, which are not read, so a name shared with ours means nothing
+            declaring = self.table.files[methods[0][0]].by_key.get(method.parent or "")
+            own = self.table.sym((methods[0][0], declaring)).type_params if declaring is not None else ()
+            if params and any(t in own or t in params for _n, t in method.params):
+                return None
+            return methods[0], "receiver_type", {}
         generic = {i: params.index(t) for i, (_n, t) in enumerate(self.table.sym(methods[0]).params)
                    if t in params and params.index(t) < len(args)}
         if not generic:
