@@ -211,3 +211,38 @@ def test_a_returned_function_s_name_taken_twice_or_shadowed_draws_no_edge(tmp_pa
     assert calls["Page"] == {"useAdmin", "useAuth"}
     assert calls["Shadow"] == {"useAuth"}
     assert "Shadow.inner" not in calls and "Shadow.local" not in calls
+
+
+TWO_RETURNS = """export default function useAuth(guest: boolean) {
+  function logout() {
+    return 1
+  }
+  function leave() {
+    return 2
+  }
+  if (guest) {
+    return { logout: leave }
+  }
+  return { logout }
+}
+"""
+
+TWO_RETURNS_PAGE = """import useAuth from "../hooks/useAuth"
+
+export function Page() {
+  const { logout } = useAuth(false)
+  logout()
+}
+
+export function Whole() {
+  const auth = useAuth(true)
+  auth.logout()
+}
+"""
+
+
+def test_a_name_two_returns_hand_out_two_functions_under_draws_no_edge(tmp_path: Path):
+    """``logout`` is ``leave`` for a guest and ``logout`` otherwise: which one runs is not in the code."""
+    calls = _calls(write_tree(tmp_path / "web", {"package.json": '{"name": "web"}', "src/hooks/useAuth.ts": TWO_RETURNS,
+                                                 "src/routes/page.tsx": TWO_RETURNS_PAGE}))
+    assert calls["Page"] == {"useAuth"} and calls["Whole"] == {"useAuth"}
