@@ -79,9 +79,10 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: locals taken apart from a call's result (``extra["returns_object"]``, ``extra["destructured"]``,
 #: `typescript.extract.hook_results`): restored facts of format 20 would lack them.
 #: 22: a name one scope takes apart twice from calls' results, or two returns hand out two values under, is marked
-#: (``extra["destructured"]``, ``extra["returns_object"]`` hold None for it, `typescript.extract.hook_results`): restored facts of format 21 would keep the last one and draw its edge; and a
-#: Go call through an instantiation reaching a method of an embedded generic interface no longer picks an
-#: implementation by the embedder's parameter names: restored records of format 21 would keep that edge.
+#: (``extra["destructured"]``, ``extra["returns_object"]`` hold None for it, `typescript.extract.hook_results`):
+#: restored facts of format 21 would keep the last one and draw its edge; and a Go call through an instantiation
+#: reaching a method of an embedded generic interface no longer picks an implementation by the embedder's
+#: parameter names: restored records of format 21 would keep that edge.
 FORMAT = 22
 
 
