@@ -424,3 +424,14 @@ def test_a_method_of_an_embedded_generic_interface_is_not_matched_by_the_embedde
                                                  "dec/dec.go": EMBEDDING, "cmd/cmd.go": PAIRS,
                                                  "ports/ports.go": PAIR_PORTS}))
     assert "cmd.moveImpl.Handle" not in calls.get("ports.Server.Pair", set())
+
+
+def test_an_implementation_taking_an_alias_of_the_type_argument_is_that_implementation(tmp_path: Path):
+    """``Handle(ctx, cmd CancelCmd)`` with ``type CancelCmd = Cancel`` takes ``Cancel``: it implements
+    ``CommandHandler[Cancel]``, so the call through ``CancelHandler`` reaches it."""
+    root = _tree(tmp_path / "gym")
+    cancel = root / "trainings/app/command/cancel.go"
+    cancel.write_text(cancel.read_text().replace(
+        "func (h cancelHandler) Handle(ctx context.Context, cmd Cancel) error {",
+        "type CancelCmd = Cancel\n\nfunc (h cancelHandler) Handle(ctx context.Context, cmd CancelCmd) error {"))
+    assert _calls(root)["ports.HttpServer.CancelTraining"] == {"command.cancelHandler.Handle"}

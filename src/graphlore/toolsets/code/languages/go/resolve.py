@@ -258,7 +258,7 @@ class GoResolver(DetachedMethods, TypedResolver):
                    if t in params and params.index(t) < len(args)}
         if not generic:
             return methods[0], "receiver_type", {}
-        wanted = {i: self.resolve_type(args[k], bound, sym.parent) for i, k in generic.items()}
+        wanted = {i: self.unaliased(self.resolve_type(args[k], bound, sym.parent)) for i, k in generic.items()}
         if any(w[0] != "project" for w in wanted.values()):
             return None, "", {"reason": "external_type", "detail": f"{sym.type}[{', '.join(args)}].{call.name}"}
         found = self.instantiation_methods(res[1], call, wanted)
@@ -270,8 +270,8 @@ class GoResolver(DetachedMethods, TypedResolver):
 
     def instantiation_methods(self, interface: Ref, call: CallFact, wanted: dict[int, TypeRes]) -> list[Ref]:
         """The methods ``call.name`` of the project types implementing ``interface`` whose parameters at the
-        positions ``wanted`` names are those types (a generic implementation, such as a decorator over every
-        instantiation, takes a type parameter there and is not one)."""
+        positions ``wanted`` names are those types, an alias being the type it names (a generic implementation, such
+        as a decorator over every instantiation, takes a type parameter there and is not one)."""
         out = []
         for r in self.table.by_name(call.name, self.t):
             method = self.table.sym(r)
@@ -282,7 +282,8 @@ class GoResolver(DetachedMethods, TypedResolver):
             owner = self.resolve_type(receiver, other, None) if receiver else ("unknown", "")
             if owner[0] != "project" or ("implements", ("project", interface)) not in self.supers(owner[1]):
                 continue
-            if all(self.resolve_type(method.params[i][1], other, method.parent) == w for i, w in wanted.items()):
+            if all(self.unaliased(self.resolve_type(method.params[i][1], other, method.parent)) == w
+                   for i, w in wanted.items()):
                 out.append(r)
         return sorted(out)
 
