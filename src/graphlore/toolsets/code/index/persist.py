@@ -78,12 +78,15 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: `go.extract.type_arguments`), which a call through it resolves by; a TS/JS function's returned object and the
 #: locals taken apart from a call's result (``extra["returns_object"]``, ``extra["destructured"]``,
 #: `typescript.extract.hook_results`): restored facts of format 20 would lack them.
-#: 22: a name one scope takes apart twice from calls' results, or two returns hand out two values under, is marked
+#: 22: C# ``new`` calls keep four arguments (``new EventProcessorClient(storage, group, connection, hub)``) and an
+#: ``AddHttpClient("x", ..).AddTypedClient<T>()`` registration is also ``T``'s base address: restored facts of
+#: format 21 would lack both.
+#: 23: a name one scope takes apart twice from calls' results, or two returns hand out two values under, is marked
 #: (``extra["destructured"]``, ``extra["returns_object"]`` hold None for it, `typescript.extract.hook_results`):
-#: restored facts of format 21 would keep the last one and draw its edge; and a Go call through an instantiation
+#: restored facts of format 22 would keep the last one and draw its edge; and a Go call through an instantiation
 #: reaching a method of an embedded generic interface no longer picks an implementation by the embedder's
-#: parameter names: restored records of format 21 would keep that edge.
-FORMAT = 22
+#: parameter names: restored records of format 22 would keep that edge.
+FORMAT = 23
 
 
 def _context(values: list) -> FileContext:
