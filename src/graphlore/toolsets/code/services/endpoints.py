@@ -65,6 +65,9 @@ class Item:
     #: configuration routes: the other files (``file:line``) that declare the very same route for the same proxy
     #: (deployment variants of one manifest: `frameworks.nginx.merge_variants`)
     also_declared_in: list[str] = field(default_factory=list)
+    #: routes: the symbol whose requests its handler serves though no call names it (a Razor Page's view, whose
+    #: ``@model``'s handler methods serve it): a ``TRIGGERS`` edge from it to the handler
+    triggered_by: str | None = None
 
     @property
     def resolved(self) -> bool:
