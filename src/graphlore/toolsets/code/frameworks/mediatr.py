@@ -12,6 +12,16 @@ and never given a new object, or a local every value of which is mapped to ``T``
 ``IdentifiedCommand``). The handlers are those of the sender's microservice (MediatR dispatches in its own process). Never a guess: a
 request type two handlers take gives no edge (MediatR would fail), and an argument whose type is not known
 (``message.Command``, a parameter of a base type) gives none either.
+
+**Domain events.** An entity records an event (``AddDomainEvent(new OrderPaid(..))``) that the project publishes
+later through MediatR (``SaveEntitiesAsync`` or an EF Core interceptor publishing each entity's ``DomainEvents``):
+the handlers run for the recording, though its call names none. A recorder is a method of the project whose one
+parameter is typed with a notification type (``INotification``, or a project type deriving from it: ``IDomainEvent
+: INotification``) and that adds that parameter to a collection (``_domainEvents.Add(eventItem)``), every method of
+its name being one; a call of it with an argument of known type ``T`` (as above) ``TRIGGERS`` (``kind:
+domain_event``) the ``Handle`` of every ``INotificationHandler<T>`` of the caller's microservice, when a file of that
+microservice that imports MediatR publishes (``Publish(..)``) something of a type not known there (the recorded
+events, taken from the entities).
 """
 
 from __future__ import annotations
@@ -82,6 +92,61 @@ def _derived_handlers(files: list[Bound]) -> dict[tuple[str, int], tuple[bool, i
     return found
 
 
+def _notification_types(files: list[Bound]) -> set[str]:
+    """The simple names of ``INotification`` and of the project's types deriving from it, through any number."""
+    declared = [(sym.name, {_simple(re.sub(r"<.*", "", written)) for _, written in sym.supers})
+                for bound in files for sym in bound.facts.symbols if sym.kind in ("class", "interface", "record")]
+    found = {"INotification"}
+    grew = True
+    while grew:
+        before = len(found)
+        found |= {name for name, supers in declared if supers & found}
+        grew = len(found) > before
+    return found
+
+
+def _recorders(files: list[Bound]) -> set[str]:
+    """The names of the project's methods that record a notification (see the module docstring): every method of
+    the name takes one notification-typed parameter and adds it to a collection."""
+    notifications = _notification_types(files)
+    names: dict[str, bool] = {}
+    for bound in files:
+        adds = {(call.owner, call.args[0].strip()) for call in bound.facts.calls
+                if call.name == "Add" and call.kind == "call" and call.args}
+        for sym in bound.facts.symbols:
+            if sym.kind not in ("method", "function"):
+                continue
+            recorder = len(sym.params) == 1 and (sym.key, sym.params[0][0]) in adds and \
+                _simple(re.sub(r"<.*", "", sym.params[0][1])) in notifications
+            names[sym.name] = names.get(sym.name, True) and recorder
+    return {name for name, every in names.items() if every}
+
+
+def _domain_event_edges(files: list[Bound], imports: dict[str, bool],
+                        handlers: dict[tuple[str, str, bool], list[str]]) -> Iterator[GraphEdge]:
+    """The ``TRIGGERS`` edges of recorded domain events (see the module docstring)."""
+    recorders = _recorders(files)
+    if not recorders:
+        return
+    publishing = {bound.ctx.microservice for bound in files if imports.get(bound.ctx.module)
+                  for call in bound.facts.calls if call.name == "Publish" and call.kind == "call" and call.args
+                  and call.owner in bound.by_key
+                  and not _argument_types(bound, call.owner, call.args[0].strip(), call.line)}
+    for bound in files:
+        if bound.ctx.microservice not in publishing:
+            continue
+        for call in bound.facts.calls:
+            if call.name not in recorders or call.kind != "call" or not call.args or call.owner not in bound.by_key:
+                continue
+            source = bound.ids[bound.by_key[call.owner]]
+            for message in _argument_types(bound, call.owner, call.args[0].strip(), call.line):
+                for target in dict.fromkeys(handlers.get((bound.ctx.microservice, message, True), [])):
+                    if target != source:
+                        yield make_edge(source, "TRIGGERS", target, {"kind": "domain_event", "message": message,
+                                                                     "via": f"{call.name}({call.args[0]})",
+                                                                     "line": call.line})
+
+
 def mediator_edges(files: list[Bound]) -> Iterator[GraphEdge]:
     """The ``TRIGGERS`` edges of MediatR dispatch in the project's C# files (see the module docstring)."""
     imports: dict[str, bool] = {}
@@ -103,6 +168,7 @@ def mediator_edges(files: list[Bound]) -> Iterator[GraphEdge]:
                 if len(handle) == 1 and bound.facts.symbols[bound.by_key[key]].kind != "interface":
                     handlers.setdefault((bound.ctx.microservice, _simple(types[kind[1]]), kind[0]), []).append(
                         bound.ids[handle[0]])
+    yield from _domain_event_edges(files, imports, handlers)
     for bound in files:
         if not imports.get(bound.ctx.module):
             continue
