@@ -69,7 +69,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: would keep the prefix location's link.
 #: 18: a Java/C# method's local declarations (``extra["declares"]``), so that a bare assignment to a name no
 #: local declares is the field's (`folding.Folder._field`): restored facts of format 17 would lack them.
-FORMAT = 18
+#: 19: a C# method returning ``Task<T>`` / ``ValueTask<T>`` keeps ``T`` (``extra["awaits"]``), what a call of it gives
+#: a local or a receiver (``var order = await repo.GetAsync(id); order.Pay()``): restored facts of format 18 would lack it.
+FORMAT = 19
 
 
 def _context(values: list) -> FileContext:
