@@ -1153,6 +1153,64 @@ PLANS = {
     "ww-33": lambda a: top_symbols(a, "trainings an attendee gets back when a training is cancelled", "trainings"),
     "ww-34": lambda a: search_everywhere(a, "check the token of incoming HTTP requests"),
     "ww-35": lambda a: top_symbols(a, "training balance stored and changed", "users"),
+
+    # fabrikam (mspnp AKS Fabrikam Drone Delivery, fourteenth blind set, session 8): written from the questions' words
+    # and SKILL.md after the key's commit, before any run; services as SKILL.md names them: ingestion (Maven artifactId:
+    # its spring.application.name is ${CONTAINER_NAME} with no default), the package service by its package.json name
+    # (fabrikam-drone-delivery-package-service), and the three .NET services by the folder their Dockerfile builds
+    # (workflow, delivery, dronescheduler: the folder holds the .sln, the Dockerfile and the projects, no build file)
+    "fb-01": lambda a: callers_of_route(a, "GET /api/packages/{packageId}", 3, "package"),
+    "fb-02": lambda a: callers_of_route(a, "PUT /api/DroneDeliveries/{id}", 3, "dronescheduler"),
+    "fb-03": lambda a: callers_of_route(a, "PUT /api/Deliveries/{id}", 3, "delivery"),
+    "fb-04": lambda a: callers_of(a, "DeliveryRepository.GetAsync", "delivery"),
+    "fb-05": lambda a: callers_of(a, "enqueuMessageAsync", "ingestion"),
+    "fb-06": lambda a: callers_of(a, "ClientPool.getConnection", "ingestion"),
+    "fb-07": lambda a: callers_of(a, "createOrUpdate", "package", depth=3),
+    "fb-08": lambda a: {"paths": [downstream(a, a.one("POST /api/deliveryrequests", "ingestion", "route"), 14)]},
+    "fb-09": lambda a: (lambda owner: {"paths": [a.upstream(owner, 2) + downstream(a, owner, 4)]})(
+        client_to(a, "workflow", "dronescheduler")),
+    "fb-10": lambda a: (lambda owner: {"paths": [a.upstream(owner, 1) + downstream(a, owner, 4)]})(
+        client_to(a, "workflow", "fabrikam-drone-delivery-package-service")),
+    "fb-11": lambda a: {"paths": [downstream(a, first_route(a, "workflow"), 6)]},
+    "fb-12": lambda a: callers_of_route(a, "PUT /api/Deliveries/{id}", 4, "delivery"),
+    "fb-13": lambda a: callers_of_route(a, "GET /api/packages/{packageId}", 4, "package"),
+    "fb-14": lambda a: callers_of(a, "PackageServiceCaller.UpsertPackageAsync", "workflow", depth=3),
+    "fb-15": lambda a: callers_of_route(a, "PUT /api/DroneDeliveries/{id}", 4, "dronescheduler"),
+    "fb-16": lambda a: calls_from(a, "workflow"),
+    "fb-17": leaves,
+    "fb-18": lambda a: {"pairs": [(x.source, x.target) for x in a("service_map").links if x.match == "cross_service"]},
+    "fb-19": lambda a: {"services": sorted({r.node.microservice for p in a("find", kind="producer", filter={
+        "microservice": "ingestion"}, limit=20).results for r in a("impact", id=p.id, direction="out", depth=1,
+                                                                    limit=100).results
+        if r.node.microservice and r.node.microservice != "ingestion"})},
+    "fb-20": lambda a: {"routes": served_endpoints(a, "delivery")},
+    "fb-21": lambda a: {"routes": served_endpoints(a, "fabrikam-drone-delivery-package-service")},
+    "fb-22": lambda a: {"routes": served_endpoints(a, "ingestion")},
+    "fb-23": lambda a: {"routes": served_endpoints(a, "dronescheduler")},
+    "fb-24": lambda a: ([a("describe", id=c.id) for c in a("find", kind="client", filter={"microservice": "workflow"},
+                                                              limit=10).results if "package" in c.label.lower()],
+                        describe_named(a, "workflow", "microservice"))[1],
+    "fb-25": lambda a: ([a("describe", id=r.id) for r in a("find", kind="route", filter={"microservice": "workflow"},
+                                                              limit=1).results],
+                        describe_named(a, "workflow", "microservice"))[1],
+    "fb-26": lambda a: messaging_settings(a, "ingestion"),
+    "fb-27": lambda a: describe_named(a, "delivery", "microservice"),
+    "fb-28": lambda a: service_config_and_code(a, "delivery", "Redis cache endpoint"),
+    "fb-29": lambda a: service_config_and_code(a, "fabrikam-drone-delivery-package-service", "database connection string"),
+    "fb-30": lambda a: client_callers_of_route(a, "POST /api/Deliveries/{id}/confirmations", "delivery"),
+    "fb-31": lambda a: {"found": [n.id for kind in ("producer", "route") for n in a("find", kind=kind, limit=500).results
+                                  if "eventhub" in n.label.lower().replace(" ", "")]},
+    "fb-32": lambda a: client_callers_of_route(a, "DELETE /api/DroneDeliveries/{id}", "dronescheduler"),
+    "fb-33": lambda a: {"found": served_endpoints(a, "workflow")},
+    "fb-34": lambda a: (lambda start: {"found": [] if start is None else [
+        r.node.id for r in a("impact", id=start, direction="out", depth=12, limit=500).results
+        if r.node.kind == "route" and r.node.microservice == "delivery"]})(
+        a.one("DELETE /api/deliveryrequests/{id}", "ingestion", "route")),
+    "fb-35": lambda a: search_everywhere(a, "assign a drone to a delivery"),
+    "fb-36": lambda a: (lambda hits: {"nodes": hits + a.upstream(hits[0] if hits else None, 1)})(
+        top_symbols(a, "record delivery status tracking event", "delivery")["nodes"]),
+    "fb-37": lambda a: top_symbols(a, "dead-letter a message that cannot be processed", "workflow"),
+    "fb-38": lambda a: top_symbols(a, "retry and circuit breaker policies for HTTP calls", "workflow"),
 }
 
 
