@@ -50,10 +50,11 @@ def test_the_compose_service_settles_which_service_a_shared_host_names(tmp_path:
     clients = _clients(_tree(tmp_path / "sys", compose=True))
     direct, discovery = clients["web/src/main/java/com/acme/web/Calls.java:9"], \
         clients["web/src/main/java/com/acme/web/Calls.java:13"]
-    # the orders folder's service (the delivery service took the plain name), the one that serves the path
+    # the orders folder's service (it keeps the name; the delivery service goes by its artifact), the one that
+    # serves the path
     assert direct["match"] == "cross_service" and direct["to"] == "GET /orders/{id}"
     assert discovery["match"] == "unresolved" and "to" not in discovery
-    assert discovery["match_detail"] == "'orders' names 2 microservices (orders, orders@orders)"
+    assert discovery["match_detail"] == "'orders' names 2 microservices (delivery, orders)"
 
 
 def test_without_a_deployment_name_a_shared_host_stays_unresolved(tmp_path: Path):

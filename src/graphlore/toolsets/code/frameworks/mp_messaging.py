@@ -10,6 +10,13 @@ broker (``smallrye-kafka``: kafka, ``smallrye-rabbitmq``: rabbit, ``smallrye-amq
 is set, as SmallRye does. A channel without a connector is in-process, or bound to the one connector the build
 has: which is not in the code, so the item stays unresolved and says so (a link would be a guess); so does one
 whose connector differs by profile.
+
+**In-process channels.** A channel the same application both writes (``@Outgoing``, an ``Emitter``) and reads
+(``@Incoming``, or ``@Channel`` injecting a ``Multi``/``Publisher`` stream) with no connector for that direction is
+wired in memory: SmallRye connects the two ends itself, and Quarkus binds to its one connector only channels with
+no end in the application ("orphans"). No message leaves the service, so neither end is a producer or a listener
+(as a method call is no HTTP call: `_internal`). A channel either direction configures a connector for stays a
+topic.
 """
 
 from __future__ import annotations
@@ -39,8 +46,49 @@ def _uses_mp(bound: Bound) -> bool:
     return any(i.target.startswith(MP_PACKAGES) for i in bound.facts.imports)
 
 
+def _internal(files: list[Bound], project: Project, consts) -> dict[str, dict[str, set[str]]]:
+    """microservice -> direction (``incoming``, ``outgoing``) -> the channels its code reads or writes: ``@Incoming``
+    and ``@Outgoing`` methods, and ``@Channel`` on a field or a parameter (an ``Emitter`` writes, a stream reads)."""
+    out: dict[str, dict[str, set[str]]] = {}
+    for bound in files:
+        if bound.facts.language not in JVM_LANGUAGES or not _uses_mp(bound):
+            continue
+        jf = JavaFile(bound, consts, project.values(bound.ctx.module))
+        ends = out.setdefault(bound.ctx.microservice, {"incoming": set(), "outgoing": set()})
+        for sym in bound.facts.symbols:
+            anns = annotations(sym)
+            found: list[tuple[str, str]] = []
+            if sym.kind == "method":
+                found += [(direction, attr(anns[name], "value") or "")
+                          for name, direction in (("Incoming", "incoming"), ("Outgoing", "outgoing")) if name in anns]
+            if sym.kind == "field" and "Channel" in anns:
+                found.append((_direction(sym.type), attr(anns["Channel"], "value") or ""))
+            if sym.kind in ("constructor", "method") and "Channel" in sym.signature:
+                found += [(_direction(type_), written) for written, type_, _ in CHANNEL_PARAM.findall(sym.signature)]
+            for direction, written in found:
+                channel = jf.fold(written, sym.parent or "")
+                if channel.known:
+                    ends[direction].add(channel.text)
+    return out
+
+
+def _direction(type_: str) -> str:
+    """Which way a ``@Channel`` injection goes: an emitter writes to the channel, a stream reads from it."""
+    return "outgoing" if type_.split("<", 1)[0].rsplit(".", 1)[-1] in EMITTERS else "incoming"
+
+
+def _in_process(internal: dict[str, dict[str, set[str]]], bound: Bound, direction: str, channel: Folded,
+                values: Values) -> bool:
+    """Whether ``channel`` is wired in memory: the application has its other end, and neither direction names a
+    connector for it (see the module docstring)."""
+    other = "incoming" if direction == "outgoing" else "outgoing"
+    return channel.known and channel.text in internal.get(bound.ctx.microservice, {}).get(other, set()) and all(
+        values.get(f"mp.messaging.{way}.{channel.text}.connector") is None for way in (direction, other))
+
+
 def prepare(files: list[Bound], project: Project) -> Reader:
     consts = constants(project)
+    internal = _internal(files, project, consts)
 
     def read(bound: Bound) -> Iterator[Item]:
         if not _uses_mp(bound):
@@ -55,7 +103,8 @@ def prepare(files: list[Bound], project: Project) -> Reader:
                 if name in anns and sym.kind == "method":
                     written = attr(anns[name], "value") or ""
                     channel = jf.fold(written, sym.parent or "")
-                    yield _item(bound, index, kind, direction, channel, values, written)
+                    if not _in_process(internal, bound, direction, channel, values):
+                        yield _item(bound, index, kind, direction, channel, values, written)
             if "Channel" in anns and sym.kind == "field" and sym.type.split("<", 1)[0].rsplit(".", 1)[-1] in EMITTERS:
                 written = attr(anns["Channel"], "value") or ""
                 emitters[(sym.parent or "", sym.name)] = (written, jf.fold(written, sym.parent or ""))
@@ -71,7 +120,7 @@ def prepare(files: list[Bound], project: Project) -> Reader:
                 receiver[0] == "field" and receiver[1] == ["this"]) else None
             class_key = call.owner.split("#", 1)[0]
             found = emitters.get((class_key, name)) if name else None
-            if found is not None:
+            if found is not None and not _in_process(internal, bound, "outgoing", found[1], values):
                 written, channel = found
                 yield _item(bound, by_key[call.owner], "producer", "outgoing", channel, values, written, call.line)
     return read

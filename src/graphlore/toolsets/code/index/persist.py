@@ -69,9 +69,12 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: would keep the prefix location's link.
 #: 18: a Java/C# method's local declarations (``extra["declares"]``), so that a bare assignment to a name no
 #: local declares is the field's (`folding.Folder._field`): restored facts of format 17 would lack them.
-#: 19: a C# method returning ``Task<T>`` / ``ValueTask<T>`` keeps ``T`` (``extra["awaits"]``), what a call of it gives
-#: a local or a receiver (``var order = await repo.GetAsync(id); order.Pay()``): restored facts of format 18 would lack it.
-FORMAT = 19
+#: 19: an application name copied into a second service names the one whose folder or artifact carries it (the
+#: layout), a Java static field nothing reassigns folds, and a SmallRye channel both ends of which are in one
+#: service is no producer or listener: restored records of format 18 would keep the old names and items.
+#: 20: a C# method returning ``Task<T>`` / ``ValueTask<T>`` keeps ``T`` (``extra["awaits"]``), what a call of it gives
+#: a local or a receiver (``var order = await repo.GetAsync(id); order.Pay()``): restored facts of format 19 would lack it.
+FORMAT = 20
 
 
 def _context(values: list) -> FileContext:

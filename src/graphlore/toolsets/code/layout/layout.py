@@ -30,7 +30,9 @@ the projects of one deployable service alone reference (.NET ``<ProjectReference
 **Names.** A service's name is its declared application name (``bootstrap*`` before
 ``application*``, a ``${VAR:default}`` placeholder gives its default), else its build's name (Maven
 ``artifactId``, Gradle ``rootProject.name``, ``package.json`` / ``pyproject.toml`` name), else its folder.
-Every declared name is kept (``declared_names``) for part 2's cross-service matching.
+Every declared name is kept (``declared_names``) for part 2's cross-service matching. A name two services
+declare (an application name copied into another service) is the one's whose folder or artifact carries it too;
+the other goes by its artifact or folder (`_Services._settle_clash`).
 
 `Layout.context` tells each source file its service, module, module name (from its language: Python's
 dotted name from ``__init__.py`` folders, a TS/JS relative path) and whether it is test code.
@@ -446,12 +448,47 @@ class _Services:
         else:
             name, source = self.root.name, "folder"
         if name in self.services:
-            name = f"{name}@{root_path}"
+            name, source = self._settle_clash(name, source, root_path)
         self.services[name] = Microservice(name, root_path, [m for m in members if m in modules], is_deployable,
                                            declared, source, runs)
         for member in members:
             if member in modules:
                 modules[member].microservice = name
+
+    def _carries(self, root_path: str, name: str) -> bool:
+        """Whether the folder at ``root_path``, or the artifact its own build names, is ``name``."""
+        head = self.modules.get(root_path)
+        folder = root_path.rsplit("/", 1)[-1] if root_path != "." else self.root.name
+        return folder == name or head is not None and head.name == name
+
+    def _own_name(self, root_path: str, name: str) -> tuple[str, str]:
+        """The name a service goes by when another keeps the one it declares: its build's artifact, else its
+        folder (``name@root`` when that too is taken)."""
+        head = self.modules.get(root_path)
+        folder = root_path.rsplit("/", 1)[-1] if root_path != "." else self.root.name
+        for own, source in ((head.name, head.name_source) if head is not None else ("", ""), (folder, "folder")):
+            if own and own != name and own not in self.services:
+                return own, source
+        return f"{name}@{root_path}", "folder"
+
+    def _settle_clash(self, name: str, source: str, root_path: str) -> tuple[str, str]:
+        """(name, source) of a service at ``root_path`` whose name another already holds. An application name
+        copied into a second service is common (FTGO's delivery service declares the order service's): the
+        one whose folder or artifact carries the name too keeps it, the other goes by its own artifact or folder
+        (the copied name stays in its ``declared_names``, where `services.identity` weighs it). When both or
+        neither carry it, the first by path keeps it, as before."""
+        held = self.services[name]
+        mine, theirs = self._carries(root_path, name), self._carries(held.root, name)
+        if mine and not theirs:
+            del self.services[name]
+            held.name, held.name_source = self._own_name(held.root, name)
+            self.services[held.name] = held
+            for member in held.modules:
+                self.modules[member].microservice = held.name
+            return name, source
+        if theirs and not mine:
+            return self._own_name(root_path, name)
+        return f"{name}@{root_path}", source
 
     def workspace(self, path: str) -> bool:
         """Whether the module is a JS or Python workspace root (npm/yarn/bun ``workspaces``, pnpm, uv)."""

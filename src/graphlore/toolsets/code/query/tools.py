@@ -83,10 +83,13 @@ MOST_SERVICES = 1000
 def service_names(store: Store, name: str) -> list[str]:
     """The microservices ``name`` is a name of (its own name, or any alias its node lists). A name written in
     another case (``accounting`` for the project ``Accounting``) counts when exactly one service goes by it in
-    any case; two such services are a choice not made for the caller."""
+    any case; two such services are a choice not made for the caller. A service's own name names it alone:
+    another that only declares the name too (an application name copied into it, `layout._Services`) is not
+    taken with it."""
     total, ids = store.nodes_with_keys("microservice", [[f"f:name={name}"]], limit=10)
     if total:
-        return sorted(n.name for n in store.get_nodes(ids))
+        named = sorted(n.name for n in store.get_nodes(ids))
+        return [name] if name in named else named
     _, ids = store.nodes_with_keys("microservice", [], limit=MOST_SERVICES)
     folded = name.casefold()
     named = {n.name for n in store.get_nodes(ids)

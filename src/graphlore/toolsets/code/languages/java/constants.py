@@ -76,6 +76,8 @@ class JavaConstants:
             for call in bound.facts.calls:
                 self.called_outside_tests[call.name] = self.called_outside_tests.get(call.name, False) or \
                     not bound.ctx.is_test
+        #: static fields that are not final: fqn -> (initialiser, facts, class key, name)
+        static_fields: dict[str, tuple[str, FileFacts, str, str]] = {}
         for bound in table.files.values():
             if bound.facts.language not in languages:
                 continue
@@ -111,11 +113,14 @@ class JavaConstants:
                         self.fields.setdefault(fqn, {}).update(dict(sym.params))
                 elif sym.kind == "field" and "value" in sym.extra and {"static", "final"} <= set(sym.modifiers):
                     self.constants[fqn] = (sym.extra["value"], bound.facts, sym.parent or "")
+                elif sym.kind == "field" and "value" in sym.extra and "static" in sym.modifiers:
+                    static_fields[fqn] = (sym.extra["value"], bound.facts, sym.parent or "", sym.name)
                 elif sym.kind == "field":
                     injected = next((dict(a.args).get("") or dict(a.args).get("value") for a in sym.annotations
                                      if a.name.rsplit(".", 1)[-1] == "Value"), None)
                     if injected:
                         self.injected[fqn] = (injected, bound.facts, sym.parent or "")
+        self._settled_statics(table, languages, static_fields)
         for root in list(self.mappings):   # a mapping's methods are its properties, its nested interfaces too
             for fqn, members in methods.items():
                 if fqn == root or fqn.startswith(root + "."):
@@ -125,6 +130,32 @@ class JavaConstants:
                                           if d and d.startswith('"')})
                     self.key_names.update({(fqn, name): named.strip('"') for name in members
                                            if (named := key_names.get((fqn, name))) is not None})
+
+
+    def _settled_statics(self, table: Table, languages: tuple[str, ...],
+                         static_fields: dict[str, tuple[str, FileFacts, str, str]]) -> None:
+        """A ``static`` field that is not ``final`` (``public static String CHANNEL = "orders";``) is a constant when
+        nothing in the project assigns it after its initialiser: no assignment anywhere whose target ends in its
+        name (``CHANNEL = ...``, ``Channels.CHANNEL = ...``, ``CHANNEL += ...``) but the initialiser itself. A
+        name assigned anywhere else keeps every field of that name unknown (which one it writes is not read)."""
+        if not static_fields:
+            return
+        names = {name for _, _, _, name in static_fields.values()}
+        writes: dict[str, int] = {}
+        for bound in table.files.values():
+            if bound.facts.language not in languages:
+                continue
+            for entries in bound.facts.extra.get("assigns", {}).values():
+                for target, found in entries.items():
+                    name = target.rsplit(".", 1)[-1].strip()
+                    if name in names:
+                        writes[name] = writes.get(name, 0) + len(found)
+        initialisers: dict[str, int] = {}
+        for _, _, _, name in static_fields.values():
+            initialisers[name] = initialisers.get(name, 0) + 1
+        for fqn, (value, facts, owner, name) in static_fields.items():
+            if writes.get(name, 0) <= initialisers[name]:
+                self.constants[fqn] = (value, facts, owner)
 
 
 class JavaFolder(Folder):
