@@ -17,7 +17,8 @@ the candidates would, and stops there (no retry on a wrong pick).
   anonymous handler), or a route or client on that line; a route item by its service and ``METHOD path``;
 * ``path``: one returned path passes through every required step's function (the same rule);
 * ``service_pairs`` / ``services`` / ``routes``: the required pairs, services or routes are all found, and nothing
-  outside the key's items (optional ones included) is;
+  outside the key's items (optional ones included) is; a ``services`` answer's optional ones are its
+  ``optional_items``, and a list in its ``also_accept`` is a whole answer that is right too;
 * ``none``: the plan's structural query comes back empty (a ``find`` total of 0, no link, no path ...);
 * ``config``: every required value the key lists (``value`` fields, a trailing note in brackets dropped, as in a
   route: ``cart (code default, no port)`` is ``cart``) appears in what the calls returned
@@ -1289,8 +1290,11 @@ class Judge:
             return self.pairs(key, answer.get("pairs", []))
         if kind == "services":
             found = {self.canonical(s) for s in answer.get("services", [])}
-            want = set(key["items"])
-            return found == want, [f"missing {sorted(want - found)}", f"extra {sorted(found - want)}"]
+            want, optional = set(key["items"]), set(key.get("optional_items") or [])
+            if any(found == set(alternative) for alternative in key.get("also_accept") or []):
+                return True, []
+            return want <= found <= want | optional, [f"missing {sorted(want - found)}",
+                                                      f"extra {sorted(found - want - optional)}"]
         if kind == "routes":
             return self.routes(key, answer.get("routes", []))
         if kind == "config":

@@ -8,9 +8,11 @@ import shutil
 from pathlib import Path
 
 from helpers.code_graph import FIXTURES, bump, edit
+from helpers.code_tools import write_tree
 
 from graphlore.toolsets.code.index.graph import CodeGraph
-from graphlore.toolsets.code.services.settings import read_settings_at
+from graphlore.toolsets.code.services.config_view import port_not_set
+from graphlore.toolsets.code.services.settings import Note, Values, read_settings_at
 
 
 def test_gateway_routes_are_at_their_own_lines():
@@ -112,6 +114,25 @@ def test_a_service_shows_where_it_finds_its_config_server_and_the_server_its_bac
         "http://payments:8080/} (shipping/src/main/resources/application.yml:3)")
     assert not any("configserver:http://config:8888" in line for lines in config.values() for line in lines
                    if line.startswith("configuration of"))
+
+
+def test_a_port_nothing_in_the_repository_sets_is_said_to_be_unset(tmp_path: Path):
+    """A service that takes its settings from a config server, whose own files, the server's files in the project
+    and its deployment set no ``server.port``, says so (it said nothing: "which port" had no answer); a port set
+    by its settings or by ``SERVER_PORT`` in its deployment, or a service without a config server, says nothing
+    of the kind."""
+    root = tmp_path / "cloud"
+    shutil.copytree(FIXTURES / "cloud-system", root)
+    edit(root, "shipping/src/main/resources/application.yml", "spring:\n",
+         "spring:\n  config:\n    import: optional:configserver:http://payments:8080/\n")
+    unset = ("server.port: not set in its settings files or by its deployment (its config server may serve it from "
+             "a repository outside this one; else Spring Boot's default, 8080)")
+    config = _config(root)
+    assert unset in config["shipping"]
+    assert not any(unset in line for name, lines in config.items() if name != "shipping" for line in lines)
+    served = Values(notes=[Note("spring.config.import", "configserver:http://config:8888", "a.yml", 1, None)])
+    assert port_not_set(["m"], {"m": served}, {}) == [unset]
+    assert port_not_set(["m"], {"m": served}, {"SERVER_PORT": ["8085"]}) == []   # the deployment sets it
 
 
 def _go_system(root: Path) -> Path:
@@ -305,3 +326,35 @@ def test_values_a_configmap_gives_through_env_from_are_listed_and_found_by_the_c
     assert client.props["target_url"] == "http://orders:8000/api/orders/"
     assert client.props["config_from"] == [note]
     assert note in _config(tmp_path)["shop"]
+
+
+def test_a_client_shows_the_codes_own_default_beside_the_deployments_value(tmp_path: Path):
+    """``os.getenv("ORDERS_URL", "http://localhost:8000")`` and ``process.env.ORDERS_URL || "http://localhost:8000"``:
+    where the deployment sets the variable the client is folded with its value, and ``config_from`` also says what
+    the code falls back to where nothing sets it (it listed the Compose line only); a read without a default adds
+    nothing."""
+    orders = 'from fastapi import FastAPI\napp = FastAPI()\n\n\n@app.get("/api/orders/")\ndef items():\n    return []\n'
+    shop = ('import os\nimport httpx\n\n\ndef load():\n'
+            '    return httpx.get(os.getenv("ORDERS_URL", "http://localhost:8000") + "/api/orders/")\n\n\n'
+            'def bare():\n    return httpx.get(os.environ["ORDERS_URL"] + "/api/orders/")\n')
+    web = ('const base = process.env.ORDERS_URL || "http://localhost:8000";\n\n'
+           'export function load() {\n  return fetch(`${base}/api/orders/`);\n}\n')
+    files = {
+        "compose.yml": "services:\n  orders:\n    build: ./orders\n  shop:\n    build: ./shop\n    environment:\n"
+                       "      ORDERS_URL: http://orders:8000\n  web:\n    build: ./web\n    environment:\n"
+                       "      ORDERS_URL: http://orders:8000\n",
+        "orders/requirements.txt": "fastapi\n", "orders/Dockerfile": "FROM python\n", "orders/main.py": orders,
+        "shop/requirements.txt": "httpx\n", "shop/Dockerfile": "FROM python\n", "shop/load.py": shop,
+        "web/package.json": '{"name": "web"}\n', "web/Dockerfile": "FROM node\n", "web/src/load.js": web,
+    }
+    nodes, _ = CodeGraph.build(write_tree(tmp_path, files)).snapshot()
+    clients = {(n.props["microservice"], n.props["declaring_fqn"].rsplit(".", 1)[-1].rsplit("#", 1)[-1]): n.props
+               for n in nodes.values() if n.kind == "client"}
+    default = "ORDERS_URL where nothing sets it: http://localhost:8000 (the code's default)"
+    for key, line in ((("shop", "load"), 7), (("web", "load"), 11)):
+        assert clients[key]["target_url"] == "http://orders:8000/api/orders/", key
+        assert clients[key]["config_from"] == [
+            f"docker-compose service {key[0]} environment ORDERS_URL=http://orders:8000 (compose.yml:{line})",
+            default], key
+        assert "env_defaults" not in clients[key]
+    assert default not in clients[("shop", "bare")]["config_from"]

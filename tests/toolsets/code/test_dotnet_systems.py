@@ -305,6 +305,40 @@ def test_an_event_bus_links_each_published_event_type_to_its_subscribed_handlers
                      ("eventbus InvoicePaid", 27, "Orders"), ("eventbus InvoicePaid", 33, "Orders")]
 
 
+RABBIT_BUS = """using RabbitMQ.Client;
+
+namespace Acme.Bus;
+
+public class RabbitBus(IChannel channel) : IBus
+{
+    private const string ExchangeName = "acme_event_bus";
+
+    public async Task PublishAsync(Event evt)
+    {
+        await channel.BasicPublishAsync(exchange: ExchangeName, routingKey: evt.GetType().Name, body: new byte[0]);
+    }
+}
+"""
+
+
+def test_an_event_bus_producer_names_the_broker_producer_its_bus_publishes_through(tmp_path):
+    """The bus's own implementation of the publishing method (``RabbitBus.PublishAsync``) publishes to an exchange:
+    each event's producer says so (``transport``: the exchange it goes to, with the file and line), as the events
+    themselves carry no exchange; a producer that is no bus's carries none."""
+    files = {"Bus/Bus.csproj": '<Project Sdk="Microsoft.NET.Sdk"></Project>', "Bus/Bus.cs": BUS,
+             "Bus/RabbitBus.cs": RABBIT_BUS, "Billing/Billing.csproj": CSPROJ, "Billing/Billing.cs": BILLING,
+             "Orders/Orders.csproj": CSPROJ, "Orders/Program.cs": ORDERS, "Orders/Handlers.cs": ORDERS_HANDLER}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(text)
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    producers = [n.props for n in nodes.values() if n.kind == "producer"]
+    carried = {p["label"]: p.get("transport") for p in producers if p["broker"] == "eventbus"}
+    assert carried["eventbus InvoicePaid"] == ["rabbit acme_event_bus/{?} (Bus/RabbitBus.cs:11)"]
+    assert set(map(tuple, carried.values())) == {("rabbit acme_event_bus/{?} (Bus/RabbitBus.cs:11)",)}
+    assert [p.get("transport") for p in producers if p["broker"] != "eventbus"] == [None]
+
+
 def test_map_methods_reads_the_http_methods_constants(tmp_path):
     (tmp_path / "Hooks.csproj").write_text(CSPROJ)
     (tmp_path / "Program.cs").write_text('var app = WebApplication.CreateBuilder(args).Build();\n'

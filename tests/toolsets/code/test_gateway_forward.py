@@ -44,3 +44,27 @@ def test_a_java_dsl_target_read_through_a_configuration_properties_parameter(tmp
     [ship] = [n for n in nodes.values() if n.kind == "route" and n.props["label"] == "ANY /ship/**"]
     assert ship.props["forward"]["target"] == "lb://shipping"
     assert (ship.props.get("target_service"), ship.props["match"]) == ("shipping", "cross_service")
+
+
+def test_a_route_shows_its_predicates_and_filters_as_written(tmp_path: Path):
+    """"How is /api/orders/x routed": the route's ``forward`` lists its predicates and filters as the settings write
+    them (the shortcut form as is, the long form ``name``/``args`` as ``Name(arg=value)``), the gateway's
+    ``default-filters`` after its own, marked so."""
+    root = tmp_path / "cloud"
+    shutil.copytree(FIXTURES / "cloud-system", root)
+    settings = "gateway/src/main/resources/application.yml"
+    edit(root, settings, "    gateway:\n      routes:\n",
+         "    gateway:\n      default-filters:\n        - name: Retry\n          args:\n            retries: 1\n"
+         "      routes:\n")
+    edit(root, settings, "            - Path=/stock/**,/levels/**\n",
+         "            - Path=/stock/**,/levels/**\n          filters:\n            - name: AddRequestHeader\n"
+         "              args:\n                name: X-From\n                value: edge\n")
+    nodes, _ = CodeGraph.build(root).snapshot()
+    routes = {n.props["label"]: n.props["forward"] for n in nodes.values() if n.kind == "route"
+              and n.props.get("framework") == "spring_cloud_gateway"}
+    orders = routes["ANY /api/orders/**"]
+    assert orders["predicates"] == ["Path=/api/orders/**"]
+    assert orders["filters"] == ["StripPrefix=1", "Retry(retries=1) (default-filters)"]
+    assert routes["ANY /levels/**"]["filters"] == ["AddRequestHeader(name=X-From, value=edge)",
+                                                   "Retry(retries=1) (default-filters)"]
+    assert routes["ANY /pay/**"]["filters"][0] == "RewritePath=/pay/(?<segment>.*), /charges/${segment}"

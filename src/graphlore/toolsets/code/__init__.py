@@ -87,7 +87,8 @@ The map (packages by concern; a package imports only the packages above it)::
       openapi_docs.py             OpenAPI documents' operations and base paths; the server generator a build configures
       openapi_generation.py       the generator runs a repository's scripts describe: document, output, side
       deployment.py               what the project's deployment files say: Compose, Kubernetes, Helm, Skaffold,
-                                  .env (service names, images, each service's environment, ports)
+                                  Terraform, .env (service names, images, each service's environment, ports)
+      terraform.py                Terraform's container resources: names, images, environment, through local modules
       links.py                    which route each client calls and which listeners each producer reaches
       grpc_links.py               which services serve a gRPC client's fully qualified method
       service_map.py              the services and their links as Mermaid or DOT

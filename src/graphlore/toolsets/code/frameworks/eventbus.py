@@ -91,6 +91,11 @@ class EventBus:
         self.publishers = {sym.name for bound in files for sym in bound.facts.symbols
                            if sym.kind == "method" and sym.params and _simple(sym.params[0][1]) in self.bases
                            and sym.name != HANDLE}
+        #: the fqns of the publishing methods' bodies (an implementation of ``IEventBus.PublishAsync``): what a broker
+        #: producer declared in one of them carries (`Item.carried_by`)
+        self.carriers = tuple(sorted(bound.fqns[index] for bound in files
+                                     for index, sym in enumerate(bound.facts.symbols)
+                                     if sym.kind == "method" and sym.name in self.publishers))
         #: method name -> the types its declarations return (a mapping method ``ToOrderDto()``'s ``OrderDto``)
         self.returns: dict[str, set[str]] = {}
         for bound in files:
@@ -208,7 +213,7 @@ def _producers(bus: EventBus, bound: Bound) -> Iterator[Item]:
                 continue
             seen.add((call.owner, topic.text))
             yield item(bound, bound.by_key.get(call.owner, -1), "producer", FLAVOR, call.line, broker=BROKER,
-                       topic=topic, written=f"{call.name}({call.args[0]})")
+                       topic=topic, written=f"{call.name}({call.args[0]})", carried_by=bus.carriers)
 
 
 @dataclass(frozen=True)

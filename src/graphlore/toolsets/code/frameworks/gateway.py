@@ -68,8 +68,25 @@ def _list(values: Values, key: str) -> list[str]:
     return [single] if single is not None else []
 
 
-def _route(path: str, target: Folded, strip: int, rewrite: tuple[str, str] | None) -> Forward:
-    return Forward(target, strip, rewrite, normalise_path(path))
+def _route(path: str, target: Folded, strip: int, rewrite: tuple[str, str] | None,
+           written: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())) -> Forward:
+    return Forward(target, strip, rewrite, normalise_path(path), *written)
+
+
+def _written(values: Values, key: str) -> tuple[str, ...]:
+    """A route's predicates or filters as the settings write them: the shortcut form as is (``StripPrefix=2``), the
+    long form (``name:`` with ``args:``) as ``Name(arg=value, ...)``."""
+    out, index = [], 0
+    while True:
+        entry = f"{key}[{index}]"
+        if entry in values.entries:
+            out.append(values.entries[entry])
+        elif f"{entry}.name" in values.entries:
+            args = [f"{k[len(entry) + 6:]}={v}" for k, v in values.entries.items() if k.startswith(f"{entry}.args.")]
+            out.append(values.entries[f"{entry}.name"] + (f"({', '.join(args)})" if args else ""))
+        else:
+            return tuple(out)
+        index += 1
 
 
 def _rewrite(filters: list[str]) -> tuple[int, tuple[str, str] | None, bool]:
@@ -110,14 +127,16 @@ def yaml_routes(values: Values, services: list[str]) -> Iterator[Declared]:
             why = tuple(f"placeholder ${{{k}}}" for k in missing)
             paths, methods = _predicates(values, base)
             filters = {_rewrite(one) for one in _variants(_list(values, f"{base}.filters"))}
+            written = (_written(values, f"{base}.predicates"), _written(values, f"{base}.filters") + tuple(
+                f"{one} (default-filters)" for one in _written(values, f"{prefix.rsplit('.', 1)[0]}.default-filters")))
             for uri in _alternatives(text):
                 target = Folded(uri, not missing, why)
                 for strip, rewrite, understood in sorted(filters, key=repr):
                     problem = None if understood else "a filter rewrites the path in a way this reader does not follow"
                     for path in paths:
                         for method in methods or [ANY]:
-                            yield ("spring_cloud_gateway", method, path, _route(path, target, strip, rewrite),
-                                   problem, at)
+                            yield ("spring_cloud_gateway", method, path,
+                                   _route(path, target, strip, rewrite, written), problem, at)
     locator = _bools(values.get("spring.cloud.gateway.discovery.locator.enabled")
                      or values.get("spring.cloud.gateway.server.webflux.discovery.locator.enabled"), False)
     if True in locator:

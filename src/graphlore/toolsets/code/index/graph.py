@@ -47,7 +47,7 @@ from ..model import (
 )
 from ..services.app_config import app_config
 from ..services.aspire import with_aspire
-from ..services.config_view import client_config, service_config
+from ..services.config_view import client_config, service_config, settings_fields
 from ..services.deployment import Deployment, read_deployment
 from ..services.dotnet_config import dotnet_config
 from ..services.identity import ServiceNames
@@ -216,6 +216,13 @@ class CodeGraph:
             stats.frameworks_read = list(self._part_two.read)
             self.service_nodes, self.service_edges = link(items, layout, deployment, names)
             client_config(self.service_nodes, config, deployment)
+            fields = settings_fields([b for b in self.table.files.values() if b.facts.language == "python"], config,
+                                     deployment)
+            for node in self.layout_nodes:   # hidden: `describe` of each field shows its own (``settings_from``)
+                if node.kind == "microservice":
+                    node.props.pop("_settings_fields", None)
+                    if node.name in fields:
+                        node.props["_settings_fields"] = fields[node.name]
             self.service_edges += trigger_edges(self.table, self.root)
         stats.files = len(self.facts)
         stats.loc = sum(f.loc for f in self.facts.values())

@@ -72,9 +72,11 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: 19: an application name copied into a second service names the one whose folder or artifact carries it (the
 #: layout), a Java static field nothing reassigns folds, and a SmallRye channel both ends of which are in one
 #: service is no producer or listener: restored records of format 18 would keep the old names and items.
-#: 20: a C# method returning ``Task<T>`` / ``ValueTask<T>`` keeps ``T`` (``extra["awaits"]``), what a call of it gives
-#: a local or a receiver (``var order = await repo.GetAsync(id); order.Pay()``): restored facts of format 19 would lack it.
-FORMAT = 20
+#: 20: Terraform files (``.tf``) are deployment files (`services.terraform`): an index of format 19 never listed them
+#: among its layout files, so their values would stay unread until the layout changes.
+#: 21: a C# method returning ``Task<T>`` / ``ValueTask<T>`` keeps ``T`` (``extra["awaits"]``), what a call of it gives
+#: a local or a receiver (``var order = await repo.GetAsync(id); order.Pay()``): restored facts of format 20 would lack it.
+FORMAT = 21
 
 
 def _context(values: list) -> FileContext:

@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..model import FileFacts
+from ..model import FileFacts, SymbolFact
 
 UNKNOWN = "{?}"
 _MAX_DEPTH = 12
@@ -92,6 +92,12 @@ def plain(text: str) -> str:
     text = _ENV.sub(lambda m: "${env:" + m.group(1) + "}", text)
     text = _CHOICE.sub(lambda m: "{" + m.group(1).replace(CHOICE_SEP, "|") + "}", text)
     return _NAMED.sub(lambda m: "{" + m.group(1) + "}", text)
+
+
+def env_defaults(text: str) -> dict[str, str]:
+    """The default the code gives each environment variable a value's text reads, where it gives a literal one
+    (``process.env.X || "http://localhost:8080"``, ``os.getenv("X", "d")``)."""
+    return {m.group(1): m.group(2) for m in _ENV.finditer(text) if m.group(2) is not None}
 
 
 def env_names(text: str) -> list[str]:
@@ -601,3 +607,14 @@ def printf(template: Folded, args: list[Folded], verbs: str, name: str) -> Folde
         else:
             out = out + literal(piece)
     return out
+
+
+def settings_variable(facts: FileFacts, cls: SymbolFact, attr: str) -> str:
+    """The environment variable a ``BaseSettings`` field ``attr`` of ``cls`` reads: ``env_prefix`` + name, upper
+    case unless ``case_sensitive=True`` (pydantic matches in any case: ``ORDERS_URL`` sets ``orders_url``, and
+    deployments write it so)."""
+    config = " ".join(v for _, values in facts.extra.get("assigns", {}).get(cls.key, {}).get("model_config", ())
+                      for v in values)
+    prefix = re.search(r"""env_prefix\s*=\s*["']([^"']*)["']""", config)
+    name = (prefix.group(1) if prefix else "") + attr
+    return name if re.search(r"case_sensitive\s*=\s*True", config) else name.upper()

@@ -11,6 +11,7 @@ import re
 import shlex
 import time
 import weakref
+from typing import Any
 
 from graphlore.errors import InvalidInput, NotFound, ref
 from graphlore.runtime import Runtime
@@ -30,7 +31,7 @@ from ..index.records import (
     url_path_prefixes,
 )
 from ..languages.registry import suffixes
-from ..model import EDGE_TYPES, SYMBOL_KINDS, TYPE_KINDS
+from ..model import EDGE_TYPES, SYMBOL_KINDS, TYPE_KINDS, service_id
 from ..services import service_map as maps
 from ..services.endpoints import HTTP_METHODS, normalise_path
 from . import filters, reach, traverse
@@ -189,10 +190,21 @@ def describe(runtime: Runtime, request: DescribeRequest) -> DescribeResponse:
                                "describe one of them by id")
         node = store.get_nodes(ids)[0]
     member_ids = traverse.members(store, node.id)
-    return DescribeResponse(node=node_ref(node), attributes=attributes(node),
+    return DescribeResponse(node=node_ref(node), attributes=attributes(node) | _settings_from(store, node),
                             edge_summary=traverse.edge_summary(store, node.id, member_ids), members=len(member_ids),
                             source=source_text(index, node) if request.include_source else None,
                             index_status=status)
+
+
+def _settings_from(store: Store, node: Node) -> dict[str, Any]:
+    """A settings class's field: where its environment variable is set (`config_view.settings_fields`, kept on its
+    microservice, hidden there)."""
+    p = node.props
+    if node.kind != "symbol" or p.get("symbol_kind") != "field" or not p.get("microservice"):
+        return {}
+    found = store.get_nodes([service_id(p["microservice"])])
+    lines = (found[0].props.get("_settings_fields") or {}).get(p.get("fqn")) if found else None
+    return {"settings_from": lines} if lines else {}
 
 
 def source_text(index: CodeIndex, node: Node) -> SourceText | None:

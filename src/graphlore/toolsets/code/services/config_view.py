@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
-from ..languages.folding import CHOICE_OPEN
+from ..languages.folding import CHOICE_OPEN, settings_variable
+from ..languages.symbols import Bound
 from ..layout.layout import Layout
 from ..model import GraphNode
 from .deployment import Deployment
@@ -38,6 +39,7 @@ def service_config(layout: Layout, settings: dict[str, Values], deployment: Depl
                     server = _server(values, url, names)
                     if server is not None and server != name:
                         served.setdefault(server, []).append(f"configuration of {name} from here: {note}")
+        lines += port_not_set(service.modules, settings, deployment.env.get(name, {}))
         lines += deployment.port_notes.get(name, [])
         values = deployment.value_notes.get(name, [])
         lines += values[:MAX_VALUES]
@@ -46,6 +48,19 @@ def service_config(layout: Layout, settings: dict[str, Values], deployment: Depl
                          + ", ".join(sorted({v.rsplit("(", 1)[-1].split(":", 1)[0].rstrip(")") for v in values})))
     out = {name: list(dict.fromkeys(own.get(name, []) + served.get(name, []))) for name in layout.services}
     return {name: lines for name, lines in out.items() if lines}
+
+
+def port_not_set(modules: list[str], settings: dict[str, Values], env: dict[str, list[str]]) -> list[str]:
+    """``server.port: not set ...`` for a service that takes its settings from a Spring Cloud Config server
+    (``spring.config.import: configserver:...``, ``spring.cloud.config.uri``) while neither its settings (its own files
+    and the server's files in the project) nor its deployment (``SERVER_PORT``) set a port: the port is served from
+    outside the repository, or is Spring Boot's default; never a guessed port."""
+    found = [settings[m] for m in modules if m in settings]
+    served = any(note.config_server_urls() for v in found for note in v.notes)
+    if not served or any(v.get("server.port") is not None for v in found) or "SERVER_PORT" in env:
+        return []
+    return ["server.port: not set in its settings files or by its deployment (its config server may serve it from "
+            "a repository outside this one; else Spring Boot's default, 8080)"]
 
 
 def _server(values: Values, url: str, names: ServiceNames) -> str | None:
@@ -70,7 +85,9 @@ def client_config(nodes: list[GraphNode], config: dict[str, list[str]], deployme
     """Each client whose address reads environment variables (``reads_env``) gets ``config_from``: the lines of
     its service's configuration that name one of them (the deployment file:line that sets it, with the value;
     a settings file's default it overrides, ``A:B`` in .NET's spelling of ``A__B``), then the project root
-    ``.env``'s line for each (what Compose and the folding read where no unit sets it). None where nothing in the repository sets them: set at run time."""
+    ``.env``'s line for each (what Compose and the folding read where no unit sets it), then the code's own
+    default for each that has a literal one (``process.env.X || "http://localhost:8080"``: what it reaches where the
+    deployment sets none) unless a line above already gives that value (a .NET ``appsettings.json`` default). None where nothing in the repository sets them: set at run time."""
     for node in nodes:
         variables = node.props.get("reads_env") if node.kind == "client" else None
         if not variables:
@@ -85,5 +102,44 @@ def client_config(nodes: list[GraphNode], config: dict[str, list[str]], deployme
         every = dict.fromkeys([*config.get(service, []), *deployment.value_notes.get(service, [])])
         lines = [line for line in every if named.search(line)]
         lines += [deployment.root_env_notes[v] for v in variables if v in deployment.root_env_notes]
+        defaults = node.props.pop("env_defaults", None) or {}   # one a listed settings line gives is shown there
+        lines += [f"{name} where nothing sets it: {value} (the code's default)" for name, value in defaults.items()
+                  if not any(value in line for line in lines)]
         node.props["config_from"] = lines[:MAX_CLIENT_LINES] or None
 
+
+
+#: the base classes whose fields are read from the environment by their own names (pydantic-settings, and
+#: pydantic v1's ``pydantic.BaseSettings``)
+SETTINGS_BASES = ("BaseSettings",)
+
+
+def settings_fields(bounds: list[Bound], config: dict[str, list[str]],
+                    deployment: Deployment) -> dict[str, dict[str, list[str]]]:
+    """Per microservice, for each field of a settings class (`SETTINGS_BASES`: the field is the environment variable
+    `python.constants.settings_variable` names), where its value comes from: the lines of the service's
+    configuration that set the variable (as `client_config` finds them, in any case), the project root ``.env``'s
+    line, then the code's default (``SMTP_PORT: int = 587``), or that the code gives none (the deployment must set
+    it). ``describe`` of the field shows them (``settings_from``)."""
+    out: dict[str, dict[str, list[str]]] = {}
+    for bound in bounds:
+        facts = bound.facts
+        classes = {s.key: s for s in facts.symbols if s.kind == "class"
+                   and any(name.rsplit(".", 1)[-1] in SETTINGS_BASES for _, name in s.supers)}
+        if not classes or bound.ctx.is_test:
+            continue
+        service = bound.ctx.microservice
+        every = list(dict.fromkeys([*config.get(service, []), *deployment.value_notes.get(service, [])]))
+        root_env = {k.upper(): v for k, v in deployment.root_env_notes.items()}
+        for index, symbol in enumerate(facts.symbols):
+            if symbol.kind != "field" or symbol.parent not in classes or symbol.name == "model_config":
+                continue
+            variable = settings_variable(facts, classes[symbol.parent], symbol.name)
+            named = re.compile(rf"(?<![\w.])(?i:{re.escape(variable)})(?![\w.])")
+            found = [line for line in every if named.search(line)]
+            found += [root_env[variable.upper()]] if variable.upper() in root_env else []
+            _, equals, default = symbol.signature.partition(" = ")
+            found.append(f"{variable} where nothing sets it: {default.strip()} (the code's default)" if equals
+                         else f"{variable}: no default in the code (the environment must set it)")
+            out.setdefault(service, {})[bound.fqns[index]] = found
+    return out

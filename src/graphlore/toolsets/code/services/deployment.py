@@ -48,6 +48,7 @@ import yaml
 
 from ..languages.folding import env
 from ..layout.layout import Layout
+from .terraform import EnvEntry, read_terraform
 from .yaml_lines import documents
 
 WORKLOADS = frozenset({"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob", "Pod"})
@@ -60,7 +61,7 @@ _HELM_ACTION = re.compile(r"\{\{-?.*?-?\}\}")
 class Unit:
     """One deployment unit: a Compose service, a Kubernetes workload or Service."""
 
-    kind: str                      # compose | workload | k8s-service
+    kind: str                      # compose | workload | k8s-service | terraform
     name: str
     file: str
     build: str | None = None       # the folder it is built from (relative to the root)
@@ -219,9 +220,10 @@ class Reader:
             if PurePosixPath(rel).name == ".env":
                 self.dotenv[PurePosixPath(rel).parent.as_posix()] = self.env_files[PurePosixPath(rel).parent.as_posix()]
             self.files.append(rel)
+        self._terraform([p for p in paths if p.endswith(".tf")])
         for rel in sorted(paths):
             name = PurePosixPath(rel).name
-            if name.startswith(".env"):
+            if name.startswith(".env") or name.endswith(".tf"):
                 continue
             chart = next((c for c in charts if rel.startswith(("" if c == "." else c + "/") + "templates/")), None)
             text = _read(self.root / rel)
@@ -238,6 +240,21 @@ class Reader:
                     self._doc(doc, rel, lines)
             if len(self.units) + self._read_docs + len(self.artifacts) > before:
                 self.files.append(rel)
+
+    def _terraform(self, paths: list[str]) -> None:
+        """Each container resource of the Terraform files (`terraform.read_terraform`) as a unit: its names and
+        images, the values the files fix as its environment, and every value as written with its ``file:line``."""
+        for resource in read_terraform(self.root, paths):
+            kind = resource.address.split(".", 1)[0]
+            unit = Unit("terraform", resource.names[0] if resource.names else resource.address, resource.file,
+                        names=[(name, f"Terraform {kind}") for name in resource.names], images=resource.images)
+            for entry in resource.env:
+                if entry.value is not None:
+                    unit.env.setdefault(entry.name, []).append(entry.value)
+                unit.value_notes.append(f"Terraform {resource.address} env {_terraform_value(entry)} "
+                                        f"{_at(entry.file, entry.line)}")
+            self.units.append(unit)
+            self.files += [resource.file] + [e.file for e in resource.env if e.file != resource.file]
 
     def _helm(self, text: str, chart: str) -> str:
         values_file = self.root / chart / "values.yaml" if chart != "." else self.root / "values.yaml"
@@ -451,6 +468,17 @@ class Reader:
                     unit.published.append(port["hostPort"])
                     unit.port_notes.append(f"published at host port {port['hostPort']} {at}")
         self.units.append(unit)
+
+
+def _terraform_value(entry: EnvEntry) -> str:
+    """``NAME=written (= value)``, or what the value waits for: the root module's variables, a module output."""
+    written = f"{entry.name}={entry.written or chr(34) * 2}"
+    if entry.value is not None:
+        return written + (f" (= {entry.value})" if entry.value != entry.written else "")
+    if entry.needs:
+        plural = "s" if "," in entry.needs else ""
+        return f"{written} (the Terraform variable{plural} {entry.needs}, given when it is applied)"
+    return f"{written} (known when Terraform applies it" + (f": {entry.output})" if entry.output else ")")
 
 
 def _at(rel: str, line: int | None) -> str:

@@ -65,6 +65,9 @@ class Item:
     #: configuration routes: the other files (``file:line``) that declare the very same route for the same proxy
     #: (deployment variants of one manifest: `frameworks.nginx.merge_variants`)
     also_declared_in: list[str] = field(default_factory=list)
+    #: event-bus producers: the fqns of the project's methods that carry the publish (an ``IEventBus`` implementation's
+    #: ``PublishAsync``): the broker producers they declare are its ``transport`` (`links`)
+    carried_by: tuple[str, ...] = ()
     #: routes: the symbol whose requests its handler serves though no call names it (a Razor Page's view, whose
     #: ``@model``'s handler methods serve it): a ``TRIGGERS`` edge from it to the handler
     triggered_by: str | None = None
@@ -93,6 +96,10 @@ class Forward:
     rewrite: tuple[str, str] | None = None
     #: the route's own pattern (what the gateway matches)
     pattern: str = "/"
+    #: the route's predicates and filters as its settings write them (``Path=/api/customer/**``, ``StripPrefix=2``;
+    #: the gateway's ``default-filters`` after its own), shown in the route's ``describe``
+    predicates: tuple[str, ...] = ()
+    filters: tuple[str, ...] = ()
 
     def outside(self, route_path: str) -> str | None:
         """The path a request must have at the gateway to reach a target route at ``route_path`` (None: none)."""

@@ -46,6 +46,7 @@ from ..languages.folding import (
     ENV_CLOSE,
     ENV_OPEN,
     Folded,
+    env_defaults,
     env_names,
     env_why,
     expand,
@@ -414,6 +415,11 @@ def link(items: Iterable[Item], layout: Layout, deployment: Deployment | None = 
                     for name in env_names(value.text)] + env_names(item.base_url or "")
             if read:   # the environment variables its address reads (`config_view.client_config` adds where set)
                 props["reads_env"] = list(dict.fromkeys(read))
+                defaults = {k: v for value in (item.address, item.path, item.target, item.target_name)
+                            if value is not None for k, v in env_defaults(value.text).items()}
+                defaults |= env_defaults(item.base_url or "")
+                if defaults:   # what the code falls back to where the deployment sets none
+                    props["env_defaults"] = defaults
             if client.url is not None:  # what the environment settled is no longer unknown
                 why = "; ".join(dict.fromkeys([*item.problems, *client.url.why])) if not client.url.known else ""
                 props.update(target_url=plain(client.url.text), resolved=client.url.known,
@@ -430,6 +436,7 @@ def link(items: Iterable[Item], layout: Layout, deployment: Deployment | None = 
                                  node_text(props["label"], item.owner_fqn, item.written, ""), props)
                 producers.append((node, item))
 
+    _transport(producers)
     http_by_service: dict[str, list[tuple[GraphNode, Item]]] = {}
     listeners: dict[tuple[str, str], list[GraphNode]] = {}
     grpc_routes = grpc_links.routes_by_method(routes)
@@ -661,6 +668,20 @@ def _say_through(node: GraphNode, match: str, detail: str | None) -> None:
                                                                              detail])))
 
 
+def _transport(producers: list[tuple[GraphNode, Item]]) -> None:
+    """An event-bus producer's ``transport``: the broker producers (``rabbit eshop_event_bus/{?}``) declared in the
+    methods that carry its publish (`Item.carried_by`), each with its ``file:line``; none when no such method
+    declares one (the bus's transport is not read, or is outside the project)."""
+    declared: dict[str, list[str]] = {}
+    for node, item in producers:
+        if not item.carried_by:
+            declared.setdefault(item.owner_fqn, []).append(f"{node.props['label']} ({item.file}:{item.line})")
+    for node, item in producers:
+        found = [one for fqn in item.carried_by for one in declared.get(fqn, [])]
+        if found:
+            node.props["transport"] = list(dict.fromkeys(found))
+
+
 # -- gateways ---------------------------------------------------------------------------------------------------
 
 
@@ -668,8 +689,10 @@ def _forward_props(item: Item, settler: Settler) -> dict | None:
     if item.forward is None:
         return None
     target = settler.value(item, item.forward.target)
+    written = {"predicates": list(item.forward.predicates)} if item.forward.predicates else {}
+    written |= {"filters": list(item.forward.filters)} if item.forward.filters else {}
     return {"target": plain(target.text) if target is not None else None, "strip_prefix": item.forward.strip,
-            "rewrite": list(item.forward.rewrite) if item.forward.rewrite else None}
+            "rewrite": list(item.forward.rewrite) if item.forward.rewrite else None, **written}
 
 
 def _link_forward(node: GraphNode, item: Item, names: ServiceNames,

@@ -18,6 +18,7 @@ from ..folding import (
     literal,
     named_unknown,
     printf,
+    settings_variable,
     unescape,
     unknown,
 )
@@ -120,14 +121,8 @@ class PythonFolder(FileFolder):
             default = inner.fold_in(Scope(facts, cls.key, declared[0][0]), declared[0][1])
         if not any(name.rsplit(".", 1)[-1] == "BaseSettings" for _, name in cls.supers):
             return default
-        config = " ".join(v for _, values in fields.get("model_config", ()) for v in values)
-        prefix = re.search(r"""env_prefix\s*=\s*["']([^"']*)["']""", config)
         plain_default = default is not None and default.known and not has_unknown(default.text)
-        name = (prefix.group(1) if prefix else "") + attr
-        # pydantic matches environment variables in any case unless case_sensitive=True: ORDERS_URL sets orders_url
-        if not re.search(r"case_sensitive\s*=\s*True", config):
-            name = name.upper()
-        return env(name, default.text if plain_default else None)
+        return env(settings_variable(facts, cls, attr), default.text if plain_default else None)
 
     @staticmethod
     def _django_settings(facts: FileFacts) -> bool:
@@ -370,3 +365,4 @@ def argument(call, index: int, name: str) -> str | None:
             return arg[match.end():]
     positional = [a for a in call.args if not _KEYWORD.match(a)]
     return positional[index] if index < len(positional) else None
+

@@ -1,0 +1,333 @@
+"""Terraform as a deployment file: a container resource's environment (``env`` blocks, a ``dynamic "env"`` over
+``concat(local..., var...)``, Lambda's ``environment { variables }``, App Service's ``app_settings``) given to the
+service it runs, through a local module called with arguments; a value the files fix is the service's, one they do
+not (``module.x.endpoint``, a variable with no default) stays as written and says so (a module output: the
+resource it is made of), never a guessed value."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers.code_graph import bump
+from helpers.code_tools import write_tree
+
+from graphlore.toolsets.code.index.graph import CodeGraph
+from graphlore.toolsets.code.services.deployment import read_deployment
+from graphlore.toolsets.code.services.terraform import parse, read_terraform
+
+GO_MAIN = """package main
+
+import "os"
+
+func main() {
+	_ = os.Getenv("SERVER_TO_RUN")
+}
+"""
+
+#: a local module every service goes through (the way real Cloud Run projects write it)
+SERVICE_TF = """locals {
+  default_envs = [
+    {
+      name  = "SERVER_TO_RUN"
+      value = var.protocol
+    },
+    {
+      name  = "GCP_PROJECT"  # the project: given by whoever applies it
+      value = var.project
+    }
+  ]
+}
+
+data "google_container_registry_image" "image" {
+  name = var.name
+}
+
+resource "google_cloud_run_service" "service" {
+  name     = "${var.name}-${var.protocol}"
+  location = var.location
+
+  template {
+    spec {
+      containers {
+        image = data.google_container_registry_image.image.image_url
+
+        dynamic "env" {
+          for_each = concat(local.default_envs, var.envs)
+          content {
+            name  = env.value.name
+            value = env.value.value
+          }
+        }
+      }
+    }
+  }
+}
+"""
+
+VARS_TF = """variable project {}
+variable name {}
+variable location {}
+variable protocol {
+  description = "grpc or http"
+}
+variable envs {
+  type = list(object({
+    name  = string
+    value = string
+  }))
+  default = []
+}
+"""
+
+OUTPUTS_TF = """output endpoint {
+  value = "${trimprefix(google_cloud_run_service.service.status[0].url, "https://")}:443"
+}
+"""
+
+ROOT_TF = """/* two deployments of one binary */
+module cloud_run_orders_grpc {
+  source = "./service"
+
+  project  = var.project
+  location = var.region
+  name     = "orders"
+  protocol = "grpc"
+}
+
+module "cloud_run_orders_http" {
+  source = "./service"
+
+  project  = var.project
+  location = var.region
+  name     = "orders"
+  protocol = "http"
+
+  envs = [
+    {
+      name  = "ORDERS_GRPC_ADDR"
+      value = module.cloud_run_orders_grpc.endpoint
+    },
+    {
+      name  = "LOG_LEVEL"
+      value = "debug"
+    }
+  ]
+}
+
+resource "aws_lambda_function" "billing" {
+  function_name = "billing"
+  image_uri     = "x"
+  environment {
+    variables = {
+      TABLE = "invoices"
+      REGION = var.region
+      DSN    = "postgres://app:${var.db_password}@db:5432/app"
+    }
+  }
+}
+
+resource "kubernetes_deployment" "billing" {
+  metadata {
+    name = "billing"
+  }
+  spec {
+    template {
+      spec {
+        container {
+          image = "registry.example.com/acme/billing:1.0"
+          env {
+            name  = "DB_HOST"
+            value = "billing-db"
+          }
+        }
+      }
+    }
+  }
+}
+
+resource "google_storage_bucket" "orders" {
+  name = "orders"
+}
+"""
+
+ROOT_VARS = """variable "project" {}
+variable "db_password" {}
+variable "region" {
+  default = "europe-west1"
+}
+"""
+
+
+def _tree(tmp_path: Path) -> Path:
+    return write_tree(tmp_path / "p", {
+        "orders/go.mod": "module orders\n\ngo 1.22\n", "orders/main.go": GO_MAIN, "orders/Dockerfile": "FROM go\n",
+        "billing/go.mod": "module billing\n\ngo 1.22\n", "billing/main.go": GO_MAIN,
+        "billing/Dockerfile": "FROM go\n",
+        "terraform/main.tf": ROOT_TF, "terraform/vars.tf": ROOT_VARS,
+        "terraform/service/service.tf": SERVICE_TF, "terraform/service/vars.tf": VARS_TF,
+        "terraform/service/outputs.tf": OUTPUTS_TF,
+    })
+
+
+def test_hcl_reader_keeps_expressions_as_written_with_their_lines() -> None:
+    body = parse('# c\nresource "a" "b" {\n  x = "${f("q")}:1" // note\n  y = [1, 2]\n  z = <<-EOT\n  hi\n  EOT\n'
+                 '  w = a.b[0].c\n}\n')
+    block = body.blocks[0]
+    assert (block.type, block.labels, block.line) == ("resource", ["a", "b"], 2)
+    assert block.attrs["x"].text == '${f("q")}:1' and block.attrs["x"].line == 3
+    assert [i.raw for i in block.attrs["y"].items] == ["1", "2"]
+    assert block.attrs["z"].text.strip() == "hi"
+    assert block.attrs["w"].raw == "a.b[0].c" and block.attrs["w"].kind == "other"
+
+
+def test_module_calls_settle_what_the_files_fix(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    paths = [str(p.relative_to(root)) for p in root.rglob("*.tf")]
+    found = {(r.address, tuple(r.names)): {e.name: (e.written, e.value, e.needs) for e in r.env}
+             for r in read_terraform(root, paths)}
+    grpc = found[("google_cloud_run_service.service (module cloud_run_orders_grpc)", ("orders-grpc",))]
+    assert grpc == {"SERVER_TO_RUN": ("var.protocol", "grpc", None), "GCP_PROJECT": ("var.project", None, "project")}
+    http = found[("google_cloud_run_service.service (module cloud_run_orders_http)", ("orders-http",))]
+    assert http["ORDERS_GRPC_ADDR"] == ("module.cloud_run_orders_grpc.endpoint", None, None)
+    assert http["LOG_LEVEL"] == ("debug", "debug", None) and http["SERVER_TO_RUN"][1] == "http"
+    lam = found[("aws_lambda_function.billing", ())]
+    assert lam == {"TABLE": ("invoices", "invoices", None), "REGION": ("var.region", "europe-west1", None),
+                   "DSN": ('"postgres://app:${var.db_password}@db:5432/app"', None, "db_password")}
+    assert not any("google_storage_bucket" in address for address, _ in found)   # no container: no service
+
+
+def test_terraform_values_reach_the_service_they_run(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    graph = CodeGraph.build(root)
+    deployment = read_deployment(graph.layout, root, list(graph.layout.deployment_files))
+    assert "terraform/main.tf" in graph.layout.deployment_files
+    orders = deployment.env["orders"]
+    assert sorted(orders["SERVER_TO_RUN"]) == ["grpc", "http"] and orders["LOG_LEVEL"] == ["debug"]
+    assert "ORDERS_GRPC_ADDR" not in orders and "GCP_PROJECT" not in orders   # not fixed by the files: not guessed
+    notes = deployment.value_notes["orders"]
+    assert ("Terraform google_cloud_run_service.service (module cloud_run_orders_http) env "
+            "ORDERS_GRPC_ADDR=module.cloud_run_orders_grpc.endpoint (known when Terraform applies it: output endpoint "
+            "of module cloud_run_orders_grpc: google_cloud_run_service.service orders-grpc) (terraform/main.tf:22)") in notes
+    assert ("Terraform google_cloud_run_service.service (module cloud_run_orders_grpc) env SERVER_TO_RUN=var.protocol "
+            "(= grpc) (terraform/service/service.tf:5)") in notes
+    assert any("GCP_PROJECT=var.project (the Terraform variable project, given when it is applied)" in n for n in notes)
+    assert deployment.names["orders"]["orders-grpc"] == "Terraform google_cloud_run_service"
+    billing = deployment.env["billing"]   # a Kubernetes deployment by its image's name and its metadata name
+    assert billing["DB_HOST"] == ["billing-db"]
+
+
+MAP_MODULE = """variable "service_name" {}
+variable "image" {}
+variable "env_vars" {
+  type    = map(string)
+  default = {}
+}
+
+resource "google_cloud_run_v2_service" "service" {
+  name = var.service_name
+  template {
+    containers {
+      image = var.image
+      dynamic "env" {
+        for_each = merge({ LOG_LEVEL = "info" }, var.env_vars)
+        content {
+          name  = env.key
+          value = env.value
+        }
+      }
+      env {
+        name = "DB_PASS"
+        value_source {
+          secret_key_ref {
+            secret  = "db-pass"
+            version = "latest"
+          }
+        }
+      }
+    }
+  }
+}
+"""
+
+MAP_ROOT = """module "billing" {
+  source       = "../../modules/cloudrun"
+  service_name = "billing-api"
+  image        = "europe-docker.pkg.dev/acme/apps/billing:1.2"
+  env_vars = {
+    LOG_LEVEL   = "debug"
+    ORDERS_URL  = "https://orders.example.com"
+  }
+}
+"""
+
+
+def test_a_dynamic_env_over_a_map_and_a_secrets_value(tmp_path: Path) -> None:
+    """``for_each`` over a map (``name = env.key``, ``value = env.value``; ``merge`` later wins) from a module
+    argument in another folder (``../../modules/cloudrun``), and an ``env`` whose value is a secret (``value_source``):
+    named, its value known at run time only."""
+    root = write_tree(tmp_path / "p", {"infra/envs/prod/main.tf": MAP_ROOT, "infra/modules/cloudrun/main.tf": MAP_MODULE})
+    [resource] = read_terraform(root, ["infra/envs/prod/main.tf", "infra/modules/cloudrun/main.tf"])
+    assert (resource.names, resource.images) == (["billing-api"], ["europe-docker.pkg.dev/acme/apps/billing:1.2"])
+    assert {e.name: (e.written, e.value, e.file) for e in resource.env} == {
+        "LOG_LEVEL": ("debug", "debug", "infra/envs/prod/main.tf"),
+        "ORDERS_URL": ("https://orders.example.com", "https://orders.example.com", "infra/envs/prod/main.tf"),
+        "DB_PASS": ("value_source secret_key_ref", None, "infra/modules/cloudrun/main.tf")}
+
+
+ECS = """resource "aws_ecs_task_definition" "orders" {
+  family = "orders"
+  container_definitions = jsonencode([
+    {
+      name  = "orders"
+      image = "${var.registry}/orders:latest"
+      environment = [
+        { name = "DB_HOST", value = "orders-db" },
+        { name = "REGION", value = var.region }
+      ]
+    }
+  ])
+}
+
+resource "aws_ecs_task_definition" "legacy" {
+  family                = "legacy"
+  container_definitions = <<EOF
+[{"name": "billing", "image": "acme/billing:2", "environment": [{"name": "MODE", "value": "batch"}]}]
+EOF
+}
+
+variable "region" {
+  default = "eu-west-1"
+}
+"""
+
+
+def test_an_ecs_task_definitions_containers_are_read(tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "p", {"deploy/ecs.tf": ECS})
+    found = {r.address: (r.names, r.images, {e.name: (e.value, e.line) for e in r.env})
+             for r in read_terraform(root, ["deploy/ecs.tf"])}
+    assert found["aws_ecs_task_definition.orders"] == (
+        ["orders"], [], {"DB_HOST": ("orders-db", 8), "REGION": ("eu-west-1", 9)})   # the image waits for a variable
+    assert found["aws_ecs_task_definition.legacy"] == (["billing"], ["acme/billing:2"], {"MODE": ("batch", 17)})
+
+
+def test_a_terraform_edit_updates_the_describe_like_a_full_build(tmp_path: Path) -> None:
+    """A ``.tf`` file is a layout file: its edit reaches the service's listed values on an update."""
+    root = _tree(tmp_path)
+    graph = CodeGraph.build(root)
+    main = root / "terraform/main.tf"
+    main.write_text(main.read_text().replace('value = "debug"', 'value = "trace"'))
+    bump(main)
+    graph.update()
+
+    def orders(of: CodeGraph) -> list[str]:
+        return next(n.props["config"] for n in of.layout_nodes if n.kind == "microservice" and n.name == "orders")
+    assert any("LOG_LEVEL=trace" in line for line in orders(graph))
+    assert orders(graph) == orders(CodeGraph.build(root))
+
+
+def test_a_file_that_does_not_close_its_brackets_ends_its_reading() -> None:
+    """A bracket that closes something else ends a list or an object (it looped for ever: every ``.tf`` file of a
+    project is read, so one broken file stalled the index)."""
+    for text in ("locals { a = { b = [ } }", "a = [ ) ]", "a = { ] }", 'x = [\n', "b = { x = [1, 2 }"):
+        parse(text)
+    assert parse("locals { a = { b = [ } }\nz = 1\n").blocks[0].type == "locals"
