@@ -486,6 +486,8 @@ def main() -> None:
                         help="only the kNN vote for top-1 on the training folds (tried for judge v8)")
     parser.add_argument("--conformal", action="store_true",
                         help="only the per-skill conformal gate on the tool folds (tried for judge v9)")
+    parser.add_argument("--whiten", action="store_true",
+                        help="only LDA whitening for top-1 on the training folds (tried for judge v10)")
     args = parser.parse_args()
     if not DATA.is_dir():
         sys.exit(f"needs the shared evaluation data at {DATA}")
@@ -493,10 +495,25 @@ def main() -> None:
     if args.knn:
         skills_fit.knn_top1(skills_fit.training_sets(DATA, cache.embed))
         return
+    if args.whiten:
+        skills_fit.whiten_top1(skills_fit.training_sets(DATA, cache.embed))
+        with tempfile.TemporaryDirectory(prefix="graphlore-bench-fit-") as tmp:
+            runtime = Runtime(Settings(home=Path(tmp) / "home"), embedder=cache)
+            raw, _, _, (whitened,) = skills_fit.tool_tables(DATA, runtime, Path(tmp), rerankers=[skills_fit.Whitened],
+                                                            simulate=False)
+            nets = skills_fit.whiten_decision(raw, whitened)
+            sims: dict[str, dict[str, list]] = {label: {} for label in nets}
+            for name in skills_fit.TARGETS:
+                simulated = [skills_fit.whitened_simulation(SkillLibrary(runtime, f"{name}-{k}")) for k in range(5)]
+                for label, at in zip(nets, (0, 1), strict=True):
+                    sims[label][name] = [(s[at], s[2]) for s in simulated]
+            runtime.close()
+        skills_fit.whiten_level({"the shipped rank": raw, "whitened": whitened}, sims, nets)
+        return
     if args.conformal:
         with tempfile.TemporaryDirectory(prefix="graphlore-bench-fit-") as tmp:
             runtime = Runtime(Settings(home=Path(tmp) / "home"), embedder=cache)
-            tables, _, sims = skills_fit.tool_tables(DATA, runtime, Path(tmp))
+            tables, _, sims, _ = skills_fit.tool_tables(DATA, runtime, Path(tmp))
             small = skills_fit.small_libraries(DATA, runtime, Path(tmp))
             runtime.close()
         skills_fit.conformal(tables, sims, small)
@@ -512,7 +529,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory(prefix="graphlore-bench-fit-") as tmp:
             print("fit: the training folds' libraries imported and their questions judged through the tool")
             runtime = Runtime(Settings(home=Path(tmp) / "home"), embedder=cache)
-            tables, judged, sims = skills_fit.tool_tables(DATA, runtime, Path(tmp))
+            tables, judged, sims, _ = skills_fit.tool_tables(DATA, runtime, Path(tmp))
             small = skills_fit.small_libraries(DATA, runtime, Path(tmp))
             runtime.close()
         fitted = skills_fit.fit(sets, tables)

@@ -74,9 +74,13 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: service is no producer or listener: restored records of format 18 would keep the old names and items.
 #: 20: Terraform files (``.tf``) are deployment files (`services.terraform`): an index of format 19 never listed them
 #: among its layout files, so their values would stay unread until the layout changes.
-#: 21: a C# method returning ``Task<T>`` / ``ValueTask<T>`` keeps ``T`` (``extra["awaits"]``), what a call of it gives
-#: a local or a receiver (``var order = await repo.GetAsync(id); order.Pay()``): restored facts of format 20 would lack it.
-FORMAT = 21
+#: 21: a Go type defined as an instantiation of a generic type keeps its type arguments (``extra["type_args"]``,
+#: `go.extract.type_arguments`), which a call through it resolves by; a TS/JS function's returned object and the
+#: locals taken apart from a call's result (``extra["returns_object"]``, ``extra["destructured"]``,
+#: `typescript.extract.hook_results`): restored facts of format 20 would lack them.
+#: 22: a C# method returning ``Task<T>`` / ``ValueTask<T>`` keeps ``T`` (``extra["awaits"]``), what a call of it gives
+#: a local or a receiver (``var order = await repo.GetAsync(id); order.Pay()``): restored facts of format 21 would lack it.
+FORMAT = 22
 
 
 def _context(values: list) -> FileContext:

@@ -1,0 +1,62 @@
+"""bench/skills_fit.py's library-fitted metric (LDA whitening, tried for judge v10): the whitening is the inverse
+square root of the shrunk within-skill covariance, Ledoit-Wolf's shrinkage is a share in [0, 1] that grows as
+the rows get fewer, and the candidates' whitened scores are what they are documented to be."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+import skills_fit as F  # noqa: E402
+
+
+def _rows(n: int, d: int = 8, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(n, d)) * np.linspace(0.2, 2.0, d)  # unequal spreads: something to whiten
+    return x - x.mean(axis=0)
+
+
+def test_whitening_is_the_inverse_square_root_of_the_shrunk_covariance():
+    x = _rows(400)
+    s = x.T @ x / len(x)
+    w, used = F.whitening(x, 0.0)
+    assert used == 0.0 and np.allclose(w @ s @ w, np.eye(8), atol=1e-9)
+    w, used = F.whitening(x, 1.0)  # shrunk all the way: a multiple of the identity (no change to cosines)
+    assert np.allclose(w, w[0, 0] * np.eye(8), atol=1e-12)
+    w, used = F.whitening(x, "lw")
+    target = (1 - used) * s + used * np.trace(s) / 8 * np.eye(8)
+    assert np.allclose(w @ target @ w, np.eye(8), atol=1e-9)
+
+
+def test_ledoit_wolf_shrinks_more_with_fewer_rows():
+    many, few = F.ledoit_wolf(_rows(2000)), F.ledoit_wolf(_rows(12))
+    assert 0.0 <= many < few <= 1.0
+
+
+def test_the_whitened_scores_of_the_candidates():
+    rng = np.random.default_rng(1)
+    skills = [{"source": f"s{i}", "title": f"skill {i}", "conditions": []} for i in range(3)]
+    blocks = [np.vstack([rng.normal(size=(1, 8)), rng.normal(loc=i, size=(6, 8))]) for i in range(3)]
+    vectors = np.vstack(blocks)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    starts = np.array([0, 7, 14, 21])
+    library = F.Library([s["source"] for s in skills], vectors, starts, np.ones(3), [1, 1, 1])
+    x, means, centre = F.within_skill(library)
+    assert x.shape == (18, 8) and np.allclose(means[1], vectors[8:14].mean(axis=0))
+    assert np.allclose(centre, vectors[[*range(1, 7), *range(8, 14), *range(15, 21)]].mean(axis=0))
+    w, _ = F.whitening(x, 0.1)
+    queries, found = vectors[[3, 10]], np.array([[0, 1, 2], [2, 1, 0]])
+    out = F.whitened_scores(library, queries, found, w, means, centre)
+    assert set(out) == set(F.WHITEN_SCORES)
+    assert all(v.shape == (2, 3) for v in out.values())
+    q = (queries[1] - centre) @ w
+    p = (means[2] - centre) @ w
+    assert out["prototype-centred"][1, 0] == pytest.approx(q @ p / np.linalg.norm(q) / np.linalg.norm(p))
+    d = (queries[0] - means[1]) @ w
+    assert out["mahalanobis"][0, 1] == pytest.approx(-(d @ d))
+    both = out["rank-centred"] / out["rank-centred"].std() + out["prototype-centred"] / out["prototype-centred"].std()
+    assert np.allclose(out["both-centred"], both)
