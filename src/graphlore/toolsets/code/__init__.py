@@ -96,6 +96,7 @@ The map (packages by concern; a package imports only the packages above it)::
     frameworks/                   routes, clients and producers, read from the facts of their languages
       base.py                     Framework: languages + a reader prepared once per update
       read.py                     the frameworks, in reading order, and the pass over the project
+      call_sites.py               a Java wrapper method's clients read again per call site (each site a client)
       jvm.py                      what JVM frameworks read (Java and Kotlin): annotations, folded values
       spring.py                   Spring MVC/WebFlux, Kafka, Rabbit, JMS, Cloud Stream, Feign, HTTP clients
                                   (Java and Kotlin)

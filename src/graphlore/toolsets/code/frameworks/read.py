@@ -48,6 +48,7 @@ from . import (
     spring,
 )
 from .base import FileMemo, Framework, Project
+from .call_sites import through_call_sites
 from .edge import edge_items
 from .grpc import cpp as grpc_cpp
 from .grpc import csharp as grpc_csharp
@@ -138,6 +139,8 @@ class PartTwo:
                 read = framework.prepare(files, project)
                 for bound in files:
                     found += read(bound)
+                if "java" in framework.languages:
+                    found = through_call_sites(read, files, project, found)
                 self.read.append(framework.name)
             self._kept[framework.name] = (settings, inputs, found, services)
             items += found
