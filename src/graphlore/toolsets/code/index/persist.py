@@ -78,9 +78,12 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: `go.extract.type_arguments`), which a call through it resolves by; a TS/JS function's returned object and the
 #: locals taken apart from a call's result (``extra["returns_object"]``, ``extra["destructured"]``,
 #: `typescript.extract.hook_results`): restored facts of format 20 would lack them.
-#: 22: a C# method returning ``Task<T>`` / ``ValueTask<T>`` keeps ``T`` (``extra["awaits"]``), what a call of it gives
-#: a local or a receiver (``var order = await repo.GetAsync(id); order.Pay()``): restored facts of format 21 would lack it.
-FORMAT = 22
+#: 22: C# ``new`` calls keep four arguments (``new EventProcessorClient(storage, group, connection, hub)``) and an
+#: ``AddHttpClient("x", ..).AddTypedClient<T>()`` registration is also ``T``'s base address: restored facts of
+#: format 21 would lack both.
+#: 23: a C# method returning ``Task<T>`` / ``ValueTask<T>`` keeps ``T`` (``extra["awaits"]``), what a call of it gives
+#: a local or a receiver (``var order = await repo.GetAsync(id); order.Pay()``): restored facts of format 22 would lack it.
+FORMAT = 23
 
 
 def _context(values: list) -> FileContext:
