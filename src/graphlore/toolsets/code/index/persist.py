@@ -86,7 +86,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: restored facts of format 22 would keep the last one and draw its edge; and a Go call through an instantiation
 #: reaching a method of an embedded generic interface no longer picks an implementation by the embedder's
 #: parameter names: restored records of format 22 would keep that edge.
-FORMAT = 23
+#: 24: a C# method returning ``Task<T>`` / ``ValueTask<T>`` keeps ``T`` (``extra["awaits"]``), what a call of it gives
+#: a local or a receiver (``var order = await repo.GetAsync(id); order.Pay()``): restored facts of format 23 would lack it.
+FORMAT = 24
 
 
 def _context(values: list) -> FileContext:

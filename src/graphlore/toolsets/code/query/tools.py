@@ -269,7 +269,8 @@ def impact(runtime: Runtime, request: ImpactRequest) -> ImpactResponse:
     keys = tuple(request.edge_types or FLOW_KEYS)
     skip = None if request.include_tests else (lambda ids: reach.tests_among(store, ids))
     starts = reach.seeds(store, node)
-    reached, tests_left_out = reach.reach(store, starts, keys, request.direction, request.depth, skip)
+    carried = reach.message_steps(store, node) if request.direction == "in" and "ASYNC_CALLS" in keys else []
+    reached, tests_left_out = reach.reach(store, starts, keys, request.direction, request.depth, skip, carried)
     order = sorted(reached, key=lambda i: (reached[i][0], i))
     nodes = {n.id: n for n in store.get_nodes(order)}
     order = [i for i in order if i in nodes]
