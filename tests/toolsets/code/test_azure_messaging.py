@@ -296,3 +296,36 @@ def test_a_queue_name_from_options_bound_to_the_whole_configuration_takes_the_de
     assert "E ASYNC_CALLS producer:servicebus deliveries -> route:servicebus deliveries [cross_service]" in lines
     assert any(line.startswith("R servicebus deliveries framework=azure_service_bus "
                                "handler=Shop.Workflow.Worker.OnMessage ") for line in lines)
+
+
+PY_HUBS = """from azure.eventhub import EventHubConsumerClient, EventHubProducerClient
+import azure.eventhub as eh
+
+
+def listen(namespace, credential):
+    clicks = EventHubConsumerClient(namespace, "clicks", "$Default", credential)
+    views = eh.EventHubConsumerClient(namespace, "views", consumer_group="$Default", credential=credential)
+    clicks.receive(on_event=print)
+    views.receive(on_event=print)
+"""
+
+PY_SEND = """from azure.eventhub import EventHubProducerClient
+
+
+def send(namespace, credential):
+    EventHubProducerClient(namespace, "clicks", credential)
+    EventHubProducerClient(fully_qualified_namespace=namespace, eventhub_name="views", credential=credential)
+"""
+
+
+def test_python_event_hub_clients_made_by_their_constructors_name_the_hub_second(tmp_path):
+    write_tree(tmp_path, {
+        "stats/requirements.txt": "azure-eventhub\n", "stats/Dockerfile": "FROM python\n", "stats/listen.py": PY_HUBS,
+        "web/requirements.txt": "azure-eventhub\n", "web/Dockerfile": "FROM python\n", "web/send.py": PY_SEND})
+    lines = render(CodeGraph.build(tmp_path))
+    # the consumer group ($Default) is no hub
+    assert sorted(line.split(" framework=")[0] for line in lines if line.startswith("R eventhubs")) == [
+        "R eventhubs clicks", "R eventhubs views"]
+    assert sorted(line for line in lines if line.startswith("E ASYNC_CALLS")) == [
+        "E ASYNC_CALLS producer:eventhubs clicks -> route:eventhubs clicks [cross_service]",
+        "E ASYNC_CALLS producer:eventhubs views -> route:eventhubs views [cross_service]"]

@@ -28,7 +28,9 @@ Each item is placed where its client is made (the client is bound to its queue, 
   (the third), C# ``EventProcessorClient`` (the fourth), Java ``new EventHubClientBuilder()....eventHubName(h)``
   or ``.connectionString(c, h)`` then ``buildProducerClient()``/``buildAsyncProducerClient()`` (a producer) or
   ``buildConsumerClient()``/``buildAsyncConsumerClient()``, and ``EventProcessorClientBuilder`` (listeners); Python
-  ``EventHubProducerClient.from_connection_string(c, eventhub_name=h)`` / ``EventHubConsumerClient...``.
+  ``EventHubProducerClient(namespace, h, credential)``, ``EventHubConsumerClient(namespace, h, group, credential)``
+  (or ``eventhub_name=h``), and ``EventHubProducerClient.from_connection_string(c, eventhub_name=h)`` /
+  ``EventHubConsumerClient...``.
 """
 
 from __future__ import annotations
@@ -204,16 +206,17 @@ class AzureReader:
             args = positional(call.args)
             yield self.make(call, role, SERVICE_BUS, kwarg(call.args, keyword) or (args[0] if args else None),
                             f"{call.name}(...) names no {keyword.removesuffix('_name')}")
-        elif call.name in ("from_connection_string", *_HUB_CLASSES) and call.receiver is not None:
+        elif call.name in ("from_connection_string", *_HUB_CLASSES):
             owner = call.name if call.name in _HUB_CLASSES else \
-                call.receiver[-1] if call.receiver[0] == "name" else ""
+                call.receiver[-1] if call.receiver and call.receiver[0] == "name" else ""
             if owner not in ("EventHubProducerClient", "EventHubConsumerClient"):
                 return
             role = _HUB_CLASSES[owner][0]
-            args = positional(call.args)
-            at = (1 if role == "producer" else 2) if call.name in _HUB_CLASSES else (2 if role == "route" else 99)
+            # the constructor takes (namespace, eventhub_name, [consumer_group,] credential); from_connection_string
+            # names the hub only by keyword (else the connection string's EntityPath: not read)
+            args = positional(call.args) if call.name in _HUB_CLASSES else []
             yield self.make(call, role, EVENT_HUBS, kwarg(call.args, "eventhub_name") or
-                            (args[at] if len(args) > at else None), f"{owner} names no event hub here")
+                            (args[1] if len(args) > 1 else None), f"{owner} names no event hub here")
 
 
 def _legacy_roles(files: list[Bound]) -> dict[str, set[str]]:
