@@ -329,3 +329,45 @@ def test_python_event_hub_clients_made_by_their_constructors_name_the_hub_second
     assert sorted(line for line in lines if line.startswith("E ASYNC_CALLS")) == [
         "E ASYNC_CALLS producer:eventhubs clicks -> route:eventhubs clicks [cross_service]",
         "E ASYNC_CALLS producer:eventhubs views -> route:eventhubs views [cross_service]"]
+
+
+TWO_QUEUES = """using Microsoft.Azure.ServiceBus;
+
+namespace Shop.Orders;
+
+public class Orders
+{
+    private readonly IQueueClient _out = new QueueClient("cs", "orders");
+    private readonly IQueueClient _in;
+
+    public Orders() { _in = new QueueClient("cs", "replies"); }
+
+    public void Start() { _in.RegisterMessageHandler(Handle, new MessageHandlerOptions(null)); }
+    public Task Send(Message m) => _out.SendAsync(m);
+    private Task Handle(Message m, CancellationToken t) => Task.CompletedTask;
+}
+"""
+
+ORDERS_TOO = """using Microsoft.Azure.ServiceBus;
+
+namespace Shop.Billing;
+
+public class Billing
+{
+    private readonly IQueueClient _out = new QueueClient("cs", "orders");
+    private readonly IQueueClient _replies = new QueueClient("cs", "replies");
+    public Task Send(Message m) => _out.SendAsync(m);
+    public Task Reply(Message m) => _replies.SendAsync(m);
+}
+"""
+
+
+def test_a_queue_client_is_what_its_holder_is_used_for_not_all_its_service_does(tmp_path):
+    write_tree(tmp_path, {"orders/orders.csproj": WORKER, "orders/Orders.cs": TWO_QUEUES,
+                          "billing/billing.csproj": WORKER, "billing/Billing.cs": ORDERS_TOO})
+    lines = render(CodeGraph.build(tmp_path))
+    # orders sends on "orders" and listens on "replies": it does not listen on "orders"
+    assert [line.split(" service=")[0] for line in lines if line.startswith("R servicebus")] == [
+        "R servicebus replies framework=azure_service_bus handler=Shop.Orders.Orders.Orders"]   # where it is made
+    assert sorted(line for line in lines if line.startswith("E ASYNC_CALLS")) == [
+        "E ASYNC_CALLS producer:servicebus replies -> route:servicebus replies [cross_service]"]
