@@ -138,3 +138,24 @@ def test_prefix_calls_replace_the_option_for_later_routes_and_go_before_earlier_
     routes = sorted(" ".join(line.split()[:3]) for line in render(CodeGraph.build(tmp_path))
                     if line.startswith("R ") and "framework=koa" in line)
     assert routes == ["R GET /chained/w", "R GET /v1/x", "R GET /v2/api/z"]
+
+
+STATIC = """const Koa = require('koa');
+const Router = require('@koa/router');
+const mount = require('koa-mount');
+const serve = require('koa-static');
+
+const router = new Router();
+router.get('/items', async (ctx) => { ctx.body = []; });
+
+const app = new Koa();
+app.use(mount('/public', serve('static')));   // a package's middleware: none of the project's routers
+app.use(router.routes());
+"""
+
+
+def test_a_package_middleware_mounted_at_a_path_leaves_the_routers_placed(tmp_path):
+    write_tree(tmp_path, {"web/package.json": '{"name": "web", "dependencies": {"koa": "2"}}', "web/app.js": STATIC})
+    routes = [" ".join(line.split()[:3]) for line in render(CodeGraph.build(tmp_path))
+              if line.startswith("R ") and "framework=koa" in line]
+    assert routes == ["R GET /items"]

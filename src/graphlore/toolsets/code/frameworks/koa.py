@@ -13,7 +13,8 @@ function or module, serves under the parent's prefixes and that path; so does on
 parent's prefixes. The mounted value is a router variable of the same function or module, its ``routes()``, or
 what a project module exports as one (``module.exports = router.routes()``, ``export default router``), followed
 through imports. A service with a mount whose value may be a router but is not known leaves every router it cannot
-place with an unknown prefix, saying so (never a guess).
+place with an unknown prefix, saying so (never a guess); a package's middleware (``mount('/public', serve(..))``)
+holds none.
 """
 
 from __future__ import annotations
@@ -109,8 +110,16 @@ class KoaProject:
                 key, maybe = self.child(bound.path, call.owner, arg.strip())
                 if key is not None:
                     self.mounts.setdefault(key, []).append((parent, path, (bound.path, call.owner, call.line)))
-                elif maybe or call.name == "mount":
+                elif maybe or call.name == "mount" and not self.library_middleware(bound, arg.strip()):
                     self.unplaced.add(bound.ctx.microservice)
+
+    def library_middleware(self, bound: Bound, written: str) -> bool:
+        """Whether a mounted value is made by a package's function (``serve('public')`` of koa-static): it holds
+        none of the project's routers."""
+        made = re.match(r"^([A-Za-z_$][\w$]*)\s*\(", written)
+        return made is not None and any(
+            alias == made.group(1) and not imp.target.startswith(".") and imp.target not in PACKAGES
+            for imp in bound.facts.imports for _, alias in imp.names)
 
     def child(self, path: str, owner: str, written: str, hops: int = 0) -> tuple[Key | None, bool]:
         """The router a mounted value is (``r.routes()``, ``r``, or what a project module exports as one), and
