@@ -371,3 +371,29 @@ def test_a_queue_client_is_what_its_holder_is_used_for_not_all_its_service_does(
         "R servicebus replies framework=azure_service_bus handler=Shop.Orders.Orders.Orders"]   # where it is made
     assert sorted(line for line in lines if line.startswith("E ASYNC_CALLS")) == [
         "E ASYNC_CALLS producer:servicebus replies -> route:servicebus replies [cross_service]"]
+
+
+TWO_CHAINS = """package com.shop.ingest;
+
+import com.azure.messaging.servicebus.ServiceBusClientBuilder;
+import com.azure.messaging.servicebus.ServiceBusSenderClient;
+
+public class Ingest {
+    public void start(String cs) {
+        ServiceBusClientBuilder builder = new ServiceBusClientBuilder().connectionString(cs);
+        ServiceBusSenderClient a = builder.sender().queueName("alpha").buildClient();
+        ServiceBusSenderClient b = builder.sender().queueName("beta").buildClient();
+        ServiceBusSenderClient c = new ServiceBusClientBuilder().connectionString(cs).sender().queueName("gamma")
+            .buildClient();
+        ServiceBusSenderClient d = new ServiceBusClientBuilder().connectionString(cs).sender().queueName("delta")
+            .buildClient();
+    }
+}
+"""
+
+
+def test_two_builder_chains_alike_in_one_method_keep_their_own_queues(tmp_path):
+    write_tree(tmp_path, {"ingest/pom.xml": POM.format(name="ingest"),
+                          "ingest/src/main/java/com/shop/ingest/Ingest.java": TWO_CHAINS})
+    queues = sorted(line.split()[2] for line in render(CodeGraph.build(tmp_path)) if line.startswith("P servicebus"))
+    assert queues == ["alpha", "beta", "delta", "gamma"]

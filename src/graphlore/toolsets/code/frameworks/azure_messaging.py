@@ -210,8 +210,9 @@ class AzureReader:
             root == "EventProcessorClientBuilder" else None
         if role is None:
             return
+        # the chain's own steps: each starts where the chain does (two chains alike in one method stay apart)
         args = {c.name: c.args for c in self.bound.facts.calls if c.owner == call.owner and c.kind == "call" and
-                any(c.name == name and c.receiver == inner for name, inner in steps)}
+                c.line == call.line and any(c.name == name and c.receiver == inner for name, inner in steps)}
         expr = next((args[n][0] for n in ("queueName", "topicName", "eventHubName") if args.get(n)), None)
         if expr is None and flavor == EVENT_HUBS and len(args.get("connectionString", ())) > 1:
             expr = args["connectionString"][1]
