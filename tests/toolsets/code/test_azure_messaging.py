@@ -397,3 +397,25 @@ def test_two_builder_chains_alike_in_one_method_keep_their_own_queues(tmp_path):
                           "ingest/src/main/java/com/shop/ingest/Ingest.java": TWO_CHAINS})
     queues = sorted(line.split()[2] for line in render(CodeGraph.build(tmp_path)) if line.startswith("P servicebus"))
     assert queues == ["alpha", "beta", "delta", "gamma"]
+
+
+HUB_OPTIONS = """using Azure.Messaging.EventHubs;
+using Azure.Messaging.EventHubs.Producer;
+
+namespace Shop.Telemetry;
+
+public class Sender
+{
+    public void Start(string cs)
+    {
+        var producer = new EventHubProducerClient(cs, new EventHubProducerClientOptions());
+    }
+}
+"""
+
+
+def test_an_options_object_in_the_hubs_place_is_no_hub_name(tmp_path):
+    write_tree(tmp_path, {"telemetry/telemetry.csproj": WORKER, "telemetry/Sender.cs": HUB_OPTIONS})
+    [line] = [line for line in render(CodeGraph.build(tmp_path)) if line.startswith("P eventhubs")]
+    # (connection string, options): the hub is the connection string's EntityPath, not the options
+    assert "match=unresolved" in line and "names no event hub here" in line, line

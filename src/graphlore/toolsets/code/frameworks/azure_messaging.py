@@ -128,7 +128,10 @@ class AzureReader:
             if call.kind == "new" and call.name in _HUB_CLASSES and language in ("csharp", "javascript", "typescript"):
                 role, at = _HUB_CLASSES[call.name]
                 args = list(call.args)
-                yield self.make(call, role, EVENT_HUBS, args[at] if len(args) > at else None,
+                written = args[at] if len(args) > at else None
+                # an options object or a checkpoint store made there (``new XOptions()``, ``{ .. }``) names no hub
+                hub = None if written is None or re.match(r"^(?:new\b|\{)", written.strip()) else written
+                yield self.make(call, role, EVENT_HUBS, hub,
                                 f"{call.name}(...) names no event hub here (a connection string's EntityPath is "
                                 "not read)")
             elif call.kind == "new" and call.name in _LEGACY and language in ("csharp", "java"):
