@@ -331,3 +331,25 @@ def test_a_file_that_does_not_close_its_brackets_ends_its_reading() -> None:
     for text in ("locals { a = { b = [ } }", "a = [ ) ]", "a = { ] }", 'x = [\n', "b = { x = [1, 2 }"):
         parse(text)
     assert parse("locals { a = { b = [ } }\nz = 1\n").blocks[0].type == "locals"
+
+
+class _Scanned(str):
+    """A file's text that tallies the characters ``count`` scans (the reader once counted newlines from the start
+    of the file for every line number it took: quadratic, minutes for a file of a few megabytes)."""
+
+    scanned = 0
+
+    def count(self, sub, start=0, end=None):  # noqa: ANN001, ANN201
+        _Scanned.scanned += (len(self) if end is None else end) - start
+        return super().count(sub, start, end)
+
+
+def test_line_numbers_do_not_rescan_the_file() -> None:
+    one = 'resource "google_cloud_run_service" "s" {\n  name = "s"\n  template {\n    env {\n      name = "A"\n' \
+          '      value = "b"\n    }\n  }\n}\n'
+    text = one * 400
+    _Scanned.scanned = 0
+    body = parse(_Scanned(text))
+    assert len(body.blocks) == 400 and body.blocks[-1].line == 399 * one.count("\n") + 1
+    assert body.blocks[-1].blocks[0].blocks[0].attrs["value"].line == 399 * one.count("\n") + 6
+    assert _Scanned.scanned <= 4 * len(text)

@@ -22,6 +22,7 @@ image is that data source's attribute).
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 from dataclasses import dataclass, field
@@ -57,9 +58,10 @@ class Block:
 class _Parser:
     def __init__(self, text: str) -> None:
         self.s, self.i = text, 0
+        self.starts = [m.end() for m in re.finditer("\n", text)]   # where each line after the first begins
 
     def line(self, at: int | None = None) -> int:
-        return self.s.count("\n", 0, self.i if at is None else at) + 1
+        return bisect.bisect_right(self.starts, self.i if at is None else at) + 1
 
     def skip(self, newlines: bool = True) -> None:
         s = self.s
