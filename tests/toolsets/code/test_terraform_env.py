@@ -353,3 +353,14 @@ def test_line_numbers_do_not_rescan_the_file() -> None:
     assert len(body.blocks) == 400 and body.blocks[-1].line == 399 * one.count("\n") + 1
     assert body.blocks[-1].blocks[0].blocks[0].attrs["value"].line == 399 * one.count("\n") + 6
     assert _Scanned.scanned <= 4 * len(text)
+
+
+def test_a_crlf_files_heredoc_is_one_value() -> None:
+    """A file saved with Windows line ends: a heredoc's lines (a ``}`` among them) stay its text, not blocks."""
+    text = ('resource "kubernetes_deployment" "web" {\n  metadata {\n    name = "web"\n  }\n  script = <<-EOT\n'
+            '    if x {\n}\n    EOT\n  spec {\n    container {\n      env {\n        name  = "A"\n'
+            '        value = "b"\n      }\n    }\n  }\n}\n')
+    lf, crlf = parse(text).blocks, parse(text.replace("\n", "\r\n")).blocks
+    assert [b.type for b in crlf[0].blocks] == [b.type for b in lf[0].blocks] == ["metadata", "spec"]
+    assert crlf[0].attrs["script"].text == lf[0].attrs["script"].text
+    assert crlf[0].blocks[1].blocks[0].blocks[0].attrs["value"].line == 13

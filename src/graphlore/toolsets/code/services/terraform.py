@@ -234,8 +234,8 @@ class _Parser:
 
 
 def parse(text: str) -> Block:
-    """The top-level body of one ``.tf`` file."""
-    return _Parser(text).body(None)
+    """The top-level body of one ``.tf`` file (Windows line ends read as ``\n``: a heredoc's marker ends its line)."""
+    return _Parser(text.replace("\r\n", "\n")).body(None)
 
 
 @dataclass
