@@ -343,6 +343,9 @@ class _Scanned(str):
         _Scanned.scanned += (len(self) if end is None else end) - start
         return super().count(sub, start, end)
 
+    def replace(self, old, new, count=-1):  # noqa: ANN001, ANN201
+        return _Scanned(super().replace(old, new, count))
+
 
 def test_line_numbers_do_not_rescan_the_file() -> None:
     one = 'resource "google_cloud_run_service" "s" {\n  name = "s"\n  template {\n    env {\n      name = "A"\n' \
