@@ -305,9 +305,9 @@ def test_an_ecs_task_definitions_containers_are_read(tmp_path: Path) -> None:
     root = write_tree(tmp_path / "p", {"deploy/ecs.tf": ECS})
     found = {r.address: (r.names, r.images, {e.name: (e.value, e.line) for e in r.env})
              for r in read_terraform(root, ["deploy/ecs.tf"])}
-    assert found["aws_ecs_task_definition.orders"] == (
+    assert found["aws_ecs_task_definition.orders container orders"] == (
         ["orders"], [], {"DB_HOST": ("orders-db", 8), "REGION": ("eu-west-1", 9)})   # the image waits for a variable
-    assert found["aws_ecs_task_definition.legacy"] == (["billing"], ["acme/billing:2"], {"MODE": ("batch", 17)})
+    assert found["aws_ecs_task_definition.legacy container billing"] == (["billing"], ["acme/billing:2"], {"MODE": ("batch", 17)})
 
 
 def test_a_terraform_edit_updates_the_describe_like_a_full_build(tmp_path: Path) -> None:
@@ -367,3 +367,30 @@ def test_a_crlf_files_heredoc_is_one_value() -> None:
     assert [b.type for b in crlf[0].blocks] == [b.type for b in lf[0].blocks] == ["metadata", "spec"]
     assert crlf[0].attrs["script"].text == lf[0].attrs["script"].text
     assert crlf[0].blocks[1].blocks[0].blocks[0].attrs["value"].line == 13
+
+
+def test_an_ecs_tasks_sidecar_is_not_the_application(tmp_path: Path) -> None:
+    """Two containers of one task: each its own name, image and environment (the sidecar's image named another
+    service, and its name and values were given to the first container's service)."""
+    root = _tree(tmp_path)
+    (root / "terraform/main.tf").write_text("""resource "aws_ecs_task_definition" "orders" {
+  family = "orders"
+  container_definitions = jsonencode([
+    {
+      name  = "orders"
+      image = "acme/orders:1"
+      environment = [{ name = "MODE", value = "app" }]
+    },
+    {
+      name  = "billing-agent"
+      image = "acme/billing:1"
+      environment = [{ name = "AGENT", value = "yes" }]
+    }
+  ])
+}
+""")
+    graph = CodeGraph.build(root)
+    deployment = read_deployment(graph.layout, root, list(graph.layout.deployment_files))
+    assert deployment.env["orders"].get("MODE") == ["app"] and "AGENT" not in deployment.env["orders"]
+    assert not {"billing", "billing-agent"} & set(deployment.names["orders"])
+    assert deployment.env["billing"].get("AGENT") == ["yes"]

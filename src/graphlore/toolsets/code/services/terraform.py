@@ -465,8 +465,10 @@ def _instance(folders: dict[str, list[tuple[Block, str]]], folder: str,
                 _instance(folders, target, given, f"module {block.labels[0]}", found, depth + 1)
         elif block.type == "resource" and len(block.labels) == 2:
             resource = _resource(block, file, scope, within)
-            if resource.env or resource.images:   # a container it runs (a bucket or a repository is no service)
-                found.append(resource)
+            definitions = block.attrs.get("container_definitions")
+            containers = _containers(definitions, file, scope, resource.address) if definitions is not None else []
+            # a container it runs (a bucket or a repository is no service); an ECS task's containers each apart
+            found += [one for one in [resource, *containers] if one.env or one.images]
 
 
 def _resource(block: Block, file: str, scope: _Scope, within: str) -> Resource:
@@ -491,9 +493,6 @@ def _walk(block: Block, file: str, scope: _Scope, out: Resource) -> None:
             value = scope.settle(data_name) if data_name is not None else None
         if value:
             out.images.append(value)
-    definitions = block.attrs.get("container_definitions")
-    if definitions is not None:
-        _containers(definitions, file, scope, out)
     settings = block.attrs.get("app_settings")
     if settings is not None and settings.kind == "object":
         out.env += [_entry(key, expr, file, scope) for key, expr in settings.entries.items()]
@@ -515,38 +514,44 @@ def _walk(block: Block, file: str, scope: _Scope, out: Resource) -> None:
             _walk(inner, file, scope, out)
 
 
-def _containers(definitions: Expr, file: str, scope: _Scope, out: Resource) -> None:
+def _containers(definitions: Expr, file: str, scope: _Scope, address: str) -> list[Resource]:
     """An ECS task definition's ``container_definitions``: ``jsonencode([{name, image, environment = [{name,
-    value}]}])`` or the same as a JSON string (a heredoc); each container's name, image and environment."""
+    value}]}])`` or the same as a JSON string (a heredoc); each container apart (its name, image and environment: a
+    sidecar's are not the application's)."""
+    out: list[Resource] = []
     call = re.fullmatch(r"jsonencode\((.*)\)", definitions.raw, re.S)
     if call is not None:
         parsed = _Parser(call.group(1)).expr()
-        for container in parsed.items if parsed.kind == "list" else []:
-            for key, target in (("name", out.names), ("image", out.images)):
-                value = scope.settle(container.entries[key]) if key in container.entries else None
-                if value:
-                    target.append(value)
+        for index, container in enumerate(parsed.items if parsed.kind == "list" else []):
+            name = scope.settle(container.entries["name"]) if "name" in container.entries else None
+            image = scope.settle(container.entries["image"]) if "image" in container.entries else None
+            one = Resource(f"{address} container {name or index}", file, definitions.line + container.line - 1,
+                           [name] if name else [], [image] if image else [])
             environment = container.entries.get("environment")
             for entry in environment.items if environment is not None and environment.kind == "list" else []:
-                name = scope.settle(entry.entries["name"]) if "name" in entry.entries else None
-                if name and "value" in entry.entries:
+                key = scope.settle(entry.entries["name"]) if "name" in entry.entries else None
+                if key and "value" in entry.entries:
                     value = entry.entries["value"]
                     value.line = definitions.line + value.line - 1   # its line in the file, not in the call
-                    out.env.append(_entry(name, value, file, scope))
-        return
+                    one.env.append(_entry(key, value, file, scope))
+            out.append(one)
+        return out
     try:
         data = json.loads(definitions.text or "") if definitions.kind == "string" else None
     except ValueError:
-        return
-    for container in data if isinstance(data, list) else []:
+        return out
+    for index, container in enumerate(data if isinstance(data, list) else []):
         if not isinstance(container, dict):
             continue
-        out.names += [container["name"]] if isinstance(container.get("name"), str) else []
-        out.images += [container["image"]] if isinstance(container.get("image"), str) else []
+        name = container["name"] if isinstance(container.get("name"), str) else None
+        one = Resource(f"{address} container {name or index}", file, definitions.line, [name] if name else [],
+                       [container["image"]] if isinstance(container.get("image"), str) else [])
         for entry in container.get("environment") or []:
             if isinstance(entry, dict) and isinstance(entry.get("name"), str) and "value" in entry:
-                out.env.append(EnvEntry(entry["name"], str(entry["value"]), file, definitions.line,
+                one.env.append(EnvEntry(entry["name"], str(entry["value"]), file, definitions.line,
                                         None if "${" in str(entry["value"]) else str(entry["value"])))
+        out.append(one)
+    return out
 
 
 def _dynamic_env(block: Block, file: str, scope: _Scope) -> list[EnvEntry]:
