@@ -190,7 +190,7 @@ def test_module_calls_settle_what_the_files_fix(tmp_path: Path) -> None:
     http = found[("google_cloud_run_service.service (module cloud_run_orders_http)", ("orders-http",))]
     assert http["ORDERS_GRPC_ADDR"] == ("module.cloud_run_orders_grpc.endpoint", None, None)
     assert http["LOG_LEVEL"] == ("debug", "debug", None) and http["SERVER_TO_RUN"][1] == "http"
-    lam = found[("aws_lambda_function.billing", ())]
+    lam = found[("aws_lambda_function.billing", ("billing",))]
     assert lam == {"TABLE": ("invoices", "invoices", None), "REGION": ("var.region", "europe-west1", None),
                    "DSN": ('"postgres://app:${var.db_password}@db:5432/app"', None, "db_password")}
     assert not any("google_storage_bucket" in address for address, _ in found)   # no container: no service
@@ -394,3 +394,31 @@ def test_an_ecs_tasks_sidecar_is_not_the_application(tmp_path: Path) -> None:
     assert deployment.env["orders"].get("MODE") == ["app"] and "AGENT" not in deployment.env["orders"]
     assert not {"billing", "billing-agent"} & set(deployment.names["orders"])
     assert deployment.env["billing"].get("AGENT") == ["yes"]
+
+
+def test_a_lambdas_function_name_and_image_uri_name_its_service(tmp_path: Path) -> None:
+    """A Lambda has no ``name`` or ``image``: its environment reached no service."""
+    root = _tree(tmp_path)
+    (root / "terraform/main.tf").write_text("""resource "aws_lambda_function" "fn" {
+  function_name = "billing"
+  environment {
+    variables = {
+      TABLE = "invoices"
+    }
+  }
+}
+resource "aws_lambda_function" "img" {
+  function_name = "orders-worker"
+  package_type  = "Image"
+  image_uri     = "123.dkr.ecr.us-east-1.amazonaws.com/orders:latest"
+  environment {
+    variables = {
+      QUEUE = "jobs"
+    }
+  }
+}
+""")
+    graph = CodeGraph.build(root)
+    deployment = read_deployment(graph.layout, root, list(graph.layout.deployment_files))
+    assert deployment.env["billing"].get("TABLE") == ["invoices"]
+    assert deployment.env["orders"].get("QUEUE") == ["jobs"]

@@ -16,8 +16,8 @@ list literal) of ``{name, value}`` objects or over a map (``env.key``/``env.valu
 ``environment { variables = {...} }`` (AWS Lambda), ``app_settings = {...}`` (Azure App Service) and an ECS task's
 ``container_definitions`` (``jsonencode([...])`` or a JSON heredoc: each container's ``environment``, ``name``,
 ``image``). **Its names**: its ``name`` and a nested
-``metadata { name }``, settled, and the last path segment of its ``image`` (a ``data`` source's ``name`` when the
-image is that data source's attribute).
+``metadata { name }`` (a Lambda's ``function_name``), settled, and the last path segment of its ``image`` (a
+Lambda's ``image_uri``; a ``data`` source's ``name`` when the image is that data source's attribute).
 """
 
 from __future__ import annotations
@@ -474,8 +474,8 @@ def _instance(folders: dict[str, list[tuple[Block, str]]], folder: str,
 def _resource(block: Block, file: str, scope: _Scope, within: str) -> Resource:
     address = ".".join(block.labels) + (f" ({within})" if within else "")
     out = Resource(address, file, block.line)
-    name = block.attrs.get("name")
-    for expr in [name] + [b.attrs.get("name") for b in block.blocks if b.type == "metadata"]:
+    names = [block.attrs.get("name"), block.attrs.get("function_name")]   # a Lambda's is its function_name
+    for expr in names + [b.attrs.get("name") for b in block.blocks if b.type == "metadata"]:
         value = scope.settle(expr) if expr is not None else None
         if value:
             out.names.append(value)
@@ -484,7 +484,7 @@ def _resource(block: Block, file: str, scope: _Scope, within: str) -> Resource:
 
 
 def _walk(block: Block, file: str, scope: _Scope, out: Resource) -> None:
-    image = block.attrs.get("image")
+    image = block.attrs.get("image", block.attrs.get("image_uri"))   # a Lambda's image is its image_uri
     if image is not None:
         value = scope.settle(image)
         ref = re.fullmatch(r"data\.([\w-]+\.[\w-]+)\.[\w.\[\]]+", image.raw)
