@@ -422,3 +422,41 @@ resource "aws_lambda_function" "img" {
     deployment = read_deployment(graph.layout, root, list(graph.layout.deployment_files))
     assert deployment.env["billing"].get("TABLE") == ["invoices"]
     assert deployment.env["orders"].get("QUEUE") == ["jobs"]
+
+
+def test_a_sensitive_variables_value_is_not_shown(tmp_path: Path) -> None:
+    """``sensitive = true``: neither its default nor a module call's argument is the service's value or its note."""
+    root = _tree(tmp_path)
+    (root / "terraform/main.tf").write_text("""variable "db_password" {
+  default   = "hunter2"
+  sensitive = true
+}
+locals {
+  dsn = "postgres://app:${var.db_password}@db/app"
+}
+resource "kubernetes_deployment" "billing" {
+  metadata {
+    name = "billing"
+  }
+  spec {
+    container {
+      image = "acme/billing:1"
+      env {
+        name  = "DB_PASSWORD"
+        value = var.db_password
+      }
+      env {
+        name  = "DSN"
+        value = local.dsn
+      }
+    }
+  }
+}
+""")
+    graph = CodeGraph.build(root)
+    deployment = read_deployment(graph.layout, root, list(graph.layout.deployment_files))
+    assert "DB_PASSWORD" not in deployment.env["billing"] and "DSN" not in deployment.env["billing"]
+    notes = deployment.value_notes["billing"]
+    assert not any("hunter2" in note for note in notes)
+    assert any("DB_PASSWORD=var.db_password (the sensitive Terraform variable db_password: its value is not shown)"
+               in note for note in notes)

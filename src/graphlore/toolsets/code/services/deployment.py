@@ -475,6 +475,8 @@ def _terraform_value(entry: EnvEntry) -> str:
     written = f"{entry.name}={entry.written or chr(34) * 2}"
     if entry.value is not None:
         return written + (f" (= {entry.value})" if entry.value != entry.written else "")
+    if entry.sensitive:
+        return f"{written} (the sensitive Terraform variable {entry.sensitive}: its value is not shown)"
     if entry.needs:
         plural = "s" if "," in entry.needs else ""
         return f"{written} (the Terraform variable{plural} {entry.needs}, given when it is applied)"

@@ -251,6 +251,8 @@ class EnvEntry:
     needs: str | None = None
     #: a module output it is (``module.x.endpoint``): what that output is made of (`_Scope.output`)
     output: str | None = None
+    #: the sensitive variable it goes through (``sensitive = true``): its value is never shown
+    sensitive: str | None = None
 
 
 @dataclass
@@ -281,7 +283,11 @@ class _Scope:
         self.vars: dict[str, tuple[Expr, _Scope | None, str]] = {}
         self.locals: dict[str, tuple[Expr, _Scope, str]] = {}
         self.data: dict[str, Block] = {}
+        #: the variables declared ``sensitive = true``: their values (a default, a call's argument) are never shown
+        self.sensitive: set[str] = set()
         for block, file in module.blocks:
+            if block.type == "variable" and block.labels and "sensitive" in block.attrs:
+                self.sensitive |= {block.labels[0]} if block.attrs["sensitive"].raw == "true" else set()
             if block.type == "variable" and block.labels and "default" in block.attrs:
                 self.vars[block.labels[0]] = (block.attrs["default"], self, file)
             elif block.type == "locals":
@@ -293,6 +299,23 @@ class _Scope:
 
     def lookup(self, kind: str, name: str) -> tuple[Expr, _Scope | None, str] | None:
         return (self.vars if kind == "var" else self.locals).get(name)
+
+    def secret(self, expr: Expr, depth: int = 0) -> str | None:
+        """The sensitive variable (``sensitive = true``) a ``var.x``/``local.x`` chain, or a string template's, goes
+        through, if any: its value is not shown."""
+        if depth > 8:
+            return None
+        refs = ([(m.group(1), m.group(2)) for m in _TEMPLATE_REF.finditer(expr.text)]
+                if expr.kind == "string" and expr.text is not None else
+                [(m.group(1), m.group(2)) for m in [_REF.fullmatch(expr.raw)] if m])
+        for kind, name in refs:
+            if kind == "var" and name in self.sensitive:
+                return name
+            found = self.lookup(kind, name)
+            inner = found[1].secret(found[0], depth + 1) if found and found[1] else None
+            if inner:
+                return inner
+        return None
 
     def settle(self, expr: Expr, depth: int = 0) -> str | None:
         """The expression's value when the files fix it, else None."""
@@ -586,4 +609,7 @@ def _dynamic_env(block: Block, file: str, scope: _Scope) -> list[EnvEntry]:
 
 def _entry(name: str, expr: Expr, file: str, scope: _Scope) -> EnvEntry:
     written = expr.text if expr.kind == "string" and expr.text is not None and "${" not in expr.text else expr.raw
+    secret = scope.secret(expr)
+    if secret:
+        return EnvEntry(name, written, file, expr.line, None, sensitive=secret)
     return EnvEntry(name, written, file, expr.line, scope.settle(expr), scope.needs(expr), scope.output(expr))
