@@ -460,3 +460,24 @@ resource "kubernetes_deployment" "billing" {
     assert not any("hunter2" in note for note in notes)
     assert any("DB_PASSWORD=var.db_password (the sensitive Terraform variable db_password: its value is not shown)"
                in note for note in notes)
+
+
+def test_a_strings_escapes_are_its_value(tmp_path: Path) -> None:
+    """``$${`` is a literal ``${`` (it was read as the variable's value), ``\\"`` a quote."""
+    root = write_tree(tmp_path / "p", {"main.tf": """variable "region" {
+  default = "eu-west-1"
+}
+resource "aws_lambda_function" "fn" {
+  function_name = "fn"
+  environment {
+    variables = {
+      TEMPLATE = "$${var.region}/x"
+      QUOTED   = "say \\"hi\\""
+      MIXED    = "${var.region}-$${HOME}"
+    }
+  }
+}
+"""})
+    [fn] = read_terraform(root, ["main.tf"])
+    assert {e.name: (e.value, e.needs) for e in fn.env} == {
+        "TEMPLATE": ("${var.region}/x", None), "QUOTED": ('say "hi"', None), "MIXED": ("eu-west-1-${HOME}", None)}

@@ -31,7 +31,8 @@ from pathlib import Path, PurePosixPath
 _IDENT = re.compile(r"[A-Za-z_][\w-]*")
 _HEREDOC = re.compile(r"<<-?\s*([A-Za-z_]\w*)[ \t]*\n")
 _REF = re.compile(r"(var|local)\.([A-Za-z_][\w-]*)")
-_TEMPLATE_REF = re.compile(r"\$\{\s*(var|local)\.([A-Za-z_][\w-]*)\s*\}")
+_TEMPLATE_REF = re.compile(r"(?<!\$)\$\{\s*(var|local)\.([A-Za-z_][\w-]*)\s*\}")   # ``$${`` is a literal ``${``
+_ESCAPE = re.compile(r'\\([\\"nrt])')
 
 
 @dataclass
@@ -335,7 +336,12 @@ class _Scope:
                 text = _TEMPLATE_REF.sub(one, text)
             except LookupError:
                 return None
-            return None if "${" in text else text
+            if re.search(r"(?<!\$)\$\{", text):
+                return None
+            text = text.replace("$${", "${").replace("%%{", "%{")
+            if expr.raw.startswith('"'):   # a quoted string's escapes (a heredoc has none)
+                text = _ESCAPE.sub(lambda m: {"n": "\n", "r": "\r", "t": "\t"}.get(m.group(1), m.group(1)), text)
+            return text
         ref = _REF.fullmatch(expr.raw)
         if ref is not None:
             found = self.lookup(ref.group(1), ref.group(2))
