@@ -481,3 +481,23 @@ resource "aws_lambda_function" "fn" {
     [fn] = read_terraform(root, ["main.tf"])
     assert {e.name: (e.value, e.needs) for e in fn.env} == {
         "TEMPLATE": ("${var.region}/x", None), "QUOTED": ('say "hi"', None), "MIXED": ("eu-west-1-${HOME}", None)}
+
+
+def test_a_root_variables_tfvars_value_wins_over_its_default(tmp_path: Path) -> None:
+    """``terraform.tfvars`` and ``*.auto.tfvars`` (loaded by Terraform itself) set a root variable over its
+    ``default``; one another ``.tfvars`` file sets is picked when it is applied (``-var-file``): not fixed, never the
+    default."""
+    root = _tree(tmp_path)
+    (root / "terraform/terraform.tfvars").write_text('region = "us-central1"\nproject = "acme-prod"\n')
+    (root / "terraform/envs").mkdir()
+    (root / "terraform/envs/staging.tfvars").write_text('protocol_default = "x"\nlog_level = "warn"\n')
+    (root / "terraform/main.tf").write_text((root / "terraform/main.tf").read_text().replace(
+        'value = "debug"', "value = var.log_level") + 'variable "log_level" {\n  default = "debug"\n}\n')
+    graph = CodeGraph.build(root)
+    assert "terraform/terraform.tfvars" in graph.layout.deployment_files
+    deployment = read_deployment(graph.layout, root, list(graph.layout.deployment_files))
+    billing, orders = deployment.env["billing"], deployment.env["orders"]
+    assert billing["REGION"] == ["us-central1"] and orders["GCP_PROJECT"] == ["acme-prod"]
+    assert "LOG_LEVEL" not in orders
+    assert any("LOG_LEVEL=var.log_level (the Terraform variable log_level, given when it is applied)" in note
+               for note in deployment.value_notes["orders"])

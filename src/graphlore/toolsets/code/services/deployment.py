@@ -220,10 +220,10 @@ class Reader:
             if PurePosixPath(rel).name == ".env":
                 self.dotenv[PurePosixPath(rel).parent.as_posix()] = self.env_files[PurePosixPath(rel).parent.as_posix()]
             self.files.append(rel)
-        self._terraform([p for p in paths if p.endswith(".tf")])
+        self._terraform([p for p in paths if p.endswith((".tf", ".tfvars"))])
         for rel in sorted(paths):
             name = PurePosixPath(rel).name
-            if name.startswith(".env") or name.endswith(".tf"):
+            if name.startswith(".env") or name.endswith((".tf", ".tfvars")):
                 continue
             chart = next((c for c in charts if rel.startswith(("" if c == "." else c + "/") + "templates/")), None)
             text = _read(self.root / rel)

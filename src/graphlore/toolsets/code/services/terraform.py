@@ -9,7 +9,9 @@ guessed value.
 
 **Read.** Every ``resource`` of each root module (a folder with ``.tf`` files that no other module calls by a local
 ``source``), and of each module it calls with a local ``source`` (``./service``), with that call's arguments as
-the module's ``var``. Its environment: ``env { name = ... value = ... }`` blocks at any depth (Cloud Run,
+the module's ``var``; a root module's variables take the value its folder's ``terraform.tfvars``/``*.auto.tfvars`` give
+over their ``default``, and none where another ``.tfvars`` file of the project sets them (a ``-var-file`` picked when
+it is applied). Its environment: ``env { name = ... value = ... }`` blocks at any depth (Cloud Run,
 Kubernetes, Azure Container Apps; one whose value is a ``value_source``/``value_from`` block, a secret's, is known at
 run time), ``dynamic "env"`` blocks over a list (``var.envs``, ``local.default_envs``, ``concat(...)`` of those, a
 list literal) of ``{name, value}`` objects or over a map (``env.key``/``env.value``; an object, ``merge(...)``),
@@ -437,7 +439,7 @@ class _Scope:
 def _files(root: Path, paths: list[str]) -> dict[str, list[tuple[Block, str]]]:
     """Folder -> its parsed ``.tf`` files."""
     out: dict[str, list[tuple[Block, str]]] = {}
-    for rel in sorted(paths):
+    for rel in sorted(p for p in paths if p.endswith(".tf")):
         try:
             text = (root / rel).read_text(encoding="utf-8", errors="replace")
         except OSError:
@@ -461,10 +463,36 @@ def _source_folder(folder: str, source: str) -> str | None:
     return "/".join(parts) or "."
 
 
+def _auto_loaded(name: str) -> bool:
+    return name == "terraform.tfvars" or name.endswith(".auto.tfvars")
+
+
+def _tfvars(root: Path, paths: list[str]) -> tuple[dict[str, dict[str, tuple[Expr, str]]], set[str]]:
+    """The variable files: folder -> the values its auto-loaded files (``terraform.tfvars``, ``*.auto.tfvars``, in
+    Terraform's order, later wins) give its root module's variables; and the names any other ``.tfvars`` file sets
+    (one ``-var-file`` picks when it is applied: not fixed by the files)."""
+    auto: dict[str, dict[str, tuple[Expr, str]]] = {}
+    chosen: set[str] = set()
+    for rel in sorted((p for p in paths if p.endswith(".tfvars")),
+                      key=lambda p: (PurePosixPath(p).name != "terraform.tfvars", p)):
+        try:
+            body = parse((root / rel).read_text(encoding="utf-8", errors="replace"))
+        except OSError:
+            continue
+        if _auto_loaded(PurePosixPath(rel).name):
+            values = auto.setdefault(PurePosixPath(rel).parent.as_posix(), {})
+            values.update({name: (expr, rel) for name, expr in body.attrs.items()})
+        else:
+            chosen |= set(body.attrs)
+    return auto, chosen
+
+
 def read_terraform(root: Path, paths: list[str]) -> list[Resource]:
     """Every resource that runs a container (an image or an environment), of every root module and the local
-    modules it calls."""
+    modules it calls; a root module's variables from its folder's auto-loaded ``.tfvars`` over their defaults, and
+    not fixed where another ``.tfvars`` file sets them."""
     folders = _files(root, paths)
+    auto, chosen = _tfvars(root, paths)
     called: set[str] = set()
     for folder, blocks in folders.items():
         for block, _ in blocks:
@@ -475,16 +503,20 @@ def read_terraform(root: Path, paths: list[str]) -> list[Resource]:
                     called.add(target)
     found: list[Resource] = []
     for folder in sorted(set(folders) - called):
-        _instance(folders, folder, {}, "", found, 0)
+        _instance(folders, folder, {}, "", found, 0, (auto.get(folder, {}), chosen))
     return found
 
 
 def _instance(folders: dict[str, list[tuple[Block, str]]], folder: str,
               args: dict[str, tuple[Expr, _Scope | None, str]], within: str, found: list[Resource],
-              depth: int) -> None:
+              depth: int, tfvars: tuple[dict[str, tuple[Expr, str]], set[str]] = ({}, set())) -> None:
     if depth > 5 or folder not in folders:
         return
     scope = _Scope(_Module(folder, folders[folder], folders), args)
+    auto, chosen = tfvars   # a root module's: what its variable files set (a -var-file's over the auto-loaded)
+    scope.vars.update({name: (expr, scope, file) for name, (expr, file) in auto.items()})
+    for name in chosen:
+        scope.vars.pop(name, None)
     for block, file in folders[folder]:
         if block.type == "module" and block.labels:
             source = block.attrs.get("source")
