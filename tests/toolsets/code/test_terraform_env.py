@@ -501,3 +501,11 @@ def test_a_root_variables_tfvars_value_wins_over_its_default(tmp_path: Path) -> 
     assert "LOG_LEVEL" not in orders
     assert any("LOG_LEVEL=var.log_level (the Terraform variable log_level, given when it is applied)" in note
                for note in deployment.value_notes["orders"])
+
+
+def test_an_object_inside_an_interpolation_does_not_end_its_string() -> None:
+    """``"${merge({a = 1}, {b = "}"})["a"]}"``: the object's ``}`` ended the interpolation, the string ended at the
+    next quote, and the next line was read into the string (its attribute lost)."""
+    block = parse('resource "a" "b" {\n  x = "${merge({a = 1}, {b = "}"})["a"]}"\n  y = 1\n}\n').blocks[0]
+    assert set(block.attrs) == {"x", "y"} and block.attrs["x"].kind == "string"
+    assert block.attrs["x"].text == '${merge({a = 1}, {b = "}"})["a"]}'

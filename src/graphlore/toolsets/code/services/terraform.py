@@ -136,7 +136,9 @@ class _Parser:
             if depth and c == '"':
                 self.string()   # a string inside an interpolation
                 continue
-            if depth and c == "}":
+            if depth and c == "{":   # an object inside an interpolation: its ``}`` does not end the interpolation
+                depth += 1
+            elif depth and c == "}":
                 depth -= 1
             elif not depth and c == '"':
                 self.i += 1
