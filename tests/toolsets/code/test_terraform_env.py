@@ -509,3 +509,17 @@ def test_an_object_inside_an_interpolation_does_not_end_its_string() -> None:
     block = parse('resource "a" "b" {\n  x = "${merge({a = 1}, {b = "}"})["a"]}"\n  y = 1\n}\n').blocks[0]
     assert set(block.attrs) == {"x", "y"} and block.attrs["x"].kind == "string"
     assert block.attrs["x"].text == '${merge({a = 1}, {b = "}"})["a"]}'
+
+
+def test_locals_that_name_each_other_end_their_reading(tmp_path: Path) -> None:
+    """Twelve locals each made of all twelve (a cycle Terraform refuses): each name is read once, and the value is
+    not fixed (this stalled for minutes: every reference was read again at every depth)."""
+    refs = "".join(f"${{local.l{j}}}" for j in range(12))
+    text = "locals {\n" + "".join(f'  l{i} = "{refs}"\n' for i in range(12)) + "}\n" + (
+        'resource "kubernetes_deployment" "w" {\n  metadata {\n    name = "w"\n  }\n  spec {\n    container {\n'
+        '      image = "a/w:1"\n      env {\n        name = "A"\n        value = local.l0\n      }\n'
+        '      env {\n        name = "B"\n        value = "${local.ok}-${local.ok}"\n      }\n    }\n  }\n}\n'
+        'locals {\n  ok = "x"\n}\n')
+    root = write_tree(tmp_path / "p", {"main.tf": text})
+    [w] = read_terraform(root, ["main.tf"])
+    assert {e.name: (e.value, e.needs) for e in w.env} == {"A": (None, None), "B": ("x-x", None)}

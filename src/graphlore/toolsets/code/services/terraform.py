@@ -34,6 +34,8 @@ _IDENT = re.compile(r"[A-Za-z_][\w-]*")
 _HEREDOC = re.compile(r"<<-?\s*([A-Za-z_]\w*)[ \t]*\n")
 _REF = re.compile(r"(var|local)\.([A-Za-z_][\w-]*)")
 _TEMPLATE_REF = re.compile(r"(?<!\$)\$\{\s*(var|local)\.([A-Za-z_][\w-]*)\s*\}")   # ``$${`` is a literal ``${``
+#: how deep a chain of references (``local.a`` naming ``var.b`` naming ...) is followed
+_MAX_DEPTH = 32
 _ESCAPE = re.compile(r'\\([\\"nrt])')
 
 
@@ -301,14 +303,33 @@ class _Scope:
             elif block.type == "data" and len(block.labels) == 2:
                 self.data[".".join(block.labels)] = block
         self.vars.update(args)
+        self._memo: dict[tuple[str, str, str], object] = {}
 
     def lookup(self, kind: str, name: str) -> tuple[Expr, _Scope | None, str] | None:
         return (self.vars if kind == "var" else self.locals).get(name)
 
+    def follow(self, method: str, kind: str, name: str, depth: int, empty=None):  # noqa: ANN001, ANN201
+        """``method`` (settle, needs, secret, pairs, objects) of what ``var.x``/``local.x`` stands for, once per name
+        in this scope: a name used many times is read once, and one that reaches itself (a cycle, which Terraform
+        refuses) is ``empty`` (reading it again each time stalled on a few lines of locals that name each other)."""
+        key = (method, kind, name)
+        if key in self._memo:
+            return self._memo[key]
+        self._memo[key] = empty   # while it is read: a cycle ends here
+        found = self.lookup(kind, name)
+        if found is None or found[1] is None:
+            value = empty
+        elif method in ("pairs", "objects"):
+            value = getattr(found[1], method)(found[0], found[2], depth + 1)
+        else:
+            value = getattr(found[1], method)(found[0], depth + 1)
+        self._memo[key] = value
+        return value
+
     def secret(self, expr: Expr, depth: int = 0) -> str | None:
         """The sensitive variable (``sensitive = true``) a ``var.x``/``local.x`` chain, or a string template's, goes
         through, if any: its value is not shown."""
-        if depth > 8:
+        if depth > _MAX_DEPTH:
             return None
         refs = ([(m.group(1), m.group(2)) for m in _TEMPLATE_REF.finditer(expr.text)]
                 if expr.kind == "string" and expr.text is not None else
@@ -316,22 +337,20 @@ class _Scope:
         for kind, name in refs:
             if kind == "var" and name in self.sensitive:
                 return name
-            found = self.lookup(kind, name)
-            inner = found[1].secret(found[0], depth + 1) if found and found[1] else None
+            inner = self.follow("secret", kind, name, depth)
             if inner:
                 return inner
         return None
 
     def settle(self, expr: Expr, depth: int = 0) -> str | None:
         """The expression's value when the files fix it, else None."""
-        if depth > 8:
+        if depth > _MAX_DEPTH:
             return None
         if expr.kind == "string" and expr.text is not None and "%{" not in expr.text:
             text = expr.text
 
             def one(match: re.Match) -> str:
-                found = self.lookup(match.group(1), match.group(2))
-                value = found[1].settle(found[0], depth + 1) if found and found[1] else None
+                value = self.follow("settle", match.group(1), match.group(2), depth)
                 if value is None:
                     raise LookupError
                 return value
@@ -348,8 +367,7 @@ class _Scope:
             return text
         ref = _REF.fullmatch(expr.raw)
         if ref is not None:
-            found = self.lookup(ref.group(1), ref.group(2))
-            return found[1].settle(found[0], depth + 1) if found and found[1] else None
+            return self.follow("settle", ref.group(1), ref.group(2), depth)
         if expr.kind == "other" and re.fullmatch(r"-?\d+(\.\d+)?|true|false", expr.raw):
             return expr.raw
         return None
@@ -357,7 +375,7 @@ class _Scope:
     def needs(self, expr: Expr, depth: int = 0) -> str | None:
         """The root module's variables an unsettled ``var.x`` chain, or a string template's, ends at (what the
         deployment must give), if any: ``db_password, region``."""
-        if depth > 8:
+        if depth > _MAX_DEPTH:
             return None
         if expr.kind == "string" and expr.text is not None:
             names = [self.needs(Expr(f"{m.group(1)}.{m.group(2)}", expr.line), depth + 1)
@@ -366,10 +384,9 @@ class _Scope:
         ref = _REF.fullmatch(expr.raw)
         if ref is None:
             return None
-        found = self.lookup(ref.group(1), ref.group(2))
-        if found is None:
+        if self.lookup(ref.group(1), ref.group(2)) is None:
             return ref.group(2) if ref.group(1) == "var" else None
-        return found[1].needs(found[0], depth + 1) if found[1] else None
+        return self.follow("needs", ref.group(1), ref.group(2), depth)
 
     def output(self, expr: Expr) -> str | None:
         """``module.NAME.OUT`` of a local module this one calls: the resources that output is made of, settled with
@@ -402,14 +419,13 @@ class _Scope:
     def pairs(self, expr: Expr, file: str, depth: int = 0) -> list[tuple[str, Expr, _Scope, str]]:
         """The entries of a map expression (an object literal, ``var.x``, ``local.x``, ``merge(...)`` of those), each
         with the scope and file it is written in; later ones win, as ``merge`` does."""
-        if depth > 8:
+        if depth > _MAX_DEPTH:
             return []
         if expr.kind == "object":
             return [(key, value, self, file) for key, value in expr.entries.items()]
         ref = _REF.fullmatch(expr.raw)
         if ref is not None:
-            found = self.lookup(ref.group(1), ref.group(2))
-            return found[1].pairs(found[0], found[2], depth + 1) if found and found[1] else []
+            return self.follow("pairs", ref.group(1), ref.group(2), depth, [])
         call = re.fullmatch(r"merge\((.*)\)", expr.raw, re.S)
         if call is None:
             return []
@@ -422,14 +438,13 @@ class _Scope:
     def objects(self, expr: Expr, file: str, depth: int = 0) -> list[tuple[Expr, _Scope, str]]:
         """The object items of a list expression (a literal, ``var.x``, ``local.x``, ``concat(...)``), each with the
         scope and file it is written in."""
-        if depth > 8:
+        if depth > _MAX_DEPTH:
             return []
         if expr.kind == "list":
             return [(item, self, file) for item in expr.items if item.kind == "object"]
         ref = _REF.fullmatch(expr.raw)
         if ref is not None:
-            found = self.lookup(ref.group(1), ref.group(2))
-            return found[1].objects(found[0], found[2], depth + 1) if found and found[1] else []
+            return self.follow("objects", ref.group(1), ref.group(2), depth, [])
         call = re.fullmatch(r"concat\((.*)\)", expr.raw, re.S)
         if call is not None:
             args = _Parser(f"[{call.group(1)}]").expr()
