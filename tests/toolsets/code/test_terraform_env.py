@@ -523,3 +523,12 @@ def test_locals_that_name_each_other_end_their_reading(tmp_path: Path) -> None:
     root = write_tree(tmp_path / "p", {"main.tf": text})
     [w] = read_terraform(root, ["main.tf"])
     assert {e.name: (e.value, e.needs) for e in w.env} == {"A": (None, None), "B": ("x-x", None)}
+
+
+def test_a_module_that_calls_its_own_folder_is_read_once(tmp_path: Path) -> None:
+    """``source = "./"`` (a cycle Terraform refuses): ten such calls made 111,111 copies of the one resource."""
+    text = "".join(f'module "m{i}" {{\n  source = "./"\n}}\n' for i in range(10)) + (
+        'resource "kubernetes_deployment" "w" {\n  metadata {\n    name = "w"\n  }\n  spec {\n    container {\n'
+        '      image = "a/w:1"\n    }\n  }\n}\n')
+    root = write_tree(tmp_path / "p", {"infra/main.tf": text})
+    assert [r.address for r in read_terraform(root, ["infra/main.tf"])] == ["kubernetes_deployment.w"]

@@ -520,14 +520,16 @@ def read_terraform(root: Path, paths: list[str]) -> list[Resource]:
                     called.add(target)
     found: list[Resource] = []
     for folder in sorted(set(folders) - called):
-        _instance(folders, folder, {}, "", found, 0, (auto.get(folder, {}), chosen))
+        _instance(folders, folder, {}, "", found, (), (auto.get(folder, {}), chosen))
     return found
 
 
 def _instance(folders: dict[str, list[tuple[Block, str]]], folder: str,
               args: dict[str, tuple[Expr, _Scope | None, str]], within: str, found: list[Resource],
-              depth: int, tfvars: tuple[dict[str, tuple[Expr, str]], set[str]] = ({}, set())) -> None:
-    if depth > 5 or folder not in folders:
+              path: tuple[str, ...], tfvars: tuple[dict[str, tuple[Expr, str]], set[str]] = ({}, set())) -> None:
+    """The resources of one module instance (``path``: the folders of the calls that led here; a call of a folder
+    on it is a cycle Terraform refuses, not read again)."""
+    if len(path) > 5 or folder in path or folder not in folders:
         return
     scope = _Scope(_Module(folder, folders[folder], folders), args)
     auto, chosen = tfvars   # a root module's: what its variable files set (a -var-file's over the auto-loaded)
@@ -540,7 +542,7 @@ def _instance(folders: dict[str, list[tuple[Block, str]]], folder: str,
             target = _source_folder(folder, source.text or "") if source is not None and source.kind == "string" else None
             if target is not None:
                 given = {name: (expr, scope, file) for name, expr in block.attrs.items() if name != "source"}
-                _instance(folders, target, given, f"module {block.labels[0]}", found, depth + 1)
+                _instance(folders, target, given, f"module {block.labels[0]}", found, (*path, folder))
         elif block.type == "resource" and len(block.labels) == 2:
             resource = _resource(block, file, scope, within)
             definitions = block.attrs.get("container_definitions")
