@@ -126,9 +126,11 @@ def yaml_routes(values: Values, services: list[str]) -> Iterator[Declared]:
             text, missing = values.resolve(values.get(f"{base}.uri") or "")
             why = tuple(f"placeholder ${{{k}}}" for k in missing)
             paths, methods = _predicates(values, base)
-            filters = {_rewrite(one) for one in _variants(_list(values, f"{base}.filters"))}
+            # the gateway's default-filters apply to every route, before its own (Spring's order for equal orders)
+            defaults = f"{prefix.rsplit('.', 1)[0]}.default-filters"
+            filters = {_rewrite(one) for one in _variants(_list(values, defaults) + _list(values, f"{base}.filters"))}
             written = (_written(values, f"{base}.predicates"), _written(values, f"{base}.filters") + tuple(
-                f"{one} (default-filters)" for one in _written(values, f"{prefix.rsplit('.', 1)[0]}.default-filters")))
+                f"{one} (default-filters)" for one in _written(values, defaults)))
             for uri in _alternatives(text):
                 target = Folded(uri, not missing, why)
                 for strip, rewrite, understood in sorted(filters, key=repr):
