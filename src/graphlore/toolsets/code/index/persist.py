@@ -78,9 +78,12 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: `go.extract.type_arguments`), which a call through it resolves by; a TS/JS function's returned object and the
 #: locals taken apart from a call's result (``extra["returns_object"]``, ``extra["destructured"]``,
 #: `typescript.extract.hook_results`): restored facts of format 20 would lack them.
-#: 22: Terraform variable files (``.tfvars``) are deployment files: an index of format 21 never listed them among its
+#: 22: C# ``new`` calls keep four arguments (``new EventProcessorClient(storage, group, connection, hub)``) and an
+#: ``AddHttpClient("x", ..).AddTypedClient<T>()`` registration is also ``T``'s base address: restored facts of
+#: format 21 would lack both.
+#: 23: Terraform variable files (``.tfvars``) are deployment files: an index of format 22 never listed them among its
 #: layout files, so a root variable's default would stay the value where ``terraform.tfvars`` sets another.
-FORMAT = 22
+FORMAT = 23
 
 
 def _context(values: list) -> FileContext:
