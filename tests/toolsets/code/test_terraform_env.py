@@ -532,3 +532,14 @@ def test_a_module_that_calls_its_own_folder_is_read_once(tmp_path: Path) -> None
         '      image = "a/w:1"\n    }\n  }\n}\n')
     root = write_tree(tmp_path / "p", {"infra/main.tf": text})
     assert [r.address for r in read_terraform(root, ["infra/main.tf"])] == ["kubernetes_deployment.w"]
+
+
+def test_a_heredoc_inside_a_call_is_text() -> None:
+    """``base64encode(<<EOT`` with a shell ``case`` (an unclosed ``)``) or a lone quote in its text: the call ended
+    there (or the quote ran on), and the resource's next attributes and the next resource were lost."""
+    for script in ('case "$1" in\n  start) run ;;\nesac', 'say "hi'):
+        text = (f'resource "aws_instance" "a" {{\n  user_data = base64encode(<<-EOT\n{script}\n  EOT\n  )\n'
+                '  ami = "x"\n}\nresource "aws_instance" "b" {\n  ami = "y"\n}\n')
+        body = parse(text)
+        assert [(b.labels[1], sorted(b.attrs)) for b in body.blocks] == [("a", ["ami", "user_data"]), ("b", ["ami"])]
+        assert script in body.blocks[0].attrs["user_data"].raw

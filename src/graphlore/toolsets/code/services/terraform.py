@@ -194,10 +194,7 @@ class _Parser:
                     self.i += 1
         elif c == '"':
             parsed = self.string()
-        elif (heredoc := _HEREDOC.match(self.s, self.i)) is not None:
-            end = re.compile(rf"^\s*{heredoc.group(1)}\s*$", re.M).search(self.s, heredoc.end())
-            text = self.s[heredoc.end():end.start() if end else len(self.s)]
-            self.i = end.end() if end else len(self.s)
+        elif (text := self._heredoc()) is not None:
             return Expr(self.s[start:self.i], line, "string", text=text)
         primary_end = self.i
         self._to_end()
@@ -216,13 +213,25 @@ class _Parser:
         self.i = found.end()
         return found.group()
 
+    def _heredoc(self) -> str | None:
+        """A heredoc here (``<<EOT``, ``<<-EOT``): past its end marker, its text; None when there is none."""
+        heredoc = _HEREDOC.match(self.s, self.i)
+        if heredoc is None:
+            return None
+        end = re.compile(rf"^\s*{heredoc.group(1)}\s*$", re.M).search(self.s, heredoc.end())
+        self.i = end.end() if end else len(self.s)
+        return self.s[heredoc.end():end.start() if end else len(self.s)]
+
     def _to_end(self) -> None:
-        """Past the rest of an expression: to a newline, ``,``, ``]`` or ``}`` outside brackets and strings."""
+        """Past the rest of an expression: to a newline, ``,``, ``]`` or ``}`` outside brackets, strings and
+        heredocs (``trimspace(<<EOT``: a quote or a bracket of its text is text)."""
         depth = 0
         while self.i < len(self.s):
             c = self.s[self.i]
             if c == '"':
                 self.string()
+                continue
+            if c == "<" and self._heredoc() is not None:
                 continue
             if c in "([{":
                 depth += 1
