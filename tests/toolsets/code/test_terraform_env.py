@@ -543,3 +543,37 @@ def test_a_heredoc_inside_a_call_is_text() -> None:
         body = parse(text)
         assert [(b.labels[1], sorted(b.attrs)) for b in body.blocks] == [("a", ["ami", "user_data"]), ("b", ["ami"])]
         assert script in body.blocks[0].attrs["user_data"].raw
+
+
+def test_lambda_variables_and_app_settings_from_a_variable_or_merge(tmp_path: Path) -> None:
+    """``variables = var.environment_variables`` (how the Lambda modules write it) and ``app_settings = merge(...)``
+    were read only as an object literal: nothing else gave a value."""
+    module = """variable "function_name" {}
+variable "environment_variables" {
+  default = {}
+}
+resource "aws_lambda_function" "this" {
+  function_name = var.function_name
+  environment {
+    variables = var.environment_variables
+  }
+}
+"""
+    root_tf = """locals {
+  common = { LOG_LEVEL = "info" }
+}
+module "billing" {
+  source                = "./modules/lambda"
+  function_name         = "billing"
+  environment_variables = { TABLE = "invoices" }
+}
+resource "azurerm_linux_web_app" "web" {
+  name         = "web"
+  app_settings = merge(local.common, { API_URL = "https://api.example.com" })
+}
+"""
+    root = write_tree(tmp_path / "p", {"main.tf": root_tf, "modules/lambda/main.tf": module})
+    found = {tuple(r.names): {e.name: (e.value, e.file) for e in r.env}
+             for r in read_terraform(root, ["main.tf", "modules/lambda/main.tf"])}
+    assert found[("billing",)] == {"TABLE": ("invoices", "main.tf")}
+    assert found[("web",)] == {"LOG_LEVEL": ("info", "main.tf"), "API_URL": ("https://api.example.com", "main.tf")}

@@ -583,8 +583,8 @@ def _walk(block: Block, file: str, scope: _Scope, out: Resource) -> None:
         if value:
             out.images.append(value)
     settings = block.attrs.get("app_settings")
-    if settings is not None and settings.kind == "object":
-        out.env += [_entry(key, expr, file, scope) for key, expr in settings.entries.items()]
+    if settings is not None:   # an object, var.x, local.x or merge(...) of those
+        out.env += [_entry(key, expr, at_file, at) for key, expr, at, at_file in scope.pairs(settings, file)]
     for inner in block.blocks:
         if inner.type == "env" and "name" in inner.attrs:
             key = scope.settle(inner.attrs["name"])
@@ -598,7 +598,7 @@ def _walk(block: Block, file: str, scope: _Scope, out: Resource) -> None:
             out.env += _dynamic_env(inner, file, scope)
         elif inner.type == "environment" and inner.attrs.get("variables") is not None:
             variables = inner.attrs["variables"]
-            out.env += [_entry(key, expr, file, scope) for key, expr in variables.entries.items()]
+            out.env += [_entry(key, expr, at_file, at) for key, expr, at, at_file in scope.pairs(variables, file)]
         else:
             _walk(inner, file, scope, out)
 
