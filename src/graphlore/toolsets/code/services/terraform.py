@@ -15,7 +15,8 @@ it is applied). Its environment: ``env { name = ... value = ... }`` blocks at an
 Kubernetes, Azure Container Apps; one whose value is a ``value_source``/``value_from`` block, a secret's, is known at
 run time), ``dynamic "env"`` blocks over a list (``var.envs``, ``local.default_envs``, ``concat(...)`` of those, a
 list literal) of ``{name, value}`` objects or over a map (``env.key``/``env.value``; an object, ``merge(...)``),
-``environment { variables = {...} }`` (AWS Lambda), ``app_settings = {...}`` (Azure App Service) and an ECS task's
+``environment { variables = {...} }`` (AWS Lambda), ``app_settings = {...}`` (Azure App Service; both also a map
+as ``var.x``, ``local.x``, ``merge(...)``) and an ECS task's
 ``container_definitions`` (``jsonencode([...])`` or a JSON heredoc: each container's ``environment``, ``name``,
 ``image``). **Its names**: its ``name`` and a nested
 ``metadata { name }`` (a Lambda's ``function_name``), settled, and the last path segment of its ``image`` (a
