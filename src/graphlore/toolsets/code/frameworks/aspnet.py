@@ -280,7 +280,8 @@ class _RazorPages:
     """The routes of routable Razor files. A Blazor component (``.razor``) serves ``GET`` at each of its ``@page
     "/template"`` directives, handled by the component. A Razor Page (``.cshtml`` with ``@page``) is served at
     `page_path` by the handler methods of its ``@model`` class (``OnGet``, ``OnPostAsync``, ``OnPostCheckOutAsync``:
-    one route per method, of its verb), found among the classes of the page's own module as C# finds the name (the
+    one route per method, of its verb; the page's view ``TRIGGERS`` each, ``kind: razor_page``: a request to the page
+    runs them though no call names them), found among the classes of the page's own module as C# finds the name (the
     innermost enclosing namespace first: ``Pages.Basket``'s ``IndexModel`` hides ``Pages``'; a qualified
     ``Orders.EditModel`` under an enclosing namespace, never another namespace's ``Orders``; two at one depth: none); a page with no model, or whose model has no ``OnGet`` handler, serves ``GET`` itself (ASP.NET renders it). A model class two pages name serves both pages' routes. Pages are HTTP routes only in a service
     that serves them: one calling ``MapRazorPages()`` (``UseMvc()`` before ASP.NET Core 3) for Razor Pages,
@@ -342,13 +343,14 @@ class _RazorPages:
         sym = bound.facts.symbols[index]
         for page, template in self.models.get((bound.path, sym.key), []):
             path = page_path(page.path, template)
+            view = next((page.ids[i] for i, s in enumerate(page.facts.symbols) if s.kind == "class"), None)
             for member in bound.members(sym.key):
                 method = bound.facts.symbols[member]
                 verb = _PAGE_HANDLER.fullmatch(method.name) if method.kind == "method" else None
                 if verb:
                     yield item(bound, member, "route", "aspnet", None, http_method=verb.group(1).upper(), path=path,
                                written=f'@page "{template}" in {page.path}' if template is not None
-                               else f"@page in {page.path}")
+                               else f"@page in {page.path}", triggered_by=view)
 
     def unhandled(self, bound: Bound) -> Iterator[Item]:
         """A Blazor component's routes, and a Razor Page's ``GET`` when no ``OnGet`` method of its model handles it
