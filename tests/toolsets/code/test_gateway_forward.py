@@ -82,3 +82,20 @@ def test_a_default_filter_strips_every_routes_path():
     [(_, _, path, forward, problem, _)] = list(yaml_routes(values, []))
     assert (path, forward.strip, forward.filters, problem) == (
         "/api/customer/**", 2, ("StripPrefix=2 (default-filters)",), None)
+
+
+def test_a_long_form_filter_rewrites_the_path_as_its_shortcut_does():
+    """``name: StripPrefix`` with ``args: {parts: 2}`` (and ``RewritePath``'s ``regexp``/``replacement``) is the
+    same filter as ``StripPrefix=2``: it was listed on the route's ``forward`` while its path was forwarded whole."""
+    gateway = "spring.cloud.gateway.routes"
+    values = Values(entries={f"{gateway}[0].id": "c", f"{gateway}[0].uri": "lb://customers",
+                             f"{gateway}[0].predicates[0]": "Path=/api/customer/**",
+                             f"{gateway}[0].filters[0].name": "StripPrefix", f"{gateway}[0].filters[0].args.parts": "2",
+                             f"{gateway}[1].id": "p", f"{gateway}[1].uri": "lb://payments",
+                             f"{gateway}[1].predicates[0]": "Path=/pay/**",
+                             f"{gateway}[1].filters[0].name": "RewritePath",
+                             f"{gateway}[1].filters[0].args.replacement": "/charges/${segment}",
+                             f"{gateway}[1].filters[0].args.regexp": "/pay/(?<segment>.*)"})
+    routes = {path: (forward.strip, forward.rewrite, problem) for _, _, path, forward, problem, _ in
+              yaml_routes(values, [])}
+    assert routes == {"/api/customer/**": (2, None, None), "/pay/**": (0, ("/pay", "/charges"), None)}
