@@ -601,12 +601,14 @@ def _clients(web: AspNet, bound: Bound) -> Iterator[Item]:
             method = verb if verb in ("GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS") else None
         else:
             continue
+        # ``new Uri(x)`` (or ``UriKind.Absolute``) throws on a relative URI: x is a whole URL, never a value under the base
+        absolute = url.startswith("new Uri(") and not re.search(r"UriKind\.Relative\s*\)$", url)
         url = url.removeprefix("new Uri(").removesuffix(")") if url.startswith("new Uri(") else url
         url = re.sub(r",\s*UriKind\.\w+$", "", url)   # new Uri(x, UriKind.Absolute): the URL is x
         base = web.base_for(bound, class_key) if factory is None else web.named_base(factory, bound) if factory else None
         path = web.fold(facts, url, class_key, call.owner, call.line)
         if re.match(r"[\w.~-]", path.text) and "://" not in path.text or \
-                base is not None and path.text.startswith("{") and _value_hole(url):
+                base is not None and path.text.startswith("{") and not absolute and _value_hole(url):
             path = literal("/") + path   # a relative URI: a path under the base address, never a host
         if base is not None and not base.known and ENV_OPEN in base.text and path.text.startswith("/"):
             path = base + path   # the deployment's environment settles it
@@ -617,15 +619,16 @@ def _clients(web: AspNet, bound: Bound) -> Iterator[Item]:
         yield found
 
 
-#: a hole named so may hold a whole URL (``$"{nextUrl}"``): its start is not known to be a path
-_ADDRESS_NAME = re.compile(r"url|uri|host|address|endpoint|link|href|base|location", re.I)
+#: a value named as an identifier (``id``, ``schedule.Id``, ``packageId``, ``package_id``): never a whole URL
+_ID_NAME = re.compile(r"(?:^|\.)(?:id|Id|ID)$|[a-z0-9](?:Id|ID)$|_(?:id|ID)$")
 
 
 def _value_hole(url: str) -> bool:
-    """Whether ``url`` is a value, not an address (``schedule.Id``), or an interpolated string starting with one
-    (``$"{p.PackageId}"``, ``$"{id}/status"``): with a base address registered, a relative URI under it."""
+    """Whether ``url`` is an identifier's value (``schedule.Id``), or an interpolated string starting with one
+    (``$"{p.PackageId}"``, ``$"{id}/status"``): with a base address registered, a relative URI under it. Any other
+    value (``target``, ``nextUrl``, ``path``) may hold a whole URL: its start is not known."""
     hole = re.match(r'\$@?"\{([\w.]+)(?::[^}]*)?\}', url) or re.fullmatch(r"([A-Za-z_][\w.]*)", url)
-    return hole is not None and not _ADDRESS_NAME.search(hole.group(1))
+    return hole is not None and _ID_NAME.search(hole.group(1)) is not None
 
 
 def _from_factory(bound: Bound, owner: str, variable: str, typed: str, line: int) -> str | None:
