@@ -88,7 +88,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: parameter names: restored records of format 22 would keep that edge.
 #: 24: a C# method returning ``Task<T>`` / ``ValueTask<T>`` keeps ``T`` (``extra["awaits"]``), what a call of it gives
 #: a local or a receiver (``var order = await repo.GetAsync(id); order.Pay()``): restored facts of format 23 would lack it.
-FORMAT = 24
+#: 25: Terraform variable files (``.tfvars``) are deployment files: an index of format 24 never listed them among its
+#: layout files, so a root variable's default would stay the value where ``terraform.tfvars`` sets another.
+FORMAT = 25
 
 
 def _context(values: list) -> FileContext:
