@@ -577,3 +577,19 @@ resource "azurerm_linux_web_app" "web" {
              for r in read_terraform(root, ["main.tf", "modules/lambda/main.tf"])}
     assert found[("billing",)] == {"TABLE": ("invoices", "main.tf")}
     assert found[("web",)] == {"LOG_LEVEL": ("info", "main.tf"), "API_URL": ("https://api.example.com", "main.tf")}
+
+
+def test_a_file_that_leaves_a_block_open_gives_nothing_and_is_said(tmp_path: Path) -> None:
+    """As every configuration reader does with a file it cannot parse (`services.unreadable`): a block never
+    closed would take the resources after it in as nested blocks, so the file gives no resource and is listed."""
+    from graphlore.toolsets.code.services.unreadable import unreadable_files
+
+    write_tree(tmp_path, {
+        "ok.tf": 'resource "aws_lambda_function" "a" {\n  function_name = "billing"\n'
+                 '  environment {\n    variables = { TABLE = "invoices" }\n  }\n}\n',
+        "broken/main.tf": 'resource "aws_lambda_function" "b" {\n  function_name = "orders"\n'
+                          '  environment {\n    variables = { QUEUE = "jobs" }\n  }\n',
+    })
+    assert [r.names for r in read_terraform(tmp_path, ["ok.tf", "broken/main.tf"])] == [["billing"]]
+    assert unreadable_files(tmp_path, {"": ["ok.tf"], "broken": ["main.tf"]}) == {
+        "broken/main.tf": "Terraform: the block opened at line 1 is not closed at the end of the file"}

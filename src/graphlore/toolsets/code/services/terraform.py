@@ -65,6 +65,7 @@ class _Parser:
     def __init__(self, text: str) -> None:
         self.s, self.i = text, 0
         self.starts = [m.end() for m in re.finditer("\n", text)]   # where each line after the first begins
+        self.unclosed: int | None = None   # the line of the outermost block the file never closes
 
     def line(self, at: int | None = None) -> int:
         return bisect.bisect_right(self.starts, self.i if at is None else at) + 1
@@ -120,6 +121,8 @@ class _Parser:
                 continue
             self.i += 1
             inner = self.body("}")
+            if self.i > len(self.s):   # the text ended inside it (the outermost such block is set last)
+                self.unclosed = self.line(start)
             inner.type, inner.labels, inner.line = name.group(), labels, self.line(start)
             block.blocks.append(inner)
 
@@ -253,6 +256,29 @@ class _Parser:
 def parse(text: str) -> Block:
     """The top-level body of one ``.tf`` file (Windows line ends read as ``\n``: a heredoc's marker ends its line)."""
     return _Parser(text.replace("\r\n", "\n")).body(None)
+
+
+def _parsed(text: str) -> tuple[Block, int | None]:
+    """The top-level body and the line of the outermost block the file never closes (None: closed)."""
+    parser = _Parser(text.replace("\r\n", "\n"))
+    return parser.body(None), parser.unclosed
+
+
+def syntax_problem(text: str) -> str | None:
+    """Why a ``.tf``/``.tfvars`` file is not read (one line, for `services.unreadable`), or None: a block the file
+    never closes would take the rest of the file in, so nothing is read from it, as other readers do."""
+    unclosed = _parsed(text)[1]
+    return None if unclosed is None else (f"Terraform: the block opened at line {unclosed} is not closed at the end "
+                                          "of the file")
+
+
+def _whole(path: Path) -> Block | None:
+    """A file's top-level body, or None when it cannot be read or leaves a block unclosed (said by `unreadable`)."""
+    try:
+        body, unclosed = _parsed(path.read_text(encoding="utf-8", errors="replace"))
+    except OSError:
+        return None
+    return body if unclosed is None else None
 
 
 @dataclass
@@ -467,12 +493,11 @@ def _files(root: Path, paths: list[str]) -> dict[str, list[tuple[Block, str]]]:
     """Folder -> its parsed ``.tf`` files."""
     out: dict[str, list[tuple[Block, str]]] = {}
     for rel in sorted(p for p in paths if p.endswith(".tf")):
-        try:
-            text = (root / rel).read_text(encoding="utf-8", errors="replace")
-        except OSError:
+        body = _whole(root / rel)
+        if body is None:
             continue
         folder = PurePosixPath(rel).parent.as_posix()
-        out.setdefault(folder, []).extend((block, rel) for block in parse(text).blocks)
+        out.setdefault(folder, []).extend((block, rel) for block in body.blocks)
     return out
 
 
@@ -502,9 +527,8 @@ def _tfvars(root: Path, paths: list[str]) -> tuple[dict[str, dict[str, tuple[Exp
     chosen: set[str] = set()
     for rel in sorted((p for p in paths if p.endswith(".tfvars")),
                       key=lambda p: (PurePosixPath(p).name != "terraform.tfvars", p)):
-        try:
-            body = parse((root / rel).read_text(encoding="utf-8", errors="replace"))
-        except OSError:
+        body = _whole(root / rel)
+        if body is None:
             continue
         if _auto_loaded(PurePosixPath(rel).name):
             values = auto.setdefault(PurePosixPath(rel).parent.as_posix(), {})
