@@ -249,6 +249,12 @@ def _bare_address(value: Folded) -> Folded:
     return value
 
 
+#: clients whose URL, unless absolute, is a path under their base URL whether or not it starts with ``/`` (axios's
+#: ``combineURLs``: ``baseURL`` is prepended to ``url`` unless ``url`` is absolute)
+RELATIVE_UNDER_BASE = frozenset({"axios"})
+_ABSOLUTE_URL = re.compile(r"([a-z][a-z\d+\-.]*:)?//", re.I)
+
+
 def prepare_client(item: Item, names: ServiceNames, settler: Settler) -> Client:
     """Which service a client reaches and at which path, per value its URL may take (see the module docstring)."""
     client = Client(item)
@@ -260,6 +266,9 @@ def prepare_client(item: Item, names: ServiceNames, settler: Settler) -> Client:
         raw = item.path
         if item.base_url and (raw.text.startswith("/") or not raw.text):
             raw = Folded(item.base_url, True) + raw
+        elif item.base_url and item.flavor in RELATIVE_UNDER_BASE and raw.text[:1] not in ("", "{") and \
+                not _ABSOLUTE_URL.match(raw.text):   # axios: a URL that is not absolute is a path under baseURL
+            raw = Folded(item.base_url.rstrip("/") + "/", True) + raw
         variables = _host_variables(raw.text)
         settled = settler.value(item, raw)
         assert settled is not None
