@@ -134,7 +134,9 @@ def _lex(pipe: str) -> list[str]:
         match = _TOKEN.match(pipe, position)
         if match is None or match.end() == position:
             raise ValueError(f"cannot read {pipe[position:position + 20]!r}")
-        out.append(match.group(0).strip())
+        token = match.group(0)
+        # ``(pipeline).Field``: a field of the parenthesised value (no space between), not a new operand
+        out.append("\x00" + token if token.startswith(".") and out and out[-1] == ")" else token.strip())
         position = match.end()
     return out
 
@@ -359,8 +361,8 @@ class Renderer:
                 depth += {"(": 1, ")": -1}.get(tokens[end], 0)
                 end += 1
             value = self._pipeline(tokens[position + 1:end - 1], dot, scope)
-            while end < len(tokens) and tokens[end].startswith(".") and tokens[end] != ".":
-                value = self._field(value, tokens[end][1:].split("."))
+            while end < len(tokens) and tokens[end].startswith("\x00."):
+                value = self._field(value, tokens[end][2:].split("."))
                 end += 1
             return value, end
         if token.startswith('"'):
