@@ -695,7 +695,7 @@ class Install:
 
 
 _HELM_COMMAND = re.compile(r"\bhelm\s+(install|upgrade|template)\b")
-_FLAG_WITH_VALUE = {"-f", "--values", "--set", "--set-string", "--set-file", "--set-json", "-n", "--namespace",
+_FLAG_WITH_VALUE = {"-f", "--values", "--name", "--set", "--set-string", "--set-file", "--set-json", "-n", "--namespace",
                     "--version", "--repo", "--timeout", "--kube-context", "--kubeconfig", "--description",
                     "--post-renderer", "-o", "--output", "--name-template", "--api-versions", "--username",
                     "--password", "--ca-file", "--cert-file", "--key-file", "--keyring", "--registry-config",
@@ -709,11 +709,13 @@ def install_commands(text: str, rel: str) -> list[Install]:
     for found in _HELM_COMMAND.finditer(text):
         rest = re.sub(r"\\[ \t]*\r?\n", " ", text[found.end():])
         command = re.split(r"\s(?:&&|\|\||;|\|)\s|[;#]\s|\n", rest, maxsplit=1)[0]
+        if rel.endswith(".md"):
+            command = command.split("`", 1)[0]   # the end of inline code in a guide
         try:
             words = shlex.split(command)
         except ValueError:
             continue
-        positional, files, sets, namespace = [], [], [], None
+        positional, files, sets, namespace, named = [], [], [], None, None
         generate = False
         index = 0
         while index < len(words):
@@ -728,6 +730,8 @@ def install_commands(text: str, rel: str) -> list[Install]:
                     sets += [(k, v, flag == "--set-string") for k, v in _split_sets(value)]
                 elif flag in ("-n", "--namespace"):
                     namespace = value
+                elif flag == "--name":   # Helm 2's release name
+                    named = value
                 continue
             if word in ("--generate-name", "-g"):
                 generate = True
@@ -737,6 +741,8 @@ def install_commands(text: str, rel: str) -> list[Install]:
         if not positional:
             continue
         release, chart = (UNKNOWN, positional[0]) if generate or len(positional) == 1 else positional[:2]
+        if named is not None:
+            release, chart = named, positional[-1]
         if isinstance(release, str) and _SHELL_DYNAMIC.search(release):
             release = UNKNOWN
         ns = UNKNOWN if namespace is None or _SHELL_DYNAMIC.search(namespace) else namespace
