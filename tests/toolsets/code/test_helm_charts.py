@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import yaml
 from helpers.code_tools import write_tree
 
 from graphlore.toolsets.code.index.graph import CodeGraph
@@ -294,3 +295,35 @@ def test_a_url_only_a_helm_value_gives_links_the_client(tmp_path: Path) -> None:
     assert nodes[link.dst].props["microservice"] == "items"
     assert clients["items"].props["match"] == "unresolved"
     assert "ITEMS_URL is set by none of the project's deployment files" in clients["items"].props["match_detail"]
+
+
+INGRESS = '''{{- if semverCompare ">=1.19-0" .Capabilities.KubeVersion.GitVersion -}}
+apiVersion: networking.k8s.io/v1
+{{- else -}}
+apiVersion: networking.k8s.io/v1beta1
+{{- end }}
+kind: ConfigMap
+metadata:
+  name: {{ printf "%s" "shop-ui" }}
+  annotations:
+    note: {{ "{{ not an action }}" | quote }}
+data:
+  theme.jar: |
+    {{- .Files.Get "themes/theme.jar" | b64enc | nindent 4 }}
+  mode: {{ if .Capabilities.APIVersions }}cluster{{ else }}local{{ end }}
+'''
+
+
+def test_what_the_cluster_decides_stays_unknown_and_the_yaml_holds(tmp_path: Path) -> None:
+    """``semverCompare`` on the cluster's version (``.Capabilities``): every branch of such an ``if`` makes two
+    ``apiVersion`` keys, no YAML, so the first branch is rendered, its lines marked as not certain; a string holding
+    ``}}`` inside an action; ``.Files.Get`` is not known and ``nindent`` keeps it a block."""
+    root = _chart_tree(tmp_path, **{"deploy/chart/templates/ingress.yaml": INGRESS})
+    [chart] = [c for c in helm.find_charts(root, ["deploy/chart/Chart.yaml"])]
+    variant = helm.variants(root, chart, [], [chart])[0]
+    out = helm.render(root, chart, variant, helm.defines_of(root, chart)[0], "deploy/chart/templates/ingress.yaml")
+    [doc] = [helm.unknowns_shown(d) for d in yaml.safe_load_all(out.text)]
+    assert doc["apiVersion"] == "networking.k8s.io/v1" and doc["metadata"]["name"] == "shop-ui"
+    assert doc["metadata"]["annotations"]["note"] == "{{ not an action }}"
+    assert doc["data"]["theme.jar"].strip() == "{?}" and doc["data"]["mode"] == "cluster"
+    assert out.conditional == {1, 10}   # output lines: the apiVersion and the mode the cluster decides

@@ -50,7 +50,7 @@ UNKNOWN: Any = _Unknown()
 #: an unknown value in rendered text: one character YAML takes in a plain scalar (``{?}`` would open a flow
 #: mapping), made ``{?}`` again once the YAML is read (`unknowns_shown`)
 _TEXT_UNKNOWN = "\u2047"
-_ACTION = re.compile(r"\{\{(-[ \t\r\n])?(.*?)([ \t\r\n]-)?\}\}", re.S)
+_ACTION = re.compile(r"""\{\{(-[ \t\r\n])?((?:"(?:[^"\\\n]|\\.)*"|`[^`]*`|[^"`])*?)([ \t\r\n]-)?\}\}""", re.S)
 _TOKEN = re.compile(r'''\s*(?:("(?:[^"\\]|\\.)*")|(`[^`]*`)|('(?:[^'\\]|\\.)')|(:=|=|\||\(|\)|,)|'''
                     r'''(\$\w*(?:\.\w+)*)|(\.(?:\w+(?:\.\w+)*)?)|(-?\d+(?:\.\d+)?)|([A-Za-z_]\w*(?:\.\w+)*))''')
 
@@ -343,6 +343,8 @@ class Renderer:
             "Files": UNKNOWN,
         }
         self.depth = 0
+        #: an ``if`` whose condition is not known renders every branch (else only the first such one)
+        self.every_branch = True
 
     # pieces of a pipeline -------------------------------------------------------------------------------------------
 
@@ -441,6 +443,8 @@ class Renderer:
             if not isinstance(args[0], str) or _TEXT_UNKNOWN in args[0]:
                 return UNKNOWN
             return self.include_text(args[0], args[1])
+        if name in ("indent", "nindent") and len(args) == 2 and isinstance(args[0], int):
+            return ("\n" if name == "nindent" else "") + _indent(args[0], args[1])   # an unknown block stays a block
         function = FUNCTIONS.get(name)
         if function is None or any(a is UNKNOWN for a in args):
             return UNKNOWN
@@ -536,13 +540,15 @@ class Renderer:
             if empty is None:
                 if out.strict:
                     raise _NotKnown
+                if unsure and not self.every_branch:
+                    continue
                 unsure = True
                 self.nodes(body, value if kind == "with" else dot, inner, out, True)
                 continue
             if not empty:
                 self.nodes(body, value if kind == "with" else dot, inner, out, conditional or unsure)
                 return
-        if otherwise is not None:
+        if otherwise is not None and (self.every_branch or not unsure):
             self.nodes(otherwise, dot, dict(scope), out, conditional or unsure)
 
     def _range(self, node: list, dot: Any, scope: dict, out: _Output, conditional: bool) -> None:
@@ -980,12 +986,31 @@ def subchart_values(root: Path, variant: Variant, child: Chart) -> Variant:
 
 
 def render(root: Path, chart: Chart, variant: Variant, defines: dict[str, list], rel: str) -> Rendered:
-    """One template of ``chart`` rendered with ``variant`` (raises ValueError when it does not parse)."""
+    """One template of ``chart`` rendered with ``variant`` (raises ValueError when it does not parse). An ``if`` whose
+    condition is not known renders each of its branches (an environment variable set in either is one of its
+    values); where that is no YAML (``apiVersion`` chosen by the cluster's version: two of them), only the first
+    branch such an ``if`` may take, its values still marked as ones that may not be set."""
     nodes = _parse(_read(root / rel), {})
-    renderer = Renderer(defines, chart.meta, variant, rel)
-    out = _Output(strict=False)
-    renderer.nodes(nodes, renderer.root, {"$": renderer.root}, out, False)
-    return Rendered(out.text(), out.lines, out.conditional)
+    rendered = None
+    for every_branch in (True, False):
+        renderer = Renderer(defines, chart.meta, variant, rel)
+        renderer.every_branch = every_branch
+        out = _Output(strict=False)
+        renderer.nodes(nodes, renderer.root, {"$": renderer.root}, out, False)
+        rendered = Rendered(out.text(), out.lines, out.conditional)
+        if not out.conditional or _is_yaml(rendered.text):
+            break
+    assert rendered is not None
+    return rendered
+
+
+def _is_yaml(text: str) -> bool:
+    try:
+        for _ in yaml.safe_load_all(text):
+            pass
+    except yaml.YAMLError:
+        return False
+    return True
 
 
 def command_files(root: Path, paths: list[str], charts: list[Chart]) -> list[str]:
