@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import yaml
+from helpers.code_graph import bump
 from helpers.code_tools import write_tree
 
 from graphlore.toolsets.code.index.graph import CodeGraph
@@ -327,3 +328,19 @@ def test_what_the_cluster_decides_stays_unknown_and_the_yaml_holds(tmp_path: Pat
     assert doc["metadata"]["annotations"]["note"] == "{{ not an action }}"
     assert doc["data"]["theme.jar"].strip() == "{?}" and doc["data"]["mode"] == "cluster"
     assert out.conditional == {1, 10}   # output lines: the apiVersion and the mode the cluster decides
+
+
+def test_an_edit_of_a_charts_helpers_updates_like_a_full_build(tmp_path: Path) -> None:
+    """``templates/_helpers.tpl`` is a layout file: an edit of a ``define`` reaches the service's values on an
+    update, as a full build gives them."""
+    root = _chart_tree(tmp_path)
+    graph = CodeGraph.build(root)
+    helpers = root / "deploy/chart/templates/_helpers.tpl"
+    helpers.write_text(helpers.read_text().replace('replace "." ""', 'replace "." "-"'))
+    bump(helpers)
+    graph.update()
+
+    def web(of: CodeGraph) -> list[str]:
+        return next(n.props["config"] for n in of.layout_nodes if n.kind == "microservice" and n.name == "web")
+    assert any("VERSIONED=web-v1-2" in line for line in web(graph))
+    assert web(graph) == web(CodeGraph.build(root))
