@@ -7,9 +7,9 @@ with ``build``, ``image``, ``container_name``, ``hostname``, ``environment``, ``
 ``environment`` entry written as a bare name given its value there, as Compose does), Kubernetes manifests (Deployment,
 StatefulSet, DaemonSet, ReplicaSet, Job, CronJob and Pod containers with their ``env`` values, ``valueFrom``
 ConfigMap keys and ``envFrom`` ConfigMaps; Service names and selectors; ConfigMaps: two of one name in different files, as
-alternative deployments of one system have, give each key every value they hold), Helm charts (the
-templates of a chart with its ``values.yaml``, ``{{ .Values.a.b }}`` substituted and template actions
-dropped), Skaffold artifacts (image -> build folder: the
+alternative deployments of one system have, give each key every value they hold), Helm charts (each
+template rendered with each set of values the chart is installed with, `services.helm`; the units one document
+gives in each set share one environment, `_one_environment`), Skaffold artifacts (image -> build folder: the
 ``context``, or the module a Jib artifact's ``jib.project`` names in it) and ``.env`` files (``KEY=VALUE``).
 
 **Which service** a deployment unit is: the folder it is built from (a Compose ``build``, a Skaffold artifact
