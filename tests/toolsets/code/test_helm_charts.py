@@ -344,3 +344,16 @@ def test_an_edit_of_a_charts_helpers_updates_like_a_full_build(tmp_path: Path) -
         return next(n.props["config"] for n in of.layout_nodes if n.kind == "microservice" and n.name == "web")
     assert any("VERSIONED=web-v1-2" in line for line in web(graph))
     assert web(graph) == web(CodeGraph.build(root))
+
+
+def test_values_files_that_disagree_on_a_url_make_a_choice_said_on_the_client(tmp_path: Path) -> None:
+    """values.yaml points ITEMS_URL at items, values-prod.yaml at a host outside the project: the client's URL is one
+    of the two, as with any setting the deployment files give several values (two ConfigMaps of one name): it links
+    through the value that names a service and says the other does not; no value is taken as the only one."""
+    root = _chart_tree(tmp_path, **{
+        "deploy/chart/values.yaml": VALUES.replace("  url:\n", "  url: http://items:8000\n"),
+        "deploy/chart/values-prod.yaml": "items:\n  url: https://items.example.com\n", "README.md": ""})
+    nodes, _ = CodeGraph.build(root).snapshot()
+    [web] = [n for n in nodes.values() if n.kind == "client" and n.props["microservice"] == "web"]
+    assert web.props["match"] == "cross_service"
+    assert web.props["match_detail"].startswith("1 of the 2 values of its URL link; the others do not")
