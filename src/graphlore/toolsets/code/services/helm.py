@@ -320,9 +320,7 @@ FUNCTIONS: dict[str, Any] = {
     "int": lambda v: int(float(v)) if isinstance(v, int | float | str) and re.fullmatch(r"-?\d+(\.\d+)?", str(v))
     else UNKNOWN,
     "join": lambda sep, items: _text(sep).join(_text(v) for v in items) if isinstance(items, list) else UNKNOWN,
-    "join_": None,
 }
-del FUNCTIONS["join_"]
 _COMPARISONS = {"eq", "ne", "lt", "le", "gt", "ge"}
 
 
