@@ -92,7 +92,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: layout files, so a root variable's default would stay the value where ``terraform.tfvars`` sets another.
 #: 26: ASP.NET ``[controller]``/``[action]`` tokens keep their written case (format 25 wrote them in lower case); Vue
 #: and Svelte components are read (format 25 never listed them).
-FORMAT = 26
+#: 27: Helm charts are rendered with their values (`services.helm`) and ``templates/*.tpl`` are layout files: an index
+#: of format 26 never listed the helpers among its layout files and holds the values its cruder reading gave.
+FORMAT = 27
 
 
 def _context(values: list) -> FileContext:
