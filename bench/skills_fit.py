@@ -584,7 +584,8 @@ def whitened_simulation(library: SkillLibrary) -> tuple[np.ndarray, np.ndarray, 
     white_rows: list[np.ndarray] = []
     shrinkage, weight = WHITEN_SETTING
 
-    def judged(skills: list[tuple[np.ndarray, int]], queries: np.ndarray, chunk: int = 512) -> np.ndarray:
+    def judged(skills: list[tuple[np.ndarray, int]], queries: np.ndarray, chunk: int = 512,
+               whitened: bool = False) -> np.ndarray:
         rows, means, every = [], [], []
         for block, head in skills:
             conditions = block[head:] if len(block) > head else block
@@ -693,7 +694,7 @@ def _net_shifts(net: Net, sims: dict[str, list[tuple[np.ndarray, np.ndarray]]]
     evidence and known flags)."""
     values = {n: [(D.network(x, net.w1, net.b1, net.out_w, net.out_b, net.mean, net.scale) + net.bias - D.BIAS,
                    known) for x, known in sims[n]] for n in TARGETS}
-    return {(n, float(v)): np.array([selfcheck.shift_for(a, k, level=float(v)) for a, k in values[n]])
+    return {(n, float(v)): np.array([selfcheck.shift_for(a, k, level=float(v), bias=D.BIAS) for a, k in values[n]])
             for n in TARGETS for v in LEVELS}
 
 
@@ -849,7 +850,7 @@ def self_simulation(library: SkillLibrary) -> Sim | None:
     out = {}
     for n in PARAPHRASES:
         with mock.patch.object(selfcheck, "PARAPHRASES_OUT", n):
-            out[n] = selfcheck.simulate(blocks, heads)
+            out[n] = selfcheck.simulate(blocks, heads, whitened=False)  # judge v7's, which --fit refits
     return out
 
 
@@ -881,7 +882,7 @@ def min_conditions(data: Path, runtime: Runtime, tmp: Path, log: Callable[[str],
     questions as out of scope too. The minimum is the smallest size from which the calibration raises or keeps
     the fit's margin at it and at every larger size measured, and never lowers ``oos_train``'s null on a
     library of :data:`SMALL_SIZES` (10-12: the small libraries' safety)."""
-    net, setting = Net.shipped(), (selfcheck.PARAPHRASES_OUT, selfcheck.NULL_LEVEL)
+    net, setting = Net.shipped(), (selfcheck.PARAPHRASES_OUT, selfcheck.SHIPPED_NULL_LEVEL)
     in_target, null_target = TARGETS["clinc"]
     helps: dict[int, list[bool]] = collections.defaultdict(list)
     log(f"MIN_CONDITIONS (shipped {selfcheck.MIN_CONDITIONS}): CLINC150 train folds cut to 10-80 conditions a "
@@ -918,7 +919,7 @@ def min_conditions(data: Path, runtime: Runtime, tmp: Path, log: Callable[[str],
 
 # -- the library's own calibration (judge v6) ---------------------------------------------------
 
-#: The levels tried for :data:`selfcheck.NULL_LEVEL`, and the settings (``PARAPHRASES_OUT``, level) of the fit.
+#: The levels tried for :data:`selfcheck.SHIPPED_NULL_LEVEL`, and the settings (``PARAPHRASES_OUT``, level) of the fit.
 LEVELS = np.round(np.arange(0.30, 0.901, 0.01), 2)
 SETTINGS = [(n, float(v)) for n in PARAPHRASES for v in LEVELS]
 Setting = tuple[int, float]
@@ -927,7 +928,7 @@ Setting = tuple[int, float]
 def shifts_of(sims: Sequence[Sim | None], setting: Setting) -> np.ndarray:
     """Each fold library's shift at ``setting`` (0 for a library that gets no calibration of its own)."""
     n, level = setting
-    return np.array([0.0 if s is None else selfcheck.shift_for(*s[n], level=level) for s in sims])
+    return np.array([0.0 if s is None else selfcheck.shift_for(*s[n], level=level, bias=D.BIAS) for s in sims])
 
 
 def with_shifts(t: Table, net: Net, shifts: np.ndarray) -> np.ndarray:
@@ -969,7 +970,7 @@ def cross_validated_level(tables: dict[str, Table], sims: dict[str, list[Sim | N
 
 def fit_level(tables: dict[str, Table], sims: dict[str, list[Sim | None]], small: tuple[Table, list[Sim | None]],
               log: Callable[[str], None] = print) -> Setting:
-    """``selfcheck.PARAPHRASES_OUT`` and ``selfcheck.NULL_LEVEL``: the setting at the largest smallest margin
+    """``selfcheck.PARAPHRASES_OUT`` and ``selfcheck.SHIPPED_NULL_LEVEL``: the setting at the largest smallest margin
     over the targets on the tool folds, the shipped network's values moved by each fold library's own shift;
     then the same chosen on four folds and judged on the fifth, and the small libraries (which get no
     calibration of their own)."""
@@ -985,7 +986,7 @@ def fit_level(tables: dict[str, Table], sims: dict[str, list[Sim | None]], small
         log(f"  {n} out: best level {best[1]:.2f}, smallest margin {margins[best]:+.4f} ("
             + ", ".join(f"{v:.2f} {margins[(n, float(v))]:+.4f}" for v in near) + ")")
     log(f"  chosen: PARAPHRASES_OUT {chosen[0]}, NULL_LEVEL {chosen[1]:.2f} (shipped: {selfcheck.PARAPHRASES_OUT}, "
-        f"{selfcheck.NULL_LEVEL})")
+        f"{selfcheck.SHIPPED_NULL_LEVEL})")
     for name in TARGETS:
         shifts = shifts_of(sims[name], chosen)
         t = tables[name]
@@ -1236,7 +1237,11 @@ def check_against_judge(fold: Fold, fitted: Fitted, n: int = 50) -> tuple[float,
 
 def constants(fitted: Fitted) -> str:
     """The fitted network as the source lines of :mod:`decision`."""
-    net = fitted.net
+    return net_constants(fitted.net)
+
+
+def net_constants(net: Net) -> str:
+    """A network's constants as source lines (:mod:`decision`'s names)."""
 
     def array(a: np.ndarray) -> str:
         return "np.array(" + repr(np.round(a, 6).tolist()) + ")"
@@ -1282,7 +1287,7 @@ CENTRES = (0.02, 0.05, 0.1, 0.2, 0.3)
 FORMS: list[Form] = [("gate", a) for a in ALPHAS] + [("add", b, c) for b in BETAS for c in CENTRES]
 #: A setting of :func:`conformal`: the form and ``NULL_LEVEL`` (the library's own shift found at it).
 Gate = tuple[Form, float]
-V7: Gate = (("gate", 0.0), selfcheck.NULL_LEVEL)
+V7: Gate = (("gate", 0.0), selfcheck.SHIPPED_NULL_LEVEL)
 
 
 def gated(t: Table, net: Net, shifts: np.ndarray, form: Form, base: np.ndarray | None = None) -> np.ndarray:
@@ -1352,7 +1357,7 @@ def conformal(tables: dict[str, Table], sims: dict[str, list[Sim | None]], small
     gates = [(f, float(v)) for f in FORMS for v in LEVELS]
     margins = {g: gate_margin(tables, sims, g) for g in gates}
     log(f"conformal p-values (judge v9 tried), PARAPHRASES_OUT {selfcheck.PARAPHRASES_OUT}; v7 (no p-value, level "
-        f"{selfcheck.NULL_LEVEL}): smallest margin {margins[V7]:+.4f}")
+        f"{selfcheck.SHIPPED_NULL_LEVEL}): smallest margin {margins[V7]:+.4f}")
     for name in TARGETS:
         t = tables[name]
         for label, where in (("in scope, best right", t.inside & t.correct), ("in scope, best wrong", t.inside & ~t.correct),
@@ -1368,7 +1373,7 @@ def conformal(tables: dict[str, Table], sims: dict[str, list[Sim | None]], small
         best = max((g for g in gates if g[0] == form), key=key)
         answers = {n: gated(tables[n], net, level_shifts(sims, n, best[1]), form) for n in TARGETS}
         log(f"  {_form(form)}: best level {best[1]:.2f}, smallest margin {margins[best]:+.4f} (at "
-            f"{selfcheck.NULL_LEVEL}: {margins[(form, selfcheck.NULL_LEVEL)]:+.4f}); {gate_rates(tables, answers)[1]}")
+            f"{selfcheck.SHIPPED_NULL_LEVEL}: {margins[(form, selfcheck.SHIPPED_NULL_LEVEL)]:+.4f}); {gate_rates(tables, answers)[1]}")
     chosen = max(gates, key=key)
     log(f"  chosen in sample: {_form(chosen[0])}, NULL_LEVEL {chosen[1]:.2f}, smallest margin {margins[chosen]:+.4f}")
     pools = (("form and level", gates), ("the gate and level", [g for g in gates if g[0][0] == "gate"]),

@@ -502,6 +502,8 @@ def main() -> None:
             raw, _, _, (whitened,) = skills_fit.tool_tables(DATA, runtime, Path(tmp), rerankers=[skills_fit.Whitened],
                                                             simulate=False)
             nets = skills_fit.whiten_decision(raw, whitened)
+            print("  the whitened network refitted on all five folds (judge v10's constants):\n"
+                  + skills_fit.net_constants(nets["whitened"]))
             sims: dict[str, dict[str, list]] = {label: {} for label in nets}
             for name in skills_fit.TARGETS:
                 simulated = [skills_fit.whitened_simulation(SkillLibrary(runtime, f"{name}-{k}")) for k in range(5)]

@@ -28,6 +28,7 @@ bench/README.md, skills_routing).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
@@ -64,6 +65,50 @@ OUT_B = 0.722006
 #: The shift of the decision value at the largest smallest margin over the targets on the training folds
 #: (a library's own calibration moves it further, :mod:`selfcheck`).
 BIAS = 1.485
+
+
+@dataclass(frozen=True)
+class Network:
+    """One set of the network's constants (see :func:`network`) and the bias it answers at."""
+
+    mean: np.ndarray
+    scale: np.ndarray
+    w1: np.ndarray
+    b1: np.ndarray
+    out_w: np.ndarray
+    out_b: float
+    bias: float
+
+
+#: Judge v7's network: libraries without a fresh calibration of their own, on the shipped rank.
+SHIPPED = Network(MEAN, SCALE, W1, B1, OUT_W, OUT_B, BIAS)
+
+# Judge v10's network for libraries with a fresh calibration of their own, whose candidates are re-ranked in the
+# library's whitened space (:mod:`whitening`): refitted on that evidence by judge v5's procedure over the
+# training folds (bench/skills_fit.py ``whiten_decision``, printed by ``bench/skills_routing.py --whiten``);
+# regenerated there, never edited by hand.
+WHITENED = Network(
+    mean=np.array([0.706528, -0.062105, 0.353205, 0.850066, 0.82884, 0.079352, 0.136856, 0.061769, -0.237724, 0.166122, 0.782653, 0.241151]),
+    scale=np.array([0.163062, 0.146896, 0.252532, 0.25251, 0.24625, 0.203513, 0.086657, 0.062146, 0.133582, 0.139957, 0.163917, 0.699918]),
+    w1=np.array([
+        [0.659141, 0.036181, 0.038359, -0.083437, -0.672602, 0.032136, 0.787554, 0.535082],
+        [-0.452065, -0.698851, -0.050806, -0.009314, -0.148247, 0.191626, -1.139511, -0.577234],
+        [-0.332182, 0.772432, -0.932942, 0.234107, 0.053051, 0.802783, 0.765774, -0.885228],
+        [0.253094, 0.020112, -0.270892, -0.277393, -0.068973, -0.062511, 0.223348, 0.085043],
+        [-0.0514, -0.141446, 0.075589, -0.029667, 0.150585, 0.042795, -0.14552, 0.117979],
+        [0.059349, -0.136836, -0.065482, 0.593202, -0.072561, -0.30298, 0.014253, 0.191619],
+        [0.021183, 0.188712, -0.170567, -0.221666, -0.279781, -0.272631, -0.201004, 0.122163],
+        [-0.212487, -0.218607, -0.010732, -0.04248, -0.050598, -0.14391, -0.155128, 0.178407],
+        [0.116174, -0.089675, -0.134558, 0.072857, -0.159487, -0.275777, -0.186039, -0.475322],
+        [0.779333, 0.194056, 0.497641, -0.940551, 0.271455, -0.362061, -0.777026, 0.097852],
+        [0.843063, -0.188301, -0.09249, -0.37173, -0.511112, 0.140341, 0.345609, 0.23891],
+        [0.030874, 0.334412, 0.190048, -0.064324, 0.211788, -0.295533, 0.086135, -0.120409],
+    ]),
+    b1=np.array([-1.169275, 0.269893, -0.63929, 0.420902, -0.926827, 0.271122, -1.128769, 0.048635]),
+    out_w=np.array([1.531747, -1.204987, -1.085424, -1.083983, 0.775016, 0.99195, -1.859383, -1.280051]),
+    out_b=0.447517,
+    bias=1.555,
+)
 
 
 class Evidence(Protocol):
@@ -107,6 +152,11 @@ def network(x: np.ndarray, w1: np.ndarray = W1, b1: np.ndarray = B1, out_w: np.n
     return np.tanh(z @ w1 + b1) @ out_w + out_b
 
 
-def value(x: np.ndarray) -> float:
-    """The decision value of one search's features; >= 0 answers."""
-    return float(network(x)) + BIAS
+def outputs(x: np.ndarray, net: Network = SHIPPED) -> np.ndarray:
+    """``net``'s output for feature rows ``x``, before its bias."""
+    return network(x, net.w1, net.b1, net.out_w, net.out_b, net.mean, net.scale)
+
+
+def value(x: np.ndarray, net: Network = SHIPPED) -> float:
+    """The decision value of one search's features by ``net``; >= 0 answers."""
+    return float(outputs(x, net)) + net.bias
