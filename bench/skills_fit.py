@@ -1052,16 +1052,11 @@ def small_report(t: Table, net: Net, log: Callable[[str], None] = print) -> None
 # -- fitting ------------------------------------------------------------------------------------
 
 
-@dataclass
-class Net:
-    """The decision network's constants (:mod:`decision`): standardisation, one tanh layer, output, bias."""
+@dataclass(frozen=True)
+class Net(D.Network):
+    """The decision network's constants (:class:`decision.Network`: standardisation, one tanh layer, output,
+    bias; a new fit's bias 0 until :func:`best_bias` sets it)."""
 
-    mean: np.ndarray
-    scale: np.ndarray
-    w1: np.ndarray
-    b1: np.ndarray
-    out_w: np.ndarray
-    out_b: float
     bias: float = 0.0
 
     def values(self, t: Table, min_margin: float = 0.0, shift: float = 0.0) -> np.ndarray:
