@@ -184,10 +184,9 @@ class Pipeline:
         """The calibrated judge's verdict per question, and the sources of its candidates."""
         vectors = self.runtime.embedder.embed([q for q, _ in questions])
         out, gathered = [], []
-        shift = self.library.self_shift(self.store)[0]
         for (text, _), vector in zip(questions, vectors, strict=True):
-            found = tools.candidates(self.library, self.store, text, vector)
-            out.append(tools.calibrated(found, vector, self.library.negative_vectors(self.store, found), shift=shift))
+            found, _, verdict = tools.judged(self.library, self.store, text, vector)  # judge v10's re-ranking too
+            out.append(verdict)
             gathered.append({self.source_of[s.skill_id] for s in found})
         return out, gathered
 
