@@ -96,6 +96,7 @@ The map (packages by concern; a package imports only the packages above it)::
     frameworks/                   routes, clients and producers, read from the facts of their languages
       base.py                     Framework: languages + a reader prepared once per update
       read.py                     the frameworks, in reading order, and the pass over the project
+      call_sites.py               a Java wrapper method's clients read again per call site (each site a client)
       jvm.py                      what JVM frameworks read (Java and Kotlin): annotations, folded values
       spring.py                   Spring MVC/WebFlux, Kafka, Rabbit, JMS, Cloud Stream, Feign, HTTP clients
                                   (Java and Kotlin)
@@ -117,6 +118,8 @@ The map (packages by concern; a package imports only the packages above it)::
       amqp_options.py             Go AMQP endpoints named through functional options: producers where the
                                   configured type sends, consumers' handlers the function handed to them
       kafka.py                    Kafka's plain clients (Python, Node, Java/Kotlin, C#) by topic
+      azure_messaging.py          Azure Service Bus and Event Hubs senders and listeners (Java, C#, Node,
+                                  Python) by queue, topic or hub
       eventuate.py                Eventuate Tram saga commands by channel, domain events by aggregate type
       router_functions.py         Spring functional endpoints (RouterFunctions.route, route().GET ...)
       apache_http.py              Apache HttpClient requests (new HttpGet(url) ...) as HTTP clients
@@ -125,6 +128,7 @@ The map (packages by concern; a package imports only the packages above it)::
       command_bus.py              TRIGGERS edges of Java command/query buses (executeCommand -> the type's handler)
       fastapi_depends.py          TRIGGERS edges: FastAPI Depends(fn) of a handler or dependency
       script_web.py               Express and NestJS routes, fetch and axios clients
+      koa.py                      Koa routes (@koa/router, koa-router): prefixes, nested routers
       openapi_clients.py          generated OpenAPI clients (hey-api, openapi-typescript-codegen, openapi-fetch)
       openapi_servers.py          contract-first routes: OpenAPI operations a server generator or connexion serves,
                                   handled by the method their operationId names

@@ -603,7 +603,8 @@ def _clients(web: AspNet, bound: Bound) -> Iterator[Item]:
         url = re.sub(r",\s*UriKind\.\w+$", "", url)   # new Uri(x, UriKind.Absolute): the URL is x
         base = web.base_for(bound, class_key) if factory is None else web.named_base(factory, bound) if factory else None
         path = web.fold(facts, url, class_key, call.owner, call.line)
-        if re.match(r"[\w.~-]", path.text) and "://" not in path.text:
+        if re.match(r"[\w.~-]", path.text) and "://" not in path.text or \
+                base is not None and path.text.startswith("{") and _value_hole(url):
             path = literal("/") + path   # a relative URI: a path under the base address, never a host
         if base is not None and not base.known and ENV_OPEN in base.text and path.text.startswith("/"):
             path = base + path   # the deployment's environment settles it
@@ -612,6 +613,17 @@ def _clients(web: AspNet, bound: Bound) -> Iterator[Item]:
         if base is not None and base.known:
             found.base_url = base.text
         yield found
+
+
+#: a hole named so may hold a whole URL (``$"{nextUrl}"``): its start is not known to be a path
+_ADDRESS_NAME = re.compile(r"url|uri|host|address|endpoint|link|href|base|location", re.I)
+
+
+def _value_hole(url: str) -> bool:
+    """Whether ``url`` is a value, not an address (``schedule.Id``), or an interpolated string starting with one
+    (``$"{p.PackageId}"``, ``$"{id}/status"``): with a base address registered, a relative URI under it."""
+    hole = re.match(r'\$@?"\{([\w.]+)(?::[^}]*)?\}', url) or re.fullmatch(r"([A-Za-z_][\w.]*)", url)
+    return hole is not None and not _ADDRESS_NAME.search(hole.group(1))
 
 
 def _from_factory(bound: Bound, owner: str, variable: str, typed: str, line: int) -> str | None:

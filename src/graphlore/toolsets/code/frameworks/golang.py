@@ -68,10 +68,16 @@ class GoPackages:
         return self.type_key(found[0], written) if found is not None and written else None
 
     def result_of(self, bound: Bound, callee: str) -> str:
-        """What a project function returns, as written ("" when it is not one)."""
+        """What a project function returns, as ``bound`` would write it ("" when it is not one): a type the callee's
+        package declares is qualified as ``bound`` names that package (``ports.NewServer`` returning ``*Server``:
+        ``*ports.Server``), so that `type_key` finds it from ``bound``."""
         head, dot, name = callee.rpartition(".")
         package = self.package_of(bound, head) if dot else bound.ctx.module_name
-        return self.functions.get((package or "", name), "")
+        written = self.functions.get((package or "", name), "")
+        bare = written.lstrip("*&")
+        if dot and bare and "." not in bare.split("[", 1)[0] and (package, bare.split("[", 1)[0]) in self.types:
+            return f"{written[:len(written) - len(bare)]}{head}.{bare}"
+        return written
 
 
 def local(bound: Bound, owner: str, name: str, line: int) -> str:

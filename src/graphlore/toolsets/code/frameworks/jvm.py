@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass
 
-from ..languages.folding import Folded, array_items, literal
+from ..languages.folding import Folded, Scope, array_items, literal
 from ..languages.java.constants import JavaConstants, JavaFolder
 from ..languages.symbols import Bound
 from ..model import AnnotationFact, FileFacts, SymbolFact
@@ -42,6 +43,10 @@ def constants(project: Project) -> JavaConstants:
 
 #: the languages whose files the JVM frameworks read
 JVM_LANGUAGES = ("java", "kotlin")
+#: (file path, method key) -> its parameters' values as one call site passes them: set while a wrapper method's
+#: clients are read again for that site (`call_sites`); empty otherwise
+CALL_SITE: ContextVar[dict[tuple[str, str], tuple[tuple[str, Folded], ...]] | None] = ContextVar("call_site",
+                                                                                                  default=None)
 _TEMPLATE = re.compile(r"\$\{([^{}]*)\}|\$([A-Za-z_]\w*)")
 
 
@@ -89,6 +94,9 @@ class JavaFile:
         folder = JavaFolder(self.constants, self.facts, class_key)
         if owner is not None:
             folder.at(self.facts, owner, line)
+            bindings = (CALL_SITE.get() or {}).get((self.facts.path, owner))
+            if bindings:
+                folder.scope = Scope(self.facts, owner, line, bindings)
         return self.settle(folder.fold(expr))
 
     def settle(self, value: Folded) -> Folded:

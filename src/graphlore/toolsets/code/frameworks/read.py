@@ -18,6 +18,7 @@ from . import (
     amqp,
     apache_http,
     aspnet,
+    azure_messaging,
     declared,
     eventbus,
     eventuate,
@@ -27,6 +28,7 @@ from . import (
     jaxrs,
     k6,
     kafka,
+    koa,
     ktor,
     locust,
     micronaut,
@@ -48,6 +50,7 @@ from . import (
     spring,
 )
 from .base import FileMemo, Framework, Project
+from .call_sites import through_call_sites
 from .edge import edge_items
 from .grpc import cpp as grpc_cpp
 from .grpc import csharp as grpc_csharp
@@ -73,6 +76,7 @@ FRAMEWORKS: tuple[Framework, ...] = (
     python_web.FRAMEWORK,
     locust.FRAMEWORK,
     script_web.FRAMEWORK,
+    koa.FRAMEWORK,
     openapi_clients.FRAMEWORK,
     openapi_servers.FRAMEWORK,
     nextjs.FRAMEWORK,
@@ -81,6 +85,7 @@ FRAMEWORKS: tuple[Framework, ...] = (
     go_openapi.FRAMEWORK,
     amqp.FRAMEWORK,
     kafka.FRAMEWORK,
+    azure_messaging.FRAMEWORK,
     aspnet.FRAMEWORK,
     refit.FRAMEWORK,
     eventbus.FRAMEWORK,
@@ -138,6 +143,8 @@ class PartTwo:
                 read = framework.prepare(files, project)
                 for bound in files:
                     found += read(bound)
+                if "java" in framework.languages:
+                    found = through_call_sites(read, files, project, found)
                 self.read.append(framework.name)
             self._kept[framework.name] = (settings, inputs, found, services)
             items += found

@@ -67,9 +67,11 @@ class ScriptProject:
         #: (file, use call, parent router, prefix) of each handler mounted at a path
         self.handlers: list[tuple[Bound, CallFact, tuple[str, str], Folded]] = []
         for bound in bounds:
+            koa = {alias for imp in bound.facts.imports if imp.target in ("@koa/router", "koa-router")
+                   for _, alias in imp.names}   # a Koa router (`koa`), never Express's
             for var, type_ in bound.facts.extra.get("globals", {}).items():
                 callee = _callee(type_)
-                if callee in ("express", "express.Router", "Router"):
+                if callee in ("express", "express.Router", "Router") and callee not in koa:
                     self.routers[(bound.path, var)] = Router(bound.path, var, callee == "express")
         for bound in bounds:
             self._mounts(bound)

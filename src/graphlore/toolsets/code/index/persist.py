@@ -74,7 +74,14 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: service is no producer or listener: restored records of format 18 would keep the old names and items.
 #: 20: Terraform files (``.tf``) are deployment files (`services.terraform`): an index of format 19 never listed them
 #: among its layout files, so their values would stay unread until the layout changes.
-FORMAT = 20
+#: 21: a Go type defined as an instantiation of a generic type keeps its type arguments (``extra["type_args"]``,
+#: `go.extract.type_arguments`), which a call through it resolves by; a TS/JS function's returned object and the
+#: locals taken apart from a call's result (``extra["returns_object"]``, ``extra["destructured"]``,
+#: `typescript.extract.hook_results`): restored facts of format 20 would lack them.
+#: 22: C# ``new`` calls keep four arguments (``new EventProcessorClient(storage, group, connection, hub)``) and an
+#: ``AddHttpClient("x", ..).AddTypedClient<T>()`` registration is also ``T``'s base address: restored facts of
+#: format 21 would lack both.
+FORMAT = 22
 
 
 def _context(values: list) -> FileContext:

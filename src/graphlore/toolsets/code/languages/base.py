@@ -52,6 +52,9 @@ class BuildInfo:
     members: tuple[str, ...] = ()
     #: the build makes a runnable application (the Spring Boot plugin)
     application: bool = False
+    #: the application is a console program that runs no host (.NET ``OutputType`` ``Exe`` on the plain SDK with
+    #: no hosting package): a tool, not the service, when it lies beside one a Dockerfile around it builds
+    console: bool = False
     #: the import path the build declares for its folder (``go.mod``'s module path), if any
     namespace: str | None = None
     #: the folders (relative to the build's) of the programs its start script runs, when it runs two or more

@@ -28,7 +28,8 @@ the projects of one deployable service alone reference (.NET ``<ProjectReference
 (`_attach_libraries`).
 
 **Names.** A service's name is its declared application name (``bootstrap*`` before
-``application*``, a ``${VAR:default}`` placeholder gives its default), else its build's name (Maven
+``application*``, a ``${VAR:default}`` placeholder gives its default; one without a default, ``${VAR}``, is set
+where the service runs and names nothing here), else its build's name (Maven
 ``artifactId``, Gradle ``rootProject.name``, ``package.json`` / ``pyproject.toml`` name), else its folder.
 Every declared name is kept (``declared_names``) for part 2's cross-service matching. A name two services
 declare (an application name copied into another service) is the one's whose folder or artifact carries it too;
@@ -115,6 +116,8 @@ class Module:
     #: a JS or Python workspace file of it (`WORKSPACE_FILES`) declares members, not only a Maven/Gradle build
     workspace: bool = False
     boot_plugin: bool = False
+    #: its application is a console program (`BuildInfo.console`)
+    console: bool = False
     dockerfile: bool = False
     spring_name: str | None = None
     spring_name_raw: str | None = None
@@ -158,7 +161,7 @@ class Module:
 
     @property
     def deployable_here(self) -> bool:
-        return bool(self.spring_name or self.dockerfile or self.boot_plugin or self.built_by or self.edge)
+        return bool(self.spring_name_raw or self.dockerfile or self.boot_plugin or self.built_by or self.edge)
 
 
 @dataclass(slots=True)
@@ -195,6 +198,7 @@ def _read_module(root: Path, rel: str, names: list[str], has_sources: bool, buil
         return None
     folder = root / rel if rel else root
     name, source, members, application, namespace, programs = None, "folder", [], False, None, ()
+    console = False
     workspace, references, inputs = False, [], []
     for build in builds:
         for file_name in names:
@@ -204,6 +208,7 @@ def _read_module(root: Path, rel: str, names: list[str], has_sources: bool, buil
             members += info.members
             workspace = workspace or bool(info.members) and file_name in WORKSPACE_FILES
             application = application or info.application
+            console = console or info.console
             namespace = namespace or info.namespace
             programs = programs or info.programs
             references += [os.path.normpath(os.path.join(rel, ref)).replace(os.sep, "/") for ref in info.references]
@@ -211,7 +216,7 @@ def _read_module(root: Path, rel: str, names: list[str], has_sources: bool, buil
             if info.name and name is None and build.name_source:
                 name, source = info.name, build.name_source
     return Module(path=rel or ".", build_files=present or ("Dockerfile",), name=name or folder.name,
-                  name_source=source, declared_members=tuple(members), workspace=workspace, boot_plugin=application,
+                  name_source=source, declared_members=tuple(members), workspace=workspace, boot_plugin=application, console=console,
                   dockerfile="Dockerfile" in names, namespace=namespace, programs=programs,
                   references=tuple(dict.fromkeys(references)), inputs=tuple(dict.fromkeys(inputs)))
 
@@ -353,7 +358,9 @@ def _read_configs(root: Path, found: Scan, modules: dict[str, Module]) -> None:
                 raw, module.spring_name_key = found_name
                 match = _PLACEHOLDER.match(raw)
                 module.spring_name_raw = raw
-                module.spring_name = match.group(1) if match else raw
+                name = match.group(1) if match else raw
+                # ``${CONTAINER_NAME}`` (no default) is set where it runs: no name here; the others stand
+                module.spring_name = name if name and "${" not in name else None
                 break
 
 
@@ -687,6 +694,18 @@ def _alias_tables(root: Path, layout_files: dict[str, list[str]],
     return tables
 
 
+def _console_tools(modules: dict[str, Module]) -> None:
+    """A console program (`Module.console`) with no Dockerfile of its own inside a folder whose Dockerfile builds
+    the service around it (``dronescheduler/Dockerfile`` beside ``dronescheduler/BulkImport/``) is a tool of that
+    service's source tree, not a deployable of its own: it neither counts as a service nor renames the one there."""
+    for path, module in modules.items():
+        if not module.console or module.dockerfile or module.built_by:
+            continue
+        folders = [path.rsplit("/", i)[0] for i in range(1, path.count("/") + 1)] + ["."]
+        if any(folder in modules and modules[folder].dockerfile for folder in folders if folder != path):
+            module.boot_plugin = False
+
+
 def detect_layout(found: Scan) -> Layout:
     """Modules from build files, then microservices by the aggregator rule in the module docstring."""
     root = found.root
@@ -704,6 +723,7 @@ def detect_layout(found: Scan) -> Layout:
                 modules[program] = Module(path=program, build_files=(), name=folder, name_source="folder",
                                           boot_plugin=True, declared_script=script)
     _entry_modules(found, modules)
+    _console_tools(modules)
     edges = _edge_modules(found, modules, sources)
     _read_configs(root, found, modules)
     for edge in edges:   # the files it is run with, by whatever name (``COPY front-envoy.yaml /etc/envoy/``)

@@ -31,11 +31,12 @@ from ..services.links import LINK_MATCHES
 FRAMEWORKS = ("spring_web", "spring_cloud_gateway", "zuul", "nginx", "yarp", "ocelot", "envoy", "traefik", "haproxy", "caddy", "ingress", "openapi", "jaxrs", "servlet", "micronaut", "micronaut_kafka",
               "micronaut_rabbit", "smallrye_messaging", "spring_kafka", "spring_rabbit", "spring_jms",
               "spring_cloud_stream",
-              "fastapi", "flask", "express", "nestjs", "nextjs", "net_http", "gorilla_mux", "gin", "echo", "chi", "oapi_codegen", "aspnet", "ktor",
+              "fastapi", "flask", "express", "koa", "nestjs", "nextjs", "net_http", "gorilla_mux", "gin", "echo", "chi", "oapi_codegen", "aspnet", "ktor",
               "symfony", "laravel", "slim", "php_router", "sinatra", "rails", "grape", "axum", "actix_web", "rocket",
               "grpc", "grpc_gateway", "sarama", "kafka_go", "confluent_kafka", "kafka_python", "aiokafka", "kafkajs",
               "node_rdkafka", "kafka_clients", "confluent_kafka_dotnet", "pika", "amqp_go", "amqplib", "rabbitmq_client", "ruby_kafka",
-              "rdkafka", "racecar", "bunny", "sneakers", "event_bus", "masstransit", "nservicebus", "declared")
+              "rdkafka", "racecar", "bunny", "sneakers", "event_bus", "masstransit", "nservicebus", "azure_service_bus",
+              "azure_event_hubs", "declared")
 #: what makes an HTTP call
 CLIENT_KINDS = ("feign", "rest_template", "web_client", "rest_client", "http_exchange", "micronaut_client",
                 "micronaut_http_client", "mp_rest_client", "jaxrs_client", "requests", "httpx",
@@ -47,7 +48,7 @@ PRODUCER_KINDS = ("kafka_template", "stream_bridge", "rabbit_template", "jms_tem
                   "micronaut_kafka_client", "micronaut_rabbit_client", "smallrye_messaging", "sarama", "kafka_go",
                   "confluent_kafka", "kafka_python", "aiokafka", "kafkajs", "node_rdkafka", "kafka_clients",
                   "confluent_kafka_dotnet", "pika", "amqp_go", "amqplib", "rabbitmq_client", "ruby_kafka", "rdkafka", "bunny", "event_bus",
-                  "masstransit", "nservicebus", "declared")
+                  "masstransit", "nservicebus", "azure_service_bus", "azure_event_hubs", "declared")
 #: where a route, client or producer was read (`services.endpoints.Item.source_layer`)
 SOURCE_LAYERS = ("framework", "config", "declared")
 

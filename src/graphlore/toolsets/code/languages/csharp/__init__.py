@@ -16,11 +16,15 @@ from .resolve import CSharpResolver
 from .usings import shared_imports
 
 _WEB_SDK = re.compile(r"Sdk\s*=\s*\"Microsoft\.NET\.Sdk\.(Web|Worker)", re.I)
+#: packages that run a host (a console executable referencing one is a service, not a tool)
+_HOSTING = re.compile(r"Include\s*=\s*\"(?:Microsoft\.Extensions\.Hosting|Microsoft\.AspNetCore|Microsoft\.Azure\.Functions|"
+                      r"Microsoft\.NET\.Sdk\.Functions|Microsoft\.Azure\.WebJobs|Microsoft\.Orleans|Grpc\.AspNetCore)", re.I)
 
 
 def read_csproj(path: Path) -> BuildInfo:
     """The project's ``AssemblyName`` (else the file's name); an application when it builds a web or worker
-    host or an executable (``OutputType`` ``Exe``), not when it is a test project; the folders of the projects it
+    host or an executable (``OutputType`` ``Exe``; one on the plain SDK referencing no hosting package is a console
+    program, `BuildInfo.console`), not when it is a test project; the folders of the projects it
     references (``<ProjectReference>``; none for an Aspire AppHost, which starts them as processes of their own)."""
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
@@ -35,7 +39,9 @@ def read_csproj(path: Path) -> BuildInfo:
     references = () if aspire_host else tuple(dict.fromkeys(   # an AppHost starts its references, it runs none
         str(PurePosixPath(ref.get("Include", "").replace("\\", "/")).parent) for ref in project.iter()
         if ref.tag.rsplit("}", 1)[-1] == "ProjectReference" and ref.get("Include")))
-    return BuildInfo(values.get("AssemblyName") or path.stem, application=application, references=references)
+    console = application and not _WEB_SDK.search(text) and not aspire_host and not _HOSTING.search(text)
+    return BuildInfo(values.get("AssemblyName") or path.stem, application=application, references=references,
+                     console=console)
 
 
 CSPROJ = BuildFile((), read_csproj, "csproj", rank=12, suffixes=(".csproj", ".fsproj", ".vbproj"))

@@ -11,11 +11,13 @@ code), each overridden by the environment variable ``A__B`` where the project's 
 environment provider does), else unknown. The receiver must be configuration: a ``Configuration`` property
 (``builder.Configuration``) or a name declared ``IConfiguration`` (a parameter, local, field or primary constructor
 parameter); any other ``x["A:B"]`` is no setting. An options class bound to a section (``Configure<T>(configuration
-.GetSection("A"))``, ``AddOptions<T>().Bind(...)``/``.BindConfiguration("A")``, one section per class in the process
+.GetSection("A"))``, ``AddOptions<T>().Bind(...)``/``.BindConfiguration("A")``; ``Configure<T>(configuration)`` binds the root), one section per class in the process
 that runs the reading code: its service, or the app binding a library's class)
 gives its properties as settings: ``options.Value.Url`` on an ``IOptions<T>`` (``IOptionsSnapshot<T>``,
 ``IOptionsMonitor<T>.CurrentValue``) parameter, or on a field a constructor sets from one, ``settings.Url`` on a
-field or local declared ``T``, and ``configuration.GetSection("A").Get<T>()`` held in a local, are ``A:Url``.
+field or local declared ``T``, and ``configuration.GetSection("A").Get<T>()`` held in a local, and ``sp.GetRequiredService<IOptions<T>>().Value``
+(or ``GetService``, ``IOptionsMonitor<T>.CurrentValue``: a typed client's ``(sp, c) => ..`` registration) read or
+held in a local, are ``A:Url``.
 """
 
 from __future__ import annotations
@@ -47,6 +49,11 @@ _SECTION_ONLY = re.compile(rf"^(?P<recv>[A-Za-z_][\w.]*?)(?P<sections>{_SECTIONS
 _BOUND_GET = re.compile(rf"^(?P<recv>[A-Za-z_][\w.]*?)(?P<sections>{_SECTIONS})\s*\.\s*Get\s*<[^<>()]+>\s*\(\s*\)\s*!?$")
 #: the options interfaces and the property that gives the bound object
 OPTIONS = {"IOptions": "Value", "IOptionsSnapshot": "Value", "IOptionsMonitor": "CurrentValue"}
+#: an options object taken from the service provider (``sp.GetRequiredService<IOptions<T>>().Value``), alone or read
+_RESOLVED = (r"[A-Za-z_]\w*\s*\.\s*Get(?:Required)?Service\s*<\s*(?:IOptions|IOptionsSnapshot|IOptionsMonitor)\s*<\s*"
+             r"(?P<type>[\w.]+)\s*>\s*>\s*\(\s*\)\s*\.\s*(?:Value|CurrentValue)")
+_RESOLVED_OPTIONS = re.compile(rf"^{_RESOLVED}\s*!?$")
+_RESOLVED_OPTIONS_READ = re.compile(rf"^{_RESOLVED}\s*\.\s*(?P<rest>\w+(?:\s*\.\s*\w+)*)\s*!?$")
 _OPTIONS_PARAM = r"\b(?:IOptions|IOptionsSnapshot|IOptionsMonitor)\s*<\s*([\w.]+)\s*>\s*\??\s+{name}\b"
 
 
@@ -102,7 +109,8 @@ class CSharpConstants:
                         path = folder.section_path(held.group("recv"), held.group("sections")) if held else None
                         if path is None:
                             continue   # a lambda, or no configuration
-                        section = ":".join(path) if path and None not in path else None
+                        # ``Configure<T>(configuration)``: the root, its keys top-level ("")
+                        section = ":".join(path) if None not in path else None
                     self._options.setdefault(types[-1][0].rsplit(".", 1)[-1], []).append((section, bound.ctx))
         found = {section for section, where in self._options.get(type_name.rsplit(".", 1)[-1], [])
                  if reader is None or reaches(where, reader)}
@@ -131,6 +139,9 @@ class CSharpFolder(Folder):
             found = self.setting(read)
             if found is not None:
                 return found
+        resolved = _RESOLVED_OPTIONS_READ.match(text)
+        if resolved is not None:   # sp.GetRequiredService<IOptions<T>>().Value.Url
+            return self.bound_property(resolved.group("type"), re.split(r"\s*\.\s*", resolved.group("rest")))
         if text.startswith(("$\"", "$@\"", "@$\"")):
             return self.interpolated(text)
         if text.startswith('@"') and text.endswith('"'):
@@ -223,7 +234,6 @@ class CSharpFolder(Folder):
     def options_value(self, name: str) -> Folded | None:
         """A property of a bound options object (see the module docstring); None when ``name`` is none."""
         head, *rest = name.split(".")
-        section: str | None
         wrapped = self.options_type(head)
         if wrapped is not None:
             kind, bound_type = wrapped
@@ -234,6 +244,8 @@ class CSharpFolder(Folder):
             declared = self.declared_type(head)
             if declared and self.constants.is_options(declared):
                 bound_type = declared
+            elif (resolved := self.held(head, _RESOLVED_OPTIONS)) is not None:
+                bound_type = resolved.group("type")   # var o = sp.GetRequiredService<IOptions<T>>().Value
             else:
                 held = self.held(head, _BOUND_GET)
                 if held is None:
@@ -244,6 +256,10 @@ class CSharpFolder(Folder):
                 if None in path:
                     return unknown("a configuration section whose path is not known")
                 return self.setting_value(":".join([*path, *rest]), None)
+        return self.bound_property(bound_type, rest)
+
+    def bound_property(self, bound_type: str, rest: list[str]) -> Folded:
+        """The setting a property path of the options class ``bound_type`` reads (its one bound section's key)."""
         section = self.constants.options_section(bound_type, self.constants.context_of.get(self.facts.path))
         if section is None:
             return unknown(f"the project binds {bound_type} to no one configuration section")

@@ -336,7 +336,7 @@ class _Extractor(Extractor):
                 type_ = type_name(node.child_by_field_name("type"))
                 args = node.child_by_field_name("arguments")
                 calls.append(CallFact(owner, type_.rsplit(".", 1)[-1], ["type", type_], self.argc(args),
-                                      node.start_point[0] + 1, "new", (), self.arg_texts(args)))
+                                      node.start_point[0] + 1, "new", (), self.arg_texts(args, 4)))
                 members = _initialised(node) if type_.endswith("HttpRequestMessage") else None
                 if members:
                     initialised.append([owner, node.start_point[0] + 1, members])
@@ -356,6 +356,9 @@ class _Extractor(Extractor):
             if registered is not None:
                 found["registrar"], found["client"] = registered
             bases.append(found)
+            typed = _typed_client(node) if registered is not None and registered[1].startswith("name:") else None
+            if typed is not None:   # AddHttpClient("x", ..).AddTypedClient<T>(): T's client is that one
+                bases.append({**found, "client": typed})
         if bases:
             self.facts.extra["base_addresses"] = bases
         if projects:
@@ -444,6 +447,32 @@ def _registration(node: Node) -> tuple[str, str] | None:
             types = [type_name(c) for c in arguments.named_children] if arguments is not None else []
             return (text(name.named_children[0]), types[-1]) if types else None
     return None
+
+
+def _typed_client(node: Node) -> str | None:
+    """The class ``T`` of an ``.AddTypedClient<T>()`` / ``<I, T>()`` chained on the ``AddHttpClient("x", ..)`` whose
+    configuration lambda holds ``node`` (other chained calls between them kept), else None."""
+    while node.parent is not None and not (node.type == "invocation_expression" and _called(node) == "AddHttpClient"):
+        node = node.parent
+    while node.parent is not None and node.parent.type == "member_access_expression" and \
+            node.parent.parent is not None and node.parent.parent.type == "invocation_expression":
+        node = node.parent.parent
+        name = node.child_by_field_name("function").child_by_field_name("name")
+        if name is not None and name.type == "generic_name" and text(name.named_children[0]) == "AddTypedClient":
+            arguments = next((c for c in name.named_children if c.type == "type_argument_list"), None)
+            types = [type_name(c) for c in arguments.named_children] if arguments is not None else []
+            return types[-1] if types else None
+    return None
+
+
+def _called(node: Node) -> str:
+    """The method name an invocation calls (``a.B<T>(..)`` -> ``B``)."""
+    function = node.child_by_field_name("function")
+    name = function.child_by_field_name("name") if function is not None and \
+        function.type == "member_access_expression" else function
+    if name is not None and name.type == "generic_name":
+        name = name.named_children[0]
+    return text(name) if name is not None else ""
 
 
 def _initialised(node: Node) -> dict[str, str]:

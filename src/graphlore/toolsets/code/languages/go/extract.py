@@ -10,7 +10,8 @@ its name. The fqn is the package's import path (from ``go.mod``) then ``.`` and 
 Kinds: a struct or any other named type is a ``class`` (``modifiers`` say ``struct``), an interface an
 ``interface``; an embedded field or interface is a supertype (``extends``): its methods are promoted. Exported
 names carry the modifier ``exported``. Types as written drop pointers and generic arguments (``*Repo`` ->
-``Repo``, ``List[T]`` -> ``List``); a local made by a call is typed ``~callee()`` (what the callee returns),
+``Repo``, ``List[T]`` -> ``List``; a type defined as an instantiation, ``type H I[Cmd]``, keeps its arguments in
+``extra["type_args"]``); a local made by a call is typed ``~callee()`` (what the callee returns),
 by a composite literal, ``new(T)`` or ``&T{}`` as ``T``. ``func main`` of ``package main`` is an entry point.
 A file whose header says ``Code generated ... DO NOT EDIT.`` is generated. A file whose build constraint no
 default build meets (``//go:build wireinject``, `constraints`) says so in ``extra["build_excluded"]``: nothing
@@ -63,6 +64,13 @@ def type_name(node: Node | None) -> str:
     if kind in ("type_identifier", "qualified_type"):
         return text(node)
     return squash(re.sub(r"\[[^\]]*\]", "[]", text(node))) if kind in ("slice_type", "array_type") else squash(text(node))
+
+
+def type_arguments(node: Node) -> tuple[str, ...]:
+    """A generic type's arguments as written, each as `type_name` writes it: ``I[Cmd, *Res]`` -> ``Cmd``, ``Res``."""
+    args = node.child_by_field_name("type_arguments")
+    return tuple(type_name(a.named_children[0] if a.type == "type_elem" and a.named_children else a)
+                 for a in (args.named_children if args is not None else []))
 
 
 def _exported(name: str) -> tuple[str, ...]:
@@ -207,6 +215,8 @@ class _Extractor(Extractor):
             type_params=tuple(text(n) for p in (type_params.named_children if type_params is not None else [])
                               for n in p.children_by_field_name("name")),
         ), (spec.start_byte, spec.end_byte))
+        if body is not None and body.type == "generic_type":   # ``type H I[Cmd]``: an instantiation
+            sym.extra["type_args"] = type_arguments(body)
         if struct:
             fields = next((c for c in body.named_children if c.type == "field_declaration_list"), None)
             for field in fields.named_children if fields is not None else []:

@@ -6,7 +6,8 @@ under it, so an unqualified name is looked for in all of them and ``pkg.Name`` i
 its import names. A type's methods are the methods of its package whose receiver is that type, in any file.
 
 **Implementation.** Go says nothing: a type implements an interface when its method set covers the
-interface's (every method name with the same number of parameters; an interface's embedded project
+interface's (every method name with the same number of parameters, and no parameter of another project type
+than the interface's method takes there; an interface's embedded project
 interfaces count, an embedded outside one makes it unknown, and an empty interface is left out). The
 interfaces looked at are those of the type's own Go module and of the packages its file imports; each
 implemented one is an ``IMPLEMENTS`` edge and is listed in ``implements``; each method of the type that
@@ -124,9 +125,36 @@ class GoResolver(DetachedMethods, TypedResolver):
         for candidate in sorted(candidates):
             self.touch(candidate)
             wanted = self.method_set(candidate)
-            if wanted and all(own.get(name) == count for name, count in wanted.items()):
+            if wanted and all(own.get(name) == count for name, count in wanted.items()) and \
+                    self.same_parameter_types(ref, candidate, wanted):
                 out.append(candidate)
         return out
+
+    def same_parameter_types(self, ref: Ref, interface: Ref, wanted: dict[str, int]) -> bool:
+        """False when a method of the type takes another project type where the interface's method takes a project
+        type, or a builtin one (``Handle(ctx, *event.KitchenOrderUpdated)`` does not implement ``Handle(ctx,
+        *event.BaristaOrderUpdated)`` nor ``Handle(ctx, string)``); a type outside the project, or the interface's
+        type parameter, is not compared."""
+        mine = {self.table.sym(r).name: r for r in self.methods(ref)}
+        params = set(self.table.sym(interface).type_params)
+        for name, count in wanted.items():
+            own = mine.get(name)
+            theirs = self.interface_method(interface, name, count, set())
+            if own is None or len(theirs) != 1:
+                continue
+            for (_a, written), (_b, other) in zip(self.table.sym(own).params, self.table.sym(theirs[0]).params,
+                                                  strict=False):
+                if other in params:
+                    continue
+                mine_res = self.unaliased(self.resolve_type(written, self.table.files[own[0]],
+                                                            self.table.sym(own).parent))
+                their_res = self.unaliased(self.resolve_type(other, self.table.files[theirs[0][0]],
+                                                             self.table.sym(theirs[0]).parent))
+                kinds = {mine_res[0], their_res[0]}
+                if (kinds == {"project"} and mine_res[1] != their_res[1]) or ("project" in kinds and (
+                        written in BUILTIN_TYPES or other in BUILTIN_TYPES)):
+                    return False
+        return True
 
     def supers(self, ref: Ref) -> list[tuple[str, TypeRes]]:
         declared = super().supers(ref)
@@ -179,6 +207,75 @@ class GoResolver(DetachedMethods, TypedResolver):
             if relation == "extends" and res[0] == "project" and res[1] not in seen:
                 found += self.interface_method(res[1], name, params, seen)
         return found
+
+    def unaliased(self, res: TypeRes) -> TypeRes:
+        """The type an alias (``type AOptions = AppendV2Options``) stands for, through aliases of aliases."""
+        for _ in range(8):
+            if res[0] != "project":
+                return res
+            sym = self.table.sym(res[1])
+            if sym.kind != "class" or "alias" not in sym.modifiers or not sym.type:
+                return res
+            self.touch(res[1])
+            res = self.resolve_type(sym.type, self.table.files[res[1][0]], sym.parent)
+        return res
+
+    # ---- defined interface types --------------------------------------------------------------
+    def member_call(self, what, how: str, call: CallFact, bound: Bound):
+        target = super().member_call(what, how, call, bound)
+        if target[0] is None and what[0] == "instance" and what[1][0] == "project":
+            return self.defined_interface_call(what[1][1], call) or target
+        return target
+
+    def defined_interface_call(self, ref: Ref, call: CallFact):
+        """A call through a type defined over a project interface (``type H I`` or ``type H I[Cmd]``), whose methods
+        are the interface's: the interface's method (dispatch, as any interface call); for an instantiation of a
+        generic interface whose method takes a type parameter, the one implementation whose method takes the
+        instantiation's type there (None: not such a type)."""
+        sym = self.table.sym(ref)
+        if sym.kind != "class" or not sym.type or "struct" in sym.modifiers:
+            return None
+        bound = self.table.files[ref[0]]
+        res = self.resolve_type(sym.type, bound, sym.parent)
+        if res[0] != "project" or self.table.sym(res[1]).kind != "interface":
+            return None
+        self.touch(res[1])
+        methods = [r for r in self.interface_method(res[1], call.name, call.argc, set())] if call.argc >= 0 else []
+        if len(methods) != 1:
+            return None
+        params = self.table.sym(res[1]).type_params
+        args = tuple(sym.extra.get("type_args") or ())
+        generic = {i: params.index(t) for i, (_n, t) in enumerate(self.table.sym(methods[0]).params)
+                   if t in params and params.index(t) < len(args)}
+        if not generic:
+            return methods[0], "receiver_type", {}
+        wanted = {i: self.resolve_type(args[k], bound, sym.parent) for i, k in generic.items()}
+        if any(w[0] != "project" for w in wanted.values()):
+            return None, "", {"reason": "external_type", "detail": f"{sym.type}[{', '.join(args)}].{call.name}"}
+        found = self.instantiation_methods(res[1], call, wanted)
+        if len(found) == 1:
+            return found[0], "receiver_type", {}
+        return None, "", {"reason": "ambiguous" if found else "not_found",
+                          "candidates": [self.table.id_of(r) for r in found[:10]],
+                          "detail": f"{len(found)} implementations of {sym.type}[{', '.join(args)}].{call.name}"}
+
+    def instantiation_methods(self, interface: Ref, call: CallFact, wanted: dict[int, TypeRes]) -> list[Ref]:
+        """The methods ``call.name`` of the project types implementing ``interface`` whose parameters at the
+        positions ``wanted`` names are those types (a generic implementation, such as a decorator over every
+        instantiation, takes a type parameter there and is not one)."""
+        out = []
+        for r in self.table.by_name(call.name, self.t):
+            method = self.table.sym(r)
+            other = self.table.files[r[0]]
+            if method.kind != "method" or other.facts.language != "go" or len(method.params) != call.argc:
+                continue
+            receiver = method.parent or method.extra.get("receiver")
+            owner = self.resolve_type(receiver, other, None) if receiver else ("unknown", "")
+            if owner[0] != "project" or ("implements", ("project", interface)) not in self.supers(owner[1]):
+                continue
+            if all(self.resolve_type(method.params[i][1], other, method.parent) == w for i, w in wanted.items()):
+                out.append(r)
+        return sorted(out)
 
     # ---- the file -----------------------------------------------------------------------------
     def import_targets(self, target: str, bound: Bound) -> list[Ref]:

@@ -37,6 +37,9 @@ LOOKUPS = {("DiscoveryClient", "getInstances"), ("ReactiveDiscoveryClient", "get
 #: methods of a looked-up instance (or a list of them) that keep its address
 INSTANCE_METHODS = frozenset({"get", "getUri", "toString", "blockFirst", "block", "getFirst"})
 _CONFIG = "\x05"
+#: what a method may do with a map it makes for `JavaFolder.map_get` to read it (reads; puts are followed)
+_MAP_READS = ("get", "containsKey", "containsValue", "isEmpty", "size")
+_MAP_USES = frozenset({*_MAP_READS, "put", "putIfAbsent"})
 
 
 def format_java(template: Folded, args: list[Folded]) -> Folded:
@@ -333,6 +336,10 @@ class JavaFolder(Folder):
             if found is not None:
                 return found
         elif "." not in head:
+            if method == "get" and len(args) == 1:
+                found = self.map_get(head, args[0])
+                if found is not None:
+                    return found
             written = self.variable_type(head)
             fqn = self.type_fqn(written) if written else None
             if fqn in self.constants.properties:
@@ -357,6 +364,49 @@ class JavaFolder(Folder):
         if value.known and value.text.startswith("lb://") and method in INSTANCE_METHODS:
             return value
         return super().chained(value, method, args)
+
+    def map_get(self, name: str, key: list[tuple[str, str]]) -> Folded | None:
+        """``m.get(k)`` on a map the method makes (``Map<..> m = new HashMap<>()``) and only fills and reads
+        (``put``/``putIfAbsent``, ``get``, ``containsKey``...): every value it puts under a key equal to ``k`` (several:
+        a choice). None (the usual unknown result) when the map is a parameter or a field, is assigned again, goes
+        anywhere else (an argument, another variable, a nested class), a put's key is not known, or none puts ``k``."""
+        scope = self.scope
+        if scope is None or self.depth > 8:
+            return None
+        facts, owner = scope.facts, scope.owner
+        method = next((s for s in facts.symbols if s.key == owner), None)
+        declared = facts.locals.get(owner, {}).get(name, [])
+        if method is None or len(declared) != 1 or any(p == name for p, _ in method.params) or \
+                name in facts.extra.get("assigns", {}).get(owner, {}):
+            return None
+        line = declared[0][0]
+        if not any(c.owner == owner and c.kind == "new" and c.line == line and c.name.endswith("Map") and
+                   (c.argc == 0 or c.argc == 1 and c.args and c.args[0].strip().isdigit()) for c in facts.calls):
+            return None   # a map made empty (or with a capacity), not a copy of another
+        used = re.compile(rf"\b{re.escape(name)}\b(?!\s*\.\s*(?:{'|'.join(_MAP_READS)})\s*\()")
+        receiver = ["name", name]
+        puts = []
+        for call in facts.calls:
+            inside = method.line_start <= call.line <= method.line_end
+            if call.receiver == receiver and inside and (call.owner != owner or call.name not in _MAP_USES):
+                return None
+            if call.owner == owner and any(used.search(arg) for arg in call.args):
+                return None
+            if call.owner == owner and call.receiver == receiver and call.name in ("put", "putIfAbsent"):
+                puts.append(call)
+        if any(used.search(expr) for entries in facts.extra.get("assigns", {}).get(owner, {}).values()
+               for _, exprs in entries for expr in exprs):
+            return None
+        wanted = self.fold_tokens(key)
+        values = []
+        for put in puts:
+            at = Scope(facts, owner, put.line, scope.bindings)
+            put_key = self.fold_in(at, [put.args[0]]) if len(put.args) == 2 else None
+            if put_key is None or not put_key.known or not wanted.known:
+                return None
+            if put_key.text == wanted.text:
+                values.append(self.fold_in(at, [put.args[1]]))
+        return choice(values) if values else None
 
     def variable_type(self, name: str) -> str:
         """The declared type of a local, a parameter or a field in the scope, as written ("" when unknown)."""

@@ -13,7 +13,8 @@ Exports are kept in the module's ``extra``: ``exports`` (exported name -> local 
 (the local name; an anonymous default class or function is named ``default``); ``export ... from`` and
 ``export * from`` are imports marked ``reexport``; a ``require`` bound to a name is an import
 (``("require", name)``, or the destructured names); ``module.exports = x`` and ``exports.a = ...`` are
-exports. Types as written: annotations, ``new Foo()`` gives ``Foo``, ``x = make()`` gives
+exports (``module.exports = function name() {...}`` or a class: the module's default, named as written or
+``default``). Types as written: annotations, ``new Foo()`` gives ``Foo``, ``x = make()`` gives
 ``~make()`` (what ``make`` returns).
 """
 
@@ -268,6 +269,14 @@ class _Extractor(Extractor):
         if left == "module.exports" and right is not None:
             if right.type == "identifier":
                 self.default = text(right)
+            elif right.type in _FUNCTIONS + _CLASSES:   # ``module.exports = function charge(req) {...}``
+                own = right.child_by_field_name("name")
+                name = text(own) if own is not None else "default"
+                if right.type in _CLASSES:
+                    self.class_(right, name, None, True, expr.parent, [])
+                else:
+                    self.function(right, name, None, True, expr.parent)
+                self.default = name
             elif right.type == "object":
                 for prop in right.named_children:
                     if prop.type == "shorthand_property_identifier":
@@ -543,6 +552,7 @@ class _Extractor(Extractor):
         self.locals(root)
         self.record_values(self.assignment_pairs(root))
         self.env_destructures(root)
+        self.hook_results(root)
         if b"method" in self.src:
             self.method_checks(root)
         return self.finish(root)
@@ -569,6 +579,50 @@ class _Extractor(Extractor):
                         found.add(_string_value(value))
         if found:
             self.facts.extra["method_checks"] = sorted(m.upper() for m in found if m)
+
+    def hook_results(self, root: Node) -> None:
+        """What a custom hook (or any function) hands out in the object it returns, and who takes it apart: a named
+        function's ``return { user, logout, saveMutation: save }`` (its own return, not a callback's) as
+        ``extra["returns_object"]`` (function key -> property -> the identifier it holds), and
+        ``const { logout, saveMutation } = useAuth()`` as ``extra["destructured"]`` (owner key ("" for the module)
+        -> local -> ``[callee as written, property, line]``): `resolve.TsResolver` follows a call of such a local
+        (``logout()``, ``saveMutation.mutate(x)``) into the function that made it."""
+        returned: dict[str, dict[str, str]] = {}
+        for obj, _tag, owner in self.owned(root, "(return_statement (object) @obj) "
+                                                 "(arrow_function body: (parenthesized_expression (object) @obj))"):
+            function = obj.parent
+            while function is not None and function.type not in _FUNCTIONS + ("method_definition",):
+                function = function.parent
+            named = function is not None and (function.type in ("function_declaration", "method_definition",
+                                                                "generator_function_declaration")
+                                              or (function.parent is not None
+                                                  and function.parent.type == "variable_declarator"))
+            if not owner or not named:
+                continue
+            props = returned.setdefault(owner, {})
+            for prop in obj.named_children:
+                if prop.type == "shorthand_property_identifier":
+                    props[text(prop)] = text(prop)
+                elif prop.type == "pair" and prop.child_by_field_name("value") is not None and \
+                        prop.child_by_field_name("value").type == "identifier" and \
+                        prop.child_by_field_name("key").type == "property_identifier":
+                    props[text(prop.child_by_field_name("key"))] = text(prop.child_by_field_name("value"))
+        taken: dict[str, dict[str, list]] = {}
+        for pattern, _tag, owner in self.owned(root, "(variable_declarator name: (object_pattern) @pattern "
+                                                     "value: (call_expression) @call)"):
+            if pattern.type != "object_pattern":
+                continue
+            callee = dotted(pattern.parent.child_by_field_name("value").child_by_field_name("function"))
+            if not callee:
+                continue
+            for prop in pattern.named_children:
+                key, name, _default = _destructured(prop)
+                if key is not None:
+                    taken.setdefault(owner or "", {})[name] = [callee, key, prop.start_point[0] + 1]
+        if returned:
+            self.facts.extra["returns_object"] = {k: v for k, v in returned.items() if v}
+        if taken:
+            self.facts.extra["destructured"] = taken
 
     def env_destructures(self, root: Node) -> None:
         """``const { X = "d", Y: y } = process.env`` (or ``import.meta.env``): each name an environment read, its

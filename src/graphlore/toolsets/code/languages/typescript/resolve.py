@@ -52,6 +52,10 @@ json text blob append remove toggle item
 """.split())
 
 
+#: TanStack Query's calls on a ``useMutation`` result that run its ``mutationFn``
+MUTATION_CALLS = frozenset({"mutate", "mutateAsync"})
+
+
 class TsResolver(NameResolver):
     PATH_IMPORTS = True
     CLASS_KINDS = frozenset({"class", "interface"})
@@ -211,6 +215,10 @@ class TsResolver(NameResolver):
 
     # ---- calls --------------------------------------------------------------------------------
     def resolve_call(self, receiver: Any, name: str, kind: str, bound: Bound, owner: str, line: int):
+        if kind == "call" and (receiver is None or receiver[0] in ("name", "field")):
+            found = self.hook_result_call(receiver, name, bound, owner, line)
+            if found is not None:
+                return found
         if kind == "new":
             value = self.resolve_dotted(bound, owner or None, receiver[1])
             if value[0] == "class":
@@ -229,6 +237,74 @@ class TsResolver(NameResolver):
                     return None, "", {"reason": "external_base", "detail": value[1]}
             return None, "", {"reason": "undefined_name", "detail": "no base class"}
         return super().resolve_call(receiver, name, kind, bound, owner, line)
+
+    def hook_result_call(self, receiver: Any, name: str, bound: Bound, owner: str, line: int):
+        """A call of what a project function handed out in the object it returned, taken apart by the caller
+        (``const { logout, saveMutation } = useAuth()``) or kept whole (``const auth = useAuth()``): ``logout()``
+        (``auth.logout()``) is the function of that name ``useAuth`` declares and returns; ``saveMutation.mutate(x)``
+        (``auth.saveMutation.mutate(x)``, also ``mutateAsync``) runs the ``mutationFn`` of the TanStack Query
+        ``useMutation(...)`` that ``useAuth`` assigned to what it returned, code of ``useAuth`` itself. None: not such
+        a call (anything else about it resolves as before)."""
+        made, method = self.hook_value(receiver, name, bound, owner, line)
+        if made is None:
+            return None
+        value = self.resolve_dotted(bound, owner or None, made[0])
+        if value[0] != "function":
+            return None
+        self.touch(value[1])
+        maker = self.table.files[value[1][0]]
+        key = self.table.sym(value[1]).key
+        held = maker.facts.extra.get("returns_object", {}).get(key, {}).get(made[1])
+        if held is None:
+            return None
+        if method is None:
+            index = maker.by_key.get(f"{key}.{held}")
+            if index is None or maker.sym(index).kind not in ("function", "method"):
+                return None
+            return (maker.path, index), "inferred_type", {}
+        typed = [t for _line, t in maker.facts.locals.get(key, {}).get(held, [])]
+        if not any(t.startswith("~") and t.endswith("()") and t[1:-2].rsplit(".", 1)[-1] == "useMutation"
+                   for t in typed):
+            return None
+        return value[1], "inferred_type", {}
+
+    def hook_value(self, receiver: Any, name: str, bound: Bound, owner: str,
+                   line: int) -> tuple[tuple[str, str] | None, str | None]:
+        """((callee, property), the method called on it or None) of a call of a returned value (`hook_result_call`),
+        or (None, None)."""
+        if receiver is None:
+            return self.destructured(bound, owner, name), None
+        whole = receiver[1] if receiver[0] == "field" else receiver
+        if whole[0] != "name":
+            return None, None
+        if receiver[0] == "name":
+            if name in MUTATION_CALLS and (made := self.destructured(bound, owner, receiver[1])) is not None:
+                return made, name
+            callee = self.kept_whole(bound, owner, receiver[1], line)
+            return ((callee, name), None) if callee else (None, None)
+        callee = self.kept_whole(bound, owner, whole[1], line) if name in MUTATION_CALLS else None
+        return ((callee, receiver[2]), name) if callee else (None, None)
+
+    def kept_whole(self, bound: Bound, owner: str, name: str, line: int) -> str | None:
+        """The callee whose result the local ``name`` holds (``const auth = useAuth()``), or None."""
+        typed = self.local_type(bound, owner, name, line)
+        return typed[1:-2] if typed.startswith("~") and typed.endswith("()") else None
+
+    @staticmethod
+    def destructured(bound: Bound, owner: str, name: str) -> tuple[str, str] | None:
+        """(callee, property) of the local ``name`` the nearest scope around ``owner`` took apart from a call's
+        result (`extract.hook_results`), or None."""
+        table = bound.facts.extra.get("destructured", {})
+        key: str | None = owner or ""
+        while key is not None:
+            found = table.get(key, {}).get(name)
+            if found is not None:
+                return found[0], found[1]
+            if not key:
+                return None
+            index = bound.by_key.get(key)
+            key = (bound.sym(index).parent or "") if index is not None else ""
+        return None
 
     # ---- one file -----------------------------------------------------------------------------
     def file_props(self, bound: Bound, sink: EdgeSink) -> dict:

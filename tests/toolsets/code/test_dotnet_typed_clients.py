@@ -1,0 +1,191 @@
+""".NET typed and named ``HttpClient``s (Microsoft.Extensions.Http): the base address a registration gives
+(``AddHttpClient<I, T>(c => c.BaseAddress = ..)``, ``AddHttpClient("name", ..).AddTypedClient<I, T>()``) is the
+start of every relative call the client's class makes, an interpolated path whose first hole is a value (an id) too;
+a hole named as an address (``url``, ``uri``, ``host``, ...) may be absolute: its start stays unknown."""
+
+from __future__ import annotations
+
+from helpers.code_tools import write_tree
+
+from graphlore.toolsets.code.index.graph import CodeGraph
+
+WEB = '<Project Sdk="Microsoft.NET.Sdk.Web"></Project>'
+
+PACKAGES = """using Microsoft.AspNetCore.Mvc;
+
+namespace Shop.Packages;
+
+[ApiController]
+[Route("api/packages")]
+public class PackagesController : ControllerBase
+{
+    [HttpPut("{packageId}")]
+    public IActionResult Put(string packageId) => Ok();
+
+    [HttpGet("{packageId}")]
+    public IActionResult Get(string packageId) => Ok();
+}
+"""
+
+DRONES = """using Microsoft.AspNetCore.Mvc;
+
+namespace Shop.Drones;
+
+[ApiController]
+[Route("api/drones")]
+public class DronesController : ControllerBase
+{
+    [HttpPut("{deliveryId}")]
+    public IActionResult Assign(string deliveryId) => Ok();
+}
+"""
+
+STARTUP = """using System;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+
+namespace Shop.Workflow;
+
+public static class Startup
+{
+    public static void ConfigureServices(HostBuilderContext context, IServiceCollection services)
+    {
+        services
+            .AddHttpClient<IPackageCaller, PackageCaller>(c =>
+            {
+                c.BaseAddress = new Uri(context.Configuration["SERVICE_URI_PACKAGE"]);
+            })
+            .AddPolicyHandler(null);
+
+        services
+            .AddHttpClient("drones", (sp, c) => c.BaseAddress = new Uri("http://drones/api/drones/"))
+            .AddTypedClient<IDroneCaller, DroneCaller>();
+    }
+}
+"""
+
+CALLERS = """using System.Net.Http;
+using System.Net.Http.Json;
+using System.Threading.Tasks;
+
+namespace Shop.Workflow.Services;
+
+public interface IPackageCaller { Task Upsert(Package p); }
+
+public class PackageCaller : IPackageCaller
+{
+    private readonly HttpClient _httpClient;
+
+    public PackageCaller(HttpClient httpClient) { _httpClient = httpClient; }
+
+    public Task Upsert(Package p) => _httpClient.PutAsJsonAsync($"{p.PackageId}", p);
+
+    public Task<HttpResponseMessage> Get(string packageId) => _httpClient.GetAsync($"{packageId}");
+
+    public Task<HttpResponseMessage> Follow(string nextUrl) => _httpClient.GetAsync($"{nextUrl}");
+
+    public Task<HttpResponseMessage> Next(string nextLink) => _httpClient.GetAsync(nextLink);
+}
+
+public interface IDroneCaller { Task Assign(string id); }
+
+public class DroneCaller : IDroneCaller
+{
+    private readonly HttpClient _http;
+
+    public DroneCaller(HttpClient http) { _http = http; }
+
+    public Task Assign(Delivery delivery) => _http.PutAsJsonAsync(delivery.Id, delivery);
+}
+"""
+
+COMPOSE = """services:
+  packages:
+    build: ./packages
+  drones:
+    build: ./drones
+  workflow:
+    build: ./workflow
+    environment:
+      SERVICE_URI_PACKAGE: http://packages/api/packages/
+"""
+
+
+def _clients(root) -> dict[str, list[tuple[str, str]]]:
+    nodes, _ = CodeGraph.build(root).snapshot()
+    out: dict[str, list[tuple[str, str]]] = {}
+    for node in nodes.values():
+        if node.kind == "client":
+            out.setdefault(node.props["declaring_fqn"], []).append((node.props["label"], node.props["match"]))
+    return {key: sorted(values) for key, values in out.items()}
+
+
+def test_typed_and_named_clients_start_at_their_registered_base_address(tmp_path):
+    write_tree(tmp_path, {
+        "packages/packages.csproj": WEB, "packages/PackagesController.cs": PACKAGES,
+        "drones/drones.csproj": WEB, "drones/DronesController.cs": DRONES,
+        "workflow/workflow.csproj": WEB, "workflow/Startup.cs": STARTUP, "workflow/Services/Callers.cs": CALLERS,
+        "docker-compose.yml": COMPOSE})
+    clients = _clients(tmp_path)
+    ns = "Shop.Workflow.Services"
+    # the base comes from configuration the deployment sets; the interpolated id is a path under it
+    assert clients[f"{ns}.PackageCaller.Upsert"] == [("PUT packages /api/packages/{PackageId}", "cross_service")]
+    assert clients[f"{ns}.PackageCaller.Get"] == [("GET packages /api/packages/{packageId}", "cross_service")]
+    # a hole or a value named as an address may be a whole URL: never a path under the base
+    for method in ("Follow", "Next"):
+        [(label, match)] = clients[f"{ns}.PackageCaller.{method}"]
+        assert match == "unresolved" and label.startswith("GET ?"), label
+    # AddHttpClient("drones", ..).AddTypedClient<IDroneCaller, DroneCaller>(): the named client's base; a value
+    # (not an interpolated string) is a relative URI too
+    assert clients[f"{ns}.DroneCaller.Assign"] == [("PUT drones /api/drones/{Id}", "cross_service")]
+
+
+OPTIONS_PROGRAM = """using Microsoft.Extensions.Options;
+using Front;
+
+var builder = WebApplication.CreateBuilder(args);
+builder.Services.Configure<CatalogOptions>(builder.Configuration.GetSection("Catalog"));
+builder.Services.AddHttpClient<ICatalogService, CatalogService>((sp, client) =>
+{
+    var options = sp.GetRequiredService<IOptions<CatalogOptions>>().Value;
+    client.BaseAddress = new Uri(options.BaseUrl);
+});
+builder.Services.AddHttpClient<IStockService, StockService>((sp, client) =>
+    client.BaseAddress = new Uri(sp.GetRequiredService<IOptionsMonitor<CatalogOptions>>().CurrentValue.StockUrl));
+builder.Build().Run();
+"""
+
+OPTIONS_CLIENTS = """namespace Front;
+
+public class CatalogOptions { public string BaseUrl { get; set; } public string StockUrl { get; set; } }
+
+public class CatalogService : ICatalogService
+{
+    private readonly HttpClient _http;
+    public CatalogService(HttpClient http) { _http = http; }
+    public Task<string> Item(string id) => _http.GetStringAsync($"api/items/{id}");
+}
+
+public class StockService : IStockService
+{
+    private readonly HttpClient _http;
+    public StockService(HttpClient http) { _http = http; }
+    public Task<string> Level(string sku) => _http.GetStringAsync($"api/levels/{sku}");
+}
+"""
+
+CATALOG = """var app = WebApplication.CreateBuilder(args).Build();
+app.MapGet("/api/items/{id}", (string id) => id);
+app.MapGet("/api/levels/{sku}", (string sku) => sku);
+app.Run();
+"""
+
+
+def test_a_base_address_read_from_options_the_service_provider_gives(tmp_path):
+    write_tree(tmp_path, {
+        "catalog/catalog.csproj": WEB, "catalog/Program.cs": CATALOG,
+        "front/front.csproj": WEB, "front/Program.cs": OPTIONS_PROGRAM, "front/Clients.cs": OPTIONS_CLIENTS,
+        "front/appsettings.json": '{"Catalog": {"BaseUrl": "http://catalog", "StockUrl": "http://catalog"}}'})
+    clients = _clients(tmp_path)
+    assert clients["Front.CatalogService.Item"] == [("GET catalog /api/items/{id}", "cross_service")]
+    assert clients["Front.StockService.Level"] == [("GET catalog /api/levels/{sku}", "cross_service")]

@@ -1,0 +1,111 @@
+"""Koa routers (``@koa/router``, ``koa-router``): each verb call is a route under the router's ``prefix`` option
+and ``prefix()`` calls; Koa's ``app.use`` takes no path, so a router an app uses serves at the root, and one nested
+under another router at a path (``parent.use('/p', child.routes())``) or by koa-mount serves under it; a path mount
+whose router is not known leaves the routers it may hold with an unknown prefix."""
+
+from __future__ import annotations
+
+from helpers.code_graph import render
+from helpers.code_tools import write_tree
+
+from graphlore.toolsets.code.index.graph import CodeGraph
+
+ROUTES = """const Router = require('@koa/router');
+
+import { Packages } from './controllers';
+
+export function apiRouter() {
+    const router = new Router({
+      prefix: '/api'
+    });
+    router.get('/packages/:packageId', Packages.getById);
+    router.put('/packages/:packageId', Packages.upsert);
+    router.get('summary', '/packages/summary/:ownerId', Packages.summary);
+    return router;
+}
+"""
+
+APP = """import Koa from 'koa';
+import KoaRouter from 'koa-router';
+import { apiRouter } from './routes';
+
+const admin = new KoaRouter();
+admin.prefix('/admin');
+admin
+  .del('/cache', async (ctx) => { ctx.status = 204; })
+  .all('/ping', async (ctx) => { ctx.body = 'pong'; });
+
+const v2 = KoaRouter();   // koa-router needs no `new`
+v2.post('/orders', async (ctx) => { ctx.status = 201; });
+admin.use('/v2', v2.routes(), v2.allowedMethods());
+
+export function create() {
+    const app = new Koa();
+    const api = apiRouter();
+    app.use(api.routes());
+    app.use(admin.routes());
+    return app;
+}
+"""
+
+MOUNTED = """import Koa from 'koa';
+import mount from 'koa-mount';
+import Router from '@koa/router';
+import { makeRouter } from './other';
+
+const router = Router();
+router.get('/items', async (ctx) => { ctx.body = []; });
+
+const app = new Koa();
+app.use(mount('/shop', makeRouter().routes()));
+app.use(router.routes());
+"""
+
+EXPRESS = """const express = require('express');
+const app = express();
+app.get('/health', (req, res) => res.send('ok'));
+app.listen(3000);
+"""
+
+
+def test_koa_routers_prefixes_and_nesting(tmp_path):
+    write_tree(tmp_path, {
+        "packages/package.json": '{"name": "packages", "dependencies": {"koa": "2", "@koa/router": "12"}}',
+        "packages/app/routes.ts": ROUTES, "packages/app/app.ts": APP,
+        "packages/app/controllers.ts": "export const Packages = {};\n",
+        "shop/package.json": '{"name": "shop", "dependencies": {"koa": "2", "@koa/router": "12"}}',
+        "shop/index.js": MOUNTED,
+        "web/package.json": '{"name": "web", "dependencies": {"express": "4"}}', "web/index.js": EXPRESS})
+    routes = sorted(" ".join(line.split()[:4]) for line in render(CodeGraph.build(tmp_path))
+                    if line.startswith("R ") and "framework=koa" in line)
+    assert routes == [
+        "R ANY /admin/ping framework=koa",
+        "R DELETE /admin/cache framework=koa",
+        "R GET /api/packages/summary/{ownerId} framework=koa",
+        "R GET /api/packages/{packageId} framework=koa",
+        "R GET /{?}/items framework=koa",   # koa-mount('/shop', a router not known): this one may be under it
+        "R POST /admin/v2/orders framework=koa",
+        "R PUT /api/packages/{packageId} framework=koa"]
+    # Express is still read as Express, and a Koa `Router()` is no Express router
+    assert [" ".join(line.split()[:4]) for line in render(CodeGraph.build(tmp_path))
+            if "framework=express" in line] == ["R GET /health framework=express"]
+
+
+def test_routers_used_without_a_path_nest_under_their_parent_through_module_exports(tmp_path):
+    write_tree(tmp_path, {
+        "api/package.json": '{"name": "api", "dependencies": {"koa": "2", "koa-router": "7"}}',
+        "api/src/routes/index.js": (
+            'const Router = require("koa-router")\nconst router = new Router()\nconst api = new Router()\n'
+            'const users = require("./users-router")\nconst tags = require("./tags-router")\n'
+            'api.use(users)\napi.use(tags.routes())\nrouter.use("/api", api.routes())\nmodule.exports = router\n'),
+        "api/src/routes/users-router.js": (
+            'const Router = require("koa-router")\nconst router = new Router()\n'
+            'router.post("/users/login", async (ctx) => {})\nmodule.exports = router.routes()\n'),
+        "api/src/routes/tags-router.js": (
+            'const Router = require("koa-router")\nconst router = new Router()\n'
+            'router.get("/tags", async (ctx) => {})\nmodule.exports = router\n'),
+        "api/src/app.js": ('const Koa = require("koa")\nconst routes = require("./routes")\nconst app = new Koa()\n'
+                           'app.use(routes.routes())\n')})
+    routes = sorted(" ".join(line.split()[:3]) for line in render(CodeGraph.build(tmp_path))
+                    if line.startswith("R ") and "framework=koa" in line)
+    assert routes == ["R GET /api/tags", "R POST /api/users/login"]
