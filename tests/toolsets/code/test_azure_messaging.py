@@ -296,3 +296,126 @@ def test_a_queue_name_from_options_bound_to_the_whole_configuration_takes_the_de
     assert "E ASYNC_CALLS producer:servicebus deliveries -> route:servicebus deliveries [cross_service]" in lines
     assert any(line.startswith("R servicebus deliveries framework=azure_service_bus "
                                "handler=Shop.Workflow.Worker.OnMessage ") for line in lines)
+
+
+PY_HUBS = """from azure.eventhub import EventHubConsumerClient, EventHubProducerClient
+import azure.eventhub as eh
+
+
+def listen(namespace, credential):
+    clicks = EventHubConsumerClient(namespace, "clicks", "$Default", credential)
+    views = eh.EventHubConsumerClient(namespace, "views", consumer_group="$Default", credential=credential)
+    clicks.receive(on_event=print)
+    views.receive(on_event=print)
+"""
+
+PY_SEND = """from azure.eventhub import EventHubProducerClient
+
+
+def send(namespace, credential):
+    EventHubProducerClient(namespace, "clicks", credential)
+    EventHubProducerClient(fully_qualified_namespace=namespace, eventhub_name="views", credential=credential)
+"""
+
+
+def test_python_event_hub_clients_made_by_their_constructors_name_the_hub_second(tmp_path):
+    write_tree(tmp_path, {
+        "stats/requirements.txt": "azure-eventhub\n", "stats/Dockerfile": "FROM python\n", "stats/listen.py": PY_HUBS,
+        "web/requirements.txt": "azure-eventhub\n", "web/Dockerfile": "FROM python\n", "web/send.py": PY_SEND})
+    lines = render(CodeGraph.build(tmp_path))
+    # the consumer group ($Default) is no hub
+    assert sorted(line.split(" framework=")[0] for line in lines if line.startswith("R eventhubs")) == [
+        "R eventhubs clicks", "R eventhubs views"]
+    assert sorted(line for line in lines if line.startswith("E ASYNC_CALLS")) == [
+        "E ASYNC_CALLS producer:eventhubs clicks -> route:eventhubs clicks [cross_service]",
+        "E ASYNC_CALLS producer:eventhubs views -> route:eventhubs views [cross_service]"]
+
+
+TWO_QUEUES = """using Microsoft.Azure.ServiceBus;
+
+namespace Shop.Orders;
+
+public class Orders
+{
+    private readonly IQueueClient _out = new QueueClient("cs", "orders");
+    private readonly IQueueClient _in;
+
+    public Orders() { _in = new QueueClient("cs", "replies"); }
+
+    public void Start() { _in.RegisterMessageHandler(Handle, new MessageHandlerOptions(null)); }
+    public Task Send(Message m) => _out.SendAsync(m);
+    private Task Handle(Message m, CancellationToken t) => Task.CompletedTask;
+}
+"""
+
+ORDERS_TOO = """using Microsoft.Azure.ServiceBus;
+
+namespace Shop.Billing;
+
+public class Billing
+{
+    private readonly IQueueClient _out = new QueueClient("cs", "orders");
+    private readonly IQueueClient _replies = new QueueClient("cs", "replies");
+    public Task Send(Message m) => _out.SendAsync(m);
+    public Task Reply(Message m) => _replies.SendAsync(m);
+}
+"""
+
+
+def test_a_queue_client_is_what_its_holder_is_used_for_not_all_its_service_does(tmp_path):
+    write_tree(tmp_path, {"orders/orders.csproj": WORKER, "orders/Orders.cs": TWO_QUEUES,
+                          "billing/billing.csproj": WORKER, "billing/Billing.cs": ORDERS_TOO})
+    lines = render(CodeGraph.build(tmp_path))
+    # orders sends on "orders" and listens on "replies": it does not listen on "orders"
+    assert [line.split(" service=")[0] for line in lines if line.startswith("R servicebus")] == [
+        "R servicebus replies framework=azure_service_bus handler=Shop.Orders.Orders.Orders"]   # where it is made
+    assert sorted(line for line in lines if line.startswith("E ASYNC_CALLS")) == [
+        "E ASYNC_CALLS producer:servicebus replies -> route:servicebus replies [cross_service]"]
+
+
+TWO_CHAINS = """package com.shop.ingest;
+
+import com.azure.messaging.servicebus.ServiceBusClientBuilder;
+import com.azure.messaging.servicebus.ServiceBusSenderClient;
+
+public class Ingest {
+    public void start(String cs) {
+        ServiceBusClientBuilder builder = new ServiceBusClientBuilder().connectionString(cs);
+        ServiceBusSenderClient a = builder.sender().queueName("alpha").buildClient();
+        ServiceBusSenderClient b = builder.sender().queueName("beta").buildClient();
+        ServiceBusSenderClient c = new ServiceBusClientBuilder().connectionString(cs).sender().queueName("gamma")
+            .buildClient();
+        ServiceBusSenderClient d = new ServiceBusClientBuilder().connectionString(cs).sender().queueName("delta")
+            .buildClient();
+    }
+}
+"""
+
+
+def test_two_builder_chains_alike_in_one_method_keep_their_own_queues(tmp_path):
+    write_tree(tmp_path, {"ingest/pom.xml": POM.format(name="ingest"),
+                          "ingest/src/main/java/com/shop/ingest/Ingest.java": TWO_CHAINS})
+    queues = sorted(line.split()[2] for line in render(CodeGraph.build(tmp_path)) if line.startswith("P servicebus"))
+    assert queues == ["alpha", "beta", "delta", "gamma"]
+
+
+HUB_OPTIONS = """using Azure.Messaging.EventHubs;
+using Azure.Messaging.EventHubs.Producer;
+
+namespace Shop.Telemetry;
+
+public class Sender
+{
+    public void Start(string cs)
+    {
+        var producer = new EventHubProducerClient(cs, new EventHubProducerClientOptions());
+    }
+}
+"""
+
+
+def test_an_options_object_in_the_hubs_place_is_no_hub_name(tmp_path):
+    write_tree(tmp_path, {"telemetry/telemetry.csproj": WORKER, "telemetry/Sender.cs": HUB_OPTIONS})
+    [line] = [line for line in render(CodeGraph.build(tmp_path)) if line.startswith("P eventhubs")]
+    # (connection string, options): the hub is the connection string's EntityPath, not the options
+    assert "match=unresolved" in line and "names no event hub here" in line, line

@@ -54,3 +54,17 @@ def test_an_unset_application_name_and_a_console_tool_name_no_service(tmp_path):
     assert "deployable=True" in services["Seeder"]
     # a console program running a host is the service its Dockerfile's folder names
     assert "deployable=True" in services["worker"]
+
+
+def test_a_console_program_a_dockerfile_around_it_builds_stays_a_service(tmp_path):
+    write_tree(tmp_path, {
+        "app/Dockerfile": "FROM mcr.microsoft.com/dotnet/sdk:8.0\nCOPY Web Web\nRUN dotnet publish Web/Web.csproj\n",
+        "app/Dockerfile.worker": "FROM mcr.microsoft.com/dotnet/sdk:8.0\nCOPY Worker Worker\n"
+                                 "RUN dotnet publish Worker/Worker.csproj\n",
+        "app/Web/Web.csproj": WEB, "app/Web/Program.cs": MAIN.replace("X", "Web"),
+        "app/Worker/Worker.csproj": CONSOLE, "app/Worker/Program.cs": MAIN.replace("X", "Worker"),
+        "docker-compose.yml": "services:\n  web:\n    build: ./app\n  worker:\n    build:\n      context: ./app\n"
+                              "      dockerfile: Dockerfile.worker\n"})
+    services = _services(tmp_path)
+    # Dockerfile.worker publishes the console program: a service of its own, beside the web one
+    assert "deployable=True" in services["Worker"] and "deployable=True" in services["Web"]

@@ -75,3 +75,17 @@ def test_a_filter_with_a_services_own_name_is_that_service_alone(project):
     # the copy's own name still finds it
     routes = run(runtime, tree, "find", kind="route", filter={"microservice": "delivery"}).results
     assert [r.label for r in routes] == ["GET /deliveries/{id}"]
+
+
+def test_a_filter_with_a_name_neither_service_carries_is_both(tmp_path: Path, embedder):
+    """``alpha`` and ``beta`` both declare ``shop`` and neither's folder or artifact is ``shop``: the layout names
+    them ``shop`` and ``shop@beta`` by path alone, so a filter with ``shop`` is not ``alpha`` alone."""
+    tree = write_tree(tmp_path / "sys", {**_service("alpha", "alpha", "shop", "/a/{id}"),
+                                         **_service("beta", "beta", "shop", "/b/{id}")})
+    runtime = Runtime(backend.settings_for(tmp_path / "home"), embedder=embedder)
+    try:
+        run(runtime, tree, "index", embed=False)
+        routes = run(runtime, tree, "find", kind="route", filter={"microservice": "shop"}).results
+        assert sorted(r.label for r in routes) == ["GET /a/{id}", "GET /b/{id}"]
+    finally:
+        runtime.close()

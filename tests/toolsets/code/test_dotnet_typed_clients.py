@@ -1,7 +1,8 @@
 """.NET typed and named ``HttpClient``s (Microsoft.Extensions.Http): the base address a registration gives
 (``AddHttpClient<I, T>(c => c.BaseAddress = ..)``, ``AddHttpClient("name", ..).AddTypedClient<I, T>()``) is the
-start of every relative call the client's class makes, an interpolated path whose first hole is a value (an id) too;
-a hole named as an address (``url``, ``uri``, ``host``, ...) may be absolute: its start stays unknown."""
+start of every relative call the client's class makes, an interpolated path whose first hole is an identifier's
+value (an id) too; any other value (``nextUrl``, ``target``) or ``new Uri(x)`` may be absolute: its start stays
+unknown."""
 
 from __future__ import annotations
 
@@ -189,3 +190,41 @@ def test_a_base_address_read_from_options_the_service_provider_gives(tmp_path):
     clients = _clients(tmp_path)
     assert clients["Front.CatalogService.Item"] == [("GET catalog /api/items/{id}", "cross_service")]
     assert clients["Front.StockService.Level"] == [("GET catalog /api/levels/{sku}", "cross_service")]
+
+
+TARGETS_PROGRAM = """using Front;
+var builder = WebApplication.CreateBuilder(args);
+builder.Services.AddHttpClient<ICatalogService, CatalogService>(c => c.BaseAddress = new Uri("http://catalog/"));
+builder.Build().Run();
+"""
+
+TARGETS_CLIENTS = """namespace Front;
+
+public class CatalogService : ICatalogService
+{
+    private readonly HttpClient _http;
+    public CatalogService(HttpClient http) { _http = http; }
+    public Task<string> Fetch(string target) => _http.GetStringAsync(target);
+    public Task<string> Whole(string id) => _http.GetStringAsync(new Uri(id));
+    public Task<string> Relative(string id) => _http.GetStringAsync(new Uri(id, UriKind.Relative));
+    public Task<string> Item(string itemId) => _http.GetStringAsync(itemId);
+}
+"""
+
+ROOT_ROUTE = """var app = WebApplication.CreateBuilder(args).Build();
+app.MapGet("/{id}", (string id) => id);
+app.Run();
+"""
+
+
+def test_a_value_not_named_an_identifier_or_a_uri_made_absolute_is_no_path_under_the_base(tmp_path):
+    write_tree(tmp_path, {
+        "catalog/catalog.csproj": WEB, "catalog/Program.cs": ROOT_ROUTE,
+        "front/front.csproj": WEB, "front/Program.cs": TARGETS_PROGRAM, "front/Clients.cs": TARGETS_CLIENTS})
+    clients = _clients(tmp_path)
+    # ``target`` may hold a whole URL; ``new Uri(x)`` throws on a relative one: neither is a path under the base
+    for method in ("Fetch", "Whole"):
+        [(label, match)] = clients[f"Front.CatalogService.{method}"]
+        assert match == "unresolved" and label.startswith("GET ?"), (method, label)
+    assert clients["Front.CatalogService.Relative"] == [("GET catalog /{id}", "cross_service")]
+    assert clients["Front.CatalogService.Item"] == [("GET catalog /{itemId}", "cross_service")]

@@ -8,7 +8,9 @@ from pathlib import Path
 
 from helpers.code_graph import FIXTURES, edit
 
+from graphlore.toolsets.code.frameworks.gateway import yaml_routes
 from graphlore.toolsets.code.index.graph import CodeGraph
+from graphlore.toolsets.code.services.settings import Values
 
 
 def test_a_forward_target_settled_by_the_deployment_is_the_one_linked(tmp_path: Path):
@@ -68,3 +70,32 @@ def test_a_route_shows_its_predicates_and_filters_as_written(tmp_path: Path):
     assert routes["ANY /levels/**"]["filters"] == ["AddRequestHeader(name=X-From, value=edge)",
                                                    "Retry(retries=1) (default-filters)"]
     assert routes["ANY /pay/**"]["filters"][0] == "RewritePath=/pay/(?<segment>.*), /charges/${segment}"
+
+
+def test_a_default_filter_strips_every_routes_path():
+    """``default-filters: [StripPrefix=2]`` is listed on the route's ``forward`` and applies to its path too (the
+    route listed it while forwarding its path whole)."""
+    gateway = "spring.cloud.gateway"
+    values = Values(entries={f"{gateway}.routes[0].id": "c", f"{gateway}.routes[0].uri": "lb://customers",
+                             f"{gateway}.routes[0].predicates[0]": "Path=/api/customer/**",
+                             f"{gateway}.default-filters[0]": "StripPrefix=2"})
+    [(_, _, path, forward, problem, _)] = list(yaml_routes(values, []))
+    assert (path, forward.strip, forward.filters, problem) == (
+        "/api/customer/**", 2, ("StripPrefix=2 (default-filters)",), None)
+
+
+def test_a_long_form_filter_rewrites_the_path_as_its_shortcut_does():
+    """``name: StripPrefix`` with ``args: {parts: 2}`` (and ``RewritePath``'s ``regexp``/``replacement``) is the
+    same filter as ``StripPrefix=2``: it was listed on the route's ``forward`` while its path was forwarded whole."""
+    gateway = "spring.cloud.gateway.routes"
+    values = Values(entries={f"{gateway}[0].id": "c", f"{gateway}[0].uri": "lb://customers",
+                             f"{gateway}[0].predicates[0]": "Path=/api/customer/**",
+                             f"{gateway}[0].filters[0].name": "StripPrefix", f"{gateway}[0].filters[0].args.parts": "2",
+                             f"{gateway}[1].id": "p", f"{gateway}[1].uri": "lb://payments",
+                             f"{gateway}[1].predicates[0]": "Path=/pay/**",
+                             f"{gateway}[1].filters[0].name": "RewritePath",
+                             f"{gateway}[1].filters[0].args.replacement": "/charges/${segment}",
+                             f"{gateway}[1].filters[0].args.regexp": "/pay/(?<segment>.*)"})
+    routes = {path: (forward.strip, forward.rewrite, problem) for _, _, path, forward, problem, _ in
+              yaml_routes(values, [])}
+    assert routes == {"/api/customer/**": (2, None, None), "/pay/**": (0, ("/pay", "/charges"), None)}

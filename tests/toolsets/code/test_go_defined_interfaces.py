@@ -355,3 +355,83 @@ def test_a_go_method_taking_another_project_type_implements_no_interface_method_
     assert overrides == {("handlers.baristaUpdated.Handle", "events.BaristaUpdatedHandler.Handle"),
                          ("handlers.baristaAliased.Handle", "events.BaristaUpdatedHandler.Handle"),
                          ("handlers.kitchenUpdated.Handle", "events.KitchenUpdatedHandler.Handle")}
+
+
+EMBEDDING = """package dec
+
+import "context"
+
+type Handler[C any] interface {
+	Handle(ctx context.Context, cmd C) error
+}
+
+// Handle's C is Handler's, bound to Pair's A by the embedding: Pair's own C is another parameter
+type Pair[A any, C any] interface {
+	Handler[A]
+	Done(c C)
+}
+"""
+
+PAIRS = """package cmd
+
+import (
+	"context"
+
+	"example.org/gym/dec"
+)
+
+type Cancel struct{ ID string }
+
+type Move struct{ ID string }
+
+type CancelPair dec.Pair[Cancel, Move]
+
+type pairImpl struct{}
+
+func (h pairImpl) Handle(ctx context.Context, cmd Cancel) error { return nil }
+
+func (h pairImpl) Done(m Move) {}
+
+type moveImpl struct{}
+
+func (h moveImpl) Handle(ctx context.Context, cmd Move) error { return nil }
+
+func (h moveImpl) Done(m Move) {}
+"""
+
+PAIR_PORTS = """package ports
+
+import (
+	"context"
+
+	"example.org/gym/cmd"
+)
+
+type Server struct {
+	pair cmd.CancelPair
+}
+
+func (s Server) Pair(ctx context.Context) error {
+	return s.pair.Handle(ctx, cmd.Cancel{})
+}
+"""
+
+
+def test_a_method_of_an_embedded_generic_interface_is_not_matched_by_the_embedder_s_parameter_names(tmp_path):
+    """``Pair[Cancel, Move]``'s ``Handle`` is ``Handler[A]``'s: it takes ``Cancel``, not ``Move`` (the embedder's own
+    ``C``); how the embedding binds the parameters is not read, so no implementation is picked."""
+    calls = _calls(write_tree(tmp_path / "gym", {"go.mod": "module example.org/gym\n\ngo 1.22\n",
+                                                 "dec/dec.go": EMBEDDING, "cmd/cmd.go": PAIRS,
+                                                 "ports/ports.go": PAIR_PORTS}))
+    assert "cmd.moveImpl.Handle" not in calls.get("ports.Server.Pair", set())
+
+
+def test_an_implementation_taking_an_alias_of_the_type_argument_is_that_implementation(tmp_path: Path):
+    """``Handle(ctx, cmd CancelCmd)`` with ``type CancelCmd = Cancel`` takes ``Cancel``: it implements
+    ``CommandHandler[Cancel]``, so the call through ``CancelHandler`` reaches it."""
+    root = _tree(tmp_path / "gym")
+    cancel = root / "trainings/app/command/cancel.go"
+    cancel.write_text(cancel.read_text().replace(
+        "func (h cancelHandler) Handle(ctx context.Context, cmd Cancel) error {",
+        "type CancelCmd = Cancel\n\nfunc (h cancelHandler) Handle(ctx context.Context, cmd CancelCmd) error {"))
+    assert _calls(root)["ports.HttpServer.CancelTraining"] == {"command.cancelHandler.Handle"}

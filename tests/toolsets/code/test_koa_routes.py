@@ -109,3 +109,53 @@ def test_routers_used_without_a_path_nest_under_their_parent_through_module_expo
     routes = sorted(" ".join(line.split()[:3]) for line in render(CodeGraph.build(tmp_path))
                     if line.startswith("R ") and "framework=koa" in line)
     assert routes == ["R GET /api/tags", "R POST /api/users/login"]
+
+
+PREFIXED = """const Koa = require('koa');
+const Router = require('@koa/router');
+
+const v1 = new Router({ prefix: '/api' });
+v1.prefix('/v1');   // replaces the option for the routes registered after it
+v1.get('/x', async (ctx) => { ctx.body = 1; });
+
+const v2 = new Router({ prefix: '/api' });
+v2.get('/z', async (ctx) => { ctx.body = 1; });
+v2.prefix('/v2');   // puts /v2 before the routes registered already
+
+const chained = new Router().prefix('/chained');
+chained.get('/w', async (ctx) => { ctx.body = 1; });
+
+const app = new Koa();
+app.use(v1.routes());
+app.use(v2.routes());
+app.use(chained.routes());
+"""
+
+
+def test_prefix_calls_replace_the_option_for_later_routes_and_go_before_earlier_ones(tmp_path):
+    write_tree(tmp_path, {"web/package.json": '{"name": "web", "dependencies": {"koa": "2"}}',
+                          "web/app.js": PREFIXED})
+    routes = sorted(" ".join(line.split()[:3]) for line in render(CodeGraph.build(tmp_path))
+                    if line.startswith("R ") and "framework=koa" in line)
+    assert routes == ["R GET /chained/w", "R GET /v1/x", "R GET /v2/api/z"]
+
+
+STATIC = """const Koa = require('koa');
+const Router = require('@koa/router');
+const mount = require('koa-mount');
+const serve = require('koa-static');
+
+const router = new Router();
+router.get('/items', async (ctx) => { ctx.body = []; });
+
+const app = new Koa();
+app.use(mount('/public', serve('static')));   // a package's middleware: none of the project's routers
+app.use(router.routes());
+"""
+
+
+def test_a_package_middleware_mounted_at_a_path_leaves_the_routers_placed(tmp_path):
+    write_tree(tmp_path, {"web/package.json": '{"name": "web", "dependencies": {"koa": "2"}}', "web/app.js": STATIC})
+    routes = [" ".join(line.split()[:3]) for line in render(CodeGraph.build(tmp_path))
+              if line.startswith("R ") and "framework=koa" in line]
+    assert routes == ["R GET /items"]

@@ -105,6 +105,26 @@ def test_razor_pages_are_routed_by_their_place_and_handled_by_their_models_handl
     assert links == {("POST Web /Orders/Edit/5", "Shop.Web.Pages.Orders.EditModel.OnPostDelete", "cross_service")}
 
 
+def test_a_pages_view_triggers_the_handler_methods_of_its_model_and_no_other(tmp_path):
+    """A request to a Razor Page runs its model's handler methods though no call names them: the view (what a
+    question names: "the checkout page") ``TRIGGERS`` each, so a trace from the page goes on into its handlers."""
+    nodes, edges = _build(tmp_path).snapshot()
+    triggers = {(nodes[e.src].props["fqn"], nodes[e.dst].props["fqn"], e.props["kind"], e.props["route"])
+                for e in edges.values() if e.type == "TRIGGERS"}
+    # the inner namespace's IndexModel is the Basket page's model only; a model with no handlers, a page without
+    # a model, a view without @page and a Blazor component trigger nothing
+    assert triggers == {
+        ("Shop.Web.Pages.Index", "Shop.Web.Pages.IndexModel.OnGetAsync", "razor_page", "GET /"),
+        ("Shop.Web.Pages.Index", "Shop.Web.Pages.IndexModel.OnPostAddToCartAsync", "razor_page", "POST /"),
+        ("Shop.Web.Pages.Basket.Index", "Shop.Web.Pages.Basket.IndexModel.OnGet", "razor_page",
+         "GET /Basket/{handler}"),
+        ("Shop.Web.Pages.Basket.Index", "Shop.Web.Pages.Basket.IndexModel.OnPostUpdate", "razor_page",
+         "POST /Basket/{handler}"),
+        ("Shop.Web.Pages.Orders.Edit", "Shop.Web.Pages.Orders.EditModel.OnGet", "razor_page", "GET /Orders/Edit/{id}"),
+        ("Shop.Web.Pages.Orders.Edit", "Shop.Web.Pages.Orders.EditModel.OnPostDelete", "razor_page",
+         "POST /Orders/Edit/{id}")}
+
+
 def test_a_pages_directive_edit_moves_its_routes_and_updates_equal_a_full_build(tmp_path):
     graph = _build(tmp_path)
     edit(tmp_path, "Web/Pages/Orders/Edit.cshtml", '@page "{id:int}"', '@page "/orders/{id:int}/edit"')

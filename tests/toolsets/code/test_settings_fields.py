@@ -11,6 +11,7 @@ from helpers import backend
 from helpers.code_tools import node, run, write_tree
 
 from graphlore.runtime import Runtime
+from graphlore.toolsets.code.index.graph import CodeGraph
 
 CONFIG = '''from pydantic import BaseModel
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -69,3 +70,19 @@ def test_a_settings_field_says_where_its_variable_is_set(tmp_path: Path, embedde
         assert "_settings_fields" not in run(runtime, tree, "describe", id=node((runtime, tree), "Settings")).attributes
     finally:
         runtime.close()
+
+
+def test_a_pydantic_v1_config_class_prefix_names_the_variable(tmp_path: Path):
+    """``class Config: env_prefix = "APP_"`` (pydantic v1's form): the field is ``APP_ORDERS_URL`` (it was read as
+    ``ORDERS_URL``, and the deployment's line that sets it was not found)."""
+    tree = write_tree(tmp_path / "tree", {
+        "api/settings.py": 'from pydantic import BaseSettings\n\n\nclass Settings(BaseSettings):\n'
+                           '    orders_url: str = "http://localhost:8000"\n\n    class Config:\n'
+                           '        env_prefix = "APP_"\n',
+        "api/requirements.txt": "pydantic<2\n", "api/Dockerfile": "FROM python\n",
+        "compose.yml": "services:\n  api:\n    build: ./api\n    environment:\n      APP_ORDERS_URL: http://orders:8000\n",
+    })
+    [api] = [n for n in CodeGraph.build(tree).layout_nodes if n.kind == "microservice"]
+    assert api.props["_settings_fields"]["settings.Settings.orders_url"] == [
+        "docker-compose service api environment APP_ORDERS_URL=http://orders:8000 (compose.yml:5)",
+        'APP_ORDERS_URL where nothing sets it: "http://localhost:8000" (the code\'s default)']

@@ -154,3 +154,95 @@ def test_a_function_or_class_assigned_to_module_exports_is_what_require_gives(tm
     assert calls["Server.ChargeHandler"] == {"charge"}
     assert calls["charge"] == {"validate"}
     assert calls["Server.Fail"] == {"PaymentError"}
+
+
+SHADOWED = """import { useAuth, useAdmin } from "../hooks/both"
+
+function other() {
+  return 3
+}
+
+export function Page(admin: boolean) {
+  if (admin) {
+    const { logout } = useAdmin()
+    logout()
+  } else {
+    const { logout } = useAuth()
+    logout()
+  }
+}
+
+export function Shadow(xs: Array<() => void>) {
+  const { logout } = useAuth()
+  function inner(logout: () => void) {
+    logout()
+  }
+  function local() {
+    const logout = other
+    logout()
+  }
+  xs.forEach((logout) => logout())
+  return [inner, local]
+}
+"""
+
+BOTH = """export function useAuth() {
+  function logout() {
+    return 1
+  }
+  return { logout }
+}
+
+export function useAdmin() {
+  function logout() {
+    return 2
+  }
+  return { logout }
+}
+"""
+
+
+def test_a_returned_function_s_name_taken_twice_or_shadowed_draws_no_edge(tmp_path: Path):
+    """Two blocks taking ``logout`` apart from two hooks, or a parameter or local ``logout`` nearer the call: which
+    function the call reaches is not read from the destructuring, so no edge to a hook's ``logout`` is drawn."""
+    root = write_tree(tmp_path / "web", {"package.json": '{"name": "web"}', "src/hooks/both.ts": BOTH,
+                                         "src/routes/page.tsx": SHADOWED})
+    calls = _calls(root)
+    assert calls["Page"] == {"useAdmin", "useAuth"}
+    assert calls["Shadow"] == {"useAuth"}
+    assert "Shadow.inner" not in calls and "Shadow.local" not in calls
+
+
+TWO_RETURNS = """export default function useAuth(guest: boolean) {
+  function logout() {
+    return 1
+  }
+  function leave() {
+    return 2
+  }
+  if (guest) {
+    return { logout: leave }
+  }
+  return { logout }
+}
+"""
+
+TWO_RETURNS_PAGE = """import useAuth from "../hooks/useAuth"
+
+export function Page() {
+  const { logout } = useAuth(false)
+  logout()
+}
+
+export function Whole() {
+  const auth = useAuth(true)
+  auth.logout()
+}
+"""
+
+
+def test_a_name_two_returns_hand_out_two_functions_under_draws_no_edge(tmp_path: Path):
+    """``logout`` is ``leave`` for a guest and ``logout`` otherwise: which one runs is not in the code."""
+    calls = _calls(write_tree(tmp_path / "web", {"package.json": '{"name": "web"}', "src/hooks/useAuth.ts": TWO_RETURNS,
+                                                 "src/routes/page.tsx": TWO_RETURNS_PAGE}))
+    assert calls["Page"] == {"useAuth"} and calls["Whole"] == {"useAuth"}

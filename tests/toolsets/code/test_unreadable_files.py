@@ -27,6 +27,8 @@ from graphlore.toolsets.code.services.unreadable import problem, unreadable_file
     ("traefik.toml", "[http.routers\n", "TOML: Expected ']' at the end of a table declaration (at line 1, column 14)"),
     ("default.conf", "server {\n  location / {\n    proxy_pass http://orders;\n}\n", "nginx: 1 block(s) not closed at the end"),
     ("nginx.conf", "server { }\n}\n", "nginx: a '}' closes no block at line 2"),
+    ("main.tf", 'resource "a" "b" {\n  env {\n    name = "X"\n  }\n', "Terraform: the block opened at line 1 is not "
+     "closed at the end of the file"),
 ])
 def test_each_format_says_why_in_one_line(name: str, text: str, why: str):
     assert problem(name, text) == why
@@ -38,6 +40,7 @@ def test_each_format_says_why_in_one_line(name: str, text: str, why: str):
     ("compose.yaml", "services:\n  a: {image: nginx}\n---\nother: 1\n"),
     ("nginx.conf", 'server { set $x "}"; location / { proxy_pass http://${ORDERS}; } }  # a } in a comment\n'),
     ("README.md", "{{ not config"),
+    ("main.tf", 'resource "a" "b" {\n  x = "}"  # }\n  y = <<EOT\n{\nEOT\n}\n'),   # braces in a string, comment, heredoc
 ])
 def test_what_parses_or_is_not_configuration_is_not_listed(name: str, text: str):
     assert problem(name, text) is None

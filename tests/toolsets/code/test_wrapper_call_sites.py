@@ -256,3 +256,231 @@ def test_a_nested_class_that_declares_the_name_and_a_path_parameter_wrapper(tmp_
         ("Outer.java", 6): "GET /api/orders/{id}", ("Outer.java", 7): "GET /api/orders/{id}",
         ("Outer.java", 13): "GET /api/items"}
     assert ("Outer.java", 10) not in found
+
+
+DECLARED = """package w;
+import org.springframework.web.client.RestTemplate;
+public class Gateway {
+  private final RestTemplate rest = new RestTemplate();
+  @CodebaseHttpClient(clientKind = "rest_template", targetService = "orders", path = "/api/items")
+  private String get(String path) { return rest.getForObject("http://orders:8080/api" + path, String.class); }
+  @CodebaseHttpClient(clientKind = "rest_template", targetService = "orders", path = "/api/orders/{id}")
+  private String one(String id) { return get("/orders/" + id); }
+  String items() { return get("/items"); }
+  String order() { return one("7"); }
+}
+"""
+
+
+def test_a_wrapper_that_declares_its_clients_makes_none_at_its_call_sites(tmp_path):
+    """A declaration has priority over what the frameworks read on its method (`declared.exclusive`): the sites of a
+    wrapper (or of a wrapper's caller) that declares its clients are not counted again."""
+    found = _clients(tmp_path, {**ORDERS, "web/src/main/java/w/Gateway.java": DECLARED})
+    assert {where: link for where, (_l, match, link) in found.items() if match == "cross_service"} == {
+        ("Gateway.java", 5): "GET /api/items", ("Gateway.java", 7): "GET /api/orders/{id}"}
+
+
+INHERITED = """package w;
+import org.springframework.web.client.RestTemplate;
+public class Gateway extends Base implements Named {
+  private static final Object KEY = "/items";
+  private final RestTemplate rest = new RestTemplate();
+  private String get(String path) { return rest.getForObject("http://orders:8080/api" + path, String.class); }
+  private String put(String path) { return rest.getForObject("http://orders:8080/api" + path, String.class); }
+  private String one(String path) { return rest.getForObject("http://orders:8080/api" + path, String.class); }
+  String first() { return get(KEY); }
+  String second() { return put(KEY); }
+  String third() { return one("/items"); }
+  class Inner extends Other {
+    String items() { return one("/items"); }
+  }
+  public String fetch(String path) { return rest.getForObject("http://orders:8080/api" + path, String.class); }
+  String fourth() { return fetch("/orders/7"); }
+}
+"""
+BASES = {"web/src/main/java/w/Base.java": "package w;\npublic class Base {\n"
+         "  protected String get(Object key) { return \"\"; }\n}\n",
+         "web/src/main/java/w/Other.java": "package w;\npublic class Other {\n"
+         "  protected String one(Object o) { return \"\"; }\n}\n",
+         "web/src/main/java/w/Named.java": "package w;\npublic interface Named {\n"
+         "  default String put(Object key) { return \"\"; }\n  String fetch(String path);\n}\n"}
+
+
+def test_a_site_that_may_reach_an_inherited_overload_is_not_followed(tmp_path):
+    """``get(KEY)`` with an ``Object`` constant runs the superclass's ``get(Object)`` (and ``put(KEY)`` an interface's
+    default ``put(Object)``), not the class's ``get(String)``; an unqualified ``one("/items")`` in a nested class
+    whose superclass has a ``one`` is that class's (Java looks no further out). ``third``'s site is the wrapper's, and
+    ``fourth``'s (``fetch`` implements the interface's ``fetch(String)``: the same method, no overload)."""
+    found = _clients(tmp_path, {**ORDERS, **BASES, "web/src/main/java/w/Gateway.java": INHERITED})
+    assert {where: link for where, (_l, match, link) in found.items() if match == "cross_service"} == {
+        ("Gateway.java", 11): "GET /api/items", ("Gateway.java", 16): "GET /api/orders/{id}"}
+
+
+SHADOWED = """package w;
+import java.util.List;
+public class Page {
+  private final OrdersGateway gateway = new OrdersGateway();
+  void each(List<Other> others) {
+    others.forEach(gateway -> gateway.order(7));
+    others.forEach((one, gateway) -> gateway.order(7));
+  }
+  String mine() { return gateway.order(7); }
+}
+"""
+OTHER = "package w;\npublic class Other {\n  String order(long id) { return \"\"; }\n}\n"
+
+
+def test_a_lambda_parameter_that_shadows_a_field_is_not_the_field(tmp_path):
+    """``gateway -> gateway.order(7)``: the lambda's parameter (an ``Other``), not the field of the wrapper's class."""
+    source = GATEWAY.replace("public class OrdersGateway", "public final class OrdersGateway")
+    found = _clients(tmp_path, {**ORDERS, "web/src/main/java/w/OrdersGateway.java": source,
+                                "web/src/main/java/w/Page.java": SHADOWED, "web/src/main/java/w/Other.java": OTHER})
+    assert {where: link for where, (_l, match, link) in found.items()
+            if match == "cross_service" and where[0] == "Page.java"} == {("Page.java", 9): "GET /api/orders/{id}"}
+
+
+def test_a_wrapper_of_a_wrapper_with_more_sites_than_followed_says_so(tmp_path):
+    """``get`` <- ``m(p)`` <- 70 sites of ``m``: 64 are clients, and the wrapper's own client says the 6 left out."""
+    calls = "".join(f'  String c{k}() {{ return m("/{k}"); }}\n' for k in range(70))
+    source = ("package w;\nimport org.springframework.web.client.RestTemplate;\npublic class Gateway {\n"
+              "  private final RestTemplate rest = new RestTemplate();\n"
+              '  private String get(String path) { return rest.getForObject("http://orders:8080/api" + path, String.class); }\n'
+              '  private String m(String p) { return get("/orders" + p); }\n' + calls + "}\n")
+    root = write_tree(tmp_path / "s", {**ORDERS, "web/src/main/java/w/Gateway.java": source})
+    nodes, _ = CodeGraph.build(root).snapshot()
+    clients = {n.props["line"]: n.props for n in nodes.values() if n.kind == "client"}
+    assert len(clients) == 1 + 64
+    assert "6 call sites of w.Gateway#m(String) not followed (at most 64)" in clients[5]["unresolved_reason"]
+
+
+FOURTH = """package w;
+import java.util.HashMap;
+import java.util.Map;
+import org.springframework.web.client.RestTemplate;
+public class Routes {
+  private final RestTemplate rest = new RestTemplate();
+  String fourth() {
+    Map<String, String> bases = new HashMap<>();
+    bases.put("orders", "http://orders:8080/api");
+    fill("a", "b", "c", bases);
+    return rest.getForObject(bases.get("orders") + "/items", String.class);
+  }
+  void fill(String a, String b, String c, Map<String, String> m) { m.put("orders", "http://other:8080"); }
+}
+"""
+
+
+def test_a_map_that_may_be_passed_past_the_arguments_the_facts_keep_is_unknown(tmp_path):
+    """A call's facts keep its first three arguments: ``fill("a", "b", "c", bases)`` may hand the map on (here it
+    does, and ``fill`` puts another value), so ``bases.get("orders")`` is not folded."""
+    found = _clients(tmp_path, {**ORDERS, "web/src/main/java/w/Routes.java": FOURTH})
+    assert found[("Routes.java", 11)][1] == "unresolved"
+
+
+ANONYMOUS = """package w;
+import java.util.function.Function;
+import org.springframework.web.client.RestTemplate;
+public class Gateway {
+  private final RestTemplate rest = new RestTemplate();
+  private String get(String path) {
+    Function<String, String> f = new Function<String, String>() {
+      public String apply(String path) { return rest.getForObject("http://orders:8080/api" + path, String.class); }
+    };
+    return f.apply("/orders/7");
+  }
+  String run() { return get("/items"); }
+}
+"""
+
+
+def test_a_parameter_an_anonymous_class_declares_again_is_not_bound(tmp_path):
+    """The client's ``path`` is the anonymous class's ``apply(String path)`` (its methods are no symbols of the
+    facts: the client is the wrapper's), not ``get``'s: ``get("/items")`` gives it no value."""
+    found = _clients(tmp_path, {**ORDERS, "web/src/main/java/w/Gateway.java": ANONYMOUS})
+    assert ("Gateway.java", 12) not in found and found[("Gateway.java", 8)][1] == "unresolved"
+
+
+THIS_FIELD = """package w;
+public class Page {
+  private final Other gateway = new Other();
+  String show() {
+    OrdersGateway gateway = new OrdersGateway();
+    return this.gateway.order(7) + gateway.order(8);
+  }
+}
+"""
+
+
+def test_this_dot_a_field_is_the_field_not_a_local_of_that_name(tmp_path):
+    """``this.gateway`` is the field (an ``Other``) even where a local ``gateway`` is an ``OrdersGateway``: only the
+    local's call is the wrapper's (both on line 6: one client there, ``/orders/8``)."""
+    source = GATEWAY.replace("public class OrdersGateway", "public final class OrdersGateway")
+    root = write_tree(tmp_path / "s", {**ORDERS, "web/src/main/java/w/OrdersGateway.java": source,
+                                       "web/src/main/java/w/Page.java": THIS_FIELD,
+                                       "web/src/main/java/w/Other.java": OTHER})
+    nodes, _ = CodeGraph.build(root).snapshot()
+    assert sorted(n.props["label"] for n in nodes.values() if n.kind == "client" and
+                  n.props["file"].endswith("Page.java")) == ["GET orders /api/orders/8"]
+
+
+UNSURE = """package w;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.springframework.web.client.RestTemplate;
+public class Routes {
+  private final RestTemplate rest = new RestTemplate();
+  String choiceKey(boolean b) {
+    Map<String, String> bases = new HashMap<>();
+    String k = "x";
+    if (b) {
+      k = "orders";
+    }
+    bases.put("orders", "http://orders:8080/api");
+    bases.put(k, "http://other:8080");
+    return rest.getForObject(bases.get("orders") + "/items", String.class);
+  }
+  String loop(List<String> names) {
+    Map<String, String> bases = new HashMap<>();
+    bases.put("orders", "http://orders:8080/api");
+    for (String n : names) {
+      bases.put("orders", n);
+    }
+    return rest.getForObject(bases.get("orders") + "/items", String.class);
+  }
+}
+"""
+
+
+def test_a_map_get_that_may_be_another_value_is_not_linked(tmp_path):
+    """A put whose key is one of several (``k`` is "x" or "orders") may write under ``"orders"``; a put of a value
+    not known makes ``bases.get("orders")`` known at run time only (its known alternative is no guess to link)."""
+    found = _clients(tmp_path, {**ORDERS, "web/src/main/java/w/Routes.java": UNSURE})
+    assert found[("Routes.java", 16)][1] == found[("Routes.java", 24)][1] == "unresolved"
+
+
+IN_ANONYMOUS = """package w;
+import org.springframework.web.client.RestTemplate;
+public class Gateway {
+  private final RestTemplate rest = new RestTemplate();
+  private String get(String path) { return rest.getForObject("http://orders:8080/api" + path, String.class); }
+  String run() {
+    Task t = new Task() {
+      String call() { return get("/items"); }
+    };
+    return t.call();
+  }
+  String plain() { return get("/orders/7"); }
+}
+"""
+TASK = ("package w;\npublic abstract class Task {\n  protected String get(String key) { return key; }\n"
+        "  abstract String call();\n}\n")
+
+
+def test_a_call_in_an_anonymous_class_that_inherits_the_name_is_not_followed(tmp_path):
+    """``get("/items")`` in the body of ``new Task() {..}`` runs ``Task.get`` (an anonymous class's body is no
+    symbol of the facts: its calls are ``run``'s); ``plain``'s ``get("/orders/7")`` is the wrapper's."""
+    found = _clients(tmp_path, {**ORDERS, "web/src/main/java/w/Gateway.java": IN_ANONYMOUS,
+                                "web/src/main/java/w/Task.java": TASK})
+    assert {where: link for where, (_l, match, link) in found.items() if match == "cross_service"} == {
+        ("Gateway.java", 12): "GET /api/orders/{id}"}

@@ -124,8 +124,9 @@ The map (packages by concern; a package imports only the packages above it)::
       router_functions.py         Spring functional endpoints (RouterFunctions.route, route().GET ...)
       apache_http.py              Apache HttpClient requests (new HttpGet(url) ...) as HTTP clients
       triggers.py                 TRIGGERS edges: XState events, passport callbacks (no call in the code)
-      mediatr.py                  TRIGGERS edges of MediatR dispatch (Send -> the request's handler)
+      mediatr.py                  TRIGGERS edges of MediatR dispatch (Send -> the request's handler; domain events)
       command_bus.py              TRIGGERS edges of Java command/query buses (executeCommand -> the type's handler)
+      spring_ai.py                TRIGGERS edges of Spring AI tools (a prompt's sender -> the @Tool methods it was given)
       fastapi_depends.py          TRIGGERS edges: FastAPI Depends(fn) of a handler or dependency
       script_web.py               Express and NestJS routes, fetch and axios clients
       koa.py                      Koa routes (@koa/router, koa-router): prefixes, nested routers

@@ -280,7 +280,8 @@ class _RazorPages:
     """The routes of routable Razor files. A Blazor component (``.razor``) serves ``GET`` at each of its ``@page
     "/template"`` directives, handled by the component. A Razor Page (``.cshtml`` with ``@page``) is served at
     `page_path` by the handler methods of its ``@model`` class (``OnGet``, ``OnPostAsync``, ``OnPostCheckOutAsync``:
-    one route per method, of its verb), found among the classes of the page's own module as C# finds the name (the
+    one route per method, of its verb; the page's view ``TRIGGERS`` each, ``kind: razor_page``: a request to the page
+    runs them though no call names them), found among the classes of the page's own module as C# finds the name (the
     innermost enclosing namespace first: ``Pages.Basket``'s ``IndexModel`` hides ``Pages``'; a qualified
     ``Orders.EditModel`` under an enclosing namespace, never another namespace's ``Orders``; two at one depth: none); a page with no model, or whose model has no ``OnGet`` handler, serves ``GET`` itself (ASP.NET renders it). A model class two pages name serves both pages' routes. Pages are HTTP routes only in a service
     that serves them: one calling ``MapRazorPages()`` (``UseMvc()`` before ASP.NET Core 3) for Razor Pages,
@@ -342,13 +343,14 @@ class _RazorPages:
         sym = bound.facts.symbols[index]
         for page, template in self.models.get((bound.path, sym.key), []):
             path = page_path(page.path, template)
+            view = next((page.ids[i] for i, s in enumerate(page.facts.symbols) if s.kind == "class"), None)
             for member in bound.members(sym.key):
                 method = bound.facts.symbols[member]
                 verb = _PAGE_HANDLER.fullmatch(method.name) if method.kind == "method" else None
                 if verb:
                     yield item(bound, member, "route", "aspnet", None, http_method=verb.group(1).upper(), path=path,
                                written=f'@page "{template}" in {page.path}' if template is not None
-                               else f"@page in {page.path}")
+                               else f"@page in {page.path}", triggered_by=view)
 
     def unhandled(self, bound: Bound) -> Iterator[Item]:
         """A Blazor component's routes, and a Razor Page's ``GET`` when no ``OnGet`` method of its model handles it
@@ -599,12 +601,14 @@ def _clients(web: AspNet, bound: Bound) -> Iterator[Item]:
             method = verb if verb in ("GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS") else None
         else:
             continue
+        # ``new Uri(x)`` (or ``UriKind.Absolute``) throws on a relative URI: x is a whole URL, never a value under the base
+        absolute = url.startswith("new Uri(") and not re.search(r"UriKind\.Relative\s*\)$", url)
         url = url.removeprefix("new Uri(").removesuffix(")") if url.startswith("new Uri(") else url
         url = re.sub(r",\s*UriKind\.\w+$", "", url)   # new Uri(x, UriKind.Absolute): the URL is x
         base = web.base_for(bound, class_key) if factory is None else web.named_base(factory, bound) if factory else None
         path = web.fold(facts, url, class_key, call.owner, call.line)
         if re.match(r"[\w.~-]", path.text) and "://" not in path.text or \
-                base is not None and path.text.startswith("{") and _value_hole(url):
+                base is not None and path.text.startswith("{") and not absolute and _value_hole(url):
             path = literal("/") + path   # a relative URI: a path under the base address, never a host
         if base is not None and not base.known and ENV_OPEN in base.text and path.text.startswith("/"):
             path = base + path   # the deployment's environment settles it
@@ -615,15 +619,16 @@ def _clients(web: AspNet, bound: Bound) -> Iterator[Item]:
         yield found
 
 
-#: a hole named so may hold a whole URL (``$"{nextUrl}"``): its start is not known to be a path
-_ADDRESS_NAME = re.compile(r"url|uri|host|address|endpoint|link|href|base|location", re.I)
+#: a value named as an identifier (``id``, ``schedule.Id``, ``packageId``, ``package_id``): never a whole URL
+_ID_NAME = re.compile(r"(?:^|\.)(?:id|Id|ID)$|[a-z0-9](?:Id|ID)$|_(?:id|ID)$")
 
 
 def _value_hole(url: str) -> bool:
-    """Whether ``url`` is a value, not an address (``schedule.Id``), or an interpolated string starting with one
-    (``$"{p.PackageId}"``, ``$"{id}/status"``): with a base address registered, a relative URI under it."""
+    """Whether ``url`` is an identifier's value (``schedule.Id``), or an interpolated string starting with one
+    (``$"{p.PackageId}"``, ``$"{id}/status"``): with a base address registered, a relative URI under it. Any other
+    value (``target``, ``nextUrl``, ``path``) may hold a whole URL: its start is not known."""
     hole = re.match(r'\$@?"\{([\w.]+)(?::[^}]*)?\}', url) or re.fullmatch(r"([A-Za-z_][\w.]*)", url)
-    return hole is not None and not _ADDRESS_NAME.search(hole.group(1))
+    return hole is not None and _ID_NAME.search(hole.group(1)) is not None
 
 
 def _from_factory(bound: Bound, owner: str, variable: str, typed: str, line: int) -> str | None:

@@ -20,21 +20,25 @@ Each item is placed where its client is made (the client is bound to its queue, 
   Java ``new QueueClient(new ConnectionStringBuilder(namespace, queue), mode)`` (the builder written in the call
   or held in a local), ``TopicClient``, ``SubscriptionClient`` (``EntityNameHelper.formatSubscriptionPath(topic,
   sub)``: the topic). A topic client sends and a subscription client listens; a ``QueueClient`` is a producer where
-  its service sends on one (``send``/``sendAsync``/``sendBatch``/``scheduleMessage``... on a value declared
-  ``QueueClient``/``IQueueClient``), a listener where it registers a handler (``registerMessageHandler``,
-  ``RegisterMessageHandler``, ``registerSessionHandler``), both where both, neither where neither (no guess).
+  its class sends on the field or local it is made into (``send``/``sendAsync``/``sendBatch``/``scheduleMessage``...
+  on a value declared ``QueueClient``/``IQueueClient``), a listener where it registers a handler on it
+  (``registerMessageHandler``, ``RegisterMessageHandler``, ``registerSessionHandler``), both where both; where
+  nothing is done on its holder, what its service does on any when that is one thing, else neither (no guess).
 - **Event Hubs**: ``EventHubProducerClient``/``EventHubBufferedProducerClient`` (C# and Node: the hub is the
   second argument; a connection string alone carries it as ``EntityPath``: unknown), ``EventHubConsumerClient``
   (the third), C# ``EventProcessorClient`` (the fourth), Java ``new EventHubClientBuilder()....eventHubName(h)``
   or ``.connectionString(c, h)`` then ``buildProducerClient()``/``buildAsyncProducerClient()`` (a producer) or
   ``buildConsumerClient()``/``buildAsyncConsumerClient()``, and ``EventProcessorClientBuilder`` (listeners); Python
-  ``EventHubProducerClient.from_connection_string(c, eventhub_name=h)`` / ``EventHubConsumerClient...``.
+  ``EventHubProducerClient(namespace, h, credential)``, ``EventHubConsumerClient(namespace, h, group, credential)``
+  (or ``eventhub_name=h``), and ``EventHubProducerClient.from_connection_string(c, eventhub_name=h)`` /
+  ``EventHubConsumerClient...``.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 
 from ..languages.folding import split_top, unknown
 from ..languages.symbols import Bound
@@ -90,8 +94,8 @@ def _simple(typed: str) -> str:
 class AzureReader:
     """The Service Bus and Event Hubs items of one file (see the module docstring)."""
 
-    def __init__(self, folders: KafkaFolders, bound: Bound, legacy_roles: set[str]) -> None:
-        self.folders, self.bound, self.legacy_roles = folders, bound, legacy_roles
+    def __init__(self, folders: KafkaFolders, bound: Bound, roles: LegacyRoles) -> None:
+        self.folders, self.bound, self.roles = folders, bound, roles
         self.by_key = {sym.key: index for index, sym in enumerate(bound.facts.symbols)}
 
     def make(self, call: CallFact, role: str, flavor: str, expr: str | None, why: str = "") -> Item:
@@ -124,7 +128,10 @@ class AzureReader:
             if call.kind == "new" and call.name in _HUB_CLASSES and language in ("csharp", "javascript", "typescript"):
                 role, at = _HUB_CLASSES[call.name]
                 args = list(call.args)
-                yield self.make(call, role, EVENT_HUBS, args[at] if len(args) > at else None,
+                written = args[at] if len(args) > at else None
+                # an options object or a checkpoint store made there (``new XOptions()``, ``{ .. }``) names no hub
+                hub = None if written is None or re.match(r"^(?:new\b|\{)", written.strip()) else written
+                yield self.make(call, role, EVENT_HUBS, hub,
                                 f"{call.name}(...) names no event hub here (a connection string's EntityPath is "
                                 "not read)")
             elif call.kind == "new" and call.name in _LEGACY and language in ("csharp", "java"):
@@ -145,7 +152,7 @@ class AzureReader:
 
     def legacy(self, call: CallFact) -> Iterator[Item]:
         """``new QueueClient(..)`` and its kin of the earlier SDKs."""
-        roles = [_LEGACY[call.name]] if _LEGACY[call.name] else sorted(self.legacy_roles)
+        roles = [_LEGACY[call.name]] if _LEGACY[call.name] else self.queue_client_roles(call)
         if not roles or not call.args:
             return
         if self.bound.facts.language == "csharp":
@@ -155,6 +162,22 @@ class AzureReader:
         for role in roles:
             yield self.make(call, role, SERVICE_BUS, expr,
                             f"new {call.name}(...) names no entity here (a connection string's EntityPath is not read)")
+
+    def queue_client_roles(self, call: CallFact) -> list[str]:
+        """What is done on the ``QueueClient`` ``call`` makes: what its class does on the field or local holding it
+        (sends, registers a handler); where nothing is known of the holder, what its service does on any, when that
+        is one thing; else nothing (a service that sends on one queue and listens on another is no guess)."""
+        service = self.bound.ctx.microservice
+        symbols = self.bound.facts.symbols
+        owner = symbols[self.by_key[call.owner]] if call.owner in self.by_key else None
+        made = self.bound.facts.extra.get("made", {}).get(call.owner, {})   # the field or local given it
+        held = [((owner.parent or "") if owner is not None else "", name.removeprefix("this."))
+                for name, values in made.items() if any(line == call.line for line, _ in values)]
+        known = {role for holder in held for role in self.roles.by_holder.get((service, *holder), ())}
+        if known:
+            return sorted(known)
+        anywhere = self.roles.by_service.get(service, set())
+        return sorted(anywhere) if len(anywhere) == 1 else []
 
     def entity_path(self, call: CallFact, written: str) -> str | None:
         """Java: the entity of ``new ConnectionStringBuilder(namespace, entity, ..)`` written in the call or held in a
@@ -190,8 +213,9 @@ class AzureReader:
             root == "EventProcessorClientBuilder" else None
         if role is None:
             return
+        # the chain's own steps: each starts where the chain does (two chains alike in one method stay apart)
         args = {c.name: c.args for c in self.bound.facts.calls if c.owner == call.owner and c.kind == "call" and
-                any(c.name == name and c.receiver == inner for name, inner in steps)}
+                c.line == call.line and any(c.name == name and c.receiver == inner for name, inner in steps)}
         expr = next((args[n][0] for n in ("queueName", "topicName", "eventHubName") if args.get(n)), None)
         if expr is None and flavor == EVENT_HUBS and len(args.get("connectionString", ())) > 1:
             expr = args["connectionString"][1]
@@ -204,45 +228,56 @@ class AzureReader:
             args = positional(call.args)
             yield self.make(call, role, SERVICE_BUS, kwarg(call.args, keyword) or (args[0] if args else None),
                             f"{call.name}(...) names no {keyword.removesuffix('_name')}")
-        elif call.name in ("from_connection_string", *_HUB_CLASSES) and call.receiver is not None:
+        elif call.name in ("from_connection_string", *_HUB_CLASSES):
             owner = call.name if call.name in _HUB_CLASSES else \
-                call.receiver[-1] if call.receiver[0] == "name" else ""
+                call.receiver[-1] if call.receiver and call.receiver[0] == "name" else ""
             if owner not in ("EventHubProducerClient", "EventHubConsumerClient"):
                 return
             role = _HUB_CLASSES[owner][0]
-            args = positional(call.args)
-            at = (1 if role == "producer" else 2) if call.name in _HUB_CLASSES else (2 if role == "route" else 99)
+            # the constructor takes (namespace, eventhub_name, [consumer_group,] credential); from_connection_string
+            # names the hub only by keyword (else the connection string's EntityPath: not read)
+            args = positional(call.args) if call.name in _HUB_CLASSES else []
             yield self.make(call, role, EVENT_HUBS, kwarg(call.args, "eventhub_name") or
-                            (args[at] if len(args) > at else None), f"{owner} names no event hub here")
+                            (args[1] if len(args) > 1 else None), f"{owner} names no event hub here")
 
 
-def _legacy_roles(files: list[Bound]) -> dict[str, set[str]]:
-    """Per service: what its code does on an earlier SDK's ``QueueClient`` (``producer``: sends on one; ``route``:
-    registers a handler)."""
-    roles: dict[str, set[str]] = {}
+@dataclass
+class LegacyRoles:
+    """What code does on an earlier SDK's ``QueueClient`` (``producer``: sends on one; ``route``: registers a
+    handler): per service, and per (service, class, the name of the field or local it is done on)."""
+
+    by_service: dict[str, set[str]] = field(default_factory=dict)
+    by_holder: dict[tuple[str, str, str], set[str]] = field(default_factory=dict)
+
+
+def _legacy_roles(files: list[Bound]) -> LegacyRoles:
+    roles = LegacyRoles()
     for bound in files:
         if bound.facts.language not in ("java", "csharp"):
             continue
+        parents = {sym.key: sym.parent or "" for sym in bound.facts.symbols}
         for call in bound.facts.calls:
             if call.kind != "call" or not call.receiver or call.receiver[0] not in ("name", "field") or \
                     not (_LEGACY_SENDS.match(call.name) or _LEGACY_HANDLERS.match(call.name)):
                 continue
             typed = _simple(declared_type(bound, call.owner, call.receiver[-1], call.line))
             if typed.removeprefix("I") == "QueueClient":
-                roles.setdefault(bound.ctx.microservice, set()).add(
-                    "producer" if _LEGACY_SENDS.match(call.name) else "route")
+                role = "producer" if _LEGACY_SENDS.match(call.name) else "route"
+                roles.by_service.setdefault(bound.ctx.microservice, set()).add(role)
+                holder = (bound.ctx.microservice, parents.get(call.owner, ""), call.receiver[-1])
+                roles.by_holder.setdefault(holder, set()).add(role)
     return roles
 
 
 def prepare(files: list[Bound], project: Project) -> Reader:
     folders = KafkaFolders(files, project)
     using = [b for b in files if project.memo.get("azure_messaging", b, _uses)]
-    roles = _legacy_roles(using) if using else {}
+    roles = _legacy_roles(using) if using else LegacyRoles()
 
     def read(bound: Bound) -> Iterator[Item]:
         if not project.memo.get("azure_messaging", bound, _uses):
             return iter(())
-        return AzureReader(folders, bound, roles.get(bound.ctx.microservice, set())).read()
+        return AzureReader(folders, bound, roles).read()
 
     return read
 

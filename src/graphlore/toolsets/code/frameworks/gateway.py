@@ -68,6 +68,26 @@ def _list(values: Values, key: str) -> list[str]:
     return [single] if single is not None else []
 
 
+#: a long-form filter's arguments in the order its shortcut form writes them (``RewritePath=regexp, replacement``)
+_ARG_ORDER = {"StripPrefix": ("parts",), "RewritePath": ("regexp", "replacement"), "PrefixPath": ("prefix",)}
+
+
+def _filters(values: Values, key: str) -> list[str]:
+    """A route's filters in the shortcut form `_rewrite` reads, the long form (``name: StripPrefix``, ``args:
+    {parts: 2}``) written so (``StripPrefix=2``): it was left out, its path forwarded whole."""
+    out, index = [], 0
+    while (name := values.get(f"{key}[{index}].name")) is not None or values.get(f"{key}[{index}]") is not None:
+        entry = f"{key}[{index}]"
+        index += 1
+        if name is None:
+            out.append(values.get(entry) or "")
+            continue
+        args = {k[len(entry) + 6:]: v for k, v in values.entries.items() if k.startswith(f"{entry}.args.")}
+        order = [a for a in _ARG_ORDER.get(name.strip(), ()) if a in args] or list(args)
+        out.append(f"{name}=" + ", ".join(args[a] for a in order))
+    return out or _list(values, key)
+
+
 def _route(path: str, target: Folded, strip: int, rewrite: tuple[str, str] | None,
            written: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())) -> Forward:
     return Forward(target, strip, rewrite, normalise_path(path), *written)
@@ -126,9 +146,11 @@ def yaml_routes(values: Values, services: list[str]) -> Iterator[Declared]:
             text, missing = values.resolve(values.get(f"{base}.uri") or "")
             why = tuple(f"placeholder ${{{k}}}" for k in missing)
             paths, methods = _predicates(values, base)
-            filters = {_rewrite(one) for one in _variants(_list(values, f"{base}.filters"))}
+            # the gateway's default-filters apply to every route, before its own (Spring's order for equal orders)
+            defaults = f"{prefix.rsplit('.', 1)[0]}.default-filters"
+            filters = {_rewrite(one) for one in _variants(_filters(values, defaults) + _filters(values, f"{base}.filters"))}
             written = (_written(values, f"{base}.predicates"), _written(values, f"{base}.filters") + tuple(
-                f"{one} (default-filters)" for one in _written(values, f"{prefix.rsplit('.', 1)[0]}.default-filters")))
+                f"{one} (default-filters)" for one in _written(values, defaults)))
             for uri in _alternatives(text):
                 target = Folded(uri, not missing, why)
                 for strip, rewrite, understood in sorted(filters, key=repr):

@@ -5,14 +5,16 @@ name: ``const Router = require('@koa/router')``, ``import Router from 'koa-route
 held in a variable of a function or of the module. Its routes are ``router.get(path, ..)`` ... ``post``, ``put``,
 ``patch``, ``del``/``delete``, ``head``, ``options`` and ``all`` (any method), chained calls included, and the named
 form ``router.get("name", path, ..)``; each path under the router's ``prefix`` option (``new Router({prefix:
-'/api'})``) and its ``router.prefix('/x')`` calls. Koa's ``app.use(..)`` takes no path, so a router whose
+'/api'})``), which a ``router.prefix('/x')`` call (or ``new Router().prefix('/x')``) replaces for the routes
+registered after it and goes before for the routes registered already (`KoaProject.own`). Koa's ``app.use(..)`` takes no path, so a router whose
 ``routes()`` an app uses serves at the root; a router mounted under another at a path (``parent.use('/p',
 child.routes())``) or by koa-mount (``mount('/p', child.routes())``), the child a router variable of the same
 function or module, serves under the parent's prefixes and that path; so does one a router uses without a path (``api.use(users)``) under the
 parent's prefixes. The mounted value is a router variable of the same function or module, its ``routes()``, or
 what a project module exports as one (``module.exports = router.routes()``, ``export default router``), followed
 through imports. A service with a mount whose value may be a router but is not known leaves every router it cannot
-place with an unknown prefix, saying so (never a guess).
+place with an unknown prefix, saying so (never a guess); a package's middleware (``mount('/public', serve(..))``)
+holds none.
 """
 
 from __future__ import annotations
@@ -44,10 +46,13 @@ class KoaProject:
 
     def __init__(self, bounds: list[Bound]) -> None:
         self.files = {b.path: b.facts for b in bounds}
+        #: each router's ``prefix`` option (``""`` when it has none)
         self.routers: dict[Key, list[Folded]] = {}
+        #: its ``prefix()`` calls: (file, owning function, line, the prefix)
+        self.prefix_calls: dict[Key, list[tuple[str, str, int, Folded]]] = {}
         self.service: dict[Key, str] = {}
-        #: child router -> (parent router, or None for a koa-mount on an app, and the path)
-        self.mounts: dict[Key, list[tuple[Key | None, Folded]]] = {}
+        #: child router -> (parent router, or None for a koa-mount on an app, the path, and where it is mounted)
+        self.mounts: dict[Key, list[tuple[Key | None, Folded, tuple[str, str, int]]]] = {}
         #: services with a path mount whose child is not known
         self.unplaced: set[str] = set()
         for bound in bounds:
@@ -57,13 +62,23 @@ class KoaProject:
             folder = ScriptFolder(self.files, bound.path)
             for owner, names in bound.facts.extra.get("assigns", {}).items():
                 for var, values in names.items():
-                    made = [m for _, written in values for w in written if (m := _MADE.match(w.strip()))]
-                    if made and made[-1].group(1) in classes:
-                        options = split_top(made[-1].group(2))
+                    made = [(line, m, chain[1:]) for line, written in values for w in written
+                            if (chain := split_top(w.strip(), ".")) and (m := _MADE.match(chain[0]))]
+                    if made and made[-1][1].group(1) in classes:
+                        line, match, chain = made[-1]
+                        options = split_top(match.group(2))
                         prefix = object_field(options[0], "prefix") if options else None
                         key = (bound.path, owner, var)
                         self.routers[key] = [folder.fold(prefix) if prefix else literal("")]
                         self.service[key] = bound.ctx.microservice
+                        for step in chain:   # new Router().prefix('/x'): a prefix() call where it is made
+                            called = re.fullmatch(r"prefix\s*\((.+)\)", step, re.S)
+                            if called is None:
+                                self.routers[key] = [unknown(f"the router {var} of {bound.path} is made by a chain "
+                                                             f"whose prefix is not read ({step.split('(')[0]})")]
+                            else:
+                                self.prefix_calls.setdefault(key, []).append(
+                                    (bound.path, owner, line, folder.fold(called.group(1))))
         for bound in bounds:
             self._mounts(bound)
 
@@ -80,7 +95,8 @@ class KoaProject:
             receiver = call.receiver
             if call.name == "prefix" and receiver and receiver[0] == "name" and call.args and \
                     (key := self.router(bound.path, call.owner, receiver[1])) is not None:
-                self.routers[key] = [join_paths([p, folder.fold(call.args[0])]) for p in self.routers[key]]
+                self.prefix_calls.setdefault(key, []).append((bound.path, call.owner, call.line,
+                                                              folder.fold(call.args[0])))
                 continue
             if call.name not in ("use", "mount") or not call.args or call.name == "mount" and receiver is not None:
                 continue
@@ -93,9 +109,17 @@ class KoaProject:
             for arg in call.args[1 if has_path else 0:]:
                 key, maybe = self.child(bound.path, call.owner, arg.strip())
                 if key is not None:
-                    self.mounts.setdefault(key, []).append((parent, path))
-                elif maybe or call.name == "mount":
+                    self.mounts.setdefault(key, []).append((parent, path, (bound.path, call.owner, call.line)))
+                elif maybe or call.name == "mount" and not self.library_middleware(bound, arg.strip()):
                     self.unplaced.add(bound.ctx.microservice)
+
+    def library_middleware(self, bound: Bound, written: str) -> bool:
+        """Whether a mounted value is made by a package's function (``serve('public')`` of koa-static): it holds
+        none of the project's routers."""
+        made = re.match(r"^([A-Za-z_$][\w$]*)\s*\(", written)
+        return made is not None and any(
+            alias == made.group(1) and not imp.target.startswith(".") and imp.target not in PACKAGES
+            for imp in bound.facts.imports for _, alias in imp.names)
 
     def child(self, path: str, owner: str, written: str, hops: int = 0) -> tuple[Key | None, bool]:
         """The router a mounted value is (``r.routes()``, ``r``, or what a project module exports as one), and
@@ -122,8 +146,27 @@ class KoaProject:
                 return self.child(target, "", exported[0].strip(), hops + 1) if exported else (None, True)
         return None, routes is not None
 
-    def prefixes(self, key: Key, depth: int = 0) -> list[Folded]:
-        own = self.routers[key]
+    def own(self, key: Key, at: tuple[str, str, int]) -> list[Folded]:
+        """The router's own prefix for a route registered (or a router mounted) ``at`` (file, function, line):
+        ``prefix(p)`` sets the prefix of the routes registered after it (the option's replaced) and puts ``p``
+        before those registered already, so the order of the calls and the route counts; where it is not known (a
+        call in another function or file), the prefix is unknown unless one call without an option makes it."""
+        calls = self.prefix_calls.get(key, [])
+        if not calls:
+            return self.routers[key]
+        if any(call[:2] != at[:2] for call in calls):
+            if len(calls) == 1 and self.routers[key] == [literal("")]:
+                return [calls[0][3]]
+            return [unknown(f"the router {key[2]} of {key[0]} has prefix() calls in another function or file: "
+                            "which one a route is under is not known")]
+        before = [call for call in calls if call[2] <= at[2]]
+        prefixes = [max(before, key=lambda call: call[2])[3]] if before else self.routers[key]
+        for call in sorted((call for call in calls if call[2] > at[2]), key=lambda call: call[2]):
+            prefixes = [join_paths([call[3], p]) for p in prefixes]
+        return prefixes
+
+    def prefixes(self, key: Key, at: tuple[str, str, int], depth: int = 0) -> list[Folded]:
+        own = self.own(key, at)
         if key not in self.mounts:
             if self.service[key] in self.unplaced:
                 return [unknown(f"the router {key[2]} of {key[0]} may be mounted at a path the project sets on a "
@@ -131,8 +174,9 @@ class KoaProject:
             return own
         if depth > 8:
             return [unknown(f"the router {key[2]} of {key[0]} is mounted in a cycle")]
-        above = [p for parent, path in self.mounts[key]
-                 for p in ([join_paths([q, path]) for q in self.prefixes(parent, depth + 1)] if parent else [path])]
+        above = [p for parent, path, where in self.mounts[key]
+                 for p in ([join_paths([q, path]) for q in self.prefixes(parent, where, depth + 1)] if parent
+                           else [path])]
         return [join_paths([a, o]) for a in above for o in own]
 
 
@@ -158,7 +202,7 @@ def read_koa(project: KoaProject, bound: Bound) -> Iterator[Item]:
             _STRING.match(call.args[1].strip()) else call.args[0]   # router.get("name", "/path", ..)
         inline = facts.extra.get("inline_handlers", {}).get(str(call.line))
         handler = by_key.get(inline, -1) if inline else by_key.get(call.owner, -1)
-        for prefix in project.prefixes(key):
+        for prefix in project.prefixes(key, (bound.path, call.owner, call.line)):
             yield _route(bound, handler, call, prefix, folder.fold(written), written)
 
 

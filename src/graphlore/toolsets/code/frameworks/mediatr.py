@@ -8,10 +8,21 @@ module's ``global using`` counts).
 The request's type is what the argument is made as: ``new T(..)``, a local every value of which is a ``new T(..)``
 (each branch's type, an edge to each; a local also given another value is not known), a local declared ``T``
 and never given a new object, or a local every value of which is mapped to ``T`` (``x.Adapt<T>()``,
-``mapper.Map<T>(x)``); generic arguments are dropped (``IdentifiedCommand<CreateOrder, bool>`` is
+``mapper.Map<T>(x)``) or made by a call of a method every declaration of which in the project returns one type
+(``MapToCreateOrderCommand(message)``); generic arguments are dropped (``IdentifiedCommand<CreateOrder, bool>`` is
 ``IdentifiedCommand``). The handlers are those of the sender's microservice (MediatR dispatches in its own process). Never a guess: a
 request type two handlers take gives no edge (MediatR would fail), and an argument whose type is not known
 (``message.Command``, a parameter of a base type) gives none either.
+
+**Domain events.** An entity records an event (``AddDomainEvent(new OrderPaid(..))``) that the project publishes
+later through MediatR (``SaveEntitiesAsync`` or an EF Core interceptor publishing each entity's ``DomainEvents``):
+the handlers run for the recording, though its call names none. A recorder is a method of the project whose one
+parameter is typed with a notification type (``INotification``, or a project type deriving from it: ``IDomainEvent
+: INotification``) and that adds that parameter to a collection (``_domainEvents.Add(eventItem)``), every method of
+its name being one; a call of it with an argument of known type ``T`` (as above) ``TRIGGERS`` (``kind:
+domain_event``) the ``Handle`` of every ``INotificationHandler<T>`` of the caller's microservice, when a file of that
+microservice that imports MediatR publishes (``Publish(..)``) something of a type not known there (the recorded
+events, taken from the entities).
 """
 
 from __future__ import annotations
@@ -33,10 +44,37 @@ def _simple(name: str) -> str:
     return name.rsplit(".", 1)[-1]
 
 
-def _argument_types(bound: Bound, owner: str, arg: str, line: int) -> list[str]:
+#: a call at the end of an expression (``MapToCreateOrderCommand(context.Message)``, ``dto.ToCommand()``)
+_CALLED = re.compile(r"(?:^|\.)\s*([A-Za-z_]\w*)\s*\([^()]*\)$")
+NO_RETURNS: dict[str, set[str]] = {}
+
+
+def _returns(files: list[Bound]) -> dict[str, set[str]]:
+    """Method name -> the types its declarations in the project return (generic arguments dropped)."""
+    out: dict[str, set[str]] = {}
+    for bound in files:
+        for sym in bound.facts.symbols:
+            if sym.kind == "method":
+                out.setdefault(sym.name, set()).add(_simple(sym.type) if sym.type else "")
+    return out
+
+
+def _value_type(text: str, returns: dict[str, set[str]]) -> str | None:
+    """The type an expression makes: ``new T(..)``, ``x.Adapt<T>()``, ``mapper.Map<T>(x)``, or a call of a method
+    every declaration of which in the project returns one type ``T`` (``MapToCreateOrderCommand(message)``)."""
+    made = made_type(text)
+    if made is not None:
+        return made
+    called = _CALLED.search(text.strip().removesuffix("!"))
+    returned = returns.get(called.group(1), set()) if called else set()
+    return next(iter(returned)) or None if len(returned) == 1 else None
+
+
+def _argument_types(bound: Bound, owner: str, arg: str, line: int,
+                    returns: dict[str, set[str]] = NO_RETURNS) -> list[str]:
     """The types the argument may be made as (each branch's ``new T(..)``), or its declared type; none when a
-    value it is given is not a new object (a parameter, a call's result: its type is not known here)."""
-    made = made_type(arg)
+    value it is given is not a new object or a mapped one (a parameter, a library call's result: not known here)."""
+    made = _value_type(arg, returns)
     if made is not None:
         return [made]
     if not re.fullmatch(r"@?\w+", arg):
@@ -47,8 +85,8 @@ def _argument_types(bound: Bound, owner: str, arg: str, line: int) -> list[str]:
         return list(dict.fromkeys(_simple(name) for _, types in news for name in types))
     if news:
         return []
-    values = [made_type(text) for at, texts in bound.facts.extra.get("assigns", {}).get(owner, {}).get(arg, [])
-              if at <= line for text in texts]
+    values = [_value_type(text, returns) for at, texts in bound.facts.extra.get("assigns", {}).get(owner, {})
+              .get(arg, []) if at <= line for text in texts]
     if values and None not in values:   # every value it is given is mapped to a type (``x.Adapt<T>()``)
         return list(dict.fromkeys(v for v in values if v is not None))
     declared = [t for at, t in bound.facts.locals.get(owner, {}).get(arg, []) if at <= line]
@@ -82,6 +120,61 @@ def _derived_handlers(files: list[Bound]) -> dict[tuple[str, int], tuple[bool, i
     return found
 
 
+def _notification_types(files: list[Bound]) -> set[str]:
+    """The simple names of ``INotification`` and of the project's types deriving from it, through any number."""
+    declared = [(sym.name, {_simple(re.sub(r"<.*", "", written)) for _, written in sym.supers})
+                for bound in files for sym in bound.facts.symbols if sym.kind in ("class", "interface", "record")]
+    found = {"INotification"}
+    grew = True
+    while grew:
+        before = len(found)
+        found |= {name for name, supers in declared if supers & found}
+        grew = len(found) > before
+    return found
+
+
+def _recorders(files: list[Bound]) -> set[str]:
+    """The names of the project's methods that record a notification (see the module docstring): every method of
+    the name takes one notification-typed parameter and adds it to a collection."""
+    notifications = _notification_types(files)
+    names: dict[str, bool] = {}
+    for bound in files:
+        adds = {(call.owner, call.args[0].strip()) for call in bound.facts.calls
+                if call.name == "Add" and call.kind == "call" and call.args}
+        for sym in bound.facts.symbols:
+            if sym.kind not in ("method", "function"):
+                continue
+            recorder = len(sym.params) == 1 and (sym.key, sym.params[0][0]) in adds and \
+                _simple(re.sub(r"<.*", "", sym.params[0][1])) in notifications
+            names[sym.name] = names.get(sym.name, True) and recorder
+    return {name for name, every in names.items() if every}
+
+
+def _domain_event_edges(files: list[Bound], imports: dict[str, bool], handlers: dict[tuple[str, str, bool], list[str]],
+                        returns: dict[str, set[str]]) -> Iterator[GraphEdge]:
+    """The ``TRIGGERS`` edges of recorded domain events (see the module docstring)."""
+    recorders = _recorders(files)
+    if not recorders:
+        return
+    publishing = {bound.ctx.microservice for bound in files if imports.get(bound.ctx.module)
+                  for call in bound.facts.calls if call.name == "Publish" and call.kind == "call" and call.args
+                  and call.owner in bound.by_key
+                  and not _argument_types(bound, call.owner, call.args[0].strip(), call.line, returns)}
+    for bound in files:
+        if bound.ctx.microservice not in publishing:
+            continue
+        for call in bound.facts.calls:
+            if call.name not in recorders or call.kind != "call" or not call.args or call.owner not in bound.by_key:
+                continue
+            source = bound.ids[bound.by_key[call.owner]]
+            for message in _argument_types(bound, call.owner, call.args[0].strip(), call.line, returns):
+                for target in dict.fromkeys(handlers.get((bound.ctx.microservice, message, True), [])):
+                    if target != source:
+                        yield make_edge(source, "TRIGGERS", target, {"kind": "domain_event", "message": message,
+                                                                     "via": f"{call.name}({call.args[0]})",
+                                                                     "line": call.line})
+
+
 def mediator_edges(files: list[Bound]) -> Iterator[GraphEdge]:
     """The ``TRIGGERS`` edges of MediatR dispatch in the project's C# files (see the module docstring)."""
     imports: dict[str, bool] = {}
@@ -103,6 +196,8 @@ def mediator_edges(files: list[Bound]) -> Iterator[GraphEdge]:
                 if len(handle) == 1 and bound.facts.symbols[bound.by_key[key]].kind != "interface":
                     handlers.setdefault((bound.ctx.microservice, _simple(types[kind[1]]), kind[0]), []).append(
                         bound.ids[handle[0]])
+    returns = _returns(files)
+    yield from _domain_event_edges(files, imports, handlers, returns)
     for bound in files:
         if not imports.get(bound.ctx.module):
             continue
@@ -111,7 +206,7 @@ def mediator_edges(files: list[Bound]) -> Iterator[GraphEdge]:
             if notification is None or call.kind != "call" or not call.args or call.owner not in bound.by_key:
                 continue
             source = bound.ids[bound.by_key[call.owner]]
-            for message in _argument_types(bound, call.owner, call.args[0].strip(), call.line):
+            for message in _argument_types(bound, call.owner, call.args[0].strip(), call.line, returns):
                 targets = handlers.get((bound.ctx.microservice, message, notification), [])
                 if not targets or not notification and len(targets) != 1:
                     continue

@@ -81,7 +81,16 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: 22: C# ``new`` calls keep four arguments (``new EventProcessorClient(storage, group, connection, hub)``) and an
 #: ``AddHttpClient("x", ..).AddTypedClient<T>()`` registration is also ``T``'s base address: restored facts of
 #: format 21 would lack both.
-FORMAT = 22
+#: 23: a name one scope takes apart twice from calls' results, or two returns hand out two values under, is marked
+#: (``extra["destructured"]``, ``extra["returns_object"]`` hold None for it, `typescript.extract.hook_results`):
+#: restored facts of format 22 would keep the last one and draw its edge; and a Go call through an instantiation
+#: reaching a method of an embedded generic interface no longer picks an implementation by the embedder's
+#: parameter names: restored records of format 22 would keep that edge.
+#: 24: a C# method returning ``Task<T>`` / ``ValueTask<T>`` keeps ``T`` (``extra["awaits"]``), what a call of it gives
+#: a local or a receiver (``var order = await repo.GetAsync(id); order.Pay()``): restored facts of format 23 would lack it.
+#: 25: Terraform variable files (``.tfvars``) are deployment files: an index of format 24 never listed them among its
+#: layout files, so a root variable's default would stay the value where ``terraform.tfvars`` sets another.
+FORMAT = 25
 
 
 def _context(values: list) -> FileContext:

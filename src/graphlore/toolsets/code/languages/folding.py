@@ -613,8 +613,11 @@ def settings_variable(facts: FileFacts, cls: SymbolFact, attr: str) -> str:
     """The environment variable a ``BaseSettings`` field ``attr`` of ``cls`` reads: ``env_prefix`` + name, upper
     case unless ``case_sensitive=True`` (pydantic matches in any case: ``ORDERS_URL`` sets ``orders_url``, and
     deployments write it so)."""
-    config = " ".join(v for _, values in facts.extra.get("assigns", {}).get(cls.key, {}).get("model_config", ())
-                      for v in values)
+    assigns = facts.extra.get("assigns", {})
+    config = " ".join(v for _, values in assigns.get(cls.key, {}).get("model_config", ()) for v in values)
+    # pydantic v1 (and pydantic-settings' older form): an inner ``class Config:`` with ``env_prefix = "APP_"``
+    config += " ".join(f" {key}={v}" for key, found in assigns.get(f"{cls.key}.Config", {}).items()
+                       for _, values in found for v in values)
     prefix = re.search(r"""env_prefix\s*=\s*["']([^"']*)["']""", config)
     name = (prefix.group(1) if prefix else "") + attr
     return name if re.search(r"case_sensitive\s*=\s*True", config) else name.upper()

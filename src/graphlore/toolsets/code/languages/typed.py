@@ -249,6 +249,8 @@ class TypedResolver(Resolver):
         bound = self.table.files[ref[0]]
         if sym.kind == "constructor" and sym.parent:
             return ("project", (bound.path, bound.by_key[sym.parent]))
+        if sym.extra.get("awaits"):   # a C# Task<T>: what awaiting it gives (a Task's own members are no project's)
+            return self.resolve_type(sym.extra["awaits"], bound, sym.parent)
         return self.resolve_type(sym.type, bound, sym.parent) if sym.type else ("unknown", "no result type")
 
     def field_of(self, type_ref: Ref, name: str) -> tuple[TypeRes, str] | None:

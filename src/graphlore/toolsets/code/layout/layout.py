@@ -694,16 +694,37 @@ def _alias_tables(root: Path, layout_files: dict[str, list[str]],
     return tables
 
 
-def _console_tools(modules: dict[str, Module]) -> None:
+def _console_tools(root: Path, modules: dict[str, Module]) -> None:
     """A console program (`Module.console`) with no Dockerfile of its own inside a folder whose Dockerfile builds
     the service around it (``dronescheduler/Dockerfile`` beside ``dronescheduler/BulkImport/``) is a tool of that
-    service's source tree, not a deployable of its own: it neither counts as a service nor renames the one there."""
+    service's source tree, not a deployable of its own: it neither counts as a service nor renames the one there.
+    Not when a Dockerfile of such a folder (``Dockerfile``, ``Dockerfile.worker``, ``worker.Dockerfile``) names the
+    program's folder or project: that one builds it."""
     for path, module in modules.items():
         if not module.console or module.dockerfile or module.built_by:
             continue
         folders = [path.rsplit("/", i)[0] for i in range(1, path.count("/") + 1)] + ["."]
-        if any(folder in modules and modules[folder].dockerfile for folder in folders if folder != path):
+        around = [folder for folder in folders if folder != path and folder in modules and modules[folder].dockerfile]
+        names = {path.rsplit("/", 1)[-1], *(Path(name).stem for name in module.build_files)}
+        if around and not any(_names_any(root / folder if folder != "." else root, names) for folder in around):
             module.boot_plugin = False
+
+
+def _names_any(folder: Path, names: set[str]) -> bool:
+    """Whether a Dockerfile of ``folder`` names one of ``names`` (a folder or project, as a whole path segment)."""
+    pattern = re.compile("|".join(rf"(?<![\w.-]){re.escape(name)}(?![\w-]|\.\w)" for name in names if name))
+    try:
+        files = [entry for entry in folder.iterdir() if entry.is_file() and
+                 (entry.name.startswith("Dockerfile") or entry.name.lower().endswith(".dockerfile"))]
+    except OSError:
+        return False
+    for entry in files:
+        try:
+            if pattern.search(entry.read_text(encoding="utf-8", errors="replace")):
+                return True
+        except OSError:
+            continue
+    return False
 
 
 def detect_layout(found: Scan) -> Layout:
@@ -723,7 +744,7 @@ def detect_layout(found: Scan) -> Layout:
                 modules[program] = Module(path=program, build_files=(), name=folder, name_source="folder",
                                           boot_plugin=True, declared_script=script)
     _entry_modules(found, modules)
-    _console_tools(modules)
+    _console_tools(root, modules)
     edges = _edge_modules(found, modules, sources)
     _read_configs(root, found, modules)
     for edge in edges:   # the files it is run with, by whatever name (``COPY front-envoy.yaml /etc/envoy/``)

@@ -125,9 +125,9 @@ _EXAMPLE_ENV = re.compile(r"\.(example|sample|template|dist|defaults?)$", re.I)
 
 def is_deployment_file(name: str) -> bool:
     """Where a project says how it is deployed: YAML anywhere (Compose files, Kubernetes manifests, Helm
-    charts, Skaffold), Terraform files (``.tf``) and ``.env`` files (``.env.example``-like files are examples, not
-    settings)."""
-    if name.endswith((".yml", ".yaml", ".tf")):
+    charts, Skaffold), Terraform files (``.tf``, and ``.tfvars``: the values of a root module's variables) and
+    ``.env`` files (``.env.example``-like files are examples, not settings)."""
+    if name.endswith((".yml", ".yaml", ".tf", ".tfvars")):
         return True
     return (name == ".env" or name.startswith(".env.")) and not _EXAMPLE_ENV.search(name)
 

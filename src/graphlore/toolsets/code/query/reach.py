@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import heapq
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import count
 
@@ -129,6 +129,42 @@ def _between_callables(store: Store, edges: list) -> list:
     return [e for e in edges if e.src in callable_ and e.dst in callable_]
 
 
+#: brokers whose topic is the message's type name (`frameworks.eventbus`): a listener on ``T`` receives a ``T``
+#: and a producer of ``T`` sends one
+TYPE_TOPIC_BROKERS = frozenset({"eventbus", "masstransit", "nservicebus"})
+#: the key of a step from a message type to a listener or producer that carries it (no stored edge)
+CARRIES = "CARRIES"
+
+
+def message_steps(store: Store, node: Node) -> list[Step]:
+    """A message type's carriers, as steps from the type: each listener and producer of a bus that routes by type
+    (`TYPE_TOPIC_BROKERS`) whose topic is the type's name (``CARRIES``), and each listener's handler
+    (``EXPOSES``, walked from the route): the code a change to the type's shape breaks though it calls none of
+    its members (a handler takes it as a parameter, a sender builds it with ``Adapt<T>()``). A carrier's type is
+    the one type of that name in the carrier's microservice, else the one in the whole project (a shared
+    contracts library); two of them, and the carrier is no one's (never a guess)."""
+    if node.kind != "symbol" or node.props.get("symbol_kind") not in TYPE_KINDS or not node.name:
+        return []
+    key = f"f:topic_prefix={node.name}"
+    carriers = [n for kind in ("route", "producer") for n in store.get_nodes(store.nodes_by_keys([key], kind=kind)
+                                                                            .get(key, []))
+                if n.props.get("topic") == node.name and n.props.get("broker") in TYPE_TOPIC_BROKERS]
+    if not carriers:
+        return []
+    named = store.nodes_by_keys([f"name:{node.name}"], kind="symbol").get(f"name:{node.name}", [])
+    types = [n for n in store.get_nodes(named) if n.props.get("symbol_kind") in TYPE_KINDS]
+    out = []
+    for carrier in carriers:
+        own = [t for t in types if t.props.get("microservice") == carrier.props.get("microservice")]
+        chosen = own or types
+        if [t.id for t in chosen] != [node.id]:
+            continue
+        out.append(Step(node.id, carrier.id, CARRIES, {"topic": node.name, "broker": carrier.props["broker"]}))
+        if carrier.kind == "route" and carrier.props.get("handler"):
+            out.append(Step(carrier.id, carrier.props["handler"], "EXPOSES", {}))
+    return out
+
+
 def distances(store: Store, starts: list[str], keys: tuple[str, ...], direction: str, depth: int,
               ends: frozenset[str] = frozenset()) -> dict[str, int]:
     """Hops (calls, `cost`) from the nearest start to every node reached within ``depth``."""
@@ -137,11 +173,13 @@ def distances(store: Store, starts: list[str], keys: tuple[str, ...], direction:
 
 def _walk(store: Store, starts: list[str], keys: tuple[str, ...], direction: str, depth: int,
           skip: Callable[[list[str]], set[str]] | None = None,
-          left_out: set[str] | None = None, ends: frozenset[str] = frozenset()) -> dict[str, tuple[int, Step | None]]:
+          left_out: set[str] | None = None, ends: frozenset[str] = frozenset(),
+          first: Sequence[Step] = ()) -> dict[str, tuple[int, Step | None]]:
     """Every node within ``depth`` hops with its distance and the step that first reached it (a breadth-first
     walk where free edges cost nothing: each level is closed over them before the next call is taken).
     ``skip`` names the newly reached nodes to leave out (collected in ``left_out``): they are neither kept
-    nor walked through."""
+    nor walked through. ``first``: steps out of the starts taken with the first hop (`message_steps`), in
+    order (a step may go on from the one before it)."""
     free = tuple(k for k in keys if cost(k) == 0)
     paid = tuple(k for k in keys if cost(k) == 1)
     found: dict[str, tuple[int, Step | None]] = {node: (0, None) for node in starts}
@@ -167,7 +205,10 @@ def _walk(store: Store, starts: list[str], keys: tuple[str, ...], direction: str
             frontier += closing
         if level == depth or not paid:
             break
-        frontier = take(hop(store, frontier, paid, direction, ends), level + 1)
+        steps = hop(store, frontier, paid, direction, ends)
+        if level == 0 and first:
+            steps = {**steps, "": list(first)}   # after the stored edges: a caller reached both ways keeps its call
+        frontier = take(steps, level + 1)
         if not frontier:
             break
     return found
@@ -222,12 +263,13 @@ def on_to_handler(store: Store, path: list[Step]) -> list[Step]:
 
 
 def reach(store: Store, starts: list[str], keys: tuple[str, ...], direction: str, depth: int,
-          skip: Callable[[list[str]], set[str]] | None = None) -> tuple[dict[str, tuple[int, list[Step]]], int]:
+          skip: Callable[[list[str]], set[str]] | None = None,
+          first: Sequence[Step] = ()) -> tuple[dict[str, tuple[int, list[Step]]], int]:
     """Every node reached from ``starts`` within ``depth`` hops (``direction`` in: what reaches them), with
     its distance and one shortest path (as walked: from the start outwards); and how many nodes ``skip``
-    left out."""
+    left out. ``first``: steps out of the starts taken with the first hop (see `_walk`)."""
     left_out: set[str] = set()
-    found = _walk(store, starts, keys, direction, depth, skip, left_out)
+    found = _walk(store, starts, keys, direction, depth, skip, left_out, first=first)
     out = {}
     for node, (level, step) in found.items():
         if step is None:

@@ -86,11 +86,13 @@ def service_names(store: Store, name: str) -> list[str]:
     another case (``accounting`` for the project ``Accounting``) counts when exactly one service goes by it in
     any case; two such services are a choice not made for the caller. A service's own name names it alone:
     another that only declares the name too (an application name copied into it, `layout._Services`) is not
-    taken with it."""
+    taken with it; but when the layout could not settle whose name it is (neither or both services' folder or
+    artifact carries it, the second is ``name@root``), both are."""
     total, ids = store.nodes_with_keys("microservice", [[f"f:name={name}"]], limit=10)
     if total:
         named = sorted(n.name for n in store.get_nodes(ids))
-        return [name] if name in named else named
+        unsettled = any(other.startswith(f"{name}@") for other in named)
+        return [name] if name in named and not unsettled else named
     _, ids = store.nodes_with_keys("microservice", [], limit=MOST_SERVICES)
     folded = name.casefold()
     named = {n.name for n in store.get_nodes(ids)
@@ -267,7 +269,8 @@ def impact(runtime: Runtime, request: ImpactRequest) -> ImpactResponse:
     keys = tuple(request.edge_types or FLOW_KEYS)
     skip = None if request.include_tests else (lambda ids: reach.tests_among(store, ids))
     starts = reach.seeds(store, node)
-    reached, tests_left_out = reach.reach(store, starts, keys, request.direction, request.depth, skip)
+    carried = reach.message_steps(store, node) if request.direction == "in" and "ASYNC_CALLS" in keys else []
+    reached, tests_left_out = reach.reach(store, starts, keys, request.direction, request.depth, skip, carried)
     order = sorted(reached, key=lambda i: (reached[i][0], i))
     nodes = {n.id: n for n in store.get_nodes(order)}
     order = [i for i in order if i in nodes]

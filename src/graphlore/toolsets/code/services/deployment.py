@@ -220,10 +220,10 @@ class Reader:
             if PurePosixPath(rel).name == ".env":
                 self.dotenv[PurePosixPath(rel).parent.as_posix()] = self.env_files[PurePosixPath(rel).parent.as_posix()]
             self.files.append(rel)
-        self._terraform([p for p in paths if p.endswith(".tf")])
+        self._terraform([p for p in paths if p.endswith((".tf", ".tfvars"))])
         for rel in sorted(paths):
             name = PurePosixPath(rel).name
-            if name.startswith(".env") or name.endswith(".tf"):
+            if name.startswith(".env") or name.endswith((".tf", ".tfvars")):
                 continue
             chart = next((c for c in charts if rel.startswith(("" if c == "." else c + "/") + "templates/")), None)
             text = _read(self.root / rel)
@@ -475,6 +475,8 @@ def _terraform_value(entry: EnvEntry) -> str:
     written = f"{entry.name}={entry.written or chr(34) * 2}"
     if entry.value is not None:
         return written + (f" (= {entry.value})" if entry.value != entry.written else "")
+    if entry.sensitive:
+        return f"{written} (the sensitive Terraform variable {entry.sensitive}: its value is not shown)"
     if entry.needs:
         plural = "s" if "," in entry.needs else ""
         return f"{written} (the Terraform variable{plural} {entry.needs}, given when it is applied)"

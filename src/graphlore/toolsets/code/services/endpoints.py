@@ -68,6 +68,9 @@ class Item:
     #: event-bus producers: the fqns of the project's methods that carry the publish (an ``IEventBus`` implementation's
     #: ``PublishAsync``): the broker producers they declare are its ``transport`` (`links`)
     carried_by: tuple[str, ...] = ()
+    #: routes: the symbol whose requests its handler serves though no call names it (a Razor Page's view, whose
+    #: ``@model``'s handler methods serve it): a ``TRIGGERS`` edge from it to the handler
+    triggered_by: str | None = None
 
     @property
     def resolved(self) -> bool:

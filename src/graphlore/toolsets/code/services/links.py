@@ -395,6 +395,9 @@ def link(items: Iterable[Item], layout: Layout, deployment: Deployment | None = 
                                  node_text(props["label"], item.owner_fqn, item.written, ""), props)
                 nodes.append(node)
                 edges.append(make_edge(item.owner, "EXPOSES", node_id))
+                if item.triggered_by and item.triggered_by != item.owner:
+                    edges.append(make_edge(item.triggered_by, "TRIGGERS", item.owner,
+                                           {"kind": "razor_page", "route": props["label"]}))
                 routes.append((node, item))
         elif raw.kind == "client":
             client = prepare_client(raw, names, settler)

@@ -8,7 +8,8 @@ service that holds the file shows them. Nothing else changes: the index never fa
 
 Checked: every YAML file of the walk (Compose files, Kubernetes manifests, Helm charts, Spring settings,
 OpenAPI documents, Envoy and Traefik configuration), .NET settings and Ocelot files (``appsettings*.json``,
-``ocelot*.json``), OpenAPI JSON documents, Traefik TOML files and nginx configuration files.
+``ocelot*.json``), OpenAPI JSON documents, Traefik TOML files, nginx configuration files and Terraform files
+(``.tf``, ``.tfvars``: a block never closed, `terraform.syntax_problem`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import yaml
 
 from ..layout.walk import NGINX_FILE, OPENAPI_FILE, PROXY_FILE, SYMFONY_SERVICES
 from .dotnet_config import loads_settings_json
+from .terraform import syntax_problem
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -93,6 +95,8 @@ def problem(name: str, text: str, tagged: bool = False) -> str | None:
         return _toml(text)
     if NGINX_FILE.match(name):
         return _nginx(text)
+    if name.endswith((".tf", ".tfvars")):
+        return syntax_problem(text)
     return None
 
 

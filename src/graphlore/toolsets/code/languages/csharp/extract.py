@@ -10,7 +10,8 @@ namespace instead. A struct is a ``class`` (``modifiers`` say ``struct``), a pro
 in ``extra["base_addresses"]`` (what an ``HttpClient``'s relative URLs start with), with the ``registrar`` and
 the ``client`` type when they configure a client registered with ``AddHttpClient<T>(...)``; so are the
 ``Address = new Uri(x)`` of ``AddGrpcClient<T>(...)`` registrations (a gRPC client's channel). Generic arguments are
-dropped from types and called names (``Task<Cart>`` -> ``Task``); a generic call's are kept in
+dropped from types and called names (``Task<Cart>`` -> ``Task``; a method's ``Task<T>`` / ``ValueTask<T>`` keeps
+what awaiting it gives in ``extra["awaits"]``, ``T``); a generic call's are kept in
 ``extra["generic_calls"]`` (``[line, name, [types]]``), a generic base type's in ``extra["generic_bases"]``
 (type key -> ``[[base, [types]]]``), the members a ``new HttpRequestMessage { ... }`` initialiser sets in
 ``extra["initialised"]`` (``[owner, line, {member: value}]``), and an Aspire AppHost's ``AddProject<T>("name")`` in
@@ -107,6 +108,15 @@ def _params(node: Node | None) -> tuple[tuple[str, str], ...]:
             out.append((text(child), "..." + pending))
             pending = ""
     return tuple(out)
+
+
+def awaited_type(node: Node | None) -> str:
+    """What awaiting a ``Task<T>`` / ``ValueTask<T>`` gives (``T``, as `type_name` writes it), else ""."""
+    if node is None or node.type != "generic_name" or len(node.named_children) < 2 or \
+            text(node.named_children[0]) not in ("Task", "ValueTask"):
+        return ""
+    arguments = node.named_children[1].named_children
+    return type_name(arguments[0]) if len(arguments) == 1 else ""
 
 
 def local_type(type_node: Node | None, value: Node | None) -> str:
@@ -248,6 +258,7 @@ class _Extractor(Extractor):
                 signature=_head(self.src, node, body or node.child_by_field_name("body")), modifiers=words,
                 annotations=attributes, docstring=_doc(node), type=type_name(node.child_by_field_name("returns")),
                 params=_params(node.child_by_field_name("parameters")),
+                extra={"awaits": awaits} if (awaits := awaited_type(node.child_by_field_name("returns"))) else {},
             ), (node.start_byte, node.end_byte))
         elif kind in ("field_declaration", "event_field_declaration"):
             declaration = next((c for c in node.named_children if c.type == "variable_declaration"), None)

@@ -245,11 +245,20 @@ class GoResolver(DetachedMethods, TypedResolver):
             return None
         params = self.table.sym(res[1]).type_params
         args = tuple(sym.extra.get("type_args") or ())
+        method = self.table.sym(methods[0])
+        if method.parent != self.table.sym(res[1]).key or methods[0][0] != res[1][0]:
+            # declared by an embedded interface (``Pair[A, C] interface { Handler[A] }``): its type parameters are
+            # bound by the embedding's arguments, which are not read, so a name shared with ours means nothing
+            declaring = self.table.files[methods[0][0]].by_key.get(method.parent or "")
+            own = self.table.sym((methods[0][0], declaring)).type_params if declaring is not None else ()
+            if params and any(t in own or t in params for _n, t in method.params):
+                return None
+            return methods[0], "receiver_type", {}
         generic = {i: params.index(t) for i, (_n, t) in enumerate(self.table.sym(methods[0]).params)
                    if t in params and params.index(t) < len(args)}
         if not generic:
             return methods[0], "receiver_type", {}
-        wanted = {i: self.resolve_type(args[k], bound, sym.parent) for i, k in generic.items()}
+        wanted = {i: self.unaliased(self.resolve_type(args[k], bound, sym.parent)) for i, k in generic.items()}
         if any(w[0] != "project" for w in wanted.values()):
             return None, "", {"reason": "external_type", "detail": f"{sym.type}[{', '.join(args)}].{call.name}"}
         found = self.instantiation_methods(res[1], call, wanted)
@@ -261,8 +270,8 @@ class GoResolver(DetachedMethods, TypedResolver):
 
     def instantiation_methods(self, interface: Ref, call: CallFact, wanted: dict[int, TypeRes]) -> list[Ref]:
         """The methods ``call.name`` of the project types implementing ``interface`` whose parameters at the
-        positions ``wanted`` names are those types (a generic implementation, such as a decorator over every
-        instantiation, takes a type parameter there and is not one)."""
+        positions ``wanted`` names are those types, an alias being the type it names (a generic implementation, such
+        as a decorator over every instantiation, takes a type parameter there and is not one)."""
         out = []
         for r in self.table.by_name(call.name, self.t):
             method = self.table.sym(r)
@@ -273,7 +282,8 @@ class GoResolver(DetachedMethods, TypedResolver):
             owner = self.resolve_type(receiver, other, None) if receiver else ("unknown", "")
             if owner[0] != "project" or ("implements", ("project", interface)) not in self.supers(owner[1]):
                 continue
-            if all(self.resolve_type(method.params[i][1], other, method.parent) == w for i, w in wanted.items()):
+            if all(self.unaliased(self.resolve_type(method.params[i][1], other, method.parent)) == w
+                   for i, w in wanted.items()):
                 out.append(r)
         return sorted(out)
 

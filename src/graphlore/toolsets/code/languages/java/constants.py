@@ -15,6 +15,7 @@ import re
 
 from ...model import CallFact, FileFacts, SymbolFact
 from ..folding import (
+    CHOICE_OPEN,
     UNKNOWN,
     Folded,
     Folder,
@@ -40,6 +41,8 @@ _CONFIG = "\x05"
 #: what a method may do with a map it makes for `JavaFolder.map_get` to read it (reads; puts are followed)
 _MAP_READS = ("get", "containsKey", "containsValue", "isEmpty", "size")
 _MAP_USES = frozenset({*_MAP_READS, "put", "putIfAbsent"})
+#: how much of an argument a call's facts keep (`extractor.arg_texts`): a longer one may be cut
+_ARG_WIDTH = 200
 
 
 def format_java(template: Folded, args: list[Folded]) -> Folded:
@@ -369,7 +372,8 @@ class JavaFolder(Folder):
         """``m.get(k)`` on a map the method makes (``Map<..> m = new HashMap<>()``) and only fills and reads
         (``put``/``putIfAbsent``, ``get``, ``containsKey``...): every value it puts under a key equal to ``k`` (several:
         a choice). None (the usual unknown result) when the map is a parameter or a field, is assigned again, goes
-        anywhere else (an argument, another variable, a nested class), a put's key is not known, or none puts ``k``."""
+        anywhere else (an argument, another variable, a nested class), may (a call of the method with arguments the
+        facts do not keep: past the third, or cut), a put's key is not known, or none puts ``k``."""
         scope = self.scope
         if scope is None or self.depth > 8:
             return None
@@ -390,8 +394,9 @@ class JavaFolder(Folder):
             inside = method.line_start <= call.line <= method.line_end
             if call.receiver == receiver and inside and (call.owner != owner or call.name not in _MAP_USES):
                 return None
-            if call.owner == owner and any(used.search(arg) for arg in call.args):
-                return None
+            if call.owner == owner and (any(used.search(arg) for arg in call.args) or call.argc > len(call.args) or
+                                        any(len(arg) >= _ARG_WIDTH for arg in call.args)):
+                return None   # handed on, or maybe in an argument the facts do not keep (past the third, or cut)
             if call.owner == owner and call.receiver == receiver and call.name in ("put", "putIfAbsent"):
                 puts.append(call)
         if any(used.search(expr) for entries in facts.extra.get("assigns", {}).get(owner, {}).values()
@@ -402,10 +407,12 @@ class JavaFolder(Folder):
         for put in puts:
             at = Scope(facts, owner, put.line, scope.bindings)
             put_key = self.fold_in(at, [put.args[0]]) if len(put.args) == 2 else None
-            if put_key is None or not put_key.known or not wanted.known:
-                return None
+            if put_key is None or not put_key.known or not wanted.known or CHOICE_OPEN in put_key.text + wanted.text:
+                return None   # a key not known, or one of several: which entry a put writes is not known
             if put_key.text == wanted.text:
                 values.append(self.fold_in(at, [put.args[1]]))
+        if len({v.text for v in values}) > 1 and any(has_unknown(v.text) for v in values):
+            return named_unknown(name, f"{name}.get(..) is one of several values, one known at run time only")
         return choice(values) if values else None
 
     def variable_type(self, name: str) -> str:

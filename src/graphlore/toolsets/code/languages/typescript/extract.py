@@ -583,11 +583,12 @@ class _Extractor(Extractor):
     def hook_results(self, root: Node) -> None:
         """What a custom hook (or any function) hands out in the object it returns, and who takes it apart: a named
         function's ``return { user, logout, saveMutation: save }`` (its own return, not a callback's) as
-        ``extra["returns_object"]`` (function key -> property -> the identifier it holds), and
-        ``const { logout, saveMutation } = useAuth()`` as ``extra["destructured"]`` (owner key ("" for the module)
-        -> local -> ``[callee as written, property, line]``): `resolve.TsResolver` follows a call of such a local
-        (``logout()``, ``saveMutation.mutate(x)``) into the function that made it."""
-        returned: dict[str, dict[str, str]] = {}
+        ``extra["returns_object"]`` (function key -> property -> the identifier it holds, None when two returns
+        hold two), and ``const { logout, saveMutation } = useAuth()`` as ``extra["destructured"]`` (owner key (""
+        for the module) -> local -> ``[callee as written, property, line]``, None for a name one scope takes apart
+        twice): `resolve.TsResolver` follows a call of such a local (``logout()``, ``saveMutation.mutate(x)``) into
+        the function that made it."""
+        returned: dict[str, dict[str, str | None]] = {}
         for obj, _tag, owner in self.owned(root, "(return_statement (object) @obj) "
                                                  "(arrow_function body: (parenthesized_expression (object) @obj))"):
             function = obj.parent
@@ -602,11 +603,15 @@ class _Extractor(Extractor):
             props = returned.setdefault(owner, {})
             for prop in obj.named_children:
                 if prop.type == "shorthand_property_identifier":
-                    props[text(prop)] = text(prop)
+                    key, held = text(prop), text(prop)
                 elif prop.type == "pair" and prop.child_by_field_name("value") is not None and \
                         prop.child_by_field_name("value").type == "identifier" and \
                         prop.child_by_field_name("key").type == "property_identifier":
-                    props[text(prop.child_by_field_name("key"))] = text(prop.child_by_field_name("value"))
+                    key, held = text(prop.child_by_field_name("key")), text(prop.child_by_field_name("value"))
+                else:
+                    continue
+                # two returns handing out two values under one name: which one the caller gets is not read
+                props[key] = held if props.get(key, held) == held else None
         taken: dict[str, dict[str, list]] = {}
         for pattern, _tag, owner in self.owned(root, "(variable_declarator name: (object_pattern) @pattern "
                                                      "value: (call_expression) @call)"):
@@ -617,8 +622,11 @@ class _Extractor(Extractor):
                 continue
             for prop in pattern.named_children:
                 key, name, _default = _destructured(prop)
-                if key is not None:
-                    taken.setdefault(owner or "", {})[name] = [callee, key, prop.start_point[0] + 1]
+                if key is None:
+                    continue
+                scope = taken.setdefault(owner or "", {})
+                # the same name taken apart twice in one scope (two blocks): which one a call means is not read
+                scope[name] = [callee, key, prop.start_point[0] + 1] if name not in scope else None
         if returned:
             self.facts.extra["returns_object"] = {k: v for k, v in returned.items() if v}
         if taken:

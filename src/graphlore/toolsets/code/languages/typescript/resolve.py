@@ -293,13 +293,16 @@ class TsResolver(NameResolver):
     @staticmethod
     def destructured(bound: Bound, owner: str, name: str) -> tuple[str, str] | None:
         """(callee, property) of the local ``name`` the nearest scope around ``owner`` took apart from a call's
-        result (`extract.hook_results`), or None."""
+        result (`extract.hook_results`), or None: also when a parameter or another local of that name in a scope
+        on the way (a callback's ``(logout) => logout()``) may be the one called, or one scope took it apart twice."""
         table = bound.facts.extra.get("destructured", {})
         key: str | None = owner or ""
         while key is not None:
-            found = table.get(key, {}).get(name)
-            if found is not None:
-                return found[0], found[1]
+            if name in bound.facts.locals.get(key, {}):
+                return None
+            if name in table.get(key, {}):
+                found = table[key][name]
+                return (found[0], found[1]) if found is not None else None
             if not key:
                 return None
             index = bound.by_key.get(key)
