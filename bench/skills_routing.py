@@ -469,6 +469,30 @@ def latency(home: Path, cache: CachedEmbedder, clinc_file: Path, scale: int, rep
 # -- main ---------------------------------------------------------------------------------------
 
 
+def whiten_inputs(cache: CachedEmbedder) -> None:
+    """Judge v11's candidates (``skills_fit.INPUT_VARIANTS``) on the tool folds: the decision refitted on each
+    (in sample), then judge v7's level and the whole decision cross-validated."""
+    variants = skills_fit.INPUT_VARIANTS
+    with tempfile.TemporaryDirectory(prefix="graphlore-bench-fit-") as tmp:
+        runtime = Runtime(Settings(home=Path(tmp) / "home"), embedder=cache)
+        _, _, _, reranked = skills_fit.tool_tables(
+            DATA, runtime, Path(tmp), rerankers=[skills_fit.WhitenedInputs.variant(*v) for v in variants.values()],
+            simulate=False)
+        tables = dict(zip(variants, reranked, strict=True))
+        print("the whitened evidence as inputs of the network (shrinkage 0.02; the order moved by 0.72 x the "
+              "whitened cosine or not); the decision refitted on each (judge v5's procedure, no library shift)")
+        nets = skills_fit.refit_decisions(tables, cross=False)
+        sims: dict[str, dict[str, list]] = {label: {} for label in variants}
+        for name in skills_fit.TARGETS:
+            simulated = [skills_fit.inputs_simulation(SkillLibrary(runtime, f"{name}-{k}")) for k in range(5)]
+            for label in variants:
+                sims[label][name] = [(rows[label], known) for rows, known in simulated]
+        runtime.close()
+    skills_fit.whiten_level(tables, sims, nets)
+    for label, net in nets.items():
+        print(f"  {label}, the network refitted on all five folds:\n" + skills_fit.net_constants(net))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--cache-dir", type=Path, default=Path("/tmp/graphlore-bench-skills"))
@@ -487,6 +511,8 @@ def main() -> None:
                         help="only the per-skill conformal gate on the tool folds (tried for judge v9)")
     parser.add_argument("--whiten", action="store_true",
                         help="only LDA whitening for top-1 on the training folds (tried for judge v10)")
+    parser.add_argument("--whiten-inputs", action="store_true",
+                        help="only the whitened evidence as network inputs on the training folds (tried for judge v11)")
     args = parser.parse_args()
     if not DATA.is_dir():
         sys.exit(f"needs the shared evaluation data at {DATA}")
@@ -510,6 +536,9 @@ def main() -> None:
                     sims[label][name] = [(s[at], s[2]) for s in simulated]
             runtime.close()
         skills_fit.whiten_level({"the shipped rank": raw, "whitened": whitened}, sims, nets)
+        return
+    if args.whiten_inputs:
+        whiten_inputs(cache)
         return
     if args.conformal:
         with tempfile.TemporaryDirectory(prefix="graphlore-bench-fit-") as tmp:
