@@ -52,8 +52,8 @@ def calibrated(found: list[Stored], vector: np.ndarray, negatives: dict[str, np.
 def judged(library: SkillLibrary, store: Store, query: str, vector: np.ndarray
            ) -> tuple[list[Stored], dict[str, np.ndarray], judge.Verdict]:
     """The candidates for ``query``, their negative examples' vectors, and the calibrated verdict (while the
-    library's own calibration is fresh: on the whitened rank, by judge v10's network with the library's bias
-    shift; the verdict's ``calibration`` says when judge v7's shipped rank and bias decided instead and why)."""
+    library's own calibration is fresh: on the whitened rank and inputs, by judge v11's network with the library's
+    bias shift; the verdict's ``calibration`` says when judge v7's shipped rank and bias decided instead and why)."""
     found = candidates(library, store, query, vector)
     negatives = library.negative_vectors(store, found)
     if not found:

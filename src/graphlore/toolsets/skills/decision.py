@@ -12,7 +12,10 @@ into one decision value (>= 0 answers). The evidence, per search (:data:`FEATURE
 - the best one's best cosine, and how far its 3rd and 10th best passages fall below it (one stray
   close example vs a region of them);
 - where the hybrid search (keyword and vector sides fused) placed the best one among the candidates
-  (0: first): the keyword side's agreement with the passages' verdict.
+  (0: first): the keyword side's agreement with the passages' verdict;
+- in a library with a fresh calibration of its own (judge v11, :data:`WHITENED_FEATURES`): the best one's
+  cosine to its skill's mean condition in the library's whitened space (:mod:`whitening`), and that minus the
+  best rival's: the whitened metric read as evidence, not only as a move of the rank.
 
 A question of an unknown intent that sits beside a known one ("card delivery estimate" beside "card
 arrival") matches that skill about as well as its own examples do; what gives it away is the rest:
@@ -36,6 +39,9 @@ import numpy as np
 #: The evidence the network reads, in order (see the module docstring).
 FEATURES = ("match", "above_typical", "margin", "nearest_5_share", "nearest_10_share", "rank_entropy",
             "spread_10", "spread_3", "runner_up_above_typical", "match_margin", "best_cosine", "fused_position")
+#: Judge v11's evidence in a library with a fresh calibration of its own (:mod:`whitening`): :data:`FEATURES`, then
+#: the best candidate's whitened prototype cosine and that minus the best rival's.
+WHITENED_FEATURES = (*FEATURES, "whitened", "whitened_margin")
 #: Temperature of the softmax over the candidates' ranks whose entropy is a feature.
 ENTROPY_TAU = 0.02
 #: Nearest passages whose owners are counted (the first 5 and all 10).
@@ -83,31 +89,33 @@ class Network:
 #: Judge v7's network: libraries without a fresh calibration of their own, on the shipped rank.
 SHIPPED = Network(MEAN, SCALE, W1, B1, OUT_W, OUT_B, BIAS)
 
-# Judge v10's network for libraries with a fresh calibration of their own, whose candidates are re-ranked in the
-# library's whitened space (:mod:`whitening`): refitted on that evidence by judge v5's procedure over the
-# training folds (bench/skills_fit.py ``whiten_decision``, printed by ``bench/skills_routing.py --whiten``);
-# regenerated there, never edited by hand.
+# Judge v11's network for libraries with a fresh calibration of their own, whose candidates are re-ranked in the
+# library's whitened space and whose whitened evidence is two more inputs (:data:`WHITENED_FEATURES`): refitted on
+# that evidence by judge v5's procedure over the training folds (bench/skills_fit.py ``refit_decisions``, printed
+# by ``bench/skills_routing.py --whiten-inputs`` as "inputs, moved order"); regenerated there, never edited by hand.
 WHITENED = Network(
-    mean=np.array([0.706528, -0.062105, 0.353205, 0.850066, 0.82884, 0.079352, 0.136856, 0.061769, -0.237724, 0.166122, 0.782653, 0.241151]),
-    scale=np.array([0.163062, 0.146896, 0.252532, 0.25251, 0.24625, 0.203513, 0.086657, 0.062146, 0.133582, 0.139957, 0.163917, 0.699918]),
+    mean=np.array([0.706528, -0.062105, 0.353205, 0.850066, 0.82884, 0.079352, 0.136856, 0.061769, -0.237724, 0.166122, 0.782653, 0.241151, 0.539947, 0.237178]),
+    scale=np.array([0.163062, 0.146896, 0.252532, 0.25251, 0.24625, 0.203513, 0.086657, 0.062146, 0.133582, 0.139957, 0.163917, 0.699918, 0.200845, 0.18229]),
     w1=np.array([
-        [0.659141, 0.036181, 0.038359, -0.083437, -0.672602, 0.032136, 0.787554, 0.535082],
-        [-0.452065, -0.698851, -0.050806, -0.009314, -0.148247, 0.191626, -1.139511, -0.577234],
-        [-0.332182, 0.772432, -0.932942, 0.234107, 0.053051, 0.802783, 0.765774, -0.885228],
-        [0.253094, 0.020112, -0.270892, -0.277393, -0.068973, -0.062511, 0.223348, 0.085043],
-        [-0.0514, -0.141446, 0.075589, -0.029667, 0.150585, 0.042795, -0.14552, 0.117979],
-        [0.059349, -0.136836, -0.065482, 0.593202, -0.072561, -0.30298, 0.014253, 0.191619],
-        [0.021183, 0.188712, -0.170567, -0.221666, -0.279781, -0.272631, -0.201004, 0.122163],
-        [-0.212487, -0.218607, -0.010732, -0.04248, -0.050598, -0.14391, -0.155128, 0.178407],
-        [0.116174, -0.089675, -0.134558, 0.072857, -0.159487, -0.275777, -0.186039, -0.475322],
-        [0.779333, 0.194056, 0.497641, -0.940551, 0.271455, -0.362061, -0.777026, 0.097852],
-        [0.843063, -0.188301, -0.09249, -0.37173, -0.511112, 0.140341, 0.345609, 0.23891],
-        [0.030874, 0.334412, 0.190048, -0.064324, 0.211788, -0.295533, 0.086135, -0.120409],
+        [-0.093763, 0.893491, 0.420102, 0.73555, -0.462237, -0.100453, -0.108767, 0.312456],
+        [0.53314, -1.219273, 0.252219, -0.524536, 0.422381, -0.156027, 0.030222, -0.222393],
+        [-0.436887, 0.283212, -0.544039, -0.164356, 0.366685, 0.323218, -0.280413, -0.73104],
+        [-0.22731, -0.001062, -0.151494, 0.040414, -0.111059, 0.208461, 0.381557, 0.29866],
+        [0.096494, -0.077887, -0.079582, -0.055025, -0.093388, 0.123707, -0.009667, -0.024416],
+        [0.097652, 0.113782, -0.048209, 0.359324, 0.043856, 0.023236, 0.057939, -0.298776],
+        [-0.205247, -0.149844, -0.077284, 0.105207, -0.007889, 0.106063, 0.29773, -0.064116],
+        [0.131007, -0.121181, -0.03804, 0.000258, -0.263762, 0.08237, -0.007982, -0.160265],
+        [0.068116, -0.312188, 0.129445, -0.028773, 0.233746, -0.325657, -0.09468, 0.06269],
+        [-0.224103, -0.610992, 0.132605, -0.151234, -0.111187, -0.501948, 0.933833, 0.822004],
+        [0.223357, 0.419662, 0.675216, 0.443453, -0.129689, 0.108642, 0.331325, 0.758306],
+        [-0.16397, 0.161943, -0.573259, 0.315253, 0.127271, -0.029227, -0.044785, 0.078832],
+        [0.352527, 0.348127, -0.328391, -0.939336, 0.436265, 0.490618, -0.379616, -0.20667],
+        [-0.709618, 0.178474, 0.402228, 0.307214, 0.43873, 0.765342, 0.347464, 0.464287],
     ]),
-    b1=np.array([-1.169275, 0.269893, -0.63929, 0.420902, -0.926827, 0.271122, -1.128769, 0.048635]),
-    out_w=np.array([1.531747, -1.204987, -1.085424, -1.083983, 0.775016, 0.99195, -1.859383, -1.280051]),
-    out_b=0.447517,
-    bias=1.555,
+    b1=np.array([-0.209359, -0.984572, -1.014609, 1.012454, 0.25512, 1.271876, -0.402331, -0.974271]),
+    out_w=np.array([1.056506, -1.707298, 0.981635, -1.487848, 1.18912, 1.375763, 1.048337, 1.482009]),
+    out_b=1.308144,
+    bias=1.65,
 )
 
 
@@ -118,12 +126,15 @@ class Evidence(Protocol):
     rank: float
     typical: float
     cosines: np.ndarray
+    #: The whitened prototype cosine (:mod:`whitening`): in a calibrated library only (None or absent elsewhere).
+    whitened: float | None
 
 
 def features(best: Evidence, rivals: Sequence[Evidence], position: int = 0) -> np.ndarray:
     """The evidence for returning ``best`` against its ``rivals`` (best first, by rank), as :data:`FEATURES`
-    (``position``: the best one's place in the hybrid search's fused order). With no rival the search is
-    treated as a tie with a runner-up like the best (margins 0): its own evidence must carry it."""
+    (``position``: the best one's place in the hybrid search's fused order), or as :data:`WHITENED_FEATURES` when
+    the best one carries a whitened score. With no rival the search is treated as a tie with a runner-up like the
+    best (margins 0): its own evidence must carry it."""
     if rivals:
         runner = rivals[0]
         margin, match_margin = best.rank - runner.rank, best.match - max(r.match for r in rivals)
@@ -140,9 +151,13 @@ def features(best: Evidence, rivals: Sequence[Evidence], position: int = 0) -> n
     pool = np.concatenate([own, *(np.asarray(r.cosines, dtype=np.float64) for r in rivals)])
     nearest = np.argsort(-pool, kind="stable")[:NEAREST] < len(own)
     top = np.sort(own)[::-1]
-    return np.array([best.match, best.match - best.typical, margin, nearest[:5].mean(), nearest.mean(), entropy,
-                     top[0] - top[min(9, len(top) - 1)], top[0] - top[min(2, len(top) - 1)], runner_above,
-                     match_margin, top[0], position])
+    row = [best.match, best.match - best.typical, margin, nearest[:5].mean(), nearest.mean(), entropy,
+           top[0] - top[min(9, len(top) - 1)], top[0] - top[min(2, len(top) - 1)], runner_above, match_margin, top[0],
+           position]
+    white = getattr(best, "whitened", None)
+    if white is not None:
+        row += [white, white - max((r.whitened for r in rivals if r.whitened is not None), default=white)]
+    return np.array(row)
 
 
 def network(x: np.ndarray, w1: np.ndarray = W1, b1: np.ndarray = B1, out_w: np.ndarray = OUT_W,

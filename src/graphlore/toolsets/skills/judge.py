@@ -12,7 +12,8 @@ to it, below) and the cosines to its negative examples. Per candidate:
 
 In a library with a fresh calibration of its own (below), each candidate also carries the cosine of the query
 and the skill's mean condition in the library's whitened space (:mod:`whitening`), and its rank is moved by
-``whitening.WEIGHT`` times it (judge v10); the margin and the network read the moved rank, and the network is
+``whitening.WEIGHT`` times it (judge v10); the margin and the network read the moved rank, and the network also
+reads the best one's whitened cosine and its margin over the best rival's as two more inputs (judge v11): it is
 the one refitted on such evidence (:data:`decision.WHITENED`, with :data:`WHITENED_MIN_MARGIN`).
 
 Candidates rank by ``rank``; the best one is returned when the evidence for it is
@@ -64,7 +65,7 @@ import numpy as np
 from graphlore.toolsets.skills import decision, whitening
 
 #: Bump when a constant below changes, so benchmark notes can say which judge made them.
-JUDGE_VERSION = 10
+JUDGE_VERSION = 11
 #: Candidates hybrid search hands the judge.
 CANDIDATES = 5
 #: Temperature of the soft best match, in cosine units: passages within ~TAU of the best count.
@@ -83,7 +84,7 @@ NETWORK_EXAMPLES = 10
 #: linear rule's answers with a margin under 0.015 were right less than half the time on the training folds;
 #: the network's were right more often than not at every margin, so it only needs to rank strictly above).
 MIN_MARGIN = 0.0
-#: The same for judge v10's network on the whitened rank (a calibrated library's; refitted with it).
+#: The same for judge v11's network on the whitened rank and inputs (a calibrated library's; refitted with it).
 WHITENED_MIN_MARGIN = 0.0
 LINEAR_MIN_MARGIN = 0.015
 #: The linear rule (judge v3's, for skills with fewer than NETWORK_EXAMPLES conditions): weights of match,
@@ -235,8 +236,8 @@ def judge(candidates: Sequence[Candidate], *, tau: float = TAU, weight: float = 
     """The best-ranked candidate that no negative example blocks, if the evidence for it is enough; else none.
     ``candidates`` come in the hybrid search's order (the network reads where the best one stood). Ties go to
     the smaller id. ``shift``: the library's own move of the network's bias (:mod:`selfcheck`; the linear rule
-    has none). Candidates that all carry a whitened score (a calibrated library's) are judged by judge v10's
-    network on the whitened rank, others by judge v7's."""
+    has none). Candidates that all carry a whitened score (a calibrated library's) are judged by judge v11's
+    network on the whitened rank and inputs, others by judge v7's."""
     scored = sorted((s for s in (score(c, tau, weight) for c in candidates) if s is not None),
                     key=lambda s: (-s.rank, s.skill_id))
     eligible = [s for s in scored if not s.blocked]

@@ -9,11 +9,11 @@ conditions out (questions of known ones), each taking its :data:`PARAPHRASES_OUT
 (a library's examples were written together, so a left-out example may find a near copy of itself among the
 rest, where a question nobody wrote the examples for is less likely to), five times; judge every such question by the
 judge's own scores over the 5 best-ranked skills of what is left, re-ranked as the search re-ranks a calibrated
-library's candidates (:mod:`whitening`, fitted on what each fold keeps) and read by the network the search then
-uses (:data:`decision.WHITENED`), and move the bias to the largest value (on a 0.01 grid) at which that network
+library's candidates (:mod:`whitening`, fitted on what each fold keeps) and read, with the whitened evidence as
+inputs, by the network the search then uses (:data:`decision.WHITENED`), and move the bias to the largest value (on a 0.01 grid) at which that network
 still abstains on :data:`NULL_LEVEL` of the unknown questions. Those are the constants, fitted by
-cross-validation on training folds (``bench/skills_fit.py``; bench/README.md, skills_routing, judges v6, v7
-and v10).
+cross-validation on training folds (``bench/skills_fit.py``; bench/README.md, skills_routing, judges v6, v7,
+v10 and v11).
 
 Only for libraries of at least :data:`MIN_SKILLS` skills whose median skill has :data:`MIN_CONDITIONS`
 conditions; others keep the shipped bias (below it the simulation moves the bias by far more than it should:
@@ -33,9 +33,9 @@ import numpy as np
 
 from graphlore.toolsets.skills import decision, judge, whitening
 
-#: Share of the simulated unknown questions the network must still abstain on at the library's bias (judge v10's,
-#: fitted with its network on the whitened rank; judge v7's was 0.49 on the shipped rank).
-NULL_LEVEL = 0.48
+#: Share of the simulated unknown questions the network must still abstain on at the library's bias (judge v11's,
+#: fitted with its network on the whitened rank and inputs; judge v7's was 0.49 on the shipped rank, v10's 0.48).
+NULL_LEVEL = 0.57
 #: Judge v7's level, with its network on the shipped rank (what the bench's v7 procedure refits).
 SHIPPED_NULL_LEVEL = 0.49
 #: Conditions nearest each left-out question of a known skill that leave with it (:func:`_unseen`).
@@ -127,10 +127,12 @@ def _judged(skills: list[tuple[np.ndarray, int]], queries: np.ndarray, chunk: in
             rank[:, i] = judge.rank_score(match[:, i], c.mean(axis=1) / norms[i], weight)
         order = np.argsort(-rank, axis=1, kind="stable")[:, :judge.CANDIDATES]
         if white is not None:  # the search's re-ranking of the same 5 (whitening.WEIGHT x the whitened cosine)
-            rank = rank + whitening.WEIGHT * (white.query(queries[at:at + chunk]) @ white.prototypes.T)
+            moved = white.query(queries[at:at + chunk]) @ white.prototypes.T
+            rank = rank + whitening.WEIGHT * moved
         for q, found in enumerate(order):
             found = sorted(found, key=lambda i, q=q: (-rank[q, i], i))
-            evs = [_Ev(match[q, i], rank[q, i], typical[i], cos[q, starts[i]:starts[i + 1]]) for i in found]
+            evs = [_Ev(match[q, i], rank[q, i], typical[i], cos[q, starts[i]:starts[i + 1]],
+                       None if white is None else float(moved[q, i])) for i in found]
             rows.append(decision.features(evs[0], evs[1:]))
     return decision.outputs(np.array(rows), decision.WHITENED if whitened else decision.SHIPPED)
 
@@ -138,10 +140,11 @@ def _judged(skills: list[tuple[np.ndarray, int]], queries: np.ndarray, chunk: in
 class _Ev:
     """One candidate's evidence as :func:`decision.features` reads it."""
 
-    __slots__ = ("match", "rank", "typical", "cosines")
+    __slots__ = ("match", "rank", "typical", "cosines", "whitened")
 
-    def __init__(self, match: float, rank: float, typical: float, cosines: np.ndarray) -> None:
-        self.match, self.rank, self.typical, self.cosines = match, rank, typical, cosines
+    def __init__(self, match: float, rank: float, typical: float, cosines: np.ndarray,
+                 whitened: float | None = None) -> None:
+        self.match, self.rank, self.typical, self.cosines, self.whitened = match, rank, typical, cosines, whitened
 
 
 def keeps(learned: int, conditions: int) -> bool:
@@ -154,7 +157,7 @@ def keeps(learned: int, conditions: int) -> bool:
 def shift_for(values: np.ndarray, known: np.ndarray, level: float = NULL_LEVEL, bias: float | None = None
               ) -> float:
     """The largest shift of :data:`SHIFTS` at which the network abstains on ``level`` of the unknown
-    questions (the smallest shift when none does); ``bias``: the network's (judge v10's unless given)."""
+    questions (the smallest shift when none does); ``bias``: the network's (judge v11's unless given)."""
     unknown = values[~known] + (decision.WHITENED.bias if bias is None else bias)
     if unknown.size == 0:
         return 0.0
