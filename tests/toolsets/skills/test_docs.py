@@ -159,7 +159,9 @@ def test_the_judge_constants_are_the_code_s():
             f"margin + {judge.BIAS:g} >= 0`") in f
     assert f"the 5 and of the {decision.NEAREST} passages nearest the query" in f
     assert f"the margin is above **{judge.MIN_MARGIN:g}**" in f
-    assert judge.WHITENED_MIN_MARGIN == judge.MIN_MARGIN  # judge v10's network on the whitened rank: the same
+    assert judge.WHITENED_MIN_MARGIN == judge.MIN_MARGIN  # judge v11's network on the whitened rank: the same
+    assert f"two more inputs ({len(decision.WHITENED_FEATURES)} in all)" in f
+    assert len(decision.WHITENED_FEATURES) == decision.WHITENED.w1.shape[0] == len(decision.FEATURES) + 2
     assert f"still answers no skill for {selfcheck.NULL_LEVEL:g} of the unknown questions" in f
     assert (f"shrunk {whitening.SHRINKAGE:g} towards the identity" in f
             and f"moves by {whitening.WEIGHT:g} x the cosine of the question" in f)

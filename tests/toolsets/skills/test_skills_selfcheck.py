@@ -57,10 +57,10 @@ def test_the_calibration_reports_each_fold_it_has_done():
 
 
 def test_the_shift_is_where_the_unknown_questions_are_refused_at_the_level():
-    values = np.array([-2.0, -1.0, 0.0, 1.0, 2.0, 5.0])
+    values = np.array([-2.0, -1.0, 0.0, 1.0, 2.0, 5.0]) + 0.004  # off the 0.01 grid of shifts and biases
     known = np.array([False] * 5 + [True])
     shift = selfcheck.shift_for(values, known, level=0.6)
-    bias = selfcheck.decision.WHITENED.bias  # the network a calibrated library is judged by (judge v10)
+    bias = selfcheck.decision.WHITENED.bias  # the network a calibrated library is judged by (judge v11)
     refused = (values[~known] + bias + shift < 0).mean()
     assert refused >= 0.6
     assert (values[~known] + bias + shift + 0.01 < 0).mean() < 0.6

@@ -1,5 +1,5 @@
-"""Judge v10's re-ranking (:mod:`whitening`): a calibrated library's candidates moved by their whitened prototype
-cosine, read by the network refitted on that evidence; every other library judged as judge v7 judged it."""
+"""Judges v10 and v11 (:mod:`whitening`): a calibrated library's candidates moved by their whitened prototype cosine,
+which the network refitted on that evidence also reads as inputs; every other library judged as judge v7 judged it."""
 
 from __future__ import annotations
 
@@ -85,6 +85,7 @@ def test_candidates_with_whitened_scores_are_re_ranked_and_read_by_the_refitted_
     plain = judge.judge([_candidate("a", near_a), _candidate("b", near_b)])
     assert [s.skill_id for s in plain.scored] == ["a", "b"]
     assert all(s.whitened is None for s in plain.scored)
+    assert len(decision.features(plain.scored[0], plain.scored[1:], 0)) == len(decision.FEATURES)  # judge v7's
     moved = judge.judge([_candidate("a", near_a, 0.1), _candidate("b", near_b, 0.4)])
     assert [s.skill_id for s in moved.scored] == ["b", "a"]  # 0.72 x (0.4 - 0.1) outweighs 0.007 of rank
     by_id = {s.skill_id: s for s in moved.scored}
@@ -92,7 +93,13 @@ def test_candidates_with_whitened_scores_are_re_ranked_and_read_by_the_refitted_
                                             + whitening.WEIGHT * 0.4)
     assert moved.margin == pytest.approx(by_id["b"].rank - by_id["a"].rank)
     features = decision.features(by_id["b"], [by_id["a"]], 1)
+    # judge v11: the best one's whitened cosine and its margin over the best rival's are two more inputs
+    assert len(features) == len(decision.WHITENED_FEATURES) == len(decision.FEATURES) + 2
+    assert features[-2:] == pytest.approx([0.4, 0.4 - 0.1])
     assert moved.value == pytest.approx(decision.value(features, decision.WHITENED))
+    alone = judge.judge([_candidate("b", near_b, 0.4)])
+    assert alone.value == pytest.approx(decision.value(decision.features(alone.scored[0], [], 0), decision.WHITENED))
+    assert decision.features(alone.scored[0], [], 0)[-1] == 0.0  # no rival: no margin
     assert "whitened rank" in moved.reason
     assert plain.value == pytest.approx(decision.value(decision.features(plain.scored[0], plain.scored[1:], 0)))
     assert "whitened" not in plain.reason
