@@ -303,7 +303,8 @@ class CandidateEvidence(Response):
     whitened: float | None = Field(
         None, description="In a library with a fresh calibration of its own: the cosine of the query and the "
         "skill's mean condition in the library's whitened space (directions that vary within every skill "
-        "discounted), which moved its rank. Null elsewhere."
+        "discounted), which moved its rank and which the network reads (the best one's, and its margin over the "
+        "others'). Null elsewhere."
     )
     matched: list[MatchedPassage] = Field(description="Its closest passage of each field, closest first.")
     failed_on: str | None = Field(
