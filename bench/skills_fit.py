@@ -606,6 +606,42 @@ class WhitenedInputs(Whitened):
         return lambda library, store: cls(library, store, weight, radius)
 
 
+def _fold_whitening(skills: list[tuple[np.ndarray, int]], shrinkage: float
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A simulation fold's kept ``skills`` (passage vectors, head): their mean condition, whitening and whitened
+    centred prototypes, as :class:`Whitened` fits them."""
+    rows, means, every = [], [], []
+    for block, head in skills:
+        conditions = block[head:] if len(block) > head else block
+        means.append(conditions.mean(axis=0))
+        every.append(conditions)
+        if len(conditions) >= 2:
+            rows.append(conditions - means[-1])
+    centre = np.vstack(every).mean(axis=0)
+    w, _ = whitening(np.vstack(rows).astype(np.float64), shrinkage)
+    return centre, w, _unit((np.array(means) - centre) @ w)
+
+
+def _fold_scores(skills: list[tuple[np.ndarray, int]], queries: np.ndarray, chunk: int) -> Any:
+    """For each ``chunk`` of ``queries``: the chunk, its cosines to every passage of ``skills``, every skill's match
+    and rank, each query's :data:`judge.CANDIDATES` best-ranked skills, the skills' first passages and typical
+    matches (as :mod:`selfcheck`'s judge computes them)."""
+    matrix = np.vstack([b for b, _ in skills]).astype(np.float64)
+    starts = np.concatenate([[0], np.cumsum([len(b) for b, _ in skills])])
+    norms = np.array([max(J.centroid_norm(b), 1e-9) for b, _ in skills])
+    typical = np.array([J.calibration(b, h).typical() for b, h in skills])
+    for at in range(0, len(queries), chunk):
+        part = queries[at:at + chunk]
+        cos = part @ matrix.T
+        match, rank = np.empty((len(cos), len(skills))), np.empty((len(cos), len(skills)))
+        for i in range(len(skills)):
+            c = cos[:, starts[i]:starts[i + 1]]
+            top = c.max(axis=1)
+            match[:, i] = top + J.TAU * np.log(np.mean(np.exp((c - top[:, None]) / J.TAU), axis=1))
+            rank[:, i] = J.rank_score(match[:, i], c.mean(axis=1) / norms[i], J.PROTOTYPE_WEIGHT)
+        yield part, cos, match, rank, np.argsort(-rank, axis=1, kind="stable")[:, :J.CANDIDATES], starts, typical
+
+
 def inputs_simulation(library: SkillLibrary) -> tuple[dict[str, np.ndarray], np.ndarray]:
     """:func:`whitened_simulation` for each of :data:`INPUT_VARIANTS`: each simulated question's evidence with
     its extra inputs (W, the prototypes and the radii fitted on what each simulation fold keeps), and which were
@@ -615,31 +651,9 @@ def inputs_simulation(library: SkillLibrary) -> tuple[dict[str, np.ndarray], np.
 
     def judged(skills: list[tuple[np.ndarray, int]], queries: np.ndarray, chunk: int = 512,
                whitened: bool = False) -> np.ndarray:
-        rows, means, every = [], [], []
-        for block, head in skills:
-            conditions = block[head:] if len(block) > head else block
-            means.append(conditions.mean(axis=0))
-            every.append(conditions)
-            if len(conditions) >= 2:
-                rows.append(conditions - means[-1])
-        centre = np.vstack(every).mean(axis=0)
-        w, _ = whitening(np.vstack(rows).astype(np.float64), shrinkage)
-        prototypes = _unit((np.array(means) - centre) @ w)
+        centre, w, prototypes = _fold_whitening(skills, shrinkage)
         white_means, radii = skill_radii([b for b, _ in skills], [h for _, h in skills], w, centre)
-        matrix = np.vstack([b for b, _ in skills]).astype(np.float64)
-        starts = np.concatenate([[0], np.cumsum([len(b) for b, _ in skills])])
-        norms = np.array([max(J.centroid_norm(b), 1e-9) for b, _ in skills])
-        typical = np.array([J.calibration(b, h).typical() for b, h in skills])
-        for at in range(0, len(queries), chunk):
-            part = queries[at:at + chunk]
-            cos = part @ matrix.T
-            match, rank = np.empty((len(cos), len(skills))), np.empty((len(cos), len(skills)))
-            for i in range(len(skills)):
-                c = cos[:, starts[i]:starts[i + 1]]
-                top = c.max(axis=1)
-                match[:, i] = top + J.TAU * np.log(np.mean(np.exp((c - top[:, None]) / J.TAU), axis=1))
-                rank[:, i] = J.rank_score(match[:, i], c.mean(axis=1) / norms[i], J.PROTOTYPE_WEIGHT)
-            order = np.argsort(-rank, axis=1, kind="stable")[:, :J.CANDIDATES]
+        for part, cos, match, rank, order, starts, typical in _fold_scores(skills, queries, chunk):
             qw = (part - centre) @ w
             white = _unit(qw) @ prototypes.T
             for q, found in enumerate(order):
@@ -708,30 +722,8 @@ def whitened_simulation(library: SkillLibrary) -> tuple[np.ndarray, np.ndarray, 
 
     def judged(skills: list[tuple[np.ndarray, int]], queries: np.ndarray, chunk: int = 512,
                whitened: bool = False) -> np.ndarray:
-        rows, means, every = [], [], []
-        for block, head in skills:
-            conditions = block[head:] if len(block) > head else block
-            means.append(conditions.mean(axis=0))
-            every.append(conditions)
-            if len(conditions) >= 2:
-                rows.append(conditions - means[-1])
-        centre = np.vstack(every).mean(axis=0)
-        w, _ = whitening(np.vstack(rows).astype(np.float64), shrinkage)
-        prototypes = _unit((np.array(means) - centre) @ w)
-        matrix = np.vstack([b for b, _ in skills]).astype(np.float64)
-        starts = np.concatenate([[0], np.cumsum([len(b) for b, _ in skills])])
-        norms = np.array([max(J.centroid_norm(b), 1e-9) for b, _ in skills])
-        typical = np.array([J.calibration(b, h).typical() for b, h in skills])
-        for at in range(0, len(queries), chunk):
-            part = queries[at:at + chunk]
-            cos = part @ matrix.T
-            match, rank = np.empty((len(cos), len(skills))), np.empty((len(cos), len(skills)))
-            for i in range(len(skills)):
-                c = cos[:, starts[i]:starts[i + 1]]
-                top = c.max(axis=1)
-                match[:, i] = top + J.TAU * np.log(np.mean(np.exp((c - top[:, None]) / J.TAU), axis=1))
-                rank[:, i] = J.rank_score(match[:, i], c.mean(axis=1) / norms[i], J.PROTOTYPE_WEIGHT)
-            order = np.argsort(-rank, axis=1, kind="stable")[:, :J.CANDIDATES]
+        centre, w, prototypes = _fold_whitening(skills, shrinkage)
+        for part, cos, match, rank, order, starts, typical in _fold_scores(skills, queries, chunk):
             moved = rank + weight * (_unit((part - centre) @ w) @ prototypes.T)
             for q, found in enumerate(order):
                 for out, ranks in ((raw_rows, rank), (white_rows, moved)):
