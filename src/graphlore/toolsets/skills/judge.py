@@ -253,7 +253,7 @@ def judge(candidates: Sequence[Candidate], *, tau: float = TAU, weight: float = 
     if best.examples >= NETWORK_EXAMPLES:
         net, least = (decision.WHITENED, WHITENED_MIN_MARGIN) if whitened else (decision.SHIPPED, MIN_MARGIN)
         value = decision.value(decision.features(best, rivals, fused[best.skill_id]), net) + shift
-        rule = ("the network" + (" on the library's whitened rank" if whitened else "")
+        rule = ("the network" + (" on the library's whitened rank and scores" if whitened else "")
                 + (f" (the library's bias {shift:+.2f})" if shift else ""))
     else:
         value, least, rule = linear_value(best.match, best.typical, margin), LINEAR_MIN_MARGIN, "the linear rule"
