@@ -23,6 +23,7 @@ from . import (
     eventbus,
     eventuate,
     gateway,
+    generated_clients,
     go_openapi,
     go_web,
     jaxrs,
@@ -78,6 +79,7 @@ FRAMEWORKS: tuple[Framework, ...] = (
     script_web.FRAMEWORK,
     koa.FRAMEWORK,
     openapi_clients.FRAMEWORK,
+    generated_clients.FRAMEWORK,
     openapi_servers.FRAMEWORK,
     nextjs.FRAMEWORK,
     k6.FRAMEWORK,
@@ -149,7 +151,7 @@ class PartTwo:
             self._kept[framework.name] = (settings, inputs, found, services)
             items += found
         items += edge_items(settings)   # container-only edge proxies: no source file holds their routes
-        return declared.exclusive(items)
+        return declared.exclusive(generated_clients.exclusive(items))
 
 
 def _same(old: tuple[Bound, ...], new: tuple[Bound, ...]) -> bool:
