@@ -592,10 +592,11 @@ class _Extractor(Extractor):
         return self.finish(root)
 
     def request_option_methods(self, root: Node) -> None:
-        """``extra["option_methods"]``: in a file openapi-generator wrote (its header says so), each request-options
-        object a function declares (``const localVarRequestOptions = { method: 'POST', ... }``) as owner key ->
-        variable -> ``[line, method]``: the only place a ``typescript-node``/``typescript-axios`` operation writes its
-        HTTP method (`frameworks.generated_clients`)."""
+        """``extra["openapi_generator"]``: the file is openapi-generator's (its header says so); and
+        ``extra["option_methods"]``: each request-options object a function declares (``const localVarRequestOptions
+        = { method: 'POST', ... }``) as owner key -> variable -> ``[line, method]``, the only place a ``typescript-node``
+        or ``typescript-axios`` operation writes its HTTP method (`frameworks.generated_clients`)."""
+        self.facts.extra["openapi_generator"] = True
         found: dict[str, dict[str, list]] = {}
         for obj, _tag, owner in self.owned(root, "(variable_declarator name: (identifier) value: (object) @obj)"):
             for prop in obj.named_children:
