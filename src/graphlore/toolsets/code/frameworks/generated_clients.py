@@ -28,13 +28,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 
 from ..languages.folding import Folded, literal, unknown
 from ..languages.symbols import Bound
 from ..languages.typescript.constants import ScriptFolder, resolve_script
 from ..model import FileFacts
 from ..services.endpoints import HTTP_METHODS, Item
-from .base import Framework, Project, Reader, item
+from .base import Framework, Project, Reader, declared_type, item
 from .jvm import JavaFile, constants
 from .script_web import object_field
 
@@ -68,6 +69,15 @@ def _openapi_generator_java(bound: Bound) -> bool:
                for sym in bound.facts.symbols for a in sym.annotations)
 
 
+def _is_generated(bound: Bound) -> bool:
+    """A file a generator wrote: its header says so, or it holds a Kiota class or openapi-generator's ``@Generated``."""
+    facts = bound.facts
+    if facts.extra.get("generated") or facts.extra.get("openapi_generator"):
+        return True
+    return facts.language == "java" and (_openapi_generator_java(bound) or any(
+        sym.kind == "class" and _is_kiota(bound, index) for index, sym in enumerate(facts.symbols)))
+
+
 class Generated:
     """The project's generated clients' base URLs (see the module docstring)."""
 
@@ -92,7 +102,7 @@ class Generated:
         own, generated = self.kiota_bases.setdefault(bound.ctx.microservice, ([], []))
         for call in calls:
             value = file.fold(call.args[0], call.owner.partition("#")[0], call.owner, call.line)
-            (generated if bound.facts.extra.get("generated") else own).append(value)
+            (generated if _is_generated(bound) else own).append(value)
 
     def kiota_base(self, microservice: str) -> tuple[str | None, str | None]:
         own, generated = self.kiota_bases.get(microservice, ([], []))
@@ -222,7 +232,8 @@ def _read_fetch(bound: Bound) -> Iterator[Item]:
                           "the generated client's base path is its Configuration's, set at run time (not traced)", path)
 
 
-def read(generated: Generated, bound: Bound) -> Iterator[Item]:
+def _operations(generated: Generated, bound: Bound) -> Iterator[Item]:
+    """The generated file's operations, each a client in its generated method."""
     if bound.facts.language == "java":
         yield from _read_kiota(generated, bound)
         if _openapi_generator_java(bound):
@@ -232,16 +243,123 @@ def read(generated: Generated, bound: Bound) -> Iterator[Item]:
         yield from _read_fetch(bound)
 
 
-def exclusive(items: list[Item]) -> list[Item]:
-    """The generated operations' clients stand for every other client read in the same methods (the HTTP library
-    call a generated method makes is that operation, with no method or path of its own to read)."""
-    owners = {i.owner for i in items if i.kind == "client" and i.source_layer == LAYER}
-    return [i for i in items if i.kind != "client" or i.source_layer == LAYER or i.owner not in owners]
+class Sites:
+    """Where the project's own code calls a generated operation: each operation's entry methods (its generated
+    method and the methods of its class that call it, closed over the class: Kiota's ``get()`` -> ``get(config)``
+    -> ``toGetRequestInformation(config)``) and the project's calls of one of them on a receiver whose type is
+    surely that class (see `Sites.receiver_type`)."""
+
+    def __init__(self, generated: Generated, bounds: list[Bound]) -> None:
+        #: class simple name -> method name -> the operations it makes (generated files' items, by owner)
+        self.entries: dict[str, dict[str, list[Item]]] = {}
+        #: Java class simple name -> method name -> its return types (simple names), and how many classes so named
+        self.returns: dict[str, dict[str, set[str]]] = {}
+        self.java_classes: dict[str, int] = {}
+        #: generated TS/JS files holding operations
+        self.script_files: set[str] = set()
+        for bound in bounds:
+            facts = bound.facts
+            if facts.language == "java":
+                for sym in facts.symbols:
+                    if sym.kind in ("class", "interface"):
+                        self.java_classes[sym.name] = self.java_classes.get(sym.name, 0) + 1
+                    elif sym.kind == "method" and sym.parent:
+                        self.returns.setdefault(sym.parent.rsplit(".", 1)[-1], {}).setdefault(sym.name, set()).add(
+                            _simple(sym.type))
+            ops = list(_operations(generated, bound))
+            if not ops:
+                continue
+            if facts.language != "java":
+                self.script_files.add(bound.path)
+            for op in ops:
+                owner_key = next(k for k, i in bound.by_key.items() if bound.ids[i] == op.owner)
+                owner = facts.symbols[bound.by_key[owner_key]]
+                cls = (owner.parent or "").rsplit(".", 1)[-1]
+                table = self.entries.setdefault(_class_key(bound, cls), {})
+                for name in _callers_in_class(bound, owner.parent or "", owner.name):
+                    table.setdefault(name, []).append(op)
+
+    def sites(self, bound: Bound) -> Iterator[Item]:
+        """The clients the file's calls of generated operations make, at each call."""
+        if not self.entries or _is_generated(bound):
+            return
+        for call in bound.facts.calls:
+            if call.kind != "call" or call.receiver is None:
+                continue
+            owner_class = self.receiver_type(bound, call.owner, call.receiver, call.line, 0)
+            for op in self.entries.get(owner_class, {}).get(call.name, []) if owner_class else []:
+                index = bound.by_key.get(call.owner, -1)
+                yield replace(item(bound, index, "client", FLAVOR, call.line), http_method=op.http_method,
+                              path=op.path, base_url=op.base_url, source_layer=LAYER, problems=list(op.problems),
+                              written=f"{call.name}(..) of the generated {owner_class.rpartition(':')[2]} "
+                                      f"({op.file}:{op.line}: {op.written})")
+
+    def receiver_type(self, bound: Bound, owner: str, tree, line: int, depth: int) -> str | None:
+        """The class key (`_class_key`) a receiver surely is, None when not known."""
+        if depth > 8 or not isinstance(tree, list) or not tree:
+            return None
+        if bound.facts.language == "java":
+            if tree[0] == "name" or (tree[0] == "field" and tree[1] == ["this"]):
+                name = tree[1] if tree[0] == "name" else tree[2]
+                found = _simple(declared_type(bound, owner, name, line))
+            elif tree[0] == "call":
+                inner = self.receiver_type(bound, owner, tree[1], line, depth + 1)
+                kinds = self.returns.get(inner or "", {}).get(tree[2], set())
+                found = next(iter(kinds)) if len(kinds) == 1 else None
+            else:
+                return None
+            return found if found and self.java_classes.get(found) == 1 else None
+        if tree[0] == "name" or (tree[0] == "field" and tree[1] == ["this"]):
+            name = tree[1] if tree[0] == "name" else tree[2]
+            written = bound.facts.extra.get("globals", {}).get(name, "") if tree[0] == "name" else ""
+            written = written or declared_type(bound, owner, name, line)
+            type_name = written.lstrip("~").removeprefix("new ").split("(", 1)[0].split("<", 1)[0].strip()
+            return self._script_class(bound, type_name) if type_name else None
+        return None
+
+    def _script_class(self, bound: Bound, name: str) -> str | None:
+        for imp in bound.facts.imports:
+            for imported, alias in imp.names:
+                if alias == name and imp.target.startswith("."):
+                    target = resolve_script({p: None for p in self.script_files} | {bound.path: None}, bound.path,
+                                            imp.target)
+                    if target in self.script_files:
+                        return f"{target}:{imported}"
+        return None
+
+
+def _simple(written: str) -> str:
+    return written.split("<", 1)[0].strip().rsplit(".", 1)[-1]
+
+
+def _class_key(bound: Bound, cls: str) -> str:
+    """Java classes by simple name (one project class so named: `Sites.receiver_type`), TS ones by file and name."""
+    return cls if bound.facts.language == "java" else f"{bound.path}:{cls}"
+
+
+def _callers_in_class(bound: Bound, cls: str, method: str) -> set[str]:
+    """``method`` and the methods of ``cls`` that call it unqualified or on ``this``, closed over the class; Kiota's
+    ``to<Verb>RequestInformation`` only builds a request (never an entry of its own)."""
+    members = [bound.facts.symbols[i] for i in bound.members(cls)]
+    names, grew = {method}, True
+    while grew:
+        grew = False
+        for sym in members:
+            if sym.name in names or sym.kind != "method":
+                continue
+            if any(c.name in names and c.receiver in (None, ["this"]) for c in bound.calls.get(sym.key, [])):
+                names.add(sym.name)
+                grew = True
+    return {n for n in names if not re.match(r"^to[A-Z]\w*RequestInformation$", n)}
+
+
+def read(sites: Sites, bound: Bound) -> Iterator[Item]:
+    yield from sites.sites(bound)
 
 
 def prepare(files: list[Bound], project: Project) -> Reader:
-    generated = Generated(files, project)
-    return lambda bound: read(generated, bound)
+    sites = Sites(Generated(files, project), files)
+    return lambda bound: read(sites, bound)
 
 
 FRAMEWORK = Framework("generated_clients", ("java", "typescript", "javascript"), prepare)

@@ -187,7 +187,8 @@ def read_script(project: ScriptProject, bound: Bound) -> Iterator[Item]:
                         http_method=method.text.upper() if method.known else None,
                         path=folder.at(facts, call.owner, call.line).fold(call.args[0]),
                         written=call.args[0])
-        elif call.args and (found := _request_call(facts, call)) is not None:
+        elif call.args and call.owner not in facts.extra.get("option_methods", {}) and \
+                (found := _request_call(facts, call)) is not None:   # an openapi-generator operation's: `generated_clients`
             method, url = found
             yield _item(bound, index, line=call.line, kind="client", flavor="request",
                         http_method=method.text.upper() if method.known else None,
