@@ -1,7 +1,8 @@
-"""HTTP clients generated from an OpenAPI document and committed to the tree: each generated operation is a client
-(``client_kind: openapi``, ``source_layer: generated``) with the method and path template the generator wrote, in
-the generated method, so the project's own calls of that method reach it (``CALLS``). A generated file is known by
-its generator's own marker, never by a folder's name:
+"""HTTP clients generated from an OpenAPI document and committed to the tree. Each generated operation has the method
+and path template the generator wrote; where the project's own (not generated) code calls it, that call is a client
+(``client_kind: openapi``, ``source_layer: generated``, in the caller's symbol, file and line, ``written`` naming the
+generated method), linked by the usual rules. An operation no project code surely calls makes no client (a library's
+unused operation makes no request). A generated file is known by its generator's own marker, never by a folder name:
 
 - **Kiota (Java)**: a class marked ``@Generated("com.microsoft.kiota")`` or extending Kiota's
   ``com.microsoft.kiota.BaseRequestBuilder``: its constructors' ``super(requestAdapter, "{+baseurl}/products/{id}{?q*}",
@@ -15,13 +16,21 @@ its generator's own marker, never by a folder's name:
   ...)``; ``resttemplate``/``webclient``: ``apiClient.invokeAPI(localVarPath, HttpMethod.GET, ...)``) in a file
   ``@Generated`` by ``org.openapitools.codegen``: the method's ``localVarPath = "/pet/{petId}"...``.
 
+**Call sites** (`Sites`). An operation is entered through its generated method or a method of the same class that
+calls it (closed over the class: Kiota's ``get()`` -> ``get(config)`` -> ``toGetRequestInformation(config)``,
+okhttp-gson's ``reserve`` -> ``reserveWithHttpInfo`` -> ... -> ``reserveCall``). A project call of an entry counts
+when its receiver's type is surely that class: Java, a local, parameter or field declared of it, or a chain of
+calls each typed by the return type of the one project method so named (``client.products().byProductId(id).get()``),
+the class being the one project class of that simple name; TS/JS, a variable made or declared of the class imported
+from the generated file.
+
 **Base URL** (folded as any value; one value is the base, none or several leave the path's base unknown, saying
 why). Kiota: what the microservice passes to a request adapter's ``setBaseUrl(...)`` outside generated code, else
 what the generated client sets (the document's server). ``typescript-node``: what the project passes to ``new
 OrdersApi(basePath)`` (the class imported from the generated file), else the generated ``defaultBasePath``.
-``typescript-axios``, ``typescript-fetch`` and Java: the base is the project's ``Configuration``/``ApiClient`` at run time: not traced, so
-the client stays unresolved with its path known. The generic readers' own clients of these generated methods (the
-``request`` call a ``typescript-node`` method makes) are replaced by these (`exclusive`).
+``typescript-axios``, ``typescript-fetch`` and Java: the base is the project's ``Configuration``/``ApiClient`` at run
+time: not traced, so the client stays unresolved with its path known. The ``request`` call a ``typescript-node``
+operation makes is no client of its own (`script_web` skips it).
 """
 
 from __future__ import annotations
