@@ -338,7 +338,8 @@ class Sites:
 
 
 def _simple(written: str) -> str:
-    return written.split("<", 1)[0].strip().rsplit(".", 1)[-1]
+    """A Java type as written (``com.x.ApiClient``, ``List<X>``, a ``var``'s ``~ApiClient`` made by ``new``) by its simple name."""
+    return written.lstrip("~").split("<", 1)[0].split("(", 1)[0].strip().rsplit(".", 1)[-1]
 
 
 def _class_key(bound: Bound, cls: str) -> str:
