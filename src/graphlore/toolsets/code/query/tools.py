@@ -251,6 +251,9 @@ def paths(runtime: Runtime, request: PathsRequest) -> PathsResponse:
                                         request.max_depth, request.limit)
     if target.kind == "route" and "EXPOSED_BY" in keys:
         found_paths = [reach.on_to_handler(store, path) for path in found_paths]
+    carried: list[str] = []
+    if "OVERRIDDEN_BY" in keys:
+        found_paths, carried = _on_to_implementations(store, found_paths)
     found = refs(store, [i for path in found_paths for s in path for i in (s.src, s.dst)])
     note = None
     if not found_paths:
@@ -260,7 +263,19 @@ def paths(runtime: Runtime, request: PathsRequest) -> PathsResponse:
                 "from it that way (impact with direction out lists them)")
     return PathsResponse(source=node_ref(source), target=node_ref(target), edge_types=list(keys),
                          max_depth=request.max_depth, paths=[FoundPath(length=len(p), hops=_hops(p, found)) for p in found_paths], has_more=more,
-                         note=note, index_status=status)
+                         note=note or ("; ".join(carried) if carried else None), index_status=status)
+
+
+def _on_to_implementations(store, found_paths: list[list[reach.Step]]) -> tuple[list[list[reach.Step]], list[str]]:
+    """Each path carried on from an abstract end to its one implementation (`reach.on_to_implementation`), and
+    the notes that say so (once each)."""
+    out, notes = [], []
+    for path in found_paths:
+        path, note = reach.on_to_implementation(store, path)
+        out.append(path)
+        if note and note not in notes:
+            notes.append(note)
+    return out, notes
 
 
 def impact(runtime: Runtime, request: ImpactRequest) -> ImpactResponse:
