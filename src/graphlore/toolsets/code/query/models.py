@@ -238,8 +238,9 @@ class PathsResponse(Response):
     max_depth: int
     paths: list[FoundPath] = Field(description="The paths, shortest first.")
     has_more: bool = Field(description="More paths exist within max_depth than limit.")
-    note: str | None = Field(None, description="Why there is no path, when it can be told; or where the paths went "
-                                           "on past the target (an abstract method to its one implementation).")
+    note: str | None = Field(None, description="Why there is no path, when it can be told; a class or module end "
+                                           "taken as the symbols it declares; where the paths went on past the "
+                                           "target (an abstract method to its one implementation).")
     index_status: IndexStatus
 
 
