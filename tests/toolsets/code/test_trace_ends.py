@@ -114,7 +114,7 @@ def test_with_two_implementations_the_trace_stops_at_the_interface(tmp_path: Pat
     assert out.note is None
 
 
-def test_a_trace_to_a_csharp_interface_method_goes_on_to_its_one_implementation(tmp_path: Path, runtime):
+def test_a_trace_to_a_csharp_interface_method_goes_on_to_its_one_implementation_a_class_to_its_members(tmp_path: Path, runtime):
     tree = write_tree(tmp_path / "billing", {"Billing.csproj": '<Project Sdk="Microsoft.NET.Sdk"></Project>',
                                               "InvoiceHandler.cs": CS_HANDLER})
     project = (runtime, tree)
@@ -126,12 +126,7 @@ def test_a_trace_to_a_csharp_interface_method_goes_on_to_its_one_implementation(
     concrete = run(*project, "paths", from_id=node(project, "InvoiceHandler.Handle"),
                    to_id=node(project, "SqlInvoiceStore.Save"))
     assert _hops(concrete)[-1][2] == "SqlInvoiceStore.Save" and concrete.note is None
-
-
-def test_a_class_as_an_end_is_said_to_stand_for_its_members(tmp_path: Path, runtime):
-    tree = write_tree(tmp_path / "billing", {"Billing.csproj": '<Project Sdk="Microsoft.NET.Sdk"></Project>',
-                                              "InvoiceHandler.cs": CS_HANDLER})
-    project = (runtime, tree)
+    # a class as an end stands for its members, and the note says so
     out = run(*project, "paths", from_id=node(project, "InvoiceHandler"), to_id=node(project, "SqlInvoiceStore.Write"))
     assert _hops(out)[0][0] == "InvoiceHandler.Handle"
     assert out.note == "Billing.InvoiceHandler stands for the 3 symbols it declares"  # a field, a constructor, a method
