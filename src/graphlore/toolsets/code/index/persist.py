@@ -90,7 +90,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: a local or a receiver (``var order = await repo.GetAsync(id); order.Pay()``): restored facts of format 23 would lack it.
 #: 25: Terraform variable files (``.tfvars``) are deployment files: an index of format 24 never listed them among its
 #: layout files, so a root variable's default would stay the value where ``terraform.tfvars`` sets another.
-FORMAT = 25
+#: 26: AngularJS ``$http`` calls are clients (`frameworks.script_web`): an index of format 25 would keep a browser
+#: script's clients without them until its files change.
+FORMAT = 26
 
 
 def _context(values: list) -> FileContext:
