@@ -82,14 +82,20 @@ def _hops(out) -> list[tuple[str, str, str]]:
     return [(_short(h.source.label), h.edge, _short(h.target.label)) for h in out.paths[0].hops]
 
 
-def test_a_trace_to_a_java_interface_method_goes_on_to_its_one_implementation(tmp_path: Path, runtime):
-    tree = write_tree(tmp_path / "docs", {"pom.xml": "<project><artifactId>docs</artifactId></project>",
-                                           "src/main/java/docs/PolicyListener.java": JAVA_LISTENER,
-                                           "src/main/java/docs/ReportGenerator.java": JAVA_PORT,
-                                           "src/main/java/docs/PdfReportGenerator.java": JAVA_ADAPTER})
-    project = (runtime, tree)
+def _java_trace(tmp_path: Path, runtime, implementations: dict[str, str]):
+    """The listener, the port and ``implementations`` (class name -> source); paths from the listener to the port."""
+    files = {"pom.xml": "<project><artifactId>docs</artifactId></project>",
+             "src/main/java/docs/PolicyListener.java": JAVA_LISTENER,
+             "src/main/java/docs/ReportGenerator.java": JAVA_PORT,
+             **{f"src/main/java/docs/{name}.java": text for name, text in implementations.items()}}
+    project = (runtime, write_tree(tmp_path / "docs", files))
     out = run(*project, "paths", from_id=node(project, "PolicyListener.onPolicyRegistered"),
               to_id=node(project, "ReportGenerator.generate"))
+    return project, out
+
+
+def test_a_trace_to_a_java_interface_method_goes_on_to_its_one_implementation(tmp_path: Path, runtime):
+    project, out = _java_trace(tmp_path, runtime, {"PdfReportGenerator": JAVA_ADAPTER})
     assert _hops(out) == [("PolicyListener.onPolicyRegistered", "CALLS", "ReportGenerator.generate"),
                           ("ReportGenerator.generate", "OVERRIDDEN_BY", "PdfReportGenerator.generate")]
     assert out.paths[0].length == 2
@@ -102,14 +108,7 @@ def test_a_trace_to_a_java_interface_method_goes_on_to_its_one_implementation(tm
 
 
 def test_with_two_implementations_the_trace_stops_at_the_interface(tmp_path: Path, runtime):
-    tree = write_tree(tmp_path / "docs", {"pom.xml": "<project><artifactId>docs</artifactId></project>",
-                                           "src/main/java/docs/PolicyListener.java": JAVA_LISTENER,
-                                           "src/main/java/docs/ReportGenerator.java": JAVA_PORT,
-                                           "src/main/java/docs/PdfReportGenerator.java": JAVA_ADAPTER,
-                                           "src/main/java/docs/HtmlReportGenerator.java": JAVA_SECOND})
-    project = (runtime, tree)
-    out = run(*project, "paths", from_id=node(project, "PolicyListener.onPolicyRegistered"),
-              to_id=node(project, "ReportGenerator.generate"))
+    _, out = _java_trace(tmp_path, runtime, {"PdfReportGenerator": JAVA_ADAPTER, "HtmlReportGenerator": JAVA_SECOND})
     assert _hops(out) == [("PolicyListener.onPolicyRegistered", "CALLS", "ReportGenerator.generate")]
     assert out.note is None
 
