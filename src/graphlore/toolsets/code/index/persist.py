@@ -90,9 +90,13 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: a local or a receiver (``var order = await repo.GetAsync(id); order.Pay()``): restored facts of format 23 would lack it.
 #: 25: Terraform variable files (``.tfvars``) are deployment files: an index of format 24 never listed them among its
 #: layout files, so a root variable's default would stay the value where ``terraform.tfvars`` sets another.
-#: 26: AngularJS ``$http`` calls are clients (`frameworks.script_web`): an index of format 25 would keep a browser
+#: 26: ASP.NET ``[controller]``/``[action]`` tokens keep their written case (format 25 wrote them in lower case); Vue
+#: and Svelte components are read (format 25 never listed them).
+#: 27: Helm charts are rendered with their values (`services.helm`) and ``templates/*.tpl`` are layout files: an index
+#: of format 26 never listed the helpers among its layout files and holds the values its cruder reading gave.
+#: 28: AngularJS ``$http`` calls are clients (`frameworks.script_web`): an index of format 27 would keep a browser
 #: script's clients without them until its files change.
-FORMAT = 26
+FORMAT = 28
 
 
 def _context(values: list) -> FileContext:
