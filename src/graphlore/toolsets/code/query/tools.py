@@ -7,6 +7,7 @@ embedding), so an answer is never served from a stale index without saying so (`
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 import shlex
 import time
@@ -372,6 +373,7 @@ def ranked(query: str, hits: list[SearchHit]) -> list[SearchHit]:
 DECLARATION_KINDS = frozenset({"field", "file", "package"})
 
 
+@functools.lru_cache(maxsize=65_536)
 def _terms(text: str) -> frozenset[str]:
     """The BM25 terms (stemmed, stop words aside) of ``text`` and of its identifiers' case-change words."""
     return frozenset(query_terms(f"{text} {split_words(text)}"))
@@ -391,8 +393,10 @@ def paged(query: str, hits: list[SearchHit], limit: int) -> list[SearchHit]:
     asked = _terms(query)
     tests_wanted = not TEST_WORDS.isdisjoint(_words(query))
 
+    exact = _squeezed(query)
+
     def put_last(hit: SearchHit) -> bool:
-        named = hit.node.kind == "symbol" and _squeezed(hit.node.name) == _squeezed(query)
+        named = hit.node.kind == "symbol" and _squeezed(hit.node.name) == exact
         return not named and ((not tests_wanted and hit.node.role == "TEST") or _unnamed_declaration(hit.node, asked))
 
     page = ranked(query, hits[:limit])
