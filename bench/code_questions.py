@@ -1212,6 +1212,46 @@ PLANS = {
         top_symbols(a, "record delivery status tracking event", "delivery")["nodes"]),
     "fb-37": lambda a: top_symbols(a, "dead-letter a message that cannot be processed", "workflow"),
     "fb-38": lambda a: top_symbols(a, "retry and circuit breaker policies for HTTP calls", "workflow"),
+
+    # retail-store (aws-containers/retail-store-sample-app, fifteenth blind set, session 9): written from the questions'
+    # words and SKILL.md after the key's commit, before any run; services as SKILL.md names them: the Maven artifactIds
+    # (ui, carts, orders: no spring.application.name), the go.mod module's last element (catalog) and the package.json
+    # name (checkout-nest)
+    "rt-01": lambda a: callers_of_route(a, "GET /catalog/products/{id}", 2, "catalog"),
+    "rt-02": lambda a: {"nodes": a.upstream(route_where(a, "orders", "POST", "/orders"), 3)},
+    "rt-03": lambda a: callers_of_route(a, "DELETE /carts/{customerId}", 2, "carts"),
+    "rt-04": lambda a: callers_of_route(a, "POST /checkout/{customerId}/update", 2, "checkout-nest"),
+    "rt-05": lambda a: callers_of_route(a, "GET /catalog/size", 2, "catalog"),
+    "rt-06": lambda a: {"paths": [downstream(a, search_route(a, "place order submit checkout payment", "ui"), 12)]},
+    "rt-07": lambda a: {"paths": [downstream(a, search_route(a, "add product to cart", "ui"), 8)]},
+    "rt-08": lambda a: (lambda owner: {"paths": [a.upstream(owner, 6) + downstream(a, owner, 2)]})(
+        producer_owner(a, "orders")),
+    "rt-09": lambda a: {"paths": [downstream(a, search_route(a, "product page recommendations", "ui"), 6)]},
+    "rt-10": lambda a: callers_of_route(a, "POST /orders", 6, "orders"),
+    "rt-11": lambda a: callers_of_route(a, "POST /checkout/{customerId}/update", 4, "checkout-nest"),
+    "rt-12": lambda a: callers_of_route(a, "DELETE /carts/{customerId}", 5, "carts"),
+    "rt-13": lambda a: calls_from(a, "ui"),
+    "rt-14": leaves,
+    "rt-15": lambda a: calls_from(a, "checkout-nest"),
+    "rt-16": lambda a: {"pairs": [(x.source, x.target) for x in a("service_map").links if x.match == "cross_service"]},
+    "rt-17": lambda a: {"routes": served_endpoints(a, "carts")},
+    "rt-18": lambda a: {"routes": served_endpoints(a, "checkout-nest")},
+    "rt-19": lambda a: {"routes": served_endpoints(a, "catalog")},
+    "rt-20": lambda a: config_of_clients(a, "checkout-nest"),
+    "rt-21": lambda a: config_of_clients(a, "ui", target_path_prefix="/catalog"),
+    "rt-22": lambda a: messaging_settings(a, "orders"),
+    "rt-23": lambda a: service_config_and_code(a, "carts", "DynamoDB endpoint and table name"),
+    "rt-24": lambda a: {"found": consumers_of_producers(a, "orders")["nodes"]},
+    "rt-25": lambda a: app_callers_of_route(a, "GET /orders", "orders"),
+    "rt-26": lambda a: no_callers(a, "POST /catalog/reindex", "catalog"),
+    "rt-27": lambda a: {"found": [n.node.id for c in a("find", kind="client", filter={
+        "microservice": "ui", "target_path_prefix": "/recommendations"}, limit=5).results
+        for n in a("neighbors", id=c.id, edge_types=["HTTP_CALLS"]).neighbors]},
+    "rt-28": lambda a: {"found": [c.id for c in a("find", kind="client", filter={"microservice": "checkout-nest"},
+                                                  limit=50).results if "ship" in c.label.lower()]},
+    "rt-29": lambda a: top_symbols(a, "checkout total with tax and shipping", "checkout-nest"),
+    "rt-30": lambda a: top_symbols(a, "send message when an order is created", "orders"),
+    "rt-31": lambda a: top_symbols(a, "read products from the database", "catalog"),
 }
 
 
