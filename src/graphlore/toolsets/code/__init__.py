@@ -88,6 +88,8 @@ The map (packages by concern; a package imports only the packages above it)::
       openapi_generation.py       the generator runs a repository's scripts describe: document, output, side
       deployment.py               what the project's deployment files say: Compose, Kubernetes, Helm, Skaffold,
                                   Terraform, .env (service names, images, each service's environment, ports)
+      helm.py                     Helm charts rendered with each set of values they are installed with (values
+                                  files, the project's own helm install commands; subcharts, define/include)
       terraform.py                Terraform's container resources: names, images, environment, through local modules
       links.py                    which route each client calls and which listeners each producer reaches
       grpc_links.py               which services serve a gRPC client's fully qualified method

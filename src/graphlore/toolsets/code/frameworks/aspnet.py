@@ -4,9 +4,9 @@
 conventional route table: its path is unknown): a controller (``[ApiController]``, a ``Controller``/``ControllerBase``
 subclass, or a class whose name ends in ``Controller``) maps each action with ``[HttpGet("...")]`` ...
 ``[HttpPatch]`` (or ``[Route("...")]`` alone: any method) under each class-level ``[Route("...")]``; the
-``[controller]`` and ``[action]`` tokens take the class name without ``Controller`` and the method name, and an
-action template starting with ``/`` or ``~/`` ignores the class's (ASP.NET matches paths case-insensitively, so
-the tokens are written in lower case). Minimal APIs: ``MapGet(path, handler)``
+``[controller]`` and ``[action]`` tokens take the class name without ``Controller`` and the method name as written
+(``DroneDeliveriesController`` -> ``DroneDeliveries``: the path ASP.NET publishes; it matches requests without case,
+and so do the links to these routes), and an action template starting with ``/`` or ``~/`` ignores the class's. Minimal APIs: ``MapGet(path, handler)``
 ... ``MapPatch``, ``MapMethods(path, methods, handler)`` and ``Map(path, handler)`` on an app, endpoints or a
 ``MapGroup(prefix)`` group: a group's chained conventions (``.WithTags(..)``) keep it, groups nest, a local holds
 what it was made with (unknown when it is given several values), and a builder parameter holds what each caller
@@ -161,9 +161,20 @@ def _controller(sym, anns: dict[str, AnnotationFact]) -> bool:
 
 
 def _tokens(template: str, controller: str, action: str) -> str:
-    """``[controller]`` and ``[action]`` replaced, in lower case (ASP.NET matches paths case-insensitively)."""
-    return re.sub(r"\[controller\]", controller.lower(), re.sub(r"\[action\]", action.lower(), template, flags=re.I),
+    """``[controller]`` and ``[action]`` replaced with the names as written, as ASP.NET's token replacement does (a link
+    matches them without case: `links.CASELESS`)."""
+    return re.sub(r"\[controller\]", lambda _: controller, re.sub(r"\[action\]", lambda _: action, template, flags=re.I),
                   flags=re.I)
+
+
+def _action_name(method) -> str:
+    """``[action]``'s value: ``[ActionName("x")]``, else the method's name without ``Async`` (ASP.NET Core drops the
+    suffix by default since 3.0, ``SuppressAsyncSuffixInActionNames``)."""
+    named = next((a for a in method.annotations if a.name == "ActionName"), None)
+    written = _template(named) if named is not None else None
+    if written and written.startswith('"') and written.endswith('"') and len(written) > 2:
+        return written[1:-1]
+    return method.name.removesuffix("Async") or method.name
 
 
 def read_csharp(web: AspNet, bound: Bound) -> Iterator[Item]:
@@ -233,6 +244,7 @@ def _controller_routes(web: AspNet, bound: Bound, index: int) -> Iterator[Item]:
         routes = [_template(a) for a in anns if a.name == "Route"]
         if not verbs and not routes:
             continue
+        action = _action_name(method)
         pairs = [(verb, template) for verb, template in verbs] or [(ANY, None)]
         if routes:
             pairs = [(verb, template if template is not None else route) for verb, template in pairs for route in routes]
@@ -244,9 +256,9 @@ def _controller_routes(web: AspNet, bound: Bound, index: int) -> Iterator[Item]:
                 if prefix is None and template is None:   # conventional routing: the app's route table decides
                     parts.append(unknown("no [Route] template: the path comes from the app's conventional routes"))
                 if prefix is not None and not absolute:
-                    parts.append(_fold_template(web, facts, prefix, sym.key, name, method.name))
+                    parts.append(_fold_template(web, facts, prefix, sym.key, name, action))
                 if template is not None:
-                    parts.append(_fold_template(web, facts, template.replace('"~/', '"/'), sym.key, name, method.name))
+                    parts.append(_fold_template(web, facts, template.replace('"~/', '"/'), sym.key, name, action))
                 yield item(bound, member, "route", "aspnet", None, http_method=verb, path=_route(join_paths(parts)),
                            written=" + ".join(t for t in (prefix if not absolute else None, template) if t) or '""')
 

@@ -189,7 +189,7 @@ class CodeGraph:
         with _phase(stats, "services"):
             if stats.layout_changed or self._settings is None:
                 self._settings = settings_of(self, found)
-                self.unreadable = unreadable_files(self.root, found.layout_files)
+                self.unreadable = {**unreadable_files(self.root, found.layout_files), **self._settings[0].unreadable}
         with _phase(stats, "layout_records"):
             self._layout_records(layout)
         with _phase(stats, "services"):

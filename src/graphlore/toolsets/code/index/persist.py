@@ -90,7 +90,11 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: a local or a receiver (``var order = await repo.GetAsync(id); order.Pay()``): restored facts of format 23 would lack it.
 #: 25: Terraform variable files (``.tfvars``) are deployment files: an index of format 24 never listed them among its
 #: layout files, so a root variable's default would stay the value where ``terraform.tfvars`` sets another.
-FORMAT = 25
+#: 26: ASP.NET ``[controller]``/``[action]`` tokens keep their written case (format 25 wrote them in lower case); Vue
+#: and Svelte components are read (format 25 never listed them).
+#: 27: Helm charts are rendered with their values (`services.helm`) and ``templates/*.tpl`` are layout files: an index
+#: of format 26 never listed the helpers among its layout files and holds the values its cruder reading gave.
+FORMAT = 27
 
 
 def _context(values: list) -> FileContext:

@@ -37,6 +37,7 @@ from typing import Any
 from graphlore.store import Edge, Node
 
 from ..model import GraphEdge, GraphNode, split_words
+from ..services.endpoints import CASELESS
 
 #: node kinds that carry vectors (everything an agent searches for; services and modules are few and named)
 EMBEDDED_KINDS = frozenset({"symbol", "route", "client", "producer"})
@@ -190,7 +191,10 @@ def prefix_props(node: GraphNode) -> dict[str, list[str]]:
     p = node.props
     out: dict[str, list[str]] = {}
     if node.kind == "route" and p.get("path_template"):
-        out["_path_prefixes"] = url_path_prefixes(p["path_template"])
+        prefixes = url_path_prefixes(p["path_template"])
+        if p.get("framework") in CASELESS:   # the framework matches without case: a lower-case prefix finds it too
+            prefixes = list(dict.fromkeys(prefixes + [x.lower() for x in prefixes]))
+        out["_path_prefixes"] = prefixes
     if node.kind == "client" and p.get("target_path_template"):
         # a path with choices (``/{likes|comments}/{id}``) starts with each of its values' prefixes
         values = [p["target_path_template"], *(p.get("path_values") or [])]

@@ -7,9 +7,9 @@ with ``build``, ``image``, ``container_name``, ``hostname``, ``environment``, ``
 ``environment`` entry written as a bare name given its value there, as Compose does), Kubernetes manifests (Deployment,
 StatefulSet, DaemonSet, ReplicaSet, Job, CronJob and Pod containers with their ``env`` values, ``valueFrom``
 ConfigMap keys and ``envFrom`` ConfigMaps; Service names and selectors; ConfigMaps: two of one name in different files, as
-alternative deployments of one system have, give each key every value they hold), Helm charts (the
-templates of a chart with its ``values.yaml``, ``{{ .Values.a.b }}`` substituted and template actions
-dropped), Skaffold artifacts (image -> build folder: the
+alternative deployments of one system have, give each key every value they hold), Helm charts (each
+template rendered with each set of values the chart is installed with, `services.helm`; the units one document
+gives in each set share one environment, `_one_environment`), Skaffold artifacts (image -> build folder: the
 ``context``, or the module a Jib artifact's ``jib.project`` names in it) and ``.env`` files (``KEY=VALUE``).
 
 **Which service** a deployment unit is: the folder it is built from (a Compose ``build``, a Skaffold artifact
@@ -48,13 +48,12 @@ import yaml
 
 from ..languages.folding import env
 from ..layout.layout import Layout
+from . import helm
 from .terraform import EnvEntry, read_terraform
 from .yaml_lines import documents
 
 WORKLOADS = frozenset({"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob", "Pod"})
 _COMPOSE_VAR = re.compile(r"\$\$|\$\{([A-Za-z_]\w*)(?:(:?)([-?+])([^}]*))?\}|\$([A-Za-z_]\w*)")
-_HELM_VALUE = re.compile(r"\{\{-?\s*\.Values\.([\w.]+)\s*(?:\|\s*quote\s*)?-?\}\}")
-_HELM_ACTION = re.compile(r"\{\{-?.*?-?\}\}")
 
 
 @dataclass
@@ -110,6 +109,8 @@ class Deployment:
     root_env_notes: dict[str, str] = field(default_factory=dict)
     #: a Kubernetes Service's name (lower case) -> the namespace each of its manifests writes (None: one writes none)
     k8s_namespaces: dict[str, set[str | None]] = field(default_factory=dict)
+    #: chart templates that render to no YAML (`services.helm`) -> why, listed with the unreadable files
+    unreadable: dict[str, str] = field(default_factory=dict)
     #: the units no service of the project owns (built from a folder without source code: a proxy's config) -> file
     unowned: dict[str, str] = field(default_factory=dict)
 
@@ -176,13 +177,6 @@ def compose_interpolate(value: str, dotenv: dict[str, str]) -> str:
     return _COMPOSE_VAR.sub(one, value)
 
 
-def _docs(text: str) -> list[Any]:
-    try:
-        return [d for d in yaml.safe_load_all(text) if d is not None]
-    except yaml.YAMLError:
-        return []
-
-
 def _scalar(value: Any) -> str | None:
     if isinstance(value, bool):
         return str(value).lower()
@@ -212,9 +206,16 @@ class Reader:
         self.env_files: dict[str, dict[str, str]] = {}   # folder -> values
         self.dotenv: dict[str, dict[str, str]] = {}   # folder -> its ``.env``'s values (what Compose reads)
         self.files: list[str] = []
+        #: chart templates that render to no YAML with any set of values (or do not parse) -> why
+        self.unreadable: dict[str, str] = {}
+        #: the set of Helm values the document being read was rendered with, and its template's lines (said in its
+        #: value notes)
+        self._variant: helm.Variant | None = None
+        self._template: list[str] = []
 
     def read(self, paths: list[str]) -> None:
-        charts = {PurePosixPath(p).parent.as_posix() for p in paths if PurePosixPath(p).name == "Chart.yaml"}
+        charts = helm.find_charts(self.root, paths)
+        templates = tuple(("" if c.folder == "." else c.folder + "/") + "templates/" for c in charts)
         for rel in sorted(p for p in paths if PurePosixPath(p).name.startswith(".env")):
             self.env_files[PurePosixPath(rel).parent.as_posix()] = read_env_file(_read(self.root / rel))
             if PurePosixPath(rel).name == ".env":
@@ -223,23 +224,84 @@ class Reader:
         self._terraform([p for p in paths if p.endswith((".tf", ".tfvars"))])
         for rel in sorted(paths):
             name = PurePosixPath(rel).name
-            if name.startswith(".env") or name.endswith((".tf", ".tfvars")):
-                continue
-            chart = next((c for c in charts if rel.startswith(("" if c == "." else c + "/") + "templates/")), None)
+            if name.startswith(".env") or name.endswith((".tf", ".tfvars")) or rel.startswith(templates):
+                continue   # a chart's templates are rendered with its values (`_charts`)
             text = _read(self.root / rel)
-            if chart is not None:
-                text = self._helm(text, chart)
-            elif "{{" in text:
+            if "{{" in text:
                 continue   # a template of something else
             if "services:" not in text and "kind:" not in text and "artifacts:" not in text:
                 continue
             before = len(self.units) + self._read_docs + len(self.artifacts)
-            # a chart's template is rendered line by line with lines dropped: its lines are not the file's
-            for doc, lines in documents(text) if chart is None else [(d, {}) for d in _docs(text)]:
+            for doc, lines in documents(text):
                 if isinstance(doc, dict):
                     self._doc(doc, rel, lines)
             if len(self.units) + self._read_docs + len(self.artifacts) > before:
                 self.files.append(rel)
+        self._charts(charts, paths)
+
+    def _charts(self, charts: list[helm.Chart], paths: list[str]) -> None:
+        """Each chart rendered with each set of values it is installed with (`services.helm`), its subcharts with it."""
+        if not charts:
+            return
+        commands = [install for rel in helm.command_files(self.root, paths, charts)
+                    for install in helm.install_commands(_read(self.root / rel), rel)]
+        for chart in charts:
+            if chart.parent is None:
+                self._chart(chart, helm.variants(self.root, chart, helm.installs_of(chart, commands, self.root), charts),
+                            charts)
+
+    def _chart(self, chart: helm.Chart, variants: list[helm.Variant], charts: list[helm.Chart]) -> None:
+        """The units of one chart's templates, one per set of values; the units one document gives in each set have
+        one environment: a value several sets give differently is a choice, one that is unset in a set (empty in
+        ``values.yaml``, a shell variable) competes with none, and one written under an ``if`` whose condition is
+        not known may also be unset."""
+        defines: dict[str, list] = {}
+        for one in [chart, *(c for c in charts if c.parent is chart)]:
+            defines.update(helm.defines_of(self.root, one)[0])
+        for rel in helm.chart_files(self.root, chart):
+            if PurePosixPath(rel).name.startswith("_") or not rel.endswith((".yaml", ".yml")):
+                continue   # helpers (``_helpers.tpl``) and notes render no resource
+            groups: dict[tuple[str, int], list[tuple[Unit, set[str]]]] = {}
+            failures: list[str] = []
+            template = _read(self.root / rel).splitlines()
+            for variant in variants:
+                try:
+                    rendered = helm.render(self.root, chart, variant, defines, rel)
+                except ValueError as exc:
+                    failures = [f"Helm template: {exc}"] * len(variants)
+                    break
+                why = _yaml_problem(rendered)
+                if why is not None:
+                    failures.append(f"Helm template: renders to YAML that does not parse with the values "
+                                    f"{variant.label}: {why}")
+                    continue
+                start = len(self.units)
+                maybe: dict[int, set[str]] = {}   # unit index -> its variables that may be unset
+                for doc, lines in documents(rendered.text):
+                    if not isinstance(doc, dict):
+                        continue
+                    before = len(self.units)
+                    self._variant, self._template = variant, template
+                    self._doc(helm.unknowns_shown(doc), rel, {
+                        key: rendered.source_lines[line - 1] for key, line in lines.items()
+                        if 0 < line <= len(rendered.source_lines)})
+                    self._variant = None
+                    for index in range(before, len(self.units)):
+                        maybe[index] = _conditional_env(doc, lines, rendered.conditional)
+                counts: dict[str, int] = {}
+                for index in range(start, len(self.units)):
+                    unit = self.units[index]
+                    counts[unit.kind] = counts.get(unit.kind, -1) + 1
+                    groups.setdefault((unit.kind, counts[unit.kind]), []).append((unit, maybe.get(index, set())))
+                if len(self.units) > start and rel not in self.files:
+                    self.files.append(rel)
+            for group in groups.values():
+                _one_environment(group)
+            if failures and len(failures) == len(variants):
+                self.unreadable[rel] = failures[0]
+        for child in (c for c in charts if c.parent is chart):
+            self._chart(child, [helm.subchart_values(self.root, v, child) for v in variants
+                                if helm.enabled(chart, child, v.values) is not False], charts)
 
     def _terraform(self, paths: list[str]) -> None:
         """Each container resource of the Terraform files (`terraform.read_terraform`) as a unit: its names and
@@ -256,27 +318,15 @@ class Reader:
             self.units.append(unit)
             self.files += [resource.file] + [e.file for e in resource.env if e.file != resource.file]
 
-    def _helm(self, text: str, chart: str) -> str:
-        values_file = self.root / chart / "values.yaml" if chart != "." else self.root / "values.yaml"
-        values = next(iter(_docs(_read(values_file))), {}) or {}
-
-        def value(match: re.Match) -> str:
-            found: Any = values
-            for part in match.group(1).split("."):
-                found = found.get(part) if isinstance(found, dict) else None
-            scalar = _scalar(found)
-            return scalar if scalar is not None else "{?}"
-
-        lines = []
-        for line in text.splitlines():
-            line = _HELM_VALUE.sub(value, line)
-            if _HELM_ACTION.search(line):
-                stripped = _HELM_ACTION.sub("", line).strip()
-                if not stripped:
-                    continue   # a line of template actions only ({{- if ... }}, {{ end }})
-                line = _HELM_ACTION.sub("{?}", line)
-            lines.append(line)
-        return "\n".join(lines)
+    def _values_note(self, line: int | None) -> str:
+        """Which Helm values a rendered entry comes from: the set, and where each ``.Values`` its template line
+        reads is written (``; .Values.serviceuri.package from --set serviceuri.package at deployment.md:315``)."""
+        if self._variant is None:
+            return ""
+        read = re.findall(r"\.Values\.([\w.]+)", self._template[line - 1]) if line and line <= len(
+            self._template) else []
+        return f" with the Helm values {self._variant.label}" + "".join(
+            f"; .Values.{path} from {self._variant.origin(path)}" for path in dict.fromkeys(read))
 
     def _doc(self, doc: dict, rel: str, lines: dict[str, int]) -> None:
         kind = doc.get("kind")
@@ -447,7 +497,9 @@ class Reader:
                     item.get("valueFrom"), dict) else {}
                 at = _at(rel, lines.get(f"{prefix}.containers[{number}].env[{index}]") if prefix else None)
                 if value is not None:
-                    unit.value_notes.append(f"Kubernetes {doc['kind']} {meta['name']} env {item['name']}={value} {at}")
+                    unit.value_notes.append(f"Kubernetes {doc['kind']} {meta['name']} env {item['name']}={value} {at}"
+                                            + self._values_note(lines.get(
+                                                f"{prefix}.containers[{number}].env[{index}].value")))
                 if value is None and isinstance(ref, dict) and ref.get("name") and ref.get("key"):
                     value = f"\x00configmap:{ref['name']}:{ref['key']}"
                     unit.value_notes.append(f"Kubernetes {doc['kind']} {meta['name']} env {item['name']} from "
@@ -468,6 +520,47 @@ class Reader:
                     unit.published.append(port["hostPort"])
                     unit.port_notes.append(f"published at host port {port['hostPort']} {at}")
         self.units.append(unit)
+
+
+def _conditional_env(doc: dict, lines: dict[str, int], conditional: set[int]) -> set[str]:
+    """The variables a rendered workload sets on lines written under an ``if`` whose condition is not known."""
+    out: set[str] = set()
+    if not conditional:
+        return out
+    for key, line in lines.items():
+        if line in conditional and re.search(r"containers\[\d+\]\.env\[\d+\]$", key):
+            item: Any = doc
+            for part in re.findall(r"[^.\[\]]+|\[\d+\]", key):
+                item = (item[int(part[1:-1])] if isinstance(item, list) and int(part[1:-1]) < len(item) else None) \
+                    if part.startswith("[") else (item.get(part) if isinstance(item, dict) else None)
+            if isinstance(item, dict) and isinstance(item.get("name"), str):
+                out.add(item["name"])
+    return out
+
+
+def _yaml_problem(rendered: helm.Rendered) -> str | None:
+    """Why a rendered template is not YAML (the template's line), or None."""
+    try:
+        for _ in yaml.safe_load_all(rendered.text):
+            pass
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = rendered.source_lines[min(mark.line, len(rendered.source_lines) - 1)] if mark is not None else None
+        return f"{exc.problem or exc.context}" + (f" at template line {line}" if line else "")
+    except yaml.YAMLError as exc:
+        return str(exc).splitlines()[0]
+    return None
+
+
+def _one_environment(group: list[tuple[Unit, set[str]]]) -> None:
+    """The units one chart document gives with each set of values share one environment (see `Reader._chart`)."""
+    names = {name for unit, _ in group for name in unit.env}
+    for name in names:
+        values = list(dict.fromkeys(v for unit, _ in group for v in unit.env.get(name, [])))
+        if any(name in maybe for _, maybe in group) and "{?}" not in values:
+            values.append("{?}")
+        for unit, _ in group:
+            unit.env[name] = list(values)
 
 
 def _terraform_value(entry: EnvEntry) -> str:
@@ -606,7 +699,7 @@ def read_deployment(layout: Layout, root: Path, paths: list[str]) -> Deployment:
     """The project's deployment (see the module docstring) from the deployment files at ``paths``."""
     reader = Reader(root)
     reader.read(paths)
-    out = Deployment(files=sorted(set(reader.files)))
+    out = Deployment(files=sorted(set(reader.files)), unreadable=reader.unreadable)
     own_names: dict[str, set[str]] = {}
     for name, service in layout.services.items():
         folder = service.root.rsplit("/", 1)[-1] if service.root != "." else root.name

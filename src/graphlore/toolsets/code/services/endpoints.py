@@ -101,13 +101,15 @@ class Forward:
     predicates: tuple[str, ...] = ()
     filters: tuple[str, ...] = ()
 
-    def outside(self, route_path: str) -> str | None:
-        """The path a request must have at the gateway to reach a target route at ``route_path`` (None: none)."""
+    def outside(self, route_path: str, caseless: bool = False) -> str | None:
+        """The path a request must have at the gateway to reach a target route at ``route_path`` (None: none;
+        ``caseless``: the target's framework matches paths without case)."""
         if self.rewrite is not None:
             outer, inner = self.rewrite
-            if "*" not in inner and match_score(inner, route_path) is not None:   # one path, its variables renamed
+            seen, want = (route_path.lower(), inner.lower()) if caseless else (route_path, inner)
+            if "*" not in want and match_score(want, seen) is not None:   # one path, its variables renamed
                 return outer
-            if not (route_path == inner or route_path.startswith(inner.rstrip("/") + "/") or inner in ("", "/")):
+            if not (seen == want or seen.startswith(want.rstrip("/") + "/") or want in ("", "/")):
                 return None
             rest = route_path[len(inner.rstrip("/")):] if inner not in ("", "/") else route_path
             return normalise_path(outer.rstrip("/") + "/" + rest.lstrip("/"))
@@ -198,6 +200,11 @@ def may_fit(client: str, route: str) -> bool:
             pattern += "/" + re.escape(seg)
     concrete = "".join("/" + (seg if segment_kind(seg) == "literal" else "x") for seg in segments(client))
     return re.fullmatch(pattern, concrete) is not None
+
+
+#: route flavors whose framework matches request paths without case (ASP.NET Core): a link or a ``path_prefix``
+#: filter reaches such a route in any case, and the route keeps its written case
+CASELESS = frozenset({"aspnet"})
 
 
 def match_score(client: str, route: str) -> int | None:
@@ -314,5 +321,5 @@ def resolve_reference(base: Folded, url: Folded) -> Folded:
     return literal(origin + (path[:path.rfind("/") + 1] if "/" in path else "/")) + url
 
 
-__all__ = ["ANY", "BROKERS", "HTTP_METHODS", "Forward", "Item", "Url", "join_paths", "match_score",
+__all__ = ["ANY", "BROKERS", "CASELESS", "HTTP_METHODS", "Forward", "Item", "Url", "join_paths", "match_score",
            "normalise_path", "resolve_reference", "segments", "split_url", "unknown"]

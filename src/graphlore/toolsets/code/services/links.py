@@ -60,6 +60,7 @@ from . import grpc_links
 from .deployment import Deployment
 from .endpoints import (
     ANY,
+    CASELESS,
     Item,
     join_paths,
     match_score,
@@ -248,6 +249,12 @@ def _bare_address(value: Folded) -> Folded:
     return value
 
 
+#: clients whose URL, unless absolute, is a path under their base URL whether or not it starts with ``/`` (axios's
+#: ``combineURLs``: ``baseURL`` is prepended to ``url`` unless ``url`` is absolute)
+RELATIVE_UNDER_BASE = frozenset({"axios"})
+_ABSOLUTE_URL = re.compile(r"([a-z][a-z\d+\-.]*:)?//", re.I)
+
+
 def prepare_client(item: Item, names: ServiceNames, settler: Settler) -> Client:
     """Which service a client reaches and at which path, per value its URL may take (see the module docstring)."""
     client = Client(item)
@@ -259,6 +266,9 @@ def prepare_client(item: Item, names: ServiceNames, settler: Settler) -> Client:
         raw = item.path
         if item.base_url and (raw.text.startswith("/") or not raw.text):
             raw = Folded(item.base_url, True) + raw
+        elif item.base_url and item.flavor in RELATIVE_UNDER_BASE and raw.text[:1] not in ("", "{") and \
+                not _ABSOLUTE_URL.match(raw.text):   # axios: a URL that is not absolute is a path under baseURL
+            raw = Folded(item.base_url.rstrip("/") + "/", True) + raw
         variables = _host_variables(raw.text)
         settled = settler.value(item, raw)
         assert settled is not None
@@ -475,10 +485,6 @@ def _unresolved(node: GraphNode, why: str) -> list[GraphEdge]:
 
 def _method_fits(method: str | None, route_method: str | None) -> bool:
     return route_method == ANY or method is None or method == ANY or route_method == method
-
-
-#: route flavors whose framework matches paths case-insensitively (ASP.NET Core)
-CASELESS = frozenset({"aspnet"})
 
 
 def _fits(method: str | None, template: str, candidates: list[tuple[GraphNode, Item]]
@@ -723,12 +729,14 @@ def _link_forward(node: GraphNode, item: Item, names: ServiceNames,
         if route_item.path is None or item.http_method not in (None, ANY) and \
                 route_item.http_method not in (None, ANY, item.http_method):
             continue   # a proxy route for one method reaches the target's routes of that method only
-        outside = forward.outside(route_item.path.text)
+        caseless = route_item.flavor in CASELESS
+        outside = forward.outside(route_item.path.text, caseless)
+        reached = outside is not None and _reaches(outside, pattern, caseless)
         if "{?" in route_item.path.text:   # a route with an unknown part is never reached on a known path
-            if outside is not None and match_score(outside, pattern) is not None:
+            if reached:
                 unsure.append(route.props["label"])
             continue
-        if outside is not None and match_score(outside, pattern) is not None:
+        if reached:
             out.append(make_edge(node.id, "HTTP_CALLS", route.id, {
                 "match": "cross_service" if service != item.microservice else "intra_service",
                 "evidence": {"forward": True, "gateway_path": pattern, "route_template": route_item.path.text,
@@ -743,6 +751,12 @@ def _link_forward(node: GraphNode, item: Item, names: ServiceNames,
     node.props.update(match="cross_service" if out else "no_route",
                       match_detail=None if out else f"no route of {service} is reachable through {pattern}")
     return out
+
+
+def _reaches(outside: str, pattern: str, caseless: bool) -> bool:
+    """A request the gateway pattern matches can reach the route's template (without case where its framework
+    matches so)."""
+    return match_score(outside.lower() if caseless else outside, pattern.lower() if caseless else pattern) is not None
 
 
 def _link_producer(node: GraphNode, item: Item, listeners: dict[tuple[str, str], list[GraphNode]]) -> list[GraphEdge]:

@@ -9,7 +9,8 @@ service that holds the file shows them. Nothing else changes: the index never fa
 Checked: every YAML file of the walk (Compose files, Kubernetes manifests, Helm charts, Spring settings,
 OpenAPI documents, Envoy and Traefik configuration), .NET settings and Ocelot files (``appsettings*.json``,
 ``ocelot*.json``), OpenAPI JSON documents, Traefik TOML files, nginx configuration files and Terraform files
-(``.tf``, ``.tfvars``: a block never closed, `terraform.syntax_problem`).
+(``.tf``, ``.tfvars``: a block never closed, `terraform.syntax_problem`). A Helm chart's templates are checked
+once rendered with its values (`services.deployment`: one that renders to no YAML with any of them).
 """
 
 from __future__ import annotations
@@ -103,9 +104,13 @@ def problem(name: str, text: str, tagged: bool = False) -> str | None:
 def unreadable_files(root: Path, layout_files: dict[str, list[str]]) -> dict[str, str]:
     """Path (relative, POSIX) -> why, for every configuration file of the walk that cannot be parsed."""
     out = {}
+    charts = tuple(f"{folder}/templates/" if folder else "templates/" for folder, names in layout_files.items()
+                   if "Chart.yaml" in names)
     for folder, names in sorted(layout_files.items()):
         for name in names:
             rel = f"{folder}/{name}" if folder else name
+            if rel.startswith(charts):
+                continue   # a Helm chart's template: checked once rendered (`services.deployment`)
             try:
                 text = (root / rel).read_text(encoding="utf-8-sig", errors="replace")
             except OSError as exc:

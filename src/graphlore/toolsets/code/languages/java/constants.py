@@ -32,6 +32,13 @@ from ..symbols import Table
 
 #: calls that read an environment variable
 ENV_READERS = frozenset({"System.getenv"})
+#: ``java.net.URL(protocol, host, port[, file])`` (Java ``new URL(..)``, Kotlin ``URL(..)``): ``protocol://host:port`` +
+#: ``file``, as the constructor documents
+URL_MAKERS = frozenset({"URL", "java.net.URL"})
+#: conversions whose result writes as their argument does (a port as text or as a number)
+SAME_VALUE = frozenset({"Integer.parseInt", "Integer.valueOf", "Long.parseLong", "Long.valueOf"})
+#: Kotlin's conversions of a string to a number, called on it (``port.toInt()``)
+SAME_TEXT = frozenset({"toInt", "toLong", "toIntOrNull", "toLongOrNull"})
 #: (receiver type, method): looking a service instance up by its name
 LOOKUPS = {("DiscoveryClient", "getInstances"), ("ReactiveDiscoveryClient", "getInstances"),
            ("LoadBalancerClient", "choose"), ("ReactiveLoadBalancer", "choose"), ("ServiceInstanceChooser", "choose")}
@@ -329,6 +336,14 @@ class JavaFolder(Folder):
         injected = owner.extra.get("param_values", {}).get(name) if owner is not None else None
         return self.fold(injected) if injected else None
 
+    def _term(self, toks: list[tuple[str, str]]) -> tuple[Folded, list[tuple[str, str]]]:
+        """``new URL(..)`` folds as Kotlin's ``URL(..)`` (`URL_MAKERS`); any other ``new`` as before."""
+        if len(toks) > 2 and toks[0] == ("name", "new") and toks[1][0] == "name" and toks[1][1] in URL_MAKERS \
+                and toks[2] == ("op", "("):
+            args, rest = self._args(toks[3:])
+            return self.call(toks[1][1], args), rest
+        return super()._term(toks)
+
     def call(self, name: str, args: list[list[tuple[str, str]]]) -> Folded:
         found = self.env_call(name, args, ENV_READERS)
         if found is not None:
@@ -351,7 +366,15 @@ class JavaFolder(Folder):
                 service = self.fold_tokens(args[0])
                 if service.known:
                     return literal(f"lb://{service.text}")
+        if dot and head and "." not in head and method in SAME_TEXT and not args:   # port.toInt(): the same digits
+            return self.fold_tokens([("name", head)])
         folded = [self.fold_tokens(a) for a in args]
+        if name in URL_MAKERS and len(folded) in (3, 4):   # URL(protocol, host, port[, file])
+            protocol, host, port = folded[:3]
+            return protocol + literal("://") + host + literal(":") + port + (folded[3] if len(folded) == 4 else
+                                                                              literal(""))
+        if name in SAME_VALUE and len(folded) == 1:
+            return folded[0]
         if name in ("String.format", "format") and folded:
             return format_java(folded[0], folded[1:])
         if name == "String.valueOf" and len(folded) == 1:

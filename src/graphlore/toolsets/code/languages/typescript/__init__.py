@@ -20,7 +20,7 @@ RULES = roles.Rules(
 
 LANGUAGE = Language(
     "typescript", {**dict.fromkeys((".ts", ".tsx", ".mts", ".cts"), "typescript"),
-                   **dict.fromkeys((".js", ".jsx", ".mjs", ".cjs"), "javascript")},
+                   **dict.fromkeys((".js", ".jsx", ".mjs", ".cjs", *extract.COMPONENT_SUFFIXES), "javascript")},
     extract.extract, TsResolver, RULES,
     separator="#",
     module_name=path_module,

@@ -2,7 +2,8 @@
 imports, exports and re-exports, call sites, typed locals).
 
 ``.ts``/``.mts``/``.cts`` use the TypeScript grammar, ``.tsx`` the TSX one, ``.js``/``.jsx``/``.mjs``/
-``.cjs`` the JavaScript one. Keys are qualified names inside the file (``Class.method``, ``outer.inner``);
+``.cjs`` the JavaScript one; a Vue or Svelte single-file component (``.vue``, ``.svelte``) is its ``<script>`` blocks, read
+with TypeScript's grammar when one says ``lang="ts"`` (`component_script`: the markup blanked, lines kept). Keys are qualified names inside the file (``Class.method``, ``outer.inner``);
 the fqn is ``path/to/file.ts#Class.method``. Functions are ``function`` declarations and ``const f =
 () => ...`` / ``function`` expressions bound to a name (also through a wrapper that returns the function it is
 given: ``const f = curry((a, b) => ...)``, `FUNCTION_WRAPPERS`); a function given to a composition
@@ -20,6 +21,7 @@ exports (``module.exports = function name() {...}`` or a class: the module's def
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 import tree_sitter_javascript
@@ -66,6 +68,27 @@ def _wrapped_function(value: Node) -> Node | None:
         return None
     first = args.named_children[0]
     return first if first.type in ("arrow_function", "function_expression", "function") else None
+
+
+#: single-file components: the code is in their ``<script>`` blocks (Vue ``<script>`` and ``<script setup>``, Svelte
+#: ``<script>`` and ``<script context="module">``), the rest is markup
+COMPONENT_SUFFIXES = (".vue", ".svelte")
+_SCRIPT_BLOCK = re.compile(rb"<script\b([^>]*)>(.*?)</script\s*>", re.S | re.I)
+_SCRIPT_LANG = re.compile(rb"""\blang\s*=\s*["']?(tsx|ts|typescript)\b""", re.I)
+
+
+def component_script(src: bytes) -> tuple[bytes, bool, bool]:
+    """A single-file component as code: every byte outside its ``<script>`` blocks blanked (newlines kept, so lines
+    and columns stay the file's), and whether a block is TypeScript (``lang="ts"``) and TSX (``lang="tsx"``)."""
+    out = bytearray(0x0A if b == 0x0A else 0x20 for b in src)
+    typed = tsx = False
+    for block in _SCRIPT_BLOCK.finditer(src):
+        out[block.start(2):block.end(2)] = block.group(2)
+        lang = _SCRIPT_LANG.search(block.group(1))
+        if lang is not None:
+            typed = True
+            tsx = tsx or lang.group(1).lower() == "tsx"
+    return bytes(out), typed, tsx
 
 
 def syntax_for(path: str) -> Syntax:
@@ -154,6 +177,9 @@ def _iife_body(expr: Node) -> Node | None:
 class _Extractor(Extractor):
     def __init__(self, path: str, src: bytes):
         syntax = syntax_for(path)
+        if path.endswith(COMPONENT_SUFFIXES):
+            src, typed, tsx = component_script(src)
+            syntax = TSX if tsx else TYPESCRIPT if typed else JAVASCRIPT
         super().__init__(syntax, path, src, "javascript" if syntax is JAVASCRIPT else "typescript")
         self.exports: dict[str, str] = {}
         self.default: str | None = None

@@ -1,0 +1,100 @@
+"""ASP.NET Core attribute routes keep the case their ``[controller]`` and ``[action]`` tokens are replaced with (the
+class name without ``Controller``, the action's name: ``[ActionName]``, else the method's without ``Async``), as the
+framework publishes them; since ASP.NET matches request paths without case, a client, a gateway location and a
+``path_prefix`` filter written in another case still reach them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers.code_tools import run, write_tree
+
+from graphlore.runtime import Runtime
+from graphlore.toolsets.code.index.graph import CodeGraph
+
+WEB = '<Project Sdk="Microsoft.NET.Sdk.Web"></Project>'
+
+DRONES = """using Microsoft.AspNetCore.Mvc;
+
+namespace Shop.Drones.Controllers;
+
+[ApiController]
+[Route("api/[controller]")]
+public class DroneDeliveriesController : ControllerBase
+{
+    [HttpPut("{id}")]
+    public IActionResult Put(string id) => Ok();
+
+    [HttpGet("[action]")]
+    public Task<IActionResult> GetUtilizationAsync() => null;
+
+    [HttpPost("[action]/{id}")]
+    [ActionName("Confirmations")]
+    public IActionResult Confirm(string id) => Ok();
+}
+
+[Route("[controller]/[action]")]
+public class HomeController : Controller
+{
+    public IActionResult Index() => View();
+
+    [HttpGet]
+    public IActionResult About() => View();
+}
+"""
+
+WORKFLOW = '''import requests
+
+
+def assign(delivery_id):
+    return requests.put(f"http://drones/api/dronedeliveries/{delivery_id}")
+
+
+def utilization():
+    return requests.get("http://drones/api/DRONEDELIVERIES/getutilization")
+'''
+
+NGINX = """server {
+    location /drones/ {
+        proxy_pass http://drones/api/dronedeliveries/;
+    }
+}
+"""
+
+
+def _tree(root: Path) -> Path:
+    return write_tree(root, {
+        "drones/drones.csproj": WEB, "drones/Controllers/DroneDeliveriesController.cs": DRONES,
+        "workflow/Dockerfile": "FROM python:3.12\n", "workflow/requirements.txt": "requests\n",
+        "workflow/app.py": WORKFLOW,
+        "web/Dockerfile": "FROM nginx:1.27\nCOPY nginx.conf /etc/nginx/conf.d/default.conf\n",
+        "web/nginx.conf": NGINX})
+
+
+def test_controller_and_action_tokens_keep_the_written_case(tmp_path: Path):
+    nodes, _ = CodeGraph.build(_tree(tmp_path / "shop")).snapshot()
+    routes = {n.props["label"] for n in nodes.values() if n.kind == "route" and n.props["framework"] == "aspnet"}
+    assert routes == {"PUT /api/DroneDeliveries/{id}", "GET /api/DroneDeliveries/GetUtilization",
+                      "POST /api/DroneDeliveries/Confirmations/{id}", "GET /Home/About"}
+
+
+def test_clients_and_gateway_locations_in_another_case_link_to_them(tmp_path: Path):
+    nodes, edges = CodeGraph.build(_tree(tmp_path / "shop")).snapshot()
+    links = sorted((nodes[e.src].props["label"], nodes[e.dst].props["label"], e.props["match"])
+                   for e in edges.values() if e.type == "HTTP_CALLS")
+    assert links == [
+        ("ANY /drones/**", "GET /api/DroneDeliveries/GetUtilization", "cross_service"),
+        ("ANY /drones/**", "POST /api/DroneDeliveries/Confirmations/{id}", "cross_service"),
+        ("ANY /drones/**", "PUT /api/DroneDeliveries/{id}", "cross_service"),
+        ("GET drones /api/DRONEDELIVERIES/getutilization", "GET /api/DroneDeliveries/GetUtilization",
+         "cross_service"),
+        ("PUT drones /api/dronedeliveries/{delivery_id}", "PUT /api/DroneDeliveries/{id}", "cross_service")]
+
+
+def test_a_path_prefix_in_lower_case_finds_the_routes(tmp_path: Path, runtime: Runtime):
+    tree = _tree(tmp_path / "shop")
+    for prefix in ("/api/dronedeliveries", "/api/DroneDeliveries"):
+        found = run(runtime, tree, "find", kind="route", filter={"path_prefix": prefix})
+        assert found.total == 3, (prefix, found)
+    # the route as written or in lower case: another mixed case is not looked up
+    assert run(runtime, tree, "find", kind="route", filter={"path_prefix": "/API/dronedeliveries"}).total == 0

@@ -1,0 +1,359 @@
+"""Helm charts as deployment files (`services.helm`): a chart's templates rendered with each set of values it is
+installed with (its ``values.yaml``, the ``values-*.yaml`` beside it, the ``-f``/``--set`` of the project's own
+``helm install`` commands), so a Deployment's ``env`` written ``{{ .Values.x }}`` gives the service that value; a
+value several sets give differently is a choice, one the shell fills in or the release name decides is not known,
+one under an ``if`` whose condition is not known may be unset; subcharts take the parent's values under their
+name and ``global:``; a template that renders to no YAML is listed among the unreadable files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+from helpers.code_graph import bump
+from helpers.code_tools import write_tree
+
+from graphlore.toolsets.code.index.graph import CodeGraph
+from graphlore.toolsets.code.services import helm
+from graphlore.toolsets.code.services.deployment import read_deployment
+
+HELPERS = '''{{/* the names, as `helm create` writes them */}}
+{{- define "shop.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "shop.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := default .Chart.Name .Values.nameOverride -}}
+{{- if contains $name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "shop.versioned" -}}
+{{- printf "%s-%s" (include "shop.name" .) .Chart.AppVersion | replace "." "" -}}
+{{- end -}}
+'''
+
+DEPLOYMENT = '''apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ include "shop.fullname" . }}
+  labels:
+    app: {{ include "shop.name" . }}
+spec:
+  template:
+    metadata:
+      labels:
+        app: {{ include "shop.name" . }}
+    spec:
+      containers:
+        - name: web
+          image: "{{ .Values.image.registry }}/web:{{ .Values.image.tag | default .Chart.AppVersion }}"
+          env:
+            - name: ITEMS_URL
+              value: {{ .Values.items.url | quote }}
+            - name: ITEMS_ADDR
+              value: "{{ .Release.Name }}-items:{{ .Values.items.port }}"
+            - name: LOG_LEVEL
+              value: {{ default "info" .Values.logLevel }}
+            - name: VERSIONED
+              value: {{ include "shop.versioned" . }}
+            {{- if .Values.tracing.enabled }}
+            - name: TRACING_URL
+              value: http://jaeger:14268
+            {{- end }}
+            {{- with .Values.extraEnv }}
+            {{- toYaml . | nindent 12 }}
+            {{- end }}
+            {{- range $name, $value := .Values.flags }}
+            - name: FLAG_{{ $name | upper }}
+              value: {{ $value | quote }}
+            {{- end }}
+'''
+
+VALUES = '''nameOverride: web
+image:
+  registry: docker.io/acme
+items:
+  url:
+  port: 8000
+logLevel:
+tracing:
+  enabled: false
+extraEnv:
+  - name: REGION
+    value: eu
+flags:
+  beta: "on"
+global:
+  domain: shop.local
+'''
+
+ITEMS_DEPLOYMENT = '''apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ .Chart.Name }}
+spec:
+  template:
+    metadata:
+      labels:
+        app: {{ .Chart.Name }}
+    spec:
+      containers:
+        - name: items
+          image: acme/items:1
+          env:
+            - name: DOMAIN
+              value: {{ .Values.global.domain }}
+            - name: PORT
+              value: "{{ .Values.port }}"
+'''
+
+ITEMS_SERVICE = '''apiVersion: v1
+kind: Service
+metadata:
+  name: {{ .Chart.Name }}
+  labels:
+    domain: {{ .Values.global.domain }}
+spec:
+  selector:
+    app: {{ .Chart.Name }}
+  ports:
+    - port: {{ .Values.port }}
+'''
+
+GUIDE = '''# Install
+
+```bash
+helm upgrade --install shop ./deploy/chart \\
+  -f deploy/chart/values-prod.yaml \\
+  --set items.url=http://items:9000 \\
+  --set image.registry=$REGISTRY \\
+  --set tracing.enabled=${TRACING} \\
+  --namespace shop
+```
+'''
+
+FLASK = '''import os
+
+import requests
+from flask import Flask
+
+app = Flask(__name__)
+ITEMS_URL = os.environ["ITEMS_URL"]
+
+
+@app.get("/items/<item_id>")
+def item(item_id):
+    return {}
+
+
+@app.get("/show/<item_id>")
+def show(item_id):
+    return requests.get(f"{ITEMS_URL}/items/{item_id}").json()
+'''
+
+
+def _chart_tree(tmp_path: Path, **extra: str) -> Path:
+    return write_tree(tmp_path / "p", {
+        "web/Dockerfile": "FROM python:3.12\n", "web/app.py": FLASK, "web/requirements.txt": "flask\n",
+        "items/Dockerfile": "FROM python:3.12\n", "items/app.py": FLASK, "items/requirements.txt": "flask\n",
+        "deploy/chart/Chart.yaml": "apiVersion: v2\nname: shop\nversion: 1.2.0\nappVersion: v1.2\n",
+        "deploy/chart/values.yaml": VALUES,
+        "deploy/chart/values-prod.yaml": "logLevel: warn\n",
+        "deploy/chart/templates/_helpers.tpl": HELPERS,
+        "deploy/chart/templates/deployment.yaml": DEPLOYMENT,
+        "deploy/chart/templates/NOTES.txt": "Installed {{ .Release.Name }}.\n",
+        "deploy/chart/charts/items/Chart.yaml": "apiVersion: v2\nname: items\nversion: 0.1.0\n",
+        "deploy/chart/charts/items/values.yaml": "port: 7000\n",
+        "deploy/chart/charts/items/templates/deployment.yaml": ITEMS_DEPLOYMENT,
+        "deploy/chart/charts/items/templates/service.yaml": ITEMS_SERVICE,
+        "README.md": GUIDE,
+        **extra,
+    })
+
+
+def _deployment(root: Path):
+    layout = CodeGraph.build(root).layout
+    return read_deployment(layout, root, list(layout.deployment_files))
+
+
+def test_the_template_language_renders_what_the_values_decide(tmp_path: Path) -> None:
+    """``include`` of a ``define`` (``default``, ``trunc``, ``trimSuffix``, ``printf``, ``replace``), ``quote``,
+    ``default``, ``with``/``toYaml``/``nindent``, ``range`` over a map; a release name no command writes stays
+    unknown (``{?}``), and the ``if`` it decides in ``shop.fullname`` makes the whole name unknown, never a guess."""
+    root = _chart_tree(tmp_path)
+    [chart] = [c for c in helm.find_charts(root, ["deploy/chart/Chart.yaml", "deploy/chart/charts/items/Chart.yaml"])
+               if c.parent is None]
+    defines, problems = helm.defines_of(root, chart)
+    assert set(defines) == {"shop.name", "shop.fullname", "shop.versioned"} and not problems
+    [plain, *_] = helm.variants(root, chart, [], [chart])
+    out = helm.render(root, chart, plain, defines, "deploy/chart/templates/deployment.yaml")
+    text = helm.unknowns_shown(out.text)
+    assert "  name: {?}\n" in text and "app: web" in text
+    assert 'image: "docker.io/acme/web:v1.2"' in text
+    assert "- name: ITEMS_URL\n              value: \n" in text   # empty in values.yaml: ``quote`` gives nothing
+    assert 'value: "{?}-items:8000"' in text
+    assert "value: info" in text and "value: web-v12" in text
+    assert "TRACING_URL" not in text                    # tracing.enabled is false
+    assert "            - name: REGION\n              value: eu" in text
+    assert '- name: FLAG_BETA\n              value: "on"' in text
+    # each output line knows its template line
+    lines = out.text.split("\n")
+    assert out.source_lines[next(i for i, line in enumerate(lines) if "ITEMS_ADDR" in line)] == 19
+
+
+def test_install_commands_are_read_where_literal(tmp_path: Path) -> None:
+    """``helm upgrade --install`` across continued lines: its release, chart, ``-f`` files and ``--set`` keys with
+    the line each is written at; a value the shell fills in is not known."""
+    [install] = helm.install_commands(GUIDE, "README.md")
+    assert (install.where, install.release, install.chart, install.namespace) == (
+        "README.md:4", "shop", "./deploy/chart", "shop")
+    assert install.values_files == ["deploy/chart/values-prod.yaml"]
+    assert [(k, v, at) for k, v, _, at in install.sets] == [
+        ("items.url", "http://items:9000", "README.md:6"), ("image.registry", "$REGISTRY", "README.md:7"),
+        ("tracing.enabled", "${TRACING}", "README.md:8")]
+    values: dict = {}
+    helm._set_value(values, r"ingress.hosts\[0\].name", "a.example", False)
+    helm._set_value(values, "replicas", "3", False)
+    helm._set_value(values, "tag", "3", True)
+    assert values == {"ingress": {"hosts": [{"name": "a.example"}]}, "replicas": 3, "tag": "3"}
+
+
+def test_each_set_of_values_gives_the_service_its_values(tmp_path: Path) -> None:
+    """values.yaml alone, with values-prod.yaml, and with the guide's command: a setting they give differently is a
+    choice, one only the command sets is its value (an empty one in values.yaml competes with none), one decided
+    by the release name is partly unknown where no command names the release, one under an unknown condition
+    may be unset, and each value says where it is written."""
+    deployment = _deployment(_chart_tree(tmp_path))
+    env = deployment.env["web"]
+    assert env["ITEMS_URL"] == ["http://items:9000"]   # values.yaml leaves it empty: only the command sets it
+    assert sorted(env["ITEMS_ADDR"]) == ["shop-items:8000", "{?}-items:8000"]   # the release: only the command's
+    assert sorted(env["LOG_LEVEL"]) == ["info", "warn"]
+    assert env["TRACING_URL"] == ["http://jaeger:14268", "{?}"]   # tracing.enabled=${TRACING}: may be unset
+    assert env["REGION"] == ["eu"] and env["FLAG_BETA"] == ["on"]
+    assert deployment.names["web"]["shop-web"] == "Kubernetes Deployment"   # the release the guide names
+    notes = [n for n in deployment.value_notes["web"] if "ITEMS_URL=http" in n]
+    assert notes == ["Kubernetes Deployment shop-web env ITEMS_URL=http://items:9000 "
+                     "(deploy/chart/templates/deployment.yaml:17) with the Helm values deploy/chart/values.yaml + "
+                     "deploy/chart/values-prod.yaml + --set (helm command at README.md:4); .Values.items.url from "
+                     "--set items.url at README.md:6"]
+    # the subchart: its own values (port 7000) under the parent's ``items:`` (port 8000), and the parent's global
+    assert deployment.names["items"]["items"] == "Kubernetes Deployment"   # and its Service, of the same name
+    assert deployment.ports["items"] == {8000}
+    assert deployment.env["items"]["PORT"] == ["8000"] and deployment.env["items"]["DOMAIN"] == ["shop.local"]
+
+
+def test_a_subchart_its_condition_turns_off_is_not_installed(tmp_path: Path) -> None:
+    """``dependencies: [{name: items, repository: file://charts/items, condition: items.enabled}]`` with
+    ``items.enabled: false``: its Deployment and Service are not read; ``true`` in values-prod.yaml: they are (in the
+    sets of values that turn it on)."""
+    chart = ("apiVersion: v2\nname: shop\nversion: 1.2.0\nappVersion: v1.2\ndependencies:\n  - name: items\n"
+             "    version: 0.1.0\n    repository: file://charts/items\n    condition: items.enabled\n")
+    off = _deployment(_chart_tree(tmp_path / "off", **{
+        "deploy/chart/Chart.yaml": chart, "deploy/chart/values.yaml": VALUES.replace("  port: 8000\n",
+                                                                                    "  port: 8000\n  enabled: false\n"),
+        "README.md": ""}))
+    assert "items" not in off.names and "PORT" not in off.env.get("items", {})
+    on = _deployment(_chart_tree(tmp_path / "on", **{
+        "deploy/chart/Chart.yaml": chart, "deploy/chart/values.yaml": VALUES.replace("  port: 8000\n",
+                                                                                   "  port: 8000\n  enabled: false\n"),
+        "deploy/chart/values-prod.yaml": "items:\n  enabled: true\n  port: 9000\n", "README.md": ""}))
+    assert on.env["items"]["PORT"] == ["9000"]
+
+
+def test_a_template_that_renders_to_no_yaml_is_unreadable(tmp_path: Path) -> None:
+    """A block never closed, and a template whose every rendering is no YAML, are said with the template's line;
+    the other templates are read, and the chart's templates are no longer reported as raw YAML."""
+    root = _chart_tree(tmp_path, **{
+        "deploy/chart/templates/open.yaml": "{{- if .Values.x }}\nkind: ConfigMap\n",
+        "deploy/chart/templates/bad.yaml": "kind: ConfigMap\nmetadata:\n  name: {{ .Values.image.registry }}: x\n",
+    })
+    graph = CodeGraph.build(root)
+    assert graph.unreadable["deploy/chart/templates/open.yaml"] == (
+        "Helm template: a if block opened at line 1 is not closed")
+    assert graph.unreadable["deploy/chart/templates/bad.yaml"].startswith(
+        "Helm template: renders to YAML that does not parse with the values deploy/chart/values.yaml: "
+        "mapping values are not allowed here at template line 3")
+    assert "deploy/chart/templates/deployment.yaml" not in graph.unreadable
+
+
+def test_a_url_only_a_helm_value_gives_links_the_client(tmp_path: Path) -> None:
+    """``os.environ["ITEMS_URL"]`` in web: the chart's Deployment sets it from ``.Values.items.url``, which only the
+    guide's ``helm upgrade --install --set`` writes; the client links to items' route. Items reads the same
+    variable, which no deployment file gives it: unresolved, never a guess."""
+    nodes, edges = CodeGraph.build(_chart_tree(tmp_path)).snapshot()
+    clients = {n.props["microservice"]: n for n in nodes.values() if n.kind == "client"}
+    web = clients["web"]
+    assert (web.props["target_url"], web.props["match"]) == ("http://items:9000/items/{item_id}", "cross_service")
+    [link] = [e for e in edges.values() if e.src == web.id and e.type == "HTTP_CALLS"]
+    assert nodes[link.dst].props["microservice"] == "items"
+    assert clients["items"].props["match"] == "unresolved"
+    assert "ITEMS_URL is set by none of the project's deployment files" in clients["items"].props["match_detail"]
+
+
+INGRESS = '''{{- if semverCompare ">=1.19-0" .Capabilities.KubeVersion.GitVersion -}}
+apiVersion: networking.k8s.io/v1
+{{- else -}}
+apiVersion: networking.k8s.io/v1beta1
+{{- end }}
+kind: ConfigMap
+metadata:
+  name: {{ printf "%s" "shop-ui" }}
+  annotations:
+    note: {{ "{{ not an action }}" | quote }}
+data:
+  theme.jar: |
+    {{- .Files.Get "themes/theme.jar" | b64enc | nindent 4 }}
+  mode: {{ if .Capabilities.APIVersions }}cluster{{ else }}local{{ end }}
+'''
+
+
+def test_what_the_cluster_decides_stays_unknown_and_the_yaml_holds(tmp_path: Path) -> None:
+    """``semverCompare`` on the cluster's version (``.Capabilities``): every branch of such an ``if`` makes two
+    ``apiVersion`` keys, no YAML, so the first branch is rendered, its lines marked as not certain; a string holding
+    ``}}`` inside an action; ``.Files.Get`` is not known and ``nindent`` keeps it a block."""
+    root = _chart_tree(tmp_path, **{"deploy/chart/templates/ingress.yaml": INGRESS})
+    [chart] = [c for c in helm.find_charts(root, ["deploy/chart/Chart.yaml"])]
+    variant = helm.variants(root, chart, [], [chart])[0]
+    out = helm.render(root, chart, variant, helm.defines_of(root, chart)[0], "deploy/chart/templates/ingress.yaml")
+    [doc] = [helm.unknowns_shown(d) for d in yaml.safe_load_all(out.text)]
+    assert doc["apiVersion"] == "networking.k8s.io/v1" and doc["metadata"]["name"] == "shop-ui"
+    assert doc["metadata"]["annotations"]["note"] == "{{ not an action }}"
+    assert doc["data"]["theme.jar"].strip() == "{?}" and doc["data"]["mode"] == "cluster"
+    assert out.conditional == {1, 10}   # output lines: the apiVersion and the mode the cluster decides
+
+
+def test_an_edit_of_a_charts_helpers_updates_like_a_full_build(tmp_path: Path) -> None:
+    """``templates/_helpers.tpl`` is a layout file: an edit of a ``define`` reaches the service's values on an
+    update, as a full build gives them."""
+    root = _chart_tree(tmp_path)
+    graph = CodeGraph.build(root)
+    helpers = root / "deploy/chart/templates/_helpers.tpl"
+    helpers.write_text(helpers.read_text().replace('replace "." ""', 'replace "." "-"'))
+    bump(helpers)
+    graph.update()
+
+    def web(of: CodeGraph) -> list[str]:
+        return next(n.props["config"] for n in of.layout_nodes if n.kind == "microservice" and n.name == "web")
+    assert any("VERSIONED=web-v1-2" in line for line in web(graph))
+    assert web(graph) == web(CodeGraph.build(root))
+
+
+def test_values_files_that_disagree_on_a_url_make_a_choice_said_on_the_client(tmp_path: Path) -> None:
+    """values.yaml points ITEMS_URL at items, values-prod.yaml at a host outside the project: the client's URL is one
+    of the two, as with any setting the deployment files give several values (two ConfigMaps of one name): it links
+    through the value that names a service and says the other does not; no value is taken as the only one."""
+    root = _chart_tree(tmp_path, **{
+        "deploy/chart/values.yaml": VALUES.replace("  url:\n", "  url: http://items:8000\n"),
+        "deploy/chart/values-prod.yaml": "items:\n  url: https://items.example.com\n", "README.md": ""})
+    nodes, _ = CodeGraph.build(root).snapshot()
+    [web] = [n for n in nodes.values() if n.kind == "client" and n.props["microservice"] == "web"]
+    assert web.props["match"] == "cross_service"
+    assert web.props["match_detail"].startswith("1 of the 2 values of its URL link; the others do not")
