@@ -133,3 +133,22 @@ def test_a_trace_to_a_csharp_interface_method_goes_on_to_its_one_implementation_
     assert down.note == "Billing.InvoiceHandler stands for the 3 symbols it declares"  # a field, a constructor, a method
     # a method is itself: nothing to say
     assert run(*project, "impact", id=node(project, "InvoiceHandler.Handle"), direction="out").note is None
+
+
+JAVA_SUBCLASS = """package docs;
+
+public class SignedPdfReportGenerator extends PdfReportGenerator {
+    @Override
+    public byte[] generate(String policy) { return sign(super.generate(policy)); }
+
+    private byte[] sign(byte[] bytes) { return bytes; }
+}
+"""
+
+
+def test_an_implementation_overridden_again_is_not_the_one_that_runs(tmp_path: Path, runtime):
+    """The interface's one direct implementation is overridden in a subclass: either may be wired in, so the trace
+    stops at the interface (an override of an override is an implementation too)."""
+    _, out = _java_trace(tmp_path, runtime, {"PdfReportGenerator": JAVA_ADAPTER, "SignedPdfReportGenerator": JAVA_SUBCLASS})
+    assert _hops(out) == [("PolicyListener.onPolicyRegistered", "CALLS", "ReportGenerator.generate")]
+    assert out.note is None
