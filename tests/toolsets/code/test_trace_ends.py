@@ -152,3 +152,39 @@ def test_an_implementation_overridden_again_is_not_the_one_that_runs(tmp_path: P
     _, out = _java_trace(tmp_path, runtime, {"PdfReportGenerator": JAVA_ADAPTER, "SignedPdfReportGenerator": JAVA_SUBCLASS})
     assert _hops(out) == [("PolicyListener.onPolicyRegistered", "CALLS", "ReportGenerator.generate")]
     assert out.note is None
+
+
+JAVA_FEIGN = """package docs;
+
+import org.springframework.cloud.openfeign.FeignClient;
+import org.springframework.web.bind.annotation.PostMapping;
+
+@FeignClient(name = "reports", fallback = ReportGeneratorFallback.class)
+public interface ReportGenerator {
+    @PostMapping("/reports")
+    byte[] generate(String policy);
+}
+"""
+JAVA_FALLBACK = """package docs;
+
+public class ReportGeneratorFallback implements ReportGenerator {
+    @Override
+    public byte[] generate(String policy) { return new byte[0]; }
+}
+"""
+
+
+def test_a_declarative_client_method_is_not_carried_on_to_its_fallback(tmp_path: Path, runtime):
+    """A Feign interface's method runs the framework's proxy (the HTTP call); its one written implementation is the
+    fallback, run only when the call fails (piggymetrics' ``StatisticsServiceClientFallback``, micronaut-poc's
+    ``ProductGatewayClientFallback``): the trace stops at the client method."""
+    files = {"pom.xml": "<project><artifactId>docs</artifactId></project>",
+             "src/main/java/docs/PolicyListener.java": JAVA_LISTENER,
+             "src/main/java/docs/ReportGenerator.java": JAVA_FEIGN,
+             "src/main/java/docs/ReportGeneratorFallback.java": JAVA_FALLBACK}
+    project = (runtime, write_tree(tmp_path / "docs", files))
+    assert run(*project, "find", kind="client").total == 1
+    out = run(*project, "paths", from_id=node(project, "PolicyListener.onPolicyRegistered"),
+              to_id=node(project, "ReportGenerator.generate"))
+    assert _hops(out) == [("PolicyListener.onPolicyRegistered", "CALLS", "ReportGenerator.generate")]
+    assert out.note is None

@@ -266,13 +266,17 @@ def on_to_implementation(store: Store, path: list[Step]) -> tuple[list[Step], st
     """A path that ends at an abstract method (an interface's, an abstract class's: it has no body to run),
     carried on to the one method that implements it (``OVERRIDDEN_BY``, free), as a trace to an endpoint reaches
     its handler: the call on the interface runs that code. Several implementations (`_overriders`: at any depth,
-    test code left out), or none, and the path stays as it is: which one runs is the wiring's choice, never a guess. With the note that says
+    test code left out), or none, and the path stays as it is: which one runs is the wiring's choice, never a guess.
+    A method that declares a client or a producer (Feign, Micronaut ``@Client``) stays too: the framework's proxy
+    implements it, and the one written implementation is its fallback. With the note that says
     which implementation the path went on to."""
     end = path[-1].dst
     abstract = store.get_nodes([end])
     if not abstract or abstract[0].kind != "symbol" or "abstract" not in (abstract[0].props.get("modifiers") or []) \
             or abstract[0].props.get("symbol_kind") not in CALLABLE_KINDS:
         return path, None
+    if store.edges_of([end], direction="out", types=["DECLARES_CLIENT", "DECLARES_PRODUCER"]).edges:
+        return path, None   # a declarative client's method: the framework's proxy runs it, a written one is a fallback
     implementations = _overriders(store, end)
     on_path = {path[0].src, *(s.dst for s in path)}
     if len(implementations) != 1 or implementations[0] in on_path:
