@@ -188,3 +188,30 @@ def test_a_declarative_client_method_is_not_carried_on_to_its_fallback(tmp_path:
               to_id=node(project, "ReportGenerator.generate"))
     assert _hops(out) == [("PolicyListener.onPolicyRegistered", "CALLS", "ReportGenerator.generate")]
     assert out.note is None
+
+
+CS_CALLER = """namespace Billing;
+
+public class Caller
+{
+    private readonly IInvoiceStore _store;
+
+    public void Go() { _store.Save("x"); }
+}
+"""
+
+
+def test_an_end_that_holds_the_implementation_too_shows_each_path_once(tmp_path: Path, runtime):
+    """A file that declares the interface and its implementation stands for both: the path to the interface method
+    carried on is the path to the implementation, found as it is, and shown once."""
+    tree = write_tree(tmp_path / "billing", {
+        "Billing.csproj": '<Project Sdk="Microsoft.NET.Sdk"></Project>', "InvoiceHandler.cs": CS_HANDLER,
+        "Caller.cs": CS_CALLER})
+    project = (runtime, tree)
+    files = run(*project, "find", kind="symbol", filter={"symbol_kind": "file"}).results
+    out = run(*project, "paths", from_id=node(project, "Caller.Go"),
+              to_id=next(f.id for f in files if f.label == "InvoiceHandler.cs"))
+    drawn = [[(h.source.id, h.edge, h.target.id) for h in p.hops] for p in out.paths]
+    assert len(drawn) == len(set(map(tuple, drawn))) == 2   # to SqlInvoiceStore.Save, and on to its Write
+    assert _hops(out) == [("Caller.Go", "CALLS", "IInvoiceStore.Save"),
+                          ("IInvoiceStore.Save", "OVERRIDDEN_BY", "SqlInvoiceStore.Save")]
