@@ -147,6 +147,7 @@ ANGULAR_JS = '''(function(angular) {
             $http.get('/api/cart/cart/' + $scope.data.id);
             $http({url: '/api/catalogue/categories'});
             $location.get('/not/a/request');
+            $http({method: 'jsonp', url: '/api/feed'});
         }
     });
 })(angular);
@@ -183,7 +184,8 @@ def test_angularjs_http_calls_are_clients(tmp_path: Path):
                      ("shop/src/orders.ts", 12, "PUT", "/api/orders"),
                      ("web/static/js/controller.js", 5, "POST", "/api/payment/pay/{id}"),
                      ("web/static/js/controller.js", 12, "GET", "/api/cart/cart/{id}"),
-                     ("web/static/js/controller.js", 13, "GET", "/api/catalogue/categories")]
+                     ("web/static/js/controller.js", 13, "GET", "/api/catalogue/categories"),
+                     ("web/static/js/controller.js", 15, "GET", "/api/feed")]   # JSONP is a GET
 
 
 AXIOS_NAMED_HTTP = '''import axios from "axios";

@@ -234,7 +234,10 @@ def _angular_http(facts: FileFacts, call: CallFact) -> tuple[Folded, str | None]
         if not first.startswith("{"):
             return None
         written = object_field(first, "method")
-        return (ScriptFolder({}, "").fold(written) if written else literal("GET")), object_field(first, "url")
+        method = ScriptFolder({}, "").fold(written) if written else literal("GET")
+        if method.known and method.text.lower() in ANGULAR_VERBS:   # JSONP is a GET
+            method = literal(ANGULAR_VERBS[method.text.lower()])
+        return method, object_field(first, "url")
     if receiver in (["name", "$http"], ["field", ["this"], "$http"]) and call.name in ANGULAR_VERBS:
         return literal(ANGULAR_VERBS[call.name]), call.args[0]
     return None
