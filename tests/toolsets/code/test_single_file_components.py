@@ -114,3 +114,18 @@ def test_a_relative_url_under_an_unknown_base_is_no_host(tmp_path: Path):
     clients = _clients(root)
     label, match = clients[("web/src/components/PlaceOrder.vue", 5)]
     assert match == "unresolved" and label.startswith("POST ? ") and label.endswith("/orders"), label
+
+
+def test_a_url_that_starts_with_a_variable_stays_whole_on_an_instance(tmp_path: Path):
+    """``api.post(process.env.PAYMENTS_URL + "/orders")`` on an instance with a ``baseURL``: whether the variable's value
+    is absolute is known only once it is settled, so the base is not put in front of it (before: ``POST orders
+    /http:/payments:8000/orders``, a link to the instance's service)."""
+    root = write_tree(tmp_path / "shop", {
+        **orders_service(), **orders_service("payments"),
+        "docker-compose.yml": "services:\n  orders:\n    build: ./orders\n  payments:\n    build: ./payments\n"
+                              "  web:\n    build: ./web\n    environment:\n      PAYMENTS_URL: http://payments:8000\n",
+        "web/package.json": '{"name": "web", "dependencies": {"axios": "^1.6.0"}}', "web/Dockerfile": "FROM node:20\n",
+        "web/src/api.js": API,
+        "web/src/pay.js": 'import { HTTP } from "./api";\n\n'
+                          'export const pay = () => HTTP.post(process.env.PAYMENTS_URL + "/orders");\n'})
+    assert _clients(root)[("web/src/pay.js", 3)] == ("POST payments /orders", "cross_service")

@@ -255,6 +255,12 @@ RELATIVE_UNDER_BASE = frozenset({"axios"})
 _ABSOLUTE_URL = re.compile(r"([a-z][a-z\d+\-.]*:)?//", re.I)
 
 
+def _relative(url: str) -> bool:
+    """Whether a URL as folded is known not to be absolute: it starts with written text that is not a scheme or ``//``.
+    One that starts with a variable, an environment variable or choices may be absolute once settled: not known."""
+    return url[:1] not in ("", "{", ENV_OPEN, CHOICE_OPEN) and _ABSOLUTE_URL.match(url) is None
+
+
 def prepare_client(item: Item, names: ServiceNames, settler: Settler) -> Client:
     """Which service a client reaches and at which path, per value its URL may take (see the module docstring)."""
     client = Client(item)
@@ -266,9 +272,8 @@ def prepare_client(item: Item, names: ServiceNames, settler: Settler) -> Client:
         raw = item.path
         if item.base_url and (raw.text.startswith("/") or not raw.text):
             raw = Folded(item.base_url, True) + raw
-        elif item.base_url and item.flavor in RELATIVE_UNDER_BASE and raw.text[:1] not in ("", "{") and \
-                not _ABSOLUTE_URL.match(raw.text):   # axios: a URL that is not absolute is a path under baseURL
-            raw = Folded(item.base_url.rstrip("/") + "/", True) + raw
+        elif item.base_url and item.flavor in RELATIVE_UNDER_BASE and _relative(raw.text):
+            raw = Folded(item.base_url.rstrip("/") + "/", True) + raw   # axios: a path under baseURL
         variables = _host_variables(raw.text)
         settled = settler.value(item, raw)
         assert settled is not None
