@@ -129,3 +129,14 @@ def test_a_url_that_starts_with_a_variable_stays_whole_on_an_instance(tmp_path: 
         "web/src/pay.js": 'import { HTTP } from "./api";\n\n'
                           'export const pay = () => HTTP.post(process.env.PAYMENTS_URL + "/orders");\n'})
     assert _clients(root)[("web/src/pay.js", 3)] == ("POST payments /orders", "cross_service")
+
+
+def test_a_relative_url_without_a_base_is_no_host(tmp_path: Path):
+    """``axios.get("orders")`` (no ``baseURL``): a path relative to the page or process, never a host ``orders``
+    (before: ``GET orders /``, linked to the service ``orders``)."""
+    root = write_tree(tmp_path / "shop", {
+        **orders_service(),
+        "web/package.json": '{"name": "web", "dependencies": {"axios": "^1.6.0"}}', "web/Dockerfile": "FROM node:20\n",
+        "web/src/list.js": 'import axios from "axios";\n\nexport const list = () => axios.get("orders");\n'})
+    label, match = _clients(root)[("web/src/list.js", 3)]
+    assert match == "unresolved" and label.startswith("GET ? ") and label.endswith("/orders"), label

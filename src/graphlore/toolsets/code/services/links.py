@@ -51,8 +51,10 @@ from ..languages.folding import (
     env_why,
     expand,
     known_text,
+    literal,
     plain,
     settle_env,
+    unknown,
 )
 from ..layout.layout import Layout
 from ..model import GraphEdge, GraphNode, edge_id, make_edge, node_text, service_id, short_hash
@@ -274,6 +276,10 @@ def prepare_client(item: Item, names: ServiceNames, settler: Settler) -> Client:
             raw = Folded(item.base_url, True) + raw
         elif item.base_url and item.flavor in RELATIVE_UNDER_BASE and _relative(raw.text):
             raw = Folded(item.base_url.rstrip("/") + "/", True) + raw   # axios: a path under baseURL
+        elif not item.base_url and item.flavor in RELATIVE_UNDER_BASE and _relative(raw.text) and \
+                not raw.text.startswith("/"):   # relative to the page or the process: where is not known
+            raw = unknown("a relative URL without a baseURL: it is resolved against the page's address") + \
+                literal("/") + raw
         variables = _host_variables(raw.text)
         settled = settler.value(item, raw)
         assert settled is not None
