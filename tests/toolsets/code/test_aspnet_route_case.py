@@ -98,3 +98,62 @@ def test_a_path_prefix_in_lower_case_finds_the_routes(tmp_path: Path, runtime: R
         assert found.total == 3, (prefix, found)
     # the route as written or in lower case: another mixed case is not looked up
     assert run(runtime, tree, "find", kind="route", filter={"path_prefix": "/API/dronedeliveries"}).total == 0
+
+
+NAMED = """using Microsoft.AspNetCore.Mvc;
+
+namespace Shop.Admin.Controllers;
+
+public static class Names
+{
+    public const string Confirm = "Confirmations";
+}
+
+[Area("Admin")]
+[Route("[area]/[controller]/[action]")]
+public class UsersController : Controller
+{
+    [HttpGet]
+    public IActionResult List() => View();
+}
+
+[Route("[area]/[controller]")]
+public class StrayController : Controller
+{
+    [HttpGet("[action]")]
+    public IActionResult Index() => View();
+}
+
+[ApiController]
+[Route("api/[controller]")]
+public class OrdersController : ControllerBase
+{
+    [HttpPost("[action]")]
+    [ActionName(Names.Confirm)]
+    public IActionResult Confirm() => Ok();
+
+    [HttpPost("[action]")]
+    [ActionName(nameof(Names))]
+    public IActionResult Other() => Ok();
+
+    [HttpGet("[action]")]
+    [Microsoft.AspNetCore.Mvc.ActionName("Full")]
+    public IActionResult Qualified() => Ok();
+
+    [HttpGet("[action]")]
+    [ActionName(Settings.Name)]
+    public IActionResult Unknown() => Ok();
+}
+"""
+
+
+def test_action_names_from_constants_and_the_area_token(tmp_path: Path):
+    """``[ActionName]`` as a constant, ``nameof(..)`` or a qualified attribute names the action (before: the method's
+    name, a guess); ``[area]`` is the controller's ``[Area("x")]``, unknown without one (ASP.NET refuses the route);
+    a name that is not a constant leaves the path unknown."""
+    root = write_tree(tmp_path / "shop", {"admin/admin.csproj": WEB, "admin/Controllers/Controllers.cs": NAMED})
+    nodes, _ = CodeGraph.build(root).snapshot()
+    routes = {n.props["label"] for n in nodes.values() if n.kind == "route"}
+    assert {"GET /Admin/Users/List", "POST /api/Orders/Confirmations", "POST /api/Orders/Names",
+            "GET /api/Orders/Full"} <= routes, routes
+    assert not any("[area]" in r or r.endswith(("/Confirm", "/Other", "/Qualified", "/Unknown")) for r in routes), routes
