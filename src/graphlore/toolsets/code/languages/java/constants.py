@@ -32,9 +32,11 @@ from ..symbols import Table
 
 #: calls that read an environment variable
 ENV_READERS = frozenset({"System.getenv"})
-#: ``java.net.URL(protocol, host, port[, file])`` (Java ``new URL(..)``, Kotlin ``URL(..)``): ``protocol://host:port`` +
-#: ``file``, as the constructor documents
+#: ``java.net.URL(protocol, host, port, file)`` and ``URL(protocol, host, file)`` (Java ``new URL(..)``, Kotlin
+#: ``URL(..)``): ``protocol://host:port`` + ``file`` (no port in the second), as the constructors document
 URL_MAKERS = frozenset({"URL", "java.net.URL"})
+#: a protocol written as a literal (``URL("http", host, file)``; a ``URL(context, spec, handler)`` has a URL first)
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*")
 #: conversions whose result writes as their argument does (a port as text or as a number)
 SAME_VALUE = frozenset({"Integer.parseInt", "Integer.valueOf", "Long.parseLong", "Long.valueOf"})
 #: Kotlin's conversions of a string to a number, called on it (``port.toInt()``)
@@ -369,10 +371,10 @@ class JavaFolder(Folder):
         if dot and head and "." not in head and method in SAME_TEXT and not args:   # port.toInt(): the same digits
             return self.fold_tokens([("name", head)])
         folded = [self.fold_tokens(a) for a in args]
-        if name in URL_MAKERS and len(folded) in (3, 4):   # URL(protocol, host, port[, file])
-            protocol, host, port = folded[:3]
-            return protocol + literal("://") + host + literal(":") + port + (folded[3] if len(folded) == 4 else
-                                                                              literal(""))
+        if name in URL_MAKERS and (len(folded) == 4 or len(folded) == 3 and _SCHEME.fullmatch(folded[0].text)):
+            # URL(protocol, host, port, file) and URL(protocol, host, file); URL(context, spec, handler) is not folded
+            address = folded[0] + literal("://") + folded[1]
+            return (address + literal(":") + folded[2] if len(folded) == 4 else address) + folded[-1]
         if name in SAME_VALUE and len(folded) == 1:
             return folded[0]
         if name in ("String.format", "format") and folded:
