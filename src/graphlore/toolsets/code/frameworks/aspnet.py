@@ -4,9 +4,10 @@
 conventional route table: its path is unknown): a controller (``[ApiController]``, a ``Controller``/``ControllerBase``
 subclass, or a class whose name ends in ``Controller``) maps each action with ``[HttpGet("...")]`` ...
 ``[HttpPatch]`` (or ``[Route("...")]`` alone: any method) under each class-level ``[Route("...")]``; the
-``[controller]`` and ``[action]`` tokens take the class name without ``Controller`` and the method name as written
+``[controller]`` and ``[action]`` tokens take the class name without ``Controller`` and the action's name as written
 (``DroneDeliveriesController`` -> ``DroneDeliveries``: the path ASP.NET publishes; it matches requests without case,
-and so do the links to these routes), and an action template starting with ``/`` or ``~/`` ignores the class's. Minimal APIs: ``MapGet(path, handler)``
+and so do the links to these routes; the action's name is its ``[ActionName]``, else the method's without ``Async``),
+``[area]`` the class's ``[Area]``, and an action template starting with ``/`` or ``~/`` ignores the class's. Minimal APIs: ``MapGet(path, handler)``
 ... ``MapPatch``, ``MapMethods(path, methods, handler)`` and ``Map(path, handler)`` on an app, endpoints or a
 ``MapGroup(prefix)`` group: a group's chained conventions (``.WithTags(..)``) keep it, groups nest, a local holds
 what it was made with (unknown when it is given several values), and a builder parameter holds what each caller

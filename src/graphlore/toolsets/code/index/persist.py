@@ -94,7 +94,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: and Svelte components are read (format 25 never listed them).
 #: 27: Helm charts are rendered with their values (`services.helm`) and ``templates/*.tpl`` are layout files: an index
 #: of format 26 never listed the helpers among its layout files and holds the values its cruder reading gave.
-FORMAT = 27
+#: 28: a component's facts are its top-level ``<script>`` blocks only, and ASP.NET's ``[ActionName]``/``[area]`` and
+#: ``java.net.URL(protocol, host, file)`` are read: facts and routes of format 27 hold what the cruder reading gave.
+FORMAT = 28
 
 
 def _context(values: list) -> FileContext:
