@@ -157,3 +157,16 @@ def test_action_names_from_constants_and_the_area_token(tmp_path: Path):
     assert {"GET /Admin/Users/List", "POST /api/Orders/Confirmations", "POST /api/Orders/Names",
             "GET /api/Orders/Full"} <= routes, routes
     assert not any("[area]" in r or r.endswith(("/Confirm", "/Other", "/Qualified", "/Unknown")) for r in routes), routes
+
+
+def test_a_route_with_an_unknown_part_may_fit_a_client_in_another_case(tmp_path: Path):
+    """A client ``/admin/stray/index`` and the route ``/{?}/Stray/Index`` (no ``[Area]``): the unknown part could
+    make it fit, without case as ASP.NET matches; so the client is unresolved, never ``no_route`` (before: the case
+    kept the route out of the routes that may fit)."""
+    root = write_tree(tmp_path / "shop", {
+        "admin/admin.csproj": WEB, "admin/Controllers/Controllers.cs": NAMED,
+        "workflow/Dockerfile": "FROM python:3.12\n", "workflow/requirements.txt": "requests\n",
+        "workflow/app.py": 'import requests\n\n\ndef stray():\n    return requests.get("http://admin/x/stray/index")\n'})
+    nodes, _ = CodeGraph.build(root).snapshot()
+    [client] = [n.props for n in nodes.values() if n.kind == "client"]
+    assert client["match"] == "unresolved" and "GET /{?}/Stray/Index" in client["match_detail"], client

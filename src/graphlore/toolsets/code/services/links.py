@@ -587,7 +587,7 @@ def _link_target(node: GraphNode, item: Item, target: Target, http_by_service: d
                 "service_matched_by": target.how, "partial_path": "{?}" in template}
     if not fits:
         unsure = [r.props["label"] for r, ri in http_by_service.get(service, []) if ri.path is not None and
-                  _method_fits(item.http_method, ri.http_method) and may_fit(template, ri.path.text)]
+                  _method_fits(item.http_method, ri.http_method) and _may_fit(template, ri)]
         if unsure:   # no_route would claim what is not known
             listed = ", ".join(sorted(unsure)[:8]) + (" ..." if len(unsure) > 8 else "")
             return "unresolved", (f"no route of {service} is known to fit {item.http_method or 'any method'} "
@@ -762,6 +762,13 @@ def _link_forward(node: GraphNode, item: Item, names: ServiceNames,
     node.props.update(match="cross_service" if out else "no_route",
                       match_detail=None if out else f"no route of {service} is reachable through {pattern}")
     return out
+
+
+def _may_fit(template: str, route_item: Item) -> bool:
+    """`may_fit`, without case where the route's framework matches so."""
+    if route_item.flavor in CASELESS:
+        return may_fit(template.lower(), route_item.path.text.lower())
+    return may_fit(template, route_item.path.text)
 
 
 def _reaches(outside: str, pattern: str, caseless: bool) -> bool:
