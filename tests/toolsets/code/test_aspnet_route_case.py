@@ -170,3 +170,12 @@ def test_a_route_with_an_unknown_part_may_fit_a_client_in_another_case(tmp_path:
     nodes, _ = CodeGraph.build(root).snapshot()
     [client] = [n.props for n in nodes.values() if n.kind == "client"]
     assert client["match"] == "unresolved" and "GET /{?}/Stray/Index" in client["match_detail"], client
+
+
+def test_resolve_finds_the_route_by_its_path_in_lower_case(tmp_path: Path, runtime: Runtime):
+    """As the ``path_prefix`` filter: ``/api/dronedeliveries/{id}`` names ``PUT /api/DroneDeliveries/{id}`` (ASP.NET
+    serves it at that path; before, only the written case resolved)."""
+    tree = _tree(tmp_path / "shop")
+    for identifier in ("/api/dronedeliveries/{id}", "PUT /api/dronedeliveries/{x}"):
+        found = run(runtime, tree, "resolve", identifier=identifier)
+        assert found.node is not None and found.node.name == "PUT /api/DroneDeliveries/{id}", (identifier, found)
