@@ -179,3 +179,21 @@ def test_resolve_finds_the_route_by_its_path_in_lower_case(tmp_path: Path, runti
     for identifier in ("/api/dronedeliveries/{id}", "PUT /api/dronedeliveries/{x}"):
         found = run(runtime, tree, "resolve", identifier=identifier)
         assert found.node is not None and found.node.name == "PUT /api/DroneDeliveries/{id}", (identifier, found)
+
+
+def test_frameworks_that_match_with_case_keep_it(tmp_path: Path):
+    """The caseless matching is ASP.NET's alone: a client ``/Items/{i}`` and a gateway location rewriting to
+    ``/Items/`` reach no route ``/items/{item_id}`` of Flask, which matches paths with case."""
+    root = write_tree(tmp_path / "shop", {
+        "items/Dockerfile": "FROM python:3.12\n", "items/requirements.txt": "flask\n",
+        "items/app.py": 'from flask import Flask\n\napp = Flask(__name__)\n\n\n@app.get("/items/<item_id>")\n'
+                        'def item(item_id):\n    return {}\n',
+        "workflow/Dockerfile": "FROM python:3.12\n", "workflow/requirements.txt": "requests\n",
+        "workflow/app.py": 'import requests\n\n\ndef item(i):\n    return requests.get(f"http://items/Items/{i}")\n',
+        "web/Dockerfile": "FROM nginx:1.27\nCOPY nginx.conf /etc/nginx/conf.d/default.conf\n",
+        "web/nginx.conf": "server {\n    location /shop/ {\n        proxy_pass http://items/Items/;\n    }\n}\n"})
+    nodes, edges = CodeGraph.build(root).snapshot()
+    matches = {n.props["label"]: n.props["match"] for n in nodes.values() if n.kind in ("client", "route")
+               and n.props.get("framework") != "flask"}
+    assert matches == {"GET items /Items/{i}": "no_route", "ANY /shop/**": "no_route"}, matches
+    assert not [e for e in edges.values() if e.type == "HTTP_CALLS" and nodes[e.dst].kind == "route"]
