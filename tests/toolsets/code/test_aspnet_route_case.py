@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from helpers.code_tools import run, write_tree
+from helpers.code_tools import orders_service, run, write_tree
 
 from graphlore.runtime import Runtime
 from graphlore.toolsets.code.index.graph import CodeGraph
@@ -197,3 +197,31 @@ def test_frameworks_that_match_with_case_keep_it(tmp_path: Path):
                and n.props.get("framework") != "flask"}
     assert matches == {"GET items /Items/{i}": "no_route", "ANY /shop/**": "no_route"}, matches
     assert not [e for e in edges.values() if e.type == "HTTP_CALLS" and nodes[e.dst].kind == "route"]
+
+
+def test_a_yarp_route_matches_without_case_and_forwards_the_path_as_sent(tmp_path: Path):
+    """YARP matches its routes with ASP.NET's routing, without case: ``/API/orders/{i}`` reaches the route
+    ``/api/orders/**`` (before: ``no_route`` at the gateway), which forwards the rest as sent, so the Flask route
+    ``/orders/{order_id}`` serves it and ``/API/Orders/{i}`` (Flask matches with case) reaches no route of orders."""
+    settings = ('{"ReverseProxy": {"Routes": {"r1": {"ClusterId": "c1", "Match": {"Path": "/api/orders/{**rest}"}, '
+                '"Transforms": [{"PathRemovePrefix": "/api"}]}, '
+                '"r2": {"ClusterId": "c1", "Match": {"Path": "/Orders/{**rest}"}}}, '
+                '"Clusters": {"c1": {"Destinations": {"d1": {"Address": "http://orders:8000/"}}}}}}')
+    root = write_tree(tmp_path / "shop", {
+        **orders_service(),
+        "gateway/gateway.csproj": '<Project Sdk="Microsoft.NET.Sdk.Web"><ItemGroup><PackageReference '
+                                  'Include="Yarp.ReverseProxy" Version="2.1.0" /></ItemGroup></Project>',
+        "gateway/appsettings.json": settings,
+        "gateway/Program.cs": "var app = WebApplication.CreateBuilder(args).Build();\napp.MapReverseProxy();\napp.Run();\n",
+        "workflow/Dockerfile": "FROM python:3.12\n", "workflow/requirements.txt": "requests\n",
+        "workflow/app.py": 'import requests\n\n\ndef a(i):\n    return requests.get(f"http://gateway/API/orders/{i}")\n\n\n'
+                           'def b(i):\n    return requests.get(f"http://gateway/API/Orders/{i}")\n'})
+    nodes, edges = CodeGraph.build(root).snapshot()
+    clients = {n.props["label"]: (n.props["match"], n.props.get("through_match")) for n in nodes.values()
+               if n.kind == "client"}
+    assert clients == {"GET gateway /API/orders/{i}": ("cross_service", "cross_service"),
+                       "GET gateway /API/Orders/{i}": ("cross_service", "no_route")}, clients
+    # a request /orders/1 matches the gateway's /Orders/** and goes on as sent: the Flask route serves it
+    forwards = sorted(nodes[e.dst].props["label"] for e in edges.values()
+                      if e.type == "HTTP_CALLS" and nodes[e.src].props.get("label") == "ANY /Orders/**")
+    assert forwards == ["GET /orders/{order_id}", "POST /orders"], forwards

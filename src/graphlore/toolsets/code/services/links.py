@@ -655,7 +655,7 @@ def _through(node: GraphNode, item: Item, template: str, proxy: tuple[GraphNode,
         why = f"the proxy route {route.props['label']}: " + "; ".join(route_item.problems)
     elif route in via or len(via) >= MAX_HOPS:
         why = f"the proxy route {route.props['label']} is reached again (a loop) or too deep"
-    inner = forward.inside(template) if why is None else None
+    inner = forward.inside(template, route_item.flavor in CASELESS) if why is None else None
     if why is None and inner is None:
         why = f"the path the upstream sees for {template} through {route.props['label']} is not known"
     if why is not None:
@@ -742,7 +742,8 @@ def _link_forward(node: GraphNode, item: Item, names: ServiceNames,
             continue   # a proxy route for one method reaches the target's routes of that method only
         caseless = route_item.flavor in CASELESS
         outside = forward.outside(route_item.path.text, caseless)
-        reached = outside is not None and _reaches(outside, pattern, caseless)
+        # either side matching without case lets some request in some case pass both
+        reached = outside is not None and _reaches(outside, pattern, caseless or item.flavor in CASELESS)
         if "{?" in route_item.path.text:   # a route with an unknown part is never reached on a known path
             if reached:
                 unsure.append(route.props["label"])
@@ -772,8 +773,8 @@ def _may_fit(template: str, route_item: Item) -> bool:
 
 
 def _reaches(outside: str, pattern: str, caseless: bool) -> bool:
-    """A request the gateway pattern matches can reach the route's template (without case where its framework
-    matches so)."""
+    """A request the gateway pattern matches can reach the route's template (without case where the gateway or the
+    route's framework matches so)."""
     return match_score(outside.lower() if caseless else outside, pattern.lower() if caseless else pattern) is not None
 
 
