@@ -278,8 +278,8 @@ def prepare_client(item: Item, names: ServiceNames, settler: Settler) -> Client:
             raw = Folded(item.base_url.rstrip("/") + "/", True) + raw   # axios: a path under baseURL
         elif not item.base_url and item.flavor in RELATIVE_UNDER_BASE and _relative(raw.text) and \
                 not raw.text.startswith("/"):   # relative to the page or the process: where is not known
-            raw = unknown("a relative URL without a baseURL: it is resolved against the page's address") + \
-                literal("/") + raw
+            why = "a relative URL: what it is resolved against (the page's address, axios.defaults.baseURL) is not read"
+            raw = unknown(why) + literal("/") + raw
         variables = _host_variables(raw.text)
         settled = settler.value(item, raw)
         assert settled is not None
