@@ -94,9 +94,11 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: and Svelte components are read (format 25 never listed them).
 #: 27: Helm charts are rendered with their values (`services.helm`) and ``templates/*.tpl`` are layout files: an index
 #: of format 26 never listed the helpers among its layout files and holds the values its cruder reading gave.
-#: 28: a component's facts are its top-level ``<script>`` blocks only, and ASP.NET's ``[ActionName]``/``[area]`` and
-#: ``java.net.URL(protocol, host, file)`` are read: facts and routes of format 27 hold what the cruder reading gave.
-FORMAT = 28
+#: 28: AngularJS ``$http`` calls are clients (`frameworks.script_web`): an index of format 27 would keep a browser
+#: script's clients without them until its files change.
+#: 29: a component's facts are its top-level ``<script>`` blocks only, and ASP.NET's ``[ActionName]``/``[area]`` and
+#: ``java.net.URL(protocol, host, file)`` are read: facts and routes of format 28 hold what the cruder reading gave.
+FORMAT = 29
 
 
 def _context(values: list) -> FileContext:
