@@ -225,3 +225,27 @@ def test_a_yarp_route_matches_without_case_and_forwards_the_path_as_sent(tmp_pat
     forwards = sorted(nodes[e.dst].props["label"] for e in edges.values()
                       if e.type == "HTTP_CALLS" and nodes[e.src].props.get("label") == "ANY /Orders/**")
     assert forwards == ["GET /orders/{order_id}", "POST /orders"], forwards
+
+
+def test_an_ocelot_route_matches_without_case_unless_it_says_so(tmp_path: Path):
+    """Ocelot matches ``UpstreamPathTemplate`` without case unless the route sets ``RouteIsCaseSensitive``
+    (``ReRouteIsCaseSensitive`` before version 16): ``/API/orders/{i}`` reaches ``/api/orders/{everything}`` (before:
+    ``no_route``), ``/cs/{i}`` does not reach the case-sensitive ``/Cs/{everything}``."""
+    ocelot = ('{"Routes": [{"UpstreamPathTemplate": "/api/orders/{everything}", "DownstreamPathTemplate": '
+              '"/orders/{everything}", "DownstreamHostAndPorts": [{"Host": "orders", "Port": 8000}]}, '
+              '{"UpstreamPathTemplate": "/Cs/{everything}", "DownstreamPathTemplate": "/orders/{everything}", '
+              '"RouteIsCaseSensitive": true, "DownstreamHostAndPorts": [{"Host": "orders", "Port": 8000}]}]}')
+    root = write_tree(tmp_path / "shop", {
+        **orders_service(),
+        "gateway/gateway.csproj": '<Project Sdk="Microsoft.NET.Sdk.Web"><ItemGroup><PackageReference '
+                                  'Include="Ocelot" Version="23.0.0" /></ItemGroup></Project>',
+        "gateway/ocelot.json": ocelot,
+        "gateway/Program.cs": "var app = WebApplication.CreateBuilder(args).Build();\napp.UseOcelot().Wait();\napp.Run();\n",
+        "workflow/Dockerfile": "FROM python:3.12\n", "workflow/requirements.txt": "requests\n",
+        "workflow/app.py": 'import requests\n\n\ndef a(i):\n    return requests.get(f"http://gateway/API/orders/{i}")\n\n\n'
+                           'def b(i):\n    return requests.get(f"http://gateway/cs/{i}")\n'})
+    nodes, _ = CodeGraph.build(root).snapshot()
+    clients = {n.props["label"]: (n.props["match"], n.props.get("through_match")) for n in nodes.values()
+               if n.kind == "client"}
+    assert clients == {"GET gateway /API/orders/{i}": ("cross_service", "cross_service"),
+                       "GET gateway /cs/{i}": ("no_route", None)}, clients

@@ -100,6 +100,8 @@ class Forward:
     #: the gateway's ``default-filters`` after its own), shown in the route's ``describe``
     predicates: tuple[str, ...] = ()
     filters: tuple[str, ...] = ()
+    #: the gateway matches this route's pattern without case (Ocelot's, unless the route says otherwise)
+    caseless: bool = False
 
     def outside(self, route_path: str, caseless: bool = False) -> str | None:
         """The path a request must have at the gateway to reach a target route at ``route_path`` (None: none;
@@ -206,6 +208,12 @@ def may_fit(client: str, route: str) -> bool:
 #: route flavors whose framework matches request paths without case (ASP.NET Core, and YARP, which routes with it): a
 #: link or a ``path_prefix`` filter reaches such a route in any case, and the route keeps its written case
 CASELESS = frozenset({"aspnet", "yarp"})
+
+
+def caseless(item: Item) -> bool:
+    """Whether the framework or gateway serving a route matches request paths without case (`CASELESS`, or a
+    gateway route that says so: `Forward.caseless`)."""
+    return item.flavor in CASELESS or item.forward is not None and item.forward.caseless
 
 
 def match_score(client: str, route: str) -> int | None:
@@ -322,5 +330,5 @@ def resolve_reference(base: Folded, url: Folded) -> Folded:
     return literal(origin + (path[:path.rfind("/") + 1] if "/" in path else "/")) + url
 
 
-__all__ = ["ANY", "BROKERS", "CASELESS", "HTTP_METHODS", "Forward", "Item", "Url", "join_paths", "match_score",
+__all__ = ["ANY", "BROKERS", "CASELESS", "HTTP_METHODS", "caseless", "Forward", "Item", "Url", "join_paths", "match_score",
            "normalise_path", "resolve_reference", "segments", "split_url", "unknown"]

@@ -62,8 +62,8 @@ from . import grpc_links
 from .deployment import Deployment
 from .endpoints import (
     ANY,
-    CASELESS,
     Item,
+    caseless,
     join_paths,
     match_score,
     may_fit,
@@ -505,9 +505,9 @@ def _fits(method: str | None, template: str, candidates: list[tuple[GraphNode, I
         method_fits = _method_fits(method, route_item.http_method)
         if not method_fits or route_item.path is None:
             continue
-        caseless = route_item.flavor in CASELESS
-        score = match_score(template.lower() if caseless else template,
-                            route_item.path.text.lower() if caseless else route_item.path.text)
+        without_case = caseless(route_item)
+        score = match_score(template.lower() if without_case else template,
+                            route_item.path.text.lower() if without_case else route_item.path.text)
         if score is not None:
             fits.append((score, route, route_item))
     return fits
@@ -655,7 +655,7 @@ def _through(node: GraphNode, item: Item, template: str, proxy: tuple[GraphNode,
         why = f"the proxy route {route.props['label']}: " + "; ".join(route_item.problems)
     elif route in via or len(via) >= MAX_HOPS:
         why = f"the proxy route {route.props['label']} is reached again (a loop) or too deep"
-    inner = forward.inside(template, route_item.flavor in CASELESS) if why is None else None
+    inner = forward.inside(template, caseless(route_item)) if why is None else None
     if why is None and inner is None:
         why = f"the path the upstream sees for {template} through {route.props['label']} is not known"
     if why is not None:
@@ -740,10 +740,10 @@ def _link_forward(node: GraphNode, item: Item, names: ServiceNames,
         if route_item.path is None or item.http_method not in (None, ANY) and \
                 route_item.http_method not in (None, ANY, item.http_method):
             continue   # a proxy route for one method reaches the target's routes of that method only
-        caseless = route_item.flavor in CASELESS
-        outside = forward.outside(route_item.path.text, caseless)
+        without_case = caseless(route_item)
+        outside = forward.outside(route_item.path.text, without_case)
         # either side matching without case lets some request in some case pass both
-        reached = outside is not None and _reaches(outside, pattern, caseless or item.flavor in CASELESS)
+        reached = outside is not None and _reaches(outside, pattern, without_case or caseless(item))
         if "{?" in route_item.path.text:   # a route with an unknown part is never reached on a known path
             if reached:
                 unsure.append(route.props["label"])
@@ -767,7 +767,7 @@ def _link_forward(node: GraphNode, item: Item, names: ServiceNames,
 
 def _may_fit(template: str, route_item: Item) -> bool:
     """`may_fit`, without case where the route's framework matches so."""
-    if route_item.flavor in CASELESS:
+    if caseless(route_item):
         return may_fit(template.lower(), route_item.path.text.lower())
     return may_fit(template, route_item.path.text)
 
