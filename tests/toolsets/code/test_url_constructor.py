@@ -134,3 +134,18 @@ def test_the_three_argument_forms_are_not_taken_for_a_port(tmp_path: Path):
         ("POST reports /archive/items", "http://reports/archive/items")
     assert clients["Handled.java"]["match"] == "unresolved"
     assert "the result of URL(...)" in clients["Handled.java"]["match_detail"], clients["Handled.java"]
+
+
+def test_a_url_given_as_its_text_is_followed(tmp_path: Path):
+    """``new URL(..).toString()`` (a client that takes a string) is the URL's text (before: "not a constant
+    expression")."""
+    root = write_tree(tmp_path / "shop", {
+        "documents/build.gradle.kts": GRADLE.replace('kotlin("jvm") version "1.9.0"; ', ""),
+        "documents/src/main/java/com/acme/documents/Text.java":
+            THREE % ("Text", 'new URL("http", host, 8000, "/archive").toString()'),
+        "documents/src/main/resources/application.yml":
+            "micronaut:\n  application:\n    name: documents\nreports:\n  host: reports\n",
+        "reports/Dockerfile": "FROM python:3.12\n", "reports/requirements.txt": "flask\n", "reports/app.py": REPORTS})
+    nodes, _ = CodeGraph.build(root).snapshot()
+    [client] = [n.props for n in nodes.values() if n.kind == "client"]
+    assert (client["label"], client["match"]) == ("POST reports /archive/items", "cross_service"), client
