@@ -98,7 +98,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: script's clients without them until its files change.
 #: 29: a ``$http`` a file declares or imports (an axios instance of that name) is no AngularJS client (format 28 took
 #: it), and ``$http({method: "JSONP"})`` is a GET.
-FORMAT = 29
+#: 30: a component's facts are its top-level ``<script>`` blocks only, and ASP.NET's ``[ActionName]``/``[area]`` and
+#: ``java.net.URL(protocol, host, file)`` are read: facts and routes of format 29 hold what the cruder reading gave.
+FORMAT = 30
 
 
 def _context(values: list) -> FileContext:
