@@ -430,3 +430,27 @@ def test_the_cli_line_calls_the_libraries_shift_a_shift_as_the_answer_does():
     from graphlore.toolsets.skills.models import LibraryCalibration
     line = render.calibration(LibraryCalibration(shift=0.24, fresh=True, how="found so"))
     assert line == "the judge's calibration for this library: its own, the shipped bias shifted by +0.24 (found so)"
+
+
+@pytest.mark.slow
+def test_every_process_re_ranks_by_the_same_whitening_after_an_example_is_learned(runtime, tmp_path, shared_data):
+    """A learned example changes a skill's stored vectors but keeps the calibration fresh: the process that
+    had fitted the whitening and one that fits it from the stored vectors now must judge alike."""
+    rows = json.loads((shared_data / "clinc150" / "data_train_val.json").read_text())["train"]
+    intents = sorted({i for _, i in rows})[:12]
+    by_intent = {i: [t for t, j in rows if j == i] for i in intents}
+    path = _intents(tmp_path / "intents.jsonl", {i: ts[:selfcheck.MIN_CONDITIONS + 5] for i, ts in by_intent.items()})
+    run(runtime, "import_skills", format="intents", path=str(path))
+    question = by_intent[intents[0]][selfcheck.MIN_CONDITIONS + 10]
+    first = run(runtime, "search_skills", query=question)
+    assert first.skill is not None and all(c.whitened is not None for c in first.evidence.candidates)
+    taught = run(runtime, "record_outcome", skill_id=first.skill.skill_id, outcome="confirmed",
+                 query=by_intent[intents[0]][selfcheck.MIN_CONDITIONS + 20])
+    assert taught.learned.added, taught.learned.reason
+    library = SkillLibrary(runtime, "default")
+    assert library.handle.meta(library.store())[SELF_CALIBRATION]["learned"] == 1  # still fresh
+    here = run(runtime, "search_skills", query=question)
+    runtime.state(WhiteningCache).close()  # another process: fits from the stored vectors
+    elsewhere = run(runtime, "search_skills", query=question)
+    assert [(c.skill_id, c.whitened) for c in here.evidence.candidates] == [
+        (c.skill_id, c.whitened) for c in elsewhere.evidence.candidates]
