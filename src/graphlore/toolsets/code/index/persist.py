@@ -94,7 +94,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: and Svelte components are read (format 25 never listed them).
 #: 27: Helm charts are rendered with their values (`services.helm`) and ``templates/*.tpl`` are layout files: an index
 #: of format 26 never listed the helpers among its layout files and holds the values its cruder reading gave.
-FORMAT = 27
+#: 28: AngularJS ``$http`` calls are clients (`frameworks.script_web`): an index of format 27 would keep a browser
+#: script's clients without them until its files change.
+FORMAT = 28
 
 
 def _context(values: list) -> FileContext:

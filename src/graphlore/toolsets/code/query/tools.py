@@ -247,20 +247,47 @@ def paths(runtime: Runtime, request: PathsRequest) -> PathsResponse:
     index, store, status = open_fresh(runtime, request.project_path)
     source, target = traverse.get_node(store, request.from_id), traverse.get_node(store, request.to_id)
     keys = tuple(request.edge_types or FLOW_KEYS)
-    found_paths, more = reach.all_paths(store, reach.seeds(store, source), reach.seeds(store, target), keys,
-                                        request.max_depth, request.limit)
+    starts, ends = reach.seeds(store, source), reach.seeds(store, target)
+    found_paths, more = reach.all_paths(store, starts, ends, keys, request.max_depth, request.limit)
     if target.kind == "route" and "EXPOSED_BY" in keys:
         found_paths = [reach.on_to_handler(store, path) for path in found_paths]
+    carried: list[str] = []
+    if "OVERRIDDEN_BY" in keys:
+        found_paths, carried = _on_to_implementations(store, found_paths)
     found = refs(store, [i for path in found_paths for s in path for i in (s.src, s.dst)])
     note = None
     if not found_paths:
-        ahead = reach.distances(store, reach.seeds(store, source), keys, "out", request.max_depth)
+        ahead = reach.distances(store, starts, keys, "out", request.max_depth)
         note = (f"no path of at most {request.max_depth} hops ({', '.join(keys)}) leads from "
                 f"{node_ref(source).label} to {node_ref(target).label}; {len(ahead) - 1} nodes are reachable "
                 "from it that way (impact with direction out lists them)")
     return PathsResponse(source=node_ref(source), target=node_ref(target), edge_types=list(keys),
                          max_depth=request.max_depth, paths=[FoundPath(length=len(p), hops=_hops(p, found)) for p in found_paths], has_more=more,
-                         note=note, index_status=status)
+                         note=_notes(note, _stands_for(source, starts), _stands_for(target, ends), *carried),
+                         index_status=status)
+
+
+def _stands_for(node, seeds: list[str]) -> str | None:
+    """Says that a class or a module was taken as the symbols it declares (`reach.seeds`)."""
+    if len(seeds) < 2:
+        return None
+    return f"{node_ref(node).label} stands for the {len(seeds) - 1} symbols it declares"
+
+
+def _notes(*notes: str | None) -> str | None:
+    return "; ".join(n for n in notes if n) or None
+
+
+def _on_to_implementations(store, found_paths: list[list[reach.Step]]) -> tuple[list[list[reach.Step]], list[str]]:
+    """Each path carried on from an abstract end to its one implementation (`reach.on_to_implementation`), and
+    the notes that say so (once each)."""
+    out, notes = [], []
+    for path in found_paths:
+        path, note = reach.on_to_implementation(store, path)
+        out.append(path)
+        if note and note not in notes:
+            notes.append(note)
+    return out, notes
 
 
 def impact(runtime: Runtime, request: ImpactRequest) -> ImpactResponse:
@@ -299,7 +326,7 @@ def impact(runtime: Runtime, request: ImpactRequest) -> ImpactResponse:
                           depth=request.depth, total=len(order), by_service=dict(sorted(by_service.items())),
                           by_depth=by_depth, tests_left_out=tests_left_out, offset=request.offset, limit=request.limit,
                           has_more=request.offset + len(page) < len(order), results=results, consumers=consumers,
-                          note=note, index_status=status)
+                          note=_notes(note, _stands_for(node, starts)), index_status=status)
 
 
 #: from a symbol to the consumers of what it sends: its producers, their links, the consumers' handlers
