@@ -454,3 +454,21 @@ def test_every_process_re_ranks_by_the_same_whitening_after_an_example_is_learne
     elsewhere = run(runtime, "search_skills", query=question)
     assert [(c.skill_id, c.whitened) for c in here.evidence.candidates] == [
         (c.skill_id, c.whitened) for c in elsewhere.evidence.candidates]
+
+
+def test_a_fresh_looking_record_on_a_library_with_nothing_to_whiten_never_breaks_a_search(runtime):
+    """A damaged record claiming a fresh calibration of this judge on a library whose skills have one condition
+    each (no within-skill covariance to fit): the search is judged as judge v7 judges it."""
+    for title, word in (("Card arrival", "when my new card arrives"), ("Exchange rates", "the exchange rate")):
+        run(runtime, "create_skill", skill={**_big(title, word), "conditions": [f"a question about {word}"]})
+    plain = run(runtime, "search_skills", query="a question about the exchange rate")
+    library = SkillLibrary(runtime, "default")
+    store = library.store()
+    with store.atomic():
+        store.set_meta(SELF_CALIBRATION, {"shift": 0.1, "fresh": True, "judge": judge.JUDGE_VERSION, "made": "x",
+                                          "min_conditions": selfcheck.MIN_CONDITIONS, "learned": 0, "how": "x"})
+    library.handle.reread()
+    out = run(runtime, "search_skills", query="a question about the exchange rate")
+    assert all(c.whitened is None for c in out.evidence.candidates)
+    assert (out.skill and out.skill.skill_id) == (plain.skill and plain.skill.skill_id)
+    assert out.evidence.decision == plain.evidence.decision  # the linear rule decides, as without the record

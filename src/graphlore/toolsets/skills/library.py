@@ -498,8 +498,9 @@ class SkillLibrary:
         record = {"shift": shift, "fresh": True, "judge": judge.JUDGE_VERSION, "made": new_id(),
                   "min_conditions": selfcheck.MIN_CONDITIONS, "skills": len(blocks),
                   "conditions": sum(len(b) - h for b, h in zip(blocks, heads, strict=True)), "learned": 0, "how": how}
-        if shift is not None:
-            self.runtime.state(WhiteningCache).put(self.namespace, whitening_key(record), Whitening.fit(blocks, heads, ids))
+        white = Whitening.fit(blocks, heads, ids) if shift is not None else None
+        if white is not None:
+            self.runtime.state(WhiteningCache).put(self.namespace, whitening_key(record), white)
         return record
 
     @staticmethod
@@ -525,7 +526,8 @@ class SkillLibrary:
         if found is None:
             blocks, heads, ids = self.blocks(store, with_ids=True)
             found = Whitening.fit(blocks, heads, ids)
-            cache.put(self.namespace, key, found)
+            if found is not None:  # (None: no skill of 2 conditions, only under a damaged record)
+                cache.put(self.namespace, key, found)
         return found
 
     def self_shift(self, store: Store) -> tuple[float, str | None]:

@@ -60,10 +60,11 @@ class Whitening:
     prototypes: np.ndarray
 
     @classmethod
-    def fit(cls, blocks: Sequence[np.ndarray], heads: Sequence[int], ids: Sequence[str] | None = None) -> Whitening:
+    def fit(cls, blocks: Sequence[np.ndarray], heads: Sequence[int], ids: Sequence[str] | None = None
+            ) -> Whitening | None:
         """From each skill's passage vectors (``heads``: how many describe it before its conditions): the
         within-skill covariance over the skills of 2 conditions or more; a skill without conditions is
-        represented by the mean of its passages."""
+        represented by the mean of its passages. None when no skill has 2 conditions (no spread to measure)."""
         rows, means, every = [], [], []
         for block, head in zip(blocks, heads, strict=True):
             block = np.asarray(block, dtype=np.float64)
@@ -73,6 +74,8 @@ class Whitening:
                 every.append(conditions)
             if len(conditions) >= 2:
                 rows.append(conditions - means[-1])
+        if not rows:
+            return None
         centre = np.vstack(every).mean(axis=0)
         w = inverse_root(np.vstack(rows))
         return cls(w, centre, tuple(ids if ids is not None else range(len(blocks))),
