@@ -100,7 +100,8 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: it), and ``$http({method: "JSONP"})`` is a GET.
 #: 30: a component's facts are its top-level ``<script>`` blocks only, and ASP.NET's ``[ActionName]``/``[area]`` and
 #: ``java.net.URL(protocol, host, file)`` are read: facts and routes of format 29 hold what the cruder reading gave.
-FORMAT = 30
+#: 31: openapi-generator TypeScript files record their request options' methods (``option_methods``): generated clients.
+FORMAT = 31
 
 
 def _context(values: list) -> FileContext:
