@@ -220,10 +220,36 @@ def test_install_commands_are_read_where_literal(tmp_path: Path) -> None:
         ("items.url", "http://items:9000", "README.md:6"), ("image.registry", "$REGISTRY", "README.md:7"),
         ("tracing.enabled", "${TRACING}", "README.md:8")]
     values: dict = {}
-    helm._set_value(values, r"ingress.hosts\[0\].name", "a.example", False)
-    helm._set_value(values, "replicas", "3", False)
-    helm._set_value(values, "tag", "3", True)
+    helm._set_value(values, "ingress.hosts[0].name", "a.example", "--set")
+    helm._set_value(values, "replicas", "3", "--set")
+    helm._set_value(values, "tag", "3", "--set-string")
     assert values == {"ingress": {"hosts": [{"name": "a.example"}]}, "replicas": 3, "tag": "3"}
+
+
+SET_FLAGS = r"""helm install --set-literal note=a,b web ./chart --set 'hosts={a,b}' \\
+  --set 'nodeSelector.kubernetes\.io/os=linux' --set-string zip=0123 --set-file config=app.conf \\
+  --set-json 'svc={"url":"http://a","port":1},extra=[1]' --set port=0123,debug=True,'url=http://a\,b' \\
+  --set-string mode=x --set mode=y --set ports.http=81 --kube-apiserver https://k8s:6443
+"""
+
+
+def test_each_set_flag_is_read_as_helm_reads_it(tmp_path: Path) -> None:
+    """``--set-literal`` (the whole rest), ``{a,b}`` lists, escaped dots and commas, Helm's typing (``0123`` stays
+    text, ``True`` is true), ``--set-json``, ``--set-file`` (a file's content: not known, never the values.yaml value
+    it replaces), the order Helm applies the flags in (``--set-string`` after ``--set``), a path through a list
+    written as a map, and a flag that takes a value (``--kube-apiserver``) not read as the chart."""
+    root = write_tree(tmp_path / "p", {
+        "chart/Chart.yaml": "apiVersion: v2\nname: web\nversion: 1.0.0\n",
+        "chart/values.yaml": "config: from-values\nports: [80]\n", "deploy.sh": SET_FLAGS})
+    [install] = helm.install_commands(SET_FLAGS, "deploy.sh")
+    assert (install.release, install.chart) == ("web", "./chart")
+    [chart] = helm.find_charts(root, ["chart/Chart.yaml"])
+    values = helm.variants(root, chart, [install], [chart])[-1].values
+    assert values.pop("config") is helm.UNKNOWN
+    assert values == {
+        "note": "a,b", "hosts": ["a", "b"], "nodeSelector": {"kubernetes.io/os": "linux"}, "zip": "0123",
+        "svc": {"url": "http://a", "port": 1}, "extra": [1], "port": "0123", "debug": True, "url": "http://a,b",
+        "mode": "x", "ports": {"http": 81}}
 
 
 def test_each_set_of_values_gives_the_service_its_values(tmp_path: Path) -> None:

@@ -94,7 +94,9 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: and Svelte components are read (format 25 never listed them).
 #: 27: Helm charts are rendered with their values (`services.helm`) and ``templates/*.tpl`` are layout files: an index
 #: of format 26 never listed the helpers among its layout files and holds the values its cruder reading gave.
-FORMAT = 27
+#: 28: Helm ``--set`` flags read as Helm reads them (``--set-file``/``--set-json``/``--set-literal``, ``{a,b}`` lists,
+#: escaped dots, typing, Helm's order); format 27 kept a values.yaml value a ``--set-file`` replaces.
+FORMAT = 28
 
 
 def _context(values: list) -> FileContext:

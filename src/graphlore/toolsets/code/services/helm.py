@@ -636,52 +636,127 @@ def merge(base: Any, over: Any) -> Any:
 _SHELL_DYNAMIC = re.compile(r"\$|`")
 
 
-def _set_value(values: dict, path: str, raw: str, string: bool) -> None:
-    """``--set a.b[0].c=v``: ``v`` typed as Helm types it (a number, true/false, null; ``--set-string``: text), or
-    not known when the shell fills it in (``$VAR``, ``$(cmd)``)."""
-    value: Any
-    if _SHELL_DYNAMIC.search(raw):
-        value = UNKNOWN
-    elif string:
-        value = raw
-    elif raw in ("true", "false"):
-        value = raw == "true"
-    elif raw == "null":
-        value = None
-    elif re.fullmatch(r"-?\d+", raw):
-        value = int(raw)
-    else:
-        value = raw
-    parts = [p for p in re.split(r"\.|(\[\d+\])", path.replace("\\", "")) if p]
+#: the flags that set values, in the order Helm applies them (after the ``-f`` files), whatever order a command
+#: writes them in
+_SET_FLAGS = ("--set-json", "--set", "--set-string", "--set-file", "--set-literal")
+
+
+def _typed(raw: Any, flag: str) -> Any:
+    """A ``--set`` value as Helm types it: ``--set`` makes ``true``/``false``/``null`` (any case) and whole numbers
+    not written with a leading zero typed values, ``{a,b}`` a list; ``--set-string`` and ``--set-literal`` keep text;
+    ``--set-json`` is JSON. Not known: a file's content (``--set-file``), what the shell fills in (``$VAR``,
+    ``$(cmd)``), JSON that does not parse."""
+    if isinstance(raw, list):
+        return [_typed(item, flag) for item in raw]
+    if flag == "--set-file" or _SHELL_DYNAMIC.search(raw):
+        return UNKNOWN
+    if flag == "--set-json":
+        try:
+            return json.loads(raw)
+        except ValueError:
+            return UNKNOWN
+    if flag == "--set-literal":
+        return raw
+    text = re.sub(r"\\(.)", r"\1", raw, flags=re.S)
+    if flag == "--set-string":
+        return text
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    if text.lower() == "null":
+        return None
+    if text == "0" or re.fullmatch(r"[-+]?[1-9]\d*", text) and -2 ** 63 <= int(text) < 2 ** 63:
+        return int(text)
+    return text
+
+
+def _key_parts(path: str) -> list[str | int]:
+    """``a.b\\.c[0].d`` -> ``["a", "b.c", 0, "d"]``: a ``\\`` takes the next character as it is."""
+    parts: list[str | int] = []
+    name, position = "", 0
+    while position < len(path):
+        char = path[position]
+        index = re.match(r"\[(\d+)\]", path[position:]) if char == "[" else None
+        if char == "\\" and position + 1 < len(path):
+            name += path[position + 1]
+            position += 2
+            continue
+        if char == "." or index:
+            parts += [name] if name else []
+            name = ""
+            if index:
+                parts.append(int(index.group(1)))
+                position += index.end()
+                continue
+        else:
+            name += char
+        position += 1
+    return parts + ([name] if name else [])
+
+
+def _set_value(values: dict, path: str, raw: Any, flag: str) -> None:
+    """``--set a.b[0].c=v`` into ``values`` (`_typed`); a map or list on the way that is of the other kind, or a
+    value, is replaced, as the set's path says."""
+    value = _typed(raw, flag)
+    parts = _key_parts(path)
+    if not parts or isinstance(parts[0], int):
+        return
     target: Any = values
     for number, part in enumerate(parts):
-        last = number == len(parts) - 1
-        index = int(part[1:-1]) if part.startswith("[") else None
-        if index is None:
-            if last:
-                target[part] = value
-            else:
-                following = parts[number + 1]
-                if not isinstance(target.get(part), dict | list):
-                    target[part] = [] if following.startswith("[") else {}
-                target = target[part]
-        elif isinstance(target, list):
-            while len(target) <= index:
-                target.append({})
-            if last:
-                target[index] = value
-            elif not isinstance(target[index], dict):
-                target[index] = {}
-            target = target[index]
+        if isinstance(part, int):
+            target.extend([None] * (part + 1 - len(target)))
+        if number == len(parts) - 1:
+            target[part] = value
+            return
+        kind = list if isinstance(parts[number + 1], int) else dict
+        inner = target[part] if isinstance(part, int) else target.get(part)
+        if not isinstance(inner, kind):
+            inner = target[part] = kind()
+        target = inner
 
 
-def _split_sets(text: str) -> list[tuple[str, str]]:
-    """``a=1,b.c=x`` -> pairs (a comma escaped with ``\\`` stays in the value)."""
-    out = []
-    for piece in re.split(r"(?<!\\),", text):
-        key, sep, value = piece.partition("=")
-        if sep:
-            out.append((key.strip(), value.replace("\\,", ",")))
+def _until(text: str, position: int, stops: str) -> tuple[str, int]:
+    """The text from ``position`` to the first of ``stops`` no ``\\`` escapes (escapes kept), and where it ends."""
+    end = position
+    while end < len(text) and text[end] not in stops:
+        end += 2 if text[end] == "\\" else 1
+    return text[position:end], min(end, len(text))
+
+
+def _split_sets(text: str, flag: str = "--set") -> list[tuple[str, Any]]:
+    """``a=1,b.c=x`` -> pairs as Helm's parser reads one flag's value: a comma escaped with ``\\`` stays in the value,
+    ``{a,b}`` is a list (``--set``, ``--set-string``), a ``--set-json`` value is one JSON text and a
+    ``--set-literal`` value the whole rest; keys and values as written. A key without a value is left out (Helm
+    refuses it)."""
+    out: list[tuple[str, Any]] = []
+    position = 0
+    while position < len(text):
+        key, position = _until(text, position, "=" if flag == "--set-literal" else "=,")
+        if position >= len(text) or text[position] != "=":
+            position += 1
+            continue
+        position += 1
+        value: Any
+        if flag == "--set-literal":
+            value, position = text[position:], len(text)
+        elif flag == "--set-json":
+            try:
+                end = json.JSONDecoder().raw_decode(text, position)[1]
+            except ValueError:
+                end = len(text)   # not JSON: not known (`_typed`)
+            value, position = text[position:end], end
+        elif text.startswith("{", position) and flag in ("--set", "--set-string"):
+            value, position = [], position + 1
+            while True:
+                item, position = _until(text, position, ",}")
+                value.append(item)
+                position += 1
+                if position > len(text) or text[position - 1] == "}":
+                    break
+            value = [] if value == [""] else value
+        else:
+            value, position = _until(text, position, ",")
+        out.append((key.strip(), value))
+        position += 1   # the comma after the pair
     return out
 
 
@@ -695,11 +770,13 @@ class Install:
     chart: str
     namespace: Any
     values_files: list[str]
-    sets: list[tuple[str, str, bool, str]]   # key, value as written, --set-string, where
+    sets: list[tuple[str, Any, str, str]]   # key, value as written (a list: ``{a,b}``), its flag, where
 
 
 _HELM_COMMAND = re.compile(r"\bhelm\s+(install|upgrade|template)\b")
-_FLAG_WITH_VALUE = {"-f", "--values", "--name", "--set", "--set-string", "--set-file", "--set-json", "-n", "--namespace",
+_FLAG_WITH_VALUE = {"-f", "--values", "--name", *_SET_FLAGS, "-n", "--namespace", "--kube-apiserver", "--kube-as-user",
+                    "--kube-as-group", "--kube-ca-file", "--kube-token", "--kube-tls-server-name", "--burst-limit",
+                    "--qps", "--post-renderer-args",
                     "--version", "--repo", "--timeout", "--kube-context", "--kubeconfig", "--description",
                     "--post-renderer", "-o", "--output", "--name-template", "--api-versions", "--username",
                     "--password", "--ca-file", "--cert-file", "--key-file", "--keyring", "--registry-config",
@@ -730,8 +807,8 @@ def install_commands(text: str, rel: str) -> list[Install]:
                 index += 1 if eq else 2
                 if flag in ("-f", "--values"):
                     files += value.split(",")
-                elif flag in ("--set", "--set-string"):
-                    sets += [(k, v, flag == "--set-string") for k, v in _split_sets(value)]
+                elif flag in _SET_FLAGS:
+                    sets += [(k, v, flag) for k, v in _split_sets(value, flag)]
                 elif flag in ("-n", "--namespace"):
                     namespace = value
                 elif flag == "--name":   # Helm 2's release name
@@ -858,8 +935,8 @@ def _variants(root: Path, chart: Chart, installs: list[Install]) -> list[Variant
                 variant.files.append(path)
                 variant.layers.append(extra)
         variant.values = copy.deepcopy(variant.values)
-        for key, value, string, at in install.sets:
-            _set_value(variant.values, key, value, string)
+        for key, value, flag, at in sorted(install.sets, key=lambda one: _SET_FLAGS.index(one[2])):
+            _set_value(variant.values, key, value, flag)
             variant.set_at[key.replace("\\", "")] = at
         variant.label = " + ".join(variant.files) + (" + --set" if install.sets else "") + (
             f" (helm command at {install.where})")
