@@ -209,6 +209,40 @@ def test_the_template_language_renders_what_the_values_decide(tmp_path: Path) ->
     assert out.source_lines[next(i for i, line in enumerate(lines) if "ITEMS_ADDR" in line)] == 19
 
 
+ASSIGNED = '''{{- $host := "items" }}
+{{- if .Values.external }}{{- $host = "items.example.com" }}{{- end }}
+{{- $last := "none" }}
+{{- range .Values.zones }}{{$last = .}}{{- end }}
+{{- $port := 80 }}
+{{- if .Release.IsUpgrade }}{{ $port = 8080 }}{{ end }}
+{{- $scheme := "http" }}
+{{- range .Release.Revision }}{{ $scheme = "https" }}{{ end }}
+{{- $inner := "outer" }}
+{{- if true }}{{ $inner := "shadow" }}{{ end }}
+kind: ConfigMap
+data:
+  host: {{ $host }}
+  zone: {{ $last }}
+  port: "{{ $port }}"
+  scheme: {{ $scheme }}
+  inner: {{ $inner }}
+'''
+
+
+def test_a_variable_assigned_in_a_block_is_the_outer_one(tmp_path: Path) -> None:
+    """``$x = ...`` inside an ``if`` or a ``range`` assigns the variable declared outside (Go's rule; ``:=`` declares a
+    new one); where the ``if``'s condition or the ``range``'s list is not known, the variable is not known after it,
+    never the value it had before."""
+    root = write_tree(tmp_path / "p", {
+        "chart/Chart.yaml": "apiVersion: v2\nname: web\nversion: 1.0.0\n",
+        "chart/values.yaml": "external: true\nzones: [a, b]\n", "chart/templates/cm.yaml": ASSIGNED})
+    [chart] = helm.find_charts(root, ["chart/Chart.yaml"])
+    [variant] = helm.variants(root, chart, [], [chart])
+    out = helm.render(root, chart, variant, {}, "chart/templates/cm.yaml")
+    [doc] = [helm.unknowns_shown(d) for d in yaml.safe_load_all(out.text)]
+    assert doc["data"] == {"host": "items.example.com", "zone": "b", "port": "{?}", "scheme": "{?}", "inner": "outer"}
+
+
 def test_install_commands_are_read_where_literal(tmp_path: Path) -> None:
     """``helm upgrade --install`` across continued lines: its release, chart, ``-f`` files and ``--set`` keys with
     the line each is written at; a value the shell fills in is not known."""

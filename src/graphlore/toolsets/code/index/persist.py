@@ -96,6 +96,7 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: of format 26 never listed the helpers among its layout files and holds the values its cruder reading gave.
 #: 28: Helm ``--set`` flags read as Helm reads them (``--set-file``/``--set-json``/``--set-literal``, ``{a,b}`` lists,
 #: escaped dots, typing, Helm's order); format 27 kept a values.yaml value a ``--set-file`` replaces.
+#: A ``$x = ...`` in an ``if``/``range`` assigns the outer variable (format 27 lost it, or kept it where not known).
 FORMAT = 28
 
 

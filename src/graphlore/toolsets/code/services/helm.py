@@ -29,6 +29,7 @@ import json
 import os
 import re
 import shlex
+from collections import ChainMap
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -53,6 +54,9 @@ _TEXT_UNKNOWN = "\u2047"
 _ACTION = re.compile(r"""\{\{(-[ \t\r\n])?((?:"(?:[^"\\\n]|\\.)*"|`[^`]*`|[^"`])*?)([ \t\r\n]-)?\}\}""", re.S)
 _TOKEN = re.compile(r'''\s*(?:("(?:[^"\\]|\\.)*")|(`[^`]*`)|('(?:[^'\\]|\\.)')|(:=|=|\||\(|\)|,)|'''
                     r'''(\$\w*(?:\.\w+)*)|(\.(?:\w+(?:\.\w+)*)?)|(-?\d+(?:\.\d+)?)|([A-Za-z_]\w*(?:\.\w+)*))''')
+
+
+_DECLARATION = re.compile(r"\s*\$\w*(?:\s*,\s*\$\w*)?\s*:?=")
 
 
 class _NotKnown(Exception):
@@ -353,7 +357,7 @@ class Renderer:
             value = value.get(part) if isinstance(value, dict) else None if value is None else UNKNOWN
         return value
 
-    def _operand(self, tokens: list[str], position: int, dot: Any, scope: dict) -> tuple[Any, int]:
+    def _operand(self, tokens: list[str], position: int, dot: Any, scope: ChainMap) -> tuple[Any, int]:
         token = tokens[position]
         if token == "(":
             depth, end = 1, position + 1
@@ -389,7 +393,7 @@ class Renderer:
             return self._field(base, path), position + 1
         raise ValueError(token)
 
-    def _command(self, tokens: list[str], dot: Any, scope: dict, piped: list) -> Any:
+    def _command(self, tokens: list[str], dot: Any, scope: ChainMap, piped: list) -> Any:
         head = tokens[0]
         if re.fullmatch(r"[A-Za-z_]\w*", head) and head not in ("true", "false", "nil"):
             args, position = [], 1
@@ -453,11 +457,13 @@ class Renderer:
         except (TypeError, ValueError, IndexError, KeyError):
             return UNKNOWN
 
-    def _pipeline(self, tokens: list[str], dot: Any, scope: dict) -> Any:
+    def _pipeline(self, tokens: list[str], dot: Any, scope: ChainMap) -> Any:
         declare: list[str] = []
+        assign = False
         if ":=" in tokens or "=" in tokens:
             cut = tokens.index(":=") if ":=" in tokens else tokens.index("=")
             declare = [t for t in tokens[:cut] if t != ","]
+            assign = tokens[cut] == "="
             tokens = tokens[cut + 1:]
         commands: list[list[str]] = [[]]
         depth = 0
@@ -473,10 +479,13 @@ class Renderer:
                 return UNKNOWN
             value = self._command(command, dot, scope, [value] if number else [])
         for name in declare[-1:]:
-            scope[name] = value
+            if assign:
+                _assign(scope, name, value)
+            else:
+                scope[name] = value
         return value
 
-    def evaluate(self, pipe: str, dot: Any, scope: dict) -> Any:
+    def evaluate(self, pipe: str, dot: Any, scope: ChainMap) -> Any:
         try:
             return self._pipeline(_lex(pipe), dot, scope)
         except (ValueError, IndexError, RecursionError):
@@ -490,7 +499,7 @@ class Renderer:
         self.depth += 1
         try:
             out = _Output(strict=True)
-            self.nodes(self.defines[name], dot, {"$": self.root}, out, False)
+            self.nodes(self.defines[name], dot, ChainMap({"$": self.root}), out, False)
             return out.text()
         except _NotKnown:
             return UNKNOWN
@@ -506,19 +515,19 @@ class Renderer:
     def include_nodes(self, nodes: list, dot: Any) -> Any:
         try:
             out = _Output(strict=True)
-            self.nodes(nodes, dot, {"$": self.root}, out, False)
+            self.nodes(nodes, dot, ChainMap({"$": self.root}), out, False)
             return out.text()
         except _NotKnown:
             return UNKNOWN
 
-    def nodes(self, nodes: list, dot: Any, scope: dict, out: _Output, conditional: bool) -> None:
+    def nodes(self, nodes: list, dot: Any, scope: ChainMap, out: _Output, conditional: bool) -> None:
         for node in nodes:
             kind = node[0]
             if kind == "text":
                 out.write(node[1], node[2], conditional)
             elif kind == "out":
                 value = self.evaluate(node[1], dot, scope)
-                if not (node[1].lstrip().startswith("$") and (":=" in node[1] or " = " in node[1])):
+                if not _DECLARATION.match(node[1]):   # ``$x := ...``, ``$x = ...`` print nothing
                     out.write(_text(value), node[2], conditional, action=True)
             elif kind == "template":
                 out.write(_text(self.include(node[1], self.evaluate(node[2], dot, scope))), node[3], conditional,
@@ -528,11 +537,15 @@ class Renderer:
             elif kind == "range":
                 self._range(node, dot, scope, out, conditional)
 
-    def _branches(self, node: list, dot: Any, scope: dict, out: _Output, conditional: bool) -> None:
+    def _branches(self, node: list, dot: Any, scope: ChainMap, out: _Output, conditional: bool) -> None:
+        """An ``if``/``with``: the branch its known conditions take; from the first condition not known on, each
+        branch that may be taken, its lines conditional, and each variable a branch may assign (``$x = ...``) is
+        not known after it."""
         kind, branches, otherwise = node[0], node[1], node[2]
         unsure = False
+        before = dict(scope)
         for pipe, body in branches:
-            inner = dict(scope)
+            inner = scope.new_child()
             value = self.evaluate(pipe, dot, inner)
             empty = _empty(value)
             if empty is None:
@@ -542,37 +555,81 @@ class Renderer:
                     continue
                 unsure = True
                 self.nodes(body, value if kind == "with" else dot, inner, out, True)
+                _restore(scope, before)
                 continue
             if not empty:
                 self.nodes(body, value if kind == "with" else dot, inner, out, conditional or unsure)
-                return
-        if otherwise is not None and (self.every_branch or not unsure):
-            self.nodes(otherwise, dot, dict(scope), out, conditional or unsure)
+                break
+        else:
+            if otherwise is not None and (self.every_branch or not unsure):
+                self.nodes(otherwise, dot, scope.new_child(), out, conditional or unsure)
+        if unsure:
+            _restore(scope, before)
+            for name in _assigned([*(n for _, body in branches for n in body), *(otherwise or [])]):
+                if name in before:
+                    _assign(scope, name, UNKNOWN)
 
-    def _range(self, node: list, dot: Any, scope: dict, out: _Output, conditional: bool) -> None:
+    def _range(self, node: list, dot: Any, scope: ChainMap, out: _Output, conditional: bool) -> None:
         pipe, body = node[1][0]
         declare: list[str] = []
         if ":=" in pipe:
             names, _, pipe = pipe.partition(":=")
             declare = [n.strip() for n in names.split(",") if n.strip()]
-        value = self.evaluate(pipe, dot, dict(scope))
+        value = self.evaluate(pipe, dot, scope.new_child())
         if value is UNKNOWN or _has_unknown(value) and not isinstance(value, list | dict):
             if out.strict:
                 raise _NotKnown
+            for name in _assigned([*body, *(node[2] or [])]):   # what its body may assign is not known either
+                if name in scope:
+                    _assign(scope, name, UNKNOWN)
             return
         items = list(value.items()) if isinstance(value, dict) else list(enumerate(value)) if isinstance(
             value, list) else list(enumerate(range(value))) if isinstance(value, int) else []
         if isinstance(value, dict):
             items.sort(key=lambda kv: str(kv[0]))
         if not items and node[2] is not None:
-            self.nodes(node[2], dot, dict(scope), out, conditional)
+            self.nodes(node[2], dot, scope.new_child(), out, conditional)
         for key, item in items:
-            inner = dict(scope)
+            inner = scope.new_child()
             if len(declare) == 1:
                 inner[declare[0]] = item
             elif len(declare) == 2:
                 inner[declare[0]], inner[declare[1]] = key, item
             self.nodes(body, item, inner, out, conditional)
+
+
+def _assign(scope: ChainMap, name: str, value: Any) -> None:
+    """``$x = value``: the variable of the innermost scope that declares it (Go's rule), else a new one here."""
+    for frame in scope.maps:
+        if name in frame:
+            frame[name] = value
+            return
+    scope[name] = value
+
+
+def _restore(scope: ChainMap, before: dict) -> None:
+    """The variables visible before a branch, as they were (what one branch assigns is not another's)."""
+    for name, value in before.items():
+        if scope.get(name) is not value:
+            _assign(scope, name, value)
+
+
+def _assigned(nodes: list) -> set[str]:
+    """The variables a block's actions assign (``$x = ...``, not ``:=``), in nested blocks too."""
+    out: set[str] = set()
+    for node in nodes:
+        pipes = [node[1]] if node[0] == "out" else [p for p, _ in node[1]] if node[0] in ("if", "with", "range") \
+            else []
+        for pipe in pipes:
+            try:
+                tokens = _lex(pipe)
+            except ValueError:
+                continue
+            if "=" in tokens:
+                out |= {t for t in tokens[:tokens.index("=")] if t.startswith("$")}
+        if node[0] in ("if", "with", "range"):
+            out |= _assigned([n for _, body in node[1] for n in body] + list(node[2] or []))
+    return out
 
 
 class _Output:
@@ -1071,7 +1128,7 @@ def render(root: Path, chart: Chart, variant: Variant, defines: dict[str, list],
         renderer = Renderer(defines, chart.meta, variant, rel)
         renderer.every_branch = every_branch
         out = _Output(strict=False)
-        renderer.nodes(nodes, renderer.root, {"$": renderer.root}, out, False)
+        renderer.nodes(nodes, renderer.root, ChainMap({"$": renderer.root}), out, False)
         rendered = Rendered(out.text(), out.lines, out.conditional)
         if not out.conditional or _is_yaml(rendered.text):
             break
