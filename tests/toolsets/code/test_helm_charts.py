@@ -417,3 +417,41 @@ def test_values_files_that_disagree_on_a_url_make_a_choice_said_on_the_client(tm
     [web] = [n for n in nodes.values() if n.kind == "client" and n.props["microservice"] == "web"]
     assert web.props["match"] == "cross_service"
     assert web.props["match_detail"].startswith("1 of the 2 values of its URL link; the others do not")
+
+
+def _release_named_chart(name: str, url: str) -> dict[str, str]:
+    deployment = f'''apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {name}
+spec:
+  template:
+    spec:
+      containers:
+        - name: {name}
+          image: acme/{name}:1
+          envFrom:
+            - configMapRef:
+                name: {{{{ include "fullname" . }}}}
+'''
+    return {
+        f"charts/{name}/Chart.yaml": f"apiVersion: v2\nname: {name}\nversion: 1.0.0\n",
+        f"charts/{name}/values.yaml": f"url: {url}\n",
+        f"charts/{name}/templates/_helpers.tpl": (
+            '{{- define "fullname" -}}{{ printf "%s-%s" .Release.Name .Chart.Name }}{{- end -}}'),
+        f"charts/{name}/templates/config.yaml": 'kind: ConfigMap\napiVersion: v1\nmetadata:\n  name: '
+                                                '{{ include "fullname" . }}\ndata:\n  TARGET_URL: {{ .Values.url }}\n',
+        f"charts/{name}/templates/deployment.yaml": deployment,
+        f"{name}/Dockerfile": "FROM python:3.12\n", f"{name}/app.py": FLASK, f"{name}/requirements.txt": "flask\n",
+    }
+
+
+def test_a_config_map_the_release_names_is_its_charts_own(tmp_path: Path) -> None:
+    """Two charts whose ConfigMap is named after the release no command names (``printf`` of a value not known is
+    not known: both are named ``{?}``): each Deployment's ``envFrom`` reads its own chart's ConfigMap, never the
+    other chart's of the same unknown name."""
+    root = write_tree(tmp_path / "p", {**_release_named_chart("web", "http://items:8000"),
+                                       **_release_named_chart("items", "http://web:5000")})
+    deployment = _deployment(root)
+    assert deployment.env["web"]["TARGET_URL"] == ["http://items:8000"]
+    assert deployment.env["items"]["TARGET_URL"] == ["http://web:5000"]

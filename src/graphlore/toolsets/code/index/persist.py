@@ -97,6 +97,7 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: 28: Helm ``--set`` flags read as Helm reads them (``--set-file``/``--set-json``/``--set-literal``, ``{a,b}`` lists,
 #: escaped dots, typing, Helm's order); format 27 kept a values.yaml value a ``--set-file`` replaces.
 #: A ``$x = ...`` in an ``if``/``range`` assigns the outer variable (format 27 lost it, or kept it where not known).
+#: A ConfigMap a chart names after an unknown release is that chart's own (format 27 gave it to every chart's unit).
 FORMAT = 28
 
 

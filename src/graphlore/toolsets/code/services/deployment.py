@@ -212,6 +212,7 @@ class Reader:
         #: value notes)
         self._variant: helm.Variant | None = None
         self._template: list[str] = []
+        self._chart_folder = ""
 
     def read(self, paths: list[str]) -> None:
         charts = helm.find_charts(self.root, paths)
@@ -255,6 +256,9 @@ class Reader:
         one environment: a value several sets give differently is a choice, one that is unset in a set (empty in
         ``values.yaml``, a shell variable) competes with none, and one written under an ``if`` whose condition is
         not known may also be unset."""
+        installed = chart   # the chart a release installs (its subcharts share its release name)
+        while installed.parent is not None:
+            installed = installed.parent
         defines: dict[str, list] = {}
         for one in [chart, *(c for c in charts if c.parent is chart)]:
             defines.update(helm.defines_of(self.root, one)[0])
@@ -281,7 +285,7 @@ class Reader:
                     if not isinstance(doc, dict):
                         continue
                     before = len(self.units)
-                    self._variant, self._template = variant, template
+                    self._variant, self._template, self._chart_folder = variant, template, installed.folder
                     self._doc(helm.unknowns_shown(doc), rel, {
                         key: rendered.source_lines[line - 1] for key, line in lines.items()
                         if 0 < line <= len(rendered.source_lines)})
@@ -317,6 +321,12 @@ class Reader:
                                         f"{_at(entry.file, entry.line)}")
             self.units.append(unit)
             self.files += [resource.file] + [e.file for e in resource.env if e.file != resource.file]
+
+    def _config_map(self, name: str) -> str:
+        """A ConfigMap's name as the table of ConfigMaps keys it: one a chart renders with a part not known (the
+        release name, ``{?}-config``) is that release's own (the chart's and its subcharts'), never another chart's
+        of the same unknown name."""
+        return f"{name} of the chart {self._chart_folder}" if self._variant is not None and "{?}" in name else name
 
     def _values_note(self, line: int | None) -> str:
         """Which Helm values a rendered entry comes from: the set, and where each ``.Values`` its template line
@@ -357,8 +367,8 @@ class Reader:
             meta, data = doc.get("metadata") or {}, doc.get("data") or {}
             if isinstance(meta, dict) and isinstance(meta.get("name"), str) and isinstance(data, dict):
                 self._read_docs += 1
-                table = self.config_maps.setdefault(meta["name"], {})
-                files = self.config_map_files.setdefault(meta["name"], [])
+                table = self.config_maps.setdefault(self._config_map(meta["name"]), {})
+                files = self.config_map_files.setdefault(self._config_map(meta["name"]), [])
                 files += [rel] if rel not in files else []
                 for key, raw in data.items():
                     value = _scalar(raw)
@@ -501,7 +511,7 @@ class Reader:
                                             + self._values_note(lines.get(
                                                 f"{prefix}.containers[{number}].env[{index}].value")))
                 if value is None and isinstance(ref, dict) and ref.get("name") and ref.get("key"):
-                    value = f"\x00configmap:{ref['name']}:{ref['key']}"
+                    value = f"\x00configmap:{self._config_map(str(ref['name']))}:{ref['key']}"
                     unit.value_notes.append(f"Kubernetes {doc['kind']} {meta['name']} env {item['name']} from "
                                             f"ConfigMap {ref['name']} key {ref['key']} {at}")
                 if value is not None:
@@ -509,7 +519,7 @@ class Reader:
             for source in container.get("envFrom") or []:
                 ref = source.get("configMapRef") if isinstance(source, dict) else None
                 if isinstance(ref, dict) and isinstance(ref.get("name"), str):
-                    unit.env_from.append(ref["name"])
+                    unit.env_from.append(self._config_map(ref["name"]))
             for index, port in enumerate(container.get("ports") or []):
                 at = _at(rel, lines.get(f"{prefix}.containers[{number}].ports[{index}]") if prefix else None)
                 if isinstance(port, dict) and isinstance(port.get("containerPort"), int):
