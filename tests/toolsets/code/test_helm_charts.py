@@ -455,3 +455,40 @@ def test_a_config_map_the_release_names_is_its_charts_own(tmp_path: Path) -> Non
     deployment = _deployment(root)
     assert deployment.env["web"]["TARGET_URL"] == ["http://items:8000"]
     assert deployment.env["items"]["TARGET_URL"] == ["http://web:5000"]
+
+
+CONDITIONAL_CONFIG = '''apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: web-config
+data:
+  MODE: plain
+{{- if .Release.IsUpgrade }}
+  CATALOG_URL: http://catalog.example.com
+{{- else }}
+  CATALOG_URL: http://items:9000
+{{- end }}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web-config-reader
+spec:
+  template:
+    spec:
+      containers:
+        - name: web
+          image: docker.io/acme/web:1
+          envFrom:
+            - configMapRef:
+                name: web-config
+'''
+
+
+def test_a_config_map_key_an_unknown_condition_decides_is_a_choice(tmp_path: Path) -> None:
+    """A ConfigMap key both branches of an ``if`` the release decides write (two keys of one mapping, of which YAML
+    keeps the last): each branch's value is one of its values and it may be unset; never only the last one."""
+    deployment = _deployment(_chart_tree(tmp_path, **{"deploy/chart/templates/config.yaml": CONDITIONAL_CONFIG}))
+    env = deployment.env["web"]
+    assert sorted(env["CATALOG_URL"]) == ["http://catalog.example.com", "http://items:9000", "{?}"]
+    assert env["MODE"] == ["plain"]

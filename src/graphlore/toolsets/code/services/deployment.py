@@ -292,6 +292,13 @@ class Reader:
                     self._variant = None
                     for index in range(before, len(self.units)):
                         maybe[index] = _conditional_env(doc, lines, rendered.conditional)
+                self._variant, self._chart_folder = variant, installed.folder
+                for name, keys in _conditional_data(rendered):
+                    table = self.config_maps.setdefault(self._config_map(name), {})
+                    for key, values in keys.items():
+                        table.setdefault(key, [])
+                        table[key] += [v for v in dict.fromkeys([*values, "{?}"]) if v not in table[key]]
+                self._variant = None
                 counts: dict[str, int] = {}
                 for index in range(start, len(self.units)):
                     unit = self.units[index]
@@ -545,6 +552,34 @@ def _conditional_env(doc: dict, lines: dict[str, int], conditional: set[int]) ->
                     if part.startswith("[") else (item.get(part) if isinstance(item, dict) else None)
             if isinstance(item, dict) and isinstance(item.get("name"), str):
                 out.add(item["name"])
+    return out
+
+
+def _conditional_data(rendered: helm.Rendered) -> list[tuple[str, dict[str, list[str]]]]:
+    """Each ConfigMap's keys a rendered template writes under an ``if`` whose condition is not known, with the value
+    each branch gives (a key two branches write is written twice in one mapping, and YAML keeps only the last):
+    each is one of its values, and it may be another or unset."""
+    out: list[tuple[str, dict[str, list[str]]]] = []
+    if not rendered.conditional:
+        return out
+    try:
+        nodes = list(yaml.compose_all(rendered.text, Loader=yaml.SafeLoader))
+    except yaml.YAMLError:
+        return out
+
+    def field(node: Any, name: str) -> Any:
+        return next((v for k, v in node.value if k.value == name), None) if isinstance(node, yaml.MappingNode) else None
+    for node in nodes:
+        kind, name, data = field(node, "kind"), field(field(node, "metadata"), "name"), field(node, "data")
+        if not (isinstance(kind, yaml.ScalarNode) and kind.value == "ConfigMap" and isinstance(name, yaml.ScalarNode)
+                and isinstance(data, yaml.MappingNode)):
+            continue
+        keys: dict[str, list[str]] = {}
+        for key, value in data.value:
+            if key.start_mark.line + 1 in rendered.conditional and isinstance(value, yaml.ScalarNode):
+                keys.setdefault(helm.unknowns_shown(str(key.value)), []).append(helm.unknowns_shown(value.value))
+        if keys:
+            out.append((helm.unknowns_shown(name.value), keys))
     return out
 
 

@@ -647,7 +647,7 @@ class _Output:
         pieces = text.split("\n")
         if not self.parts:
             self.lines[0] = line
-        if conditional:
+        if conditional and pieces[0]:   # text that starts with a line break writes nothing on this line
             self.conditional.add(len(self.lines))
         for number, _ in enumerate(pieces[1:], 1):
             self.lines.append(line if action else line + number)
