@@ -492,3 +492,35 @@ def test_a_config_map_key_an_unknown_condition_decides_is_a_choice(tmp_path: Pat
     env = deployment.env["web"]
     assert sorted(env["CATALOG_URL"]) == ["http://catalog.example.com", "http://items:9000", "{?}"]
     assert env["MODE"] == ["plain"]
+
+
+BRANCHED_VALUES = '''apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web-branched
+spec:
+  template:
+    spec:
+      containers:
+        - name: web
+          image: docker.io/acme/web:1
+          env:
+            - name: CATALOG_URL
+              {{- if .Release.IsUpgrade }}
+              value: http://catalog.example.com
+              {{- else }}
+              value: http://items:9000
+              {{- end }}
+            - name: SEARCH_URL
+              value: {{ if .Release.IsUpgrade }}http://search.example.com{{ else }}http://items:9000{{ end }}
+'''
+
+
+def test_an_env_value_an_unknown_condition_decides_is_never_one_branch_alone(tmp_path: Path) -> None:
+    """An ``if`` the release decides around a variable's ``value:`` (YAML keeps the last of the two keys): the value
+    may be another (``{?}``); one within a line (``{{ if }}a{{ else }}b{{ end }}``): not known, never the two
+    branches' texts written one after the other."""
+    env = _deployment(_chart_tree(tmp_path, **{"deploy/chart/templates/branched.yaml": BRANCHED_VALUES}),
+                      ).env["web"]
+    assert sorted(env["CATALOG_URL"]) == ["http://items:9000", "{?}"]
+    assert env["SEARCH_URL"] == ["{?}"]

@@ -545,9 +545,9 @@ def _conditional_env(doc: dict, lines: dict[str, int], conditional: set[int]) ->
     if not conditional:
         return out
     for key, line in lines.items():
-        if line in conditional and re.search(r"containers\[\d+\]\.env\[\d+\]$", key):
-            item: Any = doc
-            for part in re.findall(r"[^.\[\]]+|\[\d+\]", key):
+        if line in conditional and re.search(r"containers\[\d+\]\.env\[\d+\](\.value)?$", key):
+            item: Any = doc   # the variable, or its value (two ``value:`` keys an unknown ``if`` writes: YAML keeps one)
+            for part in re.findall(r"[^.\[\]]+|\[\d+\]", key.removesuffix(".value")):
                 item = (item[int(part[1:-1])] if isinstance(item, list) and int(part[1:-1]) < len(item) else None) \
                     if part.startswith("[") else (item.get(part) if isinstance(item, dict) else None)
             if isinstance(item, dict) and isinstance(item.get("name"), str):

@@ -540,10 +540,19 @@ class Renderer:
     def _branches(self, node: list, dot: Any, scope: ChainMap, out: _Output, conditional: bool) -> None:
         """An ``if``/``with``: the branch its known conditions take; from the first condition not known on, each
         branch that may be taken, its lines conditional, and each variable a branch may assign (``$x = ...``) is
-        not known after it."""
+        not known after it. Where two or more such branches write text within one line (``value: {{ if .x }}a{{
+        else }}b{{ end }}``), the text is not known: written one after the other it would be a value neither gives."""
         kind, branches, otherwise = node[0], node[1], node[2]
-        unsure = False
+        renders: list[_Output] = []   # from the first condition not known on, what each branch writes
         before = dict(scope)
+
+        def run(body: list, value: Any, inner: ChainMap, marked: bool) -> None:
+            if not renders:
+                self.nodes(body, value, inner, out, marked)
+                return
+            renders.append(_Output(strict=False))
+            self.nodes(body, value, inner, renders[-1], marked)
+            _restore(scope, before)
         for pipe, body in branches:
             inner = scope.new_child()
             value = self.evaluate(pipe, dot, inner)
@@ -551,23 +560,30 @@ class Renderer:
             if empty is None:
                 if out.strict:
                     raise _NotKnown
-                if unsure and not self.every_branch:
+                if renders and not self.every_branch:
                     continue
-                unsure = True
-                self.nodes(body, value if kind == "with" else dot, inner, out, True)
+                renders.append(_Output(strict=False))
+                self.nodes(body, value if kind == "with" else dot, inner, renders[-1], True)
                 _restore(scope, before)
                 continue
             if not empty:
-                self.nodes(body, value if kind == "with" else dot, inner, out, conditional or unsure)
+                run(body, value if kind == "with" else dot, inner, conditional or bool(renders))
                 break
         else:
-            if otherwise is not None and (self.every_branch or not unsure):
-                self.nodes(otherwise, dot, scope.new_child(), out, conditional or unsure)
-        if unsure:
-            _restore(scope, before)
-            for name in _assigned([*(n for _, body in branches for n in body), *(otherwise or [])]):
-                if name in before:
-                    _assign(scope, name, UNKNOWN)
+            if otherwise is not None and (self.every_branch or not renders):
+                run(otherwise, dot, scope.new_child(), conditional or bool(renders))
+        if not renders:
+            return
+        texts = [r.text() for r in renders if r.text()]
+        if len(texts) > 1 and not any("\n" in text for text in texts):
+            out.write(_TEXT_UNKNOWN, node[3], True, action=True)
+        else:
+            for render in renders:
+                out.replay(render)
+        _restore(scope, before)
+        for name in _assigned([*(n for _, body in branches for n in body), *(otherwise or [])]):
+            if name in before:
+                _assign(scope, name, UNKNOWN)
 
     def _range(self, node: list, dot: Any, scope: ChainMap, out: _Output, conditional: bool) -> None:
         pipe, body = node[1][0]
@@ -640,10 +656,12 @@ class _Output:
         self.parts: list[str] = []
         self.lines: list[int] = [1]
         self.conditional: set[int] = set()
+        self.writes: list[tuple[str, int, bool, bool]] = []
 
     def write(self, text: str, line: int, conditional: bool, action: bool = False) -> None:
         if not text:
             return
+        self.writes.append((text, line, conditional, action))
         pieces = text.split("\n")
         if not self.parts:
             self.lines[0] = line
@@ -657,6 +675,11 @@ class _Output:
 
     def text(self) -> str:
         return "".join(self.parts)
+
+    def replay(self, other: _Output) -> None:
+        """What ``other`` was written, written here (a branch rendered apart, `Renderer._branches`)."""
+        for write in other.writes:
+            self.write(*write)
 
 
 def unknowns_shown(value: Any) -> Any:
