@@ -524,3 +524,27 @@ def test_an_env_value_an_unknown_condition_decides_is_never_one_branch_alone(tmp
                       ).env["web"]
     assert sorted(env["CATALOG_URL"]) == ["http://items:9000", "{?}"]
     assert env["SEARCH_URL"] == ["{?}"]
+
+
+COMMENTED = '''{{/*
+apiVersion: v1
+kind: Pod
+metadata:
+  name: "{{ .Values.image.registry }}-test"
+spec:
+  containers:
+    - name: wget
+      args: ['{{ .Values.items.port }}']
+*/}}
+{{- /* a lone " quote */ -}}
+kind: ConfigMap
+'''
+
+
+def test_a_comment_ends_at_its_close_whatever_it_holds(tmp_path: Path) -> None:
+    """A template comment holding actions (a resource commented out) or a lone quote renders nothing: before, it ended
+    at the first ``}}`` inside it and the rest of the commented-out Pod was rendered as the template's YAML."""
+    root = _chart_tree(tmp_path, **{"deploy/chart/templates/commented.yaml": COMMENTED})
+    [chart] = [c for c in helm.find_charts(root, ["deploy/chart/Chart.yaml"])]
+    variant = helm.variants(root, chart, [], [chart])[0]
+    assert helm.render(root, chart, variant, {}, "deploy/chart/templates/commented.yaml").text == "kind: ConfigMap\n"

@@ -51,7 +51,8 @@ UNKNOWN: Any = _Unknown()
 #: an unknown value in rendered text: one character YAML takes in a plain scalar (``{?}`` would open a flow
 #: mapping), made ``{?}`` again once the YAML is read (`unknowns_shown`)
 _TEXT_UNKNOWN = "\u2047"
-_ACTION = re.compile(r"""\{\{(-[ \t\r\n])?((?:"(?:[^"\\\n]|\\.)*"|`[^`]*`|[^"`])*?)([ \t\r\n]-)?\}\}""", re.S)
+#: an action, or a comment (``{{/* ... */}}``, ``{{- /* ... */ -}}``: it ends at ``*/}}``, whatever it holds)
+_ACTION = re.compile(r"""\{\{(-[ \t\r\n])?(/\*.*?\*/|(?:"(?:[^"\\\n]|\\.)*"|`[^`]*`|[^"`])*?)([ \t\r\n]-)?\}\}""", re.S)
 _TOKEN = re.compile(r'''\s*(?:("(?:[^"\\]|\\.)*")|(`[^`]*`)|('(?:[^'\\]|\\.)')|(:=|=|\||\(|\)|,)|'''
                     r'''(\$\w*(?:\.\w+)*)|(\.(?:\w+(?:\.\w+)*)?)|(-?\d+(?:\.\d+)?)|([A-Za-z_]\w*(?:\.\w+)*))''')
 
