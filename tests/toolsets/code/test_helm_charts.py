@@ -548,3 +548,27 @@ def test_a_comment_ends_at_its_close_whatever_it_holds(tmp_path: Path) -> None:
     [chart] = [c for c in helm.find_charts(root, ["deploy/chart/Chart.yaml"])]
     variant = helm.variants(root, chart, [], [chart])[0]
     assert helm.render(root, chart, variant, {}, "deploy/chart/templates/commented.yaml").text == "kind: ConfigMap\n"
+
+
+PARTLY_KNOWN = '''{{- define "host" }}{{ .Release.Name }}-svc{{ end -}}
+kind: ConfigMap
+data:
+  host: {{ include "host" . }}
+  {{- if contains "prod" (include "host" .) }}
+  mode: production
+  {{- end }}
+  length: "{{ len (include "host" .) }}"
+  suffix: "{{ hasSuffix "-svc" (include "host" .) }}"
+'''
+
+
+def test_a_text_partly_unknown_decides_nothing(tmp_path: Path) -> None:
+    """``{?}-svc`` (the release name no command writes): kept as such by the text functions, but whether it contains
+    ``prod`` or how long it is is not known (before: false and 5, as if the release name were empty)."""
+    root = _chart_tree(tmp_path, **{"deploy/chart/templates/partly.yaml": PARTLY_KNOWN})
+    [chart] = [c for c in helm.find_charts(root, ["deploy/chart/Chart.yaml"])]
+    variant = helm.variants(root, chart, [], [chart])[0]
+    out = helm.render(root, chart, variant, helm.defines_of(root, chart)[0], "deploy/chart/templates/partly.yaml")
+    [doc] = [helm.unknowns_shown(d) for d in yaml.safe_load_all(out.text)]
+    assert doc["data"] == {"host": "{?}-svc", "mode": "production", "length": "{?}", "suffix": "{?}"}
+    assert out.conditional == {4}   # mode: it may not be set

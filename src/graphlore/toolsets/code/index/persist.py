@@ -101,6 +101,7 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: A ConfigMap key an unknown `if` decides holds every branch's value and `{?}` (format 27 kept the last branch's only).
 #: Branches of an unknown `if` within one line are `{?}` (format 27 wrote them one after the other: `ab`).
 #: A template comment ends at its `*/}}` (format 27 ended it at the first `}}` in it and rendered the rest).
+#: `contains`/`len`/... of a text partly unknown are not known (format 27 decided them on the known part).
 FORMAT = 28
 
 

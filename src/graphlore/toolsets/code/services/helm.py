@@ -327,6 +327,9 @@ FUNCTIONS: dict[str, Any] = {
     "join": lambda sep, items: _text(sep).join(_text(v) for v in items) if isinstance(items, list) else UNKNOWN,
 }
 _COMPARISONS = {"eq", "ne", "lt", "le", "gt", "ge"}
+#: the functions whose result a text partly unknown (``{?}-svc``, the release name in it) leaves unknown: the text
+#: functions keep the unknown part in their result, these would decide on text nobody knows
+_DECIDE_ON_TEXT = {"contains", "hasPrefix", "hasSuffix", "len", "int", "get", "hasKey", "index"}
 
 
 class Renderer:
@@ -449,7 +452,8 @@ class Renderer:
         if name in ("indent", "nindent") and len(args) == 2 and isinstance(args[0], int):
             return ("\n" if name == "nindent" else "") + _indent(args[0], args[1])   # an unknown block stays a block
         function = FUNCTIONS.get(name)
-        if function is None or any(a is UNKNOWN for a in args):
+        if function is None or any(a is UNKNOWN for a in args) or name in _DECIDE_ON_TEXT and any(
+                isinstance(a, str) and _TEXT_UNKNOWN in a for a in args):
             return UNKNOWN
         if name in _COMPARISONS:
             return _compare(function, *args) if len(args) >= 2 else UNKNOWN
