@@ -572,3 +572,16 @@ def test_a_text_partly_unknown_decides_nothing(tmp_path: Path) -> None:
     [doc] = [helm.unknowns_shown(d) for d in yaml.safe_load_all(out.text)]
     assert doc["data"] == {"host": "{?}-svc", "mode": "production", "length": "{?}", "suffix": "{?}"}
     assert out.conditional == {4}   # mode: it may not be set
+
+
+def test_a_command_installs_the_chart_its_path_names_from_its_file(tmp_path: Path) -> None:
+    """``helm install tools .`` in ``tools/README.md`` installs the chart in ``tools/``, never also the chart at the
+    root (the same path read from the root)."""
+    root = write_tree(tmp_path / "p", {
+        "Chart.yaml": "apiVersion: v2\nname: app\nversion: 1.0.0\n", "values.yaml": "url: a\n",
+        "tools/Chart.yaml": "apiVersion: v2\nname: tools\nversion: 1.0.0\n", "tools/values.yaml": "url: b\n",
+        "tools/README.md": "```\nhelm install tools . --set url=c\nhelm install app2 .. --set url=d\n```\n"})
+    commands = helm.install_commands((root / "tools/README.md").read_text(), "tools/README.md")
+    charts = {c.folder: c for c in helm.find_charts(root, ["Chart.yaml", "tools/Chart.yaml"])}
+    assert [i.release for i in helm.installs_of(charts["tools"], commands, root)] == ["tools"]
+    assert [i.release for i in helm.installs_of(charts["."], commands, root)] == ["app2"]

@@ -1039,20 +1039,18 @@ def _resolve(root: Path, folder: str, name: str, chart: Chart) -> str | None:
 
 
 def installs_of(chart: Chart, commands: list[Install], root: Path) -> list[Install]:
-    """The commands that install this chart: by its folder (``./charts/x``, ``charts/x/``) or by its package
-    (``x-1.0.0.tgz``, as ``helm package`` names it)."""
+    """The commands that install this chart: by its folder (``./charts/x``, ``charts/x/``: relative to the command's
+    file where a chart is there, else to the root) or by its package (``x-1.0.0.tgz``, as ``helm package`` names
+    it)."""
     out = []
     package = f"{chart.name}-{chart.meta.get('version')}.tgz"
     for install in commands:
         target = install.chart.rstrip("/")
-        for base in (install.folder, "."):
-            rel = os.path.normpath(os.path.join(base, target)).replace(os.sep, "/")
-            if rel == chart.folder:
-                out.append(install)
-                break
-        else:
-            if PurePosixPath(target).name == package:
-                out.append(install)
+        named = next((rel for rel in (os.path.normpath(os.path.join(base, target)).replace(os.sep, "/")
+                                      for base in (install.folder, "."))
+                      if not rel.startswith("..") and (root / rel / "Chart.yaml").is_file()), None)
+        if named == chart.folder or named is None and PurePosixPath(target).name == package:
+            out.append(install)
     return out
 
 
