@@ -585,3 +585,20 @@ def test_a_command_installs_the_chart_its_path_names_from_its_file(tmp_path: Pat
     charts = {c.folder: c for c in helm.find_charts(root, ["Chart.yaml", "tools/Chart.yaml"])}
     assert [i.release for i in helm.installs_of(charts["tools"], commands, root)] == ["tools"]
     assert [i.release for i in helm.installs_of(charts["."], commands, root)] == ["app2"]
+
+
+def test_an_edit_of_helpers_in_a_folder_of_templates_updates_like_a_full_build(tmp_path: Path) -> None:
+    """Helm reads the ``define``s of every file under ``templates/``: an edit of ``templates/helpers/_names.tpl``
+    reaches the service's values on an update too (it was no layout file: the update kept the old value)."""
+    root = _chart_tree(tmp_path, **{"deploy/chart/templates/_helpers.tpl": "",
+                                    "deploy/chart/templates/helpers/_names.tpl": HELPERS})
+    graph = CodeGraph.build(root)
+    helpers = root / "deploy/chart/templates/helpers/_names.tpl"
+    helpers.write_text(helpers.read_text().replace('replace "." ""', 'replace "." "-"'))
+    bump(helpers)
+    graph.update()
+
+    def web(of: CodeGraph) -> list[str]:
+        return next(n.props["config"] for n in of.layout_nodes if n.kind == "microservice" and n.name == "web")
+    assert any("VERSIONED=web-v1-2" in line for line in web(graph))
+    assert web(graph) == web(CodeGraph.build(root))

@@ -103,6 +103,7 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: A template comment ends at its `*/}}` (format 27 ended it at the first `}}` in it and rendered the rest).
 #: `contains`/`len`/... of a text partly unknown are not known (format 27 decided them on the known part).
 #: A command's chart path is read from its file's folder first (format 27 also matched it from the root).
+#: A `.tpl` at any depth under `templates/` is a layout file (format 27: only directly in it).
 FORMAT = 28
 
 
