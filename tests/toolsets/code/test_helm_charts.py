@@ -602,3 +602,30 @@ def test_an_edit_of_helpers_in_a_folder_of_templates_updates_like_a_full_build(t
         return next(n.props["config"] for n in of.layout_nodes if n.kind == "microservice" and n.name == "web")
     assert any("VERSIONED=web-v1-2" in line for line in web(graph))
     assert web(graph) == web(CodeGraph.build(root))
+
+
+DOLLAR = '''{{- define "addr" }}{{ $.host }}:{{ $.port }}{{ end -}}
+{{- define "ctx" }}{{ tpl .value .context }}{{ end -}}
+kind: ConfigMap
+data:
+  items: {{ include "addr" .Values.items }}
+  root: {{ $.Values.items.host }}
+  {{- range .Values.zones }}
+  zone-{{ . }}: {{ $.Values.items.host }}
+  {{- end }}
+  rendered: {{ include "ctx" (dict "value" "{{ .name }}" "context" .Values.items) }}
+'''
+
+
+def test_dollar_is_the_data_a_define_is_given(tmp_path: Path) -> None:
+    """``$`` inside a ``define`` is the data ``include`` passes it (Go's rule), not the chart's root: ``include "addr"
+    .Values.items`` with ``{{ $.host }}`` is the items' host (before: the root's ``host``, unset); at the top level
+    and inside ``range`` it is the root."""
+    root = _chart_tree(tmp_path, **{
+        "deploy/chart/templates/dollar.yaml": DOLLAR,
+        "deploy/chart/values.yaml": "items:\n  host: items\n  port: 8000\n  name: catalog\nzones: [a]\n"})
+    [chart] = [c for c in helm.find_charts(root, ["deploy/chart/Chart.yaml"])]
+    variant = helm.variants(root, chart, [], [chart])[0]
+    out = helm.render(root, chart, variant, helm.defines_of(root, chart)[0], "deploy/chart/templates/dollar.yaml")
+    [doc] = list(yaml.safe_load_all(out.text))
+    assert doc["data"] == {"items": "items:8000", "root": "items", "zone-a": "items", "rendered": "catalog"}

@@ -104,6 +104,7 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: `contains`/`len`/... of a text partly unknown are not known (format 27 decided them on the known part).
 #: A command's chart path is read from its file's folder first (format 27 also matched it from the root).
 #: A `.tpl` at any depth under `templates/` is a layout file (format 27: only directly in it).
+#: `$` inside a define is the data `include` gives it (format 27: always the chart's root).
 FORMAT = 28
 
 

@@ -393,7 +393,7 @@ class Renderer:
             return self._field(dot, token[1:].split(".")), position + 1
         if token.startswith("$"):
             name, *path = token.split(".")
-            base = self.root if name == "$" else scope.get(name, UNKNOWN)
+            base = scope.get(name, UNKNOWN)   # ``$``: the data the template (or the define) is executed with
             return self._field(base, path), position + 1
         raise ValueError(token)
 
@@ -504,7 +504,7 @@ class Renderer:
         self.depth += 1
         try:
             out = _Output(strict=True)
-            self.nodes(self.defines[name], dot, ChainMap({"$": self.root}), out, False)
+            self.nodes(self.defines[name], dot, ChainMap({"$": dot}), out, False)
             return out.text()
         except _NotKnown:
             return UNKNOWN
@@ -520,7 +520,7 @@ class Renderer:
     def include_nodes(self, nodes: list, dot: Any) -> Any:
         try:
             out = _Output(strict=True)
-            self.nodes(nodes, dot, ChainMap({"$": self.root}), out, False)
+            self.nodes(nodes, dot, ChainMap({"$": dot}), out, False)
             return out.text()
         except _NotKnown:
             return UNKNOWN
