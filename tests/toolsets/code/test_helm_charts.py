@@ -629,3 +629,46 @@ def test_dollar_is_the_data_a_define_is_given(tmp_path: Path) -> None:
     out = helm.render(root, chart, variant, helm.defines_of(root, chart)[0], "deploy/chart/templates/dollar.yaml")
     [doc] = list(yaml.safe_load_all(out.text))
     assert doc["data"] == {"items": "items:8000", "root": "items", "zone-a": "items", "rendered": "catalog"}
+
+
+TWO_DEPLOYMENTS = '''{{- if .Values.items.deploy }}
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: items
+spec:
+  template:
+    spec:
+      containers:
+        - name: items
+          image: acme/items:1
+          env:
+            - name: ITEMS_ONLY
+              value: "1"
+---
+{{- end }}
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web-two
+spec:
+  template:
+    spec:
+      containers:
+        - name: web
+          image: docker.io/acme/web:1
+          env:
+            - name: WEB_ONLY
+              value: "2"
+'''
+
+
+def test_a_document_one_set_of_values_leaves_out_shares_no_environment(tmp_path: Path) -> None:
+    """Two Deployments in one template, the first under an ``if`` only values-prod.yaml turns on: each set's
+    Deployments are paired by their template line, so web's and items' variables stay their own (before, by their
+    place in each rendering: web's Deployment, first with values.yaml alone, shared one environment with items')."""
+    deployment = _deployment(_chart_tree(tmp_path, **{
+        "deploy/chart/templates/two.yaml": TWO_DEPLOYMENTS, "deploy/chart/values-prod.yaml": "items:\n  deploy: true\n",
+        "README.md": ""}))
+    assert "ITEMS_ONLY" not in deployment.env["web"] and deployment.env["web"]["WEB_ONLY"] == ["2"]
+    assert "WEB_ONLY" not in deployment.env["items"] and deployment.env["items"]["ITEMS_ONLY"] == ["1"]

@@ -105,6 +105,7 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: A command's chart path is read from its file's folder first (format 27 also matched it from the root).
 #: A `.tpl` at any depth under `templates/` is a layout file (format 27: only directly in it).
 #: `$` inside a define is the data `include` gives it (format 27: always the chart's root).
+#: A template's units are paired across value sets by their `kind:` line (format 27: by place, mixing two Deployments).
 FORMAT = 28
 
 

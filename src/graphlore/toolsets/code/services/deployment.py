@@ -265,7 +265,7 @@ class Reader:
         for rel in helm.chart_files(self.root, chart):
             if PurePosixPath(rel).name.startswith("_") or not rel.endswith((".yaml", ".yml")):
                 continue   # helpers (``_helpers.tpl``) and notes render no resource
-            groups: dict[tuple[str, int], list[tuple[Unit, set[str]]]] = {}
+            groups: dict[tuple[str, int, int], list[tuple[Unit, set[str]]]] = {}
             failures: list[str] = []
             template = _read(self.root / rel).splitlines()
             for variant in variants:
@@ -281,6 +281,7 @@ class Reader:
                     continue
                 start = len(self.units)
                 maybe: dict[int, set[str]] = {}   # unit index -> its variables that may be unset
+                anchor: dict[int, int] = {}   # unit index -> the template line of its document's ``kind:``
                 for doc, lines in documents(rendered.text):
                     if not isinstance(doc, dict):
                         continue
@@ -292,6 +293,8 @@ class Reader:
                     self._variant = None
                     for index in range(before, len(self.units)):
                         maybe[index] = _conditional_env(doc, lines, rendered.conditional)
+                        anchor[index] = rendered.source_lines[lines["kind"] - 1] if 0 < lines.get("kind", 0) <= len(
+                            rendered.source_lines) else 0
                 self._variant, self._chart_folder = variant, installed.folder
                 for name, keys in _conditional_data(rendered):
                     table = self.config_maps.setdefault(self._config_map(name), {})
@@ -299,11 +302,14 @@ class Reader:
                         table.setdefault(key, [])
                         table[key] += [v for v in dict.fromkeys([*values, "{?}"]) if v not in table[key]]
                 self._variant = None
-                counts: dict[str, int] = {}
+                # one document of the template in each set: the same ``kind:`` line of the template (a set that
+                # leaves out a document under an ``if`` moves the others' places), the n-th from it (a ``range``)
+                counts: dict[tuple[str, int], int] = {}
                 for index in range(start, len(self.units)):
-                    unit = self.units[index]
-                    counts[unit.kind] = counts.get(unit.kind, -1) + 1
-                    groups.setdefault((unit.kind, counts[unit.kind]), []).append((unit, maybe.get(index, set())))
+                    unit, line = self.units[index], anchor.get(index, 0)
+                    counts[unit.kind, line] = counts.get((unit.kind, line), -1) + 1
+                    groups.setdefault((unit.kind, line, counts[unit.kind, line]), []).append(
+                        (unit, maybe.get(index, set())))
                 if len(self.units) > start and rel not in self.files:
                     self.files.append(rel)
             for group in groups.values():
