@@ -672,3 +672,14 @@ def test_a_document_one_set_of_values_leaves_out_shares_no_environment(tmp_path:
         "README.md": ""}))
     assert "ITEMS_ONLY" not in deployment.env["web"] and deployment.env["web"]["WEB_ONLY"] == ["2"]
     assert "WEB_ONLY" not in deployment.env["items"] and deployment.env["items"]["ITEMS_ONLY"] == ["1"]
+
+
+def test_a_map_written_as_text_is_not_known(tmp_path: Path) -> None:
+    """``{{ .Values.items }}`` of a map: Go writes ``map[port:8000 ...]``, never the ``map[...]`` that was shown as the
+    value before; not known."""
+    root = _chart_tree(tmp_path, **{"deploy/chart/templates/map.yaml": "kind: ConfigMap\ndata:\n  items: "
+                                                                     '"{{ .Values.items }}"\n'})
+    [chart] = [c for c in helm.find_charts(root, ["deploy/chart/Chart.yaml"])]
+    variant = helm.variants(root, chart, [], [chart])[0]
+    out = helm.render(root, chart, variant, {}, "deploy/chart/templates/map.yaml")
+    assert helm.unknowns_shown(out.text) == 'kind: ConfigMap\ndata:\n  items: "{?}"\n'

@@ -106,6 +106,7 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: A `.tpl` at any depth under `templates/` is a layout file (format 27: only directly in it).
 #: `$` inside a define is the data `include` gives it (format 27: always the chart's root).
 #: A template's units are paired across value sets by their `kind:` line (format 27: by place, mixing two Deployments).
+#: A map written as text is `{?}` (format 27 wrote `map[...]` as its value).
 FORMAT = 28
 
 

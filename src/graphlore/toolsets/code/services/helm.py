@@ -218,8 +218,10 @@ def _text(value: Any) -> str:
         return str(value).lower()
     if isinstance(value, float) and value.is_integer():
         return str(int(value)) if abs(value) < 1e21 else str(value)
-    if isinstance(value, dict | list):
-        return "map[...]" if isinstance(value, dict) else "[" + " ".join(_text(v) for v in value) + "]"
+    if isinstance(value, dict):   # Go prints ``map[k:v ...]`` with its own number format: not written here
+        return _TEXT_UNKNOWN
+    if isinstance(value, list):
+        return "[" + " ".join(_text(v) for v in value) + "]"
     return str(value)
 
 
