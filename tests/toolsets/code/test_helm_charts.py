@@ -683,3 +683,18 @@ def test_a_map_written_as_text_is_not_known(tmp_path: Path) -> None:
     variant = helm.variants(root, chart, [], [chart])[0]
     out = helm.render(root, chart, variant, {}, "deploy/chart/templates/map.yaml")
     assert helm.unknowns_shown(out.text) == 'kind: ConfigMap\ndata:\n  items: "{?}"\n'
+
+
+def test_a_template_or_define_without_a_name_is_unreadable_and_a_huge_index_refused(tmp_path: Path) -> None:
+    """``{{ template }}`` or ``{{ define }}`` without a name is listed among the unreadable files (it crashed the
+    whole index); ``--set a[99999999]=1`` is refused as Helm refuses an index above 65536 (it built a list of
+    that many items)."""
+    root = _chart_tree(tmp_path, **{"deploy/chart/templates/nameless.yaml": "kind: ConfigMap\n{{ template }}\n",
+                                    "deploy/chart/templates/_nameless.tpl": "{{ define }}x{{ end }}\n"})
+    graph = CodeGraph.build(root)
+    assert graph.unreadable["deploy/chart/templates/nameless.yaml"] == (
+        "Helm template: line 2: template without a name")
+    values: dict = {}
+    helm._set_value(values, "hosts[99999999]", "a", "--set")
+    helm._set_value(values, "hosts[2]", "a", "--set")
+    assert values == {"hosts": [None, None, "a"]}

@@ -166,7 +166,9 @@ def _parse(text: str, defines: dict[str, list], origin: int = 1) -> list:
             nodes.append(node)
             stack.append((node[1][0][1], node))
         elif word in ("define", "block"):
-            name = _lex(rest)[0]
+            name = (_lex(rest) or [""])[0]
+            if not name.startswith(('"', "`")):
+                raise ValueError(f"line {line}: {word} without a name")
             node = ["define", json.loads(name) if name.startswith('"') else name.strip("`"), [], line,
                     rest[len(name):].strip() if word == "block" else None]
             stack.append((node[2], node))
@@ -190,7 +192,9 @@ def _parse(text: str, defines: dict[str, list], origin: int = 1) -> list:
                 if node[4] is not None:   # a block: defined and used here
                     stack[-1][0].append(("template", node[1], node[4] or ".", node[3]))
         elif word == "template":
-            tokens = _lex(rest)
+            tokens = _lex(rest) or [""]
+            if not tokens[0].startswith(('"', "`")):
+                raise ValueError(f"line {line}: template without a name")
             name = json.loads(tokens[0]) if tokens[0].startswith('"') else tokens[0].strip("`")
             nodes.append(("template", name, " ".join(tokens[1:]) or ".", line))
         else:
@@ -780,13 +784,17 @@ def _key_parts(path: str) -> list[str | int]:
     return parts + ([name] if name else [])
 
 
+#: the largest list index a ``--set`` may write (Helm's ``strvals.MaxIndex``; it refuses a larger one)
+_MAX_INDEX = 65536
+
+
 def _set_value(values: dict, path: str, raw: Any, flag: str) -> None:
     """``--set a.b[0].c=v`` into ``values`` (`_typed`); a map or list on the way that is of the other kind, or a
     value, is replaced, as the set's path says."""
     value = _typed(raw, flag)
     parts = _key_parts(path)
-    if not parts or isinstance(parts[0], int):
-        return
+    if not parts or isinstance(parts[0], int) or any(isinstance(p, int) and p > _MAX_INDEX for p in parts):
+        return   # Helm refuses the setting
     target: Any = values
     for number, part in enumerate(parts):
         if isinstance(part, int):
