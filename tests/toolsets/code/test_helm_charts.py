@@ -687,13 +687,14 @@ def test_a_map_written_as_text_is_not_known(tmp_path: Path) -> None:
 
 def test_a_template_or_define_without_a_name_is_unreadable_and_a_huge_index_refused(tmp_path: Path) -> None:
     """``{{ template }}`` or ``{{ define }}`` without a name is listed among the unreadable files (it crashed the
-    whole index); ``--set a[99999999]=1`` is refused as Helm refuses an index above 65536 (it built a list of
+    whole index; a helper file that does not parse was never listed); ``--set a[99999999]=1`` is refused as Helm refuses an index above 65536 (it built a list of
     that many items)."""
     root = _chart_tree(tmp_path, **{"deploy/chart/templates/nameless.yaml": "kind: ConfigMap\n{{ template }}\n",
                                     "deploy/chart/templates/_nameless.tpl": "{{ define }}x{{ end }}\n"})
     graph = CodeGraph.build(root)
     assert graph.unreadable["deploy/chart/templates/nameless.yaml"] == (
         "Helm template: line 2: template without a name")
+    assert graph.unreadable["deploy/chart/templates/_nameless.tpl"] == "Helm template: line 1: define without a name"
     values: dict = {}
     helm._set_value(values, "hosts[99999999]", "a", "--set")
     helm._set_value(values, "hosts[2]", "a", "--set")

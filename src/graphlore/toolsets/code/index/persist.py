@@ -107,6 +107,7 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: `$` inside a define is the data `include` gives it (format 27: always the chart's root).
 #: A template's units are paired across value sets by their `kind:` line (format 27: by place, mixing two Deployments).
 #: A map written as text is `{?}` (format 27 wrote `map[...]` as its value).
+#: A helper `.tpl` that does not parse is listed among the unreadable files (format 27 never listed it).
 FORMAT = 28
 
 

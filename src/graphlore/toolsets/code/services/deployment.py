@@ -261,7 +261,10 @@ class Reader:
             installed = installed.parent
         defines: dict[str, list] = {}
         for one in [chart, *(c for c in charts if c.parent is chart)]:
-            defines.update(helm.defines_of(self.root, one)[0])
+            found, problems = helm.defines_of(self.root, one)
+            defines.update(found)
+            # a helper file that does not parse (its defines are missing); a resource template is said below
+            self.unreadable.update({rel: why for rel, why in problems.items() if not rel.endswith((".yaml", ".yml"))})
         for rel in helm.chart_files(self.root, chart):
             if PurePosixPath(rel).name.startswith("_") or not rel.endswith((".yaml", ".yml")):
                 continue   # helpers (``_helpers.tpl``) and notes render no resource
