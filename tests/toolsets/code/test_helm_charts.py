@@ -699,3 +699,34 @@ def test_a_template_or_define_without_a_name_is_unreadable_and_a_huge_index_refu
     helm._set_value(values, "hosts[99999999]", "a", "--set")
     helm._set_value(values, "hosts[2]", "a", "--set")
     assert values == {"hosts": [None, None, "a"]}
+
+
+def _chart_on_common(name: str) -> dict[str, str]:
+    deployment = f'''apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{{{ include "common.name" . }}}}
+spec:
+  template:
+    spec:
+      containers:
+        - name: {name}
+          image: acme/{name}:1
+'''
+    return {
+        f"charts/{name}/Chart.yaml": f"apiVersion: v2\nname: {name}\nversion: 1.0.0\ndependencies:\n  - name: common\n"
+                                     "    version: 1.0.0\n    repository: file://../common\n",
+        f"charts/{name}/values.yaml": "", f"charts/{name}/templates/deployment.yaml": deployment,
+        f"{name}/Dockerfile": "FROM python:3.12\n", f"{name}/app.py": FLASK, f"{name}/requirements.txt": "flask\n",
+    }
+
+
+def test_a_library_chart_two_charts_depend_on_gives_both_its_defines(tmp_path: Path) -> None:
+    """``file://../common`` in web's and items' ``dependencies:``: both charts' templates read its ``define``s (before,
+    only the chart it was last found a subchart of: items' Deployment name was not known)."""
+    root = write_tree(tmp_path / "p", {
+        **_chart_on_common("web"), **_chart_on_common("items"),
+        "charts/common/Chart.yaml": "apiVersion: v2\nname: common\ntype: library\nversion: 1.0.0\n",
+        "charts/common/templates/_names.tpl": '{{- define "common.name" -}}{{ .Chart.Name }}-app{{- end -}}'})
+    names = _deployment(root).names
+    assert names["web"]["web-app"] == names["items"]["items-app"] == "Kubernetes Deployment"

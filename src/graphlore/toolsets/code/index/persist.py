@@ -108,6 +108,7 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: A template's units are paired across value sets by their `kind:` line (format 27: by place, mixing two Deployments).
 #: A map written as text is `{?}` (format 27 wrote `map[...]` as its value).
 #: A helper `.tpl` that does not parse is listed among the unreadable files (format 27 never listed it).
+#: A library chart several charts name with `file://` gives each its defines (format 27: only the last one).
 FORMAT = 28
 
 

@@ -260,7 +260,8 @@ class Reader:
         while installed.parent is not None:
             installed = installed.parent
         defines: dict[str, list] = {}
-        for one in [chart, *(c for c in charts if c.parent is chart)]:
+        ones = [chart, *(c for c in charts if c.parent is chart)]
+        for one in ones + [c for c in chart.local if all(c is not o for o in ones)]:
             found, problems = helm.defines_of(self.root, one)
             defines.update(found)
             # a helper file that does not parse (its defines are missing); a resource template is said below

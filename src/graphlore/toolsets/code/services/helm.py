@@ -938,6 +938,9 @@ class Chart:
     meta: dict
     parent: Chart | None = None
     key: str = ""        # its values' key in the parent's (its name, or its alias)
+    #: the local charts its ``dependencies:`` name (``file://``): a library chart several charts share has one
+    #: `parent`, but its ``define``s are each one's
+    local: list[Chart] = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -963,6 +966,7 @@ def find_charts(root: Path, paths: list[str]) -> list[Chart]:
                 child = found.get(folder)
                 if child is not None and child is not chart:
                     child.parent, child.key = chart, str(dependency.get("alias") or dependency.get("name") or "")
+                    chart.local.append(child)
         for folder, child in found.items():
             if child.parent is None and folder.startswith(base + "charts/") and folder.count("/") == (
                     base + "charts/x").count("/"):
