@@ -545,6 +545,133 @@ class Whitened:
         return sorted(moved, key=lambda s: (-s.rank, s.skill_id))
 
 
+#: Judge v11's candidates tried (``--whiten-inputs``): label -> (the whitened cosine's move of the rank, whether the
+#: best one's whitened distance to its skill's mean relative to that skill's radius is an input too).
+INPUT_VARIANTS = {"inputs, shipped order": (0.0, False), "inputs, moved order": (WHITEN_SETTING[1], False),
+                  "inputs + radius, shipped order": (0.0, True), "inputs + radius, moved order": (WHITEN_SETTING[1], True)}
+
+
+def skill_radii(blocks: Sequence[np.ndarray], heads: Sequence[int], w: np.ndarray, centre: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Each skill's whitened mean condition (centred, not normalised) and its radius: the mean whitened distance
+    of its conditions to the mean of its other conditions (``n / (n - 1)`` times the distance to its own mean,
+    exactly); a skill of fewer than 2 conditions gets the library's median radius."""
+    means, radii = [], []
+    for block, head in zip(blocks, heads, strict=True):
+        block = np.asarray(block, dtype=np.float64)
+        conditions = block[head:] if len(block) > head else block
+        mean = (conditions.mean(axis=0) - centre) @ w
+        means.append(mean)
+        n = len(conditions)
+        radii.append(n / (n - 1) * float(np.linalg.norm((conditions - centre) @ w - mean, axis=1).mean())
+                     if n >= 2 else math.nan)
+    radii_ = np.array(radii)
+    return np.array(means), np.where(np.isnan(radii_), np.nanmedian(radii_), radii_)
+
+
+def input_rows(scored: Sequence[Any], cosine: Callable[[Any], float], ratio: Callable[[Any], float] | None
+               ) -> list[float]:
+    """Judge v11's extra inputs for the best of ``scored`` (best first): its whitened prototype cosine, that minus
+    the best rival's, and (``ratio`` given) its whitened distance over its skill's radius."""
+    best = cosine(scored[0])
+    rival = max((cosine(s) for s in scored[1:]), default=best)
+    return [best, best - rival] + ([ratio(scored[0])] if ratio is not None else [])
+
+
+class WhitenedInputs(Whitened):
+    """:class:`Whitened`, the order moved by ``weight`` (0: the shipped order), with the whitened evidence as
+    inputs of the network (:meth:`inputs`)."""
+
+    def __init__(self, library: SkillLibrary, store: Any, weight: float, radius: bool) -> None:
+        super().__init__(library, store, weight=weight)
+        self.radius = radius
+        ids, blocks, heads = [], [], []
+        for node in store.iter_nodes(KIND, IN_USE, with_vectors=True):
+            if node.vectors is not None:
+                ids.append(node.id)
+                blocks.append(node.vectors)
+                heads.append(head_count({"title": node.name, **node.props}))
+        means, radii = skill_radii(blocks, heads, self.w, self.centre)
+        self.means, self.radii = dict(zip(ids, means, strict=True)), dict(zip(ids, radii, strict=True))
+
+    def inputs(self, scored: list[J.Scored], vector: np.ndarray) -> list[float]:
+        qw = (np.asarray(vector, dtype=np.float64) - self.centre) @ self.w
+        q = _unit(qw)
+        ratio = (lambda s: float(np.linalg.norm(qw - self.means[s.skill_id])) / self.radii[s.skill_id]) \
+            if self.radius else None
+        return input_rows(scored, lambda s: float(q @ self.prototypes[s.skill_id]), ratio)
+
+    @classmethod
+    def variant(cls, weight: float, radius: bool) -> Reranker:
+        return lambda library, store: cls(library, store, weight, radius)
+
+
+def _fold_whitening(skills: list[tuple[np.ndarray, int]], shrinkage: float
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A simulation fold's kept ``skills`` (passage vectors, head): their mean condition, whitening and whitened
+    centred prototypes, as :class:`Whitened` fits them."""
+    rows, means, every = [], [], []
+    for block, head in skills:
+        conditions = block[head:] if len(block) > head else block
+        means.append(conditions.mean(axis=0))
+        every.append(conditions)
+        if len(conditions) >= 2:
+            rows.append(conditions - means[-1])
+    centre = np.vstack(every).mean(axis=0)
+    w, _ = whitening(np.vstack(rows).astype(np.float64), shrinkage)
+    return centre, w, _unit((np.array(means) - centre) @ w)
+
+
+def _fold_scores(skills: list[tuple[np.ndarray, int]], queries: np.ndarray, chunk: int) -> Any:
+    """For each ``chunk`` of ``queries``: the chunk, its cosines to every passage of ``skills``, every skill's match
+    and rank, each query's :data:`judge.CANDIDATES` best-ranked skills, the skills' first passages and typical
+    matches (as :mod:`selfcheck`'s judge computes them)."""
+    matrix = np.vstack([b for b, _ in skills]).astype(np.float64)
+    starts = np.concatenate([[0], np.cumsum([len(b) for b, _ in skills])])
+    norms = np.array([max(J.centroid_norm(b), 1e-9) for b, _ in skills])
+    typical = np.array([J.calibration(b, h).typical() for b, h in skills])
+    for at in range(0, len(queries), chunk):
+        part = queries[at:at + chunk]
+        cos = part @ matrix.T
+        match, rank = np.empty((len(cos), len(skills))), np.empty((len(cos), len(skills)))
+        for i in range(len(skills)):
+            c = cos[:, starts[i]:starts[i + 1]]
+            top = c.max(axis=1)
+            match[:, i] = top + J.TAU * np.log(np.mean(np.exp((c - top[:, None]) / J.TAU), axis=1))
+            rank[:, i] = J.rank_score(match[:, i], c.mean(axis=1) / norms[i], J.PROTOTYPE_WEIGHT)
+        yield part, cos, match, rank, np.argsort(-rank, axis=1, kind="stable")[:, :J.CANDIDATES], starts, typical
+
+
+def inputs_simulation(library: SkillLibrary) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """:func:`whitened_simulation` for each of :data:`INPUT_VARIANTS`: each simulated question's evidence with
+    its extra inputs (W, the prototypes and the radii fitted on what each simulation fold keeps), and which were
+    known."""
+    out: dict[str, list[np.ndarray]] = {label: [] for label in INPUT_VARIANTS}
+    shrinkage = WHITEN_SETTING[0]
+
+    def judged(skills: list[tuple[np.ndarray, int]], queries: np.ndarray, chunk: int = 512,
+               whitened: bool = False) -> np.ndarray:
+        centre, w, prototypes = _fold_whitening(skills, shrinkage)
+        white_means, radii = skill_radii([b for b, _ in skills], [h for _, h in skills], w, centre)
+        for part, cos, match, rank, order, starts, typical in _fold_scores(skills, queries, chunk):
+            qw = (part - centre) @ w
+            white = _unit(qw) @ prototypes.T
+            for q, found in enumerate(order):
+                for label, (weight, radius) in INPUT_VARIANTS.items():
+                    ranks = rank[q] + weight * white[q]
+                    ranked = sorted(found, key=lambda i: (-ranks[i], i))
+                    evs = [Ev(match[q, i], ranks[i], typical[i], cos[q, starts[i]:starts[i + 1]]) for i in ranked]
+                    ratio = (lambda i, v=qw[q]: float(np.linalg.norm(v - white_means[i])) / radii[i]) if radius else None
+                    out[label].append(np.r_[D.features(evs[0], evs[1:]),
+                                            input_rows(ranked, lambda i, c=white[q]: float(c[i]), ratio)])
+        return np.zeros(len(queries))
+
+    blocks, heads = library.blocks(library.store())
+    with mock.patch.object(selfcheck, "_judged", judged):
+        _, known = selfcheck.simulate(blocks, heads, whitened=False)
+    return {label: np.array(rows) for label, rows in out.items()}, known
+
+
 def whiten_decision(raw: dict[str, Table], whitened: dict[str, Table], log: Callable[[str], None] = print
                     ) -> dict[str, Net]:
     """The tool folds judged with the shipped rank and with the whitened re-ranking (:class:`Whitened`): top-1
@@ -552,10 +679,16 @@ def whiten_decision(raw: dict[str, Table], whitened: dict[str, Table], log: Call
     own tables' evidence, ``MIN_MARGIN``, the bias at the largest smallest margin over the four targets; no
     library's own shift: judge v5's procedure) in sample and cross-validated (each fold by a network and bias
     fitted on the other four). Returns the networks refitted on all five folds (by label)."""
-    nets = {}
     log(f"LDA whitening through the tool (shrinkage {WHITEN_SETTING[0]}, the centred whitened prototype at "
         f"{WHITEN_SETTING[1]} beside the rank); the decision refitted on each (judge v5's procedure, no library shift)")
-    for label, tables in (("the shipped rank", raw), ("whitened", whitened)):
+    return refit_decisions({"the shipped rank": raw, "whitened": whitened}, log)
+
+
+def refit_decisions(labelled: dict[str, dict[str, Table]], log: Callable[[str], None] = print,
+                    cross: bool = True) -> dict[str, Net]:
+    """:func:`whiten_decision`'s step for each of ``labelled``'s tables (``cross`` False: in sample only)."""
+    nets = {}
+    for label, tables in labelled.items():
         tops = ", ".join(f"{n} {float(t.correct[t.inside].mean()):.4f}" for n, t in tables.items())
         net, least, margin = fit_net(tables)
         nets[label] = net
@@ -563,6 +696,8 @@ def whiten_decision(raw: dict[str, Table], whitened: dict[str, Table], log: Call
         worst, rates = gate_rates(tables, inside)
         log(f"  {label}: top-1 without abstaining {tops}; refitted MIN_MARGIN {least}, in sample smallest margin "
             f"{margin:+.4f} ({rates})")
+        if not cross:
+            continue
         cv = cross_validated(tables, least)
         parts, worst = [], math.inf
         for n, (a, b, g) in cv.items():
@@ -570,9 +705,10 @@ def whiten_decision(raw: dict[str, Table], whitened: dict[str, Table], log: Call
             worst = min(worst, a - in_target, (g if n == "clinc" else b) - null_target)
             parts.append(f"{n} {a:.3f} / null {b:.3f}" + (f", oos_train null {g:.3f}" if n == "clinc" else ""))
         log(f"    cross-validated: smallest margin {worst:+.4f} ({'; '.join(parts)})")
-        shipped = {n: Net.shipped().values(t, J.MIN_MARGIN) for n, t in tables.items()}
-        log(f"    the shipped network and bias on these tables: smallest margin {gate_rates(tables, shipped)[0]:+.4f} "
-            f"({gate_rates(tables, shipped)[1]})")
+        if tables["clinc"].x.shape[1] == len(D.FEATURES):
+            shipped = {n: Net.shipped().values(t, J.MIN_MARGIN) for n, t in tables.items()}
+            log(f"    the shipped network and bias on these tables: smallest margin "
+                f"{gate_rates(tables, shipped)[0]:+.4f} ({gate_rates(tables, shipped)[1]})")
     return nets
 
 
@@ -584,31 +720,10 @@ def whitened_simulation(library: SkillLibrary) -> tuple[np.ndarray, np.ndarray, 
     white_rows: list[np.ndarray] = []
     shrinkage, weight = WHITEN_SETTING
 
-    def judged(skills: list[tuple[np.ndarray, int]], queries: np.ndarray, chunk: int = 512) -> np.ndarray:
-        rows, means, every = [], [], []
-        for block, head in skills:
-            conditions = block[head:] if len(block) > head else block
-            means.append(conditions.mean(axis=0))
-            every.append(conditions)
-            if len(conditions) >= 2:
-                rows.append(conditions - means[-1])
-        centre = np.vstack(every).mean(axis=0)
-        w, _ = whitening(np.vstack(rows).astype(np.float64), shrinkage)
-        prototypes = _unit((np.array(means) - centre) @ w)
-        matrix = np.vstack([b for b, _ in skills]).astype(np.float64)
-        starts = np.concatenate([[0], np.cumsum([len(b) for b, _ in skills])])
-        norms = np.array([max(J.centroid_norm(b), 1e-9) for b, _ in skills])
-        typical = np.array([J.calibration(b, h).typical() for b, h in skills])
-        for at in range(0, len(queries), chunk):
-            part = queries[at:at + chunk]
-            cos = part @ matrix.T
-            match, rank = np.empty((len(cos), len(skills))), np.empty((len(cos), len(skills)))
-            for i in range(len(skills)):
-                c = cos[:, starts[i]:starts[i + 1]]
-                top = c.max(axis=1)
-                match[:, i] = top + J.TAU * np.log(np.mean(np.exp((c - top[:, None]) / J.TAU), axis=1))
-                rank[:, i] = J.rank_score(match[:, i], c.mean(axis=1) / norms[i], J.PROTOTYPE_WEIGHT)
-            order = np.argsort(-rank, axis=1, kind="stable")[:, :J.CANDIDATES]
+    def judged(skills: list[tuple[np.ndarray, int]], queries: np.ndarray, chunk: int = 512,
+               whitened: bool = False) -> np.ndarray:
+        centre, w, prototypes = _fold_whitening(skills, shrinkage)
+        for part, cos, match, rank, order, starts, typical in _fold_scores(skills, queries, chunk):
             moved = rank + weight * (_unit((part - centre) @ w) @ prototypes.T)
             for q, found in enumerate(order):
                 for out, ranks in ((raw_rows, rank), (white_rows, moved)):
@@ -693,7 +808,7 @@ def _net_shifts(net: Net, sims: dict[str, list[tuple[np.ndarray, np.ndarray]]]
     evidence and known flags)."""
     values = {n: [(D.network(x, net.w1, net.b1, net.out_w, net.out_b, net.mean, net.scale) + net.bias - D.BIAS,
                    known) for x, known in sims[n]] for n in TARGETS}
-    return {(n, float(v)): np.array([selfcheck.shift_for(a, k, level=float(v)) for a, k in values[n]])
+    return {(n, float(v)): np.array([selfcheck.shift_for(a, k, level=float(v), bias=D.BIAS) for a, k in values[n]])
             for n in TARGETS for v in LEVELS}
 
 
@@ -744,7 +859,8 @@ def tool_table(runtime: Runtime, tmp: Path, name: str, library_rows: Sequence[tu
         pvalues.append(conformal_p(spreads.get(best.skill_id), best.match))
         for rerank, other_rows, other_correct in ranked:
             scored = rerank(verdict.scored, vector)
-            other_rows.append(D.features(scored[0], scored[1:], order.index(scored[0].skill_id)))
+            extra = rerank.inputs(scored, vector) if hasattr(rerank, "inputs") else []
+            other_rows.append(np.r_[D.features(scored[0], scored[1:], order.index(scored[0].skill_id)), extra])
             other_correct.append(want is not None and source_of[scored[0].skill_id] == want)
     inside, generic = np.array([want is not None for _, want in questions]), np.asarray(generic, dtype=bool)
     fold = np.full(len(questions), index)
@@ -849,7 +965,7 @@ def self_simulation(library: SkillLibrary) -> Sim | None:
     out = {}
     for n in PARAPHRASES:
         with mock.patch.object(selfcheck, "PARAPHRASES_OUT", n):
-            out[n] = selfcheck.simulate(blocks, heads)
+            out[n] = selfcheck.simulate(blocks, heads, whitened=False)  # judge v7's, which --fit refits
     return out
 
 
@@ -881,7 +997,7 @@ def min_conditions(data: Path, runtime: Runtime, tmp: Path, log: Callable[[str],
     questions as out of scope too. The minimum is the smallest size from which the calibration raises or keeps
     the fit's margin at it and at every larger size measured, and never lowers ``oos_train``'s null on a
     library of :data:`SMALL_SIZES` (10-12: the small libraries' safety)."""
-    net, setting = Net.shipped(), (selfcheck.PARAPHRASES_OUT, selfcheck.NULL_LEVEL)
+    net, setting = Net.shipped(), (selfcheck.PARAPHRASES_OUT, selfcheck.SHIPPED_NULL_LEVEL)
     in_target, null_target = TARGETS["clinc"]
     helps: dict[int, list[bool]] = collections.defaultdict(list)
     log(f"MIN_CONDITIONS (shipped {selfcheck.MIN_CONDITIONS}): CLINC150 train folds cut to 10-80 conditions a "
@@ -918,7 +1034,7 @@ def min_conditions(data: Path, runtime: Runtime, tmp: Path, log: Callable[[str],
 
 # -- the library's own calibration (judge v6) ---------------------------------------------------
 
-#: The levels tried for :data:`selfcheck.NULL_LEVEL`, and the settings (``PARAPHRASES_OUT``, level) of the fit.
+#: The levels tried for :data:`selfcheck.SHIPPED_NULL_LEVEL`, and the settings (``PARAPHRASES_OUT``, level) of the fit.
 LEVELS = np.round(np.arange(0.30, 0.901, 0.01), 2)
 SETTINGS = [(n, float(v)) for n in PARAPHRASES for v in LEVELS]
 Setting = tuple[int, float]
@@ -927,7 +1043,7 @@ Setting = tuple[int, float]
 def shifts_of(sims: Sequence[Sim | None], setting: Setting) -> np.ndarray:
     """Each fold library's shift at ``setting`` (0 for a library that gets no calibration of its own)."""
     n, level = setting
-    return np.array([0.0 if s is None else selfcheck.shift_for(*s[n], level=level) for s in sims])
+    return np.array([0.0 if s is None else selfcheck.shift_for(*s[n], level=level, bias=D.BIAS) for s in sims])
 
 
 def with_shifts(t: Table, net: Net, shifts: np.ndarray) -> np.ndarray:
@@ -969,7 +1085,7 @@ def cross_validated_level(tables: dict[str, Table], sims: dict[str, list[Sim | N
 
 def fit_level(tables: dict[str, Table], sims: dict[str, list[Sim | None]], small: tuple[Table, list[Sim | None]],
               log: Callable[[str], None] = print) -> Setting:
-    """``selfcheck.PARAPHRASES_OUT`` and ``selfcheck.NULL_LEVEL``: the setting at the largest smallest margin
+    """``selfcheck.PARAPHRASES_OUT`` and ``selfcheck.SHIPPED_NULL_LEVEL``: the setting at the largest smallest margin
     over the targets on the tool folds, the shipped network's values moved by each fold library's own shift;
     then the same chosen on four folds and judged on the fifth, and the small libraries (which get no
     calibration of their own)."""
@@ -985,7 +1101,7 @@ def fit_level(tables: dict[str, Table], sims: dict[str, list[Sim | None]], small
         log(f"  {n} out: best level {best[1]:.2f}, smallest margin {margins[best]:+.4f} ("
             + ", ".join(f"{v:.2f} {margins[(n, float(v))]:+.4f}" for v in near) + ")")
     log(f"  chosen: PARAPHRASES_OUT {chosen[0]}, NULL_LEVEL {chosen[1]:.2f} (shipped: {selfcheck.PARAPHRASES_OUT}, "
-        f"{selfcheck.NULL_LEVEL})")
+        f"{selfcheck.SHIPPED_NULL_LEVEL})")
     for name in TARGETS:
         shifts = shifts_of(sims[name], chosen)
         t = tables[name]
@@ -1051,16 +1167,11 @@ def small_report(t: Table, net: Net, log: Callable[[str], None] = print) -> None
 # -- fitting ------------------------------------------------------------------------------------
 
 
-@dataclass
-class Net:
-    """The decision network's constants (:mod:`decision`): standardisation, one tanh layer, output, bias."""
+@dataclass(frozen=True)
+class Net(D.Network):
+    """The decision network's constants (:class:`decision.Network`: standardisation, one tanh layer, output,
+    bias; a new fit's bias 0 until :func:`best_bias` sets it)."""
 
-    mean: np.ndarray
-    scale: np.ndarray
-    w1: np.ndarray
-    b1: np.ndarray
-    out_w: np.ndarray
-    out_b: float
     bias: float = 0.0
 
     def values(self, t: Table, min_margin: float = 0.0, shift: float = 0.0) -> np.ndarray:
@@ -1236,7 +1347,11 @@ def check_against_judge(fold: Fold, fitted: Fitted, n: int = 50) -> tuple[float,
 
 def constants(fitted: Fitted) -> str:
     """The fitted network as the source lines of :mod:`decision`."""
-    net = fitted.net
+    return net_constants(fitted.net)
+
+
+def net_constants(net: Net) -> str:
+    """A network's constants as source lines (:mod:`decision`'s names)."""
 
     def array(a: np.ndarray) -> str:
         return "np.array(" + repr(np.round(a, 6).tolist()) + ")"
@@ -1282,7 +1397,7 @@ CENTRES = (0.02, 0.05, 0.1, 0.2, 0.3)
 FORMS: list[Form] = [("gate", a) for a in ALPHAS] + [("add", b, c) for b in BETAS for c in CENTRES]
 #: A setting of :func:`conformal`: the form and ``NULL_LEVEL`` (the library's own shift found at it).
 Gate = tuple[Form, float]
-V7: Gate = (("gate", 0.0), selfcheck.NULL_LEVEL)
+V7: Gate = (("gate", 0.0), selfcheck.SHIPPED_NULL_LEVEL)
 
 
 def gated(t: Table, net: Net, shifts: np.ndarray, form: Form, base: np.ndarray | None = None) -> np.ndarray:
@@ -1352,7 +1467,7 @@ def conformal(tables: dict[str, Table], sims: dict[str, list[Sim | None]], small
     gates = [(f, float(v)) for f in FORMS for v in LEVELS]
     margins = {g: gate_margin(tables, sims, g) for g in gates}
     log(f"conformal p-values (judge v9 tried), PARAPHRASES_OUT {selfcheck.PARAPHRASES_OUT}; v7 (no p-value, level "
-        f"{selfcheck.NULL_LEVEL}): smallest margin {margins[V7]:+.4f}")
+        f"{selfcheck.SHIPPED_NULL_LEVEL}): smallest margin {margins[V7]:+.4f}")
     for name in TARGETS:
         t = tables[name]
         for label, where in (("in scope, best right", t.inside & t.correct), ("in scope, best wrong", t.inside & ~t.correct),
@@ -1368,7 +1483,7 @@ def conformal(tables: dict[str, Table], sims: dict[str, list[Sim | None]], small
         best = max((g for g in gates if g[0] == form), key=key)
         answers = {n: gated(tables[n], net, level_shifts(sims, n, best[1]), form) for n in TARGETS}
         log(f"  {_form(form)}: best level {best[1]:.2f}, smallest margin {margins[best]:+.4f} (at "
-            f"{selfcheck.NULL_LEVEL}: {margins[(form, selfcheck.NULL_LEVEL)]:+.4f}); {gate_rates(tables, answers)[1]}")
+            f"{selfcheck.SHIPPED_NULL_LEVEL}: {margins[(form, selfcheck.SHIPPED_NULL_LEVEL)]:+.4f}); {gate_rates(tables, answers)[1]}")
     chosen = max(gates, key=key)
     log(f"  chosen in sample: {_form(chosen[0])}, NULL_LEVEL {chosen[1]:.2f}, smallest margin {margins[chosen]:+.4f}")
     pools = (("form and level", gates), ("the gate and level", [g for g in gates if g[0][0] == "gate"]),

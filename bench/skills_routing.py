@@ -184,10 +184,9 @@ class Pipeline:
         """The calibrated judge's verdict per question, and the sources of its candidates."""
         vectors = self.runtime.embedder.embed([q for q, _ in questions])
         out, gathered = [], []
-        shift = self.library.self_shift(self.store)[0]
         for (text, _), vector in zip(questions, vectors, strict=True):
-            found = tools.candidates(self.library, self.store, text, vector)
-            out.append(tools.calibrated(found, vector, self.library.negative_vectors(self.store, found), shift=shift))
+            found, _, verdict = tools.judged(self.library, self.store, text, vector)  # judge v10's re-ranking too
+            out.append(verdict)
             gathered.append({self.source_of[s.skill_id] for s in found})
         return out, gathered
 
@@ -470,6 +469,30 @@ def latency(home: Path, cache: CachedEmbedder, clinc_file: Path, scale: int, rep
 # -- main ---------------------------------------------------------------------------------------
 
 
+def whiten_inputs(cache: CachedEmbedder) -> None:
+    """Judge v11's candidates (``skills_fit.INPUT_VARIANTS``) on the tool folds: the decision refitted on each
+    (in sample), then judge v7's level and the whole decision cross-validated."""
+    variants = skills_fit.INPUT_VARIANTS
+    with tempfile.TemporaryDirectory(prefix="graphlore-bench-fit-") as tmp:
+        runtime = Runtime(Settings(home=Path(tmp) / "home"), embedder=cache)
+        _, _, _, reranked = skills_fit.tool_tables(
+            DATA, runtime, Path(tmp), rerankers=[skills_fit.WhitenedInputs.variant(*v) for v in variants.values()],
+            simulate=False)
+        tables = dict(zip(variants, reranked, strict=True))
+        print("the whitened evidence as inputs of the network (shrinkage 0.02; the order moved by 0.72 x the "
+              "whitened cosine or not); the decision refitted on each (judge v5's procedure, no library shift)")
+        nets = skills_fit.refit_decisions(tables, cross=False)
+        sims: dict[str, dict[str, list]] = {label: {} for label in variants}
+        for name in skills_fit.TARGETS:
+            simulated = [skills_fit.inputs_simulation(SkillLibrary(runtime, f"{name}-{k}")) for k in range(5)]
+            for label in variants:
+                sims[label][name] = [(rows[label], known) for rows, known in simulated]
+        runtime.close()
+    skills_fit.whiten_level(tables, sims, nets)
+    for label, net in nets.items():
+        print(f"  {label}, the network refitted on all five folds:\n" + skills_fit.net_constants(net))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--cache-dir", type=Path, default=Path("/tmp/graphlore-bench-skills"))
@@ -488,6 +511,8 @@ def main() -> None:
                         help="only the per-skill conformal gate on the tool folds (tried for judge v9)")
     parser.add_argument("--whiten", action="store_true",
                         help="only LDA whitening for top-1 on the training folds (tried for judge v10)")
+    parser.add_argument("--whiten-inputs", action="store_true",
+                        help="only the whitened evidence as network inputs on the training folds (tried for judge v11)")
     args = parser.parse_args()
     if not DATA.is_dir():
         sys.exit(f"needs the shared evaluation data at {DATA}")
@@ -502,6 +527,8 @@ def main() -> None:
             raw, _, _, (whitened,) = skills_fit.tool_tables(DATA, runtime, Path(tmp), rerankers=[skills_fit.Whitened],
                                                             simulate=False)
             nets = skills_fit.whiten_decision(raw, whitened)
+            print("  the whitened network refitted on all five folds (judge v10's constants):\n"
+                  + skills_fit.net_constants(nets["whitened"]))
             sims: dict[str, dict[str, list]] = {label: {} for label in nets}
             for name in skills_fit.TARGETS:
                 simulated = [skills_fit.whitened_simulation(SkillLibrary(runtime, f"{name}-{k}")) for k in range(5)]
@@ -509,6 +536,9 @@ def main() -> None:
                     sims[label][name] = [(s[at], s[2]) for s in simulated]
             runtime.close()
         skills_fit.whiten_level({"the shipped rank": raw, "whitened": whitened}, sims, nets)
+        return
+    if args.whiten_inputs:
+        whiten_inputs(cache)
         return
     if args.conformal:
         with tempfile.TemporaryDirectory(prefix="graphlore-bench-fit-") as tmp:

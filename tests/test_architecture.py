@@ -15,14 +15,13 @@
 
 from __future__ import annotations
 
-import ast
 import re
 from pathlib import Path
 
+from helpers.source import SRC, module_source, source_files
+
 import graphlore
 from graphlore.toolsets import TOOLSETS
-
-SRC = Path(graphlore.__file__).parent
 
 
 def module_name(path: Path) -> str:
@@ -30,31 +29,24 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def import_statements(path: Path, type_checking: bool = False) -> list[tuple[str, list[str]]]:
+def import_statements(path: Path, type_checking: bool = False) -> list[tuple[str, tuple[str, ...]]]:
     """Every import of ``path`` that can run, at module level or inside a function (``if TYPE_CHECKING:``
     blocks left out unless ``type_checking``): (the module named, resolved when relative; the names taken
-    from it, [] for ``import``)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    from it, () for ``import``)."""
     package = module_name(path).split(".")
     if path.name != "__init__.py":
         package = package[:-1]  # a module's relative imports start from its package
-    found: list[tuple[str, list[str]]] = []
-
-    def visit(node: ast.AST) -> None:
-        if not type_checking and isinstance(node, ast.If) and isinstance(node.test, ast.Name) and \
-                node.test.id == "TYPE_CHECKING":
-            return
-        if isinstance(node, ast.Import):
-            found.extend((alias.name, []) for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:  # relative import: from the module's package, one package up per extra dot
-                base = ".".join(package[: len(package) - node.level + 1] + ([base] if base else []))
-            found.append((base, [alias.name for alias in node.names]))
-        for child in ast.iter_child_nodes(node):
-            visit(child)
-
-    visit(tree)
+    found: list[tuple[str, tuple[str, ...]]] = []
+    for statement in module_source(path).imports:
+        if statement.type_checking and not type_checking:
+            continue
+        if statement.module is None and not statement.level:  # import a, b.c
+            found.extend((name, ()) for name in statement.names)
+            continue
+        base = statement.module or ""
+        if statement.level:  # relative import: from the module's package, one package up per extra dot
+            base = ".".join(package[: len(package) - statement.level + 1] + ([base] if base else []))
+        found.append((base, statement.names))
     return found
 
 
@@ -70,7 +62,7 @@ def runtime_imports(path: Path, type_checking: bool = False) -> set[str]:
 def import_graph() -> dict[str, set[str]]:
     """graphlore module -> the graphlore modules it imports; ``from package import name`` is the submodule
     ``package.name`` when there is one (as Python loads it), else the package."""
-    modules = {module_name(p): p for p in SRC.rglob("*.py")}
+    modules = {module_name(p): p for p in source_files()}
     graph: dict[str, set[str]] = {}
     for module, path in modules.items():
         edges: set[str] = set()
@@ -113,7 +105,7 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return sorted(found)
 
 
-MODULES = {module_name(p): runtime_imports(p) for p in SRC.rglob("*.py")}
+MODULES = {module_name(p): runtime_imports(p) for p in source_files()}
 
 
 def offenders(importer_prefix: str, forbidden: callable) -> list[str]:
@@ -199,8 +191,7 @@ LANGUAGE_PACKAGES = sorted(p.parent.name for p in (CODE_DIR / "languages").glob(
 
 def _holds_code(path: Path) -> bool:
     """A module with more than a docstring (an ``__init__.py`` that is only one is no module of the map)."""
-    body = ast.parse(path.read_text(encoding="utf-8")).body
-    return path.name != "__init__.py" or len(body) > 1
+    return path.name != "__init__.py" or module_source(path).body_length > 1
 
 
 def _code_module(imported: str) -> str | None:

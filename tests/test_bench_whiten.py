@@ -60,3 +60,21 @@ def test_the_whitened_scores_of_the_candidates():
     assert out["mahalanobis"][0, 1] == pytest.approx(-(d @ d))
     both = out["rank-centred"] / out["rank-centred"].std() + out["prototype-centred"] / out["prototype-centred"].std()
     assert np.allclose(out["both-centred"], both)
+
+
+def test_judge_v11_s_inputs_and_the_skills_radii():
+    """The inputs tried for judge v11: the best one's whitened cosine and its margin over the best rival's, and
+    (point 2) its whitened distance over its skill's radius, the mean distance of each of the skill's conditions
+    to the mean of its other conditions."""
+    rng = np.random.default_rng(2)
+    blocks = [np.vstack([rng.normal(size=(1, 8)), rng.normal(loc=i, size=(5, 8))]) for i in range(3)]
+    blocks.append(rng.normal(size=(2, 8)))  # a title and one condition: no radius of its own
+    w, centre = np.diag(np.linspace(0.5, 2.0, 8)), np.full(8, 0.1)
+    means, radii = F.skill_radii(blocks, [1, 1, 1, 1], w, centre)
+    conditions = blocks[1][1:]
+    others = [np.delete(conditions, i, axis=0).mean(axis=0) for i in range(5)]
+    assert radii[1] == pytest.approx(np.mean([np.linalg.norm((c - o) @ w) for c, o in zip(conditions, others, strict=True)]))
+    assert np.allclose(means[1], (conditions.mean(axis=0) - centre) @ w)
+    assert radii[3] == pytest.approx(np.median(radii[:3]))
+    assert F.input_rows(["a", "b", "c"], {"a": 0.5, "b": 0.2, "c": 0.3}.get, None) == pytest.approx([0.5, 0.2])
+    assert F.input_rows(["a"], {"a": 0.5}.get, lambda s: 1.5) == pytest.approx([0.5, 0.0, 1.5])

@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import ast
 import importlib.metadata
 import os
 import re
@@ -22,6 +21,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from helpers.source import module_source, source_files
 
 import graphlore
 from graphlore.adapters.cli import build_cli
@@ -52,12 +52,12 @@ EXTRA = {extra: {requirement_name(r) for r in reqs} for extra, reqs in PYPROJECT
 def third_party_imports() -> dict[str, set[str]]:
     """Top-level module -> the files of src/ (relative) that import it, function-level imports included."""
     found: dict[str, set[str]] = {}
-    for path in SRC.rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                names = [node.module]
+    for path in source_files():
+        for statement in module_source(path).imports:
+            if statement.module is None and not statement.level:  # import a, b.c
+                names = list(statement.names)
+            elif statement.module and not statement.level:
+                names = [statement.module]
             else:
                 continue
             for name in names:

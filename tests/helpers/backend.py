@@ -118,7 +118,8 @@ def clone_home(source: Path, target: Path) -> None:
 
         connection.close_all()  # a template database must have no sessions
         name = _database_name(target)
-        with psycopg.connect(server_url(), autocommit=True) as conn:
+        with psycopg.connect(server_url(), autocommit=True) as conn:  # a target made already (settings_for) is replaced
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
             conn.execute(f'CREATE DATABASE "{name}" TEMPLATE "{_database_name(source)}"')
         with _lock:
             _made.add(name)

@@ -39,7 +39,8 @@ def json_endpoint(answer: Answer) -> Iterator[tuple[str, list[dict]]]:
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    # shutdown() waits for the serving loop's next poll: 0.5 s by default, for every test that uses an endpoint
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}/v1", seen
     finally:

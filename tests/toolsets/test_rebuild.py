@@ -53,18 +53,33 @@ class Gate(Failing):
         return self.inner.embed(texts)
 
 
-@pytest.fixture
-def tree(tmp_path):
-    return shutil.copytree(EXAMPLE_TREE, tmp_path / "feature-management")
+@pytest.fixture(scope="module")
+def indexed(tmp_path_factory, embedder):
+    """The example tree and a home holding its items index, built once for the module, and what searches
+    answered from it. The tree is shared (leave it as it is); tests that rebuild work on a copy (``built``)."""
+    base = tmp_path_factory.mktemp("indexed")
+    tree = shutil.copytree(EXAMPLE_TREE, base / "feature-management")
+    home = base / "home"
+    runtime = Runtime(backend.settings_for(home), embedder=embedder)
+    try:
+        index(runtime, tree)
+        answers = {q: [(r.item_id, r.similarity_score) for r in search(runtime, tree, q).results]
+                   for q in ("cursor", "dark theme")}
+    finally:
+        runtime.close()
+    return tree, home, answers
 
 
 @pytest.fixture
-def built(settings, embedder, tree):
-    """An items index of the example tree, and what searches answered from it."""
-    runtime = Runtime(settings, embedder=embedder)
-    index(runtime, tree)
-    answers = {q: [(r.item_id, r.similarity_score) for r in search(runtime, tree, q).results] for q in ("cursor", "dark theme")}
-    runtime.close()
+def tree(indexed):
+    return indexed[0]
+
+
+@pytest.fixture
+def built(indexed, settings):
+    """A copy of the module's index in this test's home, and what searches answered from it."""
+    _, home, answers = indexed
+    backend.clone_home(home, settings.home)
     return answers
 
 

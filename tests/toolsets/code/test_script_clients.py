@@ -131,3 +131,84 @@ def test_destructured_environment_reads_with_defaults(tmp_path: Path):
     assert found[:2] == [(4, "http://orders:3000/orders", "orders", "cross_service"),
                          (5, "http://stock:3000/levels", "stock", "cross_service")]
     assert found[2][0] == 6 and found[2][3] == "unresolved"
+
+
+ANGULAR_JS = '''(function(angular) {
+    var shop = angular.module('shop', []);
+    shop.controller('payform', function($scope, $http, $location) {
+        $scope.pay = function() {
+            $http({
+                url: '/api/payment/pay/' + $scope.data.id,
+                method: 'POST',
+                data: $scope.data.cart
+            }).then((res) => { $location.url('/done'); });
+        };
+        function load() {
+            $http.get('/api/cart/cart/' + $scope.data.id);
+            $http({url: '/api/catalogue/categories'});
+            $location.get('/not/a/request');
+            $http({method: 'jsonp', url: '/api/feed'});
+        }
+    });
+})(angular);
+'''
+
+ANGULAR_TS = '''import * as angular from "angular";
+
+export class OrdersService {
+  static $inject = ["$http"];
+  constructor(private $http: angular.IHttpService) {}
+
+  list(customer: string) {
+    return this.$http.delete(`/api/orders/${customer}`);
+  }
+
+  place(order: object) {
+    return this.$http({ method: "PUT", url: "/api/orders", data: order });
+  }
+}
+'''
+
+
+def test_angularjs_http_calls_are_clients(tmp_path: Path):
+    """AngularJS's ``$http`` service, injected by that name: the config-object form (GET when no method is given)
+    and the shortcut methods, called on the injected parameter (JS) or kept on ``this`` (TS)."""
+    for name, file, source in (("web", "static/js/controller.js", ANGULAR_JS), ("shop", "src/orders.ts", ANGULAR_TS)):
+        (tmp_path / name / file).parent.mkdir(parents=True)
+        (tmp_path / name / "package.json").write_text(f'{{"name": "{name}", "version": "1.0.0"}}\n')
+        (tmp_path / name / file).write_text(source)
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    found = sorted((n.props["file"], n.props["line"], n.props["http_method"], n.props["label"].rsplit(" ", 1)[-1])
+                   for n in nodes.values() if n.kind == "client")
+    assert found == [("shop/src/orders.ts", 8, "DELETE", "/api/orders/{customer}"),
+                     ("shop/src/orders.ts", 12, "PUT", "/api/orders"),
+                     ("web/static/js/controller.js", 5, "POST", "/api/payment/pay/{id}"),
+                     ("web/static/js/controller.js", 12, "GET", "/api/cart/cart/{id}"),
+                     ("web/static/js/controller.js", 13, "GET", "/api/catalogue/categories"),
+                     ("web/static/js/controller.js", 15, "GET", "/api/feed")]   # JSONP is a GET
+
+
+AXIOS_NAMED_HTTP = '''import axios from "axios";
+
+const $http = axios.create({ baseURL: "http://orders:3000" });
+
+export function listOrders() {
+  return $http.get("/orders");
+}
+'''
+
+
+def test_an_axios_instance_named_dollar_http_stays_axios(tmp_path: Path):
+    """``$http`` is also a common name for an axios instance (Vue projects): it is read as axios, with its
+    ``baseURL``, before the name is taken for AngularJS's service."""
+    (tmp_path / "web/src").mkdir(parents=True)
+    (tmp_path / "web/package.json").write_text('{"name": "web", "version": "1.0.0", "dependencies": {"axios": "1"}}\n')
+    (tmp_path / "web/src/api.js").write_text(AXIOS_NAMED_HTTP)
+    # a wrapper of that name imported through a path alias, or declared in the file: the project's own, not a client
+    (tmp_path / "web/src/users.js").write_text('import $http from "@/utils/http";\n\nexport const me = () => $http.get("/me");\n')
+    (tmp_path / "web/src/wrap.js").write_text('function $http(options) { return fetch(options.url); }\n\n'
+                                              'export const stock = () => $http({ url: "/stock" });\n')
+    nodes, _ = CodeGraph.build(tmp_path).snapshot()
+    found = sorted((n.props["client_kind"], n.props["http_method"], n.props.get("target_url"),
+                    n.props.get("target_service")) for n in nodes.values() if n.kind == "client")
+    assert found == [("axios", "GET", "http://orders:3000/orders", "orders"), ("fetch", "GET", "{url}", None)]

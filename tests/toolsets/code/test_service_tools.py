@@ -167,7 +167,7 @@ def test_paths_trace_a_call_across_services_in_one_call(system):
         assert to_route.paths[0].hops[-1].target.id == handler.node.id
     # only CALLS: no path leaves the service, and the note says what was tried
     none = call(system, "paths", from_id=next(iter(declared_by)), to_id=handler.node.id, edge_types=["CALLS"])
-    assert none.paths == [] and "no path of at most 6 hops (CALLS)" in none.note
+    assert none.paths == [] and "no path of at most 10 hops (CALLS)" in none.note
 
 
 def test_impact_is_the_blast_radius_grouped_by_service(system):

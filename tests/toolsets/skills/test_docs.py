@@ -19,7 +19,18 @@ from helpers.paths import REPO
 
 from graphlore.adapters.cli import build_cli
 from graphlore.errors import GraphloreError
-from graphlore.toolsets.skills import TOOLSET, decision, extract, judge, learning, models, outcomes, routing
+from graphlore.toolsets.skills import (
+    TOOLSET,
+    decision,
+    extract,
+    judge,
+    learning,
+    models,
+    outcomes,
+    routing,
+    selfcheck,
+    whitening,
+)
 from graphlore.toolsets.skills.models import Skill, SkillChanges
 from graphlore.toolsets.skills.playbook import ARROW, Header, parse, render
 
@@ -148,6 +159,12 @@ def test_the_judge_constants_are_the_code_s():
             f"margin + {judge.BIAS:g} >= 0`") in f
     assert f"the 5 and of the {decision.NEAREST} passages nearest the query" in f
     assert f"the margin is above **{judge.MIN_MARGIN:g}**" in f
+    assert judge.WHITENED_MIN_MARGIN == judge.MIN_MARGIN  # judge v11's network on the whitened rank: the same
+    assert f"two more inputs ({len(decision.WHITENED_FEATURES)} in all)" in f
+    assert len(decision.WHITENED_FEATURES) == decision.WHITENED.w1.shape[0] == len(decision.FEATURES) + 2
+    assert f"still answers no skill for {selfcheck.NULL_LEVEL:g} of the unknown questions" in f
+    assert (f"shrunk {whitening.SHRINKAGE:g} towards the identity" in f
+            and f"moves by {whitening.WEIGHT:g} x the cosine of the question" in f)
     assert f"confidence below {models.LOW_CONFIDENCE:g})" in f
     assert f"passages of the {learning.CHECK_SKILLS} skills nearest the question" in f
     assert f"(cosine {routing.DUPLICATE_THRESHOLD:g} or more)" in f

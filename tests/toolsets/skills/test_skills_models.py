@@ -137,8 +137,8 @@ def test_search_response_has_exactly_the_issue_names():
         "low_confidence",
     ]
     assert list(M.RoutingEvidence.model_fields) == ["candidates", "margin", "score", "decision", "nearest"]
-    assert list(M.CandidateEvidence.model_fields) == ["skill_id", "title", "match", "typical", "rank", "matched",
-                                                      "failed_on"]
+    assert list(M.CandidateEvidence.model_fields) == ["skill_id", "title", "match", "typical", "rank", "whitened",
+                                                      "matched", "failed_on"]  # whitened: judge v10
     evidence = M.RoutingEvidence(candidates=[], margin=0.0, score=0.0, decision="no candidates")
     assert list(M.JudgeInfo.model_fields) == ["kind", "fallback"]  # issue 24: what happened when the LLM failed
     calibrated = M.JudgeInfo(kind="calibrated")

@@ -14,6 +14,7 @@ from graphlore.runtime import Runtime
 from graphlore.tools import CallContext, Cancelled
 from graphlore.toolsets.skills import TOOLSET, judge, selfcheck
 from graphlore.toolsets.skills.library import SELF_CALIBRATION, SkillLibrary
+from graphlore.toolsets.skills.whitening import WhiteningCache
 
 SPECS = {s.name: s for s in TOOLSET.tools}
 
@@ -56,12 +57,13 @@ def test_the_calibration_reports_each_fold_it_has_done():
 
 
 def test_the_shift_is_where_the_unknown_questions_are_refused_at_the_level():
-    values = np.array([-2.0, -1.0, 0.0, 1.0, 2.0, 5.0])
+    values = np.array([-2.0, -1.0, 0.0, 1.0, 2.0, 5.0]) + 0.004  # off the 0.01 grid of shifts and biases
     known = np.array([False] * 5 + [True])
     shift = selfcheck.shift_for(values, known, level=0.6)
-    refused = (values[~known] + selfcheck.decision.BIAS + shift < 0).mean()
+    bias = selfcheck.decision.WHITENED.bias  # the network a calibrated library is judged by (judge v11)
+    refused = (values[~known] + bias + shift < 0).mean()
     assert refused >= 0.6
-    assert (values[~known] + selfcheck.decision.BIAS + shift + 0.01 < 0).mean() < 0.6
+    assert (values[~known] + bias + shift + 0.01 < 0).mean() < 0.6
 
 
 @pytest.mark.parametrize("conditions, skills, why", [
@@ -84,12 +86,17 @@ def _big(title: str, word: str) -> dict:
 
 
 def test_without_a_calibration_of_its_own_the_shipped_bias_decides_and_the_evidence_says_so(runtime):
+    """... on judge v7's shipped rank: no candidate is re-ranked in a whitened space (judge v10's, only for a
+    library with a fresh calibration of its own)."""
     for title, word in (("Card arrival", "when my new card arrives"), ("Exchange rates", "the exchange rate")):
         run(runtime, "create_skill", skill=_big(title, word))
     out = run(runtime, "search_skills", query="question 3 about the exchange rate")
     assert "no calibration of its own" in out.evidence.decision
+    assert out.evidence.candidates and all(c.whitened is None for c in out.evidence.candidates)
+    assert "whitened" not in out.evidence.decision
     library = SkillLibrary(runtime, "default")
     store = library.store()
+    assert library.whitening(store) is None
     for damaged in ("garbage", {"shift": "x", "fresh": True, "judge": judge.JUDGE_VERSION},
                     {"shift": True, "fresh": True, "judge": judge.JUDGE_VERSION}, [1, 2]):
         with store.atomic():
@@ -118,13 +125,27 @@ def test_an_import_calibrates_the_library_and_any_other_write_makes_it_stale(run
     assert out.calibration.model_dump() == {"shift": record["shift"], "fresh": True, "how": record["how"]}
     assert isinstance(record["shift"], float) and library.self_shift(library.store()) == (record["shift"], None)
     question = [t for t, i in rows if i == intents[0]][selfcheck.MIN_CONDITIONS + 10]
-    assert "shipped bias" not in run(runtime, "search_skills", query=question).evidence.decision
+    calibrated = run(runtime, "search_skills", query=question)
+    assert "shipped bias" not in calibrated.evidence.decision
+    # judge v10: the candidates re-ranked in the library's whitened space, and the evidence says by how much
+    assert "whitened rank" in calibrated.evidence.decision
+    white = library.whitening(library.store())
+    assert white is not None and white.w.shape == (384, 384)
+    assert all(c.whitened is not None for c in calibrated.evidence.candidates)
+    assert [c.rank for c in calibrated.evidence.candidates] == sorted(
+        (c.rank for c in calibrated.evidence.candidates), reverse=True)
+    # another process fits the same whitening from the stored vectors on its first search
+    runtime.state(WhiteningCache).close()
+    again = run(runtime, "search_skills", query=question)
+    assert again.evidence.model_dump() == calibrated.evidence.model_dump()
+    assert np.allclose(library.whitening(library.store()).w, white.w)
 
     run(runtime, "create_skill", skill=_big("Exchange rates", "the exchange rate"))
     library = SkillLibrary(runtime, "default")
     assert library.handle.meta(library.store())[SELF_CALIBRATION]["fresh"] is False
     out = run(runtime, "search_skills", query=question)
     assert "the library's own calibration is stale" in out.evidence.decision
+    assert all(c.whitened is None for c in out.evidence.candidates)  # stale: judge v7's rank and network
 
     run(runtime, "import_skills", format="intents", path=str(path))  # importing again makes a fresh one
     library = SkillLibrary(runtime, "default")

@@ -37,25 +37,31 @@ def candidates(library: SkillLibrary, store, query: str, vector: np.ndarray, lim
 
 
 def calibrated(found: list[Stored], vector: np.ndarray, negatives: dict[str, np.ndarray] | None = None,
-               **judge_args: float) -> judge.Verdict:
+               whitened: dict[str, float] | None = None, **judge_args: float) -> judge.Verdict:
     """The calibrated judge's verdict on ``found`` (``negatives``: vectors of their negative examples;
-    ``judge_args``: the bench varies the constants)."""
-    negatives = negatives or {}
+    ``whitened``: each one's whitened prototype cosine, in a calibrated library; ``judge_args``: the bench
+    varies the constants)."""
+    negatives, whitened = negatives or {}, whitened or {}
     return judge.judge([judge.Candidate(s.skill_id, s.node.vectors @ vector, s.node.props["centroid_norm"],
                                         calibration_of(s.node.props),
-                                        negatives[s.skill_id] @ vector if s.skill_id in negatives else ())
+                                        negatives[s.skill_id] @ vector if s.skill_id in negatives else (),
+                                        whitened.get(s.skill_id))
                         for s in found], **judge_args)
 
 
 def judged(library: SkillLibrary, store: Store, query: str, vector: np.ndarray
            ) -> tuple[list[Stored], dict[str, np.ndarray], judge.Verdict]:
-    """The candidates for ``query``, their negative examples' vectors, and the calibrated verdict (with the
-    library's own bias shift while it is fresh; the verdict's ``calibration`` says when the shipped bias
-    decided instead and why)."""
+    """The candidates for ``query``, their negative examples' vectors, and the calibrated verdict (while the
+    library's own calibration is fresh: on the whitened rank and inputs, by judge v11's network with the library's
+    bias shift; the verdict's ``calibration`` says when judge v7's shipped rank and bias decided instead and why)."""
     found = candidates(library, store, query, vector)
     negatives = library.negative_vectors(store, found)
     if not found:
         return found, negatives, judge.Verdict(None, None)
     shift, fallback = library.self_shift(store)
-    verdict = calibrated(found, vector, negatives, shift=shift)
+    whitening = library.whitening(store) if fallback is None else None
+    whitened = whitening.scores(vector, [s.skill_id for s in found]) if whitening is not None else None
+    if fallback is None and whitened is None:  # written since the calibration: the judge of the rest decides
+        shift, fallback = 0.0, "the library's own calibration does not cover every candidate (import or reindex it again)"
+    verdict = calibrated(found, vector, negatives, whitened, shift=shift)
     return found, negatives, replace(verdict, calibration=fallback) if fallback and verdict.network else verdict

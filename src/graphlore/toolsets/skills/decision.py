@@ -12,7 +12,10 @@ into one decision value (>= 0 answers). The evidence, per search (:data:`FEATURE
 - the best one's best cosine, and how far its 3rd and 10th best passages fall below it (one stray
   close example vs a region of them);
 - where the hybrid search (keyword and vector sides fused) placed the best one among the candidates
-  (0: first): the keyword side's agreement with the passages' verdict.
+  (0: first): the keyword side's agreement with the passages' verdict;
+- in a library with a fresh calibration of its own (judge v11, :data:`WHITENED_FEATURES`): the best one's
+  cosine to its skill's mean condition in the library's whitened space (:mod:`whitening`), and that minus the
+  best rival's: the whitened metric read as evidence, not only as a move of the rank.
 
 A question of an unknown intent that sits beside a known one ("card delivery estimate" beside "card
 arrival") matches that skill about as well as its own examples do; what gives it away is the rest:
@@ -28,6 +31,7 @@ bench/README.md, skills_routing).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
@@ -35,6 +39,9 @@ import numpy as np
 #: The evidence the network reads, in order (see the module docstring).
 FEATURES = ("match", "above_typical", "margin", "nearest_5_share", "nearest_10_share", "rank_entropy",
             "spread_10", "spread_3", "runner_up_above_typical", "match_margin", "best_cosine", "fused_position")
+#: Judge v11's evidence in a library with a fresh calibration of its own (:mod:`whitening`): :data:`FEATURES`, then
+#: the best candidate's whitened prototype cosine and that minus the best rival's.
+WHITENED_FEATURES = (*FEATURES, "whitened", "whitened_margin")
 #: Temperature of the softmax over the candidates' ranks whose entropy is a feature.
 ENTROPY_TAU = 0.02
 #: Nearest passages whose owners are counted (the first 5 and all 10).
@@ -66,6 +73,52 @@ OUT_B = 0.722006
 BIAS = 1.485
 
 
+@dataclass(frozen=True)
+class Network:
+    """One set of the network's constants (see :func:`network`) and the bias it answers at."""
+
+    mean: np.ndarray
+    scale: np.ndarray
+    w1: np.ndarray
+    b1: np.ndarray
+    out_w: np.ndarray
+    out_b: float
+    bias: float
+
+
+#: Judge v7's network: libraries without a fresh calibration of their own, on the shipped rank.
+SHIPPED = Network(MEAN, SCALE, W1, B1, OUT_W, OUT_B, BIAS)
+
+# Judge v11's network for libraries with a fresh calibration of their own, whose candidates are re-ranked in the
+# library's whitened space and whose whitened evidence is two more inputs (:data:`WHITENED_FEATURES`): refitted on
+# that evidence by judge v5's procedure over the training folds (bench/skills_fit.py ``refit_decisions``, printed
+# by ``bench/skills_routing.py --whiten-inputs`` as "inputs, moved order"); regenerated there, never edited by hand.
+WHITENED = Network(
+    mean=np.array([0.706528, -0.062105, 0.353205, 0.850066, 0.82884, 0.079352, 0.136856, 0.061769, -0.237724, 0.166122, 0.782653, 0.241151, 0.539947, 0.237178]),
+    scale=np.array([0.163062, 0.146896, 0.252532, 0.25251, 0.24625, 0.203513, 0.086657, 0.062146, 0.133582, 0.139957, 0.163917, 0.699918, 0.200845, 0.18229]),
+    w1=np.array([
+        [-0.093763, 0.893491, 0.420102, 0.73555, -0.462237, -0.100453, -0.108767, 0.312456],
+        [0.53314, -1.219273, 0.252219, -0.524536, 0.422381, -0.156027, 0.030222, -0.222393],
+        [-0.436887, 0.283212, -0.544039, -0.164356, 0.366685, 0.323218, -0.280413, -0.73104],
+        [-0.22731, -0.001062, -0.151494, 0.040414, -0.111059, 0.208461, 0.381557, 0.29866],
+        [0.096494, -0.077887, -0.079582, -0.055025, -0.093388, 0.123707, -0.009667, -0.024416],
+        [0.097652, 0.113782, -0.048209, 0.359324, 0.043856, 0.023236, 0.057939, -0.298776],
+        [-0.205247, -0.149844, -0.077284, 0.105207, -0.007889, 0.106063, 0.29773, -0.064116],
+        [0.131007, -0.121181, -0.03804, 0.000258, -0.263762, 0.08237, -0.007982, -0.160265],
+        [0.068116, -0.312188, 0.129445, -0.028773, 0.233746, -0.325657, -0.09468, 0.06269],
+        [-0.224103, -0.610992, 0.132605, -0.151234, -0.111187, -0.501948, 0.933833, 0.822004],
+        [0.223357, 0.419662, 0.675216, 0.443453, -0.129689, 0.108642, 0.331325, 0.758306],
+        [-0.16397, 0.161943, -0.573259, 0.315253, 0.127271, -0.029227, -0.044785, 0.078832],
+        [0.352527, 0.348127, -0.328391, -0.939336, 0.436265, 0.490618, -0.379616, -0.20667],
+        [-0.709618, 0.178474, 0.402228, 0.307214, 0.43873, 0.765342, 0.347464, 0.464287],
+    ]),
+    b1=np.array([-0.209359, -0.984572, -1.014609, 1.012454, 0.25512, 1.271876, -0.402331, -0.974271]),
+    out_w=np.array([1.056506, -1.707298, 0.981635, -1.487848, 1.18912, 1.375763, 1.048337, 1.482009]),
+    out_b=1.308144,
+    bias=1.65,
+)
+
+
 class Evidence(Protocol):
     """What the judge scored for one candidate (:class:`judge.Scored`)."""
 
@@ -73,12 +126,15 @@ class Evidence(Protocol):
     rank: float
     typical: float
     cosines: np.ndarray
+    #: The whitened prototype cosine (:mod:`whitening`): in a calibrated library only (None or absent elsewhere).
+    whitened: float | None
 
 
 def features(best: Evidence, rivals: Sequence[Evidence], position: int = 0) -> np.ndarray:
     """The evidence for returning ``best`` against its ``rivals`` (best first, by rank), as :data:`FEATURES`
-    (``position``: the best one's place in the hybrid search's fused order). With no rival the search is
-    treated as a tie with a runner-up like the best (margins 0): its own evidence must carry it."""
+    (``position``: the best one's place in the hybrid search's fused order), or as :data:`WHITENED_FEATURES` when
+    the best one carries a whitened score. With no rival the search is treated as a tie with a runner-up like the
+    best (margins 0): its own evidence must carry it."""
     if rivals:
         runner = rivals[0]
         margin, match_margin = best.rank - runner.rank, best.match - max(r.match for r in rivals)
@@ -95,9 +151,13 @@ def features(best: Evidence, rivals: Sequence[Evidence], position: int = 0) -> n
     pool = np.concatenate([own, *(np.asarray(r.cosines, dtype=np.float64) for r in rivals)])
     nearest = np.argsort(-pool, kind="stable")[:NEAREST] < len(own)
     top = np.sort(own)[::-1]
-    return np.array([best.match, best.match - best.typical, margin, nearest[:5].mean(), nearest.mean(), entropy,
-                     top[0] - top[min(9, len(top) - 1)], top[0] - top[min(2, len(top) - 1)], runner_above,
-                     match_margin, top[0], position])
+    row = [best.match, best.match - best.typical, margin, nearest[:5].mean(), nearest.mean(), entropy,
+           top[0] - top[min(9, len(top) - 1)], top[0] - top[min(2, len(top) - 1)], runner_above, match_margin, top[0],
+           position]
+    white = getattr(best, "whitened", None)
+    if white is not None:
+        row += [white, white - max((r.whitened for r in rivals if r.whitened is not None), default=white)]
+    return np.array(row)
 
 
 def network(x: np.ndarray, w1: np.ndarray = W1, b1: np.ndarray = B1, out_w: np.ndarray = OUT_W,
@@ -107,6 +167,11 @@ def network(x: np.ndarray, w1: np.ndarray = W1, b1: np.ndarray = B1, out_w: np.n
     return np.tanh(z @ w1 + b1) @ out_w + out_b
 
 
-def value(x: np.ndarray) -> float:
-    """The decision value of one search's features; >= 0 answers."""
-    return float(network(x)) + BIAS
+def outputs(x: np.ndarray, net: Network = SHIPPED) -> np.ndarray:
+    """``net``'s output for feature rows ``x``, before its bias."""
+    return network(x, net.w1, net.b1, net.out_w, net.out_b, net.mean, net.scale)
+
+
+def value(x: np.ndarray, net: Network = SHIPPED) -> float:
+    """The decision value of one search's features by ``net``; >= 0 answers."""
+    return float(outputs(x, net)) + net.bias

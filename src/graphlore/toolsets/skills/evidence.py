@@ -2,9 +2,9 @@
 
 Users of every skill system ask "why did it not trigger?". The answer is built
 from what the calibrated judge computed (:class:`judge.Verdict`), whichever judge
-decided: each candidate's match, what its own examples reach, its rank and its
-closest passage of each field; the margin; the decision in words, and for no
-skill the nearest skill and what it lacked.
+decided: each candidate's match, what its own examples reach, its rank (in a calibrated library also the
+whitened score that moved it) and its closest passage of each field; the margin; the decision in words, and for
+no skill the nearest skill and what it lacked.
 """
 
 from __future__ import annotations
@@ -75,6 +75,7 @@ def build(found: Sequence[Stored], verdict: judge.Verdict, vector: np.ndarray | 
         rows.append(CandidateEvidence(
             skill_id=scored.skill_id, title=stored.fields["title"], match=round(scored.match, 4),
             typical=round(scored.typical, 4), rank=round(scored.rank, 4),
+            whitened=round(scored.whitened, 4) if scored.whitened is not None else None,
             matched=matched(stored, scored.cosines), failed_on=failed_on(stored, scored, negative)))
     nearest = (verdict.best or (verdict.scored[0].skill_id if verdict.scored else None)) if answer is None else None
     if decision is None:

@@ -10,6 +10,12 @@ to it, below) and the cosines to its negative examples. Per candidate:
     prototype = mean_i(cos_i) / centroid_norm            cosine to the mean passage direction
     rank = (1 - PROTOTYPE_WEIGHT) * match + PROTOTYPE_WEIGHT * prototype
 
+In a library with a fresh calibration of its own (below), each candidate also carries the cosine of the query
+and the skill's mean condition in the library's whitened space (:mod:`whitening`), and its rank is moved by
+``whitening.WEIGHT`` times it (judge v10); the margin and the network read the moved rank, and the network also
+reads the best one's whitened cosine and its margin over the best rival's as two more inputs (judge v11): it is
+the one refitted on such evidence (:data:`decision.WHITENED`, with :data:`WHITENED_MIN_MARGIN`).
+
 Candidates rank by ``rank``; the best one is returned when the evidence for it is
 enough, and nothing otherwise. The evidence (:mod:`decision`) starts from how close
 the query is and how that compares to what the skill's own examples reach:
@@ -56,10 +62,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from graphlore.toolsets.skills import decision
+from graphlore.toolsets.skills import decision, whitening
 
 #: Bump when a constant below changes, so benchmark notes can say which judge made them.
-JUDGE_VERSION = 7
+JUDGE_VERSION = 11
 #: Candidates hybrid search hands the judge.
 CANDIDATES = 5
 #: Temperature of the soft best match, in cosine units: passages within ~TAU of the best count.
@@ -78,6 +84,8 @@ NETWORK_EXAMPLES = 10
 #: linear rule's answers with a margin under 0.015 were right less than half the time on the training folds;
 #: the network's were right more often than not at every margin, so it only needs to rank strictly above).
 MIN_MARGIN = 0.0
+#: The same for judge v11's network on the whitened rank and inputs (a calibrated library's; refitted with it).
+WHITENED_MIN_MARGIN = 0.0
 LINEAR_MIN_MARGIN = 0.015
 #: The linear rule (judge v3's, for skills with fewer than NETWORK_EXAMPLES conditions): weights of match,
 #: match above what the skill's examples reach, margin, and its bias.
@@ -110,6 +118,9 @@ class Candidate:
     centroid_norm: float = 1.0
     calibration: Calibration = Calibration()
     negatives: Sequence[float] | np.ndarray = ()
+    #: The cosine of the query and the skill's mean condition in the library's whitened space (:mod:`whitening`),
+    #: for a library with a fresh calibration of its own; None elsewhere.
+    whitened: float | None = None
 
 
 @dataclass(frozen=True)
@@ -125,6 +136,8 @@ class Scored:
     negative: float | None = None
     examples: int = 0
     cosines: np.ndarray = field(default_factory=lambda: np.empty(0), repr=False, compare=False)
+    #: The whitened prototype cosine the rank was moved by (None: not re-ranked).
+    whitened: float | None = None
 
     @property
     def blocked(self) -> bool:
@@ -210,9 +223,12 @@ def score(candidate: Candidate, tau: float = TAU, weight: float = PROTOTYPE_WEIG
     match = soft_match(cosines, tau)
     proto = prototype_cosine(cosines, candidate.centroid_norm)
     negatives = np.asarray(candidate.negatives, dtype=np.float64)
-    return Scored(candidate.skill_id, match, proto, rank_score(match, proto, weight),
-                  candidate.calibration.typical(), int(cosines.argmax()),
-                  float(negatives.max()) if negatives.size else None, candidate.calibration.examples, cosines)
+    rank = rank_score(match, proto, weight)
+    if candidate.whitened is not None:
+        rank += whitening.WEIGHT * candidate.whitened
+    return Scored(candidate.skill_id, match, proto, rank, candidate.calibration.typical(), int(cosines.argmax()),
+                  float(negatives.max()) if negatives.size else None, candidate.calibration.examples, cosines,
+                  candidate.whitened)
 
 
 def judge(candidates: Sequence[Candidate], *, tau: float = TAU, weight: float = PROTOTYPE_WEIGHT,
@@ -220,7 +236,8 @@ def judge(candidates: Sequence[Candidate], *, tau: float = TAU, weight: float = 
     """The best-ranked candidate that no negative example blocks, if the evidence for it is enough; else none.
     ``candidates`` come in the hybrid search's order (the network reads where the best one stood). Ties go to
     the smaller id. ``shift``: the library's own move of the network's bias (:mod:`selfcheck`; the linear rule
-    has none)."""
+    has none). Candidates that all carry a whitened score (a calibrated library's) are judged by judge v11's
+    network on the whitened rank and inputs, others by judge v7's."""
     scored = sorted((s for s in (score(c, tau, weight) for c in candidates) if s is not None),
                     key=lambda s: (-s.rank, s.skill_id))
     eligible = [s for s in scored if not s.blocked]
@@ -232,9 +249,12 @@ def judge(candidates: Sequence[Candidate], *, tau: float = TAU, weight: float = 
     best = eligible[0]
     rivals = [s for s in scored if s is not best]  # a blocked skill still competes: see the module docstring
     margin = best.rank - rivals[0].rank if rivals else 0.0  # alone: its own evidence must carry it
+    whitened = all(s.whitened is not None for s in scored)
     if best.examples >= NETWORK_EXAMPLES:
-        value, least, rule = (decision.value(decision.features(best, rivals, fused[best.skill_id])) + shift,
-                              MIN_MARGIN, "the network" + (f" (the library's bias {shift:+.2f})" if shift else ""))
+        net, least = (decision.WHITENED, WHITENED_MIN_MARGIN) if whitened else (decision.SHIPPED, MIN_MARGIN)
+        value = decision.value(decision.features(best, rivals, fused[best.skill_id]), net) + shift
+        rule = ("the network" + (" on the library's whitened rank and scores" if whitened else "")
+                + (f" (the library's bias {shift:+.2f})" if shift else ""))
     else:
         value, least, rule = linear_value(best.match, best.typical, margin), LINEAR_MIN_MARGIN, "the linear rule"
     rule = f"{rule} (a skill of {best.examples} conditions)"

@@ -88,6 +88,7 @@ from graphlore.toolsets.skills.cache import PassageCache
 from graphlore.toolsets.skills.models import Skill, SkillChanges, database_failed, skill_not_found
 from graphlore.toolsets.skills.outcomes import Counters
 from graphlore.toolsets.skills.playbook import Header, parse, render
+from graphlore.toolsets.skills.whitening import Whitening, WhiteningCache
 
 KIND = "skill"
 PROTOTYPE = "skill_prototype"
@@ -490,20 +491,41 @@ class SkillLibrary:
         return record
 
     def _calibration(self, store: Store, progress: Callable[[int, int, str], None] | None = None) -> dict[str, Any]:
-        """The record of the library's own calibration, computed from its stored vectors now."""
-        blocks, heads = self.blocks(store)
+        """The record of the library's own calibration, computed from its stored vectors now (with the whitening
+        its search then re-ranks by, kept in this process's cache under the record's ``made`` id)."""
+        blocks, heads, ids = self.blocks(store, with_ids=True)
         shift, how = selfcheck.library_shift(blocks, heads, progress)
-        return {"shift": shift, "fresh": True, "judge": judge.JUDGE_VERSION,
+        made = new_id()
+        if shift is not None:
+            self.runtime.state(WhiteningCache).put(self.namespace, made, Whitening.fit(blocks, heads, ids))
+        return {"shift": shift, "fresh": True, "judge": judge.JUDGE_VERSION, "made": made,
                 "min_conditions": selfcheck.MIN_CONDITIONS, "skills": len(blocks),
                 "conditions": sum(len(b) - h for b, h in zip(blocks, heads, strict=True)), "learned": 0, "how": how}
 
     @staticmethod
-    def blocks(store: Store) -> tuple[list[np.ndarray], list[int]]:
+    def blocks(store: Store, with_ids: bool = False) -> tuple[Any, ...]:
         """Each skill in use's passage vectors and how many of them describe it (title, problem), by source
-        (then id): what :mod:`selfcheck` simulates from."""
+        (then id): what :mod:`selfcheck` simulates from (and, ``with_ids``, the skills' ids)."""
         nodes = sorted((n for n in store.iter_nodes(KIND, IN_USE, with_vectors=True) if n.vectors is not None),
                        key=lambda n: (n.props.get("source") or "", n.id))
-        return [n.vectors for n in nodes], [routing.head_count({"title": n.name, **n.props}) for n in nodes]
+        out = [n.vectors for n in nodes], [routing.head_count({"title": n.name, **n.props}) for n in nodes]
+        return (*out, [n.id for n in nodes]) if with_ids else out
+
+    def whitening(self, store: Store) -> Whitening | None:
+        """The whitening a search of this library re-ranks its candidates by (:mod:`whitening`): only while its
+        own calibration is fresh and this judge's (call after :meth:`self_shift` said so); fitted from the
+        stored vectors on the first search of a process that did not make the calibration."""
+        record = self.handle.meta(store).get(SELF_CALIBRATION)
+        made = record.get("made") if isinstance(record, dict) else None
+        if not isinstance(made, str):
+            return None
+        cache = self.runtime.state(WhiteningCache)
+        found = cache.get(self.namespace, made)
+        if found is None:
+            blocks, heads, ids = self.blocks(store, with_ids=True)
+            found = Whitening.fit(blocks, heads, ids)
+            cache.put(self.namespace, made, found)
+        return found
 
     def self_shift(self, store: Store) -> tuple[float, str | None]:
         """The shift of the network's bias for this library, and what to say when it is the shipped bias's

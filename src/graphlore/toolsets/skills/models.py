@@ -298,7 +298,14 @@ class CandidateEvidence(Response):
         description="The match its own examples reach (leave-one-out over its conditions, shrunk toward a prior "
         "for skills with few): a query well below it is probably not about this skill."
     )
-    rank: float = Field(description="What candidates are ordered by: 0.7 x match + 0.3 x prototype cosine.")
+    rank: float = Field(description="What candidates are ordered by: 0.7 x match + 0.3 x prototype cosine, "
+                        "plus 0.72 x whitened in a library with a fresh calibration of its own.")
+    whitened: float | None = Field(
+        None, description="In a library with a fresh calibration of its own: the cosine of the query and the "
+        "skill's mean condition in the library's whitened space (directions that vary within every skill "
+        "discounted), which moved its rank and which the network reads (the best one's, and its margin over the "
+        "others'). Null elsewhere."
+    )
     matched: list[MatchedPassage] = Field(description="Its closest passage of each field, closest first.")
     failed_on: str | None = Field(
         None, description="A question it failed on that is closer to the query than its own passages: it is "

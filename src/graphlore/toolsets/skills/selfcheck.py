@@ -8,10 +8,12 @@ higher one to answer enough. The library itself is training data for that: leave
 conditions out (questions of known ones), each taking its :data:`PARAPHRASES_OUT` nearest conditions with it
 (a library's examples were written together, so a left-out example may find a near copy of itself among the
 rest, where a question nobody wrote the examples for is less likely to), five times; judge every such question by the
-judge's own scores over the 5 best-ranked skills of what is left, and move the bias to the largest value (on
-a 0.01 grid) at which the network still abstains on :data:`NULL_LEVEL` of the unknown questions. Those two
-are the constants, fitted once together by cross-validation on training folds (``bench/skills_fit.py``;
-bench/README.md, skills_routing, judges v6 and v7).
+judge's own scores over the 5 best-ranked skills of what is left, re-ranked as the search re-ranks a calibrated
+library's candidates (:mod:`whitening`, fitted on what each fold keeps) and read, with the whitened evidence as
+inputs, by the network the search then uses (:data:`decision.WHITENED`), and move the bias to the largest value (on a 0.01 grid) at which that network
+still abstains on :data:`NULL_LEVEL` of the unknown questions. Those are the constants, fitted by
+cross-validation on training folds (``bench/skills_fit.py``; bench/README.md, skills_routing, judges v6, v7,
+v10 and v11).
 
 Only for libraries of at least :data:`MIN_SKILLS` skills whose median skill has :data:`MIN_CONDITIONS`
 conditions; others keep the shipped bias (below it the simulation moves the bias by far more than it should:
@@ -29,10 +31,13 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from graphlore.toolsets.skills import decision, judge
+from graphlore.toolsets.skills import decision, judge, whitening
 
-#: Share of the simulated unknown questions the network must still abstain on at the library's bias.
-NULL_LEVEL = 0.49
+#: Share of the simulated unknown questions the network must still abstain on at the library's bias (judge v11's,
+#: fitted with its network on the whitened rank and inputs; judge v7's was 0.49 on the shipped rank, v10's 0.48).
+NULL_LEVEL = 0.57
+#: Judge v7's level, with its network on the shipped rank (what the bench's v7 procedure refits).
+SHIPPED_NULL_LEVEL = 0.49
 #: Conditions nearest each left-out question of a known skill that leave with it (:func:`_unseen`).
 PARAPHRASES_OUT = 3
 #: Examples learned from use (as a share of the conditions it was made from) a calibration stays valid for.
@@ -59,10 +64,12 @@ def applies(conditions: Sequence[int]) -> str | None:
 
 
 def simulate(blocks: Sequence[np.ndarray], heads: Sequence[int],
-             progress: Callable[[int, int, str], None] | None = None) -> tuple[np.ndarray, np.ndarray]:
+             progress: Callable[[int, int, str], None] | None = None, whitened: bool = True
+             ) -> tuple[np.ndarray, np.ndarray]:
     """The network's value before its bias for every simulated question, and whether it was known (see the
     module docstring). ``blocks``: each skill's passage vectors (in a fixed order), ``heads``: how many of them
-    describe the skill (title, problem) before its conditions; ``progress`` hears of each fold done."""
+    describe the skill (title, problem) before its conditions; ``progress`` hears of each fold done;
+    ``whitened`` False: judge v7's simulation (the shipped rank and network; the bench refits it)."""
     values, known = [], []
     for k in range(FOLDS):
         kept, questions, labels = [], [], []
@@ -77,7 +84,7 @@ def simulate(blocks: Sequence[np.ndarray], heads: Sequence[int],
                 kept.append((_unseen(np.delete(block, out, axis=0), head, block[out]), head))
         if not kept:
             continue
-        values.append(_judged(kept, np.vstack(questions).astype(np.float64)))
+        values.append(_judged(kept, np.vstack(questions).astype(np.float64), whitened=whitened))
         known.append(np.array(labels) >= 0)
         if progress is not None:
             progress(k + 1, FOLDS, "calibration folds")
@@ -98,10 +105,13 @@ def _unseen(kept: np.ndarray, head: int, questions: np.ndarray) -> np.ndarray:
     return np.vstack([kept[:head], np.delete(conditions, gone, axis=0)])
 
 
-def _judged(skills: list[tuple[np.ndarray, int]], queries: np.ndarray, chunk: int = 512) -> np.ndarray:
-    """The network's value (before its bias) of each query's best candidate among its 5 best-ranked skills
-    (``chunk`` queries at a time: the cosines of all of them to every passage would not fit in memory)."""
+def _judged(skills: list[tuple[np.ndarray, int]], queries: np.ndarray, chunk: int = 512, whitened: bool = True
+            ) -> np.ndarray:
+    """The network's value (before its bias) of each query's best candidate among its 5 best-ranked skills,
+    re-ranked in the whitened space of ``skills`` unless not ``whitened`` (``chunk`` queries at a time: the
+    cosines of all of them to every passage would not fit in memory)."""
     tau, weight = judge.TAU, judge.PROTOTYPE_WEIGHT
+    white = whitening.Whitening.fit([b for b, _ in skills], [h for _, h in skills]) if whitened else None
     matrix = np.vstack([b for b, _ in skills]).astype(np.float64)
     starts = np.concatenate([[0], np.cumsum([len(b) for b, _ in skills])])
     norms = np.array([max(judge.centroid_norm(b), 1e-9) for b, _ in skills])
@@ -116,19 +126,25 @@ def _judged(skills: list[tuple[np.ndarray, int]], queries: np.ndarray, chunk: in
             match[:, i] = top + tau * np.log(np.mean(np.exp((c - top[:, None]) / tau), axis=1))
             rank[:, i] = judge.rank_score(match[:, i], c.mean(axis=1) / norms[i], weight)
         order = np.argsort(-rank, axis=1, kind="stable")[:, :judge.CANDIDATES]
+        if white is not None:  # the search's re-ranking of the same 5 (whitening.WEIGHT x the whitened cosine)
+            moved = white.query(queries[at:at + chunk]) @ white.prototypes.T
+            rank = rank + whitening.WEIGHT * moved
         for q, found in enumerate(order):
-            evs = [_Ev(match[q, i], rank[q, i], typical[i], cos[q, starts[i]:starts[i + 1]]) for i in found]
+            found = sorted(found, key=lambda i, q=q: (-rank[q, i], i))
+            evs = [_Ev(match[q, i], rank[q, i], typical[i], cos[q, starts[i]:starts[i + 1]],
+                       None if white is None else float(moved[q, i])) for i in found]
             rows.append(decision.features(evs[0], evs[1:]))
-    return decision.network(np.array(rows))
+    return decision.outputs(np.array(rows), decision.WHITENED if whitened else decision.SHIPPED)
 
 
 class _Ev:
     """One candidate's evidence as :func:`decision.features` reads it."""
 
-    __slots__ = ("match", "rank", "typical", "cosines")
+    __slots__ = ("match", "rank", "typical", "cosines", "whitened")
 
-    def __init__(self, match: float, rank: float, typical: float, cosines: np.ndarray) -> None:
-        self.match, self.rank, self.typical, self.cosines = match, rank, typical, cosines
+    def __init__(self, match: float, rank: float, typical: float, cosines: np.ndarray,
+                 whitened: float | None = None) -> None:
+        self.match, self.rank, self.typical, self.cosines, self.whitened = match, rank, typical, cosines, whitened
 
 
 def keeps(learned: int, conditions: int) -> bool:
@@ -138,10 +154,11 @@ def keeps(learned: int, conditions: int) -> bool:
     return learned <= LEARNED_SHARE * conditions
 
 
-def shift_for(values: np.ndarray, known: np.ndarray, level: float = NULL_LEVEL) -> float:
+def shift_for(values: np.ndarray, known: np.ndarray, level: float = NULL_LEVEL, bias: float | None = None
+              ) -> float:
     """The largest shift of :data:`SHIFTS` at which the network abstains on ``level`` of the unknown
-    questions (the smallest shift when none does)."""
-    unknown = values[~known] + decision.BIAS
+    questions (the smallest shift when none does); ``bias``: the network's (judge v11's unless given)."""
+    unknown = values[~known] + (decision.WHITENED.bias if bias is None else bias)
     if unknown.size == 0:
         return 0.0
     refused = (unknown[None, :] + SHIFTS[:, None] < 0).mean(axis=1)

@@ -94,22 +94,28 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: and Svelte components are read (format 25 never listed them).
 #: 27: Helm charts are rendered with their values (`services.helm`) and ``templates/*.tpl`` are layout files: an index
 #: of format 26 never listed the helpers among its layout files and holds the values its cruder reading gave.
-#: 28: Helm ``--set`` flags read as Helm reads them (``--set-file``/``--set-json``/``--set-literal``, ``{a,b}`` lists,
-#: escaped dots, typing, Helm's order); format 27 kept a values.yaml value a ``--set-file`` replaces.
-#: A ``$x = ...`` in an ``if``/``range`` assigns the outer variable (format 27 lost it, or kept it where not known).
-#: A ConfigMap a chart names after an unknown release is that chart's own (format 27 gave it to every chart's unit).
-#: A ConfigMap key an unknown `if` decides holds every branch's value and `{?}` (format 27 kept the last branch's only).
-#: Branches of an unknown `if` within one line are `{?}` (format 27 wrote them one after the other: `ab`).
-#: A template comment ends at its `*/}}` (format 27 ended it at the first `}}` in it and rendered the rest).
-#: `contains`/`len`/... of a text partly unknown are not known (format 27 decided them on the known part).
-#: A command's chart path is read from its file's folder first (format 27 also matched it from the root).
-#: A `.tpl` at any depth under `templates/` is a layout file (format 27: only directly in it).
-#: `$` inside a define is the data `include` gives it (format 27: always the chart's root).
-#: A template's units are paired across value sets by their `kind:` line (format 27: by place, mixing two Deployments).
-#: A map written as text is `{?}` (format 27 wrote `map[...]` as its value).
-#: A helper `.tpl` that does not parse is listed among the unreadable files (format 27 never listed it).
-#: A library chart several charts name with `file://` gives each its defines (format 27: only the last one).
-FORMAT = 28
+#: 28: AngularJS ``$http`` calls are clients (`frameworks.script_web`): an index of format 27 would keep a browser
+#: script's clients without them until its files change.
+#: 29: a ``$http`` a file declares or imports (an axios instance of that name) is no AngularJS client (format 28 took
+#: it), and ``$http({method: "JSONP"})`` is a GET.
+#: 30: a component's facts are its top-level ``<script>`` blocks only, and ASP.NET's ``[ActionName]``/``[area]`` and
+#: ``java.net.URL(protocol, host, file)`` are read: facts and routes of format 29 hold what the cruder reading gave.
+#: 31: Helm ``--set`` flags read as Helm reads them (``--set-file``/``--set-json``/``--set-literal``, ``{a,b}`` lists,
+#: escaped dots, typing, Helm's order); format 30 kept a values.yaml value a ``--set-file`` replaces.
+#: A ``$x = ...`` in an ``if``/``range`` assigns the outer variable (format 30 lost it, or kept it where not known).
+#: A ConfigMap a chart names after an unknown release is that chart's own (format 30 gave it to every chart's unit).
+#: A ConfigMap key an unknown `if` decides holds every branch's value and `{?}` (format 30 kept the last branch's only).
+#: Branches of an unknown `if` within one line are `{?}` (format 30 wrote them one after the other: `ab`).
+#: A template comment ends at its `*/}}` (format 30 ended it at the first `}}` in it and rendered the rest).
+#: `contains`/`len`/... of a text partly unknown are not known (format 30 decided them on the known part).
+#: A command's chart path is read from its file's folder first (format 30 also matched it from the root).
+#: A `.tpl` at any depth under `templates/` is a layout file (format 30: only directly in it).
+#: `$` inside a define is the data `include` gives it (format 30: always the chart's root).
+#: A template's units are paired across value sets by their `kind:` line (format 30: by place, mixing two Deployments).
+#: A map written as text is `{?}` (format 30 wrote `map[...]` as its value).
+#: A helper `.tpl` that does not parse is listed among the unreadable files (format 30 never listed it).
+#: A library chart several charts name with `file://` gives each its defines (format 30: only the last one).
+FORMAT = 31
 
 
 def _context(values: list) -> FileContext:

@@ -224,7 +224,7 @@ class PathsRequest(Request):
                        "for every member it declares).")
     edge_types: list[WalkKey] | None = Field(  # type: ignore[valid-type]
         None, min_length=1, max_length=len(WALK_KEYS), description=_WALK_DOC)
-    max_depth: int = Field(6, ge=1, le=12, description="Most hops on a path: a hop is a call, within a service or "
+    max_depth: int = Field(10, ge=1, le=12, description="Most hops on a path: a hop is a call, within a service or "
                                                        "across services (a client's link to a route); an interface "
                                                        "method's override, a method's client and a route's handler "
                                                        "cost none.")
@@ -238,7 +238,9 @@ class PathsResponse(Response):
     max_depth: int
     paths: list[FoundPath] = Field(description="The paths, shortest first.")
     has_more: bool = Field(description="More paths exist within max_depth than limit.")
-    note: str | None = Field(None, description="Why there is no path, when it can be told.")
+    note: str | None = Field(None, description="Why there is no path, when it can be told; a class or module end "
+                                           "taken as the symbols it declares; where the paths went on past the "
+                                           "target (an abstract method to its one implementation).")
     index_status: IndexStatus
 
 

@@ -7,6 +7,7 @@ embedding), so an answer is never served from a stale index without saying so (`
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 import shlex
 import time
@@ -17,7 +18,7 @@ from graphlore.errors import InvalidInput, NotFound, ref
 from graphlore.runtime import Runtime
 from graphlore.search import hybrid_search
 from graphlore.store import Node, Store
-from graphlore.store.terms import STOPWORDS
+from graphlore.store.terms import STOPWORDS, query_terms
 from graphlore.toolsets.folder_index import rebuild_kept
 
 from ..index.code_index import CodeIndex
@@ -247,20 +248,54 @@ def paths(runtime: Runtime, request: PathsRequest) -> PathsResponse:
     index, store, status = open_fresh(runtime, request.project_path)
     source, target = traverse.get_node(store, request.from_id), traverse.get_node(store, request.to_id)
     keys = tuple(request.edge_types or FLOW_KEYS)
-    found_paths, more = reach.all_paths(store, reach.seeds(store, source), reach.seeds(store, target), keys,
-                                        request.max_depth, request.limit)
+    starts, ends = reach.seeds(store, source), reach.seeds(store, target)
+    found_paths, more = reach.all_paths(store, starts, ends, keys, request.max_depth, request.limit)
     if target.kind == "route" and "EXPOSED_BY" in keys:
         found_paths = [reach.on_to_handler(store, path) for path in found_paths]
+    carried: list[str] = []
+    if "OVERRIDDEN_BY" in keys:
+        found_paths, carried = _on_to_implementations(store, found_paths)
     found = refs(store, [i for path in found_paths for s in path for i in (s.src, s.dst)])
     note = None
     if not found_paths:
-        ahead = reach.distances(store, reach.seeds(store, source), keys, "out", request.max_depth)
+        ahead = reach.distances(store, starts, keys, "out", request.max_depth)
         note = (f"no path of at most {request.max_depth} hops ({', '.join(keys)}) leads from "
                 f"{node_ref(source).label} to {node_ref(target).label}; {len(ahead) - 1} nodes are reachable "
                 "from it that way (impact with direction out lists them)")
     return PathsResponse(source=node_ref(source), target=node_ref(target), edge_types=list(keys),
                          max_depth=request.max_depth, paths=[FoundPath(length=len(p), hops=_hops(p, found)) for p in found_paths], has_more=more,
-                         note=note, index_status=status)
+                         note=_notes(note, _stands_for(source, starts), _stands_for(target, ends), *carried),
+                         index_status=status)
+
+
+def _stands_for(node, seeds: list[str]) -> str | None:
+    """Says that a class or a module was taken as the symbols it declares (`reach.seeds`)."""
+    if len(seeds) < 2:
+        return None
+    return f"{node_ref(node).label} stands for the {len(seeds) - 1} symbols it declares"
+
+
+def _notes(*notes: str | None) -> str | None:
+    return "; ".join(n for n in notes if n) or None
+
+
+def _on_to_implementations(store, found_paths: list[list[reach.Step]]) -> tuple[list[list[reach.Step]], list[str]]:
+    """Each path carried on from an abstract end to its one implementation (`reach.on_to_implementation`), and
+    the notes that say so (once each). A path carried on to one found as it is (an end that stands for the
+    implementation too: a class or a module that declares both) is left out, not shown twice."""
+    def drawn(path: list[reach.Step]) -> tuple:
+        return tuple((s.src, s.dst, s.key) for s in path)
+
+    found = {drawn(path) for path in found_paths}
+    out, notes = [], []
+    for path in found_paths:
+        carried, note = reach.on_to_implementation(store, path)
+        if note and drawn(carried) in found:
+            continue
+        out.append(carried)
+        if note and note not in notes:
+            notes.append(note)
+    return out, notes
 
 
 def impact(runtime: Runtime, request: ImpactRequest) -> ImpactResponse:
@@ -299,7 +334,7 @@ def impact(runtime: Runtime, request: ImpactRequest) -> ImpactResponse:
                           depth=request.depth, total=len(order), by_service=dict(sorted(by_service.items())),
                           by_depth=by_depth, tests_left_out=tests_left_out, offset=request.offset, limit=request.limit,
                           has_more=request.offset + len(page) < len(order), results=results, consumers=consumers,
-                          note=note, index_status=status)
+                          note=_notes(note, _stands_for(node, starts)), index_status=status)
 
 
 #: from a symbol to the consumers of what it sends: its producers, their links, the consumers' handlers
@@ -342,17 +377,21 @@ _MEMBER_CUT = ".#:/"
 
 
 def ranked(query: str, hits: list[SearchHit]) -> list[SearchHit]:
-    """The hits in the ranking's order (hybrid: fused, whatever the cosine shown), with three rules over it: a
+    """The hits in the ranking's order (hybrid: fused, whatever the cosine shown), with four rules over it: a
     symbol whose name is the query itself (case, spaces and underscores aside: ``load vet data`` names
-    ``loadVetData``) comes first, never under its class; test code comes after every other hit (it stays
-    listed) unless a query word asks for tests (`TEST_WORDS`); a type comes just after the first of its own
-    methods that is also a hit and whose name shares a word with the query (the method that does the work,
-    not the class that holds it; a field, a constructor or a method named otherwise does not move it)."""
+    ``loadVetData``) comes first, never under its class; a declaration (`DECLARATION_KINDS`: a field, a Java
+    file or a package) whose own name does not hold every word of the query comes after the other code (it
+    matched through its owner's or its folder's words: ``Ship#cost`` for "calculate shipping cost"); test code
+    comes after every other hit (it stays listed) unless a query word asks for tests (`TEST_WORDS`); a type
+    comes just after the first of its own methods that is also a hit and whose name shares a word with the
+    query (the method that does the work, not the class that holds it; a field, a constructor or a method
+    named otherwise does not move it)."""
     exact = _squeezed(query)
     tests_wanted = bool(TEST_WORDS & {w.lower() for w in re.findall(r"[^\W_]+", query)})
+    asked_terms = _terms(query)
     order = sorted(range(len(hits)), key=lambda i: (
         not (hits[i].node.kind == "symbol" and _squeezed(hits[i].node.name) == exact),
-        not tests_wanted and hits[i].node.role == "TEST", i))
+        not tests_wanted and hits[i].node.role == "TEST", _unnamed_declaration(hits[i].node, asked_terms), i))
     out = [hits[i] for i in order]
     asked = _words(query)
     for hit in [h for h in out if h.node.symbol_kind in TYPE_KINDS and _squeezed(h.node.name) != exact]:
@@ -363,15 +402,43 @@ def ranked(query: str, hits: list[SearchHit]) -> list[SearchHit]:
     return out
 
 
+#: symbol kinds that declare and do nothing: a field (a property, a constant), a Java source file (its code is
+#: its types') and a package. A Python or TS/JS ``module`` is not one: its top-level code runs.
+DECLARATION_KINDS = frozenset({"field", "file", "package"})
+
+
+@functools.lru_cache(maxsize=65_536)
+def _terms(text: str) -> frozenset[str]:
+    """The BM25 terms (stemmed, stop words aside) of ``text`` and of its identifiers' case-change words."""
+    return frozenset(query_terms(f"{text} {split_words(text)}"))
+
+
+def _unnamed_declaration(node: NodeRef, asked: frozenset[str]) -> bool:
+    """Whether ``node`` is a declaration whose own name leaves a word of the query out."""
+    if node.kind != "symbol" or node.symbol_kind not in DECLARATION_KINDS or node.role == "CONFIG":
+        return False  # a setting's declaration is its answer (``DATABASE_URL: PostgresDsn``)
+    return not asked <= _terms(node.name)
+
+
 def paged(query: str, hits: list[SearchHit], limit: int) -> list[SearchHit]:
-    """The page of ``limit`` hits: the first ``limit`` `ranked`, where test code that `ranked` puts last gives its
-    places to the next hits of other code (the ranking fetched `FETCHED` times the page), never to more tests."""
+    """The page of ``limit`` hits: the first ``limit`` `ranked`, where test code and declarations that `ranked`
+    puts last give their places to the next hits of other code (the ranking fetched `FETCHED` times the
+    page), never to more of them."""
+    asked = _terms(query)
+    tests_wanted = not TEST_WORDS.isdisjoint(_words(query))
+
+    exact = _squeezed(query)
+
+    def put_last(hit: SearchHit) -> bool:
+        named = hit.node.kind == "symbol" and _squeezed(hit.node.name) == exact
+        return not named and ((not tests_wanted and hit.node.role == "TEST") or _unnamed_declaration(hit.node, asked))
+
     page = ranked(query, hits[:limit])
-    tests = TEST_WORDS.isdisjoint(_words(query)) and [h for h in page if h.node.role == "TEST"]
-    if not tests:
+    last = [h for h in page if put_last(h)]
+    if not last:
         return page
-    more = [h for h in hits[limit:] if h.node.role != "TEST"][:len(tests)]
-    return ([h for h in page if h.node.role != "TEST"] + more + tests)[:limit]
+    more = [h for h in hits[limit:] if not put_last(h)][:len(last)]
+    return ([h for h in page if not put_last(h)] + more + last)[:limit]
 
 
 def _words(text: str) -> set[str]:
