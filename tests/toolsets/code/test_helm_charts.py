@@ -730,3 +730,39 @@ def test_a_library_chart_two_charts_depend_on_gives_both_its_defines(tmp_path: P
         "charts/common/templates/_names.tpl": '{{- define "common.name" -}}{{ .Chart.Name }}-app{{- end -}}'})
     names = _deployment(root).names
     assert names["web"]["web-app"] == names["items"]["items-app"] == "Kubernetes Deployment"
+
+
+BREAKS = '''kind: ConfigMap
+data:
+  {{- range .Values.zones }}
+  {{- if eq . "b" }}{{ break }}{{ end }}
+  zone-{{ . }}: "on"
+  {{- end }}
+  {{- range .Values.zones }}
+  {{- if eq . "b" }}{{ continue }}{{ end }}
+  skip-{{ . }}: "on"
+  {{- end }}
+  {{- range .Values.zones }}
+  {{- if eq $.Release.Name . }}{{ break }}{{ end }}
+  maybe-{{ . }}: "on"
+  {{- end }}
+  after: "on"
+'''
+
+
+def test_break_and_continue_end_or_skip_the_range(tmp_path: Path) -> None:
+    """``{{ break }}`` ends the ``range`` and ``{{ continue }}`` skips the item (before, both were written as ``{?}`` and
+    every item after them rendered); under a condition not known, the lines after it in the ``range`` may not be
+    written (conditional), the line after the ``range`` is; outside a ``range`` the template is unreadable."""
+    root = _chart_tree(tmp_path, **{"deploy/chart/templates/breaks.yaml": BREAKS,
+                                    "deploy/chart/values.yaml": "zones: [a, b, c]\n"})
+    [chart] = [c for c in helm.find_charts(root, ["deploy/chart/Chart.yaml"])]
+    variant = helm.variants(root, chart, [], [chart])[0]
+    out = helm.render(root, chart, variant, {}, "deploy/chart/templates/breaks.yaml")
+    [doc] = list(yaml.safe_load_all(out.text))
+    assert list(doc["data"]) == ["zone-a", "skip-a", "skip-c", "maybe-a", "maybe-b", "maybe-c", "after"]
+    lines = out.text.split("\n")
+    assert {lines[n - 1].split(":")[0].strip() for n in out.conditional} == {"maybe-a", "maybe-b", "maybe-c"}
+    (root / "deploy/chart/templates/outside.yaml").write_text("kind: ConfigMap\n{{ break }}\n")
+    assert CodeGraph.build(root).unreadable["deploy/chart/templates/outside.yaml"] == (
+        "Helm template: break outside a range")

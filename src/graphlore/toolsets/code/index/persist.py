@@ -115,6 +115,7 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: A map written as text is `{?}` (format 30 wrote `map[...]` as its value).
 #: A helper `.tpl` that does not parse is listed among the unreadable files (format 30 never listed it).
 #: A library chart several charts name with `file://` gives each its defines (format 30: only the last one).
+#: `break`/`continue` end or skip the `range` (format 30 wrote them as `{?}` and rendered every item after them).
 FORMAT = 31
 
 

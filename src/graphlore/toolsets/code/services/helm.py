@@ -60,6 +60,14 @@ _TOKEN = re.compile(r'''\s*(?:("(?:[^"\\]|\\.)*")|(`[^`]*`)|('(?:[^'\\]|\\.)')|(
 _DECLARATION = re.compile(r"\s*\$\w*(?:\s*,\s*\$\w*)?\s*:?=")
 
 
+class _Stop(Exception):
+    """``{{ break }}``/``{{ continue }}`` on their way to the ``range`` they end or skip."""
+
+    def __init__(self, kind: str) -> None:
+        super().__init__(kind)
+        self.kind = kind
+
+
 class _NotKnown(Exception):
     """Raised where an unknown condition decides text that must be one string (an ``include``'s result)."""
 
@@ -198,7 +206,7 @@ def _parse(text: str, defines: dict[str, list], origin: int = 1) -> list:
             name = json.loads(tokens[0]) if tokens[0].startswith('"') else tokens[0].strip("`")
             nodes.append(("template", name, " ".join(tokens[1:]) or ".", line))
         else:
-            nodes.append(("out", body, line))
+            nodes.append((word, line) if word in ("break", "continue") and not rest else ("out", body, line))
     if len(stack) != 1:
         raise ValueError(f"a {stack[-1][1][0]} block opened at line {stack[-1][1][3]} is not closed")
     return stack[0][0]
@@ -357,6 +365,8 @@ class Renderer:
         self.depth = 0
         #: an ``if`` whose condition is not known renders every branch (else only the first such one)
         self.every_branch = True
+        #: a ``break``/``continue`` under a condition not known was met in the ``range`` being rendered
+        self.maybe_stopped = False
 
     # pieces of a pipeline -------------------------------------------------------------------------------------------
 
@@ -512,7 +522,7 @@ class Renderer:
             out = _Output(strict=True)
             self.nodes(self.defines[name], dot, ChainMap({"$": dot}), out, False)
             return out.text()
-        except _NotKnown:
+        except (_NotKnown, _Stop):   # a break outside a range: Helm refuses the define
             return UNKNOWN
         finally:
             self.depth -= 1
@@ -528,12 +538,13 @@ class Renderer:
             out = _Output(strict=True)
             self.nodes(nodes, dot, ChainMap({"$": dot}), out, False)
             return out.text()
-        except _NotKnown:
+        except (_NotKnown, _Stop):
             return UNKNOWN
 
     def nodes(self, nodes: list, dot: Any, scope: ChainMap, out: _Output, conditional: bool) -> None:
         for node in nodes:
             kind = node[0]
+            conditional = conditional or self.maybe_stopped   # after a break that may have happened
             if kind == "text":
                 out.write(node[1], node[2], conditional)
             elif kind == "out":
@@ -547,6 +558,8 @@ class Renderer:
                 self._branches(node, dot, scope, out, conditional)
             elif kind == "range":
                 self._range(node, dot, scope, out, conditional)
+            elif kind in ("break", "continue"):
+                raise _Stop(kind)
 
     def _branches(self, node: list, dot: Any, scope: ChainMap, out: _Output, conditional: bool) -> None:
         """An ``if``/``with``: the branch its known conditions take; from the first condition not known on, each
@@ -562,7 +575,7 @@ class Renderer:
                 self.nodes(body, value, inner, out, marked)
                 return
             renders.append(_Output(strict=False))
-            self.nodes(body, value, inner, renders[-1], marked)
+            self._maybe(body, value, inner, renders[-1], marked)
             _restore(scope, before)
         for pipe, body in branches:
             inner = scope.new_child()
@@ -574,7 +587,7 @@ class Renderer:
                 if renders and not self.every_branch:
                     continue
                 renders.append(_Output(strict=False))
-                self.nodes(body, value if kind == "with" else dot, inner, renders[-1], True)
+                self._maybe(body, value if kind == "with" else dot, inner, renders[-1], True)
                 _restore(scope, before)
                 continue
             if not empty:
@@ -596,6 +609,14 @@ class Renderer:
             if name in before:
                 _assign(scope, name, UNKNOWN)
 
+    def _maybe(self, body: list, dot: Any, scope: ChainMap, out: _Output, conditional: bool) -> None:
+        """A branch that may not be taken: a ``break``/``continue`` in it may not happen either, so the ``range``
+        goes on, its later items rendered as ones that may not be (`maybe_stopped`)."""
+        try:
+            self.nodes(body, dot, scope, out, conditional)
+        except _Stop:
+            self.maybe_stopped = True
+
     def _range(self, node: list, dot: Any, scope: ChainMap, out: _Output, conditional: bool) -> None:
         pipe, body = node[1][0]
         declare: list[str] = []
@@ -616,13 +637,19 @@ class Renderer:
             items.sort(key=lambda kv: str(kv[0]))
         if not items and node[2] is not None:
             self.nodes(node[2], dot, scope.new_child(), out, conditional)
+        outer, self.maybe_stopped = self.maybe_stopped, False
         for key, item in items:
             inner = scope.new_child()
             if len(declare) == 1:
                 inner[declare[0]] = item
             elif len(declare) == 2:
                 inner[declare[0]], inner[declare[1]] = key, item
-            self.nodes(body, item, inner, out, conditional)
+            try:
+                self.nodes(body, item, inner, out, conditional or self.maybe_stopped)
+            except _Stop as stop:
+                if stop.kind == "break":
+                    break
+        self.maybe_stopped = outer
 
 
 def _assign(scope: ChainMap, name: str, value: Any) -> None:
@@ -1168,7 +1195,10 @@ def render(root: Path, chart: Chart, variant: Variant, defines: dict[str, list],
         renderer = Renderer(defines, chart.meta, variant, rel)
         renderer.every_branch = every_branch
         out = _Output(strict=False)
-        renderer.nodes(nodes, renderer.root, ChainMap({"$": renderer.root}), out, False)
+        try:
+            renderer.nodes(nodes, renderer.root, ChainMap({"$": renderer.root}), out, False)
+        except _Stop as stop:
+            raise ValueError(f"{stop.kind} outside a range") from None
         rendered = Rendered(out.text(), out.lines, out.conditional)
         if not out.conditional or _is_yaml(rendered.text):
             break
