@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import yaml
 from helpers.code_graph import bump
 from helpers.code_tools import write_tree
@@ -182,6 +183,13 @@ def _chart_tree(tmp_path: Path, **extra: str) -> Path:
 def _deployment(root: Path):
     layout = CodeGraph.build(root).layout
     return read_deployment(layout, root, list(layout.deployment_files))
+
+
+def _render(root: Path, rel: str) -> helm.Rendered:
+    """One template of the tree's chart rendered with its ``values.yaml`` alone (and its defines)."""
+    [chart] = [c for c in helm.find_charts(root, ["deploy/chart/Chart.yaml"])]
+    variant = helm.variants(root, chart, [], [chart])[0]
+    return helm.render(root, chart, variant, helm.defines_of(root, chart)[0], rel)
 
 
 def test_the_template_language_renders_what_the_values_decide(tmp_path: Path) -> None:
@@ -380,9 +388,7 @@ def test_what_the_cluster_decides_stays_unknown_and_the_yaml_holds(tmp_path: Pat
     ``apiVersion`` keys, no YAML, so the first branch is rendered, its lines marked as not certain; a string holding
     ``}}`` inside an action; ``.Files.Get`` is not known and ``nindent`` keeps it a block."""
     root = _chart_tree(tmp_path, **{"deploy/chart/templates/ingress.yaml": INGRESS})
-    [chart] = [c for c in helm.find_charts(root, ["deploy/chart/Chart.yaml"])]
-    variant = helm.variants(root, chart, [], [chart])[0]
-    out = helm.render(root, chart, variant, helm.defines_of(root, chart)[0], "deploy/chart/templates/ingress.yaml")
+    out = _render(root, "deploy/chart/templates/ingress.yaml")
     [doc] = [helm.unknowns_shown(d) for d in yaml.safe_load_all(out.text)]
     assert doc["apiVersion"] == "networking.k8s.io/v1" and doc["metadata"]["name"] == "shop-ui"
     assert doc["metadata"]["annotations"]["note"] == "{{ not an action }}"
@@ -390,14 +396,17 @@ def test_what_the_cluster_decides_stays_unknown_and_the_yaml_holds(tmp_path: Pat
     assert out.conditional == {1, 10}   # output lines: the apiVersion and the mode the cluster decides
 
 
-def test_an_edit_of_a_charts_helpers_updates_like_a_full_build(tmp_path: Path) -> None:
+@pytest.mark.parametrize("helpers", ["_helpers.tpl", "helpers/_names.tpl"])
+def test_an_edit_of_a_charts_helpers_updates_like_a_full_build(tmp_path: Path, helpers: str) -> None:
     """``templates/_helpers.tpl`` is a layout file: an edit of a ``define`` reaches the service's values on an
-    update, as a full build gives them."""
-    root = _chart_tree(tmp_path)
+    update, as a full build gives them; so is a ``.tpl`` in a folder below ``templates/`` (Helm reads the
+    ``define``s of every file there; it was no layout file, and the update kept the old value)."""
+    root = _chart_tree(tmp_path, **{"deploy/chart/templates/_helpers.tpl": "",
+                                    f"deploy/chart/templates/{helpers}": HELPERS})
     graph = CodeGraph.build(root)
-    helpers = root / "deploy/chart/templates/_helpers.tpl"
-    helpers.write_text(helpers.read_text().replace('replace "." ""', 'replace "." "-"'))
-    bump(helpers)
+    path = root / "deploy/chart/templates" / helpers
+    path.write_text(path.read_text().replace('replace "." ""', 'replace "." "-"'))
+    bump(path)
     graph.update()
 
     def web(of: CodeGraph) -> list[str]:
@@ -545,9 +554,7 @@ def test_a_comment_ends_at_its_close_whatever_it_holds(tmp_path: Path) -> None:
     """A template comment holding actions (a resource commented out) or a lone quote renders nothing: before, it ended
     at the first ``}}`` inside it and the rest of the commented-out Pod was rendered as the template's YAML."""
     root = _chart_tree(tmp_path, **{"deploy/chart/templates/commented.yaml": COMMENTED})
-    [chart] = [c for c in helm.find_charts(root, ["deploy/chart/Chart.yaml"])]
-    variant = helm.variants(root, chart, [], [chart])[0]
-    assert helm.render(root, chart, variant, {}, "deploy/chart/templates/commented.yaml").text == "kind: ConfigMap\n"
+    assert _render(root, "deploy/chart/templates/commented.yaml").text == "kind: ConfigMap\n"
 
 
 PARTLY_KNOWN = '''{{- define "host" }}{{ .Release.Name }}-svc{{ end -}}
@@ -566,9 +573,7 @@ def test_a_text_partly_unknown_decides_nothing(tmp_path: Path) -> None:
     """``{?}-svc`` (the release name no command writes): kept as such by the text functions, but whether it contains
     ``prod`` or how long it is is not known (before: false and 5, as if the release name were empty)."""
     root = _chart_tree(tmp_path, **{"deploy/chart/templates/partly.yaml": PARTLY_KNOWN})
-    [chart] = [c for c in helm.find_charts(root, ["deploy/chart/Chart.yaml"])]
-    variant = helm.variants(root, chart, [], [chart])[0]
-    out = helm.render(root, chart, variant, helm.defines_of(root, chart)[0], "deploy/chart/templates/partly.yaml")
+    out = _render(root, "deploy/chart/templates/partly.yaml")
     [doc] = [helm.unknowns_shown(d) for d in yaml.safe_load_all(out.text)]
     assert doc["data"] == {"host": "{?}-svc", "mode": "production", "length": "{?}", "suffix": "{?}"}
     assert out.conditional == {4}   # mode: it may not be set
@@ -585,23 +590,6 @@ def test_a_command_installs_the_chart_its_path_names_from_its_file(tmp_path: Pat
     charts = {c.folder: c for c in helm.find_charts(root, ["Chart.yaml", "tools/Chart.yaml"])}
     assert [i.release for i in helm.installs_of(charts["tools"], commands, root)] == ["tools"]
     assert [i.release for i in helm.installs_of(charts["."], commands, root)] == ["app2"]
-
-
-def test_an_edit_of_helpers_in_a_folder_of_templates_updates_like_a_full_build(tmp_path: Path) -> None:
-    """Helm reads the ``define``s of every file under ``templates/``: an edit of ``templates/helpers/_names.tpl``
-    reaches the service's values on an update too (it was no layout file: the update kept the old value)."""
-    root = _chart_tree(tmp_path, **{"deploy/chart/templates/_helpers.tpl": "",
-                                    "deploy/chart/templates/helpers/_names.tpl": HELPERS})
-    graph = CodeGraph.build(root)
-    helpers = root / "deploy/chart/templates/helpers/_names.tpl"
-    helpers.write_text(helpers.read_text().replace('replace "." ""', 'replace "." "-"'))
-    bump(helpers)
-    graph.update()
-
-    def web(of: CodeGraph) -> list[str]:
-        return next(n.props["config"] for n in of.layout_nodes if n.kind == "microservice" and n.name == "web")
-    assert any("VERSIONED=web-v1-2" in line for line in web(graph))
-    assert web(graph) == web(CodeGraph.build(root))
 
 
 DOLLAR = '''{{- define "addr" }}{{ $.host }}:{{ $.port }}{{ end -}}
@@ -624,9 +612,7 @@ def test_dollar_is_the_data_a_define_is_given(tmp_path: Path) -> None:
     root = _chart_tree(tmp_path, **{
         "deploy/chart/templates/dollar.yaml": DOLLAR,
         "deploy/chart/values.yaml": "items:\n  host: items\n  port: 8000\n  name: catalog\nzones: [a]\n"})
-    [chart] = [c for c in helm.find_charts(root, ["deploy/chart/Chart.yaml"])]
-    variant = helm.variants(root, chart, [], [chart])[0]
-    out = helm.render(root, chart, variant, helm.defines_of(root, chart)[0], "deploy/chart/templates/dollar.yaml")
+    out = _render(root, "deploy/chart/templates/dollar.yaml")
     [doc] = list(yaml.safe_load_all(out.text))
     assert doc["data"] == {"items": "items:8000", "root": "items", "zone-a": "items", "rendered": "catalog"}
 
@@ -679,9 +665,7 @@ def test_a_map_written_as_text_is_not_known(tmp_path: Path) -> None:
     value before; not known."""
     root = _chart_tree(tmp_path, **{"deploy/chart/templates/map.yaml": "kind: ConfigMap\ndata:\n  items: "
                                                                      '"{{ .Values.items }}"\n'})
-    [chart] = [c for c in helm.find_charts(root, ["deploy/chart/Chart.yaml"])]
-    variant = helm.variants(root, chart, [], [chart])[0]
-    out = helm.render(root, chart, variant, {}, "deploy/chart/templates/map.yaml")
+    out = _render(root, "deploy/chart/templates/map.yaml")
     assert helm.unknowns_shown(out.text) == 'kind: ConfigMap\ndata:\n  items: "{?}"\n'
 
 
@@ -756,9 +740,7 @@ def test_break_and_continue_end_or_skip_the_range(tmp_path: Path) -> None:
     written (conditional), the line after the ``range`` is; outside a ``range`` the template is unreadable."""
     root = _chart_tree(tmp_path, **{"deploy/chart/templates/breaks.yaml": BREAKS,
                                     "deploy/chart/values.yaml": "zones: [a, b, c]\n"})
-    [chart] = [c for c in helm.find_charts(root, ["deploy/chart/Chart.yaml"])]
-    variant = helm.variants(root, chart, [], [chart])[0]
-    out = helm.render(root, chart, variant, {}, "deploy/chart/templates/breaks.yaml")
+    out = _render(root, "deploy/chart/templates/breaks.yaml")
     [doc] = list(yaml.safe_load_all(out.text))
     assert list(doc["data"]) == ["zone-a", "skip-a", "skip-c", "maybe-a", "maybe-b", "maybe-c", "after"]
     lines = out.text.split("\n")

@@ -17,7 +17,7 @@ A value ``values.yaml`` leaves empty is unset (Helm renders nothing), so it comp
 variables (``$x := ...``), pipelines with ``default``, ``quote``/``squote``, ``printf``, ``replace``, ``trunc``,
 ``trimSuffix``/``trimPrefix``, ``lower``/``upper``, ``toYaml``/``indent``/``nindent``, ``required``, ``tpl``,
 comparisons and ``and``/``or``/``not``; ``include``/``template`` of a ``define`` (any file under ``templates/``) when it
-reduces to known values; ``if``/``else``/``with``/``range``. Anything else is unknown (``{?}``), never guessed: an
+reduces to known values; ``if``/``else``/``with``/``range`` (``break``/``continue``). Anything else is unknown (``{?}``), never guessed: an
 ``if`` whose condition is not known renders each of its branches, and a value inside one is a choice (it may be
 unset), `Rendered.conditional`; a ``range`` over a value not known renders nothing.
 """
