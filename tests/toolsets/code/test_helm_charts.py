@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import yaml
 from helpers.code_graph import bump
 from helpers.code_tools import write_tree
@@ -184,6 +185,13 @@ def _deployment(root: Path):
     return read_deployment(layout, root, list(layout.deployment_files))
 
 
+def _render(root: Path, rel: str) -> helm.Rendered:
+    """One template of the tree's chart rendered with its ``values.yaml`` alone (and its defines)."""
+    [chart] = [c for c in helm.find_charts(root, ["deploy/chart/Chart.yaml"])]
+    variant = helm.variants(root, chart, [], [chart])[0]
+    return helm.render(root, chart, variant, helm.defines_of(root, chart)[0], rel)
+
+
 def test_the_template_language_renders_what_the_values_decide(tmp_path: Path) -> None:
     """``include`` of a ``define`` (``default``, ``trunc``, ``trimSuffix``, ``printf``, ``replace``), ``quote``,
     ``default``, ``with``/``toYaml``/``nindent``, ``range`` over a map; a release name no command writes stays
@@ -209,6 +217,40 @@ def test_the_template_language_renders_what_the_values_decide(tmp_path: Path) ->
     assert out.source_lines[next(i for i, line in enumerate(lines) if "ITEMS_ADDR" in line)] == 19
 
 
+ASSIGNED = '''{{- $host := "items" }}
+{{- if .Values.external }}{{- $host = "items.example.com" }}{{- end }}
+{{- $last := "none" }}
+{{- range .Values.zones }}{{$last = .}}{{- end }}
+{{- $port := 80 }}
+{{- if .Release.IsUpgrade }}{{ $port = 8080 }}{{ end }}
+{{- $scheme := "http" }}
+{{- range .Release.Revision }}{{ $scheme = "https" }}{{ end }}
+{{- $inner := "outer" }}
+{{- if true }}{{ $inner := "shadow" }}{{ end }}
+kind: ConfigMap
+data:
+  host: {{ $host }}
+  zone: {{ $last }}
+  port: "{{ $port }}"
+  scheme: {{ $scheme }}
+  inner: {{ $inner }}
+'''
+
+
+def test_a_variable_assigned_in_a_block_is_the_outer_one(tmp_path: Path) -> None:
+    """``$x = ...`` inside an ``if`` or a ``range`` assigns the variable declared outside (Go's rule; ``:=`` declares a
+    new one); where the ``if``'s condition or the ``range``'s list is not known, the variable is not known after it,
+    never the value it had before."""
+    root = write_tree(tmp_path / "p", {
+        "chart/Chart.yaml": "apiVersion: v2\nname: web\nversion: 1.0.0\n",
+        "chart/values.yaml": "external: true\nzones: [a, b]\n", "chart/templates/cm.yaml": ASSIGNED})
+    [chart] = helm.find_charts(root, ["chart/Chart.yaml"])
+    [variant] = helm.variants(root, chart, [], [chart])
+    out = helm.render(root, chart, variant, {}, "chart/templates/cm.yaml")
+    [doc] = [helm.unknowns_shown(d) for d in yaml.safe_load_all(out.text)]
+    assert doc["data"] == {"host": "items.example.com", "zone": "b", "port": "{?}", "scheme": "{?}", "inner": "outer"}
+
+
 def test_install_commands_are_read_where_literal(tmp_path: Path) -> None:
     """``helm upgrade --install`` across continued lines: its release, chart, ``-f`` files and ``--set`` keys with
     the line each is written at; a value the shell fills in is not known."""
@@ -220,10 +262,36 @@ def test_install_commands_are_read_where_literal(tmp_path: Path) -> None:
         ("items.url", "http://items:9000", "README.md:6"), ("image.registry", "$REGISTRY", "README.md:7"),
         ("tracing.enabled", "${TRACING}", "README.md:8")]
     values: dict = {}
-    helm._set_value(values, r"ingress.hosts\[0\].name", "a.example", False)
-    helm._set_value(values, "replicas", "3", False)
-    helm._set_value(values, "tag", "3", True)
+    helm._set_value(values, "ingress.hosts[0].name", "a.example", "--set")
+    helm._set_value(values, "replicas", "3", "--set")
+    helm._set_value(values, "tag", "3", "--set-string")
     assert values == {"ingress": {"hosts": [{"name": "a.example"}]}, "replicas": 3, "tag": "3"}
+
+
+SET_FLAGS = r"""helm install --set-literal note=a,b web ./chart --set 'hosts={a,b}' \\
+  --set 'nodeSelector.kubernetes\.io/os=linux' --set-string zip=0123 --set-file config=app.conf \\
+  --set-json 'svc={"url":"http://a","port":1},extra=[1]' --set port=0123,debug=True,'url=http://a\,b' \\
+  --set-string mode=x --set mode=y --set ports.http=81 --kube-apiserver https://k8s:6443
+"""
+
+
+def test_each_set_flag_is_read_as_helm_reads_it(tmp_path: Path) -> None:
+    """``--set-literal`` (the whole rest), ``{a,b}`` lists, escaped dots and commas, Helm's typing (``0123`` stays
+    text, ``True`` is true), ``--set-json``, ``--set-file`` (a file's content: not known, never the values.yaml value
+    it replaces), the order Helm applies the flags in (``--set-string`` after ``--set``), a path through a list
+    written as a map, and a flag that takes a value (``--kube-apiserver``) not read as the chart."""
+    root = write_tree(tmp_path / "p", {
+        "chart/Chart.yaml": "apiVersion: v2\nname: web\nversion: 1.0.0\n",
+        "chart/values.yaml": "config: from-values\nports: [80]\n", "deploy.sh": SET_FLAGS})
+    [install] = helm.install_commands(SET_FLAGS, "deploy.sh")
+    assert (install.release, install.chart) == ("web", "./chart")
+    [chart] = helm.find_charts(root, ["chart/Chart.yaml"])
+    values = helm.variants(root, chart, [install], [chart])[-1].values
+    assert values.pop("config") is helm.UNKNOWN
+    assert values == {
+        "note": "a,b", "hosts": ["a", "b"], "nodeSelector": {"kubernetes.io/os": "linux"}, "zip": "0123",
+        "svc": {"url": "http://a", "port": 1}, "extra": [1], "port": "0123", "debug": True, "url": "http://a,b",
+        "mode": "x", "ports": {"http": 81}}
 
 
 def test_each_set_of_values_gives_the_service_its_values(tmp_path: Path) -> None:
@@ -320,9 +388,7 @@ def test_what_the_cluster_decides_stays_unknown_and_the_yaml_holds(tmp_path: Pat
     ``apiVersion`` keys, no YAML, so the first branch is rendered, its lines marked as not certain; a string holding
     ``}}`` inside an action; ``.Files.Get`` is not known and ``nindent`` keeps it a block."""
     root = _chart_tree(tmp_path, **{"deploy/chart/templates/ingress.yaml": INGRESS})
-    [chart] = [c for c in helm.find_charts(root, ["deploy/chart/Chart.yaml"])]
-    variant = helm.variants(root, chart, [], [chart])[0]
-    out = helm.render(root, chart, variant, helm.defines_of(root, chart)[0], "deploy/chart/templates/ingress.yaml")
+    out = _render(root, "deploy/chart/templates/ingress.yaml")
     [doc] = [helm.unknowns_shown(d) for d in yaml.safe_load_all(out.text)]
     assert doc["apiVersion"] == "networking.k8s.io/v1" and doc["metadata"]["name"] == "shop-ui"
     assert doc["metadata"]["annotations"]["note"] == "{{ not an action }}"
@@ -330,14 +396,17 @@ def test_what_the_cluster_decides_stays_unknown_and_the_yaml_holds(tmp_path: Pat
     assert out.conditional == {1, 10}   # output lines: the apiVersion and the mode the cluster decides
 
 
-def test_an_edit_of_a_charts_helpers_updates_like_a_full_build(tmp_path: Path) -> None:
+@pytest.mark.parametrize("helpers", ["_helpers.tpl", "helpers/_names.tpl"])
+def test_an_edit_of_a_charts_helpers_updates_like_a_full_build(tmp_path: Path, helpers: str) -> None:
     """``templates/_helpers.tpl`` is a layout file: an edit of a ``define`` reaches the service's values on an
-    update, as a full build gives them."""
-    root = _chart_tree(tmp_path)
+    update, as a full build gives them; so is a ``.tpl`` in a folder below ``templates/`` (Helm reads the
+    ``define``s of every file there; it was no layout file, and the update kept the old value)."""
+    root = _chart_tree(tmp_path, **{"deploy/chart/templates/_helpers.tpl": "",
+                                    f"deploy/chart/templates/{helpers}": HELPERS})
     graph = CodeGraph.build(root)
-    helpers = root / "deploy/chart/templates/_helpers.tpl"
-    helpers.write_text(helpers.read_text().replace('replace "." ""', 'replace "." "-"'))
-    bump(helpers)
+    path = root / "deploy/chart/templates" / helpers
+    path.write_text(path.read_text().replace('replace "." ""', 'replace "." "-"'))
+    bump(path)
     graph.update()
 
     def web(of: CodeGraph) -> list[str]:
@@ -357,3 +426,325 @@ def test_values_files_that_disagree_on_a_url_make_a_choice_said_on_the_client(tm
     [web] = [n for n in nodes.values() if n.kind == "client" and n.props["microservice"] == "web"]
     assert web.props["match"] == "cross_service"
     assert web.props["match_detail"].startswith("1 of the 2 values of its URL link; the others do not")
+
+
+def _release_named_chart(name: str, url: str) -> dict[str, str]:
+    deployment = f'''apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {name}
+spec:
+  template:
+    spec:
+      containers:
+        - name: {name}
+          image: acme/{name}:1
+          envFrom:
+            - configMapRef:
+                name: {{{{ include "fullname" . }}}}
+'''
+    return {
+        f"charts/{name}/Chart.yaml": f"apiVersion: v2\nname: {name}\nversion: 1.0.0\n",
+        f"charts/{name}/values.yaml": f"url: {url}\n",
+        f"charts/{name}/templates/_helpers.tpl": (
+            '{{- define "fullname" -}}{{ printf "%s-%s" .Release.Name .Chart.Name }}{{- end -}}'),
+        f"charts/{name}/templates/config.yaml": 'kind: ConfigMap\napiVersion: v1\nmetadata:\n  name: '
+                                                '{{ include "fullname" . }}\ndata:\n  TARGET_URL: {{ .Values.url }}\n',
+        f"charts/{name}/templates/deployment.yaml": deployment,
+        f"{name}/Dockerfile": "FROM python:3.12\n", f"{name}/app.py": FLASK, f"{name}/requirements.txt": "flask\n",
+    }
+
+
+def test_a_config_map_the_release_names_is_its_charts_own(tmp_path: Path) -> None:
+    """Two charts whose ConfigMap is named after the release no command names (``printf`` of a value not known is
+    not known: both are named ``{?}``): each Deployment's ``envFrom`` reads its own chart's ConfigMap, never the
+    other chart's of the same unknown name."""
+    root = write_tree(tmp_path / "p", {**_release_named_chart("web", "http://items:8000"),
+                                       **_release_named_chart("items", "http://web:5000")})
+    deployment = _deployment(root)
+    assert deployment.env["web"]["TARGET_URL"] == ["http://items:8000"]
+    assert deployment.env["items"]["TARGET_URL"] == ["http://web:5000"]
+
+
+CONDITIONAL_CONFIG = '''apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: web-config
+data:
+  MODE: plain
+{{- if .Release.IsUpgrade }}
+  CATALOG_URL: http://catalog.example.com
+{{- else }}
+  CATALOG_URL: http://items:9000
+{{- end }}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web-config-reader
+spec:
+  template:
+    spec:
+      containers:
+        - name: web
+          image: docker.io/acme/web:1
+          envFrom:
+            - configMapRef:
+                name: web-config
+'''
+
+
+def test_a_config_map_key_an_unknown_condition_decides_is_a_choice(tmp_path: Path) -> None:
+    """A ConfigMap key both branches of an ``if`` the release decides write (two keys of one mapping, of which YAML
+    keeps the last): each branch's value is one of its values and it may be unset; never only the last one."""
+    deployment = _deployment(_chart_tree(tmp_path, **{"deploy/chart/templates/config.yaml": CONDITIONAL_CONFIG}))
+    env = deployment.env["web"]
+    assert sorted(env["CATALOG_URL"]) == ["http://catalog.example.com", "http://items:9000", "{?}"]
+    assert env["MODE"] == ["plain"]
+
+
+BRANCHED_VALUES = '''apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web-branched
+spec:
+  template:
+    spec:
+      containers:
+        - name: web
+          image: docker.io/acme/web:1
+          env:
+            - name: CATALOG_URL
+              {{- if .Release.IsUpgrade }}
+              value: http://catalog.example.com
+              {{- else }}
+              value: http://items:9000
+              {{- end }}
+            - name: SEARCH_URL
+              value: {{ if .Release.IsUpgrade }}http://search.example.com{{ else }}http://items:9000{{ end }}
+'''
+
+
+def test_an_env_value_an_unknown_condition_decides_is_never_one_branch_alone(tmp_path: Path) -> None:
+    """An ``if`` the release decides around a variable's ``value:`` (YAML keeps the last of the two keys): the value
+    may be another (``{?}``); one within a line (``{{ if }}a{{ else }}b{{ end }}``): not known, never the two
+    branches' texts written one after the other."""
+    env = _deployment(_chart_tree(tmp_path, **{"deploy/chart/templates/branched.yaml": BRANCHED_VALUES}),
+                      ).env["web"]
+    assert sorted(env["CATALOG_URL"]) == ["http://items:9000", "{?}"]
+    assert env["SEARCH_URL"] == ["{?}"]
+
+
+COMMENTED = '''{{/*
+apiVersion: v1
+kind: Pod
+metadata:
+  name: "{{ .Values.image.registry }}-test"
+spec:
+  containers:
+    - name: wget
+      args: ['{{ .Values.items.port }}']
+*/}}
+{{- /* a lone " quote */ -}}
+kind: ConfigMap
+'''
+
+
+def test_a_comment_ends_at_its_close_whatever_it_holds(tmp_path: Path) -> None:
+    """A template comment holding actions (a resource commented out) or a lone quote renders nothing: before, it ended
+    at the first ``}}`` inside it and the rest of the commented-out Pod was rendered as the template's YAML."""
+    root = _chart_tree(tmp_path, **{"deploy/chart/templates/commented.yaml": COMMENTED})
+    assert _render(root, "deploy/chart/templates/commented.yaml").text == "kind: ConfigMap\n"
+
+
+PARTLY_KNOWN = '''{{- define "host" }}{{ .Release.Name }}-svc{{ end -}}
+kind: ConfigMap
+data:
+  host: {{ include "host" . }}
+  {{- if contains "prod" (include "host" .) }}
+  mode: production
+  {{- end }}
+  length: "{{ len (include "host" .) }}"
+  suffix: "{{ hasSuffix "-svc" (include "host" .) }}"
+'''
+
+
+def test_a_text_partly_unknown_decides_nothing(tmp_path: Path) -> None:
+    """``{?}-svc`` (the release name no command writes): kept as such by the text functions, but whether it contains
+    ``prod`` or how long it is is not known (before: false and 5, as if the release name were empty)."""
+    root = _chart_tree(tmp_path, **{"deploy/chart/templates/partly.yaml": PARTLY_KNOWN})
+    out = _render(root, "deploy/chart/templates/partly.yaml")
+    [doc] = [helm.unknowns_shown(d) for d in yaml.safe_load_all(out.text)]
+    assert doc["data"] == {"host": "{?}-svc", "mode": "production", "length": "{?}", "suffix": "{?}"}
+    assert out.conditional == {4}   # mode: it may not be set
+
+
+def test_a_command_installs_the_chart_its_path_names_from_its_file(tmp_path: Path) -> None:
+    """``helm install tools .`` in ``tools/README.md`` installs the chart in ``tools/``, never also the chart at the
+    root (the same path read from the root)."""
+    root = write_tree(tmp_path / "p", {
+        "Chart.yaml": "apiVersion: v2\nname: app\nversion: 1.0.0\n", "values.yaml": "url: a\n",
+        "tools/Chart.yaml": "apiVersion: v2\nname: tools\nversion: 1.0.0\n", "tools/values.yaml": "url: b\n",
+        "tools/README.md": "```\nhelm install tools . --set url=c\nhelm install app2 .. --set url=d\n```\n"})
+    commands = helm.install_commands((root / "tools/README.md").read_text(), "tools/README.md")
+    charts = {c.folder: c for c in helm.find_charts(root, ["Chart.yaml", "tools/Chart.yaml"])}
+    assert [i.release for i in helm.installs_of(charts["tools"], commands, root)] == ["tools"]
+    assert [i.release for i in helm.installs_of(charts["."], commands, root)] == ["app2"]
+
+
+DOLLAR = '''{{- define "addr" }}{{ $.host }}:{{ $.port }}{{ end -}}
+{{- define "ctx" }}{{ tpl .value .context }}{{ end -}}
+kind: ConfigMap
+data:
+  items: {{ include "addr" .Values.items }}
+  root: {{ $.Values.items.host }}
+  {{- range .Values.zones }}
+  zone-{{ . }}: {{ $.Values.items.host }}
+  {{- end }}
+  rendered: {{ include "ctx" (dict "value" "{{ .name }}" "context" .Values.items) }}
+'''
+
+
+def test_dollar_is_the_data_a_define_is_given(tmp_path: Path) -> None:
+    """``$`` inside a ``define`` is the data ``include`` passes it (Go's rule), not the chart's root: ``include "addr"
+    .Values.items`` with ``{{ $.host }}`` is the items' host (before: the root's ``host``, unset); at the top level
+    and inside ``range`` it is the root."""
+    root = _chart_tree(tmp_path, **{
+        "deploy/chart/templates/dollar.yaml": DOLLAR,
+        "deploy/chart/values.yaml": "items:\n  host: items\n  port: 8000\n  name: catalog\nzones: [a]\n"})
+    out = _render(root, "deploy/chart/templates/dollar.yaml")
+    [doc] = list(yaml.safe_load_all(out.text))
+    assert doc["data"] == {"items": "items:8000", "root": "items", "zone-a": "items", "rendered": "catalog"}
+
+
+TWO_DEPLOYMENTS = '''{{- if .Values.items.deploy }}
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: items
+spec:
+  template:
+    spec:
+      containers:
+        - name: items
+          image: acme/items:1
+          env:
+            - name: ITEMS_ONLY
+              value: "1"
+---
+{{- end }}
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web-two
+spec:
+  template:
+    spec:
+      containers:
+        - name: web
+          image: docker.io/acme/web:1
+          env:
+            - name: WEB_ONLY
+              value: "2"
+'''
+
+
+def test_a_document_one_set_of_values_leaves_out_shares_no_environment(tmp_path: Path) -> None:
+    """Two Deployments in one template, the first under an ``if`` only values-prod.yaml turns on: each set's
+    Deployments are paired by their template line, so web's and items' variables stay their own (before, by their
+    place in each rendering: web's Deployment, first with values.yaml alone, shared one environment with items')."""
+    deployment = _deployment(_chart_tree(tmp_path, **{
+        "deploy/chart/templates/two.yaml": TWO_DEPLOYMENTS, "deploy/chart/values-prod.yaml": "items:\n  deploy: true\n",
+        "README.md": ""}))
+    assert "ITEMS_ONLY" not in deployment.env["web"] and deployment.env["web"]["WEB_ONLY"] == ["2"]
+    assert "WEB_ONLY" not in deployment.env["items"] and deployment.env["items"]["ITEMS_ONLY"] == ["1"]
+
+
+def test_a_map_written_as_text_is_not_known(tmp_path: Path) -> None:
+    """``{{ .Values.items }}`` of a map: Go writes ``map[port:8000 ...]``, never the ``map[...]`` that was shown as the
+    value before; not known."""
+    root = _chart_tree(tmp_path, **{"deploy/chart/templates/map.yaml": "kind: ConfigMap\ndata:\n  items: "
+                                                                     '"{{ .Values.items }}"\n'})
+    out = _render(root, "deploy/chart/templates/map.yaml")
+    assert helm.unknowns_shown(out.text) == 'kind: ConfigMap\ndata:\n  items: "{?}"\n'
+
+
+def test_a_template_or_define_without_a_name_is_unreadable_and_a_huge_index_refused(tmp_path: Path) -> None:
+    """``{{ template }}`` or ``{{ define }}`` without a name is listed among the unreadable files (it crashed the
+    whole index; a helper file that does not parse was never listed); ``--set a[99999999]=1`` is refused as Helm refuses an index above 65536 (it built a list of
+    that many items)."""
+    root = _chart_tree(tmp_path, **{"deploy/chart/templates/nameless.yaml": "kind: ConfigMap\n{{ template }}\n",
+                                    "deploy/chart/templates/_nameless.tpl": "{{ define }}x{{ end }}\n"})
+    graph = CodeGraph.build(root)
+    assert graph.unreadable["deploy/chart/templates/nameless.yaml"] == (
+        "Helm template: line 2: template without a name")
+    assert graph.unreadable["deploy/chart/templates/_nameless.tpl"] == "Helm template: line 1: define without a name"
+    values: dict = {}
+    helm._set_value(values, "hosts[99999999]", "a", "--set")
+    helm._set_value(values, "hosts[2]", "a", "--set")
+    assert values == {"hosts": [None, None, "a"]}
+
+
+def _chart_on_common(name: str) -> dict[str, str]:
+    deployment = f'''apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{{{ include "common.name" . }}}}
+spec:
+  template:
+    spec:
+      containers:
+        - name: {name}
+          image: acme/{name}:1
+'''
+    return {
+        f"charts/{name}/Chart.yaml": f"apiVersion: v2\nname: {name}\nversion: 1.0.0\ndependencies:\n  - name: common\n"
+                                     "    version: 1.0.0\n    repository: file://../common\n",
+        f"charts/{name}/values.yaml": "", f"charts/{name}/templates/deployment.yaml": deployment,
+        f"{name}/Dockerfile": "FROM python:3.12\n", f"{name}/app.py": FLASK, f"{name}/requirements.txt": "flask\n",
+    }
+
+
+def test_a_library_chart_two_charts_depend_on_gives_both_its_defines(tmp_path: Path) -> None:
+    """``file://../common`` in web's and items' ``dependencies:``: both charts' templates read its ``define``s (before,
+    only the chart it was last found a subchart of: items' Deployment name was not known)."""
+    root = write_tree(tmp_path / "p", {
+        **_chart_on_common("web"), **_chart_on_common("items"),
+        "charts/common/Chart.yaml": "apiVersion: v2\nname: common\ntype: library\nversion: 1.0.0\n",
+        "charts/common/templates/_names.tpl": '{{- define "common.name" -}}{{ .Chart.Name }}-app{{- end -}}'})
+    names = _deployment(root).names
+    assert names["web"]["web-app"] == names["items"]["items-app"] == "Kubernetes Deployment"
+
+
+BREAKS = '''kind: ConfigMap
+data:
+  {{- range .Values.zones }}
+  {{- if eq . "b" }}{{ break }}{{ end }}
+  zone-{{ . }}: "on"
+  {{- end }}
+  {{- range .Values.zones }}
+  {{- if eq . "b" }}{{ continue }}{{ end }}
+  skip-{{ . }}: "on"
+  {{- end }}
+  {{- range .Values.zones }}
+  {{- if eq $.Release.Name . }}{{ break }}{{ end }}
+  maybe-{{ . }}: "on"
+  {{- end }}
+  after: "on"
+'''
+
+
+def test_break_and_continue_end_or_skip_the_range(tmp_path: Path) -> None:
+    """``{{ break }}`` ends the ``range`` and ``{{ continue }}`` skips the item (before, both were written as ``{?}`` and
+    every item after them rendered); under a condition not known, the lines after it in the ``range`` may not be
+    written (conditional), the line after the ``range`` is; outside a ``range`` the template is unreadable."""
+    root = _chart_tree(tmp_path, **{"deploy/chart/templates/breaks.yaml": BREAKS,
+                                    "deploy/chart/values.yaml": "zones: [a, b, c]\n"})
+    out = _render(root, "deploy/chart/templates/breaks.yaml")
+    [doc] = list(yaml.safe_load_all(out.text))
+    assert list(doc["data"]) == ["zone-a", "skip-a", "skip-c", "maybe-a", "maybe-b", "maybe-c", "after"]
+    lines = out.text.split("\n")
+    assert {lines[n - 1].split(":")[0].strip() for n in out.conditional} == {"maybe-a", "maybe-b", "maybe-c"}
+    (root / "deploy/chart/templates/outside.yaml").write_text("kind: ConfigMap\n{{ break }}\n")
+    assert CodeGraph.build(root).unreadable["deploy/chart/templates/outside.yaml"] == (
+        "Helm template: break outside a range")

@@ -101,7 +101,23 @@ from ..model import AnnotationFact, CallFact, FileContext, FileFacts, ImportFact
 #: 30: a component's facts are its top-level ``<script>`` blocks only, and ASP.NET's ``[ActionName]``/``[area]`` and
 #: ``java.net.URL(protocol, host, file)`` are read: facts and routes of format 29 hold what the cruder reading gave.
 #: 31: openapi-generator TypeScript files record their request options' methods (``option_methods``): generated clients.
-FORMAT = 31
+#: 32: Helm ``--set`` flags read as Helm reads them (``--set-file``/``--set-json``/``--set-literal``, ``{a,b}`` lists,
+#: escaped dots, typing, Helm's order); format 31 kept a values.yaml value a ``--set-file`` replaces.
+#: A ``$x = ...`` in an ``if``/``range`` assigns the outer variable (format 31 lost it, or kept it where not known).
+#: A ConfigMap a chart names after an unknown release is that chart's own (format 31 gave it to every chart's unit).
+#: A ConfigMap key an unknown `if` decides holds every branch's value and `{?}` (format 31 kept the last branch's only).
+#: Branches of an unknown `if` within one line are `{?}` (format 31 wrote them one after the other: `ab`).
+#: A template comment ends at its `*/}}` (format 31 ended it at the first `}}` in it and rendered the rest).
+#: `contains`/`len`/... of a text partly unknown are not known (format 31 decided them on the known part).
+#: A command's chart path is read from its file's folder first (format 31 also matched it from the root).
+#: A `.tpl` at any depth under `templates/` is a layout file (format 31: only directly in it).
+#: `$` inside a define is the data `include` gives it (format 31: always the chart's root).
+#: A template's units are paired across value sets by their `kind:` line (format 31: by place, mixing two Deployments).
+#: A map written as text is `{?}` (format 31 wrote `map[...]` as its value).
+#: A helper `.tpl` that does not parse is listed among the unreadable files (format 31 never listed it).
+#: A library chart several charts name with `file://` gives each its defines (format 31: only the last one).
+#: `break`/`continue` end or skip the `range` (format 31 wrote them as `{?}` and rendered every item after them).
+FORMAT = 32
 
 
 def _context(values: list) -> FileContext:

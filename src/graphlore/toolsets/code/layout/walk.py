@@ -102,7 +102,7 @@ def is_layout_file(name: str, folder: str = "") -> bool:
     ``application*``/``bootstrap*`` files, nginx and proxy configuration (`NGINX_FILE`, `PROXY_FILE`), Next.js's
     ``next.config.*`` (`NEXT_CONFIG`), a war's ``WEB-INF/web.xml`` and ``jboss-web.xml`` and Tomcat's ``META-INF/context.xml``, OpenAPI documents (`OPENAPI_FILE`), import alias files (`Language.alias_files`: tsconfig), any settings file under a ``resources`` folder (config
     servers keep their shared files there), deployment files (`is_deployment_file`), a Helm chart's
-    ``templates/*.tpl`` helpers, ``*.env`` files and the
+    ``templates/**/*.tpl`` helpers, ``*.env`` files and the
     Makefiles and shell scripts that run code generators (`GENERATOR_SCRIPT`)."""
     kinds = _kinds(registry.LANGUAGES)
     if name in kinds.layout_names or DOCKERFILE.match(name) or CONFIG_FILE.match(name) or NGINX_FILE.match(name) or \
@@ -113,7 +113,7 @@ def is_layout_file(name: str, folder: str = "") -> bool:
         return True
     # ``proxy.env``: a Compose ``env_file`` by another name than ``.env`` (its values are the service's)
     return name.endswith(SETTINGS_SUFFIXES) and "resources" in folder.split("/") or is_deployment_file(name) or (
-        name.endswith(".tpl") and folder.rsplit("/", 1)[-1] == "templates") or (   # a Helm chart's helpers
+        name.endswith(".tpl") and "templates" in folder.split("/")) or (   # a Helm chart's helpers, at any depth
         GENERATOR_SCRIPT.match(name) is not None) or (
         name.endswith(".env") and not _EXAMPLE_ENV.search(name))
 

@@ -212,6 +212,7 @@ class Reader:
         #: value notes)
         self._variant: helm.Variant | None = None
         self._template: list[str] = []
+        self._chart_folder = ""
 
     def read(self, paths: list[str]) -> None:
         charts = helm.find_charts(self.root, paths)
@@ -255,13 +256,20 @@ class Reader:
         one environment: a value several sets give differently is a choice, one that is unset in a set (empty in
         ``values.yaml``, a shell variable) competes with none, and one written under an ``if`` whose condition is
         not known may also be unset."""
+        installed = chart   # the chart a release installs (its subcharts share its release name)
+        while installed.parent is not None:
+            installed = installed.parent
         defines: dict[str, list] = {}
-        for one in [chart, *(c for c in charts if c.parent is chart)]:
-            defines.update(helm.defines_of(self.root, one)[0])
+        ones = [chart, *(c for c in charts if c.parent is chart)]
+        for one in ones + [c for c in chart.local if all(c is not o for o in ones)]:
+            found, problems = helm.defines_of(self.root, one)
+            defines.update(found)
+            # a helper file that does not parse (its defines are missing); a resource template is said below
+            self.unreadable.update({rel: why for rel, why in problems.items() if not rel.endswith((".yaml", ".yml"))})
         for rel in helm.chart_files(self.root, chart):
             if PurePosixPath(rel).name.startswith("_") or not rel.endswith((".yaml", ".yml")):
                 continue   # helpers (``_helpers.tpl``) and notes render no resource
-            groups: dict[tuple[str, int], list[tuple[Unit, set[str]]]] = {}
+            groups: dict[tuple[str, int, int], list[tuple[Unit, set[str]]]] = {}
             failures: list[str] = []
             template = _read(self.root / rel).splitlines()
             for variant in variants:
@@ -277,22 +285,35 @@ class Reader:
                     continue
                 start = len(self.units)
                 maybe: dict[int, set[str]] = {}   # unit index -> its variables that may be unset
+                anchor: dict[int, int] = {}   # unit index -> the template line of its document's ``kind:``
                 for doc, lines in documents(rendered.text):
                     if not isinstance(doc, dict):
                         continue
                     before = len(self.units)
-                    self._variant, self._template = variant, template
+                    self._variant, self._template, self._chart_folder = variant, template, installed.folder
                     self._doc(helm.unknowns_shown(doc), rel, {
                         key: rendered.source_lines[line - 1] for key, line in lines.items()
                         if 0 < line <= len(rendered.source_lines)})
                     self._variant = None
                     for index in range(before, len(self.units)):
                         maybe[index] = _conditional_env(doc, lines, rendered.conditional)
-                counts: dict[str, int] = {}
+                        anchor[index] = rendered.source_lines[lines["kind"] - 1] if 0 < lines.get("kind", 0) <= len(
+                            rendered.source_lines) else 0
+                self._variant, self._chart_folder = variant, installed.folder
+                for name, keys in _conditional_data(rendered):
+                    table = self.config_maps.setdefault(self._config_map(name), {})
+                    for key, values in keys.items():
+                        table.setdefault(key, [])
+                        table[key] += [v for v in dict.fromkeys([*values, "{?}"]) if v not in table[key]]
+                self._variant = None
+                # one document of the template in each set: the same ``kind:`` line of the template (a set that
+                # leaves out a document under an ``if`` moves the others' places), the n-th from it (a ``range``)
+                counts: dict[tuple[str, int], int] = {}
                 for index in range(start, len(self.units)):
-                    unit = self.units[index]
-                    counts[unit.kind] = counts.get(unit.kind, -1) + 1
-                    groups.setdefault((unit.kind, counts[unit.kind]), []).append((unit, maybe.get(index, set())))
+                    unit, line = self.units[index], anchor.get(index, 0)
+                    counts[unit.kind, line] = counts.get((unit.kind, line), -1) + 1
+                    groups.setdefault((unit.kind, line, counts[unit.kind, line]), []).append(
+                        (unit, maybe.get(index, set())))
                 if len(self.units) > start and rel not in self.files:
                     self.files.append(rel)
             for group in groups.values():
@@ -317,6 +338,12 @@ class Reader:
                                         f"{_at(entry.file, entry.line)}")
             self.units.append(unit)
             self.files += [resource.file] + [e.file for e in resource.env if e.file != resource.file]
+
+    def _config_map(self, name: str) -> str:
+        """A ConfigMap's name as the table of ConfigMaps keys it: one a chart renders with a part not known (the
+        release name, ``{?}-config``) is that release's own (the chart's and its subcharts'), never another chart's
+        of the same unknown name."""
+        return f"{name} of the chart {self._chart_folder}" if self._variant is not None and "{?}" in name else name
 
     def _values_note(self, line: int | None) -> str:
         """Which Helm values a rendered entry comes from: the set, and where each ``.Values`` its template line
@@ -357,8 +384,8 @@ class Reader:
             meta, data = doc.get("metadata") or {}, doc.get("data") or {}
             if isinstance(meta, dict) and isinstance(meta.get("name"), str) and isinstance(data, dict):
                 self._read_docs += 1
-                table = self.config_maps.setdefault(meta["name"], {})
-                files = self.config_map_files.setdefault(meta["name"], [])
+                table = self.config_maps.setdefault(self._config_map(meta["name"]), {})
+                files = self.config_map_files.setdefault(self._config_map(meta["name"]), [])
                 files += [rel] if rel not in files else []
                 for key, raw in data.items():
                     value = _scalar(raw)
@@ -501,7 +528,7 @@ class Reader:
                                             + self._values_note(lines.get(
                                                 f"{prefix}.containers[{number}].env[{index}].value")))
                 if value is None and isinstance(ref, dict) and ref.get("name") and ref.get("key"):
-                    value = f"\x00configmap:{ref['name']}:{ref['key']}"
+                    value = f"\x00configmap:{self._config_map(str(ref['name']))}:{ref['key']}"
                     unit.value_notes.append(f"Kubernetes {doc['kind']} {meta['name']} env {item['name']} from "
                                             f"ConfigMap {ref['name']} key {ref['key']} {at}")
                 if value is not None:
@@ -509,7 +536,7 @@ class Reader:
             for source in container.get("envFrom") or []:
                 ref = source.get("configMapRef") if isinstance(source, dict) else None
                 if isinstance(ref, dict) and isinstance(ref.get("name"), str):
-                    unit.env_from.append(ref["name"])
+                    unit.env_from.append(self._config_map(ref["name"]))
             for index, port in enumerate(container.get("ports") or []):
                 at = _at(rel, lines.get(f"{prefix}.containers[{number}].ports[{index}]") if prefix else None)
                 if isinstance(port, dict) and isinstance(port.get("containerPort"), int):
@@ -528,13 +555,41 @@ def _conditional_env(doc: dict, lines: dict[str, int], conditional: set[int]) ->
     if not conditional:
         return out
     for key, line in lines.items():
-        if line in conditional and re.search(r"containers\[\d+\]\.env\[\d+\]$", key):
-            item: Any = doc
-            for part in re.findall(r"[^.\[\]]+|\[\d+\]", key):
+        if line in conditional and re.search(r"containers\[\d+\]\.env\[\d+\](\.value)?$", key):
+            item: Any = doc   # the variable, or its value (two ``value:`` keys an unknown ``if`` writes: YAML keeps one)
+            for part in re.findall(r"[^.\[\]]+|\[\d+\]", key.removesuffix(".value")):
                 item = (item[int(part[1:-1])] if isinstance(item, list) and int(part[1:-1]) < len(item) else None) \
                     if part.startswith("[") else (item.get(part) if isinstance(item, dict) else None)
             if isinstance(item, dict) and isinstance(item.get("name"), str):
                 out.add(item["name"])
+    return out
+
+
+def _conditional_data(rendered: helm.Rendered) -> list[tuple[str, dict[str, list[str]]]]:
+    """Each ConfigMap's keys a rendered template writes under an ``if`` whose condition is not known, with the value
+    each branch gives (a key two branches write is written twice in one mapping, and YAML keeps only the last):
+    each is one of its values, and it may be another or unset."""
+    out: list[tuple[str, dict[str, list[str]]]] = []
+    if not rendered.conditional:
+        return out
+    try:
+        nodes = list(yaml.compose_all(rendered.text, Loader=yaml.SafeLoader))
+    except yaml.YAMLError:
+        return out
+
+    def field(node: Any, name: str) -> Any:
+        return next((v for k, v in node.value if k.value == name), None) if isinstance(node, yaml.MappingNode) else None
+    for node in nodes:
+        kind, name, data = field(node, "kind"), field(field(node, "metadata"), "name"), field(node, "data")
+        if not (isinstance(kind, yaml.ScalarNode) and kind.value == "ConfigMap" and isinstance(name, yaml.ScalarNode)
+                and isinstance(data, yaml.MappingNode)):
+            continue
+        keys: dict[str, list[str]] = {}
+        for key, value in data.value:
+            if key.start_mark.line + 1 in rendered.conditional and isinstance(value, yaml.ScalarNode):
+                keys.setdefault(helm.unknowns_shown(str(key.value)), []).append(helm.unknowns_shown(value.value))
+        if keys:
+            out.append((helm.unknowns_shown(name.value), keys))
     return out
 
 

@@ -16,8 +16,8 @@ A value ``values.yaml`` leaves empty is unset (Helm renders nothing), so it comp
 ``.Release.Name``/``.Release.Namespace`` (known only from an install command that writes them), ``.Chart.*``,
 variables (``$x := ...``), pipelines with ``default``, ``quote``/``squote``, ``printf``, ``replace``, ``trunc``,
 ``trimSuffix``/``trimPrefix``, ``lower``/``upper``, ``toYaml``/``indent``/``nindent``, ``required``, ``tpl``,
-comparisons and ``and``/``or``/``not``; ``include``/``template`` of a ``define`` (any ``templates/*.tpl``) when it
-reduces to known values; ``if``/``else``/``with``/``range``. Anything else is unknown (``{?}``), never guessed: an
+comparisons and ``and``/``or``/``not``; ``include``/``template`` of a ``define`` (any file under ``templates/``) when it
+reduces to known values; ``if``/``else``/``with``/``range`` (``break``/``continue``). Anything else is unknown (``{?}``), never guessed: an
 ``if`` whose condition is not known renders each of its branches, and a value inside one is a choice (it may be
 unset), `Rendered.conditional`; a ``range`` over a value not known renders nothing.
 """
@@ -29,6 +29,7 @@ import json
 import os
 import re
 import shlex
+from collections import ChainMap
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -50,9 +51,21 @@ UNKNOWN: Any = _Unknown()
 #: an unknown value in rendered text: one character YAML takes in a plain scalar (``{?}`` would open a flow
 #: mapping), made ``{?}`` again once the YAML is read (`unknowns_shown`)
 _TEXT_UNKNOWN = "\u2047"
-_ACTION = re.compile(r"""\{\{(-[ \t\r\n])?((?:"(?:[^"\\\n]|\\.)*"|`[^`]*`|[^"`])*?)([ \t\r\n]-)?\}\}""", re.S)
+#: an action, or a comment (``{{/* ... */}}``, ``{{- /* ... */ -}}``: it ends at ``*/}}``, whatever it holds)
+_ACTION = re.compile(r"""\{\{(-[ \t\r\n])?(/\*.*?\*/|(?:"(?:[^"\\\n]|\\.)*"|`[^`]*`|[^"`])*?)([ \t\r\n]-)?\}\}""", re.S)
 _TOKEN = re.compile(r'''\s*(?:("(?:[^"\\]|\\.)*")|(`[^`]*`)|('(?:[^'\\]|\\.)')|(:=|=|\||\(|\)|,)|'''
                     r'''(\$\w*(?:\.\w+)*)|(\.(?:\w+(?:\.\w+)*)?)|(-?\d+(?:\.\d+)?)|([A-Za-z_]\w*(?:\.\w+)*))''')
+
+
+_DECLARATION = re.compile(r"\s*\$\w*(?:\s*,\s*\$\w*)?\s*:?=")
+
+
+class _Stop(Exception):
+    """``{{ break }}``/``{{ continue }}`` on their way to the ``range`` they end or skip."""
+
+    def __init__(self, kind: str) -> None:
+        super().__init__(kind)
+        self.kind = kind
 
 
 class _NotKnown(Exception):
@@ -161,7 +174,9 @@ def _parse(text: str, defines: dict[str, list], origin: int = 1) -> list:
             nodes.append(node)
             stack.append((node[1][0][1], node))
         elif word in ("define", "block"):
-            name = _lex(rest)[0]
+            name = (_lex(rest) or [""])[0]
+            if not name.startswith(('"', "`")):
+                raise ValueError(f"line {line}: {word} without a name")
             node = ["define", json.loads(name) if name.startswith('"') else name.strip("`"), [], line,
                     rest[len(name):].strip() if word == "block" else None]
             stack.append((node[2], node))
@@ -185,11 +200,13 @@ def _parse(text: str, defines: dict[str, list], origin: int = 1) -> list:
                 if node[4] is not None:   # a block: defined and used here
                     stack[-1][0].append(("template", node[1], node[4] or ".", node[3]))
         elif word == "template":
-            tokens = _lex(rest)
+            tokens = _lex(rest) or [""]
+            if not tokens[0].startswith(('"', "`")):
+                raise ValueError(f"line {line}: template without a name")
             name = json.loads(tokens[0]) if tokens[0].startswith('"') else tokens[0].strip("`")
             nodes.append(("template", name, " ".join(tokens[1:]) or ".", line))
         else:
-            nodes.append(("out", body, line))
+            nodes.append((word, line) if word in ("break", "continue") and not rest else ("out", body, line))
     if len(stack) != 1:
         raise ValueError(f"a {stack[-1][1][0]} block opened at line {stack[-1][1][3]} is not closed")
     return stack[0][0]
@@ -213,8 +230,10 @@ def _text(value: Any) -> str:
         return str(value).lower()
     if isinstance(value, float) and value.is_integer():
         return str(int(value)) if abs(value) < 1e21 else str(value)
-    if isinstance(value, dict | list):
-        return "map[...]" if isinstance(value, dict) else "[" + " ".join(_text(v) for v in value) + "]"
+    if isinstance(value, dict):   # Go prints ``map[k:v ...]`` with its own number format: not written here
+        return _TEXT_UNKNOWN
+    if isinstance(value, list):
+        return "[" + " ".join(_text(v) for v in value) + "]"
     return str(value)
 
 
@@ -322,6 +341,9 @@ FUNCTIONS: dict[str, Any] = {
     "join": lambda sep, items: _text(sep).join(_text(v) for v in items) if isinstance(items, list) else UNKNOWN,
 }
 _COMPARISONS = {"eq", "ne", "lt", "le", "gt", "ge"}
+#: the functions whose result a text partly unknown (``{?}-svc``, the release name in it) leaves unknown: the text
+#: functions keep the unknown part in their result, these would decide on text nobody knows
+_DECIDE_ON_TEXT = {"contains", "hasPrefix", "hasSuffix", "len", "int", "get", "hasKey", "index"}
 
 
 class Renderer:
@@ -343,6 +365,8 @@ class Renderer:
         self.depth = 0
         #: an ``if`` whose condition is not known renders every branch (else only the first such one)
         self.every_branch = True
+        #: a ``break``/``continue`` under a condition not known was met in the ``range`` being rendered
+        self.maybe_stopped = False
 
     # pieces of a pipeline -------------------------------------------------------------------------------------------
 
@@ -353,7 +377,7 @@ class Renderer:
             value = value.get(part) if isinstance(value, dict) else None if value is None else UNKNOWN
         return value
 
-    def _operand(self, tokens: list[str], position: int, dot: Any, scope: dict) -> tuple[Any, int]:
+    def _operand(self, tokens: list[str], position: int, dot: Any, scope: ChainMap) -> tuple[Any, int]:
         token = tokens[position]
         if token == "(":
             depth, end = 1, position + 1
@@ -385,11 +409,11 @@ class Renderer:
             return self._field(dot, token[1:].split(".")), position + 1
         if token.startswith("$"):
             name, *path = token.split(".")
-            base = self.root if name == "$" else scope.get(name, UNKNOWN)
+            base = scope.get(name, UNKNOWN)   # ``$``: the data the template (or the define) is executed with
             return self._field(base, path), position + 1
         raise ValueError(token)
 
-    def _command(self, tokens: list[str], dot: Any, scope: dict, piped: list) -> Any:
+    def _command(self, tokens: list[str], dot: Any, scope: ChainMap, piped: list) -> Any:
         head = tokens[0]
         if re.fullmatch(r"[A-Za-z_]\w*", head) and head not in ("true", "false", "nil"):
             args, position = [], 1
@@ -444,7 +468,8 @@ class Renderer:
         if name in ("indent", "nindent") and len(args) == 2 and isinstance(args[0], int):
             return ("\n" if name == "nindent" else "") + _indent(args[0], args[1])   # an unknown block stays a block
         function = FUNCTIONS.get(name)
-        if function is None or any(a is UNKNOWN for a in args):
+        if function is None or any(a is UNKNOWN for a in args) or name in _DECIDE_ON_TEXT and any(
+                isinstance(a, str) and _TEXT_UNKNOWN in a for a in args):
             return UNKNOWN
         if name in _COMPARISONS:
             return _compare(function, *args) if len(args) >= 2 else UNKNOWN
@@ -453,11 +478,13 @@ class Renderer:
         except (TypeError, ValueError, IndexError, KeyError):
             return UNKNOWN
 
-    def _pipeline(self, tokens: list[str], dot: Any, scope: dict) -> Any:
+    def _pipeline(self, tokens: list[str], dot: Any, scope: ChainMap) -> Any:
         declare: list[str] = []
+        assign = False
         if ":=" in tokens or "=" in tokens:
             cut = tokens.index(":=") if ":=" in tokens else tokens.index("=")
             declare = [t for t in tokens[:cut] if t != ","]
+            assign = tokens[cut] == "="
             tokens = tokens[cut + 1:]
         commands: list[list[str]] = [[]]
         depth = 0
@@ -473,10 +500,13 @@ class Renderer:
                 return UNKNOWN
             value = self._command(command, dot, scope, [value] if number else [])
         for name in declare[-1:]:
-            scope[name] = value
+            if assign:
+                _assign(scope, name, value)
+            else:
+                scope[name] = value
         return value
 
-    def evaluate(self, pipe: str, dot: Any, scope: dict) -> Any:
+    def evaluate(self, pipe: str, dot: Any, scope: ChainMap) -> Any:
         try:
             return self._pipeline(_lex(pipe), dot, scope)
         except (ValueError, IndexError, RecursionError):
@@ -490,9 +520,9 @@ class Renderer:
         self.depth += 1
         try:
             out = _Output(strict=True)
-            self.nodes(self.defines[name], dot, {"$": self.root}, out, False)
+            self.nodes(self.defines[name], dot, ChainMap({"$": dot}), out, False)
             return out.text()
-        except _NotKnown:
+        except (_NotKnown, _Stop):   # a break outside a range: Helm refuses the define
             return UNKNOWN
         finally:
             self.depth -= 1
@@ -506,19 +536,20 @@ class Renderer:
     def include_nodes(self, nodes: list, dot: Any) -> Any:
         try:
             out = _Output(strict=True)
-            self.nodes(nodes, dot, {"$": self.root}, out, False)
+            self.nodes(nodes, dot, ChainMap({"$": dot}), out, False)
             return out.text()
-        except _NotKnown:
+        except (_NotKnown, _Stop):
             return UNKNOWN
 
-    def nodes(self, nodes: list, dot: Any, scope: dict, out: _Output, conditional: bool) -> None:
+    def nodes(self, nodes: list, dot: Any, scope: ChainMap, out: _Output, conditional: bool) -> None:
         for node in nodes:
             kind = node[0]
+            conditional = conditional or self.maybe_stopped   # after a break that may have happened
             if kind == "text":
                 out.write(node[1], node[2], conditional)
             elif kind == "out":
                 value = self.evaluate(node[1], dot, scope)
-                if not (node[1].lstrip().startswith("$") and (":=" in node[1] or " = " in node[1])):
+                if not _DECLARATION.match(node[1]):   # ``$x := ...``, ``$x = ...`` print nothing
                     out.write(_text(value), node[2], conditional, action=True)
             elif kind == "template":
                 out.write(_text(self.include(node[1], self.evaluate(node[2], dot, scope))), node[3], conditional,
@@ -527,52 +558,132 @@ class Renderer:
                 self._branches(node, dot, scope, out, conditional)
             elif kind == "range":
                 self._range(node, dot, scope, out, conditional)
+            elif kind in ("break", "continue"):
+                raise _Stop(kind)
 
-    def _branches(self, node: list, dot: Any, scope: dict, out: _Output, conditional: bool) -> None:
+    def _branches(self, node: list, dot: Any, scope: ChainMap, out: _Output, conditional: bool) -> None:
+        """An ``if``/``with``: the branch its known conditions take; from the first condition not known on, each
+        branch that may be taken, its lines conditional, and each variable a branch may assign (``$x = ...``) is
+        not known after it. Where two or more such branches write text within one line (``value: {{ if .x }}a{{
+        else }}b{{ end }}``), the text is not known: written one after the other it would be a value neither gives."""
         kind, branches, otherwise = node[0], node[1], node[2]
-        unsure = False
+        renders: list[_Output] = []   # from the first condition not known on, what each branch writes
+        before = dict(scope)
+
+        def run(body: list, value: Any, inner: ChainMap, marked: bool) -> None:
+            if not renders:
+                self.nodes(body, value, inner, out, marked)
+                return
+            renders.append(_Output(strict=False))
+            self._maybe(body, value, inner, renders[-1], marked)
+            _restore(scope, before)
         for pipe, body in branches:
-            inner = dict(scope)
+            inner = scope.new_child()
             value = self.evaluate(pipe, dot, inner)
             empty = _empty(value)
             if empty is None:
                 if out.strict:
                     raise _NotKnown
-                if unsure and not self.every_branch:
+                if renders and not self.every_branch:
                     continue
-                unsure = True
-                self.nodes(body, value if kind == "with" else dot, inner, out, True)
+                renders.append(_Output(strict=False))
+                self._maybe(body, value if kind == "with" else dot, inner, renders[-1], True)
+                _restore(scope, before)
                 continue
             if not empty:
-                self.nodes(body, value if kind == "with" else dot, inner, out, conditional or unsure)
-                return
-        if otherwise is not None and (self.every_branch or not unsure):
-            self.nodes(otherwise, dot, dict(scope), out, conditional or unsure)
+                run(body, value if kind == "with" else dot, inner, conditional or bool(renders))
+                break
+        else:
+            if otherwise is not None and (self.every_branch or not renders):
+                run(otherwise, dot, scope.new_child(), conditional or bool(renders))
+        if not renders:
+            return
+        texts = [r.text() for r in renders if r.text()]
+        if len(texts) > 1 and not any("\n" in text for text in texts):
+            out.write(_TEXT_UNKNOWN, node[3], True, action=True)
+        else:
+            for render in renders:
+                out.replay(render)
+        _restore(scope, before)
+        for name in _assigned([*(n for _, body in branches for n in body), *(otherwise or [])]):
+            if name in before:
+                _assign(scope, name, UNKNOWN)
 
-    def _range(self, node: list, dot: Any, scope: dict, out: _Output, conditional: bool) -> None:
+    def _maybe(self, body: list, dot: Any, scope: ChainMap, out: _Output, conditional: bool) -> None:
+        """A branch that may not be taken: a ``break``/``continue`` in it may not happen either, so the ``range``
+        goes on, its later items rendered as ones that may not be (`maybe_stopped`)."""
+        try:
+            self.nodes(body, dot, scope, out, conditional)
+        except _Stop:
+            self.maybe_stopped = True
+
+    def _range(self, node: list, dot: Any, scope: ChainMap, out: _Output, conditional: bool) -> None:
         pipe, body = node[1][0]
         declare: list[str] = []
         if ":=" in pipe:
             names, _, pipe = pipe.partition(":=")
             declare = [n.strip() for n in names.split(",") if n.strip()]
-        value = self.evaluate(pipe, dot, dict(scope))
+        value = self.evaluate(pipe, dot, scope.new_child())
         if value is UNKNOWN or _has_unknown(value) and not isinstance(value, list | dict):
             if out.strict:
                 raise _NotKnown
+            for name in _assigned([*body, *(node[2] or [])]):   # what its body may assign is not known either
+                if name in scope:
+                    _assign(scope, name, UNKNOWN)
             return
         items = list(value.items()) if isinstance(value, dict) else list(enumerate(value)) if isinstance(
             value, list) else list(enumerate(range(value))) if isinstance(value, int) else []
         if isinstance(value, dict):
             items.sort(key=lambda kv: str(kv[0]))
         if not items and node[2] is not None:
-            self.nodes(node[2], dot, dict(scope), out, conditional)
+            self.nodes(node[2], dot, scope.new_child(), out, conditional)
+        outer, self.maybe_stopped = self.maybe_stopped, False
         for key, item in items:
-            inner = dict(scope)
+            inner = scope.new_child()
             if len(declare) == 1:
                 inner[declare[0]] = item
             elif len(declare) == 2:
                 inner[declare[0]], inner[declare[1]] = key, item
-            self.nodes(body, item, inner, out, conditional)
+            try:
+                self.nodes(body, item, inner, out, conditional or self.maybe_stopped)
+            except _Stop as stop:
+                if stop.kind == "break":
+                    break
+        self.maybe_stopped = outer
+
+
+def _assign(scope: ChainMap, name: str, value: Any) -> None:
+    """``$x = value``: the variable of the innermost scope that declares it (Go's rule), else a new one here."""
+    for frame in scope.maps:
+        if name in frame:
+            frame[name] = value
+            return
+    scope[name] = value
+
+
+def _restore(scope: ChainMap, before: dict) -> None:
+    """The variables visible before a branch, as they were (what one branch assigns is not another's)."""
+    for name, value in before.items():
+        if scope.get(name) is not value:
+            _assign(scope, name, value)
+
+
+def _assigned(nodes: list) -> set[str]:
+    """The variables a block's actions assign (``$x = ...``, not ``:=``), in nested blocks too."""
+    out: set[str] = set()
+    for node in nodes:
+        pipes = [node[1]] if node[0] == "out" else [p for p, _ in node[1]] if node[0] in ("if", "with", "range") \
+            else []
+        for pipe in pipes:
+            try:
+                tokens = _lex(pipe)
+            except ValueError:
+                continue
+            if "=" in tokens:
+                out |= {t for t in tokens[:tokens.index("=")] if t.startswith("$")}
+        if node[0] in ("if", "with", "range"):
+            out |= _assigned([n for _, body in node[1] for n in body] + list(node[2] or []))
+    return out
 
 
 class _Output:
@@ -583,14 +694,16 @@ class _Output:
         self.parts: list[str] = []
         self.lines: list[int] = [1]
         self.conditional: set[int] = set()
+        self.writes: list[tuple[str, int, bool, bool]] = []
 
     def write(self, text: str, line: int, conditional: bool, action: bool = False) -> None:
         if not text:
             return
+        self.writes.append((text, line, conditional, action))
         pieces = text.split("\n")
         if not self.parts:
             self.lines[0] = line
-        if conditional:
+        if conditional and pieces[0]:   # text that starts with a line break writes nothing on this line
             self.conditional.add(len(self.lines))
         for number, _ in enumerate(pieces[1:], 1):
             self.lines.append(line if action else line + number)
@@ -600,6 +713,11 @@ class _Output:
 
     def text(self) -> str:
         return "".join(self.parts)
+
+    def replay(self, other: _Output) -> None:
+        """What ``other`` was written, written here (a branch rendered apart, `Renderer._branches`)."""
+        for write in other.writes:
+            self.write(*write)
 
 
 def unknowns_shown(value: Any) -> Any:
@@ -636,52 +754,131 @@ def merge(base: Any, over: Any) -> Any:
 _SHELL_DYNAMIC = re.compile(r"\$|`")
 
 
-def _set_value(values: dict, path: str, raw: str, string: bool) -> None:
-    """``--set a.b[0].c=v``: ``v`` typed as Helm types it (a number, true/false, null; ``--set-string``: text), or
-    not known when the shell fills it in (``$VAR``, ``$(cmd)``)."""
-    value: Any
-    if _SHELL_DYNAMIC.search(raw):
-        value = UNKNOWN
-    elif string:
-        value = raw
-    elif raw in ("true", "false"):
-        value = raw == "true"
-    elif raw == "null":
-        value = None
-    elif re.fullmatch(r"-?\d+", raw):
-        value = int(raw)
-    else:
-        value = raw
-    parts = [p for p in re.split(r"\.|(\[\d+\])", path.replace("\\", "")) if p]
+#: the flags that set values, in the order Helm applies them (after the ``-f`` files), whatever order a command
+#: writes them in
+_SET_FLAGS = ("--set-json", "--set", "--set-string", "--set-file", "--set-literal")
+
+
+def _typed(raw: Any, flag: str) -> Any:
+    """A ``--set`` value as Helm types it: ``--set`` makes ``true``/``false``/``null`` (any case) and whole numbers
+    not written with a leading zero typed values, ``{a,b}`` a list; ``--set-string`` and ``--set-literal`` keep text;
+    ``--set-json`` is JSON. Not known: a file's content (``--set-file``), what the shell fills in (``$VAR``,
+    ``$(cmd)``), JSON that does not parse."""
+    if isinstance(raw, list):
+        return [_typed(item, flag) for item in raw]
+    if flag == "--set-file" or _SHELL_DYNAMIC.search(raw):
+        return UNKNOWN
+    if flag == "--set-json":
+        try:
+            return json.loads(raw)
+        except ValueError:
+            return UNKNOWN
+    if flag == "--set-literal":
+        return raw
+    text = re.sub(r"\\(.)", r"\1", raw, flags=re.S)
+    if flag == "--set-string":
+        return text
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    if text.lower() == "null":
+        return None
+    if text == "0" or re.fullmatch(r"[-+]?[1-9]\d*", text) and -2 ** 63 <= int(text) < 2 ** 63:
+        return int(text)
+    return text
+
+
+def _key_parts(path: str) -> list[str | int]:
+    """``a.b\\.c[0].d`` -> ``["a", "b.c", 0, "d"]``: a ``\\`` takes the next character as it is."""
+    parts: list[str | int] = []
+    name, position = "", 0
+    while position < len(path):
+        char = path[position]
+        index = re.match(r"\[(\d+)\]", path[position:]) if char == "[" else None
+        if char == "\\" and position + 1 < len(path):
+            name += path[position + 1]
+            position += 2
+            continue
+        if char == "." or index:
+            parts += [name] if name else []
+            name = ""
+            if index:
+                parts.append(int(index.group(1)))
+                position += index.end()
+                continue
+        else:
+            name += char
+        position += 1
+    return parts + ([name] if name else [])
+
+
+#: the largest list index a ``--set`` may write (Helm's ``strvals.MaxIndex``; it refuses a larger one)
+_MAX_INDEX = 65536
+
+
+def _set_value(values: dict, path: str, raw: Any, flag: str) -> None:
+    """``--set a.b[0].c=v`` into ``values`` (`_typed`); a map or list on the way that is of the other kind, or a
+    value, is replaced, as the set's path says."""
+    value = _typed(raw, flag)
+    parts = _key_parts(path)
+    if not parts or isinstance(parts[0], int) or any(isinstance(p, int) and p > _MAX_INDEX for p in parts):
+        return   # Helm refuses the setting
     target: Any = values
     for number, part in enumerate(parts):
-        last = number == len(parts) - 1
-        index = int(part[1:-1]) if part.startswith("[") else None
-        if index is None:
-            if last:
-                target[part] = value
-            else:
-                following = parts[number + 1]
-                if not isinstance(target.get(part), dict | list):
-                    target[part] = [] if following.startswith("[") else {}
-                target = target[part]
-        elif isinstance(target, list):
-            while len(target) <= index:
-                target.append({})
-            if last:
-                target[index] = value
-            elif not isinstance(target[index], dict):
-                target[index] = {}
-            target = target[index]
+        if isinstance(part, int):
+            target.extend([None] * (part + 1 - len(target)))
+        if number == len(parts) - 1:
+            target[part] = value
+            return
+        kind = list if isinstance(parts[number + 1], int) else dict
+        inner = target[part] if isinstance(part, int) else target.get(part)
+        if not isinstance(inner, kind):
+            inner = target[part] = kind()
+        target = inner
 
 
-def _split_sets(text: str) -> list[tuple[str, str]]:
-    """``a=1,b.c=x`` -> pairs (a comma escaped with ``\\`` stays in the value)."""
-    out = []
-    for piece in re.split(r"(?<!\\),", text):
-        key, sep, value = piece.partition("=")
-        if sep:
-            out.append((key.strip(), value.replace("\\,", ",")))
+def _until(text: str, position: int, stops: str) -> tuple[str, int]:
+    """The text from ``position`` to the first of ``stops`` no ``\\`` escapes (escapes kept), and where it ends."""
+    end = position
+    while end < len(text) and text[end] not in stops:
+        end += 2 if text[end] == "\\" else 1
+    return text[position:end], min(end, len(text))
+
+
+def _split_sets(text: str, flag: str = "--set") -> list[tuple[str, Any]]:
+    """``a=1,b.c=x`` -> pairs as Helm's parser reads one flag's value: a comma escaped with ``\\`` stays in the value,
+    ``{a,b}`` is a list (``--set``, ``--set-string``), a ``--set-json`` value is one JSON text and a
+    ``--set-literal`` value the whole rest; keys and values as written. A key without a value is left out (Helm
+    refuses it)."""
+    out: list[tuple[str, Any]] = []
+    position = 0
+    while position < len(text):
+        key, position = _until(text, position, "=" if flag == "--set-literal" else "=,")
+        if position >= len(text) or text[position] != "=":
+            position += 1
+            continue
+        position += 1
+        value: Any
+        if flag == "--set-literal":
+            value, position = text[position:], len(text)
+        elif flag == "--set-json":
+            try:
+                end = json.JSONDecoder().raw_decode(text, position)[1]
+            except ValueError:
+                end = len(text)   # not JSON: not known (`_typed`)
+            value, position = text[position:end], end
+        elif text.startswith("{", position) and flag in ("--set", "--set-string"):
+            value, position = [], position + 1
+            while True:
+                item, position = _until(text, position, ",}")
+                value.append(item)
+                position += 1
+                if position > len(text) or text[position - 1] == "}":
+                    break
+            value = [] if value == [""] else value
+        else:
+            value, position = _until(text, position, ",")
+        out.append((key.strip(), value))
+        position += 1   # the comma after the pair
     return out
 
 
@@ -695,11 +892,13 @@ class Install:
     chart: str
     namespace: Any
     values_files: list[str]
-    sets: list[tuple[str, str, bool, str]]   # key, value as written, --set-string, where
+    sets: list[tuple[str, Any, str, str]]   # key, value as written (a list: ``{a,b}``), its flag, where
 
 
 _HELM_COMMAND = re.compile(r"\bhelm\s+(install|upgrade|template)\b")
-_FLAG_WITH_VALUE = {"-f", "--values", "--name", "--set", "--set-string", "--set-file", "--set-json", "-n", "--namespace",
+_FLAG_WITH_VALUE = {"-f", "--values", "--name", *_SET_FLAGS, "-n", "--namespace", "--kube-apiserver", "--kube-as-user",
+                    "--kube-as-group", "--kube-ca-file", "--kube-token", "--kube-tls-server-name", "--burst-limit",
+                    "--qps", "--post-renderer-args",
                     "--version", "--repo", "--timeout", "--kube-context", "--kubeconfig", "--description",
                     "--post-renderer", "-o", "--output", "--name-template", "--api-versions", "--username",
                     "--password", "--ca-file", "--cert-file", "--key-file", "--keyring", "--registry-config",
@@ -730,8 +929,8 @@ def install_commands(text: str, rel: str) -> list[Install]:
                 index += 1 if eq else 2
                 if flag in ("-f", "--values"):
                     files += value.split(",")
-                elif flag in ("--set", "--set-string"):
-                    sets += [(k, v, flag == "--set-string") for k, v in _split_sets(value)]
+                elif flag in _SET_FLAGS:
+                    sets += [(k, v, flag) for k, v in _split_sets(value, flag)]
                 elif flag in ("-n", "--namespace"):
                     namespace = value
                 elif flag == "--name":   # Helm 2's release name
@@ -766,6 +965,9 @@ class Chart:
     meta: dict
     parent: Chart | None = None
     key: str = ""        # its values' key in the parent's (its name, or its alias)
+    #: the local charts its ``dependencies:`` name (``file://``): a library chart several charts share has one
+    #: `parent`, but its ``define``s are each one's
+    local: list[Chart] = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -791,6 +993,7 @@ def find_charts(root: Path, paths: list[str]) -> list[Chart]:
                 child = found.get(folder)
                 if child is not None and child is not chart:
                     child.parent, child.key = chart, str(dependency.get("alias") or dependency.get("name") or "")
+                    chart.local.append(child)
         for folder, child in found.items():
             if child.parent is None and folder.startswith(base + "charts/") and folder.count("/") == (
                     base + "charts/x").count("/"):
@@ -858,8 +1061,8 @@ def _variants(root: Path, chart: Chart, installs: list[Install]) -> list[Variant
                 variant.files.append(path)
                 variant.layers.append(extra)
         variant.values = copy.deepcopy(variant.values)
-        for key, value, string, at in install.sets:
-            _set_value(variant.values, key, value, string)
+        for key, value, flag, at in sorted(install.sets, key=lambda one: _SET_FLAGS.index(one[2])):
+            _set_value(variant.values, key, value, flag)
             variant.set_at[key.replace("\\", "")] = at
         variant.label = " + ".join(variant.files) + (" + --set" if install.sets else "") + (
             f" (helm command at {install.where})")
@@ -877,20 +1080,18 @@ def _resolve(root: Path, folder: str, name: str, chart: Chart) -> str | None:
 
 
 def installs_of(chart: Chart, commands: list[Install], root: Path) -> list[Install]:
-    """The commands that install this chart: by its folder (``./charts/x``, ``charts/x/``) or by its package
-    (``x-1.0.0.tgz``, as ``helm package`` names it)."""
+    """The commands that install this chart: by its folder (``./charts/x``, ``charts/x/``: relative to the command's
+    file where a chart is there, else to the root) or by its package (``x-1.0.0.tgz``, as ``helm package`` names
+    it)."""
     out = []
     package = f"{chart.name}-{chart.meta.get('version')}.tgz"
     for install in commands:
         target = install.chart.rstrip("/")
-        for base in (install.folder, "."):
-            rel = os.path.normpath(os.path.join(base, target)).replace(os.sep, "/")
-            if rel == chart.folder:
-                out.append(install)
-                break
-        else:
-            if PurePosixPath(target).name == package:
-                out.append(install)
+        named = next((rel for rel in (os.path.normpath(os.path.join(base, target)).replace(os.sep, "/")
+                                      for base in (install.folder, "."))
+                      if not rel.startswith("..") and (root / rel / "Chart.yaml").is_file()), None)
+        if named == chart.folder or named is None and PurePosixPath(target).name == package:
+            out.append(install)
     return out
 
 
@@ -994,7 +1195,10 @@ def render(root: Path, chart: Chart, variant: Variant, defines: dict[str, list],
         renderer = Renderer(defines, chart.meta, variant, rel)
         renderer.every_branch = every_branch
         out = _Output(strict=False)
-        renderer.nodes(nodes, renderer.root, {"$": renderer.root}, out, False)
+        try:
+            renderer.nodes(nodes, renderer.root, ChainMap({"$": renderer.root}), out, False)
+        except _Stop as stop:
+            raise ValueError(f"{stop.kind} outside a range") from None
         rendered = Rendered(out.text(), out.lines, out.conditional)
         if not out.conditional or _is_yaml(rendered.text):
             break
