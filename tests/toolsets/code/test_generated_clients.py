@@ -577,3 +577,38 @@ def test_a_typescript_fetch_call_keeps_its_method_and_path_and_leaves_its_base_u
 def test_code_of_the_same_shape_without_a_generators_marker_is_not_read_as_generated(clients):
     assert not [p for p in _one(clients, "ui/own/") if p["source_layer"] == "generated"]
     assert not [p for p in _one(clients, "checkout/src/own.ts") if p["source_layer"] == "generated"]
+
+
+def _clients_of(tmp_path, files: dict[str, str]) -> list[dict]:
+    nodes, _ = CodeGraph.build(write_tree(tmp_path / "shop", files)).snapshot()
+    return sorted((n.props for n in nodes.values() if n.kind == "client"), key=lambda p: (p["file"], p["line"]))
+
+
+KIOTA_UI = {k: v for k, v in FILES.items() if k.startswith(("ui/", "catalog/"))}
+
+
+def test_a_set_base_url_of_something_not_a_request_adapter_is_not_the_kiota_base(tmp_path):
+    files = {**KIOTA_UI, f"ui/{JAVA}/ui/config/ClientConfig.java": '''package com.example.ui.config;
+
+public class ClientConfig {
+    public void setup(SomeSdk sdk) {
+        sdk.setBaseUrl("http://catalog:5000");
+    }
+}
+'''}
+    made = [p for p in _clients_of(tmp_path, files) if p["source_layer"] == "generated"]
+    assert made and {p["base_url"] for p in made} == {"http://localhost:8080"}   # the generated client's own
+
+
+def test_a_set_base_url_on_an_adapter_of_unknown_type_leaves_the_kiota_base_unknown(tmp_path):
+    files = {**KIOTA_UI, f"ui/{JAVA}/ui/config/ClientConfig.java": '''package com.example.ui.config;
+
+public class ClientConfig {
+    public void setup(GraphServiceClient graph) {
+        graph.getRequestAdapter().setBaseUrl("http://catalog:5000");
+    }
+}
+'''}
+    made = [p for p in _clients_of(tmp_path, files) if p["source_layer"] == "generated"]
+    assert made and all(p["match"] == "unresolved" and "setBaseUrl" in p["unresolved_reason"] for p in made)
+

@@ -41,7 +41,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import replace
 
-from ..languages.folding import Folded, literal, unknown
+from ..languages.folding import UNKNOWN, Folded, literal, unknown
 from ..languages.symbols import Bound
 from ..languages.typescript.constants import ScriptFolder, resolve_script
 from ..model import FileFacts
@@ -112,7 +112,11 @@ class Generated:
         file = JavaFile(bound, constants(self.project), self.project.values(bound.ctx.module))
         own, generated = self.kiota_bases.setdefault(bound.ctx.microservice, ([], []))
         for call in calls:
-            value = file.fold(call.args[0], call.owner.partition("#")[0], call.owner, call.line)
+            adapter = _adapter_receiver(bound, call)
+            if adapter is False:
+                continue
+            value = file.fold(call.args[0], call.owner.partition("#")[0], call.owner, call.line) if adapter else \
+                unknown(f"setBaseUrl(...) at {bound.path}:{call.line} on a receiver of unknown type")
             (generated if _is_generated(bound) else own).append(value)
 
     def kiota_base(self, microservice: str) -> tuple[str | None, str | None]:
@@ -144,8 +148,20 @@ class Generated:
         return _one([ScriptFolder(self.scripts, bound.path).fold(default)], "")
 
 
+def _adapter_receiver(bound: Bound, call) -> bool | None:
+    """Whether a ``setBaseUrl`` call's receiver is a Kiota request adapter (a local, parameter or field declared of a
+    type named ``...RequestAdapter``); None when its type is not known (``client.getRequestAdapter()``)."""
+    tree = call.receiver
+    if isinstance(tree, list) and (tree[:1] == ["name"] or (tree[:2] == ["field", ["this"]] and len(tree) > 2)):
+        written = _simple(declared_type(bound, call.owner, tree[1] if tree[0] == "name" else tree[2], call.line))
+        return written.endswith("RequestAdapter") if written else None
+    return None
+
+
 def _one(values: list[Folded], none: str) -> tuple[str | None, str | None]:
     texts = sorted({v.text for v in values})
+    if texts == [UNKNOWN]:
+        return None, "; ".join(sorted({w for v in values for w in v.why})) or "the base URL is not known"
     if len(texts) == 1:
         return texts[0] or None, None
     if not texts:
