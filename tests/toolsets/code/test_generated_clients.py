@@ -612,3 +612,13 @@ public class ClientConfig {
     made = [p for p in _clients_of(tmp_path, files) if p["source_layer"] == "generated"]
     assert made and all(p["match"] == "unresolved" and "setBaseUrl" in p["unresolved_reason"] for p in made)
 
+
+def test_a_parameter_that_shadows_a_generated_client_variable_is_not_that_client(tmp_path):
+    use = TS_NODE_USE + '''
+export function other(ordersApi: Other) {
+  return ordersApi.createOrder({});
+}
+'''
+    files = {k: v for k, v in FILES.items() if k.startswith("checkout/") and not k.endswith("own.ts")}
+    made = [p for p in _clients_of(tmp_path, {**files, "checkout/src/index.ts": use}) if p["file"].endswith("index.ts")]
+    assert [p["line"] for p in made] == [6]

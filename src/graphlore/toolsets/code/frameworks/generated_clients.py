@@ -339,7 +339,8 @@ class Sites:
             return found if found and self.java_classes.get(found) == 1 else None
         if tree[0] == "name" or (tree[0] == "field" and tree[1] == ["this"]):
             name = tree[1] if tree[0] == "name" else tree[2]
-            written = bound.facts.extra.get("globals", {}).get(name, "") if tree[0] == "name" else ""
+            shadowed = owner and name in bound.facts.locals.get(owner, {})   # a local or parameter of that name
+            written = bound.facts.extra.get("globals", {}).get(name, "") if tree[0] == "name" and not shadowed else ""
             written = written or declared_type(bound, owner, name, line)
             type_name = written.lstrip("~").removeprefix("new ").split("(", 1)[0].split("<", 1)[0].strip()
             return self._script_class(bound, type_name) if type_name else None
