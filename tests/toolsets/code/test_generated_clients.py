@@ -622,3 +622,51 @@ export function other(ordersApi: Other) {
     files = {k: v for k, v in FILES.items() if k.startswith("checkout/") and not k.endswith("own.ts")}
     made = [p for p in _clients_of(tmp_path, {**files, "checkout/src/index.ts": use}) if p["file"].endswith("index.ts")]
     assert [p["line"] for p in made] == [6]
+
+
+RESTTEMPLATE_NEW = '''package org.openapitools.client.api;
+
+import org.openapitools.client.ApiClient;
+import org.springframework.http.HttpMethod;
+
+@jakarta.annotation.Generated(value = "org.openapitools.codegen.languages.JavaClientCodegen", comments = "Generator version: 7.8.0")
+public class PetApi {
+    private ApiClient apiClient;
+
+    public Pet getPetById(Long petId) throws RestClientException {
+        return getPetByIdWithHttpInfo(petId).getBody();
+    }
+
+    public ResponseEntity<Pet> getPetByIdWithHttpInfo(Long petId) throws RestClientException {
+        final Map<String, Object> uriVariables = new HashMap<String, Object>();
+        uriVariables.put("petId", petId);
+        return apiClient.invokeAPI("/pet/{petId}", HttpMethod.GET, uriVariables, localVarQueryParams, null,
+            localVarHeaderParams, localVarCookieParams, localVarFormParams, localVarAccept, localVarContentType,
+            localVarAuthNames, localReturnType);
+    }
+}
+'''
+PETS_USE = '''package com.example.shop;
+
+import org.openapitools.client.api.PetApi;
+
+public class Pets {
+    private final PetApi petApi;
+
+    public Pets(PetApi petApi) {
+        this.petApi = petApi;
+    }
+
+    public Object one(Long id) {
+        return petApi.getPetById(id);
+    }
+}
+'''
+
+
+def test_a_newer_openapi_generator_resttemplate_call_with_its_path_written_in_invoke_api_is_read(tmp_path):
+    files = {"shop/pom.xml": POM.format(name="shop"), "shop/src/main/java/org/openapitools/client/api/PetApi.java":
+             RESTTEMPLATE_NEW, "shop/src/main/java/com/example/shop/Pets.java": PETS_USE}
+    (props,) = _clients_of(tmp_path, files)
+    assert (props["http_method"], props["source_layer"], props["line"]) == ("GET", "generated", 13)
+    assert props["target_path_template"].endswith("/pet/{petId}") and "ApiClient" in props["unresolved_reason"]

@@ -15,8 +15,9 @@ unused operation makes no request). A generated file is known by its generator's
   ``typescript-fetch``:
   ``this.request({ path: `/orders/{id}`..., method: 'GET' })`` (the path there or in its ``urlPath`` local).
 - **openapi-generator ``java``** (``okhttp-gson``: ``localVarApiClient.buildCall(basePath, localVarPath, "GET",
-  ...)``; ``resttemplate``/``webclient``: ``apiClient.invokeAPI(localVarPath, HttpMethod.GET, ...)``) in a file
-  ``@Generated`` by ``org.openapitools.codegen``: the method's ``localVarPath = "/pet/{petId}"...``.
+  ...)``; ``resttemplate``/``webclient``: ``apiClient.invokeAPI(localVarPath, HttpMethod.GET, ...)``, newer
+  generators ``invokeAPI("/pet/{petId}", HttpMethod.GET, ...)``) in a file ``@Generated`` by
+  ``org.openapitools.codegen``: the path written in the call, else the method's ``localVarPath = "/pet/{petId}"...``.
 
 **Call sites** (`Sites`). An operation is entered through its generated method or a method of the same class that
 calls it (closed over the class: Kiota's ``get()`` -> ``get(config)`` -> ``toGetRequestInformation(config)``,
@@ -230,10 +231,14 @@ def _read_java_generator(bound: Bound) -> Iterator[Item]:
         method = None
         if call.name == "buildCall" and len(call.args) >= 3 and call.args[1] == "localVarPath":
             method = call.args[2].strip('"').upper()
-        elif call.name == "invokeAPI" and len(call.args) >= 2 and call.args[0] == "localVarPath":
+        elif call.name == "invokeAPI" and len(call.args) >= 2 and (
+                call.args[0] == "localVarPath" or _PATH_LITERAL.match(call.args[0])):
             enum = _HTTP_METHOD_ENUM.match(call.args[1])
             method = enum.group(1) if enum else None
-        found = _local_path(facts, call.owner) if method in HTTP_METHODS else None
+        if method not in HTTP_METHODS:
+            continue
+        written = _PATH_LITERAL.match(call.args[0]) if call.name == "invokeAPI" else None   # newer: invokeAPI("/pet/{petId}", ...)
+        found = (call.line, written.group(2), call.args[0]) if written else _local_path(facts, call.owner)
         if found is not None:
             line, path, written = found
             yield _client(bound, call.owner, call.line, method, path, None,
