@@ -670,3 +670,20 @@ def test_a_newer_openapi_generator_resttemplate_call_with_its_path_written_in_in
     (props,) = _clients_of(tmp_path, files)
     assert (props["http_method"], props["source_layer"], props["line"]) == ("GET", "generated", 13)
     assert props["target_path_template"].endswith("/pet/{petId}") and "ApiClient" in props["unresolved_reason"]
+
+
+CHECKOUT = {k: v for k, v in FILES.items() if k.startswith("checkout/") and not k.endswith("own.ts")}
+
+
+@pytest.mark.parametrize(("use", "base"), [
+    ("const ordersApi = new OrdersApi();\nordersApi.basePath = process.env.ORDERS_URL;\n", None),   # default, then set
+    ("const ordersApi = new OrdersApi();\nconst other = new OrdersApi('http://orders:8080');\n", None),
+    ("const ordersApi = new OrdersApi('svc-user', 'secret');\n", "http://localhost"),   # (username, password)
+    ("const ordersApi = new OrdersApi('svc-user', 'secret', 'http://orders:8080');\n", "http://orders:8080"),
+])
+def test_a_typescript_node_base_path_set_at_run_time_or_several_ways_is_not_taken_as_known(tmp_path, use, base):
+    use = f"import {{ OrdersApi }} from './generated/api/ordersApi';\n\n{use}\nexport const go = (o) => ordersApi.createOrder(o);\n"
+    (props,) = [p for p in _clients_of(tmp_path, {**CHECKOUT, "checkout/src/index.ts": use}) if p["file"].endswith("index.ts")]
+    assert props["base_url"] == base and props["source_layer"] == "generated"
+    if base is None:
+        assert "set 2 ways" in props["unresolved_reason"] and "\x01" not in props["unresolved_reason"]

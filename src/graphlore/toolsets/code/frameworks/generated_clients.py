@@ -28,9 +28,11 @@ the class being the one project class of that simple name; TS/JS, a variable mad
 from the generated file.
 
 **Base URL** (folded as any value; one value is the base, none or several leave the path's base unknown, saying
-why). Kiota: what the microservice passes to a request adapter's ``setBaseUrl(...)`` outside generated code, else
-what the generated client sets (the document's server). ``typescript-node``: what the project passes to ``new
-OrdersApi(basePath)`` (the class imported from the generated file), else the generated ``defaultBasePath``.
+why). Kiota: what the microservice passes to a request adapter's ``setBaseUrl(...)`` outside generated code (a
+receiver declared of a ``...RequestAdapter`` type; one of unknown type leaves the base unknown), else what the generated
+client sets (the document's server). ``typescript-node``: each base the project gives the class imported from the
+generated file: ``new OrdersApi(basePath)`` (or ``(username, password, basePath)``), ``ordersApi.basePath = ...``,
+and the generated ``defaultBasePath`` where it constructs one without a base path.
 ``typescript-fetch`` and Java: the base is the project's ``Configuration``/``ApiClient`` at run
 time: not traced, so the client stays unresolved with its path known. The ``request`` call a ``typescript-node``
 operation makes is no client of its own (`script_web` skips it).
@@ -42,7 +44,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import replace
 
-from ..languages.folding import UNKNOWN, Folded, literal, unknown
+from ..languages.folding import UNKNOWN, Folded, literal, plain, unknown
 from ..languages.symbols import Bound
 from ..languages.typescript.constants import ScriptFolder, resolve_script
 from ..model import FileFacts
@@ -125,28 +127,49 @@ class Generated:
         return _one(own or generated, "no setBaseUrl(...) of a request adapter in the service")
 
     def _constructions(self, bound: Bound) -> None:
-        classes = {alias: (imp.target, name) for imp in bound.facts.imports if imp.target.startswith(".")
-                   for name, alias in imp.names}
+        """What the project's ``new OrdersApi(...)`` (None: no base path given, the generated default) and its
+        ``ordersApi.basePath = ...`` give a ``typescript-node`` class imported from its generated file."""
+        if _is_generated(bound):
+            return
+        classes = {}
+        for imp in bound.facts.imports:
+            for name, alias in imp.names if imp.target.startswith(".") else ():
+                target = resolve_script(self.scripts, bound.path, imp.target)
+                if target is not None and self.scripts[target].extra.get("option_methods"):
+                    classes[alias] = (target, name)
+        folder = ScriptFolder(self.scripts, bound.path)
         for call in bound.facts.calls:
-            if call.kind != "new" or call.name not in classes:
-                continue
-            spec, name = classes[call.name]
-            target = resolve_script(self.scripts, bound.path, spec)
-            if target is None or not self.scripts[target].extra.get("option_methods"):
-                continue
-            value = ScriptFolder(self.scripts, bound.path).at(bound.facts, call.owner, call.line).fold(
-                call.args[0]) if call.args else None
-            self.constructed.setdefault((target, name), []).append(value)
+            if call.kind == "new" and call.name in classes:
+                # constructor(basePath?) or constructor(username, password?, basePath?)
+                given = call.args[0] if len(call.args) == 1 else call.args[2] if len(call.args) >= 3 else None
+                value = folder.at(bound.facts, call.owner, call.line).fold(given) if given else None
+                self.constructed.setdefault(classes[call.name], []).append(value)
+        for owner, assigned in bound.facts.extra.get("assigns", {}).items():
+            for key, entries in assigned.items():
+                obj, _, prop = key.rpartition(".")
+                for line, values in entries if prop == "basePath" and obj else ():
+                    made = classes.get(_script_type(bound, owner, obj, line, not obj.startswith("this.")))
+                    for value in values if made else ():
+                        self.constructed.setdefault(made, []).append(
+                            folder.at(bound.facts, owner, line).fold(value))
 
     def script_base(self, bound: Bound, class_name: str) -> tuple[str | None, str | None]:
         made = self.constructed.get((bound.path, class_name), [])
-        given = [v for v in made if v is not None]
-        if given:
-            return _one(given, "")
         default = bound.facts.extra.get("values", {}).get("defaultBasePath")
-        if default is None:
+        if default is None and (not made or None in made):
             return None, f"no project file constructs {class_name} with a base path"
-        return _one([ScriptFolder(self.scripts, bound.path).fold(default)], "")
+        folded = ScriptFolder(self.scripts, bound.path).fold(default) if default is not None else None
+        return _one([v if v is not None else folded for v in made] or [folded], "")
+
+
+def _script_type(bound: Bound, owner: str, name: str, line: int, plain: bool) -> str:
+    """The class a TS/JS variable (``plain``) or ``this.`` field is declared or made of ("" when not known): a local
+    or parameter of ``owner`` first, then the module's variable of that name."""
+    name = name.removeprefix("this.")
+    shadowed = owner and name in bound.facts.locals.get(owner, {})   # a local or parameter of that name
+    written = bound.facts.extra.get("globals", {}).get(name, "") if plain and not shadowed else ""
+    written = written or declared_type(bound, owner, name, line)
+    return written.lstrip("~").removeprefix("new ").split("(", 1)[0].split("<", 1)[0].strip()
 
 
 def _adapter_receiver(bound: Bound, call) -> bool | None:
@@ -167,7 +190,7 @@ def _one(values: list[Folded], none: str) -> tuple[str | None, str | None]:
         return texts[0] or None, None
     if not texts:
         return None, none
-    return None, f"the generated client's base URL is set {len(texts)} ways ({', '.join(texts)[:120]})"
+    return None, f"the generated client's base URL is set {len(texts)} ways ({', '.join(map(plain, texts))[:120]})"
 
 
 def _client(bound: Bound, owner: str, line: int, method: str, path: str, base: str | None, why: str | None,
@@ -343,11 +366,7 @@ class Sites:
                 return None
             return found if found and self.java_classes.get(found) == 1 else None
         if tree[0] == "name" or (tree[0] == "field" and tree[1] == ["this"]):
-            name = tree[1] if tree[0] == "name" else tree[2]
-            shadowed = owner and name in bound.facts.locals.get(owner, {})   # a local or parameter of that name
-            written = bound.facts.extra.get("globals", {}).get(name, "") if tree[0] == "name" and not shadowed else ""
-            written = written or declared_type(bound, owner, name, line)
-            type_name = written.lstrip("~").removeprefix("new ").split("(", 1)[0].split("<", 1)[0].strip()
+            type_name = _script_type(bound, owner, tree[1] if tree[0] == "name" else tree[2], line, tree[0] == "name")
             return self._script_class(bound, type_name) if type_name else None
         return None
 
