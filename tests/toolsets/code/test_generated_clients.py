@@ -424,7 +424,32 @@ public class OwnRequestBuilder extends BaseRequestBuilder {
     public RequestInformation toDeleteRequestInformation() {
         return new RequestInformation(HttpMethod.DELETE, urlTemplate, pathParameters);
     }
+
+    public void delete() {
+        requestAdapter.sendPrimitive(toDeleteRequestInformation(), null, Void.class);
+    }
 }
+'''
+#: project code calling the look-alikes (so that reading them as generated would show)
+NOT_GENERATED_USE_JAVA = '''package com.example.ui.own;
+
+public class OwnUse {
+    private final OwnRequestBuilder own;
+
+    public OwnUse(OwnRequestBuilder own) {
+        this.own = own;
+    }
+
+    public void remove() {
+        own.delete();
+    }
+}
+'''
+NOT_GENERATED_USE_TS = '''import { Orders } from './own';
+
+const orders = new Orders();
+
+export const removeOrder = (id: string) => orders.remove(id);
 '''
 CATALOG = '''from flask import Flask
 
@@ -448,6 +473,8 @@ FILES = {
     f"ui/{JAVA}/ui/client/products/ProductsRequestBuilder.java": KIOTA_PRODUCTS,
     f"ui/{JAVA}/ui/config/ClientConfig.java": KIOTA_CONFIG,
     f"ui/{JAVA}/ui/own/OwnRequestBuilder.java": NOT_KIOTA,
+    f"ui/{JAVA}/ui/own/OwnUse.java": NOT_GENERATED_USE_JAVA,
+    "checkout/src/use_own.ts": NOT_GENERATED_USE_TS,
     "checkout/package.json": '{"name": "checkout", "dependencies": {"request": "^2"}}',
     "checkout/Dockerfile": "FROM node:20\n",
     "checkout/src/generated/api/ordersApi.ts": TS_NODE,
