@@ -714,3 +714,28 @@ def test_a_typescript_node_base_path_set_at_run_time_or_several_ways_is_not_take
     assert props["base_url"] == base and props["source_layer"] == "generated"
     if base is None:
         assert "set 2 ways" in props["unresolved_reason"] and "\x01" not in props["unresolved_reason"]
+
+
+ORDERS_KIOTA_ROOT = '''package com.example.ui.orders;
+
+import com.microsoft.kiota.BaseRequestBuilder;
+import com.microsoft.kiota.HttpMethod;
+import com.microsoft.kiota.RequestAdapter;
+import com.microsoft.kiota.RequestInformation;
+
+@jakarta.annotation.Generated("com.microsoft.kiota")
+public class OrdersClient extends BaseRequestBuilder {
+    public OrdersClient(final RequestAdapter requestAdapter) {
+        super(requestAdapter, "{+baseurl}");
+        if (requestAdapter.getBaseUrl() == null || requestAdapter.getBaseUrl().isEmpty()) {
+            requestAdapter.setBaseUrl("http://orders:8080");
+        }
+    }
+}
+'''
+
+
+def test_a_set_base_url_is_not_given_to_every_kiota_client_of_a_service_that_has_several(tmp_path):
+    files = {**KIOTA_UI, f"ui/{JAVA}/ui/orders/OrdersClient.java": ORDERS_KIOTA_ROOT}
+    made = [p for p in _clients_of(tmp_path, files) if p["source_layer"] == "generated"]
+    assert made and all(p["match"] == "unresolved" and "2 Kiota clients" in p["unresolved_reason"] for p in made)

@@ -29,8 +29,9 @@ from the generated file.
 
 **Base URL** (folded as any value; one value is the base, none or several leave the path's base unknown, saying
 why). Kiota: what the microservice passes to a request adapter's ``setBaseUrl(...)`` outside generated code (a
-receiver declared of a ``...RequestAdapter`` type; one of unknown type leaves the base unknown), else what the generated
-client sets (the document's server). ``typescript-node``: each base the project gives the class imported from the
+receiver declared of a ``...RequestAdapter`` type; one of unknown type leaves the base unknown; in a service with
+several Kiota root clients, not traced to one of them: unknown), else what the generated client sets (the document's
+server). ``typescript-node``: each base the project gives the class imported from the
 generated file: ``new OrdersApi(basePath)`` (or ``(username, password, basePath)``), ``ordersApi.basePath = ...``,
 and the generated ``defaultBasePath`` where it constructs one without a base path.
 ``typescript-fetch`` and Java: the base is the project's ``Configuration``/``ApiClient`` at run
@@ -100,11 +101,14 @@ class Generated:
         self.scripts: dict[str, FileFacts] = {b.path: b.facts for b in bounds if b.facts.language != "java"}
         #: microservice -> the values set with Kiota's ``setBaseUrl`` (outside generated code, in it)
         self.kiota_bases: dict[str, tuple[list[Folded], list[Folded]]] = {}
+        #: microservice -> its Kiota root clients (the classes whose template is ``{+baseurl}`` alone)
+        self.kiota_roots: dict[str, set[str]] = {}
         #: (generated file, class) -> what the project passes to its constructor (None: nothing)
         self.constructed: dict[tuple[str, str], list[Folded | None]] = {}
         for bound in bounds:
             if bound.facts.language == "java":
                 self._kiota_bases(bound)
+                self._kiota_roots(bound)
             else:
                 self._constructions(bound)
 
@@ -122,8 +126,19 @@ class Generated:
                 unknown(f"setBaseUrl(...) at {bound.path}:{call.line} on a receiver of unknown type")
             (generated if _is_generated(bound) else own).append(value)
 
+    def _kiota_roots(self, bound: Bound) -> None:
+        for index, sym in enumerate(bound.facts.symbols):
+            if sym.kind == "class" and _is_kiota(bound, index):
+                members = {bound.facts.symbols[i].key for i in bound.members(sym.key)}
+                if _kiota_class_template(bound, members) == '"{+baseurl}"':
+                    self.kiota_roots.setdefault(bound.ctx.microservice, set()).add(sym.name)
+
     def kiota_base(self, microservice: str) -> tuple[str | None, str | None]:
+        roots = sorted(self.kiota_roots.get(microservice, ()))
         own, generated = self.kiota_bases.get(microservice, ([], []))
+        if own and len(roots) > 1:   # which adapter (and its setBaseUrl) each client is built with is not traced
+            return None, f"the service has {len(roots)} Kiota clients ({', '.join(roots)[:120]}): which adapter's " \
+                         "setBaseUrl each is given is not traced"
         return _one(own or generated, "no setBaseUrl(...) of a request adapter in the service")
 
     def _constructions(self, bound: Bound) -> None:
@@ -207,11 +222,9 @@ def _read_kiota(generated: Generated, bound: Bound) -> Iterator[Item]:
         if sym.kind != "class" or not _is_kiota(bound, index):
             continue
         mine = {m for m in (facts.symbols[i].key for i in bound.members(sym.key))}
-        templates = {c.args[1] for c in facts.calls if c.owner in mine and c.kind == "super" and len(c.args) >= 2
-                     and c.args[1].startswith('"')}
-        if len(templates) != 1:
+        written = _kiota_class_template(bound, mine)
+        if written is None:
             continue
-        written = next(iter(templates))
         for call in facts.calls:
             found = _HTTP_METHOD_ENUM.match(call.args[0]) if (
                 call.owner in mine and call.kind == "new" and call.name == "RequestInformation" and call.args) else None
@@ -219,6 +232,13 @@ def _read_kiota(generated: Generated, bound: Bound) -> Iterator[Item]:
                 base, why = generated.kiota_base(bound.ctx.microservice)
                 yield _client(bound, call.owner, call.line, found.group(1), _kiota_template(written), base, why,
                               written)
+
+
+def _kiota_class_template(bound: Bound, members: set[str]) -> str | None:
+    """The one URL template a Kiota class's constructors give ``super(requestAdapter, "{+baseurl}/...", ...)``."""
+    templates = {c.args[1] for c in bound.facts.calls if c.owner in members and c.kind == "super" and len(c.args) >= 2
+                 and c.args[1].startswith('"')}
+    return next(iter(templates)) if len(templates) == 1 else None
 
 
 def _local_path(facts: FileFacts, owner: str) -> tuple[int, str, str] | None:
