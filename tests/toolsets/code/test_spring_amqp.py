@@ -1,0 +1,126 @@
+"""Spring AMQP: the queues, exchanges and bindings a service declares (``@Bean`` methods with ``BindingBuilder``,
+``@RabbitListener(bindings = @QueueBinding(..))``) link ``rabbitTemplate.convertAndSend(exchange, key, msg)`` to the
+listeners whose queue is bound with a matching key (direct: equal; topic: AMQP wildcards; fanout: any), never a guess."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from helpers.code_tools import write_tree
+
+from graphlore.toolsets.code.index.graph import CodeGraph
+from graphlore.toolsets.code.services.links import amqp_topic_match
+
+POM = "<project><artifactId>{}</artifactId></project>"
+CONFIG = """package shop.shipping;
+
+import org.springframework.amqp.core.*;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+@Configuration
+public class RabbitConfig {
+    static final String ORDERS = "orders";
+
+    @Bean Queue shipQueue() { return new Queue("shipping.orders", true); }
+    @Bean Queue auditQueue() { return QueueBuilder.durable("audit").build(); }
+    @Bean Queue refundQueue() { return new Queue("refunds"); }
+    @Bean TopicExchange ordersExchange() { return new TopicExchange(ORDERS); }
+    @Bean FanoutExchange broadcast() { return ExchangeBuilder.fanoutExchange("broadcast").durable(true).build(); }
+    @Bean DirectExchange payments() { return new DirectExchange("payments"); }
+
+    @Bean Binding shipping(Queue shipQueue, TopicExchange exchange) {
+        return BindingBuilder.bind(shipQueue).to(exchange).with("order.*.created");
+    }
+    @Bean Binding audit() { return BindingBuilder.bind(auditQueue()).to(broadcast()); }
+    @Bean Binding auditOrders() { return BindingBuilder.bind(auditQueue()).to(ordersExchange()).with("order.#"); }
+    @Bean Binding refunds(Queue refundQueue) {
+        return BindingBuilder.bind(refundQueue)
+            .to(payments())
+            .with("payment.refunded");
+    }
+}
+"""
+LISTENERS = """package shop.shipping;
+
+import org.springframework.amqp.rabbit.annotation.*;
+
+public class Listeners {
+    @RabbitListener(queues = "shipping.orders")
+    public void ship(String order) {}
+
+    @RabbitListener(queues = "audit")
+    public void audit(String event) {}
+
+    @RabbitListener(queues = "refunds")
+    public void refund(String payment) {}
+
+    @RabbitListener(bindings = @QueueBinding(value = @Queue(value = "invoices", durable = "true"),
+            exchange = @Exchange(value = "billing", type = ExchangeTypes.TOPIC), key = {"invoice.#", "bill.due"}))
+    public void invoice(String invoice) {}
+
+    @RabbitListener(bindings = @QueueBinding(value = @Queue, exchange = @Exchange("payments"), key = "payment.*"))
+    public void literalStar(String payment) {}
+}
+"""
+SENDER = """package shop.orders;
+
+import org.springframework.amqp.rabbit.core.RabbitTemplate;
+
+public class OrderSender {
+    private final RabbitTemplate rabbitTemplate;
+
+    public OrderSender(RabbitTemplate rabbitTemplate) { this.rabbitTemplate = rabbitTemplate; }
+
+    public void created() { rabbitTemplate.convertAndSend("orders", "order.eu.created", "o"); }
+    public void updated() { rabbitTemplate.convertAndSend("orders", "order.eu.updated", "o"); }
+    public void shout() { rabbitTemplate.convertAndSend("broadcast", "anything", "o"); }
+    public void refund() { rabbitTemplate.convertAndSend("payments", "payment.refunded", "o"); }
+    public void star() { rabbitTemplate.convertAndSend("payments", "payment.x", "o"); }
+    public void invoice() { rabbitTemplate.convertAndSend("billing", "invoice.eu.paid", "o"); }
+    public void due() { rabbitTemplate.convertAndSend("billing", "bill.due", "o"); }
+    public void direct() { rabbitTemplate.convertAndSend("", "refunds", "o"); }
+    public void unknown(String key) { rabbitTemplate.convertAndSend("orders", key, "o"); }
+}
+"""
+
+
+def _links(root: Path) -> tuple[dict[str, set[str]], dict[str, dict]]:
+    files = {"shipping/pom.xml": POM.format("shipping"),
+             "shipping/src/main/java/shop/shipping/RabbitConfig.java": CONFIG,
+             "shipping/src/main/java/shop/shipping/Listeners.java": LISTENERS,
+             "orders/pom.xml": POM.format("orders"), "orders/src/main/java/shop/orders/OrderSender.java": SENDER}
+    nodes, edges = CodeGraph.build(write_tree(root, files)).snapshot()
+    fqn = {i: n.props.get("fqn", "") for i, n in nodes.items()}
+    declaring = {e.dst: fqn[e.src].split("(")[0].rsplit("#", 1)[-1] for e in edges.values()
+                 if e.type == "DECLARES_PRODUCER"}
+    exposing = {e.dst: fqn[e.src].split("(")[0].rsplit("#", 1)[-1] for e in edges.values() if e.type == "EXPOSES"}
+    out: dict[str, set[str]] = {}
+    for e in edges.values():
+        if e.type == "ASYNC_CALLS":
+            out.setdefault(declaring[e.src], set()).add(exposing[e.dst])
+    producers = {declaring[i]: n.props for i, n in nodes.items() if n.kind == "producer"}
+    return out, producers
+
+
+def test_a_rabbit_template_send_reaches_the_listeners_whose_queue_is_bound_with_a_matching_key(tmp_path: Path):
+    links, producers = _links(tmp_path)
+    assert links == {
+        "created": {"ship", "audit"},    # order.*.created (topic) and order.# (topic)
+        "updated": {"audit"},            # only order.#
+        "shout": {"audit"},              # a fanout exchange: every key
+        "refund": {"refund"},            # direct: the equal key
+        "invoice": {"invoice"}, "due": {"invoice"},   # @QueueBinding on the listener
+        "direct": {"refund"},            # the default exchange: the queue's name
+    }
+    # on a direct exchange ``*`` is no wildcard; a key that does not fold stays unresolved, saying why
+    assert producers["star"]["match"] == "unresolved" and "payments/payment.x" in producers["star"]["match_detail"]
+    assert producers["unknown"]["match"] == "unresolved" and "key is not a constant" in producers["unknown"]["match_detail"]
+
+
+@pytest.mark.parametrize(("pattern", "key", "matches"), [
+    ("order.*", "order.created", True), ("order.*", "order.eu.created", False), ("order.#", "order", True),
+    ("#", "", True), ("#.created", "a.b.created", True), ("*.created", "created", False), ("a.#.z", "a.z", True)])
+def test_amqp_topic_patterns_follow_the_broker_rules(pattern: str, key: str, matches: bool):
+    assert amqp_topic_match(pattern, key) is matches
