@@ -124,3 +124,66 @@ def test_a_rabbit_template_send_reaches_the_listeners_whose_queue_is_bound_with_
     ("#", "", True), ("#.created", "a.b.created", True), ("*.created", "created", False), ("a.#.z", "a.z", True)])
 def test_amqp_topic_patterns_follow_the_broker_rules(pattern: str, key: str, matches: bool):
     assert amqp_topic_match(pattern, key) is matches
+
+
+PROFILES = """package shop.work;
+
+import org.springframework.amqp.core.*;
+import org.springframework.context.annotation.*;
+
+@Configuration
+public class WorkConfig {
+    @Bean DirectExchange jobs() { return new DirectExchange("jobs"); }
+    @Bean Queue named() { return new Queue("work.named"); }
+    @Bean Queue anonymous() { return new AnonymousQueue(); }
+    @Bean Binding b1(DirectExchange jobs, Queue named) { return BindingBuilder.bind(named).to(jobs).with("job.named"); }
+    @Bean Binding b2(DirectExchange jobs, Queue anonymous) { return BindingBuilder.bind(anonymous).to(jobs).with("job.any"); }
+
+    @Profile("a")
+    static class A {
+        @Bean Queue shared() { return new AnonymousQueue(); }
+        @Bean Binding b3(DirectExchange jobs, Queue shared) { return BindingBuilder.bind(shared).to(jobs).with("job.a"); }
+    }
+
+    @Profile("b")
+    static class B {
+        @Bean Queue shared() { return new AnonymousQueue(); }
+    }
+}
+"""
+WORKERS = """package shop.work;
+
+import org.springframework.amqp.rabbit.annotation.RabbitListener;
+import org.springframework.amqp.rabbit.core.RabbitTemplate;
+
+public class Workers {
+    private RabbitTemplate rabbitTemplate;
+
+    @RabbitListener(queues = "#{named.name}")
+    public void named(String job) {}
+
+    @RabbitListener(queues = "#{anonymous.name}")
+    public void anonymous(String job) {}
+
+    @RabbitListener(queues = "#{shared.name}")
+    public void shared(String job) {}
+
+    public void sendNamed() { rabbitTemplate.convertAndSend("jobs", "job.named", "j"); }
+    public void sendAny() { rabbitTemplate.convertAndSend("jobs", "job.any", "j"); }
+    public void sendA() { rabbitTemplate.convertAndSend("jobs", "job.a", "j"); }
+}
+"""
+
+
+def test_a_listener_names_a_queue_bean_and_a_bean_declared_twice_is_not_guessed(tmp_path: Path):
+    files = {"work/pom.xml": POM.format("work"), "work/src/main/java/shop/work/WorkConfig.java": PROFILES,
+             "work/src/main/java/shop/work/Workers.java": WORKERS}
+    nodes, edges = CodeGraph.build(write_tree(tmp_path, files)).snapshot()
+    fqn = {i: n.props.get("fqn", "").split("(")[0].rsplit("#", 1)[-1] for i, n in nodes.items()}
+    owner = {e.dst: fqn[e.src] for e in edges.values() if e.type in ("EXPOSES", "DECLARES_PRODUCER")}
+    links = {(owner[e.src], owner[e.dst]) for e in edges.values() if e.type == "ASYNC_CALLS"}
+    # ``#{named.name}`` is the bean's queue; an anonymous queue is reached through its bindings only; a bean name
+    # two profiles declare is not known, so its binding is not read
+    assert links == {("sendNamed", "named"), ("sendAny", "anonymous")}
+    shared = [n for i, n in nodes.items() if n.kind == "route" and owner.get(i) == "shared"]
+    assert [(n.props["resolved"], "#{shared.name}" in n.props["unresolved_reason"]) for n in shared] == [(False, True)]

@@ -31,7 +31,7 @@ from ..services.endpoints import ANY, Item, join_paths
 from ..services.settings import Values
 from .base import Framework, Project, Reader, item
 from .jvm import JVM_LANGUAGES, JavaFile, annotations, attr, constants
-from .spring_amqp import Binding, declared_bindings, listener_bindings
+from .spring_amqp import Binding, Declared, declarations, listener_bindings
 
 MAPPINGS = {"GetMapping": "GET", "PostMapping": "POST", "PutMapping": "PUT", "DeleteMapping": "DELETE",
             "PatchMapping": "PATCH", "RequestMapping": None}
@@ -62,8 +62,9 @@ class SpringFile(JavaFile):
     controller_annotations: set[str] = field(default_factory=set)
     #: the WebClient/RestClient base URLs set anywhere in the module (see `file_bases`)
     module_bases: dict[tuple[str, str | None], list[Folded]] = field(default_factory=dict)
-    #: queue -> the bindings the project's ``@Bean`` methods declare for it (`spring_amqp`)
+    #: queue -> the bindings the project's ``@Bean`` methods declare for it, and the queue beans (`spring_amqp`)
     amqp_bindings: dict[str, list[Binding]] = field(default_factory=dict)
+    amqp: Declared | None = None
 
 
 def _item(jf: JavaFile, index: int, kind: str, flavor: str, line: int | None = None, **kw) -> Item:
@@ -85,12 +86,13 @@ def prepare(files: list[Bound], project: Project) -> Reader:
         module = bases.setdefault(jf.bound.ctx.module, {})
         for (owner, flavor), found in file_bases(jf).items():
             module.setdefault((f"{jf.bound.path}:{owner}", flavor), []).extend(found)
+    declared = declarations([jf for jf in spring_files.values() if jf.facts.language == "java"])
     bindings: dict[str, list[Binding]] = {}
-    for binding in declared_bindings([jf for jf in spring_files.values() if jf.facts.language == "java"]):
+    for binding in declared.bindings:
         bindings.setdefault(binding.queue, []).append(binding)
     for jf in spring_files.values():
         jf.module_bases = bases.get(jf.bound.ctx.module, {})
-        jf.amqp_bindings = bindings
+        jf.amqp_bindings, jf.amqp = bindings, declared
     return lambda bound: read_java(spring_files[bound.path])
 
 
@@ -197,7 +199,13 @@ def _listeners(jf: JavaFile, index: int, anns, members: list[int]) -> Iterator[I
                             written=attr(annotation, pattern_key) or "")
                 continue
             for written, topic in jf.folds(topics, sym.key):
-                if written:
+                bean_queue = jf.amqp.queue_of(jf.bound.ctx.microservice, topic.text) \
+                    if broker == "rabbit" and isinstance(jf, SpringFile) and jf.amqp and topic.known else None
+                if bean_queue is not None:   # ``#{bean.name}``: the queue the bean declares
+                    topic = literal(bean_queue)
+                elif broker == "rabbit" and topic.known and topic.text.startswith("#{"):
+                    topic = unknown(f"the queue a SpEL expression names ({topic.text}) is not known")
+                if written and not (bean_queue or "").startswith("(anonymous"):
                     yield _item(jf, member, "route", framework, broker=broker, topic=topic, written=written)
                 if written and broker == "rabbit" and topic.known and isinstance(jf, SpringFile):
                     for binding in jf.amqp_bindings.get(topic.text, []):

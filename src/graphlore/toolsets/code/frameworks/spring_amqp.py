@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..languages.folding import Folded, array_items, split_top
+from ..languages.folding import Folded, array_items, literal, split_top, unknown
 from ..model import CallFact
 from .jvm import JavaFile
 
@@ -34,6 +34,7 @@ EXCHANGE_BUILDERS = {"topicExchange": "topic", "directExchange": "direct", "fano
                      "headersExchange": "headers"}
 QUEUE_BUILDERS = frozenset({"durable", "nonDurable"})
 _BEAN_CALL = re.compile(r"^(\w+)\(\s*\)$")
+_BEAN_NAME = re.compile(r"#\{\s*@?(\w+)\.name\s*\}")
 _NEW = re.compile(r"^new\s+(\w+)\s*\(\s*(.*?)\s*(?:,.*)?\)$", re.S)
 
 
@@ -78,18 +79,43 @@ def _inline(jf: JavaFile, text: str, class_key: str, owner: str, line: int) -> _
     return _Bean(kind, jf.fold(found.group(2), class_key, owner, line), EXCHANGE_TYPES.get(found.group(1), ""))
 
 
-def declared_bindings(files: list[JavaFile]) -> list[Binding]:
-    """Every binding the project's ``@Bean`` methods declare with ``BindingBuilder`` (see the module docstring)."""
+@dataclass
+class Declared:
+    """What a project's ``@Bean`` methods declare: the bindings, and each service's queue beans by name (a listener
+    names one as ``#{bean.name}``)."""
+
+    bindings: list[Binding]
+    queues: dict[tuple[str, str], str]
+
+    def queue_of(self, service: str, written: str) -> str | None:
+        """The queue a listener's ``#{bean.name}`` names in ``service`` (None: not a bean reference)."""
+        found = _BEAN_NAME.fullmatch(written.strip())
+        return self.queues.get((service, found.group(1))) if found else None
+
+
+def declarations(files: list[JavaFile]) -> Declared:
+    """The bindings the project's ``@Bean`` methods declare with ``BindingBuilder`` and the queue beans (see the
+    module docstring)."""
     beans: dict[tuple[str, str], list[_Bean]] = {}   # (microservice, bean method name) -> what it makes
+    declarers: dict[tuple[str, str], set[tuple[str, str]]] = {}
     for jf in files:
         for call in jf.facts.calls:
             owner = jf.bound.by_key.get(call.owner)
             sym = jf.facts.symbols[owner] if owner is not None else None
             if sym is None or not any(a.name == "Bean" for a in sym.annotations):
                 continue
-            made = _made(jf, call, call.owner.split("#")[0])
+            if call.kind == "new" and call.name == "AnonymousQueue":   # the broker names it: the bean is its name
+                made = _Bean("queue", literal(f"(anonymous queue of bean {sym.name} in {jf.bound.ctx.microservice})"))
+            else:
+                made = _made(jf, call, call.owner.split("#")[0])
             if made is not None:
                 beans.setdefault((jf.bound.ctx.microservice, sym.name), []).append(made)
+                declarers.setdefault((jf.bound.ctx.microservice, sym.name), set()).add((jf.bound.path, sym.key))
+    for where, makers in declarers.items():   # one bean name in several classes (profiles): which one runs is
+        if len(makers) > 1 and len(set(beans[where])) > 1 or any(  # not known; an anonymous queue is its bean
+                b.name.text.startswith("(anonymous") for b in beans[where]) and len(makers) > 1:
+            beans[where] = [_Bean(beans[where][0].kind, unknown(f"bean {where[1]} is declared {len(makers)} times "
+                                                                "(profiles or configurations: which one runs is not known)"))]
     out: list[Binding] = []
     for jf in files:
         for call in jf.facts.calls:
@@ -106,7 +132,9 @@ def declared_bindings(files: list[JavaFile]) -> list[Binding]:
             if queue.name.known and exchange.name.known and (key is None or key.known):
                 out.append(Binding(queue.name.text, exchange.name.text, exchange.type,
                                    "#" if key is None else key.text))
-    return list(dict.fromkeys(out))
+    queues = {where: one.name.text for where, made in beans.items()
+              if (one := _one(made, "queue")) is not None and one.name.known}
+    return Declared(list(dict.fromkeys(out)), queues)
 
 
 _BIND = ["call", ["name", "BindingBuilder"], "bind", 1]
