@@ -66,6 +66,7 @@ public class Listeners {
 """
 SENDER = """package shop.orders;
 
+import org.springframework.amqp.core.TopicExchange;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
 
 public class OrderSender {
@@ -81,7 +82,21 @@ public class OrderSender {
     public void invoice() { rabbitTemplate.convertAndSend("billing", "invoice.eu.paid", "o"); }
     public void due() { rabbitTemplate.convertAndSend("billing", "bill.due", "o"); }
     public void direct() { rabbitTemplate.convertAndSend("", "refunds", "o"); }
+    public void byBean(TopicExchange ordersExchange) {
+        rabbitTemplate.convertAndSend(ordersExchange.getName(), "order.us.created", "o");
+    }
     public void unknown(String key) { rabbitTemplate.convertAndSend("orders", key, "o"); }
+}
+"""
+
+#: the sending service declares the exchange it sends to (its own bean: beans never cross services)
+ORDERS_CONFIG = """package shop.orders;
+
+import org.springframework.amqp.core.TopicExchange;
+import org.springframework.context.annotation.Bean;
+
+public class OrdersConfig {
+    @Bean TopicExchange ordersExchange() { return new TopicExchange("orders"); }
 }
 """
 
@@ -90,7 +105,8 @@ def _links(root: Path) -> tuple[dict[str, set[str]], dict[str, dict]]:
     files = {"shipping/pom.xml": POM.format("shipping"),
              "shipping/src/main/java/shop/shipping/RabbitConfig.java": CONFIG,
              "shipping/src/main/java/shop/shipping/Listeners.java": LISTENERS,
-             "orders/pom.xml": POM.format("orders"), "orders/src/main/java/shop/orders/OrderSender.java": SENDER}
+             "orders/pom.xml": POM.format("orders"), "orders/src/main/java/shop/orders/OrderSender.java": SENDER,
+             "orders/src/main/java/shop/orders/OrdersConfig.java": ORDERS_CONFIG}
     nodes, edges = CodeGraph.build(write_tree(root, files)).snapshot()
     fqn = {i: n.props.get("fqn", "") for i, n in nodes.items()}
     declaring = {e.dst: fqn[e.src].split("(")[0].rsplit("#", 1)[-1] for e in edges.values()
@@ -113,6 +129,7 @@ def test_a_rabbit_template_send_reaches_the_listeners_whose_queue_is_bound_with_
         "refund": {"refund"},            # direct: the equal key
         "invoice": {"invoice"}, "due": {"invoice"},   # @QueueBinding on the listener
         "direct": {"refund"},            # the default exchange: the queue's name
+        "byBean": {"ship", "audit"},     # an injected exchange bean's getName()
     }
     # on a direct exchange ``*`` is no wildcard; a key that does not fold stays unresolved, saying why
     assert producers["star"]["match"] == "unresolved" and "payments/payment.x" in producers["star"]["match_detail"]
@@ -153,11 +170,15 @@ public class WorkConfig {
 """
 WORKERS = """package shop.work;
 
+import org.springframework.amqp.core.Queue;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
+import org.springframework.beans.factory.annotation.Autowired;
 
 public class Workers {
     private RabbitTemplate rabbitTemplate;
+
+    @Autowired private Queue named;
 
     @RabbitListener(queues = "#{named.name}")
     public void named(String job) {}
@@ -169,6 +190,7 @@ public class Workers {
     public void shared(String job) {}
 
     public void sendNamed() { rabbitTemplate.convertAndSend("jobs", "job.named", "j"); }
+    public void toQueue() { rabbitTemplate.convertAndSend(named.getName(), "j"); }
     public void sendAny() { rabbitTemplate.convertAndSend("jobs", "job.any", "j"); }
     public void sendA() { rabbitTemplate.convertAndSend("jobs", "job.a", "j"); }
 }
@@ -184,6 +206,6 @@ def test_a_listener_names_a_queue_bean_and_a_bean_declared_twice_is_not_guessed(
     links = {(owner[e.src], owner[e.dst]) for e in edges.values() if e.type == "ASYNC_CALLS"}
     # ``#{named.name}`` is the bean's queue; an anonymous queue is reached through its bindings only; a bean name
     # two profiles declare is not known, so its binding is not read
-    assert links == {("sendNamed", "named"), ("sendAny", "anonymous")}
+    assert links == {("sendNamed", "named"), ("sendAny", "anonymous"), ("toQueue", "named")}
     shared = [n for i, n in nodes.items() if n.kind == "route" and owner.get(i) == "shared"]
     assert [(n.props["resolved"], "#{shared.name}" in n.props["unresolved_reason"]) for n in shared] == [(False, True)]

@@ -407,14 +407,16 @@ def _calls(jf: SpringFile, by_key: dict[str, int]) -> Iterator[Item]:
             elif producer_kind == "rabbit_template" and len(call.args) >= 3:
                 # ``convertAndSend(exchange, routingKey, message)``: ``exchange/key`` as `frameworks.amqp` names it, the
                 # key alone on the default exchange ``""`` (the queue it names)
-                exchange = jf.fold(call.args[0], class_key, call.owner, call.line)
-                key = jf.fold(call.args[1], class_key, call.owner, call.line)
+                exchange, key = (isinstance(jf, SpringFile) and jf.amqp and jf.amqp.bean_name(jf, call, arg) or
+                                 jf.fold(arg, class_key, call.owner, call.line) for arg in call.args[:2])
                 topic = key if exchange.known and exchange.text == "" else exchange + literal("/") + key
                 item = _item(jf, owner_index, "producer", producer_kind, line=call.line, broker=broker,
                              topic=topic, written=", ".join(call.args[:2]))
-            else:
+            else:   # a 2-argument ``convertAndSend(queue.getName(), msg)``: the default exchange, by the queue's name
+                named = jf.amqp.bean_name(jf, call, call.args[0]) if producer_kind == "rabbit_template" and \
+                    isinstance(jf, SpringFile) and jf.amqp else None
                 item = _item(jf, owner_index, "producer", producer_kind, line=call.line, broker=broker,
-                             topic=jf.fold(call.args[0], class_key, call.owner, call.line), written=call.args[0])
+                             topic=named or jf.fold(call.args[0], class_key, call.owner, call.line), written=call.args[0])
             yield item
 
 

@@ -34,6 +34,7 @@ EXCHANGE_BUILDERS = {"topicExchange": "topic", "directExchange": "direct", "fano
                      "headersExchange": "headers"}
 QUEUE_BUILDERS = frozenset({"durable", "nonDurable"})
 _BEAN_CALL = re.compile(r"^(\w+)\(\s*\)$")
+_GET_NAME = re.compile(r"(?:this\.)?(\w+)\.getName\(\s*\)")
 _BEAN_NAME = re.compile(r"#\{\s*@?(\w+)\.name\s*\}")
 _NEW = re.compile(r"^new\s+(\w+)\s*\(\s*(.*?)\s*(?:,.*)?\)$", re.S)
 
@@ -86,11 +87,21 @@ class Declared:
 
     bindings: list[Binding]
     queues: dict[tuple[str, str], str]
+    beans: dict[tuple[str, str], list[_Bean]]
 
     def queue_of(self, service: str, written: str) -> str | None:
         """The queue a listener's ``#{bean.name}`` names in ``service`` (None: not a bean reference)."""
         found = _BEAN_NAME.fullmatch(written.strip())
         return self.queues.get((service, found.group(1))) if found else None
+
+    def bean_name(self, jf: JavaFile, call: CallFact, written: str) -> Folded | None:
+        """The name of the queue or exchange bean an expression ``x.getName()`` reads (``x`` a field or parameter
+        injected as Spring injects it); None when it is not such an expression or the bean is not known."""
+        found = _GET_NAME.fullmatch(written.strip())
+        if not found:
+            return None
+        made = [b for kind in ("queue", "exchange") if (b := _operand(jf, found.group(1), kind, call, self.beans))]
+        return made[0].name if len(made) == 1 and made[0].name.known else None
 
 
 def declarations(files: list[JavaFile]) -> Declared:
@@ -134,7 +145,7 @@ def declarations(files: list[JavaFile]) -> Declared:
                                    "#" if key is None else key.text))
     queues = {where: one.name.text for where, made in beans.items()
               if (one := _one(made, "queue")) is not None and one.name.known}
-    return Declared(list(dict.fromkeys(out)), queues)
+    return Declared(list(dict.fromkeys(out)), queues, beans)
 
 
 _BIND = ["call", ["name", "BindingBuilder"], "bind", 1]
@@ -172,10 +183,17 @@ def _operand(jf: JavaFile, written: str, kind: str, call: CallFact,
     if bean:
         return _one(beans.get((service, bean.group(1)), []), kind)
     owner = jf.bound.by_key.get(call.owner)
+    written = written.removeprefix("this.")
     params = [t for n, t in jf.facts.symbols[owner].params if n == written] if owner is not None else []
-    if len(params) != 1:
+    if not params:   # a field of the class (``@Autowired private TopicExchange topic``)
+        field = jf.bound.by_key.get(f"{call.owner.split('#')[0]}#{written}")
+        params = [jf.facts.symbols[field].type] if field is not None and jf.facts.symbols[field].kind == "field" \
+            else []
+    declared = re.sub(r"<.*", "", params[0]).rsplit(".", 1)[-1] if len(params) == 1 else ""
+    if kind != ("queue" if declared in ("Queue", "AnonymousQueue") else "exchange" if declared in (
+            *EXCHANGE_TYPES, "Exchange", "AbstractExchange") else None):
         return None
-    wanted = EXCHANGE_TYPES.get(params[0])   # None: any exchange (``Exchange``, ``AbstractExchange``)
+    wanted = EXCHANGE_TYPES.get(declared)   # None: any exchange (``Exchange``, ``AbstractExchange``)
     typed = [name for (where, name), made in beans.items() if where == service
              and (_one(made, kind) is not None) and (wanted is None or _one(made, kind).type == wanted)]
     if len(typed) == 1:
