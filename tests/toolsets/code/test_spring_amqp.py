@@ -101,7 +101,7 @@ public class OrdersConfig {
 """
 
 
-def _links(root: Path) -> tuple[dict[str, set[str]], dict[str, dict]]:
+def _links(root: Path) -> tuple[dict[str, set[str]], dict[str, dict], list[str]]:
     files = {"shipping/pom.xml": POM.format("shipping"),
              "shipping/src/main/java/shop/shipping/RabbitConfig.java": CONFIG,
              "shipping/src/main/java/shop/shipping/Listeners.java": LISTENERS,
@@ -117,11 +117,12 @@ def _links(root: Path) -> tuple[dict[str, set[str]], dict[str, dict]]:
         if e.type == "ASYNC_CALLS":
             out.setdefault(declaring[e.src], set()).add(exposing[e.dst])
     producers = {declaring[i]: n.props for i, n in nodes.items() if n.kind == "producer"}
-    return out, producers
+    config = next(n.props.get("config", []) for n in nodes.values() if n.kind == "microservice" and n.name == "shipping")
+    return out, producers, config
 
 
 def test_a_rabbit_template_send_reaches_the_listeners_whose_queue_is_bound_with_a_matching_key(tmp_path: Path):
-    links, producers = _links(tmp_path)
+    links, producers, config = _links(tmp_path)
     assert links == {
         "created": {"ship", "audit"},    # order.*.created (topic) and order.# (topic)
         "updated": {"audit"},            # only order.#
@@ -131,6 +132,11 @@ def test_a_rabbit_template_send_reaches_the_listeners_whose_queue_is_bound_with_
         "direct": {"refund"},            # the default exchange: the queue's name
         "byBean": {"ship", "audit"},     # an injected exchange bean's getName()
     }
+    # the service's configuration shows each binding its listeners are reached through
+    assert "rabbit binding: queue shipping.orders <- topic exchange orders, key order.*.created " \
+        "(shipping/src/main/java/shop/shipping/Listeners.java:6)" in config
+    assert any(line.startswith("rabbit binding: queue (anonymous queue) <- direct exchange payments") for line in config)
+    assert any(line.startswith("rabbit binding: queue invoices <- topic exchange billing, key invoice.#") for line in config)
     # on a direct exchange ``*`` is no wildcard; a key that does not fold stays unresolved, saying why
     assert producers["star"]["match"] == "unresolved" and "payments/payment.x" in producers["star"]["match_detail"]
     assert producers["unknown"]["match"] == "unresolved" and "key is not a constant" in producers["unknown"]["match_detail"]

@@ -237,7 +237,8 @@ def listener_bindings(jf: JavaFile, written: str, class_key: str) -> list[tuple[
         if not (queue.known and exchange.known and exchange.text) or kind == "headers":   # ``@Queue``: broker-named
             continue
         keys = [jf.fold(k, class_key) for k in array_items(attrs.get("key", '""'))] if kind != "fanout" else []
+        name = queue.text or "(anonymous queue)"
         if all(k.known for k in keys):
-            out += [(queue, Binding(queue.text, exchange.text, kind, k.text)) for k in keys] if keys else \
-                [(queue, Binding(queue.text, exchange.text, kind, "#"))]
+            out += [(queue, Binding(name, exchange.text, kind, k.text)) for k in keys] if keys else \
+                [(queue, Binding(name, exchange.text, kind, "#"))]
     return out
