@@ -214,3 +214,41 @@ class Notifier(private val publisher: ApplicationEventPublisher) {
         "OrderService.place", "OrderService.cancel", "OrderService.ship", "OrderService.any", "Shipment.ship",
         "Notifier.send"}
     assert ("Notifier.send", "Notifier.heard") in triggers and ("Notifier.send", "OrderListeners.onShipped") in triggers
+
+
+def test_an_event_stays_in_its_module_where_a_service_holds_several_spring_boot_applications(tmp_path: Path):
+    """A folder of examples (one service to the layout) is several processes: each example hears its own events."""
+    event = "package example.order;\n\npublic record OrderCompleted(long id) {}\n"
+    publisher = """package example.order;
+
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.context.ApplicationEventPublisher;
+
+@SpringBootApplication
+public class Application {
+    private ApplicationEventPublisher events;
+
+    public void complete(long id) { events.publishEvent(new OrderCompleted(id)); }
+}
+"""
+    listener = """package example.order;
+
+import org.springframework.context.event.EventListener;
+
+public class Inventory {
+    @EventListener
+    void on(OrderCompleted event) {}
+}
+"""
+    tree = {"examples/pom.xml": "<project><artifactId>examples</artifactId><modules><module>a</module>"
+                                "<module>b</module></modules></project>"}
+    for name in ("a", "b"):
+        root = f"examples/{name}/src/main/java/example/order"
+        tree |= {f"examples/{name}/pom.xml": POM.format(f"example-{name}"), f"{root}/OrderCompleted.java": event,
+                 f"{root}/Application.java": publisher, f"{root}/Inventory.java": listener}
+    nodes, edges = CodeGraph.build(write_tree(tmp_path, tree)).snapshot()
+    pairs = {(nodes[e.src].props["file"].split("/")[1], nodes[e.dst].props["file"].split("/")[1])
+             for e in edges.values() if e.type == "TRIGGERS" and e.props.get("kind") == "spring_event"}
+    services = {n.props["microservice"] for n in nodes.values() if n.props.get("file", "").endswith("Inventory.java")}
+    assert len(services) == 1   # one service to the layout: the rule, not the layout, keeps the examples apart
+    assert pairs == {("a", "a"), ("b", "b")}

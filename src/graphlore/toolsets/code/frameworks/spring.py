@@ -65,6 +65,8 @@ class SpringFile(JavaFile):
     #: queue -> the bindings the project's ``@Bean`` methods declare for it, and the queue beans (`spring_amqp`)
     amqp_bindings: dict[str, list[Binding]] = field(default_factory=dict)
     amqp: Declared | None = None
+    #: the application context its beans live in (`spring_amqp.declarations`)
+    context: str = ""
 
 
 def _item(jf: JavaFile, index: int, kind: str, flavor: str, line: int | None = None, **kw) -> Item:
@@ -199,7 +201,7 @@ def _listeners(jf: JavaFile, index: int, anns, members: list[int]) -> Iterator[I
                             written=attr(annotation, pattern_key) or "")
                 continue
             for written, topic in jf.folds(topics, sym.key):
-                bean_queue = jf.amqp.queue_of(jf.bound.ctx.microservice, topic.text) \
+                bean_queue = jf.amqp.queue_of(jf, topic.text) \
                     if broker == "rabbit" and isinstance(jf, SpringFile) and jf.amqp and topic.known else None
                 if bean_queue is not None:   # ``#{bean.name}``: the queue the bean declares
                     topic = literal(bean_queue)

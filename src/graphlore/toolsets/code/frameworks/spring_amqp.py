@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from ..languages.folding import Folded, array_items, literal, split_top, unknown
 from ..model import CallFact
 from .jvm import JavaFile
+from .spring_events import application_contexts
 
 EXCHANGE_TYPES = {"TopicExchange": "topic", "DirectExchange": "direct", "FanoutExchange": "fanout",
                   "HeadersExchange": "headers"}
@@ -89,10 +90,10 @@ class Declared:
     queues: dict[tuple[str, str], str]
     beans: dict[tuple[str, str], list[_Bean]]
 
-    def queue_of(self, service: str, written: str) -> str | None:
-        """The queue a listener's ``#{bean.name}`` names in ``service`` (None: not a bean reference)."""
+    def queue_of(self, jf: JavaFile, written: str) -> str | None:
+        """The queue a listener's ``#{bean.name}`` names in its file's application (None: not a bean reference)."""
         found = _BEAN_NAME.fullmatch(written.strip())
-        return self.queues.get((service, found.group(1))) if found else None
+        return self.queues.get((_scope(jf), found.group(1))) if found else None
 
     def bean_name(self, jf: JavaFile, call: CallFact, written: str) -> Folded | None:
         """The name of the queue or exchange bean an expression ``x.getName()`` reads (``x`` a field or parameter
@@ -106,7 +107,10 @@ class Declared:
 
 def declarations(files: list[JavaFile]) -> Declared:
     """The bindings the project's ``@Bean`` methods declare with ``BindingBuilder`` and the queue beans (see the
-    module docstring)."""
+    module docstring). Beans are those of the declaring code's application context (`spring_events`)."""
+    context = application_contexts([jf.bound for jf in files])
+    for jf in files:
+        jf.context = context(jf.bound.ctx.microservice, jf.bound.ctx.module)
     beans: dict[tuple[str, str], list[_Bean]] = {}   # (microservice, bean method name) -> what it makes
     declarers: dict[tuple[str, str], set[tuple[str, str]]] = {}
     for jf in files:
@@ -116,12 +120,12 @@ def declarations(files: list[JavaFile]) -> Declared:
             if sym is None or not any(a.name == "Bean" for a in sym.annotations):
                 continue
             if call.kind == "new" and call.name == "AnonymousQueue":   # the broker names it: the bean is its name
-                made = _Bean("queue", literal(f"(anonymous queue of bean {sym.name} in {jf.bound.ctx.microservice})"))
+                made = _Bean("queue", literal(f"(anonymous queue of bean {sym.name} in {_scope(jf)})"))
             else:
                 made = _made(jf, call, call.owner.split("#")[0])
             if made is not None:
-                beans.setdefault((jf.bound.ctx.microservice, sym.name), []).append(made)
-                declarers.setdefault((jf.bound.ctx.microservice, sym.name), set()).add((jf.bound.path, sym.key))
+                beans.setdefault((_scope(jf), sym.name), []).append(made)
+                declarers.setdefault((_scope(jf), sym.name), set()).add((jf.bound.path, sym.key))
     for where, makers in declarers.items():   # one bean name in several classes (profiles): which one runs is
         if len(makers) > 1 and len(set(beans[where])) > 1 or any(  # not known; an anonymous queue is its bean
                 b.name.text.startswith("(anonymous") for b in beans[where]) and len(makers) > 1:
@@ -178,7 +182,7 @@ def _operand(jf: JavaFile, written: str, kind: str, call: CallFact,
     inline = _inline(jf, written, call.owner.split("#")[0], call.owner, call.line)
     if inline is not None:
         return inline if inline.kind == kind else None
-    service = jf.bound.ctx.microservice
+    service = _scope(jf)
     bean = _BEAN_CALL.match(written)
     if bean:
         return _one(beans.get((service, bean.group(1)), []), kind)
@@ -199,6 +203,11 @@ def _operand(jf: JavaFile, written: str, kind: str, call: CallFact,
     if len(typed) == 1:
         return _one(beans[(service, typed[0])], kind)
     return _one(beans[(service, written)], kind) if written in typed else None
+
+
+def _scope(jf: JavaFile) -> str:
+    """The application context a file's beans live in (set by `declarations`; else its microservice)."""
+    return getattr(jf, "context", "") or jf.bound.ctx.microservice
 
 
 def _one(made: list[_Bean], kind: str) -> _Bean | None:

@@ -19,13 +19,15 @@ of ``T``'s supertypes (a listener of a supertype hears its subtypes: ``Applicati
 ``@EventListener`` of ``Object`` every publish), never of a subtype of ``T`` (the object may not be one). Types are
 qualified names as javac resolves them (`command_bus._Types`); a listener of a library type other than
 ``ApplicationEvent``/``Object`` (``ContextRefreshedEvent``) hears no project publish. Never a guess: an argument
-whose type is not known (``publishEvent(toEvent(order))``, a receiver of unknown type) gives no edge.
+whose type is not known (``publishEvent(toEvent(order))``, a receiver of unknown type) gives no edge. A
+microservice whose modules hold several ``@SpringBootApplication`` classes runs several application contexts (a
+folder of examples, a service and its tools): there an event reaches only the listeners of its own module.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from ..languages.symbols import Bound
 from ..model import GraphEdge, make_edge
@@ -41,6 +43,7 @@ PUBLISHERS = frozenset({"ApplicationEventPublisher", "ApplicationContext", "Conf
 #: wrapped in a ``PayloadApplicationEvent``), an ``@EventListener`` of ``Object`` too
 EVERY = frozenset({"ApplicationEvent", "Object"})
 AGGREGATE_ROOT = "AbstractAggregateRoot"
+APPLICATION = "SpringBootApplication"
 _CLASS_LITERAL = re.compile(r"([\w.]+)\s*(?:\.class|::class)\b")
 _NEW = re.compile(r"^new\s+([\w.]+)\s*(?:<[^()]*>)?\s*\(")
 _KOTLIN_NEW = re.compile(r"^([A-Z][\w.]*)\s*\(")   # Kotlin makes an object without ``new``
@@ -48,10 +51,10 @@ _PAYLOAD = re.compile(r"^PayloadApplicationEvent\s*<\s*([\w.]+)")
 
 
 class _Listener:
-    __slots__ = ("id", "props")
+    __slots__ = ("id", "props", "module")
 
-    def __init__(self, id: str, props: dict) -> None:
-        self.id, self.props = id, props
+    def __init__(self, id: str, props: dict, module: str) -> None:
+        self.id, self.props, self.module = id, props, module
 
 
 def _listened(bound: Bound, sym, types: _Types) -> list[tuple[str, bool]]:
@@ -94,7 +97,7 @@ def _listeners(files: list[Bound], types: _Types) -> dict[str, list[tuple[str, b
                 if len(methods) == 1:
                     props = {"listener": "ApplicationListener", "async": _async(bound, bound.facts.symbols[methods[0]])}
                     out.setdefault(bound.ctx.microservice, []).append(
-                        (resolved, False, _Listener(bound.ids[methods[0]], props)))
+                        (resolved, False, _Listener(bound.ids[methods[0]], props, bound.ctx.module)))
             if sym.kind != "method":
                 continue
             annotation = next((a for a in sym.annotations if a.name in LISTENER_ANNOTATIONS), None)
@@ -109,8 +112,18 @@ def _listeners(files: list[Bound], types: _Types) -> dict[str, list[tuple[str, b
                 props["condition"] = args["condition"].strip().strip('"')
             for heard_type, payload in _listened(bound, sym, types):
                 out.setdefault(bound.ctx.microservice, []).append(
-                    (heard_type, payload, _Listener(bound.ids[bound.by_key[sym.key]], props)))
+                    (heard_type, payload, _Listener(bound.ids[bound.by_key[sym.key]], props, bound.ctx.module)))
     return out
+
+
+def application_contexts(files: list[Bound]) -> Callable[[str, str], str]:
+    """(microservice, module) -> the application context its code runs in: the microservice, or the module when
+    the microservice's modules hold several ``@SpringBootApplication`` classes (each its own process)."""
+    applications: dict[str, set[str]] = {}
+    for bound in files:
+        if any(a.name == APPLICATION for sym in bound.facts.symbols for a in sym.annotations):
+            applications.setdefault(bound.ctx.microservice, set()).add(bound.ctx.module)
+    return lambda service, module: f"{service} ({module})" if len(applications.get(service, ())) > 1 else service
 
 
 def _async(bound: Bound, sym) -> bool:
@@ -165,6 +178,7 @@ def spring_event_edges(files: list[Bound]) -> Iterator[GraphEdge]:
     if not listeners:
         return
     supers = _supers(files, types)
+    context = application_contexts(files)
     for bound in files:
         heard = listeners.get(bound.ctx.microservice)
         if not heard:
@@ -190,7 +204,9 @@ def spring_event_edges(files: list[Bound]) -> Iterator[GraphEdge]:
             plain = known and "ApplicationEvent" not in ancestry   # published wrapped in a PayloadApplicationEvent
             source = bound.ids[bound.by_key[call.owner]]
             for heard_type, payload_only, listener in heard:
-                if heard_type not in ancestry and heard_type not in EVERY or payload_only and not plain:
+                if heard_type not in ancestry and heard_type not in EVERY or payload_only and not plain or \
+                        context(bound.ctx.microservice, listener.module) != context(bound.ctx.microservice,
+                                                                                    bound.ctx.module):
                     continue
                 if listener.id != source:
                     yield make_edge(source, "TRIGGERS", listener.id, {
