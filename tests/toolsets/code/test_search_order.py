@@ -4,6 +4,7 @@ identifier parts of routes and clients are words."""
 
 from __future__ import annotations
 
+import pytest
 from helpers import backend
 
 from graphlore.contract import parse_request
@@ -167,3 +168,90 @@ def test_annotation_words_read_string_arguments_of_every_form():
                  "French"):
         assert word in words
     assert not {"CACHE_NAME", "300", "CACHE", "ttl"} & set(words)
+
+
+def test_a_declaration_not_named_by_the_query_follows_the_code():
+    """A field, a Java file or a package that matched through its owner's or folder's words (``Ship#cost`` for
+    "calculate shipping cost") comes after the other code, before test code; one whose own name holds every
+    word of the query keeps its place, and so do a Python or TS module (its top-level code runs) and a setting
+    (role CONFIG: its declaration is the answer)."""
+    hits = [_symbol("ship.Ship#cost", 9.0, "field"), _symbol("ship/Calculator.java", 8.5, "file"),
+            _symbol("ship", 8.2, "package"), _symbol("ship/app.py", 8.1, "module"),
+            _symbol("ship.Controller#caclc", 8.0, "method"), _symbol("ship.Ship#shippingCost", 7.0, "field"),
+            _hit("CalculatorTest", 6.5, "TEST"), _symbol("ship.Calculator#getDistance", 6.0, "method")]
+    assert [h.node.label for h in ranked("calculate shipping cost", hits)] == [
+        "ship/app.py", "ship.Controller#caclc", "ship.Calculator#getDistance", "ship.Ship#cost",
+        "ship/Calculator.java", "ship", "ship.Ship#shippingCost", "CalculatorTest"]
+    assert ranked("shipping costs", hits)[:2] == [hits[3], hits[4]]  # ``shippingCost`` names it (stemmed)
+    assert hits[5] in ranked("shipping costs", hits)[:3]
+    assert ranked("cost", hits)[0] == hits[0]  # named as the query: first
+    setting = SearchHit(node=NodeRef(id="s", kind="symbol", name="DATABASE_URL", label="Settings.DATABASE_URL",
+                                     symbol_kind="field", role="CONFIG"), score=9.0)
+    method = _symbol("db.Session#connect", 8.0, "method")
+    assert ranked("database connection URI", [setting, method]) == [setting, method]
+
+
+def test_the_page_gives_the_places_of_unnamed_declarations_to_the_next_code():
+    hits = [_symbol("pay.Account#authorized", 9.0, "field"), _symbol("pay.PaymentInfo#token", 8.0, "field"),
+            _symbol("pay.Handler#authorize", 7.0, "method"), _symbol("pay.Account#process", 6.0, "method"),
+            _symbol("pay.Account#balance", 5.0, "field")]
+    assert [h.node.label for h in paged("authorize the payment", hits, 3)] == [
+        "pay.Handler#authorize", "pay.Account#process", "pay.Account#authorized"]
+    fields = [h for h in hits if h.node.symbol_kind == "field"]
+    assert paged("authorize the payment", fields, 2) == fields[:2]  # nothing else to give the places to
+
+
+@pytest.mark.slow
+def test_fields_that_match_through_their_class_do_not_crowd_out_its_methods(tmp_path, embedder):
+    """End to end over Java and C#: the fields and the source file of a class whose name holds the query's words
+    score high on BM25 (short text, all of it the class's words) and took places on the page; the methods and
+    types come first now, the declarations stay listed after them."""
+    from helpers.code_tools import write_tree
+    filler = {f"shipping/src/main/java/ship/{name}.java": (
+        f"package ship;\n\npublic class {name} {{\n    private double {field};\n\n"
+        f"    public double {method}(double x) {{ return {field} * x; }}\n}}\n")
+        for name, field, method in (("Tariff", "rate", "price"), ("Zone", "radius", "contains"),
+                                    ("Parcel", "weight", "volume"), ("Courier", "speed", "eta"))}
+    filler |= {f"billing/Services/{name}.cs": (
+        f"namespace Billing.Services;\n\npublic class {name}\n{{\n    private readonly object _{field};\n\n"
+        f"    public Task {method}(int id) => _{field}.PostAsync(\"{method}\", id);\n}}\n")
+        for name, field, method in (("Payments", "client", "Charge"), ("Invoices", "store", "Issue"),
+                                    ("Refunds", "ledger", "Refund"), ("Taxes", "table", "Compute"))}
+    tree = write_tree(tmp_path / "tree", filler | {
+        "shipping/pom.xml": "<project><artifactId>shipping</artifactId></project>\n",
+        "shipping/src/main/java/ship/GracePeriodShipping.java": (
+            "package ship;\n\npublic class GracePeriodShipping {\n    private long gracePeriodDays;\n"
+            "    private Object options;\n    private Object logger;\n    private Object source;\n\n"
+            "    public java.util.List<Long> findExpiredOrders() {\n"
+            "        log.info(\"Looking up confirmed orders past their days\");\n"
+            "        var rows = jdbc.queryForList(\"SELECT id FROM orders WHERE status = 'submitted' AND placed < ?\",\n"
+            "            clock.instant().minus(java.time.Duration.ofDays(gracePeriodDays)));\n"
+            "        metrics.counter(\"expired.lookups\").increment();\n"
+            "        return rows.stream().map(r -> (Long) r.get(\"id\")).toList();\n"
+            "    }\n}\n"),
+        "billing/Billing.csproj": "<Project Sdk=\"Microsoft.NET.Sdk.Web\"></Project>\n",
+        "billing/Services/GracePeriodManager.cs": (
+            "namespace Billing.Services;\n\npublic class GracePeriodManager\n{\n"
+            "    private readonly object _options;\n    private readonly object _logger;\n"
+            "    private readonly object _eventBus;\n\n"
+            "    public async Task<List<int>> GetExpiredOrders()\n    {\n"
+            "        await using var conn = _dataSource.CreateConnection();\n"
+            "        var command = conn.CreateCommand();\n"
+            "        command.CommandText = \"SELECT Id FROM ordering.orders WHERE CURRENT_TIMESTAMP - OrderDate >= @Time\";\n"
+            "        command.Parameters.AddWithValue(\"Time\", TimeSpan.FromMinutes(_minutes));\n"
+            "        _logger.LogError(\"Fatal error establishing database connection\");\n"
+            "        return await command.ExecuteReaderAsync();\n    }\n}\n"),
+    })
+    runtime = Runtime(backend.settings_for(tmp_path / "home"), embedder=embedder)
+    run(runtime, "index", project_path=str(tree), embed=False)
+    found = run(runtime, "search", project_path=str(tree), query="orders whose grace period ended", kind="symbol",
+                limit=4)
+    kinds = [h.node.symbol_kind for h in found.results]
+    names = [h.node.name for h in found.results]
+    assert set(names[:2]) == {"findExpiredOrders", "GetExpiredOrders"}, names
+    assert not {"field", "file", "package"} & set(kinds), names  # C#'s GracePeriodManager.cs file was 4th
+    listed = run(runtime, "search", project_path=str(tree), query="orders whose grace period ended", kind="symbol",
+                 limit=20).results
+    kinds = [h.node.symbol_kind for h in listed]
+    assert "field" in kinds and set(kinds[kinds.index("field"):]) <= {"field", "file", "package"}  # listed, after
+    runtime.close()

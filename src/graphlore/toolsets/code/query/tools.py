@@ -7,6 +7,7 @@ embedding), so an answer is never served from a stale index without saying so (`
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 import shlex
 import time
@@ -17,7 +18,7 @@ from graphlore.errors import InvalidInput, NotFound, ref
 from graphlore.runtime import Runtime
 from graphlore.search import hybrid_search
 from graphlore.store import Node, Store
-from graphlore.store.terms import STOPWORDS
+from graphlore.store.terms import STOPWORDS, query_terms
 from graphlore.toolsets.folder_index import rebuild_kept
 
 from ..index.code_index import CodeIndex
@@ -369,17 +370,21 @@ _MEMBER_CUT = ".#:/"
 
 
 def ranked(query: str, hits: list[SearchHit]) -> list[SearchHit]:
-    """The hits in the ranking's order (hybrid: fused, whatever the cosine shown), with three rules over it: a
+    """The hits in the ranking's order (hybrid: fused, whatever the cosine shown), with four rules over it: a
     symbol whose name is the query itself (case, spaces and underscores aside: ``load vet data`` names
-    ``loadVetData``) comes first, never under its class; test code comes after every other hit (it stays
-    listed) unless a query word asks for tests (`TEST_WORDS`); a type comes just after the first of its own
-    methods that is also a hit and whose name shares a word with the query (the method that does the work,
-    not the class that holds it; a field, a constructor or a method named otherwise does not move it)."""
+    ``loadVetData``) comes first, never under its class; a declaration (`DECLARATION_KINDS`: a field, a Java
+    file or a package) whose own name does not hold every word of the query comes after the other code (it
+    matched through its owner's or its folder's words: ``Ship#cost`` for "calculate shipping cost"); test code
+    comes after every other hit (it stays listed) unless a query word asks for tests (`TEST_WORDS`); a type
+    comes just after the first of its own methods that is also a hit and whose name shares a word with the
+    query (the method that does the work, not the class that holds it; a field, a constructor or a method
+    named otherwise does not move it)."""
     exact = _squeezed(query)
     tests_wanted = bool(TEST_WORDS & {w.lower() for w in re.findall(r"[^\W_]+", query)})
+    asked_terms = _terms(query)
     order = sorted(range(len(hits)), key=lambda i: (
         not (hits[i].node.kind == "symbol" and _squeezed(hits[i].node.name) == exact),
-        not tests_wanted and hits[i].node.role == "TEST", i))
+        not tests_wanted and hits[i].node.role == "TEST", _unnamed_declaration(hits[i].node, asked_terms), i))
     out = [hits[i] for i in order]
     asked = _words(query)
     for hit in [h for h in out if h.node.symbol_kind in TYPE_KINDS and _squeezed(h.node.name) != exact]:
@@ -390,15 +395,43 @@ def ranked(query: str, hits: list[SearchHit]) -> list[SearchHit]:
     return out
 
 
+#: symbol kinds that declare and do nothing: a field (a property, a constant), a Java source file (its code is
+#: its types') and a package. A Python or TS/JS ``module`` is not one: its top-level code runs.
+DECLARATION_KINDS = frozenset({"field", "file", "package"})
+
+
+@functools.lru_cache(maxsize=65_536)
+def _terms(text: str) -> frozenset[str]:
+    """The BM25 terms (stemmed, stop words aside) of ``text`` and of its identifiers' case-change words."""
+    return frozenset(query_terms(f"{text} {split_words(text)}"))
+
+
+def _unnamed_declaration(node: NodeRef, asked: frozenset[str]) -> bool:
+    """Whether ``node`` is a declaration whose own name leaves a word of the query out."""
+    if node.kind != "symbol" or node.symbol_kind not in DECLARATION_KINDS or node.role == "CONFIG":
+        return False  # a setting's declaration is its answer (``DATABASE_URL: PostgresDsn``)
+    return not asked <= _terms(node.name)
+
+
 def paged(query: str, hits: list[SearchHit], limit: int) -> list[SearchHit]:
-    """The page of ``limit`` hits: the first ``limit`` `ranked`, where test code that `ranked` puts last gives its
-    places to the next hits of other code (the ranking fetched `FETCHED` times the page), never to more tests."""
+    """The page of ``limit`` hits: the first ``limit`` `ranked`, where test code and declarations that `ranked`
+    puts last give their places to the next hits of other code (the ranking fetched `FETCHED` times the
+    page), never to more of them."""
+    asked = _terms(query)
+    tests_wanted = not TEST_WORDS.isdisjoint(_words(query))
+
+    exact = _squeezed(query)
+
+    def put_last(hit: SearchHit) -> bool:
+        named = hit.node.kind == "symbol" and _squeezed(hit.node.name) == exact
+        return not named and ((not tests_wanted and hit.node.role == "TEST") or _unnamed_declaration(hit.node, asked))
+
     page = ranked(query, hits[:limit])
-    tests = TEST_WORDS.isdisjoint(_words(query)) and [h for h in page if h.node.role == "TEST"]
-    if not tests:
+    last = [h for h in page if put_last(h)]
+    if not last:
         return page
-    more = [h for h in hits[limit:] if h.node.role != "TEST"][:len(tests)]
-    return ([h for h in page if h.node.role != "TEST"] + more + tests)[:limit]
+    more = [h for h in hits[limit:] if not put_last(h)][:len(last)]
+    return ([h for h in page if not put_last(h)] + more + last)[:limit]
 
 
 def _words(text: str) -> set[str]:
